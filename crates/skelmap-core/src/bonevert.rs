@@ -1,0 +1,281 @@
+//! The skeletal vertex record shared by DPM (big-endian) and SKM (little-endian).
+//!
+//! A vertex is a `u32` influence count followed by that many 32-byte [`BoneVert`] records:
+//! `origin[3]`, `influence`, `normal[3]`, `bonenum`. Origin and normal are stored already
+//! multiplied by the influence, and each 16-byte half (`origin, influence` and
+//! `normal, bonenum`) loads as one SIMD register. Because the records are variable-length there
+//! is no random access: [`Vertices`] walks them in file order, and [`validate_vertices`] is the
+//! one linear pass that proves a whole walk in bounds before any accessor runs.
+//!
+//! The code is generic over the byte order, so DPM and SKM share it rather than copy it.
+
+use zerocopy::byteorder::{ByteOrder, F32, U32};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::read::{Reader, Walk};
+
+/// One bone influence on a vertex, as stored on disk (32 bytes).
+///
+/// Field names follow `dpmbonevert_t` in DarkPlaces' `model_dpmodel.h`.
+#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
+#[repr(C)]
+pub struct BoneVert<O: ByteOrder> {
+    /// Position in the bone's frame-0 space, pre-multiplied by `influence`.
+    pub origin: [F32<O>; 3],
+    /// Weight of this bone; multiplies the bone's translation when skinning.
+    pub influence: F32<O>,
+    /// Normal in the bone's frame-0 space, pre-multiplied by `influence`.
+    pub normal: [F32<O>; 3],
+    /// Index of the bone.
+    pub bonenum: U32<O>,
+}
+
+const _: () = assert!(size_of::<BoneVert<zerocopy::BigEndian>>() == 32);
+
+/// The influence-count prefix of a vertex.
+pub type VertexCount<O> = U32<O>;
+
+impl<O: ByteOrder> BoneVert<O> {
+    /// The pre-weighted origin.
+    #[inline]
+    #[must_use]
+    pub fn origin(&self) -> [f32; 3] {
+        self.origin.map(|v| v.get())
+    }
+
+    /// The weight.
+    #[inline]
+    #[must_use]
+    pub fn influence(&self) -> f32 {
+        self.influence.get()
+    }
+
+    /// The pre-weighted normal.
+    #[inline]
+    #[must_use]
+    pub fn normal(&self) -> [f32; 3] {
+        self.normal.map(|v| v.get())
+    }
+
+    /// The bone index (validated `< num_bones` in a parsed view).
+    #[inline]
+    #[must_use]
+    pub fn bonenum(&self) -> u32 {
+        self.bonenum.get()
+    }
+
+    /// A record from native values (for writers).
+    #[must_use]
+    pub fn new(origin: [f32; 3], influence: f32, normal: [f32; 3], bonenum: u32) -> Self {
+        BoneVert {
+            origin: origin.map(F32::new),
+            influence: F32::new(influence),
+            normal: normal.map(F32::new),
+            bonenum: U32::new(bonenum),
+        }
+    }
+}
+
+/// Zero-copy iterator over the vertices of one mesh, in file order.
+///
+/// Each item is the vertex's influence records, borrowed from the file.
+#[derive(Debug, Clone)]
+pub struct Vertices<'data, O: ByteOrder> {
+    walk: Walk<'data>,
+    remaining: u32,
+    _order: core::marker::PhantomData<O>,
+}
+
+impl<'data, O: ByteOrder> Vertices<'data, O> {
+    /// Walks `count` vertices starting at `offset` (already validated).
+    pub(crate) fn new(reader: Reader<'data>, offset: u64, count: u32) -> Self {
+        Vertices {
+            walk: reader.walk(offset),
+            remaining: count,
+            _order: core::marker::PhantomData,
+        }
+    }
+
+    /// Byte offset of the next vertex's count prefix.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.walk.offset()
+    }
+}
+
+impl<'data, O: ByteOrder + 'data> Iterator for Vertices<'data, O> {
+    type Item = &'data [BoneVert<O>];
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining == 0 {
+            return None;
+        }
+        // Validation proved every count and record of the walk in bounds; should the data not
+        // have been validated, the checked reads end the iteration instead of panicking.
+        let count = self.walk.next::<VertexCount<O>>()?.get();
+        let records = self.walk.next_slice::<BoneVert<O>>(u64::from(count))?;
+        self.remaining -= 1;
+        Some(records)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.remaining as usize;
+        (n, Some(n))
+    }
+}
+
+impl<'data, O: ByteOrder + 'data> ExactSizeIterator for Vertices<'data, O> {}
+impl<'data, O: ByteOrder + 'data> core::iter::FusedIterator for Vertices<'data, O> {}
+
+/// How far a vertex's influence sum may stray from 1 before it is reported.
+pub const INFLUENCE_SUM_TOLERANCE: f32 = 0.01;
+
+/// What [`validate_vertices`] needs to know about the model.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WalkRules<'a> {
+    /// Bones in the skeleton; every `bonenum` must be below it.
+    pub num_bones: u32,
+    /// Caps on influences per vertex and in total.
+    pub limits: &'a Limits,
+}
+
+/// Field offsets inside a [`BoneVert`], for error locations.
+const ORIGIN_AT: u64 = 0;
+const INFLUENCE_AT: u64 = 12;
+const NORMAL_AT: u64 = 16;
+const BONENUM_AT: u64 = 28;
+
+/// Validates `num_verts` vertices starting at `offset`, in one pass.
+///
+/// Checks each count (`1 ..= max_influences_per_vertex`), that every record lies in bounds,
+/// that every float is finite and every `bonenum < num_bones`, and adds the records to
+/// `total_influences`, failing once it exceeds `max_total_influences`. Influence sums off by
+/// more than [`INFLUENCE_SUM_TOLERANCE`] are recorded as warnings. Returns the offset just
+/// past the last vertex.
+pub(crate) fn validate_vertices<O: ByteOrder>(
+    reader: Reader<'_>,
+    offset: u64,
+    num_verts: u32,
+    rules: WalkRules<'_>,
+    total_influences: &mut u64,
+    diag: &mut Diagnostics,
+) -> Result<u64> {
+    let format = reader.format();
+    let max_per_vertex = rules.limits.max_influences_per_vertex;
+    let mut walk = reader.walk(offset);
+    for _ in 0..num_verts {
+        let count_at = walk.offset();
+        let count = walk.read::<VertexCount<O>>("vertex.numbones")?.get();
+        if count == 0 {
+            return Err(Error::Invalid {
+                format,
+                what: "vertex.numbones",
+                offset: count_at,
+                detail: "vertex has no bone influences".into(),
+            });
+        }
+        if count > max_per_vertex {
+            return Err(Error::Limit {
+                format,
+                what: "vertex.numbones",
+                offset: count_at,
+                value: count.into(),
+                max: max_per_vertex.into(),
+            });
+        }
+        *total_influences += u64::from(count);
+        if *total_influences > rules.limits.max_total_influences {
+            return Err(Error::Limit {
+                format,
+                what: "total bone influences",
+                offset: count_at,
+                value: *total_influences,
+                max: rules.limits.max_total_influences,
+            });
+        }
+        let records_at = walk.offset();
+        let records = walk.read_slice::<BoneVert<O>>("vertex.boneverts", count.into())?;
+        let mut sum = 0.0f32;
+        let mut ok = true;
+        for r in records {
+            let w = r.influence.get();
+            sum += w;
+            ok &= all_finite(&r.origin) & w.is_finite() & all_finite(&r.normal);
+            ok &= r.bonenum.get() < rules.num_bones;
+        }
+        if !ok {
+            return Err(locate_bad_record(
+                format,
+                records,
+                records_at,
+                rules.num_bones,
+            ));
+        }
+        if (sum - 1.0).abs() > INFLUENCE_SUM_TOLERANCE {
+            diag.warn(
+                format,
+                WarningKind::InfluenceSum,
+                "vertex.boneverts",
+                count_at,
+                || format!("influences of a {count}-influence vertex sum to {sum}"),
+            );
+        }
+    }
+    Ok(walk.offset())
+}
+
+#[inline]
+fn all_finite<O: ByteOrder>(v: &[F32<O>; 3]) -> bool {
+    v[0].get().is_finite() & v[1].get().is_finite() & v[2].get().is_finite()
+}
+
+/// Finds the first offending field among `records` (which are known to contain one).
+#[cold]
+fn locate_bad_record<O: ByteOrder>(
+    format: crate::probe::Format,
+    records: &[BoneVert<O>],
+    at: u64,
+    num_bones: u32,
+) -> Error {
+    let mut offset = at;
+    for r in records {
+        let checks: [(&'static str, u64, bool); 3] = [
+            ("bonevert.origin", ORIGIN_AT, all_finite(&r.origin)),
+            (
+                "bonevert.influence",
+                INFLUENCE_AT,
+                r.influence.get().is_finite(),
+            ),
+            ("bonevert.normal", NORMAL_AT, all_finite(&r.normal)),
+        ];
+        if let Some((what, field_at, _)) = checks.into_iter().find(|c| !c.2) {
+            return Error::Invalid {
+                format,
+                what,
+                offset: offset + field_at,
+                detail: "value is NaN or infinite".into(),
+            };
+        }
+        let bone = r.bonenum.get();
+        if bone >= num_bones {
+            return Error::Invalid {
+                format,
+                what: "bonevert.bonenum",
+                offset: offset + BONENUM_AT,
+                detail: format!("bone {bone} out of range: the model has {num_bones} bones"),
+            };
+        }
+        offset += size_of::<BoneVert<O>>() as u64;
+    }
+    // Unreachable when the fast check failed, but stay total: report the record block.
+    Error::Invalid {
+        format,
+        what: "vertex.boneverts",
+        offset: at,
+        detail: "invalid influence record".into(),
+    }
+}

@@ -1,0 +1,181 @@
+//! Non-fatal findings made while validating a file.
+//!
+//! A file can be valid (every offset, count and index proven in range) and still be odd:
+//! influence weights that do not sum to one, bounds that contradict each other, bytes after the
+//! last structure. Such findings are recorded as [`Warning`]s instead of failing the open.
+//!
+//! Recording is bounded: each [`WarningKind`] is stored once, with the location of its first
+//! occurrence and a count of all occurrences, so a file with a million odd vertices costs one
+//! entry, not a million.
+
+use std::fmt;
+
+use crate::probe::Format;
+
+/// What kind of oddity a [`Warning`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// The file's declared size differs from the data length (the smaller one is used).
+    FileSize,
+    /// Bytes after the last structure the header references.
+    TrailingBytes,
+    /// Structures are not in the order the reference writer produces, or overlap.
+    LayoutOrder,
+    /// A vertex's influence weights do not sum to 1 (within 0.01).
+    InfluenceSum,
+    /// A bone pose has a rotation row of length zero (not invertible).
+    ZeroRotationRow,
+    /// Bounds in a header or frame are inconsistent (`mins > maxs`, negative radius, NaN).
+    Bounds,
+    /// Bone flags other than the ones the format defines are set.
+    UnknownFlags,
+    /// A fixed-size name field has no NUL terminator (its full width is the name).
+    UnterminatedName,
+    /// A texture coordinate is NaN or infinite.
+    NonFiniteTexcoord,
+}
+
+impl WarningKind {
+    /// A short lowercase description.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            WarningKind::FileSize => "declared file size differs from data length",
+            WarningKind::TrailingBytes => "trailing bytes after the last structure",
+            WarningKind::LayoutOrder => "structures out of writer order or overlapping",
+            WarningKind::InfluenceSum => "influence weights do not sum to 1",
+            WarningKind::ZeroRotationRow => "bone pose with a zero-length rotation row",
+            WarningKind::Bounds => "inconsistent bounds",
+            WarningKind::UnknownFlags => "unknown flag bits set",
+            WarningKind::UnterminatedName => "name without NUL terminator",
+            WarningKind::NonFiniteTexcoord => "non-finite texture coordinate",
+        }
+    }
+}
+
+impl fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// One kind of finding: where it first occurred and how often it occurred.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warning {
+    /// The format being read.
+    pub format: Format,
+    /// What kind of finding.
+    pub kind: WarningKind,
+    /// The structure/field of the first occurrence (`structure.field`).
+    pub what: &'static str,
+    /// Byte offset of the first occurrence.
+    pub offset: u64,
+    /// Details of the first occurrence.
+    pub detail: String,
+    /// How many times this kind occurred in the file.
+    pub count: u64,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} ({} at offset {}: {})",
+            self.format, self.kind, self.what, self.offset, self.detail
+        )?;
+        if self.count > 1 {
+            write!(f, ", {} occurrences", self.count)?;
+        }
+        Ok(())
+    }
+}
+
+/// The findings of one validation pass, one entry per [`WarningKind`].
+///
+/// ```
+/// use skelmap_core::{Diagnostics, WarningKind};
+/// let diag = Diagnostics::new();
+/// assert!(diag.is_empty());
+/// assert_eq!(diag.count(WarningKind::TrailingBytes), 0);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Diagnostics {
+    warnings: Vec<Warning>,
+}
+
+impl Diagnostics {
+    /// An empty set of findings.
+    #[must_use]
+    pub fn new() -> Self {
+        Diagnostics::default()
+    }
+
+    /// Records one occurrence. The details are built only for the first occurrence of a kind.
+    pub(crate) fn warn(
+        &mut self,
+        format: Format,
+        kind: WarningKind,
+        what: &'static str,
+        offset: u64,
+        detail: impl FnOnce() -> String,
+    ) {
+        self.warn_n(format, kind, what, offset, 1, detail);
+    }
+
+    /// Records `count` occurrences at once (the first one located at `offset`).
+    pub(crate) fn warn_n(
+        &mut self,
+        format: Format,
+        kind: WarningKind,
+        what: &'static str,
+        offset: u64,
+        count: u64,
+        detail: impl FnOnce() -> String,
+    ) {
+        if count == 0 {
+            return;
+        }
+        if let Some(w) = self.warnings.iter_mut().find(|w| w.kind == kind) {
+            w.count = w.count.saturating_add(count);
+            return;
+        }
+        self.warnings.push(Warning {
+            format,
+            kind,
+            what,
+            offset,
+            detail: detail(),
+            count,
+        });
+    }
+
+    /// The findings, one per kind, in the order they were first seen.
+    #[must_use]
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The finding of one kind, if it occurred.
+    #[must_use]
+    pub fn get(&self, kind: WarningKind) -> Option<&Warning> {
+        self.warnings.iter().find(|w| w.kind == kind)
+    }
+
+    /// How many times `kind` occurred.
+    #[must_use]
+    pub fn count(&self, kind: WarningKind) -> u64 {
+        self.get(kind).map_or(0, |w| w.count)
+    }
+
+    /// `true` when nothing odd was found.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.warnings.is_empty()
+    }
+
+    /// Forgets all findings (keeps the allocation for reuse).
+    pub fn clear(&mut self) {
+        self.warnings.clear();
+    }
+}

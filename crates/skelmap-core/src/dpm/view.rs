@@ -1,0 +1,407 @@
+//! The validated DPM view and its zero-copy accessors.
+//!
+//! Validation lives in `validate.rs`; by the time a [`Dpm`] exists every offset, count and
+//! index in it has been proven in range, so the accessors here do not fail. They still reach
+//! the bytes through the checked reader and fall back to empty results rather than panic,
+//! which can only happen if that proof were wrong.
+
+use std::borrow::Cow;
+
+use zerocopy::byteorder::{BigEndian, F32, U32};
+
+use super::raw;
+use crate::bonevert::Vertices;
+use crate::name;
+use crate::probe::Format;
+use crate::read::Reader;
+
+/// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
+///
+/// Built by [`Dpm::parse`] or [`Dpm::parse_with`].
+///
+/// ```
+/// use skelmap_core::{dpm::Dpm, synth};
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let model = Dpm::parse(&bytes)?;
+/// assert_eq!(model.bone(0).map(|b| b.name()), Some(&b"root"[..]));
+/// let mesh = model.mesh(0).expect("one mesh");
+/// let influences: usize = mesh.vertices().map(|v| v.len()).sum();
+/// assert!(influences >= mesh.num_verts() as usize);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Dpm<'data> {
+    /// The file's bytes, cut to the declared `filesize` when that is smaller.
+    pub(super) data: &'data [u8],
+    pub(super) header: &'data raw::Header,
+    pub(super) bones: &'data [raw::Bone],
+    pub(super) meshes: &'data [raw::Mesh],
+    pub(super) frames: &'data [raw::Frame],
+}
+
+impl<'data> Dpm<'data> {
+    /// The bytes the view covers (the whole file, or its declared size if smaller).
+    #[must_use]
+    pub fn data(&self) -> &'data [u8] {
+        self.data
+    }
+
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data raw::Header {
+        self.header
+    }
+
+    /// Bounding box minimum over all frames, as stored.
+    #[must_use]
+    pub fn mins(&self) -> [f32; 3] {
+        get3(&self.header.mins)
+    }
+
+    /// Bounding box maximum over all frames, as stored.
+    #[must_use]
+    pub fn maxs(&self) -> [f32; 3] {
+        get3(&self.header.maxs)
+    }
+
+    /// Bounding cylinder radius (XY plane), as stored.
+    #[must_use]
+    pub fn yaw_radius(&self) -> f32 {
+        self.header.yawradius.get()
+    }
+
+    /// Bounding sphere radius, as stored.
+    #[must_use]
+    pub fn all_radius(&self) -> f32 {
+        self.header.allradius.get()
+    }
+
+    /// Number of bones (at least 1).
+    #[must_use]
+    pub fn num_bones(&self) -> u32 {
+        self.bones.len() as u32
+    }
+
+    /// Number of meshes (at least 1).
+    #[must_use]
+    pub fn num_meshes(&self) -> u32 {
+        self.meshes.len() as u32
+    }
+
+    /// Number of frames (at least 1; frame 0 is the bind pose).
+    #[must_use]
+    pub fn num_frames(&self) -> u32 {
+        self.frames.len() as u32
+    }
+
+    /// The bones, in file order (parents before children).
+    pub fn bones(
+        &self,
+    ) -> impl ExactSizeIterator<Item = Bone<'data>> + DoubleEndedIterator + Clone {
+        self.bones.iter().map(|raw| Bone { raw })
+    }
+
+    /// Bone `index`, or `None` if out of range.
+    #[must_use]
+    pub fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        self.bones.get(index).map(|raw| Bone { raw })
+    }
+
+    /// Index of the first bone named exactly `name` (bytes, without NUL).
+    ///
+    /// Real files can repeat names; the first match wins.
+    #[must_use]
+    pub fn bone_index(&self, name: &[u8]) -> Option<usize> {
+        name::position(self.bones().map(|b| b.name()), name, false)
+    }
+
+    /// Index of the first bone whose name equals `name` ignoring ASCII case.
+    #[must_use]
+    pub fn bone_index_ignore_ascii_case(&self, name: &[u8]) -> Option<usize> {
+        name::position(self.bones().map(|b| b.name()), name, true)
+    }
+
+    /// The bones flagged as attachment points, with their indices.
+    pub fn attachments(&self) -> impl Iterator<Item = (usize, Bone<'data>)> + Clone {
+        self.bones().enumerate().filter(|(_, b)| b.is_attachment())
+    }
+
+    /// The root bones (parent −1), with their indices.
+    pub fn roots(&self) -> impl Iterator<Item = (usize, Bone<'data>)> + Clone {
+        self.bones()
+            .enumerate()
+            .filter(|(_, b)| b.parent().is_none())
+    }
+
+    /// The meshes, in file order.
+    pub fn meshes(
+        &self,
+    ) -> impl ExactSizeIterator<Item = Mesh<'data>> + DoubleEndedIterator + Clone {
+        let data = self.data;
+        self.meshes.iter().map(move |raw| Mesh { data, raw })
+    }
+
+    /// Mesh `index`, or `None` if out of range.
+    #[must_use]
+    pub fn mesh(&self, index: usize) -> Option<Mesh<'data>> {
+        let data = self.data;
+        self.meshes.get(index).map(|raw| Mesh { data, raw })
+    }
+
+    /// The frames, in file order.
+    pub fn frames(
+        &self,
+    ) -> impl ExactSizeIterator<Item = Frame<'data>> + DoubleEndedIterator + Clone {
+        let (data, num_bones) = (self.data, self.num_bones());
+        self.frames.iter().map(move |raw| Frame {
+            data,
+            raw,
+            num_bones,
+        })
+    }
+
+    /// Frame `index`, or `None` if out of range.
+    #[must_use]
+    pub fn frame(&self, index: usize) -> Option<Frame<'data>> {
+        let (data, num_bones) = (self.data, self.num_bones());
+        self.frames.get(index).map(|raw| Frame {
+            data,
+            raw,
+            num_bones,
+        })
+    }
+
+    /// Index of the first frame named exactly `name`.
+    #[must_use]
+    pub fn frame_index(&self, name: &[u8]) -> Option<usize> {
+        name::position(self.frames().map(|f| f.name()), name, false)
+    }
+
+    /// Index of the first frame whose name equals `name` ignoring ASCII case.
+    #[must_use]
+    pub fn frame_index_ignore_ascii_case(&self, name: &[u8]) -> Option<usize> {
+        name::position(self.frames().map(|f| f.name()), name, true)
+    }
+
+    /// Vertices summed over all meshes.
+    #[must_use]
+    pub fn total_vertices(&self) -> u64 {
+        self.meshes().map(|m| u64::from(m.num_verts())).sum()
+    }
+
+    /// Triangles summed over all meshes.
+    #[must_use]
+    pub fn total_triangles(&self) -> u64 {
+        self.meshes().map(|m| u64::from(m.num_tris())).sum()
+    }
+}
+
+/// One bone of a [`Dpm`].
+#[derive(Debug, Clone, Copy)]
+pub struct Bone<'data> {
+    raw: &'data raw::Bone,
+}
+
+impl<'data> Bone<'data> {
+    /// The name bytes, up to the first NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.raw.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.name())
+    }
+
+    /// The parent bone index, `None` for a root. Always smaller than this bone's index.
+    #[must_use]
+    pub fn parent(&self) -> Option<usize> {
+        usize::try_from(self.raw.parent.get()).ok()
+    }
+
+    /// The raw flags.
+    #[must_use]
+    pub fn flags(&self) -> u32 {
+        self.raw.flags.get()
+    }
+
+    /// `true` if the bone is flagged as an attachment point.
+    #[must_use]
+    pub fn is_attachment(&self) -> bool {
+        self.flags() & raw::DPMBONEFLAG_ATTACHMENT != 0
+    }
+
+    /// The raw record.
+    #[must_use]
+    pub fn raw(&self) -> &'data raw::Bone {
+        self.raw
+    }
+}
+
+/// One mesh of a [`Dpm`]: its vertices, texture coordinates and triangles.
+#[derive(Debug, Clone, Copy)]
+pub struct Mesh<'data> {
+    data: &'data [u8],
+    raw: &'data raw::Mesh,
+}
+
+impl<'data> Mesh<'data> {
+    fn reader(&self) -> Reader<'data> {
+        Reader::new(self.data, Format::Dpm)
+    }
+
+    /// The shader (texture) name bytes, up to the first NUL.
+    #[must_use]
+    pub fn shader_name(&self) -> &'data [u8] {
+        name::trim_nul(&self.raw.shadername)
+    }
+
+    /// The shader name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn shader_name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.shader_name())
+    }
+
+    /// Number of vertices (at least 1).
+    #[must_use]
+    pub fn num_verts(&self) -> u32 {
+        self.raw.num_verts.get()
+    }
+
+    /// Number of triangles (at least 1).
+    #[must_use]
+    pub fn num_tris(&self) -> u32 {
+        self.raw.num_tris.get()
+    }
+
+    /// The vertices in file order; each item borrows the vertex's influence records.
+    pub fn vertices(&self) -> Vertices<'data, BigEndian> {
+        Vertices::new(
+            self.reader(),
+            self.raw.ofs_verts.get().into(),
+            self.num_verts(),
+        )
+    }
+
+    /// The texture coordinates as stored (big-endian, `t` already flipped), one per vertex.
+    #[must_use]
+    pub fn texcoords_raw(&self) -> &'data [[F32<BigEndian>; 2]] {
+        let (ofs, n) = (self.raw.ofs_texcoords.get(), self.num_verts());
+        self.reader()
+            .get_slice(ofs.into(), n.into())
+            .unwrap_or_default()
+    }
+
+    /// The texture coordinates as native floats.
+    pub fn texcoords(&self) -> impl ExactSizeIterator<Item = [f32; 2]> + Clone + 'data {
+        self.texcoords_raw().iter().map(|st| st.map(|v| v.get()))
+    }
+
+    /// The triangle vertex indices as stored (big-endian, counter-clockwise).
+    #[must_use]
+    pub fn indices_raw(&self) -> &'data [[U32<BigEndian>; 3]] {
+        let (ofs, n) = (self.raw.ofs_indices.get(), self.num_tris());
+        self.reader()
+            .get_slice(ofs.into(), n.into())
+            .unwrap_or_default()
+    }
+
+    /// The triangles as native indices, each `< num_verts`.
+    pub fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
+        self.indices_raw().iter().map(|t| t.map(|i| i.get()))
+    }
+
+    /// The per-triangle group ids as stored.
+    #[must_use]
+    pub fn group_ids_raw(&self) -> &'data [U32<BigEndian>] {
+        let (ofs, n) = (self.raw.ofs_groupids.get(), self.num_tris());
+        self.reader()
+            .get_slice(ofs.into(), n.into())
+            .unwrap_or_default()
+    }
+
+    /// The per-triangle group ids as native integers.
+    pub fn group_ids(&self) -> impl ExactSizeIterator<Item = u32> + Clone + 'data {
+        self.group_ids_raw().iter().map(|g| g.get())
+    }
+
+    /// The raw record.
+    #[must_use]
+    pub fn raw(&self) -> &'data raw::Mesh {
+        self.raw
+    }
+}
+
+/// One animation frame of a [`Dpm`]: name, bounds and a pose per bone.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'data> {
+    data: &'data [u8],
+    raw: &'data raw::Frame,
+    num_bones: u32,
+}
+
+impl<'data> Frame<'data> {
+    /// The name bytes, up to the first NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.raw.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.name())
+    }
+
+    /// Bounding box minimum, as stored.
+    #[must_use]
+    pub fn mins(&self) -> [f32; 3] {
+        get3(&self.raw.mins)
+    }
+
+    /// Bounding box maximum, as stored.
+    #[must_use]
+    pub fn maxs(&self) -> [f32; 3] {
+        get3(&self.raw.maxs)
+    }
+
+    /// Bounding cylinder radius, as stored.
+    #[must_use]
+    pub fn yaw_radius(&self) -> f32 {
+        self.raw.yawradius.get()
+    }
+
+    /// Bounding sphere radius, as stored.
+    #[must_use]
+    pub fn all_radius(&self) -> f32 {
+        self.raw.allradius.get()
+    }
+
+    /// One pose per bone, each relative to its parent; every value finite.
+    #[must_use]
+    pub fn poses(&self) -> &'data [raw::BonePose] {
+        // Validated non-negative and in range.
+        let ofs = u64::try_from(self.raw.ofs_bonepositions.get()).unwrap_or(u64::MAX);
+        Reader::new(self.data, Format::Dpm)
+            .get_slice(ofs, self.num_bones.into())
+            .unwrap_or_default()
+    }
+
+    /// The 3×4 row-major pose of `bone` relative to its parent.
+    #[must_use]
+    pub fn pose(&self, bone: usize) -> Option<[[f32; 4]; 3]> {
+        self.poses().get(bone).map(raw::BonePose::matrix)
+    }
+
+    /// The raw record.
+    #[must_use]
+    pub fn raw(&self) -> &'data raw::Frame {
+        self.raw
+    }
+}
+
+fn get3(v: &[F32<BigEndian>; 3]) -> [f32; 3] {
+    v.map(|x| x.get())
+}

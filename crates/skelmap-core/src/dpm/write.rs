@@ -1,0 +1,453 @@
+//! Writing DPM files: [`DpmBuilder`].
+//!
+//! The builder writes exactly what it is given, valid or not, so it also serves to make
+//! malformed test fixtures; [`Dpm::parse`](super::Dpm::parse) is the judge. The layout is
+//! dpmodel's: header, bones, mesh headers, frame headers, then for each mesh its vertices,
+//! texture coordinates, indices and group ids, then for each frame its bone poses. Every
+//! structure is a multiple of 4 bytes, so every offset is 4-aligned.
+
+use zerocopy::IntoBytes;
+use zerocopy::byteorder::{BigEndian, F32, I32, U32};
+
+use super::raw::{self, BonePose, DPM_MAGIC, DPM_TYPE_SKELETAL, Header};
+use crate::error::{Error, Result};
+use crate::probe::Format;
+
+/// A row-major 3×4 bone matrix `(rotation | translation)`.
+pub type Matrix3x4 = [[f32; 4]; 3];
+
+/// The identity pose.
+pub const IDENTITY: Matrix3x4 = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+];
+
+/// A bone to write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneDef {
+    /// Name, at most 32 bytes (exactly 32 leaves it unterminated, which the format allows).
+    pub name: Vec<u8>,
+    /// Parent index, −1 for a root.
+    pub parent: i32,
+    /// Flags ([`raw::DPMBONEFLAG_ATTACHMENT`] or 0).
+    pub flags: u32,
+}
+
+impl BoneDef {
+    /// A bone with no flags.
+    #[must_use]
+    pub fn new(name: impl Into<Vec<u8>>, parent: i32) -> Self {
+        BoneDef {
+            name: name.into(),
+            parent,
+            flags: 0,
+        }
+    }
+}
+
+/// One bone influence on a vertex, stored pre-weighted as the format requires.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Influence {
+    /// Bone index.
+    pub bone: u32,
+    /// Weight.
+    pub weight: f32,
+    /// Position in the bone's frame-0 space, already multiplied by `weight`.
+    pub origin: [f32; 3],
+    /// Normal in the bone's frame-0 space, already multiplied by `weight`.
+    pub normal: [f32; 3],
+}
+
+impl Influence {
+    /// An influence from an unweighted bone-space position and normal (multiplies them by `weight`).
+    #[must_use]
+    pub fn weighted(bone: u32, weight: f32, origin: [f32; 3], normal: [f32; 3]) -> Self {
+        Influence {
+            bone,
+            weight,
+            origin: origin.map(|v| v * weight),
+            normal: normal.map(|v| v * weight),
+        }
+    }
+}
+
+/// A mesh to write.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MeshDef {
+    /// Shader (texture) name, at most 32 bytes.
+    pub shader: Vec<u8>,
+    /// Per vertex, its influences (written in this order).
+    pub vertices: Vec<Vec<Influence>>,
+    /// Per vertex texture coordinates, `t` already flipped; missing entries are written as 0.
+    pub texcoords: Vec<[f32; 2]>,
+    /// Triangles, counter-clockwise.
+    pub triangles: Vec<[u32; 3]>,
+    /// Per triangle group ids; missing entries are written as 0.
+    pub group_ids: Vec<u32>,
+}
+
+/// Bounds as the header and each frame store them.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bounds {
+    /// Box minimum.
+    pub mins: [f32; 3],
+    /// Box maximum.
+    pub maxs: [f32; 3],
+    /// Largest distance from the Z axis.
+    pub yaw_radius: f32,
+    /// Largest distance from the origin.
+    pub all_radius: f32,
+}
+
+impl Bounds {
+    fn union(self, other: Bounds) -> Bounds {
+        Bounds {
+            mins: core::array::from_fn(|k| self.mins[k].min(other.mins[k])),
+            maxs: core::array::from_fn(|k| self.maxs[k].max(other.maxs[k])),
+            yaw_radius: self.yaw_radius.max(other.yaw_radius),
+            all_radius: self.all_radius.max(other.all_radius),
+        }
+    }
+
+    fn of_points(points: impl Iterator<Item = [f32; 3]>) -> Bounds {
+        let mut b: Option<Bounds> = None;
+        for p in points {
+            let yaw = (p[0] * p[0] + p[1] * p[1]).sqrt();
+            let all = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+            let here = Bounds {
+                mins: p,
+                maxs: p,
+                yaw_radius: yaw,
+                all_radius: all,
+            };
+            b = Some(b.map_or(here, |b| b.union(here)));
+        }
+        b.unwrap_or_default()
+    }
+}
+
+/// A frame to write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameDef {
+    /// Name, at most 32 bytes.
+    pub name: Vec<u8>,
+    /// One parent-relative pose per bone; missing entries are written as identity.
+    pub poses: Vec<Matrix3x4>,
+    /// Bounds to store; `None` computes them by skinning the meshes with this frame.
+    pub bounds: Option<Bounds>,
+}
+
+impl FrameDef {
+    /// A frame whose bounds are computed when written.
+    #[must_use]
+    pub fn new(name: impl Into<Vec<u8>>, poses: Vec<Matrix3x4>) -> Self {
+        FrameDef {
+            name: name.into(),
+            poses,
+            bounds: None,
+        }
+    }
+}
+
+/// Where [`DpmBuilder::write_with_layout`] put each structure (for tests that patch bytes).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DpmLayout {
+    /// Offset of the bone table.
+    pub ofs_bones: u64,
+    /// Offset of the mesh table.
+    pub ofs_meshs: u64,
+    /// Offset of the frame table.
+    pub ofs_frames: u64,
+    /// Per mesh: header offset and array offsets.
+    pub meshes: Vec<MeshLayout>,
+    /// Per frame: offset of its bone poses.
+    pub frame_poses: Vec<u64>,
+    /// Total size written.
+    pub filesize: u64,
+}
+
+/// Offsets of one mesh's structures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MeshLayout {
+    /// The 56-byte mesh header.
+    pub header: u64,
+    /// The first vertex record.
+    pub ofs_verts: u64,
+    /// The texture coordinates.
+    pub ofs_texcoords: u64,
+    /// The triangle indices.
+    pub ofs_indices: u64,
+    /// The group ids.
+    pub ofs_groupids: u64,
+}
+
+/// Builds a DPM file from bones, meshes and frames.
+///
+/// ```
+/// use skelmap_core::dpm::{BoneDef, Dpm, DpmBuilder, FrameDef, Influence, MeshDef};
+/// use skelmap_core::dpm::write::IDENTITY;
+///
+/// let mut b = DpmBuilder::default();
+/// b.bones.push(BoneDef::new("root", -1));
+/// b.meshes.push(MeshDef {
+///     shader: b"skin".to_vec(),
+///     vertices: (0..3)
+///         .map(|i| vec![Influence::weighted(0, 1.0, [i as f32, 0.0, 0.0], [0.0, 0.0, 1.0])])
+///         .collect(),
+///     texcoords: vec![[0.0, 0.0]; 3],
+///     triangles: vec![[0, 1, 2]],
+///     group_ids: vec![],
+/// });
+/// b.frames.push(FrameDef::new("bind", vec![IDENTITY]));
+/// let bytes = b.write()?;
+/// assert_eq!(bytes.len(), 80 + 40 + 56 + 68 + 3 * 36 + 3 * 8 + 12 + 4 + 48);
+/// assert_eq!(Dpm::parse(&bytes)?.total_vertices(), 3);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DpmBuilder {
+    /// Bones, parents first.
+    pub bones: Vec<BoneDef>,
+    /// Meshes.
+    pub meshes: Vec<MeshDef>,
+    /// Frames; frame 0 is the bind pose.
+    pub frames: Vec<FrameDef>,
+    /// Header bounds; `None` stores the union of the frame bounds.
+    pub bounds: Option<Bounds>,
+}
+
+impl DpmBuilder {
+    /// Writes the file.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Write`] when a name is longer than 32 bytes or a count or offset does not fit
+    /// the format's 32-bit fields.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.write_with_layout().map(|(bytes, _)| bytes)
+    }
+
+    /// Writes the file and reports where each structure went.
+    ///
+    /// # Errors
+    ///
+    /// As [`DpmBuilder::write`].
+    pub fn write_with_layout(&self) -> Result<(Vec<u8>, DpmLayout)> {
+        let layout = self.layout()?;
+        let frame_bounds: Vec<Bounds> = self
+            .frames
+            .iter()
+            .map(|f| f.bounds.unwrap_or_else(|| self.skinned_bounds(&f.poses)))
+            .collect();
+        let bounds = self.bounds.unwrap_or_else(|| {
+            frame_bounds
+                .iter()
+                .copied()
+                .reduce(Bounds::union)
+                .unwrap_or_default()
+        });
+
+        let mut out = Vec::with_capacity(usize::try_from(layout.filesize).unwrap_or(0));
+        let header = Header {
+            id: *DPM_MAGIC,
+            type_: U32::new(DPM_TYPE_SKELETAL),
+            filesize: u32_field("header.filesize", layout.filesize)?,
+            mins: be3(bounds.mins),
+            maxs: be3(bounds.maxs),
+            yawradius: F32::new(bounds.yaw_radius),
+            allradius: F32::new(bounds.all_radius),
+            num_bones: u32_field("header.num_bones", self.bones.len() as u64)?,
+            num_meshs: u32_field("header.num_meshs", self.meshes.len() as u64)?,
+            num_frames: u32_field("header.num_frames", self.frames.len() as u64)?,
+            ofs_bones: u32_field("header.ofs_bones", layout.ofs_bones)?,
+            ofs_meshs: u32_field("header.ofs_meshs", layout.ofs_meshs)?,
+            ofs_frames: u32_field("header.ofs_frames", layout.ofs_frames)?,
+        };
+        out.extend_from_slice(header.as_bytes());
+
+        for bone in &self.bones {
+            let record = raw::Bone {
+                name: name_field("bone.name", &bone.name)?,
+                parent: I32::new(bone.parent),
+                flags: U32::new(bone.flags),
+            };
+            out.extend_from_slice(record.as_bytes());
+        }
+        for (mesh, at) in self.meshes.iter().zip(&layout.meshes) {
+            let record = raw::Mesh {
+                shadername: name_field("mesh.shadername", &mesh.shader)?,
+                num_verts: u32_field("mesh.num_verts", mesh.vertices.len() as u64)?,
+                num_tris: u32_field("mesh.num_tris", mesh.triangles.len() as u64)?,
+                ofs_verts: u32_field("mesh.ofs_verts", at.ofs_verts)?,
+                ofs_texcoords: u32_field("mesh.ofs_texcoords", at.ofs_texcoords)?,
+                ofs_indices: u32_field("mesh.ofs_indices", at.ofs_indices)?,
+                ofs_groupids: u32_field("mesh.ofs_groupids", at.ofs_groupids)?,
+            };
+            out.extend_from_slice(record.as_bytes());
+        }
+        for ((frame, b), &ofs) in self
+            .frames
+            .iter()
+            .zip(&frame_bounds)
+            .zip(&layout.frame_poses)
+        {
+            let record = raw::Frame {
+                name: name_field("frame.name", &frame.name)?,
+                mins: be3(b.mins),
+                maxs: be3(b.maxs),
+                yawradius: F32::new(b.yaw_radius),
+                allradius: F32::new(b.all_radius),
+                ofs_bonepositions: I32::new(
+                    i32::try_from(ofs).map_err(|_| too_big("frame.ofs_bonepositions", ofs))?,
+                ),
+            };
+            out.extend_from_slice(record.as_bytes());
+        }
+        for mesh in &self.meshes {
+            for vertex in &mesh.vertices {
+                out.extend_from_slice(&(vertex.len() as u32).to_be_bytes());
+                for inf in vertex {
+                    let record = raw::BoneVert::new(inf.origin, inf.weight, inf.normal, inf.bone);
+                    out.extend_from_slice(record.as_bytes());
+                }
+            }
+            for i in 0..mesh.vertices.len() {
+                let st = mesh.texcoords.get(i).copied().unwrap_or_default();
+                out.extend_from_slice(st.map(F32::<BigEndian>::new).as_bytes());
+            }
+            for tri in &mesh.triangles {
+                out.extend_from_slice(tri.map(U32::<BigEndian>::new).as_bytes());
+            }
+            for i in 0..mesh.triangles.len() {
+                let g = mesh.group_ids.get(i).copied().unwrap_or(0);
+                out.extend_from_slice(&g.to_be_bytes());
+            }
+        }
+        for frame in &self.frames {
+            for b in 0..self.bones.len() {
+                let m = frame.poses.get(b).copied().unwrap_or(IDENTITY);
+                out.extend_from_slice(BonePose::new(m).as_bytes());
+            }
+        }
+        Ok((out, layout))
+    }
+
+    /// Computes the offsets [`DpmBuilder::write`] will use.
+    fn layout(&self) -> Result<DpmLayout> {
+        let mut at = size_of::<Header>() as u64;
+        let mut take = |size: u64| {
+            let start = at;
+            at = at.saturating_add(size);
+            start
+        };
+        let n = |len: usize, size: usize| (len as u64).saturating_mul(size as u64);
+        let ofs_bones = take(n(self.bones.len(), size_of::<raw::Bone>()));
+        let ofs_meshs = take(n(self.meshes.len(), size_of::<raw::Mesh>()));
+        let ofs_frames = take(n(self.frames.len(), size_of::<raw::Frame>()));
+        let mut meshes = Vec::with_capacity(self.meshes.len());
+        for (i, mesh) in self.meshes.iter().enumerate() {
+            let verts: u64 = mesh
+                .vertices
+                .iter()
+                .map(|v| 4 + n(v.len(), size_of::<raw::BoneVert>()))
+                .sum();
+            meshes.push(MeshLayout {
+                header: ofs_meshs + n(i, size_of::<raw::Mesh>()),
+                ofs_verts: take(verts),
+                ofs_texcoords: take(n(mesh.vertices.len(), 8)),
+                ofs_indices: take(n(mesh.triangles.len(), 12)),
+                ofs_groupids: take(n(mesh.triangles.len(), 4)),
+            });
+        }
+        let pose_block = n(self.bones.len(), size_of::<BonePose>());
+        let frame_poses = self.frames.iter().map(|_| take(pose_block)).collect();
+        Ok(DpmLayout {
+            ofs_bones,
+            ofs_meshs,
+            ofs_frames,
+            meshes,
+            frame_poses,
+            filesize: at,
+        })
+    }
+
+    /// Bounds of all mesh vertices skinned with `poses` (invalid parents and bones skipped).
+    fn skinned_bounds(&self, poses: &[Matrix3x4]) -> Bounds {
+        let mut absolute: Vec<Matrix3x4> = Vec::with_capacity(self.bones.len());
+        for (i, bone) in self.bones.iter().enumerate() {
+            let local = poses.get(i).copied().unwrap_or(IDENTITY);
+            let parent = usize::try_from(bone.parent).ok().filter(|&p| p < i);
+            let m = match parent.and_then(|p| absolute.get(p)) {
+                Some(parent) => concat(parent, &local),
+                None => local,
+            };
+            absolute.push(m);
+        }
+        let points = self
+            .meshes
+            .iter()
+            .flat_map(|mesh| mesh.vertices.iter())
+            .map(|vertex| {
+                let mut p = [0.0f32; 3];
+                for inf in vertex {
+                    if let Some(m) = absolute.get(inf.bone as usize) {
+                        for (k, row) in m.iter().enumerate() {
+                            p[k] += row[0] * inf.origin[0]
+                                + row[1] * inf.origin[1]
+                                + row[2] * inf.origin[2]
+                                + row[3] * inf.weight;
+                        }
+                    }
+                }
+                p
+            });
+        Bounds::of_points(points)
+    }
+}
+
+/// `parent · local` for row-major 3×4 affine matrices.
+#[must_use]
+pub fn concat(parent: &Matrix3x4, local: &Matrix3x4) -> Matrix3x4 {
+    core::array::from_fn(|r| {
+        core::array::from_fn(|c| {
+            let rot = parent[r][0] * local[0][c]
+                + parent[r][1] * local[1][c]
+                + parent[r][2] * local[2][c];
+            if c == 3 { rot + parent[r][3] } else { rot }
+        })
+    })
+}
+
+fn be3(v: [f32; 3]) -> [F32<BigEndian>; 3] {
+    v.map(F32::new)
+}
+
+fn too_big(what: &'static str, value: u64) -> Error {
+    Error::Write {
+        format: Format::Dpm,
+        what,
+        detail: format!("{value} does not fit the 32-bit field"),
+    }
+}
+
+fn u32_field(what: &'static str, value: u64) -> Result<U32<BigEndian>> {
+    u32::try_from(value)
+        .map(U32::new)
+        .map_err(|_| too_big(what, value))
+}
+
+fn name_field(what: &'static str, name: &[u8]) -> Result<[u8; 32]> {
+    let mut field = [0u8; 32];
+    match field.get_mut(..name.len()) {
+        Some(dst) => dst.copy_from_slice(name),
+        None => {
+            return Err(Error::Write {
+                format: Format::Dpm,
+                what,
+                detail: format!("name is {} bytes; the field holds 32", name.len()),
+            });
+        }
+    }
+    Ok(field)
+}

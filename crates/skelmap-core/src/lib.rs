@@ -1,0 +1,62 @@
+//! skelmap-core: validated zero-copy views over classic game model files.
+//!
+//! A model file is memory-mapped (or read, or borrowed) as a [`Source`], recognised by its
+//! magic bytes ([`Format::sniff`]), and validated **once**, in one linear pass, into a view
+//! such as [`dpm::Dpm`]. The view borrows the bytes: opening allocates nothing proportional to
+//! the vertices, and every accessor afterwards is infallible because validation has proven
+//! every offset, count and index in range.
+//!
+//! ```
+//! use skelmap_core::{dpm::Dpm, synth, Diagnostics, Limits};
+//!
+//! // Any &[u8] works: a memory map, a Vec, an embedded asset.
+//! let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+//! let mut diag = Diagnostics::new();
+//! let model = Dpm::parse_with(&bytes, &Limits::default(), &mut diag)?;
+//! assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
+//! for mesh in model.meshes() {
+//!     for influences in mesh.vertices() {
+//!         let weight: f32 = influences.iter().map(|i| i.influence()).sum();
+//!         assert!((weight - 1.0).abs() < 1e-5);
+//!     }
+//! }
+//! # Ok::<(), skelmap_core::Error>(())
+//! ```
+//!
+//! ## Safety contract
+//!
+//! - **Untrusted input never panics**, never reads out of bounds, never allocates from an
+//!   unchecked count and never loops without a bound. A malformed file gives a typed
+//!   [`Error`] naming the format, the structure and field, and the byte offset; exceeding a
+//!   [`Limits`] bound gives [`Error::Limit`].
+//! - **`unsafe` is confined** to [`Source::map`], which is itself an `unsafe fn`: a mapped file
+//!   that changes while mapped is undefined behaviour, and only the caller can rule that out.
+//!   [`Source::read`] and [`Source::from_bytes`] are the safe alternatives. Everything else in
+//!   this crate is safe code.
+//! - **Zero-copy**: opening allocates at most O(meshes) (in practice only the [`Diagnostics`]
+//!   entries, one per kind of finding). Copies are explicit, named operations.
+//!
+//! ## Formats
+//!
+//! | format | module | open + validate | write |
+//! |---|---|---|---|
+//! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::DpmBuilder`] |
+
+#![deny(missing_docs)]
+
+pub mod bonevert;
+mod diag;
+pub mod dpm;
+mod error;
+mod limits;
+pub mod name;
+mod probe;
+mod read;
+mod source;
+pub mod synth;
+
+pub use diag::{Diagnostics, Warning, WarningKind};
+pub use error::{Error, Result};
+pub use limits::Limits;
+pub use probe::{AnyModel, Format, UnknownFormat, open_any, open_any_with};
+pub use source::Source;

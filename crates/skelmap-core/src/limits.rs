@@ -1,0 +1,56 @@
+//! Denial-of-service bounds applied while validating untrusted files.
+//!
+//! Validation is already linear in the file size; these limits additionally bound the work
+//! and memory that *later* stages (pose sampling, skinning preparation, export) may spend on a
+//! file, and reject files that no engine would accept. Exceeding one gives
+//! [`Error::Limit`](crate::Error::Limit), never a panic or an allocation.
+
+/// Configurable upper bounds on counts read from a file.
+///
+/// The defaults follow the historical engine and tool limits (cited per field) and are
+/// generous enough for every real file we know of.
+///
+/// ```
+/// use skelmap_core::Limits;
+/// let strict = Limits { max_bones: 128, ..Limits::default() };
+/// assert_eq!(strict.max_frames, 65_536);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum bones in a skeleton. Default 256 (dpmodel `MAX_BONES`, Qfusion's DPM cap).
+    pub max_bones: u32,
+    /// Maximum meshes in a model. Default 256 (dpmodel `MAX_SHADERS`).
+    pub max_meshes: u32,
+    /// Maximum animation frames. Default 65 536 (dpmodel `MAX_FRAMES`, Qfusion's cap).
+    pub max_frames: u32,
+    /// Maximum vertices in one mesh. Default 4 194 304 (2²²; dpmodel itself stops at 196 608).
+    pub max_vertices_per_mesh: u32,
+    /// Maximum triangles in one mesh. Default 4 194 304.
+    pub max_triangles_per_mesh: u32,
+    /// Maximum bone influences on one vertex. Default 16 (dpmodel `MAX_INFLUENCES`).
+    pub max_influences_per_vertex: u32,
+    /// Maximum influence records summed over all meshes. Default 2²⁶ (2 GiB of records).
+    pub max_total_influences: u64,
+    /// Maximum size of the data handed to a parser, in bytes. Default 2 GiB.
+    pub max_file_size: u64,
+}
+
+impl Limits {
+    /// The default limits (see each field).
+    pub const DEFAULT: Limits = Limits {
+        max_bones: 256,
+        max_meshes: 256,
+        max_frames: 65_536,
+        max_vertices_per_mesh: 1 << 22,
+        max_triangles_per_mesh: 1 << 22,
+        max_influences_per_vertex: 16,
+        max_total_influences: 1 << 26,
+        max_file_size: 2 << 30,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}

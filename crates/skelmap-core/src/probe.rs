@@ -1,0 +1,119 @@
+//! Recognising a format from its first bytes, and opening whatever a buffer holds.
+//!
+//! Detection is by magic bytes only, never by file name: a renamed file is still recognised,
+//! and a file named `.dpm` that is something else is reported as unknown.
+
+use core::fmt;
+
+use crate::diag::Diagnostics;
+use crate::dpm::Dpm;
+use crate::error::Result;
+use crate::limits::Limits;
+
+/// The file formats skelmap knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// DarkPlaces skeletal model (`DARKPLACESMODEL\0`, type 2, big-endian).
+    Dpm,
+}
+
+impl Format {
+    /// Every format, in probe order.
+    pub const ALL: &'static [Format] = &[Format::Dpm];
+
+    /// Recognises the format of `data` from its magic bytes.
+    ///
+    /// ```
+    /// use skelmap_core::Format;
+    /// assert_eq!(Format::sniff(b"DARKPLACESMODEL\0\0\0\0\x02"), Some(Format::Dpm));
+    /// assert_eq!(Format::sniff(b"not a model"), None);
+    /// ```
+    #[must_use]
+    pub fn sniff(data: &[u8]) -> Option<Format> {
+        Format::ALL
+            .iter()
+            .copied()
+            .find(|f| data.starts_with(f.magic()))
+    }
+
+    /// The magic bytes a file of this format starts with.
+    #[must_use]
+    pub fn magic(self) -> &'static [u8] {
+        match self {
+            Format::Dpm => crate::dpm::raw::DPM_MAGIC,
+        }
+    }
+
+    /// The short upper-case name used in messages (`"DPM"`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Dpm => "DPM",
+        }
+    }
+
+    /// The usual file extension, without the dot.
+    #[must_use]
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Dpm => "dpm",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A validated view of any supported format.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum AnyModel<'data> {
+    /// A DarkPlaces model.
+    Dpm(Dpm<'data>),
+}
+
+impl AnyModel<'_> {
+    /// The format of the model.
+    #[must_use]
+    pub fn format(&self) -> Format {
+        match self {
+            AnyModel::Dpm(_) => Format::Dpm,
+        }
+    }
+}
+
+/// The error for data whose magic matches no known format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("unrecognised file: the first bytes match no supported format")]
+pub struct UnknownFormat;
+
+/// Sniffs `data` and validates it as the format found, with default limits.
+///
+/// Returns `Ok(None)` when no format matches.
+///
+/// ```
+/// let bytes = skelmap_core::synth::tube(&skelmap_core::synth::TubeParams::default())
+///     .write()?;
+/// let model = skelmap_core::open_any(&bytes)?.expect("a DPM");
+/// assert_eq!(model.format(), skelmap_core::Format::Dpm);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+pub fn open_any(data: &[u8]) -> Result<Option<AnyModel<'_>>> {
+    open_any_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
+}
+
+/// [`open_any`] with explicit limits, recording non-fatal findings in `diag`.
+pub fn open_any_with<'data>(
+    data: &'data [u8],
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<Option<AnyModel<'data>>> {
+    match Format::sniff(data) {
+        Some(Format::Dpm) => Dpm::parse_with(data, limits, diag).map(|m| Some(AnyModel::Dpm(m))),
+        None => Ok(None),
+    }
+}

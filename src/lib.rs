@@ -1,0 +1,20 @@
+//! skelmap: zero-copy, validated views of classic game model files, and the kernels that
+//! animate them.
+//!
+//! This facade re-exports [`skelmap_core`] (as [`core`] and at the top level).
+//! See the README for the support table and the safety contract.
+//!
+//! ```
+//! use skelmap::{dpm::Dpm, synth};
+//!
+//! let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+//! let model = Dpm::parse(&bytes)?;
+//! println!("{} bones, {} frames", model.num_bones(), model.num_frames());
+//! # Ok::<(), skelmap::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub use skelmap_core as core;
+pub use skelmap_core::*;

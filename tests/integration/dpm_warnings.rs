@@ -1,0 +1,174 @@
+//! The "Warnings (accept)" list of FORMATS.md §2.7: each oddity is accepted and recorded once
+//! per kind, with the location of its first occurrence and a count.
+
+use skelmap::{Diagnostics, Limits, WarningKind, dpm::Dpm};
+
+use crate::support::{hdr, put_f32, put_u32, tube};
+
+fn diagnostics(bytes: &[u8]) -> Diagnostics {
+    let mut diag = Diagnostics::new();
+    Dpm::parse_with(bytes, &Limits::default(), &mut diag)
+        .expect("a warning must not reject the file");
+    diag
+}
+
+fn only(diag: &Diagnostics, kind: WarningKind) -> &skelmap::Warning {
+    assert_eq!(diag.warnings().len(), 1, "{:?}", diag.warnings());
+    diag.get(kind)
+        .unwrap_or_else(|| panic!("no {kind:?} in {:?}", diag.warnings()))
+}
+
+#[test]
+fn clean_writer_output_has_no_warnings() {
+    let (bytes, _) = tube();
+    assert!(diagnostics(&bytes).is_empty());
+}
+
+#[test]
+fn influence_sum_off_by_more_than_tolerance() {
+    let (mut bytes, layout) = tube();
+    let vertex = layout.meshes[0].ofs_verts;
+    let w = f32::from_bits(crate::support::get_u32(&bytes, vertex + 4 + 12));
+    put_f32(&mut bytes, vertex + 4 + 12, w + 0.25);
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::InfluenceSum);
+    assert_eq!((w.what, w.offset, w.count), ("vertex.boneverts", vertex, 1));
+}
+
+#[test]
+fn influence_sum_within_tolerance_is_not_reported() {
+    let (mut bytes, layout) = tube();
+    let field = layout.meshes[0].ofs_verts + 4 + 12;
+    let w = f32::from_bits(crate::support::get_u32(&bytes, field));
+    put_f32(&mut bytes, field, w + 0.002); // as in the zombie model (sums 0.998..1.002)
+    assert!(diagnostics(&bytes).is_empty());
+}
+
+#[test]
+fn zero_rotation_row_in_a_pose() {
+    let (mut bytes, layout) = tube();
+    let row = layout.frame_poses[1] + 48 + 16; // frame 1, bone 1, row 1
+    for k in 0..3 {
+        put_f32(&mut bytes, row + 4 * k, 0.0);
+    }
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::ZeroRotationRow);
+    assert_eq!((w.what, w.offset, w.count), ("bonepose.matrix", row, 1));
+}
+
+#[test]
+fn inverted_header_bounds() {
+    let (mut bytes, _) = tube();
+    put_f32(&mut bytes, hdr::MINS, 1e9); // mins.x > maxs.x
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::Bounds);
+    assert_eq!((w.what, w.offset), ("header.mins", hdr::MINS));
+}
+
+#[test]
+fn negative_frame_radius() {
+    let (mut bytes, layout) = tube();
+    let frame = layout.ofs_frames + 2 * 68;
+    put_f32(&mut bytes, frame + 60, -1.0); // frame 2 . allradius
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::Bounds);
+    assert_eq!((w.what, w.offset), ("frame.mins", frame + 32));
+}
+
+#[test]
+fn overlapping_regions_are_out_of_writer_order() {
+    let (mut bytes, layout) = tube();
+    let m = layout.meshes[0];
+    put_u32(&mut bytes, m.header + 52, m.ofs_indices as u32); // group ids alias the indices
+    let diag = diagnostics(&bytes);
+    let order = diag.get(WarningKind::LayoutOrder).expect("layout warning");
+    assert_eq!(
+        (order.what, order.offset, order.count),
+        ("mesh groupids", m.ofs_indices, 1)
+    );
+}
+
+#[test]
+fn trailing_bytes_after_last_structure() {
+    let (mut bytes, layout) = tube();
+    bytes.extend_from_slice(&[0xEE; 8]);
+    let n = bytes.len() as u32;
+    put_u32(&mut bytes, hdr::FILESIZE, n);
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::TrailingBytes);
+    assert_eq!(
+        (w.offset, w.detail.as_str()),
+        (layout.filesize, "8 bytes after the last structure")
+    );
+}
+
+#[test]
+fn declared_filesize_smaller_than_data_limits_the_view() {
+    let (mut bytes, layout) = tube();
+    bytes.extend_from_slice(&[0xEE; 12]); // filesize field left as written
+    let mut diag = Diagnostics::new();
+    let model = Dpm::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
+    let w = only(&diag, WarningKind::FileSize);
+    assert_eq!((w.what, w.offset), ("header.filesize", hdr::FILESIZE));
+    assert_eq!(model.data().len() as u64, layout.filesize);
+}
+
+#[test]
+fn unknown_bone_flags() {
+    let (mut bytes, layout) = tube();
+    let field = layout.ofs_bones + 40 + 36; // bone 1 . flags
+    put_u32(&mut bytes, field, 0b110);
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::UnknownFlags);
+    assert_eq!((w.what, w.offset), ("bone.flags", field));
+}
+
+#[test]
+fn name_filling_its_field_is_kept_whole() {
+    let mut b = crate::support::tube_builder();
+    b.bones[1].name = b"abcdefghijklmnopqrstuvwxyz012345".to_vec(); // 32 bytes, no NUL
+    let (bytes, layout) = b.write_with_layout().unwrap();
+    let mut diag = Diagnostics::new();
+    let model = Dpm::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
+    let w = only(&diag, WarningKind::UnterminatedName);
+    assert_eq!((w.what, w.offset), ("bone.name", layout.ofs_bones + 40));
+    assert_eq!(
+        model.bone(1).unwrap().name(),
+        b"abcdefghijklmnopqrstuvwxyz012345"
+    );
+}
+
+#[test]
+fn non_finite_texcoords_are_counted() {
+    let (mut bytes, layout) = tube();
+    let tc = layout.meshes[0].ofs_texcoords;
+    put_f32(&mut bytes, tc + 8 * 5 + 4, f32::NAN); // vertex 5, t
+    put_f32(&mut bytes, tc + 8 * 9, f32::INFINITY); // vertex 9, s
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::NonFiniteTexcoord);
+    assert_eq!((w.offset, w.count), (tc + 8 * 5, 2));
+}
+
+#[test]
+fn each_kind_is_stored_once_however_often_it_occurs() {
+    let (mut bytes, layout) = tube();
+    // Break the influence sum of every vertex: scale every record's weight by 2.
+    let model = Dpm::parse(&bytes).unwrap();
+    let mut patches = Vec::new();
+    let mut vertices = model.mesh(0).unwrap().vertices();
+    loop {
+        let at = vertices.offset();
+        let Some(records) = vertices.next() else {
+            break;
+        };
+        for (k, r) in records.iter().enumerate() {
+            patches.push((at + 4 + 32 * k as u64 + 12, r.influence() * 2.0));
+        }
+    }
+    for (at, w) in patches {
+        put_f32(&mut bytes, at, w);
+    }
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::InfluenceSum);
+    assert_eq!((w.offset, w.count), (layout.meshes[0].ofs_verts, 136));
+}

@@ -1,0 +1,130 @@
+//! Shared helpers: the shared corpus, its MANIFEST, fixtures and byte patching.
+
+use std::path::PathBuf;
+
+use skelmap::core::dpm::{DpmLayout, write::DpmBuilder};
+use skelmap::core::synth;
+
+/// `../shared/corpus/<sub>` next to the checkout, or `None` with a message saying why the
+/// caller skips (a fresh clone outside the workspace has no `../shared`).
+pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(sub);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIPPED: shared corpus folder {} is absent", dir.display());
+        None
+    }
+}
+
+/// Every file in a corpus sub-folder, sorted, or an empty list (with a skip message).
+pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
+    let Some(dir) = corpus_dir(sub) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// One row of a MANIFEST.md table: file name, size, sha256 and the header summary column.
+#[derive(Debug, Clone)]
+pub struct ManifestRow {
+    pub file: String,
+    pub size: u64,
+    pub sha256: String,
+    pub summary: String,
+}
+
+impl ManifestRow {
+    /// The integer after `key ` in the summary (`"bones 63"` → 63).
+    pub fn count(&self, key: &str) -> u64 {
+        let needle = format!("{key} ");
+        let at = self
+            .summary
+            .find(&needle)
+            .unwrap_or_else(|| panic!("{}: no '{key}' in MANIFEST summary", self.file));
+        let digits: String = self.summary[at + needle.len()..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap()
+    }
+
+    /// The text after `key ` up to the next `;` or `|`.
+    pub fn field(&self, key: &str) -> Option<&str> {
+        let needle = format!("{key} ");
+        let at = self.summary.find(&needle)? + needle.len();
+        let rest = &self.summary[at..];
+        let end = rest.find([';', '|']).unwrap_or(rest.len());
+        Some(rest[..end].trim())
+    }
+}
+
+/// The rows of corpus/MANIFEST.md whose file name ends with `ext`.
+pub fn manifest(ext: &str) -> Vec<ManifestRow> {
+    let Some(dir) = corpus_dir("") else {
+        return Vec::new();
+    };
+    let text = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            let file = cells[0].trim_start_matches("| `").trim_end_matches('`');
+            file.ends_with(ext).then(|| ManifestRow {
+                file: file.to_string(),
+                size: cells[1].parse().unwrap(),
+                sha256: cells[2].trim_matches('`').to_string(),
+                summary: cells[6..].join(" | "),
+            })
+        })
+        .collect()
+}
+
+/// The default procedural tube: 4 bones (the last an attachment), 1 mesh of 136 vertices and
+/// 256 triangles, 9 frames (`bind`, `wave_1` … `wave_8`).
+pub fn tube_builder() -> DpmBuilder {
+    synth::tube(&synth::TubeParams::default())
+}
+
+/// The default tube, written, with the offsets of its structures.
+pub fn tube() -> (Vec<u8>, DpmLayout) {
+    tube_builder().write_with_layout().unwrap()
+}
+
+pub fn put_u32(bytes: &mut [u8], at: u64, v: u32) {
+    let at = at as usize;
+    bytes[at..at + 4].copy_from_slice(&v.to_be_bytes());
+}
+
+pub fn put_i32(bytes: &mut [u8], at: u64, v: i32) {
+    put_u32(bytes, at, v as u32);
+}
+
+pub fn put_f32(bytes: &mut [u8], at: u64, v: f32) {
+    put_u32(bytes, at, v.to_bits());
+}
+
+pub fn get_u32(bytes: &[u8], at: u64) -> u32 {
+    let at = at as usize;
+    u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+/// Header field offsets (FORMATS.md §2.1).
+pub mod hdr {
+    pub const TYPE: u64 = 16;
+    pub const FILESIZE: u64 = 20;
+    pub const MINS: u64 = 24;
+    pub const NUM_BONES: u64 = 56;
+    pub const NUM_MESHS: u64 = 60;
+    pub const NUM_FRAMES: u64 = 64;
+    pub const OFS_BONES: u64 = 68;
+    pub const OFS_MESHS: u64 = 72;
+}
