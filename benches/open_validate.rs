@@ -1,1 +1,81 @@
-fn main() {}
+//! `open_validate/dpm`: full validation of DPM files in bytes/s, next to a plain pass that sums
+//! the same bytes (the memory-read roofline for that buffer, measured in the same run).
+//!
+//! Inputs: every DPM in ../shared/corpus/dpm (skipped with a message when absent) and a
+//! synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
+//! Validation touches every vertex record, pose, texture coordinate and index; only the group
+//! ids (4 bytes per triangle) are range-checked without being read.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use skelmap::dpm::Dpm;
+use skelmap::synth::{TubeParams, tube};
+
+/// The baseline: read every byte once (as u64 words) and sum them.
+fn byte_sum(bytes: &[u8]) -> u64 {
+    let (words, tail) = bytes.as_chunks::<8>();
+    let sum = words
+        .iter()
+        .fold(0u64, |s, w| s.wrapping_add(u64::from_le_bytes(*w)));
+    tail.iter().fold(sum, |s, b| s.wrapping_add(u64::from(*b)))
+}
+
+fn inputs() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dpm");
+    match std::fs::read_dir(&dir) {
+        Ok(entries) => {
+            let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+            paths.sort();
+            for p in paths {
+                let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+                out.push((name, std::fs::read(&p).unwrap()));
+            }
+        }
+        Err(_) => eprintln!("SKIPPED corpus inputs: {} is absent", dir.display()),
+    }
+    let params = TubeParams {
+        bones: 64,
+        rings_per_bone: 200,
+        sides: 32,
+        frames: 4,
+        ..TubeParams::default()
+    };
+    let big = tube(&params).write().unwrap();
+    assert!(
+        big.len() >= 50_000_000,
+        "synthetic model is {} bytes",
+        big.len()
+    );
+    out.push((format!("synthetic_{}MB", big.len() / 1_000_000), big));
+    out
+}
+
+fn open_validate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("open_validate/dpm");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1));
+    for (name, bytes) in inputs() {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(BenchmarkId::new("validate", &name), &bytes, |b, bytes| {
+            b.iter(|| {
+                Dpm::parse(black_box(bytes))
+                    .expect("valid input")
+                    .num_frames()
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("bytesum", &name), &bytes, |b, bytes| {
+            b.iter(|| byte_sum(black_box(bytes)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, open_validate);
+criterion_main!(benches);

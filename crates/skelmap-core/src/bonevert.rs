@@ -14,6 +14,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
+use crate::floatbits::{Masks, raw};
 use crate::limits::Limits;
 use crate::read::{Reader, Walk};
 
@@ -165,67 +166,114 @@ pub(crate) fn validate_vertices<O: ByteOrder>(
     diag: &mut Diagnostics,
 ) -> Result<u64> {
     let format = reader.format();
-    let max_per_vertex = rules.limits.max_influences_per_vertex;
+    let (max_per_vertex, max_total) = (
+        rules.limits.max_influences_per_vertex,
+        rules.limits.max_total_influences,
+    );
+    let num_bones = rules.num_bones;
+    let masks = Masks::of::<O>();
+    // Loop state lives in locals; offsets are derived from a saved cursor only on the cold
+    // paths, so the common path is the reads and the checks.
+    let mut total = *total_influences;
     let mut walk = reader.walk(offset);
     for _ in 0..num_verts {
-        let count_at = walk.offset();
+        let vertex = walk;
         let count = walk.read::<VertexCount<O>>("vertex.numbones")?.get();
-        if count == 0 {
-            return Err(Error::Invalid {
-                format,
-                what: "vertex.numbones",
-                offset: count_at,
-                detail: "vertex has no bone influences".into(),
-            });
+        if count.wrapping_sub(1) >= max_per_vertex {
+            return Err(bad_count(format, vertex.offset(), count, max_per_vertex));
         }
-        if count > max_per_vertex {
-            return Err(Error::Limit {
-                format,
-                what: "vertex.numbones",
-                offset: count_at,
-                value: count.into(),
-                max: max_per_vertex.into(),
-            });
-        }
-        *total_influences += u64::from(count);
-        if *total_influences > rules.limits.max_total_influences {
+        total += u64::from(count);
+        if total > max_total {
             return Err(Error::Limit {
                 format,
                 what: "total bone influences",
-                offset: count_at,
-                value: *total_influences,
-                max: rules.limits.max_total_influences,
+                offset: vertex.offset(),
+                value: total,
+                max: max_total,
             });
         }
-        let records_at = walk.offset();
         let records = walk.read_slice::<BoneVert<O>>("vertex.boneverts", count.into())?;
+        let mut bad = false;
         let mut sum = 0.0f32;
-        let mut ok = true;
         for r in records {
-            let w = r.influence.get();
-            sum += w;
-            ok &= all_finite(&r.origin) & w.is_finite() & all_finite(&r.normal);
-            ok &= r.bonenum.get() < rules.num_bones;
+            sum += r.influence.get();
+            bad |= record_is_bad(r, masks, num_bones);
         }
-        if !ok {
+        if bad {
             return Err(locate_bad_record(
                 format,
                 records,
-                records_at,
-                rules.num_bones,
+                vertex.offset() + 4,
+                num_bones,
             ));
         }
         if (sum - 1.0).abs() > INFLUENCE_SUM_TOLERANCE {
-            diag.warn(
-                format,
-                WarningKind::InfluenceSum,
-                "vertex.boneverts",
-                count_at,
-                || format!("influences of a {count}-influence vertex sum to {sum}"),
-            );
+            warn_influence_sum(diag, format, vertex.offset(), count, sum);
         }
     }
+    *total_influences = total;
     Ok(walk.offset())
+}
+
+/// `true` if a float of the record is NaN or infinite, or its bone is out of range.
+///
+/// A fixed-size, branch-free check of the record's eight words (the compiler unrolls it).
+/// Including the `bonenum` word in the float test is harmless: bits that look non-finite
+/// mean `bonenum ≥ 0x7F800000`, which is out of range anyway.
+#[inline(always)]
+fn record_is_bad<O: ByteOrder>(r: &BoneVert<O>, masks: Masks, num_bones: u32) -> bool {
+    let words: [u32; 8] = [
+        raw(r.origin[0]),
+        raw(r.origin[1]),
+        raw(r.origin[2]),
+        raw(r.influence),
+        raw(r.normal[0]),
+        raw(r.normal[1]),
+        raw(r.normal[2]),
+        u32::from_ne_bytes(r.bonenum.to_bytes()),
+    ];
+    let non_finite = words
+        .iter()
+        .fold(0u32, |acc, &w| acc | u32::from(masks.non_finite(w)));
+    (non_finite != 0) | (r.bonenum.get() >= num_bones)
+}
+
+/// The error for an influence count of 0 or above the limit.
+#[cold]
+fn bad_count(format: crate::probe::Format, offset: u64, count: u32, max: u32) -> Error {
+    if count == 0 {
+        Error::Invalid {
+            format,
+            what: "vertex.numbones",
+            offset,
+            detail: "vertex has no bone influences".into(),
+        }
+    } else {
+        Error::Limit {
+            format,
+            what: "vertex.numbones",
+            offset,
+            value: count.into(),
+            max: max.into(),
+        }
+    }
+}
+
+#[cold]
+fn warn_influence_sum(
+    diag: &mut Diagnostics,
+    format: crate::probe::Format,
+    offset: u64,
+    count: u32,
+    sum: f32,
+) {
+    diag.warn(
+        format,
+        WarningKind::InfluenceSum,
+        "vertex.boneverts",
+        offset,
+        || format!("influences of a {count}-influence vertex sum to {sum}"),
+    );
 }
 
 #[inline]

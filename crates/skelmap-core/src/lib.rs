@@ -48,6 +48,7 @@ pub mod bonevert;
 mod diag;
 pub mod dpm;
 mod error;
+mod floatbits;
 mod limits;
 pub mod name;
 mod probe;

@@ -107,32 +107,46 @@ impl<'data> Reader<'data> {
 
     /// A sequential cursor starting at `offset`.
     pub(crate) fn walk(&self, offset: u64) -> Walk<'data> {
+        let rest = usize::try_from(offset)
+            .ok()
+            .and_then(|o| self.data.get(o..))
+            .unwrap_or_default();
         Walk {
             reader: *self,
-            offset,
+            rest,
+            beyond: offset.saturating_sub(self.len()),
         }
     }
 }
 
 /// A cursor that reads consecutive structures (variable-length records, packed formats).
+///
+/// It holds the bytes not yet read, so each read is one length comparison; the offset is
+/// derived from what remains only when it is asked for (error reports, iterators).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Walk<'data> {
     reader: Reader<'data>,
-    offset: u64,
+    rest: &'data [u8],
+    /// How far past the end of the data the walk started (0 for every in-range start).
+    beyond: u64,
 }
 
 impl<'data> Walk<'data> {
     /// The offset of the next read.
+    #[inline]
     pub(crate) fn offset(&self) -> u64 {
-        self.offset
+        self.reader.len() - self.rest.len() as u64 + self.beyond
     }
 
     /// Reads one `T` and advances past it.
     #[inline]
     pub(crate) fn read<T: Raw>(&mut self, what: &'static str) -> Result<&'data T> {
-        let value = self.reader.ref_at::<T>(what, self.offset)?;
-        self.offset += size_of::<T>() as u64;
-        Ok(value)
+        match self.next::<T>() {
+            Some(value) => Ok(value),
+            None => Err(self
+                .reader
+                .truncated(what, self.offset(), size_of::<T>() as u64)),
+        }
     }
 
     /// Reads `count` consecutive `T`s and advances past them.
@@ -142,24 +156,36 @@ impl<'data> Walk<'data> {
         what: &'static str,
         count: u64,
     ) -> Result<&'data [T]> {
-        let values = self.reader.slice_at::<T>(what, self.offset, count)?;
-        self.offset += values.len() as u64 * size_of::<T>() as u64;
-        Ok(values)
+        match self.next_slice::<T>(count) {
+            Some(values) => Ok(values),
+            None => Err(self.reader.truncated(
+                what,
+                self.offset(),
+                count.saturating_mul(size_of::<T>() as u64),
+            )),
+        }
     }
 
     /// Reads one `T` and advances past it, or `None` (for walks over validated data).
     #[inline]
     pub(crate) fn next<T: Raw>(&mut self) -> Option<&'data T> {
-        let value = self.reader.get_ref::<T>(self.offset)?;
-        self.offset += size_of::<T>() as u64;
+        if self.beyond > 0 {
+            return None;
+        }
+        let (value, rest) = T::ref_from_prefix(self.rest).ok()?;
+        self.rest = rest;
         Some(value)
     }
 
     /// Reads `count` consecutive `T`s, or `None` (for walks over validated data).
     #[inline]
     pub(crate) fn next_slice<T: Raw>(&mut self, count: u64) -> Option<&'data [T]> {
-        let values = self.reader.get_slice::<T>(self.offset, count)?;
-        self.offset += values.len() as u64 * size_of::<T>() as u64;
+        if self.beyond > 0 {
+            return None;
+        }
+        let count = usize::try_from(count).ok()?;
+        let (values, rest) = <[T]>::ref_from_prefix_with_elems(self.rest, count).ok()?;
+        self.rest = rest;
         Some(values)
     }
 }
@@ -215,6 +241,27 @@ mod tests {
         let err = r.slice_at::<U32<BigEndian>>("t", u64::MAX, 1).unwrap_err();
         assert!(matches!(err, Error::Truncated { have: 0, .. }));
         assert!(r.get_slice::<U32<BigEndian>>(2, 3).is_none());
+    }
+
+    #[test]
+    fn walk_started_past_the_end_reports_its_offset() {
+        let mut w = reader().walk(14);
+        assert_eq!(w.offset(), 14);
+        let err = w.read::<u8>("x").unwrap_err();
+        assert!(matches!(
+            err,
+            Error::Truncated {
+                offset: 14,
+                need: 1,
+                have: 0,
+                ..
+            }
+        ));
+        let mut w = reader().walk(u64::MAX);
+        assert!(
+            w.read_slice::<u8>("x", 0).is_err(),
+            "offset itself is out of range"
+        );
     }
 
     #[test]

@@ -13,12 +13,14 @@
 use core::mem::offset_of;
 
 use zerocopy::BigEndian;
+use zerocopy::byteorder::F32;
 
 use super::raw::{self, BonePose, Header};
 use super::view::Dpm;
 use crate::bonevert::{WalkRules, validate_vertices};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
+use crate::floatbits::{Masks, flat, raw};
 use crate::limits::Limits;
 use crate::name;
 use crate::probe::Format;
@@ -323,7 +325,7 @@ fn check_mesh(
     layout.region("mesh vertices", ofs_verts, verts_end);
 
     let ofs_texcoords = u64::from(mesh.ofs_texcoords.get());
-    let texcoords = reader.slice_at::<[zerocopy::F32<BigEndian>; 2]>(
+    let texcoords = reader.slice_at::<[F32<BigEndian>; 2]>(
         "mesh.texcoords",
         ofs_texcoords,
         num_verts.into(),
@@ -333,21 +335,20 @@ fn check_mesh(
         ofs_texcoords,
         end(ofs_texcoords, texcoords),
     );
+    let masks = Masks::of::<BigEndian>();
+    let bad_st =
+        |st: &[F32<BigEndian>; 2]| masks.non_finite(raw(st[0])) | masks.non_finite(raw(st[1]));
     let bad = texcoords
         .iter()
-        .filter(|st| !(st[0].get().is_finite() & st[1].get().is_finite()))
-        .count();
+        .fold(0u64, |n, st| n + u64::from(bad_st(st)));
     if bad > 0 {
-        let first = texcoords
-            .iter()
-            .position(|st| !(st[0].get().is_finite() & st[1].get().is_finite()))
-            .unwrap_or(0);
+        let first = texcoords.iter().position(bad_st).unwrap_or(0);
         diag.warn_n(
             FORMAT,
             WarningKind::NonFiniteTexcoord,
             "mesh.texcoords",
             record_offset::<[u32; 2]>(ofs_texcoords, first),
-            bad as u64,
+            bad,
             || format!("texture coordinate of vertex {first} is NaN or infinite"),
         );
     }
@@ -359,15 +360,17 @@ fn check_mesh(
         num_tris.into(),
     )?;
     layout.region("mesh indices", ofs_indices, end(ofs_indices, indices));
-    let highest = indices.iter().flatten().fold(0u32, |m, i| m.max(i.get()));
-    if highest >= num_verts {
-        let (k, index) = indices
+    let flat_indices = indices.as_flattened();
+    let out_of_range = flat_indices
+        .iter()
+        .fold(0u32, |acc, i| acc | u32::from(i.get() >= num_verts));
+    if out_of_range != 0 {
+        let (k, index) = flat_indices
             .iter()
-            .flatten()
             .map(|i| i.get())
             .enumerate()
             .find(|&(_, i)| i >= num_verts)
-            .unwrap_or((0, highest));
+            .unwrap_or((0, num_verts));
         return Err(Error::Invalid {
             format: FORMAT,
             what: "mesh.indices",
@@ -410,37 +413,48 @@ fn check_frame(
     let poses = reader.slice_at::<BonePose>("frame.bonepositions", ofs, num_bones.into())?;
     layout.region("frame bonepositions", ofs, end(ofs, poses));
 
-    for (b, pose) in poses.iter().enumerate() {
-        let values = pose.matrix.as_flattened();
-        if !values.iter().fold(true, |ok, v| ok & v.get().is_finite()) {
-            let k = values
-                .iter()
-                .position(|v| !v.get().is_finite())
-                .unwrap_or(0);
-            return Err(Error::Invalid {
-                format: FORMAT,
-                what: "bonepose.matrix",
-                offset: record_offset::<BonePose>(ofs, b) + 4 * k as u64,
-                detail: format!(
-                    "bone {b}, row {}, column {}: value is NaN or infinite",
-                    k / 4,
-                    k % 4
-                ),
-            });
-        }
-        let m = pose.matrix();
-        if let Some(row) = m
-            .iter()
-            .position(|r| r[0] == 0.0 && r[1] == 0.0 && r[2] == 0.0)
-        {
-            diag.warn(
-                FORMAT,
-                WarningKind::ZeroRotationRow,
-                "bonepose.matrix",
-                record_offset::<BonePose>(ofs, b) + 16 * row as u64,
-                || format!("bone {b}, row {row}: rotation row has zero length"),
-            );
-        }
+    // A flat pass over the raw bits of the whole block (vectorised), then a scan for zero
+    // rotation rows that is cheap because their first value is almost never zero.
+    let masks = Masks::of::<BigEndian>();
+    let non_finite = masks.any_non_finite(flat::<BigEndian, _>(poses));
+    let zero_row = |row: &[F32<BigEndian>; 4]| {
+        masks.zero(raw(row[0])) && masks.zero(raw(row[1])) && masks.zero(raw(row[2]))
+    };
+    let zero_rows = poses
+        .iter()
+        .flat_map(|p| &p.matrix)
+        .filter(|r| zero_row(r))
+        .count() as u64;
+    if non_finite {
+        let values = poses.iter().flat_map(|p| p.matrix.as_flattened());
+        let k = values
+            .clone()
+            .position(|v| masks.non_finite(raw(*v)))
+            .unwrap_or(0);
+        let (b, k) = (k / 12, k % 12);
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "bonepose.matrix",
+            offset: record_offset::<BonePose>(ofs, b) + 4 * k as u64,
+            detail: format!(
+                "bone {b}, row {}, column {}: value is NaN or infinite",
+                k / 4,
+                k % 4
+            ),
+        });
+    }
+    if zero_rows > 0 {
+        let rows = poses.iter().flat_map(|p| &p.matrix);
+        let r = rows.clone().position(zero_row).unwrap_or(0);
+        let (b, row) = (r / 3, r % 3);
+        diag.warn_n(
+            FORMAT,
+            WarningKind::ZeroRotationRow,
+            "bonepose.matrix",
+            record_offset::<BonePose>(ofs, b) + 16 * row as u64,
+            zero_rows,
+            || format!("bone {b}, row {row}: rotation row has zero length"),
+        );
     }
     check_bounds(
         diag,
@@ -458,7 +472,7 @@ fn check_bounds(
     diag: &mut Diagnostics,
     what: &'static str,
     at: u64,
-    [mins, maxs]: [&[zerocopy::F32<BigEndian>; 3]; 2],
+    [mins, maxs]: [&[F32<BigEndian>; 3]; 2],
     radii: [f32; 2],
 ) {
     let boxed = (0..3).all(|k| mins[k].get() <= maxs[k].get());
