@@ -17,10 +17,11 @@ use skelmap::synth::{TubeParams, tube};
 
 /// The baseline: read every byte once (as u64 words) and sum them.
 fn byte_sum(bytes: &[u8]) -> u64 {
-    let (words, tail) = bytes.as_chunks::<8>();
-    let sum = words
-        .iter()
-        .fold(0u64, |s, w| s.wrapping_add(u64::from_le_bytes(*w)));
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    let sum = words.fold(0u64, |s, w| {
+        s.wrapping_add(u64::from_le_bytes(w.try_into().unwrap_or_default()))
+    });
     tail.iter().fold(sum, |s, b| s.wrapping_add(u64::from(*b)))
 }
 
