@@ -18,3 +18,8 @@
 
 pub use skelmap_core as core;
 pub use skelmap_core::*;
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

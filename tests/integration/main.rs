@@ -3,6 +3,10 @@
 
 mod support;
 
+/// The fuzz harness's deep walk of a validated view, shared with the fuzz targets.
+#[path = "../../fuzz/src/exercise.rs"]
+mod exercise;
+
 mod dpm_accessors;
 mod dpm_corpus;
 mod dpm_rules;

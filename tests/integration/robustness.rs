@@ -5,40 +5,8 @@
 use proptest::prelude::*;
 use skelmap::{Error, dpm::Dpm};
 
+use crate::exercise;
 use crate::support::{corpus_files, hdr, put_u32, tube};
-
-/// Walks everything a view exposes and checks what validation promises.
-fn exercise(m: &Dpm<'_>) {
-    let bones = m.num_bones();
-    for (i, b) in m.bones().enumerate() {
-        assert!(b.parent().is_none_or(|p| p < i));
-        let _ = b.name_lossy();
-    }
-    for mesh in m.meshes() {
-        let mut n = 0;
-        for records in mesh.vertices() {
-            assert!(!records.is_empty());
-            assert!(
-                records
-                    .iter()
-                    .all(|r| r.bonenum() < bones && r.influence().is_finite())
-            );
-            n += 1;
-        }
-        assert_eq!(n, mesh.num_verts());
-        assert_eq!(mesh.texcoords().len(), n as usize);
-        assert!(mesh.triangles().flatten().all(|i| i < n));
-        assert_eq!(mesh.group_ids().len(), mesh.num_tris() as usize);
-    }
-    for f in m.frames() {
-        assert_eq!(f.poses().len(), bones as usize);
-        assert!(
-            f.poses()
-                .iter()
-                .all(|p| p.matrix().as_flattened().iter().all(|v| v.is_finite()))
-        );
-    }
-}
 
 fn truncation_points(len: usize) -> impl Iterator<Item = usize> {
     let stride = (len / 256).max(1);
@@ -144,7 +112,7 @@ proptest! {
         let (bytes, _) = tube();
         let bytes = mutate(bytes, &mutations);
         if let Ok(m) = Dpm::parse(&bytes) {
-            exercise(&m);
+            exercise::dpm(&m);
         }
     }
 
@@ -153,7 +121,7 @@ proptest! {
         let mut bytes = b"DARKPLACESMODEL\0".to_vec();
         bytes.extend_from_slice(&tail);
         if let Ok(m) = Dpm::parse(&bytes) {
-            exercise(&m);
+            exercise::dpm(&m);
         }
     }
 }
@@ -170,7 +138,7 @@ proptest! {
         if let Some(path) = files.get(which % files.len().max(1)) {
             let bytes = mutate(std::fs::read(path).unwrap(), &mutations);
             if let Ok(m) = Dpm::parse(&bytes) {
-                exercise(&m);
+                exercise::dpm(&m);
             }
         }
     }

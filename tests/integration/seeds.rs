@@ -88,7 +88,9 @@ fn every_seed_and_regression_replays_without_panic() {
         let target = target.unwrap().path();
         for file in std::fs::read_dir(&target).unwrap() {
             let bytes = std::fs::read(file.unwrap().path()).unwrap();
-            let _ = open_any(&bytes);
+            if let Ok(Some(model)) = open_any(&bytes) {
+                crate::exercise::any(&model);
+            }
             if Format::sniff(&bytes) == Some(Format::Dpm) || target.ends_with("dpm") {
                 let _ = Dpm::parse(&bytes);
             }

@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use skelmap_core::{Diagnostics, Error, Limits, Source, dpm::Dpm, open_any_with, synth};
+use skelmap_core::{
+    AnyModel, Diagnostics, Error, Limits, Source, UnknownFormat, dpm::Dpm, open_any_with, synth,
+};
 
 mod summary;
 
@@ -67,35 +69,28 @@ fn main() -> ExitCode {
     }
 }
 
-/// Reads and validates one file; the error is one printable line.
-fn open(path: &Path, diag: &mut Diagnostics) -> Result<(Source<'static>, String), String> {
-    let source = Source::read(path).map_err(|e| e.to_string())?;
-    // Validate once here; the caller re-borrows the view from the returned source.
-    match open_any_with(source.bytes(), &Limits::default(), diag) {
-        Ok(Some(_)) => Ok((source, path.display().to_string())),
-        Ok(None) => Err(format!(
-            "{}: {}",
-            path.display(),
-            skelmap_core::UnknownFormat
-        )),
+/// Reads one file; the error is one printable line.
+fn read(path: &Path) -> Result<Source<'static>, String> {
+    Source::read(path).map_err(|e| e.to_string())
+}
+
+/// Validates `bytes` (read from `path`) as whatever format they are.
+fn open<'a>(path: &Path, bytes: &'a [u8], diag: &mut Diagnostics) -> Result<AnyModel<'a>, String> {
+    match open_any_with(bytes, &Limits::default(), diag) {
+        Ok(Some(model)) => Ok(model),
+        Ok(None) => Err(format!("{}: {}", path.display(), UnknownFormat)),
         Err(e) => Err(format!("{}: {e}", path.display())),
     }
 }
 
 fn info(path: &Path, json: bool) -> Result<ExitCode, String> {
+    let source = read(path)?;
     let mut diag = Diagnostics::new();
-    let (source, name) = open(path, &mut diag)?;
-    let model = view(&source)?;
-    let summary = Summary::new(&name, source.bytes().len() as u64, &model, &diag);
+    let model = open(path, source.bytes(), &mut diag)?;
+    let name = path.display().to_string();
+    let summary = Summary::new(&name, source.bytes().len() as u64, &model, &diag)?;
     print_summary(&summary, json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The view of a source that [`open`] already validated.
-fn view<'a>(source: &'a Source<'_>) -> Result<skelmap_core::AnyModel<'a>, String> {
-    skelmap_core::open_any(source.bytes())
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| skelmap_core::UnknownFormat.to_string())
 }
 
 fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
@@ -114,7 +109,9 @@ fn validate(files: &[PathBuf]) -> Result<ExitCode, String> {
     let mut failed = 0usize;
     for path in files {
         let mut diag = Diagnostics::new();
-        match open(path, &mut diag) {
+        let checked =
+            read(path).and_then(|source| open(path, source.bytes(), &mut diag).map(|_| ()));
+        match checked {
             Ok(_) if diag.is_empty() => println!("OK    {}", path.display()),
             Ok(_) => println!(
                 "OK    {} ({} kinds of warning)",
@@ -153,9 +150,9 @@ fn demo(out: &Path) -> Result<ExitCode, String> {
     let summary = Summary::new(
         &path.display().to_string(),
         bytes.len() as u64,
-        &skelmap_core::AnyModel::Dpm(model),
+        &AnyModel::Dpm(model),
         &diag,
-    );
+    )?;
     print_summary(&summary, false)?;
     Ok(ExitCode::SUCCESS)
 }

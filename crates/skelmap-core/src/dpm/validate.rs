@@ -89,26 +89,21 @@ impl<'data> Dpm<'data> {
         );
         check_bones(bones, ofs_bones, diag)?;
 
-        let mut total_influences = 0u64;
+        let mut pass = Pass {
+            reader,
+            limits,
+            num_bones,
+            total_influences: 0,
+            layout,
+            diag,
+        };
         for (i, mesh) in meshes.iter().enumerate() {
-            let at = record_offset::<raw::Mesh>(ofs_meshs, i);
-            check_mesh(
-                reader,
-                mesh,
-                at,
-                num_bones,
-                limits,
-                &mut total_influences,
-                &mut layout,
-                diag,
-            )?;
+            pass.mesh(mesh, record_offset::<raw::Mesh>(ofs_meshs, i))?;
         }
         for (i, frame) in frames.iter().enumerate() {
-            let at = record_offset::<raw::Frame>(ofs_frames, i);
-            check_frame(reader, frame, at, num_bones, &mut layout, diag)?;
+            pass.frame(frame, record_offset::<raw::Frame>(ofs_frames, i))?;
         }
-
-        layout.report(reader.len(), diag);
+        pass.layout.report(reader.len(), pass.diag);
         Ok(Dpm {
             data,
             header,
@@ -187,48 +182,27 @@ fn check_header<'data>(
         );
     }
 
-    let counts = [
-        (
-            "header.num_bones",
-            offset_of!(Header, num_bones),
-            header.num_bones.get(),
-            limits.max_bones,
-            "bones",
-        ),
-        (
-            "header.num_meshs",
-            offset_of!(Header, num_meshs),
-            header.num_meshs.get(),
-            limits.max_meshes,
-            "meshes",
-        ),
-        (
-            "header.num_frames",
-            offset_of!(Header, num_frames),
-            header.num_frames.get(),
-            limits.max_frames,
-            "frames",
-        ),
-    ];
-    for (what, at, value, max, noun) in counts {
-        if value == 0 {
-            return Err(Error::Invalid {
-                format: FORMAT,
-                what,
-                offset: at as u64,
-                detail: format!("model has no {noun}"),
-            });
-        }
-        if value > max {
-            return Err(Error::Limit {
-                format: FORMAT,
-                what,
-                offset: at as u64,
-                value: value.into(),
-                max: max.into(),
-            });
-        }
-    }
+    check_count(
+        "header.num_bones",
+        offset_of!(Header, num_bones) as u64,
+        header.num_bones.get(),
+        limits.max_bones,
+        "model has no bones",
+    )?;
+    check_count(
+        "header.num_meshs",
+        offset_of!(Header, num_meshs) as u64,
+        header.num_meshs.get(),
+        limits.max_meshes,
+        "model has no meshes",
+    )?;
+    check_count(
+        "header.num_frames",
+        offset_of!(Header, num_frames) as u64,
+        header.num_frames.get(),
+        limits.max_frames,
+        "model has no frames",
+    )?;
     // filesize ≤ len was checked above, so this cut never fails.
     Ok(data.get(..filesize as usize).unwrap_or(data))
 }
@@ -262,208 +236,214 @@ fn check_bones(bones: &[raw::Bone], ofs_bones: u64, diag: &mut Diagnostics) -> R
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn check_mesh(
-    reader: Reader<'_>,
-    mesh: &raw::Mesh,
-    at: u64,
+/// The state of the validation pass over meshes and frames.
+struct Pass<'a, 'data> {
+    reader: Reader<'data>,
+    limits: &'a Limits,
     num_bones: u32,
-    limits: &Limits,
-    total_influences: &mut u64,
-    layout: &mut Layout,
-    diag: &mut Diagnostics,
-) -> Result<()> {
-    let num_verts = mesh.num_verts.get();
-    let num_tris = mesh.num_tris.get();
-    let counts = [
-        (
-            "mesh.num_verts",
-            offset_of!(raw::Mesh, num_verts),
-            num_verts,
-            limits.max_vertices_per_mesh,
-            "vertices",
-        ),
-        (
-            "mesh.num_tris",
-            offset_of!(raw::Mesh, num_tris),
-            num_tris,
-            limits.max_triangles_per_mesh,
-            "triangles",
-        ),
-    ];
-    for (what, field, value, max, noun) in counts {
-        if value == 0 {
-            return Err(Error::Invalid {
-                format: FORMAT,
-                what,
-                offset: at + field as u64,
-                detail: format!("mesh has no {noun}"),
-            });
-        }
-        if value > max {
-            return Err(Error::Limit {
-                format: FORMAT,
-                what,
-                offset: at + field as u64,
-                value: value.into(),
-                max: max.into(),
-            });
-        }
-    }
-    check_name(diag, "mesh.shadername", at, &mesh.shadername);
-
-    let ofs_verts = u64::from(mesh.ofs_verts.get());
-    let rules = WalkRules { num_bones, limits };
-    let verts_end = validate_vertices::<BigEndian>(
-        reader,
-        ofs_verts,
-        num_verts,
-        rules,
-        total_influences,
-        diag,
-    )?;
-    layout.region("mesh vertices", ofs_verts, verts_end);
-
-    let ofs_texcoords = u64::from(mesh.ofs_texcoords.get());
-    let texcoords = reader.slice_at::<[F32<BigEndian>; 2]>(
-        "mesh.texcoords",
-        ofs_texcoords,
-        num_verts.into(),
-    )?;
-    layout.region(
-        "mesh texcoords",
-        ofs_texcoords,
-        end(ofs_texcoords, texcoords),
-    );
-    let masks = Masks::of::<BigEndian>();
-    let bad_st =
-        |st: &[F32<BigEndian>; 2]| masks.non_finite(raw(st[0])) | masks.non_finite(raw(st[1]));
-    let bad = texcoords
-        .iter()
-        .fold(0u64, |n, st| n + u64::from(bad_st(st)));
-    if bad > 0 {
-        let first = texcoords.iter().position(bad_st).unwrap_or(0);
-        diag.warn_n(
-            FORMAT,
-            WarningKind::NonFiniteTexcoord,
-            "mesh.texcoords",
-            record_offset::<[u32; 2]>(ofs_texcoords, first),
-            bad,
-            || format!("texture coordinate of vertex {first} is NaN or infinite"),
-        );
-    }
-
-    let ofs_indices = u64::from(mesh.ofs_indices.get());
-    let indices = reader.slice_at::<[zerocopy::U32<BigEndian>; 3]>(
-        "mesh.indices",
-        ofs_indices,
-        num_tris.into(),
-    )?;
-    layout.region("mesh indices", ofs_indices, end(ofs_indices, indices));
-    let flat_indices = indices.as_flattened();
-    let out_of_range = flat_indices
-        .iter()
-        .fold(0u32, |acc, i| acc | u32::from(i.get() >= num_verts));
-    if out_of_range != 0 {
-        let (k, index) = flat_indices
-            .iter()
-            .map(|i| i.get())
-            .enumerate()
-            .find(|&(_, i)| i >= num_verts)
-            .unwrap_or((0, num_verts));
-        return Err(Error::Invalid {
-            format: FORMAT,
-            what: "mesh.indices",
-            offset: ofs_indices + 4 * k as u64,
-            detail: format!(
-                "triangle {} refers to vertex {index}; the mesh has {num_verts}",
-                k / 3
-            ),
-        });
-    }
-
-    let ofs_groupids = u64::from(mesh.ofs_groupids.get());
-    let groupids = reader.slice_at::<zerocopy::U32<BigEndian>>(
-        "mesh.groupids",
-        ofs_groupids,
-        num_tris.into(),
-    )?;
-    layout.region("mesh groupids", ofs_groupids, end(ofs_groupids, groupids));
-    Ok(())
+    /// Influence records seen so far, over all meshes.
+    total_influences: u64,
+    layout: Layout,
+    diag: &'a mut Diagnostics,
 }
 
-fn check_frame(
-    reader: Reader<'_>,
-    frame: &raw::Frame,
-    at: u64,
-    num_bones: u32,
-    layout: &mut Layout,
-    diag: &mut Diagnostics,
-) -> Result<()> {
-    let ofs_field = at + offset_of!(raw::Frame, ofs_bonepositions) as u64;
-    let ofs = frame.ofs_bonepositions.get();
-    let Ok(ofs) = u64::try_from(ofs) else {
-        return Err(Error::Invalid {
-            format: FORMAT,
-            what: "frame.ofs_bonepositions",
-            offset: ofs_field,
-            detail: format!("negative offset {ofs}"),
-        });
-    };
-    let poses = reader.slice_at::<BonePose>("frame.bonepositions", ofs, num_bones.into())?;
-    layout.region("frame bonepositions", ofs, end(ofs, poses));
+impl Pass<'_, '_> {
+    fn mesh(&mut self, mesh: &raw::Mesh, at: u64) -> Result<()> {
+        let num_verts = mesh.num_verts.get();
+        let num_tris = mesh.num_tris.get();
+        let field = |f: usize| at + f as u64;
+        check_count(
+            "mesh.num_verts",
+            field(offset_of!(raw::Mesh, num_verts)),
+            num_verts,
+            self.limits.max_vertices_per_mesh,
+            "mesh has no vertices",
+        )?;
+        check_count(
+            "mesh.num_tris",
+            field(offset_of!(raw::Mesh, num_tris)),
+            num_tris,
+            self.limits.max_triangles_per_mesh,
+            "mesh has no triangles",
+        )?;
+        check_name(self.diag, "mesh.shadername", at, &mesh.shadername);
 
-    // A flat pass over the raw bits of the whole block (vectorised), then a scan for zero
-    // rotation rows that is cheap because their first value is almost never zero.
-    let masks = Masks::of::<BigEndian>();
-    let non_finite = masks.any_non_finite(flat::<BigEndian, _>(poses));
-    let zero_row = |row: &[F32<BigEndian>; 4]| {
-        masks.zero(raw(row[0])) && masks.zero(raw(row[1])) && masks.zero(raw(row[2]))
-    };
-    let zero_rows = poses
-        .iter()
-        .flat_map(|p| &p.matrix)
-        .filter(|r| zero_row(r))
-        .count() as u64;
-    if non_finite {
-        let values = poses.iter().flat_map(|p| p.matrix.as_flattened());
-        let k = values
-            .clone()
-            .position(|v| masks.non_finite(raw(*v)))
-            .unwrap_or(0);
-        let (b, k) = (k / 12, k % 12);
+        let ofs_verts = u64::from(mesh.ofs_verts.get());
+        let rules = WalkRules {
+            num_bones: self.num_bones,
+            limits: self.limits,
+        };
+        let verts_end = validate_vertices::<BigEndian>(
+            self.reader,
+            ofs_verts,
+            num_verts,
+            rules,
+            &mut self.total_influences,
+            self.diag,
+        )?;
+        self.layout.region("mesh vertices", ofs_verts, verts_end);
+
+        let ofs_texcoords = u64::from(mesh.ofs_texcoords.get());
+        let texcoords = self.reader.slice_at::<[F32<BigEndian>; 2]>(
+            "mesh.texcoords",
+            ofs_texcoords,
+            num_verts.into(),
+        )?;
+        self.layout.region(
+            "mesh texcoords",
+            ofs_texcoords,
+            end(ofs_texcoords, texcoords),
+        );
+        let masks = Masks::of::<BigEndian>();
+        let bad_st =
+            |st: &[F32<BigEndian>; 2]| masks.non_finite(raw(st[0])) | masks.non_finite(raw(st[1]));
+        let bad = texcoords
+            .iter()
+            .fold(0u64, |n, st| n + u64::from(bad_st(st)));
+        if bad > 0 {
+            let first = texcoords.iter().position(bad_st).unwrap_or(0);
+            self.diag.warn_n(
+                FORMAT,
+                WarningKind::NonFiniteTexcoord,
+                "mesh.texcoords",
+                record_offset::<[u32; 2]>(ofs_texcoords, first),
+                bad,
+                || format!("texture coordinate of vertex {first} is NaN or infinite"),
+            );
+        }
+
+        let ofs_indices = u64::from(mesh.ofs_indices.get());
+        let indices = self.reader.slice_at::<[zerocopy::U32<BigEndian>; 3]>(
+            "mesh.indices",
+            ofs_indices,
+            num_tris.into(),
+        )?;
+        self.layout
+            .region("mesh indices", ofs_indices, end(ofs_indices, indices));
+        let flat_indices = indices.as_flattened();
+        let out_of_range = flat_indices
+            .iter()
+            .fold(0u32, |acc, i| acc | u32::from(i.get() >= num_verts));
+        if out_of_range != 0 {
+            let (k, index) = flat_indices
+                .iter()
+                .map(|i| i.get())
+                .enumerate()
+                .find(|&(_, i)| i >= num_verts)
+                .unwrap_or((0, num_verts));
+            return Err(Error::Invalid {
+                format: FORMAT,
+                what: "mesh.indices",
+                offset: ofs_indices + 4 * k as u64,
+                detail: format!(
+                    "triangle {} refers to vertex {index}; the mesh has {num_verts}",
+                    k / 3
+                ),
+            });
+        }
+
+        let ofs_groupids = u64::from(mesh.ofs_groupids.get());
+        let groupids = self.reader.slice_at::<zerocopy::U32<BigEndian>>(
+            "mesh.groupids",
+            ofs_groupids,
+            num_tris.into(),
+        )?;
+        self.layout
+            .region("mesh groupids", ofs_groupids, end(ofs_groupids, groupids));
+        Ok(())
+    }
+
+    fn frame(&mut self, frame: &raw::Frame, at: u64) -> Result<()> {
+        let ofs_field = at + offset_of!(raw::Frame, ofs_bonepositions) as u64;
+        let ofs = frame.ofs_bonepositions.get();
+        let Ok(ofs) = u64::try_from(ofs) else {
+            return Err(Error::Invalid {
+                format: FORMAT,
+                what: "frame.ofs_bonepositions",
+                offset: ofs_field,
+                detail: format!("negative offset {ofs}"),
+            });
+        };
+        let poses =
+            self.reader
+                .slice_at::<BonePose>("frame.bonepositions", ofs, self.num_bones.into())?;
+        self.layout
+            .region("frame bonepositions", ofs, end(ofs, poses));
+
+        // A flat pass over the raw bits of the whole block (vectorised), then a scan for zero
+        // rotation rows that is cheap because their first value is almost never zero.
+        let masks = Masks::of::<BigEndian>();
+        let non_finite = masks.any_non_finite(flat::<BigEndian, _>(poses));
+        let zero_row = |row: &[F32<BigEndian>; 4]| {
+            masks.zero(raw(row[0])) && masks.zero(raw(row[1])) && masks.zero(raw(row[2]))
+        };
+        let zero_rows = poses
+            .iter()
+            .flat_map(|p| &p.matrix)
+            .filter(|r| zero_row(r))
+            .count() as u64;
+        if non_finite {
+            let values = poses.iter().flat_map(|p| p.matrix.as_flattened());
+            let k = values
+                .clone()
+                .position(|v| masks.non_finite(raw(*v)))
+                .unwrap_or(0);
+            let (b, k) = (k / 12, k % 12);
+            return Err(Error::Invalid {
+                format: FORMAT,
+                what: "bonepose.matrix",
+                offset: record_offset::<BonePose>(ofs, b) + 4 * k as u64,
+                detail: format!(
+                    "bone {b}, row {}, column {}: value is NaN or infinite",
+                    k / 4,
+                    k % 4
+                ),
+            });
+        }
+        if zero_rows > 0 {
+            let rows = poses.iter().flat_map(|p| &p.matrix);
+            let r = rows.clone().position(zero_row).unwrap_or(0);
+            let (b, row) = (r / 3, r % 3);
+            self.diag.warn_n(
+                FORMAT,
+                WarningKind::ZeroRotationRow,
+                "bonepose.matrix",
+                record_offset::<BonePose>(ofs, b) + 16 * row as u64,
+                zero_rows,
+                || format!("bone {b}, row {row}: rotation row has zero length"),
+            );
+        }
+        check_bounds(
+            self.diag,
+            "frame.mins",
+            at + offset_of!(raw::Frame, mins) as u64,
+            [&frame.mins, &frame.maxs],
+            [frame.yawradius.get(), frame.allradius.get()],
+        );
+        check_name(self.diag, "frame.name", at, &frame.name);
+        Ok(())
+    }
+}
+
+/// Rejects a count of zero (`Invalid`) or above its limit (`Limit`).
+fn check_count(what: &'static str, offset: u64, value: u32, max: u32, empty: &str) -> Result<()> {
+    if value == 0 {
         return Err(Error::Invalid {
             format: FORMAT,
-            what: "bonepose.matrix",
-            offset: record_offset::<BonePose>(ofs, b) + 4 * k as u64,
-            detail: format!(
-                "bone {b}, row {}, column {}: value is NaN or infinite",
-                k / 4,
-                k % 4
-            ),
+            what,
+            offset,
+            detail: empty.to_string(),
         });
     }
-    if zero_rows > 0 {
-        let rows = poses.iter().flat_map(|p| &p.matrix);
-        let r = rows.clone().position(zero_row).unwrap_or(0);
-        let (b, row) = (r / 3, r % 3);
-        diag.warn_n(
-            FORMAT,
-            WarningKind::ZeroRotationRow,
-            "bonepose.matrix",
-            record_offset::<BonePose>(ofs, b) + 16 * row as u64,
-            zero_rows,
-            || format!("bone {b}, row {row}: rotation row has zero length"),
-        );
+    if value > max {
+        return Err(Error::Limit {
+            format: FORMAT,
+            what,
+            offset,
+            value: value.into(),
+            max: max.into(),
+        });
     }
-    check_bounds(
-        diag,
-        "frame.mins",
-        at + offset_of!(raw::Frame, mins) as u64,
-        [&frame.mins, &frame.maxs],
-        [frame.yawradius.get(), frame.allradius.get()],
-    );
-    check_name(diag, "frame.name", at, &frame.name);
     Ok(())
 }
 

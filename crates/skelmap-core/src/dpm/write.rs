@@ -234,7 +234,7 @@ impl DpmBuilder {
     ///
     /// As [`DpmBuilder::write`].
     pub fn write_with_layout(&self) -> Result<(Vec<u8>, DpmLayout)> {
-        let layout = self.layout()?;
+        let layout = self.layout();
         let frame_bounds: Vec<Bounds> = self
             .frames
             .iter()
@@ -334,7 +334,7 @@ impl DpmBuilder {
     }
 
     /// Computes the offsets [`DpmBuilder::write`] will use.
-    fn layout(&self) -> Result<DpmLayout> {
+    fn layout(&self) -> DpmLayout {
         let mut at = size_of::<Header>() as u64;
         let mut take = |size: u64| {
             let start = at;
@@ -362,14 +362,14 @@ impl DpmBuilder {
         }
         let pose_block = n(self.bones.len(), size_of::<BonePose>());
         let frame_poses = self.frames.iter().map(|_| take(pose_block)).collect();
-        Ok(DpmLayout {
+        DpmLayout {
             ofs_bones,
             ofs_meshs,
             ofs_frames,
             meshes,
             frame_poses,
             filesize: at,
-        })
+        }
     }
 
     /// Bounds of all mesh vertices skinned with `poses` (invalid parents and bones skipped).

@@ -1,0 +1,139 @@
+//! The `skelmap` binary as a user runs it: exit codes, output lines, JSON numbers.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use skelmap_core::synth::{TubeParams, tube};
+
+fn skelmap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skelmap"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write_tube(dir: &Path) -> PathBuf {
+    let path = dir.join("tube.dpm");
+    std::fs::write(&path, tube(&TubeParams::default()).write().unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn demo_writes_and_validates_the_model() {
+    let dir = temp_dir("demo");
+    let out = skelmap(&["demo", "-o", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("validated"), "{text}");
+    assert!(
+        text.contains("bones 4 (1 roots, 1 attachments), meshes 1, frames 9"),
+        "{text}"
+    );
+    let written = std::fs::read(dir.join("demo.dpm")).unwrap();
+    assert_eq!(written, tube(&TubeParams::default()).write().unwrap());
+}
+
+#[test]
+fn info_json_reports_the_counts() {
+    let dir = temp_dir("json");
+    let path = write_tube(&dir);
+    let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["format"], "DPM");
+    assert_eq!(
+        [
+            &v["bones"],
+            &v["meshes"],
+            &v["frames"],
+            &v["vertices"],
+            &v["triangles"]
+        ],
+        [4, 1, 9, 136, 256]
+    );
+    assert_eq!(v["mesh_list"][0]["vertices"], 136);
+    assert_eq!(v["bone_list"][3]["attachment"], true);
+    assert_eq!(v["frame_names"][8], "wave_8");
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn info_json_on_a_corpus_model() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/dpm/xon_monsters_golem.dpm");
+    if !path.exists() {
+        eprintln!("SKIPPED: {} is absent", path.display());
+        return;
+    }
+    let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        [
+            &v["bones"],
+            &v["meshes"],
+            &v["frames"],
+            &v["vertices"],
+            &v["triangles"],
+            &v["roots"]
+        ],
+        [63, 1, 703, 8507, 7300, 8]
+    );
+    assert_eq!(v["max_influences_per_vertex"], 7);
+}
+
+#[test]
+fn validate_reports_each_file_and_fails_if_any_fails() {
+    let dir = temp_dir("validate");
+    let good = write_tube(&dir);
+    let mut bytes = std::fs::read(&good).unwrap();
+    bytes[152..156].copy_from_slice(&(-7i32).to_be_bytes()); // bone 1 . parent
+    let broken = dir.join("broken.dpm");
+    std::fs::write(&broken, &bytes).unwrap();
+    let garbage = dir.join("garbage.bin");
+    std::fs::write(&garbage, b"not a model at all").unwrap();
+    let missing = dir.join("missing.dpm");
+
+    let args = [&good, &broken, &garbage, &missing].map(|p| p.to_str().unwrap().to_string());
+    let out = skelmap(&["validate", &args[0], &args[1], &args[2], &args[3]]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert!(lines[0].starts_with("OK    "));
+    assert!(lines[1].ends_with(
+        "DPM: invalid bone.parent at offset 152: bone 1 has parent -7; it must be -1 (root) or a bone before it"
+    ), "{}", lines[1]);
+    assert!(lines[2].ends_with("unrecognised file: the first bytes match no supported format"));
+    assert!(lines[3].starts_with("FAIL  cannot read "), "{}", lines[3]);
+    assert_eq!(lines[4], "1 passed, 3 failed");
+
+    let out = skelmap(&["validate", &args[0]]);
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn info_on_a_broken_file_prints_one_error_line() {
+    let dir = temp_dir("broken");
+    let path = dir.join("short.dpm");
+    std::fs::write(&path, b"DARKPLACESMODEL\0\0\0\0\x02").unwrap();
+    let out = skelmap(&["info", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("skelmap: ")
+            && err.contains("DPM: truncated header at offset 0: need 80 bytes, have 20"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}

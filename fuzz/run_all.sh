@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS each (default 60).
+# Uses nightly with AddressSanitizer when a nightly toolchain is installed, otherwise stable
+# with `-s none` (panics, overflow checks, OOM and timeouts are still caught).
+# New inputs go to fuzz/corpus/<target> (ignored by git); committed seeds are read-only.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds="${1:-60}"
+if rustup toolchain list 2>/dev/null | grep -q nightly; then
+  fuzz=(cargo +nightly fuzz run)
+else
+  fuzz=(cargo fuzz run -s none)
+fi
+for target in $(cargo fuzz list); do
+  mkdir -p "corpus/$target"
+  dict=()
+  case "$target" in
+    dpm|probe_any) dict=(-dict=dict/dpm.dict) ;;
+  esac
+  echo "== $target (${seconds}s)"
+  "${fuzz[@]}" "$target" "corpus/$target" "seeds/$target" -- \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=2 "${dict[@]}" 2>&1 | tail -n 12
+done

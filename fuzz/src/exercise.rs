@@ -1,0 +1,60 @@
+//! Walks every accessor of a validated view and asserts the invariants validation promises.
+//!
+//! Shared by the fuzz targets and by the integration tests (`tests/integration/robustness.rs`
+//! includes this file), so a property checked under fuzzing is also checked on every
+//! `cargo test`.
+
+use skelmap_core::AnyModel;
+use skelmap_core::dpm::Dpm;
+
+/// Deep walk of any supported model.
+pub fn any(model: &AnyModel<'_>) {
+    // Formats added later get their own walk here.
+    if let AnyModel::Dpm(m) = model {
+        dpm(m);
+    }
+}
+
+/// Deep walk of a DPM: parents precede children, every vertex has influences on existing
+/// bones with finite values, per-mesh arrays have their declared lengths, every index is in
+/// range, and every frame has one finite pose per bone.
+pub fn dpm(m: &Dpm<'_>) {
+    let bones = m.num_bones();
+    for (i, b) in m.bones().enumerate() {
+        assert!(b.parent().is_none_or(|p| p < i), "bone {i} parent");
+        let _ = b.name_lossy();
+    }
+    for mesh in m.meshes() {
+        let mut n = 0u32;
+        for records in mesh.vertices() {
+            assert!(!records.is_empty(), "vertex without influences");
+            for r in records {
+                assert!(r.bonenum() < bones, "bonenum out of range");
+                assert!(r.influence().is_finite());
+                assert!(r.origin().iter().chain(&r.normal()).all(|v| v.is_finite()));
+            }
+            n += 1;
+        }
+        assert_eq!(n, mesh.num_verts(), "vertex walk length");
+        assert_eq!(mesh.texcoords().len(), n as usize);
+        assert!(
+            mesh.triangles().flatten().all(|i| i < n),
+            "index out of range"
+        );
+        assert_eq!(mesh.group_ids().len(), mesh.num_tris() as usize);
+    }
+    for f in m.frames() {
+        assert_eq!(f.poses().len(), bones as usize, "pose count");
+        assert!(
+            f.poses()
+                .iter()
+                .all(|p| p.matrix().as_flattened().iter().all(|v| v.is_finite()))
+        );
+        let _ = (f.name_lossy(), f.mins(), f.maxs());
+    }
+    let _ = (
+        m.total_vertices(),
+        m.total_triangles(),
+        m.attachments().count(),
+    );
+}
