@@ -11,13 +11,21 @@ if rustup toolchain list 2>/dev/null | grep -q nightly; then
 else
   fuzz=(cargo fuzz run -s none)
 fi
+failed=0
 for target in $(cargo fuzz list); do
   mkdir -p "corpus/$target"
   dict=()
   case "$target" in
     dpm|probe_any) dict=(-dict=dict/dpm.dict) ;;
   esac
-  echo "== $target (${seconds}s)"
+  log="${TMPDIR:-/tmp}/skelmap-fuzz-$target.log"
+  echo "== $target (${seconds}s, full log in $log)"
+  status=0
   "${fuzz[@]}" "$target" "corpus/$target" "seeds/$target" -- \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=2 "${dict[@]}" 2>&1 | tail -n 12
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=2 "${dict[@]}" >"$log" 2>&1 || status=$?
+  # The last coverage line (#runs, cov, ft, corpus), the run count, and any failure.
+  grep -E '^#[0-9]+' "$log" | tail -n 1 || true
+  grep -E '^Done [0-9]+ runs|ERROR|panicked|deadly signal|Test unit written' "$log" || true
+  [ "$status" -eq 0 ] || { echo "$target failed (exit $status)"; failed=1; }
 done
+exit "$failed"

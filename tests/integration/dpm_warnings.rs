@@ -84,7 +84,7 @@ fn overlapping_regions_are_out_of_writer_order() {
     let order = diag.get(WarningKind::LayoutOrder).expect("layout warning");
     assert_eq!(
         (order.what, order.offset, order.count),
-        ("mesh groupids", m.ofs_indices, 1)
+        ("mesh.groupids", m.ofs_indices, 1)
     );
 }
 

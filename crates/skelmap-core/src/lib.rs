@@ -44,6 +44,7 @@
 
 #![deny(missing_docs)]
 
+mod arrays;
 pub mod bonevert;
 mod diag;
 pub mod dpm;
@@ -53,8 +54,11 @@ mod limits;
 pub mod name;
 mod probe;
 mod read;
+mod rules;
+pub mod skeleton;
 mod source;
 pub mod synth;
+pub mod write;
 
 pub use diag::{Diagnostics, Warning, WarningKind};
 pub use error::{Error, Result};

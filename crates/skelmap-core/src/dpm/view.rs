@@ -10,10 +10,12 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{BigEndian, F32, U32};
 
 use super::raw;
+use crate::arrays::{MeshArrays, decode_texcoords, decode_triangles};
 use crate::bonevert::Vertices;
 use crate::name;
 use crate::probe::Format;
 use crate::read::Reader;
+use crate::skeleton::Bone;
 
 /// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
@@ -98,13 +100,13 @@ impl<'data> Dpm<'data> {
     pub fn bones(
         &self,
     ) -> impl ExactSizeIterator<Item = Bone<'data>> + DoubleEndedIterator + Clone {
-        self.bones.iter().map(|raw| Bone { raw })
+        self.bones.iter().map(bone)
     }
 
     /// Bone `index`, or `None` if out of range.
     #[must_use]
     pub fn bone(&self, index: usize) -> Option<Bone<'data>> {
-        self.bones.get(index).map(|raw| Bone { raw })
+        self.bones.get(index).map(bone)
     }
 
     /// Index of the first bone named exactly `name` (bytes, without NUL).
@@ -196,50 +198,6 @@ impl<'data> Dpm<'data> {
     }
 }
 
-/// One bone of a [`Dpm`].
-#[derive(Debug, Clone, Copy)]
-pub struct Bone<'data> {
-    raw: &'data raw::Bone,
-}
-
-impl<'data> Bone<'data> {
-    /// The name bytes, up to the first NUL.
-    #[must_use]
-    pub fn name(&self) -> &'data [u8] {
-        name::trim_nul(&self.raw.name)
-    }
-
-    /// The name as text (invalid UTF-8 replaced).
-    #[must_use]
-    pub fn name_lossy(&self) -> Cow<'data, str> {
-        name::lossy(self.name())
-    }
-
-    /// The parent bone index, `None` for a root. Always smaller than this bone's index.
-    #[must_use]
-    pub fn parent(&self) -> Option<usize> {
-        usize::try_from(self.raw.parent.get()).ok()
-    }
-
-    /// The raw flags.
-    #[must_use]
-    pub fn flags(&self) -> u32 {
-        self.raw.flags.get()
-    }
-
-    /// `true` if the bone is flagged as an attachment point.
-    #[must_use]
-    pub fn is_attachment(&self) -> bool {
-        self.flags() & raw::DPMBONEFLAG_ATTACHMENT != 0
-    }
-
-    /// The raw record.
-    #[must_use]
-    pub fn raw(&self) -> &'data raw::Bone {
-        self.raw
-    }
-}
-
 /// One mesh of a [`Dpm`]: its vertices, texture coordinates and triangles.
 #[derive(Debug, Clone, Copy)]
 pub struct Mesh<'data> {
@@ -250,6 +208,17 @@ pub struct Mesh<'data> {
 impl<'data> Mesh<'data> {
     fn reader(&self) -> Reader<'data> {
         Reader::new(self.data, Format::Dpm)
+    }
+
+    fn arrays(&self) -> MeshArrays<'data> {
+        MeshArrays {
+            reader: self.reader(),
+            ofs_verts: self.raw.ofs_verts.get().into(),
+            num_verts: self.num_verts(),
+            ofs_texcoords: self.raw.ofs_texcoords.get().into(),
+            ofs_indices: self.raw.ofs_indices.get().into(),
+            num_tris: self.num_tris(),
+        }
     }
 
     /// The shader (texture) name bytes, up to the first NUL.
@@ -278,39 +247,29 @@ impl<'data> Mesh<'data> {
 
     /// The vertices in file order; each item borrows the vertex's influence records.
     pub fn vertices(&self) -> Vertices<'data, BigEndian> {
-        Vertices::new(
-            self.reader(),
-            self.raw.ofs_verts.get().into(),
-            self.num_verts(),
-        )
+        self.arrays().vertices()
     }
 
     /// The texture coordinates as stored (big-endian, `t` already flipped), one per vertex.
     #[must_use]
     pub fn texcoords_raw(&self) -> &'data [[F32<BigEndian>; 2]] {
-        let (ofs, n) = (self.raw.ofs_texcoords.get(), self.num_verts());
-        self.reader()
-            .get_slice(ofs.into(), n.into())
-            .unwrap_or_default()
+        self.arrays().texcoords_raw()
     }
 
     /// The texture coordinates as native floats.
     pub fn texcoords(&self) -> impl ExactSizeIterator<Item = [f32; 2]> + Clone + 'data {
-        self.texcoords_raw().iter().map(|st| st.map(|v| v.get()))
+        decode_texcoords(self.texcoords_raw())
     }
 
     /// The triangle vertex indices as stored (big-endian, counter-clockwise).
     #[must_use]
     pub fn indices_raw(&self) -> &'data [[U32<BigEndian>; 3]] {
-        let (ofs, n) = (self.raw.ofs_indices.get(), self.num_tris());
-        self.reader()
-            .get_slice(ofs.into(), n.into())
-            .unwrap_or_default()
+        self.arrays().indices_raw()
     }
 
     /// The triangles as native indices, each `< num_verts`.
     pub fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
-        self.indices_raw().iter().map(|t| t.map(|i| i.get()))
+        decode_triangles(self.indices_raw())
     }
 
     /// The per-triangle group ids as stored.
@@ -400,6 +359,10 @@ impl<'data> Frame<'data> {
     pub fn raw(&self) -> &'data raw::Frame {
         self.raw
     }
+}
+
+fn bone(raw: &raw::Bone) -> Bone<'_> {
+    Bone::new(&raw.name, raw.parent.get(), raw.flags.get())
 }
 
 fn get3(v: &[F32<BigEndian>; 3]) -> [f32; 3] {

@@ -12,6 +12,8 @@ use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 use super::raw::{self, BonePose, DPM_MAGIC, DPM_TYPE_SKELETAL, Header};
 use crate::error::{Error, Result};
 use crate::probe::Format;
+use crate::write;
+pub use crate::write::{BoneDef, Influence};
 
 /// A row-major 3×4 bone matrix `(rotation | translation)`.
 pub type Matrix3x4 = [[f32; 4]; 3];
@@ -22,55 +24,6 @@ pub const IDENTITY: Matrix3x4 = [
     [0.0, 1.0, 0.0, 0.0],
     [0.0, 0.0, 1.0, 0.0],
 ];
-
-/// A bone to write.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BoneDef {
-    /// Name, at most 32 bytes (exactly 32 leaves it unterminated, which the format allows).
-    pub name: Vec<u8>,
-    /// Parent index, −1 for a root.
-    pub parent: i32,
-    /// Flags ([`raw::DPMBONEFLAG_ATTACHMENT`] or 0).
-    pub flags: u32,
-}
-
-impl BoneDef {
-    /// A bone with no flags.
-    #[must_use]
-    pub fn new(name: impl Into<Vec<u8>>, parent: i32) -> Self {
-        BoneDef {
-            name: name.into(),
-            parent,
-            flags: 0,
-        }
-    }
-}
-
-/// One bone influence on a vertex, stored pre-weighted as the format requires.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Influence {
-    /// Bone index.
-    pub bone: u32,
-    /// Weight.
-    pub weight: f32,
-    /// Position in the bone's frame-0 space, already multiplied by `weight`.
-    pub origin: [f32; 3],
-    /// Normal in the bone's frame-0 space, already multiplied by `weight`.
-    pub normal: [f32; 3],
-}
-
-impl Influence {
-    /// An influence from an unweighted bone-space position and normal (multiplies them by `weight`).
-    #[must_use]
-    pub fn weighted(bone: u32, weight: f32, origin: [f32; 3], normal: [f32; 3]) -> Self {
-        Influence {
-            bone,
-            weight,
-            origin: origin.map(|v| v * weight),
-            normal: normal.map(|v| v * weight),
-        }
-    }
-}
 
 /// A mesh to write.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -298,9 +251,11 @@ impl DpmBuilder {
                 maxs: be3(b.maxs),
                 yawradius: F32::new(b.yaw_radius),
                 allradius: F32::new(b.all_radius),
-                ofs_bonepositions: I32::new(
-                    i32::try_from(ofs).map_err(|_| too_big("frame.ofs_bonepositions", ofs))?,
-                ),
+                ofs_bonepositions: I32::new(i32::try_from(ofs).map_err(|_| Error::Write {
+                    format: Format::Dpm,
+                    what: "frame.ofs_bonepositions",
+                    detail: format!("{ofs} does not fit the signed 32-bit field"),
+                })?),
             };
             out.extend_from_slice(record.as_bytes());
         }
@@ -423,31 +378,10 @@ fn be3(v: [f32; 3]) -> [F32<BigEndian>; 3] {
     v.map(F32::new)
 }
 
-fn too_big(what: &'static str, value: u64) -> Error {
-    Error::Write {
-        format: Format::Dpm,
-        what,
-        detail: format!("{value} does not fit the 32-bit field"),
-    }
-}
-
 fn u32_field(what: &'static str, value: u64) -> Result<U32<BigEndian>> {
-    u32::try_from(value)
-        .map(U32::new)
-        .map_err(|_| too_big(what, value))
+    write::u32_field(Format::Dpm, what, value).map(U32::new)
 }
 
 fn name_field(what: &'static str, name: &[u8]) -> Result<[u8; 32]> {
-    let mut field = [0u8; 32];
-    match field.get_mut(..name.len()) {
-        Some(dst) => dst.copy_from_slice(name),
-        None => {
-            return Err(Error::Write {
-                format: Format::Dpm,
-                what,
-                detail: format!("name is {} bytes; the field holds 32", name.len()),
-            });
-        }
-    }
-    Ok(field)
+    write::name_field(Format::Dpm, what, name)
 }

@@ -1,0 +1,306 @@
+//! Validation rules shared by several formats, parameterised by format and byte order.
+//!
+//! Each function implements one rule of `FORMATS.md` the same way for every format that has
+//! it (DPM, SKM, SKP, ...), so that a rule is written, tested and tuned once.
+
+use zerocopy::byteorder::{ByteOrder, F32, U32};
+
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Result};
+use crate::floatbits::{Masks, flat, raw};
+use crate::limits::Limits;
+use crate::name;
+use crate::probe::Format;
+use crate::read::Reader;
+
+/// Rejects data longer than [`Limits::max_file_size`].
+pub(crate) fn check_file_size(format: Format, data: &[u8], limits: &Limits) -> Result<()> {
+    let len = data.len() as u64;
+    if len > limits.max_file_size {
+        return Err(Error::Limit {
+            format,
+            what: "file size",
+            offset: 0,
+            value: len,
+            max: limits.max_file_size,
+        });
+    }
+    Ok(())
+}
+
+/// Accepts data that starts with `magic` or is a (truncated) prefix of it.
+///
+/// A prefix is left for the header read to report as truncated; anything else is not a file of
+/// this format at all.
+pub(crate) fn check_magic(
+    format: Format,
+    data: &[u8],
+    magic: &[u8],
+    expected: &'static str,
+) -> Result<()> {
+    let shown = data.get(..magic.len()).unwrap_or(data);
+    if magic.starts_with(shown) {
+        Ok(())
+    } else {
+        Err(Error::BadMagic { format, expected })
+    }
+}
+
+/// Rejects a `type` field other than `want`.
+pub(crate) fn check_type(format: Format, offset: u64, found: u32, want: u32) -> Result<()> {
+    if found == want {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        format,
+        what: "header.type",
+        offset,
+        detail: format!("model type {found}; only type {want} is defined"),
+    })
+}
+
+/// Applies the header's declared `filesize`: larger than the data is truncation, smaller than
+/// the header is invalid, smaller than the data is honoured with a warning. Returns the bytes
+/// the rest of validation may read.
+pub(crate) fn declared_size<'data>(
+    format: Format,
+    data: &'data [u8],
+    filesize: u32,
+    filesize_at: u64,
+    header_size: u64,
+    diag: &mut Diagnostics,
+) -> Result<&'data [u8]> {
+    let (len, filesize) = (data.len() as u64, u64::from(filesize));
+    if filesize > len {
+        return Err(Error::Truncated {
+            format,
+            what: "file (header.filesize)",
+            offset: 0,
+            need: filesize,
+            have: len,
+        });
+    }
+    if filesize < header_size {
+        return Err(Error::Invalid {
+            format,
+            what: "header.filesize",
+            offset: filesize_at,
+            detail: format!(
+                "declared size {filesize} is smaller than the {header_size}-byte header"
+            ),
+        });
+    }
+    if filesize < len {
+        diag.warn(
+            format,
+            WarningKind::FileSize,
+            "header.filesize",
+            filesize_at,
+            || format!("declares {filesize} bytes but {len} are present; the rest is ignored"),
+        );
+    }
+    // filesize ≤ len, so the cut never fails.
+    Ok(data.get(..filesize as usize).unwrap_or(data))
+}
+
+/// Rejects a count of zero (`Invalid`, with detail `empty`) or above `max` (`Limit`).
+pub(crate) fn check_count(
+    format: Format,
+    what: &'static str,
+    offset: u64,
+    value: u32,
+    max: u32,
+    empty: &str,
+) -> Result<()> {
+    if value == 0 {
+        return Err(Error::Invalid {
+            format,
+            what,
+            offset,
+            detail: empty.to_string(),
+        });
+    }
+    if value > max {
+        return Err(Error::Limit {
+            format,
+            what,
+            offset,
+            value: value.into(),
+            max: max.into(),
+        });
+    }
+    Ok(())
+}
+
+/// Requires `-1 ≤ parent < index` (parents precede children; one forward pass builds poses).
+pub(crate) fn check_parent(format: Format, index: usize, parent: i32, offset: u64) -> Result<()> {
+    if parent >= -1 && i64::from(parent) < index as i64 {
+        return Ok(());
+    }
+    Err(Error::Invalid {
+        format,
+        what: "bone.parent",
+        offset,
+        detail: format!(
+            "bone {index} has parent {parent}; it must be -1 (root) or a bone before it"
+        ),
+    })
+}
+
+/// Warns about bone flag bits other than bit 0 (attachment), the only one DPM and SKP define.
+pub(crate) fn check_bone_flags(
+    format: Format,
+    diag: &mut Diagnostics,
+    index: usize,
+    flags: u32,
+    offset: u64,
+) {
+    if flags & !1 != 0 {
+        diag.warn(
+            format,
+            WarningKind::UnknownFlags,
+            "bone.flags",
+            offset,
+            || format!("bone {index} has flags {flags:#x}; only bit 0 (attachment) is defined"),
+        );
+    }
+}
+
+/// Warns about a name field without a NUL terminator.
+pub(crate) fn check_name(
+    format: Format,
+    diag: &mut Diagnostics,
+    what: &'static str,
+    offset: u64,
+    field: &[u8],
+) {
+    if !name::is_terminated(field) {
+        diag.warn(format, WarningKind::UnterminatedName, what, offset, || {
+            format!("{:?} fills all {} bytes", name::lossy(field), field.len())
+        });
+    }
+}
+
+/// Offset of record `index` in a table of `T`s at `base`.
+pub(crate) fn record_offset<T>(base: u64, index: usize) -> u64 {
+    base + index as u64 * size_of::<T>() as u64
+}
+
+/// End offset of a slice known to lie at `start`.
+pub(crate) fn end<T>(start: u64, items: &[T]) -> u64 {
+    start + size_of_val(items) as u64
+}
+
+/// Tracks whether regions come in the reference writer's order without overlap, and the
+/// furthest byte any region reaches, without storing the regions.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    format: Format,
+    cursor: u64,
+    furthest: u64,
+    first_disorder: Option<(&'static str, u64, u64)>,
+    disorders: u64,
+}
+
+impl Layout {
+    pub(crate) fn new(format: Format) -> Self {
+        Layout {
+            format,
+            cursor: 0,
+            furthest: 0,
+            first_disorder: None,
+            disorders: 0,
+        }
+    }
+
+    /// Notes the next region in writer order.
+    pub(crate) fn region(&mut self, what: &'static str, start: u64, end: u64) {
+        if start < self.cursor {
+            self.disorders += 1;
+            self.first_disorder
+                .get_or_insert((what, start, self.cursor));
+        }
+        self.cursor = end;
+        self.furthest = self.furthest.max(end);
+    }
+
+    /// Warns about disorder and about bytes after the furthest region.
+    pub(crate) fn report(&self, len: u64, diag: &mut Diagnostics) {
+        if let Some((what, start, cursor)) = self.first_disorder {
+            diag.warn_n(self.format, WarningKind::LayoutOrder, what, start, self.disorders, || {
+                format!("{what} starts at {start}, before the end of the previous structure at {cursor}")
+            });
+        }
+        if self.furthest < len {
+            let extra = len - self.furthest;
+            diag.warn(
+                self.format,
+                WarningKind::TrailingBytes,
+                "file",
+                self.furthest,
+                || format!("{extra} bytes after the last structure"),
+            );
+        }
+    }
+}
+
+/// Checks a mesh's `count` texture coordinates at `offset` (in bounds; non-finite ones warned).
+pub(crate) fn check_texcoords<O: ByteOrder>(
+    reader: Reader<'_>,
+    offset: u64,
+    count: u32,
+    layout: &mut Layout,
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    let texcoords = reader.slice_at::<[F32<O>; 2]>("mesh.texcoords", offset, count.into())?;
+    layout.region("mesh texcoords", offset, end(offset, texcoords));
+    let masks = Masks::of::<O>();
+    if masks.any_non_finite(flat::<O, _>(texcoords)) {
+        let bad_st = |st: &[F32<O>; 2]| masks.non_finite(raw(st[0])) | masks.non_finite(raw(st[1]));
+        let bad = texcoords.iter().filter(|st| bad_st(st)).count() as u64;
+        let first = texcoords.iter().position(bad_st).unwrap_or(0);
+        diag.warn_n(
+            reader.format(),
+            WarningKind::NonFiniteTexcoord,
+            "mesh.texcoords",
+            record_offset::<[u32; 2]>(offset, first),
+            bad,
+            || format!("texture coordinate of vertex {first} is NaN or infinite"),
+        );
+    }
+    Ok(())
+}
+
+/// Checks a table of `count` `u32`s at `offset` (triangle corners, bone references) in bounds,
+/// every value below `bound`. `what` names the table, `noun` what its values index.
+pub(crate) fn check_index_table<O: ByteOrder>(
+    reader: Reader<'_>,
+    what: &'static str,
+    offset: u64,
+    count: u64,
+    bound: u32,
+    noun: &str,
+    layout: &mut Layout,
+) -> Result<()> {
+    let values = reader.slice_at::<U32<O>>(what, offset, count)?;
+    layout.region(what, offset, end(offset, values));
+    // A branch-free pass over the table; the second pass runs only to locate a bad value.
+    let out_of_range = values
+        .iter()
+        .fold(0u32, |acc, v| acc | u32::from(v.get() >= bound));
+    if out_of_range == 0 {
+        return Ok(());
+    }
+    let (k, value) = values
+        .iter()
+        .map(|v| v.get())
+        .enumerate()
+        .find(|&(_, v)| v >= bound)
+        .unwrap_or((0, bound));
+    Err(Error::Invalid {
+        format: reader.format(),
+        what,
+        offset: offset + 4 * k as u64,
+        detail: format!("entry {k} is {value}; there are {bound} {noun}"),
+    })
+}

@@ -1,0 +1,84 @@
+//! Writer pieces shared by every format's builder: bone and influence definitions and the
+//! conversions of counts, offsets and names into fixed-size fields.
+
+use crate::error::{Error, Result};
+use crate::probe::Format;
+
+/// A bone to write (DPM or SKP).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneDef {
+    /// Name (at most 32 bytes for DPM, 64 for SKP; exactly that many leaves it unterminated,
+    /// which the formats allow).
+    pub name: Vec<u8>,
+    /// Parent index, −1 for a root.
+    pub parent: i32,
+    /// Flags ([`BONE_FLAG_ATTACHMENT`](crate::skeleton::BONE_FLAG_ATTACHMENT) or 0).
+    pub flags: u32,
+}
+
+impl BoneDef {
+    /// A bone with no flags.
+    #[must_use]
+    pub fn new(name: impl Into<Vec<u8>>, parent: i32) -> Self {
+        BoneDef {
+            name: name.into(),
+            parent,
+            flags: 0,
+        }
+    }
+}
+
+/// One bone influence on a vertex, stored pre-weighted as DPM and SKM require.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Influence {
+    /// Bone index.
+    pub bone: u32,
+    /// Weight.
+    pub weight: f32,
+    /// Position in the bone's frame-0 space, already multiplied by `weight`.
+    pub origin: [f32; 3],
+    /// Normal in the bone's frame-0 space, already multiplied by `weight`.
+    pub normal: [f32; 3],
+}
+
+impl Influence {
+    /// An influence from an unweighted bone-space position and normal (multiplies them by `weight`).
+    #[must_use]
+    pub fn weighted(bone: u32, weight: f32, origin: [f32; 3], normal: [f32; 3]) -> Self {
+        Influence {
+            bone,
+            weight,
+            origin: origin.map(|v| v * weight),
+            normal: normal.map(|v| v * weight),
+        }
+    }
+}
+
+/// `value` as a 32-bit field, or [`Error::Write`].
+pub(crate) fn u32_field(format: Format, what: &'static str, value: u64) -> Result<u32> {
+    u32::try_from(value).map_err(|_| Error::Write {
+        format,
+        what,
+        detail: format!("{value} does not fit the 32-bit field"),
+    })
+}
+
+/// `name` NUL-padded into an `N`-byte field, or [`Error::Write`] if it is longer.
+pub(crate) fn name_field<const N: usize>(
+    format: Format,
+    what: &'static str,
+    name: &[u8],
+) -> Result<[u8; N]> {
+    let mut field = [0u8; N];
+    match field.get_mut(..name.len()) {
+        Some(dst) => dst.copy_from_slice(name),
+        None => {
+            return Err(Error::Write {
+                format,
+                what,
+                detail: format!("name is {} bytes; the field holds {N}", name.len()),
+            });
+        }
+    }
+    Ok(field)
+}
