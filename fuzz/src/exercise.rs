@@ -5,6 +5,7 @@
 //! `cargo test`.
 
 use skelmap_core::AnyModel;
+use skelmap_core::Skeleton;
 use skelmap_core::dpm::Dpm;
 
 /// Deep walk of any supported model.

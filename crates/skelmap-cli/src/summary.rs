@@ -2,6 +2,7 @@
 //! JSON renderings (so the two always carry the same numbers).
 
 use serde::Serialize;
+use skelmap_core::Skeleton;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::{AnyModel, Diagnostics};
 

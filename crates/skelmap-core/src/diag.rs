@@ -34,6 +34,12 @@ pub enum WarningKind {
     UnterminatedName,
     /// A texture coordinate is NaN or infinite.
     NonFiniteTexcoord,
+    /// A rotation quaternion's length is far from 1 (it is normalised when evaluated).
+    QuatNotUnit,
+    /// A rotation matrix is not orthonormal (scale or shear baked into a pose).
+    NonOrthonormal,
+    /// A level-of-detail file's meshes differ in count or names from its base model.
+    LodMismatch,
 }
 
 impl WarningKind {
@@ -50,6 +56,9 @@ impl WarningKind {
             WarningKind::UnknownFlags => "unknown flag bits set",
             WarningKind::UnterminatedName => "name without NUL terminator",
             WarningKind::NonFiniteTexcoord => "non-finite texture coordinate",
+            WarningKind::QuatNotUnit => "rotation quaternion not of unit length",
+            WarningKind::NonOrthonormal => "rotation matrix not orthonormal",
+            WarningKind::LodMismatch => "level of detail differs from its base model",
         }
     }
 }

@@ -40,6 +40,23 @@ pub enum Error {
         /// The expected magic, printable.
         expected: &'static str,
     },
+    /// The magic matches but the header layout is that of a sibling format (an SKP skeleton
+    /// opened as an SKM mesh file, or the reverse: both start with `SKM1`).
+    #[error("{expected}: the header layout is that of an {found} file, not an {expected} file")]
+    WrongFormat {
+        /// The format the caller asked for.
+        expected: Format,
+        /// The format the header layout shows.
+        found: Format,
+    },
+    /// A companion file (skeleton, LOD, config) could not be found or its path is refused.
+    #[error("cannot resolve {path}: {detail}")]
+    Resolve {
+        /// The path as the model or config names it.
+        path: String,
+        /// Why it cannot be used.
+        detail: String,
+    },
     /// A well-formed feature or version of the format that skelmap does not read.
     #[error("{format}: unsupported {what} at offset {offset}: {detail}")]
     Unsupported {
@@ -110,7 +127,8 @@ impl Error {
             | Error::Invalid { format, .. }
             | Error::Limit { format, .. }
             | Error::Write { format, .. } => Some(*format),
-            Error::Io { .. } => None,
+            Error::WrongFormat { expected, .. } => Some(*expected),
+            Error::Io { .. } | Error::Resolve { .. } => None,
         }
     }
 
@@ -122,8 +140,8 @@ impl Error {
             | Error::Unsupported { offset, .. }
             | Error::Invalid { offset, .. }
             | Error::Limit { offset, .. } => Some(*offset),
-            Error::BadMagic { .. } => Some(0),
-            Error::Io { .. } | Error::Write { .. } => None,
+            Error::BadMagic { .. } | Error::WrongFormat { .. } => Some(0),
+            Error::Io { .. } | Error::Write { .. } | Error::Resolve { .. } => None,
         }
     }
 
@@ -137,7 +155,8 @@ impl Error {
             | Error::Limit { what, .. }
             | Error::Write { what, .. } => Some(what),
             Error::BadMagic { .. } => Some("header.id"),
-            Error::Io { .. } => None,
+            Error::WrongFormat { .. } => Some("header"),
+            Error::Io { .. } | Error::Resolve { .. } => None,
         }
     }
 

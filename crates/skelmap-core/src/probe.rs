@@ -9,6 +9,7 @@ use crate::diag::Diagnostics;
 use crate::dpm::Dpm;
 use crate::error::Result;
 use crate::limits::Limits;
+use crate::skm::{Skm, Skp};
 
 /// The file formats skelmap knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,11 +17,15 @@ use crate::limits::Limits;
 pub enum Format {
     /// DarkPlaces skeletal model (`DARKPLACESMODEL\0`, type 2, big-endian).
     Dpm,
+    /// Qfusion/Warsow skeletal mesh (`SKM1`, type 2, little-endian).
+    Skm,
+    /// Qfusion/Warsow skeleton and animation (`SKM1` as well; told apart by header layout).
+    Skp,
 }
 
 impl Format {
     /// Every format, in probe order.
-    pub const ALL: &'static [Format] = &[Format::Dpm];
+    pub const ALL: &'static [Format] = &[Format::Dpm, Format::Skm, Format::Skp];
 
     /// Recognises the format of `data` from its magic bytes.
     ///
@@ -42,6 +47,7 @@ impl Format {
     pub fn magic(self) -> &'static [u8] {
         match self {
             Format::Dpm => crate::dpm::raw::DPM_MAGIC,
+            Format::Skm | Format::Skp => crate::skm::raw::SKM_MAGIC,
         }
     }
 
@@ -50,6 +56,8 @@ impl Format {
     pub fn name(self) -> &'static str {
         match self {
             Format::Dpm => "DPM",
+            Format::Skm => "SKM",
+            Format::Skp => "SKP",
         }
     }
 
@@ -58,6 +66,8 @@ impl Format {
     pub fn extension(self) -> &'static str {
         match self {
             Format::Dpm => "dpm",
+            Format::Skm => "skm",
+            Format::Skp => "skp",
         }
     }
 }
@@ -74,6 +84,10 @@ impl fmt::Display for Format {
 pub enum AnyModel<'data> {
     /// A DarkPlaces model.
     Dpm(Dpm<'data>),
+    /// A Qfusion mesh file on its own (not yet paired with its skeleton).
+    Skm(Skm<'data>),
+    /// A Qfusion skeleton file.
+    Skp(Skp<'data>),
 }
 
 impl AnyModel<'_> {
@@ -82,6 +96,8 @@ impl AnyModel<'_> {
     pub fn format(&self) -> Format {
         match self {
             AnyModel::Dpm(_) => Format::Dpm,
+            AnyModel::Skm(_) => Format::Skm,
+            AnyModel::Skp(_) => Format::Skp,
         }
     }
 }
@@ -114,6 +130,8 @@ pub fn open_any_with<'data>(
 ) -> Result<Option<AnyModel<'data>>> {
     match Format::sniff(data) {
         Some(Format::Dpm) => Dpm::parse_with(data, limits, diag).map(|m| Some(AnyModel::Dpm(m))),
+        Some(Format::Skm) => Skm::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skm(m))),
+        Some(Format::Skp) => Skp::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skp(m))),
         None => Ok(None),
     }
 }

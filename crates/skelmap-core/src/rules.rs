@@ -304,3 +304,81 @@ pub(crate) fn check_index_table<O: ByteOrder>(
         detail: format!("entry {k} is {value}; there are {bound} {noun}"),
     })
 }
+
+/// Where a mesh header keeps what DPM and SKM meshes share (field offsets are absolute).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MeshFields {
+    pub num_verts: u32,
+    pub num_verts_at: u64,
+    pub num_tris: u32,
+    pub num_tris_at: u64,
+    pub ofs_verts: u64,
+    pub ofs_texcoords: u64,
+    pub ofs_indices: u64,
+}
+
+/// The state of one validation pass over a file's meshes (shared by DPM and SKM).
+#[derive(Debug)]
+pub(crate) struct MeshPass<'a, 'data> {
+    pub reader: Reader<'data>,
+    pub limits: &'a Limits,
+    pub num_bones: u32,
+    /// Influence records seen so far, over all meshes.
+    pub total_influences: u64,
+    pub layout: Layout,
+    pub diag: &'a mut Diagnostics,
+}
+
+impl MeshPass<'_, '_> {
+    /// Counts, the vertex walk, texture coordinates and indices, in writer order.
+    pub(crate) fn shared_arrays<O: ByteOrder>(&mut self, m: MeshFields) -> Result<()> {
+        let format = self.reader.format();
+        let limits = self.limits;
+        check_count(
+            format,
+            "mesh.num_verts",
+            m.num_verts_at,
+            m.num_verts,
+            limits.max_vertices_per_mesh,
+            "mesh has no vertices",
+        )?;
+        check_count(
+            format,
+            "mesh.num_tris",
+            m.num_tris_at,
+            m.num_tris,
+            limits.max_triangles_per_mesh,
+            "mesh has no triangles",
+        )?;
+        let rules = crate::bonevert::WalkRules {
+            num_bones: self.num_bones,
+            limits,
+        };
+        let verts_end = crate::bonevert::validate_vertices::<O>(
+            self.reader,
+            m.ofs_verts,
+            m.num_verts,
+            rules,
+            &mut self.total_influences,
+            self.diag,
+        )?;
+        self.layout.region("mesh.vertices", m.ofs_verts, verts_end);
+        check_texcoords::<O>(
+            self.reader,
+            m.ofs_texcoords,
+            m.num_verts,
+            &mut self.layout,
+            self.diag,
+        )?;
+        let corners = u64::from(m.num_tris) * 3;
+        check_index_table::<O>(
+            self.reader,
+            "mesh.indices",
+            m.ofs_indices,
+            corners,
+            m.num_verts,
+            "vertices",
+            &mut self.layout,
+        )
+    }
+}

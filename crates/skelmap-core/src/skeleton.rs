@@ -54,3 +54,47 @@ impl<'data> Bone<'data> {
         self.flags & BONE_FLAG_ATTACHMENT != 0
     }
 }
+
+/// What every skeleton offers: its bones (parents before children) and the look-ups built on
+/// them. Implemented by [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp) and
+/// [`SkmModel`](crate::skm::SkmModel).
+///
+/// ```
+/// use skelmap_core::{Skeleton, dpm::Dpm, synth};
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let model = Dpm::parse(&bytes)?;
+/// assert_eq!(model.bone_index(b"seg2"), Some(2));
+/// assert_eq!(model.bone_index_ignore_ascii_case(b"SEG2"), Some(2));
+/// assert_eq!(model.attachments().map(|(i, _)| i).collect::<Vec<_>>(), [3]);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+pub trait Skeleton<'data> {
+    /// The bones in file order; every parent precedes its children.
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone;
+
+    /// Index of the first bone named exactly `name` (bytes, without NUL).
+    ///
+    /// Real files repeat names; the first match wins.
+    fn bone_index(&self, name: &[u8]) -> Option<usize> {
+        name::position(self.skeleton_bones().map(|b| b.name()), name, false)
+    }
+
+    /// Index of the first bone whose name equals `name` ignoring ASCII case.
+    fn bone_index_ignore_ascii_case(&self, name: &[u8]) -> Option<usize> {
+        name::position(self.skeleton_bones().map(|b| b.name()), name, true)
+    }
+
+    /// The bones flagged as attachment points, with their indices.
+    fn attachments(&self) -> impl Iterator<Item = (usize, Bone<'data>)> + Clone {
+        self.skeleton_bones()
+            .enumerate()
+            .filter(|(_, b)| b.is_attachment())
+    }
+
+    /// The root bones (no parent), with their indices.
+    fn roots(&self) -> impl Iterator<Item = (usize, Bone<'data>)> + Clone {
+        self.skeleton_bones()
+            .enumerate()
+            .filter(|(_, b)| b.parent().is_none())
+    }
+}

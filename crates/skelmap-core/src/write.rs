@@ -82,3 +82,45 @@ pub(crate) fn name_field<const N: usize>(
     }
     Ok(field)
 }
+
+/// Appends DPM/SKM vertex records: per vertex its influence count, then its records.
+pub(crate) fn put_vertices<O: zerocopy::ByteOrder>(out: &mut Vec<u8>, vertices: &[Vec<Influence>]) {
+    use zerocopy::IntoBytes;
+    for vertex in vertices {
+        out.extend_from_slice(zerocopy::byteorder::U32::<O>::new(vertex.len() as u32).as_bytes());
+        for inf in vertex {
+            let record =
+                crate::bonevert::BoneVert::<O>::new(inf.origin, inf.weight, inf.normal, inf.bone);
+            out.extend_from_slice(record.as_bytes());
+        }
+    }
+}
+
+/// Appends `count` texture coordinates (missing entries written as 0).
+pub(crate) fn put_texcoords<O: zerocopy::ByteOrder>(
+    out: &mut Vec<u8>,
+    texcoords: &[[f32; 2]],
+    count: usize,
+) {
+    use zerocopy::IntoBytes;
+    for i in 0..count {
+        let st = texcoords.get(i).copied().unwrap_or_default();
+        out.extend_from_slice(st.map(zerocopy::byteorder::F32::<O>::new).as_bytes());
+    }
+}
+
+/// Appends `u32` values (triangle corners, references, group ids).
+pub(crate) fn put_u32s<O: zerocopy::ByteOrder>(
+    out: &mut Vec<u8>,
+    values: impl Iterator<Item = u32>,
+) {
+    use zerocopy::IntoBytes;
+    for v in values {
+        out.extend_from_slice(zerocopy::byteorder::U32::<O>::new(v).as_bytes());
+    }
+}
+
+/// Bytes of `vertices` as [`put_vertices`] writes them.
+pub(crate) fn vertices_size(vertices: &[Vec<Influence>]) -> u64 {
+    vertices.iter().map(|v| 4 + 32 * v.len() as u64).sum()
+}

@@ -17,14 +17,13 @@ use zerocopy::byteorder::{F32, U32};
 
 use super::raw::{self, BonePose, Header};
 use super::view::Dpm;
-use crate::bonevert::{WalkRules, validate_vertices};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat, raw};
 use crate::limits::Limits;
 use crate::probe::Format;
 use crate::read::Reader;
-use crate::rules::{self, Layout, end, record_offset};
+use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
 
 const FORMAT: Format = Format::Dpm;
 
@@ -108,7 +107,7 @@ impl<'data> Dpm<'data> {
             rules::check_name(FORMAT, diag, "bone.name", at, &bone.name);
         }
 
-        let mut pass = Pass {
+        let mut pass = MeshPass {
             reader,
             limits,
             num_bones,
@@ -187,76 +186,26 @@ fn check_header<'data>(
     Ok(data)
 }
 
-/// The state of the validation pass over meshes and frames.
-struct Pass<'a, 'data> {
-    reader: Reader<'data>,
-    limits: &'a Limits,
-    num_bones: u32,
-    /// Influence records seen so far, over all meshes.
-    total_influences: u64,
-    layout: Layout,
-    diag: &'a mut Diagnostics,
+/// DPM's part of the pass: the group ids after the shared arrays, and the frames.
+trait DpmPass {
+    fn mesh(&mut self, mesh: &raw::Mesh, at: u64) -> Result<()>;
+    fn frame(&mut self, frame: &raw::Frame, at: u64) -> Result<()>;
 }
 
-impl Pass<'_, '_> {
+impl DpmPass for MeshPass<'_, '_> {
     fn mesh(&mut self, mesh: &raw::Mesh, at: u64) -> Result<()> {
-        let num_verts = mesh.num_verts.get();
-        let num_tris = mesh.num_tris.get();
         let field = |f: usize| at + f as u64;
-        let limits = self.limits;
-        rules::check_count(
-            FORMAT,
-            "mesh.num_verts",
-            field(offset_of!(raw::Mesh, num_verts)),
-            num_verts,
-            limits.max_vertices_per_mesh,
-            "mesh has no vertices",
-        )?;
-        rules::check_count(
-            FORMAT,
-            "mesh.num_tris",
-            field(offset_of!(raw::Mesh, num_tris)),
-            num_tris,
-            limits.max_triangles_per_mesh,
-            "mesh has no triangles",
-        )?;
+        let num_tris = mesh.num_tris.get();
         rules::check_name(FORMAT, self.diag, "mesh.shadername", at, &mesh.shadername);
-
-        let ofs_verts = u64::from(mesh.ofs_verts.get());
-        let rules = WalkRules {
-            num_bones: self.num_bones,
-            limits,
-        };
-        let verts_end = validate_vertices::<BigEndian>(
-            self.reader,
-            ofs_verts,
-            num_verts,
-            rules,
-            &mut self.total_influences,
-            self.diag,
-        )?;
-        self.layout.region("mesh.vertices", ofs_verts, verts_end);
-
-        let ofs_texcoords = mesh.ofs_texcoords.get().into();
-        rules::check_texcoords::<BigEndian>(
-            self.reader,
-            ofs_texcoords,
-            num_verts,
-            &mut self.layout,
-            self.diag,
-        )?;
-        let corners = u64::from(num_tris) * 3;
-        let ofs_indices = mesh.ofs_indices.get().into();
-        rules::check_index_table::<BigEndian>(
-            self.reader,
-            "mesh.indices",
-            ofs_indices,
-            corners,
-            num_verts,
-            "vertices",
-            &mut self.layout,
-        )?;
-
+        self.shared_arrays::<BigEndian>(MeshFields {
+            num_verts: mesh.num_verts.get(),
+            num_verts_at: field(offset_of!(raw::Mesh, num_verts)),
+            num_tris,
+            num_tris_at: field(offset_of!(raw::Mesh, num_tris)),
+            ofs_verts: mesh.ofs_verts.get().into(),
+            ofs_texcoords: mesh.ofs_texcoords.get().into(),
+            ofs_indices: mesh.ofs_indices.get().into(),
+        })?;
         let ofs_groupids = u64::from(mesh.ofs_groupids.get());
         let groupids = self.reader.slice_at::<U32<BigEndian>>(
             "mesh.groupids",

@@ -15,7 +15,7 @@ use crate::bonevert::Vertices;
 use crate::name;
 use crate::probe::Format;
 use crate::read::Reader;
-use crate::skeleton::Bone;
+use crate::skeleton::{Bone, Skeleton};
 
 /// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
@@ -109,32 +109,6 @@ impl<'data> Dpm<'data> {
         self.bones.get(index).map(bone)
     }
 
-    /// Index of the first bone named exactly `name` (bytes, without NUL).
-    ///
-    /// Real files can repeat names; the first match wins.
-    #[must_use]
-    pub fn bone_index(&self, name: &[u8]) -> Option<usize> {
-        name::position(self.bones().map(|b| b.name()), name, false)
-    }
-
-    /// Index of the first bone whose name equals `name` ignoring ASCII case.
-    #[must_use]
-    pub fn bone_index_ignore_ascii_case(&self, name: &[u8]) -> Option<usize> {
-        name::position(self.bones().map(|b| b.name()), name, true)
-    }
-
-    /// The bones flagged as attachment points, with their indices.
-    pub fn attachments(&self) -> impl Iterator<Item = (usize, Bone<'data>)> + Clone {
-        self.bones().enumerate().filter(|(_, b)| b.is_attachment())
-    }
-
-    /// The root bones (parent −1), with their indices.
-    pub fn roots(&self) -> impl Iterator<Item = (usize, Bone<'data>)> + Clone {
-        self.bones()
-            .enumerate()
-            .filter(|(_, b)| b.parent().is_none())
-    }
-
     /// The meshes, in file order.
     pub fn meshes(
         &self,
@@ -195,6 +169,12 @@ impl<'data> Dpm<'data> {
     #[must_use]
     pub fn total_triangles(&self) -> u64 {
         self.meshes().map(|m| u64::from(m.num_tris())).sum()
+    }
+}
+
+impl<'data> Skeleton<'data> for Dpm<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.bones()
     }
 }
 

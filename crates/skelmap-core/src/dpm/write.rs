@@ -260,24 +260,12 @@ impl DpmBuilder {
             out.extend_from_slice(record.as_bytes());
         }
         for mesh in &self.meshes {
-            for vertex in &mesh.vertices {
-                out.extend_from_slice(&(vertex.len() as u32).to_be_bytes());
-                for inf in vertex {
-                    let record = raw::BoneVert::new(inf.origin, inf.weight, inf.normal, inf.bone);
-                    out.extend_from_slice(record.as_bytes());
-                }
-            }
-            for i in 0..mesh.vertices.len() {
-                let st = mesh.texcoords.get(i).copied().unwrap_or_default();
-                out.extend_from_slice(st.map(F32::<BigEndian>::new).as_bytes());
-            }
-            for tri in &mesh.triangles {
-                out.extend_from_slice(tri.map(U32::<BigEndian>::new).as_bytes());
-            }
-            for i in 0..mesh.triangles.len() {
-                let g = mesh.group_ids.get(i).copied().unwrap_or(0);
-                out.extend_from_slice(&g.to_be_bytes());
-            }
+            write::put_vertices::<BigEndian>(&mut out, &mesh.vertices);
+            write::put_texcoords::<BigEndian>(&mut out, &mesh.texcoords, mesh.vertices.len());
+            write::put_u32s::<BigEndian>(&mut out, mesh.triangles.iter().flatten().copied());
+            let groups =
+                (0..mesh.triangles.len()).map(|i| mesh.group_ids.get(i).copied().unwrap_or(0));
+            write::put_u32s::<BigEndian>(&mut out, groups);
         }
         for frame in &self.frames {
             for b in 0..self.bones.len() {
@@ -302,11 +290,7 @@ impl DpmBuilder {
         let ofs_frames = take(n(self.frames.len(), size_of::<raw::Frame>()));
         let mut meshes = Vec::with_capacity(self.meshes.len());
         for (i, mesh) in self.meshes.iter().enumerate() {
-            let verts: u64 = mesh
-                .vertices
-                .iter()
-                .map(|v| 4 + n(v.len(), size_of::<raw::BoneVert>()))
-                .sum();
+            let verts = write::vertices_size(&mesh.vertices);
             meshes.push(MeshLayout {
                 header: ofs_meshs + n(i, size_of::<raw::Mesh>()),
                 ofs_verts: take(verts),

@@ -1,0 +1,352 @@
+//! The SKM mesh file: validation (`FORMATS.md` §3.5) and zero-copy accessors.
+
+use core::mem::offset_of;
+use std::borrow::Cow;
+
+use zerocopy::LittleEndian;
+use zerocopy::byteorder::{F32, U32};
+
+use super::raw::{self, SkmHeader, SkmMesh};
+use crate::arrays::{MeshArrays, decode_texcoords, decode_triangles};
+use crate::bonevert::Vertices;
+use crate::diag::Diagnostics;
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::name;
+use crate::probe::Format;
+use crate::read::Reader;
+use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
+
+const FORMAT: Format = Format::Skm;
+
+/// A validated SKM mesh file over borrowed bytes. `Copy`, `Send` and `Sync`.
+///
+/// On its own it proves every `bonenum < num_bones` of its own header; pairing with the
+/// skeleton ([`SkmModel::pair`](super::SkmModel::pair)) proves that count matches the SKP.
+#[derive(Debug, Clone, Copy)]
+pub struct Skm<'data> {
+    data: &'data [u8],
+    header: &'data SkmHeader,
+    meshes: &'data [SkmMesh],
+}
+
+impl<'data> Skm<'data> {
+    /// Validates `data` as an SKM with the default [`Limits`], discarding warnings.
+    ///
+    /// # Errors
+    ///
+    /// Any violation of the rules, as a typed [`Error`] naming the field and byte offset;
+    /// [`Error::WrongFormat`] for an SKP skeleton file.
+    pub fn parse(data: &'data [u8]) -> Result<Skm<'data>> {
+        Skm::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
+    }
+
+    /// Validates `data` as an SKM under `limits`, recording non-fatal findings in `diag`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Skm::parse`], with the caller's limits.
+    pub fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Skm<'data>> {
+        rules::check_file_size(FORMAT, data, limits)?;
+        rules::check_magic(FORMAT, data, raw::SKM_MAGIC, "\"SKM1\"")?;
+        if super::looks_like_skp(data) {
+            return Err(Error::WrongFormat {
+                expected: Format::Skm,
+                found: Format::Skp,
+            });
+        }
+        let header: &SkmHeader = Reader::new(data, FORMAT).ref_at("header", 0)?;
+        let at = |f: usize| f as u64;
+        rules::check_type(
+            FORMAT,
+            at(offset_of!(SkmHeader, type_)),
+            header.type_.get(),
+            raw::SKM_TYPE,
+        )?;
+        let data = rules::declared_size(
+            FORMAT,
+            data,
+            header.filesize.get(),
+            at(offset_of!(SkmHeader, filesize)),
+            size_of::<SkmHeader>() as u64,
+            diag,
+        )?;
+        let num_bones = header.num_bones.get();
+        let num_meshes = header.num_meshes.get();
+        rules::check_count(
+            FORMAT,
+            "header.num_bones",
+            at(offset_of!(SkmHeader, num_bones)),
+            num_bones,
+            limits.max_bones,
+            "model has no bones",
+        )?;
+        rules::check_count(
+            FORMAT,
+            "header.num_meshes",
+            at(offset_of!(SkmHeader, num_meshes)),
+            num_meshes,
+            limits.max_meshes,
+            "model has no meshes",
+        )?;
+
+        let reader = Reader::new(data, FORMAT);
+        let ofs_meshes = u64::from(header.ofs_meshes.get());
+        let meshes = reader.slice_at::<SkmMesh>("mesh table", ofs_meshes, num_meshes.into())?;
+        let mut layout = Layout::new(FORMAT);
+        layout.region("header", 0, size_of::<SkmHeader>() as u64);
+        layout.region("mesh table", ofs_meshes, end(ofs_meshes, meshes));
+
+        let mut pass = MeshPass {
+            reader,
+            limits,
+            num_bones,
+            total_influences: 0,
+            layout,
+            diag,
+        };
+        for (i, mesh) in meshes.iter().enumerate() {
+            check_mesh(&mut pass, mesh, record_offset::<SkmMesh>(ofs_meshes, i))?;
+        }
+        pass.layout.report(reader.len(), pass.diag);
+        Ok(Skm {
+            data,
+            header,
+            meshes,
+        })
+    }
+
+    /// The bytes the view covers (the whole file, or its declared size if smaller).
+    #[must_use]
+    pub fn data(&self) -> &'data [u8] {
+        self.data
+    }
+
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data SkmHeader {
+        self.header
+    }
+
+    /// Bones the meshes are weighted to (the skeleton must have exactly as many).
+    #[must_use]
+    pub fn num_bones(&self) -> u32 {
+        self.header.num_bones.get()
+    }
+
+    /// Number of meshes (at least 1).
+    #[must_use]
+    pub fn num_meshes(&self) -> u32 {
+        self.meshes.len() as u32
+    }
+
+    /// The meshes, in file order.
+    pub fn meshes(
+        &self,
+    ) -> impl ExactSizeIterator<Item = SkmMeshView<'data>> + DoubleEndedIterator + Clone {
+        let data = self.data;
+        self.meshes.iter().map(move |raw| SkmMeshView { data, raw })
+    }
+
+    /// Mesh `index`, or `None` if out of range.
+    #[must_use]
+    pub fn mesh(&self, index: usize) -> Option<SkmMeshView<'data>> {
+        let data = self.data;
+        self.meshes.get(index).map(|raw| SkmMeshView { data, raw })
+    }
+
+    /// Vertices summed over all meshes.
+    #[must_use]
+    pub fn total_vertices(&self) -> u64 {
+        self.meshes().map(|m| u64::from(m.num_verts())).sum()
+    }
+
+    /// Triangles summed over all meshes.
+    #[must_use]
+    pub fn total_triangles(&self) -> u64 {
+        self.meshes().map(|m| u64::from(m.num_tris())).sum()
+    }
+}
+
+/// SKM's part of the pass: names and bone references around the shared arrays.
+fn check_mesh(pass: &mut MeshPass<'_, '_>, mesh: &SkmMesh, at: u64) -> Result<()> {
+    let field = |f: usize| at + f as u64;
+    let num_refs = mesh.num_references.get();
+    let refs_at = field(offset_of!(SkmMesh, num_references));
+    rules::check_count(
+        FORMAT,
+        "mesh.num_references",
+        refs_at,
+        num_refs,
+        pass.limits.max_bones,
+        "mesh references no bones",
+    )?;
+    rules::check_name(FORMAT, pass.diag, "mesh.shadername", at, &mesh.shadername);
+    rules::check_name(
+        FORMAT,
+        pass.diag,
+        "mesh.meshname",
+        field(offset_of!(SkmMesh, meshname)),
+        &mesh.meshname,
+    );
+    pass.shared_arrays::<LittleEndian>(MeshFields {
+        num_verts: mesh.num_verts.get(),
+        num_verts_at: field(offset_of!(SkmMesh, num_verts)),
+        num_tris: mesh.num_tris.get(),
+        num_tris_at: field(offset_of!(SkmMesh, num_tris)),
+        ofs_verts: mesh.ofs_verts.get().into(),
+        ofs_texcoords: mesh.ofs_texcoords.get().into(),
+        ofs_indices: mesh.ofs_indices.get().into(),
+    })?;
+    let ofs_refs = mesh.ofs_references.get().into();
+    rules::check_index_table::<LittleEndian>(
+        pass.reader,
+        "mesh.references",
+        ofs_refs,
+        num_refs.into(),
+        pass.num_bones,
+        "bones",
+        &mut pass.layout,
+    )
+}
+
+/// One mesh of an [`Skm`]: names, vertices, texture coordinates, triangles, bone references.
+#[derive(Debug, Clone, Copy)]
+pub struct SkmMeshView<'data> {
+    data: &'data [u8],
+    raw: &'data SkmMesh,
+}
+
+impl<'data> SkmMeshView<'data> {
+    fn reader(&self) -> Reader<'data> {
+        Reader::new(self.data, FORMAT)
+    }
+
+    fn arrays(&self) -> MeshArrays<'data> {
+        MeshArrays {
+            reader: self.reader(),
+            ofs_verts: self.raw.ofs_verts.get().into(),
+            num_verts: self.num_verts(),
+            ofs_texcoords: self.raw.ofs_texcoords.get().into(),
+            ofs_indices: self.raw.ofs_indices.get().into(),
+            num_tris: self.num_tris(),
+        }
+    }
+
+    /// The shader (texture) name bytes, up to the first NUL.
+    #[must_use]
+    pub fn shader_name(&self) -> &'data [u8] {
+        name::trim_nul(&self.raw.shadername)
+    }
+
+    /// The mesh name bytes, up to the first NUL (LOD files carry an `_N` suffix).
+    #[must_use]
+    pub fn mesh_name(&self) -> &'data [u8] {
+        name::trim_nul(&self.raw.meshname)
+    }
+
+    /// The mesh name with a level-of-detail suffix `_1` … `_4` removed, as the engines do.
+    #[must_use]
+    pub fn base_name(&self) -> &'data [u8] {
+        strip_lod_suffix(self.mesh_name())
+    }
+
+    /// The mesh name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn mesh_name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.mesh_name())
+    }
+
+    /// The shader name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn shader_name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.shader_name())
+    }
+
+    /// Number of vertices (at least 1).
+    #[must_use]
+    pub fn num_verts(&self) -> u32 {
+        self.raw.num_verts.get()
+    }
+
+    /// Number of triangles (at least 1).
+    #[must_use]
+    pub fn num_tris(&self) -> u32 {
+        self.raw.num_tris.get()
+    }
+
+    /// The vertices in file order; each item borrows the vertex's influence records.
+    pub fn vertices(&self) -> Vertices<'data, LittleEndian> {
+        self.arrays().vertices()
+    }
+
+    /// The texture coordinates as stored, one per vertex.
+    #[must_use]
+    pub fn texcoords_raw(&self) -> &'data [[F32<LittleEndian>; 2]] {
+        self.arrays().texcoords_raw()
+    }
+
+    /// The texture coordinates as native floats.
+    pub fn texcoords(&self) -> impl ExactSizeIterator<Item = [f32; 2]> + Clone + 'data {
+        decode_texcoords(self.texcoords_raw())
+    }
+
+    /// The triangle vertex indices as stored.
+    #[must_use]
+    pub fn indices_raw(&self) -> &'data [[U32<LittleEndian>; 3]] {
+        self.arrays().indices_raw()
+    }
+
+    /// The triangles as native indices, each `< num_verts`.
+    pub fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
+        decode_triangles(self.indices_raw())
+    }
+
+    /// The bone indices the mesh uses, as stored (each `< num_bones`).
+    #[must_use]
+    pub fn references_raw(&self) -> &'data [U32<LittleEndian>] {
+        let (ofs, n) = (self.raw.ofs_references.get(), self.raw.num_references.get());
+        self.reader()
+            .get_slice(ofs.into(), n.into())
+            .unwrap_or_default()
+    }
+
+    /// The bone indices the mesh uses.
+    pub fn references(&self) -> impl ExactSizeIterator<Item = u32> + Clone + 'data {
+        self.references_raw().iter().map(|r| r.get())
+    }
+
+    /// The raw record.
+    #[must_use]
+    pub fn raw(&self) -> &'data SkmMesh {
+        self.raw
+    }
+}
+
+/// `name` without a trailing `_1` … `_4` (the level-of-detail suffix).
+#[must_use]
+pub(crate) fn strip_lod_suffix(name: &[u8]) -> &[u8] {
+    match name {
+        [head @ .., b'_', n] if (b'1'..=b'4').contains(n) => head,
+        _ => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_lod_suffix;
+
+    #[test]
+    fn lod_suffix_is_stripped_only_for_1_to_4() {
+        assert_eq!(strip_lod_suffix(b"body_1"), b"body");
+        assert_eq!(strip_lod_suffix(b"body_4"), b"body");
+        assert_eq!(strip_lod_suffix(b"body_5"), b"body_5");
+        assert_eq!(strip_lod_suffix(b"body_12"), b"body_12");
+        assert_eq!(strip_lod_suffix(b"_1"), b"");
+        assert_eq!(strip_lod_suffix(b"body"), b"body");
+    }
+}

@@ -1,0 +1,72 @@
+//! Qfusion/Warsow SKM + SKP: skeletal meshes and their separate skeleton/animation file.
+//!
+//! - [`raw`]: the on-disk structs, as in Qfusion's `qfiles.h`;
+//! - [`Skm`]: a validated mesh file (meshes of pre-weighted vertices, like DPM's);
+//! - [`Skp`]: a validated skeleton file (bones, frames of quaternion + origin poses);
+//! - [`resolve`]: finding an SKM's skeleton (`.cfg` `import`, else `<base>.skp`) and LOD
+//!   files through a [`Resolver`], and pairing them into an [`SkmModel`];
+//! - [`write`]: [`SkmBuilder`] and [`SkpBuilder`]; [`convert`]: DPM → SKM + SKP.
+//!
+//! ## Telling SKM from SKP
+//!
+//! Both start with `SKM1`. An SKP's 28-byte header holds two table offsets (bones at 20,
+//! frames at 24), each at least 28 and each table in bounds; an SKM's 24-byte header has its
+//! mesh table at offset 20, normally 24, right after the header. [`looks_like_skp`] applies
+//! that test, [`Format::sniff`](crate::Format::sniff) uses it, and opening one as the other
+//! gives [`Error::WrongFormat`](crate::Error::WrongFormat).
+//!
+//! ## What validation guarantees (`FORMATS.md` §3.5)
+//!
+//! SKM: magic, type 2, `filesize ≤ len`, counts within [`Limits`](crate::Limits) (at least
+//! one bone, mesh, vertex, triangle and reference), the mesh table and every per-mesh array
+//! in bounds, the vertex walk as for DPM (`1 ≤ numweights ≤ limit`, `bonenum < num_bones`,
+//! finite values), indices `< num_verts`, references `< num_bones`.
+//! SKP: magic, type 2, `filesize ≤ len`, counts within limits, bone and frame tables and
+//! every pose block in bounds, `-1 ≤ parent < index`, finite pose values. Quaternions far
+//! from unit length are warnings. Pairing ([`SkmModel::pair`]) checks the SKM's bone count
+//! against the SKP's, and each LOD's against its base.
+
+pub mod convert;
+mod mesh;
+pub mod raw;
+pub mod resolve;
+mod skp;
+pub mod write;
+
+pub use mesh::{Skm, SkmMeshView};
+pub use resolve::{FsResolver, Resolver, SkmFiles, SkmModel};
+pub use skp::{Skp, SkpFrameView};
+pub use write::{SkmBuilder, SkmMeshDef, SkpBuilder, SkpFrameDef};
+
+use zerocopy::FromBytes;
+use zerocopy::byteorder::{LittleEndian, U32};
+
+/// The little-endian `u32` at `at`, or 0 past the end.
+fn word(data: &[u8], at: usize) -> u64 {
+    data.get(at..at + 4)
+        .and_then(|b| U32::<LittleEndian>::read_from_bytes(b).ok())
+        .map_or(0, |v| u64::from(v.get()))
+}
+
+/// `true` if `data` has an SKM's header layout that no SKP can have: the first table starts
+/// inside an SKP's 28-byte header (at 24, right after an SKM's).
+#[must_use]
+pub(crate) fn looks_like_skm(data: &[u8]) -> bool {
+    data.len() >= size_of::<raw::SkmHeader>() && (24..28).contains(&word(data, 20))
+}
+
+/// `true` if `data` (starting with `SKM1`) has the header layout of an SKP skeleton file
+/// rather than an SKM mesh file (see the module docs).
+#[must_use]
+pub fn looks_like_skp(data: &[u8]) -> bool {
+    let word = |at: usize| word(data, at);
+    let (len, header) = (data.len() as u64, size_of::<raw::SkpHeader>() as u64);
+    let (num_bones, num_frames, ofs_bones, ofs_frames) = (word(12), word(16), word(20), word(24));
+    len >= header
+        && ofs_bones >= header
+        && ofs_frames >= header
+        && num_bones >= 1
+        && num_frames >= 1
+        && ofs_bones + 72 * num_bones <= len
+        && ofs_frames + 68 * num_frames <= len
+}

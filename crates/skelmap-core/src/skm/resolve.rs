@@ -1,0 +1,514 @@
+//! Finding an SKM's companions the way the engines do (`FORMATS.md` §3.2), and pairing them.
+//!
+//! For a model `dir/name.skm`:
+//! 1. the skeleton is named by the first `import` token (case-insensitive) of `dir/name.cfg`,
+//!    its extension replaced by `.skp`; without a `.cfg`, or without an `import` in it, it is
+//!    `dir/name.skp`;
+//! 2. levels of detail are `dir/name_1.skm` … `dir/name_4.skm`, probed in order until one is
+//!    missing or does not start with `SKM1`; they share the base model's skeleton.
+//!
+//! Every file is reached through a [`Resolver`], so parsing never does I/O of its own and an
+//! embedder can serve files from a pak, an archive or memory. Paths are game-VFS paths: `/`
+//! separated and relative. Absolute paths and `..` components are refused, including an
+//! `import` path read from a `.cfg`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
+use super::{Skm, Skp};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::probe::Format;
+use crate::skeleton::{Bone, Skeleton};
+use crate::source::Source;
+
+/// Serves the files a model refers to, by VFS path.
+pub trait Resolver {
+    /// The bytes of the file at `path` (relative, `/`-separated; already checked by
+    /// [`check_path`]), or `Ok(None)` when there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// When the file exists but cannot be read.
+    fn load<'r>(&'r self, path: &str) -> Result<Option<Source<'r>>>;
+}
+
+/// Refuses paths that could leave the resolver's root: absolute paths (`/x`, `\x`, `C:x`),
+/// empty components' parents (`..`), and empty paths.
+///
+/// # Errors
+///
+/// [`Error::Resolve`] naming the path and what is wrong with it.
+pub fn check_path(path: &str) -> Result<()> {
+    let refuse = |detail: &str| {
+        Err(Error::Resolve {
+            path: path.to_string(),
+            detail: detail.to_string(),
+        })
+    };
+    if path.is_empty() {
+        return refuse("empty path");
+    }
+    if path.starts_with(['/', '\\']) || path.as_bytes().get(1) == Some(&b':') {
+        return refuse("absolute paths are not allowed");
+    }
+    if path.split(['/', '\\']).any(|c| c == "..") {
+        return refuse("'..' components are not allowed");
+    }
+    if path.contains('\0') {
+        return refuse("NUL in path");
+    }
+    Ok(())
+}
+
+/// A [`Resolver`] over a directory of the file system (the game's base directory).
+#[derive(Debug, Clone)]
+pub struct FsResolver {
+    root: PathBuf,
+}
+
+impl FsResolver {
+    /// A resolver serving paths relative to `root`.
+    #[must_use]
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        FsResolver { root: root.into() }
+    }
+}
+
+impl Resolver for FsResolver {
+    fn load<'r>(&'r self, path: &str) -> Result<Option<Source<'r>>> {
+        check_path(path)?;
+        let full = self.root.join(path);
+        match std::fs::read(&full) {
+            Ok(bytes) => Ok(Some(Source::from_vec(bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(Error::Io { path: full, source }),
+        }
+    }
+}
+
+/// An in-memory resolver: paths to file contents, served without copying.
+impl Resolver for HashMap<String, Vec<u8>> {
+    fn load<'r>(&'r self, path: &str) -> Result<Option<Source<'r>>> {
+        check_path(path)?;
+        Ok(self.get(path).map(|bytes| Source::from_bytes(bytes)))
+    }
+}
+
+/// The skeleton path a `.cfg` names: the token after the first `import` (case-insensitive) on
+/// the same line, its extension replaced by `.skp`. `None` when there is no `import`.
+///
+/// Tokens are separated by white space; `"…"` quotes a token; `//` comments run to the end
+/// of the line and `/* … */` comments to their end.
+///
+/// ```
+/// use skelmap_core::skm::resolve::skeleton_from_cfg;
+/// let cfg = b"// player\nIMPORT \"models/players/base/base.skm\" // shared skeleton\n";
+/// assert_eq!(skeleton_from_cfg(cfg, "p.cfg")?.as_deref(), Some("models/players/base/base.skp"));
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Resolve`] when `import` has no path after it on its line, or the path is not UTF-8.
+pub fn skeleton_from_cfg(cfg: &[u8], cfg_path: &str) -> Result<Option<String>> {
+    let tokens = tokenize(cfg);
+    let Some(k) = tokens
+        .iter()
+        .position(|t| t.text.eq_ignore_ascii_case(b"import"))
+    else {
+        return Ok(None);
+    };
+    let line = tokens.get(k).map_or(0, |t| t.line);
+    let fail = |detail: String| Error::Resolve {
+        path: cfg_path.to_string(),
+        detail,
+    };
+    let path = match tokens.get(k + 1) {
+        Some(t) if t.line == line => t.text,
+        _ => {
+            return Err(fail(format!(
+                "line {line}: 'import' without a skeleton path"
+            )));
+        }
+    };
+    let path = std::str::from_utf8(path)
+        .map_err(|_| fail(format!("line {line}: the import path is not UTF-8")))?;
+    Ok(Some(format!("{}.skp", strip_extension(path))))
+}
+
+struct Token<'a> {
+    text: &'a [u8],
+    line: usize,
+}
+
+fn tokenize(text: &[u8]) -> Vec<Token<'_>> {
+    let mut tokens = Vec::new();
+    let (mut i, mut line) = (0usize, 1usize);
+    let at = |i: usize| text.get(i).copied();
+    while let Some(c) = at(i) {
+        match c {
+            b'\n' => {
+                line += 1;
+                i += 1;
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            b'/' if at(i + 1) == Some(b'/') => {
+                while at(i).is_some_and(|c| c != b'\n') {
+                    i += 1;
+                }
+            }
+            b'/' if at(i + 1) == Some(b'*') => {
+                i += 2;
+                while let Some(c) = at(i) {
+                    if c == b'*' && at(i + 1) == Some(b'/') {
+                        i += 2;
+                        break;
+                    }
+                    line += usize::from(c == b'\n');
+                    i += 1;
+                }
+            }
+            b'"' => {
+                let start = i + 1;
+                i = start;
+                while at(i).is_some_and(|c| c != b'"' && c != b'\n') {
+                    i += 1;
+                }
+                tokens.push(Token {
+                    text: text.get(start..i).unwrap_or_default(),
+                    line,
+                });
+                i += usize::from(at(i) == Some(b'"'));
+            }
+            _ => {
+                let start = i;
+                while at(i).is_some_and(|c| !c.is_ascii_whitespace() && c != b'"') {
+                    if c == b'/' && matches!(at(i + 1), Some(b'/' | b'*')) && i > start {
+                        break;
+                    }
+                    i += 1;
+                }
+                tokens.push(Token {
+                    text: text.get(start..i).unwrap_or_default(),
+                    line,
+                });
+            }
+        }
+    }
+    tokens
+}
+
+/// `path` without the extension of its last component.
+fn strip_extension(path: &str) -> &str {
+    let name_start = path.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    match path.get(name_start..).and_then(|name| name.rfind('.')) {
+        Some(dot) if dot > 0 => path.get(..name_start + dot).unwrap_or(path),
+        _ => path,
+    }
+}
+
+/// The files of one SKM model, found through a [`Resolver`] by [`resolve`].
+#[derive(Debug)]
+pub struct SkmFiles<'r> {
+    /// The mesh file's path and bytes.
+    pub skm: (String, Source<'r>),
+    /// The skeleton file's path and bytes.
+    pub skp: (String, Source<'r>),
+    /// The levels of detail found (`_1` … `_4`), in order.
+    pub lods: Vec<(String, Source<'r>)>,
+}
+
+/// Finds the model at `skm_path`, its skeleton and its levels of detail (see the module docs).
+///
+/// ```
+/// use std::collections::HashMap;
+/// use skelmap_core::skm::{convert, resolve};
+/// use skelmap_core::{Diagnostics, dpm::Dpm, synth};
+/// let dpm = synth::tube(&synth::TubeParams::default()).write()?;
+/// let c = convert::from_dpm(&Dpm::parse(&dpm)?, &mut Diagnostics::new());
+/// let mut files = HashMap::new();
+/// files.insert("models/tube/tube.skm".to_string(), c.skm.write()?);
+/// files.insert("models/shared/rig.skp".to_string(), c.skp.write()?);
+/// files.insert("models/tube/tube.cfg".to_string(), b"import models/shared/rig.skm".to_vec());
+///
+/// let found = resolve::resolve(&files, "models/tube/tube.skm")?;
+/// assert_eq!(found.skp.0, "models/shared/rig.skp");
+/// let model = found.open()?;
+/// assert_eq!(model.skp().num_frames(), 9);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::Resolve`] when the model or its skeleton is missing or a path is refused;
+/// errors of the resolver itself.
+pub fn resolve<'r, R: Resolver + ?Sized>(resolver: &'r R, skm_path: &str) -> Result<SkmFiles<'r>> {
+    let missing = |path: &str, what: &str| Error::Resolve {
+        path: path.to_string(),
+        detail: format!("{what} not found"),
+    };
+    check_path(skm_path)?;
+    let skm = resolver
+        .load(skm_path)?
+        .ok_or_else(|| missing(skm_path, "model"))?;
+    let base = strip_extension(skm_path);
+    let ext = skm_path.get(base.len()..).unwrap_or_default();
+    let cfg_path = format!("{base}.cfg");
+    let named = match resolver.load(&cfg_path)? {
+        Some(cfg) => skeleton_from_cfg(cfg.bytes(), &cfg_path)?,
+        None => None,
+    };
+    let skp_path = named.unwrap_or_else(|| format!("{base}.skp"));
+    check_path(&skp_path)?;
+    let skp = resolver
+        .load(&skp_path)?
+        .ok_or_else(|| missing(&skp_path, "skeleton"))?;
+    let mut lods = Vec::new();
+    for n in 1..=SKM_MAX_LODS {
+        let path = format!("{base}_{n}{ext}");
+        match resolver.load(&path)? {
+            Some(lod) if lod.bytes().starts_with(SKM_MAGIC) => lods.push((path, lod)),
+            _ => break,
+        }
+    }
+    Ok(SkmFiles {
+        skm: (skm_path.to_string(), skm),
+        skp: (skp_path, skp),
+        lods,
+    })
+}
+
+impl SkmFiles<'_> {
+    /// Validates every file with the default limits and pairs them.
+    ///
+    /// # Errors
+    ///
+    /// The first validation or pairing error.
+    pub fn open(&self) -> Result<SkmModel<'_>> {
+        self.open_with(&Limits::DEFAULT, &mut Diagnostics::new())
+    }
+
+    /// Validates every file under `limits` and pairs them, recording findings in `diag`.
+    ///
+    /// # Errors
+    ///
+    /// The first validation or pairing error.
+    pub fn open_with(&self, limits: &Limits, diag: &mut Diagnostics) -> Result<SkmModel<'_>> {
+        let skm = Skm::parse_with(self.skm.1.bytes(), limits, diag)?;
+        let skp = Skp::parse_with(self.skp.1.bytes(), limits, diag)?;
+        let mut lods = Vec::with_capacity(self.lods.len());
+        for (_, lod) in &self.lods {
+            lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
+        }
+        SkmModel::pair_with(skm, skp, &lods, diag)
+    }
+}
+
+/// A mesh file paired with its skeleton (and levels of detail): the bone counts are proven
+/// equal, so every `bonenum` of every mesh indexes the skeleton. `Copy`, `Send` and `Sync`.
+#[derive(Debug, Clone, Copy)]
+pub struct SkmModel<'data> {
+    skm: Skm<'data>,
+    skp: Skp<'data>,
+    lods: [Option<Skm<'data>>; SKM_MAX_LODS],
+}
+
+impl<'data> SkmModel<'data> {
+    /// Pairs validated files, discarding warnings.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkmModel::pair_with`].
+    pub fn pair(skm: Skm<'data>, skp: Skp<'data>, lods: &[Skm<'data>]) -> Result<Self> {
+        SkmModel::pair_with(skm, skp, lods, &mut Diagnostics::new())
+    }
+
+    /// Pairs validated files: the SKM's bone count must equal the SKP's, and every level of
+    /// detail's the SKM's; levels whose meshes differ in count or (suffix-stripped) names from
+    /// the base are reported in `diag`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] on a bone-count mismatch (naming the SKM's `header.num_bones`),
+    /// [`Error::Limit`] for more than four levels of detail.
+    pub fn pair_with(
+        skm: Skm<'data>,
+        skp: Skp<'data>,
+        lods: &[Skm<'data>],
+        diag: &mut Diagnostics,
+    ) -> Result<Self> {
+        const NUM_BONES_AT: u64 = 12;
+        if skm.num_bones() != skp.num_bones() {
+            return Err(Error::Invalid {
+                format: Format::Skm,
+                what: "header.num_bones",
+                offset: NUM_BONES_AT,
+                detail: format!(
+                    "the meshes are weighted to {} bones but the skeleton has {}",
+                    skm.num_bones(),
+                    skp.num_bones()
+                ),
+            });
+        }
+        if lods.len() > SKM_MAX_LODS {
+            return Err(Error::Limit {
+                format: Format::Skm,
+                what: "levels of detail",
+                offset: 0,
+                value: lods.len() as u64,
+                max: SKM_MAX_LODS as u64,
+            });
+        }
+        let mut slots = [None; SKM_MAX_LODS];
+        for (n, (lod, slot)) in lods.iter().zip(&mut slots).enumerate() {
+            if lod.num_bones() != skm.num_bones() {
+                return Err(Error::Invalid {
+                    format: Format::Skm,
+                    what: "header.num_bones",
+                    offset: NUM_BONES_AT,
+                    detail: format!(
+                        "level of detail {} is weighted to {} bones but its base model to {}",
+                        n + 1,
+                        lod.num_bones(),
+                        skm.num_bones()
+                    ),
+                });
+            }
+            let same_meshes = lod.num_meshes() == skm.num_meshes()
+                && lod
+                    .meshes()
+                    .zip(skm.meshes())
+                    .all(|(a, b)| a.base_name() == b.base_name());
+            if !same_meshes {
+                diag.warn(
+                    Format::Skm,
+                    WarningKind::LodMismatch,
+                    "mesh table",
+                    0,
+                    || {
+                        format!(
+                            "level of detail {} has other meshes than its base model",
+                            n + 1
+                        )
+                    },
+                );
+            }
+            *slot = Some(*lod);
+        }
+        Ok(SkmModel {
+            skm,
+            skp,
+            lods: slots,
+        })
+    }
+
+    /// The mesh file.
+    #[must_use]
+    pub fn skm(&self) -> Skm<'data> {
+        self.skm
+    }
+
+    /// The skeleton file.
+    #[must_use]
+    pub fn skp(&self) -> Skp<'data> {
+        self.skp
+    }
+
+    /// The levels of detail, finest first (`_1`, `_2`, …).
+    pub fn lods(&self) -> impl Iterator<Item = Skm<'data>> + Clone + '_ {
+        self.lods.iter().flatten().copied()
+    }
+}
+
+impl<'data> Skeleton<'data> for SkmModel<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.skp.bones()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn cfg(text: &str) -> Result<Option<String>> {
+        skeleton_from_cfg(text.as_bytes(), "m.cfg")
+    }
+
+    #[test]
+    fn cfg_import_forms() {
+        assert_eq!(cfg("import a/b.skm").unwrap().as_deref(), Some("a/b.skp"));
+        assert_eq!(cfg("ImPoRt a/b").unwrap().as_deref(), Some("a/b.skp"));
+        assert_eq!(
+            cfg("import \"dir with space/x.y.skm\"").unwrap().as_deref(),
+            Some("dir with space/x.y.skp")
+        );
+        assert_eq!(
+            cfg("// import a.skm\nimport b.skm").unwrap().as_deref(),
+            Some("b.skp")
+        );
+        assert_eq!(
+            cfg("/* import a.skm\n */ import c.skm").unwrap().as_deref(),
+            Some("c.skp")
+        );
+        assert_eq!(
+            cfg("scale 2\nimport d.skm // note").unwrap().as_deref(),
+            Some("d.skp")
+        );
+        assert_eq!(
+            cfg("import e.skm\nimport f.skm").unwrap().as_deref(),
+            Some("e.skp"),
+            "first wins"
+        );
+        assert_eq!(cfg("").unwrap(), None);
+        assert_eq!(cfg("importer x.skm").unwrap(), None, "whole tokens only");
+    }
+
+    #[test]
+    fn cfg_import_without_path_on_its_line() {
+        let e = cfg("import\nmodels/x.skm").unwrap_err();
+        assert!(
+            matches!(&e, Error::Resolve { path, detail } if path == "m.cfg" && detail == "line 1: 'import' without a skeleton path"),
+            "{e}"
+        );
+        assert!(cfg("import // nothing").is_err());
+    }
+
+    #[test]
+    fn cfg_import_path_must_be_utf8() {
+        let e = skeleton_from_cfg(b"import \xff\xfe.skm", "m.cfg").unwrap_err();
+        assert!(matches!(e, Error::Resolve { .. }));
+    }
+
+    #[test]
+    fn paths_that_escape_the_root_are_refused() {
+        for bad in [
+            "/etc/passwd",
+            "\\\\server\\x",
+            "C:/x.skp",
+            "a/../../x.skp",
+            "..",
+            "",
+            "a\0b",
+        ] {
+            assert!(
+                matches!(check_path(bad), Err(Error::Resolve { .. })),
+                "{bad:?}"
+            );
+        }
+        for good in ["a.skp", "models/x/y.skp", "a..b.skp", "./a.skp"] {
+            assert!(check_path(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn extension_stripping_looks_at_the_last_component_only() {
+        assert_eq!(strip_extension("a/b.c/d"), "a/b.c/d");
+        assert_eq!(strip_extension("a/b.c/d.skm"), "a/b.c/d");
+        assert_eq!(strip_extension("x.y.skm"), "x.y");
+        assert_eq!(strip_extension(".hidden"), ".hidden");
+    }
+}
