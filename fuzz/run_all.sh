@@ -17,6 +17,7 @@ for target in $(cargo fuzz list); do
   dict=()
   case "$target" in
     dpm|probe_any) dict=(-dict=dict/dpm.dict) ;;
+    skm|skp|skm_pair) dict=(-dict=dict/skm.dict) ;;
   esac
   log="${TMPDIR:-/tmp}/skelmap-fuzz-$target.log"
   echo "== $target (${seconds}s, full log in $log)"

@@ -7,12 +7,16 @@
 use skelmap_core::AnyModel;
 use skelmap_core::Skeleton;
 use skelmap_core::dpm::Dpm;
+use skelmap_core::skm::{Skm, SkmModel, Skp};
 
 /// Deep walk of any supported model.
 pub fn any(model: &AnyModel<'_>) {
-    // Formats added later get their own walk here.
-    if let AnyModel::Dpm(m) = model {
-        dpm(m);
+    match model {
+        AnyModel::Dpm(m) => dpm(m),
+        AnyModel::Skm(m) => skm(m),
+        AnyModel::Skp(m) => skp(m),
+        // Formats added later get their own walk here.
+        _ => {}
     }
 }
 
@@ -58,4 +62,66 @@ pub fn dpm(m: &Dpm<'_>) {
         m.total_triangles(),
         m.attachments().count(),
     );
+}
+
+/// Deep walk of an SKM: as for DPM meshes, plus references below the bone count.
+pub fn skm(m: &Skm<'_>) {
+    let bones = m.num_bones();
+    for mesh in m.meshes() {
+        let mut n = 0u32;
+        for records in mesh.vertices() {
+            assert!(!records.is_empty(), "vertex without influences");
+            assert!(
+                records
+                    .iter()
+                    .all(|r| r.bonenum() < bones && r.influence().is_finite())
+            );
+            n += 1;
+        }
+        assert_eq!(n, mesh.num_verts(), "vertex walk length");
+        assert_eq!(mesh.texcoords().len(), n as usize);
+        assert!(
+            mesh.triangles().flatten().all(|i| i < n),
+            "index out of range"
+        );
+        assert!(
+            mesh.references().all(|r| r < bones),
+            "reference out of range"
+        );
+        let _ = (
+            mesh.mesh_name_lossy(),
+            mesh.base_name(),
+            mesh.shader_name_lossy(),
+        );
+    }
+}
+
+/// Deep walk of an SKP: parents precede children, one finite pose per bone and frame.
+pub fn skp(p: &Skp<'_>) {
+    for (i, b) in p.bones().enumerate() {
+        assert!(b.parent().is_none_or(|q| q < i), "bone {i} parent");
+    }
+    for f in p.frames() {
+        assert_eq!(f.poses().len(), p.num_bones() as usize, "pose count");
+        for pose in f.poses() {
+            assert!(
+                pose.quat()
+                    .iter()
+                    .chain(&pose.origin())
+                    .all(|v| v.is_finite())
+            );
+        }
+        let _ = f.name_lossy();
+    }
+}
+
+/// Deep walk of a paired model: every mesh's bones index the skeleton.
+pub fn skm_model(m: &SkmModel<'_>) {
+    skm(&m.skm());
+    skp(&m.skp());
+    assert_eq!(m.skm().num_bones(), m.skp().num_bones());
+    for lod in m.lods() {
+        skm(&lod);
+        assert_eq!(lod.num_bones(), m.skp().num_bones());
+    }
 }

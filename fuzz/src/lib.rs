@@ -3,6 +3,7 @@
 
 pub mod exercise;
 
+use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::{dpm::Dpm, open_any};
 
 /// The `dpm` target: DPM validation without the probe, then the deep walk.
@@ -16,5 +17,39 @@ pub fn dpm(data: &[u8]) {
 pub fn probe_any(data: &[u8]) {
     if let Ok(Some(model)) = open_any(data) {
         exercise::any(&model);
+    }
+}
+
+/// The `skm` target: SKM validation without the probe, then the deep walk.
+pub fn skm(data: &[u8]) {
+    if let Ok(model) = Skm::parse(data) {
+        exercise::skm(&model);
+    }
+}
+
+/// The `skp` target: SKP validation without the probe, then the deep walk.
+pub fn skp(data: &[u8]) {
+    if let Ok(model) = Skp::parse(data) {
+        exercise::skp(&model);
+    }
+}
+
+/// Splits a `skm_pair` input: a little-endian `u16` length, that many bytes of SKM, the rest SKP.
+#[must_use]
+pub fn split_pair(data: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (len, rest) = data.split_first_chunk::<2>()?;
+    let len = usize::from(u16::from_le_bytes(*len)).min(rest.len());
+    Some(rest.split_at(len))
+}
+
+/// The `skm_pair` target: both files, then pairing, then the deep walk.
+pub fn skm_pair(data: &[u8]) {
+    let Some((skm, skp)) = split_pair(data) else {
+        return;
+    };
+    if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp)) {
+        if let Ok(model) = SkmModel::pair(skm, skp, &[skm]) {
+            exercise::skm_model(&model);
+        }
     }
 }

@@ -14,3 +14,5 @@ mod dpm_warnings;
 mod probe;
 mod robustness;
 mod seeds;
+mod skm_resolve;
+mod skm_rules;

@@ -143,3 +143,66 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn truncated_skm_and_skp_are_rejected_at_every_offset() {
+    let ((skm, _), (skp, _)) = crate::support::tube_skm();
+    for (bytes, skp_file) in [(&skm, false), (&skp, true)] {
+        for cut in 0..bytes.len() {
+            let mut patched = bytes[..cut].to_vec();
+            if cut >= 12 {
+                crate::support::put_u32_le(&mut patched, 8, cut as u32); // filesize
+            }
+            let accepted = if skp_file {
+                skelmap::skm::Skp::parse(&patched).is_ok()
+            } else {
+                skelmap::skm::Skm::parse(&patched).is_ok()
+            };
+            assert!(!accepted, "cut at {cut} accepted (skp: {skp_file})");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_skm_and_skp_never_panic(
+        mutations in prop::collection::vec(mutation(), 1..6),
+        which in 0u8..3,
+    ) {
+        let ((skm, _), (skp, _)) = crate::support::tube_skm();
+        match which {
+            0 => {
+                if let Ok(m) = skelmap::skm::Skm::parse(&mutate_le(skm, &mutations)) {
+                    exercise::skm(&m);
+                }
+            }
+            1 => {
+                if let Ok(m) = skelmap::skm::Skp::parse(&mutate_le(skp, &mutations)) {
+                    exercise::skp(&m);
+                }
+            }
+            _ => {
+                let (a, b) = (mutate_le(skm, &mutations), mutate_le(skp, &mutations));
+                if let (Ok(a), Ok(b)) = (skelmap::skm::Skm::parse(&a), skelmap::skm::Skp::parse(&b)) {
+                    if let Ok(model) = skelmap::skm::SkmModel::pair(a, b, &[]) {
+                        exercise::skm_model(&model);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// As `mutate`, with 32-bit fields written little-endian.
+fn mutate_le(bytes: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
+    let swapped: Vec<Mutation> = mutations
+        .iter()
+        .map(|m| match *m {
+            Mutation::Field(at, v) => Mutation::Field(at, v.swap_bytes()),
+            Mutation::Byte(at, v) => Mutation::Byte(at, v),
+        })
+        .collect();
+    mutate(bytes, &swapped)
+}

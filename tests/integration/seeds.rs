@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use skelmap::dpm::{Dpm, MeshDef};
+use skelmap::open_any;
 use skelmap::synth::{TubeParams, tube};
-use skelmap::{Format, open_any};
 
 fn seeds_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds")
@@ -47,7 +47,31 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     };
     two.meshes.push(second);
     let two = two.write().unwrap();
-    let mut out = Vec::new();
+    let convert = |dpm: &[u8]| {
+        let c = skelmap::skm::convert::from_dpm(
+            &Dpm::parse(dpm).unwrap(),
+            &mut skelmap::Diagnostics::new(),
+        );
+        (c.skm.write().unwrap(), c.skp.write().unwrap())
+    };
+    let (skm_small, skp_small) = convert(&small);
+    let (skm_two, skp_two) = convert(&two);
+    let pair = |skm: &[u8], skp: &[u8]| {
+        let mut v = (skm.len() as u16).to_le_bytes().to_vec();
+        v.extend_from_slice(skm);
+        v.extend_from_slice(skp);
+        v
+    };
+    let mut out = vec![
+        ("skm", "tube.skm", skm_small.clone()),
+        ("skm", "two_meshes.skm", skm_two.clone()),
+        ("skp", "tube.skp", skp_small.clone()),
+        ("skp", "two_meshes.skp", skp_two.clone()),
+        ("skm_pair", "tube.pair", pair(&skm_small, &skp_small)),
+        ("skm_pair", "two_meshes.pair", pair(&skm_two, &skp_two)),
+        ("probe_any", "tube.skm", skm_small.clone()),
+        ("probe_any", "tube.skp", skp_small.clone()),
+    ];
     for target in ["dpm", "probe_any"] {
         out.push((target, "tube.dpm", small.clone()));
         out.push((target, "tiny.dpm", tiny.clone()));
@@ -77,7 +101,10 @@ fn committed_seeds_match_the_writers() {
             "{} differs from the writer's output; rerun with SKELMAP_BLESS=1",
             path.display()
         );
-        assert!(Dpm::parse(&bytes).is_ok(), "seed {name} must be valid");
+        assert!(
+            skelmap::open_any(&bytes).is_ok(),
+            "seed {name} must be valid"
+        );
     }
 }
 
@@ -91,11 +118,40 @@ fn every_seed_and_regression_replays_without_panic() {
             if let Ok(Some(model)) = open_any(&bytes) {
                 crate::exercise::any(&model);
             }
-            if Format::sniff(&bytes) == Some(Format::Dpm) || target.ends_with("dpm") {
-                let _ = Dpm::parse(&bytes);
+            match target.file_name().and_then(|n| n.to_str()) {
+                Some("dpm") => {
+                    if let Ok(m) = Dpm::parse(&bytes) {
+                        crate::exercise::dpm(&m);
+                    }
+                }
+                Some("skm") => {
+                    if let Ok(m) = skelmap::skm::Skm::parse(&bytes) {
+                        crate::exercise::skm(&m);
+                    }
+                }
+                Some("skp") => {
+                    if let Ok(m) = skelmap::skm::Skp::parse(&bytes) {
+                        crate::exercise::skp(&m);
+                    }
+                }
+                Some("skm_pair") => replay_pair(&bytes),
+                _ => {}
             }
             replayed += 1;
         }
     }
     assert!(replayed >= 8, "only {replayed} seeds found");
+}
+
+/// The `skm_pair` input: a little-endian `u16` SKM length, the SKM, then the SKP.
+fn replay_pair(bytes: &[u8]) {
+    let Some((len, rest)) = bytes.split_first_chunk::<2>() else {
+        return;
+    };
+    let (skm, skp) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
+    if let (Ok(skm), Ok(skp)) = (skelmap::skm::Skm::parse(skm), skelmap::skm::Skp::parse(skp)) {
+        if let Ok(model) = skelmap::skm::SkmModel::pair(skm, skp, &[skm]) {
+            crate::exercise::skm_model(&model);
+        }
+    }
 }

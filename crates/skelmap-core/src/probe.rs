@@ -36,10 +36,15 @@ impl Format {
     /// ```
     #[must_use]
     pub fn sniff(data: &[u8]) -> Option<Format> {
-        Format::ALL
+        let format = Format::ALL
             .iter()
             .copied()
-            .find(|f| data.starts_with(f.magic()))
+            .find(|f| data.starts_with(f.magic()))?;
+        // SKM and SKP share their magic; the header layout tells them apart.
+        if format == Format::Skm && crate::skm::looks_like_skp(data) {
+            return Some(Format::Skp);
+        }
+        Some(format)
     }
 
     /// The magic bytes a file of this format starts with.

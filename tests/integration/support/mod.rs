@@ -128,3 +128,26 @@ pub mod hdr {
     pub const OFS_BONES: u64 = 68;
     pub const OFS_MESHS: u64 = 72;
 }
+
+/// The default tube converted to SKM + SKP (4 bones, 1 mesh of 136 vertices, 9 frames).
+pub fn tube_skm() -> (
+    (Vec<u8>, skelmap::core::skm::write::SkmLayout),
+    (Vec<u8>, skelmap::core::skm::write::SkpLayout),
+) {
+    let (dpm, _) = tube();
+    let model = skelmap::dpm::Dpm::parse(&dpm).unwrap();
+    let c = skelmap::skm::convert::from_dpm(&model, &mut skelmap::Diagnostics::new());
+    (
+        c.skm.write_with_layout().unwrap(),
+        c.skp.write_with_layout().unwrap(),
+    )
+}
+
+pub fn put_u32_le(bytes: &mut [u8], at: u64, v: u32) {
+    let at = at as usize;
+    bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+pub fn put_f32_le(bytes: &mut [u8], at: u64, v: f32) {
+    put_u32_le(bytes, at, v.to_bits());
+}
