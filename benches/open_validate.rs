@@ -1,5 +1,9 @@
-//! `open_validate/dpm`: full validation of DPM files in bytes/s, next to a plain pass that sums
-//! the same bytes (the memory-read roofline for that buffer, measured in the same run).
+//! `open_validate`: full validation in bytes/s, in one group so the rows compare directly:
+//! - `dpm/<model>`: `Dpm::parse` of the DPM;
+//! - `skm/<model>`: `Skm::parse` + `Skp::parse` + pairing of the same model converted to
+//!   SKM + SKP (little-endian records, quaternion poses);
+//! - `bytesum/<model>`: a plain pass that sums the DPM's bytes (the memory-read roofline for
+//!   that buffer, measured in the same run).
 //!
 //! Inputs: every DPM in ../shared/corpus/dpm (skipped with a message when absent) and a
 //! synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -12,7 +16,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use skelmap::Diagnostics;
 use skelmap::dpm::Dpm;
+use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 
 /// The baseline: read every byte once (as u64 words) and sum them.
@@ -57,14 +63,14 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
 }
 
 fn open_validate(c: &mut Criterion) {
-    let mut group = c.benchmark_group("open_validate/dpm");
+    let mut group = c.benchmark_group("open_validate");
     group
         .sample_size(20)
         .measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1));
     for (name, bytes) in inputs() {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
-        group.bench_with_input(BenchmarkId::new("validate", &name), &bytes, |b, bytes| {
+        group.bench_with_input(BenchmarkId::new("dpm", &name), &bytes, |b, bytes| {
             b.iter(|| {
                 Dpm::parse(black_box(bytes))
                     .expect("valid input")
@@ -74,6 +80,25 @@ fn open_validate(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("bytesum", &name), &bytes, |b, bytes| {
             b.iter(|| byte_sum(black_box(bytes)))
         });
+        let dpm = Dpm::parse(&bytes).expect("valid input");
+        let converted = convert::from_dpm(&dpm, &mut Diagnostics::new());
+        let skm = converted.skm.write().expect("writable");
+        let skp = converted.skp.write().expect("writable");
+        group.throughput(Throughput::Bytes((skm.len() + skp.len()) as u64));
+        group.bench_with_input(
+            BenchmarkId::new("skm", &name),
+            &(skm, skp),
+            |b, (skm, skp)| {
+                b.iter(|| {
+                    let skm = Skm::parse(black_box(skm)).expect("valid input");
+                    let skp = Skp::parse(black_box(skp)).expect("valid input");
+                    SkmModel::pair(skm, skp, &[])
+                        .expect("paired")
+                        .skp()
+                        .num_frames()
+                })
+            },
+        );
     }
     group.finish();
 }

@@ -4,8 +4,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use skelmap_core::skm::{self, FsResolver, resolve::resolve};
 use skelmap_core::{
-    AnyModel, Diagnostics, Error, Limits, Source, UnknownFormat, dpm::Dpm, open_any_with, synth,
+    AnyModel, Diagnostics, Error, Format, Limits, Source, UnknownFormat, dpm::Dpm, open_any_with,
+    synth,
 };
 
 mod summary;
@@ -34,6 +36,10 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Game base directory for an SKM's skeleton and `.cfg` import paths
+        /// (default: the model's own directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
     },
     /// Validate files: prints OK or the error for each; exits non-zero if any fails.
     ///
@@ -42,6 +48,19 @@ enum Command {
         /// The model files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Game base directory for SKM skeletons and `.cfg` import paths
+        /// (default: each model's own directory).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
+    /// Convert a DPM into an SKM and, beside it, its SKP skeleton.
+    ///
+    /// Example: skelmap convert player.dpm out/player.skm   (also writes out/player.skp)
+    Convert {
+        /// The DPM to read.
+        input: PathBuf,
+        /// The SKM to write; the SKP goes beside it with the extension `.skp`.
+        output: PathBuf,
     },
     /// Build a small animated model with the writers, validate it and print its summary.
     ///
@@ -56,8 +75,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Info { file, json } => info(&file, json),
-        Command::Validate { files } => validate(&files),
+        Command::Info { file, json, root } => info(&file, json, root.as_deref()),
+        Command::Validate { files, root } => validate(&files, root.as_deref()),
+        Command::Convert { input, output } => convert(&input, &output),
         Command::Demo { out } => demo(&out),
     };
     match result {
@@ -83,12 +103,50 @@ fn open<'a>(path: &Path, bytes: &'a [u8], diag: &mut Diagnostics) -> Result<AnyM
     }
 }
 
-fn info(path: &Path, json: bool) -> Result<ExitCode, String> {
+/// Validates the file at `path` (an SKM together with its skeleton and levels of detail) and
+/// summarises it.
+fn summarise(path: &Path, root: Option<&Path>, diag: &mut Diagnostics) -> Result<Summary, String> {
     let source = read(path)?;
-    let mut diag = Diagnostics::new();
-    let model = open(path, source.bytes(), &mut diag)?;
     let name = path.display().to_string();
-    let summary = Summary::new(&name, source.bytes().len() as u64, &model, &diag)?;
+    let size = source.bytes().len() as u64;
+    if Format::sniff(source.bytes()) != Some(Format::Skm) {
+        let model = open(path, source.bytes(), diag)?;
+        return Summary::of_model(&name, size, &model, diag);
+    }
+    let (resolver, relative) = skm_resolver(path, root)?;
+    let fail = |e: Error| format!("{name}: {e}");
+    let files = resolve(&resolver, &relative).map_err(fail)?;
+    let model = files.open_with(&Limits::default(), diag).map_err(fail)?;
+    Ok(Summary::of_skm(&name, size, &files.skp.0, &model, diag))
+}
+
+/// A filesystem resolver for the SKM at `path` and the model's path relative to its root.
+fn skm_resolver(path: &Path, root: Option<&Path>) -> Result<(FsResolver, String), String> {
+    let (root, relative) = match root {
+        Some(root) => {
+            let relative = path.strip_prefix(root).map_err(|_| {
+                format!(
+                    "{} is not inside the root {}",
+                    path.display(),
+                    root.display()
+                )
+            })?;
+            (root.to_path_buf(), relative.to_path_buf())
+        }
+        None => {
+            let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+            (dir, PathBuf::from(path.file_name().unwrap_or_default()))
+        }
+    };
+    let relative = relative
+        .to_str()
+        .ok_or_else(|| format!("{}: the path is not UTF-8", path.display()))?
+        .replace('\\', "/");
+    Ok((FsResolver::new(root), relative))
+}
+
+fn info(path: &Path, json: bool, root: Option<&Path>) -> Result<ExitCode, String> {
+    let summary = summarise(path, root, &mut Diagnostics::new())?;
     print_summary(&summary, json)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -105,13 +163,11 @@ fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn validate(files: &[PathBuf]) -> Result<ExitCode, String> {
+fn validate(files: &[PathBuf], root: Option<&Path>) -> Result<ExitCode, String> {
     let mut failed = 0usize;
     for path in files {
         let mut diag = Diagnostics::new();
-        let checked =
-            read(path).and_then(|source| open(path, source.bytes(), &mut diag).map(|_| ()));
-        match checked {
+        match summarise(path, root, &mut diag) {
             Ok(_) if diag.is_empty() => println!("OK    {}", path.display()),
             Ok(_) => println!(
                 "OK    {} ({} kinds of warning)",
@@ -132,6 +188,27 @@ fn validate(files: &[PathBuf]) -> Result<ExitCode, String> {
     })
 }
 
+fn convert(input: &Path, output: &Path) -> Result<ExitCode, String> {
+    let source = read(input)?;
+    let fail = |e: Error| format!("{}: {e}", input.display());
+    let mut diag = Diagnostics::new();
+    let dpm = Dpm::parse_with(source.bytes(), &Limits::default(), &mut diag).map_err(fail)?;
+    let converted = skm::convert::from_dpm(&dpm, &mut diag);
+    let skp_path = output.with_extension("skp");
+    for (path, bytes) in [
+        (output, converted.skm.write().map_err(fail)?),
+        (skp_path.as_path(), converted.skp.write().map_err(fail)?),
+    ] {
+        std::fs::write(path, &bytes)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("wrote {} ({} bytes)", path.display(), bytes.len());
+    }
+    for w in diag.warnings() {
+        println!("warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn demo(out: &Path) -> Result<ExitCode, String> {
     let params = synth::TubeParams::default();
     let bytes = synth::tube(&params).write().map_err(|e| e.to_string())?;
@@ -147,7 +224,7 @@ fn demo(out: &Path) -> Result<ExitCode, String> {
         model.num_bones(),
         path.display()
     );
-    let summary = Summary::new(
+    let summary = Summary::of_model(
         &path.display().to_string(),
         bytes.len() as u64,
         &AnyModel::Dpm(model),

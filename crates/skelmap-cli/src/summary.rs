@@ -1,17 +1,22 @@
 //! What `info` reports about a model, as one serialisable structure shared by the text and
-//! JSON renderings (so the two always carry the same numbers).
+//! JSON renderings (so the two always carry the same numbers). Built from format-neutral
+//! parts: a skeleton, meshes, frame names, optional bounds.
 
 use serde::Serialize;
-use skelmap_core::Skeleton;
-use skelmap_core::dpm::Dpm;
-use skelmap_core::{AnyModel, Diagnostics};
+use skelmap_core::bonevert::Vertices;
+use skelmap_core::skm::SkmModel;
+use skelmap_core::{AnyModel, Bone, Diagnostics, Skeleton};
+use zerocopy::ByteOrder;
 
 /// Everything `info` prints.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct Summary {
     pub file: String,
     pub format: &'static str,
     pub size: u64,
+    /// The skeleton file an SKM was paired with.
+    pub skeleton: Option<String>,
+    pub levels_of_detail: u32,
     pub bones: u32,
     pub roots: u32,
     pub attachments: u32,
@@ -21,7 +26,8 @@ pub struct Summary {
     pub triangles: u64,
     pub influences: u64,
     pub max_influences_per_vertex: u32,
-    pub bounds: BoundsSummary,
+    /// Stored bounds (DPM); `null` for formats that store none.
+    pub bounds: Option<BoundsSummary>,
     pub bone_list: Vec<BoneSummary>,
     pub mesh_list: Vec<MeshSummary>,
     pub frame_names: Vec<String>,
@@ -46,11 +52,34 @@ pub struct BoneSummary {
 
 #[derive(Debug, Serialize)]
 pub struct MeshSummary {
+    pub name: Option<String>,
     pub shader: String,
     pub vertices: u32,
     pub triangles: u32,
     pub influences: u64,
     pub max_influences_per_vertex: u32,
+}
+
+impl MeshSummary {
+    fn new<O: ByteOrder>(
+        name: Option<String>,
+        shader: String,
+        vertices: Vertices<'_, O>,
+        triangles: u32,
+    ) -> Self {
+        let count = vertices.len() as u32;
+        let (influences, max) = vertices.fold((0u64, 0u32), |(n, max), v| {
+            (n + v.len() as u64, max.max(v.len() as u32))
+        });
+        MeshSummary {
+            name,
+            shader,
+            vertices: count,
+            triangles,
+            influences,
+            max_influences_per_vertex: max,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -63,95 +92,150 @@ pub struct DiagnosticSummary {
 }
 
 impl Summary {
-    /// The summary of a validated model; an error for a format `info` cannot describe yet.
-    pub fn new(
-        file: &str,
-        size: u64,
-        model: &AnyModel<'_>,
-        diag: &Diagnostics,
-    ) -> Result<Summary, String> {
-        // `AnyModel` is non-exhaustive: a format the library opens before this command learns
-        // to describe it is refused rather than summarised with made-up zeros.
-        let AnyModel::Dpm(dpm) = model else {
-            return Err(format!(
-                "{file}: info does not describe {} models yet",
-                model.format()
-            ));
-        };
-        let mut s = of_dpm(file, size, dpm);
-        s.diagnostics = diag
-            .warnings()
-            .iter()
-            .map(|w| DiagnosticSummary {
-                kind: w.kind.describe().to_string(),
-                what: w.what,
-                offset: w.offset,
-                count: w.count,
-                detail: w.detail.clone(),
-            })
-            .collect();
-        Ok(s)
+    fn new(file: &str, format: &'static str, size: u64, diag: &Diagnostics) -> Summary {
+        Summary {
+            file: file.to_string(),
+            format,
+            size,
+            diagnostics: diag
+                .warnings()
+                .iter()
+                .map(|w| DiagnosticSummary {
+                    kind: w.kind.describe().to_string(),
+                    what: w.what,
+                    offset: w.offset,
+                    count: w.count,
+                    detail: w.detail.clone(),
+                })
+                .collect(),
+            ..Summary::default()
+        }
     }
-}
 
-fn of_dpm(file: &str, size: u64, m: &Dpm<'_>) -> Summary {
-    let mesh_list: Vec<MeshSummary> = m
-        .meshes()
-        .map(|mesh| {
-            let (influences, max) = mesh.vertices().fold((0u64, 0u32), |(n, max), v| {
-                (n + v.len() as u64, max.max(v.len() as u32))
-            });
-            MeshSummary {
-                shader: mesh.shader_name_lossy().into_owned(),
-                vertices: mesh.num_verts(),
-                triangles: mesh.num_tris(),
-                influences,
-                max_influences_per_vertex: max,
-            }
-        })
-        .collect();
-    Summary {
-        file: file.to_string(),
-        format: "DPM",
-        size,
-        bones: m.num_bones(),
-        roots: m.roots().count() as u32,
-        attachments: m.attachments().count() as u32,
-        meshes: m.num_meshes(),
-        frames: m.num_frames(),
-        vertices: m.total_vertices(),
-        triangles: m.total_triangles(),
-        influences: mesh_list.iter().map(|x| x.influences).sum(),
-        max_influences_per_vertex: mesh_list
-            .iter()
-            .map(|x| x.max_influences_per_vertex)
-            .max()
-            .unwrap_or(0),
-        bounds: BoundsSummary {
-            mins: m.mins(),
-            maxs: m.maxs(),
-            yaw_radius: m.yaw_radius(),
-            all_radius: m.all_radius(),
-        },
-        bone_list: m
-            .bones()
+    fn skeleton<'a>(mut self, bones: impl Iterator<Item = Bone<'a>>) -> Self {
+        self.bone_list = bones
             .map(|b| BoneSummary {
                 name: b.name_lossy().into_owned(),
                 parent: b.parent(),
                 flags: b.flags(),
                 attachment: b.is_attachment(),
             })
-            .collect(),
-        mesh_list,
-        frame_names: m.frames().map(|f| f.name_lossy().into_owned()).collect(),
-        diagnostics: Vec::new(),
+            .collect();
+        self.bones = self.bone_list.len() as u32;
+        self.roots = self.bone_list.iter().filter(|b| b.parent.is_none()).count() as u32;
+        self.attachments = self.bone_list.iter().filter(|b| b.attachment).count() as u32;
+        self
     }
+
+    fn meshes(mut self, meshes: impl Iterator<Item = MeshSummary>) -> Self {
+        self.mesh_list = meshes.collect();
+        self.meshes = self.mesh_list.len() as u32;
+        self.vertices = self.mesh_list.iter().map(|m| u64::from(m.vertices)).sum();
+        self.triangles = self.mesh_list.iter().map(|m| u64::from(m.triangles)).sum();
+        self.influences = self.mesh_list.iter().map(|m| m.influences).sum();
+        self.max_influences_per_vertex = self
+            .mesh_list
+            .iter()
+            .map(|m| m.max_influences_per_vertex)
+            .max()
+            .unwrap_or(0);
+        self
+    }
+
+    fn frames(mut self, names: impl Iterator<Item = String>) -> Self {
+        self.frame_names = names.collect();
+        self.frames = self.frame_names.len() as u32;
+        self
+    }
+
+    /// The summary of a validated DPM, or of a lone SKM or SKP file.
+    pub fn of_model(
+        file: &str,
+        size: u64,
+        model: &AnyModel<'_>,
+        diag: &Diagnostics,
+    ) -> Result<Summary, String> {
+        let s = Summary::new(file, model.format().name(), size, diag);
+        Ok(match model {
+            AnyModel::Dpm(m) => {
+                let mut s = s
+                    .skeleton(m.bones())
+                    .meshes(m.meshes().map(|x| {
+                        MeshSummary::new(
+                            None,
+                            x.shader_name_lossy().into_owned(),
+                            x.vertices(),
+                            x.num_tris(),
+                        )
+                    }))
+                    .frames(m.frames().map(|f| f.name_lossy().into_owned()));
+                s.bounds = Some(BoundsSummary {
+                    mins: m.mins(),
+                    maxs: m.maxs(),
+                    yaw_radius: m.yaw_radius(),
+                    all_radius: m.all_radius(),
+                });
+                s
+            }
+            AnyModel::Skm(m) => {
+                let mut s = s.meshes(skm_meshes(m));
+                s.bones = m.num_bones();
+                s
+            }
+            AnyModel::Skp(p) => s
+                .skeleton(p.bones())
+                .frames(p.frames().map(|f| f.name_lossy().into_owned())),
+            // `AnyModel` is non-exhaustive: a format the library opens before this command
+            // learns to describe it is refused rather than summarised with made-up zeros.
+            _ => {
+                return Err(format!(
+                    "{file}: info does not describe {} models yet",
+                    model.format()
+                ));
+            }
+        })
+    }
+
+    /// The summary of an SKM paired with its skeleton (and levels of detail).
+    pub fn of_skm(
+        file: &str,
+        size: u64,
+        skeleton: &str,
+        model: &SkmModel<'_>,
+        diag: &Diagnostics,
+    ) -> Summary {
+        let mut s = Summary::new(file, "SKM", size, diag)
+            .skeleton(model.skeleton_bones())
+            .meshes(skm_meshes(&model.skm()))
+            .frames(model.skp().frames().map(|f| f.name_lossy().into_owned()));
+        s.skeleton = Some(skeleton.to_string());
+        s.levels_of_detail = model.lods().count() as u32;
+        s
+    }
+}
+
+fn skm_meshes<'a>(m: &'a skelmap_core::skm::Skm<'a>) -> impl Iterator<Item = MeshSummary> + 'a {
+    m.meshes().map(|x| {
+        MeshSummary::new(
+            Some(x.mesh_name_lossy().into_owned()),
+            x.shader_name_lossy().into_owned(),
+            x.vertices(),
+            x.num_tris(),
+        )
+    })
 }
 
 /// The readable rendering of a summary.
 pub fn render_text(s: &Summary, out: &mut String) {
     use std::fmt::Write;
     let _ = writeln!(out, "{}: {} model, {} bytes", s.file, s.format, s.size);
+    if let Some(skeleton) = &s.skeleton {
+        let _ = writeln!(
+            out,
+            "  skeleton {skeleton}, levels of detail {}",
+            s.levels_of_detail
+        );
+    }
     let _ = writeln!(
         out,
         "  bones {} ({} roots, {} attachments), meshes {}, frames {}",
@@ -162,13 +246,16 @@ pub fn render_text(s: &Summary, out: &mut String) {
         "  vertices {}, triangles {}, influences {} (at most {} per vertex)",
         s.vertices, s.triangles, s.influences, s.max_influences_per_vertex
     );
-    let b = &s.bounds;
-    let _ = writeln!(
-        out,
-        "  bounds {:?} .. {:?}, yaw radius {}, radius {}",
-        b.mins, b.maxs, b.yaw_radius, b.all_radius
-    );
-    let _ = writeln!(out, "  bone tree:");
+    if let Some(b) = &s.bounds {
+        let _ = writeln!(
+            out,
+            "  bounds {:?} .. {:?}, yaw radius {}, radius {}",
+            b.mins, b.maxs, b.yaw_radius, b.all_radius
+        );
+    }
+    if !s.bone_list.is_empty() {
+        let _ = writeln!(out, "  bone tree:");
+    }
     let mut depth = vec![0usize; s.bone_list.len()];
     for (i, bone) in s.bone_list.iter().enumerate() {
         let d = bone.parent.and_then(|p| depth.get(p)).map_or(0, |d| d + 1);
@@ -184,25 +271,34 @@ pub fn render_text(s: &Summary, out: &mut String) {
             indent = 2 * d
         );
     }
-    let _ = writeln!(out, "  meshes:");
+    if !s.mesh_list.is_empty() {
+        let _ = writeln!(out, "  meshes:");
+    }
     for (i, m) in s.mesh_list.iter().enumerate() {
+        let name = m
+            .name
+            .as_deref()
+            .map(|n| format!("{n:?} "))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "    {i:>3} {:?}: {} vertices, {} triangles, {} influences (max {})",
+            "    {i:>3} {name}shader {:?}: {} vertices, {} triangles, {} influences (max {})",
             m.shader, m.vertices, m.triangles, m.influences, m.max_influences_per_vertex
         );
     }
-    let _ = write!(out, "  frames:");
-    const SHOWN: usize = 12;
-    for name in s.frame_names.iter().take(SHOWN) {
-        let _ = write!(out, " {name}");
+    if !s.frame_names.is_empty() {
+        let _ = write!(out, "  frames:");
+        const SHOWN: usize = 12;
+        for name in s.frame_names.iter().take(SHOWN) {
+            let _ = write!(out, " {name}");
+        }
+        if s.frame_names.len() > SHOWN {
+            let more = s.frame_names.len() - SHOWN;
+            let last = s.frame_names.last().map_or("", String::as_str);
+            let _ = write!(out, " … ({more} more, last {last})");
+        }
+        let _ = writeln!(out);
     }
-    if s.frame_names.len() > SHOWN {
-        let more = s.frame_names.len() - SHOWN;
-        let last = s.frame_names.last().map_or("", String::as_str);
-        let _ = write!(out, " … ({more} more, last {last})");
-    }
-    let _ = writeln!(out);
     if s.diagnostics.is_empty() {
         let _ = writeln!(out, "  diagnostics: none");
     } else {

@@ -137,3 +137,77 @@ fn info_on_a_broken_file_prints_one_error_line() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn convert_writes_skm_and_skp_that_info_reads_back() {
+    let dir = temp_dir("convert");
+    let dpm = write_tube(&dir);
+    let skm = dir.join("out.skm");
+    let out = skelmap(&["convert", dpm.to_str().unwrap(), skm.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.contains("out.skm (") && text.contains("out.skp ("),
+        "{text}"
+    );
+
+    let out = skelmap(&["info", skm.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["format"], "SKM");
+    assert_eq!(v["skeleton"], "out.skp");
+    assert_eq!(
+        [
+            &v["bones"],
+            &v["meshes"],
+            &v["frames"],
+            &v["vertices"],
+            &v["triangles"]
+        ],
+        [4, 1, 9, 136, 256]
+    );
+    assert_eq!(v["mesh_list"][0]["name"], "tube");
+    assert!(v["bounds"].is_null());
+
+    let skp = dir.join("out.skp");
+    let out = skelmap(&["validate", skm.to_str().unwrap(), skp.to_str().unwrap()]);
+    assert_eq!(stdout(&out).lines().last(), Some("2 passed, 0 failed"));
+}
+
+#[test]
+fn skm_without_its_skeleton_fails_validation() {
+    let dir = temp_dir("lonely");
+    let dpm = write_tube(&dir);
+    let skm = dir.join("lonely.skm");
+    assert!(
+        skelmap(&["convert", dpm.to_str().unwrap(), skm.to_str().unwrap()])
+            .status
+            .success()
+    );
+    std::fs::remove_file(dir.join("lonely.skp")).unwrap();
+    let out = skelmap(&["validate", skm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("cannot resolve lonely.skp: skeleton not found"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn convert_refuses_a_non_dpm_input() {
+    let dir = temp_dir("convert-bad");
+    let bad = dir.join("x.dpm");
+    std::fs::write(&bad, b"SKM1 not a dpm").unwrap();
+    let out = skelmap(&[
+        "convert",
+        bad.to_str().unwrap(),
+        dir.join("y.skm").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("DPM: bad magic")
+    );
+}
