@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use skelmap::dpm::Dpm;
 use skelmap::synth::{TubeParams, tube};
-use skelmap::{Diagnostics, Limits};
+use skelmap::{Diagnostics, Limits, SkeletalMesh};
 
 struct Counting;
 

@@ -1,13 +1,13 @@
 //! Walks every accessor of a validated view and asserts the invariants validation promises.
 //!
-//! Shared by the fuzz targets and by the integration tests (`tests/integration/robustness.rs`
+//! Shared by the fuzz targets and by the integration tests (`tests/integration/main.rs`
 //! includes this file), so a property checked under fuzzing is also checked on every
 //! `cargo test`.
 
 use skelmap_core::AnyModel;
-use skelmap_core::Skeleton;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
+use skelmap_core::{Bone, SkeletalMesh, Skeleton};
 
 /// Deep walk of any supported model.
 pub fn any(model: &AnyModel<'_>) {
@@ -20,41 +20,20 @@ pub fn any(model: &AnyModel<'_>) {
     }
 }
 
-/// Deep walk of a DPM: parents precede children, every vertex has influences on existing
-/// bones with finite values, per-mesh arrays have their declared lengths, every index is in
-/// range, and every frame has one finite pose per bone.
+/// Deep walk of a DPM: the skeleton, every mesh, one finite pose per bone and frame.
 pub fn dpm(m: &Dpm<'_>) {
     let bones = m.num_bones();
-    for (i, b) in m.bones().enumerate() {
-        assert!(b.parent().is_none_or(|p| p < i), "bone {i} parent");
-        let _ = b.name_lossy();
-    }
+    skeleton(m.bones());
     for mesh in m.meshes() {
-        let mut n = 0u32;
-        for records in mesh.vertices() {
-            assert!(!records.is_empty(), "vertex without influences");
-            for r in records {
-                assert!(r.bonenum() < bones, "bonenum out of range");
-                assert!(r.influence().is_finite());
-                assert!(r.origin().iter().chain(&r.normal()).all(|v| v.is_finite()));
-            }
-            n += 1;
-        }
-        assert_eq!(n, mesh.num_verts(), "vertex walk length");
-        assert_eq!(mesh.texcoords().len(), n as usize);
-        assert!(
-            mesh.triangles().flatten().all(|i| i < n),
-            "index out of range"
-        );
+        skeletal_mesh(&mesh, bones);
         assert_eq!(mesh.group_ids().len(), mesh.num_tris() as usize);
     }
     for f in m.frames() {
         assert_eq!(f.poses().len(), bones as usize, "pose count");
-        assert!(
-            f.poses()
-                .iter()
-                .all(|p| p.matrix().as_flattened().iter().all(|v| v.is_finite()))
-        );
+        let finite = |p: &skelmap_core::dpm::raw::BonePose| {
+            p.matrix().as_flattened().iter().all(|v| v.is_finite())
+        };
+        assert!(f.poses().iter().all(finite));
         let _ = (f.name_lossy(), f.mins(), f.maxs());
     }
     let _ = (
@@ -64,26 +43,11 @@ pub fn dpm(m: &Dpm<'_>) {
     );
 }
 
-/// Deep walk of an SKM: as for DPM meshes, plus references below the bone count.
+/// Deep walk of an SKM: every mesh, and references below the bone count.
 pub fn skm(m: &Skm<'_>) {
     let bones = m.num_bones();
     for mesh in m.meshes() {
-        let mut n = 0u32;
-        for records in mesh.vertices() {
-            assert!(!records.is_empty(), "vertex without influences");
-            assert!(
-                records
-                    .iter()
-                    .all(|r| r.bonenum() < bones && r.influence().is_finite())
-            );
-            n += 1;
-        }
-        assert_eq!(n, mesh.num_verts(), "vertex walk length");
-        assert_eq!(mesh.texcoords().len(), n as usize);
-        assert!(
-            mesh.triangles().flatten().all(|i| i < n),
-            "index out of range"
-        );
+        skeletal_mesh(&mesh, bones);
         assert!(
             mesh.references().all(|r| r < bones),
             "reference out of range"
@@ -96,11 +60,9 @@ pub fn skm(m: &Skm<'_>) {
     }
 }
 
-/// Deep walk of an SKP: parents precede children, one finite pose per bone and frame.
+/// Deep walk of an SKP: the skeleton, one finite pose per bone and frame.
 pub fn skp(p: &Skp<'_>) {
-    for (i, b) in p.bones().enumerate() {
-        assert!(b.parent().is_none_or(|q| q < i), "bone {i} parent");
-    }
+    skeleton(p.bones());
     for f in p.frames() {
         assert_eq!(f.poses().len(), p.num_bones() as usize, "pose count");
         for pose in f.poses() {
@@ -124,4 +86,33 @@ pub fn skm_model(m: &SkmModel<'_>) {
         skm(&lod);
         assert_eq!(lod.num_bones(), m.skp().num_bones());
     }
+}
+
+/// Every parent precedes its child.
+fn skeleton<'a>(bones: impl Iterator<Item = Bone<'a>>) {
+    for (i, b) in bones.enumerate() {
+        assert!(b.parent().is_none_or(|p| p < i), "bone {i} parent");
+        let _ = b.name_lossy();
+    }
+}
+
+/// What every validated DPM or SKM mesh promises: each vertex has influences on existing bones
+/// with finite values, the arrays have their declared lengths, every index is in range.
+pub fn skeletal_mesh<'a>(mesh: &impl SkeletalMesh<'a>, bones: u32) {
+    let mut n = 0u32;
+    for records in mesh.vertices() {
+        assert!(!records.is_empty(), "vertex without influences");
+        for r in records {
+            assert!(r.bonenum() < bones, "bonenum out of range");
+            assert!(r.influence().is_finite());
+            assert!(r.origin().iter().chain(&r.normal()).all(|v| v.is_finite()));
+        }
+        n += 1;
+    }
+    assert_eq!(n, mesh.num_verts(), "vertex walk length");
+    assert_eq!(mesh.texcoords().len(), n as usize);
+    assert!(
+        mesh.triangles().flatten().all(|i| i < n),
+        "index out of range"
+    );
 }

@@ -1,9 +1,9 @@
 //! Writer → parser round trips: every accessor returns exactly what the builder was given.
 
-use skelmap::Skeleton;
 use skelmap::dpm::raw::DPMBONEFLAG_ATTACHMENT;
 use skelmap::dpm::{Dpm, DpmBuilder};
 use skelmap::synth::{TubeParams, tube};
+use skelmap::{SkeletalMesh, Skeleton};
 
 use crate::support::tube_builder;
 

@@ -3,7 +3,7 @@
 //! per-vertex influence sums, shader names, zero-weight entries and duplicate bone names.
 
 use sha2::{Digest, Sha256};
-use skelmap::{Diagnostics, Limits, Skeleton, Source, dpm::Dpm};
+use skelmap::{Diagnostics, Limits, SkeletalMesh, Skeleton, Source, dpm::Dpm};
 
 use crate::support::{corpus_dir, manifest};
 

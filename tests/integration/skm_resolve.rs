@@ -6,7 +6,7 @@ use skelmap::dpm::Dpm;
 use skelmap::skm::convert::{from_dpm, pose_to_matrix};
 use skelmap::skm::resolve::{FsResolver, resolve};
 use skelmap::skm::{Skm, SkmBuilder, Skp};
-use skelmap::{Diagnostics, Error, Format, Limits, Skeleton, WarningKind};
+use skelmap::{Diagnostics, Error, Format, Limits, SkeletalMesh, Skeleton, WarningKind};
 
 use crate::support::{corpus_files, tube, tube_skm};
 

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use skelmap_core::bonevert::Vertices;
 use skelmap_core::skm::SkmModel;
-use skelmap_core::{AnyModel, Bone, Diagnostics, Skeleton};
+use skelmap_core::{AnyModel, Bone, Diagnostics, SkeletalMesh, Skeleton};
 use zerocopy::ByteOrder;
 
 /// Everything `info` prints.

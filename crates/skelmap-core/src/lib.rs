@@ -7,7 +7,7 @@
 //! every offset, count and index in range.
 //!
 //! ```
-//! use skelmap_core::{dpm::Dpm, synth, Diagnostics, Limits};
+//! use skelmap_core::{dpm::Dpm, synth, Diagnostics, Limits, SkeletalMesh};
 //!
 //! // Any &[u8] works: a memory map, a Vec, an embedded asset.
 //! let bytes = synth::tube(&synth::TubeParams::default()).write()?;
@@ -41,15 +41,16 @@
 //! | format | module | open + validate | write |
 //! |---|---|---|---|
 //! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::DpmBuilder`] |
+//! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
 
 #![deny(missing_docs)]
 
-mod arrays;
 pub mod bonevert;
 mod diag;
 pub mod dpm;
 mod error;
 mod floatbits;
+mod geometry;
 mod limits;
 pub mod name;
 mod probe;
@@ -63,6 +64,7 @@ pub mod write;
 
 pub use diag::{Diagnostics, Warning, WarningKind};
 pub use error::{Error, Result};
+pub use geometry::{MeshGeometry, SkeletalMesh};
 pub use limits::Limits;
 pub use probe::{AnyModel, Format, UnknownFormat, open_any, open_any_with};
 pub use skeleton::{Bone, Skeleton};

@@ -10,8 +10,7 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{BigEndian, F32, U32};
 
 use super::raw;
-use crate::arrays::{MeshArrays, decode_texcoords, decode_triangles};
-use crate::bonevert::Vertices;
+use crate::geometry::{MeshGeometry, SkeletalMesh};
 use crate::name;
 use crate::probe::Format;
 use crate::read::Reader;
@@ -22,7 +21,7 @@ use crate::skeleton::{Bone, Skeleton};
 /// Built by [`Dpm::parse`] or [`Dpm::parse_with`].
 ///
 /// ```
-/// use skelmap_core::{dpm::Dpm, synth};
+/// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Dpm::parse(&bytes)?;
 /// assert_eq!(model.bone(0).map(|b| b.name()), Some(&b"root"[..]));
@@ -190,17 +189,6 @@ impl<'data> Mesh<'data> {
         Reader::new(self.data, Format::Dpm)
     }
 
-    fn arrays(&self) -> MeshArrays<'data> {
-        MeshArrays {
-            reader: self.reader(),
-            ofs_verts: self.raw.ofs_verts.get().into(),
-            num_verts: self.num_verts(),
-            ofs_texcoords: self.raw.ofs_texcoords.get().into(),
-            ofs_indices: self.raw.ofs_indices.get().into(),
-            num_tris: self.num_tris(),
-        }
-    }
-
     /// The shader (texture) name bytes, up to the first NUL.
     #[must_use]
     pub fn shader_name(&self) -> &'data [u8] {
@@ -211,45 +199,6 @@ impl<'data> Mesh<'data> {
     #[must_use]
     pub fn shader_name_lossy(&self) -> Cow<'data, str> {
         name::lossy(self.shader_name())
-    }
-
-    /// Number of vertices (at least 1).
-    #[must_use]
-    pub fn num_verts(&self) -> u32 {
-        self.raw.num_verts.get()
-    }
-
-    /// Number of triangles (at least 1).
-    #[must_use]
-    pub fn num_tris(&self) -> u32 {
-        self.raw.num_tris.get()
-    }
-
-    /// The vertices in file order; each item borrows the vertex's influence records.
-    pub fn vertices(&self) -> Vertices<'data, BigEndian> {
-        self.arrays().vertices()
-    }
-
-    /// The texture coordinates as stored (big-endian, `t` already flipped), one per vertex.
-    #[must_use]
-    pub fn texcoords_raw(&self) -> &'data [[F32<BigEndian>; 2]] {
-        self.arrays().texcoords_raw()
-    }
-
-    /// The texture coordinates as native floats.
-    pub fn texcoords(&self) -> impl ExactSizeIterator<Item = [f32; 2]> + Clone + 'data {
-        decode_texcoords(self.texcoords_raw())
-    }
-
-    /// The triangle vertex indices as stored (big-endian, counter-clockwise).
-    #[must_use]
-    pub fn indices_raw(&self) -> &'data [[U32<BigEndian>; 3]] {
-        self.arrays().indices_raw()
-    }
-
-    /// The triangles as native indices, each `< num_verts`.
-    pub fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
-        decode_triangles(self.indices_raw())
     }
 
     /// The per-triangle group ids as stored.
@@ -270,6 +219,20 @@ impl<'data> Mesh<'data> {
     #[must_use]
     pub fn raw(&self) -> &'data raw::Mesh {
         self.raw
+    }
+}
+
+impl<'data> SkeletalMesh<'data> for Mesh<'data> {
+    type Order = BigEndian;
+
+    fn geometry(&self) -> MeshGeometry<'data> {
+        let r = self.raw;
+        MeshGeometry::new(
+            self.reader(),
+            [r.ofs_verts, r.ofs_texcoords, r.ofs_indices].map(|o| o.get().into()),
+            r.num_verts.get(),
+            r.num_tris.get(),
+        )
     }
 }
 

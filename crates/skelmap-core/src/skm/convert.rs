@@ -17,6 +17,7 @@ use super::write::{SkmBuilder, SkmMeshDef, SkpBuilder, SkpFrameDef};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::dpm::Dpm;
 use crate::dpm::write::Matrix3x4;
+use crate::geometry::SkeletalMesh;
 use crate::probe::Format;
 use crate::write::{BoneDef, Influence};
 

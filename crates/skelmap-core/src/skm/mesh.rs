@@ -4,13 +4,12 @@ use core::mem::offset_of;
 use std::borrow::Cow;
 
 use zerocopy::LittleEndian;
-use zerocopy::byteorder::{F32, U32};
+use zerocopy::byteorder::U32;
 
 use super::raw::{self, SkmHeader, SkmMesh};
-use crate::arrays::{MeshArrays, decode_texcoords, decode_triangles};
-use crate::bonevert::Vertices;
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
+use crate::geometry::{MeshGeometry, SkeletalMesh};
 use crate::limits::Limits;
 use crate::name;
 use crate::probe::Format;
@@ -226,17 +225,6 @@ impl<'data> SkmMeshView<'data> {
         Reader::new(self.data, FORMAT)
     }
 
-    fn arrays(&self) -> MeshArrays<'data> {
-        MeshArrays {
-            reader: self.reader(),
-            ofs_verts: self.raw.ofs_verts.get().into(),
-            num_verts: self.num_verts(),
-            ofs_texcoords: self.raw.ofs_texcoords.get().into(),
-            ofs_indices: self.raw.ofs_indices.get().into(),
-            num_tris: self.num_tris(),
-        }
-    }
-
     /// The shader (texture) name bytes, up to the first NUL.
     #[must_use]
     pub fn shader_name(&self) -> &'data [u8] {
@@ -267,45 +255,6 @@ impl<'data> SkmMeshView<'data> {
         name::lossy(self.shader_name())
     }
 
-    /// Number of vertices (at least 1).
-    #[must_use]
-    pub fn num_verts(&self) -> u32 {
-        self.raw.num_verts.get()
-    }
-
-    /// Number of triangles (at least 1).
-    #[must_use]
-    pub fn num_tris(&self) -> u32 {
-        self.raw.num_tris.get()
-    }
-
-    /// The vertices in file order; each item borrows the vertex's influence records.
-    pub fn vertices(&self) -> Vertices<'data, LittleEndian> {
-        self.arrays().vertices()
-    }
-
-    /// The texture coordinates as stored, one per vertex.
-    #[must_use]
-    pub fn texcoords_raw(&self) -> &'data [[F32<LittleEndian>; 2]] {
-        self.arrays().texcoords_raw()
-    }
-
-    /// The texture coordinates as native floats.
-    pub fn texcoords(&self) -> impl ExactSizeIterator<Item = [f32; 2]> + Clone + 'data {
-        decode_texcoords(self.texcoords_raw())
-    }
-
-    /// The triangle vertex indices as stored.
-    #[must_use]
-    pub fn indices_raw(&self) -> &'data [[U32<LittleEndian>; 3]] {
-        self.arrays().indices_raw()
-    }
-
-    /// The triangles as native indices, each `< num_verts`.
-    pub fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
-        decode_triangles(self.indices_raw())
-    }
-
     /// The bone indices the mesh uses, as stored (each `< num_bones`).
     #[must_use]
     pub fn references_raw(&self) -> &'data [U32<LittleEndian>] {
@@ -324,6 +273,20 @@ impl<'data> SkmMeshView<'data> {
     #[must_use]
     pub fn raw(&self) -> &'data SkmMesh {
         self.raw
+    }
+}
+
+impl<'data> SkeletalMesh<'data> for SkmMeshView<'data> {
+    type Order = LittleEndian;
+
+    fn geometry(&self) -> MeshGeometry<'data> {
+        let r = self.raw;
+        MeshGeometry::new(
+            self.reader(),
+            [r.ofs_verts, r.ofs_texcoords, r.ofs_indices].map(|o| o.get().into()),
+            r.num_verts.get(),
+            r.num_tris.get(),
+        )
     }
 }
 

@@ -1,0 +1,102 @@
+//! The skeletal mesh interface DPM and SKM share: pre-weighted variable-length vertices,
+//! texture coordinates and triangles, generic over the file's byte order.
+
+use zerocopy::byteorder::{ByteOrder, F32, U32};
+
+use crate::bonevert::Vertices;
+use crate::read::Reader;
+
+/// Where one validated mesh's arrays lie in its file. Obtained from
+/// [`SkeletalMesh::geometry`]; the accessors are on the trait.
+#[derive(Debug, Clone, Copy)]
+pub struct MeshGeometry<'data> {
+    reader: Reader<'data>,
+    ofs_verts: u64,
+    num_verts: u32,
+    ofs_texcoords: u64,
+    ofs_indices: u64,
+    num_tris: u32,
+}
+
+impl<'data> MeshGeometry<'data> {
+    /// The geometry of a mesh whose arrays validation has proven in range.
+    pub(crate) fn new(
+        reader: Reader<'data>,
+        [ofs_verts, ofs_texcoords, ofs_indices]: [u64; 3],
+        num_verts: u32,
+        num_tris: u32,
+    ) -> Self {
+        MeshGeometry {
+            reader,
+            ofs_verts,
+            num_verts,
+            ofs_texcoords,
+            ofs_indices,
+            num_tris,
+        }
+    }
+}
+
+/// A mesh of pre-weighted skeletal vertices: a DPM [`Mesh`](crate::dpm::Mesh) (big-endian) or
+/// an SKM [`SkmMeshView`](crate::skm::SkmMeshView) (little-endian). Code written against this
+/// trait (skinning, export, statistics) serves both formats.
+///
+/// ```
+/// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
+/// fn influences<'a>(mesh: &impl SkeletalMesh<'a>) -> usize {
+///     mesh.vertices().map(|v| v.len()).sum()
+/// }
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let model = Dpm::parse(&bytes)?;
+/// assert_eq!(influences(&model.mesh(0).unwrap()), 304);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+pub trait SkeletalMesh<'data> {
+    /// The byte order of the file the mesh lives in.
+    type Order: ByteOrder + 'data;
+
+    /// Where the mesh's arrays lie (validated).
+    fn geometry(&self) -> MeshGeometry<'data>;
+
+    /// Number of vertices (at least 1).
+    fn num_verts(&self) -> u32 {
+        self.geometry().num_verts
+    }
+
+    /// Number of triangles (at least 1).
+    fn num_tris(&self) -> u32 {
+        self.geometry().num_tris
+    }
+
+    /// The vertices in file order; each item borrows the vertex's influence records.
+    fn vertices(&self) -> Vertices<'data, Self::Order> {
+        let g = self.geometry();
+        Vertices::new(g.reader, g.ofs_verts, g.num_verts)
+    }
+
+    /// The texture coordinates as stored, one per vertex.
+    fn texcoords_raw(&self) -> &'data [[F32<Self::Order>; 2]] {
+        let g = self.geometry();
+        g.reader
+            .get_slice(g.ofs_texcoords, g.num_verts.into())
+            .unwrap_or_default()
+    }
+
+    /// The texture coordinates as native floats.
+    fn texcoords(&self) -> impl ExactSizeIterator<Item = [f32; 2]> + Clone + 'data {
+        self.texcoords_raw().iter().map(|st| st.map(|v| v.get()))
+    }
+
+    /// The triangle vertex indices as stored.
+    fn indices_raw(&self) -> &'data [[U32<Self::Order>; 3]] {
+        let g = self.geometry();
+        g.reader
+            .get_slice(g.ofs_indices, g.num_tris.into())
+            .unwrap_or_default()
+    }
+
+    /// The triangles as native indices, each `< num_verts`.
+    fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
+        self.indices_raw().iter().map(|t| t.map(|i| i.get()))
+    }
+}
