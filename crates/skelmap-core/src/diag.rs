@@ -40,6 +40,16 @@ pub enum WarningKind {
     NonOrthonormal,
     /// A level-of-detail file's meshes differ in count or names from its base model.
     LodMismatch,
+    /// A count or value beyond what the format's specification allows (engines tolerate it).
+    SpecLimit,
+    /// The model has no groups (meshes); some loaders reject it.
+    NoGroups,
+    /// Keyframe times that do not increase.
+    KeyOrder,
+    /// An optional section with an unknown sub-version; it and what follows are ignored.
+    UnknownSubVersion,
+    /// A triangle names a group that does not exist (loaders use the groups' lists instead).
+    TriangleGroup,
 }
 
 impl WarningKind {
@@ -59,6 +69,11 @@ impl WarningKind {
             WarningKind::QuatNotUnit => "rotation quaternion not of unit length",
             WarningKind::NonOrthonormal => "rotation matrix not orthonormal",
             WarningKind::LodMismatch => "level of detail differs from its base model",
+            WarningKind::SpecLimit => "beyond the format specification's limit",
+            WarningKind::NoGroups => "model without groups",
+            WarningKind::KeyOrder => "keyframe times not increasing",
+            WarningKind::UnknownSubVersion => "optional section with unknown sub-version ignored",
+            WarningKind::TriangleGroup => "triangle names a group that does not exist",
         }
     }
 }

@@ -52,6 +52,7 @@ mod error;
 mod floatbits;
 mod geometry;
 mod limits;
+pub mod ms3d;
 pub mod name;
 mod probe;
 mod read;

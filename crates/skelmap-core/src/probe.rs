@@ -9,6 +9,7 @@ use crate::diag::Diagnostics;
 use crate::dpm::Dpm;
 use crate::error::Result;
 use crate::limits::Limits;
+use crate::ms3d::Ms3d;
 use crate::skm::{Skm, Skp};
 
 /// The file formats skelmap knows.
@@ -21,11 +22,13 @@ pub enum Format {
     Skm,
     /// Qfusion/Warsow skeleton and animation (`SKM1` as well; told apart by header layout).
     Skp,
+    /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
+    Ms3d,
 }
 
 impl Format {
     /// Every format, in probe order.
-    pub const ALL: &'static [Format] = &[Format::Dpm, Format::Skm, Format::Skp];
+    pub const ALL: &'static [Format] = &[Format::Dpm, Format::Skm, Format::Skp, Format::Ms3d];
 
     /// Recognises the format of `data` from its magic bytes.
     ///
@@ -53,6 +56,7 @@ impl Format {
         match self {
             Format::Dpm => crate::dpm::raw::DPM_MAGIC,
             Format::Skm | Format::Skp => crate::skm::raw::SKM_MAGIC,
+            Format::Ms3d => crate::ms3d::raw::MS3D_MAGIC,
         }
     }
 
@@ -63,6 +67,7 @@ impl Format {
             Format::Dpm => "DPM",
             Format::Skm => "SKM",
             Format::Skp => "SKP",
+            Format::Ms3d => "MS3D",
         }
     }
 
@@ -73,6 +78,7 @@ impl Format {
             Format::Dpm => "dpm",
             Format::Skm => "skm",
             Format::Skp => "skp",
+            Format::Ms3d => "ms3d",
         }
     }
 }
@@ -84,7 +90,7 @@ impl fmt::Display for Format {
 }
 
 /// A validated view of any supported format.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum AnyModel<'data> {
     /// A DarkPlaces model.
@@ -93,6 +99,8 @@ pub enum AnyModel<'data> {
     Skm(Skm<'data>),
     /// A Qfusion skeleton file.
     Skp(Skp<'data>),
+    /// A MilkShape 3D model.
+    Ms3d(Ms3d<'data>),
 }
 
 impl AnyModel<'_> {
@@ -103,6 +111,7 @@ impl AnyModel<'_> {
             AnyModel::Dpm(_) => Format::Dpm,
             AnyModel::Skm(_) => Format::Skm,
             AnyModel::Skp(_) => Format::Skp,
+            AnyModel::Ms3d(_) => Format::Ms3d,
         }
     }
 }
@@ -137,6 +146,7 @@ pub fn open_any_with<'data>(
         Some(Format::Dpm) => Dpm::parse_with(data, limits, diag).map(|m| Some(AnyModel::Dpm(m))),
         Some(Format::Skm) => Skm::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skm(m))),
         Some(Format::Skp) => Skp::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skp(m))),
+        Some(Format::Ms3d) => Ms3d::parse_with(data, limits, diag).map(|m| Some(AnyModel::Ms3d(m))),
         None => Ok(None),
     }
 }
