@@ -6,6 +6,7 @@
 
 use skelmap_core::AnyModel;
 use skelmap_core::dpm::Dpm;
+use skelmap_core::ms3d::{Ms3d, anim};
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::{Bone, SkeletalMesh, Skeleton};
 
@@ -15,6 +16,7 @@ pub fn any(model: &AnyModel<'_>) {
         AnyModel::Dpm(m) => dpm(m),
         AnyModel::Skm(m) => skm(m),
         AnyModel::Skp(m) => skp(m),
+        AnyModel::Ms3d(m) => ms3d(m),
         // Formats added later get their own walk here.
         _ => {}
     }
@@ -115,4 +117,51 @@ pub fn skeletal_mesh<'a>(mesh: &impl SkeletalMesh<'a>, bones: u32) {
         mesh.triangles().flatten().all(|i| i < n),
         "index out of range"
     );
+}
+
+/// Deep walk of an MS3D: every reference in range, weights normalised, the joint order puts
+/// parents first, and the rest pose and a sampled pose skin to finite positions.
+pub fn ms3d(m: &Ms3d<'_>) {
+    let (vertices, triangles, joints) = (m.vertices().len(), m.triangles().len(), m.joints().len());
+    for t in m.triangles() {
+        assert!(
+            t.vertex_indices
+                .iter()
+                .all(|v| usize::from(v.get()) < vertices)
+        );
+    }
+    for g in m.groups() {
+        assert!(g.triangle_indices().all(|t| usize::from(t) < triangles));
+        assert!(g.material().is_none_or(|k| k < m.materials().len()));
+        let _ = g.name_lossy();
+    }
+    for i in 0..vertices {
+        let weights = m.vertex_weights(i).unwrap_or_default();
+        let total: f32 = weights.iter().flatten().map(|(_, w)| w).sum();
+        assert!(
+            weights
+                .iter()
+                .flatten()
+                .all(|(j, _)| usize::from(*j) < joints)
+        );
+        assert!(
+            total == 0.0 || (total - 1.0).abs() < 1e-4,
+            "weights sum to {total}"
+        );
+    }
+    let mut placed = vec![false; joints];
+    for &j in m.evaluation_order() {
+        let j = usize::from(j);
+        assert!(
+            m.joints()[j].parent().is_none_or(|p| placed[p]),
+            "parent after child"
+        );
+        placed[j] = true;
+    }
+    let _ = m.comments().count();
+    if joints <= 64 && vertices <= 4096 {
+        let rest = anim::skin_positions(m, &anim::rest_pose(m));
+        assert_eq!(rest.len(), vertices);
+        let _ = anim::skin_positions(m, &anim::pose_at(m, 0.5));
+    }
 }

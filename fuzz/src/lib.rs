@@ -3,6 +3,7 @@
 
 pub mod exercise;
 
+use skelmap_core::ms3d::Ms3d;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::{dpm::Dpm, open_any};
 
@@ -51,5 +52,12 @@ pub fn skm_pair(data: &[u8]) {
         if let Ok(model) = SkmModel::pair(skm, skp, &[skm]) {
             exercise::skm_model(&model);
         }
+    }
+}
+
+/// The `ms3d` target: MS3D validation without the probe, then the deep walk.
+pub fn ms3d(data: &[u8]) {
+    if let Ok(model) = Ms3d::parse(data) {
+        exercise::ms3d(&model);
     }
 }

@@ -9,7 +9,7 @@ use crate::support::{corpus_dir, manifest};
 
 /// A two-joint arm: `root` at the origin, `tip` 10 up Y; four vertices (two per joint), two
 /// triangles in one group with one material; `tip` has rotation keys 0 → 90° about Z at 0 s, 1 s.
-fn arm() -> Ms3dBuilder {
+pub fn arm() -> Ms3dBuilder {
     let quarter = core::f32::consts::FRAC_PI_2;
     Ms3dBuilder {
         vertices: vec![
@@ -55,6 +55,21 @@ fn arm() -> Ms3dBuilder {
         tail: Ms3dTail::default(),
         version: 4,
     }
+}
+
+/// The arm with every tail section: comments, sub-version 3 weights, joint colours, settings.
+pub fn arm_with_tail() -> Ms3dBuilder {
+    let mut b = arm();
+    b.tail = Ms3dTail {
+        comments: Some((
+            [vec![(0, b"arm".to_vec())], vec![], vec![]],
+            Some(b"demo".to_vec()),
+        )),
+        vertex_extra: Some((3, vec![([1, -1, -1], [60, 40, 0]); 4])),
+        joint_colors: Some(vec![[1.0, 1.0, 0.0]; 2]),
+        model_extra: Some((1.0, 0, 0.5)),
+    };
+    b
 }
 
 fn err(b: &Ms3dBuilder) -> Error {
@@ -684,6 +699,22 @@ fn truncation_never_panics_and_cuts_before_the_tail_fail() {
                 Ms3d::parse(&bytes[..cut]).is_err(),
                 "NeHe cut at {cut} accepted"
             );
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 1024, ..Default::default() })]
+
+    #[test]
+    fn mutated_ms3d_never_panics(edits in proptest::collection::vec((0usize..4096, proptest::prelude::any::<u8>()), 1..8)) {
+        let mut bytes = arm_with_tail().write().unwrap();
+        let len = bytes.len();
+        for (at, v) in edits {
+            bytes[at % len] = v;
+        }
+        if let Ok(m) = Ms3d::parse(&bytes) {
+            crate::exercise::ms3d(&m);
         }
     }
 }

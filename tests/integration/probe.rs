@@ -28,7 +28,23 @@ fn open_any_dispatches_to_the_dpm_view() {
 
 #[test]
 fn open_any_returns_none_for_unknown_data_and_errors_for_broken_dpm() {
-    assert!(open_any(b"MS3D000000\x04\0\0\0").unwrap().is_none());
+    assert!(
+        open_any(b"IDP2\x08\0\0\0").unwrap().is_none(),
+        "Quake 2 MD2 is not supported"
+    );
+    let e = open_any(b"MS3D000000\x04\0\0\0").unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Truncated {
+                format: Format::Ms3d,
+                what: "nNumVertices",
+                offset: 14,
+                ..
+            }
+        ),
+        "{e}"
+    );
     let (bytes, _) = tube();
     let e = open_any(&bytes[..100]).unwrap_err();
     assert!(

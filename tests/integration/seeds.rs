@@ -72,6 +72,11 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("probe_any", "tube.skm", skm_small.clone()),
         ("probe_any", "tube.skp", skp_small.clone()),
     ];
+    let arm = crate::ms3d::arm_with_tail().write().unwrap();
+    let plain = crate::ms3d::arm().write().unwrap();
+    out.push(("ms3d", "arm.ms3d", plain.clone()));
+    out.push(("ms3d", "arm_tail.ms3d", arm.clone()));
+    out.push(("probe_any", "arm_tail.ms3d", arm));
     for target in ["dpm", "probe_any"] {
         out.push((target, "tube.dpm", small.clone()));
         out.push((target, "tiny.dpm", tiny.clone()));
@@ -135,6 +140,11 @@ fn every_seed_and_regression_replays_without_panic() {
                     }
                 }
                 Some("skm_pair") => replay_pair(&bytes),
+                Some("ms3d") => {
+                    if let Ok(m) = skelmap::ms3d::Ms3d::parse(&bytes) {
+                        crate::exercise::ms3d(&m);
+                    }
+                }
                 _ => {}
             }
             replayed += 1;

@@ -26,6 +26,10 @@ pub struct Summary {
     pub triangles: u64,
     pub influences: u64,
     pub max_influences_per_vertex: u32,
+    /// MS3D: groups, materials and joints under their own names (`null` for other formats).
+    pub groups: Option<u32>,
+    pub materials: Option<u32>,
+    pub joints: Option<u32>,
     /// Stored bounds (DPM); `null` for formats that store none.
     pub bounds: Option<BoundsSummary>,
     pub bone_list: Vec<BoneSummary>,
@@ -185,6 +189,7 @@ impl Summary {
             AnyModel::Skp(p) => s
                 .skeleton(p.bones())
                 .frames(p.frames().map(|f| f.name_lossy().into_owned())),
+            AnyModel::Ms3d(m) => of_ms3d(s, m),
             // `AnyModel` is non-exhaustive: a format the library opens before this command
             // learns to describe it is refused rather than summarised with made-up zeros.
             _ => {
@@ -212,6 +217,42 @@ impl Summary {
         s.levels_of_detail = model.lods().count() as u32;
         s
     }
+}
+
+/// MS3D: groups as meshes (with their distinct vertices), joints as the skeleton.
+fn of_ms3d(s: Summary, m: &skelmap_core::ms3d::Ms3d<'_>) -> Summary {
+    let groups = m.groups().iter().map(|g| {
+        let mut used = vec![false; m.vertices().len()];
+        let corners = g
+            .triangle_indices()
+            .filter_map(|t| m.triangles().get(usize::from(t)))
+            .flat_map(|t| t.vertex_indices);
+        for v in corners {
+            if let Some(slot) = used.get_mut(usize::from(v.get())) {
+                *slot = true;
+            }
+        }
+        let material = g.material().and_then(|k| m.materials().get(k));
+        let material_name = |x: &skelmap_core::ms3d::raw::Material| {
+            skelmap_core::name::lossy(skelmap_core::name::trim_nul(&x.name)).into_owned()
+        };
+        MeshSummary {
+            name: Some(g.name_lossy().into_owned()),
+            shader: material.map(material_name).unwrap_or_default(),
+            vertices: used.iter().filter(|u| **u).count() as u32,
+            triangles: g.triangle_indices().len() as u32,
+            influences: 0,
+            max_influences_per_vertex: 0,
+        }
+    });
+    let mut s = s.skeleton(m.skeleton_bones()).meshes(groups);
+    s.vertices = m.vertices().len() as u64;
+    s.triangles = m.triangles().len() as u64;
+    s.groups = Some(m.groups().len() as u32);
+    s.materials = Some(m.materials().len() as u32);
+    s.joints = Some(m.joints().len() as u32);
+    s.frames = u32::try_from(m.total_frames()).unwrap_or(0);
+    s
 }
 
 fn skm_meshes<'a>(m: &'a skelmap_core::skm::Skm<'a>) -> impl Iterator<Item = MeshSummary> + 'a {
@@ -256,11 +297,14 @@ pub fn render_text(s: &Summary, out: &mut String) {
     if !s.bone_list.is_empty() {
         let _ = writeln!(out, "  bone tree:");
     }
-    let mut depth = vec![0usize; s.bone_list.len()];
     for (i, bone) in s.bone_list.iter().enumerate() {
-        let d = bone.parent.and_then(|p| depth.get(p)).map_or(0, |d| d + 1);
-        if let Some(slot) = depth.get_mut(i) {
-            *slot = d;
+        // Depth by walking the parent chain (validated acyclic; bounded by the bone count,
+        // since MS3D parents may come after their children).
+        let mut d = 0usize;
+        let mut at = bone.parent;
+        while let Some(p) = at.filter(|_| d < s.bone_list.len()) {
+            d += 1;
+            at = s.bone_list.get(p).and_then(|b| b.parent);
         }
         let tag = if bone.attachment { " [attachment]" } else { "" };
         let _ = writeln!(

@@ -211,3 +211,29 @@ fn convert_refuses_a_non_dpm_input() {
             .contains("DPM: bad magic")
     );
 }
+
+#[test]
+fn info_json_on_a_corpus_ms3d() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/ms3d/milkshape3dengine_dwarf1.ms3d");
+    if !path.exists() {
+        eprintln!("SKIPPED: {} is absent", path.display());
+        return;
+    }
+    let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["format"], "MS3D");
+    assert_eq!(
+        [
+            &v["vertices"],
+            &v["triangles"],
+            &v["groups"],
+            &v["materials"],
+            &v["joints"],
+            &v["frames"]
+        ],
+        [979, 1896, 4, 2, 46, 400]
+    );
+    assert_eq!(v["bones"], 46);
+}

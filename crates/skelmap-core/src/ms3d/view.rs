@@ -455,7 +455,7 @@ impl<'data> Ms3d<'data> {
             let at = walk.offset();
             let sub = walk.read::<I32<Le>>("comments.subVersion")?.get();
             if sub != 1 {
-                return Ok(unknown_sub_version(diag, "comments.subVersion", at, sub));
+                return unknown_sub_version(diag, "comments.subVersion", at, sub);
             }
             let start = walk.offset();
             let mut counts = [0u32; 3];
@@ -495,7 +495,7 @@ impl<'data> Ms3d<'data> {
                 1 => VertexExtra::V1(walk.read_slice("vertexExtra", n)?),
                 2 => VertexExtra::V2(walk.read_slice("vertexExtra", n)?),
                 3 => VertexExtra::V3(walk.read_slice("vertexExtra", n)?),
-                _ => return Ok(unknown_sub_version(diag, "vertexExtra.subVersion", at, sub)),
+                _ => return unknown_sub_version(diag, "vertexExtra.subVersion", at, sub),
             };
             self.check_vertex_extra(extra, at + 4)?;
             self.vertex_extra = Some(extra);
@@ -505,7 +505,7 @@ impl<'data> Ms3d<'data> {
             let at = walk.offset();
             let sub = walk.read::<I32<Le>>("jointExtra.subVersion")?.get();
             if sub != 1 {
-                return Ok(unknown_sub_version(diag, "jointExtra.subVersion", at, sub));
+                return unknown_sub_version(diag, "jointExtra.subVersion", at, sub);
             }
             self.joint_extra = Some(walk.read_slice("jointExtra", self.joints.len() as u64)?);
         }
@@ -514,7 +514,7 @@ impl<'data> Ms3d<'data> {
             let at = walk.offset();
             let sub = walk.read::<I32<Le>>("modelExtra.subVersion")?.get();
             if sub != 1 {
-                return Ok(unknown_sub_version(diag, "modelExtra.subVersion", at, sub));
+                return unknown_sub_version(diag, "modelExtra.subVersion", at, sub);
             }
             self.model_extra = Some(walk.read("modelExtra")?);
         }
@@ -772,7 +772,9 @@ impl<'data> Skeleton<'data> for Ms3d<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.joints.iter().map(|j| {
             let parent = j.parent.map_or(-1, i32::from);
-            Bone::new(&j.head.name, parent, u32::from(j.head.flags))
+            // MS3D joint flags are editor state (selected, dirty), not DPM/SKP bone flags:
+            // MS3D has no attachment bones. The raw flags stay available through `Joint::raw`.
+            Bone::new(&j.head.name, parent, 0)
         })
     }
 }
@@ -818,10 +820,17 @@ fn check_spec_count(diag: &mut Diagnostics, what: &'static str, at: u64, n: u16)
     }
 }
 
-fn unknown_sub_version(diag: &mut Diagnostics, what: &'static str, at: u64, sub: i32) {
+/// Warns about a tail section with an unknown sub-version; the tail ends there (not an error).
+fn unknown_sub_version(
+    diag: &mut Diagnostics,
+    what: &'static str,
+    at: u64,
+    sub: i32,
+) -> Result<()> {
     diag.warn(FORMAT, WarningKind::UnknownSubVersion, what, at, || {
         format!("sub-version {sub} is not known; the rest of the file is ignored")
     });
+    Ok(())
 }
 
 fn joint_ok(id: i8, joints: usize) -> bool {

@@ -43,14 +43,22 @@ pub struct Ms3dJointDef {
     pub position_keys: Vec<(f32, [f32; 3])>,
 }
 
+/// Comments to write: group, material and joint comments as `(index, text)`, then the
+/// model comment.
+pub type CommentsDef = ([Vec<(i32, Vec<u8>)>; 3], Option<Vec<u8>>);
+
+/// Extra vertex weights to write: the sub-version (1, 2 or 3) and per vertex
+/// `(extra joints, weights)`.
+pub type VertexExtraDef = (i32, Vec<([i8; 3], [u8; 3])>);
+
 /// The optional MilkShape 1.8 tail. Sections are written in order up to the last one given
 /// (an absent section before a present one is written empty, as MilkShape does).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ms3dTail {
     /// Group, material and joint comments as `(index, text)`, and the model comment.
-    pub comments: Option<([Vec<(i32, Vec<u8>)>; 3], Option<Vec<u8>>)>,
+    pub comments: Option<CommentsDef>,
     /// Vertex extras: sub-version (1, 2 or 3) and per vertex `(extra joints, weights)`.
-    pub vertex_extra: Option<(i32, Vec<([i8; 3], [u8; 3])>)>,
+    pub vertex_extra: Option<VertexExtraDef>,
     /// Joint colours.
     pub joint_colors: Option<Vec<[f32; 3]>>,
     /// Model settings `(joint size, transparency mode, alpha ref)`.
@@ -221,7 +229,7 @@ impl Ms3dBuilder {
         let Some(last) = last else { return };
         // Comments (sub-version 1).
         i32_le(out, 1);
-        let empty: ([Vec<(i32, Vec<u8>)>; 3], Option<Vec<u8>>) = Default::default();
+        let empty = CommentsDef::default();
         let (lists, model) = t.comments.as_ref().unwrap_or(&empty);
         for list in lists {
             i32_le(out, list.len() as i32);
