@@ -8,6 +8,7 @@ use skelmap_core::AnyModel;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::ms3d::{Ms3d, anim};
 use skelmap_core::skm::{Skm, SkmModel, Skp};
+use skelmap_core::slmdl::{SlAnim, SlMdl};
 use skelmap_core::{Bone, SkeletalMesh, Skeleton};
 
 /// Deep walk of any supported model.
@@ -17,6 +18,7 @@ pub fn any(model: &AnyModel<'_>) {
         AnyModel::Skm(m) => skm(m),
         AnyModel::Skp(m) => skp(m),
         AnyModel::Ms3d(m) => ms3d(m),
+        AnyModel::SlMdl(m) => slmdl(m),
         // Formats added later get their own walk here.
         _ => {}
     }
@@ -163,5 +165,54 @@ pub fn ms3d(m: &Ms3d<'_>) {
         let rest = anim::skin_positions(m, &anim::rest_pose(m));
         assert_eq!(rest.len(), vertices);
         let _ = anim::skin_positions(m, &anim::pose_at(m, 0.5));
+    }
+}
+
+/// Deep walk of an SL mdl: every attribute element readable, float attributes finite,
+/// influences summing to 1 where weights are declared.
+pub fn slmdl(m: &SlMdl<'_>) {
+    for (_, kind, view) in m.attributes() {
+        assert_eq!(view.len(), m.vertex_count() as usize);
+        for i in 0..view.len() {
+            let bytes = view.bytes(i).expect("element in range");
+            assert_eq!(bytes.len(), view.size());
+            if kind.is_float() {
+                for k in 0..view.size() / 4 {
+                    assert!(view.float(i, k).is_some_and(f32::is_finite));
+                }
+            }
+        }
+    }
+    // Where blend indices are declared, the four weights sum to 1 by construction (the last
+    // is 1 − Σ the stored ones, all finite).
+    for i in 0..m.vertex_count() as usize {
+        if let Some(influences) = m.influences(i) {
+            let total: f32 = influences.iter().map(|(_, w)| w).sum();
+            assert!(
+                (total - 1.0).abs() < 1e-3,
+                "influences of vertex {i} sum to {total}"
+            );
+        }
+    }
+}
+
+/// Deep walk of an SL anim: every keyframe readable, times non-decreasing, samples finite.
+pub fn slanim(a: &SlAnim<'_>) {
+    let times: Vec<f32> = a.times().collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+    for k in 0..a.keyframe_count() {
+        let (_, _, keys) = a.key(k).expect("keyframe in range");
+        assert_eq!(keys.len(), a.bone_count() as usize);
+    }
+    let mut pose = Vec::new();
+    for t in [
+        times[0] - 1.0,
+        times[0],
+        (times[0] + times[times.len() - 1]) / 2.0,
+        times[times.len() - 1] + 1.0,
+    ] {
+        a.sample(t, &mut pose);
+        assert_eq!(pose.len(), a.bone_count() as usize);
+        assert!(pose.iter().all(|(_, t)| t.is_finite()));
     }
 }

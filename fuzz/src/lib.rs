@@ -5,6 +5,7 @@ pub mod exercise;
 
 use skelmap_core::ms3d::Ms3d;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
+use skelmap_core::slmdl::{SlAnim, SlMdl};
 use skelmap_core::{dpm::Dpm, open_any};
 
 /// The `dpm` target: DPM validation without the probe, then the deep walk.
@@ -59,5 +60,19 @@ pub fn skm_pair(data: &[u8]) {
 pub fn ms3d(data: &[u8]) {
     if let Ok(model) = Ms3d::parse(data) {
         exercise::ms3d(&model);
+    }
+}
+
+/// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
+pub fn slmdl(data: &[u8]) {
+    if let Ok(model) = SlMdl::parse(data) {
+        exercise::slmdl(&model);
+    }
+}
+
+/// The `slanim` target: SL anim validation, then sampling.
+pub fn slanim(data: &[u8]) {
+    if let Ok(anim) = SlAnim::parse(data) {
+        exercise::slanim(&anim);
     }
 }

@@ -17,3 +17,4 @@ mod robustness;
 mod seeds;
 mod skm_resolve;
 mod skm_rules;
+mod slmdl;

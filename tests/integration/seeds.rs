@@ -77,6 +77,9 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("ms3d", "arm.ms3d", plain.clone()));
     out.push(("ms3d", "arm_tail.ms3d", arm.clone()));
     out.push(("probe_any", "arm_tail.ms3d", arm));
+    out.push(("slmdl", "tri.mdl", crate::slmdl::tri().write()));
+    out.push(("slanim", "walk.anim", crate::slmdl::walk().write()));
+    out.push(("probe_any", "tri.mdl", crate::slmdl::tri().write()));
     for target in ["dpm", "probe_any"] {
         out.push((target, "tube.dpm", small.clone()));
         out.push((target, "tiny.dpm", tiny.clone()));
@@ -140,6 +143,16 @@ fn every_seed_and_regression_replays_without_panic() {
                     }
                 }
                 Some("skm_pair") => replay_pair(&bytes),
+                Some("slmdl") => {
+                    if let Ok(m) = skelmap::slmdl::SlMdl::parse(&bytes) {
+                        crate::exercise::slmdl(&m);
+                    }
+                }
+                Some("slanim") => {
+                    if let Ok(a) = skelmap::slmdl::SlAnim::parse(&bytes) {
+                        crate::exercise::slanim(&a);
+                    }
+                }
                 Some("ms3d") => {
                     if let Ok(m) = skelmap::ms3d::Ms3d::parse(&bytes) {
                         crate::exercise::ms3d(&m);

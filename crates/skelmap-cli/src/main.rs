@@ -109,7 +109,19 @@ fn summarise(path: &Path, root: Option<&Path>, diag: &mut Diagnostics) -> Result
     let source = read(path)?;
     let name = path.display().to_string();
     let size = source.bytes().len() as u64;
-    if Format::sniff(source.bytes()) != Some(Format::Skm) {
+    let sniffed = Format::sniff(source.bytes());
+    if sniffed.is_none()
+        && path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("anim"))
+    {
+        // `.anim` has no magic: recognised by its extension.
+        let anim =
+            skelmap_core::slmdl::SlAnim::parse_with(source.bytes(), &Limits::default(), diag)
+                .map_err(|e| format!("{name}: {e}"))?;
+        return Ok(Summary::of_anim(&name, size, &anim));
+    }
+    if sniffed != Some(Format::Skm) {
         let model = open(path, source.bytes(), diag)?;
         return Summary::of_model(&name, size, &model, diag);
     }

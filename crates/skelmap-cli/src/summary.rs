@@ -30,6 +30,8 @@ pub struct Summary {
     pub groups: Option<u32>,
     pub materials: Option<u32>,
     pub joints: Option<u32>,
+    /// SL mdl: the declared vertex attributes, in order (`null` for other formats).
+    pub attributes: Option<Vec<String>>,
     /// Stored bounds (DPM); `null` for formats that store none.
     pub bounds: Option<BoundsSummary>,
     pub bone_list: Vec<BoneSummary>,
@@ -190,6 +192,16 @@ impl Summary {
                 .skeleton(p.bones())
                 .frames(p.frames().map(|f| f.name_lossy().into_owned())),
             AnyModel::Ms3d(m) => of_ms3d(s, m),
+            AnyModel::SlMdl(m) => {
+                let mut s = s;
+                s.vertices = m.vertex_count().into();
+                s.attributes = Some(
+                    m.attributes()
+                        .map(|(_, kind, v)| format!("{kind:?} ({} bytes)", v.size()))
+                        .collect(),
+                );
+                s
+            }
             // `AnyModel` is non-exhaustive: a format the library opens before this command
             // learns to describe it is refused rather than summarised with made-up zeros.
             _ => {
@@ -215,6 +227,17 @@ impl Summary {
             .frames(model.skp().frames().map(|f| f.name_lossy().into_owned()));
         s.skeleton = Some(skeleton.to_string());
         s.levels_of_detail = model.lods().count() as u32;
+        s
+    }
+}
+
+impl Summary {
+    /// The summary of an SL `.anim` (opened by extension: the format has no magic).
+    pub fn of_anim(file: &str, size: u64, anim: &skelmap_core::slmdl::SlAnim<'_>) -> Summary {
+        let mut s = Summary::new(file, "SL anim", size, &Diagnostics::new());
+        s.bones = anim.bone_count();
+        s.frames = anim.keyframe_count();
+        s.frame_names = anim.times().map(|t| format!("{t}s")).collect();
         s
     }
 }
@@ -270,6 +293,9 @@ fn skm_meshes<'a>(m: &'a skelmap_core::skm::Skm<'a>) -> impl Iterator<Item = Mes
 pub fn render_text(s: &Summary, out: &mut String) {
     use std::fmt::Write;
     let _ = writeln!(out, "{}: {} model, {} bytes", s.file, s.format, s.size);
+    if let Some(attributes) = &s.attributes {
+        let _ = writeln!(out, "  attributes: {}", attributes.join(", "));
+    }
     if let Some(skeleton) = &s.skeleton {
         let _ = writeln!(
             out,

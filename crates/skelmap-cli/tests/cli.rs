@@ -237,3 +237,52 @@ fn info_json_on_a_corpus_ms3d() {
     );
     assert_eq!(v["bones"], 46);
 }
+
+#[test]
+fn info_and_validate_understand_sl_mdl_and_anim() {
+    use skelmap_core::slmdl::{Easing, KeyframeDef, SkinnedVertex, SlAnimBuilder, SlMdlBuilder};
+    let dir = temp_dir("sl");
+    let mdl = dir.join("tri.mdl");
+    let vertex = SkinnedVertex {
+        weights: [1.0, 0.0, 0.0],
+        ..SkinnedVertex::default()
+    };
+    std::fs::write(&mdl, SlMdlBuilder::skinned(&[vertex; 3]).write()).unwrap();
+    let anim = dir.join("walk.anim");
+    let key = |time| KeyframeDef {
+        time,
+        easing: Easing::Linear,
+        bones: vec![],
+    };
+    std::fs::write(
+        &anim,
+        SlAnimBuilder {
+            bones: 2,
+            keyframes: vec![key(0.0), key(0.5)],
+        }
+        .write(),
+    )
+    .unwrap();
+
+    let out = skelmap(&["info", mdl.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (v["format"].as_str(), v["vertices"].as_u64()),
+        (Some("SL mdl"), Some(3))
+    );
+    assert_eq!(v["attributes"].as_array().map(Vec::len), Some(5));
+
+    let out = skelmap(&["info", anim.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (
+            v["format"].as_str(),
+            v["bones"].as_u64(),
+            v["frames"].as_u64()
+        ),
+        (Some("SL anim"), Some(2), Some(2))
+    );
+
+    let out = skelmap(&["validate", mdl.to_str().unwrap(), anim.to_str().unwrap()]);
+    assert_eq!(stdout(&out).lines().last(), Some("2 passed, 0 failed"));
+}

@@ -59,9 +59,13 @@ mod read;
 mod rules;
 pub mod skeleton;
 pub mod skm;
+pub mod slmdl;
 mod source;
 pub mod synth;
 pub mod write;
+
+/// The maths crate whose types the animation APIs return (`Quat`, `Vec3`, `Affine3A`).
+pub use glam;
 
 pub use diag::{Diagnostics, Warning, WarningKind};
 pub use error::{Error, Result};

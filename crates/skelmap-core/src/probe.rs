@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::limits::Limits;
 use crate::ms3d::Ms3d;
 use crate::skm::{Skm, Skp};
+use crate::slmdl::SlMdl;
 
 /// The file formats skelmap knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,11 +25,22 @@ pub enum Format {
     Skp,
     /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
     Ms3d,
+    /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
+    SlMdl,
+    /// The "SL" engine's `.anim` (no magic: opened explicitly, never sniffed).
+    SlAnim,
 }
 
 impl Format {
     /// Every format, in probe order.
-    pub const ALL: &'static [Format] = &[Format::Dpm, Format::Skm, Format::Skp, Format::Ms3d];
+    pub const ALL: &'static [Format] = &[
+        Format::Dpm,
+        Format::Skm,
+        Format::Skp,
+        Format::Ms3d,
+        Format::SlMdl,
+        Format::SlAnim,
+    ];
 
     /// Recognises the format of `data` from its magic bytes.
     ///
@@ -42,7 +54,7 @@ impl Format {
         let format = Format::ALL
             .iter()
             .copied()
-            .find(|f| data.starts_with(f.magic()))?;
+            .find(|f| !f.magic().is_empty() && data.starts_with(f.magic()))?;
         // SKM and SKP share their magic; the header layout tells them apart.
         if format == Format::Skm && crate::skm::looks_like_skp(data) {
             return Some(Format::Skp);
@@ -50,13 +62,15 @@ impl Format {
         Some(format)
     }
 
-    /// The magic bytes a file of this format starts with.
+    /// The magic bytes a file of this format starts with (empty for `.anim`, which has none).
     #[must_use]
     pub fn magic(self) -> &'static [u8] {
         match self {
             Format::Dpm => crate::dpm::raw::DPM_MAGIC,
             Format::Skm | Format::Skp => crate::skm::raw::SKM_MAGIC,
             Format::Ms3d => crate::ms3d::raw::MS3D_MAGIC,
+            Format::SlMdl => crate::slmdl::SLMDL_MAGIC,
+            Format::SlAnim => &[],
         }
     }
 
@@ -68,6 +82,8 @@ impl Format {
             Format::Skm => "SKM",
             Format::Skp => "SKP",
             Format::Ms3d => "MS3D",
+            Format::SlMdl => "SL mdl",
+            Format::SlAnim => "SL anim",
         }
     }
 
@@ -79,6 +95,8 @@ impl Format {
             Format::Skm => "skm",
             Format::Skp => "skp",
             Format::Ms3d => "ms3d",
+            Format::SlMdl => "mdl",
+            Format::SlAnim => "anim",
         }
     }
 }
@@ -101,6 +119,8 @@ pub enum AnyModel<'data> {
     Skp(Skp<'data>),
     /// A MilkShape 3D model.
     Ms3d(Ms3d<'data>),
+    /// An SL mesh.
+    SlMdl(SlMdl<'data>),
 }
 
 impl AnyModel<'_> {
@@ -112,6 +132,7 @@ impl AnyModel<'_> {
             AnyModel::Skm(_) => Format::Skm,
             AnyModel::Skp(_) => Format::Skp,
             AnyModel::Ms3d(_) => Format::Ms3d,
+            AnyModel::SlMdl(_) => Format::SlMdl,
         }
     }
 }
@@ -147,6 +168,10 @@ pub fn open_any_with<'data>(
         Some(Format::Skm) => Skm::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skm(m))),
         Some(Format::Skp) => Skp::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skp(m))),
         Some(Format::Ms3d) => Ms3d::parse_with(data, limits, diag).map(|m| Some(AnyModel::Ms3d(m))),
-        None => Ok(None),
+        Some(Format::SlMdl) => {
+            SlMdl::parse_with(data, limits, diag).map(|m| Some(AnyModel::SlMdl(m)))
+        }
+        // `.anim` has no magic, so sniffing never finds it.
+        Some(Format::SlAnim) | None => Ok(None),
     }
 }

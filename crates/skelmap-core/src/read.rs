@@ -63,6 +63,29 @@ impl<'data> Reader<'data> {
         }
     }
 
+    /// Exactly the `len` bytes that follow a header of `header` bytes and end the data:
+    /// [`Error::Truncated`] when fewer remain, [`Error::Invalid`] when more do.
+    pub(crate) fn bytes_after_header(
+        &self,
+        what: &'static str,
+        header: u64,
+        len: u64,
+    ) -> Result<&'data [u8]> {
+        let bytes = self
+            .get_bytes(header, len)
+            .ok_or_else(|| self.truncated(what, header, len))?;
+        let end = header.saturating_add(len);
+        if end < self.len() {
+            return Err(Error::Invalid {
+                format: self.format,
+                what,
+                offset: end,
+                detail: format!("{} bytes after the declared data", self.len() - end),
+            });
+        }
+        Ok(bytes)
+    }
+
     /// `len` raw bytes at `offset`, or `None` (for accessors over validated data).
     #[inline]
     pub(crate) fn get_bytes(&self, offset: u64, len: u64) -> Option<&'data [u8]> {
