@@ -718,3 +718,18 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn truncated_corpus_ms3d_never_panics() {
+    let files = crate::support::corpus_files("ms3d");
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let stride = (bytes.len() / 512).max(1);
+        for cut in (0..bytes.len().min(4096)).chain((4096..bytes.len()).step_by(stride)) {
+            if let Ok(m) = Ms3d::parse(&bytes[..cut]) {
+                // Only a cut at the end of the mandatory part or of a tail section can validate.
+                crate::exercise::ms3d(&m);
+            }
+        }
+    }
+}

@@ -4,7 +4,7 @@
 //! `origin[3]`, `influence`, `normal[3]`, `bonenum`. Origin and normal are stored already
 //! multiplied by the influence, and each 16-byte half (`origin, influence` and
 //! `normal, bonenum`) loads as one SIMD register. Because the records are variable-length there
-//! is no random access: [`Vertices`] walks them in file order, and [`validate_vertices`] is the
+//! is no random access: [`Vertices`] walks them in file order, and validation (`validate_vertices`) is the
 //! one linear pass that proves a whole walk in bounds before any accessor runs.
 //!
 //! The code is generic over the byte order, so DPM and SKM share it rather than copy it.

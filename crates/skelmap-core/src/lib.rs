@@ -29,10 +29,10 @@
 //!   unchecked count and never loops without a bound. A malformed file gives a typed
 //!   [`Error`] naming the format, the structure and field, and the byte offset; exceeding a
 //!   [`Limits`] bound gives [`Error::Limit`].
-//! - **`unsafe` is confined** to [`Source::map`], which is itself an `unsafe fn`: a mapped file
-//!   that changes while mapped is undefined behaviour, and only the caller can rule that out.
-//!   [`Source::read`] and [`Source::from_bytes`] are the safe alternatives. Everything else in
-//!   this crate is safe code.
+//! - **One function asks its caller for a promise**: [`Source::map`] (see its `# Safety`
+//!   section): a mapped file that changes while mapped is undefined behaviour, and only the
+//!   caller can rule that out. [`Source::read`] and [`Source::from_bytes`] are the checked
+//!   alternatives. Everything else in this crate is compiler-checked code.
 //! - **Zero-copy**: opening allocates at most O(meshes) (in practice only the [`Diagnostics`]
 //!   entries, one per kind of finding). Copies are explicit, named operations.
 //!
@@ -42,6 +42,8 @@
 //! |---|---|---|---|
 //! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::DpmBuilder`] |
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
+//! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Ms3dBuilder`] |
+//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling) | [`slmdl::SlMdlBuilder`], [`slmdl::SlAnimBuilder`] |
 
 #![deny(missing_docs)]
 

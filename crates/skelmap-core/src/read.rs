@@ -228,7 +228,10 @@ mod tests {
     #[test]
     fn ref_at_reads_and_rejects_past_end() {
         let r = reader();
-        assert_eq!(r.ref_at::<U32<BigEndian>>("t.a", 4).unwrap().get(), 9);
+        assert_eq!(
+            r.ref_at::<U32<BigEndian>>("t.a", 4).map(|v| v.get()).ok(),
+            Some(9)
+        );
         let err = r.ref_at::<U32<BigEndian>>("t.b", 8).unwrap_err();
         assert!(matches!(
             err,
@@ -258,7 +261,10 @@ mod tests {
     #[test]
     fn slice_at_checks_count_times_size_without_overflow() {
         let r = reader();
-        assert_eq!(r.slice_at::<U32<BigEndian>>("t", 0, 2).unwrap().len(), 2);
+        assert_eq!(
+            r.slice_at::<U32<BigEndian>>("t", 0, 2).map(<[_]>::len).ok(),
+            Some(2)
+        );
         let err = r.slice_at::<U32<BigEndian>>("t", 0, u64::MAX).unwrap_err();
         assert!(matches!(err, Error::Truncated { need: u64::MAX, .. }));
         let err = r.slice_at::<U32<BigEndian>>("t", u64::MAX, 1).unwrap_err();
@@ -290,12 +296,13 @@ mod tests {
     #[test]
     fn walk_advances_and_stops_at_end() {
         let mut w = reader().walk(0);
-        assert_eq!(w.read::<U32<BigEndian>>("a").unwrap().get(), 7);
-        assert_eq!(w.read_slice::<U32<BigEndian>>("b", 1).unwrap()[0].get(), 9);
+        assert_eq!(w.read::<U32<BigEndian>>("a").map(|v| v.get()).ok(), Some(7));
+        let b = w.read_slice::<U32<BigEndian>>("b", 1).ok();
+        assert_eq!(b.and_then(|b| b.first()).map(|v| v.get()), Some(9));
         assert_eq!(w.offset(), 8);
         assert!(w.read::<U32<BigEndian>>("c").is_err());
         assert_eq!(w.offset(), 8, "a failed read does not advance");
-        assert_eq!(w.next_slice::<u8>(2).unwrap(), &[0xAA, 0xBB]);
+        assert_eq!(w.next_slice::<u8>(2), Some(&[0xAA, 0xBB][..]));
         assert!(w.next::<u8>().is_none());
     }
 }

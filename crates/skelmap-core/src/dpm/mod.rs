@@ -2,7 +2,7 @@
 //!
 //! - [`raw`]: the on-disk structs, as in `model_dpmodel.h`;
 //! - [`Dpm`]: the validated zero-copy view ([`Dpm::parse`]) and its accessors;
-//! - [`write`]: [`DpmBuilder`], which writes files in dpmodel's order.
+//! - [`write`](mod@write): [`DpmBuilder`], which writes files in dpmodel's order.
 //!
 //! ## Semantics worth knowing
 //!

@@ -5,7 +5,7 @@
 //! - [`Skp`]: a validated skeleton file (bones, frames of quaternion + origin poses);
 //! - [`resolve`]: finding an SKM's skeleton (`.cfg` `import`, else `<base>.skp`) and LOD
 //!   files through a [`Resolver`], and pairing them into an [`SkmModel`];
-//! - [`write`]: [`SkmBuilder`] and [`SkpBuilder`]; [`convert`]: DPM → SKM + SKP.
+//! - [`write`](mod@write): [`SkmBuilder`] and [`SkpBuilder`]; [`convert`]: DPM → SKM + SKP.
 //!
 //! ## Telling SKM from SKP
 //!
