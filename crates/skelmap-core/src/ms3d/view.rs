@@ -385,7 +385,9 @@ impl<'data> Ms3d<'data> {
             diag,
         )?;
         for group in &groups {
-            if group.material().is_some_and(|m| m >= materials.len()) {
+            let in_range =
+                group.material == -1 || group.material().is_some_and(|m| m < materials.len());
+            if !in_range {
                 return Err(invalid(
                     "group.materialIndex",
                     group.material_at,
