@@ -6,6 +6,7 @@
 
 use skelmap_core::AnyModel;
 use skelmap_core::dpm::Dpm;
+use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::ms3d::{Ms3d, anim};
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::slmdl::{SlAnim, SlMdl};
@@ -19,6 +20,8 @@ pub fn any(model: &AnyModel<'_>) {
         AnyModel::Skp(m) => skp(m),
         AnyModel::Ms3d(m) => ms3d(m),
         AnyModel::SlMdl(m) => slmdl(m),
+        AnyModel::Mdl(m) => mdl(m),
+        AnyModel::Hmp(m) => hmp(m),
         // Formats added later get their own walk here.
         _ => {}
     }
@@ -214,5 +217,57 @@ pub fn slanim(a: &SlAnim<'_>) {
         a.sample(t, &mut pose);
         assert_eq!(pose.len(), a.bone_count() as usize);
         assert!(pose.iter().all(|(_, t)| t.is_finite()));
+    }
+}
+
+/// Deep walk of an MDL: indices in range, every skin level decodes to its size, and both
+/// morph kernels agree on tweens of consecutive frames.
+pub fn mdl(m: &Mdl<'_>) {
+    let (verts, uvs) = (m.num_verts(), m.skin_vertices().len());
+    for (xyz, uv) in m.triangles() {
+        assert!(xyz.iter().all(|&i| u32::from(i) < verts));
+        assert!(uvs == 0 || uv.iter().all(|&i| usize::from(i) < uvs));
+    }
+    let palette = skelmap_core::gamestudio::skin::grey_palette();
+    for skin in m.skins() {
+        for level in 0..skin.num_levels() {
+            if let Some(rgba) = skin.decode_rgba(level, &palette) {
+                let (w, h, _) = skin.level(level).expect("level exists");
+                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
+            }
+        }
+    }
+    let n = verts as usize;
+    let (mut pa, mut na, mut pb, mut nb) = (
+        vec![[0.0; 3]; n],
+        vec![[0.0; 3]; n],
+        vec![[0.0; 3]; n],
+        vec![[0.0; 3]; n],
+    );
+    for f in 0..m.frames().len().min(4) {
+        let g = (f + 1) % m.frames().len();
+        morph::tween_scalar(m, f, g, 0.5, &mut pa, &mut na).expect("frames exist");
+        morph::tween_lanes(m, f, g, 0.5, &mut pb, &mut nb).expect("frames exist");
+        for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
+            assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0) || !x.is_finite());
+        }
+    }
+}
+
+/// Deep walk of an HMP: every frame meshes to the grid's size with unit normals.
+pub fn hmp(h: &Hmp<'_>) {
+    let [nx, ny] = h.grid();
+    for f in 0..h.frames().len().min(2) {
+        let mesh = h.mesh(f).expect("frame exists");
+        assert_eq!(mesh.positions.len() as u64, u64::from(nx) * u64::from(ny));
+        assert_eq!(
+            mesh.triangles.len() as u64,
+            2 * u64::from(nx - 1) * u64::from(ny - 1)
+        );
+        assert!(
+            mesh.normals
+                .iter()
+                .all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0).abs() < 1e-3)
+        );
     }
 }

@@ -11,6 +11,7 @@ mod dpm_accessors;
 mod dpm_corpus;
 mod dpm_rules;
 mod dpm_warnings;
+mod gamestudio;
 mod ms3d;
 mod probe;
 mod robustness;

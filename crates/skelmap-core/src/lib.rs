@@ -52,6 +52,7 @@ mod diag;
 pub mod dpm;
 mod error;
 mod floatbits;
+pub mod gamestudio;
 mod geometry;
 mod limits;
 pub mod ms3d;

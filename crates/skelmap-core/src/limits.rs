@@ -33,6 +33,10 @@ pub struct Limits {
     pub max_total_influences: u64,
     /// Maximum size of the data handed to a parser, in bytes. Default 2 GiB.
     pub max_file_size: u64,
+    /// Maximum skins (textures) in a GameStudio model or terrain. Default 256.
+    pub max_skins: u32,
+    /// Maximum width or height of a skin, in texels. Default 4096 (assimp's cap).
+    pub max_skin_dimension: u32,
 }
 
 impl Limits {
@@ -46,6 +50,8 @@ impl Limits {
         max_influences_per_vertex: 16,
         max_total_influences: 1 << 26,
         max_file_size: 2 << 30,
+        max_skins: 256,
+        max_skin_dimension: 4096,
     };
 }
 

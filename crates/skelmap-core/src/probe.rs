@@ -8,6 +8,7 @@ use core::fmt;
 use crate::diag::Diagnostics;
 use crate::dpm::Dpm;
 use crate::error::Result;
+use crate::gamestudio::{Hmp, Mdl};
 use crate::limits::Limits;
 use crate::ms3d::Ms3d;
 use crate::skm::{Skm, Skp};
@@ -25,6 +26,10 @@ pub enum Format {
     Skp,
     /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
     Ms3d,
+    /// 3D GameStudio model (`MDL3`, `MDL4`, `MDL5`; `MDL2` and `MDL7` are refused).
+    Mdl,
+    /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
+    Hmp,
     /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
     SlMdl,
     /// The "SL" engine's `.anim` (no magic: opened explicitly, never sniffed).
@@ -38,6 +43,8 @@ impl Format {
         Format::Skm,
         Format::Skp,
         Format::Ms3d,
+        Format::Mdl,
+        Format::Hmp,
         Format::SlMdl,
         Format::SlAnim,
     ];
@@ -55,6 +62,11 @@ impl Format {
             .iter()
             .copied()
             .find(|f| !f.magic().is_empty() && data.starts_with(f.magic()))?;
+        // GameStudio magics differ in their last byte; every version is claimed (the view
+        // refuses the versions it does not read, naming them).
+        if format == Format::Mdl || format == Format::Hmp {
+            return Some(format);
+        }
         // SKM and SKP share their magic; the header layout tells them apart.
         if format == Format::Skm && crate::skm::looks_like_skp(data) {
             return Some(Format::Skp);
@@ -69,6 +81,8 @@ impl Format {
             Format::Dpm => crate::dpm::raw::DPM_MAGIC,
             Format::Skm | Format::Skp => crate::skm::raw::SKM_MAGIC,
             Format::Ms3d => crate::ms3d::raw::MS3D_MAGIC,
+            Format::Mdl => b"MDL",
+            Format::Hmp => b"HMP",
             Format::SlMdl => crate::slmdl::SLMDL_MAGIC,
             Format::SlAnim => &[],
         }
@@ -82,6 +96,8 @@ impl Format {
             Format::Skm => "SKM",
             Format::Skp => "SKP",
             Format::Ms3d => "MS3D",
+            Format::Mdl => "MDL",
+            Format::Hmp => "HMP",
             Format::SlMdl => "SL mdl",
             Format::SlAnim => "SL anim",
         }
@@ -95,6 +111,8 @@ impl Format {
             Format::Skm => "skm",
             Format::Skp => "skp",
             Format::Ms3d => "ms3d",
+            Format::Mdl => "mdl",
+            Format::Hmp => "hmp",
             Format::SlMdl => "mdl",
             Format::SlAnim => "anim",
         }
@@ -119,6 +137,10 @@ pub enum AnyModel<'data> {
     Skp(Skp<'data>),
     /// A MilkShape 3D model.
     Ms3d(Ms3d<'data>),
+    /// A GameStudio model.
+    Mdl(Mdl<'data>),
+    /// A GameStudio terrain.
+    Hmp(Hmp<'data>),
     /// An SL mesh.
     SlMdl(SlMdl<'data>),
 }
@@ -132,6 +154,8 @@ impl AnyModel<'_> {
             AnyModel::Skm(_) => Format::Skm,
             AnyModel::Skp(_) => Format::Skp,
             AnyModel::Ms3d(_) => Format::Ms3d,
+            AnyModel::Mdl(_) => Format::Mdl,
+            AnyModel::Hmp(_) => Format::Hmp,
             AnyModel::SlMdl(_) => Format::SlMdl,
         }
     }
@@ -168,6 +192,8 @@ pub fn open_any_with<'data>(
         Some(Format::Skm) => Skm::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skm(m))),
         Some(Format::Skp) => Skp::parse_with(data, limits, diag).map(|m| Some(AnyModel::Skp(m))),
         Some(Format::Ms3d) => Ms3d::parse_with(data, limits, diag).map(|m| Some(AnyModel::Ms3d(m))),
+        Some(Format::Mdl) => Mdl::parse_with(data, limits, diag).map(|m| Some(AnyModel::Mdl(m))),
+        Some(Format::Hmp) => Hmp::parse_with(data, limits, diag).map(|m| Some(AnyModel::Hmp(m))),
         Some(Format::SlMdl) => {
             SlMdl::parse_with(data, limits, diag).map(|m| Some(AnyModel::SlMdl(m)))
         }
