@@ -247,7 +247,7 @@ pub fn mdl(m: &Mdl<'_>) {
     for f in 0..m.frames().len().min(4) {
         let g = (f + 1) % m.frames().len();
         morph::tween_scalar(m, f, g, 0.5, &mut pa, &mut na).expect("frames exist");
-        morph::tween_lanes(m, f, g, 0.5, &mut pb, &mut nb).expect("frames exist");
+        morph::tween_simd(m, f, g, 0.5, &mut pb, &mut nb).expect("frames exist");
         for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
             assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0) || !x.is_finite());
         }

@@ -3,6 +3,7 @@
 
 pub mod exercise;
 
+use skelmap_core::gamestudio::{Hmp, Mdl};
 use skelmap_core::ms3d::Ms3d;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::slmdl::{SlAnim, SlMdl};
@@ -74,5 +75,19 @@ pub fn slmdl(data: &[u8]) {
 pub fn slanim(data: &[u8]) {
     if let Ok(anim) = SlAnim::parse(data) {
         exercise::slanim(&anim);
+    }
+}
+
+/// The `mdl` target: MDL validation without the probe, then the deep walk (skins, morphs).
+pub fn mdl(data: &[u8]) {
+    if let Ok(model) = Mdl::parse(data) {
+        exercise::mdl(&model);
+    }
+}
+
+/// The `hmp` target: HMP validation without the probe, then the terrain mesh.
+pub fn hmp(data: &[u8]) {
+    if let Ok(terrain) = Hmp::parse(data) {
+        exercise::hmp(&terrain);
     }
 }

@@ -2,7 +2,7 @@
 //! test per validation rule of FORMATS.md §4.5 and §5.3 (fixtures from the builders), skin
 //! decoding, the morph kernels and terrain meshes.
 
-use skelmap::gamestudio::morph::{tween_lanes, tween_scalar};
+use skelmap::gamestudio::morph::{tween_scalar, tween_simd};
 use skelmap::gamestudio::skin::grey_palette;
 use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef, SkinDef};
 use skelmap::gamestudio::{Hmp, HmpVersion, Mdl, MdlVersion, PixelFormat};
@@ -546,7 +546,7 @@ fn morph_scalar_and_lanes_agree_and_interpolate() {
     let (mut p0, mut n0) = (vec![[0.0; 3]; 4], vec![[0.0; 3]; 4]);
     let (mut p1, mut n1) = (vec![[0.0; 3]; 4], vec![[0.0; 3]; 4]);
     tween_scalar(&m, 0, 1, 0.25, &mut p0, &mut n0).unwrap();
-    tween_lanes(&m, 0, 1, 0.25, &mut p1, &mut n1).unwrap();
+    tween_simd(&m, 0, 1, 0.25, &mut p1, &mut n1).unwrap();
     assert_eq!(p0, p1);
     // Vertex 3: packed (10, 10, 0 → 40); z = 0.25 · (0 + 0.25 · 40) + 1 = 3.5.
     assert_eq!(p0[3], [0.5 * 10.0 - 2.5, 0.5 * 10.0 - 2.5, 3.5]);
@@ -570,7 +570,7 @@ fn morph_kernels_agree_on_every_corpus_frame() {
         for f in 0..frames {
             let g = (f + 1) % frames;
             tween_scalar(&m, f, g, 0.375, &mut pa, &mut na).unwrap();
-            tween_lanes(&m, f, g, 0.375, &mut pb, &mut nb).unwrap();
+            tween_simd(&m, f, g, 0.375, &mut pb, &mut nb).unwrap();
             for (x, y) in pa
                 .iter()
                 .flatten()

@@ -77,6 +77,9 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("ms3d", "arm.ms3d", plain.clone()));
     out.push(("ms3d", "arm_tail.ms3d", arm.clone()));
     out.push(("probe_any", "arm_tail.ms3d", arm));
+    out.push(("mdl", "quad.mdl", crate::gamestudio::quad().write()));
+    out.push(("hmp", "field.hmp", crate::gamestudio::field().write()));
+    out.push(("probe_any", "quad.mdl", crate::gamestudio::quad().write()));
     out.push(("slmdl", "tri.mdl", crate::slmdl::tri().write()));
     out.push(("slanim", "walk.anim", crate::slmdl::walk().write()));
     out.push(("probe_any", "tri.mdl", crate::slmdl::tri().write()));
@@ -143,6 +146,16 @@ fn every_seed_and_regression_replays_without_panic() {
                     }
                 }
                 Some("skm_pair") => replay_pair(&bytes),
+                Some("mdl") => {
+                    if let Ok(m) = skelmap::gamestudio::Mdl::parse(&bytes) {
+                        crate::exercise::mdl(&m);
+                    }
+                }
+                Some("hmp") => {
+                    if let Ok(h) = skelmap::gamestudio::Hmp::parse(&bytes) {
+                        crate::exercise::hmp(&h);
+                    }
+                }
                 Some("slmdl") => {
                     if let Ok(m) = skelmap::slmdl::SlMdl::parse(&bytes) {
                         crate::exercise::slmdl(&m);

@@ -66,7 +66,7 @@ fn mdl_layout_views_and_influences() {
     assert_eq!(Format::sniff(&bytes), Some(Format::SlMdl));
     assert_eq!(
         Format::sniff(b"MDL5...."),
-        None,
+        Some(Format::Mdl),
         "GameStudio's upper-case MDL is another format"
     );
     let m = SlMdl::parse(&bytes).unwrap();

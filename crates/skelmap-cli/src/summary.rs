@@ -30,6 +30,10 @@ pub struct Summary {
     pub groups: Option<u32>,
     pub materials: Option<u32>,
     pub joints: Option<u32>,
+    /// MDL/HMP: skins as "type code, width × height" (`null` for other formats).
+    pub skins: Option<Vec<String>>,
+    /// HMP: vertices per row and rows (`null` for other formats).
+    pub grid: Option<[u32; 2]>,
     /// SL mdl: the declared vertex attributes, in order (`null` for other formats).
     pub attributes: Option<Vec<String>>,
     /// Stored bounds (DPM); `null` for formats that store none.
@@ -192,6 +196,29 @@ impl Summary {
                 .skeleton(p.bones())
                 .frames(p.frames().map(|f| f.name_lossy().into_owned())),
             AnyModel::Ms3d(m) => of_ms3d(s, m),
+            AnyModel::Mdl(m) => {
+                let mut s = s;
+                s.vertices = m.num_verts().into();
+                s.triangles = m.triangles().len() as u64;
+                s.frames = m.frames().len() as u32;
+                s.frame_names = m
+                    .frames()
+                    .iter()
+                    .map(|f| f.name_lossy().into_owned())
+                    .collect();
+                s.skins = Some(m.skins().iter().map(skin_label).collect());
+                s
+            }
+            AnyModel::Hmp(h) => {
+                let mut s = s;
+                let [nx, ny] = h.grid();
+                s.vertices = u64::from(nx) * u64::from(ny);
+                s.triangles = 2 * u64::from(nx - 1) * u64::from(ny - 1);
+                s.frames = h.frames().len() as u32;
+                s.skins = Some(h.skins().iter().map(skin_label).collect());
+                s.grid = Some([nx, ny]);
+                s
+            }
             AnyModel::SlMdl(m) => {
                 let mut s = s;
                 s.vertices = m.vertex_count().into();
@@ -240,6 +267,17 @@ impl Summary {
         s.frame_names = anim.times().map(|t| format!("{t}s")).collect();
         s
     }
+}
+
+fn skin_label(skin: &skelmap_core::gamestudio::Skin<'_>) -> String {
+    format!(
+        "type {}, {:?}, {} × {}, {} level(s)",
+        skin.type_code(),
+        skin.format(),
+        skin.width(),
+        skin.height(),
+        skin.num_levels()
+    )
 }
 
 /// MS3D: groups as meshes (with their distinct vertices), joints as the skeleton.
@@ -293,6 +331,20 @@ fn skm_meshes<'a>(m: &'a skelmap_core::skm::Skm<'a>) -> impl Iterator<Item = Mes
 pub fn render_text(s: &Summary, out: &mut String) {
     use std::fmt::Write;
     let _ = writeln!(out, "{}: {} model, {} bytes", s.file, s.format, s.size);
+    if let Some(skins) = &s.skins {
+        let _ = writeln!(
+            out,
+            "  skins: {}",
+            if skins.is_empty() {
+                "none".to_string()
+            } else {
+                skins.join("; ")
+            }
+        );
+    }
+    if let Some([nx, ny]) = s.grid {
+        let _ = writeln!(out, "  terrain grid {nx} × {ny}");
+    }
     if let Some(attributes) = &s.attributes {
         let _ = writeln!(out, "  attributes: {}", attributes.join(", "));
     }

@@ -286,3 +286,42 @@ fn info_and_validate_understand_sl_mdl_and_anim() {
     let out = skelmap(&["validate", mdl.to_str().unwrap(), anim.to_str().unwrap()]);
     assert_eq!(stdout(&out).lines().last(), Some("2 passed, 0 failed"));
 }
+
+#[test]
+fn info_json_on_corpus_mdl_and_hmp() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if !corpus.exists() {
+        eprintln!("SKIPPED: {} is absent", corpus.display());
+        return;
+    }
+    let json = |p: &Path| -> serde_json::Value {
+        serde_json::from_str(&stdout(&skelmap(&["info", p.to_str().unwrap(), "--json"]))).unwrap()
+    };
+    let v = json(&corpus.join("mdl/libgs_mdl5-earth.mdl"));
+    assert_eq!(
+        (
+            v["format"].as_str(),
+            v["vertices"].as_u64(),
+            v["triangles"].as_u64(),
+            v["frames"].as_u64()
+        ),
+        (Some("MDL"), Some(2307), Some(4512), Some(1))
+    );
+    assert_eq!(v["skins"].as_array().map(Vec::len), Some(2));
+    let v = json(&corpus.join("hmp/assimp_terrain.hmp"));
+    assert_eq!(
+        (
+            v["format"].as_str(),
+            v["grid"][0].as_u64(),
+            v["grid"][1].as_u64(),
+            v["vertices"].as_u64()
+        ),
+        (Some("HMP"), Some(33), Some(33), Some(1089))
+    );
+    let out = skelmap(&[
+        "validate",
+        corpus.join("mdl/libgs_mdl2-bush.mdl").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("MDL2 is a different layout"));
+}

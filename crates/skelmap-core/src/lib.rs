@@ -61,6 +61,7 @@ mod probe;
 mod read;
 mod rules;
 pub mod skeleton;
+mod skin;
 pub mod skm;
 pub mod slmdl;
 mod source;

@@ -4,17 +4,14 @@
 //! coordinates of the two frames (bytes or words); normals are the two table entries blended
 //! by `t` and renormalised.
 //!
-//! [`tween_scalar`] is the reference, one vertex at a time. [`tween_lanes`] processes eight
-//! vertices per step in structure-of-arrays lanes (`[f32; 8]` per coordinate) so that the
-//! compiler turns the arithmetic into SIMD instructions on any target, in safe code; the
-//! packed records are gathered into the lanes first. The two agree within 1e-6 (tested), and
+//! [`tween_scalar`] is the reference, one vertex at a time. [`tween_simd`] runs the
+//! `std::arch` SSE2 kernel on x86-64 (one vertex per 128-bit register; see `skin::x86`) and
+//! the scalar one elsewhere. The two agree within 1e-6 (tested on every corpus frame), and
 //! `cargo bench --bench morph` compares them.
 
 use super::anorms::NORMALS;
 use super::mdl::{Mdl, PackedVertices};
-
-/// Lanes per step of [`tween_lanes`].
-pub const LANES: usize = 8;
+use super::raw::{TrivertxByte, TrivertxWord};
 
 /// Why a tween could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -32,33 +29,90 @@ pub enum MorphError {
     },
 }
 
-fn frames<'a>(
-    mdl: &'a Mdl<'_>,
-    a: usize,
-    b: usize,
-    out: usize,
-) -> Result<(PackedVertices<'a>, PackedVertices<'a>), MorphError> {
-    let fa = mdl
-        .frames()
-        .get(a)
-        .ok_or(MorphError::NoFrame(a))?
-        .vertices();
-    let fb = mdl
-        .frames()
-        .get(b)
-        .ok_or(MorphError::NoFrame(b))?
-        .vertices();
-    let need = fa.len();
-    if out < need {
-        return Err(MorphError::Output { need, have: out });
+/// The normal table padded to 256 entries, so that a `u8` index needs no bounds check
+/// (validation proved every index < 162; the padding is never read for a valid model).
+const NORMALS_256: [[f32; 3]; 256] = {
+    let mut table = [[0.0f32; 3]; 256];
+    let mut i = 0;
+    while i < NORMALS.len() {
+        table[i] = NORMALS[i];
+        i += 1;
     }
-    Ok((fa, fb))
+    table
+};
+
+/// A packed vertex record (byte or word).
+trait Packed: Copy {
+    fn coords(&self) -> [f32; 3];
+    fn normal(&self) -> u8;
 }
 
+impl Packed for TrivertxByte {
+    #[inline(always)]
+    fn coords(&self) -> [f32; 3] {
+        self.v.map(f32::from)
+    }
+    #[inline(always)]
+    fn normal(&self) -> u8 {
+        self.normal
+    }
+}
+
+impl Packed for TrivertxWord {
+    #[inline(always)]
+    fn coords(&self) -> [f32; 3] {
+        self.v.map(|c| f32::from(c.get()))
+    }
+    #[inline(always)]
+    fn normal(&self) -> u8 {
+        self.normal
+    }
+}
+
+/// The two frames' records, checked against the output length, dispatched once on their
+/// packing to a kernel generic over the record types.
+macro_rules! dispatch {
+    ($mdl:expr, $a:expr, $b:expr, $positions:expr, $normals:expr, $kernel:ident, $t:expr) => {{
+        let fa = $mdl
+            .frames()
+            .get($a)
+            .ok_or(MorphError::NoFrame($a))?
+            .vertices();
+        let fb = $mdl
+            .frames()
+            .get($b)
+            .ok_or(MorphError::NoFrame($b))?
+            .vertices();
+        let need = fa.len();
+        let have = $positions.len().min($normals.len());
+        if have < need {
+            return Err(MorphError::Output { need, have });
+        }
+        let (s, o) = ($mdl.scale(), $mdl.offset());
+        match (fa, fb) {
+            (PackedVertices::Byte(x), PackedVertices::Byte(y)) => {
+                $kernel(x, y, s, o, $t, $positions, $normals)
+            }
+            (PackedVertices::Byte(x), PackedVertices::Word(y)) => {
+                $kernel(x, y, s, o, $t, $positions, $normals)
+            }
+            (PackedVertices::Word(x), PackedVertices::Byte(y)) => {
+                $kernel(x, y, s, o, $t, $positions, $normals)
+            }
+            (PackedVertices::Word(x), PackedVertices::Word(y)) => {
+                $kernel(x, y, s, o, $t, $positions, $normals)
+            }
+        }
+        Ok(())
+    }};
+}
+
+#[inline(always)]
 fn normalise(n: [f32; 3]) -> [f32; 3] {
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
     if len > 0.0 {
-        n.map(|c| c / len)
+        let inv = 1.0 / len;
+        n.map(|c| c * inv)
     } else {
         [0.0, 0.0, 1.0]
     }
@@ -78,33 +132,43 @@ pub fn tween_scalar(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), MorphError> {
-    let (fa, fb) = frames(mdl, a, b, positions.len().min(normals.len()))?;
-    let (scale, offset) = (mdl.scale(), mdl.offset());
-    for (i, (p, n)) in positions
-        .iter_mut()
-        .zip(normals.iter_mut())
-        .enumerate()
-        .take(fa.len())
-    {
-        let (Some((va, na)), Some((vb, nb))) = (fa.get(i), fb.get(i)) else {
-            break;
-        };
-        for k in 0..3 {
-            let (x, y) = (f32::from(va[k]), f32::from(vb[k]));
-            p[k] = scale[k] * (x + t * (y - x)) + offset[k];
-        }
-        let (ta, tb) = (NORMALS[usize::from(na)], NORMALS[usize::from(nb)]);
-        *n = normalise(core::array::from_fn(|k| ta[k] + t * (tb[k] - ta[k])));
-    }
-    Ok(())
+    dispatch!(mdl, a, b, positions, normals, scalar_kernel, t)
 }
 
-/// As [`tween_scalar`], eight vertices per step in structure-of-arrays lanes.
+fn scalar_kernel<A: Packed, B: Packed>(
+    fa: &[A],
+    fb: &[B],
+    scale: [f32; 3],
+    offset: [f32; 3],
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) {
+    for (((va, vb), p), n) in fa
+        .iter()
+        .zip(fb)
+        .zip(positions.iter_mut())
+        .zip(normals.iter_mut())
+    {
+        let (x, y) = (va.coords(), vb.coords());
+        for k in 0..3 {
+            p[k] = scale[k] * (x[k] + t * (y[k] - x[k])) + offset[k];
+        }
+        let (ta, tb) = (
+            NORMALS_256[usize::from(va.normal())],
+            NORMALS_256[usize::from(vb.normal())],
+        );
+        *n = normalise(core::array::from_fn(|k| ta[k] + t * (tb[k] - ta[k])));
+    }
+}
+
+/// As [`tween_scalar`], with the `std::arch` SSE2 kernel on x86-64 (one vertex per 128-bit
+/// register) and the scalar kernel elsewhere.
 ///
 /// # Errors
 ///
 /// [`MorphError`] for a missing frame or short output.
-pub fn tween_lanes(
+pub fn tween_simd(
     mdl: &Mdl<'_>,
     a: usize,
     b: usize,
@@ -112,57 +176,35 @@ pub fn tween_lanes(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), MorphError> {
-    let (fa, fb) = frames(mdl, a, b, positions.len().min(normals.len()))?;
-    let (scale, offset) = (mdl.scale(), mdl.offset());
-    let n = fa.len();
-    let mut start = 0;
-    while start < n {
-        let count = LANES.min(n - start);
-        // Gather: packed coordinates and table normals of both frames, per lane.
-        let mut pa = [[0.0f32; LANES]; 3];
-        let mut pb = [[0.0f32; LANES]; 3];
-        let mut na = [[0.0f32; LANES]; 3];
-        let mut nb = [[0.0f32; LANES]; 3];
-        for l in 0..count {
-            let (Some((va, ia)), Some((vb, ib))) = (fa.get(start + l), fb.get(start + l)) else {
-                break;
-            };
-            let (ta, tb) = (NORMALS[usize::from(ia)], NORMALS[usize::from(ib)]);
-            for k in 0..3 {
-                pa[k][l] = f32::from(va[k]);
-                pb[k][l] = f32::from(vb[k]);
-                na[k][l] = ta[k];
-                nb[k][l] = tb[k];
-            }
-        }
-        // The arithmetic, lane-parallel.
-        let mut p = [[0.0f32; LANES]; 3];
-        let mut q = [[0.0f32; LANES]; 3];
-        for k in 0..3 {
-            for l in 0..LANES {
-                p[k][l] = scale[k] * (pa[k][l] + t * (pb[k][l] - pa[k][l])) + offset[k];
-                q[k][l] = na[k][l] + t * (nb[k][l] - na[k][l]);
-            }
-        }
-        let mut inv = [0.0f32; LANES];
-        for l in 0..LANES {
-            let len = (q[0][l] * q[0][l] + q[1][l] * q[1][l] + q[2][l] * q[2][l]).sqrt();
-            inv[l] = if len > 0.0 { 1.0 / len } else { 0.0 };
-        }
-        // Scatter back to interleaved output.
-        for l in 0..count {
-            if let (Some(pos), Some(nrm)) =
-                (positions.get_mut(start + l), normals.get_mut(start + l))
-            {
-                *pos = [p[0][l], p[1][l], p[2][l]];
-                *nrm = if inv[l] > 0.0 {
-                    [q[0][l] * inv[l], q[1][l] * inv[l], q[2][l] * inv[l]]
-                } else {
-                    [0.0, 0.0, 1.0]
-                };
-            }
-        }
-        start += count;
+    #[cfg(target_arch = "x86_64")]
+    {
+        dispatch!(mdl, a, b, positions, normals, simd_kernel, t)
     }
-    Ok(())
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        dispatch!(mdl, a, b, positions, normals, scalar_kernel, t)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn simd_kernel<A: Packed + crate::skin::x86::Widen, B: Packed + crate::skin::x86::Widen>(
+    fa: &[A],
+    fb: &[B],
+    scale: [f32; 3],
+    offset: [f32; 3],
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) {
+    crate::skin::x86::morph_sse2(fa, fb, scale, offset, t, positions, normals);
+}
+
+/// The name of the kernel [`tween_simd`] runs on this target.
+#[must_use]
+pub fn simd_kernel_name() -> &'static str {
+    if cfg!(target_arch = "x86_64") {
+        "sse2"
+    } else {
+        "scalar (no SIMD kernel for this target)"
+    }
 }

@@ -1,0 +1,85 @@
+//! `morph`: GameStudio frame tweening in vertices/s, the scalar reference next to the
+//! SIMD kernel (SSE2 on x86-64), on the corpus MDLs (when present) and a synthetic
+//! 65 536-vertex word-packed model.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use skelmap::gamestudio::Mdl;
+use skelmap::gamestudio::morph::{tween_scalar, tween_simd};
+use skelmap::gamestudio::write::{MdlBuilder, MdlFrameDef};
+
+fn synthetic() -> Vec<u8> {
+    let n = 65_536u32;
+    let frame = |shift: u16| MdlFrameDef {
+        frame_type: 2,
+        name: b"f".to_vec(),
+        vertices: (0..n)
+            .map(|i| {
+                (
+                    [
+                        (i % 256) as u16 * 64,
+                        (i / 256) as u16 * 64,
+                        shift.wrapping_mul(i as u16),
+                    ],
+                    (i % 162) as u8,
+                )
+            })
+            .collect(),
+    };
+    MdlBuilder {
+        version: 4,
+        scale: [0.01; 3],
+        triangles: vec![([0, 1, 2], [0, 0, 0])],
+        frames: vec![frame(3), frame(7)],
+        ..MdlBuilder::default()
+    }
+    .write()
+}
+
+fn inputs() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/mdl");
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for p in paths {
+            let bytes = std::fs::read(&p).unwrap();
+            if Mdl::parse(&bytes).is_ok() {
+                out.push((p.file_stem().unwrap().to_string_lossy().into_owned(), bytes));
+            }
+        }
+    } else {
+        eprintln!("SKIPPED corpus inputs: {} is absent", dir.display());
+    }
+    out.push(("synthetic_65536".to_string(), synthetic()));
+    out
+}
+
+fn morph(c: &mut Criterion) {
+    let mut group = c.benchmark_group("morph");
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+    for (name, bytes) in inputs() {
+        let m = Mdl::parse(&bytes).unwrap();
+        let n = m.num_verts() as usize;
+        let last = m.frames().len() - 1;
+        let (mut p, mut nrm) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("scalar", &name), |b| {
+            b.iter(|| tween_scalar(&m, 0, last, black_box(0.3), &mut p, &mut nrm).unwrap())
+        });
+        group.bench_function(BenchmarkId::new("simd", &name), |b| {
+            b.iter(|| tween_simd(&m, 0, last, black_box(0.3), &mut p, &mut nrm).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, morph);
+criterion_main!(benches);
