@@ -1,23 +1,29 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for SECONDS each (default 60).
+# Runs every fuzz target (or the TARGETs named) for SECONDS each (default 60):
+#   fuzz/run_all.sh [SECONDS [TARGET...]]
 # Uses nightly with AddressSanitizer when a nightly toolchain is installed, otherwise stable
 # with `-s none` (panics, overflow checks, OOM and timeouts are still caught).
 # New inputs go to fuzz/corpus/<target> (ignored by git); committed seeds are read-only.
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ "${#targets[@]}" -gt 0 ] || mapfile -t targets < <(cargo fuzz list)
 if rustup toolchain list 2>/dev/null | grep -q nightly; then
   fuzz=(cargo +nightly fuzz run)
 else
   fuzz=(cargo fuzz run -s none)
 fi
 failed=0
-for target in $(cargo fuzz list); do
+for target in "${targets[@]}"; do
   mkdir -p "corpus/$target"
   dict=()
   case "$target" in
     dpm|probe_any) dict=(-dict=dict/dpm.dict) ;;
     skm|skp|skm_pair) dict=(-dict=dict/skm.dict) ;;
+    ms3d) dict=(-dict=dict/ms3d.dict) ;;
+    mdl|hmp) dict=(-dict=dict/gamestudio.dict) ;;
   esac
   log="${TMPDIR:-/tmp}/skelmap-fuzz-$target.log"
   echo "== $target (${seconds}s, full log in $log)"

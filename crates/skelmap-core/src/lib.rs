@@ -32,7 +32,8 @@
 //! - **One function asks its caller for a promise**: [`Source::map`] (see its `# Safety`
 //!   section): a mapped file that changes while mapped is undefined behaviour, and only the
 //!   caller can rule that out. [`Source::read`] and [`Source::from_bytes`] are the checked
-//!   alternatives. Everything else in this crate is compiler-checked code.
+//!   alternatives. Besides it, only the `std::arch` SIMD module (`skin/x86.rs`, SSE2
+//!   intrinsics, each block justified) opts out of the compiler's checks.
 //! - **Zero-copy**: opening allocates at most O(meshes) (in practice only the [`Diagnostics`]
 //!   entries, one per kind of finding). Copies are explicit, named operations.
 //!
@@ -42,6 +43,7 @@
 //! |---|---|---|---|
 //! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::DpmBuilder`] |
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
+//! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::write`] |
 //! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Ms3dBuilder`] |
 //! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling) | [`slmdl::SlMdlBuilder`], [`slmdl::SlAnimBuilder`] |
 
