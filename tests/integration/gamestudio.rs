@@ -381,13 +381,16 @@ fn hmp_fixture_and_mesh() {
 }
 
 #[test]
-fn hmp_rules() {
-    let bytes = field().write();
-    let mut b = bytes.clone();
+fn hmp_rule1_hmp4_is_unsupported() {
+    let mut b = field().write();
     b[3] = b'4';
     assert!(
         matches!(&hmp_err(&b), Error::Unsupported { what: "header.ident", detail, .. } if detail.starts_with("HMP4"))
     );
+}
+
+#[test]
+fn hmp_rule2_grid_spacing_positive() {
     let mut f = field();
     f.spacing[0] = 0.0;
     assert!(matches!(
@@ -399,15 +402,38 @@ fn hmp_rules() {
         }
     ));
     let mut f = field();
-    f.row = 2.5;
+    f.spacing[1] = f32::NAN;
     assert!(matches!(
         hmp_err(&f.write()),
         Error::Invalid {
-            what: "header.fnumverts_x",
-            offset: 44,
+            what: "header.ftrisize_y",
+            offset: 40,
             ..
         }
     ));
+}
+
+#[test]
+fn hmp_rule3_row_length_whole_and_at_least_2() {
+    for row in [2.5, 1.0] {
+        let mut f = field();
+        f.row = row;
+        assert!(
+            matches!(
+                hmp_err(&f.write()),
+                Error::Invalid {
+                    what: "header.fnumverts_x",
+                    offset: 44,
+                    ..
+                }
+            ),
+            "{row}"
+        );
+    }
+}
+
+#[test]
+fn hmp_rule4_vertices_fill_whole_rows() {
     let mut f = field();
     f.row = 4.0; // 6 vertices are not rows of 4
     assert!(matches!(
@@ -418,15 +444,10 @@ fn hmp_rules() {
             ..
         }
     ));
-    let mut b = bytes.clone();
-    put_i32(&mut b, 68, 0);
-    assert!(matches!(
-        hmp_err(&b),
-        Error::Invalid {
-            what: "header.numframes",
-            ..
-        }
-    ));
+}
+
+#[test]
+fn hmp_rule5_only_proven_hmp7_skin_kinds() {
     let mut f = field();
     f.skins.push(SkinDef {
         code: 0x14,
@@ -445,19 +466,21 @@ fn hmp_rules() {
         ),
         "only 0x1c is proven"
     );
-    let mut f = field();
-    f.version = 5;
-    f.frames[0][3].1 = [200, 0];
-    assert!(
-        matches!(
-            hmp_err(&f.write()),
-            Error::Invalid {
-                what: "frame.vertices",
-                ..
-            }
-        ),
-        "HMP5 normal index"
-    );
+}
+
+#[test]
+fn hmp_rule6_at_least_one_frame_in_bounds() {
+    let bytes = field().write();
+    let mut b = bytes.clone();
+    put_i32(&mut b, 68, 0);
+    assert!(matches!(
+        hmp_err(&b),
+        Error::Invalid {
+            what: "header.numframes",
+            offset: 68,
+            ..
+        }
+    ));
     assert!(matches!(
         hmp_err(&bytes[..bytes.len() - 2]),
         Error::Truncated {
@@ -465,6 +488,25 @@ fn hmp_rules() {
             ..
         }
     ));
+}
+
+#[test]
+fn hmp_rule7_hmp5_normal_index_below_162() {
+    let mut f = field();
+    f.version = 5;
+    f.frames[0][3].1 = [200, 0];
+    let e = hmp_err(&f.write());
+    assert!(
+        matches!(
+            e,
+            Error::Invalid {
+                what: "frame.vertices",
+                offset: 158,
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 // ---- skins ----
