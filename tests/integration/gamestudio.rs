@@ -496,17 +496,16 @@ fn hmp_rule7_hmp5_normal_index_below_162() {
     f.version = 5;
     f.frames[0][3].1 = [200, 0];
     let e = hmp_err(&f.write());
-    assert!(
-        matches!(
-            e,
-            Error::Invalid {
-                what: "frame.vertices",
-                offset: 158,
-                ..
-            }
-        ),
-        "{e}"
+    // Header 84 + frame head 36 + vertex 3 · 4 + the normal byte at 2 = 134.
+    let at_134 = matches!(
+        e,
+        Error::Invalid {
+            what: "frame.vertices",
+            offset: 134,
+            ..
+        }
     );
+    assert!(at_134, "{e}");
 }
 
 // ---- skins ----
