@@ -7,6 +7,7 @@ mod support;
 #[path = "../../fuzz/src/exercise.rs"]
 mod exercise;
 
+mod anim;
 mod dpm_accessors;
 mod dpm_corpus;
 mod dpm_rules;

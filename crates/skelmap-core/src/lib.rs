@@ -49,6 +49,7 @@
 
 #![deny(missing_docs)]
 
+pub mod anim;
 pub mod bonevert;
 mod diag;
 pub mod dpm;
