@@ -3,8 +3,9 @@
 //! 65 536-vertex word-packed model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -41,20 +42,11 @@ fn synthetic() -> Vec<u8> {
 }
 
 fn inputs() -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/mdl");
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-        paths.sort();
-        for p in paths {
-            let bytes = std::fs::read(&p).unwrap();
-            if Mdl::parse(&bytes).is_ok() {
-                out.push((p.file_stem().unwrap().to_string_lossy().into_owned(), bytes));
-            }
-        }
-    } else {
-        eprintln!("SKIPPED corpus inputs: {} is absent", dir.display());
-    }
+    // The MDL2 sample is refused by the parser and left out.
+    let mut out: Vec<_> = common::corpus("mdl")
+        .into_iter()
+        .filter(|(_, b)| Mdl::parse(b).is_ok())
+        .collect();
     out.push(("synthetic_65536".to_string(), synthetic()));
     out
 }

@@ -11,8 +11,9 @@
 //! ids (4 bytes per triangle) are range-checked without being read.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -32,19 +33,7 @@ fn byte_sum(bytes: &[u8]) -> u64 {
 }
 
 fn inputs() -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dpm");
-    match std::fs::read_dir(&dir) {
-        Ok(entries) => {
-            let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-            paths.sort();
-            for p in paths {
-                let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-                out.push((name, std::fs::read(&p).unwrap()));
-            }
-        }
-        Err(_) => eprintln!("SKIPPED corpus inputs: {} is absent", dir.display()),
-    }
+    let mut out = common::corpus("dpm");
     let params = TubeParams {
         bones: 64,
         rings_per_bone: 200,

@@ -3,7 +3,8 @@
 //! frame). The stream, prepared and SIMD kernels join this group as they land.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
+mod common;
+
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -14,7 +15,6 @@ use skelmap::dpm::Dpm;
 use skelmap::synth::{TubeParams, tube};
 
 fn inputs() -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
     let params = TubeParams {
         bones: 32,
         rings_per_bone: 98,
@@ -22,21 +22,8 @@ fn inputs() -> Vec<(String, Vec<u8>)> {
         frames: 4,
         ..TubeParams::default()
     };
-    out.push(("synthetic_100k".to_string(), tube(&params).write().unwrap()));
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dpm");
-    match std::fs::read_dir(&dir) {
-        Ok(entries) => {
-            let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-            paths.sort();
-            for p in paths {
-                out.push((
-                    p.file_stem().unwrap().to_string_lossy().into_owned(),
-                    std::fs::read(&p).unwrap(),
-                ));
-            }
-        }
-        Err(_) => eprintln!("SKIPPED corpus inputs: {} is absent", dir.display()),
-    }
+    let mut out = vec![("synthetic_100k".to_string(), tube(&params).write().unwrap())];
+    out.extend(common::corpus("dpm"));
     out
 }
 

@@ -62,11 +62,6 @@ impl Format {
             .iter()
             .copied()
             .find(|f| !f.magic().is_empty() && data.starts_with(f.magic()))?;
-        // GameStudio magics differ in their last byte; every version is claimed (the view
-        // refuses the versions it does not read, naming them).
-        if format == Format::Mdl || format == Format::Hmp {
-            return Some(format);
-        }
         // SKM and SKP share their magic; the header layout tells them apart.
         if format == Format::Skm && crate::skm::looks_like_skp(data) {
             return Some(Format::Skp);
@@ -74,7 +69,9 @@ impl Format {
         Some(format)
     }
 
-    /// The magic bytes a file of this format starts with (empty for `.anim`, which has none).
+    /// The magic bytes a file of this format starts with: empty for `.anim`, which has none;
+    /// for MDL and HMP the prefix every version shares (`MDL`, `HMP`), so that the versions
+    /// skelmap does not read are still recognised and refused by name.
     #[must_use]
     pub fn magic(self) -> &'static [u8] {
         match self {
