@@ -5,6 +5,7 @@
 //! `cargo test`.
 
 use skelmap_core::AnyModel;
+use skelmap_core::anim::{self as skeletal, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::ms3d::{Ms3d, anim};
@@ -269,5 +270,37 @@ pub fn hmp(h: &Hmp<'_>) {
                 .iter()
                 .all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0).abs() < 1e-3)
         );
+    }
+}
+
+/// Samples up to 8 frames of `model` (both interpolations), builds the palette and skins
+/// every mesh with the scalar kernel, which must succeed on a validated model.
+pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
+    model: &impl PoseFrames<'a>,
+    meshes: impl Iterator<Item = M> + Clone,
+) {
+    let frames = model.frame_count();
+    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+    for (k, frame) in (0..frames).step_by((frames / 8).max(1)).take(8).enumerate() {
+        let interpolation = if k % 2 == 0 {
+            Interpolation::Nlerp
+        } else {
+            Interpolation::Slerp
+        };
+        skeletal::sample(
+            model,
+            frame,
+            (frame + 1).min(frames - 1),
+            0.5,
+            interpolation,
+            &mut pose,
+        );
+        palette.build(model, &pose);
+        for mesh in meshes.clone() {
+            let n = mesh.num_verts() as usize;
+            let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            skeletal::skin::skin_scalar(&mesh, &palette, &mut p, &mut q)
+                .expect("a validated model skins");
+        }
     }
 }

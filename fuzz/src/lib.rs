@@ -91,3 +91,43 @@ pub fn hmp(data: &[u8]) {
         exercise::hmp(&terrain);
     }
 }
+
+/// The `exercise_dpm` target: any DPM that validates is sampled at up to 8 frames (both
+/// interpolations), its palette built and every mesh skinned. A validated view must make the
+/// kernel succeed: the palette covers every `bonenum`, the outputs fit.
+pub fn exercise_dpm(data: &[u8]) {
+    if let Ok(model) = Dpm::parse(data) {
+        exercise::skin_every_mesh(&model, model.meshes());
+    }
+}
+
+/// The `exercise_skm` target: a paired SKM + SKP (input split as for `skm_pair`), sampled,
+/// paletted and skinned like `exercise_dpm`.
+pub fn exercise_skm(data: &[u8]) {
+    let Some((skm, skp)) = split_pair(data) else {
+        return;
+    };
+    if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp)) {
+        if let Ok(model) = SkmModel::pair(skm, skp, &[]) {
+            exercise::skin_every_mesh(&model, model.skm().meshes());
+        }
+    }
+}
+
+/// The structure-aware `structured` target: `arbitrary` picks a format and a shape, the
+/// project's writers build a valid file of that shape, and one 32-bit field (chosen by
+/// offset) is overwritten; the result goes through `open_any` and the deep walk.
+pub fn structured(data: &[u8]) {
+    let mut u = arbitrary::Unstructured::new(data);
+    let Ok(spec) = <structured::Spec as arbitrary::Arbitrary>::arbitrary(&mut u) else {
+        return;
+    };
+    let Some(bytes) = structured::build(&spec) else {
+        return;
+    };
+    if let Ok(Some(model)) = open_any(&bytes) {
+        exercise::any(&model);
+    }
+}
+
+pub mod structured;

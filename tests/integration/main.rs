@@ -7,6 +7,10 @@ mod support;
 #[path = "../../fuzz/src/exercise.rs"]
 mod exercise;
 
+/// The fuzz harness's near-valid file builder (the `structured` target), replayed by the seeds.
+#[path = "../../fuzz/src/structured.rs"]
+mod structured;
+
 mod anim;
 mod dpm_accessors;
 mod dpm_corpus;

@@ -77,6 +77,26 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("ms3d", "arm.ms3d", plain.clone()));
     out.push(("ms3d", "arm_tail.ms3d", arm.clone()));
     out.push(("probe_any", "arm_tail.ms3d", arm));
+    out.push(("exercise_dpm", "tube.dpm", small.clone()));
+    out.push(("exercise_dpm", "two_meshes.dpm", two.clone()));
+    out.push(("exercise_skm", "tube.pair", pair(&skm_small, &skp_small)));
+    // `structured` inputs are arbitrary-encoded specs: one per format and a few corruptions.
+    for (i, spec) in [
+        [0u8, 3, 2, 2, 0, 0, 0, 0, 0, 0],
+        [1, 2, 1, 1, 7, 0, 0xFF, 0xFF, 0xFF, 0xFF],
+        [2, 4, 3, 3, 1, 0, 0, 0, 0, 0],
+        [3, 1, 5, 2, 3, 0, 0xA2, 0, 0, 0],
+        [4, 5, 6, 1, 2, 0, 0, 0, 0x80, 0x7F],
+    ]
+    .iter()
+    .enumerate()
+    {
+        out.push((
+            "structured",
+            ["dpm.spec", "skm.spec", "skp.spec", "mdl.spec", "ms3d.spec"][i],
+            spec.to_vec(),
+        ));
+    }
     out.push(("mdl", "quad.mdl", crate::gamestudio::quad().write()));
     out.push(("hmp", "field.hmp", crate::gamestudio::field().write()));
     out.push(("probe_any", "quad.mdl", crate::gamestudio::quad().write()));
@@ -145,7 +165,19 @@ fn every_seed_and_regression_replays_without_panic() {
                         crate::exercise::skp(&m);
                     }
                 }
-                Some("skm_pair") => replay_pair(&bytes),
+                Some("skm_pair") | Some("exercise_skm") => replay_pair(&bytes),
+                Some("exercise_dpm") => {
+                    if let Ok(m) = Dpm::parse(&bytes) {
+                        crate::exercise::skin_every_mesh(&m, m.meshes());
+                    }
+                }
+                Some("structured") => {
+                    if let Some(bytes) = structured_model(&bytes) {
+                        if let Ok(Some(model)) = open_any(&bytes) {
+                            crate::exercise::any(&model);
+                        }
+                    }
+                }
                 Some("mdl") => {
                     if let Ok(m) = skelmap::gamestudio::Mdl::parse(&bytes) {
                         crate::exercise::mdl(&m);
@@ -188,6 +220,14 @@ fn replay_pair(bytes: &[u8]) {
     if let (Ok(skm), Ok(skp)) = (skelmap::skm::Skm::parse(skm), skelmap::skm::Skp::parse(skp)) {
         if let Ok(model) = skelmap::skm::SkmModel::pair(skm, skp, &[skm]) {
             crate::exercise::skm_model(&model);
+            crate::exercise::skin_every_mesh(&model, model.skm().meshes());
         }
     }
+}
+
+/// The file a `structured` seed describes (see `fuzz/src/structured.rs`).
+fn structured_model(spec: &[u8]) -> Option<Vec<u8>> {
+    let mut u = arbitrary::Unstructured::new(spec);
+    let spec = <crate::structured::Spec as arbitrary::Arbitrary>::arbitrary(&mut u).ok()?;
+    crate::structured::build(&spec)
 }
