@@ -212,3 +212,108 @@ fn skinning_errors() {
         Err(SkinError::Palette { have: 0, .. })
     ));
 }
+
+use skelmap::anim::dqs::{deltas, skin_dqs};
+use skelmap::anim::framegroups::groups_from_names;
+
+/// The bind palette (frame 0) and the palette at `frame` of `m`.
+fn palettes(m: &Dpm<'_>, frame: usize) -> (Palette, Palette) {
+    let (mut pose, mut bind, mut now) =
+        (LocalPose::default(), Palette::default(), Palette::default());
+    anim::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    bind.build(m, &pose);
+    anim::sample(m, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
+    now.build(m, &pose);
+    (bind, now)
+}
+
+#[test]
+fn dqs_equals_lbs_for_single_influence_models() {
+    for path in corpus_files("dpm") {
+        let bytes = std::fs::read(&path).unwrap();
+        let m = Dpm::parse(&bytes).unwrap();
+        if m.meshes().any(|mesh| mesh.vertices().any(|v| v.len() > 1)) {
+            continue;
+        }
+        let frames = m.num_frames() as usize;
+        for frame in (0..frames).step_by((frames / 5).max(1)) {
+            let (bind, now) = palettes(&m, frame);
+            let d = deltas(&now, &bind);
+            for mesh in m.meshes() {
+                let n = mesh.num_verts() as usize;
+                let (mut a, mut an, mut b, mut bn) = (
+                    vec![[0.0; 3]; n],
+                    vec![[0.0; 3]; n],
+                    vec![[0.0; 3]; n],
+                    vec![[0.0; 3]; n],
+                );
+                skin_scalar(&mesh, &now, &mut a, &mut an).unwrap();
+                skin_dqs(&mesh, &bind, &d, &mut b, &mut bn).unwrap();
+                let scale = m.all_radius().max(1.0);
+                let worst = a
+                    .iter()
+                    .flatten()
+                    .zip(b.iter().flatten())
+                    .map(|(x, y)| (x - y).abs())
+                    .fold(0.0, f32::max);
+                assert!(
+                    worst / scale < 1e-4,
+                    "{} frame {frame}: DQS and LBS differ by {worst}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn dqs_at_the_bind_pose_reproduces_it_and_keeps_volume_when_bent() {
+    let bytes = crate::support::tube().0;
+    let m = Dpm::parse(&bytes).unwrap();
+    let mesh = m.mesh(0).unwrap();
+    let n = mesh.num_verts() as usize;
+    let (mut lbs, mut ln, mut dqs, mut dn) = (
+        vec![[0.0; 3]; n],
+        vec![[0.0; 3]; n],
+        vec![[0.0; 3]; n],
+        vec![[0.0; 3]; n],
+    );
+    let (bind, _) = palettes(&m, 0);
+    skin_scalar(&mesh, &bind, &mut lbs, &mut ln).unwrap();
+    skin_dqs(&mesh, &bind, &deltas(&bind, &bind), &mut dqs, &mut dn).unwrap();
+    let worst = lbs
+        .iter()
+        .flatten()
+        .zip(dqs.iter().flatten())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-4, "bind pose: {worst}");
+    // A bent frame: blended vertices keep their distance to the bone axis better under DQS.
+    let (bind, now) = palettes(&m, 2);
+    skin_scalar(&mesh, &now, &mut lbs, &mut ln).unwrap();
+    skin_dqs(&mesh, &bind, &deltas(&now, &bind), &mut dqs, &mut dn).unwrap();
+    let spread = |points: &[[f32; 3]]| {
+        points
+            .iter()
+            .map(|p| (p[0] * p[0] + p[1] * p[1]).sqrt())
+            .fold(0.0, f32::max)
+    };
+    assert!(
+        spread(&dqs) >= spread(&lbs) - 1e-3,
+        "DQS {} vs LBS {}",
+        spread(&dqs),
+        spread(&lbs)
+    );
+}
+
+#[test]
+fn frame_groups_from_the_tube_frame_names() {
+    let bytes = crate::support::tube().0;
+    let m = Dpm::parse(&bytes).unwrap();
+    let groups = groups_from_names(m.frames().map(|f| f.name()), 10.0);
+    let summary: Vec<(&str, u32, u32)> = groups
+        .iter()
+        .map(|g| (g.name.as_str(), g.first, g.count))
+        .collect();
+    assert_eq!(summary, [("bind", 0, 1), ("wave", 1, 8)]);
+}

@@ -10,8 +10,12 @@
 //! - [`skin::skin_scalar`] computes `pos = Σ M_b · (origin, influence)` and
 //!   `nrm = Σ R_b · normal` per vertex over the pre-weighted records of any
 //!   [`SkeletalMesh`](crate::SkeletalMesh): the obviously correct reference the faster
-//!   kernels are measured against.
+//!   kernels are measured against; [`dqs::skin_dqs`] blends dual quaternions instead,
+//!   relative to the frame-0 bind pose.
+//! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar.
 
+pub mod dqs;
+pub mod framegroups;
 mod pose;
 pub mod skin;
 

@@ -1,0 +1,176 @@
+//! Named animations: frame ranges from frame names, or from DarkPlaces' `.framegroups` file.
+//!
+//! Frame names such as `walk_1`, `walk_2`, `walk_3` group into `walk` (a trailing `_N` or
+//! trailing digits are stripped; consecutive frames with the same stem form one group). The
+//! `.framegroups` sidecar lists one group per line: `first count fps loop`, where `loop` is
+//! `0` or `1`, optionally followed by `// name`; blank lines and lines starting with `//` are
+//! skipped.
+
+use crate::error::{Error, Result};
+use crate::probe::Format;
+
+/// A named range of frames.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameGroup {
+    /// Name (from the frames' stem, or the `.framegroups` comment; `group N` otherwise).
+    pub name: String,
+    /// First frame.
+    pub first: u32,
+    /// Number of frames.
+    pub count: u32,
+    /// Frames per second.
+    pub fps: f32,
+    /// Whether the animation loops.
+    pub looped: bool,
+}
+
+/// `name` without a trailing `_N` or trailing digits.
+fn stem(name: &[u8]) -> &[u8] {
+    let digits = name.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    let head = name.get(..name.len() - digits).unwrap_or(name);
+    head.strip_suffix(b"_").unwrap_or(head)
+}
+
+/// Groups consecutive frames whose names share a stem, each at `fps`, looping.
+///
+/// ```
+/// use skelmap_core::anim::framegroups::groups_from_names;
+/// let names: [&[u8]; 5] = [b"bind", b"walk_1", b"walk_2", b"run1", b"run2"];
+/// let groups = groups_from_names(names.into_iter(), 10.0);
+/// let summary: Vec<(&str, u32, u32)> = groups.iter().map(|g| (g.name.as_str(), g.first, g.count)).collect();
+/// assert_eq!(summary, [("bind", 0, 1), ("walk", 1, 2), ("run", 3, 2)]);
+/// ```
+#[must_use]
+pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) -> Vec<FrameGroup> {
+    let mut groups: Vec<FrameGroup> = Vec::new();
+    for (i, name) in names.enumerate() {
+        let s = stem(name);
+        match groups.last_mut() {
+            Some(g) if g.name.as_bytes() == s => g.count += 1,
+            _ => groups.push(FrameGroup {
+                name: String::from_utf8_lossy(s).into_owned(),
+                first: i as u32,
+                count: 1,
+                fps,
+                looped: true,
+            }),
+        }
+    }
+    groups
+}
+
+/// Parses a `.framegroups` file, checking every group lies within `num_frames`.
+///
+/// # Errors
+///
+/// [`Error::Invalid`] naming the line (as its byte offset) for a malformed line, a zero
+/// count, a non-positive or non-finite rate, or a range past the model's frames.
+pub fn parse_framegroups(text: &[u8], num_frames: u32) -> Result<Vec<FrameGroup>> {
+    let mut groups = Vec::new();
+    let mut offset = 0u64;
+    for (n, raw_line) in text.split(|&b| b == b'\n').enumerate() {
+        let line_at = offset;
+        offset += raw_line.len() as u64 + 1;
+        let line = String::from_utf8_lossy(raw_line);
+        let (fields, name) = match line.split_once("//") {
+            Some((f, c)) => (f, Some(c.trim())),
+            None => (line.as_ref(), None),
+        };
+        let words: Vec<&str> = fields.split_whitespace().collect();
+        if words.is_empty() {
+            continue;
+        }
+        let bad = |detail: String| Error::Invalid {
+            format: Format::Dpm,
+            what: "framegroups line",
+            offset: line_at,
+            detail: format!("line {}: {detail}", n + 1),
+        };
+        let [first, count, fps, looped] = words.as_slice() else {
+            return Err(bad(format!(
+                "{} fields; `first count fps loop` expected",
+                words.len()
+            )));
+        };
+        let first: u32 = first
+            .parse()
+            .map_err(|_| bad(format!("first frame {first:?}")))?;
+        let count: u32 = count
+            .parse()
+            .map_err(|_| bad(format!("frame count {count:?}")))?;
+        let fps: f32 = fps.parse().map_err(|_| bad(format!("rate {fps:?}")))?;
+        let looped = match *looped {
+            "0" => false,
+            "1" => true,
+            other => return Err(bad(format!("loop flag {other:?}; 0 or 1 expected"))),
+        };
+        if count == 0 || !(fps.is_finite() && fps > 0.0) {
+            return Err(bad(format!("{count} frames at {fps} fps")));
+        }
+        if u64::from(first) + u64::from(count) > u64::from(num_frames) {
+            return Err(bad(format!(
+                "frames {first}..{} past the model's {num_frames}",
+                u64::from(first) + u64::from(count)
+            )));
+        }
+        let name = name
+            .filter(|n| !n.is_empty())
+            .map_or_else(|| format!("group {}", groups.len()), str::to_string);
+        groups.push(FrameGroup {
+            name,
+            first,
+            count,
+            fps,
+            looped,
+        });
+    }
+    Ok(groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn framegroups_lines_comments_and_errors() {
+        let text = b"// golem\n0 1 10 0 // bind\n1 30 15 1 // walk\n\n31 20 20 1\n";
+        let groups = parse_framegroups(text, 51).ok();
+        let summary: Option<Vec<(String, u32, u32, bool)>> = groups.map(|g| {
+            g.into_iter()
+                .map(|g| (g.name, g.first, g.count, g.looped))
+                .collect()
+        });
+        assert_eq!(
+            summary,
+            Some(vec![
+                ("bind".to_string(), 0, 1, false),
+                ("walk".to_string(), 1, 30, true),
+                ("group 2".to_string(), 31, 20, true),
+            ])
+        );
+        let past = parse_framegroups(b"0 1 10 0\n40 20 10 1\n", 51);
+        assert!(matches!(
+            past,
+            Err(Error::Invalid {
+                what: "framegroups line",
+                offset: 9,
+                ..
+            })
+        ));
+        assert!(parse_framegroups(b"0 1 10\n", 5).is_err(), "three fields");
+        assert!(parse_framegroups(b"0 1 10 2\n", 5).is_err(), "loop flag 2");
+        assert!(parse_framegroups(b"0 0 10 1\n", 5).is_err(), "no frames");
+        assert!(
+            parse_framegroups(b"0 1 -3 1\n", 5).is_err(),
+            "negative rate"
+        );
+    }
+
+    #[test]
+    fn stems_strip_digits_and_underscore() {
+        assert_eq!(stem(b"idle_12"), b"idle");
+        assert_eq!(stem(b"run3"), b"run");
+        assert_eq!(stem(b"bind"), b"bind");
+        assert_eq!(stem(b"42"), b"");
+    }
+}
