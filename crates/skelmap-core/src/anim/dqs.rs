@@ -96,8 +96,8 @@ pub fn skin_dqs<'data>(
             } else {
                 1.0
             };
-            real = real + d.real * (sign * r.influence());
-            dual = dual + d.dual * (sign * r.influence());
+            real += d.real * (sign * r.influence());
+            dual += d.dual * (sign * r.influence());
         }
         let len = real.length();
         let blended = if len > 0.0 {
