@@ -260,6 +260,41 @@ fn regression_blend_weights_outside_unit_range_are_rejected() {
     }
 }
 
+/// Regression (found by the CI fuzz smoke run of `slmdl`, whose executions slowed to ~2.6k/s):
+/// a 52-byte header declaring no attributes (vertex size 0) and millions of vertices used to
+/// validate, since `count × 0` bytes fit, leaving consumers to loop over empty vertices.
+#[test]
+fn regression_vertices_without_attributes_are_rejected() {
+    let b = SlMdlBuilder {
+        radius: 1.0,
+        attributes: vec![],
+        vertex_count: 4_000_000,
+        vertices: vec![],
+    };
+    let e = mdl_err(&b.write());
+    assert!(
+        matches!(
+            e,
+            Error::Invalid {
+                what: "header.vertex_size",
+                offset: 8,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let empty = SlMdlBuilder {
+        radius: 0.0,
+        attributes: vec![],
+        vertex_count: 0,
+        vertices: vec![],
+    };
+    assert!(
+        SlMdl::parse(&empty.write()).is_ok(),
+        "no vertices and no attributes is an empty mesh"
+    );
+}
+
 #[test]
 fn anim_sampling_with_easing() {
     let bytes = walk().write();

@@ -47,7 +47,7 @@
 //! ## What validation guarantees
 //!
 //! `mdl`: magic; attribute count ≤ 16; every declared type known and its size allowed; the
-//! sizes summing to the vertex size; `count × size` (checked) exactly filling the rest of the
+//! sizes summing to the vertex size, which is not 0 when there are vertices; `count × size` (checked) exactly filling the rest of the
 //! file; a finite, non-negative radius; every float attribute finite; stored blend weights
 //! each in `0..=1` and summing to at most 1 (so the implied last weight is not negative). `.anim`: at least one
 //! bone and keyframe, within [`Limits`](crate::Limits); the file exactly

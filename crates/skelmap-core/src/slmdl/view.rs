@@ -253,6 +253,15 @@ impl<'data> SlMdl<'data> {
             ));
         }
         let count = header.vertex_count.get();
+        // Vertices without attributes carry nothing; counting millions of them from a 52-byte
+        // file would only make consumers loop.
+        if count > 0 && vertex_size == 0 {
+            return Err(invalid(
+                "header.vertex_size",
+                8,
+                format!("{count} vertices of 0 bytes: declare at least one attribute"),
+            ));
+        }
         if count > limits.max_vertices_per_mesh {
             return Err(Error::Limit {
                 format: FORMAT,
