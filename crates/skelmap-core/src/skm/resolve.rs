@@ -184,9 +184,10 @@ fn tokenize(text: &[u8]) -> Vec<Token<'_>> {
                 i += usize::from(at(i) == Some(b'"'));
             }
             _ => {
+                // A token runs to white space, a quote, or a comment that starts inside it.
                 let start = i;
-                while at(i).is_some_and(|c| !c.is_ascii_whitespace() && c != b'"') {
-                    if c == b'/' && matches!(at(i + 1), Some(b'/' | b'*')) && i > start {
+                while let Some(here) = at(i).filter(|&h| !h.is_ascii_whitespace() && h != b'"') {
+                    if here == b'/' && matches!(at(i + 1), Some(b'/' | b'*')) && i > start {
                         break;
                     }
                     i += 1;
@@ -470,6 +471,15 @@ mod tests {
         );
         assert_eq!(skeleton(""), None);
         assert_eq!(skeleton("importer x.skm"), None, "whole tokens only");
+        // A comment may follow a token with no space in between.
+        assert_eq!(
+            skeleton("import a/b.skm// note").as_deref(),
+            Some("a/b.skp")
+        );
+        assert_eq!(
+            skeleton("import a/b.skm/* note */").as_deref(),
+            Some("a/b.skp")
+        );
     }
 
     #[test]
