@@ -761,6 +761,38 @@ fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
     }
 }
 
+/// The HMP7 normals (stored as two `i8` components) agree with the normals of the terrain's own
+/// height field: the reading documented in `gamestudio/hmp.rs`.
+#[test]
+fn hmp7_normals_match_the_height_field() {
+    let Some(dir) = corpus_dir("hmp") else { return };
+    let bytes = std::fs::read(dir.join("gex4_terrain.hmp")).unwrap();
+    let h = Hmp::parse(&bytes).unwrap();
+    let mesh = h.mesh(0).unwrap();
+    let [nx, ny] = h.grid().map(|v| v as usize);
+    let (mut sum, mut count, mut worst) = (0.0f64, 0, 1.0f64);
+    for iy in 1..ny - 1 {
+        for ix in 1..nx - 1 {
+            let i = iy * nx + ix;
+            let p = &mesh.positions;
+            let dzdx = f64::from(p[i + 1][2] - p[i - 1][2]) / f64::from(p[i + 1][0] - p[i - 1][0]);
+            let dzdy =
+                f64::from(p[i + nx][2] - p[i - nx][2]) / f64::from(p[i + nx][1] - p[i - nx][1]);
+            let len = (dzdx * dzdx + dzdy * dzdy + 1.0).sqrt();
+            let n = mesh.normals[i].map(f64::from);
+            let cos = (-dzdx * n[0] - dzdy * n[1] + n[2]) / len;
+            sum += cos;
+            count += 1;
+            worst = worst.min(cos);
+        }
+    }
+    let mean = sum / f64::from(count);
+    assert!(
+        mean > 0.999 && worst > 0.95,
+        "mean cosine {mean}, worst {worst}"
+    );
+}
+
 #[test]
 fn truncation_and_mutation_never_panic() {
     for bytes in [quad().write(), field().write()] {

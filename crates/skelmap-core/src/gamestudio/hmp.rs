@@ -8,8 +8,15 @@
 //! With these, both public HMP7 files are read from the first to the last byte: 84 + 36 +
 //! 1089 · 4 = 4476 bytes for `terrain.hmp` (no skin), and for the other one a single
 //! 512×512 `0x1C` skin of 12 + 786 432 + 258 048 (three mips) + 68 (material) bytes in
-//! between. HMP7 stores only a normal's X and Y; skelmap reads them as `(x, y) / 127` with
-//! `z = √(1 − x² − y²)` (an interpretation: no document states it).
+//! between. HMP7 stores only a normal's X and Y, as `i8`; skelmap reads the normal as
+//! `(−x, y) / 127` with `z = √(1 − x² − y²)`. No document states this. It was measured on
+//! `gex4_terrain.hmp` against the normals of its own height field (central differences) on
+//! the grid as laid out below:
+//! - read as `(−x, y)`: mean cosine 0.9995 over the 961 interior vertices, minimum 0.971;
+//! - read as `(x, y)`: mean cosine 0.684, minimum −0.57.
+//!
+//! So either the stored X has the opposite sign convention, or GameStudio mirrors the grid in
+//! X. Negating X keeps the documented layout and its triangle winding.
 //!
 //! ## The grid
 //!
@@ -89,7 +96,12 @@ impl<'data> HmpFrame<'data> {
                 .and_then(|v| NORMALS.get(usize::from(v.normal)))
                 .copied(),
             Heights::V7(v) => v.get(i).map(|v| {
-                let (x, y) = (f32::from(v.normal_x) / 127.0, f32::from(v.normal_y) / 127.0);
+                // The stored X points against +X of the grid as laid out here (see the module
+                // docs), so it is negated.
+                let (x, y) = (
+                    -f32::from(v.normal_x) / 127.0,
+                    f32::from(v.normal_y) / 127.0,
+                );
                 let z = (1.0 - x * x - y * y).max(0.0).sqrt();
                 let len = (x * x + y * y + z * z).sqrt().max(f32::MIN_POSITIVE);
                 [x / len, y / len, z / len]
