@@ -25,7 +25,8 @@ for target in "${targets[@]}"; do
     ms3d) dict=(-dict=dict/ms3d.dict) ;;
     mdl|hmp) dict=(-dict=dict/gamestudio.dict) ;;
   esac
-  log="${TMPDIR:-/tmp}/skelmap-fuzz-$target.log"
+  mkdir -p logs
+  log="logs/$target.log"
   echo "== $target (${seconds}s, full log in $log)"
   status=0
   "${fuzz[@]}" "$target" "corpus/$target" "seeds/$target" -- \
