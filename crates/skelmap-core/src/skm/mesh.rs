@@ -60,30 +60,22 @@ impl<'data> Skm<'data> {
         }
         let header: &SkmHeader = Reader::new(data, FORMAT).ref_at("header", 0)?;
         let at = |f: usize| f as u64;
-        rules::check_type(
-            FORMAT,
-            at(offset_of!(SkmHeader, type_)),
-            header.type_.get(),
-            raw::SKM_TYPE,
-        )?;
-        let data = rules::declared_size(
+        let words = super::SharedHeader {
+            type_: header.type_.get(),
+            filesize: header.filesize.get(),
+            num_bones: header.num_bones.get(),
+        };
+        let data = super::check_shared_header(
             FORMAT,
             data,
-            header.filesize.get(),
-            at(offset_of!(SkmHeader, filesize)),
-            size_of::<SkmHeader>() as u64,
+            words,
+            size_of::<SkmHeader>(),
+            limits,
             diag,
+            "model has no bones",
         )?;
         let num_bones = header.num_bones.get();
         let num_meshes = header.num_meshes.get();
-        rules::check_count(
-            FORMAT,
-            "header.num_bones",
-            at(offset_of!(SkmHeader, num_bones)),
-            num_bones,
-            limits.max_bones,
-            "model has no bones",
-        )?;
         rules::check_count(
             FORMAT,
             "header.num_meshes",

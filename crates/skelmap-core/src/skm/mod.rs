@@ -41,6 +41,64 @@ pub use write::{SkmBuilder, SkmMeshDef, SkpBuilder, SkpFrameDef};
 use zerocopy::FromBytes;
 use zerocopy::byteorder::{LittleEndian, U32};
 
+/// The header words an SKM and an SKP share, at the same offsets in both.
+pub(crate) struct SharedHeader {
+    /// `type_` (offset 4).
+    type_: u32,
+    /// `filesize` (offset 8).
+    filesize: u32,
+    /// `num_bones` (offset 12).
+    num_bones: u32,
+}
+
+const _: () = {
+    use core::mem::offset_of;
+    use raw::{SkmHeader, SkpHeader};
+    assert!(offset_of!(SkmHeader, type_) == offset_of!(SkpHeader, type_));
+    assert!(offset_of!(SkmHeader, filesize) == offset_of!(SkpHeader, filesize));
+    assert!(offset_of!(SkmHeader, num_bones) == offset_of!(SkpHeader, num_bones));
+};
+
+/// Checks what an SKM and an SKP header share: type 2, the declared file size (returning
+/// `data` cut to it) and `1 ≤ num_bones ≤ limits.max_bones` (`no_bones` is the message when
+/// it is 0).
+pub(crate) fn check_shared_header<'data>(
+    format: crate::probe::Format,
+    data: &'data [u8],
+    words: SharedHeader,
+    header_size: usize,
+    limits: &crate::limits::Limits,
+    diag: &mut crate::diag::Diagnostics,
+    no_bones: &str,
+) -> crate::error::Result<&'data [u8]> {
+    use core::mem::offset_of;
+    use raw::SkmHeader;
+    let at = |f: usize| f as u64;
+    crate::rules::check_type(
+        format,
+        at(offset_of!(SkmHeader, type_)),
+        words.type_,
+        raw::SKM_TYPE,
+    )?;
+    let data = crate::rules::declared_size(
+        format,
+        data,
+        words.filesize,
+        at(offset_of!(SkmHeader, filesize)),
+        header_size as u64,
+        diag,
+    )?;
+    crate::rules::check_count(
+        format,
+        "header.num_bones",
+        at(offset_of!(SkmHeader, num_bones)),
+        words.num_bones,
+        limits.max_bones,
+        no_bones,
+    )?;
+    Ok(data)
+}
+
 /// The little-endian `u32` at `at`, or 0 past the end.
 fn word(data: &[u8], at: usize) -> u64 {
     data.get(at..at + 4)

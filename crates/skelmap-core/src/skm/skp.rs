@@ -62,30 +62,22 @@ impl<'data> Skp<'data> {
         }
         let header: &SkpHeader = Reader::new(data, FORMAT).ref_at("header", 0)?;
         let at = |f: usize| f as u64;
-        rules::check_type(
-            FORMAT,
-            at(offset_of!(SkpHeader, type_)),
-            header.type_.get(),
-            raw::SKM_TYPE,
-        )?;
-        let data = rules::declared_size(
+        let words = super::SharedHeader {
+            type_: header.type_.get(),
+            filesize: header.filesize.get(),
+            num_bones: header.num_bones.get(),
+        };
+        let data = super::check_shared_header(
             FORMAT,
             data,
-            header.filesize.get(),
-            at(offset_of!(SkpHeader, filesize)),
-            size_of::<SkpHeader>() as u64,
+            words,
+            size_of::<SkpHeader>(),
+            limits,
             diag,
+            "skeleton has no bones",
         )?;
         let num_bones = header.num_bones.get();
         let num_frames = header.num_frames.get();
-        rules::check_count(
-            FORMAT,
-            "header.num_bones",
-            at(offset_of!(SkpHeader, num_bones)),
-            num_bones,
-            limits.max_bones,
-            "skeleton has no bones",
-        )?;
         rules::check_count(
             FORMAT,
             "header.num_frames",
