@@ -22,16 +22,6 @@ use skelmap::dpm::Dpm;
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 
-/// The baseline: read every byte once (as u64 words) and sum them.
-fn byte_sum(bytes: &[u8]) -> u64 {
-    let words = bytes.chunks_exact(8);
-    let tail = words.remainder();
-    let sum = words.fold(0u64, |s, w| {
-        s.wrapping_add(u64::from_le_bytes(w.try_into().unwrap_or_default()))
-    });
-    tail.iter().fold(sum, |s, b| s.wrapping_add(u64::from(*b)))
-}
-
 fn inputs() -> Vec<(String, Vec<u8>)> {
     let mut out = common::corpus("dpm");
     let params = TubeParams {
@@ -67,7 +57,7 @@ fn open_validate(c: &mut Criterion) {
             })
         });
         group.bench_with_input(BenchmarkId::new("bytesum", &name), &bytes, |b, bytes| {
-            b.iter(|| byte_sum(black_box(bytes)))
+            b.iter(|| common::byte_sum(black_box(bytes)))
         });
         let dpm = Dpm::parse(&bytes).expect("valid input");
         let converted = convert::from_dpm(&dpm, &mut Diagnostics::new());

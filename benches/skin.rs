@@ -1,68 +1,306 @@
-//! `skin`: the scalar reference kernel (`anim::skin::skin_scalar`) in vertices/s, on a
-//! 100k-vertex synthetic tube (L3-resident) and the corpus DPMs (each at a mid-animation
-//! frame). The stream, prepared and SIMD kernels join this group as they land.
+//! `skin`: every skinning kernel in vertices/s, next to a memory-read roofline measured in the
+//! same run.
+//!
+//! Groups (each comparison in one group, so the figures share the machine's state):
+//! - `skin-<input>`: `scalar`, `stream/<level>`, `prepared/<level>` (calling thread),
+//!   `prepared-2t/<best>` (two rayon threads), `prepared-order/<best>` (output in prepared
+//!   order), `dqs`, and `read-1t`/`read-2t`: a byte-sum of a buffer the size of
+//!   the prepared blocks, with the same vertex count as throughput so its vertices/s is the
+//!   rate at which a kernel that only read its input would run. Inputs: `synthetic_100k`
+//!   (a 32-bone tube, ~2.5 influences per vertex, L3-resident), `synthetic_4m` (the same
+//!   shape at 4M vertices, from DRAM) and the corpus DPMs, each at a mid-animation frame.
+//! - `endian-<model>`: the stream and prepared kernels on a corpus DPM (big-endian) and on
+//!   its SKM conversion (little-endian).
+//! - `pose`: `sample` + `Palette::build` per model, throughput in bones.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
+use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use skelmap::SkeletalMesh;
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
+use rayon::prelude::*;
+use skelmap::anim::dqs::{deltas, skin_dqs};
 use skelmap::anim::skin::skin_scalar;
-use skelmap::anim::{self, Interpolation, LocalPose, Palette};
+use skelmap::anim::{
+    self, Interpolation, LocalPose, Palette, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder,
+    skin_stream,
+};
 use skelmap::dpm::Dpm;
+use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
+use skelmap::{Diagnostics, Limits, SkeletalMesh};
 
-fn inputs() -> Vec<(String, Vec<u8>)> {
-    let params = TubeParams {
+fn synthetic(vertices_per_bone_ring: u32, rings_per_bone: u32) -> Vec<u8> {
+    tube(&TubeParams {
         bones: 32,
-        rings_per_bone: 98,
-        sides: 32,
+        rings_per_bone,
+        sides: vertices_per_bone_ring,
         frames: 4,
+        reach: 1.25,
         ..TubeParams::default()
-    };
-    let mut out = vec![("synthetic_100k".to_string(), tube(&params).write().unwrap())];
-    out.extend(common::corpus("dpm"));
-    out
+    })
+    .write()
+    .unwrap()
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+/// A model's palettes at a mid-animation frame (and its bind pose, for DQS).
+struct Posed {
+    palette: Palette,
+    bind: Palette,
+    matrices: SkinMatrices,
+}
+
+fn posed<'d, S: anim::PoseFrames<'d>>(m: &S) -> Posed {
+    let frames = m.frame_count();
+    let mid = frames / 2;
+    let (mut pose, mut palette, mut bind) =
+        (LocalPose::default(), Palette::default(), Palette::default());
+    anim::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    bind.build(m, &pose);
+    anim::sample(
+        m,
+        mid,
+        (mid + 1).min(frames - 1),
+        0.5,
+        Interpolation::Nlerp,
+        &mut pose,
+    );
+    palette.build(m, &pose);
+    let matrices = SkinMatrices::from_palette(&palette);
+    Posed {
+        palette,
+        bind,
+        matrices,
+    }
+}
+
+fn config(group: &mut BenchmarkGroup<'_, WallTime>, big: bool) {
+    group
+        .sample_size(if big { 10 } else { 20 })
+        .measurement_time(Duration::from_secs(if big { 4 } else { 2 }))
+        .warm_up_time(Duration::from_millis(500));
+}
+
+fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
+    let posed = posed(m);
+    let meshes: Vec<_> = m.meshes().collect();
+    let prepared: Vec<PreparedMesh> = meshes.iter().map(PreparedMesh::new).collect();
+    let n = m
+        .meshes()
+        .map(|x| x.num_verts() as usize)
+        .max()
+        .unwrap_or(0);
+    let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    let total = m.total_vertices();
+    let influences: usize = meshes
+        .iter()
+        .map(|x| x.vertices().map(<[_]>::len).sum::<usize>())
+        .sum();
+    let read: Vec<u8> = vec![1; prepared.iter().map(PreparedMesh::bytes).sum()];
+    println!(
+        "skin-{name}: {total} vertices, {:.2} influences per vertex, {} bones, {} prepared bytes, best level {}",
+        influences as f64 / total as f64,
+        m.num_bones(),
+        read.len(),
+        SimdLevel::detect()
+    );
+    let mut group = c.benchmark_group(format!("skin-{name}"));
+    config(&mut group, big);
+    group.throughput(Throughput::Elements(total));
+    let two = pool(2);
+    group.bench_function("read-1t", |b| b.iter(|| common::byte_sum(black_box(&read))));
+    group.bench_function("read-2t", |b| {
+        b.iter(|| {
+            two.install(|| {
+                read.par_chunks(read.len().div_ceil(2).max(1))
+                    .map(common::byte_sum)
+                    .sum::<u64>()
+            })
+        })
+    });
+    if !big {
+        group.bench_function("scalar", |b| {
+            b.iter(|| {
+                for mesh in &meshes {
+                    skin_scalar(mesh, &posed.palette, &mut p, &mut q).unwrap();
+                }
+            })
+        });
+        let d = deltas(&posed.palette, &posed.bind);
+        group.bench_function("dqs", |b| {
+            b.iter(|| {
+                for mesh in &meshes {
+                    skin_dqs(mesh, &posed.bind, &d, &mut p, &mut q).unwrap();
+                }
+            })
+        });
+    }
+    for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+        if level != SimdLevel::Avx512 {
+            group.bench_function(BenchmarkId::new("stream", level), |b| {
+                b.iter(|| {
+                    for mesh in &meshes {
+                        skin_stream(mesh, &posed.matrices, level, &mut p, &mut q).unwrap();
+                    }
+                })
+            });
+        }
+        group.bench_function(BenchmarkId::new("prepared", level), |b| {
+            b.iter(|| {
+                for x in &prepared {
+                    x.skin(
+                        &posed.matrices,
+                        level,
+                        VertexOrder::Original,
+                        &mut p,
+                        &mut q,
+                    )
+                    .unwrap();
+                }
+            })
+        });
+    }
+    let best = SimdLevel::detect();
+    // Two threads: chunks of 16k vertices spread over a two-thread pool (`install` itself
+    // costs a cross-thread hop, which dominates small meshes of one chunk).
+    group.bench_function(BenchmarkId::new("prepared-2t", best), |b| {
+        b.iter(|| {
+            two.install(|| {
+                for x in &prepared {
+                    x.skin_par(&posed.matrices, best, VertexOrder::Original, &mut p, &mut q)
+                        .unwrap();
+                }
+            })
+        })
+    });
+    group.bench_function(BenchmarkId::new("prepared-order", best), |b| {
+        b.iter(|| {
+            for x in &prepared {
+                x.skin(&posed.matrices, best, VertexOrder::Prepared, &mut p, &mut q)
+                    .unwrap();
+            }
+        })
+    });
+    group.finish();
 }
 
 fn skin(c: &mut Criterion) {
-    let mut group = c.benchmark_group("skin");
-    group
-        .sample_size(20)
-        .measurement_time(Duration::from_secs(2))
-        .warm_up_time(Duration::from_millis(500));
-    for (name, bytes) in inputs() {
-        let m = Dpm::parse(&bytes).unwrap();
-        let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-        let mid = m.num_frames() as usize / 2;
-        anim::sample(
-            &m,
-            mid,
-            (mid + 1).min(m.num_frames() as usize - 1),
-            0.5,
-            Interpolation::Nlerp,
-            &mut pose,
-        );
-        palette.build(&m, &pose);
-        let n: usize = m
+    let small = synthetic(32, 98);
+    kernels(c, "synthetic_100k", &Dpm::parse(&small).unwrap(), false);
+    for (name, bytes) in common::corpus("dpm") {
+        kernels(c, &name, &Dpm::parse(&bytes).unwrap(), false);
+    }
+    let big = synthetic(32, 3906);
+    // Above the default denial-of-service limits (4M triangles), so raise them.
+    let limits = Limits {
+        max_triangles_per_mesh: u32::MAX,
+        max_vertices_per_mesh: u32::MAX,
+        max_total_influences: u64::MAX,
+        max_file_size: u64::MAX,
+        ..Limits::default()
+    };
+    let m = Dpm::parse_with(&big, &limits, &mut Diagnostics::new()).unwrap();
+    kernels(c, "synthetic_4m", &m, true);
+}
+
+/// The stream and prepared kernels on a DPM and on its SKM conversion.
+fn endian(c: &mut Criterion) {
+    let mut inputs = vec![("synthetic_100k".to_string(), synthetic(32, 98))];
+    inputs.extend(common::corpus("dpm"));
+    for (name, bytes) in inputs {
+        let dpm = Dpm::parse(&bytes).unwrap();
+        let conv = convert::from_dpm(&dpm, &mut Diagnostics::new());
+        let (skm_bytes, skp_bytes) = (conv.skm.write().unwrap(), conv.skp.write().unwrap());
+        let skm = SkmModel::pair(
+            Skm::parse(&skm_bytes).unwrap(),
+            Skp::parse(&skp_bytes).unwrap(),
+            &[],
+        )
+        .unwrap();
+        let (pd, ps) = (posed(&dpm), posed(&skm));
+        let n = dpm
             .meshes()
             .map(|x| x.num_verts() as usize)
             .max()
             .unwrap_or(0);
         let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-        group.throughput(Throughput::Elements(m.total_vertices()));
-        group.bench_function(BenchmarkId::new("scalar", &name), |b| {
+        let mut group = c.benchmark_group(format!("endian-{name}"));
+        config(&mut group, false);
+        group.throughput(Throughput::Elements(dpm.total_vertices()));
+        let level = SimdLevel::detect();
+        group.bench_function(BenchmarkId::new("stream-dpm", level), |b| {
             b.iter(|| {
-                for mesh in m.meshes() {
-                    skin_scalar(&mesh, &palette, &mut p, &mut q).unwrap();
+                for mesh in dpm.meshes() {
+                    skin_stream(&mesh, &pd.matrices, level, &mut p, &mut q).unwrap();
                 }
+            })
+        });
+        group.bench_function(BenchmarkId::new("stream-skm", level), |b| {
+            b.iter(|| {
+                for mesh in skm.skm().meshes() {
+                    skin_stream(&mesh, &ps.matrices, level, &mut p, &mut q).unwrap();
+                }
+            })
+        });
+        group.finish();
+    }
+}
+
+/// Sampling two frames and concatenating the hierarchy, per bone.
+fn pose(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pose");
+    config(&mut group, false);
+    for (name, bytes) in common::corpus("dpm") {
+        let m = Dpm::parse(&bytes).unwrap();
+        let frames = m.num_frames() as usize;
+        let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+        let mut matrices = SkinMatrices::default();
+        group.throughput(Throughput::Elements(u64::from(m.num_bones())));
+        let mut frame = 0;
+        group.bench_function(BenchmarkId::new("sample+concat", &name), |b| {
+            b.iter(|| {
+                frame = (frame + 7) % frames;
+                anim::sample(
+                    &m,
+                    frame,
+                    (frame + 1) % frames,
+                    0.3,
+                    Interpolation::Nlerp,
+                    &mut pose,
+                );
+                palette.build(&m, &pose);
+            })
+        });
+        group.bench_function(BenchmarkId::new("sample+concat+matrices", &name), |b| {
+            b.iter(|| {
+                frame = (frame + 7) % frames;
+                anim::sample(
+                    &m,
+                    frame,
+                    (frame + 1) % frames,
+                    0.3,
+                    Interpolation::Nlerp,
+                    &mut pose,
+                );
+                palette.build(&m, &pose);
+                matrices.update(&palette);
             })
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, skin);
+criterion_group!(benches, skin, endian, pose);
 criterion_main!(benches);

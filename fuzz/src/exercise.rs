@@ -274,7 +274,8 @@ pub fn hmp(h: &Hmp<'_>) {
 }
 
 /// Samples up to 8 frames of `model` (both interpolations), builds the palette and skins
-/// every mesh with the scalar kernel, which must succeed on a validated model.
+/// every mesh with the scalar kernel, which must succeed on a validated model, then with the
+/// stream and prepared kernels at every SIMD level the CPU has, which must agree with it.
 pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
     model: &impl PoseFrames<'a>,
     meshes: impl Iterator<Item = M> + Clone,
@@ -301,6 +302,52 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
             let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
             skeletal::skin::skin_scalar(&mesh, &palette, &mut p, &mut q)
                 .expect("a validated model skins");
+            kernels_agree(&mesh, &palette, &p);
         }
+    }
+}
+
+/// The stream and prepared kernels at every supported level reproduce the scalar `want`
+/// within a rounding bound scaled by the largest term (fuzzed values may be huge, and fused
+/// multiply-adds round differently).
+fn kernels_agree<'a>(mesh: &impl SkeletalMesh<'a>, palette: &Palette, want: &[[f32; 3]]) {
+    use skeletal::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
+    let max_m = palette
+        .world
+        .iter()
+        .flat_map(|m| m.to_cols_array())
+        .fold(0.0f32, |a, v| a.max(v.abs()));
+    let (mut max_v, mut max_k) = (0.0f32, 0usize);
+    for records in mesh.vertices() {
+        max_k = max_k.max(records.len());
+        for r in records {
+            let [a, b, c] = r.origin();
+            max_v = [a, b, c, r.influence()]
+                .into_iter()
+                .fold(max_v, |m, v| m.max(v.abs()));
+        }
+    }
+    let tolerance = 1e-5 * (1.0 + max_m * max_v * 4.0 * max_k as f32);
+    let matrices = SkinMatrices::from_palette(palette);
+    let prepared = PreparedMesh::new(mesh);
+    let n = want.len();
+    let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    let check = |got: &[[f32; 3]], what: &str| {
+        if !tolerance.is_finite() {
+            return;
+        }
+        for (w, g) in want.iter().flatten().zip(got.iter().flatten()) {
+            if w.is_finite() {
+                assert!((w - g).abs() <= tolerance, "{what}: {g} vs scalar {w}");
+            }
+        }
+    };
+    for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+        skeletal::skin_stream(mesh, &matrices, level, &mut p, &mut q).expect("stream skins");
+        check(&p, "stream");
+        prepared
+            .skin(&matrices, level, VertexOrder::Original, &mut p, &mut q)
+            .expect("prepared skins");
+        check(&p, "prepared");
     }
 }

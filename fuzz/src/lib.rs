@@ -50,10 +50,10 @@ pub fn skm_pair(data: &[u8]) {
     let Some((skm, skp)) = split_pair(data) else {
         return;
     };
-    if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp)) {
-        if let Ok(model) = SkmModel::pair(skm, skp, &[skm]) {
-            exercise::skm_model(&model);
-        }
+    if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp))
+        && let Ok(model) = SkmModel::pair(skm, skp, &[skm])
+    {
+        exercise::skm_model(&model);
     }
 }
 
@@ -107,10 +107,10 @@ pub fn exercise_skm(data: &[u8]) {
     let Some((skm, skp)) = split_pair(data) else {
         return;
     };
-    if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp)) {
-        if let Ok(model) = SkmModel::pair(skm, skp, &[]) {
-            exercise::skin_every_mesh(&model, model.skm().meshes());
-        }
+    if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp))
+        && let Ok(model) = SkmModel::pair(skm, skp, &[])
+    {
+        exercise::skin_every_mesh(&model, model.skm().meshes());
     }
 }
 

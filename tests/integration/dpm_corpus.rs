@@ -102,11 +102,11 @@ fn every_corpus_dpm_matches_the_manifest() {
             "{name} shaders"
         );
 
-        if let Some(notes) = row.field("NOTES:") {
-            if notes.contains("influence exactly 0.0") {
-                let want: u64 = notes.split_whitespace().next().unwrap().parse().unwrap();
-                assert_eq!(zero, want, "{name} zero-influence entries");
-            }
+        if let Some(notes) = row.field("NOTES:")
+            && notes.contains("influence exactly 0.0")
+        {
+            let want: u64 = notes.split_whitespace().next().unwrap().parse().unwrap();
+            assert_eq!(zero, want, "{name} zero-influence entries");
         }
         let mut names: Vec<&[u8]> = m.bones().map(|b| b.name()).collect();
         names.sort();

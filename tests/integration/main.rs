@@ -17,6 +17,7 @@ mod dpm_corpus;
 mod dpm_rules;
 mod dpm_warnings;
 mod gamestudio;
+mod kernels;
 mod ms3d;
 mod probe;
 mod robustness;

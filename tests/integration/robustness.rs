@@ -185,11 +185,10 @@ proptest! {
             }
             _ => {
                 let (a, b) = (mutate_le(skm, &mutations), mutate_le(skp, &mutations));
-                if let (Ok(a), Ok(b)) = (skelmap::skm::Skm::parse(&a), skelmap::skm::Skp::parse(&b)) {
-                    if let Ok(model) = skelmap::skm::SkmModel::pair(a, b, &[]) {
+                if let (Ok(a), Ok(b)) = (skelmap::skm::Skm::parse(&a), skelmap::skm::Skp::parse(&b))
+                    && let Ok(model) = skelmap::skm::SkmModel::pair(a, b, &[]) {
                         exercise::skm_model(&model);
                     }
-                }
             }
         }
     }

@@ -172,10 +172,10 @@ fn every_seed_and_regression_replays_without_panic() {
                     }
                 }
                 Some("structured") => {
-                    if let Some(bytes) = structured_model(&bytes) {
-                        if let Ok(Some(model)) = open_any(&bytes) {
-                            crate::exercise::any(&model);
-                        }
+                    if let Some(bytes) = structured_model(&bytes)
+                        && let Ok(Some(model)) = open_any(&bytes)
+                    {
+                        crate::exercise::any(&model);
                     }
                 }
                 Some("mdl") => {
@@ -217,11 +217,11 @@ fn replay_pair(bytes: &[u8]) {
         return;
     };
     let (skm, skp) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
-    if let (Ok(skm), Ok(skp)) = (skelmap::skm::Skm::parse(skm), skelmap::skm::Skp::parse(skp)) {
-        if let Ok(model) = skelmap::skm::SkmModel::pair(skm, skp, &[skm]) {
-            crate::exercise::skm_model(&model);
-            crate::exercise::skin_every_mesh(&model, model.skm().meshes());
-        }
+    if let (Ok(skm), Ok(skp)) = (skelmap::skm::Skm::parse(skm), skelmap::skm::Skp::parse(skp))
+        && let Ok(model) = skelmap::skm::SkmModel::pair(skm, skp, &[skm])
+    {
+        crate::exercise::skm_model(&model);
+        crate::exercise::skin_every_mesh(&model, model.skm().meshes());
     }
 }
 

@@ -32,8 +32,9 @@
 //! - **One function asks its caller for a promise**: [`Source::map`] (see its `# Safety`
 //!   section): a mapped file that changes while mapped is undefined behaviour, and only the
 //!   caller can rule that out. [`Source::read`] and [`Source::from_bytes`] are the checked
-//!   alternatives. Besides it, only the `std::arch` SIMD module (`skin/x86.rs`, SSE2
-//!   intrinsics, each block justified) opts out of the compiler's checks.
+//!   alternatives. Besides it, only the `std::arch` SIMD module (`skin/x86.rs` and its
+//!   submodules: SSE2, AVX2 and AVX-512 intrinsics behind run-time feature checks, each block
+//!   justified) opts out of the compiler's checks.
 //! - **Zero-copy**: opening allocates at most O(meshes) (in practice only the [`Diagnostics`]
 //!   entries, one per kind of finding). Copies are explicit, named operations.
 //!

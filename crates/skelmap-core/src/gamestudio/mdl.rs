@@ -261,16 +261,17 @@ impl<'data> Mdl<'data> {
         for _ in 0..numskins {
             skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
         }
-        if let SkinLayout::Sized { width, .. } = layout {
-            if numskins > 0 && width % 4 != 0 {
-                diag.warn(
-                    FORMAT,
-                    WarningKind::SpecLimit,
-                    "header.skinwidth",
-                    52,
-                    || format!("skin width {width} is not a multiple of 4"),
-                );
-            }
+        if let SkinLayout::Sized { width, .. } = layout
+            && numskins > 0
+            && width % 4 != 0
+        {
+            diag.warn(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "header.skinwidth",
+                52,
+                || format!("skin width {width} is not a multiple of 4"),
+            );
         }
         let skin_vertices = walk.read_slice::<SkinVertex>("skin vertices", numskinverts.into())?;
         let triangles_at = walk.offset();
@@ -292,21 +293,20 @@ impl<'data> Mdl<'data> {
                 ));
             }
             // Without skin vertices the UV indices mean nothing and are ignored.
-            if numskinverts > 0 {
-                if let Some(k) = t
+            if numskinverts > 0
+                && let Some(k) = t
                     .index_uv
                     .iter()
                     .position(|v| u32::from(v.get()) >= numskinverts)
-                {
-                    return Err(invalid(
-                        "triangle.index_uv",
-                        at + 6 + 2 * k as u64,
-                        format!(
-                            "triangle {i}: skin vertex {} of {numskinverts}",
-                            t.index_uv[k].get()
-                        ),
-                    ));
-                }
+            {
+                return Err(invalid(
+                    "triangle.index_uv",
+                    at + 6 + 2 * k as u64,
+                    format!(
+                        "triangle {i}: skin vertex {} of {numskinverts}",
+                        t.index_uv[k].get()
+                    ),
+                ));
             }
         }
         let (width, height) = skins.first().map_or((0, 0), |s| (s.width(), s.height()));

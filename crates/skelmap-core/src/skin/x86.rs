@@ -1,5 +1,13 @@
-//! x86-64 SIMD kernels (SSE2, part of the x86-64 baseline, so no run-time detection is
-//! needed). This module and `source.rs` are the only places in skelmap-core with `unsafe`.
+//! x86-64 SIMD kernels: the only module of skelmap-core besides `source.rs` allowed to opt
+//! out of the compiler's memory-safety checks, each block justified by a `// SAFETY:` comment.
+//!
+//! - [`stream`]: the stream skinning kernel (AVX2 + FMA) over the mapped 32-byte records.
+//! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA).
+//! - the morph kernel below (SSE2, part of the x86-64 baseline, so no run-time detection).
+//!
+//! The AVX kernels are `unsafe fn`s with `#[target_feature]`: their one precondition is that
+//! the CPU has the features, which the safe dispatchers in `anim` check with
+//! `is_x86_feature_detected!` before calling.
 //!
 //! ## The morph kernel
 //!
@@ -9,9 +17,12 @@
 //! `rsqrt`, so results match the scalar reference within 1e-6). Outputs are written as three
 //! floats per vertex.
 #![allow(unsafe_code)]
-// Intrinsics that take no pointers are safe to call from Rust 1.87 on where SSE2 is enabled,
-// and unsafe before; the blocks below keep them inside `unsafe` for the 1.85 MSRV.
+// Value-only SSE2 intrinsics are safe to call since Rust 1.87; the morph kernel keeps them in
+// `unsafe` blocks next to the pointer loads they work on.
 #![allow(unused_unsafe)]
+
+pub(crate) mod prepared;
+pub(crate) mod stream;
 
 use core::arch::x86_64::{
     __m128, __m128i, _mm_add_ps, _mm_cvtepi32_ps, _mm_div_ps, _mm_loadl_epi64, _mm_loadu_ps,

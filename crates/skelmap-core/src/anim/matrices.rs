@@ -1,0 +1,96 @@
+//! The bone palette laid out for the SIMD kernels, rebuilt from a [`Palette`] once per frame.
+
+use super::Palette;
+
+/// Floats per bone in the paired layout: four columns, each repeated in both 128-bit halves
+/// (the translation's second copy zeroed).
+pub(crate) const PAIRED: usize = 32;
+
+/// A [`Palette`] in the layouts the kernels read, built once per frame (O(bones)):
+///
+/// - **paired**, for the stream kernel: per bone the columns `x, y, z, t` of the 3×4 matrix,
+///   each as `[c, c]` (8 floats) so one 256-bit load feeds the position and normal halves of a
+///   32-byte record at once; the translation's normal half is zero;
+/// - **structure of arrays**, for the prepared kernel: twelve rows `m[r][c]` of one float per
+///   bone, padded to 16, 32 or 64 bones (a multiple of 16 above that) so a palette of up to 64
+///   bones sits in one to four AVX-512 registers per row and lanes look their bone up with
+///   permutes rather than gathers.
+///
+/// ```
+/// use skelmap_core::anim::{Palette, SkinMatrices};
+/// use skelmap_core::glam::{Affine3A, Vec3};
+/// let palette = Palette { world: vec![Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0)); 3] };
+/// let m = SkinMatrices::from_palette(&palette);
+/// assert_eq!(m.bones(), 3);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SkinMatrices {
+    bones: usize,
+    paired: Vec<[f32; PAIRED]>,
+    /// Row `r * 4 + c` (column `c` of row `r`) holds bone `b` at `row * padded + b`.
+    soa: Vec<f32>,
+    padded: usize,
+}
+
+impl SkinMatrices {
+    /// The palette's matrices in kernel layouts.
+    #[must_use]
+    pub fn from_palette(palette: &Palette) -> Self {
+        let mut m = SkinMatrices::default();
+        m.update(palette);
+        m
+    }
+
+    /// Rebuilds from `palette`, reusing the allocations.
+    pub fn update(&mut self, palette: &Palette) {
+        let bones = palette.world.len();
+        // 16, 32 or 64 (the sizes the permute look-ups serve), else a multiple of 16.
+        let padded = match bones {
+            0..=16 => 16,
+            17..=32 => 32,
+            33..=64 => 64,
+            _ => bones.div_ceil(16) * 16,
+        };
+        self.bones = bones;
+        self.padded = padded;
+        self.paired.clear();
+        self.soa.clear();
+        self.soa.resize(12 * padded, 0.0);
+        for (b, w) in palette.world.iter().enumerate() {
+            let cols = [
+                w.matrix3.x_axis,
+                w.matrix3.y_axis,
+                w.matrix3.z_axis,
+                w.translation,
+            ];
+            let mut rec = [0.0f32; PAIRED];
+            for (c, col) in cols.iter().enumerate() {
+                let v = col.to_array();
+                rec[c * 8..c * 8 + 3].copy_from_slice(&v);
+                if c < 3 {
+                    rec[c * 8 + 4..c * 8 + 7].copy_from_slice(&v);
+                }
+                for (r, value) in v.into_iter().enumerate() {
+                    self.soa[(r * 4 + c) * padded + b] = value;
+                }
+            }
+            self.paired.push(rec);
+        }
+    }
+
+    /// Number of bones.
+    #[must_use]
+    pub fn bones(&self) -> usize {
+        self.bones
+    }
+
+    /// Per bone, the paired columns (see the type's documentation).
+    pub(crate) fn paired(&self) -> &[[f32; PAIRED]] {
+        &self.paired
+    }
+
+    /// The twelve rows and their length (a multiple of 16, at least the bone count).
+    pub(crate) fn soa(&self) -> (&[f32], usize) {
+        (&self.soa, self.padded)
+    }
+}
