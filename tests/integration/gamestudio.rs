@@ -2,7 +2,7 @@
 //! test per validation rule of FORMATS.md §4.5 and §5.3 (fixtures from the builders), skin
 //! decoding, the morph kernels and terrain meshes.
 
-use skelmap::gamestudio::morph::{tween_scalar, tween_simd};
+use skelmap::gamestudio::morph::{MorphError, tween_scalar, tween_simd};
 use skelmap::gamestudio::skin::grey_palette;
 use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef, SkinDef};
 use skelmap::gamestudio::{Hmp, HmpVersion, Mdl, MdlVersion, PixelFormat};
@@ -378,6 +378,39 @@ fn hmp_fixture_and_mesh() {
     assert_eq!(mesh.triangles, [[0, 1, 4], [0, 4, 3], [1, 2, 5], [1, 5, 4]]);
     assert_eq!(mesh.normals[0], [0.0, 0.0, 1.0]);
     assert_eq!(mesh.uvs[5], [1.0, 1.0]);
+}
+
+/// The terrain morph: at t = 0 and 1 it reproduces each frame's mesh exactly; between, heights
+/// blend linearly; bad frames and short outputs are typed errors.
+#[test]
+fn hmp_tween_matches_the_frame_meshes() {
+    let mut b = field();
+    // Frame 1: every packed height 100 higher, normals tilted towards +Y (HMP7 bytes x, y).
+    b.frames
+        .push((0..6).map(|i| (i * 10 + 100, [0, 127])).collect());
+    let bytes = b.write();
+    let h = Hmp::parse(&bytes).unwrap();
+    let (mut p, mut n) = (vec![[0.0; 3]; 6], vec![[0.0; 3]; 6]);
+    for frame in [0, 1] {
+        h.tween(frame, frame, 0.0, &mut p, &mut n).unwrap();
+        let mesh = h.mesh(frame).unwrap();
+        assert_eq!((&p, &n), (&mesh.positions, &mesh.normals), "frame {frame}");
+    }
+    h.tween(0, 1, 0.25, &mut p, &mut n).unwrap();
+    // z = 0.5 · (40 + 0.25 · 100) − 1 for vertex 4.
+    assert_eq!(p[4], [4.0, 2.0, 0.5 * 65.0 - 1.0]);
+    assert!(
+        n.iter()
+            .all(|v| (v.iter().map(|c| c * c).sum::<f32>() - 1.0).abs() < 1e-6)
+    );
+    assert_eq!(
+        h.tween(0, 2, 0.5, &mut p, &mut n),
+        Err(MorphError::NoFrame(2))
+    );
+    assert_eq!(
+        h.tween(0, 1, 0.5, &mut p[..5], &mut n),
+        Err(MorphError::Output { need: 6, have: 5 })
+    );
 }
 
 #[test]

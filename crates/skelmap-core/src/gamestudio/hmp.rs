@@ -29,6 +29,7 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::anorms::{NORMALS, NUM_NORMALS};
+use super::morph::MorphError;
 use super::raw::{Hmp5Vertex, Hmp7Vertex, HmpHeader, TrivertxWord};
 use super::skin::{Skin, SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
@@ -365,13 +366,89 @@ impl<'data> Hmp<'data> {
         self.header.scale[2].get() * f32::from(h) + self.header.offset[2].get()
     }
 
+    /// The spacing of grid vertices along X and Y (`ftrisize_x`, `ftrisize_y`).
+    #[must_use]
+    pub fn cell_size(&self) -> [f32; 2] {
+        [self.header.ftrisize_x.get(), self.header.ftrisize_y.get()]
+    }
+
+    /// Tweens frames `a` and `b` at `t` (0 = `a`, 1 = `b`) into `positions` and `normals`, row
+    /// major, reusing the caller's storage: the terrain's morph, as
+    /// [`tween_scalar`](super::morph::tween_scalar) is an MDL's. Positions lie where
+    /// [`Hmp::mesh`] puts them, heights blended linearly; normals are the two frames' normals
+    /// blended and renormalised.
+    ///
+    /// ```
+    /// use skelmap_core::gamestudio::{Hmp, write::HmpBuilder};
+    /// let bytes = HmpBuilder {
+    ///     row: 2.0,                                  // a 2 × 2 grid
+    ///     frames: vec![vec![(10, [0, 0]); 4],        // every height 10...
+    ///                  vec![(30, [0, 0]); 4]],       // ...then 30
+    ///     ..HmpBuilder::default()                    // HMP7, z = 1·h + 0, 1-unit cells
+    /// }
+    /// .write();
+    /// let hmp = Hmp::parse(&bytes)?;
+    /// let (mut p, mut n) = (vec![[0.0; 3]; 4], vec![[0.0; 3]; 4]);
+    /// hmp.tween(0, 1, 0.25, &mut p, &mut n)?;
+    /// assert_eq!(p, [[0.0, 0.0, 15.0], [1.0, 0.0, 15.0], [0.0, 1.0, 15.0], [1.0, 1.0, 15.0]]);
+    /// assert_eq!(n[0], [0.0, 0.0, 1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MorphError`] for a missing frame or an output shorter than the grid.
+    pub fn tween(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), MorphError> {
+        let fa = self.frames.get(a).ok_or(MorphError::NoFrame(a))?;
+        let fb = self.frames.get(b).ok_or(MorphError::NoFrame(b))?;
+        let [nx, ny] = self.grid;
+        let need = (nx * ny) as usize;
+        let have = positions.len().min(normals.len());
+        if have < need {
+            return Err(MorphError::Output { need, have });
+        }
+        let [dx, dy] = self.cell_size();
+        for (i, (p, n)) in positions
+            .iter_mut()
+            .zip(normals.iter_mut())
+            .take(need)
+            .enumerate()
+        {
+            let (ix, iy) = (i as u32 % nx, i as u32 / nx);
+            let (za, zb) = (
+                self.height(fa.raw_height(i).unwrap_or(0)),
+                self.height(fb.raw_height(i).unwrap_or(0)),
+            );
+            *p = [ix as f32 * dx, iy as f32 * dy, za + t * (zb - za)];
+            let (na, nb) = (
+                fa.normal(i).unwrap_or([0.0, 0.0, 1.0]),
+                fb.normal(i).unwrap_or([0.0, 0.0, 1.0]),
+            );
+            let blended: [f32; 3] = core::array::from_fn(|k| na[k] + t * (nb[k] - na[k]));
+            let len = blended.iter().map(|c| c * c).sum::<f32>().sqrt();
+            *n = if len > 0.0 {
+                blended.map(|c| c / len)
+            } else {
+                [0.0, 0.0, 1.0]
+            };
+        }
+        Ok(())
+    }
+
     /// Frame `frame` as a mesh (see the module docs for the grid's placement). `None` for a
     /// frame that does not exist.
     #[must_use]
     pub fn mesh(&self, frame: usize) -> Option<TerrainMesh> {
         let f = self.frames.get(frame)?;
         let [nx, ny] = self.grid;
-        let (dx, dy) = (self.header.ftrisize_x.get(), self.header.ftrisize_y.get());
+        let [dx, dy] = self.cell_size();
         let n = (nx * ny) as usize;
         let mut mesh = TerrainMesh {
             grid: self.grid,

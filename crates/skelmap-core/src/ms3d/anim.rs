@@ -52,31 +52,40 @@ pub fn pose_at(model: &Ms3d<'_>, seconds: f32) -> Vec<Affine3A> {
 /// lands on its stored position.
 #[must_use]
 pub fn skin_positions(model: &Ms3d<'_>, pose: &[Affine3A]) -> Vec<[f32; 3]> {
+    let mut out = vec![[0.0; 3]; model.vertices().len()];
+    skin_positions_into(model, pose, &mut out);
+    out
+}
+
+/// [`skin_positions`] into `out`, reusing the caller's storage: writes
+/// `min(out.len(), vertices)` positions and returns how many it wrote.
+pub fn skin_positions_into(model: &Ms3d<'_>, pose: &[Affine3A], out: &mut [[f32; 3]]) -> usize {
     let rest = rest_pose(model);
     let bind: Vec<Affine3A> = pose
         .iter()
         .zip(&rest)
         .map(|(now, rest)| *now * rest.inverse())
         .collect();
-    (0..model.vertices().len())
-        .map(|i| {
-            let stored = Vec3::from(model.position(i).unwrap_or_default());
-            let weights = model.vertex_weights(i).unwrap_or_default();
-            let mut sum = Vec3::ZERO;
-            let mut total = 0.0;
-            for (joint, weight) in weights.into_iter().flatten() {
-                if let Some(m) = bind.get(usize::from(joint)) {
-                    sum += weight * m.transform_point3(stored);
-                    total += weight;
-                }
+    let mut written = 0;
+    for (i, slot) in out.iter_mut().enumerate().take(model.vertices().len()) {
+        let stored = Vec3::from(model.position(i).unwrap_or_default());
+        let weights = model.vertex_weights(i).unwrap_or_default();
+        let mut sum = Vec3::ZERO;
+        let mut total = 0.0;
+        for (joint, weight) in weights.into_iter().flatten() {
+            if let Some(m) = bind.get(usize::from(joint)) {
+                sum += weight * m.transform_point3(stored);
+                total += weight;
             }
-            if total > 0.0 {
-                sum.to_array()
-            } else {
-                stored.to_array()
-            }
-        })
-        .collect()
+        }
+        *slot = if total > 0.0 {
+            sum.to_array()
+        } else {
+            stored.to_array()
+        };
+        written += 1;
+    }
+    written
 }
 
 fn local_rest(rotation: [f32; 3], position: [f32; 3]) -> Affine3A {

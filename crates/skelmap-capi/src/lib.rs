@@ -1,0 +1,45 @@
+//! The C ABI of skelmap: open, inspect, sample and skin classic game models from C and C++.
+//!
+//! The header `include/skelmap.h` is generated from this crate by cbindgen and committed;
+//! `tests/header.rs` fails when it is stale. Build with `cargo build -p skelmap-capi
+//! --release` and link `target/release/libskelmap_capi.so` (or `.a` with the system
+//! libraries `rustc --print native-static-libs` lists).
+//!
+//! - [`model`]: open from a file (mapped or read) or from caller memory, free, counts.
+//! - [`skeleton`]: bones, frames and frame groups, by index and by name.
+//! - [`pose`]: frames sampled into bone transforms.
+//! - [`mesh`]: triangles, texture coordinates, skinning and tweening into caller buffers
+//!   with a byte stride, and the terrain grid.
+//! - [`boundary`]: status codes, the thread-local last error, version and SIMD level.
+//!
+//! This crate is one of the three places skelmap uses `unsafe` (with the file mapping and the
+//! SIMD kernels of skelmap-core): every export takes raw pointers from C. Each `unsafe` block
+//! states why it holds in a `// SAFETY:` comment, and every export runs its body behind a
+//! panic boundary that turns a panic into `SKELMAP_STATUS_PANIC`.
+
+#![allow(unsafe_code)]
+#![deny(
+    unsafe_op_in_unsafe_fn,
+    clippy::undocumented_unsafe_blocks,
+    missing_docs
+)]
+
+pub mod boundary;
+pub mod mesh;
+pub mod model;
+pub mod pose;
+pub mod skeleton;
+
+pub use boundary::SkelmapStatus;
+pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
+pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
+pub use pose::SkelmapPose;
+pub use skeleton::{SkelmapBone, SkelmapFrameGroup};
+
+// The header promises that a model may be read from several threads at once and that a pose
+// may move between threads.
+const _: () = {
+    const fn thread_safe<T: Send + Sync>() {}
+    thread_safe::<SkelmapModel>();
+    thread_safe::<SkelmapPose>();
+};

@@ -1,0 +1,261 @@
+//! Bones, frames and frame groups: names, indices, look-ups by name.
+
+use std::ffi::c_char;
+
+use skelmap_core::anim::framegroups::{self, FrameGroup};
+use skelmap_core::{Bone, Skeleton};
+
+use crate::boundary::{Fail, SkelmapStatus, copy_out, status, value};
+use crate::model::{Kind, SkelmapModel, c_str};
+
+/// One bone, filled by `skelmap_bone`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SkelmapBone {
+    /// The parent's index, always smaller than the bone's own; -1 for a root.
+    pub parent: i32,
+    /// The raw flags; bit 0 (`SKELMAP_BONE_ATTACHMENT`) marks an attachment point.
+    pub flags: u32,
+}
+
+/// `SkelmapBone.flags` bit: the bone is an attachment point (a tag for weapons, hats...).
+pub const SKELMAP_BONE_ATTACHMENT: u32 = skelmap_core::skeleton::BONE_FLAG_ATTACHMENT;
+
+/// One named animation, filled by `skelmap_frame_group`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SkelmapFrameGroup {
+    /// First frame.
+    pub first: u32,
+    /// Number of frames (at least 1).
+    pub count: u32,
+    /// Playback rate, frames per second.
+    pub fps: f32,
+    /// Whether the animation loops.
+    pub looped: bool,
+}
+
+/// Runs `f` over the model's skeleton, `None` for formats without bones.
+macro_rules! with_skeleton {
+    ($model:expr, $s:ident => $body:expr) => {
+        match &$model.kind {
+            Kind::Dpm($s) => Some($body),
+            Kind::Skm($s) => Some($body),
+            Kind::Skp($s) => Some($body),
+            Kind::Ms3d($s) => Some($body),
+            Kind::Mdl(_) | Kind::Hmp(_) | Kind::SlMdl(_) => None,
+        }
+    };
+}
+
+pub(crate) fn bone_count(model: &SkelmapModel) -> u32 {
+    with_skeleton!(model, s => s.skeleton_bones().len() as u32).unwrap_or(0)
+}
+
+fn bone(model: &SkelmapModel, index: u32) -> Result<Bone<'static>, Fail> {
+    let count = bone_count(model);
+    with_skeleton!(model, s => s.skeleton_bones().nth(index as usize))
+        .flatten()
+        .ok_or_else(|| Fail::out_of_range("bone", index, count.into()))
+}
+
+/// Fills `*out` with bone `index`'s parent and flags.
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `out` is NULL or valid for writing a `SkelmapBone`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_bone(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    out: Option<&mut SkelmapBone>,
+) -> SkelmapStatus {
+    status(|| {
+        let b = bone(model.ok_or(Fail::null("model"))?, index)?;
+        *out.ok_or(Fail::null("out"))? = SkelmapBone {
+            parent: b.parent().map_or(-1, |p| p as i32),
+            flags: b.flags(),
+        };
+        Ok(())
+    })
+}
+
+/// Copies bone `index`'s name (bytes as stored, up to the first NUL) into `buf` of `len`
+/// bytes, NUL-terminated and truncated to `len − 1`, and returns its full length; 0 for an
+/// index out of range (the last error says which).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `buf` is NULL or valid for writes of `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_bone_name(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    buf: *mut c_char,
+    len: usize,
+) -> usize {
+    value(0, || {
+        let b = bone(model.ok_or(Fail::null("model"))?, index)?;
+        // SAFETY: forwarded from this function's contract.
+        Ok(unsafe { copy_out(b.name(), buf, len) })
+    })
+}
+
+/// The index of the first bone named exactly `name`, or -1 when there is none (or `model` or
+/// `name` is NULL). Real files repeat names; the first match wins.
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `name` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_bone_index(
+    model: Option<&SkelmapModel>,
+    name: *const c_char,
+) -> i32 {
+    value(-1, || {
+        let model = model.ok_or(Fail::null("model"))?;
+        // SAFETY: forwarded from this function's contract.
+        let name = unsafe { c_str(name, "name") }?.to_bytes();
+        let found = with_skeleton!(model, s => s.bone_index(name)).flatten();
+        Ok(found.map_or(-1, |i| i as i32))
+    })
+}
+
+/// Copies frame `index`'s name into `buf` like `skelmap_bone_name` and returns its full
+/// length. MS3D frames have no names (length 0); 0 for an index out of range.
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `buf` is NULL or valid for writes of `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_frame_name(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    buf: *mut c_char,
+    len: usize,
+) -> usize {
+    value(0, || {
+        let model = model.ok_or(Fail::null("model"))?;
+        let name = model
+            .frame_name(index as usize)
+            .ok_or_else(|| Fail::out_of_range("frame", index, model.frame_count().into()))?;
+        // SAFETY: forwarded from this function's contract.
+        Ok(unsafe { copy_out(&name, buf, len) })
+    })
+}
+
+/// The index of the first frame named exactly `name`, or -1 when there is none (or `model`
+/// or `name` is NULL).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `name` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_frame_index(
+    model: Option<&SkelmapModel>,
+    name: *const c_char,
+) -> i32 {
+    value(-1, || {
+        let model = model.ok_or(Fail::null("model"))?;
+        // SAFETY: forwarded from this function's contract.
+        let name = unsafe { c_str(name, "name") }?.to_bytes();
+        let found = (0..model.frame_count() as usize)
+            .find(|&i| model.frame_name(i).is_some_and(|n| n == name));
+        Ok(found.map_or(-1, |i| i as i32))
+    })
+}
+
+fn group(model: &SkelmapModel, index: u32) -> Result<&FrameGroup, Fail> {
+    model
+        .groups
+        .get(index as usize)
+        .ok_or_else(|| Fail::out_of_range("frame group", index, model.groups.len() as u64))
+}
+
+/// Fills `*out` with frame group `index`: its frame range, rate and looping.
+///
+/// Groups come from a DPM's `.framegroups` file (see `skelmap_model_open_file` and
+/// `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
+/// `walk`, at 10 fps, looping); an MS3D has one group spanning its timeline at its rate.
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `out` is NULL or valid for writing a
+/// `SkelmapFrameGroup`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_frame_group(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    out: Option<&mut SkelmapFrameGroup>,
+) -> SkelmapStatus {
+    status(|| {
+        let g = group(model.ok_or(Fail::null("model"))?, index)?;
+        *out.ok_or(Fail::null("out"))? = SkelmapFrameGroup {
+            first: g.first,
+            count: g.count,
+            fps: g.fps,
+            looped: g.looped,
+        };
+        Ok(())
+    })
+}
+
+/// Copies frame group `index`'s name into `buf` like `skelmap_bone_name` and returns its
+/// full length; 0 for an index out of range.
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `buf` is NULL or valid for writes of `len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_frame_group_name(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    buf: *mut c_char,
+    len: usize,
+) -> usize {
+    value(0, || {
+        let g = group(model.ok_or(Fail::null("model"))?, index)?;
+        // SAFETY: forwarded from this function's contract.
+        Ok(unsafe { copy_out(g.name.as_bytes(), buf, len) })
+    })
+}
+
+/// Replaces the model's frame groups with those of a DarkPlaces `.framegroups` text
+/// (`first count fps loop // name` per line) in `text[0..len]`, for a model opened from
+/// memory. Every group must lie within the model's frames; on failure the groups are
+/// unchanged. Not to be called while another thread reads the model.
+///
+/// # Safety
+///
+/// `model` is NULL or a live model used by no other thread during the call; `text` is valid
+/// for reads of `len` bytes (NULL allowed when `len` is 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_model_set_framegroups(
+    model: Option<&mut SkelmapModel>,
+    text: *const u8,
+    len: usize,
+) -> SkelmapStatus {
+    status(|| {
+        let model = model.ok_or(Fail::null("model"))?;
+        let text = if len == 0 {
+            &[][..]
+        } else if text.is_null() {
+            return Err(Fail::null("text"));
+        } else {
+            // SAFETY: non-NULL and readable for `len` bytes by this function's contract; only
+            // read during this call.
+            unsafe { std::slice::from_raw_parts(text, len) }
+        };
+        if !matches!(
+            model.kind,
+            Kind::Dpm(_) | Kind::Skm(_) | Kind::Skp(_) | Kind::Mdl(_)
+        ) {
+            return Err(Fail::wrong_kind(format!(
+                "{:?} models take no .framegroups",
+                model.format()
+            )));
+        }
+        model.groups = framegroups::parse_framegroups(text, model.frame_count())?;
+        Ok(())
+    })
+}

@@ -1,0 +1,275 @@
+/*
+ * Exercises the skelmap C ABI the way a game runtime would, under AddressSanitizer and
+ * UBSan (see tests/c_programs.rs, which builds and runs this and checks its output against
+ * the Rust API).
+ *
+ * usage: smoke_c MODEL... [--malformed FILE]
+ *
+ * For each model: open it mapped, print its counts, names and a skinned vertex; open it
+ * again from memory and check the skinned buffers are identical; probe the error paths.
+ * Output lines are `key value...` for the Rust side to parse. Exit status 0 on success.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skelmap.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                               \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_STATUS(call, expected)                                                     \
+    do {                                                                                 \
+        SkelmapStatus s_ = (call);                                                       \
+        if (s_ != (expected)) {                                                          \
+            char msg_[256];                                                              \
+            skelmap_last_error(msg_, sizeof msg_);                                       \
+            fprintf(stderr, "%s:%d: %s gave %s (%s), expected %s\n", __FILE__, __LINE__, \
+                    #call, skelmap_status_str(s_), msg_, skelmap_status_str(expected));  \
+            failures++;                                                                  \
+        }                                                                                \
+    } while (0)
+
+/* An interleaved GPU-style vertex: the library writes through byte strides. */
+typedef struct {
+    float position[3];
+    float normal[3];
+    float pad[2];
+} Vertex;
+
+static unsigned char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *data = malloc(n > 0 ? (size_t)n : 1);
+    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return data;
+}
+
+/* Samples frames 0 and min(1, frames - 1) at t = 0.5 and skins mesh 0 into `out`. */
+static int skin_mesh0(const SkelmapModel *model, SkelmapPose *pose, Vertex *out, size_t cap) {
+    SkelmapCounts c;
+    CHECK_STATUS(skelmap_model_counts(model, &c), SKELMAP_STATUS_OK);
+    uint32_t b = c.frames > 1 ? 1 : 0;
+    CHECK_STATUS(skelmap_pose_sample(pose, model, 0, b, 0.5f, SKELMAP_INTERPOLATION_NLERP),
+                 SKELMAP_STATUS_OK);
+    /* MS3D keeps normals per triangle corner: positions only. */
+    float *normals = skelmap_model_format(model) == SKELMAP_FORMAT_MS3D ? NULL : out[0].normal;
+    SkelmapStatus s = skelmap_model_skin(model, pose, 0, out[0].position, sizeof(Vertex),
+                                         normals, sizeof(Vertex), cap);
+    CHECK_STATUS(s, SKELMAP_STATUS_OK);
+    return s == SKELMAP_STATUS_OK;
+}
+
+static void print_vertex(const char *what, const Vertex *v) {
+    printf(" %s=%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", what, v->position[0], v->position[1],
+           v->position[2], v->normal[0], v->normal[1], v->normal[2]);
+}
+
+static void check_model(const char *path) {
+    SkelmapModel *model = NULL;
+    SkelmapStatus s = skelmap_model_open_file(path, 0, &model);
+    if (s != SKELMAP_STATUS_OK) {
+        char msg[512];
+        skelmap_last_error(msg, sizeof msg);
+        fprintf(stderr, "cannot open %s: %s: %s\n", path, skelmap_status_str(s), msg);
+        failures++;
+        return;
+    }
+    SkelmapCounts c;
+    CHECK_STATUS(skelmap_model_counts(model, &c), SKELMAP_STATUS_OK);
+    printf("model %s format=%u meshes=%u bones=%u frames=%u groups=%u vertices=%llu "
+           "triangles=%llu\n",
+           path, skelmap_model_format(model), c.meshes, c.bones, c.frames, c.frame_groups,
+           (unsigned long long)c.vertices, (unsigned long long)c.triangles);
+
+    /* Names: sized with a NULL buffer first, then copied. */
+    if (c.bones > 0) {
+        size_t n = skelmap_bone_name(model, 0, NULL, 0);
+        char *name = malloc(n + 1);
+        CHECK(skelmap_bone_name(model, 0, name, n + 1) == n);
+        SkelmapBone bone;
+        CHECK_STATUS(skelmap_bone(model, 0, &bone), SKELMAP_STATUS_OK);
+        CHECK(bone.parent == -1);
+        int32_t found = skelmap_bone_index(model, name);
+        CHECK(found == 0);
+        printf("bone0 %s name=%s\n", path, name);
+        free(name);
+        CHECK_STATUS(skelmap_bone(model, c.bones, &bone), SKELMAP_STATUS_OUT_OF_RANGE);
+    }
+    CHECK(skelmap_bone_index(model, "no such bone, surely") == -1);
+    if (c.frames > 0) {
+        char name[128];
+        skelmap_frame_name(model, c.frames - 1, name, sizeof name);
+        int32_t found = skelmap_frame_index(model, name);
+        CHECK(found >= 0 && (uint32_t)found <= c.frames - 1);
+        printf("lastframe %s name=%s\n", path, name);
+    }
+    uint32_t grouped = 0;
+    for (uint32_t g = 0; g < c.frame_groups; g++) {
+        SkelmapFrameGroup group;
+        CHECK_STATUS(skelmap_frame_group(model, g, &group), SKELMAP_STATUS_OK);
+        CHECK(group.count >= 1 && group.first + group.count <= c.frames);
+        CHECK(group.fps > 0.0f);
+        grouped += group.count;
+    }
+    if (c.frame_groups > 0) CHECK(grouped <= c.frames);
+
+    if (c.meshes == 0) {
+        skelmap_model_free(model);
+        return;
+    }
+    SkelmapMeshInfo info;
+    CHECK_STATUS(skelmap_mesh_info(model, 0, &info), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_mesh_info(model, c.meshes, &info), SKELMAP_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(skelmap_mesh_info(model, 0, &info), SKELMAP_STATUS_OK);
+    uint32_t *tris = malloc(3 * sizeof(uint32_t) * (info.triangles + 1));
+    CHECK_STATUS(skelmap_mesh_triangles(model, 0, tris, info.triangles), SKELMAP_STATUS_OK);
+    for (uint32_t i = 0; i < 3 * info.triangles; i++) CHECK(tris[i] < info.vertices);
+    free(tris);
+
+    /* Texture coordinates: per vertex for DPM, SKM and HMP; MDL and MS3D store them per
+     * triangle corner. */
+    float *uvs = malloc(2 * sizeof(float) * info.vertices);
+    uint32_t format = skelmap_model_format(model);
+    SkelmapStatus uv_status = skelmap_mesh_texcoords(model, 0, uvs, 0, info.vertices);
+    if (format == SKELMAP_FORMAT_MDL || format == SKELMAP_FORMAT_MS3D) {
+        CHECK(uv_status == SKELMAP_STATUS_WRONG_KIND);
+    } else {
+        CHECK_STATUS(uv_status, SKELMAP_STATUS_OK);
+        printf("uv %s first=%.9g,%.9g\n", path, uvs[0], uvs[1]);
+    }
+    free(uvs);
+    SkelmapTerrainGrid grid;
+    if (format == SKELMAP_FORMAT_HMP) {
+        CHECK_STATUS(skelmap_terrain_grid(model, &grid), SKELMAP_STATUS_OK);
+        CHECK((uint64_t)grid.columns * grid.rows == info.vertices);
+        float *heights = malloc(sizeof(float) * info.vertices);
+        CHECK_STATUS(skelmap_terrain_heights(model, 0, heights, info.vertices - 1),
+                     SKELMAP_STATUS_BUFFER_TOO_SMALL);
+        CHECK_STATUS(skelmap_terrain_heights(model, 0, heights, info.vertices), SKELMAP_STATUS_OK);
+        printf("terrain %s columns=%u rows=%u cell=%.9g,%.9g height0=%.9g\n", path, grid.columns,
+               grid.rows, grid.cell_x, grid.cell_y, heights[0]);
+        free(heights);
+    } else {
+        CHECK_STATUS(skelmap_terrain_grid(model, &grid), SKELMAP_STATUS_WRONG_KIND);
+    }
+
+    SkelmapPose *pose = NULL;
+    CHECK_STATUS(skelmap_pose_new(&pose), SKELMAP_STATUS_OK);
+    Vertex *mapped = calloc(info.vertices, sizeof(Vertex));
+    if (skin_mesh0(model, pose, mapped, info.vertices)) {
+        printf("skin %s mesh=0 vertices=%u", path, info.vertices);
+        print_vertex("first", &mapped[0]);
+        print_vertex("last", &mapped[info.vertices - 1]);
+        printf("\n");
+        for (uint32_t i = 0; i < info.vertices; i++)
+            for (int k = 0; k < 3; k++) CHECK(isfinite(mapped[i].position[k]));
+    }
+    /* Error paths: a short buffer, a bad interpolation, a frame past the end. */
+    CHECK_STATUS(skelmap_model_skin(model, pose, 0, mapped[0].position, sizeof(Vertex), NULL, 0,
+                                    info.vertices - 1),
+                 SKELMAP_STATUS_BUFFER_TOO_SMALL);
+    CHECK_STATUS(skelmap_model_skin(model, pose, 0, mapped[0].position, 4, NULL, 0, 1),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_pose_sample(pose, model, 0, 0, 0.0f, 7), SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_pose_sample(pose, model, c.frames, 0, 0.0f, SKELMAP_INTERPOLATION_SLERP),
+                 SKELMAP_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(skelmap_pose_sample(pose, model, 0, 0, NAN, SKELMAP_INTERPOLATION_SLERP),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    if (skelmap_pose_bone_count(pose) > 0) {
+        float m[12];
+        CHECK_STATUS(skelmap_pose_bone_world(pose, 0, m), SKELMAP_STATUS_OK);
+        CHECK_STATUS(skelmap_pose_bone_world(pose, skelmap_pose_bone_count(pose), m),
+                     SKELMAP_STATUS_OUT_OF_RANGE);
+    }
+
+    /* The same file from caller memory (SKM: with its skeleton) skins identically. */
+    size_t len = 0;
+    unsigned char *data = read_file(path, &len);
+    CHECK(data != NULL);
+    SkelmapModel *borrowed = NULL;
+    unsigned char *skp = NULL;
+    if (skelmap_model_format(model) == SKELMAP_FORMAT_SKM) {
+        CHECK_STATUS(skelmap_model_open_memory(data, len, 0, &borrowed), SKELMAP_STATUS_RESOLVE);
+        CHECK(borrowed == NULL);
+        char skp_path[4096];
+        snprintf(skp_path, sizeof skp_path, "%.*sskp", (int)(strlen(path) - 3), path);
+        size_t skp_len = 0;
+        skp = read_file(skp_path, &skp_len);
+        CHECK(skp != NULL);
+        CHECK_STATUS(skelmap_model_open_skm_memory(data, len, skp, skp_len, 0, &borrowed),
+                     SKELMAP_STATUS_OK);
+    } else {
+        CHECK_STATUS(skelmap_model_open_memory(data, len, 0, &borrowed), SKELMAP_STATUS_OK);
+    }
+    if (borrowed) {
+        Vertex *again = calloc(info.vertices, sizeof(Vertex));
+        SkelmapPose *pose2 = NULL;
+        CHECK_STATUS(skelmap_pose_new(&pose2), SKELMAP_STATUS_OK);
+        if (skin_mesh0(borrowed, pose2, again, info.vertices))
+            CHECK(memcmp(mapped, again, info.vertices * sizeof(Vertex)) == 0);
+        skelmap_pose_free(pose2);
+        free(again);
+        skelmap_model_free(borrowed);
+    }
+    free(skp);
+    free(data);
+    free(mapped);
+    skelmap_pose_free(pose);
+    skelmap_model_free(model);
+}
+
+static void check_malformed(const char *path) {
+    SkelmapModel *model = (SkelmapModel *)&failures; /* must be overwritten with NULL */
+    SkelmapStatus s = skelmap_model_open_file(path, SKELMAP_OPEN_READ, &model);
+    CHECK(s != SKELMAP_STATUS_OK);
+    CHECK(model == NULL);
+    size_t n = skelmap_last_error(NULL, 0);
+    char *msg = malloc(n + 1);
+    CHECK(skelmap_last_error(msg, n + 1) == n);
+    printf("malformed %s status=%d message=%s\n", path, (int)s, msg);
+    free(msg);
+}
+
+int main(int argc, char **argv) {
+    printf("version %s simd=%s\n", skelmap_version(), skelmap_simd_level());
+    /* NULL is accepted everywhere it could arrive. */
+    skelmap_model_free(NULL);
+    skelmap_pose_free(NULL);
+    CHECK_STATUS(skelmap_model_counts(NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK(skelmap_model_format(NULL) == 0);
+    CHECK(skelmap_bone_index(NULL, "x") == -1);
+    CHECK(strcmp(skelmap_status_str(9999), "unknown status") == 0);
+    SkelmapModel *none = NULL;
+    CHECK_STATUS(skelmap_model_open_file(NULL, 0, &none), SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK_STATUS(skelmap_model_open_file("x", 0x80, &none), SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_model_open_memory((const uint8_t *)"junk", 4, 0, &none),
+                 SKELMAP_STATUS_UNKNOWN_FORMAT);
+    CHECK_STATUS(skelmap_model_open_file("/nonexistent/skelmap.dpm", 0, &none), SKELMAP_STATUS_IO);
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--malformed") == 0 && i + 1 < argc) {
+            check_malformed(argv[++i]);
+        } else {
+            check_model(argv[i]);
+        }
+    }
+    printf("failures %d\n", failures);
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,402 @@
+//! Builds `tests/c/smoke.c` with gcc and `tests/c/smoke.cpp` with g++ (`-Wall -Wextra
+//! -Werror -fsanitize=address,undefined`), links them against the cdylib cargo built for
+//! these tests, runs them on synthetic and shared-corpus models (DPM, SKM written by the
+//! converter, MDL, MS3D, HMP) and a malformed file, and checks what they print against the
+//! Rust API.
+//!
+//! The corpus part skips with a message when `../shared/corpus` is absent; the synthetic part
+//! always runs. Without a C compiler the test fails: `.ci/run` installs one.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use skelmap_core::anim::{self, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap_core::gamestudio::{Hmp, Mdl, morph};
+use skelmap_core::ms3d::{self, Ms3d};
+use skelmap_core::skm::{convert, resolve};
+use skelmap_core::{Diagnostics, SkeletalMesh, dpm::Dpm, synth};
+
+fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/<profile>/deps`, where cargo put `libskelmap_capi.so` for this test binary.
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().to_path_buf();
+    assert!(
+        dir.join("libskelmap_capi.so").is_file(),
+        "libskelmap_capi.so not found in {}",
+        dir.display()
+    );
+    dir
+}
+
+fn compile(compiler: &str, source: &Path, std: &str, out: &Path) {
+    let lib = library_dir();
+    let status = Command::new(compiler)
+        .arg(format!("-std={std}"))
+        .args(["-Wall", "-Wextra", "-Werror", "-g", "-O1"])
+        .args([
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined",
+        ])
+        .args(["-fno-omit-frame-pointer"])
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg(source)
+        .arg("-o")
+        .arg(out)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .args(["-lskelmap_capi", "-lm"])
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {compiler} ({e}); install gcc and g++"));
+    assert!(
+        status.success(),
+        "{compiler} failed on {}",
+        source.display()
+    );
+}
+
+fn run(program: &Path, args: &[PathBuf]) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+        .env("UBSAN_OPTIONS", "print_stacktrace=1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        program.display(),
+        output.status
+    );
+    assert!(stderr.is_empty(), "sanitizer or check output:\n{stderr}");
+    stdout
+}
+
+/// What the Rust API says about a model: counts, and mesh 0's first and last vertex
+/// (position then normal) deformed between frames 0 and min(1, frames − 1) at t = 0.5.
+#[derive(Debug)]
+struct Expected {
+    format: u32,
+    bones: u32,
+    frames: u32,
+    vertices: u64,
+    triangles: u64,
+    mesh0: usize,
+    first: [f32; 6],
+    last: [f32; 6],
+}
+
+fn second_frame(frames: usize) -> usize {
+    usize::from(frames > 1)
+}
+
+fn skeletal<'a, S: PoseFrames<'a>>(model: &S, mesh: &impl SkeletalMesh<'a>) -> Vec<[f32; 6]> {
+    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+    let b = second_frame(model.frame_count());
+    anim::sample(model, 0, b, 0.5, Interpolation::Nlerp, &mut pose);
+    palette.build(model, &pose);
+    let n = mesh.num_verts() as usize;
+    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    anim::skin::skin_scalar(mesh, &palette, &mut p, &mut q).unwrap();
+    join(&p, &q)
+}
+
+fn join(p: &[[f32; 3]], q: &[[f32; 3]]) -> Vec<[f32; 6]> {
+    p.iter()
+        .zip(q)
+        .map(|(p, q)| [p[0], p[1], p[2], q[0], q[1], q[2]])
+        .collect()
+}
+
+fn expected(path: &Path) -> Expected {
+    let bytes = std::fs::read(path).unwrap();
+    let (format, bones, frames, vertices, triangles, deformed) =
+        match path.extension().and_then(|e| e.to_str()).unwrap() {
+            "dpm" => {
+                let m = Dpm::parse(&bytes).unwrap();
+                let v = skeletal(&m, &m.mesh(0).unwrap());
+                let counts = (m.total_vertices(), m.total_triangles());
+                (1, m.num_bones(), m.num_frames(), counts.0, counts.1, v)
+            }
+            "skm" => {
+                let resolver = resolve::FsResolver::new(path.parent().unwrap());
+                let name = path.file_name().unwrap().to_str().unwrap();
+                let files = resolve::resolve(&resolver, name).unwrap();
+                let m = files.open().unwrap();
+                let v = skeletal(&m, &m.skm().mesh(0).unwrap());
+                let counts = (m.skm().total_vertices(), m.skm().total_triangles());
+                let (b, f) = (m.skp().num_bones(), m.skp().num_frames());
+                (2, b, f, counts.0, counts.1, v)
+            }
+            "ms3d" => {
+                let m = Ms3d::parse(&bytes).unwrap();
+                let frames = u32::try_from(m.total_frames()).unwrap_or(0).max(1);
+                let b = second_frame(frames as usize) as f32;
+                let fps = m.animation_fps();
+                let fps = if fps.is_finite() && fps > 0.0 {
+                    fps
+                } else {
+                    24.0
+                };
+                let pose = ms3d::anim::pose_at(&m, (0.5 * b + 1.0) / fps);
+                let p = ms3d::anim::skin_positions(&m, &pose);
+                let v = join(&p, &vec![[0.0; 3]; p.len()]);
+                let (nv, nt) = (m.vertices().len() as u64, m.triangles().len() as u64);
+                (4, m.joints().len() as u32, frames, nv, nt, v)
+            }
+            "mdl" => {
+                let m = Mdl::parse(&bytes).unwrap();
+                let n = m.num_verts() as usize;
+                let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+                let b = second_frame(m.frames().len());
+                morph::tween_scalar(&m, 0, b, 0.5, &mut p, &mut q).unwrap();
+                let frames = m.frames().len() as u32;
+                (
+                    5,
+                    0,
+                    frames,
+                    n as u64,
+                    m.triangles().len() as u64,
+                    join(&p, &q),
+                )
+            }
+            "hmp" => {
+                let h = Hmp::parse(&bytes).unwrap();
+                let [nx, ny] = h.grid().map(u64::from);
+                let n = (nx * ny) as usize;
+                let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+                h.tween(0, second_frame(h.frames().len()), 0.5, &mut p, &mut q)
+                    .unwrap();
+                let triangles = 2 * (nx - 1) * (ny - 1);
+                let frames = h.frames().len() as u32;
+                (6, 0, frames, n as u64, triangles, join(&p, &q))
+            }
+            other => panic!("no expectation for .{other}"),
+        };
+    Expected {
+        format,
+        bones,
+        frames,
+        vertices,
+        triangles,
+        mesh0: deformed.len(),
+        first: deformed[0],
+        last: *deformed.last().unwrap(),
+    }
+}
+
+/// The `key=value` fields of the output line starting `kind path`.
+fn fields<'a>(out: &'a str, kind: &str, path: &Path) -> HashMap<&'a str, &'a str> {
+    let prefix = format!("{kind} {} ", path.display());
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no `{prefix}` line in:\n{out}"));
+    line[prefix.len()..]
+        .split(' ')
+        .filter_map(|kv| kv.split_once('='))
+        .collect()
+}
+
+fn floats(text: &str) -> Vec<f32> {
+    text.split(',').map(|v| v.parse().unwrap()).collect()
+}
+
+/// The skinned vertex printed by C agrees with Rust's reference within 1e-5 relative
+/// (1e-4 absolute near zero): C skins with the SIMD stream kernel, Rust with the scalar one.
+fn assert_close(c: &[f32], rust: &[f32], what: &str) {
+    assert_eq!(c.len(), rust.len(), "{what}");
+    for (k, (a, b)) in c.iter().zip(rust).enumerate() {
+        let tolerance = (1e-5 * b.abs()).max(1e-4);
+        assert!((a - b).abs() <= tolerance, "{what}[{k}]: C {a}, Rust {b}");
+    }
+}
+
+fn check_c_output(out: &str, path: &Path) {
+    let e = expected(path);
+    let model = fields(out, "model", path);
+    let count = |k: &str| model[k].parse::<u64>().unwrap();
+    assert_eq!(count("format"), u64::from(e.format), "{}", path.display());
+    assert_eq!(count("bones"), u64::from(e.bones), "{}", path.display());
+    assert_eq!(count("frames"), u64::from(e.frames), "{}", path.display());
+    assert_eq!(count("vertices"), e.vertices, "{}", path.display());
+    assert_eq!(count("triangles"), e.triangles, "{}", path.display());
+    let bytes = std::fs::read(path).unwrap();
+    let uv = match e.format {
+        1 => Dpm::parse(&bytes)
+            .unwrap()
+            .mesh(0)
+            .unwrap()
+            .texcoords()
+            .next(),
+        2 => {
+            let skm = skelmap_core::skm::Skm::parse(&bytes).unwrap();
+            skm.mesh(0).unwrap().texcoords().next()
+        }
+        6 => {
+            let h = Hmp::parse(&bytes).unwrap();
+            let [nx, ny] = h.grid();
+            let [cx, cy] = h.cell_size();
+            let terrain = fields(out, "terrain", path);
+            assert_eq!(terrain["columns"], nx.to_string());
+            assert_eq!(terrain["rows"], ny.to_string());
+            assert_eq!(floats(terrain["cell"]), [cx, cy]);
+            let h0 = h.height(h.frames()[0].raw_height(0).unwrap());
+            assert_eq!(floats(terrain["height0"]), [h0]);
+            h.mesh(0).unwrap().uvs.first().copied()
+        }
+        _ => None, // per triangle corner: the C program checked WRONG_KIND
+    };
+    if let Some(uv) = uv {
+        assert_eq!(
+            floats(fields(out, "uv", path)["first"]),
+            uv,
+            "{}",
+            path.display()
+        );
+    }
+    let skin = fields(out, "skin", path);
+    assert_eq!(skin["vertices"].parse::<usize>().unwrap(), e.mesh0);
+    let normals = if e.format == 4 { 3 } else { 6 }; // MS3D: positions only
+    let first = floats(skin["first"]);
+    assert_close(&first[..normals], &e.first[..normals], "first vertex");
+    let last = floats(skin["last"]);
+    assert_close(&last[..normals], &e.last[..normals], "last vertex");
+}
+
+/// Writes the synthetic tube as DPM and as SKM + SKP, and a truncated copy of the DPM.
+fn synthetic_inputs(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let dpm = synth::tube(&synth::TubeParams::default()).write().unwrap();
+    let (dpm_path, skm_path) = (dir.join("tube.dpm"), dir.join("tube.skm"));
+    std::fs::write(&dpm_path, &dpm).unwrap();
+    write_skm(&dpm_path, &skm_path);
+    // Cut inside the mesh arrays: the header promises more than the file holds.
+    let malformed = dir.join("truncated.dpm");
+    std::fs::write(&malformed, &dpm[..dpm.len() / 2]).unwrap();
+    (dpm_path, skm_path, malformed)
+}
+
+/// Converts the DPM at `dpm` to `skm` and the `.skp` beside it.
+fn write_skm(dpm: &Path, skm: &Path) {
+    let bytes = std::fs::read(dpm).unwrap();
+    let c = convert::from_dpm(&Dpm::parse(&bytes).unwrap(), &mut Diagnostics::new());
+    std::fs::write(skm, c.skm.write().unwrap()).unwrap();
+    std::fs::write(skm.with_extension("skp"), c.skp.write().unwrap()).unwrap();
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = crate_dir().join("../../../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping the corpus part: {} is absent (a clone outside the workspace)",
+            dir.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
+    let dir = std::env::temp_dir().join(format!("skelmap-capi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (dpm, skm, malformed) = synthetic_inputs(&dir);
+    let mut models = vec![dpm.clone(), skm];
+    if let Some(corpus) = corpus() {
+        let raptor = corpus.join("dpm/xon_vehicles_raptor.dpm");
+        let raptor_skm = dir.join("raptor.skm");
+        write_skm(&raptor, &raptor_skm);
+        models.extend([
+            raptor,
+            raptor_skm,
+            corpus.join("dpm/xon_monsters_zombie.dpm"),
+            corpus.join("mdl/gex4_skeleton.mdl"),
+            corpus.join("mdl/assimp_minigun_mdl3.mdl"),
+            corpus.join("ms3d/milkshape3dengine_dwarf1.ms3d"),
+            corpus.join("hmp/gex4_terrain.hmp"),
+        ]);
+    }
+
+    let smoke_c = dir.join("smoke_c");
+    compile("gcc", &crate_dir().join("tests/c/smoke.c"), "c11", &smoke_c);
+    let mut args = models.clone();
+    args.extend([PathBuf::from("--malformed"), malformed.clone()]);
+    let out = run(&smoke_c, &args);
+    assert!(out.contains("failures 0"), "{out}");
+    for model in &models {
+        check_c_output(&out, model);
+    }
+    let bad = fields(&out, "malformed", &malformed);
+    assert_eq!(bad["status"], "5", "SKELMAP_STATUS_MALFORMED");
+    let line = out.lines().find(|l| l.starts_with("malformed")).unwrap();
+    assert!(line.contains("message=DPM: truncated"), "{line}");
+    assert!(line.contains("at offset"), "{line}");
+
+    let smoke_cpp = dir.join("smoke_cpp");
+    compile(
+        "g++",
+        &crate_dir().join("tests/c/smoke.cpp"),
+        "c++17",
+        &smoke_cpp,
+    );
+    let out = run(&smoke_cpp, &[dpm.clone(), malformed.clone()]);
+    let skin = fields(&out, "skin", &dpm);
+    assert_close(
+        &floats(skin["first"]),
+        &expected(&dpm).first,
+        "C++ first vertex",
+    );
+    let line = out.lines().find(|l| l.starts_with("malformed")).unwrap();
+    assert!(
+        line.contains("error=malformed file: DPM: truncated"),
+        "{line}"
+    );
+
+    // The README's C example compiles warning-free and prints the vertex Rust computes.
+    let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).unwrap();
+    let example = readme
+        .split("## From C and C++")
+        .nth(1)
+        .and_then(|s| s.split("```c\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("a C example in the README's `From C and C++` section");
+    let example_c = dir.join("readme_example.c");
+    std::fs::write(&example_c, example).unwrap();
+    let example_bin = dir.join("readme_example");
+    compile("gcc", &example_c, "c11", &example_bin);
+    let out = run(&example_bin, std::slice::from_ref(&dpm));
+    let xyz: Vec<f32> = out
+        .trim()
+        .strip_prefix("vertex 0 at ")
+        .unwrap()
+        .split(' ')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let bytes = std::fs::read(&dpm).unwrap();
+    let model = Dpm::parse(&bytes).unwrap();
+    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+    anim::sample(&model, 0, 1, 0.25, Interpolation::Nlerp, &mut pose);
+    palette.build(&model, &pose);
+    let mesh = model.mesh(0).unwrap();
+    let n = mesh.num_verts() as usize;
+    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    anim::skin::skin_scalar(&mesh, &palette, &mut p, &mut q).unwrap();
+    // printf's %g keeps 6 significant digits.
+    for (c, r) in xyz.iter().zip(p[0]) {
+        assert!(
+            (c - r).abs() <= 1e-5 * r.abs().max(1.0),
+            "README example: {c} vs {r}"
+        );
+    }
+
+    std::fs::remove_dir_all(&dir).unwrap();
+}
