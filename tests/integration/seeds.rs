@@ -109,6 +109,14 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         out.push((target, "chain12.dpm", long.clone()));
         out.push((target, "two_meshes.dpm", two.clone()));
     }
+    // The C ABI target reads any model: every probe_any seed, and the terrain.
+    let capi: Vec<_> = out
+        .iter()
+        .filter(|(target, ..)| *target == "probe_any")
+        .map(|(_, name, bytes)| ("capi", *name, bytes.clone()))
+        .collect();
+    out.extend(capi);
+    out.push(("capi", "field.hmp", crate::gamestudio::field().write()));
     out
 }
 

@@ -25,6 +25,8 @@
 )]
 
 pub mod boundary;
+#[doc(hidden)]
+pub mod exercise;
 pub mod mesh;
 pub mod model;
 pub mod pose;

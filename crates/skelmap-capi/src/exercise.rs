@@ -1,0 +1,167 @@
+//! Drives every export over one model in caller memory, the way a careless C caller might:
+//! valid and invalid indices, strides, capacities and enum values. Shared by the `capi` fuzz
+//! target and this crate's tests; it returns a checksum of what it read so that nothing is
+//! optimised away. Every call must return a status, never crash.
+
+use std::ffi::c_char;
+
+use crate::boundary::{SkelmapStatus, skelmap_last_error, skelmap_status_str};
+use crate::mesh::{
+    SkelmapMeshInfo, SkelmapTerrainGrid, skelmap_mesh_info, skelmap_mesh_texcoords,
+    skelmap_mesh_triangles, skelmap_model_skin, skelmap_terrain_grid, skelmap_terrain_heights,
+};
+use crate::model::{
+    SkelmapCounts, SkelmapModel, skelmap_model_counts, skelmap_model_format, skelmap_model_free,
+    skelmap_model_open_memory, skelmap_model_warning,
+};
+use crate::pose::{
+    SkelmapPose, skelmap_pose_bone_count, skelmap_pose_bone_world, skelmap_pose_free,
+    skelmap_pose_new, skelmap_pose_sample,
+};
+use crate::skeleton::{
+    SkelmapBone, SkelmapFrameGroup, skelmap_bone, skelmap_bone_index, skelmap_bone_name,
+    skelmap_frame_group, skelmap_frame_group_name, skelmap_frame_index, skelmap_frame_name,
+};
+
+/// Largest mesh the exercise skins (bigger ones are only counted), to bound its memory.
+const MAX_SKIN_VERTICES: u32 = 1 << 20;
+
+/// Opens `data` through the C ABI and calls every function on it; returns a checksum.
+#[doc(hidden)]
+#[must_use]
+pub fn exercise(data: &[u8]) -> u64 {
+    let mut sum = 0u64;
+    let mut model: *mut SkelmapModel = std::ptr::null_mut();
+    // SAFETY: `data` outlives the model, which is freed before this function returns;
+    // `model` is a valid place for the out pointer.
+    let status = unsafe { skelmap_model_open_memory(data.as_ptr(), data.len(), 0, &mut model) };
+    let mut msg = [0 as c_char; 64];
+    // SAFETY: `msg` is 64 writable bytes.
+    sum += unsafe { skelmap_last_error(msg.as_mut_ptr(), msg.len()) } as u64;
+    sum += skelmap_status_str(status as u32).is_null() as u64;
+    if status != SkelmapStatus::Ok {
+        assert!(model.is_null(), "a failed open must leave NULL");
+        return sum;
+    }
+    // SAFETY: a successful open stored a live model.
+    let m = unsafe { &*model };
+    let mut counts = SkelmapCounts::default();
+    // SAFETY: every pointer below is a live Rust reference or buffer of the stated size.
+    unsafe {
+        assert_eq!(
+            skelmap_model_counts(Some(m), Some(&mut counts)),
+            SkelmapStatus::Ok
+        );
+        sum += u64::from(skelmap_model_format(Some(m)));
+        for w in [0, counts.warnings] {
+            sum += skelmap_model_warning(Some(m), w, msg.as_mut_ptr(), msg.len()) as u64;
+        }
+        for b in [0, counts.bones.saturating_sub(1), counts.bones, u32::MAX] {
+            let mut bone = SkelmapBone::default();
+            let _ = skelmap_bone(Some(m), b, Some(&mut bone));
+            sum += bone.flags as u64;
+            let n = skelmap_bone_name(Some(m), b, msg.as_mut_ptr(), msg.len());
+            // Look the name up again: its index is the first bone of that name.
+            if n > 0 && n < msg.len() {
+                let i = skelmap_bone_index(Some(m), msg.as_ptr());
+                assert!(i >= 0 && i as u32 <= b, "bone {b} named but not found");
+            }
+        }
+        for f in [0, counts.frames.saturating_sub(1), counts.frames] {
+            let n = skelmap_frame_name(Some(m), f, msg.as_mut_ptr(), msg.len());
+            if n < msg.len() && f < counts.frames {
+                let i = skelmap_frame_index(Some(m), msg.as_ptr());
+                assert!(i >= 0 && i as u32 <= f, "frame {f} named but not found");
+            }
+        }
+        for g in [0, counts.frame_groups] {
+            let mut group = SkelmapFrameGroup::default();
+            let _ = skelmap_frame_group(Some(m), g, Some(&mut group));
+            sum += u64::from(group.count);
+            sum += skelmap_frame_group_name(Some(m), g, msg.as_mut_ptr(), msg.len()) as u64;
+        }
+        let mut grid = SkelmapTerrainGrid::default();
+        if skelmap_terrain_grid(Some(m), Some(&mut grid)) == SkelmapStatus::Ok {
+            let n = grid.columns as usize * grid.rows as usize;
+            let mut heights = vec![0.0f32; n];
+            let s = skelmap_terrain_heights(Some(m), 0, heights.as_mut_ptr(), n);
+            assert_eq!(s, SkelmapStatus::Ok);
+        }
+
+        let mut pose: *mut SkelmapPose = std::ptr::null_mut();
+        assert_eq!(skelmap_pose_new(Some(&mut pose)), SkelmapStatus::Ok);
+        let p = &mut *pose;
+        let last = counts.frames.saturating_sub(1);
+        for (a, b, t, interpolation) in [
+            (0, last, 0.5, 0),
+            (last, 0, 1.5, 1),
+            (0, 0, f32::NAN, 0),
+            (0, 0, 0.0, 2),
+            (counts.frames, 0, 0.0, 0),
+        ] {
+            let s = skelmap_pose_sample(Some(p), Some(m), a, b, t, interpolation);
+            sum += s as u64;
+            let mut world = [0.0f32; 12];
+            for bone in [0, skelmap_pose_bone_count(Some(p))] {
+                let _ = skelmap_pose_bone_world(Some(p), bone, world.as_mut_ptr());
+            }
+            for mesh in [0, counts.meshes.saturating_sub(1), counts.meshes] {
+                sum += skin(m, p, mesh);
+            }
+        }
+        skelmap_pose_free(pose);
+        skelmap_model_free(model);
+    }
+    sum
+}
+
+/// Skins `mesh` into an interleaved buffer, with short and malformed outputs first.
+///
+/// # Safety
+///
+/// `m` and `p` are live.
+unsafe fn skin(m: &SkelmapModel, p: &mut SkelmapPose, mesh: u32) -> u64 {
+    let mut info = SkelmapMeshInfo::default();
+    // SAFETY: live references.
+    if unsafe { skelmap_mesh_info(Some(m), mesh, Some(&mut info)) } != SkelmapStatus::Ok
+        || info.vertices > MAX_SKIN_VERTICES
+    {
+        return 0;
+    }
+    let n = info.vertices as usize;
+    // Interleaved 8 floats per vertex: position at 0, normal at 3 (byte offset 12).
+    let mut out = vec![0.0f32; 8 * n];
+    let mut tris = vec![0u32; 3 * info.triangles as usize];
+    let mut uvs = vec![0.0f32; 2 * n];
+    let base = out.as_mut_ptr();
+    let mut sum = 0;
+    // SAFETY: every buffer holds what its capacity claims: `out` n vertices 32 bytes apart
+    // for positions at offset 0 and normals at offset 12; `tris` and `uvs` tightly packed.
+    unsafe {
+        let normal = base.add(3);
+        for (stride, capacity) in [(32, n), (32, n.saturating_sub(1)), (8, n), (0, 0)] {
+            let s = skelmap_model_skin(
+                Some(m),
+                Some(p),
+                mesh,
+                base,
+                stride,
+                normal,
+                stride,
+                capacity,
+            );
+            sum += s as u64;
+            if s == SkelmapStatus::Ok {
+                assert_eq!((stride, capacity), (32, n), "a bad output was accepted");
+            }
+        }
+        let _ = skelmap_model_skin(Some(m), Some(p), mesh, base, 32, std::ptr::null_mut(), 0, n);
+        let _ = skelmap_mesh_triangles(Some(m), mesh, tris.as_mut_ptr(), info.triangles as usize);
+        assert!(
+            tris.iter().all(|&i| i < info.vertices.max(1)),
+            "triangle index past vertices"
+        );
+        let _ = skelmap_mesh_texcoords(Some(m), mesh, uvs.as_mut_ptr(), 0, n);
+    }
+    sum + out.iter().map(|v| v.to_bits() as u64 & 1).sum::<u64>()
+}
