@@ -164,8 +164,8 @@ pub unsafe extern "C" fn skelmap_mesh_triangles(
     status(|| {
         let model = model.ok_or(Fail::null("model"))?;
         // SAFETY: forwarded from this function's contract (tightly packed).
-        let out =
-            unsafe { Strided::<u32, 3>::new(out, 0, capacity, "out") }?.ok_or(Fail::null("out"))?;
+        let out = unsafe { Strided::<u32, 3>::new(out, 0, capacity, "out") }?;
+        let out = out.ok_or(Fail::null("out"))?;
         let i = mesh as usize;
         let triangles: Vec<[u32; 3]> = match &model.kind {
             Kind::Dpm(m) => m.mesh(i).map(|x| x.triangles().collect()),
@@ -394,8 +394,8 @@ pub unsafe extern "C" fn skelmap_terrain_heights(
             .get(frame as usize)
             .ok_or_else(|| Fail::out_of_range("frame", frame, h.frames().len() as u64))?;
         // SAFETY: forwarded from this function's contract (tightly packed).
-        let out =
-            unsafe { Strided::<f32, 1>::new(out, 0, capacity, "out") }?.ok_or(Fail::null("out"))?;
+        let out = unsafe { Strided::<f32, 1>::new(out, 0, capacity, "out") }?;
+        let out = out.ok_or(Fail::null("out"))?;
         let [nx, ny] = h.grid();
         let heights: Vec<[f32; 1]> = (0..(nx * ny) as usize)
             .map(|i| [h.height(f.raw_height(i).unwrap_or(0))])

@@ -98,10 +98,21 @@ fn second_frame(frames: usize) -> usize {
     usize::from(frames > 1)
 }
 
+/// Mesh `mesh` of `model` skinned between frames 0 and min(1, frames − 1) at t = 0.5.
 fn skeletal<'a, S: PoseFrames<'a>>(model: &S, mesh: &impl SkeletalMesh<'a>) -> Vec<[f32; 6]> {
-    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
     let b = second_frame(model.frame_count());
-    anim::sample(model, 0, b, 0.5, Interpolation::Nlerp, &mut pose);
+    skeletal_at(model, mesh, b, 0.5)
+}
+
+/// Mesh `mesh` of `model` skinned between frames 0 and `b` at `t` by the scalar reference.
+fn skeletal_at<'a, S: PoseFrames<'a>>(
+    model: &S,
+    mesh: &impl SkeletalMesh<'a>,
+    b: usize,
+    t: f32,
+) -> Vec<[f32; 6]> {
+    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+    anim::sample(model, 0, b, t, Interpolation::Nlerp, &mut pose);
     palette.build(model, &pose);
     let n = mesh.num_verts() as usize;
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
@@ -383,15 +394,9 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
         .collect();
     let bytes = std::fs::read(&dpm).unwrap();
     let model = Dpm::parse(&bytes).unwrap();
-    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-    anim::sample(&model, 0, 1, 0.25, Interpolation::Nlerp, &mut pose);
-    palette.build(&model, &pose);
-    let mesh = model.mesh(0).unwrap();
-    let n = mesh.num_verts() as usize;
-    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    anim::skin::skin_scalar(&mesh, &palette, &mut p, &mut q).unwrap();
+    let first = skeletal_at(&model, &model.mesh(0).unwrap(), 1, 0.25)[0];
     // printf's %g keeps 6 significant digits.
-    for (c, r) in xyz.iter().zip(p[0]) {
+    for (&c, r) in xyz.iter().zip(first) {
         assert!(
             (c - r).abs() <= 1e-5 * r.abs().max(1.0),
             "README example: {c} vs {r}"

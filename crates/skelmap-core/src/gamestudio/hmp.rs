@@ -29,7 +29,7 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::anorms::{NORMALS, NUM_NORMALS};
-use super::morph::MorphError;
+use super::morph::{MorphError, normalise};
 use super::raw::{Hmp5Vertex, Hmp7Vertex, HmpHeader, TrivertxWord};
 use super::skin::{Skin, SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
@@ -431,13 +431,7 @@ impl<'data> Hmp<'data> {
                 fa.normal(i).unwrap_or([0.0, 0.0, 1.0]),
                 fb.normal(i).unwrap_or([0.0, 0.0, 1.0]),
             );
-            let blended: [f32; 3] = core::array::from_fn(|k| na[k] + t * (nb[k] - na[k]));
-            let len = blended.iter().map(|c| c * c).sum::<f32>().sqrt();
-            *n = if len > 0.0 {
-                blended.map(|c| c / len)
-            } else {
-                [0.0, 0.0, 1.0]
-            };
+            *n = normalise(core::array::from_fn(|k| na[k] + t * (nb[k] - na[k])));
         }
         Ok(())
     }

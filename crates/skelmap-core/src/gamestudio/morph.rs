@@ -107,8 +107,9 @@ macro_rules! dispatch {
     }};
 }
 
+/// `n` scaled to unit length; `+Z` for a zero vector.
 #[inline(always)]
-fn normalise(n: [f32; 3]) -> [f32; 3] {
+pub(crate) fn normalise(n: [f32; 3]) -> [f32; 3] {
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
     if len > 0.0 {
         let inv = 1.0 / len;
