@@ -1,7 +1,8 @@
 //! skelmap: zero-copy, validated views of classic game model files, and the kernels that
 //! animate them.
 //!
-//! This facade re-exports [`skelmap_core`] (as [`core`] and at the top level).
+//! This facade re-exports [`skelmap_core`] (as [`core`] and at the top level) and, with the
+//! `export` feature, `skelmap_export` as `export`.
 //! See the README for the support table and the safety contract.
 //!
 //! ```
@@ -18,6 +19,10 @@
 
 pub use skelmap_core as core;
 pub use skelmap_core::*;
+
+/// glTF 2.0, OBJ and PNG export ([`skelmap_export`]), with the `export` feature.
+#[cfg(feature = "export")]
+pub use skelmap_export as export;
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../README.md")]

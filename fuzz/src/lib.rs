@@ -2,6 +2,9 @@
 //! validates, walks everything the view exposes, asserting what validation promises.
 
 pub mod exercise;
+pub mod export;
+
+pub use export::export;
 
 use skelmap_core::gamestudio::{Hmp, Mdl};
 use skelmap_core::ms3d::Ms3d;

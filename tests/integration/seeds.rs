@@ -109,14 +109,18 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         out.push((target, "chain12.dpm", long.clone()));
         out.push((target, "two_meshes.dpm", two.clone()));
     }
-    // The C ABI target reads any model: every probe_any seed, and the terrain.
-    let capi: Vec<_> = out
+    // The C ABI and export targets read any model: every probe_any seed, and the terrain.
+    let any: Vec<_> = out
         .iter()
         .filter(|(target, ..)| *target == "probe_any")
-        .map(|(_, name, bytes)| ("capi", *name, bytes.clone()))
+        .flat_map(|(_, name, bytes)| {
+            ["capi", "export"].map(|target| (target, *name, bytes.clone()))
+        })
         .collect();
-    out.extend(capi);
-    out.push(("capi", "field.hmp", crate::gamestudio::field().write()));
+    out.extend(any);
+    for target in ["capi", "export"] {
+        out.push((target, "field.hmp", crate::gamestudio::field().write()));
+    }
     out
 }
 

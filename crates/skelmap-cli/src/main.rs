@@ -1,160 +1,241 @@
-//! `skelmap`: inspect, validate and demo classic game model files.
+//! `skelmap`: inspect, validate, measure, export and preview classic game model files.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use skelmap_core::skm::{self, FsResolver, resolve::resolve};
-use skelmap_core::{
-    AnyModel, Diagnostics, Error, Format, Limits, Source, UnknownFormat, dpm::Dpm, open_any_with,
-    synth,
-};
+use clap::{Args, Parser, Subcommand};
+use owo_colors::OwoColorize;
+use skelmap_core::skm;
+use skelmap_core::{Diagnostics, Error, Limits, dpm::Dpm};
 
+/// `println!` through `anstream` (colour stripped when piped or under NO_COLOR) that ends
+/// the program quietly when the reader has gone away (`skelmap info x | head`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::emit(format_args!($($arg)*))
+    };
+}
+
+mod bench;
+mod demo;
+mod export;
+mod load;
 mod summary;
+mod validate;
 
 use summary::Summary;
+
+const AFTER_HELP: &str = "Formats: DarkPlaces DPM, Qfusion SKM (+ SKP skeleton), GameStudio \
+MDL3/4/5 and HMP terrain, MilkShape MS3D, SL mdl/.anim. Colour only on a terminal; NO_COLOR \
+turns it off.";
 
 #[derive(Debug, Parser)]
 #[command(
     name = "skelmap",
     version,
-    about = "Validated zero-copy views of classic game model files (DPM, ...)"
+    about = "Validated zero-copy views of classic game model files: inspect, validate, \
+             benchmark, export to glTF/OBJ and preview as PNG",
+    after_help = AFTER_HELP
 )]
 struct Cli {
+    /// Worker threads for `validate` and `bench` (default: one per core).
+    #[arg(short = 'j', long, global = true)]
+    jobs: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
 
+/// Where SKM skeletons are looked up.
+#[derive(Debug, Clone, Args)]
+struct RootArg {
+    /// Game base directory for an SKM's skeleton and `.cfg` import paths
+    /// (default: the model's own directory).
+    #[arg(long)]
+    root: Option<PathBuf>,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Summarise a model: counts, bone tree, meshes, frames, bounds, diagnostics.
-    ///
-    /// Example: skelmap info models/player.dpm --json
+    /// Build a small animated model, write it as DPM and SKM+SKP, validate both, skin every
+    /// frame, and write demo.glb and demo.png.
+    #[command(after_help = "Example:\n  skelmap demo -o /tmp/skelmap-demo")]
+    Demo {
+        /// Where to write the demo files.
+        #[arg(short, long, default_value = "skelmap-demo")]
+        out: PathBuf,
+    },
+    /// Describe a model: counts, bone tree, meshes, frames and frame groups, skins, bounds,
+    /// diagnostics.
+    #[command(after_help = "Example:\n  skelmap info models/player.dpm --json")]
     Info {
         /// The model file (the format is recognised from its first bytes).
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Game base directory for an SKM's skeleton and `.cfg` import paths
-        /// (default: the model's own directory).
-        #[arg(long)]
-        root: Option<PathBuf>,
+        #[command(flatten)]
+        root: RootArg,
     },
-    /// Validate files: prints OK or the error for each; exits non-zero if any fails.
-    ///
-    /// Example: skelmap validate models/*.dpm
+    /// Validate files and directories (recursively), in parallel; prints a summary table and
+    /// exits non-zero if any file fails.
+    #[command(after_help = "Example:\n  skelmap validate models/ extra/zombie.dpm")]
     Validate {
-        /// The model files.
+        /// Model files, or directories searched for .dpm .skm .skp .mdl .hmp .ms3d .anim.
         #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Game base directory for SKM skeletons and `.cfg` import paths
-        /// (default: each model's own directory).
+        paths: Vec<PathBuf>,
+        /// Print JSON instead of text (no progress bar).
         #[arg(long)]
-        root: Option<PathBuf>,
+        json: bool,
+        /// Count files with warnings as failures.
+        #[arg(long)]
+        strict: bool,
+        #[command(flatten)]
+        root: RootArg,
+    },
+    /// Measure a model: open/validate, pose sampling, every skinning kernel on 1..N threads,
+    /// in vertices/s and as a fraction of a memory-read pass measured in the same run.
+    #[command(after_help = "Example:\n  skelmap bench models/zombie.dpm --seconds 0.5")]
+    Bench {
+        /// The model file.
+        file: PathBuf,
+        /// Time spent measuring each line.
+        #[arg(long, default_value_t = 0.3)]
+        seconds: f64,
+        #[command(flatten)]
+        root: RootArg,
+    },
+    /// Export a model as glTF 2.0 (.glb, or .gltf with a .bin beside it) or as OBJ (one frame).
+    #[command(
+        after_help = "Examples:\n  skelmap export zombie.dpm -o zombie.glb\n  \
+                            skelmap export gun.mdl -o gun.obj --frame 3"
+    )]
+    Export {
+        /// The model file.
+        file: PathBuf,
+        /// The output: `.glb`, `.gltf` or `.obj`.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Pose at this frame instead of the bind pose.
+        #[arg(long)]
+        frame: Option<usize>,
+        /// glTF: keep every influence (JOINTS_n/WEIGHTS_n sets) instead of the top 4.
+        #[arg(long)]
+        all_influences: bool,
+        /// glTF: leave the animations out.
+        #[arg(long)]
+        no_animations: bool,
+        #[command(flatten)]
+        root: RootArg,
+    },
+    /// Draw a flat-shaded preview PNG of a frame, or a contact sheet of frames or frame
+    /// groups.
+    #[command(
+        after_help = "Examples:\n  skelmap render zombie.dpm -o zombie.png --frame 10\n  \
+                            skelmap render zombie.dpm -o sheet.png --sheet"
+    )]
+    Render {
+        /// The model file.
+        file: PathBuf,
+        /// The PNG to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Pose at this frame instead of the bind pose.
+        #[arg(long, conflicts_with = "sheet")]
+        frame: Option<usize>,
+        /// A contact sheet: the first frame of each frame group, or (with one group) up to
+        /// 16 frames spread over the animation.
+        #[arg(long)]
+        sheet: bool,
+        /// Image (or sheet cell) size in pixels.
+        #[arg(long, default_value_t = 512)]
+        size: u32,
+        #[command(flatten)]
+        root: RootArg,
     },
     /// Convert a DPM into an SKM and, beside it, its SKP skeleton.
-    ///
-    /// Example: skelmap convert player.dpm out/player.skm   (also writes out/player.skp)
+    #[command(
+        after_help = "Example:\n  skelmap convert player.dpm out/player.skm   (also writes out/player.skp)"
+    )]
     Convert {
         /// The DPM to read.
         input: PathBuf,
         /// The SKM to write; the SKP goes beside it with the extension `.skp`.
         output: PathBuf,
     },
-    /// Build a small animated model with the writers, validate it and print its summary.
-    ///
-    /// Example: skelmap demo -o /tmp/skelmap-demo
-    Demo {
-        /// Where to write the demo files.
-        #[arg(short, long, default_value = "skelmap-demo")]
-        out: PathBuf,
-    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(jobs) = cli.jobs {
+        // Only fails if a pool exists already, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.max(1))
+            .build_global();
+    }
     let result = match cli.command {
-        Command::Info { file, json, root } => info(&file, json, root.as_deref()),
-        Command::Validate { files, root } => validate(&files, root.as_deref()),
+        Command::Demo { out } => demo::run(&out),
+        Command::Info { file, json, root } => info(&file, json, root.root.as_deref()),
+        Command::Validate {
+            paths,
+            json,
+            strict,
+            root,
+        } => validate::run(&paths, json, strict, root.root.as_deref()),
+        Command::Bench {
+            file,
+            seconds,
+            root,
+        } => bench::run(&file, seconds, root.root.as_deref()),
+        Command::Export {
+            file,
+            out,
+            frame,
+            all_influences,
+            no_animations,
+            root,
+        } => export::export(
+            &file,
+            &out,
+            &export::ExportArgs {
+                frame,
+                all_influences,
+                no_animations,
+            },
+            root.root.as_deref(),
+        ),
+        Command::Render {
+            file,
+            out,
+            frame,
+            sheet,
+            size,
+            root,
+        } => export::render(&file, &out, frame, sheet, size, root.root.as_deref()),
         Command::Convert { input, output } => convert(&input, &output),
-        Command::Demo { out } => demo(&out),
     };
     match result {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("skelmap: {message}");
+            anstream::eprintln!("{} {message}", "error:".red().bold());
             ExitCode::FAILURE
         }
     }
 }
 
-/// Reads one file; the error is one printable line.
-fn read(path: &Path) -> Result<Source<'static>, String> {
-    Source::read(path).map_err(|e| e.to_string())
-}
-
-/// Validates `bytes` (read from `path`) as whatever format they are.
-fn open<'a>(path: &Path, bytes: &'a [u8], diag: &mut Diagnostics) -> Result<AnyModel<'a>, String> {
-    match open_any_with(bytes, &Limits::default(), diag) {
-        Ok(Some(model)) => Ok(model),
-        Ok(None) => Err(format!("{}: {}", path.display(), UnknownFormat)),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
-}
-
-/// Validates the file at `path` (an SKM together with its skeleton and levels of detail) and
-/// summarises it.
+/// Validates the file at `path` and summarises it.
 fn summarise(path: &Path, root: Option<&Path>, diag: &mut Diagnostics) -> Result<Summary, String> {
-    let source = read(path)?;
     let name = path.display().to_string();
-    let size = source.bytes().len() as u64;
-    let sniffed = Format::sniff(source.bytes());
-    if sniffed.is_none()
-        && path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("anim"))
-    {
-        // `.anim` has no magic: recognised by its extension.
+    let source = load::read(path)?;
+    if let load::Kind::SlAnim = load::kind(path, source.bytes()) {
         let anim =
             skelmap_core::slmdl::SlAnim::parse_with(source.bytes(), &Limits::default(), diag)
                 .map_err(|e| format!("{name}: {e}"))?;
-        return Ok(Summary::of_anim(&name, size, &anim));
+        return Ok(Summary::of_anim(&name, source.bytes().len() as u64, &anim));
     }
-    if sniffed != Some(Format::Skm) {
-        let model = open(path, source.bytes(), diag)?;
-        return Summary::of_model(&name, size, &model, diag);
-    }
-    let (resolver, relative) = skm_resolver(path, root)?;
-    let fail = |e: Error| format!("{name}: {e}");
-    let files = resolve(&resolver, &relative).map_err(fail)?;
-    let model = files.open_with(&Limits::default(), diag).map_err(fail)?;
-    Ok(Summary::of_skm(&name, size, &files.skp.0, &model, diag))
-}
-
-/// A filesystem resolver for the SKM at `path` and the model's path relative to its root.
-fn skm_resolver(path: &Path, root: Option<&Path>) -> Result<(FsResolver, String), String> {
-    let (root, relative) = match root {
-        Some(root) => {
-            let relative = path.strip_prefix(root).map_err(|_| {
-                format!(
-                    "{} is not inside the root {}",
-                    path.display(),
-                    root.display()
-                )
-            })?;
-            (root.to_path_buf(), relative.to_path_buf())
-        }
-        None => {
-            let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-            (dir, PathBuf::from(path.file_name().unwrap_or_default()))
-        }
-    };
-    let relative = relative
-        .to_str()
-        .ok_or_else(|| format!("{}: the path is not UTF-8", path.display()))?
-        .replace('\\', "/");
-    Ok((FsResolver::new(root), relative))
+    drop(source);
+    load::with_model(path, root, diag, |model, opened, diag| {
+        Summary::of_model(&name, &opened, model, diag)
+    })
 }
 
 fn info(path: &Path, json: bool, root: Option<&Path>) -> Result<ExitCode, String> {
@@ -166,42 +247,17 @@ fn info(path: &Path, json: bool, root: Option<&Path>) -> Result<ExitCode, String
 fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
     if json {
         let text = serde_json::to_string_pretty(summary).map_err(|e| e.to_string())?;
-        println!("{text}");
+        say!("{text}");
     } else {
         let mut text = String::new();
         summary::render_text(summary, &mut text);
-        print!("{text}");
+        say!("{}", text.trim_end_matches('\n'));
     }
     Ok(())
 }
 
-fn validate(files: &[PathBuf], root: Option<&Path>) -> Result<ExitCode, String> {
-    let mut failed = 0usize;
-    for path in files {
-        let mut diag = Diagnostics::new();
-        match summarise(path, root, &mut diag) {
-            Ok(_) if diag.is_empty() => println!("OK    {}", path.display()),
-            Ok(_) => println!(
-                "OK    {} ({} kinds of warning)",
-                path.display(),
-                diag.warnings().len()
-            ),
-            Err(message) => {
-                failed += 1;
-                println!("FAIL  {message}");
-            }
-        }
-    }
-    println!("{} passed, {} failed", files.len() - failed, failed);
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
 fn convert(input: &Path, output: &Path) -> Result<ExitCode, String> {
-    let source = read(input)?;
+    let source = load::read(input)?;
     let fail = |e: Error| format!("{}: {e}", input.display());
     let mut diag = Diagnostics::new();
     let dpm = Dpm::parse_with(source.bytes(), &Limits::default(), &mut diag).map_err(fail)?;
@@ -211,87 +267,33 @@ fn convert(input: &Path, output: &Path) -> Result<ExitCode, String> {
         (output, converted.skm.write().map_err(fail)?),
         (skp_path.as_path(), converted.skp.write().map_err(fail)?),
     ] {
-        std::fs::write(path, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("wrote {} ({} bytes)", path.display(), bytes.len());
+        write_file(path, &bytes)?;
+        say!("wrote {} ({} bytes)", path.display(), bytes.len());
     }
     for w in diag.warnings() {
-        println!("warning: {w}");
+        say!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn demo(out: &Path) -> Result<ExitCode, String> {
-    let params = synth::TubeParams::default();
-    let bytes = synth::tube(&params).write().map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let path = out.join("demo.dpm");
-    std::fs::write(&path, &bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-
-    let mut diag = Diagnostics::new();
-    let model =
-        Dpm::parse_with(&bytes, &Limits::default(), &mut diag).map_err(|e: Error| e.to_string())?;
-    println!(
-        "skelmap demo: wrote a procedural {}-bone tube to {} and validated it",
-        model.num_bones(),
-        path.display()
-    );
-    let summary = Summary::of_model(
-        &path.display().to_string(),
-        bytes.len() as u64,
-        &AnyModel::Dpm(model),
-        &diag,
-    )?;
-    print_summary(&summary, false)?;
-    demo_skin(&model)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Skins every frame of `model` with the prepared kernel at the best SIMD level and prints
-/// the rate (a progress report, not a benchmark: `cargo bench --bench skin` measures).
-fn demo_skin(model: &Dpm<'_>) -> Result<(), String> {
-    use skelmap_core::anim::{
-        self, Interpolation, LocalPose, Palette, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder,
-    };
-    let level = SimdLevel::detect();
-    let prepared: Vec<PreparedMesh> = model.meshes().map(|m| PreparedMesh::new(&m)).collect();
-    let n = prepared
-        .iter()
-        .map(PreparedMesh::num_verts)
-        .max()
-        .unwrap_or(0);
-    let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-    let (mut pose, mut palette, mut matrices) = (
-        LocalPose::default(),
-        Palette::default(),
-        SkinMatrices::default(),
-    );
-    let frames = model.num_frames() as usize;
-    let rounds = 200;
-    let start = std::time::Instant::now();
-    for _ in 0..rounds {
-        for frame in 0..frames {
-            anim::sample(model, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
-            palette.build(model, &pose);
-            matrices.update(&palette);
-            for mesh in &prepared {
-                mesh.skin(
-                    &matrices,
-                    level,
-                    VertexOrder::Original,
-                    &mut positions,
-                    &mut normals,
-                )
-                .map_err(|e| e.to_string())?;
-            }
+/// Writes one line to standard output; see [`say!`].
+fn emit(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut out = anstream::stdout();
+    if let Err(e) = writeln!(out, "{line}") {
+        // A closed pipe is the reader's choice, not an error; anything else is reported once.
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            anstream::eprintln!("error: cannot write to standard output: {e}");
         }
+        std::process::exit(if e.kind() == std::io::ErrorKind::BrokenPipe {
+            0
+        } else {
+            1
+        });
     }
-    let seconds = start.elapsed().as_secs_f64();
-    let skinned = (rounds * frames) as f64 * model.total_vertices() as f64;
-    println!(
-        "skinned all {frames} frames {rounds} times with the prepared kernel ({level}): \
-         {:.0} M vertices/s including sampling",
-        skinned / seconds.max(1e-9) / 1e6
-    );
-    Ok(())
+}
+
+/// Writes `bytes` to `path`; the error is one line.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

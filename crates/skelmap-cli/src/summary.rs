@@ -4,8 +4,10 @@
 
 use serde::Serialize;
 use skelmap_core::bonevert::Vertices;
-use skelmap_core::skm::SkmModel;
-use skelmap_core::{AnyModel, Bone, Diagnostics, SkeletalMesh, Skeleton};
+use skelmap_core::{Bone, Diagnostics, SkeletalMesh, Skeleton};
+use skelmap_export::{Model, SceneOptions};
+
+use crate::load::Opened;
 use zerocopy::ByteOrder;
 
 /// Everything `info` prints.
@@ -30,7 +32,8 @@ pub struct Summary {
     pub groups: Option<u32>,
     pub materials: Option<u32>,
     pub joints: Option<u32>,
-    /// MDL/HMP: skins as "type code, width × height" (`null` for other formats).
+    /// MDL/HMP: skins as "type code, width × height"; MS3D: materials and their texture
+    /// files (`null` for other formats, whose meshes name their shaders).
     pub skins: Option<Vec<String>>,
     /// HMP: vertices per row and rows (`null` for other formats).
     pub grid: Option<[u32; 2]>,
@@ -38,6 +41,11 @@ pub struct Summary {
     pub attributes: Option<Vec<String>>,
     /// Stored bounds (DPM); `null` for formats that store none.
     pub bounds: Option<BoundsSummary>,
+    /// The box around the vertices in the bind pose (frame 0; MS3D: the rest pose), computed.
+    pub posed_bounds: Option<PosedBounds>,
+    /// Named animations, and where they came from (`frame names` or `framegroups file`).
+    pub frame_groups: Vec<GroupSummary>,
+    pub groups_from: &'static str,
     pub bone_list: Vec<BoneSummary>,
     pub mesh_list: Vec<MeshSummary>,
     pub frame_names: Vec<String>,
@@ -50,6 +58,21 @@ pub struct BoundsSummary {
     pub maxs: [f32; 3],
     pub yaw_radius: f32,
     pub all_radius: f32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PosedBounds {
+    pub mins: [f32; 3],
+    pub maxs: [f32; 3],
+}
+
+#[derive(Debug, Serialize)]
+pub struct GroupSummary {
+    pub name: String,
+    pub first: u32,
+    pub count: u32,
+    pub fps: f32,
+    pub looped: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -161,13 +184,13 @@ impl Summary {
     /// The summary of a validated DPM, or of a lone SKM or SKP file.
     pub fn of_model(
         file: &str,
-        size: u64,
-        model: &AnyModel<'_>,
+        opened: &Opened,
+        model: &Model<'_>,
         diag: &Diagnostics,
     ) -> Result<Summary, String> {
-        let s = Summary::new(file, model.format().name(), size, diag);
-        Ok(match model {
-            AnyModel::Dpm(m) => {
+        let s = Summary::new(file, model.format().name(), opened.size, diag);
+        let mut s = match model {
+            Model::Dpm(m) => {
                 let mut s = s
                     .skeleton(m.bones())
                     .meshes(m.meshes().map(|x| {
@@ -187,16 +210,20 @@ impl Summary {
                 });
                 s
             }
-            AnyModel::Skm(m) => {
-                let mut s = s.meshes(skm_meshes(m));
-                s.bones = m.num_bones();
+            Model::Skm(m) => {
+                let mut s = s
+                    .skeleton(m.skeleton_bones())
+                    .meshes(skm_meshes(&m.skm()))
+                    .frames(m.skp().frames().map(|f| f.name_lossy().into_owned()));
+                s.skeleton.clone_from(&opened.skeleton);
+                s.levels_of_detail = m.lods().count() as u32;
                 s
             }
-            AnyModel::Skp(p) => s
+            Model::Skp(p) => s
                 .skeleton(p.bones())
                 .frames(p.frames().map(|f| f.name_lossy().into_owned())),
-            AnyModel::Ms3d(m) => of_ms3d(s, m),
-            AnyModel::Mdl(m) => {
+            Model::Ms3d(m) => of_ms3d(s, m),
+            Model::Mdl(m) => {
                 let mut s = s;
                 s.vertices = m.num_verts().into();
                 s.triangles = m.triangles().len() as u64;
@@ -209,19 +236,25 @@ impl Summary {
                 s.skins = Some(m.skins().iter().map(skin_label).collect());
                 s
             }
-            AnyModel::Hmp(h) => {
+            Model::Hmp(h) => {
                 let mut s = s;
                 let [nx, ny] = h.grid();
                 s.vertices = u64::from(nx) * u64::from(ny);
                 s.triangles = 2 * u64::from(nx - 1) * u64::from(ny - 1);
                 s.frames = h.frames().len() as u32;
+                s.frame_names = h
+                    .frames()
+                    .iter()
+                    .map(|f| f.name_lossy().into_owned())
+                    .collect();
                 s.skins = Some(h.skins().iter().map(skin_label).collect());
                 s.grid = Some([nx, ny]);
                 s
             }
-            AnyModel::SlMdl(m) => {
+            Model::SlMdl(m) => {
                 let mut s = s;
                 s.vertices = m.vertex_count().into();
+                s.triangles = (m.vertex_count() / 3).into();
                 s.attributes = Some(
                     m.attributes()
                         .map(|(_, kind, v)| format!("{kind:?} ({} bytes)", v.size()))
@@ -229,7 +262,7 @@ impl Summary {
                 );
                 s
             }
-            // `AnyModel` is non-exhaustive: a format the library opens before this command
+            // `Model` is non-exhaustive: a format the library opens before this command
             // learns to describe it is refused rather than summarised with made-up zeros.
             _ => {
                 return Err(format!(
@@ -237,24 +270,35 @@ impl Summary {
                     model.format()
                 ));
             }
-        })
-    }
-
-    /// The summary of an SKM paired with its skeleton (and levels of detail).
-    pub fn of_skm(
-        file: &str,
-        size: u64,
-        skeleton: &str,
-        model: &SkmModel<'_>,
-        diag: &Diagnostics,
-    ) -> Summary {
-        let mut s = Summary::new(file, "SKM", size, diag)
-            .skeleton(model.skeleton_bones())
-            .meshes(skm_meshes(&model.skm()))
-            .frames(model.skp().frames().map(|f| f.name_lossy().into_owned()));
-        s.skeleton = Some(skeleton.to_string());
-        s.levels_of_detail = model.lods().count() as u32;
-        s
+        };
+        s.groups_from = if opened.groups.is_some() {
+            "framegroups file"
+        } else {
+            "frame names"
+        };
+        s.frame_groups = opened
+            .groups
+            .clone()
+            .unwrap_or_else(|| model.default_groups())
+            .into_iter()
+            .map(|g| GroupSummary {
+                name: g.name,
+                first: g.first,
+                count: g.count,
+                fps: g.fps,
+                looped: g.looped,
+            })
+            .collect();
+        let scene = model
+            .scene(&SceneOptions {
+                no_animations: true,
+                ..SceneOptions::default()
+            })
+            .map_err(|e| format!("{file}: {e}"))?;
+        s.posed_bounds = scene
+            .bounds()
+            .map(|(mins, maxs)| PosedBounds { mins, maxs });
+        Ok(s)
     }
 }
 
@@ -311,6 +355,18 @@ fn of_ms3d(s: Summary, m: &skelmap_core::ms3d::Ms3d<'_>) -> Summary {
     s.triangles = m.triangles().len() as u64;
     s.groups = Some(m.groups().len() as u32);
     s.materials = Some(m.materials().len() as u32);
+    // MS3D skins are texture files named by its materials.
+    s.skins = Some(
+        m.materials()
+            .iter()
+            .map(|x| {
+                let text = |b: &[u8]| {
+                    skelmap_core::name::lossy(skelmap_core::name::trim_nul(b)).into_owned()
+                };
+                format!("{}: texture {:?}", text(&x.name), text(&x.texture))
+            })
+            .collect(),
+    );
     s.joints = Some(m.joints().len() as u32);
     s.frames = u32::try_from(m.total_frames()).unwrap_or(0);
     s
@@ -372,6 +428,9 @@ pub fn render_text(s: &Summary, out: &mut String) {
             b.mins, b.maxs, b.yaw_radius, b.all_radius
         );
     }
+    if let Some(b) = &s.posed_bounds {
+        let _ = writeln!(out, "  bind-pose bounds {:?} .. {:?}", b.mins, b.maxs);
+    }
     if !s.bone_list.is_empty() {
         let _ = writeln!(out, "  bone tree:");
     }
@@ -420,6 +479,20 @@ pub fn render_text(s: &Summary, out: &mut String) {
             let _ = write!(out, " … ({more} more, last {last})");
         }
         let _ = writeln!(out);
+    }
+    if !s.frame_groups.is_empty() {
+        let _ = writeln!(out, "  frame groups (from {}):", s.groups_from);
+    }
+    for g in &s.frame_groups {
+        let _ = writeln!(
+            out,
+            "    {:<16} frames {}..{} at {} fps{}",
+            g.name,
+            g.first,
+            g.first + g.count,
+            g.fps,
+            if g.looped { ", looped" } else { "" }
+        );
     }
     if s.diagnostics.is_empty() {
         let _ = writeln!(out, "  diagnostics: none");

@@ -30,18 +30,37 @@ fn write_tube(dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn demo_writes_and_validates_the_model() {
+fn demo_writes_validates_exports_and_renders() {
     let dir = temp_dir("demo");
     let out = skelmap(&["demo", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
-    assert!(text.contains("validated"), "{text}");
-    assert!(
-        text.contains("bones 4 (1 roots, 1 attachments), meshes 1, frames 9"),
-        "{text}"
-    );
-    let written = std::fs::read(dir.join("demo.dpm")).unwrap();
-    assert_eq!(written, tube(&TubeParams::default()).write().unwrap());
+    for expected in [
+        "a procedural 8-bone creature, 1560 vertices, 3072 triangles, 37 frames",
+        "demo.dpm (215612 bytes): valid, 0 warnings",
+        "valid and paired, 0 warnings",
+        "animations: bind (1 frames), wave (12 frames), curl (12 frames), swirl (12 frames)",
+        "DPM: skinned all 37 frames",
+        "SKM: skinned all 37 frames",
+        "DPM and SKM skin to the same positions on every frame",
+        "8 joints, 4 animations",
+        "demo.png (1024 × 768)",
+    ] {
+        assert!(
+            text.contains(expected),
+            "{expected:?} missing from:\n{text}"
+        );
+    }
+    let dpm = std::fs::read(dir.join("demo.dpm")).unwrap();
+    let model = skelmap_core::dpm::Dpm::parse(&dpm).unwrap();
+    assert_eq!((model.num_bones(), model.num_frames()), (8, 37));
+    for name in ["demo.skm", "demo.skp", "demo.glb", "demo.png"] {
+        assert!(
+            std::fs::metadata(dir.join(name)).unwrap().len() > 1000,
+            "{name}"
+        );
+    }
+    assert_eq!(&std::fs::read(dir.join("demo.glb")).unwrap()[..4], b"glTF");
 }
 
 #[test]
@@ -108,14 +127,26 @@ fn validate_reports_each_file_and_fails_if_any_fails() {
     let out = skelmap(&["validate", &args[0], &args[1], &args[2], &args[3]]);
     assert_eq!(out.status.code(), Some(1));
     let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
-    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines.len(), 10, "{lines:?}");
     assert!(lines[0].starts_with("OK    "));
     assert!(lines[1].ends_with(
         "DPM: invalid bone.parent at offset 152: bone 1 has parent -7; it must be -1 (root) or a bone before it"
     ), "{}", lines[1]);
     assert!(lines[2].ends_with("unrecognised file: the first bytes match no supported format"));
     assert!(lines[3].starts_with("FAIL  cannot read "), "{}", lines[3]);
-    assert_eq!(lines[4], "1 passed, 3 failed");
+    // The summary table: one row per format (by magic, else extension), then the total.
+    assert_eq!(
+        lines[5..].to_vec(),
+        [
+            "format      files     ok  warnings  failed",
+            "BIN             1      0         0       1",
+            "DPM             3      1         0       2",
+            "total           4      1         0       3",
+            "1 passed, 3 failed",
+        ]
+    );
+    // Piped: no colour codes, no progress bar.
+    assert!(!stdout(&out).contains('\x1b') && out.stderr.is_empty());
 
     let out = skelmap(&["validate", &args[0]]);
     assert_eq!(out.status.code(), Some(0));
@@ -131,7 +162,8 @@ fn info_on_a_broken_file_prints_one_error_line() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("skelmap: ")
+        err.starts_with("error: ")
+            && !err.contains('\x1b')
             && err.contains("DPM: truncated header at offset 0: need 80 bytes, have 20"),
         "{err}"
     );
@@ -324,4 +356,125 @@ fn info_json_on_corpus_mdl_and_hmp() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).contains("MDL2 is a different layout"));
+}
+
+#[test]
+fn validate_walks_directories_and_reports_json() {
+    let dir = temp_dir("walk");
+    let nested = dir.join("a/b");
+    std::fs::create_dir_all(&nested).unwrap();
+    write_tube(&dir);
+    write_tube(&nested);
+    // Not a model extension: skipped by the walk.
+    std::fs::write(nested.join("notes.txt"), b"hello").unwrap();
+    std::fs::write(nested.join("bad.mdl"), b"MDL5 but nothing else").unwrap();
+    let out = skelmap(&["validate", "--json", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (json["passed"].as_u64(), json["failed"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let files = json["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    let bad = files.iter().find(|f| f["ok"] == false).unwrap();
+    assert_eq!(bad["format"], "MDL");
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .contains("bad.mdl: MDL: truncated"),
+        "{bad}"
+    );
+}
+
+#[test]
+fn export_and_render_write_their_files() {
+    let dir = temp_dir("export");
+    let tube = write_tube(&dir);
+    let t = tube.to_str().unwrap();
+    let o = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let out = skelmap(&["export", t, "-o", &o("t.glb")]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        stdout(&out).trim_end(),
+        format!(
+            "wrote {}: 1 meshes, 136 vertices, 256 triangles, 4 joints, 2 animations (bind pose)",
+            o("t.glb")
+        )
+    );
+    assert!(skelmap(&["export", t, "-o", &o("t.gltf")]).status.success());
+    assert!(std::fs::metadata(dir.join("t.bin")).is_ok());
+    let out = skelmap(&["export", t, "-o", &o("t.obj"), "--frame", "3"]);
+    assert!(out.status.success(), "{out:?}");
+    let obj = std::fs::read_to_string(dir.join("t.obj")).unwrap();
+    assert_eq!(obj.lines().filter(|l| l.starts_with("f ")).count(), 256);
+
+    let out = skelmap(&["render", t, "-o", &o("t.png"), "--size", "64"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains("(64 × 64 pixels)"));
+    let out = skelmap(&["render", t, "-o", &o("s.png"), "--sheet", "--size", "32"]);
+    assert!(out.status.success(), "{out:?}");
+    // Two groups (bind, wave): one cell each, side by side.
+    let text = stdout(&out);
+    assert!(text.contains("(64 × 32 pixels)"), "{text}");
+    assert!(text.contains("cell 1: wave (frame 1)"), "{text}");
+
+    // Errors are one line naming the problem.
+    let out = skelmap(&["export", t, "-o", &o("t.fbx")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1);
+    assert!(
+        err.contains("the output must end in .glb, .gltf or .obj"),
+        "{err}"
+    );
+    let out = skelmap(&["render", t, "-o", &o("x.png"), "--frame", "99"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("frame 99 is out of range: the model has 9 frames"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_measures_every_kernel() {
+    let dir = temp_dir("bench");
+    let tube = write_tube(&dir);
+    let out = skelmap(&[
+        "bench",
+        tube.to_str().unwrap(),
+        "--seconds",
+        "0.01",
+        "-j",
+        "2",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    for line in [
+        "open + validate",
+        "sample + palette",
+        "scalar",
+        "stream portable",
+        "prepared portable",
+        "dqs",
+    ] {
+        assert!(text.contains(line), "{line:?} missing:\n{text}");
+    }
+    // Every kernel on 1 and 2 threads.
+    let rows = text.lines().filter(|l| l.ends_with('%')).count();
+    assert!(rows >= 2 * 4, "{text}");
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    for command in [
+        "demo", "info", "validate", "bench", "export", "render", "convert",
+    ] {
+        let out = skelmap(&[command, "--help"]);
+        assert!(out.status.success());
+        let text = stdout(&out);
+        assert!(text.contains("Example"), "{command}: {text}");
+        assert!(text.contains("skelmap "), "{command}: {text}");
+    }
 }

@@ -1,0 +1,274 @@
+//! `skelmap demo`: the README's first command. Builds a procedural animated creature with the
+//! project's writers, writes it as DPM and as SKM + SKP, validates both, skins every frame
+//! with the best kernel, and writes a glTF and a PNG contact sheet of it.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use glam::{Affine3A, Quat, Vec3};
+use skelmap_core::anim::{
+    Interpolation, LocalPose, Palette, PoseFrames, PreparedMesh, SimdLevel, SkinMatrices,
+    VertexOrder, sample,
+};
+use skelmap_core::dpm::write::Matrix3x4;
+use skelmap_core::dpm::{Dpm, DpmBuilder, FrameDef};
+use skelmap_core::skm::resolve::resolve;
+use skelmap_core::skm::{self, SkmModel};
+use skelmap_core::{Diagnostics, Error, Limits, SkeletalMesh, synth};
+use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::{Model, SceneOptions, render};
+
+use crate::write_file;
+
+/// Frames per named animation.
+const CLIP_FRAMES: u32 = 12;
+
+/// The demo creature: an 8-bone tube (1,560 vertices, about 2.9 influences each) with a bind
+/// frame and three animations, `wave`, `curl` and `swirl`, of [`CLIP_FRAMES`] frames each.
+pub fn creature() -> DpmBuilder {
+    let params = synth::TubeParams {
+        bones: 8,
+        rings_per_bone: 8,
+        sides: 24,
+        frames: 1,
+        segment_length: 12.0,
+        radius: 5.0,
+        reach: 1.5,
+    };
+    let mut b = synth::tube(&params);
+    let bones = params.bones;
+    let pose = |j: u32, rotation: Quat| -> Matrix3x4 {
+        let offset = if j == 0 {
+            Vec3::ZERO
+        } else {
+            Vec3::Z * params.segment_length
+        };
+        let m = Affine3A::from_rotation_translation(rotation, offset);
+        let c = m.matrix3;
+        let t = m.translation;
+        [
+            [c.x_axis.x, c.y_axis.x, c.z_axis.x, t.x],
+            [c.x_axis.y, c.y_axis.y, c.z_axis.y, t.y],
+            [c.x_axis.z, c.y_axis.z, c.z_axis.z, t.z],
+        ]
+    };
+    type Motion = fn(f32, f32) -> Quat;
+    let clips: [(&str, Motion); 3] = [
+        // A travelling sideways wave.
+        ("wave", |phase, j| {
+            Quat::from_rotation_x(0.35 * (phase + 0.7 * j).sin())
+        }),
+        // Every segment bends the same way, in and out.
+        ("curl", |phase, _| {
+            Quat::from_rotation_y(0.3 * (0.5 - 0.5 * phase.cos()))
+        }),
+        // A corkscrew: each segment leans a quarter turn further round than its parent.
+        ("swirl", |phase, j| {
+            let a = phase + 0.8 * j;
+            Quat::from_rotation_x(0.3 * a.sin()) * Quat::from_rotation_y(0.3 * a.cos())
+        }),
+    ];
+    b.frames.truncate(1);
+    for (name, motion) in clips {
+        for k in 0..CLIP_FRAMES {
+            let phase = core::f32::consts::TAU * k as f32 / CLIP_FRAMES as f32;
+            let poses = (0..bones)
+                .map(|j| pose(j, motion(phase, j as f32)))
+                .collect();
+            b.frames
+                .push(FrameDef::new(format!("{name}_{}", k + 1), poses));
+        }
+    }
+    b
+}
+
+pub fn run(out: &Path) -> Result<ExitCode, String> {
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let fail = |e: Error| format!("demo: {e}");
+
+    // DPM.
+    let dpm_bytes = creature().write().map_err(fail)?;
+    let dpm_path = out.join("demo.dpm");
+    write_file(&dpm_path, &dpm_bytes)?;
+    let mut diag = Diagnostics::new();
+    let dpm = Dpm::parse_with(&dpm_bytes, &Limits::default(), &mut diag).map_err(fail)?;
+    say!(
+        "skelmap demo: a procedural {}-bone creature, {} vertices, {} triangles, {} frames",
+        dpm.num_bones(),
+        dpm.total_vertices(),
+        dpm.total_triangles(),
+        dpm.num_frames()
+    );
+    say!(
+        "  wrote {} ({} bytes): valid, {} warnings",
+        dpm_path.display(),
+        dpm_bytes.len(),
+        diag.warnings().len()
+    );
+
+    // SKM + SKP, read back from disk through the resolver, as a game would.
+    let converted = skm::convert::from_dpm(&dpm, &mut diag);
+    let skm_path = out.join("demo.skm");
+    let skp_path = out.join("demo.skp");
+    let skm_bytes = converted.skm.write().map_err(fail)?;
+    let skp_bytes = converted.skp.write().map_err(fail)?;
+    write_file(&skm_path, &skm_bytes)?;
+    write_file(&skp_path, &skp_bytes)?;
+    let resolver = skm::FsResolver::new(out);
+    let files = resolve(&resolver, "demo.skm").map_err(fail)?;
+    let mut skm_diag = Diagnostics::new();
+    let skm_model = files
+        .open_with(&Limits::default(), &mut skm_diag)
+        .map_err(fail)?;
+    say!(
+        "  wrote {} ({} bytes) and {} ({} bytes): valid and paired, {} warnings",
+        skm_path.display(),
+        skm_bytes.len(),
+        skp_path.display(),
+        skp_bytes.len(),
+        skm_diag.warnings().len()
+    );
+
+    let model = Model::Dpm(dpm);
+    let groups = model.default_groups();
+    let names: Vec<String> = groups
+        .iter()
+        .map(|g| format!("{} ({} frames)", g.name, g.count))
+        .collect();
+    say!("  animations: {}", names.join(", "));
+
+    skin_every_frame("DPM", &dpm, dpm.meshes())?;
+    skin_every_frame("SKM", &skm_model, skm_model.skm().meshes())?;
+    check_same(&dpm, &skm_model)?;
+
+    // glTF and a contact sheet.
+    let scene = model
+        .scene(&SceneOptions::default())
+        .map_err(|e| format!("demo: {e}"))?;
+    let mut glb = Vec::new();
+    gltf::write_glb(&scene, &GltfOptions::default(), &mut glb).map_err(|e| format!("demo: {e}"))?;
+    let glb_path = out.join("demo.glb");
+    write_file(&glb_path, &glb)?;
+    say!(
+        "  wrote {} ({} bytes): {} joints, {} animations",
+        glb_path.display(),
+        glb.len(),
+        scene.skeleton.as_ref().map_or(0, |s| s.joints.len()),
+        scene.clips.len()
+    );
+    let sheet: Vec<_> = groups
+        .iter()
+        .filter(|g| g.count > 1)
+        .flat_map(|g| (0..4).map(move |k| (g.first + k * g.count / 4) as usize))
+        .map(|frame| {
+            model.scene(&SceneOptions {
+                frame: Some(frame),
+                no_animations: true,
+                ..SceneOptions::default()
+            })
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("demo: {e}"))?;
+    let image = render::contact_sheet(&sheet, 4, 256, 256).map_err(|e| format!("demo: {e}"))?;
+    let png = render::encode_png(image.width, image.height, &image.rgba)
+        .map_err(|e| format!("demo: {e}"))?;
+    let png_path = out.join("demo.png");
+    write_file(&png_path, &png)?;
+    say!(
+        "  wrote {} ({} × {}): one row per animation (wave, curl, swirl), 4 frames each",
+        png_path.display(),
+        image.width,
+        image.height
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Skins every frame of `source` with the prepared kernel at the best SIMD level, repeatedly
+/// for about a fifth of a second, and prints the rate (a progress report, not a benchmark:
+/// `skelmap bench` and `cargo bench --bench skin` measure).
+fn skin_every_frame<'d, S, M>(
+    label: &str,
+    source: &S,
+    meshes: impl Iterator<Item = M>,
+) -> Result<(), String>
+where
+    S: PoseFrames<'d>,
+    M: SkeletalMesh<'d>,
+{
+    let level = SimdLevel::detect();
+    let prepared: Vec<PreparedMesh> = meshes.map(|m| PreparedMesh::new(&m)).collect();
+    let n = prepared
+        .iter()
+        .map(PreparedMesh::num_verts)
+        .max()
+        .unwrap_or(0);
+    let total: usize = prepared.iter().map(PreparedMesh::num_verts).sum();
+    let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    let (mut pose, mut palette, mut matrices) = (
+        LocalPose::default(),
+        Palette::default(),
+        SkinMatrices::default(),
+    );
+    let frames = source.frame_count();
+    let start = Instant::now();
+    let mut rounds = 0usize;
+    while rounds == 0 || start.elapsed().as_secs_f64() < 0.2 {
+        for frame in 0..frames {
+            sample(source, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
+            palette.build(source, &pose);
+            matrices.update(&palette);
+            for mesh in &prepared {
+                mesh.skin(
+                    &matrices,
+                    level,
+                    VertexOrder::Original,
+                    &mut positions,
+                    &mut normals,
+                )
+                .map_err(|e| e.to_string())?;
+            }
+        }
+        rounds += 1;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    say!(
+        "  {label}: skinned all {frames} frames {rounds} times with the prepared kernel \
+         ({level}): {:.0} M vertices/s including sampling",
+        (rounds * frames * total) as f64 / seconds.max(1e-9) / 1e6
+    );
+    Ok(())
+}
+
+/// The DPM and its SKM conversion must skin to the same positions on every frame.
+fn check_same(dpm: &Dpm<'_>, skm: &SkmModel<'_>) -> Result<(), String> {
+    let mut worst = 0.0f32;
+    for frame in 0..dpm.frame_count() {
+        let a = skelmap_export::Model::Dpm(*dpm)
+            .scene(&SceneOptions {
+                frame: Some(frame),
+                no_animations: true,
+                ..SceneOptions::default()
+            })
+            .map_err(|e| e.to_string())?;
+        let b = skelmap_export::Model::Skm(*skm)
+            .scene(&SceneOptions {
+                frame: Some(frame),
+                no_animations: true,
+                ..SceneOptions::default()
+            })
+            .map_err(|e| e.to_string())?;
+        for (ma, mb) in a.meshes.iter().zip(&b.meshes) {
+            for (p, q) in ma.positions.iter().zip(&mb.positions) {
+                worst = worst.max((Vec3::from(*p) - Vec3::from(*q)).abs().max_element());
+            }
+        }
+    }
+    if worst > 1e-3 {
+        return Err(format!(
+            "demo: the DPM and SKM disagree by {worst} units after conversion"
+        ));
+    }
+    say!("  DPM and SKM skin to the same positions on every frame (largest difference {worst:e})");
+    Ok(())
+}

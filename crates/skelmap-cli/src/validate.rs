@@ -1,0 +1,219 @@
+//! `skelmap validate`: files and directory trees, validated in parallel, with a progress bar
+//! on a terminal, a per-format summary table and a non-zero exit on any failure.
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use indicatif::{ParallelProgressIterator, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use owo_colors::OwoColorize;
+use rayon::prelude::*;
+use serde::Serialize;
+use skelmap_core::Diagnostics;
+
+/// Extensions a directory walk picks up (compared case-insensitively).
+pub const EXTENSIONS: [&str; 7] = ["dpm", "skm", "skp", "mdl", "hmp", "ms3d", "anim"];
+
+/// Deepest directory nesting a walk follows (symbolic links to directories are not followed).
+const MAX_DEPTH: usize = 64;
+
+/// The outcome for one file.
+#[derive(Debug, Serialize)]
+struct Outcome {
+    file: String,
+    format: String,
+    ok: bool,
+    error: Option<String>,
+    warnings: Vec<String>,
+}
+
+pub fn run(
+    paths: &[PathBuf],
+    json: bool,
+    strict: bool,
+    root: Option<&Path>,
+) -> Result<ExitCode, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, 0, &mut files)?;
+        } else {
+            files.push(path.clone());
+        }
+    }
+    let bar = ProgressBar::new(files.len() as u64);
+    if json || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    } else if let Ok(style) =
+        ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} files {elapsed} {msg}")
+    {
+        bar.set_style(style);
+    }
+    let outcomes: Vec<Outcome> = files
+        .par_iter()
+        .progress_with(bar.clone())
+        .map(|path| check(path, root, strict))
+        .collect();
+    bar.finish_and_clear();
+
+    let failed = outcomes.iter().filter(|o| !o.ok).count();
+    if json {
+        let text = serde_json::to_string_pretty(&serde_json::json!({
+            "files": outcomes,
+            "passed": outcomes.len() - failed,
+            "failed": failed,
+        }))
+        .map_err(|e| e.to_string())?;
+        say!("{text}");
+    } else {
+        print_text(&outcomes);
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Collects model files under `dir`, sorted, skipping symbolic links to directories.
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "{}: directories nested deeper than {MAX_DEPTH}",
+            dir.display()
+        ));
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut paths: Vec<(PathBuf, std::fs::FileType)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.path(), e.file_type().ok()?)))
+        .collect();
+    paths.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, kind) in paths {
+        if kind.is_dir() {
+            walk(&path, depth + 1, out)?;
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+        {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn check(path: &Path, root: Option<&Path>, strict: bool) -> Outcome {
+    let mut diag = Diagnostics::new();
+    let file = path.display().to_string();
+    match crate::summarise(path, root, &mut diag) {
+        Ok(summary) => {
+            let warnings: Vec<String> = summary
+                .diagnostics
+                .iter()
+                .map(|d| format!("{} ×{}: {} at offset {}", d.kind, d.count, d.what, d.offset))
+                .collect();
+            Outcome {
+                file,
+                format: summary.format.to_string(),
+                ok: !strict || warnings.is_empty(),
+                error: None,
+                warnings,
+            }
+        }
+        Err(message) => Outcome {
+            file,
+            format: format_guess(path),
+            ok: false,
+            error: Some(message),
+            warnings: Vec::new(),
+        },
+    }
+}
+
+/// The format a failed file claims by its magic, else its extension, upper-cased.
+fn format_guess(path: &Path) -> String {
+    let head = std::fs::File::open(path).and_then(|mut f| {
+        let mut buf = [0u8; 16];
+        let n = std::io::Read::read(&mut f, &mut buf)?;
+        Ok(buf[..n].to_vec())
+    });
+    if let Some(format) = head.ok().and_then(|h| skelmap_core::Format::sniff(&h)) {
+        return format.name().to_string();
+    }
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map_or_else(|| "?".into(), str::to_ascii_uppercase)
+}
+
+fn print_text(outcomes: &[Outcome]) {
+    for o in outcomes {
+        match (&o.error, o.ok, o.warnings.len()) {
+            (Some(e), _, _) => say!("{}  {e}", "FAIL".red().bold()),
+            (None, true, 0) => say!("{}    {}", "OK".green(), o.file),
+            (None, ok, n) => say!(
+                "{}  {} ({n} kinds of warning{})",
+                if ok {
+                    "WARN".yellow().to_string()
+                } else {
+                    "FAIL".red().bold().to_string()
+                },
+                o.file,
+                if ok { "" } else { ", --strict" }
+            ),
+        }
+    }
+    #[derive(Default)]
+    struct Row {
+        files: usize,
+        ok: usize,
+        warned: usize,
+        failed: usize,
+    }
+    let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
+    for o in outcomes {
+        let row = rows.entry(o.format.as_str()).or_default();
+        row.files += 1;
+        row.ok += usize::from(o.ok);
+        row.warned += usize::from(!o.warnings.is_empty());
+        row.failed += usize::from(!o.ok);
+    }
+    say!("");
+    say!(
+        "{:<10} {:>6} {:>6} {:>9} {:>7}",
+        "format",
+        "files",
+        "ok",
+        "warnings",
+        "failed"
+    );
+    let mut total = Row::default();
+    for (format, r) in &rows {
+        say!(
+            "{format:<10} {:>6} {:>6} {:>9} {:>7}",
+            r.files,
+            r.ok,
+            r.warned,
+            r.failed
+        );
+        total.files += r.files;
+        total.ok += r.ok;
+        total.warned += r.warned;
+        total.failed += r.failed;
+    }
+    say!(
+        "{:<10} {:>6} {:>6} {:>9} {:>7}",
+        "total",
+        total.files,
+        total.ok,
+        total.warned,
+        total.failed
+    );
+    let verdict = format!("{} passed, {} failed", total.ok, total.failed);
+    if total.failed == 0 {
+        say!("{}", verdict.green());
+    } else {
+        say!("{}", verdict.red().bold());
+    }
+}

@@ -1,0 +1,120 @@
+//! Exported glTF checked by the Khronos glTF-Validator (npm `gltf-validator`), which this
+//! test installs itself into the target directory: `skelmap export` of every shared corpus
+//! model (as `.glb`, as `.gltf` + `.bin`, and with every influence), the SKM conversions of
+//! the corpus DPMs, and `skelmap demo`'s `demo.glb` must have zero errors and zero warnings.
+//!
+//! Without `npm` on the machine the test skips with a message, unless
+//! `SKELMAP_REQUIRE_GLTF_VALIDATOR=1` (set by `.ci/run`) makes that a failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The validator version the results were checked with.
+const VALIDATOR: &str = "gltf-validator@2.0.0-dev.3.10";
+
+fn skelmap(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_skelmap"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "skelmap {args:?}: {out:?}");
+}
+
+/// The directory holding `node_modules/gltf-validator`, installed on first use.
+fn validator_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gltf-validator");
+    if dir
+        .join("node_modules/gltf-validator/package.json")
+        .exists()
+    {
+        return Some(dir);
+    }
+    let required = std::env::var_os("SKELMAP_REQUIRE_GLTF_VALIDATOR").is_some();
+    let npm = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .arg(VALIDATOR)
+        .output();
+    match npm {
+        Ok(out) if out.status.success() => Some(dir),
+        other if required => panic!("cannot install {VALIDATOR} with npm: {other:?}"),
+        other => {
+            eprintln!("skipping: cannot install {VALIDATOR} with npm ({other:?})");
+            None
+        }
+    }
+}
+
+fn corpus_models() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let mut files = Vec::new();
+    for sub in ["dpm", "mdl", "hmp", "ms3d"] {
+        let Ok(entries) = std::fs::read_dir(root.join(sub)) else {
+            eprintln!("note: no shared corpus at {}", root.display());
+            continue;
+        };
+        files.extend(entries.map(|e| e.unwrap().path()));
+    }
+    files.sort();
+    // MDL2 is refused by design (a different layout).
+    files.retain(|p| !p.to_string_lossy().contains("mdl2"));
+    files
+}
+
+#[test]
+fn every_export_passes_the_khronos_validator() {
+    let Some(validator) = validator_dir() else {
+        return;
+    };
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gltf-exports");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let o = |name: &str| out.join(name).to_str().unwrap().to_string();
+
+    skelmap(&["demo", "-o", &o("demo")]);
+    let mut outputs = vec![out.join("demo/demo.glb")];
+    let models = corpus_models();
+    for model in &models {
+        let name = model.file_name().unwrap().to_str().unwrap();
+        let m = model.to_str().unwrap();
+        skelmap(&["export", m, "-o", &o(&format!("{name}.glb"))]);
+        skelmap(&["export", m, "-o", &o(&format!("{name}.gltf"))]);
+        outputs.push(out.join(format!("{name}.glb")));
+        outputs.push(out.join(format!("{name}.gltf")));
+        if name.ends_with(".dpm") {
+            let all = o(&format!("{name}.all.glb"));
+            skelmap(&["export", m, "-o", &all, "--all-influences"]);
+            outputs.push(PathBuf::from(all));
+            let skm = o(&format!("{}.skm", name.trim_end_matches(".dpm")));
+            skelmap(&["convert", m, &skm]);
+            let glb = format!("{skm}.glb");
+            skelmap(&["export", &skm, "-o", &glb]);
+            outputs.push(PathBuf::from(glb));
+        }
+    }
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gltf_validator.js");
+    let report = Command::new("node")
+        .arg(&script)
+        .args(&outputs)
+        .env("GLTF_VALIDATOR_DIR", &validator)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{report:?}");
+    let text = String::from_utf8(report.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), outputs.len());
+    for line in &lines {
+        assert_eq!(line["errors"], 0, "{line}");
+        assert_eq!(line["warnings"], 0, "{line}");
+    }
+    eprintln!(
+        "{} files from {} corpus models and the demo: 0 errors, 0 warnings",
+        lines.len(),
+        models.len()
+    );
+}

@@ -1,0 +1,574 @@
+//! glTF 2.0 output (`.glb`, or `.gltf` with a `.bin` beside it), built with `gltf-json`.
+//!
+//! What a scene becomes:
+//!
+//! - **Meshes**: one glTF mesh and node per scene mesh, with `POSITION`, `NORMAL` and
+//!   `TEXCOORD_0` (`v` down, as glTF wants) and `u16`/`u32` indices.
+//! - **Materials**: metallic 0, roughness 1, the material's colour; an MDL/HMP skin becomes an
+//!   embedded PNG `baseColorTexture` (8-bit skins through a grey ramp: the game palette is not
+//!   in the file). MS3D texture file names are not followed.
+//! - **Skeleton**: one node per joint under a root node named `skelmap_root`, which is also
+//!   the skin's `skeleton` and last joint. Joint nodes carry the scene frame's local pose;
+//!   inverse bind matrices are the inverse model-space joint transforms of that frame (frame
+//!   0 by default, the rest pose for MS3D). Vertices with no usable influence are bound to
+//!   `skelmap_root` and stay put. Skinned mesh nodes sit at the scene root without a transform,
+//!   as glTF asks.
+//! - **Influences**: `JOINTS_0`/`WEIGHTS_0`, the 4 largest weights of each vertex renormalised
+//!   to sum to 1 (what engines accept); [`GltfOptions::all_influences`] keeps every influence
+//!   in as many `JOINTS_n`/`WEIGHTS_n` sets as the busiest vertex needs.
+//!   DPM and SKM store one pre-weighted position per influence; glTF stores one bind-pose
+//!   position per vertex. The two agree exactly when a vertex's influences agree on its
+//!   bind-pose position, as exporters write them.
+//! - **Animations**: one per frame group. Skeletal: a translation and a rotation channel per
+//!   joint, one key per frame at `1 / fps`, linear (rotations kept in one hemisphere so the
+//!   interpolation takes the short way). MDL/HMP frames: **morph targets**, chosen over
+//!   sampled node animation because vertex animation is what the files store: target `k` is
+//!   frame `k` minus the exported frame, and a frame group animates the mesh weights one-hot
+//!   from one frame's target to the next, so linear interpolation reproduces the runtime's
+//!   tween exactly.
+//! - **Axes**: glTF is `+Y` up. Quake-lineage scenes (`+Z` up) get a −90° rotation about `X`
+//!   on `skelmap_root` (skinned) or on the mesh nodes; MS3D is already `+Y` up.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use glam::{Affine3A, Mat4, Quat};
+use gltf_json as json;
+use json::accessor::{ComponentType, GenericComponentType, Type};
+use json::buffer::Target;
+use json::validation::{Checked::Valid, USize64};
+use json::{Accessor, Index, Node, Root};
+
+use crate::build::UNBOUND;
+use crate::render;
+use crate::scene::{ClipKeys, Scene, UpAxis};
+use crate::{Error, Result};
+
+/// Choices for the glTF writer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GltfOptions {
+    /// Keep every influence (`JOINTS_n`/`WEIGHTS_n` sets of 4) instead of the top 4.
+    pub all_influences: bool,
+    /// Leave the animations out.
+    pub no_animations: bool,
+}
+
+/// Name of the node above the skeleton (and of the joint unbound vertices follow).
+pub const ROOT_NODE: &str = "skelmap_root";
+
+/// The glTF JSON document of `scene` and the binary buffer it refers to (uri `bin_uri`, or
+/// none for a `.glb`).
+///
+/// # Errors
+///
+/// [`Error::TooLarge`] past 4 GiB of binary data; [`Error::Encode`] if a skin fails to encode.
+pub fn document(
+    scene: &Scene,
+    options: &GltfOptions,
+    bin_uri: Option<&str>,
+) -> Result<(Root, Vec<u8>)> {
+    let mut b = Builder::default();
+    b.root.asset.generator = Some(format!("skelmap-export {}", env!("CARGO_PKG_VERSION")));
+    let textures = b.textures(scene)?;
+    let materials: Vec<Index<json::Material>> = scene
+        .materials
+        .iter()
+        .map(|m| {
+            let mut material = json::Material {
+                name: Some(m.name.clone()),
+                ..json::Material::default()
+            };
+            let pbr = &mut material.pbr_metallic_roughness;
+            pbr.base_color_factor = json::material::PbrBaseColorFactor(m.base_color);
+            pbr.metallic_factor = json::material::StrengthFactor(0.0);
+            pbr.roughness_factor = json::material::StrengthFactor(1.0);
+            pbr.base_color_texture =
+                m.image
+                    .and_then(|i| textures.get(i))
+                    .map(|&index| json::texture::Info {
+                        index,
+                        tex_coord: 0,
+                        extensions: None,
+                        extras: Default::default(),
+                    });
+            b.root.push(material)
+        })
+        .collect();
+
+    let up = match scene.up {
+        UpAxis::Z => Some(json::scene::UnitQuaternion(
+            Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2).to_array(),
+        )),
+        UpAxis::Y => None,
+    };
+    let skeleton = scene.skeleton.as_ref();
+    let mut scene_nodes = Vec::new();
+
+    // Joints first, so the skin can name them.
+    let mut joint_nodes: Vec<Index<Node>> = Vec::new();
+    let mut skin = None;
+    if let Some(skeleton) = skeleton {
+        for joint in &skeleton.joints {
+            joint_nodes.push(b.root.push(Node {
+                name: Some(joint.name.clone()),
+                rotation: Some(json::scene::UnitQuaternion(
+                    joint.rotation.normalize().to_array(),
+                )),
+                translation: Some(joint.translation.to_array()),
+                ..Node::default()
+            }));
+        }
+        let mut children: Vec<Vec<Index<Node>>> = vec![Vec::new(); joint_nodes.len()];
+        let mut roots = Vec::new();
+        for (i, joint) in skeleton.joints.iter().enumerate() {
+            match joint.parent.filter(|&p| p < joint_nodes.len() && p != i) {
+                Some(p) => children[p].push(joint_nodes[i]),
+                None => roots.push(joint_nodes[i]),
+            }
+        }
+        for (node, kids) in joint_nodes.iter().zip(children) {
+            if !kids.is_empty() {
+                b.root.nodes[node.value()].children = Some(kids);
+            }
+        }
+        let root = b.root.push(Node {
+            name: Some(ROOT_NODE.into()),
+            rotation: up,
+            children: (!roots.is_empty()).then_some(roots),
+            ..Node::default()
+        });
+        scene_nodes.push(root);
+        let has_meshes = scene.meshes.iter().any(|m| !m.influences.is_empty());
+        if has_meshes {
+            let mut ibm: Vec<[f32; 16]> = skeleton
+                .joints
+                .iter()
+                .map(|j| inverse_bind(j.world))
+                .collect();
+            ibm.push(Mat4::IDENTITY.to_cols_array());
+            let ibm = b.floats(&ibm, Type::Mat4, None, false);
+            let mut joints = joint_nodes.clone();
+            joints.push(root);
+            skin = Some(b.root.push(json::Skin {
+                name: Some("skeleton".into()),
+                inverse_bind_matrices: Some(ibm),
+                joints,
+                skeleton: Some(root),
+                extensions: None,
+                extras: Default::default(),
+            }));
+        }
+        joint_nodes.push(root);
+    }
+
+    // Meshes.
+    let mut mesh_nodes = Vec::new();
+    for mesh in &scene.meshes {
+        if mesh.triangles.is_empty() || mesh.positions.is_empty() {
+            continue;
+        }
+        let mut attributes = BTreeMap::new();
+        let position = b.floats(&mesh.positions, Type::Vec3, Some(Target::ArrayBuffer), true);
+        attributes.insert(Valid(json::mesh::Semantic::Positions), position);
+        let normal = b.floats(&mesh.normals, Type::Vec3, Some(Target::ArrayBuffer), false);
+        attributes.insert(Valid(json::mesh::Semantic::Normals), normal);
+        if let Some(uvs) = mesh
+            .uvs
+            .as_ref()
+            .filter(|u| u.len() == mesh.positions.len())
+        {
+            let uv = b.floats(uvs, Type::Vec2, Some(Target::ArrayBuffer), false);
+            attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), uv);
+        }
+        let skinned = skin.is_some() && !mesh.influences.is_empty();
+        if skinned {
+            let root_joint = joint_nodes.len().saturating_sub(1) as u16;
+            for (set, (joints, weights)) in influence_sets(mesh, options, root_joint)
+                .into_iter()
+                .enumerate()
+            {
+                let j = b.u16s(&joints, Type::Vec4, Some(Target::ArrayBuffer));
+                let w = b.floats(&weights, Type::Vec4, Some(Target::ArrayBuffer), false);
+                attributes.insert(Valid(json::mesh::Semantic::Joints(set as u32)), j);
+                attributes.insert(Valid(json::mesh::Semantic::Weights(set as u32)), w);
+            }
+        }
+        let indices = b.indices(&mesh.triangles, mesh.positions.len());
+        let targets: Vec<json::mesh::MorphTarget> = mesh
+            .targets
+            .iter()
+            .map(|t| json::mesh::MorphTarget {
+                positions: Some(b.floats(
+                    &t.positions,
+                    Type::Vec3,
+                    Some(Target::ArrayBuffer),
+                    true,
+                )),
+                normals: Some(b.floats(&t.normals, Type::Vec3, Some(Target::ArrayBuffer), false)),
+                tangents: None,
+            })
+            .collect();
+        let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
+        let gltf_mesh = b.root.push(json::Mesh {
+            name: Some(mesh.name.clone()),
+            primitives: vec![json::mesh::Primitive {
+                attributes,
+                indices: Some(indices),
+                material: mesh.material.and_then(|m| materials.get(m)).copied(),
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: (!targets.is_empty()).then_some(targets),
+                extensions: None,
+                extras: Default::default(),
+            }],
+            weights,
+            extensions: None,
+            extras: Default::default(),
+        });
+        let node = b.root.push(Node {
+            name: Some(mesh.name.clone()),
+            mesh: Some(gltf_mesh),
+            skin: if skinned { skin } else { None },
+            rotation: if skinned { None } else { up },
+            ..Node::default()
+        });
+        mesh_nodes.push((node, mesh.targets.len()));
+        scene_nodes.push(node);
+    }
+
+    if !options.no_animations {
+        b.animations(scene, &joint_nodes, &mesh_nodes);
+    }
+    // A model with nothing to show (no triangles, no joints) gets no scene at all: glTF
+    // allows a scene without nodes, but readers such as the `gltf` crate refuse one.
+    if !scene_nodes.is_empty() {
+        let scene_index = b.root.push(json::Scene {
+            name: Some(scene.format.into()),
+            nodes: scene_nodes,
+            extensions: None,
+            extras: Default::default(),
+        });
+        b.root.scene = Some(scene_index);
+    }
+
+    let len = b.bin.len() as u64;
+    if len > u64::from(u32::MAX) - 64 {
+        return Err(Error::TooLarge {
+            what: "the glTF binary buffer",
+            size: len,
+        });
+    }
+    if len > 0 {
+        b.root.push(json::Buffer {
+            byte_length: USize64(len),
+            name: None,
+            uri: bin_uri.map(str::to_owned),
+            extensions: None,
+            extras: Default::default(),
+        });
+    }
+    Ok((b.root, b.bin))
+}
+
+/// Writes `scene` as one binary glTF (`.glb`).
+///
+/// # Errors
+///
+/// As [`document`], plus [`Error::Io`] and [`Error::Encode`].
+pub fn write_glb(scene: &Scene, options: &GltfOptions, out: impl Write) -> Result<()> {
+    let (root, bin) = document(scene, options, None)?;
+    let json = json::serialize::to_vec(&root).map_err(|e| encode("glTF JSON", e))?;
+    let glb = ::gltf::binary::Glb {
+        header: ::gltf::binary::Header {
+            magic: *b"glTF",
+            version: 2,
+            // `to_writer` computes the real length.
+            length: 0,
+        },
+        json: json.into(),
+        bin: (!bin.is_empty()).then(|| bin.into()),
+    };
+    glb.to_writer(out).map_err(|e| match e {
+        ::gltf::Error::Io(e) => Error::Io(e),
+        other => encode("GLB", other),
+    })
+}
+
+/// `scene` as a `.gltf` JSON text and the binary buffer to save beside it as `bin_uri`.
+///
+/// # Errors
+///
+/// As [`document`].
+pub fn to_gltf(scene: &Scene, options: &GltfOptions, bin_uri: &str) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (root, bin) = document(scene, options, Some(bin_uri))?;
+    let json = json::serialize::to_vec_pretty(&root).map_err(|e| encode("glTF JSON", e))?;
+    Ok((json, bin))
+}
+
+fn encode(what: &'static str, e: impl std::fmt::Display) -> Error {
+    Error::Encode {
+        what,
+        message: e.to_string(),
+    }
+}
+
+/// The column-major inverse of a joint's model-space transform.
+fn inverse_bind(world: Affine3A) -> [f32; 16] {
+    let mut m = Mat4::from(world.inverse()).to_cols_array();
+    // Exactly (0, 0, 0, 1) in the last row, as validators demand.
+    (m[3], m[7], m[11], m[15]) = (0.0, 0.0, 0.0, 1.0);
+    m
+}
+
+/// One `JOINTS_n` and `WEIGHTS_n` pair: 4 joints and 4 weights per vertex.
+type InfluenceSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
+
+/// Per influence set, the joints and weights of every vertex: the largest weights first,
+/// the top 4 renormalised unless every influence is kept. [`UNBOUND`] maps to `root_joint`.
+fn influence_sets(
+    mesh: &crate::scene::SceneMesh,
+    options: &GltfOptions,
+    root_joint: u16,
+) -> Vec<InfluenceSet> {
+    let n = mesh.positions.len();
+    let sets = if options.all_influences {
+        mesh.influences.max_per_vertex().div_ceil(4).max(1)
+    } else {
+        1
+    };
+    let mut out = vec![(vec![[0u16; 4]; n], vec![[0.0f32; 4]; n]); sets];
+    let mut sorted: Vec<(u16, f32)> = Vec::new();
+    for v in 0..n {
+        sorted.clear();
+        sorted.extend_from_slice(mesh.influences.of(v));
+        if sorted.is_empty() {
+            sorted.push((UNBOUND, 1.0));
+        }
+        sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        sorted.truncate(4 * sets);
+        let total: f32 = sorted.iter().map(|(_, w)| w).sum();
+        for (k, &(joint, weight)) in sorted.iter().enumerate() {
+            let (joints, weights) = &mut out[k / 4];
+            joints[v][k % 4] = if joint == UNBOUND { root_joint } else { joint };
+            weights[v][k % 4] = weight / total;
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Builder {
+    root: Root,
+    bin: Vec<u8>,
+}
+
+impl Builder {
+    /// Appends `bytes` (4-byte aligned) as a buffer view.
+    fn view(&mut self, bytes: &[u8], target: Option<Target>) -> Index<json::buffer::View> {
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        self.root.push(json::buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64(bytes.len() as u64),
+            byte_offset: Some(USize64(offset as u64)),
+            byte_stride: None,
+            name: None,
+            target: target.map(Valid),
+            extensions: None,
+            extras: Default::default(),
+        })
+    }
+
+    fn accessor(
+        &mut self,
+        view: Index<json::buffer::View>,
+        count: usize,
+        component: ComponentType,
+        type_: Type,
+        bounds: Option<(Vec<f32>, Vec<f32>)>,
+    ) -> Index<Accessor> {
+        let (min, max) = bounds.map_or((None, None), |(lo, hi)| (Some(lo.into()), Some(hi.into())));
+        self.root.push(Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64(count as u64),
+            component_type: Valid(GenericComponentType(component)),
+            extensions: None,
+            extras: Default::default(),
+            type_: Valid(type_),
+            min,
+            max,
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    /// Float elements of `N` components; with `bounds`, the accessor gets `min`/`max`.
+    fn floats<const N: usize>(
+        &mut self,
+        data: &[[f32; N]],
+        type_: Type,
+        target: Option<Target>,
+        bounds: bool,
+    ) -> Index<Accessor> {
+        let view = self.view(bytemuck::cast_slice(data.as_flattened()), target);
+        let bounds = bounds.then(|| {
+            let mut lo = [f32::INFINITY; N];
+            let mut hi = [f32::NEG_INFINITY; N];
+            for v in data {
+                for k in 0..N {
+                    lo[k] = lo[k].min(v[k]);
+                    hi[k] = hi[k].max(v[k]);
+                }
+            }
+            (lo.to_vec(), hi.to_vec())
+        });
+        self.accessor(view, data.len(), ComponentType::F32, type_, bounds)
+    }
+
+    fn u16s(&mut self, data: &[[u16; 4]], type_: Type, target: Option<Target>) -> Index<Accessor> {
+        let view = self.view(bytemuck::cast_slice(data.as_flattened()), target);
+        self.accessor(view, data.len(), ComponentType::U16, type_, None)
+    }
+
+    /// Triangle indices, as `u16` when every vertex fits below the restart value.
+    fn indices(&mut self, triangles: &[[u32; 3]], vertices: usize) -> Index<Accessor> {
+        let target = Some(Target::ElementArrayBuffer);
+        let count = triangles.len() * 3;
+        if vertices < usize::from(u16::MAX) {
+            let narrow: Vec<u16> = triangles.iter().flatten().map(|&i| i as u16).collect();
+            let view = self.view(bytemuck::cast_slice(&narrow), target);
+            self.accessor(view, count, ComponentType::U16, Type::Scalar, None)
+        } else {
+            let view = self.view(bytemuck::cast_slice(triangles.as_flattened()), target);
+            self.accessor(view, count, ComponentType::U32, Type::Scalar, None)
+        }
+    }
+
+    /// Each image as an embedded PNG texture, in the scene's image order.
+    fn textures(&mut self, scene: &Scene) -> Result<Vec<Index<json::Texture>>> {
+        let sampler = (!scene.images.is_empty()).then(|| {
+            self.root.push(json::texture::Sampler {
+                mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
+                min_filter: Some(Valid(json::texture::MinFilter::Linear)),
+                name: None,
+                wrap_s: Valid(json::texture::WrappingMode::Repeat),
+                wrap_t: Valid(json::texture::WrappingMode::Repeat),
+                extensions: None,
+                extras: Default::default(),
+            })
+        });
+        scene
+            .images
+            .iter()
+            .enumerate()
+            .map(|(i, image)| {
+                let png = render::encode_png(image.width, image.height, &image.rgba)?;
+                let view = self.view(&png, None);
+                let source = self.root.push(json::Image {
+                    buffer_view: Some(view),
+                    mime_type: Some(json::image::MimeType("image/png".into())),
+                    name: Some(format!("skin {i}")),
+                    uri: None,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+                Ok(self.root.push(json::Texture {
+                    name: None,
+                    sampler,
+                    source,
+                    extensions: None,
+                    extras: Default::default(),
+                }))
+            })
+            .collect()
+    }
+
+    /// One animation per clip: joint channels, or morph weights on the mesh nodes.
+    fn animations(
+        &mut self,
+        scene: &Scene,
+        joint_nodes: &[Index<Node>],
+        mesh_nodes: &[(Index<Node>, usize)],
+    ) {
+        for clip in scene.clips.iter().filter(|c| !c.is_empty()) {
+            let times: Vec<[f32; 1]> = (0..clip.len()).map(|k| [k as f32 / clip.fps]).collect();
+            let input = self.floats(&times, Type::Scalar, None, true);
+            let mut samplers = Vec::new();
+            let mut channels = Vec::new();
+            let mut channel =
+                |sampler: json::animation::Sampler,
+                 node: Index<Node>,
+                 path: json::animation::Property,
+                 samplers: &mut Vec<json::animation::Sampler>| {
+                    channels.push(json::animation::Channel {
+                        sampler: Index::new(samplers.len() as u32),
+                        target: json::animation::Target {
+                            node,
+                            path: Valid(path),
+                            extensions: None,
+                            extras: Default::default(),
+                        },
+                        extensions: None,
+                        extras: Default::default(),
+                    });
+                    samplers.push(sampler);
+                };
+            let linear = |output| json::animation::Sampler {
+                input,
+                interpolation: Valid(json::animation::Interpolation::Linear),
+                output,
+                extensions: None,
+                extras: Default::default(),
+            };
+            match &clip.keys {
+                ClipKeys::Joints(frames) => {
+                    let bones = frames.first().map_or(0, Vec::len);
+                    for (bone, &node) in joint_nodes.iter().enumerate().take(bones) {
+                        let translations: Vec<[f32; 3]> = frames
+                            .iter()
+                            .map(|f| f.get(bone).map_or([0.0; 3], |k| k.1.to_array()))
+                            .collect();
+                        let mut previous = Quat::IDENTITY;
+                        let rotations: Vec<[f32; 4]> = frames
+                            .iter()
+                            .map(|f| {
+                                let q = f.get(bone).map_or(Quat::IDENTITY, |k| k.0.normalize());
+                                previous = if previous.dot(q) < 0.0 { -q } else { q };
+                                previous.to_array()
+                            })
+                            .collect();
+                        let t = self.floats(&translations, Type::Vec3, None, false);
+                        let r = self.floats(&rotations, Type::Vec4, None, false);
+                        use json::animation::Property;
+                        channel(linear(t), node, Property::Translation, &mut samplers);
+                        channel(linear(r), node, Property::Rotation, &mut samplers);
+                    }
+                }
+                ClipKeys::Morph(frames) => {
+                    for &(node, targets) in mesh_nodes.iter().filter(|(_, t)| *t > 0) {
+                        let weights: Vec<[f32; 1]> = frames
+                            .iter()
+                            .flat_map(|&f| (0..targets).map(move |k| [f32::from(k == f as usize)]))
+                            .collect();
+                        let w = self.floats(&weights, Type::Scalar, None, false);
+                        use json::animation::Property;
+                        channel(linear(w), node, Property::MorphTargetWeights, &mut samplers);
+                    }
+                }
+            }
+            if !channels.is_empty() {
+                self.root.push(json::Animation {
+                    name: Some(clip.name.clone()),
+                    channels,
+                    samplers,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+            }
+        }
+    }
+}

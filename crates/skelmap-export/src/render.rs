@@ -1,0 +1,291 @@
+//! PNG previews: a small z-buffered, flat-shaded rasteriser with an orthographic camera
+//! fitted to the posed bounds.
+//!
+//! The camera looks from the front, right and above (in `+Y`-up terms, from direction
+//! `(1, 0.5, 0.7)`; Quake-lineage `+Z`-up scenes are turned first, so their `+X` forward
+//! faces the viewer's left-front). Every triangle is drawn from both sides with one colour:
+//! its material's colour, times its skin's texel at the triangle's centre when it has one,
+//! times `0.25 + 0.75 · |n · l|` for its face normal `n` and a light over the viewer's
+//! shoulder. No anti-aliasing: the image is a preview, not a render.
+
+use glam::{Quat, Vec3};
+
+use crate::scene::{RgbaImage, Scene, UpAxis};
+use crate::{Error, Result};
+
+/// Most pixels one image may have (64 MiB of RGBA).
+pub const MAX_PIXELS: u64 = 1 << 24;
+
+/// The preview's background, opaque.
+pub const BACKGROUND: [u8; 4] = [34, 38, 46, 255];
+
+const VIEW: Vec3 = Vec3::new(1.0, 0.5, 0.7);
+const FILL: f32 = 0.9;
+
+/// One scene drawn into a `width × height` image.
+///
+/// ```
+/// use skelmap_core::{dpm::Dpm, synth};
+/// use skelmap_export::{Model, SceneOptions, render};
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let scene = Model::Dpm(Dpm::parse(&bytes)?).scene(&SceneOptions::default())?;
+/// let image = render::render(&scene, 64, 64)?;
+/// // Something was drawn over the background.
+/// assert!(image.rgba.chunks(4).any(|px| px != render::BACKGROUND));
+/// let png = render::encode_png(image.width, image.height, &image.rgba)?;
+/// assert_eq!(&png[1..4], b"PNG");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`Error::NoGeometry`] without triangles; [`Error::ImageSize`] for an empty or oversized
+/// image.
+pub fn render(scene: &Scene, width: u32, height: u32) -> Result<RgbaImage> {
+    contact_sheet(std::slice::from_ref(scene), 1, width, height)
+}
+
+/// Several scenes (frames, or the first frame of each frame group) side by side, `columns`
+/// per row, each in a `cell_width × cell_height` cell, all through one camera fitted to
+/// their union so motion shows. Cells are filled row by row in `scenes` order.
+///
+/// # Errors
+///
+/// As [`render`].
+pub fn contact_sheet(
+    scenes: &[Scene],
+    columns: u32,
+    cell_width: u32,
+    cell_height: u32,
+) -> Result<RgbaImage> {
+    let columns = columns.clamp(1, scenes.len().max(1) as u32);
+    let rows = (scenes.len() as u32).div_ceil(columns).max(1);
+    let (width, height) = (
+        columns.saturating_mul(cell_width),
+        rows.saturating_mul(cell_height),
+    );
+    if width == 0 || height == 0 || u64::from(width) * u64::from(height) > MAX_PIXELS {
+        return Err(Error::ImageSize { width, height });
+    }
+    if scenes.iter().all(|s| s.num_triangles() == 0) {
+        return Err(Error::NoGeometry {
+            format: scenes.first().map_or("empty", |s| s.format),
+            what: "render",
+        });
+    }
+    let camera = Camera::fit(scenes, cell_width, cell_height);
+    let mut image = Canvas::new(width, height);
+    for (i, scene) in scenes.iter().enumerate() {
+        let i = i as u32;
+        let origin = [(i % columns) * cell_width, (i / columns) * cell_height];
+        image.draw(scene, &camera, origin, [cell_width, cell_height]);
+    }
+    Ok(RgbaImage {
+        width,
+        height,
+        rgba: image.rgba,
+    })
+}
+
+/// Encodes 8-bit RGBA pixels as PNG.
+///
+/// # Errors
+///
+/// [`Error::ImageSize`] when `rgba` is not `width · height · 4` bytes; [`Error::Encode`].
+pub fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>> {
+    if u64::from(width) * u64::from(height) * 4 != rgba.len() as u64 || width == 0 || height == 0 {
+        return Err(Error::ImageSize { width, height });
+    }
+    let mut out = Vec::new();
+    let fail = |e: png::EncodingError| Error::Encode {
+        what: "PNG",
+        message: e.to_string(),
+    };
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(fail)?;
+    writer.write_image_data(rgba).map_err(fail)?;
+    writer.finish().map_err(fail)?;
+    Ok(out)
+}
+
+/// The turn that brings a scene into `+Y`-up axes.
+fn turn(up: UpAxis) -> Quat {
+    match up {
+        UpAxis::Z => Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2),
+        UpAxis::Y => Quat::IDENTITY,
+    }
+}
+
+/// An orthographic camera: screen axes, the centre of the fitted box and pixels per unit.
+struct Camera {
+    right: Vec3,
+    up: Vec3,
+    toward: Vec3,
+    centre: [f32; 2],
+    scale: f32,
+}
+
+impl Camera {
+    fn fit(scenes: &[Scene], width: u32, height: u32) -> Camera {
+        let toward = VIEW.normalize();
+        let right = Vec3::Y.cross(toward).normalize();
+        let up = toward.cross(right);
+        let mut lo = [f32::INFINITY; 2];
+        let mut hi = [f32::NEG_INFINITY; 2];
+        for scene in scenes {
+            let q = turn(scene.up);
+            for p in scene.meshes.iter().flat_map(|m| m.positions.iter()) {
+                let p = q * Vec3::from(*p);
+                if p.is_finite() {
+                    let s = [p.dot(right), p.dot(up)];
+                    for k in 0..2 {
+                        lo[k] = lo[k].min(s[k]);
+                        hi[k] = hi[k].max(s[k]);
+                    }
+                }
+            }
+        }
+        let span = [(hi[0] - lo[0]).max(1e-6), (hi[1] - lo[1]).max(1e-6)];
+        let scale = (FILL * width as f32 / span[0]).min(FILL * height as f32 / span[1]);
+        let centre = if lo[0].is_finite() {
+            [(lo[0] + hi[0]) / 2.0, (lo[1] + hi[1]) / 2.0]
+        } else {
+            [0.0; 2]
+        };
+        Camera {
+            right,
+            up,
+            toward,
+            centre,
+            scale: if scale.is_finite() { scale } else { 1.0 },
+        }
+    }
+}
+
+struct Canvas {
+    width: u32,
+    rgba: Vec<u8>,
+    depth: Vec<f32>,
+}
+
+impl Canvas {
+    fn new(width: u32, height: u32) -> Canvas {
+        let n = width as usize * height as usize;
+        Canvas {
+            width,
+            rgba: BACKGROUND.repeat(n),
+            depth: vec![f32::NEG_INFINITY; n],
+        }
+    }
+
+    /// Draws `scene` into the cell at `origin` of size `size`.
+    fn draw(&mut self, scene: &Scene, camera: &Camera, origin: [u32; 2], size: [u32; 2]) {
+        let q = turn(scene.up);
+        let light = (camera.toward + Vec3::new(0.0, 0.8, 0.0) + 0.3 * camera.right).normalize();
+        let half = [size[0] as f32 / 2.0, size[1] as f32 / 2.0];
+        for mesh in &scene.meshes {
+            let material = mesh.material.and_then(|m| scene.materials.get(m));
+            let base = material.map_or([0.8, 0.8, 0.8, 1.0], |m| m.base_color);
+            let image = material
+                .and_then(|m| m.image)
+                .and_then(|i| scene.images.get(i));
+            let points: Vec<Vec3> = mesh.positions.iter().map(|p| q * Vec3::from(*p)).collect();
+            for tri in &mesh.triangles {
+                let Some(corners) = tri
+                    .iter()
+                    .map(|&i| points.get(i as usize).copied())
+                    .collect::<Option<Vec<Vec3>>>()
+                else {
+                    continue;
+                };
+                let normal = (corners[1] - corners[0]).cross(corners[2] - corners[0]);
+                let Some(normal) = normal.try_normalize() else {
+                    continue;
+                };
+                let mut colour = base;
+                if let (Some(image), Some(uvs)) = (image, mesh.uvs.as_ref()) {
+                    let uv = tri
+                        .iter()
+                        .filter_map(|&i| uvs.get(i as usize))
+                        .fold([0.0f32; 2], |a, b| [a[0] + b[0] / 3.0, a[1] + b[1] / 3.0]);
+                    let texel = sample(image, uv);
+                    for k in 0..3 {
+                        colour[k] *= f32::from(texel[k]) / 255.0;
+                    }
+                }
+                let shade = 0.25 + 0.75 * normal.dot(light).abs();
+                let rgb = [0, 1, 2].map(|k| (colour[k] * shade * 255.0).clamp(0.0, 255.0) as u8);
+                let screen = corners.iter().map(|p| {
+                    [
+                        (p.dot(camera.right) - camera.centre[0]) * camera.scale + half[0],
+                        half[1] - (p.dot(camera.up) - camera.centre[1]) * camera.scale,
+                        p.dot(camera.toward),
+                    ]
+                });
+                let screen: Vec<[f32; 3]> = screen.collect();
+                self.triangle(&screen, rgb, origin, size);
+            }
+        }
+    }
+
+    /// Fills one screen-space triangle (either winding) with a depth test, clipped to the
+    /// cell.
+    fn triangle(&mut self, v: &[[f32; 3]], rgb: [u8; 3], origin: [u32; 2], size: [u32; 2]) {
+        let [a, b, c] = [v[0], v[1], v[2]];
+        if !v.iter().flatten().all(|x| x.is_finite()) {
+            return;
+        }
+        let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+        if area.abs() < 1e-12 {
+            return;
+        }
+        let clamp = |x: f32, hi: u32| x.max(0.0).min(hi as f32) as u32;
+        let x0 = clamp(a[0].min(b[0]).min(c[0]).floor(), size[0]);
+        let x1 = clamp(a[0].max(b[0]).max(c[0]).ceil(), size[0]);
+        let y0 = clamp(a[1].min(b[1]).min(c[1]).floor(), size[1]);
+        let y1 = clamp(a[1].max(b[1]).max(c[1]).ceil(), size[1]);
+        let edge = |p: [f32; 3], q: [f32; 3], x: f32, y: f32| {
+            (q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0])
+        };
+        for y in y0..y1 {
+            let py = y as f32 + 0.5;
+            for x in x0..x1 {
+                let px = x as f32 + 0.5;
+                let w0 = edge(b, c, px, py) / area;
+                let w1 = edge(c, a, px, py) / area;
+                let w2 = edge(a, b, px, py) / area;
+                if w0 < 0.0 || w1 < 0.0 || w2 < 0.0 {
+                    continue;
+                }
+                let z = w0 * a[2] + w1 * b[2] + w2 * c[2];
+                let i = (origin[1] + y) as usize * self.width as usize + (origin[0] + x) as usize;
+                if let Some(d) = self.depth.get_mut(i).filter(|d| z > **d) {
+                    *d = z;
+                    if let Some(px) = self.rgba.get_mut(4 * i..4 * i + 3) {
+                        px.copy_from_slice(&rgb);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The texel under `uv` (wrapping, nearest).
+fn sample(image: &RgbaImage, uv: [f32; 2]) -> [u8; 4] {
+    let wrap = |t: f32, n: u32| {
+        let t = if t.is_finite() {
+            t.rem_euclid(1.0)
+        } else {
+            0.0
+        };
+        ((t * n as f32) as u32).min(n.saturating_sub(1))
+    };
+    let (x, y) = (wrap(uv[0], image.width), wrap(uv[1], image.height));
+    let i = 4 * (y as usize * image.width as usize + x as usize);
+    image
+        .rgba
+        .get(i..i + 4)
+        .map_or([255; 4], |p| [p[0], p[1], p[2], p[3]])
+}

@@ -1,0 +1,290 @@
+//! The format-neutral scene every writer consumes: meshes posed at one frame, the skeleton
+//! they are bound to, materials with decoded skins, and the animations.
+//!
+//! A scene is an explicit copy of the parts of a model an exporter needs (positions, normals,
+//! texture coordinates, influences), so building one costs O(vertices); the model's views stay
+//! zero-copy.
+
+use glam::{Affine3A, Quat, Vec3};
+
+/// The up axis of a scene's coordinates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpAxis {
+    /// Quake lineage (DPM, SKM, MDL, HMP, SL): `+Z` up, `+X` forward.
+    Z,
+    /// MilkShape (and glTF): `+Y` up.
+    Y,
+}
+
+/// A model ready to export: everything in the model's own coordinates and units.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    /// The format's short name (`"DPM"`, `"MDL"` …).
+    pub format: &'static str,
+    /// Which axis points up in [`Scene::meshes`] and [`Scene::skeleton`].
+    pub up: UpAxis,
+    /// The meshes, posed at the frame the scene was built for.
+    pub meshes: Vec<SceneMesh>,
+    /// Materials, referenced by [`SceneMesh::material`].
+    pub materials: Vec<SceneMaterial>,
+    /// Decoded images, referenced by [`SceneMaterial::image`].
+    pub images: Vec<RgbaImage>,
+    /// The skeleton the meshes' influences refer to, posed at the same frame.
+    pub skeleton: Option<SceneSkeleton>,
+    /// Named animations.
+    pub clips: Vec<Clip>,
+    /// The frame the meshes are posed at (`None`: the bind or rest pose).
+    pub frame: Option<usize>,
+    /// How many NaN or infinite numbers from the file were replaced (by 0, or by the
+    /// identity for rotations) so the writers get finite data.
+    pub replaced_non_finite: usize,
+}
+
+impl Scene {
+    /// Total vertices over all meshes.
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.meshes.iter().map(|m| m.positions.len()).sum()
+    }
+
+    /// Total triangles over all meshes.
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.meshes.iter().map(|m| m.triangles.len()).sum()
+    }
+
+    /// The box around every posed vertex, or `None` without vertices.
+    #[must_use]
+    pub fn bounds(&self) -> Option<([f32; 3], [f32; 3])> {
+        bounds_of(self.meshes.iter().flat_map(|m| m.positions.iter()))
+    }
+}
+
+/// The componentwise minimum and maximum of `points`, or `None` when there are none.
+pub(crate) fn bounds_of<'a>(
+    points: impl Iterator<Item = &'a [f32; 3]>,
+) -> Option<([f32; 3], [f32; 3])> {
+    points.fold(None, |acc, p| {
+        let (lo, hi) = acc.unwrap_or((*p, *p));
+        Some((
+            [lo[0].min(p[0]), lo[1].min(p[1]), lo[2].min(p[2])],
+            [hi[0].max(p[0]), hi[1].max(p[1]), hi[2].max(p[2])],
+        ))
+    })
+}
+
+/// One mesh (one draw call): indexed triangles over per-vertex attributes.
+#[derive(Debug, Clone, Default)]
+pub struct SceneMesh {
+    /// Name (mesh name, shader name or group name).
+    pub name: String,
+    /// Index into [`Scene::materials`].
+    pub material: Option<usize>,
+    /// Positions at the scene's frame.
+    pub positions: Vec<[f32; 3]>,
+    /// Unit normals at the scene's frame.
+    pub normals: Vec<[f32; 3]>,
+    /// Texture coordinates, `v` pointing down the image (glTF's convention).
+    pub uvs: Option<Vec<[f32; 2]>>,
+    /// Triangles, indices into the vertex arrays.
+    pub triangles: Vec<[u32; 3]>,
+    /// Per-vertex skeletal influences (empty when the mesh is not skinned).
+    pub influences: Influences,
+    /// Morph targets (MDL/HMP frames): target `k` holds frame `k` minus the posed frame.
+    pub targets: Vec<MorphTarget>,
+}
+
+/// Skeletal influences of every vertex, stored flat: vertex `i` owns
+/// `weights[starts[i]..starts[i + 1]]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Influences {
+    /// `vertices + 1` offsets into `weights` (empty when not skinned).
+    pub starts: Vec<u32>,
+    /// `(joint, weight)` pairs: joints distinct per vertex, weights positive, summing to 1.
+    pub weights: Vec<(u16, f32)>,
+}
+
+impl Influences {
+    /// Whether the mesh carries no influences at all.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.starts.len() < 2
+    }
+
+    /// The influences of vertex `i` (empty out of range).
+    #[must_use]
+    pub fn of(&self, i: usize) -> &[(u16, f32)] {
+        let range = self.starts.get(i).zip(self.starts.get(i + 1));
+        range
+            .and_then(|(&a, &b)| self.weights.get(a as usize..b as usize))
+            .unwrap_or_default()
+    }
+
+    /// Appends one vertex's influences: duplicate joints merged, non-positive and
+    /// non-finite weights dropped, the rest scaled to sum to 1. A vertex left with nothing
+    /// is bound wholly to `fallback`.
+    pub fn push(&mut self, raw: impl Iterator<Item = (u16, f32)>, fallback: u16) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        let first = self.weights.len();
+        for (joint, weight) in raw {
+            if !(weight.is_finite() && weight > 0.0) {
+                continue;
+            }
+            match self.weights[first..].iter_mut().find(|(j, _)| *j == joint) {
+                Some((_, w)) => *w += weight,
+                None => self.weights.push((joint, weight)),
+            }
+        }
+        let total: f32 = self.weights[first..].iter().map(|(_, w)| w).sum();
+        if total > 0.0 && total.is_finite() {
+            self.weights[first..]
+                .iter_mut()
+                .for_each(|(_, w)| *w /= total);
+        } else {
+            self.weights.truncate(first);
+            self.weights.push((fallback, 1.0));
+        }
+        self.starts.push(self.weights.len() as u32);
+    }
+
+    /// The largest number of influences on one vertex.
+    #[must_use]
+    pub fn max_per_vertex(&self) -> usize {
+        self.starts
+            .windows(2)
+            .map(|w| (w[1] - w[0]) as usize)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// One morph target: per-vertex displacements from the posed frame.
+#[derive(Debug, Clone, Default)]
+pub struct MorphTarget {
+    /// Name (the frame's name).
+    pub name: String,
+    /// Position displacements.
+    pub positions: Vec<[f32; 3]>,
+    /// Normal displacements.
+    pub normals: Vec<[f32; 3]>,
+}
+
+/// A material: a colour and optionally a decoded skin.
+#[derive(Debug, Clone)]
+pub struct SceneMaterial {
+    /// Name (shader, material or skin name).
+    pub name: String,
+    /// Linear RGBA factor.
+    pub base_color: [f32; 4],
+    /// Index into [`Scene::images`].
+    pub image: Option<usize>,
+}
+
+/// An 8-bit RGBA image, row-major from the top row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbaImage {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// `width · height · 4` bytes.
+    pub rgba: Vec<u8>,
+}
+
+/// A skeleton: joints with their parent-relative transforms at the scene's frame, and the
+/// model-space transforms the meshes are bound with.
+#[derive(Debug, Clone, Default)]
+pub struct SceneSkeleton {
+    /// The joints, in the model's bone order.
+    pub joints: Vec<Joint>,
+}
+
+/// One joint.
+#[derive(Debug, Clone)]
+pub struct Joint {
+    /// Name.
+    pub name: String,
+    /// Parent joint (always a valid index; the hierarchy has no cycle).
+    pub parent: Option<usize>,
+    /// Rotation relative to the parent at the scene's frame.
+    pub rotation: Quat,
+    /// Translation relative to the parent at the scene's frame.
+    pub translation: Vec3,
+    /// Model-space transform at the scene's frame (the bind transform: its inverse is the
+    /// inverse bind matrix).
+    pub world: Affine3A,
+}
+
+/// A named animation.
+#[derive(Debug, Clone)]
+pub struct Clip {
+    /// Name.
+    pub name: String,
+    /// First frame in the model's numbering.
+    pub first: u32,
+    /// Frames per second.
+    pub fps: f32,
+    /// Whether it loops.
+    pub looped: bool,
+    /// What the clip animates.
+    pub keys: ClipKeys,
+}
+
+impl Clip {
+    /// Number of sampled frames.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match &self.keys {
+            ClipKeys::Joints(frames) => frames.len(),
+            ClipKeys::Morph(frames) => frames.len(),
+        }
+    }
+
+    /// Whether the clip has no frame.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The keys of a clip, one entry per frame at `1 / fps` intervals.
+#[derive(Debug, Clone)]
+pub enum ClipKeys {
+    /// Per frame, per joint: parent-relative rotation and translation.
+    Joints(Vec<Vec<(Quat, Vec3)>>),
+    /// Per frame, the morph target it shows (target `k` is frame `k`).
+    Morph(Vec<u32>),
+}
+
+/// `v` scaled to unit length, or `+Z` when it has none.
+pub(crate) fn unit(v: [f32; 3]) -> [f32; 3] {
+    let n = Vec3::from(v).normalize_or_zero();
+    if n == Vec3::ZERO {
+        [0.0, 0.0, 1.0]
+    } else {
+        n.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn influences_merge_drop_and_renormalise() {
+        let mut inf = Influences::default();
+        // Joint 2 twice (merged to 0.5), a negative and a NaN weight dropped.
+        inf.push(
+            [(2, 0.25), (5, 0.5), (2, 0.25), (7, -1.0), (8, f32::NAN)].into_iter(),
+            0,
+        );
+        // Nothing usable: bound to the fallback joint.
+        inf.push([(3, 0.0)].into_iter(), 9);
+        assert_eq!(inf.of(0), &[(2, 0.5), (5, 0.5)]);
+        assert_eq!(inf.of(1), &[(9, 1.0)]);
+        assert_eq!(inf.of(2), &[] as &[(u16, f32)]);
+        assert_eq!(inf.max_per_vertex(), 2);
+    }
+}

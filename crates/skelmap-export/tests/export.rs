@@ -1,0 +1,536 @@
+//! The exporters on synthetic and real models: glTF read back with the `gltf` crate and
+//! evaluated (skinning and morphing by hand from what the file says) against the runtime's
+//! own posed vertices; OBJ and PNG output; the error cases.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Quat, Vec3};
+use skelmap_core::dpm::Dpm;
+use skelmap_core::skm::{SkmModel, convert};
+use skelmap_core::{AnyModel, Diagnostics, open_any, synth};
+use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::{Error, Model, Scene, SceneOptions, obj, render};
+
+/// `../shared/corpus/<sub>` beside the checkout, or `None` (with a message) when absent.
+fn corpus(sub: &str) -> Option<Vec<PathBuf>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus")
+        .join(sub);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("skipping: no shared corpus at {}", dir.display());
+        return None;
+    };
+    let mut files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
+    files.sort();
+    Some(files)
+}
+
+fn tube_bytes() -> Vec<u8> {
+    synth::tube(&synth::TubeParams::default()).write().unwrap()
+}
+
+fn glb(scene: &Scene, options: &GltfOptions) -> Vec<u8> {
+    let mut out = Vec::new();
+    gltf::write_glb(scene, options, &mut out).unwrap();
+    out
+}
+
+fn at(model: &Model<'_>, frame: Option<usize>) -> Scene {
+    model
+        .scene(&SceneOptions {
+            frame,
+            ..SceneOptions::default()
+        })
+        .unwrap()
+}
+
+/// The turn the exporter puts on Quake-lineage scenes.
+fn up_turn(scene: &Scene) -> Quat {
+    match scene.up {
+        skelmap_export::scene::UpAxis::Z => Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2),
+        _ => Quat::IDENTITY,
+    }
+}
+
+/// A glTF file as data: per mesh node its vertices evaluated at animation key `key` of
+/// animation `animation` (or at rest with `None`).
+struct Evaluated {
+    meshes: Vec<Vec<Vec3>>,
+}
+
+/// Evaluates a GLB the way a viewer would: node TRS (overridden by the animation's key),
+/// world matrices down the hierarchy, linear blend skinning with the inverse bind matrices
+/// over every JOINTS_n/WEIGHTS_n set, morph weights from the animation.
+fn evaluate(bytes: &[u8], animation: Option<(usize, usize)>) -> Evaluated {
+    let doc = ::gltf::Gltf::from_slice(bytes).unwrap();
+    let blob = doc.blob.clone().unwrap();
+    let buffers = |_: ::gltf::Buffer<'_>| Some(blob.as_slice());
+    let nodes: Vec<_> = doc.nodes().collect();
+    let mut local: Vec<(Vec3, Quat, Vec3)> = nodes
+        .iter()
+        .map(|n| {
+            let (t, r, s) = n.transform().decomposed();
+            (Vec3::from(t), Quat::from_array(r), Vec3::from(s))
+        })
+        .collect();
+    let mut weights: Vec<Option<Vec<f32>>> = nodes
+        .iter()
+        .map(|n| n.mesh().and_then(|m| m.weights().map(<[f32]>::to_vec)))
+        .collect();
+    if let Some((a, key)) = animation {
+        let anim = doc.animations().nth(a).unwrap();
+        for channel in anim.channels() {
+            let node = channel.target().node().index();
+            let reader = channel.reader(buffers);
+            match reader.read_outputs().unwrap() {
+                ::gltf::animation::util::ReadOutputs::Translations(t) => {
+                    local[node].0 = Vec3::from(t.into_iter().nth(key).unwrap());
+                }
+                ::gltf::animation::util::ReadOutputs::Rotations(r) => {
+                    local[node].1 = Quat::from_array(r.into_f32().nth(key).unwrap());
+                }
+                ::gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => {
+                    let all: Vec<f32> = w.into_f32().collect();
+                    let n = all.len() / reader.read_inputs().unwrap().len();
+                    weights[node] = Some(all[key * n..(key + 1) * n].to_vec());
+                }
+                _ => panic!("unexpected channel"),
+            }
+        }
+    }
+    let mut parent = vec![None; nodes.len()];
+    for n in &nodes {
+        for c in n.children() {
+            parent[c.index()] = Some(n.index());
+        }
+    }
+    let world = |mut i: usize| {
+        let mut m = Mat4::IDENTITY;
+        loop {
+            let (t, r, s) = local[i];
+            m = Mat4::from_scale_rotation_translation(s, r, t) * m;
+            match parent[i] {
+                Some(p) => i = p,
+                None => return m,
+            }
+        }
+    };
+    let mut meshes = Vec::new();
+    for node in &nodes {
+        let Some(mesh) = node.mesh() else { continue };
+        let prim = mesh.primitives().next().unwrap();
+        let reader = prim.reader(buffers);
+        let mut positions: Vec<Vec3> = reader.read_positions().unwrap().map(Vec3::from).collect();
+        if let Some(w) = &weights[node.index()] {
+            for (target, &w) in reader.read_morph_targets().zip(w) {
+                for (p, d) in positions.iter_mut().zip(target.0.unwrap()) {
+                    *p += w * Vec3::from(d);
+                }
+            }
+        }
+        let out = match node.skin() {
+            Some(skin) => {
+                let ibm: Vec<Mat4> = skin
+                    .reader(buffers)
+                    .read_inverse_bind_matrices()
+                    .unwrap()
+                    .map(|m| Mat4::from_cols_array_2d(&m))
+                    .collect();
+                let joints: Vec<Mat4> = skin
+                    .joints()
+                    .zip(&ibm)
+                    .map(|(j, ibm)| world(j.index()) * *ibm)
+                    .collect();
+                let mut skinned = vec![Vec3::ZERO; positions.len()];
+                let mut set = 0;
+                while let (Some(js), Some(ws)) = (reader.read_joints(set), reader.read_weights(set))
+                {
+                    for ((s, (j, w)), p) in skinned
+                        .iter_mut()
+                        .zip(js.into_u16().zip(ws.into_f32()))
+                        .zip(&positions)
+                    {
+                        for k in 0..4 {
+                            *s += w[k] * joints[usize::from(j[k])].transform_point3(*p);
+                        }
+                    }
+                    set += 1;
+                }
+                skinned
+            }
+            None => {
+                let m = world(node.index());
+                positions.iter().map(|p| m.transform_point3(*p)).collect()
+            }
+        };
+        meshes.push(out);
+    }
+    Evaluated { meshes }
+}
+
+/// The largest distance between the evaluated glTF and the runtime's posed scene (turned
+/// into glTF axes), relative to the model's size.
+fn deviation(evaluated: &Evaluated, scene: &Scene) -> f32 {
+    let turn = up_turn(scene);
+    let (lo, hi) = scene.bounds().unwrap();
+    let size = (Vec3::from(hi) - Vec3::from(lo)).length().max(1e-6);
+    let mut worst = 0.0f32;
+    assert_eq!(evaluated.meshes.len(), scene.meshes.len());
+    for (e, m) in evaluated.meshes.iter().zip(&scene.meshes) {
+        assert_eq!(e.len(), m.positions.len());
+        for (p, q) in e.iter().zip(&m.positions) {
+            worst = worst.max((*p - turn * Vec3::from(*q)).length());
+        }
+    }
+    worst / size
+}
+
+#[test]
+fn glb_of_the_tube_reads_back_with_its_counts() {
+    let bytes = tube_bytes();
+    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+    let scene = at(&model, None);
+    let glb = glb(&scene, &GltfOptions::default());
+    let doc = ::gltf::Gltf::from_slice(&glb).unwrap();
+    // 4 bones + skelmap_root + 1 mesh node.
+    assert_eq!(doc.nodes().count(), 6);
+    assert_eq!(doc.meshes().count(), 1);
+    let skin = doc.skins().next().unwrap();
+    assert_eq!(skin.joints().count(), 5);
+    assert_eq!(skin.skeleton().unwrap().name(), Some(gltf::ROOT_NODE));
+    // Frame groups "bind" (1 frame) and "wave" (8 frames).
+    let names: Vec<_> = doc
+        .animations()
+        .map(|a| a.name().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["bind", "wave"]);
+    // A translation and a rotation channel per bone.
+    assert!(doc.animations().all(|a| a.channels().count() == 8));
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let count = |s| prim.get(&s).unwrap().count();
+    assert_eq!(count(::gltf::Semantic::Positions), 136);
+    assert_eq!(count(::gltf::Semantic::Normals), 136);
+    assert_eq!(count(::gltf::Semantic::TexCoords(0)), 136);
+    assert_eq!(count(::gltf::Semantic::Joints(0)), 136);
+    assert!(prim.get(&::gltf::Semantic::Joints(1)).is_none());
+    assert_eq!(prim.indices().unwrap().count(), 256 * 3);
+}
+
+#[test]
+fn gltf_evaluated_at_every_key_matches_the_runtime_pose_of_the_tube() {
+    let bytes = tube_bytes();
+    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+    let scene = at(&model, None);
+    let all = glb(
+        &scene,
+        &GltfOptions {
+            all_influences: true,
+            ..GltfOptions::default()
+        },
+    );
+    // The tube has up to 3 influences per vertex, so the top 4 are all of them.
+    assert_eq!(glb(&scene, &GltfOptions::default()), all);
+    assert!(deviation(&evaluate(&all, None), &scene) < 1e-5);
+    for (a, clip) in scene.clips.iter().enumerate() {
+        for key in 0..clip.len() {
+            let frame = clip.first as usize + key;
+            let d = deviation(&evaluate(&all, Some((a, key))), &at(&model, Some(frame)));
+            assert!(d < 1e-5, "frame {frame}: {d}");
+        }
+    }
+}
+
+#[test]
+fn skm_conversion_exports_like_the_dpm() {
+    let bytes = tube_bytes();
+    let dpm = Dpm::parse(&bytes).unwrap();
+    let c = convert::from_dpm(&dpm, &mut Diagnostics::new());
+    let (skm, skp) = (c.skm.write().unwrap(), c.skp.write().unwrap());
+    let paired = SkmModel::pair(
+        skelmap_core::skm::Skm::parse(&skm).unwrap(),
+        skelmap_core::skm::Skp::parse(&skp).unwrap(),
+        &[],
+    )
+    .unwrap();
+    let a = at(&Model::Dpm(dpm), Some(5));
+    let b = at(&Model::Skm(paired), Some(5));
+    assert_eq!(a.meshes[0].triangles, b.meshes[0].triangles);
+    for (p, q) in a.meshes[0].positions.iter().zip(&b.meshes[0].positions) {
+        assert!((Vec3::from(*p) - Vec3::from(*q)).length() < 1e-4);
+    }
+    assert_eq!(a.meshes[0].influences, b.meshes[0].influences);
+}
+
+#[test]
+fn corpus_dpm_gltf_reproduces_the_runtime_pose() {
+    let Some(files) = corpus("dpm") else { return };
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+        let scene = at(&model, None);
+        let all = glb(
+            &scene,
+            &GltfOptions {
+                all_influences: true,
+                ..GltfOptions::default()
+            },
+        );
+        // The bind pose is the exported positions themselves.
+        assert!(deviation(&evaluate(&all, None), &scene) < 1e-5);
+        // Every animation's middle key against the runtime's frame.
+        let mut worst = 0.0f32;
+        for (a, clip) in scene.clips.iter().enumerate() {
+            let key = clip.len() / 2;
+            let d = deviation(
+                &evaluate(&all, Some((a, key))),
+                &at(&model, Some(clip.first as usize + key)),
+            );
+            worst = worst.max(d);
+        }
+        eprintln!(
+            "{}: worst deviation {worst:e} of the model size",
+            path.display()
+        );
+        assert!(worst < 1e-3, "{}: {worst}", path.display());
+    }
+}
+
+#[test]
+fn corpus_mdl_and_hmp_morph_targets_reproduce_every_frame() {
+    let Some(mdl) = corpus("mdl") else { return };
+    let hmp = corpus("hmp").unwrap_or_default();
+    for path in mdl.iter().chain(&hmp) {
+        let bytes = std::fs::read(path).unwrap();
+        let Ok(Some(any)) = open_any(&bytes) else {
+            continue; // MDL2 is refused by design.
+        };
+        let model = Model::try_from(any).unwrap();
+        let scene = at(&model, None);
+        let file = glb(&scene, &GltfOptions::default());
+        assert!(deviation(&evaluate(&file, None), &scene) < 1e-5);
+        for (a, clip) in scene.clips.iter().enumerate() {
+            for key in [0, clip.len() - 1] {
+                let frame = clip.first as usize + key;
+                let d = deviation(&evaluate(&file, Some((a, key))), &at(&model, Some(frame)));
+                assert!(d < 1e-5, "{} frame {frame}: {d}", path.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn corpus_ms3d_gltf_reproduces_the_runtime_pose() {
+    let Some(files) = corpus("ms3d") else { return };
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let model = Model::try_from(open_any(&bytes).unwrap().unwrap()).unwrap();
+        let scene = at(&model, None);
+        let file = glb(&scene, &GltfOptions::default());
+        assert!(deviation(&evaluate(&file, None), &scene) < 1e-5);
+        for (a, clip) in scene.clips.iter().enumerate() {
+            let key = clip.len() / 2;
+            let d = deviation(
+                &evaluate(&file, Some((a, key))),
+                &at(&model, Some(clip.first as usize + key)),
+            );
+            assert!(d < 1e-3, "{}: {d}", path.display());
+        }
+    }
+}
+
+#[test]
+fn top_four_influences_are_renormalised() {
+    let Some(files) = corpus("dpm") else { return };
+    // The nanomage (one mesh) has vertices with up to 11 influences.
+    let path = files
+        .iter()
+        .find(|p| p.ends_with("xon_monsters_nanomage_lod2.dpm"))
+        .unwrap();
+    let bytes = std::fs::read(path).unwrap();
+    let scene = at(&Model::Dpm(Dpm::parse(&bytes).unwrap()), None);
+    let most = scene
+        .meshes
+        .iter()
+        .map(|m| m.influences.max_per_vertex())
+        .max()
+        .unwrap();
+    let top4 = glb(&scene, &GltfOptions::default());
+    let all = glb(
+        &scene,
+        &GltfOptions {
+            all_influences: true,
+            ..GltfOptions::default()
+        },
+    );
+    let sets = |bytes: &[u8]| {
+        let doc = ::gltf::Gltf::from_slice(bytes).unwrap();
+        let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+        (0..8)
+            .take_while(|&s| prim.get(&::gltf::Semantic::Weights(s)).is_some())
+            .count()
+    };
+    assert_eq!(sets(&top4), 1);
+    assert_eq!((most, sets(&all)), (11, 3));
+    let doc = ::gltf::Gltf::from_slice(&top4).unwrap();
+    let blob = doc.blob.clone().unwrap();
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|_| Some(blob.as_slice()));
+    for w in reader.read_weights(0).unwrap().into_f32() {
+        assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(w.windows(2).all(|p| p[0] >= p[1]), "largest first: {w:?}");
+    }
+}
+
+#[test]
+fn gltf_text_refers_to_its_bin() {
+    let bytes = tube_bytes();
+    let scene = at(&Model::Dpm(Dpm::parse(&bytes).unwrap()), None);
+    let (json, bin) = gltf::to_gltf(&scene, &GltfOptions::default(), "tube.bin").unwrap();
+    let doc = ::gltf::Gltf::from_slice(&json).unwrap();
+    let buffer = doc.buffers().next().unwrap();
+    assert_eq!(buffer.length(), bin.len());
+    assert!(matches!(
+        buffer.source(),
+        ::gltf::buffer::Source::Uri("tube.bin")
+    ));
+}
+
+#[test]
+fn obj_has_one_line_per_vertex_and_face() {
+    let bytes = tube_bytes();
+    let scene = at(&Model::Dpm(Dpm::parse(&bytes).unwrap()), Some(4));
+    let mut out = Vec::new();
+    obj::write_obj(&scene, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let count = |prefix: &str| text.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!((count("v "), count("vt "), count("vn ")), (136, 136, 136));
+    assert_eq!(count("f "), 256);
+    assert!(text.contains("# frame 4"));
+    // The first vertex is the posed one, printed exactly.
+    let p = scene.meshes[0].positions[0];
+    assert!(text.contains(&format!("v {} {} {}\n", p[0], p[1], p[2])));
+}
+
+#[test]
+fn render_draws_the_model_inside_the_frame_and_a_sheet_has_its_cells() {
+    let bytes = tube_bytes();
+    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+    let image = render::render(&at(&model, None), 96, 64).unwrap();
+    assert_eq!(
+        (image.width, image.height, image.rgba.len()),
+        (96, 64, 96 * 64 * 4)
+    );
+    let drawn = |img: &skelmap_export::scene::RgbaImage, x0: u32, x1: u32| {
+        (0..img.height)
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let i = 4 * (y * img.width + x) as usize;
+                img.rgba[i..i + 4] != render::BACKGROUND
+            })
+            .count()
+    };
+    assert!(drawn(&image, 0, 96) > 100);
+    // The border (outside the 90 % fit) stays background.
+    let border = (0..96).all(|x| {
+        let i = 4 * x as usize;
+        image.rgba[i..i + 4] == render::BACKGROUND
+    });
+    assert!(border);
+    let scenes: Vec<Scene> = (0..3).map(|f| at(&model, Some(f))).collect();
+    let sheet = render::contact_sheet(&scenes, 2, 40, 30).unwrap();
+    assert_eq!((sheet.width, sheet.height), (80, 60));
+    let png = render::encode_png(sheet.width, sheet.height, &sheet.rgba).unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(png));
+    let info = decoder.read_info().unwrap().info().clone();
+    assert_eq!((info.width, info.height), (80, 60));
+}
+
+#[test]
+fn errors_name_what_went_wrong() {
+    let bytes = tube_bytes();
+    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+    let err = model
+        .scene(&SceneOptions {
+            frame: Some(9),
+            ..SceneOptions::default()
+        })
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        Error::FrameOutOfRange {
+            frame: 9,
+            frames: 9
+        }
+    ));
+    assert_eq!(
+        err.to_string(),
+        "frame 9 is out of range: the model has 9 frames"
+    );
+    // An SKP has joints and animations but nothing to draw.
+    let c = convert::from_dpm(&Dpm::parse(&bytes).unwrap(), &mut Diagnostics::new());
+    let skp = c.skp.write().unwrap();
+    let skp_model = Model::try_from(open_any(&skp).unwrap().unwrap()).unwrap();
+    let scene = at(&skp_model, None);
+    assert!(matches!(
+        render::render(&scene, 8, 8),
+        Err(Error::NoGeometry { format: "SKP", .. })
+    ));
+    assert!(matches!(
+        obj::write_obj(&scene, Vec::new()),
+        Err(Error::NoGeometry { .. })
+    ));
+    // ... but still exports as glTF: nodes and animations, no skin.
+    let doc = ::gltf::Gltf::from_slice(&glb(&scene, &GltfOptions::default())).unwrap();
+    assert_eq!((doc.skins().count(), doc.animations().count()), (0, 2));
+    // A lone SKM cannot be exported.
+    let skm = c.skm.write().unwrap();
+    let any = open_any(&skm).unwrap().unwrap();
+    assert!(matches!(any, AnyModel::Skm(_)));
+    assert!(matches!(Model::try_from(any), Err(Error::UnpairedSkm)));
+    assert!(matches!(
+        render::render(&at(&model, None), 0, 8),
+        Err(Error::ImageSize { width: 0, .. })
+    ));
+}
+
+/// Regression (found by the byte-flip sweep in `robustness.rs`, on an SKP): finite but huge
+/// pose values pass validation, overflow to infinity and NaN when the bones are chained and
+/// skinned, and reached the glTF JSON as `null` (serde's rendering of NaN), which made the
+/// file unreadable. Non-finite numbers are now replaced and counted.
+#[test]
+fn overflowing_poses_used_to_write_null_into_the_gltf_json() {
+    let bytes = tube_bytes();
+    let mut c = convert::from_dpm(&Dpm::parse(&bytes).unwrap(), &mut Diagnostics::new());
+    // Frame 0: bones 1 and 2 each 3e38 along x; their chain sums past f32::MAX.
+    c.skp.frames[0].poses[1].1[0] = 3.0e38;
+    c.skp.frames[0].poses[2].1[0] = 3.0e38;
+    let (skm, skp) = (c.skm.write().unwrap(), c.skp.write().unwrap());
+    let paired = SkmModel::pair(
+        skelmap_core::skm::Skm::parse(&skm).unwrap(),
+        skelmap_core::skm::Skp::parse(&skp).unwrap(),
+        &[],
+    )
+    .unwrap();
+    let model = Model::Skm(paired);
+    let scene = at(&model, None);
+    assert!(scene.replaced_non_finite > 0);
+    let file = glb(&scene, &GltfOptions::default());
+    let doc = ::gltf::Gltf::from_slice(&file).unwrap();
+    assert_eq!(doc.nodes().count(), 6);
+    assert!(!String::from_utf8_lossy(&file).contains("null"));
+}
+
+/// Regression (fuzz target `export`, seed `crash-export-scene-without-nodes.ms3d`): an MS3D
+/// with neither triangles nor joints was written with a glTF scene listing no nodes, which
+/// the spec allows but the `gltf` crate refuses to read ("missing field `nodes`"). Such a
+/// file now gets no scene at all.
+#[test]
+fn a_model_with_nothing_to_show_used_to_get_an_unreadable_empty_scene() {
+    let bytes = skelmap_core::ms3d::Ms3dBuilder::default().write().unwrap(); // nothing at all
+    let model = Model::try_from(open_any(&bytes).unwrap().unwrap()).unwrap();
+    let scene = at(&model, None);
+    assert_eq!((scene.num_triangles(), scene.skeleton.is_none()), (0, true));
+    let doc = ::gltf::Gltf::from_slice(&glb(&scene, &GltfOptions::default())).unwrap();
+    assert_eq!((doc.scenes().count(), doc.nodes().count()), (0, 0));
+}

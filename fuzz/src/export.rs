@@ -1,0 +1,82 @@
+//! The `export` target's harness: every model that opens is turned into scenes (bind pose,
+//! first, last and one-past-the-last frame) and written as glTF, OBJ and a tiny PNG, with the
+//! scene's invariants checked. Also replayed by skelmap-export's tests.
+
+use skelmap_core::{AnyModel, open_any};
+use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::{Error, Model, Scene, SceneOptions, obj, render};
+
+/// Opens `data` as any format and drives the exporters over it.
+pub fn export(data: &[u8]) {
+    match open_any(data) {
+        Ok(Some(AnyModel::Skm(_)) | None) | Err(_) => {}
+        Ok(Some(model)) => {
+            if let Ok(model) = Model::try_from(model) {
+                drive(&model);
+            }
+        }
+    }
+}
+
+/// Scenes at the bind pose and at frames 0, last and one past the last, each written out.
+pub fn drive(model: &Model<'_>) {
+    let frames = model.num_frames();
+    for frame in [None, Some(0), Some(frames.saturating_sub(1)), Some(frames)] {
+        let options = SceneOptions {
+            frame,
+            ..SceneOptions::default()
+        };
+        match model.scene(&options) {
+            Ok(scene) => {
+                assert!(
+                    frame.is_none_or(|f| f < frames),
+                    "frame {frame:?} of {frames}"
+                );
+                check(&scene);
+                let mut glb = Vec::new();
+                let all = GltfOptions {
+                    all_influences: true,
+                    ..GltfOptions::default()
+                };
+                if gltf::write_glb(&scene, &all, &mut glb).is_ok()
+                    && let Err(e) = ::gltf::Gltf::from_slice(&glb)
+                {
+                    panic!("unreadable GLB: {e}");
+                }
+                let _ = obj::write_obj(&scene, std::io::sink());
+                if let Ok(image) = render::render(&scene, 16, 16) {
+                    assert_eq!(image.rgba.len(), 16 * 16 * 4);
+                }
+            }
+            Err(Error::FrameOutOfRange { .. }) => assert_eq!(frame, Some(frames)),
+            Err(Error::TooLarge { .. } | Error::TooManyJoints { .. }) => {}
+            Err(e) => panic!("export of a validated model failed: {e}"),
+        }
+    }
+}
+
+/// What every scene promises its writers.
+fn check(scene: &Scene) {
+    let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    for mesh in &scene.meshes {
+        let n = mesh.positions.len();
+        assert_eq!(mesh.normals.len(), n);
+        assert!(mesh.uvs.as_ref().is_none_or(|u| u.len() == n));
+        assert!(mesh.triangles.iter().flatten().all(|&i| (i as usize) < n));
+        for target in &mesh.targets {
+            assert_eq!((target.positions.len(), target.normals.len()), (n, n));
+        }
+        if !mesh.influences.is_empty() {
+            assert_eq!(mesh.influences.starts.len(), n + 1);
+            for v in 0..n {
+                let inf = mesh.influences.of(v);
+                assert!(!inf.is_empty());
+                let sum: f32 = inf.iter().map(|(_, w)| w).sum();
+                assert!((sum - 1.0).abs() < 1e-3, "weights sum to {sum}");
+                assert!(inf.iter().all(|&(j, _)| {
+                    usize::from(j) < joints || j == skelmap_export::build::UNBOUND
+                }));
+            }
+        }
+    }
+}
