@@ -123,8 +123,8 @@ fn every_corpus_dpm_matches_the_manifest() {
 fn memory_mapped_and_read_sources_give_the_same_view() {
     let Some(dir) = corpus_dir("dpm") else { return };
     let path = dir.join("xon_vehicles_raptor.dpm");
-    // SAFETY: the shared corpus is read-only and nothing modifies it while the test runs.
     #[allow(unsafe_code)]
+    // SAFETY: the shared corpus is read-only and nothing modifies it while the test runs.
     let mapped = unsafe { Source::map(&path) }.unwrap();
     let read = Source::read(&path).unwrap();
     assert!(mapped.is_mapped() && !read.is_mapped());

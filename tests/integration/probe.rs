@@ -77,8 +77,8 @@ fn reading_a_missing_file_is_an_io_error_naming_the_path() {
 fn mapping_an_empty_file_gives_no_bytes() {
     let path = std::env::temp_dir().join(format!("skelmap-empty-{}.dpm", std::process::id()));
     std::fs::write(&path, b"").unwrap();
-    // SAFETY: the file is private to this test and not modified while mapped.
     #[allow(unsafe_code)]
+    // SAFETY: the file is private to this test and not modified while mapped.
     let source = unsafe { Source::map(&path) }.unwrap();
     assert!(source.bytes().is_empty());
     std::fs::remove_file(&path).unwrap();

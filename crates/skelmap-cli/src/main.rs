@@ -121,7 +121,7 @@ enum Command {
         /// glTF: keep every influence (JOINTS_n/WEIGHTS_n sets) instead of the top 4.
         #[arg(long)]
         all_influences: bool,
-        /// glTF: leave the animations out.
+        /// glTF: leave the animations (and the MDL/HMP morph targets they play) out.
         #[arg(long)]
         no_animations: bool,
         #[command(flatten)]

@@ -37,7 +37,7 @@ pub struct SceneOptions {
     /// Frame groups replacing the ones derived from frame names (a DarkPlaces
     /// `.framegroups` sidecar, for instance). Groups reaching past the last frame are cut.
     pub groups: Option<Vec<FrameGroup>>,
-    /// Build no clips (posing and bounds only).
+    /// Build no clips, and so no MDL/HMP morph targets either (posing and bounds only).
     pub no_animations: bool,
 }
 
@@ -218,8 +218,9 @@ fn check_keys(groups: &[FrameGroup], channels: usize) -> Result<()> {
     let keys: u64 = groups.iter().map(|g| u64::from(g.count)).sum::<u64>() * channels as u64;
     if keys > MAX_CLIP_KEYS {
         return Err(Error::TooLarge {
-            what: "the animation (keys: frames × joints or morph targets)",
+            what: "the animation (frames × joints or morph targets)",
             size: keys,
+            unit: "keys",
         });
     }
     Ok(())
@@ -641,7 +642,8 @@ fn mdl_scene(m: &Mdl<'_>, frame: usize, groups: &[FrameGroup]) -> Result<Scene> 
     };
     let (base_p, base_n) = tween(frame)?;
     let (positions, normals) = (pick(&base_p), pick(&base_n));
-    let targets = if m.frames().len() > 1 {
+    // Targets only serve the clips: none without animations.
+    let targets = if m.frames().len() > 1 && !groups.is_empty() {
         (0..m.frames().len())
             .map(|f| {
                 let (p, q) = tween(f)?;
@@ -702,7 +704,7 @@ fn morph_scene(
 /// HMP: the terrain grid at `frame`; other frames as morph targets.
 fn hmp_scene(h: &Hmp<'_>, frame: usize, groups: &[FrameGroup]) -> Result<Scene> {
     let base = h.mesh(frame).unwrap_or_else(|| empty_terrain(h));
-    let targets = if h.frames().len() > 1 {
+    let targets = if h.frames().len() > 1 && !groups.is_empty() {
         (0..h.frames().len())
             .filter_map(|f| {
                 let t = h.mesh(f)?;

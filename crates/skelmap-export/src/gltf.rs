@@ -95,12 +95,8 @@ pub fn document(
         })
         .collect();
 
-    let up = match scene.up {
-        UpAxis::Z => Some(json::scene::UnitQuaternion(
-            Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2).to_array(),
-        )),
-        UpAxis::Y => None,
-    };
+    let up =
+        (scene.up != UpAxis::Y).then(|| json::scene::UnitQuaternion(scene.up.to_y_up().to_array()));
     let skeleton = scene.skeleton.as_ref();
     let mut scene_nodes = Vec::new();
 
@@ -255,6 +251,7 @@ pub fn document(
         return Err(Error::TooLarge {
             what: "the glTF binary buffer",
             size: len,
+            unit: "bytes",
         });
     }
     if len > 0 {

@@ -74,13 +74,15 @@ pub enum Error {
         /// What was attempted.
         what: &'static str,
     },
-    /// The output would exceed a size its container can describe.
-    #[error("{what} is too large: {size} bytes")]
+    /// The output would exceed a size its container can describe, or an export limit.
+    #[error("{what} is too large: {size} {unit}")]
     TooLarge {
         /// What overflowed.
         what: &'static str,
         /// Its size.
         size: u64,
+        /// What `size` counts (`bytes`, `keys`).
+        unit: &'static str,
     },
     /// A render size of zero or beyond [`render::MAX_PIXELS`].
     #[error("bad image size {width}x{height}")]

@@ -8,9 +8,9 @@
 //! times `0.25 + 0.75 · |n · l|` for its face normal `n` and a light over the viewer's
 //! shoulder. No anti-aliasing: the image is a preview, not a render.
 
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
-use crate::scene::{RgbaImage, Scene, UpAxis};
+use crate::scene::{RgbaImage, Scene};
 use crate::{Error, Result};
 
 /// Most pixels one image may have (64 MiB of RGBA).
@@ -110,14 +110,6 @@ pub fn encode_png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The turn that brings a scene into `+Y`-up axes.
-fn turn(up: UpAxis) -> Quat {
-    match up {
-        UpAxis::Z => Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2),
-        UpAxis::Y => Quat::IDENTITY,
-    }
-}
-
 /// An orthographic camera: screen axes, the centre of the fitted box and pixels per unit.
 struct Camera {
     right: Vec3,
@@ -135,7 +127,7 @@ impl Camera {
         let mut lo = [f32::INFINITY; 2];
         let mut hi = [f32::NEG_INFINITY; 2];
         for scene in scenes {
-            let q = turn(scene.up);
+            let q = scene.up.to_y_up();
             for p in scene.meshes.iter().flat_map(|m| m.positions.iter()) {
                 let p = q * Vec3::from(*p);
                 if p.is_finite() {
@@ -182,7 +174,7 @@ impl Canvas {
 
     /// Draws `scene` into the cell at `origin` of size `size`.
     fn draw(&mut self, scene: &Scene, camera: &Camera, origin: [u32; 2], size: [u32; 2]) {
-        let q = turn(scene.up);
+        let q = scene.up.to_y_up();
         let light = (camera.toward + Vec3::new(0.0, 0.8, 0.0) + 0.3 * camera.right).normalize();
         let half = [size[0] as f32 / 2.0, size[1] as f32 / 2.0];
         for mesh in &scene.meshes {

@@ -16,6 +16,18 @@ pub enum UpAxis {
     Y,
 }
 
+impl UpAxis {
+    /// The rotation that brings these axes to glTF's `+Y` up: −90° about `X` for `+Z` up
+    /// (`(x, y, z) → (x, z, −y)`), none for `+Y` up.
+    #[must_use]
+    pub fn to_y_up(self) -> Quat {
+        match self {
+            UpAxis::Z => Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2),
+            UpAxis::Y => Quat::IDENTITY,
+        }
+    }
+}
+
 /// A model ready to export: everything in the model's own coordinates and units.
 #[derive(Debug, Clone)]
 pub struct Scene {
@@ -90,7 +102,8 @@ pub struct SceneMesh {
     pub triangles: Vec<[u32; 3]>,
     /// Per-vertex skeletal influences (empty when the mesh is not skinned).
     pub influences: Influences,
-    /// Morph targets (MDL/HMP frames): target `k` holds frame `k` minus the posed frame.
+    /// Morph targets (MDL/HMP frames, when the scene has clips): target `k` holds frame `k`
+    /// minus the posed frame.
     pub targets: Vec<MorphTarget>,
 }
 

@@ -45,14 +45,6 @@ fn at(model: &Model<'_>, frame: Option<usize>) -> Scene {
         .unwrap()
 }
 
-/// The turn the exporter puts on Quake-lineage scenes.
-fn up_turn(scene: &Scene) -> Quat {
-    match scene.up {
-        skelmap_export::scene::UpAxis::Z => Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2),
-        _ => Quat::IDENTITY,
-    }
-}
-
 /// A glTF file as data: per mesh node its vertices evaluated at animation key `key` of
 /// animation `animation` (or at rest with `None`).
 struct Evaluated {
@@ -172,7 +164,7 @@ fn evaluate(bytes: &[u8], animation: Option<(usize, usize)>) -> Evaluated {
 /// The largest distance between the evaluated glTF and the runtime's posed scene (turned
 /// into glTF axes), relative to the model's size.
 fn deviation(evaluated: &Evaluated, scene: &Scene) -> f32 {
-    let turn = up_turn(scene);
+    let turn = scene.up.to_y_up();
     let (lo, hi) = scene.bounds().unwrap();
     let size = (Vec3::from(hi) - Vec3::from(lo)).length().max(1e-6);
     let mut worst = 0.0f32;
@@ -533,4 +525,58 @@ fn a_model_with_nothing_to_show_used_to_get_an_unreadable_empty_scene() {
     assert_eq!((scene.num_triangles(), scene.skeleton.is_none()), (0, true));
     let doc = ::gltf::Gltf::from_slice(&glb(&scene, &GltfOptions::default())).unwrap();
     assert_eq!((doc.scenes().count(), doc.nodes().count()), (0, 0));
+}
+
+#[test]
+fn an_animation_past_the_key_budget_is_refused() {
+    // 2,049 frames of one triangle in one group ("f_1", "f_2" …): every key holds one weight
+    // per frame, 2,049² = 4,198,401 keys, just past MAX_CLIP_KEYS (4,194,304).
+    let frames = 2049u32;
+    let mdl = skelmap_core::gamestudio::write::MdlBuilder {
+        skin_size: [8, 8],
+        skin_vertices: vec![[0, 0], [8, 0], [0, 8]],
+        triangles: vec![([0, 1, 2], [0, 1, 2])],
+        frames: (0..frames)
+            .map(|f| skelmap_core::gamestudio::write::MdlFrameDef {
+                frame_type: 0,
+                name: format!("f_{f}").into_bytes(),
+                vertices: vec![
+                    ([0, 0, 0], 0),
+                    ([9, 0, 0], 0),
+                    ([0, 9, (f % 200) as u16], 0),
+                ],
+            })
+            .collect(),
+        ..Default::default()
+    }
+    .write();
+    let model = Model::try_from(open_any(&mdl).unwrap().unwrap()).unwrap();
+    assert_eq!(skelmap_export::build::MAX_CLIP_KEYS, 4_194_304);
+    let err = model.scene(&SceneOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TooLarge {
+                size: 4_198_401,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the animation (frames × joints or morph targets) is too large: 4198401 keys"
+    );
+    // Without animations there are no morph targets and nothing to refuse.
+    let scene = at_options(&model, true);
+    assert!(scene.meshes[0].targets.is_empty() && scene.clips.is_empty());
+}
+
+fn at_options(model: &Model<'_>, no_animations: bool) -> Scene {
+    model
+        .scene(&SceneOptions {
+            no_animations,
+            ..SceneOptions::default()
+        })
+        .unwrap()
 }
