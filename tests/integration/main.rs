@@ -12,6 +12,7 @@ mod exercise;
 mod structured;
 
 mod anim;
+mod bindpose;
 mod dpm_accessors;
 mod dpm_corpus;
 mod dpm_rules;

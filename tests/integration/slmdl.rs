@@ -303,20 +303,26 @@ fn anim_sampling_with_easing() {
     let a = SlAnim::parse(&bytes).unwrap();
     assert_eq!((a.bone_count(), a.keyframe_count()), (2, 3));
     assert_eq!(a.times().collect::<Vec<_>>(), [0.0, 1.0, 2.0]);
-    let mut pose = Vec::new();
+    let mut pose = skelmap::anim::LocalPose::default();
     let angle = |q: skelmap::glam::Quat| q.to_axis_angle().1.to_degrees();
     a.sample(0.5, &mut pose); // linear: half way
-    assert!((angle(pose[0].0) - 45.0).abs() < 1e-3 && (pose[0].1.x - 1.0).abs() < 1e-6);
+    let b = &pose.bones;
+    assert!((angle(b[0].0) - 45.0).abs() < 1e-3 && (b[0].1.x - 1.0).abs() < 1e-6);
     a.sample(1.5, &mut pose); // ease-in from keyframe 1: f = 0.25
+    let b = &pose.bones;
     assert!(
-        (angle(pose[0].0) - 112.5).abs() < 1e-3 && (pose[0].1.x - 2.5).abs() < 1e-5,
+        (angle(b[0].0) - 112.5).abs() < 1e-3 && (b[0].1.x - 2.5).abs() < 1e-5,
         "{pose:?}"
     );
     a.sample(2.5, &mut pose); // past the end: clamped to the last keyframe
-    assert!((angle(pose[0].0) - 180.0).abs() < 1e-3);
+    assert!((angle(pose.bones[0].0) - 180.0).abs() < 1e-3);
     a.sample(-3.0, &mut pose); // before the start: the first keyframe
-    assert!(angle(pose[0].0).abs() < 1e-3);
-    assert_eq!(pose[1].1, skelmap::glam::Vec3::ONE, "bones are independent");
+    assert!(angle(pose.bones[0].0).abs() < 1e-3);
+    assert_eq!(
+        pose.bones[1].1,
+        skelmap::glam::Vec3A::ONE,
+        "bones are independent"
+    );
     assert!((Easing::EaseInOut.apply(0.5) - 0.5).abs() < 1e-6 && Easing::Step.apply(0.9) == 0.0);
 }
 
@@ -326,9 +332,9 @@ fn anim_step_holds_until_the_next_keyframe() {
     b.keyframes[0].easing = Easing::Step;
     let bytes = b.write();
     let a = SlAnim::parse(&bytes).unwrap();
-    let mut pose = Vec::new();
+    let mut pose = skelmap::anim::LocalPose::default();
     a.sample(0.99, &mut pose);
-    assert!(pose[0].0.to_axis_angle().1.abs() < 1e-6);
+    assert!(pose.bones[0].0.to_axis_angle().1.abs() < 1e-6);
     assert_eq!(
         a.key(2).map(|(t, e, keys)| (t, e, keys.len())),
         Some((2.0, Easing::Step, 2))

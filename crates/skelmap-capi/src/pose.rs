@@ -3,7 +3,6 @@
 
 use skelmap_core::anim::{self, Interpolation, LocalPose, Palette, SkinMatrices};
 use skelmap_core::glam::Affine3A;
-use skelmap_core::ms3d::Ms3d;
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
 use crate::model::{Kind, SkelmapModel};
@@ -14,9 +13,6 @@ pub const SKELMAP_INTERPOLATION_NLERP: u32 = 0;
 /// `interpolation` for `skelmap_pose_sample`: spherical linear blend (constant angular
 /// speed).
 pub const SKELMAP_INTERPOLATION_SLERP: u32 = 1;
-
-/// MilkShape's default rate, used when a file's keyframer states no usable one.
-const MS3D_DEFAULT_FPS: f32 = 24.0;
 
 /// What the pose holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -43,16 +39,6 @@ pub struct SkelmapPose {
     pub(crate) matrices: SkinMatrices,
     pub(crate) positions: Vec<[f32; 3]>,
     pub(crate) normals: Vec<[f32; 3]>,
-}
-
-/// The keyframer's rate, or MilkShape's default when it states none usable.
-pub(crate) fn ms3d_fps(m: &Ms3d<'_>) -> f32 {
-    let fps = m.animation_fps();
-    if fps.is_finite() && fps > 0.0 {
-        fps
-    } else {
-        MS3D_DEFAULT_FPS
-    }
 }
 
 impl SkelmapPose {
@@ -91,7 +77,7 @@ impl SkelmapPose {
                 // Irrlicht's convention: frame index f is at (f + 1) / fps seconds, MilkShape
                 // numbering frames from 1.
                 let frame = a as f32 + t * (b as f32 - a as f32);
-                let seconds = (frame + 1.0) / ms3d_fps(m);
+                let seconds = skelmap_core::ms3d::anim::frame_seconds(m, frame);
                 self.palette.world = skelmap_core::ms3d::anim::pose_at(m, seconds);
                 Sampled::Ms3d
             }

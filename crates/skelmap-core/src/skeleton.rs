@@ -7,7 +7,9 @@ use crate::name;
 /// `flags` bit 0 in DPM and SKP: the bone is an attachment point (a tag for weapons, hats...).
 pub const BONE_FLAG_ATTACHMENT: u32 = 1;
 
-/// One bone of a skeleton (DPM or SKP), validated: its parent precedes it.
+/// One bone of a skeleton, validated: its parent exists and the hierarchy has no cycle. In
+/// DPM and SKP files the parent also precedes the bone; MS3D files list joints in any order
+/// ([`Skeleton::hierarchy_order`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bone<'data> {
     name_field: &'data [u8],
@@ -36,7 +38,8 @@ impl<'data> Bone<'data> {
         name::lossy(self.name())
     }
 
-    /// The parent bone index, `None` for a root. Always smaller than this bone's index.
+    /// The parent bone index, `None` for a root. Smaller than this bone's index unless the
+    /// skeleton's [`Skeleton::hierarchy_order`] is `Some`.
     #[must_use]
     pub fn parent(&self) -> Option<usize> {
         usize::try_from(self.parent).ok()
@@ -55,9 +58,10 @@ impl<'data> Bone<'data> {
     }
 }
 
-/// What every skeleton offers: its bones (parents before children) and the look-ups built on
-/// them. Implemented by [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp) and
-/// [`SkmModel`](crate::skm::SkmModel).
+/// What every skeleton offers: its bones and the look-ups built on them. Implemented by
+/// [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp), [`SkmModel`](crate::skm::SkmModel),
+/// [`Ms3d`](crate::ms3d::Ms3d) and [`SlAnim`](crate::slmdl::SlAnim) (unnamed, unparented
+/// bones).
 ///
 /// ```
 /// use skelmap_core::{Skeleton, dpm::Dpm, synth};
@@ -69,8 +73,15 @@ impl<'data> Bone<'data> {
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 pub trait Skeleton<'data> {
-    /// The bones in file order; every parent precedes its children.
+    /// The bones in file order.
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone;
+
+    /// Bone indices ordered so that every parent comes before its children, when file order
+    /// is not such an order; `None` (the default) when every parent precedes its children in
+    /// the file, as validation proves for DPM and SKP. MS3D returns its computed order.
+    fn hierarchy_order(&self) -> Option<&[u16]> {
+        None
+    }
 
     /// Index of the first bone named exactly `name` (bytes, without NUL).
     ///

@@ -5,12 +5,17 @@
 //! animation in which every joint bends. Its frames are named `bind`, then `wave_1` ….
 //! It serves as the demo model, as test fixtures, as fuzz seeds and, scaled up, as the
 //! benchmark model.
+//!
+//! [`sl_twist`] builds an SL `mdl` cylinder bound to two bones and an `.anim` that twists one
+//! of them: the case where linear blend skinning collapses ("candy wrapper") and
+//! dual-quaternion skinning does not.
 
 use core::f32::consts::TAU;
 
 use crate::dpm::raw::DPMBONEFLAG_ATTACHMENT;
 use crate::dpm::write::{IDENTITY, Matrix3x4};
 use crate::dpm::{BoneDef, DpmBuilder, FrameDef, Influence, MeshDef};
+use crate::slmdl::{Easing, KeyframeDef, SkinnedVertex, SlAnimBuilder, SlMdlBuilder};
 
 /// Shape of a [`tube`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -166,4 +171,67 @@ fn rotation_x(angle: f32) -> Matrix3x4 {
 fn rotation_z(angle: f32) -> Matrix3x4 {
     let (s, c) = angle.sin_cos();
     [[c, -s, 0.0, 0.0], [s, c, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]]
+}
+
+/// An SL `mdl` cylinder of radius 1 around the X axis from `x = −1` to `x = 1`, as a triangle
+/// list of `rings` × `sides` quads, bound to bone 0 with weight `(1 − x) / 2` and to bone 1
+/// with the rest; and its `.anim`: keyframe 0 (the bind pose, at 0 s) leaves both bones in
+/// place, keyframe 1 (at 1 s, linear) turns bone 1 by `degrees` about +X. Both sizes are at
+/// least 1.
+///
+/// ```
+/// use skelmap_core::slmdl::{SlAnim, SlMdl};
+/// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 180.0);
+/// let (mdl, anim) = (mdl.write(), anim.write());
+/// assert_eq!(SlMdl::parse(&mdl)?.vertex_count(), 4 * 8 * 6);
+/// assert_eq!(SlAnim::parse(&anim)?.keyframe_count(), 2);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[must_use]
+pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (SlMdlBuilder, SlAnimBuilder) {
+    let (rings, sides) = (rings.max(1), sides.max(1));
+    let vertex = |ring: u32, side: u32| {
+        let x = -1.0 + 2.0 * ring as f32 / rings as f32;
+        let angle = TAU * side as f32 / sides as f32;
+        let (sin, cos) = angle.sin_cos();
+        SkinnedVertex {
+            position: [x, cos, sin],
+            normal: [0.0, cos, sin],
+            // Stored: bone 0's weight; the implied fourth weight goes to bone 1.
+            weights: [(1.0 - x) / 2.0, 0.0, 0.0],
+            indices: [0, 0, 0, 1],
+            texcoord: [ring as f32 / rings as f32, side as f32 / sides as f32],
+        }
+    };
+    let mut vertices = Vec::new();
+    for ring in 0..rings {
+        for side in 0..sides {
+            let quad = [
+                vertex(ring, side),
+                vertex(ring + 1, side),
+                vertex(ring + 1, side + 1),
+                vertex(ring, side + 1),
+            ];
+            vertices.extend([0, 1, 2, 0, 2, 3].map(|k| quad[k]));
+        }
+    }
+    let half = degrees.to_radians() / 2.0;
+    let still = ([0.0, 0.0, 0.0, 1.0], [0.0; 3]);
+    let twisted = ([half.sin(), 0.0, 0.0, half.cos()], [0.0; 3]);
+    let anim = SlAnimBuilder {
+        bones: 2,
+        keyframes: vec![
+            KeyframeDef {
+                time: 0.0,
+                easing: Easing::Linear,
+                bones: vec![still, still],
+            },
+            KeyframeDef {
+                time: 1.0,
+                easing: Easing::Linear,
+                bones: vec![still, twisted],
+            },
+        ],
+    };
+    (SlMdlBuilder::skinned(&vertices), anim)
 }

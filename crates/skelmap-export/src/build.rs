@@ -26,7 +26,7 @@ pub const UNBOUND: u16 = u16::MAX;
 pub const NAMED_GROUP_FPS: f32 = 10.0;
 
 /// Frames per second of an MS3D whose keyframer gives none.
-pub const MS3D_DEFAULT_FPS: f32 = 24.0;
+pub const MS3D_DEFAULT_FPS: f32 = ms3d::anim::DEFAULT_FPS;
 
 /// What to build.
 #[derive(Debug, Clone, Default)]
@@ -53,7 +53,7 @@ impl Model<'_> {
             Model::Dpm(m) => m.frame_count(),
             Model::Skm(m) => m.frame_count(),
             Model::Skp(p) => p.frame_count(),
-            Model::Ms3d(m) => ms3d_frames(m),
+            Model::Ms3d(m) => ms3d::anim::frame_count(m),
             Model::Mdl(m) => m.frames().len(),
             Model::Hmp(h) => h.frames().len(),
             Model::SlMdl(_) => 1,
@@ -78,7 +78,7 @@ impl Model<'_> {
                     name: "animation".into(),
                     first: 0,
                     count: ms3d_keyed_frames(m) as u32,
-                    fps: ms3d_fps(m),
+                    fps: ms3d::anim::fps(m),
                     looped: true,
                 }];
             }
@@ -349,15 +349,6 @@ where
     })
 }
 
-/// Frames on an MS3D timeline: `total_frames`, at least 1, at most the default frame
-/// limit (the field is not bounded by the file's size).
-fn ms3d_frames(m: &Ms3d<'_>) -> usize {
-    let limit = skelmap_core::Limits::DEFAULT.max_frames as usize;
-    usize::try_from(m.total_frames())
-        .unwrap_or(0)
-        .clamp(1, limit)
-}
-
 /// Frames up to the last key of any joint (later frames repeat it), at least 1, at most
 /// [`ms3d_frames`]: the length of the MS3D clip.
 fn ms3d_keyed_frames(m: &Ms3d<'_>) -> usize {
@@ -368,45 +359,34 @@ fn ms3d_keyed_frames(m: &Ms3d<'_>) -> usize {
         .map(|(t, _)| t)
         .filter(|t| t.is_finite())
         .fold(0.0f32, f32::max);
-    let frames = (last * ms3d_fps(m)).ceil();
+    let frames = (last * ms3d::anim::fps(m)).ceil();
     let frames = if frames.is_finite() && frames > 0.0 {
-        frames.min(ms3d_frames(m) as f32) as usize
+        frames.min(ms3d::anim::frame_count(m) as f32) as usize
     } else {
         1
     };
-    frames.clamp(1, ms3d_frames(m))
+    frames.clamp(1, ms3d::anim::frame_count(m))
 }
 
-fn ms3d_fps(m: &Ms3d<'_>) -> f32 {
-    let fps = m.animation_fps();
-    if fps.is_finite() && fps > 0.0 {
-        fps
-    } else {
-        MS3D_DEFAULT_FPS
-    }
-}
-
-/// MS3D absolute joint transforms at frame `f` (time `(f + 1) / fps`, MilkShape's first frame
-/// being 1), or at rest.
+/// MS3D absolute joint transforms at frame `f` (MilkShape's first frame being 1), or at
+/// rest.
 fn ms3d_pose(m: &Ms3d<'_>, frame: Option<usize>) -> Vec<Affine3A> {
     match frame {
-        Some(f) => ms3d::anim::pose_at(m, (f as f32 + 1.0) / ms3d_fps(m)),
+        Some(f) => ms3d::anim::pose_at(m, ms3d::anim::frame_seconds(m, f as f32)),
         None => ms3d::anim::rest_pose(m),
     }
 }
 
-/// Parent-relative rotation and translation of every joint of an absolute MS3D pose.
-fn ms3d_locals(m: &Ms3d<'_>, absolute: &[Affine3A]) -> Vec<(Quat, Vec3)> {
-    m.joints()
-        .iter()
-        .zip(absolute)
-        .map(|(joint, abs)| {
-            let parent = joint.parent().and_then(|p| absolute.get(p));
-            let local = parent.map_or(*abs, |p| p.inverse() * *abs);
-            let (_, rotation, translation) = local.to_scale_rotation_translation();
-            (rotation.normalize(), translation)
-        })
-        .collect()
+/// MS3D parent-relative joint rotations and translations at frame `f`, or at rest.
+fn ms3d_locals(m: &Ms3d<'_>, frame: Option<usize>) -> Vec<(Quat, Vec3)> {
+    let mut pose = LocalPose::default();
+    match frame {
+        Some(f) => {
+            ms3d::anim::local_pose_at(m, ms3d::anim::frame_seconds(m, f as f32), &mut pose);
+        }
+        None => ms3d::anim::local_rest_pose(m, &mut pose),
+    }
+    pose.bones.into_iter().map(|(q, t)| (q, t.into())).collect()
 }
 
 /// MS3D: corners unwelded per group by (vertex, normal, texture coordinate), skinned with
@@ -424,7 +404,7 @@ fn ms3d_scene(m: &Ms3d<'_>, frame: Option<usize>, groups: &[FrameGroup]) -> Resu
         .zip(&rest)
         .map(|(n, r)| *n * r.inverse())
         .collect();
-    let locals = ms3d_locals(m, &now);
+    let locals = ms3d_locals(m, frame);
     let joints = joints_in
         .iter()
         .enumerate()
@@ -533,7 +513,7 @@ fn ms3d_scene(m: &Ms3d<'_>, frame: Option<usize>, groups: &[FrameGroup]) -> Resu
                 looped: g.looped,
                 keys: ClipKeys::Joints(
                     (g.first..g.first + g.count)
-                        .map(|f| ms3d_locals(m, &ms3d_pose(m, Some(f as usize))))
+                        .map(|f| ms3d_locals(m, Some(f as usize)))
                         .collect(),
                 ),
             })

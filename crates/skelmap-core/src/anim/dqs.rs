@@ -42,6 +42,51 @@ impl DualQuat {
     }
 }
 
+/// A weighted sum of dual quaternions, each taken in the hemisphere of the first (`q` and
+/// `−q` are one rotation), normalised by [`Blend::finish`].
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Blend {
+    real: Quat,
+    dual: Quat,
+    pivot: Option<Quat>,
+}
+
+impl Blend {
+    pub(crate) fn add(&mut self, d: &DualQuat, weight: f32) {
+        if self.pivot.is_none() {
+            self.real = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+            self.dual = self.real;
+        }
+        let sign = if self.pivot.get_or_insert(d.real).dot(d.real) < 0.0 {
+            -1.0
+        } else {
+            1.0
+        };
+        self.real += d.real * (sign * weight);
+        self.dual += d.dual * (sign * weight);
+    }
+
+    /// The normalised blend; the identity when nothing (or only zero weight) was added.
+    pub(crate) fn finish(self) -> DualQuat {
+        let len = if self.pivot.is_some() {
+            self.real.length()
+        } else {
+            0.0
+        };
+        if len > 0.0 {
+            DualQuat {
+                real: self.real * (1.0 / len),
+                dual: self.dual * (1.0 / len),
+            }
+        } else {
+            DualQuat {
+                real: Quat::IDENTITY,
+                dual: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            }
+        }
+    }
+}
+
 /// Per bone `world(t) · world(0)⁻¹` as dual quaternions, from the current and bind palettes.
 #[must_use]
 pub fn deltas(current: &Palette, bind: &Palette) -> Vec<DualQuat> {
@@ -77,9 +122,7 @@ pub fn skin_dqs<'data>(
         .zip(normals.iter_mut())
     {
         let (mut p0, mut n0) = (Vec3A::ZERO, Vec3A::ZERO);
-        let mut real = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
-        let mut dual = real;
-        let mut pivot: Option<Quat> = None;
+        let mut blend = Blend::default();
         for r in records {
             let bone = r.bonenum();
             let missing = SkinError::Palette {
@@ -90,27 +133,9 @@ pub fn skin_dqs<'data>(
             let d = deltas.get(bone as usize).ok_or(missing)?;
             p0 += m.matrix3 * Vec3A::from(r.origin()) + m.translation * r.influence();
             n0 += m.matrix3 * Vec3A::from(r.normal());
-            // Blend along the hemisphere of the first rotation (q and −q are one rotation).
-            let sign = if pivot.get_or_insert(d.real).dot(d.real) < 0.0 {
-                -1.0
-            } else {
-                1.0
-            };
-            real += d.real * (sign * r.influence());
-            dual += d.dual * (sign * r.influence());
+            blend.add(d, r.influence());
         }
-        let len = real.length();
-        let blended = if len > 0.0 {
-            DualQuat {
-                real: real * (1.0 / len),
-                dual: dual * (1.0 / len),
-            }
-        } else {
-            DualQuat {
-                real: Quat::IDENTITY,
-                dual: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
-            }
-        };
+        let blended = blend.finish();
         *pos = blended.transform_point(p0).to_array();
         *nrm = Vec3A::from(blended.real * Vec3::from(n0)).to_array();
     }

@@ -3,10 +3,13 @@
 //!
 //! - [`LocalPose`] holds one parent-relative rotation + translation per bone; [`sample`] blends
 //!   two frames of any [`PoseFrames`] source (DPM 3×4 matrices decomposed into rotation and
-//!   translation, SKP quaternions) with shortest-arc nlerp or slerp, never lerping raw
-//!   matrices.
+//!   translation, SKP quaternions, MS3D keys on its frame timeline, SL keyframes) with
+//!   shortest-arc nlerp or slerp, never lerping raw matrices. MS3D and SL also sample at a time
+//!   in seconds with their own key interpolation (`ms3d::anim::local_pose_at`,
+//!   `SlAnim::sample`).
 //! - [`Palette`] holds each bone's world transform, built in one forward pass (validation
-//!   proved every parent precedes its children).
+//!   proved every parent precedes its children; MS3D, whose files do not order joints, is
+//!   built in its computed hierarchy order).
 //! - The kernels compute `pos = Σ M_b · (origin, influence)` and `nrm = Σ R_b · normal` per
 //!   vertex over the pre-weighted records of any [`SkeletalMesh`](crate::SkeletalMesh) (DPM
 //!   or SKM):
@@ -20,11 +23,16 @@
 //!     [`skin_batch`] skins many instances across threads;
 //!   - [`dqs::skin_dqs`]: dual-quaternion blending relative to the frame-0 bind pose.
 //!
+//!   Meshes stored in their bind pose with up to four weighted bones per vertex
+//!   ([`BindPoseMesh`]: MS3D, SL mdl) are skinned by [`skin_bind_lbs`] or [`skin_bind_dqs`]
+//!   with the per-bone `world(t) · world(bind)⁻¹` of [`Palette::relative_to`].
+//!
 //!   [`SimdLevel::detect`] picks the instruction set at run time; every kernel also takes an
 //!   explicit lower level. [`SkinMatrices`] is the palette in the layouts the kernels read.
 //! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar;
 //!   [`bounds`]: per-frame bounds computed from skinned vertices.
 
+mod bindpose;
 pub(crate) mod blocks;
 pub mod bounds;
 pub mod dqs;
@@ -37,6 +45,7 @@ mod prepared;
 pub mod skin;
 mod stream;
 
+pub use bindpose::{BindPoseMesh, BindVertex, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use level::SimdLevel;
 pub use matrices::SkinMatrices;
 pub use output::SkinnedVertex;

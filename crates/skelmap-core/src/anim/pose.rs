@@ -107,23 +107,54 @@ pub struct Palette {
 }
 
 impl Palette {
-    /// Concatenates `pose` down the hierarchy of `skeleton` (parents precede children),
-    /// reusing the palette's allocation.
+    /// Concatenates `pose` down the hierarchy of `skeleton`, reusing the palette's
+    /// allocation: one forward pass in file order when parents precede children (DPM, SKP,
+    /// SL), otherwise in the skeleton's [`hierarchy_order`](Skeleton::hierarchy_order)
+    /// (MS3D, which also builds a parent table of one entry per bone).
     pub fn build<'data>(&mut self, skeleton: &impl Skeleton<'data>, pose: &LocalPose) {
         self.world.clear();
-        for (i, bone) in skeleton.skeleton_bones().enumerate() {
+        let local = |i: usize| {
             let (q, t) = pose
                 .bones
                 .get(i)
                 .copied()
                 .unwrap_or((Quat::IDENTITY, Vec3A::ZERO));
-            let local = Affine3A::from_rotation_translation(q, t.into());
-            let world = match bone.parent().and_then(|p| self.world.get(p)) {
-                Some(parent) => *parent * local,
-                None => local,
-            };
-            self.world.push(world);
+            Affine3A::from_rotation_translation(q, t.into())
+        };
+        let Some(order) = skeleton.hierarchy_order() else {
+            for (i, bone) in skeleton.skeleton_bones().enumerate() {
+                let world = match bone.parent().and_then(|p| self.world.get(p)) {
+                    Some(parent) => *parent * local(i),
+                    None => local(i),
+                };
+                self.world.push(world);
+            }
+            return;
+        };
+        let parents: Vec<Option<usize>> = skeleton.skeleton_bones().map(|b| b.parent()).collect();
+        self.world.extend((0..parents.len()).map(local));
+        for &j in order {
+            let j = usize::from(j);
+            let parent = parents.get(j).copied().flatten();
+            if let Some(parent) = parent.and_then(|p| self.world.get(p)).copied()
+                && let Some(slot) = self.world.get_mut(j)
+            {
+                *slot = parent * *slot;
+            }
         }
+    }
+
+    /// Per bone `self · bind⁻¹`: the transform that moves a vertex stored in the pose of
+    /// `bind` (an MS3D rest pose, an SL first keyframe) to this pose, written into `out`
+    /// (cleared first). Bones missing from either palette are left out.
+    pub fn relative_to(&self, bind: &Palette, out: &mut Vec<Affine3A>) {
+        out.clear();
+        out.extend(
+            self.world
+                .iter()
+                .zip(&bind.world)
+                .map(|(now, rest)| *now * rest.inverse()),
+        );
     }
 
     /// The world transform of `bone` (for attachments), or `None` out of range.

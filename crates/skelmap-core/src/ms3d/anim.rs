@@ -5,14 +5,21 @@
 //! the local transform at time `t` is `rest · [R(key rotation) | key position]`, rotation keys
 //! interpolated as quaternions (shortest arc), position keys linearly, times before the first
 //! or after the last key clamped to it. Absolute transforms follow the parent chain (in the
-//! order [`Ms3d::evaluation_order`] gives, since files do not order parents first). Vertices are
+//! order [`Ms3d::evaluation_order`] gives, since files do not order parents first): the local
+//! poses are [`LocalPose`]s ([`local_rest_pose`], [`local_pose_at`], or frames of the timeline
+//! through [`PoseFrames`]) and the absolute ones a [`Palette`]. Vertices are
 //! stored in model space, so skinning applies `absolute(t) · absolute(rest)⁻¹` per joint and
 //! blends up to four joints by [`Ms3d::vertex_weights`].
 
-use glam::{Affine3A, EulerRot, Quat, Vec3};
+use glam::{Affine3A, EulerRot, Quat, Vec3, Vec3A};
 
 use super::Ms3d;
 use super::raw::Keyframe;
+use crate::anim::{LocalPose, Palette, PoseFrames, skin_bind_positions};
+use crate::limits::Limits;
+
+/// MilkShape's default frame rate, used when a file's keyframer states no usable one.
+pub const DEFAULT_FPS: f32 = 24.0;
 
 /// The rotation of MilkShape Euler angles `[x, y, z]` (radians): `Rz · Ry · Rx`.
 #[must_use]
@@ -20,30 +27,107 @@ pub fn euler_to_quat(angles: [f32; 3]) -> Quat {
     Quat::from_euler(EulerRot::ZYX, angles[2], angles[1], angles[0])
 }
 
+/// The keyframer's rate in frames per second, or [`DEFAULT_FPS`] when it is not a positive
+/// finite number.
+#[must_use]
+pub fn fps(model: &Ms3d<'_>) -> f32 {
+    let fps = model.animation_fps();
+    if fps.is_finite() && fps > 0.0 {
+        fps
+    } else {
+        DEFAULT_FPS
+    }
+}
+
+/// Frames on the timeline: `total_frames`, at least 1 and at most the default
+/// [`Limits::max_frames`] (the field is not bounded by the file's size).
+#[must_use]
+pub fn frame_count(model: &Ms3d<'_>) -> usize {
+    let limit = Limits::DEFAULT.max_frames as usize;
+    usize::try_from(model.total_frames())
+        .unwrap_or(0)
+        .clamp(1, limit)
+}
+
+/// The time in seconds of (fractional) frame index `frame`: `(frame + 1) / fps`, MilkShape
+/// numbering frames from 1 (the convention Irrlicht and assimp follow).
+#[must_use]
+pub fn frame_seconds(model: &Ms3d<'_>, frame: f32) -> f32 {
+    (frame + 1.0) / fps(model)
+}
+
+/// Every joint's parent-relative rest transform into `out` (cleared first).
+pub fn local_rest_pose(model: &Ms3d<'_>, out: &mut LocalPose) {
+    out.bones.clear();
+    out.bones.extend(model.joints().iter().map(|joint| {
+        (
+            euler_to_quat(joint.rotation()),
+            Vec3A::from(joint.position()),
+        )
+    }));
+}
+
+/// Every joint's parent-relative transform at `seconds` into `out` (cleared first): the rest
+/// transform times the keyed rotation (slerp between Euler keys) and translation (lerp).
+pub fn local_pose_at(model: &Ms3d<'_>, seconds: f32, out: &mut LocalPose) {
+    out.bones.clear();
+    out.bones
+        .extend(model.joints().iter().map(|joint| local_at(joint, seconds)));
+}
+
+fn local_at(joint: &super::Joint<'_>, seconds: f32) -> (Quat, Vec3A) {
+    let (rotation_keys, position_keys) = joint.key_slices();
+    let key_rotation = sample(rotation_keys, seconds, |a, b, f| {
+        euler_to_quat(a).slerp(euler_to_quat(b), f)
+    })
+    .unwrap_or(Quat::IDENTITY);
+    let key_position = sample(position_keys, seconds, |a, b, f| {
+        Vec3::from(a).lerp(Vec3::from(b), f)
+    })
+    .unwrap_or(Vec3::ZERO);
+    // rest · [key rotation | key position] as one rotation and translation.
+    let rest = euler_to_quat(joint.rotation());
+    let rotation = (rest * key_rotation).normalize();
+    let translation = Vec3A::from(joint.position()) + Vec3A::from(rest * key_position);
+    (rotation, translation)
+}
+
+/// The timeline's frames as [`PoseFrames`]: frame `f` is the pose at
+/// [`frame_seconds`]`(f)`. [`local_pose_at`] samples between keys at any time instead.
+impl<'data> PoseFrames<'data> for Ms3d<'data> {
+    fn frame_count(&self) -> usize {
+        frame_count(self)
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        if frame >= frame_count(self) {
+            return None;
+        }
+        let joint = self.joints().get(bone)?;
+        Some(local_at(joint, frame_seconds(self, frame as f32)))
+    }
+}
+
 /// Absolute joint transforms of the rest pose, one per joint (file order).
 #[must_use]
 pub fn rest_pose(model: &Ms3d<'_>) -> Vec<Affine3A> {
-    absolute(model, |joint| {
-        local_rest(joint.rotation(), joint.position())
-    })
+    let mut pose = LocalPose::default();
+    local_rest_pose(model, &mut pose);
+    absolute(model, &pose)
 }
 
 /// Absolute joint transforms at `seconds` into the animation, one per joint (file order).
 #[must_use]
 pub fn pose_at(model: &Ms3d<'_>, seconds: f32) -> Vec<Affine3A> {
-    absolute(model, |joint| {
-        let (rotation_keys, position_keys) = joint.key_slices();
-        let rotation = sample(rotation_keys, seconds, |a, b, f| {
-            euler_to_quat(a).slerp(euler_to_quat(b), f)
-        })
-        .unwrap_or(Quat::IDENTITY);
-        let position = sample(position_keys, seconds, |a, b, f| {
-            Vec3::from(a).lerp(Vec3::from(b), f)
-        })
-        .unwrap_or(Vec3::ZERO);
-        local_rest(joint.rotation(), joint.position())
-            * Affine3A::from_rotation_translation(rotation, position)
-    })
+    let mut pose = LocalPose::default();
+    local_pose_at(model, seconds, &mut pose);
+    absolute(model, &pose)
+}
+
+fn absolute(model: &Ms3d<'_>, pose: &LocalPose) -> Vec<Affine3A> {
+    let mut palette = Palette::default();
+    palette.build(model, pose);
+    palette.world
 }
 
 /// Model-space vertex positions skinned with `pose` (from [`pose_at`] or [`rest_pose`]).
@@ -58,54 +142,50 @@ pub fn skin_positions(model: &Ms3d<'_>, pose: &[Affine3A]) -> Vec<[f32; 3]> {
 }
 
 /// [`skin_positions`] into `out`, reusing the caller's storage: writes
-/// `min(out.len(), vertices)` positions and returns how many it wrote.
+/// `min(out.len(), vertices)` positions and returns how many it wrote. Joints missing from
+/// `pose` leave their vertices where they are stored.
+///
+/// This recomputes the rest pose on every call; a runtime skinning every frame keeps the rest
+/// [`Palette`] and calls [`skin_bind_lbs`](crate::anim::skin_bind_lbs) or
+/// [`skin_bind_dqs`](crate::anim::skin_bind_dqs) with [`Palette::relative_to`].
 pub fn skin_positions_into(model: &Ms3d<'_>, pose: &[Affine3A], out: &mut [[f32; 3]]) -> usize {
     let rest = rest_pose(model);
-    let bind: Vec<Affine3A> = pose
+    let mut deltas: Vec<Affine3A> = pose
         .iter()
         .zip(&rest)
         .map(|(now, rest)| *now * rest.inverse())
         .collect();
-    let mut written = 0;
-    for (i, slot) in out.iter_mut().enumerate().take(model.vertices().len()) {
-        let stored = Vec3::from(model.position(i).unwrap_or_default());
-        let weights = model.vertex_weights(i).unwrap_or_default();
-        let mut sum = Vec3::ZERO;
-        let mut total = 0.0;
-        for (joint, weight) in weights.into_iter().flatten() {
-            if let Some(m) = bind.get(usize::from(joint)) {
-                sum += weight * m.transform_point3(stored);
-                total += weight;
-            }
-        }
-        *slot = if total > 0.0 {
-            sum.to_array()
+    // A short pose: the missing joints stay at rest.
+    deltas.resize(rest.len(), Affine3A::IDENTITY);
+    let n = out.len().min(model.vertices().len());
+    let Some(out) = out.get_mut(..n) else {
+        return 0;
+    };
+    let view = Prefix { model, n };
+    match skin_bind_positions(&view, &deltas, out) {
+        Ok(()) => n,
+        Err(_) => 0,
+    }
+}
+
+/// The first `n` vertices of a model, for skinning into a shorter output.
+struct Prefix<'m, 'data> {
+    model: &'m Ms3d<'data>,
+    n: usize,
+}
+
+impl crate::anim::BindPoseMesh for Prefix<'_, '_> {
+    fn bind_vertex_count(&self) -> usize {
+        self.n
+    }
+
+    fn bind_vertex(&self, i: usize) -> Option<crate::anim::BindVertex> {
+        if i < self.n {
+            self.model.bind_vertex(i)
         } else {
-            stored.to_array()
-        };
-        written += 1;
-    }
-    written
-}
-
-fn local_rest(rotation: [f32; 3], position: [f32; 3]) -> Affine3A {
-    Affine3A::from_rotation_translation(euler_to_quat(rotation), Vec3::from(position))
-}
-
-/// Absolute transforms from local ones, parents first.
-fn absolute(model: &Ms3d<'_>, local: impl Fn(&super::Joint<'_>) -> Affine3A) -> Vec<Affine3A> {
-    let joints = model.joints();
-    let mut out = vec![Affine3A::IDENTITY; joints.len()];
-    for &j in model.evaluation_order() {
-        let j = usize::from(j);
-        let Some(joint) = joints.get(j) else { continue };
-        let parent = joint.parent().and_then(|p| out.get(p)).copied();
-        let m = local(joint);
-        if let Some(slot) = out.get_mut(j) {
-            *slot = parent.map_or(m, |p| p * m);
+            None
         }
     }
-    out
 }
 
 /// The keyed value at `t`: clamped to the ends, `blend(a, b, fraction)` between two keys.

@@ -779,6 +779,10 @@ impl<'data> Skeleton<'data> for Ms3d<'data> {
             Bone::new(&j.head.name, parent, 0)
         })
     }
+
+    fn hierarchy_order(&self) -> Option<&[u16]> {
+        Some(&self.order)
+    }
 }
 
 fn invalid(what: &'static str, offset: u64, detail: String) -> Error {

@@ -1,10 +1,11 @@
 //! The SL `.anim` file: independent bone keys with per-keyframe easing (module docs of
 //! [`slmdl`](super) give the layout).
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3A};
 use zerocopy::byteorder::{F32, LittleEndian, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+use crate::anim::{LocalPose, PoseFrames};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat};
@@ -12,6 +13,7 @@ use crate::limits::Limits;
 use crate::probe::Format;
 use crate::read::Reader;
 use crate::rules;
+use crate::skeleton::{Bone, Skeleton};
 
 const FORMAT: Format = Format::SlAnim;
 type Le = LittleEndian;
@@ -249,12 +251,14 @@ impl<'data> SlAnim<'data> {
         (0..self.keyframes).map(|k| self.keyframe(k).map_or(0.0, |(h, _)| h.time.get()))
     }
 
-    /// The pose of every bone at `seconds` into `out` (cleared first): the keyframes around
-    /// `seconds` blended by the earlier one's easing, rotations by shortest-arc slerp of the
-    /// normalised quaternions, translations linearly; clamped before the first and after the
-    /// last keyframe.
-    pub fn sample(&self, seconds: f32, out: &mut Vec<(Quat, Vec3)>) {
-        out.clear();
+    /// The pose of every bone at `seconds` into `out` (cleared first, allocation reused): the
+    /// keyframes around `seconds` blended by the earlier one's easing, rotations by
+    /// shortest-arc slerp of the normalised quaternions, translations linearly; clamped before
+    /// the first and after the last keyframe. Bones are independent, so
+    /// [`Palette::build`](crate::anim::Palette::build) gives them back unchanged as world
+    /// transforms; keyframe 0 is the bind pose.
+    pub fn sample(&self, seconds: f32, out: &mut LocalPose) {
+        out.bones.clear();
         // The first keyframe starting after `seconds` (times are validated non-decreasing).
         let (mut lo, mut hi) = (0u32, self.keyframes);
         while lo < hi {
@@ -292,12 +296,35 @@ impl<'data> SlAnim<'data> {
             let qb = Quat::from_array(y.rotation()).normalize();
             // q and −q are the same rotation: blend along the shorter arc.
             let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
-            let (ta, tb) = (Vec3::from(x.translation()), Vec3::from(y.translation()));
-            out.push((qa.slerp(qb, f), ta.lerp(tb, f)));
+            let (ta, tb) = (Vec3A::from(x.translation()), Vec3A::from(y.translation()));
+            out.bones.push((qa.slerp(qb, f), ta.lerp(tb, f)));
         }
     }
 
     fn time(&self, k: u32) -> f32 {
         self.keyframe(k).map_or(0.0, |(h, _)| h.time.get())
+    }
+}
+
+/// Unnamed bones without parents, one per key of a keyframe.
+impl<'data> Skeleton<'data> for SlAnim<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        (0..self.bones).map(|_| Bone::new(&[], -1, 0))
+    }
+}
+
+/// Keyframes as frames (their times and easings ignored); [`SlAnim::sample`] samples by time.
+impl<'data> PoseFrames<'data> for SlAnim<'data> {
+    fn frame_count(&self) -> usize {
+        self.keyframes as usize
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let (_, keys) = self.keyframe(u32::try_from(frame).ok()?)?;
+        let key = keys.get(bone)?;
+        Some((
+            Quat::from_array(key.rotation()).normalize(),
+            Vec3A::from(key.translation()),
+        ))
     }
 }
