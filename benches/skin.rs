@@ -11,7 +11,8 @@
 //!   shape at 4M vertices, from DRAM) and the corpus DPMs, each at a mid-animation frame.
 //! - `endian-<model>`: the stream and prepared kernels on a corpus DPM (big-endian) and on
 //!   its SKM conversion (little-endian).
-//! - `pose`: `sample` + `Palette::build` per model, throughput in bones.
+//! - `pose`: `sample` + `Palette::build` per model, throughput in bones: from the DPM, from
+//!   its SKP conversion, and from `BakedFrames`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -258,46 +259,69 @@ fn endian(c: &mut Criterion) {
     }
 }
 
-/// Sampling two frames and concatenating the hierarchy, per bone.
+/// One pose row: sample frames `f` and `f + 1` of `source` at 0.3 (frames stepping by 7, so
+/// no frame is reused from the previous iteration), concatenate into a palette over
+/// `skeleton`, and with `matrices` also lay the palette out for the kernels.
+fn pose_row<'d, S: anim::PoseFrames<'d>>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    source: &S,
+    matrices: bool,
+) {
+    let frames = source.frame_count();
+    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+    let mut skin = SkinMatrices::default();
+    let mut frame = 0;
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            frame = (frame + 7) % frames;
+            anim::sample(
+                source,
+                frame,
+                (frame + 1) % frames,
+                0.3,
+                Interpolation::Nlerp,
+                &mut pose,
+            );
+            palette.build(source, &pose);
+            if matrices {
+                skin.update(&palette);
+            }
+            black_box(&palette);
+        })
+    });
+}
+
+/// Sampling two frames and concatenating the hierarchy, per bone: straight from the DPM's
+/// matrices (`dpm`), from its SKM conversion's quaternions (`skp`), and from frames baked
+/// once (`baked`); `+matrices` adds `SkinMatrices::update`.
 fn pose(c: &mut Criterion) {
     let mut group = c.benchmark_group("pose");
     config(&mut group, false);
     for (name, bytes) in common::corpus("dpm") {
         let m = Dpm::parse(&bytes).unwrap();
-        let frames = m.num_frames() as usize;
-        let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-        let mut matrices = SkinMatrices::default();
+        let skp_bytes = convert::from_dpm(&m, &mut Diagnostics::new())
+            .skp
+            .write()
+            .unwrap();
+        let skp = Skp::parse(&skp_bytes).unwrap();
+        let baked = anim::BakedFrames::new(&m).unwrap();
         group.throughput(Throughput::Elements(u64::from(m.num_bones())));
-        let mut frame = 0;
-        group.bench_function(BenchmarkId::new("sample+concat", &name), |b| {
-            b.iter(|| {
-                frame = (frame + 7) % frames;
-                anim::sample(
-                    &m,
-                    frame,
-                    (frame + 1) % frames,
-                    0.3,
-                    Interpolation::Nlerp,
-                    &mut pose,
-                );
-                palette.build(&m, &pose);
-            })
-        });
-        group.bench_function(BenchmarkId::new("sample+concat+matrices", &name), |b| {
-            b.iter(|| {
-                frame = (frame + 7) % frames;
-                anim::sample(
-                    &m,
-                    frame,
-                    (frame + 1) % frames,
-                    0.3,
-                    Interpolation::Nlerp,
-                    &mut pose,
-                );
-                palette.build(&m, &pose);
-                matrices.update(&palette);
-            })
-        });
+        pose_row(&mut group, BenchmarkId::new("dpm", &name), &m, false);
+        pose_row(&mut group, BenchmarkId::new("skp", &name), &skp, false);
+        pose_row(&mut group, BenchmarkId::new("baked", &name), &baked, false);
+        pose_row(
+            &mut group,
+            BenchmarkId::new("dpm+matrices", &name),
+            &m,
+            true,
+        );
+        pose_row(
+            &mut group,
+            BenchmarkId::new("baked+matrices", &name),
+            &baked,
+            true,
+        );
     }
     group.finish();
 }

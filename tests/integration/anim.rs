@@ -317,3 +317,37 @@ fn frame_groups_from_the_tube_frame_names() {
         .collect();
     assert_eq!(summary, [("bind", 0, 1), ("wave", 1, 8)]);
 }
+
+#[test]
+fn baked_frames_sample_exactly_like_the_file_and_refuse_oversized_sources() {
+    use skelmap::anim::{BakeError, BakedFrames};
+    for path in corpus_files("dpm") {
+        let bytes = std::fs::read(&path).unwrap();
+        let m = Dpm::parse(&bytes).unwrap();
+        let baked = BakedFrames::new(&m).unwrap();
+        assert_eq!(baked.frame_count(), m.num_frames() as usize);
+        let (mut direct, mut fast) = (LocalPose::default(), LocalPose::default());
+        let (mut a, mut b) = (Palette::default(), Palette::default());
+        for frame in 0..baked.frame_count() {
+            for interpolation in [Interpolation::Nlerp, Interpolation::Slerp] {
+                anim::sample(&m, frame, frame + 1, 0.3, interpolation, &mut direct);
+                anim::sample(&baked, frame, frame + 1, 0.3, interpolation, &mut fast);
+                assert_eq!(direct, fast, "{} frame {frame}", path.display());
+            }
+            a.build(&m, &direct);
+            b.build(&baked, &fast);
+            assert_eq!(a, b);
+        }
+        assert_eq!(baked.frame(baked.frame_count()), None);
+    }
+    // The tube: 9 frames × 4 bones = 36 poses; a limit of 35 refuses it.
+    let bytes = crate::support::tube().0;
+    let m = Dpm::parse(&bytes).unwrap();
+    assert_eq!(
+        BakedFrames::with_limit(&m, 35).map(|_| ()),
+        Err(BakeError::TooLarge { poses: 36, max: 35 })
+    );
+    let baked = BakedFrames::with_limit(&m, 36).unwrap();
+    assert_eq!(baked.frame(8).map(<[_]>::len), Some(4));
+    assert_eq!(baked.frame(9), None);
+}

@@ -17,8 +17,8 @@ use rayon::prelude::*;
 use skelmap_core::anim::dqs::{deltas, skin_dqs};
 use skelmap_core::anim::skin::skin_scalar;
 use skelmap_core::anim::{
-    Interpolation, LocalPose, Palette, PoseFrames, PreparedMesh, SimdLevel, SkinMatrices,
-    VertexOrder, sample, skin_stream,
+    BakedFrames, Interpolation, LocalPose, Palette, PoseFrames, PreparedMesh, SimdLevel,
+    SkinMatrices, VertexOrder, sample, skin_bind_dqs, skin_bind_lbs, skin_stream,
 };
 use skelmap_core::gamestudio::{PackedVertices, morph};
 use skelmap_core::{Diagnostics, Limits, SkeletalMesh, open_any_with};
@@ -220,25 +220,60 @@ fn kernels<'k>(model: &'k Model<'k>, seconds: f64) -> (usize, Vec<Line<'k>>) {
             )
         }
         Model::Ms3d(m) if !m.joints().is_empty() => {
-            let pose = skelmap_core::ms3d::anim::pose_at(m, 1.0 / 24.0);
+            sampling(m, seconds);
+            // Rest and 1/24 s palettes, computed once: the lines time the kernels.
+            let (mut local, mut rest, mut now) =
+                (LocalPose::default(), Palette::default(), Palette::default());
+            skelmap_core::ms3d::anim::local_rest_pose(m, &mut local);
+            rest.build(m, &local);
+            skelmap_core::ms3d::anim::local_pose_at(m, 1.0 / 24.0, &mut local);
+            now.build(m, &local);
+            let mut affine = Vec::new();
+            now.relative_to(&rest, &mut affine);
+            let dual = deltas(&now, &rest);
             let n = m.vertices().len();
+            let input_bytes = size_of_val(m.vertices());
             (
                 n,
-                vec![Line {
-                    name: "ms3d positions".into(),
-                    input_bytes: size_of_val(m.vertices()),
-                    kernel: Box::new(move |p, _| {
-                        skelmap_core::ms3d::anim::skin_positions_into(m, &pose, p);
-                    }),
-                }],
+                vec![
+                    Line {
+                        name: "ms3d linear blend".into(),
+                        input_bytes,
+                        kernel: Box::new(move |p, q| {
+                            let _ = skin_bind_lbs(m, &affine, p, q);
+                        }),
+                    },
+                    Line {
+                        name: "ms3d dual quaternion".into(),
+                        input_bytes,
+                        kernel: Box::new(move |p, q| {
+                            let _ = skin_bind_dqs(m, &dual, p, q);
+                        }),
+                    },
+                ],
             )
         }
         _ => (0, Vec::new()),
     }
 }
 
-/// Prints how long sampling and concatenating one pose takes, per bone.
+/// Prints how long sampling and concatenating one pose takes, per bone: straight from the
+/// file, and from frames baked once (when the source is small enough to bake).
 fn sampling<'d, S: PoseFrames<'d>>(source: &S, seconds: f64) {
+    let bones = source.skeleton_bones().len().max(1);
+    say!(
+        "sample + palette  {:>10.1} ns per bone ({bones} bones, nlerp between frames)",
+        sample_ns_per_bone(source, seconds)
+    );
+    if let Ok(baked) = BakedFrames::new(source) {
+        say!(
+            "  from baked frames {:>8.1} ns per bone",
+            sample_ns_per_bone(&baked, seconds)
+        );
+    }
+}
+
+fn sample_ns_per_bone<'d, S: PoseFrames<'d>>(source: &S, seconds: f64) -> f64 {
     let bones = source.skeleton_bones().len().max(1);
     let frames = source.frame_count().max(1);
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
@@ -256,10 +291,7 @@ fn sampling<'d, S: PoseFrames<'d>>(source: &S, seconds: f64) {
         palette.build(source, &pose);
         std::hint::black_box(&palette);
     });
-    say!(
-        "sample + palette  {:>10.1} ns per bone ({bones} bones, nlerp between frames)",
-        1e9 / rate / bones as f64
-    );
+    1e9 / rate / bones as f64
 }
 
 /// DPM and SKM: scalar, stream and prepared at every supported SIMD level, and DQS.

@@ -7,6 +7,8 @@
 //!   shortest-arc nlerp or slerp, never lerping raw matrices. MS3D and SL also sample at a time
 //!   in seconds with their own key interpolation (`ms3d::anim::local_pose_at`,
 //!   `SlAnim::sample`).
+//! - [`BakedFrames`] converts every frame once (the explicit copy a runtime sampling the same
+//!   model every frame makes), after which sampling is a load and a blend.
 //! - [`Palette`] holds each bone's world transform, built in one forward pass (validation
 //!   proved every parent precedes its children; MS3D, whose files do not order joints, is
 //!   built in its computed hierarchy order).
@@ -32,6 +34,7 @@
 //! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar;
 //!   [`bounds`]: per-frame bounds computed from skinned vertices.
 
+mod baked;
 mod bindpose;
 pub(crate) mod blocks;
 pub mod bounds;
@@ -45,6 +48,7 @@ mod prepared;
 pub mod skin;
 mod stream;
 
+pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
 pub use bindpose::{BindPoseMesh, BindVertex, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use level::SimdLevel;
 pub use matrices::SkinMatrices;

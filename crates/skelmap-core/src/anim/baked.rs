@@ -1,0 +1,142 @@
+//! Frames converted once to rotations and translations: the explicit copy that makes
+//! sampling a load and a blend.
+//!
+//! Sampling straight from a file converts every bone of both frames on every call (a DPM 3×4
+//! matrix to a quaternion, byte-swapped from big-endian; an SKP quaternion normalised). A
+//! runtime that samples the same model many times per second bakes it once: [`BakedFrames`]
+//! holds every frame's `(rotation, translation)` per bone (32 bytes each, less than a DPM
+//! pose's 48 on disk) and is itself a [`PoseFrames`] and a [`Skeleton`], so
+//! [`sample`](super::sample) and [`Palette::build`](super::Palette::build) take it in place of
+//! the file.
+
+use glam::{Quat, Vec3A};
+
+use super::PoseFrames;
+use crate::skeleton::{Bone, Skeleton};
+
+/// The most poses (frames × bones) [`BakedFrames::new`] converts by default: 4 Mi, 128 MiB.
+/// A DPM or SKP is bounded by its file size long before; an MS3D's frame count is a header
+/// field that no data backs.
+pub const MAX_BAKED_POSES: usize = 1 << 22;
+
+/// Why frames were not baked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BakeError {
+    /// The source has more poses than the limit allows.
+    #[error("baking {poses} poses (frames × bones) exceeds the limit of {max}")]
+    TooLarge {
+        /// Frames × bones of the source.
+        poses: u64,
+        /// The limit.
+        max: u64,
+    },
+}
+
+/// Every frame of a [`PoseFrames`] source as parent-relative `(rotation, translation)` per
+/// bone, rotations unit length, next to the source whose skeleton it keeps.
+///
+/// ```
+/// use skelmap_core::anim::{self, BakedFrames, Interpolation, LocalPose, Palette};
+/// use skelmap_core::{dpm::Dpm, synth};
+///
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let model = Dpm::parse(&bytes)?;
+/// let baked = BakedFrames::new(&model)?;
+/// let (mut direct, mut fast) = (LocalPose::default(), LocalPose::default());
+/// anim::sample(&model, 1, 2, 0.25, Interpolation::Nlerp, &mut direct);
+/// anim::sample(&baked, 1, 2, 0.25, Interpolation::Nlerp, &mut fast);
+/// assert_eq!(direct, fast);
+/// let mut palette = Palette::default();
+/// palette.build(&baked, &fast);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct BakedFrames<'s, S> {
+    source: &'s S,
+    bones: usize,
+    frames: usize,
+    poses: Vec<(Quat, Vec3A)>,
+}
+
+impl<'s, S> BakedFrames<'s, S> {
+    /// Converts every frame of `source` (frames × bones poses, at most [`MAX_BAKED_POSES`]).
+    ///
+    /// # Errors
+    ///
+    /// [`BakeError::TooLarge`] above the limit.
+    pub fn new<'data>(source: &'s S) -> Result<Self, BakeError>
+    where
+        S: PoseFrames<'data>,
+    {
+        Self::with_limit(source, MAX_BAKED_POSES)
+    }
+
+    /// [`BakedFrames::new`] with a limit of `max_poses`.
+    ///
+    /// # Errors
+    ///
+    /// [`BakeError::TooLarge`] above `max_poses`.
+    pub fn with_limit<'data>(source: &'s S, max_poses: usize) -> Result<Self, BakeError>
+    where
+        S: PoseFrames<'data>,
+    {
+        let (bones, frames) = (source.skeleton_bones().len(), source.frame_count());
+        let poses = bones.checked_mul(frames).filter(|&n| n <= max_poses);
+        let Some(count) = poses else {
+            return Err(BakeError::TooLarge {
+                poses: (bones as u64).saturating_mul(frames as u64),
+                max: max_poses as u64,
+            });
+        };
+        let mut poses = Vec::with_capacity(count);
+        for frame in 0..frames {
+            let start = poses.len();
+            poses.extend(source.frame_poses(frame).take(bones));
+            poses.resize(start + bones, (Quat::IDENTITY, Vec3A::ZERO));
+        }
+        Ok(BakedFrames {
+            source,
+            bones,
+            frames,
+            poses,
+        })
+    }
+
+    /// The source the frames came from.
+    #[must_use]
+    pub fn source(&self) -> &'s S {
+        self.source
+    }
+
+    /// The poses of `frame`, one per bone, or `None` out of range.
+    #[must_use]
+    pub fn frame(&self, frame: usize) -> Option<&[(Quat, Vec3A)]> {
+        let start = frame.checked_mul(self.bones)?;
+        self.poses.get(start..start.checked_add(self.bones)?)
+    }
+}
+
+/// The source's bones and hierarchy.
+impl<'data, S: Skeleton<'data>> Skeleton<'data> for BakedFrames<'_, S> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.source.skeleton_bones()
+    }
+
+    fn hierarchy_order(&self) -> Option<&[u16]> {
+        self.source.hierarchy_order()
+    }
+}
+
+impl<'data, S: PoseFrames<'data>> PoseFrames<'data> for BakedFrames<'_, S> {
+    fn frame_count(&self) -> usize {
+        self.frames
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        self.frame(frame)?.get(bone).copied()
+    }
+
+    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
+        self.frame(frame).unwrap_or_default().iter().copied()
+    }
+}
