@@ -46,7 +46,7 @@
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
 //! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::write`] |
 //! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Ms3dBuilder`] |
-//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling) | [`slmdl::SlMdlBuilder`], [`slmdl::SlAnimBuilder`] |
+//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`anim::skin_bind_dqs`]) | [`slmdl::SlMdlBuilder`], [`slmdl::SlAnimBuilder`] |
 
 #![deny(missing_docs)]
 
