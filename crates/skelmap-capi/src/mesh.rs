@@ -86,10 +86,9 @@ impl<T: Copy, const N: usize> Strided<T, N> {
             ));
         }
         for (i, v) in values.iter().enumerate() {
-            // SAFETY: `i < capacity`, so the element's bytes lie inside the span `new`
-            // checked and the caller promised writable; the write is unaligned, so any
-            // address and stride the caller chose is fine. `values` is Rust memory and
-            // cannot overlap the caller's buffer.
+            // SAFETY: `i < capacity`: the bytes lie in the span `new` checked and the caller
+            // promised writable; unaligned, so any address and stride works. `values` is
+            // Rust memory and cannot overlap the caller's buffer.
             unsafe {
                 self.ptr
                     .cast::<u8>()

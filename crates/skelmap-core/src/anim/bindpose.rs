@@ -169,7 +169,9 @@ pub fn skin_bind_positions(
     lbs(mesh, deltas, positions, None)
 }
 
-fn lbs(
+/// Linear blend of the first `min(positions.len(), vertices)` vertices (and their normals,
+/// when asked for).
+pub(crate) fn lbs(
     mesh: &impl BindPoseMesh,
     deltas: &[Affine3A],
     positions: &mut [[f32; 3]],

@@ -44,19 +44,27 @@ impl DualQuat {
 
 /// A weighted sum of dual quaternions, each taken in the hemisphere of the first (`q` and
 /// `−q` are one rotation), normalised by [`Blend::finish`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Blend {
     real: Quat,
     dual: Quat,
     pivot: Option<Quat>,
 }
 
+impl Default for Blend {
+    /// The empty sum.
+    fn default() -> Self {
+        let zero = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+        Blend {
+            real: zero,
+            dual: zero,
+            pivot: None,
+        }
+    }
+}
+
 impl Blend {
     pub(crate) fn add(&mut self, d: &DualQuat, weight: f32) {
-        if self.pivot.is_none() {
-            self.real = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
-            self.dual = self.real;
-        }
         let sign = if self.pivot.get_or_insert(d.real).dot(d.real) < 0.0 {
             -1.0
         } else {
@@ -68,11 +76,7 @@ impl Blend {
 
     /// The normalised blend; the identity when nothing (or only zero weight) was added.
     pub(crate) fn finish(self) -> DualQuat {
-        let len = if self.pivot.is_some() {
-            self.real.length()
-        } else {
-            0.0
-        };
+        let len = self.real.length();
         if len > 0.0 {
             DualQuat {
                 real: self.real * (1.0 / len),
@@ -81,7 +85,7 @@ impl Blend {
         } else {
             DualQuat {
                 real: Quat::IDENTITY,
-                dual: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                dual: Blend::default().dual,
             }
         }
     }

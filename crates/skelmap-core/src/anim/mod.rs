@@ -35,7 +35,7 @@
 //!   [`bounds`]: per-frame bounds computed from skinned vertices.
 
 mod baked;
-mod bindpose;
+pub(crate) mod bindpose;
 pub(crate) mod blocks;
 pub mod bounds;
 pub mod dqs;

@@ -15,7 +15,7 @@ use glam::{Affine3A, EulerRot, Quat, Vec3, Vec3A};
 
 use super::Ms3d;
 use super::raw::Keyframe;
-use crate::anim::{LocalPose, Palette, PoseFrames, skin_bind_positions};
+use crate::anim::{LocalPose, Palette, PoseFrames};
 use crate::limits::Limits;
 
 /// MilkShape's default frame rate, used when a file's keyframer states no usable one.
@@ -158,33 +158,9 @@ pub fn skin_positions_into(model: &Ms3d<'_>, pose: &[Affine3A], out: &mut [[f32;
     // A short pose: the missing joints stay at rest.
     deltas.resize(rest.len(), Affine3A::IDENTITY);
     let n = out.len().min(model.vertices().len());
-    let Some(out) = out.get_mut(..n) else {
-        return 0;
-    };
-    let view = Prefix { model, n };
-    match skin_bind_positions(&view, &deltas, out) {
+    match crate::anim::bindpose::lbs(model, &deltas, out, None) {
         Ok(()) => n,
         Err(_) => 0,
-    }
-}
-
-/// The first `n` vertices of a model, for skinning into a shorter output.
-struct Prefix<'m, 'data> {
-    model: &'m Ms3d<'data>,
-    n: usize,
-}
-
-impl crate::anim::BindPoseMesh for Prefix<'_, '_> {
-    fn bind_vertex_count(&self) -> usize {
-        self.n
-    }
-
-    fn bind_vertex(&self, i: usize) -> Option<crate::anim::BindVertex> {
-        if i < self.n {
-            self.model.bind_vertex(i)
-        } else {
-            None
-        }
     }
 }
 
