@@ -10,7 +10,7 @@ use crate::support::{corpus_dir, manifest};
 #[test]
 fn every_corpus_dpm_matches_the_manifest() {
     let Some(dir) = corpus_dir("dpm") else { return };
-    let rows = manifest(".dpm");
+    let rows = manifest("dpm");
     let on_disk = std::fs::read_dir(&dir).unwrap().count();
     assert_eq!(
         rows.len(),

@@ -666,7 +666,7 @@ fn morph_kernels_agree_on_every_corpus_frame() {
 #[test]
 fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
     let Some(dir) = corpus_dir("mdl") else { return };
-    let rows = manifest(".mdl");
+    let rows = manifest("mdl");
     assert_eq!(rows.len(), 6);
     for row in &rows {
         let bytes = std::fs::read(dir.join(&row.file)).unwrap();
@@ -759,7 +759,7 @@ fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
 #[test]
 fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
     let Some(dir) = corpus_dir("hmp") else { return };
-    for row in manifest(".hmp") {
+    for row in manifest("hmp") {
         let bytes = std::fs::read(dir.join(&row.file)).unwrap();
         let mut diag = Diagnostics::new();
         let h = Hmp::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();

@@ -67,25 +67,34 @@ impl ManifestRow {
     }
 }
 
-/// The rows of corpus/MANIFEST.md whose file name ends with `ext`.
-pub fn manifest(ext: &str) -> Vec<ManifestRow> {
+/// The rows of corpus/MANIFEST.md in the section of corpus folder `folder` (the section
+/// heading ends with `` `folder/` ``): folders can share an extension (`mdl/`, `mdl_quake/`).
+pub fn manifest(folder: &str) -> Vec<ManifestRow> {
     let Some(dir) = corpus_dir("") else {
         return Vec::new();
     };
     let text = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();
-    text.lines()
-        .filter(|l| l.starts_with("| `"))
-        .filter_map(|l| {
-            let cells: Vec<&str> = l.split(" | ").collect();
-            let file = cells[0].trim_start_matches("| `").trim_end_matches('`');
-            file.ends_with(ext).then(|| ManifestRow {
-                file: file.to_string(),
-                size: cells[1].parse().unwrap(),
-                sha256: cells[2].trim_matches('`').to_string(),
-                summary: cells[6..].join(" | "),
-            })
-        })
-        .collect()
+    let heading = format!("`{folder}/`");
+    let mut inside = false;
+    let mut rows = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            inside = line.trim_end().ends_with(&heading);
+            continue;
+        }
+        if !inside || !line.starts_with("| `") {
+            continue;
+        }
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let file = cells[0].trim_start_matches("| `").trim_end_matches('`');
+        rows.push(ManifestRow {
+            file: file.to_string(),
+            size: cells[1].parse().unwrap(),
+            sha256: cells[2].trim_matches('`').to_string(),
+            summary: cells[6..].join(" | "),
+        });
+    }
+    rows
 }
 
 /// The default procedural tube: 4 bones (the last an attachment), 1 mesh of 136 vertices and
