@@ -240,7 +240,7 @@ fn record_is_bad<O: ByteOrder>(r: &BoneVert<O>, masks: Masks, num_bones: u32) ->
 
 /// The error for an influence count of 0 or above the limit.
 #[cold]
-fn bad_count(format: crate::probe::Format, offset: u64, count: u32, max: u32) -> Error {
+fn bad_count(format: crate::format::Format, offset: u64, count: u32, max: u32) -> Error {
     if count == 0 {
         Error::Invalid {
             format,
@@ -262,7 +262,7 @@ fn bad_count(format: crate::probe::Format, offset: u64, count: u32, max: u32) ->
 #[cold]
 fn warn_influence_sum(
     diag: &mut Diagnostics,
-    format: crate::probe::Format,
+    format: crate::format::Format,
     offset: u64,
     count: u32,
     sum: f32,
@@ -284,7 +284,7 @@ fn all_finite<O: ByteOrder>(v: &[F32<O>; 3]) -> bool {
 /// Finds the first offending field among `records` (which are known to contain one).
 #[cold]
 fn locate_bad_record<O: ByteOrder>(
-    format: crate::probe::Format,
+    format: crate::format::Format,
     records: &[BoneVert<O>],
     at: u64,
     num_bones: u32,

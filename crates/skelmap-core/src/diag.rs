@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use crate::probe::Format;
+use crate::format::Format;
 
 /// What kind of oddity a [`Warning`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

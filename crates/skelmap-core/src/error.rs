@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use crate::probe::Format;
+use crate::format::Format;
 
 /// Result alias used throughout skelmap.
 pub type Result<T, E = Error> = core::result::Result<T, E>;

@@ -56,6 +56,7 @@ mod diag;
 pub mod dpm;
 mod error;
 mod floatbits;
+pub mod format;
 pub mod gamestudio;
 mod geometry;
 mod limits;
@@ -77,8 +78,9 @@ pub use glam;
 
 pub use diag::{Diagnostics, Warning, WarningKind};
 pub use error::{Error, Result};
+pub use format::{Format, UnknownFormat};
 pub use geometry::{MeshGeometry, SkeletalMesh};
 pub use limits::Limits;
-pub use probe::{AnyModel, Format, UnknownFormat, open_any, open_any_with};
+pub use probe::{AnyModel, open_any, open_any_with};
 pub use skeleton::{Bone, Skeleton};
 pub use source::Source;

@@ -1,126 +1,14 @@
-//! Recognising a format from its first bytes, and opening whatever a buffer holds.
-//!
-//! Detection is by magic bytes only, never by file name: a renamed file is still recognised,
-//! and a file named `.dpm` that is something else is reported as unknown.
-
-use core::fmt;
+//! Opening whatever a buffer holds, by its magic bytes ([`Format::sniff`]).
 
 use crate::diag::Diagnostics;
 use crate::dpm::Dpm;
 use crate::error::Result;
+use crate::format::Format;
 use crate::gamestudio::{Hmp, Mdl};
 use crate::limits::Limits;
 use crate::ms3d::Ms3d;
 use crate::skm::{Skm, Skp};
 use crate::slmdl::SlMdl;
-
-/// The file formats skelmap knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// DarkPlaces skeletal model (`DARKPLACESMODEL\0`, type 2, big-endian).
-    Dpm,
-    /// Qfusion/Warsow skeletal mesh (`SKM1`, type 2, little-endian).
-    Skm,
-    /// Qfusion/Warsow skeleton and animation (`SKM1` as well; told apart by header layout).
-    Skp,
-    /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
-    Ms3d,
-    /// 3D GameStudio model (`MDL3`, `MDL4`, `MDL5`; `MDL2` and `MDL7` are refused).
-    Mdl,
-    /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
-    Hmp,
-    /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
-    SlMdl,
-    /// The "SL" engine's `.anim` (no magic: opened explicitly, never sniffed).
-    SlAnim,
-}
-
-impl Format {
-    /// Every format, in probe order.
-    pub const ALL: &'static [Format] = &[
-        Format::Dpm,
-        Format::Skm,
-        Format::Skp,
-        Format::Ms3d,
-        Format::Mdl,
-        Format::Hmp,
-        Format::SlMdl,
-        Format::SlAnim,
-    ];
-
-    /// Recognises the format of `data` from its magic bytes.
-    ///
-    /// ```
-    /// use skelmap_core::Format;
-    /// assert_eq!(Format::sniff(b"DARKPLACESMODEL\0\0\0\0\x02"), Some(Format::Dpm));
-    /// assert_eq!(Format::sniff(b"not a model"), None);
-    /// ```
-    #[must_use]
-    pub fn sniff(data: &[u8]) -> Option<Format> {
-        let format = Format::ALL
-            .iter()
-            .copied()
-            .find(|f| !f.magic().is_empty() && data.starts_with(f.magic()))?;
-        // SKM and SKP share their magic; the header layout tells them apart.
-        if format == Format::Skm && crate::skm::looks_like_skp(data) {
-            return Some(Format::Skp);
-        }
-        Some(format)
-    }
-
-    /// The magic bytes a file of this format starts with: empty for `.anim`, which has none;
-    /// for MDL and HMP the prefix every version shares (`MDL`, `HMP`), so that the versions
-    /// skelmap does not read are still recognised and refused by name.
-    #[must_use]
-    pub fn magic(self) -> &'static [u8] {
-        match self {
-            Format::Dpm => crate::dpm::raw::DPM_MAGIC,
-            Format::Skm | Format::Skp => crate::skm::raw::SKM_MAGIC,
-            Format::Ms3d => crate::ms3d::raw::MS3D_MAGIC,
-            Format::Mdl => b"MDL",
-            Format::Hmp => b"HMP",
-            Format::SlMdl => crate::slmdl::SLMDL_MAGIC,
-            Format::SlAnim => &[],
-        }
-    }
-
-    /// The short upper-case name used in messages (`"DPM"`).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Dpm => "DPM",
-            Format::Skm => "SKM",
-            Format::Skp => "SKP",
-            Format::Ms3d => "MS3D",
-            Format::Mdl => "MDL",
-            Format::Hmp => "HMP",
-            Format::SlMdl => "SL mdl",
-            Format::SlAnim => "SL anim",
-        }
-    }
-
-    /// The usual file extension, without the dot.
-    #[must_use]
-    pub fn extension(self) -> &'static str {
-        match self {
-            Format::Dpm => "dpm",
-            Format::Skm => "skm",
-            Format::Skp => "skp",
-            Format::Ms3d => "ms3d",
-            Format::Mdl => "mdl",
-            Format::Hmp => "hmp",
-            Format::SlMdl => "mdl",
-            Format::SlAnim => "anim",
-        }
-    }
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// A validated view of any supported format.
 #[derive(Debug, Clone)]
@@ -157,11 +45,6 @@ impl AnyModel<'_> {
         }
     }
 }
-
-/// The error for data whose magic matches no known format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("unrecognised file: the first bytes match no supported format")]
-pub struct UnknownFormat;
 
 /// Sniffs `data` and validates it as the format found, with default limits.
 ///

@@ -11,7 +11,7 @@ use core::ops::Range;
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
 use crate::error::{Error, Result};
-use crate::probe::Format;
+use crate::format::Format;
 
 /// Types a [`Reader`] can overlay on bytes: plain old data with alignment 1.
 pub(crate) trait Raw: FromBytes + KnownLayout + Immutable + Unaligned {}

@@ -8,9 +8,9 @@ use zerocopy::byteorder::{ByteOrder, F32, U32};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat, raw};
+use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
-use crate::probe::Format;
 use crate::read::Reader;
 
 /// Rejects data longer than [`Limits::max_file_size`].

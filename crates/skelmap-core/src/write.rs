@@ -2,7 +2,7 @@
 //! conversions of counts, offsets and names into fixed-size fields.
 
 use crate::error::{Error, Result};
-use crate::probe::Format;
+use crate::format::Format;
 
 /// A bone to write (DPM or SKP).
 #[derive(Debug, Clone, PartialEq)]

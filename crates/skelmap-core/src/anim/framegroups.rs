@@ -7,7 +7,7 @@
 //! skipped.
 
 use crate::error::{Error, Result};
-use crate::probe::Format;
+use crate::format::Format;
 
 /// A named range of frames.
 #[derive(Debug, Clone, PartialEq)]

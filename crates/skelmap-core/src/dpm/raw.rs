@@ -8,8 +8,7 @@
 use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-/// The 16 bytes every DPM starts with (`"DARKPLACESMODEL"` and a NUL).
-pub const DPM_MAGIC: &[u8; 16] = b"DARKPLACESMODEL\0";
+pub use crate::format::DPM_MAGIC;
 
 /// The only defined `type`: hierarchical skeletal pose.
 pub const DPM_TYPE_SKELETAL: u32 = 2;

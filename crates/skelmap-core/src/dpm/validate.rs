@@ -20,8 +20,8 @@ use super::view::Dpm;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat, raw};
+use crate::format::Format;
 use crate::limits::Limits;
-use crate::probe::Format;
 use crate::read::Reader;
 use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
 

@@ -10,9 +10,9 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{BigEndian, F32, U32};
 
 use super::raw;
+use crate::format::Format;
 use crate::geometry::{MeshGeometry, SkeletalMesh};
 use crate::name;
-use crate::probe::Format;
 use crate::read::Reader;
 use crate::skeleton::{Bone, Skeleton};
 

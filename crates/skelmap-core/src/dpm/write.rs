@@ -11,7 +11,7 @@ use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 
 use super::raw::{self, BonePose, DPM_MAGIC, DPM_TYPE_SKELETAL, Header};
 use crate::error::{Error, Result};
-use crate::probe::Format;
+use crate::format::Format;
 use crate::write;
 pub use crate::write::{BoneDef, Influence};
 

@@ -34,9 +34,9 @@ use super::raw::{Hmp5Vertex, Hmp7Vertex, HmpHeader, TrivertxWord};
 use super::skin::{Skin, SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
-use crate::probe::Format;
 use crate::read::Reader;
 use crate::rules;
 

@@ -22,8 +22,8 @@ use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::raw::Mdl7Material;
 use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::limits::Limits;
-use crate::probe::Format;
 use crate::read::Walk;
 
 type Le = LittleEndian;

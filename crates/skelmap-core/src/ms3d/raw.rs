@@ -11,8 +11,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 type Le = LittleEndian;
 
-/// The 10 bytes every MS3D starts with.
-pub const MS3D_MAGIC: &[u8; 10] = b"MS3D000000";
+pub use crate::format::MS3D_MAGIC;
 
 /// `ms3d_header_t`, 14 bytes.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]

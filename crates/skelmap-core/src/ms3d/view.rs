@@ -12,9 +12,9 @@ use super::raw::{
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat, raw};
+use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
-use crate::probe::Format;
 use crate::read::{Reader, Walk};
 use crate::rules;
 use crate::skeleton::{Bone, Skeleton};

@@ -10,7 +10,7 @@ use super::raw::{
     Triangle, Vertex, VertexEx1,
 };
 use crate::error::Result;
-use crate::probe::Format;
+use crate::format::Format;
 use crate::write::{name_field, u32_field};
 
 type Le = LittleEndian;

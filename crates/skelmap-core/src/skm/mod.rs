@@ -38,9 +38,6 @@ pub use resolve::{FsResolver, Resolver, SkmFiles, SkmModel};
 pub use skp::{Skp, SkpFrameView};
 pub use write::{SkmBuilder, SkmMeshDef, SkpBuilder, SkpFrameDef};
 
-use zerocopy::FromBytes;
-use zerocopy::byteorder::{LittleEndian, U32};
-
 /// The header words an SKM and an SKP share, at the same offsets in both.
 pub(crate) struct SharedHeader {
     /// `type_` (offset 4).
@@ -63,7 +60,7 @@ const _: () = {
 /// `data` cut to it) and `1 ≤ num_bones ≤ limits.max_bones` (`no_bones` is the message when
 /// it is 0).
 pub(crate) fn check_shared_header<'data>(
-    format: crate::probe::Format,
+    format: crate::format::Format,
     data: &'data [u8],
     words: SharedHeader,
     header_size: usize,
@@ -99,32 +96,4 @@ pub(crate) fn check_shared_header<'data>(
     Ok(data)
 }
 
-/// The little-endian `u32` at `at`, or 0 past the end.
-fn word(data: &[u8], at: usize) -> u64 {
-    data.get(at..at + 4)
-        .and_then(|b| U32::<LittleEndian>::read_from_bytes(b).ok())
-        .map_or(0, |v| u64::from(v.get()))
-}
-
-/// `true` if `data` has an SKM's header layout that no SKP can have: the first table starts
-/// inside an SKP's 28-byte header (at 24, right after an SKM's).
-#[must_use]
-pub(crate) fn looks_like_skm(data: &[u8]) -> bool {
-    data.len() >= size_of::<raw::SkmHeader>() && (24..28).contains(&word(data, 20))
-}
-
-/// `true` if `data` (starting with `SKM1`) has the header layout of an SKP skeleton file
-/// rather than an SKM mesh file (see the module docs).
-#[must_use]
-pub fn looks_like_skp(data: &[u8]) -> bool {
-    let word = |at: usize| word(data, at);
-    let (len, header) = (data.len() as u64, size_of::<raw::SkpHeader>() as u64);
-    let (num_bones, num_frames, ofs_bones, ofs_frames) = (word(12), word(16), word(20), word(24));
-    len >= header
-        && ofs_bones >= header
-        && ofs_frames >= header
-        && num_bones >= 1
-        && num_frames >= 1
-        && ofs_bones + 72 * num_bones <= len
-        && ofs_frames + 68 * num_frames <= len
-}
+pub use crate::format::{looks_like_skm, looks_like_skp};

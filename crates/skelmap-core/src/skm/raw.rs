@@ -7,8 +7,7 @@
 use zerocopy::byteorder::{F32, I32, LittleEndian, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-/// The 4 bytes both SKM and SKP files start with.
-pub const SKM_MAGIC: &[u8; 4] = b"SKM1";
+pub use crate::format::SKM_MAGIC;
 
 /// The only defined `type`.
 pub const SKM_TYPE: u32 = 2;
@@ -149,10 +148,10 @@ pub type BoneVert = crate::bonevert::BoneVert<Le>;
 /// `dskmvertex_t`: the influence count that precedes a vertex's [`BoneVert`]s.
 pub type VertexCount = crate::bonevert::VertexCount<Le>;
 
-const _: () = assert!(size_of::<SkmHeader>() == 24);
+const _: () = assert!(size_of::<SkmHeader>() as u64 == crate::format::SKM_HEADER_SIZE);
 const _: () = assert!(size_of::<SkmMesh>() == 156);
-const _: () = assert!(size_of::<SkpHeader>() == 28);
-const _: () = assert!(size_of::<SkpBone>() == 72);
-const _: () = assert!(size_of::<SkpFrame>() == 68);
+const _: () = assert!(size_of::<SkpHeader>() as u64 == crate::format::SKP_HEADER_SIZE);
+const _: () = assert!(size_of::<SkpBone>() as u64 == crate::format::SKP_BONE_SIZE);
+const _: () = assert!(size_of::<SkpFrame>() as u64 == crate::format::SKP_FRAME_SIZE);
 const _: () = assert!(size_of::<SkpBonePose>() == 28);
 const _: () = assert!(size_of::<BoneVert>() == 32);

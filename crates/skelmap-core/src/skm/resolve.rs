@@ -19,8 +19,8 @@ use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
 use super::{Skm, Skp};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::limits::Limits;
-use crate::probe::Format;
 use crate::skeleton::{Bone, Skeleton};
 use crate::source::Source;
 

@@ -13,7 +13,7 @@ use super::raw::{
     SkpHeader,
 };
 use crate::error::Result;
-use crate::probe::Format;
+use crate::format::Format;
 use crate::write::{self, put_texcoords, put_u32s, put_vertices, vertices_size};
 pub use crate::write::{BoneDef, Influence};
 

@@ -6,16 +6,15 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, raw};
+use crate::format::Format;
 use crate::limits::Limits;
-use crate::probe::Format;
 use crate::read::Reader;
 use crate::rules;
 
 const FORMAT: Format = Format::SlMdl;
 type Le = LittleEndian;
 
-/// The 4 bytes every SL `mdl` starts with.
-pub const SLMDL_MAGIC: &[u8; 4] = b"mdl\0";
+pub use crate::format::SLMDL_MAGIC;
 
 /// How far stored blend weights may sum above 1 (rounding in exporters).
 pub const WEIGHT_TOLERANCE: f32 = 1e-3;
