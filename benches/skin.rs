@@ -25,13 +25,11 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
 use rayon::prelude::*;
-use skelmap::anim::dqs::{deltas, skin_dqs};
-use skelmap::anim::skin::skin_scalar;
-use skelmap::anim::{
-    self, Interpolation, LocalPose, Palette, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder,
-    skin_stream,
-};
 use skelmap::dpm::Dpm;
+use skelmap::pose::{self, Interpolation, LocalPose, Palette};
+use skelmap::skin::dqs::{deltas, skin_dqs};
+use skelmap::skin::skin_scalar;
+use skelmap::skin::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Limits, SkeletalMesh};
@@ -63,14 +61,14 @@ struct Posed {
     matrices: SkinMatrices,
 }
 
-fn posed<'d, S: anim::PoseFrames<'d>>(m: &S) -> Posed {
+fn posed<'d, S: pose::PoseFrames<'d>>(m: &S) -> Posed {
     let frames = m.frame_count();
     let mid = frames / 2;
     let (mut pose, mut palette, mut bind) =
         (LocalPose::default(), Palette::default(), Palette::default());
-    anim::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    pose::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
     bind.build(m, &pose);
-    anim::sample(
+    pose::sample(
         m,
         mid,
         (mid + 1).min(frames - 1),
@@ -262,7 +260,7 @@ fn endian(c: &mut Criterion) {
 /// One pose row: sample frames `f` and `f + 1` of `source` at 0.3 (frames stepping by 7, so
 /// no frame is reused from the previous iteration), concatenate into a palette over
 /// `skeleton`, and with `matrices` also lay the palette out for the kernels.
-fn pose_row<'d, S: anim::PoseFrames<'d>>(
+fn pose_row<'d, S: pose::PoseFrames<'d>>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     id: BenchmarkId,
     source: &S,
@@ -275,7 +273,7 @@ fn pose_row<'d, S: anim::PoseFrames<'d>>(
     group.bench_function(id, |b| {
         b.iter(|| {
             frame = (frame + 7) % frames;
-            anim::sample(
+            pose::sample(
                 source,
                 frame,
                 (frame + 1) % frames,
@@ -305,7 +303,7 @@ fn pose(c: &mut Criterion) {
             .write()
             .unwrap();
         let skp = Skp::parse(&skp_bytes).unwrap();
-        let baked = anim::BakedFrames::new(&m).unwrap();
+        let baked = pose::BakedFrames::new(&m).unwrap();
         group.throughput(Throughput::Elements(u64::from(m.num_bones())));
         pose_row(&mut group, BenchmarkId::new("dpm", &name), &m, false);
         pose_row(&mut group, BenchmarkId::new("skp", &name), &skp, false);

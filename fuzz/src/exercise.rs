@@ -5,10 +5,11 @@
 //! `cargo test`.
 
 use skelmap_core::AnyModel;
-use skelmap_core::anim::{self as skeletal, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::ms3d::{Ms3d, anim};
+use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap_core::skin;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::slmdl::{SlAnim, SlMdl};
 use skelmap_core::{Bone, SkeletalMesh, Skeleton};
@@ -173,16 +174,16 @@ pub fn ms3d(m: &Ms3d<'_>) {
         // files; here, arbitrary joint transforms must not make it panic).
         let (mut local, mut bind, mut now) = Default::default();
         anim::local_rest_pose(m, &mut local);
-        skelmap_core::anim::Palette::build(&mut bind, m, &local);
+        skelmap_core::pose::Palette::build(&mut bind, m, &local);
         anim::local_pose_at(m, 0.5, &mut local);
-        skelmap_core::anim::Palette::build(&mut now, m, &local);
-        let mut dq = skelmap_core::anim::dqs::deltas(&bind, &bind);
+        skelmap_core::pose::Palette::build(&mut now, m, &local);
+        let mut dq = skelmap_core::skin::dqs::deltas(&bind, &bind);
         let mut out = vec![[0.0; 3]; 2 * vertices];
         let (positions, normals) = out.split_at_mut(vertices);
-        skelmap_core::anim::skin_bind_dqs(m, &dq, positions, normals)
+        skelmap_core::skin::skin_bind_dqs(m, &dq, positions, normals)
             .expect("the model's own palette covers its joints");
-        dq = skelmap_core::anim::dqs::deltas(&now, &bind);
-        skelmap_core::anim::skin_bind_dqs(m, &dq, positions, normals)
+        dq = skelmap_core::skin::dqs::deltas(&now, &bind);
+        skelmap_core::skin::skin_bind_dqs(m, &dq, positions, normals)
             .expect("the model's own palette covers its joints");
     }
 }
@@ -223,7 +224,7 @@ pub fn slanim(a: &SlAnim<'_>) {
         let (_, _, keys) = a.key(k).expect("keyframe in range");
         assert_eq!(keys.len(), a.bone_count() as usize);
     }
-    let mut pose = skelmap_core::anim::LocalPose::default();
+    let mut pose = skelmap_core::pose::LocalPose::default();
     for t in [
         times[0] - 1.0,
         times[0],
@@ -303,7 +304,7 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
         } else {
             Interpolation::Slerp
         };
-        skeletal::sample(
+        pose::sample(
             model,
             frame,
             (frame + 1).min(frames - 1),
@@ -315,8 +316,7 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
         for mesh in meshes.clone() {
             let n = mesh.num_verts() as usize;
             let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-            skeletal::skin::skin_scalar(&mesh, &palette, &mut p, &mut q)
-                .expect("a validated model skins");
+            skin::skin_scalar(&mesh, &palette, &mut p, &mut q).expect("a validated model skins");
             kernels_agree(&mesh, &palette, &p);
         }
     }
@@ -326,7 +326,7 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
 /// within a rounding bound scaled by the largest term (fuzzed values may be huge, and fused
 /// multiply-adds round differently).
 fn kernels_agree<'a>(mesh: &impl SkeletalMesh<'a>, palette: &Palette, want: &[[f32; 3]]) {
-    use skeletal::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
+    use skin::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
     let max_m = palette
         .world
         .iter()
@@ -358,7 +358,7 @@ fn kernels_agree<'a>(mesh: &impl SkeletalMesh<'a>, palette: &Palette, want: &[[f
         }
     };
     for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
-        skeletal::skin_stream(mesh, &matrices, level, &mut p, &mut q).expect("stream skins");
+        skin::skin_stream(mesh, &matrices, level, &mut p, &mut q).expect("stream skins");
         check(&p, "stream");
         prepared
             .skin(&matrices, level, VertexOrder::Original, &mut p, &mut q)

@@ -2,9 +2,9 @@
 //! straight from the files' matrices, across formats (DPM and its SKM conversion), and at the
 //! sampling endpoints.
 
-use skelmap::anim::skin::{SkinError, skin_scalar};
-use skelmap::anim::{self, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap::dpm::Dpm;
+use skelmap::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap::skin::{SkinError, skin_scalar};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::{Diagnostics, SkeletalMesh};
 
@@ -44,7 +44,7 @@ fn absolute_f64(m: &Dpm<'_>, frame: usize) -> Vec<M64> {
 /// difference relative to the model's size.
 fn worst_error(m: &Dpm<'_>, frame: usize) -> f64 {
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-    anim::sample(m, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
+    pose::sample(m, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
     palette.build(m, &pose);
     let abs = absolute_f64(m, frame);
     let scale = f64::from(m.all_radius()).max(1.0);
@@ -119,9 +119,9 @@ fn dpm_and_its_skm_conversion_skin_alike() {
             (LocalPose::default(), Palette::default(), Palette::default());
         for frame in (0..frames).step_by((frames / 6).max(1)) {
             let g = (frame + 1).min(frames - 1);
-            anim::sample(&dpm, frame, g, 0.4, Interpolation::Slerp, &mut pose);
+            pose::sample(&dpm, frame, g, 0.4, Interpolation::Slerp, &mut pose);
             pal_d.build(&dpm, &pose);
-            anim::sample(&skm, frame, g, 0.4, Interpolation::Slerp, &mut pose);
+            pose::sample(&skm, frame, g, 0.4, Interpolation::Slerp, &mut pose);
             pal_s.build(&skm, &pose);
             let scale = dpm.all_radius().max(1.0);
             for (md, ms) in dpm.meshes().zip(skm.skm().meshes()) {
@@ -156,23 +156,23 @@ fn sampling_endpoints_and_interpolations() {
     let m = Dpm::parse(&bytes).unwrap();
     let mut pose = LocalPose::default();
     for interpolation in [Interpolation::Nlerp, Interpolation::Slerp] {
-        anim::sample(&m, 2, 5, 0.0, interpolation, &mut pose);
+        pose::sample(&m, 2, 5, 0.0, interpolation, &mut pose);
         for (bone, (q, t)) in pose.bones.iter().enumerate() {
             let (qa, ta) = m.bone_pose(2, bone).unwrap();
             assert!(q.abs_diff_eq(qa, 1e-6) || q.abs_diff_eq(-qa, 1e-6));
             assert!(t.abs_diff_eq(ta, 1e-6));
         }
-        anim::sample(&m, 2, 5, 1.0, interpolation, &mut pose);
+        pose::sample(&m, 2, 5, 1.0, interpolation, &mut pose);
         let (qb, _) = m.bone_pose(5, 1).unwrap();
         assert!(pose.bones[1].0.abs_diff_eq(qb, 1e-5) || pose.bones[1].0.abs_diff_eq(-qb, 1e-5));
-        anim::sample(&m, 2, 5, 0.5, interpolation, &mut pose);
+        pose::sample(&m, 2, 5, 0.5, interpolation, &mut pose);
         assert!(
             pose.bones
                 .iter()
                 .all(|(q, _)| (q.length() - 1.0).abs() < 1e-5)
         );
     }
-    anim::sample(&m, 99, 99, 0.0, Interpolation::Nlerp, &mut pose);
+    pose::sample(&m, 99, 99, 0.0, Interpolation::Nlerp, &mut pose);
     assert_eq!(pose.bones.len(), 4, "frames past the end clamp to the last");
 }
 
@@ -181,7 +181,7 @@ fn palette_places_the_attachment_at_the_tip() {
     let bytes = crate::support::tube().0;
     let m = Dpm::parse(&bytes).unwrap();
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-    anim::sample(&m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    pose::sample(&m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
     palette.build(&m, &pose);
     let tip = palette.bone_world(3).unwrap();
     assert!(
@@ -213,16 +213,16 @@ fn skinning_errors() {
     ));
 }
 
-use skelmap::anim::dqs::{deltas, skin_dqs};
-use skelmap::anim::framegroups::groups_from_names;
+use skelmap::pose::framegroups::groups_from_names;
+use skelmap::skin::dqs::{deltas, skin_dqs};
 
 /// The bind palette (frame 0) and the palette at `frame` of `m`.
 fn palettes(m: &Dpm<'_>, frame: usize) -> (Palette, Palette) {
     let (mut pose, mut bind, mut now) =
         (LocalPose::default(), Palette::default(), Palette::default());
-    anim::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    pose::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
     bind.build(m, &pose);
-    anim::sample(m, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
+    pose::sample(m, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
     now.build(m, &pose);
     (bind, now)
 }
@@ -320,7 +320,7 @@ fn frame_groups_from_the_tube_frame_names() {
 
 #[test]
 fn baked_frames_sample_exactly_like_the_file_and_refuse_oversized_sources() {
-    use skelmap::anim::{BakeError, BakedFrames};
+    use skelmap::pose::{BakeError, BakedFrames};
     for path in corpus_files("dpm") {
         let bytes = std::fs::read(&path).unwrap();
         let m = Dpm::parse(&bytes).unwrap();
@@ -330,8 +330,8 @@ fn baked_frames_sample_exactly_like_the_file_and_refuse_oversized_sources() {
         let (mut a, mut b) = (Palette::default(), Palette::default());
         for frame in 0..baked.frame_count() {
             for interpolation in [Interpolation::Nlerp, Interpolation::Slerp] {
-                anim::sample(&m, frame, frame + 1, 0.3, interpolation, &mut direct);
-                anim::sample(&baked, frame, frame + 1, 0.3, interpolation, &mut fast);
+                pose::sample(&m, frame, frame + 1, 0.3, interpolation, &mut direct);
+                pose::sample(&baked, frame, frame + 1, 0.3, interpolation, &mut fast);
                 assert_eq!(direct, fast, "{} frame {frame}", path.display());
             }
             a.build(&m, &direct);

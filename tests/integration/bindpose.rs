@@ -2,13 +2,12 @@
 //! hierarchy order, frames as `PoseFrames`, and the bind-pose kernels (linear blend and dual
 //! quaternions).
 
-use skelmap::anim::dqs::deltas;
-use skelmap::anim::skin::SkinError;
-use skelmap::anim::{
-    self, BindPoseMesh, Interpolation, LocalPose, Palette, PoseFrames, skin_bind_dqs, skin_bind_lbs,
-};
 use skelmap::glam::{Affine3A, Vec3};
 use skelmap::ms3d::{self, Ms3d};
+use skelmap::pose::{self, BindPoseMesh, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap::skin::SkinError;
+use skelmap::skin::dqs::deltas;
+use skelmap::skin::{skin_bind_dqs, skin_bind_lbs};
 use skelmap::slmdl::{SkinnedVertex, SlAnim, SlMdl, SlMdlBuilder};
 use skelmap::{Skeleton, synth};
 
@@ -84,7 +83,7 @@ fn ms3d_timeline_frames_sample_like_the_keys_at_their_times() {
     assert_eq!(PoseFrames::frame_count(&m), 25);
     assert_eq!(ms3d::anim::frame_seconds(&m, 11.0), 0.5);
     let (mut by_frame, mut by_time) = (LocalPose::default(), LocalPose::default());
-    anim::sample(&m, 11, 11, 0.0, Interpolation::Slerp, &mut by_frame);
+    pose::sample(&m, 11, 11, 0.0, Interpolation::Slerp, &mut by_frame);
     ms3d::anim::local_pose_at(&m, 0.5, &mut by_time);
     assert_eq!(by_frame, by_time);
     assert_eq!(m.bone_pose(25, 0), None, "past the timeline");
@@ -233,7 +232,7 @@ fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
     let anim = SlAnim::parse(&anim_bytes).unwrap();
     assert_eq!(PoseFrames::frame_count(&anim), 2);
     let (mut by_frame, mut by_time) = (LocalPose::default(), LocalPose::default());
-    anim::sample(&anim, 0, 1, 1.0, Interpolation::Nlerp, &mut by_frame);
+    pose::sample(&anim, 0, 1, 1.0, Interpolation::Nlerp, &mut by_frame);
     anim.sample(1.0, &mut by_time);
     for (a, b) in by_frame.bones.iter().zip(&by_time.bones) {
         assert!(a.0.abs_diff_eq(b.0, 1e-6) && a.1 == b.1);

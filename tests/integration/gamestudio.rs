@@ -2,10 +2,11 @@
 //! test per validation rule of FORMATS.md §4.5 and §5.3 (fixtures from the builders), skin
 //! decoding, the morph kernels and terrain meshes.
 
-use skelmap::gamestudio::morph::{MorphError, tween_scalar, tween_simd};
+use skelmap::gamestudio::morph::{tween_scalar, tween_simd};
 use skelmap::gamestudio::skin::grey_palette;
 use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef, SkinDef};
 use skelmap::gamestudio::{Hmp, HmpVersion, Mdl, MdlVersion, PixelFormat};
+use skelmap::skin::morph::MorphError;
 use skelmap::{Diagnostics, Error, Format, Limits, WarningKind};
 
 use crate::support::{corpus_dir, manifest};

@@ -3,12 +3,13 @@
 //! models (proptest), across chunk boundaries, in both output orders, and on their errors.
 
 use proptest::prelude::*;
-use skelmap::anim::skin::{SkinError, skin_scalar};
-use skelmap::anim::{
-    self, Interpolation, LocalPose, Palette, PoseFrames, PreparedMesh, SimdLevel, SkinMatrices,
-    SkinnedVertex, VertexOrder, skin_stream, skin_stream_vertices,
-};
 use skelmap::dpm::{BoneDef, Dpm, DpmBuilder, FrameDef, Influence, MeshDef};
+use skelmap::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap::skin::{
+    self, PreparedMesh, SimdLevel, SkinMatrices, SkinnedVertex, VertexOrder, skin_stream,
+    skin_stream_vertices,
+};
+use skelmap::skin::{SkinError, skin_scalar};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, SkeletalMesh};
@@ -92,10 +93,10 @@ fn every_kernel_agrees_with_scalar_on_every_frame_of_every_corpus_dpm_and_skm() 
         let mut worst = 0.0f32;
         for frame in 0..dpm.frame_count() {
             let name = || format!("{} frame {frame}", path.display());
-            anim::sample(&dpm, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
+            pose::sample(&dpm, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
             palette.build(&dpm, &pose);
             worst = worst.max(check_all_kernels(&dpm_meshes, &palette, &name));
-            anim::sample(&skm, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
+            pose::sample(&skm, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
             palette.build(&skm, &pose);
             worst = worst.max(check_all_kernels(&skm_meshes, &palette, &name));
         }
@@ -122,12 +123,12 @@ fn prepared_order_with_remapped_triangles_draws_the_same_mesh() {
     let mesh = m.mesh(0).unwrap();
     let n = mesh.num_verts() as usize;
     assert!(
-        n > 2 * anim::CHUNK_VERTICES,
+        n > 2 * skin::CHUNK_VERTICES,
         "{n} vertices span three chunks"
     );
     let prepared = PreparedMesh::new(&mesh);
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-    anim::sample(&m, 1, 2, 0.3, Interpolation::Nlerp, &mut pose);
+    pose::sample(&m, 1, 2, 0.3, Interpolation::Nlerp, &mut pose);
     palette.build(&m, &pose);
     let matrices = SkinMatrices::from_palette(&palette);
     let (mut p, mut q) = zeros(n);
@@ -283,7 +284,7 @@ proptest! {
         let m = Dpm::parse(&bytes).unwrap();
         let mesh = m.mesh(0).unwrap();
         let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-        anim::sample(&m, 0, 1, t, Interpolation::Nlerp, &mut pose);
+        pose::sample(&m, 0, 1, t, Interpolation::Nlerp, &mut pose);
         palette.build(&m, &pose);
         let meshes = [(mesh, PreparedMesh::new(&mesh))];
         check_all_kernels(&meshes, &palette, &|| format!("{bones} bones"));
@@ -292,7 +293,7 @@ proptest! {
 
 #[test]
 fn skin_batch_skins_every_instance_like_one_at_a_time() {
-    use skelmap::anim::{SkinJob, skin_batch};
+    use skelmap::skin::{SkinJob, skin_batch};
     let bytes = crate::support::tube().0;
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
@@ -303,7 +304,7 @@ fn skin_batch_skins_every_instance_like_one_at_a_time() {
     let matrices: Vec<SkinMatrices> = (0..5)
         .map(|frame| {
             let mut palette = Palette::default();
-            anim::sample(&m, frame, frame + 1, 0.5, Interpolation::Nlerp, &mut pose);
+            pose::sample(&m, frame, frame + 1, 0.5, Interpolation::Nlerp, &mut pose);
             palette.build(&m, &pose);
             SkinMatrices::from_palette(&palette)
         })
@@ -341,7 +342,7 @@ fn skin_batch_skins_every_instance_like_one_at_a_time() {
 
 #[test]
 fn computed_frame_bounds_match_the_writers_and_agree_between_dpm_and_skm() {
-    use skelmap::anim::bounds::skinned_frame_bounds;
+    use skelmap::skin::skinned_frame_bounds;
     // The writer stores bounds computed from the skinned vertices of each frame.
     let bytes = crate::support::tube().0;
     let m = Dpm::parse(&bytes).unwrap();

@@ -303,7 +303,7 @@ fn anim_sampling_with_easing() {
     let a = SlAnim::parse(&bytes).unwrap();
     assert_eq!((a.bone_count(), a.keyframe_count()), (2, 3));
     assert_eq!(a.times().collect::<Vec<_>>(), [0.0, 1.0, 2.0]);
-    let mut pose = skelmap::anim::LocalPose::default();
+    let mut pose = skelmap::pose::LocalPose::default();
     let angle = |q: skelmap::glam::Quat| q.to_axis_angle().1.to_degrees();
     a.sample(0.5, &mut pose); // linear: half way
     let b = &pose.bones;
@@ -332,7 +332,7 @@ fn anim_step_holds_until_the_next_keyframe() {
     b.keyframes[0].easing = Easing::Step;
     let bytes = b.write();
     let a = SlAnim::parse(&bytes).unwrap();
-    let mut pose = skelmap::anim::LocalPose::default();
+    let mut pose = skelmap::pose::LocalPose::default();
     a.sample(0.99, &mut pose);
     assert!(pose.bones[0].0.to_axis_angle().1.abs() < 1e-6);
     assert_eq!(

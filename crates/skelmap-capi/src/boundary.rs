@@ -6,8 +6,8 @@ use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use skelmap_core::Error;
-use skelmap_core::anim::skin::SkinError;
-use skelmap_core::gamestudio::morph::MorphError;
+use skelmap_core::skin::SkinError;
+use skelmap_core::skin::morph::MorphError;
 
 /// What a call did. `SKELMAP_STATUS_OK` (0) is success; every other value is a failure whose
 /// detail `skelmap_last_error` copies out.
@@ -233,7 +233,7 @@ pub extern "C" fn skelmap_version() -> *const c_char {
 /// Static, never NULL.
 #[unsafe(no_mangle)]
 pub extern "C" fn skelmap_simd_level() -> *const c_char {
-    use skelmap_core::anim::SimdLevel;
+    use skelmap_core::skin::SimdLevel;
     match SimdLevel::detect() {
         SimdLevel::Avx512 => c"avx512",
         SimdLevel::Avx2 => c"avx2",

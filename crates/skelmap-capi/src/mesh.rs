@@ -2,8 +2,8 @@
 //! buffers with a byte stride, and the terrain grid.
 
 use skelmap_core::SkeletalMesh;
-use skelmap_core::anim::{self, SimdLevel};
 use skelmap_core::gamestudio::morph;
+use skelmap_core::skin::{self, SimdLevel};
 
 use crate::boundary::{Fail, SkelmapStatus, status};
 use crate::model::{Kind, SkelmapModel};
@@ -302,14 +302,14 @@ fn deform(
     match (&model.kind, pose.sampled) {
         (Kind::Dpm(m), Sampled::Skeletal) => {
             let mesh = m.mesh(mesh).ok_or_else(|| no_mesh(model, mesh as u32))?;
-            anim::skin_stream(&mesh, &pose.matrices, level, p, q)?;
+            skin::skin_stream(&mesh, &pose.matrices, level, p, q)?;
         }
         (Kind::Skm(m), Sampled::Skeletal) => {
             let mesh = m
                 .skm()
                 .mesh(mesh)
                 .ok_or_else(|| no_mesh(model, mesh as u32))?;
-            anim::skin_stream(&mesh, &pose.matrices, level, p, q)?;
+            skin::skin_stream(&mesh, &pose.matrices, level, p, q)?;
         }
         (Kind::Ms3d(m), Sampled::Ms3d) => {
             if want_normals {

@@ -5,10 +5,10 @@ use std::cell::RefCell;
 use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
 
-use skelmap_core::anim::framegroups::{self, FrameGroup};
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::{Hmp, Mdl};
 use skelmap_core::ms3d::Ms3d;
+use skelmap_core::pose::framegroups::{self, FrameGroup};
 use skelmap_core::skm::resolve::{self, Resolver};
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::slmdl::SlMdl;

@@ -1,8 +1,9 @@
 //! The pose object: frames sampled into bone transforms (or a frame pair to tween), plus the
 //! scratch buffers the kernels write before the strided copy to the caller.
 
-use skelmap_core::anim::{self, Interpolation, LocalPose, Palette, SkinMatrices};
 use skelmap_core::glam::Affine3A;
+use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
+use skelmap_core::skin::SkinMatrices;
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
 use crate::model::{Kind, SkelmapModel};
@@ -63,7 +64,7 @@ impl SkelmapPose {
         self.sampled = Sampled::Nothing;
         macro_rules! skeletal {
             ($m:expr) => {{
-                anim::sample($m, a, b, t, interpolation, &mut self.local);
+                pose::sample($m, a, b, t, interpolation, &mut self.local);
                 self.palette.build($m, &self.local);
                 self.matrices.update(&self.palette);
                 Sampled::Skeletal

@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use skelmap_core::anim::framegroups::{self, FrameGroup};
+use skelmap_core::pose::framegroups::{self, FrameGroup};
 use skelmap_core::{Bone, Skeleton};
 
 use crate::boundary::{Fail, SkelmapStatus, copy_out, status, value};
@@ -19,7 +19,7 @@ pub struct SkelmapBone {
 }
 
 /// `SkelmapBone.flags` bit: the bone is an attachment point (a tag for weapons, hats...).
-pub const SKELMAP_BONE_ATTACHMENT: u32 = skelmap_core::skeleton::BONE_FLAG_ATTACHMENT;
+pub const SKELMAP_BONE_ATTACHMENT: u32 = skelmap_core::pose::BONE_FLAG_ATTACHMENT;
 
 /// One named animation, filled by `skelmap_frame_group`.
 #[repr(C)]

@@ -12,9 +12,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use skelmap_core::anim::{self, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::ms3d::{self, Ms3d};
+use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap_core::skin;
 use skelmap_core::skm::{convert, resolve};
 use skelmap_core::{Diagnostics, SkeletalMesh, dpm::Dpm, synth};
 
@@ -112,11 +113,11 @@ fn skeletal_at<'a, S: PoseFrames<'a>>(
     t: f32,
 ) -> Vec<[f32; 6]> {
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-    anim::sample(model, 0, b, t, Interpolation::Nlerp, &mut pose);
+    pose::sample(model, 0, b, t, Interpolation::Nlerp, &mut pose);
     palette.build(model, &pose);
     let n = mesh.num_verts() as usize;
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    anim::skin::skin_scalar(mesh, &palette, &mut p, &mut q).unwrap();
+    skin::skin_scalar(mesh, &palette, &mut p, &mut q).unwrap();
     join(&p, &q)
 }
 

@@ -14,13 +14,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use skelmap_core::anim::dqs::{deltas, skin_dqs};
-use skelmap_core::anim::skin::skin_scalar;
-use skelmap_core::anim::{
-    BakedFrames, Interpolation, LocalPose, Palette, PoseFrames, PreparedMesh, SimdLevel,
-    SkinMatrices, VertexOrder, sample, skin_bind_dqs, skin_bind_lbs, skin_stream,
-};
 use skelmap_core::gamestudio::{PackedVertices, morph};
+use skelmap_core::pose::{BakedFrames, Interpolation, LocalPose, Palette, PoseFrames, sample};
+use skelmap_core::skin::dqs::{deltas, skin_dqs};
+use skelmap_core::skin::skin_scalar;
+use skelmap_core::skin::{
+    PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_bind_dqs, skin_bind_lbs, skin_stream,
+};
 use skelmap_core::{Diagnostics, Limits, SkeletalMesh, open_any_with};
 use skelmap_export::Model;
 

@@ -7,12 +7,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use glam::{Affine3A, Quat, Vec3};
-use skelmap_core::anim::{
-    Interpolation, LocalPose, Palette, PoseFrames, PreparedMesh, SimdLevel, SkinMatrices,
-    VertexOrder, sample,
-};
 use skelmap_core::dpm::write::Matrix3x4;
 use skelmap_core::dpm::{Dpm, DpmBuilder, FrameDef};
+use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
+use skelmap_core::skin::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
 use skelmap_core::skm::resolve::resolve;
 use skelmap_core::skm::{self, SkmModel};
 use skelmap_core::{Diagnostics, Error, Limits, SkeletalMesh, synth};

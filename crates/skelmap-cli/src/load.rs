@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use skelmap_core::anim::framegroups::{FrameGroup, parse_framegroups};
+use skelmap_core::pose::framegroups::{FrameGroup, parse_framegroups};
 use skelmap_core::skm::FsResolver;
 use skelmap_core::skm::resolve::resolve;
 use skelmap_core::{AnyModel, Diagnostics, Error, Format, Limits, Source, open_any_with};

@@ -32,9 +32,9 @@
 //! - **One function asks its caller for a promise**: [`Source::map`] (see its `# Safety`
 //!   section): a mapped file that changes while mapped is undefined behaviour, and only the
 //!   caller can rule that out. [`Source::read`] and [`Source::from_bytes`] are the checked
-//!   alternatives. Besides it, only the `std::arch` SIMD module (`skin/x86.rs` and its
-//!   submodules: SSE2, AVX2 and AVX-512 intrinsics behind run-time feature checks, each block
-//!   justified) opts out of the compiler's checks.
+//!   alternatives. Besides it, only the `std::arch` SIMD modules (`skin/x86/`: SSE2, AVX2 and
+//!   AVX-512 intrinsics behind run-time feature checks, each block justified) opt out of the
+//!   compiler's checks.
 //! - **Zero-copy**: opening allocates at most O(meshes) (in practice only the [`Diagnostics`]
 //!   entries, one per kind of finding). Copies are explicit, named operations.
 //!
@@ -46,11 +46,10 @@
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
 //! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::write`] |
 //! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Ms3dBuilder`] |
-//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`anim::skin_bind_dqs`]) | [`slmdl::SlMdlBuilder`], [`slmdl::SlAnimBuilder`] |
+//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::skin_bind_dqs`]) | [`slmdl::SlMdlBuilder`], [`slmdl::SlAnimBuilder`] |
 
 #![deny(missing_docs)]
 
-pub mod anim;
 pub mod bonevert;
 mod diag;
 pub mod dpm;
@@ -58,15 +57,14 @@ mod error;
 mod floatbits;
 pub mod format;
 pub mod gamestudio;
-mod geometry;
 mod limits;
 pub mod ms3d;
 pub mod name;
+pub mod pose;
 mod probe;
 mod read;
 mod rules;
-pub mod skeleton;
-mod skin;
+pub mod skin;
 pub mod skm;
 pub mod slmdl;
 mod source;
@@ -79,8 +77,7 @@ pub use glam;
 pub use diag::{Diagnostics, Warning, WarningKind};
 pub use error::{Error, Result};
 pub use format::{Format, UnknownFormat};
-pub use geometry::{MeshGeometry, SkeletalMesh};
 pub use limits::Limits;
+pub use pose::{Bone, MeshGeometry, SkeletalMesh, Skeleton};
 pub use probe::{AnyModel, open_any, open_any_with};
-pub use skeleton::{Bone, Skeleton};
 pub use source::Source;

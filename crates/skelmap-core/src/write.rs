@@ -12,7 +12,7 @@ pub struct BoneDef {
     pub name: Vec<u8>,
     /// Parent index, −1 for a root.
     pub parent: i32,
-    /// Flags ([`BONE_FLAG_ATTACHMENT`](crate::skeleton::BONE_FLAG_ATTACHMENT) or 0).
+    /// Flags ([`BONE_FLAG_ATTACHMENT`](crate::pose::BONE_FLAG_ATTACHMENT) or 0).
     pub flags: u32,
 }
 

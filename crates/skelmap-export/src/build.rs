@@ -4,13 +4,12 @@ use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3};
 use skelmap_core::SkeletalMesh;
-use skelmap_core::anim::framegroups::{FrameGroup, groups_from_names};
-use skelmap_core::anim::{
-    Interpolation, LocalPose, Palette, PoseFrames, SimdLevel, SkinMatrices, sample, skin_stream,
-};
 use skelmap_core::gamestudio::skin::{Skin, grey_palette};
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::ms3d::{self, Ms3d};
+use skelmap_core::pose::framegroups::{FrameGroup, groups_from_names};
+use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
+use skelmap_core::skin::{SimdLevel, SkinMatrices, skin_stream};
 use skelmap_core::slmdl::{AttributeKind, SlMdl};
 
 use crate::scene::{

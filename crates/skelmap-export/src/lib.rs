@@ -33,11 +33,11 @@ pub mod obj;
 pub mod render;
 pub mod scene;
 
-use skelmap_core::anim::skin::SkinError;
 use skelmap_core::dpm::Dpm;
-use skelmap_core::gamestudio::morph::MorphError;
 use skelmap_core::gamestudio::{Hmp, Mdl};
 use skelmap_core::ms3d::Ms3d;
+use skelmap_core::skin::SkinError;
+use skelmap_core::skin::morph::MorphError;
 use skelmap_core::skm::{SkmModel, Skp};
 use skelmap_core::slmdl::SlMdl;
 use skelmap_core::{AnyModel, Format};

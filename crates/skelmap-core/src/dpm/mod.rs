@@ -33,6 +33,6 @@ mod validate;
 mod view;
 pub mod write;
 
-pub use crate::skeleton::Bone;
+pub use crate::pose::Bone;
 pub use view::{Dpm, Frame, Mesh};
 pub use write::{BoneDef, Bounds, DpmBuilder, DpmLayout, FrameDef, Influence, MeshDef};

@@ -7,14 +7,15 @@
 
 use std::borrow::Cow;
 
+use glam::{BVec4A, Quat, Vec3A, Vec4};
 use zerocopy::byteorder::{BigEndian, F32, U32};
 
 use super::raw;
 use crate::format::Format;
-use crate::geometry::{MeshGeometry, SkeletalMesh};
 use crate::name;
+use crate::pose::{Bone, PoseFrames, Skeleton};
+use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
-use crate::skeleton::{Bone, Skeleton};
 
 /// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
@@ -174,6 +175,69 @@ impl<'data> Dpm<'data> {
 impl<'data> Skeleton<'data> for Dpm<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.bones()
+    }
+}
+
+/// The rotation (as a quaternion times a positive factor, normalised by the caller; a
+/// non-orthonormal rotation, such as old dpmodel's baked scale, loses its scale there) and
+/// translation of a DPM 3×4 row-major pose.
+///
+/// Of the four textbook formulas (one per quaternion component it divides by), the one whose
+/// divisor `tᵢ` is largest is selected without branching: the `tᵢ` sum to 4, so the chosen one
+/// is at least 1 and the result is accurate for every rotation. Each formula's vector is the
+/// quaternion times `2√tᵢ`, so normalising it finishes the conversion: no square root or
+/// division here, and no branch to mispredict.
+#[inline]
+fn dpm_pose(m: [[f32; 4]; 3]) -> (Vec4, Vec3A) {
+    let [
+        [r00, r01, r02, tx],
+        [r10, r11, r12, ty],
+        [r20, r21, r22, tz],
+    ] = m;
+    let t = Vec4::new(
+        1.0 + r00 - r11 - r22,
+        1.0 - r00 + r11 - r22,
+        1.0 - r00 - r11 + r22,
+        1.0 + r00 + r11 + r22,
+    );
+    let (xy, yz, zx) = (r10 + r01, r21 + r12, r02 + r20);
+    let (sx, sy, sz) = (r21 - r12, r02 - r20, r10 - r01);
+    let by_x = Vec4::new(t.x, xy, zx, sx);
+    let by_y = Vec4::new(xy, t.y, yz, sy);
+    let by_z = Vec4::new(zx, yz, t.z, sz);
+    let by_w = Vec4::new(sx, sy, sz, t.w);
+    let pick = |a: (Vec4, f32), b: (Vec4, f32)| {
+        let first = a.1 >= b.1;
+        (
+            Vec4::select(BVec4A::splat(first), a.0, b.0),
+            if first { a.1 } else { b.1 },
+        )
+    };
+    let (v, _) = pick(
+        pick((by_x, t.x), (by_y, t.y)),
+        pick((by_z, t.z), (by_w, t.w)),
+    );
+    (v, Vec3A::new(tx, ty, tz))
+}
+
+impl<'data> PoseFrames<'data> for Dpm<'data> {
+    fn frame_count(&self) -> usize {
+        self.num_frames() as usize
+    }
+
+    /// The 3×4 matrix's rotation as a unit quaternion (a non-orthonormal rotation, such as old
+    /// dpmodel's baked scale, loses its scale here) and its translation.
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let (v, translation) = dpm_pose(self.frame(frame)?.pose(bone)?);
+        Some((Quat::from_vec4(v.normalize()), translation))
+    }
+
+    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
+        let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
+        poses.iter().map(|pose| {
+            let (v, translation) = dpm_pose(pose.matrix());
+            (Quat::from_vec4(v.normalize()), translation)
+        })
     }
 }
 

@@ -29,7 +29,6 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::anorms::{NORMALS, NUM_NORMALS};
-use super::morph::{MorphError, normalise};
 use super::raw::{Hmp5Vertex, Hmp7Vertex, HmpHeader, TrivertxWord};
 use super::skin::{Skin, SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
@@ -39,6 +38,7 @@ use crate::limits::Limits;
 use crate::name;
 use crate::read::Reader;
 use crate::rules;
+use crate::skin::morph::{MorphError, normalise};
 
 const FORMAT: Format = Format::Hmp;
 type Le = LittleEndian;

@@ -15,8 +15,8 @@ use glam::{Affine3A, EulerRot, Quat, Vec3, Vec3A};
 
 use super::Ms3d;
 use super::raw::Keyframe;
-use crate::anim::{LocalPose, Palette, PoseFrames};
 use crate::limits::Limits;
+use crate::pose::{BindPoseMesh, BindVertex, LocalPose, Palette, PoseFrames};
 
 /// MilkShape's default frame rate, used when a file's keyframer states no usable one.
 pub const DEFAULT_FPS: f32 = 24.0;
@@ -108,6 +108,22 @@ impl<'data> PoseFrames<'data> for Ms3d<'data> {
     }
 }
 
+/// The vertices as stored, at rest, weighted by [`Ms3d::vertex_weights`].
+impl BindPoseMesh for Ms3d<'_> {
+    fn bind_vertex_count(&self) -> usize {
+        self.vertices().len()
+    }
+
+    /// Weights from [`Ms3d::vertex_weights`] (normalised, the 1.8 extras included).
+    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
+        Some(BindVertex {
+            position: Vec3A::from(self.position(i)?),
+            normal: Vec3A::ZERO,
+            influences: self.vertex_weights(i)?,
+        })
+    }
+}
+
 /// Absolute joint transforms of the rest pose, one per joint (file order).
 #[must_use]
 pub fn rest_pose(model: &Ms3d<'_>) -> Vec<Affine3A> {
@@ -146,8 +162,8 @@ pub fn skin_positions(model: &Ms3d<'_>, pose: &[Affine3A]) -> Vec<[f32; 3]> {
 /// `pose` leave their vertices where they are stored.
 ///
 /// This recomputes the rest pose on every call; a runtime skinning every frame keeps the rest
-/// [`Palette`] and calls [`skin_bind_lbs`](crate::anim::skin_bind_lbs) or
-/// [`skin_bind_dqs`](crate::anim::skin_bind_dqs) with [`Palette::relative_to`].
+/// [`Palette`] and calls [`skin_bind_lbs`](crate::skin::skin_bind_lbs) or
+/// [`skin_bind_dqs`](crate::skin::skin_bind_dqs) with [`Palette::relative_to`].
 pub fn skin_positions_into(model: &Ms3d<'_>, pose: &[Affine3A], out: &mut [[f32; 3]]) -> usize {
     let rest = rest_pose(model);
     let mut deltas: Vec<Affine3A> = pose
@@ -158,7 +174,7 @@ pub fn skin_positions_into(model: &Ms3d<'_>, pose: &[Affine3A], out: &mut [[f32;
     // A short pose: the missing joints stay at rest.
     deltas.resize(rest.len(), Affine3A::IDENTITY);
     let n = out.len().min(model.vertices().len());
-    match crate::anim::bindpose::lbs(model, &deltas, out, None) {
+    match crate::skin::lbs(model, &deltas, out, None) {
         Ok(()) => n,
         Err(_) => 0,
     }

@@ -15,9 +15,9 @@ use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
+use crate::pose::{Bone, Skeleton};
 use crate::read::{Reader, Walk};
 use crate::rules;
-use crate::skeleton::{Bone, Skeleton};
 
 const FORMAT: Format = Format::Ms3d;
 type Le = LittleEndian;

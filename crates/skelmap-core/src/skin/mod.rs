@@ -1,8 +1,50 @@
-//! SIMD kernels. [`x86`] holds the `std::arch` intrinsics (SSE2 morphing; AVX2 and AVX-512
-//! skinning); with `source.rs` it is one of the two modules of this crate allowed to opt out
-//! of the compiler's memory-safety checks, each such block justified by a `// SAFETY:`
-//! comment. The safe APIs and their run-time dispatch live in [`crate::anim`] and
-//! [`crate::gamestudio::morph`].
+//! Every skinning kernel, blind to formats.
+//!
+//! The linear-blend kernels compute `pos = Σ M_b · (origin, influence)` and
+//! `nrm = Σ R_b · normal` per vertex over pre-weighted records (a
+//! [`SkeletalMesh`](crate::pose::SkeletalMesh)):
+//!
+//! - [`skin_scalar`]: the obviously correct reference the others are tested against;
+//! - [`skin_stream`]: straight over the mapped records in file order, no preparation (one
+//!   32-byte record per AVX2 register, a big-endian file byte-swapped with one shuffle);
+//! - [`PreparedMesh`]: records regrouped once into 16-lane structure-of-arrays blocks
+//!   bucketed by influence count, then skinned with AVX-512 or AVX2 (bones looked up with
+//!   in-register permutes up to 64 / 16 bones, gathers above), in original or prepared
+//!   vertex order, split over rayon threads by chunks of [`CHUNK_VERTICES`];
+//!   [`skin_batch`] skins many instances across threads;
+//! - [`dqs::skin_dqs`]: dual-quaternion blending relative to the frame-0 bind pose.
+//!
+//! Meshes stored in their bind pose with up to four weighted bones per vertex
+//! ([`BindPoseMesh`](crate::pose::BindPoseMesh)) are skinned by [`skin_bind_lbs`] or
+//! [`skin_bind_dqs`] with the per-bone `world(t) · world(bind)⁻¹` of
+//! [`Palette::relative_to`](crate::pose::Palette::relative_to).
+//!
+//! [`morph`] tweens vertex-animated frames (packed coordinates and a normal table).
+//!
+//! [`SimdLevel::detect`] picks the instruction set at run time; every kernel also takes an
+//! explicit lower level. [`SkinMatrices`] is the palette in the layouts the kernels read. All
+//! `std::arch` code lives in the private `x86` module.
 
+mod bind;
+pub(crate) mod blocks;
+mod bounds;
+pub mod dqs;
+mod level;
+mod matrices;
+pub mod morph;
+pub(crate) mod output;
+mod prepared;
+mod scalar;
+mod stream;
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86;
+mod x86;
+
+pub(crate) use bind::lbs;
+pub use bind::{skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
+pub use bounds::skinned_frame_bounds;
+pub use level::SimdLevel;
+pub use matrices::SkinMatrices;
+pub use output::SkinnedVertex;
+pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch};
+pub use scalar::{SkinError, skin_scalar};
+pub use stream::{skin_stream, skin_stream_vertices};

@@ -18,7 +18,7 @@ use crate::diag::{Diagnostics, WarningKind};
 use crate::dpm::Dpm;
 use crate::dpm::write::Matrix3x4;
 use crate::format::Format;
-use crate::geometry::SkeletalMesh;
+use crate::pose::SkeletalMesh;
 use crate::write::{BoneDef, Influence};
 
 /// How far `R·Rᵀ` may stray from the identity (per element) before a rotation is reported.

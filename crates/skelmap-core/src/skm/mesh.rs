@@ -10,9 +10,9 @@ use super::raw::{self, SkmHeader, SkmMesh};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::format::Format;
-use crate::geometry::{MeshGeometry, SkeletalMesh};
 use crate::limits::Limits;
 use crate::name;
+use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
 use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
 

@@ -16,13 +16,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
+use super::skp::skp_pose;
 use super::{Skm, Skp};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::limits::Limits;
-use crate::skeleton::{Bone, Skeleton};
+use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::source::Source;
+use glam::{Quat, Vec3A};
 
 /// Serves the files a model refers to, by VFS path.
 pub trait Resolver {
@@ -427,6 +429,25 @@ impl<'data> SkmModel<'data> {
 impl<'data> Skeleton<'data> for SkmModel<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.skp.bones()
+    }
+}
+
+impl<'data> PoseFrames<'data> for SkmModel<'data> {
+    fn frame_count(&self) -> usize {
+        self.skp().frame_count()
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        self.skp().bone_pose(frame, bone)
+    }
+
+    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
+        let poses = self
+            .skp()
+            .frame(frame)
+            .map(|f| f.poses())
+            .unwrap_or_default();
+        poses.iter().map(|p| skp_pose(p.quat(), p.origin()))
     }
 }
 

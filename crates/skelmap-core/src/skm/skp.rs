@@ -3,6 +3,7 @@
 use core::mem::offset_of;
 use std::borrow::Cow;
 
+use glam::{Quat, Vec3A};
 use zerocopy::LittleEndian;
 
 use super::raw::{self, SkpBone, SkpBonePose, SkpFrame, SkpHeader};
@@ -12,9 +13,9 @@ use crate::floatbits::{Masks, flat, raw as raw_bits};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
+use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::read::Reader;
 use crate::rules::{self, Layout, end, record_offset};
-use crate::skeleton::{Bone, Skeleton};
 
 const FORMAT: Format = Format::Skp;
 
@@ -205,6 +206,26 @@ impl<'data> Skeleton<'data> for Skp<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.bones()
     }
+}
+
+impl<'data> PoseFrames<'data> for Skp<'data> {
+    fn frame_count(&self) -> usize {
+        self.num_frames() as usize
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let (q, o) = self.frame(frame)?.pose(bone)?;
+        Some(skp_pose(q, o))
+    }
+
+    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
+        let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
+        poses.iter().map(|p| skp_pose(p.quat(), p.origin()))
+    }
+}
+
+pub(super) fn skp_pose(q: [f32; 4], o: [f32; 3]) -> (Quat, Vec3A) {
+    (Quat::from_array(q).normalize(), Vec3A::from(o))
 }
 
 fn bone(raw: &SkpBone) -> Bone<'_> {

@@ -5,15 +5,15 @@ use glam::{Quat, Vec3A};
 use zerocopy::byteorder::{F32, LittleEndian, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
-use crate::anim::{LocalPose, PoseFrames};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::pose::{Bone, Skeleton};
+use crate::pose::{LocalPose, PoseFrames};
 use crate::read::Reader;
 use crate::rules;
-use crate::skeleton::{Bone, Skeleton};
 
 const FORMAT: Format = Format::SlAnim;
 type Le = LittleEndian;
@@ -255,7 +255,7 @@ impl<'data> SlAnim<'data> {
     /// keyframes around `seconds` blended by the earlier one's easing, rotations by
     /// shortest-arc slerp of the normalised quaternions, translations linearly; clamped before
     /// the first and after the last keyframe. Bones are independent, so
-    /// [`Palette::build`](crate::anim::Palette::build) gives them back unchanged as world
+    /// [`Palette::build`](crate::pose::Palette::build) gives them back unchanged as world
     /// transforms; keyframe 0 is the bind pose.
     pub fn sample(&self, seconds: f32, out: &mut LocalPose) {
         out.bones.clear();

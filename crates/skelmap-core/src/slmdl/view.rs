@@ -1,5 +1,6 @@
 //! The validated SL `mdl` view: header, attribute declaration, strided attribute views.
 
+use glam::Vec3A;
 use zerocopy::byteorder::{F32, LittleEndian, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
@@ -8,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::floatbits::{Masks, raw};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::pose::{BindPoseMesh, BindVertex};
 use crate::read::Reader;
 use crate::rules;
 
@@ -397,5 +399,34 @@ impl<'data> SlMdl<'data> {
             None => weights[0] = 1.0,
         }
         Some(core::array::from_fn(|k| (indices[k], weights[k])))
+    }
+}
+
+impl BindPoseMesh for SlMdl<'_> {
+    fn bind_vertex_count(&self) -> usize {
+        self.vertex_count() as usize
+    }
+
+    /// The position and normal attributes (zero when a layout lacks one) and
+    /// [`SlMdl::influences`]; a layout without blend indices binds every vertex to bone 0.
+    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
+        if i >= self.bind_vertex_count() {
+            return None;
+        }
+        let float3 = |kind| {
+            self.attribute(kind)
+                .and_then(|view| view.floats::<3>(i))
+                .map_or(Vec3A::ZERO, Vec3A::from)
+        };
+        let influences = self
+            .influences(i)
+            .map_or([Some((0, 1.0)), None, None, None], |four| {
+                four.map(|(bone, weight)| Some((u16::from(bone), weight)))
+            });
+        Some(BindVertex {
+            position: float3(AttributeKind::Position),
+            normal: float3(AttributeKind::Normal),
+            influences,
+        })
     }
 }

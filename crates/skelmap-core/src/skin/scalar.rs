@@ -2,8 +2,8 @@
 
 use glam::{Affine3A, Vec3A};
 
-use super::Palette;
-use crate::geometry::SkeletalMesh;
+use crate::pose::Palette;
+use crate::pose::SkeletalMesh;
 
 /// Why a mesh could not be skinned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -32,18 +32,19 @@ pub enum SkinError {
 /// 1 and unit stored normals), not renormalised.
 ///
 /// ```
-/// use skelmap_core::anim::{self, Interpolation, LocalPose, Palette};
+/// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
+/// use skelmap_core::skin;
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
 ///
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Dpm::parse(&bytes)?;
 /// let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-/// anim::sample(&model, 2, 3, 0.5, Interpolation::Nlerp, &mut pose);
+/// pose::sample(&model, 2, 3, 0.5, Interpolation::Nlerp, &mut pose);
 /// palette.build(&model, &pose);
 /// let mesh = model.mesh(0).expect("one mesh");
 /// let n = mesh.num_verts() as usize;
 /// let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-/// anim::skin::skin_scalar(&mesh, &palette, &mut positions, &mut normals)?;
+/// skin::skin_scalar(&mesh, &palette, &mut positions, &mut normals)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

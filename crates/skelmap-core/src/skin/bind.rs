@@ -3,81 +3,15 @@
 //! DPM and SKM store each vertex as pre-weighted offsets in its bones' spaces; MS3D and SL mdl
 //! store one model-space position (and normal) as the mesh looks in its bind pose, with up to
 //! four `(bone, weight)` influences. Such a vertex moves by its bones' `world(t) · world(bind)⁻¹`
-//! ([`Palette::relative_to`](super::Palette::relative_to)), blended linearly
+//! ([`Palette::relative_to`](crate::pose::Palette::relative_to)), blended linearly
 //! ([`skin_bind_lbs`]) or as dual quaternions ([`skin_bind_dqs`]). The bind pose is the MS3D
 //! rest pose, and the SL animation's first keyframe (frame 0).
 
 use glam::{Affine3A, Vec3, Vec3A};
 
+use super::SkinError;
 use super::dqs::{Blend, DualQuat};
-use super::skin::SkinError;
-use crate::ms3d::Ms3d;
-use crate::slmdl::{AttributeKind, SlMdl};
-
-/// One vertex in the bind pose.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BindVertex {
-    /// Model-space position.
-    pub position: Vec3A,
-    /// Model-space normal; zero when the format stores none per vertex (MS3D keeps its
-    /// normals per triangle corner).
-    pub normal: Vec3A,
-    /// Up to four `(bone, weight)` influences; `None` slots and weights ≤ 0 are unused.
-    pub influences: [Option<(u16, f32)>; 4],
-}
-
-/// A mesh whose vertices are stored in the bind pose. Implemented by [`Ms3d`] and [`SlMdl`].
-pub trait BindPoseMesh {
-    /// The number of vertices.
-    fn bind_vertex_count(&self) -> usize;
-
-    /// Vertex `i`, or `None` out of range.
-    fn bind_vertex(&self, i: usize) -> Option<BindVertex>;
-}
-
-impl BindPoseMesh for Ms3d<'_> {
-    fn bind_vertex_count(&self) -> usize {
-        self.vertices().len()
-    }
-
-    /// Weights from [`Ms3d::vertex_weights`] (normalised, the 1.8 extras included).
-    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
-        Some(BindVertex {
-            position: Vec3A::from(self.position(i)?),
-            normal: Vec3A::ZERO,
-            influences: self.vertex_weights(i)?,
-        })
-    }
-}
-
-impl BindPoseMesh for SlMdl<'_> {
-    fn bind_vertex_count(&self) -> usize {
-        self.vertex_count() as usize
-    }
-
-    /// The position and normal attributes (zero when a layout lacks one) and
-    /// [`SlMdl::influences`]; a layout without blend indices binds every vertex to bone 0.
-    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
-        if i >= self.bind_vertex_count() {
-            return None;
-        }
-        let float3 = |kind| {
-            self.attribute(kind)
-                .and_then(|view| view.floats::<3>(i))
-                .map_or(Vec3A::ZERO, Vec3A::from)
-        };
-        let influences = self
-            .influences(i)
-            .map_or([Some((0, 1.0)), None, None, None], |four| {
-                four.map(|(bone, weight)| Some((u16::from(bone), weight)))
-            });
-        Some(BindVertex {
-            position: float3(AttributeKind::Position),
-            normal: float3(AttributeKind::Normal),
-            influences,
-        })
-    }
-}
+use crate::pose::{BindPoseMesh, BindVertex};
 
 /// Checks the outputs against the mesh's vertex count.
 fn outputs(
@@ -116,11 +50,12 @@ fn weighted<'t, T>(
 
 /// Linear blend skinning of a bind-pose mesh: `pos = Σ wᵢ Dᵢ · p / Σ wᵢ` and
 /// `nrm = Σ wᵢ Rᵢ · n / Σ wᵢ` (not renormalised) with `deltas` from
-/// [`Palette::relative_to`](super::Palette::relative_to). A vertex with no positive weight
+/// [`Palette::relative_to`](crate::pose::Palette::relative_to). A vertex with no positive weight
 /// keeps its bind position and normal.
 ///
 /// ```
-/// use skelmap_core::anim::{BindPoseMesh, LocalPose, Palette, skin_bind_lbs};
+/// use skelmap_core::pose::{BindPoseMesh, LocalPose, Palette};
+/// use skelmap_core::skin::skin_bind_lbs;
 /// use skelmap_core::slmdl::{SlAnim, SlMdl};
 ///
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 90.0);

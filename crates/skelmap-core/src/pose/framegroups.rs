@@ -34,7 +34,7 @@ fn stem(name: &[u8]) -> &[u8] {
 /// Groups consecutive frames whose names share a stem, each at `fps`, looping.
 ///
 /// ```
-/// use skelmap_core::anim::framegroups::groups_from_names;
+/// use skelmap_core::pose::framegroups::groups_from_names;
 /// let names: [&[u8]; 5] = [b"bind", b"walk_1", b"walk_2", b"run1", b"run2"];
 /// let groups = groups_from_names(names.into_iter(), 10.0);
 /// let summary: Vec<(&str, u32, u32)> = groups.iter().map(|g| (g.name.as_str(), g.first, g.count)).collect();

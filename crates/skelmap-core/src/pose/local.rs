@@ -1,10 +1,8 @@
-//! Local poses, their sampling from file frames, and world-space palettes.
+//! Local poses, their sampling from frames, and world-space palettes.
 
-use glam::{Affine3A, BVec4A, Quat, Vec3A, Vec4};
+use glam::{Affine3A, Quat, Vec3A, Vec4};
 
-use crate::dpm::Dpm;
-use crate::skeleton::Skeleton;
-use crate::skm::{SkmModel, Skp};
+use super::{PoseFrames, Skeleton};
 
 /// How two rotations are blended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -14,133 +12,6 @@ pub enum Interpolation {
     Nlerp,
     /// Spherical linear blend along the shorter arc (constant angular speed).
     Slerp,
-}
-
-/// A file whose frames give one parent-relative pose per bone.
-pub trait PoseFrames<'data>: Skeleton<'data> {
-    /// Number of frames.
-    fn frame_count(&self) -> usize;
-
-    /// The pose of `bone` in `frame`: rotation and translation relative to the parent, or
-    /// `None` out of range.
-    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)>;
-
-    /// Every bone's pose in `frame`, in bone order; empty when `frame` is out of range. The
-    /// default asks [`bone_pose`](PoseFrames::bone_pose) bone by bone; DPM and SKP walk the
-    /// frame's records once.
-    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
-        let bones = if frame < self.frame_count() {
-            self.skeleton_bones().len()
-        } else {
-            0
-        };
-        (0..bones).map(move |bone| {
-            self.bone_pose(frame, bone)
-                .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
-        })
-    }
-}
-
-/// The rotation (as a quaternion times a positive factor, normalised by the caller; a
-/// non-orthonormal rotation, such as old dpmodel's baked scale, loses its scale there) and
-/// translation of a DPM 3×4 row-major pose.
-///
-/// Of the four textbook formulas (one per quaternion component it divides by), the one whose
-/// divisor `tᵢ` is largest is selected without branching: the `tᵢ` sum to 4, so the chosen one
-/// is at least 1 and the result is accurate for every rotation. Each formula's vector is the
-/// quaternion times `2√tᵢ`, so normalising it finishes the conversion: no square root or
-/// division here, and no branch to mispredict.
-#[inline]
-fn dpm_pose(m: [[f32; 4]; 3]) -> (Vec4, Vec3A) {
-    let [
-        [r00, r01, r02, tx],
-        [r10, r11, r12, ty],
-        [r20, r21, r22, tz],
-    ] = m;
-    let t = Vec4::new(
-        1.0 + r00 - r11 - r22,
-        1.0 - r00 + r11 - r22,
-        1.0 - r00 - r11 + r22,
-        1.0 + r00 + r11 + r22,
-    );
-    let (xy, yz, zx) = (r10 + r01, r21 + r12, r02 + r20);
-    let (sx, sy, sz) = (r21 - r12, r02 - r20, r10 - r01);
-    let by_x = Vec4::new(t.x, xy, zx, sx);
-    let by_y = Vec4::new(xy, t.y, yz, sy);
-    let by_z = Vec4::new(zx, yz, t.z, sz);
-    let by_w = Vec4::new(sx, sy, sz, t.w);
-    let pick = |a: (Vec4, f32), b: (Vec4, f32)| {
-        let first = a.1 >= b.1;
-        (
-            Vec4::select(BVec4A::splat(first), a.0, b.0),
-            if first { a.1 } else { b.1 },
-        )
-    };
-    let (v, _) = pick(
-        pick((by_x, t.x), (by_y, t.y)),
-        pick((by_z, t.z), (by_w, t.w)),
-    );
-    (v, Vec3A::new(tx, ty, tz))
-}
-
-impl<'data> PoseFrames<'data> for Dpm<'data> {
-    fn frame_count(&self) -> usize {
-        self.num_frames() as usize
-    }
-
-    /// The 3×4 matrix's rotation as a unit quaternion (a non-orthonormal rotation, such as old
-    /// dpmodel's baked scale, loses its scale here) and its translation.
-    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        let (v, translation) = dpm_pose(self.frame(frame)?.pose(bone)?);
-        Some((Quat::from_vec4(v.normalize()), translation))
-    }
-
-    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
-        let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
-        poses.iter().map(|pose| {
-            let (v, translation) = dpm_pose(pose.matrix());
-            (Quat::from_vec4(v.normalize()), translation)
-        })
-    }
-}
-
-impl<'data> PoseFrames<'data> for Skp<'data> {
-    fn frame_count(&self) -> usize {
-        self.num_frames() as usize
-    }
-
-    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        let (q, o) = self.frame(frame)?.pose(bone)?;
-        Some(skp_pose(q, o))
-    }
-
-    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
-        let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
-        poses.iter().map(|p| skp_pose(p.quat(), p.origin()))
-    }
-}
-
-fn skp_pose(q: [f32; 4], o: [f32; 3]) -> (Quat, Vec3A) {
-    (Quat::from_array(q).normalize(), Vec3A::from(o))
-}
-
-impl<'data> PoseFrames<'data> for SkmModel<'data> {
-    fn frame_count(&self) -> usize {
-        self.skp().frame_count()
-    }
-
-    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        self.skp().bone_pose(frame, bone)
-    }
-
-    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
-        let poses = self
-            .skp()
-            .frame(frame)
-            .map(|f| f.poses())
-            .unwrap_or_default();
-        poses.iter().map(|p| skp_pose(p.quat(), p.origin()))
-    }
 }
 
 /// One parent-relative rotation and translation per bone.

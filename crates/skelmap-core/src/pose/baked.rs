@@ -12,7 +12,7 @@
 use glam::{Quat, Vec3A};
 
 use super::PoseFrames;
-use crate::skeleton::{Bone, Skeleton};
+use crate::pose::{Bone, Skeleton};
 
 /// The most poses (frames × bones) [`BakedFrames::new`] converts by default: 4 Mi, 128 MiB.
 /// A DPM or SKP is bounded by its file size long before; an MS3D's frame count is a header
@@ -36,15 +36,16 @@ pub enum BakeError {
 /// bone, rotations unit length, next to the source whose skeleton it keeps.
 ///
 /// ```
-/// use skelmap_core::anim::{self, BakedFrames, Interpolation, LocalPose, Palette};
+/// use skelmap_core::pose::{self, BakedFrames, Interpolation, LocalPose, Palette};
+/// use skelmap_core::skin;
 /// use skelmap_core::{dpm::Dpm, synth};
 ///
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Dpm::parse(&bytes)?;
 /// let baked = BakedFrames::new(&model)?;
 /// let (mut direct, mut fast) = (LocalPose::default(), LocalPose::default());
-/// anim::sample(&model, 1, 2, 0.25, Interpolation::Nlerp, &mut direct);
-/// anim::sample(&baked, 1, 2, 0.25, Interpolation::Nlerp, &mut fast);
+/// pose::sample(&model, 1, 2, 0.25, Interpolation::Nlerp, &mut direct);
+/// pose::sample(&baked, 1, 2, 0.25, Interpolation::Nlerp, &mut fast);
 /// assert_eq!(direct, fast);
 /// let mut palette = Palette::default();
 /// palette.build(&baked, &fast);

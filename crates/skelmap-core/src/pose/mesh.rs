@@ -1,6 +1,11 @@
-//! The skeletal mesh interface DPM and SKM share: pre-weighted variable-length vertices,
-//! texture coordinates and triangles, generic over the file's byte order.
+//! The mesh traits a format implements to be skinned:
+//!
+//! - [`SkeletalMesh`]: pre-weighted variable-length vertices in bone space (DPM, SKM), with
+//!   texture coordinates and triangles, generic over the file's byte order;
+//! - [`BindPoseMesh`]: vertices stored in the bind pose with up to four weighted bones
+//!   (MS3D, SL mdl).
 
+use glam::Vec3A;
 use zerocopy::byteorder::{ByteOrder, F32, U32};
 
 use crate::bonevert::Vertices;
@@ -99,4 +104,26 @@ pub trait SkeletalMesh<'data> {
     fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
         self.indices_raw().iter().map(|t| t.map(|i| i.get()))
     }
+}
+
+/// One vertex in the bind pose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BindVertex {
+    /// Model-space position.
+    pub position: Vec3A,
+    /// Model-space normal; zero when the format stores none per vertex (MS3D keeps its
+    /// normals per triangle corner).
+    pub normal: Vec3A,
+    /// Up to four `(bone, weight)` influences; `None` slots and weights ≤ 0 are unused.
+    pub influences: [Option<(u16, f32)>; 4],
+}
+
+/// A mesh whose vertices are stored in the bind pose. Implemented by
+/// [`Ms3d`](crate::ms3d::Ms3d) and [`SlMdl`](crate::slmdl::SlMdl).
+pub trait BindPoseMesh {
+    /// The number of vertices.
+    fn bind_vertex_count(&self) -> usize;
+
+    /// Vertex `i`, or `None` out of range.
+    fn bind_vertex(&self, i: usize) -> Option<BindVertex>;
 }

@@ -9,9 +9,9 @@
 
 use glam::{Affine3A, Quat, Vec3, Vec3A};
 
-use super::Palette;
-use super::skin::SkinError;
-use crate::geometry::SkeletalMesh;
+use super::SkinError;
+use crate::pose::Palette;
+use crate::pose::SkeletalMesh;
 
 /// A rigid transform as a unit dual quaternion `real + ε·dual`.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,31 +4,32 @@ use glam::Vec4;
 use zerocopy::byteorder::ByteOrder;
 
 use super::SimdLevel;
+use super::SkinError;
 use super::matrices::{PAIRED, SkinMatrices};
 use super::output::{Sink, SkinnedVertex, Split};
-use super::skin::SkinError;
 use crate::bonevert::Vertices;
-use crate::geometry::SkeletalMesh;
+use crate::pose::SkeletalMesh;
 
 /// Skins `mesh` straight from its file records (zero-copy, no preparation, no allocation)
 /// into `positions` and `normals`, in file order, at `level` (see [`SimdLevel`]; AVX-512 runs
 /// the AVX2 code: one 32-byte record fills a 256-bit register). Results equal
-/// [`skin_scalar`](super::skin::skin_scalar)'s within rounding (fused multiply-adds).
+/// [`skin_scalar`](super::skin_scalar)'s within rounding (fused multiply-adds).
 ///
 /// ```
-/// use skelmap_core::anim::{self, Interpolation, LocalPose, Palette, SimdLevel, SkinMatrices};
+/// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
+/// use skelmap_core::skin::{self, SimdLevel, SkinMatrices};
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
 ///
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Dpm::parse(&bytes)?;
 /// let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-/// anim::sample(&model, 1, 2, 0.25, Interpolation::Nlerp, &mut pose);
+/// pose::sample(&model, 1, 2, 0.25, Interpolation::Nlerp, &mut pose);
 /// palette.build(&model, &pose);
 /// let matrices = SkinMatrices::from_palette(&palette);
 /// let mesh = model.mesh(0).expect("one mesh");
 /// let n = mesh.num_verts() as usize;
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-/// anim::skin_stream(&mesh, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
+/// skin::skin_stream(&mesh, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

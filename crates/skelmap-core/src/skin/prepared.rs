@@ -4,11 +4,11 @@
 use rayon::prelude::*;
 
 use super::SimdLevel;
+use super::SkinError;
 use super::blocks::{BlockOut, LANES, Run, SLOT};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Sink, SkinnedVertex, Split};
-use super::skin::SkinError;
-use crate::geometry::SkeletalMesh;
+use crate::pose::SkeletalMesh;
 
 /// Vertices per chunk: chunks are prepared and skinned independently, and are the unit of
 /// parallel work (a rayon fork-join costs about 20 µs, so smaller pieces would not pay).
@@ -34,8 +34,8 @@ pub enum VertexOrder {
 /// influence); skinning from it allocates nothing.
 ///
 /// ```
-/// use skelmap_core::anim::{self, Interpolation, LocalPose, Palette, PreparedMesh, SimdLevel,
-///     SkinMatrices, VertexOrder};
+/// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
+/// use skelmap_core::skin::{self, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
 ///
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
@@ -43,7 +43,7 @@ pub enum VertexOrder {
 /// let mesh = model.mesh(0).expect("one mesh");
 /// let prepared = PreparedMesh::new(&mesh); // once
 /// let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
-/// anim::sample(&model, 3, 4, 0.5, Interpolation::Nlerp, &mut pose); // every frame
+/// pose::sample(&model, 3, 4, 0.5, Interpolation::Nlerp, &mut pose); // every frame
 /// palette.build(&model, &pose);
 /// let matrices = SkinMatrices::from_palette(&palette);
 /// let n = prepared.num_verts();
@@ -392,8 +392,8 @@ pub struct SkinJob<'a> {
 /// instance's chunks run on its task's thread, so small meshes pay no per-mesh fork-join).
 ///
 /// ```
-/// use skelmap_core::anim::{self, Palette, PreparedMesh, SimdLevel, SkinJob, SkinMatrices,
-///     VertexOrder};
+/// use skelmap_core::pose::{self, Palette};
+/// use skelmap_core::skin::{self, PreparedMesh, SimdLevel, SkinJob, SkinMatrices, VertexOrder};
 /// use skelmap_core::{dpm::Dpm, synth};
 ///
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
@@ -406,7 +406,7 @@ pub struct SkinJob<'a> {
 ///     .iter_mut()
 ///     .map(|(positions, normals)| SkinJob { mesh: &prepared, matrices: &matrices, positions, normals })
 ///     .collect();
-/// anim::skin_batch(&mut jobs, SimdLevel::detect(), VertexOrder::Original)?;
+/// skin::skin_batch(&mut jobs, SimdLevel::detect(), VertexOrder::Original)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

@@ -1,6 +1,6 @@
 //! The bone palette laid out for the SIMD kernels, rebuilt from a [`Palette`] once per frame.
 
-use super::Palette;
+use crate::pose::Palette;
 
 /// Floats per bone in the paired layout: four columns, each repeated in both 128-bit halves
 /// (the translation's second copy zeroed).
@@ -17,7 +17,8 @@ pub(crate) const PAIRED: usize = 32;
 ///   permutes rather than gathers.
 ///
 /// ```
-/// use skelmap_core::anim::{Palette, SkinMatrices};
+/// use skelmap_core::pose::Palette;
+/// use skelmap_core::skin::SkinMatrices;
 /// use skelmap_core::glam::{Affine3A, Vec3};
 /// let palette = Palette { world: vec![Affine3A::from_translation(Vec3::new(1.0, 2.0, 3.0)); 3] };
 /// let m = SkinMatrices::from_palette(&palette);

@@ -24,7 +24,7 @@ impl SimdLevel {
     /// The best level this CPU supports (detected on first use, then cached).
     ///
     /// ```
-    /// use skelmap_core::anim::SimdLevel;
+    /// use skelmap_core::skin::SimdLevel;
     /// let level = SimdLevel::detect();
     /// assert!(level.is_supported());
     /// println!("skinning with {}", level.name());

@@ -1,0 +1,30 @@
+//! The trait a format implements to be sampled: frames of parent-relative bone poses.
+
+use glam::{Quat, Vec3A};
+
+use super::Skeleton;
+
+/// A file whose frames give one parent-relative pose per bone.
+pub trait PoseFrames<'data>: Skeleton<'data> {
+    /// Number of frames.
+    fn frame_count(&self) -> usize;
+
+    /// The pose of `bone` in `frame`: rotation and translation relative to the parent, or
+    /// `None` out of range.
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)>;
+
+    /// Every bone's pose in `frame`, in bone order; empty when `frame` is out of range. The
+    /// default asks [`bone_pose`](PoseFrames::bone_pose) bone by bone; DPM and SKP walk the
+    /// frame's records once.
+    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
+        let bones = if frame < self.frame_count() {
+            self.skeleton_bones().len()
+        } else {
+            0
+        };
+        (0..bones).map(move |bone| {
+            self.bone_pose(frame, bone)
+                .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
+        })
+    }
+}

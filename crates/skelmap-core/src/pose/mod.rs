@@ -1,0 +1,37 @@
+//! Animation, blind to formats: local poses, their sampling, palettes of world transforms,
+//! named clips, and the traits a format implements to be animated and skinned.
+//!
+//! - [`LocalPose`] holds one parent-relative rotation + translation per bone; [`sample`]
+//!   blends two frames of any [`PoseFrames`] source with shortest-arc nlerp or slerp, never
+//!   lerping raw matrices.
+//! - [`BakedFrames`] converts every frame once (the explicit copy a runtime sampling the same
+//!   model every frame makes), after which sampling is a load and a blend.
+//! - [`Palette`] holds each bone's world transform, built in one forward pass when parents
+//!   precede children, otherwise in the skeleton's [`Skeleton::hierarchy_order`].
+//! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar;
+//!   [`bounds`]: axis-aligned boxes.
+//!
+//! The traits a format implements:
+//!
+//! | trait | what it gives | implemented by |
+//! |---|---|---|
+//! | [`Skeleton`] | bones: names, parents, flags, hierarchy order | DPM, SKP, paired SKM, MS3D, SL `.anim` |
+//! | [`PoseFrames`] | frames of parent-relative poses | DPM, SKP, paired SKM, MS3D (timeline), SL `.anim` (keyframes) |
+//! | [`SkeletalMesh`] | pre-weighted bone-space vertex records | DPM and SKM meshes |
+//! | [`BindPoseMesh`] | bind-pose vertices with up to four weights | MS3D, SL mdl |
+//!
+//! The kernels that consume them live in [`skin`](crate::skin). Nothing here names a format.
+
+mod baked;
+pub mod bounds;
+pub mod framegroups;
+mod frames;
+mod local;
+mod mesh;
+mod skeleton;
+
+pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
+pub use frames::PoseFrames;
+pub use local::{Interpolation, LocalPose, Palette, sample};
+pub use mesh::{BindPoseMesh, BindVertex, MeshGeometry, SkeletalMesh};
+pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};

@@ -1,0 +1,15 @@
+//! x86-64 SIMD kernels: with `source.rs`, the only code of skelmap-core allowed to opt out of
+//! the compiler's memory-safety checks, each block justified by a `// SAFETY:` comment.
+//!
+//! - [`stream`]: the stream skinning kernel (AVX2 + FMA) over the mapped 32-byte records.
+//! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA).
+//! - [`morph`]: the morph kernel (SSE2, part of the x86-64 baseline, so no run-time detection).
+//!
+//! The AVX kernels are `unsafe fn`s with `#[target_feature]`: their one precondition is that
+//! the CPU has the features, which the safe dispatchers in `skin` check with
+//! `is_x86_feature_detected!` before calling.
+#![allow(unsafe_code)]
+
+pub(crate) mod morph;
+pub(crate) mod prepared;
+pub(crate) mod stream;

@@ -1,0 +1,283 @@
+//! The prepared kernel on AVX-512F (16 lanes) and AVX2 + FMA (two 8-lane halves).
+//!
+//! A block holds 16 vertices with the same influence count `k`; influence `j` of the block is
+//! one slot of seven rows of 16 floats (`ox oy oz w nx ny nz`) and a row of 16 bone indices.
+//! For each slot the twelve matrix entries of every lane's bone are looked up — with a permute
+//! across registers holding the whole palette when it has at most 16 (AVX2, AVX-512) or 32
+//! (AVX-512) bones, else with a gather whose indices are first clamped into the palette — and
+//! accumulated with fused multiply-adds into six rows of results (`px py pz nx ny nz`).
+
+use core::arch::x86_64::{
+    __m256, __m256i, __m512, __m512i, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmpgt_epi32,
+    _mm256_fmadd_ps, _mm256_i32gather_ps, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_min_epu32,
+    _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_setzero_ps, _mm256_storeu_ps,
+    _mm512_add_ps, _mm512_fmadd_ps, _mm512_i32gather_ps, _mm512_loadu_ps, _mm512_loadu_si512,
+    _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_min_epu32, _mm512_mul_ps,
+    _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_set1_epi32, _mm512_setzero_ps,
+    _mm512_storeu_ps, _mm512_test_epi32_mask,
+};
+
+use crate::skin::blocks::{BlockOut, LANES, Run, SLOT};
+
+/// For output register `r` of an interleaved `x y z x y z …` run of 16 vertices (48 floats in
+/// three registers): per position, which lane of `x` (0..16) or `y` (16..32) goes there (`z`
+/// positions are filled by the second step), and the lane for the `z` positions.
+const fn interleave(r: usize) -> ([i32; 16], [i32; 16], u16) {
+    let (mut xy, mut z, mut mask) = ([0i32; 16], [0i32; 16], 0u16);
+    let mut q = 0;
+    while q < 16 {
+        let p = 16 * r + q;
+        let (lane, component) = ((p / 3) as i32, p % 3);
+        match component {
+            0 => xy[q] = lane,
+            1 => xy[q] = 16 + lane,
+            _ => {
+                z[q] = lane;
+                mask |= 1 << q;
+            }
+        }
+        q += 1;
+    }
+    (xy, z, mask)
+}
+
+const INTERLEAVE: [([i32; 16], [i32; 16], u16); 3] = [interleave(0), interleave(1), interleave(2)];
+
+/// Writes rows `x`, `y`, `z` (16 lanes each) interleaved into `out` (16 × 3 floats).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f32; 3]; LANES]) {
+    let dst = out.as_mut_ptr().cast::<f32>();
+    for (r, (xy, zi, mask)) in INTERLEAVE.iter().enumerate() {
+        // SAFETY: `xy` and `zi` are 16 `i32`s each; `out` is 48 contiguous floats (arrays have
+        // no padding) and the store writes floats `16r .. 16r + 16`, r < 3.
+        unsafe {
+            let t = _mm512_permutex2var_ps(x, _mm512_loadu_si512(xy.as_ptr().cast()), y);
+            let v = _mm512_mask_permutexvar_ps(t, *mask, _mm512_loadu_si512(zi.as_ptr().cast()), z);
+            _mm512_storeu_ps(dst.add(16 * r), v);
+        }
+    }
+}
+
+/// Skins every block of `run` with the AVX-512 kernel (`avx512 == true`) or the AVX2 one,
+/// handing each block's results to `emit`; `false` (and nothing emitted) when the CPU lacks
+/// the features.
+pub(crate) fn try_prepared(
+    avx512: bool,
+    run: Run<'_>,
+    emit: &mut impl FnMut(usize, &BlockOut),
+) -> bool {
+    let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+    if avx512 && avx2 && is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F, AVX2 and FMA.
+        unsafe { prepared_avx512(run, emit) };
+        true
+    } else if !avx512 && avx2 {
+        // SAFETY: the CPU was just found to support AVX2 and FMA.
+        unsafe { prepared_avx2(run, emit) };
+        true
+    } else {
+        false
+    }
+}
+
+/// Skins every block of `run` with AVX-512F, handing each block's results to `emit`.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn prepared_avx512(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+    if !run.consistent() {
+        return;
+    }
+    match run.padded {
+        16 => blocks_avx512::<0>(run, emit),
+        32 => blocks_avx512::<1>(run, emit),
+        64 => blocks_avx512::<2>(run, emit),
+        _ => blocks_avx512::<3>(run, emit),
+    }
+}
+
+/// `MODE` 0: one-register permute (≤ 16 bones); 1: two-register permute (≤ 32); 2: two
+/// two-register permutes and a blend (≤ 64); 3: clamped gather.
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn blocks_avx512<const MODE: u8>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+    let (soa, padded) = (run.soa, run.padded);
+    let mut lo = [_mm512_setzero_ps(); 12];
+    let mut hi = [_mm512_setzero_ps(); 12];
+    if MODE < 2 {
+        for (r, (l, h)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+            // SAFETY: `consistent` proved `soa` holds 12 rows of `padded` ≥ 16 floats (≥ 32 in
+            // mode 1), so floats `r·padded .. r·padded + 16` (and `+ 16 .. + 32`) are in it.
+            unsafe {
+                *l = _mm512_loadu_ps(soa.as_ptr().add(r * padded));
+                if MODE == 1 {
+                    *h = _mm512_loadu_ps(soa.as_ptr().add(r * padded + LANES));
+                }
+            }
+        }
+    }
+    let last = _mm512_set1_epi32((padded - 1) as i32);
+    let bit5 = _mm512_set1_epi32(32);
+    let mut out = BlockOut::ZERO;
+    for b in 0..run.blocks {
+        let mut acc = [_mm512_setzero_ps(); 6];
+        for slot in b * run.k..(b + 1) * run.k {
+            let (Some(d), Some(bi)) = (
+                run.data.get(slot * SLOT..(slot + 1) * SLOT),
+                run.bones.get(slot * LANES..(slot + 1) * LANES),
+            ) else {
+                return;
+            };
+            // SAFETY: `d` is `SLOT` = 7 · 16 floats and `bi` 16 `u32`s; every load reads 16
+            // elements starting at a multiple of 16 inside them.
+            let (idx, v) = unsafe {
+                let idx = _mm512_loadu_si512(bi.as_ptr().cast::<__m512i>());
+                let row = |i: usize| _mm512_loadu_ps(d.as_ptr().add(i * LANES));
+                (
+                    idx,
+                    [row(0), row(1), row(2), row(3), row(4), row(5), row(6)],
+                )
+            };
+            // Clamped, every index addresses a float of each palette row.
+            let idx = _mm512_min_epu32(idx, last);
+            let upper = _mm512_test_epi32_mask(idx, bit5);
+            for r in 0..3 {
+                let m = |c: usize| -> __m512 {
+                    let e = r * 4 + c;
+                    match MODE {
+                        0 => _mm512_permutexvar_ps(idx, lo[e]),
+                        1 => _mm512_permutex2var_ps(lo[e], idx, hi[e]),
+                        // SAFETY: mode 2 runs only with `padded` = 64, so row `e` is floats
+                        // `64e .. 64e + 64` of `soa`, read as four 16-float loads.
+                        2 => unsafe {
+                            let row = soa.as_ptr().add(e * padded);
+                            let t = |q: usize| _mm512_loadu_ps(row.add(16 * q));
+                            _mm512_mask_blend_ps(
+                                upper,
+                                _mm512_permutex2var_ps(t(0), idx, t(1)),
+                                _mm512_permutex2var_ps(t(2), idx, t(3)),
+                            )
+                        },
+                        // SAFETY: `idx ≤ padded − 1` lane-wise and row `e` spans floats
+                        // `e·padded .. (e + 1)·padded` of `soa`; the scale 4 is `size_of::<f32>`.
+                        _ => unsafe { _mm512_i32gather_ps::<4>(idx, soa.as_ptr().add(e * padded)) },
+                    }
+                };
+                let (m0, m1, m2, m3) = (m(0), m(1), m(2), m(3));
+                // Two short chains per row instead of one of four.
+                let p01 = _mm512_fmadd_ps(m1, v[1], _mm512_mul_ps(m0, v[0]));
+                let p23 = _mm512_fmadd_ps(m3, v[3], _mm512_mul_ps(m2, v[2]));
+                acc[r] = _mm512_add_ps(acc[r], _mm512_add_ps(p01, p23));
+                let n01 = _mm512_fmadd_ps(m1, v[5], _mm512_mul_ps(m0, v[4]));
+                acc[3 + r] = _mm512_add_ps(acc[3 + r], _mm512_fmadd_ps(m2, v[6], n01));
+            }
+        }
+        store_interleaved(acc[0], acc[1], acc[2], &mut out.positions);
+        store_interleaved(acc[3], acc[4], acc[5], &mut out.normals);
+        emit(b, &out);
+    }
+}
+
+/// Skins every block of `run` with AVX2 + FMA, handing each block's results to `emit`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn prepared_avx2(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+    if !run.consistent() {
+        return;
+    }
+    if run.padded == 16 {
+        blocks_avx2::<true>(run, emit);
+    } else {
+        blocks_avx2::<false>(run, emit);
+    }
+}
+
+/// `PERMUTE`: look bones up with two 8-entry permutes and a blend (palettes of ≤ 16 bones),
+/// else with a clamped gather.
+#[target_feature(enable = "avx2,fma")]
+fn blocks_avx2<const PERMUTE: bool>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+    let (soa, padded) = (run.soa, run.padded);
+    let mut lo = [_mm256_setzero_ps(); 12];
+    let mut hi = [_mm256_setzero_ps(); 12];
+    if PERMUTE {
+        for (r, (l, h)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+            // SAFETY: `consistent` proved `soa` holds 12 rows of `padded` = 16 floats; the two
+            // loads read floats `16r .. 16r + 8` and `16r + 8 .. 16r + 16`.
+            unsafe {
+                *l = _mm256_loadu_ps(soa.as_ptr().add(r * padded));
+                *h = _mm256_loadu_ps(soa.as_ptr().add(r * padded + 8));
+            }
+        }
+    }
+    let last = _mm256_set1_epi32((padded - 1) as i32);
+    let seven = _mm256_set1_epi32(7);
+    let mut rows = [[0.0f32; LANES]; 6];
+    for b in 0..run.blocks {
+        for half in 0..2 {
+            let lane0 = half * 8;
+            let mut acc = [_mm256_setzero_ps(); 6];
+            for slot in b * run.k..(b + 1) * run.k {
+                let (Some(d), Some(bi)) = (
+                    run.data.get(slot * SLOT..(slot + 1) * SLOT),
+                    run.bones
+                        .get(slot * LANES + lane0..slot * LANES + lane0 + 8),
+                ) else {
+                    return;
+                };
+                // SAFETY: `d` is 7 · 16 floats and `bi` 8 `u32`s; each load reads 8 elements
+                // at `16i + lane0` (≤ 16i + 8) inside `d`, or all of `bi`.
+                let (idx, v) = unsafe {
+                    let idx = _mm256_loadu_si256(bi.as_ptr().cast::<__m256i>());
+                    let row = |i: usize| _mm256_loadu_ps(d.as_ptr().add(i * LANES + lane0));
+                    (
+                        idx,
+                        [row(0), row(1), row(2), row(3), row(4), row(5), row(6)],
+                    )
+                };
+                let idx = _mm256_min_epu32(idx, last);
+                let upper = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, seven));
+                for r in 0..3 {
+                    let m = |c: usize| -> __m256 {
+                        let e = r * 4 + c;
+                        if PERMUTE {
+                            _mm256_blendv_ps(
+                                _mm256_permutevar8x32_ps(lo[e], idx),
+                                _mm256_permutevar8x32_ps(hi[e], idx),
+                                upper,
+                            )
+                        } else {
+                            // SAFETY: `idx ≤ padded − 1` lane-wise and row `e` spans floats
+                            // `e·padded .. (e + 1)·padded` of `soa`; scale 4 = `size_of::<f32>`.
+                            unsafe { _mm256_i32gather_ps::<4>(soa.as_ptr().add(e * padded), idx) }
+                        }
+                    };
+                    let (m0, m1, m2, m3) = (m(0), m(1), m(2), m(3));
+                    acc[r] = _mm256_fmadd_ps(
+                        m0,
+                        v[0],
+                        _mm256_fmadd_ps(
+                            m1,
+                            v[1],
+                            _mm256_fmadd_ps(m2, v[2], _mm256_fmadd_ps(m3, v[3], acc[r])),
+                        ),
+                    );
+                    acc[3 + r] = _mm256_fmadd_ps(
+                        m0,
+                        v[4],
+                        _mm256_fmadd_ps(m1, v[5], _mm256_fmadd_ps(m2, v[6], acc[3 + r])),
+                    );
+                }
+            }
+            for (row, a) in rows.iter_mut().zip(acc) {
+                // SAFETY: `row` is 16 writable floats; the store writes 8 at `lane0` ≤ 8.
+                unsafe { _mm256_storeu_ps(row.as_mut_ptr().add(lane0), a) };
+            }
+        }
+        emit(b, &BlockOut::from_rows(&rows));
+    }
+}
