@@ -4,9 +4,10 @@
 //! includes this file), so a property checked under fuzzing is also checked on every
 //! `cargo test`.
 
-use skelmap_core::AnyModel;
+use skelmap_core::Model;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
+use skelmap_core::model::{Pose, TexcoordLayout};
 use skelmap_core::ms3d::{Ms3d, anim};
 use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap_core::skin;
@@ -14,18 +15,106 @@ use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::slmdl::{SlAnim, SlMdl};
 use skelmap_core::{Bone, SkeletalMesh, Skeleton};
 
-/// Deep walk of any supported model.
-pub fn any(model: &AnyModel<'_>) {
-    match model {
-        AnyModel::Dpm(m) => dpm(m),
-        AnyModel::Skm(m) => skm(m),
-        AnyModel::Skp(m) => skp(m),
-        AnyModel::Ms3d(m) => ms3d(m),
-        AnyModel::SlMdl(m) => slmdl(m),
-        AnyModel::Mdl(m) => mdl(m),
-        AnyModel::Hmp(m) => hmp(m),
-        // Formats added later get their own walk here.
-        _ => {}
+/// Deep walk of any model: its format's own view, then the format-neutral API.
+pub fn model(model: &Model<'_>) {
+    if let Some(m) = model.as_dpm() {
+        dpm(m);
+    } else if let Some(m) = model.as_skm() {
+        skm_model(m);
+    } else if let Some(m) = model.as_skp() {
+        skp(m);
+    } else if let Some(m) = model.as_ms3d() {
+        ms3d(m);
+    } else if let Some(m) = model.as_mdl() {
+        mdl(m);
+    } else if let Some(m) = model.as_hmp() {
+        hmp(m);
+    } else if let Some(m) = model.as_sl_mdl() {
+        slmdl(&m.mdl());
+    }
+    if let Some(a) = model.as_sl_anim() {
+        slanim(&a);
+    }
+    neutral(model);
+}
+
+/// The format-neutral API: every count, index and range consistent, and every model poses
+/// and deforms; the prepared kernel agrees with the zero-copy deform.
+pub fn neutral(model: &Model<'_>) {
+    let bones = model.num_bones();
+    assert_eq!(model.bones().len(), bones);
+    assert!(model.bones().all(|b| b.parent().is_none_or(|p| p < bones)));
+    let frames = model.num_frames();
+    for clip in model.clips() {
+        assert!(clip.count > 0 && (clip.first + clip.count) as usize <= frames);
+    }
+    let materials = model.num_materials();
+    for mesh in model.meshes() {
+        let (verts, tris) = (mesh.num_verts(), mesh.num_tris());
+        assert_eq!(mesh.triangles().len(), tris);
+        assert!(mesh.triangles().flatten().all(|v| (v as usize) < verts));
+        if mesh.texcoord_layout() != TexcoordLayout::None {
+            assert!((0..tris.min(4096)).all(|t| mesh.corner_texcoords(t).is_some()));
+        }
+        for sub in mesh.submeshes() {
+            assert!(sub.triangle_indices().all(|t| t < tris));
+            assert!(sub.material().is_none_or(|m| m < materials));
+        }
+        let _ = mesh.influence_counts();
+    }
+    if model.num_vertices() > 1 << 16 {
+        return;
+    }
+    let mut pose = Pose::default();
+    let prepared = model.prepare().ok();
+    let picks = if frames == 0 {
+        vec![None]
+    } else {
+        vec![None, Some(0), Some(frames / 2), Some(frames - 1)]
+    };
+    for pick in picks {
+        match pick {
+            Some(f) => model
+                .pose(
+                    f,
+                    (f + 1).min(frames - 1),
+                    0.5,
+                    Interpolation::Nlerp,
+                    &mut pose,
+                )
+                .expect("a frame below num_frames poses"),
+            None => model.pose_bind(&mut pose),
+        }
+        for mesh in model.meshes() {
+            let n = mesh.num_verts();
+            let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            model
+                .deform(mesh.index(), &pose, &mut p, &mut q)
+                .expect("a validated model deforms with its own pose");
+            let Some(prepared) = prepared.as_ref().and_then(|x| x.mesh(mesh.index())) else {
+                continue;
+            };
+            let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            prepared
+                .skin(
+                    pose.matrices(),
+                    skin::SimdLevel::detect(),
+                    skin::VertexOrder::Original,
+                    &mut r,
+                    &mut s,
+                )
+                .expect("the prepared mesh skins with its model's pose");
+            let scale = p
+                .iter()
+                .flatten()
+                .filter(|v| v.is_finite())
+                .fold(1.0f32, |m, v| m.max(v.abs()));
+            for (a, b) in p.iter().flatten().zip(r.iter().flatten()) {
+                if a.is_finite() && b.is_finite() && scale < 1e12 {
+                    assert!((a - b).abs() <= 1e-4 * scale, "prepared {b} vs deform {a}");
+                }
+            }
+        }
     }
 }
 
@@ -173,9 +262,9 @@ pub fn ms3d(m: &Ms3d<'_>) {
         // Dual-quaternion skinning at rest and at 0.5 s (its accuracy is tested on real
         // files; here, arbitrary joint transforms must not make it panic).
         let (mut local, mut bind, mut now) = Default::default();
-        anim::local_rest_pose(m, &mut local);
+        m.local_rest_pose(&mut local);
         skelmap_core::pose::Palette::build(&mut bind, m, &local);
-        anim::local_pose_at(m, 0.5, &mut local);
+        m.local_pose_at(0.5, &mut local);
         skelmap_core::pose::Palette::build(&mut now, m, &local);
         let mut dq = skelmap_core::skin::dqs::deltas(&bind, &bind);
         let mut out = vec![[0.0; 3]; 2 * vertices];

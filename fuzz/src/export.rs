@@ -2,31 +2,26 @@
 //! first, last and one-past-the-last frame) and written as glTF, OBJ and a tiny PNG, with the
 //! scene's invariants checked. Also replayed by skelmap-export's tests.
 
-use skelmap_core::{AnyModel, open_any};
+use skelmap_core::Model;
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{Error, Model, Scene, SceneOptions, obj, render};
+use skelmap_export::{Error, Scene, SceneOptions, obj, render, scene};
 
 /// Opens `data` as any format and drives the exporters over it.
 pub fn export(data: &[u8]) {
-    match open_any(data) {
-        Ok(Some(AnyModel::Skm(_)) | None) | Err(_) => {}
-        Ok(Some(model)) => {
-            if let Ok(model) = Model::try_from(model) {
-                drive(&model);
-            }
-        }
+    if let Ok(model) = Model::from_bytes(data) {
+        drive(&model);
     }
 }
 
 /// Scenes at the bind pose and at frames 0, last and one past the last, each written out.
 pub fn drive(model: &Model<'_>) {
-    let frames = model.num_frames();
+    let frames = skelmap_export::build::num_frames(model);
     for frame in [None, Some(0), Some(frames.saturating_sub(1)), Some(frames)] {
         let options = SceneOptions {
             frame,
             ..SceneOptions::default()
         };
-        match model.scene(&options) {
+        match scene(model, &options) {
             Ok(scene) => {
                 assert!(
                     frame.is_none_or(|f| f < frames),

@@ -10,7 +10,7 @@ use skelmap_core::gamestudio::{Hmp, Mdl};
 use skelmap_core::ms3d::Ms3d;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::slmdl::{SlAnim, SlMdl};
-use skelmap_core::{dpm::Dpm, open_any};
+use skelmap_core::{Model, dpm::Dpm};
 
 /// The `dpm` target: DPM validation without the probe, then the deep walk.
 pub fn dpm(data: &[u8]) {
@@ -21,8 +21,8 @@ pub fn dpm(data: &[u8]) {
 
 /// The `probe_any` target: sniff, open whatever the bytes are, then the deep walk.
 pub fn probe_any(data: &[u8]) {
-    if let Ok(Some(model)) = open_any(data) {
-        exercise::any(&model);
+    if let Ok(model) = Model::from_bytes(data) {
+        exercise::model(&model);
     }
 }
 
@@ -119,7 +119,7 @@ pub fn exercise_skm(data: &[u8]) {
 
 /// The structure-aware `structured` target: `arbitrary` picks a format and a shape, the
 /// project's writers build a valid file of that shape, and one 32-bit field (chosen by
-/// offset) is overwritten; the result goes through `open_any` and the deep walk.
+/// offset) is overwritten; the result goes through `Model::from_bytes` and the deep walk.
 pub fn structured(data: &[u8]) {
     let mut u = arbitrary::Unstructured::new(data);
     let Ok(spec) = <structured::Spec as arbitrary::Arbitrary>::arbitrary(&mut u) else {
@@ -128,8 +128,8 @@ pub fn structured(data: &[u8]) {
     let Some(bytes) = structured::build(&spec) else {
         return;
     };
-    if let Ok(Some(model)) = open_any(&bytes) {
-        exercise::any(&model);
+    if let Ok(model) = Model::from_bytes(&bytes) {
+        exercise::model(&model);
     }
 }
 

@@ -35,9 +35,9 @@ fn near(a: [f32; 3], b: [f32; 3], tolerance: f32) -> bool {
 fn ms3d_palettes(m: &Ms3d<'_>, seconds: f32) -> (Palette, Palette) {
     let (mut pose, mut rest, mut now) =
         (LocalPose::default(), Palette::default(), Palette::default());
-    ms3d::anim::local_rest_pose(m, &mut pose);
+    m.local_rest_pose(&mut pose);
     rest.build(m, &pose);
-    ms3d::anim::local_pose_at(m, seconds, &mut pose);
+    m.local_pose_at(seconds, &mut pose);
     now.build(m, &pose);
     (rest, now)
 }
@@ -81,10 +81,10 @@ fn ms3d_timeline_frames_sample_like_the_keys_at_their_times() {
     let m = Ms3d::parse(&bytes).unwrap();
     // keyframer: 24 fps, 25 frames; frame f is at (f + 1) / 24 s.
     assert_eq!(PoseFrames::frame_count(&m), 25);
-    assert_eq!(ms3d::anim::frame_seconds(&m, 11.0), 0.5);
+    assert_eq!(m.frame_seconds(11.0), 0.5);
     let (mut by_frame, mut by_time) = (LocalPose::default(), LocalPose::default());
     pose::sample(&m, 11, 11, 0.0, Interpolation::Slerp, &mut by_frame);
-    ms3d::anim::local_pose_at(&m, 0.5, &mut by_time);
+    m.local_pose_at(0.5, &mut by_time);
     assert_eq!(by_frame, by_time);
     assert_eq!(m.bone_pose(25, 0), None, "past the timeline");
     let angle = by_time.bones[1].0.to_axis_angle().1.to_degrees();

@@ -19,6 +19,7 @@ mod dpm_rules;
 mod dpm_warnings;
 mod gamestudio;
 mod kernels;
+mod model;
 mod ms3d;
 mod probe;
 mod robustness;

@@ -1,6 +1,6 @@
-//! Format recognition by magic bytes and `open_any`.
+//! Format recognition by magic bytes and `Model::from_bytes`.
 
-use skelmap::{AnyModel, Error, Format, Source, open_any};
+use skelmap::{Error, Format, Model, Source};
 
 use crate::support::tube;
 
@@ -18,21 +18,24 @@ fn sniff_recognises_dpm_by_its_sixteen_byte_magic() {
 }
 
 #[test]
-fn open_any_dispatches_to_the_dpm_view() {
+fn from_bytes_dispatches_to_the_dpm_view() {
     let (bytes, _) = tube();
-    match open_any(&bytes).unwrap() {
-        Some(AnyModel::Dpm(m)) => assert_eq!(m.num_frames(), 9),
-        other => panic!("expected a DPM, got {other:?}"),
-    }
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.format(), Format::Dpm);
+    assert_eq!(model.as_dpm().map(|m| m.num_frames()), Some(9));
+    assert!(model.as_ms3d().is_none());
 }
 
 #[test]
-fn open_any_returns_none_for_unknown_data_and_errors_for_broken_dpm() {
+fn unknown_data_is_an_unknown_format_and_a_broken_file_its_error() {
     assert!(
-        open_any(b"IDP2\x08\0\0\0").unwrap().is_none(),
+        matches!(
+            Model::from_bytes(b"IDP2\x08\0\0\0"),
+            Err(Error::UnknownFormat)
+        ),
         "Quake 2 MD2 is not supported"
     );
-    let e = open_any(b"MS3D000000\x04\0\0\0").unwrap_err();
+    let e = Model::from_bytes(b"MS3D000000\x04\0\0\0").unwrap_err();
     assert!(
         matches!(
             e,
@@ -46,7 +49,7 @@ fn open_any_returns_none_for_unknown_data_and_errors_for_broken_dpm() {
         "{e}"
     );
     let (bytes, _) = tube();
-    let e = open_any(&bytes[..100]).unwrap_err();
+    let e = Model::from_bytes(&bytes[..100]).unwrap_err();
     assert!(
         matches!(
             e,
@@ -71,15 +74,4 @@ fn reading_a_missing_file_is_an_io_error_naming_the_path() {
             .starts_with("cannot read /nonexistent/skelmap/model.dpm: ")
     );
     assert_eq!((e.format(), e.offset()), (None, None));
-}
-
-#[test]
-fn mapping_an_empty_file_gives_no_bytes() {
-    let path = std::env::temp_dir().join(format!("skelmap-empty-{}.dpm", std::process::id()));
-    std::fs::write(&path, b"").unwrap();
-    #[allow(unsafe_code)]
-    // SAFETY: the file is private to this test and not modified while mapped.
-    let source = unsafe { Source::map(&path) }.unwrap();
-    assert!(source.bytes().is_empty());
-    std::fs::remove_file(&path).unwrap();
 }

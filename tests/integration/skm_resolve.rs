@@ -2,9 +2,10 @@
 
 use std::collections::HashMap;
 
+use skelmap::FsResolver;
 use skelmap::dpm::Dpm;
 use skelmap::skm::convert::{from_dpm, pose_to_matrix};
-use skelmap::skm::resolve::{FsResolver, resolve};
+use skelmap::skm::resolve::resolve;
 use skelmap::skm::{Skm, SkmBuilder, Skp};
 use skelmap::{Diagnostics, Error, Format, Limits, SkeletalMesh, Skeleton, WarningKind};
 
@@ -21,7 +22,7 @@ fn files(entries: &[(&str, &[u8])]) -> HashMap<String, Vec<u8>> {
 fn skeleton_beside_the_model_without_cfg() {
     let ((skm, _), (skp, _)) = tube_skm();
     let fs = files(&[("m/tube.skm", &skm), ("m/tube.skp", &skp)]);
-    let found = resolve(&fs, "m/tube.skm").unwrap();
+    let found = resolve(&&fs, "m/tube.skm").unwrap();
     assert_eq!(found.skp.0, "m/tube.skp");
     assert!(found.lods.is_empty());
     let model = found.open().unwrap();
@@ -38,7 +39,7 @@ fn cfg_import_names_a_shared_skeleton() {
         ("players/base/rig.skp", &skp),
     ]);
     assert_eq!(
-        resolve(&fs, "m/tube.skm").unwrap().skp.0,
+        resolve(&&fs, "m/tube.skm").unwrap().skp.0,
         "players/base/rig.skp"
     );
 }
@@ -47,12 +48,12 @@ fn cfg_import_names_a_shared_skeleton() {
 fn missing_skeleton_is_a_resolve_error() {
     let ((skm, _), _) = tube_skm();
     let fs = files(&[("m/tube.skm", &skm)]);
-    let e = resolve(&fs, "m/tube.skm").unwrap_err();
+    let e = resolve(&&fs, "m/tube.skm").unwrap_err();
     assert!(
         matches!(&e, Error::Resolve { path, detail } if path == "m/tube.skp" && detail == "skeleton not found"),
         "{e}"
     );
-    let e = resolve(&fs, "m/none.skm").unwrap_err();
+    let e = resolve(&&fs, "m/none.skm").unwrap_err();
     assert!(
         matches!(&e, Error::Resolve { path, .. } if path == "m/none.skm"),
         "{e}"
@@ -68,7 +69,7 @@ fn cfg_import_escaping_the_root_is_refused() {
         "import C:/rig.skm",
     ] {
         let fs = files(&[("m/tube.skm", &skm), ("m/tube.cfg", import.as_bytes())]);
-        let e = resolve(&fs, "m/tube.skm").unwrap_err();
+        let e = resolve(&&fs, "m/tube.skm").unwrap_err();
         assert!(matches!(e, Error::Resolve { .. }), "{import}: {e}");
     }
 }
@@ -117,7 +118,7 @@ fn lods_are_found_in_order_until_one_is_missing() {
         ("t_2.skm", &l2),
         ("t_4.skm", &l4),
     ]);
-    let found = resolve(&fs, "t.skm").unwrap();
+    let found = resolve(&&fs, "t.skm").unwrap();
     let names: Vec<&str> = found.lods.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(
         names,
@@ -139,7 +140,7 @@ fn lod_with_another_bone_count_is_an_error() {
     let ((skm, _), (skp, _)) = tube_skm();
     let bad = lod(1, 5);
     let fs = files(&[("t.skm", &skm), ("t.skp", &skp), ("t_1.skm", &bad)]);
-    let e = resolve(&fs, "t.skm").unwrap().open().unwrap_err();
+    let e = resolve(&&fs, "t.skm").unwrap().open().unwrap_err();
     assert!(
         matches!(&e, Error::Invalid { what: "header.num_bones", detail, .. } if detail.starts_with("level of detail 1 is weighted to 5 bones")),
         "{e}"
@@ -155,7 +156,7 @@ fn lod_with_other_meshes_is_a_warning() {
     let other = c.write().unwrap();
     let fs = files(&[("t.skm", &skm), ("t.skp", &skp), ("t_1.skm", &other)]);
     let mut diag = Diagnostics::new();
-    resolve(&fs, "t.skm")
+    resolve(&&fs, "t.skm")
         .unwrap()
         .open_with(&Limits::default(), &mut diag)
         .unwrap();
@@ -166,7 +167,7 @@ fn lod_with_other_meshes_is_a_warning() {
 fn a_non_skm_file_ends_lod_probing() {
     let ((skm, _), (skp, _)) = tube_skm();
     let fs = files(&[("t.skm", &skm), ("t.skp", &skp), ("t_1.skm", b"not an skm")]);
-    assert!(resolve(&fs, "t.skm").unwrap().lods.is_empty());
+    assert!(resolve(&&fs, "t.skm").unwrap().lods.is_empty());
 }
 
 #[test]

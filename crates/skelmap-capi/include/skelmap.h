@@ -232,7 +232,8 @@ typedef struct SkelmapCounts {
  */
 typedef struct SkelmapBone {
   /**
-   * The parent's index, always smaller than the bone's own; -1 for a root.
+   * The parent's index, -1 for a root. Smaller than the bone's own, except in an MS3D,
+   * whose joints come in any order.
    */
   int32_t parent;
   /**
@@ -328,9 +329,10 @@ enum SkelmapStatus skelmap_mesh_triangles(const struct SkelmapModel *model,
 
 /**
  * Writes mesh `mesh`'s texture coordinates (`s`, `t` per vertex) into `out`, `stride` bytes
- * apart (0 = 8, tightly packed), for `capacity` vertices. DPM and SKM store one per vertex;
- * a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D and MDL store them per
- * triangle corner, which this per-vertex layout cannot express: `SKELMAP_STATUS_WRONG_KIND`.
+ * apart (0 = 8, tightly packed), for `capacity` vertices. DPM, SKM and SL store one per
+ * vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D and MDL store
+ * them per triangle corner, which this per-vertex layout cannot express, and an SL layout may
+ * have none: `SKELMAP_STATUS_WRONG_KIND`.
  *
  * # Safety
  *
@@ -353,8 +355,9 @@ enum SkelmapStatus skelmap_mesh_texcoords(const struct SkelmapModel *model,
  * - DPM, SKM: linear blend skinning of the file's pre-weighted records with the fastest
  *   kernel this CPU runs (see `skelmap_simd_level`), by a pose sampled from a model with at
  *   least the bones the mesh uses.
- * - MS3D: positions skinned by the joints' transforms; MS3D stores normals per triangle
- *   corner, so `normals` must be NULL (`SKELMAP_STATUS_WRONG_KIND` otherwise).
+ * - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms;
+ *   MS3D stores normals per triangle corner, so for it `normals` must be NULL
+ *   (`SKELMAP_STATUS_WRONG_KIND` otherwise).
  * - MDL, HMP: the morph: the pose's two frames tweened (positions blended, normals blended
  *   and renormalised).
  *
@@ -408,12 +411,13 @@ enum SkelmapStatus skelmap_terrain_heights(const struct SkelmapModel *model,
  * Opens and validates the model file at `path` (UTF-8), storing a new model in `*out`
  * (NULL on failure).
  *
- * The format is recognised from the file's first bytes, never from its name. The file is
- * memory-mapped unless `flags` has `SKELMAP_OPEN_READ`, which reads it into memory instead.
- * An SKM mesh is paired with its skeleton the way the engines find it (the `.cfg`'s
- * `import`, else the `.skp` of the same name, next to the mesh) and with its levels of
- * detail. A DPM's frame groups come from `<path>.framegroups` when that file exists, else
- * from the frame names.
+ * The format is recognised from the file's first bytes, never from its name (an SL `.anim`,
+ * which has no magic, by its extension). The file is memory-mapped unless `flags` has
+ * `SKELMAP_OPEN_READ`, which reads it into memory instead. An SKM mesh is paired with its
+ * skeleton the way the engines find it (the `.cfg`'s `import`, else the `.skp` of the same
+ * name, next to the mesh) and with its levels of detail; an SL mesh with the `.anim` of the
+ * same name, when there is one. Frame groups come from `<path>.framegroups` when that file
+ * exists, else from the frame names.
  *
  * # Safety
  *
@@ -625,9 +629,9 @@ int32_t skelmap_frame_index(const struct SkelmapModel *model, const char *name);
 /**
  * Fills `*out` with frame group `index`: its frame range, rate and looping.
  *
- * Groups come from a DPM's `.framegroups` file (see `skelmap_model_open_file` and
+ * Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
  * `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
- * `walk`, at 10 fps, looping); an MS3D has one group spanning its timeline at its rate.
+ * `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate.
  *
  * # Safety
  *

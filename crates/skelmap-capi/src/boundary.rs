@@ -6,6 +6,7 @@ use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use skelmap_core::Error;
+use skelmap_core::model::DeformError;
 use skelmap_core::skin::SkinError;
 use skelmap_core::skin::morph::MorphError;
 
@@ -94,6 +95,7 @@ impl From<Error> for Fail {
             Error::Resolve { .. } => SkelmapStatus::Resolve,
             Error::Unsupported { .. } => SkelmapStatus::Unsupported,
             Error::Limit { .. } => SkelmapStatus::Limit,
+            Error::UnknownFormat => SkelmapStatus::UnknownFormat,
             // Truncated, BadMagic, WrongFormat, Invalid, and whatever a later version adds.
             _ => SkelmapStatus::Malformed,
         };
@@ -118,6 +120,20 @@ impl From<MorphError> for Fail {
             MorphError::Output { .. } => SkelmapStatus::BufferTooSmall,
         };
         Fail::new(status, e.to_string())
+    }
+}
+
+impl From<DeformError> for Fail {
+    fn from(e: DeformError) -> Fail {
+        match e {
+            DeformError::Skin(e) => e.into(),
+            DeformError::Morph(e) => e.into(),
+            DeformError::NoMesh { .. } | DeformError::NoFrame { .. } => {
+                Fail::new(SkelmapStatus::OutOfRange, e.to_string())
+            }
+            DeformError::Blend(_) | DeformError::NotSampled => Fail::invalid(e.to_string()),
+            _ => Fail::wrong_kind(e.to_string()),
+        }
     }
 }
 

@@ -1,13 +1,11 @@
 //! Meshes: counts, triangles and texture coordinates, skinning (or tweening) into caller
 //! buffers with a byte stride, and the terrain grid.
 
-use skelmap_core::SkeletalMesh;
-use skelmap_core::gamestudio::morph;
-use skelmap_core::skin::{self, SimdLevel};
+use skelmap_core::model::{Mesh, TexcoordLayout};
 
 use crate::boundary::{Fail, SkelmapStatus, status};
-use crate::model::{Kind, SkelmapModel};
-use crate::pose::{Sampled, SkelmapPose};
+use crate::model::SkelmapModel;
+use crate::pose::SkelmapPose;
 
 /// One mesh's counts, filled by `skelmap_mesh_info`.
 #[repr(C)]
@@ -101,28 +99,20 @@ impl<T: Copy, const N: usize> Strided<T, N> {
     }
 }
 
-fn no_mesh(model: &SkelmapModel, mesh: u32) -> Fail {
-    Fail::out_of_range("mesh", mesh, model.counts().meshes.into())
+/// Mesh `index` of the model, or the out-of-range failure.
+fn mesh(model: &SkelmapModel, index: u32) -> Result<Mesh<'_>, Fail> {
+    model
+        .model
+        .mesh(index as usize)
+        .ok_or_else(|| Fail::out_of_range("mesh", index, model.model.num_meshes() as u64))
 }
 
-/// Vertex and triangle counts of mesh `mesh`.
-fn info(model: &SkelmapModel, mesh: u32) -> Result<SkelmapMeshInfo, Fail> {
-    let i = mesh as usize;
-    let (vertices, triangles) = match &model.kind {
-        Kind::Dpm(m) => m.mesh(i).map(|x| (x.num_verts(), x.num_tris())),
-        Kind::Skm(m) => m.skm().mesh(i).map(|x| (x.num_verts(), x.num_tris())),
-        Kind::Ms3d(m) if i == 0 => Some((m.vertices().len() as u32, m.triangles().len() as u32)),
-        Kind::Mdl(m) if i == 0 => Some((m.num_verts(), m.triangles().len() as u32)),
-        Kind::Hmp(h) if i == 0 => {
-            let [nx, ny] = h.grid();
-            Some((nx * ny, 2 * (nx - 1) * (ny - 1)))
-        }
-        _ => None,
-    }
-    .ok_or_else(|| no_mesh(model, mesh))?;
+/// Vertex and triangle counts of mesh `index`.
+fn info(model: &SkelmapModel, index: u32) -> Result<SkelmapMeshInfo, Fail> {
+    let m = mesh(model, index)?;
     Ok(SkelmapMeshInfo {
-        vertices,
-        triangles,
+        vertices: m.num_verts() as u32,
+        triangles: m.num_tris() as u32,
     })
 }
 
@@ -165,29 +155,16 @@ pub unsafe extern "C" fn skelmap_mesh_triangles(
         // SAFETY: forwarded from this function's contract (tightly packed).
         let out = unsafe { Strided::<u32, 3>::new(out, 0, capacity, "out") }?;
         let out = out.ok_or(Fail::null("out"))?;
-        let i = mesh as usize;
-        let triangles: Vec<[u32; 3]> = match &model.kind {
-            Kind::Dpm(m) => m.mesh(i).map(|x| x.triangles().collect()),
-            Kind::Skm(m) => m.skm().mesh(i).map(|x| x.triangles().collect()),
-            Kind::Ms3d(m) => Some(
-                m.triangles()
-                    .iter()
-                    .map(|t| t.vertex_indices.map(|v| u32::from(v.get())))
-                    .collect(),
-            ),
-            Kind::Mdl(m) => Some(m.triangles().map(|(xyz, _)| xyz.map(u32::from)).collect()),
-            Kind::Hmp(h) => h.mesh(0).map(|t| t.triangles),
-            _ => None,
-        }
-        .ok_or_else(|| no_mesh(model, mesh))?;
+        let triangles: Vec<[u32; 3]> = self::mesh(model, mesh)?.triangles().collect();
         out.write(&triangles, "out")
     })
 }
 
 /// Writes mesh `mesh`'s texture coordinates (`s`, `t` per vertex) into `out`, `stride` bytes
-/// apart (0 = 8, tightly packed), for `capacity` vertices. DPM and SKM store one per vertex;
-/// a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D and MDL store them per
-/// triangle corner, which this per-vertex layout cannot express: `SKELMAP_STATUS_WRONG_KIND`.
+/// apart (0 = 8, tightly packed), for `capacity` vertices. DPM, SKM and SL store one per
+/// vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D and MDL store
+/// them per triangle corner, which this per-vertex layout cannot express, and an SL layout may
+/// have none: `SKELMAP_STATUS_WRONG_KIND`.
 ///
 /// # Safety
 ///
@@ -206,19 +183,22 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Strided::<f32, 2>::new(out, stride, capacity, "out") }?
             .ok_or(Fail::null("out"))?;
-        let i = mesh as usize;
-        let uvs: Vec<[f32; 2]> = match &model.kind {
-            Kind::Dpm(m) => m.mesh(i).map(|x| x.texcoords().collect()),
-            Kind::Skm(m) => m.skm().mesh(i).map(|x| x.texcoords().collect()),
-            Kind::Hmp(h) => h.mesh(0).map(|t| t.uvs),
-            _ => {
+        let m = self::mesh(model, mesh)?;
+        match m.texcoord_layout() {
+            TexcoordLayout::PerVertex => {}
+            TexcoordLayout::PerCorner => {
                 return Err(Fail::wrong_kind(format!(
                     "{:?} stores texture coordinates per triangle corner, not per vertex",
                     model.format()
                 )));
             }
+            TexcoordLayout::None => {
+                return Err(Fail::wrong_kind("the mesh has no texture coordinates"));
+            }
         }
-        .ok_or_else(|| no_mesh(model, mesh))?;
+        let uvs: Vec<[f32; 2]> = (0..m.num_verts())
+            .map(|v| m.vertex_texcoord(v).unwrap_or_default())
+            .collect();
         out.write(&uvs, "out")
     })
 }
@@ -232,8 +212,9 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
 /// - DPM, SKM: linear blend skinning of the file's pre-weighted records with the fastest
 ///   kernel this CPU runs (see `skelmap_simd_level`), by a pose sampled from a model with at
 ///   least the bones the mesh uses.
-/// - MS3D: positions skinned by the joints' transforms; MS3D stores normals per triangle
-///   corner, so `normals` must be NULL (`SKELMAP_STATUS_WRONG_KIND` otherwise).
+/// - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms;
+///   MS3D stores normals per triangle corner, so for it `normals` must be NULL
+///   (`SKELMAP_STATUS_WRONG_KIND` otherwise).
 /// - MDL, HMP: the morph: the pose's two frames tweened (positions blended, normals blended
 ///   and renormalised).
 ///
@@ -275,7 +256,19 @@ pub unsafe extern "C" fn skelmap_model_skin(
         if capacity < n {
             return Err(Fail::too_small("the output", n as u64, capacity as u64));
         }
-        deform(model, pose, mesh as usize, nrm_out.is_some())?;
+        if nrm_out.is_some() && model.model.as_ms3d().is_some() {
+            return Err(Fail::wrong_kind(
+                "MS3D stores normals per triangle corner: pass NULL for normals",
+            ));
+        }
+        pose.positions.resize(n, [0.0; 3]);
+        pose.normals.resize(n, [0.0; 3]);
+        model.model.deform(
+            mesh as usize,
+            &pose.pose,
+            &mut pose.positions,
+            &mut pose.normals,
+        )?;
         if let Some(out) = pos_out {
             out.write(&pose.positions, "positions")?;
         }
@@ -284,54 +277,6 @@ pub unsafe extern "C" fn skelmap_model_skin(
         }
         Ok(())
     })
-}
-
-/// Runs the kernel for `model`'s mesh `mesh` into the pose's scratch buffers, sized to the
-/// mesh's vertices.
-fn deform(
-    model: &SkelmapModel,
-    pose: &mut SkelmapPose,
-    mesh: usize,
-    want_normals: bool,
-) -> Result<(), Fail> {
-    let n = info(model, mesh as u32)?.vertices as usize;
-    pose.positions.resize(n, [0.0; 3]);
-    pose.normals.resize(n, [0.0; 3]);
-    let (p, q) = (&mut pose.positions, &mut pose.normals);
-    let level = SimdLevel::detect();
-    match (&model.kind, pose.sampled) {
-        (Kind::Dpm(m), Sampled::Skeletal) => {
-            let mesh = m.mesh(mesh).ok_or_else(|| no_mesh(model, mesh as u32))?;
-            skin::skin_stream(&mesh, &pose.matrices, level, p, q)?;
-        }
-        (Kind::Skm(m), Sampled::Skeletal) => {
-            let mesh = m
-                .skm()
-                .mesh(mesh)
-                .ok_or_else(|| no_mesh(model, mesh as u32))?;
-            skin::skin_stream(&mesh, &pose.matrices, level, p, q)?;
-        }
-        (Kind::Ms3d(m), Sampled::Ms3d) => {
-            if want_normals {
-                return Err(Fail::wrong_kind(
-                    "MS3D stores normals per triangle corner: pass NULL for normals",
-                ));
-            }
-            skelmap_core::ms3d::anim::skin_positions_into(m, &pose.palette.world, p);
-        }
-        (Kind::Mdl(m), Sampled::Morph { a, b, t }) => morph::tween_simd(m, a, b, t, p, q)?,
-        (Kind::Hmp(h), Sampled::Morph { a, b, t }) => h.tween(a, b, t, p, q)?,
-        (_, Sampled::Nothing) => {
-            return Err(Fail::invalid("the pose has not been sampled"));
-        }
-        (_, sampled) => {
-            return Err(Fail::wrong_kind(format!(
-                "a pose sampled as {sampled:?} cannot deform a {:?} model",
-                model.format()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Fills `*out` with a terrain's grid: vertex `column + row · columns` of the mesh lies at
@@ -349,18 +294,15 @@ pub unsafe extern "C" fn skelmap_terrain_grid(
 ) -> SkelmapStatus {
     status(|| {
         let model = model.ok_or(Fail::null("model"))?;
-        let Kind::Hmp(h) = &model.kind else {
-            return Err(Fail::wrong_kind(format!(
-                "{:?} is not a terrain",
-                model.format()
-            )));
-        };
-        let ([columns, rows], [cell_x, cell_y]) = (h.grid(), h.cell_size());
+        let grid = model
+            .model
+            .terrain()
+            .ok_or_else(|| Fail::wrong_kind(format!("{:?} is not a terrain", model.format())))?;
         *out.ok_or(Fail::null("out"))? = SkelmapTerrainGrid {
-            columns,
-            rows,
-            cell_x,
-            cell_y,
+            columns: grid.columns,
+            rows: grid.rows,
+            cell_x: grid.cell[0],
+            cell_y: grid.cell[1],
         };
         Ok(())
     })
@@ -382,12 +324,10 @@ pub unsafe extern "C" fn skelmap_terrain_heights(
 ) -> SkelmapStatus {
     status(|| {
         let model = model.ok_or(Fail::null("model"))?;
-        let Kind::Hmp(h) = &model.kind else {
-            return Err(Fail::wrong_kind(format!(
-                "{:?} is not a terrain",
-                model.format()
-            )));
-        };
+        let h = model
+            .model
+            .as_hmp()
+            .ok_or_else(|| Fail::wrong_kind(format!("{:?} is not a terrain", model.format())))?;
         let f = h
             .frames()
             .get(frame as usize)

@@ -1,28 +1,19 @@
 //! The model handle: the bytes it owns or borrows, the validated view over them, and the
 //! functions that open, free and count.
 
-use std::cell::RefCell;
 use std::ffi::{CStr, c_char};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use skelmap_core::dpm::Dpm;
-use skelmap_core::gamestudio::{Hmp, Mdl};
-use skelmap_core::ms3d::Ms3d;
-use skelmap_core::pose::framegroups::{self, FrameGroup};
-use skelmap_core::skm::resolve::{self, Resolver};
-use skelmap_core::skm::{Skm, SkmModel, Skp};
-use skelmap_core::slmdl::SlMdl;
-use skelmap_core::{AnyModel, Diagnostics, Format, Limits, Source};
+use skelmap_core::model::OpenOptions;
+use skelmap_core::pose::framegroups::FrameGroup;
+use skelmap_core::source::{Access, MapPromise};
+use skelmap_core::{Format, Limits, Model, Source};
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
 
 /// `flags` bit for `skelmap_model_open_file`: read the file (and its companions) into memory
 /// instead of mapping it, so that later changes to the file cannot affect the model.
 pub const SKELMAP_OPEN_READ: u32 = 1;
-
-/// Frame rate given to frame groups formed from frame names (DarkPlaces' default for a
-/// model without a `.framegroups` file).
-const NAME_GROUP_FPS: f32 = 10.0;
 
 /// A model's format, as `skelmap_model_format` reports it.
 #[repr(C)]
@@ -65,279 +56,59 @@ pub struct SkelmapCounts {
     pub warnings: u32,
 }
 
-/// The validated view. Its `'static` is a lie told to the type system only: the bytes live
-/// exactly as long as the owning `SkelmapModel` (its `storage`) or, for borrowed memory, as
-/// long as the caller promised.
-#[derive(Debug)]
-pub(crate) enum Kind {
-    Dpm(Dpm<'static>),
-    Skm(SkmModel<'static>),
-    Skp(Skp<'static>),
-    Ms3d(Ms3d<'static>),
-    Mdl(Mdl<'static>),
-    Hmp(Hmp<'static>),
-    SlMdl(SlMdl<'static>),
-}
-
 /// An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
 /// destroyed by `skelmap_model_free`.
 #[derive(Debug)]
 pub struct SkelmapModel {
-    // Field order matters: `kind` borrows from `storage`, and fields drop in declaration
-    // order, so the view goes first.
-    pub(crate) kind: Kind,
+    /// The model, owning (or, opened from caller memory, borrowing by the caller's promise)
+    /// its bytes.
+    pub(crate) model: Model<'static>,
+    /// Its frame groups, replaceable by `skelmap_model_set_framegroups`.
     pub(crate) groups: Vec<FrameGroup>,
     warnings: Vec<String>,
-    #[expect(
-        dead_code,
-        reason = "never read: it keeps alive the bytes `kind` borrows"
-    )]
-    storage: Vec<Source<'static>>,
-}
-
-/// The bytes of `source` for as long as the source lives, typed `'static`.
-///
-/// # Safety
-///
-/// The returned slice must not be used after `source` is dropped. Moving `source` is fine: a
-/// mapping and a `Vec`'s heap buffer stay where they are when their owner moves.
-unsafe fn outliving(source: &Source<'static>) -> &'static [u8] {
-    let bytes = source.bytes();
-    // SAFETY: `bytes` points at a live allocation or mapping of `bytes.len()` bytes that is
-    // never written through (a `Source` hands out shared references only); the caller keeps
-    // the owner alive as long as the slice is used.
-    unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) }
-}
-
-/// Companion look-up for an SKM opened from disk: every file it loads is mapped (or read) once
-/// and kept, so the model can own them.
-struct CompanionResolver {
-    root: PathBuf,
-    read: bool,
-    loaded: RefCell<Vec<(String, Source<'static>)>>,
-}
-
-impl CompanionResolver {
-    fn bytes(&self, path: &str) -> Option<&'static [u8]> {
-        let loaded = self.loaded.borrow();
-        let (_, source) = loaded.iter().find(|(p, _)| p == path)?;
-        // SAFETY: every source in `loaded` moves into the model's storage, which outlives the
-        // views built from these bytes.
-        Some(unsafe { outliving(source) })
-    }
-}
-
-impl Resolver for CompanionResolver {
-    fn load<'r>(&'r self, path: &str) -> skelmap_core::Result<Option<Source<'r>>> {
-        resolve::check_path(path)?;
-        if let Some(bytes) = self.bytes(path) {
-            return Ok(Some(Source::from_bytes(bytes)));
-        }
-        let full = self.root.join(path);
-        if !full.is_file() {
-            return Ok(None);
-        }
-        let source = open_source(&full, self.read)?;
-        // SAFETY: the source moves into `loaded` and from there into the model's storage.
-        let bytes = unsafe { outliving(&source) };
-        self.loaded.borrow_mut().push((path.to_string(), source));
-        Ok(Some(Source::from_bytes(bytes)))
-    }
-}
-
-fn open_source(path: &Path, read: bool) -> skelmap_core::Result<Source<'static>> {
-    if read {
-        Source::read(path)
-    } else {
-        // SAFETY: the contract of skelmap_model_open_file, which the C caller accepted: the
-        // file is not modified or truncated while the model is alive.
-        unsafe { Source::map(path) }
-    }
 }
 
 impl SkelmapModel {
-    fn new(
-        kind: Kind,
-        storage: Vec<Source<'static>>,
-        diag: &Diagnostics,
-    ) -> Result<SkelmapModel, Fail> {
-        let mut model = SkelmapModel {
-            kind,
-            groups: Vec::new(),
-            warnings: diag.warnings().iter().map(ToString::to_string).collect(),
-            storage,
-        };
-        model.groups = model.default_groups();
-        Ok(model)
-    }
-
-    /// Validates `bytes` as whatever format they hold. An SKM needs its skeleton, which
-    /// `companions` provides when the model comes from disk.
-    fn from_bytes(
-        bytes: &'static [u8],
-        mut storage: Vec<Source<'static>>,
-        companions: Option<(&Path, &str, bool)>,
-    ) -> Result<SkelmapModel, Fail> {
-        let mut diag = Diagnostics::new();
-        let limits = Limits::default();
-        if Format::sniff(bytes) == Some(Format::Skm) {
-            let Some((root, name, read)) = companions else {
-                return Err(Fail::new(
-                    SkelmapStatus::Resolve,
-                    "an SKM mesh needs its SKP skeleton: use skelmap_model_open_skm_memory",
-                ));
-            };
-            let resolver = CompanionResolver {
-                root: root.to_path_buf(),
-                read,
-                loaded: RefCell::new(storage.drain(..).map(|s| (name.to_string(), s)).collect()),
-            };
-            let files = resolve::resolve(&resolver, name)?;
-            let paths: Vec<String> = std::iter::once(&files.skm)
-                .chain(std::iter::once(&files.skp))
-                .chain(&files.lods)
-                .map(|(p, _)| p.clone())
-                .collect();
-            drop(files);
-            let bytes_of = |path: &str| {
-                resolver.bytes(path).ok_or_else(|| {
-                    Fail::new(SkelmapStatus::Resolve, format!("{path} was not loaded"))
-                })
-            };
-            let mut parsed = Vec::with_capacity(paths.len());
-            for path in &paths {
-                parsed.push(bytes_of(path)?);
-            }
-            let [skm, skp, lods @ ..] = parsed.as_slice() else {
-                return Err(Fail::new(SkelmapStatus::Resolve, "no skeleton resolved"));
-            };
-            let skm = Skm::parse_with(skm, &limits, &mut diag)?;
-            let skp = Skp::parse_with(skp, &limits, &mut diag)?;
-            let mut lod_views = Vec::with_capacity(lods.len());
-            for lod in lods {
-                lod_views.push(Skm::parse_with(lod, &limits, &mut diag)?);
-            }
-            let model = SkmModel::pair_with(skm, skp, &lod_views, &mut diag)?;
-            let storage = resolver.loaded.into_inner().into_iter().map(|(_, s)| s);
-            return SkelmapModel::new(Kind::Skm(model), storage.collect(), &diag);
+    fn new(model: Model<'static>) -> SkelmapModel {
+        SkelmapModel {
+            groups: model.clips().to_vec(),
+            warnings: model
+                .diagnostics()
+                .warnings()
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+            model,
         }
-        let kind = match skelmap_core::open_any_with(bytes, &limits, &mut diag)? {
-            Some(AnyModel::Dpm(m)) => Kind::Dpm(m),
-            Some(AnyModel::Skp(m)) => Kind::Skp(m),
-            Some(AnyModel::Ms3d(m)) => Kind::Ms3d(m),
-            Some(AnyModel::Mdl(m)) => Kind::Mdl(m),
-            Some(AnyModel::Hmp(m)) => Kind::Hmp(m),
-            Some(AnyModel::SlMdl(m)) => Kind::SlMdl(m),
-            Some(other) => {
-                return Err(Fail::new(
-                    SkelmapStatus::Unsupported,
-                    format!(
-                        "{} models are not available through the C API",
-                        other.format()
-                    ),
-                ));
-            }
-            None => {
-                return Err(Fail::new(
-                    SkelmapStatus::UnknownFormat,
-                    skelmap_core::UnknownFormat.to_string(),
-                ));
-            }
-        };
-        SkelmapModel::new(kind, storage, &diag)
     }
 
     pub(crate) fn format(&self) -> SkelmapFormat {
-        match self.kind {
-            Kind::Dpm(_) => SkelmapFormat::Dpm,
-            Kind::Skm(_) => SkelmapFormat::Skm,
-            Kind::Skp(_) => SkelmapFormat::Skp,
-            Kind::Ms3d(_) => SkelmapFormat::Ms3d,
-            Kind::Mdl(_) => SkelmapFormat::Mdl,
-            Kind::Hmp(_) => SkelmapFormat::Hmp,
-            Kind::SlMdl(_) => SkelmapFormat::SlMdl,
-        }
-    }
-
-    /// Frame groups from frame names (one group for an MS3D's whole timeline).
-    fn default_groups(&self) -> Vec<FrameGroup> {
-        match &self.kind {
-            Kind::Ms3d(m) => vec![FrameGroup {
-                name: "animation".to_string(),
-                first: 0,
-                count: self.frame_count(),
-                fps: skelmap_core::ms3d::anim::fps(m),
-                looped: true,
-            }],
-            Kind::SlMdl(_) => Vec::new(),
-            _ => {
-                let names: Vec<Vec<u8>> = (0..self.frame_count())
-                    .map(|i| self.frame_name(i as usize).unwrap_or_default())
-                    .collect();
-                framegroups::groups_from_names(names.iter().map(Vec::as_slice), NAME_GROUP_FPS)
-            }
+        match self.model.format() {
+            Format::Dpm => SkelmapFormat::Dpm,
+            Format::Skm => SkelmapFormat::Skm,
+            Format::Skp => SkelmapFormat::Skp,
+            Format::Ms3d => SkelmapFormat::Ms3d,
+            Format::Mdl => SkelmapFormat::Mdl,
+            Format::Hmp => SkelmapFormat::Hmp,
+            _ => SkelmapFormat::SlMdl,
         }
     }
 
     pub(crate) fn frame_count(&self) -> u32 {
-        match &self.kind {
-            Kind::Dpm(m) => m.num_frames(),
-            Kind::Skm(m) => m.skp().num_frames(),
-            Kind::Skp(p) => p.num_frames(),
-            Kind::Ms3d(m) => u32::try_from(skelmap_core::ms3d::anim::frame_count(m)).unwrap_or(1),
-            Kind::Mdl(m) => m.frames().len() as u32,
-            Kind::Hmp(h) => h.frames().len() as u32,
-            Kind::SlMdl(_) => 0,
-        }
-    }
-
-    /// The name of frame `i` (empty for MS3D, whose frames have none), `None` out of range.
-    pub(crate) fn frame_name(&self, i: usize) -> Option<Vec<u8>> {
-        Some(match &self.kind {
-            Kind::Dpm(m) => m.frame(i)?.name().to_vec(),
-            Kind::Skm(m) => m.skp().frame(i)?.name().to_vec(),
-            Kind::Skp(p) => p.frame(i)?.name().to_vec(),
-            Kind::Mdl(m) => m.frames().get(i)?.name().to_vec(),
-            Kind::Hmp(h) => h.frames().get(i)?.name_lossy().into_owned().into_bytes(),
-            Kind::Ms3d(_) if i < self.frame_count() as usize => Vec::new(),
-            Kind::Ms3d(_) | Kind::SlMdl(_) => return None,
-        })
+        u32::try_from(self.model.num_frames()).unwrap_or(u32::MAX)
     }
 
     pub(crate) fn counts(&self) -> SkelmapCounts {
-        let mut c = SkelmapCounts {
+        let m = &self.model;
+        SkelmapCounts {
+            meshes: m.num_meshes() as u32,
+            bones: m.num_bones() as u32,
             frames: self.frame_count(),
             frame_groups: self.groups.len() as u32,
+            vertices: m.num_vertices(),
+            triangles: m.num_triangles(),
             warnings: self.warnings.len() as u32,
-            bones: crate::skeleton::bone_count(self),
-            ..SkelmapCounts::default()
-        };
-        match &self.kind {
-            Kind::Dpm(m) => {
-                c.meshes = m.num_meshes();
-                (c.vertices, c.triangles) = (m.total_vertices(), m.total_triangles());
-            }
-            Kind::Skm(m) => {
-                c.meshes = m.skm().num_meshes();
-                (c.vertices, c.triangles) = (m.skm().total_vertices(), m.skm().total_triangles());
-            }
-            Kind::Skp(_) => {}
-            Kind::Ms3d(m) => {
-                c.meshes = 1;
-                (c.vertices, c.triangles) = (m.vertices().len() as u64, m.triangles().len() as u64);
-            }
-            Kind::Mdl(m) => {
-                c.meshes = 1;
-                (c.vertices, c.triangles) = (m.num_verts().into(), m.triangles().len() as u64);
-            }
-            Kind::Hmp(h) => {
-                let [nx, ny] = h.grid().map(u64::from);
-                c.meshes = 1;
-                (c.vertices, c.triangles) = (nx * ny, 2 * (nx - 1) * (ny - 1));
-            }
-            Kind::SlMdl(m) => c.vertices = m.vertex_count().into(),
         }
-        c
     }
 }
 
@@ -390,12 +161,13 @@ fn check_flags(flags: u32, allowed: u32) -> Result<bool, Fail> {
 /// Opens and validates the model file at `path` (UTF-8), storing a new model in `*out`
 /// (NULL on failure).
 ///
-/// The format is recognised from the file's first bytes, never from its name. The file is
-/// memory-mapped unless `flags` has `SKELMAP_OPEN_READ`, which reads it into memory instead.
-/// An SKM mesh is paired with its skeleton the way the engines find it (the `.cfg`'s
-/// `import`, else the `.skp` of the same name, next to the mesh) and with its levels of
-/// detail. A DPM's frame groups come from `<path>.framegroups` when that file exists, else
-/// from the frame names.
+/// The format is recognised from the file's first bytes, never from its name (an SL `.anim`,
+/// which has no magic, by its extension). The file is memory-mapped unless `flags` has
+/// `SKELMAP_OPEN_READ`, which reads it into memory instead. An SKM mesh is paired with its
+/// skeleton the way the engines find it (the `.cfg`'s `import`, else the `.skp` of the same
+/// name, next to the mesh) and with its levels of detail; an SL mesh with the `.anim` of the
+/// same name, when there is one. Frame groups come from `<path>.framegroups` when that file
+/// exists, else from the frame names.
 ///
 /// # Safety
 ///
@@ -415,24 +187,21 @@ pub unsafe extern "C" fn skelmap_model_open_file(
         let path = unsafe { c_str(path, "path") }?
             .to_str()
             .map_err(|_| Fail::invalid("path is not UTF-8"))?;
-        let path = Path::new(path);
-        let source = open_source(path, read)?;
-        // SAFETY: `source` moves into the model's storage, which outlives the view.
-        let bytes = unsafe { outliving(&source) };
-        let root = path.parent().unwrap_or(Path::new(""));
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| Fail::invalid("path names no file"))?;
-        let mut model = SkelmapModel::from_bytes(bytes, vec![source], Some((root, name, read)))?;
-        if let Kind::Dpm(m) = &model.kind {
-            let mut sidecar = path.as_os_str().to_owned();
-            sidecar.push(".framegroups");
-            if let Ok(text) = std::fs::read(&sidecar) {
-                model.groups = framegroups::parse_framegroups(&text, m.num_frames())?;
-            }
-        }
-        Ok(model)
+        let access = if read {
+            Access::Read
+        } else {
+            // SAFETY: the contract of this function, which the C caller accepted: the file
+            // and its companions are not modified or truncated while the model is alive.
+            Access::Map(unsafe { MapPromise::new() })
+        };
+        let options = OpenOptions {
+            access,
+            ..OpenOptions::default()
+        };
+        Ok(SkelmapModel::new(Model::open_with(
+            Path::new(path),
+            &options,
+        )?))
     };
     // SAFETY: `out` is valid for one pointer write by this function's contract.
     unsafe { hand_out(out, open) }
@@ -460,7 +229,7 @@ pub unsafe extern "C" fn skelmap_model_open_memory(
         check_flags(flags, 0)?;
         // SAFETY: `data` is readable for `len` bytes until the model is freed (contract).
         let bytes = unsafe { borrowed(data, len, "data") }?;
-        SkelmapModel::from_bytes(bytes, Vec::new(), None)
+        Ok(SkelmapModel::new(Model::from_bytes(bytes)?))
     };
     // SAFETY: `out` is valid for one pointer write by this function's contract.
     unsafe { hand_out(out, open) }
@@ -494,11 +263,12 @@ pub unsafe extern "C" fn skelmap_model_open_skm_memory(
                 borrowed(skp, skp_len, "skp")?,
             )
         };
-        let (mut diag, limits) = (Diagnostics::new(), Limits::default());
-        let skm = Skm::parse_with(skm, &limits, &mut diag)?;
-        let skp = Skp::parse_with(skp, &limits, &mut diag)?;
-        let model = SkmModel::pair_with(skm, skp, &[], &mut diag)?;
-        SkelmapModel::new(Kind::Skm(model), Vec::new(), &diag)
+        let model = Model::from_skm(
+            Source::from_bytes(skm),
+            Source::from_bytes(skp),
+            &Limits::default(),
+        )?;
+        Ok(SkelmapModel::new(model))
     };
     // SAFETY: `out` is valid for one pointer write by this function's contract.
     unsafe { hand_out(out, open) }

@@ -2,11 +2,11 @@
 //! scratch buffers the kernels write before the strided copy to the caller.
 
 use skelmap_core::glam::Affine3A;
-use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
-use skelmap_core::skin::SkinMatrices;
+use skelmap_core::model::Pose;
+use skelmap_core::pose::Interpolation;
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
-use crate::model::{Kind, SkelmapModel};
+use crate::model::SkelmapModel;
 
 /// `interpolation` for `skelmap_pose_sample`: normalised linear blend of rotations along
 /// the shorter arc (what engines use per frame).
@@ -15,29 +15,13 @@ pub const SKELMAP_INTERPOLATION_NLERP: u32 = 0;
 /// speed).
 pub const SKELMAP_INTERPOLATION_SLERP: u32 = 1;
 
-/// What the pose holds.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub(crate) enum Sampled {
-    #[default]
-    Nothing,
-    /// `palette` and `matrices` hold a DPM, SKM or SKP skeleton's world transforms.
-    Skeletal,
-    /// `palette` holds an MS3D's absolute joint transforms.
-    Ms3d,
-    /// An MDL or HMP frame pair and blend factor, checked against the model's frames.
-    Morph { a: usize, b: usize, t: f32 },
-}
-
 /// A sampled pose and the scratch space skinning uses. Opaque to C; created by
 /// `skelmap_pose_new`, filled by `skelmap_pose_sample`, destroyed by
 /// `skelmap_pose_free`. A pose is not tied to one model: it can be sampled from any model
 /// and used to skin any model whose meshes reference no more bones than it holds.
 #[derive(Debug, Default)]
 pub struct SkelmapPose {
-    pub(crate) sampled: Sampled,
-    local: LocalPose,
-    pub(crate) palette: Palette,
-    pub(crate) matrices: SkinMatrices,
+    pub(crate) pose: Pose,
     pub(crate) positions: Vec<[f32; 3]>,
     pub(crate) normals: Vec<[f32; 3]>,
 }
@@ -51,42 +35,15 @@ impl SkelmapPose {
         t: f32,
         interpolation: Interpolation,
     ) -> Result<(), Fail> {
-        if !t.is_finite() {
-            return Err(Fail::invalid(format!("blend factor {t} is not finite")));
+        if model.frame_count() == 0 {
+            return Err(Fail::wrong_kind(format!(
+                "{:?} models without frames have nothing to sample",
+                model.format()
+            )));
         }
-        let frames = model.frame_count();
-        for f in [a, b] {
-            if f >= frames {
-                return Err(Fail::out_of_range("frame", f, frames.into()));
-            }
-        }
-        let (a, b) = (a as usize, b as usize);
-        self.sampled = Sampled::Nothing;
-        macro_rules! skeletal {
-            ($m:expr) => {{
-                pose::sample($m, a, b, t, interpolation, &mut self.local);
-                self.palette.build($m, &self.local);
-                self.matrices.update(&self.palette);
-                Sampled::Skeletal
-            }};
-        }
-        self.sampled = match &model.kind {
-            Kind::Dpm(m) => skeletal!(m),
-            Kind::Skm(m) => skeletal!(m),
-            Kind::Skp(m) => skeletal!(m),
-            Kind::Ms3d(m) => {
-                // Irrlicht's convention: frame index f is at (f + 1) / fps seconds, MilkShape
-                // numbering frames from 1.
-                let frame = a as f32 + t * (b as f32 - a as f32);
-                let seconds = skelmap_core::ms3d::anim::frame_seconds(m, frame);
-                self.palette.world = skelmap_core::ms3d::anim::pose_at(m, seconds);
-                Sampled::Ms3d
-            }
-            Kind::Mdl(_) | Kind::Hmp(_) => Sampled::Morph { a, b, t },
-            Kind::SlMdl(_) => {
-                return Err(Fail::wrong_kind("SL meshes have no frames to sample"));
-            }
-        };
+        model
+            .model
+            .pose(a as usize, b as usize, t, interpolation, &mut self.pose)?;
         Ok(())
     }
 }
@@ -167,7 +124,7 @@ pub unsafe extern "C" fn skelmap_pose_sample(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn skelmap_pose_bone_count(pose: Option<&SkelmapPose>) -> u32 {
     value(0, || {
-        Ok(pose.ok_or(Fail::null("pose"))?.palette.world.len() as u32)
+        Ok(pose.ok_or(Fail::null("pose"))?.pose.palette().world.len() as u32)
     })
 }
 
@@ -184,11 +141,10 @@ pub unsafe extern "C" fn skelmap_pose_bone_world(
     out: *mut f32,
 ) -> SkelmapStatus {
     status(|| {
-        let pose = pose.ok_or(Fail::null("pose"))?;
-        let m: Affine3A = pose
-            .palette
+        let palette = pose.ok_or(Fail::null("pose"))?.pose.palette();
+        let m: Affine3A = palette
             .bone_world(bone as usize)
-            .ok_or_else(|| Fail::out_of_range("bone", bone, pose.palette.world.len() as u64))?;
+            .ok_or_else(|| Fail::out_of_range("bone", bone, palette.world.len() as u64))?;
         if out.is_null() {
             return Err(Fail::null("out"));
         }

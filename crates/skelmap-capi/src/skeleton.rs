@@ -2,17 +2,18 @@
 
 use std::ffi::c_char;
 
+use skelmap_core::Bone;
 use skelmap_core::pose::framegroups::{self, FrameGroup};
-use skelmap_core::{Bone, Skeleton};
 
 use crate::boundary::{Fail, SkelmapStatus, copy_out, status, value};
-use crate::model::{Kind, SkelmapModel, c_str};
+use crate::model::{SkelmapModel, c_str};
 
 /// One bone, filled by `skelmap_bone`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SkelmapBone {
-    /// The parent's index, always smaller than the bone's own; -1 for a root.
+    /// The parent's index, -1 for a root. Smaller than the bone's own, except in an MS3D,
+    /// whose joints come in any order.
     pub parent: i32,
     /// The raw flags; bit 0 (`SKELMAP_BONE_ATTACHMENT`) marks an attachment point.
     pub flags: u32,
@@ -35,28 +36,11 @@ pub struct SkelmapFrameGroup {
     pub looped: bool,
 }
 
-/// Runs `f` over the model's skeleton, `None` for formats without bones.
-macro_rules! with_skeleton {
-    ($model:expr, $s:ident => $body:expr) => {
-        match &$model.kind {
-            Kind::Dpm($s) => Some($body),
-            Kind::Skm($s) => Some($body),
-            Kind::Skp($s) => Some($body),
-            Kind::Ms3d($s) => Some($body),
-            Kind::Mdl(_) | Kind::Hmp(_) | Kind::SlMdl(_) => None,
-        }
-    };
-}
-
-pub(crate) fn bone_count(model: &SkelmapModel) -> u32 {
-    with_skeleton!(model, s => s.skeleton_bones().len() as u32).unwrap_or(0)
-}
-
-fn bone(model: &SkelmapModel, index: u32) -> Result<Bone<'static>, Fail> {
-    let count = bone_count(model);
-    with_skeleton!(model, s => s.skeleton_bones().nth(index as usize))
-        .flatten()
-        .ok_or_else(|| Fail::out_of_range("bone", index, count.into()))
+fn bone(model: &SkelmapModel, index: u32) -> Result<Bone<'_>, Fail> {
+    model
+        .model
+        .bone(index as usize)
+        .ok_or_else(|| Fail::out_of_range("bone", index, model.model.num_bones() as u64))
 }
 
 /// Fills `*out` with bone `index`'s parent and flags.
@@ -116,8 +100,7 @@ pub unsafe extern "C" fn skelmap_bone_index(
         let model = model.ok_or(Fail::null("model"))?;
         // SAFETY: forwarded from this function's contract.
         let name = unsafe { c_str(name, "name") }?.to_bytes();
-        let found = with_skeleton!(model, s => s.bone_index(name)).flatten();
-        Ok(found.map_or(-1, |i| i as i32))
+        Ok(model.model.bone_index(name).map_or(-1, |i| i as i32))
     })
 }
 
@@ -137,10 +120,11 @@ pub unsafe extern "C" fn skelmap_frame_name(
     value(0, || {
         let model = model.ok_or(Fail::null("model"))?;
         let name = model
+            .model
             .frame_name(index as usize)
             .ok_or_else(|| Fail::out_of_range("frame", index, model.frame_count().into()))?;
         // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { copy_out(&name, buf, len) })
+        Ok(unsafe { copy_out(name, buf, len) })
     })
 }
 
@@ -160,7 +144,7 @@ pub unsafe extern "C" fn skelmap_frame_index(
         // SAFETY: forwarded from this function's contract.
         let name = unsafe { c_str(name, "name") }?.to_bytes();
         let found = (0..model.frame_count() as usize)
-            .find(|&i| model.frame_name(i).is_some_and(|n| n == name));
+            .find(|&i| model.model.frame_name(i).is_some_and(|n| n == name));
         Ok(found.map_or(-1, |i| i as i32))
     })
 }
@@ -174,9 +158,9 @@ fn group(model: &SkelmapModel, index: u32) -> Result<&FrameGroup, Fail> {
 
 /// Fills `*out` with frame group `index`: its frame range, rate and looping.
 ///
-/// Groups come from a DPM's `.framegroups` file (see `skelmap_model_open_file` and
+/// Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
 /// `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
-/// `walk`, at 10 fps, looping); an MS3D has one group spanning its timeline at its rate.
+/// `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate.
 ///
 /// # Safety
 ///
@@ -246,12 +230,9 @@ pub unsafe extern "C" fn skelmap_model_set_framegroups(
             // read during this call.
             unsafe { std::slice::from_raw_parts(text, len) }
         };
-        if !matches!(
-            model.kind,
-            Kind::Dpm(_) | Kind::Skm(_) | Kind::Skp(_) | Kind::Mdl(_)
-        ) {
+        if model.frame_count() == 0 {
             return Err(Fail::wrong_kind(format!(
-                "{:?} models take no .framegroups",
+                "{:?} models without frames take no .framegroups",
                 model.format()
             )));
         }

@@ -139,7 +139,7 @@ fn expected(path: &Path) -> Expected {
                 (1, m.num_bones(), m.num_frames(), counts.0, counts.1, v)
             }
             "skm" => {
-                let resolver = resolve::FsResolver::new(path.parent().unwrap());
+                let resolver = skelmap_core::FsResolver::new(path.parent().unwrap());
                 let name = path.file_name().unwrap().to_str().unwrap();
                 let files = resolve::resolve(&resolver, name).unwrap();
                 let m = files.open().unwrap();

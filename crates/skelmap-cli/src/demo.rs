@@ -8,14 +8,13 @@ use std::time::Instant;
 
 use glam::{Affine3A, Quat, Vec3};
 use skelmap_core::dpm::write::Matrix3x4;
-use skelmap_core::dpm::{Dpm, DpmBuilder, FrameDef};
-use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
-use skelmap_core::skin::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
-use skelmap_core::skm::resolve::resolve;
-use skelmap_core::skm::{self, SkmModel};
-use skelmap_core::{Diagnostics, Error, Limits, SkeletalMesh, synth};
+use skelmap_core::dpm::{DpmBuilder, FrameDef};
+use skelmap_core::model::Pose;
+use skelmap_core::pose::Interpolation;
+use skelmap_core::skin::{SimdLevel, VertexOrder};
+use skelmap_core::{Diagnostics, Error, Model, skm, synth};
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{Model, SceneOptions, render};
+use skelmap_export::{SceneOptions, render, scene};
 
 use crate::write_file;
 
@@ -85,86 +84,84 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let fail = |e: Error| format!("demo: {e}");
 
-    // DPM.
+    // DPM, written and opened back from disk.
     let dpm_bytes = creature().write().map_err(fail)?;
     let dpm_path = out.join("demo.dpm");
     write_file(&dpm_path, &dpm_bytes)?;
-    let mut diag = Diagnostics::new();
-    let dpm = Dpm::parse_with(&dpm_bytes, &Limits::default(), &mut diag).map_err(fail)?;
+    let dpm = Model::open(&dpm_path).map_err(fail)?;
     say!(
         "skelmap demo: a procedural {}-bone creature, {} vertices, {} triangles, {} frames",
         dpm.num_bones(),
-        dpm.total_vertices(),
-        dpm.total_triangles(),
+        dpm.num_vertices(),
+        dpm.num_triangles(),
         dpm.num_frames()
     );
     say!(
         "  wrote {} ({} bytes): valid, {} warnings",
         dpm_path.display(),
         dpm_bytes.len(),
-        diag.warnings().len()
+        dpm.diagnostics().warnings().len()
     );
 
-    // SKM + SKP, read back from disk through the resolver, as a game would.
-    let converted = skm::convert::from_dpm(&dpm, &mut diag);
+    // SKM + SKP, opened back from disk with its skeleton found beside it, as a game would.
+    let converted = dpm
+        .as_dpm()
+        .map(|m| skm::convert::from_dpm(m, &mut Diagnostics::new()))
+        .ok_or("demo: the creature did not open as a DPM")?;
     let skm_path = out.join("demo.skm");
     let skp_path = out.join("demo.skp");
     let skm_bytes = converted.skm.write().map_err(fail)?;
     let skp_bytes = converted.skp.write().map_err(fail)?;
     write_file(&skm_path, &skm_bytes)?;
     write_file(&skp_path, &skp_bytes)?;
-    let resolver = skm::FsResolver::new(out);
-    let files = resolve(&resolver, "demo.skm").map_err(fail)?;
-    let mut skm_diag = Diagnostics::new();
-    let skm_model = files
-        .open_with(&Limits::default(), &mut skm_diag)
-        .map_err(fail)?;
+    let skm = Model::open(&skm_path).map_err(fail)?;
     say!(
         "  wrote {} ({} bytes) and {} ({} bytes): valid and paired, {} warnings",
         skm_path.display(),
         skm_bytes.len(),
         skp_path.display(),
         skp_bytes.len(),
-        skm_diag.warnings().len()
+        skm.diagnostics().warnings().len()
     );
 
-    let model = Model::Dpm(dpm);
-    let groups = model.default_groups();
-    let names: Vec<String> = groups
+    let names: Vec<String> = dpm
+        .clips()
         .iter()
         .map(|g| format!("{} ({} frames)", g.name, g.count))
         .collect();
     say!("  animations: {}", names.join(", "));
 
-    skin_every_frame("DPM", &dpm, dpm.meshes())?;
-    skin_every_frame("SKM", &skm_model, skm_model.skm().meshes())?;
-    check_same(&dpm, &skm_model)?;
+    skin_every_frame("DPM", &dpm)?;
+    skin_every_frame("SKM", &skm)?;
+    check_same(&dpm, &skm)?;
 
     // glTF and a contact sheet.
-    let scene = model
-        .scene(&SceneOptions::default())
-        .map_err(|e| format!("demo: {e}"))?;
+    let built = scene(&dpm, &SceneOptions::default()).map_err(|e| format!("demo: {e}"))?;
     let mut glb = Vec::new();
-    gltf::write_glb(&scene, &GltfOptions::default(), &mut glb).map_err(|e| format!("demo: {e}"))?;
+    gltf::write_glb(&built, &GltfOptions::default(), &mut glb).map_err(|e| format!("demo: {e}"))?;
     let glb_path = out.join("demo.glb");
     write_file(&glb_path, &glb)?;
     say!(
         "  wrote {} ({} bytes): {} joints, {} animations",
         glb_path.display(),
         glb.len(),
-        scene.skeleton.as_ref().map_or(0, |s| s.joints.len()),
-        scene.clips.len()
+        built.skeleton.as_ref().map_or(0, |s| s.joints.len()),
+        built.clips.len()
     );
-    let sheet: Vec<_> = groups
+    let sheet: Vec<_> = dpm
+        .clips()
         .iter()
         .filter(|g| g.count > 1)
         .flat_map(|g| (0..4).map(move |k| (g.first + k * g.count / 4) as usize))
         .map(|frame| {
-            model.scene(&SceneOptions {
-                frame: Some(frame),
-                no_animations: true,
-                ..SceneOptions::default()
-            })
+            scene(
+                &dpm,
+                &SceneOptions {
+                    frame: Some(frame),
+                    no_animations: true,
+                    ..SceneOptions::default()
+                },
+            )
         })
         .collect::<Result<_, _>>()
         .map_err(|e| format!("demo: {e}"))?;
@@ -182,49 +179,36 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Skins every frame of `source` with the prepared kernel at the best SIMD level, repeatedly
+/// Skins every frame of `model` with the prepared kernel at the best SIMD level, repeatedly
 /// for about a fifth of a second, and prints the rate (a progress report, not a benchmark:
 /// `skelmap bench` and `cargo bench --bench skin` measure).
-fn skin_every_frame<'d, S, M>(
-    label: &str,
-    source: &S,
-    meshes: impl Iterator<Item = M>,
-) -> Result<(), String>
-where
-    S: PoseFrames<'d>,
-    M: SkeletalMesh<'d>,
-{
+fn skin_every_frame(label: &str, model: &Model<'_>) -> Result<(), String> {
     let level = SimdLevel::detect();
-    let prepared: Vec<PreparedMesh> = meshes.map(|m| PreparedMesh::new(&m)).collect();
-    let n = prepared
-        .iter()
-        .map(PreparedMesh::num_verts)
-        .max()
-        .unwrap_or(0);
-    let total: usize = prepared.iter().map(PreparedMesh::num_verts).sum();
+    let prepared = model.prepare().map_err(|e| format!("demo: {e}"))?;
+    let sizes: Vec<usize> = model.meshes().map(|m| m.num_verts()).collect();
+    let n = sizes.iter().copied().max().unwrap_or(0);
+    let total: usize = sizes.iter().sum();
     let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-    let (mut pose, mut palette, mut matrices) = (
-        LocalPose::default(),
-        Palette::default(),
-        SkinMatrices::default(),
-    );
-    let frames = source.frame_count();
+    let mut pose = Pose::default();
+    let frames = model.num_frames();
     let start = Instant::now();
     let mut rounds = 0usize;
     while rounds == 0 || start.elapsed().as_secs_f64() < 0.2 {
         for frame in 0..frames {
-            sample(source, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
-            palette.build(source, &pose);
-            matrices.update(&palette);
-            for mesh in &prepared {
-                mesh.skin(
-                    &matrices,
-                    level,
-                    VertexOrder::Original,
-                    &mut positions,
-                    &mut normals,
-                )
+            model
+                .pose(frame, frame, 0.0, Interpolation::Nlerp, &mut pose)
                 .map_err(|e| e.to_string())?;
+            for mesh in 0..prepared.num_meshes() {
+                prepared
+                    .skin(
+                        mesh,
+                        &pose,
+                        level,
+                        VertexOrder::Original,
+                        &mut positions,
+                        &mut normals,
+                    )
+                    .map_err(|e| e.to_string())?;
             }
         }
         rounds += 1;
@@ -239,26 +223,24 @@ where
 }
 
 /// The DPM and its SKM conversion must skin to the same positions on every frame.
-fn check_same(dpm: &Dpm<'_>, skm: &SkmModel<'_>) -> Result<(), String> {
+fn check_same(dpm: &Model<'_>, skm: &Model<'_>) -> Result<(), String> {
     let mut worst = 0.0f32;
-    for frame in 0..dpm.frame_count() {
-        let a = skelmap_export::Model::Dpm(*dpm)
-            .scene(&SceneOptions {
-                frame: Some(frame),
-                no_animations: true,
-                ..SceneOptions::default()
-            })
+    let (mut a, mut b) = (Pose::default(), Pose::default());
+    for frame in 0..dpm.num_frames() {
+        dpm.pose(frame, frame, 0.0, Interpolation::Nlerp, &mut a)
             .map_err(|e| e.to_string())?;
-        let b = skelmap_export::Model::Skm(*skm)
-            .scene(&SceneOptions {
-                frame: Some(frame),
-                no_animations: true,
-                ..SceneOptions::default()
-            })
+        skm.pose(frame, frame, 0.0, Interpolation::Nlerp, &mut b)
             .map_err(|e| e.to_string())?;
-        for (ma, mb) in a.meshes.iter().zip(&b.meshes) {
-            for (p, q) in ma.positions.iter().zip(&mb.positions) {
-                worst = worst.max((Vec3::from(*p) - Vec3::from(*q)).abs().max_element());
+        for (ma, mb) in dpm.meshes().zip(skm.meshes()) {
+            let n = ma.num_verts();
+            let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            let (mut r, mut s) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            dpm.deform(ma.index(), &a, &mut p, &mut q)
+                .map_err(|e| e.to_string())?;
+            skm.deform(mb.index(), &b, &mut r, &mut s)
+                .map_err(|e| e.to_string())?;
+            for (x, y) in p.iter().zip(&r) {
+                worst = worst.max((Vec3::from(*x) - Vec3::from(*y)).abs().max_element());
             }
         }
     }

@@ -3,11 +3,11 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use skelmap_core::Diagnostics;
+use skelmap_core::Model;
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{Model, Scene, SceneOptions, obj, render};
+use skelmap_export::{Scene, SceneOptions, obj, render, scene};
 
-use crate::load::{self, Opened};
+use crate::load;
 use crate::write_file;
 
 /// Most cells of a contact sheet.
@@ -20,21 +20,19 @@ pub struct ExportArgs {
     pub no_animations: bool,
 }
 
-/// The scene of `model` at `frame` with the sidecar's groups, as a one-line error.
+/// The scene of `model` at `frame`, as a one-line error.
 fn scene_of(
     path: &Path,
     model: &Model<'_>,
-    opened: &Opened,
     frame: Option<usize>,
     no_animations: bool,
 ) -> Result<Scene, String> {
-    model
-        .scene(&SceneOptions {
-            frame,
-            groups: opened.groups.clone(),
-            no_animations,
-        })
-        .map_err(|e| format!("{}: {e}", path.display()))
+    let options = SceneOptions {
+        frame,
+        groups: None,
+        no_animations,
+    };
+    scene(model, &options).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn extension(path: &Path) -> String {
@@ -57,16 +55,13 @@ pub fn export(
             out.display()
         ));
     }
-    let mut diag = Diagnostics::new();
-    let scene = load::with_model(path, root, &mut diag, |model, opened, _| {
-        scene_of(
-            path,
-            model,
-            &opened,
-            args.frame,
-            args.no_animations || kind == "obj",
-        )
-    })?;
+    let model = load::open(path, root)?;
+    let scene = scene_of(
+        path,
+        &model,
+        args.frame,
+        args.no_animations || kind == "obj",
+    )?;
     let options = GltfOptions {
         all_influences: args.all_influences,
         no_animations: args.no_animations,
@@ -133,24 +128,25 @@ pub fn render(
     size: u32,
     root: Option<&Path>,
 ) -> Result<ExitCode, String> {
-    let mut diag = Diagnostics::new();
     let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
-    let (image, cells) = load::with_model(path, root, &mut diag, |model, opened, _| {
-        if !sheet {
-            let scene = scene_of(path, model, &opened, frame, true)?;
-            warn_replaced(&scene);
-            let image = render::render(&scene, size, size).map_err(fail)?;
-            return Ok((image, Vec::new()));
-        }
-        let frames = sheet_frames(model, &opened);
+    let model = load::open(path, root)?;
+    let (image, cells) = if sheet {
+        let frames = sheet_frames(&model);
         let scenes = frames
             .iter()
-            .map(|(_, f)| scene_of(path, model, &opened, Some(*f), true))
+            .map(|(_, f)| scene_of(path, &model, Some(*f), true))
             .collect::<Result<Vec<_>, _>>()?;
         let columns = (scenes.len() as f64).sqrt().ceil() as u32;
         let image = render::contact_sheet(&scenes, columns, size, size).map_err(fail)?;
-        Ok((image, frames))
-    })?;
+        (image, frames)
+    } else {
+        let scene = scene_of(path, &model, frame, true)?;
+        warn_replaced(&scene);
+        (
+            render::render(&scene, size, size).map_err(fail)?,
+            Vec::new(),
+        )
+    };
     let png = render::encode_png(image.width, image.height, &image.rgba).map_err(fail)?;
     write_file(out, &png)?;
     say!(
@@ -167,11 +163,8 @@ pub fn render(
 
 /// The contact sheet's cells: the first frame of each group, or, with a single group, up
 /// to [`SHEET_CELLS`] frames spread evenly over the model's frames.
-fn sheet_frames(model: &Model<'_>, opened: &Opened) -> Vec<(String, usize)> {
-    let groups = opened
-        .groups
-        .clone()
-        .unwrap_or_else(|| model.default_groups());
+fn sheet_frames(model: &Model<'_>) -> Vec<(String, usize)> {
+    let groups = model.clips();
     if groups.len() > 1 {
         return groups
             .iter()
@@ -179,7 +172,7 @@ fn sheet_frames(model: &Model<'_>, opened: &Opened) -> Vec<(String, usize)> {
             .map(|g| (g.name.clone(), g.first as usize))
             .collect();
     }
-    let n = model.num_frames().max(1);
+    let n = skelmap_export::build::num_frames(model);
     let cells = n.min(SHEET_CELLS);
     (0..cells)
         .map(|k| {

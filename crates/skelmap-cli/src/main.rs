@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use owo_colors::OwoColorize;
 use skelmap_core::skm;
-use skelmap_core::{Diagnostics, Error, Limits, dpm::Dpm};
+use skelmap_core::{Diagnostics, Error, Limits, Source, dpm::Dpm};
 
 /// `println!` through `anstream` (colour stripped when piped or under NO_COLOR) that ends
 /// the program quietly when the reader has gone away (`skelmap info x | head`).
@@ -223,23 +223,13 @@ fn main() -> ExitCode {
 }
 
 /// Validates the file at `path` and summarises it.
-fn summarise(path: &Path, root: Option<&Path>, diag: &mut Diagnostics) -> Result<Summary, String> {
-    let name = path.display().to_string();
-    let source = load::read(path)?;
-    if let load::Kind::SlAnim = load::kind(path, source.bytes()) {
-        let anim =
-            skelmap_core::slmdl::SlAnim::parse_with(source.bytes(), &Limits::default(), diag)
-                .map_err(|e| format!("{name}: {e}"))?;
-        return Ok(Summary::of_anim(&name, source.bytes().len() as u64, &anim));
-    }
-    drop(source);
-    load::with_model(path, root, diag, |model, opened, diag| {
-        Summary::of_model(&name, &opened, model, diag)
-    })
+fn summarise(path: &Path, root: Option<&Path>) -> Result<Summary, String> {
+    let model = load::open(path, root)?;
+    Summary::of_model(&path.display().to_string(), &model)
 }
 
 fn info(path: &Path, json: bool, root: Option<&Path>) -> Result<ExitCode, String> {
-    let summary = summarise(path, root, &mut Diagnostics::new())?;
+    let summary = summarise(path, root)?;
     print_summary(&summary, json)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -257,8 +247,8 @@ fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
 }
 
 fn convert(input: &Path, output: &Path) -> Result<ExitCode, String> {
-    let source = load::read(input)?;
     let fail = |e: Error| format!("{}: {e}", input.display());
+    let source = Source::read(input).map_err(|e| e.to_string())?;
     let mut diag = Diagnostics::new();
     let dpm = Dpm::parse_with(source.bytes(), &Limits::default(), &mut diag).map_err(fail)?;
     let converted = skm::convert::from_dpm(&dpm, &mut diag);

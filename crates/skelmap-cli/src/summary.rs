@@ -1,14 +1,11 @@
 //! What `info` reports about a model, as one serialisable structure shared by the text and
-//! JSON renderings (so the two always carry the same numbers). Built from format-neutral
-//! parts: a skeleton, meshes, frame names, optional bounds.
+//! JSON renderings (so the two always carry the same numbers). Built from the model's
+//! format-neutral API.
 
 use serde::Serialize;
-use skelmap_core::bonevert::Vertices;
-use skelmap_core::{Bone, Diagnostics, SkeletalMesh, Skeleton};
-use skelmap_export::{Model, SceneOptions};
-
-use crate::load::Opened;
-use zerocopy::ByteOrder;
+use skelmap_core::model::{ClipOrigin, Companion, Pose};
+use skelmap_core::pose::bounds::Aabb;
+use skelmap_core::{Model, name};
 
 /// Everything `info` prints.
 #[derive(Debug, Default, Serialize)]
@@ -18,6 +15,8 @@ pub struct Summary {
     pub size: u64,
     /// The skeleton file an SKM was paired with.
     pub skeleton: Option<String>,
+    /// The animation an SL mesh was paired with.
+    pub animation: Option<String>,
     pub levels_of_detail: u32,
     pub bones: u32,
     pub roots: u32,
@@ -28,12 +27,14 @@ pub struct Summary {
     pub triangles: u64,
     pub influences: u64,
     pub max_influences_per_vertex: u32,
-    /// MS3D: groups, materials and joints under their own names (`null` for other formats).
+    /// MS3D: groups (its meshes' submeshes) and joints under their own names (`null` for
+    /// other formats).
     pub groups: Option<u32>,
-    pub materials: Option<u32>,
     pub joints: Option<u32>,
-    /// MDL/HMP: skins as "type code, width × height"; MS3D: materials and their texture
-    /// files (`null` for other formats, whose meshes name their shaders).
+    /// Materials: a DPM or SKM mesh's shader, MS3D materials, GameStudio skins.
+    pub materials: u32,
+    pub material_list: Vec<MaterialSummary>,
+    /// MDL/HMP: embedded skins as "type code, width × height" (`null` for other formats).
     pub skins: Option<Vec<String>>,
     /// HMP: vertices per row and rows (`null` for other formats).
     pub grid: Option<[u32; 2]>,
@@ -43,7 +44,8 @@ pub struct Summary {
     pub bounds: Option<BoundsSummary>,
     /// The box around the vertices in the bind pose (frame 0; MS3D: the rest pose), computed.
     pub posed_bounds: Option<PosedBounds>,
-    /// Named animations, and where they came from (`frame names` or `framegroups file`).
+    /// Named animations, and where they came from (`frame names`, `framegroups file`,
+    /// `timeline` or `none`).
     pub frame_groups: Vec<GroupSummary>,
     pub groups_from: &'static str,
     pub bone_list: Vec<BoneSummary>,
@@ -84,6 +86,12 @@ pub struct BoneSummary {
 }
 
 #[derive(Debug, Serialize)]
+pub struct MaterialSummary {
+    pub name: String,
+    pub texture: String,
+}
+
+#[derive(Debug, Serialize)]
 pub struct MeshSummary {
     pub name: Option<String>,
     pub shader: String,
@@ -91,28 +99,15 @@ pub struct MeshSummary {
     pub triangles: u32,
     pub influences: u64,
     pub max_influences_per_vertex: u32,
+    /// The parts drawn with one material each (an MS3D's groups).
+    pub submeshes: Vec<SubmeshSummary>,
 }
 
-impl MeshSummary {
-    fn new<O: ByteOrder>(
-        name: Option<String>,
-        shader: String,
-        vertices: Vertices<'_, O>,
-        triangles: u32,
-    ) -> Self {
-        let count = vertices.len() as u32;
-        let (influences, max) = vertices.fold((0u64, 0u32), |(n, max), v| {
-            (n + v.len() as u64, max.max(v.len() as u32))
-        });
-        MeshSummary {
-            name,
-            shader,
-            vertices: count,
-            triangles,
-            influences,
-            max_influences_per_vertex: max,
-        }
-    }
+#[derive(Debug, Serialize)]
+pub struct SubmeshSummary {
+    pub name: String,
+    pub material: Option<usize>,
+    pub triangles: u32,
 }
 
 #[derive(Debug, Serialize)]
@@ -124,13 +119,139 @@ pub struct DiagnosticSummary {
     pub detail: String,
 }
 
+fn text(bytes: &[u8]) -> String {
+    name::lossy(bytes).into_owned()
+}
+
 impl Summary {
-    fn new(file: &str, format: &'static str, size: u64, diag: &Diagnostics) -> Summary {
-        Summary {
+    /// The summary of a validated model of any format.
+    pub fn of_model(file: &str, model: &Model<'_>) -> Result<Summary, String> {
+        let companion = |kind| {
+            model
+                .companions()
+                .find(|(k, _)| *k == kind)
+                .map(|(_, path)| path.to_string())
+        };
+        let bone_list: Vec<BoneSummary> = model
+            .bones()
+            .map(|b| BoneSummary {
+                name: b.name_lossy().into_owned(),
+                parent: b.parent(),
+                flags: b.flags(),
+                attachment: b.is_attachment(),
+            })
+            .collect();
+        let material_name = |i: Option<usize>| {
+            i.and_then(|i| model.material(i))
+                .map_or_else(String::new, |m| text(m.name))
+        };
+        let mesh_list: Vec<MeshSummary> = model
+            .meshes()
+            .map(|mesh| {
+                let (influences, max) = mesh.influence_counts();
+                let submeshes: Vec<SubmeshSummary> = mesh
+                    .submeshes()
+                    .map(|sub| SubmeshSummary {
+                        name: text(sub.name()),
+                        material: sub.material(),
+                        triangles: sub.num_tris() as u32,
+                    })
+                    .collect();
+                MeshSummary {
+                    name: (!mesh.name().is_empty()).then(|| text(mesh.name())),
+                    shader: material_name(mesh.submeshes().next().and_then(|s| s.material())),
+                    vertices: mesh.num_verts() as u32,
+                    triangles: mesh.num_tris() as u32,
+                    influences,
+                    max_influences_per_vertex: max as u32,
+                    submeshes,
+                }
+            })
+            .collect();
+        let ms3d = model.as_ms3d().is_some();
+        let frame_names = match model.as_sl_anim() {
+            Some(anim) => anim.times().map(|t| format!("{t}s")).collect(),
+            None if ms3d => Vec::new(),
+            None => (0..model.num_frames())
+                .map(|f| text(model.frame_name(f).unwrap_or_default()))
+                .collect(),
+        };
+        let s = Summary {
             file: file.to_string(),
-            format,
-            size,
-            diagnostics: diag
+            format: model.format().name(),
+            size: model.size(),
+            skeleton: companion(Companion::Skeleton),
+            animation: companion(Companion::Animation),
+            levels_of_detail: model
+                .companions()
+                .filter(|(k, _)| *k == Companion::LevelOfDetail)
+                .count() as u32,
+            bones: bone_list.len() as u32,
+            roots: bone_list.iter().filter(|b| b.parent.is_none()).count() as u32,
+            attachments: bone_list.iter().filter(|b| b.attachment).count() as u32,
+            meshes: mesh_list.len() as u32,
+            frames: model.num_frames() as u32,
+            vertices: model.num_vertices(),
+            triangles: model.num_triangles(),
+            influences: mesh_list.iter().map(|m| m.influences).sum(),
+            max_influences_per_vertex: mesh_list
+                .iter()
+                .map(|m| m.max_influences_per_vertex)
+                .max()
+                .unwrap_or(0),
+            groups: ms3d.then(|| mesh_list.iter().map(|m| m.submeshes.len() as u32).sum()),
+            joints: ms3d.then_some(bone_list.len() as u32),
+            materials: model.num_materials() as u32,
+            material_list: (0..model.num_materials())
+                .filter_map(|i| model.material(i))
+                .map(|m| MaterialSummary {
+                    name: text(m.name),
+                    texture: text(m.texture),
+                })
+                .collect(),
+            skins: (model.as_mdl().is_some() || model.terrain().is_some())
+                .then(|| model.skins().iter().map(skin_label).collect()),
+            grid: model.terrain().map(|g| [g.columns, g.rows]),
+            attributes: model.as_sl_mdl().map(|m| {
+                m.mdl()
+                    .attributes()
+                    .map(|(_, kind, v)| format!("{kind:?} ({} bytes)", v.size()))
+                    .collect()
+            }),
+            bounds: model.as_dpm().map(|m| BoundsSummary {
+                mins: m.mins(),
+                maxs: m.maxs(),
+                yaw_radius: m.yaw_radius(),
+                all_radius: m.all_radius(),
+            }),
+            posed_bounds: bind_bounds(model)
+                .map_err(|e| format!("{file}: {e}"))?
+                .map(|b| PosedBounds {
+                    mins: b.mins,
+                    maxs: b.maxs,
+                }),
+            frame_groups: model
+                .clips()
+                .iter()
+                .map(|g| GroupSummary {
+                    name: g.name.clone(),
+                    first: g.first,
+                    count: g.count,
+                    fps: g.fps,
+                    looped: g.looped,
+                })
+                .collect(),
+            groups_from: match model.clip_origin() {
+                ClipOrigin::FrameNames => "frame names",
+                ClipOrigin::FrameGroupsFile => "framegroups file",
+                ClipOrigin::Timeline => "timeline",
+                _ => "none",
+            },
+            bone_list,
+            mesh_list,
+            frame_names,
+            diagnostics: model
+                .diagnostics()
                 .warnings()
                 .iter()
                 .map(|w| DiagnosticSummary {
@@ -141,176 +262,32 @@ impl Summary {
                     detail: w.detail.clone(),
                 })
                 .collect(),
-            ..Summary::default()
-        }
-    }
-
-    fn skeleton<'a>(mut self, bones: impl Iterator<Item = Bone<'a>>) -> Self {
-        self.bone_list = bones
-            .map(|b| BoneSummary {
-                name: b.name_lossy().into_owned(),
-                parent: b.parent(),
-                flags: b.flags(),
-                attachment: b.is_attachment(),
-            })
-            .collect();
-        self.bones = self.bone_list.len() as u32;
-        self.roots = self.bone_list.iter().filter(|b| b.parent.is_none()).count() as u32;
-        self.attachments = self.bone_list.iter().filter(|b| b.attachment).count() as u32;
-        self
-    }
-
-    fn meshes(mut self, meshes: impl Iterator<Item = MeshSummary>) -> Self {
-        self.mesh_list = meshes.collect();
-        self.meshes = self.mesh_list.len() as u32;
-        self.vertices = self.mesh_list.iter().map(|m| u64::from(m.vertices)).sum();
-        self.triangles = self.mesh_list.iter().map(|m| u64::from(m.triangles)).sum();
-        self.influences = self.mesh_list.iter().map(|m| m.influences).sum();
-        self.max_influences_per_vertex = self
-            .mesh_list
-            .iter()
-            .map(|m| m.max_influences_per_vertex)
-            .max()
-            .unwrap_or(0);
-        self
-    }
-
-    fn frames(mut self, names: impl Iterator<Item = String>) -> Self {
-        self.frame_names = names.collect();
-        self.frames = self.frame_names.len() as u32;
-        self
-    }
-
-    /// The summary of a validated DPM, or of a lone SKM or SKP file.
-    pub fn of_model(
-        file: &str,
-        opened: &Opened,
-        model: &Model<'_>,
-        diag: &Diagnostics,
-    ) -> Result<Summary, String> {
-        let s = Summary::new(file, model.format().name(), opened.size, diag);
-        let mut s = match model {
-            Model::Dpm(m) => {
-                let mut s = s
-                    .skeleton(m.bones())
-                    .meshes(m.meshes().map(|x| {
-                        MeshSummary::new(
-                            None,
-                            x.shader_name_lossy().into_owned(),
-                            x.vertices(),
-                            x.num_tris(),
-                        )
-                    }))
-                    .frames(m.frames().map(|f| f.name_lossy().into_owned()));
-                s.bounds = Some(BoundsSummary {
-                    mins: m.mins(),
-                    maxs: m.maxs(),
-                    yaw_radius: m.yaw_radius(),
-                    all_radius: m.all_radius(),
-                });
-                s
-            }
-            Model::Skm(m) => {
-                let mut s = s
-                    .skeleton(m.skeleton_bones())
-                    .meshes(skm_meshes(&m.skm()))
-                    .frames(m.skp().frames().map(|f| f.name_lossy().into_owned()));
-                s.skeleton.clone_from(&opened.skeleton);
-                s.levels_of_detail = m.lods().count() as u32;
-                s
-            }
-            Model::Skp(p) => s
-                .skeleton(p.bones())
-                .frames(p.frames().map(|f| f.name_lossy().into_owned())),
-            Model::Ms3d(m) => of_ms3d(s, m),
-            Model::Mdl(m) => {
-                let mut s = s;
-                s.vertices = m.num_verts().into();
-                s.triangles = m.triangles().len() as u64;
-                s.frames = m.frames().len() as u32;
-                s.frame_names = m
-                    .frames()
-                    .iter()
-                    .map(|f| f.name_lossy().into_owned())
-                    .collect();
-                s.skins = Some(m.skins().iter().map(skin_label).collect());
-                s
-            }
-            Model::Hmp(h) => {
-                let mut s = s;
-                let [nx, ny] = h.grid();
-                s.vertices = u64::from(nx) * u64::from(ny);
-                s.triangles = 2 * u64::from(nx - 1) * u64::from(ny - 1);
-                s.frames = h.frames().len() as u32;
-                s.frame_names = h
-                    .frames()
-                    .iter()
-                    .map(|f| f.name_lossy().into_owned())
-                    .collect();
-                s.skins = Some(h.skins().iter().map(skin_label).collect());
-                s.grid = Some([nx, ny]);
-                s
-            }
-            Model::SlMdl(m) => {
-                let mut s = s;
-                s.vertices = m.vertex_count().into();
-                s.triangles = (m.vertex_count() / 3).into();
-                s.attributes = Some(
-                    m.attributes()
-                        .map(|(_, kind, v)| format!("{kind:?} ({} bytes)", v.size()))
-                        .collect(),
-                );
-                s
-            }
-            // `Model` is non-exhaustive: a format the library opens before this command
-            // learns to describe it is refused rather than summarised with made-up zeros.
-            _ => {
-                return Err(format!(
-                    "{file}: info does not describe {} models yet",
-                    model.format()
-                ));
-            }
         };
-        s.groups_from = if opened.groups.is_some() {
-            "framegroups file"
-        } else {
-            "frame names"
-        };
-        s.frame_groups = opened
-            .groups
-            .clone()
-            .unwrap_or_else(|| model.default_groups())
-            .into_iter()
-            .map(|g| GroupSummary {
-                name: g.name,
-                first: g.first,
-                count: g.count,
-                fps: g.fps,
-                looped: g.looped,
-            })
-            .collect();
-        let scene = model
-            .scene(&SceneOptions {
-                no_animations: true,
-                ..SceneOptions::default()
-            })
-            .map_err(|e| format!("{file}: {e}"))?;
-        s.posed_bounds = scene
-            .bounds()
-            .map(|(mins, maxs)| PosedBounds { mins, maxs });
         Ok(s)
     }
 }
 
-impl Summary {
-    /// The summary of an SL `.anim` (opened by extension: the format has no magic).
-    pub fn of_anim(file: &str, size: u64, anim: &skelmap_core::slmdl::SlAnim<'_>) -> Summary {
-        let mut s = Summary::new(file, "SL anim", size, &Diagnostics::new());
-        s.bones = anim.bone_count();
-        s.frames = anim.keyframe_count();
-        s.frame_names = anim.times().map(|t| format!("{t}s")).collect();
-        s
+/// The box around every mesh's vertices deformed by the bind pose.
+fn bind_bounds(model: &Model<'_>) -> Result<Option<Aabb>, skelmap_core::model::DeformError> {
+    let mut pose = Pose::default();
+    model.pose_bind(&mut pose);
+    let mut bounds: Option<Aabb> = None;
+    let (mut positions, mut normals) = (Vec::new(), Vec::new());
+    for mesh in model.meshes() {
+        let n = mesh.num_verts();
+        positions.resize(n, [0.0; 3]);
+        normals.resize(n, [0.0; 3]);
+        model.deform(mesh.index(), &pose, &mut positions, &mut normals)?;
+        let finite: Vec<[f32; 3]> = positions
+            .iter()
+            .copied()
+            .filter(|p| p.iter().all(|c| c.is_finite()))
+            .collect();
+        if let Some(b) = Aabb::from_points(&finite) {
+            bounds = Some(bounds.map_or(b, |a| a.union(&b)));
+        }
     }
+    Ok(bounds)
 }
 
 fn skin_label(skin: &skelmap_core::gamestudio::Skin<'_>) -> String {
@@ -322,65 +299,6 @@ fn skin_label(skin: &skelmap_core::gamestudio::Skin<'_>) -> String {
         skin.height(),
         skin.num_levels()
     )
-}
-
-/// MS3D: groups as meshes (with their distinct vertices), joints as the skeleton.
-fn of_ms3d(s: Summary, m: &skelmap_core::ms3d::Ms3d<'_>) -> Summary {
-    let groups = m.groups().iter().map(|g| {
-        let mut used = vec![false; m.vertices().len()];
-        let corners = g
-            .triangle_indices()
-            .filter_map(|t| m.triangles().get(usize::from(t)))
-            .flat_map(|t| t.vertex_indices);
-        for v in corners {
-            if let Some(slot) = used.get_mut(usize::from(v.get())) {
-                *slot = true;
-            }
-        }
-        let material = g.material().and_then(|k| m.materials().get(k));
-        let material_name = |x: &skelmap_core::ms3d::raw::Material| {
-            skelmap_core::name::lossy(skelmap_core::name::trim_nul(&x.name)).into_owned()
-        };
-        MeshSummary {
-            name: Some(g.name_lossy().into_owned()),
-            shader: material.map(material_name).unwrap_or_default(),
-            vertices: used.iter().filter(|u| **u).count() as u32,
-            triangles: g.triangle_indices().len() as u32,
-            influences: 0,
-            max_influences_per_vertex: 0,
-        }
-    });
-    let mut s = s.skeleton(m.skeleton_bones()).meshes(groups);
-    s.vertices = m.vertices().len() as u64;
-    s.triangles = m.triangles().len() as u64;
-    s.groups = Some(m.groups().len() as u32);
-    s.materials = Some(m.materials().len() as u32);
-    // MS3D skins are texture files named by its materials.
-    s.skins = Some(
-        m.materials()
-            .iter()
-            .map(|x| {
-                let text = |b: &[u8]| {
-                    skelmap_core::name::lossy(skelmap_core::name::trim_nul(b)).into_owned()
-                };
-                format!("{}: texture {:?}", text(&x.name), text(&x.texture))
-            })
-            .collect(),
-    );
-    s.joints = Some(m.joints().len() as u32);
-    s.frames = u32::try_from(m.total_frames()).unwrap_or(0);
-    s
-}
-
-fn skm_meshes<'a>(m: &'a skelmap_core::skm::Skm<'a>) -> impl Iterator<Item = MeshSummary> + 'a {
-    m.meshes().map(|x| {
-        MeshSummary::new(
-            Some(x.mesh_name_lossy().into_owned()),
-            x.shader_name_lossy().into_owned(),
-            x.vertices(),
-            x.num_tris(),
-        )
-    })
 }
 
 /// The readable rendering of a summary.
@@ -403,6 +321,23 @@ pub fn render_text(s: &Summary, out: &mut String) {
     }
     if let Some(attributes) = &s.attributes {
         let _ = writeln!(out, "  attributes: {}", attributes.join(", "));
+    }
+    if let Some(animation) = &s.animation {
+        let _ = writeln!(out, "  animation {animation}");
+    }
+    if !s.material_list.is_empty() {
+        let list: Vec<String> = s
+            .material_list
+            .iter()
+            .map(|m| {
+                if m.texture.is_empty() || m.texture == m.name {
+                    m.name.clone()
+                } else {
+                    format!("{}: texture {:?}", m.name, m.texture)
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "  materials: {}", list.join("; "));
     }
     if let Some(skeleton) = &s.skeleton {
         let _ = writeln!(
@@ -466,6 +401,18 @@ pub fn render_text(s: &Summary, out: &mut String) {
             "    {i:>3} {name}shader {:?}: {} vertices, {} triangles, {} influences (max {})",
             m.shader, m.vertices, m.triangles, m.influences, m.max_influences_per_vertex
         );
+        if m.submeshes.len() > 1 {
+            for sub in &m.submeshes {
+                let _ = writeln!(
+                    out,
+                    "          {:?}: {} triangles, material {}",
+                    sub.name,
+                    sub.triangles,
+                    sub.material
+                        .map_or_else(|| "none".to_string(), |k| k.to_string())
+                );
+            }
+        }
     }
     if !s.frame_names.is_empty() {
         let _ = write!(out, "  frames:");

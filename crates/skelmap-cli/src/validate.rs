@@ -10,7 +10,6 @@ use indicatif::{ParallelProgressIterator, ProgressBar, ProgressDrawTarget, Progr
 use owo_colors::OwoColorize;
 use rayon::prelude::*;
 use serde::Serialize;
-use skelmap_core::Diagnostics;
 
 /// Extensions a directory walk picks up (compared case-insensitively).
 pub const EXTENSIONS: [&str; 7] = ["dpm", "skm", "skp", "mdl", "hmp", "ms3d", "anim"];
@@ -105,9 +104,8 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> 
 }
 
 fn check(path: &Path, root: Option<&Path>, strict: bool) -> Outcome {
-    let mut diag = Diagnostics::new();
     let file = path.display().to_string();
-    match crate::summarise(path, root, &mut diag) {
+    match crate::summarise(path, root) {
         Ok(summary) => {
             let warnings: Vec<String> = summary
                 .diagnostics

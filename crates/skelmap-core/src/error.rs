@@ -49,6 +49,9 @@ pub enum Error {
         /// The format the header layout shows.
         found: Format,
     },
+    /// The first bytes match no format skelmap knows (and the file name gives no hint).
+    #[error("unrecognised file: the first bytes match no supported format")]
+    UnknownFormat,
     /// A companion file (skeleton, LOD, config) could not be found or its path is refused.
     #[error("cannot resolve {path}: {detail}")]
     Resolve {
@@ -128,7 +131,7 @@ impl Error {
             | Error::Limit { format, .. }
             | Error::Write { format, .. } => Some(*format),
             Error::WrongFormat { expected, .. } => Some(*expected),
-            Error::Io { .. } | Error::Resolve { .. } => None,
+            Error::Io { .. } | Error::Resolve { .. } | Error::UnknownFormat => None,
         }
     }
 
@@ -141,7 +144,10 @@ impl Error {
             | Error::Invalid { offset, .. }
             | Error::Limit { offset, .. } => Some(*offset),
             Error::BadMagic { .. } | Error::WrongFormat { .. } => Some(0),
-            Error::Io { .. } | Error::Write { .. } | Error::Resolve { .. } => None,
+            Error::Io { .. }
+            | Error::Write { .. }
+            | Error::Resolve { .. }
+            | Error::UnknownFormat => None,
         }
     }
 
@@ -156,7 +162,7 @@ impl Error {
             | Error::Write { what, .. } => Some(what),
             Error::BadMagic { .. } => Some("header.id"),
             Error::WrongFormat { .. } => Some("header"),
-            Error::Io { .. } | Error::Resolve { .. } => None,
+            Error::Io { .. } | Error::Resolve { .. } | Error::UnknownFormat => None,
         }
     }
 

@@ -2,6 +2,12 @@
 //!
 //! This module holds one of the two places in skelmap-core that use `unsafe`: mapping a file.
 //! Everything a view reads is then bounds-checked safe code over the `&[u8]` this returns.
+//!
+//! Mapping is sound only while nobody modifies the file, which only the caller can promise.
+//! [`Source::map`] takes that promise as its `# Safety` contract; code that opens several files
+//! on the caller's behalf (a model's companions) takes it once, as a [`MapPromise`], and maps
+//! each file through [`Source::open`] with [`Access::Map`].
+#![allow(unsafe_code)]
 
 use std::fs::File;
 use std::path::Path;
@@ -48,7 +54,6 @@ impl Source<'static> {
     /// underneath is undefined behaviour: bytes that validation proved in range can change after
     /// the fact, and a truncated file raises `SIGBUS` on access. Use [`Source::read`] when that
     /// cannot be guaranteed (files on network shares, files other programs write).
-    #[allow(unsafe_code)]
     pub unsafe fn map(path: impl AsRef<Path>) -> Result<Source<'static>> {
         let path = path.as_ref();
         let io = |source| Error::Io {
@@ -67,6 +72,31 @@ impl Source<'static> {
         Ok(Source {
             bytes: Bytes::Mapped(map),
         })
+    }
+
+    /// Maps (with [`Access::Map`]) or reads (with [`Access::Read`]) the file at `path`.
+    ///
+    /// ```
+    /// use skelmap_core::source::{Access, Source};
+    /// let path = std::env::temp_dir().join("skelmap-source-open-doctest.bin");
+    /// std::fs::write(&path, b"MS3D000000").unwrap();
+    /// let source = Source::open(&path, Access::Read)?;
+    /// assert!(!source.is_mapped());
+    /// assert_eq!(source.bytes(), b"MS3D000000");
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] naming the path when it cannot be opened, read or mapped.
+    pub fn open(path: impl AsRef<Path>, access: Access) -> Result<Source<'static>> {
+        match access {
+            Access::Read => Source::read(path),
+            // SAFETY: the promise's contract is `Source::map`'s: whoever made it guarantees
+            // that the files opened with it are not modified or truncated while mapped.
+            Access::Map(_promise) => unsafe { Source::map(path) },
+        }
     }
 
     /// Reads the whole file at `path` into memory (safe; one copy of the file).
@@ -117,5 +147,61 @@ impl<'data> Source<'data> {
 impl AsRef<[u8]> for Source<'_> {
     fn as_ref(&self) -> &[u8] {
         self.bytes()
+    }
+}
+
+/// How [`Source::open`] brings a file into memory.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Access {
+    /// Read the file into an owned buffer: one copy, and later changes to the file cannot
+    /// affect the bytes.
+    #[default]
+    Read,
+    /// Memory-map the file: no copy, pages read on first access. Needs the caller's
+    /// [`MapPromise`].
+    Map(MapPromise),
+}
+
+/// A caller's promise that the files it maps are not modified while mapped: the one unsafe
+/// step of mapping, taken once and then passed to safe code that opens files (a model's
+/// skeleton, levels of detail and animations) on the caller's behalf.
+///
+/// ```no_run
+/// use skelmap_core::source::{Access, MapPromise, Source};
+/// // SAFETY: nothing modifies the game's files while it runs.
+/// let promise = unsafe { MapPromise::new() };
+/// let source = Source::open("models/zombie.dpm", Access::Map(promise))?;
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct MapPromise(());
+
+impl MapPromise {
+    /// Makes the promise.
+    ///
+    /// # Safety
+    ///
+    /// Every file mapped with this promise must not be modified or truncated, by this or any
+    /// other process, while its [`Source`] (or anything borrowed from it) is alive: the
+    /// contract of [`Source::map`], for each file opened with the promise.
+    #[must_use]
+    pub const unsafe fn new() -> MapPromise {
+        MapPromise(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn mapping_an_empty_file_gives_no_bytes() {
+        let path = std::env::temp_dir().join(format!("skelmap-empty-{}.dpm", std::process::id()));
+        std::fs::write(&path, b"").unwrap();
+        // SAFETY: the file is private to this test and not modified while mapped.
+        let source = Source::open(&path, Access::Map(unsafe { MapPromise::new() })).unwrap();
+        assert!(source.bytes().is_empty());
+        std::fs::remove_file(&path).unwrap();
     }
 }

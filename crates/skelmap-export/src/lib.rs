@@ -1,7 +1,7 @@
 //! skelmap-export: glTF 2.0, Wavefront OBJ and PNG previews of skelmap models.
 //!
-//! Export is a copy by nature, so it goes through one explicit step: [`Model::scene`] builds
-//! a format-neutral [`Scene`] (meshes posed at one frame, the skeleton, materials with
+//! Export is a copy by nature, so it goes through one explicit step: [`scene()`] builds a
+//! format-neutral [`Scene`] from any [`Model`](skelmap_core::Model) (meshes posed at one frame, the skeleton, materials with
 //! decoded skins, animations), and the writers consume it:
 //!
 //! - [`gltf::write_glb`] / [`gltf::to_gltf`]: glTF 2.0 ([details](gltf));
@@ -10,12 +10,12 @@
 //!   z-buffered, flat-shaded orthographic preview.
 //!
 //! ```
-//! use skelmap_core::{dpm::Dpm, synth};
-//! use skelmap_export::{Model, SceneOptions, gltf};
+//! use skelmap_core::{Model, synth};
+//! use skelmap_export::{SceneOptions, gltf};
 //!
 //! let bytes = synth::tube(&synth::TubeParams::default()).write()?;
-//! let model = Model::Dpm(Dpm::parse(&bytes)?);
-//! let scene = model.scene(&SceneOptions::default())?;
+//! let model = Model::from_bytes(&bytes)?;
+//! let scene = skelmap_export::scene(&model, &SceneOptions::default())?;
 //! assert_eq!((scene.num_vertices(), scene.clips.len()), (136, 2));
 //!
 //! let mut glb = Vec::new();
@@ -33,16 +33,9 @@ pub mod obj;
 pub mod render;
 pub mod scene;
 
-use skelmap_core::dpm::Dpm;
-use skelmap_core::gamestudio::{Hmp, Mdl};
-use skelmap_core::ms3d::Ms3d;
-use skelmap_core::skin::SkinError;
-use skelmap_core::skin::morph::MorphError;
-use skelmap_core::skm::{SkmModel, Skp};
-use skelmap_core::slmdl::SlMdl;
-use skelmap_core::{AnyModel, Format};
+use skelmap_core::model::DeformError;
 
-pub use build::SceneOptions;
+pub use build::{SceneOptions, scene};
 pub use scene::Scene;
 
 /// What can go wrong while exporting.
@@ -63,9 +56,6 @@ pub enum Error {
         /// The number of joints.
         joints: usize,
     },
-    /// An SKM needs its SKP skeleton before it can be exported.
-    #[error("an SKM on its own has no skeleton: pair it with its SKP first (skm::resolve)")]
-    UnpairedSkm,
     /// The writer needs triangles and the scene has none (an SKP skeleton, for instance).
     #[error("the {format} model has no triangles to {what}")]
     NoGeometry {
@@ -92,12 +82,9 @@ pub enum Error {
         /// Height asked for.
         height: u32,
     },
-    /// A skinning kernel rejected a mesh (impossible for a validated model).
+    /// A skinning or morph kernel rejected a mesh (impossible for a validated model).
     #[error(transparent)]
-    Skin(#[from] SkinError),
-    /// A morph rejected a frame (impossible for a validated model).
-    #[error(transparent)]
-    Morph(#[from] MorphError),
+    Deform(#[from] DeformError),
     /// Encoding JSON or PNG failed.
     #[error("encoding {what} failed: {message}")]
     Encode {
@@ -113,62 +100,3 @@ pub enum Error {
 
 /// The result of an export.
 pub type Result<T> = core::result::Result<T, Error>;
-
-/// A model that can be exported: every [`AnyModel`] except a lone SKM, which is replaced
-/// by the SKM paired with its skeleton.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum Model<'data> {
-    /// A DarkPlaces model.
-    Dpm(Dpm<'data>),
-    /// A Qfusion mesh paired with its skeleton.
-    Skm(SkmModel<'data>),
-    /// A Qfusion skeleton on its own (joints and animations, no mesh).
-    Skp(Skp<'data>),
-    /// A MilkShape 3D model.
-    Ms3d(Ms3d<'data>),
-    /// A GameStudio model.
-    Mdl(Mdl<'data>),
-    /// A GameStudio terrain.
-    Hmp(Hmp<'data>),
-    /// An SL mesh.
-    SlMdl(SlMdl<'data>),
-}
-
-impl Model<'_> {
-    /// The model's format.
-    #[must_use]
-    pub fn format(&self) -> Format {
-        match self {
-            Model::Dpm(_) => Format::Dpm,
-            Model::Skm(_) => Format::Skm,
-            Model::Skp(_) => Format::Skp,
-            Model::Ms3d(_) => Format::Ms3d,
-            Model::Mdl(_) => Format::Mdl,
-            Model::Hmp(_) => Format::Hmp,
-            Model::SlMdl(_) => Format::SlMdl,
-        }
-    }
-}
-
-impl<'data> TryFrom<AnyModel<'data>> for Model<'data> {
-    type Error = Error;
-
-    fn try_from(model: AnyModel<'data>) -> Result<Self> {
-        Ok(match model {
-            AnyModel::Dpm(m) => Model::Dpm(m),
-            AnyModel::Skp(p) => Model::Skp(p),
-            AnyModel::Ms3d(m) => Model::Ms3d(m),
-            AnyModel::Mdl(m) => Model::Mdl(m),
-            AnyModel::Hmp(h) => Model::Hmp(h),
-            AnyModel::SlMdl(m) => Model::SlMdl(m),
-            _ => return Err(Error::UnpairedSkm),
-        })
-    }
-}
-
-impl<'data> From<SkmModel<'data>> for Model<'data> {
-    fn from(model: SkmModel<'data>) -> Self {
-        Model::Skm(model)
-    }
-}

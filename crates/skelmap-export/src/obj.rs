@@ -10,10 +10,11 @@ use crate::{Error, Result};
 /// stay in the model's own axes (see [`Scene::up`]).
 ///
 /// ```
-/// use skelmap_core::{dpm::Dpm, synth};
-/// use skelmap_export::{Model, SceneOptions, obj};
+/// use skelmap_core::{Model, synth};
+/// use skelmap_export::{SceneOptions, obj, scene};
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
-/// let scene = Model::Dpm(Dpm::parse(&bytes)?).scene(&SceneOptions { frame: Some(2), ..Default::default() })?;
+/// let model = Model::from_bytes(&bytes)?;
+/// let scene = scene(&model, &SceneOptions { frame: Some(2), ..Default::default() })?;
 /// let mut text = Vec::new();
 /// obj::write_obj(&scene, &mut text)?;
 /// let text = String::from_utf8(text)?;

@@ -25,10 +25,11 @@ const FILL: f32 = 0.9;
 /// One scene drawn into a `width × height` image.
 ///
 /// ```
-/// use skelmap_core::{dpm::Dpm, synth};
-/// use skelmap_export::{Model, SceneOptions, render};
+/// use skelmap_core::{Model, synth};
+/// use skelmap_export::{SceneOptions, render, scene};
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
-/// let scene = Model::Dpm(Dpm::parse(&bytes)?).scene(&SceneOptions::default())?;
+/// let model = Model::from_bytes(&bytes)?;
+/// let scene = scene(&model, &SceneOptions::default())?;
 /// let image = render::render(&scene, 64, 64)?;
 /// // Something was drawn over the background.
 /// assert!(image.rgba.chunks(4).any(|px| px != render::BACKGROUND));

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3};
 use skelmap_core::dpm::Dpm;
-use skelmap_core::skm::{SkmModel, convert};
-use skelmap_core::{AnyModel, Diagnostics, open_any, synth};
+use skelmap_core::skm::convert;
+use skelmap_core::{Diagnostics, Limits, Model, Source, synth};
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{Error, Model, Scene, SceneOptions, obj, render};
+use skelmap_export::{Error, Scene, SceneOptions, obj, render, scene};
 
 /// `../shared/corpus/<sub>` beside the checkout, or `None` (with a message) when absent.
 fn corpus(sub: &str) -> Option<Vec<PathBuf>> {
@@ -37,12 +37,14 @@ fn glb(scene: &Scene, options: &GltfOptions) -> Vec<u8> {
 }
 
 fn at(model: &Model<'_>, frame: Option<usize>) -> Scene {
-    model
-        .scene(&SceneOptions {
+    scene(
+        model,
+        &SceneOptions {
             frame,
             ..SceneOptions::default()
-        })
-        .unwrap()
+        },
+    )
+    .unwrap()
 }
 
 /// A glTF file as data: per mesh node its vertices evaluated at animation key `key` of
@@ -181,7 +183,7 @@ fn deviation(evaluated: &Evaluated, scene: &Scene) -> f32 {
 #[test]
 fn glb_of_the_tube_reads_back_with_its_counts() {
     let bytes = tube_bytes();
-    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+    let model = Model::from_bytes(&bytes).unwrap();
     let scene = at(&model, None);
     let glb = glb(&scene, &GltfOptions::default());
     let doc = ::gltf::Gltf::from_slice(&glb).unwrap();
@@ -212,7 +214,7 @@ fn glb_of_the_tube_reads_back_with_its_counts() {
 #[test]
 fn gltf_evaluated_at_every_key_matches_the_runtime_pose_of_the_tube() {
     let bytes = tube_bytes();
-    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+    let model = Model::from_bytes(&bytes).unwrap();
     let scene = at(&model, None);
     let all = glb(
         &scene,
@@ -236,17 +238,16 @@ fn gltf_evaluated_at_every_key_matches_the_runtime_pose_of_the_tube() {
 #[test]
 fn skm_conversion_exports_like_the_dpm() {
     let bytes = tube_bytes();
-    let dpm = Dpm::parse(&bytes).unwrap();
-    let c = convert::from_dpm(&dpm, &mut Diagnostics::new());
+    let c = convert::from_dpm(&Dpm::parse(&bytes).unwrap(), &mut Diagnostics::new());
     let (skm, skp) = (c.skm.write().unwrap(), c.skp.write().unwrap());
-    let paired = SkmModel::pair(
-        skelmap_core::skm::Skm::parse(&skm).unwrap(),
-        skelmap_core::skm::Skp::parse(&skp).unwrap(),
-        &[],
+    let paired = Model::from_skm(
+        Source::from_bytes(&skm),
+        Source::from_bytes(&skp),
+        &Limits::DEFAULT,
     )
     .unwrap();
-    let a = at(&Model::Dpm(dpm), Some(5));
-    let b = at(&Model::Skm(paired), Some(5));
+    let a = at(&Model::from_bytes(&bytes).unwrap(), Some(5));
+    let b = at(&paired, Some(5));
     assert_eq!(a.meshes[0].triangles, b.meshes[0].triangles);
     for (p, q) in a.meshes[0].positions.iter().zip(&b.meshes[0].positions) {
         assert!((Vec3::from(*p) - Vec3::from(*q)).length() < 1e-4);
@@ -259,7 +260,7 @@ fn corpus_dpm_gltf_reproduces_the_runtime_pose() {
     let Some(files) = corpus("dpm") else { return };
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
-        let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+        let model = Model::from_bytes(&bytes).unwrap();
         let scene = at(&model, None);
         let all = glb(
             &scene,
@@ -294,10 +295,9 @@ fn corpus_mdl_and_hmp_morph_targets_reproduce_every_frame() {
     let hmp = corpus("hmp").unwrap_or_default();
     for path in mdl.iter().chain(&hmp) {
         let bytes = std::fs::read(path).unwrap();
-        let Ok(Some(any)) = open_any(&bytes) else {
+        let Ok(model) = Model::from_bytes(&bytes) else {
             continue; // MDL2 is refused by design.
         };
-        let model = Model::try_from(any).unwrap();
         let scene = at(&model, None);
         let file = glb(&scene, &GltfOptions::default());
         assert!(deviation(&evaluate(&file, None), &scene) < 1e-5);
@@ -316,7 +316,7 @@ fn corpus_ms3d_gltf_reproduces_the_runtime_pose() {
     let Some(files) = corpus("ms3d") else { return };
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
-        let model = Model::try_from(open_any(&bytes).unwrap().unwrap()).unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
         let scene = at(&model, None);
         let file = glb(&scene, &GltfOptions::default());
         assert!(deviation(&evaluate(&file, None), &scene) < 1e-5);
@@ -340,7 +340,7 @@ fn top_four_influences_are_renormalised() {
         .find(|p| p.ends_with("xon_monsters_nanomage_lod2.dpm"))
         .unwrap();
     let bytes = std::fs::read(path).unwrap();
-    let scene = at(&Model::Dpm(Dpm::parse(&bytes).unwrap()), None);
+    let scene = at(&Model::from_bytes(&bytes).unwrap(), None);
     let most = scene
         .meshes
         .iter()
@@ -377,7 +377,7 @@ fn top_four_influences_are_renormalised() {
 #[test]
 fn gltf_text_refers_to_its_bin() {
     let bytes = tube_bytes();
-    let scene = at(&Model::Dpm(Dpm::parse(&bytes).unwrap()), None);
+    let scene = at(&Model::from_bytes(&bytes).unwrap(), None);
     let (json, bin) = gltf::to_gltf(&scene, &GltfOptions::default(), "tube.bin").unwrap();
     let doc = ::gltf::Gltf::from_slice(&json).unwrap();
     let buffer = doc.buffers().next().unwrap();
@@ -391,7 +391,7 @@ fn gltf_text_refers_to_its_bin() {
 #[test]
 fn obj_has_one_line_per_vertex_and_face() {
     let bytes = tube_bytes();
-    let scene = at(&Model::Dpm(Dpm::parse(&bytes).unwrap()), Some(4));
+    let scene = at(&Model::from_bytes(&bytes).unwrap(), Some(4));
     let mut out = Vec::new();
     obj::write_obj(&scene, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
@@ -407,7 +407,7 @@ fn obj_has_one_line_per_vertex_and_face() {
 #[test]
 fn render_draws_the_model_inside_the_frame_and_a_sheet_has_its_cells() {
     let bytes = tube_bytes();
-    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
+    let model = Model::from_bytes(&bytes).unwrap();
     let image = render::render(&at(&model, None), 96, 64).unwrap();
     assert_eq!(
         (image.width, image.height, image.rgba.len()),
@@ -441,13 +441,15 @@ fn render_draws_the_model_inside_the_frame_and_a_sheet_has_its_cells() {
 #[test]
 fn errors_name_what_went_wrong() {
     let bytes = tube_bytes();
-    let model = Model::Dpm(Dpm::parse(&bytes).unwrap());
-    let err = model
-        .scene(&SceneOptions {
+    let model = Model::from_bytes(&bytes).unwrap();
+    let err = scene(
+        &model,
+        &SceneOptions {
             frame: Some(9),
             ..SceneOptions::default()
-        })
-        .unwrap_err();
+        },
+    )
+    .unwrap_err();
     assert!(matches!(
         err,
         Error::FrameOutOfRange {
@@ -462,7 +464,7 @@ fn errors_name_what_went_wrong() {
     // An SKP has joints and animations but nothing to draw.
     let c = convert::from_dpm(&Dpm::parse(&bytes).unwrap(), &mut Diagnostics::new());
     let skp = c.skp.write().unwrap();
-    let skp_model = Model::try_from(open_any(&skp).unwrap().unwrap()).unwrap();
+    let skp_model = Model::from_bytes(&skp).unwrap();
     let scene = at(&skp_model, None);
     assert!(matches!(
         render::render(&scene, 8, 8),
@@ -475,11 +477,12 @@ fn errors_name_what_went_wrong() {
     // ... but still exports as glTF: nodes and animations, no skin.
     let doc = ::gltf::Gltf::from_slice(&glb(&scene, &GltfOptions::default())).unwrap();
     assert_eq!((doc.skins().count(), doc.animations().count()), (0, 2));
-    // A lone SKM cannot be exported.
+    // A lone SKM is no model: it needs its skeleton.
     let skm = c.skm.write().unwrap();
-    let any = open_any(&skm).unwrap().unwrap();
-    assert!(matches!(any, AnyModel::Skm(_)));
-    assert!(matches!(Model::try_from(any), Err(Error::UnpairedSkm)));
+    assert!(matches!(
+        Model::from_bytes(&skm),
+        Err(skelmap_core::Error::Resolve { .. })
+    ));
     assert!(matches!(
         render::render(&at(&model, None), 0, 8),
         Err(Error::ImageSize { width: 0, .. })
@@ -498,13 +501,12 @@ fn overflowing_poses_used_to_write_null_into_the_gltf_json() {
     c.skp.frames[0].poses[1].1[0] = 3.0e38;
     c.skp.frames[0].poses[2].1[0] = 3.0e38;
     let (skm, skp) = (c.skm.write().unwrap(), c.skp.write().unwrap());
-    let paired = SkmModel::pair(
-        skelmap_core::skm::Skm::parse(&skm).unwrap(),
-        skelmap_core::skm::Skp::parse(&skp).unwrap(),
-        &[],
+    let model = Model::from_skm(
+        Source::from_bytes(&skm),
+        Source::from_bytes(&skp),
+        &Limits::DEFAULT,
     )
     .unwrap();
-    let model = Model::Skm(paired);
     let scene = at(&model, None);
     assert!(scene.replaced_non_finite > 0);
     let file = glb(&scene, &GltfOptions::default());
@@ -520,7 +522,7 @@ fn overflowing_poses_used_to_write_null_into_the_gltf_json() {
 #[test]
 fn a_model_with_nothing_to_show_used_to_get_an_unreadable_empty_scene() {
     let bytes = skelmap_core::ms3d::Ms3dBuilder::default().write().unwrap(); // nothing at all
-    let model = Model::try_from(open_any(&bytes).unwrap().unwrap()).unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
     let scene = at(&model, None);
     assert_eq!((scene.num_triangles(), scene.skeleton.is_none()), (0, true));
     let doc = ::gltf::Gltf::from_slice(&glb(&scene, &GltfOptions::default())).unwrap();
@@ -550,9 +552,9 @@ fn an_animation_past_the_key_budget_is_refused() {
         ..Default::default()
     }
     .write();
-    let model = Model::try_from(open_any(&mdl).unwrap().unwrap()).unwrap();
+    let model = Model::from_bytes(&mdl).unwrap();
     assert_eq!(skelmap_export::build::MAX_CLIP_KEYS, 4_194_304);
-    let err = model.scene(&SceneOptions::default()).unwrap_err();
+    let err = scene(&model, &SceneOptions::default()).unwrap_err();
     assert!(
         matches!(
             err,
@@ -573,10 +575,12 @@ fn an_animation_past_the_key_budget_is_refused() {
 }
 
 fn at_options(model: &Model<'_>, no_animations: bool) -> Scene {
-    model
-        .scene(&SceneOptions {
+    scene(
+        model,
+        &SceneOptions {
             no_animations,
             ..SceneOptions::default()
-        })
-        .unwrap()
+        },
+    )
+    .unwrap()
 }

@@ -73,10 +73,16 @@ impl<'data> HmpFrame<'data> {
         self.frame_type
     }
 
-    /// The name, up to the first NUL, as text (invalid UTF-8 replaced).
+    /// The name bytes, up to the first NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(self.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
     #[must_use]
     pub fn name_lossy(&self) -> Cow<'data, str> {
-        name::lossy(name::trim_nul(self.name))
+        name::lossy(self.name())
     }
 
     /// The packed height of vertex `i`.
@@ -436,6 +442,54 @@ impl<'data> Hmp<'data> {
         Ok(())
     }
 
+    /// Vertices of the grid: columns × rows.
+    #[must_use]
+    pub fn num_verts(&self) -> usize {
+        let [nx, ny] = self.grid;
+        nx as usize * ny as usize
+    }
+
+    /// Triangles of the grid: two per cell.
+    #[must_use]
+    pub fn num_tris(&self) -> usize {
+        let [nx, ny] = self.grid;
+        2 * (nx as usize - 1) * (ny as usize - 1)
+    }
+
+    /// Triangle `i` of the grid: cell `i / 2` (row-major), counter-clockwise seen from
+    /// above; `None` out of range.
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        if i >= self.num_tris() {
+            return None;
+        }
+        let nx = self.grid[0];
+        let cell = (i / 2) as u32;
+        let (ix, iy) = (cell % (nx - 1), cell / (nx - 1));
+        let at = |x: u32, y: u32| y * nx + x;
+        let (a, b, c, d) = (
+            at(ix, iy),
+            at(ix + 1, iy),
+            at(ix, iy + 1),
+            at(ix + 1, iy + 1),
+        );
+        Some(if i.is_multiple_of(2) {
+            [a, b, d]
+        } else {
+            [a, d, c]
+        })
+    }
+
+    /// The texture coordinate of vertex `i`: `(column / (columns − 1), row / (rows − 1))`.
+    #[must_use]
+    pub fn texcoord(&self, i: usize) -> Option<[f32; 2]> {
+        let [nx, ny] = self.grid;
+        (i < self.num_verts()).then(|| {
+            let (ix, iy) = (i as u32 % nx, i as u32 / nx);
+            [ix as f32 / (nx - 1) as f32, iy as f32 / (ny - 1) as f32]
+        })
+    }
+
     /// Frame `frame` as a mesh (see the module docs for the grid's placement). `None` for a
     /// frame that does not exist.
     #[must_use]
@@ -454,22 +508,11 @@ impl<'data> Hmp<'data> {
             let z = self.height(f.raw_height(i)?);
             mesh.positions.push([ix as f32 * dx, iy as f32 * dy, z]);
             mesh.normals.push(f.normal(i)?);
-            mesh.uvs
-                .push([ix as f32 / (nx - 1) as f32, iy as f32 / (ny - 1) as f32]);
+            mesh.uvs.push(self.texcoord(i)?);
         }
-        for iy in 0..ny - 1 {
-            for ix in 0..nx - 1 {
-                let at = |x: u32, y: u32| y * nx + x;
-                let (a, b, c, d) = (
-                    at(ix, iy),
-                    at(ix + 1, iy),
-                    at(ix, iy + 1),
-                    at(ix + 1, iy + 1),
-                );
-                mesh.triangles.push([a, b, d]);
-                mesh.triangles.push([a, d, c]);
-            }
-        }
+        mesh.triangles = (0..self.num_tris())
+            .filter_map(|t| self.triangle(t))
+            .collect();
         Some(mesh)
     }
 }

@@ -464,6 +464,27 @@ impl<'data> Mdl<'data> {
             .map(|t| (t.index_xyz.map(|v| v.get()), t.index_uv.map(|v| v.get())))
     }
 
+    /// Triangle `i`: `(3D vertex indices, skin vertex indices)`, or `None` out of range.
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<([u16; 3], [u16; 3])> {
+        self.triangles
+            .get(i)
+            .map(|t| (t.index_xyz.map(|v| v.get()), t.index_uv.map(|v| v.get())))
+    }
+
+    /// The texel size skin vertices are measured against: the first skin's, else the
+    /// header's (`(1, 1)` when neither is positive).
+    #[must_use]
+    pub fn skin_size(&self) -> (u32, u32) {
+        match self.skins.first() {
+            Some(s) => (s.width(), s.height()),
+            None => (
+                u32::try_from(self.header.skinwidth.get()).unwrap_or(1),
+                u32::try_from(self.header.skinheight.get()).unwrap_or(1),
+            ),
+        }
+    }
+
     /// The frames.
     #[must_use]
     pub fn frames(&self) -> &[MdlFrame<'data>] {

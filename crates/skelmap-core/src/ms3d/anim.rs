@@ -6,7 +6,7 @@
 //! interpolated as quaternions (shortest arc), position keys linearly, times before the first
 //! or after the last key clamped to it. Absolute transforms follow the parent chain (in the
 //! order [`Ms3d::evaluation_order`] gives, since files do not order parents first): the local
-//! poses are [`LocalPose`]s ([`local_rest_pose`], [`local_pose_at`], or frames of the timeline
+//! poses are [`LocalPose`]s ([`Ms3d::local_rest_pose`], [`Ms3d::local_pose_at`], or frames of the timeline
 //! through [`PoseFrames`]) and the absolute ones a [`Palette`]. Vertices are
 //! stored in model space, so skinning applies `absolute(t) · absolute(rest)⁻¹` per joint and
 //! blends up to four joints by [`Ms3d::vertex_weights`].
@@ -27,52 +27,75 @@ pub fn euler_to_quat(angles: [f32; 3]) -> Quat {
     Quat::from_euler(EulerRot::ZYX, angles[2], angles[1], angles[0])
 }
 
-/// The keyframer's rate in frames per second, or [`DEFAULT_FPS`] when it is not a positive
-/// finite number.
-#[must_use]
-pub fn fps(model: &Ms3d<'_>) -> f32 {
-    let fps = model.animation_fps();
-    if fps.is_finite() && fps > 0.0 {
-        fps
-    } else {
-        DEFAULT_FPS
+impl Ms3d<'_> {
+    /// The keyframer's rate in frames per second, or [`DEFAULT_FPS`] when it is not a positive
+    /// finite number.
+    #[must_use]
+    pub fn fps(&self) -> f32 {
+        let fps = self.animation_fps();
+        if fps.is_finite() && fps > 0.0 {
+            fps
+        } else {
+            DEFAULT_FPS
+        }
     }
-}
 
-/// Frames on the timeline: `total_frames`, at least 1 and at most the default
-/// [`Limits::max_frames`] (the field is not bounded by the file's size).
-#[must_use]
-pub fn frame_count(model: &Ms3d<'_>) -> usize {
-    let limit = Limits::DEFAULT.max_frames as usize;
-    usize::try_from(model.total_frames())
-        .unwrap_or(0)
-        .clamp(1, limit)
-}
+    /// Frames on the timeline: `total_frames`, at least 1 and at most the default
+    /// [`Limits::max_frames`] (the field is not bounded by the file's size).
+    #[must_use]
+    pub fn frame_count(&self) -> usize {
+        let limit = Limits::DEFAULT.max_frames as usize;
+        usize::try_from(self.total_frames())
+            .unwrap_or(0)
+            .clamp(1, limit)
+    }
 
-/// The time in seconds of (fractional) frame index `frame`: `(frame + 1) / fps`, MilkShape
-/// numbering frames from 1 (the convention Irrlicht and assimp follow).
-#[must_use]
-pub fn frame_seconds(model: &Ms3d<'_>, frame: f32) -> f32 {
-    (frame + 1.0) / fps(model)
-}
+    /// Frames up to the last key of any joint (later frames repeat it): at least 1, at most
+    /// [`Ms3d::frame_count`]. The length of the timeline worth playing.
+    #[must_use]
+    pub fn keyed_frames(&self) -> usize {
+        let last = self
+            .joints()
+            .iter()
+            .flat_map(|j| j.rotation_keys().chain(j.position_keys()))
+            .map(|(t, _)| t)
+            .filter(|t| t.is_finite())
+            .fold(0.0f32, f32::max);
+        let frames = (last * self.fps()).ceil();
+        let frames = if frames.is_finite() && frames > 0.0 {
+            frames.min(self.frame_count() as f32) as usize
+        } else {
+            1
+        };
+        frames.clamp(1, self.frame_count())
+    }
 
-/// Every joint's parent-relative rest transform into `out` (cleared first).
-pub fn local_rest_pose(model: &Ms3d<'_>, out: &mut LocalPose) {
-    out.bones.clear();
-    out.bones.extend(model.joints().iter().map(|joint| {
-        (
-            euler_to_quat(joint.rotation()),
-            Vec3A::from(joint.position()),
-        )
-    }));
-}
+    /// The time in seconds of (fractional) frame index `frame`: `(frame + 1) / fps`, MilkShape
+    /// numbering frames from 1 (the convention Irrlicht and assimp follow).
+    #[must_use]
+    pub fn frame_seconds(&self, frame: f32) -> f32 {
+        (frame + 1.0) / self.fps()
+    }
 
-/// Every joint's parent-relative transform at `seconds` into `out` (cleared first): the rest
-/// transform times the keyed rotation (slerp between Euler keys) and translation (lerp).
-pub fn local_pose_at(model: &Ms3d<'_>, seconds: f32, out: &mut LocalPose) {
-    out.bones.clear();
-    out.bones
-        .extend(model.joints().iter().map(|joint| local_at(joint, seconds)));
+    /// Every joint's parent-relative rest transform into `out` (cleared first).
+    pub fn local_rest_pose(&self, out: &mut LocalPose) {
+        out.bones.clear();
+        out.bones.extend(self.joints().iter().map(|joint| {
+            (
+                euler_to_quat(joint.rotation()),
+                Vec3A::from(joint.position()),
+            )
+        }));
+    }
+
+    /// Every joint's parent-relative transform at `seconds` into `out` (cleared first): the
+    /// rest transform times the keyed rotation (slerp between Euler keys) and translation
+    /// (lerp).
+    pub fn local_pose_at(&self, seconds: f32, out: &mut LocalPose) {
+        out.bones.clear();
+        out.bones
+            .extend(self.joints().iter().map(|joint| local_at(joint, seconds)));
+    }
 }
 
 fn local_at(joint: &super::Joint<'_>, seconds: f32) -> (Quat, Vec3A) {
@@ -93,18 +116,18 @@ fn local_at(joint: &super::Joint<'_>, seconds: f32) -> (Quat, Vec3A) {
 }
 
 /// The timeline's frames as [`PoseFrames`]: frame `f` is the pose at
-/// [`frame_seconds`]`(f)`. [`local_pose_at`] samples between keys at any time instead.
+/// [`Ms3d::frame_seconds`]`(f)`. [`Ms3d::local_pose_at`] samples between keys at any time instead.
 impl<'data> PoseFrames<'data> for Ms3d<'data> {
     fn frame_count(&self) -> usize {
-        frame_count(self)
+        Ms3d::frame_count(self)
     }
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        if frame >= frame_count(self) {
+        if frame >= Ms3d::frame_count(self) {
             return None;
         }
         let joint = self.joints().get(bone)?;
-        Some(local_at(joint, frame_seconds(self, frame as f32)))
+        Some(local_at(joint, self.frame_seconds(frame as f32)))
     }
 }
 
@@ -128,7 +151,7 @@ impl BindPoseMesh for Ms3d<'_> {
 #[must_use]
 pub fn rest_pose(model: &Ms3d<'_>) -> Vec<Affine3A> {
     let mut pose = LocalPose::default();
-    local_rest_pose(model, &mut pose);
+    model.local_rest_pose(&mut pose);
     absolute(model, &pose)
 }
 
@@ -136,7 +159,7 @@ pub fn rest_pose(model: &Ms3d<'_>) -> Vec<Affine3A> {
 #[must_use]
 pub fn pose_at(model: &Ms3d<'_>, seconds: f32) -> Vec<Affine3A> {
     let mut pose = LocalPose::default();
-    local_pose_at(model, seconds, &mut pose);
+    model.local_pose_at(seconds, &mut pose);
     absolute(model, &pose)
 }
 

@@ -74,6 +74,12 @@ impl<'data> Group<'data> {
         self.triangle_indices.iter().map(|t| t.get())
     }
 
+    /// The triangle indices as stored.
+    #[must_use]
+    pub fn triangle_index_slice(&self) -> &'data [U16<Le>] {
+        self.triangle_indices
+    }
+
     /// The material index, `None` for no material (validated `<` the material count).
     #[must_use]
     pub fn material(&self) -> Option<usize> {

@@ -5,9 +5,9 @@
 //! matrix to a quaternion, byte-swapped from big-endian; an SKP quaternion normalised). A
 //! runtime that samples the same model many times per second bakes it once: [`BakedFrames`]
 //! holds every frame's `(rotation, translation)` per bone (32 bytes each, less than a DPM
-//! pose's 48 on disk) and is itself a [`PoseFrames`] and a [`Skeleton`], so
-//! [`sample`](super::sample) and [`Palette::build`](super::Palette::build) take it in place of
-//! the file.
+//! pose's 48 on disk) and is itself a [`PoseFrames`] and a [`Skeleton`] (it copies the
+//! source's bones and hierarchy order), so [`sample`](super::sample) and
+//! [`Palette::build`](super::Palette::build) take it in place of the file.
 
 use glam::{Quat, Vec3A};
 
@@ -33,7 +33,7 @@ pub enum BakeError {
 }
 
 /// Every frame of a [`PoseFrames`] source as parent-relative `(rotation, translation)` per
-/// bone, rotations unit length, next to the source whose skeleton it keeps.
+/// bone, rotations unit length, with a copy of the source's bones.
 ///
 /// ```
 /// use skelmap_core::pose::{self, BakedFrames, Interpolation, LocalPose, Palette};
@@ -52,23 +52,20 @@ pub enum BakeError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct BakedFrames<'s, S> {
-    source: &'s S,
-    bones: usize,
+pub struct BakedFrames<'data> {
+    bones: Vec<Bone<'data>>,
+    order: Option<Vec<u16>>,
     frames: usize,
     poses: Vec<(Quat, Vec3A)>,
 }
 
-impl<'s, S> BakedFrames<'s, S> {
+impl<'data> BakedFrames<'data> {
     /// Converts every frame of `source` (frames × bones poses, at most [`MAX_BAKED_POSES`]).
     ///
     /// # Errors
     ///
     /// [`BakeError::TooLarge`] above the limit.
-    pub fn new<'data>(source: &'s S) -> Result<Self, BakeError>
-    where
-        S: PoseFrames<'data>,
-    {
+    pub fn new<S: PoseFrames<'data>>(source: &S) -> Result<Self, BakeError> {
         Self::with_limit(source, MAX_BAKED_POSES)
     }
 
@@ -77,10 +74,10 @@ impl<'s, S> BakedFrames<'s, S> {
     /// # Errors
     ///
     /// [`BakeError::TooLarge`] above `max_poses`.
-    pub fn with_limit<'data>(source: &'s S, max_poses: usize) -> Result<Self, BakeError>
-    where
-        S: PoseFrames<'data>,
-    {
+    pub fn with_limit<S: PoseFrames<'data>>(
+        source: &S,
+        max_poses: usize,
+    ) -> Result<Self, BakeError> {
         let (bones, frames) = (source.skeleton_bones().len(), source.frame_count());
         let poses = bones.checked_mul(frames).filter(|&n| n <= max_poses);
         let Some(count) = poses else {
@@ -96,39 +93,34 @@ impl<'s, S> BakedFrames<'s, S> {
             poses.resize(start + bones, (Quat::IDENTITY, Vec3A::ZERO));
         }
         Ok(BakedFrames {
-            source,
-            bones,
+            bones: source.skeleton_bones().collect(),
+            order: source.hierarchy_order().map(<[u16]>::to_vec),
             frames,
             poses,
         })
     }
 
-    /// The source the frames came from.
-    #[must_use]
-    pub fn source(&self) -> &'s S {
-        self.source
-    }
-
     /// The poses of `frame`, one per bone, or `None` out of range.
     #[must_use]
     pub fn frame(&self, frame: usize) -> Option<&[(Quat, Vec3A)]> {
-        let start = frame.checked_mul(self.bones)?;
-        self.poses.get(start..start.checked_add(self.bones)?)
+        let bones = self.bones.len();
+        let start = frame.checked_mul(bones)?;
+        self.poses.get(start..start.checked_add(bones)?)
     }
 }
 
 /// The source's bones and hierarchy.
-impl<'data, S: Skeleton<'data>> Skeleton<'data> for BakedFrames<'_, S> {
+impl<'data> Skeleton<'data> for BakedFrames<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
-        self.source.skeleton_bones()
+        self.bones.iter().copied()
     }
 
     fn hierarchy_order(&self) -> Option<&[u16]> {
-        self.source.hierarchy_order()
+        self.order.as_deref()
     }
 }
 
-impl<'data, S: PoseFrames<'data>> PoseFrames<'data> for BakedFrames<'_, S> {
+impl<'data> PoseFrames<'data> for BakedFrames<'data> {
     fn frame_count(&self) -> usize {
         self.frames
     }

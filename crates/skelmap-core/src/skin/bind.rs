@@ -1,17 +1,157 @@
-//! Skinning meshes stored in their bind pose: MS3D and SL mdl.
+//! Skinning meshes stored in their bind pose (a [`BindPoseMesh`]).
 //!
-//! DPM and SKM store each vertex as pre-weighted offsets in its bones' spaces; MS3D and SL mdl
+//! Pre-weighted formats store each vertex as offsets in its bones' spaces; bind-pose formats
 //! store one model-space position (and normal) as the mesh looks in its bind pose, with up to
 //! four `(bone, weight)` influences. Such a vertex moves by its bones' `world(t) · world(bind)⁻¹`
 //! ([`Palette::relative_to`](crate::pose::Palette::relative_to)), blended linearly
-//! ([`skin_bind_lbs`]) or as dual quaternions ([`skin_bind_dqs`]). The bind pose is the MS3D
-//! rest pose, and the SL animation's first keyframe (frame 0).
+//! ([`skin_bind_lbs`]) or as dual quaternions ([`skin_bind_dqs`]).
+//!
+//! [`WeightedRecords`] converts such a mesh once into the pre-weighted records the record
+//! kernels read (the layout of [`BoneVert`]), so that the scalar, stream, prepared and DQS
+//! kernels skin it as they skin a pre-weighted file.
 
 use glam::{Affine3A, Vec3, Vec3A};
+use zerocopy::IntoBytes;
+use zerocopy::byteorder::{LittleEndian, U32};
 
 use super::SkinError;
 use super::dqs::{Blend, DualQuat};
-use crate::pose::{BindPoseMesh, BindVertex};
+use crate::bonevert::BoneVert;
+use crate::format::Format;
+use crate::pose::{BindPoseMesh, BindVertex, MeshGeometry, SkeletalMesh};
+use crate::read::Reader;
+
+/// A bind-pose mesh as pre-weighted bone-space records (little-endian, the layout of
+/// [`BoneVert`]): an explicit copy, about `4 + 32 · influences` bytes per vertex.
+///
+/// Each weighted influence `(b, w)` of a vertex at `p` with normal `n` becomes the record
+/// `origin = w · bind_b⁻¹ · p`, `normal = w · R(bind_b)⁻¹ · n`, `influence = w`, the weights
+/// normalised to sum to 1, so that `Σ world_b(t) · (origin, influence)` is the linear blend of
+/// [`skin_bind_lbs`]. A vertex bound to no bone gets one record of weight 1 on bone
+/// [`WeightedRecords::unbound_bone`] (`bind.len()`): skinned with an identity in that slot of
+/// the palette, it stays where it is stored.
+///
+/// ```
+/// use skelmap_core::pose::{LocalPose, Palette};
+/// use skelmap_core::skin::{WeightedRecords, skin_scalar};
+/// use skelmap_core::slmdl::{SlAnim, SlMdl};
+/// use skelmap_core::{Format, SkeletalMesh};
+///
+/// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 90.0);
+/// let (mdl, anim) = (mdl.write(), anim.write());
+/// let (mesh, anim) = (SlMdl::parse(&mdl)?, SlAnim::parse(&anim)?);
+/// let (mut pose, mut bind) = (LocalPose::default(), Palette::default());
+/// anim.sample(0.0, &mut pose);
+/// bind.build(&anim, &pose);
+/// let records = WeightedRecords::new(&mesh, &bind.world, Format::SlMdl)?;
+/// assert_eq!(records.mesh().num_verts() as usize, mesh.vertex_count() as usize);
+/// // Skinned by the bind pose itself (and an identity for unbound vertices), every vertex
+/// // lands where the file stores it.
+/// bind.world.push(Default::default());
+/// let n = mesh.vertex_count() as usize;
+/// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+/// skin_scalar(&records.mesh(), &bind, &mut p, &mut q)?;
+/// assert!((p[0][0] - -1.0).abs() < 1e-5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct WeightedRecords {
+    bytes: Vec<u8>,
+    num_verts: u32,
+    unbound: u32,
+    format: Format,
+}
+
+impl WeightedRecords {
+    /// Converts `mesh` with the bind pose's world transforms `bind` (one per bone);
+    /// `format` names the source in what little can be reported about the records.
+    ///
+    /// # Errors
+    ///
+    /// [`SkinError::Palette`] when a vertex is weighted to a bone `bind` lacks.
+    pub fn new(
+        mesh: &impl BindPoseMesh,
+        bind: &[Affine3A],
+        format: Format,
+    ) -> Result<WeightedRecords, SkinError> {
+        let inverse: Vec<Affine3A> = bind.iter().map(Affine3A::inverse).collect();
+        let unbound = u32::try_from(bind.len()).unwrap_or(u32::MAX);
+        let n = mesh.bind_vertex_count();
+        let mut bytes = Vec::with_capacity(n * (4 + 2 * size_of::<BoneVert<LittleEndian>>()));
+        let mut records: Vec<(u32, f32, Vec3A, Vec3A)> = Vec::with_capacity(4);
+        for i in 0..n {
+            let Some(v) = mesh.bind_vertex(i) else { break };
+            records.clear();
+            let mut total = 0.0;
+            for entry in weighted(&v, &inverse) {
+                let (bone, m, weight) = entry?;
+                records.push((
+                    u32::from(bone),
+                    weight,
+                    m.transform_point3a(v.position),
+                    m.matrix3 * v.normal,
+                ));
+                total += weight;
+            }
+            if records.is_empty() {
+                records.push((unbound, 1.0, v.position, v.normal));
+                total = 1.0;
+            }
+            bytes.extend_from_slice(U32::<LittleEndian>::new(records.len() as u32).as_bytes());
+            for &(bone, weight, origin, normal) in &records {
+                let w = weight / total;
+                let record = BoneVert::<LittleEndian>::new(
+                    (origin * w).to_array(),
+                    w,
+                    (normal * w).to_array(),
+                    bone,
+                );
+                bytes.extend_from_slice(record.as_bytes());
+            }
+        }
+        Ok(WeightedRecords {
+            bytes,
+            num_verts: u32::try_from(n).unwrap_or(u32::MAX),
+            unbound,
+            format,
+        })
+    }
+
+    /// The bone index records of unbound vertices use: one past the bind pose's bones.
+    #[must_use]
+    pub fn unbound_bone(&self) -> u32 {
+        self.unbound
+    }
+
+    /// The records as a mesh the record kernels skin (no texture coordinates or
+    /// triangles: the source mesh keeps those).
+    #[must_use]
+    pub fn mesh(&self) -> RecordsMesh<'_> {
+        let end = self.bytes.len() as u64;
+        RecordsMesh {
+            geometry: MeshGeometry::new(
+                Reader::new(&self.bytes, self.format),
+                [0, end, end],
+                self.num_verts,
+                0,
+            ),
+        }
+    }
+}
+
+/// The records of a [`WeightedRecords`], as a [`SkeletalMesh`].
+#[derive(Debug, Clone, Copy)]
+pub struct RecordsMesh<'a> {
+    geometry: MeshGeometry<'a>,
+}
+
+impl<'a> SkeletalMesh<'a> for RecordsMesh<'a> {
+    type Order = LittleEndian;
+
+    fn geometry(&self) -> MeshGeometry<'a> {
+        self.geometry
+    }
+}
 
 /// Checks the outputs against the mesh's vertex count.
 fn outputs(
@@ -27,12 +167,12 @@ fn outputs(
     Ok(need)
 }
 
-/// The influences of `v` that carry weight, each with its entry of `table` (or the error
+/// The influences of `v` that carry weight, each with its bone, its entry of `table` (or the error
 /// naming the first bone `table` lacks).
 fn weighted<'t, T>(
     v: &BindVertex,
     table: &'t [T],
-) -> impl Iterator<Item = Result<(&'t T, f32), SkinError>> {
+) -> impl Iterator<Item = Result<(u16, &'t T, f32), SkinError>> {
     v.influences
         .into_iter()
         .flatten()
@@ -40,7 +180,7 @@ fn weighted<'t, T>(
         .map(move |(bone, weight)| {
             table
                 .get(usize::from(bone))
-                .map(|entry| (entry, weight))
+                .map(|entry| (bone, entry, weight))
                 .ok_or(SkinError::Palette {
                     bone: u32::from(bone),
                     have: table.len(),
@@ -120,7 +260,7 @@ pub(crate) fn lbs(
         let Some(v) = mesh.bind_vertex(i) else { break };
         let (mut p, mut n, mut total) = (Vec3A::ZERO, Vec3A::ZERO, 0.0);
         for entry in weighted(&v, deltas) {
-            let (m, weight) = entry?;
+            let (_, m, weight) = entry?;
             p += weight * m.transform_point3a(v.position);
             n += weight * m.transform_vector3a(v.normal);
             total += weight;
@@ -158,7 +298,7 @@ pub fn skin_bind_dqs(
         let Some(v) = mesh.bind_vertex(i) else { break };
         let mut blend = Blend::default();
         for entry in weighted(&v, deltas) {
-            let (d, weight) = entry?;
+            let (_, d, weight) = entry?;
             blend.add(d, weight);
         }
         let blended = blend.finish();

@@ -40,7 +40,7 @@ mod stream;
 mod x86;
 
 pub(crate) use bind::lbs;
-pub use bind::{skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
+pub use bind::{RecordsMesh, WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use bounds::skinned_frame_bounds;
 pub use level::SimdLevel;
 pub use matrices::SkinMatrices;

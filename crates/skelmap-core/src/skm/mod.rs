@@ -4,7 +4,7 @@
 //! - [`Skm`]: a validated mesh file (meshes of pre-weighted vertices, like DPM's);
 //! - [`Skp`]: a validated skeleton file (bones, frames of quaternion + origin poses);
 //! - [`resolve`]: finding an SKM's skeleton (`.cfg` `import`, else `<base>.skp`) and LOD
-//!   files through a [`Resolver`], and pairing them into an [`SkmModel`];
+//!   files through a [`Resolver`](crate::resolver::Resolver), and pairing them into an [`SkmModel`];
 //! - [`write`](mod@write): [`SkmBuilder`] and [`SkpBuilder`]; [`convert`]: DPM → SKM + SKP.
 //!
 //! ## Telling SKM from SKP
@@ -34,7 +34,7 @@ mod skp;
 pub mod write;
 
 pub use mesh::{Skm, SkmMeshView};
-pub use resolve::{FsResolver, Resolver, SkmFiles, SkmModel};
+pub use resolve::{SkmFiles, SkmModel};
 pub use skp::{Skp, SkpFrameView};
 pub use write::{SkmBuilder, SkmMeshDef, SkpBuilder, SkpFrameDef};
 

@@ -9,11 +9,8 @@
 //!
 //! Every file is reached through a [`Resolver`], so parsing never does I/O of its own and an
 //! embedder can serve files from a pak, an archive or memory. Paths are game-VFS paths: `/`
-//! separated and relative. Absolute paths and `..` components are refused, including an
-//! `import` path read from a `.cfg`.
-
-use std::collections::HashMap;
-use std::path::PathBuf;
+//! separated and relative. Absolute paths and `..` components are refused ([`check_path`]),
+//! including an `import` path read from a `.cfg`.
 
 use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
 use super::skp::skp_pose;
@@ -23,81 +20,9 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::pose::{Bone, PoseFrames, Skeleton};
+use crate::resolver::{Resolver, check_path, strip_extension};
 use crate::source::Source;
 use glam::{Quat, Vec3A};
-
-/// Serves the files a model refers to, by VFS path.
-pub trait Resolver {
-    /// The bytes of the file at `path` (relative, `/`-separated; already checked by
-    /// [`check_path`]), or `Ok(None)` when there is no such file.
-    ///
-    /// # Errors
-    ///
-    /// When the file exists but cannot be read.
-    fn load<'r>(&'r self, path: &str) -> Result<Option<Source<'r>>>;
-}
-
-/// Refuses paths that could leave the resolver's root: absolute paths (`/x`, `\x`, `C:x`),
-/// empty components' parents (`..`), and empty paths.
-///
-/// # Errors
-///
-/// [`Error::Resolve`] naming the path and what is wrong with it.
-pub fn check_path(path: &str) -> Result<()> {
-    let refuse = |detail: &str| {
-        Err(Error::Resolve {
-            path: path.to_string(),
-            detail: detail.to_string(),
-        })
-    };
-    if path.is_empty() {
-        return refuse("empty path");
-    }
-    if path.starts_with(['/', '\\']) || path.as_bytes().get(1) == Some(&b':') {
-        return refuse("absolute paths are not allowed");
-    }
-    if path.split(['/', '\\']).any(|c| c == "..") {
-        return refuse("'..' components are not allowed");
-    }
-    if path.contains('\0') {
-        return refuse("NUL in path");
-    }
-    Ok(())
-}
-
-/// A [`Resolver`] over a directory of the file system (the game's base directory).
-#[derive(Debug, Clone)]
-pub struct FsResolver {
-    root: PathBuf,
-}
-
-impl FsResolver {
-    /// A resolver serving paths relative to `root`.
-    #[must_use]
-    pub fn new(root: impl Into<PathBuf>) -> Self {
-        FsResolver { root: root.into() }
-    }
-}
-
-impl Resolver for FsResolver {
-    fn load<'r>(&'r self, path: &str) -> Result<Option<Source<'r>>> {
-        check_path(path)?;
-        let full = self.root.join(path);
-        match std::fs::read(&full) {
-            Ok(bytes) => Ok(Some(Source::from_vec(bytes))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(Error::Io { path: full, source }),
-        }
-    }
-}
-
-/// An in-memory resolver: paths to file contents, served without copying.
-impl Resolver for HashMap<String, Vec<u8>> {
-    fn load<'r>(&'r self, path: &str) -> Result<Option<Source<'r>>> {
-        check_path(path)?;
-        Ok(self.get(path).map(|bytes| Source::from_bytes(bytes)))
-    }
-}
 
 /// The skeleton path a `.cfg` names: the token after the first `import` (case-insensitive) on
 /// the same line, its extension replaced by `.skp`. `None` when there is no `import`.
@@ -204,24 +129,15 @@ fn tokenize(text: &[u8]) -> Vec<Token<'_>> {
     tokens
 }
 
-/// `path` without the extension of its last component.
-fn strip_extension(path: &str) -> &str {
-    let name_start = path.rfind(['/', '\\']).map_or(0, |i| i + 1);
-    match path.get(name_start..).and_then(|name| name.rfind('.')) {
-        Some(dot) if dot > 0 => path.get(..name_start + dot).unwrap_or(path),
-        _ => path,
-    }
-}
-
 /// The files of one SKM model, found through a [`Resolver`] by [`resolve`].
 #[derive(Debug)]
-pub struct SkmFiles<'r> {
+pub struct SkmFiles<'data> {
     /// The mesh file's path and bytes.
-    pub skm: (String, Source<'r>),
+    pub skm: (String, Source<'data>),
     /// The skeleton file's path and bytes.
-    pub skp: (String, Source<'r>),
+    pub skp: (String, Source<'data>),
     /// The levels of detail found (`_1` … `_4`), in order.
-    pub lods: Vec<(String, Source<'r>)>,
+    pub lods: Vec<(String, Source<'data>)>,
 }
 
 /// Finds the model at `skm_path`, its skeleton and its levels of detail (see the module docs).
@@ -237,7 +153,7 @@ pub struct SkmFiles<'r> {
 /// files.insert("models/shared/rig.skp".to_string(), c.skp.write()?);
 /// files.insert("models/tube/tube.cfg".to_string(), b"import models/shared/rig.skm".to_vec());
 ///
-/// let found = resolve::resolve(&files, "models/tube/tube.skm")?;
+/// let found = resolve::resolve(&&files, "models/tube/tube.skm")?;
 /// assert_eq!(found.skp.0, "models/shared/rig.skp");
 /// let model = found.open()?;
 /// assert_eq!(model.skp().num_frames(), 9);
@@ -248,15 +164,32 @@ pub struct SkmFiles<'r> {
 ///
 /// [`Error::Resolve`] when the model or its skeleton is missing or a path is refused;
 /// errors of the resolver itself.
-pub fn resolve<'r, R: Resolver + ?Sized>(resolver: &'r R, skm_path: &str) -> Result<SkmFiles<'r>> {
-    let missing = |path: &str, what: &str| Error::Resolve {
-        path: path.to_string(),
-        detail: format!("{what} not found"),
-    };
+pub fn resolve<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    skm_path: &str,
+) -> Result<SkmFiles<'data>> {
     check_path(skm_path)?;
     let skm = resolver
         .load(skm_path)?
         .ok_or_else(|| missing(skm_path, "model"))?;
+    let (skp, lods) = companions(resolver, skm_path)?;
+    Ok(SkmFiles {
+        skm: (skm_path.to_string(), skm),
+        skp,
+        lods,
+    })
+}
+
+/// The skeleton and the levels of detail of the model at `skm_path` (see [`resolve`]), as
+/// `(path, bytes)`.
+///
+/// # Errors
+///
+/// As [`resolve`].
+pub fn companions<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    skm_path: &str,
+) -> Result<Companions<'data>> {
     let base = strip_extension(skm_path);
     let ext = skm_path.get(base.len()..).unwrap_or_default();
     let cfg_path = format!("{base}.cfg");
@@ -277,11 +210,17 @@ pub fn resolve<'r, R: Resolver + ?Sized>(resolver: &'r R, skm_path: &str) -> Res
             _ => break,
         }
     }
-    Ok(SkmFiles {
-        skm: (skm_path.to_string(), skm),
-        skp: (skp_path, skp),
-        lods,
-    })
+    Ok(((skp_path, skp), lods))
+}
+
+/// An SKM's skeleton and levels of detail, each as `(path, bytes)`.
+pub type Companions<'data> = ((String, Source<'data>), Vec<(String, Source<'data>)>);
+
+fn missing(path: &str, what: &str) -> Error {
+    Error::Resolve {
+        path: path.to_string(),
+        detail: format!("{what} not found"),
+    }
 }
 
 impl SkmFiles<'_> {
@@ -517,34 +456,5 @@ mod tests {
     fn cfg_import_path_must_be_utf8() {
         let e = skeleton_from_cfg(b"import \xff\xfe.skm", "m.cfg");
         assert!(matches!(e, Err(Error::Resolve { .. })));
-    }
-
-    #[test]
-    fn paths_that_escape_the_root_are_refused() {
-        for bad in [
-            "/etc/passwd",
-            "\\\\server\\x",
-            "C:/x.skp",
-            "a/../../x.skp",
-            "..",
-            "",
-            "a\0b",
-        ] {
-            assert!(
-                matches!(check_path(bad), Err(Error::Resolve { .. })),
-                "{bad:?}"
-            );
-        }
-        for good in ["a.skp", "models/x/y.skp", "a..b.skp", "./a.skp"] {
-            assert!(check_path(good).is_ok(), "{good:?}");
-        }
-    }
-
-    #[test]
-    fn extension_stripping_looks_at_the_last_component_only() {
-        assert_eq!(strip_extension("a/b.c/d"), "a/b.c/d");
-        assert_eq!(strip_extension("a/b.c/d.skm"), "a/b.c/d");
-        assert_eq!(strip_extension("x.y.skm"), "x.y");
-        assert_eq!(strip_extension(".hidden"), ".hidden");
     }
 }

@@ -59,5 +59,5 @@ mod view;
 pub mod write;
 
 pub use anim::{Easing, SlAnim};
-pub use view::{AttributeKind, Header, SLMDL_MAGIC, SlMdl, Strided};
+pub use view::{AttributeKind, Header, SLMDL_MAGIC, SlMdl, SlModel, Strided};
 pub use write::{KeyframeDef, SkinnedVertex, SlAnimBuilder, SlMdlBuilder};

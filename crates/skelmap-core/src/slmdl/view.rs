@@ -4,6 +4,7 @@ use glam::Vec3A;
 use zerocopy::byteorder::{F32, LittleEndian, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+use super::SlAnim;
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, raw};
@@ -159,6 +160,12 @@ impl<'data> Strided<'data> {
             *o = self.float(i, k)?;
         }
         Some(out)
+    }
+
+    /// Where element `i` starts, in bytes from the first vertex.
+    #[must_use]
+    pub fn byte_offset(&self, i: usize) -> usize {
+        i.saturating_mul(self.stride).saturating_add(self.offset)
     }
 
     /// The 4 bytes of element `i` (blend indices, colour).
@@ -428,5 +435,61 @@ impl BindPoseMesh for SlMdl<'_> {
             normal: float3(AttributeKind::Normal),
             influences,
         })
+    }
+}
+
+/// An SL mesh with the animation whose bones its blend indices name, when there is one (the
+/// `.anim` beside it): the pairing proves every weighted blend index names a bone of the
+/// animation. `Copy`, `Send` and `Sync`.
+#[derive(Debug, Clone, Copy)]
+pub struct SlModel<'data> {
+    mdl: SlMdl<'data>,
+    anim: Option<SlAnim<'data>>,
+}
+
+impl<'data> SlModel<'data> {
+    /// Pairs a mesh with its animation (or with none: a static mesh).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] naming the mesh's first blend index with weight that is not a bone
+    /// of `anim` (`vertex.blend_indices` at its byte offset).
+    pub fn pair(mdl: SlMdl<'data>, anim: Option<SlAnim<'data>>) -> Result<SlModel<'data>> {
+        let (Some(a), Some(view)) = (anim, mdl.attribute(AttributeKind::BlendIndices)) else {
+            return Ok(SlModel { mdl, anim });
+        };
+        let bones = a.bone_count();
+        for i in 0..mdl.vertex_count() as usize {
+            let Some(influences) = mdl.influences(i) else {
+                break;
+            };
+            let bad = influences
+                .iter()
+                .position(|&(bone, weight)| weight > 0.0 && u32::from(bone) >= bones);
+            if let Some(k) = bad {
+                return Err(Error::Invalid {
+                    format: FORMAT,
+                    what: "vertex.blend_indices",
+                    offset: (size_of::<Header>() + view.byte_offset(i) + k) as u64,
+                    detail: format!(
+                        "vertex {i} is weighted to bone {}; the animation has {bones}",
+                        influences[k].0
+                    ),
+                });
+            }
+        }
+        Ok(SlModel { mdl, anim })
+    }
+
+    /// The mesh.
+    #[must_use]
+    pub fn mdl(&self) -> SlMdl<'data> {
+        self.mdl
+    }
+
+    /// The animation, when the mesh has one.
+    #[must_use]
+    pub fn anim(&self) -> Option<SlAnim<'data>> {
+        self.anim
     }
 }

@@ -1,0 +1,461 @@
+//! Deforming meshes into caller buffers: one [`Pose`] type and one call for every format.
+//!
+//! [`Model::pose`] samples two frames into a [`Pose`]: bone transforms for skeletal formats, the
+//! frame pair for vertex-animated ones. [`Model::deform`] then writes a mesh's positions and
+//! normals with the kernel the format needs: the stream kernel over DPM and SKM records, the
+//! bind-pose linear blend for MS3D and SL, the morph for MDL and HMP. [`Model::prepare`] is
+//! the explicit copy after which one prepared SIMD kernel skins every skeletal format.
+
+use glam::Affine3A;
+
+use super::{Model, View};
+use crate::format::Format;
+use crate::pose::{Interpolation, LocalPose, Palette};
+use crate::skin::morph::MorphError;
+use crate::skin::{
+    PreparedMesh, SimdLevel, SkinError, SkinMatrices, VertexOrder, WeightedRecords, skin_bind_lbs,
+    skin_stream,
+};
+
+/// Why a pose, a deformation or a preparation could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeformError {
+    /// A mesh index past the model's meshes.
+    #[error("mesh {mesh} does not exist: the model has {meshes}")]
+    NoMesh {
+        /// The mesh asked for.
+        mesh: usize,
+        /// Meshes the model has.
+        meshes: usize,
+    },
+    /// A frame index past the model's frames.
+    #[error("frame {frame} does not exist: the model has {frames}")]
+    NoFrame {
+        /// The frame asked for.
+        frame: usize,
+        /// Frames the model has.
+        frames: usize,
+    },
+    /// A blend factor that is NaN or infinite.
+    #[error("blend factor {0} is not finite")]
+    Blend(f32),
+    /// A pose that was never sampled.
+    #[error("the pose has not been sampled")]
+    NotSampled,
+    /// A pose of bones for a vertex-animated model, or of frames for a skeletal one.
+    #[error("a pose of {found} cannot deform a {format} model")]
+    WrongPose {
+        /// What the pose holds (`bones` or `frames`).
+        found: &'static str,
+        /// The model's format.
+        format: Format,
+    },
+    /// [`Model::prepare`] on a model without a skeleton.
+    #[error("{0} models are not skinned: they have no skeleton to prepare")]
+    NotSkeletal(Format),
+    /// A skinning kernel refused (a pose with fewer bones than the mesh uses, a short
+    /// output).
+    #[error(transparent)]
+    Skin(#[from] SkinError),
+    /// The morph refused (a short output).
+    #[error(transparent)]
+    Morph(#[from] MorphError),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum Sampled {
+    #[default]
+    Nothing,
+    Bones,
+    Frames {
+        a: usize,
+        b: usize,
+        t: f32,
+    },
+}
+
+/// A sampled pose, ready to deform meshes: bone transforms (local, world and in the kernels'
+/// layouts) for skeletal formats, a frame pair for vertex-animated ones. Reused from call to
+/// call, it allocates only when a model has more bones than it held before.
+#[derive(Debug, Clone, Default)]
+pub struct Pose {
+    sampled: Sampled,
+    local: LocalPose,
+    palette: Palette,
+    /// The palette in kernel layouts; for bind-pose formats with an identity appended for
+    /// unbound vertices ([`WeightedRecords::unbound_bone`]).
+    matrices: SkinMatrices,
+    /// Bind-pose formats: per bone `world(t) · world(bind)⁻¹`.
+    relative: Vec<Affine3A>,
+    /// Scratch: the palette with the unbound bone's identity appended.
+    extended: Palette,
+}
+
+impl Pose {
+    /// The parent-relative poses (empty for vertex-animated models).
+    #[must_use]
+    pub fn local(&self) -> &LocalPose {
+        &self.local
+    }
+
+    /// The world transforms, one per bone (empty for vertex-animated models).
+    #[must_use]
+    pub fn palette(&self) -> &Palette {
+        &self.palette
+    }
+
+    /// The world transforms in the kernels' layouts (for bind-pose formats with one identity
+    /// more, for unbound vertices).
+    #[must_use]
+    pub fn matrices(&self) -> &SkinMatrices {
+        &self.matrices
+    }
+
+    /// The palette the record kernels use with this pose ([`Model::records`],
+    /// [`Model::weighted_records`]): [`Pose::palette`], and for bind-pose formats one identity
+    /// more, for unbound vertices ([`WeightedRecords::unbound_bone`]).
+    #[must_use]
+    pub fn record_palette(&self) -> &Palette {
+        if self.extended.world.is_empty() {
+            &self.palette
+        } else {
+            &self.extended
+        }
+    }
+
+    /// The frame pair and blend factor of a vertex-animated model's pose.
+    #[must_use]
+    pub fn frames(&self) -> Option<(usize, usize, f32)> {
+        match self.sampled {
+            Sampled::Frames { a, b, t } => Some((a, b, t)),
+            _ => None,
+        }
+    }
+
+    /// `true` once sampled.
+    #[must_use]
+    pub fn is_sampled(&self) -> bool {
+        self.sampled != Sampled::Nothing
+    }
+}
+
+/// The formats whose meshes are stored in their bind pose.
+fn bind_posed(view: &View<'_>) -> bool {
+    matches!(view, View::Ms3d(_) | View::SlMdl(_))
+}
+
+/// Every mesh of a skeletal model regrouped for the prepared kernel ([`Model::prepare`]).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    meshes: Vec<PreparedMesh>,
+}
+
+impl Prepared {
+    /// Number of meshes (as [`Model::num_meshes`]).
+    #[must_use]
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Mesh `index`'s prepared blocks.
+    #[must_use]
+    pub fn mesh(&self, index: usize) -> Option<&PreparedMesh> {
+        self.meshes.get(index)
+    }
+
+    /// Skins mesh `mesh` with `pose` into `positions` and `normals`, in `order`, at `level`
+    /// (a level the CPU lacks falls back to the best it has), on the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`], [`DeformError::NotSampled`], and the kernel's
+    /// [`SkinError`]s (a pose with too few bones, short outputs).
+    pub fn skin(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        level: SimdLevel,
+        order: VertexOrder,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let prepared = self.meshes.get(mesh).ok_or(DeformError::NoMesh {
+            mesh,
+            meshes: self.meshes.len(),
+        })?;
+        if pose.sampled != Sampled::Bones {
+            return Err(DeformError::NotSampled);
+        }
+        Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?)
+    }
+}
+
+impl Model<'_> {
+    /// Samples frames `a` and `b` blended at `t` into `pose` (see [`Model::sample`]) and
+    /// builds what deforming needs: world transforms and their kernel layouts for skeletal
+    /// formats, the frame pair for MDL and HMP.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoFrame`] for a frame at or past [`Model::num_frames`],
+    /// [`DeformError::Blend`] for a `t` that is not finite. On failure `pose` is left
+    /// unsampled.
+    pub fn pose(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        pose: &mut Pose,
+    ) -> Result<(), DeformError> {
+        pose.sampled = Sampled::Nothing;
+        if !t.is_finite() {
+            return Err(DeformError::Blend(t));
+        }
+        let frames = self.num_frames();
+        if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
+            return Err(DeformError::NoFrame { frame, frames });
+        }
+        if matches!(self.view(), View::Mdl(_) | View::Hmp(_)) {
+            pose.local.bones.clear();
+            pose.palette.world.clear();
+            pose.sampled = Sampled::Frames { a, b, t };
+            return Ok(());
+        }
+        self.sample(a, b, t, interpolation, &mut pose.local);
+        self.finish_pose(pose);
+        Ok(())
+    }
+
+    /// The bind pose into `pose` ([`Model::bind_pose`]): frame 0 for DPM, SKM and SKP and for
+    /// vertex-animated models, the MS3D rest pose, SL keyframe 0. Deforming with it gives the
+    /// mesh as stored (bind-pose formats) or as frame 0 poses it.
+    pub fn pose_bind(&self, pose: &mut Pose) {
+        if matches!(self.view(), View::Mdl(_) | View::Hmp(_)) {
+            pose.sampled = Sampled::Frames { a: 0, b: 0, t: 0.0 };
+            return;
+        }
+        self.bind_pose(&mut pose.local);
+        self.finish_pose(pose);
+    }
+
+    /// World transforms, kernel layouts and (bind-pose formats) relative transforms of
+    /// `pose.local`.
+    fn finish_pose(&self, pose: &mut Pose) {
+        self.palette(&pose.local, &mut pose.palette);
+        if bind_posed(self.view()) {
+            pose.palette
+                .relative_to(self.bind_palette(), &mut pose.relative);
+            pose.extended.world.clone_from(&pose.palette.world);
+            pose.extended.world.push(Affine3A::IDENTITY);
+            pose.matrices.update(&pose.extended);
+        } else {
+            pose.relative.clear();
+            pose.extended.world.clear();
+            pose.matrices.update(&pose.palette);
+        }
+        pose.sampled = Sampled::Bones;
+    }
+
+    /// Deforms mesh `mesh` by `pose` into `positions` and `normals` (at least
+    /// [`Mesh::num_verts`](super::Mesh::num_verts) each; the rest is left as it is):
+    ///
+    /// - DPM, SKM: linear blend skinning of the file's pre-weighted records by the stream
+    ///   kernel, zero-copy, with the best instruction set this CPU has;
+    /// - MS3D, SL: linear blend of the bind-pose vertices by `world(t) · world(bind)⁻¹`
+    ///   (MS3D stores normals per triangle corner: its vertex normals come out zero);
+    /// - MDL, HMP: the pose's two frames tweened (positions blended, normals blended and
+    ///   renormalised).
+    ///
+    /// A pose sampled from another model works when it has every bone the mesh uses.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`], [`DeformError::NotSampled`], [`DeformError::WrongPose`], and
+    /// the kernels' errors (a pose with too few bones, short outputs).
+    pub fn deform(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        self.deform_at(mesh, pose, SimdLevel::detect(), positions, normals)
+    }
+
+    /// [`Model::deform`] at an explicit instruction-set level (a level the CPU lacks falls
+    /// back to the best it has): [`SimdLevel::Portable`] runs the DPM/SKM stream kernel and
+    /// the MDL morph in plain Rust, any higher level their SIMD versions. The bind-pose blend
+    /// and the terrain tween have one version.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::deform`].
+    pub fn deform_at(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let meshes = self.num_meshes();
+        if mesh >= meshes {
+            return Err(DeformError::NoMesh { mesh, meshes });
+        }
+        let wrong = |found| DeformError::WrongPose {
+            found,
+            format: self.format(),
+        };
+        match (self.view(), pose.sampled) {
+            (_, Sampled::Nothing) => return Err(DeformError::NotSampled),
+            (View::Mdl(m), Sampled::Frames { a, b, t }) => {
+                if level == SimdLevel::Portable {
+                    crate::gamestudio::morph::tween_scalar(m, a, b, t, positions, normals)?;
+                } else {
+                    crate::gamestudio::morph::tween_simd(m, a, b, t, positions, normals)?;
+                }
+            }
+            (View::Hmp(h), Sampled::Frames { a, b, t }) => h.tween(a, b, t, positions, normals)?,
+            (View::Mdl(_) | View::Hmp(_), Sampled::Bones) => return Err(wrong("bones")),
+            (_, Sampled::Frames { .. }) => return Err(wrong("frames")),
+            (View::Dpm(m), Sampled::Bones) => {
+                let x = m.mesh(mesh).ok_or(DeformError::NoMesh { mesh, meshes })?;
+                skin_stream(&x, &pose.matrices, level, positions, normals)?;
+            }
+            (View::Skm(m), Sampled::Bones) => {
+                let x = m
+                    .skm()
+                    .mesh(mesh)
+                    .ok_or(DeformError::NoMesh { mesh, meshes })?;
+                skin_stream(&x, &pose.matrices, level, positions, normals)?;
+            }
+            (View::Ms3d(m), Sampled::Bones) => {
+                skin_bind_lbs(m, &pose.relative, positions, normals)?
+            }
+            (View::SlMdl(m), Sampled::Bones) => match m.anim() {
+                Some(_) => skin_bind_lbs(&m.mdl(), &pose.relative, positions, normals)?,
+                // No skeleton: the mesh as stored (any bone an identity).
+                None => skin_bind_lbs(&m.mdl(), &[Affine3A::IDENTITY; 256], positions, normals)?,
+            },
+            (View::Skp(_) | View::SlAnim(_), Sampled::Bones) => {
+                return Err(DeformError::NoMesh { mesh, meshes });
+            }
+        }
+        Ok(())
+    }
+
+    /// Deforms mesh `mesh`'s normals per triangle corner into `out` (three per triangle, at
+    /// least `3 · num_tris`): for a mesh that stores them per corner (MS3D), each stored
+    /// corner normal moved by its vertex's weighted `world(t) · world(bind)⁻¹` rotations (hard
+    /// edges kept); for the others, the deformed vertex normals of each corner.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::deform`]; [`SkinError::Output`] for a short `out`.
+    pub fn deform_corner_normals(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        out: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let meshes = self.num_meshes();
+        let m = self
+            .mesh(mesh)
+            .ok_or(DeformError::NoMesh { mesh, meshes })?;
+        let need = 3 * m.num_tris();
+        if out.len() < need {
+            return Err(SkinError::Output {
+                need,
+                have: out.len(),
+            }
+            .into());
+        }
+        let Some(ms3d) = self.as_ms3d() else {
+            let n = m.num_verts();
+            let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            self.deform(mesh, pose, &mut positions, &mut normals)?;
+            for (corners, tri) in out.chunks_exact_mut(3).zip(m.triangles()) {
+                for (slot, v) in corners.iter_mut().zip(tri) {
+                    *slot = normals.get(v as usize).copied().unwrap_or_default();
+                }
+            }
+            return Ok(());
+        };
+        if pose.sampled != Sampled::Bones {
+            return Err(DeformError::NotSampled);
+        }
+        for (t, corners) in out.chunks_exact_mut(3).enumerate().take(m.num_tris()) {
+            let (Some(tri), Some(stored)) = (m.triangle(t), m.stored_corner_normals(t)) else {
+                break;
+            };
+            for ((slot, v), n) in corners.iter_mut().zip(tri).zip(stored) {
+                let n = glam::Vec3A::from(n);
+                let (mut sum, mut total) = (glam::Vec3A::ZERO, 0.0);
+                for (joint, weight) in ms3d
+                    .vertex_weights(v as usize)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flatten()
+                {
+                    let r = pose
+                        .relative
+                        .get(usize::from(joint))
+                        .ok_or(SkinError::Palette {
+                            bone: u32::from(joint),
+                            have: pose.relative.len(),
+                        })?;
+                    sum += weight * r.transform_vector3a(n);
+                    total += weight;
+                }
+                *slot = if total > 0.0 { sum / total } else { n }.to_array();
+            }
+        }
+        Ok(())
+    }
+
+    /// The bind-pose meshes (MS3D, SL) as pre-weighted records ([`WeightedRecords`]), so
+    /// that every record kernel (scalar, stream, prepared, dual-quaternion) skins them;
+    /// `None` for other formats. The records use one bone more than the skeleton has, for
+    /// unbound vertices, which [`Pose::matrices`] provides as an identity.
+    ///
+    /// # Errors
+    ///
+    /// [`SkinError::Palette`] when a vertex is weighted to a bone the skeleton lacks
+    /// (impossible for a validated model).
+    pub fn weighted_records(&self) -> Result<Option<WeightedRecords>, SkinError> {
+        let bind = &self.bind_palette().world;
+        Ok(match self.view() {
+            View::Ms3d(m) => Some(WeightedRecords::new(m, bind, Format::Ms3d)?),
+            View::SlMdl(m) if m.anim().is_some() => {
+                Some(WeightedRecords::new(&m.mdl(), bind, Format::SlMdl)?)
+            }
+            _ => None,
+        })
+    }
+
+    /// Regroups every mesh for the prepared kernel (the explicit, allocating copy a runtime
+    /// makes once): DPM and SKM records as stored, MS3D and SL bind-pose vertices as
+    /// [`Model::weighted_records`]. Skin with [`Prepared::skin`] and a [`Pose`] from
+    /// [`Model::pose`].
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSkeletal`] for MDL, HMP, an SL mesh without its animation, and a
+    /// skeleton on its own.
+    pub fn prepare(&self) -> Result<Prepared, DeformError> {
+        let meshes = match self.view() {
+            View::Dpm(m) => m.meshes().map(|x| PreparedMesh::new(&x)).collect(),
+            View::Skm(m) => m.skm().meshes().map(|x| PreparedMesh::new(&x)).collect(),
+            View::Ms3d(_) | View::SlMdl(_) => match self.weighted_records()? {
+                Some(records) => vec![PreparedMesh::new(&records.mesh())],
+                None => return Err(DeformError::NotSkeletal(self.format())),
+            },
+            View::Mdl(_) | View::Hmp(_) | View::Skp(_) | View::SlAnim(_) => {
+                return Err(DeformError::NotSkeletal(self.format()));
+            }
+        };
+        Ok(Prepared { meshes })
+    }
+}

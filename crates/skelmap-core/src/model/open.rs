@@ -1,0 +1,390 @@
+//! Opening a model: from a path (read or mapped), from bytes, or through a [`Resolver`], with
+//! the companion files each format needs.
+//!
+//! Companions are found the way the engines find them, always through the resolver (so a
+//! model never makes skelmap read outside the resolver's root):
+//!
+//! - an SKM's skeleton (named by `name.cfg`'s `import`, else `name.skp`) and its levels of
+//!   detail `name_1.skm` … `name_4.skm` ([`skm::resolve`](crate::skm::resolve));
+//! - an SL mesh's animation, `name.anim`, when it exists;
+//! - for every format, DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`), when it
+//!   exists, which then gives the model's clips.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::{Cell, ClipOrigin, Companion, Files, Model, View};
+use crate::diag::Diagnostics;
+use crate::dpm::Dpm;
+use crate::error::{Error, Result};
+use crate::format::Format;
+use crate::gamestudio::{Hmp, Mdl};
+use crate::limits::Limits;
+use crate::ms3d::Ms3d;
+use crate::pose::framegroups::parse_framegroups;
+use crate::resolver::{FsResolver, Resolver, check_path, strip_extension};
+use crate::skm::{Skm, SkmModel, Skp};
+use crate::slmdl::{SlAnim, SlMdl, SlModel};
+use crate::source::{Access, MapPromise, Source};
+
+/// What [`Model::open_with`] needs besides the path.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// Denial-of-service bounds applied to every file.
+    pub limits: Limits,
+    /// The game's base directory: paths named inside files (an SKM's `.cfg` `import`) are
+    /// relative to it, and no companion is read from outside it. `None`: the model's own
+    /// directory. The model's path may be relative; it must lie inside the root.
+    pub root: Option<PathBuf>,
+    /// Read the files into memory, or map them.
+    pub access: Access,
+}
+
+impl Model<'static> {
+    /// Opens the model at `path` and its companions, reading them into memory.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join("skelmap-model-open-doctest.dpm");
+    /// std::fs::write(&path, skelmap_core::synth::tube(&Default::default()).write()?).unwrap();
+    /// let model = skelmap_core::Model::open(&path)?;
+    /// assert_eq!(model.format(), skelmap_core::Format::Dpm);
+    /// # std::fs::remove_file(&path).unwrap();
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when a file cannot be read, [`Error::Resolve`] for a missing companion
+    /// (an SKM's skeleton), [`Error::UnknownFormat`], and any validation error.
+    pub fn open(path: impl AsRef<Path>) -> Result<Model<'static>> {
+        Model::open_with(path, &OpenOptions::default())
+    }
+
+    /// Opens the model at `path` and its companions by memory-mapping them: no copy.
+    ///
+    /// ```no_run
+    /// use skelmap_core::{Model, source::MapPromise};
+    /// // SAFETY: nothing modifies the game's files while it runs.
+    /// let model = Model::map("models/zombie.dpm", unsafe { MapPromise::new() })?;
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::open`].
+    pub fn map(path: impl AsRef<Path>, promise: MapPromise) -> Result<Model<'static>> {
+        let options = OpenOptions {
+            access: Access::Map(promise),
+            ..OpenOptions::default()
+        };
+        Model::open_with(path, &options)
+    }
+
+    /// Opens the model at `path` with `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::open`]; [`Error::Resolve`] when `path` is not inside `options.root`.
+    pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Model<'static>> {
+        let path = path.as_ref();
+        let (root, relative) = split_root(path, options.root.as_deref())?;
+        // The model itself is opened directly, so that a missing file is an I/O error naming it.
+        let main = Source::open(path, options.access)?;
+        let resolver = FsResolver::new(root).with_access(options.access);
+        Model::with_companions(&resolver, &relative, main, &options.limits)
+    }
+
+    /// Validates bytes the model takes ownership of (no companions: see
+    /// [`Model::from_source`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::from_source`].
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Model<'static>> {
+        Model::from_source(Source::from_vec(bytes), None, &Limits::DEFAULT)
+    }
+}
+
+impl<'data> Model<'data> {
+    /// Validates bytes the caller owns, with the default limits (no companions: see
+    /// [`Model::from_source`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::from_source`].
+    pub fn from_bytes(bytes: &'data [u8]) -> Result<Model<'data>> {
+        Model::from_source(Source::from_bytes(bytes), None, &Limits::DEFAULT)
+    }
+
+    /// Validates one file without companions: recognised by its magic, or by `extension`
+    /// (without the dot) for the SL `.anim`, which has none. An SL mesh is opened without
+    /// its animation (a static mesh).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownFormat`]; [`Error::Resolve`] for an SKM, which needs its skeleton
+    /// ([`Model::from_skm`] or [`Model::resolve`]); any validation error.
+    pub fn from_source(
+        source: Source<'data>,
+        extension: Option<&str>,
+        limits: &Limits,
+    ) -> Result<Model<'data>> {
+        let format = Format::detect(source.bytes(), extension).ok_or(Error::UnknownFormat)?;
+        if format == Format::Skm {
+            return Err(Error::Resolve {
+                path: String::new(),
+                detail: "an SKM mesh needs its SKP skeleton: open it with Model::from_skm or \
+                         through a resolver"
+                    .to_string(),
+            });
+        }
+        Model::build(format, String::new(), source, Vec::new(), limits)
+    }
+
+    /// Validates an SKM mesh and its SKP skeleton and pairs them (their bone counts must
+    /// match).
+    ///
+    /// # Errors
+    ///
+    /// Any validation or pairing error.
+    pub fn from_skm(
+        skm: Source<'data>,
+        skp: Source<'data>,
+        limits: &Limits,
+    ) -> Result<Model<'data>> {
+        let companions = vec![(Companion::Skeleton, String::new(), skp)];
+        Model::build(Format::Skm, String::new(), skm, companions, limits)
+    }
+
+    /// Opens the model at VFS `path` and its companions through `resolver` (see the module
+    /// docs).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use skelmap_core::skm::convert;
+    /// use skelmap_core::{Diagnostics, Limits, Model, dpm::Dpm, synth};
+    /// let dpm = synth::tube(&synth::TubeParams::default()).write()?;
+    /// let c = convert::from_dpm(&Dpm::parse(&dpm)?, &mut Diagnostics::new());
+    /// let mut files = HashMap::new();
+    /// files.insert("models/tube.skm".to_string(), c.skm.write()?);
+    /// files.insert("models/tube.skp".to_string(), c.skp.write()?);
+    /// let model = Model::resolve(&&files, "models/tube.skm", &Limits::DEFAULT)?;
+    /// assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Resolve`] when the model or a companion it needs is missing or a path is
+    /// refused; [`Error::UnknownFormat`]; errors of the resolver; any validation error.
+    pub fn resolve<R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        limits: &Limits,
+    ) -> Result<Model<'data>> {
+        check_path(path)?;
+        let main = resolver.load(path)?.ok_or_else(|| Error::Resolve {
+            path: path.to_string(),
+            detail: "model not found".to_string(),
+        })?;
+        Model::with_companions(resolver, path, main, limits)
+    }
+
+    /// Validates `main`, found at VFS `path`, and the companions `resolver` serves for it.
+    fn with_companions<R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        main: Source<'data>,
+        limits: &Limits,
+    ) -> Result<Model<'data>> {
+        let extension = Path::new(path).extension().and_then(|e| e.to_str());
+        let format = Format::detect(main.bytes(), extension).ok_or(Error::UnknownFormat)?;
+        let mut companions = Vec::new();
+        match format {
+            Format::Skm => {
+                let ((skp_path, skp), lods) = crate::skm::resolve::companions(resolver, path)?;
+                companions.push((Companion::Skeleton, skp_path, skp));
+                for (lod_path, lod) in lods {
+                    companions.push((Companion::LevelOfDetail, lod_path, lod));
+                }
+            }
+            Format::SlMdl => {
+                let anim_path = format!("{}.anim", strip_extension(path));
+                if let Some(anim) = resolver.load(&anim_path)? {
+                    companions.push((Companion::Animation, anim_path, anim));
+                }
+            }
+            _ => {}
+        }
+        let sidecar = format!("{path}.framegroups");
+        if let Some(text) = resolver.load(&sidecar)? {
+            companions.push((Companion::FrameGroups, sidecar, text));
+        }
+        Model::build(format, path.to_string(), main, companions, limits)
+    }
+
+    /// Validates `main` as `format` and its companions, and pairs them.
+    fn build(
+        format: Format,
+        path: String,
+        main: Source<'data>,
+        companions: Vec<(Companion, String, Source<'data>)>,
+        limits: &Limits,
+    ) -> Result<Model<'data>> {
+        let files = Files {
+            path,
+            main,
+            companions,
+        };
+        let mut diag = Diagnostics::new();
+        let cell = Cell::try_new(files, |files| view(format, files, limits, &mut diag))?;
+        let clip_origin = match cell.borrow_dependent() {
+            View::Dpm(_) | View::Skm(_) | View::Skp(_) | View::Mdl(_) | View::Hmp(_) => {
+                ClipOrigin::FrameNames
+            }
+            View::Ms3d(m) if !m.joints().is_empty() => ClipOrigin::Timeline,
+            _ => ClipOrigin::None,
+        };
+        let mut model = Model {
+            cell,
+            diagnostics: diag,
+            clips: OnceLock::new(),
+            clip_origin,
+            bind: OnceLock::new(),
+        };
+        let sidecar = model
+            .cell
+            .borrow_owner()
+            .companion(Companion::FrameGroups)
+            .next()
+            .map(|text| parse_framegroups(text.bytes(), model.num_frames() as u32))
+            .transpose()?;
+        if let Some(groups) = sidecar {
+            model.clips = OnceLock::from(groups);
+            model.clip_origin = ClipOrigin::FrameGroupsFile;
+        }
+        Ok(model)
+    }
+}
+
+/// Validates the files as `format`: the one place that turns bytes into each format's view.
+fn view<'a>(
+    format: Format,
+    files: &'a Files<'_>,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<View<'a>> {
+    let data = files.main.bytes();
+    Ok(match format {
+        Format::Dpm => View::Dpm(Dpm::parse_with(data, limits, diag)?),
+        Format::Skm => {
+            let skm = Skm::parse_with(data, limits, diag)?;
+            let skp =
+                files
+                    .companion(Companion::Skeleton)
+                    .next()
+                    .ok_or_else(|| Error::Resolve {
+                        path: String::new(),
+                        detail: "an SKM mesh needs its SKP skeleton".to_string(),
+                    })?;
+            let skp = Skp::parse_with(skp.bytes(), limits, diag)?;
+            let mut lods = Vec::new();
+            for lod in files.companion(Companion::LevelOfDetail) {
+                lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
+            }
+            View::Skm(SkmModel::pair_with(skm, skp, &lods, diag)?)
+        }
+        Format::Skp => View::Skp(Skp::parse_with(data, limits, diag)?),
+        Format::Ms3d => View::Ms3d(Ms3d::parse_with(data, limits, diag)?),
+        Format::Mdl => View::Mdl(Mdl::parse_with(data, limits, diag)?),
+        Format::Hmp => View::Hmp(Hmp::parse_with(data, limits, diag)?),
+        Format::SlMdl => {
+            let mdl = SlMdl::parse_with(data, limits, diag)?;
+            let anim = match files.companion(Companion::Animation).next() {
+                Some(anim) => Some(SlAnim::parse_with(anim.bytes(), limits, diag)?),
+                None => None,
+            };
+            View::SlMdl(SlModel::pair(mdl, anim)?)
+        }
+        Format::SlAnim => View::SlAnim(SlAnim::parse_with(data, limits, diag)?),
+    })
+}
+
+/// The resolver root for a model at `path` and the model's VFS path under it: `root`
+/// (default: the model's directory), both taken as absolute paths with `.` components
+/// dropped, so that a relative path and a relative root work together.
+fn split_root(path: &Path, root: Option<&Path>) -> Result<(PathBuf, String)> {
+    let not_utf8 = || Error::Resolve {
+        path: path.display().to_string(),
+        detail: "the path is not UTF-8".to_string(),
+    };
+    let Some(root) = root else {
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(not_utf8)?;
+        return Ok((dir, name.to_string()));
+    };
+    let outside = || Error::Resolve {
+        path: path.display().to_string(),
+        detail: format!("the path is not inside the root {}", root.display()),
+    };
+    let absolute = |p: &Path| -> Result<PathBuf> {
+        let p = std::path::absolute(p).map_err(|source| Error::Io {
+            path: p.to_path_buf(),
+            source,
+        })?;
+        Ok(p.components().filter(|c| *c != Component::CurDir).collect())
+    };
+    let relative = match absolute(path)?.strip_prefix(absolute(root)?) {
+        Ok(relative) => relative.to_path_buf(),
+        // Symbolic links can hide that one lies inside the other.
+        Err(_) => {
+            let canonical = |p: &Path| std::fs::canonicalize(p).ok();
+            match (canonical(path), canonical(root)) {
+                (Some(p), Some(r)) => p.strip_prefix(r).map_err(|_| outside())?.to_path_buf(),
+                _ => return Err(outside()),
+            }
+        }
+    };
+    let parts: Option<Vec<&str>> = relative
+        .components()
+        .map(|c| match c {
+            Component::Normal(part) => part.to_str(),
+            _ => None,
+        })
+        .collect();
+    let parts = parts.ok_or_else(not_utf8)?;
+    if parts.is_empty() {
+        return Err(outside());
+    }
+    Ok((root.to_path_buf(), parts.join("/")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relative_path_and_a_relative_root_work_together() {
+        let (root, rel) = split_root(Path::new("models/z.skm"), Some(Path::new(".")))
+            .ok()
+            .unzip();
+        assert_eq!(root, Some(PathBuf::from(".")));
+        assert_eq!(rel.as_deref(), Some("models/z.skm"));
+        let (_, rel) = split_root(Path::new("./a/b/c.dpm"), Some(Path::new("a")))
+            .ok()
+            .unzip();
+        assert_eq!(rel.as_deref(), Some("b/c.dpm"));
+        assert!(matches!(
+            split_root(Path::new("elsewhere/x.skm"), Some(Path::new("models"))),
+            Err(Error::Resolve { .. })
+        ));
+        let (dir, name) = split_root(Path::new("dir/x.dpm"), None).ok().unzip();
+        assert_eq!(
+            (dir, name.as_deref()),
+            (Some(PathBuf::from("dir")), Some("x.dpm"))
+        );
+    }
+}

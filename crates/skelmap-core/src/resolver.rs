@@ -1,0 +1,154 @@
+//! Serving the files a model refers to (an SKM's skeleton, levels of detail and `.cfg`, an SL
+//! mesh's animation, a `.framegroups` sidecar), so that parsing never does I/O of its own.
+//!
+//! Paths are game-VFS paths: `/`-separated and relative to the resolver's root. Absolute
+//! paths and `..` components are refused ([`check_path`]), including paths read from inside
+//! files, so a model can never make skelmap read outside the root it was given.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::source::{Access, Source};
+
+/// Serves files by VFS path. `'data` is how long the bytes it hands out live: `'static` for
+/// files it reads or maps, the map's lifetime for an in-memory table.
+pub trait Resolver<'data> {
+    /// The bytes of the file at `path` (relative, `/`-separated; already checked by
+    /// [`check_path`]), or `Ok(None)` when there is no such file.
+    ///
+    /// # Errors
+    ///
+    /// When the file exists but cannot be read.
+    fn load(&self, path: &str) -> Result<Option<Source<'data>>>;
+}
+
+/// Refuses paths that could leave the resolver's root: absolute paths (`/x`, `\x`, `C:x`),
+/// parent components (`..`), NUL bytes, and empty paths.
+///
+/// # Errors
+///
+/// [`Error::Resolve`] naming the path and what is wrong with it.
+pub fn check_path(path: &str) -> Result<()> {
+    let refuse = |detail: &'static str| {
+        Err(Error::Resolve {
+            path: path.to_string(),
+            detail: detail.to_string(),
+        })
+    };
+    if path.is_empty() {
+        return refuse("empty path");
+    }
+    if path.starts_with(['/', '\\']) || path.as_bytes().get(1) == Some(&b':') {
+        return refuse("absolute paths are not allowed");
+    }
+    if path.split(['/', '\\']).any(|c| c == "..") {
+        return refuse("'..' components are not allowed");
+    }
+    if path.contains('\0') {
+        return refuse("NUL in path");
+    }
+    Ok(())
+}
+
+/// A [`Resolver`] over a directory of the file system (the game's base directory), reading
+/// or mapping each file it serves.
+#[derive(Debug, Clone)]
+pub struct FsResolver {
+    root: PathBuf,
+    access: Access,
+}
+
+impl FsResolver {
+    /// A resolver serving paths relative to `root`, reading each file into memory.
+    #[must_use]
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        FsResolver {
+            root: root.into(),
+            access: Access::Read,
+        }
+    }
+
+    /// The same resolver bringing files into memory by `access` (mapping them needs the
+    /// caller's [`MapPromise`](crate::source::MapPromise)).
+    #[must_use]
+    pub fn with_access(self, access: Access) -> Self {
+        FsResolver { access, ..self }
+    }
+
+    /// The directory paths are relative to.
+    #[must_use]
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+}
+
+impl Resolver<'static> for FsResolver {
+    fn load(&self, path: &str) -> Result<Option<Source<'static>>> {
+        check_path(path)?;
+        let full = self.root.join(path);
+        if !full.is_file() {
+            return Ok(None);
+        }
+        Source::open(full, self.access).map(Some)
+    }
+}
+
+/// An in-memory resolver: paths to file contents, served without copying.
+impl<'m> Resolver<'m> for &'m HashMap<String, Vec<u8>> {
+    fn load(&self, path: &str) -> Result<Option<Source<'m>>> {
+        check_path(path)?;
+        Ok(self.get(path).map(|bytes| Source::from_bytes(bytes)))
+    }
+}
+
+/// An in-memory resolver over borrowed buffers.
+impl<'m> Resolver<'m> for HashMap<String, &'m [u8]> {
+    fn load(&self, path: &str) -> Result<Option<Source<'m>>> {
+        check_path(path)?;
+        Ok(self.get(path).map(|bytes| Source::from_bytes(bytes)))
+    }
+}
+
+/// `path` without the extension of its last component.
+pub(crate) fn strip_extension(path: &str) -> &str {
+    let name_start = path.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    match path.get(name_start..).and_then(|name| name.rfind('.')) {
+        Some(dot) if dot > 0 => path.get(..name_start + dot).unwrap_or(path),
+        _ => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_that_escape_the_root_are_refused() {
+        for bad in [
+            "/etc/passwd",
+            "\\\\server\\x",
+            "C:/x.skp",
+            "a/../../x.skp",
+            "..",
+            "",
+            "a\0b",
+        ] {
+            assert!(
+                matches!(check_path(bad), Err(Error::Resolve { .. })),
+                "{bad:?}"
+            );
+        }
+        for good in ["a.skp", "models/x/y.skp", "a..b.skp", "./a.skp"] {
+            assert!(check_path(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn extension_stripping_looks_at_the_last_component_only() {
+        assert_eq!(strip_extension("a/b.c/d"), "a/b.c/d");
+        assert_eq!(strip_extension("a/b.c/d.skm"), "a/b.c/d");
+        assert_eq!(strip_extension("x.y.skm"), "x.y");
+        assert_eq!(strip_extension(".hidden"), ".hidden");
+    }
+}
