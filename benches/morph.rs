@@ -59,7 +59,7 @@ fn morph(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500));
     for (name, bytes) in inputs() {
         let m = Mdl::parse(&bytes).unwrap();
-        let n = m.num_verts() as usize;
+        let n = m.num_verts();
         let last = m.frames().len() - 1;
         let (mut p, mut nrm) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         group.throughput(Throughput::Elements(n as u64));

@@ -62,7 +62,7 @@ struct Posed {
 }
 
 fn posed<'d, S: pose::PoseFrames<'d>>(m: &S) -> Posed {
-    let frames = m.frame_count();
+    let frames = m.num_frames();
     let mid = frames / 2;
     let (mut pose, mut palette, mut bind) =
         (LocalPose::default(), Palette::default(), Palette::default());
@@ -96,13 +96,9 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     let posed = posed(m);
     let meshes: Vec<_> = m.meshes().collect();
     let prepared: Vec<PreparedMesh> = meshes.iter().map(PreparedMesh::new).collect();
-    let n = m
-        .meshes()
-        .map(|x| x.num_verts() as usize)
-        .max()
-        .unwrap_or(0);
+    let n = m.meshes().map(|x| x.num_verts()).max().unwrap_or(0);
     let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-    let total = m.total_vertices();
+    let total = m.num_vertices() as u64;
     let influences: usize = meshes
         .iter()
         .map(|x| x.vertices().map(<[_]>::len).sum::<usize>())
@@ -229,15 +225,11 @@ fn endian(c: &mut Criterion) {
         )
         .unwrap();
         let (pd, ps) = (posed(&dpm), posed(&skm));
-        let n = dpm
-            .meshes()
-            .map(|x| x.num_verts() as usize)
-            .max()
-            .unwrap_or(0);
+        let n = dpm.meshes().map(|x| x.num_verts()).max().unwrap_or(0);
         let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         let mut group = c.benchmark_group(format!("endian-{name}"));
         config(&mut group, false);
-        group.throughput(Throughput::Elements(dpm.total_vertices()));
+        group.throughput(Throughput::Elements(dpm.num_vertices() as u64));
         let level = SimdLevel::detect();
         group.bench_function(BenchmarkId::new("stream-dpm", level), |b| {
             b.iter(|| {
@@ -266,7 +258,7 @@ fn pose_row<'d, S: pose::PoseFrames<'d>>(
     source: &S,
     matrices: bool,
 ) {
-    let frames = source.frame_count();
+    let frames = source.num_frames();
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
     let mut skin = SkinMatrices::default();
     let mut frame = 0;
@@ -304,7 +296,7 @@ fn pose(c: &mut Criterion) {
             .unwrap();
         let skp = Skp::parse(&skp_bytes).unwrap();
         let baked = pose::BakedFrames::new(&m).unwrap();
-        group.throughput(Throughput::Elements(u64::from(m.num_bones())));
+        group.throughput(Throughput::Elements(m.num_bones() as u64));
         pose_row(&mut group, BenchmarkId::new("dpm", &name), &m, false);
         pose_row(&mut group, BenchmarkId::new("skp", &name), &skp, false);
         pose_row(&mut group, BenchmarkId::new("baked", &name), &baked, false);

@@ -124,21 +124,17 @@ pub fn dpm(m: &Dpm<'_>) {
     skeleton(m.bones());
     for mesh in m.meshes() {
         skeletal_mesh(&mesh, bones);
-        assert_eq!(mesh.group_ids().len(), mesh.num_tris() as usize);
+        assert_eq!(mesh.group_ids().len(), mesh.num_tris());
     }
     for f in m.frames() {
-        assert_eq!(f.poses().len(), bones as usize, "pose count");
+        assert_eq!(f.poses().len(), bones, "pose count");
         let finite = |p: &skelmap_core::dpm::raw::BonePose| {
             p.matrix().as_flattened().iter().all(|v| v.is_finite())
         };
         assert!(f.poses().iter().all(finite));
         let _ = (f.name_lossy(), f.mins(), f.maxs());
     }
-    let _ = (
-        m.total_vertices(),
-        m.total_triangles(),
-        m.attachments().count(),
-    );
+    let _ = (m.num_vertices(), m.num_triangles(), m.attachments().count());
 }
 
 /// Deep walk of an SKM: every mesh, and references below the bone count.
@@ -147,7 +143,7 @@ pub fn skm(m: &Skm<'_>) {
     for mesh in m.meshes() {
         skeletal_mesh(&mesh, bones);
         assert!(
-            mesh.references().all(|r| r < bones),
+            mesh.references().all(|r| (r as usize) < bones),
             "reference out of range"
         );
         let _ = (
@@ -162,7 +158,7 @@ pub fn skm(m: &Skm<'_>) {
 pub fn skp(p: &Skp<'_>) {
     skeleton(p.bones());
     for f in p.frames() {
-        assert_eq!(f.poses().len(), p.num_bones() as usize, "pose count");
+        assert_eq!(f.poses().len(), p.num_bones(), "pose count");
         for pose in f.poses() {
             assert!(
                 pose.quat()
@@ -196,21 +192,21 @@ fn skeleton<'a>(bones: impl Iterator<Item = Bone<'a>>) {
 
 /// What every validated DPM or SKM mesh promises: each vertex has influences on existing bones
 /// with finite values, the arrays have their declared lengths, every index is in range.
-pub fn skeletal_mesh<'a>(mesh: &impl SkeletalMesh<'a>, bones: u32) {
-    let mut n = 0u32;
+pub fn skeletal_mesh<'a>(mesh: &impl SkeletalMesh<'a>, bones: usize) {
+    let mut n = 0usize;
     for records in mesh.vertices() {
         assert!(!records.is_empty(), "vertex without influences");
         for r in records {
-            assert!(r.bonenum() < bones, "bonenum out of range");
+            assert!((r.bonenum() as usize) < bones, "bonenum out of range");
             assert!(r.influence().is_finite());
             assert!(r.origin().iter().chain(&r.normal()).all(|v| v.is_finite()));
         }
         n += 1;
     }
     assert_eq!(n, mesh.num_verts(), "vertex walk length");
-    assert_eq!(mesh.texcoords().len(), n as usize);
+    assert_eq!(mesh.texcoords().len(), n);
     assert!(
-        mesh.triangles().flatten().all(|i| i < n),
+        mesh.triangles().flatten().all(|i| (i as usize) < n),
         "index out of range"
     );
 }
@@ -281,7 +277,7 @@ pub fn ms3d(m: &Ms3d<'_>) {
 /// influences summing to 1 where weights are declared.
 pub fn slmdl(m: &SlMdl<'_>) {
     for (_, kind, view) in m.attributes() {
-        assert_eq!(view.len(), m.vertex_count() as usize);
+        assert_eq!(view.len(), m.num_verts());
         for i in 0..view.len() {
             let bytes = view.bytes(i).expect("element in range");
             assert_eq!(bytes.len(), view.size());
@@ -294,7 +290,7 @@ pub fn slmdl(m: &SlMdl<'_>) {
     }
     // Where blend indices are declared, the four weights sum to 1 by construction (the last
     // is 1 − Σ the stored ones, all finite).
-    for i in 0..m.vertex_count() as usize {
+    for i in 0..m.num_verts() {
         if let Some(influences) = m.influences(i) {
             let total: f32 = influences.iter().map(|(_, w)| w).sum();
             assert!(
@@ -309,9 +305,9 @@ pub fn slmdl(m: &SlMdl<'_>) {
 pub fn slanim(a: &SlAnim<'_>) {
     let times: Vec<f32> = a.times().collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
-    for k in 0..a.keyframe_count() {
+    for k in 0..a.num_keyframes() {
         let (_, _, keys) = a.key(k).expect("keyframe in range");
-        assert_eq!(keys.len(), a.bone_count() as usize);
+        assert_eq!(keys.len(), a.num_bones());
     }
     let mut pose = skelmap_core::pose::LocalPose::default();
     for t in [
@@ -321,7 +317,7 @@ pub fn slanim(a: &SlAnim<'_>) {
         times[times.len() - 1] + 1.0,
     ] {
         a.sample(t, &mut pose);
-        assert_eq!(pose.bones.len(), a.bone_count() as usize);
+        assert_eq!(pose.bones.len(), a.num_bones());
         assert!(pose.bones.iter().all(|(_, t)| t.is_finite()));
     }
 }
@@ -331,7 +327,7 @@ pub fn slanim(a: &SlAnim<'_>) {
 pub fn mdl(m: &Mdl<'_>) {
     let (verts, uvs) = (m.num_verts(), m.skin_vertices().len());
     for (xyz, uv) in m.triangles() {
-        assert!(xyz.iter().all(|&i| u32::from(i) < verts));
+        assert!(xyz.iter().all(|&i| usize::from(i) < verts));
         assert!(uvs == 0 || uv.iter().all(|&i| usize::from(i) < uvs));
     }
     let palette = skelmap_core::gamestudio::skin::grey_palette();
@@ -343,7 +339,7 @@ pub fn mdl(m: &Mdl<'_>) {
             }
         }
     }
-    let n = verts as usize;
+    let n = verts;
     let (mut pa, mut na, mut pb, mut nb) = (
         vec![[0.0; 3]; n],
         vec![[0.0; 3]; n],
@@ -385,7 +381,7 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
     model: &impl PoseFrames<'a>,
     meshes: impl Iterator<Item = M> + Clone,
 ) {
-    let frames = model.frame_count();
+    let frames = model.num_frames();
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
     for (k, frame) in (0..frames).step_by((frames / 8).max(1)).take(8).enumerate() {
         let interpolation = if k % 2 == 0 {
@@ -403,7 +399,7 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
         );
         palette.build(model, &pose);
         for mesh in meshes.clone() {
-            let n = mesh.num_verts() as usize;
+            let n = mesh.num_verts();
             let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
             skin::skin_scalar(&mesh, &palette, &mut p, &mut q).expect("a validated model skins");
             kernels_agree(&mesh, &palette, &p);

@@ -50,7 +50,7 @@ fn worst_error(m: &Dpm<'_>, frame: usize) -> f64 {
     let scale = f64::from(m.all_radius()).max(1.0);
     let mut worst = 0.0f64;
     for mesh in m.meshes() {
-        let n = mesh.num_verts() as usize;
+        let n = mesh.num_verts();
         let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
         skin_scalar(&mesh, &palette, &mut p, &mut q).unwrap();
         for (records, got) in mesh.vertices().zip(&p) {
@@ -125,7 +125,7 @@ fn dpm_and_its_skm_conversion_skin_alike() {
             pal_s.build(&skm, &pose);
             let scale = dpm.all_radius().max(1.0);
             for (md, ms) in dpm.meshes().zip(skm.skm().meshes()) {
-                let n = md.num_verts() as usize;
+                let n = md.num_verts();
                 let (mut a, mut an, mut b, mut bn) = (
                     vec![[0.0; 3]; n],
                     vec![[0.0; 3]; n],
@@ -240,7 +240,7 @@ fn dqs_equals_lbs_for_single_influence_models() {
             let (bind, now) = palettes(&m, frame);
             let d = deltas(&now, &bind);
             for mesh in m.meshes() {
-                let n = mesh.num_verts() as usize;
+                let n = mesh.num_verts();
                 let (mut a, mut an, mut b, mut bn) = (
                     vec![[0.0; 3]; n],
                     vec![[0.0; 3]; n],
@@ -271,7 +271,7 @@ fn dqs_at_the_bind_pose_reproduces_it_and_keeps_volume_when_bent() {
     let bytes = crate::support::tube().0;
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
-    let n = mesh.num_verts() as usize;
+    let n = mesh.num_verts();
     let (mut lbs, mut ln, mut dqs, mut dn) = (
         vec![[0.0; 3]; n],
         vec![[0.0; 3]; n],
@@ -325,10 +325,10 @@ fn baked_frames_sample_exactly_like_the_file_and_refuse_oversized_sources() {
         let bytes = std::fs::read(&path).unwrap();
         let m = Dpm::parse(&bytes).unwrap();
         let baked = BakedFrames::new(&m).unwrap();
-        assert_eq!(baked.frame_count(), m.num_frames() as usize);
+        assert_eq!(baked.num_frames(), m.num_frames() as usize);
         let (mut direct, mut fast) = (LocalPose::default(), LocalPose::default());
         let (mut a, mut b) = (Palette::default(), Palette::default());
-        for frame in 0..baked.frame_count() {
+        for frame in 0..baked.num_frames() {
             for interpolation in [Interpolation::Nlerp, Interpolation::Slerp] {
                 pose::sample(&m, frame, frame + 1, 0.3, interpolation, &mut direct);
                 pose::sample(&baked, frame, frame + 1, 0.3, interpolation, &mut fast);
@@ -338,7 +338,7 @@ fn baked_frames_sample_exactly_like_the_file_and_refuse_oversized_sources() {
             b.build(&baked, &fast);
             assert_eq!(a, b);
         }
-        assert_eq!(baked.frame(baked.frame_count()), None);
+        assert_eq!(baked.frame(baked.num_frames()), None);
     }
     // The tube: 9 frames × 4 bones = 36 poses; a limit of 35 refuses it.
     let bytes = crate::support::tube().0;

@@ -62,7 +62,7 @@ fn ms3d_palette_follows_the_hierarchy_when_a_child_comes_first() {
     // (0, 20) goes to (−10, 10), as in the arm whose joints are in parent order.
     let mut deltas = Vec::new();
     now.relative_to(&rest, &mut deltas);
-    let (mut p, mut n) = buffers(m.bind_vertex_count());
+    let (mut p, mut n) = buffers(m.num_verts());
     skin_bind_lbs(&m, &deltas, &mut p, &mut n).unwrap();
     assert!(near(p[2], [-10.0, 10.0, 0.0], 1e-5), "{:?}", p[2]);
     assert_eq!(p[0], [1.0, 0.0, 0.0], "root vertices stay");
@@ -80,7 +80,7 @@ fn ms3d_timeline_frames_sample_like_the_keys_at_their_times() {
     let bytes = arm().write().unwrap();
     let m = Ms3d::parse(&bytes).unwrap();
     // keyframer: 24 fps, 25 frames; frame f is at (f + 1) / 24 s.
-    assert_eq!(PoseFrames::frame_count(&m), 25);
+    assert_eq!(PoseFrames::num_frames(&m), 25);
     assert_eq!(m.frame_seconds(11.0), 0.5);
     let (mut by_frame, mut by_time) = (LocalPose::default(), LocalPose::default());
     pose::sample(&m, 11, 11, 0.0, Interpolation::Slerp, &mut by_frame);
@@ -97,7 +97,7 @@ fn ms3d_dual_quaternions_match_linear_blending_on_single_joint_vertices() {
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
         let m = Ms3d::parse(&bytes).unwrap();
-        let n = m.bind_vertex_count();
+        let n = m.num_verts();
         let scale = (0..n)
             .filter_map(|i| m.position(i))
             .flatten()
@@ -159,7 +159,7 @@ fn twist_at(mesh: &SlMdl<'_>, anim: &SlAnim<'_>, seconds: f32) -> [Vec<[f32; 3]>
     now.build(anim, &pose);
     let mut affine = Vec::new();
     now.relative_to(&bind, &mut affine);
-    let n = mesh.bind_vertex_count();
+    let n = mesh.num_verts();
     let ((mut lbs, mut ln), (mut dqs, mut dn)) = (buffers(n), buffers(n));
     skin_bind_lbs(mesh, &affine, &mut lbs, &mut ln).unwrap();
     skin_bind_dqs(mesh, &deltas(&now, &bind), &mut dqs, &mut dn).unwrap();
@@ -196,7 +196,7 @@ fn sl_dual_quaternions_keep_a_twisted_cylinder_round_where_linear_blending_colla
     let [lbs, dqs] = twist_at(&mesh, &anim, 1.0);
     let (sin, cos) = 85f32.to_radians().sin_cos();
     let mut middle = 0;
-    for i in 0..mesh.bind_vertex_count() {
+    for i in 0..mesh.num_verts() {
         let stored = mesh.bind_vertex(i).unwrap().position;
         if stored.x.abs() < 1e-6 {
             middle += 1;
@@ -230,7 +230,7 @@ fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
     let (mdl, anim) = synth::sl_twist(2, 3, 90.0);
     let anim_bytes = anim.write();
     let anim = SlAnim::parse(&anim_bytes).unwrap();
-    assert_eq!(PoseFrames::frame_count(&anim), 2);
+    assert_eq!(PoseFrames::num_frames(&anim), 2);
     let (mut by_frame, mut by_time) = (LocalPose::default(), LocalPose::default());
     pose::sample(&anim, 0, 1, 1.0, Interpolation::Nlerp, &mut by_frame);
     anim.sample(1.0, &mut by_time);
@@ -255,7 +255,7 @@ fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
     );
     let mdl_bytes = mdl.write();
     let mesh = SlMdl::parse(&mdl_bytes).unwrap();
-    let (mut p, mut n) = buffers(mesh.bind_vertex_count() - 1);
+    let (mut p, mut n) = buffers(mesh.num_verts() - 1);
     assert_eq!(
         skin_bind_dqs(&mesh, &[], &mut p, &mut n),
         Err(SkinError::Output {

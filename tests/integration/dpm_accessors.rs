@@ -13,7 +13,7 @@ fn header_counts_and_layout_match_the_builder() {
     let (bytes, layout) = b.write_with_layout().unwrap();
     let m = Dpm::parse(&bytes).unwrap();
     assert_eq!((m.num_bones(), m.num_meshes(), m.num_frames()), (4, 1, 9));
-    assert_eq!((m.total_vertices(), m.total_triangles()), (136, 256));
+    assert_eq!((m.num_vertices(), m.num_triangles()), (136, 256));
     assert_eq!(bytes.len() as u64, layout.filesize);
     assert_eq!(m.header().filesize.get() as u64, layout.filesize);
     // dpmodel order: header, bones, meshes, frames, mesh data, poses; all 4-aligned.

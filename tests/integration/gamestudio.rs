@@ -634,7 +634,7 @@ fn morph_kernels_agree_on_every_corpus_frame() {
     for path in crate::support::corpus_files("mdl") {
         let bytes = std::fs::read(&path).unwrap();
         let Ok(m) = Mdl::parse(&bytes) else { continue }; // the MDL2 sample
-        let n = m.num_verts() as usize;
+        let n = m.num_verts();
         let (mut pa, mut na, mut pb, mut nb) = (
             vec![[0.0; 3]; n],
             vec![[0.0; 3]; n],
@@ -694,7 +694,7 @@ fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
             format!("{} [{}]", skins.len(), skins.join(", ")),
             "{name} skins"
         );
-        assert_eq!(u64::from(m.num_verts()), row.count("verts"), "{name}");
+        assert_eq!(m.num_verts() as u64, row.count("verts"), "{name}");
         assert_eq!(m.triangles().len() as u64, row.count("tris"), "{name}");
         assert_eq!(m.frames().len() as u64, row.count("frames"), "{name}");
         assert_eq!(

@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use skelmap::dpm::{BoneDef, Dpm, DpmBuilder, FrameDef, Influence, MeshDef};
-use skelmap::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::{
     self, PreparedMesh, SimdLevel, SkinMatrices, SkinnedVertex, VertexOrder, skin_stream,
     skin_stream_vertices,
@@ -50,7 +50,7 @@ fn check_all_kernels<'d, M: SkeletalMesh<'d>>(
     let matrices = SkinMatrices::from_palette(palette);
     let mut worst = 0.0f32;
     for (mesh, prepared) in meshes {
-        let n = mesh.num_verts() as usize;
+        let n = mesh.num_verts();
         let (mut p, mut q) = zeros(n);
         skin_scalar(mesh, palette, &mut p, &mut q).unwrap();
         for level in levels() {
@@ -91,7 +91,7 @@ fn every_kernel_agrees_with_scalar_on_every_frame_of_every_corpus_dpm_and_skm() 
             .collect();
         let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
         let mut worst = 0.0f32;
-        for frame in 0..dpm.frame_count() {
+        for frame in 0..dpm.num_frames() {
             let name = || format!("{} frame {frame}", path.display());
             pose::sample(&dpm, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
             palette.build(&dpm, &pose);
@@ -103,7 +103,7 @@ fn every_kernel_agrees_with_scalar_on_every_frame_of_every_corpus_dpm_and_skm() 
         eprintln!(
             "{}: {} frames, worst kernel difference {worst:.3} of the tolerance",
             path.display(),
-            dpm.frame_count()
+            dpm.num_frames()
         );
     }
 }
@@ -356,7 +356,7 @@ fn computed_frame_bounds_match_the_writers_and_agree_between_dpm_and_skm() {
         &[],
     )
     .unwrap();
-    for frame in 0..m.frame_count() {
+    for frame in 0..m.num_frames() {
         let stored = m.frame(frame).unwrap();
         let from_dpm = skinned_frame_bounds(&m, m.meshes(), frame)
             .unwrap()

@@ -82,8 +82,8 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
             match model.format() {
                 Format::Dpm => {
                     let m = model.as_dpm().unwrap();
-                    assert_eq!(model.num_vertices(), m.total_vertices(), "{name}");
-                    assert_eq!(model.num_triangles(), m.total_triangles(), "{name}");
+                    assert_eq!(model.num_vertices(), m.num_vertices(), "{name}");
+                    assert_eq!(model.num_triangles(), m.num_triangles(), "{name}");
                     assert_eq!(model.num_bones(), m.num_bones() as usize, "{name}");
                     assert_eq!(model.num_frames(), m.num_frames() as usize, "{name}");
                     assert_eq!(model.num_meshes(), m.num_meshes() as usize, "{name}");
@@ -91,7 +91,7 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
                 }
                 Format::Ms3d => {
                     let m = model.as_ms3d().unwrap();
-                    assert_eq!(model.num_vertices(), m.vertices().len() as u64, "{name}");
+                    assert_eq!(model.num_vertices(), m.vertices().len(), "{name}");
                     assert_eq!(model.num_bones(), m.joints().len(), "{name}");
                     let mesh = model.mesh(0).unwrap();
                     assert_eq!(mesh.submeshes().len(), m.groups().len(), "{name}");
@@ -100,7 +100,7 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
                 }
                 Format::Mdl => {
                     let m = model.as_mdl().unwrap();
-                    assert_eq!(model.num_vertices(), u64::from(m.num_verts()), "{name}");
+                    assert_eq!(model.num_vertices(), m.num_verts(), "{name}");
                     assert_eq!(model.num_frames(), m.frames().len(), "{name}");
                     assert_eq!(
                         (model.num_bones(), model.skins().len()),
@@ -112,7 +112,7 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
                     let grid = model.terrain().unwrap();
                     assert_eq!(
                         model.num_vertices(),
-                        u64::from(grid.columns) * u64::from(grid.rows)
+                        grid.columns as usize * grid.rows as usize
                     );
                 }
                 other => panic!("{name}: unexpected {other}"),
@@ -293,7 +293,7 @@ fn an_sl_mesh_is_paired_with_its_animation_and_skinned_like_the_others() {
     let mut pose = Pose::default();
     model.pose_bind(&mut pose);
     let m = model.as_sl_mdl().unwrap().mdl();
-    let stored: Vec<[f32; 3]> = (0..m.vertex_count() as usize)
+    let stored: Vec<[f32; 3]> = (0..m.num_verts())
         .map(|i| {
             m.attribute(skelmap::slmdl::AttributeKind::Position)
                 .unwrap()

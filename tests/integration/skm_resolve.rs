@@ -256,16 +256,8 @@ fn every_corpus_dpm_converts_and_rebuilds_its_poses() {
         let model = skelmap::skm::SkmModel::pair(skm, skp, &[]).unwrap();
 
         assert_eq!(
-            (
-                skm.num_meshes(),
-                skm.total_vertices(),
-                skm.total_triangles()
-            ),
-            (
-                dpm.num_meshes(),
-                dpm.total_vertices(),
-                dpm.total_triangles()
-            )
+            (skm.num_meshes(), skm.num_vertices(), skm.num_triangles()),
+            (dpm.num_meshes(), dpm.num_vertices(), dpm.num_triangles())
         );
         assert_eq!(
             (skp.num_bones(), skp.num_frames()),

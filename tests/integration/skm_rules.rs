@@ -33,8 +33,8 @@ fn converted_tube_is_clean() {
         (
             m.num_bones(),
             m.num_meshes(),
-            m.total_vertices(),
-            m.total_triangles()
+            m.num_vertices(),
+            m.num_triangles()
         ),
         (4, 1, 136, 256)
     );

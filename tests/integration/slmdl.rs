@@ -70,10 +70,7 @@ fn mdl_layout_views_and_influences() {
         "GameStudio's upper-case MDL is another format"
     );
     let m = SlMdl::parse(&bytes).unwrap();
-    assert_eq!(
-        (m.vertex_count(), m.vertex_size(), m.radius()),
-        (3, 48, 5.0)
-    );
+    assert_eq!((m.num_verts(), m.vertex_size(), m.radius()), (3, 48, 5.0));
     let kinds: Vec<AttributeKind> = m.attributes().map(|(_, k, _)| k).collect();
     use AttributeKind::*;
     assert_eq!(
@@ -301,7 +298,7 @@ fn anim_sampling_with_easing() {
     assert_eq!(bytes.len(), 8 + 3 * (8 + 2 * 28));
     assert_eq!(Format::sniff(&bytes), None, ".anim has no magic");
     let a = SlAnim::parse(&bytes).unwrap();
-    assert_eq!((a.bone_count(), a.keyframe_count()), (2, 3));
+    assert_eq!((a.num_bones(), a.num_keyframes()), (2, 3));
     assert_eq!(a.times().collect::<Vec<_>>(), [0.0, 1.0, 2.0]);
     let mut pose = skelmap::pose::LocalPose::default();
     let angle = |q: skelmap::glam::Quat| q.to_axis_angle().1.to_degrees();

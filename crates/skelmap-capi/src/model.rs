@@ -105,8 +105,8 @@ impl SkelmapModel {
             bones: m.num_bones() as u32,
             frames: self.frame_count(),
             frame_groups: self.groups.len() as u32,
-            vertices: m.num_vertices(),
-            triangles: m.num_triangles(),
+            vertices: m.num_vertices() as u64,
+            triangles: m.num_triangles() as u64,
             warnings: self.warnings.len() as u32,
         }
     }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
-use skelmap_core::ms3d::{self, Ms3d};
+use skelmap_core::ms3d::Ms3d;
 use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap_core::skin;
 use skelmap_core::skm::{convert, resolve};
@@ -101,7 +101,7 @@ fn second_frame(frames: usize) -> usize {
 
 /// Mesh `mesh` of `model` skinned between frames 0 and min(1, frames − 1) at t = 0.5.
 fn skeletal<'a, S: PoseFrames<'a>>(model: &S, mesh: &impl SkeletalMesh<'a>) -> Vec<[f32; 6]> {
-    let b = second_frame(model.frame_count());
+    let b = second_frame(model.num_frames());
     skeletal_at(model, mesh, b, 0.5)
 }
 
@@ -115,7 +115,7 @@ fn skeletal_at<'a, S: PoseFrames<'a>>(
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
     pose::sample(model, 0, b, t, Interpolation::Nlerp, &mut pose);
     palette.build(model, &pose);
-    let n = mesh.num_verts() as usize;
+    let n = mesh.num_verts();
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     skin::skin_scalar(mesh, &palette, &mut p, &mut q).unwrap();
     join(&p, &q)
@@ -135,8 +135,15 @@ fn expected(path: &Path) -> Expected {
             "dpm" => {
                 let m = Dpm::parse(&bytes).unwrap();
                 let v = skeletal(&m, &m.mesh(0).unwrap());
-                let counts = (m.total_vertices(), m.total_triangles());
-                (1, m.num_bones(), m.num_frames(), counts.0, counts.1, v)
+                let counts = (m.num_vertices() as u64, m.num_triangles() as u64);
+                (
+                    1,
+                    m.num_bones() as u32,
+                    m.num_frames() as u32,
+                    counts.0,
+                    counts.1,
+                    v,
+                )
             }
             "skm" => {
                 let resolver = skelmap_core::FsResolver::new(path.parent().unwrap());
@@ -144,8 +151,11 @@ fn expected(path: &Path) -> Expected {
                 let files = resolve::resolve(&resolver, name).unwrap();
                 let m = files.open().unwrap();
                 let v = skeletal(&m, &m.skm().mesh(0).unwrap());
-                let counts = (m.skm().total_vertices(), m.skm().total_triangles());
-                let (b, f) = (m.skp().num_bones(), m.skp().num_frames());
+                let counts = (
+                    m.skm().num_vertices() as u64,
+                    m.skm().num_triangles() as u64,
+                );
+                let (b, f) = (m.skp().num_bones() as u32, m.skp().num_frames() as u32);
                 (2, b, f, counts.0, counts.1, v)
             }
             "ms3d" => {
@@ -158,8 +168,16 @@ fn expected(path: &Path) -> Expected {
                 } else {
                     24.0
                 };
-                let pose = ms3d::anim::pose_at(&m, (0.5 * b + 1.0) / fps);
-                let p = ms3d::anim::skin_positions(&m, &pose);
+                let (mut local, mut rest, mut now) =
+                    (LocalPose::default(), Palette::default(), Palette::default());
+                m.local_rest_pose(&mut local);
+                rest.build(&m, &local);
+                m.local_pose_at((0.5 * b + 1.0) / fps, &mut local);
+                now.build(&m, &local);
+                let mut deltas = Vec::new();
+                now.relative_to(&rest, &mut deltas);
+                let mut p = vec![[0.0; 3]; m.vertices().len()];
+                skin::skin_bind_positions(&m, &deltas, &mut p).unwrap();
                 let v = join(&p, &vec![[0.0; 3]; p.len()]);
                 let (nv, nt) = (m.vertices().len() as u64, m.triangles().len() as u64);
                 (4, m.joints().len() as u32, frames, nv, nt, v)

@@ -196,7 +196,7 @@ fn sampling(model: &Model<'_>, seconds: f64) {
 
 fn baked_ns_per_bone<'d, S: PoseFrames<'d>>(source: &S, seconds: f64) -> f64 {
     let bones = source.skeleton_bones().len().max(1);
-    let frames = source.frame_count().max(1);
+    let frames = source.num_frames().max(1);
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
     let mut frame = 0usize;
     let rate = median_rate(seconds, || {

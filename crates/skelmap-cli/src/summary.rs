@@ -191,8 +191,8 @@ impl Summary {
             attachments: bone_list.iter().filter(|b| b.attachment).count() as u32,
             meshes: mesh_list.len() as u32,
             frames: model.num_frames() as u32,
-            vertices: model.num_vertices(),
-            triangles: model.num_triangles(),
+            vertices: model.num_vertices() as u64,
+            triangles: model.num_triangles() as u64,
             influences: mesh_list.iter().map(|m| m.influences).sum(),
             max_influences_per_vertex: mesh_list
                 .iter()

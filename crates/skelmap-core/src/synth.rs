@@ -55,7 +55,7 @@ impl Default for TubeParams {
 impl TubeParams {
     /// Number of vertices the tube will have.
     #[must_use]
-    pub fn vertex_count(&self) -> u64 {
+    pub fn num_verts(&self) -> u64 {
         u64::from(self.rings()) * u64::from(self.sides.max(3))
     }
 
@@ -183,8 +183,8 @@ fn rotation_z(angle: f32) -> Matrix3x4 {
 /// use skelmap_core::slmdl::{SlAnim, SlMdl};
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 180.0);
 /// let (mdl, anim) = (mdl.write(), anim.write());
-/// assert_eq!(SlMdl::parse(&mdl)?.vertex_count(), 4 * 8 * 6);
-/// assert_eq!(SlAnim::parse(&anim)?.keyframe_count(), 2);
+/// assert_eq!(SlMdl::parse(&mdl)?.num_verts(), 4 * 8 * 6);
+/// assert_eq!(SlAnim::parse(&anim)?.num_keyframes(), 2);
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[must_use]

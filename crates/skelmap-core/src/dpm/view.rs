@@ -80,20 +80,20 @@ impl<'data> Dpm<'data> {
 
     /// Number of bones (at least 1).
     #[must_use]
-    pub fn num_bones(&self) -> u32 {
-        self.bones.len() as u32
+    pub fn num_bones(&self) -> usize {
+        self.bones.len()
     }
 
     /// Number of meshes (at least 1).
     #[must_use]
-    pub fn num_meshes(&self) -> u32 {
-        self.meshes.len() as u32
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
     }
 
     /// Number of frames (at least 1; frame 0 is the bind pose).
     #[must_use]
-    pub fn num_frames(&self) -> u32 {
-        self.frames.len() as u32
+    pub fn num_frames(&self) -> usize {
+        self.frames.len()
     }
 
     /// The bones, in file order (parents before children).
@@ -161,14 +161,14 @@ impl<'data> Dpm<'data> {
 
     /// Vertices summed over all meshes.
     #[must_use]
-    pub fn total_vertices(&self) -> u64 {
-        self.meshes().map(|m| u64::from(m.num_verts())).sum()
+    pub fn num_vertices(&self) -> usize {
+        self.meshes().map(|m| m.num_verts()).sum()
     }
 
     /// Triangles summed over all meshes.
     #[must_use]
-    pub fn total_triangles(&self) -> u64 {
-        self.meshes().map(|m| u64::from(m.num_tris())).sum()
+    pub fn num_triangles(&self) -> usize {
+        self.meshes().map(|m| m.num_tris()).sum()
     }
 }
 
@@ -221,8 +221,8 @@ fn dpm_pose(m: [[f32; 4]; 3]) -> (Vec4, Vec3A) {
 }
 
 impl<'data> PoseFrames<'data> for Dpm<'data> {
-    fn frame_count(&self) -> usize {
-        self.num_frames() as usize
+    fn num_frames(&self) -> usize {
+        self.num_frames()
     }
 
     /// The 3×4 matrix's rotation as a unit quaternion (a non-orthonormal rotation, such as old
@@ -270,7 +270,7 @@ impl<'data> Mesh<'data> {
     pub fn group_ids_raw(&self) -> &'data [U32<BigEndian>] {
         let (ofs, n) = (self.raw.ofs_groupids.get(), self.num_tris());
         self.reader()
-            .get_slice(ofs.into(), n.into())
+            .get_slice(ofs.into(), n as u64)
             .unwrap_or_default()
     }
 
@@ -305,7 +305,7 @@ impl<'data> SkeletalMesh<'data> for Mesh<'data> {
 pub struct Frame<'data> {
     data: &'data [u8],
     raw: &'data raw::Frame,
-    num_bones: u32,
+    num_bones: usize,
 }
 
 impl<'data> Frame<'data> {
@@ -351,7 +351,7 @@ impl<'data> Frame<'data> {
         // Validated non-negative and in range.
         let ofs = u64::try_from(self.raw.ofs_bonepositions.get()).unwrap_or(u64::MAX);
         Reader::new(self.data, Format::Dpm)
-            .get_slice(ofs, self.num_bones.into())
+            .get_slice(ofs, self.num_bones as u64)
             .unwrap_or_default()
     }
 

@@ -155,7 +155,7 @@ pub struct MeshLayout {
 /// b.frames.push(FrameDef::new("bind", vec![IDENTITY]));
 /// let bytes = b.write()?;
 /// assert_eq!(bytes.len(), 80 + 40 + 56 + 68 + 3 * 36 + 3 * 8 + 12 + 4 + 48);
-/// assert_eq!(Dpm::parse(&bytes)?.total_vertices(), 3);
+/// assert_eq!(Dpm::parse(&bytes)?.num_vertices(), 3);
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]

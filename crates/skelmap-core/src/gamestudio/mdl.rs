@@ -430,8 +430,8 @@ impl<'data> Mdl<'data> {
 
     /// Vertices per frame.
     #[must_use]
-    pub fn num_verts(&self) -> u32 {
-        self.header.numverts.get() as u32
+    pub fn num_verts(&self) -> usize {
+        self.header.numverts.get() as usize
     }
 
     /// The skins.

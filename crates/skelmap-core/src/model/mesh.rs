@@ -52,8 +52,8 @@ impl<'data> Model<'data> {
     #[must_use]
     pub fn num_meshes(&self) -> usize {
         match self.view() {
-            View::Dpm(m) => m.num_meshes() as usize,
-            View::Skm(m) => m.skm().num_meshes() as usize,
+            View::Dpm(m) => m.num_meshes(),
+            View::Skm(m) => m.skm().num_meshes(),
             View::Ms3d(_) | View::Mdl(_) | View::Hmp(_) | View::SlMdl(_) => 1,
             View::Skp(_) | View::SlAnim(_) => 0,
         }
@@ -81,14 +81,14 @@ impl<'data> Model<'data> {
 
     /// Vertices summed over all meshes.
     #[must_use]
-    pub fn num_vertices(&self) -> u64 {
-        self.meshes().map(|m| m.num_verts() as u64).sum()
+    pub fn num_vertices(&self) -> usize {
+        self.meshes().map(|m| m.num_verts()).sum()
     }
 
     /// Triangles summed over all meshes.
     #[must_use]
-    pub fn num_triangles(&self) -> u64 {
-        self.meshes().map(|m| m.num_tris() as u64).sum()
+    pub fn num_triangles(&self) -> usize {
+        self.meshes().map(|m| m.num_tris()).sum()
     }
 
     /// Number of materials [`Submesh::material`] indexes: one per mesh for DPM and SKM (its
@@ -252,12 +252,12 @@ impl<'a> Mesh<'a> {
     #[must_use]
     pub fn num_verts(&self) -> usize {
         match self.kind {
-            Kind::Dpm(m) => m.num_verts() as usize,
-            Kind::Skm(m) => m.num_verts() as usize,
+            Kind::Dpm(m) => m.num_verts(),
+            Kind::Skm(m) => m.num_verts(),
             Kind::Ms3d(m) => m.vertices().len(),
-            Kind::Mdl(m) => m.num_verts() as usize,
+            Kind::Mdl(m) => m.num_verts(),
             Kind::Hmp(h) => h.num_verts(),
-            Kind::Sl(m) => m.vertex_count() as usize,
+            Kind::Sl(m) => m.num_verts(),
         }
     }
 
@@ -265,12 +265,12 @@ impl<'a> Mesh<'a> {
     #[must_use]
     pub fn num_tris(&self) -> usize {
         match self.kind {
-            Kind::Dpm(m) => m.num_tris() as usize,
-            Kind::Skm(m) => m.num_tris() as usize,
+            Kind::Dpm(m) => m.num_tris(),
+            Kind::Skm(m) => m.num_tris(),
             Kind::Ms3d(m) => m.triangles().len(),
             Kind::Mdl(m) => m.triangles().len(),
             Kind::Hmp(h) => h.num_tris(),
-            Kind::Sl(m) => m.vertex_count() as usize / 3,
+            Kind::Sl(m) => m.num_verts() / 3,
         }
     }
 
@@ -413,7 +413,7 @@ impl<'a> Mesh<'a> {
                 }
             }
             Kind::Sl(m) => {
-                for v in 0..m.vertex_count() as usize {
+                for v in 0..m.num_verts() {
                     let Some(influences) = m.influences(v) else {
                         break;
                     };

@@ -338,14 +338,14 @@ impl<'data> Model<'data> {
     #[must_use]
     pub fn num_frames(&self) -> usize {
         match self.view() {
-            View::Dpm(m) => m.num_frames() as usize,
-            View::Skm(m) => m.skp().num_frames() as usize,
-            View::Skp(p) => p.num_frames() as usize,
-            View::Ms3d(m) => m.frame_count(),
+            View::Dpm(m) => m.num_frames(),
+            View::Skm(m) => m.skp().num_frames(),
+            View::Skp(p) => p.num_frames(),
+            View::Ms3d(m) => m.num_frames(),
             View::Mdl(m) => m.frames().len(),
             View::Hmp(h) => h.frames().len(),
-            View::SlMdl(m) => m.anim().map_or(0, |a| a.keyframe_count() as usize),
-            View::SlAnim(a) => a.keyframe_count() as usize,
+            View::SlMdl(m) => m.anim().map_or(0, |a| a.num_keyframes()),
+            View::SlAnim(a) => a.num_keyframes(),
         }
     }
 
@@ -502,12 +502,12 @@ impl<'data> View<'data> {
     #[must_use]
     pub fn num_bones(&self) -> usize {
         match self {
-            View::Dpm(m) => m.num_bones() as usize,
-            View::Skm(m) => m.skp().num_bones() as usize,
-            View::Skp(p) => p.num_bones() as usize,
+            View::Dpm(m) => m.num_bones(),
+            View::Skm(m) => m.skp().num_bones(),
+            View::Skp(p) => p.num_bones(),
             View::Ms3d(m) => m.joints().len(),
-            View::SlMdl(m) => m.anim().map_or(0, |a| a.bone_count() as usize),
-            View::SlAnim(a) => a.bone_count() as usize,
+            View::SlMdl(m) => m.anim().map_or(0, |a| a.num_bones()),
+            View::SlAnim(a) => a.num_bones(),
             View::Mdl(_) | View::Hmp(_) => 0,
         }
     }

@@ -42,7 +42,7 @@ impl Records<'_> {
     /// Number of vertices.
     #[must_use]
     pub fn num_verts(&self) -> usize {
-        each!(self, m => m.num_verts() as usize)
+        each!(self, m => m.num_verts())
     }
 
     /// Number of influence records.
@@ -133,14 +133,14 @@ impl<'data> Model<'data> {
 
 /// Every format's frames, one bone at a time (for baking: [`Model::sample`] is the fast path).
 impl<'data> PoseFrames<'data> for View<'data> {
-    fn frame_count(&self) -> usize {
+    fn num_frames(&self) -> usize {
         match self {
-            View::Dpm(m) => m.frame_count(),
-            View::Skm(m) => m.frame_count(),
-            View::Skp(p) => p.frame_count(),
-            View::Ms3d(m) => PoseFrames::frame_count(m),
-            View::SlMdl(m) => m.anim().map_or(0, |a| a.frame_count()),
-            View::SlAnim(a) => a.frame_count(),
+            View::Dpm(m) => m.num_frames(),
+            View::Skm(m) => m.num_frames(),
+            View::Skp(p) => p.num_frames(),
+            View::Ms3d(m) => PoseFrames::num_frames(m),
+            View::SlMdl(m) => m.anim().map_or(0, |a| a.num_frames()),
+            View::SlAnim(a) => a.num_frames(),
             View::Mdl(_) | View::Hmp(_) => 0,
         }
     }

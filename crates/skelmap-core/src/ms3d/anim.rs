@@ -43,7 +43,7 @@ impl Ms3d<'_> {
     /// Frames on the timeline: `total_frames`, at least 1 and at most the default
     /// [`Limits::max_frames`] (the field is not bounded by the file's size).
     #[must_use]
-    pub fn frame_count(&self) -> usize {
+    pub fn num_frames(&self) -> usize {
         let limit = Limits::DEFAULT.max_frames as usize;
         usize::try_from(self.total_frames())
             .unwrap_or(0)
@@ -51,7 +51,7 @@ impl Ms3d<'_> {
     }
 
     /// Frames up to the last key of any joint (later frames repeat it): at least 1, at most
-    /// [`Ms3d::frame_count`]. The length of the timeline worth playing.
+    /// [`Ms3d::num_frames`]. The length of the timeline worth playing.
     #[must_use]
     pub fn keyed_frames(&self) -> usize {
         let last = self
@@ -63,11 +63,11 @@ impl Ms3d<'_> {
             .fold(0.0f32, f32::max);
         let frames = (last * self.fps()).ceil();
         let frames = if frames.is_finite() && frames > 0.0 {
-            frames.min(self.frame_count() as f32) as usize
+            frames.min(self.num_frames() as f32) as usize
         } else {
             1
         };
-        frames.clamp(1, self.frame_count())
+        frames.clamp(1, self.num_frames())
     }
 
     /// The time in seconds of (fractional) frame index `frame`: `(frame + 1) / fps`, MilkShape
@@ -118,12 +118,12 @@ fn local_at(joint: &super::Joint<'_>, seconds: f32) -> (Quat, Vec3A) {
 /// The timeline's frames as [`PoseFrames`]: frame `f` is the pose at
 /// [`Ms3d::frame_seconds`]`(f)`. [`Ms3d::local_pose_at`] samples between keys at any time instead.
 impl<'data> PoseFrames<'data> for Ms3d<'data> {
-    fn frame_count(&self) -> usize {
-        Ms3d::frame_count(self)
+    fn num_frames(&self) -> usize {
+        Ms3d::num_frames(self)
     }
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        if frame >= Ms3d::frame_count(self) {
+        if frame >= Ms3d::num_frames(self) {
             return None;
         }
         let joint = self.joints().get(bone)?;
@@ -133,7 +133,7 @@ impl<'data> PoseFrames<'data> for Ms3d<'data> {
 
 /// The vertices as stored, at rest, weighted by [`Ms3d::vertex_weights`].
 impl BindPoseMesh for Ms3d<'_> {
-    fn bind_vertex_count(&self) -> usize {
+    fn num_verts(&self) -> usize {
         self.vertices().len()
     }
 

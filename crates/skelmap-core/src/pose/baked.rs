@@ -78,7 +78,7 @@ impl<'data> BakedFrames<'data> {
         source: &S,
         max_poses: usize,
     ) -> Result<Self, BakeError> {
-        let (bones, frames) = (source.skeleton_bones().len(), source.frame_count());
+        let (bones, frames) = (source.skeleton_bones().len(), source.num_frames());
         let poses = bones.checked_mul(frames).filter(|&n| n <= max_poses);
         let Some(count) = poses else {
             return Err(BakeError::TooLarge {
@@ -121,7 +121,7 @@ impl<'data> Skeleton<'data> for BakedFrames<'data> {
 }
 
 impl<'data> PoseFrames<'data> for BakedFrames<'data> {
-    fn frame_count(&self) -> usize {
+    fn num_frames(&self) -> usize {
         self.frames
     }
 

@@ -7,7 +7,7 @@ use super::Skeleton;
 /// A file whose frames give one parent-relative pose per bone.
 pub trait PoseFrames<'data>: Skeleton<'data> {
     /// Number of frames.
-    fn frame_count(&self) -> usize;
+    fn num_frames(&self) -> usize;
 
     /// The pose of `bone` in `frame`: rotation and translation relative to the parent, or
     /// `None` out of range.
@@ -17,7 +17,7 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
     /// default asks [`bone_pose`](PoseFrames::bone_pose) bone by bone; DPM and SKP walk the
     /// frame's records once.
     fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
-        let bones = if frame < self.frame_count() {
+        let bones = if frame < self.num_frames() {
             self.skeleton_bones().len()
         } else {
             0

@@ -32,7 +32,7 @@ pub fn sample<'data, S: PoseFrames<'data>>(
     interpolation: Interpolation,
     out: &mut LocalPose,
 ) {
-    let last = source.frame_count().saturating_sub(1);
+    let last = source.num_frames().saturating_sub(1);
     let (a, b) = (a.min(last), b.min(last));
     out.bones.clear();
     out.bones.extend(source.frame_poses(a));

@@ -64,13 +64,13 @@ pub trait SkeletalMesh<'data> {
     fn geometry(&self) -> MeshGeometry<'data>;
 
     /// Number of vertices (at least 1).
-    fn num_verts(&self) -> u32 {
-        self.geometry().num_verts
+    fn num_verts(&self) -> usize {
+        self.geometry().num_verts as usize
     }
 
     /// Number of triangles (at least 1).
-    fn num_tris(&self) -> u32 {
-        self.geometry().num_tris
+    fn num_tris(&self) -> usize {
+        self.geometry().num_tris as usize
     }
 
     /// The vertices in file order; each item borrows the vertex's influence records.
@@ -122,7 +122,7 @@ pub struct BindVertex {
 /// [`Ms3d`](crate::ms3d::Ms3d) and [`SlMdl`](crate::slmdl::SlMdl).
 pub trait BindPoseMesh {
     /// The number of vertices.
-    fn bind_vertex_count(&self) -> usize;
+    fn num_verts(&self) -> usize;
 
     /// Vertex `i`, or `None` out of range.
     fn bind_vertex(&self, i: usize) -> Option<BindVertex>;

@@ -44,11 +44,11 @@ use crate::read::Reader;
 /// anim.sample(0.0, &mut pose);
 /// bind.build(&anim, &pose);
 /// let records = WeightedRecords::new(&mesh, &bind.world, Format::SlMdl)?;
-/// assert_eq!(records.mesh().num_verts() as usize, mesh.vertex_count() as usize);
+/// assert_eq!(records.mesh().num_verts() as usize, mesh.num_verts() as usize);
 /// // Skinned by the bind pose itself (and an identity for unbound vertices), every vertex
 /// // lands where the file stores it.
 /// bind.world.push(Default::default());
-/// let n = mesh.vertex_count() as usize;
+/// let n = mesh.num_verts() as usize;
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// skin_scalar(&records.mesh(), &bind, &mut p, &mut q)?;
 /// assert!((p[0][0] - -1.0).abs() < 1e-5);
@@ -76,7 +76,7 @@ impl WeightedRecords {
     ) -> Result<WeightedRecords, SkinError> {
         let inverse: Vec<Affine3A> = bind.iter().map(Affine3A::inverse).collect();
         let unbound = u32::try_from(bind.len()).unwrap_or(u32::MAX);
-        let n = mesh.bind_vertex_count();
+        let n = mesh.num_verts();
         let mut bytes = Vec::with_capacity(n * (4 + 2 * size_of::<BoneVert<LittleEndian>>()));
         let mut records: Vec<(u32, f32, Vec3A, Vec3A)> = Vec::with_capacity(4);
         for i in 0..n {
@@ -159,7 +159,7 @@ fn outputs(
     positions: &[[f32; 3]],
     normals: &[[f32; 3]],
 ) -> Result<usize, SkinError> {
-    let need = mesh.bind_vertex_count();
+    let need = mesh.num_verts();
     let have = positions.len().min(normals.len());
     if have < need {
         return Err(SkinError::Output { need, have });
@@ -208,7 +208,7 @@ fn weighted<'t, T>(
 /// now.build(&anim, &pose);
 /// let mut deltas = Vec::new();
 /// now.relative_to(&bind, &mut deltas);
-/// let n = mesh.bind_vertex_count();
+/// let n = mesh.num_verts();
 /// let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// skin_bind_lbs(&mesh, &deltas, &mut positions, &mut normals)?;
 /// // Vertex 0 sits at x = −1, bound to the still bone 0 only.
@@ -229,7 +229,7 @@ pub fn skin_bind_lbs(
     lbs(mesh, deltas, positions, Some(normals))
 }
 
-/// [`skin_bind_lbs`] without normals: writes the first `mesh.bind_vertex_count()` entries of
+/// [`skin_bind_lbs`] without normals: writes the first `mesh.num_verts()` entries of
 /// `positions`.
 ///
 /// # Errors
@@ -252,11 +252,7 @@ pub(crate) fn lbs(
     positions: &mut [[f32; 3]],
     mut normals: Option<&mut [[f32; 3]]>,
 ) -> Result<(), SkinError> {
-    for (i, pos) in positions
-        .iter_mut()
-        .enumerate()
-        .take(mesh.bind_vertex_count())
-    {
+    for (i, pos) in positions.iter_mut().enumerate().take(mesh.num_verts()) {
         let Some(v) = mesh.bind_vertex(i) else { break };
         let (mut p, mut n, mut total) = (Vec3A::ZERO, Vec3A::ZERO, 0.0);
         for entry in weighted(&v, deltas) {

@@ -115,7 +115,7 @@ pub fn skin_dqs<'data>(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), SkinError> {
-    let need = mesh.num_verts() as usize;
+    let need = mesh.num_verts();
     let have = positions.len().min(normals.len());
     if have < need {
         return Err(SkinError::Output { need, have });

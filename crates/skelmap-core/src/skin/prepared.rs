@@ -92,7 +92,7 @@ impl PreparedMesh {
     /// Regroups `mesh` (one pass over its records; allocates about the size of the records).
     #[must_use]
     pub fn new<'data, M: SkeletalMesh<'data>>(mesh: &M) -> PreparedMesh {
-        let n = mesh.num_verts() as usize;
+        let n = mesh.num_verts();
         let mut vertices = mesh.vertices();
         let mut chunks = Vec::with_capacity(n.div_ceil(CHUNK_VERTICES));
         let mut records = Vec::with_capacity(n.min(CHUNK_VERTICES));

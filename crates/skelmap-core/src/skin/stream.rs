@@ -68,7 +68,7 @@ fn stream_into<'data, M: SkeletalMesh<'data>>(
     level: SimdLevel,
     sink: &mut impl Sink,
 ) -> Result<(), SkinError> {
-    let need = mesh.num_verts() as usize;
+    let need = mesh.num_verts();
     if sink.len() < need {
         return Err(SkinError::Output {
             need,

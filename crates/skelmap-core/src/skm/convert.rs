@@ -120,7 +120,7 @@ pub fn from_dpm(dpm: &Dpm<'_>, diag: &mut Diagnostics) -> Converted {
         .collect();
     Converted {
         skm: SkmBuilder {
-            num_bones: dpm.num_bones(),
+            num_bones: dpm.num_bones() as u32,
             meshes,
         },
         skp: SkpBuilder { bones, frames },

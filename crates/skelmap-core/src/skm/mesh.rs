@@ -125,14 +125,14 @@ impl<'data> Skm<'data> {
 
     /// Bones the meshes are weighted to (the skeleton must have exactly as many).
     #[must_use]
-    pub fn num_bones(&self) -> u32 {
-        self.header.num_bones.get()
+    pub fn num_bones(&self) -> usize {
+        self.header.num_bones.get() as usize
     }
 
     /// Number of meshes (at least 1).
     #[must_use]
-    pub fn num_meshes(&self) -> u32 {
-        self.meshes.len() as u32
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
     }
 
     /// The meshes, in file order.
@@ -152,14 +152,14 @@ impl<'data> Skm<'data> {
 
     /// Vertices summed over all meshes.
     #[must_use]
-    pub fn total_vertices(&self) -> u64 {
-        self.meshes().map(|m| u64::from(m.num_verts())).sum()
+    pub fn num_vertices(&self) -> usize {
+        self.meshes().map(|m| m.num_verts()).sum()
     }
 
     /// Triangles summed over all meshes.
     #[must_use]
-    pub fn total_triangles(&self) -> u64 {
-        self.meshes().map(|m| u64::from(m.num_tris())).sum()
+    pub fn num_triangles(&self) -> usize {
+        self.meshes().map(|m| m.num_tris()).sum()
     }
 }
 

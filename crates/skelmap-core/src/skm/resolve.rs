@@ -372,8 +372,8 @@ impl<'data> Skeleton<'data> for SkmModel<'data> {
 }
 
 impl<'data> PoseFrames<'data> for SkmModel<'data> {
-    fn frame_count(&self) -> usize {
-        self.skp().frame_count()
+    fn num_frames(&self) -> usize {
+        self.skp().num_frames()
     }
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {

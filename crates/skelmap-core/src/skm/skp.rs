@@ -148,14 +148,14 @@ impl<'data> Skp<'data> {
 
     /// Number of bones (at least 1).
     #[must_use]
-    pub fn num_bones(&self) -> u32 {
-        self.bones.len() as u32
+    pub fn num_bones(&self) -> usize {
+        self.bones.len()
     }
 
     /// Number of frames (at least 1; frame 0 is the bind pose).
     #[must_use]
-    pub fn num_frames(&self) -> u32 {
-        self.frames.len() as u32
+    pub fn num_frames(&self) -> usize {
+        self.frames.len()
     }
 
     /// The bones, in file order (parents before children).
@@ -209,8 +209,8 @@ impl<'data> Skeleton<'data> for Skp<'data> {
 }
 
 impl<'data> PoseFrames<'data> for Skp<'data> {
-    fn frame_count(&self) -> usize {
-        self.num_frames() as usize
+    fn num_frames(&self) -> usize {
+        self.num_frames()
     }
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
@@ -282,7 +282,7 @@ fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Resul
 pub struct SkpFrameView<'data> {
     data: &'data [u8],
     raw: &'data SkpFrame,
-    num_bones: u32,
+    num_bones: usize,
 }
 
 impl<'data> SkpFrameView<'data> {
@@ -304,7 +304,7 @@ impl<'data> SkpFrameView<'data> {
         Reader::new(self.data, FORMAT)
             .get_slice(
                 self.raw.ofs_bonepositions.get().into(),
-                self.num_bones.into(),
+                self.num_bones as u64,
             )
             .unwrap_or_default()
     }

@@ -223,14 +223,14 @@ impl<'data> SlAnim<'data> {
 
     /// Bones per keyframe (independent: no hierarchy).
     #[must_use]
-    pub fn bone_count(&self) -> u32 {
-        self.bones
+    pub fn num_bones(&self) -> usize {
+        self.bones as usize
     }
 
     /// Keyframes (at least 1).
     #[must_use]
-    pub fn keyframe_count(&self) -> u32 {
-        self.keyframes
+    pub fn num_keyframes(&self) -> usize {
+        self.keyframes as usize
     }
 
     fn keyframe(&self, k: u32) -> Option<(&'data KeyframeHead, &'data [BoneKey])> {
@@ -241,8 +241,8 @@ impl<'data> SlAnim<'data> {
 
     /// Keyframe `k`: start time, easing, and one key per bone (zero-copy).
     #[must_use]
-    pub fn key(&self, k: u32) -> Option<(f32, Easing, &'data [BoneKey])> {
-        let (head, keys) = self.keyframe(k)?;
+    pub fn key(&self, k: usize) -> Option<(f32, Easing, &'data [BoneKey])> {
+        let (head, keys) = self.keyframe(u32::try_from(k).ok()?)?;
         Some((head.time.get(), Easing::from_id(head.easing.get())?, keys))
     }
 
@@ -315,7 +315,7 @@ impl<'data> Skeleton<'data> for SlAnim<'data> {
 
 /// Keyframes as frames (their times and easings ignored); [`SlAnim::sample`] samples by time.
 impl<'data> PoseFrames<'data> for SlAnim<'data> {
-    fn frame_count(&self) -> usize {
+    fn num_frames(&self) -> usize {
         self.keyframes as usize
     }
 

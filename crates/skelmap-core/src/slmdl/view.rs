@@ -339,8 +339,8 @@ impl<'data> SlMdl<'data> {
 
     /// Number of vertices.
     #[must_use]
-    pub fn vertex_count(&self) -> u32 {
-        self.header.vertex_count.get()
+    pub fn num_verts(&self) -> usize {
+        self.header.vertex_count.get() as usize
     }
 
     /// Bytes per vertex.
@@ -410,14 +410,14 @@ impl<'data> SlMdl<'data> {
 }
 
 impl BindPoseMesh for SlMdl<'_> {
-    fn bind_vertex_count(&self) -> usize {
-        self.vertex_count() as usize
+    fn num_verts(&self) -> usize {
+        self.num_verts()
     }
 
     /// The position and normal attributes (zero when a layout lacks one) and
     /// [`SlMdl::influences`]; a layout without blend indices binds every vertex to bone 0.
     fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
-        if i >= self.bind_vertex_count() {
+        if i >= self.num_verts() {
             return None;
         }
         let float3 = |kind| {
@@ -458,14 +458,14 @@ impl<'data> SlModel<'data> {
         let (Some(a), Some(view)) = (anim, mdl.attribute(AttributeKind::BlendIndices)) else {
             return Ok(SlModel { mdl, anim });
         };
-        let bones = a.bone_count();
-        for i in 0..mdl.vertex_count() as usize {
+        let bones = a.num_bones();
+        for i in 0..mdl.num_verts() {
             let Some(influences) = mdl.influences(i) else {
                 break;
             };
             let bad = influences
                 .iter()
-                .position(|&(bone, weight)| weight > 0.0 && u32::from(bone) >= bones);
+                .position(|&(bone, weight)| weight > 0.0 && usize::from(bone) >= bones);
             if let Some(k) = bad {
                 return Err(Error::Invalid {
                     format: FORMAT,
