@@ -5,7 +5,7 @@ use arbitrary::Arbitrary;
 use skelmap_core::Diagnostics;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::write::{MdlBuilder, MdlFrameDef, SkinDef};
-use skelmap_core::ms3d::{Ms3dBuilder, Ms3dJointDef};
+use skelmap_core::ms3d;
 use skelmap_core::skm::convert;
 use skelmap_core::synth::{TubeParams, tube};
 
@@ -90,7 +90,7 @@ pub fn build(spec: &Spec) -> Option<Vec<u8>> {
         }
         Kind::Ms3d => {
             let joints = (0..bones)
-                .map(|j| Ms3dJointDef {
+                .map(|j| ms3d::JointDef {
                     name: format!("j{j}").into_bytes(),
                     parent: if j == 0 {
                         Vec::new()
@@ -99,15 +99,15 @@ pub fn build(spec: &Spec) -> Option<Vec<u8>> {
                     },
                     position: [0.0, 1.0, 0.0],
                     rotation_keys: vec![(0.0, [0.0; 3]), (1.0, [0.5, 0.0, 0.0])],
-                    ..Ms3dJointDef::default()
+                    ..ms3d::JointDef::default()
                 })
                 .collect();
-            Ms3dBuilder {
+            ms3d::Builder {
                 vertices: (0..size)
                     .map(|i| ([i as f32, 0.0, 0.0], (i % bones) as i8))
                     .collect(),
                 joints,
-                ..Ms3dBuilder::default()
+                ..ms3d::Builder::default()
             }
             .write()
             .ok()?

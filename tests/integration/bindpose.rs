@@ -8,7 +8,7 @@ use skelmap::pose::{self, BindPoseMesh, Interpolation, LocalPose, Palette, PoseF
 use skelmap::skin::SkinError;
 use skelmap::skin::dqs::deltas;
 use skelmap::skin::{skin_bind_dqs, skin_bind_lbs};
-use skelmap::slmdl::{SkinnedVertex, SlAnim, SlMdl, SlMdlBuilder};
+use skelmap::slmdl::{self, SlAnim, SlMdl};
 use skelmap::{Skeleton, synth};
 
 use crate::ms3d::arm;
@@ -240,10 +240,10 @@ fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
     assert_eq!(anim.bone_pose(2, 0), None);
     assert_eq!(anim.bone_pose(0, 2), None);
     // A vertex naming bone 5 against a two-bone palette, and an output too short.
-    let stray = SlMdlBuilder::skinned(&[SkinnedVertex {
+    let stray = slmdl::MdlBuilder::skinned(&[slmdl::VertexDef {
         weights: [0.5, 0.0, 0.0],
         indices: [0, 1, 2, 5],
-        ..SkinnedVertex::default()
+        ..slmdl::VertexDef::default()
     }])
     .write();
     let stray = SlMdl::parse(&stray).unwrap();

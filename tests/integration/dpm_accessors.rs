@@ -1,7 +1,7 @@
 //! Writer → parser round trips: every accessor returns exactly what the builder was given.
 
 use skelmap::dpm::raw::DPMBONEFLAG_ATTACHMENT;
-use skelmap::dpm::{Dpm, DpmBuilder};
+use skelmap::dpm::{self, Dpm};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{SkeletalMesh, Skeleton};
 
@@ -126,7 +126,7 @@ fn bind_pose_rebuilds_the_tube_surface() {
 
 #[test]
 fn builder_refuses_names_longer_than_32_bytes() {
-    let mut b = DpmBuilder::default();
+    let mut b = dpm::Builder::default();
     b.bones.push(skelmap::dpm::BoneDef::new(vec![b'x'; 33], -1));
     let e = b.write().unwrap_err();
     assert!(

@@ -3,7 +3,7 @@
 //! models (proptest), across chunk boundaries, in both output orders, and on their errors.
 
 use proptest::prelude::*;
-use skelmap::dpm::{BoneDef, Dpm, DpmBuilder, FrameDef, Influence, MeshDef};
+use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::{
     self, PreparedMesh, SimdLevel, SkinMatrices, SkinnedVertex, VertexOrder, skin_stream,
@@ -232,7 +232,7 @@ fn detected_level_is_supported_and_lower_levels_fall_back() {
 /// A random valid one-mesh DPM: `bones` bones (each parented to an earlier one), one vertex
 /// per `vertices` entry with 1..=8 influences, and two random frames.
 fn random_model(bones: u32, vertices: &[Vec<(u32, f32, [f32; 3])>], angles: &[f32]) -> Vec<u8> {
-    let mut b = DpmBuilder::default();
+    let mut b = dpm::Builder::default();
     for j in 0..bones {
         // Parent: the bone half-way down the list, so trees are both deep and wide.
         b.bones

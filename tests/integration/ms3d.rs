@@ -1,17 +1,17 @@
 //! MS3D: the corpus against MANIFEST.md and the assimp oracle, one test per validation rule of
-//! FORMATS.md §6.4 (fixtures from `Ms3dBuilder`), the optional tail, weights and animation.
+//! FORMATS.md §6.4 (fixtures from `ms3d::Builder`), the optional tail, weights and animation.
 
 use skelmap::ms3d::write::triangle;
-use skelmap::ms3d::{CommentKind, Ms3d, Ms3dBuilder, Ms3dGroupDef, Ms3dJointDef, Ms3dTail, anim};
+use skelmap::ms3d::{self, CommentKind, Ms3d, anim};
 use skelmap::{Diagnostics, Error, Format, Limits, Skeleton, WarningKind};
 
 use crate::support::{corpus_dir, manifest};
 
 /// A two-joint arm: `root` at the origin, `tip` 10 up Y; four vertices (two per joint), two
 /// triangles in one group with one material; `tip` has rotation keys 0 → 90° about Z at 0 s, 1 s.
-pub fn arm() -> Ms3dBuilder {
+pub fn arm() -> ms3d::Builder {
     let quarter = core::f32::consts::FRAC_PI_2;
-    Ms3dBuilder {
+    ms3d::Builder {
         vertices: vec![
             ([1.0, 0.0, 0.0], 0),
             ([-1.0, 0.0, 0.0], 0),
@@ -32,7 +32,7 @@ pub fn arm() -> Ms3dBuilder {
                 0,
             ),
         ],
-        groups: vec![Ms3dGroupDef {
+        groups: vec![ms3d::GroupDef {
             name: b"arm".to_vec(),
             triangles: vec![0, 1],
             material: 0,
@@ -40,27 +40,27 @@ pub fn arm() -> Ms3dBuilder {
         materials: vec![(b"skin".to_vec(), [1.0, 0.5, 0.25, 1.0])],
         keyframer: (24.0, 0.0, 25),
         joints: vec![
-            Ms3dJointDef {
+            ms3d::JointDef {
                 name: b"root".to_vec(),
-                ..Ms3dJointDef::default()
+                ..ms3d::JointDef::default()
             },
-            Ms3dJointDef {
+            ms3d::JointDef {
                 name: b"tip".to_vec(),
                 parent: b"root".to_vec(),
                 position: [0.0, 10.0, 0.0],
                 rotation_keys: vec![(0.0, [0.0; 3]), (1.0, [0.0, 0.0, quarter])],
-                ..Ms3dJointDef::default()
+                ..ms3d::JointDef::default()
             },
         ],
-        tail: Ms3dTail::default(),
+        tail: ms3d::Tail::default(),
         version: 4,
     }
 }
 
 /// The arm with every tail section: comments, sub-version 3 weights, joint colours, settings.
-pub fn arm_with_tail() -> Ms3dBuilder {
+pub fn arm_with_tail() -> ms3d::Builder {
     let mut b = arm();
-    b.tail = Ms3dTail {
+    b.tail = ms3d::Tail {
         comments: Some((
             [vec![(0, b"arm".to_vec())], vec![], vec![]],
             Some(b"demo".to_vec()),
@@ -72,7 +72,7 @@ pub fn arm_with_tail() -> Ms3dBuilder {
     b
 }
 
-fn err(b: &Ms3dBuilder) -> Error {
+fn err(b: &ms3d::Builder) -> Error {
     let bytes = b.write().unwrap();
     let e = Ms3d::parse(&bytes)
         .map(|_| ())
@@ -81,7 +81,7 @@ fn err(b: &Ms3dBuilder) -> Error {
     e
 }
 
-fn warnings(b: &Ms3dBuilder) -> Diagnostics {
+fn warnings(b: &ms3d::Builder) -> Diagnostics {
     let mut diag = Diagnostics::new();
     Ms3d::parse_with(&b.write().unwrap(), &Limits::default(), &mut diag)
         .expect("a warning must not reject the file");
@@ -123,7 +123,7 @@ fn arm_fixture_is_clean() {
 
 #[test]
 fn rule1_version_other_than_3_or_4_is_unsupported() {
-    let e = err(&Ms3dBuilder {
+    let e = err(&ms3d::Builder {
         version: 5,
         ..arm()
     });
@@ -140,7 +140,7 @@ fn rule1_version_other_than_3_or_4_is_unsupported() {
     );
     assert!(
         Ms3d::parse(
-            &Ms3dBuilder {
+            &ms3d::Builder {
                 version: 3,
                 ..arm()
             }
@@ -350,7 +350,7 @@ fn rule7_parents_may_come_after_children() {
 #[test]
 fn rule8_tail_variants_round_trip() {
     let mut b = arm();
-    b.tail = Ms3dTail {
+    b.tail = ms3d::Tail {
         comments: Some((
             [
                 vec![(0, b"group note".to_vec())],

@@ -174,7 +174,7 @@ fn a_non_skm_file_ends_lod_probing() {
 fn writer_parser_round_trip() {
     let b = SkmBuilder {
         num_bones: 2,
-        meshes: vec![skelmap::skm::SkmMeshDef {
+        meshes: vec![skelmap::skm::MeshDef {
             shader: b"s".to_vec(),
             name: b"body".to_vec(),
             vertices: vec![

@@ -484,7 +484,7 @@ fn rule5_pairing_requires_equal_bone_counts() {
         bones: (0..3)
             .map(|i| skelmap::write::BoneDef::new(format!("b{i}"), i - 1))
             .collect(),
-        frames: vec![skelmap::skm::SkpFrameDef {
+        frames: vec![skelmap::skm::FrameDef {
             name: b"f".to_vec(),
             poses: vec![],
         }],

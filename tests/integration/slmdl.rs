@@ -1,21 +1,19 @@
 //! The SL `mdl` and `.anim` pair: one test per validation rule (fixtures from the writers),
 //! strided attribute views, influences, easing and sampling, truncation and mutation.
 
-use skelmap::slmdl::{
-    AttributeKind, Easing, KeyframeDef, SkinnedVertex, SlAnim, SlAnimBuilder, SlMdl, SlMdlBuilder,
-};
+use skelmap::slmdl::{self, AttributeKind, Easing, KeyframeDef, SlAnim, SlMdl};
 use skelmap::{Error, Format, Limits};
 
 /// Three skinned vertices in the 48-byte D3D9 layout.
-pub fn tri() -> SlMdlBuilder {
-    let v = |position, weights, indices, texcoord| SkinnedVertex {
+pub fn tri() -> slmdl::MdlBuilder {
+    let v = |position, weights, indices, texcoord| slmdl::VertexDef {
         position,
         normal: [0.0, 0.0, 1.0],
         weights,
         indices,
         texcoord,
     };
-    SlMdlBuilder::skinned(&[
+    slmdl::MdlBuilder::skinned(&[
         v([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0, 1, 2, 3], [0.0, 0.0]),
         v([3.0, 0.0, 4.0], [0.5, 0.25, 0.0], [1, 2, 0, 0], [1.0, 0.0]),
         v([0.0, 2.0, 0.0], [0.2, 0.2, 0.2], [3, 2, 1, 0], [0.0, 1.0]),
@@ -23,7 +21,7 @@ pub fn tri() -> SlMdlBuilder {
 }
 
 /// Two bones, three keyframes at 0, 1 and 2 s: linear, then ease-in, then step.
-pub fn walk() -> SlAnimBuilder {
+pub fn walk() -> slmdl::AnimBuilder {
     let turn = |deg: f32| {
         let h = deg.to_radians() / 2.0;
         [0.0, 0.0, h.sin(), h.cos()]
@@ -33,7 +31,7 @@ pub fn walk() -> SlAnimBuilder {
         easing,
         bones: vec![(turn(deg), [x, 0.0, 0.0]), (turn(0.0), [1.0; 3])],
     };
-    SlAnimBuilder {
+    slmdl::AnimBuilder {
         bones: 2,
         keyframes: vec![
             key(0.0, Easing::Linear, 0.0, 0.0),
@@ -262,7 +260,7 @@ fn regression_blend_weights_outside_unit_range_are_rejected() {
 /// validate, since `count × 0` bytes fit, leaving consumers to loop over empty vertices.
 #[test]
 fn regression_vertices_without_attributes_are_rejected() {
-    let b = SlMdlBuilder {
+    let b = slmdl::MdlBuilder {
         radius: 1.0,
         attributes: vec![],
         vertex_count: 4_000_000,
@@ -280,7 +278,7 @@ fn regression_vertices_without_attributes_are_rejected() {
         ),
         "{e}"
     );
-    let empty = SlMdlBuilder {
+    let empty = slmdl::MdlBuilder {
         radius: 0.0,
         attributes: vec![],
         vertex_count: 0,

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use glam::{Affine3A, Quat, Vec3};
 use skelmap_core::dpm::write::Matrix3x4;
-use skelmap_core::dpm::{DpmBuilder, FrameDef};
+use skelmap_core::dpm::{self, FrameDef};
 use skelmap_core::model::Pose;
 use skelmap_core::pose::Interpolation;
 use skelmap_core::skin::{SimdLevel, VertexOrder};
@@ -23,7 +23,7 @@ const CLIP_FRAMES: u32 = 12;
 
 /// The demo creature: an 8-bone tube (1,560 vertices, about 2.9 influences each) with a bind
 /// frame and three animations, `wave`, `curl` and `swirl`, of [`CLIP_FRAMES`] frames each.
-pub fn creature() -> DpmBuilder {
+pub fn creature() -> dpm::Builder {
     let params = synth::TubeParams {
         bones: 8,
         rings_per_bone: 8,

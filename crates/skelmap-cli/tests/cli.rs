@@ -272,14 +272,14 @@ fn info_json_on_a_corpus_ms3d() {
 
 #[test]
 fn info_and_validate_understand_sl_mdl_and_anim() {
-    use skelmap_core::slmdl::{Easing, KeyframeDef, SkinnedVertex, SlAnimBuilder, SlMdlBuilder};
+    use skelmap_core::slmdl::{self, Easing, KeyframeDef};
     let dir = temp_dir("sl");
     let mdl = dir.join("tri.mdl");
-    let vertex = SkinnedVertex {
+    let vertex = slmdl::VertexDef {
         weights: [1.0, 0.0, 0.0],
-        ..SkinnedVertex::default()
+        ..slmdl::VertexDef::default()
     };
-    std::fs::write(&mdl, SlMdlBuilder::skinned(&[vertex; 3]).write()).unwrap();
+    std::fs::write(&mdl, slmdl::MdlBuilder::skinned(&[vertex; 3]).write()).unwrap();
     let anim = dir.join("walk.anim");
     let key = |time| KeyframeDef {
         time,
@@ -288,7 +288,7 @@ fn info_and_validate_understand_sl_mdl_and_anim() {
     };
     std::fs::write(
         &anim,
-        SlAnimBuilder {
+        slmdl::AnimBuilder {
             bones: 2,
             keyframes: vec![key(0.0), key(0.5)],
         }

@@ -42,11 +42,11 @@
 //!
 //! | format | module | open + validate | write |
 //! |---|---|---|---|
-//! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::DpmBuilder`] |
+//! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::Builder`] |
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
 //! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::write`] |
-//! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Ms3dBuilder`] |
-//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::skin_bind_dqs`]) | [`slmdl::SlMdlBuilder`], [`slmdl::SlAnimBuilder`] |
+//! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Builder`] |
+//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::skin_bind_dqs`]) | [`slmdl::MdlBuilder`], [`slmdl::AnimBuilder`] |
 
 #![deny(missing_docs)]
 

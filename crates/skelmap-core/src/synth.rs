@@ -14,8 +14,8 @@ use core::f32::consts::TAU;
 
 use crate::dpm::raw::DPMBONEFLAG_ATTACHMENT;
 use crate::dpm::write::{IDENTITY, Matrix3x4};
-use crate::dpm::{BoneDef, DpmBuilder, FrameDef, Influence, MeshDef};
-use crate::slmdl::{Easing, KeyframeDef, SkinnedVertex, SlAnimBuilder, SlMdlBuilder};
+use crate::dpm::{self, BoneDef, FrameDef, Influence, MeshDef};
+use crate::slmdl::{self, Easing, KeyframeDef};
 
 /// Shape of a [`tube`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,7 +66,7 @@ impl TubeParams {
 
 /// Builds a bending tube along +Z (see the module docs).
 #[must_use]
-pub fn tube(p: &TubeParams) -> DpmBuilder {
+pub fn tube(p: &TubeParams) -> dpm::Builder {
     let bones = p.bones.max(1);
     let sides = p.sides.max(3);
     let rings = p.rings();
@@ -74,7 +74,7 @@ pub fn tube(p: &TubeParams) -> DpmBuilder {
     // Below half a segment some vertices would have no bone at all.
     let reach = p.reach.max(0.5) * len;
 
-    let mut b = DpmBuilder::default();
+    let mut b = dpm::Builder::default();
     for j in 0..bones {
         let name = if j == 0 {
             "root".to_string()
@@ -188,13 +188,13 @@ fn rotation_z(angle: f32) -> Matrix3x4 {
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[must_use]
-pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (SlMdlBuilder, SlAnimBuilder) {
+pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (slmdl::MdlBuilder, slmdl::AnimBuilder) {
     let (rings, sides) = (rings.max(1), sides.max(1));
     let vertex = |ring: u32, side: u32| {
         let x = -1.0 + 2.0 * ring as f32 / rings as f32;
         let angle = TAU * side as f32 / sides as f32;
         let (sin, cos) = angle.sin_cos();
-        SkinnedVertex {
+        slmdl::VertexDef {
             position: [x, cos, sin],
             normal: [0.0, cos, sin],
             // Stored: bone 0's weight; the implied fourth weight goes to bone 1.
@@ -218,7 +218,7 @@ pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (SlMdlBuilder, SlAnimBu
     let half = degrees.to_radians() / 2.0;
     let still = ([0.0, 0.0, 0.0, 1.0], [0.0; 3]);
     let twisted = ([half.sin(), 0.0, 0.0, half.cos()], [0.0; 3]);
-    let anim = SlAnimBuilder {
+    let anim = slmdl::AnimBuilder {
         bones: 2,
         keyframes: vec![
             KeyframeDef {
@@ -233,5 +233,5 @@ pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (SlMdlBuilder, SlAnimBu
             },
         ],
     };
-    (SlMdlBuilder::skinned(&vertices), anim)
+    (slmdl::MdlBuilder::skinned(&vertices), anim)
 }

@@ -521,7 +521,7 @@ fn overflowing_poses_used_to_write_null_into_the_gltf_json() {
 /// file now gets no scene at all.
 #[test]
 fn a_model_with_nothing_to_show_used_to_get_an_unreadable_empty_scene() {
-    let bytes = skelmap_core::ms3d::Ms3dBuilder::default().write().unwrap(); // nothing at all
+    let bytes = skelmap_core::ms3d::Builder::default().write().unwrap(); // nothing at all
     let model = Model::from_bytes(&bytes).unwrap();
     let scene = at(&model, None);
     assert_eq!((scene.num_triangles(), scene.skeleton.is_none()), (0, true));

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use skelmap::core::dpm::{DpmLayout, write::DpmBuilder};
+use skelmap::core::dpm;
 use skelmap::core::synth;
 
 /// `../shared/corpus/<sub>` next to the checkout, or `None` with a message saying why the
@@ -99,12 +99,12 @@ pub fn manifest(folder: &str) -> Vec<ManifestRow> {
 
 /// The default procedural tube: 4 bones (the last an attachment), 1 mesh of 136 vertices and
 /// 256 triangles, 9 frames (`bind`, `wave_1` … `wave_8`).
-pub fn tube_builder() -> DpmBuilder {
+pub fn tube_builder() -> dpm::Builder {
     synth::tube(&synth::TubeParams::default())
 }
 
 /// The default tube, written, with the offsets of its structures.
-pub fn tube() -> (Vec<u8>, DpmLayout) {
+pub fn tube() -> (Vec<u8>, dpm::Layout) {
     tube_builder().write_with_layout().unwrap()
 }
 

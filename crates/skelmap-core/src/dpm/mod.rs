@@ -2,7 +2,7 @@
 //!
 //! - [`raw`]: the on-disk structs, as in `model_dpmodel.h`;
 //! - [`Dpm`]: the validated zero-copy view ([`Dpm::parse`]) and its accessors;
-//! - [`write`](mod@write): [`DpmBuilder`], which writes files in dpmodel's order.
+//! - [`write`](mod@write): [`Builder`], which writes files in dpmodel's order.
 //!
 //! ## Semantics worth knowing
 //!
@@ -35,4 +35,4 @@ pub mod write;
 
 pub use crate::pose::Bone;
 pub use view::{Dpm, Frame, Mesh};
-pub use write::{BoneDef, Bounds, DpmBuilder, DpmLayout, FrameDef, Influence, MeshDef};
+pub use write::{BoneDef, Bounds, Builder, FrameDef, Influence, Layout, MeshDef};

@@ -1,4 +1,4 @@
-//! Writing DPM files: [`DpmBuilder`].
+//! Writing DPM files: [`Builder`].
 //!
 //! The builder writes exactly what it is given, valid or not, so it also serves to make
 //! malformed test fixtures; [`Dpm::parse`](super::Dpm::parse) is the judge. The layout is
@@ -103,9 +103,9 @@ impl FrameDef {
     }
 }
 
-/// Where [`DpmBuilder::write_with_layout`] put each structure (for tests that patch bytes).
+/// Where [`Builder::write_with_layout`] put each structure (for tests that patch bytes).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DpmLayout {
+pub struct Layout {
     /// Offset of the bone table.
     pub ofs_bones: u64,
     /// Offset of the mesh table.
@@ -138,10 +138,10 @@ pub struct MeshLayout {
 /// Builds a DPM file from bones, meshes and frames.
 ///
 /// ```
-/// use skelmap_core::dpm::{BoneDef, Dpm, DpmBuilder, FrameDef, Influence, MeshDef};
+/// use skelmap_core::dpm::{BoneDef, Dpm, Builder, FrameDef, Influence, MeshDef};
 /// use skelmap_core::dpm::write::IDENTITY;
 ///
-/// let mut b = DpmBuilder::default();
+/// let mut b = Builder::default();
 /// b.bones.push(BoneDef::new("root", -1));
 /// b.meshes.push(MeshDef {
 ///     shader: b"skin".to_vec(),
@@ -159,7 +159,7 @@ pub struct MeshLayout {
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DpmBuilder {
+pub struct Builder {
     /// Bones, parents first.
     pub bones: Vec<BoneDef>,
     /// Meshes.
@@ -170,7 +170,7 @@ pub struct DpmBuilder {
     pub bounds: Option<Bounds>,
 }
 
-impl DpmBuilder {
+impl Builder {
     /// Writes the file.
     ///
     /// # Errors
@@ -185,8 +185,8 @@ impl DpmBuilder {
     ///
     /// # Errors
     ///
-    /// As [`DpmBuilder::write`].
-    pub fn write_with_layout(&self) -> Result<(Vec<u8>, DpmLayout)> {
+    /// As [`Builder::write`].
+    pub fn write_with_layout(&self) -> Result<(Vec<u8>, Layout)> {
         let layout = self.layout();
         let frame_bounds: Vec<Bounds> = self
             .frames
@@ -276,8 +276,8 @@ impl DpmBuilder {
         Ok((out, layout))
     }
 
-    /// Computes the offsets [`DpmBuilder::write`] will use.
-    fn layout(&self) -> DpmLayout {
+    /// Computes the offsets [`Builder::write`] will use.
+    fn layout(&self) -> Layout {
         let mut at = size_of::<Header>() as u64;
         let mut take = |size: u64| {
             let start = at;
@@ -301,7 +301,7 @@ impl DpmBuilder {
         }
         let pose_block = n(self.bones.len(), size_of::<BonePose>());
         let frame_poses = self.frames.iter().map(|_| take(pose_block)).collect();
-        DpmLayout {
+        Layout {
             ofs_bones,
             ofs_meshs,
             ofs_frames,

@@ -32,7 +32,7 @@ pub enum TexcoordLayout {
 #[derive(Debug, Clone, Copy)]
 enum Kind<'a> {
     Dpm(dpm::Mesh<'a>),
-    Skm(skm::SkmMeshView<'a>),
+    Skm(skm::Mesh<'a>),
     Ms3d(&'a Ms3d<'a>),
     Mdl(&'a Mdl<'a>),
     Hmp(&'a Hmp<'a>),

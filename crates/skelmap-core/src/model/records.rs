@@ -22,7 +22,7 @@ pub enum Records<'a> {
     /// A DPM mesh's records.
     Dpm(dpm::Mesh<'a>),
     /// An SKM mesh's records.
-    Skm(skm::SkmMeshView<'a>),
+    Skm(skm::Mesh<'a>),
     /// Converted bind-pose records.
     Weighted(RecordsMesh<'a>),
 }

@@ -4,7 +4,7 @@
 //! - [`raw`]: the on-disk records of the 1.7.3 specification and the 1.8 tail;
 //! - [`Ms3d`]: the validated view ([`Ms3d::parse`]) and its accessors;
 //! - [`anim`]: rest and animated joint matrices, and vertices skinned with them;
-//! - [`write`](mod@write): [`Ms3dBuilder`], which writes fixtures and fuzz seeds.
+//! - [`write`](mod@write): [`Builder`], which writes fixtures and fuzz seeds.
 //!
 //! ## Layout and the optional tail
 //!
@@ -40,4 +40,4 @@ mod view;
 pub mod write;
 
 pub use view::{Comment, CommentKind, Group, Joint, Ms3d, VertexExtra, VertexWeights};
-pub use write::{Ms3dBuilder, Ms3dGroupDef, Ms3dJointDef, Ms3dTail};
+pub use write::{Builder, GroupDef, JointDef, Tail};

@@ -1,4 +1,4 @@
-//! Writing MS3D files: [`Ms3dBuilder`] (fixtures and fuzz seeds).
+//! Writing MS3D files: [`Builder`] (fixtures and fuzz seeds).
 //!
 //! Writes exactly what it is given, valid or not; [`Ms3d::parse`](super::Ms3d::parse) judges.
 
@@ -17,7 +17,7 @@ type Le = LittleEndian;
 
 /// A group to write.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ms3dGroupDef {
+pub struct GroupDef {
     /// Name, at most 32 bytes.
     pub name: Vec<u8>,
     /// Indices of the group's triangles.
@@ -28,7 +28,7 @@ pub struct Ms3dGroupDef {
 
 /// A joint to write.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ms3dJointDef {
+pub struct JointDef {
     /// Name, at most 32 bytes.
     pub name: Vec<u8>,
     /// Parent's name; empty for a root.
@@ -54,7 +54,7 @@ pub type VertexExtraDef = (i32, Vec<([i8; 3], [u8; 3])>);
 /// The optional MilkShape 1.8 tail. Sections are written in order up to the last one given
 /// (an absent section before a present one is written empty, as MilkShape does).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ms3dTail {
+pub struct Tail {
     /// Group, material and joint comments as `(index, text)`, and the model comment.
     pub comments: Option<CommentsDef>,
     /// Vertex extras: sub-version (1, 2 or 3) and per vertex `(extra joints, weights)`.
@@ -67,7 +67,7 @@ pub struct Ms3dTail {
 
 /// Builds an MS3D file.
 #[derive(Debug, Clone)]
-pub struct Ms3dBuilder {
+pub struct Builder {
     /// File version (3 or 4).
     pub version: i32,
     /// Vertices: model-space position and joint (−1 for none).
@@ -75,20 +75,20 @@ pub struct Ms3dBuilder {
     /// Triangles as raw records.
     pub triangles: Vec<Triangle>,
     /// Groups.
-    pub groups: Vec<Ms3dGroupDef>,
+    pub groups: Vec<GroupDef>,
     /// Materials: name and diffuse colour.
     pub materials: Vec<(Vec<u8>, [f32; 4])>,
     /// Frames per second, current time, total frames.
     pub keyframer: (f32, f32, i32),
     /// Joints.
-    pub joints: Vec<Ms3dJointDef>,
+    pub joints: Vec<JointDef>,
     /// The 1.8 tail.
-    pub tail: Ms3dTail,
+    pub tail: Tail,
 }
 
-impl Default for Ms3dBuilder {
+impl Default for Builder {
     fn default() -> Self {
-        Ms3dBuilder {
+        Builder {
             version: 4,
             vertices: Vec::new(),
             triangles: Vec::new(),
@@ -96,7 +96,7 @@ impl Default for Ms3dBuilder {
             materials: Vec::new(),
             keyframer: (24.0, 0.0, 1),
             joints: Vec::new(),
-            tail: Ms3dTail::default(),
+            tail: Tail::default(),
         }
     }
 }
@@ -141,7 +141,7 @@ fn i32_le(out: &mut Vec<u8>, v: i32) {
     out.extend_from_slice(I32::<Le>::new(v).as_bytes());
 }
 
-impl Ms3dBuilder {
+impl Builder {
     /// Writes the file.
     ///
     /// # Errors

@@ -43,7 +43,7 @@ impl<'data> MeshGeometry<'data> {
 }
 
 /// A mesh of pre-weighted skeletal vertices: a DPM [`Mesh`](crate::dpm::Mesh) (big-endian) or
-/// an SKM [`SkmMeshView`](crate::skm::SkmMeshView) (little-endian). Code written against this
+/// an SKM [`Mesh`](crate::skm::Mesh) (little-endian). Code written against this
 /// trait (skinning, export, statistics) serves both formats.
 ///
 /// ```

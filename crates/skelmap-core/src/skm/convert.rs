@@ -13,7 +13,7 @@
 
 use glam::{Mat3, Quat, Vec3};
 
-use super::write::{SkmBuilder, SkmMeshDef, SkpBuilder, SkpFrameDef};
+use super::write::{FrameDef, MeshDef, SkmBuilder, SkpBuilder};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::dpm::Dpm;
 use crate::dpm::write::Matrix3x4;
@@ -82,7 +82,7 @@ pub fn from_dpm(dpm: &Dpm<'_>, diag: &mut Diagnostics) -> Converted {
                     (quat, origin)
                 })
                 .collect();
-            SkpFrameDef {
+            FrameDef {
                 name: frame.name().to_vec(),
                 poses,
             }
@@ -108,7 +108,7 @@ pub fn from_dpm(dpm: &Dpm<'_>, diag: &mut Diagnostics) -> Converted {
             let mut references: Vec<u32> = vertices.iter().flatten().map(|i| i.bone).collect();
             references.sort_unstable();
             references.dedup();
-            SkmMeshDef {
+            MeshDef {
                 shader: mesh.shader_name().to_vec(),
                 name: mesh.shader_name().to_vec(),
                 vertices,

@@ -138,16 +138,16 @@ impl<'data> Skm<'data> {
     /// The meshes, in file order.
     pub fn meshes(
         &self,
-    ) -> impl ExactSizeIterator<Item = SkmMeshView<'data>> + DoubleEndedIterator + Clone {
+    ) -> impl ExactSizeIterator<Item = Mesh<'data>> + DoubleEndedIterator + Clone {
         let data = self.data;
-        self.meshes.iter().map(move |raw| SkmMeshView { data, raw })
+        self.meshes.iter().map(move |raw| Mesh { data, raw })
     }
 
     /// Mesh `index`, or `None` if out of range.
     #[must_use]
-    pub fn mesh(&self, index: usize) -> Option<SkmMeshView<'data>> {
+    pub fn mesh(&self, index: usize) -> Option<Mesh<'data>> {
         let data = self.data;
-        self.meshes.get(index).map(|raw| SkmMeshView { data, raw })
+        self.meshes.get(index).map(|raw| Mesh { data, raw })
     }
 
     /// Vertices summed over all meshes.
@@ -207,12 +207,12 @@ fn check_mesh(pass: &mut MeshPass<'_, '_>, mesh: &SkmMesh, at: u64) -> Result<()
 
 /// One mesh of an [`Skm`]: names, vertices, texture coordinates, triangles, bone references.
 #[derive(Debug, Clone, Copy)]
-pub struct SkmMeshView<'data> {
+pub struct Mesh<'data> {
     data: &'data [u8],
     raw: &'data SkmMesh,
 }
 
-impl<'data> SkmMeshView<'data> {
+impl<'data> Mesh<'data> {
     fn reader(&self) -> Reader<'data> {
         Reader::new(self.data, FORMAT)
     }
@@ -268,7 +268,7 @@ impl<'data> SkmMeshView<'data> {
     }
 }
 
-impl<'data> SkeletalMesh<'data> for SkmMeshView<'data> {
+impl<'data> SkeletalMesh<'data> for Mesh<'data> {
     type Order = LittleEndian;
 
     fn geometry(&self) -> MeshGeometry<'data> {

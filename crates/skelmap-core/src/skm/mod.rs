@@ -33,10 +33,10 @@ pub mod resolve;
 mod skp;
 pub mod write;
 
-pub use mesh::{Skm, SkmMeshView};
+pub use mesh::{Mesh, Skm};
 pub use resolve::{SkmFiles, SkmModel};
-pub use skp::{Skp, SkpFrameView};
-pub use write::{SkmBuilder, SkmMeshDef, SkpBuilder, SkpFrameDef};
+pub use skp::{Frame, Skp};
+pub use write::{FrameDef, MeshDef, SkmBuilder, SkpBuilder};
 
 /// The header words an SKM and an SKP share, at the same offsets in both.
 pub(crate) struct SharedHeader {

@@ -174,9 +174,9 @@ impl<'data> Skp<'data> {
     /// The frames, in file order.
     pub fn frames(
         &self,
-    ) -> impl ExactSizeIterator<Item = SkpFrameView<'data>> + DoubleEndedIterator + Clone {
+    ) -> impl ExactSizeIterator<Item = Frame<'data>> + DoubleEndedIterator + Clone {
         let (data, num_bones) = (self.data, self.num_bones());
-        self.frames.iter().map(move |raw| SkpFrameView {
+        self.frames.iter().map(move |raw| Frame {
             data,
             raw,
             num_bones,
@@ -185,7 +185,7 @@ impl<'data> Skp<'data> {
 
     /// Frame `index`, or `None` if out of range.
     #[must_use]
-    pub fn frame(&self, index: usize) -> Option<SkpFrameView<'data>> {
+    pub fn frame(&self, index: usize) -> Option<Frame<'data>> {
         self.frames().nth(index)
     }
 
@@ -279,13 +279,13 @@ fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Resul
 
 /// One frame of an [`Skp`]: a name and one parent-relative pose per bone.
 #[derive(Debug, Clone, Copy)]
-pub struct SkpFrameView<'data> {
+pub struct Frame<'data> {
     data: &'data [u8],
     raw: &'data SkpFrame,
     num_bones: usize,
 }
 
-impl<'data> SkpFrameView<'data> {
+impl<'data> Frame<'data> {
     /// The name bytes, up to the first NUL.
     #[must_use]
     pub fn name(&self) -> &'data [u8] {

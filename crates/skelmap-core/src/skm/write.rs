@@ -21,7 +21,7 @@ type Le = LittleEndian;
 
 /// A mesh to write into an SKM.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SkmMeshDef {
+pub struct MeshDef {
     /// Shader (texture) name, at most 64 bytes.
     pub shader: Vec<u8>,
     /// Mesh name, at most 64 bytes.
@@ -53,7 +53,7 @@ pub struct SkmBuilder {
     /// Bones of the skeleton the meshes are weighted to.
     pub num_bones: u32,
     /// Meshes.
-    pub meshes: Vec<SkmMeshDef>,
+    pub meshes: Vec<MeshDef>,
 }
 
 impl SkmBuilder {
@@ -138,7 +138,7 @@ impl SkmBuilder {
 
 /// One frame to write into an SKP.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SkpFrameDef {
+pub struct FrameDef {
     /// Frame name, at most 64 bytes.
     pub name: Vec<u8>,
     /// Per bone: quaternion `(x, y, z, w)` and origin, relative to the parent; missing entries
@@ -165,7 +165,7 @@ pub struct SkpBuilder {
     /// Bones, parents first (names at most 64 bytes).
     pub bones: Vec<BoneDef>,
     /// Frames; frame 0 is the bind pose.
-    pub frames: Vec<SkpFrameDef>,
+    pub frames: Vec<FrameDef>,
 }
 
 /// The identity pose: no rotation `(0, 0, 0, 1)`, no translation.

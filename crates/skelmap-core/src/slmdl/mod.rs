@@ -60,4 +60,4 @@ pub mod write;
 
 pub use anim::{Easing, SlAnim};
 pub use view::{AttributeKind, Header, SLMDL_MAGIC, SlMdl, SlModel, Strided};
-pub use write::{KeyframeDef, SkinnedVertex, SlAnimBuilder, SlMdlBuilder};
+pub use write::{AnimBuilder, KeyframeDef, MdlBuilder, VertexDef};

@@ -9,9 +9,9 @@ use super::view::{AttributeKind, Header, MAX_ATTRIBUTES, SLMDL_MAGIC};
 
 type Le = LittleEndian;
 
-/// One vertex of the D3D9-style layout [`SlMdlBuilder::skinned`] writes.
+/// One vertex of the D3D9-style layout [`MdlBuilder::skinned`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct SkinnedVertex {
+pub struct VertexDef {
     /// Position.
     pub position: [f32; 3],
     /// Normal.
@@ -26,7 +26,7 @@ pub struct SkinnedVertex {
 
 /// Builds an SL `mdl`: a declaration and the interleaved vertex bytes.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SlMdlBuilder {
+pub struct MdlBuilder {
     /// Bounding-sphere radius.
     pub radius: f32,
     /// Attribute `(type code, size)` pairs, at most 16 are written.
@@ -37,11 +37,11 @@ pub struct SlMdlBuilder {
     pub vertices: Vec<u8>,
 }
 
-impl SlMdlBuilder {
+impl MdlBuilder {
     /// The D3D9-style layout: position, normal, three blend weights, four blend indices and a
     /// texcoord (48 bytes per vertex), from per-vertex values.
     #[must_use]
-    pub fn skinned(vertices: &[SkinnedVertex]) -> Self {
+    pub fn skinned(vertices: &[VertexDef]) -> Self {
         let mut bytes = Vec::with_capacity(vertices.len() * 48);
         let mut radius = 0.0f32;
         for v in vertices {
@@ -55,7 +55,7 @@ impl SlMdlBuilder {
                 bytes.extend_from_slice(F32::<Le>::new(*f).as_bytes());
             }
         }
-        SlMdlBuilder {
+        MdlBuilder {
             radius,
             attributes: [
                 (AttributeKind::Position, 12),
@@ -109,14 +109,14 @@ pub struct KeyframeDef {
 
 /// Builds an SL `.anim`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SlAnimBuilder {
+pub struct AnimBuilder {
     /// Bones per keyframe.
     pub bones: u32,
     /// Keyframes, in time order.
     pub keyframes: Vec<KeyframeDef>,
 }
 
-impl SlAnimBuilder {
+impl AnimBuilder {
     /// Writes the file.
     #[must_use]
     pub fn write(&self) -> Vec<u8> {
