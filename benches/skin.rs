@@ -17,6 +17,7 @@
 
 mod common;
 
+use skelmap::Parse;
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -6,6 +6,7 @@
 //! See the README for the support table and the safety contract.
 //!
 //! ```
+//! use skelmap::Parse;
 //! use skelmap::{dpm::Dpm, synth};
 //!
 //! let bytes = synth::tube(&synth::TubeParams::default()).write()?;

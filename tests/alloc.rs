@@ -3,6 +3,7 @@
 //! global allocator is process-wide; its single test runs alone.)
 #![allow(clippy::unwrap_used)]
 
+use skelmap::Parse;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 

@@ -6,6 +6,7 @@ pub mod export;
 
 pub use export::export;
 
+use skelmap_core::Parse;
 use skelmap_core::gamestudio::{Hmp, Mdl};
 use skelmap_core::ms3d::Ms3d;
 use skelmap_core::skm::{Skm, SkmModel, Skp};

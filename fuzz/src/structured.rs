@@ -3,6 +3,7 @@
 
 use arbitrary::Arbitrary;
 use skelmap_core::Diagnostics;
+use skelmap_core::Parse;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::write::{MdlBuilder, MdlFrameDef, SkinDef};
 use skelmap_core::ms3d;

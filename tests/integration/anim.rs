@@ -2,6 +2,7 @@
 //! straight from the files' matrices, across formats (DPM and its SKM conversion), and at the
 //! sampling endpoints.
 
+use skelmap::Parse;
 use skelmap::dpm::Dpm;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap::skin::{SkinError, skin_scalar};

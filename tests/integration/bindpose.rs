@@ -2,6 +2,7 @@
 //! hierarchy order, frames as `PoseFrames`, and the bind-pose kernels (linear blend and dual
 //! quaternions).
 
+use skelmap::Parse;
 use skelmap::glam::{Affine3A, Vec3};
 use skelmap::ms3d::{self, Ms3d};
 use skelmap::pose::{self, BindPoseMesh, Interpolation, LocalPose, Palette, PoseFrames};

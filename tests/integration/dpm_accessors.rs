@@ -1,5 +1,6 @@
 //! Writer → parser round trips: every accessor returns exactly what the builder was given.
 
+use skelmap::Parse;
 use skelmap::dpm::raw::DPMBONEFLAG_ATTACHMENT;
 use skelmap::dpm::{self, Dpm};
 use skelmap::synth::{TubeParams, tube};

@@ -3,6 +3,7 @@
 //! per-vertex influence sums, shader names, zero-weight entries and duplicate bone names.
 
 use sha2::{Digest, Sha256};
+use skelmap::Parse;
 use skelmap::{Diagnostics, Limits, SkeletalMesh, Skeleton, Source, dpm::Dpm};
 
 use crate::support::{corpus_dir, manifest};

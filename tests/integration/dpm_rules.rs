@@ -4,6 +4,7 @@
 //! Fixture: the default tube (support::tube): 4 bones, 1 mesh (136 vertices, 256 triangles),
 //! 9 frames, laid out by the builder in dpmodel order; `layout` gives every offset.
 
+use skelmap::Parse;
 use skelmap::{Diagnostics, Error, Format, Limits, dpm::Dpm};
 
 use crate::support::{hdr, put_f32, put_i32, put_u32, tube};

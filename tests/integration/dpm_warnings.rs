@@ -1,6 +1,7 @@
 //! The "Warnings (accept)" list of FORMATS.md §2.7: each oddity is accepted and recorded once
 //! per kind, with the location of its first occurrence and a count.
 
+use skelmap::Parse;
 use skelmap::{Diagnostics, Limits, SkeletalMesh, WarningKind, dpm::Dpm};
 
 use crate::support::{hdr, put_f32, put_u32, tube};

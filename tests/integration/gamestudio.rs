@@ -2,6 +2,7 @@
 //! test per validation rule of FORMATS.md §4.5 and §5.3 (fixtures from the builders), skin
 //! decoding, the morph kernels and terrain meshes.
 
+use skelmap::Parse;
 use skelmap::gamestudio::morph::{tween_scalar, tween_simd};
 use skelmap::gamestudio::skin::grey_palette;
 use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef, SkinDef};

@@ -3,6 +3,7 @@
 //! models (proptest), across chunk boundaries, in both output orders, and on their errors.
 
 use proptest::prelude::*;
+use skelmap::Parse;
 use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::{

@@ -3,6 +3,7 @@
 //! still validates, every accessor is walked and the view's invariants are checked.
 
 use proptest::prelude::*;
+use skelmap::Parse;
 use skelmap::{Error, dpm::Dpm};
 
 use crate::exercise;

@@ -3,6 +3,7 @@
 //!
 //! `SKELMAP_BLESS=1 cargo test --test integration seeds` rewrites the generated seeds.
 
+use skelmap::Parse;
 use std::path::{Path, PathBuf};
 
 use skelmap::dpm::{Dpm, MeshDef};

@@ -1,5 +1,6 @@
 //! Skeleton resolution, levels of detail, round trips and the conversion of every corpus DPM.
 
+use skelmap::Parse;
 use std::collections::HashMap;
 
 use skelmap::FsResolver;

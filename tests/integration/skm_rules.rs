@@ -5,6 +5,7 @@
 //! references. SKP fixture: header (28 B), 4 bones (72 B) at 28, 9 frames (68 B) at 316, then
 //! 9 pose blocks of 4 × 28 B.
 
+use skelmap::Parse;
 use skelmap::skm::{Skm, SkmModel, Skp};
 use skelmap::{Diagnostics, Error, Format, Limits, WarningKind};
 

@@ -1,6 +1,7 @@
 //! The SL `mdl` and `.anim` pair: one test per validation rule (fixtures from the writers),
 //! strided attribute views, influences, easing and sampling, truncation and mutation.
 
+use skelmap::Parse;
 use skelmap::slmdl::{self, AttributeKind, Easing, KeyframeDef, SlAnim, SlMdl};
 use skelmap::{Error, Format, Limits};
 

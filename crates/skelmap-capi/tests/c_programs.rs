@@ -8,6 +8,7 @@
 //! always runs. Without a C compiler the test fails: `.ci/run` installs one.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use skelmap_core::Parse;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

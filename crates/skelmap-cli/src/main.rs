@@ -1,5 +1,6 @@
 //! `skelmap`: inspect, validate, measure, export and preview classic game model files.
 
+use skelmap_core::Parse;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

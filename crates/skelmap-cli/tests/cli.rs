@@ -1,6 +1,7 @@
 //! The `skelmap` binary as a user runs it: exit codes, output lines, JSON numbers.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use skelmap_core::Parse;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

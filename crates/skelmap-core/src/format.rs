@@ -129,6 +129,21 @@ impl Format {
         }
     }
 
+    /// The magic as the error for a file that lacks it quotes it: every version skelmap
+    /// reads, for MDL and HMP.
+    #[must_use]
+    pub fn magic_text(self) -> &'static str {
+        match self {
+            Format::Dpm => "\"DARKPLACESMODEL\\0\"",
+            Format::Skm | Format::Skp => "\"SKM1\"",
+            Format::Ms3d => "\"MS3D000000\"",
+            Format::Mdl => "\"MDL3\", \"MDL4\" or \"MDL5\"",
+            Format::Hmp => "\"HMP5\" or \"HMP7\"",
+            Format::SlMdl => "\"mdl\\0\"",
+            Format::SlAnim => "none",
+        }
+    }
+
     /// The short upper-case name used in messages (`"DPM"`).
     #[must_use]
     pub fn name(self) -> &'static str {

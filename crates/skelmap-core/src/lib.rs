@@ -7,6 +7,7 @@
 //! every offset, count and index in range.
 //!
 //! ```
+//! use skelmap_core::Parse;
 //! use skelmap_core::{dpm::Dpm, synth, Diagnostics, Limits, SkeletalMesh};
 //!
 //! // Any &[u8] works: a memory map, a Vec, an embedded asset.
@@ -61,6 +62,7 @@ mod limits;
 pub mod model;
 pub mod ms3d;
 pub mod name;
+mod parse;
 pub mod pose;
 mod read;
 pub mod resolver;
@@ -80,6 +82,7 @@ pub use error::{Error, Result};
 pub use format::{Format, UnknownFormat};
 pub use limits::Limits;
 pub use model::Model;
+pub use parse::Parse;
 pub use pose::{Bone, MeshGeometry, SkeletalMesh, Skeleton};
 pub use resolver::{FsResolver, Resolver};
 pub use source::Source;

@@ -28,6 +28,14 @@ pub(crate) fn check_file_size(format: Format, data: &[u8], limits: &Limits) -> R
     Ok(())
 }
 
+/// The checks every format's validation starts with: the data within
+/// [`Limits::max_file_size`], and starting with the format's magic (or a truncated prefix of
+/// it, left for the header read to report).
+pub(crate) fn begin(format: Format, data: &[u8], limits: &Limits) -> Result<()> {
+    check_file_size(format, data, limits)?;
+    check_magic(format, data, format.magic(), format.magic_text())
+}
+
 /// Accepts data that starts with `magic` or is a (truncated) prefix of it.
 ///
 /// A prefix is left for the header read to report as truncated; anything else is not a file of

@@ -27,6 +27,7 @@ enum Bytes<'data> {
 /// must outlive them, which the borrow checker enforces.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::{Source, dpm::Dpm, synth};
 /// let path = std::env::temp_dir().join("skelmap-source-doctest.dpm");
 /// std::fs::write(&path, synth::tube(&synth::TubeParams::default()).write()?).unwrap();

@@ -180,6 +180,7 @@ fn rotation_z(angle: f32) -> Matrix3x4 {
 /// least 1.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::slmdl::{SlAnim, SlMdl};
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 180.0);
 /// let (mdl, anim) = (mdl.write(), anim.write());

@@ -3,6 +3,7 @@
 //! own posed vertices; OBJ and PNG output; the error cases.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use skelmap_core::Parse;
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec3};

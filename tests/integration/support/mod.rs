@@ -1,5 +1,6 @@
 //! Shared helpers: the shared corpus, its MANIFEST, fixtures and byte patching.
 
+use skelmap::Parse;
 use std::path::PathBuf;
 
 use skelmap::core::dpm;

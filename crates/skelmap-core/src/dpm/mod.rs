@@ -1,7 +1,7 @@
 //! DarkPlaces DPM: skeletal models with hierarchical 3×4 bone poses, big-endian.
 //!
 //! - [`raw`]: the on-disk structs, as in `model_dpmodel.h`;
-//! - [`Dpm`]: the validated zero-copy view ([`Dpm::parse`]) and its accessors;
+//! - [`Dpm`]: the validated zero-copy view ([`Parse`](crate::Parse)) and its accessors;
 //! - [`write`](mod@write): [`Builder`], which writes files in dpmodel's order.
 //!
 //! ## Semantics worth knowing

@@ -22,38 +22,27 @@ use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::parse::Parse;
 use crate::read::Reader;
 use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
 
 const FORMAT: Format = Format::Dpm;
 
-impl<'data> Dpm<'data> {
-    /// Validates `data` as a DPM with the default [`Limits`], discarding warnings.
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the format rules, as a typed [`Error`] naming the structure, field and
-    /// byte offset; [`Error::Limit`] when a count exceeds [`Limits::DEFAULT`].
-    pub fn parse(data: &'data [u8]) -> Result<Dpm<'data>> {
-        Dpm::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Every rule of `FORMATS.md` §2.7 (see the [module docs](super)).
+///
+/// ```
+/// use skelmap_core::{dpm::Dpm, synth, Diagnostics, Limits, Parse};
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let mut diag = Diagnostics::new();
+/// let model = Dpm::parse_with(&bytes, &Limits::default(), &mut diag)?;
+/// assert!(diag.is_empty());
+/// assert_eq!(model.num_bones(), 4);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+impl<'data> Parse<'data> for Dpm<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` as a DPM under `limits`, recording non-fatal findings in `diag`.
-    ///
-    /// ```
-    /// use skelmap_core::{dpm::Dpm, synth, Diagnostics, Limits};
-    /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
-    /// let mut diag = Diagnostics::new();
-    /// let model = Dpm::parse_with(&bytes, &Limits::default(), &mut diag)?;
-    /// assert!(diag.is_empty());
-    /// assert_eq!(model.num_bones(), 4);
-    /// # Ok::<(), skelmap_core::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// As [`Dpm::parse`], with the caller's limits.
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
@@ -139,8 +128,7 @@ fn check_header<'data>(
     limits: &Limits,
     diag: &mut Diagnostics,
 ) -> Result<&'data [u8]> {
-    rules::check_file_size(FORMAT, data, limits)?;
-    rules::check_magic(FORMAT, data, raw::DPM_MAGIC, "\"DARKPLACESMODEL\\0\"")?;
+    rules::begin(FORMAT, data, limits)?;
     let header: &Header = Reader::new(data, FORMAT).ref_at("header", 0)?;
     let at = |f: usize| f as u64;
     rules::check_type(

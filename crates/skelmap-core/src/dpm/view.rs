@@ -19,9 +19,10 @@ use crate::read::Reader;
 
 /// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
-/// Built by [`Dpm::parse`] or [`Dpm::parse_with`].
+/// Built by [`Parse::parse`](crate::Parse::parse) or [`Parse::parse_with`](crate::Parse::parse_with).
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Dpm::parse(&bytes)?;

@@ -1,7 +1,7 @@
 //! Writing DPM files: [`Builder`].
 //!
 //! The builder writes exactly what it is given, valid or not, so it also serves to make
-//! malformed test fixtures; [`Dpm::parse`](super::Dpm::parse) is the judge. The layout is
+//! malformed test fixtures; [`Dpm::parse`](crate::Parse::parse) is the judge. The layout is
 //! dpmodel's: header, bones, mesh headers, frame headers, then for each mesh its vertices,
 //! texture coordinates, indices and group ids, then for each frame its bone poses. Every
 //! structure is a multiple of 4 bytes, so every offset is 4-aligned.
@@ -138,6 +138,7 @@ pub struct MeshLayout {
 /// Builds a DPM file from bones, meshes and frames.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::dpm::{BoneDef, Dpm, Builder, FrameDef, Influence, MeshDef};
 /// use skelmap_core::dpm::write::IDENTITY;
 ///

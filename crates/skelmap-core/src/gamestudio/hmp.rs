@@ -36,6 +36,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
+use crate::parse::Parse;
 use crate::read::Reader;
 use crate::rules;
 use crate::skin::morph::{MorphError, normalise};
@@ -143,28 +144,16 @@ pub struct Hmp<'data> {
     frames: Vec<HmpFrame<'data>>,
 }
 
-impl<'data> Hmp<'data> {
-    /// Validates `data` with the default [`Limits`], discarding warnings.
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the rules, naming the field and offset; [`Error::Unsupported`] for
-    /// HMP4 and for HMP7 skin kinds no file proves.
-    pub fn parse(data: &'data [u8]) -> Result<Hmp<'data>> {
-        Hmp::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Validates `data` under `limits`, recording findings in `diag`.
+impl<'data> Parse<'data> for Hmp<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` under `limits`, recording findings in `diag`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Hmp::parse`].
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
     ) -> Result<Hmp<'data>> {
-        rules::check_file_size(FORMAT, data, limits)?;
+        rules::begin(FORMAT, data, limits)?;
         let version = match data.get(..4) {
             Some(b"HMP5") => HmpVersion::Hmp5,
             Some(b"HMP7") => HmpVersion::Hmp7,
@@ -335,7 +324,9 @@ impl<'data> Hmp<'data> {
             frames,
         })
     }
+}
 
+impl<'data> Hmp<'data> {
     /// The version.
     #[must_use]
     pub fn version(&self) -> HmpVersion {
@@ -385,6 +376,7 @@ impl<'data> Hmp<'data> {
     /// blended and renormalised.
     ///
     /// ```
+    /// use skelmap_core::Parse;
     /// use skelmap_core::gamestudio::{Hmp, write::HmpBuilder};
     /// let bytes = HmpBuilder {
     ///     row: 2.0,                                  // a 2 × 2 grid

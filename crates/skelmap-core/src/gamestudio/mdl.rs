@@ -13,6 +13,7 @@ use crate::floatbits::{Masks, flat};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
+use crate::parse::Parse;
 use crate::read::Reader;
 use crate::rules;
 
@@ -118,28 +119,16 @@ pub struct Mdl<'data> {
     frames: Vec<MdlFrame<'data>>,
 }
 
-impl<'data> Mdl<'data> {
-    /// Validates `data` with the default [`Limits`], discarding warnings.
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the rules, naming the field and offset; [`Error::Unsupported`] for
-    /// MDL2 and MDL7, naming the version.
-    pub fn parse(data: &'data [u8]) -> Result<Mdl<'data>> {
-        Mdl::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Validates `data` under `limits`, recording findings in `diag`.
+impl<'data> Parse<'data> for Mdl<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` under `limits`, recording findings in `diag`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Mdl::parse`].
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
     ) -> Result<Mdl<'data>> {
-        rules::check_file_size(FORMAT, data, limits)?;
+        rules::begin(FORMAT, data, limits)?;
         let version = match data.get(..4) {
             Some(b"MDL3") => MdlVersion::Mdl3,
             Some(b"MDL4") => MdlVersion::Mdl4,
@@ -403,7 +392,9 @@ impl<'data> Mdl<'data> {
             frames,
         })
     }
+}
 
+impl<'data> Mdl<'data> {
     /// The version.
     #[must_use]
     pub fn version(&self) -> MdlVersion {

@@ -10,6 +10,7 @@
 //! - for every format, DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`), when it
 //!   exists, which then gives the model's clips.
 
+use crate::Parse;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -160,6 +161,7 @@ impl<'data> Model<'data> {
     /// docs).
     ///
     /// ```
+    /// use skelmap_core::Parse;
     /// use std::collections::HashMap;
     /// use skelmap_core::skm::convert;
     /// use skelmap_core::{Diagnostics, Limits, Model, dpm::Dpm, synth};

@@ -2,7 +2,7 @@
 //! by Euler-angle and position keys.
 //!
 //! - [`raw`]: the on-disk records of the 1.7.3 specification and the 1.8 tail;
-//! - [`Ms3d`]: the validated view ([`Ms3d::parse`]) and its accessors;
+//! - [`Ms3d`]: the validated view ([`Parse`](crate::Parse)) and its accessors;
 //! - [`anim`]: rest and animated joint matrices, and vertices skinned with them;
 //! - [`write`](mod@write): [`Builder`], which writes fixtures and fuzz seeds.
 //!

@@ -6,8 +6,8 @@ use zerocopy::LittleEndian;
 use zerocopy::byteorder::{F32, I32, U16};
 
 use super::raw::{
-    GroupHead, Header, JointEx, JointHead, Keyframe, Keyframer, MS3D_MAGIC, Material, ModelEx,
-    Triangle, Vertex, VertexEx1, VertexEx2, VertexEx3,
+    GroupHead, Header, JointEx, JointHead, Keyframe, Keyframer, Material, ModelEx, Triangle,
+    Vertex, VertexEx1, VertexEx2, VertexEx3,
 };
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
@@ -15,6 +15,7 @@ use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
+use crate::parse::Parse;
 use crate::pose::{Bone, Skeleton};
 use crate::read::{Reader, Walk};
 use crate::rules;
@@ -216,28 +217,16 @@ pub struct Comment<'data> {
     pub text: &'data [u8],
 }
 
-impl<'data> Ms3d<'data> {
-    /// Validates `data` as an MS3D with the default [`Limits`], discarding warnings.
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the rules, as a typed [`Error`] naming the record, field and offset.
-    pub fn parse(data: &'data [u8]) -> Result<Ms3d<'data>> {
-        Ms3d::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Validates `data` as an MS3D under `limits`, recording findings in `diag`.
+impl<'data> Parse<'data> for Ms3d<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` as an MS3D under `limits`, recording findings in `diag`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Ms3d::parse`], with the caller's limits.
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
     ) -> Result<Ms3d<'data>> {
-        rules::check_file_size(FORMAT, data, limits)?;
-        rules::check_magic(FORMAT, data, MS3D_MAGIC, "\"MS3D000000\"")?;
+        rules::begin(FORMAT, data, limits)?;
         let reader = Reader::new(data, FORMAT);
         let mut walk = reader.walk(0);
         let header = walk.read::<Header>("header")?;
@@ -453,7 +442,9 @@ impl<'data> Ms3d<'data> {
         model.read_tail(walk, diag)?;
         Ok(model)
     }
+}
 
+impl<'data> Ms3d<'data> {
     /// Reads the optional MilkShape 1.8 tail: each section present if bytes remain.
     fn read_tail(&mut self, mut walk: Walk<'data>, diag: &mut Diagnostics) -> Result<()> {
         let end = self.data.len() as u64;

@@ -1,6 +1,6 @@
 //! Writing MS3D files: [`Builder`] (fixtures and fuzz seeds).
 //!
-//! Writes exactly what it is given, valid or not; [`Ms3d::parse`](super::Ms3d::parse) judges.
+//! Writes exactly what it is given, valid or not; [`Ms3d::parse`](crate::Parse::parse) judges.
 
 use zerocopy::byteorder::{F32, I32, LittleEndian, U16, U32};
 use zerocopy::{FromZeros, IntoBytes};

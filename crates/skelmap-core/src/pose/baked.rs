@@ -36,6 +36,7 @@ pub enum BakeError {
 /// bone, rotations unit length, with a copy of the source's bones.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::pose::{self, BakedFrames, Interpolation, LocalPose, Palette};
 /// use skelmap_core::skin;
 /// use skelmap_core::{dpm::Dpm, synth};

@@ -47,6 +47,7 @@ impl<'data> MeshGeometry<'data> {
 /// trait (skinning, export, statistics) serves both formats.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
 /// fn influences<'a>(mesh: &impl SkeletalMesh<'a>) -> usize {
 ///     mesh.vertices().map(|v| v.len()).sum()

@@ -64,6 +64,7 @@ impl<'data> Bone<'data> {
 /// bones).
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::{Skeleton, dpm::Dpm, synth};
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Dpm::parse(&bytes)?;

@@ -32,6 +32,7 @@ use crate::read::Reader;
 /// the palette, it stays where it is stored.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::pose::{LocalPose, Palette};
 /// use skelmap_core::skin::{WeightedRecords, skin_scalar};
 /// use skelmap_core::slmdl::{SlAnim, SlMdl};
@@ -194,6 +195,7 @@ fn weighted<'t, T>(
 /// keeps its bind position and normal.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::pose::{BindPoseMesh, LocalPose, Palette};
 /// use skelmap_core::skin::skin_bind_lbs;
 /// use skelmap_core::slmdl::{SlAnim, SlMdl};

@@ -9,6 +9,7 @@ use crate::pose::{Interpolation, LocalPose, Palette, PoseFrames, SkeletalMesh, s
 /// at the detected level); `None` for meshes without vertices.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::skin::skinned_frame_bounds;
 /// use skelmap_core::{dpm::Dpm, synth};
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;

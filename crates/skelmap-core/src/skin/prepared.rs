@@ -34,6 +34,7 @@ pub enum VertexOrder {
 /// influence); skinning from it allocates nothing.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
 /// use skelmap_core::skin::{self, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
@@ -392,6 +393,7 @@ pub struct SkinJob<'a> {
 /// instance's chunks run on its task's thread, so small meshes pay no per-mesh fork-join).
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::pose::{self, Palette};
 /// use skelmap_core::skin::{self, PreparedMesh, SimdLevel, SkinJob, SkinMatrices, VertexOrder};
 /// use skelmap_core::{dpm::Dpm, synth};

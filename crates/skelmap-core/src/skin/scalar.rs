@@ -32,6 +32,7 @@ pub enum SkinError {
 /// 1 and unit stored normals), not renormalised.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
 /// use skelmap_core::skin;
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};

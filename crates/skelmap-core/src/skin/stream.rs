@@ -16,6 +16,7 @@ use crate::pose::SkeletalMesh;
 /// [`skin_scalar`](super::skin_scalar)'s within rounding (fused multiply-adds).
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
 /// use skelmap_core::skin::{self, SimdLevel, SkinMatrices};
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};

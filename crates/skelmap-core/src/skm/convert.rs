@@ -36,6 +36,7 @@ pub struct Converted {
 /// Converts a validated DPM; non-orthonormal rotations are reported in `diag`.
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use skelmap_core::{Diagnostics, dpm::Dpm, skm::{Skm, Skp, SkmModel, convert}, synth};
 /// let dpm_bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let dpm = Dpm::parse(&dpm_bytes)?;

@@ -6,12 +6,13 @@ use std::borrow::Cow;
 use zerocopy::LittleEndian;
 use zerocopy::byteorder::U32;
 
-use super::raw::{self, SkmHeader, SkmMesh};
+use super::raw::{SkmHeader, SkmMesh};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
+use crate::parse::Parse;
 use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
 use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
@@ -29,29 +30,16 @@ pub struct Skm<'data> {
     meshes: &'data [SkmMesh],
 }
 
-impl<'data> Skm<'data> {
-    /// Validates `data` as an SKM with the default [`Limits`], discarding warnings.
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the rules, as a typed [`Error`] naming the field and byte offset;
-    /// [`Error::WrongFormat`] for an SKP skeleton file.
-    pub fn parse(data: &'data [u8]) -> Result<Skm<'data>> {
-        Skm::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Validates `data` as an SKM under `limits`, recording non-fatal findings in `diag`.
+impl<'data> Parse<'data> for Skm<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` as an SKM under `limits`, recording non-fatal findings in `diag`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Skm::parse`], with the caller's limits.
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
     ) -> Result<Skm<'data>> {
-        rules::check_file_size(FORMAT, data, limits)?;
-        rules::check_magic(FORMAT, data, raw::SKM_MAGIC, "\"SKM1\"")?;
+        rules::begin(FORMAT, data, limits)?;
         if super::looks_like_skp(data) {
             return Err(Error::WrongFormat {
                 expected: Format::Skm,
@@ -110,7 +98,9 @@ impl<'data> Skm<'data> {
             meshes,
         })
     }
+}
 
+impl<'data> Skm<'data> {
     /// The bytes the view covers (the whole file, or its declared size if smaller).
     #[must_use]
     pub fn data(&self) -> &'data [u8] {

@@ -15,6 +15,7 @@
 use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
 use super::skp::skp_pose;
 use super::{Skm, Skp};
+use crate::Parse;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
 use crate::format::Format;
@@ -143,6 +144,7 @@ pub struct SkmFiles<'data> {
 /// Finds the model at `skm_path`, its skeleton and its levels of detail (see the module docs).
 ///
 /// ```
+/// use skelmap_core::Parse;
 /// use std::collections::HashMap;
 /// use skelmap_core::skm::{convert, resolve};
 /// use skelmap_core::{Diagnostics, dpm::Dpm, synth};

@@ -6,13 +6,14 @@ use std::borrow::Cow;
 use glam::{Quat, Vec3A};
 use zerocopy::LittleEndian;
 
-use super::raw::{self, SkpBone, SkpBonePose, SkpFrame, SkpHeader};
+use super::raw::{SkpBone, SkpBonePose, SkpFrame, SkpHeader};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat, raw as raw_bits};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
+use crate::parse::Parse;
 use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::read::Reader;
 use crate::rules::{self, Layout, end, record_offset};
@@ -32,29 +33,16 @@ pub struct Skp<'data> {
     frames: &'data [SkpFrame],
 }
 
-impl<'data> Skp<'data> {
-    /// Validates `data` as an SKP with the default [`Limits`], discarding warnings.
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the rules, as a typed [`Error`] naming the field and byte offset;
-    /// [`Error::WrongFormat`] for an SKM mesh file.
-    pub fn parse(data: &'data [u8]) -> Result<Skp<'data>> {
-        Skp::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Validates `data` as an SKP under `limits`, recording non-fatal findings in `diag`.
+impl<'data> Parse<'data> for Skp<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` as an SKP under `limits`, recording non-fatal findings in `diag`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Skp::parse`], with the caller's limits.
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
     ) -> Result<Skp<'data>> {
-        rules::check_file_size(FORMAT, data, limits)?;
-        rules::check_magic(FORMAT, data, raw::SKM_MAGIC, "\"SKM1\"")?;
+        rules::begin(FORMAT, data, limits)?;
         if super::looks_like_skm(data) {
             return Err(Error::WrongFormat {
                 expected: Format::Skp,
@@ -133,7 +121,9 @@ impl<'data> Skp<'data> {
             frames,
         })
     }
+}
 
+impl<'data> Skp<'data> {
     /// The bytes the view covers.
     #[must_use]
     pub fn data(&self) -> &'data [u8] {

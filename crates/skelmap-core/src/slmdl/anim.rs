@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::floatbits::{Masks, flat};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::parse::Parse;
 use crate::pose::{Bone, Skeleton};
 use crate::pose::{LocalPose, PoseFrames};
 use crate::read::Reader;
@@ -129,27 +130,16 @@ pub struct SlAnim<'data> {
     keyframes: u32,
 }
 
-impl<'data> SlAnim<'data> {
-    /// Validates `data` with the default [`Limits`].
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the rules in the module docs, naming the field and offset.
-    pub fn parse(data: &'data [u8]) -> Result<SlAnim<'data>> {
-        SlAnim::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Validates `data` under `limits` (bones ≤ `max_bones`, keyframes ≤ `max_frames`).
+impl<'data> Parse<'data> for SlAnim<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` under `limits` (bones ≤ `max_bones`, keyframes ≤ `max_frames`).
-    ///
-    /// # Errors
-    ///
-    /// As [`SlAnim::parse`].
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         _diag: &mut Diagnostics,
     ) -> Result<SlAnim<'data>> {
-        rules::check_file_size(FORMAT, data, limits)?;
+        rules::begin(FORMAT, data, limits)?;
         let reader = Reader::new(data, FORMAT);
         let header: &AnimHeader = reader.ref_at("header", 0)?;
         let bones = header.bone_count.get();
@@ -220,7 +210,9 @@ impl<'data> SlAnim<'data> {
             keyframes,
         })
     }
+}
 
+impl<'data> SlAnim<'data> {
     /// Bones per keyframe (independent: no hierarchy).
     #[must_use]
     pub fn num_bones(&self) -> usize {

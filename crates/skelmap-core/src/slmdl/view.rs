@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::floatbits::{Masks, raw};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::parse::Parse;
 use crate::pose::{BindPoseMesh, BindVertex};
 use crate::read::Reader;
 use crate::rules;
@@ -182,28 +183,16 @@ pub struct SlMdl<'data> {
     vertices: &'data [u8],
 }
 
-impl<'data> SlMdl<'data> {
-    /// Validates `data` with the default [`Limits`].
-    ///
-    /// # Errors
-    ///
-    /// Any violation of the rules in the module docs, naming the field and offset.
-    pub fn parse(data: &'data [u8]) -> Result<SlMdl<'data>> {
-        SlMdl::parse_with(data, &Limits::DEFAULT, &mut Diagnostics::new())
-    }
+/// Validates `data` under `limits` (`max_vertices_per_mesh` bounds the vertex count).
+impl<'data> Parse<'data> for SlMdl<'data> {
+    const FORMAT: Format = FORMAT;
 
-    /// Validates `data` under `limits` (`max_vertices_per_mesh` bounds the vertex count).
-    ///
-    /// # Errors
-    ///
-    /// As [`SlMdl::parse`].
-    pub fn parse_with(
+    fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         _diag: &mut Diagnostics,
     ) -> Result<SlMdl<'data>> {
-        rules::check_file_size(FORMAT, data, limits)?;
-        rules::check_magic(FORMAT, data, SLMDL_MAGIC, "\"mdl\\0\"")?;
+        rules::begin(FORMAT, data, limits)?;
         let reader = Reader::new(data, FORMAT);
         let header: &Header = reader.ref_at("header", 0)?;
         let invalid = |what, offset, detail: String| Error::Invalid {
@@ -330,7 +319,9 @@ impl<'data> SlMdl<'data> {
         }
         Ok(model)
     }
+}
 
+impl<'data> SlMdl<'data> {
     /// The raw header.
     #[must_use]
     pub fn header(&self) -> &'data Header {
