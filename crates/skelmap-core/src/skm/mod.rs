@@ -1,11 +1,12 @@
 //! Qfusion/Warsow SKM + SKP: skeletal meshes and their separate skeleton/animation file.
 //!
 //! - [`raw`]: the on-disk structs, as in Qfusion's `qfiles.h`;
-//! - [`Skm`]: a validated mesh file (meshes of pre-weighted vertices, like DPM's);
-//! - [`Skp`]: a validated skeleton file (bones, frames of quaternion + origin poses);
+//! - `validate.rs`: the SKM and SKP passes and the pairing ([`SkmModel::pair`]);
+//! - `view.rs`: [`Skm`] (a mesh file: meshes of pre-weighted vertices, like DPM's), [`Skp`]
+//!   (a skeleton file: bones, frames of quaternion + origin poses) and [`SkmModel`] (the pair);
+//! - [`write`](mod@write): [`SkmBuilder`] and [`SkpBuilder`]; [`convert`]: DPM → SKM + SKP;
 //! - [`resolve`]: finding an SKM's skeleton (`.cfg` `import`, else `<base>.skp`) and LOD
-//!   files through a [`Resolver`](crate::resolver::Resolver), and pairing them into an [`SkmModel`];
-//! - [`write`](mod@write): [`SkmBuilder`] and [`SkpBuilder`]; [`convert`]: DPM → SKM + SKP.
+//!   files through a [`Resolver`](crate::resolver::Resolver).
 //!
 //! ## Telling SKM from SKP
 //!
@@ -27,73 +28,15 @@
 //! against the SKP's, and each LOD's against its base.
 
 pub mod convert;
-mod mesh;
 pub mod raw;
 pub mod resolve;
-mod skp;
+mod validate;
+mod view;
 pub mod write;
 
-pub use mesh::{Mesh, Skm};
-pub use resolve::{SkmFiles, SkmModel};
-pub use skp::{Frame, Skp};
+pub use resolve::SkmFiles;
+pub use validate::QUAT_LENGTH_TOLERANCE;
+pub use view::{Frame, Mesh, Skm, SkmModel, Skp};
 pub use write::{FrameDef, MeshDef, SkmBuilder, SkpBuilder};
-
-/// The header words an SKM and an SKP share, at the same offsets in both.
-pub(crate) struct SharedHeader {
-    /// `type_` (offset 4).
-    type_: u32,
-    /// `filesize` (offset 8).
-    filesize: u32,
-    /// `num_bones` (offset 12).
-    num_bones: u32,
-}
-
-const _: () = {
-    use core::mem::offset_of;
-    use raw::{SkmHeader, SkpHeader};
-    assert!(offset_of!(SkmHeader, type_) == offset_of!(SkpHeader, type_));
-    assert!(offset_of!(SkmHeader, filesize) == offset_of!(SkpHeader, filesize));
-    assert!(offset_of!(SkmHeader, num_bones) == offset_of!(SkpHeader, num_bones));
-};
-
-/// Checks what an SKM and an SKP header share: type 2, the declared file size (returning
-/// `data` cut to it) and `1 ≤ num_bones ≤ limits.max_bones` (`no_bones` is the message when
-/// it is 0).
-pub(crate) fn check_shared_header<'data>(
-    format: crate::format::Format,
-    data: &'data [u8],
-    words: SharedHeader,
-    header_size: usize,
-    limits: &crate::limits::Limits,
-    diag: &mut crate::diag::Diagnostics,
-    no_bones: &str,
-) -> crate::error::Result<&'data [u8]> {
-    use core::mem::offset_of;
-    use raw::SkmHeader;
-    let at = |f: usize| f as u64;
-    crate::rules::check_type(
-        format,
-        at(offset_of!(SkmHeader, type_)),
-        words.type_,
-        raw::SKM_TYPE,
-    )?;
-    let data = crate::rules::declared_size(
-        format,
-        data,
-        words.filesize,
-        at(offset_of!(SkmHeader, filesize)),
-        header_size as u64,
-        diag,
-    )?;
-    crate::rules::check_count(
-        format,
-        "header.num_bones",
-        at(offset_of!(SkmHeader, num_bones)),
-        words.num_bones,
-        limits.max_bones,
-        no_bones,
-    )?;
-    Ok(data)
-}
 
 pub use crate::format::{looks_like_skm, looks_like_skp};

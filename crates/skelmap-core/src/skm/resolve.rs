@@ -13,17 +13,13 @@
 //! including an `import` path read from a `.cfg`.
 
 use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
-use super::skp::skp_pose;
-use super::{Skm, Skp};
+use super::{Skm, SkmModel, Skp};
 use crate::Parse;
-use crate::diag::{Diagnostics, WarningKind};
+use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
-use crate::format::Format;
 use crate::limits::Limits;
-use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::resolver::{Resolver, check_path, strip_extension};
 use crate::source::Source;
-use glam::{Quat, Vec3A};
 
 /// The skeleton path a `.cfg` names: the token after the first `import` (case-insensitive) on
 /// the same line, its extension replaced by `.skp`. `None` when there is no `import`.
@@ -248,147 +244,6 @@ impl SkmFiles<'_> {
             lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
         }
         SkmModel::pair_with(skm, skp, &lods, diag)
-    }
-}
-
-/// A mesh file paired with its skeleton (and levels of detail): the bone counts are proven
-/// equal, so every `bonenum` of every mesh indexes the skeleton. `Copy`, `Send` and `Sync`.
-#[derive(Debug, Clone, Copy)]
-pub struct SkmModel<'data> {
-    skm: Skm<'data>,
-    skp: Skp<'data>,
-    lods: [Option<Skm<'data>>; SKM_MAX_LODS],
-}
-
-impl<'data> SkmModel<'data> {
-    /// Pairs validated files, discarding warnings.
-    ///
-    /// # Errors
-    ///
-    /// As [`SkmModel::pair_with`].
-    pub fn pair(skm: Skm<'data>, skp: Skp<'data>, lods: &[Skm<'data>]) -> Result<Self> {
-        SkmModel::pair_with(skm, skp, lods, &mut Diagnostics::new())
-    }
-
-    /// Pairs validated files: the SKM's bone count must equal the SKP's, and every level of
-    /// detail's the SKM's; levels whose meshes differ in count or (suffix-stripped) names from
-    /// the base are reported in `diag`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Invalid`] on a bone-count mismatch (naming the SKM's `header.num_bones`),
-    /// [`Error::Limit`] for more than four levels of detail.
-    pub fn pair_with(
-        skm: Skm<'data>,
-        skp: Skp<'data>,
-        lods: &[Skm<'data>],
-        diag: &mut Diagnostics,
-    ) -> Result<Self> {
-        const NUM_BONES_AT: u64 = 12;
-        if skm.num_bones() != skp.num_bones() {
-            return Err(Error::Invalid {
-                format: Format::Skm,
-                what: "header.num_bones",
-                offset: NUM_BONES_AT,
-                detail: format!(
-                    "the meshes are weighted to {} bones but the skeleton has {}",
-                    skm.num_bones(),
-                    skp.num_bones()
-                ),
-            });
-        }
-        if lods.len() > SKM_MAX_LODS {
-            return Err(Error::Limit {
-                format: Format::Skm,
-                what: "levels of detail",
-                offset: 0,
-                value: lods.len() as u64,
-                max: SKM_MAX_LODS as u64,
-            });
-        }
-        let mut slots = [None; SKM_MAX_LODS];
-        for (n, (lod, slot)) in lods.iter().zip(&mut slots).enumerate() {
-            if lod.num_bones() != skm.num_bones() {
-                return Err(Error::Invalid {
-                    format: Format::Skm,
-                    what: "header.num_bones",
-                    offset: NUM_BONES_AT,
-                    detail: format!(
-                        "level of detail {} is weighted to {} bones but its base model to {}",
-                        n + 1,
-                        lod.num_bones(),
-                        skm.num_bones()
-                    ),
-                });
-            }
-            let same_meshes = lod.num_meshes() == skm.num_meshes()
-                && lod
-                    .meshes()
-                    .zip(skm.meshes())
-                    .all(|(a, b)| a.base_name() == b.base_name());
-            if !same_meshes {
-                diag.warn(
-                    Format::Skm,
-                    WarningKind::LodMismatch,
-                    "mesh table",
-                    0,
-                    || {
-                        format!(
-                            "level of detail {} has other meshes than its base model",
-                            n + 1
-                        )
-                    },
-                );
-            }
-            *slot = Some(*lod);
-        }
-        Ok(SkmModel {
-            skm,
-            skp,
-            lods: slots,
-        })
-    }
-
-    /// The mesh file.
-    #[must_use]
-    pub fn skm(&self) -> Skm<'data> {
-        self.skm
-    }
-
-    /// The skeleton file.
-    #[must_use]
-    pub fn skp(&self) -> Skp<'data> {
-        self.skp
-    }
-
-    /// The levels of detail, finest first (`_1`, `_2`, …).
-    pub fn lods(&self) -> impl Iterator<Item = Skm<'data>> + Clone + '_ {
-        self.lods.iter().flatten().copied()
-    }
-}
-
-impl<'data> Skeleton<'data> for SkmModel<'data> {
-    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
-        self.skp.bones()
-    }
-}
-
-impl<'data> PoseFrames<'data> for SkmModel<'data> {
-    fn num_frames(&self) -> usize {
-        self.skp().num_frames()
-    }
-
-    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        self.skp().bone_pose(frame, bone)
-    }
-
-    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
-        let poses = self
-            .skp()
-            .frame(frame)
-            .map(|f| f.poses())
-            .unwrap_or_default();
-        poses.iter().map(|p| skp_pose(p.quat(), p.origin()))
     }
 }
 
