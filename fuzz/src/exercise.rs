@@ -8,7 +8,7 @@ use skelmap_core::Model;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::model::{Pose, TexcoordLayout};
-use skelmap_core::ms3d::{Ms3d, anim};
+use skelmap_core::ms3d::Ms3d;
 use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap_core::skin;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
@@ -252,9 +252,6 @@ pub fn ms3d(m: &Ms3d<'_>) {
     }
     let _ = m.comments().count();
     if joints <= 64 && vertices <= 4096 {
-        let rest = anim::skin_positions(m, &anim::rest_pose(m));
-        assert_eq!(rest.len(), vertices);
-        let _ = anim::skin_positions(m, &anim::pose_at(m, 0.5));
         // Dual-quaternion skinning at rest and at 0.5 s (its accuracy is tested on real
         // files; here, arbitrary joint transforms must not make it panic).
         let (mut local, mut bind, mut now) = Default::default();

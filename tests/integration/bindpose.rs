@@ -4,7 +4,7 @@
 
 use skelmap::Parse;
 use skelmap::glam::{Affine3A, Vec3};
-use skelmap::ms3d::{self, Ms3d};
+use skelmap::ms3d::Ms3d;
 use skelmap::pose::{self, BindPoseMesh, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap::skin::SkinError;
 use skelmap::skin::dqs::deltas;
@@ -69,11 +69,8 @@ fn ms3d_palette_follows_the_hierarchy_when_a_child_comes_first() {
     assert_eq!(p[0], [1.0, 0.0, 0.0], "root vertices stay");
     let ordered_bytes = arm().write().unwrap();
     let ordered = Ms3d::parse(&ordered_bytes).unwrap();
-    let want = ms3d::anim::skin_positions(&ordered, &ms3d::anim::pose_at(&ordered, 1.0));
+    let want = crate::ms3d::skinned(&ordered, Some(1.0));
     assert!(largest_difference(&p, &want) < 1e-5);
-    // The legacy entry points agree with the palette.
-    assert_eq!(ms3d::anim::pose_at(&m, 1.0), now.world);
-    assert_eq!(ms3d::anim::rest_pose(&m), rest.world);
 }
 
 #[test]

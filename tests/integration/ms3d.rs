@@ -3,7 +3,7 @@
 
 use skelmap::Parse;
 use skelmap::ms3d::write::triangle;
-use skelmap::ms3d::{self, CommentKind, Ms3d, anim};
+use skelmap::ms3d::{self, CommentKind, Ms3d};
 use skelmap::{Diagnostics, Error, Format, Limits, Skeleton, WarningKind};
 
 use crate::support::{corpus_dir, manifest};
@@ -527,14 +527,33 @@ fn warnings_no_groups_key_order_triangle_group_smoothing() {
 
 // ---- animation ----
 
+/// An MS3D's vertices skinned at `seconds` (at rest with `None`): the keyed pose against the
+/// rest pose, by the bind-pose linear blend.
+pub fn skinned(m: &Ms3d<'_>, seconds: Option<f32>) -> Vec<[f32; 3]> {
+    use skelmap::pose::{LocalPose, Palette};
+    let (mut local, mut rest, mut now) =
+        (LocalPose::default(), Palette::default(), Palette::default());
+    m.local_rest_pose(&mut local);
+    rest.build(m, &local);
+    if let Some(seconds) = seconds {
+        m.local_pose_at(seconds, &mut local);
+    }
+    now.build(m, &local);
+    let mut deltas = Vec::new();
+    now.relative_to(&rest, &mut deltas);
+    let mut out = vec![[0.0; 3]; m.vertices().len()];
+    skelmap::skin::skin_bind_positions(m, &deltas, &mut out).unwrap();
+    out
+}
+
 #[test]
 fn rest_pose_skins_to_the_stored_positions_and_keys_bend_the_tip() {
     let bytes = arm().write().unwrap();
     let m = Ms3d::parse(&bytes).unwrap();
-    let rest = anim::skin_positions(&m, &anim::rest_pose(&m));
+    let rest = skinned(&m, None);
     assert_eq!(rest[2], [0.0, 20.0, 0.0]);
     // At 1 s the tip joint (at y = 10) has turned 90° about Z: (0, 20) → (−10, 10).
-    let bent = anim::skin_positions(&m, &anim::pose_at(&m, 1.0));
+    let bent = skinned(&m, Some(1.0));
     assert!(
         (bent[2][0] + 10.0).abs() < 1e-5 && (bent[2][1] - 10.0).abs() < 1e-5,
         "{:?}",
@@ -542,14 +561,14 @@ fn rest_pose_skins_to_the_stored_positions_and_keys_bend_the_tip() {
     );
     assert_eq!(bent[0], [1.0, 0.0, 0.0], "root vertices stay");
     // Halfway: 45°, and past the last key the pose is clamped.
-    let half = anim::skin_positions(&m, &anim::pose_at(&m, 0.5));
+    let half = skinned(&m, Some(0.5));
     let s = core::f32::consts::FRAC_1_SQRT_2 * 10.0;
     assert!(
         (half[2][0] + s).abs() < 1e-4 && (half[2][1] - 10.0 - s).abs() < 1e-4,
         "{:?}",
         half[2]
     );
-    assert_eq!(anim::skin_positions(&m, &anim::pose_at(&m, 5.0)), bent);
+    assert_eq!(skinned(&m, Some(5.0)), bent);
 }
 
 #[test]
@@ -564,8 +583,8 @@ fn corpus_rest_pose_reproduces_stored_positions() {
     ] {
         let bytes = std::fs::read(dir.join(name)).unwrap();
         let m = Ms3d::parse(&bytes).unwrap();
-        let skinned = anim::skin_positions(&m, &anim::rest_pose(&m));
-        for (i, p) in skinned.iter().enumerate() {
+        let at_rest = skinned(&m, None);
+        for (i, p) in at_rest.iter().enumerate() {
             let want = m.position(i).unwrap();
             let err = (0..3).map(|k| (p[k] - want[k]).abs()).fold(0.0, f32::max);
             assert!(
@@ -573,7 +592,7 @@ fn corpus_rest_pose_reproduces_stored_positions() {
                 "{name} vertex {i}: {p:?} vs {want:?}"
             );
         }
-        let moved = anim::skin_positions(&m, &anim::pose_at(&m, 0.5));
+        let moved = skinned(&m, Some(0.5));
         assert!(moved.iter().all(|p| p.iter().all(|v| v.is_finite())));
     }
 }

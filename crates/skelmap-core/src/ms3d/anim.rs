@@ -1,4 +1,5 @@
-//! MS3D animation: joint matrices at rest and at a time, and vertices skinned with them.
+//! MS3D animation: joints' local poses at rest and at a time, the timeline as
+//! [`PoseFrames`], and the stored vertices as a [`BindPoseMesh`].
 //!
 //! A joint's local rest transform is its position and its Euler rotation, applied as
 //! `R = Rz(z) · Ry(y) · Rx(x)` (MilkShape's `AngleMatrix`). Keys are relative to the rest pose:
@@ -6,17 +7,18 @@
 //! interpolated as quaternions (shortest arc), position keys linearly, times before the first
 //! or after the last key clamped to it. Absolute transforms follow the parent chain (in the
 //! order [`Ms3d::evaluation_order`] gives, since files do not order parents first): the local
-//! poses are [`LocalPose`]s ([`Ms3d::local_rest_pose`], [`Ms3d::local_pose_at`], or frames of the timeline
-//! through [`PoseFrames`]) and the absolute ones a [`Palette`]. Vertices are
+//! poses are [`LocalPose`]s ([`Ms3d::local_rest_pose`], [`Ms3d::local_pose_at`], or frames of
+//! the timeline through [`PoseFrames`]) and the absolute ones a
+//! [`Palette`](crate::pose::Palette). Vertices are
 //! stored in model space, so skinning applies `absolute(t) · absolute(rest)⁻¹` per joint and
 //! blends up to four joints by [`Ms3d::vertex_weights`].
 
-use glam::{Affine3A, EulerRot, Quat, Vec3, Vec3A};
+use glam::{EulerRot, Quat, Vec3, Vec3A};
 
 use super::Ms3d;
 use super::raw::Keyframe;
 use crate::limits::Limits;
-use crate::pose::{BindPoseMesh, BindVertex, LocalPose, Palette, PoseFrames};
+use crate::pose::{BindPoseMesh, BindVertex, LocalPose, PoseFrames};
 
 /// MilkShape's default frame rate, used when a file's keyframer states no usable one.
 pub const DEFAULT_FPS: f32 = 24.0;
@@ -144,62 +146,6 @@ impl BindPoseMesh for Ms3d<'_> {
             normal: Vec3A::ZERO,
             influences: self.vertex_weights(i)?,
         })
-    }
-}
-
-/// Absolute joint transforms of the rest pose, one per joint (file order).
-#[must_use]
-pub fn rest_pose(model: &Ms3d<'_>) -> Vec<Affine3A> {
-    let mut pose = LocalPose::default();
-    model.local_rest_pose(&mut pose);
-    absolute(model, &pose)
-}
-
-/// Absolute joint transforms at `seconds` into the animation, one per joint (file order).
-#[must_use]
-pub fn pose_at(model: &Ms3d<'_>, seconds: f32) -> Vec<Affine3A> {
-    let mut pose = LocalPose::default();
-    model.local_pose_at(seconds, &mut pose);
-    absolute(model, &pose)
-}
-
-fn absolute(model: &Ms3d<'_>, pose: &LocalPose) -> Vec<Affine3A> {
-    let mut palette = Palette::default();
-    palette.build(model, pose);
-    palette.world
-}
-
-/// Model-space vertex positions skinned with `pose` (from [`pose_at`] or [`rest_pose`]).
-///
-/// Vertices bound to no joint keep their stored position. With the rest pose every vertex
-/// lands on its stored position.
-#[must_use]
-pub fn skin_positions(model: &Ms3d<'_>, pose: &[Affine3A]) -> Vec<[f32; 3]> {
-    let mut out = vec![[0.0; 3]; model.vertices().len()];
-    skin_positions_into(model, pose, &mut out);
-    out
-}
-
-/// [`skin_positions`] into `out`, reusing the caller's storage: writes
-/// `min(out.len(), vertices)` positions and returns how many it wrote. Joints missing from
-/// `pose` leave their vertices where they are stored.
-///
-/// This recomputes the rest pose on every call; a runtime skinning every frame keeps the rest
-/// [`Palette`] and calls [`skin_bind_lbs`](crate::skin::skin_bind_lbs) or
-/// [`skin_bind_dqs`](crate::skin::skin_bind_dqs) with [`Palette::relative_to`].
-pub fn skin_positions_into(model: &Ms3d<'_>, pose: &[Affine3A], out: &mut [[f32; 3]]) -> usize {
-    let rest = rest_pose(model);
-    let mut deltas: Vec<Affine3A> = pose
-        .iter()
-        .zip(&rest)
-        .map(|(now, rest)| *now * rest.inverse())
-        .collect();
-    // A short pose: the missing joints stay at rest.
-    deltas.resize(rest.len(), Affine3A::IDENTITY);
-    let n = out.len().min(model.vertices().len());
-    match crate::skin::lbs(model, &deltas, out, None) {
-        Ok(()) => n,
-        Err(_) => 0,
     }
 }
 

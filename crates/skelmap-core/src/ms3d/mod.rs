@@ -36,6 +36,7 @@
 
 pub mod anim;
 pub mod raw;
+mod validate;
 mod view;
 pub mod write;
 

@@ -248,7 +248,7 @@ pub fn skin_bind_positions(
 
 /// Linear blend of the first `min(positions.len(), vertices)` vertices (and their normals,
 /// when asked for).
-pub(crate) fn lbs(
+fn lbs(
     mesh: &impl BindPoseMesh,
     deltas: &[Affine3A],
     positions: &mut [[f32; 3]],

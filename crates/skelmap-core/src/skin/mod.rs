@@ -39,7 +39,6 @@ mod stream;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub(crate) use bind::lbs;
 pub use bind::{RecordsMesh, WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use bounds::skinned_frame_bounds;
 pub use level::SimdLevel;

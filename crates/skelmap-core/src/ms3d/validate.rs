@@ -1,0 +1,673 @@
+//! The MS3D validation pass (`FORMATS.md` §6.4): one sequential walk over the sections and
+//! the optional MilkShape 1.8 tail.
+
+use core::mem::offset_of;
+
+use zerocopy::LittleEndian;
+use zerocopy::byteorder::{F32, I32, U16};
+
+use super::raw::{
+    GroupHead, Header, JointHead, Keyframe, Keyframer, Material, Triangle, Vertex, VertexEx1,
+    VertexEx2, VertexEx3,
+};
+use super::view::{Group, Joint, Ms3d, SPEC_MAX_JOINTS, SPEC_MAX_VERTICES, VertexExtra};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Result};
+use crate::floatbits::{Masks, flat, raw};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::name;
+use crate::parse::Parse;
+use crate::read::{Reader, Walk};
+use crate::rules;
+
+const FORMAT: Format = Format::Ms3d;
+type Le = LittleEndian;
+
+/// Validates `data` as an MS3D under `limits`, recording findings in `diag`.
+impl<'data> Parse<'data> for Ms3d<'data> {
+    const FORMAT: Format = FORMAT;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Ms3d<'data>> {
+        rules::begin(FORMAT, data, limits)?;
+        let reader = Reader::new(data, FORMAT);
+        let mut walk = reader.walk(0);
+        let header = walk.read::<Header>("header")?;
+        let version = header.version.get();
+        if !(3..=4).contains(&version) {
+            return Err(Error::Unsupported {
+                format: FORMAT,
+                what: "header.version",
+                offset: offset_of!(Header, version) as u64,
+                detail: format!("version {version}; versions 3 and 4 are defined"),
+            });
+        }
+        let masks = Masks::of::<Le>();
+
+        let (count_at, n) = count(&mut walk, "nNumVertices")?;
+        check_spec_count(diag, "nNumVertices", count_at, n);
+        limit(
+            count_at,
+            "nNumVertices",
+            n.into(),
+            limits.max_vertices_per_mesh.into(),
+        )?;
+        let vertices_at = walk.offset();
+        let vertices = walk.read_slice::<Vertex>("vertices", n.into())?;
+
+        let (count_at, n) = count(&mut walk, "nNumTriangles")?;
+        check_spec_count(diag, "nNumTriangles", count_at, n);
+        limit(
+            count_at,
+            "nNumTriangles",
+            n.into(),
+            limits.max_triangles_per_mesh.into(),
+        )?;
+        let triangles_at = walk.offset();
+        let triangles = walk.read_slice::<Triangle>("triangles", n.into())?;
+
+        let (count_at, num_groups) = count(&mut walk, "nNumGroups")?;
+        limit(
+            count_at,
+            "nNumGroups",
+            num_groups.into(),
+            limits.max_meshes.into(),
+        )?;
+        if num_groups == 0 {
+            diag.warn(
+                FORMAT,
+                WarningKind::NoGroups,
+                "nNumGroups",
+                count_at,
+                || "the model has no groups".into(),
+            );
+        }
+        let mut groups = Vec::with_capacity(num_groups.into());
+        for _ in 0..num_groups {
+            let at = walk.offset();
+            let head = walk.read::<GroupHead>("group")?;
+            let indices_at = walk.offset();
+            let triangle_indices = walk
+                .read_slice::<U16<Le>>("group.triangleIndices", head.num_triangles.get().into())?;
+            let material_at = walk.offset();
+            let material = *walk.read::<i8>("group.materialIndex")?;
+            rules::check_name(
+                FORMAT,
+                diag,
+                "group.name",
+                at + offset_of!(GroupHead, name) as u64,
+                &head.name,
+            );
+            if let Some(k) = triangle_indices
+                .iter()
+                .position(|t| usize::from(t.get()) >= triangles.len())
+            {
+                return Err(invalid(
+                    "group.triangleIndices",
+                    rules::record_offset::<U16<Le>>(indices_at, k),
+                    format!(
+                        "triangle {} out of range: the model has {}",
+                        triangle_indices.get(k).map_or(0, |t| t.get()),
+                        triangles.len()
+                    ),
+                ));
+            }
+            groups.push(Group {
+                head,
+                triangle_indices,
+                material,
+                material_at,
+            });
+        }
+
+        let (_, num_materials) = count(&mut walk, "nNumMaterials")?;
+        let materials_at = walk.offset();
+        let materials = walk.read_slice::<Material>("materials", num_materials.into())?;
+        let keyframer_at = walk.offset();
+        let keyframer = walk.read::<Keyframer>("keyframer")?;
+
+        let (count_at, num_joints) = count(&mut walk, "nNumJoints")?;
+        limit(
+            count_at,
+            "nNumJoints",
+            num_joints.into(),
+            limits.max_bones.into(),
+        )?;
+        if usize::from(num_joints) > SPEC_MAX_JOINTS {
+            diag.warn(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "nNumJoints",
+                count_at,
+                || format!("{num_joints} joints; MilkShape allows {SPEC_MAX_JOINTS}"),
+            );
+        }
+        let mut joints = Vec::with_capacity(num_joints.into());
+        let mut joint_offsets = Vec::with_capacity(num_joints.into());
+        for _ in 0..num_joints {
+            let at = walk.offset();
+            let head = walk.read::<JointHead>("joint")?;
+            let rot_at = walk.offset();
+            let rotation_keys = walk.read_slice::<Keyframe>(
+                "joint.keyFramesRot",
+                head.num_key_frames_rot.get().into(),
+            )?;
+            let pos_at = walk.offset();
+            let position_keys = walk.read_slice::<Keyframe>(
+                "joint.keyFramesTrans",
+                head.num_key_frames_trans.get().into(),
+            )?;
+            let head_floats = head.rotation.iter().chain(&head.position);
+            if let Some(k) = head_floats.clone().position(|v| masks.non_finite(raw(*v))) {
+                let (what, field) = if k < 3 {
+                    ("joint.rotation", offset_of!(JointHead, rotation) as u64)
+                } else {
+                    ("joint.position", offset_of!(JointHead, position) as u64)
+                };
+                return Err(invalid(what, at + field, "value is NaN or infinite".into()));
+            }
+            check_keys(rotation_keys, rot_at, "joint.keyFramesRot", masks, diag)?;
+            check_keys(position_keys, pos_at, "joint.keyFramesTrans", masks, diag)?;
+            rules::check_name(
+                FORMAT,
+                diag,
+                "joint.name",
+                at + offset_of!(JointHead, name) as u64,
+                &head.name,
+            );
+            joints.push(Joint {
+                head,
+                rotation_keys,
+                position_keys,
+                parent: None,
+            });
+            joint_offsets.push(at);
+        }
+        let order = resolve_parents(&mut joints, &joint_offsets)?;
+
+        check_vertices(vertices, vertices_at, joints.len(), masks)?;
+        check_triangles(
+            triangles,
+            triangles_at,
+            vertices.len(),
+            groups.len(),
+            masks,
+            diag,
+        )?;
+        for group in &groups {
+            let in_range =
+                group.material == -1 || group.material().is_some_and(|m| m < materials.len());
+            if !in_range {
+                return Err(invalid(
+                    "group.materialIndex",
+                    group.material_at,
+                    format!(
+                        "material {} out of range: the model has {}",
+                        group.material,
+                        materials.len()
+                    ),
+                ));
+            }
+        }
+        for (i, m) in materials.iter().enumerate() {
+            let colours = [m.ambient, m.diffuse, m.specular, m.emissive];
+            let bad = masks.any_non_finite(flat::<Le, _>(&colours))
+                | masks.non_finite(raw(m.shininess))
+                | masks.non_finite(raw(m.transparency));
+            if bad {
+                return Err(invalid(
+                    "material",
+                    rules::record_offset::<Material>(materials_at, i),
+                    "a colour or value is NaN or infinite".into(),
+                ));
+            }
+            rules::check_name(
+                FORMAT,
+                diag,
+                "material.name",
+                rules::record_offset::<Material>(materials_at, i),
+                &m.name,
+            );
+        }
+        if masks.non_finite(raw(keyframer.animation_fps))
+            | masks.non_finite(raw(keyframer.current_time))
+        {
+            return Err(invalid(
+                "keyframer",
+                keyframer_at,
+                "value is NaN or infinite".into(),
+            ));
+        }
+
+        let mut model = Ms3d {
+            data,
+            header,
+            vertices,
+            triangles,
+            groups,
+            materials,
+            keyframer,
+            joints,
+            order,
+            comments: None,
+            vertex_extra: None,
+            joint_extra: None,
+            model_extra: None,
+        };
+        model.read_tail(walk, diag)?;
+        Ok(model)
+    }
+}
+
+impl<'data> Ms3d<'data> {
+    /// Reads the optional MilkShape 1.8 tail: each section present if bytes remain.
+    fn read_tail(&mut self, mut walk: Walk<'data>, diag: &mut Diagnostics) -> Result<()> {
+        let end = self.data.len() as u64;
+        let more = |w: &Walk<'_>| w.offset() < end;
+        // Comments: sub-version 1; group, material and joint comments, then the model's.
+        if more(&walk) {
+            let at = walk.offset();
+            let sub = walk.read::<I32<Le>>("comments.subVersion")?.get();
+            if sub != 1 {
+                return unknown_sub_version(diag, "comments.subVersion", at, sub);
+            }
+            let start = walk.offset();
+            let mut counts = [0u32; 3];
+            for (slot, what) in counts.iter_mut().zip([
+                "nNumGroupComments",
+                "nNumMaterialComments",
+                "nNumJointComments",
+            ]) {
+                let n = non_negative(&mut walk, what)?;
+                for _ in 0..n {
+                    walk.read::<I32<Le>>("comment.index")?;
+                    let len = non_negative(&mut walk, "comment.length")?;
+                    walk.read_slice::<u8>("comment.text", len.into())?;
+                }
+                *slot = n;
+            }
+            let has_model = non_negative(&mut walk, "nHasModelComment")?;
+            if has_model > 1 {
+                return Err(invalid(
+                    "nHasModelComment",
+                    walk.offset() - size_of::<I32<Le>>() as u64,
+                    format!("{has_model}; 0 or 1 expected"),
+                ));
+            }
+            if has_model == 1 {
+                let len = non_negative(&mut walk, "comment.length")?;
+                walk.read_slice::<u8>("comment.text", len.into())?;
+            }
+            self.comments = Some((start, counts, has_model == 1));
+        }
+        // Extra vertex weights: sub-version 1, 2 or 3.
+        if more(&walk) {
+            let at = walk.offset();
+            let sub = walk.read::<I32<Le>>("vertexExtra.subVersion")?.get();
+            let n = self.vertices.len() as u64;
+            let extra = match sub {
+                1 => VertexExtra::V1(walk.read_slice("vertexExtra", n)?),
+                2 => VertexExtra::V2(walk.read_slice("vertexExtra", n)?),
+                3 => VertexExtra::V3(walk.read_slice("vertexExtra", n)?),
+                _ => return unknown_sub_version(diag, "vertexExtra.subVersion", at, sub),
+            };
+            self.check_vertex_extra(extra, at + size_of::<I32<Le>>() as u64)?;
+            self.vertex_extra = Some(extra);
+        }
+        // Joint colours: sub-version 1.
+        if more(&walk) {
+            let at = walk.offset();
+            let sub = walk.read::<I32<Le>>("jointExtra.subVersion")?.get();
+            if sub != 1 {
+                return unknown_sub_version(diag, "jointExtra.subVersion", at, sub);
+            }
+            self.joint_extra = Some(walk.read_slice("jointExtra", self.joints.len() as u64)?);
+        }
+        // Model settings: sub-version 1.
+        if more(&walk) {
+            let at = walk.offset();
+            let sub = walk.read::<I32<Le>>("modelExtra.subVersion")?.get();
+            if sub != 1 {
+                return unknown_sub_version(diag, "modelExtra.subVersion", at, sub);
+            }
+            self.model_extra = Some(walk.read("modelExtra")?);
+        }
+        if more(&walk) {
+            let (at, extra) = (walk.offset(), end - walk.offset());
+            diag.warn(FORMAT, WarningKind::TrailingBytes, "file", at, || {
+                format!("{extra} bytes after the last structure")
+            });
+        }
+        Ok(())
+    }
+
+    /// Extra joints −1 or in range; weight sums within the sub-version's scale.
+    fn check_vertex_extra(&self, extra: VertexExtra<'_>, at: u64) -> Result<()> {
+        let stride = [
+            size_of::<VertexEx1>(),
+            size_of::<VertexEx2>(),
+            size_of::<VertexEx3>(),
+        ]
+        .get(extra.sub_version() as usize - 1)
+        .copied()
+        .unwrap_or(size_of::<VertexEx1>());
+        for i in 0..self.vertices.len() {
+            let Some((e, scale)) = extra.get(i) else {
+                break;
+            };
+            let record_at = at + (stride * i) as u64;
+            if let Some(k) = e
+                .bone_ids
+                .iter()
+                .position(|&b| !joint_ok(b, self.joints.len()))
+            {
+                return Err(invalid(
+                    "vertexExtra.boneIds",
+                    record_at + k as u64,
+                    format!(
+                        "joint {} out of range: the model has {}",
+                        e.bone_ids[k],
+                        self.joints.len()
+                    ),
+                ));
+            }
+            let sum: u32 = e.weights.iter().map(|&w| u32::from(w)).sum();
+            if sum as f32 > scale {
+                return Err(invalid(
+                    "vertexExtra.weights",
+                    record_at + offset_of!(VertexEx1, weights) as u64,
+                    format!(
+                        "weights sum to {sum}; sub-version {} allows at most {scale}",
+                        extra.sub_version()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn invalid(what: &'static str, offset: u64, detail: String) -> Error {
+    Error::Invalid {
+        format: FORMAT,
+        what,
+        offset,
+        detail,
+    }
+}
+
+fn count(walk: &mut Walk<'_>, what: &'static str) -> Result<(u64, u16)> {
+    let at = walk.offset();
+    Ok((at, walk.read::<U16<Le>>(what)?.get()))
+}
+
+fn non_negative(walk: &mut Walk<'_>, what: &'static str) -> Result<u32> {
+    let at = walk.offset();
+    let v = walk.read::<I32<Le>>(what)?.get();
+    u32::try_from(v).map_err(|_| invalid(what, at, format!("negative count {v}")))
+}
+
+fn limit(at: u64, what: &'static str, value: u64, max: u64) -> Result<()> {
+    if value > max {
+        return Err(Error::Limit {
+            format: FORMAT,
+            what,
+            offset: at,
+            value,
+            max,
+        });
+    }
+    Ok(())
+}
+
+fn check_spec_count(diag: &mut Diagnostics, what: &'static str, at: u64, n: u16) {
+    if n > SPEC_MAX_VERTICES {
+        diag.warn(FORMAT, WarningKind::SpecLimit, what, at, || {
+            format!("{n}; MilkShape allows {SPEC_MAX_VERTICES}")
+        });
+    }
+}
+
+/// Warns about a tail section with an unknown sub-version; the tail ends there (not an error).
+fn unknown_sub_version(
+    diag: &mut Diagnostics,
+    what: &'static str,
+    at: u64,
+    sub: i32,
+) -> Result<()> {
+    diag.warn(FORMAT, WarningKind::UnknownSubVersion, what, at, || {
+        format!("sub-version {sub} is not known; the rest of the file is ignored")
+    });
+    Ok(())
+}
+
+fn joint_ok(id: i8, joints: usize) -> bool {
+    id == -1 || usize::try_from(id).is_ok_and(|j| j < joints)
+}
+
+fn check_keys(
+    keys: &[Keyframe],
+    at: u64,
+    what: &'static str,
+    masks: Masks,
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    if masks.any_non_finite(flat::<Le, _>(keys)) {
+        let k = keys
+            .iter()
+            .position(|k| masks.any_non_finite(flat::<Le, _>(core::slice::from_ref(k))))
+            .unwrap_or(0);
+        return Err(invalid(
+            what,
+            rules::record_offset::<Keyframe>(at, k),
+            format!("key {k}: value is NaN or infinite"),
+        ));
+    }
+    if let Some(k) = keys
+        .windows(2)
+        .position(|w| w[1].time.get() < w[0].time.get())
+    {
+        diag.warn(
+            FORMAT,
+            WarningKind::KeyOrder,
+            what,
+            rules::record_offset::<Keyframe>(at, k + 1),
+            || format!("key {} is earlier than key {k}", k + 1),
+        );
+    }
+    Ok(())
+}
+
+fn check_vertices(vertices: &[Vertex], at: u64, joints: usize, masks: Masks) -> Result<()> {
+    for (i, v) in vertices.iter().enumerate() {
+        let record = rules::record_offset::<Vertex>(at, i);
+        if masks.any_non_finite(flat::<Le, _>(core::slice::from_ref(&v.vertex))) {
+            return Err(invalid(
+                "vertex.vertex",
+                record + offset_of!(Vertex, vertex) as u64,
+                format!("vertex {i}: position is NaN or infinite"),
+            ));
+        }
+        if !joint_ok(v.bone_id, joints) {
+            return Err(invalid(
+                "vertex.boneId",
+                record + offset_of!(Vertex, bone_id) as u64,
+                format!(
+                    "vertex {i}: joint {} out of range: the model has {joints}",
+                    v.bone_id
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_triangles(
+    triangles: &[Triangle],
+    at: u64,
+    vertices: usize,
+    groups: usize,
+    masks: Masks,
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    for (i, t) in triangles.iter().enumerate() {
+        let record = rules::record_offset::<Triangle>(at, i);
+        if let Some(k) = t
+            .vertex_indices
+            .iter()
+            .position(|v| usize::from(v.get()) >= vertices)
+        {
+            return Err(invalid(
+                "triangle.vertexIndices",
+                rules::record_offset::<U16<Le>>(
+                    record + offset_of!(Triangle, vertex_indices) as u64,
+                    k,
+                ),
+                format!(
+                    "triangle {i}: vertex {} out of range: the model has {vertices}",
+                    t.vertex_indices[k].get()
+                ),
+            ));
+        }
+        let floats: [&[[F32<Le>; 3]]; 1] = [&t.vertex_normals];
+        let st = [t.s, t.t];
+        if masks.any_non_finite(flat::<Le, _>(floats[0])) | masks.any_non_finite(flat::<Le, _>(&st))
+        {
+            return Err(invalid(
+                "triangle.vertexNormals",
+                record + offset_of!(Triangle, vertex_normals) as u64,
+                format!("triangle {i}: a normal or texture coordinate is NaN or infinite"),
+            ));
+        }
+        if usize::from(t.group_index) >= groups {
+            diag.warn(
+                FORMAT,
+                WarningKind::TriangleGroup,
+                "triangle.groupIndex",
+                record + offset_of!(Triangle, group_index) as u64,
+                || {
+                    format!(
+                        "triangle {i} names group {}; the model has {groups}",
+                        t.group_index
+                    )
+                },
+            );
+        }
+        if t.smoothing_group > 32 {
+            diag.warn(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "triangle.smoothingGroup",
+                record + offset_of!(Triangle, smoothing_group) as u64,
+                || {
+                    format!(
+                        "triangle {i}: smoothing group {}; MilkShape uses 1..=32",
+                        t.smoothing_group
+                    )
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Resolves every joint's parent name to an index (unique names, no self-parent, no missing
+/// parent, no cycle) and returns an order in which parents precede children.
+fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>> {
+    let at = |i: usize| offsets.get(i).copied().unwrap_or(0);
+    let mut sorted: Vec<(&[u8], usize)> = joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.name(), i))
+        .collect();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (first, second) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
+        return Err(invalid(
+            "joint.name",
+            at(second) + offset_of!(JointHead, name) as u64,
+            format!(
+                "joint {second} repeats the name {:?} of joint {first}",
+                name::lossy(w[0].0)
+            ),
+        ));
+    }
+    for i in 0..joints.len() {
+        let parent_name = joints
+            .get(i)
+            .map_or(&[][..], |j| name::trim_nul(&j.head.parent_name));
+        if parent_name.is_empty() {
+            continue;
+        }
+        let found = sorted
+            .binary_search_by(|(n, _)| (*n).cmp(parent_name))
+            .ok()
+            .and_then(|k| sorted.get(k))
+            .map(|&(_, p)| p);
+        let Some(p) = found else {
+            return Err(invalid(
+                "joint.parentName",
+                at(i) + offset_of!(JointHead, parent_name) as u64,
+                format!(
+                    "joint {i}: no joint is named {:?}",
+                    name::lossy(parent_name)
+                ),
+            ));
+        };
+        if p == i {
+            return Err(invalid(
+                "joint.parentName",
+                at(i) + offset_of!(JointHead, parent_name) as u64,
+                format!("joint {i} is its own parent"),
+            ));
+        }
+        if let Some(j) = joints.get_mut(i) {
+            j.parent = u16::try_from(p).ok();
+        }
+    }
+    // Depth of every joint in O(joints): follow each parent chain once, remembering depths;
+    // meeting a joint that is still being followed means a cycle.
+    const UNSEEN: u32 = u32::MAX;
+    const FOLLOWING: u32 = u32::MAX - 1;
+    let mut depth = vec![UNSEEN; joints.len()];
+    let mut chain: Vec<usize> = Vec::new();
+    for start in 0..joints.len() {
+        let mut i = start;
+        let base = loop {
+            match depth.get(i).copied() {
+                Some(UNSEEN) => {
+                    if let Some(d) = depth.get_mut(i) {
+                        *d = FOLLOWING;
+                    }
+                    chain.push(i);
+                    match joints.get(i).and_then(|j| j.parent) {
+                        Some(p) => i = usize::from(p),
+                        None => break 0,
+                    }
+                }
+                Some(FOLLOWING) => {
+                    return Err(invalid(
+                        "joint.parentName",
+                        at(i) + offset_of!(JointHead, parent_name) as u64,
+                        format!("joint {i} is part of a parent cycle"),
+                    ));
+                }
+                Some(d) => break d + 1,
+                None => break 0,
+            }
+        };
+        for (k, &j) in chain.iter().rev().enumerate() {
+            if let Some(d) = depth.get_mut(j) {
+                *d = base + k as u32;
+            }
+        }
+        chain.clear();
+    }
+    let mut order: Vec<u16> = (0..joints.len() as u16).collect();
+    order.sort_by_key(|&j| depth.get(usize::from(j)).copied().unwrap_or(0));
+    Ok(order)
+}
