@@ -652,7 +652,7 @@ fn error_messages_name_format_field_and_offset() {
     assert_eq!(
         text,
         format!(
-            "DPM: invalid bone.parent at offset {field}: bone 1 has parent -7; it must be -1 (root) or a bone before it"
+            "DPM: invalid bone.parent at offset {field}: bone 1 has parent -7; it must be -1 or an earlier bone"
         )
     );
 }

@@ -8,7 +8,7 @@ use skelmap::dpm::Dpm;
 use skelmap::skm::convert::{from_dpm, pose_to_matrix};
 use skelmap::skm::resolve::resolve;
 use skelmap::skm::{Skm, SkmBuilder, Skp};
-use skelmap::{Diagnostics, Error, Format, Limits, SkeletalMesh, Skeleton, WarningKind};
+use skelmap::{Diagnostics, Error, Format, Limits, Problem, SkeletalMesh, Skeleton, WarningKind};
 
 use crate::support::{corpus_files, tube, tube_skm};
 
@@ -51,7 +51,7 @@ fn missing_skeleton_is_a_resolve_error() {
     let fs = files(&[("m/tube.skm", &skm)]);
     let e = resolve(&&fs, "m/tube.skm").unwrap_err();
     assert!(
-        matches!(&e, Error::Resolve { path, detail } if path == "m/tube.skp" && detail == "skeleton not found"),
+        matches!(&e, Error::Resolve { path, reason: "skeleton not found" } if path == "m/tube.skp"),
         "{e}"
     );
     let e = resolve(&&fs, "m/none.skm").unwrap_err();
@@ -143,7 +143,18 @@ fn lod_with_another_bone_count_is_an_error() {
     let fs = files(&[("t.skm", &skm), ("t.skp", &skp), ("t_1.skm", &bad)]);
     let e = resolve(&&fs, "t.skm").unwrap().open().unwrap_err();
     assert!(
-        matches!(&e, Error::Invalid { what: "header.num_bones", detail, .. } if detail.starts_with("level of detail 1 is weighted to 5 bones")),
+        matches!(
+            &e,
+            Error::Invalid {
+                what: "header.num_bones",
+                problem: Problem::LevelOfDetail {
+                    lod: 1,
+                    bones: 5,
+                    ..
+                },
+                ..
+            }
+        ),
         "{e}"
     );
 }

@@ -3,7 +3,7 @@
 
 use skelmap::Parse;
 use skelmap::slmdl::{self, AttributeKind, Easing, KeyframeDef, SlAnim, SlMdl};
-use skelmap::{Error, Format, Limits};
+use skelmap::{Error, Format, Limits, Problem};
 
 /// Three skinned vertices in the 48-byte D3D9 layout.
 pub fn tri() -> slmdl::MdlBuilder {
@@ -153,7 +153,18 @@ fn mdl_rule_sizes_sum_to_the_vertex_size() {
     b[8..12].copy_from_slice(&44u32.to_le_bytes());
     let e = mdl_err(&b);
     assert!(
-        matches!(&e, Error::Invalid { what: "header.vertex_size", offset: 8, detail, .. } if detail == "vertex size 44 but the attributes add up to 48"),
+        matches!(
+            &e,
+            Error::Invalid {
+                what: "header.vertex_size",
+                offset: 8,
+                problem: Problem::Mismatch {
+                    value: 44,
+                    expected: 48
+                },
+                ..
+            }
+        ),
         "{e}"
     );
 }
@@ -224,7 +235,8 @@ fn mdl_rule_float_attributes_finite() {
         mdl_err(&b),
         Error::Invalid {
             what: "vertex",
-            offset: 112,
+            offset: 116, // the value itself
+            problem: Problem::NotFinite,
             ..
         }
     ));

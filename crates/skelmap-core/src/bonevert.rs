@@ -13,7 +13,7 @@ use zerocopy::byteorder::{ByteOrder, F32, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use crate::diag::{Diagnostics, WarningKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, raw};
 use crate::limits::Limits;
 use crate::read::{Reader, Walk};
@@ -246,7 +246,7 @@ fn bad_count(format: crate::format::Format, offset: u64, count: u32, max: u32) -
             format,
             what: "vertex.numbones",
             offset,
-            detail: "vertex has no bone influences".into(),
+            problem: Problem::NoInfluences,
         }
     } else {
         Error::Limit {
@@ -305,7 +305,7 @@ fn locate_bad_record<O: ByteOrder>(
                 format,
                 what,
                 offset: offset + field_at,
-                detail: "value is NaN or infinite".into(),
+                problem: Problem::NotFinite,
             };
         }
         let bone = r.bonenum.get();
@@ -314,16 +314,20 @@ fn locate_bad_record<O: ByteOrder>(
                 format,
                 what: "bonevert.bonenum",
                 offset: offset + BONENUM_AT,
-                detail: format!("bone {bone} out of range: the model has {num_bones} bones"),
+                problem: Problem::Index {
+                    index: bone.into(),
+                    len: num_bones.into(),
+                },
             };
         }
         offset += size_of::<BoneVert<O>>() as u64;
     }
-    // Unreachable when the fast check failed, but stay total: report the record block.
+    // Unreachable when the fast check failed (it flags only what the loop above finds), but
+    // stay total: report the record block.
     Error::Invalid {
         format,
         what: "vertex.boneverts",
         offset: at,
-        detail: "invalid influence record".into(),
+        problem: Problem::NotFinite,
     }
 }

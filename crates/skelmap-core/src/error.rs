@@ -6,6 +6,10 @@
 //! Denial-of-service limits have their own variant, [`Error::Limit`], distinct from
 //! malformation ([`Error::Invalid`], [`Error::Truncated`]) and from features we do not read
 //! ([`Error::Unsupported`]).
+//!
+//! Building an error never allocates on the validation path: what is wrong is a [`Problem`], a
+//! fixed message with the numbers it concerns, so a fuzzer or a loader facing hostile files
+//! pays nothing for the text until it is displayed.
 
 use std::path::PathBuf;
 
@@ -53,15 +57,15 @@ pub enum Error {
     #[error("unrecognised file: the first bytes match no supported format")]
     UnknownFormat,
     /// A companion file (skeleton, LOD, config) could not be found or its path is refused.
-    #[error("cannot resolve {path}: {detail}")]
+    #[error("cannot resolve {path}: {reason}")]
     Resolve {
         /// The path as the model or config names it.
         path: String,
         /// Why it cannot be used.
-        detail: String,
+        reason: &'static str,
     },
     /// A well-formed feature or version of the format that skelmap does not read.
-    #[error("{format}: unsupported {what} at offset {offset}: {detail}")]
+    #[error("{format}: unsupported {what} {value} at offset {offset}; {supported}")]
     Unsupported {
         /// The format being read.
         format: Format,
@@ -69,11 +73,13 @@ pub enum Error {
         what: &'static str,
         /// Byte offset of that field.
         offset: u64,
-        /// What was found.
-        detail: String,
+        /// The value found (for a magic, the version digit: 7 for `MDL7`).
+        value: i64,
+        /// What skelmap does read there.
+        supported: &'static str,
     },
     /// A field holds a value the format does not allow (bad index, count, parent, NaN, ...).
-    #[error("{format}: invalid {what} at offset {offset}: {detail}")]
+    #[error("{format}: invalid {what} at offset {offset}: {problem}")]
     Invalid {
         /// The format being read.
         format: Format,
@@ -82,7 +88,7 @@ pub enum Error {
         /// Byte offset of the offending field or record.
         offset: u64,
         /// What is wrong with it.
-        detail: String,
+        problem: Problem,
     },
     /// A count exceeds a configured [`Limits`](crate::Limits) bound (denial-of-service guard).
     #[error("{format}: {what} at offset {offset} is {value}, over the limit of {max}")]
@@ -108,14 +114,187 @@ pub enum Error {
         source: std::io::Error,
     },
     /// Writing a model failed because a value does not fit the on-disk field.
-    #[error("{format}: cannot write {what}: {detail}")]
+    #[error("{format}: cannot write {what}: {value} does not fit, the field holds at most {max}")]
     Write {
         /// The format being written.
         format: Format,
         /// The field that cannot hold the value.
         what: &'static str,
-        /// Why.
-        detail: String,
+        /// The value (a count, an offset, a name's length in bytes).
+        value: u64,
+        /// The largest value the field holds.
+        max: u64,
+    },
+}
+
+/// What is wrong with a field an [`Error::Invalid`] names: a fixed message and the numbers it
+/// concerns (the error's `offset` says where).
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Problem {
+    /// A float is NaN or infinite.
+    #[error("a value is NaN or infinite")]
+    NotFinite,
+    /// A count or size that must be at least 1 is 0 (a model without vertices, an animation
+    /// without keyframes).
+    #[error("is 0")]
+    Empty,
+    /// A code (an easing, a type) the format does not define.
+    #[error("unknown code {code}")]
+    UnknownCode {
+        /// The code.
+        code: i64,
+    },
+    /// A signed count, offset or size is negative.
+    #[error("{value} is negative")]
+    Negative {
+        /// The value.
+        value: i64,
+    },
+    /// A size or spacing that must be above 0 is not.
+    #[error("{value} is not positive")]
+    NotPositive {
+        /// The value.
+        value: f64,
+    },
+    /// An index names an entry past the end of its table.
+    #[error("index {index} is out of range: there are {len}")]
+    Index {
+        /// The index.
+        index: i64,
+        /// Entries in the table.
+        len: u64,
+    },
+    /// A bone's parent is neither -1 (a root) nor an earlier bone, so poses cannot be built in
+    /// one forward pass.
+    #[error("bone {bone} has parent {parent}; it must be -1 or an earlier bone")]
+    Parent {
+        /// The bone.
+        bone: u64,
+        /// Its parent.
+        parent: i64,
+    },
+    /// A bone (joint) names itself as its parent.
+    #[error("joint {bone} is its own parent")]
+    OwnParent {
+        /// The bone.
+        bone: u64,
+    },
+    /// A bone (joint) names a parent no bone has the name of.
+    #[error("the parent name of joint {bone} matches no joint")]
+    UnknownParent {
+        /// The bone.
+        bone: u64,
+    },
+    /// Following parents from a bone comes back to it.
+    #[error("joint {bone} is part of a parent cycle")]
+    ParentCycle {
+        /// A bone on the cycle.
+        bone: u64,
+    },
+    /// Two bones (joints) have the same name, so names cannot identify them.
+    #[error("joint {bone} repeats the name of joint {first}")]
+    DuplicateName {
+        /// The later bone.
+        bone: u64,
+        /// The first bone with the name.
+        first: u64,
+    },
+    /// A value must equal one another field (or the format) fixes.
+    #[error("is {value} but must be {expected}")]
+    Mismatch {
+        /// The value found.
+        value: u64,
+        /// The value required.
+        expected: u64,
+    },
+    /// A level of detail is weighted to a different number of bones than its base model.
+    #[error("level of detail {lod} is weighted to {bones} bones, its base model to {expected}")]
+    LevelOfDetail {
+        /// The level, from 1.
+        lod: u64,
+        /// Bones the level is weighted to.
+        bones: u64,
+        /// Bones the base model is weighted to.
+        expected: u64,
+    },
+    /// A value is below the smallest the format allows.
+    #[error("{value} is below the minimum of {min}")]
+    BelowMinimum {
+        /// The value found.
+        value: u64,
+        /// The minimum.
+        min: u64,
+    },
+    /// A value is above the largest the format (not a configured limit) allows.
+    #[error("{value} is above the maximum of {max}")]
+    AboveMaximum {
+        /// The value found.
+        value: u64,
+        /// The maximum.
+        max: u64,
+    },
+    /// A float that must hold a whole number does not.
+    #[error("{value} is not a whole number")]
+    NotWhole {
+        /// The value.
+        value: f64,
+    },
+    /// A time is earlier than the one before it.
+    #[error("{value} comes before the previous {previous}")]
+    Decreasing {
+        /// The value.
+        value: f64,
+        /// The value before it.
+        previous: f64,
+    },
+    /// The vertex count does not make whole rows of the grid's width.
+    #[error("{value} vertices do not make at least 2 rows of {row}")]
+    Rows {
+        /// Vertices.
+        value: u64,
+        /// Vertices per row.
+        row: u64,
+    },
+    /// A skin with mip levels whose pixel format or size cannot have them.
+    #[error("mip levels need a 16-, 24- or 32-bit format and sides divisible by 8")]
+    Mips,
+    /// Blend weights outside `0..=1` or summing to more than 1.
+    #[error("blend weights must each be in 0..=1 and sum to at most 1")]
+    Weights,
+    /// An attribute's size is not one its kind allows.
+    #[error("{size} bytes is not a size the attribute's type allows")]
+    AttributeSize {
+        /// The size in bytes.
+        size: u64,
+    },
+    /// A vertex has no bone influence.
+    #[error("vertex has no bone influences")]
+    NoInfluences,
+    /// Bytes follow the last structure the header accounts for.
+    #[error("{extra} bytes after the declared data")]
+    TrailingBytes {
+        /// Bytes left over.
+        extra: u64,
+    },
+    /// A line of a text file does not have the fields it needs.
+    #[error("line {line} has {fields} fields; {expected} expected")]
+    Fields {
+        /// The line, from 1.
+        line: u64,
+        /// Fields found.
+        fields: u64,
+        /// Fields required.
+        expected: u64,
+    },
+    /// A field of a text line does not hold a value it may: not a number of the right kind,
+    /// or out of its range.
+    #[error("line {line}, field {field} is not valid")]
+    Field {
+        /// The line, from 1.
+        line: u64,
+        /// The field, from 1.
+        field: u64,
     },
 }
 

@@ -78,7 +78,7 @@ pub mod write;
 pub use glam;
 
 pub use diag::{Diagnostics, Warning, WarningKind};
-pub use error::{Error, Result};
+pub use error::{Error, Problem, Result};
 pub use format::{Format, UnknownFormat};
 pub use limits::Limits;
 pub use model::Model;

@@ -10,7 +10,7 @@ use core::ops::Range;
 
 use zerocopy::{FromBytes, Immutable, KnownLayout, Unaligned};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 
 /// Types a [`Reader`] can overlay on bytes: plain old data with alignment 1.
@@ -80,7 +80,9 @@ impl<'data> Reader<'data> {
                 format: self.format,
                 what,
                 offset: end,
-                detail: format!("{} bytes after the declared data", self.len() - end),
+                problem: Problem::TrailingBytes {
+                    extra: self.len() - end,
+                },
             });
         }
         Ok(bytes)

@@ -30,10 +30,10 @@ pub trait Resolver<'data> {
 ///
 /// [`Error::Resolve`] naming the path and what is wrong with it.
 pub fn check_path(path: &str) -> Result<()> {
-    let refuse = |detail: &'static str| {
+    let refuse = |reason| {
         Err(Error::Resolve {
             path: path.to_string(),
-            detail: detail.to_string(),
+            reason,
         })
     };
     if path.is_empty() {

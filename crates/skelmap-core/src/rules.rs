@@ -6,7 +6,7 @@
 use zerocopy::byteorder::{ByteOrder, F32, U32};
 
 use crate::diag::{Diagnostics, WarningKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
@@ -54,8 +54,14 @@ pub(crate) fn check_magic(
     }
 }
 
-/// Rejects a `type` field other than `want`.
-pub(crate) fn check_type(format: Format, offset: u64, found: u32, want: u32) -> Result<()> {
+/// Rejects a `type` field other than `want` (`supported` says which, for the message).
+pub(crate) fn check_type(
+    format: Format,
+    offset: u64,
+    found: u32,
+    want: u32,
+    supported: &'static str,
+) -> Result<()> {
     if found == want {
         return Ok(());
     }
@@ -63,7 +69,8 @@ pub(crate) fn check_type(format: Format, offset: u64, found: u32, want: u32) -> 
         format,
         what: "header.type",
         offset,
-        detail: format!("model type {found}; only type {want} is defined"),
+        value: found.into(),
+        supported,
     })
 }
 
@@ -93,9 +100,10 @@ pub(crate) fn declared_size<'data>(
             format,
             what: "header.filesize",
             offset: filesize_at,
-            detail: format!(
-                "declared size {filesize} is smaller than the {header_size}-byte header"
-            ),
+            problem: Problem::BelowMinimum {
+                value: filesize,
+                min: header_size,
+            },
         });
     }
     if filesize < len {
@@ -111,21 +119,20 @@ pub(crate) fn declared_size<'data>(
     Ok(data.get(..filesize as usize).unwrap_or(data))
 }
 
-/// Rejects a count of zero (`Invalid`, with detail `empty`) or above `max` (`Limit`).
+/// Rejects a count of zero ([`Problem::Empty`]) or above `max` ([`Error::Limit`]).
 pub(crate) fn check_count(
     format: Format,
     what: &'static str,
     offset: u64,
     value: u32,
     max: u32,
-    empty: &str,
 ) -> Result<()> {
     if value == 0 {
         return Err(Error::Invalid {
             format,
             what,
             offset,
-            detail: empty.to_string(),
+            problem: Problem::Empty,
         });
     }
     if value > max {
@@ -140,6 +147,23 @@ pub(crate) fn check_count(
     Ok(())
 }
 
+/// Reads a signed count, size or offset that must not be negative.
+pub(crate) fn non_negative(
+    format: Format,
+    what: &'static str,
+    offset: u64,
+    value: i32,
+) -> Result<u32> {
+    u32::try_from(value).map_err(|_| Error::Invalid {
+        format,
+        what,
+        offset,
+        problem: Problem::Negative {
+            value: value.into(),
+        },
+    })
+}
+
 /// Requires `-1 ≤ parent < index` (parents precede children; one forward pass builds poses).
 pub(crate) fn check_parent(format: Format, index: usize, parent: i32, offset: u64) -> Result<()> {
     if parent >= -1 && i64::from(parent) < index as i64 {
@@ -149,9 +173,10 @@ pub(crate) fn check_parent(format: Format, index: usize, parent: i32, offset: u6
         format,
         what: "bone.parent",
         offset,
-        detail: format!(
-            "bone {index} has parent {parent}; it must be -1 (root) or a bone before it"
-        ),
+        problem: Problem::Parent {
+            bone: index as u64,
+            parent: parent.into(),
+        },
     })
 }
 
@@ -280,14 +305,13 @@ pub(crate) fn check_texcoords<O: ByteOrder>(
 }
 
 /// Checks a table of `count` `u32`s at `offset` (triangle corners, bone references) in bounds,
-/// every value below `bound`. `what` names the table, `noun` what its values index.
+/// every value below `bound`. `what` names the table.
 pub(crate) fn check_index_table<O: ByteOrder>(
     reader: Reader<'_>,
     what: &'static str,
     offset: u64,
     count: u64,
     bound: u32,
-    noun: &str,
     layout: &mut Layout,
 ) -> Result<()> {
     let values = reader.slice_at::<U32<O>>(what, offset, count)?;
@@ -309,7 +333,10 @@ pub(crate) fn check_index_table<O: ByteOrder>(
         format: reader.format(),
         what,
         offset: offset + 4 * k as u64,
-        detail: format!("entry {k} is {value}; there are {bound} {noun}"),
+        problem: Problem::Index {
+            index: value.into(),
+            len: bound.into(),
+        },
     })
 }
 
@@ -348,7 +375,6 @@ impl MeshPass<'_, '_> {
             m.num_verts_at,
             m.num_verts,
             limits.max_vertices_per_mesh,
-            "mesh has no vertices",
         )?;
         check_count(
             format,
@@ -356,7 +382,6 @@ impl MeshPass<'_, '_> {
             m.num_tris_at,
             m.num_tris,
             limits.max_triangles_per_mesh,
-            "mesh has no triangles",
         )?;
         let rules = crate::bonevert::WalkRules {
             num_bones: self.num_bones,
@@ -385,7 +410,6 @@ impl MeshPass<'_, '_> {
             m.ofs_indices,
             corners,
             m.num_verts,
-            "vertices",
             &mut self.layout,
         )
     }

@@ -59,7 +59,8 @@ pub(crate) fn u32_field(format: Format, what: &'static str, value: u64) -> Resul
     u32::try_from(value).map_err(|_| Error::Write {
         format,
         what,
-        detail: format!("{value} does not fit the 32-bit field"),
+        value,
+        max: u32::MAX.into(),
     })
 }
 
@@ -76,7 +77,8 @@ pub(crate) fn name_field<const N: usize>(
             return Err(Error::Write {
                 format,
                 what,
-                detail: format!("name is {} bytes; the field holds {N}", name.len()),
+                value: name.len() as u64,
+                max: N as u64,
             });
         }
     }

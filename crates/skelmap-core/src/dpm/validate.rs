@@ -18,7 +18,7 @@ use zerocopy::byteorder::{F32, U32};
 use super::raw::{self, BonePose, Header};
 use super::view::Dpm;
 use crate::diag::{Diagnostics, WarningKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
@@ -136,6 +136,7 @@ fn check_header<'data>(
         at(offset_of!(Header, type_)),
         header.type_.get(),
         raw::DPM_TYPE_SKELETAL,
+        "skelmap reads type 2 (skeletal)",
     )?;
     let data = rules::declared_size(
         FORMAT,
@@ -151,25 +152,22 @@ fn check_header<'data>(
             offset_of!(Header, num_bones),
             header.num_bones.get(),
             limits.max_bones,
-            "model has no bones",
         ),
         (
             "header.num_meshs",
             offset_of!(Header, num_meshs),
             header.num_meshs.get(),
             limits.max_meshes,
-            "model has no meshes",
         ),
         (
             "header.num_frames",
             offset_of!(Header, num_frames),
             header.num_frames.get(),
             limits.max_frames,
-            "model has no frames",
         ),
     ];
-    for (what, field, value, max, empty) in counts {
-        rules::check_count(FORMAT, what, at(field), value, max, empty)?;
+    for (what, field, value, max) in counts {
+        rules::check_count(FORMAT, what, at(field), value, max)?;
     }
     Ok(data)
 }
@@ -208,14 +206,12 @@ impl DpmPass for MeshPass<'_, '_> {
     fn frame(&mut self, frame: &raw::Frame, at: u64) -> Result<()> {
         let ofs_field = at + offset_of!(raw::Frame, ofs_bonepositions) as u64;
         let ofs = frame.ofs_bonepositions.get();
-        let Ok(ofs) = u64::try_from(ofs) else {
-            return Err(Error::Invalid {
-                format: FORMAT,
-                what: "frame.ofs_bonepositions",
-                offset: ofs_field,
-                detail: format!("negative offset {ofs}"),
-            });
-        };
+        let ofs = u64::from(rules::non_negative(
+            FORMAT,
+            "frame.ofs_bonepositions",
+            ofs_field,
+            ofs,
+        )?);
         let poses =
             self.reader
                 .slice_at::<BonePose>("frame.bonepositions", ofs, self.num_bones.into())?;
@@ -236,11 +232,7 @@ impl DpmPass for MeshPass<'_, '_> {
                 format: FORMAT,
                 what: "bonepose.matrix",
                 offset: record_offset::<BonePose>(ofs, b) + 4 * k as u64,
-                detail: format!(
-                    "bone {b}, row {}, column {}: value is NaN or infinite",
-                    k / 4,
-                    k % 4
-                ),
+                problem: Problem::NotFinite,
             });
         }
         let zero_row = |row: &[F32<BigEndian>; 4]| {

@@ -255,7 +255,8 @@ impl Builder {
                 ofs_bonepositions: I32::new(i32::try_from(ofs).map_err(|_| Error::Write {
                     format: Format::Dpm,
                     what: "frame.ofs_bonepositions",
-                    detail: format!("{ofs} does not fit the signed 32-bit field"),
+                    value: ofs,
+                    max: i32::MAX as u64,
                 })?),
             };
             out.extend_from_slice(record.as_bytes());

@@ -8,15 +8,38 @@
 //!
 //! MDL2 and MDL7 (and HMP4) are recognised by their magic and refused as unsupported, naming
 //! the version.
+//!
+//! ## HMP7, derived from the bytes of the public files
+//!
+//! HMP7 shares the 84-byte header. Its skins are MDL7-style records (see [`skin`]:
+//! only kind `0x1C` is proven). Each frame is `i32 type` (2), a word-packed bounding box
+//! (2 × 8 bytes), a 16-byte name, then per vertex `u16 z, i8 normal_x, i8 normal_y` (4 bytes).
+//! With these, both public HMP7 files are read from the first to the last byte: 84 + 36 +
+//! 1089 · 4 = 4476 bytes for `terrain.hmp` (no skin), and for the other one a single
+//! 512×512 `0x1C` skin of 12 + 786 432 + 258 048 (three mips) + 68 (material) bytes in
+//! between. HMP7 stores only a normal's X and Y, as `i8`; skelmap reads the normal as
+//! `(−x, y) / 127` with `z = √(1 − x² − y²)`. No document states this. It was measured on
+//! `gex4_terrain.hmp` against the normals of its own height field (central differences) on
+//! the grid as laid out below:
+//! - read as `(−x, y)`: mean cosine 0.9995 over the 961 interior vertices, minimum 0.971;
+//! - read as `(x, y)`: mean cosine 0.684, minimum −0.57.
+//!
+//! So either the stored X has the opposite sign convention, or GameStudio mirrors the grid in
+//! X. Negating X keeps the documented layout and its triangle winding.
+//!
+//! ## The grid
+//!
+//! `numverts_x = fnumverts_x` (which must be integral), `numverts_y = numverts / numverts_x`;
+//! vertex `iy · numverts_x + ix` lies at `x = ix · ftrisize_x`, `y = iy · ftrisize_y`,
+//! `z = scale_z · h + offset_z`. The origin is vertex 0 (GameStudio does not document one).
 
 pub mod anorms;
-mod hmp;
-mod mdl;
 pub mod morph;
 pub mod raw;
 pub mod skin;
+mod validate;
+mod view;
 pub mod write;
 
-pub use hmp::{Hmp, HmpVersion, TerrainMesh};
-pub use mdl::{Mdl, MdlFrame, MdlVersion, PackedVertices};
 pub use skin::{PixelFormat, Skin};
+pub use view::{Hmp, HmpFrame, HmpVersion, Mdl, MdlFrame, MdlVersion, PackedVertices, TerrainMesh};

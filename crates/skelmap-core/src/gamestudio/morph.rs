@@ -8,7 +8,7 @@
 use zerocopy::{FromBytes, IntoBytes};
 
 use super::anorms::NORMALS;
-use super::mdl::{Mdl, PackedVertices};
+use super::view::{Mdl, PackedVertices};
 use crate::skin::morph::{self, MorphError, NormalTable, PackedFrame, Unpack};
 
 pub use crate::skin::morph::simd_kernel_name;

@@ -21,7 +21,7 @@
 use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::raw::Mdl7Material;
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::read::Walk;
@@ -207,17 +207,18 @@ pub(crate) fn read_skin<'data>(
 ) -> Result<Skin<'data>> {
     let at = walk.offset();
     let code = walk.read::<I32<Le>>("skin.type")?.get();
-    let unsupported = |detail: String| Error::Unsupported {
+    let unsupported = |supported| Error::Unsupported {
         format,
         what: "skin.type",
         offset: at,
-        detail,
+        value: code.into(),
+        supported,
     };
-    let invalid = |what, offset, detail: String| Error::Invalid {
+    let invalid = |what, offset, problem| Error::Invalid {
         format,
         what,
         offset,
-        detail,
+        problem,
     };
     let mut material_flag = false;
     let (pix, mips, width, height) = match layout {
@@ -229,9 +230,7 @@ pub(crate) fn read_skin<'data>(
                 )
             });
             let Some(pix) = pix.filter(|_| code & !7 == 0) else {
-                return Err(unsupported(format!(
-                    "skin type {code}; MDL3/4 skins are 0, 2 or 3"
-                )));
+                return Err(unsupported("MDL3/4 skins are type 0, 2 or 3"));
             };
             (pix, false, width, height)
         }
@@ -242,16 +241,14 @@ pub(crate) fn read_skin<'data>(
                     (PixelFormat::Rgb888, true)
                 }
                 SkinLayout::Hmp7 => {
-                    return Err(unsupported(format!(
-                        "HMP7 skin type {code:#x}; only 0x1c (RGB888, mips, material) is known from real files"
-                    )));
+                    return Err(unsupported(
+                        "HMP7 skins are type 0x1c (RGB888, mips, material), the only one real files show",
+                    ));
                 }
                 _ => match PixelFormat::from_code(code).filter(|_| (0..16).contains(&code)) {
                     Some(pix) => (pix, code & 8 != 0),
                     None => {
-                        return Err(unsupported(format!(
-                            "skin type {code}; MDL5 skins are 0, 2..=6, +8 for mips"
-                        )));
+                        return Err(unsupported("MDL5 skins are type 0 or 2..=6, +8 for mips"));
                     }
                 },
             };
@@ -261,7 +258,7 @@ pub(crate) fn read_skin<'data>(
                 u32::try_from(v)
                     .ok()
                     .filter(|&v| v > 0)
-                    .ok_or_else(|| invalid(what, off, format!("{v}: must be positive")))
+                    .ok_or_else(|| invalid(what, off, Problem::NotPositive { value: v.into() }))
             };
             let width = dim(w, "skin.width", at + 4)?;
             let height = if pix == PixelFormat::Dds {
@@ -274,7 +271,7 @@ pub(crate) fn read_skin<'data>(
     };
     if pix == PixelFormat::Dds {
         if mips {
-            return Err(unsupported("a DDS skin with the mip flag".into()));
+            return Err(unsupported("DDS skins (type 6) have no mip flag"));
         }
         let blob = walk.read_slice::<u8>("skin.dds", width.into())?;
         return Ok(Skin {
@@ -298,13 +295,7 @@ pub(crate) fn read_skin<'data>(
         });
     }
     if mips && (pix == PixelFormat::Palette8 || width % 8 != 0 || height % 8 != 0) {
-        return Err(invalid(
-            "skin.type",
-            at,
-            format!(
-                "mip levels need a 16/24/32-bit format and sides divisible by 8 ({width}×{height}, {pix:?})"
-            ),
-        ));
+        return Err(invalid("skin.type", at, Problem::Mips));
     }
     let mut levels: [&'data [u8]; 4] = [&[]; 4];
     let num_levels = if mips { 4 } else { 1 };

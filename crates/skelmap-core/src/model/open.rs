@@ -134,9 +134,8 @@ impl<'data> Model<'data> {
         if format == Format::Skm {
             return Err(Error::Resolve {
                 path: String::new(),
-                detail: "an SKM mesh needs its SKP skeleton: open it with Model::from_skm or \
-                         through a resolver"
-                    .to_string(),
+                reason: "an SKM mesh needs its SKP skeleton: open it with Model::from_skm or \
+                         through a resolver",
             });
         }
         Model::build(format, String::new(), source, Vec::new(), limits)
@@ -187,7 +186,7 @@ impl<'data> Model<'data> {
         check_path(path)?;
         let main = resolver.load(path)?.ok_or_else(|| Error::Resolve {
             path: path.to_string(),
-            detail: "model not found".to_string(),
+            reason: "model not found",
         })?;
         Model::with_companions(resolver, path, main, limits)
     }
@@ -287,7 +286,7 @@ fn view<'a>(
                     .next()
                     .ok_or_else(|| Error::Resolve {
                         path: String::new(),
-                        detail: "an SKM mesh needs its SKP skeleton".to_string(),
+                        reason: "an SKM mesh needs its SKP skeleton",
                     })?;
             let skp = Skp::parse_with(skp.bytes(), limits, diag)?;
             let mut lods = Vec::new();
@@ -318,7 +317,7 @@ fn view<'a>(
 fn split_root(path: &Path, root: Option<&Path>) -> Result<(PathBuf, String)> {
     let not_utf8 = || Error::Resolve {
         path: path.display().to_string(),
-        detail: "the path is not UTF-8".to_string(),
+        reason: "the path is not UTF-8",
     };
     let Some(root) = root else {
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
@@ -330,7 +329,7 @@ fn split_root(path: &Path, root: Option<&Path>) -> Result<(PathBuf, String)> {
     };
     let outside = || Error::Resolve {
         path: path.display().to_string(),
-        detail: format!("the path is not inside the root {}", root.display()),
+        reason: "the path is not inside the root",
     };
     let absolute = |p: &Path| -> Result<PathBuf> {
         let p = std::path::absolute(p).map_err(|source| Error::Io {

@@ -12,7 +12,7 @@ use super::raw::{
 };
 use super::view::{Group, Joint, Ms3d, SPEC_MAX_JOINTS, SPEC_MAX_VERTICES, VertexExtra};
 use crate::diag::{Diagnostics, WarningKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
@@ -43,7 +43,8 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 format: FORMAT,
                 what: "header.version",
                 offset: offset_of!(Header, version) as u64,
-                detail: format!("version {version}; versions 3 and 4 are defined"),
+                value: version.into(),
+                supported: "skelmap reads versions 3 and 4",
             });
         }
         let masks = Masks::of::<Le>();
@@ -109,11 +110,10 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 return Err(invalid(
                     "group.triangleIndices",
                     rules::record_offset::<U16<Le>>(indices_at, k),
-                    format!(
-                        "triangle {} out of range: the model has {}",
-                        triangle_indices.get(k).map_or(0, |t| t.get()),
-                        triangles.len()
-                    ),
+                    Problem::Index {
+                        index: triangle_indices.get(k).map_or(0, |t| t.get()).into(),
+                        len: triangles.len() as u64,
+                    },
                 ));
             }
             groups.push(Group {
@@ -168,7 +168,7 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 } else {
                     ("joint.position", offset_of!(JointHead, position) as u64)
                 };
-                return Err(invalid(what, at + field, "value is NaN or infinite".into()));
+                return Err(invalid(what, at + field, Problem::NotFinite));
             }
             check_keys(rotation_keys, rot_at, "joint.keyFramesRot", masks, diag)?;
             check_keys(position_keys, pos_at, "joint.keyFramesTrans", masks, diag)?;
@@ -205,11 +205,10 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 return Err(invalid(
                     "group.materialIndex",
                     group.material_at,
-                    format!(
-                        "material {} out of range: the model has {}",
-                        group.material,
-                        materials.len()
-                    ),
+                    Problem::Index {
+                        index: group.material.into(),
+                        len: materials.len() as u64,
+                    },
                 ));
             }
         }
@@ -222,7 +221,7 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 return Err(invalid(
                     "material",
                     rules::record_offset::<Material>(materials_at, i),
-                    "a colour or value is NaN or infinite".into(),
+                    Problem::NotFinite,
                 ));
             }
             rules::check_name(
@@ -236,11 +235,7 @@ impl<'data> Parse<'data> for Ms3d<'data> {
         if masks.non_finite(raw(keyframer.animation_fps))
             | masks.non_finite(raw(keyframer.current_time))
         {
-            return Err(invalid(
-                "keyframer",
-                keyframer_at,
-                "value is NaN or infinite".into(),
-            ));
+            return Err(invalid("keyframer", keyframer_at, Problem::NotFinite));
         }
 
         let mut model = Ms3d {
@@ -295,7 +290,10 @@ impl<'data> Ms3d<'data> {
                 return Err(invalid(
                     "nHasModelComment",
                     walk.offset() - size_of::<I32<Le>>() as u64,
-                    format!("{has_model}; 0 or 1 expected"),
+                    Problem::AboveMaximum {
+                        value: has_model.into(),
+                        max: 1,
+                    },
                 ));
             }
             if has_model == 1 {
@@ -368,11 +366,10 @@ impl<'data> Ms3d<'data> {
                 return Err(invalid(
                     "vertexExtra.boneIds",
                     record_at + k as u64,
-                    format!(
-                        "joint {} out of range: the model has {}",
-                        e.bone_ids[k],
-                        self.joints.len()
-                    ),
+                    Problem::Index {
+                        index: e.bone_ids[k].into(),
+                        len: self.joints.len() as u64,
+                    },
                 ));
             }
             let sum: u32 = e.weights.iter().map(|&w| u32::from(w)).sum();
@@ -380,10 +377,10 @@ impl<'data> Ms3d<'data> {
                 return Err(invalid(
                     "vertexExtra.weights",
                     record_at + offset_of!(VertexEx1, weights) as u64,
-                    format!(
-                        "weights sum to {sum}; sub-version {} allows at most {scale}",
-                        extra.sub_version()
-                    ),
+                    Problem::AboveMaximum {
+                        value: sum.into(),
+                        max: scale as u64,
+                    },
                 ));
             }
         }
@@ -391,12 +388,12 @@ impl<'data> Ms3d<'data> {
     }
 }
 
-fn invalid(what: &'static str, offset: u64, detail: String) -> Error {
+fn invalid(what: &'static str, offset: u64, problem: Problem) -> Error {
     Error::Invalid {
         format: FORMAT,
         what,
         offset,
-        detail,
+        problem,
     }
 }
 
@@ -408,7 +405,7 @@ fn count(walk: &mut Walk<'_>, what: &'static str) -> Result<(u64, u16)> {
 fn non_negative(walk: &mut Walk<'_>, what: &'static str) -> Result<u32> {
     let at = walk.offset();
     let v = walk.read::<I32<Le>>(what)?.get();
-    u32::try_from(v).map_err(|_| invalid(what, at, format!("negative count {v}")))
+    rules::non_negative(FORMAT, what, at, v)
 }
 
 fn limit(at: u64, what: &'static str, value: u64, max: u64) -> Result<()> {
@@ -464,7 +461,7 @@ fn check_keys(
         return Err(invalid(
             what,
             rules::record_offset::<Keyframe>(at, k),
-            format!("key {k}: value is NaN or infinite"),
+            Problem::NotFinite,
         ));
     }
     if let Some(k) = keys
@@ -489,17 +486,17 @@ fn check_vertices(vertices: &[Vertex], at: u64, joints: usize, masks: Masks) -> 
             return Err(invalid(
                 "vertex.vertex",
                 record + offset_of!(Vertex, vertex) as u64,
-                format!("vertex {i}: position is NaN or infinite"),
+                Problem::NotFinite,
             ));
         }
         if !joint_ok(v.bone_id, joints) {
             return Err(invalid(
                 "vertex.boneId",
                 record + offset_of!(Vertex, bone_id) as u64,
-                format!(
-                    "vertex {i}: joint {} out of range: the model has {joints}",
-                    v.bone_id
-                ),
+                Problem::Index {
+                    index: v.bone_id.into(),
+                    len: joints as u64,
+                },
             ));
         }
     }
@@ -527,10 +524,10 @@ fn check_triangles(
                     record + offset_of!(Triangle, vertex_indices) as u64,
                     k,
                 ),
-                format!(
-                    "triangle {i}: vertex {} out of range: the model has {vertices}",
-                    t.vertex_indices[k].get()
-                ),
+                Problem::Index {
+                    index: t.vertex_indices[k].get().into(),
+                    len: vertices as u64,
+                },
             ));
         }
         let floats: [&[[F32<Le>; 3]]; 1] = [&t.vertex_normals];
@@ -540,7 +537,7 @@ fn check_triangles(
             return Err(invalid(
                 "triangle.vertexNormals",
                 record + offset_of!(Triangle, vertex_normals) as u64,
-                format!("triangle {i}: a normal or texture coordinate is NaN or infinite"),
+                Problem::NotFinite,
             ));
         }
         if usize::from(t.group_index) >= groups {
@@ -590,10 +587,10 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
         return Err(invalid(
             "joint.name",
             at(second) + offset_of!(JointHead, name) as u64,
-            format!(
-                "joint {second} repeats the name {:?} of joint {first}",
-                name::lossy(w[0].0)
-            ),
+            Problem::DuplicateName {
+                bone: second as u64,
+                first: first as u64,
+            },
         ));
     }
     for i in 0..joints.len() {
@@ -612,17 +609,14 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
             return Err(invalid(
                 "joint.parentName",
                 at(i) + offset_of!(JointHead, parent_name) as u64,
-                format!(
-                    "joint {i}: no joint is named {:?}",
-                    name::lossy(parent_name)
-                ),
+                Problem::UnknownParent { bone: i as u64 },
             ));
         };
         if p == i {
             return Err(invalid(
                 "joint.parentName",
                 at(i) + offset_of!(JointHead, parent_name) as u64,
-                format!("joint {i} is its own parent"),
+                Problem::OwnParent { bone: i as u64 },
             ));
         }
         if let Some(j) = joints.get_mut(i) {
@@ -653,7 +647,7 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
                     return Err(invalid(
                         "joint.parentName",
                         at(i) + offset_of!(JointHead, parent_name) as u64,
-                        format!("joint {i} is part of a parent cycle"),
+                        Problem::ParentCycle { bone: i as u64 },
                     ));
                 }
                 Some(d) => break d + 1,

@@ -122,7 +122,8 @@ fn count16(what: &'static str, n: usize) -> Result<U16<Le>> {
             .map_err(|_| crate::Error::Write {
                 format: Format::Ms3d,
                 what,
-                detail: format!("{n} does not fit the 16-bit count"),
+                value: n as u64,
+                max: u16::MAX.into(),
             })
     })
 }

@@ -6,7 +6,7 @@
 //! `0` or `1`, optionally followed by `// name`; blank lines and lines starting with `//` are
 //! skipped.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 
 /// A named range of frames.
@@ -80,38 +80,40 @@ pub fn parse_framegroups(text: &[u8], num_frames: u32) -> Result<Vec<FrameGroup>
         if words.is_empty() {
             continue;
         }
-        let bad = |detail: String| Error::Invalid {
+        let line = n as u64 + 1;
+        let bad = |problem| Error::Invalid {
             format: Format::Dpm,
             what: "framegroups line",
             offset: line_at,
-            detail: format!("line {}: {detail}", n + 1),
+            problem,
         };
+        let field = |field| bad(Problem::Field { line, field });
+        // `first count fps loop`.
         let [first, count, fps, looped] = words.as_slice() else {
-            return Err(bad(format!(
-                "{} fields; `first count fps loop` expected",
-                words.len()
-            )));
+            return Err(bad(Problem::Fields {
+                line,
+                fields: words.len() as u64,
+                expected: 4,
+            }));
         };
-        let first: u32 = first
+        let first: u32 = first.parse().map_err(|_| field(1))?;
+        let count: u32 = count.parse().ok().filter(|&c| c > 0).ok_or(field(2))?;
+        let fps: f32 = fps
             .parse()
-            .map_err(|_| bad(format!("first frame {first:?}")))?;
-        let count: u32 = count
-            .parse()
-            .map_err(|_| bad(format!("frame count {count:?}")))?;
-        let fps: f32 = fps.parse().map_err(|_| bad(format!("rate {fps:?}")))?;
+            .ok()
+            .filter(|f: &f32| f.is_finite() && *f > 0.0)
+            .ok_or(field(3))?;
         let looped = match *looped {
             "0" => false,
             "1" => true,
-            other => return Err(bad(format!("loop flag {other:?}; 0 or 1 expected"))),
+            _ => return Err(field(4)),
         };
-        if count == 0 || !(fps.is_finite() && fps > 0.0) {
-            return Err(bad(format!("{count} frames at {fps} fps")));
-        }
-        if u64::from(first) + u64::from(count) > u64::from(num_frames) {
-            return Err(bad(format!(
-                "frames {first}..{} past the model's {num_frames}",
-                u64::from(first) + u64::from(count)
-            )));
+        let last = u64::from(first) + u64::from(count) - 1;
+        if last >= u64::from(num_frames) {
+            return Err(bad(Problem::Index {
+                index: last as i64,
+                len: num_frames.into(),
+            }));
         }
         let name = name
             .filter(|n| !n.is_empty())

@@ -46,20 +46,15 @@ pub fn skeleton_from_cfg(cfg: &[u8], cfg_path: &str) -> Result<Option<String>> {
         return Ok(None);
     };
     let line = tokens.get(k).map_or(0, |t| t.line);
-    let fail = |detail: String| Error::Resolve {
+    let fail = |reason| Error::Resolve {
         path: cfg_path.to_string(),
-        detail,
+        reason,
     };
     let path = match tokens.get(k + 1) {
         Some(t) if t.line == line => t.text,
-        _ => {
-            return Err(fail(format!(
-                "line {line}: 'import' without a skeleton path"
-            )));
-        }
+        _ => return Err(fail("'import' without a skeleton path on its line")),
     };
-    let path = std::str::from_utf8(path)
-        .map_err(|_| fail(format!("line {line}: the import path is not UTF-8")))?;
+    let path = std::str::from_utf8(path).map_err(|_| fail("the import path is not UTF-8"))?;
     Ok(Some(format!("{}.skp", strip_extension(path))))
 }
 
@@ -169,7 +164,7 @@ pub fn resolve<'data, R: Resolver<'data> + ?Sized>(
     check_path(skm_path)?;
     let skm = resolver
         .load(skm_path)?
-        .ok_or_else(|| missing(skm_path, "model"))?;
+        .ok_or_else(|| missing(skm_path, "model not found"))?;
     let (skp, lods) = companions(resolver, skm_path)?;
     Ok(SkmFiles {
         skm: (skm_path.to_string(), skm),
@@ -199,7 +194,7 @@ pub fn companions<'data, R: Resolver<'data> + ?Sized>(
     check_path(&skp_path)?;
     let skp = resolver
         .load(&skp_path)?
-        .ok_or_else(|| missing(&skp_path, "skeleton"))?;
+        .ok_or_else(|| missing(&skp_path, "skeleton not found"))?;
     let mut lods = Vec::new();
     for n in 1..=SKM_MAX_LODS {
         let path = format!("{base}_{n}{ext}");
@@ -214,10 +209,10 @@ pub fn companions<'data, R: Resolver<'data> + ?Sized>(
 /// An SKM's skeleton and levels of detail, each as `(path, bytes)`.
 pub type Companions<'data> = ((String, Source<'data>), Vec<(String, Source<'data>)>);
 
-fn missing(path: &str, what: &str) -> Error {
+fn missing(path: &str, reason: &'static str) -> Error {
     Error::Resolve {
         path: path.to_string(),
-        detail: format!("{what} not found"),
+        reason,
     }
 }
 
@@ -303,7 +298,7 @@ mod tests {
     fn cfg_import_without_path_on_its_line() {
         let e = cfg("import\nmodels/x.skm").err();
         assert!(
-            matches!(&e, Some(Error::Resolve { path, detail }) if path == "m.cfg" && detail == "line 1: 'import' without a skeleton path"),
+            matches!(&e, Some(Error::Resolve { path, reason }) if path == "m.cfg" && *reason == "'import' without a skeleton path on its line"),
             "{e:?}"
         );
         assert!(cfg("import // nothing").is_err());

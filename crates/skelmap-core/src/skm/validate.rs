@@ -10,7 +10,7 @@ use super::raw::{
 };
 use super::view::{Skm, SkmModel, Skp};
 use crate::diag::{Diagnostics, WarningKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw as raw_bits};
 use crate::format::Format;
 use crate::limits::Limits;
@@ -43,8 +43,7 @@ const _: () = {
 };
 
 /// Checks what an SKM and an SKP header share: type 2, the declared file size (returning
-/// `data` cut to it) and `1 ≤ num_bones ≤ limits.max_bones` (`no_bones` is the message when
-/// it is 0).
+/// `data` cut to it) and `1 ≤ num_bones ≤ limits.max_bones`.
 pub(crate) fn check_shared_header<'data>(
     format: crate::format::Format,
     data: &'data [u8],
@@ -52,7 +51,6 @@ pub(crate) fn check_shared_header<'data>(
     header_size: usize,
     limits: &crate::limits::Limits,
     diag: &mut crate::diag::Diagnostics,
-    no_bones: &str,
 ) -> crate::error::Result<&'data [u8]> {
     use core::mem::offset_of;
     use raw::SkmHeader;
@@ -62,6 +60,7 @@ pub(crate) fn check_shared_header<'data>(
         at(offset_of!(SkmHeader, type_)),
         words.type_,
         raw::SKM_TYPE,
+        "skelmap reads type 2",
     )?;
     let data = crate::rules::declared_size(
         format,
@@ -77,7 +76,6 @@ pub(crate) fn check_shared_header<'data>(
         at(offset_of!(SkmHeader, num_bones)),
         words.num_bones,
         limits.max_bones,
-        no_bones,
     )?;
     Ok(data)
 }
@@ -105,15 +103,7 @@ impl<'data> Parse<'data> for Skm<'data> {
             filesize: header.filesize.get(),
             num_bones: header.num_bones.get(),
         };
-        let data = check_shared_header(
-            SKM,
-            data,
-            words,
-            size_of::<SkmHeader>(),
-            limits,
-            diag,
-            "model has no bones",
-        )?;
+        let data = check_shared_header(SKM, data, words, size_of::<SkmHeader>(), limits, diag)?;
         let num_bones = header.num_bones.get();
         let num_meshes = header.num_meshes.get();
         rules::check_count(
@@ -122,7 +112,6 @@ impl<'data> Parse<'data> for Skm<'data> {
             at(offset_of!(SkmHeader, num_meshes)),
             num_meshes,
             limits.max_meshes,
-            "model has no meshes",
         )?;
 
         let reader = Reader::new(data, SKM);
@@ -163,7 +152,6 @@ fn check_mesh(pass: &mut MeshPass<'_, '_>, mesh: &SkmMesh, at: u64) -> Result<()
         refs_at,
         num_refs,
         pass.limits.max_bones,
-        "mesh references no bones",
     )?;
     rules::check_name(SKM, pass.diag, "mesh.shadername", at, &mesh.shadername);
     rules::check_name(
@@ -189,7 +177,6 @@ fn check_mesh(pass: &mut MeshPass<'_, '_>, mesh: &SkmMesh, at: u64) -> Result<()
         ofs_refs,
         num_refs.into(),
         pass.num_bones,
-        "bones",
         &mut pass.layout,
     )
 }
@@ -217,15 +204,7 @@ impl<'data> Parse<'data> for Skp<'data> {
             filesize: header.filesize.get(),
             num_bones: header.num_bones.get(),
         };
-        let data = check_shared_header(
-            SKP,
-            data,
-            words,
-            size_of::<SkpHeader>(),
-            limits,
-            diag,
-            "skeleton has no bones",
-        )?;
+        let data = check_shared_header(SKP, data, words, size_of::<SkpHeader>(), limits, diag)?;
         let num_bones = header.num_bones.get();
         let num_frames = header.num_frames.get();
         rules::check_count(
@@ -234,7 +213,6 @@ impl<'data> Parse<'data> for Skp<'data> {
             at(offset_of!(SkpHeader, num_frames)),
             num_frames,
             limits.max_frames,
-            "skeleton has no frames",
         )?;
 
         let reader = Reader::new(data, SKP);
@@ -294,16 +272,18 @@ fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Resul
             .position(|v| masks.non_finite(raw_bits(*v)))
             .unwrap_or(0);
         let (b, k) = (k / 7, k % 7);
-        let (what, field) = if k < 4 {
-            ("bonepose.quat", 0)
+        // The quaternion's four floats, then the origin's three: the value's own offset.
+        let what = if k < 4 {
+            "bonepose.quat"
         } else {
-            ("bonepose.origin", 16)
+            "bonepose.origin"
         };
+        const _: () = assert!(offset_of!(SkpBonePose, origin) == 16);
         return Err(Error::Invalid {
             format: SKP,
             what,
-            offset: record_offset::<SkpBonePose>(ofs, b) + field,
-            detail: format!("bone {b}, component {}: value is NaN or infinite", k % 4),
+            offset: record_offset::<SkpBonePose>(ofs, b) + 4 * k as u64,
+            problem: Problem::NotFinite,
         });
     }
     let off_unit = |p: &SkpBonePose| {
@@ -353,17 +333,16 @@ impl<'data> SkmModel<'data> {
         lods: &[Skm<'data>],
         diag: &mut Diagnostics,
     ) -> Result<Self> {
-        const NUM_BONES_AT: u64 = 12;
+        const NUM_BONES_AT: u64 = offset_of!(raw::SkmHeader, num_bones) as u64;
         if skm.num_bones() != skp.num_bones() {
             return Err(Error::Invalid {
                 format: Format::Skm,
                 what: "header.num_bones",
                 offset: NUM_BONES_AT,
-                detail: format!(
-                    "the meshes are weighted to {} bones but the skeleton has {}",
-                    skm.num_bones(),
-                    skp.num_bones()
-                ),
+                problem: Problem::Mismatch {
+                    value: skm.num_bones() as u64,
+                    expected: skp.num_bones() as u64,
+                },
             });
         }
         if lods.len() > SKM_MAX_LODS {
@@ -382,12 +361,11 @@ impl<'data> SkmModel<'data> {
                     format: Format::Skm,
                     what: "header.num_bones",
                     offset: NUM_BONES_AT,
-                    detail: format!(
-                        "level of detail {} is weighted to {} bones but its base model to {}",
-                        n + 1,
-                        lod.num_bones(),
-                        skm.num_bones()
-                    ),
+                    problem: Problem::LevelOfDetail {
+                        lod: n as u64 + 1,
+                        bones: lod.num_bones() as u64,
+                        expected: skm.num_bones() as u64,
+                    },
                 });
             }
             let same_meshes = lod.num_meshes() == skm.num_meshes()

@@ -54,10 +54,11 @@
 //! `8 + keyframes × (8 + 28 × bones)` bytes; times finite and non-decreasing; easing ids known;
 //! every value finite.
 
-pub mod anim;
+pub mod raw;
+mod validate;
 mod view;
 pub mod write;
 
-pub use anim::{Easing, SlAnim};
-pub use view::{AttributeKind, Header, SLMDL_MAGIC, SlMdl, SlModel, Strided};
+pub use raw::{AnimHeader, BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, SLMDL_MAGIC};
+pub use view::{AttributeKind, Easing, SlAnim, SlMdl, SlModel, Strided, WEIGHT_TOLERANCE};
 pub use write::{AnimBuilder, KeyframeDef, MdlBuilder, VertexDef};

@@ -1,52 +1,19 @@
-//! The validated SL `mdl` view: header, attribute declaration, strided attribute views.
+//! The validated SL views: the `mdl` mesh (header, attribute declaration, strided attribute
+//! views, influences), the `.anim` keyframes and their sampling, and the pair of both.
 
-use glam::Vec3A;
-use zerocopy::byteorder::{F32, LittleEndian, U32};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
+use glam::{Quat, Vec3A};
+use zerocopy::FromBytes;
+use zerocopy::byteorder::{F32, LittleEndian};
 
-use super::SlAnim;
-use crate::diag::Diagnostics;
-use crate::error::{Error, Result};
-use crate::floatbits::{Masks, raw};
+use super::raw::{BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, keyframe_size};
 use crate::format::Format;
-use crate::limits::Limits;
-use crate::parse::Parse;
-use crate::pose::{BindPoseMesh, BindVertex};
+use crate::pose::{BindPoseMesh, BindVertex, Bone, LocalPose, PoseFrames, Skeleton};
 use crate::read::Reader;
-use crate::rules;
 
-const FORMAT: Format = Format::SlMdl;
 type Le = LittleEndian;
-
-pub use crate::format::SLMDL_MAGIC;
 
 /// How far stored blend weights may sum above 1 (rounding in exporters).
 pub const WEIGHT_TOLERANCE: f32 = 1e-3;
-
-/// Most attributes a vertex can declare.
-pub const MAX_ATTRIBUTES: usize = 16;
-
-/// The 0x34-byte header.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct Header {
-    /// [`SLMDL_MAGIC`].
-    pub magic: [u8; 4],
-    /// Number of vertices.
-    pub vertex_count: U32<Le>,
-    /// Bytes per vertex.
-    pub vertex_size: U32<Le>,
-    /// Bounding-sphere radius.
-    pub radius: F32<Le>,
-    /// Number of declared attributes (≤ 16).
-    pub attribute_count: U32<Le>,
-    /// Attribute type codes ([`AttributeKind`]).
-    pub attribute_types: [u8; MAX_ATTRIBUTES],
-    /// Attribute sizes in bytes.
-    pub attribute_sizes: [u8; MAX_ATTRIBUTES],
-}
-
-const _: () = assert!(size_of::<Header>() == 0x34);
 
 /// What a vertex attribute holds (see the module docs for codes and sizes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -179,146 +146,8 @@ impl<'data> Strided<'data> {
 /// A validated SL `mdl` over borrowed bytes. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
 pub struct SlMdl<'data> {
-    header: &'data Header,
-    vertices: &'data [u8],
-}
-
-/// Validates `data` under `limits` (`max_vertices_per_mesh` bounds the vertex count).
-impl<'data> Parse<'data> for SlMdl<'data> {
-    const FORMAT: Format = FORMAT;
-
-    fn parse_with(
-        data: &'data [u8],
-        limits: &Limits,
-        _diag: &mut Diagnostics,
-    ) -> Result<SlMdl<'data>> {
-        rules::begin(FORMAT, data, limits)?;
-        let reader = Reader::new(data, FORMAT);
-        let header: &Header = reader.ref_at("header", 0)?;
-        let invalid = |what, offset, detail: String| Error::Invalid {
-            format: FORMAT,
-            what,
-            offset,
-            detail,
-        };
-
-        let radius = header.radius.get();
-        if !(radius.is_finite() && radius >= 0.0) {
-            return Err(invalid(
-                "header.radius",
-                12,
-                format!("radius {radius}: must be finite and not negative"),
-            ));
-        }
-        let declared = header.attribute_count.get();
-        let Some(n) = usize::try_from(declared)
-            .ok()
-            .filter(|&n| n <= MAX_ATTRIBUTES)
-        else {
-            return Err(invalid(
-                "header.attribute_count",
-                16,
-                format!("{declared} attributes; at most {MAX_ATTRIBUTES}"),
-            ));
-        };
-        let mut total = 0u32;
-        for k in 0..n {
-            let (code, size) = (header.attribute_types[k], header.attribute_sizes[k]);
-            let Some(kind) = AttributeKind::from_code(code) else {
-                return Err(Error::Unsupported {
-                    format: FORMAT,
-                    what: "header.attribute_types",
-                    offset: 20 + k as u64,
-                    detail: format!("attribute {k} has unknown type {code}"),
-                });
-            };
-            if !kind.allows_size(size) {
-                return Err(invalid(
-                    "header.attribute_sizes",
-                    36 + k as u64,
-                    format!("attribute {k} ({kind:?}) cannot be {size} bytes"),
-                ));
-            }
-            total += u32::from(size);
-        }
-        let vertex_size = header.vertex_size.get();
-        if total != vertex_size {
-            return Err(invalid(
-                "header.vertex_size",
-                8,
-                format!("vertex size {vertex_size} but the attributes add up to {total}"),
-            ));
-        }
-        let count = header.vertex_count.get();
-        // Vertices without attributes carry nothing; counting millions of them from a 52-byte
-        // file would only make consumers loop.
-        if count > 0 && vertex_size == 0 {
-            return Err(invalid(
-                "header.vertex_size",
-                8,
-                format!("{count} vertices of 0 bytes: declare at least one attribute"),
-            ));
-        }
-        if count > limits.max_vertices_per_mesh {
-            return Err(Error::Limit {
-                format: FORMAT,
-                what: "header.vertex_count",
-                offset: 4,
-                value: count.into(),
-                max: limits.max_vertices_per_mesh.into(),
-            });
-        }
-        let body = u64::from(count) * u64::from(vertex_size);
-        let vertices = reader.bytes_after_header("vertices", size_of::<Header>() as u64, body)?;
-        let model = SlMdl { header, vertices };
-        // Every float attribute finite (flat raw-bit check per attribute).
-        let masks = Masks::of::<Le>();
-        for (k, kind, view) in model.attributes() {
-            if !kind.is_float() {
-                continue;
-            }
-            for i in 0..view.len() {
-                let values = view
-                    .bytes(i)
-                    .and_then(|b| <[F32<Le>]>::ref_from_bytes(b).ok())
-                    .unwrap_or_default();
-                if values.iter().any(|v| masks.non_finite(raw(*v))) {
-                    let offset =
-                        size_of::<Header>() as u64 + (i * view.stride + view.offset) as u64;
-                    return Err(invalid(
-                        "vertex",
-                        offset,
-                        format!("vertex {i}, attribute {k} ({kind:?}): value is NaN or infinite"),
-                    ));
-                }
-            }
-        }
-        // Stored blend weights each in 0..=1 and summing to at most 1, so the implied last
-        // weight `1 − Σ` is never negative (and large opposite weights cannot cancel out).
-        if let Some(view) = model.attribute(AttributeKind::BlendWeights) {
-            for i in 0..view.len() {
-                let stored = (view.size() / 4).min(3);
-                let mut all = [0.0f32; 3];
-                for (k, slot) in all.iter_mut().enumerate().take(stored) {
-                    *slot = view.float(i, k).unwrap_or(0.0);
-                }
-                let w = all.get(..stored).unwrap_or_default();
-                let sum: f32 = w.iter().sum();
-                if w.iter().any(|x| !(0.0..=1.0).contains(x)) || sum > 1.0 + WEIGHT_TOLERANCE {
-                    let offset =
-                        size_of::<Header>() as u64 + (i * view.stride + view.offset) as u64;
-                    return Err(invalid(
-                        "vertex",
-                        offset,
-                        format!(
-                            "vertex {i}: blend weights {w:?} must each be in 0..=1 and sum to at most 1"
-                        ),
-                    ));
-                }
-            }
-        }
-        Ok(model)
-    }
+    pub(super) header: &'data Header,
+    pub(super) vertices: &'data [u8],
 }
 
 impl<'data> SlMdl<'data> {
@@ -434,44 +263,11 @@ impl BindPoseMesh for SlMdl<'_> {
 /// animation. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
 pub struct SlModel<'data> {
-    mdl: SlMdl<'data>,
-    anim: Option<SlAnim<'data>>,
+    pub(super) mdl: SlMdl<'data>,
+    pub(super) anim: Option<SlAnim<'data>>,
 }
 
 impl<'data> SlModel<'data> {
-    /// Pairs a mesh with its animation (or with none: a static mesh).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Invalid`] naming the mesh's first blend index with weight that is not a bone
-    /// of `anim` (`vertex.blend_indices` at its byte offset).
-    pub fn pair(mdl: SlMdl<'data>, anim: Option<SlAnim<'data>>) -> Result<SlModel<'data>> {
-        let (Some(a), Some(view)) = (anim, mdl.attribute(AttributeKind::BlendIndices)) else {
-            return Ok(SlModel { mdl, anim });
-        };
-        let bones = a.num_bones();
-        for i in 0..mdl.num_verts() {
-            let Some(influences) = mdl.influences(i) else {
-                break;
-            };
-            let bad = influences
-                .iter()
-                .position(|&(bone, weight)| weight > 0.0 && usize::from(bone) >= bones);
-            if let Some(k) = bad {
-                return Err(Error::Invalid {
-                    format: FORMAT,
-                    what: "vertex.blend_indices",
-                    offset: (size_of::<Header>() + view.byte_offset(i) + k) as u64,
-                    detail: format!(
-                        "vertex {i} is weighted to bone {}; the animation has {bones}",
-                        influences[k].0
-                    ),
-                });
-            }
-        }
-        Ok(SlModel { mdl, anim })
-    }
-
     /// The mesh.
     #[must_use]
     pub fn mdl(&self) -> SlMdl<'data> {
@@ -482,5 +278,177 @@ impl<'data> SlModel<'data> {
     #[must_use]
     pub fn anim(&self) -> Option<SlAnim<'data>> {
         self.anim
+    }
+}
+
+/// How a keyframe blends into the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Easing {
+    /// `f`.
+    Linear,
+    /// `f²`.
+    EaseIn,
+    /// `1 − (1 − f)²`.
+    EaseOut,
+    /// `3f² − 2f³`.
+    EaseInOut,
+    /// Hold the keyframe until the next one starts.
+    Step,
+}
+
+impl Easing {
+    /// The easing of an id (0..=4).
+    #[must_use]
+    pub fn from_id(id: u32) -> Option<Easing> {
+        Some(match id {
+            0 => Easing::Linear,
+            1 => Easing::EaseIn,
+            2 => Easing::EaseOut,
+            3 => Easing::EaseInOut,
+            4 => Easing::Step,
+            _ => return None,
+        })
+    }
+
+    /// The id written to files.
+    #[must_use]
+    pub fn id(self) -> u32 {
+        match self {
+            Easing::Linear => 0,
+            Easing::EaseIn => 1,
+            Easing::EaseOut => 2,
+            Easing::EaseInOut => 3,
+            Easing::Step => 4,
+        }
+    }
+
+    /// The eased blend fraction for a linear fraction `f` in `0..=1`.
+    #[must_use]
+    pub fn apply(self, f: f32) -> f32 {
+        let f = f.clamp(0.0, 1.0);
+        match self {
+            Easing::Linear => f,
+            Easing::EaseIn => f * f,
+            Easing::EaseOut => 1.0 - (1.0 - f) * (1.0 - f),
+            Easing::EaseInOut => f * f * (3.0 - 2.0 * f),
+            Easing::Step => 0.0,
+        }
+    }
+}
+
+/// A validated SL `.anim` over borrowed bytes. `Copy`, `Send` and `Sync`.
+#[derive(Debug, Clone, Copy)]
+pub struct SlAnim<'data> {
+    pub(super) data: &'data [u8],
+    pub(super) bones: u32,
+    pub(super) keyframes: u32,
+}
+
+impl<'data> SlAnim<'data> {
+    /// Bones per keyframe (independent: no hierarchy).
+    #[must_use]
+    pub fn num_bones(&self) -> usize {
+        self.bones as usize
+    }
+
+    /// Keyframes (at least 1).
+    #[must_use]
+    pub fn num_keyframes(&self) -> usize {
+        self.keyframes as usize
+    }
+
+    fn keyframe(&self, k: u32) -> Option<(&'data KeyframeHead, &'data [BoneKey])> {
+        let at = keyframe_size(self.bones) * u64::from(k);
+        let mut walk = Reader::new(self.data, Format::SlAnim).walk(at);
+        Some((walk.next()?, walk.next_slice(self.bones.into())?))
+    }
+
+    /// Keyframe `k`: start time, easing, and one key per bone (zero-copy).
+    #[must_use]
+    pub fn key(&self, k: usize) -> Option<(f32, Easing, &'data [BoneKey])> {
+        let (head, keys) = self.keyframe(u32::try_from(k).ok()?)?;
+        Some((head.time.get(), Easing::from_id(head.easing.get())?, keys))
+    }
+
+    /// Start times of every keyframe (non-decreasing).
+    pub fn times(&self) -> impl ExactSizeIterator<Item = f32> + '_ {
+        (0..self.keyframes).map(|k| self.keyframe(k).map_or(0.0, |(h, _)| h.time.get()))
+    }
+
+    /// The pose of every bone at `seconds` into `out` (cleared first, allocation reused): the
+    /// keyframes around `seconds` blended by the earlier one's easing, rotations by
+    /// shortest-arc slerp of the normalised quaternions, translations linearly; clamped before
+    /// the first and after the last keyframe. Bones are independent, so
+    /// [`Palette::build`](crate::pose::Palette::build) gives them back unchanged as world
+    /// transforms; keyframe 0 is the bind pose.
+    pub fn sample(&self, seconds: f32, out: &mut LocalPose) {
+        out.bones.clear();
+        // The first keyframe starting after `seconds` (times are validated non-decreasing).
+        let (mut lo, mut hi) = (0u32, self.keyframes);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.time(mid) > seconds {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let after = lo;
+        let (a, b, f) = match after.checked_sub(1) {
+            None => (0, 0, 0.0),
+            Some(a) if a + 1 >= self.keyframes => (a, a, 0.0),
+            Some(a) => {
+                let (ta, tb) = (self.time(a), self.time(a + 1));
+                let easing = self
+                    .keyframe(a)
+                    .and_then(|(h, _)| Easing::from_id(h.easing.get()))
+                    .unwrap_or(Easing::Linear);
+                let span = tb - ta;
+                let f = if span > 0.0 {
+                    (seconds - ta) / span
+                } else {
+                    0.0
+                };
+                (a, a + 1, easing.apply(f))
+            }
+        };
+        let (Some((_, ka)), Some((_, kb))) = (self.keyframe(a), self.keyframe(b)) else {
+            return;
+        };
+        for (x, y) in ka.iter().zip(kb) {
+            let qa = Quat::from_array(x.rotation()).normalize();
+            let qb = Quat::from_array(y.rotation()).normalize();
+            // q and −q are the same rotation: blend along the shorter arc.
+            let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+            let (ta, tb) = (Vec3A::from(x.translation()), Vec3A::from(y.translation()));
+            out.bones.push((qa.slerp(qb, f), ta.lerp(tb, f)));
+        }
+    }
+
+    fn time(&self, k: u32) -> f32 {
+        self.keyframe(k).map_or(0.0, |(h, _)| h.time.get())
+    }
+}
+
+/// Unnamed bones without parents, one per key of a keyframe.
+impl<'data> Skeleton<'data> for SlAnim<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        (0..self.bones).map(|_| Bone::new(&[], -1, 0))
+    }
+}
+
+/// Keyframes as frames (their times and easings ignored); [`SlAnim::sample`] samples by time.
+impl<'data> PoseFrames<'data> for SlAnim<'data> {
+    fn num_frames(&self) -> usize {
+        self.keyframes as usize
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let (_, keys) = self.keyframe(u32::try_from(frame).ok()?)?;
+        let key = keys.get(bone)?;
+        Some((
+            Quat::from_array(key.rotation()).normalize(),
+            Vec3A::from(key.translation()),
+        ))
     }
 }

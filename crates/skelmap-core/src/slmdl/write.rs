@@ -4,8 +4,8 @@
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, LittleEndian, U32};
 
-use super::anim::{AnimHeader, BoneKey, Easing, KeyframeHead};
-use super::view::{AttributeKind, Header, MAX_ATTRIBUTES, SLMDL_MAGIC};
+use super::raw::{AnimHeader, BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, SLMDL_MAGIC};
+use super::view::{AttributeKind, Easing};
 
 type Le = LittleEndian;
 

@@ -1,0 +1,547 @@
+//! The GameStudio validation passes: MDL3/4/5 (`FORMATS.md` §4.5) and HMP5/7 (§5), each one
+//! sequential walk from the header to the last frame. Skin records are read by
+//! [`skin`](super::skin).
+
+use core::mem::offset_of;
+
+use zerocopy::byteorder::{I32, LittleEndian};
+
+use super::anorms::NUM_NORMALS;
+use super::raw::{
+    Hmp5Vertex, Hmp7Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
+};
+use super::skin::{SkinLayout, read_skin};
+use super::view::{Heights, Hmp, HmpFrame, HmpVersion, Mdl, MdlFrame, MdlVersion, PackedVertices};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Problem, Result};
+use crate::floatbits::{Masks, flat, raw};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::read::{Reader, Walk};
+use crate::rules::{self, record_offset};
+
+type Le = LittleEndian;
+
+/// Skin (UV) indices are 16-bit, so a model can address this many skin vertices.
+const MAX_SKIN_VERTICES: u32 = 1 << 16;
+
+/// Byte offset of a header field.
+fn at(field: usize) -> u64 {
+    field as u64
+}
+
+/// Validates `data` under `limits`, recording findings in `diag`.
+impl<'data> Parse<'data> for Mdl<'data> {
+    const FORMAT: Format = Format::Mdl;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Mdl<'data>> {
+        const FORMAT: Format = Format::Mdl;
+        rules::begin(FORMAT, data, limits)?;
+        let version = match data.get(..4) {
+            Some(b"MDL3") => MdlVersion::Mdl3,
+            Some(b"MDL4") => MdlVersion::Mdl4,
+            Some(b"MDL5") => MdlVersion::Mdl5,
+            Some(m @ (b"MDL2" | b"MDL7")) => {
+                return Err(Error::Unsupported {
+                    format: FORMAT,
+                    what: "header.ident",
+                    offset: 0,
+                    value: (m[3] - b'0').into(),
+                    supported: "skelmap reads MDL3, MDL4 and MDL5",
+                });
+            }
+            // Shorter than a magic: a prefix of "MDL" is a truncated header, reported below.
+            None if data.iter().zip(b"MDL").all(|(a, b)| a == b) => MdlVersion::Mdl3,
+            _ => {
+                return Err(Error::BadMagic {
+                    format: FORMAT,
+                    expected: "\"MDL3\", \"MDL4\" or \"MDL5\"",
+                });
+            }
+        };
+        let reader = Reader::new(data, FORMAT);
+        let header: &MdlHeader = reader.ref_at("header", 0)?;
+        let invalid = |what, offset, problem| Error::Invalid {
+            format: FORMAT,
+            what,
+            offset,
+            problem,
+        };
+        let masks = Masks::of::<Le>();
+        let scale_offset = [header.scale, header.offset];
+        if let Some(k) = flat::<Le, _>(core::slice::from_ref(&scale_offset))
+            .iter()
+            .position(|&v| masks.non_finite(raw(v)))
+        {
+            // `offset` follows `scale`: the value's own offset.
+            const _: () =
+                assert!(offset_of!(MdlHeader, offset) == offset_of!(MdlHeader, scale) + 12);
+            let what = if k < 3 {
+                "header.scale"
+            } else {
+                "header.offset"
+            };
+            return Err(invalid(
+                what,
+                at(offset_of!(MdlHeader, scale) + 4 * k),
+                Problem::NotFinite,
+            ));
+        }
+        let count =
+            |v: &I32<Le>, what, field| rules::non_negative(FORMAT, what, at(field), v.get());
+        let numverts_at = offset_of!(MdlHeader, numverts);
+        let numverts = count(&header.numverts, "header.numverts", numverts_at)?;
+        let numtris_at = offset_of!(MdlHeader, numtris);
+        let numtris = count(&header.numtris, "header.numtris", numtris_at)?;
+        let numframes_at = offset_of!(MdlHeader, numframes);
+        let numframes = count(&header.numframes, "header.numframes", numframes_at)?;
+        let numskinverts_at = offset_of!(MdlHeader, numskinverts);
+        let numskinverts = count(&header.numskinverts, "header.numskinverts", numskinverts_at)?;
+        // Vertex indices are 16-bit too.
+        let max_verts = limits.max_vertices_per_mesh.min(MAX_SKIN_VERTICES);
+        rules::check_count(
+            FORMAT,
+            "header.numverts",
+            at(numverts_at),
+            numverts,
+            max_verts,
+        )?;
+        let max_tris = limits.max_triangles_per_mesh;
+        rules::check_count(FORMAT, "header.numtris", at(numtris_at), numtris, max_tris)?;
+        let max_frames = limits.max_frames;
+        rules::check_count(
+            FORMAT,
+            "header.numframes",
+            at(numframes_at),
+            numframes,
+            max_frames,
+        )?;
+        let numskins = skin_count(
+            FORMAT,
+            header.numskins.get(),
+            offset_of!(MdlHeader, numskins),
+            limits,
+        )?;
+        if numskinverts > MAX_SKIN_VERTICES {
+            return Err(invalid(
+                "header.numskinverts",
+                at(numskinverts_at),
+                Problem::AboveMaximum {
+                    value: numskinverts.into(),
+                    max: MAX_SKIN_VERTICES.into(),
+                },
+            ));
+        }
+
+        let skinwidth_at = at(offset_of!(MdlHeader, skinwidth));
+        let layout = if version == MdlVersion::Mdl5 {
+            SkinLayout::Mdl5
+        } else {
+            let dims = [
+                (header.skinwidth.get(), "header.skinwidth", skinwidth_at),
+                (
+                    header.skinheight.get(),
+                    "header.skinheight",
+                    at(offset_of!(MdlHeader, skinheight)),
+                ),
+            ];
+            // Skins take their size from the header, which must then hold one.
+            for (v, what, offset) in dims {
+                if v < 0 || (numskins > 0 && v == 0) {
+                    return Err(invalid(
+                        what,
+                        offset,
+                        Problem::NotPositive { value: v.into() },
+                    ));
+                }
+            }
+            let size = |v: i32| u32::try_from(v).unwrap_or(0);
+            SkinLayout::Sized {
+                width: size(dims[0].0),
+                height: size(dims[1].0),
+            }
+        };
+        let mut walk = reader.walk(size_of::<MdlHeader>() as u64);
+        let mut skins = Vec::with_capacity(numskins as usize);
+        for _ in 0..numskins {
+            skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
+        }
+        if let SkinLayout::Sized { width, .. } = layout
+            && numskins > 0
+            && width % 4 != 0
+        {
+            diag.warn(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "header.skinwidth",
+                skinwidth_at,
+                || format!("skin width {width} is not a multiple of 4"),
+            );
+        }
+        let skin_vertices = walk.read_slice::<SkinVertex>("skin vertices", numskinverts.into())?;
+        let triangles_at = walk.offset();
+        let triangles = walk.read_slice::<Triangle>("triangles", numtris.into())?;
+        for (i, t) in triangles.iter().enumerate() {
+            let record = record_offset::<Triangle>(triangles_at, i);
+            let check =
+                |indices: &[zerocopy::byteorder::U16<Le>; 3], len: u32, what, field| match indices
+                    .iter()
+                    .position(|v| u32::from(v.get()) >= len)
+                {
+                    Some(k) => Err(invalid(
+                        what,
+                        record + at(field) + 2 * k as u64,
+                        Problem::Index {
+                            index: indices[k].get().into(),
+                            len: len.into(),
+                        },
+                    )),
+                    None => Ok(()),
+                };
+            let xyz_at = offset_of!(Triangle, index_xyz);
+            check(&t.index_xyz, numverts, "triangle.index_xyz", xyz_at)?;
+            // Without skin vertices the UV indices mean nothing and are ignored.
+            if numskinverts > 0 {
+                let uv_at = offset_of!(Triangle, index_uv);
+                check(&t.index_uv, numskinverts, "triangle.index_uv", uv_at)?;
+            }
+        }
+        let (width, height) = skins.first().map_or((0, 0), |s| (s.width(), s.height()));
+        if width > 0
+            && skin_vertices.iter().any(|uv| {
+                !(0..=width as i32).contains(&i32::from(uv.u.get()))
+                    || !(0..=height as i32).contains(&i32::from(uv.v.get()))
+            })
+        {
+            diag.warn(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "skin vertices",
+                size_of::<MdlHeader>() as u64,
+                || "skin vertices outside the first skin".into(),
+            );
+        }
+
+        let mut frames = Vec::with_capacity(numframes as usize);
+        for _ in 0..numframes {
+            let at = walk.offset();
+            let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
+            let frame = match frame_type {
+                0 => {
+                    let bbox = walk.read_slice::<TrivertxByte>("frame.bbox", 2)?;
+                    let name = walk.read_slice::<u8>("frame.name", 16)?;
+                    let vertices_at = walk.offset();
+                    let vertices =
+                        walk.read_slice::<TrivertxByte>("frame.vertices", numverts.into())?;
+                    let normal_at = offset_of!(TrivertxByte, normal);
+                    check_normals(FORMAT, vertices, vertices_at, normal_at, |v| v.normal)?;
+                    let b = |i: usize| {
+                        bbox.get(i)
+                            .map_or(([0; 3], 0), |t| (t.v.map(u16::from), t.normal))
+                    };
+                    MdlFrame {
+                        frame_type,
+                        bbox: [b(0), b(1)],
+                        name,
+                        vertices: PackedVertices::Byte(vertices),
+                    }
+                }
+                2 => {
+                    let bbox = walk.read_slice::<TrivertxWord>("frame.bbox", 2)?;
+                    let name = walk.read_slice::<u8>("frame.name", 16)?;
+                    let vertices_at = walk.offset();
+                    let vertices =
+                        walk.read_slice::<TrivertxWord>("frame.vertices", numverts.into())?;
+                    let normal_at = offset_of!(TrivertxWord, normal);
+                    check_normals(FORMAT, vertices, vertices_at, normal_at, |v| v.normal)?;
+                    let b = |i: usize| {
+                        bbox.get(i)
+                            .map_or(([0; 3], 0), |t| (t.v.map(|c| c.get()), t.normal))
+                    };
+                    MdlFrame {
+                        frame_type,
+                        bbox: [b(0), b(1)],
+                        name,
+                        vertices: PackedVertices::Word(vertices),
+                    }
+                }
+                t => {
+                    return Err(Error::Unsupported {
+                        format: FORMAT,
+                        what: "frame.type",
+                        offset: at,
+                        value: t.into(),
+                        supported: "frames are type 0 (byte) or 2 (word)",
+                    });
+                }
+            };
+            frames.push(frame);
+        }
+        warn_trailing(FORMAT, &walk, reader.len(), diag);
+        Ok(Mdl {
+            version,
+            header,
+            skins,
+            skin_vertices,
+            triangles,
+            frames,
+        })
+    }
+}
+
+/// Validates `data` under `limits`, recording findings in `diag`.
+impl<'data> Parse<'data> for Hmp<'data> {
+    const FORMAT: Format = Format::Hmp;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Hmp<'data>> {
+        const FORMAT: Format = Format::Hmp;
+        rules::begin(FORMAT, data, limits)?;
+        let version = match data.get(..4) {
+            Some(b"HMP5") => HmpVersion::Hmp5,
+            Some(b"HMP7") => HmpVersion::Hmp7,
+            // HMP4's layout is undocumented and no sample proves it.
+            Some(b"HMP4") => {
+                return Err(Error::Unsupported {
+                    format: FORMAT,
+                    what: "header.ident",
+                    offset: 0,
+                    value: 4,
+                    supported: "skelmap reads HMP5 and HMP7",
+                });
+            }
+            None if data.iter().zip(b"HMP").all(|(a, b)| a == b) => HmpVersion::Hmp5,
+            _ => {
+                return Err(Error::BadMagic {
+                    format: FORMAT,
+                    expected: "\"HMP5\" or \"HMP7\"",
+                });
+            }
+        };
+        let reader = Reader::new(data, FORMAT);
+        let header: &HmpHeader = reader.ref_at("header", 0)?;
+        let invalid = |what, offset, problem| Error::Invalid {
+            format: FORMAT,
+            what,
+            offset,
+            problem,
+        };
+        let floats = [
+            (
+                "header.scale",
+                at(offset_of!(HmpHeader, scale) + 8),
+                header.scale[2].get(),
+            ),
+            (
+                "header.offset",
+                at(offset_of!(HmpHeader, offset) + 8),
+                header.offset[2].get(),
+            ),
+            (
+                "header.ftrisize_x",
+                at(offset_of!(HmpHeader, ftrisize_x)),
+                header.ftrisize_x.get(),
+            ),
+            (
+                "header.ftrisize_y",
+                at(offset_of!(HmpHeader, ftrisize_y)),
+                header.ftrisize_y.get(),
+            ),
+        ];
+        for (what, offset, v) in floats {
+            if !v.is_finite() {
+                return Err(invalid(what, offset, Problem::NotFinite));
+            }
+        }
+        // The grid spacings.
+        for (what, offset, v) in floats.get(2..).unwrap_or_default() {
+            if *v <= 0.0 {
+                return Err(invalid(
+                    what,
+                    *offset,
+                    Problem::NotPositive { value: (*v).into() },
+                ));
+            }
+        }
+        let fnx_at = at(offset_of!(HmpHeader, fnumverts_x));
+        let fnx = header.fnumverts_x.get();
+        if !fnx.is_finite() {
+            return Err(invalid("header.fnumverts_x", fnx_at, Problem::NotFinite));
+        }
+        if fnx.fract() != 0.0 {
+            return Err(invalid(
+                "header.fnumverts_x",
+                fnx_at,
+                Problem::NotWhole { value: fnx.into() },
+            ));
+        }
+        if fnx < 2.0 {
+            return Err(invalid(
+                "header.fnumverts_x",
+                fnx_at,
+                Problem::BelowMinimum {
+                    value: fnx.max(0.0) as u64,
+                    min: 2,
+                },
+            ));
+        }
+        if fnx > limits.max_vertices_per_mesh as f32 {
+            return Err(Error::Limit {
+                format: FORMAT,
+                what: "header.fnumverts_x",
+                offset: fnx_at,
+                value: fnx as u64,
+                max: limits.max_vertices_per_mesh.into(),
+            });
+        }
+        let nx = fnx as u32;
+        let numverts_at = at(offset_of!(HmpHeader, numverts));
+        let numverts = rules::non_negative(
+            FORMAT,
+            "header.numverts",
+            numverts_at,
+            header.numverts.get(),
+        )?;
+        let max_verts = limits.max_vertices_per_mesh;
+        rules::check_count(FORMAT, "header.numverts", numverts_at, numverts, max_verts)?;
+        if numverts % nx != 0 || numverts / nx < 2 {
+            return Err(invalid(
+                "header.numverts",
+                numverts_at,
+                Problem::Rows {
+                    value: numverts.into(),
+                    row: nx.into(),
+                },
+            ));
+        }
+        let ny = numverts / nx;
+        let numskins = skin_count(
+            FORMAT,
+            header.numskins.get(),
+            offset_of!(HmpHeader, numskins),
+            limits,
+        )?;
+        let numframes_at = at(offset_of!(HmpHeader, numframes));
+        let numframes = rules::non_negative(
+            FORMAT,
+            "header.numframes",
+            numframes_at,
+            header.numframes.get(),
+        )?;
+        let max_frames = limits.max_frames;
+        rules::check_count(
+            FORMAT,
+            "header.numframes",
+            numframes_at,
+            numframes,
+            max_frames,
+        )?;
+
+        let layout = match version {
+            HmpVersion::Hmp5 => SkinLayout::Mdl5,
+            HmpVersion::Hmp7 => SkinLayout::Hmp7,
+        };
+        let mut walk = reader.walk(size_of::<HmpHeader>() as u64);
+        let mut skins = Vec::with_capacity(numskins as usize);
+        for _ in 0..numskins {
+            skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
+        }
+        let mut frames = Vec::with_capacity(numframes as usize);
+        for f in 0..numframes {
+            let at = walk.offset();
+            let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
+            walk.read_slice::<TrivertxWord>("frame.bbox", 2)?;
+            let name = walk.read_slice::<u8>("frame.name", 16)?;
+            if frame_type != 2 {
+                diag.warn(FORMAT, WarningKind::SpecLimit, "frame.type", at, || {
+                    format!("frame {f} has type {frame_type}; 2 is usual")
+                });
+            }
+            let vertices_at = walk.offset();
+            let heights = match version {
+                HmpVersion::Hmp5 => {
+                    let v = walk.read_slice::<Hmp5Vertex>("frame.vertices", numverts.into())?;
+                    let normal_at = offset_of!(Hmp5Vertex, normal);
+                    check_normals(FORMAT, v, vertices_at, normal_at, |v| v.normal)?;
+                    Heights::V5(v)
+                }
+                HmpVersion::Hmp7 => {
+                    Heights::V7(walk.read_slice::<Hmp7Vertex>("frame.vertices", numverts.into())?)
+                }
+            };
+            frames.push(HmpFrame {
+                frame_type,
+                name,
+                heights,
+            });
+        }
+        warn_trailing(FORMAT, &walk, reader.len(), diag);
+        Ok(Hmp {
+            version,
+            header,
+            grid: [nx, ny],
+            skins,
+            frames,
+        })
+    }
+}
+
+/// The skin count at header field `field`: not negative, within [`Limits::max_skins`].
+fn skin_count(format: Format, value: i32, field: usize, limits: &Limits) -> Result<u32> {
+    let numskins = rules::non_negative(format, "header.numskins", at(field), value)?;
+    if numskins > limits.max_skins {
+        return Err(Error::Limit {
+            format,
+            what: "header.numskins",
+            offset: at(field),
+            value: numskins.into(),
+            max: limits.max_skins.into(),
+        });
+    }
+    Ok(numskins)
+}
+
+/// Every normal index of `vertices` (a table at `first_at`, each record's index `normal_at`
+/// bytes in) below 162.
+fn check_normals<T>(
+    format: Format,
+    vertices: &[T],
+    first_at: u64,
+    normal_at: usize,
+    normal: impl Fn(&T) -> u8,
+) -> Result<()> {
+    match vertices
+        .iter()
+        .position(|v| usize::from(normal(v)) >= NUM_NORMALS)
+    {
+        Some(i) => Err(Error::Invalid {
+            format,
+            what: "frame.vertices",
+            offset: record_offset::<T>(first_at, i) + at(normal_at),
+            problem: Problem::Index {
+                index: vertices.get(i).map_or(0, &normal).into(),
+                len: NUM_NORMALS as u64,
+            },
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Warns about bytes after the last frame.
+fn warn_trailing(format: Format, walk: &Walk<'_>, len: u64, diag: &mut Diagnostics) {
+    let end = walk.offset();
+    if end < len {
+        let extra = len - end;
+        diag.warn(format, WarningKind::TrailingBytes, "file", end, || {
+            format!("{extra} bytes after the last frame")
+        });
+    }
+}

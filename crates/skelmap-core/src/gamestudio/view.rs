@@ -1,0 +1,483 @@
+//! The validated GameStudio views and their accessors: [`Mdl`] (skins, skin vertices,
+//! triangles, packed frames) and [`Hmp`] (skins, height frames, the grid mesh).
+
+use std::borrow::Cow;
+
+use super::anorms::NORMALS;
+use super::raw::{
+    Hmp5Vertex, Hmp7Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
+};
+use super::skin::Skin;
+use crate::name;
+use crate::skin::morph::{MorphError, normalise};
+
+/// The MDL version (from the magic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MdlVersion {
+    /// `MDL3` (A4): byte-packed frames, skins sized by the header.
+    Mdl3,
+    /// `MDL4` (A5): word-packed frames allowed, skins sized by the header.
+    Mdl4,
+    /// `MDL5` (A5+): skins carry their size, mips and more pixel formats.
+    Mdl5,
+}
+
+/// One frame's packed vertices.
+#[derive(Debug, Clone, Copy)]
+pub enum PackedVertices<'data> {
+    /// Type 0: `u8` coordinates.
+    Byte(&'data [TrivertxByte]),
+    /// Type 2: `u16` coordinates.
+    Word(&'data [TrivertxWord]),
+}
+
+impl PackedVertices<'_> {
+    /// Number of vertices.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            PackedVertices::Byte(v) => v.len(),
+            PackedVertices::Word(v) => v.len(),
+        }
+    }
+
+    /// `true` if there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Vertex `i`: packed coordinates and normal index.
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<([u16; 3], u8)> {
+        match self {
+            PackedVertices::Byte(v) => v.get(i).map(|t| (t.v.map(u16::from), t.normal)),
+            PackedVertices::Word(v) => v.get(i).map(|t| (t.v.map(|c| c.get()), t.normal)),
+        }
+    }
+}
+
+/// One animation frame.
+#[derive(Debug, Clone, Copy)]
+pub struct MdlFrame<'data> {
+    pub(super) frame_type: i32,
+    pub(super) bbox: [([u16; 3], u8); 2],
+    pub(super) name: &'data [u8],
+    pub(super) vertices: PackedVertices<'data>,
+}
+
+impl<'data> MdlFrame<'data> {
+    /// The frame type: 0 byte-packed, 2 word-packed.
+    #[must_use]
+    pub fn frame_type(&self) -> i32 {
+        self.frame_type
+    }
+
+    /// The packed bounding box `(min, max)` (same packing as the vertices).
+    #[must_use]
+    pub fn bbox(&self) -> [([u16; 3], u8); 2] {
+        self.bbox
+    }
+
+    /// The name bytes, up to the first NUL (16-byte field; real files hold garbage here).
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(self.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.name())
+    }
+
+    /// The packed vertices (each normal index < 162).
+    #[must_use]
+    pub fn vertices(&self) -> PackedVertices<'data> {
+        self.vertices
+    }
+}
+
+/// A validated GameStudio MDL3/4/5 model. `Send`, `Sync`, `Clone` (it owns a small index of
+/// its skins and frames, built once at open).
+#[derive(Debug, Clone)]
+pub struct Mdl<'data> {
+    pub(super) version: MdlVersion,
+    pub(super) header: &'data MdlHeader,
+    pub(super) skins: Vec<Skin<'data>>,
+    pub(super) skin_vertices: &'data [SkinVertex],
+    pub(super) triangles: &'data [Triangle],
+    pub(super) frames: Vec<MdlFrame<'data>>,
+}
+
+impl<'data> Mdl<'data> {
+    /// The version.
+    #[must_use]
+    pub fn version(&self) -> MdlVersion {
+        self.version
+    }
+
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data MdlHeader {
+        self.header
+    }
+
+    /// Vertex scale: position = scale · packed + offset.
+    #[must_use]
+    pub fn scale(&self) -> [f32; 3] {
+        self.header.scale.map(|v| v.get())
+    }
+
+    /// Vertex offset.
+    #[must_use]
+    pub fn offset(&self) -> [f32; 3] {
+        self.header.offset.map(|v| v.get())
+    }
+
+    /// Vertices per frame.
+    #[must_use]
+    pub fn num_verts(&self) -> usize {
+        self.header.numverts.get() as usize
+    }
+
+    /// The skins.
+    #[must_use]
+    pub fn skins(&self) -> &[Skin<'data>] {
+        &self.skins
+    }
+
+    /// The skin vertices, raw texel units `(u, v)` (may lie outside the skin).
+    pub fn skin_vertices(&self) -> impl ExactSizeIterator<Item = [i16; 2]> + Clone + 'data {
+        self.skin_vertices.iter().map(|s| [s.u.get(), s.v.get()])
+    }
+
+    /// Skin vertex `i` as a UV in `0..=1` over a `width × height` skin: `(u / width, v / height)`
+    /// with `v` pointing down the image, as the texels are stored (no half-texel shift, no
+    /// flip: the loaders disagree, so this helper does the plain division).
+    #[must_use]
+    pub fn normalised_uv(&self, i: usize, width: u32, height: u32) -> Option<[f32; 2]> {
+        let s = self.skin_vertices.get(i)?;
+        Some([
+            f32::from(s.u.get()) / width.max(1) as f32,
+            f32::from(s.v.get()) / height.max(1) as f32,
+        ])
+    }
+
+    /// The triangles: `(3D vertex indices, skin vertex indices)`, as stored.
+    pub fn triangles(&self) -> impl ExactSizeIterator<Item = ([u16; 3], [u16; 3])> + Clone + 'data {
+        self.triangles
+            .iter()
+            .map(|t| (t.index_xyz.map(|v| v.get()), t.index_uv.map(|v| v.get())))
+    }
+
+    /// Triangle `i`: `(3D vertex indices, skin vertex indices)`, or `None` out of range.
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<([u16; 3], [u16; 3])> {
+        self.triangles
+            .get(i)
+            .map(|t| (t.index_xyz.map(|v| v.get()), t.index_uv.map(|v| v.get())))
+    }
+
+    /// The texel size skin vertices are measured against: the first skin's, else the
+    /// header's (`(1, 1)` when neither is positive).
+    #[must_use]
+    pub fn skin_size(&self) -> (u32, u32) {
+        match self.skins.first() {
+            Some(s) => (s.width(), s.height()),
+            None => (
+                u32::try_from(self.header.skinwidth.get()).unwrap_or(1),
+                u32::try_from(self.header.skinheight.get()).unwrap_or(1),
+            ),
+        }
+    }
+
+    /// The frames.
+    #[must_use]
+    pub fn frames(&self) -> &[MdlFrame<'data>] {
+        &self.frames
+    }
+}
+
+/// The HMP version (from the magic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HmpVersion {
+    /// `HMP5`: normal indices into the 162-entry table.
+    Hmp5,
+    /// `HMP7`: normals as two `i8` components.
+    Hmp7,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Heights<'data> {
+    V5(&'data [Hmp5Vertex]),
+    V7(&'data [Hmp7Vertex]),
+}
+
+/// One terrain frame.
+#[derive(Debug, Clone, Copy)]
+pub struct HmpFrame<'data> {
+    pub(super) frame_type: i32,
+    pub(super) name: &'data [u8],
+    pub(super) heights: Heights<'data>,
+}
+
+impl<'data> HmpFrame<'data> {
+    /// The frame type (2 in every known file).
+    #[must_use]
+    pub fn frame_type(&self) -> i32 {
+        self.frame_type
+    }
+
+    /// The name bytes, up to the first NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(self.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.name())
+    }
+
+    /// The packed height of vertex `i`.
+    #[must_use]
+    pub fn raw_height(&self, i: usize) -> Option<u16> {
+        match self.heights {
+            Heights::V5(v) => v.get(i).map(|v| v.z.get()),
+            Heights::V7(v) => v.get(i).map(|v| v.z.get()),
+        }
+    }
+
+    /// The unit normal of vertex `i` (see the module docs for HMP7).
+    #[must_use]
+    pub fn normal(&self, i: usize) -> Option<[f32; 3]> {
+        match self.heights {
+            Heights::V5(v) => v
+                .get(i)
+                .and_then(|v| NORMALS.get(usize::from(v.normal)))
+                .copied(),
+            Heights::V7(v) => v.get(i).map(|v| {
+                // The stored X points against +X of the grid as laid out here (see the module
+                // docs), so it is negated.
+                let (x, y) = (
+                    -f32::from(v.normal_x) / 127.0,
+                    f32::from(v.normal_y) / 127.0,
+                );
+                let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+                let len = (x * x + y * y + z * z).sqrt().max(f32::MIN_POSITIVE);
+                [x / len, y / len, z / len]
+            }),
+        }
+    }
+}
+
+/// A terrain grid as a mesh (an explicit copy): positions, normals, UVs over `0..=1` and two
+/// counter-clockwise triangles per cell.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TerrainMesh {
+    /// Vertices per row and rows.
+    pub grid: [u32; 2],
+    /// Positions, row-major.
+    pub positions: Vec<[f32; 3]>,
+    /// Unit normals.
+    pub normals: Vec<[f32; 3]>,
+    /// `(ix / (nx − 1), iy / (ny − 1))`.
+    pub uvs: Vec<[f32; 2]>,
+    /// Triangles.
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// A validated HMP5/HMP7 terrain. `Send`, `Sync`, `Clone` (a small index of skins and frames).
+#[derive(Debug, Clone)]
+pub struct Hmp<'data> {
+    pub(super) version: HmpVersion,
+    pub(super) header: &'data HmpHeader,
+    pub(super) grid: [u32; 2],
+    pub(super) skins: Vec<Skin<'data>>,
+    pub(super) frames: Vec<HmpFrame<'data>>,
+}
+
+impl<'data> Hmp<'data> {
+    /// The version.
+    #[must_use]
+    pub fn version(&self) -> HmpVersion {
+        self.version
+    }
+
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data HmpHeader {
+        self.header
+    }
+
+    /// Vertices per row and number of rows.
+    #[must_use]
+    pub fn grid(&self) -> [u32; 2] {
+        self.grid
+    }
+
+    /// The skins (textures).
+    #[must_use]
+    pub fn skins(&self) -> &[Skin<'data>] {
+        &self.skins
+    }
+
+    /// The frames.
+    #[must_use]
+    pub fn frames(&self) -> &[HmpFrame<'data>] {
+        &self.frames
+    }
+
+    /// The height of packed value `h`: `scale_z · h + offset_z`.
+    #[must_use]
+    pub fn height(&self, h: u16) -> f32 {
+        self.header.scale[2].get() * f32::from(h) + self.header.offset[2].get()
+    }
+
+    /// The spacing of grid vertices along X and Y (`ftrisize_x`, `ftrisize_y`).
+    #[must_use]
+    pub fn cell_size(&self) -> [f32; 2] {
+        [self.header.ftrisize_x.get(), self.header.ftrisize_y.get()]
+    }
+
+    /// Tweens frames `a` and `b` at `t` (0 = `a`, 1 = `b`) into `positions` and `normals`, row
+    /// major, reusing the caller's storage: the terrain's morph, as
+    /// [`tween_scalar`](super::morph::tween_scalar) is an MDL's. Positions lie where
+    /// [`Hmp::mesh`] puts them, heights blended linearly; normals are the two frames' normals
+    /// blended and renormalised.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::gamestudio::{Hmp, write::HmpBuilder};
+    /// let bytes = HmpBuilder {
+    ///     row: 2.0,                                  // a 2 × 2 grid
+    ///     frames: vec![vec![(10, [0, 0]); 4],        // every height 10...
+    ///                  vec![(30, [0, 0]); 4]],       // ...then 30
+    ///     ..HmpBuilder::default()                    // HMP7, z = 1·h + 0, 1-unit cells
+    /// }
+    /// .write();
+    /// let hmp = Hmp::parse(&bytes)?;
+    /// let (mut p, mut n) = (vec![[0.0; 3]; 4], vec![[0.0; 3]; 4]);
+    /// hmp.tween(0, 1, 0.25, &mut p, &mut n)?;
+    /// assert_eq!(p, [[0.0, 0.0, 15.0], [1.0, 0.0, 15.0], [0.0, 1.0, 15.0], [1.0, 1.0, 15.0]]);
+    /// assert_eq!(n[0], [0.0, 0.0, 1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MorphError`] for a missing frame or an output shorter than the grid.
+    pub fn tween(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), MorphError> {
+        let fa = self.frames.get(a).ok_or(MorphError::NoFrame(a))?;
+        let fb = self.frames.get(b).ok_or(MorphError::NoFrame(b))?;
+        let [nx, ny] = self.grid;
+        let need = (nx * ny) as usize;
+        let have = positions.len().min(normals.len());
+        if have < need {
+            return Err(MorphError::Output { need, have });
+        }
+        let [dx, dy] = self.cell_size();
+        for (i, (p, n)) in positions
+            .iter_mut()
+            .zip(normals.iter_mut())
+            .take(need)
+            .enumerate()
+        {
+            let (ix, iy) = (i as u32 % nx, i as u32 / nx);
+            let (za, zb) = (
+                self.height(fa.raw_height(i).unwrap_or(0)),
+                self.height(fb.raw_height(i).unwrap_or(0)),
+            );
+            *p = [ix as f32 * dx, iy as f32 * dy, za + t * (zb - za)];
+            let (na, nb) = (
+                fa.normal(i).unwrap_or([0.0, 0.0, 1.0]),
+                fb.normal(i).unwrap_or([0.0, 0.0, 1.0]),
+            );
+            *n = normalise(core::array::from_fn(|k| na[k] + t * (nb[k] - na[k])));
+        }
+        Ok(())
+    }
+
+    /// Vertices of the grid: columns × rows.
+    #[must_use]
+    pub fn num_verts(&self) -> usize {
+        let [nx, ny] = self.grid;
+        nx as usize * ny as usize
+    }
+
+    /// Triangles of the grid: two per cell.
+    #[must_use]
+    pub fn num_tris(&self) -> usize {
+        let [nx, ny] = self.grid;
+        2 * (nx as usize - 1) * (ny as usize - 1)
+    }
+
+    /// Triangle `i` of the grid: cell `i / 2` (row-major), counter-clockwise seen from
+    /// above; `None` out of range.
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        if i >= self.num_tris() {
+            return None;
+        }
+        let nx = self.grid[0];
+        let cell = (i / 2) as u32;
+        let (ix, iy) = (cell % (nx - 1), cell / (nx - 1));
+        let at = |x: u32, y: u32| y * nx + x;
+        let (a, b, c, d) = (
+            at(ix, iy),
+            at(ix + 1, iy),
+            at(ix, iy + 1),
+            at(ix + 1, iy + 1),
+        );
+        Some(if i.is_multiple_of(2) {
+            [a, b, d]
+        } else {
+            [a, d, c]
+        })
+    }
+
+    /// The texture coordinate of vertex `i`: `(column / (columns − 1), row / (rows − 1))`.
+    #[must_use]
+    pub fn texcoord(&self, i: usize) -> Option<[f32; 2]> {
+        let [nx, ny] = self.grid;
+        (i < self.num_verts()).then(|| {
+            let (ix, iy) = (i as u32 % nx, i as u32 / nx);
+            [ix as f32 / (nx - 1) as f32, iy as f32 / (ny - 1) as f32]
+        })
+    }
+
+    /// Frame `frame` as a mesh (see the module docs for the grid's placement). `None` for a
+    /// frame that does not exist.
+    #[must_use]
+    pub fn mesh(&self, frame: usize) -> Option<TerrainMesh> {
+        let f = self.frames.get(frame)?;
+        let [nx, ny] = self.grid;
+        let [dx, dy] = self.cell_size();
+        let n = (nx * ny) as usize;
+        let mut mesh = TerrainMesh {
+            grid: self.grid,
+            ..TerrainMesh::default()
+        };
+        mesh.positions.reserve(n);
+        for i in 0..n {
+            let (ix, iy) = (i as u32 % nx, i as u32 / nx);
+            let z = self.height(f.raw_height(i)?);
+            mesh.positions.push([ix as f32 * dx, iy as f32 * dy, z]);
+            mesh.normals.push(f.normal(i)?);
+            mesh.uvs.push(self.texcoord(i)?);
+        }
+        mesh.triangles = (0..self.num_tris())
+            .filter_map(|t| self.triangle(t))
+            .collect();
+        Some(mesh)
+    }
+}
