@@ -13,6 +13,9 @@
 //!   its SKM conversion (little-endian).
 //! - `pose`: `sample` + `Palette::build` per model, throughput in bones: from the DPM, from
 //!   its SKP conversion, and from `BakedFrames`.
+//! - `playback`: `Model::sample` + `Model::palette` per bone while playing forward one frame
+//!   per call, halfway between frames, for every corpus DPM and MS3D: the keyed MS3D format
+//!   beside the framed DPM through the same format-neutral calls.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -33,7 +36,7 @@ use skelmap::skin::skin_scalar;
 use skelmap::skin::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
-use skelmap::{Diagnostics, Limits, SkeletalMesh};
+use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
 
 fn synthetic(vertices_per_bone_ring: u32, rings_per_bone: u32) -> Vec<u8> {
     tube(&TubeParams {
@@ -317,5 +320,30 @@ fn pose(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, skin, endian, pose);
+/// `Model::sample` + `Model::palette` while playing forward (see the module docs).
+fn playback(c: &mut Criterion) {
+    let mut group = c.benchmark_group("playback");
+    config(&mut group, false);
+    for (format, dir) in [("dpm", "dpm"), ("ms3d", "ms3d")] {
+        for (name, bytes) in common::corpus(dir) {
+            let model = Model::from_bytes(&bytes).unwrap();
+            let frames = model.num_frames().max(1);
+            group.throughput(Throughput::Elements(model.num_bones().max(1) as u64));
+            let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+            let mut frame = 0;
+            group.bench_function(BenchmarkId::new(format, &name), |b| {
+                b.iter(|| {
+                    frame = (frame + 1) % frames;
+                    let next = (frame + 1) % frames;
+                    model.sample(frame, next, 0.5, Interpolation::Nlerp, &mut pose);
+                    model.palette(&pose, &mut palette);
+                    black_box(&palette);
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, skin, endian, pose, playback);
 criterion_main!(benches);

@@ -257,7 +257,7 @@ pub fn ms3d(m: &Ms3d<'_>) {
         let (mut local, mut bind, mut now) = Default::default();
         m.local_rest_pose(&mut local);
         skelmap_core::pose::Palette::build(&mut bind, m, &local);
-        m.local_pose_at(0.5, &mut local);
+        m.local_pose_at(0.5, Interpolation::Nlerp, &mut local);
         skelmap_core::pose::Palette::build(&mut now, m, &local);
         let mut dq = skelmap_core::skin::dqs::deltas(&bind, &bind);
         let mut out = vec![[0.0; 3]; 2 * vertices];

@@ -38,7 +38,7 @@ fn ms3d_palettes(m: &Ms3d<'_>, seconds: f32) -> (Palette, Palette) {
         (LocalPose::default(), Palette::default(), Palette::default());
     m.local_rest_pose(&mut pose);
     rest.build(m, &pose);
-    m.local_pose_at(seconds, &mut pose);
+    m.local_pose_at(seconds, Interpolation::Slerp, &mut pose);
     now.build(m, &pose);
     (rest, now)
 }
@@ -82,7 +82,7 @@ fn ms3d_timeline_frames_sample_like_the_keys_at_their_times() {
     assert_eq!(m.frame_seconds(11.0), 0.5);
     let (mut by_frame, mut by_time) = (LocalPose::default(), LocalPose::default());
     pose::sample(&m, 11, 11, 0.0, Interpolation::Slerp, &mut by_frame);
-    m.local_pose_at(0.5, &mut by_time);
+    m.local_pose_at(0.5, Interpolation::Slerp, &mut by_time);
     assert_eq!(by_frame, by_time);
     assert_eq!(m.bone_pose(25, 0), None, "past the timeline");
     let angle = by_time.bones[1].0.to_axis_angle().1.to_degrees();

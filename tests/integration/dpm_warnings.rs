@@ -173,3 +173,80 @@ fn each_kind_is_stored_once_however_often_it_occurs() {
     let w = only(&diag, WarningKind::InfluenceSum);
     assert_eq!((w.offset, w.count), (layout.meshes[0].ofs_verts, 136));
 }
+
+/// Scales the rotation part of `bone`'s pose by `s` in every frame.
+fn scale_bone(bytes: &mut [u8], layout: &skelmap::dpm::Layout, bone: u64, s: f32) {
+    for &frame in &layout.frame_poses {
+        let pose = frame + 48 * bone;
+        for row in 0..3 {
+            for col in 0..3 {
+                let at = pose + 16 * row + 4 * col;
+                let v = f32::from_bits(crate::support::get_u32(bytes, at));
+                put_f32(bytes, at, v * s);
+            }
+        }
+    }
+}
+
+#[test]
+fn scaled_sheared_or_mirrored_rotations_are_reported_once_with_their_count() {
+    let (clean, layout) = tube();
+    let frames = layout.frame_poses.len() as u64;
+    let mut bytes = clean.clone();
+    scale_bone(&mut bytes, &layout, 1, 1.5);
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::NonOrthonormal);
+    let first = layout.frame_poses[0] + 48;
+    assert_eq!(
+        (w.what, w.offset, w.count),
+        ("bonepose.matrix", first, frames)
+    );
+
+    // A shear in one pose, and a mirror (determinant −1) in another.
+    let mut bytes = clean.clone();
+    put_f32(&mut bytes, layout.frame_poses[2] + 48 * 3 + 4, 0.2);
+    let pose = layout.frame_poses[4] + 48 * 2;
+    for col in 0..3 {
+        let at = pose + 32 + 4 * col; // row 2 negated
+        let v = f32::from_bits(crate::support::get_u32(&bytes, at));
+        put_f32(&mut bytes, at, -v);
+    }
+    let diag = diagnostics(&bytes);
+    let w = only(&diag, WarningKind::NonOrthonormal);
+    let sheared = layout.frame_poses[2] + 48 * 3;
+    assert_eq!((w.offset, w.count), (sheared, 2));
+
+    // Within the converter's tolerance (1e-3 per element of R·Rᵀ): not reported.
+    let mut bytes = clean;
+    scale_bone(&mut bytes, &layout, 1, 1.0002);
+    assert!(diagnostics(&bytes).is_empty());
+}
+
+#[test]
+fn a_corpus_dpm_with_a_scaled_bone_is_reported_at_open() {
+    use skelmap::Model;
+    for path in crate::support::corpus_files("dpm") {
+        let bytes = std::fs::read(&path).unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let non_orthonormal = model.diagnostics().count(WarningKind::NonOrthonormal);
+        assert_eq!(non_orthonormal, 0, "{}", path.display());
+
+        // The same file with bone 0 scaled 1.5× in every frame.
+        let dpm = Dpm::parse(&bytes).unwrap();
+        let mut scaled = bytes.clone();
+        for frame in dpm.frames() {
+            let ofs = frame.raw().ofs_bonepositions.get() as usize;
+            for k in [0, 1, 2, 4, 5, 6, 8, 9, 10] {
+                let at = ofs + 4 * k;
+                let v = f32::from_bits(u32::from_be_bytes(scaled[at..at + 4].try_into().unwrap()));
+                scaled[at..at + 4].copy_from_slice(&(v * 1.5).to_be_bytes());
+            }
+        }
+        let model = Model::from_bytes(&scaled).unwrap();
+        let w = model
+            .diagnostics()
+            .get(WarningKind::NonOrthonormal)
+            .unwrap();
+        assert_eq!(w.count, dpm.num_frames() as u64, "{}", path.display());
+    }
+}

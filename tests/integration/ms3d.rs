@@ -4,6 +4,7 @@
 use skelmap::Parse;
 use skelmap::ms3d::write::triangle;
 use skelmap::ms3d::{self, CommentKind, Ms3d};
+use skelmap::pose::{Interpolation, LocalPose};
 use skelmap::{Diagnostics, Error, Format, Limits, Problem, Skeleton, WarningKind};
 
 use crate::support::{corpus_dir, manifest};
@@ -554,7 +555,7 @@ pub fn skinned(m: &Ms3d<'_>, seconds: Option<f32>) -> Vec<[f32; 3]> {
     m.local_rest_pose(&mut local);
     rest.build(m, &local);
     if let Some(seconds) = seconds {
-        m.local_pose_at(seconds, &mut local);
+        m.local_pose_at(seconds, Interpolation::Slerp, &mut local);
     }
     now.build(m, &local);
     let mut deltas = Vec::new();
@@ -769,5 +770,102 @@ fn truncated_corpus_ms3d_never_panics() {
                 crate::exercise::ms3d(&m);
             }
         }
+    }
+}
+
+/// Poses sampled at `times` with one reused `LocalPose` (which resumes where the previous
+/// sample stood) equal those sampled with a fresh one each time (which searches from scratch).
+fn resumed_equals_fresh(m: &Ms3d<'_>, times: &[f32], interpolation: Interpolation) {
+    let mut reused = LocalPose::default();
+    for &t in times {
+        m.local_pose_at(t, interpolation, &mut reused);
+        let mut fresh = LocalPose::default();
+        m.local_pose_at(t, interpolation, &mut fresh);
+        assert_eq!(reused.bones, fresh.bones, "t = {t}");
+    }
+}
+
+#[test]
+fn sampling_resumes_forward_backward_and_across_models() {
+    // Several keys per track, sampled forward, backward, jumping and outside the keys.
+    let mut b = arm();
+    let quarter = core::f32::consts::FRAC_PI_2;
+    b.joints[1].rotation_keys = (0..8)
+        .map(|k| {
+            (
+                k as f32 * 0.25,
+                [0.1 * k as f32, 0.0, quarter * (k % 3) as f32],
+            )
+        })
+        .collect();
+    b.joints[1].position_keys = (0..5)
+        .map(|k| (k as f32 * 0.4, [k as f32, 0.0, 0.0]))
+        .collect();
+    let bytes = b.write().unwrap();
+    let m = Ms3d::parse(&bytes).unwrap();
+    let forward: Vec<f32> = (-4..80).map(|i| i as f32 * 0.03).collect();
+    let backward: Vec<f32> = forward.iter().rev().copied().collect();
+    let jumps = [1.7, 0.1, 0.1, 1.2, -1.0, 9.0, 0.26, 0.25, 0.24, 1.75];
+    for interpolation in [Interpolation::Slerp, Interpolation::Nlerp] {
+        resumed_equals_fresh(&m, &forward, interpolation);
+        resumed_equals_fresh(&m, &backward, interpolation);
+        resumed_equals_fresh(&m, &jumps, interpolation);
+    }
+
+    // One pose reused across two models with the same key times and other values: the
+    // remembered rotations belong to the first model and must not leak into the second.
+    let mut other = b.clone();
+    for (_, angles) in &mut other.joints[1].rotation_keys {
+        angles[1] = 0.5;
+    }
+    other.joints[1].rotation = [0.0, 0.3, 0.0];
+    let other_bytes = other.write().unwrap();
+    let n = Ms3d::parse(&other_bytes).unwrap();
+    let mut shared = LocalPose::default();
+    for &t in &forward {
+        m.local_pose_at(t, Interpolation::Slerp, &mut shared);
+        n.local_pose_at(t, Interpolation::Slerp, &mut shared);
+        let mut fresh = LocalPose::default();
+        n.local_pose_at(t, Interpolation::Slerp, &mut fresh);
+        assert_eq!(shared.bones, fresh.bones, "t = {t}");
+    }
+}
+
+#[test]
+fn out_of_order_keys_sample_the_same_whatever_came_before() {
+    // Keys out of time order (a warning, not an error): a sample must not depend on the
+    // samples before it.
+    let mut b = arm();
+    b.joints[1].rotation_keys = vec![
+        (0.0, [0.0; 3]),
+        (1.0, [0.0, 0.0, 1.0]),
+        (0.5, [0.0, 1.0, 0.0]),
+        (2.0, [1.0, 0.0, 0.0]),
+    ];
+    let bytes = b.write().unwrap();
+    let m = Ms3d::parse(&bytes).unwrap();
+    let times: Vec<f32> = (0..50).map(|i| i as f32 * 0.05).collect();
+    let shuffled: Vec<f32> = (0..50).map(|i| ((i * 17) % 50) as f32 * 0.05).collect();
+    resumed_equals_fresh(&m, &times, Interpolation::Slerp);
+    resumed_equals_fresh(&m, &shuffled, Interpolation::Slerp);
+}
+
+#[test]
+fn corpus_sampling_resumes_to_the_same_poses() {
+    for path in crate::support::corpus_files("ms3d") {
+        let bytes = std::fs::read(&path).unwrap();
+        let m = Ms3d::parse(&bytes).unwrap();
+        let fps = m.fps();
+        let forward: Vec<f32> = (0..m.num_frames() * 2)
+            .map(|f| (f as f32 * 0.5 + 1.0) / fps)
+            .collect();
+        let shuffled: Vec<f32> = (0..forward.len())
+            .map(|i| forward[(i * 7919) % forward.len()])
+            .collect();
+        for interpolation in [Interpolation::Slerp, Interpolation::Nlerp] {
+            resumed_equals_fresh(&m, &forward, interpolation);
+            resumed_equals_fresh(&m, &shuffled, interpolation);
+        }
+        eprintln!("{}: {} samples", path.display(), 4 * forward.len());
     }
 }

@@ -173,7 +173,7 @@ fn expected(path: &Path) -> Expected {
                     (LocalPose::default(), Palette::default(), Palette::default());
                 m.local_rest_pose(&mut local);
                 rest.build(&m, &local);
-                m.local_pose_at((0.5 * b + 1.0) / fps, &mut local);
+                m.local_pose_at((0.5 * b + 1.0) / fps, Interpolation::Slerp, &mut local);
                 now.build(&m, &local);
                 let mut deltas = Vec::new();
                 now.relative_to(&rest, &mut deltas);

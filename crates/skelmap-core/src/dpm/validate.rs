@@ -23,6 +23,7 @@ use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
+use crate::pose::rotation::count_non_rotations;
 use crate::read::Reader;
 use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
 
@@ -252,6 +253,35 @@ impl DpmPass for MeshPass<'_, '_> {
                 || format!("bone {b}, row {row}: rotation row has zero length"),
             );
         }
+        // A scaled or sheared rotation has no quaternion: sampling keeps its rotation only, as
+        // DarkPlaces does. Reported (the poses counted) rather than silently corrected. A pose
+        // with a zero row is reported as such above, not again here.
+        let matrix = |p: &BonePose| p.matrix.map(|row| row.map(|v| v.get()));
+        let (skewed, first) = if zero_rows == 0 {
+            count_non_rotations(poses, matrix)
+        } else {
+            count_non_rotations(poses, |p| {
+                if p.matrix.iter().any(zero_row) {
+                    IDENTITY_POSE
+                } else {
+                    matrix(p)
+                }
+            })
+        };
+        if let Some(b) = first {
+            self.diag.warn_n(
+                FORMAT,
+                WarningKind::NonOrthonormal,
+                "bonepose.matrix",
+                record_offset::<BonePose>(ofs, b),
+                skewed,
+                || {
+                    format!(
+                        "bone {b}: rotation is scaled or sheared; sampling keeps only its rotation"
+                    )
+                },
+            );
+        }
         check_bounds(
             self.diag,
             "frame.mins",
@@ -263,6 +293,13 @@ impl DpmPass for MeshPass<'_, '_> {
         Ok(())
     }
 }
+
+/// A pose that is a rotation, standing in for one reported otherwise.
+const IDENTITY_POSE: [[f32; 4]; 3] = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+];
 
 /// Warns when a box is inverted or a radius is negative or NaN (engines recompute bounds).
 fn check_bounds(

@@ -417,7 +417,7 @@ impl<'data> Model<'data> {
     ///   shear in the file) loses its scale here, as in DarkPlaces; open reports such poses as
     ///   [`WarningKind::NonOrthonormal`](crate::WarningKind::NonOrthonormal).
     /// - MS3D: the joints' keys evaluated at frame `a + t·(b − a)` of the timeline, frame `f`
-    ///   being `(f + 1) / fps` seconds in (rotation keys always slerp).
+    ///   being `(f + 1) / fps` seconds in, rotation keys blended by `interpolation` too.
     /// - MDL, HMP and a static SL mesh have no bones: `out` is emptied.
     pub fn sample(
         &self,
@@ -435,7 +435,7 @@ impl<'data> Model<'data> {
             View::Skp(p) => sample(p, a, b, t, interpolation, out),
             View::Ms3d(m) => {
                 let frame = a as f32 + t * (b as f32 - a as f32);
-                m.local_pose_at(m.frame_seconds(frame), out);
+                m.local_pose_at(m.frame_seconds(frame), interpolation, out);
             }
             View::SlMdl(m) => match m.anim() {
                 Some(anim) => sample(&anim, a, b, t, interpolation, out),

@@ -13,12 +13,13 @@
 //! stored in model space, so skinning applies `absolute(t) · absolute(rest)⁻¹` per joint and
 //! blends up to four joints by [`Ms3d::vertex_weights`].
 
-use glam::{EulerRot, Quat, Vec3, Vec3A};
+use glam::{EulerRot, Quat, Vec3, Vec3A, Vec4};
 
 use super::Ms3d;
 use super::raw::Keyframe;
 use crate::limits::Limits;
-use crate::pose::{BindPoseMesh, BindVertex, LocalPose, PoseFrames};
+use crate::pose::local::{Converted, KeyCursor};
+use crate::pose::{BindPoseMesh, BindVertex, Interpolation, LocalPose, PoseFrames};
 
 /// MilkShape's default frame rate, used when a file's keyframer states no usable one.
 pub const DEFAULT_FPS: f32 = 24.0;
@@ -91,27 +92,63 @@ impl Ms3d<'_> {
     }
 
     /// Every joint's parent-relative transform at `seconds` into `out` (cleared first): the
-    /// rest transform times the keyed rotation (slerp between Euler keys) and translation
-    /// (lerp).
-    pub fn local_pose_at(&self, seconds: f32, out: &mut LocalPose) {
+    /// rest transform times the keyed rotation (the two Euler keys around `seconds` blended
+    /// along the shorter arc by `interpolation`; MilkShape slerps) and translation (lerp).
+    ///
+    /// `out` remembers where each joint's keys stood (see [`LocalPose`]): sampling forward in
+    /// time resumes from there, and each key's Euler angles become a quaternion once for all
+    /// the samples between it and the next key.
+    pub fn local_pose_at(&self, seconds: f32, interpolation: Interpolation, out: &mut LocalPose) {
+        let joints = self.joints();
         out.bones.clear();
-        out.bones
-            .extend(self.joints().iter().map(|joint| local_at(joint, seconds)));
+        out.cursors.resize(joints.len(), KeyCursor::default());
+        for (joint, cursor) in joints.iter().zip(&mut out.cursors) {
+            out.bones
+                .push(local_at(joint, seconds, interpolation, cursor));
+        }
     }
 }
 
-fn local_at(joint: &super::Joint<'_>, seconds: f32) -> (Quat, Vec3A) {
+/// Joint `joint`'s local transform at `seconds`, resuming from and updating `cursor`.
+fn local_at(
+    joint: &super::Joint<'_>,
+    seconds: f32,
+    interpolation: Interpolation,
+    cursor: &mut KeyCursor,
+) -> (Quat, Vec3A) {
     let (rotation_keys, position_keys) = joint.key_slices();
-    let key_rotation = sample(rotation_keys, seconds, |a, b, f| {
-        euler_to_quat(a).slerp(euler_to_quat(b), f)
-    })
-    .unwrap_or(Quat::IDENTITY);
-    let key_position = sample(position_keys, seconds, |a, b, f| {
-        Vec3::from(a).lerp(Vec3::from(b), f)
-    })
-    .unwrap_or(Vec3::ZERO);
+    // Out-of-order keys are searched afresh every time, so that the result does not depend
+    // on the samples before.
+    if !joint.keys_in_order {
+        (cursor.rotation_key, cursor.position_key) = (u32::MAX, u32::MAX);
+    }
+    let key_rotation = match segment(rotation_keys, seconds, &mut cursor.rotation_key) {
+        Some((a, b, f)) => {
+            let qa = Converted::of(value(a), &cursor.keys, euler_to_quat);
+            let qb = Converted::of(value(b), &[qa], |v| {
+                Converted::of(v, &cursor.keys, euler_to_quat).rotation
+            });
+            cursor.keys = [qa, qb];
+            let (qa, qb) = (qa.rotation, qb.rotation);
+            match interpolation {
+                Interpolation::Slerp => qa.slerp(qb, f),
+                // Along the shorter arc; left unnormalised, as the product with the rest
+                // rotation is normalised below.
+                Interpolation::Nlerp => {
+                    let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+                    Quat::from_vec4(Vec4::from(qa).lerp(Vec4::from(qb), f))
+                }
+            }
+        }
+        None => Quat::IDENTITY,
+    };
+    let key_position = match segment(position_keys, seconds, &mut cursor.position_key) {
+        Some((a, b, f)) => Vec3::from(value(a)).lerp(Vec3::from(value(b)), f),
+        None => Vec3::ZERO,
+    };
+    cursor.rest = Converted::of(joint.rotation(), &[cursor.rest], euler_to_quat);
     // rest · [key rotation | key position] as one rotation and translation.
-    let rest = euler_to_quat(joint.rotation());
+    let rest = cursor.rest.rotation;
     let rotation = (rest * key_rotation).normalize();
     let translation = Vec3A::from(joint.position()) + Vec3A::from(rest * key_position);
     (rotation, translation)
@@ -129,7 +166,9 @@ impl<'data> PoseFrames<'data> for Ms3d<'data> {
             return None;
         }
         let joint = self.joints().get(bone)?;
-        Some(local_at(joint, self.frame_seconds(frame as f32)))
+        let seconds = self.frame_seconds(frame as f32);
+        let slerp = Interpolation::Slerp;
+        Some(local_at(joint, seconds, slerp, &mut KeyCursor::default()))
     }
 }
 
@@ -149,11 +188,35 @@ impl BindPoseMesh for Ms3d<'_> {
     }
 }
 
-/// The keyed value at `t`: clamped to the ends, `blend(a, b, fraction)` between two keys.
-fn sample<T>(keys: &[Keyframe], t: f32, blend: impl Fn([f32; 3], [f32; 3], f32) -> T) -> Option<T> {
-    let value = |k: &Keyframe| k.value.map(|v| v.get());
+fn value(k: &Keyframe) -> [f32; 3] {
+    k.value.map(|v| v.get())
+}
+
+/// The two keys around `t` and the fraction between them (clamped to the ends; `None` without
+/// keys), starting the search at `*cursor` and leaving it at the first of the two.
+///
+/// The search looks at the cursor's key and the next one before it falls back to a binary
+/// search, so sampling forward frame by frame costs two comparisons. A cursor past the keys
+/// always searches. Keys out of time order (validation warns) give some key pair, never a
+/// panic.
+fn segment<'k>(
+    keys: &'k [Keyframe],
+    t: f32,
+    cursor: &mut u32,
+) -> Option<(&'k Keyframe, &'k Keyframe, f32)> {
+    let time = |i: usize| keys.get(i).map(|k| k.time.get());
+    // The number of keys at or before `t`, found near the cursor when it can be.
+    let starts_at_or_before = |i: usize| time(i).is_some_and(|k| k <= t);
+    let ends_after = |i: usize| time(i).is_none_or(|k| k > t);
+    let at = usize::try_from(*cursor).unwrap_or(usize::MAX);
+    let after = if starts_at_or_before(at) && ends_after(at.saturating_add(1)) {
+        at + 1
+    } else if starts_at_or_before(at.saturating_add(1)) && ends_after(at.saturating_add(2)) {
+        at + 2
+    } else {
+        keys.partition_point(|k| k.time.get() <= t)
+    };
     let first = keys.first()?;
-    let after = keys.partition_point(|k| k.time.get() <= t);
     let (a, b) = match (
         after.checked_sub(1).and_then(|i| keys.get(i)),
         keys.get(after),
@@ -162,11 +225,12 @@ fn sample<T>(keys: &[Keyframe], t: f32, blend: impl Fn([f32; 3], [f32; 3], f32) 
         (Some(last), None) => (last, last),
         (None, _) => (first, first),
     };
+    *cursor = after.saturating_sub(1) as u32;
     let span = b.time.get() - a.time.get();
     let f = if span > 0.0 {
         ((t - a.time.get()) / span).clamp(0.0, 1.0)
     } else {
         0.0
     };
-    Some(blend(value(a), value(b), f))
+    Some((a, b, f))
 }

@@ -170,8 +170,9 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 };
                 return Err(invalid(what, at + field, Problem::NotFinite));
             }
-            check_keys(rotation_keys, rot_at, "joint.keyFramesRot", masks, diag)?;
-            check_keys(position_keys, pos_at, "joint.keyFramesTrans", masks, diag)?;
+            let keys_in_order =
+                check_keys(rotation_keys, rot_at, "joint.keyFramesRot", masks, diag)?
+                    & check_keys(position_keys, pos_at, "joint.keyFramesTrans", masks, diag)?;
             rules::check_name(
                 FORMAT,
                 diag,
@@ -184,6 +185,7 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 rotation_keys,
                 position_keys,
                 parent: None,
+                keys_in_order,
             });
             joint_offsets.push(at);
         }
@@ -452,7 +454,7 @@ fn check_keys(
     what: &'static str,
     masks: Masks,
     diag: &mut Diagnostics,
-) -> Result<()> {
+) -> Result<bool> {
     if masks.any_non_finite(flat::<Le, _>(keys)) {
         let k = keys
             .iter()
@@ -475,8 +477,9 @@ fn check_keys(
             rules::record_offset::<Keyframe>(at, k + 1),
             || format!("key {} is earlier than key {k}", k + 1),
         );
+        return Ok(false);
     }
-    Ok(())
+    Ok(true)
 }
 
 fn check_vertices(vertices: &[Vertex], at: u64, joints: usize, masks: Masks) -> Result<()> {

@@ -99,6 +99,8 @@ pub struct Joint<'data> {
     pub(super) rotation_keys: &'data [Keyframe],
     pub(super) position_keys: &'data [Keyframe],
     pub(super) parent: Option<u16>,
+    /// Both key tracks in time order (sampling may then resume where it stood).
+    pub(super) keys_in_order: bool,
 }
 
 impl<'data> Joint<'data> {

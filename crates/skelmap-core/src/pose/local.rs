@@ -15,10 +15,65 @@ pub enum Interpolation {
 }
 
 /// One parent-relative rotation and translation per bone.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// A `LocalPose` reused from one sample to the next also remembers, per bone, where sampling
+/// stood in formats stored as sparse keys (MS3D): the next sample resumes from there instead of
+/// searching, and each key's rotation is converted once rather than once per sample. What it
+/// remembers is checked against the keys themselves, so reusing a pose across models stays
+/// correct. Equality compares [`bones`](LocalPose::bones) only.
+#[derive(Debug, Clone, Default)]
 pub struct LocalPose {
     /// Per bone `(rotation, translation)`.
     pub bones: Vec<(Quat, Vec3A)>,
+    /// Per bone, where the last sample of a keyed format stood.
+    pub(crate) cursors: Vec<KeyCursor>,
+}
+
+impl PartialEq for LocalPose {
+    fn eq(&self, other: &Self) -> bool {
+        self.bones == other.bones
+    }
+}
+
+/// Where sampling last stood in one bone's key tracks, and the rotations it converted there.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct KeyCursor {
+    /// The rotation key at or before the last sample time.
+    pub(crate) rotation_key: u32,
+    /// The position key at or before the last sample time.
+    pub(crate) position_key: u32,
+    /// The two rotation keys last blended, as the raw bits of their stored values and the
+    /// rotations converted from them.
+    pub(crate) keys: [Converted; 2],
+    /// The rest rotation, likewise.
+    pub(crate) rest: Converted,
+}
+
+/// A rotation converted from three stored values (Euler angles), with their raw bits. The
+/// default pairs zero angles with the identity, which is their rotation.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Converted {
+    pub(crate) bits: [u32; 3],
+    pub(crate) rotation: Quat,
+}
+
+impl Converted {
+    /// The rotation of `values`: remembered when their bits match, else `convert`ed.
+    #[inline]
+    pub(crate) fn of(
+        values: [f32; 3],
+        memo: &[Converted],
+        convert: impl Fn([f32; 3]) -> Quat,
+    ) -> Self {
+        let bits = values.map(f32::to_bits);
+        match memo.iter().find(|c| c.bits == bits) {
+            Some(c) => *c,
+            None => Converted {
+                bits,
+                rotation: convert(values),
+            },
+        }
+    }
 }
 
 /// Blends frames `a` and `b` of `source` at `t` (0 = `a`, 1 = `b`) into `out`, reusing its

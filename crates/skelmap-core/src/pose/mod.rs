@@ -9,7 +9,7 @@
 //! - [`Palette`] holds each bone's world transform, built in one forward pass when parents
 //!   precede children, otherwise in the skeleton's [`Skeleton::hierarchy_order`].
 //! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar;
-//!   [`bounds`]: axis-aligned boxes.
+//!   [`bounds`]: axis-aligned boxes; [`is_rotation`]: whether a stored matrix is a rotation.
 //!
 //! The traits a format implements:
 //!
@@ -26,12 +26,14 @@ mod baked;
 pub mod bounds;
 pub mod framegroups;
 mod frames;
-mod local;
+pub(crate) mod local;
 mod mesh;
+pub(crate) mod rotation;
 mod skeleton;
 
 pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
 pub use frames::PoseFrames;
 pub use local::{Interpolation, LocalPose, Palette, sample};
 pub use mesh::{BindPoseMesh, BindVertex, MeshGeometry, SkeletalMesh};
+pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
 pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};

@@ -18,11 +18,8 @@ use crate::diag::{Diagnostics, WarningKind};
 use crate::dpm::Dpm;
 use crate::dpm::write::Matrix3x4;
 use crate::format::Format;
-use crate::pose::SkeletalMesh;
+use crate::pose::{SkeletalMesh, is_rotation};
 use crate::write::{BoneDef, Influence};
-
-/// How far `R·Rᵀ` may stray from the identity (per element) before a rotation is reported.
-pub const ORTHONORMAL_TOLERANCE: f32 = 1e-3;
 
 /// An SKM and its SKP, ready to write.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,16 +126,13 @@ pub fn from_dpm(dpm: &Dpm<'_>, diag: &mut Diagnostics) -> Converted {
 }
 
 /// A row-major 3×4 pose as a unit quaternion `(x, y, z, w)`, an origin, and whether the
-/// rotation part was orthonormal (a proper rotation, determinant +1).
+/// rotation part was a rotation ([`is_rotation`]).
 #[must_use]
 pub fn matrix_to_pose(m: &Matrix3x4) -> ([f32; 4], [f32; 3], bool) {
     let column = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
     let rotation = Mat3::from_cols(column(0), column(1), column(2));
-    let gram = rotation * rotation.transpose();
-    let orthonormal =
-        gram.abs_diff_eq(Mat3::IDENTITY, ORTHONORMAL_TOLERANCE) && rotation.determinant() > 0.0;
     let quat = Quat::from_mat3(&rotation).normalize();
-    (quat.to_array(), [m[0][3], m[1][3], m[2][3]], orthonormal)
+    (quat.to_array(), [m[0][3], m[1][3], m[2][3]], is_rotation(m))
 }
 
 /// A quaternion `(x, y, z, w)` (normalised first) and origin as a row-major 3×4 matrix.

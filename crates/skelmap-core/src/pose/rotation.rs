@@ -1,0 +1,165 @@
+//! Whether a stored 3×3 rotation is one: the test the DPM validation and the DPM → SKM
+//! conversion share, so that a model warned about at open is the model the conversion warns
+//! about.
+
+/// How far `R·Rᵀ` may stray from the identity (per element) before a rotation is reported as
+/// not orthonormal.
+pub const ORTHONORMAL_TOLERANCE: f32 = 1e-3;
+
+/// `true` if the rotation part of a row-major 3×4 pose is a proper rotation: `R·Rᵀ` within
+/// [`ORTHONORMAL_TOLERANCE`] of the identity per element, and determinant positive (no
+/// mirroring). A scaled or sheared matrix is not: a quaternion cannot hold its scale.
+///
+/// ```
+/// use skelmap_core::pose::is_rotation;
+/// let turn = [[0.0, -1.0, 0.0, 5.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]];
+/// assert!(is_rotation(&turn));
+/// let scaled = turn.map(|row| row.map(|v| 1.5 * v));
+/// assert!(!is_rotation(&scaled));
+/// ```
+#[must_use]
+#[inline]
+pub fn is_rotation(m: &[[f32; 4]; 3]) -> bool {
+    let mut lanes = [[0.0; LANES]; 9];
+    for (k, lane) in lanes.iter_mut().enumerate() {
+        lane.fill(IDENTITY[k]);
+        lane[0] = m[k / 3][k % 3];
+    }
+    rotations(&lanes) & 1 != 0
+}
+
+/// How many of `items` hold a matrix (row-major 3×4, read by `matrix`) that is not a rotation
+/// ([`is_rotation`]), and the index of the first. One branch-free pass, `LANES` matrices at a
+/// time laid out lane by lane, so that the compiler turns the arithmetic into vector
+/// instructions: what lets validation test every pose of a file at open for a small share of
+/// the open's time.
+pub(crate) fn count_non_rotations<T>(
+    items: &[T],
+    matrix: impl Fn(&T) -> [[f32; 4]; 3],
+) -> (u64, Option<usize>) {
+    let (mut count, mut first) = (0u64, None);
+    let mut test = |at: usize, lanes: &[[f32; LANES]; 9]| {
+        let bad = !rotations(lanes) & (u32::MAX >> (32 - LANES));
+        count += u64::from(bad.count_ones());
+        if first.is_none() && bad != 0 {
+            first = Some(at + bad.trailing_zeros() as usize);
+        }
+    };
+    let mut chunks = items.chunks_exact(LANES);
+    let mut lanes = [[0.0f32; LANES]; 9];
+    for (c, chunk) in chunks.by_ref().enumerate() {
+        for (i, item) in chunk.iter().enumerate() {
+            let m = matrix(item);
+            for (k, lane) in lanes.iter_mut().enumerate() {
+                lane[i] = m[k / 3][k % 3];
+            }
+        }
+        test(c * LANES, &lanes);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        // Unused lanes hold the identity, a rotation.
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            lane.fill(IDENTITY[k]);
+        }
+        for (i, item) in rest.iter().enumerate() {
+            let m = matrix(item);
+            for (k, lane) in lanes.iter_mut().enumerate() {
+                lane[i] = m[k / 3][k % 3];
+            }
+        }
+        test(items.len() - rest.len(), &lanes);
+    }
+    (count, first)
+}
+
+/// Matrices tested together.
+const LANES: usize = 16;
+
+/// The 3×3 identity, row by row.
+const IDENTITY: [f32; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+
+/// A bit per lane, set when that lane's 3×3 (element `k` of every matrix in `m[k]`, row-major)
+/// is a rotation.
+#[inline]
+fn rotations(m: &[[f32; LANES]; 9]) -> u32 {
+    let mut good = [false; LANES];
+    for (i, good) in good.iter_mut().enumerate() {
+        let x = [m[0][i], m[1][i], m[2][i]];
+        let y = [m[3][i], m[4][i], m[5][i]];
+        let z = [m[6][i], m[7][i], m[8][i]];
+        let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        // The rows' lengths and their pairwise products: the six distinct elements of R·Rᵀ.
+        let deviation = (dot(x, x) - 1.0)
+            .abs()
+            .max((dot(y, y) - 1.0).abs())
+            .max((dot(z, z) - 1.0).abs())
+            .max(dot(x, y).abs())
+            .max(dot(y, z).abs())
+            .max(dot(z, x).abs());
+        let cross = [
+            x[1] * y[2] - x[2] * y[1],
+            x[2] * y[0] - x[0] * y[2],
+            x[0] * y[1] - x[1] * y[0],
+        ];
+        // Non-strict comparisons so that NaN fails both.
+        *good = (deviation <= ORTHONORMAL_TOLERANCE) & (dot(cross, z) > 0.0);
+    }
+    good.iter()
+        .enumerate()
+        .fold(0, |bits, (i, &g)| bits | (u32::from(g) << i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TURN: [[f32; 4]; 3] = [
+        [0.0, -1.0, 0.0, 5.0],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+    ];
+
+    fn scaled(m: [[f32; 4]; 3], s: f32) -> [[f32; 4]; 3] {
+        m.map(|row| [row[0] * s, row[1] * s, row[2] * s, row[3]])
+    }
+
+    #[test]
+    fn rotations_pass_and_scale_shear_mirror_and_nan_fail() {
+        assert!(is_rotation(&TURN));
+        assert!(is_rotation(&scaled(
+            TURN,
+            1.0 + ORTHONORMAL_TOLERANCE / 4.0
+        )));
+        assert!(!is_rotation(&scaled(TURN, 1.5)));
+        let mut shear = TURN;
+        shear[0][2] = 0.1;
+        assert!(!is_rotation(&shear));
+        let mut mirror = TURN;
+        mirror[2][2] = -1.0;
+        assert!(!is_rotation(&mirror));
+        let mut nan = TURN;
+        nan[1][1] = f32::NAN;
+        assert!(!is_rotation(&nan));
+    }
+
+    #[test]
+    fn counting_covers_every_lane_and_the_remainder() {
+        // 2 full chunks and a remainder of 3; bad ones at 5, 17, 33 and 34.
+        let bad = [5, 17, 33, 34];
+        let poses: Vec<[[f32; 4]; 3]> = (0..2 * LANES + 3)
+            .map(|i| {
+                if bad.contains(&i) {
+                    scaled(TURN, 2.0)
+                } else {
+                    TURN
+                }
+            })
+            .collect();
+        assert_eq!(count_non_rotations(&poses, |m| *m), (4, Some(5)));
+        assert_eq!(count_non_rotations(&poses[6..], |m| *m), (3, Some(11)));
+        assert_eq!(count_non_rotations(&poses[18..33], |m| *m), (0, None));
+        assert_eq!(count_non_rotations(&poses[34..], |m| *m), (1, Some(0)));
+        assert_eq!(count_non_rotations(&poses[..0], |m| *m), (0, None));
+    }
+}
