@@ -1,46 +1,31 @@
-//! Opening a DPM allocates O(meshes), not O(vertices): a counting global allocator measures
-//! `Dpm::parse_with` on models of very different sizes. (A separate test binary, because the
-//! global allocator is process-wide; its single test runs alone.)
+//! Opening allocates O(meshes), not O(vertices): a counting global allocator measures
+//! `Dpm::parse_with` and `Model::from_bytes` on models of very different sizes. (A separate
+//! test binary, because the global allocator is process-wide; its tests run one at a time.)
 #![allow(clippy::unwrap_used)]
 
 use skelmap::Parse;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::alloc::System;
 
 use skelmap::dpm::Dpm;
+use skelmap::ms3d;
 use skelmap::synth::{TubeParams, tube};
-use skelmap::{Diagnostics, Limits, SkeletalMesh};
+use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
-
-// The test binary is not one of the crates where `unsafe` is allowed to live; this impl is
-// test scaffolding that forwards to the system allocator.
-#[allow(unsafe_code)]
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-        BYTES.fetch_add(layout.size() as u64, Relaxed);
-        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from `System.alloc` with this layout (see `alloc`).
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
+// The counting allocator comes from `stats_alloc`, so that this test needs no `unsafe` of its
+// own (unsafe code lives only where the project allows it).
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-/// Allocations and bytes allocated while `f` runs.
+/// Held by each test, so that no other test allocates while one measures.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Allocations and bytes allocated while `f` runs (the caller holds [`ONE_AT_A_TIME`]).
 fn measure<R>(f: impl FnOnce() -> R) -> (u64, u64, R) {
-    let (a0, b0) = (ALLOCATIONS.load(Relaxed), BYTES.load(Relaxed));
+    let region = Region::new(GLOBAL);
     let r = f();
-    (ALLOCATIONS.load(Relaxed) - a0, BYTES.load(Relaxed) - b0, r)
+    let change = region.change();
+    (change.allocations as u64, change.bytes_allocated as u64, r)
 }
 
 fn model(rings_per_bone: u32) -> Vec<u8> {
@@ -76,6 +61,7 @@ fn with_odd_sums(mut bytes: Vec<u8>) -> Vec<u8> {
 
 #[test]
 fn parse_allocation_does_not_grow_with_vertices() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let small = model(1); // 17 rings × 16 = 272 vertices
     let large = model(400); // 6401 rings × 16 = 102 416 vertices
 
@@ -110,4 +96,66 @@ fn parse_allocation_does_not_grow_with_vertices() {
     );
     assert!(counts[0].0 <= 3, "{counts:?}");
     assert_eq!((counts[0].1, counts[1].1), (272, 102_416));
+}
+
+/// An MS3D of `n` vertices (a fan of `n − 2` triangles) bound to two joints.
+fn ms3d_model(n: u16) -> Vec<u8> {
+    let vertices = (0..n)
+        .map(|i| ([f32::from(i), f32::from(i % 7), 0.0], i8::from(i % 2 == 1)))
+        .collect();
+    let triangles = (2..n)
+        .map(|i| ms3d::write::triangle([0, i - 1, i], [0.0, 0.0, 1.0], [[0.0; 2]; 3], 0))
+        .collect();
+    ms3d::Builder {
+        vertices,
+        triangles,
+        groups: vec![ms3d::GroupDef {
+            name: b"fan".to_vec(),
+            triangles: (0..n - 2).collect(),
+            material: -1,
+        }],
+        joints: vec![
+            ms3d::JointDef {
+                name: b"root".to_vec(),
+                ..ms3d::JointDef::default()
+            },
+            ms3d::JointDef {
+                name: b"tip".to_vec(),
+                parent: b"root".to_vec(),
+                rotation_keys: vec![(0.0, [0.0; 3]), (1.0, [0.0, 0.0, 1.0])],
+                ..ms3d::JointDef::default()
+            },
+        ],
+        ..ms3d::Builder::default()
+    }
+    .write()
+    .unwrap()
+}
+
+#[test]
+fn model_open_allocation_does_not_grow_with_vertices() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cases = [
+        ("DPM", model(1), model(400)),
+        ("MS3D", ms3d_model(300), ms3d_model(60_000)),
+    ];
+    for (name, small, large) in cases {
+        let counts: Vec<(u64, u64)> = [&small, &large]
+            .iter()
+            .map(|bytes| {
+                let (allocs, bytes_allocated, model) = measure(|| Model::from_bytes(bytes));
+                assert!(model.unwrap().diagnostics().is_empty(), "{name}");
+                (allocs, bytes_allocated)
+            })
+            .collect();
+        eprintln!(
+            "{name}: (allocations, bytes) small {:?}, large {:?}",
+            counts[0], counts[1]
+        );
+        assert_eq!(
+            counts[0], counts[1],
+            "{name}: allocations and bytes, small vs large"
+        );
+        assert!(counts[0].0 <= 8, "{name}: {counts:?}");
+    }
 }

@@ -1,21 +1,10 @@
 //! Inputs shared by the benches.
 
-use std::path::PathBuf;
-
 /// Every file of `../shared/corpus/<sub>` as `(file stem, bytes)`, sorted; empty (with a
-/// message) when the shared corpus is absent.
+/// message) when the shared corpus is absent (see `skelmap_testkit`).
 #[allow(clippy::unwrap_used)]
 pub fn corpus(sub: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(sub);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("SKIPPED corpus inputs: {} is absent", dir.display());
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    paths.sort();
-    paths
+    skelmap_testkit::corpus_files(sub)
         .into_iter()
         .map(|p| {
             (

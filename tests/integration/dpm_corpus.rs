@@ -115,24 +115,3 @@ fn every_corpus_dpm_matches_the_manifest() {
         );
     }
 }
-
-#[test]
-fn memory_mapped_and_read_sources_give_the_same_view() {
-    let Some(dir) = corpus_dir("dpm") else { return };
-    let path = dir.join("xon_vehicles_raptor.dpm");
-    #[allow(unsafe_code)]
-    // SAFETY: the shared corpus is read-only and nothing modifies it while the test runs.
-    let mapped = unsafe { Source::map(&path) }.unwrap();
-    let read = Source::read(&path).unwrap();
-    assert!(mapped.is_mapped() && !read.is_mapped());
-    assert_eq!(mapped.bytes(), read.bytes());
-    let (a, b) = (
-        Dpm::parse(mapped.bytes()).unwrap(),
-        Dpm::parse(read.bytes()).unwrap(),
-    );
-    assert_eq!(a.num_vertices(), b.num_vertices());
-    assert_eq!(
-        a.frame(101).unwrap().pose(17),
-        b.frame(101).unwrap().pose(17)
-    );
-}

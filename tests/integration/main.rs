@@ -13,6 +13,7 @@ mod structured;
 
 mod anim;
 mod bindpose;
+mod boundaries;
 mod dpm_accessors;
 mod dpm_corpus;
 mod dpm_rules;

@@ -25,6 +25,7 @@
 )]
 
 pub mod boundary;
+#[cfg(feature = "exercise")]
 #[doc(hidden)]
 pub mod exercise;
 pub mod mesh;

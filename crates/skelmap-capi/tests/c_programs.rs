@@ -324,16 +324,7 @@ fn write_skm(dpm: &Path, skm: &Path) {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let dir = crate_dir().join("../../../shared/corpus");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping the corpus part: {} is absent (a clone outside the workspace)",
-            dir.display()
-        );
-        None
-    }
+    skelmap_testkit::corpus_path("")
 }
 
 #[test]

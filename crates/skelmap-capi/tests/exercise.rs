@@ -33,11 +33,9 @@ fn synthetic_models_through_the_c_abi() {
 
 #[test]
 fn corpus_models_through_the_c_abi() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !corpus.is_dir() {
-        eprintln!("skipping: {} is absent", corpus.display());
+    let Some(corpus) = skelmap_testkit::corpus_path("") else {
         return;
-    }
+    };
     for (dir, file) in [
         ("dpm", "xon_vehicles_spiderbot_top.dpm"),
         ("mdl", "gex4_skeleton.mdl"),

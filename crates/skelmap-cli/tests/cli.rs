@@ -90,12 +90,9 @@ fn info_json_reports_the_counts() {
 
 #[test]
 fn info_json_on_a_corpus_model() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/dpm/xon_monsters_golem.dpm");
-    if !path.exists() {
-        eprintln!("SKIPPED: {} is absent", path.display());
+    let Some(path) = skelmap_testkit::corpus_path("dpm/xon_monsters_golem.dpm") else {
         return;
-    }
+    };
     let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(
@@ -247,12 +244,9 @@ fn convert_refuses_a_non_dpm_input() {
 
 #[test]
 fn info_json_on_a_corpus_ms3d() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/ms3d/milkshape3dengine_dwarf1.ms3d");
-    if !path.exists() {
-        eprintln!("SKIPPED: {} is absent", path.display());
+    let Some(path) = skelmap_testkit::corpus_path("ms3d/milkshape3dengine_dwarf1.ms3d") else {
         return;
-    }
+    };
     let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{out:?}");
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -322,11 +316,9 @@ fn info_and_validate_understand_sl_mdl_and_anim() {
 
 #[test]
 fn info_json_on_corpus_mdl_and_hmp() {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !corpus.exists() {
-        eprintln!("SKIPPED: {} is absent", corpus.display());
+    let Some(corpus) = skelmap_testkit::corpus_path("") else {
         return;
-    }
+    };
     let json = |p: &Path| -> serde_json::Value {
         serde_json::from_str(&stdout(&skelmap(&["info", p.to_str().unwrap(), "--json"]))).unwrap()
     };

@@ -47,14 +47,9 @@ fn validator_dir() -> Option<PathBuf> {
 }
 
 fn corpus_models() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
     let mut files = Vec::new();
     for sub in ["dpm", "mdl", "hmp", "ms3d"] {
-        let Ok(entries) = std::fs::read_dir(root.join(sub)) else {
-            eprintln!("note: no shared corpus at {}", root.display());
-            continue;
-        };
-        files.extend(entries.map(|e| e.unwrap().path()));
+        files.extend(skelmap_testkit::corpus_files(sub));
     }
     files.sort();
     // MDL2 is refused by design (a different layout).

@@ -50,6 +50,10 @@
 //! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::skin_bind_dqs`]) | [`slmdl::MdlBuilder`], [`slmdl::AnimBuilder`] |
 
 #![deny(missing_docs)]
+// Unsafe code lives in two modules only, each allowing it at its top: `source` (the memory
+// map) and `skin::x86` (the `std::arch` kernels). `tests/integration/boundaries.rs` fails if
+// any other file allows it.
+#![deny(unsafe_code)]
 
 pub mod bonevert;
 mod diag;
@@ -71,6 +75,7 @@ pub mod skin;
 pub mod skm;
 pub mod slmdl;
 pub mod source;
+#[cfg(feature = "synth")]
 pub mod synth;
 pub mod write;
 

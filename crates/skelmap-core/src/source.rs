@@ -205,4 +205,27 @@ mod tests {
         assert!(source.bytes().is_empty());
         std::fs::remove_file(&path).unwrap();
     }
+
+    #[test]
+    fn memory_mapped_and_read_sources_give_the_same_bytes_and_view() {
+        use crate::dpm::Dpm;
+        use crate::parse::Parse;
+        let bytes = crate::synth::tube(&crate::synth::TubeParams::default())
+            .write()
+            .unwrap();
+        let path = std::env::temp_dir().join(format!("skelmap-map-{}.dpm", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        // SAFETY: the file is private to this test and not modified while mapped.
+        let mapped = unsafe { Source::map(&path) }.unwrap();
+        let read = Source::read(&path).unwrap();
+        assert!(mapped.is_mapped() && !read.is_mapped());
+        assert_eq!((mapped.bytes(), read.bytes()), (&bytes[..], &bytes[..]));
+        let (a, b) = (
+            Dpm::parse(mapped.bytes()).unwrap(),
+            Dpm::parse(read.bytes()).unwrap(),
+        );
+        assert_eq!(a.frame(5).unwrap().pose(2), b.frame(5).unwrap().pose(2));
+        drop(mapped);
+        std::fs::remove_file(&path).unwrap();
+    }
 }

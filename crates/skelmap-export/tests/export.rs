@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use skelmap_core::Parse;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use glam::{Mat4, Quat, Vec3};
 use skelmap_core::dpm::Dpm;
@@ -13,18 +13,10 @@ use skelmap_core::{Diagnostics, Limits, Model, Source, synth};
 use skelmap_export::gltf::{self, GltfOptions};
 use skelmap_export::{Error, Scene, SceneOptions, obj, render, scene};
 
-/// `../shared/corpus/<sub>` beside the checkout, or `None` (with a message) when absent.
+/// The files of corpus folder `sub`, or `None` (with a message) when absent (see
+/// `skelmap_testkit`).
 fn corpus(sub: &str) -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(sub);
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipping: no shared corpus at {}", dir.display());
-        return None;
-    };
-    let mut files: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
-    files.sort();
-    Some(files)
+    skelmap_testkit::corpus_path(sub).map(|_| skelmap_testkit::corpus_files(sub))
 }
 
 fn tube_bytes() -> Vec<u8> {

@@ -1,38 +1,12 @@
 //! Shared helpers: the shared corpus, its MANIFEST, fixtures and byte patching.
 
 use skelmap::Parse;
-use std::path::PathBuf;
 
 use skelmap::core::dpm;
 use skelmap::core::synth;
 
-/// `../shared/corpus/<sub>` next to the checkout, or `None` with a message saying why the
-/// caller skips (a fresh clone outside the workspace has no `../shared`).
-pub fn corpus_dir(sub: &str) -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(sub);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: shared corpus folder {} is absent", dir.display());
-        None
-    }
-}
-
-/// Every file in a corpus sub-folder, sorted, or an empty list (with a skip message).
-pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
-    let Some(dir) = corpus_dir(sub) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files
-}
+/// Where the shared corpus is, and skipping or failing without it: see `skelmap_testkit`.
+pub use skelmap_testkit::{corpus_files, corpus_path as corpus_dir};
 
 /// One row of a MANIFEST.md table: file name, size, sha256 and the header summary column.
 #[derive(Debug, Clone)]

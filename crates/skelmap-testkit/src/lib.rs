@@ -1,0 +1,87 @@
+//! Test support shared by every test suite and bench of the workspace (a dev-dependency only):
+//! the one place that knows where the shared corpus is and what to do when it is absent.
+//!
+//! The corpus lives beside the checkout, in `../shared/corpus`. A fresh clone elsewhere has
+//! none, so tests that read it skip, saying so on stderr. With `SKELMAP_REQUIRE_CORPUS=1` in the
+//! environment (CI sets it when the corpus is there) a missing corpus is a failure instead: a
+//! test cannot pass by skipping the files it exists to check.
+
+// Test support: failing loudly is its purpose.
+#![allow(clippy::panic)]
+
+use std::path::PathBuf;
+
+/// The environment variable that turns a missing corpus from a skip into a failure.
+pub const REQUIRE_CORPUS: &str = "SKELMAP_REQUIRE_CORPUS";
+
+/// `../shared/corpus` beside the checkout.
+#[must_use]
+pub fn corpus_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}
+
+/// `true` when [`REQUIRE_CORPUS`] is set to `1`.
+#[must_use]
+pub fn corpus_required() -> bool {
+    std::env::var(REQUIRE_CORPUS).is_ok_and(|v| v == "1")
+}
+
+/// The corpus path `sub` (a folder such as `"dpm"`, or a file such as
+/// `"dpm/xon_monsters_golem.dpm"`; `""` for the root), or `None` when it is absent, after
+/// saying on stderr that the caller skips.
+///
+/// # Panics
+///
+/// When it is absent and [`REQUIRE_CORPUS`] is `1`.
+#[must_use]
+pub fn corpus_path(sub: &str) -> Option<PathBuf> {
+    lookup(corpus_root().join(sub), corpus_required())
+}
+
+/// `path` if it exists; else a skip message and `None`, or a panic when `required`.
+fn lookup(path: PathBuf, required: bool) -> Option<PathBuf> {
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        !required,
+        "{} is absent and {REQUIRE_CORPUS}=1: the corpus tests must not skip",
+        path.display()
+    );
+    eprintln!("SKIPPED: {} is absent", path.display());
+    None
+}
+
+/// Every file in corpus folder `sub`, sorted; empty (after the skip message) when absent.
+///
+/// # Panics
+///
+/// When it is absent and [`REQUIRE_CORPUS`] is `1`, or when the folder cannot be listed.
+#[must_use]
+pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
+    let Some(dir) = corpus_path(sub) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_corpus_skips_unless_required() {
+        let missing = corpus_root().join("no such folder");
+        assert_eq!(lookup(missing.clone(), false), None);
+        let present = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(lookup(present.clone(), true), Some(present));
+        let failed = std::panic::catch_unwind(|| lookup(missing, true));
+        assert!(failed.is_err(), "a required corpus that is absent fails");
+    }
+}
