@@ -236,7 +236,8 @@ pub unsafe extern "C" fn skelmap_model_set_framegroups(
                 model.format()
             )));
         }
-        model.groups = framegroups::parse_framegroups(text, model.frame_count())?;
+        model.groups =
+            framegroups::parse_framegroups(text, model.frame_count(), model.model.format())?;
         Ok(())
     })
 }

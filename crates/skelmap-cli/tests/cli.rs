@@ -473,3 +473,43 @@ fn every_command_has_help_with_an_example() {
         assert!(text.contains("skelmap "), "{command}: {text}");
     }
 }
+
+/// A relative model path and a relative `--root` work together (run from the root's parent),
+/// as do an absolute path under a relative root; a path outside the root is refused.
+#[test]
+fn relative_model_path_and_relative_root_work_together() {
+    let dir = temp_dir("relative-root");
+    let models = dir.join("models");
+    std::fs::create_dir_all(&models).unwrap();
+    let dpm = write_tube(&dir);
+    let skm = models.join("z.skm");
+    let out = skelmap(&["convert", dpm.to_str().unwrap(), skm.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_skelmap"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    for args in [
+        vec!["info", "models/z.skm", "--root", "."],
+        vec!["info", "./models/z.skm", "--root", "./"],
+        vec!["info", "models/z.skm", "--root", "models"],
+        vec!["info", skm.to_str().unwrap(), "--root", "."],
+    ] {
+        let out = run(&args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(
+            stdout(&out).contains("SKM model"),
+            "{args:?}: {}",
+            stdout(&out)
+        );
+    }
+    let out = run(&["info", "tube.dpm", "--root", "models"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not inside the root"),
+        "{out:?}"
+    );
+}

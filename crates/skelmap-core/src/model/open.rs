@@ -258,7 +258,7 @@ impl<'data> Model<'data> {
             .borrow_owner()
             .companion(Companion::FrameGroups)
             .next()
-            .map(|text| parse_framegroups(text.bytes(), model.num_frames() as u32))
+            .map(|text| parse_framegroups(text.bytes(), model.num_frames() as u32, model.format()))
             .transpose()?;
         if let Some(groups) = sidecar {
             model.clips = OnceLock::from(groups);

@@ -59,13 +59,15 @@ pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) ->
     groups
 }
 
-/// Parses a `.framegroups` file, checking every group lies within `num_frames`.
+/// Parses a `.framegroups` file for a model of `format` with `num_frames` frames, checking
+/// every group lies within them.
 ///
 /// # Errors
 ///
-/// [`Error::Invalid`] naming the line (as its byte offset) for a malformed line, a zero
-/// count, a non-positive or non-finite rate, or a range past the model's frames.
-pub fn parse_framegroups(text: &[u8], num_frames: u32) -> Result<Vec<FrameGroup>> {
+/// [`Error::Invalid`] (of `format`, `what` `"framegroups line"`) naming the line (as its byte
+/// offset in `text`) for a malformed line, a zero count, a non-positive or non-finite rate, or
+/// a range past the model's frames.
+pub fn parse_framegroups(text: &[u8], num_frames: u32, format: Format) -> Result<Vec<FrameGroup>> {
     let mut groups = Vec::new();
     let mut offset = 0u64;
     for (n, raw_line) in text.split(|&b| b == b'\n').enumerate() {
@@ -82,7 +84,7 @@ pub fn parse_framegroups(text: &[u8], num_frames: u32) -> Result<Vec<FrameGroup>
         }
         let line = n as u64 + 1;
         let bad = |problem| Error::Invalid {
-            format: Format::Dpm,
+            format,
             what: "framegroups line",
             offset: line_at,
             problem,
@@ -136,7 +138,7 @@ mod tests {
     #[test]
     fn framegroups_lines_comments_and_errors() {
         let text = b"// golem\n0 1 10 0 // bind\n1 30 15 1 // walk\n\n31 20 20 1\n";
-        let groups = parse_framegroups(text, 51).ok();
+        let groups = parse_framegroups(text, 51, Format::Dpm).ok();
         let summary: Option<Vec<(String, u32, u32, bool)>> = groups.map(|g| {
             g.into_iter()
                 .map(|g| (g.name, g.first, g.count, g.looped))
@@ -150,7 +152,7 @@ mod tests {
                 ("group 2".to_string(), 31, 20, true),
             ])
         );
-        let past = parse_framegroups(b"0 1 10 0\n40 20 10 1\n", 51);
+        let past = parse_framegroups(b"0 1 10 0\n40 20 10 1\n", 51, Format::Dpm);
         assert!(matches!(
             past,
             Err(Error::Invalid {
@@ -159,11 +161,20 @@ mod tests {
                 ..
             })
         ));
-        assert!(parse_framegroups(b"0 1 10\n", 5).is_err(), "three fields");
-        assert!(parse_framegroups(b"0 1 10 2\n", 5).is_err(), "loop flag 2");
-        assert!(parse_framegroups(b"0 0 10 1\n", 5).is_err(), "no frames");
         assert!(
-            parse_framegroups(b"0 1 -3 1\n", 5).is_err(),
+            parse_framegroups(b"0 1 10\n", 5, Format::Dpm).is_err(),
+            "three fields"
+        );
+        assert!(
+            parse_framegroups(b"0 1 10 2\n", 5, Format::Dpm).is_err(),
+            "loop flag 2"
+        );
+        assert!(
+            parse_framegroups(b"0 0 10 1\n", 5, Format::Dpm).is_err(),
+            "no frames"
+        );
+        assert!(
+            parse_framegroups(b"0 1 -3 1\n", 5, Format::Dpm).is_err(),
             "negative rate"
         );
     }
