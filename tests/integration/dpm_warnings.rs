@@ -188,19 +188,41 @@ fn scale_bone(bytes: &mut [u8], layout: &skelmap::dpm::Layout, bone: u64, s: f32
     }
 }
 
+/// Validation, then the rotation check `Model` runs at open.
+fn rotation_diagnostics(bytes: &[u8]) -> Diagnostics {
+    let mut diag = Diagnostics::new();
+    let dpm = Dpm::parse_with(bytes, &Limits::default(), &mut diag).unwrap();
+    assert!(
+        diag.is_empty(),
+        "validation leaves rotations to check_rotations"
+    );
+    dpm.check_rotations(&mut diag);
+    diag
+}
+
 #[test]
 fn scaled_sheared_or_mirrored_rotations_are_reported_once_with_their_count() {
     let (clean, layout) = tube();
     let frames = layout.frame_poses.len() as u64;
     let mut bytes = clean.clone();
     scale_bone(&mut bytes, &layout, 1, 1.5);
-    let diag = diagnostics(&bytes);
+    let diag = rotation_diagnostics(&bytes);
     let w = only(&diag, WarningKind::NonOrthonormal);
     let first = layout.frame_poses[0] + 48;
     assert_eq!(
         (w.what, w.offset, w.count),
         ("bonepose.matrix", first, frames)
     );
+    // A zero row in one of those poses is reported as such, not counted again.
+    for k in 0..3 {
+        put_f32(&mut bytes, layout.frame_poses[3] + 48 + 16 + 4 * k, 0.0);
+    }
+    let mut diag = Diagnostics::new();
+    Dpm::parse_with(&bytes, &Limits::default(), &mut diag)
+        .unwrap()
+        .check_rotations(&mut diag);
+    assert_eq!(diag.count(WarningKind::NonOrthonormal), frames - 1);
+    assert_eq!(diag.count(WarningKind::ZeroRotationRow), 1);
 
     // A shear in one pose, and a mirror (determinant −1) in another.
     let mut bytes = clean.clone();
@@ -211,7 +233,7 @@ fn scaled_sheared_or_mirrored_rotations_are_reported_once_with_their_count() {
         let v = f32::from_bits(crate::support::get_u32(&bytes, at));
         put_f32(&mut bytes, at, -v);
     }
-    let diag = diagnostics(&bytes);
+    let diag = rotation_diagnostics(&bytes);
     let w = only(&diag, WarningKind::NonOrthonormal);
     let sheared = layout.frame_poses[2] + 48 * 3;
     assert_eq!((w.offset, w.count), (sheared, 2));
@@ -219,7 +241,7 @@ fn scaled_sheared_or_mirrored_rotations_are_reported_once_with_their_count() {
     // Within the converter's tolerance (1e-3 per element of R·Rᵀ): not reported.
     let mut bytes = clean;
     scale_bone(&mut bytes, &layout, 1, 1.0002);
-    assert!(diagnostics(&bytes).is_empty());
+    assert!(rotation_diagnostics(&bytes).is_empty());
 }
 
 #[test]

@@ -253,35 +253,6 @@ impl DpmPass for MeshPass<'_, '_> {
                 || format!("bone {b}, row {row}: rotation row has zero length"),
             );
         }
-        // A scaled or sheared rotation has no quaternion: sampling keeps its rotation only, as
-        // DarkPlaces does. Reported (the poses counted) rather than silently corrected. A pose
-        // with a zero row is reported as such above, not again here.
-        let matrix = |p: &BonePose| p.matrix.map(|row| row.map(|v| v.get()));
-        let (skewed, first) = if zero_rows == 0 {
-            count_non_rotations(poses, matrix)
-        } else {
-            count_non_rotations(poses, |p| {
-                if p.matrix.iter().any(zero_row) {
-                    IDENTITY_POSE
-                } else {
-                    matrix(p)
-                }
-            })
-        };
-        if let Some(b) = first {
-            self.diag.warn_n(
-                FORMAT,
-                WarningKind::NonOrthonormal,
-                "bonepose.matrix",
-                record_offset::<BonePose>(ofs, b),
-                skewed,
-                || {
-                    format!(
-                        "bone {b}: rotation is scaled or sheared; sampling keeps only its rotation"
-                    )
-                },
-            );
-        }
         check_bounds(
             self.diag,
             "frame.mins",
@@ -291,6 +262,50 @@ impl DpmPass for MeshPass<'_, '_> {
         );
         rules::check_name(FORMAT, self.diag, "frame.name", at, &frame.name);
         Ok(())
+    }
+}
+
+impl Dpm<'_> {
+    /// Reports, as one [`WarningKind::NonOrthonormal`] entry counting them, the poses whose
+    /// rotation part is not a rotation ([`is_rotation`](crate::pose::is_rotation): scaled,
+    /// sheared or mirrored beyond the tolerance the DPM → SKM conversion uses). Such a pose
+    /// has no quaternion: sampling keeps its rotation only, as DarkPlaces does. Poses with a
+    /// zero row, which validation reports as [`WarningKind::ZeroRotationRow`], are not counted
+    /// again.
+    ///
+    /// Validation ([`Parse`]) proves the file safe to read and leaves this out: it is a
+    /// judgement on the animation, and it costs a few nanoseconds per pose, several times what
+    /// validating the pose costs. [`Model`](crate::Model) runs it at open.
+    pub fn check_rotations(&self, diag: &mut Diagnostics) {
+        let zero_row = |row: &[F32<BigEndian>; 4]| {
+            row[0].get() == 0.0 && row[1].get() == 0.0 && row[2].get() == 0.0
+        };
+        let matrix = |p: &BonePose| {
+            if p.matrix.iter().any(zero_row) {
+                IDENTITY_POSE
+            } else {
+                p.matrix.map(|row| row.map(|v| v.get()))
+            }
+        };
+        for frame in self.frames() {
+            let (skewed, first) = count_non_rotations(frame.poses(), matrix);
+            if let Some(b) = first {
+                let ofs = u64::try_from(frame.raw().ofs_bonepositions.get()).unwrap_or(0);
+                diag.warn_n(
+                    FORMAT,
+                    WarningKind::NonOrthonormal,
+                    "bonepose.matrix",
+                    record_offset::<BonePose>(ofs, b),
+                    skewed,
+                    || {
+                        format!(
+                            "bone {b}: rotation is scaled or sheared; sampling keeps only its \
+                             rotation"
+                        )
+                    },
+                );
+            }
+        }
     }
 }
 

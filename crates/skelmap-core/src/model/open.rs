@@ -277,7 +277,11 @@ fn view<'a>(
 ) -> Result<View<'a>> {
     let data = files.main.bytes();
     Ok(match format {
-        Format::Dpm => View::Dpm(Dpm::parse_with(data, limits, diag)?),
+        Format::Dpm => {
+            let dpm = Dpm::parse_with(data, limits, diag)?;
+            dpm.check_rotations(diag);
+            View::Dpm(dpm)
+        }
         Format::Skm => {
             let skm = Skm::parse_with(data, limits, diag)?;
             let skp =
