@@ -104,9 +104,25 @@ pub fn neutral(model: &Model<'_>) {
                     &mut s,
                 )
                 .expect("the prepared mesh skins with its model's pose");
+            // Both paths round at the magnitude of the largest value they meet: the vertices,
+            // and the translations of the pose and of the bind pose (a joint 1e31 units away
+            // leaves nothing of a unit offset in either; regression
+            // `a_joint_far_away_used_to_fail_the_prepared_against_deform_check`).
+            let translations = |palette: &skelmap_core::pose::Palette| {
+                palette
+                    .world
+                    .iter()
+                    .flat_map(|m| m.translation.to_array())
+                    .collect::<Vec<f32>>()
+            };
+            let far = translations(pose.record_palette())
+                .into_iter()
+                .chain(translations(model.bind_palette()));
             let scale = p
                 .iter()
                 .flatten()
+                .copied()
+                .chain(far)
                 .filter(|v| v.is_finite())
                 .fold(1.0f32, |m, v| m.max(v.abs()));
             for (a, b) in p.iter().flatten().zip(r.iter().flatten()) {

@@ -900,3 +900,24 @@ proptest::proptest! {
         }
     }
 }
+
+/// Regression (found by the fuzz run of `probe_any`): an MDL without skin vertices, whose UV
+/// indices validation rightly ignores, used to claim per-corner texture coordinates and then
+/// have none to give (`corner_texcoords` returned `None` for every triangle, which the
+/// harness's consistency check caught). Such a mesh now says it has no texture coordinates.
+#[test]
+fn an_mdl_without_skin_vertices_used_to_claim_texture_coordinates() {
+    let mut q = quad();
+    q.skin_vertices.clear();
+    q.triangles = vec![([0, 1, 3], [7, 9, 11]), ([0, 3, 2], [0, 3, 2])];
+    let bytes = q.write();
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    let mesh = model.mesh(0).unwrap();
+    assert_eq!(mesh.texcoord_layout(), skelmap::model::TexcoordLayout::None);
+    assert_eq!(mesh.corner_texcoords(0), None);
+    crate::exercise::model(&model);
+    let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds/probe_any/regress-mdl-without-skin-vertices.mdl");
+    let seed = std::fs::read(seed).unwrap();
+    crate::exercise::model(&skelmap::Model::from_bytes(&seed).unwrap());
+}

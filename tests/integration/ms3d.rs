@@ -869,3 +869,25 @@ fn corpus_sampling_resumes_to_the_same_poses() {
         eprintln!("{}: {} samples", path.display(), 4 * forward.len());
     }
 }
+
+/// Regression (found by the CI fuzz smoke run of `probe_any` and `structured`): a joint whose
+/// rest position is 1e31 units away (rotation −1.7e38 rad) used to fail the fuzz harness's check
+/// that the prepared kernel agrees with `deform`. Neither path was wrong: both round at the
+/// magnitude of the transforms they chain, so a unit offset 1e31 away is lost in both,
+/// differently (0 against 1). The check's tolerance now scales with the pose's and the bind
+/// pose's translations; the model still opens, poses and deforms without a panic.
+#[test]
+fn a_joint_far_away_used_to_fail_the_prepared_against_deform_check() {
+    let mut b = arm();
+    b.joints[1].parent = Vec::new();
+    b.joints[1].rotation = [0.0, -1.7e38, 2.35e-38];
+    b.joints[1].position = [1.0e31, 4.5e-39, 0.0];
+    b.joints[1].rotation_keys = Vec::new();
+    let bytes = b.write().unwrap();
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    crate::exercise::model(&model);
+    let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds/probe_any/regress-far-joint.ms3d");
+    let seed = std::fs::read(seed).unwrap();
+    crate::exercise::model(&skelmap::Model::from_bytes(&seed).unwrap());
+}

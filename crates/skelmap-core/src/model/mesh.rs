@@ -25,7 +25,7 @@ pub enum TexcoordLayout {
     PerVertex,
     /// One per triangle corner (MS3D, MDL): [`Mesh::corner_texcoords`] only.
     PerCorner,
-    /// None (an SL layout without texture coordinates).
+    /// None (an SL layout without texture coordinates, an MDL without skin vertices).
     None,
 }
 
@@ -306,6 +306,8 @@ impl<'a> Mesh<'a> {
     pub fn texcoord_layout(&self) -> TexcoordLayout {
         match self.kind {
             Kind::Dpm(_) | Kind::Skm(_) | Kind::Hmp(_) => TexcoordLayout::PerVertex,
+            // Without skin vertices an MDL's UV indices mean nothing (validation ignores them).
+            Kind::Mdl(m) if m.skin_vertices().len() == 0 => TexcoordLayout::None,
             Kind::Ms3d(_) | Kind::Mdl(_) => TexcoordLayout::PerCorner,
             Kind::Sl(m) => match sl_texcoords(&m) {
                 Some(_) => TexcoordLayout::PerVertex,
