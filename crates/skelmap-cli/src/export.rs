@@ -128,10 +128,25 @@ pub fn render(
     size: u32,
     root: Option<&Path>,
 ) -> Result<ExitCode, String> {
+    if extension(out) != "png" {
+        return Err(format!(
+            "{}: render writes PNG images; the output must end in .png",
+            out.display()
+        ));
+    }
     let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
     let model = load::open(path, root)?;
     let (image, cells) = if sheet {
-        let frames = sheet_frames(&model);
+        let (frames, dropped) = sheet_frames(&model);
+        if dropped > 0 {
+            use owo_colors::OwoColorize;
+            anstream::eprintln!(
+                "{} the sheet shows the first {SHEET_CELLS} of {} frame groups; {dropped} left \
+                 out",
+                "note:".cyan().bold(),
+                SHEET_CELLS + dropped
+            );
+        }
         let scenes = frames
             .iter()
             .map(|(_, f)| scene_of(path, &model, Some(*f), true))
@@ -161,23 +176,26 @@ pub fn render(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The contact sheet's cells: the first frame of each group, or, with a single group, up
-/// to [`SHEET_CELLS`] frames spread evenly over the model's frames.
-fn sheet_frames(model: &Model<'_>) -> Vec<(String, usize)> {
+/// The contact sheet's cells and how many groups did not fit: the middle frame of each group
+/// (clips usually start in the idle pose, so their first frames look alike), or, with a
+/// single group, up to [`SHEET_CELLS`] frames spread evenly over the model's frames.
+fn sheet_frames(model: &Model<'_>) -> (Vec<(String, usize)>, usize) {
     let groups = model.clips();
     if groups.len() > 1 {
-        return groups
+        let cells = groups
             .iter()
             .take(SHEET_CELLS)
-            .map(|g| (g.name.clone(), g.first as usize))
+            .map(|g| (g.name.clone(), (g.first + g.count / 2) as usize))
             .collect();
+        return (cells, groups.len().saturating_sub(SHEET_CELLS));
     }
     let n = skelmap_export::build::num_frames(model);
     let cells = n.min(SHEET_CELLS);
-    (0..cells)
+    let frames = (0..cells)
         .map(|k| {
             let f = k * n / cells;
             (format!("frame {f}"), f)
         })
-        .collect()
+        .collect();
+    (frames, 0)
 }

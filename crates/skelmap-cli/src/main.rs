@@ -39,11 +39,28 @@ turns it off.";
     after_help = AFTER_HELP
 )]
 struct Cli {
-    /// Worker threads for `validate` and `bench` (default: one per core).
-    #[arg(short = 'j', long, global = true)]
-    jobs: Option<usize>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Worker threads, for the commands that run in parallel.
+#[derive(Debug, Clone, Args)]
+struct JobsArg {
+    /// Worker threads (default: one per core).
+    #[arg(short = 'j', long)]
+    jobs: Option<usize>,
+}
+
+impl JobsArg {
+    /// Sizes the global thread pool (before anything has started one).
+    fn apply(&self) {
+        if let Some(jobs) = self.jobs {
+            // Only fails if a pool exists already, which cannot happen this early.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs.max(1))
+                .build_global();
+        }
+    }
 }
 
 /// Where SKM skeletons are looked up.
@@ -92,9 +109,15 @@ enum Command {
         strict: bool,
         #[command(flatten)]
         root: RootArg,
+        #[command(flatten)]
+        jobs: JobsArg,
     },
     /// Measure a model: open/validate, pose sampling, every skinning kernel on 1..N threads,
     /// in vertices/s and as a fraction of a memory-read pass measured in the same run.
+    ///
+    /// Each line measures for `--seconds`, and each kernel line also measures its read pass:
+    /// a skeletal model on two threads makes about 40 measurements (some 12 s at the default
+    /// 0.3 s), a vertex-animated one about 14 (some 4 s); more threads, more lines.
     #[command(after_help = "Example:\n  skelmap bench models/zombie.dpm --seconds 0.5")]
     Bench {
         /// The model file.
@@ -104,6 +127,8 @@ enum Command {
         seconds: f64,
         #[command(flatten)]
         root: RootArg,
+        #[command(flatten)]
+        jobs: JobsArg,
     },
     /// Export a model as glTF 2.0 (.glb, or .gltf with a .bin beside it) or as OBJ (one frame).
     #[command(
@@ -113,7 +138,7 @@ enum Command {
     Export {
         /// The model file.
         file: PathBuf,
-        /// The output: `.glb`, `.gltf` or `.obj`.
+        /// The output: `.glb`, `.gltf` or `.obj` (folders are created).
         #[arg(short, long)]
         out: PathBuf,
         /// Pose at this frame instead of the bind pose.
@@ -130,6 +155,9 @@ enum Command {
     },
     /// Draw a flat-shaded preview PNG of a frame, or a contact sheet of frames or frame
     /// groups.
+    ///
+    /// A sheet has at most 16 cells (a note says which clips were left out), and the whole
+    /// image at most 16,777,216 pixels (4096 × 4096): `--size` is the size of one cell.
     #[command(
         after_help = "Examples:\n  skelmap render zombie.dpm -o zombie.png --frame 10\n  \
                             skelmap render zombie.dpm -o sheet.png --sheet"
@@ -137,14 +165,14 @@ enum Command {
     Render {
         /// The model file.
         file: PathBuf,
-        /// The PNG to write.
+        /// The PNG to write (`.png`; folders are created).
         #[arg(short, long)]
         out: PathBuf,
         /// Pose at this frame instead of the bind pose.
         #[arg(long, conflicts_with = "sheet")]
         frame: Option<usize>,
-        /// A contact sheet: the first frame of each frame group, or (with one group) up to
-        /// 16 frames spread over the animation.
+        /// A contact sheet: the middle frame of each frame group (at most 16), or (with one
+        /// group) up to 16 frames spread over the animation.
         #[arg(long)]
         sheet: bool,
         /// Image (or sheet cell) size in pixels.
@@ -153,26 +181,27 @@ enum Command {
         #[command(flatten)]
         root: RootArg,
     },
-    /// Convert a DPM into an SKM and, beside it, its SKP skeleton.
-    #[command(
-        after_help = "Example:\n  skelmap convert player.dpm out/player.skm   (also writes out/player.skp)"
-    )]
+    /// Convert a DPM into an SKM mesh file and its SKP skeleton.
+    ///
+    /// Both outputs come from one stem (`out/player` or `out/player.skm` write
+    /// `out/player.skm` and `out/player.skp`), or are named one by one. Neither may be the
+    /// input or the other output. Each is written to a temporary file beside it and renamed
+    /// into place, so an interrupted run leaves no half-written file; folders are created.
+    #[command(after_help = "Examples:\n  skelmap convert player.dpm out/player   \
+                            (writes out/player.skm and out/player.skp)\n  \
+                            skelmap convert player.dpm a.skm b.skp")]
     Convert {
         /// The DPM to read.
         input: PathBuf,
-        /// The SKM to write; the SKP goes beside it with the extension `.skp`.
+        /// The SKM to write, or the stem of both outputs.
         output: PathBuf,
+        /// The SKP to write (default: the SKM's stem with `.skp`).
+        skp: Option<PathBuf>,
     },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(jobs) = cli.jobs {
-        // Only fails if a pool exists already, which cannot happen this early.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.max(1))
-            .build_global();
-    }
     let result = match cli.command {
         Command::Demo { out } => demo::run(&out),
         Command::Info { file, json, root } => info(&file, json, root.root.as_deref()),
@@ -181,12 +210,20 @@ fn main() -> ExitCode {
             json,
             strict,
             root,
-        } => validate::run(&paths, json, strict, root.root.as_deref()),
+            jobs,
+        } => {
+            jobs.apply();
+            validate::run(&paths, json, strict, root.root.as_deref())
+        }
         Command::Bench {
             file,
             seconds,
             root,
-        } => bench::run(&file, seconds, root.root.as_deref()),
+            jobs,
+        } => {
+            jobs.apply();
+            bench::run(&file, seconds, root.root.as_deref())
+        }
         Command::Export {
             file,
             out,
@@ -212,7 +249,7 @@ fn main() -> ExitCode {
             size,
             root,
         } => export::render(&file, &out, frame, sheet, size, root.root.as_deref()),
-        Command::Convert { input, output } => convert(&input, &output),
+        Command::Convert { input, output, skp } => convert(&input, &output, skp.as_deref()),
     };
     match result {
         Ok(code) => code,
@@ -247,18 +284,42 @@ fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn convert(input: &Path, output: &Path) -> Result<ExitCode, String> {
+fn convert(input: &Path, output: &Path, skp: Option<&Path>) -> Result<ExitCode, String> {
     let fail = |e: Error| format!("{}: {e}", input.display());
+    let (skm_path, skp_path) = convert_outputs(output, skp)?;
+    let distinct = |a: &Path, b: &Path, what: &str| {
+        if same_file(a, b) {
+            Err(format!(
+                "{} would overwrite {what}; choose another output",
+                a.display()
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    distinct(&skm_path, input, "the input")?;
+    distinct(&skp_path, input, "the input")?;
+    distinct(&skp_path, &skm_path, "the SKM written just before it")?;
     let source = Source::read(input).map_err(|e| e.to_string())?;
+    match skelmap_core::Format::detect(source.bytes(), None) {
+        Some(skelmap_core::Format::Dpm) => {}
+        found => {
+            return Err(format!(
+                "{}: convert takes a DPM, and this file is {}",
+                input.display(),
+                found.map_or("in no format skelmap knows", |f| f.name())
+            ));
+        }
+    }
     let mut diag = Diagnostics::new();
     let dpm = Dpm::parse_with(source.bytes(), &Limits::default(), &mut diag).map_err(fail)?;
     let converted = skm::convert::from_dpm(&dpm, &mut diag);
-    let skp_path = output.with_extension("skp");
-    for (path, bytes) in [
-        (output, converted.skm.write().map_err(fail)?),
-        (skp_path.as_path(), converted.skp.write().map_err(fail)?),
-    ] {
-        write_file(path, &bytes)?;
+    let outputs = [
+        (skm_path, converted.skm.write().map_err(fail)?),
+        (skp_path, converted.skp.write().map_err(fail)?),
+    ];
+    for (path, bytes) in &outputs {
+        write_file(path, bytes)?;
         say!("wrote {} ({} bytes)", path.display(), bytes.len());
     }
     for w in diag.warnings() {
@@ -284,7 +345,83 @@ fn emit(line: std::fmt::Arguments<'_>) {
     }
 }
 
-/// Writes `bytes` to `path`; the error is one line.
+/// The SKM and SKP `convert` writes: both from `output`'s stem (`x`, `x.skm` or `x.skp` give
+/// `x.skm` and `x.skp`), or the SKP named by `skp`.
+fn convert_outputs(output: &Path, skp: Option<&Path>) -> Result<(PathBuf, PathBuf), String> {
+    let extension = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let skm_path = match extension.as_deref() {
+        None => output.with_extension("skm"),
+        Some("skm") => output.to_path_buf(),
+        Some("skp") if skp.is_none() => output.with_extension("skm"),
+        Some(_) => {
+            return Err(format!(
+                "{}: the SKM output must end in .skm (or be a stem without an extension)",
+                output.display()
+            ));
+        }
+    };
+    let skp_path = match skp {
+        Some(path)
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("skp")) =>
+        {
+            path.to_path_buf()
+        }
+        Some(path) => {
+            return Err(format!(
+                "{}: the SKP output must end in .skp",
+                path.display()
+            ));
+        }
+        None => skm_path.with_extension("skp"),
+    };
+    Ok((skm_path, skp_path))
+}
+
+/// `true` when `a` and `b` name the same file, compared as canonical paths (the parent
+/// folder made canonical when the file does not exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let canonical = |p: &Path| {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let parent = match p.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => Path::new("."),
+            };
+            Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
+        })
+    };
+    match (canonical(a), canonical(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Writes `bytes` to `path`, creating its folder, through a temporary file beside it that is
+/// renamed into place: an interrupted run leaves the old file or the new one, never half of
+/// one. The error is one line.
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("cannot write {}: not a file name", path.display()))?;
+    let mut temporary = std::ffi::OsString::from(".");
+    temporary.push(name);
+    temporary.push(format!(".skelmap-{}.tmp", std::process::id()));
+    let temporary = dir.join(temporary);
+    let written =
+        std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(fail(e));
+    }
+    Ok(())
 }

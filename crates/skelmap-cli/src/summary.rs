@@ -301,6 +301,12 @@ fn skin_label(skin: &skelmap_core::gamestudio::Skin<'_>) -> String {
     )
 }
 
+/// `n` and the noun, singular for one: "1 frame", "2 frames".
+fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}
+
 /// The readable rendering of a summary.
 pub fn render_text(s: &Summary, out: &mut String) {
     use std::fmt::Write;
@@ -342,19 +348,40 @@ pub fn render_text(s: &Summary, out: &mut String) {
     if let Some(skeleton) = &s.skeleton {
         let _ = writeln!(
             out,
-            "  skeleton {skeleton}, levels of detail {}",
-            s.levels_of_detail
+            "  skeleton {skeleton}, {}",
+            count(s.levels_of_detail, "level of detail", "levels of detail")
         );
     }
+    let bones = if s.bones == 0 {
+        "no bones".to_string()
+    } else {
+        format!(
+            "{} ({}, {})",
+            count(s.bones, "bone", "bones"),
+            count(s.roots, "root", "roots"),
+            count(s.attachments, "attachment", "attachments")
+        )
+    };
     let _ = writeln!(
         out,
-        "  bones {} ({} roots, {} attachments), meshes {}, frames {}",
-        s.bones, s.roots, s.attachments, s.meshes, s.frames
+        "  {bones}, {}, {}",
+        count(s.meshes, "mesh", "meshes"),
+        count(s.frames, "frame", "frames")
     );
+    let influences = if s.influences == 0 {
+        String::new()
+    } else {
+        format!(
+            ", {} (at most {} per vertex)",
+            count(s.influences, "influence", "influences"),
+            s.max_influences_per_vertex
+        )
+    };
     let _ = writeln!(
         out,
-        "  vertices {}, triangles {}, influences {} (at most {} per vertex)",
-        s.vertices, s.triangles, s.influences, s.max_influences_per_vertex
+        "  {}, {}{influences}",
+        count(s.vertices, "vertex", "vertices"),
+        count(s.triangles, "triangle", "triangles")
     );
     if let Some(b) = &s.bounds {
         let _ = writeln!(
@@ -396,25 +423,41 @@ pub fn render_text(s: &Summary, out: &mut String) {
             .as_deref()
             .map(|n| format!("{n:?} "))
             .unwrap_or_default();
+        let shader = if m.shader.is_empty() {
+            String::new()
+        } else {
+            format!("shader {:?}: ", m.shader)
+        };
+        let influences = if m.influences == 0 {
+            String::new()
+        } else {
+            format!(
+                ", {} (max {})",
+                count(m.influences, "influence", "influences"),
+                m.max_influences_per_vertex
+            )
+        };
         let _ = writeln!(
             out,
-            "    {i:>3} {name}shader {:?}: {} vertices, {} triangles, {} influences (max {})",
-            m.shader, m.vertices, m.triangles, m.influences, m.max_influences_per_vertex
+            "    {i:>3} {name}{shader}{}, {}{influences}",
+            count(m.vertices, "vertex", "vertices"),
+            count(m.triangles, "triangle", "triangles")
         );
         if m.submeshes.len() > 1 {
             for sub in &m.submeshes {
                 let _ = writeln!(
                     out,
-                    "          {:?}: {} triangles, material {}",
+                    "          {:?}: {}, material {}",
                     sub.name,
-                    sub.triangles,
+                    count(sub.triangles, "triangle", "triangles"),
                     sub.material
                         .map_or_else(|| "none".to_string(), |k| k.to_string())
                 );
             }
         }
     }
-    if !s.frame_names.is_empty() {
+    // Frames without names (a terrain's) say nothing worth a line.
+    if s.frame_names.iter().any(|n| !n.is_empty()) {
         let _ = write!(out, "  frames:");
         const SHOWN: usize = 12;
         for name in s.frame_names.iter().take(SHOWN) {

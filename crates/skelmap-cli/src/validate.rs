@@ -41,6 +41,17 @@ pub fn run(
             files.push(path.clone());
         }
     }
+    if files.is_empty() {
+        return Err(format!(
+            "no model files found (looked for .{} in {})",
+            EXTENSIONS.join(" ."),
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let bar = ProgressBar::new(files.len() as u64);
     if json || !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());

@@ -238,7 +238,7 @@ fn convert_refuses_a_non_dpm_input() {
     assert!(
         String::from_utf8(out.stderr)
             .unwrap()
-            .contains("DPM: bad magic")
+            .contains("convert takes a DPM, and this file is SKM")
     );
 }
 
@@ -413,7 +413,8 @@ fn export_and_render_write_their_files() {
     // Two groups (bind, wave): one cell each, side by side.
     let text = stdout(&out);
     assert!(text.contains("(64 × 32 pixels)"), "{text}");
-    assert!(text.contains("cell 1: wave (frame 1)"), "{text}");
+    // Each group at its middle frame (wave: frames 1..9).
+    assert!(text.contains("cell 1: wave (frame 5)"), "{text}");
 
     // Errors are one line naming the problem.
     let out = skelmap(&["export", t, "-o", &o("t.fbx")]);
@@ -511,5 +512,318 @@ fn relative_model_path_and_relative_root_work_together() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("is not inside the root"),
         "{out:?}"
+    );
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// The files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `convert a.dpm a.dpm` used to overwrite its own input, and `convert a.dpm a.skp` wrote the
+/// SKM to a.skp and then the SKP over it. Outputs come from one stem now; neither may be the
+/// input (compared as canonical paths) or the other output; no temporary file is left over.
+#[test]
+fn convert_never_overwrites_its_input_or_its_other_output() {
+    let dir = temp_dir("convert-safe");
+    let dpm = write_tube(&dir);
+    let before = std::fs::read(&dpm).unwrap();
+    let dpm_arg = dpm.to_str().unwrap();
+
+    let out = skelmap(&["convert", dpm_arg, dpm_arg]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        std::fs::read(&dpm).unwrap(),
+        before,
+        "the input is untouched"
+    );
+
+    // The same file reached by another path, under an SKM name: still the input.
+    let disguised = dir.join("x.skm");
+    std::fs::copy(&dpm, &disguised).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let other_path = dir.join("sub/../x.skm");
+    let out = skelmap(&[
+        "convert",
+        disguised.to_str().unwrap(),
+        other_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr(&out).contains("would overwrite the input"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&disguised).unwrap(), before);
+    std::fs::remove_file(&disguised).unwrap();
+    std::fs::remove_dir(dir.join("sub")).unwrap();
+
+    // `a.skp` names the stem: a.skm and a.skp, both valid.
+    let out = skelmap(&["convert", dpm_arg, dir.join("a.skp").to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let skm = dir.join("a.skm");
+    let out = skelmap(&[
+        "validate",
+        skm.to_str().unwrap(),
+        dir.join("a.skp").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(
+        listing(&dir),
+        ["a.skm", "a.skp", "tube.dpm"],
+        "no temporary files"
+    );
+
+    // Both named; an SKP output that is not .skp is refused before anything is written.
+    let out = skelmap(&[
+        "convert",
+        dpm_arg,
+        dir.join("b.skm").to_str().unwrap(),
+        dir.join("c.skp").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let out = skelmap(&[
+        "convert",
+        dpm_arg,
+        dir.join("d.skm").to_str().unwrap(),
+        dir.join("d.skm").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!dir.join("d.skm").exists());
+}
+
+/// `export`, `render` and `convert` used to fail when the output folder did not exist.
+#[test]
+fn outputs_into_folders_that_do_not_exist_yet() {
+    let dir = temp_dir("new-folders");
+    let dpm = write_tube(&dir);
+    let dpm = dpm.to_str().unwrap();
+    for args in [
+        vec!["export", dpm, "-o", "a/b/tube.glb"],
+        vec!["render", dpm, "-o", "c/d/tube.png", "--size", "64"],
+        vec!["convert", dpm, "e/f/tube"],
+    ] {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.contains('/') {
+                    dir.join(a).to_string_lossy().into_owned()
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = skelmap(&refs);
+        assert!(out.status.success(), "{refs:?}: {}", stderr(&out));
+    }
+    for file in [
+        "a/b/tube.glb",
+        "c/d/tube.png",
+        "e/f/tube.skm",
+        "e/f/tube.skp",
+    ] {
+        assert!(dir.join(file).is_file(), "{file}");
+    }
+}
+
+/// `render -o x.jpg` used to write PNG bytes under a JPEG name.
+#[test]
+fn render_refuses_extensions_it_does_not_write() {
+    let dir = temp_dir("render-jpg");
+    let dpm = write_tube(&dir);
+    let jpg = dir.join("x.jpg");
+    let out = skelmap(&["render", dpm.to_str().unwrap(), "-o", jpg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("must end in .png"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!jpg.exists());
+}
+
+/// `render --sheet` used to keep 16 cells silently, show each group's first frame, and fail
+/// above 4096 px with "bad image size"; its help now says both limits.
+#[test]
+fn contact_sheets_show_middle_frames_say_what_they_drop_and_their_limits() {
+    let dir = temp_dir("sheet");
+    let dpm = dir.join("tube.dpm");
+    let params = TubeParams {
+        frames: 40,
+        ..TubeParams::default()
+    };
+    std::fs::write(&dpm, tube(&params).write().unwrap()).unwrap();
+    // 18 groups of 2 frames over the tube's first 36 frames.
+    let groups: String = (0..18)
+        .map(|g| format!("{} 2 10 1 // g{g}\n", 2 * g))
+        .collect();
+    std::fs::write(dir.join("tube.dpm.framegroups"), groups).unwrap();
+    let png = dir.join("sheet.png");
+    let out = skelmap(&[
+        "render",
+        dpm.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--sheet",
+        "--size",
+        "32",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the first 16 of 18 frame groups; 2 left out"),
+        "{}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(text.contains("cell 0: g0 (frame 1)"), "{text}");
+    assert!(text.contains("cell 15: g15 (frame 31)"), "{text}");
+    assert!(!text.contains("cell 16"), "{text}");
+
+    let out = skelmap(&[
+        "render",
+        dpm.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--size",
+        "5000",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("at most 16777216 pixels (4096 × 4096)"),
+        "{}",
+        stderr(&out)
+    );
+    let help = stdout(&skelmap(&["render", "--help"]));
+    assert!(
+        help.contains("at most 16 cells") && help.contains("4096 × 4096"),
+        "{help}"
+    );
+}
+
+/// `validate` on an empty folder used to exit 0 and print nothing.
+#[test]
+fn validate_says_when_it_finds_no_model_files() {
+    let dir = temp_dir("validate-empty");
+    std::fs::write(dir.join("readme.txt"), "not a model").unwrap();
+    let out = skelmap(&["validate", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no model files found"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// `convert model.ms3d …` used to answer "DPM: bad magic".
+#[test]
+fn convert_names_the_format_it_was_given() {
+    let dir = temp_dir("convert-ms3d");
+    let ms3d = dir.join("arm.ms3d");
+    let bytes = skelmap_core::ms3d::Builder {
+        vertices: vec![([0.0; 3], -1); 3],
+        triangles: vec![skelmap_core::ms3d::write::triangle(
+            [0, 1, 2],
+            [0.0, 0.0, 1.0],
+            [[0.0; 2]; 3],
+            0,
+        )],
+        ..skelmap_core::ms3d::Builder::default()
+    }
+    .write()
+    .unwrap();
+    std::fs::write(&ms3d, bytes).unwrap();
+    let out = skelmap(&[
+        "convert",
+        ms3d.to_str().unwrap(),
+        dir.join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("convert takes a DPM, and this file is MS3D"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!dir.join("x.skm").exists());
+}
+
+/// `info` used to say "frames 1" and "meshes 0" for an MDL or HMP, print a blank frame list and
+/// an unnamed group for a terrain, and give an MS3D's frames as 400 but its clip as 0..362.
+#[test]
+fn info_counts_read_as_english_and_agree() {
+    let dir = temp_dir("info-wording");
+    let hmp = dir.join("field.hmp");
+    let field = skelmap_core::gamestudio::write::HmpBuilder {
+        row: 2.0,
+        frames: vec![vec![(10, [0, 0]); 4]],
+        ..Default::default()
+    };
+    let mut bytes = field.write();
+    // No skins: the frame's name field follows the header (84), type (4) and box (16).
+    bytes[104..120].fill(0);
+    std::fs::write(&hmp, bytes).unwrap();
+    let text = stdout(&skelmap(&["info", hmp.to_str().unwrap()]));
+    assert!(text.contains("no bones, 1 mesh, 1 frame\n"), "{text}");
+    assert!(text.contains("4 vertices, 2 triangles\n"), "{text}");
+    assert!(
+        !text.contains("frames:") && !text.contains("frame groups"),
+        "{text}"
+    );
+    assert!(!text.lines().any(|l| l.trim().is_empty()), "{text}");
+
+    let dpm = write_tube(&dir);
+    let text = stdout(&skelmap(&["info", dpm.to_str().unwrap()]));
+    assert!(
+        text.contains("4 bones (1 root, 1 attachment), 1 mesh, 9 frames"),
+        "{text}"
+    );
+
+    let Some(ms3d) = skelmap_testkit::corpus_path("ms3d/milkshape3dengine_dwarf1.ms3d") else {
+        return;
+    };
+    let text = stdout(&skelmap(&["info", ms3d.to_str().unwrap()]));
+    assert!(text.contains(", 400 frames\n"), "{text}");
+    assert!(
+        text.contains("animation        frames 0..400 at 30 fps"),
+        "{text}"
+    );
+}
+
+/// `-j` used to be accepted by every command; only `validate` and `bench` run in parallel.
+#[test]
+fn jobs_only_where_they_are_used() {
+    let dir = temp_dir("jobs");
+    let dpm = write_tube(&dir);
+    let out = skelmap(&["info", "-j", "2", dpm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "clap refuses it");
+    let out = skelmap(&["validate", "-j", "1", dpm.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for command in ["validate", "bench"] {
+        assert!(stdout(&skelmap(&[command, "--help"])).contains("--jobs"));
+    }
+    for command in ["info", "export", "render", "convert", "demo"] {
+        assert!(
+            !stdout(&skelmap(&[command, "--help"])).contains("--jobs"),
+            "{command}"
+        );
+    }
+}
+
+/// `bench --help` now says how long a run takes.
+#[test]
+fn bench_help_gives_the_time_a_run_takes() {
+    let help = stdout(&skelmap(&["bench", "--help"]));
+    assert!(
+        help.contains("about 40 measurements (some 12 s at the default"),
+        "{help}"
     );
 }

@@ -75,7 +75,10 @@ pub enum Error {
         unit: &'static str,
     },
     /// A render size of zero or beyond [`render::MAX_PIXELS`].
-    #[error("bad image size {width}x{height}")]
+    #[error(
+        "an image of {width} × {height} pixels cannot be drawn: it must be at least 1 × 1 and \
+         at most 16777216 pixels (4096 × 4096)"
+    )]
     ImageSize {
         /// Width asked for.
         width: u32,

@@ -105,7 +105,7 @@ pub enum ClipOrigin {
     FrameNames,
     /// A `.framegroups` sidecar.
     FrameGroupsFile,
-    /// The whole keyed timeline of an MS3D, at its keyframer's rate.
+    /// The whole timeline of an MS3D (`total_frames`), at its keyframer's rate.
     Timeline,
     /// The model has no frames to group.
     None,
@@ -397,7 +397,8 @@ impl<'data> Model<'data> {
                     vec![FrameGroup {
                         name: "animation".into(),
                         first: 0,
-                        count: m.keyed_frames() as u32,
+                        // The whole timeline, as MilkShape plays it (the last key holds).
+                        count: m.num_frames() as u32,
                         fps: m.fps(),
                         looped: true,
                     }]

@@ -253,6 +253,12 @@ impl<'data> Model<'data> {
             clip_origin,
             bind: OnceLock::new(),
         };
+        // Frames without names (a terrain's, usually) make no clips.
+        let named =
+            (0..model.num_frames()).any(|f| model.frame_name(f).is_some_and(|n| !n.is_empty()));
+        if clip_origin == ClipOrigin::FrameNames && !named {
+            model.clip_origin = ClipOrigin::None;
+        }
         let sidecar = model
             .cell
             .borrow_owner()
