@@ -259,6 +259,12 @@ pub enum Problem {
     /// A skin with mip levels whose pixel format or size cannot have them.
     #[error("mip levels need a 16-, 24- or 32-bit format and sides divisible by 8")]
     Mips,
+    /// A name field without the NUL that must end it.
+    #[error("the {len}-byte name has no NUL terminator")]
+    Unterminated {
+        /// The field's length in bytes.
+        len: u64,
+    },
     /// Blend weights outside `0..=1` or summing to more than 1.
     #[error("blend weights must each be in 0..=1 and sum to at most 1")]
     Weights,

@@ -189,10 +189,10 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
     }
 }
 
-/// The model's materials, and the first embedded skin decoded (8-bit skins through a grey
-/// ramp: the game palette is not in the file) as the only image.
+/// The model's materials, and the first skin decoded (8-bit skins through a grey ramp: the
+/// game palette is not in the file; a reference followed to its skin) as the only image.
 fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>) {
-    let image = model.skins().first().and_then(|s| {
+    let image = model.skin(0).and_then(|s| {
         Some(RgbaImage {
             width: s.width(),
             height: s.height(),
@@ -220,10 +220,16 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>) {
         if model.as_ms3d().is_none() && materials.iter().any(|x| x.name == name) {
             continue;
         }
+        let image = m.skin.filter(|&s| s == 0 && image.is_some());
         materials.push(SceneMaterial {
             name,
             base_color,
-            image: m.skin.filter(|&s| s == 0 && image.is_some()),
+            image,
+            external: if image.is_none() && model.as_dpm().is_none() && model.as_skm().is_none() {
+                relative_uri(m.texture)
+            } else {
+                None
+            },
         });
     }
     (materials, image.into_iter().collect())
@@ -505,4 +511,24 @@ fn joint_index(i: usize) -> Result<u16> {
         .ok()
         .filter(|&j| j != UNBOUND)
         .ok_or(Error::TooManyJoints { joints: i + 1 })
+}
+
+/// `name` as a URI relative to the model (see [`SceneMaterial::external`]), or `None` for an
+/// empty name, one that would leave the model's folder, or one that is not UTF-8 (an IRI is
+/// Unicode; which legacy code page a name was written in cannot be told).
+fn relative_uri(name: &[u8]) -> Option<String> {
+    let slashed: Vec<u8> = name
+        .iter()
+        .map(|&b| if b == b'\\' { b'/' } else { b })
+        .collect();
+    skelmap_core::resolver::check_path(std::str::from_utf8(&slashed).ok()?).ok()?;
+    let mut uri = String::with_capacity(slashed.len());
+    for &b in &slashed {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Some(uri)
 }

@@ -82,15 +82,17 @@ pub fn document(
             pbr.base_color_factor = json::material::PbrBaseColorFactor(m.base_color);
             pbr.metallic_factor = json::material::StrengthFactor(0.0);
             pbr.roughness_factor = json::material::StrengthFactor(1.0);
-            pbr.base_color_texture =
-                m.image
-                    .and_then(|i| textures.get(i))
-                    .map(|&index| json::texture::Info {
-                        index,
-                        tex_coord: 0,
-                        extensions: None,
-                        extras: Default::default(),
-                    });
+            let texture = match (m.image.and_then(|i| textures.get(i)), &m.external) {
+                (Some(&index), _) => Some(index),
+                (None, Some(uri)) => Some(b.external_texture(uri)),
+                (None, None) => None,
+            };
+            pbr.base_color_texture = texture.map(|index| json::texture::Info {
+                index,
+                tex_coord: 0,
+                extensions: None,
+                extras: Default::default(),
+            });
             b.root.push(material)
         })
         .collect();
@@ -356,6 +358,7 @@ fn influence_sets(
 struct Builder {
     root: Root,
     bin: Vec<u8>,
+    sampler: Option<Index<json::texture::Sampler>>,
 }
 
 impl Builder {
@@ -445,19 +448,49 @@ impl Builder {
         }
     }
 
+    /// The sampler every texture uses (nearest magnification: skins are small and
+    /// pixel-drawn), made on first use.
+    fn sampler(&mut self) -> Index<json::texture::Sampler> {
+        if let Some(sampler) = self.sampler {
+            return sampler;
+        }
+        let sampler = self.root.push(json::texture::Sampler {
+            mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
+            min_filter: Some(Valid(json::texture::MinFilter::Linear)),
+            name: None,
+            wrap_s: Valid(json::texture::WrappingMode::Repeat),
+            wrap_t: Valid(json::texture::WrappingMode::Repeat),
+            extensions: None,
+            extras: Default::default(),
+        });
+        self.sampler = Some(sampler);
+        sampler
+    }
+
+    /// A texture whose image is the file at `uri`, relative to the glTF (not embedded: the
+    /// model only names it).
+    fn external_texture(&mut self, uri: &str) -> Index<json::Texture> {
+        let sampler = Some(self.sampler());
+        let source = self.root.push(json::Image {
+            buffer_view: None,
+            mime_type: None,
+            name: None,
+            uri: Some(uri.to_owned()),
+            extensions: None,
+            extras: Default::default(),
+        });
+        self.root.push(json::Texture {
+            name: None,
+            sampler,
+            source,
+            extensions: None,
+            extras: Default::default(),
+        })
+    }
+
     /// Each image as an embedded PNG texture, in the scene's image order.
     fn textures(&mut self, scene: &Scene) -> Result<Vec<Index<json::Texture>>> {
-        let sampler = (!scene.images.is_empty()).then(|| {
-            self.root.push(json::texture::Sampler {
-                mag_filter: Some(Valid(json::texture::MagFilter::Nearest)),
-                min_filter: Some(Valid(json::texture::MinFilter::Linear)),
-                name: None,
-                wrap_s: Valid(json::texture::WrappingMode::Repeat),
-                wrap_t: Valid(json::texture::WrappingMode::Repeat),
-                extensions: None,
-                extras: Default::default(),
-            })
-        });
+        let sampler = (!scene.images.is_empty()).then(|| self.sampler());
         scene
             .images
             .iter()

@@ -193,6 +193,11 @@ pub struct SceneMaterial {
     pub base_color: [f32; 4],
     /// Index into [`Scene::images`].
     pub image: Option<usize>,
+    /// A texture file the material names instead (a GameStudio skin that is a file name, an
+    /// MS3D material's texture), as a URI relative to the model: `\` made `/`, bytes outside
+    /// a URI's unreserved characters percent-encoded. Kept only for UTF-8 names that stay below
+    /// the model's folder (not absolute, no `..`); skelmap never reads the file.
+    pub external: Option<String>,
 }
 
 /// An 8-bit RGBA image, row-major from the top row.

@@ -577,3 +577,68 @@ fn at_options(model: &Model<'_>, no_animations: bool) -> Scene {
     )
     .unwrap()
 }
+
+/// An HMP7 skin that names an external texture becomes an image URI relative to the model
+/// (skelmap never reads the file); a reference to it is followed; names that would leave the
+/// model's folder, or are not UTF-8, are left out.
+#[test]
+fn external_skin_names_become_relative_image_uris() {
+    use skelmap_core::gamestudio::write::{HmpBuilder, SkinDef};
+    let hmp = |skins: Vec<SkinDef>| {
+        HmpBuilder {
+            row: 2.0,
+            skins,
+            frames: vec![vec![(10, [0, 0]); 4]],
+            ..HmpBuilder::default()
+        }
+        .write()
+    };
+    let named = |name: &[u8]| {
+        let mut data = name.to_vec();
+        data.push(0);
+        SkinDef {
+            code: 7,
+            width: data.len() as i32,
+            height: 1,
+            data,
+        }
+    };
+    let uri_of = |bytes: &[u8]| {
+        let model = Model::from_bytes(bytes).unwrap();
+        let scene = scene(&model, &SceneOptions::default()).unwrap();
+        let (json, _) = gltf::to_gltf(&scene, &GltfOptions::default(), "x.bin").unwrap();
+        let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        (
+            scene.materials[0].external.clone(),
+            doc["images"][0]["uri"].as_str().map(str::to_owned),
+        )
+    };
+    let reference = SkinDef {
+        code: 1,
+        width: 1,
+        height: 0,
+        data: Vec::new(),
+    };
+    assert_eq!(
+        uri_of(&hmp(vec![named(b"tex\\rock 1.tga")])),
+        (
+            Some("tex/rock%201.tga".into()),
+            Some("tex/rock%201.tga".into())
+        )
+    );
+    assert_eq!(
+        uri_of(&hmp(vec![reference, named(b"grass.bmp")]))
+            .1
+            .as_deref(),
+        Some("grass.bmp"),
+        "skin 0 refers to skin 1"
+    );
+    for bad in [
+        &b"../secret.tga"[..],
+        b"/etc/x.tga",
+        b"C:\\x.tga",
+        b"\xc4\xe3.tga",
+    ] {
+        assert_eq!(uri_of(&hmp(vec![named(bad)])), (None, None), "{bad:?}");
+    }
+}

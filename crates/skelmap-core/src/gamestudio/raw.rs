@@ -148,6 +148,18 @@ pub struct Hmp7Vertex {
     pub normal_y: i8,
 }
 
+/// HMP7 (MDL7-style) skin type flag: three mip levels follow the texels.
+pub const SKINTYPE_MIPS: i32 = 0x08;
+/// HMP7 skin type flag: a [`Mdl7Material`] follows the texels and mips.
+pub const SKINTYPE_MATERIAL: i32 = 0x10;
+/// HMP7 skin type flag: a text material definition (`i32 length` and the bytes) follows.
+pub const SKINTYPE_ASCII_DEFINITION: i32 = 0x20;
+/// Every bit an HMP7 skin type may set: the kind (bits 0..=2) and the three flags.
+pub const SKINTYPE_FLAGS: i32 =
+    0x07 | SKINTYPE_MIPS | SKINTYPE_MATERIAL | SKINTYPE_ASCII_DEFINITION;
+/// Longest external texture name, NUL included (the name readers store at most 1023 bytes).
+pub const MAX_EXTERNAL_NAME: u32 = 1024;
+
 /// The material an HMP7 (MDL7-style) skin may carry: 17 floats (68 bytes).
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]

@@ -445,13 +445,16 @@ impl<'data> Parse<'data> for Hmp<'data> {
             max_frames,
         )?;
 
-        let layout = match version {
-            HmpVersion::Hmp5 => SkinLayout::Mdl5,
-            HmpVersion::Hmp7 => SkinLayout::Hmp7,
-        };
         let mut walk = reader.walk(size_of::<HmpHeader>() as u64);
         let mut skins = Vec::with_capacity(numskins as usize);
-        for _ in 0..numskins {
+        for index in 0..numskins {
+            let layout = match version {
+                HmpVersion::Hmp5 => SkinLayout::Mdl5,
+                HmpVersion::Hmp7 => SkinLayout::Hmp7 {
+                    index,
+                    count: numskins,
+                },
+            };
             skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
         }
         let mut frames = Vec::with_capacity(numframes as usize);

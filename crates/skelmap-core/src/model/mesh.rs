@@ -115,9 +115,12 @@ impl<'data> Model<'data> {
                 diffuse: x.diffuse.map(|c| c.get()),
                 skin: None,
             }),
-            View::Mdl(_) | View::Hmp(_) => (index < self.skins().len()).then_some(Material {
+            View::Mdl(_) | View::Hmp(_) => (index < self.skins().len()).then(|| Material {
                 name: b"skin",
-                texture: b"",
+                texture: self
+                    .skin(index)
+                    .and_then(|s| s.external())
+                    .unwrap_or_default(),
                 diffuse: [1.0; 4],
                 skin: Some(index),
             }),
@@ -132,6 +135,18 @@ impl<'data> Model<'data> {
             View::Mdl(m) => m.skins(),
             View::Hmp(h) => h.skins(),
             _ => &[],
+        }
+    }
+
+    /// Skin `index` as a material draws it: the skin, or the one it refers to (an HMP7
+    /// reference, followed once; references are proven to name another skin of the file).
+    #[must_use]
+    pub fn skin(&self, index: usize) -> Option<&Skin<'_>> {
+        let skins = self.skins();
+        let skin = skins.get(index)?;
+        match skin.reference() {
+            Some(target) => skins.get(target as usize),
+            None => Some(skin),
         }
     }
 
@@ -176,7 +191,7 @@ pub struct Material<'a> {
     /// The name (a DPM or SKM shader name, an MS3D material name).
     pub name: &'a [u8],
     /// The texture file it names (MS3D; a DPM or SKM shader name, which engines map to a
-    /// texture path), empty when none.
+    /// texture path; a GameStudio skin's external file name), empty when none.
     pub texture: &'a [u8],
     /// The diffuse colour (MS3D), white otherwise.
     pub diffuse: [f32; 4],
