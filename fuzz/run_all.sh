@@ -24,6 +24,7 @@ for target in "${targets[@]}"; do
     skm|skp|skm_pair) dict=(-dict=dict/skm.dict) ;;
     ms3d) dict=(-dict=dict/ms3d.dict) ;;
     mdl|hmp) dict=(-dict=dict/gamestudio.dict) ;;
+    quake|mdl2) dict=(-dict=dict/quake.dict) ;;
   esac
   mkdir -p logs
   log="logs/$target.log"

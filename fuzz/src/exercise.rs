@@ -10,6 +10,7 @@ use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::model::{Pose, TexcoordLayout};
 use skelmap_core::ms3d::Ms3d;
 use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap_core::quake::QuakeMdl;
 use skelmap_core::skin;
 use skelmap_core::skm::{Skm, SkmModel, Skp};
 use skelmap_core::slmdl::{SlAnim, SlMdl};
@@ -31,6 +32,8 @@ pub fn model(model: &Model<'_>) {
         hmp(m);
     } else if let Some(m) = model.as_sl_mdl() {
         slmdl(&m.mdl());
+    } else if let skelmap_core::model::View::Quake(m) = model.view() {
+        quake(m);
     }
     if let Some(a) = model.as_sl_anim() {
         slanim(&a);
@@ -363,6 +366,57 @@ pub fn mdl(m: &Mdl<'_>) {
         let g = (f + 1) % m.frames().len();
         morph::tween_scalar(m, f, g, 0.5, &mut pa, &mut na).expect("frames exist");
         morph::tween_simd(m, f, g, 0.5, &mut pb, &mut nb).expect("frames exist");
+        for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
+            assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0) || !x.is_finite());
+        }
+    }
+}
+
+/// Deep walk of a Quake MDL or MDL2: indices in range, groups tile the flattened skins and
+/// frames, every skin decodes to its size, corner texture coordinates are finite, and both
+/// morph kernels agree on tweens of consecutive frames.
+pub fn quake(m: &QuakeMdl<'_>) {
+    let verts = m.num_verts();
+    for t in 0..m.num_tris() {
+        let (_, v) = m.triangle(t).expect("triangle exists");
+        assert!(v.iter().all(|&i| (i as usize) < verts));
+        if !m.skins().is_empty() {
+            let uv = m.corner_texcoords(t).expect("corners exist");
+            assert!(uv.iter().flatten().all(|c| c.is_finite()));
+        }
+    }
+    for (groups, members) in [
+        (m.skin_groups(), m.skins().len()),
+        (m.frame_groups(), m.frames().len()),
+    ] {
+        let mut next = 0;
+        for g in groups {
+            assert_eq!(g.first(), next);
+            assert!(g.count() >= 1);
+            assert!(!g.is_group() || g.intervals().len() == g.count());
+            next += g.count();
+        }
+        assert_eq!(next, members);
+    }
+    let palette = skelmap_core::quake::QUAKE_PALETTE;
+    for skin in m.skins() {
+        if let Some(rgba) = skin.decode_rgba(0, &palette) {
+            let (w, h, _) = skin.level(0).expect("level exists");
+            assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
+        }
+    }
+    let (mut pa, mut na, mut pb, mut nb) = (
+        vec![[0.0; 3]; verts],
+        vec![[0.0; 3]; verts],
+        vec![[0.0; 3]; verts],
+        vec![[0.0; 3]; verts],
+    );
+    for f in 0..m.frames().len().min(4) {
+        let g = (f + 1) % m.frames().len();
+        m.tween(f, g, 0.5, false, &mut pa, &mut na)
+            .expect("frames exist");
+        m.tween(f, g, 0.5, true, &mut pb, &mut nb)
+            .expect("frames exist");
         for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
             assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0) || !x.is_finite());
         }

@@ -89,6 +89,17 @@ pub fn mdl(data: &[u8]) {
     }
 }
 
+/// The `quake` and `mdl2` targets: Quake MDL / MDL2 validation without the probe, the view's
+/// deep walk, then the format-neutral API.
+pub fn quake(data: &[u8]) {
+    if let Ok(model) = skelmap_core::quake::QuakeMdl::parse(data) {
+        exercise::quake(&model);
+    }
+    if let Ok(model) = skelmap_core::Model::from_bytes(data) {
+        exercise::neutral(&model);
+    }
+}
+
 /// The `hmp` target: HMP validation without the probe, then the terrain mesh.
 pub fn hmp(data: &[u8]) {
     if let Ok(terrain) = Hmp::parse(data) {

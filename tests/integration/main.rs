@@ -23,6 +23,7 @@ mod kernels;
 mod model;
 mod ms3d;
 mod probe;
+mod quake;
 mod robustness;
 mod seeds;
 mod skm_resolve;

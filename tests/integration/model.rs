@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use skelmap::glam::Vec3;
-use skelmap::model::{ClipOrigin, Companion, DeformError, Pose, Records, TexcoordLayout};
+use skelmap::model::{ClipOrigin, Companion, DeformError, Pose, Records, TexcoordLayout, View};
 use skelmap::pose::Interpolation;
 use skelmap::skin::{SimdLevel, VertexOrder};
 use skelmap::{Error, Format, Limits, Model, Source};
@@ -66,17 +66,9 @@ fn prepared_agrees_with_deform(model: &Model<'_>, pose: &Pose, what: &str) -> Ve
 #[test]
 fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
     let mut opened = 0;
-    for folder in ["dpm", "mdl", "hmp", "ms3d"] {
+    for folder in ["dpm", "mdl", "hmp", "ms3d", "mdl_quake"] {
         for path in corpus_files(folder) {
-            let model = match Model::open(&path) {
-                Ok(model) => model,
-                // MDL2 is refused by design (a dedicated path is another issue's).
-                Err(Error::Unsupported {
-                    what: "header.ident",
-                    ..
-                }) => continue,
-                Err(e) => panic!("{}: {e}", path.display()),
-            };
+            let model = Model::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let name = path.display();
             assert_eq!(model.size(), std::fs::metadata(&path).unwrap().len());
             match model.format() {
@@ -84,9 +76,9 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
                     let m = model.as_dpm().unwrap();
                     assert_eq!(model.num_vertices(), m.num_vertices(), "{name}");
                     assert_eq!(model.num_triangles(), m.num_triangles(), "{name}");
-                    assert_eq!(model.num_bones(), m.num_bones() as usize, "{name}");
-                    assert_eq!(model.num_frames(), m.num_frames() as usize, "{name}");
-                    assert_eq!(model.num_meshes(), m.num_meshes() as usize, "{name}");
+                    assert_eq!(model.num_bones(), m.num_bones(), "{name}");
+                    assert_eq!(model.num_frames(), m.num_frames(), "{name}");
+                    assert_eq!(model.num_meshes(), m.num_meshes(), "{name}");
                     assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
                 }
                 Format::Ms3d => {
@@ -97,6 +89,19 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
                     assert_eq!(mesh.submeshes().len(), m.groups().len(), "{name}");
                     assert_eq!(mesh.texcoord_layout(), TexcoordLayout::PerCorner);
                     assert!(mesh.has_corner_normals());
+                }
+                // An MDL2 (Quake's layout) and a Quake model: one morph mesh, groups as clips.
+                Format::Mdl | Format::Quake if model.as_mdl().is_none() => {
+                    let View::Quake(q) = model.view() else {
+                        panic!("{name}: neither an MDL nor a Quake view")
+                    };
+                    assert_eq!(model.num_vertices(), q.num_verts(), "{name}");
+                    assert_eq!(model.num_frames(), q.frames().len(), "{name}");
+                    assert_eq!(model.skins().len(), q.skins().len(), "{name}");
+                    assert_eq!(model.clip_origin(), ClipOrigin::FrameGroups, "{name}");
+                    let mesh = model.mesh(0).unwrap();
+                    assert_eq!(mesh.texcoord_layout(), TexcoordLayout::PerCorner);
+                    assert!(matches!(model.prepare(), Err(DeformError::NotSkeletal(_))));
                 }
                 Format::Mdl => {
                     let m = model.as_mdl().unwrap();

@@ -99,6 +99,13 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     }
     out.push(("mdl", "quad.mdl", crate::gamestudio::quad().write()));
     out.push(("hmp", "field.hmp", crate::gamestudio::field().write()));
+    let quake_triangle = skelmap::quake::write::QuakeBuilder::triangle().write();
+    let mdl2_triangle = skelmap::quake::write::QuakeBuilder::mdl2_triangle().write();
+    out.push(("quake", "triangle.mdl", quake_triangle.clone()));
+    out.push(("quake", "grouped.mdl", crate::quake::grouped().write()));
+    out.push(("mdl2", "triangle.mdl", mdl2_triangle.clone()));
+    out.push(("probe_any", "quake.mdl", quake_triangle));
+    out.push(("probe_any", "mdl2.mdl", mdl2_triangle));
     out.push(("probe_any", "quad.mdl", crate::gamestudio::quad().write()));
     out.push(("slmdl", "tri.mdl", crate::slmdl::tri().write()));
     out.push(("slanim", "walk.anim", crate::slmdl::walk().write()));
@@ -202,6 +209,11 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("hmp") => {
                     if let Ok(h) = skelmap::gamestudio::Hmp::parse(&bytes) {
                         crate::exercise::hmp(&h);
+                    }
+                }
+                Some("quake") | Some("mdl2") => {
+                    if let Ok(m) = skelmap::quake::QuakeMdl::parse(&bytes) {
+                        crate::exercise::quake(&m);
                     }
                 }
                 Some("slmdl") => {

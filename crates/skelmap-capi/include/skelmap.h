@@ -1,6 +1,6 @@
 /*
  * skelmap: validated zero-copy views and skinning for classic game model files
- * (DarkPlaces DPM, Qfusion SKM + SKP, MilkShape MS3D, 3D GameStudio MDL and HMP).
+ * (DarkPlaces DPM, Qfusion SKM + SKP, MilkShape MS3D, 3D GameStudio MDL and HMP, Quake MDL).
  *
  * Conventions
  * - Every function that can fail returns a SkelmapStatus; SKELMAP_STATUS_OK is 0. The
@@ -14,6 +14,12 @@
  * - No function lets a Rust panic cross into C: it becomes SKELMAP_STATUS_PANIC.
  * - A SkelmapModel is immutable after opening (except skelmap_model_set_framegroups) and
  *   may be read from several threads at once; a SkelmapPose belongs to one thread at a time.
+ *
+ * Changes
+ * - Quake models and GameStudio skins: SKELMAP_FORMAT_QUAKE (a GameStudio MDL2 reports
+ *   SKELMAP_FORMAT_MDL); SKELMAP_FORMAT_SL_ANIM for an SL animation on its own, which
+ *   used to report SKELMAP_FORMAT_SL_MDL; SkelmapCounts gains `skins` at its end (rebuild
+ *   callers); skelmap_skin_info and skelmap_skin_external_name are new.
  */
 
 #ifndef SKELMAP_H
@@ -140,7 +146,54 @@ typedef enum SkelmapFormat {
    * The SL engine's mesh (counts only through this API).
    */
   SKELMAP_FORMAT_SL_MDL = 7,
+  /**
+   * Quake 1 model (`IDPO`): vertex animation, 8-bit skins. (A GameStudio MDL2, which has
+   * Quake's layout, reports `SKELMAP_FORMAT_MDL`.)
+   */
+  SKELMAP_FORMAT_QUAKE = 8,
+  /**
+   * The SL engine's animation on its own (bones and keyframes, no meshes).
+   */
+  SKELMAP_FORMAT_SL_ANIM = 9,
 } SkelmapFormat;
+
+/**
+ * What a skin's texels are, as `SkelmapSkinInfo.format` reports it.
+ */
+typedef enum SkelmapPixelFormat {
+  /**
+   * 8-bit palette indices (a Quake skin: the Quake palette; GameStudio: the level's).
+   */
+  SKELMAP_PIXEL_FORMAT_PALETTE8 = 1,
+  /**
+   * 16-bit RGB 5:6:5.
+   */
+  SKELMAP_PIXEL_FORMAT_RGB565 = 2,
+  /**
+   * 16-bit ARGB 4:4:4:4.
+   */
+  SKELMAP_PIXEL_FORMAT_ARGB4444 = 3,
+  /**
+   * 24-bit, stored B, G, R.
+   */
+  SKELMAP_PIXEL_FORMAT_RGB888 = 4,
+  /**
+   * 32-bit, stored B, G, R, A.
+   */
+  SKELMAP_PIXEL_FORMAT_ARGB8888 = 5,
+  /**
+   * An embedded DDS file.
+   */
+  SKELMAP_PIXEL_FORMAT_DDS = 6,
+  /**
+   * No texels: another skin of the file (`SkelmapSkinInfo.reference`).
+   */
+  SKELMAP_PIXEL_FORMAT_REFERENCE = 7,
+  /**
+   * No texels: an external texture file (`skelmap_skin_external_name`).
+   */
+  SKELMAP_PIXEL_FORMAT_EXTERNAL = 8,
+} SkelmapPixelFormat;
 
 /**
  * An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -225,6 +278,10 @@ typedef struct SkelmapCounts {
    * Non-fatal findings recorded while validating (see `skelmap_model_warning`).
    */
   uint32_t warnings;
+  /**
+   * Skins (see `skelmap_skin_info`): a GameStudio MDL's or HMP's, a Quake model's.
+   */
+  uint32_t skins;
 } SkelmapCounts;
 
 /**
@@ -263,6 +320,41 @@ typedef struct SkelmapFrameGroup {
    */
   bool looped;
 } SkelmapFrameGroup;
+
+/**
+ * One skin, filled by `skelmap_skin_info`.
+ */
+typedef struct SkelmapSkinInfo {
+  /**
+   * The type code as stored (GameStudio: pixel format plus flags; Quake: 0 single, 1 a
+   * member of a skin group).
+   */
+  int32_t type_code;
+  /**
+   * A `SkelmapPixelFormat` value.
+   */
+  uint32_t format;
+  /**
+   * Width in texels (0 for a DDS file, a reference or an external name).
+   */
+  uint32_t width;
+  /**
+   * Height in texels.
+   */
+  uint32_t height;
+  /**
+   * Texel levels: 1, or 4 with mips (0 for a skin without texels).
+   */
+  uint32_t levels;
+  /**
+   * 1 when the skin carries a GameStudio material record.
+   */
+  uint32_t has_material;
+  /**
+   * The skin this one refers to, or -1.
+   */
+  int32_t reference;
+} SkelmapSkinInfo;
 
 #ifdef __cplusplus
 extern "C" {
@@ -669,6 +761,38 @@ size_t skelmap_frame_group_name(const struct SkelmapModel *model,
 enum SkelmapStatus skelmap_model_set_framegroups(struct SkelmapModel *model,
                                                  const uint8_t *text,
                                                  size_t len);
+
+/**
+ * Fills `*out` with skin `index` (`0..SkelmapCounts.skins`, the skins a GameStudio MDL or
+ * HMP or a Quake model embeds; a Quake skin group's images one after another).
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE`.
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_skin_info(const struct SkelmapModel *model,
+                                     uint32_t index,
+                                     struct SkelmapSkinInfo *out);
+
+/**
+ * Copies the external texture file name of skin `index` (bytes as stored, without the NUL;
+ * a path relative to the model, which skelmap never opens) into `buf` of `len` bytes,
+ * NUL-terminated and truncated to `len − 1`, and returns its full length.
+ *
+ * Returns `SIZE_MAX` when the skin names no external file, for an index out of range, or for
+ * a NULL `model` (the last error says which), so that an empty name (0) is never ambiguous.
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `buf` is NULL or valid for writes of `len` bytes.
+ */
+size_t skelmap_skin_external_name(const struct SkelmapModel *model,
+                                  uint32_t index,
+                                  char *buf,
+                                  size_t len);
 
 #ifdef __cplusplus
 }  // extern "C"

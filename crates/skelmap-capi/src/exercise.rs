@@ -22,6 +22,7 @@ use crate::skeleton::{
     SkelmapBone, SkelmapFrameGroup, skelmap_bone, skelmap_bone_index, skelmap_bone_name,
     skelmap_frame_group, skelmap_frame_group_name, skelmap_frame_index, skelmap_frame_name,
 };
+use crate::skin::{SkelmapSkinInfo, skelmap_skin_external_name, skelmap_skin_info};
 
 /// Largest mesh the exercise skins (bigger ones are only counted), to bound its memory.
 const MAX_SKIN_VERTICES: u32 = 1 << 20;
@@ -79,6 +80,15 @@ pub fn exercise(data: &[u8]) -> u64 {
             let _ = skelmap_frame_group(Some(m), g, Some(&mut group));
             sum += u64::from(group.count);
             sum += skelmap_frame_group_name(Some(m), g, msg.as_mut_ptr(), msg.len()) as u64;
+        }
+        for k in [0, counts.skins.saturating_sub(1), counts.skins, u32::MAX] {
+            let mut info = SkelmapSkinInfo::default();
+            let s = skelmap_skin_info(Some(m), k, Some(&mut info));
+            assert_eq!(s == SkelmapStatus::Ok, k < counts.skins);
+            sum += u64::from(info.width) + u64::from(info.format);
+            let n = skelmap_skin_external_name(Some(m), k, msg.as_mut_ptr(), msg.len());
+            assert_eq!(n != usize::MAX, info.format == 8 && k < counts.skins);
+            sum = sum.wrapping_add(n as u64);
         }
         let mut grid = SkelmapTerrainGrid::default();
         if skelmap_terrain_grid(Some(m), Some(&mut grid)) == SkelmapStatus::Ok {

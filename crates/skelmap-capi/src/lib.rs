@@ -32,12 +32,14 @@ pub mod mesh;
 pub mod model;
 pub mod pose;
 pub mod skeleton;
+pub mod skin;
 
 pub use boundary::SkelmapStatus;
 pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
 pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
 pub use pose::SkelmapPose;
 pub use skeleton::{SkelmapBone, SkelmapFrameGroup};
+pub use skin::{SkelmapPixelFormat, SkelmapSkinInfo};
 
 // The header promises that a model may be read from several threads at once and that a pose
 // may move between threads.

@@ -33,6 +33,11 @@ pub enum SkelmapFormat {
     Hmp = 6,
     /// The SL engine's mesh (counts only through this API).
     SlMdl = 7,
+    /// Quake 1 model (`IDPO`): vertex animation, 8-bit skins. (A GameStudio MDL2, which has
+    /// Quake's layout, reports `SKELMAP_FORMAT_MDL`.)
+    Quake = 8,
+    /// The SL engine's animation on its own (bones and keyframes, no meshes).
+    SlAnim = 9,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the
@@ -54,6 +59,8 @@ pub struct SkelmapCounts {
     pub triangles: u64,
     /// Non-fatal findings recorded while validating (see `skelmap_model_warning`).
     pub warnings: u32,
+    /// Skins (see `skelmap_skin_info`): a GameStudio MDL's or HMP's, a Quake model's.
+    pub skins: u32,
 }
 
 /// An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -90,6 +97,8 @@ impl SkelmapModel {
             Format::Ms3d => SkelmapFormat::Ms3d,
             Format::Mdl => SkelmapFormat::Mdl,
             Format::Hmp => SkelmapFormat::Hmp,
+            Format::Quake => SkelmapFormat::Quake,
+            Format::SlAnim => SkelmapFormat::SlAnim,
             _ => SkelmapFormat::SlMdl,
         }
     }
@@ -108,6 +117,7 @@ impl SkelmapModel {
             vertices: m.num_vertices() as u64,
             triangles: m.num_triangles() as u64,
             warnings: self.warnings.len() as u32,
+            skins: m.skins().len() as u32,
         }
     }
 }

@@ -41,6 +41,8 @@ fn corpus_models_through_the_c_abi() {
         ("mdl", "gex4_skeleton.mdl"),
         ("ms3d", "ms3drender_NeHe_Model.ms3d"),
         ("hmp", "assimp_terrain.hmp"),
+        ("mdl_quake", "bq_lavaball.mdl"),
+        ("mdl", "libgs_mdl2-bush.mdl"),
     ] {
         let bytes = std::fs::read(corpus.join(dir).join(file)).unwrap();
         assert!(exercise(&bytes) > 0, "{file}");

@@ -3,7 +3,7 @@
 //! format-neutral API.
 
 use serde::Serialize;
-use skelmap_core::model::{ClipOrigin, Companion, Pose};
+use skelmap_core::model::{ClipOrigin, Companion, Pose, View};
 use skelmap_core::pose::bounds::Aabb;
 use skelmap_core::{Model, name};
 
@@ -209,8 +209,9 @@ impl Summary {
                     texture: text(m.texture),
                 })
                 .collect(),
-            skins: (model.as_mdl().is_some() || model.terrain().is_some())
-                .then(|| model.skins().iter().map(skin_label).collect()),
+            skins: (matches!(model.view(), View::Mdl(_) | View::Quake(_))
+                || model.terrain().is_some())
+            .then(|| model.skins().iter().map(skin_label).collect()),
             grid: model.terrain().map(|g| [g.columns, g.rows]),
             attributes: model.as_sl_mdl().map(|m| {
                 m.mdl()
@@ -245,6 +246,7 @@ impl Summary {
                 ClipOrigin::FrameNames => "frame names",
                 ClipOrigin::FrameGroupsFile => "framegroups file",
                 ClipOrigin::Timeline => "timeline",
+                ClipOrigin::FrameGroups => "frame groups",
                 _ => "none",
             },
             bone_list,

@@ -343,14 +343,34 @@ fn info_json_on_corpus_mdl_and_hmp() {
         ),
         (Some("HMP"), Some(33), Some(33), Some(1089))
     );
-    let out = skelmap(&[
-        "validate",
-        corpus.join("mdl/libgs_mdl2-bush.mdl").to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains(
-        "MDL: unsupported header.ident 2 at offset 0; skelmap reads MDL3, MDL4 and MDL5"
-    ));
+    // MDL2 has Quake's layout and reads through the Quake reader, still as an MDL.
+    let v = json(&corpus.join("mdl/libgs_mdl2-bush.mdl"));
+    assert_eq!(
+        (
+            v["format"].as_str(),
+            v["meshes"].as_u64(),
+            v["vertices"].as_u64(),
+            v["skins"].as_array().map(Vec::len),
+            v["groups_from"].as_str()
+        ),
+        (
+            Some("MDL"),
+            Some(1),
+            Some(73),
+            Some(1),
+            Some("frame groups")
+        )
+    );
+    let v = json(&corpus.join("mdl_quake/bq_lavaball.mdl"));
+    assert_eq!(
+        (
+            v["format"].as_str(),
+            v["frames"].as_u64(),
+            v["skins"].as_array().map(Vec::len),
+            v["frame_groups"].as_array().map(Vec::len)
+        ),
+        (Some("Quake MDL"), Some(3), Some(1), Some(3))
+    );
 }
 
 #[test]

@@ -48,12 +48,10 @@ fn validator_dir() -> Option<PathBuf> {
 
 fn corpus_models() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for sub in ["dpm", "mdl", "hmp", "ms3d"] {
+    for sub in ["dpm", "mdl", "hmp", "ms3d", "mdl_quake"] {
         files.extend(skelmap_testkit::corpus_files(sub));
     }
     files.sort();
-    // MDL2 is refused by design (a different layout).
-    files.retain(|p| !p.to_string_lossy().contains("mdl2"));
     files
 }
 

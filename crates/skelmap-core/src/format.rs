@@ -26,6 +26,9 @@ pub const SLMDL_MAGIC: &[u8; 4] = b"mdl\0";
 /// The prefix every GameStudio model version shares (`MDL2` … `MDL7`).
 pub const MDL_MAGIC_PREFIX: &[u8; 3] = b"MDL";
 
+/// The 4 bytes every Quake MDL starts with (GameStudio's MDL2 shares its layout under `MDL2`).
+pub const IDPO_MAGIC: &[u8; 4] = b"IDPO";
+
 /// The prefix every GameStudio terrain version shares (`HMP4` … `HMP7`).
 pub const HMP_MAGIC_PREFIX: &[u8; 3] = b"HMP";
 
@@ -50,7 +53,8 @@ pub enum Format {
     Skp,
     /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
     Ms3d,
-    /// 3D GameStudio model (`MDL3`, `MDL4`, `MDL5`; `MDL2` and `MDL7` are refused).
+    /// 3D GameStudio model (`MDL2`, `MDL3`, `MDL4`, `MDL5`; `MDL7` is refused). MDL2 has
+    /// Quake's layout and is read by [`quake`](crate::quake).
     Mdl,
     /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
     Hmp,
@@ -58,6 +62,8 @@ pub enum Format {
     SlMdl,
     /// The "SL" engine's `.anim` (no magic: recognised by its extension only).
     SlAnim,
+    /// Quake 1 model (`IDPO`, version 6): 8-bit skins, vertex animation.
+    Quake,
 }
 
 impl Format {
@@ -71,6 +77,7 @@ impl Format {
         Format::Hmp,
         Format::SlMdl,
         Format::SlAnim,
+        Format::Quake,
     ];
 
     /// Recognises the format of `data` from its magic bytes.
@@ -126,6 +133,7 @@ impl Format {
             Format::Hmp => HMP_MAGIC_PREFIX,
             Format::SlMdl => SLMDL_MAGIC,
             Format::SlAnim => &[],
+            Format::Quake => IDPO_MAGIC,
         }
     }
 
@@ -137,10 +145,11 @@ impl Format {
             Format::Dpm => "\"DARKPLACESMODEL\\0\"",
             Format::Skm | Format::Skp => "\"SKM1\"",
             Format::Ms3d => "\"MS3D000000\"",
-            Format::Mdl => "\"MDL3\", \"MDL4\" or \"MDL5\"",
+            Format::Mdl => "\"MDL2\", \"MDL3\", \"MDL4\" or \"MDL5\"",
             Format::Hmp => "\"HMP5\" or \"HMP7\"",
             Format::SlMdl => "\"mdl\\0\"",
             Format::SlAnim => "none",
+            Format::Quake => "\"IDPO\"",
         }
     }
 
@@ -156,6 +165,7 @@ impl Format {
             Format::Hmp => "HMP",
             Format::SlMdl => "SL mdl",
             Format::SlAnim => "SL anim",
+            Format::Quake => "Quake MDL",
         }
     }
 
@@ -167,7 +177,7 @@ impl Format {
             Format::Skm => "skm",
             Format::Skp => "skp",
             Format::Ms3d => "ms3d",
-            Format::Mdl | Format::SlMdl => "mdl",
+            Format::Mdl | Format::SlMdl | Format::Quake => "mdl",
             Format::Hmp => "hmp",
             Format::SlAnim => "anim",
         }

@@ -46,6 +46,7 @@
 //! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::Builder`] |
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
 //! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::write`] |
+//! | Quake MDL (`IDPO`), GameStudio MDL2 | [`quake`] | yes (skin and frame groups; [`quake::QUAKE_PALETTE`]; frames through the morph kernel) | [`quake::write`] |
 //! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Builder`] |
 //! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::skin_bind_dqs`]) | [`slmdl::MdlBuilder`], [`slmdl::AnimBuilder`] |
 
@@ -68,6 +69,7 @@ pub mod ms3d;
 pub mod name;
 mod parse;
 pub mod pose;
+pub mod quake;
 mod read;
 pub mod resolver;
 mod rules;

@@ -8,14 +8,13 @@
 //!   keeps them per vertex keeps its vertex arrays;
 //! - skeletal models get their joints, posed at the frame, per-vertex influences and one clip
 //!   of joint keys per frame group;
-//! - vertex-animated models (MDL, HMP) get every frame as a morph target, when the scene has
+//! - vertex-animated models (MDL, HMP, Quake) get every frame as a morph target, when the scene has
 //!   clips to play them.
 
 use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3};
 use skelmap_core::Model;
-use skelmap_core::gamestudio::skin::grey_palette;
 use skelmap_core::model::{Mesh, Pose, TexcoordLayout};
 use skelmap_core::pose::Interpolation;
 use skelmap_core::pose::framegroups::FrameGroup;
@@ -84,7 +83,7 @@ pub fn scene(model: &Model<'_>, options: &SceneOptions) -> Result<Scene> {
         clip_groups(options.groups.clone(), || model.clips().to_vec(), frames)
     };
     let skeletal = model.num_bones() > 0;
-    let morphing = model.terrain().is_some() || model.as_mdl().is_some();
+    let morphing = model.is_vertex_animated();
     if skeletal {
         joint_index(model.num_bones() - 1)?;
     }
@@ -189,14 +188,15 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
     }
 }
 
-/// The model's materials, and the first skin decoded (8-bit skins through a grey ramp: the
-/// game palette is not in the file; a reference followed to its skin) as the only image.
+/// The model's materials, and the first skin decoded (8-bit skins through
+/// [`Model::skin_palette`]: Quake's palette, or a grey ramp for GameStudio, whose palette is
+/// not in the file; a reference followed to its skin) as the only image.
 fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>) {
     let image = model.skin(0).and_then(|s| {
         Some(RgbaImage {
             width: s.width(),
             height: s.height(),
-            rgba: s.decode_rgba(0, &grey_palette())?,
+            rgba: model.skin_rgba(0)?,
         })
     });
     let mut materials: Vec<SceneMaterial> = Vec::new();

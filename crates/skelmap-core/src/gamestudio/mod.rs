@@ -6,14 +6,14 @@
 //! - [`skin`]: skin records and RGBA8 decoding; [`anorms`]: the 162-entry normal table;
 //! - [`morph`]: frame unpacking and tweening; [`write`](mod@write): builders for fixtures.
 //!
-//! MDL2 and MDL7 (and HMP4) are recognised by their magic and refused as unsupported, naming
-//! the version.
+//! MDL2 has Quake's layout and is read by [`quake`](crate::quake) ([`Model`](crate::Model)
+//! opens it); [`Mdl`] refuses it, pointing there. MDL7 (and HMP4) are recognised by their
+//! magic and refused as unsupported, naming the version.
 //!
 //! ## HMP7, derived from the bytes of the public files
 //!
-//! HMP7 shares the 84-byte header. Its skins are MDL7-style records (see [`skin`]:
-//! only kind `0x1C` is proven). Each frame is `i32 type` (2), a word-packed bounding box
-//! (2 × 8 bytes), a 16-byte name, then per vertex `u16 z, i8 normal_x, i8 normal_y` (4 bytes).
+//! HMP7 shares the 84-byte header. Its skins are MDL7-style records (see [`skin`]). Each
+//! frame is `i32 type` (2), a word-packed bounding box (2 × 8 bytes), a 16-byte name, then per vertex `u16 z, i8 normal_x, i8 normal_y` (4 bytes).
 //! With these, both public HMP7 files are read from the first to the last byte: 84 + 36 +
 //! 1089 · 4 = 4476 bytes for `terrain.hmp` (no skin), and for the other one a single
 //! 512×512 `0x1C` skin of 12 + 786 432 + 258 048 (three mips) + 68 (material) bytes in

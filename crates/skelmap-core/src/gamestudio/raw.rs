@@ -12,7 +12,7 @@ type Le = LittleEndian;
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub struct MdlHeader {
-    /// `MDL3`, `MDL4` or `MDL5` (`MDL2`, `MDL7` are recognised and refused).
+    /// `MDL3`, `MDL4` or `MDL5` (`MDL2`, read by [`quake`](crate::quake), and `MDL7` are refused).
     pub ident: [u8; 4],
     /// Quake's version slot; 0 in every sample.
     pub version: I32<Le>,

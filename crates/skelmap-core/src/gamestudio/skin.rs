@@ -166,6 +166,14 @@ impl<'data> Skin<'data> {
         }
     }
 
+    /// An 8-bit palettised `width × height` image of type `code` (a Quake skin).
+    pub(crate) fn indexed(code: i32, width: u32, height: u32, texels: &'data [u8]) -> Skin<'data> {
+        let mut skin = Skin::new(code, PixelFormat::Palette8, width, height);
+        skin.levels[0] = texels;
+        skin.num_levels = 1;
+        skin
+    }
+
     /// The raw type code (format in the low 3 bits, `+8` for mips; HMP7 flags above).
     #[must_use]
     pub fn type_code(&self) -> i32 {

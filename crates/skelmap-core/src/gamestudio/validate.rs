@@ -52,7 +52,8 @@ impl<'data> Parse<'data> for Mdl<'data> {
                     what: "header.ident",
                     offset: 0,
                     value: (m[3] - b'0').into(),
-                    supported: "skelmap reads MDL3, MDL4 and MDL5",
+                    supported: "this reader takes MDL3, MDL4 and MDL5; MDL2 has Quake's layout \
+                                and quake::QuakeMdl reads it (Model opens both)",
                 });
             }
             // Shorter than a magic: a prefix of "MDL" is a truncated header, reported below.
@@ -183,6 +184,7 @@ impl<'data> Parse<'data> for Mdl<'data> {
                 || format!("skin width {width} is not a multiple of 4"),
             );
         }
+        let skin_vertices_at = walk.offset();
         let skin_vertices = walk.read_slice::<SkinVertex>("skin vertices", numskinverts.into())?;
         let triangles_at = walk.offset();
         let triangles = walk.read_slice::<Triangle>("triangles", numtris.into())?;
@@ -222,7 +224,7 @@ impl<'data> Parse<'data> for Mdl<'data> {
                 FORMAT,
                 WarningKind::SpecLimit,
                 "skin vertices",
-                size_of::<MdlHeader>() as u64,
+                skin_vertices_at,
                 || "skin vertices outside the first skin".into(),
             );
         }

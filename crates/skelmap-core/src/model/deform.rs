@@ -217,7 +217,7 @@ impl Model<'_> {
         if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
             return Err(DeformError::NoFrame { frame, frames });
         }
-        if matches!(self.view(), View::Mdl(_) | View::Hmp(_)) {
+        if self.is_vertex_animated() {
             pose.local.bones.clear();
             pose.palette.world.clear();
             pose.sampled = Sampled::Frames { a, b, t };
@@ -232,7 +232,7 @@ impl Model<'_> {
     /// vertex-animated models, the MS3D rest pose, SL keyframe 0. Deforming with it gives the
     /// mesh as stored (bind-pose formats) or as frame 0 poses it.
     pub fn pose_bind(&self, pose: &mut Pose) {
-        if matches!(self.view(), View::Mdl(_) | View::Hmp(_)) {
+        if self.is_vertex_animated() {
             pose.sampled = Sampled::Frames { a: 0, b: 0, t: 0.0 };
             return;
         }
@@ -265,7 +265,7 @@ impl Model<'_> {
     ///   kernel, zero-copy, with the best instruction set this CPU has;
     /// - MS3D, SL: linear blend of the bind-pose vertices by `world(t) · world(bind)⁻¹`
     ///   (MS3D stores normals per triangle corner: its vertex normals come out zero);
-    /// - MDL, HMP: the pose's two frames tweened (positions blended, normals blended and
+    /// - MDL, HMP, Quake: the pose's two frames tweened (positions blended, normals blended and
     ///   renormalised).
     ///
     /// A pose sampled from another model works when it has every bone the mesh uses.
@@ -318,7 +318,13 @@ impl Model<'_> {
                 }
             }
             (View::Hmp(h), Sampled::Frames { a, b, t }) => h.tween(a, b, t, positions, normals)?,
-            (View::Mdl(_) | View::Hmp(_), Sampled::Bones) => return Err(wrong("bones")),
+            (View::Quake(q), Sampled::Frames { a, b, t }) => {
+                let simd = level != SimdLevel::Portable;
+                q.tween(a, b, t, simd, positions, normals)?;
+            }
+            (View::Mdl(_) | View::Hmp(_) | View::Quake(_), Sampled::Bones) => {
+                return Err(wrong("bones"));
+            }
             (_, Sampled::Frames { .. }) => return Err(wrong("frames")),
             (View::Dpm(m), Sampled::Bones) => {
                 let x = m.mesh(mesh).ok_or(DeformError::NoMesh { mesh, meshes })?;
@@ -452,7 +458,7 @@ impl Model<'_> {
                 Some(records) => vec![PreparedMesh::new(&records.mesh())],
                 None => return Err(DeformError::NotSkeletal(self.format())),
             },
-            View::Mdl(_) | View::Hmp(_) | View::Skp(_) | View::SlAnim(_) => {
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) | View::Skp(_) | View::SlAnim(_) => {
                 return Err(DeformError::NotSkeletal(self.format()));
             }
         };

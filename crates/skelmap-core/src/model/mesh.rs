@@ -2,7 +2,7 @@
 //!
 //! A [`Mesh`] is one vertex array with triangles over it: what one skinning or morph call
 //! fills. A DPM or SKM has one per mesh of the file; an MS3D (all groups share its vertices),
-//! an MDL, an HMP and an SL mesh have one. A mesh is drawn in one or more [`Submesh`]es,
+//! an MDL, an HMP, a Quake model and an SL mesh have one. A mesh is drawn in one or more [`Submesh`]es,
 //! each a set of its triangles with one material: an MS3D's groups, one covering everything
 //! elsewhere.
 
@@ -11,10 +11,13 @@ use zerocopy::byteorder::U16;
 
 use super::{Model, View};
 use crate::dpm;
+use crate::format::Format;
+use crate::gamestudio::skin::grey_palette;
 use crate::gamestudio::{Hmp, Mdl, Skin};
 use crate::ms3d::{Group, Ms3d};
 use crate::name;
 use crate::pose::SkeletalMesh;
+use crate::quake::{QUAKE_PALETTE, QuakeMdl};
 use crate::skm;
 use crate::slmdl::{AttributeKind, SlMdl};
 
@@ -23,9 +26,10 @@ use crate::slmdl::{AttributeKind, SlMdl};
 pub enum TexcoordLayout {
     /// One per vertex (DPM, SKM, HMP, SL): [`Mesh::vertex_texcoord`].
     PerVertex,
-    /// One per triangle corner (MS3D, MDL): [`Mesh::corner_texcoords`] only.
+    /// One per triangle corner (MS3D, MDL, Quake): [`Mesh::corner_texcoords`] only.
     PerCorner,
-    /// None (an SL layout without texture coordinates, an MDL without skin vertices).
+    /// None (an SL layout without texture coordinates, an MDL without skin vertices, a Quake
+    /// model without skins).
     None,
 }
 
@@ -36,6 +40,7 @@ enum Kind<'a> {
     Ms3d(&'a Ms3d<'a>),
     Mdl(&'a Mdl<'a>),
     Hmp(&'a Hmp<'a>),
+    Quake(&'a QuakeMdl<'a>),
     Sl(SlMdl<'a>),
 }
 
@@ -54,7 +59,7 @@ impl<'data> Model<'data> {
         match self.view() {
             View::Dpm(m) => m.num_meshes(),
             View::Skm(m) => m.skm().num_meshes(),
-            View::Ms3d(_) | View::Mdl(_) | View::Hmp(_) | View::SlMdl(_) => 1,
+            View::Ms3d(_) | View::Mdl(_) | View::Hmp(_) | View::Quake(_) | View::SlMdl(_) => 1,
             View::Skp(_) | View::SlAnim(_) => 0,
         }
     }
@@ -68,6 +73,7 @@ impl<'data> Model<'data> {
             View::Ms3d(m) if index == 0 => Kind::Ms3d(m),
             View::Mdl(m) if index == 0 => Kind::Mdl(m),
             View::Hmp(h) if index == 0 => Kind::Hmp(h),
+            View::Quake(q) if index == 0 => Kind::Quake(q),
             View::SlMdl(m) if index == 0 => Kind::Sl(m.mdl()),
             _ => return None,
         };
@@ -92,13 +98,13 @@ impl<'data> Model<'data> {
     }
 
     /// Number of materials [`Submesh::material`] indexes: one per mesh for DPM and SKM (its
-    /// shader), the file's materials for MS3D, one per skin for MDL and HMP, none for SL.
+    /// shader), the file's materials for MS3D, one per skin for MDL, HMP and Quake, none for SL.
     #[must_use]
     pub fn num_materials(&self) -> usize {
         match self.view() {
             View::Dpm(_) | View::Skm(_) => self.num_meshes(),
             View::Ms3d(m) => m.materials().len(),
-            View::Mdl(_) | View::Hmp(_) => self.skins().len(),
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => self.skins().len(),
             View::Skp(_) | View::SlMdl(_) | View::SlAnim(_) => 0,
         }
     }
@@ -115,25 +121,29 @@ impl<'data> Model<'data> {
                 diffuse: x.diffuse.map(|c| c.get()),
                 skin: None,
             }),
-            View::Mdl(_) | View::Hmp(_) => (index < self.skins().len()).then(|| Material {
-                name: b"skin",
-                texture: self
-                    .skin(index)
-                    .and_then(|s| s.external())
-                    .unwrap_or_default(),
-                diffuse: [1.0; 4],
-                skin: Some(index),
-            }),
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => {
+                (index < self.skins().len()).then(|| Material {
+                    name: b"skin",
+                    texture: self
+                        .skin(index)
+                        .and_then(|s| s.external())
+                        .unwrap_or_default(),
+                    diffuse: [1.0; 4],
+                    skin: Some(index),
+                })
+            }
             View::Skp(_) | View::SlMdl(_) | View::SlAnim(_) => None,
         }
     }
 
-    /// The skins (textures) a GameStudio model or terrain embeds; empty for other formats.
+    /// The skins (textures) a GameStudio model or terrain or a Quake model embeds (a Quake
+    /// skin group's images one after another); empty for other formats.
     #[must_use]
     pub fn skins(&self) -> &[Skin<'_>] {
         match self.view() {
             View::Mdl(m) => m.skins(),
             View::Hmp(h) => h.skins(),
+            View::Quake(q) => q.skins(),
             _ => &[],
         }
     }
@@ -148,6 +158,25 @@ impl<'data> Model<'data> {
             Some(target) => skins.get(target as usize),
             None => Some(skin),
         }
+    }
+
+    /// The palette 8-bit skins index: [`QUAKE_PALETTE`] for a Quake model, else
+    /// [`grey_palette`] (GameStudio's 8-bit skins use the level's palette, which the file
+    /// does not carry).
+    #[must_use]
+    pub fn skin_palette(&self) -> [[u8; 3]; 256] {
+        match self.view() {
+            View::Quake(q) if q.format() == Format::Quake => QUAKE_PALETTE,
+            _ => grey_palette(),
+        }
+    }
+
+    /// Skin `index` decoded to RGBA8 (`width · height · 4` bytes), 8-bit skins through
+    /// [`Model::skin_palette`]; `None` out of range or for a skin without texels (a DDS file,
+    /// an external name). A reference is followed, as [`Model::skin`] does.
+    #[must_use]
+    pub fn skin_rgba(&self, index: usize) -> Option<Vec<u8>> {
+        self.skin(index)?.decode_rgba(0, &self.skin_palette())
     }
 
     /// A terrain's grid, `None` for a model that is not one.
@@ -259,7 +288,7 @@ impl<'a> Mesh<'a> {
         match self.kind {
             Kind::Dpm(m) => m.shader_name(),
             Kind::Skm(m) => m.mesh_name(),
-            Kind::Ms3d(_) | Kind::Mdl(_) | Kind::Hmp(_) | Kind::Sl(_) => &[],
+            Kind::Ms3d(_) | Kind::Mdl(_) | Kind::Hmp(_) | Kind::Quake(_) | Kind::Sl(_) => &[],
         }
     }
 
@@ -272,6 +301,7 @@ impl<'a> Mesh<'a> {
             Kind::Ms3d(m) => m.vertices().len(),
             Kind::Mdl(m) => m.num_verts(),
             Kind::Hmp(h) => h.num_verts(),
+            Kind::Quake(q) => q.num_verts(),
             Kind::Sl(m) => m.num_verts(),
         }
     }
@@ -285,12 +315,14 @@ impl<'a> Mesh<'a> {
             Kind::Ms3d(m) => m.triangles().len(),
             Kind::Mdl(m) => m.triangles().len(),
             Kind::Hmp(h) => h.num_tris(),
+            Kind::Quake(q) => q.num_tris(),
             Kind::Sl(m) => m.num_verts() / 3,
         }
     }
 
     /// Triangle `i` as three vertex indices (each `< num_verts`), or `None` out of range.
-    /// DPM, SKM and MS3D store counter-clockwise triangles; a terrain's are counter-clockwise
+    /// DPM, SKM and MS3D store counter-clockwise triangles; a Quake model's, stored
+    /// clockwise, are reversed (corner texture coordinates too); a terrain's are counter-clockwise
     /// seen from above; an SL mesh is a triangle list (vertices `3i`, `3i + 1`, `3i + 2`).
     #[must_use]
     pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
@@ -303,6 +335,8 @@ impl<'a> Mesh<'a> {
                 .map(|t| t.vertex_indices.map(|v| u32::from(v.get()))),
             Kind::Mdl(m) => m.triangle(i).map(|(xyz, _)| xyz.map(u32::from)),
             Kind::Hmp(h) => h.triangle(i),
+            // Quake's triangles are clockwise: reversed to counter-clockwise.
+            Kind::Quake(q) => q.triangle(i).map(|(_, [a, b, c])| [c, b, a]),
             Kind::Sl(_) => {
                 let first = u32::try_from(i).ok()?.checked_mul(3)?;
                 (i < self.num_tris()).then_some([first, first + 1, first + 2])
@@ -324,6 +358,8 @@ impl<'a> Mesh<'a> {
             // Without skin vertices an MDL's UV indices mean nothing (validation ignores them).
             Kind::Mdl(m) if m.skin_vertices().len() == 0 => TexcoordLayout::None,
             Kind::Ms3d(_) | Kind::Mdl(_) => TexcoordLayout::PerCorner,
+            Kind::Quake(q) if q.skins().is_empty() => TexcoordLayout::None,
+            Kind::Quake(_) => TexcoordLayout::PerCorner,
             Kind::Sl(m) => match sl_texcoords(&m) {
                 Some(_) => TexcoordLayout::PerVertex,
                 None => TexcoordLayout::None,
@@ -340,7 +376,7 @@ impl<'a> Mesh<'a> {
             Kind::Skm(m) => m.texcoords_raw().get(v).map(|st| st.map(|c| c.get())),
             Kind::Hmp(h) => h.texcoord(v),
             Kind::Sl(m) => sl_texcoords(&m)?.floats::<2>(v),
-            Kind::Ms3d(_) | Kind::Mdl(_) => None,
+            Kind::Ms3d(_) | Kind::Mdl(_) | Kind::Quake(_) => None,
         }
     }
 
@@ -361,6 +397,8 @@ impl<'a> Mesh<'a> {
                 let uv = |k: usize| m.normalised_uv(usize::from(st[k]), width, height);
                 Some([uv(0)?, uv(1)?, uv(2)?])
             }
+            Kind::Quake(q) if q.skins().is_empty() => None,
+            Kind::Quake(q) => q.corner_texcoords(t).map(|[a, b, c]| [c, b, a]),
             _ => {
                 let tri = self.triangle(t)?;
                 let uv = |k: usize| self.vertex_texcoord(tri[k] as usize);
@@ -377,6 +415,7 @@ impl<'a> Mesh<'a> {
                 Kind::Dpm(_) | Kind::Skm(_) => Some(self.index),
                 Kind::Mdl(m) => (!m.skins().is_empty()).then_some(0),
                 Kind::Hmp(h) => (!h.skins().is_empty()).then_some(0),
+                Kind::Quake(q) => (!q.skins().is_empty()).then_some(0),
                 Kind::Ms3d(_) | Kind::Sl(_) => None,
             },
             triangles: SubmeshTriangles::All(self.num_tris()),
@@ -439,7 +478,7 @@ impl<'a> Mesh<'a> {
                     }
                 }
             }
-            Kind::Mdl(_) | Kind::Hmp(_) => {}
+            Kind::Mdl(_) | Kind::Hmp(_) | Kind::Quake(_) => {}
         }
     }
 

@@ -54,6 +54,7 @@ use crate::ms3d::Ms3d;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton, sample};
+use crate::quake::QuakeMdl;
 use crate::skm::{SkmModel, Skp};
 use crate::slmdl::{SlAnim, SlModel};
 use crate::source::Source;
@@ -77,6 +78,8 @@ pub enum View<'data> {
     Mdl(Mdl<'data>),
     /// A GameStudio terrain.
     Hmp(Hmp<'data>),
+    /// A Quake model, or a GameStudio MDL2 (which has Quake's layout).
+    Quake(QuakeMdl<'data>),
     /// An SL mesh, with its animation when one was found.
     SlMdl(SlModel<'data>),
     /// An SL animation on its own: bones and keyframes, no meshes.
@@ -107,6 +110,9 @@ pub enum ClipOrigin {
     FrameGroupsFile,
     /// The whole timeline of an MS3D (`total_frames`), at its keyframer's rate.
     Timeline,
+    /// A Quake model's (or MDL2's) frame groups, timed by their intervals, and its single
+    /// frames grouped by name at [`NAMED_CLIP_FPS`].
+    FrameGroups,
     /// The model has no frames to group.
     None,
 }
@@ -168,6 +174,7 @@ impl<'data> Model<'data> {
             View::Hmp(_) => Format::Hmp,
             View::SlMdl(_) => Format::SlMdl,
             View::SlAnim(_) => Format::SlAnim,
+            View::Quake(q) => q.format(),
         }
     }
 
@@ -344,9 +351,18 @@ impl<'data> Model<'data> {
             View::Ms3d(m) => m.num_frames(),
             View::Mdl(m) => m.frames().len(),
             View::Hmp(h) => h.frames().len(),
+            View::Quake(q) => q.frames().len(),
             View::SlMdl(m) => m.anim().map_or(0, |a| a.num_keyframes()),
             View::SlAnim(a) => a.num_keyframes(),
         }
+    }
+
+    /// `true` for the vertex-animated formats (GameStudio MDL and HMP, Quake MDL and MDL2):
+    /// every frame stores the mesh's positions, [`Model::pose`] records two frames and a
+    /// blend, and [`Model::deform`] tweens them.
+    #[must_use]
+    pub fn is_vertex_animated(&self) -> bool {
+        matches!(self.view(), View::Mdl(_) | View::Hmp(_) | View::Quake(_))
     }
 
     /// The name of frame `index` (empty for formats whose frames have none: MS3D, SL), or
@@ -362,6 +378,7 @@ impl<'data> Model<'data> {
             View::Skp(p) => p.frame(index)?.name(),
             View::Mdl(m) => m.frames().get(index)?.name(),
             View::Hmp(h) => h.frames().get(index)?.name(),
+            View::Quake(q) => q.frames().get(index)?.name(),
             View::Ms3d(_) | View::SlMdl(_) | View::SlAnim(_) => &[],
         })
     }
@@ -404,6 +421,10 @@ impl<'data> Model<'data> {
                     }]
                 })
                 .unwrap_or_default(),
+            ClipOrigin::FrameGroups => match self.view() {
+                View::Quake(q) => q.clips(NAMED_CLIP_FPS),
+                _ => Vec::new(),
+            },
             ClipOrigin::FrameGroupsFile | ClipOrigin::None => Vec::new(),
         }
     }
@@ -443,7 +464,7 @@ impl<'data> Model<'data> {
                 None => out.bones.clear(),
             },
             View::SlAnim(anim) => sample(anim, a, b, t, interpolation, out),
-            View::Mdl(_) | View::Hmp(_) => out.bones.clear(),
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => out.bones.clear(),
         }
     }
 
@@ -470,7 +491,7 @@ impl<'data> Model<'data> {
                 None => out.world.clear(),
             },
             View::SlAnim(anim) => out.build(anim, pose),
-            View::Mdl(_) | View::Hmp(_) => out.world.clear(),
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => out.world.clear(),
         }
     }
 
@@ -509,7 +530,7 @@ impl<'data> View<'data> {
             View::Ms3d(m) => m.joints().len(),
             View::SlMdl(m) => m.anim().map_or(0, |a| a.num_bones()),
             View::SlAnim(a) => a.num_bones(),
-            View::Mdl(_) | View::Hmp(_) => 0,
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => 0,
         }
     }
 

@@ -23,6 +23,8 @@ use crate::gamestudio::{Hmp, Mdl};
 use crate::limits::Limits;
 use crate::ms3d::Ms3d;
 use crate::pose::framegroups::parse_framegroups;
+use crate::quake::QuakeMdl;
+use crate::quake::raw::MDL2_MAGIC;
 use crate::resolver::{FsResolver, Resolver, check_path, strip_extension};
 use crate::skm::{Skm, SkmModel, Skp};
 use crate::slmdl::{SlAnim, SlMdl, SlModel};
@@ -244,6 +246,7 @@ impl<'data> Model<'data> {
                 ClipOrigin::FrameNames
             }
             View::Ms3d(m) if !m.joints().is_empty() => ClipOrigin::Timeline,
+            View::Quake(_) => ClipOrigin::FrameGroups,
             _ => ClipOrigin::None,
         };
         let mut model = Model {
@@ -256,7 +259,11 @@ impl<'data> Model<'data> {
         // Frames without names (a terrain's, usually) make no clips.
         let named =
             (0..model.num_frames()).any(|f| model.frame_name(f).is_some_and(|n| !n.is_empty()));
-        if clip_origin == ClipOrigin::FrameNames && !named {
+        if matches!(
+            clip_origin,
+            ClipOrigin::FrameNames | ClipOrigin::FrameGroups
+        ) && !named
+        {
             model.clip_origin = ClipOrigin::None;
         }
         let sidecar = model
@@ -307,7 +314,12 @@ fn view<'a>(
         }
         Format::Skp => View::Skp(Skp::parse_with(data, limits, diag)?),
         Format::Ms3d => View::Ms3d(Ms3d::parse_with(data, limits, diag)?),
+        // MDL2 has Quake's layout, not MDL3's.
+        Format::Mdl if data.starts_with(MDL2_MAGIC) => {
+            View::Quake(QuakeMdl::parse_with(data, limits, diag)?)
+        }
         Format::Mdl => View::Mdl(Mdl::parse_with(data, limits, diag)?),
+        Format::Quake => View::Quake(QuakeMdl::parse_with(data, limits, diag)?),
         Format::Hmp => View::Hmp(Hmp::parse_with(data, limits, diag)?),
         Format::SlMdl => {
             let mdl = SlMdl::parse_with(data, limits, diag)?;

@@ -141,7 +141,7 @@ impl<'data> PoseFrames<'data> for View<'data> {
             View::Ms3d(m) => PoseFrames::num_frames(m),
             View::SlMdl(m) => m.anim().map_or(0, |a| a.num_frames()),
             View::SlAnim(a) => a.num_frames(),
-            View::Mdl(_) | View::Hmp(_) => 0,
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => 0,
         }
     }
 
@@ -153,7 +153,7 @@ impl<'data> PoseFrames<'data> for View<'data> {
             View::Ms3d(m) => m.bone_pose(frame, bone),
             View::SlMdl(m) => m.anim()?.bone_pose(frame, bone),
             View::SlAnim(a) => a.bone_pose(frame, bone),
-            View::Mdl(_) | View::Hmp(_) => None,
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => None,
         }
     }
 }

@@ -1,0 +1,71 @@
+//! Tweening Quake and MDL2 frames: the model's packed poses handed to the format-blind morph
+//! kernels of [`skin::morph`](crate::skin::morph), with the 162-entry normal table Quake and
+//! GameStudio share ([`gamestudio::morph::NORMAL_TABLE`](crate::gamestudio::morph::NORMAL_TABLE)).
+
+use zerocopy::{FromBytes, IntoBytes};
+
+use super::view::{QuakeFrame, QuakeMdl};
+use crate::gamestudio::morph::NORMAL_TABLE;
+use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
+
+impl<'data> QuakeFrame<'data> {
+    /// The vertices as the morph kernels read them (a zero-copy view of the same bytes).
+    #[must_use]
+    pub fn packed(&self) -> PackedFrame<'data> {
+        PackedFrame::Bytes(
+            <[[u8; 4]]>::ref_from_bytes(self.vertices.as_bytes()).unwrap_or_default(),
+        )
+    }
+}
+
+impl QuakeMdl<'_> {
+    /// The scale, origin and normal table that unpack this model's frames.
+    #[must_use]
+    pub fn unpack(&self) -> Unpack<'static> {
+        Unpack {
+            scale: self.scale(),
+            offset: self.origin(),
+            normals: &NORMAL_TABLE,
+        }
+    }
+
+    /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
+    fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
+        Ok(self.frames().get(i).ok_or(MorphError::NoFrame(i))?.packed())
+    }
+
+    /// Tweens poses `a` and `b` (indices into [`QuakeMdl::frames`]) at `t` (0 = `a`, 1 = `b`)
+    /// into `positions` and `normals`, with the `std::arch` kernel when `simd` (x86-64) and
+    /// the scalar reference otherwise.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::quake::{QuakeMdl, write::QuakeBuilder};
+    /// let bytes = QuakeBuilder::triangle().write();
+    /// let mdl = QuakeMdl::parse(&bytes)?;
+    /// let (mut p, mut n) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);
+    /// mdl.tween(0, 0, 0.0, false, &mut p, &mut n)?;
+    /// assert_eq!(p, [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MorphError`] for a missing frame or an output shorter than the vertices.
+    pub fn tween(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        simd: bool,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), MorphError> {
+        let (fa, fb) = (self.packed_frame(a)?, self.packed_frame(b)?);
+        if simd {
+            morph::tween_simd(&self.unpack(), fa, fb, t, positions, normals)
+        } else {
+            morph::tween_scalar(&self.unpack(), fa, fb, t, positions, normals)
+        }
+    }
+}

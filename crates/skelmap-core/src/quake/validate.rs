@@ -1,0 +1,431 @@
+//! The validation pass: one sequential walk from the header to the last frame (the rules are
+//! listed in the [module docs](super)).
+
+use core::mem::offset_of;
+
+use zerocopy::byteorder::{F32, I32, LittleEndian};
+
+use super::raw::{
+    ALIAS_GROUP, ALIAS_SINGLE, ALIAS_SKIN_GROUP, ALIAS_SKIN_SINGLE, ALIAS_VERSION, DaliasFrame,
+    DaliasGroup, Dtriangle, MDL2_MAGIC, MdlHeader, Stvert, Trivertx,
+};
+use super::view::{Group, QuakeFrame, QuakeMdl};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+use crate::gamestudio::Skin;
+use crate::gamestudio::anorms::NUM_NORMALS;
+use crate::gamestudio::skin::{SkinLayout, read_skin};
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::read::{Reader, Walk};
+use crate::rules::{self, record_offset};
+
+type Le = LittleEndian;
+
+/// Byte offset of a header field.
+fn at(field: usize) -> u64 {
+    field as u64
+}
+
+/// Validates `data` under `limits`, recording findings in `diag`. An `IDPO` file's errors
+/// name [`Format::Quake`], an `MDL2`'s [`Format::Mdl`].
+impl<'data> Parse<'data> for QuakeMdl<'data> {
+    const FORMAT: Format = Format::Quake;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<QuakeMdl<'data>> {
+        // A prefix of `MDL2` too short to tell is an MDL2 cut short (reported as truncated).
+        let mdl2 =
+            data.starts_with(MDL2_MAGIC) || (!data.is_empty() && MDL2_MAGIC.starts_with(data));
+        let format = if mdl2 { Format::Mdl } else { Format::Quake };
+        rules::begin(format, data, limits)?;
+        let reader = Reader::new(data, format);
+        let header: &MdlHeader = reader.ref_at("header", 0)?;
+        let check = Check { format };
+        if format == Format::Quake && header.version.get() != ALIAS_VERSION {
+            return Err(Error::Unsupported {
+                format,
+                what: "header.version",
+                offset: at(offset_of!(MdlHeader, version)),
+                value: header.version.get().into(),
+                supported: "Quake MDLs are version 6",
+            });
+        }
+        let floats = header.scale.iter().chain(&header.scale_origin);
+        // `scale_origin` follows `scale`: the k-th float's own offset.
+        const _: () =
+            assert!(offset_of!(MdlHeader, scale_origin) == offset_of!(MdlHeader, scale) + 12);
+        for (k, v) in floats.enumerate() {
+            if !v.get().is_finite() {
+                let what = if k < 3 {
+                    "header.scale"
+                } else {
+                    "header.scale_origin"
+                };
+                let offset = at(offset_of!(MdlHeader, scale) + 4 * k);
+                return Err(check.invalid(what, offset, Problem::NotFinite));
+            }
+        }
+        let count =
+            |v: &I32<Le>, what, field| rules::non_negative(format, what, at(field), v.get());
+        let numskins_at = offset_of!(MdlHeader, numskins);
+        let numskins = count(&header.numskins, "header.numskins", numskins_at)?;
+        let skinwidth_at = offset_of!(MdlHeader, skinwidth);
+        let width = count(&header.skinwidth, "header.skinwidth", skinwidth_at)?;
+        let skinheight_at = offset_of!(MdlHeader, skinheight);
+        let height = count(&header.skinheight, "header.skinheight", skinheight_at)?;
+        let numverts_at = offset_of!(MdlHeader, numverts);
+        let numverts = count(&header.numverts, "header.numverts", numverts_at)?;
+        let numtris_at = offset_of!(MdlHeader, numtris);
+        let numtris = count(&header.numtris, "header.numtris", numtris_at)?;
+        let numframes_at = offset_of!(MdlHeader, numframes);
+        let numframes = count(&header.numframes, "header.numframes", numframes_at)?;
+        let counts = [
+            (
+                "header.numverts",
+                numverts_at,
+                numverts,
+                limits.max_vertices_per_mesh,
+            ),
+            (
+                "header.numtris",
+                numtris_at,
+                numtris,
+                limits.max_triangles_per_mesh,
+            ),
+            (
+                "header.numframes",
+                numframes_at,
+                numframes,
+                limits.max_frames,
+            ),
+        ];
+        for (what, field, value, max) in counts {
+            rules::check_count(format, what, at(field), value, max)?;
+        }
+        check.limit(
+            "header.numskins",
+            at(numskins_at),
+            numskins,
+            limits.max_skins,
+        )?;
+        if numskins > 0 {
+            // Every skin takes its size from the header, which must then hold one.
+            for (what, field, v) in [
+                ("header.skinwidth", skinwidth_at, width),
+                ("header.skinheight", skinheight_at, height),
+            ] {
+                if v == 0 {
+                    let problem = Problem::NotPositive { value: 0.0 };
+                    return Err(check.invalid(what, at(field), problem));
+                }
+                check.limit(what, at(field), v, limits.max_skin_dimension)?;
+            }
+            if width % 4 != 0 {
+                diag.warn(
+                    format,
+                    WarningKind::SpecLimit,
+                    "header.skinwidth",
+                    at(skinwidth_at),
+                    || format!("skin width {width} is not a multiple of 4"),
+                );
+            }
+        }
+
+        let mut walk = reader.walk(size_of::<MdlHeader>() as u64);
+        let mut skins = Vec::with_capacity(numskins as usize);
+        let mut skin_groups = Vec::with_capacity(numskins as usize);
+        for _ in 0..numskins {
+            let group = if format == Format::Mdl {
+                let layout = SkinLayout::Sized { width, height };
+                skins.push(read_skin(&mut walk, layout, format, limits)?);
+                single(skins.len() - 1)
+            } else {
+                check.quake_skin(&mut walk, [width, height], limits, &mut skins)?
+            };
+            skin_groups.push(group);
+        }
+
+        let stverts_at = walk.offset();
+        let stverts = walk.read_slice::<Stvert>("stverts", numverts.into())?;
+        if numskins > 0
+            && stverts.iter().any(|st| {
+                !(0..=i64::from(width)).contains(&i64::from(st.s.get()))
+                    || !(0..=i64::from(height)).contains(&i64::from(st.t.get()))
+            })
+        {
+            diag.warn(
+                format,
+                WarningKind::SpecLimit,
+                "stverts",
+                stverts_at,
+                || "texture vertices outside the skin".into(),
+            );
+        }
+        let triangles_at = walk.offset();
+        let triangles = walk.read_slice::<Dtriangle>("triangles", numtris.into())?;
+        for (i, t) in triangles.iter().enumerate() {
+            if let Some(k) = (0..3).find(|&k| !ok(t, k, numverts)) {
+                let offset = record_offset::<Dtriangle>(triangles_at, i)
+                    + at(offset_of!(Dtriangle, vertindex) + 4 * k);
+                let index = t.vertindex.get(k).map_or(0, |v| v.get());
+                let problem = Problem::Index {
+                    index: index.into(),
+                    len: numverts.into(),
+                };
+                return Err(check.invalid("triangle.vertindex", offset, problem));
+            }
+        }
+
+        let mut frames = Vec::with_capacity(numframes as usize);
+        let mut frame_groups = Vec::with_capacity(numframes as usize);
+        for _ in 0..numframes {
+            let type_at = walk.offset();
+            let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
+            let group = match frame_type {
+                ALIAS_SINGLE => {
+                    check.frame(&mut walk, numverts, limits, &mut frames)?;
+                    single(frames.len() - 1)
+                }
+                ALIAS_GROUP => {
+                    let group_at = walk.offset();
+                    let group = walk.read::<DaliasGroup>("frame group")?;
+                    let n = check.members(
+                        "frame group.numframes",
+                        group_at + at(offset_of!(DaliasGroup, numframes)),
+                        group.numframes.get(),
+                        frames.len(),
+                        limits.max_frames,
+                    )?;
+                    let intervals = check.intervals(&mut walk, "frame group.intervals", n)?;
+                    let first = frames.len();
+                    for _ in 0..n {
+                        check.frame(&mut walk, numverts, limits, &mut frames)?;
+                    }
+                    Group {
+                        first: first as u32,
+                        count: n,
+                        intervals,
+                    }
+                }
+                value => {
+                    return Err(Error::Unsupported {
+                        format,
+                        what: "frame.type",
+                        offset: type_at,
+                        value: value.into(),
+                        supported: "frames are type 0 (single) or 1 (group)",
+                    });
+                }
+            };
+            frame_groups.push(group);
+        }
+        let end = walk.offset();
+        if end < reader.len() {
+            let extra = reader.len() - end;
+            diag.warn(format, WarningKind::TrailingBytes, "file", end, || {
+                format!("{extra} bytes after the last frame")
+            });
+        }
+        Ok(QuakeMdl {
+            format,
+            header,
+            skins,
+            skin_groups,
+            stverts,
+            triangles,
+            frames,
+            frame_groups,
+        })
+    }
+}
+
+/// `true` if corner `k` of `t` indexes one of `numverts` vertices.
+fn ok(t: &Dtriangle, k: usize, numverts: u32) -> bool {
+    t.vertindex
+        .get(k)
+        .and_then(|v| u32::try_from(v.get()).ok())
+        .is_some_and(|v| v < numverts)
+}
+
+/// The entry of a single skin or frame, member `index`.
+fn single<'data>(index: usize) -> Group<'data> {
+    Group {
+        first: index as u32,
+        count: 1,
+        intervals: &[],
+    }
+}
+
+/// The format errors are reported under.
+#[derive(Clone, Copy)]
+struct Check {
+    format: Format,
+}
+
+impl Check {
+    fn invalid(self, what: &'static str, offset: u64, problem: Problem) -> Error {
+        Error::Invalid {
+            format: self.format,
+            what,
+            offset,
+            problem,
+        }
+    }
+
+    /// [`Error::Limit`] for `value` above `max`.
+    fn limit(self, what: &'static str, offset: u64, value: u32, max: u32) -> Result<()> {
+        if value > max {
+            return Err(Error::Limit {
+                format: self.format,
+                what,
+                offset,
+                value: value.into(),
+                max: max.into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// A group's member count at `offset`: at least 1, and with the `so_far` members already
+    /// read at most `max` in all.
+    fn members(
+        self,
+        what: &'static str,
+        offset: u64,
+        value: i32,
+        so_far: usize,
+        max: u32,
+    ) -> Result<u32> {
+        let n = rules::non_negative(self.format, what, offset, value)?;
+        if n == 0 {
+            return Err(self.invalid(what, offset, Problem::Empty));
+        }
+        let total = (so_far as u64).saturating_add(n.into());
+        if total > u64::from(max) {
+            return Err(Error::Limit {
+                format: self.format,
+                what,
+                offset,
+                value: total,
+                max: max.into(),
+            });
+        }
+        Ok(n)
+    }
+
+    /// `n` intervals: finite, positive and not decreasing.
+    fn intervals<'data>(
+        self,
+        walk: &mut Walk<'data>,
+        what: &'static str,
+        n: u32,
+    ) -> Result<&'data [F32<Le>]> {
+        let first = walk.offset();
+        let intervals = walk.read_slice::<F32<Le>>(what, n.into())?;
+        let mut previous = 0.0f32;
+        for (i, v) in intervals.iter().enumerate() {
+            let (value, offset) = (v.get(), record_offset::<F32<Le>>(first, i));
+            let problem = if !value.is_finite() {
+                Problem::NotFinite
+            } else if value <= 0.0 {
+                Problem::NotPositive {
+                    value: value.into(),
+                }
+            } else if value < previous {
+                Problem::Decreasing {
+                    value: value.into(),
+                    previous: previous.into(),
+                }
+            } else {
+                previous = value;
+                continue;
+            };
+            return Err(self.invalid(what, offset, problem));
+        }
+        Ok(intervals)
+    }
+
+    /// A Quake skin record (single or group) of `width × height` 8-bit texels, its images
+    /// appended to `skins`.
+    fn quake_skin<'data>(
+        self,
+        walk: &mut Walk<'data>,
+        [width, height]: [u32; 2],
+        limits: &Limits,
+        skins: &mut Vec<Skin<'data>>,
+    ) -> Result<Group<'data>> {
+        let type_at = walk.offset();
+        let code = walk.read::<I32<Le>>("skin.type")?.get();
+        let texels = u64::from(width) * u64::from(height);
+        match code {
+            ALIAS_SKIN_SINGLE => {
+                let image = walk.read_slice::<u8>("skin.texels", texels)?;
+                skins.push(Skin::indexed(code, width, height, image));
+                Ok(single(skins.len() - 1))
+            }
+            ALIAS_SKIN_GROUP => {
+                let n_at = walk.offset();
+                let n = walk.read::<I32<Le>>("skin group.numskins")?.get();
+                let what = "skin group.numskins";
+                let n = self.members(what, n_at, n, skins.len(), limits.max_skins)?;
+                let intervals = self.intervals(walk, "skin group.intervals", n)?;
+                let first = skins.len();
+                for _ in 0..n {
+                    let image = walk.read_slice::<u8>("skin.texels", texels)?;
+                    skins.push(Skin::indexed(code, width, height, image));
+                }
+                Ok(Group {
+                    first: first as u32,
+                    count: n,
+                    intervals,
+                })
+            }
+            value => Err(Error::Unsupported {
+                format: self.format,
+                what: "skin.type",
+                offset: type_at,
+                value: value.into(),
+                supported: "Quake skins are type 0 (single) or 1 (group)",
+            }),
+        }
+    }
+
+    /// One pose (header and vertices) appended to `frames`; every normal index below 162.
+    fn frame<'data>(
+        self,
+        walk: &mut Walk<'data>,
+        numverts: u32,
+        limits: &Limits,
+        frames: &mut Vec<QuakeFrame<'data>>,
+    ) -> Result<()> {
+        let header_at = walk.offset();
+        self.limit(
+            "frames",
+            header_at,
+            frames.len() as u32 + 1,
+            limits.max_frames,
+        )?;
+        let header = walk.read::<DaliasFrame>("frame")?;
+        let vertices_at = walk.offset();
+        let vertices = walk.read_slice::<Trivertx>("frame.vertices", numverts.into())?;
+        if let Some(i) = vertices
+            .iter()
+            .position(|v| usize::from(v.lightnormalindex) >= NUM_NORMALS)
+        {
+            let offset = record_offset::<Trivertx>(vertices_at, i)
+                + at(offset_of!(Trivertx, lightnormalindex));
+            let problem = Problem::Index {
+                index: vertices.get(i).map_or(0, |v| v.lightnormalindex).into(),
+                len: NUM_NORMALS as u64,
+            };
+            return Err(self.invalid("frame.vertices", offset, problem));
+        }
+        frames.push(QuakeFrame { header, vertices });
+        Ok(())
+    }
+}

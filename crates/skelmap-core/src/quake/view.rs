@@ -1,0 +1,295 @@
+//! The validated view: [`QuakeMdl`], its skins and skin groups, texture vertices, triangles,
+//! and frames flattened out of their groups.
+
+use std::borrow::Cow;
+
+use zerocopy::byteorder::{F32, LittleEndian};
+
+use super::raw::{DaliasFrame, Dtriangle, MdlHeader, Stvert, Trivertx};
+use crate::format::Format;
+use crate::gamestudio::Skin;
+use crate::name;
+use crate::pose::framegroups::{FrameGroup, groups_from_names};
+
+/// A skin or frame entry of the file: a single one, or a group shown in turn.
+///
+/// The group's members are `first .. first + count` of [`QuakeMdl::skins`] or
+/// [`QuakeMdl::frames`]; a single entry has `count` 1 and no intervals.
+#[derive(Debug, Clone, Copy)]
+pub struct Group<'data> {
+    pub(super) first: u32,
+    pub(super) count: u32,
+    pub(super) intervals: &'data [F32<LittleEndian>],
+}
+
+impl<'data> Group<'data> {
+    /// The first member.
+    #[must_use]
+    pub fn first(&self) -> usize {
+        self.first as usize
+    }
+
+    /// Members (at least 1).
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.count as usize
+    }
+
+    /// `true` for a group record (even one with a single member), `false` for a single.
+    #[must_use]
+    pub fn is_group(&self) -> bool {
+        !self.intervals.is_empty()
+    }
+
+    /// The members' intervals: the time in seconds, from the group's start, at which each
+    /// member ends (positive and finite; empty for a single).
+    pub fn intervals(&self) -> impl ExactSizeIterator<Item = f32> + Clone + 'data {
+        self.intervals.iter().map(|v| v.get())
+    }
+
+    /// The group's length in seconds: its last interval (0 for a single).
+    #[must_use]
+    pub fn duration(&self) -> f32 {
+        self.intervals.last().map_or(0.0, |v| v.get())
+    }
+}
+
+/// One pose of the model (a single frame, or a member of a frame group).
+#[derive(Debug, Clone, Copy)]
+pub struct QuakeFrame<'data> {
+    pub(super) header: &'data DaliasFrame,
+    pub(super) vertices: &'data [Trivertx],
+}
+
+impl<'data> QuakeFrame<'data> {
+    /// The raw frame header (bounding box and name).
+    #[must_use]
+    pub fn header(&self) -> &'data DaliasFrame {
+        self.header
+    }
+
+    /// The name bytes, up to the first NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.name())
+    }
+
+    /// The packed vertices (each normal index < 162).
+    #[must_use]
+    pub fn vertices(&self) -> &'data [Trivertx] {
+        self.vertices
+    }
+}
+
+/// A validated Quake MDL (`IDPO`) or GameStudio MDL2. `Send`, `Sync`, `Clone` (it owns a
+/// small index of its skins and frames, built once at open).
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::quake::{QuakeMdl, write::QuakeBuilder};
+/// let bytes = QuakeBuilder::triangle().write();
+/// let mdl = QuakeMdl::parse(&bytes)?;
+/// assert_eq!((mdl.num_verts(), mdl.num_tris(), mdl.frames().len()), (3, 1, 1));
+/// assert_eq!(mdl.position(0, 1), Some([1.0, 0.0, 0.0]));
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct QuakeMdl<'data> {
+    pub(super) format: Format,
+    pub(super) header: &'data MdlHeader,
+    pub(super) skins: Vec<Skin<'data>>,
+    pub(super) skin_groups: Vec<Group<'data>>,
+    pub(super) stverts: &'data [Stvert],
+    pub(super) triangles: &'data [Dtriangle],
+    pub(super) frames: Vec<QuakeFrame<'data>>,
+    pub(super) frame_groups: Vec<Group<'data>>,
+}
+
+impl<'data> QuakeMdl<'data> {
+    /// [`Format::Quake`] for `IDPO`, [`Format::Mdl`] for a GameStudio MDL2.
+    #[must_use]
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data MdlHeader {
+        self.header
+    }
+
+    /// Vertex scale: position = scale · packed + origin.
+    #[must_use]
+    pub fn scale(&self) -> [f32; 3] {
+        self.header.scale.map(|v| v.get())
+    }
+
+    /// Vertex origin (`scale_origin`).
+    #[must_use]
+    pub fn origin(&self) -> [f32; 3] {
+        self.header.scale_origin.map(|v| v.get())
+    }
+
+    /// The skin size every skin has, in texels: `(skinwidth, skinheight)`.
+    #[must_use]
+    pub fn skin_size(&self) -> (u32, u32) {
+        let size = |v: i32| u32::try_from(v).unwrap_or(0);
+        (
+            size(self.header.skinwidth.get()),
+            size(self.header.skinheight.get()),
+        )
+    }
+
+    /// Vertices per frame (and texture vertices).
+    #[must_use]
+    pub fn num_verts(&self) -> usize {
+        self.stverts.len()
+    }
+
+    /// Triangles.
+    #[must_use]
+    pub fn num_tris(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// Every skin image, groups flattened in file order ([`QuakeMdl::skin_groups`] says which
+    /// belong together). Quake skins are 8-bit indices into
+    /// [`QUAKE_PALETTE`](super::QUAKE_PALETTE); MDL2 skins are GameStudio codes 0, 2 or 3.
+    #[must_use]
+    pub fn skins(&self) -> &[Skin<'data>] {
+        &self.skins
+    }
+
+    /// The skin entries of the header (`numskins`), each a single image or a group.
+    #[must_use]
+    pub fn skin_groups(&self) -> &[Group<'data>] {
+        &self.skin_groups
+    }
+
+    /// The texture vertices `(onseam, s, t)`, one per vertex, in texels.
+    pub fn stverts(&self) -> impl ExactSizeIterator<Item = (i32, i32, i32)> + Clone + 'data {
+        self.stverts
+            .iter()
+            .map(|v| (v.onseam.get(), v.s.get(), v.t.get()))
+    }
+
+    /// Triangle `i` as stored: `(facesfront, vertex indices)` (clockwise seen from the
+    /// front, Quake's winding), or `None` out of range.
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<(bool, [u32; 3])> {
+        let t = self.triangles.get(i)?;
+        // Validation proved every index in `0..numverts`.
+        let indices = t.vertindex.map(|v| u32::try_from(v.get()).unwrap_or(0));
+        Some((t.facesfront.get() != 0, indices))
+    }
+
+    /// The texture coordinates of triangle `i`'s corners (in stored order), by GLQuake's rule:
+    /// a vertex on the seam of a back-facing triangle moves half the skin to the right, then
+    /// `((s + ½) / skinwidth, (t + ½) / skinheight)`, `v` pointing down the image.
+    #[must_use]
+    pub fn corner_texcoords(&self, i: usize) -> Option<[[f32; 2]; 3]> {
+        let (front, indices) = self.triangle(i)?;
+        let (width, height) = self.skin_size();
+        let (w, h) = (width.max(1) as f32, height.max(1) as f32);
+        let seam = (width / 2) as f32;
+        let uv = |v: u32| {
+            let st = self.stverts.get(v as usize)?;
+            let shift = if !front && st.onseam.get() != 0 {
+                seam
+            } else {
+                0.0
+            };
+            Some([
+                (st.s.get() as f32 + shift + 0.5) / w,
+                (st.t.get() as f32 + 0.5) / h,
+            ])
+        };
+        Some([uv(indices[0])?, uv(indices[1])?, uv(indices[2])?])
+    }
+
+    /// Every pose, frame groups flattened in file order ([`QuakeMdl::frame_groups`] says
+    /// which belong together).
+    #[must_use]
+    pub fn frames(&self) -> &[QuakeFrame<'data>] {
+        &self.frames
+    }
+
+    /// The frame entries of the header (`numframes`), each a single frame or a group.
+    #[must_use]
+    pub fn frame_groups(&self) -> &[Group<'data>] {
+        &self.frame_groups
+    }
+
+    /// The position of vertex `v` in frame `frame`: `scale · packed + origin`.
+    #[must_use]
+    pub fn position(&self, frame: usize, v: usize) -> Option<[f32; 3]> {
+        let p = self.frames.get(frame)?.vertices.get(v)?;
+        let (scale, origin) = (self.scale(), self.origin());
+        Some(core::array::from_fn(|k| {
+            scale[k] * f32::from(p.v[k]) + origin[k]
+        }))
+    }
+
+    /// The model's animations: each frame group one clip (named by its first frame's stem,
+    /// `count / duration` frames per second), and each run of single frames grouped by name
+    /// stem at `fps`, as DarkPlaces does for frames without groups.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::quake::QuakeMdl;
+    /// use skelmap_core::quake::write::{FrameDef, FrameEntry, QuakeBuilder};
+    /// let pose = |name: &str| FrameDef { name: name.into(), vertices: vec![([0; 3], 0); 3] };
+    /// let bytes = QuakeBuilder {
+    ///     frames: vec![
+    ///         FrameEntry::Single(pose("stand1")),
+    ///         FrameEntry::Single(pose("stand2")),
+    ///         FrameEntry::Group { intervals: vec![0.1, 0.2, 0.3, 0.4], frames: vec![pose("fly1"); 4] },
+    ///     ],
+    ///     ..QuakeBuilder::triangle()
+    /// }
+    /// .write();
+    /// let clips = QuakeMdl::parse(&bytes)?.clips(10.0);
+    /// let summary: Vec<_> = clips.iter().map(|c| (c.name.as_str(), c.first, c.count, c.fps)).collect();
+    /// assert_eq!(summary, [("stand", 0, 2, 10.0), ("fly", 2, 4, 10.0)]);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn clips(&self, fps: f32) -> Vec<FrameGroup> {
+        let mut clips = Vec::new();
+        let mut singles: Option<(usize, usize)> = None;
+        let flush = |clips: &mut Vec<FrameGroup>, run: Option<(usize, usize)>| {
+            let Some((first, end)) = run else { return };
+            let run = self.frames.get(first..end).unwrap_or_default();
+            let names = run.iter().map(|f| f.name());
+            clips.extend(groups_from_names(names, fps).into_iter().map(|mut g| {
+                g.first += first as u32;
+                g
+            }));
+        };
+        for group in &self.frame_groups {
+            if !group.is_group() {
+                singles.get_or_insert((group.first(), group.first())).1 += 1;
+                continue;
+            }
+            flush(&mut clips, singles.take());
+            let first = self.frames.get(group.first()).map(|f| f.name());
+            let stem = groups_from_names(first.into_iter(), fps);
+            clips.push(FrameGroup {
+                name: stem.into_iter().next().map(|g| g.name).unwrap_or_default(),
+                first: group.first,
+                count: group.count,
+                // Validation proved the intervals positive.
+                fps: group.count as f32 / group.duration(),
+                looped: true,
+            });
+        }
+        flush(&mut clips, singles.take());
+        clips
+    }
+}
