@@ -8,6 +8,7 @@ use skelmap_export::gltf::{self, GltfOptions};
 use skelmap_export::{Scene, SceneOptions, obj, render, scene};
 
 use crate::load;
+use crate::summary::count;
 use crate::write_file;
 
 /// Most cells of a contact sheet.
@@ -91,14 +92,16 @@ pub fn export(
             write_file(out, &text)?;
         }
     }
+    let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    let clips = if kind == "obj" { 0 } else { scene.clips.len() };
     say!(
-        "wrote {}: {} meshes, {} vertices, {} triangles, {} joints, {} animations{}",
+        "wrote {}: {}, {}, {}, {}, {}{}",
         out.display(),
-        scene.meshes.len(),
-        scene.num_vertices(),
-        scene.num_triangles(),
-        scene.skeleton.as_ref().map_or(0, |s| s.joints.len()),
-        if kind == "obj" { 0 } else { scene.clips.len() },
+        count(scene.meshes.len() as u64, "mesh", "meshes"),
+        count(scene.num_vertices() as u64, "vertex", "vertices"),
+        count(scene.num_triangles() as u64, "triangle", "triangles"),
+        count(joints as u64, "joint", "joints"),
+        count(clips as u64, "animation", "animations"),
         scene
             .frame
             .map_or_else(|| " (bind pose)".to_string(), |f| format!(" (frame {f})")),

@@ -88,7 +88,8 @@ enum Command {
     Info {
         /// The model file (the format is recognised from its first bytes).
         file: PathBuf,
-        /// Print JSON instead of text.
+        /// Print JSON instead of text: counts as integers, each skin an object; the schema is
+        /// crates/skelmap-cli/schema/info.schema.json (JSON Schema 2020-12).
         #[arg(long)]
         json: bool,
         #[command(flatten)]

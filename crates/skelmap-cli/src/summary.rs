@@ -1,8 +1,14 @@
 //! What `info` reports about a model, as one serialisable structure shared by the text and
 //! JSON renderings (so the two always carry the same numbers). Built from the model's
 //! format-neutral API.
+//!
+//! The JSON carries numbers, not prose, and its shape is a contract:
+//! `crates/skelmap-cli/schema/info.schema.json` (JSON Schema 2020-12) describes every field, and
+//! `tests/info_schema.rs` holds every corpus model's output to it. A field added, renamed or
+//! retyped here changes the schema in the same commit.
 
 use serde::Serialize;
+use skelmap_core::gamestudio::{PixelFormat, Skin};
 use skelmap_core::model::{ClipOrigin, Companion, Pose, View};
 use skelmap_core::pose::bounds::Aabb;
 use skelmap_core::{Model, name};
@@ -34,8 +40,9 @@ pub struct Summary {
     /// Materials: a DPM or SKM mesh's shader, MS3D materials, GameStudio skins.
     pub materials: u32,
     pub material_list: Vec<MaterialSummary>,
-    /// MDL/HMP: embedded skins as "type code, width × height" (`null` for other formats).
-    pub skins: Option<Vec<String>>,
+    /// MDL/HMP (and any model with skins): the skins, one object each (`null` for formats
+    /// without skins).
+    pub skins: Option<Vec<SkinSummary>>,
     /// HMP: vertices per row and rows (`null` for other formats).
     pub grid: Option<[u32; 2]>,
     /// SL mdl: the declared vertex attributes, in order (`null` for other formats).
@@ -83,6 +90,81 @@ pub struct BoneSummary {
     pub parent: Option<usize>,
     pub flags: u32,
     pub attachment: bool,
+}
+
+/// One skin (GameStudio's, or Quake's), as numbers: what `schema/info.schema.json` calls a skin.
+#[derive(Debug, Serialize)]
+pub struct SkinSummary {
+    /// The pixel format itself, for the text rendering (JSON has its name).
+    #[serde(skip)]
+    pub pixel: PixelFormat,
+    /// The raw type code (HMP7: the kind in bits 0..=2 and the flags above).
+    #[serde(rename = "type")]
+    pub type_code: i32,
+    /// [`PixelFormat::name`]: `palette8`, `rgb565`, …, `dds`, `reference` or `external`.
+    pub format: &'static str,
+    /// Texels (0 for DDS, references, external names and material-only skins).
+    pub width: u32,
+    pub height: u32,
+    /// Texel levels: 1, 4 with mips, 0 without texels.
+    pub levels: u32,
+    /// The external texture file an HMP7 skin names (never read).
+    pub external: Option<String>,
+    /// The skin an HMP7 skin refers to.
+    pub reference: Option<u32>,
+    /// Whether an HMP7 skin carries an MDL7 material.
+    pub material: bool,
+    /// The length of the text material definition an HMP7 skin may carry.
+    pub definition_bytes: Option<u64>,
+}
+
+impl SkinSummary {
+    fn of(skin: &Skin<'_>) -> SkinSummary {
+        SkinSummary {
+            pixel: skin.format(),
+            type_code: skin.type_code(),
+            format: skin.format().name(),
+            width: skin.width(),
+            height: skin.height(),
+            levels: u32::try_from(skin.num_levels()).unwrap_or(u32::MAX),
+            external: skin.external().map(text),
+            reference: skin.reference(),
+            material: skin.material().is_some(),
+            definition_bytes: skin.definition().map(|d| d.len() as u64),
+        }
+    }
+
+    /// The skin in words: `rgb565 1272 × 1114, 1 level`, `external "bark.tga"`,
+    /// `reference to skin 0`, plus `, material` and `, material definition (N bytes)`.
+    fn describe(&self) -> String {
+        let mut line = if let Some(target) = self.reference {
+            format!("reference to skin {target}")
+        } else if let Some(name) = &self.external {
+            format!("external {name:?}")
+        } else if self.pixel == PixelFormat::Dds {
+            "dds (embedded file)".to_string()
+        } else if self.levels == 0 {
+            format!("{}, no texels", self.format)
+        } else {
+            format!(
+                "{} {} × {}, {}",
+                self.format,
+                self.width,
+                self.height,
+                count(self.levels, "level", "levels")
+            )
+        };
+        if self.material {
+            line.push_str(", material");
+        }
+        if let Some(n) = self.definition_bytes {
+            line.push_str(&format!(
+                ", material definition ({})",
+                count(n, "byte", "bytes")
+            ));
+        }
+        line
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -209,9 +291,12 @@ impl Summary {
                     texture: text(m.texture),
                 })
                 .collect(),
+            // A list (perhaps empty) for the formats that embed skins, and for any model
+            // that has some (so a new skinned format lists them without a change here).
             skins: (matches!(model.view(), View::Mdl(_) | View::Quake(_))
-                || model.terrain().is_some())
-            .then(|| model.skins().iter().map(skin_label).collect()),
+                || model.terrain().is_some()
+                || !model.skins().is_empty())
+            .then(|| model.skins().iter().map(SkinSummary::of).collect()),
             grid: model.terrain().map(|g| [g.columns, g.rows]),
             attributes: model.as_sl_mdl().map(|m| {
                 m.mdl()
@@ -246,7 +331,7 @@ impl Summary {
                 ClipOrigin::FrameNames => "frame names",
                 ClipOrigin::FrameGroupsFile => "framegroups file",
                 ClipOrigin::Timeline => "timeline",
-                ClipOrigin::FrameGroups => "frame groups",
+                ClipOrigin::FrameGroups => "groups in the model",
                 _ => "none",
             },
             bone_list,
@@ -292,19 +377,8 @@ fn bind_bounds(model: &Model<'_>) -> Result<Option<Aabb>, skelmap_core::model::D
     Ok(bounds)
 }
 
-fn skin_label(skin: &skelmap_core::gamestudio::Skin<'_>) -> String {
-    format!(
-        "type {}, {:?}, {} × {}, {} level(s)",
-        skin.type_code(),
-        skin.format(),
-        skin.width(),
-        skin.height(),
-        skin.num_levels()
-    )
-}
-
 /// `n` and the noun, singular for one: "1 frame", "2 frames".
-fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
+pub(crate) fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
@@ -314,15 +388,12 @@ pub fn render_text(s: &Summary, out: &mut String) {
     use std::fmt::Write;
     let _ = writeln!(out, "{}: {} model, {} bytes", s.file, s.format, s.size);
     if let Some(skins) = &s.skins {
-        let _ = writeln!(
-            out,
-            "  skins: {}",
-            if skins.is_empty() {
-                "none".to_string()
-            } else {
-                skins.join("; ")
-            }
-        );
+        if skins.is_empty() {
+            let _ = writeln!(out, "  skins: none");
+        }
+        for (i, skin) in skins.iter().enumerate() {
+            let _ = writeln!(out, "  skin {i}: {}", skin.describe());
+        }
     }
     if let Some([nx, ny]) = s.grid {
         let _ = writeln!(out, "  terrain grid {nx} × {ny}");
