@@ -162,13 +162,14 @@ fn print_text(outcomes: &[Outcome]) {
             (Some(e), _, _) => say!("{}  {e}", "FAIL".red().bold()),
             (None, true, 0) => say!("{}    {}", "OK".green(), o.file),
             (None, ok, n) => say!(
-                "{}  {} ({n} kinds of warning{})",
+                "{}  {} ({}{})",
                 if ok {
                     "WARN".yellow().to_string()
                 } else {
                     "FAIL".red().bold().to_string()
                 },
                 o.file,
+                crate::summary::count(n as u64, "kind of warning", "kinds of warning"),
                 if ok { "" } else { ", --strict" }
             ),
         }

@@ -847,3 +847,20 @@ fn bench_help_gives_the_time_a_run_takes() {
         "{help}"
     );
 }
+
+/// `validate` counts kinds of warning in plain English ("1 kind of warning"), here on a Quake
+/// model with an editor's bytes after its last frame (as real files carry).
+#[test]
+fn validate_counts_kinds_of_warning_in_plain_english() {
+    let dir = temp_dir("warning-kinds");
+    let path = dir.join("tail.mdl");
+    let model = skelmap_core::quake::write::QuakeBuilder {
+        trailing: b"QMEX".to_vec(),
+        ..skelmap_core::quake::write::QuakeBuilder::triangle()
+    };
+    std::fs::write(&path, model.write()).unwrap();
+    let out = skelmap(&["validate", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("tail.mdl (1 kind of warning)"), "{text}");
+}
