@@ -410,3 +410,68 @@ fn poses_and_deforms_report_what_is_wrong() {
     ));
     model.deform(0, &pose, &mut p, &mut q).unwrap();
 }
+
+/// `Model::pose_clip` plays an MS3D's timeline in seconds from 0 (its first key), where
+/// `Model::pose` by frame starts at frame 0 = 1 / fps; a DPM clip by time lands on the
+/// frames `Model::pose` blends.
+#[test]
+fn clips_sampled_by_time_reach_the_first_key_and_match_the_frames() {
+    let seed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/probe_any/arm_tail.ms3d");
+    let bytes = std::fs::read(seed).unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let clip = model.clips()[0].clone();
+    let mut by_time = Pose::default();
+    model
+        .pose_clip(&clip, 0.0, true, Interpolation::Slerp, &mut by_time)
+        .unwrap();
+    let ms3d = model.as_ms3d().unwrap();
+    let mut keys = skelmap::pose::LocalPose::default();
+    ms3d.local_pose_at(0.0, Interpolation::Slerp, &mut keys);
+    assert_eq!(by_time.local().bones, keys.bones);
+    // Past the end, a looping clip wraps and a held one stops at its last key.
+    let length = clip.count as f32 / clip.fps;
+    let mut wrapped = Pose::default();
+    model
+        .pose_clip(&clip, length, true, Interpolation::Slerp, &mut wrapped)
+        .unwrap();
+    assert_eq!(wrapped.local().bones, keys.bones);
+    let mut held = Pose::default();
+    model
+        .pose_clip(&clip, 2.0 * length, false, Interpolation::Slerp, &mut held)
+        .unwrap();
+    ms3d.local_pose_at(length, Interpolation::Slerp, &mut keys);
+    assert_eq!(held.local().bones, keys.bones);
+    assert!(matches!(
+        model.pose_clip(&clip, f32::NAN, true, Interpolation::Slerp, &mut held),
+        Err(DeformError::Time(_))
+    ));
+
+    let (dpm, _) = tube();
+    let model = Model::from_bytes(&dpm).unwrap();
+    let clip = skelmap::pose::framegroups::FrameGroup {
+        name: "walk".into(),
+        first: 2,
+        count: 4,
+        fps: 8.0,
+        looped: false,
+    };
+    let (mut a, mut b) = (Pose::default(), Pose::default());
+    // 0.3125 s at 8 fps is frame 2.5 of the clip: frames 4 and 5 half way; held at the end.
+    for (seconds, looped, f, g, t) in [
+        (0.3125, true, 4, 5, 0.5),
+        (0.4375, true, 5, 2, 0.5),
+        (9.0, false, 5, 5, 0.0),
+    ] {
+        model
+            .pose_clip(&clip, seconds, looped, Interpolation::Nlerp, &mut a)
+            .unwrap();
+        model.pose(f, g, t, Interpolation::Nlerp, &mut b).unwrap();
+        assert_eq!(a.palette().world, b.palette().world, "{seconds} s");
+    }
+    let late = skelmap::pose::framegroups::FrameGroup { first: 7, ..clip };
+    assert!(matches!(
+        model.pose_clip(&late, 0.0, true, Interpolation::Nlerp, &mut a),
+        Err(DeformError::Clip { .. })
+    ));
+}

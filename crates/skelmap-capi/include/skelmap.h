@@ -9,13 +9,27 @@
  * - Handles are opaque. Every *_free function accepts NULL.
  * - Enum-like inputs are uint32_t and are checked: an unknown value is
  *   SKELMAP_STATUS_INVALID_ARGUMENT, never undefined behaviour.
+ * - Every function documents what it returns. A successful call clears the thread's last
+ *   error, so skelmap_last_error() always describes the latest call.
  * - Strings go in NUL-terminated; names come out through (buffer, capacity) pairs and the
- *   functions return the full length, like snprintf.
+ *   functions return the full length, like snprintf, or SIZE_MAX when there is no such
+ *   item (an empty name is 0).
+ * - Output arrays take a capacity in elements (triangles, vertices, corners, texels or
+ *   heights, as each function says), never in bytes or floats.
  * - No function lets a Rust panic cross into C: it becomes SKELMAP_STATUS_PANIC.
  * - A SkelmapModel is immutable after opening (except skelmap_model_set_framegroups) and
  *   may be read from several threads at once; a SkelmapPose belongs to one thread at a time.
  *
- * Changes
+ * Changes (rebuild callers: structs grew)
+ * - Drawing and time: materials and submeshes (skelmap_material, _name, _texture,
+ *   skelmap_submesh, _triangles, SkelmapCounts.materials), corner streams
+ *   (skelmap_mesh_corner_texcoords, skelmap_model_skin_corners), skelmap_skin_rgba,
+ *   skelmap_pose_bind and skelmap_pose_sample_clip; SkelmapMeshInfo gains submeshes,
+ *   texcoords and corner_normals at its end. Changed: skelmap_model_skin takes a const pose
+ *   and gives MS3D normals (smooth) instead of refusing them; skelmap_bone_name,
+ *   skelmap_frame_name, skelmap_frame_group_name and skelmap_model_warning return SIZE_MAX,
+ *   not 0, for no such item (0 was also an empty name); a successful call clears the last
+ *   error; SKELMAP_BONE_ATTACHMENT is defined.
  * - Quake models and GameStudio skins: SKELMAP_FORMAT_QUAKE (a GameStudio MDL2 reports
  *   SKELMAP_FORMAT_MDL); SKELMAP_FORMAT_SL_ANIM for an SL animation on its own, which
  *   used to report SKELMAP_FORMAT_SL_MDL; SkelmapCounts gains `skins` at its end (rebuild
@@ -35,6 +49,21 @@
 #include <stdlib.h>
 
 /**
+ * `SkelmapMeshInfo.texcoords`: the mesh has no texture coordinates.
+ */
+#define SKELMAP_TEXCOORDS_NONE 0
+
+/**
+ * `SkelmapMeshInfo.texcoords`: one per vertex (DPM, SKM, HMP, SL).
+ */
+#define SKELMAP_TEXCOORDS_PER_VERTEX 1
+
+/**
+ * `SkelmapMeshInfo.texcoords`: one per triangle corner (MS3D, MDL, Quake).
+ */
+#define SKELMAP_TEXCOORDS_PER_CORNER 2
+
+/**
  * `flags` bit for `skelmap_model_open_file`: read the file (and its companions) into memory
  * instead of mapping it, so that later changes to the file cannot affect the model.
  */
@@ -51,6 +80,12 @@
  * speed).
  */
 #define SKELMAP_INTERPOLATION_SLERP 1
+
+/**
+ * `SkelmapBone.flags` bit: the bone is an attachment point (a tag for weapons, hats...).
+ * (A literal, so that the header defines it; it is the core's flag.)
+ */
+#define SKELMAP_BONE_ATTACHMENT 1
 
 /**
  * What a call did. `SKELMAP_STATUS_OK` (0) is success; every other value is a failure whose
@@ -202,12 +237,42 @@ typedef enum SkelmapPixelFormat {
 typedef struct SkelmapModel SkelmapModel;
 
 /**
- * A sampled pose and the scratch space skinning uses. Opaque to C; created by
+ * A sampled pose. Opaque to C; created by
  * `skelmap_pose_new`, filled by `skelmap_pose_sample`, destroyed by
  * `skelmap_pose_free`. A pose is not tied to one model: it can be sampled from any model
  * and used to skin any model whose meshes reference no more bones than it holds.
  */
 typedef struct SkelmapPose SkelmapPose;
+
+/**
+ * One material, filled by `skelmap_material`.
+ */
+typedef struct SkelmapMaterial {
+  /**
+   * Diffuse colour, RGBA in 0..1 (an MS3D material's; white for other formats).
+   */
+  float diffuse[4];
+  /**
+   * The embedded skin it draws with (`skelmap_skin_info`, `skelmap_skin_rgba`), or -1: a
+   * GameStudio MDL or HMP or a Quake model has one material per skin.
+   */
+  int32_t skin;
+} SkelmapMaterial;
+
+/**
+ * One submesh (a set of a mesh's triangles drawn with one material), filled by
+ * `skelmap_submesh`.
+ */
+typedef struct SkelmapSubmesh {
+  /**
+   * Its material (`0..SkelmapCounts.materials`), or -1 for none.
+   */
+  int32_t material;
+  /**
+   * Its triangles: the elements `skelmap_submesh_triangles` writes.
+   */
+  uint32_t triangles;
+} SkelmapSubmesh;
 
 /**
  * One mesh's counts, filled by `skelmap_mesh_info`.
@@ -218,9 +283,27 @@ typedef struct SkelmapMeshInfo {
    */
   uint32_t vertices;
   /**
-   * Triangles: `skelmap_mesh_triangles` writes three indices per triangle.
+   * Triangles: the elements `skelmap_mesh_triangles` writes (three indices each).
+   * `3 · triangles` corners: the elements of the corner streams
+   * (`skelmap_mesh_corner_texcoords`, `skelmap_model_skin_corners`).
    */
   uint32_t triangles;
+  /**
+   * Submeshes (`skelmap_submesh`): an MS3D's groups, 1 elsewhere.
+   */
+  uint32_t submeshes;
+  /**
+   * Where the texture coordinates are stored: `SKELMAP_TEXCOORDS_PER_VERTEX` (read with
+   * `skelmap_mesh_texcoords`), `SKELMAP_TEXCOORDS_PER_CORNER` (MS3D, MDL, Quake: read with
+   * `skelmap_mesh_corner_texcoords`, which works for every layout) or
+   * `SKELMAP_TEXCOORDS_NONE`.
+   */
+  uint32_t texcoords;
+  /**
+   * 1 when the format stores normals per triangle corner (MS3D), so that
+   * `skelmap_model_skin_corners` keeps hard edges that per-vertex normals smooth over.
+   */
+  uint32_t corner_normals;
 } SkelmapMeshInfo;
 
 /**
@@ -282,6 +365,10 @@ typedef struct SkelmapCounts {
    * Skins (see `skelmap_skin_info`): a GameStudio MDL's or HMP's, a Quake model's.
    */
   uint32_t skins;
+  /**
+   * Materials (see `skelmap_material`).
+   */
+  uint32_t materials;
 } SkelmapCounts;
 
 /**
@@ -361,11 +448,12 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The message of the last failed call on this thread.
+ * The message of the latest call on this thread, if it failed.
  *
  * Copies it, NUL-terminated and truncated to `len − 1` bytes, into `buf` (when `buf` is not
  * NULL and `len > 0`) and returns its full length in bytes, not counting the NUL: call once
- * with `len = 0` to size a buffer. Returns 0 when no call on this thread has failed. The
+ * with `len = 0` to size a buffer. Returns 0 when the latest call succeeded (every successful
+ * call clears the message) or none was made. This function itself never changes it. The
  * message names the format, structure, field and byte offset for a malformed file, e.g.
  * `DPM: truncated mesh.ofs_texcoords at offset 120: need 8 bytes, have 3`.
  *
@@ -376,25 +464,117 @@ extern "C" {
 size_t skelmap_last_error(char *buf, size_t len);
 
 /**
- * A static, NUL-terminated description of `status` (for example "malformed file"); "unknown
- * status" for a value that is not a `SkelmapStatus`. Never NULL.
+ * Returns a static, NUL-terminated description of `status` (for example "malformed file"); "unknown
+ * status" for a value that is not a `SkelmapStatus`. Never NULL; it cannot fail and leaves
+ * the last error as it is.
  */
 const char *skelmap_status_str(uint32_t status);
 
 /**
- * The library version, e.g. "0.1.0". Static, never NULL.
+ * The library version, e.g. "0.1.0". Static, never NULL; it cannot fail and leaves the
+ * last error as it is.
  */
 const char *skelmap_version(void);
 
 /**
  * The instruction set the skinning kernels use on this CPU: "avx512", "avx2" or "portable".
- * Static, never NULL.
+ * Static, never NULL; it cannot fail and leaves the last error as it is.
  */
 const char *skelmap_simd_level(void);
 
 /**
- * Fills `*out` with mesh `mesh`'s vertex and triangle counts. A DPM or SKM has
- * `SkelmapCounts.meshes` meshes; an MS3D (all groups together), MDL or HMP has one.
+ * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh
+ * (its shader), the MS3D file's materials, one per GameStudio or Quake skin; none for SL.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE`.
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_material(const struct SkelmapModel *model,
+                                    uint32_t index,
+                                    struct SkelmapMaterial *out);
+
+/**
+ * Copies material `index`'s name (a DPM or SKM shader name, an MS3D material name, `skin`
+ * for an embedded skin) into `buf` of `len` bytes, NUL-terminated and truncated to
+ * `len − 1`, and returns its full length (0 for an unnamed material).
+ *
+ * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+ * `SkelmapCounts.materials` (`SKELMAP_STATUS_OUT_OF_RANGE`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `buf` is NULL or valid for writes of `len` bytes.
+ */
+size_t skelmap_material_name(const struct SkelmapModel *model,
+                             uint32_t index,
+                             char *buf,
+                             size_t len);
+
+/**
+ * Copies the texture file material `index` names (an MS3D material's texture; a DPM or SKM
+ * shader name, which engines map to an image path; an HMP7 skin's external file) into `buf`
+ * like `skelmap_material_name` and returns its full length: 0 when the material names no
+ * file (an embedded skin, an MS3D material without a texture). skelmap never opens the file:
+ * the path is as stored, relative to the model.
+ *
+ * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+ * `SkelmapCounts.materials` (`SKELMAP_STATUS_OUT_OF_RANGE`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `buf` is NULL or valid for writes of `len` bytes.
+ */
+size_t skelmap_material_texture(const struct SkelmapModel *model,
+                                uint32_t index,
+                                char *buf,
+                                size_t len);
+
+/**
+ * Fills `*out` with submesh `index` of mesh `mesh` (`0..SkelmapMeshInfo.submeshes`): an
+ * MS3D group, or one submesh covering every triangle for the other formats.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh or submesh).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_submesh(const struct SkelmapModel *model,
+                                   uint32_t mesh,
+                                   uint32_t index,
+                                   struct SkelmapSubmesh *out);
+
+/**
+ * Writes the triangles submesh `index` of mesh `mesh` draws, as indices into the mesh's
+ * triangles (`skelmap_mesh_triangles`), into `out`: `capacity` elements, one `uint32_t`
+ * per triangle, at least `SkelmapSubmesh.triangles`.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh or submesh), or `SKELMAP_STATUS_BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writes of `capacity`
+ * `uint32_t`s.
+ */
+enum SkelmapStatus skelmap_submesh_triangles(const struct SkelmapModel *model,
+                                             uint32_t mesh,
+                                             uint32_t index,
+                                             uint32_t *out,
+                                             size_t capacity);
+
+/**
+ * Fills `*out` with mesh `mesh`'s counts and layouts. A DPM or SKM has
+ * `SkelmapCounts.meshes` meshes; an MS3D (all groups together), MDL, HMP or Quake model
+ * has one.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE`.
  *
  * # Safety
  *
@@ -405,9 +585,13 @@ enum SkelmapStatus skelmap_mesh_info(const struct SkelmapModel *model,
                                      struct SkelmapMeshInfo *out);
 
 /**
- * Writes mesh `mesh`'s triangles into `out` as three vertex indices each (`capacity` is in
- * triangles), each index below the mesh's vertex count. A terrain has two triangles per
- * grid cell, counter-clockwise seen from above.
+ * Writes mesh `mesh`'s triangles into `out` as three vertex indices each, for `capacity`
+ * elements (triangles), each index below the mesh's vertex count. Triangles are
+ * counter-clockwise seen from the front (Quake's clockwise ones reversed); a terrain has two
+ * per grid cell, counter-clockwise seen from above.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), or `SKELMAP_STATUS_BUFFER_TOO_SMALL`.
  *
  * # Safety
  *
@@ -421,10 +605,15 @@ enum SkelmapStatus skelmap_mesh_triangles(const struct SkelmapModel *model,
 
 /**
  * Writes mesh `mesh`'s texture coordinates (`s`, `t` per vertex) into `out`, `stride` bytes
- * apart (0 = 8, tightly packed), for `capacity` vertices. DPM, SKM and SL store one per
- * vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D and MDL store
- * them per triangle corner, which this per-vertex layout cannot express, and an SL layout may
- * have none: `SKELMAP_STATUS_WRONG_KIND`.
+ * apart (0 = 8, tightly packed), for `capacity` elements (vertices). DPM, SKM and SL store
+ * one per vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D, MDL and
+ * Quake store them per triangle corner (`SKELMAP_TEXCOORDS_PER_CORNER`), which a per-vertex
+ * array cannot express: read those with `skelmap_mesh_corner_texcoords`.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
+ * `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` (per-corner or no
+ * texture coordinates).
  *
  * # Safety
  *
@@ -447,14 +636,26 @@ enum SkelmapStatus skelmap_mesh_texcoords(const struct SkelmapModel *model,
  * - DPM, SKM: linear blend skinning of the file's pre-weighted records with the fastest
  *   kernel this CPU runs (see `skelmap_simd_level`), by a pose sampled from a model with at
  *   least the bones the mesh uses.
- * - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms;
- *   MS3D stores normals per triangle corner, so for it `normals` must be NULL
- *   (`SKELMAP_STATUS_WRONG_KIND` otherwise).
- * - MDL, HMP: the morph: the pose's two frames tweened (positions blended, normals blended
- *   and renormalised).
+ * - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms.
+ *   MS3D stores normals per triangle corner: a vertex's normal here is the normalised sum of
+ *   its deformed corner normals (smooth); `skelmap_model_skin_corners` keeps hard edges.
+ * - MDL, HMP, Quake: the morph: the pose's two frames tweened (positions blended, normals
+ *   blended and renormalised).
  *
- * A pose sampled from another kind of model gives `SKELMAP_STATUS_WRONG_KIND`; an unsampled
- * pose `SKELMAP_STATUS_INVALID_ARGUMENT`. On failure the buffers may be partly written.
+ * `capacity` counts elements (vertices). The pose is only read: one pose may skin several
+ * meshes or models on several threads at once.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or:
+ * - `SKELMAP_STATUS_NULL_PARAMETER`: `model` or `pose` is NULL, or both buffers are;
+ * - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ `SkelmapCounts.meshes`;
+ * - `SKELMAP_STATUS_INVALID_ARGUMENT`: a stride below 12 bytes or a span that overflows, or
+ *   an unsampled pose;
+ * - `SKELMAP_STATUS_BUFFER_TOO_SMALL`: `capacity` below the mesh's vertices;
+ * - `SKELMAP_STATUS_WRONG_KIND`: a pose sampled from another kind of model (bones for a
+ *   vertex-animated one or frames for a skeletal one), or a pose with fewer bones than the
+ *   mesh uses.
+ *
+ * On failure the buffers may be partly written.
  *
  * # Safety
  *
@@ -464,7 +665,7 @@ enum SkelmapStatus skelmap_mesh_texcoords(const struct SkelmapModel *model,
  * element.
  */
 enum SkelmapStatus skelmap_model_skin(const struct SkelmapModel *model,
-                                      struct SkelmapPose *pose,
+                                      const struct SkelmapPose *pose,
                                       uint32_t mesh,
                                       float *positions,
                                       size_t position_stride,
@@ -473,9 +674,61 @@ enum SkelmapStatus skelmap_model_skin(const struct SkelmapModel *model,
                                       size_t capacity);
 
 /**
+ * Writes the texture coordinates of every triangle corner of mesh `mesh` into `out`,
+ * `stride` bytes apart (0 = 8, tightly packed): corner `k` of triangle `t` is element
+ * `3t + k`, in `skelmap_mesh_triangles` order, for `capacity` elements (corners), at least
+ * `3 · SkelmapMeshInfo.triangles`. It works for every layout: per-vertex coordinates are
+ * repeated at each corner. With `skelmap_model_skin_corners` this gives an unindexed
+ * vertex stream (three vertices per triangle) for formats that store coordinates per
+ * corner (MS3D, MDL, Quake). `v` points down the image, as the texels are stored.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (a stride below 8
+ * bytes, or a span that overflows), `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or
+ * `SKELMAP_STATUS_WRONG_KIND` for a mesh without texture coordinates
+ * (`SKELMAP_TEXCOORDS_NONE`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writes of
+ * `(capacity − 1) · stride + 8` bytes.
+ */
+enum SkelmapStatus skelmap_mesh_corner_texcoords(const struct SkelmapModel *model,
+                                                 uint32_t mesh,
+                                                 float *out,
+                                                 size_t stride,
+                                                 size_t capacity);
+
+/**
+ * Deforms mesh `mesh` by `pose` like `skelmap_model_skin` and writes an unindexed stream:
+ * the position and normal of every triangle corner (corner `k` of triangle `t` is element
+ * `3t + k`), `position_stride` and `normal_stride` bytes apart (0 = 12), for `capacity`
+ * elements (corners), at least `3 · SkelmapMeshInfo.triangles`. Normals are the format's
+ * own per corner where it stores them so (MS3D: hard edges kept), the vertex's elsewhere.
+ * Either buffer may be NULL, not both.
+ *
+ * Returns as `skelmap_model_skin` does (`SKELMAP_STATUS_OK`, `_NULL_PARAMETER`,
+ * `_OUT_OF_RANGE`, `_INVALID_ARGUMENT`, `_BUFFER_TOO_SMALL`, `_WRONG_KIND`).
+ *
+ * # Safety
+ *
+ * As `skelmap_model_skin`, with `capacity` counting corners.
+ */
+enum SkelmapStatus skelmap_model_skin_corners(const struct SkelmapModel *model,
+                                              const struct SkelmapPose *pose,
+                                              uint32_t mesh,
+                                              float *positions,
+                                              size_t position_stride,
+                                              float *normals,
+                                              size_t normal_stride,
+                                              size_t capacity);
+
+/**
  * Fills `*out` with a terrain's grid: vertex `column + row · columns` of the mesh lies at
- * `(column · cell_x, row · cell_y, height)`. `SKELMAP_STATUS_WRONG_KIND` for a model that is
- * not an HMP.
+ * `(column · cell_x, row · cell_y, height)`.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_WRONG_KIND` for a model that is not an HMP.
  *
  * # Safety
  *
@@ -486,9 +739,12 @@ enum SkelmapStatus skelmap_terrain_grid(const struct SkelmapModel *model,
                                         struct SkelmapTerrainGrid *out);
 
 /**
- * Writes frame `frame`'s heights (`scale_z · packed + offset_z`), row-major, into `out`
- * (`capacity` floats, at least `columns · rows`). `SKELMAP_STATUS_WRONG_KIND` for a model
- * that is not an HMP.
+ * Writes frame `frame`'s heights (`scale_z · packed + offset_z`), row-major, into `out`:
+ * `capacity` elements (heights, one float each), at least `columns · rows`.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (frame), `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or
+ * `SKELMAP_STATUS_WRONG_KIND` for a model that is not an HMP.
  *
  * # Safety
  *
@@ -511,6 +767,12 @@ enum SkelmapStatus skelmap_terrain_heights(const struct SkelmapModel *model,
  * same name, when there is one. Frame groups come from `<path>.framegroups` when that file
  * exists, else from the frame names.
  *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`path` or `out`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (unknown `flags` bits, a path that is not UTF-8),
+ * `SKELMAP_STATUS_IO`, `SKELMAP_STATUS_UNKNOWN_FORMAT`, `SKELMAP_STATUS_MALFORMED`,
+ * `SKELMAP_STATUS_UNSUPPORTED`, `SKELMAP_STATUS_LIMIT` or `SKELMAP_STATUS_RESOLVE` (a
+ * companion file missing or refused).
+ *
  * # Safety
  *
  * `path` is a NUL-terminated string and `out` is valid for writing one pointer. Unless
@@ -529,6 +791,11 @@ enum SkelmapStatus skelmap_model_open_file(const char *path,
  * An SKM mesh cannot be opened this way, since it needs its skeleton: use
  * `skelmap_model_open_skm_memory`. `flags` must be 0.
  *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`data` with a non-zero
+ * `len`, or `out`), `SKELMAP_STATUS_INVALID_ARGUMENT` (`flags`, a length over `PTRDIFF_MAX`),
+ * `SKELMAP_STATUS_UNKNOWN_FORMAT`, `SKELMAP_STATUS_MALFORMED`, `SKELMAP_STATUS_UNSUPPORTED`,
+ * `SKELMAP_STATUS_LIMIT` or `SKELMAP_STATUS_RESOLVE` (an SKM without its skeleton).
+ *
  * # Safety
  *
  * `data` is valid for reads of `len` bytes (it may be NULL when `len` is 0), and `out` for
@@ -545,6 +812,9 @@ enum SkelmapStatus skelmap_model_open_memory(const uint8_t *data,
  * bone counts must match), storing a new model in `*out` (NULL on failure). Nothing is
  * copied. `flags` must be 0.
  *
+ * Returns as `skelmap_model_open_memory` does; `SKELMAP_STATUS_MALFORMED` also when the two
+ * do not pair.
+ *
  * # Safety
  *
  * `skm` is valid for reads of `skm_len` bytes and `skp` of `skp_len` bytes (either may be
@@ -560,7 +830,7 @@ enum SkelmapStatus skelmap_model_open_skm_memory(const uint8_t *skm,
 
 /**
  * Frees a model. NULL is allowed and does nothing. Poses sampled from the model stay valid
- * (they hold no reference to it).
+ * (they hold no reference to it). Returns nothing; it cannot fail.
  *
  * # Safety
  *
@@ -569,7 +839,9 @@ enum SkelmapStatus skelmap_model_open_skm_memory(const uint8_t *skm,
 void skelmap_model_free(struct SkelmapModel *model);
 
 /**
- * The model's format; 0 when `model` is NULL.
+ * The model's format, a `SkelmapFormat` value.
+ *
+ * Returns 0 (no format) when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
  *
  * # Safety
  *
@@ -579,6 +851,8 @@ uint32_t skelmap_model_format(const struct SkelmapModel *model);
 
 /**
  * Fills `*out` with the model's counts.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`).
  *
  * # Safety
  *
@@ -590,7 +864,10 @@ enum SkelmapStatus skelmap_model_counts(const struct SkelmapModel *model,
 /**
  * Copies warning `index` (a non-fatal finding of validation, such as "influence weights do
  * not sum to 1 (12 vertices)") into `buf` like `skelmap_last_error` and returns its full
- * length; 0 for an index past `SkelmapCounts.warnings`.
+ * length.
+ *
+ * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+ * `SkelmapCounts.warnings` (`SKELMAP_STATUS_OUT_OF_RANGE`).
  *
  * # Safety
  *
@@ -604,6 +881,8 @@ size_t skelmap_model_warning(const struct SkelmapModel *model,
 /**
  * Creates an empty pose in `*out` (NULL on failure).
  *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`out`).
+ *
  * # Safety
  *
  * `out` is NULL or valid for writing one pointer.
@@ -611,7 +890,7 @@ size_t skelmap_model_warning(const struct SkelmapModel *model,
 enum SkelmapStatus skelmap_pose_new(struct SkelmapPose **out);
 
 /**
- * Frees a pose. NULL is allowed and does nothing.
+ * Frees a pose. NULL is allowed and does nothing. Returns nothing; it cannot fail.
  *
  * # Safety
  *
@@ -629,8 +908,14 @@ void skelmap_pose_free(struct SkelmapPose *pose);
  *   `(f + 1) / fps` seconds into the animation (rotation keys always slerp).
  * - MDL, HMP: the pose records the frame pair, which `skelmap_model_skin` tweens.
  *
- * Both frames must be below `SkelmapCounts.frames` (`SKELMAP_STATUS_OUT_OF_RANGE`
- * otherwise) and `t` finite; `t` outside 0..1 extrapolates.
+ * Both frames must be below `SkelmapCounts.frames` and `t` finite; `t` outside 0..1
+ * extrapolates. For animation by time use `skelmap_pose_sample_clip`; for the rest pose
+ * `skelmap_pose_bind`.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (a frame), `SKELMAP_STATUS_INVALID_ARGUMENT` (an unknown
+ * `interpolation`, a `t` that is not finite), or `SKELMAP_STATUS_WRONG_KIND` (a model
+ * without frames). On failure the pose is left unsampled.
  *
  * # Safety
  *
@@ -645,8 +930,49 @@ enum SkelmapStatus skelmap_pose_sample(struct SkelmapPose *pose,
                                        uint32_t interpolation);
 
 /**
+ * Sets `pose` to `model`'s rest (bind) pose: the pose its meshes are stored in (MS3D's rest
+ * transforms, an SL animation's keyframe 0) or frame 0 (DPM, SKM, SKP, and the
+ * vertex-animated MDL, HMP and Quake models). Skinning with it gives the mesh as stored.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model` is
+ * NULL), or `SKELMAP_STATUS_WRONG_KIND` for a model without frames (an SL mesh without its
+ * animation).
+ *
+ * # Safety
+ *
+ * `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+ * live model.
+ */
+enum SkelmapStatus skelmap_pose_bind(struct SkelmapPose *pose, const struct SkelmapModel *model);
+
+/**
+ * Samples frame group `clip` of `model` `seconds` after the clip's start into `pose`, as a
+ * game plays it: frame `seconds · fps` of the clip blended with the next (rotations by
+ * normalised linear blend), wrapping from the clip's last frame to its first when `loop` is
+ * true and holding its ends otherwise. An MS3D, keyed in seconds, is evaluated at exactly
+ * that time, so `seconds = 0` reaches its keys at 0.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model` is
+ * NULL), `SKELMAP_STATUS_OUT_OF_RANGE` (`clip` ≥ `SkelmapCounts.frame_groups`), or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`seconds` is NaN or infinite). On failure the pose is
+ * left unsampled.
+ *
+ * # Safety
+ *
+ * `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+ * live model.
+ */
+enum SkelmapStatus skelmap_pose_sample_clip(struct SkelmapPose *pose,
+                                            const struct SkelmapModel *model,
+                                            uint32_t clip,
+                                            float seconds,
+                                            bool loop);
+
+/**
  * The number of bone transforms the pose holds (0 before sampling, and for a pose sampled
- * from an MDL or HMP); 0 when `pose` is NULL.
+ * from a vertex-animated MDL, HMP or Quake model).
+ *
+ * Returns 0 when `pose` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
  *
  * # Safety
  *
@@ -657,6 +983,9 @@ uint32_t skelmap_pose_bone_count(const struct SkelmapPose *pose);
 /**
  * Writes bone `bone`'s transform to model space into `out` as a row-major 3×4 matrix
  * (`out[4·r + c]`, the translation in column 3), for attaching objects to a bone.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`bone` ≥ `skelmap_pose_bone_count`).
  *
  * # Safety
  *
@@ -669,6 +998,9 @@ enum SkelmapStatus skelmap_pose_bone_world(const struct SkelmapPose *pose,
 /**
  * Fills `*out` with bone `index`'s parent and flags.
  *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.bones`).
+ *
  * # Safety
  *
  * `model` is NULL or a live model; `out` is NULL or valid for writing a `SkelmapBone`.
@@ -679,8 +1011,11 @@ enum SkelmapStatus skelmap_bone(const struct SkelmapModel *model,
 
 /**
  * Copies bone `index`'s name (bytes as stored, up to the first NUL) into `buf` of `len`
- * bytes, NUL-terminated and truncated to `len − 1`, and returns its full length; 0 for an
- * index out of range (the last error says which).
+ * bytes, NUL-terminated and truncated to `len − 1`, and returns its full length (0 for an
+ * unnamed bone).
+ *
+ * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+ * `SkelmapCounts.bones` (`SKELMAP_STATUS_OUT_OF_RANGE`); the last error then says which.
  *
  * # Safety
  *
@@ -689,8 +1024,9 @@ enum SkelmapStatus skelmap_bone(const struct SkelmapModel *model,
 size_t skelmap_bone_name(const struct SkelmapModel *model, uint32_t index, char *buf, size_t len);
 
 /**
- * The index of the first bone named exactly `name`, or -1 when there is none (or `model` or
- * `name` is NULL). Real files repeat names; the first match wins.
+ * Returns the index of the first bone named exactly `name`, or -1 when there is none (or `model` or
+ * `name` is NULL, `SKELMAP_STATUS_NULL_PARAMETER`). Real files repeat names; the first
+ * match wins.
  *
  * # Safety
  *
@@ -700,7 +1036,10 @@ int32_t skelmap_bone_index(const struct SkelmapModel *model, const char *name);
 
 /**
  * Copies frame `index`'s name into `buf` like `skelmap_bone_name` and returns its full
- * length. MS3D frames have no names (length 0); 0 for an index out of range.
+ * length. MS3D and SL frames have no names (length 0).
+ *
+ * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+ * `SkelmapCounts.frames` (`SKELMAP_STATUS_OUT_OF_RANGE`).
  *
  * # Safety
  *
@@ -709,8 +1048,8 @@ int32_t skelmap_bone_index(const struct SkelmapModel *model, const char *name);
 size_t skelmap_frame_name(const struct SkelmapModel *model, uint32_t index, char *buf, size_t len);
 
 /**
- * The index of the first frame named exactly `name`, or -1 when there is none (or `model`
- * or `name` is NULL).
+ * Returns the index of the first frame named exactly `name`, or -1 when there is none (or `model`
+ * or `name` is NULL, `SKELMAP_STATUS_NULL_PARAMETER`).
  *
  * # Safety
  *
@@ -723,7 +1062,11 @@ int32_t skelmap_frame_index(const struct SkelmapModel *model, const char *name);
  *
  * Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
  * `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
- * `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate.
+ * `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate;
+ * a Quake model's frame groups are its own, timed by their intervals.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.frame_groups`).
  *
  * # Safety
  *
@@ -736,7 +1079,10 @@ enum SkelmapStatus skelmap_frame_group(const struct SkelmapModel *model,
 
 /**
  * Copies frame group `index`'s name into `buf` like `skelmap_bone_name` and returns its
- * full length; 0 for an index out of range.
+ * full length.
+ *
+ * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+ * `SkelmapCounts.frame_groups` (`SKELMAP_STATUS_OUT_OF_RANGE`).
  *
  * # Safety
  *
@@ -752,6 +1098,11 @@ size_t skelmap_frame_group_name(const struct SkelmapModel *model,
  * (`first count fps loop // name` per line) in `text[0..len]`, for a model opened from
  * memory. Every group must lie within the model's frames; on failure the groups are
  * unchanged. Not to be called while another thread reads the model.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model`, or `text` with a
+ * non-zero `len`), `SKELMAP_STATUS_MALFORMED` (a line that does not parse or a group
+ * outside the frames; the message names the line's byte offset), or
+ * `SKELMAP_STATUS_WRONG_KIND` (a model without frames).
  *
  * # Safety
  *
@@ -793,6 +1144,28 @@ size_t skelmap_skin_external_name(const struct SkelmapModel *model,
                                   uint32_t index,
                                   char *buf,
                                   size_t len);
+
+/**
+ * Decodes skin `index` (a reference followed to the skin it names; the first, full-size
+ * level) to RGBA8, row by row from the top, into `out`: `capacity` elements (texels, 4 bytes
+ * each), at least `width · height` of `SkelmapSkinInfo`. 8-bit skins go through the Quake
+ * palette for a Quake model and through a grey ramp for a GameStudio one (whose palette the
+ * file does not carry).
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.skins`),
+ * `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` for a skin without
+ * texels to decode (an embedded DDS file, an external name, a material only).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writes of `4 · capacity`
+ * bytes.
+ */
+enum SkelmapStatus skelmap_skin_rgba(const struct SkelmapModel *model,
+                                     uint32_t index,
+                                     uint8_t *out,
+                                     size_t capacity);
 
 #ifdef __cplusplus
 }  // extern "C"

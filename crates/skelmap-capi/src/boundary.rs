@@ -131,7 +131,10 @@ impl From<DeformError> for Fail {
             DeformError::NoMesh { .. } | DeformError::NoFrame { .. } => {
                 Fail::new(SkelmapStatus::OutOfRange, e.to_string())
             }
-            DeformError::Blend(_) | DeformError::NotSampled => Fail::invalid(e.to_string()),
+            DeformError::Blend(_)
+            | DeformError::Time(_)
+            | DeformError::Clip { .. }
+            | DeformError::NotSampled => Fail::invalid(e.to_string()),
             _ => Fail::wrong_kind(e.to_string()),
         }
     }
@@ -145,10 +148,14 @@ fn set_last_error(message: String) {
     LAST_ERROR.with(|last| *last.borrow_mut() = message);
 }
 
-/// Runs `body`, turning its failure or panic into a status and the thread's last error.
+/// Runs `body`, turning its failure or panic into a status and the thread's last error; a
+/// success clears the last error, so that it always describes the latest call.
 pub(crate) fn status(body: impl FnOnce() -> Result<(), Fail>) -> SkelmapStatus {
     match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => SkelmapStatus::Ok,
+        Ok(Ok(())) => {
+            LAST_ERROR.with(|last| last.borrow_mut().clear());
+            SkelmapStatus::Ok
+        }
         Ok(Err(fail)) => {
             set_last_error(fail.message);
             fail.status
@@ -190,11 +197,12 @@ pub(crate) unsafe fn copy_out(text: &[u8], buf: *mut c_char, len: usize) -> usiz
     text.len()
 }
 
-/// The message of the last failed call on this thread.
+/// The message of the latest call on this thread, if it failed.
 ///
 /// Copies it, NUL-terminated and truncated to `len − 1` bytes, into `buf` (when `buf` is not
 /// NULL and `len > 0`) and returns its full length in bytes, not counting the NUL: call once
-/// with `len = 0` to size a buffer. Returns 0 when no call on this thread has failed. The
+/// with `len = 0` to size a buffer. Returns 0 when the latest call succeeded (every successful
+/// call clears the message) or none was made. This function itself never changes it. The
 /// message names the format, structure, field and byte offset for a malformed file, e.g.
 /// `DPM: truncated mesh.ofs_texcoords at offset 120: need 8 bytes, have 3`.
 ///
@@ -203,16 +211,16 @@ pub(crate) unsafe fn copy_out(text: &[u8], buf: *mut c_char, len: usize) -> usiz
 /// `buf` is NULL or valid for writes of `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn skelmap_last_error(buf: *mut c_char, len: usize) -> usize {
-    value(0, || {
-        Ok(LAST_ERROR.with(|last| {
-            // SAFETY: forwarded from this function's contract.
-            unsafe { copy_out(last.borrow().as_bytes(), buf, len) }
-        }))
+    // Not through `status`, which would clear the message this call reads.
+    LAST_ERROR.with(|last| {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { copy_out(last.borrow().as_bytes(), buf, len) }
     })
 }
 
-/// A static, NUL-terminated description of `status` (for example "malformed file"); "unknown
-/// status" for a value that is not a `SkelmapStatus`. Never NULL.
+/// Returns a static, NUL-terminated description of `status` (for example "malformed file"); "unknown
+/// status" for a value that is not a `SkelmapStatus`. Never NULL; it cannot fail and leaves
+/// the last error as it is.
 #[unsafe(no_mangle)]
 pub extern "C" fn skelmap_status_str(status: u32) -> *const c_char {
     let text: &CStr = match status {
@@ -234,7 +242,8 @@ pub extern "C" fn skelmap_status_str(status: u32) -> *const c_char {
     text.as_ptr()
 }
 
-/// The library version, e.g. "0.1.0". Static, never NULL.
+/// The library version, e.g. "0.1.0". Static, never NULL; it cannot fail and leaves the
+/// last error as it is.
 #[unsafe(no_mangle)]
 pub extern "C" fn skelmap_version() -> *const c_char {
     const VERSION: &CStr =
@@ -246,7 +255,7 @@ pub extern "C" fn skelmap_version() -> *const c_char {
 }
 
 /// The instruction set the skinning kernels use on this CPU: "avx512", "avx2" or "portable".
-/// Static, never NULL.
+/// Static, never NULL; it cannot fail and leaves the last error as it is.
 #[unsafe(no_mangle)]
 pub extern "C" fn skelmap_simd_level() -> *const c_char {
     use skelmap_core::skin::SimdLevel;

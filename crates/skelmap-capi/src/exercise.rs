@@ -6,10 +6,15 @@
 use std::ffi::c_char;
 
 use crate::boundary::{SkelmapStatus, skelmap_last_error, skelmap_status_str};
+use crate::material::{
+    SkelmapMaterial, SkelmapSubmesh, skelmap_material, skelmap_material_name,
+    skelmap_material_texture, skelmap_submesh, skelmap_submesh_triangles,
+};
 use crate::mesh::{
     SkelmapMeshInfo, SkelmapTerrainGrid, skelmap_mesh_info, skelmap_mesh_texcoords,
     skelmap_mesh_triangles, skelmap_model_skin, skelmap_terrain_grid, skelmap_terrain_heights,
 };
+use crate::mesh::{skelmap_mesh_corner_texcoords, skelmap_model_skin_corners};
 use crate::model::{
     SkelmapCounts, SkelmapModel, skelmap_model_counts, skelmap_model_format, skelmap_model_free,
     skelmap_model_open_memory, skelmap_model_warning,
@@ -18,11 +23,14 @@ use crate::pose::{
     SkelmapPose, skelmap_pose_bone_count, skelmap_pose_bone_world, skelmap_pose_free,
     skelmap_pose_new, skelmap_pose_sample,
 };
+use crate::pose::{skelmap_pose_bind, skelmap_pose_sample_clip};
 use crate::skeleton::{
     SkelmapBone, SkelmapFrameGroup, skelmap_bone, skelmap_bone_index, skelmap_bone_name,
     skelmap_frame_group, skelmap_frame_group_name, skelmap_frame_index, skelmap_frame_name,
 };
-use crate::skin::{SkelmapSkinInfo, skelmap_skin_external_name, skelmap_skin_info};
+use crate::skin::{
+    SkelmapSkinInfo, skelmap_skin_external_name, skelmap_skin_info, skelmap_skin_rgba,
+};
 
 /// Largest mesh the exercise skins (bigger ones are only counted), to bound its memory.
 const MAX_SKIN_VERTICES: u32 = 1 << 20;
@@ -55,7 +63,8 @@ pub fn exercise(data: &[u8]) -> u64 {
         );
         sum += u64::from(skelmap_model_format(Some(m)));
         for w in [0, counts.warnings] {
-            sum += skelmap_model_warning(Some(m), w, msg.as_mut_ptr(), msg.len()) as u64;
+            sum +=
+                skelmap_model_warning(Some(m), w, msg.as_mut_ptr(), msg.len()).min(1 << 20) as u64;
         }
         for b in [0, counts.bones.saturating_sub(1), counts.bones, u32::MAX] {
             let mut bone = SkelmapBone::default();
@@ -79,7 +88,8 @@ pub fn exercise(data: &[u8]) -> u64 {
             let mut group = SkelmapFrameGroup::default();
             let _ = skelmap_frame_group(Some(m), g, Some(&mut group));
             sum += u64::from(group.count);
-            sum += skelmap_frame_group_name(Some(m), g, msg.as_mut_ptr(), msg.len()) as u64;
+            sum += skelmap_frame_group_name(Some(m), g, msg.as_mut_ptr(), msg.len()).min(1 << 20)
+                as u64;
         }
         for k in [0, counts.skins.saturating_sub(1), counts.skins, u32::MAX] {
             let mut info = SkelmapSkinInfo::default();
@@ -89,6 +99,24 @@ pub fn exercise(data: &[u8]) -> u64 {
             let n = skelmap_skin_external_name(Some(m), k, msg.as_mut_ptr(), msg.len());
             assert_eq!(n != usize::MAX, info.format == 8 && k < counts.skins);
             sum = sum.wrapping_add(n as u64);
+            let texels = info.width as usize * info.height as usize;
+            if k < counts.skins && texels <= 1 << 22 {
+                let mut rgba = vec![0u8; 4 * texels];
+                let s = skelmap_skin_rgba(Some(m), k, rgba.as_mut_ptr(), texels);
+                sum += s as u64 + rgba.iter().map(|&b| u64::from(b)).sum::<u64>();
+                let short = skelmap_skin_rgba(Some(m), k, rgba.as_mut_ptr(), texels / 2);
+                assert_ne!(short, SkelmapStatus::Ok, "a short skin buffer was accepted");
+            }
+        }
+        for k in [0, counts.materials.saturating_sub(1), counts.materials] {
+            let mut material = SkelmapMaterial::default();
+            let s = skelmap_material(Some(m), k, Some(&mut material));
+            assert_eq!(s == SkelmapStatus::Ok, k < counts.materials);
+            let name = skelmap_material_name(Some(m), k, msg.as_mut_ptr(), msg.len());
+            let texture = skelmap_material_texture(Some(m), k, msg.as_mut_ptr(), msg.len());
+            assert_eq!(name == usize::MAX, k >= counts.materials);
+            assert_eq!(texture == usize::MAX, k >= counts.materials);
+            sum = sum.wrapping_add(name as u64).wrapping_add(texture as u64);
         }
         let mut grid = SkelmapTerrainGrid::default();
         if skelmap_terrain_grid(Some(m), Some(&mut grid)) == SkelmapStatus::Ok {
@@ -119,6 +147,18 @@ pub fn exercise(data: &[u8]) -> u64 {
                 sum += skin(m, p, mesh);
             }
         }
+        sum += skelmap_pose_bind(Some(p), Some(m)) as u64;
+        for clip in [0, counts.frame_groups] {
+            for seconds in [0.0, 0.7, -3.0, 1e9, f32::NAN] {
+                for looped in [false, true] {
+                    let s = skelmap_pose_sample_clip(Some(p), Some(m), clip, seconds, looped);
+                    sum += s as u64;
+                    if s == SkelmapStatus::Ok {
+                        sum += skin(m, p, 0);
+                    }
+                }
+            }
+        }
         skelmap_pose_free(pose);
         skelmap_model_free(model);
     }
@@ -130,7 +170,7 @@ pub fn exercise(data: &[u8]) -> u64 {
 /// # Safety
 ///
 /// `m` and `p` are live.
-unsafe fn skin(m: &SkelmapModel, p: &mut SkelmapPose, mesh: u32) -> u64 {
+unsafe fn skin(m: &SkelmapModel, p: &SkelmapPose, mesh: u32) -> u64 {
     let mut info = SkelmapMeshInfo::default();
     // SAFETY: live references.
     if unsafe { skelmap_mesh_info(Some(m), mesh, Some(&mut info)) } != SkelmapStatus::Ok
@@ -172,6 +212,45 @@ unsafe fn skin(m: &SkelmapModel, p: &mut SkelmapPose, mesh: u32) -> u64 {
             "triangle index past vertices"
         );
         let _ = skelmap_mesh_texcoords(Some(m), mesh, uvs.as_mut_ptr(), 0, n);
+        let corners = 3 * info.triangles as usize;
+        if corners <= 3 * MAX_SKIN_VERTICES as usize {
+            let mut corner_uvs = vec![0.0f32; 2 * corners];
+            let mut corner_out = vec![0.0f32; 6 * corners];
+            let c = corner_out.as_mut_ptr();
+            sum += skelmap_mesh_corner_texcoords(Some(m), mesh, corner_uvs.as_mut_ptr(), 0, corners)
+                as u64;
+            let s =
+                skelmap_model_skin_corners(Some(m), Some(p), mesh, c, 24, c.add(3), 24, corners);
+            sum += s as u64;
+            let short = skelmap_model_skin_corners(
+                Some(m),
+                Some(p),
+                mesh,
+                c,
+                24,
+                c.add(3),
+                24,
+                corners / 2,
+            );
+            assert!(
+                corners == 0 || short != SkelmapStatus::Ok,
+                "a short corner buffer was accepted"
+            );
+        }
+        for sub in [0, info.submeshes] {
+            let mut submesh = SkelmapSubmesh::default();
+            if skelmap_submesh(Some(m), mesh, sub, Some(&mut submesh)) == SkelmapStatus::Ok {
+                assert!(sub < info.submeshes);
+                let mut list = vec![0u32; submesh.triangles as usize];
+                let s =
+                    skelmap_submesh_triangles(Some(m), mesh, sub, list.as_mut_ptr(), list.len());
+                assert_eq!(s, SkelmapStatus::Ok);
+                assert!(
+                    list.iter().all(|&t| t < info.triangles),
+                    "submesh triangle past the mesh"
+                );
+            }
+        }
     }
     sum + out.iter().map(|v| v.to_bits() as u64 & 1).sum::<u64>()
 }

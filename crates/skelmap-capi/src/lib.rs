@@ -28,6 +28,7 @@ pub mod boundary;
 #[cfg(feature = "exercise")]
 #[doc(hidden)]
 pub mod exercise;
+pub mod material;
 pub mod mesh;
 pub mod model;
 pub mod pose;
@@ -35,6 +36,7 @@ pub mod skeleton;
 pub mod skin;
 
 pub use boundary::SkelmapStatus;
+pub use material::{SkelmapMaterial, SkelmapSubmesh};
 pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
 pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
 pub use pose::SkelmapPose;

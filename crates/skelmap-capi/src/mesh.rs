@@ -1,6 +1,8 @@
 //! Meshes: counts, triangles and texture coordinates, skinning (or tweening) into caller
 //! buffers with a byte stride, and the terrain grid.
 
+use std::cell::RefCell;
+
 use skelmap_core::model::{Mesh, TexcoordLayout};
 
 use crate::boundary::{Fail, SkelmapStatus, status};
@@ -13,9 +15,28 @@ use crate::pose::SkelmapPose;
 pub struct SkelmapMeshInfo {
     /// Vertices: the elements `skelmap_model_skin` writes.
     pub vertices: u32,
-    /// Triangles: `skelmap_mesh_triangles` writes three indices per triangle.
+    /// Triangles: the elements `skelmap_mesh_triangles` writes (three indices each).
+    /// `3 · triangles` corners: the elements of the corner streams
+    /// (`skelmap_mesh_corner_texcoords`, `skelmap_model_skin_corners`).
     pub triangles: u32,
+    /// Submeshes (`skelmap_submesh`): an MS3D's groups, 1 elsewhere.
+    pub submeshes: u32,
+    /// Where the texture coordinates are stored: `SKELMAP_TEXCOORDS_PER_VERTEX` (read with
+    /// `skelmap_mesh_texcoords`), `SKELMAP_TEXCOORDS_PER_CORNER` (MS3D, MDL, Quake: read with
+    /// `skelmap_mesh_corner_texcoords`, which works for every layout) or
+    /// `SKELMAP_TEXCOORDS_NONE`.
+    pub texcoords: u32,
+    /// 1 when the format stores normals per triangle corner (MS3D), so that
+    /// `skelmap_model_skin_corners` keeps hard edges that per-vertex normals smooth over.
+    pub corner_normals: u32,
 }
+
+/// `SkelmapMeshInfo.texcoords`: the mesh has no texture coordinates.
+pub const SKELMAP_TEXCOORDS_NONE: u32 = 0;
+/// `SkelmapMeshInfo.texcoords`: one per vertex (DPM, SKM, HMP, SL).
+pub const SKELMAP_TEXCOORDS_PER_VERTEX: u32 = 1;
+/// `SkelmapMeshInfo.texcoords`: one per triangle corner (MS3D, MDL, Quake).
+pub const SKELMAP_TEXCOORDS_PER_CORNER: u32 = 2;
 
 /// A terrain's grid, filled by `skelmap_terrain_grid`.
 #[repr(C)]
@@ -32,7 +53,7 @@ pub struct SkelmapTerrainGrid {
 }
 
 /// A caller's output array: `capacity` elements of `N` `T`s, `stride` bytes apart.
-struct Strided<T, const N: usize> {
+pub(crate) struct Strided<T, const N: usize> {
     ptr: *mut T,
     stride: usize,
     capacity: usize,
@@ -45,7 +66,7 @@ impl<T: Copy, const N: usize> Strided<T, N> {
     ///
     /// `ptr` is NULL or valid for writes of `(capacity − 1) · stride + N · size_of::<T>()`
     /// bytes (no alignment required), with `stride` 0 meaning tightly packed.
-    unsafe fn new(
+    pub(crate) unsafe fn new(
         ptr: *mut T,
         stride: usize,
         capacity: usize,
@@ -75,7 +96,7 @@ impl<T: Copy, const N: usize> Strided<T, N> {
     }
 
     /// Writes `values` to elements `0..values.len()`.
-    fn write(&self, values: &[[T; N]], name: &str) -> Result<(), Fail> {
+    pub(crate) fn write(&self, values: &[[T; N]], name: &str) -> Result<(), Fail> {
         if values.len() > self.capacity {
             return Err(Fail::too_small(
                 name,
@@ -99,8 +120,17 @@ impl<T: Copy, const N: usize> Strided<T, N> {
     }
 }
 
+/// Positions and normals, one each per vertex.
+type Vertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+thread_local! {
+    /// The kernels' outputs before the strided copy into the caller's buffers: per thread, so
+    /// that a pose stays read-only and one pose can skin on several threads at once.
+    static SCRATCH: RefCell<Vertices> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
 /// Mesh `index` of the model, or the out-of-range failure.
-fn mesh(model: &SkelmapModel, index: u32) -> Result<Mesh<'_>, Fail> {
+pub(crate) fn mesh(model: &SkelmapModel, index: u32) -> Result<Mesh<'_>, Fail> {
     model
         .model
         .mesh(index as usize)
@@ -113,11 +143,22 @@ fn info(model: &SkelmapModel, index: u32) -> Result<SkelmapMeshInfo, Fail> {
     Ok(SkelmapMeshInfo {
         vertices: m.num_verts() as u32,
         triangles: m.num_tris() as u32,
+        submeshes: m.submeshes().len() as u32,
+        texcoords: match m.texcoord_layout() {
+            TexcoordLayout::PerVertex => SKELMAP_TEXCOORDS_PER_VERTEX,
+            TexcoordLayout::PerCorner => SKELMAP_TEXCOORDS_PER_CORNER,
+            _ => SKELMAP_TEXCOORDS_NONE,
+        },
+        corner_normals: u32::from(m.has_corner_normals()),
     })
 }
 
-/// Fills `*out` with mesh `mesh`'s vertex and triangle counts. A DPM or SKM has
-/// `SkelmapCounts.meshes` meshes; an MS3D (all groups together), MDL or HMP has one.
+/// Fills `*out` with mesh `mesh`'s counts and layouts. A DPM or SKM has
+/// `SkelmapCounts.meshes` meshes; an MS3D (all groups together), MDL, HMP or Quake model
+/// has one.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+/// `SKELMAP_STATUS_OUT_OF_RANGE`.
 ///
 /// # Safety
 ///
@@ -135,9 +176,13 @@ pub unsafe extern "C" fn skelmap_mesh_info(
     })
 }
 
-/// Writes mesh `mesh`'s triangles into `out` as three vertex indices each (`capacity` is in
-/// triangles), each index below the mesh's vertex count. A terrain has two triangles per
-/// grid cell, counter-clockwise seen from above.
+/// Writes mesh `mesh`'s triangles into `out` as three vertex indices each, for `capacity`
+/// elements (triangles), each index below the mesh's vertex count. Triangles are
+/// counter-clockwise seen from the front (Quake's clockwise ones reversed); a terrain has two
+/// per grid cell, counter-clockwise seen from above.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), or `SKELMAP_STATUS_BUFFER_TOO_SMALL`.
 ///
 /// # Safety
 ///
@@ -161,10 +206,15 @@ pub unsafe extern "C" fn skelmap_mesh_triangles(
 }
 
 /// Writes mesh `mesh`'s texture coordinates (`s`, `t` per vertex) into `out`, `stride` bytes
-/// apart (0 = 8, tightly packed), for `capacity` vertices. DPM, SKM and SL store one per
-/// vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D and MDL store
-/// them per triangle corner, which this per-vertex layout cannot express, and an SL layout may
-/// have none: `SKELMAP_STATUS_WRONG_KIND`.
+/// apart (0 = 8, tightly packed), for `capacity` elements (vertices). DPM, SKM and SL store
+/// one per vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D, MDL and
+/// Quake store them per triangle corner (`SKELMAP_TEXCOORDS_PER_CORNER`), which a per-vertex
+/// array cannot express: read those with `skelmap_mesh_corner_texcoords`.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
+/// `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` (per-corner or no
+/// texture coordinates).
 ///
 /// # Safety
 ///
@@ -212,14 +262,26 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
 /// - DPM, SKM: linear blend skinning of the file's pre-weighted records with the fastest
 ///   kernel this CPU runs (see `skelmap_simd_level`), by a pose sampled from a model with at
 ///   least the bones the mesh uses.
-/// - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms;
-///   MS3D stores normals per triangle corner, so for it `normals` must be NULL
-///   (`SKELMAP_STATUS_WRONG_KIND` otherwise).
-/// - MDL, HMP: the morph: the pose's two frames tweened (positions blended, normals blended
-///   and renormalised).
+/// - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms.
+///   MS3D stores normals per triangle corner: a vertex's normal here is the normalised sum of
+///   its deformed corner normals (smooth); `skelmap_model_skin_corners` keeps hard edges.
+/// - MDL, HMP, Quake: the morph: the pose's two frames tweened (positions blended, normals
+///   blended and renormalised).
 ///
-/// A pose sampled from another kind of model gives `SKELMAP_STATUS_WRONG_KIND`; an unsampled
-/// pose `SKELMAP_STATUS_INVALID_ARGUMENT`. On failure the buffers may be partly written.
+/// `capacity` counts elements (vertices). The pose is only read: one pose may skin several
+/// meshes or models on several threads at once.
+///
+/// Returns `SKELMAP_STATUS_OK`, or:
+/// - `SKELMAP_STATUS_NULL_PARAMETER`: `model` or `pose` is NULL, or both buffers are;
+/// - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ `SkelmapCounts.meshes`;
+/// - `SKELMAP_STATUS_INVALID_ARGUMENT`: a stride below 12 bytes or a span that overflows, or
+///   an unsampled pose;
+/// - `SKELMAP_STATUS_BUFFER_TOO_SMALL`: `capacity` below the mesh's vertices;
+/// - `SKELMAP_STATUS_WRONG_KIND`: a pose sampled from another kind of model (bones for a
+///   vertex-animated one or frames for a skeletal one), or a pose with fewer bones than the
+///   mesh uses.
+///
+/// On failure the buffers may be partly written.
 ///
 /// # Safety
 ///
@@ -231,7 +293,7 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn skelmap_model_skin(
     model: Option<&SkelmapModel>,
-    pose: Option<&mut SkelmapPose>,
+    pose: Option<&SkelmapPose>,
     mesh: u32,
     positions: *mut f32,
     position_stride: usize,
@@ -256,32 +318,179 @@ pub unsafe extern "C" fn skelmap_model_skin(
         if capacity < n {
             return Err(Fail::too_small("the output", n as u64, capacity as u64));
         }
-        if nrm_out.is_some() && model.model.as_ms3d().is_some() {
-            return Err(Fail::wrong_kind(
-                "MS3D stores normals per triangle corner: pass NULL for normals",
+        SCRATCH.with(|scratch| {
+            let (positions, normals) = &mut *scratch.borrow_mut();
+            positions.resize(n, [0.0; 3]);
+            normals.resize(n, [0.0; 3]);
+            model
+                .model
+                .deform(mesh as usize, &pose.pose, positions, normals)?;
+            if nrm_out.is_some() {
+                smooth_corner_normals(model, mesh, &pose.pose, normals)?;
+            }
+            if let Some(out) = pos_out {
+                out.write(positions, "positions")?;
+            }
+            if let Some(out) = nrm_out {
+                out.write(normals, "normals")?;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// For a mesh that stores normals per triangle corner (MS3D), each vertex's normal: the
+/// normalised sum of its deformed corner normals (a vertex no triangle uses keeps 0).
+fn smooth_corner_normals(
+    model: &SkelmapModel,
+    mesh: u32,
+    pose: &skelmap_core::model::Pose,
+    normals: &mut [[f32; 3]],
+) -> Result<(), Fail> {
+    let m = self::mesh(model, mesh)?;
+    if !m.has_corner_normals() {
+        return Ok(());
+    }
+    let mut corners = vec![[0.0f32; 3]; 3 * m.num_tris()];
+    model
+        .model
+        .deform_corner_normals(mesh as usize, pose, &mut corners)?;
+    normals.iter_mut().for_each(|n| *n = [0.0; 3]);
+    for (tri, c) in m.triangles().zip(corners.chunks_exact(3)) {
+        for (&v, n) in tri.iter().zip(c) {
+            if let Some(sum) = normals.get_mut(v as usize) {
+                (0..3).for_each(|k| sum[k] += n[k]);
+            }
+        }
+    }
+    for n in normals.iter_mut() {
+        let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        if len > 0.0 {
+            *n = n.map(|c| c / len);
+        }
+    }
+    Ok(())
+}
+
+/// Writes the texture coordinates of every triangle corner of mesh `mesh` into `out`,
+/// `stride` bytes apart (0 = 8, tightly packed): corner `k` of triangle `t` is element
+/// `3t + k`, in `skelmap_mesh_triangles` order, for `capacity` elements (corners), at least
+/// `3 · SkelmapMeshInfo.triangles`. It works for every layout: per-vertex coordinates are
+/// repeated at each corner. With `skelmap_model_skin_corners` this gives an unindexed
+/// vertex stream (three vertices per triangle) for formats that store coordinates per
+/// corner (MS3D, MDL, Quake). `v` points down the image, as the texels are stored.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (a stride below 8
+/// bytes, or a span that overflows), `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or
+/// `SKELMAP_STATUS_WRONG_KIND` for a mesh without texture coordinates
+/// (`SKELMAP_TEXCOORDS_NONE`).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `out` is NULL or valid for writes of
+/// `(capacity − 1) · stride + 8` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_mesh_corner_texcoords(
+    model: Option<&SkelmapModel>,
+    mesh: u32,
+    out: *mut f32,
+    stride: usize,
+    capacity: usize,
+) -> SkelmapStatus {
+    status(|| {
+        let model = model.ok_or(Fail::null("model"))?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Strided::<f32, 2>::new(out, stride, capacity, "out") }?
+            .ok_or(Fail::null("out"))?;
+        let m = self::mesh(model, mesh)?;
+        if m.texcoord_layout() == TexcoordLayout::None {
+            return Err(Fail::wrong_kind("the mesh has no texture coordinates"));
+        }
+        let uvs: Vec<[f32; 2]> = (0..m.num_tris())
+            .flat_map(|t| m.corner_texcoords(t).unwrap_or_default())
+            .collect();
+        out.write(&uvs, "out")
+    })
+}
+
+/// Deforms mesh `mesh` by `pose` like `skelmap_model_skin` and writes an unindexed stream:
+/// the position and normal of every triangle corner (corner `k` of triangle `t` is element
+/// `3t + k`), `position_stride` and `normal_stride` bytes apart (0 = 12), for `capacity`
+/// elements (corners), at least `3 · SkelmapMeshInfo.triangles`. Normals are the format's
+/// own per corner where it stores them so (MS3D: hard edges kept), the vertex's elsewhere.
+/// Either buffer may be NULL, not both.
+///
+/// Returns as `skelmap_model_skin` does (`SKELMAP_STATUS_OK`, `_NULL_PARAMETER`,
+/// `_OUT_OF_RANGE`, `_INVALID_ARGUMENT`, `_BUFFER_TOO_SMALL`, `_WRONG_KIND`).
+///
+/// # Safety
+///
+/// As `skelmap_model_skin`, with `capacity` counting corners.
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_model_skin_corners(
+    model: Option<&SkelmapModel>,
+    pose: Option<&SkelmapPose>,
+    mesh: u32,
+    positions: *mut f32,
+    position_stride: usize,
+    normals: *mut f32,
+    normal_stride: usize,
+    capacity: usize,
+) -> SkelmapStatus {
+    status(|| {
+        let model = model.ok_or(Fail::null("model"))?;
+        let pose = pose.ok_or(Fail::null("pose"))?;
+        let m = self::mesh(model, mesh)?;
+        let corners = 3 * m.num_tris();
+        // SAFETY: forwarded from this function's contract.
+        let (pos_out, nrm_out) = unsafe {
+            (
+                Strided::<f32, 3>::new(positions, position_stride, capacity, "positions")?,
+                Strided::<f32, 3>::new(normals, normal_stride, capacity, "normals")?,
+            )
+        };
+        if pos_out.is_none() && nrm_out.is_none() {
+            return Err(Fail::null("positions and normals"));
+        }
+        if capacity < corners {
+            return Err(Fail::too_small(
+                "the output",
+                corners as u64,
+                capacity as u64,
             ));
         }
-        pose.positions.resize(n, [0.0; 3]);
-        pose.normals.resize(n, [0.0; 3]);
-        model.model.deform(
-            mesh as usize,
-            &pose.pose,
-            &mut pose.positions,
-            &mut pose.normals,
-        )?;
+        let n = m.num_verts();
+        let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        model
+            .model
+            .deform(mesh as usize, &pose.pose, &mut p, &mut q)?;
+        let expand = |values: &[[f32; 3]]| -> Vec<[f32; 3]> {
+            m.triangles()
+                .flatten()
+                .map(|v| values.get(v as usize).copied().unwrap_or_default())
+                .collect()
+        };
         if let Some(out) = pos_out {
-            out.write(&pose.positions, "positions")?;
+            out.write(&expand(&p), "positions")?;
         }
         if let Some(out) = nrm_out {
-            out.write(&pose.normals, "normals")?;
+            let mut corner_normals = vec![[0.0f32; 3]; corners];
+            model
+                .model
+                .deform_corner_normals(mesh as usize, &pose.pose, &mut corner_normals)?;
+            out.write(&corner_normals, "normals")?;
         }
         Ok(())
     })
 }
 
 /// Fills `*out` with a terrain's grid: vertex `column + row · columns` of the mesh lies at
-/// `(column · cell_x, row · cell_y, height)`. `SKELMAP_STATUS_WRONG_KIND` for a model that is
-/// not an HMP.
+/// `(column · cell_x, row · cell_y, height)`.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+/// `SKELMAP_STATUS_WRONG_KIND` for a model that is not an HMP.
 ///
 /// # Safety
 ///
@@ -308,9 +517,12 @@ pub unsafe extern "C" fn skelmap_terrain_grid(
     })
 }
 
-/// Writes frame `frame`'s heights (`scale_z · packed + offset_z`), row-major, into `out`
-/// (`capacity` floats, at least `columns · rows`). `SKELMAP_STATUS_WRONG_KIND` for a model
-/// that is not an HMP.
+/// Writes frame `frame`'s heights (`scale_z · packed + offset_z`), row-major, into `out`:
+/// `capacity` elements (heights, one float each), at least `columns · rows`.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (frame), `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or
+/// `SKELMAP_STATUS_WRONG_KIND` for a model that is not an HMP.
 ///
 /// # Safety
 ///

@@ -61,6 +61,8 @@ pub struct SkelmapCounts {
     pub warnings: u32,
     /// Skins (see `skelmap_skin_info`): a GameStudio MDL's or HMP's, a Quake model's.
     pub skins: u32,
+    /// Materials (see `skelmap_material`).
+    pub materials: u32,
 }
 
 /// An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -118,6 +120,7 @@ impl SkelmapModel {
             triangles: m.num_triangles() as u64,
             warnings: self.warnings.len() as u32,
             skins: m.skins().len() as u32,
+            materials: m.num_materials() as u32,
         }
     }
 }
@@ -179,6 +182,12 @@ fn check_flags(flags: u32, allowed: u32) -> Result<bool, Fail> {
 /// same name, when there is one. Frame groups come from `<path>.framegroups` when that file
 /// exists, else from the frame names.
 ///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`path` or `out`),
+/// `SKELMAP_STATUS_INVALID_ARGUMENT` (unknown `flags` bits, a path that is not UTF-8),
+/// `SKELMAP_STATUS_IO`, `SKELMAP_STATUS_UNKNOWN_FORMAT`, `SKELMAP_STATUS_MALFORMED`,
+/// `SKELMAP_STATUS_UNSUPPORTED`, `SKELMAP_STATUS_LIMIT` or `SKELMAP_STATUS_RESOLVE` (a
+/// companion file missing or refused).
+///
 /// # Safety
 ///
 /// `path` is a NUL-terminated string and `out` is valid for writing one pointer. Unless
@@ -223,6 +232,11 @@ pub unsafe extern "C" fn skelmap_model_open_file(
 /// An SKM mesh cannot be opened this way, since it needs its skeleton: use
 /// `skelmap_model_open_skm_memory`. `flags` must be 0.
 ///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`data` with a non-zero
+/// `len`, or `out`), `SKELMAP_STATUS_INVALID_ARGUMENT` (`flags`, a length over `PTRDIFF_MAX`),
+/// `SKELMAP_STATUS_UNKNOWN_FORMAT`, `SKELMAP_STATUS_MALFORMED`, `SKELMAP_STATUS_UNSUPPORTED`,
+/// `SKELMAP_STATUS_LIMIT` or `SKELMAP_STATUS_RESOLVE` (an SKM without its skeleton).
+///
 /// # Safety
 ///
 /// `data` is valid for reads of `len` bytes (it may be NULL when `len` is 0), and `out` for
@@ -248,6 +262,9 @@ pub unsafe extern "C" fn skelmap_model_open_memory(
 /// Validates an SKM mesh and its SKP skeleton, both in caller memory, and pairs them (their
 /// bone counts must match), storing a new model in `*out` (NULL on failure). Nothing is
 /// copied. `flags` must be 0.
+///
+/// Returns as `skelmap_model_open_memory` does; `SKELMAP_STATUS_MALFORMED` also when the two
+/// do not pair.
 ///
 /// # Safety
 ///
@@ -306,7 +323,7 @@ unsafe fn borrowed(data: *const u8, len: usize, parameter: &str) -> Result<&'sta
 }
 
 /// Frees a model. NULL is allowed and does nothing. Poses sampled from the model stay valid
-/// (they hold no reference to it).
+/// (they hold no reference to it). Returns nothing; it cannot fail.
 ///
 /// # Safety
 ///
@@ -322,7 +339,9 @@ pub unsafe extern "C" fn skelmap_model_free(model: *mut SkelmapModel) {
     }
 }
 
-/// The model's format; 0 when `model` is NULL.
+/// The model's format, a `SkelmapFormat` value.
+///
+/// Returns 0 (no format) when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
 ///
 /// # Safety
 ///
@@ -333,6 +352,8 @@ pub unsafe extern "C" fn skelmap_model_format(model: Option<&SkelmapModel>) -> u
 }
 
 /// Fills `*out` with the model's counts.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`).
 ///
 /// # Safety
 ///
@@ -351,7 +372,10 @@ pub unsafe extern "C" fn skelmap_model_counts(
 
 /// Copies warning `index` (a non-fatal finding of validation, such as "influence weights do
 /// not sum to 1 (12 vertices)") into `buf` like `skelmap_last_error` and returns its full
-/// length; 0 for an index past `SkelmapCounts.warnings`.
+/// length.
+///
+/// Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+/// `SkelmapCounts.warnings` (`SKELMAP_STATUS_OUT_OF_RANGE`).
 ///
 /// # Safety
 ///
@@ -363,12 +387,12 @@ pub unsafe extern "C" fn skelmap_model_warning(
     buf: *mut c_char,
     len: usize,
 ) -> usize {
-    value(0, || {
+    value(usize::MAX, || {
         let model = model.ok_or(Fail::null("model"))?;
         let text = model
             .warnings
             .get(index as usize)
-            .map_or("", String::as_str);
+            .ok_or_else(|| Fail::out_of_range("warning", index, model.warnings.len() as u64))?;
         // SAFETY: forwarded from this function's contract.
         Ok(unsafe { crate::boundary::copy_out(text.as_bytes(), buf, len) })
     })

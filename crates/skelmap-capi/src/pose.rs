@@ -1,5 +1,4 @@
-//! The pose object: frames sampled into bone transforms (or a frame pair to tween), plus the
-//! scratch buffers the kernels write before the strided copy to the caller.
+//! The pose object: frames sampled into bone transforms (or a frame pair to tween).
 
 use skelmap_core::glam::Affine3A;
 use skelmap_core::model::Pose;
@@ -15,15 +14,13 @@ pub const SKELMAP_INTERPOLATION_NLERP: u32 = 0;
 /// speed).
 pub const SKELMAP_INTERPOLATION_SLERP: u32 = 1;
 
-/// A sampled pose and the scratch space skinning uses. Opaque to C; created by
+/// A sampled pose. Opaque to C; created by
 /// `skelmap_pose_new`, filled by `skelmap_pose_sample`, destroyed by
 /// `skelmap_pose_free`. A pose is not tied to one model: it can be sampled from any model
 /// and used to skin any model whose meshes reference no more bones than it holds.
 #[derive(Debug, Default)]
 pub struct SkelmapPose {
     pub(crate) pose: Pose,
-    pub(crate) positions: Vec<[f32; 3]>,
-    pub(crate) normals: Vec<[f32; 3]>,
 }
 
 impl SkelmapPose {
@@ -50,6 +47,8 @@ impl SkelmapPose {
 
 /// Creates an empty pose in `*out` (NULL on failure).
 ///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`out`).
+///
 /// # Safety
 ///
 /// `out` is NULL or valid for writing one pointer.
@@ -62,7 +61,7 @@ pub unsafe extern "C" fn skelmap_pose_new(out: Option<&mut *mut SkelmapPose>) ->
     })
 }
 
-/// Frees a pose. NULL is allowed and does nothing.
+/// Frees a pose. NULL is allowed and does nothing. Returns nothing; it cannot fail.
 ///
 /// # Safety
 ///
@@ -87,8 +86,14 @@ pub unsafe extern "C" fn skelmap_pose_free(pose: *mut SkelmapPose) {
 ///   `(f + 1) / fps` seconds into the animation (rotation keys always slerp).
 /// - MDL, HMP: the pose records the frame pair, which `skelmap_model_skin` tweens.
 ///
-/// Both frames must be below `SkelmapCounts.frames` (`SKELMAP_STATUS_OUT_OF_RANGE`
-/// otherwise) and `t` finite; `t` outside 0..1 extrapolates.
+/// Both frames must be below `SkelmapCounts.frames` and `t` finite; `t` outside 0..1
+/// extrapolates. For animation by time use `skelmap_pose_sample_clip`; for the rest pose
+/// `skelmap_pose_bind`.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (a frame), `SKELMAP_STATUS_INVALID_ARGUMENT` (an unknown
+/// `interpolation`, a `t` that is not finite), or `SKELMAP_STATUS_WRONG_KIND` (a model
+/// without frames). On failure the pose is left unsampled.
 ///
 /// # Safety
 ///
@@ -115,8 +120,78 @@ pub unsafe extern "C" fn skelmap_pose_sample(
     })
 }
 
+/// Sets `pose` to `model`'s rest (bind) pose: the pose its meshes are stored in (MS3D's rest
+/// transforms, an SL animation's keyframe 0) or frame 0 (DPM, SKM, SKP, and the
+/// vertex-animated MDL, HMP and Quake models). Skinning with it gives the mesh as stored.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model` is
+/// NULL), or `SKELMAP_STATUS_WRONG_KIND` for a model without frames (an SL mesh without its
+/// animation).
+///
+/// # Safety
+///
+/// `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+/// live model.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_pose_bind(
+    pose: Option<&mut SkelmapPose>,
+    model: Option<&SkelmapModel>,
+) -> SkelmapStatus {
+    status(|| {
+        let pose = pose.ok_or(Fail::null("pose"))?;
+        let model = model.ok_or(Fail::null("model"))?;
+        if model.frame_count() == 0 && model.model.num_bones() == 0 {
+            return Err(Fail::wrong_kind(format!(
+                "{:?} models without frames have no pose",
+                model.format()
+            )));
+        }
+        model.model.pose_bind(&mut pose.pose);
+        Ok(())
+    })
+}
+
+/// Samples frame group `clip` of `model` `seconds` after the clip's start into `pose`, as a
+/// game plays it: frame `seconds · fps` of the clip blended with the next (rotations by
+/// normalised linear blend), wrapping from the clip's last frame to its first when `loop` is
+/// true and holding its ends otherwise. An MS3D, keyed in seconds, is evaluated at exactly
+/// that time, so `seconds = 0` reaches its keys at 0.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model` is
+/// NULL), `SKELMAP_STATUS_OUT_OF_RANGE` (`clip` ≥ `SkelmapCounts.frame_groups`), or
+/// `SKELMAP_STATUS_INVALID_ARGUMENT` (`seconds` is NaN or infinite). On failure the pose is
+/// left unsampled.
+///
+/// # Safety
+///
+/// `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+/// live model.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_pose_sample_clip(
+    pose: Option<&mut SkelmapPose>,
+    model: Option<&SkelmapModel>,
+    clip: u32,
+    seconds: f32,
+    r#loop: bool,
+) -> SkelmapStatus {
+    status(|| {
+        let pose = pose.ok_or(Fail::null("pose"))?;
+        let model = model.ok_or(Fail::null("model"))?;
+        let group = model
+            .groups
+            .get(clip as usize)
+            .ok_or_else(|| Fail::out_of_range("frame group", clip, model.groups.len() as u64))?;
+        model
+            .model
+            .pose_clip(group, seconds, r#loop, Interpolation::Nlerp, &mut pose.pose)?;
+        Ok(())
+    })
+}
+
 /// The number of bone transforms the pose holds (0 before sampling, and for a pose sampled
-/// from an MDL or HMP); 0 when `pose` is NULL.
+/// from a vertex-animated MDL, HMP or Quake model).
+///
+/// Returns 0 when `pose` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
 ///
 /// # Safety
 ///
@@ -130,6 +205,9 @@ pub unsafe extern "C" fn skelmap_pose_bone_count(pose: Option<&SkelmapPose>) -> 
 
 /// Writes bone `bone`'s transform to model space into `out` as a row-major 3×4 matrix
 /// (`out[4·r + c]`, the translation in column 3), for attaching objects to a bone.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `out`), or
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (`bone` ≥ `skelmap_pose_bone_count`).
 ///
 /// # Safety
 ///

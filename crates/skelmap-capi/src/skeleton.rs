@@ -20,7 +20,9 @@ pub struct SkelmapBone {
 }
 
 /// `SkelmapBone.flags` bit: the bone is an attachment point (a tag for weapons, hats...).
-pub const SKELMAP_BONE_ATTACHMENT: u32 = skelmap_core::pose::BONE_FLAG_ATTACHMENT;
+/// (A literal, so that the header defines it; it is the core's flag.)
+pub const SKELMAP_BONE_ATTACHMENT: u32 = 1;
+const _: () = assert!(SKELMAP_BONE_ATTACHMENT == skelmap_core::pose::BONE_FLAG_ATTACHMENT);
 
 /// One named animation, filled by `skelmap_frame_group`.
 #[repr(C)]
@@ -45,6 +47,9 @@ fn bone(model: &SkelmapModel, index: u32) -> Result<Bone<'_>, Fail> {
 
 /// Fills `*out` with bone `index`'s parent and flags.
 ///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.bones`).
+///
 /// # Safety
 ///
 /// `model` is NULL or a live model; `out` is NULL or valid for writing a `SkelmapBone`.
@@ -65,8 +70,11 @@ pub unsafe extern "C" fn skelmap_bone(
 }
 
 /// Copies bone `index`'s name (bytes as stored, up to the first NUL) into `buf` of `len`
-/// bytes, NUL-terminated and truncated to `len − 1`, and returns its full length; 0 for an
-/// index out of range (the last error says which).
+/// bytes, NUL-terminated and truncated to `len − 1`, and returns its full length (0 for an
+/// unnamed bone).
+///
+/// Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+/// `SkelmapCounts.bones` (`SKELMAP_STATUS_OUT_OF_RANGE`); the last error then says which.
 ///
 /// # Safety
 ///
@@ -78,15 +86,16 @@ pub unsafe extern "C" fn skelmap_bone_name(
     buf: *mut c_char,
     len: usize,
 ) -> usize {
-    value(0, || {
+    value(usize::MAX, || {
         let b = bone(model.ok_or(Fail::null("model"))?, index)?;
         // SAFETY: forwarded from this function's contract.
         Ok(unsafe { copy_out(b.name(), buf, len) })
     })
 }
 
-/// The index of the first bone named exactly `name`, or -1 when there is none (or `model` or
-/// `name` is NULL). Real files repeat names; the first match wins.
+/// Returns the index of the first bone named exactly `name`, or -1 when there is none (or `model` or
+/// `name` is NULL, `SKELMAP_STATUS_NULL_PARAMETER`). Real files repeat names; the first
+/// match wins.
 ///
 /// # Safety
 ///
@@ -105,7 +114,10 @@ pub unsafe extern "C" fn skelmap_bone_index(
 }
 
 /// Copies frame `index`'s name into `buf` like `skelmap_bone_name` and returns its full
-/// length. MS3D frames have no names (length 0); 0 for an index out of range.
+/// length. MS3D and SL frames have no names (length 0).
+///
+/// Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+/// `SkelmapCounts.frames` (`SKELMAP_STATUS_OUT_OF_RANGE`).
 ///
 /// # Safety
 ///
@@ -117,7 +129,7 @@ pub unsafe extern "C" fn skelmap_frame_name(
     buf: *mut c_char,
     len: usize,
 ) -> usize {
-    value(0, || {
+    value(usize::MAX, || {
         let model = model.ok_or(Fail::null("model"))?;
         let name = model
             .model
@@ -128,8 +140,8 @@ pub unsafe extern "C" fn skelmap_frame_name(
     })
 }
 
-/// The index of the first frame named exactly `name`, or -1 when there is none (or `model`
-/// or `name` is NULL).
+/// Returns the index of the first frame named exactly `name`, or -1 when there is none (or `model`
+/// or `name` is NULL, `SKELMAP_STATUS_NULL_PARAMETER`).
 ///
 /// # Safety
 ///
@@ -160,7 +172,11 @@ fn group(model: &SkelmapModel, index: u32) -> Result<&FrameGroup, Fail> {
 ///
 /// Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
 /// `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
-/// `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate.
+/// `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate;
+/// a Quake model's frame groups are its own, timed by their intervals.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.frame_groups`).
 ///
 /// # Safety
 ///
@@ -185,7 +201,10 @@ pub unsafe extern "C" fn skelmap_frame_group(
 }
 
 /// Copies frame group `index`'s name into `buf` like `skelmap_bone_name` and returns its
-/// full length; 0 for an index out of range.
+/// full length.
+///
+/// Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+/// `SkelmapCounts.frame_groups` (`SKELMAP_STATUS_OUT_OF_RANGE`).
 ///
 /// # Safety
 ///
@@ -197,7 +216,7 @@ pub unsafe extern "C" fn skelmap_frame_group_name(
     buf: *mut c_char,
     len: usize,
 ) -> usize {
-    value(0, || {
+    value(usize::MAX, || {
         let g = group(model.ok_or(Fail::null("model"))?, index)?;
         // SAFETY: forwarded from this function's contract.
         Ok(unsafe { copy_out(g.name.as_bytes(), buf, len) })
@@ -208,6 +227,11 @@ pub unsafe extern "C" fn skelmap_frame_group_name(
 /// (`first count fps loop // name` per line) in `text[0..len]`, for a model opened from
 /// memory. Every group must lie within the model's frames; on failure the groups are
 /// unchanged. Not to be called while another thread reads the model.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model`, or `text` with a
+/// non-zero `len`), `SKELMAP_STATUS_MALFORMED` (a line that does not parse or a group
+/// outside the frames; the message names the line's byte offset), or
+/// `SKELMAP_STATUS_WRONG_KIND` (a model without frames).
 ///
 /// # Safety
 ///

@@ -6,6 +6,7 @@ use std::ffi::c_char;
 use skelmap_core::gamestudio::{PixelFormat, Skin};
 
 use crate::boundary::{Fail, SkelmapStatus, copy_out, status, value};
+use crate::mesh::Strided;
 use crate::model::SkelmapModel;
 
 /// What a skin's texels are, as `SkelmapSkinInfo.format` reports it.
@@ -126,6 +127,46 @@ pub unsafe extern "C" fn skelmap_skin_external_name(
             .ok_or_else(|| Fail::wrong_kind(format!("skin {index} names no external file")))?;
         // SAFETY: forwarded from this function's contract.
         Ok(unsafe { copy_out(name, buf, len) })
+    })
+}
+
+/// Decodes skin `index` (a reference followed to the skin it names; the first, full-size
+/// level) to RGBA8, row by row from the top, into `out`: `capacity` elements (texels, 4 bytes
+/// each), at least `width · height` of `SkelmapSkinInfo`. 8-bit skins go through the Quake
+/// palette for a Quake model and through a grey ramp for a GameStudio one (whose palette the
+/// file does not carry).
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.skins`),
+/// `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` for a skin without
+/// texels to decode (an embedded DDS file, an external name, a material only).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `out` is NULL or valid for writes of `4 · capacity`
+/// bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_skin_rgba(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    out: *mut u8,
+    capacity: usize,
+) -> SkelmapStatus {
+    status(|| {
+        skin(model, index)?;
+        let m = &model.ok_or(Fail::null("model"))?.model;
+        let rgba = m
+            .skin_rgba(index as usize)
+            .filter(|p| !p.is_empty())
+            .ok_or_else(|| Fail::wrong_kind(format!("skin {index} has no texels to decode")))?;
+        // SAFETY: forwarded from this function's contract (tightly packed texels).
+        let out =
+            unsafe { Strided::<u8, 4>::new(out, 0, capacity, "out") }?.ok_or(Fail::null("out"))?;
+        let texels: Vec<[u8; 4]> = rgba
+            .chunks_exact(4)
+            .map(|t| [t[0], t[1], t[2], t[3]])
+            .collect();
+        out.write(&texels, "out")
     })
 }
 

@@ -395,23 +395,52 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     std::fs::write(&example_c, example).unwrap();
     let example_bin = dir.join("readme_example");
     compile("gcc", &example_c, "c11", &example_bin);
-    let out = run(&example_bin, std::slice::from_ref(&dpm));
-    let xyz: Vec<f32> = out
-        .trim()
-        .strip_prefix("vertex 0 at ")
-        .unwrap()
-        .split(' ')
-        .map(|v| v.parse().unwrap())
-        .collect();
-    let bytes = std::fs::read(&dpm).unwrap();
-    let model = Dpm::parse(&bytes).unwrap();
-    let first = skeletal_at(&model, &model.mesh(0).unwrap(), 1, 0.25)[0];
-    // printf's %g keeps 6 significant digits.
-    for (&c, r) in xyz.iter().zip(first) {
-        assert!(
-            (c - r).abs() <= 1e-5 * r.abs().max(1.0),
-            "README example: {c} vs {r}"
-        );
+    // On an animated DPM and on one of a single frame (15 of the 39 public DPMs have one):
+    // the example prints the vertex Rust computes for the first clip 0.1 s in.
+    let single = dir.join("single.dpm");
+    let one_frame = synth::tube(&synth::TubeParams {
+        frames: 1,
+        ..synth::TubeParams::default()
+    });
+    std::fs::write(&single, one_frame.write().unwrap()).unwrap();
+    let mut examples = vec![dpm.clone(), single];
+    if let Some(corpus) = corpus() {
+        // A real one-frame DPM (ASan once saw the old example print its fill byte here) and
+        // the other formats.
+        examples.extend([
+            corpus.join("dpm/xon_onslaught_reactor.dpm"),
+            corpus.join("ms3d/milkshape3dengine_dwarf1.ms3d"),
+            corpus.join("mdl_quake/bq_lavaball.mdl"),
+        ]);
+    }
+    for model_path in &examples {
+        let out = run(&example_bin, std::slice::from_ref(model_path));
+        let xyz: Vec<f32> = out
+            .trim()
+            .strip_prefix("vertex 0 at ")
+            .unwrap_or_else(|| panic!("README example on {}: {out}", model_path.display()))
+            .split(' ')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let model = skelmap_core::Model::open(model_path).unwrap();
+        let mut pose = skelmap_core::model::Pose::default();
+        match model.clips().first() {
+            Some(clip) => model
+                .pose_clip(clip, 0.1, true, Interpolation::Nlerp, &mut pose)
+                .unwrap(),
+            None => model.pose_bind(&mut pose),
+        }
+        let n = model.mesh(0).unwrap().num_verts();
+        let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        model.deform(0, &pose, &mut p, &mut q).unwrap();
+        // printf's %g keeps 6 significant digits.
+        for (&c, r) in xyz.iter().zip(p[0]) {
+            assert!(
+                (c - r).abs() <= 1e-5 * r.abs().max(1.0),
+                "README example on {}: {c} vs {r}",
+                model_path.display()
+            );
+        }
     }
 
     std::fs::remove_dir_all(&dir).unwrap();

@@ -10,6 +10,7 @@ use glam::Affine3A;
 
 use super::{Model, View};
 use crate::format::Format;
+use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Interpolation, LocalPose, Palette};
 use crate::skin::morph::MorphError;
 use crate::skin::{
@@ -40,6 +41,21 @@ pub enum DeformError {
     /// A blend factor that is NaN or infinite.
     #[error("blend factor {0} is not finite")]
     Blend(f32),
+    /// A time that is NaN or infinite.
+    #[error("time {0} s is not finite")]
+    Time(f32),
+    /// A clip whose frames lie past the model's, or whose rate is not positive.
+    #[error("clip frames {first}..{end} at {fps} fps do not fit the model's {frames} frames")]
+    Clip {
+        /// The clip's first frame.
+        first: u32,
+        /// One past its last frame.
+        end: u64,
+        /// Its rate.
+        fps: f32,
+        /// Frames the model has.
+        frames: usize,
+    },
     /// A pose that was never sampled.
     #[error("the pose has not been sampled")]
     NotSampled,
@@ -226,6 +242,93 @@ impl Model<'_> {
         self.sample(a, b, t, interpolation, &mut pose.local);
         self.finish_pose(pose);
         Ok(())
+    }
+
+    /// Samples clip `clip` `seconds` after its start into `pose`, as a game plays it: frame
+    /// `seconds · fps` of the clip blended with the next, wrapping from the clip's last frame
+    /// to its first when `looped`, held at its ends otherwise. An MS3D, keyed in seconds, is
+    /// evaluated at exactly `clip.first / fps + seconds` (wrapped over the clip's `count / fps`
+    /// seconds, or clamped to them), so `seconds = 0` reaches its keys at time 0.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::Interpolation;
+    ///
+    /// use skelmap_core::pose::framegroups::FrameGroup;
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?; // 9 frames
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let clip = FrameGroup { name: "all".into(), first: 0, count: 9, fps: 10.0, looped: true };
+    /// let (mut by_time, mut by_frames) = (Pose::default(), Pose::default());
+    /// // 0.25 s is frame 2.5; 0.85 s is frame 8.5, half way from the last frame to the first.
+    /// for (seconds, a, b) in [(0.25, 2, 3), (0.85, 8, 0)] {
+    ///     model.pose_clip(&clip, seconds, true, Interpolation::Nlerp, &mut by_time)?;
+    ///     model.pose(a, b, 0.5, Interpolation::Nlerp, &mut by_frames)?;
+    ///     assert_eq!(by_time.palette().world, by_frames.palette().world);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::Time`] for a time that is not finite, [`DeformError::Clip`] for a clip
+    /// outside the model's frames or with a rate that is not positive. On failure `pose` is
+    /// left unsampled.
+    pub fn pose_clip(
+        &self,
+        clip: &FrameGroup,
+        seconds: f32,
+        looped: bool,
+        interpolation: Interpolation,
+        pose: &mut Pose,
+    ) -> Result<(), DeformError> {
+        pose.sampled = Sampled::Nothing;
+        if !seconds.is_finite() {
+            return Err(DeformError::Time(seconds));
+        }
+        let frames = self.num_frames();
+        let end = u64::from(clip.first) + u64::from(clip.count);
+        if clip.count == 0 || end > frames as u64 || !(clip.fps.is_finite() && clip.fps > 0.0) {
+            return Err(DeformError::Clip {
+                first: clip.first,
+                end,
+                fps: clip.fps,
+                frames,
+            });
+        }
+        let count = clip.count as f32;
+        if let Some(ms3d) = self.as_ms3d() {
+            let length = count / clip.fps;
+            let local = if looped {
+                seconds.rem_euclid(length)
+            } else {
+                seconds.clamp(0.0, length)
+            };
+            ms3d.local_pose_at(
+                clip.first as f32 / clip.fps + local,
+                interpolation,
+                &mut pose.local,
+            );
+            self.finish_pose(pose);
+            return Ok(());
+        }
+        let at = seconds * clip.fps;
+        let at = if looped {
+            at.rem_euclid(count)
+        } else {
+            at.clamp(0.0, count - 1.0)
+        };
+        // `at` lies in 0..count, so the index fits the clip (`min` guards rounding at the top).
+        let i = (at.floor() as u32).min(clip.count - 1);
+        let t = at - i as f32;
+        let next = match i + 1 {
+            n if n < clip.count => n,
+            _ if looped => 0,
+            _ => i,
+        };
+        let (a, b) = ((clip.first + i) as usize, (clip.first + next) as usize);
+        self.pose(a, b, t.clamp(0.0, 1.0), interpolation, pose)
     }
 
     /// The bind pose into `pose` ([`Model::bind_pose`]): frame 0 for DPM, SKM and SKP and for
