@@ -108,8 +108,9 @@ pub unsafe extern "C" fn skelmap_skin_info(
 /// a path relative to the model, which skelmap never opens) into `buf` of `len` bytes,
 /// NUL-terminated and truncated to `len − 1`, and returns its full length.
 ///
-/// Returns `SIZE_MAX` when the skin names no external file, for an index out of range, or for
-/// a NULL `model` (the last error says which), so that an empty name (0) is never ambiguous.
+/// Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`), an index past
+/// `SkelmapCounts.skins` (`SKELMAP_STATUS_OUT_OF_RANGE`), or a skin that names no external
+/// file (`SKELMAP_STATUS_WRONG_KIND`), so that a length is never ambiguous.
 ///
 /// # Safety
 ///

@@ -36,8 +36,40 @@ fn library_dir() -> PathBuf {
     dir
 }
 
+/// How a C program links skelmap.
+#[derive(Clone, Copy, PartialEq)]
+enum Link<'a> {
+    /// `libskelmap_capi.so` from `dir`.
+    Shared(&'a Path),
+    /// `libskelmap_capi.a` from `dir`, with what Rust's standard library needs.
+    Static(&'a Path),
+}
+
+/// The shared library the C programs link: the one cargo built for these tests, or, when
+/// `SKELMAP_ASAN_LIB` names a directory, the AddressSanitizer build there (`.ci/run`).
+fn shared_dir() -> PathBuf {
+    std::env::var_os("SKELMAP_ASAN_LIB").map_or_else(library_dir, PathBuf::from)
+}
+
 fn compile(compiler: &str, source: &Path, std: &str, out: &Path) {
-    let lib = library_dir();
+    compile_with(compiler, source, std, out, Link::Shared(&shared_dir()));
+}
+
+fn compile_with(compiler: &str, source: &Path, std: &str, out: &Path, link: Link<'_>) {
+    let libs: Vec<String> = match link {
+        Link::Shared(dir) => vec![
+            format!("-L{}", dir.display()),
+            format!("-Wl,-rpath,{}", dir.display()),
+            "-lskelmap_capi".into(),
+            "-lm".into(),
+        ],
+        Link::Static(dir) => vec![
+            dir.join("libskelmap_capi.a").display().to_string(),
+            "-lpthread".into(),
+            "-ldl".into(),
+            "-lm".into(),
+        ],
+    };
     let status = Command::new(compiler)
         .arg(format!("-std={std}"))
         .args(["-Wall", "-Wextra", "-Werror", "-g", "-O1"])
@@ -51,9 +83,7 @@ fn compile(compiler: &str, source: &Path, std: &str, out: &Path) {
         .arg(source)
         .arg("-o")
         .arg(out)
-        .arg(format!("-L{}", lib.display()))
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .args(["-lskelmap_capi", "-lm"])
+        .args(&libs)
         .status()
         .unwrap_or_else(|e| panic!("cannot run {compiler} ({e}); install gcc and g++"));
     assert!(
@@ -443,5 +473,72 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
         }
     }
 
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The headless C renderer (`examples/c/render.c`, C99, the C ABI alone) draws a textured,
+/// animated frame of an MS3D, a DPM, an MDL and a Quake model, linked against the cdylib and
+/// against the staticlib, under AddressSanitizer and UBSan; both links draw the same image.
+/// With `SKELMAP_ASAN_LIB` naming a directory that holds a `libskelmap_capi.so` built with
+/// `-Zsanitizer=address` (nightly; `.ci/run` builds one), every C program here links that
+/// one instead of the plain cdylib, so that writes inside the library are checked as well.
+#[test]
+fn the_c_renderer_draws_every_format_against_both_libraries() {
+    let dir = std::env::temp_dir().join(format!("skelmap-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (dpm, _, _) = synthetic_inputs(&dir);
+    let mut models = vec![(dpm, false)];
+    if let Some(corpus) = corpus() {
+        models.extend([
+            (corpus.join("ms3d/milkshape3dengine_dwarf1.ms3d"), false),
+            (corpus.join("dpm/xon_monsters_golem.dpm"), false),
+            (corpus.join("mdl/gex4_skeleton.mdl"), true),
+            (corpus.join("mdl_quake/bq_lavaball.mdl"), true),
+        ]);
+    }
+    let source = crate_dir().join("examples/c/render.c");
+    let (shared, lib) = (shared_dir(), library_dir());
+    let links = [
+        ("shared", Link::Shared(&shared)),
+        ("static", Link::Static(&lib)),
+    ];
+    let mut images: Vec<Vec<String>> = Vec::new();
+    for (name, link) in links {
+        let program = dir.join(format!("render_{name}"));
+        compile_with("gcc", &source, "c99", &program, link);
+        let mut lines = Vec::new();
+        for (model, textured) in &models {
+            let out = dir.join("frame.ppm");
+            let printed = run(
+                &program,
+                &[model.clone(), out.clone(), "0.3".into(), "128".into()],
+            );
+            let line = printed.trim().to_string();
+            let field = |key: &str| -> u64 {
+                line.split(' ')
+                    .find_map(|w| w.strip_prefix(key))
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or_else(|| panic!("{}: {line}", model.display()))
+            };
+            assert!(field("triangles=") > 0 && field("pixels=") > 0, "{line}");
+            if *textured {
+                assert!(
+                    field("textured=") > 0,
+                    "{}: no skin drawn: {line}",
+                    model.display()
+                );
+            }
+            let ppm = std::fs::read(&out).unwrap();
+            assert!(ppm.starts_with(b"P6\n128 128\n255\n"));
+            assert_eq!(ppm.len(), b"P6\n128 128\n255\n".len() + 128 * 128 * 3);
+            println!("{name}: {} {line}", model.display());
+            lines.push(line);
+        }
+        images.push(lines);
+    }
+    assert!(
+        images.windows(2).all(|w| w[0] == w[1]),
+        "the links drew different images"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

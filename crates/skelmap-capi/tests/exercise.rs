@@ -65,3 +65,15 @@ fn fuzz_seeds_replay() {
     }
     assert!(replayed >= 10, "{replayed} seeds in {}", dir.display());
 }
+
+/// Regression (the `capi` fuzz smoke run, 2026-11-23): an MS3D with no vertices, posed at rest
+/// by the new `skelmap_pose_bind`, skins into an empty packed buffer successfully, as it
+/// should; the driver's check took that success for a bad output accepted and panicked.
+/// The check now asks only that the capacity holds the mesh and the stride is legal.
+#[test]
+fn an_empty_mesh_used_to_fail_the_harness_when_skinned_into_nothing() {
+    let seed =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/capi/regress-empty-mesh.ms3d");
+    let bytes = std::fs::read(seed).unwrap();
+    assert!(exercise(&bytes) > 0);
+}
