@@ -952,6 +952,36 @@ fn morph_kernels_agree_on_every_corpus_frame() {
 
 // ---- corpus ----
 
+/// The positions (`v` lines) of assimp's OBJ of corpus file `file`.
+fn oracle_positions(dir: &std::path::Path, file: &str) -> Vec<[f32; 3]> {
+    let obj = std::fs::read(dir.join("../oracle").join(format!("{file}.obj"))).unwrap();
+    obj.split(|&b| b == b'\n')
+        .filter(|l| l.starts_with(b"v "))
+        .map(|l| {
+            let v: Vec<f32> = String::from_utf8_lossy(l)
+                .split_whitespace()
+                .skip(1)
+                .map(|x| x.parse().unwrap())
+                .collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect()
+}
+
+/// The largest distance (per coordinate) from a point of either set to the nearest point of
+/// the other: 0 when the sets are equal, whatever their order and duplicates.
+fn farthest_nearest(a: &[[f32; 3]], b: &[[f32; 3]]) -> f32 {
+    let distance =
+        |p: &[f32; 3], q: &[f32; 3]| (0..3).map(|k| (p[k] - q[k]).abs()).fold(0.0, f32::max);
+    let nearest = |p: &[f32; 3], set: &[[f32; 3]]| {
+        set.iter().map(|q| distance(p, q)).fold(f32::MAX, f32::min)
+    };
+    a.iter()
+        .map(|p| nearest(p, b))
+        .chain(b.iter().map(|q| nearest(q, a)))
+        .fold(0.0, f32::max)
+}
+
 #[test]
 fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
     let Some(dir) = corpus_dir("mdl") else { return };
@@ -1010,19 +1040,7 @@ fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
 
         // assimp's OBJ: frame 0, axes (x, y, z) → (x, z, −y), duplicate positions merged;
         // every position of either side lies within 1e-3 of one of the other.
-        let obj = std::fs::read(dir.join("../oracle").join(format!("{}.obj", row.file))).unwrap();
-        let oracle: Vec<[f32; 3]> = obj
-            .split(|&b| b == b'\n')
-            .filter(|l| l.starts_with(b"v "))
-            .map(|l| {
-                let v: Vec<f32> = String::from_utf8_lossy(l)
-                    .split_whitespace()
-                    .skip(1)
-                    .map(|x| x.parse().unwrap())
-                    .collect();
-                [v[0], v[1], v[2]]
-            })
-            .collect();
+        let oracle = oracle_positions(&dir, &row.file);
         let n = m.num_verts() as usize;
         let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
         tween_scalar(&m, 0, 0, 0.0, &mut p, &mut nrm).unwrap();
@@ -1035,16 +1053,7 @@ fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
                 [v[0], v[2], -v[1]]
             })
             .collect();
-        let distance =
-            |a: &[f32; 3], b: &[f32; 3]| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f32::max);
-        let nearest = |v: &[f32; 3], set: &[[f32; 3]]| {
-            set.iter().map(|w| distance(v, w)).fold(f32::MAX, f32::min)
-        };
-        let worst = ours
-            .iter()
-            .map(|v| nearest(v, &oracle))
-            .chain(oracle.iter().map(|v| nearest(v, &ours)))
-            .fold(0.0, f32::max);
+        let worst = farthest_nearest(&ours, &oracle);
         assert!(
             worst <= 1e-3,
             "{name}: a frame-0 position is {worst} from the oracle"
@@ -1092,19 +1101,7 @@ fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
         // assimp's OBJ, frame 0: X and Y as ours; its Z ignores the header's height scale and
         // offset (FORMATS.md §5: `((h / 65535) − 0.5) · ftrisize_x · 8`), so our packed
         // heights are put through that formula to prove the same values at the same places.
-        let obj = std::fs::read(dir.join("../oracle").join(format!("{}.obj", row.file))).unwrap();
-        let oracle: Vec<[f32; 3]> = obj
-            .split(|&b| b == b'\n')
-            .filter(|l| l.starts_with(b"v "))
-            .map(|l| {
-                let v: Vec<f32> = String::from_utf8_lossy(l)
-                    .split_whitespace()
-                    .skip(1)
-                    .map(|x| x.parse().unwrap())
-                    .collect();
-                [v[0], v[1], v[2]]
-            })
-            .collect();
+        let oracle = oracle_positions(&dir, &row.file);
         let frame = &h.frames()[0];
         let [dx, _] = h.cell_size();
         let ours: Vec<[f32; 3]> = mesh
@@ -1116,16 +1113,7 @@ fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
                 [p[0], p[1], (raw / 65535.0 - 0.5) * dx * 8.0]
             })
             .collect();
-        let distance =
-            |a: &[f32; 3], b: &[f32; 3]| (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f32::max);
-        let nearest = |v: &[f32; 3], set: &[[f32; 3]]| {
-            set.iter().map(|w| distance(v, w)).fold(f32::MAX, f32::min)
-        };
-        let worst = ours
-            .iter()
-            .map(|v| nearest(v, &oracle))
-            .chain(oracle.iter().map(|v| nearest(v, &ours)))
-            .fold(0.0, f32::max);
+        let worst = farthest_nearest(&ours, &oracle);
         assert!(
             worst <= 1e-3,
             "{}: a frame-0 vertex is {worst} from assimp's",

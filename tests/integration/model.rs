@@ -475,3 +475,19 @@ fn clips_sampled_by_time_reach_the_first_key_and_match_the_frames() {
         Err(DeformError::Clip { .. })
     ));
 }
+
+/// Review finding: the bind pose of a vertex-animated model used to keep the bones of a
+/// skeletal model sampled into the same pose before (so a C caller saw stale bone counts
+/// and matrices).
+#[test]
+fn a_vertex_animated_bind_pose_leaves_no_bones_behind() {
+    let (dpm, _) = tube();
+    let skeletal = Model::from_bytes(&dpm).unwrap();
+    let quake = skelmap::quake::write::QuakeBuilder::triangle().write();
+    let morph = Model::from_bytes(&quake).unwrap();
+    let mut pose = Pose::default();
+    skeletal.pose_bind(&mut pose);
+    assert!(!pose.palette().world.is_empty());
+    morph.pose_bind(&mut pose);
+    assert!(pose.palette().world.is_empty() && pose.local().bones.is_empty());
+}

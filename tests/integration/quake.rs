@@ -728,3 +728,38 @@ proptest::proptest! {
         }
     }
 }
+
+/// Review findings on frame groups: an interval so small that `count / duration` overflows
+/// used to give an infinite clip rate (which no time can sample and `info --json` printed as
+/// `null`); groups whose frames have no names used to lose their clips with the names.
+#[test]
+fn frame_groups_keep_a_finite_rate_and_need_no_names() {
+    let unnamed = |lift| FrameDef {
+        name: Vec::new(),
+        ..pose("", lift)
+    };
+    let bytes = QuakeBuilder {
+        frames: vec![
+            FrameEntry::Single(unnamed(0)),
+            FrameEntry::Group {
+                intervals: vec![1e-40, 2e-40],
+                frames: vec![unnamed(1), unnamed(2)],
+            },
+        ],
+        ..QuakeBuilder::triangle()
+    }
+    .write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.clip_origin(), ClipOrigin::FrameGroups);
+    let clips: Vec<_> = model
+        .clips()
+        .iter()
+        .map(|c| (c.first, c.count, c.fps))
+        .collect();
+    assert_eq!(clips, [(1, 2, skelmap::model::NAMED_CLIP_FPS)]);
+    let mut p = Pose::default();
+    let clip = model.clips()[0].clone();
+    model
+        .pose_clip(&clip, 1e30, true, Interpolation::Nlerp, &mut p)
+        .unwrap();
+}

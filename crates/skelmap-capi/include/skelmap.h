@@ -438,7 +438,8 @@ typedef struct SkelmapSkinInfo {
    */
   uint32_t has_material;
   /**
-   * The skin this one refers to, or -1.
+   * The skin this one refers to, or -1. Its texels are that skin's: size an RGBA buffer by
+   * that skin's info.
    */
   int32_t reference;
 } SkelmapSkinInfo;
@@ -647,7 +648,8 @@ enum SkelmapStatus skelmap_mesh_texcoords(const struct SkelmapModel *model,
  *
  * Returns `SKELMAP_STATUS_OK`, or:
  * - `SKELMAP_STATUS_NULL_PARAMETER`: `model` or `pose` is NULL, or both buffers are;
- * - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ `SkelmapCounts.meshes`;
+ * - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ `SkelmapCounts.meshes`, or a pose of frames
+ *   sampled from a model with more frames than this one;
  * - `SKELMAP_STATUS_INVALID_ARGUMENT`: a stride below 12 bytes or a span that overflows, or
  *   an unsampled pose;
  * - `SKELMAP_STATUS_BUFFER_TOO_SMALL`: `capacity` below the mesh's vertices;
@@ -659,8 +661,8 @@ enum SkelmapStatus skelmap_mesh_texcoords(const struct SkelmapModel *model,
  *
  * # Safety
  *
- * `model` is NULL or a live model; `pose` is NULL or a live pose no other thread uses during
- * the call; each buffer is NULL or valid for writes of `(capacity − 1) · stride + 12` bytes
+ * `model` is NULL or a live model; `pose` is NULL or a live pose no other thread modifies
+ * during the call (reading it from several threads is fine); each buffer is NULL or valid for writes of `(capacity − 1) · stride + 12` bytes
  * (no alignment required). The two buffers may interleave but must not overlap element for
  * element.
  */
@@ -1062,7 +1064,7 @@ int32_t skelmap_frame_index(const struct SkelmapModel *model, const char *name);
  *
  * Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
  * `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
- * `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate;
+ * `walk`, at 10 fps, looping); an MS3D has one group spanning its timeline (`total_frames`) at its rate;
  * a Quake model's frame groups are its own, timed by their intervals.
  *
  * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
@@ -1129,8 +1131,9 @@ enum SkelmapStatus skelmap_skin_info(const struct SkelmapModel *model,
                                      struct SkelmapSkinInfo *out);
 
 /**
- * Copies the external texture file name of skin `index` (bytes as stored, without the NUL;
- * a path relative to the model, which skelmap never opens) into `buf` of `len` bytes,
+ * Copies the external texture file name of skin `index` (a reference followed to the skin
+ * it names; bytes as stored, without the NUL; a path relative to the model, which skelmap
+ * never opens) into `buf` of `len` bytes,
  * NUL-terminated and truncated to `len − 1`, and returns its full length.
  *
  * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`), an index past
@@ -1149,7 +1152,8 @@ size_t skelmap_skin_external_name(const struct SkelmapModel *model,
 /**
  * Decodes skin `index` (a reference followed to the skin it names; the first, full-size
  * level) to RGBA8, row by row from the top, into `out`: `capacity` elements (texels, 4 bytes
- * each), at least `width · height` of `SkelmapSkinInfo`. 8-bit skins go through the Quake
+ * each), at least `width · height` of `SkelmapSkinInfo` (for a reference, of the skin
+ * `SkelmapSkinInfo.reference` names). 8-bit skins go through the Quake
  * palette for a Quake model and through a grey ramp for a GameStudio one (whose palette the
  * file does not carry).
  *

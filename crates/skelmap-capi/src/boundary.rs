@@ -145,7 +145,7 @@ thread_local! {
 }
 
 fn set_last_error(message: String) {
-    LAST_ERROR.with(|last| *last.borrow_mut() = message);
+    let _ = LAST_ERROR.try_with(|last| *last.borrow_mut() = message);
 }
 
 /// Runs `body`, turning its failure or panic into a status and the thread's last error; a
@@ -153,7 +153,9 @@ fn set_last_error(message: String) {
 pub(crate) fn status(body: impl FnOnce() -> Result<(), Fail>) -> SkelmapStatus {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {
-            LAST_ERROR.with(|last| last.borrow_mut().clear());
+            // `try_with`: during thread teardown (a C destructor calling in) there is no
+            // message to clear, and no panic may leave an `extern "C"` function.
+            let _ = LAST_ERROR.try_with(|last| last.borrow_mut().clear());
             SkelmapStatus::Ok
         }
         Ok(Err(fail)) => {

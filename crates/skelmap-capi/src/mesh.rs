@@ -273,7 +273,8 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
 ///
 /// Returns `SKELMAP_STATUS_OK`, or:
 /// - `SKELMAP_STATUS_NULL_PARAMETER`: `model` or `pose` is NULL, or both buffers are;
-/// - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ `SkelmapCounts.meshes`;
+/// - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ `SkelmapCounts.meshes`, or a pose of frames
+///   sampled from a model with more frames than this one;
 /// - `SKELMAP_STATUS_INVALID_ARGUMENT`: a stride below 12 bytes or a span that overflows, or
 ///   an unsampled pose;
 /// - `SKELMAP_STATUS_BUFFER_TOO_SMALL`: `capacity` below the mesh's vertices;
@@ -285,8 +286,8 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
 ///
 /// # Safety
 ///
-/// `model` is NULL or a live model; `pose` is NULL or a live pose no other thread uses during
-/// the call; each buffer is NULL or valid for writes of `(capacity − 1) · stride + 12` bytes
+/// `model` is NULL or a live model; `pose` is NULL or a live pose no other thread modifies
+/// during the call (reading it from several threads is fine); each buffer is NULL or valid for writes of `(capacity − 1) · stride + 12` bytes
 /// (no alignment required). The two buffers may interleave but must not overlap element for
 /// element.
 #[allow(clippy::too_many_arguments)]
@@ -306,18 +307,13 @@ pub unsafe extern "C" fn skelmap_model_skin(
         let pose = pose.ok_or(Fail::null("pose"))?;
         let n = info(model, mesh)?.vertices as usize;
         // SAFETY: forwarded from this function's contract.
-        let (pos_out, nrm_out) = unsafe {
-            (
-                Strided::<f32, 3>::new(positions, position_stride, capacity, "positions")?,
-                Strided::<f32, 3>::new(normals, normal_stride, capacity, "normals")?,
+        let [pos_out, nrm_out] = unsafe {
+            deform_outputs(
+                [(positions, position_stride), (normals, normal_stride)],
+                capacity,
+                n,
             )
-        };
-        if pos_out.is_none() && nrm_out.is_none() {
-            return Err(Fail::null("positions and normals"));
-        }
-        if capacity < n {
-            return Err(Fail::too_small("the output", n as u64, capacity as u64));
-        }
+        }?;
         SCRATCH.with(|scratch| {
             let (positions, normals) = &mut *scratch.borrow_mut();
             positions.resize(n, [0.0; 3]);
@@ -337,6 +333,33 @@ pub unsafe extern "C" fn skelmap_model_skin(
             Ok(())
         })
     })
+}
+
+/// The position and normal outputs of a deforming call, checked: each a legal array of
+/// `capacity` elements or NULL (not both), and `capacity` at least `need`.
+///
+/// # Safety
+///
+/// Each pointer is NULL or valid for writes of `(capacity − 1) · stride + 12` bytes.
+unsafe fn deform_outputs(
+    [(positions, position_stride), (normals, normal_stride)]: [(*mut f32, usize); 2],
+    capacity: usize,
+    need: usize,
+) -> Result<[Option<Strided<f32, 3>>; 2], Fail> {
+    // SAFETY: forwarded from this function's contract.
+    let (pos_out, nrm_out) = unsafe {
+        (
+            Strided::<f32, 3>::new(positions, position_stride, capacity, "positions")?,
+            Strided::<f32, 3>::new(normals, normal_stride, capacity, "normals")?,
+        )
+    };
+    if pos_out.is_none() && nrm_out.is_none() {
+        return Err(Fail::null("positions and normals"));
+    }
+    if capacity < need {
+        return Err(Fail::too_small("the output", need as u64, capacity as u64));
+    }
+    Ok([pos_out, nrm_out])
 }
 
 /// For a mesh that stores normals per triangle corner (MS3D), each vertex's normal: the
@@ -445,22 +468,13 @@ pub unsafe extern "C" fn skelmap_model_skin_corners(
         let m = self::mesh(model, mesh)?;
         let corners = 3 * m.num_tris();
         // SAFETY: forwarded from this function's contract.
-        let (pos_out, nrm_out) = unsafe {
-            (
-                Strided::<f32, 3>::new(positions, position_stride, capacity, "positions")?,
-                Strided::<f32, 3>::new(normals, normal_stride, capacity, "normals")?,
+        let [pos_out, nrm_out] = unsafe {
+            deform_outputs(
+                [(positions, position_stride), (normals, normal_stride)],
+                capacity,
+                corners,
             )
-        };
-        if pos_out.is_none() && nrm_out.is_none() {
-            return Err(Fail::null("positions and normals"));
-        }
-        if capacity < corners {
-            return Err(Fail::too_small(
-                "the output",
-                corners as u64,
-                capacity as u64,
-            ));
-        }
+        }?;
         let n = m.num_verts();
         let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         model

@@ -172,7 +172,7 @@ fn group(model: &SkelmapModel, index: u32) -> Result<&FrameGroup, Fail> {
 ///
 /// Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
 /// `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
-/// `walk`, at 10 fps, looping); an MS3D has one group spanning its keyed timeline at its rate;
+/// `walk`, at 10 fps, looping); an MS3D has one group spanning its timeline (`total_frames`) at its rate;
 /// a Quake model's frame groups are its own, timed by their intervals.
 ///
 /// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or

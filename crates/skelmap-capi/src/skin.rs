@@ -48,7 +48,8 @@ pub struct SkelmapSkinInfo {
     pub levels: u32,
     /// 1 when the skin carries a GameStudio material record.
     pub has_material: u32,
-    /// The skin this one refers to, or -1.
+    /// The skin this one refers to, or -1. Its texels are that skin's: size an RGBA buffer by
+    /// that skin's info.
     pub reference: i32,
 }
 
@@ -104,8 +105,9 @@ pub unsafe extern "C" fn skelmap_skin_info(
     })
 }
 
-/// Copies the external texture file name of skin `index` (bytes as stored, without the NUL;
-/// a path relative to the model, which skelmap never opens) into `buf` of `len` bytes,
+/// Copies the external texture file name of skin `index` (a reference followed to the skin
+/// it names; bytes as stored, without the NUL; a path relative to the model, which skelmap
+/// never opens) into `buf` of `len` bytes,
 /// NUL-terminated and truncated to `len − 1`, and returns its full length.
 ///
 /// Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`), an index past
@@ -123,8 +125,11 @@ pub unsafe extern "C" fn skelmap_skin_external_name(
     len: usize,
 ) -> usize {
     value(usize::MAX, || {
-        let name = skin(model, index)?
-            .external()
+        skin(model, index)?;
+        let m = &model.ok_or(Fail::null("model"))?.model;
+        let name = m
+            .skin(index as usize)
+            .and_then(|s| s.external())
             .ok_or_else(|| Fail::wrong_kind(format!("skin {index} names no external file")))?;
         // SAFETY: forwarded from this function's contract.
         Ok(unsafe { copy_out(name, buf, len) })
@@ -133,7 +138,8 @@ pub unsafe extern "C" fn skelmap_skin_external_name(
 
 /// Decodes skin `index` (a reference followed to the skin it names; the first, full-size
 /// level) to RGBA8, row by row from the top, into `out`: `capacity` elements (texels, 4 bytes
-/// each), at least `width · height` of `SkelmapSkinInfo`. 8-bit skins go through the Quake
+/// each), at least `width · height` of `SkelmapSkinInfo` (for a reference, of the skin
+/// `SkelmapSkinInfo.reference` names). 8-bit skins go through the Quake
 /// palette for a Quake model and through a grey ramp for a GameStudio one (whose palette the
 /// file does not carry).
 ///
@@ -245,11 +251,9 @@ mod tests {
             );
             let name = std::ffi::CStr::from_ptr(buf.as_ptr());
             assert_eq!(name.to_bytes(), b"grass.tga");
-            // A reference names no file; index 2 is out of range: both SIZE_MAX, never 0.
-            assert_eq!(
-                skelmap_skin_external_name(m, 1, buf.as_mut_ptr(), 32),
-                usize::MAX
-            );
+            // A reference is followed to the skin it names (as the RGBA decode does); index 2
+            // is out of range: SIZE_MAX, never 0.
+            assert_eq!(skelmap_skin_external_name(m, 1, buf.as_mut_ptr(), 32), 9);
             assert_eq!(
                 skelmap_skin_external_name(m, 2, buf.as_mut_ptr(), 32),
                 usize::MAX

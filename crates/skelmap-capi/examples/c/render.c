@@ -123,6 +123,9 @@ int main(int argc, char **argv) {
     for (uint32_t k = 0; k < counts.skins; k++) {
         SkelmapSkinInfo info;
         if (!ok(skelmap_skin_info(model, k, &info), "skin")) goto out;
+        /* A reference draws the skin it names: size the buffer by that one. */
+        if (info.reference >= 0 && !ok(skelmap_skin_info(model, (uint32_t)info.reference, &info), "skin"))
+            goto out;
         size_t texels = (size_t)info.width * info.height;
         if (texels == 0) continue;
         skins[k].rgba = malloc(4 * texels);

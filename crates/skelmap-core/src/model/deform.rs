@@ -248,7 +248,10 @@ impl Model<'_> {
     /// `seconds · fps` of the clip blended with the next, wrapping from the clip's last frame
     /// to its first when `looped`, held at its ends otherwise. An MS3D, keyed in seconds, is
     /// evaluated at exactly `clip.first / fps + seconds` (wrapped over the clip's `count / fps`
-    /// seconds, or clamped to them), so `seconds = 0` reaches its keys at time 0.
+    /// seconds, or clamped to them), so `seconds = 0` reaches its keys at time 0. That puts
+    /// frame `f` of its timeline at `f / fps`, one frame earlier than [`Model::pose`]'s
+    /// `(f + 1) / fps` (MilkShape's numbering from 1), and a looped MS3D clip jumps from its
+    /// end to its start rather than blending the two.
     ///
     /// ```
     /// use skelmap_core::Model;
@@ -261,10 +264,10 @@ impl Model<'_> {
     /// let model = Model::from_bytes(&bytes)?;
     /// let clip = FrameGroup { name: "all".into(), first: 0, count: 9, fps: 10.0, looped: true };
     /// let (mut by_time, mut by_frames) = (Pose::default(), Pose::default());
-    /// // 0.25 s is frame 2.5; 0.85 s is frame 8.5, half way from the last frame to the first.
-    /// for (seconds, a, b) in [(0.25, 2, 3), (0.85, 8, 0)] {
+    /// // 0.25 s is frame 2.5; 0.875 s is frame 8.75, from the last frame back to the first.
+    /// for (seconds, a, b, t) in [(0.25, 2, 3, 0.5), (0.875, 8, 0, 0.75)] {
     ///     model.pose_clip(&clip, seconds, true, Interpolation::Nlerp, &mut by_time)?;
-    ///     model.pose(a, b, 0.5, Interpolation::Nlerp, &mut by_frames)?;
+    ///     model.pose(a, b, t, Interpolation::Nlerp, &mut by_frames)?;
     ///     assert_eq!(by_time.palette().world, by_frames.palette().world);
     /// }
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -313,15 +316,16 @@ impl Model<'_> {
             self.finish_pose(pose);
             return Ok(());
         }
-        let at = seconds * clip.fps;
+        // In f64: a large time at a high rate stays finite.
+        let at = f64::from(seconds) * f64::from(clip.fps);
         let at = if looped {
-            at.rem_euclid(count)
+            at.rem_euclid(f64::from(count))
         } else {
-            at.clamp(0.0, count - 1.0)
+            at.clamp(0.0, f64::from(count) - 1.0)
         };
         // `at` lies in 0..count, so the index fits the clip (`min` guards rounding at the top).
         let i = (at.floor() as u32).min(clip.count - 1);
-        let t = at - i as f32;
+        let t = (at - f64::from(i)) as f32;
         let next = match i + 1 {
             n if n < clip.count => n,
             _ if looped => 0,
@@ -336,6 +340,8 @@ impl Model<'_> {
     /// mesh as stored (bind-pose formats) or as frame 0 poses it.
     pub fn pose_bind(&self, pose: &mut Pose) {
         if self.is_vertex_animated() {
+            pose.local.bones.clear();
+            pose.palette.world.clear();
             pose.sampled = Sampled::Frames { a: 0, b: 0, t: 0.0 };
             return;
         }

@@ -237,7 +237,7 @@ impl<'data> QuakeMdl<'data> {
     }
 
     /// The model's animations: each frame group one clip (named by its first frame's stem,
-    /// `count / duration` frames per second), and each run of single frames grouped by name
+    /// `count / duration` frames per second, `fps` if that is not finite), and each run of single frames grouped by name
     /// stem at `fps`, as DarkPlaces does for frames without groups.
     ///
     /// ```
@@ -267,10 +267,16 @@ impl<'data> QuakeMdl<'data> {
             let Some((first, end)) = run else { return };
             let run = self.frames.get(first..end).unwrap_or_default();
             let names = run.iter().map(|f| f.name());
-            clips.extend(groups_from_names(names, fps).into_iter().map(|mut g| {
-                g.first += first as u32;
-                g
-            }));
+            // Unnamed single frames make no clips.
+            clips.extend(
+                groups_from_names(names, fps)
+                    .into_iter()
+                    .filter(|g| !g.name.is_empty())
+                    .map(|mut g| {
+                        g.first += first as u32;
+                        g
+                    }),
+            );
         };
         for group in &self.frame_groups {
             if !group.is_group() {
@@ -284,8 +290,11 @@ impl<'data> QuakeMdl<'data> {
                 name: stem.into_iter().next().map(|g| g.name).unwrap_or_default(),
                 first: group.first,
                 count: group.count,
-                // Validation proved the intervals positive.
-                fps: group.count as f32 / group.duration(),
+                // Validation proved the intervals positive; a tiny one would give an
+                // infinite rate, which falls back to `fps`.
+                fps: Some(group.count as f32 / group.duration())
+                    .filter(|r| r.is_finite())
+                    .unwrap_or(fps),
                 looped: true,
             });
         }
