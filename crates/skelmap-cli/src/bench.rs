@@ -6,8 +6,16 @@
 //! thread count has work. Each kernel line also gives its input read rate as a fraction of
 //! a **read roofline** measured in the same run: summing a buffer as large as the kernel's
 //! per-instance input, once per instance, on the same number of threads (so both read the
-//! same bytes from the same cache level). Every figure is the median of three timed slices.
-//! Criterion benches (`cargo bench`) remain the reference; this is a quick look.
+//! same bytes from the same cache level), with the widest loads the CPU has
+//! ([`read_pass`]), so that the fraction does not flatter the kernel. Every figure is the
+//! median of three timed slices. Criterion benches (`cargo bench`) remain the reference; this
+//! is a quick look.
+//!
+//! With `--json` it prints one object instead (`schema/bench.schema.json`): `open` (`gbps`
+//! and the plain read of the same bytes, `read_gbps`), `pose` (`file_ns_per_bone`,
+//! `baked_ns_per_bone`), `kernels` (each `name`, `layout`, `threads`, `vertices_per_s`,
+//! `roofline_fraction`) and, for MDL, HMP and Quake models, `morph` (`scalar` and `simd`
+//! vertices per second on one thread).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -16,10 +24,11 @@ use std::time::Instant;
 use std::collections::HashMap;
 
 use rayon::prelude::*;
+use serde::Serialize;
 use skelmap_core::model::{Pose, Records};
 use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
 use skelmap_core::skin::dqs::deltas;
-use skelmap_core::skin::{PreparedMesh, SimdLevel, VertexOrder, WeightedRecords};
+use skelmap_core::skin::{PreparedMesh, SimdLevel, VertexOrder, WeightedRecords, read_pass};
 use skelmap_core::{Limits, Model};
 
 use crate::load;
@@ -36,14 +45,63 @@ type MeshStep<'a> = dyn Fn(usize, &mut [[f32; 3]], &mut [[f32; 3]]) + 'a;
 /// One instance's kernel: fills positions and normals (sized for every mesh, back to back).
 type Kernel<'k> = Box<dyn Fn(&mut [[f32; 3]], &mut [[f32; 3]]) + Sync + 'k>;
 
-/// A kernel with its name and the bytes it reads per instance.
+/// A kernel with its name, the layout it reads and the bytes it reads per instance.
 struct Line<'k> {
     name: String,
+    layout: &'static str,
     input_bytes: usize,
     kernel: Kernel<'k>,
 }
 
-pub fn run(path: &Path, seconds: f64, root: Option<&Path>) -> Result<ExitCode, String> {
+/// What `bench --json` prints.
+#[derive(Debug, Serialize)]
+struct Report {
+    file: String,
+    format: String,
+    simd: String,
+    threads: usize,
+    seconds: f64,
+    open: OpenReport,
+    pose: Option<PoseReport>,
+    kernels: Vec<KernelReport>,
+    morph: Option<MorphReport>,
+}
+
+/// Opening and validating, against a plain read of the same bytes (one thread).
+#[derive(Debug, Serialize)]
+struct OpenReport {
+    bytes: u64,
+    gbps: f64,
+    read_gbps: f64,
+}
+
+/// Sampling a pose and its palette, per bone.
+#[derive(Debug, Serialize)]
+struct PoseReport {
+    file_ns_per_bone: f64,
+    baked_ns_per_bone: Option<f64>,
+}
+
+/// One kernel on one thread count.
+#[derive(Debug, Serialize)]
+struct KernelReport {
+    name: String,
+    layout: &'static str,
+    threads: usize,
+    vertices_per_s: f64,
+    input_gbps: f64,
+    roofline_fraction: f64,
+}
+
+/// The morph of a vertex-animated model on one thread: the scalar reference and the best
+/// SIMD level.
+#[derive(Debug, Serialize)]
+struct MorphReport {
+    scalar: f64,
+    simd: f64,
+}
+
+pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result<ExitCode, String> {
     let seconds = if seconds.is_finite() {
         seconds.clamp(0.01, 60.0)
     } else {
@@ -60,14 +118,16 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>) -> Result<ExitCode, S
                 .map_err(|e| format!("cannot start {t} threads: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    say!(
-        "skelmap bench {}: {}, {} bytes, SIMD {}, 1..{threads} threads, {seconds} s per line \
-         (median of 3 slices)",
-        path.display(),
-        model.format(),
-        model.size(),
-        SimdLevel::detect()
-    );
+    if !json {
+        say!(
+            "skelmap bench {}: {}, {} bytes, SIMD {}, 1..{threads} threads, {seconds} s per \
+             line (median of 3 slices)",
+            path.display(),
+            model.format(),
+            model.size(),
+            SimdLevel::detect()
+        );
+    }
     // Opening again from the same bytes in memory (companions included): validation alone.
     let files: HashMap<String, &[u8]> = model
         .files()
@@ -77,31 +137,72 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>) -> Result<ExitCode, S
         let opened = Model::resolve(&files, model.path(), &Limits::default());
         std::hint::black_box(opened.is_ok());
     });
-    // Per open, not per byte: validation reads headers, tables and indices, and some
-    // formats' payloads (HMP heights, MDL texels) are never touched by it.
-    say!("open + validate   {:>10.2} µs per open", 1e6 / open);
-    if model.num_bones() > 0 && model.num_frames() > 0 {
-        sampling(&model, seconds);
+    // The same bytes read and summed, with the widest loads this CPU has.
+    let bytes: u64 = files.values().map(|b| b.len() as u64).sum();
+    let level = SimdLevel::detect();
+    let read = median_rate(seconds, || {
+        let sum = files
+            .values()
+            .fold(0u64, |s, b| s.wrapping_add(read_pass(b, level)));
+        std::hint::black_box(sum);
+    });
+    let open_report = OpenReport {
+        bytes,
+        gbps: open * bytes as f64 / 1e9,
+        read_gbps: read * bytes as f64 / 1e9,
+    };
+    if !json {
+        // Validation reads headers, tables and indices; some formats' payloads (HMP heights,
+        // MDL texels) it never touches, so bytes/s over the file is not a read rate.
+        say!(
+            "open + validate   {:>10.2} µs per open, {:.2} GB/s over the file's bytes \
+             (a read pass: {:.2} GB/s)",
+            1e6 / open,
+            open_report.gbps,
+            open_report.read_gbps
+        );
     }
+    let pose =
+        (model.num_bones() > 0 && model.num_frames() > 0).then(|| sampling(&model, seconds, json));
     let weighted = model.weighted_records().map_err(|e| e.to_string())?;
     let (vertices, lines) = kernels(&model, weighted.as_ref());
+    let mut report = Report {
+        file: path.display().to_string(),
+        format: model.format().to_string(),
+        simd: level.to_string(),
+        threads,
+        seconds,
+        open: open_report,
+        pose,
+        kernels: Vec::new(),
+        morph: None,
+    };
     if vertices == 0 || lines.is_empty() {
-        say!("(no skinning or morph kernel for this format)");
+        if json {
+            say!(
+                "{}",
+                serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+            );
+        } else {
+            say!("(no skinning or morph kernel for this format)");
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let instances = (BATCH_VERTICES / vertices).clamp(1, 4096);
-    say!(
-        "kernels: {instances} instances × {vertices} vertices; roofline = read pass over the \
-         kernel's input bytes in the same run"
-    );
-    say!(
-        "{:<22} {:>7} {:>14} {:>10} {:>9}",
-        "kernel",
-        "threads",
-        "M vertices/s",
-        "input GB/s",
-        "roofline"
-    );
+    if !json {
+        say!(
+            "kernels: {instances} instances × {vertices} vertices; roofline = read pass ({level} \
+             loads) over the kernel's input bytes in the same run"
+        );
+        say!(
+            "{:<22} {:>7} {:>14} {:>10} {:>9}",
+            "kernel",
+            "threads",
+            "M vertices/s",
+            "input GB/s",
+            "roofline"
+        );
+    }
     let mut out: Vec<(Points, Points)> =
         vec![(vec![[0.0; 3]; vertices], vec![[0.0; 3]; vertices]); instances];
     for line in &lines {
@@ -111,7 +212,7 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>) -> Result<ExitCode, S
                 pool.install(|| {
                     let sum = (0..instances)
                         .into_par_iter()
-                        .map(|_| byte_sum(&roof))
+                        .map(|_| read_pass(&roof, level))
                         .reduce(|| 0, u64::wrapping_add);
                     std::hint::black_box(sum);
                 });
@@ -123,15 +224,45 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>) -> Result<ExitCode, S
             });
             let vps = rate * (instances * vertices) as f64;
             let input = rate * (instances * line.input_bytes) as f64;
-            say!(
-                "{:<22} {:>7} {:>14.1} {:>10.2} {:>8.0}%",
-                line.name,
-                t,
-                vps / 1e6,
-                input / 1e9,
-                100.0 * input / roof_rate.max(1.0)
-            );
+            let k = KernelReport {
+                name: line.name.clone(),
+                layout: line.layout,
+                threads: *t,
+                vertices_per_s: vps,
+                input_gbps: input / 1e9,
+                roofline_fraction: input / roof_rate.max(1.0),
+            };
+            if !json {
+                say!(
+                    "{:<22} {:>7} {:>14.1} {:>10.2} {:>8.0}%",
+                    k.name,
+                    k.threads,
+                    k.vertices_per_s / 1e6,
+                    k.input_gbps,
+                    100.0 * k.roofline_fraction
+                );
+            }
+            report.kernels.push(k);
         }
+    }
+    if model.is_vertex_animated() {
+        let one = |pick: &dyn Fn(&str) -> bool| {
+            report
+                .kernels
+                .iter()
+                .filter(|k| k.threads == 1 && pick(&k.name))
+                .map(|k| k.vertices_per_s)
+                .fold(0.0, f64::max)
+        };
+        let scalar = one(&|n: &str| n == format!("deform {}", SimdLevel::Portable));
+        let simd = one(&|n: &str| n != format!("deform {}", SimdLevel::Portable));
+        report.morph = Some(MorphReport { scalar, simd });
+    }
+    if json {
+        say!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -153,19 +284,9 @@ fn median_rate(seconds: f64, mut f: impl FnMut()) -> f64 {
     rates[1]
 }
 
-/// A wrapping sum of every byte, 8 at a time: the read pass.
-fn byte_sum(bytes: &[u8]) -> u64 {
-    let words = bytes.chunks_exact(8);
-    let tail = words.remainder();
-    let sum = words.fold(0u64, |s, w| {
-        s.wrapping_add(u64::from_le_bytes(w.try_into().unwrap_or_default()))
-    });
-    tail.iter().fold(sum, |s, b| s.wrapping_add(u64::from(*b)))
-}
-
-/// Prints how long sampling and concatenating one pose takes, per bone: straight from the
-/// file, and from frames baked once (when the model is small enough to bake).
-fn sampling(model: &Model<'_>, seconds: f64) {
+/// How long sampling and concatenating one pose takes, per bone: straight from the file, and
+/// from frames baked once (when the model is small enough to bake); printed unless `json`.
+fn sampling(model: &Model<'_>, seconds: f64, json: bool) -> PoseReport {
     let bones = model.num_bones().max(1);
     let frames = model.num_frames().max(1);
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
@@ -182,16 +303,23 @@ fn sampling(model: &Model<'_>, seconds: f64) {
         model.palette(&pose, &mut palette);
         std::hint::black_box(&palette);
     });
-    say!(
-        "sample + palette  {:>10.1} ns per bone ({bones} bones, between frames)",
-        1e9 / rate / bones as f64
-    );
-    if let Ok(baked) = model.bake() {
+    let report = PoseReport {
+        file_ns_per_bone: 1e9 / rate / bones as f64,
+        baked_ns_per_bone: model
+            .bake()
+            .ok()
+            .map(|baked| baked_ns_per_bone(&baked, seconds)),
+    };
+    if !json {
         say!(
-            "  from baked frames {:>8.1} ns per bone",
-            baked_ns_per_bone(&baked, seconds)
+            "sample + palette  {:>10.1} ns per bone ({bones} bones, between frames)",
+            report.file_ns_per_bone
         );
+        if let Some(ns) = report.baked_ns_per_bone {
+            say!("  from baked frames {ns:>8.1} ns per bone");
+        }
     }
+    report
 }
 
 fn baked_ns_per_bone<'d, S: PoseFrames<'d>>(source: &S, seconds: f64) -> f64 {
@@ -258,7 +386,20 @@ fn kernels<'k>(
     }
     let now = std::sync::Arc::new(now);
     let mut lines: Vec<Line<'k>> = Vec::new();
-    let deform_bytes = model.size() as usize;
+    // What one deform reads: a morph, two packed frames (4 bytes a vertex; MDL's word-packed
+    // frames read 8, so the fraction is if anything too low); a DPM or SKM, its records; an
+    // MS3D or SL mesh, its file (an upper bound: the bind-pose vertices and weights in it).
+    let file_records: usize = (0..sizes.len())
+        .filter_map(|i| model.records(i))
+        .map(|r| r.num_records() * 32)
+        .sum();
+    let deform_bytes = if model.is_vertex_animated() {
+        2 * 4 * vertices
+    } else if file_records > 0 {
+        file_records
+    } else {
+        model.size() as usize
+    };
     let deform_levels: &[SimdLevel] = if model.num_bones() > 0 {
         &[SimdLevel::Portable]
     } else {
@@ -271,6 +412,11 @@ fn kernels<'k>(
                 "deform".to_string()
             } else {
                 format!("deform {level}")
+            },
+            layout: if model.num_bones() > 0 {
+                "file"
+            } else {
+                "frames"
             },
             input_bytes: deform_bytes,
             kernel: Box::new(move |p, q| {
@@ -293,6 +439,7 @@ fn kernels<'k>(
         let (per_mesh, now, records) = (per_mesh.clone(), now.clone(), records.clone());
         lines.push(Line {
             name: "scalar".into(),
+            layout: "records",
             input_bytes: record_bytes,
             kernel: Box::new(move |p, q| {
                 per_mesh(p, q, &|i, p, q| {
@@ -307,6 +454,7 @@ fn kernels<'k>(
         let (per_mesh, now, records) = (per_mesh.clone(), now.clone(), records.clone());
         lines.push(Line {
             name: format!("stream {level}"),
+            layout: "records",
             input_bytes: record_bytes,
             kernel: Box::new(move |p, q| {
                 per_mesh(p, q, &|i, p, q| {
@@ -324,6 +472,7 @@ fn kernels<'k>(
         let (per_mesh, now, prepared) = (per_mesh.clone(), now.clone(), prepared.clone());
         lines.push(Line {
             name: format!("prepared {level}"),
+            layout: "prepared",
             input_bytes: prepared_bytes,
             kernel: Box::new(move |p, q| {
                 per_mesh(p, q, &|i, p, q| {
@@ -339,6 +488,7 @@ fn kernels<'k>(
     let dq = deltas(now.record_palette(), bind.record_palette());
     lines.push(Line {
         name: "dqs".into(),
+        layout: "records",
         input_bytes: record_bytes,
         kernel: Box::new(move |p, q| {
             per_mesh(p, q, &|i, p, q| {

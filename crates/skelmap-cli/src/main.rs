@@ -126,6 +126,10 @@ enum Command {
         /// Time spent measuring each line.
         #[arg(long, default_value_t = 0.3)]
         seconds: f64,
+        /// Print one JSON object (crates/skelmap-cli/schema/bench.schema.json) instead of
+        /// the table.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         root: RootArg,
         #[command(flatten)]
@@ -219,11 +223,12 @@ fn main() -> ExitCode {
         Command::Bench {
             file,
             seconds,
+            json,
             root,
             jobs,
         } => {
             jobs.apply();
-            bench::run(&file, seconds, root.root.as_deref())
+            bench::run(&file, seconds, root.root.as_deref(), json)
         }
         Command::Export {
             file,

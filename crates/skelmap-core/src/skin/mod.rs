@@ -34,6 +34,7 @@ mod matrices;
 pub mod morph;
 pub(crate) mod output;
 mod prepared;
+mod roofline;
 mod scalar;
 mod stream;
 #[cfg(target_arch = "x86_64")]
@@ -45,5 +46,6 @@ pub use level::SimdLevel;
 pub use matrices::SkinMatrices;
 pub use output::SkinnedVertex;
 pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch};
+pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};

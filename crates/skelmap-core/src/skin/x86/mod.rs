@@ -4,6 +4,7 @@
 //! - [`stream`]: the stream skinning kernel (AVX2 + FMA) over the mapped 32-byte records.
 //! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA).
 //! - [`morph`]: the morph kernel (SSE2, part of the x86-64 baseline, so no run-time detection).
+//! - [`read`]: the read pass of the roofline (AVX-512F, AVX2), the widest loads the CPU has.
 //!
 //! The AVX kernels are `unsafe fn`s with `#[target_feature]`: their one precondition is that
 //! the CPU has the features, which the safe dispatchers in `skin` check with
@@ -12,4 +13,5 @@
 
 pub(crate) mod morph;
 pub(crate) mod prepared;
+pub(crate) mod read;
 pub(crate) mod stream;
