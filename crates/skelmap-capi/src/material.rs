@@ -80,11 +80,8 @@ pub unsafe extern "C" fn skelmap_material_name(
     buf: *mut c_char,
     len: usize,
 ) -> usize {
-    value(usize::MAX, || {
-        let m = material(model, index)?;
-        // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { copy_out(m.name, buf, len) })
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { copy_material_text(model, index, buf, len, |m| m.name) }
 }
 
 /// Copies the texture file material `index` names (an MS3D material's texture; a DPM or SKM
@@ -106,10 +103,27 @@ pub unsafe extern "C" fn skelmap_material_texture(
     buf: *mut c_char,
     len: usize,
 ) -> usize {
+    // SAFETY: forwarded from this function's contract.
+    unsafe { copy_material_text(model, index, buf, len, |m| m.texture) }
+}
+
+/// Copies the text `field` picks from material `index` into `buf`; `SIZE_MAX` when there is
+/// no such material.
+///
+/// # Safety
+///
+/// `buf` is NULL or valid for writes of `len` bytes.
+unsafe fn copy_material_text(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    buf: *mut c_char,
+    len: usize,
+    field: for<'a> fn(&Material<'a>) -> &'a [u8],
+) -> usize {
     value(usize::MAX, || {
         let m = material(model, index)?;
         // SAFETY: forwarded from this function's contract.
-        Ok(unsafe { copy_out(m.texture, buf, len) })
+        Ok(unsafe { copy_out(field(&m), buf, len) })
     })
 }
 

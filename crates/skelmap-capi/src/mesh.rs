@@ -228,28 +228,19 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
     stride: usize,
     capacity: usize,
 ) -> SkelmapStatus {
-    status(|| {
-        let model = model.ok_or(Fail::null("model"))?;
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Strided::<f32, 2>::new(out, stride, capacity, "out") }?
-            .ok_or(Fail::null("out"))?;
-        let m = self::mesh(model, mesh)?;
-        match m.texcoord_layout() {
-            TexcoordLayout::PerVertex => {}
-            TexcoordLayout::PerCorner => {
+    // SAFETY: forwarded from this function's contract.
+    status(|| unsafe {
+        write_texcoords(model, mesh, (out, stride, capacity), |model, m| {
+            if m.texcoord_layout() == TexcoordLayout::PerCorner {
                 return Err(Fail::wrong_kind(format!(
                     "{:?} stores texture coordinates per triangle corner, not per vertex",
                     model.format()
                 )));
             }
-            TexcoordLayout::None => {
-                return Err(Fail::wrong_kind("the mesh has no texture coordinates"));
-            }
-        }
-        let uvs: Vec<[f32; 2]> = (0..m.num_verts())
-            .map(|v| m.vertex_texcoord(v).unwrap_or_default())
-            .collect();
-        out.write(&uvs, "out")
+            Ok((0..m.num_verts())
+                .map(|v| m.vertex_texcoord(v).unwrap_or_default())
+                .collect())
+        })
     })
 }
 
@@ -333,6 +324,29 @@ pub unsafe extern "C" fn skelmap_model_skin(
             Ok(())
         })
     })
+}
+
+/// Writes the texture coordinates `uvs` gives for mesh `mesh` (which has some) into the
+/// caller's `(out, stride, capacity)`.
+///
+/// # Safety
+///
+/// `out` is NULL or valid for writes of `(capacity − 1) · stride + 8` bytes.
+unsafe fn write_texcoords(
+    model: Option<&SkelmapModel>,
+    mesh: u32,
+    (out, stride, capacity): (*mut f32, usize, usize),
+    uvs: impl FnOnce(&SkelmapModel, &Mesh<'_>) -> Result<Vec<[f32; 2]>, Fail>,
+) -> Result<(), Fail> {
+    let model = model.ok_or(Fail::null("model"))?;
+    // SAFETY: forwarded from this function's contract.
+    let out = unsafe { Strided::<f32, 2>::new(out, stride, capacity, "out") }?
+        .ok_or(Fail::null("out"))?;
+    let m = self::mesh(model, mesh)?;
+    if m.texcoord_layout() == TexcoordLayout::None {
+        return Err(Fail::wrong_kind("the mesh has no texture coordinates"));
+    }
+    out.write(&uvs(model, &m)?, "out")
 }
 
 /// The position and normal outputs of a deforming call, checked: each a legal array of
@@ -421,19 +435,13 @@ pub unsafe extern "C" fn skelmap_mesh_corner_texcoords(
     stride: usize,
     capacity: usize,
 ) -> SkelmapStatus {
-    status(|| {
-        let model = model.ok_or(Fail::null("model"))?;
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Strided::<f32, 2>::new(out, stride, capacity, "out") }?
-            .ok_or(Fail::null("out"))?;
-        let m = self::mesh(model, mesh)?;
-        if m.texcoord_layout() == TexcoordLayout::None {
-            return Err(Fail::wrong_kind("the mesh has no texture coordinates"));
-        }
-        let uvs: Vec<[f32; 2]> = (0..m.num_tris())
-            .flat_map(|t| m.corner_texcoords(t).unwrap_or_default())
-            .collect();
-        out.write(&uvs, "out")
+    // SAFETY: forwarded from this function's contract.
+    status(|| unsafe {
+        write_texcoords(model, mesh, (out, stride, capacity), |_, m| {
+            Ok((0..m.num_tris())
+                .flat_map(|t| m.corner_texcoords(t).unwrap_or_default())
+                .collect())
+        })
     })
 }
 
@@ -475,28 +483,36 @@ pub unsafe extern "C" fn skelmap_model_skin_corners(
                 corners,
             )
         }?;
-        let n = m.num_verts();
-        let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-        model
-            .model
-            .deform(mesh as usize, &pose.pose, &mut p, &mut q)?;
         let expand = |values: &[[f32; 3]]| -> Vec<[f32; 3]> {
             m.triangles()
                 .flatten()
                 .map(|v| values.get(v as usize).copied().unwrap_or_default())
                 .collect()
         };
-        if let Some(out) = pos_out {
-            out.write(&expand(&p), "positions")?;
-        }
-        if let Some(out) = nrm_out {
-            let mut corner_normals = vec![[0.0f32; 3]; corners];
-            model
-                .model
-                .deform_corner_normals(mesh as usize, &pose.pose, &mut corner_normals)?;
-            out.write(&corner_normals, "normals")?;
-        }
-        Ok(())
+        SCRATCH.with(|scratch| {
+            let (p, q) = &mut *scratch.borrow_mut();
+            p.resize(m.num_verts(), [0.0; 3]);
+            q.resize(m.num_verts(), [0.0; 3]);
+            model.model.deform(mesh as usize, &pose.pose, p, q)?;
+            if let Some(out) = pos_out {
+                out.write(&expand(p), "positions")?;
+            }
+            match nrm_out {
+                // The format's own corner normals (MS3D): deformed per corner.
+                Some(out) if m.has_corner_normals() => {
+                    let mut corner_normals = vec![[0.0f32; 3]; corners];
+                    model.model.deform_corner_normals(
+                        mesh as usize,
+                        &pose.pose,
+                        &mut corner_normals,
+                    )?;
+                    out.write(&corner_normals, "normals")
+                }
+                // Elsewhere each corner takes its vertex's normal, already deformed.
+                Some(out) => out.write(&expand(q), "normals"),
+                None => Ok(()),
+            }
+        })
     })
 }
 

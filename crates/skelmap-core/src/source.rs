@@ -193,39 +193,39 @@ impl MapPromise {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
+    type Outcome = core::result::Result<(), Box<dyn std::error::Error>>;
+
     #[test]
-    fn mapping_an_empty_file_gives_no_bytes() {
+    fn mapping_an_empty_file_gives_no_bytes() -> Outcome {
         let path = std::env::temp_dir().join(format!("skelmap-empty-{}.dpm", std::process::id()));
-        std::fs::write(&path, b"").unwrap();
+        std::fs::write(&path, b"")?;
         // SAFETY: the file is private to this test and not modified while mapped.
-        let source = Source::open(&path, Access::Map(unsafe { MapPromise::new() })).unwrap();
+        let source = Source::open(&path, Access::Map(unsafe { MapPromise::new() }))?;
         assert!(source.bytes().is_empty());
-        std::fs::remove_file(&path).unwrap();
+        std::fs::remove_file(&path)?;
+        Ok(())
     }
 
     #[test]
-    fn memory_mapped_and_read_sources_give_the_same_bytes_and_view() {
+    fn memory_mapped_and_read_sources_give_the_same_bytes_and_view() -> Outcome {
         use crate::dpm::Dpm;
         use crate::parse::Parse;
-        let bytes = crate::synth::tube(&crate::synth::TubeParams::default())
-            .write()
-            .unwrap();
+        let bytes = crate::synth::tube(&crate::synth::TubeParams::default()).write()?;
         let path = std::env::temp_dir().join(format!("skelmap-map-{}.dpm", std::process::id()));
-        std::fs::write(&path, &bytes).unwrap();
+        std::fs::write(&path, &bytes)?;
         // SAFETY: the file is private to this test and not modified while mapped.
-        let mapped = unsafe { Source::map(&path) }.unwrap();
-        let read = Source::read(&path).unwrap();
+        let mapped = unsafe { Source::map(&path) }?;
+        let read = Source::read(&path)?;
         assert!(mapped.is_mapped() && !read.is_mapped());
         assert_eq!((mapped.bytes(), read.bytes()), (&bytes[..], &bytes[..]));
-        let (a, b) = (
-            Dpm::parse(mapped.bytes()).unwrap(),
-            Dpm::parse(read.bytes()).unwrap(),
-        );
-        assert_eq!(a.frame(5).unwrap().pose(2), b.frame(5).unwrap().pose(2));
+        let (a, b) = (Dpm::parse(mapped.bytes())?, Dpm::parse(read.bytes())?);
+        let pose = |m: &Dpm<'_>| m.frame(5).map(|f| f.pose(2));
+        assert!(pose(&a).is_some());
+        assert_eq!(pose(&a), pose(&b));
         drop(mapped);
-        std::fs::remove_file(&path).unwrap();
+        std::fs::remove_file(&path)?;
+        Ok(())
     }
 }

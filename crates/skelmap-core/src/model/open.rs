@@ -48,11 +48,11 @@ impl Model<'static> {
     ///
     /// ```
     /// let path = std::env::temp_dir().join("skelmap-model-open-doctest.dpm");
-    /// std::fs::write(&path, skelmap_core::synth::tube(&Default::default()).write()?).unwrap();
+    /// std::fs::write(&path, skelmap_core::synth::tube(&Default::default()).write()?)?;
     /// let model = skelmap_core::Model::open(&path)?;
     /// assert_eq!(model.format(), skelmap_core::Format::Dpm);
-    /// # std::fs::remove_file(&path).unwrap();
-    /// # Ok::<(), skelmap_core::Error>(())
+    /// # std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
     /// # Errors
@@ -63,13 +63,14 @@ impl Model<'static> {
         Model::open_with(path, &OpenOptions::default())
     }
 
-    /// Opens the model at `path` and its companions by memory-mapping them: no copy.
+    /// Opens the model at `path` and its companions by memory-mapping them: no copy. The
+    /// caller makes the [`MapPromise`] once (its docs show how) and passes it on.
     ///
     /// ```no_run
-    /// use skelmap_core::{Model, source::MapPromise};
-    /// // SAFETY: nothing modifies the game's files while it runs.
-    /// let model = Model::map("models/zombie.dpm", unsafe { MapPromise::new() })?;
-    /// # Ok::<(), skelmap_core::Error>(())
+    /// use skelmap_core::{Error, Model, source::MapPromise};
+    /// fn load(promise: MapPromise) -> Result<Model<'static>, Error> {
+    ///     Model::map("models/zombie.dpm", promise)
+    /// }
     /// ```
     ///
     /// # Errors
