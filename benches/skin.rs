@@ -33,7 +33,7 @@ use skelmap::dpm::Dpm;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::dqs::{deltas, skin_dqs};
 use skelmap::skin::skin_scalar;
-use skelmap::skin::{PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
+use skelmap::skin::{CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
@@ -107,12 +107,27 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         .iter()
         .map(|x| x.vertices().map(<[_]>::len).sum::<usize>())
         .sum();
+    let compact: Vec<CompactMesh> = meshes
+        .iter()
+        .map(|x| CompactMesh::new(x, &posed.bind.world).unwrap())
+        .collect();
+    let mut compact_matrices = SkinMatrices::default();
+    // Every mesh of a model has the same reference pose, so one mesh's matrices serve all.
+    compact[0].matrices(&posed.palette, &mut compact_matrices);
     let read: Vec<u8> = vec![1; prepared.iter().map(PreparedMesh::bytes).sum()];
+    let read_compact: Vec<u8> = vec![1; compact.iter().map(CompactMesh::bytes).sum()];
     println!(
-        "skin-{name}: {total} vertices, {:.2} influences per vertex, {} bones, {} prepared bytes, best level {}",
+        "skin-{name}: {total} vertices, {:.2} influences per vertex, {} bones, {} prepared bytes, {} compact bytes ({} vertices exact, {} of {} rows one bone), best level {}",
         influences as f64 / total as f64,
         m.num_bones(),
         read.len(),
+        read_compact.len(),
+        compact
+            .iter()
+            .map(CompactMesh::exact_vertices)
+            .sum::<usize>(),
+        compact.iter().map(|c| c.rows().1).sum::<usize>(),
+        compact.iter().map(|c| c.rows().0).sum::<usize>(),
         SimdLevel::detect()
     );
     let mut group = c.benchmark_group(format!("skin-{name}"));
@@ -124,6 +139,19 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         b.iter(|| {
             two.install(|| {
                 read.par_chunks(read.len().div_ceil(2).max(1))
+                    .map(common::byte_sum)
+                    .sum::<u64>()
+            })
+        })
+    });
+    group.bench_function("read-compact-1t", |b| {
+        b.iter(|| common::byte_sum(black_box(&read_compact)))
+    });
+    group.bench_function("read-compact-2t", |b| {
+        b.iter(|| {
+            two.install(|| {
+                read_compact
+                    .par_chunks(read_compact.len().div_ceil(2).max(1))
                     .map(common::byte_sum)
                     .sum::<u64>()
             })
@@ -156,6 +184,13 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
                 })
             });
         }
+        group.bench_function(BenchmarkId::new("compact", level), |b| {
+            b.iter(|| {
+                for x in &compact {
+                    x.skin(&compact_matrices, level, &mut p, &mut q).unwrap();
+                }
+            })
+        });
         group.bench_function(BenchmarkId::new("prepared", level), |b| {
             b.iter(|| {
                 for x in &prepared {
@@ -172,14 +207,23 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         });
     }
     let best = SimdLevel::detect();
-    // Two threads: chunks of 16k vertices spread over a two-thread pool (`install` itself
-    // costs a cross-thread hop, which dominates small meshes of one chunk).
+    // Two threads: a mesh large enough is split in two halves of chunks over a two-thread
+    // pool; a smaller one runs on one of them (`install` itself costs a cross-thread hop).
     group.bench_function(BenchmarkId::new("prepared-2t", best), |b| {
         b.iter(|| {
             two.install(|| {
                 for x in &prepared {
                     x.skin_par(&posed.matrices, best, VertexOrder::Original, &mut p, &mut q)
                         .unwrap();
+                }
+            })
+        })
+    });
+    group.bench_function(BenchmarkId::new("compact-2t", best), |b| {
+        b.iter(|| {
+            two.install(|| {
+                for x in &compact {
+                    x.skin_par(&compact_matrices, best, &mut p, &mut q).unwrap();
                 }
             })
         })

@@ -14,6 +14,7 @@ mod structured;
 mod anim;
 mod bindpose;
 mod boundaries;
+mod compact;
 mod dpm_accessors;
 mod dpm_corpus;
 mod dpm_rules;

@@ -28,7 +28,9 @@ use serde::Serialize;
 use skelmap_core::model::{Pose, Records};
 use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
 use skelmap_core::skin::dqs::deltas;
-use skelmap_core::skin::{PreparedMesh, SimdLevel, VertexOrder, WeightedRecords, read_pass};
+use skelmap_core::skin::{
+    CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, WeightedRecords, read_pass,
+};
 use skelmap_core::{Limits, Model};
 
 use crate::load;
@@ -482,6 +484,30 @@ fn kernels<'k>(
                 });
             }),
         });
+    }
+    if let Ok(compact) = model.compact() {
+        let mut matrices = SkinMatrices::default();
+        if compact.matrices(&now, &mut matrices).is_ok() {
+            let compact_bytes = (0..compact.num_meshes())
+                .filter_map(|i| compact.mesh(i))
+                .map(CompactMesh::bytes)
+                .sum();
+            let (compact, matrices) = (std::sync::Arc::new(compact), std::sync::Arc::new(matrices));
+            for &level in &levels {
+                let (per_mesh, compact, matrices) =
+                    (per_mesh.clone(), compact.clone(), matrices.clone());
+                lines.push(Line {
+                    name: format!("compact {level}"),
+                    layout: "compact",
+                    input_bytes: compact_bytes,
+                    kernel: Box::new(move |p, q| {
+                        per_mesh(p, q, &|i, p, q| {
+                            let _ = compact.skin(i, &matrices, level, p, q);
+                        });
+                    }),
+                });
+            }
+        }
     }
     let mut bind = Pose::default();
     model.pose_bind(&mut bind);

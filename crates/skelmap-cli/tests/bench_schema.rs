@@ -55,6 +55,7 @@ fn bench_json_matches_its_schema_for_skeletal_and_vertex_animated_models() {
             assert!(report["pose"]["file_ns_per_bone"].as_f64().unwrap() > 0.0);
             assert!(report["morph"].is_null());
             assert!(kernels.iter().any(|k| k["layout"] == "prepared"));
+            assert!(kernels.iter().any(|k| k["layout"] == "compact"));
         } else {
             assert!(report["pose"].is_null());
             assert!(report["morph"]["scalar"].as_f64().unwrap() > 0.0);

@@ -473,6 +473,7 @@ fn bench_measures_every_kernel() {
         "scalar",
         "stream portable",
         "prepared portable",
+        "compact portable",
         "dqs",
     ] {
         assert!(text.contains(line), "{line:?} missing:\n{text}");

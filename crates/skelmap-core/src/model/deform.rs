@@ -14,8 +14,8 @@ use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Interpolation, LocalPose, Palette};
 use crate::skin::morph::MorphError;
 use crate::skin::{
-    PreparedMesh, SimdLevel, SkinError, SkinMatrices, VertexOrder, WeightedRecords, skin_bind_lbs,
-    skin_stream,
+    CompactMesh, PreparedMesh, SimdLevel, SkinError, SkinMatrices, VertexOrder, WeightedRecords,
+    skin_bind_lbs, skin_stream,
 };
 
 /// Why a pose, a deformation or a preparation could not be made.
@@ -204,6 +204,82 @@ impl Prepared {
             return Err(DeformError::NotSampled);
         }
         Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?)
+    }
+}
+
+/// Every mesh of a skeletal model folded for the compact kernel ([`Model::compact`]).
+#[derive(Debug, Clone)]
+pub struct Compact {
+    meshes: Vec<CompactMesh>,
+    /// Per bone, the inverse of its reference (bind) transform; bind-pose formats end with the
+    /// unbound vertices' identity.
+    inverse_reference: Vec<Affine3A>,
+    bind_posed: bool,
+}
+
+impl Compact {
+    /// Number of meshes (as [`Model::num_meshes`]).
+    #[must_use]
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Mesh `index`'s folded blocks.
+    #[must_use]
+    pub fn mesh(&self, index: usize) -> Option<&CompactMesh> {
+        self.meshes.get(index)
+    }
+
+    /// Vertices, over every mesh, that did not fold and are skinned exactly.
+    #[must_use]
+    pub fn exact_vertices(&self) -> usize {
+        self.meshes.iter().map(CompactMesh::exact_vertices).sum()
+    }
+
+    /// The skinning matrices of `pose` (`world · bind⁻¹` per bone) into `out`, reusing its
+    /// allocation: once per frame, for every mesh.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSampled`] for a pose without bones.
+    pub fn matrices(&self, pose: &Pose, out: &mut SkinMatrices) -> Result<(), DeformError> {
+        if pose.sampled != Sampled::Bones {
+            return Err(DeformError::NotSampled);
+        }
+        let world = if self.bind_posed {
+            &pose.extended.world
+        } else {
+            &pose.palette.world
+        };
+        out.update_with(
+            world
+                .iter()
+                .zip(&self.inverse_reference)
+                .map(|(world, inverse)| *world * *inverse),
+        );
+        Ok(())
+    }
+
+    /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
+    /// `normals`, in file order, at `level`, on the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`] and the kernel's [`SkinError`]s (matrices with too few bones,
+    /// short outputs).
+    pub fn skin(
+        &self,
+        mesh: usize,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let compact = self.meshes.get(mesh).ok_or(DeformError::NoMesh {
+            mesh,
+            meshes: self.meshes.len(),
+        })?;
+        Ok(compact.skin(matrices, level, positions, normals)?)
     }
 }
 
@@ -572,5 +648,64 @@ impl Model<'_> {
             }
         };
         Ok(Prepared { meshes })
+    }
+
+    /// Folds every mesh for the compact kernel (the explicit, allocating copy a game runtime
+    /// makes once; see [`CompactMesh`] for how it differs from [`Model::prepare`]): DPM and
+    /// SKM records under frame 0, the pose they are stored against; MS3D and SL bind-pose
+    /// vertices under their bind pose. Build the matrices of each frame with
+    /// [`Compact::matrices`], then skin with [`Compact::skin`].
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::Interpolation;
+    /// use skelmap_core::skin::{SimdLevel, SkinMatrices};
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let compact = model.compact()?; // once
+    /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
+    /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?; // every frame
+    /// compact.matrices(&pose, &mut matrices)?;
+    /// let n = compact.mesh(0).map_or(0, |m| m.num_verts());
+    /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    /// compact.skin(0, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSkeletal`] as for [`Model::prepare`].
+    pub fn compact(&self) -> Result<Compact, DeformError> {
+        let mut reference = self.bind_palette().world.clone();
+        let bind_posed = bind_posed(self.view());
+        if bind_posed {
+            // The unbound vertices' bone of `weighted_records`.
+            reference.push(Affine3A::IDENTITY);
+        }
+        let meshes = match self.view() {
+            View::Dpm(m) => m
+                .meshes()
+                .map(|x| CompactMesh::new(&x, &reference))
+                .collect::<Result<_, _>>()?,
+            View::Skm(m) => m
+                .skm()
+                .meshes()
+                .map(|x| CompactMesh::new(&x, &reference))
+                .collect::<Result<_, _>>()?,
+            View::Ms3d(_) | View::SlMdl(_) => match self.weighted_records()? {
+                Some(records) => vec![CompactMesh::new(&records.mesh(), &reference)?],
+                None => return Err(DeformError::NotSkeletal(self.format())),
+            },
+            View::Mdl(_) | View::Hmp(_) | View::Quake(_) | View::Skp(_) | View::SlAnim(_) => {
+                return Err(DeformError::NotSkeletal(self.format()));
+            }
+        };
+        Ok(Compact {
+            meshes,
+            inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
+            bind_posed,
+        })
     }
 }

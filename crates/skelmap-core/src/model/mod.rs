@@ -41,7 +41,7 @@ mod records;
 
 use std::sync::OnceLock;
 
-pub use deform::{DeformError, Pose, Prepared};
+pub use deform::{Compact, DeformError, Pose, Prepared};
 pub use mesh::{Material, Mesh, Submesh, TerrainGrid, TexcoordLayout};
 pub use open::OpenOptions;
 pub use records::Records;

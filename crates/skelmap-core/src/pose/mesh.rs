@@ -24,6 +24,11 @@ pub struct MeshGeometry<'data> {
 }
 
 impl<'data> MeshGeometry<'data> {
+    /// The format of the file the mesh lives in.
+    pub(crate) fn format(&self) -> crate::format::Format {
+        self.reader.format()
+    }
+
     /// The geometry of a mesh whose arrays validation has proven in range.
     pub(crate) fn new(
         reader: Reader<'data>,

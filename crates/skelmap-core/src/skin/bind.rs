@@ -98,17 +98,13 @@ impl WeightedRecords {
                 records.push((unbound, 1.0, v.position, v.normal));
                 total = 1.0;
             }
-            bytes.extend_from_slice(U32::<LittleEndian>::new(records.len() as u32).as_bytes());
-            for &(bone, weight, origin, normal) in &records {
-                let w = weight / total;
-                let record = BoneVert::<LittleEndian>::new(
-                    (origin * w).to_array(),
-                    w,
-                    (normal * w).to_array(),
-                    bone,
-                );
-                bytes.extend_from_slice(record.as_bytes());
-            }
+            push_records(
+                &mut bytes,
+                records.iter().map(|&(bone, weight, origin, normal)| {
+                    let w = weight / total;
+                    (bone, (origin * w).to_array(), w, (normal * w).to_array())
+                }),
+            );
         }
         Ok(WeightedRecords {
             bytes,
@@ -128,15 +124,28 @@ impl WeightedRecords {
     /// triangles: the source mesh keeps those).
     #[must_use]
     pub fn mesh(&self) -> RecordsMesh<'_> {
-        let end = self.bytes.len() as u64;
-        RecordsMesh {
-            geometry: MeshGeometry::new(
-                Reader::new(&self.bytes, self.format),
-                [0, end, end],
-                self.num_verts,
-                0,
-            ),
-        }
+        records_mesh(&self.bytes, self.num_verts, self.format)
+    }
+}
+
+/// Appends one vertex to little-endian records: its count, then each
+/// `(bone, origin, influence, normal)` in the layout of [`BoneVert`].
+pub(crate) fn push_records(
+    bytes: &mut Vec<u8>,
+    records: impl ExactSizeIterator<Item = (u32, [f32; 3], f32, [f32; 3])>,
+) {
+    bytes.extend_from_slice(U32::<LittleEndian>::new(records.len() as u32).as_bytes());
+    for (bone, origin, influence, normal) in records {
+        let record = BoneVert::<LittleEndian>::new(origin, influence, normal, bone);
+        bytes.extend_from_slice(record.as_bytes());
+    }
+}
+
+/// `num_verts` vertices of records written by [`push_records`], as a mesh.
+pub(crate) fn records_mesh(bytes: &[u8], num_verts: u32, format: Format) -> RecordsMesh<'_> {
+    let end = bytes.len() as u64;
+    RecordsMesh {
+        geometry: MeshGeometry::new(Reader::new(bytes, format), [0, end, end], num_verts, 0),
     }
 }
 

@@ -1,5 +1,7 @@
 //! The bone palette laid out for the SIMD kernels, rebuilt from a [`Palette`] once per frame.
 
+use glam::Affine3A;
+
 use crate::pose::Palette;
 
 /// Floats per bone in the paired layout: four columns, each repeated in both 128-bit halves
@@ -44,7 +46,12 @@ impl SkinMatrices {
 
     /// Rebuilds from `palette`, reusing the allocations.
     pub fn update(&mut self, palette: &Palette) {
-        let bones = palette.world.len();
+        self.update_with(palette.world.iter().copied());
+    }
+
+    /// Rebuilds from one transform per bone, reusing the allocations.
+    pub(crate) fn update_with(&mut self, world: impl ExactSizeIterator<Item = Affine3A>) {
+        let bones = world.len();
         // 16, 32 or 64 (the sizes the permute look-ups serve), else a multiple of 16.
         let padded = match bones {
             0..=16 => 16,
@@ -57,7 +64,7 @@ impl SkinMatrices {
         self.paired.clear();
         self.soa.clear();
         self.soa.resize(12 * padded, 0.0);
-        for (b, w) in palette.world.iter().enumerate() {
+        for (b, w) in world.enumerate() {
             let cols = [
                 w.matrix3.x_axis,
                 w.matrix3.y_axis,

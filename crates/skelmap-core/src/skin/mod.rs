@@ -12,6 +12,10 @@
 //!   in-register permutes up to 64 / 16 bones, gathers above), in original or prepared
 //!   vertex order, split over rayon threads by chunks of [`CHUNK_VERTICES`];
 //!   [`skin_batch`] skins many instances across threads;
+//! - [`CompactMesh`]: each vertex's influences folded once into one bind-space vertex
+//!   (quantised position, octahedral normal, narrow bones and weights: about a quarter of the
+//!   prepared layout's bytes), skinned with `world · reference⁻¹`; vertices whose influences
+//!   disagree stay on the exact path;
 //! - [`dqs::skin_dqs`]: dual-quaternion blending relative to the frame-0 bind pose.
 //!
 //! Meshes stored in their bind pose with up to four weighted bones per vertex
@@ -28,6 +32,7 @@
 mod bind;
 pub(crate) mod blocks;
 mod bounds;
+pub(crate) mod compact;
 pub mod dqs;
 mod level;
 mod matrices;
@@ -42,10 +47,13 @@ mod x86;
 
 pub use bind::{RecordsMesh, WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use bounds::skinned_frame_bounds;
+pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE};
 pub use level::SimdLevel;
 pub use matrices::SkinMatrices;
 pub use output::SkinnedVertex;
-pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch};
+pub use prepared::{
+    CHUNK_VERTICES, PARALLEL_MIN_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch,
+};
 pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};

@@ -14,6 +14,9 @@ pub struct SkinnedVertex {
     pub normal: [f32; 3],
 }
 
+/// 16 consecutive positions and normals of a destination, lent to a kernel.
+pub(crate) type BlockMut<'a> = (&'a mut [[f32; 3]; 16], &'a mut [[f32; 3]; 16]);
+
 /// A destination indexed by vertex. `put` ignores an index past the end (callers check the
 /// length first, so that never happens; the check keeps the kernels total).
 pub(crate) trait Sink {
@@ -23,6 +26,13 @@ pub(crate) trait Sink {
     fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]);
     /// Writes vertices `at .. at + positions.len()` (ignored if that runs past the end).
     fn put_run(&mut self, at: usize, positions: &[[f32; 3]], normals: &[[f32; 3]]);
+    /// The 16 positions and normals from `at` on, for a kernel to store its results in place
+    /// (`None` where the destination cannot lend them: interleaved, remapped, or short).
+    #[inline]
+    fn block_mut(&mut self, at: usize) -> Option<BlockMut<'_>> {
+        let _ = at;
+        None
+    }
 }
 
 /// Separate position and normal streams.
@@ -55,6 +65,13 @@ impl Sink for Split<'_> {
             copy(p, positions);
             copy(n, normals);
         }
+    }
+
+    #[inline]
+    fn block_mut(&mut self, at: usize) -> Option<BlockMut<'_>> {
+        let p = self.positions.get_mut(at..at.checked_add(16)?)?;
+        let n = self.normals.get_mut(at..at + 16)?;
+        Some((p.try_into().ok()?, n.try_into().ok()?))
     }
 }
 
@@ -121,5 +138,57 @@ impl Chunked for &mut [SkinnedVertex] {
     fn pieces(self, n: usize, size: usize) -> Vec<Self> {
         let n = n.min(self.len());
         self[..n].chunks_mut(size).collect()
+    }
+}
+
+/// A destination seen through an index map: vertex `i` goes to `map[i]` of `sink` (for a
+/// subset of a mesh skinned on its own).
+pub(crate) struct Remap<'s, S> {
+    pub sink: &'s mut S,
+    pub map: &'s [u32],
+}
+
+impl<S: Sink> Sink for Remap<'_, S> {
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    #[inline]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        if let Some(&to) = self.map.get(i) {
+            self.sink.put(to as usize, position, normal);
+        }
+    }
+
+    fn put_run(&mut self, at: usize, positions: &[[f32; 3]], normals: &[[f32; 3]]) {
+        for (i, (&p, &n)) in positions.iter().zip(normals).enumerate() {
+            self.put(at + i, p, n);
+        }
+    }
+}
+
+/// Consecutive pieces of `size` vertices (from [`Chunked::pieces`]) seen as one destination
+/// again.
+pub(crate) struct Pieces<'p, S> {
+    pub pieces: &'p mut [S],
+    pub size: usize,
+}
+
+impl<S: Sink> Sink for Pieces<'_, S> {
+    fn len(&self) -> usize {
+        self.pieces.iter().map(Sink::len).sum()
+    }
+
+    #[inline]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        if let Some(piece) = self.pieces.get_mut(i / self.size.max(1)) {
+            piece.put(i % self.size.max(1), position, normal);
+        }
+    }
+
+    fn put_run(&mut self, at: usize, positions: &[[f32; 3]], normals: &[[f32; 3]]) {
+        for (i, (&p, &n)) in positions.iter().zip(normals).enumerate() {
+            self.put(at + i, p, n);
+        }
     }
 }

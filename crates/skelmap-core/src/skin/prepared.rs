@@ -7,12 +7,17 @@ use super::SimdLevel;
 use super::SkinError;
 use super::blocks::{BlockOut, LANES, Run, SLOT};
 use super::matrices::SkinMatrices;
-use super::output::{Chunked, Sink, SkinnedVertex, Split};
+use super::output::{Chunked, Remap, Sink, SkinnedVertex, Split};
 use crate::pose::SkeletalMesh;
 
 /// Vertices per chunk: chunks are prepared and skinned independently, and are the unit of
-/// parallel work (a rayon fork-join costs about 20 µs, so smaller pieces would not pay).
-pub const CHUNK_VERTICES: usize = 16_384;
+/// parallel work.
+pub const CHUNK_VERTICES: usize = 4_096;
+
+/// Vertices per parallel task at the least: a mesh is split over threads only when each gets
+/// this many (a fork-join over the pool costs some microseconds; 32 768 vertices take about a
+/// hundred to skin), so two threads never run a small mesh slower than one.
+pub const PARALLEL_MIN_VERTICES: usize = 32_768;
 
 /// Where the prepared kernel writes each vertex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -222,8 +227,10 @@ impl PreparedMesh {
         self.skin_into(matrices, level, order, sink, false)
     }
 
-    /// [`skin`](Self::skin) with the chunks spread over the current rayon thread pool (a mesh
-    /// of one chunk runs on the calling thread).
+    /// [`skin`](Self::skin) split over the current rayon thread pool when the mesh is large
+    /// enough to gain from it: one contiguous run of chunks per thread, each of at least
+    /// [`PARALLEL_MIN_VERTICES`]; a smaller mesh runs on the calling thread, so a second thread
+    /// never makes it slower.
     ///
     /// # Errors
     ///
@@ -278,11 +285,18 @@ impl PreparedMesh {
         }
         let level = level.or_supported();
         let mut pieces = sink.pieces(self.num_verts, CHUNK_VERTICES);
-        if parallel && self.chunks.len() > 1 {
+        let tasks = if parallel { split(self.num_verts) } else { 1 };
+        if tasks > 1 {
+            // One contiguous run of chunks per task, as even as chunks allow.
+            let per = self.chunks.len().div_ceil(tasks);
             pieces
-                .par_iter_mut()
-                .zip(self.chunks.par_iter())
-                .for_each(|(piece, chunk)| skin_chunk(chunk, matrices, level, order, piece));
+                .par_chunks_mut(per)
+                .zip(self.chunks.par_chunks(per))
+                .for_each(|(pieces, chunks)| {
+                    for (piece, chunk) in pieces.iter_mut().zip(chunks) {
+                        skin_chunk(chunk, matrices, level, order, piece);
+                    }
+                });
         } else {
             for (piece, chunk) in pieces.iter_mut().zip(&self.chunks) {
                 skin_chunk(chunk, matrices, level, order, piece);
@@ -290,6 +304,39 @@ impl PreparedMesh {
         }
         Ok(())
     }
+}
+
+impl PreparedMesh {
+    /// Skins vertex `i` into vertex `map[i]` of `sink` (for a subset of a mesh kept on this
+    /// exact path), on the calling thread.
+    pub(crate) fn skin_remapped(
+        &self,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        map: &[u32],
+        sink: &mut impl Sink,
+    ) -> Result<(), SkinError> {
+        if self.bone_limit as usize > matrices.bones() {
+            return Err(SkinError::Palette {
+                bone: self.bone_limit - 1,
+                have: matrices.bones(),
+            });
+        }
+        let level = level.or_supported();
+        for chunk in &self.chunks {
+            let map = map.get(chunk.first..).unwrap_or_default();
+            let mut remap = Remap { sink, map };
+            skin_chunk(chunk, matrices, level, VertexOrder::Original, &mut remap);
+        }
+        Ok(())
+    }
+}
+
+/// How many tasks to split `vertices` into on the current rayon pool: one per
+/// [`PARALLEL_MIN_VERTICES`], at most one per thread (below that a fork-join costs more than
+/// the second thread saves).
+pub(crate) fn split(vertices: usize) -> usize {
+    (vertices / PARALLEL_MIN_VERTICES).clamp(1, rayon::current_num_threads().max(1))
 }
 
 /// Skins one chunk into `sink`, indexed from the chunk's first vertex.

@@ -2,7 +2,9 @@
 //! the compiler's memory-safety checks, each block justified by a `// SAFETY:` comment.
 //!
 //! - [`stream`]: the stream skinning kernel (AVX2 + FMA) over the mapped 32-byte records.
-//! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA).
+//! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA), and
+//!   the in-register palette look-up it shares with [`compact`].
+//! - [`compact`]: the compact skinning kernel over folded vertices (AVX-512F).
 //! - [`morph`]: the morph kernel (SSE2, part of the x86-64 baseline, so no run-time detection).
 //! - [`read`]: the read pass of the roofline (AVX-512F, AVX2), the widest loads the CPU has.
 //!
@@ -11,6 +13,7 @@
 //! `is_x86_feature_detected!` before calling.
 #![allow(unsafe_code)]
 
+pub(crate) mod compact;
 pub(crate) mod morph;
 pub(crate) mod prepared;
 pub(crate) mod read;

@@ -8,13 +8,13 @@
 //! accumulated with fused multiply-adds into six rows of results (`px py pz nx ny nz`).
 
 use core::arch::x86_64::{
-    __m256, __m256i, __m512, __m512i, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmpgt_epi32,
-    _mm256_fmadd_ps, _mm256_i32gather_ps, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_min_epu32,
-    _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_setzero_ps, _mm256_storeu_ps,
-    _mm512_add_ps, _mm512_fmadd_ps, _mm512_i32gather_ps, _mm512_loadu_ps, _mm512_loadu_si512,
-    _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_min_epu32, _mm512_mul_ps,
-    _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_set1_epi32, _mm512_setzero_ps,
-    _mm512_storeu_ps, _mm512_test_epi32_mask,
+    __m256, __m256i, __m512, __m512i, __mmask16, _mm256_blendv_ps, _mm256_castsi256_ps,
+    _mm256_cmpgt_epi32, _mm256_fmadd_ps, _mm256_i32gather_ps, _mm256_loadu_ps, _mm256_loadu_si256,
+    _mm256_min_epu32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_setzero_ps,
+    _mm256_storeu_ps, _mm512_add_ps, _mm512_fmadd_ps, _mm512_i32gather_ps, _mm512_loadu_ps,
+    _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_min_epu32,
+    _mm512_mul_ps, _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_set1_epi32,
+    _mm512_setzero_ps, _mm512_storeu_ps, _mm512_test_epi32_mask,
 };
 
 use crate::skin::blocks::{BlockOut, LANES, Run, SLOT};
@@ -46,7 +46,7 @@ const INTERLEAVE: [([i32; 16], [i32; 16], u16); 3] = [interleave(0), interleave(
 /// Writes rows `x`, `y`, `z` (16 lanes each) interleaved into `out` (16 × 3 floats).
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn store_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f32; 3]; LANES]) {
+pub(crate) fn store_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f32; 3]; LANES]) {
     let dst = out.as_mut_ptr().cast::<f32>();
     for (r, (xy, zi, mask)) in INTERLEAVE.iter().enumerate() {
         // SAFETY: `xy` and `zi` are 16 `i32`s each; `out` is 48 contiguous floats (arrays have
@@ -99,27 +99,99 @@ unsafe fn prepared_avx512(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut))
     }
 }
 
+/// The twelve palette rows (a [`SkinMatrices`](crate::skin::SkinMatrices) in its
+/// structure-of-arrays layout) held for AVX-512 look-ups of 16 lanes' bones at once.
+///
 /// `MODE` 0: one-register permute (≤ 16 bones); 1: two-register permute (≤ 32); 2: two
 /// two-register permutes and a blend (≤ 64); 3: clamped gather.
-#[target_feature(enable = "avx512f,avx2,fma")]
-fn blocks_avx512<const MODE: u8>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
-    let (soa, padded) = (run.soa, run.padded);
-    let mut lo = [_mm512_setzero_ps(); 12];
-    let mut hi = [_mm512_setzero_ps(); 12];
-    if MODE < 2 {
-        for (r, (l, h)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-            // SAFETY: `consistent` proved `soa` holds 12 rows of `padded` ≥ 16 floats (≥ 32 in
-            // mode 1), so floats `r·padded .. r·padded + 16` (and `+ 16 .. + 32`) are in it.
-            unsafe {
-                *l = _mm512_loadu_ps(soa.as_ptr().add(r * padded));
-                if MODE == 1 {
-                    *h = _mm512_loadu_ps(soa.as_ptr().add(r * padded + LANES));
+pub(crate) struct Lookup<'a, const MODE: u8> {
+    lo: [__m512; 12],
+    hi: [__m512; 12],
+    soa: &'a [f32],
+    padded: usize,
+    last: __m512i,
+    bit5: __m512i,
+}
+
+impl<'a, const MODE: u8> Lookup<'a, MODE> {
+    /// The look-up over `soa`, twelve rows of `padded` floats; `None` unless `soa` holds them
+    /// and `padded` is a non-zero multiple of 16 that suits `MODE` (16, 32, 64, any).
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn new(soa: &'a [f32], padded: usize) -> Option<Self> {
+        let suits = match MODE {
+            0 => padded == 16,
+            1 => padded == 32,
+            2 => padded == 64,
+            _ => padded > 0 && padded.is_multiple_of(LANES),
+        };
+        if !suits || soa.len() < 12 * padded {
+            return None;
+        }
+        let mut lo = [_mm512_setzero_ps(); 12];
+        let mut hi = [_mm512_setzero_ps(); 12];
+        if MODE < 2 {
+            for (r, (l, h)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+                // SAFETY: `soa` holds 12 rows of `padded` ≥ 16 floats (32 in mode 1), so floats
+                // `r·padded .. r·padded + 16` (and `+ 16 .. + 32`) are in it.
+                unsafe {
+                    *l = _mm512_loadu_ps(soa.as_ptr().add(r * padded));
+                    if MODE == 1 {
+                        *h = _mm512_loadu_ps(soa.as_ptr().add(r * padded + LANES));
+                    }
                 }
             }
         }
+        Some(Lookup {
+            lo,
+            hi,
+            soa,
+            padded,
+            last: _mm512_set1_epi32((padded - 1) as i32),
+            bit5: _mm512_set1_epi32(32),
+        })
     }
-    let last = _mm512_set1_epi32((padded - 1) as i32);
-    let bit5 = _mm512_set1_epi32(32);
+
+    /// `idx` clamped into the palette (so every index addresses a float of each row), and
+    /// which lanes look in the upper half of a 64-bone palette.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn index(&self, idx: __m512i) -> (__m512i, __mmask16) {
+        let idx = _mm512_min_epu32(idx, self.last);
+        (idx, _mm512_test_epi32_mask(idx, self.bit5))
+    }
+
+    /// Entry `e` (`row · 4 + column`, below 12) of each lane's bone, for indices from
+    /// [`index`](Self::index).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn entry(&self, e: usize, idx: __m512i, upper: __mmask16) -> __m512 {
+        let e = e.min(11);
+        match MODE {
+            0 => _mm512_permutexvar_ps(idx, self.lo[e]),
+            1 => _mm512_permutex2var_ps(self.lo[e], idx, self.hi[e]),
+            // SAFETY: mode 2 has `padded` = 64 (checked by `new`), so row `e` < 12 is floats
+            // `64e .. 64e + 64` of `soa`, read as four 16-float loads.
+            2 => unsafe {
+                let row = self.soa.as_ptr().add(e * self.padded);
+                let t = |q: usize| _mm512_loadu_ps(row.add(16 * q));
+                _mm512_mask_blend_ps(
+                    upper,
+                    _mm512_permutex2var_ps(t(0), idx, t(1)),
+                    _mm512_permutex2var_ps(t(2), idx, t(3)),
+                )
+            },
+            // SAFETY: `index` clamped `idx ≤ padded − 1` lane-wise and row `e` < 12 spans floats
+            // `e·padded .. (e + 1)·padded` of `soa`; the scale 4 is `size_of::<f32>`.
+            _ => unsafe { _mm512_i32gather_ps::<4>(idx, self.soa.as_ptr().add(e * self.padded)) },
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn blocks_avx512<const MODE: u8>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+    let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
+        return;
+    };
     let mut out = BlockOut::ZERO;
     for b in 0..run.blocks {
         let mut acc = [_mm512_setzero_ps(); 6];
@@ -140,31 +212,9 @@ fn blocks_avx512<const MODE: u8>(run: Run<'_>, emit: &mut impl FnMut(usize, &Blo
                     [row(0), row(1), row(2), row(3), row(4), row(5), row(6)],
                 )
             };
-            // Clamped, every index addresses a float of each palette row.
-            let idx = _mm512_min_epu32(idx, last);
-            let upper = _mm512_test_epi32_mask(idx, bit5);
+            let (idx, upper) = lookup.index(idx);
             for r in 0..3 {
-                let m = |c: usize| -> __m512 {
-                    let e = r * 4 + c;
-                    match MODE {
-                        0 => _mm512_permutexvar_ps(idx, lo[e]),
-                        1 => _mm512_permutex2var_ps(lo[e], idx, hi[e]),
-                        // SAFETY: mode 2 runs only with `padded` = 64, so row `e` is floats
-                        // `64e .. 64e + 64` of `soa`, read as four 16-float loads.
-                        2 => unsafe {
-                            let row = soa.as_ptr().add(e * padded);
-                            let t = |q: usize| _mm512_loadu_ps(row.add(16 * q));
-                            _mm512_mask_blend_ps(
-                                upper,
-                                _mm512_permutex2var_ps(t(0), idx, t(1)),
-                                _mm512_permutex2var_ps(t(2), idx, t(3)),
-                            )
-                        },
-                        // SAFETY: `idx ≤ padded − 1` lane-wise and row `e` spans floats
-                        // `e·padded .. (e + 1)·padded` of `soa`; the scale 4 is `size_of::<f32>`.
-                        _ => unsafe { _mm512_i32gather_ps::<4>(idx, soa.as_ptr().add(e * padded)) },
-                    }
-                };
+                let m = |c: usize| lookup.entry(r * 4 + c, idx, upper);
                 let (m0, m1, m2, m3) = (m(0), m(1), m(2), m(3));
                 // Two short chains per row instead of one of four.
                 let p01 = _mm512_fmadd_ps(m1, v[1], _mm512_mul_ps(m0, v[0]));
@@ -190,32 +240,94 @@ unsafe fn prepared_avx2(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
     if !run.consistent() {
         return;
     }
-    if run.padded == 16 {
+    if run.padded == LANES {
         blocks_avx2::<true>(run, emit);
     } else {
         blocks_avx2::<false>(run, emit);
     }
 }
 
-/// `PERMUTE`: look bones up with two 8-entry permutes and a blend (palettes of ≤ 16 bones),
-/// else with a clamped gather.
-#[target_feature(enable = "avx2,fma")]
-fn blocks_avx2<const PERMUTE: bool>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
-    let (soa, padded) = (run.soa, run.padded);
-    let mut lo = [_mm256_setzero_ps(); 12];
-    let mut hi = [_mm256_setzero_ps(); 12];
-    if PERMUTE {
-        for (r, (l, h)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
-            // SAFETY: `consistent` proved `soa` holds 12 rows of `padded` = 16 floats; the two
-            // loads read floats `16r .. 16r + 8` and `16r + 8 .. 16r + 16`.
-            unsafe {
-                *l = _mm256_loadu_ps(soa.as_ptr().add(r * padded));
-                *h = _mm256_loadu_ps(soa.as_ptr().add(r * padded + 8));
+/// The twelve palette rows held for AVX2 look-ups of 8 lanes' bones at once. `PERMUTE`: two
+/// 8-entry permutes and a blend (palettes of ≤ 16 bones), else a clamped gather.
+pub(crate) struct Lookup8<'a, const PERMUTE: bool> {
+    lo: [__m256; 12],
+    hi: [__m256; 12],
+    soa: &'a [f32],
+    padded: usize,
+    last: __m256i,
+    seven: __m256i,
+}
+
+impl<'a, const PERMUTE: bool> Lookup8<'a, PERMUTE> {
+    /// The look-up over `soa`, twelve rows of `padded` floats; `None` unless `soa` holds them
+    /// and `padded` is a non-zero multiple of 16 (exactly 16 with `PERMUTE`).
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn new(soa: &'a [f32], padded: usize) -> Option<Self> {
+        let suits = if PERMUTE {
+            padded == 16
+        } else {
+            padded > 0 && padded.is_multiple_of(LANES)
+        };
+        if !suits || soa.len() < 12 * padded {
+            return None;
+        }
+        let mut lo = [_mm256_setzero_ps(); 12];
+        let mut hi = [_mm256_setzero_ps(); 12];
+        if PERMUTE {
+            for (r, (l, h)) in lo.iter_mut().zip(hi.iter_mut()).enumerate() {
+                // SAFETY: `soa` holds 12 rows of `padded` = 16 floats; the two loads read
+                // floats `16r .. 16r + 8` and `16r + 8 .. 16r + 16`.
+                unsafe {
+                    *l = _mm256_loadu_ps(soa.as_ptr().add(r * padded));
+                    *h = _mm256_loadu_ps(soa.as_ptr().add(r * padded + 8));
+                }
             }
         }
+        Some(Lookup8 {
+            lo,
+            hi,
+            soa,
+            padded,
+            last: _mm256_set1_epi32((padded - 1) as i32),
+            seven: _mm256_set1_epi32(7),
+        })
     }
-    let last = _mm256_set1_epi32((padded - 1) as i32);
-    let seven = _mm256_set1_epi32(7);
+
+    /// `idx` clamped into the palette, and which lanes look in the upper 8 of 16 bones.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn index(&self, idx: __m256i) -> (__m256i, __m256) {
+        let idx = _mm256_min_epu32(idx, self.last);
+        (
+            idx,
+            _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, self.seven)),
+        )
+    }
+
+    /// Entry `e` (below 12) of each lane's bone, for indices from [`index`](Self::index).
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn entry(&self, e: usize, idx: __m256i, upper: __m256) -> __m256 {
+        let e = e.min(11);
+        if PERMUTE {
+            _mm256_blendv_ps(
+                _mm256_permutevar8x32_ps(self.lo[e], idx),
+                _mm256_permutevar8x32_ps(self.hi[e], idx),
+                upper,
+            )
+        } else {
+            // SAFETY: `index` clamped `idx ≤ padded − 1` lane-wise and row `e` < 12 spans floats
+            // `e·padded .. (e + 1)·padded` of `soa`; scale 4 = `size_of::<f32>`.
+            unsafe { _mm256_i32gather_ps::<4>(self.soa.as_ptr().add(e * self.padded), idx) }
+        }
+    }
+}
+
+#[target_feature(enable = "avx2,fma")]
+fn blocks_avx2<const PERMUTE: bool>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+    let Some(lookup) = Lookup8::<PERMUTE>::new(run.soa, run.padded) else {
+        return;
+    };
     let mut rows = [[0.0f32; LANES]; 6];
     for b in 0..run.blocks {
         for half in 0..2 {
@@ -239,23 +351,9 @@ fn blocks_avx2<const PERMUTE: bool>(run: Run<'_>, emit: &mut impl FnMut(usize, &
                         [row(0), row(1), row(2), row(3), row(4), row(5), row(6)],
                     )
                 };
-                let idx = _mm256_min_epu32(idx, last);
-                let upper = _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, seven));
+                let (idx, upper) = lookup.index(idx);
                 for r in 0..3 {
-                    let m = |c: usize| -> __m256 {
-                        let e = r * 4 + c;
-                        if PERMUTE {
-                            _mm256_blendv_ps(
-                                _mm256_permutevar8x32_ps(lo[e], idx),
-                                _mm256_permutevar8x32_ps(hi[e], idx),
-                                upper,
-                            )
-                        } else {
-                            // SAFETY: `idx ≤ padded − 1` lane-wise and row `e` spans floats
-                            // `e·padded .. (e + 1)·padded` of `soa`; scale 4 = `size_of::<f32>`.
-                            unsafe { _mm256_i32gather_ps::<4>(soa.as_ptr().add(e * padded), idx) }
-                        }
-                    };
+                    let m = |c: usize| lookup.entry(r * 4 + c, idx, upper);
                     let (m0, m1, m2, m3) = (m(0), m(1), m(2), m(3));
                     acc[r] = _mm256_fmadd_ps(
                         m0,

@@ -1,0 +1,786 @@
+//! The compact kernel: each vertex's influences folded once into one bind-space vertex, as GPU
+//! skinning and ozz-animation store it, then skinned every frame from about a quarter of the
+//! bytes the exact prepared layout reads.
+//!
+//! Pre-weighted formats (DPM, SKM) store a vertex as one offset per influence, each in its own
+//! bone's space. Under a reference pose `B` (the bind pose: frame 0 of a DPM or SKM, the rest
+//! pose of an MS3D) each record `(bone b, origin o, weight w)` names the point `B_b · o / w`.
+//! Where every influence of a vertex names the same point `P`, the vertex skins as
+//! `Σ w · (M_b · B_b⁻¹) · P`, exactly what the records give: one position, one normal and the
+//! `(bone, weight)` pairs replace the records. [`CompactMesh::new`] measures how far each
+//! vertex's influences disagree and keeps the ones beyond [`FOLD_TOLERANCE`] on the exact
+//! per-influence path ([`CompactMesh::exact_vertices`] counts them).
+
+use glam::{Affine3A, Vec3A};
+use rayon::prelude::*;
+
+use super::SimdLevel;
+use super::SkinError;
+use super::bind::push_records;
+use super::bind::records_mesh;
+use super::blocks::{BlockOut, LANES};
+use super::matrices::SkinMatrices;
+use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split};
+use super::prepared::{PreparedMesh, split};
+use crate::pose::{Palette, SkeletalMesh};
+
+/// How far (relative to the mesh's size, the diagonal of its reference-pose bounds) the
+/// influences of a vertex may disagree, weighted, and the vertex still fold: the weighted sum
+/// over its influences of `|B_b · o / w − P|`. Together with the quantisation below, a folded
+/// vertex lands within 5·10⁻⁵ of the model's size of where its records put it.
+pub const FOLD_TOLERANCE: f32 = 2e-5;
+
+/// How far the influences' normals may disagree (weighted sum of the distances between the
+/// unit directions) and the vertex still fold.
+pub const NORMAL_TOLERANCE: f32 = 1e-3;
+
+/// Weights are stored as `u16` multiples of `1 / WEIGHT_ONE` (so up to just under 2: the
+/// weights of some real files sum to slightly more than 1).
+pub(crate) const WEIGHT_ONE: f32 = 32768.0;
+
+/// Largest quantised position coordinate.
+const POSITION_STEPS: f32 = 65535.0;
+
+/// A mesh folded into one bind-space vertex per vertex, in blocks of 16 consecutive vertices
+/// (file order, so outputs are written contiguously):
+///
+/// - the position as three `u16` steps of the mesh's bounds (at most 1/131 070 of the bounds'
+///   extent off per axis);
+/// - the normal as two `i16` octahedral coordinates (about 10⁻⁴ radian);
+/// - per influence, the bone as a `u8` (palettes of up to 256 bones) or `u16`, and the weight
+///   as a `u16` of 1/32 768; each vertex's quantised weights keep the sum of its stored ones
+///   (real files' sums range from 0.998 to 1.002, and renormalising them would move vertices
+///   by up to 8·10⁻⁴ of the model's size).
+///
+/// About 19 bytes per vertex at three influences, against 82 for [`PreparedMesh`]; vertices
+/// whose influences do not fold are kept as records in a small [`PreparedMesh`] of their own
+/// and skinned exactly after the blocks.
+///
+/// **Which to choose.** [`PreparedMesh`] reproduces the file's records to the last bit of
+/// float arithmetic and needs no reference pose; choose it for tools, exporters and
+/// comparisons. `CompactMesh` reads about a quarter of the bytes, so it runs up to several times
+/// faster once meshes leave the cache and it shares the memory bus with other threads;
+/// choose it for a game runtime. Its matrices are `world · reference⁻¹`
+/// ([`CompactMesh::matrices`]), its positions are within 5·10⁻⁵ of the model's size of the
+/// exact ones, and its normals are the blended unit normal.
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
+/// use skelmap_core::skin::{CompactMesh, SimdLevel, SkinMatrices};
+/// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
+///
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let model = Dpm::parse(&bytes)?;
+/// let mesh = model.mesh(0).expect("one mesh");
+/// let (mut pose, mut reference, mut palette) =
+///     (LocalPose::default(), Palette::default(), Palette::default());
+/// pose::sample(&model, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+/// reference.build(&model, &pose); // DPM meshes are stored relative to frame 0
+/// let compact = CompactMesh::new(&mesh, &reference.world)?; // once
+/// assert_eq!(compact.exact_vertices(), 0); // every vertex of the tube folds
+///
+/// pose::sample(&model, 3, 4, 0.5, Interpolation::Nlerp, &mut pose); // every frame
+/// palette.build(&model, &pose);
+/// let mut matrices = SkinMatrices::default();
+/// compact.matrices(&palette, &mut matrices);
+/// let n = compact.num_verts();
+/// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+/// compact.skin(&matrices, SimdLevel::detect(), &mut p, &mut q)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct CompactMesh {
+    num_verts: usize,
+    /// One past the largest bone index used.
+    bone_limit: u32,
+    /// Per bone below `bone_limit`, the inverse of its reference transform.
+    inverse_reference: Vec<Affine3A>,
+    /// Position of step 0, and the size of one step, per axis.
+    origin: [f32; 3],
+    step: [f32; 3],
+    /// Whether the mesh has normals (a mesh whose every normal is zero, like MS3D's records,
+    /// skips them and writes zeros).
+    normals: bool,
+    /// Whether bones are stored as `u16` (else `u8`).
+    wide: bool,
+    blocks: Vec<Block>,
+    /// Per block, 48 position steps: rows `x`, `y`, `z` of 16 lanes.
+    position: Vec<u16>,
+    /// Per block, 32 octahedral coordinates: rows `u`, `v` of 16 lanes.
+    normal: Vec<i16>,
+    /// Per slot (influence `j` of a block), 16 bone indices, one or two bytes each.
+    bones: Vec<u8>,
+    /// Per slot, 16 weights in units of 1 / 32 768.
+    weights: Vec<u16>,
+    /// Vertices that do not fold, as records in reference space.
+    exact: PreparedMesh,
+    /// Original index of each vertex of `exact`.
+    exact_index: Vec<u32>,
+}
+
+/// Where a block's influence rows start, how many it has, and which of its first 32 rows are
+/// stored as a few bones with lane masks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Block {
+    pub slot: u32,
+    pub k: u32,
+    /// Bit `j`: row `j` names at most [`FEW`] distinct bones, and its bone bytes hold them as
+    /// a [`FewBones`] record instead of one bone per lane, so a kernel broadcasts each bone's
+    /// matrix to the lanes of its mask instead of looking bones up lane by lane.
+    pub few: u32,
+}
+
+/// Most distinct bones of a row stored as a [`FewBones`] record.
+pub(crate) const FEW: usize = 4;
+
+/// A row's distinct bones and, per bone, the lanes that name it (16 bytes: `FEW` little-endian
+/// `u16` bones, then their `u16` lane masks; unused entries have an empty mask and come last).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct FewBones {
+    pub bones: [u16; FEW],
+    pub masks: [u16; FEW],
+}
+
+impl FewBones {
+    /// Bytes of the record.
+    pub const SIZE: usize = 4 * FEW;
+
+    /// Reads the record from the start of `row` (at least [`Self::SIZE`] bytes).
+    #[inline]
+    pub(crate) fn read(row: &[u8]) -> Option<FewBones> {
+        let bytes: &[u8; Self::SIZE] = row.get(..Self::SIZE)?.try_into().ok()?;
+        let word = |i: usize| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+        Some(FewBones {
+            bones: core::array::from_fn(word),
+            masks: core::array::from_fn(|i| word(FEW + i)),
+        })
+    }
+
+    /// The bone lane `lane` names (0 if none).
+    #[inline]
+    pub(crate) fn bone(&self, lane: usize) -> u16 {
+        self.masks
+            .iter()
+            .position(|m| m >> lane & 1 == 1)
+            .map_or(0, |i| self.bones[i])
+    }
+}
+
+/// One vertex measured at prepare time.
+#[derive(Clone, Copy)]
+struct Measured {
+    /// The folded bind-space point (the reference-pose position over the weight sum).
+    point: Vec3A,
+    /// The reference-pose normal (the weighted sum).
+    normal: Vec3A,
+    /// Weighted disagreement of the influences' points, and of their normals.
+    spread: f32,
+    turn: f32,
+    /// The vertex's contributing influences in the shared list.
+    first: usize,
+    count: usize,
+    /// Weights positive, their sum in `(0, 1.99)`, everything finite.
+    valid: bool,
+}
+
+impl CompactMesh {
+    /// Folds `mesh` under `reference`, the world transform of each bone in the pose the mesh
+    /// was stored against (an explicit, allocating copy: about 20 bytes per vertex, plus the
+    /// records of the vertices that do not fold).
+    ///
+    /// # Errors
+    ///
+    /// [`SkinError::Palette`] when a record names a bone `reference` lacks.
+    pub fn new<'data, M: SkeletalMesh<'data>>(
+        mesh: &M,
+        reference: &[Affine3A],
+    ) -> Result<CompactMesh, SkinError> {
+        let n = mesh.num_verts();
+        let mut measured = Vec::with_capacity(n);
+        let mut influences: Vec<(u32, f32)> = Vec::with_capacity(n.saturating_mul(3));
+        let mut parts = Vec::new();
+        let mut bone_limit = 0u32;
+        for records in mesh.vertices() {
+            parts.clear();
+            let (mut p, mut nrm, mut total) = (Vec3A::ZERO, Vec3A::ZERO, 0.0f32);
+            for r in records {
+                let bone = r.bonenum();
+                let b = reference.get(bone as usize).ok_or(SkinError::Palette {
+                    bone,
+                    have: reference.len(),
+                })?;
+                bone_limit = bone_limit.max(bone.saturating_add(1));
+                let w = r.influence();
+                // The record's point and normal in the reference pose, times its weight.
+                let wp = b.matrix3 * Vec3A::from(r.origin()) + b.translation * w;
+                let wn = b.matrix3 * Vec3A::from(r.normal());
+                (p, nrm, total) = (p + wp, nrm + wn, total + w);
+                parts.push((bone, w, wp, wn));
+            }
+            let mut valid = total > 1e-6 && total < 1.99 && p.is_finite() && nrm.is_finite();
+            let (point, direction) = if valid {
+                (p / total, nrm / total)
+            } else {
+                (p, nrm)
+            };
+            let (mut spread, mut turn) = (0.0f32, 0.0f32);
+            let first = influences.len();
+            for &(bone, w, wp, wn) in &parts {
+                if w == 0.0 {
+                    // Without weight a record still adds its rotated origin and normal.
+                    spread += wp.length();
+                    turn += wn.length();
+                    continue;
+                }
+                valid &= w > 0.0;
+                spread += (wp - w * point).length();
+                turn += (wn - w * direction).length();
+                influences.push((bone, w));
+            }
+            measured.push(Measured {
+                point,
+                normal: nrm,
+                spread,
+                turn,
+                first,
+                count: influences.len() - first,
+                valid: valid && spread.is_finite() && turn.is_finite(),
+            });
+        }
+        let normals = measured.iter().any(|m| m.normal != Vec3A::ZERO);
+        let (lo, hi) = bounds(measured.iter().filter(|m| m.valid).map(|m| m.point));
+        let size = (hi - lo).length();
+        let folds = |m: &Measured| {
+            let normal_folds = if normals {
+                let length = m.normal.length();
+                length > 0.0 && m.turn <= NORMAL_TOLERANCE * length
+            } else {
+                true
+            };
+            m.valid && m.spread <= FOLD_TOLERANCE * size && normal_folds
+        };
+        let (lo, hi) = bounds(measured.iter().filter(|m| folds(m)).map(|m| m.point));
+        let step = ((hi - lo) / POSITION_STEPS).to_array();
+        let wide = bone_limit > 256;
+        // A row of few bones costs twelve multiply-adds per bone against twelve look-ups and
+        // twelve multiply-adds for any row: worth it for up to two bones when look-ups are one
+        // permute (palettes of up to 32 bones), up to four above.
+        let few_limit = if bone_limit <= 32 { 2 } else { FEW };
+        let mut compact = CompactMesh {
+            num_verts: measured.len(),
+            bone_limit,
+            inverse_reference: reference
+                .iter()
+                .take(bone_limit as usize)
+                .map(Affine3A::inverse)
+                .collect(),
+            origin: lo.to_array(),
+            step,
+            normals,
+            wide,
+            ..CompactMesh::default()
+        };
+        let mut exact = Vec::new();
+        let mut slot = 0u32;
+        for (b, lanes) in measured.chunks(LANES).enumerate() {
+            let k = lanes
+                .iter()
+                .filter(|m| folds(m))
+                .map(|m| m.count)
+                .max()
+                .unwrap_or(0);
+            let mut position = [0u16; 3 * LANES];
+            let mut normal = [0i16; 2 * LANES];
+            let mut bones = vec![0u16; k * LANES];
+            let mut weights = vec![0u16; k * LANES];
+            let mut present = vec![false; k * LANES];
+            // How many of the block's lanes each bone binds: every lane lists the bones most
+            // lanes share first, so that they line up row by row.
+            let mut shared: Vec<(u32, usize)> = Vec::new();
+            for m in lanes.iter().filter(|m| folds(m)) {
+                for &(bone, _) in influences
+                    .get(m.first..m.first + m.count)
+                    .unwrap_or_default()
+                {
+                    match shared.iter_mut().find(|(b, _)| *b == bone) {
+                        Some((_, n)) => *n += 1,
+                        None => shared.push((bone, 1)),
+                    }
+                }
+            }
+            let lanes_of = |bone: u32| shared.iter().find(|(b, _)| *b == bone).map_or(0, |s| s.1);
+            for (lane, m) in lanes.iter().enumerate() {
+                if !folds(m) {
+                    exact.push((b * LANES + lane) as u32);
+                    continue;
+                }
+                for axis in 0..3 {
+                    let q = (m.point[axis] - lo[axis]) / step[axis];
+                    position[axis * LANES + lane] = if q.is_finite() {
+                        q.round().clamp(0.0, POSITION_STEPS) as u16
+                    } else {
+                        0
+                    };
+                }
+                let [u, v] = octahedral(m.normal);
+                normal[lane] = u;
+                normal[LANES + lane] = v;
+                let mine = influences
+                    .get_mut(m.first..m.first + m.count)
+                    .unwrap_or_default();
+                mine.sort_by_key(|&(bone, _)| (core::cmp::Reverse(lanes_of(bone)), bone));
+                for (j, (q, &(bone, _))) in quantise(mine).into_iter().zip(&*mine).enumerate() {
+                    bones[j * LANES + lane] = bone as u16;
+                    weights[j * LANES + lane] = q;
+                    present[j * LANES + lane] = true;
+                }
+            }
+            let width = if wide { 2 } else { 1 };
+            let mut few = 0u32;
+            for j in 0..k {
+                let row = j * LANES..(j + 1) * LANES;
+                let mut record = FewBones::default();
+                let mut distinct = 0;
+                for (lane, (&bone, _)) in bones[row.clone()]
+                    .iter()
+                    .zip(&present[row.clone()])
+                    .enumerate()
+                    .filter(|(_, (_, p))| **p)
+                {
+                    let known = record.bones.get(..distinct).unwrap_or(&record.bones);
+                    let at = known.iter().position(|&b| b == bone);
+                    let at = at.unwrap_or_else(|| {
+                        distinct += 1;
+                        distinct - 1
+                    });
+                    if let (Some(b), Some(m)) = (record.bones.get_mut(at), record.masks.get_mut(at))
+                    {
+                        *b = bone;
+                        *m |= 1 << lane;
+                    }
+                }
+                if j < 32 && (1..=few_limit).contains(&distinct) {
+                    few |= 1 << j;
+                    for v in record.bones.iter().chain(&record.masks) {
+                        compact.bones.extend_from_slice(&v.to_le_bytes());
+                    }
+                    compact
+                        .bones
+                        .extend(core::iter::repeat_n(0, LANES * width - FewBones::SIZE));
+                } else {
+                    for &bone in &bones[row] {
+                        if wide {
+                            compact.bones.extend_from_slice(&bone.to_le_bytes());
+                        } else {
+                            compact.bones.push(bone as u8);
+                        }
+                    }
+                }
+            }
+            compact.blocks.push(Block {
+                slot,
+                k: k as u32,
+                few,
+            });
+            slot += k as u32;
+            compact.position.extend_from_slice(&position);
+            compact.normal.extend_from_slice(&normal);
+            compact.weights.extend_from_slice(&weights);
+        }
+        compact.keep_exact(mesh, reference, exact);
+        Ok(compact)
+    }
+
+    /// Keeps the vertices `indices` (ascending) as records in reference space, for the exact
+    /// path.
+    fn keep_exact<'data, M: SkeletalMesh<'data>>(
+        &mut self,
+        mesh: &M,
+        reference: &[Affine3A],
+        indices: Vec<u32>,
+    ) {
+        if indices.is_empty() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        let mut wanted = indices.iter().peekable();
+        for (i, records) in mesh.vertices().enumerate() {
+            if wanted.next_if(|&&w| w as usize == i).is_none() {
+                continue;
+            }
+            // Every bone was found in `reference` by `new`.
+            push_records(
+                &mut bytes,
+                records.iter().map(|r| {
+                    let b = reference
+                        .get(r.bonenum() as usize)
+                        .copied()
+                        .unwrap_or_default();
+                    let w = r.influence();
+                    let origin = b.matrix3 * Vec3A::from(r.origin()) + b.translation * w;
+                    let normal = b.matrix3 * Vec3A::from(r.normal());
+                    (r.bonenum(), origin.to_array(), w, normal.to_array())
+                }),
+            );
+        }
+        let format = mesh.geometry().format();
+        let records = records_mesh(&bytes, indices.len() as u32, format);
+        self.exact = PreparedMesh::new(&records);
+        self.exact_index = indices;
+    }
+
+    /// Number of vertices.
+    #[must_use]
+    pub fn num_verts(&self) -> usize {
+        self.num_verts
+    }
+
+    /// How many vertices did not fold and are skinned exactly from their records.
+    #[must_use]
+    pub fn exact_vertices(&self) -> usize {
+        self.exact_index.len()
+    }
+
+    /// Influence rows (16 lanes each) in all, and how many of them name only a few bones
+    /// (the kernel broadcasts those bones' matrices to their lanes instead of looking bones up
+    /// lane by lane; meshes whose neighbouring vertices share bones have many).
+    #[must_use]
+    pub fn rows(&self) -> (usize, usize) {
+        let all = self.blocks.iter().map(|b| b.k as usize).sum();
+        let few = self
+            .blocks
+            .iter()
+            .map(|b| b.few.count_ones() as usize)
+            .sum();
+        (all, few)
+    }
+
+    /// Whether the mesh has normals (a mesh whose every normal is zero writes zero normals and
+    /// skips their arithmetic).
+    #[must_use]
+    pub fn has_normals(&self) -> bool {
+        self.normals
+    }
+
+    /// Bytes the kernel reads per skinning: the blocks (padding included) and the exact path's
+    /// records.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        2 * (self.position.len() + self.normal.len() + self.weights.len())
+            + self.bones.len()
+            + size_of::<Block>() * self.blocks.len()
+            + self.exact.bytes()
+            + 4 * self.exact_index.len()
+    }
+
+    /// This frame's skinning matrices, `world · reference⁻¹` per bone, into `out` (reusing its
+    /// allocation). A palette shorter than the bones the mesh uses yields fewer matrices, which
+    /// [`skin`](Self::skin) then refuses.
+    pub fn matrices(&self, palette: &Palette, out: &mut SkinMatrices) {
+        out.update_with(
+            palette
+                .world
+                .iter()
+                .zip(&self.inverse_reference)
+                .map(|(world, inverse)| *world * *inverse),
+        );
+    }
+
+    /// Skins every vertex with `matrices` (from [`matrices`](Self::matrices)) into `positions`
+    /// and `normals` in file order, at `level` (a level the CPU lacks falls back to the best it
+    /// has), on the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// [`SkinError`] when `matrices` lacks a bone the mesh uses or an output is short.
+    pub fn skin(
+        &self,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), SkinError> {
+        self.skin_into(matrices, level, Split { positions, normals }, false)
+    }
+
+    /// [`skin`](Self::skin) split over the current rayon pool when the mesh is large enough
+    /// to gain from it (one contiguous range of blocks per thread, each at least
+    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES)); a smaller mesh runs on the
+    /// calling thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`skin`](Self::skin).
+    pub fn skin_par(
+        &self,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), SkinError> {
+        self.skin_into(matrices, level, Split { positions, normals }, true)
+    }
+
+    /// [`skin`](Self::skin) into interleaved [`SkinnedVertex`]es, in parallel when `parallel`.
+    ///
+    /// # Errors
+    ///
+    /// As [`skin`](Self::skin).
+    pub fn skin_vertices(
+        &self,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        out: &mut [SkinnedVertex],
+        parallel: bool,
+    ) -> Result<(), SkinError> {
+        self.skin_into(matrices, level, out, parallel)
+    }
+
+    fn skin_into<S: Chunked>(
+        &self,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        sink: S,
+        parallel: bool,
+    ) -> Result<(), SkinError> {
+        if sink.len() < self.num_verts {
+            return Err(SkinError::Output {
+                need: self.num_verts,
+                have: sink.len(),
+            });
+        }
+        if self.bone_limit as usize > matrices.bones() {
+            return Err(SkinError::Palette {
+                bone: self.bone_limit - 1,
+                have: matrices.bones(),
+            });
+        }
+        let level = level.or_supported();
+        let tasks = if parallel { split(self.num_verts) } else { 1 };
+        let per = self.blocks.len().div_ceil(tasks).max(1);
+        let mut pieces = sink.pieces(self.num_verts, per * LANES);
+        if tasks > 1 {
+            pieces
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(t, piece)| self.skin_blocks(t * per, matrices, level, piece));
+        } else {
+            for (t, piece) in pieces.iter_mut().enumerate() {
+                self.skin_blocks(t * per, matrices, level, piece);
+            }
+        }
+        if !self.exact_index.is_empty() {
+            let mut whole = Pieces {
+                pieces: &mut pieces,
+                size: per * LANES,
+            };
+            self.exact
+                .skin_remapped(matrices, level, &self.exact_index, &mut whole)?;
+        }
+        Ok(())
+    }
+
+    /// Skins the blocks from `first` on that `sink` holds (indexed from block `first`'s first
+    /// vertex).
+    fn skin_blocks(
+        &self,
+        first: usize,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        sink: &mut impl Sink,
+    ) {
+        let count = sink.len().div_ceil(LANES);
+        let Some(blocks) = self.blocks.get(first..first + count) else {
+            return;
+        };
+        let (soa, padded) = matrices.soa();
+        let run = CompactRun {
+            blocks,
+            first,
+            position: &self.position,
+            normal: &self.normal,
+            bones: &self.bones,
+            weights: &self.weights,
+            wide: self.wide,
+            normals: self.normals,
+            origin: self.origin,
+            step: self.step,
+            soa,
+            padded,
+        };
+        #[cfg(target_arch = "x86_64")]
+        if level >= SimdLevel::Avx2
+            && crate::skin::x86::compact::try_compact(level == SimdLevel::Avx512, run, sink)
+        {
+            return;
+        }
+        let _ = level;
+        let n = sink.len();
+        compact_portable(run, &mut |b: usize, out: &BlockOut| {
+            let lanes = n.saturating_sub(b * LANES).min(LANES);
+            sink.put_run(b * LANES, &out.positions[..lanes], &out.normals[..lanes]);
+        });
+    }
+}
+
+/// Bounds of `points` (zero for none).
+fn bounds(points: impl Iterator<Item = Vec3A>) -> (Vec3A, Vec3A) {
+    let (lo, hi) = points.fold(
+        (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(p), hi.max(p)),
+    );
+    if lo.cmple(hi).all() {
+        (lo, hi)
+    } else {
+        (Vec3A::ZERO, Vec3A::ZERO)
+    }
+}
+
+/// `influences`' weights in units of 1 / [`WEIGHT_ONE`], rounded so that they sum to their
+/// stored sum rounded (the difference goes to the largest).
+fn quantise(influences: &[(u32, f32)]) -> Vec<u16> {
+    let q = |w: f32| (w * WEIGHT_ONE).round() as i32;
+    let mut out: Vec<i32> = influences.iter().map(|&(_, w)| q(w)).collect();
+    let target = q(influences.iter().map(|&(_, w)| w).sum());
+    let diff = target - out.iter().sum::<i32>();
+    if let Some(largest) = out.iter_mut().max() {
+        *largest += diff;
+    }
+    out.into_iter()
+        .map(|v| v.clamp(0, i32::from(u16::MAX)) as u16)
+        .collect()
+}
+
+/// `n`'s direction in octahedral coordinates, as signed 16-bit fractions (zero for none).
+fn octahedral(n: Vec3A) -> [i16; 2] {
+    let l1 = n.x.abs() + n.y.abs() + n.z.abs();
+    if l1.is_nan() || l1 <= 0.0 {
+        return [0, 0];
+    }
+    let (x, y) = (n.x / l1, n.y / l1);
+    let (u, v) = if n.z < 0.0 {
+        ((1.0 - y.abs()).copysign(x), (1.0 - x.abs()).copysign(y))
+    } else {
+        (x, y)
+    };
+    let snorm = |f: f32| (f.clamp(-1.0, 1.0) * 32767.0).round() as i16;
+    [snorm(u), snorm(v)]
+}
+
+/// The unit direction of octahedral coordinates `u`, `v` (as fractions of 1).
+#[inline]
+pub(crate) fn unoctahedral(u: f32, v: f32) -> [f32; 3] {
+    let z = 1.0 - u.abs() - v.abs();
+    let t = (-z).max(0.0);
+    let (x, y) = (u - t.copysign(u), v - t.copysign(v));
+    let inverse = 1.0 / (x * x + y * y + z * z).sqrt();
+    [x * inverse, y * inverse, z * inverse]
+}
+
+/// The blocks of a [`CompactMesh`] a kernel skins, and the palette.
+#[derive(Clone, Copy)]
+pub(crate) struct CompactRun<'a> {
+    /// The blocks to skin (`blocks[i]` is block `first + i` of the mesh).
+    pub blocks: &'a [Block],
+    pub first: usize,
+    pub position: &'a [u16],
+    pub normal: &'a [i16],
+    pub bones: &'a [u8],
+    pub weights: &'a [u16],
+    pub wide: bool,
+    pub normals: bool,
+    pub origin: [f32; 3],
+    pub step: [f32; 3],
+    /// Twelve palette rows of `padded` floats.
+    pub soa: &'a [f32],
+    pub padded: usize,
+}
+
+/// One block's arrays (see [`CompactMesh`]).
+pub(crate) struct BlockData<'a> {
+    /// Rows `x`, `y`, `z` of 16 position steps.
+    pub position: &'a [u16],
+    /// Rows `u`, `v` of 16 octahedral coordinates.
+    pub normal: &'a [i16],
+    /// `k` rows of 16 bones, one or two bytes each.
+    pub bones: &'a [u8],
+    /// `k` rows of 16 weights.
+    pub weights: &'a [u16],
+    /// Influences per lane (padding has weight 0).
+    pub k: usize,
+    /// Rows stored as a [`FewBones`] record (see [`Block::few`]).
+    pub few: u32,
+}
+
+impl CompactRun<'_> {
+    /// Block `i`'s arrays, or `None` if they are short (never, for a mesh built by `new`).
+    #[inline]
+    pub(crate) fn block(&self, i: usize) -> Option<BlockData<'_>> {
+        let Block { slot, k, few } = *self.blocks.get(i)?;
+        let (b, slot, k) = (self.first + i, slot as usize, k as usize);
+        let width = if self.wide { 2 } else { 1 };
+        Some(BlockData {
+            position: self.position.get(b * 3 * LANES..(b + 1) * 3 * LANES)?,
+            normal: self.normal.get(b * 2 * LANES..(b + 1) * 2 * LANES)?,
+            bones: self
+                .bones
+                .get(slot * LANES * width..(slot + k) * LANES * width)?,
+            weights: self.weights.get(slot * LANES..(slot + k) * LANES)?,
+            k,
+            few,
+        })
+    }
+}
+
+/// The compact kernel in plain Rust, lane by lane.
+fn compact_portable(run: CompactRun<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+    let (soa, padded) = (run.soa, run.padded);
+    let entry = |e: usize, bone: usize| soa.get(e * padded + bone).copied().unwrap_or(0.0);
+    for i in 0..run.blocks.len() {
+        let Some(BlockData {
+            position,
+            normal,
+            bones,
+            weights,
+            k,
+            few,
+        }) = run.block(i)
+        else {
+            return;
+        };
+        let width = if run.wide { 2 } else { 1 };
+        let mut out = BlockOut::ZERO;
+        for lane in 0..LANES {
+            let mut m = [0.0f32; 12];
+            for j in 0..k {
+                let row = &bones[j * LANES * width..];
+                let bone = if j < 32 && few >> j & 1 == 1 {
+                    FewBones::read(row).map_or(0, |f| usize::from(f.bone(lane)))
+                } else if run.wide {
+                    usize::from(u16::from_le_bytes([row[2 * lane], row[2 * lane + 1]]))
+                } else {
+                    usize::from(row[lane])
+                };
+                let w = f32::from(weights[j * LANES + lane]) / WEIGHT_ONE;
+                for (e, value) in m.iter_mut().enumerate() {
+                    *value += w * entry(e, bone);
+                }
+            }
+            let p: [f32; 3] = core::array::from_fn(|a| {
+                run.origin[a] + f32::from(position[a * LANES + lane]) * run.step[a]
+            });
+            out.positions[lane] = core::array::from_fn(|r| {
+                m[r * 4] * p[0] + m[r * 4 + 1] * p[1] + m[r * 4 + 2] * p[2] + m[r * 4 + 3]
+            });
+            if run.normals {
+                let fraction = |q: i16| f32::from(q) / 32767.0;
+                let n = unoctahedral(fraction(normal[lane]), fraction(normal[LANES + lane]));
+                out.normals[lane] = core::array::from_fn(|r| {
+                    m[r * 4] * n[0] + m[r * 4 + 1] * n[1] + m[r * 4 + 2] * n[2]
+                });
+            }
+        }
+        emit(i, &out);
+    }
+}

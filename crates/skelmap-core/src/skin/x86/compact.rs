@@ -1,0 +1,435 @@
+//! The compact kernel on AVX-512F (16 folded vertices per block) and on AVX2 + FMA (two halves
+//! of 8).
+//!
+//! Per influence row the lanes' weights (`u16`) are widened and the weighted matrices of their
+//! bones summed: a row of a few bones broadcasts each bone's twelve entries to the lanes of
+//! its mask; any other row widens the lanes' bones (`u8` or `u16`) and looks their entries up
+//! with the prepared kernel's [`Lookup`] or [`Lookup8`]. The blended matrix then transforms
+//! the dequantised position and the decoded octahedral normal.
+
+use core::arch::x86_64::{
+    __m256, __m256i, __m512, __m512i, _mm_loadl_epi64, _mm_loadu_si128, _mm256_and_ps,
+    _mm256_and_si256, _mm256_andnot_ps, _mm256_castsi256_ps, _mm256_cmpeq_epi32,
+    _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
+    _mm256_fmadd_ps, _mm256_fnmadd_ps, _mm256_loadu_si256, _mm256_max_ps, _mm256_mul_ps,
+    _mm256_or_ps, _mm256_rsqrt_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32,
+    _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_ps, _mm512_abs_ps,
+    _mm512_and_si512, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cvtepi16_epi32,
+    _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_cvtepu16_epi32, _mm512_fmadd_ps,
+    _mm512_fnmadd_ps, _mm512_mask3_fmadd_ps, _mm512_max_ps, _mm512_mul_ps, _mm512_or_si512,
+    _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sub_ps,
+};
+
+use super::prepared::{Lookup, Lookup8, store_interleaved};
+use crate::skin::blocks::{BlockOut, LANES};
+use crate::skin::compact::{BlockData, CompactRun, FewBones, WEIGHT_ONE};
+use crate::skin::output::Sink;
+
+/// Skins every block of `run` into `sink` (indexed from the run's first vertex) with the
+/// AVX-512 kernel (`avx512 == true`) or the AVX2 one; `false` (and nothing written) when the
+/// CPU lacks the features.
+pub(crate) fn try_compact(avx512: bool, run: CompactRun<'_>, sink: &mut impl Sink) -> bool {
+    let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
+    if avx512 && avx2 && is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F, AVX2 and FMA.
+        unsafe { compact_avx512(run, sink) };
+        true
+    } else if !avx512 && avx2 {
+        // SAFETY: the CPU was just found to support AVX2 and FMA.
+        unsafe { compact_avx2(run, sink) };
+        true
+    } else {
+        false
+    }
+}
+
+/// Skins every block of `run`, with the look-up that suits its palette.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn compact_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
+    match run.padded {
+        16 => blocks::<0>(run, sink),
+        32 => blocks::<1>(run, sink),
+        64 => blocks::<2>(run, sink),
+        _ => blocks::<3>(run, sink),
+    }
+}
+
+/// 16 lanes of `u16` from `row` (at least 16 long) as `i32`.
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn widen_u16(row: &[u16]) -> __m512i {
+    if row.len() < LANES {
+        return _mm512_set1_epi32(0);
+    }
+    // SAFETY: `row` holds at least 16 `u16`s, the 32 bytes read.
+    _mm512_cvtepu16_epi32(unsafe { _mm256_loadu_si256(row.as_ptr().cast()) })
+}
+
+/// 16 lanes of bones from `row` (16 bytes, or 32 when `wide`) as `i32`.
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn bones(row: &[u8], wide: bool) -> __m512i {
+    if row.len() < if wide { 2 * LANES } else { LANES } {
+        return _mm512_set1_epi32(0);
+    }
+    // SAFETY: `row` holds the 32 (wide) or 16 bytes read.
+    unsafe {
+        if wide {
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256(row.as_ptr().cast()))
+        } else {
+            _mm512_cvtepu8_epi32(_mm_loadu_si128(row.as_ptr().cast()))
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
+    let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
+        return;
+    };
+    let weight = _mm512_set1_ps(1.0 / WEIGHT_ONE);
+    let origin = run.origin.map(|v| _mm512_set1_ps(v));
+    let step = run.step.map(|v| _mm512_set1_ps(v));
+    let snorm = _mm512_set1_ps(1.0 / 32767.0);
+    let (one, half, three_halves) = (
+        _mm512_set1_ps(1.0),
+        _mm512_set1_ps(0.5),
+        _mm512_set1_ps(1.5),
+    );
+    let sign = _mm512_set1_epi32(i32::MIN);
+    let n = sink.len();
+    let mut out = BlockOut::ZERO;
+    for i in 0..run.blocks.len() {
+        let Some(BlockData {
+            position,
+            normal,
+            bones: bone_rows,
+            weights,
+            k,
+            few,
+        }) = run.block(i)
+        else {
+            return;
+        };
+        let width = if run.wide { 2 * LANES } else { LANES };
+        let mut m = [_mm512_setzero_ps(); 12];
+        for j in 0..k {
+            let (Some(b), Some(w)) = (
+                bone_rows.get(j * width..(j + 1) * width),
+                weights.get(j * LANES..(j + 1) * LANES),
+            ) else {
+                return;
+            };
+            let w = _mm512_mul_ps(_mm512_cvtepi32_ps(widen_u16(w)), weight);
+            if j < 32 && few >> j & 1 == 1 {
+                // A few bones: each one's twelve entries broadcast to the lanes of its mask.
+                let Some(record) = FewBones::read(b) else {
+                    return;
+                };
+                if run.soa.len() < 12 * run.padded {
+                    return;
+                }
+                for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
+                    let bone = usize::from(bone);
+                    if mask == 0 || bone >= run.padded {
+                        break;
+                    }
+                    let column = run.soa.as_ptr().wrapping_add(bone);
+                    for (e, entry) in m.iter_mut().enumerate() {
+                        // SAFETY: `bone < padded` and `soa` holds 12 rows of `padded` floats,
+                        // so float `e·padded + bone` (e < 12) is in it.
+                        let value = unsafe { *column.add(e * run.padded) };
+                        *entry = if mask == u16::MAX {
+                            _mm512_fmadd_ps(w, _mm512_set1_ps(value), *entry)
+                        } else {
+                            _mm512_mask3_fmadd_ps(w, _mm512_set1_ps(value), *entry, mask)
+                        };
+                    }
+                }
+            } else {
+                let (idx, upper) = lookup.index(bones(b, run.wide));
+                for (e, entry) in m.iter_mut().enumerate() {
+                    *entry = _mm512_fmadd_ps(w, lookup.entry(e, idx, upper), *entry);
+                }
+            }
+        }
+        let axis = |a: usize| {
+            let q = _mm512_cvtepi32_ps(widen_u16(position.get(a * LANES..).unwrap_or_default()));
+            _mm512_fmadd_ps(q, step[a], origin[a])
+        };
+        let (x, y, z) = (axis(0), axis(1), axis(2));
+        let row = |r: usize, x: __m512, y: __m512, z: __m512, t: __m512| {
+            _mm512_fmadd_ps(
+                m[r * 4],
+                x,
+                _mm512_fmadd_ps(m[r * 4 + 1], y, _mm512_fmadd_ps(m[r * 4 + 2], z, t)),
+            )
+        };
+        // Full blocks are stored straight into the destination; others through `out`.
+        let mut direct = sink.block_mut(i * LANES);
+        let (positions, normals) = match direct.as_mut() {
+            Some((p, q)) => (&mut **p, &mut **q),
+            None => (&mut out.positions, &mut out.normals),
+        };
+        store_interleaved(
+            row(0, x, y, z, m[3]),
+            row(1, x, y, z, m[7]),
+            row(2, x, y, z, m[11]),
+            positions,
+        );
+        if !run.normals {
+            *normals = [[0.0; 3]; LANES];
+        } else {
+            let fraction = |r: usize| -> __m512 {
+                let Some(q) = normal.get(r * LANES..(r + 1) * LANES) else {
+                    return _mm512_setzero_ps();
+                };
+                // SAFETY: `q` is 16 `i16`s, the 32 bytes read.
+                let q = unsafe { _mm256_loadu_si256(q.as_ptr().cast()) };
+                _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(q)), snorm)
+            };
+            let (u, v) = (fraction(0), fraction(1));
+            // Octahedral decode: z = 1 − |u| − |v|; where z < 0, fold u and v back towards 0 by
+            // −z, keeping their signs.
+            let nz = _mm512_sub_ps(_mm512_sub_ps(one, _mm512_abs_ps(u)), _mm512_abs_ps(v));
+            let t = _mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), nz), _mm512_setzero_ps());
+            let signed = |c: __m512| {
+                let bits = _mm512_and_si512(_mm512_castps_si512(c), sign);
+                _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(t), bits))
+            };
+            let (nx, ny) = (_mm512_sub_ps(u, signed(u)), _mm512_sub_ps(v, signed(v)));
+            // Unit length: one Newton step on the 14-bit reciprocal square root (the squared
+            // length is at least 1/3, so never zero).
+            let l2 = _mm512_fmadd_ps(nx, nx, _mm512_fmadd_ps(ny, ny, _mm512_mul_ps(nz, nz)));
+            let r = _mm512_rsqrt14_ps(l2);
+            let r = _mm512_mul_ps(
+                r,
+                _mm512_fnmadd_ps(_mm512_mul_ps(half, l2), _mm512_mul_ps(r, r), three_halves),
+            );
+            let (nx, ny, nz) = (
+                _mm512_mul_ps(nx, r),
+                _mm512_mul_ps(ny, r),
+                _mm512_mul_ps(nz, r),
+            );
+            let zero = _mm512_setzero_ps();
+            store_interleaved(
+                row(0, nx, ny, nz, zero),
+                row(1, nx, ny, nz, zero),
+                row(2, nx, ny, nz, zero),
+                normals,
+            );
+        }
+        if direct.is_none() {
+            let lanes = n.saturating_sub(i * LANES).min(LANES);
+            sink.put_run(i * LANES, &out.positions[..lanes], &out.normals[..lanes]);
+        }
+    }
+}
+
+/// Skins every block of `run` with AVX2 + FMA, with the look-up that suits its palette.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and FMA.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn compact_avx2(run: CompactRun<'_>, sink: &mut impl Sink) {
+    if run.padded == LANES {
+        blocks_avx2::<true>(run, sink);
+    } else {
+        blocks_avx2::<false>(run, sink);
+    }
+}
+
+/// 8 lanes of `u16` from the start of `row` (at least 8 long) as `i32`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn widen8_u16(row: &[u16]) -> __m256i {
+    if row.len() < 8 {
+        return _mm256_setzero_si256();
+    }
+    // SAFETY: `row` holds at least 8 `u16`s, the 16 bytes read.
+    _mm256_cvtepu16_epi32(unsafe { _mm_loadu_si128(row.as_ptr().cast()) })
+}
+
+/// 8 lanes of `i16` from the start of `row` (at least 8 long) as `f32`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn widen8_i16(row: &[i16]) -> __m256 {
+    if row.len() < 8 {
+        return _mm256_setzero_ps();
+    }
+    // SAFETY: `row` holds at least 8 `i16`s, the 16 bytes read.
+    _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(unsafe {
+        _mm_loadu_si128(row.as_ptr().cast())
+    }))
+}
+
+#[target_feature(enable = "avx2,fma")]
+fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
+    let Some(lookup) = Lookup8::<PERMUTE>::new(run.soa, run.padded) else {
+        return;
+    };
+    if run.soa.len() < 12 * run.padded {
+        return;
+    }
+    let weight = _mm256_set1_ps(1.0 / WEIGHT_ONE);
+    let origin = run.origin.map(|v| _mm256_set1_ps(v));
+    let step = run.step.map(|v| _mm256_set1_ps(v));
+    let snorm = _mm256_set1_ps(1.0 / 32767.0);
+    let (one, half, three_halves, zero) = (
+        _mm256_set1_ps(1.0),
+        _mm256_set1_ps(0.5),
+        _mm256_set1_ps(1.5),
+        _mm256_setzero_ps(),
+    );
+    let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
+    let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    let width = if run.wide { 2 * LANES } else { LANES };
+    let n = sink.len();
+    let mut rows = [[0.0f32; LANES]; 6];
+    for i in 0..run.blocks.len() {
+        let Some(BlockData {
+            position,
+            normal,
+            bones: bone_rows,
+            weights,
+            k,
+            few,
+        }) = run.block(i)
+        else {
+            return;
+        };
+        for lane0 in [0, 8] {
+            let mut m = [_mm256_setzero_ps(); 12];
+            for j in 0..k {
+                let (Some(b), Some(w)) = (
+                    bone_rows.get(j * width..(j + 1) * width),
+                    weights.get(j * LANES + lane0..(j + 1) * LANES),
+                ) else {
+                    return;
+                };
+                let w = _mm256_mul_ps(_mm256_cvtepi32_ps(widen8_u16(w)), weight);
+                if j < 32 && few >> j & 1 == 1 {
+                    let Some(record) = FewBones::read(b) else {
+                        return;
+                    };
+                    for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
+                        let bone = usize::from(bone);
+                        if mask == 0 || bone >= run.padded {
+                            break;
+                        }
+                        let lanes = i32::from(mask >> lane0 & 0xFF);
+                        if lanes == 0 {
+                            continue;
+                        }
+                        // All ones in the lanes that name `bone`, zero elsewhere (where the
+                        // broadcast entry is masked to 0, so the weight adds nothing).
+                        let select = _mm256_castsi256_ps(_mm256_cmpeq_epi32(
+                            _mm256_and_si256(_mm256_set1_epi32(lanes), bits),
+                            bits,
+                        ));
+                        let column = run.soa.as_ptr().wrapping_add(bone);
+                        for (e, entry) in m.iter_mut().enumerate() {
+                            // SAFETY: `bone < padded` and `soa` holds 12 rows of `padded`
+                            // floats, so float `e·padded + bone` (e < 12) is in it.
+                            let value = _mm256_set1_ps(unsafe { *column.add(e * run.padded) });
+                            let value = if lanes == 0xFF {
+                                value
+                            } else {
+                                _mm256_and_ps(value, select)
+                            };
+                            *entry = _mm256_fmadd_ps(w, value, *entry);
+                        }
+                    }
+                } else {
+                    let idx = if run.wide {
+                        let Some(row) = b.get(2 * lane0..2 * lane0 + 16) else {
+                            return;
+                        };
+                        // SAFETY: `row` is the 16 bytes read.
+                        _mm256_cvtepu16_epi32(unsafe { _mm_loadu_si128(row.as_ptr().cast()) })
+                    } else {
+                        let Some(row) = b.get(lane0..lane0 + 8) else {
+                            return;
+                        };
+                        // SAFETY: `row` is the 8 bytes read.
+                        _mm256_cvtepu8_epi32(unsafe { _mm_loadl_epi64(row.as_ptr().cast()) })
+                    };
+                    let (idx, upper) = lookup.index(idx);
+                    for (e, entry) in m.iter_mut().enumerate() {
+                        *entry = _mm256_fmadd_ps(w, lookup.entry(e, idx, upper), *entry);
+                    }
+                }
+            }
+            let axis = |a: usize| {
+                let q = widen8_u16(position.get(a * LANES + lane0..).unwrap_or_default());
+                _mm256_fmadd_ps(_mm256_cvtepi32_ps(q), step[a], origin[a])
+            };
+            let (x, y, z) = (axis(0), axis(1), axis(2));
+            let row = |r: usize, x: __m256, y: __m256, z: __m256, t: __m256| {
+                _mm256_fmadd_ps(
+                    m[r * 4],
+                    x,
+                    _mm256_fmadd_ps(m[r * 4 + 1], y, _mm256_fmadd_ps(m[r * 4 + 2], z, t)),
+                )
+            };
+            let mut out = [
+                row(0, x, y, z, m[3]),
+                row(1, x, y, z, m[7]),
+                row(2, x, y, z, m[11]),
+                zero,
+                zero,
+                zero,
+            ];
+            if run.normals {
+                let fraction = |r: usize| {
+                    let q = widen8_i16(normal.get(r * LANES + lane0..).unwrap_or_default());
+                    _mm256_mul_ps(q, snorm)
+                };
+                let (u, v) = (fraction(0), fraction(1));
+                let abs = |c: __m256| _mm256_andnot_ps(sign, c);
+                let nz = _mm256_sub_ps(_mm256_sub_ps(one, abs(u)), abs(v));
+                let t = _mm256_max_ps(_mm256_sub_ps(zero, nz), zero);
+                let signed = |c: __m256| _mm256_or_ps(t, _mm256_and_ps(c, sign));
+                let (nx, ny) = (_mm256_sub_ps(u, signed(u)), _mm256_sub_ps(v, signed(v)));
+                let l2 = _mm256_fmadd_ps(nx, nx, _mm256_fmadd_ps(ny, ny, _mm256_mul_ps(nz, nz)));
+                let r = _mm256_rsqrt_ps(l2);
+                // Two Newton steps on the 12-bit estimate.
+                let newton = |r: __m256| {
+                    _mm256_mul_ps(
+                        r,
+                        _mm256_fnmadd_ps(
+                            _mm256_mul_ps(half, l2),
+                            _mm256_mul_ps(r, r),
+                            three_halves,
+                        ),
+                    )
+                };
+                let r = newton(newton(r));
+                let (nx, ny, nz) = (
+                    _mm256_mul_ps(nx, r),
+                    _mm256_mul_ps(ny, r),
+                    _mm256_mul_ps(nz, r),
+                );
+                out[3] = row(0, nx, ny, nz, zero);
+                out[4] = row(1, nx, ny, nz, zero);
+                out[5] = row(2, nx, ny, nz, zero);
+            }
+            for (dst, value) in rows.iter_mut().zip(out) {
+                // SAFETY: `dst` is 16 writable floats; the store writes 8 at `lane0` ≤ 8.
+                unsafe { _mm256_storeu_ps(dst.as_mut_ptr().add(lane0), value) };
+            }
+        }
+        let block = BlockOut::from_rows(&rows);
+        let lanes = n.saturating_sub(i * LANES).min(LANES);
+        sink.put_run(
+            i * LANES,
+            &block.positions[..lanes],
+            &block.normals[..lanes],
+        );
+    }
+}

@@ -1,0 +1,506 @@
+//! The compact kernel (`CompactMesh`, `Model::compact`): within 10⁻⁴ of the model's size of
+//! the exact kernels on every corpus DPM, its SKM conversion and every corpus MS3D at frames
+//! 0, 1, middle and last; every level alike; the exact path for vertices that do not fold;
+//! stored weight sums kept; its errors.
+
+use proptest::prelude::*;
+use skelmap::Parse;
+use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
+use skelmap::model::Pose;
+use skelmap::pose::{self, Interpolation, LocalPose, Palette};
+use skelmap::skin::{
+    CompactMesh, PARALLEL_MIN_VERTICES, PreparedMesh, SimdLevel, SkinError, SkinMatrices,
+    SkinnedVertex, skin_scalar,
+};
+use skelmap::skm::convert;
+use skelmap::synth::{TubeParams, tube};
+use skelmap::{Diagnostics, Limits, Model, SkeletalMesh, Source};
+
+use crate::support::corpus_files;
+
+fn levels() -> Vec<SimdLevel> {
+    SimdLevel::ALL
+        .into_iter()
+        .filter(|l| l.is_supported())
+        .collect()
+}
+
+type Streams = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+fn zeros(n: usize) -> Streams {
+    (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
+}
+
+/// The diagonal of `points`' bounds.
+fn size(points: &[[f32; 3]]) -> f32 {
+    let mut lo = [f32::INFINITY; 3];
+    let mut hi = [f32::NEG_INFINITY; 3];
+    for p in points {
+        for a in 0..3 {
+            lo[a] = lo[a].min(p[a]);
+            hi[a] = hi[a].max(p[a]);
+        }
+    }
+    (0..3).map(|a| (hi[a] - lo[a]).powi(2)).sum::<f32>().sqrt()
+}
+
+fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+    (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f32>().sqrt()
+}
+
+fn unit(n: [f32; 3]) -> [f32; 3] {
+    let l = distance(n, [0.0; 3]);
+    n.map(|v| v / l)
+}
+
+/// Worst position difference as a fraction of the exact mesh's size (at least 1: the random
+/// models' meshes may be a single point), and worst difference of the unit normals (where the
+/// exact normal is not degenerate; both zero where it is zero).
+fn compare(exact: &Streams, got: &Streams) -> (f32, f32) {
+    let size = size(&exact.0).max(1.0);
+    let position = exact
+        .0
+        .iter()
+        .zip(&got.0)
+        .map(|(&a, &b)| distance(a, b) / size)
+        .fold(0.0, f32::max);
+    let normal = exact
+        .1
+        .iter()
+        .zip(&got.1)
+        .map(|(&a, &b)| {
+            if a == [0.0; 3] {
+                distance(b, [0.0; 3])
+            } else if distance(a, [0.0; 3]) > 0.25 {
+                distance(unit(a), unit(b))
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f32::max);
+    (position, normal)
+}
+
+/// Every mesh of `model` at frames 0, 1, middle and last, exact (`Model::deform`) against
+/// compact at every level, sequential and split; returns the worst position and normal
+/// differences, and the vertices on the exact path.
+fn check_model(model: &Model<'_>, name: &str) -> (f32, f32, usize) {
+    let compact = model.compact().unwrap();
+    let frames = model.num_frames();
+    let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
+    let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
+    for frame in [0, 1.min(frames - 1), frames / 2, frames - 1] {
+        model
+            .pose(frame, frame, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        compact.matrices(&pose, &mut matrices).unwrap();
+        for mesh in 0..model.num_meshes() {
+            let n = compact.mesh(mesh).unwrap().num_verts();
+            let mut exact = zeros(n);
+            model
+                .deform(mesh, &pose, &mut exact.0, &mut exact.1)
+                .unwrap();
+            for level in levels() {
+                let mut got = zeros(n);
+                compact
+                    .skin(mesh, &matrices, level, &mut got.0, &mut got.1)
+                    .unwrap();
+                let (p, q) = compare(&exact, &got);
+                assert!(
+                    p <= 1e-4 && q <= 2e-3,
+                    "{name} mesh {mesh} frame {frame} {level}: position {p:e} of the size, \
+                     normal {q:e}"
+                );
+                (worst_p, worst_n) = (worst_p.max(p), worst_n.max(q));
+                let mut split = zeros(n);
+                compact
+                    .mesh(mesh)
+                    .unwrap()
+                    .skin_par(&matrices, level, &mut split.0, &mut split.1)
+                    .unwrap();
+                assert_eq!(split, got, "{name} mesh {mesh} frame {frame} {level} split");
+            }
+        }
+    }
+    (worst_p, worst_n, compact.exact_vertices())
+}
+
+#[test]
+fn compact_matches_the_exact_kernels_on_every_corpus_dpm_skm_and_ms3d_within_1e_4_of_the_size() {
+    for path in corpus_files("dpm") {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let (p, q, exact) = check_model(&model, &name);
+        let total: usize = (0..model.num_meshes())
+            .map(|m| model.mesh(m).unwrap().num_verts())
+            .sum();
+        eprintln!(
+            "{name}: {total} vertices, {exact} on the exact path; worst position {p:.2e} of the \
+             size, normal {q:.2e}"
+        );
+        let dpm = Dpm::parse(&bytes).unwrap();
+        let c = convert::from_dpm(&dpm, &mut Diagnostics::new());
+        let (skm, skp) = (c.skm.write().unwrap(), c.skp.write().unwrap());
+        let model = Model::from_skm(
+            Source::from_bytes(&skm),
+            Source::from_bytes(&skp),
+            &Limits::DEFAULT,
+        )
+        .unwrap();
+        let (p, q, skm_exact) = check_model(&model, &format!("{name} as SKM"));
+        eprintln!("  as SKM: {skm_exact} exact; position {p:.2e}, normal {q:.2e}");
+    }
+    for path in corpus_files("ms3d") {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let (p, q, exact) = check_model(&model, &name);
+        eprintln!("{name}: {exact} exact; worst position {p:.2e} of the size, normal {q:.2e}");
+    }
+}
+
+fn tube_dpm(params: &TubeParams) -> Vec<u8> {
+    tube(params).write().unwrap()
+}
+
+/// The tube's compact mesh with the matrices and the scalar reference of one mid-animation
+/// pose.
+fn tube_case(bytes: &[u8]) -> (CompactMesh, SkinMatrices, Streams) {
+    let m = Dpm::parse(bytes).unwrap();
+    let mesh = m.mesh(0).unwrap();
+    let (mut pose, mut reference, mut palette) =
+        (LocalPose::default(), Palette::default(), Palette::default());
+    pose::sample(&m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    reference.build(&m, &pose);
+    let compact = CompactMesh::new(&mesh, &reference.world).unwrap();
+    pose::sample(&m, 1, 2, 0.3, Interpolation::Nlerp, &mut pose);
+    palette.build(&m, &pose);
+    let mut matrices = SkinMatrices::default();
+    compact.matrices(&palette, &mut matrices);
+    let mut exact = zeros(mesh.num_verts());
+    skin_scalar(&mesh, &palette, &mut exact.0, &mut exact.1).unwrap();
+    (compact, matrices, exact)
+}
+
+#[test]
+fn every_tube_vertex_folds_into_a_quarter_of_the_prepared_bytes_and_every_level_agrees() {
+    let bytes = tube_dpm(&TubeParams::default());
+    let (compact, matrices, exact) = tube_case(&bytes);
+    assert_eq!(compact.exact_vertices(), 0);
+    assert!(compact.has_normals());
+    let m = Dpm::parse(&bytes).unwrap();
+    let prepared = PreparedMesh::new(&m.mesh(0).unwrap());
+    assert!(
+        4 * compact.bytes() < prepared.bytes(),
+        "{} compact bytes against {} prepared",
+        compact.bytes(),
+        prepared.bytes()
+    );
+    let n = compact.num_verts();
+    let mut first: Option<Streams> = None;
+    for level in levels() {
+        let mut got = zeros(n);
+        compact
+            .skin(&matrices, level, &mut got.0, &mut got.1)
+            .unwrap();
+        let (p, q) = compare(&exact, &got);
+        assert!(p <= 5e-5 && q <= 2e-3, "{level}: {p:e} {q:e}");
+        // The levels differ only in the normal's reciprocal square root and in rounding.
+        if let Some(first) = &first {
+            let (p, q) = compare(first, &got);
+            assert!(
+                p <= 1e-6 && q <= 1e-5,
+                "{level} against portable: {p:e} {q:e}"
+            );
+        }
+        first.get_or_insert(got.clone());
+        let mut interleaved = vec![SkinnedVertex::default(); n];
+        compact
+            .skin_vertices(&matrices, level, &mut interleaved, false)
+            .unwrap();
+        assert!(
+            interleaved
+                .iter()
+                .zip(got.0.iter().zip(&got.1))
+                .all(|(v, (&p, &q))| v.position == p && v.normal == q)
+        );
+    }
+}
+
+#[test]
+fn a_mesh_large_enough_is_split_over_threads_into_the_same_bytes() {
+    let bytes = tube_dpm(&TubeParams {
+        bones: 8,
+        rings_per_bone: 40,
+        sides: 400,
+        frames: 3,
+        ..TubeParams::default()
+    });
+    let (compact, matrices, _) = tube_case(&bytes);
+    let n = compact.num_verts();
+    assert!(n > 2 * PARALLEL_MIN_VERTICES, "{n} vertices");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for level in levels() {
+        let (mut one, mut two) = (zeros(n), zeros(n));
+        compact
+            .skin(&matrices, level, &mut one.0, &mut one.1)
+            .unwrap();
+        pool.install(|| compact.skin_par(&matrices, level, &mut two.0, &mut two.1))
+            .unwrap();
+        assert_eq!(one, two, "{level}");
+    }
+}
+
+/// A DPM of two bones (the second turned by `angle` about z and moved in frame 0) and the
+/// vertices given as `(bone, weight, origin in the bone's space)` influences.
+fn two_bone_model(vertices: &[Vec<(u32, f32, [f32; 3])>]) -> Vec<u8> {
+    let mut b = dpm::Builder::default();
+    b.bones.push(BoneDef::new("root", -1));
+    b.bones.push(BoneDef::new("arm", 0));
+    let mut mesh = MeshDef::default();
+    for v in vertices {
+        mesh.vertices.push(
+            v.iter()
+                .map(|&(bone, w, at)| Influence::weighted(bone, w, at, [0.0, 0.0, 1.0]))
+                .collect(),
+        );
+        mesh.texcoords.push([0.0, 0.0]);
+    }
+    mesh.triangles.push([0, 0, 0]);
+    mesh.group_ids.push(0);
+    b.meshes.push(mesh);
+    let identity = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+    ];
+    let moved = [
+        [1.0, 0.0, 0.0, 2.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+    ];
+    let (s, c) = 0.7f32.sin_cos();
+    let turned = [[c, -s, 0.0, 2.0], [s, c, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]];
+    b.frames.push(FrameDef::new("bind", vec![identity, moved]));
+    b.frames.push(FrameDef::new("bent", vec![identity, turned]));
+    b.write().unwrap()
+}
+
+fn skin_both(bytes: &[u8]) -> (CompactMesh, Streams, Vec<Streams>) {
+    // Up to 300 bones (past the default limit of 256), for bones stored as `u16`.
+    let limits = Limits {
+        max_bones: 300,
+        ..Limits::DEFAULT
+    };
+    let model = Model::from_source(Source::from_bytes(bytes), None, &limits).unwrap();
+    let compact = model.compact().unwrap();
+    let mut pose = Pose::default();
+    model
+        .pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let n = model.mesh(0).unwrap().num_verts();
+    let mut exact = zeros(n);
+    model.deform(0, &pose, &mut exact.0, &mut exact.1).unwrap();
+    let mut matrices = SkinMatrices::default();
+    compact.matrices(&pose, &mut matrices).unwrap();
+    let got = levels()
+        .into_iter()
+        .map(|level| {
+            let mut got = zeros(n);
+            compact
+                .skin(0, &matrices, level, &mut got.0, &mut got.1)
+                .unwrap();
+            got
+        })
+        .collect();
+    (compact.mesh(0).unwrap().clone(), exact, got)
+}
+
+#[test]
+fn a_vertex_whose_influences_disagree_stays_exact_and_is_counted() {
+    // Vertex 0: both influences name the point (3, 1, 0) in frame 0 (bone 1 sits at x = 2).
+    // Vertex 1: bone 0 says (3, 1, 0), bone 1 says (2.5, 1, 0): half a unit apart.
+    // Vertex 2: a single influence.
+    let bytes = two_bone_model(&[
+        vec![(0, 0.25, [3.0, 1.0, 0.0]), (1, 0.75, [1.0, 1.0, 0.0])],
+        vec![(0, 0.5, [3.0, 1.0, 0.0]), (1, 0.5, [0.5, 1.0, 0.0])],
+        vec![(1, 1.0, [0.0, -1.0, 0.0])],
+    ]);
+    let (compact, exact, got) = skin_both(&bytes);
+    assert_eq!(compact.exact_vertices(), 1);
+    for got in got {
+        // The exact vertex comes from its records: the same arithmetic as the reference, to
+        // rounding.
+        assert!(
+            distance(exact.0[1], got.0[1]) < 1e-6,
+            "{:?} {:?}",
+            exact.0[1],
+            got.0[1]
+        );
+        assert!(distance(exact.1[1], got.1[1]) < 1e-6);
+        let (p, q) = compare(&exact, &got);
+        assert!(p <= 5e-5 && q <= 2e-3, "{p:e} {q:e}");
+    }
+}
+
+#[test]
+fn weights_that_sum_past_one_keep_their_sum() {
+    // 0.6 + 0.402 = 1.002, as some real DPMs store; renormalised, the vertex at (3, 1, 0)
+    // would move by 0.002 · |p| ≈ 0.007, 7e-4 of this model's size.
+    let bytes = two_bone_model(&[
+        vec![(0, 0.6, [3.0, 1.0, 0.0]), (1, 0.402, [1.0, 1.0, 0.0])],
+        vec![(1, 0.999, [0.0, -1.0, 0.0])],
+        vec![(0, 1.0, [0.0, 0.0, 0.0])],
+    ]);
+    let (compact, exact, got) = skin_both(&bytes);
+    assert_eq!(compact.exact_vertices(), 0);
+    for got in got {
+        for (e, g) in exact.0.iter().zip(&got.0) {
+            assert!(distance(*e, *g) < 2e-4, "{e:?} {g:?}");
+        }
+    }
+}
+
+#[test]
+fn compact_reports_short_outputs_small_palettes_and_missing_reference_bones() {
+    let bytes = tube_dpm(&TubeParams::default());
+    let m = Dpm::parse(&bytes).unwrap();
+    let mesh = m.mesh(0).unwrap();
+    let n = mesh.num_verts();
+    let reference = vec![Default::default(); 3];
+    assert_eq!(
+        CompactMesh::new(&mesh, &reference).unwrap_err(),
+        SkinError::Palette { bone: 3, have: 3 }
+    );
+    let (compact, matrices, _) = tube_case(&bytes);
+    let small = SkinMatrices::from_palette(&Palette { world: reference });
+    for level in SimdLevel::ALL {
+        let (mut p, mut q) = zeros(n);
+        assert_eq!(
+            compact.skin(&small, level, &mut p, &mut q),
+            Err(SkinError::Palette { bone: 3, have: 3 })
+        );
+        let (mut short, _) = zeros(n - 1);
+        assert_eq!(
+            compact.skin_par(&matrices, level, &mut short, &mut q),
+            Err(SkinError::Output {
+                need: n,
+                have: n - 1
+            })
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+    /// Random records, most of which do not fold (each influence names its own point): the
+    /// exact path and the folded blocks together still give the reference.
+    #[test]
+    fn compact_agrees_with_scalar_on_random_models(
+        vertices in prop::collection::vec(
+            prop::collection::vec((0u32..2, 0.05f32..1.0, prop::array::uniform3(-5.0f32..5.0)), 1..=4),
+            1..80,
+        ),
+        fold in prop::collection::vec(any::<bool>(), 80),
+    ) {
+        // Folding vertices: every influence names the vertex's first point.
+        let vertices: Vec<Vec<_>> = vertices
+            .into_iter()
+            .zip(fold)
+            .map(|(v, fold)| {
+                let total: f32 = v.iter().map(|i| i.1).sum();
+                let p = v[0].2;
+                v.iter()
+                    .map(|&(bone, w, at)| {
+                        let at = if fold && bone == 1 { [p[0] - 2.0, p[1], p[2]] } else if fold { p } else { at };
+                        (bone, w / total, at)
+                    })
+                    .collect()
+            })
+            .collect();
+        let bytes = two_bone_model(&vertices);
+        let (_, exact, got) = skin_both(&bytes);
+        for got in got {
+            let (p, q) = compare(&exact, &got);
+            prop_assert!(p <= 1e-4 && q <= 2e-3, "{p:e} {q:e}");
+        }
+    }
+}
+
+/// A vertex: its `(bone, weight)` influences and its point.
+type Folding = (Vec<(u32, f32)>, [f32; 3]);
+
+/// A DPM of `bones` bones (each parented to the one before), frame 0 all identity (the
+/// reference pose) and frame 1 each bone turned and moved; every influence of a vertex names
+/// the vertex's point, so every vertex folds.
+fn many_bone_model(bones: u32, vertices: &[Folding]) -> Vec<u8> {
+    let mut b = dpm::Builder::default();
+    for j in 0..bones {
+        b.bones.push(BoneDef::new(format!("b{j}"), j as i32 - 1));
+    }
+    let mut mesh = MeshDef::default();
+    for (influences, at) in vertices {
+        let total: f32 = influences.iter().map(|i| i.1).sum();
+        mesh.vertices.push(
+            influences
+                .iter()
+                .map(|&(bone, w)| {
+                    Influence::weighted(bone % bones, w / total, *at, [0.0, 0.6, 0.8])
+                })
+                .collect(),
+        );
+        mesh.texcoords.push([0.0, 0.0]);
+    }
+    mesh.triangles.push([0, 0, 0]);
+    mesh.group_ids.push(0);
+    b.meshes.push(mesh);
+    let identity = [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+    ];
+    b.frames
+        .push(FrameDef::new("reference", vec![identity; bones as usize]));
+    let turned = (0..bones)
+        .map(|j| {
+            let (s, c) = (0.05 * j as f32).sin_cos();
+            [[c, -s, 0.0, 0.1], [s, c, 0.0, 0.0], [0.0, 0.0, 1.0, 0.02]]
+        })
+        .collect();
+    b.frames.push(FrameDef::new("turned", turned));
+    b.write().unwrap()
+}
+
+#[test]
+fn every_palette_size_and_bone_width_skins_alike() {
+    // 12 bones: one-register look-ups (AVX2: two permutes); 20: two-register ones (AVX2:
+    // gathers); 40: two two-register ones; 70: gathers; 300: bones stored as u16. Each
+    // block mixes rows of a few bones with rows of many.
+    for bones in [12u32, 20, 40, 70, 300] {
+        let vertices: Vec<_> = (0..200u32)
+            .map(|i| {
+                let influences = (0..1 + i % 5)
+                    .map(|j| ((i * 7 + j * 13) % bones, 0.2 + (j as f32) * 0.1))
+                    .collect();
+                let at = [(i % 13) as f32 - 6.0, (i % 7) as f32, 0.5 * (i % 3) as f32];
+                (influences, at)
+            })
+            .collect();
+        let bytes = many_bone_model(bones, &vertices);
+        let (compact, exact, got) = skin_both(&bytes);
+        assert_eq!(compact.exact_vertices(), 0, "{bones} bones");
+        let (all, few) = compact.rows();
+        assert!(
+            few > 0 && few < all,
+            "{bones} bones: {few} of {all} rows of few bones"
+        );
+        for got in got {
+            let (p, q) = compare(&exact, &got);
+            assert!(p <= 5e-5 && q <= 2e-3, "{bones} bones: {p:e} {q:e}");
+        }
+    }
+}
