@@ -1,6 +1,6 @@
-//! `morph`: GameStudio frame tweening in vertices/s, the scalar reference next to the
-//! SIMD kernel (SSE2 on x86-64), on the corpus MDLs (when present) and a synthetic
-//! 65 536-vertex word-packed model.
+//! `morph`: GameStudio frame tweening in vertices/s, the scalar reference next to the SIMD
+//! kernels (`avx2`: 8 vertices a step, `avx512`: 16), on the corpus MDLs (when present) and a
+//! synthetic 65 536-vertex word-packed model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use skelmap::gamestudio::Mdl;
-use skelmap::gamestudio::morph::{tween_scalar, tween_simd};
+use skelmap::gamestudio::morph::{tween_at, tween_scalar};
 use skelmap::gamestudio::write::{MdlBuilder, MdlFrameDef};
+use skelmap::skin::SimdLevel;
 
 fn synthetic() -> Vec<u8> {
     let n = 65_536u32;
@@ -67,9 +68,15 @@ fn morph(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("scalar", &name), |b| {
             b.iter(|| tween_scalar(&m, 0, last, black_box(0.3), &mut p, &mut nrm).unwrap())
         });
-        group.bench_function(BenchmarkId::new("simd", &name), |b| {
-            b.iter(|| tween_simd(&m, 0, last, black_box(0.3), &mut p, &mut nrm).unwrap())
-        });
+        for level in SimdLevel::ALL
+            .into_iter()
+            .skip(1)
+            .filter(|l| l.is_supported())
+        {
+            group.bench_function(BenchmarkId::new(level.name(), &name), |b| {
+                b.iter(|| tween_at(&m, level, 0, last, black_box(0.3), &mut p, &mut nrm).unwrap())
+            });
+        }
     }
     group.finish();
 }

@@ -917,35 +917,80 @@ fn morph_scalar_and_lanes_agree_and_interpolate() {
     assert!(tween_scalar(&m, 0, 1, 0.0, &mut p0[..3], &mut n0).is_err());
 }
 
+/// Every frame pair `f → f + 1` of `model` at `t` = 0.375, at every level, against the scalar
+/// reference: the SIMD kernels do the reference's operations in its order, so the results are
+/// the same to the bit.
+fn every_level_tweens_like_the_reference(model: &skelmap::Model<'_>, name: &str) {
+    use skelmap::model::Pose;
+    use skelmap::pose::Interpolation;
+    use skelmap::skin::SimdLevel;
+    let n = model.mesh(0).unwrap().num_verts();
+    let frames = model.num_frames();
+    let mut pose = Pose::default();
+    for f in 0..frames {
+        model
+            .pose(f, (f + 1) % frames, 0.375, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        let mut reference = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+        model
+            .deform_at(
+                0,
+                &pose,
+                SimdLevel::Portable,
+                &mut reference.0,
+                &mut reference.1,
+            )
+            .unwrap();
+        for level in SimdLevel::ALL {
+            let mut got = (vec![[1.0; 3]; n], vec![[1.0; 3]; n]);
+            model
+                .deform_at(0, &pose, level, &mut got.0, &mut got.1)
+                .unwrap();
+            assert!(got == reference, "{name}: frame {f} at {level}");
+        }
+    }
+}
+
 #[test]
 fn morph_kernels_agree_on_every_corpus_frame() {
-    for path in crate::support::corpus_files("mdl") {
+    for path in crate::support::corpus_files("mdl")
+        .into_iter()
+        .chain(crate::support::corpus_files("mdl_quake"))
+    {
         let bytes = std::fs::read(&path).unwrap();
-        let Ok(m) = Mdl::parse(&bytes) else { continue }; // the MDL2 sample
-        let n = m.num_verts();
-        let (mut pa, mut na, mut pb, mut nb) = (
-            vec![[0.0; 3]; n],
-            vec![[0.0; 3]; n],
-            vec![[0.0; 3]; n],
-            vec![[0.0; 3]; n],
-        );
-        let frames = m.frames().len();
-        for f in 0..frames {
-            let g = (f + 1) % frames;
-            tween_scalar(&m, f, g, 0.375, &mut pa, &mut na).unwrap();
-            tween_simd(&m, f, g, 0.375, &mut pb, &mut nb).unwrap();
-            for (x, y) in pa
-                .iter()
-                .flatten()
-                .chain(na.iter().flatten())
-                .zip(pb.iter().flatten().chain(nb.iter().flatten()))
-            {
-                assert!(
-                    (x - y).abs() <= 1e-6 * x.abs().max(1.0),
-                    "{}: frame {f}: {x} vs {y}",
-                    path.display()
-                );
+        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+        every_level_tweens_like_the_reference(&model, &path.display().to_string());
+    }
+}
+
+#[test]
+fn morph_kernels_agree_on_byte_and_word_frames_of_every_tail_length() {
+    // 0..=40 vertices: no full step, one or two full steps of 8 or 16, and every tail.
+    for n in 0..=40u16 {
+        for (version, words) in [(3, false), (4, true)] {
+            let frame = |shift: u16| MdlFrameDef {
+                frame_type: if words { 2 } else { 0 },
+                name: b"f".to_vec(),
+                vertices: (0..n)
+                    .map(|i| {
+                        let c = [i * 5 % 256, (i * 11 + shift) % 256, (i * shift) % 256];
+                        (if words { c.map(|v| v * 97) } else { c }, (i % 162) as u8)
+                    })
+                    .collect(),
+            };
+            let bytes = MdlBuilder {
+                version,
+                scale: [0.25, 0.5, 2.0],
+                triangles: vec![([0, 0, 0], [0, 0, 0])],
+                frames: vec![frame(3), frame(7), frame(1)],
+                ..MdlBuilder::default()
             }
+            .write();
+            let Ok(model) = skelmap::Model::from_bytes(&bytes) else {
+                assert_eq!(n, 0, "only an empty model is refused");
+                continue;
+            };
+            every_level_tweens_like_the_reference(&model, &format!("{n} vertices, words {words}"));
         }
     }
 }

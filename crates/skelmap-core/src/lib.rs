@@ -33,7 +33,7 @@
 //! - **One function asks its caller for a promise**: [`Source::map`] (see its `# Safety`
 //!   section): a mapped file that changes while mapped is undefined behaviour, and only the
 //!   caller can rule that out. [`Source::read`] and [`Source::from_bytes`] are the checked
-//!   alternatives. Besides it, only the `std::arch` SIMD modules (`skin/x86/`: SSE2, AVX2 and
+//!   alternatives. Besides it, only the `std::arch` SIMD modules (`skin/x86/`: AVX2 and
 //!   AVX-512 intrinsics behind run-time feature checks, each block justified) opt out of the
 //!   compiler's checks.
 //! - **Zero-copy**: opening allocates at most O(meshes) (in practice only the [`Diagnostics`]

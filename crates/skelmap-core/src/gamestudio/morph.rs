@@ -43,7 +43,7 @@ impl Mdl<'_> {
     }
 
     /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
-    fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
+    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
         let frame = self.frames().get(i).ok_or(MorphError::NoFrame(i))?;
         Ok(frame.vertices().packed())
     }
@@ -67,8 +67,8 @@ pub fn tween_scalar(
     morph::tween_scalar(&mdl.unpack(), fa, fb, t, positions, normals)
 }
 
-/// As [`tween_scalar`], with the `std::arch` SSE2 kernel on x86-64 (one vertex per 128-bit
-/// register) and the scalar kernel elsewhere.
+/// As [`tween_scalar`], with the widest `std::arch` kernel the CPU has (AVX-512 or AVX2; see
+/// [`crate::skin::morph::tween_simd`]) and the scalar kernel elsewhere.
 ///
 /// # Errors
 ///
@@ -83,4 +83,23 @@ pub fn tween_simd(
 ) -> Result<(), MorphError> {
     let (fa, fb) = (mdl.packed_frame(a)?, mdl.packed_frame(b)?);
     morph::tween_simd(&mdl.unpack(), fa, fb, t, positions, normals)
+}
+
+/// As [`tween_scalar`], at an explicit instruction-set level (see
+/// [`crate::skin::morph::tween_at`]).
+///
+/// # Errors
+///
+/// [`MorphError`] for a missing frame or short output.
+pub fn tween_at(
+    mdl: &Mdl<'_>,
+    level: crate::skin::SimdLevel,
+    a: usize,
+    b: usize,
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), MorphError> {
+    let (fa, fb) = (mdl.packed_frame(a)?, mdl.packed_frame(b)?);
+    morph::tween_at(level, &mdl.unpack(), fa, fb, t, positions, normals)
 }

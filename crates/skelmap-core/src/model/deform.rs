@@ -12,7 +12,7 @@ use super::{Model, View};
 use crate::format::Format;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Interpolation, LocalPose, Palette};
-use crate::skin::morph::MorphError;
+use crate::skin::morph::{MorphError, tween_at};
 use crate::skin::{
     CompactMesh, PreparedMesh, SimdLevel, SkinError, SkinMatrices, VertexOrder, WeightedRecords,
     skin_bind_lbs, skin_stream,
@@ -496,16 +496,13 @@ impl Model<'_> {
         match (self.view(), pose.sampled) {
             (_, Sampled::Nothing) => return Err(DeformError::NotSampled),
             (View::Mdl(m), Sampled::Frames { a, b, t }) => {
-                if level == SimdLevel::Portable {
-                    crate::gamestudio::morph::tween_scalar(m, a, b, t, positions, normals)?;
-                } else {
-                    crate::gamestudio::morph::tween_simd(m, a, b, t, positions, normals)?;
-                }
+                let (fa, fb) = (m.packed_frame(a)?, m.packed_frame(b)?);
+                tween_at(level, &m.unpack(), fa, fb, t, positions, normals)?;
             }
             (View::Hmp(h), Sampled::Frames { a, b, t }) => h.tween(a, b, t, positions, normals)?,
             (View::Quake(q), Sampled::Frames { a, b, t }) => {
-                let simd = level != SimdLevel::Portable;
-                q.tween(a, b, t, simd, positions, normals)?;
+                let (fa, fb) = (q.packed_frame(a)?, q.packed_frame(b)?);
+                tween_at(level, &q.unpack(), fa, fb, t, positions, normals)?;
             }
             (View::Mdl(_) | View::Hmp(_) | View::Quake(_), Sampled::Bones) => {
                 return Err(wrong("bones"));

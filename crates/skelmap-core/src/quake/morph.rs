@@ -30,13 +30,13 @@ impl QuakeMdl<'_> {
     }
 
     /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
-    fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
+    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
         Ok(self.frames().get(i).ok_or(MorphError::NoFrame(i))?.packed())
     }
 
     /// Tweens poses `a` and `b` (indices into [`QuakeMdl::frames`]) at `t` (0 = `a`, 1 = `b`)
-    /// into `positions` and `normals`, with the `std::arch` kernel when `simd` (x86-64) and
-    /// the scalar reference otherwise.
+    /// into `positions` and `normals`, with the widest `std::arch` kernel the CPU has when
+    /// `simd` ([`morph::tween_simd`]) and the scalar reference otherwise.
     ///
     /// ```
     /// use skelmap_core::Parse;

@@ -6,13 +6,15 @@
 //! coordinates of the two frames, and blends the two frames' table normals by `t` and
 //! renormalises them.
 //!
-//! [`tween_scalar`] is the reference, one vertex at a time. [`tween_simd`] runs the
-//! `std::arch` SSE2 kernel on x86-64 (one vertex per 128-bit register; see `skin::x86`) and
-//! the scalar one elsewhere. The two agree within 1e-6 (tested on every corpus frame), and
-//! `cargo bench --bench morph` compares them.
+//! [`tween_scalar`] is the reference, one vertex at a time. [`tween_simd`] runs the widest
+//! `std::arch` kernel the CPU has (AVX-512 on 16 vertices at a time, AVX2 on 8; see
+//! `skin::x86`), [`tween_at`] a chosen one. They agree with the reference within 1e-6
+//! (tested on every corpus frame), and `cargo bench --bench morph` compares them.
 //!
 //! The kernel knows no format: a format hands it [`PackedFrame`]s (byte views of its records)
 //! and its [`NormalTable`].
+
+use super::SimdLevel;
 
 /// Why a tween could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -233,12 +235,13 @@ fn scalar_kernel<A: Packed, B: Packed>(
     }
 }
 
-/// As [`tween_scalar`], with the `std::arch` SSE2 kernel on x86-64 (one vertex per 128-bit
-/// register) and the scalar kernel elsewhere.
+/// As [`tween_scalar`], with the widest `std::arch` kernel this CPU has
+/// ([`SimdLevel::detect`]: AVX-512 on 16 vertices at a time, AVX2 on 8), the scalar kernel
+/// elsewhere.
 ///
 /// # Errors
 ///
-/// [`MorphError::Output`] for an output shorter than frame `a`.
+/// [`MorphError::Output`] for outputs shorter than frame `a`.
 pub fn tween_simd(
     unpack: &Unpack<'_>,
     a: PackedFrame<'_>,
@@ -247,34 +250,123 @@ pub fn tween_simd(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), MorphError> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        dispatch!(unpack, a, b, t, positions, normals, simd_kernel)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        dispatch!(unpack, a, b, t, positions, normals, scalar_kernel)
-    }
+    tween_at(SimdLevel::detect(), unpack, a, b, t, positions, normals)
 }
 
-#[cfg(target_arch = "x86_64")]
-fn simd_kernel<A: Packed + super::x86::morph::Widen, B: Packed + super::x86::morph::Widen>(
-    fa: &[A],
-    fb: &[B],
+/// [`tween_scalar`] at an explicit level: [`SimdLevel::Portable`] is the scalar kernel, the
+/// others their `std::arch` kernels (a level the CPU lacks falls back to the best it has);
+/// the vertices past the kernel's last full step of 16 or 8 are tweened by the scalar one.
+///
+/// ```
+/// use skelmap_core::skin::SimdLevel;
+/// use skelmap_core::skin::morph::{NormalTable, PackedFrame, Unpack, tween_at, tween_scalar};
+///
+/// let table = NormalTable::new(&[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]);
+/// let unpack = Unpack { scale: [0.5; 3], offset: [1.0; 3], normals: &table };
+/// let a: Vec<[u8; 4]> = (0..40u8).map(|i| [i, 2 * i, 3, i % 2]).collect();
+/// let b: Vec<[u8; 4]> = (0..40u8).map(|i| [i + 1, i, 9, 0]).collect();
+/// let (fa, fb) = (PackedFrame::Bytes(&a), PackedFrame::Bytes(&b));
+/// let mut reference = (vec![[0.0; 3]; 40], vec![[0.0; 3]; 40]);
+/// tween_scalar(&unpack, fa, fb, 0.25, &mut reference.0, &mut reference.1)?;
+/// for level in SimdLevel::ALL {
+///     let (mut p, mut n) = (vec![[0.0; 3]; 40], vec![[0.0; 3]; 40]);
+///     tween_at(level, &unpack, fa, fb, 0.25, &mut p, &mut n)?;
+///     for (x, y) in p.iter().flatten().zip(reference.0.iter().flatten()) {
+///         assert!((x - y).abs() < 1e-5);
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`MorphError::Output`] for outputs shorter than frame `a`.
+pub fn tween_at(
+    level: SimdLevel,
     unpack: &Unpack<'_>,
+    a: PackedFrame<'_>,
+    b: PackedFrame<'_>,
     t: f32,
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
-) {
-    super::x86::morph::morph_sse2(fa, fb, unpack, t, positions, normals);
+) -> Result<(), MorphError> {
+    let level = level.or_supported();
+    let need = a.len();
+    let have = positions.len().min(normals.len());
+    if have < need {
+        return Err(MorphError::Output { need, have });
+    }
+    let n = need.min(b.len());
+    let (positions, normals) = (&mut positions[..n], &mut normals[..n]);
+    #[cfg(target_arch = "x86_64")]
+    let done = if level == SimdLevel::Portable {
+        0
+    } else {
+        simd_head(
+            level == SimdLevel::Avx512,
+            unpack,
+            a,
+            b,
+            t,
+            positions,
+            normals,
+        )
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = {
+        let _ = level;
+        0
+    };
+    let (p, q) = (&mut positions[done..], &mut normals[done..]);
+    match (a, b) {
+        (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {
+            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
+        }
+        (PackedFrame::Bytes(x), PackedFrame::Words(y)) => {
+            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
+        }
+        (PackedFrame::Words(x), PackedFrame::Bytes(y)) => {
+            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
+        }
+        (PackedFrame::Words(x), PackedFrame::Words(y)) => {
+            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
+        }
+    }
+    Ok(())
 }
 
-/// The name of the kernel [`tween_simd`] runs on this target.
+/// The `std::arch` kernel over the leading full steps; returns the vertices it tweened.
+#[cfg(target_arch = "x86_64")]
+fn simd_head(
+    avx512: bool,
+    unpack: &Unpack<'_>,
+    a: PackedFrame<'_>,
+    b: PackedFrame<'_>,
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> usize {
+    use super::x86::morph::try_morph;
+    let (p, q) = (positions, normals);
+    match (a, b) {
+        (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {
+            try_morph::<false, false>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+        }
+        (PackedFrame::Bytes(x), PackedFrame::Words(y)) => {
+            try_morph::<false, true>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+        }
+        (PackedFrame::Words(x), PackedFrame::Bytes(y)) => {
+            try_morph::<true, false>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+        }
+        (PackedFrame::Words(x), PackedFrame::Words(y)) => {
+            try_morph::<true, true>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+        }
+    }
+}
+
+/// The name of the kernel [`tween_simd`] runs on this CPU (`avx512`, `avx2` or `portable`,
+/// the scalar kernel).
 #[must_use]
 pub fn simd_kernel_name() -> &'static str {
-    if cfg!(target_arch = "x86_64") {
-        "sse2"
-    } else {
-        "scalar (no SIMD kernel for this target)"
-    }
+    SimdLevel::detect().name()
 }
