@@ -4,7 +4,8 @@
 //! Groups (each comparison in one group, so the figures share the machine's state):
 //! - `skin-<input>`: `scalar`, `stream/<level>`, `prepared/<level>` (calling thread),
 //!   `prepared-2t/<best>` (two rayon threads), `prepared-order/<best>` (output in prepared
-//!   order), `dqs`, and `read-1t`/`read-2t`: a byte-sum of a buffer the size of
+//!   order), `compact/<level>`, `compact-2t/<best>` (the folded layout), `dqs` (scalar),
+//!   `compact-dqs/<level>` (dual quaternions over the folded layout), and `read-1t`/`read-2t`: a byte-sum of a buffer the size of
 //!   the prepared blocks, with the same vertex count as throughput so its vertices/s is the
 //!   rate at which a kernel that only read its input would run. Inputs: `synthetic_100k`
 //!   (a 32-bone tube, ~2.5 influences per vertex, L3-resident), `synthetic_4m` (the same
@@ -31,7 +32,7 @@ use criterion::{
 use rayon::prelude::*;
 use skelmap::dpm::Dpm;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
-use skelmap::skin::dqs::{deltas, skin_dqs};
+use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
 use skelmap::skin::skin_scalar;
 use skelmap::skin::{CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
@@ -117,7 +118,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     let read: Vec<u8> = vec![1; prepared.iter().map(PreparedMesh::bytes).sum()];
     let read_compact: Vec<u8> = vec![1; compact.iter().map(CompactMesh::bytes).sum()];
     println!(
-        "skin-{name}: {total} vertices, {:.2} influences per vertex, {} bones, {} prepared bytes, {} compact bytes ({} vertices exact, {} of {} rows one bone), best level {}",
+        "skin-{name}: {total} vertices, {:.2} influences per vertex, {} bones, {} prepared bytes, {} compact bytes ({} vertices exact, {} of {} rows of few bones), best level {}",
         influences as f64 / total as f64,
         m.num_bones(),
         read.len(),
@@ -170,6 +171,18 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
             b.iter(|| {
                 for mesh in &meshes {
                     skin_dqs(mesh, &posed.bind, &d, &mut p, &mut q).unwrap();
+                }
+            })
+        });
+    }
+    let mut dual_quats = DualQuatPalette::default();
+    compact[0].dual_quats(&posed.palette, &mut dual_quats);
+    for level in [SimdLevel::Portable, SimdLevel::detect()] {
+        group.bench_function(BenchmarkId::new("compact-dqs", level), |b| {
+            b.iter(|| {
+                for x in &compact {
+                    x.skin_dqs(&dual_quats, level, &mut p, &mut q, false)
+                        .unwrap();
                 }
             })
         });

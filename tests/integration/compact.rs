@@ -7,7 +7,9 @@ use proptest::prelude::*;
 use skelmap::Parse;
 use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
 use skelmap::model::Pose;
+use skelmap::model::Records;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
+use skelmap::skin::dqs::{DualQuatPalette, deltas};
 use skelmap::skin::{
     CompactMesh, PARALLEL_MIN_VERTICES, PreparedMesh, SimdLevel, SkinError, SkinMatrices,
     SkinnedVertex, skin_scalar,
@@ -503,4 +505,87 @@ fn every_palette_size_and_bone_width_skins_alike() {
             assert!(p <= 5e-5 && q <= 2e-3, "{bones} bones: {p:e} {q:e}");
         }
     }
+}
+
+/// Every mesh of `model` by dual quaternions at frames 0, 1, middle and last: the scalar
+/// reference over the records (`skin_dqs` relative to the bind pose) against the compact
+/// blend at every level; returns the worst position and normal differences.
+fn check_dqs(model: &Model<'_>, name: &str) -> (f32, f32) {
+    let compact = model.compact().unwrap();
+    let weighted = model.weighted_records().unwrap();
+    let records: Vec<Records<'_>> = match &weighted {
+        Some(w) => vec![Records::from(w.mesh())],
+        None => (0..model.num_meshes())
+            .map(|i| model.records(i).unwrap())
+            .collect(),
+    };
+    let (mut bind, mut pose) = (Pose::default(), Pose::default());
+    model.pose_bind(&mut bind);
+    let mut dual_quats = DualQuatPalette::default();
+    let frames = model.num_frames();
+    let (mut worst_p, mut worst_n) = (0.0f32, 0.0f32);
+    for frame in [0, 1.min(frames - 1), frames / 2, frames - 1] {
+        model
+            .pose(frame, frame, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        let d = deltas(pose.record_palette(), bind.record_palette());
+        compact.dual_quats(&pose, &mut dual_quats).unwrap();
+        for (mesh, r) in records.iter().enumerate() {
+            let n = compact.mesh(mesh).unwrap().num_verts();
+            let mut exact = zeros(n);
+            r.skin_dqs(bind.record_palette(), &d, &mut exact.0, &mut exact.1)
+                .unwrap();
+            for level in levels() {
+                let mut got = zeros(n);
+                compact
+                    .skin_dqs(mesh, &dual_quats, level, &mut got.0, &mut got.1)
+                    .unwrap();
+                let (p, q) = compare(&exact, &got);
+                assert!(
+                    p <= 1e-4 && q <= 2e-3,
+                    "{name} mesh {mesh} frame {frame} {level}: position {p:e}, normal {q:e}"
+                );
+                (worst_p, worst_n) = (worst_p.max(p), worst_n.max(q));
+            }
+        }
+    }
+    (worst_p, worst_n)
+}
+
+#[test]
+fn compact_dual_quaternions_match_the_scalar_blend_on_every_corpus_dpm_and_ms3d() {
+    for path in corpus_files("dpm").into_iter().chain(corpus_files("ms3d")) {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let (p, q) = check_dqs(&model, &name);
+        eprintln!("{name}: dual quaternions, worst position {p:.2e} of the size, normal {q:.2e}");
+    }
+    for bones in [12u32, 40, 70] {
+        let vertices: Vec<_> = (0..100u32)
+            .map(|i| {
+                let influences = (0..1 + i % 4)
+                    .map(|j| ((i * 7 + j * 13) % bones, 0.2 + (j as f32) * 0.1))
+                    .collect();
+                (influences, [(i % 13) as f32 - 6.0, (i % 7) as f32, 0.5])
+            })
+            .collect();
+        let bytes = many_bone_model(bones, &vertices);
+        check_dqs(
+            &Model::from_bytes(&bytes).unwrap(),
+            &format!("{bones} bones"),
+        );
+    }
+}
+
+#[test]
+fn dual_quaternions_keep_the_exact_path_exact() {
+    let bytes = two_bone_model(&[
+        vec![(0, 0.25, [3.0, 1.0, 0.0]), (1, 0.75, [1.0, 1.0, 0.0])],
+        vec![(0, 0.5, [3.0, 1.0, 0.0]), (1, 0.5, [0.5, 1.0, 0.0])],
+        vec![(1, 1.0, [0.0, -1.0, 0.0])],
+    ]);
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.compact().unwrap().exact_vertices(), 1);
+    check_dqs(&model, "two bones");
 }

@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use skelmap_core::model::{Pose, Records};
 use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
-use skelmap_core::skin::dqs::deltas;
+use skelmap_core::skin::dqs::{DualQuatPalette, deltas};
 use skelmap_core::skin::{
     CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, WeightedRecords, read_pass,
 };
@@ -492,7 +492,25 @@ fn kernels<'k>(
                 .filter_map(|i| compact.mesh(i))
                 .map(CompactMesh::bytes)
                 .sum();
+            let mut dual_quats = DualQuatPalette::default();
+            let _ = compact.dual_quats(&now, &mut dual_quats);
             let (compact, matrices) = (std::sync::Arc::new(compact), std::sync::Arc::new(matrices));
+            let dual_quats = std::sync::Arc::new(dual_quats);
+            {
+                let (per_mesh, compact, dual_quats) =
+                    (per_mesh.clone(), compact.clone(), dual_quats.clone());
+                let level = SimdLevel::detect();
+                lines.push(Line {
+                    name: format!("compact dqs {level}"),
+                    layout: "compact",
+                    input_bytes: compact_bytes,
+                    kernel: Box::new(move |p, q| {
+                        per_mesh(p, q, &|i, p, q| {
+                            let _ = compact.skin_dqs(i, &dual_quats, level, p, q);
+                        });
+                    }),
+                });
+            }
             for &level in &levels {
                 let (per_mesh, compact, matrices) =
                     (per_mesh.clone(), compact.clone(), matrices.clone());

@@ -12,6 +12,7 @@ use super::{Model, View};
 use crate::format::Format;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Interpolation, LocalPose, Palette};
+use crate::skin::dqs::{DualQuat, DualQuatPalette};
 use crate::skin::morph::{MorphError, tween_at};
 use crate::skin::{
     CompactMesh, PreparedMesh, SimdLevel, SkinError, SkinMatrices, VertexOrder, WeightedRecords,
@@ -214,7 +215,6 @@ pub struct Compact {
     /// Per bone, the inverse of its reference (bind) transform; bind-pose formats end with the
     /// unbound vertices' identity.
     inverse_reference: Vec<Affine3A>,
-    bind_posed: bool,
 }
 
 impl Compact {
@@ -243,21 +243,57 @@ impl Compact {
     ///
     /// [`DeformError::NotSampled`] for a pose without bones.
     pub fn matrices(&self, pose: &Pose, out: &mut SkinMatrices) -> Result<(), DeformError> {
+        out.update_with(self.relative(pose)?);
+        Ok(())
+    }
+
+    /// The dual quaternions of `pose` (`world · bind⁻¹` per bone) into `out`, reusing its
+    /// allocation, for [`Compact::skin_dqs`].
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSampled`] for a pose without bones.
+    pub fn dual_quats(&self, pose: &Pose, out: &mut DualQuatPalette) -> Result<(), DeformError> {
+        out.update(self.relative(pose)?.map(|m| DualQuat::from_affine(&m)));
+        Ok(())
+    }
+
+    /// Per bone of `pose`'s record palette, `world · bind⁻¹`.
+    fn relative<'p>(
+        &'p self,
+        pose: &'p Pose,
+    ) -> Result<impl ExactSizeIterator<Item = Affine3A> + 'p, DeformError> {
         if pose.sampled != Sampled::Bones {
             return Err(DeformError::NotSampled);
         }
-        let world = if self.bind_posed {
-            &pose.extended.world
-        } else {
-            &pose.palette.world
-        };
-        out.update_with(
-            world
-                .iter()
-                .zip(&self.inverse_reference)
-                .map(|(world, inverse)| *world * *inverse),
-        );
-        Ok(())
+        Ok(pose
+            .record_palette()
+            .world
+            .iter()
+            .zip(&self.inverse_reference)
+            .map(|(world, inverse)| *world * *inverse))
+    }
+
+    /// Skins mesh `mesh` by dual quaternions (from [`Compact::dual_quats`]; see
+    /// [`CompactMesh::skin_dqs`]) into `positions` and `normals`, in file order, at `level`, on
+    /// the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`] and the kernel's [`SkinError`]s.
+    pub fn skin_dqs(
+        &self,
+        mesh: usize,
+        dual_quats: &DualQuatPalette,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let compact = self.meshes.get(mesh).ok_or(DeformError::NoMesh {
+            mesh,
+            meshes: self.meshes.len(),
+        })?;
+        Ok(compact.skin_dqs(dual_quats, level, positions, normals, false)?)
     }
 
     /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
@@ -676,8 +712,7 @@ impl Model<'_> {
     /// [`DeformError::NotSkeletal`] as for [`Model::prepare`].
     pub fn compact(&self) -> Result<Compact, DeformError> {
         let mut reference = self.bind_palette().world.clone();
-        let bind_posed = bind_posed(self.view());
-        if bind_posed {
+        if bind_posed(self.view()) {
             // The unbound vertices' bone of `weighted_records`.
             reference.push(Affine3A::IDENTITY);
         }
@@ -702,7 +737,6 @@ impl Model<'_> {
         Ok(Compact {
             meshes,
             inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
-            bind_posed,
         })
     }
 }

@@ -19,9 +19,11 @@ use super::SkinError;
 use super::bind::push_records;
 use super::bind::records_mesh;
 use super::blocks::{BlockOut, LANES};
+use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split};
 use super::prepared::{PreparedMesh, split};
+use crate::format::Format;
 use crate::pose::{Palette, SkeletalMesh};
 
 /// How far (relative to the mesh's size, the diagonal of its reference-pose bounds) the
@@ -117,6 +119,10 @@ pub struct CompactMesh {
     exact: PreparedMesh,
     /// Original index of each vertex of `exact`.
     exact_index: Vec<u32>,
+    /// `exact`'s records (little-endian, in reference space), for the dual-quaternion blend.
+    exact_records: Vec<u8>,
+    /// The format the records came from (for what little their view reports).
+    format: Option<Format>,
 }
 
 /// Where a block's influence rows start, how many it has, and which of its first 32 rows are
@@ -329,7 +335,11 @@ impl CompactMesh {
                 let mine = influences
                     .get_mut(m.first..m.first + m.count)
                     .unwrap_or_default();
-                mine.sort_by_key(|&(bone, _)| (core::cmp::Reverse(lanes_of(bone)), bone));
+                // The first influence stays first: the dual-quaternion blend takes the others
+                // in its hemisphere, as the records' order does.
+                if let Some((_, rest)) = mine.split_first_mut() {
+                    rest.sort_by_key(|&(bone, _)| (core::cmp::Reverse(lanes_of(bone)), bone));
+                }
                 for (j, (q, &(bone, _))) in quantise(mine).into_iter().zip(&*mine).enumerate() {
                     bones[j * LANES + lane] = bone as u16;
                     weights[j * LANES + lane] = q;
@@ -428,6 +438,8 @@ impl CompactMesh {
         let records = records_mesh(&bytes, indices.len() as u32, format);
         self.exact = PreparedMesh::new(&records);
         self.exact_index = indices;
+        self.format = Some(format);
+        self.exact_records = bytes;
     }
 
     /// Number of vertices.
@@ -501,7 +513,12 @@ impl CompactMesh {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
-        self.skin_into(matrices, level, Split { positions, normals }, false)
+        self.skin_into(
+            Palettes::Linear(matrices),
+            level,
+            Split { positions, normals },
+            false,
+        )
     }
 
     /// [`skin`](Self::skin) split over the current rayon pool when the mesh is large enough
@@ -519,7 +536,12 @@ impl CompactMesh {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
-        self.skin_into(matrices, level, Split { positions, normals }, true)
+        self.skin_into(
+            Palettes::Linear(matrices),
+            level,
+            Split { positions, normals },
+            true,
+        )
     }
 
     /// [`skin`](Self::skin) into interleaved [`SkinnedVertex`]es, in parallel when `parallel`.
@@ -534,12 +556,69 @@ impl CompactMesh {
         out: &mut [SkinnedVertex],
         parallel: bool,
     ) -> Result<(), SkinError> {
-        self.skin_into(matrices, level, out, parallel)
+        self.skin_into(Palettes::Linear(matrices), level, out, parallel)
+    }
+
+    /// This frame's dual quaternions, `world · reference⁻¹` per bone as in
+    /// [`dqs::deltas`](super::dqs::deltas), into `out` for [`skin_dqs`](Self::skin_dqs).
+    pub fn dual_quats(&self, palette: &Palette, out: &mut DualQuatPalette) {
+        out.update(
+            palette
+                .world
+                .iter()
+                .zip(&self.inverse_reference)
+                .map(|(world, inverse)| DualQuat::from_affine(&(*world * *inverse))),
+        );
+    }
+
+    /// Skins every vertex by dual quaternions (see [`dqs`](super::dqs)): each vertex's bones'
+    /// `dual_quats` weighted, taken in the hemisphere of its first, normalised and applied to
+    /// its reference-pose position and normal; in file order, at `level` (AVX-512, or the
+    /// portable kernel below it), on the calling thread (in parallel when `parallel` and the
+    /// mesh is large enough).
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
+    /// use skelmap_core::skin::dqs::DualQuatPalette;
+    /// use skelmap_core::skin::{CompactMesh, SimdLevel};
+    /// use skelmap_core::{dpm::Dpm, synth};
+    ///
+    /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+    /// let model = Dpm::parse(&bytes)?;
+    /// let (mut pose, mut reference, mut palette) =
+    ///     (LocalPose::default(), Palette::default(), Palette::default());
+    /// pose::sample(&model, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    /// reference.build(&model, &pose);
+    /// let compact = CompactMesh::new(&model.mesh(0).expect("one mesh"), &reference.world)?;
+    /// pose::sample(&model, 2, 3, 0.5, Interpolation::Nlerp, &mut pose);
+    /// palette.build(&model, &pose);
+    /// let mut dual_quats = DualQuatPalette::default();
+    /// compact.dual_quats(&palette, &mut dual_quats);
+    /// let n = compact.num_verts();
+    /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    /// compact.skin_dqs(&dual_quats, SimdLevel::detect(), &mut p, &mut q, false)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`SkinError`] when `dual_quats` lacks a bone the mesh uses or an output is short.
+    pub fn skin_dqs(
+        &self,
+        dual_quats: &DualQuatPalette,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+        parallel: bool,
+    ) -> Result<(), SkinError> {
+        let sink = Split { positions, normals };
+        self.skin_into(Palettes::Dual(dual_quats), level, sink, parallel)
     }
 
     fn skin_into<S: Chunked>(
         &self,
-        matrices: &SkinMatrices,
+        palette: Palettes<'_>,
         level: SimdLevel,
         sink: S,
         parallel: bool,
@@ -550,10 +629,11 @@ impl CompactMesh {
                 have: sink.len(),
             });
         }
-        if self.bone_limit as usize > matrices.bones() {
+        let bones = palette.bones();
+        if self.bone_limit as usize > bones {
             return Err(SkinError::Palette {
                 bone: self.bone_limit - 1,
-                have: matrices.bones(),
+                have: bones,
             });
         }
         let level = level.or_supported();
@@ -564,19 +644,33 @@ impl CompactMesh {
             pieces
                 .par_iter_mut()
                 .enumerate()
-                .for_each(|(t, piece)| self.skin_blocks(t * per, matrices, level, piece));
+                .for_each(|(t, piece)| self.skin_blocks(t * per, palette, level, piece));
         } else {
             for (t, piece) in pieces.iter_mut().enumerate() {
-                self.skin_blocks(t * per, matrices, level, piece);
+                self.skin_blocks(t * per, palette, level, piece);
             }
         }
-        if !self.exact_index.is_empty() {
-            let mut whole = Pieces {
-                pieces: &mut pieces,
-                size: per * LANES,
-            };
-            self.exact
-                .skin_remapped(matrices, level, &self.exact_index, &mut whole)?;
+        if self.exact_index.is_empty() {
+            return Ok(());
+        }
+        let mut whole = Pieces {
+            pieces: &mut pieces,
+            size: per * LANES,
+        };
+        match palette {
+            Palettes::Linear(matrices) => {
+                self.exact
+                    .skin_remapped(matrices, level, &self.exact_index, &mut whole)?;
+            }
+            Palettes::Dual(dual_quats) => {
+                let format = self.format.unwrap_or(Format::Dpm);
+                let records =
+                    records_mesh(&self.exact_records, self.exact_index.len() as u32, format);
+                for (records, &at) in records.vertices().zip(&self.exact_index) {
+                    let (p, n) = dqs_vertex(records, None, dual_quats.deltas())?;
+                    whole.put(at as usize, p.to_array(), n.to_array());
+                }
+            }
         }
         Ok(())
     }
@@ -586,7 +680,7 @@ impl CompactMesh {
     fn skin_blocks(
         &self,
         first: usize,
-        matrices: &SkinMatrices,
+        palette: Palettes<'_>,
         level: SimdLevel,
         sink: &mut impl Sink,
     ) {
@@ -594,7 +688,10 @@ impl CompactMesh {
         let Some(blocks) = self.blocks.get(first..first + count) else {
             return;
         };
-        let (soa, padded) = matrices.soa();
+        let (soa, padded) = match palette {
+            Palettes::Linear(matrices) => matrices.soa(),
+            Palettes::Dual(dual_quats) => dual_quats.soa(),
+        };
         let run = CompactRun {
             blocks,
             first,
@@ -609,18 +706,50 @@ impl CompactMesh {
             soa,
             padded,
         };
-        #[cfg(target_arch = "x86_64")]
-        if level >= SimdLevel::Avx2
-            && crate::skin::x86::compact::try_compact(level == SimdLevel::Avx512, run, sink)
-        {
-            return;
+        let n = sink.len();
+        match palette {
+            Palettes::Linear(_) => {
+                #[cfg(target_arch = "x86_64")]
+                if level >= SimdLevel::Avx2
+                    && crate::skin::x86::compact::try_compact(level == SimdLevel::Avx512, run, sink)
+                {
+                    return;
+                }
+                compact_portable(run, &mut |b: usize, out: &BlockOut| {
+                    let lanes = n.saturating_sub(b * LANES).min(LANES);
+                    sink.put_run(b * LANES, &out.positions[..lanes], &out.normals[..lanes]);
+                });
+            }
+            Palettes::Dual(dual_quats) => {
+                #[cfg(target_arch = "x86_64")]
+                if level == SimdLevel::Avx512
+                    && crate::skin::x86::compact::try_compact_dqs(run, sink)
+                {
+                    return;
+                }
+                dqs_portable(run, dual_quats.deltas(), &mut |b: usize, out: &BlockOut| {
+                    let lanes = n.saturating_sub(b * LANES).min(LANES);
+                    sink.put_run(b * LANES, &out.positions[..lanes], &out.normals[..lanes]);
+                });
+            }
         }
         let _ = level;
-        let n = sink.len();
-        compact_portable(run, &mut |b: usize, out: &BlockOut| {
-            let lanes = n.saturating_sub(b * LANES).min(LANES);
-            sink.put_run(b * LANES, &out.positions[..lanes], &out.normals[..lanes]);
-        });
+    }
+}
+
+/// The palette a skinning reads: matrices for the linear blend, dual quaternions for theirs.
+#[derive(Clone, Copy)]
+enum Palettes<'p> {
+    Linear(&'p SkinMatrices),
+    Dual(&'p DualQuatPalette),
+}
+
+impl Palettes<'_> {
+    fn bones(&self) -> usize {
+        match self {
+            Palettes::Linear(m) => m.bones(),
+            Palettes::Dual(d) => d.bones(),
+        }
     }
 }
 
@@ -733,52 +862,95 @@ impl CompactRun<'_> {
     }
 }
 
+impl BlockData<'_> {
+    /// Lane `lane`'s `(bone, weight)` influences (padding has weight 0).
+    fn influences(&self, wide: bool, lane: usize) -> impl Iterator<Item = (usize, f32)> + '_ {
+        let width = if wide { 2 } else { 1 };
+        (0..self.k).map(move |j| {
+            let row = self.bones.get(j * LANES * width..).unwrap_or_default();
+            let byte = |i: usize| row.get(i).copied().unwrap_or(0);
+            let bone = if j < 32 && self.few >> j & 1 == 1 {
+                FewBones::read(row).map_or(0, |f| usize::from(f.bone(lane)))
+            } else if wide {
+                usize::from(u16::from_le_bytes([byte(2 * lane), byte(2 * lane + 1)]))
+            } else {
+                usize::from(byte(lane))
+            };
+            let w = self.weights.get(j * LANES + lane).copied().unwrap_or(0);
+            (bone, f32::from(w) / WEIGHT_ONE)
+        })
+    }
+
+    /// Lane `lane`'s unit normal.
+    fn normal(&self, lane: usize) -> [f32; 3] {
+        let fraction = |i: usize| f32::from(self.normal.get(i).copied().unwrap_or(0)) / 32767.0;
+        unoctahedral(fraction(lane), fraction(LANES + lane))
+    }
+}
+
+impl CompactRun<'_> {
+    /// Lane `lane`'s bind-space position in `block`.
+    fn point(&self, block: &BlockData<'_>, lane: usize) -> [f32; 3] {
+        core::array::from_fn(|a| {
+            let q = block.position.get(a * LANES + lane).copied().unwrap_or(0);
+            self.origin[a] + f32::from(q) * self.step[a]
+        })
+    }
+}
+
 /// The compact kernel in plain Rust, lane by lane.
 fn compact_portable(run: CompactRun<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
     let (soa, padded) = (run.soa, run.padded);
     let entry = |e: usize, bone: usize| soa.get(e * padded + bone).copied().unwrap_or(0.0);
     for i in 0..run.blocks.len() {
-        let Some(BlockData {
-            position,
-            normal,
-            bones,
-            weights,
-            k,
-            few,
-        }) = run.block(i)
-        else {
+        let Some(data) = run.block(i) else {
             return;
         };
-        let width = if run.wide { 2 } else { 1 };
         let mut out = BlockOut::ZERO;
         for lane in 0..LANES {
             let mut m = [0.0f32; 12];
-            for j in 0..k {
-                let row = &bones[j * LANES * width..];
-                let bone = if j < 32 && few >> j & 1 == 1 {
-                    FewBones::read(row).map_or(0, |f| usize::from(f.bone(lane)))
-                } else if run.wide {
-                    usize::from(u16::from_le_bytes([row[2 * lane], row[2 * lane + 1]]))
-                } else {
-                    usize::from(row[lane])
-                };
-                let w = f32::from(weights[j * LANES + lane]) / WEIGHT_ONE;
+            for (bone, w) in data.influences(run.wide, lane) {
                 for (e, value) in m.iter_mut().enumerate() {
                     *value += w * entry(e, bone);
                 }
             }
-            let p: [f32; 3] = core::array::from_fn(|a| {
-                run.origin[a] + f32::from(position[a * LANES + lane]) * run.step[a]
-            });
+            let p = run.point(&data, lane);
             out.positions[lane] = core::array::from_fn(|r| {
                 m[r * 4] * p[0] + m[r * 4 + 1] * p[1] + m[r * 4 + 2] * p[2] + m[r * 4 + 3]
             });
             if run.normals {
-                let fraction = |q: i16| f32::from(q) / 32767.0;
-                let n = unoctahedral(fraction(normal[lane]), fraction(normal[LANES + lane]));
+                let n = data.normal(lane);
                 out.normals[lane] = core::array::from_fn(|r| {
                     m[r * 4] * n[0] + m[r * 4 + 1] * n[1] + m[r * 4 + 2] * n[2]
                 });
+            }
+        }
+        emit(i, &out);
+    }
+}
+
+/// The dual-quaternion blend of the compact kernel in plain Rust, lane by lane.
+fn dqs_portable(run: CompactRun<'_>, deltas: &[DualQuat], emit: &mut impl FnMut(usize, &BlockOut)) {
+    for i in 0..run.blocks.len() {
+        let Some(data) = run.block(i) else {
+            return;
+        };
+        let mut out = BlockOut::ZERO;
+        for lane in 0..LANES {
+            let mut blend = Blend::default();
+            let mut total = 0.0;
+            for (bone, w) in data.influences(run.wide, lane) {
+                if let Some(d) = deltas.get(bone) {
+                    blend.add(d, w);
+                    total += w;
+                }
+            }
+            let blended = blend.finish();
+            let p = Vec3A::from(run.point(&data, lane)) * total;
+            out.positions[lane] = blended.transform_point(p).to_array();
+            if run.normals {
+                let n = Vec3A::from(data.normal(lane)) * total;
+                out.normals[lane] = (blended.real * glam::Vec3::from(n)).to_array();
             }
         }
         emit(i, &out);

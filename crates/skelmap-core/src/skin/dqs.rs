@@ -6,10 +6,17 @@
 //! `D_b = world_b(t) · world_b(0)⁻¹` as a unit dual quaternion, the weighted sum (signs
 //! aligned to the first) is normalised and applied to `p₀`. A vertex with one influence is
 //! moved exactly as linear blend skinning moves it.
+//!
+//! [`skin_dqs`] is the scalar reference over the records;
+//! [`CompactMesh::skin_dqs`](super::CompactMesh::skin_dqs) runs the same blend 16 vertices at a
+//! time over the folded layout, from a [`DualQuatPalette`].
 
 use glam::{Affine3A, Quat, Vec3, Vec3A};
 
+use zerocopy::byteorder::ByteOrder;
+
 use super::SkinError;
+use crate::bonevert::BoneVert;
 use crate::pose::Palette;
 use crate::pose::SkeletalMesh;
 
@@ -91,6 +98,59 @@ impl Blend {
     }
 }
 
+/// Dual quaternions, one per bone, in the layout the compact kernel's dual-quaternion blend
+/// reads ([`CompactMesh::skin_dqs`](super::CompactMesh::skin_dqs)): rows `real.x y z w` and
+/// `dual.x y z w` of one float per bone, padded as [`SkinMatrices`](super::SkinMatrices) pads
+/// its rows. Rebuilt once per frame, reusing its allocations.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DualQuatPalette {
+    deltas: Vec<DualQuat>,
+    /// Twelve rows of `padded` floats (the last four zero), the shape the look-ups expect.
+    soa: Vec<f32>,
+    padded: usize,
+}
+
+impl DualQuatPalette {
+    /// Rebuilds from one dual quaternion per bone.
+    pub fn update(&mut self, deltas: impl ExactSizeIterator<Item = DualQuat>) {
+        let bones = deltas.len();
+        let padded = super::matrices::padded(bones);
+        self.padded = padded;
+        self.deltas.clear();
+        self.soa.clear();
+        self.soa.resize(12 * padded, 0.0);
+        for (b, d) in deltas.enumerate() {
+            for (row, value) in d
+                .real
+                .to_array()
+                .into_iter()
+                .chain(d.dual.to_array())
+                .enumerate()
+            {
+                self.soa[row * padded + b] = value;
+            }
+            self.deltas.push(d);
+        }
+    }
+
+    /// Number of bones.
+    #[must_use]
+    pub fn bones(&self) -> usize {
+        self.deltas.len()
+    }
+
+    /// The dual quaternions, one per bone.
+    #[must_use]
+    pub fn deltas(&self) -> &[DualQuat] {
+        &self.deltas
+    }
+
+    /// The rows and their length.
+    pub(crate) fn soa(&self) -> (&[f32], usize) {
+        (&self.soa, self.padded)
+    }
+}
+
 /// Per bone `world(t) · world(0)⁻¹` as dual quaternions, from the current and bind palettes.
 #[must_use]
 pub fn deltas(current: &Palette, bind: &Palette) -> Vec<DualQuat> {
@@ -125,23 +185,45 @@ pub fn skin_dqs<'data>(
         .zip(positions.iter_mut())
         .zip(normals.iter_mut())
     {
-        let (mut p0, mut n0) = (Vec3A::ZERO, Vec3A::ZERO);
-        let mut blend = Blend::default();
-        for r in records {
-            let bone = r.bonenum();
-            let missing = SkinError::Palette {
-                bone,
-                have: bind.world.len().min(deltas.len()),
-            };
-            let m = bind.world.get(bone as usize).ok_or(missing)?;
-            let d = deltas.get(bone as usize).ok_or(missing)?;
-            p0 += m.matrix3 * Vec3A::from(r.origin()) + m.translation * r.influence();
-            n0 += m.matrix3 * Vec3A::from(r.normal());
-            blend.add(d, r.influence());
-        }
-        let blended = blend.finish();
-        *pos = blended.transform_point(p0).to_array();
-        *nrm = Vec3A::from(blended.real * Vec3::from(n0)).to_array();
+        let (p, n) = dqs_vertex(records, Some(&bind.world), deltas)?;
+        *pos = p.to_array();
+        *nrm = n.to_array();
     }
     Ok(())
+}
+
+/// One vertex skinned by dual quaternions from its records: the rest position and normal are
+/// the records' linear blend by `rest` (per bone; `None` for records already in rest space),
+/// moved by the weighted, normalised blend of `deltas`.
+pub(crate) fn dqs_vertex<O: ByteOrder>(
+    records: &[BoneVert<O>],
+    rest: Option<&[Affine3A]>,
+    deltas: &[DualQuat],
+) -> Result<(Vec3A, Vec3A), SkinError> {
+    let (mut p0, mut n0) = (Vec3A::ZERO, Vec3A::ZERO);
+    let mut blend = Blend::default();
+    for r in records {
+        let bone = r.bonenum();
+        let have = rest.map_or(usize::MAX, <[_]>::len).min(deltas.len());
+        let missing = SkinError::Palette { bone, have };
+        let d = deltas.get(bone as usize).ok_or(missing)?;
+        let (origin, normal) = (Vec3A::from(r.origin()), Vec3A::from(r.normal()));
+        match rest {
+            Some(rest) => {
+                let m = rest.get(bone as usize).ok_or(missing)?;
+                p0 += m.matrix3 * origin + m.translation * r.influence();
+                n0 += m.matrix3 * normal;
+            }
+            None => {
+                p0 += origin;
+                n0 += normal;
+            }
+        }
+        blend.add(d, r.influence());
+    }
+    let blended = blend.finish();
+    Ok((
+        blended.transform_point(p0),
+        Vec3A::from(blended.real * Vec3::from(n0)),
+    ))
 }

@@ -52,13 +52,7 @@ impl SkinMatrices {
     /// Rebuilds from one transform per bone, reusing the allocations.
     pub(crate) fn update_with(&mut self, world: impl ExactSizeIterator<Item = Affine3A>) {
         let bones = world.len();
-        // 16, 32 or 64 (the sizes the permute look-ups serve), else a multiple of 16.
-        let padded = match bones {
-            0..=16 => 16,
-            17..=32 => 32,
-            33..=64 => 64,
-            _ => bones.div_ceil(16) * 16,
-        };
+        let padded = padded(bones);
         self.bones = bones;
         self.padded = padded;
         self.paired.clear();
@@ -100,5 +94,16 @@ impl SkinMatrices {
     /// The twelve rows and their length (a multiple of 16, at least the bone count).
     pub(crate) fn soa(&self) -> (&[f32], usize) {
         (&self.soa, self.padded)
+    }
+}
+
+/// The row length of a palette of `bones` in structure-of-arrays layout: 16, 32 or 64 (the
+/// sizes the permute look-ups serve), else a multiple of 16.
+pub(crate) fn padded(bones: usize) -> usize {
+    match bones {
+        0..=16 => 16,
+        17..=32 => 32,
+        33..=64 => 64,
+        _ => bones.div_ceil(16) * 16,
     }
 }

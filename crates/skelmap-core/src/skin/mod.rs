@@ -16,7 +16,9 @@
 //!   (quantised position, octahedral normal, narrow bones and weights: about a quarter of the
 //!   prepared layout's bytes), skinned with `world · reference⁻¹`; vertices whose influences
 //!   disagree stay on the exact path;
-//! - [`dqs::skin_dqs`]: dual-quaternion blending relative to the frame-0 bind pose.
+//! - [`dqs::skin_dqs`]: dual-quaternion blending relative to the frame-0 bind pose, the scalar
+//!   reference; [`CompactMesh::skin_dqs`] blends the same way over the folded layout (AVX-512,
+//!   portable below it).
 //!
 //! Meshes stored in their bind pose with up to four weighted bones per vertex
 //! ([`BindPoseMesh`](crate::pose::BindPoseMesh)) are skinned by [`skin_bind_lbs`] or

@@ -8,16 +8,18 @@
 //! the dequantised position and the decoded octahedral normal.
 
 use core::arch::x86_64::{
-    __m256, __m256i, __m512, __m512i, _mm_loadl_epi64, _mm_loadu_si128, _mm256_and_ps,
-    _mm256_and_si256, _mm256_andnot_ps, _mm256_castsi256_ps, _mm256_cmpeq_epi32,
-    _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
-    _mm256_fmadd_ps, _mm256_fnmadd_ps, _mm256_loadu_si256, _mm256_max_ps, _mm256_mul_ps,
-    _mm256_or_ps, _mm256_rsqrt_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32,
-    _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_ps, _mm512_abs_ps,
-    _mm512_and_si512, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cvtepi16_epi32,
-    _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_cvtepu16_epi32, _mm512_fmadd_ps,
-    _mm512_fnmadd_ps, _mm512_mask3_fmadd_ps, _mm512_max_ps, _mm512_mul_ps, _mm512_or_si512,
-    _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sub_ps,
+    __m256, __m256i, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_loadl_epi64,
+    _mm_loadu_si128, _mm256_and_ps, _mm256_and_si256, _mm256_andnot_ps, _mm256_castsi256_ps,
+    _mm256_cmpeq_epi32, _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32,
+    _mm256_cvtepu16_epi32, _mm256_fmadd_ps, _mm256_fnmadd_ps, _mm256_loadu_si256, _mm256_max_ps,
+    _mm256_mul_ps, _mm256_or_ps, _mm256_rsqrt_ps, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_ps,
+    _mm512_abs_ps, _mm512_add_ps, _mm512_and_si512, _mm512_castps_si512, _mm512_castsi512_ps,
+    _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32,
+    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps,
+    _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps, _mm512_mask_sub_ps,
+    _mm512_mask3_fmadd_ps, _mm512_max_ps, _mm512_mul_ps, _mm512_or_si512, _mm512_rsqrt14_ps,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sqrt_ps, _mm512_sub_ps,
 };
 
 use super::prepared::{Lookup, Lookup8, store_interleaved};
@@ -86,147 +88,301 @@ fn bones(row: &[u8], wide: bool) -> __m512i {
     }
 }
 
+/// Per block, what both AVX-512 kernels decode the same way.
+struct Decode {
+    weight: __m512,
+    origin: [__m512; 3],
+    step: [__m512; 3],
+    snorm: __m512,
+}
+
+impl Decode {
+    #[target_feature(enable = "avx512f")]
+    fn new(run: &CompactRun<'_>) -> Decode {
+        Decode {
+            weight: _mm512_set1_ps(1.0 / WEIGHT_ONE),
+            origin: run.origin.map(|v| _mm512_set1_ps(v)),
+            step: run.step.map(|v| _mm512_set1_ps(v)),
+            snorm: _mm512_set1_ps(1.0 / 32767.0),
+        }
+    }
+
+    /// The block's bind-space positions, rows `x`, `y`, `z`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    fn point(&self, block: &BlockData<'_>) -> [__m512; 3] {
+        core::array::from_fn(|a| {
+            let q = widen_u16(block.position.get(a * LANES..).unwrap_or_default());
+            _mm512_fmadd_ps(_mm512_cvtepi32_ps(q), self.step[a], self.origin[a])
+        })
+    }
+
+    /// The block's unit normals (octahedral decode, then one Newton step on the 14-bit
+    /// reciprocal square root: the squared length is at least 1/3, so never zero).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    fn normal(&self, block: &BlockData<'_>) -> [__m512; 3] {
+        let fraction = |r: usize| -> __m512 {
+            let Some(q) = block.normal.get(r * LANES..(r + 1) * LANES) else {
+                return _mm512_setzero_ps();
+            };
+            // SAFETY: `q` is 16 `i16`s, the 32 bytes read.
+            let q = unsafe { _mm256_loadu_si256(q.as_ptr().cast()) };
+            _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(q)), self.snorm)
+        };
+        let (u, v) = (fraction(0), fraction(1));
+        // z = 1 − |u| − |v|; where z < 0, fold u and v back towards 0 by −z, keeping signs.
+        let one = _mm512_set1_ps(1.0);
+        let nz = _mm512_sub_ps(_mm512_sub_ps(one, _mm512_abs_ps(u)), _mm512_abs_ps(v));
+        let t = _mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), nz), _mm512_setzero_ps());
+        let sign = _mm512_set1_epi32(i32::MIN);
+        let signed = |c: __m512| {
+            let bits = _mm512_and_si512(_mm512_castps_si512(c), sign);
+            _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(t), bits))
+        };
+        let (nx, ny) = (_mm512_sub_ps(u, signed(u)), _mm512_sub_ps(v, signed(v)));
+        let l2 = _mm512_fmadd_ps(nx, nx, _mm512_fmadd_ps(ny, ny, _mm512_mul_ps(nz, nz)));
+        let r = _mm512_rsqrt14_ps(l2);
+        let r = _mm512_mul_ps(
+            r,
+            _mm512_fnmadd_ps(
+                _mm512_mul_ps(_mm512_set1_ps(0.5), l2),
+                _mm512_mul_ps(r, r),
+                _mm512_set1_ps(1.5),
+            ),
+        );
+        [
+            _mm512_mul_ps(nx, r),
+            _mm512_mul_ps(ny, r),
+            _mm512_mul_ps(nz, r),
+        ]
+    }
+}
+
+/// Calls `f(row, lanes, weights, entries)` for each influence row of `block`: for a row of a
+/// few bones once per bone (`lanes` its mask, `entries` its first `E` palette entries
+/// broadcast), for any other row once (`lanes` all, `entries` each lane's bone's, looked up).
+/// `false` when the block's arrays are short (never, for a mesh built by `CompactMesh::new`).
+#[inline]
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn rows<const MODE: u8, const E: usize>(
+    lookup: &Lookup<'_, MODE>,
+    run: &CompactRun<'_>,
+    decode: &Decode,
+    block: &BlockData<'_>,
+    mut f: impl FnMut(usize, __mmask16, __m512, &[__m512; E]),
+) -> bool {
+    let width = if run.wide { 2 * LANES } else { LANES };
+    if run.soa.len() < 12 * run.padded || E > 12 {
+        return false;
+    }
+    for j in 0..block.k {
+        let (Some(b), Some(w)) = (
+            block.bones.get(j * width..(j + 1) * width),
+            block.weights.get(j * LANES..(j + 1) * LANES),
+        ) else {
+            return false;
+        };
+        let w = _mm512_mul_ps(_mm512_cvtepi32_ps(widen_u16(w)), decode.weight);
+        if j < 32 && block.few >> j & 1 == 1 {
+            let Some(record) = FewBones::read(b) else {
+                return false;
+            };
+            for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
+                let bone = usize::from(bone);
+                if mask == 0 || bone >= run.padded {
+                    break;
+                }
+                let column = run.soa.as_ptr().wrapping_add(bone);
+                let entries = core::array::from_fn(|e| {
+                    // SAFETY: `bone < padded`, `e < E ≤ 12` and `soa` holds 12 rows of
+                    // `padded` floats, so float `e·padded + bone` is in it.
+                    _mm512_set1_ps(unsafe { *column.add(e * run.padded) })
+                });
+                f(j, mask, w, &entries);
+            }
+        } else {
+            let (idx, upper) = lookup.index(bones(b, run.wide));
+            let entries = core::array::from_fn(|e| lookup.entry(e, idx, upper));
+            f(j, u16::MAX, w, &entries);
+        }
+    }
+    true
+}
+
+/// Stores block `i`'s results: straight into the destination when it lends the block, else
+/// through `out`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store(
+    sink: &mut impl Sink,
+    i: usize,
+    out: &mut BlockOut,
+    positions: [__m512; 3],
+    normals: Option<[__m512; 3]>,
+) {
+    let n = sink.len();
+    let mut direct = sink.block_mut(i * LANES);
+    let (p, q) = match direct.as_mut() {
+        Some((p, q)) => (&mut **p, &mut **q),
+        None => (&mut out.positions, &mut out.normals),
+    };
+    let [x, y, z] = positions;
+    store_interleaved(x, y, z, p);
+    match normals {
+        Some([x, y, z]) => store_interleaved(x, y, z, q),
+        None => *q = [[0.0; 3]; LANES],
+    }
+    if direct.is_none() {
+        let lanes = n.saturating_sub(i * LANES).min(LANES);
+        sink.put_run(i * LANES, &out.positions[..lanes], &out.normals[..lanes]);
+    }
+}
+
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
     let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
         return;
     };
-    let weight = _mm512_set1_ps(1.0 / WEIGHT_ONE);
-    let origin = run.origin.map(|v| _mm512_set1_ps(v));
-    let step = run.step.map(|v| _mm512_set1_ps(v));
-    let snorm = _mm512_set1_ps(1.0 / 32767.0);
-    let (one, half, three_halves) = (
-        _mm512_set1_ps(1.0),
-        _mm512_set1_ps(0.5),
-        _mm512_set1_ps(1.5),
-    );
-    let sign = _mm512_set1_epi32(i32::MIN);
-    let n = sink.len();
+    let decode = Decode::new(&run);
     let mut out = BlockOut::ZERO;
     for i in 0..run.blocks.len() {
-        let Some(BlockData {
-            position,
-            normal,
-            bones: bone_rows,
-            weights,
-            k,
-            few,
-        }) = run.block(i)
-        else {
+        let Some(block) = run.block(i) else {
             return;
         };
-        let width = if run.wide { 2 * LANES } else { LANES };
         let mut m = [_mm512_setzero_ps(); 12];
-        for j in 0..k {
-            let (Some(b), Some(w)) = (
-                bone_rows.get(j * width..(j + 1) * width),
-                weights.get(j * LANES..(j + 1) * LANES),
-            ) else {
-                return;
-            };
-            let w = _mm512_mul_ps(_mm512_cvtepi32_ps(widen_u16(w)), weight);
-            if j < 32 && few >> j & 1 == 1 {
-                // A few bones: each one's twelve entries broadcast to the lanes of its mask.
-                let Some(record) = FewBones::read(b) else {
-                    return;
+        let whole = rows::<MODE, 12>(&lookup, &run, &decode, &block, |_, lanes, w, entries| {
+            for (acc, &entry) in m.iter_mut().zip(entries) {
+                *acc = if lanes == u16::MAX {
+                    _mm512_fmadd_ps(w, entry, *acc)
+                } else {
+                    _mm512_mask3_fmadd_ps(w, entry, *acc, lanes)
                 };
-                if run.soa.len() < 12 * run.padded {
-                    return;
-                }
-                for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
-                    let bone = usize::from(bone);
-                    if mask == 0 || bone >= run.padded {
-                        break;
-                    }
-                    let column = run.soa.as_ptr().wrapping_add(bone);
-                    for (e, entry) in m.iter_mut().enumerate() {
-                        // SAFETY: `bone < padded` and `soa` holds 12 rows of `padded` floats,
-                        // so float `e·padded + bone` (e < 12) is in it.
-                        let value = unsafe { *column.add(e * run.padded) };
-                        *entry = if mask == u16::MAX {
-                            _mm512_fmadd_ps(w, _mm512_set1_ps(value), *entry)
-                        } else {
-                            _mm512_mask3_fmadd_ps(w, _mm512_set1_ps(value), *entry, mask)
-                        };
-                    }
-                }
-            } else {
-                let (idx, upper) = lookup.index(bones(b, run.wide));
-                for (e, entry) in m.iter_mut().enumerate() {
-                    *entry = _mm512_fmadd_ps(w, lookup.entry(e, idx, upper), *entry);
-                }
             }
+        });
+        if !whole {
+            return;
         }
-        let axis = |a: usize| {
-            let q = _mm512_cvtepi32_ps(widen_u16(position.get(a * LANES..).unwrap_or_default()));
-            _mm512_fmadd_ps(q, step[a], origin[a])
-        };
-        let (x, y, z) = (axis(0), axis(1), axis(2));
-        let row = |r: usize, x: __m512, y: __m512, z: __m512, t: __m512| {
+        let row = |r: usize, [x, y, z]: [__m512; 3], t: __m512| {
             _mm512_fmadd_ps(
                 m[r * 4],
                 x,
                 _mm512_fmadd_ps(m[r * 4 + 1], y, _mm512_fmadd_ps(m[r * 4 + 2], z, t)),
             )
         };
-        // Full blocks are stored straight into the destination; others through `out`.
-        let mut direct = sink.block_mut(i * LANES);
-        let (positions, normals) = match direct.as_mut() {
-            Some((p, q)) => (&mut **p, &mut **q),
-            None => (&mut out.positions, &mut out.normals),
+        let p = decode.point(&block);
+        let positions = [row(0, p, m[3]), row(1, p, m[7]), row(2, p, m[11])];
+        let normals = run.normals.then(|| {
+            let (n, zero) = (decode.normal(&block), _mm512_setzero_ps());
+            [row(0, n, zero), row(1, n, zero), row(2, n, zero)]
+        });
+        store(sink, i, &mut out, positions, normals);
+    }
+}
+
+/// Skins every block of `run` by dual quaternions with AVX-512F into `sink` (the palette's
+/// rows are `real.xyzw`, `dual.xyzw`); `false` (and nothing written) when the CPU lacks the
+/// features.
+pub(crate) fn try_compact_dqs(run: CompactRun<'_>, sink: &mut impl Sink) -> bool {
+    if is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("fma")
+    {
+        // SAFETY: the CPU was just found to support AVX-512F, AVX2 and FMA.
+        unsafe { compact_dqs_avx512(run, sink) };
+        true
+    } else {
+        false
+    }
+}
+
+/// # Safety
+///
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn compact_dqs_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
+    match run.padded {
+        16 => dqs_blocks::<0>(run, sink),
+        32 => dqs_blocks::<1>(run, sink),
+        64 => dqs_blocks::<2>(run, sink),
+        _ => dqs_blocks::<3>(run, sink),
+    }
+}
+
+/// `a × b` of row triples.
+#[inline]
+#[target_feature(enable = "avx512f,fma")]
+fn cross(a: [__m512; 3], b: [__m512; 3]) -> [__m512; 3] {
+    let c = |i: usize, j: usize| _mm512_fmsub_ps(a[i], b[j], _mm512_mul_ps(a[j], b[i]));
+    [c(1, 2), c(2, 0), c(0, 1)]
+}
+
+/// `v` rotated by the unit quaternion `(q, w)`: `v + 2w (q × v) + 2 q × (q × v)`.
+#[inline]
+#[target_feature(enable = "avx512f,fma")]
+fn rotate(q: [__m512; 3], w: __m512, v: [__m512; 3]) -> [__m512; 3] {
+    let two = _mm512_set1_ps(2.0);
+    let t = cross(q, v).map(|c| _mm512_mul_ps(two, c));
+    let u = cross(q, t);
+    core::array::from_fn(|i| _mm512_add_ps(_mm512_fmadd_ps(w, t[i], v[i]), u[i]))
+}
+
+#[target_feature(enable = "avx512f,avx2,fma")]
+fn dqs_blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
+    let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
+        return;
+    };
+    let decode = Decode::new(&run);
+    let zero = _mm512_setzero_ps();
+    let mut out = BlockOut::ZERO;
+    for i in 0..run.blocks.len() {
+        let Some(block) = run.block(i) else {
+            return;
         };
-        store_interleaved(
-            row(0, x, y, z, m[3]),
-            row(1, x, y, z, m[7]),
-            row(2, x, y, z, m[11]),
-            positions,
-        );
-        if !run.normals {
-            *normals = [[0.0; 3]; LANES];
-        } else {
-            let fraction = |r: usize| -> __m512 {
-                let Some(q) = normal.get(r * LANES..(r + 1) * LANES) else {
-                    return _mm512_setzero_ps();
-                };
-                // SAFETY: `q` is 16 `i16`s, the 32 bytes read.
-                let q = unsafe { _mm256_loadu_si256(q.as_ptr().cast()) };
-                _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(q)), snorm)
-            };
-            let (u, v) = (fraction(0), fraction(1));
-            // Octahedral decode: z = 1 − |u| − |v|; where z < 0, fold u and v back towards 0 by
-            // −z, keeping their signs.
-            let nz = _mm512_sub_ps(_mm512_sub_ps(one, _mm512_abs_ps(u)), _mm512_abs_ps(v));
-            let t = _mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), nz), _mm512_setzero_ps());
-            let signed = |c: __m512| {
-                let bits = _mm512_and_si512(_mm512_castps_si512(c), sign);
-                _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(t), bits))
-            };
-            let (nx, ny) = (_mm512_sub_ps(u, signed(u)), _mm512_sub_ps(v, signed(v)));
-            // Unit length: one Newton step on the 14-bit reciprocal square root (the squared
-            // length is at least 1/3, so never zero).
-            let l2 = _mm512_fmadd_ps(nx, nx, _mm512_fmadd_ps(ny, ny, _mm512_mul_ps(nz, nz)));
-            let r = _mm512_rsqrt14_ps(l2);
-            let r = _mm512_mul_ps(
-                r,
-                _mm512_fnmadd_ps(_mm512_mul_ps(half, l2), _mm512_mul_ps(r, r), three_halves),
-            );
-            let (nx, ny, nz) = (
-                _mm512_mul_ps(nx, r),
-                _mm512_mul_ps(ny, r),
-                _mm512_mul_ps(nz, r),
-            );
-            let zero = _mm512_setzero_ps();
-            store_interleaved(
-                row(0, nx, ny, nz, zero),
-                row(1, nx, ny, nz, zero),
-                row(2, nx, ny, nz, zero),
-                normals,
-            );
+        // Per lane: the weighted sums of real and dual parts, the weight total, and the first
+        // influence's rotation (every other one is taken in its hemisphere).
+        let (mut sum, mut total, mut pivot) = ([zero; 8], zero, [zero; 4]);
+        let whole = rows::<MODE, 8>(&lookup, &run, &decode, &block, |j, lanes, w, entries| {
+            if j == 0 {
+                for (p, &e) in pivot.iter_mut().zip(entries) {
+                    *p = _mm512_mask_mov_ps(*p, lanes, e);
+                }
+            }
+            let dot = (0..4).fold(zero, |d, c| _mm512_fmadd_ps(entries[c], pivot[c], d));
+            let opposite = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot, zero);
+            let signed = _mm512_mask_sub_ps(w, opposite, zero, w);
+            for (acc, &entry) in sum.iter_mut().zip(entries) {
+                *acc = _mm512_mask3_fmadd_ps(signed, entry, *acc, lanes);
+            }
+            total = _mm512_mask_add_ps(total, lanes, total, w);
+        });
+        if !whole {
+            return;
         }
-        if direct.is_none() {
-            let lanes = n.saturating_sub(i * LANES).min(LANES);
-            sink.put_run(i * LANES, &out.positions[..lanes], &out.normals[..lanes]);
-        }
+        // Normalised; a blend of no length is the identity.
+        let length2 = (0..4).fold(zero, |d, c| _mm512_fmadd_ps(sum[c], sum[c], d));
+        let some = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(length2, zero);
+        let inverse = _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_sqrt_ps(length2));
+        let unit: [__m512; 8] = core::array::from_fn(|c| {
+            let fallback = if c == 3 { _mm512_set1_ps(1.0) } else { zero };
+            _mm512_mask_mul_ps(fallback, some, sum[c], inverse)
+        });
+        let (q, w) = ([unit[0], unit[1], unit[2]], unit[3]);
+        let (d, dw) = ([unit[4], unit[5], unit[6]], unit[7]);
+        // Translation 2 (w·d − dw·q + q × d), added to the rotated rest position.
+        let qd = cross(q, d);
+        let two = _mm512_set1_ps(2.0);
+        let p = decode.point(&block).map(|c| _mm512_mul_ps(c, total));
+        let moved = rotate(q, w, p);
+        let positions: [__m512; 3] = core::array::from_fn(|c| {
+            let t = _mm512_fnmadd_ps(dw, q[c], _mm512_fmadd_ps(w, d[c], qd[c]));
+            _mm512_fmadd_ps(two, t, moved[c])
+        });
+        let normals = run.normals.then(|| {
+            let n = decode.normal(&block).map(|c| _mm512_mul_ps(c, total));
+            rotate(q, w, n)
+        });
+        store(sink, i, &mut out, positions, normals);
     }
 }
 
