@@ -31,6 +31,7 @@ use criterion::{
 };
 use rayon::prelude::*;
 use skelmap::dpm::Dpm;
+use skelmap::ms3d::Ms3d;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
 use skelmap::skin::skin_scalar;
@@ -373,6 +374,35 @@ fn pose(c: &mut Criterion) {
             &baked,
             true,
         );
+    }
+    // MS3D: keyed joints sampled as a game plays them (one frame forward per call, so the key
+    // cursors find each key pair next to the last) beside the same timeline baked into frames.
+    for (name, bytes) in common::corpus("ms3d") {
+        let ms3d = Ms3d::parse(&bytes).unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let baked = pose::BakedFrames::new(&ms3d).unwrap();
+        let frames = model.num_frames().max(1);
+        group.throughput(Throughput::Elements(model.num_bones().max(1) as u64));
+        let (mut local, mut palette) = (LocalPose::default(), Palette::default());
+        let mut frame = 0;
+        group.bench_function(BenchmarkId::new("ms3d", &name), |b| {
+            b.iter(|| {
+                frame = (frame + 1) % frames;
+                let next = (frame + 1) % frames;
+                model.sample(frame, next, 0.5, Interpolation::Nlerp, &mut local);
+                model.palette(&local, &mut palette);
+                black_box(&palette);
+            })
+        });
+        group.bench_function(BenchmarkId::new("ms3d-baked", &name), |b| {
+            b.iter(|| {
+                frame = (frame + 1) % frames;
+                let next = (frame + 1) % frames;
+                pose::sample(&baked, frame, next, 0.5, Interpolation::Nlerp, &mut local);
+                palette.build(&baked, &local);
+                black_box(&palette);
+            })
+        });
     }
     group.finish();
 }

@@ -240,6 +240,17 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
             (Quat::from_vec4(v.normalize()), translation)
         })
     }
+
+    /// 16 poses at a time with AVX-512 where the CPU has it (the same arithmetic lane-wise,
+    /// within 1e-6 of [`frame_poses`](PoseFrames::frame_poses)), the rest one at a time.
+    fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
+        let done = crate::skin::be_poses(zerocopy::IntoBytes::as_bytes(poses), out);
+        out.extend(poses.get(done..).unwrap_or_default().iter().map(|pose| {
+            let (v, translation) = dpm_pose(pose.matrix());
+            (Quat::from_vec4(v.normalize()), translation)
+        }));
+    }
 }
 
 /// One mesh of a [`Dpm`]: its vertices, texture coordinates and triangles.

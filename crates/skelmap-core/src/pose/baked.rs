@@ -89,8 +89,10 @@ impl<'data> BakedFrames<'data> {
         };
         let mut poses = Vec::with_capacity(count);
         for frame in 0..frames {
+            // The conversion sampling uses, so baked frames sample exactly like the file.
             let start = poses.len();
-            poses.extend(source.frame_poses(frame).take(bones));
+            source.frame_poses_into(frame, &mut poses);
+            poses.truncate(start + bones);
             poses.resize(start + bones, (Quat::IDENTITY, Vec3A::ZERO));
         }
         Ok(BakedFrames {

@@ -27,6 +27,8 @@ pub struct LocalPose {
     pub bones: Vec<(Quat, Vec3A)>,
     /// Per bone, where the last sample of a keyed format stood.
     pub(crate) cursors: Vec<KeyCursor>,
+    /// Scratch: the second frame's poses while sampling.
+    pub(crate) frame_b: Vec<(Quat, Vec3A)>,
 }
 
 impl PartialEq for LocalPose {
@@ -90,11 +92,13 @@ pub fn sample<'data, S: PoseFrames<'data>>(
     let last = source.num_frames().saturating_sub(1);
     let (a, b) = (a.min(last), b.min(last));
     out.bones.clear();
-    out.bones.extend(source.frame_poses(a));
+    source.frame_poses_into(a, &mut out.bones);
     out.bones
         .resize(source.skeleton_bones().len(), (Quat::IDENTITY, Vec3A::ZERO));
+    out.frame_b.clear();
+    source.frame_poses_into(b, &mut out.frame_b);
     // A bone missing from frame `b` keeps its pose from `a`.
-    let mut poses_b = source.frame_poses(b);
+    let mut poses_b = out.frame_b.iter().copied();
     for chunk in out.bones.chunks_mut(LANES) {
         let mut blended = [Vec4::W; LANES];
         let mut filled = 0;
