@@ -18,20 +18,7 @@ use skelmap::skm::convert;
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Limits, Model, SkeletalMesh, Source};
 
-use crate::support::corpus_files;
-
-fn levels() -> Vec<SimdLevel> {
-    SimdLevel::ALL
-        .into_iter()
-        .filter(|l| l.is_supported())
-        .collect()
-}
-
-type Streams = (Vec<[f32; 3]>, Vec<[f32; 3]>);
-
-fn zeros(n: usize) -> Streams {
-    (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
-}
+use crate::support::{Streams, corpus_files, levels, zeros};
 
 /// The diagonal of `points`' bounds.
 fn size(points: &[[f32; 3]]) -> f32 {

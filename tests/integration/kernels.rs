@@ -15,21 +15,7 @@ use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, SkeletalMesh};
 
-use crate::support::corpus_files;
-
-/// The levels this CPU runs (the others fall back and would only repeat a lower level).
-fn levels() -> Vec<SimdLevel> {
-    SimdLevel::ALL
-        .into_iter()
-        .filter(|l| l.is_supported())
-        .collect()
-}
-
-type Streams = (Vec<[f32; 3]>, Vec<[f32; 3]>);
-
-fn zeros(n: usize) -> Streams {
-    (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
-}
+use crate::support::{corpus_files, levels, zeros};
 
 /// Worst difference of `got` from `want`, as a multiple of the allowed tolerance
 /// `max(1e-5 · |want|, 1e-4)` (≤ 1 passes).

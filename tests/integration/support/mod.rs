@@ -135,3 +135,20 @@ pub fn put_u32_le(bytes: &mut [u8], at: u64, v: u32) {
 pub fn put_f32_le(bytes: &mut [u8], at: u64, v: f32) {
     put_u32_le(bytes, at, v.to_bits());
 }
+
+/// The skinning levels this CPU runs (the others fall back and would only repeat a lower
+/// level).
+pub fn levels() -> Vec<skelmap::skin::SimdLevel> {
+    skelmap::skin::SimdLevel::ALL
+        .into_iter()
+        .filter(|l| l.is_supported())
+        .collect()
+}
+
+/// Positions and normals.
+pub type Streams = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+/// `n` zero positions and normals.
+pub fn zeros(n: usize) -> Streams {
+    (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
+}

@@ -289,11 +289,9 @@ impl Compact {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let compact = self.meshes.get(mesh).ok_or(DeformError::NoMesh {
-            mesh,
-            meshes: self.meshes.len(),
-        })?;
-        Ok(compact.skin_dqs(dual_quats, level, positions, normals, false)?)
+        Ok(self
+            .checked(mesh)?
+            .skin_dqs(dual_quats, level, positions, normals, false)?)
     }
 
     /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
@@ -311,11 +309,17 @@ impl Compact {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let compact = self.meshes.get(mesh).ok_or(DeformError::NoMesh {
+        Ok(self
+            .checked(mesh)?
+            .skin(matrices, level, positions, normals)?)
+    }
+
+    /// Mesh `mesh`, or [`DeformError::NoMesh`].
+    fn checked(&self, mesh: usize) -> Result<&CompactMesh, DeformError> {
+        self.meshes.get(mesh).ok_or(DeformError::NoMesh {
             mesh,
             meshes: self.meshes.len(),
-        })?;
-        Ok(compact.skin(matrices, level, positions, normals)?)
+        })
     }
 }
 

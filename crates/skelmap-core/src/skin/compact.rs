@@ -23,6 +23,7 @@ use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split};
 use super::prepared::{PreparedMesh, split};
+use super::scalar::check;
 use crate::format::Format;
 use crate::pose::{Palette, SkeletalMesh};
 
@@ -623,19 +624,7 @@ impl CompactMesh {
         sink: S,
         parallel: bool,
     ) -> Result<(), SkinError> {
-        if sink.len() < self.num_verts {
-            return Err(SkinError::Output {
-                need: self.num_verts,
-                have: sink.len(),
-            });
-        }
-        let bones = palette.bones();
-        if self.bone_limit as usize > bones {
-            return Err(SkinError::Palette {
-                bone: self.bone_limit - 1,
-                have: bones,
-            });
-        }
+        check(self.num_verts, sink.len(), self.bone_limit, palette.bones())?;
         let level = level.or_supported();
         let tasks = if parallel { split(self.num_verts) } else { 1 };
         let per = self.blocks.len().div_ceil(tasks).max(1);

@@ -56,6 +56,15 @@ impl PackedFrame<'_> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The frame without its first `n` vertices (empty when it has no more).
+    #[must_use]
+    pub fn skip(self, n: usize) -> Self {
+        match self {
+            PackedFrame::Bytes(v) => PackedFrame::Bytes(v.get(n..).unwrap_or_default()),
+            PackedFrame::Words(v) => PackedFrame::Words(v.get(n..).unwrap_or_default()),
+        }
+    }
 }
 
 /// A table of unit normals padded to 256 rows of `[x, y, z, 0]`, so that any normal byte
@@ -318,21 +327,7 @@ pub fn tween_at(
         0
     };
     let (p, q) = (&mut positions[done..], &mut normals[done..]);
-    match (a, b) {
-        (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {
-            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
-        }
-        (PackedFrame::Bytes(x), PackedFrame::Words(y)) => {
-            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
-        }
-        (PackedFrame::Words(x), PackedFrame::Bytes(y)) => {
-            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
-        }
-        (PackedFrame::Words(x), PackedFrame::Words(y)) => {
-            scalar_kernel(&x[done..], &y[done..], unpack, t, p, q);
-        }
-    }
-    Ok(())
+    tween_scalar(unpack, a.skip(done), b.skip(done), t, p, q)
 }
 
 /// The `std::arch` kernel over the leading full steps; returns the vertices it tweened.

@@ -8,6 +8,7 @@ use super::SkinError;
 use super::blocks::{BlockOut, LANES, Run, SLOT};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Remap, Sink, SkinnedVertex, Split};
+use super::scalar::check;
 use crate::pose::SkeletalMesh;
 
 /// Vertices per chunk: chunks are prepared and skinned independently, and are the unit of
@@ -271,18 +272,12 @@ impl PreparedMesh {
         sink: S,
         parallel: bool,
     ) -> Result<(), SkinError> {
-        if sink.len() < self.num_verts {
-            return Err(SkinError::Output {
-                need: self.num_verts,
-                have: sink.len(),
-            });
-        }
-        if self.bone_limit as usize > matrices.bones() {
-            return Err(SkinError::Palette {
-                bone: self.bone_limit - 1,
-                have: matrices.bones(),
-            });
-        }
+        check(
+            self.num_verts,
+            sink.len(),
+            self.bone_limit,
+            matrices.bones(),
+        )?;
         let level = level.or_supported();
         let mut pieces = sink.pieces(self.num_verts, CHUNK_VERTICES);
         let tasks = if parallel { split(self.num_verts) } else { 1 };
@@ -316,12 +311,7 @@ impl PreparedMesh {
         map: &[u32],
         sink: &mut impl Sink,
     ) -> Result<(), SkinError> {
-        if self.bone_limit as usize > matrices.bones() {
-            return Err(SkinError::Palette {
-                bone: self.bone_limit - 1,
-                have: matrices.bones(),
-            });
-        }
+        check(0, 0, self.bone_limit, matrices.bones())?;
         let level = level.or_supported();
         for chunk in &self.chunks {
             let map = map.get(chunk.first..).unwrap_or_default();

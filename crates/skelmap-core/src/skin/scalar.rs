@@ -84,3 +84,24 @@ pub fn skin_scalar<'data>(
     }
     Ok(())
 }
+
+/// [`SkinError::Output`] when `have` output vertices are fewer than `need`, else
+/// [`SkinError::Palette`] when a mesh using bones below `bone_limit` meets a palette of
+/// `bones`.
+pub(crate) fn check(
+    need: usize,
+    have: usize,
+    bone_limit: u32,
+    bones: usize,
+) -> Result<(), SkinError> {
+    if have < need {
+        return Err(SkinError::Output { need, have });
+    }
+    if bone_limit as usize > bones {
+        return Err(SkinError::Palette {
+            bone: bone_limit - 1,
+            have: bones,
+        });
+    }
+    Ok(())
+}
