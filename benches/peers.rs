@@ -5,11 +5,32 @@
 //!   (0.1, a parse-and-copy reader: `Model::from_reader`) and beside a plain read of the same
 //!   bytes (`bytesum`, the roofline). The crate refuses some real files; those rows are left
 //!   out and the bench says which.
+//! - `ozz-skin-<input>` (feature `ozz`): ozz-animation 0.16's `SkinningJob` beside skelmap's
+//!   `PreparedMesh` on the same mesh and matrices, in vertices/s, on one thread and (synthetic
+//!   inputs) two; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
+//!   `pose::sample` + `Palette::build` on every corpus DPM's animation, in bones/s. See the
+//!   `ozz` module below.
+//! - `assimp` (feature `assimp`): the system assimp library importing every corpus MDL, HMP
+//!   and MS3D and reading its positions, beside skelmap opening the same file and computing
+//!   its frame-0 positions. See the `assimp` module below.
 //!
-//! Run: `cargo bench --bench peers`; benches/README.md holds the figures as skelmap ÷ peer.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The C++ peers run as child processes of this bench (`common/peer.rs`): no FFI, so no
+//! `unsafe`. `build.rs` compiles them when the features are on. Set up and run:
+//!
+//! ```text
+//! apt-get install libassimp-dev                  # for `assimp`
+//! # for `ozz`: the ozz-animation 0.16 release sources, unpacked anywhere
+//! OZZ_DIR=/path/to/ozz-animation-0.16.0 cargo bench --bench peers --features ozz,assimp
+//! ```
+//!
+//! Without the features: `cargo bench --bench peers` (the `ms3d` group only);
+//! benches/README.md holds the figures as skelmap ÷ peer.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;
+#[cfg(any(feature = "ozz", feature = "assimp"))]
+#[path = "common/peer.rs"]
+mod peer;
 
 use std::hint::black_box;
 use std::io::Cursor;
@@ -62,5 +83,818 @@ fn ms3d_crate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(peers, ms3d_crate);
+/// ozz-animation 0.16 beside skelmap: `SkinningJob` against `PreparedMesh`
+/// (`ozz-skin-<input>`, vertices/s) and `SamplingJob` + `LocalToModelJob` against
+/// `pose::sample` + `Palette::build` (`ozz-pose`, bones/s).
+///
+/// `ozz-skin-<input>` inputs: `synthetic_100k` and `synthetic_4m` (the 32-bone tubes of `benches/skin.rs`, same
+/// parameters, so the same meshes) and the corpus DPM `xon_monsters_golem`, each at a
+/// mid-animation frame (frames `n/2` and `n/2 + 1` blended at 0.5). Rows, per thread count
+/// (`1t`; `2t` for the synthetic inputs): `ozz` and every skelmap row of `SKELMAP_ROWS`.
+///
+/// How the DPM becomes ozz's input (done once, untimed, written to `target/peer-data` for
+/// the harness): a DPM stores each vertex as `k` pre-weighted records (bone `b`,
+/// `origin = w·B_b⁻¹·P`, influence `w`, normal likewise), skinned as
+/// `Σ M_b · (origin, w)`. ozz wants a bind-space position and normal per vertex, `k` joint
+/// indices, `k − 1` weights and one matrix per joint. Taking the frame-0 palette as the bind
+/// pose `B`:
+///
+/// - bind position and normal = the records skinned by the frame-0 palette
+///   (`skin_scalar`), i.e. `Σ w·P`;
+/// - joint indices = `bonenum` (u16), weights = the influences, in record order;
+/// - joint matrices = palette(mid frame) × B⁻¹ (`Palette::relative_to`), as column-major
+///   `Float4x4`.
+///
+/// ozz derives each vertex's last weight as `1 − Σ(others)` (and a one-influence vertex's
+/// as 1), where the DPM skins with the stored influences. When a vertex's stored influences
+/// do not sum to exactly 1 (rounding in real exporters), the two differ by about
+/// `|Σw − 1| · |P|`; the bench prints how far the sums stray and checks the outputs against
+/// a tolerance that covers it (the synthetic tubes' sums are exact to float rounding).
+///
+/// ozz runs one job per influence count: the vertices are partitioned by it (as ozz's own
+/// runtime meshes are split into parts), once, untimed; ozz's outputs are therefore in part
+/// order, and the check reorders them. Outputs are separate float3 arrays of positions and
+/// normals (no tangents, no inverse-transpose matrices: the rotations are rigid). ozz is
+/// compiled with `-O3 -march=native` (its SSE/AVX2 + FMA code path). ozz on two threads:
+/// each part split in halves, the calling thread running the first halves and one persistent
+/// worker thread the second (see `benches/peers/ozz_harness.cc`); skelmap on two threads:
+/// `skin_par` inside a two-thread rayon pool.
+///
+/// The two read different inputs for the same output: ozz a bind-pose position and normal
+/// per vertex plus its indices and weights, skelmap's prepared blocks the DPM's pre-weighted
+/// records (origin, weight, normal and bone per influence): the bench prints both sizes per
+/// vertex. Both write 24 bytes per vertex.
+///
+/// `ozz-pose`: each corpus DPM with more than one frame becomes an ozz skeleton and
+/// animation through ozz's offline `SkeletonBuilder` and `AnimationBuilder` (once, untimed):
+/// the DPM's parents, frame 0 as the rest pose, and every frame's parent-relative rotation
+/// and translation as one key per track at time `f`. The rows play forward one frame per
+/// call, halfway between frames, wrapping before the last frame: `ozz` runs `SamplingJob` (at
+/// ratio `(f + 0.5) / (frames − 1)`, with a reused context) and `LocalToModelJob`;
+/// `skelmap-dpm` runs `pose::sample` (frames `f`, `f + 1` at 0.5, nlerp) straight from the
+/// DPM and `Palette::build`; `skelmap-baked` the same from `BakedFrames` (the DPM's poses
+/// converted once). Throughput in bones. ozz's builder stores rotations as 16-bit fixed
+/// point and translations as half floats, so its model-space matrices differ from skelmap's
+/// at that precision (the bench prints the largest differences and checks them against a
+/// tolerance of 1e-2: rotations absolute, translations relative to the skeleton's extent).
+#[cfg(feature = "ozz")]
+mod ozz {
+    use std::collections::BTreeMap;
+    use std::io::{BufWriter, Write};
+    use std::path::Path;
+    use std::time::Duration;
+
+    use criterion::{BenchmarkId, Criterion, Throughput};
+    use skelmap::dpm::{self, Dpm};
+    use skelmap::pose::{self, Interpolation, LocalPose, Palette};
+    use skelmap::skin::{
+        CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_scalar,
+    };
+    use skelmap::{Diagnostics, Limits, Parse, SkeletalMesh};
+
+    use crate::common;
+    use crate::peer::{self, Peer};
+
+    const HARNESS: &str = env!("SKELMAP_OZZ_HARNESS");
+
+    /// Largest difference allowed between ozz's and skelmap's positions, as a fraction of the
+    /// model's extent (largest absolute coordinate), and between their normals (absolute).
+    const POSITION_TOLERANCE: f32 = 1e-5;
+    const NORMAL_TOLERANCE: f32 = 1e-3;
+
+    type Vec3s = [[f32; 3]];
+
+    /// A skelmap kernel ready to time: skins every mesh into the outputs (see [`Skinned`]).
+    type Kernel<'x> = Box<dyn FnMut(&mut Vec3s, &mut Vec3s) + 'x>;
+
+    /// One skelmap row: its name, the threads it runs on, how to build its kernel from the
+    /// input (whatever it prepares there is untimed), and how far its positions may lie from
+    /// ozz's, as a fraction of the model's extent.
+    struct Row {
+        name: &'static str,
+        threads: usize,
+        build: for<'x> fn(&'x Skinned<'x>) -> Kernel<'x>,
+        tolerance: f32,
+    }
+
+    /// skelmap's rows, each timed beside the ozz row of its thread count and checked against
+    /// ozz's output first. A new kernel is one more line here.
+    const SKELMAP_ROWS: &[Row] = &[
+        row("skelmap-prepared", 1, prepared_1t, POSITION_TOLERANCE),
+        row("skelmap-prepared", 2, prepared_2t, POSITION_TOLERANCE),
+        // Quantised positions and weights: within 1e-4 of the model's size, as tested.
+        row("skelmap-compact", 1, compact_1t, COMPACT_TOLERANCE),
+        row("skelmap-compact", 2, compact_2t, COMPACT_TOLERANCE),
+    ];
+
+    /// The compact layout's accuracy bound (tests/integration/compact.rs).
+    const COMPACT_TOLERANCE: f32 = 1e-4;
+
+    const fn row(
+        name: &'static str,
+        threads: usize,
+        build: for<'x> fn(&'x Skinned<'x>) -> Kernel<'x>,
+        tolerance: f32,
+    ) -> Row {
+        Row {
+            name,
+            threads,
+            build,
+            tolerance,
+        }
+    }
+
+    /// What a skelmap row skins: every mesh of the model, each into its own range of the
+    /// outputs (vertices in file order, meshes one after another).
+    struct Skinned<'x> {
+        meshes: Vec<dpm::Mesh<'x>>,
+        /// The meshes prepared once, shared by the `skelmap-prepared` rows.
+        prepared: Vec<PreparedMesh>,
+        matrices: &'x SkinMatrices,
+        /// The meshes folded once under the bind pose, and their matrices (`world · bind⁻¹`),
+        /// for the `skelmap-compact` rows.
+        compact: Vec<CompactMesh>,
+        compact_matrices: SkinMatrices,
+        level: SimdLevel,
+        two: &'x rayon::ThreadPool,
+    }
+
+    impl Skinned<'_> {
+        /// Calls `f` on each of `items` (one per mesh) with that mesh's part of the outputs.
+        fn each<T>(
+            &self,
+            items: &[T],
+            p: &mut Vec3s,
+            n: &mut Vec3s,
+            f: impl Fn(&T, &mut Vec3s, &mut Vec3s),
+        ) {
+            let (mut p, mut n) = (p, n);
+            for (item, mesh) in items.iter().zip(&self.meshes) {
+                let k = mesh.num_verts();
+                let (mp, rest_p) = std::mem::take(&mut p).split_at_mut(k);
+                let (mn, rest_n) = std::mem::take(&mut n).split_at_mut(k);
+                f(item, mp, mn);
+                (p, n) = (rest_p, rest_n);
+            }
+        }
+    }
+
+    fn prepared_1t<'x>(s: &'x Skinned<'x>) -> Kernel<'x> {
+        Box::new(move |p, n| {
+            s.each(&s.prepared, p, n, |m, p, n| {
+                m.skin(s.matrices, s.level, VertexOrder::Original, p, n)
+                    .unwrap();
+            });
+        })
+    }
+
+    fn prepared_2t<'x>(s: &'x Skinned<'x>) -> Kernel<'x> {
+        Box::new(move |p, n| {
+            common::on_two_threads(s.two, || {
+                s.each(&s.prepared, p, n, |m, p, n| {
+                    m.skin_par(s.matrices, s.level, VertexOrder::Original, p, n)
+                        .unwrap();
+                });
+            });
+        })
+    }
+
+    fn compact_1t<'x>(s: &'x Skinned<'x>) -> Kernel<'x> {
+        Box::new(move |p, n| {
+            s.each(&s.compact, p, n, |m, p, n| {
+                m.skin(&s.compact_matrices, s.level, p, n).unwrap();
+            });
+        })
+    }
+
+    fn compact_2t<'x>(s: &'x Skinned<'x>) -> Kernel<'x> {
+        Box::new(move |p, n| {
+            common::on_two_threads(s.two, || {
+                s.each(&s.compact, p, n, |m, p, n| {
+                    m.skin_par(&s.compact_matrices, s.level, p, n).unwrap();
+                });
+            });
+        })
+    }
+
+    /// The mid-animation palette (as `benches/skin.rs`'s `posed`) and the frame-0 bind pose.
+    struct Posed {
+        palette: Palette,
+        bind: Palette,
+        matrices: SkinMatrices,
+    }
+
+    fn posed(m: &Dpm<'_>) -> Posed {
+        let frames = m.num_frames();
+        let mid = frames / 2;
+        let (mut pose, mut palette, mut bind) =
+            (LocalPose::default(), Palette::default(), Palette::default());
+        pose::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+        bind.build(m, &pose);
+        let next = (mid + 1).min(frames - 1);
+        pose::sample(m, mid, next, 0.5, Interpolation::Nlerp, &mut pose);
+        palette.build(m, &pose);
+        let matrices = SkinMatrices::from_palette(&palette);
+        Posed {
+            palette,
+            bind,
+            matrices,
+        }
+    }
+
+    /// The vertices of one influence count, as ozz takes them.
+    #[derive(Default)]
+    struct Part {
+        /// The vertex (index over all meshes, in file order) at each place of the part.
+        order: Vec<u32>,
+        indices: Vec<u16>,
+        weights: Vec<f32>,
+    }
+
+    /// Writes the harness's input (layout in `benches/peers/ozz_harness.cc`) to `path` and
+    /// returns, for each place of ozz's output, the vertex it holds.
+    fn write_input(path: &Path, meshes: &[dpm::Mesh<'_>], posed: &Posed) -> Vec<u32> {
+        let total: usize = meshes.iter().map(|m| m.num_verts()).sum();
+        let (mut bind_p, mut bind_n) = (vec![[0.0f32; 3]; total], vec![[0.0f32; 3]; total]);
+        let mut parts: BTreeMap<usize, Part> = BTreeMap::new();
+        let (mut at, mut off_sum, mut off_count, mut singles) = (0usize, 0.0f32, 0usize, 0usize);
+        for mesh in meshes {
+            let k = mesh.num_verts();
+            skin_scalar(
+                mesh,
+                &posed.bind,
+                &mut bind_p[at..at + k],
+                &mut bind_n[at..at + k],
+            )
+            .unwrap();
+            for (v, records) in mesh.vertices().enumerate() {
+                let part = parts.entry(records.len()).or_default();
+                part.order.push(u32::try_from(at + v).unwrap());
+                let sum: f32 = records.iter().map(|r| r.influence()).sum();
+                if (sum - 1.0).abs() > 1e-6 {
+                    off_count += 1;
+                    singles += usize::from(records.len() == 1);
+                }
+                off_sum = off_sum.max((sum - 1.0).abs());
+                for r in records {
+                    part.indices.push(u16::try_from(r.bonenum()).unwrap());
+                }
+                let last = records.len() - 1;
+                part.weights
+                    .extend(records[..last].iter().map(|r| r.influence()));
+            }
+            at += k;
+        }
+        println!(
+            "  {total} vertices in {} parts (influences: {}); influence sums off 1 by more \
+             than 1e-6 on {off_count} vertices ({singles} of one influence), at most {off_sum:.2e}",
+            parts.len(),
+            parts
+                .iter()
+                .map(|(k, p)| format!("{k}: {}", p.order.len()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut relative = Vec::new();
+        posed.palette.relative_to(&posed.bind, &mut relative);
+        let mut w = BufWriter::new(std::fs::File::create(path).unwrap());
+        let put = |w: &mut BufWriter<std::fs::File>, bytes: &[u8]| w.write_all(bytes).unwrap();
+        let u32s = |v: &[usize]| -> Vec<u8> {
+            v.iter()
+                .flat_map(|&x| u32::try_from(x).unwrap().to_le_bytes())
+                .collect()
+        };
+        put(&mut w, b"SKOZZ01\0");
+        put(&mut w, &u32s(&[relative.len(), parts.len(), total, 0]));
+        for m in &relative {
+            let c = m.to_cols_array();
+            let cols = [c[0], c[1], c[2], 0.0, c[3], c[4], c[5], 0.0];
+            let cols2 = [c[6], c[7], c[8], 0.0, c[9], c[10], c[11], 1.0];
+            for x in cols.iter().chain(&cols2) {
+                put(&mut w, &x.to_le_bytes());
+            }
+        }
+        let mut order = Vec::with_capacity(total);
+        for (&k, part) in &parts {
+            put(&mut w, &u32s(&[k, part.order.len()]));
+            for source in [&bind_p, &bind_n] {
+                for &v in &part.order {
+                    for x in source[v as usize] {
+                        put(&mut w, &x.to_le_bytes());
+                    }
+                }
+            }
+            for &j in &part.indices {
+                put(&mut w, &j.to_le_bytes());
+            }
+            if part.indices.len() % 2 == 1 {
+                put(&mut w, &[0, 0]);
+            }
+            for &x in &part.weights {
+                put(&mut w, &x.to_le_bytes());
+            }
+            order.extend_from_slice(&part.order);
+        }
+        w.flush().unwrap();
+        order
+    }
+
+    /// Skins `m` with ozz and with every skelmap row, checks that they agree, then times them
+    /// in one group, on each of `threads`.
+    fn compare(
+        c: &mut Criterion,
+        ozz: &mut Peer,
+        two: &rayon::ThreadPool,
+        name: &str,
+        m: &Dpm<'_>,
+        threads: &[usize],
+        big: bool,
+    ) {
+        println!("ozz-skin-{name}: {} bones", m.num_bones());
+        let posed = posed(m);
+        let meshes: Vec<dpm::Mesh<'_>> = m.meshes().collect();
+        let total: usize = meshes.iter().map(|x| x.num_verts()).sum();
+        let dir = peer::data_dir();
+        let input = dir.join(format!("ozz-{name}.bin"));
+        let order = write_input(&input, &meshes, &posed);
+        ozz.load(name, &input)
+            .unwrap_or_else(|e| panic!("ozz harness cannot load {name}: {e}"));
+        let ozz_bytes = std::fs::metadata(&input).map_or(0, |m| m.len()) as usize;
+        // The harness holds its own copy now; the file is only the hand-over.
+        let _ = std::fs::remove_file(&input);
+        let compact: Vec<CompactMesh> = meshes
+            .iter()
+            .map(|x| CompactMesh::new(x, &posed.bind.world).unwrap())
+            .collect();
+        let mut compact_matrices = SkinMatrices::default();
+        compact[0].matrices(&posed.palette, &mut compact_matrices);
+        let skinned = Skinned {
+            prepared: meshes.iter().map(PreparedMesh::new).collect(),
+            meshes,
+            matrices: &posed.matrices,
+            compact,
+            compact_matrices,
+            level: SimdLevel::detect(),
+            two,
+        };
+        let prepared_bytes: usize = skinned.prepared.iter().map(PreparedMesh::bytes).sum();
+        let compact_bytes: usize = skinned.compact.iter().map(CompactMesh::bytes).sum();
+        println!(
+            "  input bytes per vertex: ozz {:.1} (its input file), skelmap prepared {:.1}, \
+             compact {:.1} ({} vertices exact)",
+            ozz_bytes as f64 / total as f64,
+            prepared_bytes as f64 / total as f64,
+            compact_bytes as f64 / total as f64,
+            skinned
+                .compact
+                .iter()
+                .map(CompactMesh::exact_vertices)
+                .sum::<usize>()
+        );
+        let mut kernels: Vec<(&Row, Kernel<'_>)> = SKELMAP_ROWS
+            .iter()
+            .filter(|row| threads.contains(&row.threads))
+            .map(|row| (row, (row.build)(&skinned)))
+            .collect();
+        let (mut p, mut n) = (vec![[0.0f32; 3]; total], vec![[0.0f32; 3]; total]);
+        for &t in threads {
+            let theirs = ozz.dump(name, t, &dir.join(format!("ozz-{name}.out")));
+            assert_eq!(theirs.len(), total * 6, "ozz's dump of {name}");
+            let (their_p, their_n) = theirs.split_at(total * 3);
+            for (row, kernel) in kernels.iter_mut().filter(|(row, _)| row.threads == t) {
+                kernel(&mut p, &mut n);
+                let in_order =
+                    |x: &Vec3s| -> Vec<f32> { order.iter().flat_map(|&v| x[v as usize]).collect() };
+                let (ours_p, ours_n) = (in_order(&p), in_order(&n));
+                let extent = ours_p.iter().fold(0.0f32, |a, x| a.max(x.abs()));
+                let dp = peer::max_abs_diff(&ours_p, their_p);
+                let dn = peer::max_abs_diff(&ours_n, their_n);
+                println!(
+                    "  {}/{t}t against ozz/{t}t: max |Δposition| {dp:.3e} (extent {extent:.3e}, \
+                     {:.2e} of it), max |Δnormal| {dn:.3e}",
+                    row.name,
+                    dp / extent
+                );
+                assert!(
+                    dp <= row.tolerance * extent && dn <= NORMAL_TOLERANCE,
+                    "{name}: {} and ozz disagree beyond the tolerance",
+                    row.name
+                );
+            }
+        }
+        let mut group = c.benchmark_group(format!("ozz-skin-{name}"));
+        group
+            .sample_size(if big { 10 } else { 20 })
+            .measurement_time(Duration::from_secs(if big { 4 } else { 2 }))
+            .warm_up_time(Duration::from_millis(500))
+            .throughput(Throughput::Elements(total as u64));
+        for &t in threads {
+            let id = format!("{t}t");
+            group.bench_function(BenchmarkId::new("ozz", &id), |b| {
+                b.iter_custom(|iters| ozz.run(name, t, iters))
+            });
+            for (row, kernel) in kernels.iter_mut().filter(|(row, _)| row.threads == t) {
+                group.bench_function(BenchmarkId::new(row.name, &id), |b| {
+                    b.iter(|| kernel(&mut p, &mut n))
+                });
+            }
+        }
+        group.finish();
+    }
+
+    pub fn skinning(c: &mut Criterion) {
+        let mut ozz = Peer::spawn("ozz", HARNESS);
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let small = common::synthetic(32, 98);
+        let m = Dpm::parse(&small).unwrap();
+        compare(c, &mut ozz, &two, "synthetic_100k", &m, &[1, 2], false);
+        for (name, bytes) in common::corpus("dpm") {
+            if name.starts_with("xon_monsters_golem") {
+                let m = Dpm::parse(&bytes).unwrap();
+                compare(c, &mut ozz, &two, &name, &m, &[1], false);
+            }
+        }
+        let big = common::synthetic(32, 3906);
+        // Above the default denial-of-service limits (4M triangles), so raise them.
+        let limits = Limits {
+            max_triangles_per_mesh: u32::MAX,
+            max_vertices_per_mesh: u32::MAX,
+            max_total_influences: u64::MAX,
+            max_file_size: u64::MAX,
+            ..Limits::default()
+        };
+        let m = Dpm::parse_with(&big, &limits, &mut Diagnostics::new()).unwrap();
+        compare(c, &mut ozz, &two, "synthetic_4m", &m, &[1, 2], true);
+    }
+
+    /// Largest difference allowed between ozz's and skelmap's model-space matrices: the
+    /// rotation parts (absolute), and the translations as a fraction of the skeleton's extent
+    /// (largest absolute translation). ozz's builder stores rotations as 16-bit fixed point and
+    /// translations as half floats, so the two differ at that precision.
+    const MATRIX_ROTATION_TOLERANCE: f32 = 1e-2;
+    const MATRIX_TRANSLATION_TOLERANCE: f32 = 1e-2;
+
+    /// Writes the clip input of the harness (layout in `benches/peers/ozz_harness.cc`): the
+    /// DPM's parents and every frame's parent-relative poses.
+    fn write_clip(path: &Path, m: &Dpm<'_>) {
+        let mut w = BufWriter::new(std::fs::File::create(path).unwrap());
+        let mut bytes: Vec<u8> = b"SKOZA01\0".to_vec();
+        for x in [m.num_bones(), m.num_frames(), 0, 0] {
+            bytes.extend(u32::try_from(x).unwrap().to_le_bytes());
+        }
+        for bone in m.bones() {
+            let parent = bone.parent().map_or(-1, |p| i32::try_from(p).unwrap());
+            bytes.extend(parent.to_le_bytes());
+        }
+        w.write_all(&bytes).unwrap();
+        let mut pose = LocalPose::default();
+        for frame in 0..m.num_frames() {
+            pose::sample(m, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
+            for (q, t) in &pose.bones {
+                for x in q.to_array().into_iter().chain(t.to_array()) {
+                    w.write_all(&x.to_le_bytes()).unwrap();
+                }
+            }
+        }
+        w.flush().unwrap();
+    }
+
+    /// One skelmap pose row: `source`'s frames `f` and `f + 1` blended at 0.5 and
+    /// concatenated into a palette over the DPM's skeleton, playing forward one frame per
+    /// call (as the ozz row does).
+    fn pose_row<'d, S: pose::PoseFrames<'d>>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        id: BenchmarkId,
+        source: &S,
+    ) {
+        let frames = source.num_frames();
+        let (mut local, mut palette) = (LocalPose::default(), Palette::default());
+        let mut frame = 0;
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                pose::sample(
+                    source,
+                    frame,
+                    frame + 1,
+                    0.5,
+                    Interpolation::Nlerp,
+                    &mut local,
+                );
+                palette.build(source, &local);
+                frame = if frame + 2 < frames { frame + 1 } else { 0 };
+                std::hint::black_box(&palette);
+            })
+        });
+    }
+
+    /// ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's `pose::sample` +
+    /// `Palette::build`, per bone, for every corpus DPM (see the module docs).
+    pub fn playback(c: &mut Criterion) {
+        let mut ozz = Peer::spawn("ozz", HARNESS);
+        let dir = peer::data_dir();
+        let mut group = c.benchmark_group("ozz-pose");
+        group
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(2))
+            .warm_up_time(Duration::from_millis(500));
+        for (name, bytes) in common::corpus("dpm") {
+            let m = Dpm::parse(&bytes).unwrap();
+            if m.num_frames() < 2 {
+                eprintln!("ozz-pose: {name} has one frame; left out");
+                continue;
+            }
+            let input = dir.join(format!("ozz-clip-{name}.bin"));
+            write_clip(&input, &m);
+            let words = ozz
+                .request(&format!("clip {name} {}", input.to_str().unwrap()))
+                .unwrap_or_else(|e| panic!("ozz harness cannot build a clip of {name}: {e}"));
+            let _ = std::fs::remove_file(&input);
+            let theirs = ozz.dump(&name, 1, &dir.join(format!("ozz-clip-{name}.out")));
+            let ours = posed(&m).palette;
+            assert_eq!(theirs.len(), ours.world.len() * 16, "ozz's dump of {name}");
+            let (mut rotation, mut translation, mut extent) = (0.0f32, 0.0f32, 0.0f32);
+            for (world, m) in ours.world.iter().zip(theirs.chunks_exact(16)) {
+                let c = world.to_cols_array();
+                for col in 0..4 {
+                    for row in 0..3 {
+                        let d = (c[col * 3 + row] - m[col * 4 + row]).abs();
+                        if col < 3 {
+                            rotation = rotation.max(d);
+                        } else {
+                            translation = translation.max(d);
+                            extent = extent.max(c[col * 3 + row].abs());
+                        }
+                    }
+                }
+            }
+            println!(
+                "ozz-pose {name}: {} joints, {} frames; model-space matrices at frame {} + 0.5: \
+                 max |Δrotation| {rotation:.3e}, max |Δtranslation| {translation:.3e} (extent \
+                 {extent:.3e})",
+                words.first().map_or("?", String::as_str),
+                m.num_frames(),
+                m.num_frames() / 2,
+            );
+            assert!(
+                rotation <= MATRIX_ROTATION_TOLERANCE
+                    && translation <= MATRIX_TRANSLATION_TOLERANCE * extent.max(1.0),
+                "{name}: ozz's and skelmap's poses disagree beyond the tolerance"
+            );
+            group.throughput(Throughput::Elements(m.num_bones() as u64));
+            group.bench_function(BenchmarkId::new("ozz", &name), |b| {
+                b.iter_custom(|iters| ozz.run(&name, 1, iters))
+            });
+            pose_row(&mut group, BenchmarkId::new("skelmap-dpm", &name), &m);
+            let baked = pose::BakedFrames::new(&m).unwrap();
+            pose_row(&mut group, BenchmarkId::new("skelmap-baked", &name), &baked);
+        }
+        group.finish();
+    }
+}
+
+/// The system assimp library (`apt-get install libassimp-dev`; Debian 12 ships 5.2.5) beside
+/// skelmap, opening every corpus MDL, HMP and MS3D file and producing its frame-0 vertex
+/// positions, per file (throughput in file bytes).
+///
+/// - `assimp/<file>`: one `Assimp::Importer`, reused, `ReadFile(path, 0)` (no
+///   post-processing steps), every mesh's `mVertices` summed, `FreeScene()`; see
+///   `benches/peers/assimp_harness.cc`. assimp's loaders read the first frame of an MDL or
+///   HMP and the stored rest pose of an MS3D.
+/// - `skelmap/<file>`: `Model::open(path)` (reads the file into memory, validates it, looks
+///   for a `.framegroups` sidecar), `Model::pose_bind` (frame 0; the MS3D rest pose) and
+///   `Model::deform` of every mesh into buffers allocated in the loop, positions summed.
+///
+/// Both start from the path, so both pay for reading the file (from the page cache: the
+/// files are small and read every iteration). Neither is the same work to the vertex:
+/// skelmap validates every record and also produces normals (MDL, HMP: from the normal
+/// table; MS3D: zero, as MS3D stores corner normals), while assimp builds its scene graph,
+/// materials and, for MS3D, bones, and unshares vertices per triangle corner.
+///
+/// Before timing, the bench checks that both computed the same model. assimp gives every
+/// triangle corner its own vertex, in triangle order, so for MDL and MS3D skelmap's positions
+/// are taken at its triangles' corners, per submesh (an MS3D's groups: assimp makes a mesh
+/// of each, in an order of its own), and each is compared with the assimp mesh of its size
+/// that fits best, triangle by triangle (each pair in the corner order that fits best:
+/// assimp reverses the winding of a Quake-layout MDL), within 1e-5 of the model's extent. For HMP only the x/y grid is compared: assimp 5.2.5 leaves out the height scale
+/// and offset (the shared corpus's MANIFEST notes it), so its heights are wrong, and it lays
+/// the grid's triangles out differently. Files assimp refuses are left out, with a message.
+#[cfg(feature = "assimp")]
+mod assimp {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use criterion::{BenchmarkId, Criterion, Throughput};
+    use skelmap::Model;
+    use skelmap::model::Pose;
+
+    use crate::peer::{self, Peer};
+
+    const HARNESS: &str = env!("SKELMAP_ASSIMP_HARNESS");
+
+    /// Largest difference allowed between the two libraries' positions, as a fraction of the
+    /// model's extent (largest absolute coordinate).
+    const POSITION_TOLERANCE: f32 = 1e-5;
+
+    /// skelmap's side of a row: open `path`, pose it at frame 0 (the bind pose), deform every
+    /// mesh; returns the sum of the positions, and with `keep` also appends there, per
+    /// submesh, the position of every triangle corner.
+    fn skelmap_frame0(path: &Path, keep: Option<&mut Vec<Vec<f32>>>) -> f64 {
+        let model = Model::open(path).unwrap();
+        let mut pose = Pose::default();
+        model.pose_bind(&mut pose);
+        let mut sum = 0.0f64;
+        let mut kept = keep;
+        for mesh in 0..model.num_meshes() {
+            let n = model.mesh(mesh).map_or(0, |m| m.num_verts());
+            let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            model.deform(mesh, &pose, &mut p, &mut q).unwrap();
+            sum += p
+                .iter()
+                .map(|v| f64::from(v[0]) + f64::from(v[1]) + f64::from(v[2]))
+                .sum::<f64>();
+            // Kept per triangle corner and submesh (an MS3D's groups), as assimp gives them.
+            if let (Some(out), Some(m)) = (kept.as_deref_mut(), model.mesh(mesh)) {
+                out.extend(m.submeshes().map(|sub| {
+                    let triangles = sub.triangle_indices().map(|t| m.triangle(t).unwrap());
+                    triangles
+                        .flatten()
+                        .flat_map(|i| p[i as usize])
+                        .collect::<Vec<f32>>()
+                }));
+            }
+        }
+        sum
+    }
+
+    /// The bounding box of packed xyz positions: (min, max).
+    fn bounds(xyz: &[f32]) -> ([f32; 3], [f32; 3]) {
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for v in xyz.chunks_exact(3) {
+            for i in 0..3 {
+                lo[i] = lo[i].min(v[i]);
+                hi[i] = hi[i].max(v[i]);
+            }
+        }
+        (lo, hi)
+    }
+
+    /// The largest difference between two meshes given as packed triangle corners, in the
+    /// same triangle order: each pair of triangles compared in the order of its corners that
+    /// fits best, so that another winding (assimp reverses a Quake-layout MDL's) or first
+    /// corner compares equal.
+    fn triangles_diff(ours: &[f32], theirs: &[f32]) -> f32 {
+        const ORDERS: [[usize; 3]; 6] = [
+            [0, 1, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [0, 2, 1],
+            [2, 1, 0],
+            [1, 0, 2],
+        ];
+        assert_eq!(ours.len(), theirs.len());
+        ours.chunks_exact(9)
+            .zip(theirs.chunks_exact(9))
+            .map(|(a, b)| {
+                ORDERS
+                    .iter()
+                    .map(|order| {
+                        let b: Vec<f32> = order
+                            .iter()
+                            .flat_map(|&k| &b[k * 3..k * 3 + 3])
+                            .copied()
+                            .collect();
+                        peer::max_abs_diff(a, &b)
+                    })
+                    .fold(f32::INFINITY, f32::min)
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// Asserts that skelmap's corner positions `ours` and assimp's positions `theirs` (per
+    /// mesh) are the same model (see the module docs).
+    fn check(name: &str, terrain: bool, ours: &[Vec<f32>], theirs: &[&[f32]]) {
+        let meshes = theirs.len();
+        let extent = ours.iter().flatten().fold(0.0f32, |a, x| a.max(x.abs()));
+        let verts: usize = theirs.iter().map(|m| m.len() / 3).sum();
+        let corners: usize = ours.iter().map(|m| m.len() / 3).sum();
+        if terrain {
+            let (ours, theirs) = (ours.concat(), theirs.concat());
+            let (ours, theirs) = (ours.as_slice(), theirs.as_slice());
+            // Only the grid: assimp 5.2.5 leaves out an HMP's height scale and offset.
+            let ((lo, hi), (tlo, thi)) = (bounds(ours), bounds(theirs));
+            let d = peer::max_abs_diff(
+                &[lo[0], lo[1], hi[0], hi[1]],
+                &[tlo[0], tlo[1], thi[0], thi[1]],
+            );
+            println!(
+                "assimp {name}: {meshes} meshes, {verts} vertices (skelmap: {corners} triangle \
+                 corners); x/y bounds differ by {d:.3e} (extent {extent:.3e}); heights: \
+                 skelmap {}..{}, assimp {}..{} (assimp ignores the height scale and offset)",
+                lo[2], hi[2], tlo[2], thi[2]
+            );
+            assert!(
+                d <= POSITION_TOLERANCE * extent,
+                "{name}: skelmap's grid {lo:?}..{hi:?}, assimp's {tlo:?}..{thi:?}"
+            );
+        } else {
+            assert_eq!(
+                verts, corners,
+                "{name}: assimp's vertices, skelmap's triangle corners"
+            );
+            // Each of skelmap's submeshes against the assimp mesh of its size that fits best
+            // (assimp makes one mesh per MS3D group, not always in the groups' order).
+            let mut unused: Vec<&[f32]> = theirs.to_vec();
+            let mut d = 0.0f32;
+            for sub in ours.iter().filter(|sub| !sub.is_empty()) {
+                let best = unused
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.len() == sub.len())
+                    .map(|(i, t)| (i, triangles_diff(sub, t)))
+                    .min_by(|a, b| a.1.total_cmp(&b.1));
+                let Some((i, diff)) = best else {
+                    panic!("{name}: assimp has no mesh of {} corners", sub.len() / 3);
+                };
+                unused.swap_remove(i);
+                d = d.max(diff);
+            }
+            println!(
+                "assimp {name}: {meshes} meshes, {verts} vertices (one per triangle corner); \
+                 positions differ from skelmap's by at most {d:.3e} (extent {extent:.3e})"
+            );
+            assert!(
+                d <= POSITION_TOLERANCE * extent,
+                "{name}: skelmap's and assimp's frame-0 positions differ by {d}"
+            );
+        }
+    }
+
+    pub fn import(c: &mut Criterion) {
+        let mut assimp = Peer::spawn("assimp", HARNESS);
+        let dump = peer::data_dir().join("assimp.out");
+        let mut group = c.benchmark_group("assimp");
+        group
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(2))
+            .warm_up_time(Duration::from_millis(500));
+        for dir in ["mdl", "hmp", "ms3d"] {
+            for path in skelmap_testkit::corpus_files(dir) {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                let size = std::fs::metadata(&path).unwrap().len();
+                let mut ours = Vec::new();
+                skelmap_frame0(&path, Some(&mut ours));
+                let assimp_row = match assimp.load(&name, &path) {
+                    Ok(words) => {
+                        // "MESHES VERTICES" and each mesh's vertex count.
+                        let counts: Vec<usize> = words.iter().map(|w| w.parse().unwrap()).collect();
+                        let theirs = assimp.dump(&name, 1, &dump);
+                        assert_eq!(Some(&(theirs.len() / 3)), counts.get(1), "{name}'s dump");
+                        let mut rest = theirs.as_slice();
+                        let meshes: Vec<&[f32]> = counts[2..]
+                            .iter()
+                            .map(|&n| {
+                                let (mesh, tail) = rest.split_at(n * 3);
+                                rest = tail;
+                                mesh
+                            })
+                            .collect();
+                        check(&name, dir == "hmp", &ours, &meshes);
+                        true
+                    }
+                    Err(e) => {
+                        eprintln!("assimp refuses {name}: {e}");
+                        false
+                    }
+                };
+                group.throughput(Throughput::Bytes(size));
+                group.bench_function(BenchmarkId::new("skelmap", &name), |b| {
+                    b.iter(|| skelmap_frame0(&path, None))
+                });
+                if assimp_row {
+                    group.bench_function(BenchmarkId::new("assimp", &name), |b| {
+                        b.iter_custom(|iters| assimp.run(&name, 1, iters))
+                    });
+                }
+            }
+        }
+        group.finish();
+    }
+}
+
+/// Every group; the peers behind features are left out when their feature is off.
+fn all(c: &mut Criterion) {
+    ms3d_crate(c);
+    #[cfg(feature = "ozz")]
+    ozz::skinning(c);
+    #[cfg(feature = "ozz")]
+    ozz::playback(c);
+    #[cfg(feature = "assimp")]
+    assimp::import(c);
+}
+
+criterion_group!(peers, all);
 criterion_main!(peers);

@@ -37,21 +37,7 @@ use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
 use skelmap::skin::skin_scalar;
 use skelmap::skin::{CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
-use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
-
-fn synthetic(vertices_per_bone_ring: u32, rings_per_bone: u32) -> Vec<u8> {
-    tube(&TubeParams {
-        bones: 32,
-        rings_per_bone,
-        sides: vertices_per_bone_ring,
-        frames: 4,
-        reach: 1.25,
-        ..TubeParams::default()
-    })
-    .write()
-    .unwrap()
-}
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -221,11 +207,11 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         });
     }
     let best = SimdLevel::detect();
-    // Two threads: a mesh large enough is split in two halves of chunks over a two-thread
-    // pool; a smaller one runs on one of them (`install` itself costs a cross-thread hop).
+    // Two threads: a mesh large enough is split in two halves over two threads; a smaller one
+    // runs on the calling thread (see `common::on_two_threads`).
     group.bench_function(BenchmarkId::new("prepared-2t", best), |b| {
         b.iter(|| {
-            two.install(|| {
+            common::on_two_threads(&two, || {
                 for x in &prepared {
                     x.skin_par(&posed.matrices, best, VertexOrder::Original, &mut p, &mut q)
                         .unwrap();
@@ -235,7 +221,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     });
     group.bench_function(BenchmarkId::new("compact-2t", best), |b| {
         b.iter(|| {
-            two.install(|| {
+            common::on_two_threads(&two, || {
                 for x in &compact {
                     x.skin_par(&compact_matrices, best, &mut p, &mut q).unwrap();
                 }
@@ -254,12 +240,12 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
 }
 
 fn skin(c: &mut Criterion) {
-    let small = synthetic(32, 98);
+    let small = common::synthetic(32, 98);
     kernels(c, "synthetic_100k", &Dpm::parse(&small).unwrap(), false);
     for (name, bytes) in common::corpus("dpm") {
         kernels(c, &name, &Dpm::parse(&bytes).unwrap(), false);
     }
-    let big = synthetic(32, 3906);
+    let big = common::synthetic(32, 3906);
     // Above the default denial-of-service limits (4M triangles), so raise them.
     let limits = Limits {
         max_triangles_per_mesh: u32::MAX,
@@ -274,7 +260,7 @@ fn skin(c: &mut Criterion) {
 
 /// The stream and prepared kernels on a DPM and on its SKM conversion.
 fn endian(c: &mut Criterion) {
-    let mut inputs = vec![("synthetic_100k".to_string(), synthetic(32, 98))];
+    let mut inputs = vec![("synthetic_100k".to_string(), common::synthetic(32, 98))];
     inputs.extend(common::corpus("dpm"));
     for (name, bytes) in inputs {
         let dpm = Dpm::parse(&bytes).unwrap();

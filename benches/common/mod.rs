@@ -22,3 +22,31 @@ pub fn corpus(sub: &str) -> Vec<(String, Vec<u8>)> {
 pub fn byte_sum(bytes: &[u8]) -> u64 {
     skelmap::skin::read_pass(bytes, skelmap::skin::SimdLevel::detect())
 }
+
+/// Runs `f` with two rayon threads: on the calling thread when the global pool already has
+/// two (as on the 2-vCPU project machine, so a mesh too small to split pays no cross-thread
+/// hop, as in a game calling from its own thread), else inside `two` (a two-thread pool).
+#[allow(dead_code)]
+pub fn on_two_threads<R: Send>(two: &rayon::ThreadPool, f: impl FnOnce() -> R + Send) -> R {
+    if rayon::current_num_threads() == 2 {
+        f()
+    } else {
+        two.install(f)
+    }
+}
+
+/// The synthetic tube of the skinning benches: 32 bones, `sides` vertices per ring,
+/// `rings_per_bone` rings per bone, 4 frames (about 2.45 influences per vertex).
+#[allow(dead_code, clippy::unwrap_used)]
+pub fn synthetic(sides: u32, rings_per_bone: u32) -> Vec<u8> {
+    skelmap::synth::tube(&skelmap::synth::TubeParams {
+        bones: 32,
+        rings_per_bone,
+        sides,
+        frames: 4,
+        reach: 1.25,
+        ..skelmap::synth::TubeParams::default()
+    })
+    .write()
+    .unwrap()
+}

@@ -1,0 +1,140 @@
+//! A peer library's harness as a persistent child process (benches/peers.rs).
+//!
+//! The peers are C++ programs of our own (`benches/peers/*_harness.cc`, built by `build.rs`
+//! behind the `ozz` and `assimp` features). Calling them in-process would need FFI, and so
+//! `unsafe`, which the benches may not use; a child process needs none. The bench spawns a
+//! harness once, has it load each input once, and then, for every criterion sample, sends
+//! `run NAME THREADS ITERS` and gets back the nanoseconds the harness measured itself around
+//! its loop of `ITERS` calls (`std::chrono::steady_clock`): the pipe's round trip is outside
+//! the timed region, so the figures are comparable with criterion's own `iter` timings.
+//!
+//! The protocol is text, one request line on the child's stdin and one reply line on its
+//! stdout (`ok …` or `err MESSAGE`):
+//!
+//! - `load NAME PATH` → `ok FIELDS…` (what the harness says about the input);
+//! - `run NAME THREADS ITERS` → `ok NANOSECONDS`;
+//! - `dump NAME THREADS PATH` → `ok`, after writing its output for one call to `PATH` as
+//!   little-endian `f32`s (what they are depends on the harness);
+//! - `quit`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+/// A running harness.
+#[derive(Debug)]
+pub struct Peer {
+    label: String,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Peer {
+    /// Starts the harness at `exe`; `label` names it in messages.
+    pub fn spawn(label: &str, exe: &str) -> Peer {
+        let mut child = Command::new(exe)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start the {label} harness {exe}: {e}"));
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        Peer {
+            label: label.to_string(),
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Sends one request and returns the words after `ok`, or the message after `err`.
+    pub fn request(&mut self, line: &str) -> Result<Vec<String>, String> {
+        let label = &self.label;
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .unwrap_or_else(|e| panic!("the {label} harness stopped reading: {e}"));
+        let mut reply = String::new();
+        let read = self
+            .stdout
+            .read_line(&mut reply)
+            .unwrap_or_else(|e| panic!("cannot read the {label} harness's reply: {e}"));
+        assert!(read > 0, "the {label} harness exited on `{line}`");
+        let mut words = reply.split_whitespace().map(str::to_string);
+        match words.next().as_deref() {
+            Some("ok") => Ok(words.collect()),
+            Some("err") => Err(words.collect::<Vec<_>>().join(" ")),
+            _ => panic!("the {label} harness replied {reply:?} to `{line}`"),
+        }
+    }
+
+    /// Loads the input file at `path` as `name` (no whitespace in either).
+    pub fn load(&mut self, name: &str, path: &Path) -> Result<Vec<String>, String> {
+        let path = path.to_str().expect("a UTF-8 path");
+        assert!(
+            !name.contains(char::is_whitespace) && !path.contains(char::is_whitespace),
+            "names and paths go on a space-separated line: {name:?} {path:?}"
+        );
+        self.request(&format!("load {name} {path}"))
+    }
+
+    /// Runs input `name` `iters` times on `threads` threads; the time the harness measured.
+    pub fn run(&mut self, name: &str, threads: usize, iters: u64) -> Duration {
+        let words = self
+            .request(&format!("run {name} {threads} {iters}"))
+            .unwrap_or_else(|e| panic!("{} run {name}: {e}", self.label));
+        let nanos: u64 = words
+            .first()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("{} run {name}: no nanoseconds in {words:?}", self.label));
+        Duration::from_nanos(nanos)
+    }
+
+    /// Runs input `name` once on `threads` threads and returns what the harness wrote, as
+    /// `f32`s (through the file `path`, removed afterwards).
+    pub fn dump(&mut self, name: &str, threads: usize, path: &Path) -> Vec<f32> {
+        let shown = path.to_str().expect("a UTF-8 path");
+        self.request(&format!("dump {name} {threads} {shown}"))
+            .unwrap_or_else(|e| panic!("{} dump {name}: {e}", self.label));
+        let bytes = std::fs::read(path).expect("the dump the harness wrote");
+        let _ = std::fs::remove_file(path);
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit").and_then(|()| self.stdin.flush());
+        let _ = self.child.wait();
+    }
+}
+
+/// Where the benches write the peers' input files: `target/peer-data` (beside the profile
+/// folder that holds this bench), else the system's temporary folder.
+pub fn data_dir() -> PathBuf {
+    let dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            exe.ancestors()
+                .nth(3)
+                .map(|target| target.join("peer-data"))
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join("skelmap-peer-data"));
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    dir
+}
+
+/// The largest absolute difference between two equally long arrays.
+pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    assert_eq!(a.len(), b.len(), "outputs of different lengths");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
