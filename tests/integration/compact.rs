@@ -576,3 +576,53 @@ fn dual_quaternions_keep_the_exact_path_exact() {
     assert_eq!(model.compact().unwrap().exact_vertices(), 1);
     check_dqs(&model, "two bones");
 }
+
+/// One mesh's matrices serve every mesh of the model: this used to fail with
+/// `SkinError::Palette` when the first mesh named fewer bones than another (its matrices
+/// stopped at its own highest bone), as on the corpus DPMs whose meshes bind different limbs.
+#[test]
+fn one_meshs_matrices_skin_every_mesh_of_the_model() {
+    let mut checked = 0;
+    for path in corpus_files("dpm") {
+        let bytes = std::fs::read(&path).unwrap();
+        let m = Dpm::parse(&bytes).unwrap();
+        let (mut pose, mut reference, mut palette) =
+            (LocalPose::default(), Palette::default(), Palette::default());
+        pose::sample(&m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+        reference.build(&m, &pose);
+        pose::sample(
+            &m,
+            m.num_frames() / 2,
+            m.num_frames() / 2,
+            0.0,
+            Interpolation::Nlerp,
+            &mut pose,
+        );
+        palette.build(&m, &pose);
+        let compact: Vec<CompactMesh> = m
+            .meshes()
+            .map(|x| CompactMesh::new(&x, &reference.world).unwrap())
+            .collect();
+        let (mut matrices, mut dual_quats) = (SkinMatrices::default(), DualQuatPalette::default());
+        compact[0].matrices(&palette, &mut matrices);
+        compact[0].dual_quats(&palette, &mut dual_quats);
+        assert_eq!(matrices.bones(), m.num_bones());
+        for c in &compact {
+            let mut out = zeros(c.num_verts());
+            c.skin(&matrices, SimdLevel::detect(), &mut out.0, &mut out.1)
+                .unwrap();
+            c.skin_dqs(
+                &dual_quats,
+                SimdLevel::detect(),
+                &mut out.0,
+                &mut out.1,
+                false,
+            )
+            .unwrap();
+        }
+        checked += usize::from(compact.len() > 1);
+    }
+    if !corpus_files("dpm").is_empty() {
+        assert!(checked > 0, "no corpus DPM with more than one mesh");
+    }
+}

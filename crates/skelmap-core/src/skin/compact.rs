@@ -97,7 +97,7 @@ pub struct CompactMesh {
     num_verts: usize,
     /// One past the largest bone index used.
     bone_limit: u32,
-    /// Per bone below `bone_limit`, the inverse of its reference transform.
+    /// Per bone of the reference pose, the inverse of its reference transform.
     inverse_reference: Vec<Affine3A>,
     /// Position of step 0, and the size of one step, per axis.
     origin: [f32; 3],
@@ -277,11 +277,9 @@ impl CompactMesh {
         let mut compact = CompactMesh {
             num_verts: measured.len(),
             bone_limit,
-            inverse_reference: reference
-                .iter()
-                .take(bone_limit as usize)
-                .map(Affine3A::inverse)
-                .collect(),
+            // Every bone of the pose, not only the mesh's: one set of matrices then serves
+            // every mesh of a model.
+            inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
             origin: lo.to_array(),
             step,
             normals,
