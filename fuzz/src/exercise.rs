@@ -42,7 +42,8 @@ pub fn model(model: &Model<'_>) {
 }
 
 /// The format-neutral API: every count, index and range consistent, and every model poses
-/// and deforms; the prepared kernel agrees with the zero-copy deform.
+/// and deforms; the prepared kernel agrees with the zero-copy deform; the compact layout
+/// skins.
 pub fn neutral(model: &Model<'_>) {
     let bones = model.num_bones();
     assert_eq!(model.bones().len(), bones);
@@ -70,6 +71,11 @@ pub fn neutral(model: &Model<'_>) {
     }
     let mut pose = Pose::default();
     let prepared = model.prepare().ok();
+    let compact = model.compact().ok();
+    let (mut matrices, mut dual_quats) = (
+        skin::SkinMatrices::default(),
+        skin::dqs::DualQuatPalette::default(),
+    );
     let picks = if frames == 0 {
         vec![None]
     } else {
@@ -94,6 +100,31 @@ pub fn neutral(model: &Model<'_>) {
             model
                 .deform(mesh.index(), &pose, &mut p, &mut q)
                 .expect("a validated model deforms with its own pose");
+            // The compact layout skins every mesh, linearly and by dual quaternions, with the
+            // model's own pose (its accuracy is held to the exact kernels by the corpus tests).
+            if let Some(c) = compact.as_ref() {
+                c.matrices(&pose, &mut matrices)
+                    .expect("a skeletal model's pose has bones");
+                c.dual_quats(&pose, &mut dual_quats)
+                    .expect("a skeletal model's pose has bones");
+                let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+                c.skin(
+                    mesh.index(),
+                    &matrices,
+                    skin::SimdLevel::detect(),
+                    &mut r,
+                    &mut s,
+                )
+                .expect("the compact mesh skins with its model's pose");
+                c.skin_dqs(
+                    mesh.index(),
+                    &dual_quats,
+                    skin::SimdLevel::detect(),
+                    &mut r,
+                    &mut s,
+                )
+                .expect("the compact mesh blends dual quaternions with its model's pose");
+            }
             let Some(prepared) = prepared.as_ref().and_then(|x| x.mesh(mesh.index())) else {
                 continue;
             };
