@@ -10,7 +10,8 @@
 //! - [`PreparedMesh`]: records regrouped once into 16-lane structure-of-arrays blocks
 //!   bucketed by influence count, then skinned with AVX-512 or AVX2 (bones looked up with
 //!   in-register permutes up to 64 / 16 bones, gathers above), in original or prepared
-//!   vertex order, split over rayon threads by chunks of [`CHUNK_VERTICES`];
+//!   vertex order, split over rayon threads when each thread gets at least
+//!   [`PARALLEL_MIN_VERTICES`] (in runs of [`CHUNK_VERTICES`]-vertex chunks);
 //!   [`skin_batch`] skins many instances across threads;
 //! - [`CompactMesh`]: each vertex's influences folded once into one bind-space vertex
 //!   (quantised position, octahedral normal, narrow bones and weights: about a quarter of the
