@@ -150,7 +150,7 @@ mod ozz {
     use skelmap::skin::{
         CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_scalar,
     };
-    use skelmap::{Diagnostics, Limits, Parse, SkeletalMesh};
+    use skelmap::{Diagnostics, Parse, SkeletalMesh};
 
     use crate::common;
     use crate::peer::{self, Peer};
@@ -518,15 +518,7 @@ mod ozz {
             }
         }
         let big = common::synthetic(32, 3906);
-        // Above the default denial-of-service limits (4M triangles), so raise them.
-        let limits = Limits {
-            max_triangles_per_mesh: u32::MAX,
-            max_vertices_per_mesh: u32::MAX,
-            max_total_influences: u64::MAX,
-            max_file_size: u64::MAX,
-            ..Limits::default()
-        };
-        let m = Dpm::parse_with(&big, &limits, &mut Diagnostics::new()).unwrap();
+        let m = Dpm::parse_with(&big, &common::big_limits(), &mut Diagnostics::new()).unwrap();
         compare(c, &mut ozz, &two, "synthetic_4m", &m, &[1, 2], true);
     }
 

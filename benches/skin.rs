@@ -37,7 +37,7 @@ use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
 use skelmap::skin::skin_scalar;
 use skelmap::skin::{CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
-use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
+use skelmap::{Diagnostics, Model, SkeletalMesh};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -246,15 +246,7 @@ fn skin(c: &mut Criterion) {
         kernels(c, &name, &Dpm::parse(&bytes).unwrap(), false);
     }
     let big = common::synthetic(32, 3906);
-    // Above the default denial-of-service limits (4M triangles), so raise them.
-    let limits = Limits {
-        max_triangles_per_mesh: u32::MAX,
-        max_vertices_per_mesh: u32::MAX,
-        max_total_influences: u64::MAX,
-        max_file_size: u64::MAX,
-        ..Limits::default()
-    };
-    let m = Dpm::parse_with(&big, &limits, &mut Diagnostics::new()).unwrap();
+    let m = Dpm::parse_with(&big, &common::big_limits(), &mut Diagnostics::new()).unwrap();
     kernels(c, "synthetic_4m", &m, true);
 }
 

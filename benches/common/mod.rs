@@ -50,3 +50,16 @@ pub fn synthetic(sides: u32, rings_per_bone: u32) -> Vec<u8> {
     .write()
     .unwrap()
 }
+
+/// The default limits raised for the 4M-vertex synthetic tube (past the denial-of-service
+/// bounds on triangles, vertices, influences and file size).
+#[allow(dead_code)]
+pub fn big_limits() -> skelmap::Limits {
+    skelmap::Limits {
+        max_triangles_per_mesh: u32::MAX,
+        max_vertices_per_mesh: u32::MAX,
+        max_total_influences: u64::MAX,
+        max_file_size: u64::MAX,
+        ..skelmap::Limits::default()
+    }
+}
