@@ -179,17 +179,16 @@ impl<'data> Skeleton<'data> for Dpm<'data> {
     }
 }
 
-/// The rotation (as a quaternion times a positive factor, normalised by the caller; a
-/// non-orthonormal rotation, such as old dpmodel's baked scale, loses its scale there) and
-/// translation of a DPM 3×4 row-major pose.
+/// The rotation (as a unit quaternion; a non-orthonormal rotation, such as old dpmodel's
+/// baked scale, loses its scale here) and translation of a DPM 3×4 row-major pose.
 ///
 /// Of the four textbook formulas (one per quaternion component it divides by), the one whose
 /// divisor `tᵢ` is largest is selected without branching: the `tᵢ` sum to 4, so the chosen one
 /// is at least 1 and the result is accurate for every rotation. Each formula's vector is the
-/// quaternion times `2√tᵢ`, so normalising it finishes the conversion: no square root or
-/// division here, and no branch to mispredict.
+/// quaternion times `2√tᵢ`, so normalising it finishes the conversion: one square root and
+/// one division, and no branch to mispredict.
 #[inline]
-fn dpm_pose(m: [[f32; 4]; 3]) -> (Vec4, Vec3A) {
+fn dpm_pose(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
     let [
         [r00, r01, r02, tx],
         [r10, r11, r12, ty],
@@ -218,7 +217,7 @@ fn dpm_pose(m: [[f32; 4]; 3]) -> (Vec4, Vec3A) {
         pick((by_x, t.x), (by_y, t.y)),
         pick((by_z, t.z), (by_w, t.w)),
     );
-    (v, Vec3A::new(tx, ty, tz))
+    (Quat::from_vec4(v.normalize()), Vec3A::new(tx, ty, tz))
 }
 
 impl<'data> PoseFrames<'data> for Dpm<'data> {
@@ -229,16 +228,12 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
     /// The 3×4 matrix's rotation as a unit quaternion (a non-orthonormal rotation, such as old
     /// dpmodel's baked scale, loses its scale here) and its translation.
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        let (v, translation) = dpm_pose(self.frame(frame)?.pose(bone)?);
-        Some((Quat::from_vec4(v.normalize()), translation))
+        Some(dpm_pose(self.frame(frame)?.pose(bone)?))
     }
 
     fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
-        poses.iter().map(|pose| {
-            let (v, translation) = dpm_pose(pose.matrix());
-            (Quat::from_vec4(v.normalize()), translation)
-        })
+        poses.iter().map(|pose| dpm_pose(pose.matrix()))
     }
 
     /// 16 poses at a time with AVX-512 where the CPU has it (the same arithmetic lane-wise,
@@ -246,10 +241,8 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
         let done = crate::skin::be_poses(zerocopy::IntoBytes::as_bytes(poses), out);
-        out.extend(poses.get(done..).unwrap_or_default().iter().map(|pose| {
-            let (v, translation) = dpm_pose(pose.matrix());
-            (Quat::from_vec4(v.normalize()), translation)
-        }));
+        let rest = poses.get(done..).unwrap_or_default();
+        out.extend(rest.iter().map(|pose| dpm_pose(pose.matrix())));
     }
 }
 

@@ -39,10 +39,9 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
     let one = _mm512_set1_ps(1.0);
     let mut rows = [[0.0f32; 16]; 7];
     for step in bytes.chunks_exact(16 * POSE) {
-        let lanes = 16;
         // Entry `e` of every lane's pose, byte-swapped, as one row.
         let mut soa = [[0.0f32; 16]; 12];
-        for (l, pose) in step.chunks_exact(POSE).take(lanes).enumerate() {
+        for (l, pose) in step.chunks_exact(POSE).enumerate() {
             for (e, word) in pose.chunks_exact(4).enumerate() {
                 if let (Some(row), Ok(word)) = (soa.get_mut(e), <[u8; 4]>::try_from(word)) {
                     row[l] = f32::from_be_bytes(word);
@@ -99,7 +98,7 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
             // SAFETY: `row` is 16 writable floats, the store's size.
             unsafe { _mm512_storeu_ps(row.as_mut_ptr(), v) };
         }
-        out.extend((0..lanes).map(|l| {
+        out.extend((0..16).map(|l| {
             (
                 Quat::from_xyzw(rows[0][l], rows[1][l], rows[2][l], rows[3][l]),
                 Vec3A::new(rows[4][l], rows[5][l], rows[6][l]),
