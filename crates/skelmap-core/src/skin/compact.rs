@@ -41,6 +41,9 @@ pub const NORMAL_TOLERANCE: f32 = 1e-3;
 /// weights of some real files sum to slightly more than 1).
 pub(crate) const WEIGHT_ONE: f32 = 32768.0;
 
+/// A normal component of 1, stored as an `i16`.
+pub(crate) const NORMAL_ONE: f32 = 32767.0;
+
 /// Largest quantised position coordinate.
 const POSITION_STEPS: f32 = 65535.0;
 
@@ -49,13 +52,14 @@ const POSITION_STEPS: f32 = 65535.0;
 ///
 /// - the position as three `u16` steps of the mesh's bounds (at most 1/131 070 of the bounds'
 ///   extent off per axis);
-/// - the normal as two `i16` octahedral coordinates (about 10⁻⁴ radian);
+/// - the unit normal as three `i16` fractions of 32 767 (each within 1.6·10⁻⁵; three
+///   components decode in three instructions, where two octahedral ones cost about thirty);
 /// - per influence, the bone as a `u8` (palettes of up to 256 bones) or `u16`, and the weight
 ///   as a `u16` of 1/32 768; each vertex's quantised weights keep the sum of its stored ones
 ///   (real files' sums range from 0.998 to 1.002, and renormalising them would move vertices
 ///   by up to 8·10⁻⁴ of the model's size).
 ///
-/// About 19 bytes per vertex at three influences, against 82 for [`PreparedMesh`]; vertices
+/// About 21 bytes per vertex at three influences, against 82 for [`PreparedMesh`]; vertices
 /// whose influences do not fold are kept as records in a small [`PreparedMesh`] of their own
 /// and skinned exactly after the blocks.
 ///
@@ -110,7 +114,7 @@ pub struct CompactMesh {
     blocks: Vec<Block>,
     /// Per block, 48 position steps: rows `x`, `y`, `z` of 16 lanes.
     position: Vec<u16>,
-    /// Per block, 32 octahedral coordinates: rows `u`, `v` of 16 lanes.
+    /// Per block, 48 normal fractions: rows `x`, `y`, `z` of 16 lanes.
     normal: Vec<i16>,
     /// Per slot (influence `j` of a block), 16 bone indices, one or two bytes each.
     bones: Vec<u8>,
@@ -296,7 +300,7 @@ impl CompactMesh {
                 .max()
                 .unwrap_or(0);
             let mut position = [0u16; 3 * LANES];
-            let mut normal = [0i16; 2 * LANES];
+            let mut normal = [0i16; 3 * LANES];
             let mut bones = vec![0u16; k * LANES];
             let mut weights = vec![0u16; k * LANES];
             let mut present = vec![false; k * LANES];
@@ -328,9 +332,9 @@ impl CompactMesh {
                         0
                     };
                 }
-                let [u, v] = octahedral(m.normal);
-                normal[lane] = u;
-                normal[LANES + lane] = v;
+                for (axis, q) in snorm_direction(m.normal).into_iter().enumerate() {
+                    normal[axis * LANES + lane] = q;
+                }
                 let mine = influences
                     .get_mut(m.first..m.first + m.count)
                     .unwrap_or_default();
@@ -768,30 +772,15 @@ fn quantise(influences: &[(u32, f32)]) -> Vec<u16> {
         .collect()
 }
 
-/// `n`'s direction in octahedral coordinates, as signed 16-bit fractions (zero for none).
-fn octahedral(n: Vec3A) -> [i16; 2] {
-    let l1 = n.x.abs() + n.y.abs() + n.z.abs();
-    if l1.is_nan() || l1 <= 0.0 {
-        return [0, 0];
+/// `n`'s direction as three signed fractions of [`NORMAL_ONE`] (zero for no direction).
+fn snorm_direction(n: Vec3A) -> [i16; 3] {
+    let length = n.length();
+    if !(length > 0.0 && length.is_finite()) {
+        return [0; 3];
     }
-    let (x, y) = (n.x / l1, n.y / l1);
-    let (u, v) = if n.z < 0.0 {
-        ((1.0 - y.abs()).copysign(x), (1.0 - x.abs()).copysign(y))
-    } else {
-        (x, y)
-    };
-    let snorm = |f: f32| (f.clamp(-1.0, 1.0) * 32767.0).round() as i16;
-    [snorm(u), snorm(v)]
-}
-
-/// The unit direction of octahedral coordinates `u`, `v` (as fractions of 1).
-#[inline]
-pub(crate) fn unoctahedral(u: f32, v: f32) -> [f32; 3] {
-    let z = 1.0 - u.abs() - v.abs();
-    let t = (-z).max(0.0);
-    let (x, y) = (u - t.copysign(u), v - t.copysign(v));
-    let inverse = 1.0 / (x * x + y * y + z * z).sqrt();
-    [x * inverse, y * inverse, z * inverse]
+    (n / length)
+        .to_array()
+        .map(|c| (c.clamp(-1.0, 1.0) * NORMAL_ONE).round() as i16)
 }
 
 /// The blocks of a [`CompactMesh`] a kernel skins, and the palette.
@@ -817,7 +806,7 @@ pub(crate) struct CompactRun<'a> {
 pub(crate) struct BlockData<'a> {
     /// Rows `x`, `y`, `z` of 16 position steps.
     pub position: &'a [u16],
-    /// Rows `u`, `v` of 16 octahedral coordinates.
+    /// Rows `x`, `y`, `z` of 16 normal fractions (of 32 767).
     pub normal: &'a [i16],
     /// `k` rows of 16 bones, one or two bytes each.
     pub bones: &'a [u8],
@@ -838,7 +827,7 @@ impl CompactRun<'_> {
         let width = if self.wide { 2 } else { 1 };
         Some(BlockData {
             position: self.position.get(b * 3 * LANES..(b + 1) * 3 * LANES)?,
-            normal: self.normal.get(b * 2 * LANES..(b + 1) * 2 * LANES)?,
+            normal: self.normal.get(b * 3 * LANES..(b + 1) * 3 * LANES)?,
             bones: self
                 .bones
                 .get(slot * LANES * width..(slot + k) * LANES * width)?,
@@ -870,8 +859,10 @@ impl BlockData<'_> {
 
     /// Lane `lane`'s unit normal.
     fn normal(&self, lane: usize) -> [f32; 3] {
-        let fraction = |i: usize| f32::from(self.normal.get(i).copied().unwrap_or(0)) / 32767.0;
-        unoctahedral(fraction(lane), fraction(LANES + lane))
+        core::array::from_fn(|axis| {
+            let q = self.normal.get(axis * LANES + lane).copied().unwrap_or(0);
+            f32::from(q) / NORMAL_ONE
+        })
     }
 }
 

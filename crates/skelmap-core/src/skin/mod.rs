@@ -14,7 +14,7 @@
 //!   [`PARALLEL_MIN_VERTICES`] (in runs of [`CHUNK_VERTICES`]-vertex chunks);
 //!   [`skin_batch`] skins many instances across threads;
 //! - [`CompactMesh`]: each vertex's influences folded once into one bind-space vertex
-//!   (quantised position, octahedral normal, narrow bones and weights: about a quarter of the
+//!   (quantised position and normal, narrow bones and weights: about a quarter of the
 //!   prepared layout's bytes), skinned with `world · reference⁻¹`; vertices whose influences
 //!   disagree stay on the exact path;
 //! - [`dqs::skin_dqs`]: dual-quaternion blending relative to the frame-0 bind pose, the scalar

@@ -2,29 +2,27 @@
 //! of 8).
 //!
 //! Per influence row the lanes' weights (`u16`) are widened and the weighted matrices of their
-//! bones summed: a row of a few bones broadcasts each bone's twelve entries to the lanes of
-//! its mask; any other row widens the lanes' bones (`u8` or `u16`) and looks their entries up
+//! bones summed: a row of a few bones broadcasts each bone's twelve entries into the lanes of
+//! its mask, so that one multiply-add per entry serves the whole row; any other row widens the lanes' bones (`u8` or `u16`) and looks their entries up
 //! with the prepared kernel's [`Lookup`] or [`Lookup8`]. The blended matrix then transforms
-//! the dequantised position and the decoded octahedral normal.
+//! the dequantised position and normal.
 
 use core::arch::x86_64::{
     __m256, __m256i, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_loadl_epi64,
-    _mm_loadu_si128, _mm256_and_ps, _mm256_and_si256, _mm256_andnot_ps, _mm256_castsi256_ps,
-    _mm256_cmpeq_epi32, _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32,
-    _mm256_cvtepu16_epi32, _mm256_fmadd_ps, _mm256_fnmadd_ps, _mm256_loadu_si256, _mm256_max_ps,
-    _mm256_mul_ps, _mm256_or_ps, _mm256_rsqrt_ps, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm256_sub_ps,
-    _mm512_abs_ps, _mm512_add_ps, _mm512_and_si512, _mm512_castps_si512, _mm512_castsi512_ps,
+    _mm_loadu_si128, _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmpeq_epi32,
+    _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
+    _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps,
     _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32,
     _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps,
     _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps, _mm512_mask_sub_ps,
-    _mm512_mask3_fmadd_ps, _mm512_max_ps, _mm512_mul_ps, _mm512_or_si512, _mm512_rsqrt14_ps,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sqrt_ps, _mm512_sub_ps,
+    _mm512_mask3_fmadd_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm512_sqrt_ps,
 };
 
 use super::prepared::{Lookup, Lookup8, store_interleaved};
 use crate::skin::blocks::{BlockOut, LANES};
-use crate::skin::compact::{BlockData, CompactRun, FewBones, WEIGHT_ONE};
+use crate::skin::compact::{BlockData, CompactRun, FewBones, NORMAL_ONE, WEIGHT_ONE};
 use crate::skin::output::Sink;
 
 /// Skins every block of `run` into `sink` (indexed from the run's first vertex) with the
@@ -103,7 +101,7 @@ impl Decode {
             weight: _mm512_set1_ps(1.0 / WEIGHT_ONE),
             origin: run.origin.map(|v| _mm512_set1_ps(v)),
             step: run.step.map(|v| _mm512_set1_ps(v)),
-            snorm: _mm512_set1_ps(1.0 / 32767.0),
+            snorm: _mm512_set1_ps(1.0 / NORMAL_ONE),
         }
     }
 
@@ -117,51 +115,25 @@ impl Decode {
         })
     }
 
-    /// The block's unit normals (octahedral decode, then one Newton step on the 14-bit
-    /// reciprocal square root: the squared length is at least 1/3, so never zero).
+    /// The block's unit normals, rows `x`, `y`, `z`.
     #[inline]
     #[target_feature(enable = "avx512f,avx2,fma")]
     fn normal(&self, block: &BlockData<'_>) -> [__m512; 3] {
-        let fraction = |r: usize| -> __m512 {
-            let Some(q) = block.normal.get(r * LANES..(r + 1) * LANES) else {
+        core::array::from_fn(|a| {
+            let Some(q) = block.normal.get(a * LANES..(a + 1) * LANES) else {
                 return _mm512_setzero_ps();
             };
             // SAFETY: `q` is 16 `i16`s, the 32 bytes read.
             let q = unsafe { _mm256_loadu_si256(q.as_ptr().cast()) };
             _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(q)), self.snorm)
-        };
-        let (u, v) = (fraction(0), fraction(1));
-        // z = 1 − |u| − |v|; where z < 0, fold u and v back towards 0 by −z, keeping signs.
-        let one = _mm512_set1_ps(1.0);
-        let nz = _mm512_sub_ps(_mm512_sub_ps(one, _mm512_abs_ps(u)), _mm512_abs_ps(v));
-        let t = _mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), nz), _mm512_setzero_ps());
-        let sign = _mm512_set1_epi32(i32::MIN);
-        let signed = |c: __m512| {
-            let bits = _mm512_and_si512(_mm512_castps_si512(c), sign);
-            _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(t), bits))
-        };
-        let (nx, ny) = (_mm512_sub_ps(u, signed(u)), _mm512_sub_ps(v, signed(v)));
-        let l2 = _mm512_fmadd_ps(nx, nx, _mm512_fmadd_ps(ny, ny, _mm512_mul_ps(nz, nz)));
-        let r = _mm512_rsqrt14_ps(l2);
-        let r = _mm512_mul_ps(
-            r,
-            _mm512_fnmadd_ps(
-                _mm512_mul_ps(_mm512_set1_ps(0.5), l2),
-                _mm512_mul_ps(r, r),
-                _mm512_set1_ps(1.5),
-            ),
-        );
-        [
-            _mm512_mul_ps(nx, r),
-            _mm512_mul_ps(ny, r),
-            _mm512_mul_ps(nz, r),
-        ]
+        })
     }
 }
 
-/// Calls `f(row, lanes, weights, entries)` for each influence row of `block`: for a row of a
-/// few bones once per bone (`lanes` its mask, `entries` its first `E` palette entries
-/// broadcast), for any other row once (`lanes` all, `entries` each lane's bone's, looked up).
+/// Calls `f(row, lanes, weights, entries)` once for each influence row of `block`, `entries`
+/// being the first `E` palette entries of each lane's bone: for a row of a few bones, each
+/// bone's broadcast into the lanes of its mask (`lanes` their union); for any other row,
+/// looked up (`lanes` all).
 /// `false` when the block's arrays are short (never, for a mesh built by `CompactMesh::new`).
 #[inline]
 #[target_feature(enable = "avx512f,avx2,fma")]
@@ -188,18 +160,27 @@ fn rows<const MODE: u8, const E: usize>(
             let Some(record) = FewBones::read(b) else {
                 return false;
             };
+            // One blended set of entries per row: each bone's entries broadcast into the lanes
+            // of its mask, so the caller does one multiply-add per entry however many bones
+            // the row names.
+            let mut entries = [_mm512_setzero_ps(); E];
+            let mut lanes: __mmask16 = 0;
             for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
                 let bone = usize::from(bone);
                 if mask == 0 || bone >= run.padded {
                     break;
                 }
                 let column = run.soa.as_ptr().wrapping_add(bone);
-                let entries = core::array::from_fn(|e| {
+                for (e, entry) in entries.iter_mut().enumerate() {
                     // SAFETY: `bone < padded`, `e < E ≤ 12` and `soa` holds 12 rows of
                     // `padded` floats, so float `e·padded + bone` is in it.
-                    _mm512_set1_ps(unsafe { *column.add(e * run.padded) })
-                });
-                f(j, mask, w, &entries);
+                    let value = _mm512_set1_ps(unsafe { *column.add(e * run.padded) });
+                    *entry = _mm512_mask_mov_ps(*entry, mask, value);
+                }
+                lanes |= mask;
+            }
+            if lanes != 0 {
+                f(j, lanes, w, &entries);
             }
         } else {
             let (idx, upper) = lookup.index(bones(b, run.wide));
@@ -435,14 +416,8 @@ fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
     let weight = _mm256_set1_ps(1.0 / WEIGHT_ONE);
     let origin = run.origin.map(|v| _mm256_set1_ps(v));
     let step = run.step.map(|v| _mm256_set1_ps(v));
-    let snorm = _mm256_set1_ps(1.0 / 32767.0);
-    let (one, half, three_halves, zero) = (
-        _mm256_set1_ps(1.0),
-        _mm256_set1_ps(0.5),
-        _mm256_set1_ps(1.5),
-        _mm256_setzero_ps(),
-    );
-    let sign = _mm256_castsi256_ps(_mm256_set1_epi32(i32::MIN));
+    let snorm = _mm256_set1_ps(1.0 / NORMAL_ONE);
+    let zero = _mm256_setzero_ps();
     let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     let width = if run.wide { 2 * LANES } else { LANES };
     let n = sink.len();
@@ -473,6 +448,9 @@ fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
                     let Some(record) = FewBones::read(b) else {
                         return;
                     };
+                    // Each bone's entries blended into the lanes that name it (zero in lanes
+                    // that name none, where the weight is 0 too), then one multiply-add each.
+                    let mut entries = [zero; 12];
                     for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
                         let bone = usize::from(bone);
                         if mask == 0 || bone >= run.padded {
@@ -482,24 +460,20 @@ fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
                         if lanes == 0 {
                             continue;
                         }
-                        // All ones in the lanes that name `bone`, zero elsewhere (where the
-                        // broadcast entry is masked to 0, so the weight adds nothing).
                         let select = _mm256_castsi256_ps(_mm256_cmpeq_epi32(
                             _mm256_and_si256(_mm256_set1_epi32(lanes), bits),
                             bits,
                         ));
                         let column = run.soa.as_ptr().wrapping_add(bone);
-                        for (e, entry) in m.iter_mut().enumerate() {
+                        for (e, entry) in entries.iter_mut().enumerate() {
                             // SAFETY: `bone < padded` and `soa` holds 12 rows of `padded`
                             // floats, so float `e·padded + bone` (e < 12) is in it.
                             let value = _mm256_set1_ps(unsafe { *column.add(e * run.padded) });
-                            let value = if lanes == 0xFF {
-                                value
-                            } else {
-                                _mm256_and_ps(value, select)
-                            };
-                            *entry = _mm256_fmadd_ps(w, value, *entry);
+                            *entry = _mm256_blendv_ps(*entry, value, select);
                         }
+                    }
+                    for (acc, entry) in m.iter_mut().zip(entries) {
+                        *acc = _mm256_fmadd_ps(w, entry, *acc);
                     }
                 } else {
                     let idx = if run.wide {
@@ -546,31 +520,7 @@ fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
                     let q = widen8_i16(normal.get(r * LANES + lane0..).unwrap_or_default());
                     _mm256_mul_ps(q, snorm)
                 };
-                let (u, v) = (fraction(0), fraction(1));
-                let abs = |c: __m256| _mm256_andnot_ps(sign, c);
-                let nz = _mm256_sub_ps(_mm256_sub_ps(one, abs(u)), abs(v));
-                let t = _mm256_max_ps(_mm256_sub_ps(zero, nz), zero);
-                let signed = |c: __m256| _mm256_or_ps(t, _mm256_and_ps(c, sign));
-                let (nx, ny) = (_mm256_sub_ps(u, signed(u)), _mm256_sub_ps(v, signed(v)));
-                let l2 = _mm256_fmadd_ps(nx, nx, _mm256_fmadd_ps(ny, ny, _mm256_mul_ps(nz, nz)));
-                let r = _mm256_rsqrt_ps(l2);
-                // Two Newton steps on the 12-bit estimate.
-                let newton = |r: __m256| {
-                    _mm256_mul_ps(
-                        r,
-                        _mm256_fnmadd_ps(
-                            _mm256_mul_ps(half, l2),
-                            _mm256_mul_ps(r, r),
-                            three_halves,
-                        ),
-                    )
-                };
-                let r = newton(newton(r));
-                let (nx, ny, nz) = (
-                    _mm256_mul_ps(nx, r),
-                    _mm256_mul_ps(ny, r),
-                    _mm256_mul_ps(nz, r),
-                );
+                let (nx, ny, nz) = (fraction(0), fraction(1), fraction(2));
                 out[3] = row(0, nx, ny, nz, zero);
                 out[4] = row(1, nx, ny, nz, zero);
                 out[5] = row(2, nx, ny, nz, zero);
