@@ -22,7 +22,7 @@ use core::arch::x86_64::{
 
 use super::prepared::{Lookup, Lookup8, store_interleaved};
 use crate::skin::blocks::{BlockOut, LANES};
-use crate::skin::compact::{BlockData, CompactRun, FewBones, NORMAL_ONE, WEIGHT_ONE};
+use crate::skin::compact::{BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, WEIGHT_ONE};
 use crate::skin::output::Sink;
 
 /// Skins every block of `run` into `sink` (indexed from the run's first vertex) with the
@@ -130,11 +130,70 @@ impl Decode {
     }
 }
 
+/// Row `j` of `block`: its bone bytes (16 or 32, or a [`FewBones`] record) and its weights;
+/// `None` when the block's arrays are short (never, for a mesh built by `CompactMesh::new`).
+#[inline]
+#[target_feature(enable = "avx512f,avx2")]
+fn row_input<'b>(
+    run: &CompactRun<'_>,
+    decode: &Decode,
+    block: &BlockData<'b>,
+    j: usize,
+) -> Option<(&'b [u8], __m512)> {
+    let width = if run.wide { 2 * LANES } else { LANES };
+    let b = block.bones.get(j * width..(j + 1) * width)?;
+    let w = block.weights.get(j * LANES..(j + 1) * LANES)?;
+    Some((
+        b,
+        _mm512_mul_ps(_mm512_cvtepi32_ps(widen_u16(w)), decode.weight),
+    ))
+}
+
+/// A few-bone row's palette columns: each bone's first entry, the lanes naming it, and how
+/// many bones there are (unused columns point at bone 0 and name no lanes).
+#[inline]
+fn few_columns(run: &CompactRun<'_>, record: &FewBones) -> ([*const f32; FEW], [u16; FEW], usize) {
+    let mut columns = [run.soa.as_ptr(); FEW];
+    let mut masks = [0u16; FEW];
+    let mut n = 0;
+    for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
+        let bone = usize::from(bone);
+        if mask == 0 || bone >= run.padded {
+            break;
+        }
+        columns[n] = run.soa.as_ptr().wrapping_add(bone);
+        masks[n] = mask;
+        n += 1;
+    }
+    (columns, masks, n)
+}
+
+/// `m[e] += w · entry(e)` in `lanes`, for the twelve entries.
+#[inline]
+#[target_feature(enable = "avx512f,fma")]
+fn add_row(m: &mut [__m512; 12], w: __m512, lanes: __mmask16, entry: impl Fn(usize) -> __m512) {
+    for (e, acc) in m.iter_mut().enumerate() {
+        *acc = _mm512_mask3_fmadd_ps(w, entry(e), *acc, lanes);
+    }
+}
+
+/// Entry `e` of the palette column at `column`, broadcast.
+///
+/// # Safety
+///
+/// `column` is a pointer from [`few_columns`] and `e < 12`: the column's bone is below
+/// `padded` and `soa` holds 12 rows of `padded` floats.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn broadcast(run: &CompactRun<'_>, column: *const f32, e: usize) -> __m512 {
+    // SAFETY: the caller's contract: float `e·padded + bone` is in `soa`.
+    _mm512_set1_ps(unsafe { *column.add(e * run.padded) })
+}
+
 /// Calls `f(row, lanes, weights, entries)` once for each influence row of `block`, `entries`
 /// being the first `E` palette entries of each lane's bone: for a row of a few bones, each
 /// bone's broadcast into the lanes of its mask (`lanes` their union); for any other row,
-/// looked up (`lanes` all).
-/// `false` when the block's arrays are short (never, for a mesh built by `CompactMesh::new`).
+/// looked up (`lanes` all). `false` when the block's arrays are short.
 #[inline]
 #[target_feature(enable = "avx512f,avx2,fma")]
 fn rows<const MODE: u8, const E: usize>(
@@ -144,41 +203,26 @@ fn rows<const MODE: u8, const E: usize>(
     block: &BlockData<'_>,
     mut f: impl FnMut(usize, __mmask16, __m512, &[__m512; E]),
 ) -> bool {
-    let width = if run.wide { 2 * LANES } else { LANES };
     if run.soa.len() < 12 * run.padded || E > 12 {
         return false;
     }
     for j in 0..block.k {
-        let (Some(b), Some(w)) = (
-            block.bones.get(j * width..(j + 1) * width),
-            block.weights.get(j * LANES..(j + 1) * LANES),
-        ) else {
+        let Some((b, w)) = row_input(run, decode, block, j) else {
             return false;
         };
-        let w = _mm512_mul_ps(_mm512_cvtepi32_ps(widen_u16(w)), decode.weight);
         if j < 32 && block.few >> j & 1 == 1 {
             let Some(record) = FewBones::read(b) else {
                 return false;
             };
-            // One blended set of entries per row: each bone's entries broadcast into the lanes
-            // of its mask, so the caller does one multiply-add per entry however many bones
-            // the row names.
+            let (columns, masks, n) = few_columns(run, &record);
             let mut entries = [_mm512_setzero_ps(); E];
-            let mut lanes: __mmask16 = 0;
-            for (&bone, &mask) in record.bones.iter().zip(&record.masks) {
-                let bone = usize::from(bone);
-                if mask == 0 || bone >= run.padded {
-                    break;
-                }
-                let column = run.soa.as_ptr().wrapping_add(bone);
+            for (&column, &mask) in columns.iter().zip(&masks).take(n) {
                 for (e, entry) in entries.iter_mut().enumerate() {
-                    // SAFETY: `bone < padded`, `e < E ≤ 12` and `soa` holds 12 rows of
-                    // `padded` floats, so float `e·padded + bone` is in it.
-                    let value = _mm512_set1_ps(unsafe { *column.add(e * run.padded) });
-                    *entry = _mm512_mask_mov_ps(*entry, mask, value);
+                    // SAFETY: `column` comes from `few_columns` and `e < E ≤ 12`.
+                    *entry = _mm512_mask_mov_ps(*entry, mask, unsafe { broadcast(run, column, e) });
                 }
-                lanes |= mask;
             }
+            let lanes = masks.iter().fold(0, |all, m| all | m);
             if lanes != 0 {
                 f(j, lanes, w, &entries);
             }
@@ -225,24 +269,52 @@ fn blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
     let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
         return;
     };
+    if run.soa.len() < 12 * run.padded {
+        return;
+    }
     let decode = Decode::new(&run);
     let mut out = BlockOut::ZERO;
     for i in 0..run.blocks.len() {
         let Some(block) = run.block(i) else {
             return;
         };
+        // The linear blend, entry by entry: a few-bone row builds each entry from one
+        // broadcast per bone and adds it at once, so only one entry is live beside the twelve
+        // sums (the registers hold them all).
         let mut m = [_mm512_setzero_ps(); 12];
-        let whole = rows::<MODE, 12>(&lookup, &run, &decode, &block, |_, lanes, w, entries| {
-            for (acc, &entry) in m.iter_mut().zip(entries) {
-                *acc = if lanes == u16::MAX {
-                    _mm512_fmadd_ps(w, entry, *acc)
-                } else {
-                    _mm512_mask3_fmadd_ps(w, entry, *acc, lanes)
+        for j in 0..block.k {
+            let Some((b, w)) = row_input(&run, &decode, &block, j) else {
+                return;
+            };
+            if j < 32 && block.few >> j & 1 == 1 {
+                let Some(record) = FewBones::read(b) else {
+                    return;
                 };
+                let (c, k, n) = few_columns(&run, &record);
+                let lanes = k.iter().fold(0, |all, m| all | m);
+                // Entry `e` of the row's bone `i`, broadcast.
+                let bone = |i: usize, e: usize| {
+                    // SAFETY: the columns come from `few_columns` (`i < FEW`) and `e < 12`.
+                    unsafe { broadcast(&run, c[i.min(FEW - 1)], e.min(11)) }
+                };
+                match n {
+                    0 => {}
+                    1 => add_row(&mut m, w, lanes, |e| bone(0, e)),
+                    2 => add_row(&mut m, w, lanes, |e| {
+                        _mm512_mask_mov_ps(bone(0, e), k[1], bone(1, e))
+                    }),
+                    _ => add_row(&mut m, w, lanes, |e| {
+                        let t = _mm512_mask_mov_ps(bone(0, e), k[1], bone(1, e));
+                        let t = _mm512_mask_mov_ps(t, k[2], bone(2, e));
+                        _mm512_mask_mov_ps(t, k[3], bone(3, e))
+                    }),
+                }
+            } else {
+                let (idx, upper) = lookup.index(bones(b, run.wide));
+                for (e, acc) in m.iter_mut().enumerate() {
+                    *acc = _mm512_fmadd_ps(w, lookup.entry(e, idx, upper), *acc);
+                }
             }
-        });
-        if !whole {
-            return;
         }
         let row = |r: usize, [x, y, z]: [__m512; 3], t: __m512| {
             _mm512_fmadd_ps(
