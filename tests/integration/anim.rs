@@ -103,21 +103,22 @@ fn sampled_frames_of_corpus_dpms_match_f64() {
 }
 
 /// DPM's batch conversion (16 matrices at a time with AVX-512 where the CPU has it) gives
-/// every frame of every corpus DPM, and of a 70-bone model (full steps and a tail), within 1e-6
-/// of the one-pose-at-a-time conversion.
+/// every frame of every corpus DPM, and of models of 70, 67 and 3 bones (full steps, a partial
+/// step of 6, and tails of 3 left to the scalar conversion), within 1e-6 of the
+/// one-pose-at-a-time conversion.
 #[test]
 fn batched_dpm_poses_match_the_scalar_conversion() {
-    let tube = skelmap::synth::tube(&skelmap::synth::TubeParams {
-        bones: 70,
-        ..Default::default()
-    })
-    .write()
-    .unwrap();
     let mut inputs: Vec<Vec<u8>> = corpus_files("dpm")
         .iter()
         .map(|p| std::fs::read(p).unwrap())
         .collect();
-    inputs.push(tube);
+    for bones in [70, 67, 3] {
+        let params = skelmap::synth::TubeParams {
+            bones,
+            ..Default::default()
+        };
+        inputs.push(skelmap::synth::tube(&params).write().unwrap());
+    }
     for bytes in &inputs {
         let m = Dpm::parse(bytes).unwrap();
         let mut batched = Vec::new();

@@ -236,8 +236,9 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
         poses.iter().map(|pose| dpm_pose(pose.matrix()))
     }
 
-    /// 16 poses at a time with AVX-512 where the CPU has it (the same arithmetic lane-wise,
-    /// within 1e-6 of [`frame_poses`](PoseFrames::frame_poses)), the rest one at a time.
+    /// 16 poses at a time with AVX-512 where the CPU has it, a last partial step of a few or
+    /// more included (the same arithmetic lane-wise, within 1e-6 of
+    /// [`frame_poses`](PoseFrames::frame_poses)), the rest one at a time.
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
         let done = crate::skin::be_poses(zerocopy::IntoBytes::as_bytes(poses), out);

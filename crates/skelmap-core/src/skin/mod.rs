@@ -62,8 +62,9 @@ pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};
 
 /// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
-/// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has
-/// it; returns how many it converted (the caller converts the rest one at a time).
+/// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it
+/// (a last partial step too, unless it is only a few); returns how many it converted (the
+/// caller converts the rest one at a time).
 pub(crate) fn be_poses(bytes: &[u8], out: &mut Vec<(glam::Quat, glam::Vec3A)>) -> usize {
     #[cfg(target_arch = "x86_64")]
     {

@@ -3,8 +3,9 @@
 //!
 //! Each step reads 16 poses (768 bytes) into twelve rows of 16 native floats (one row per
 //! matrix entry) and runs the scalar conversion's arithmetic lane-wise: the four textbook
-//! formulas, the one with the largest divisor chosen by mask, then normalised. The poses past
-//! the last full step are left to the caller (a model of a few bones gains nothing here).
+//! formulas, the one with the largest divisor chosen by mask, then normalised. A last step of
+//! at least [`MIN_LANES`] poses runs with its unused lanes zero and discarded; fewer are left
+//! to the caller, for whom one scalar conversion each is cheaper than a step.
 
 use core::arch::x86_64::{
     __m512, _CMP_GE_OQ, _mm512_add_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_ps,
@@ -17,9 +18,12 @@ use glam::{Quat, Vec3A};
 /// Bytes of one pose.
 const POSE: usize = 48;
 
-/// Appends the poses of the leading full steps of `bytes` (big-endian 3×4 matrices) to `out`
-/// as unit quaternions and translations; returns how many it converted (0 when the CPU lacks
-/// AVX-512F).
+/// The fewest poses a step converts: below it, a step costs more than scalar conversions.
+const MIN_LANES: usize = 4;
+
+/// Appends the poses of `bytes` (big-endian 3×4 matrices) to `out` as unit quaternions and
+/// translations, but for a last few (fewer than [`MIN_LANES`] past the last full step);
+/// returns how many it converted (0 when the CPU lacks AVX-512F).
 pub(crate) fn try_be_poses(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
     if is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU was just found to support AVX-512F.
@@ -34,11 +38,21 @@ pub(crate) fn try_be_poses(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize 
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
-    let steps = bytes.len() / (16 * POSE);
-    out.reserve(16 * steps);
+    let poses = bytes.len() / POSE;
+    let poses = if poses % 16 < MIN_LANES {
+        poses - poses % 16
+    } else {
+        poses
+    };
+    out.reserve(poses);
     let one = _mm512_set1_ps(1.0);
     let mut rows = [[0.0f32; 16]; 7];
-    for step in bytes.chunks_exact(16 * POSE) {
+    for step in bytes
+        .get(..poses * POSE)
+        .unwrap_or_default()
+        .chunks(16 * POSE)
+    {
+        let lanes = step.len() / POSE;
         // Entry `e` of every lane's pose, byte-swapped, as one row.
         let mut soa = [[0.0f32; 16]; 12];
         for (l, pose) in step.chunks_exact(POSE).enumerate() {
@@ -98,12 +112,12 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
             // SAFETY: `row` is 16 writable floats, the store's size.
             unsafe { _mm512_storeu_ps(row.as_mut_ptr(), v) };
         }
-        out.extend((0..16).map(|l| {
+        out.extend((0..lanes).map(|l| {
             (
                 Quat::from_xyzw(rows[0][l], rows[1][l], rows[2][l], rows[3][l]),
                 Vec3A::new(rows[4][l], rows[5][l], rows[6][l]),
             )
         }));
     }
-    16 * steps
+    poses
 }
