@@ -219,10 +219,15 @@ impl DpmPass for MeshPass<'_, '_> {
         self.layout
             .region("frame.bonepositions", ofs, end(ofs, poses));
 
-        // A flat pass over the raw bits of the whole block (vectorised), then a scan for zero
-        // rotation rows that is cheap because their first value is almost never zero.
+        // The raw bits of the whole block: where the CPU has AVX-512, one pass finds any
+        // non-finite value and any zero rotation row; elsewhere a flat vectorised pass finds
+        // the non-finite values and the zero rows are counted (cheap: a row's first value is
+        // almost never zero). Locations and counts are searched only when there is one.
         let masks = Masks::of::<BigEndian>();
-        if masks.any_non_finite(flat::<BigEndian, _>(poses)) {
+        let (non_finite, zero_row_found) =
+            crate::skin::scan_be_poses(zerocopy::IntoBytes::as_bytes(poses))
+                .unwrap_or_else(|| (masks.any_non_finite(flat::<BigEndian, _>(poses)), true));
+        if non_finite {
             let values = poses.iter().flat_map(|p| p.matrix.as_flattened());
             let k = values
                 .clone()
@@ -240,7 +245,11 @@ impl DpmPass for MeshPass<'_, '_> {
             masks.zero(raw(row[0])) && masks.zero(raw(row[1])) && masks.zero(raw(row[2]))
         };
         let rows = poses.iter().flat_map(|p| &p.matrix);
-        let zero_rows = rows.clone().filter(|r| zero_row(r)).count() as u64;
+        let zero_rows = if zero_row_found {
+            rows.clone().filter(|r| zero_row(r)).count() as u64
+        } else {
+            0
+        };
         if zero_rows > 0 {
             let r = rows.clone().position(zero_row).unwrap_or(0);
             let (b, row) = (r / 3, r % 3);

@@ -61,6 +61,21 @@ pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};
 
+/// Scans DPM poses (big-endian 3×4 matrices, 48 bytes each) for validation with AVX-512
+/// where the CPU has it: whether any value is NaN or infinite and whether any rotation row is
+/// zero (its first three values ±0); `None` without AVX-512 (the caller scans in plain Rust).
+pub(crate) fn scan_be_poses(bytes: &[u8]) -> Option<(bool, bool)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::pose::try_scan_be_poses(bytes)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = bytes;
+        None
+    }
+}
+
 /// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
 /// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it
 /// (a last partial step too, unless it is only a few); returns how many it converted (the

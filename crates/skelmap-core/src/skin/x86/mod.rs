@@ -6,7 +6,8 @@
 //!   the in-register palette look-up it shares with [`compact`].
 //! - [`compact`]: the compact skinning kernel over folded vertices (AVX-512F).
 //! - [`morph`]: the morph kernel (AVX-512F: 16 vertices a step; AVX2 + FMA: 8).
-//! - [`pose`]: DPM bone matrices to quaternions, 16 at a time (AVX-512F), for pose sampling.
+//! - [`pose`]: DPM bone matrices to quaternions, 16 at a time (AVX-512F), for pose sampling;
+//!   and the DPM validation's scan of the same matrices for non-finite values and zero rows.
 //! - [`read`]: the read pass of the roofline (AVX-512F, AVX2), the widest loads the CPU has.
 //!
 //! The AVX kernels are `unsafe fn`s with `#[target_feature]`: their one precondition is that

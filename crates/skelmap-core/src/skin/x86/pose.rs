@@ -1,5 +1,6 @@
 //! DPM bone poses (3×4 big-endian row-major matrices) to rotation quaternions and
-//! translations, 16 bones at a time with AVX-512F.
+//! translations, 16 bones at a time with AVX-512F; and the validation's scan of the same
+//! matrices, 64 bytes at a time.
 //!
 //! Each step loads 16 poses (768 bytes) as twelve vectors, byte-swaps them and transposes them
 //! in registers into twelve rows of 16 native floats (one row per matrix entry), then runs the scalar conversion's arithmetic lane-wise: the four textbook
@@ -8,12 +9,14 @@
 //! to the caller, for whom one scalar conversion each is cheaper than a step.
 
 use core::arch::x86_64::{
-    __m512, __mmask16, _CMP_GE_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_andnot_si512,
+    __m512, __m512i, __mmask16, _CMP_GE_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_andnot_si512,
     _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_si512,
-    _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_maskz_loadu_epi32, _mm512_mul_ps,
-    _mm512_or_si512, _mm512_permutex2var_ps, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_ps,
-    _mm512_setzero_ps, _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32,
-    _mm512_storeu_ps, _mm512_sub_ps,
+    _mm512_mask_blend_ps, _mm512_mask_loadu_epi32, _mm512_mask_permutexvar_ps,
+    _mm512_maskz_loadu_epi32, _mm512_min_epu32, _mm512_mul_ps, _mm512_or_si512,
+    _mm512_permutex2var_ps, _mm512_reduce_min_epu32, _mm512_rol_epi32, _mm512_set1_epi32,
+    _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_shuffle_epi32,
+    _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps,
+    _mm512_sub_ps,
 };
 
 use glam::{Quat, Vec3A};
@@ -34,6 +37,74 @@ pub(crate) fn try_be_poses(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize 
     } else {
         0
     }
+}
+
+/// Scans DPM poses (big-endian 3×4 matrices, 48 bytes each; a trailing partial row is ignored)
+/// for validation: whether any value is NaN or infinite, and whether any rotation row is zero
+/// (its first three values ±0); `None` when the CPU lacks AVX-512F.
+pub(crate) fn try_scan_be_poses(bytes: &[u8]) -> Option<(bool, bool)> {
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        Some(unsafe { scan_be_poses_avx512(bytes) })
+    } else {
+        None
+    }
+}
+
+/// Four rows (64 bytes) a step, on the raw bits, with no scalar work in the loop: a value is
+/// non-finite when none of its exponent bits is clear, a row zero when the OR of its first
+/// three values' magnitude bits is zero; the two minima over the block say whether either
+/// happened.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+unsafe fn scan_be_poses_avx512(bytes: &[u8]) -> (bool, bool) {
+    // The masks in the file's (big-endian) byte order, as a native load sees them.
+    let in_file_order = |v: u32| i32::from_ne_bytes(v.to_be_bytes());
+    let exponent = _mm512_set1_epi32(in_file_order(0x7F80_0000));
+    let magnitude = _mm512_set1_epi32(in_file_order(0x7FFF_FFFF));
+    // All ones except in each row's first lane, where the row's OR lands.
+    let not_first = _mm512_setr_epi32(0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1);
+    // What a disabled lane of the last, partial step loads: 1.0, finite and not zero.
+    let one = _mm512_set1_epi32(in_file_order(1.0f32.to_bits()));
+    let (mut finite, mut row) = (_mm512_set1_epi32(-1), _mm512_set1_epi32(-1));
+    let mut scan = |v: __m512i| {
+        // Zero where every exponent bit is set.
+        finite = _mm512_min_epu32(finite, _mm512_andnot_si512(v, exponent));
+        let m = _mm512_and_si512(v, magnitude);
+        let or3 = _mm512_or_si512(
+            m,
+            _mm512_or_si512(
+                _mm512_shuffle_epi32::<0b00_00_00_01>(m),
+                _mm512_shuffle_epi32::<0b00_00_00_10>(m),
+            ),
+        );
+        row = _mm512_min_epu32(row, _mm512_or_si512(or3, not_first));
+    };
+    // Whole rows of four words only.
+    let words = bytes.len() / 16 * 4;
+    let whole = words / 16 * 16;
+    for first in (0..whole).step_by(16) {
+        // SAFETY: words `first .. first + 16` lie within the first `whole` ≤ `bytes.len() / 4`
+        // words of `bytes`.
+        scan(unsafe {
+            _mm512_loadu_si512(bytes.as_ptr().cast::<i32>().wrapping_add(first).cast())
+        });
+    }
+    if words > whole {
+        let mask: __mmask16 = (1 << (words - whole)) - 1;
+        // SAFETY: the mask enables words `whole .. words`, within `bytes`; disabled lanes are
+        // not read.
+        scan(unsafe {
+            _mm512_mask_loadu_epi32(one, mask, bytes.as_ptr().cast::<i32>().wrapping_add(whole))
+        });
+    }
+    (
+        _mm512_reduce_min_epu32(finite) == 0,
+        _mm512_reduce_min_epu32(row) == 0,
+    )
 }
 
 /// Where lane `j` of a group's three entry vectors takes its float from among the group's 48
@@ -193,4 +264,55 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
         }));
     }
     poses
+}
+
+#[cfg(test)]
+mod tests {
+    use super::try_scan_be_poses;
+
+    /// What the scan must find, value by value.
+    fn reference(values: &[f32]) -> (bool, bool) {
+        let non_finite = values.iter().any(|v| !v.is_finite());
+        let zero_row = values
+            .chunks_exact(4)
+            .any(|row| row[..3].iter().all(|v| *v == 0.0));
+        (non_finite, zero_row)
+    }
+
+    fn bytes(values: &[f32]) -> Vec<u8> {
+        values.iter().flat_map(|v| v.to_be_bytes()).collect()
+    }
+
+    #[test]
+    fn the_scan_finds_every_non_finite_value_and_zero_row_the_reference_finds() {
+        if !is_x86_feature_detected!("avx512f") {
+            return;
+        }
+        for poses in 0..=11 {
+            let plain: Vec<f32> = (0..12 * poses).map(|i| 1.0 + i as f32).collect();
+            assert_eq!(try_scan_be_poses(&bytes(&plain)), Some((false, false)));
+            for at in 0..plain.len() {
+                for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                    let mut values = plain.clone();
+                    values[at] = bad;
+                    assert_eq!(
+                        try_scan_be_poses(&bytes(&values)),
+                        Some(reference(&values)),
+                        "{poses} poses, {bad} at {at}"
+                    );
+                }
+            }
+            for row in 0..3 * poses {
+                for zero in [0.0f32, -0.0] {
+                    let mut values = plain.clone();
+                    values[4 * row..4 * row + 3].fill(zero);
+                    assert_eq!(try_scan_be_poses(&bytes(&values)), Some((false, true)));
+                    // Two zeros of three, or a zero translation, are not a zero row.
+                    values[4 * row + 1] = 1.0;
+                    values[4 * row + 3] = 0.0;
+                    assert_eq!(try_scan_be_poses(&bytes(&values)), Some((false, false)));
+                }
+            }
+        }
+    }
 }
