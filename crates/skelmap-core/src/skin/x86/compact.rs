@@ -3,9 +3,10 @@
 //!
 //! Per influence row the lanes' weights (`u16`) are widened and the weighted matrices of their
 //! bones summed: a row of a few bones broadcasts each bone's twelve entries into the lanes of
-//! its mask, so that one multiply-add per entry serves the whole row; any other row widens the lanes' bones (`u8` or `u16`) and looks their entries up
-//! with the prepared kernel's [`Lookup`] or [`Lookup8`]. The blended matrix then transforms
-//! the dequantised position and normal.
+//! its mask, so that one multiply-add per entry serves the whole row; any other row widens
+//! the lanes' bones (`u8` or `u16`) and looks their entries up with the prepared kernel's
+//! [`Lookup`] or [`Lookup8`]. The blended matrix then transforms the dequantised position
+//! and normal.
 
 use core::arch::x86_64::{
     __m256, __m256i, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_loadl_epi64,

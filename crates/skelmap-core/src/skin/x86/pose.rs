@@ -3,10 +3,11 @@
 //! matrices, 64 bytes at a time.
 //!
 //! Each step loads 16 poses (768 bytes) as twelve vectors, byte-swaps them and transposes them
-//! in registers into twelve rows of 16 native floats (one row per matrix entry), then runs the scalar conversion's arithmetic lane-wise: the four textbook
-//! formulas, the one with the largest divisor chosen by mask, then normalised. A last step of
-//! at least [`MIN_LANES`] poses runs with its unused lanes zero and discarded; fewer are left
-//! to the caller, for whom one scalar conversion each is cheaper than a step.
+//! in registers into twelve rows of 16 native floats (one row per matrix entry), then runs
+//! the scalar conversion's arithmetic lane-wise: the four textbook formulas, the one with the
+//! largest divisor chosen by mask, then normalised. A last step of at least [`MIN_LANES`]
+//! poses runs with its unused lanes zero and discarded; fewer are left to the caller, for whom
+//! one scalar conversion each is cheaper than a step.
 
 use core::arch::x86_64::{
     __m512, __m512i, __mmask16, _CMP_GE_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_andnot_si512,
