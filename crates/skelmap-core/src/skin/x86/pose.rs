@@ -11,13 +11,13 @@
 
 use core::arch::x86_64::{
     __m512, __m512i, __mmask16, _CMP_GE_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_andnot_si512,
-    _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_si512,
-    _mm512_mask_blend_ps, _mm512_mask_loadu_epi32, _mm512_mask_permutexvar_ps,
+    _mm512_castpd_ps, _mm512_castps_pd, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps,
+    _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mask_loadu_epi32, _mm512_mask_permutexvar_ps,
     _mm512_maskz_loadu_epi32, _mm512_min_epu32, _mm512_mul_ps, _mm512_or_si512,
     _mm512_permutex2var_ps, _mm512_reduce_min_epu32, _mm512_rol_epi32, _mm512_set1_epi32,
     _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_shuffle_epi32,
     _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps,
-    _mm512_sub_ps,
+    _mm512_sub_ps, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
 };
 
 use glam::{Quat, Vec3A};
@@ -188,6 +188,56 @@ fn rows_of(step: &[u8], lanes: usize) -> [__m512; 12] {
     rows
 }
 
+/// Seven rows of 16 lanes (quaternion `x y z w`, translation `x y z`) as 16 lanes of 8 floats
+/// (the seven, then 0), two lanes per vector: pairs, then quadruples interleaved within each
+/// 128-bit quarter, then quarters gathered.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn interleave(rows: [__m512; 7]) -> [__m512; 8] {
+    let [r0, r1, r2, r3, r4, r5, r6] = rows;
+    let r7 = _mm512_setzero_ps();
+    // Per quarter `q`: rows `a`, `b` at lanes 4q, 4q + 1 (lo) and 4q + 2, 4q + 3 (hi).
+    let pairs = |a: __m512, b: __m512| (_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+    let ((l01, h01), (l23, h23)) = (pairs(r0, r1), pairs(r2, r3));
+    let ((l45, h45), (l67, h67)) = (pairs(r4, r5), pairs(r6, r7));
+    let quads = |a: __m512, b: __m512| {
+        let (a, b) = (_mm512_castps_pd(a), _mm512_castps_pd(b));
+        (
+            _mm512_castpd_ps(_mm512_unpacklo_pd(a, b)),
+            _mm512_castpd_ps(_mm512_unpackhi_pd(a, b)),
+        )
+    };
+    // `front[k]`: rows 0–3 of lane 4q + k in quarter q; `back[k]`: rows 4–7.
+    let ((f0, f1), (f2, f3)) = (quads(l01, l23), quads(h01, h23));
+    let ((b0, b1), (b2, b3)) = (quads(l45, l67), quads(h45, h67));
+    let (front, back) = ([f0, f1, f2, f3], [b0, b1, b2, b3]);
+    // Vector `2q + h` holds lanes 4q + 2h and 4q + 2h + 1: quarter q of front and back of
+    // each.
+    let pick = |k: usize, q: usize| {
+        let (f, b) = ((front[k], front[k + 1]), (back[k], back[k + 1]));
+        let (x, y) = match q {
+            0 => (
+                _mm512_shuffle_f32x4::<0x00>(f.0, f.1),
+                _mm512_shuffle_f32x4::<0x00>(b.0, b.1),
+            ),
+            1 => (
+                _mm512_shuffle_f32x4::<0x55>(f.0, f.1),
+                _mm512_shuffle_f32x4::<0x55>(b.0, b.1),
+            ),
+            2 => (
+                _mm512_shuffle_f32x4::<0xAA>(f.0, f.1),
+                _mm512_shuffle_f32x4::<0xAA>(b.0, b.1),
+            ),
+            _ => (
+                _mm512_shuffle_f32x4::<0xFF>(f.0, f.1),
+                _mm512_shuffle_f32x4::<0xFF>(b.0, b.1),
+            ),
+        };
+        _mm512_mask_blend_ps(0xF0F0, x, y)
+    };
+    core::array::from_fn(|v| pick(2 * (v % 2), v / 2))
+}
+
 /// # Safety
 ///
 /// The CPU must support AVX-512F.
@@ -201,7 +251,6 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
     };
     out.reserve(poses);
     let one = _mm512_set1_ps(1.0);
-    let mut rows = [[0.0f32; 16]; 7];
     for step in bytes
         .get(..poses * POSE)
         .unwrap_or_default()
@@ -253,14 +302,16 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
             ty,
             tz,
         ];
-        for (row, v) in rows.iter_mut().zip(values) {
-            // SAFETY: `row` is 16 writable floats, the store's size.
-            unsafe { _mm512_storeu_ps(row.as_mut_ptr(), v) };
+        let poses_out = interleave(values);
+        let mut lanes_out = [[0.0f32; 8]; 16];
+        for (pair, v) in lanes_out.chunks_exact_mut(2).zip(poses_out) {
+            // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.
+            unsafe { _mm512_storeu_ps(pair.as_mut_ptr().cast(), v) };
         }
-        out.extend((0..lanes).map(|l| {
+        out.extend(lanes_out.iter().take(lanes).map(|p| {
             (
-                Quat::from_xyzw(rows[0][l], rows[1][l], rows[2][l], rows[3][l]),
-                Vec3A::new(rows[4][l], rows[5][l], rows[6][l]),
+                Quat::from_xyzw(p[0], p[1], p[2], p[3]),
+                Vec3A::new(p[4], p[5], p[6]),
             )
         }));
     }
