@@ -277,31 +277,6 @@ mod ozz {
         })
     }
 
-    /// The mid-animation palette (as `benches/skin.rs`'s `posed`) and the frame-0 bind pose.
-    struct Posed {
-        palette: Palette,
-        bind: Palette,
-        matrices: SkinMatrices,
-    }
-
-    fn posed(m: &Dpm<'_>) -> Posed {
-        let frames = m.num_frames();
-        let mid = frames / 2;
-        let (mut pose, mut palette, mut bind) =
-            (LocalPose::default(), Palette::default(), Palette::default());
-        pose::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
-        bind.build(m, &pose);
-        let next = (mid + 1).min(frames - 1);
-        pose::sample(m, mid, next, 0.5, Interpolation::Nlerp, &mut pose);
-        palette.build(m, &pose);
-        let matrices = SkinMatrices::from_palette(&palette);
-        Posed {
-            palette,
-            bind,
-            matrices,
-        }
-    }
-
     /// The vertices of one influence count, as ozz takes them.
     #[derive(Default)]
     struct Part {
@@ -313,7 +288,7 @@ mod ozz {
 
     /// Writes the harness's input (layout in `benches/peers/ozz_harness.cc`) to `path` and
     /// returns, for each place of ozz's output, the vertex it holds.
-    fn write_input(path: &Path, meshes: &[dpm::Mesh<'_>], posed: &Posed) -> Vec<u32> {
+    fn write_input(path: &Path, meshes: &[dpm::Mesh<'_>], posed: &common::Posed) -> Vec<u32> {
         let total: usize = meshes.iter().map(|m| m.num_verts()).sum();
         let (mut bind_p, mut bind_n) = (vec![[0.0f32; 3]; total], vec![[0.0f32; 3]; total]);
         let mut parts: BTreeMap<usize, Part> = BTreeMap::new();
@@ -411,7 +386,7 @@ mod ozz {
         big: bool,
     ) {
         println!("ozz-skin-{name}: {} bones", m.num_bones());
-        let posed = posed(m);
+        let posed = common::posed(m);
         let meshes: Vec<dpm::Mesh<'_>> = m.meshes().collect();
         let total: usize = meshes.iter().map(|x| x.num_verts()).sum();
         let dir = peer::data_dir();
@@ -605,7 +580,7 @@ mod ozz {
                 .unwrap_or_else(|e| panic!("ozz harness cannot build a clip of {name}: {e}"));
             let _ = std::fs::remove_file(&input);
             let theirs = ozz.dump(&name, 1, &dir.join(format!("ozz-clip-{name}.out")));
-            let ours = posed(&m).palette;
+            let ours = common::posed(&m).palette;
             assert_eq!(theirs.len(), ours.world.len() * 16, "ozz's dump of {name}");
             let (mut rotation, mut translation, mut extent) = (0.0f32, 0.0f32, 0.0f32);
             for (world, m) in ours.world.iter().zip(theirs.chunks_exact(16)) {

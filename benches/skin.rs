@@ -47,36 +47,6 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 /// A model's palettes at a mid-animation frame (and its bind pose, for DQS).
-struct Posed {
-    palette: Palette,
-    bind: Palette,
-    matrices: SkinMatrices,
-}
-
-fn posed<'d, S: pose::PoseFrames<'d>>(m: &S) -> Posed {
-    let frames = m.num_frames();
-    let mid = frames / 2;
-    let (mut pose, mut palette, mut bind) =
-        (LocalPose::default(), Palette::default(), Palette::default());
-    pose::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
-    bind.build(m, &pose);
-    pose::sample(
-        m,
-        mid,
-        (mid + 1).min(frames - 1),
-        0.5,
-        Interpolation::Nlerp,
-        &mut pose,
-    );
-    palette.build(m, &pose);
-    let matrices = SkinMatrices::from_palette(&palette);
-    Posed {
-        palette,
-        bind,
-        matrices,
-    }
-}
-
 fn config(group: &mut BenchmarkGroup<'_, WallTime>, big: bool) {
     group
         .sample_size(if big { 10 } else { 20 })
@@ -85,7 +55,7 @@ fn config(group: &mut BenchmarkGroup<'_, WallTime>, big: bool) {
 }
 
 fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
-    let posed = posed(m);
+    let posed = common::posed(m);
     let meshes: Vec<_> = m.meshes().collect();
     let prepared: Vec<PreparedMesh> = meshes.iter().map(PreparedMesh::new).collect();
     let n = m.meshes().map(|x| x.num_verts()).max().unwrap_or(0);
@@ -264,7 +234,7 @@ fn endian(c: &mut Criterion) {
             &[],
         )
         .unwrap();
-        let (pd, ps) = (posed(&dpm), posed(&skm));
+        let (pd, ps) = (common::posed(&dpm), common::posed(&skm));
         let n = dpm.meshes().map(|x| x.num_verts()).max().unwrap_or(0);
         let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         let mut group = c.benchmark_group(format!("endian-{name}"));

@@ -15,6 +15,36 @@ pub fn corpus(sub: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// A model's frame-0 bind pose and a mid-animation pose (frames `n/2` and the next, halfway),
+/// the latter also laid out as skinning matrices: the pose every skinning bench skins with.
+#[allow(dead_code)]
+pub struct Posed {
+    pub palette: skelmap::pose::Palette,
+    pub bind: skelmap::pose::Palette,
+    pub matrices: skelmap::skin::SkinMatrices,
+}
+
+/// [`Posed`] of `m`.
+#[allow(dead_code)]
+pub fn posed<'d, S: skelmap::pose::PoseFrames<'d>>(m: &S) -> Posed {
+    use skelmap::pose::{self, Interpolation, LocalPose, Palette};
+    let frames = m.num_frames();
+    let mid = frames / 2;
+    let (mut pose, mut palette, mut bind) =
+        (LocalPose::default(), Palette::default(), Palette::default());
+    pose::sample(m, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    bind.build(m, &pose);
+    let next = (mid + 1).min(frames - 1);
+    pose::sample(m, mid, next, 0.5, Interpolation::Nlerp, &mut pose);
+    palette.build(m, &pose);
+    let matrices = skelmap::skin::SkinMatrices::from_palette(&palette);
+    Posed {
+        palette,
+        bind,
+        matrices,
+    }
+}
+
 /// The memory-read roofline: read every byte once with the widest loads this CPU has
 /// (`skin::read_pass`: AVX-512 on the project machine) and sum them, so that a kernel's
 /// fraction of it is not flattered by a narrow read.

@@ -153,18 +153,29 @@ struct Reader {
   bool u32(uint32_t& v) { return take(&v, 4); }
 };
 
-std::string load(const std::string& path, Input& in) {
+// Reads the file at `path` into `r` and its header: the 8-byte `magic` (7 characters and a
+// NUL), then four u32 words into `head`. Returns an error message, empty on success.
+std::string open_input(const std::string& path, const char* magic, Reader& r,
+                       uint32_t (&head)[4]) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return "cannot open " + path;
-  Reader r;
   r.bytes.assign(std::istreambuf_iterator<char>(file),
                  std::istreambuf_iterator<char>());
-  char magic[8];
-  uint32_t joints, parts, vertices, zero;
-  if (!r.take(magic, 8) || std::memcmp(magic, "SKOZZ01", 8) != 0)
-    return "not an SKOZZ01 file";
-  if (!r.u32(joints) || !r.u32(parts) || !r.u32(vertices) || !r.u32(zero))
-    return "short header";
+  char got[8];
+  if (!r.take(got, 8) || std::memcmp(got, magic, 8) != 0)
+    return std::string("not an ") + magic + " file";
+  for (uint32_t& word : head) {
+    if (!r.u32(word)) return "short header";
+  }
+  return "";
+}
+
+std::string load(const std::string& path, Input& in) {
+  Reader r;
+  uint32_t head[4];
+  const std::string error = open_input(path, "SKOZZ01", r, head);
+  if (!error.empty()) return error;
+  const uint32_t joints = head[0], parts = head[1], vertices = head[2];
   in.matrices.resize(joints);
   for (auto& m : in.matrices) {
     float f[16];
@@ -247,17 +258,11 @@ ozz::animation::offline::RawSkeleton::Joint make_joint(
 }
 
 std::string load_clip(const std::string& path, Clip& clip) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return "cannot open " + path;
   Reader r;
-  r.bytes.assign(std::istreambuf_iterator<char>(file),
-                 std::istreambuf_iterator<char>());
-  char magic[8];
-  uint32_t joints, frames, zero0, zero1;
-  if (!r.take(magic, 8) || std::memcmp(magic, "SKOZA01", 8) != 0)
-    return "not an SKOZA01 file";
-  if (!r.u32(joints) || !r.u32(frames) || !r.u32(zero0) || !r.u32(zero1))
-    return "short header";
+  uint32_t head[4];
+  const std::string error = open_input(path, "SKOZA01", r, head);
+  if (!error.empty()) return error;
+  const uint32_t joints = head[0], frames = head[1];
   if (joints == 0 || frames < 2) return "need joints and at least two frames";
   std::vector<int32_t> parents(joints);
   if (!r.take(parents.data(), joints * 4)) return "short parents";
