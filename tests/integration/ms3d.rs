@@ -821,13 +821,21 @@ fn sampling_resumes_forward_backward_and_across_models() {
     other.joints[1].rotation = [0.0, 0.3, 0.0];
     let other_bytes = other.write().unwrap();
     let n = Ms3d::parse(&other_bytes).unwrap();
+    // And a third with the first's keys and rest rotation but another rest position: keys are
+    // remembered composed with the rest transform, so they must be forgotten here too.
+    let mut moved = b.clone();
+    moved.joints[1].position[2] += 0.25;
+    let moved_bytes = moved.write().unwrap();
+    let o = Ms3d::parse(&moved_bytes).unwrap();
     let mut shared = LocalPose::default();
     for &t in &forward {
-        m.local_pose_at(t, Interpolation::Slerp, &mut shared);
-        n.local_pose_at(t, Interpolation::Slerp, &mut shared);
-        let mut fresh = LocalPose::default();
-        n.local_pose_at(t, Interpolation::Slerp, &mut fresh);
-        assert_eq!(shared.bones, fresh.bones, "t = {t}");
+        for (before, after) in [(&m, &n), (&m, &o)] {
+            before.local_pose_at(t, Interpolation::Slerp, &mut shared);
+            after.local_pose_at(t, Interpolation::Slerp, &mut shared);
+            let mut fresh = LocalPose::default();
+            after.local_pose_at(t, Interpolation::Slerp, &mut fresh);
+            assert_eq!(shared.bones, fresh.bones, "t = {t}");
+        }
     }
 }
 

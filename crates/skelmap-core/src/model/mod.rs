@@ -541,7 +541,7 @@ impl<'data> View<'data> {
             View::Dpm(m) => m.bone(index),
             View::Skm(m) => m.skp().bone(index),
             View::Skp(p) => p.bone(index),
-            View::Ms3d(m) => m.skeleton_bones().nth(index),
+            View::Ms3d(m) => Skeleton::bone(m, index),
             View::SlMdl(_) | View::SlAnim(_) if index < self.num_bones() => {
                 Some(Bone::new(&[], -1, 0))
             }
@@ -561,5 +561,9 @@ impl<'data> Skeleton<'data> for View<'data> {
             View::Ms3d(m) => m.hierarchy_order(),
             _ => None,
         }
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        View::bone(self, index)
     }
 }

@@ -13,12 +13,12 @@
 //! stored in model space, so skinning applies `absolute(t) · absolute(rest)⁻¹` per joint and
 //! blends up to four joints by [`Ms3d::vertex_weights`].
 
-use glam::{EulerRot, Quat, Vec3, Vec3A, Vec4};
+use glam::{Quat, Vec3A, Vec4};
 
 use super::Ms3d;
 use super::raw::Keyframe;
 use crate::limits::Limits;
-use crate::pose::local::{Converted, KeyCursor};
+use crate::pose::local::{KeyCursor, Keyed};
 use crate::pose::{BindPoseMesh, BindVertex, Interpolation, LocalPose, PoseFrames};
 
 /// MilkShape's default frame rate, used when a file's keyframer states no usable one.
@@ -26,8 +26,9 @@ pub const DEFAULT_FPS: f32 = 24.0;
 
 /// The rotation of MilkShape Euler angles `[x, y, z]` (radians): `Rz · Ry · Rx`.
 #[must_use]
+#[inline]
 pub fn euler_to_quat(angles: [f32; 3]) -> Quat {
-    Quat::from_euler(EulerRot::ZYX, angles[2], angles[1], angles[0])
+    crate::pose::euler::quat_from_zyx(angles)
 }
 
 impl Ms3d<'_> {
@@ -109,7 +110,9 @@ impl Ms3d<'_> {
     }
 }
 
-/// Joint `joint`'s local transform at `seconds`, resuming from and updating `cursor`.
+/// Joint `joint`'s local transform at `seconds`, resuming from and updating `cursor`:
+/// `rest · [key rotation | key position]`, each key composed with the rest transform once
+/// and remembered in `cursor` (see [`KeyCursor`]).
 fn local_at(
     joint: &super::Joint<'_>,
     seconds: f32,
@@ -122,36 +125,80 @@ fn local_at(
     if !joint.keys_in_order {
         (cursor.rotation_key, cursor.position_key) = (u32::MAX, u32::MAX);
     }
-    let key_rotation = match segment(rotation_keys, seconds, &mut cursor.rotation_key) {
-        Some((a, b, f)) => {
-            let qa = Converted::of(value(a), &cursor.keys, euler_to_quat);
-            let qb = Converted::of(value(b), &[qa], |v| {
-                Converted::of(v, &cursor.keys, euler_to_quat).rotation
-            });
-            cursor.keys = [qa, qb];
-            let (qa, qb) = (qa.rotation, qb.rotation);
-            match interpolation {
-                Interpolation::Slerp => qa.slerp(qb, f),
-                // Along the shorter arc; left unnormalised, as the product with the rest
-                // rotation is normalised below.
-                Interpolation::Nlerp => {
-                    let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
-                    Quat::from_vec4(Vec4::from(qa).lerp(Vec4::from(qb), f))
-                }
-            }
+    // Compared value by value from the file: gathered into an array first, the bits went
+    // through the stack and their reload stalled on store forwarding.
+    let rest_values = || joint.head.rotation.iter().chain(&joint.head.position);
+    let same_rest = rest_values()
+        .zip(&cursor.rest_bits)
+        .all(|(v, &bits)| v.get().to_bits() == bits);
+    if !same_rest {
+        // Another joint's cursor (a pose reused across models): forget its keys.
+        for (bits, v) in cursor.rest_bits.iter_mut().zip(rest_values()) {
+            *bits = v.get().to_bits();
         }
-        None => Quat::IDENTITY,
+        cursor.rest = euler_to_quat(joint.rotation());
+        cursor.rotations = [Keyed::forgotten(Quat::IDENTITY); 2];
+        cursor.positions = [Keyed::forgotten(Vec3A::ZERO); 2];
+    }
+    let rest = cursor.rest;
+    let origin = Vec3A::from(joint.position());
+    let (qa, qb, f) = match segment(rotation_keys, seconds, &mut cursor.rotation_key) {
+        Some((a, b, f)) => {
+            let (qa, qb) = pair(&mut cursor.rotations, a, b, |k| {
+                rest * euler_to_quat(value(k))
+            });
+            (qa, qb, f)
+        }
+        None => (rest, rest, 0.0),
     };
-    let key_position = match segment(position_keys, seconds, &mut cursor.position_key) {
-        Some((a, b, f)) => Vec3::from(value(a)).lerp(Vec3::from(value(b)), f),
-        None => Vec3::ZERO,
+    let translation = match segment(position_keys, seconds, &mut cursor.position_key) {
+        Some((a, b, f)) => {
+            let (pa, pb) = pair(&mut cursor.positions, a, b, |k| {
+                origin + rest * Vec3A::from(value(k))
+            });
+            pa.lerp(pb, f)
+        }
+        None => origin,
     };
-    cursor.rest = Converted::of(joint.rotation(), &[cursor.rest], euler_to_quat);
-    // rest · [key rotation | key position] as one rotation and translation.
-    let rest = cursor.rest.rotation;
-    let rotation = (rest * key_rotation).normalize();
-    let translation = Vec3A::from(joint.position()) + Vec3A::from(rest * key_position);
-    (rotation, translation)
+    let rotation = match interpolation {
+        Interpolation::Slerp => qa.slerp(qb, f),
+        // Along the shorter arc, then normalised.
+        Interpolation::Nlerp => {
+            let (a, b) = (Vec4::from(qa), Vec4::from(qb));
+            let b = if a.dot(b) < 0.0 { -b } else { b };
+            Quat::from_vec4(a.lerp(b, f))
+        }
+    };
+    (rotation.normalize(), translation)
+}
+
+/// The values `convert` derives from keys `a` and `b`, taken from `memo` where it holds them,
+/// and left in it. `convert` reads the key itself: values passed in would go through memory.
+#[inline]
+fn pair<T: Copy>(
+    memo: &mut [Keyed<T>; 2],
+    a: &Keyframe,
+    b: &Keyframe,
+    convert: impl Fn(&Keyframe) -> T,
+) -> (T, T) {
+    let (bits_a, bits_b) = (bits(a), bits(b));
+    let va = Keyed::remembered(memo, bits_a).unwrap_or_else(|| convert(a));
+    let vb = match Keyed::remembered(memo, bits_b) {
+        Some(v) => v,
+        None if bits_b == bits_a => va,
+        None => convert(b),
+    };
+    *memo = [
+        Keyed {
+            bits: bits_a,
+            value: va,
+        },
+        Keyed {
+            bits: bits_b,
+            value: vb,
+        },
+    ];
+    (va, vb)
 }
 
 /// The timeline's frames as [`PoseFrames`]: frame `f` is the pose at
@@ -190,6 +237,11 @@ impl BindPoseMesh for Ms3d<'_> {
 
 fn value(k: &Keyframe) -> [f32; 3] {
     k.value.map(|v| v.get())
+}
+
+/// The raw bits of a key's stored values.
+fn bits(k: &Keyframe) -> [u32; 3] {
+    k.value.map(|v| v.get().to_bits())
 }
 
 /// The two keys around `t` and the fraction between them (clamped to the ends; `None` without

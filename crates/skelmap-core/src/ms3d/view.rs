@@ -420,15 +420,20 @@ impl<'data> Ms3d<'data> {
 
 impl<'data> Skeleton<'data> for Ms3d<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
-        self.joints.iter().map(|j| {
-            let parent = j.parent.map_or(-1, i32::from);
-            // MS3D joint flags are editor state (selected, dirty), not DPM/SKP bone flags:
-            // MS3D has no attachment bones. The raw flags stay available through `Joint::raw`.
-            Bone::new(&j.head.name, parent, 0)
-        })
+        self.joints.iter().map(joint_bone)
     }
 
     fn hierarchy_order(&self) -> Option<&[u16]> {
         Some(&self.order)
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        self.joints.get(index).map(joint_bone)
+    }
+}
+
+/// A joint as a [`Bone`]. MS3D joint flags are editor state (selected, dirty), not DPM/SKP bone
+/// flags: MS3D has no attachment bones. The raw flags stay available through `Joint::raw`.
+fn joint_bone<'data>(j: &Joint<'data>) -> Bone<'data> {
+    Bone::new(&j.head.name, j.parent.map_or(-1, i32::from), 0)
 }

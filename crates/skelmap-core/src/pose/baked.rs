@@ -121,6 +121,10 @@ impl<'data> Skeleton<'data> for BakedFrames<'data> {
     fn hierarchy_order(&self) -> Option<&[u16]> {
         self.order.as_deref()
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        self.bones.get(index).copied()
+    }
 }
 
 impl<'data> PoseFrames<'data> for BakedFrames<'data> {

@@ -37,44 +37,55 @@ impl PartialEq for LocalPose {
     }
 }
 
-/// Where sampling last stood in one bone's key tracks, and the rotations it converted there.
+/// Where sampling last stood in one bone's key tracks, and the keys it converted there.
+///
+/// Keys are kept already composed with the bone's rest transform, so that a sample between
+/// two remembered keys only blends: `rest · blend(a, b) = blend(rest · a, rest · b)` for
+/// both the rotation (left multiplication by a unit quaternion keeps angles between
+/// rotations) and the position (an affine map keeps linear blends). The default cursor pairs a
+/// zero rest transform with zero keys, which is correct as it stands.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct KeyCursor {
     /// The rotation key at or before the last sample time.
     pub(crate) rotation_key: u32,
     /// The position key at or before the last sample time.
     pub(crate) position_key: u32,
-    /// The two rotation keys last blended, as the raw bits of their stored values and the
-    /// rotations converted from them.
-    pub(crate) keys: [Converted; 2],
-    /// The rest rotation, likewise.
-    pub(crate) rest: Converted,
+    /// The raw bits of the rest rotation and position the keys below were composed with.
+    pub(crate) rest_bits: [u32; 6],
+    /// The rest rotation converted from those bits.
+    pub(crate) rest: Quat,
+    /// The two rotation keys last blended: their raw bits, and `rest · key`.
+    pub(crate) rotations: [Keyed<Quat>; 2],
+    /// The two position keys last blended: their raw bits, and `rest position + rest · key`.
+    pub(crate) positions: [Keyed<Vec3A>; 2],
 }
 
-/// A rotation converted from three stored values (Euler angles), with their raw bits. The
-/// default pairs zero angles with the identity, which is their rotation.
+/// A value derived from three stored values, with their raw bits.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Converted {
+pub(crate) struct Keyed<T> {
     pub(crate) bits: [u32; 3],
-    pub(crate) rotation: Quat,
+    pub(crate) value: T,
 }
 
-impl Converted {
-    /// The rotation of `values`: remembered when their bits match, else `convert`ed.
-    #[inline]
-    pub(crate) fn of(
-        values: [f32; 3],
-        memo: &[Converted],
-        convert: impl Fn([f32; 3]) -> Quat,
-    ) -> Self {
-        let bits = values.map(f32::to_bits);
-        match memo.iter().find(|c| c.bits == bits) {
-            Some(c) => *c,
-            None => Converted {
-                bits,
-                rotation: convert(values),
-            },
+impl<T: Copy> Keyed<T> {
+    /// An entry no stored key matches: its bits are a NaN, and validation admits finite
+    /// values only. What a cursor's keys become when the rest transform they were composed
+    /// with changes.
+    pub(crate) fn forgotten(value: T) -> Self {
+        Keyed {
+            bits: [u32::MAX; 3],
+            value,
         }
+    }
+
+    /// The value derived from the key whose stored values have the raw `bits`, if it is one
+    /// of `memo`.
+    ///
+    /// Bits, not values: the caller loads them from the file straight into integer registers.
+    /// Comparing values stored as floats and reloaded as integers stalled on store forwarding.
+    #[inline]
+    pub(crate) fn remembered(memo: &[Keyed<T>], bits: [u32; 3]) -> Option<T> {
+        memo.iter().find(|k| k.bits == bits).map(|k| k.value)
     }
 }
 
@@ -158,7 +169,7 @@ impl Palette {
     /// Concatenates `pose` down the hierarchy of `skeleton`, reusing the palette's
     /// allocation: one forward pass in file order when parents precede children (DPM, SKP,
     /// SL), otherwise in the skeleton's [`hierarchy_order`](Skeleton::hierarchy_order)
-    /// (MS3D, which also builds a parent table of one entry per bone).
+    /// (MS3D). It allocates only when the palette grows.
     pub fn build<'data>(&mut self, skeleton: &impl Skeleton<'data>, pose: &LocalPose) {
         self.world.clear();
         let local = |i: usize| {
@@ -179,11 +190,11 @@ impl Palette {
             }
             return;
         };
-        let parents: Vec<Option<usize>> = skeleton.skeleton_bones().map(|b| b.parent()).collect();
-        self.world.extend((0..parents.len()).map(local));
+        self.world
+            .extend((0..skeleton.skeleton_bones().len()).map(local));
         for &j in order {
             let j = usize::from(j);
-            let parent = parents.get(j).copied().flatten();
+            let parent = skeleton.bone(j).and_then(|b| b.parent());
             if let Some(parent) = parent.and_then(|p| self.world.get(p)).copied()
                 && let Some(slot) = self.world.get_mut(j)
             {

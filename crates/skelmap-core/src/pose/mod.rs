@@ -24,6 +24,7 @@
 
 mod baked;
 pub mod bounds;
+pub(crate) mod euler;
 pub mod framegroups;
 mod frames;
 pub(crate) mod local;

@@ -84,6 +84,13 @@ pub trait Skeleton<'data> {
         None
     }
 
+    /// Bone `index`, or `None` out of range. The default walks
+    /// [`skeleton_bones`](Skeleton::skeleton_bones); skeletons that hold their bones in a
+    /// slice look it up directly.
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        self.skeleton_bones().nth(index)
+    }
+
     /// Index of the first bone named exactly `name` (bytes, without NUL).
     ///
     /// Real files repeat names; the first match wins.
