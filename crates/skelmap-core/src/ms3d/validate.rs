@@ -355,6 +355,16 @@ impl<'data> Ms3d<'data> {
         .get(extra.sub_version() as usize - 1)
         .copied()
         .unwrap_or(size_of::<VertexEx1>());
+        let joints = self.joints.len();
+        let clean = match extra {
+            VertexExtra::V1(v) => !any(v, |e| extra_bad(e, joints, 255)),
+            VertexExtra::V2(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
+            VertexExtra::V3(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
+        };
+        if clean {
+            return Ok(());
+        }
+        // Something failed: find the first record and say what.
         for i in 0..self.vertices.len() {
             let Some((e, scale)) = extra.get(i) else {
                 break;
@@ -444,8 +454,29 @@ fn unknown_sub_version(
     Ok(())
 }
 
+/// `true` if `id` is −1 or names one of `joints`. Branch-free: −1 maps to 0, a joint index to
+/// itself plus one, any other negative id to above 2³¹ (more joints than a file can hold).
+#[inline]
 fn joint_ok(id: i8, joints: usize) -> bool {
-    id == -1 || usize::try_from(id).is_ok_and(|j| j < joints)
+    (i32::from(id) + 1) as u32 as usize <= joints
+}
+
+/// `true` if `bad` holds for any record: one pass that ORs the flags without branching (the
+/// common case, every record valid, pays no branch per record); callers search for the first
+/// failing record, and build its error, only when this says there is one.
+#[inline]
+fn any<T>(records: &[T], bad: impl Fn(&T) -> bool) -> bool {
+    records.iter().fold(false, |acc, r| acc | bad(r))
+}
+
+/// A vertex extra record with a joint out of range or weights summing above `scale`.
+#[inline]
+fn extra_bad(e: &VertexEx1, joints: usize, scale: u32) -> bool {
+    let sum: u32 = e.weights.iter().map(|&w| u32::from(w)).sum();
+    !(joint_ok(e.bone_ids[0], joints)
+        & joint_ok(e.bone_ids[1], joints)
+        & joint_ok(e.bone_ids[2], joints))
+        | (sum > scale)
 }
 
 fn check_keys(
@@ -466,10 +497,11 @@ fn check_keys(
             Problem::NotFinite,
         ));
     }
-    if let Some(k) = keys
-        .windows(2)
-        .position(|w| w[1].time.get() < w[0].time.get())
-    {
+    let later_first = |w: &[Keyframe]| w[1].time.get() < w[0].time.get();
+    if !keys.windows(2).fold(false, |acc, w| acc | later_first(w)) {
+        return Ok(true);
+    }
+    if let Some(k) = keys.windows(2).position(later_first) {
         diag.warn(
             FORMAT,
             WarningKind::KeyOrder,
