@@ -231,6 +231,14 @@ typedef enum SkelmapPixelFormat {
 } SkelmapPixelFormat;
 
 /**
+ * A skeletal model's meshes folded for the compact kernel. Opaque to C; created by
+ * `skelmap_compact_new`, destroyed by `skelmap_compact_free`. It owns its data: it does not
+ * borrow the model, which may be freed first. It is read-only once made, so several threads
+ * may skin with one at once.
+ */
+typedef struct SkelmapCompact SkelmapCompact;
+
+/**
  * An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
  * destroyed by `skelmap_model_free`.
  */
@@ -243,6 +251,25 @@ typedef struct SkelmapModel SkelmapModel;
  * and used to skin any model whose meshes reference no more bones than it holds.
  */
 typedef struct SkelmapPose SkelmapPose;
+
+/**
+ * What `skelmap_compact_info` reports.
+ */
+typedef struct SkelmapCompactInfo {
+  /**
+   * Meshes, as `SkelmapCounts.meshes` of the model it was made from.
+   */
+  uint32_t meshes;
+  /**
+   * Vertices, over every mesh, that did not fold (their influences disagree about where
+   * the vertex sits at rest) and are skinned exactly from their records.
+   */
+  uint32_t exact_vertices;
+  /**
+   * Bytes the kernel reads to skin every mesh once.
+   */
+  uint64_t bytes;
+} SkelmapCompactInfo;
 
 /**
  * One material, filled by `skelmap_material`.
@@ -482,6 +509,78 @@ const char *skelmap_version(void);
  * Static, never NULL; it cannot fail and leaves the last error as it is.
  */
 const char *skelmap_simd_level(void);
+
+/**
+ * Folds every mesh of a skeletal model (DPM, SKM, MS3D, SL) into `*out` (NULL on failure):
+ * the explicit, allocating copy a runtime makes once per model.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`) or
+ * `SKELMAP_STATUS_WRONG_KIND` (a model without skinned meshes: MDL, HMP, Quake, a lone SKP or
+ * SL animation).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writing one pointer.
+ */
+enum SkelmapStatus skelmap_compact_new(const struct SkelmapModel *model,
+                                       struct SkelmapCompact **out);
+
+/**
+ * Frees a compact model. NULL is allowed and does nothing. Returns nothing; it cannot fail.
+ *
+ * # Safety
+ *
+ * `compact` is NULL or a pointer from `skelmap_compact_new` not freed before.
+ */
+void skelmap_compact_free(struct SkelmapCompact *compact);
+
+/**
+ * Fills `*out` with the compact model's counts.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`compact` or `out`).
+ *
+ * # Safety
+ *
+ * `compact` is NULL or a live compact model; `out` is NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_compact_info(const struct SkelmapCompact *compact,
+                                        struct SkelmapCompactInfo *out);
+
+/**
+ * Skins mesh `mesh` of `compact` by `pose` and writes each vertex's position and normal into
+ * the caller's buffers, as `skelmap_model_skin` does (same strides, capacity and NULL rules,
+ * same vertex order), with the compact kernel.
+ *
+ * `pose` must be sampled from the model `compact` was made from, or from one with the same
+ * skeleton (the matrices pair the pose's bones with the bind pose folded in). The pose and
+ * the compact model are only read: both may be used on several threads at once.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or:
+ * - `SKELMAP_STATUS_NULL_PARAMETER`: `compact` or `pose` is NULL, or both buffers are;
+ * - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ `SkelmapCompactInfo.meshes`;
+ * - `SKELMAP_STATUS_INVALID_ARGUMENT`: a stride below 12 bytes or a span that overflows, or
+ *   an unsampled pose;
+ * - `SKELMAP_STATUS_BUFFER_TOO_SMALL`: `capacity` below the mesh's vertices;
+ * - `SKELMAP_STATUS_WRONG_KIND`: a pose of frames (sampled from a vertex-animated model) or
+ *   one with fewer bones than the mesh uses.
+ *
+ * On failure the buffers may be partly written.
+ *
+ * # Safety
+ *
+ * `compact` is NULL or a live compact model; `pose` is NULL or a live pose no other thread
+ * modifies during the call; each buffer is NULL or valid for writes of
+ * `(capacity − 1) · stride + 12` bytes (no alignment required). The two buffers may
+ * interleave but must not overlap element for element.
+ */
+enum SkelmapStatus skelmap_compact_skin(const struct SkelmapCompact *compact,
+                                        const struct SkelmapPose *pose,
+                                        uint32_t mesh,
+                                        float *positions,
+                                        size_t position_stride,
+                                        float *normals,
+                                        size_t normal_stride,
+                                        size_t capacity);
 
 /**
  * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh

@@ -6,6 +6,10 @@
 use std::ffi::c_char;
 
 use crate::boundary::{SkelmapStatus, skelmap_last_error, skelmap_status_str};
+use crate::compact::{
+    SkelmapCompact, SkelmapCompactInfo, skelmap_compact_free, skelmap_compact_info,
+    skelmap_compact_new, skelmap_compact_skin,
+};
 use crate::material::{
     SkelmapMaterial, SkelmapSubmesh, skelmap_material, skelmap_material_name,
     skelmap_material_texture, skelmap_submesh, skelmap_submesh_triangles,
@@ -16,8 +20,8 @@ use crate::mesh::{
 };
 use crate::mesh::{skelmap_mesh_corner_texcoords, skelmap_model_skin_corners};
 use crate::model::{
-    SkelmapCounts, SkelmapModel, skelmap_model_counts, skelmap_model_format, skelmap_model_free,
-    skelmap_model_open_memory, skelmap_model_warning,
+    SkelmapCounts, SkelmapFormat, SkelmapModel, skelmap_model_counts, skelmap_model_format,
+    skelmap_model_free, skelmap_model_open_memory, skelmap_model_warning,
 };
 use crate::pose::{
     SkelmapPose, skelmap_pose_bone_count, skelmap_pose_bone_world, skelmap_pose_free,
@@ -159,10 +163,68 @@ pub fn exercise(data: &[u8]) -> u64 {
                 }
             }
         }
+        let mut compact: *mut SkelmapCompact = std::ptr::null_mut();
+        let s = skelmap_compact_new(Some(m), Some(&mut compact));
+        assert_eq!(s == SkelmapStatus::Ok, !compact.is_null());
+        sum += s as u64;
+        if let Some(c) = compact.as_ref() {
+            let mut info = SkelmapCompactInfo::default();
+            assert_eq!(
+                skelmap_compact_info(Some(c), Some(&mut info)),
+                SkelmapStatus::Ok
+            );
+            sum += u64::from(info.exact_vertices) + info.bytes;
+            for mesh in [0, info.meshes] {
+                sum += compact_skin(m, c, p, mesh);
+            }
+        }
+        skelmap_compact_free(compact);
         skelmap_pose_free(pose);
         skelmap_model_free(model);
     }
     sum
+}
+
+/// Skins `mesh` of `c` with the compact kernel into an interleaved buffer, with short and
+/// malformed outputs first.
+///
+/// # Safety
+///
+/// `m`, `c` and `p` are live.
+unsafe fn compact_skin(m: &SkelmapModel, c: &SkelmapCompact, p: &SkelmapPose, mesh: u32) -> u64 {
+    let mut info = SkelmapMeshInfo::default();
+    // SAFETY: live references.
+    let known = unsafe { skelmap_mesh_info(Some(m), mesh, Some(&mut info)) };
+    let n = if known == SkelmapStatus::Ok {
+        info.vertices.min(MAX_SKIN_VERTICES) as usize
+    } else {
+        1
+    };
+    let mut out = vec![0.0f32; 8 * n];
+    let base = out.as_mut_ptr();
+    let mut sum = 0;
+    // SAFETY: `out` holds n vertices 32 bytes apart, positions at offset 0 and normals at 12.
+    unsafe {
+        for (stride, capacity) in [(32, n), (32, n.saturating_sub(1)), (8, n), (0, 0)] {
+            let s = skelmap_compact_skin(
+                Some(c),
+                Some(p),
+                mesh,
+                base,
+                stride,
+                base.add(3),
+                stride,
+                capacity,
+            );
+            sum += s as u64;
+            if s == SkelmapStatus::Ok {
+                assert!(capacity >= n && stride != 8, "a bad output was accepted");
+            }
+        }
+        let s = skelmap_compact_skin(Some(c), Some(p), mesh, base, 32, std::ptr::null_mut(), 0, n);
+        sum += s as u64;
+    }
+    sum + out.iter().map(|v| v.to_bits() as u64 & 1).sum::<u64>()
 }
 
 /// Skins `mesh` into an interleaved buffer, with short and malformed outputs first.
@@ -256,4 +318,160 @@ unsafe fn skin(m: &SkelmapModel, p: &SkelmapPose, mesh: u32) -> u64 {
         }
     }
     sum + out.iter().map(|v| v.to_bits() as u64 & 1).sum::<u64>()
+}
+
+/// Opens `bytes` (which outlive the model), or `None`.
+fn open(bytes: &[u8]) -> Option<*mut SkelmapModel> {
+    let mut model = std::ptr::null_mut();
+    // SAFETY: `bytes` outlives every use of the model by the callers below; `model` is
+    // writable.
+    let s = unsafe { skelmap_model_open_memory(bytes.as_ptr(), bytes.len(), 0, &mut model) };
+    (s == SkelmapStatus::Ok).then_some(model)
+}
+
+/// Skins every mesh of `bytes` at frames 0, 1, the middle and the last (each halfway to the
+/// next) with `skelmap_model_skin` and with `skelmap_compact_skin`, and returns the worst
+/// position difference over the model's size (its largest coordinate) and the worst normal
+/// difference (MS3D, whose normals `skelmap_model_skin` smooths from its corners, reports 0).
+/// `None` when the model does not open, has no bones or no frames.
+#[doc(hidden)]
+#[must_use]
+pub fn compact_against_file(bytes: &[u8]) -> Option<(f32, f32)> {
+    let model = open(bytes)?;
+    let mut pose: *mut SkelmapPose = std::ptr::null_mut();
+    let mut compact: *mut SkelmapCompact = std::ptr::null_mut();
+    let mut worst = None;
+    // SAFETY: live objects throughout; each buffer holds the capacity passed with it.
+    unsafe {
+        let m = &*model;
+        let mut counts = SkelmapCounts::default();
+        let _ = skelmap_model_counts(Some(m), Some(&mut counts));
+        if counts.bones > 0
+            && counts.frames > 0
+            && skelmap_pose_new(Some(&mut pose)) == SkelmapStatus::Ok
+            && skelmap_compact_new(Some(m), Some(&mut compact)) == SkelmapStatus::Ok
+        {
+            let (p, c) = (&mut *pose, &*compact);
+            let smooth = skelmap_model_format(Some(m)) == SkelmapFormat::Ms3d as u32;
+            let (mut position, mut normal) = (0.0f32, 0.0f32);
+            let last = counts.frames - 1;
+            for frame in [0, 1.min(last), last / 2, last] {
+                let next = (frame + 1).min(last);
+                let s = skelmap_pose_sample(Some(p), Some(m), frame, next, 0.5, 0);
+                assert_eq!(s, SkelmapStatus::Ok);
+                for mesh in 0..counts.meshes {
+                    let mut info = SkelmapMeshInfo::default();
+                    let _ = skelmap_mesh_info(Some(m), mesh, Some(&mut info));
+                    let n = info.vertices as usize;
+                    let mut file = vec![[f32::NAN; 6]; n];
+                    let mut folded = vec![[f32::NAN; 6]; n];
+                    let (f, g) = (file.as_mut_ptr().cast::<f32>(), folded.as_mut_ptr().cast());
+                    let s = skelmap_model_skin(Some(m), Some(p), mesh, f, 24, f.add(3), 24, n);
+                    assert_eq!(s, SkelmapStatus::Ok);
+                    let s = skelmap_compact_skin(Some(c), Some(p), mesh, g, 24, g.add(3), 24, n);
+                    assert_eq!(s, SkelmapStatus::Ok);
+                    let size = file
+                        .iter()
+                        .flat_map(|v| &v[..3])
+                        .fold(1e-6f32, |a, v| a.max(v.abs()));
+                    for (a, b) in file.iter().zip(&folded) {
+                        for k in 0..3 {
+                            position = position.max((a[k] - b[k]).abs() / size);
+                            if !smooth {
+                                normal = normal.max((a[k + 3] - b[k + 3]).abs());
+                            }
+                        }
+                    }
+                }
+            }
+            worst = Some((position, normal));
+        }
+        skelmap_compact_free(compact);
+        skelmap_pose_free(pose);
+        skelmap_model_free(model);
+    }
+    worst
+}
+
+/// The statuses of the compact calls, in this order: made from `terrain` (a vertex-animated
+/// model; also whether it left NULL, as `Ok` for yes), from NULL, into NULL, from `skeletal`;
+/// info into NULL; skinning mesh 0 of `skeletal` with an unsampled pose, a sampled one (frames
+/// 1 and 2), a NULL pose, mesh 1, one vertex short, an 8-byte stride, both outputs NULL, and
+/// a pose of frames sampled from `terrain`. Empty if a model does not open.
+#[doc(hidden)]
+#[must_use]
+pub fn compact_statuses(skeletal: &[u8], terrain: &[u8]) -> Vec<SkelmapStatus> {
+    let opened = (open(skeletal), open(terrain));
+    let (Some(model), Some(other)) = opened else {
+        for model in [opened.0, opened.1].into_iter().flatten() {
+            // SAFETY: opened above, freed once.
+            unsafe { skelmap_model_free(model) };
+        }
+        return Vec::new();
+    };
+    let mut statuses = Vec::new();
+    let mut pose: *mut SkelmapPose = std::ptr::null_mut();
+    let mut compact: *mut SkelmapCompact = std::ptr::null_mut();
+    // SAFETY: live objects; `out` holds `n` packed positions, checked below.
+    unsafe {
+        let (m, o) = (&*model, &*other);
+        assert_eq!(skelmap_pose_new(Some(&mut pose)), SkelmapStatus::Ok);
+        let p = &mut *pose;
+        let mut not_made = std::ptr::NonNull::<SkelmapCompact>::dangling().as_ptr();
+        statuses.push(skelmap_compact_new(Some(o), Some(&mut not_made)));
+        statuses.push(if not_made.is_null() {
+            SkelmapStatus::Ok
+        } else {
+            SkelmapStatus::Panic
+        });
+        statuses.push(skelmap_compact_new(None, Some(&mut compact)));
+        statuses.push(skelmap_compact_new(Some(m), None));
+        statuses.push(skelmap_compact_new(Some(m), Some(&mut compact)));
+        if let Some(c) = compact.as_ref() {
+            statuses.push(skelmap_compact_info(Some(c), None));
+            let mut info = SkelmapMeshInfo::default();
+            assert_eq!(
+                skelmap_mesh_info(Some(m), 0, Some(&mut info)),
+                SkelmapStatus::Ok
+            );
+            let n = info.vertices as usize;
+            let mut out = vec![0.0f32; 3 * n];
+            let o_ptr = out.as_mut_ptr();
+            let null = std::ptr::null_mut();
+            let skin = |pose: Option<&SkelmapPose>, mesh, stride, cap| {
+                skelmap_compact_skin(Some(c), pose, mesh, o_ptr, stride, null, 0, cap)
+            };
+            statuses.push(skin(Some(p), 0, 0, n));
+            assert_eq!(
+                skelmap_pose_sample(Some(p), Some(m), 1, 2, 0.5, 0),
+                SkelmapStatus::Ok
+            );
+            statuses.push(skin(Some(p), 0, 0, n));
+            statuses.push(skin(None, 0, 0, n));
+            statuses.push(skin(Some(p), 1, 0, n));
+            statuses.push(skin(Some(p), 0, 0, n - 1));
+            statuses.push(skin(Some(p), 0, 8, n));
+            statuses.push(skelmap_compact_skin(
+                Some(c),
+                Some(p),
+                0,
+                null,
+                0,
+                null,
+                0,
+                n,
+            ));
+            assert_eq!(
+                skelmap_pose_sample(Some(p), Some(o), 0, 0, 0.0, 0),
+                SkelmapStatus::Ok
+            );
+            statuses.push(skin(Some(p), 0, 0, n));
+        }
+        skelmap_compact_free(compact);
+        skelmap_compact_free(std::ptr::null_mut());
+        skelmap_pose_free(pose);
+        skelmap_model_free(model);
+        skelmap_model_free(other);
+    }
+    statuses
 }

@@ -10,6 +10,7 @@
 //! - [`pose`]: frames sampled into bone transforms.
 //! - [`mesh`]: triangles, texture coordinates, skinning and tweening into caller buffers
 //!   with a byte stride, and the terrain grid.
+//! - [`compact`]: a skeletal model folded once for the fastest skinning kernel.
 //! - [`boundary`]: status codes, the thread-local last error, version and SIMD level.
 //!
 //! This crate is one of the three places skelmap uses `unsafe` (with the file mapping and the
@@ -25,6 +26,7 @@
 )]
 
 pub mod boundary;
+pub mod compact;
 #[cfg(feature = "exercise")]
 #[doc(hidden)]
 pub mod exercise;
@@ -36,6 +38,7 @@ pub mod skeleton;
 pub mod skin;
 
 pub use boundary::SkelmapStatus;
+pub use compact::{SkelmapCompact, SkelmapCompactInfo};
 pub use material::{SkelmapMaterial, SkelmapSubmesh};
 pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
 pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
@@ -43,10 +46,11 @@ pub use pose::SkelmapPose;
 pub use skeleton::{SkelmapBone, SkelmapFrameGroup};
 pub use skin::{SkelmapPixelFormat, SkelmapSkinInfo};
 
-// The header promises that a model may be read from several threads at once and that a pose
-// may move between threads.
+// The header promises that a model and a compact model may be read from several threads at
+// once and that a pose may move between threads.
 const _: () = {
     const fn thread_safe<T: Send + Sync>() {}
     thread_safe::<SkelmapModel>();
     thread_safe::<SkelmapPose>();
+    thread_safe::<SkelmapCompact>();
 };

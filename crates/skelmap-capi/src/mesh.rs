@@ -298,31 +298,45 @@ pub unsafe extern "C" fn skelmap_model_skin(
         let pose = pose.ok_or(Fail::null("pose"))?;
         let n = info(model, mesh)?.vertices as usize;
         // SAFETY: forwarded from this function's contract.
-        let [pos_out, nrm_out] = unsafe {
+        let outputs = unsafe {
             deform_outputs(
                 [(positions, position_stride), (normals, normal_stride)],
                 capacity,
                 n,
             )
         }?;
-        SCRATCH.with(|scratch| {
-            let (positions, normals) = &mut *scratch.borrow_mut();
-            positions.resize(n, [0.0; 3]);
-            normals.resize(n, [0.0; 3]);
+        let want_normals = outputs[1].is_some();
+        write_deformed(outputs, n, |positions, normals| {
             model
                 .model
                 .deform(mesh as usize, &pose.pose, positions, normals)?;
-            if nrm_out.is_some() {
+            if want_normals {
                 smooth_corner_normals(model, mesh, &pose.pose, normals)?;
-            }
-            if let Some(out) = pos_out {
-                out.write(positions, "positions")?;
-            }
-            if let Some(out) = nrm_out {
-                out.write(normals, "normals")?;
             }
             Ok(())
         })
+    })
+}
+
+/// Runs `deform` on this thread's scratch buffers of `n` positions and normals, then copies
+/// them into the `outputs` that are wanted.
+pub(crate) fn write_deformed(
+    [pos_out, nrm_out]: [Option<Strided<f32, 3>>; 2],
+    n: usize,
+    deform: impl FnOnce(&mut [[f32; 3]], &mut [[f32; 3]]) -> Result<(), Fail>,
+) -> Result<(), Fail> {
+    SCRATCH.with(|scratch| {
+        let (positions, normals) = &mut *scratch.borrow_mut();
+        positions.resize(n, [0.0; 3]);
+        normals.resize(n, [0.0; 3]);
+        deform(positions, normals)?;
+        if let Some(out) = pos_out {
+            out.write(positions, "positions")?;
+        }
+        if let Some(out) = nrm_out {
+            out.write(normals, "normals")?;
+        }
+        Ok(())
     })
 }
 
@@ -355,7 +369,7 @@ unsafe fn write_texcoords(
 /// # Safety
 ///
 /// Each pointer is NULL or valid for writes of `(capacity − 1) · stride + 12` bytes.
-unsafe fn deform_outputs(
+pub(crate) unsafe fn deform_outputs(
     [(positions, position_stride), (normals, normal_stride)]: [(*mut f32, usize); 2],
     capacity: usize,
     need: usize,

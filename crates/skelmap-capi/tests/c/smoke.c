@@ -180,6 +180,31 @@ static void check_model(const char *path) {
         printf("\n");
         for (uint32_t i = 0; i < info.vertices; i++)
             for (int k = 0; k < 3; k++) CHECK(isfinite(mapped[i].position[k]));
+
+        /* The compact layout, folded once: the same pose skins to the same positions within
+         * 1e-4 of the model's size; a vertex-animated model has nothing to fold. */
+        SkelmapCompact *compact = NULL;
+        SkelmapStatus cs = skelmap_compact_new(model, &compact);
+        if (cs == SKELMAP_STATUS_OK) {
+            SkelmapCompactInfo ci;
+            CHECK_STATUS(skelmap_compact_info(compact, &ci), SKELMAP_STATUS_OK);
+            CHECK(ci.meshes == c.meshes && ci.bytes > 0);
+            Vertex *folded = calloc(info.vertices, sizeof(Vertex));
+            CHECK_STATUS(skelmap_compact_skin(compact, pose, 0, folded[0].position, sizeof(Vertex),
+                                              folded[0].normal, sizeof(Vertex), info.vertices),
+                         SKELMAP_STATUS_OK);
+            float size = 1e-6f, worst = 0.0f;
+            for (uint32_t i = 0; i < info.vertices; i++)
+                for (int k = 0; k < 3; k++) {
+                    size = fmaxf(size, fabsf(mapped[i].position[k]));
+                    worst = fmaxf(worst, fabsf(mapped[i].position[k] - folded[i].position[k]));
+                }
+            CHECK(worst <= 1e-4f * size);
+            free(folded);
+        } else {
+            CHECK(cs == SKELMAP_STATUS_WRONG_KIND && compact == NULL);
+        }
+        skelmap_compact_free(compact);
     }
     /* Error paths: a short buffer, a bad interpolation, a frame past the end. */
     CHECK_STATUS(skelmap_model_skin(model, pose, 0, mapped[0].position, sizeof(Vertex), NULL, 0,

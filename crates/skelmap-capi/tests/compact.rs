@@ -1,0 +1,69 @@
+//! `skelmap_compact_*`: the compact kernel through the C ABI skins like `skelmap_model_skin`
+//! (within 10⁻⁴ of the model's size) on the synthetic tube and every corpus DPM and MS3D, and
+//! refuses what it cannot skin with the documented status. The calls themselves live in the
+//! crate's `exercise` module, beside the other drivers of the C ABI.
+#![allow(clippy::unwrap_used)]
+
+use skelmap_capi::SkelmapStatus;
+use skelmap_capi::exercise::{compact_against_file, compact_statuses};
+use skelmap_core::gamestudio::write::HmpBuilder;
+use skelmap_core::synth;
+
+#[test]
+fn compact_skinning_matches_the_file_kernel_through_the_c_abi() {
+    let tube = synth::tube(&synth::TubeParams::default()).write().unwrap();
+    let mut inputs = vec![("tube".to_string(), tube)];
+    for dir in ["dpm", "ms3d"] {
+        for path in skelmap_testkit::corpus_files(dir) {
+            inputs.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+        }
+    }
+    let mut compared = 0;
+    for (name, bytes) in &inputs {
+        // Two corpus MS3D files have no joints: nothing to fold, `None`.
+        let Some((position, normal)) = compact_against_file(bytes) else {
+            continue;
+        };
+        assert!(
+            position <= 1e-4,
+            "{name}: positions differ by {position:e} of the size"
+        );
+        assert!(normal <= 2e-3, "{name}: normals differ by {normal:e}");
+        compared += 1;
+    }
+    // The tube, and with the corpus its 10 DPMs and the 3 MS3Ds that have joints.
+    let corpus = !skelmap_testkit::corpus_files("dpm").is_empty();
+    assert_eq!(compared, if corpus { 14 } else { 1 });
+}
+
+#[test]
+fn compact_calls_return_the_documented_statuses() {
+    use SkelmapStatus::*;
+    let tube = synth::tube(&synth::TubeParams::default()).write().unwrap();
+    // A 3×2 terrain: vertex-animated, nothing to fold.
+    let terrain = HmpBuilder {
+        row: 3.0,
+        frames: vec![(0..6).map(|i| (i * 10, [0, 0])).collect()],
+        ..HmpBuilder::default()
+    }
+    .write();
+    assert_eq!(
+        compact_statuses(&tube, &terrain),
+        [
+            WrongKind,       // made from the terrain
+            Ok,              // ... which left NULL
+            NullParameter,   // from NULL
+            NullParameter,   // into NULL
+            Ok,              // from the tube
+            NullParameter,   // info into NULL
+            InvalidArgument, // an unsampled pose
+            Ok,              // frames 1 and 2
+            NullParameter,   // a NULL pose
+            OutOfRange,      // mesh 1 of 1
+            BufferTooSmall,  // one vertex short
+            InvalidArgument, // an 8-byte stride
+            NullParameter,   // both outputs NULL
+            WrongKind,       // a pose of the terrain's frames
+        ]
+    );
+}
