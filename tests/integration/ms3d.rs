@@ -315,6 +315,61 @@ fn rule7_joint_names_unique() {
 }
 
 #[test]
+fn rule7_the_first_repeat_in_file_order_is_reported() {
+    // Joints b, a, b, a: joint 2 repeats joint 0 and joint 3 repeats joint 1. The report
+    // names joint 2, the earliest repeat, whatever order the names sort in.
+    let mut b = arm();
+    b.joints = [b"b", b"a", b"b", b"a"]
+        .iter()
+        .map(|n| ms3d::JointDef {
+            name: n.to_vec(),
+            ..ms3d::JointDef::default()
+        })
+        .collect();
+    let e = err(&b);
+    assert!(
+        matches!(
+            &e,
+            Error::Invalid {
+                what: "joint.name",
+                problem: Problem::DuplicateName { bone: 2, first: 0 },
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn rule7_names_end_at_their_first_nul() {
+    // Bytes after a name's NUL are not part of it: the parent "root\0xyz" is "root", and
+    // "tip\0aa" repeats "tip\0bb".
+    let mut b = arm();
+    b.joints[0].name = b"root\0abc".to_vec();
+    b.joints[1].parent = b"root\0xyz".to_vec();
+    let bytes = b.write().unwrap();
+    let m = Ms3d::parse(&bytes).unwrap();
+    assert_eq!(m.joints()[1].parent(), Some(0));
+    assert_eq!(m.bone_index(b"root"), Some(0));
+    b.joints[0].name = b"tip\0aa".to_vec();
+    b.joints[0].parent = Vec::new();
+    b.joints[1].name = b"tip\0bb".to_vec();
+    b.joints[1].parent = Vec::new();
+    let e = err(&b);
+    assert!(
+        matches!(
+            &e,
+            Error::Invalid {
+                what: "joint.name",
+                problem: Problem::DuplicateName { bone: 1, first: 0 },
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
 fn rule7_parent_must_exist() {
     let mut b = arm();
     b.joints[1].parent = b"nobody".to_vec();

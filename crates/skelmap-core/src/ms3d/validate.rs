@@ -3,8 +3,8 @@
 
 use core::mem::offset_of;
 
-use zerocopy::LittleEndian;
 use zerocopy::byteorder::{F32, I32, U16};
+use zerocopy::{IntoBytes, LittleEndian};
 
 use super::raw::{
     GroupHead, Header, JointHead, Keyframe, Keyframer, Material, Triangle, Vertex, VertexEx1,
@@ -20,6 +20,7 @@ use crate::name;
 use crate::parse::Parse;
 use crate::read::{Reader, Walk};
 use crate::rules;
+use crate::skin::ms3d_scan;
 
 const FORMAT: Format = Format::Ms3d;
 type Le = LittleEndian;
@@ -103,9 +104,10 @@ impl<'data> Parse<'data> for Ms3d<'data> {
                 at + offset_of!(GroupHead, name) as u64,
                 &head.name,
             );
-            if let Some(k) = triangle_indices
-                .iter()
-                .position(|t| usize::from(t.get()) >= triangles.len())
+            let outside = |t: &U16<Le>| usize::from(t.get()) >= triangles.len();
+            if let Some(k) = any(triangle_indices, outside)
+                .then(|| triangle_indices.iter().position(outside))
+                .flatten()
             {
                 return Err(invalid(
                     "group.triangleIndices",
@@ -356,11 +358,17 @@ impl<'data> Ms3d<'data> {
         .copied()
         .unwrap_or(size_of::<VertexEx1>());
         let joints = self.joints.len();
-        let clean = match extra {
-            VertexExtra::V1(v) => !any(v, |e| extra_bad(e, joints, 255)),
-            VertexExtra::V2(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
-            VertexExtra::V3(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
+        let (bytes, scale) = match extra {
+            VertexExtra::V1(v) => (v.as_bytes(), 255),
+            VertexExtra::V2(v) => (v.as_bytes(), 100),
+            VertexExtra::V3(v) => (v.as_bytes(), 100),
         };
+        let clean =
+            ms3d_scan::vertex_extras(bytes, stride, joints, scale).unwrap_or_else(|| match extra {
+                VertexExtra::V1(v) => !any(v, |e| extra_bad(e, joints, 255)),
+                VertexExtra::V2(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
+                VertexExtra::V3(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
+            });
         if clean {
             return Ok(());
         }
@@ -486,6 +494,9 @@ fn check_keys(
     masks: Masks,
     diag: &mut Diagnostics,
 ) -> Result<bool> {
+    if ms3d_scan::keys(keys.as_bytes()) == Some(true) {
+        return Ok(true);
+    }
     if masks.any_non_finite(flat::<Le, _>(keys)) {
         let k = keys
             .iter()
@@ -514,7 +525,34 @@ fn check_keys(
     Ok(true)
 }
 
+// The record layouts `skin::ms3d_scan` tests: a vertex's floats at 1..13 and its joint at 13;
+// a triangle's indices at 2..8, its fifteen floats at 8..68 with no gap, the smoothing group
+// at 68 and the group index at 69; a vertex extra's joints at 0..3 and weights at 3..6; a
+// key's time at 0, then its three values.
+const _: () = assert!(
+    size_of::<Vertex>() == 15
+        && offset_of!(Vertex, vertex) == 1
+        && offset_of!(Vertex, bone_id) == 13
+        && size_of::<Triangle>() == 70
+        && offset_of!(Triangle, vertex_indices) == 2
+        && offset_of!(Triangle, vertex_normals) == 8
+        && offset_of!(Triangle, s) == 44
+        && offset_of!(Triangle, t) == 56
+        && offset_of!(Triangle, smoothing_group) == 68
+        && offset_of!(Triangle, group_index) == 69
+        && offset_of!(VertexEx1, bone_ids) == 0
+        && offset_of!(VertexEx1, weights) == 3
+        && size_of::<VertexEx1>() == 6
+        && size_of::<VertexEx2>() == 10
+        && size_of::<VertexEx3>() == 14
+        && size_of::<Keyframe>() == 16
+        && offset_of!(Keyframe, time) == 0
+);
+
 fn check_vertices(vertices: &[Vertex], at: u64, joints: usize, masks: Masks) -> Result<()> {
+    if ms3d_scan::vertices(vertices.as_bytes(), joints) == Some(true) {
+        return Ok(());
+    }
     for (i, v) in vertices.iter().enumerate() {
         let record = rules::record_offset::<Vertex>(at, i);
         if masks.any_non_finite(flat::<Le, _>(core::slice::from_ref(&v.vertex))) {
@@ -546,6 +584,10 @@ fn check_triangles(
     masks: Masks,
     diag: &mut Diagnostics,
 ) -> Result<()> {
+    // The scan tests the warnings' fields too: when it passes, there is nothing to report.
+    if ms3d_scan::triangles(triangles.as_bytes(), vertices, groups) == Some(true) {
+        return Ok(());
+    }
     for (i, t) in triangles.iter().enumerate() {
         let record = rules::record_offset::<Triangle>(at, i);
         if let Some(k) = t
@@ -607,18 +649,44 @@ fn check_triangles(
     Ok(())
 }
 
+/// A joint name as a sort key: its bytes before the first NUL, zero-padded to the field's 32
+/// bytes and read as four words. Two keys are equal exactly when the names are (a name holds
+/// no NUL), the empty name's key is all zeros, and keys compare as integers, where names
+/// would compare by a call per pair. Their order is not the names' byte order, which no
+/// caller needs.
+type NameKey = [u64; 4];
+
+#[inline]
+fn name_key(field: &[u8; 32]) -> NameKey {
+    let end = name::trim_nul(field).len();
+    let mut key = NameKey::default();
+    for (k, (word, bytes)) in key.iter_mut().zip(field.chunks_exact(8)).enumerate() {
+        // The word's bytes before `end` stay, in its low bits; a shift by 64 keeps none.
+        let kept = end.saturating_sub(8 * k).min(8) as u32;
+        let mask = u64::MAX.checked_shr(8 * (8 - kept)).unwrap_or(0);
+        *word = u64::from_le_bytes(bytes.try_into().unwrap_or_default()) & mask;
+    }
+    key
+}
+
 /// Resolves every joint's parent name to an index (unique names, no self-parent, no missing
 /// parent, no cycle) and returns an order in which parents precede children.
 fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>> {
     let at = |i: usize| offsets.get(i).copied().unwrap_or(0);
-    let mut sorted: Vec<(&[u8], usize)> = joints
+    let mut sorted: Vec<(NameKey, usize)> = joints
         .iter()
         .enumerate()
-        .map(|(i, j)| (j.name(), i))
+        .map(|(i, j)| (name_key(&j.head.name), i))
         .collect();
     sorted.sort_unstable();
-    if let Some(w) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
-        let (first, second) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
+    // Equal names sort by index: of the pairs, report the one whose second joint comes first
+    // in the file.
+    let repeat = sorted
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| (w[1].1, w[0].1))
+        .min();
+    if let Some((second, first)) = repeat {
         return Err(invalid(
             "joint.name",
             at(second) + offset_of!(JointHead, name) as u64,
@@ -629,14 +697,14 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
         ));
     }
     for i in 0..joints.len() {
-        let parent_name = joints
-            .get(i)
-            .map_or(&[][..], |j| name::trim_nul(&j.head.parent_name));
-        if parent_name.is_empty() {
+        let Some(parent_name) = joints.get(i).map(|j| name_key(&j.head.parent_name)) else {
+            continue;
+        };
+        if parent_name == NameKey::default() {
             continue;
         }
         let found = sorted
-            .binary_search_by(|(n, _)| (*n).cmp(parent_name))
+            .binary_search_by(|(n, _)| n.cmp(&parent_name))
             .ok()
             .and_then(|k| sorted.get(k))
             .map(|&(_, p)| p);

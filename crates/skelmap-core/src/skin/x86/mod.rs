@@ -9,6 +9,8 @@
 //! - [`pose`]: DPM bone matrices to quaternions, 16 at a time (AVX-512F), for pose sampling;
 //!   and the DPM validation's scan of the same matrices for non-finite values and zero rows.
 //! - [`read`]: the read pass of the roofline (AVX-512F, AVX2), the widest loads the CPU has.
+//! - [`records`]: the MS3D validation's scans of its vertex, triangle and vertex extra records
+//!   (AVX-512F, BW and VBMI).
 //!
 //! The AVX kernels are `unsafe fn`s with `#[target_feature]`: their one precondition is that
 //! the CPU has the features, which the safe dispatchers in `skin` check with
@@ -20,4 +22,5 @@ pub(crate) mod morph;
 pub(crate) mod pose;
 pub(crate) mod prepared;
 pub(crate) mod read;
+pub(crate) mod records;
 pub(crate) mod stream;
