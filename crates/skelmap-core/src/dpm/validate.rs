@@ -225,7 +225,7 @@ impl DpmPass for MeshPass<'_, '_> {
         // almost never zero). Locations and counts are searched only when there is one.
         let masks = Masks::of::<BigEndian>();
         let (non_finite, zero_row_found) =
-            crate::skin::scan_be_poses(zerocopy::IntoBytes::as_bytes(poses))
+            crate::skin::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses))
                 .unwrap_or_else(|| (masks.any_non_finite(flat::<BigEndian, _>(poses)), true));
         if non_finite {
             let values = poses.iter().flat_map(|p| p.matrix.as_flattened());

@@ -20,7 +20,7 @@ use crate::name;
 use crate::parse::Parse;
 use crate::read::{Reader, Walk};
 use crate::rules;
-use crate::skin::ms3d_scan;
+use crate::skin::scan;
 
 const FORMAT: Format = Format::Ms3d;
 type Le = LittleEndian;
@@ -364,7 +364,7 @@ impl<'data> Ms3d<'data> {
             VertexExtra::V3(v) => (v.as_bytes(), 100),
         };
         let clean =
-            ms3d_scan::vertex_extras(bytes, stride, joints, scale).unwrap_or_else(|| match extra {
+            scan::ms3d_vertex_extras(bytes, stride, joints, scale).unwrap_or_else(|| match extra {
                 VertexExtra::V1(v) => !any(v, |e| extra_bad(e, joints, 255)),
                 VertexExtra::V2(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
                 VertexExtra::V3(v) => !any(v, |e| extra_bad(&e.base, joints, 100)),
@@ -494,7 +494,7 @@ fn check_keys(
     masks: Masks,
     diag: &mut Diagnostics,
 ) -> Result<bool> {
-    if ms3d_scan::keys(keys.as_bytes()) == Some(true) {
+    if scan::ms3d_keys(keys.as_bytes()) == Some(true) {
         return Ok(true);
     }
     if masks.any_non_finite(flat::<Le, _>(keys)) {
@@ -525,7 +525,7 @@ fn check_keys(
     Ok(true)
 }
 
-// The record layouts `skin::ms3d_scan` tests: a vertex's floats at 1..13 and its joint at 13;
+// The record layouts `skin::scan` tests: a vertex's floats at 1..13 and its joint at 13;
 // a triangle's indices at 2..8, its fifteen floats at 8..68 with no gap, the smoothing group
 // at 68 and the group index at 69; a vertex extra's joints at 0..3 and weights at 3..6; a
 // key's time at 0, then its three values.
@@ -550,7 +550,7 @@ const _: () = assert!(
 );
 
 fn check_vertices(vertices: &[Vertex], at: u64, joints: usize, masks: Masks) -> Result<()> {
-    if ms3d_scan::vertices(vertices.as_bytes(), joints) == Some(true) {
+    if scan::ms3d_vertices(vertices.as_bytes(), joints) == Some(true) {
         return Ok(());
     }
     for (i, v) in vertices.iter().enumerate() {
@@ -585,7 +585,7 @@ fn check_triangles(
     diag: &mut Diagnostics,
 ) -> Result<()> {
     // The scan tests the warnings' fields too: when it passes, there is nothing to report.
-    if ms3d_scan::triangles(triangles.as_bytes(), vertices, groups) == Some(true) {
+    if scan::ms3d_triangles(triangles.as_bytes(), vertices, groups) == Some(true) {
         return Ok(());
     }
     for (i, t) in triangles.iter().enumerate() {

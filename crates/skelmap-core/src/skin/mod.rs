@@ -44,6 +44,7 @@ pub(crate) mod output;
 mod prepared;
 mod roofline;
 mod scalar;
+pub(crate) mod scan;
 mod stream;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -60,85 +61,6 @@ pub use prepared::{
 pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};
-
-/// Scans DPM poses (big-endian 3×4 matrices, 48 bytes each) for validation with AVX-512
-/// where the CPU has it: whether any value is NaN or infinite and whether any rotation row is
-/// zero (its first three values ±0); `None` without AVX-512 (the caller scans in plain Rust).
-pub(crate) fn scan_be_poses(bytes: &[u8]) -> Option<(bool, bool)> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        x86::pose::try_scan_be_poses(bytes)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = bytes;
-        None
-    }
-}
-
-/// The MS3D validation's record scans, with AVX-512 (F, BW and VBMI) where the CPU has it:
-/// `Some(true)` when every record passes the checks the scalar validation makes, `Some(false)`
-/// when one fails (the caller then walks the records to find it), `None` without the features.
-pub(crate) mod ms3d_scan {
-    /// Vertex records (15 bytes): finite coordinates, joint index −1 or below `joints`.
-    pub(crate) fn vertices(bytes: &[u8], joints: usize) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            super::x86::records::try_vertices_pass(bytes, joints)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (bytes, joints);
-            None
-        }
-    }
-
-    /// Triangle records (70 bytes): vertex indices below `vertices`, finite normals and
-    /// texture coordinates, group index below `groups`, smoothing group at most 32.
-    pub(crate) fn triangles(bytes: &[u8], vertices: usize, groups: usize) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            super::x86::records::try_triangles_pass(bytes, vertices, groups)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (bytes, vertices, groups);
-            None
-        }
-    }
-
-    /// Key records (16 bytes): finite time and values, no time earlier than the one before.
-    pub(crate) fn keys(bytes: &[u8]) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            super::x86::records::try_keys_pass(bytes)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = bytes;
-            None
-        }
-    }
-
-    /// Vertex extra records of `stride` bytes (6, 10 or 14): joint indices −1 or below
-    /// `joints`, weights summing to at most `scale`.
-    pub(crate) fn vertex_extras(
-        bytes: &[u8],
-        stride: usize,
-        joints: usize,
-        scale: u32,
-    ) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            super::x86::records::try_vertex_extras_pass(bytes, stride, joints, scale)
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (bytes, stride, joints, scale);
-            None
-        }
-    }
-}
 
 /// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
 /// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it

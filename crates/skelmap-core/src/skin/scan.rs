@@ -1,0 +1,59 @@
+//! The validation's SIMD scans, dispatched. Each asks of a run of records whether every one
+//! passes the checks the format's scalar walk makes, with AVX-512 where the CPU has it, and
+//! answers `None` elsewhere (the walk then does all the work). The walks search for the first
+//! record that fails, and build its error or warning, only when a scan does not pass; so a
+//! scan decides how fast validation is, never what it reports.
+
+/// The x86-64 call where there is one, else `None` (the arguments marked used).
+macro_rules! x86_or_none {
+    ($call:expr; $($arg:ident),*) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            $call
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = ($($arg,)*);
+            None
+        }
+    }};
+}
+
+/// DPM poses (big-endian 3×4 matrices, 48 bytes each): whether any value is NaN or infinite
+/// and whether any rotation row is zero (its first three values ±0).
+pub(crate) fn be_poses(bytes: &[u8]) -> Option<(bool, bool)> {
+    x86_or_none!(super::x86::pose::try_scan_be_poses(bytes); bytes)
+}
+
+/// MS3D vertex records (15 bytes): finite coordinates, joint index −1 or below `joints`.
+pub(crate) fn ms3d_vertices(bytes: &[u8], joints: usize) -> Option<bool> {
+    x86_or_none!(super::x86::records::try_vertices_pass(bytes, joints); bytes, joints)
+}
+
+/// MS3D triangle records (70 bytes): vertex indices below `vertices`, finite normals and
+/// texture coordinates, group index below `groups`, smoothing group at most 32.
+pub(crate) fn ms3d_triangles(bytes: &[u8], vertices: usize, groups: usize) -> Option<bool> {
+    x86_or_none!(
+        super::x86::records::try_triangles_pass(bytes, vertices, groups);
+        bytes, vertices, groups
+    )
+}
+
+/// MS3D key records (16 bytes): finite time and values, no time earlier than the one before.
+pub(crate) fn ms3d_keys(bytes: &[u8]) -> Option<bool> {
+    x86_or_none!(super::x86::records::try_keys_pass(bytes); bytes)
+}
+
+/// MS3D vertex extra records of `stride` bytes (6, 10 or 14): joint indices −1 or below
+/// `joints`, weights summing to at most `scale`.
+pub(crate) fn ms3d_vertex_extras(
+    bytes: &[u8],
+    stride: usize,
+    joints: usize,
+    scale: u32,
+) -> Option<bool> {
+    x86_or_none!(
+        super::x86::records::try_vertex_extras_pass(bytes, stride, joints, scale);
+        bytes, stride, joints, scale
+    )
+}
