@@ -23,6 +23,7 @@ mod gamestudio;
 mod kernels;
 mod model;
 mod ms3d;
+mod one_influence;
 mod probe;
 mod quake;
 mod robustness;

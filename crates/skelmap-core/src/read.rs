@@ -191,6 +191,12 @@ impl<'data> Walk<'data> {
         }
     }
 
+    /// The bytes not yet read (none when the walk started past the end).
+    #[inline]
+    pub(crate) fn rest(&self) -> &'data [u8] {
+        if self.beyond > 0 { &[] } else { self.rest }
+    }
+
     /// Reads one `T` and advances past it, or `None` (for walks over validated data).
     #[inline]
     pub(crate) fn next<T: Raw>(&mut self) -> Option<&'data T> {
