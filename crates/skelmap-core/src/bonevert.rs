@@ -17,7 +17,7 @@ use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, raw};
 use crate::limits::Limits;
 use crate::read::{Reader, Walk};
-use crate::skin::scan::{ONE_INFLUENCE_GROUP, OneInfluenceRun};
+use crate::skin::scan::{ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun};
 
 /// One bone influence on a vertex, as stored on disk (32 bytes).
 ///
@@ -200,15 +200,17 @@ pub(crate) fn validate_vertices<O: ByteOrder>(
     // paths, so the common path is the reads and the checks.
     let mut total = *total_influences;
     let mut walk = reader.walk(offset);
-    // Where the CPU has AVX-512, whole groups of sixteen one-influence vertices are scanned
-    // at once; the walk then covers what the scan did not pass: sixteen vertices after a
-    // group that failed, and a stretch twice as long after each scan that passed nothing, so
-    // a model with several influences per vertex rarely pays for a scan.
-    let big_endian = U32::<O>::new(1).to_bytes() == [0, 0, 0, 1];
+    // Where the CPU has AVX-512, a scan goes ahead of the walk over runs of one-influence
+    // vertices, sixteen a step, and stops before the first vertex that does not pass (another
+    // count, or a field the walk must report). The walk takes that vertex and any after it up
+    // to the next one-influence vertex, where the scan goes on. Where a scan passes only a
+    // few vertices, the walk instead takes twice as many as the last time before the next
+    // scan, so a model with several influences per vertex rarely pays for one.
+    let one = U32::<O>::new(1).to_bytes();
     let run = (max_per_vertex >= 1 && num_verts >= 16)
-        .then(|| OneInfluenceRun::new(big_endian, num_bones, ACCEPTED_INFLUENCE))
+        .then(|| OneInfluenceRun::new(one == [0, 0, 0, 1], num_bones, ACCEPTED_INFLUENCE))
         .flatten();
-    let (mut left, mut stretch) = (num_verts, 16u32);
+    let (mut left, mut stretch, mut seek) = (num_verts, 1u32, false);
     while left > 0 {
         let mut walked = left;
         if let Some(run) = &run {
@@ -218,19 +220,21 @@ pub(crate) fn validate_vertices<O: ByteOrder>(
                 .ok()
                 .and_then(|groups| bytes.get(..groups.saturating_mul(ONE_INFLUENCE_GROUP)))
                 .unwrap_or(bytes);
-            let passed = run.passing_groups(bytes);
-            if passed > 0 {
-                walk.next_slice::<u8>((passed * ONE_INFLUENCE_GROUP) as u64);
-                total += 16 * passed as u64;
-                left -= 16 * passed as u32;
-                stretch = 16;
+            let passed = run.passing_vertices(bytes);
+            walk.skip(passed * ONE_INFLUENCE_VERTEX);
+            total += passed as u64;
+            left -= passed as u32;
+            (stretch, seek) = if passed >= 8 {
+                (1, true)
             } else {
-                stretch = stretch.saturating_mul(2).min(1 << 12);
-            }
+                (stretch.saturating_mul(2).min(1 << 12), false)
+            };
             walked = left.min(stretch);
         }
-        left -= walked;
-        for _ in 0..walked {
+        let mut n = 0;
+        while left > 0 && (n < walked || (seek && walk.rest().get(..4) != Some(&one[..]))) {
+            n += 1;
+            left -= 1;
             let vertex = walk;
             let count = walk.read::<VertexCount<O>>("vertex.numbones")?.get();
             if count.wrapping_sub(1) >= max_per_vertex {

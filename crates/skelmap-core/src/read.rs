@@ -197,6 +197,12 @@ impl<'data> Walk<'data> {
         if self.beyond > 0 { &[] } else { self.rest }
     }
 
+    /// Advances past the first `n` bytes of [`rest`](Self::rest) (all of them, if fewer).
+    #[inline]
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.rest = self.rest.get(n..).unwrap_or_default();
+    }
+
     /// Reads one `T` and advances past it, or `None` (for walks over validated data).
     #[inline]
     pub(crate) fn next<T: Raw>(&mut self) -> Option<&'data T> {

@@ -58,20 +58,22 @@ pub(crate) fn ms3d_vertex_extras(
     )
 }
 
-/// Bytes of sixteen one-influence bone vertices (a `u32` count, then one 32-byte record):
-/// the unit [`OneInfluenceRun::passing_groups`] counts in.
-pub(crate) const ONE_INFLUENCE_GROUP: usize = 16 * 36;
+/// Bytes of a one-influence bone vertex: a `u32` count, then one 32-byte record.
+pub(crate) const ONE_INFLUENCE_VERTEX: usize = 36;
+
+/// Bytes of sixteen one-influence bone vertices: the unit [`OneInfluenceRun`] reads in.
+pub(crate) const ONE_INFLUENCE_GROUP: usize = 16 * ONE_INFLUENCE_VERTEX;
 
 /// The scan of runs of one-influence bone vertices (DPM, SKM): a count of 1, finite floats,
 /// `bonenum` below the bone count, and an influence the sum rule accepts, so the walk can
-/// step over sixteen vertices at a time where a model has one influence per vertex. Most
+/// step over whole runs of them, sixteen vertices a step. Most
 /// vertices of rigid models (vehicles, buildings) are such runs, and there the walk's cost
 /// is its chain of dependent reads (each count says where the next vertex starts), which a
 /// scan of a guessed layout avoids.
 #[derive(Debug, Clone)]
 pub(crate) struct OneInfluenceRun {
     #[cfg(target_arch = "x86_64")]
-    scan: super::x86::records::OneInfluenceScan,
+    scan: super::x86::boneverts::OneInfluenceScan,
 }
 
 impl OneInfluenceRun {
@@ -80,18 +82,18 @@ impl OneInfluenceRun {
     /// BW) or without a bone.
     pub(crate) fn new(big_endian: bool, num_bones: u32, influence: (u32, u32)) -> Option<Self> {
         x86_or_none!(
-            super::x86::records::OneInfluenceScan::new(big_endian, num_bones, influence)
+            super::x86::boneverts::OneInfluenceScan::new(big_endian, num_bones, influence)
                 .map(|scan| OneInfluenceRun { scan });
             big_endian, num_bones, influence
         )
     }
 
-    /// How many whole groups of sixteen one-influence vertices at the start of `bytes` pass,
-    /// up to the first that does not.
-    pub(crate) fn passing_groups(&self, bytes: &[u8]) -> usize {
+    /// How many one-influence vertices at the start of `bytes` pass, up to the first that
+    /// does not; `bytes` is read in whole groups of sixteen (a partial group passes nothing).
+    pub(crate) fn passing_vertices(&self, bytes: &[u8]) -> usize {
         #[cfg(target_arch = "x86_64")]
         {
-            self.scan.passing_groups(bytes)
+            self.scan.passing_vertices(bytes)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {

@@ -4,6 +4,8 @@
 //! - [`stream`]: the stream skinning kernel (AVX2 + FMA) over the mapped 32-byte records.
 //! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA), and
 //!   the in-register palette look-up it shares with [`compact`].
+//! - [`boneverts`]: the DPM and SKM validation's scan of runs of one-influence bone vertices,
+//!   sixteen a step (AVX-512F and BW).
 //! - [`compact`]: the compact skinning kernel over folded vertices (AVX-512F).
 //! - [`morph`]: the morph kernel (AVX-512F: 16 vertices a step; AVX2 + FMA: 8).
 //! - [`pose`]: DPM bone matrices to quaternions, 16 at a time (AVX-512F), for pose sampling;
@@ -17,6 +19,7 @@
 //! `is_x86_feature_detected!` before calling.
 #![allow(unsafe_code)]
 
+pub(crate) mod boneverts;
 pub(crate) mod compact;
 pub(crate) mod morph;
 pub(crate) mod pose;

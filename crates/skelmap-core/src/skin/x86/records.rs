@@ -9,17 +9,15 @@
 //! them already, and folds them into running minima or maxima; the lanes are compared with
 //! the limits once, after the last step, so no step waits on the one before.
 
-use crate::skin::scan::ONE_INFLUENCE_GROUP;
 use core::arch::x86_64::{
-    __m512i, _CMP_LT_OQ, _mm512_alignr_epi32, _mm512_and_si512, _mm512_andnot_si512,
-    _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmpeq_epi32_mask, _mm512_cmpgt_epi32_mask,
-    _mm512_cmpgt_epu8_mask, _mm512_cmpgt_epu32_mask, _mm512_loadu_si512, _mm512_madd_epi16,
-    _mm512_maddubs_epi16, _mm512_mask_cmp_ps_mask, _mm512_mask_cmpeq_epi32_mask,
-    _mm512_mask_cmpge_epu16_mask, _mm512_mask_cmpgt_epu8_mask, _mm512_mask_mov_epi32,
-    _mm512_maskz_add_epi8, _mm512_maskz_loadu_epi8, _mm512_maskz_loadu_epi16,
-    _mm512_maskz_permutexvar_epi8, _mm512_max_epi32, _mm512_max_epu8, _mm512_max_epu16,
-    _mm512_min_epu32, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_set1_epi16,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_shuffle_epi8, _mm512_sub_epi32,
+    __m512i, _CMP_LT_OQ, _mm512_alignr_epi32, _mm512_andnot_si512, _mm512_castps_si512,
+    _mm512_castsi512_ps, _mm512_cmpeq_epi32_mask, _mm512_cmpgt_epi32_mask, _mm512_cmpgt_epu8_mask,
+    _mm512_loadu_si512, _mm512_madd_epi16, _mm512_maddubs_epi16, _mm512_mask_cmp_ps_mask,
+    _mm512_mask_cmpeq_epi32_mask, _mm512_mask_cmpge_epu16_mask, _mm512_mask_cmpgt_epu8_mask,
+    _mm512_mask_mov_epi32, _mm512_maskz_add_epi8, _mm512_maskz_loadu_epi8,
+    _mm512_maskz_loadu_epi16, _mm512_maskz_permutexvar_epi8, _mm512_max_epi32, _mm512_max_epu8,
+    _mm512_max_epu16, _mm512_min_epu32, _mm512_permutexvar_epi8, _mm512_set1_epi8,
+    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512,
     _mm512_test_epi32_mask,
 };
 
@@ -133,112 +131,6 @@ unsafe fn keys_pass(bytes: &[u8]) -> bool {
     }
     _mm512_cmpeq_epi32_mask(finite, _mm512_setzero_si512()) == 0
         && _mm512_test_epi32_mask(earlier, earlier) == 0
-}
-
-/// The scan of runs of one-influence bone vertices (DPM big-endian, SKM little-endian), for a
-/// model's bone count and the influence values the sum rule accepts. Every word of a group
-/// passes when, with its bits masked by `keep`, it lies in `low ..= low + span` (unsigned):
-/// the count is 1, a float's magnitude is at most `f32::MAX` (finite), the influence's bits
-/// lie in the accepted range (positive floats order as their bits do), and `bonenum` is below
-/// the bone count. The tables give each of a group's 144 words its test.
-#[derive(Debug, Clone)]
-pub(crate) struct OneInfluenceScan {
-    big_endian: bool,
-    keep: [[u32; 16]; 9],
-    low: [[u32; 16]; 9],
-    span: [[u32; 16]; 9],
-}
-
-impl OneInfluenceScan {
-    /// `None` when the CPU lacks AVX-512F and BW, or the model has no bone (no record passes).
-    /// `influence` is the accepted influence range, as the bits of two positive floats.
-    pub(crate) fn new(big_endian: bool, num_bones: u32, influence: (u32, u32)) -> Option<Self> {
-        let max_bone = num_bones.checked_sub(1)?;
-        let features = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw");
-        if !features || influence.1 < influence.0 {
-            return None;
-        }
-        let mut scan = OneInfluenceScan {
-            big_endian,
-            keep: [[0; 16]; 9],
-            low: [[0; 16]; 9],
-            span: [[0; 16]; 9],
-        };
-        let words = scan.keep.iter_mut().flatten();
-        let words = words.zip(scan.low.iter_mut().flatten());
-        for (d, ((keep, low), span)) in words.zip(scan.span.iter_mut().flatten()).enumerate() {
-            (*keep, *low, *span) = match d % 9 {
-                // The count.
-                0 => (u32::MAX, 1, 0),
-                4 => (u32::MAX, influence.0, influence.1 - influence.0),
-                8 => (u32::MAX, 0, max_bone),
-                // A coordinate of the origin or the normal.
-                _ => (0x7FFF_FFFF, 0, 0x7F7F_FFFF),
-            };
-        }
-        Some(scan)
-    }
-
-    /// How many whole groups of sixteen one-influence vertices at the start of `bytes` pass,
-    /// up to the first that does not.
-    pub(crate) fn passing_groups(&self, bytes: &[u8]) -> usize {
-        // SAFETY: the constructor found the CPU to support AVX-512F and BW.
-        unsafe {
-            if self.big_endian {
-                one_influence_groups::<true>(self, bytes)
-            } else {
-                one_influence_groups::<false>(self, bytes)
-            }
-        }
-    }
-}
-
-/// One group (nine registers) a step; a big-endian group is byte-swapped word by word first.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F and BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn one_influence_groups<const SWAP: bool>(scan: &OneInfluenceScan, bytes: &[u8]) -> usize {
-    const SWAP_WORDS: [u8; 64] = {
-        let mut t = [0u8; 64];
-        let mut i = 0;
-        while i < 64 {
-            t[i] = (i & !3) as u8 + 3 - (i & 3) as u8;
-            i += 1;
-        }
-        t
-    };
-    // SAFETY: `SWAP_WORDS` is 64 bytes, and an unaligned load reads exactly those.
-    let swap = unsafe { _mm512_loadu_si512(SWAP_WORDS.as_ptr().cast()) };
-    let tables = scan.keep.iter().zip(&scan.low).zip(&scan.span);
-    let mut groups = 0;
-    for group in bytes.chunks_exact(ONE_INFLUENCE_GROUP) {
-        let mut bad = 0;
-        for (register, ((keep, low), span)) in group.chunks_exact(64).zip(tables.clone()) {
-            // SAFETY: each of the five is 64 bytes, and an unaligned load reads exactly those.
-            let (v, keep, low, span) = unsafe {
-                (
-                    _mm512_loadu_si512(register.as_ptr().cast()),
-                    _mm512_loadu_si512(keep.as_ptr().cast()),
-                    _mm512_loadu_si512(low.as_ptr().cast()),
-                    _mm512_loadu_si512(span.as_ptr().cast()),
-                )
-            };
-            let v = if SWAP {
-                _mm512_shuffle_epi8(v, swap)
-            } else {
-                v
-            };
-            let offset = _mm512_sub_epi32(_mm512_and_si512(v, keep), low);
-            bad |= _mm512_cmpgt_epu32_mask(offset, span);
-        }
-        if bad != 0 {
-            break;
-        }
-        groups += 1;
-    }
-    groups
 }
 
 /// Four vertices (60 bytes) a step. The permute puts vertex `r`'s twelve float bytes in
@@ -686,123 +578,5 @@ mod tests {
             }
         }
         assert_eq!(try_vertex_extras_pass(&[0; 16], 8, 5, 100), None);
-    }
-
-    /// One-influence vertices (36 bytes each) in `big_endian` order: count 1, origin,
-    /// influence, normal, bonenum.
-    fn one_influence_vertices(count: usize, big_endian: bool, bones: u32) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(count * 36);
-        for v in 0..count {
-            let words = [
-                1,
-                (v as f32).to_bits(),
-                (-1.5f32).to_bits(),
-                f32::MAX.to_bits(),
-                1.0f32.to_bits(),
-                0.0f32.to_bits(),
-                (-0.0f32).to_bits(),
-                f32::MIN.to_bits(),
-                v as u32 % bones,
-            ];
-            for w in words {
-                bytes.extend(if big_endian {
-                    w.to_be_bytes()
-                } else {
-                    w.to_le_bytes()
-                });
-            }
-        }
-        bytes
-    }
-
-    /// Whole passing groups at the start, record by record in plain Rust.
-    fn one_influence_reference(
-        bytes: &[u8],
-        big_endian: bool,
-        bones: u32,
-        accepted: (u32, u32),
-    ) -> usize {
-        let word = |b: &[u8]| {
-            let b = [b[0], b[1], b[2], b[3]];
-            if big_endian {
-                u32::from_be_bytes(b)
-            } else {
-                u32::from_le_bytes(b)
-            }
-        };
-        let vertex_passes = |v: &[u8]| {
-            let w: Vec<u32> = v.chunks_exact(4).map(word).collect();
-            let finite = [1, 2, 3, 5, 6, 7]
-                .iter()
-                .all(|&k| f32::from_bits(w[k]).is_finite());
-            w[0] == 1 && finite && (accepted.0..=accepted.1).contains(&w[4]) && w[8] < bones
-        };
-        bytes
-            .chunks_exact(ONE_INFLUENCE_GROUP)
-            .take_while(|group| group.chunks_exact(36).all(vertex_passes))
-            .count()
-    }
-
-    #[test]
-    fn the_one_influence_scan_stops_at_the_first_group_with_any_failing_word() {
-        if !supported() {
-            return;
-        }
-        let accepted = (0.99f32.to_bits(), 1.01f32.to_bits());
-        assert!(OneInfluenceScan::new(false, 0, accepted).is_none());
-        assert!(OneInfluenceScan::new(false, 4, (accepted.1, accepted.0)).is_none());
-        for big_endian in [false, true] {
-            let scan = OneInfluenceScan::new(big_endian, 5, accepted);
-            assert!(scan.is_some(), "the CPU has AVX-512F and BW");
-            let Some(scan) = scan else { return };
-            let put = |bytes: &mut [u8], at: usize, w: u32| {
-                let b = if big_endian {
-                    w.to_be_bytes()
-                } else {
-                    w.to_le_bytes()
-                };
-                bytes[at..at + 4].copy_from_slice(&b);
-            };
-            let clean = one_influence_vertices(48, big_endian, 5);
-            assert_eq!(scan.passing_groups(&clean), 3);
-            // Only whole groups count.
-            assert_eq!(scan.passing_groups(&clean[..clean.len() - 1]), 2);
-            assert_eq!(scan.passing_groups(&clean[..ONE_INFLUENCE_GROUP - 1]), 0);
-            assert_eq!(scan.passing_groups(&[]), 0);
-            let mut b = clean.clone();
-            put(&mut b, 36 * 20 + 4, f32::NAN.to_bits());
-            assert_eq!(scan.passing_groups(&b), 1);
-            let floats = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN];
-            let floats = floats.map(f32::to_bits);
-            let influences = [
-                accepted.0 - 1,
-                accepted.0,
-                accepted.1,
-                accepted.1 + 1,
-                0,
-                (-1.0f32).to_bits(),
-                f32::NAN.to_bits(),
-            ];
-            // Every word of the middle group's vertices, in turn.
-            for v in 16..32 {
-                for k in 0..9 {
-                    let values: &[u32] = match k {
-                        0 => &[0, 2, u32::MAX, 0x0100_0000],
-                        4 => &influences,
-                        8 => &[3, 4, 5, 6, u32::MAX],
-                        _ => &floats,
-                    };
-                    for &value in values {
-                        let mut b = clean.clone();
-                        put(&mut b, 36 * v + 4 * k, value);
-                        assert_eq!(
-                            scan.passing_groups(&b),
-                            one_influence_reference(&b, big_endian, 5, accepted),
-                            "{big_endian}: vertex {v} word {k} = {value:#x}"
-                        );
-                    }
-                }
-            }
-        }
     }
 }
