@@ -14,7 +14,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
-use crate::floatbits::{Masks, raw};
+use crate::floatbits::{Masks, big_endian, raw};
 use crate::limits::Limits;
 use crate::read::{Reader, Walk};
 use crate::skin::scan::{ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun};
@@ -208,7 +208,7 @@ pub(crate) fn validate_vertices<O: ByteOrder>(
     // scan, so a model with several influences per vertex rarely pays for one.
     let one = U32::<O>::new(1).to_bytes();
     let run = (max_per_vertex >= 1 && num_verts >= 16)
-        .then(|| OneInfluenceRun::new(one == [0, 0, 0, 1], num_bones, ACCEPTED_INFLUENCE))
+        .then(|| OneInfluenceRun::new(big_endian::<O>(), num_bones, ACCEPTED_INFLUENCE))
         .flatten();
     let (mut left, mut stretch, mut seek) = (num_verts, 1u32, false);
     while left > 0 {

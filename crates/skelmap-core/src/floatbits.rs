@@ -8,6 +8,12 @@
 use zerocopy::byteorder::{ByteOrder, F32, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes};
 
+/// Whether `O` is big-endian (the scans that take a byte order as a flag).
+#[inline(always)]
+pub(crate) fn big_endian<O: ByteOrder>() -> bool {
+    U32::<O>::new(1).to_bytes() == [0, 0, 0, 1]
+}
+
 /// The masks for floats stored in byte order `O`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Masks {

@@ -7,11 +7,12 @@ use zerocopy::byteorder::{ByteOrder, F32, U32};
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
-use crate::floatbits::{Masks, flat, raw};
+use crate::floatbits::{Masks, big_endian, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
 use crate::read::Reader;
+use crate::skin::scan;
 
 /// Rejects data longer than [`Limits::max_file_size`].
 pub(crate) fn check_file_size(format: Format, data: &[u8], limits: &Limits) -> Result<()> {
@@ -288,7 +289,10 @@ pub(crate) fn check_texcoords<O: ByteOrder>(
     let texcoords = reader.slice_at::<[F32<O>; 2]>("mesh.texcoords", offset, count.into())?;
     layout.region("mesh texcoords", offset, end(offset, texcoords));
     let masks = Masks::of::<O>();
-    if masks.any_non_finite(flat::<O, _>(texcoords)) {
+    let bytes = zerocopy::IntoBytes::as_bytes(texcoords);
+    let non_finite = scan::any_word_fails(bytes, big_endian::<O>(), scan::FINITE)
+        .unwrap_or_else(|| masks.any_non_finite(flat::<O, _>(texcoords)));
+    if non_finite {
         let bad_st = |st: &[F32<O>; 2]| masks.non_finite(raw(st[0])) | masks.non_finite(raw(st[1]));
         let bad = texcoords.iter().filter(|st| bad_st(st)).count() as u64;
         let first = texcoords.iter().position(bad_st).unwrap_or(0);
@@ -317,10 +321,13 @@ pub(crate) fn check_index_table<O: ByteOrder>(
     let values = reader.slice_at::<U32<O>>(what, offset, count)?;
     layout.region(what, offset, end(offset, values));
     // A branch-free pass over the table; the second pass runs only to locate a bad value.
-    let out_of_range = values
-        .iter()
-        .fold(0u32, |acc, v| acc | u32::from(v.get() >= bound));
-    if out_of_range == 0 {
+    let bytes = zerocopy::IntoBytes::as_bytes(values);
+    let out_of_range = scan::any_word_fails(bytes, big_endian::<O>(), scan::below(bound))
+        .unwrap_or_else(|| {
+            let fold = |acc, v: &U32<O>| acc | u32::from(v.get() >= bound);
+            values.iter().fold(0u32, fold) != 0
+        });
+    if !out_of_range {
         return Ok(());
     }
     let (k, value) = values

@@ -58,6 +58,30 @@ pub(crate) fn ms3d_vertex_extras(
     )
 }
 
+/// Whether any whole word of a flat table (big-endian or little-endian `u32`s) fails the test
+/// `(word & keep) - low <= span` (wrapping unsigned): a value at or above a bound, or a float
+/// that is not finite.
+pub(crate) fn any_word_fails(
+    bytes: &[u8],
+    big_endian: bool,
+    test: (u32, u32, u32),
+) -> Option<bool> {
+    x86_or_none!(super::x86::words::try_any_word_fails(bytes, big_endian, test); bytes, big_endian, test)
+}
+
+/// The test of [`any_word_fails`] that a value at or above `bound` fails (every value, when
+/// `bound` is 0).
+pub(crate) fn below(bound: u32) -> (u32, u32, u32) {
+    match bound.checked_sub(1) {
+        Some(max) => (u32::MAX, 0, max),
+        // (w & 0) - 1 wraps to u32::MAX, above a span of 0.
+        None => (0, 1, 0),
+    }
+}
+
+/// The test of [`any_word_fails`] that a NaN or an infinity fails.
+pub(crate) const FINITE: (u32, u32, u32) = (0x7FFF_FFFF, 0, 0x7F7F_FFFF);
+
 /// Bytes of a one-influence bone vertex: a `u32` count, then one 32-byte record.
 pub(crate) const ONE_INFLUENCE_VERTEX: usize = 36;
 
@@ -73,7 +97,7 @@ pub(crate) const ONE_INFLUENCE_GROUP: usize = 16 * ONE_INFLUENCE_VERTEX;
 #[derive(Debug, Clone)]
 pub(crate) struct OneInfluenceRun {
     #[cfg(target_arch = "x86_64")]
-    scan: super::x86::boneverts::OneInfluenceScan,
+    scan: super::x86::words::OneInfluenceScan,
 }
 
 impl OneInfluenceRun {
@@ -82,7 +106,7 @@ impl OneInfluenceRun {
     /// BW) or without a bone.
     pub(crate) fn new(big_endian: bool, num_bones: u32, influence: (u32, u32)) -> Option<Self> {
         x86_or_none!(
-            super::x86::boneverts::OneInfluenceScan::new(big_endian, num_bones, influence)
+            super::x86::words::OneInfluenceScan::new(big_endian, num_bones, influence)
                 .map(|scan| OneInfluenceRun { scan });
             big_endian, num_bones, influence
         )

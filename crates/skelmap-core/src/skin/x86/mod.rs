@@ -4,12 +4,13 @@
 //! - [`stream`]: the stream skinning kernel (AVX2 + FMA) over the mapped 32-byte records.
 //! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA), and
 //!   the in-register palette look-up it shares with [`compact`].
-//! - [`boneverts`]: the DPM and SKM validation's scan of runs of one-influence bone vertices,
-//!   sixteen a step (AVX-512F and BW).
 //! - [`compact`]: the compact skinning kernel over folded vertices (AVX-512F).
 //! - [`morph`]: the morph kernel (AVX-512F: 16 vertices a step; AVX2 + FMA: 8).
 //! - [`pose`]: DPM bone matrices to quaternions, 16 at a time (AVX-512F), for pose sampling;
 //!   and the DPM validation's scan of the same matrices for non-finite values and zero rows.
+//! - [`words`]: validation's scans of 32-bit words against a test per lane (AVX-512F and
+//!   BW): runs of one-influence DPM and SKM bone vertices, sixteen a step, and flat tables
+//!   (triangle corners, bone references, texture coordinates).
 //! - [`read`]: the read pass of the roofline (AVX-512F, AVX2), the widest loads the CPU has.
 //! - [`records`]: the MS3D validation's scans of its vertex, triangle and vertex extra records
 //!   (AVX-512F, BW and VBMI).
@@ -19,7 +20,6 @@
 //! `is_x86_feature_detected!` before calling.
 #![allow(unsafe_code)]
 
-pub(crate) mod boneverts;
 pub(crate) mod compact;
 pub(crate) mod morph;
 pub(crate) mod pose;
@@ -27,3 +27,4 @@ pub(crate) mod prepared;
 pub(crate) mod read;
 pub(crate) mod records;
 pub(crate) mod stream;
+pub(crate) mod words;

@@ -1,20 +1,21 @@
-//! The DPM and SKM validation's scans of bone vertices (AVX-512F and BW): a `u32` influence
-//! count, then that many 32-byte records (origin, influence, normal, `bonenum`), big-endian
-//! in DPM and little-endian in SKM. Each count says where the next vertex starts, so the
-//! scalar walk is a chain of dependent reads; the scan takes runs of the commonest vertices
-//! off it, and stops before any vertex the walk must look at (to report an error or a
-//! warning, or because it has more influences), which the walk then handles as before.
-//!
-//! [`OneInfluenceScan`] takes sixteen one-influence vertices a step (nine registers), with no
-//! count read at all: the layout a run of them would have is tested as a whole. Every word is
-//! tested the same way: with its bits masked by `keep`, it must lie in
+//! Validation's scans of 32-bit words (AVX-512F and BW), big-endian (DPM) or little-endian
+//! (SKM), each word tested the same way: with its bits masked by `keep`, it must lie in
 //! `low ..= low + span` (one unsigned subtraction and comparison). A float passes when its
-//! magnitude is at most `f32::MAX` (finite), `bonenum` when it is below the bone count.
+//! magnitude is at most `f32::MAX` (finite), an index when it is below its bound.
+//!
+//! - [`OneInfluenceScan`]: bone vertices are a `u32` influence count, then that many 32-byte
+//!   records (origin, influence, normal, `bonenum`). Each count says where the next vertex
+//!   starts, so the scalar walk is a chain of dependent reads; this scan takes runs of
+//!   one-influence vertices off it, sixteen a step (nine registers, each word with its own
+//!   test), and stops before any vertex the walk must look at (to report an error or a
+//!   warning, or because it has more influences).
+//! - [`try_any_word_fails`]: one test for every word of a flat table (triangle corners, bone
+//!   references, texture coordinates), four registers a step.
 
-use crate::skin::scan::ONE_INFLUENCE_GROUP;
+use crate::skin::scan::{FINITE, ONE_INFLUENCE_GROUP};
 use core::arch::x86_64::{
-    __m512i, _mm512_and_si512, _mm512_cmpgt_epu32_mask, _mm512_loadu_si512, _mm512_shuffle_epi8,
-    _mm512_sub_epi32,
+    __m512i, _mm512_and_si512, _mm512_cmpgt_epu32_mask, _mm512_loadu_si512,
+    _mm512_maskz_loadu_epi32, _mm512_shuffle_epi8, _mm512_sub_epi32,
 };
 
 /// `pshufb` indices that reverse the bytes of every word.
@@ -35,9 +36,6 @@ struct WordTests {
     low: [u32; 16],
     span: [u32; 16],
 }
-
-/// A float's test: finite.
-const FINITE: (u32, u32, u32) = (0x7FFF_FFFF, 0, 0x7F7F_FFFF);
 
 impl WordTests {
     /// Word `w`'s `(keep, low, span)` from `test(w)`.
@@ -92,6 +90,54 @@ fn native<const SWAP: bool>(v: __m512i, swap: __m512i) -> __m512i {
 
 fn supported() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
+}
+
+/// Whether any whole word of `bytes` fails the test `(word & keep) - low <= span` (in
+/// wrapping unsigned arithmetic), each word read big-endian or little-endian; `None` when
+/// the CPU lacks AVX-512F and BW.
+pub(crate) fn try_any_word_fails(
+    bytes: &[u8],
+    big_endian: bool,
+    (keep, low, span): (u32, u32, u32),
+) -> Option<bool> {
+    let tests = WordTests::new(|_| (keep, low, span));
+    // SAFETY: the CPU was just found to support AVX-512F and BW.
+    supported().then(|| unsafe {
+        if big_endian {
+            any_word_fails::<true>(&tests, bytes)
+        } else {
+            any_word_fails::<false>(&tests, bytes)
+        }
+    })
+}
+
+/// Four registers a step, and the last partial register under a mask; the failing lanes are
+/// gathered into one mask, tested once at the end.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn any_word_fails<const SWAP: bool>(tests: &WordTests, bytes: &[u8]) -> bool {
+    let swap = swap_words();
+    let words = &bytes[..bytes.len() / 4 * 4];
+    let mut bad = 0u16;
+    let mut steps = words.chunks_exact(256);
+    for step in &mut steps {
+        for register in step.chunks_exact(64) {
+            // SAFETY: the chunk is 64 bytes, and an unaligned load reads exactly those.
+            let v = unsafe { _mm512_loadu_si512(register.as_ptr().cast()) };
+            bad |= tests.failing(native::<SWAP>(v, swap));
+        }
+    }
+    for rest in steps.remainder().chunks(64) {
+        let lanes = u16::MAX >> (16 - rest.len() / 4);
+        // SAFETY: the lanes `lanes` sets are the chunk's words (it is a whole number of them,
+        // 4 to 64 bytes), and a masked load reads no other memory.
+        let v = unsafe { _mm512_maskz_loadu_epi32(lanes, rest.as_ptr().cast()) };
+        bad |= tests.failing(native::<SWAP>(v, swap)) & lanes;
+    }
+    bad != 0
 }
 
 /// The scan of runs of one-influence bone vertices, for a model's bone count and the
@@ -294,6 +340,67 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_word_scan_finds_any_failing_word_at_every_position_and_length() {
+        use crate::skin::scan::below;
+        if !supported() {
+            return;
+        }
+        for big_endian in [false, true] {
+            let encode = |w: u32| {
+                if big_endian {
+                    w.to_be_bytes()
+                } else {
+                    w.to_le_bytes()
+                }
+            };
+            let words_of = |values: &[u32]| values.iter().flat_map(|&w| encode(w)).collect();
+            let reference = |bytes: &[u8], (keep, low, span): (u32, u32, u32)| {
+                bytes.chunks_exact(4).any(|b| {
+                    let b = [b[0], b[1], b[2], b[3]];
+                    let w = if big_endian {
+                        u32::from_be_bytes(b)
+                    } else {
+                        u32::from_le_bytes(b)
+                    };
+                    (w & keep).wrapping_sub(low) > span
+                })
+            };
+            let check = |bytes: &[u8], test| {
+                assert_eq!(
+                    try_any_word_fails(bytes, big_endian, test),
+                    Some(reference(bytes, test)),
+                    "{big_endian}: {} bytes, test {test:x?}",
+                    bytes.len()
+                );
+            };
+            // Every length up to five registers and a bit, each position broken in turn.
+            for len in 0..84 {
+                let values: Vec<u32> = (0..len).map(|i| i % 7).collect();
+                let clean: Vec<u8> = words_of(&values);
+                for test in [below(7), below(6), below(0), below(u32::MAX)] {
+                    check(&clean, test);
+                }
+                for at in 0..len as usize {
+                    for value in [6, 7, 8, u32::MAX, 0x0700_0000] {
+                        let mut b = clean.clone();
+                        b[4 * at..4 * at + 4].copy_from_slice(&encode(value));
+                        check(&b, below(7));
+                    }
+                    for value in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -0.0] {
+                        let mut b = clean.clone();
+                        b[4 * at..4 * at + 4].copy_from_slice(&encode(value.to_bits()));
+                        check(&b, crate::skin::scan::FINITE);
+                    }
+                }
+                // A trailing partial word is not looked at.
+                let mut b = clean.clone();
+                b.extend_from_slice(&[0xFF; 3]);
+                assert_eq!(try_any_word_fails(&b, big_endian, below(7)), Some(false));
             }
         }
     }
