@@ -289,10 +289,7 @@ pub(crate) fn check_texcoords<O: ByteOrder>(
     let texcoords = reader.slice_at::<[F32<O>; 2]>("mesh.texcoords", offset, count.into())?;
     layout.region("mesh texcoords", offset, end(offset, texcoords));
     let masks = Masks::of::<O>();
-    let bytes = zerocopy::IntoBytes::as_bytes(texcoords);
-    let non_finite = scan::any_word_fails(bytes, big_endian::<O>(), scan::FINITE)
-        .unwrap_or_else(|| masks.any_non_finite(flat::<O, _>(texcoords)));
-    if non_finite {
+    if scan::any_non_finite(flat::<O, _>(texcoords)) {
         let bad_st = |st: &[F32<O>; 2]| masks.non_finite(raw(st[0])) | masks.non_finite(raw(st[1]));
         let bad = texcoords.iter().filter(|st| bad_st(st)).count() as u64;
         let first = texcoords.iter().position(bad_st).unwrap_or(0);

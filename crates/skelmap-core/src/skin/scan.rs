@@ -4,6 +4,10 @@
 //! record that fails, and build its error or warning, only when a scan does not pass; so a
 //! scan decides how fast validation is, never what it reports.
 
+use zerocopy::byteorder::{ByteOrder, F32};
+
+use crate::floatbits::{Masks, big_endian};
+
 /// The x86-64 call where there is one, else `None` (the arguments marked used).
 macro_rules! x86_or_none {
     ($call:expr; $($arg:ident),*) => {{
@@ -81,6 +85,14 @@ pub(crate) fn below(bound: u32) -> (u32, u32, u32) {
 
 /// The test of [`any_word_fails`] that a NaN or an infinity fails.
 pub(crate) const FINITE: (u32, u32, u32) = (0x7FFF_FFFF, 0, 0x7F7F_FFFF);
+
+/// Whether any of `values` is NaN or infinite: the word scan where there is one, else the
+/// flat pass of [`Masks::any_non_finite`](crate::floatbits::Masks::any_non_finite).
+pub(crate) fn any_non_finite<O: ByteOrder>(values: &[F32<O>]) -> bool {
+    let bytes = zerocopy::IntoBytes::as_bytes(values);
+    any_word_fails(bytes, big_endian::<O>(), FINITE)
+        .unwrap_or_else(|| Masks::of::<O>().any_non_finite(values))
+}
 
 /// Bytes of a one-influence bone vertex: a `u32` count, then one 32-byte record.
 pub(crate) const ONE_INFLUENCE_VERTEX: usize = 36;

@@ -265,7 +265,7 @@ impl<'data> Parse<'data> for Skp<'data> {
 /// Every pose value finite (error); quaternions of non-unit length (warning).
 fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Result<()> {
     let masks = Masks::of::<LittleEndian>();
-    if masks.any_non_finite(flat::<LittleEndian, _>(poses)) {
+    if crate::skin::scan::any_non_finite(flat::<LittleEndian, _>(poses)) {
         let values = poses.iter().flat_map(|p| p.quat.iter().chain(&p.origin));
         let k = values
             .clone()
