@@ -1,8 +1,9 @@
 //! The validation's SIMD scans, dispatched. Each asks of a run of records whether every one
-//! passes the checks the format's scalar walk makes, with AVX-512 where the CPU has it, and
-//! answers `None` elsewhere (the walk then does all the work). The walks search for the first
-//! record that fails, and build its error or warning, only when a scan does not pass; so a
-//! scan decides how fast validation is, never what it reports.
+//! passes the checks the format's scalar walk makes (or, for one-influence vertices, how many
+//! at its start do), with AVX-512 where the CPU has it, and answers `None` elsewhere (the walk
+//! then does all the work). The walks search for the first record that fails, and build its
+//! error or warning, only where a scan does not pass; so a scan decides how fast validation
+//! is, never what it reports.
 
 use zerocopy::byteorder::{ByteOrder, F32};
 
@@ -70,7 +71,10 @@ pub(crate) fn any_word_fails(
     big_endian: bool,
     test: (u32, u32, u32),
 ) -> Option<bool> {
-    x86_or_none!(super::x86::words::try_any_word_fails(bytes, big_endian, test); bytes, big_endian, test)
+    x86_or_none!(
+        super::x86::words::try_any_word_fails(bytes, big_endian, test);
+        bytes, big_endian, test
+    )
 }
 
 /// The test of [`any_word_fails`] that a value at or above `bound` fails (every value, when
