@@ -512,3 +512,48 @@ fn rule5_pairing_requires_equal_bone_counts() {
     );
     assert!(SkmModel::pair(Skm::parse(&skm).unwrap(), Skp::parse(&skp).unwrap(), &[]).is_ok());
 }
+
+/// A 35-bone tube as SKP: two whole steps of sixteen poses a frame, which the quaternion scan
+/// takes where the CPU has AVX-512, and three after them, which the scalar check takes.
+fn long_skp() -> (Vec<u8>, skelmap::core::skm::write::SkpLayout) {
+    let params = skelmap::synth::TubeParams {
+        bones: 35,
+        frames: 3,
+        ..skelmap::synth::TubeParams::default()
+    };
+    let dpm = skelmap::synth::tube(&params).write().unwrap();
+    let model = skelmap::dpm::Dpm::parse(&dpm).unwrap();
+    let c = skelmap::skm::convert::from_dpm(&model, &mut Diagnostics::new());
+    c.skp.write_with_layout().unwrap()
+}
+
+#[test]
+fn skp_non_unit_quaternions_are_counted_and_located_in_steps_and_after_them() {
+    let (clean, p) = long_skp();
+    let mut diag = Diagnostics::new();
+    Skp::parse_with(&clean, &Limits::default(), &mut diag).unwrap();
+    assert!(diag.is_empty(), "{:?}", diag.warnings());
+    // (bones broken in frame 1, the bone reported first, the count).
+    let cases: [(&[u64], u64, u64); 5] = [
+        (&[3], 3, 1),
+        (&[33], 33, 1),
+        (&[15, 16, 34], 15, 3),
+        (&[32, 34], 32, 2),
+        (&[0, 5, 17, 31, 32, 34], 0, 6),
+    ];
+    for (bones, first, count) in cases {
+        let mut skp = clean.clone();
+        for &bone in bones {
+            let pose = p.frame_poses[1] + 28 * bone;
+            put_f32_le(&mut skp, pose + 8, 1.2); // quat.z: length² ≥ 1.44
+        }
+        let mut diag = Diagnostics::new();
+        Skp::parse_with(&skp, &Limits::default(), &mut diag).unwrap();
+        let w = diag.get(WarningKind::QuatNotUnit).unwrap();
+        assert_eq!(
+            (w.offset, w.count, diag.warnings().len()),
+            (p.frame_poses[1] + 28 * first, count, 1),
+            "bones {bones:?}"
+        );
+    }
+}

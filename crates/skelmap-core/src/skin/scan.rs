@@ -9,6 +9,11 @@ use zerocopy::byteorder::{ByteOrder, F32};
 
 use crate::floatbits::{Masks, big_endian};
 
+/// Tables shorter than this (four registers) are left to the scalar passes, which take them
+/// in less time than a scan takes to start (SKP poses come a frame at a time, a few bones
+/// each on rigid models).
+const SHORT: usize = 256;
+
 /// The x86-64 call where there is one, else `None` (the arguments marked used).
 macro_rules! x86_or_none {
     ($call:expr; $($arg:ident),*) => {{
@@ -28,6 +33,22 @@ macro_rules! x86_or_none {
 /// and whether any rotation row is zero (its first three values ±0).
 pub(crate) fn be_poses(bytes: &[u8]) -> Option<(bool, bool)> {
     x86_or_none!(super::x86::pose::try_scan_be_poses(bytes); bytes)
+}
+
+/// SKP poses (28 bytes, known finite), in whole steps of sixteen: how many poses the scan
+/// covered, how many of those have a quaternion whose squared length, added in `x, y, z, w`
+/// order, is more than `tolerance` from 1, and the index of the first (`usize::MAX` when
+/// none is). The poses after the covered ones are the caller's.
+pub(crate) fn skp_quats_off_unit(bytes: &[u8], tolerance: f32) -> Option<(usize, u64, usize)> {
+    const STEP: usize = 16 * 28;
+    if bytes.len() < STEP {
+        return None;
+    }
+    x86_or_none!(
+        super::x86::pose::try_quats_off_unit(bytes, tolerance)
+            .map(|(count, first)| (bytes.len() / STEP * 16, count, first));
+        bytes, tolerance
+    )
 }
 
 /// MS3D vertex records (15 bytes): finite coordinates, joint index −1 or below `joints`.
@@ -71,6 +92,9 @@ pub(crate) fn any_word_fails(
     big_endian: bool,
     test: (u32, u32, u32),
 ) -> Option<bool> {
+    if bytes.len() < SHORT {
+        return None;
+    }
     x86_or_none!(
         super::x86::words::try_any_word_fails(bytes, big_endian, test);
         bytes, big_endian, test

@@ -290,9 +290,21 @@ fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Resul
         let len2: f32 = p.quat().iter().map(|v| v * v).sum();
         (len2 - 1.0).abs() > QUAT_LENGTH_TOLERANCE
     };
-    let count = poses.iter().filter(|p| off_unit(p)).count() as u64;
+    // The scan, where there is one, counts them and finds the first in whole steps of
+    // sixteen poses; the scalar passes take the rest (all of them without the scan).
+    let bytes = zerocopy::IntoBytes::as_bytes(poses);
+    let (scanned, mut count, first) = crate::skin::scan::skp_quats_off_unit(
+        bytes,
+        QUAT_LENGTH_TOLERANCE,
+    )
+    .unwrap_or((0, 0, usize::MAX));
+    let rest = poses.get(scanned..).unwrap_or_default();
+    count += rest.iter().filter(|p| off_unit(p)).count() as u64;
     if count > 0 {
-        let b = poses.iter().position(off_unit).unwrap_or(0);
+        let b = match first {
+            usize::MAX => scanned + rest.iter().position(off_unit).unwrap_or(0),
+            first => first,
+        };
         let q = poses.get(b).map(SkpBonePose::quat).unwrap_or_default();
         diag.warn_n(
             SKP,

@@ -10,9 +10,10 @@
 //! one scalar conversion each is cheaper than a step.
 
 use core::arch::x86_64::{
-    __m512, __m512i, __mmask16, _CMP_GE_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_andnot_si512,
-    _mm512_castpd_ps, _mm512_castps_pd, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps,
-    _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mask_loadu_epi32, _mm512_mask_permutexvar_ps,
+    __m512, __m512i, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _mm512_add_ps, _mm512_and_si512,
+    _mm512_andnot_si512, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps_si512,
+    _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_ps, _mm512_loadu_si512,
+    _mm512_mask_blend_ps, _mm512_mask_loadu_epi32, _mm512_mask_permutexvar_ps,
     _mm512_maskz_loadu_epi32, _mm512_min_epu32, _mm512_mul_ps, _mm512_or_si512,
     _mm512_permutex2var_ps, _mm512_reduce_min_epu32, _mm512_rol_epi32, _mm512_set1_epi32,
     _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_shuffle_epi32,
@@ -318,9 +319,92 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
     poses
 }
 
+/// Bytes of an SKP pose: a little-endian quaternion `(x, y, z, w)`, then an origin.
+const SKP_POSE: usize = 28;
+
+/// Of the SKP poses at the start of `bytes`, in whole steps of sixteen, how many have a
+/// quaternion whose squared length, added in `x, y, z, w` order as the scalar check adds it,
+/// is more than `tolerance` from 1 (the poses are known finite), and the index of the first;
+/// `None` without AVX-512F. The poses after the last whole step are the caller's.
+pub(crate) fn try_quats_off_unit(bytes: &[u8], tolerance: f32) -> Option<(u64, usize)> {
+    // SAFETY: the CPU was just found to support AVX-512F.
+    is_x86_feature_detected!("avx512f").then(|| unsafe { quats_off_unit(bytes, tolerance) })
+}
+
+/// Sixteen poses (seven registers) a step. Component `k` of pose `i` is word `7 i + k`: four
+/// two-register permutes with the index `(7 i + k) mod 32` fetch it from each pair of
+/// registers, and three blends keep, lane by lane, the pair that holds it. The squares are
+/// added lane-wise in the scalar check's order, so every lane's sum is the scalar sum bit for
+/// bit. The first index is `usize::MAX` when the count is 0.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+unsafe fn quats_off_unit(bytes: &[u8], tolerance: f32) -> (u64, usize) {
+    const WORD: [[u32; 16]; 4] = {
+        let mut t = [[0; 16]; 4];
+        let (mut k, mut i) = (0, 0);
+        while k < 4 {
+            while i < 16 {
+                t[k][i] = ((7 * i + k) % 32) as u32;
+                i += 1;
+            }
+            (k, i) = (k + 1, 0);
+        }
+        t
+    };
+    /// Lanes whose component `k` lies in register pair `p` (registers `2p` and `2p + 1`).
+    const PAIR: [[u16; 4]; 4] = {
+        let mut t = [[0; 4]; 4];
+        let (mut k, mut i) = (0, 0);
+        while k < 4 {
+            while i < 16 {
+                t[k][(7 * i + k) / 32] |= 1 << i;
+                i += 1;
+            }
+            (k, i) = (k + 1, 0);
+        }
+        t
+    };
+    let (one, tolerance) = (_mm512_set1_ps(1.0), _mm512_set1_ps(tolerance));
+    let magnitude = _mm512_set1_epi32(0x7FFF_FFFF);
+    let (mut count, mut first) = (0, usize::MAX);
+    for (s, step) in bytes.chunks_exact(16 * SKP_POSE).enumerate() {
+        let mut r = [_mm512_setzero_ps(); 7];
+        for (r, register) in r.iter_mut().zip(step.chunks_exact(64)) {
+            // SAFETY: the chunk is 64 bytes, and an unaligned load reads exactly those.
+            *r = unsafe { _mm512_loadu_ps(register.as_ptr().cast()) };
+        }
+        let square = |k: usize| {
+            // SAFETY: the table is sixteen words (64 bytes), and an unaligned load reads
+            // exactly those.
+            let word = unsafe { _mm512_loadu_si512(WORD[k].as_ptr().cast()) };
+            let [_, second, third, fourth] = PAIR[k];
+            let v = _mm512_permutex2var_ps(r[0], word, r[1]);
+            let v = _mm512_mask_blend_ps(second, v, _mm512_permutex2var_ps(r[2], word, r[3]));
+            let v = _mm512_mask_blend_ps(third, v, _mm512_permutex2var_ps(r[4], word, r[5]));
+            let v = _mm512_mask_blend_ps(fourth, v, _mm512_permutex2var_ps(r[6], word, r[6]));
+            _mm512_mul_ps(v, v)
+        };
+        let len2 = _mm512_add_ps(_mm512_add_ps(square(0), square(1)), square(2));
+        let len2 = _mm512_add_ps(len2, square(3));
+        let distance = _mm512_castsi512_ps(_mm512_and_si512(
+            _mm512_castps_si512(_mm512_sub_ps(len2, one)),
+            magnitude,
+        ));
+        let off = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(distance, tolerance);
+        if off != 0 {
+            first = first.min(16 * s + off.trailing_zeros() as usize);
+            count += u64::from(off.count_ones());
+        }
+    }
+    (count, first)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::try_scan_be_poses;
+    use super::{SKP_POSE, try_quats_off_unit, try_scan_be_poses};
 
     /// What the scan must find, value by value.
     fn reference(values: &[f32]) -> (bool, bool) {
@@ -363,6 +447,80 @@ mod tests {
                     values[4 * row + 1] = 1.0;
                     values[4 * row + 3] = 0.0;
                     assert_eq!(try_scan_be_poses(&bytes(&values)), Some((false, false)));
+                }
+            }
+        }
+    }
+
+    /// SKP poses with the given quaternions and finite origins.
+    fn skp_poses(quats: &[[f32; 4]]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for (i, q) in quats.iter().enumerate() {
+            for v in q.iter().chain(&[i as f32, -2.5, 1e30]) {
+                bytes.extend(v.to_le_bytes());
+            }
+        }
+        bytes
+    }
+
+    /// Over the whole steps of sixteen.
+    fn off_unit_reference(quats: &[[f32; 4]], tolerance: f32) -> (u64, usize) {
+        let quats = &quats[..quats.len() / 16 * 16];
+        let off = |q: &[f32; 4]| {
+            let len2: f32 = q.iter().map(|v| v * v).sum();
+            (len2 - 1.0).abs() > tolerance
+        };
+        let count = quats.iter().filter(|q| off(q)).count() as u64;
+        (count, quats.iter().position(off).unwrap_or(usize::MAX))
+    }
+
+    #[test]
+    fn the_quaternion_scan_agrees_with_the_scalar_check_at_every_pose_and_edge() {
+        if !is_x86_feature_detected!("avx512f") {
+            return;
+        }
+        let unit = [0.5f32, -0.5, 0.5, 0.5];
+        // Squared lengths on both sides of 1 ± 0.01, by an ulp or two, and values whose
+        // squares round differently in another order of addition.
+        let edge = |len2: f32| [len2.sqrt(), 0.0, 0.0, 0.0];
+        let odd = [
+            edge(1.01),
+            edge(f32::from_bits(1.01f32.to_bits() + 1)),
+            edge(f32::from_bits(1.01f32.to_bits() + 2)),
+            edge(0.99),
+            edge(f32::from_bits(0.99f32.to_bits() - 1)),
+            edge(f32::from_bits(0.99f32.to_bits() - 2)),
+            [1.0049, 1e-4, 3e-4, -7e-4],
+            [0.7072, 0.7069, 0.0703, 0.0],
+            [0.0, 0.0, 0.0, 0.0],
+            [1e20, 0.0, 0.0, 1.0],
+            [-0.0, -1.0, -0.0, -0.0],
+            [0.0, 0.0, 0.0, 1.5],
+        ];
+        for count in 0..=50 {
+            let clean = vec![unit; count];
+            assert_eq!(
+                try_quats_off_unit(&skp_poses(&clean), 0.01),
+                Some((0, usize::MAX))
+            );
+            let mut partial = skp_poses(&clean);
+            partial.extend_from_slice(&[0xFF; SKP_POSE - 1]);
+            assert_eq!(try_quats_off_unit(&partial, 0.01), Some((0, usize::MAX)));
+            for at in 0..count {
+                for q in odd {
+                    // The pose itself, and one more two poses on (counted, not first).
+                    let mut quats = clean.clone();
+                    quats[at] = q;
+                    if at + 2 < count {
+                        quats[at + 2] = edge(1.5);
+                    }
+                    for tolerance in [0.01, 0.0, 1.0] {
+                        assert_eq!(
+                            try_quats_off_unit(&skp_poses(&quats), tolerance),
+                            Some(off_unit_reference(&quats, tolerance)),
+                            "{count} poses, {q:?} at {at}, tolerance {tolerance}"
+                        );
+                    }
                 }
             }
         }
