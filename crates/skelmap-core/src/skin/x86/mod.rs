@@ -7,7 +7,8 @@
 //! - [`compact`]: the compact skinning kernel over folded vertices (AVX-512F).
 //! - [`morph`]: the morph kernel (AVX-512F: 16 vertices a step; AVX2 + FMA: 8).
 //! - [`pose`]: DPM bone matrices to quaternions, 16 at a time (AVX-512F), for pose sampling;
-//!   and the DPM validation's scan of the same matrices for non-finite values and zero rows.
+//!   the DPM validation's scan of the same matrices for non-finite values and zero rows; and
+//!   the SKP validation's quaternion length check.
 //! - [`words`]: validation's scans of 32-bit words against a test per lane (AVX-512F and
 //!   BW): runs of one-influence DPM and SKM bone vertices, sixteen a step, and flat tables
 //!   (triangle corners, bone references, texture coordinates).

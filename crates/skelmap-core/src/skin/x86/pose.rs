@@ -1,6 +1,7 @@
 //! DPM bone poses (3×4 big-endian row-major matrices) to rotation quaternions and
-//! translations, 16 bones at a time with AVX-512F; and the validation's scan of the same
-//! matrices, 64 bytes at a time.
+//! translations, 16 bones at a time with AVX-512F; the validation's scan of the same
+//! matrices, 64 bytes at a time; and the SKP validation's quaternion length check, sixteen
+//! poses at a time.
 //!
 //! Each step loads 16 poses (768 bytes) as twelve vectors, byte-swaps them and transposes them
 //! in registers into twelve rows of 16 native floats (one row per matrix entry), then runs
