@@ -7,7 +7,7 @@ use zerocopy::byteorder::{ByteOrder, F32, U32};
 
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
-use crate::floatbits::{Masks, big_endian, flat, raw};
+use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
@@ -318,13 +318,7 @@ pub(crate) fn check_index_table<O: ByteOrder>(
     let values = reader.slice_at::<U32<O>>(what, offset, count)?;
     layout.region(what, offset, end(offset, values));
     // A branch-free pass over the table; the second pass runs only to locate a bad value.
-    let bytes = zerocopy::IntoBytes::as_bytes(values);
-    let out_of_range = scan::any_word_fails(bytes, big_endian::<O>(), scan::below(bound))
-        .unwrap_or_else(|| {
-            let fold = |acc, v: &U32<O>| acc | u32::from(v.get() >= bound);
-            values.iter().fold(0u32, fold) != 0
-        });
-    if !out_of_range {
+    if !scan::any_at_least(values, bound) {
         return Ok(());
     }
     let (k, value) = values

@@ -5,7 +5,7 @@
 //! error or warning, only where a scan does not pass; so a scan decides how fast validation
 //! is, never what it reports.
 
-use zerocopy::byteorder::{ByteOrder, F32};
+use zerocopy::byteorder::{ByteOrder, F32, U32};
 
 use crate::floatbits::{Masks, big_endian};
 
@@ -84,9 +84,9 @@ pub(crate) fn ms3d_vertex_extras(
     )
 }
 
-/// Whether any whole word of a flat table (big-endian or little-endian `u32`s) fails the test
-/// `(word & keep) - low <= span` (wrapping unsigned): a value at or above a bound, or a float
-/// that is not finite.
+/// Whether any whole word of a flat table (big-endian or little-endian `u32`s) fails its test:
+/// `(word & keep) - low` (wrapping unsigned) at most `span`, which [`below`] and [`FINITE`]
+/// set; `None` for tables under [`SHORT`] bytes or without AVX-512.
 pub(crate) fn any_word_fails(
     bytes: &[u8],
     big_endian: bool,
@@ -120,6 +120,16 @@ pub(crate) fn any_non_finite<O: ByteOrder>(values: &[F32<O>]) -> bool {
     let bytes = zerocopy::IntoBytes::as_bytes(values);
     any_word_fails(bytes, big_endian::<O>(), FINITE)
         .unwrap_or_else(|| Masks::of::<O>().any_non_finite(values))
+}
+
+/// Whether any of `values` is `bound` or above: the word scan where there is one, else one
+/// flat branch-free pass.
+pub(crate) fn any_at_least<O: ByteOrder>(values: &[U32<O>], bound: u32) -> bool {
+    let bytes = zerocopy::IntoBytes::as_bytes(values);
+    any_word_fails(bytes, big_endian::<O>(), below(bound)).unwrap_or_else(|| {
+        let fold = |acc, v: &U32<O>| acc | u32::from(v.get() >= bound);
+        values.iter().fold(0u32, fold) != 0
+    })
 }
 
 /// Bytes of a one-influence bone vertex: a `u32` count, then one 32-byte record.

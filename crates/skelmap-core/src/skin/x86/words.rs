@@ -92,9 +92,9 @@ fn supported() -> bool {
     is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
 }
 
-/// Whether any whole word of `bytes` fails the test `(word & keep) - low <= span` (in
-/// wrapping unsigned arithmetic), each word read big-endian or little-endian; `None` when
-/// the CPU lacks AVX-512F and BW.
+/// Whether any whole word of `bytes`, read big-endian or little-endian, fails its test:
+/// `(word & keep) - low` (wrapping unsigned) at most `span`; `None` when the CPU lacks
+/// AVX-512F and BW.
 pub(crate) fn try_any_word_fails(
     bytes: &[u8],
     big_endian: bool,
