@@ -385,3 +385,62 @@ fn baked_frames_sample_exactly_like_the_file_and_refuse_oversized_sources() {
     assert_eq!(baked.frame(8).map(<[_]>::len), Some(4));
     assert_eq!(baked.frame(9), None);
 }
+
+/// DPM's nlerp converts and blends both frames in one pass (16 bones a step with AVX-512, a
+/// last step of at least 4 included, fewer blended one at a time). It gives, bit for bit, the
+/// poses of converting each frame and blending them: what sampling baked frames gives. On
+/// tubes of 1 to 70 bones (no step, a short tail, a masked last step, whole steps) whose
+/// frames turn each bone by about 10°, then 200°, then 10° about its own axis, so that the
+/// quaternions of consecutive frames lie more than 90° apart and the far one is negated.
+#[test]
+fn dpm_nlerp_in_one_pass_is_the_blend_of_the_converted_frames() {
+    use skelmap::dpm::write::FrameDef;
+    use skelmap::glam::{Mat3, Vec3};
+    use skelmap::pose::BakedFrames;
+    let turned = |bone: usize, degrees: f32| {
+        // An axis whose largest component is positive, as the conversion's chosen one is.
+        let axis = Vec3::new(3.0 + bone as f32, 1.0, -2.0).normalize();
+        let m = Mat3::from_axis_angle(axis, degrees.to_radians());
+        let r = |i: usize| m.row(i);
+        let origin = [bone as f32, 0.25, -1.5];
+        [0, 1, 2].map(|i| [r(i).x, r(i).y, r(i).z, origin[i] * (1.0 + degrees / 90.0)])
+    };
+    for bones in [1, 3, 4, 15, 16, 19, 20, 35, 67, 70] {
+        let mut builder = skelmap::synth::tube(&skelmap::synth::TubeParams {
+            bones,
+            ..Default::default()
+        });
+        let bones = bones as usize;
+        builder.frames = [10.0, 200.0, 10.0]
+            .iter()
+            .enumerate()
+            .map(|(f, &degrees)| {
+                let poses = (0..bones)
+                    .map(|b| turned(b, degrees + (b % 7) as f32))
+                    .collect();
+                FrameDef::new(format!("turn{f}"), poses)
+            })
+            .collect();
+        let bytes = builder.write().unwrap();
+        let m = Dpm::parse(&bytes).unwrap();
+        let baked = BakedFrames::new(&m).unwrap();
+        let (mut direct, mut generic) = (LocalPose::default(), LocalPose::default());
+        let mut far = 0;
+        for (a, b) in [(0, 1), (1, 2), (2, 0), (1, 1), (0, 7)] {
+            for t in [0.0, 0.3, 0.5, 1.0] {
+                pose::sample(&m, a, b, t, Interpolation::Nlerp, &mut direct);
+                pose::sample(&baked, a, b, t, Interpolation::Nlerp, &mut generic);
+                assert_eq!(direct.bones.len(), bones);
+                assert_eq!(direct, generic, "{bones} bones, frames {a} and {b} at {t}");
+            }
+            let (pa, pb) = (baked.frame(a).unwrap(), baked.frame(b.min(2)).unwrap());
+            far += pa
+                .iter()
+                .zip(pb)
+                .filter(|(p, q)| p.0.dot(q.0) < 0.0)
+                .count();
+        }
+        // Frames 0 → 1 and 1 → 2, every bone.
+        assert_eq!(far, 2 * bones, "{bones} bones");
+    }
+}

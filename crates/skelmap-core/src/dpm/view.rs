@@ -8,11 +8,13 @@
 use std::borrow::Cow;
 
 use glam::{BVec4A, Quat, Vec3A, Vec4};
+use zerocopy::IntoBytes;
 use zerocopy::byteorder::{BigEndian, F32, U32};
 
 use super::raw;
 use crate::format::Format;
 use crate::name;
+use crate::pose::local::nlerp_pose;
 use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
@@ -241,9 +243,21 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
     /// [`frame_poses`](PoseFrames::frame_poses)), the rest one at a time.
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
-        let done = crate::skin::be_poses(zerocopy::IntoBytes::as_bytes(poses), out);
+        let done = crate::skin::be_poses(poses.as_bytes(), out);
         let rest = poses.get(done..).unwrap_or_default();
         out.extend(rest.iter().map(|pose| dpm_pose(pose.matrix())));
+    }
+
+    fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        let (Some(a), Some(b)) = (self.frame(a), self.frame(b)) else {
+            return false;
+        };
+        let (a, b) = (a.poses(), b.poses());
+        out.clear();
+        let done = crate::skin::be_poses_nlerp(a.as_bytes(), b.as_bytes(), t, out);
+        let rest = a.iter().zip(b).skip(done);
+        out.extend(rest.map(|(a, b)| nlerp_pose(dpm_pose(a.matrix()), dpm_pose(b.matrix()), t)));
+        true
     }
 }
 

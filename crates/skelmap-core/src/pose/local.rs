@@ -102,10 +102,14 @@ pub fn sample<'data, S: PoseFrames<'data>>(
 ) {
     let last = source.num_frames().saturating_sub(1);
     let (a, b) = (a.min(last), b.min(last));
+    let bones = source.skeleton_bones().len();
+    if interpolation == Interpolation::Nlerp && source.nlerp_frames_into(a, b, t, &mut out.bones) {
+        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
+        return;
+    }
     out.bones.clear();
     source.frame_poses_into(a, &mut out.bones);
-    out.bones
-        .resize(source.skeleton_bones().len(), (Quat::IDENTITY, Vec3A::ZERO));
+    out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
     out.frame_b.clear();
     source.frame_poses_into(b, &mut out.frame_b);
     // A bone missing from frame `b` keeps its pose from `a`.
@@ -133,6 +137,16 @@ pub fn sample<'data, S: PoseFrames<'data>>(
             }
         }
     }
+}
+
+/// One bone's nlerp as [`sample`] computes it, bit for bit: `b` turned towards `a`, both
+/// blended at `t`, the rotation normalised by the reciprocal of its length.
+pub(crate) fn nlerp_pose(a: (Quat, Vec3A), b: (Quat, Vec3A), t: f32) -> (Quat, Vec3A) {
+    let ((qa, ta), (qb, tb)) = (a, b);
+    let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+    let q = Vec4::from(qa).lerp(Vec4::from(qb), t);
+    let inverse = 1.0 / q.length_squared().sqrt();
+    (Quat::from_vec4(q * inverse), ta.lerp(tb, t))
 }
 
 /// Quaternions normalised together: four lengths, one vector square root and one vector

@@ -62,6 +62,27 @@ pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};
 
+/// Blends the leading poses of two DPM frames (`a` and `b`, big-endian 3×4 matrices) at `t`
+/// as `pose::sample`'s nlerp does and appends them to `out`, 16 at a time with AVX-512 where
+/// the CPU has it (a last partial step too, unless it is only a few); returns how many it
+/// blended (the caller blends the rest one at a time).
+pub(crate) fn be_poses_nlerp(
+    a: &[u8],
+    b: &[u8],
+    t: f32,
+    out: &mut Vec<(glam::Quat, glam::Vec3A)>,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::pose::try_be_poses_nlerp(a, b, t, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, b, t, out);
+        0
+    }
+}
+
 /// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
 /// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it
 /// (a last partial step too, unless it is only a few); returns how many it converted (the

@@ -1,23 +1,25 @@
 //! DPM bone poses (3×4 big-endian row-major matrices) to rotation quaternions and
-//! translations, 16 bones at a time with AVX-512F; the validation's scan of the same
-//! matrices, 64 bytes at a time; and the SKP validation's quaternion length check, sixteen
-//! poses at a time.
+//! translations, 16 bones at a time with AVX-512F, alone or two frames converted and blended
+//! (nlerp) in one pass; the validation's scan of the same matrices, 64 bytes at a time; and
+//! the SKP validation's quaternion length check, sixteen poses at a time.
 //!
 //! Each step loads 16 poses (768 bytes) as twelve vectors, byte-swaps them and transposes them
 //! in registers into twelve rows of 16 native floats (one row per matrix entry), then runs
 //! the scalar conversion's arithmetic lane-wise: the four textbook formulas, the one with the
-//! largest divisor chosen by mask, then normalised. A last step of at least [`MIN_LANES`]
-//! poses runs with its unused lanes zero and discarded; fewer are left to the caller, for whom
-//! one scalar conversion each is cheaper than a step.
+//! largest divisor chosen by mask, then normalised. The blend runs `pose::sample`'s nlerp
+//! lane-wise too, in its order: its results are those of blending the converted frames, bit
+//! for bit. A last step of at least [`MIN_LANES`] poses runs with its unused lanes zero (and
+//! not loaded) and discarded; fewer are left to the caller, for whom one scalar conversion
+//! each is cheaper than a step.
 
 use core::arch::x86_64::{
-    __m512, __m512i, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _mm512_add_ps, _mm512_and_si512,
-    _mm512_andnot_si512, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps_si512,
+    __m512, __m512i, __mmask16, _CMP_GE_OQ, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps,
+    _mm512_and_si512, _mm512_andnot_si512, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps_si512,
     _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_ps, _mm512_loadu_si512,
     _mm512_mask_blend_ps, _mm512_mask_loadu_epi32, _mm512_mask_permutexvar_ps,
-    _mm512_maskz_loadu_epi32, _mm512_min_epu32, _mm512_mul_ps, _mm512_or_si512,
-    _mm512_permutex2var_ps, _mm512_reduce_min_epu32, _mm512_rol_epi32, _mm512_set1_epi32,
-    _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_shuffle_epi32,
+    _mm512_mask_xor_epi32, _mm512_maskz_loadu_epi32, _mm512_min_epu32, _mm512_mul_ps,
+    _mm512_or_si512, _mm512_permutex2var_ps, _mm512_reduce_min_epu32, _mm512_rol_epi32,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_shuffle_epi32,
     _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps,
     _mm512_sub_ps, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
 };
@@ -142,6 +144,11 @@ fn rows_of(step: &[u8], lanes: usize) -> [__m512; 12] {
     let floats = (12 * lanes).min(step.len() / 4);
     let vectors: [__m512; 12] = core::array::from_fn(|v| {
         let have = floats.saturating_sub(16 * v).min(16);
+        if have == 0 {
+            // No load at all: a masked load whose lanes are all disabled still costs a slow
+            // path where its address lies past the mapped pages.
+            return _mm512_setzero_ps();
+        }
         let mask: __mmask16 = if have == 16 {
             u16::MAX
         } else {
@@ -245,79 +252,147 @@ fn interleave(rows: [__m512; 7]) -> [__m512; 8] {
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
-    let poses = bytes.len() / POSE;
-    let poses = if poses % 16 < MIN_LANES {
-        poses - poses % 16
-    } else {
-        poses
-    };
+    let poses = whole_steps(bytes.len() / POSE);
     out.reserve(poses);
-    let one = _mm512_set1_ps(1.0);
     for step in bytes
         .get(..poses * POSE)
         .unwrap_or_default()
         .chunks(16 * POSE)
     {
         let lanes = step.len() / POSE;
-        let m = rows_of(step, lanes);
-        let [r00, r01, r02, tx, r10, r11, r12, ty, r20, r21, r22, tz] = m;
-        let (add, sub) = (_mm512_add_ps, _mm512_sub_ps);
-        let t = [
-            sub(sub(add(one, r00), r11), r22),
-            sub(add(sub(one, r00), r11), r22),
-            add(sub(sub(one, r00), r11), r22),
-            add(add(add(one, r00), r11), r22),
-        ];
-        let (xy, yz, zx) = (add(r10, r01), add(r21, r12), add(r02, r20));
-        let (sx, sy, sz) = (sub(r21, r12), sub(r02, r20), sub(r10, r01));
-        let by = [
-            [t[0], xy, zx, sx],
-            [xy, t[1], yz, sy],
-            [zx, yz, t[2], sz],
-            [sx, sy, sz, t[3]],
-        ];
-        // The formula with the largest divisor, as the scalar `pick` chooses it (ties to the
-        // first).
-        let pick = |a: ([__m512; 4], __m512), b: ([__m512; 4], __m512)| {
-            let first = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(a.1, b.1);
-            (
-                core::array::from_fn(|c| _mm512_mask_blend_ps(first, b.0[c], a.0[c])),
-                _mm512_mask_blend_ps(first, b.1, a.1),
-            )
-        };
-        let (v, _) = pick(
-            pick((by[0], t[0]), (by[1], t[1])),
-            pick((by[2], t[2]), (by[3], t[3])),
-        );
-        let [x, y, z, w] = v;
-        let dot = add(
-            add(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)),
-            add(_mm512_mul_ps(z, z), _mm512_mul_ps(w, w)),
-        );
-        let inverse = _mm512_div_ps(one, _mm512_sqrt_ps(dot));
-        let values = [
-            _mm512_mul_ps(x, inverse),
-            _mm512_mul_ps(y, inverse),
-            _mm512_mul_ps(z, inverse),
-            _mm512_mul_ps(w, inverse),
-            tx,
-            ty,
-            tz,
-        ];
-        let poses_out = interleave(values);
-        let mut lanes_out = [[0.0f32; 8]; 16];
-        for (pair, v) in lanes_out.chunks_exact_mut(2).zip(poses_out) {
-            // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.
-            unsafe { _mm512_storeu_ps(pair.as_mut_ptr().cast(), v) };
-        }
-        out.extend(lanes_out.iter().take(lanes).map(|p| {
-            (
-                Quat::from_xyzw(p[0], p[1], p[2], p[3]),
-                Vec3A::new(p[4], p[5], p[6]),
-            )
-        }));
+        let (q, t) = unit_poses(rows_of(step, lanes));
+        push_poses([q[0], q[1], q[2], q[3], t[0], t[1], t[2]], lanes, out);
     }
     poses
+}
+
+/// Blends the poses of two frames (`a` and `b`, big-endian 3×4 matrices, as many as the
+/// shorter holds) at `t` and appends them to `out`, but for a last few (fewer than
+/// [`MIN_LANES`] past the last full step): each converted to a unit quaternion and a
+/// translation, the quaternions blended along the shorter arc and normalised (nlerp), the
+/// translations linearly. Returns how many it blended (0 when the CPU lacks AVX-512F).
+pub(crate) fn try_be_poses_nlerp(
+    a: &[u8],
+    b: &[u8],
+    t: f32,
+    out: &mut Vec<(Quat, Vec3A)>,
+) -> usize {
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        unsafe { be_poses_nlerp_avx512(a, b, t, out) }
+    } else {
+        0
+    }
+}
+
+/// The arithmetic of `pose::sample`'s nlerp, lane-wise and in its order: the dot product as
+/// `(x + z) + (y + w)`, the far quaternion negated, each blend `a (1 − t) + b t`, and the
+/// normalisation by one reciprocal of the square root of the squared length.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+unsafe fn be_poses_nlerp_avx512(a: &[u8], b: &[u8], t: f32, out: &mut Vec<(Quat, Vec3A)>) -> usize {
+    let poses = whole_steps(a.len().min(b.len()) / POSE);
+    out.reserve(poses);
+    let (add, mul) = (_mm512_add_ps, _mm512_mul_ps);
+    let (s, u) = (_mm512_set1_ps(t), _mm512_set1_ps(1.0 - t));
+    let (sign, zero) = (_mm512_set1_epi32(i32::MIN), _mm512_setzero_ps());
+    let [a, b] = [a, b].map(|f| f.get(..poses * POSE).unwrap_or_default());
+    for (step_a, step_b) in a.chunks(16 * POSE).zip(b.chunks(16 * POSE)) {
+        let lanes = step_a.len() / POSE;
+        let [(qa, ta), (qb, tb)] = [step_a, step_b].map(|step| unit_poses(rows_of(step, lanes)));
+        let dot = |p: [__m512; 4], q: [__m512; 4]| {
+            add(
+                add(mul(p[0], q[0]), mul(p[2], q[2])),
+                add(mul(p[1], q[1]), mul(p[3], q[3])),
+            )
+        };
+        let far = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot(qa, qb), zero);
+        let qb = qb.map(|c| {
+            let c = _mm512_castps_si512(c);
+            _mm512_castsi512_ps(_mm512_mask_xor_epi32(c, far, c, sign))
+        });
+        let lerp = |p: __m512, q: __m512| add(mul(p, u), mul(q, s));
+        let q: [__m512; 4] = core::array::from_fn(|c| lerp(qa[c], qb[c]));
+        let inverse = _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_sqrt_ps(dot(q, q)));
+        let q = q.map(|c| mul(c, inverse));
+        let t: [__m512; 3] = core::array::from_fn(|c| lerp(ta[c], tb[c]));
+        push_poses([q[0], q[1], q[2], q[3], t[0], t[1], t[2]], lanes, out);
+    }
+    poses
+}
+
+/// Of `poses`, how many the steps cover: every one, unless fewer than [`MIN_LANES`] follow
+/// the last full step (those are left to the caller).
+fn whole_steps(poses: usize) -> usize {
+    if poses % 16 < MIN_LANES {
+        poses - poses % 16
+    } else {
+        poses
+    }
+}
+
+/// The unit quaternions (rows `x y z w`) and translations of a step's twelve entry rows: the
+/// four textbook formulas, the one with the largest divisor chosen by mask (ties to the
+/// first, as the scalar `pick` chooses), then normalised.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn unit_poses(m: [__m512; 12]) -> ([__m512; 4], [__m512; 3]) {
+    let one = _mm512_set1_ps(1.0);
+    let [r00, r01, r02, tx, r10, r11, r12, ty, r20, r21, r22, tz] = m;
+    let (add, sub) = (_mm512_add_ps, _mm512_sub_ps);
+    let t = [
+        sub(sub(add(one, r00), r11), r22),
+        sub(add(sub(one, r00), r11), r22),
+        add(sub(sub(one, r00), r11), r22),
+        add(add(add(one, r00), r11), r22),
+    ];
+    let (xy, yz, zx) = (add(r10, r01), add(r21, r12), add(r02, r20));
+    let (sx, sy, sz) = (sub(r21, r12), sub(r02, r20), sub(r10, r01));
+    let by = [
+        [t[0], xy, zx, sx],
+        [xy, t[1], yz, sy],
+        [zx, yz, t[2], sz],
+        [sx, sy, sz, t[3]],
+    ];
+    let pick = |a: ([__m512; 4], __m512), b: ([__m512; 4], __m512)| {
+        let first = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(a.1, b.1);
+        (
+            core::array::from_fn(|c| _mm512_mask_blend_ps(first, b.0[c], a.0[c])),
+            _mm512_mask_blend_ps(first, b.1, a.1),
+        )
+    };
+    let (v, _) = pick(
+        pick((by[0], t[0]), (by[1], t[1])),
+        pick((by[2], t[2]), (by[3], t[3])),
+    );
+    let [x, y, z, w] = v;
+    let dot = add(
+        add(_mm512_mul_ps(x, x), _mm512_mul_ps(y, y)),
+        add(_mm512_mul_ps(z, z), _mm512_mul_ps(w, w)),
+    );
+    let inverse = _mm512_div_ps(one, _mm512_sqrt_ps(dot));
+    (v.map(|c| _mm512_mul_ps(c, inverse)), [tx, ty, tz])
+}
+
+/// Appends the first `lanes` of seven rows (quaternion `x y z w`, translation `x y z`) to
+/// `out` as poses.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn push_poses(rows: [__m512; 7], lanes: usize, out: &mut Vec<(Quat, Vec3A)>) {
+    let mut lanes_out = [[0.0f32; 8]; 16];
+    for (pair, v) in lanes_out.chunks_exact_mut(2).zip(interleave(rows)) {
+        // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.
+        unsafe { _mm512_storeu_ps(pair.as_mut_ptr().cast(), v) };
+    }
+    out.extend(lanes_out.iter().take(lanes).map(|p| {
+        (
+            Quat::from_xyzw(p[0], p[1], p[2], p[3]),
+            Vec3A::new(p[4], p[5], p[6]),
+        )
+    }));
 }
 
 /// Bytes of an SKP pose: a little-endian quaternion `(x, y, z, w)`, then an origin.
