@@ -15,16 +15,16 @@ use glam::Quat;
 
 /// The largest |angle| the polynomial path reduces: `4096 · π/2`, so that the quadrant has at
 /// most 12 bits and its products with [`PIO2_HI`] and [`PIO2_MID`] are exact in `f32`.
-const REDUCED_MAX: f32 = 6433.0;
+pub(crate) const REDUCED_MAX: f32 = 6433.0;
 
 /// π/2 in three parts. The first two have at most 12 significant bits.
-const PIO2_HI: f32 = 1.570_312_5;
-const PIO2_MID: f32 = 4.837_513e-4;
-const PIO2_LO: f32 = 7.549_79e-8;
+pub(crate) const PIO2_HI: f32 = 1.570_312_5;
+pub(crate) const PIO2_MID: f32 = 4.837_513e-4;
+pub(crate) const PIO2_LO: f32 = 7.549_79e-8;
 
 /// Adding and subtracting this rounds an `f32` of magnitude below 2²² to an integer (ties
 /// to even), without needing a rounding instruction.
-const ROUND: f32 = 12_582_912.0; // 1.5 · 2²³
+pub(crate) const ROUND: f32 = 12_582_912.0; // 1.5 · 2²³
 
 /// The rotation `Rz(z) · Ry(y) · Rx(x)` of Euler angles `[x, y, z]` in radians.
 // Always inlined: called out of line, the angles went through memory and their reload
@@ -42,6 +42,27 @@ pub(crate) fn quat_from_zyx(angles: [f32; 3]) -> Quat {
         cx * cy * sz - sx * sy * cz,
         cx * cy * cz + sx * sy * sz,
     )
+}
+
+/// Up to sixteen keyed joints gathered for one sampling step, one lane per joint: what the
+/// scalar sampler reads for a joint at a time, laid out for `skin::keyed_nlerp`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyLanes {
+    /// The rest rotation, a quaternion `x, y, z, w`.
+    pub(crate) rest: [[f32; 16]; 4],
+    /// The rest position.
+    pub(crate) origin: [[f32; 16]; 3],
+    /// The two rotation keys' Euler angles around the sample time (any value in lanes
+    /// without rotation keys).
+    pub(crate) rotation: [[[f32; 16]; 3]; 2],
+    /// How far the sample lies from the first rotation key to the second.
+    pub(crate) rotation_t: [f32; 16],
+    /// The two position keys around the sample time.
+    pub(crate) position: [[[f32; 16]; 3]; 2],
+    /// How far the sample lies from the first position key to the second.
+    pub(crate) position_t: [f32; 16],
+    /// Lanes with rotation keys, and lanes with position keys.
+    pub(crate) keyed: [u16; 2],
 }
 
 /// The sines and cosines of four angles.

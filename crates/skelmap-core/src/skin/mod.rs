@@ -62,6 +62,28 @@ pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};
 
+/// Samples the first `count` lanes of `keys` with nlerp as the scalar sampler does, bit for
+/// bit (`rest · key` per rotation key, blended along the shorter arc and normalised;
+/// `rest position + rest · key` per position key, blended linearly; the rest transform
+/// alone where a joint has no keys), and appends their poses to `out`; 16 lanes a step with
+/// AVX-512 where the CPU has it. `None`, with nothing appended, where it does not, or where
+/// an angle lies beyond the polynomial's range (the scalar sampler's then).
+pub(crate) fn keyed_nlerp(
+    keys: &crate::pose::euler::KeyLanes,
+    count: usize,
+    out: &mut Vec<(glam::Quat, glam::Vec3A)>,
+) -> Option<()> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::euler::try_keyed_nlerp(keys, count, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, count, out);
+        None
+    }
+}
+
 /// Blends the leading poses of two DPM frames (`a` and `b`, big-endian 3×4 matrices) at `t`
 /// as `pose::sample`'s nlerp does and appends them to `out`, 16 at a time with AVX-512 where
 /// the CPU has it (a last partial step too, unless it is only a few); returns how many it

@@ -5,6 +5,8 @@
 //! - [`prepared`]: the prepared skinning kernel over SoA blocks (AVX-512F, AVX2 + FMA), and
 //!   the in-register palette look-up it shares with [`compact`].
 //! - [`compact`]: the compact skinning kernel over folded vertices (AVX-512F).
+//! - [`euler`]: keyed joints (MS3D's Euler keys) composed with their rest transforms and
+//!   blended, 16 joints at a time (AVX-512F), for pose sampling.
 //! - [`morph`]: the morph kernel (AVX-512F: 16 vertices a step; AVX2 + FMA: 8).
 //! - [`pose`]: DPM bone matrices to quaternions, 16 at a time (AVX-512F), for pose sampling;
 //!   the DPM validation's scan of the same matrices for non-finite values and zero rows; and
@@ -22,6 +24,7 @@
 #![allow(unsafe_code)]
 
 pub(crate) mod compact;
+pub(crate) mod euler;
 pub(crate) mod morph;
 pub(crate) mod pose;
 pub(crate) mod prepared;

@@ -381,7 +381,7 @@ fn unit_poses(m: [__m512; 12]) -> ([__m512; 4], [__m512; 3]) {
 /// `out` as poses.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn push_poses(rows: [__m512; 7], lanes: usize, out: &mut Vec<(Quat, Vec3A)>) {
+pub(super) fn push_poses(rows: [__m512; 7], lanes: usize, out: &mut Vec<(Quat, Vec3A)>) {
     let mut lanes_out = [[0.0f32; 8]; 16];
     for (pair, v) in lanes_out.chunks_exact_mut(2).zip(interleave(rows)) {
         // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.

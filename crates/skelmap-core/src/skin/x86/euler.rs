@@ -1,0 +1,231 @@
+//! Keyed joints (MS3D) sampled sixteen at a time with AVX-512F: each lane's two rotation keys,
+//! Euler angles, become quaternions, are composed with the rest rotation (given as a
+//! quaternion), blended along the shorter arc and normalised (nlerp); the position keys are
+//! turned by the rest rotation, offset by the rest position and blended.
+//!
+//! Every step is the scalar sampler's arithmetic, lane-wise and in its order: the sines and
+//! cosines of `pose::euler` (the same reduction and polynomials), glam's quaternion product,
+//! its quaternion-times-vector and its dot products, the one multiply-subtract glam fuses
+//! (when the build targets FMA) fused the same way. A lane's pose is therefore the scalar one, bit for
+//! bit. Angles the polynomial does not reduce (beyond `pose::euler::REDUCED_MAX`) are the
+//! caller's: the step reports them instead of sampling.
+
+use core::arch::x86_64::{
+    __m512, __mmask16, _CMP_LT_OQ, _CMP_NLE_UQ, _mm512_abs_ps, _mm512_add_epi32, _mm512_add_ps,
+    _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_ps,
+    _mm512_mask_blend_ps, _mm512_mask_xor_epi32, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps,
+    _mm512_setzero_ps, _mm512_sqrt_ps, _mm512_sub_ps, _mm512_test_epi32_mask,
+};
+
+use glam::{Quat, Vec3A};
+
+use crate::pose::euler::{KeyLanes, PIO2_HI, PIO2_LO, PIO2_MID, REDUCED_MAX, ROUND};
+
+use super::pose::push_poses;
+
+/// Samples the first `count` (at most 16) lanes of `keys` and appends their poses to `out`;
+/// `None`, with nothing appended, when the CPU lacks AVX-512F or an angle of those lanes is
+/// beyond the polynomial's range.
+pub(crate) fn try_keyed_nlerp(
+    keys: &KeyLanes,
+    count: usize,
+    out: &mut Vec<(Quat, Vec3A)>,
+) -> Option<()> {
+    if !is_x86_feature_detected!("avx512f") {
+        return None;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F.
+    unsafe { keyed_nlerp(keys, count.min(16), out) }
+}
+
+/// `c − a · b`, fused where glam fuses it.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn neg_mul_sub(a: __m512, b: __m512, c: __m512) -> __m512 {
+    #[cfg(target_feature = "fma")]
+    {
+        core::arch::x86_64::_mm512_fnmadd_ps(a, b, c)
+    }
+    #[cfg(not(target_feature = "fma"))]
+    {
+        _mm512_sub_ps(c, _mm512_mul_ps(a, b))
+    }
+}
+
+/// Negates the lanes of `v` in `mask` (flips their sign bits).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn negate(v: __m512, mask: __mmask16) -> __m512 {
+    let v = _mm512_castps_si512(v);
+    _mm512_castsi512_ps(_mm512_mask_xor_epi32(
+        v,
+        mask,
+        v,
+        _mm512_set1_epi32(i32::MIN),
+    ))
+}
+
+/// The sines and cosines of sixteen half angles, as `pose::euler`'s `sin_cos4` computes them.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn sin_cos(a: __m512) -> (__m512, __m512) {
+    let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
+    let k = _mm512_set1_ps;
+    let round = k(ROUND);
+    let shifted = add(mul(a, k(core::f32::consts::FRAC_2_PI)), round);
+    let q = sub(shifted, round);
+    let r = sub(
+        sub(sub(a, mul(q, k(PIO2_HI))), mul(q, k(PIO2_MID))),
+        mul(q, k(PIO2_LO)),
+    );
+    let z = mul(r, r);
+    let sine_poly = sub(
+        mul(add(mul(k(-1.951_529_6e-4), z), k(8.332_161e-3)), z),
+        k(1.666_665_5e-1),
+    );
+    let s = add(r, mul(mul(r, z), sine_poly));
+    let cosine_poly = add(
+        mul(sub(mul(k(2.443_315_7e-5), z), k(1.388_731_6e-3)), z),
+        k(4.166_664_6e-2),
+    );
+    let c = add(sub(k(1.0), mul(k(0.5), z)), mul(mul(z, z), cosine_poly));
+    let quadrant = _mm512_castps_si512(shifted);
+    let bit = |b: i32, v| _mm512_test_epi32_mask(v, _mm512_set1_epi32(b));
+    let odd = bit(1, quadrant);
+    let (s, c) = (
+        _mm512_mask_blend_ps(odd, s, c),
+        _mm512_mask_blend_ps(odd, c, s),
+    );
+    let next = _mm512_add_epi32(quadrant, _mm512_set1_epi32(1));
+    (negate(s, bit(2, quadrant)), negate(c, bit(2, next)))
+}
+
+/// `Rz(z) · Ry(y) · Rx(x)` of sixteen Euler angle triples, as `pose::euler::quat_from_zyx`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn quat_from_zyx(angles: [__m512; 3]) -> [__m512; 4] {
+    let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
+    let half = _mm512_set1_ps(0.5);
+    let [(sx, cx), (sy, cy), (sz, cz)] = angles.map(|a| sin_cos(mul(half, a)));
+    [
+        sub(mul(mul(sx, cy), cz), mul(mul(cx, sy), sz)),
+        add(mul(mul(cx, sy), cz), mul(mul(sx, cy), sz)),
+        sub(mul(mul(cx, cy), sz), mul(mul(sx, sy), cz)),
+        add(mul(mul(cx, cy), cz), mul(mul(sx, sy), sz)),
+    ]
+}
+
+/// glam's `Quat * Quat`, lane-wise: `(lx · r.wzyx) · (1, −1, 1, −1) + lw · r` plus
+/// `(lz · r.yxwz) · (−1, 1, 1, −1) + (ly · r.zwxy) · (1, 1, −1, −1)`, each product rounded
+/// before it is added (a product times ±1 is exact, so glam's multiply-add by the sign
+/// pattern is a signed addition, fused or not).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn mul_quat(l: [__m512; 4], r: [__m512; 4]) -> [__m512; 4] {
+    let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
+    let [lx, ly, lz, lw] = l;
+    let [rx, ry, rz, rw] = r;
+    let first = [
+        add(mul(lx, rw), mul(lw, rx)),
+        sub(mul(lw, ry), mul(lx, rz)),
+        add(mul(lx, ry), mul(lw, rz)),
+        sub(mul(lw, rw), mul(lx, rx)),
+    ];
+    // The last lane adds two negated products: −(a + b) would differ in the sign of a zero.
+    let second = [
+        sub(mul(ly, rz), mul(lz, ry)),
+        add(mul(lz, rx), mul(ly, rw)),
+        sub(mul(lz, rw), mul(ly, rx)),
+        add(negate(mul(lz, rz), u16::MAX), negate(mul(ly, ry), u16::MAX)),
+    ];
+    core::array::from_fn(|c| add(first[c], second[c]))
+}
+
+/// glam's `Quat * Vec3A` (`mul_vec3a`), lane-wise.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn mul_vec3(q: [__m512; 4], v: [__m512; 3]) -> [__m512; 3] {
+    let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
+    let [bx, by, bz, w] = q;
+    let [vx, vy, vz] = v;
+    let two = _mm512_set1_ps(2.0);
+    let dot3 = |a: [__m512; 3], b: [__m512; 3]| {
+        add(add(mul(a[0], b[0]), mul(a[1], b[1])), mul(a[2], b[2]))
+    };
+    let b = [bx, by, bz];
+    let scale = sub(mul(w, w), dot3(b, b));
+    let along = mul(dot3(v, b), two);
+    // glam's cross: (b.zxy · v − v.zxy · b).zxy.
+    let cross = [
+        neg_mul_sub(vy, bz, mul(by, vz)),
+        neg_mul_sub(vz, bx, mul(bz, vx)),
+        neg_mul_sub(vx, by, mul(bx, vy)),
+    ];
+    let w2 = mul(w, two);
+    core::array::from_fn(|c| add(add(mul(v[c], scale), mul(b[c], along)), mul(cross[c], w2)))
+}
+
+/// # Safety
+///
+/// The CPU must support AVX-512F; `count ≤ 16`.
+#[target_feature(enable = "avx512f")]
+unsafe fn keyed_nlerp(keys: &KeyLanes, count: usize, out: &mut Vec<(Quat, Vec3A)>) -> Option<()> {
+    let load = |lanes: &[f32; 16]| {
+        // SAFETY: `lanes` is 16 floats, the load's size.
+        unsafe { _mm512_loadu_ps(lanes.as_ptr()) }
+    };
+    let load3 = |rows: &[[f32; 16]; 3]| rows.each_ref().map(load);
+    let enabled: __mmask16 = if count >= 16 {
+        u16::MAX
+    } else {
+        (1 << count) - 1
+    };
+    let rest = keys.rest.each_ref().map(load);
+    let (key_a, key_b) = (load3(&keys.rotation[0]), load3(&keys.rotation[1]));
+    // The polynomial reduces half angles up to REDUCED_MAX; beyond it (or for a NaN, which
+    // validation does not let through) the scalar sampler uses the standard library, so
+    // such a step is the caller's.
+    let limit = _mm512_set1_ps(2.0 * REDUCED_MAX);
+    let beyond = [key_a, key_b].iter().flatten().fold(0, |m, &a| {
+        m | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(_mm512_abs_ps(a), limit)
+    });
+    if beyond & enabled != 0 {
+        return None;
+    }
+    let [rotated, positioned] = keys.keyed;
+    let composed = |angles| mul_quat(rest, quat_from_zyx(angles));
+    let (qa, qb) = (composed(key_a), composed(key_b));
+    let (qa, qb) = (
+        core::array::from_fn::<_, 4, _>(|c| _mm512_mask_blend_ps(rotated, rest[c], qa[c])),
+        core::array::from_fn::<_, 4, _>(|c| _mm512_mask_blend_ps(rotated, rest[c], qb[c])),
+    );
+    let (add, mul, sub) = (_mm512_add_ps, _mm512_mul_ps, _mm512_sub_ps);
+    let one = _mm512_set1_ps(1.0);
+    let lerp = |a: __m512, b: __m512, t: __m512| add(mul(a, sub(one, t)), mul(b, t));
+    // Rotation: the shorter arc, blended, then each component divided by the length.
+    let dot4 = |a: [__m512; 4], b: [__m512; 4]| {
+        add(
+            add(mul(a[0], b[0]), mul(a[2], b[2])),
+            add(mul(a[1], b[1]), mul(a[3], b[3])),
+        )
+    };
+    let far = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot4(qa, qb), _mm512_setzero_ps());
+    let qb = qb.map(|c| negate(c, far));
+    let t = load(&keys.rotation_t);
+    let q: [__m512; 4] = core::array::from_fn(|c| lerp(qa[c], qb[c], t));
+    let length = _mm512_sqrt_ps(dot4(q, q));
+    let q = q.map(|c| _mm512_div_ps(c, length));
+    // Translation: each key turned by the rest rotation and offset by the rest position.
+    let origin = load3(&keys.origin);
+    let placed = |key: &[[f32; 16]; 3]| {
+        let turned = mul_vec3(rest, load3(key));
+        core::array::from_fn::<_, 3, _>(|c| add(origin[c], turned[c]))
+    };
+    let (pa, pb) = (placed(&keys.position[0]), placed(&keys.position[1]));
+    let t = load(&keys.position_t);
+    let p: [__m512; 3] = core::array::from_fn(|c| {
+        _mm512_mask_blend_ps(positioned, origin[c], lerp(pa[c], pb[c], t))
+    });
+    push_poses([q[0], q[1], q[2], q[3], p[0], p[1], p[2]], count, out);
+    Some(())
+}
