@@ -59,7 +59,8 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     let meshes: Vec<_> = m.meshes().collect();
     let prepared: Vec<PreparedMesh> = meshes.iter().map(PreparedMesh::new).collect();
     let n = m.meshes().map(|x| x.num_verts()).max().unwrap_or(0);
-    let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    let ((mut p, at_p), (mut q, at_q)) = (common::aligned_output(n), common::aligned_output(n));
+    let (p, q) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
     let total = m.num_vertices() as u64;
     let influences: usize = meshes
         .iter()
@@ -119,7 +120,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         group.bench_function("scalar", |b| {
             b.iter(|| {
                 for mesh in &meshes {
-                    skin_scalar(mesh, &posed.palette, &mut p, &mut q).unwrap();
+                    skin_scalar(mesh, &posed.palette, p, q).unwrap();
                 }
             })
         });
@@ -127,7 +128,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         group.bench_function("dqs", |b| {
             b.iter(|| {
                 for mesh in &meshes {
-                    skin_dqs(mesh, &posed.bind, &d, &mut p, &mut q).unwrap();
+                    skin_dqs(mesh, &posed.bind, &d, p, q).unwrap();
                 }
             })
         });
@@ -138,8 +139,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         group.bench_function(BenchmarkId::new("compact-dqs", level), |b| {
             b.iter(|| {
                 for x in &compact {
-                    x.skin_dqs(&dual_quats, level, &mut p, &mut q, false)
-                        .unwrap();
+                    x.skin_dqs(&dual_quats, level, p, q, false).unwrap();
                 }
             })
         });
@@ -149,7 +149,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
             group.bench_function(BenchmarkId::new("stream", level), |b| {
                 b.iter(|| {
                     for mesh in &meshes {
-                        skin_stream(mesh, &posed.matrices, level, &mut p, &mut q).unwrap();
+                        skin_stream(mesh, &posed.matrices, level, p, q).unwrap();
                     }
                 })
             });
@@ -157,21 +157,15 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         group.bench_function(BenchmarkId::new("compact", level), |b| {
             b.iter(|| {
                 for x in &compact {
-                    x.skin(&compact_matrices, level, &mut p, &mut q).unwrap();
+                    x.skin(&compact_matrices, level, p, q).unwrap();
                 }
             })
         });
         group.bench_function(BenchmarkId::new("prepared", level), |b| {
             b.iter(|| {
                 for x in &prepared {
-                    x.skin(
-                        &posed.matrices,
-                        level,
-                        VertexOrder::Original,
-                        &mut p,
-                        &mut q,
-                    )
-                    .unwrap();
+                    x.skin(&posed.matrices, level, VertexOrder::Original, p, q)
+                        .unwrap();
                 }
             })
         });
@@ -183,7 +177,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         b.iter(|| {
             common::on_two_threads(&two, || {
                 for x in &prepared {
-                    x.skin_par(&posed.matrices, best, VertexOrder::Original, &mut p, &mut q)
+                    x.skin_par(&posed.matrices, best, VertexOrder::Original, p, q)
                         .unwrap();
                 }
             })
@@ -193,7 +187,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         b.iter(|| {
             common::on_two_threads(&two, || {
                 for x in &compact {
-                    x.skin_par(&compact_matrices, best, &mut p, &mut q).unwrap();
+                    x.skin_par(&compact_matrices, best, p, q).unwrap();
                 }
             })
         })
@@ -201,7 +195,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     group.bench_function(BenchmarkId::new("prepared-order", best), |b| {
         b.iter(|| {
             for x in &prepared {
-                x.skin(&posed.matrices, best, VertexOrder::Prepared, &mut p, &mut q)
+                x.skin(&posed.matrices, best, VertexOrder::Prepared, p, q)
                     .unwrap();
             }
         })

@@ -45,6 +45,19 @@ pub fn posed<'d, S: skelmap::pose::PoseFrames<'d>>(m: &S) -> Posed {
     }
 }
 
+/// A zeroed buffer of `n + 16` vertices, and the index in it from which `n` vertices start on a
+/// 64-byte boundary (as a GPU staging buffer's do): the kernels' outputs in the benches, so
+/// that large outputs are streamed (see `skelmap::skin::STREAM_MIN_BYTES`).
+#[allow(dead_code)]
+pub fn aligned_output(n: usize) -> (Vec<[f32; 3]>, usize) {
+    let buffer = vec![[0.0f32; 3]; n + 16];
+    // Twelve-byte steps from a four-byte-aligned start reach every multiple of four modulo 64.
+    let at = (0..16)
+        .find(|k| (buffer.as_ptr() as usize + 12 * k).is_multiple_of(64))
+        .unwrap_or(0);
+    (buffer, at)
+}
+
 /// The memory-read roofline: read every byte once with the widest loads this CPU has
 /// (`skin::read_pass`: AVX-512 on the project machine) and sum them, so that a kernel's
 /// fraction of it is not flattered by a narrow read.

@@ -241,6 +241,56 @@ fn a_mesh_large_enough_is_split_over_threads_into_the_same_bytes() {
     }
 }
 
+/// `n` zeroed positions or normals starting on a 64-byte boundary (`aligned`) or four bytes
+/// past one (which no non-temporal store may write).
+fn output(n: usize, aligned: bool) -> (Vec<[f32; 3]>, usize) {
+    let buffer = vec![[0.0f32; 3]; n + 17];
+    let at = (0..16)
+        .find(|k| (buffer.as_ptr() as usize + 12 * k).is_multiple_of(64))
+        .unwrap();
+    // Twelve bytes on from a 64-byte boundary: still 4-byte aligned, never 64-byte aligned.
+    (buffer, if aligned { at } else { at + 1 })
+}
+
+/// An output of at least `STREAM_MIN_BYTES` (here 16 MiB: 704 000 vertices) is written with
+/// non-temporal stores where it starts on a 64-byte boundary, else with ordinary ones: the
+/// same bytes either way, on one thread and on two.
+#[test]
+fn an_output_large_enough_is_streamed_into_the_same_bytes() {
+    use skelmap::skin::STREAM_MIN_BYTES;
+    let bytes = tube_dpm(&TubeParams {
+        bones: 8,
+        rings_per_bone: 220,
+        sides: 400,
+        frames: 3,
+        ..TubeParams::default()
+    });
+    let (compact, matrices, _) = tube_case(&bytes);
+    let n = compact.num_verts();
+    assert!(n * 24 >= STREAM_MIN_BYTES, "{n} vertices");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let skinned = |aligned: bool, parallel: bool| {
+        let ((mut p, at_p), (mut q, at_q)) = (output(n, aligned), output(n, aligned));
+        let (p_out, q_out) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
+        let level = SimdLevel::detect();
+        if parallel {
+            pool.install(|| compact.skin_par(&matrices, level, p_out, q_out))
+        } else {
+            compact.skin(&matrices, level, p_out, q_out)
+        }
+        .unwrap();
+        (p[at_p..at_p + n].to_vec(), q[at_q..at_q + n].to_vec())
+    };
+    let plain = skinned(false, false);
+    assert!(plain.0.iter().flatten().any(|v| *v != 0.0));
+    assert_eq!(skinned(true, false), plain);
+    assert_eq!(skinned(true, true), plain);
+    assert_eq!(skinned(false, true), plain);
+}
+
 /// A DPM of two bones (the second turned by `angle` about z and moved in frame 0) and the
 /// vertices given as `(bone, weight, origin in the bone's space)` influences.
 fn two_bone_model(vertices: &[Vec<(u32, f32, [f32; 3])>]) -> Vec<u8> {

@@ -51,7 +51,7 @@ mod x86;
 
 pub use bind::{RecordsMesh, WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use bounds::skinned_frame_bounds;
-pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE};
+pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE, STREAM_MIN_BYTES};
 pub use level::SimdLevel;
 pub use matrices::SkinMatrices;
 pub use output::SkinnedVertex;

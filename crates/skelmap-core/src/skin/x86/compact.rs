@@ -10,18 +10,18 @@
 
 use core::arch::x86_64::{
     __m256, __m256i, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_loadl_epi64,
-    _mm_loadu_si128, _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmpeq_epi32,
-    _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
-    _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps,
-    _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32,
-    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps,
-    _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps, _mm512_mask_sub_ps,
-    _mm512_mask3_fmadd_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
-    _mm512_sqrt_ps,
+    _mm_loadu_si128, _mm_sfence, _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps,
+    _mm256_cmpeq_epi32, _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32,
+    _mm256_cvtepu16_epi32, _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_set1_epi32,
+    _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps,
+    _mm512_add_ps, _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps,
+    _mm512_cvtepu8_epi32, _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fmsub_ps,
+    _mm512_fnmadd_ps, _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps,
+    _mm512_mask_sub_ps, _mm512_mask3_fmadd_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps,
+    _mm512_setzero_ps, _mm512_sqrt_ps,
 };
 
-use super::prepared::{Lookup, Lookup8, store_interleaved};
+use super::prepared::{Lookup, Lookup8, store_interleaved, stream_interleaved};
 use crate::skin::blocks::{BlockOut, LANES};
 use crate::skin::compact::{BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, WEIGHT_ONE};
 use crate::skin::output::Sink;
@@ -51,11 +51,27 @@ pub(crate) fn try_compact(avx512: bool, run: CompactRun<'_>, sink: &mut impl Sin
 /// The CPU must support AVX-512F, AVX2 and FMA.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn compact_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
-    match run.padded {
-        16 => blocks::<0>(run, sink),
-        32 => blocks::<1>(run, sink),
-        64 => blocks::<2>(run, sink),
-        _ => blocks::<3>(run, sink),
+    let stream = run.stream;
+    match (run.padded, stream) {
+        (16, false) => blocks::<0, false>(run, sink),
+        (32, false) => blocks::<1, false>(run, sink),
+        (64, false) => blocks::<2, false>(run, sink),
+        (_, false) => blocks::<3, false>(run, sink),
+        (16, true) => blocks::<0, true>(run, sink),
+        (32, true) => blocks::<1, true>(run, sink),
+        (64, true) => blocks::<2, true>(run, sink),
+        (_, true) => blocks::<3, true>(run, sink),
+    }
+    fence(stream);
+}
+
+/// After non-temporal stores: orders them before any store that follows, so that a thread
+/// that sees this call finish sees its results.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn fence(stream: bool) {
+    if stream {
+        _mm_sfence();
     }
 }
 
@@ -237,10 +253,11 @@ fn rows<const MODE: u8, const E: usize>(
 }
 
 /// Stores block `i`'s results: straight into the destination when it lends the block, else
-/// through `out`.
+/// through `out`; with non-temporal stores where `STREAM` and the destination is aligned for
+/// them (see [`stream_interleaved`]).
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn store(
+fn store<const STREAM: bool>(
     sink: &mut impl Sink,
     i: usize,
     out: &mut BlockOut,
@@ -249,24 +266,31 @@ fn store(
 ) {
     let n = sink.len();
     let mut direct = sink.block_mut(i * LANES);
+    let lent = direct.is_some();
     let (p, q) = match direct.as_mut() {
         Some((p, q)) => (&mut **p, &mut **q),
         None => (&mut out.positions, &mut out.normals),
     };
-    let [x, y, z] = positions;
-    store_interleaved(x, y, z, p);
+    let put = |[x, y, z]: [__m512; 3], out: &mut [[f32; 3]; LANES]| {
+        if STREAM && lent {
+            stream_interleaved(x, y, z, out);
+        } else {
+            store_interleaved(x, y, z, out);
+        }
+    };
+    put(positions, p);
     match normals {
-        Some([x, y, z]) => store_interleaved(x, y, z, q),
+        Some(normals) => put(normals, q),
         None => *q = [[0.0; 3]; LANES],
     }
-    if direct.is_none() {
+    if !lent {
         let lanes = n.saturating_sub(i * LANES).min(LANES);
         sink.put_run(i * LANES, &out.positions[..lanes], &out.normals[..lanes]);
     }
 }
 
 #[target_feature(enable = "avx512f,avx2,fma")]
-fn blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
+fn blocks<const MODE: u8, const STREAM: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
     let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
         return;
     };
@@ -330,7 +354,7 @@ fn blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
             let (n, zero) = (decode.normal(&block), _mm512_setzero_ps());
             [row(0, n, zero), row(1, n, zero), row(2, n, zero)]
         });
-        store(sink, i, &mut out, positions, normals);
+        store::<STREAM>(sink, i, &mut out, positions, normals);
     }
 }
 
@@ -355,12 +379,18 @@ pub(crate) fn try_compact_dqs(run: CompactRun<'_>, sink: &mut impl Sink) -> bool
 /// The CPU must support AVX-512F, AVX2 and FMA.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn compact_dqs_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
-    match run.padded {
-        16 => dqs_blocks::<0>(run, sink),
-        32 => dqs_blocks::<1>(run, sink),
-        64 => dqs_blocks::<2>(run, sink),
-        _ => dqs_blocks::<3>(run, sink),
+    let stream = run.stream;
+    match (run.padded, stream) {
+        (16, false) => dqs_blocks::<0, false>(run, sink),
+        (32, false) => dqs_blocks::<1, false>(run, sink),
+        (64, false) => dqs_blocks::<2, false>(run, sink),
+        (_, false) => dqs_blocks::<3, false>(run, sink),
+        (16, true) => dqs_blocks::<0, true>(run, sink),
+        (32, true) => dqs_blocks::<1, true>(run, sink),
+        (64, true) => dqs_blocks::<2, true>(run, sink),
+        (_, true) => dqs_blocks::<3, true>(run, sink),
     }
+    fence(stream);
 }
 
 /// `a × b` of row triples.
@@ -382,7 +412,7 @@ fn rotate(q: [__m512; 3], w: __m512, v: [__m512; 3]) -> [__m512; 3] {
 }
 
 #[target_feature(enable = "avx512f,avx2,fma")]
-fn dqs_blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
+fn dqs_blocks<const MODE: u8, const STREAM: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
     let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
         return;
     };
@@ -436,7 +466,7 @@ fn dqs_blocks<const MODE: u8>(run: CompactRun<'_>, sink: &mut impl Sink) {
             let n = decode.normal(&block).map(|c| _mm512_mul_ps(c, total));
             rotate(q, w, n)
         });
-        store(sink, i, &mut out, positions, normals);
+        store::<STREAM>(sink, i, &mut out, positions, normals);
     }
 }
 

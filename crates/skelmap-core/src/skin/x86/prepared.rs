@@ -14,7 +14,7 @@ use core::arch::x86_64::{
     _mm256_storeu_ps, _mm512_add_ps, _mm512_fmadd_ps, _mm512_i32gather_ps, _mm512_loadu_ps,
     _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_min_epu32,
     _mm512_mul_ps, _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_set1_epi32,
-    _mm512_setzero_ps, _mm512_storeu_ps, _mm512_test_epi32_mask,
+    _mm512_setzero_ps, _mm512_storeu_ps, _mm512_stream_ps, _mm512_test_epi32_mask,
 };
 
 use crate::skin::blocks::{BlockOut, LANES, Run, SLOT};
@@ -55,6 +55,29 @@ pub(crate) fn store_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f32
             let t = _mm512_permutex2var_ps(x, _mm512_loadu_si512(xy.as_ptr().cast()), y);
             let v = _mm512_mask_permutexvar_ps(t, *mask, _mm512_loadu_si512(zi.as_ptr().cast()), z);
             _mm512_storeu_ps(dst.add(16 * r), v);
+        }
+    }
+}
+
+/// [`store_interleaved`] with non-temporal stores, which write whole cache lines to memory
+/// without reading them first, when `out` starts on a 64-byte boundary (its 192 bytes are
+/// then three whole lines); else with ordinary stores. The caller issues the store fence
+/// (`_mm_sfence`) before its results may be read by another thread.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn stream_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f32; 3]; LANES]) {
+    let dst = out.as_mut_ptr().cast::<f32>();
+    if !(dst as usize).is_multiple_of(64) {
+        store_interleaved(x, y, z, out);
+        return;
+    }
+    for (r, (xy, zi, mask)) in INTERLEAVE.iter().enumerate() {
+        // SAFETY: as in `store_interleaved`; `dst + 16r` is 64-byte aligned, as the streaming
+        // store requires, since `dst` is and 16 floats are 64 bytes.
+        unsafe {
+            let t = _mm512_permutex2var_ps(x, _mm512_loadu_si512(xy.as_ptr().cast()), y);
+            let v = _mm512_mask_permutexvar_ps(t, *mask, _mm512_loadu_si512(zi.as_ptr().cast()), z);
+            _mm512_stream_ps(dst.add(16 * r), v);
         }
     }
 }
