@@ -44,6 +44,30 @@ pub(crate) fn try_compact(avx512: bool, run: CompactRun<'_>, sink: &mut impl Sin
     }
 }
 
+/// Runs `$kernel::<MODE, STREAM>($run, $sink)` with the look-up mode that suits the run's
+/// padded palette and its streaming choice, then, after non-temporal stores, the store fence
+/// that orders them before any store that follows (so that a thread that sees the call
+/// finish sees its results).
+macro_rules! by_palette_and_stream {
+    ($kernel:ident, $run:expr, $sink:expr) => {{
+        let (run, sink) = ($run, $sink);
+        let stream = run.stream;
+        match (run.padded, stream) {
+            (16, false) => $kernel::<0, false>(run, sink),
+            (32, false) => $kernel::<1, false>(run, sink),
+            (64, false) => $kernel::<2, false>(run, sink),
+            (_, false) => $kernel::<3, false>(run, sink),
+            (16, true) => $kernel::<0, true>(run, sink),
+            (32, true) => $kernel::<1, true>(run, sink),
+            (64, true) => $kernel::<2, true>(run, sink),
+            (_, true) => $kernel::<3, true>(run, sink),
+        }
+        if stream {
+            _mm_sfence();
+        }
+    }};
+}
+
 /// Skins every block of `run`, with the look-up that suits its palette.
 ///
 /// # Safety
@@ -51,28 +75,7 @@ pub(crate) fn try_compact(avx512: bool, run: CompactRun<'_>, sink: &mut impl Sin
 /// The CPU must support AVX-512F, AVX2 and FMA.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn compact_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
-    let stream = run.stream;
-    match (run.padded, stream) {
-        (16, false) => blocks::<0, false>(run, sink),
-        (32, false) => blocks::<1, false>(run, sink),
-        (64, false) => blocks::<2, false>(run, sink),
-        (_, false) => blocks::<3, false>(run, sink),
-        (16, true) => blocks::<0, true>(run, sink),
-        (32, true) => blocks::<1, true>(run, sink),
-        (64, true) => blocks::<2, true>(run, sink),
-        (_, true) => blocks::<3, true>(run, sink),
-    }
-    fence(stream);
-}
-
-/// After non-temporal stores: orders them before any store that follows, so that a thread
-/// that sees this call finish sees its results.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn fence(stream: bool) {
-    if stream {
-        _mm_sfence();
-    }
+    by_palette_and_stream!(blocks, run, sink);
 }
 
 /// 16 lanes of `u16` from `row` (at least 16 long) as `i32`.
@@ -379,18 +382,7 @@ pub(crate) fn try_compact_dqs(run: CompactRun<'_>, sink: &mut impl Sink) -> bool
 /// The CPU must support AVX-512F, AVX2 and FMA.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn compact_dqs_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
-    let stream = run.stream;
-    match (run.padded, stream) {
-        (16, false) => dqs_blocks::<0, false>(run, sink),
-        (32, false) => dqs_blocks::<1, false>(run, sink),
-        (64, false) => dqs_blocks::<2, false>(run, sink),
-        (_, false) => dqs_blocks::<3, false>(run, sink),
-        (16, true) => dqs_blocks::<0, true>(run, sink),
-        (32, true) => dqs_blocks::<1, true>(run, sink),
-        (64, true) => dqs_blocks::<2, true>(run, sink),
-        (_, true) => dqs_blocks::<3, true>(run, sink),
-    }
-    fence(stream);
+    by_palette_and_stream!(dqs_blocks, run, sink);
 }
 
 /// `a × b` of row triples.

@@ -6,9 +6,9 @@
 //! Every step is the scalar sampler's arithmetic, lane-wise and in its order: the sines and
 //! cosines of `pose::euler` (the same reduction and polynomials), glam's quaternion product,
 //! its quaternion-times-vector and its dot products, the one multiply-subtract glam fuses
-//! (when the build targets FMA) fused the same way. A lane's pose is therefore the scalar one, bit for
-//! bit. Angles the polynomial does not reduce (beyond `pose::euler::REDUCED_MAX`) are the
-//! caller's: the step reports them instead of sampling.
+//! (when the build targets FMA) fused the same way. A lane's pose is therefore the scalar
+//! one, bit for bit. Angles the polynomial does not reduce (beyond
+//! `pose::euler::REDUCED_MAX`) are the caller's: the step reports them instead of sampling.
 
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_LT_OQ, _CMP_NLE_UQ, _mm512_abs_ps, _mm512_add_epi32, _mm512_add_ps,
