@@ -10,6 +10,8 @@
 //!   rate at which a kernel that only read its input would run. Inputs: `synthetic_100k`
 //!   (a 32-bone tube, ~2.5 influences per vertex, L3-resident), `synthetic_4m` (the same
 //!   shape at 4M vertices, from DRAM) and the corpus DPMs, each at a mid-animation frame.
+//!   The kernels write into position and normal slices that start on 64-byte boundaries, as
+//!   a GPU staging buffer's do (so the 4M outputs are streamed: `skin::STREAM_MIN_BYTES`).
 //! - `endian-<model>`: the stream and prepared kernels on a corpus DPM (big-endian) and on
 //!   its SKM conversion (little-endian).
 //! - `pose`: `sample` + `Palette::build` per model, throughput in bones: from the DPM, from
