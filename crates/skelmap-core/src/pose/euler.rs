@@ -26,6 +26,13 @@ pub(crate) const PIO2_LO: f32 = 7.549_79e-8;
 /// to even), without needing a rounding instruction.
 pub(crate) const ROUND: f32 = 12_582_912.0; // 1.5 · 2²³
 
+/// The sine's polynomial on [−π/4, π/4]: `sin r ≈ r + r·z·((S0·z + S1)·z − S2)`, `z = r²`.
+pub(crate) const SINE: [f32; 3] = [-1.951_529_6e-4, 8.332_161e-3, 1.666_665_5e-1];
+
+/// The cosine's polynomial on [−π/4, π/4]: `cos r ≈ 1 − z/2 + z²·((C0·z − C1)·z + C2)`,
+/// `z = r²`.
+pub(crate) const COSINE: [f32; 3] = [2.443_315_7e-5, 1.388_731_6e-3, 4.166_664_6e-2];
+
 /// The rotation `Rz(z) · Ry(y) · Rx(x)` of Euler angles `[x, y, z]` in radians.
 // Always inlined: called out of line, the angles went through memory and their reload
 // stalled on store forwarding.
@@ -79,9 +86,8 @@ fn sin_cos4(x: [f32; 4]) -> ([f32; 4], [f32; 4]) {
         let q = shifted - ROUND;
         let r = ((a - q * PIO2_HI) - q * PIO2_MID) - q * PIO2_LO;
         let z = r * r;
-        let s = r + r * z * ((-1.951_529_6e-4 * z + 8.332_161e-3) * z - 1.666_665_5e-1);
-        let c =
-            1.0 - 0.5 * z + z * z * ((2.443_315_7e-5 * z - 1.388_731_6e-3) * z + 4.166_664_6e-2);
+        let s = r + r * z * ((SINE[0] * z + SINE[1]) * z - SINE[2]);
+        let c = 1.0 - 0.5 * z + z * z * ((COSINE[0] * z - COSINE[1]) * z + COSINE[2]);
         // The quadrant: odd ones swap sine and cosine, and the sine is negative in quadrants
         // 2 and 3, the cosine in 1 and 2.
         // The integer sits in the low mantissa bits of `shifted` (negative ones too, modulo

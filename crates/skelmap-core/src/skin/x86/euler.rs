@@ -19,7 +19,7 @@ use core::arch::x86_64::{
 
 use glam::{Quat, Vec3A};
 
-use crate::pose::euler::{KeyLanes, PIO2_HI, PIO2_LO, PIO2_MID, REDUCED_MAX, ROUND};
+use crate::pose::euler::{COSINE, KeyLanes, PIO2_HI, PIO2_LO, PIO2_MID, REDUCED_MAX, ROUND, SINE};
 
 use super::pose::push_poses;
 
@@ -79,14 +79,11 @@ fn sin_cos(a: __m512) -> (__m512, __m512) {
         mul(q, k(PIO2_LO)),
     );
     let z = mul(r, r);
-    let sine_poly = sub(
-        mul(add(mul(k(-1.951_529_6e-4), z), k(8.332_161e-3)), z),
-        k(1.666_665_5e-1),
-    );
+    let sine_poly = sub(mul(add(mul(k(SINE[0]), z), k(SINE[1])), z), k(SINE[2]));
     let s = add(r, mul(mul(r, z), sine_poly));
     let cosine_poly = add(
-        mul(sub(mul(k(2.443_315_7e-5), z), k(1.388_731_6e-3)), z),
-        k(4.166_664_6e-2),
+        mul(sub(mul(k(COSINE[0]), z), k(COSINE[1])), z),
+        k(COSINE[2]),
     );
     let c = add(sub(k(1.0), mul(k(0.5), z)), mul(mul(z, z), cosine_poly));
     let quadrant = _mm512_castps_si512(shifted);
