@@ -3,7 +3,9 @@
 //! - `skm/<model>`: `Skm::parse` + `Skp::parse` + pairing of the same model converted to
 //!   SKM + SKP (little-endian records, quaternion poses);
 //! - `bytesum/<model>`: a plain pass that sums the DPM's bytes (the memory-read roofline for
-//!   that buffer, measured in the same run).
+//!   that buffer, measured in the same run);
+//! - `open/<file>` and `bytesum/<file>`: `Model::from_bytes` (recognition and validation) of
+//!   every corpus GameStudio MDL and HMP and Quake MDL, beside the same read of its bytes.
 //!
 //! Inputs: every DPM in ../shared/corpus/dpm (skipped with a message when absent) and a
 //! synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -18,10 +20,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use skelmap::Diagnostics;
 use skelmap::dpm::Dpm;
 use skelmap::skm::{Skm, SkmModel, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
+use skelmap::{Diagnostics, Model};
 
 fn inputs() -> Vec<(String, Vec<u8>)> {
     let mut out = common::corpus("dpm");
@@ -79,6 +81,24 @@ fn open_validate(c: &mut Criterion) {
                 })
             },
         );
+    }
+    // The vertex-animated formats: MDL3/4/5, HMP5/7 and Quake MDL, opened as a caller opens
+    // them (the format recognised from the magic).
+    for dir in ["mdl", "hmp", "mdl_quake"] {
+        for (name, bytes) in common::corpus(dir) {
+            group.throughput(Throughput::Bytes(bytes.len() as u64));
+            let id = format!("{dir}_{name}");
+            group.bench_with_input(BenchmarkId::new("open", &id), &bytes, |b, bytes| {
+                b.iter(|| {
+                    Model::from_bytes(black_box(bytes))
+                        .expect("valid input")
+                        .num_frames()
+                })
+            });
+            group.bench_with_input(BenchmarkId::new("bytesum", &id), &bytes, |b, bytes| {
+                b.iter(|| common::byte_sum(black_box(bytes)))
+            });
+        }
     }
     group.finish();
 }

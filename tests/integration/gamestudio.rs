@@ -400,6 +400,139 @@ fn mdl_skin_vertices_outside_the_skin_are_a_warning_at_their_table() {
     assert_eq!((w.what, w.offset), ("skin vertices", UVS as u64));
 }
 
+/// A quad with 300 vertices, 300 skin vertices and 100 triangles, one word frame then one
+/// byte frame: every table long enough for validation's SIMD scans (where the CPU has them).
+fn wide_quad() -> MdlBuilder {
+    const N: u16 = 300;
+    let frame = |frame_type| MdlFrameDef {
+        frame_type,
+        name: b"wide".to_vec(),
+        vertices: (0..N)
+            .map(|i| ([i % 200, i / 2, 7], (i % 162) as u8))
+            .collect(),
+    };
+    MdlBuilder {
+        skin_vertices: (0..N as i16).map(|i| [i % 9, i % 7]).collect(),
+        triangles: (0..N / 3)
+            .map(|t| {
+                let c = [3 * t, 3 * t + 1, N - 1 - t];
+                (c, c)
+            })
+            .collect(),
+        frames: vec![frame(2), frame(0)],
+        ..quad()
+    }
+}
+
+// Offsets in the wide quad: UVs at 266 (as in the quad), triangles at 266 + 4 · 300 = 1466,
+// frame 0 at 1466 + 12 · 100 = 2666 (vertices at 2666 + 36 = 2702, 8 bytes each), frame 1 at
+// 2702 + 8 · 300 = 5102 (type, bbox 8, name 16: vertices at 5130, 4 bytes each).
+const WIDE_TRIS: usize = 1466;
+const WIDE_WORDS: usize = 2702;
+const WIDE_BYTES: usize = 5130;
+
+/// Every index and normal of the wide quad is checked, wherever it lies in its table: a bad
+/// one in the first, a middle or the last record (of a table the SIMD scans take whole, and of
+/// its last partial register) is reported at its own offset, as the record-by-record walk
+/// reports it.
+#[test]
+fn mdl_scanned_tables_report_the_exact_record() {
+    let bytes = wide_quad().write();
+    let m = Mdl::parse(&bytes).unwrap();
+    assert_eq!(
+        (m.num_verts(), m.triangles().len(), m.frames().len()),
+        (300, 100, 2)
+    );
+    let put_u16 = |b: &mut [u8], at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    for t in [0, 1, 50, 98, 99] {
+        for k in 0..3 {
+            for (what, field, bad) in [
+                ("triangle.index_xyz", 0, 300u16),
+                ("triangle.index_xyz", 0, u16::MAX),
+                ("triangle.index_uv", 6, 300),
+            ] {
+                let mut b = bytes.clone();
+                let at = WIDE_TRIS + 12 * t + field + 2 * k;
+                put_u16(&mut b, at, bad);
+                let want = Problem::Index {
+                    index: bad.into(),
+                    len: 300,
+                };
+                match mdl_err(&b) {
+                    Error::Invalid {
+                        what: w,
+                        offset,
+                        problem,
+                        ..
+                    } => assert_eq!((w, offset, problem), (what, at as u64, want)),
+                    e => panic!("{e}"),
+                }
+            }
+        }
+    }
+    for (table, stride, normal) in [(WIDE_WORDS, 8, 6), (WIDE_BYTES, 4, 3)] {
+        for v in [0, 15, 16, 150, 287, 288, 299] {
+            for bad in [162u8, 255] {
+                let mut b = bytes.clone();
+                let at = table + stride * v + normal;
+                b[at] = bad;
+                let want = Problem::Index {
+                    index: bad.into(),
+                    len: 162,
+                };
+                match mdl_err(&b) {
+                    Error::Invalid {
+                        what,
+                        offset,
+                        problem,
+                        ..
+                    } => assert_eq!((what, offset, problem), ("frame.vertices", at as u64, want)),
+                    e => panic!("{e}"),
+                }
+            }
+        }
+    }
+    // Skin vertices outside the 8 × 8 skin, at either coordinate and either end.
+    for (i, c, bad) in [(0, 0, 9i16), (150, 1, -1), (299, 0, i16::MIN), (299, 1, 9)] {
+        let mut q = wide_quad();
+        q.skin_vertices[i][c] = bad;
+        let mut diag = Diagnostics::new();
+        Mdl::parse_with(&q.write(), &Limits::default(), &mut diag).unwrap();
+        let w = diag.get(WarningKind::SpecLimit).map(|w| (w.what, w.offset));
+        assert_eq!(
+            w,
+            Some(("skin vertices", UVS as u64)),
+            "vertex {i}, {c} = {bad}"
+        );
+    }
+    let mut diag = Diagnostics::new();
+    Mdl::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
+    assert!(diag.get(WarningKind::SpecLimit).is_none());
+}
+
+/// An HMP5 grid of 20 × 20 vertices (1600 bytes a frame): a normal index of 162 or more is
+/// reported at its own byte wherever it lies.
+#[test]
+fn hmp5_scanned_normals_report_the_exact_vertex() {
+    let mut f = field();
+    f.version = 5;
+    f.row = 20.0;
+    f.frames = vec![(0..400).map(|i| (i, [(i % 162) as u8, 0])).collect()];
+    assert_eq!(Hmp::parse(&f.write()).unwrap().grid(), [20, 20]);
+    for v in [0, 15, 16, 200, 383, 384, 399] {
+        let mut g = f.clone();
+        g.frames[0][v].1[0] = 162;
+        // Header 84 + frame head 36 + vertex v · 4 + the normal byte at 2.
+        let at = (84 + 36 + 4 * v + 2) as u64;
+        match hmp_err(&g.write()) {
+            Error::Invalid { what, offset, .. } => {
+                assert_eq!((what, offset), ("frame.vertices", at))
+            }
+            e => panic!("{e}"),
+        }
+    }
+}
+
 // ---- HMP rules ----
 
 #[test]

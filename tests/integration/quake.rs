@@ -763,3 +763,85 @@ fn frame_groups_keep_a_finite_rate_and_need_no_names() {
         .pose_clip(&clip, 1e30, true, Interpolation::Nlerp, &mut p)
         .unwrap();
 }
+
+/// [`QuakeBuilder::triangle`] with 300 vertices and stverts and 100 triangles: every table
+/// long enough for validation's SIMD scans (where the CPU has them). Offsets: stverts at 152
+/// (12 bytes each), triangles at 3752 (16 each), the frame type at 5352, its vertices at 5380
+/// (4 each).
+fn wide_triangle() -> QuakeBuilder {
+    const N: i32 = 300;
+    QuakeBuilder {
+        stverts: (0..N).map(|i| [i & 0x20, i % 9, i % 7]).collect(),
+        triangles: (0..N / 3)
+            .map(|t| (t % 2, [3 * t, 3 * t + 1, N - 1 - t]))
+            .collect(),
+        frames: vec![FrameEntry::Single(FrameDef {
+            name: b"wide".to_vec(),
+            vertices: (0..N).map(|i| ([i as u8, 1, 2], (i % 162) as u8)).collect(),
+        })],
+        ..QuakeBuilder::triangle()
+    }
+}
+const WIDE_STVERTS: u64 = 152;
+const WIDE_TRIANGLES: u64 = 3752;
+const WIDE_VERTICES: u64 = 5380;
+
+/// A bad corner, normal index or texture coordinate in the first, a middle or the last record
+/// of a table the SIMD scans take is reported at its own offset, as the record-by-record walk
+/// reports it.
+#[test]
+fn scanned_tables_report_the_exact_record() {
+    let bytes = wide_triangle().write();
+    let m = QuakeMdl::parse(&bytes).unwrap();
+    assert_eq!(m.num_verts(), 300);
+    for t in [0, 1, 50, 98, 99] {
+        for k in 0..3 {
+            for bad in [300, -1, i32::MIN] {
+                let mut b = bytes.clone();
+                let at = WIDE_TRIANGLES + 16 * t + 4 + 4 * k;
+                put_i32(&mut b, at, bad);
+                let problem = Problem::Index {
+                    index: bad.into(),
+                    len: 300,
+                };
+                let e = err(&b);
+                assert_eq!(
+                    invalid(&e),
+                    (Format::Quake, "triangle.vertindex", at, problem),
+                    "{e}"
+                );
+            }
+        }
+    }
+    for v in [0, 15, 16, 150, 287, 288, 299] {
+        for bad in [162u8, 255] {
+            let mut b = bytes.clone();
+            let at = WIDE_VERTICES + 4 * v + 3;
+            b[at as usize] = bad;
+            let problem = Problem::Index {
+                index: bad.into(),
+                len: 162,
+            };
+            assert_eq!(
+                invalid(&err(&b)),
+                (Format::Quake, "frame.vertices", at, problem)
+            );
+        }
+    }
+    // Texture coordinates outside the 8 × 8 skin, at either coordinate and either end.
+    for (i, c, bad) in [(0, 1, 9), (150, 2, -1), (299, 1, i32::MIN), (299, 2, 9)] {
+        let mut q = wide_triangle();
+        q.stverts[i][c] = bad;
+        let mut diag = Diagnostics::new();
+        QuakeMdl::parse_with(&q.write(), &Limits::default(), &mut diag).unwrap();
+        let w = diag.get(WarningKind::SpecLimit).map(|w| (w.what, w.offset));
+        assert_eq!(
+            w,
+            Some(("stverts", WIDE_STVERTS)),
+            "stvert {i}, {c} = {bad}"
+        );
+    }
+    let mut diag = Diagnostics::new();
+    QuakeMdl::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
+    assert!(diag.get(WarningKind::SpecLimit).is_none());
+}

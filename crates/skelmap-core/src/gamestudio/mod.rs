@@ -37,7 +37,7 @@ pub mod anorms;
 pub mod morph;
 pub mod raw;
 pub mod skin;
-mod validate;
+pub(crate) mod validate;
 mod view;
 pub mod write;
 

@@ -5,6 +5,7 @@
 use core::mem::offset_of;
 
 use zerocopy::byteorder::{I32, LittleEndian};
+use zerocopy::{Immutable, IntoBytes};
 
 use super::anorms::NUM_NORMALS;
 use super::raw::{
@@ -20,11 +21,39 @@ use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::{Reader, Walk};
 use crate::rules::{self, record_offset};
+use crate::skin::scan::Fields;
 
 type Le = LittleEndian;
 
 /// Skin (UV) indices are 16-bit, so a model can address this many skin vertices.
 const MAX_SKIN_VERTICES: u32 = 1 << 16;
+
+/// The largest normal index a frame vertex may hold.
+const MAX_NORMAL: u32 = NUM_NORMALS as u32 - 1;
+
+/// The scan of a vertex record of `size` bytes (at most 8) whose byte `normal_at` is a normal
+/// index: that byte at most [`MAX_NORMAL`], the others unchecked.
+pub(crate) const fn normal_scan(size: usize, normal_at: usize) -> Option<Fields<1>> {
+    let mut max = [u32::MAX; 8];
+    max[normal_at] = MAX_NORMAL;
+    Fields::new(max.split_at(size).0)
+}
+
+const BYTE_NORMALS: Option<Fields<1>> =
+    normal_scan(size_of::<TrivertxByte>(), offset_of!(TrivertxByte, normal));
+const WORD_NORMALS: Option<Fields<1>> =
+    normal_scan(size_of::<TrivertxWord>(), offset_of!(TrivertxWord, normal));
+const HMP5_NORMALS: Option<Fields<1>> =
+    normal_scan(size_of::<Hmp5Vertex>(), offset_of!(Hmp5Vertex, normal));
+
+/// Whether the scan `scan` (where there is one) finds every record of `records` passes; `false`
+/// when the records must be walked one by one.
+pub(crate) fn scan_passes<T: IntoBytes + Immutable, const W: usize>(
+    scan: Option<&Fields<W>>,
+    records: &[T],
+) -> bool {
+    scan.and_then(|s| s.any_above(records.as_bytes())) == Some(false)
+}
 
 /// Byte offset of a header field.
 fn at(field: usize) -> u64 {
@@ -188,33 +217,46 @@ impl<'data> Parse<'data> for Mdl<'data> {
         let skin_vertices = walk.read_slice::<SkinVertex>("skin vertices", numskinverts.into())?;
         let triangles_at = walk.offset();
         let triangles = walk.read_slice::<Triangle>("triangles", numtris.into())?;
-        for (i, t) in triangles.iter().enumerate() {
-            let record = record_offset::<Triangle>(triangles_at, i);
-            let check =
-                |indices: &[zerocopy::byteorder::U16<Le>; 3], len: u32, what, field| match indices
-                    .iter()
-                    .position(|v| u32::from(v.get()) >= len)
-                {
-                    Some(k) => Err(invalid(
-                        what,
-                        record + at(field) + 2 * k as u64,
-                        Problem::Index {
-                            index: indices[k].get().into(),
-                            len: len.into(),
-                        },
-                    )),
-                    None => Ok(()),
+        // Corners at most `numverts − 1` and (with skin vertices) `numskinverts − 1`: scanned
+        // where they can be, walked to find the first that is not.
+        let corners = numverts.checked_sub(1).map(|xyz| {
+            let uv = numskinverts.checked_sub(1).unwrap_or(u32::MAX);
+            Fields::<2>::new(&[xyz, xyz, xyz, uv, uv, uv])
+        });
+        let corners_pass = scan_passes(corners.flatten().as_ref(), triangles);
+        if !corners_pass {
+            for (i, t) in triangles.iter().enumerate() {
+                let record = record_offset::<Triangle>(triangles_at, i);
+                let check = |indices: &[zerocopy::byteorder::U16<Le>; 3], len: u32, what, field| {
+                    match indices.iter().position(|v| u32::from(v.get()) >= len) {
+                        Some(k) => Err(invalid(
+                            what,
+                            record + at(field) + 2 * k as u64,
+                            Problem::Index {
+                                index: indices[k].get().into(),
+                                len: len.into(),
+                            },
+                        )),
+                        None => Ok(()),
+                    }
                 };
-            let xyz_at = offset_of!(Triangle, index_xyz);
-            check(&t.index_xyz, numverts, "triangle.index_xyz", xyz_at)?;
-            // Without skin vertices the UV indices mean nothing and are ignored.
-            if numskinverts > 0 {
-                let uv_at = offset_of!(Triangle, index_uv);
-                check(&t.index_uv, numskinverts, "triangle.index_uv", uv_at)?;
+                let xyz_at = offset_of!(Triangle, index_xyz);
+                check(&t.index_xyz, numverts, "triangle.index_xyz", xyz_at)?;
+                // Without skin vertices the UV indices mean nothing and are ignored.
+                if numskinverts > 0 {
+                    let uv_at = offset_of!(Triangle, index_uv);
+                    check(&t.index_uv, numskinverts, "triangle.index_uv", uv_at)?;
+                }
             }
         }
         let (width, height) = skins.first().map_or((0, 0), |s| (s.width(), s.height()));
+        // Coordinates are `i16`: read as `u16`, a negative one is above any maximum below
+        // 0x8000.
+        let uv_scan = (width < 0x8000 && height < 0x8000)
+            .then(|| Fields::<2>::new(&[width, height]))
+            .flatten();
         if width > 0
+            && !scan_passes(uv_scan.as_ref(), skin_vertices)
             && skin_vertices.iter().any(|uv| {
                 !(0..=width as i32).contains(&i32::from(uv.u.get()))
                     || !(0..=height as i32).contains(&i32::from(uv.v.get()))
@@ -241,7 +283,8 @@ impl<'data> Parse<'data> for Mdl<'data> {
                     let vertices =
                         walk.read_slice::<TrivertxByte>("frame.vertices", numverts.into())?;
                     let normal_at = offset_of!(TrivertxByte, normal);
-                    check_normals(FORMAT, vertices, vertices_at, normal_at, |v| v.normal)?;
+                    let scan = BYTE_NORMALS.as_ref();
+                    check_normals(FORMAT, vertices, scan, vertices_at, normal_at, |v| v.normal)?;
                     let b = |i: usize| {
                         bbox.get(i)
                             .map_or(([0; 3], 0), |t| (t.v.map(u16::from), t.normal))
@@ -260,7 +303,8 @@ impl<'data> Parse<'data> for Mdl<'data> {
                     let vertices =
                         walk.read_slice::<TrivertxWord>("frame.vertices", numverts.into())?;
                     let normal_at = offset_of!(TrivertxWord, normal);
-                    check_normals(FORMAT, vertices, vertices_at, normal_at, |v| v.normal)?;
+                    let scan = WORD_NORMALS.as_ref();
+                    check_normals(FORMAT, vertices, scan, vertices_at, normal_at, |v| v.normal)?;
                     let b = |i: usize| {
                         bbox.get(i)
                             .map_or(([0; 3], 0), |t| (t.v.map(|c| c.get()), t.normal))
@@ -475,7 +519,14 @@ impl<'data> Parse<'data> for Hmp<'data> {
                 HmpVersion::Hmp5 => {
                     let v = walk.read_slice::<Hmp5Vertex>("frame.vertices", numverts.into())?;
                     let normal_at = offset_of!(Hmp5Vertex, normal);
-                    check_normals(FORMAT, v, vertices_at, normal_at, |v| v.normal)?;
+                    check_normals(
+                        FORMAT,
+                        v,
+                        HMP5_NORMALS.as_ref(),
+                        vertices_at,
+                        normal_at,
+                        |v| v.normal,
+                    )?;
                     Heights::V5(v)
                 }
                 HmpVersion::Hmp7 => {
@@ -516,13 +567,17 @@ fn skin_count(format: Format, value: i32, field: usize, limits: &Limits) -> Resu
 
 /// Every normal index of `vertices` (a table at `first_at`, each record's index `normal_at`
 /// bytes in) below 162.
-fn check_normals<T>(
+pub(crate) fn check_normals<T: IntoBytes + Immutable>(
     format: Format,
     vertices: &[T],
+    scan: Option<&Fields<1>>,
     first_at: u64,
     normal_at: usize,
     normal: impl Fn(&T) -> u8,
 ) -> Result<()> {
+    if scan_passes(scan, vertices) {
+        return Ok(());
+    }
     match vertices
         .iter()
         .position(|v| usize::from(normal(v)) >= NUM_NORMALS)

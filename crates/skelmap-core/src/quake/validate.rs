@@ -14,12 +14,13 @@ use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::gamestudio::Skin;
-use crate::gamestudio::anorms::NUM_NORMALS;
 use crate::gamestudio::skin::{SkinLayout, read_skin};
+use crate::gamestudio::validate::{check_normals, normal_scan, scan_passes};
 use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::{Reader, Walk};
 use crate::rules::{self, record_offset};
+use crate::skin::scan::Fields;
 
 type Le = LittleEndian;
 
@@ -152,7 +153,12 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
 
         let stverts_at = walk.offset();
         let stverts = walk.read_slice::<Stvert>("stverts", numverts.into())?;
+        // Read as `u32`, a negative coordinate is above any maximum below 2³¹.
+        let st_scan = (width < 1 << 31 && height < 1 << 31)
+            .then(|| Fields::<4>::new(&[u32::MAX, width, height]))
+            .flatten();
         if numskins > 0
+            && !scan_passes(st_scan.as_ref(), stverts)
             && stverts.iter().any(|st| {
                 !(0..=i64::from(width)).contains(&i64::from(st.s.get()))
                     || !(0..=i64::from(height)).contains(&i64::from(st.t.get()))
@@ -168,16 +174,24 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
         }
         let triangles_at = walk.offset();
         let triangles = walk.read_slice::<Dtriangle>("triangles", numtris.into())?;
-        for (i, t) in triangles.iter().enumerate() {
-            if let Some(k) = (0..3).find(|&k| !ok(t, k, numverts)) {
-                let offset = record_offset::<Dtriangle>(triangles_at, i)
-                    + at(offset_of!(Dtriangle, vertindex) + 4 * k);
-                let index = t.vertindex.get(k).map_or(0, |v| v.get());
-                let problem = Problem::Index {
-                    index: index.into(),
-                    len: numverts.into(),
-                };
-                return Err(check.invalid("triangle.vertindex", offset, problem));
+        // Corners at most `numverts − 1` (read as `u32`, a negative one is above it): scanned
+        // where they can be, walked to find the first that is not.
+        let corners = numverts
+            .checked_sub(1)
+            .and_then(|max| Fields::<4>::new(&[u32::MAX, max, max, max]));
+        let corners_pass = scan_passes(corners.as_ref(), triangles);
+        if !corners_pass {
+            for (i, t) in triangles.iter().enumerate() {
+                if let Some(k) = (0..3).find(|&k| !ok(t, k, numverts)) {
+                    let offset = record_offset::<Dtriangle>(triangles_at, i)
+                        + at(offset_of!(Dtriangle, vertindex) + 4 * k);
+                    let index = t.vertindex.get(k).map_or(0, |v| v.get());
+                    let problem = Problem::Index {
+                        index: index.into(),
+                        len: numverts.into(),
+                    };
+                    return Err(check.invalid("triangle.vertindex", offset, problem));
+                }
             }
         }
 
@@ -243,6 +257,12 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
         })
     }
 }
+
+/// The scan of a frame vertex's normal index.
+const NORMALS: Option<Fields<1>> = normal_scan(
+    size_of::<Trivertx>(),
+    offset_of!(Trivertx, lightnormalindex),
+);
 
 /// `true` if corner `k` of `t` indexes one of `numverts` vertices.
 fn ok(t: &Dtriangle, k: usize, numverts: u32) -> bool {
@@ -413,18 +433,11 @@ impl Check {
         let header = walk.read::<DaliasFrame>("frame")?;
         let vertices_at = walk.offset();
         let vertices = walk.read_slice::<Trivertx>("frame.vertices", numverts.into())?;
-        if let Some(i) = vertices
-            .iter()
-            .position(|v| usize::from(v.lightnormalindex) >= NUM_NORMALS)
-        {
-            let offset = record_offset::<Trivertx>(vertices_at, i)
-                + at(offset_of!(Trivertx, lightnormalindex));
-            let problem = Problem::Index {
-                index: vertices.get(i).map_or(0, |v| v.lightnormalindex).into(),
-                len: NUM_NORMALS as u64,
-            };
-            return Err(self.invalid("frame.vertices", offset, problem));
-        }
+        let normal_at = offset_of!(Trivertx, lightnormalindex);
+        let scan = NORMALS.as_ref();
+        check_normals(self.format, vertices, scan, vertices_at, normal_at, |v| {
+            v.lightnormalindex
+        })?;
         frames.push(QuakeFrame { header, vertices });
         Ok(())
     }

@@ -84,6 +84,44 @@ pub(crate) fn ms3d_vertex_extras(
     )
 }
 
+/// The scan of unsigned little-endian fields `W` bytes wide (1, 2 or 4) in records of a fixed
+/// stride, each field at most its own maximum (GameStudio and Quake normal indices, triangle
+/// corners and texture coordinates). Built from constants, it is itself a constant.
+#[derive(Debug, Clone)]
+pub(crate) struct Fields<const W: usize> {
+    #[cfg(target_arch = "x86_64")]
+    scan: super::x86::fields::FieldScan<W>,
+}
+
+impl<const W: usize> Fields<W> {
+    /// Records of `max.len() · W` bytes (1 to 64) whose field `k` must be at most `max[k]`;
+    /// `u32::MAX` (or any value the field's width cannot exceed) leaves a field unchecked.
+    /// `None` for another width or stride, and off x86-64.
+    pub(crate) const fn new(max: &[u32]) -> Option<Self> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match super::x86::fields::FieldScan::new(max) {
+                Some(scan) => Some(Fields { scan }),
+                None => None,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = max;
+            None
+        }
+    }
+
+    /// Whether any field of the whole records of `bytes` is above its maximum; `None` for
+    /// tables under [`SHORT`] bytes or without AVX-512 (F and BW).
+    pub(crate) fn any_above(&self, bytes: &[u8]) -> Option<bool> {
+        if bytes.len() < SHORT {
+            return None;
+        }
+        x86_or_none!(self.scan.try_any_above(bytes); bytes)
+    }
+}
+
 /// Whether any whole word of a flat table (big-endian or little-endian `u32`s) fails its test:
 /// `(word & keep) - low` (wrapping unsigned) at most `span`, which [`below`] and [`FINITE`]
 /// set; `None` for tables under [`SHORT`] bytes or without AVX-512.
@@ -174,5 +212,104 @@ impl OneInfluenceRun {
             let _ = bytes;
             0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Fields, SHORT};
+
+    /// Whether any field of the whole records of `bytes` is above its maximum, one at a time.
+    fn any_above_scalar<const W: usize>(bytes: &[u8], max: &[u32]) -> bool {
+        bytes.chunks_exact(W * max.len()).any(|record| {
+            record.chunks_exact(W).zip(max).any(|(field, &m)| {
+                let v = field
+                    .iter()
+                    .rev()
+                    .fold(0u32, |v, &b| (v << 8) | u32::from(b));
+                v > m
+            })
+        })
+    }
+
+    /// Records of every stride the scan takes for width `W`, their maxima a mix of checked
+    /// and unchecked fields; tables of whole records and with a partial record after them;
+    /// each table passing, then failing at one field of its first, of a middle and of its last
+    /// record in turn. The scan (where the CPU has one) answers as the scalar walk does.
+    fn scan_agrees<const W: usize>() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let largest = u32::MAX >> (32 - 8 * W);
+        for fields in 1..=64 / W {
+            let max: Vec<u32> = (0..fields)
+                .map(|k| match k % 3 {
+                    0 => u32::MAX,
+                    1 => (next() as u32) & largest,
+                    _ => largest / 2,
+                })
+                .collect();
+            let Some(scan) = Fields::<W>::new(&max) else {
+                continue;
+            };
+            let stride = fields * W;
+            for records in [SHORT / stride + 1, 97, 300] {
+                // Every field at most its maximum: `max` itself, or a smaller value.
+                let mut bytes: Vec<u8> = (0..records)
+                    .flat_map(|_| max.clone())
+                    .flat_map(|m| {
+                        let v = m.min(largest);
+                        let v = if next() % 2 == 0 { v } else { v / 2 };
+                        v.to_le_bytes().into_iter().take(W)
+                    })
+                    .collect();
+                // A partial record of values above any maximum, which neither looks at.
+                bytes.extend(std::iter::repeat_n(0xFF, stride - 1));
+                let whole = records * stride;
+                assert!(!any_above_scalar::<W>(&bytes[..whole], &max));
+                if let Some(any) = scan.any_above(&bytes) {
+                    assert!(!any, "width {W}, stride {stride}, {records} records");
+                }
+                let checked: Vec<usize> = (0..fields).filter(|&k| max[k] < largest).collect();
+                for record in [0, records / 2, records - 1] {
+                    for &k in &checked {
+                        let mut bad = bytes.clone();
+                        let at = record * stride + k * W;
+                        let v = max[k] + 1;
+                        bad[at..at + W].copy_from_slice(&v.to_le_bytes()[..W]);
+                        assert!(any_above_scalar::<W>(&bad[..whole], &max));
+                        if let Some(any) = scan.any_above(&bad) {
+                            assert!(
+                                any,
+                                "width {W}, stride {stride}, record {record}, field {k}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn field_scans_answer_as_the_scalar_walk_for_every_stride() {
+        scan_agrees::<1>();
+        scan_agrees::<2>();
+        scan_agrees::<4>();
+    }
+
+    #[test]
+    fn field_scans_leave_short_tables_and_odd_widths_to_the_walk() {
+        let scan = Fields::<1>::new(&[0]);
+        assert!(
+            scan.as_ref()
+                .is_none_or(|s| s.any_above(&[1; SHORT - 1]).is_none())
+        );
+        assert!(Fields::<3>::new(&[0]).is_none());
+        assert!(Fields::<4>::new(&[0; 17]).is_none());
+        assert!(Fields::<2>::new(&[]).is_none());
     }
 }

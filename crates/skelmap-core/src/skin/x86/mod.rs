@@ -14,6 +14,9 @@
 //! - [`words`]: validation's scans of 32-bit words against a test per lane (AVX-512F and
 //!   BW): runs of one-influence DPM and SKM bone vertices, sixteen a step, and flat tables
 //!   (triangle corners, bone references, texture coordinates).
+//! - [`fields`]: validation's scan of unsigned fields in fixed-stride records against a
+//!   maximum per field (AVX-512F and BW): GameStudio and Quake normal indices, triangle
+//!   corners and texture coordinates.
 //! - [`read`]: the read pass of the roofline (AVX-512F, AVX2), the widest loads the CPU has.
 //! - [`records`]: the MS3D validation's scans of its vertex, triangle and vertex extra records
 //!   (AVX-512F, BW and VBMI).
@@ -25,6 +28,7 @@
 
 pub(crate) mod compact;
 pub(crate) mod euler;
+pub(crate) mod fields;
 pub(crate) mod morph;
 pub(crate) mod pose;
 pub(crate) mod prepared;

@@ -1,0 +1,130 @@
+//! Validation's scan of unsigned little-endian fields in records of a fixed stride (AVX-512F
+//! and BW): every field of every record compared with its own maximum, as many whole records
+//! a step as one register holds. GameStudio and Quake frames (normal indices), triangles
+//! (vertex and texture indices) and texture coordinates.
+//!
+//! A step's lanes are the record's fields repeated record by record, so one table of maxima
+//! (and one mask of the lanes that have a maximum) serves every step. Lanes past the step's
+//! last whole record are masked off; the last step loads only the bytes left, and a lane
+//! loaded as zero passes any maximum.
+
+use core::arch::x86_64::{
+    __m512i, _mm512_loadu_si512, _mm512_mask_cmpgt_epu8_mask, _mm512_mask_cmpgt_epu16_mask,
+    _mm512_mask_cmpgt_epu32_mask, _mm512_maskz_loadu_epi8,
+};
+
+/// The scan of records of `stride` bytes whose fields are `W` bytes wide.
+#[derive(Debug, Clone)]
+pub(crate) struct FieldScan<const W: usize> {
+    /// Each lane's maximum, little-endian: the record's fields, record after record.
+    max: [u8; 64],
+    /// The lanes that have a maximum: whole records' fields whose maximum is below the
+    /// field's largest value.
+    checked: u64,
+    /// The bytes of the records one step covers.
+    step: usize,
+    /// The bytes of a record.
+    stride: usize,
+}
+
+impl<const W: usize> FieldScan<W> {
+    /// The scan of records of `max.len() · W` bytes (1 to 64), field `k` at most `max[k]`
+    /// (`u32::MAX`, or any value the field's width cannot exceed, leaves it unchecked); `None`
+    /// when `W` is not 1, 2 or 4 or the stride is out of range. A constant where `max` is.
+    pub(crate) const fn new(max: &[u32]) -> Option<Self> {
+        let stride = max.len() * W;
+        if !matches!(W, 1 | 2 | 4) || stride == 0 || stride > 64 {
+            return None;
+        }
+        let step = 64 / stride * stride;
+        let largest = u32::MAX >> (32 - 8 * W);
+        let mut scan = FieldScan {
+            max: [0; 64],
+            checked: 0,
+            step,
+            stride,
+        };
+        // Lane `lane` holds field `field` of its record (no division: a scan of triangle
+        // corners is built on every open).
+        let (mut lane, mut field) = (0, 0);
+        while lane * W < step {
+            let m = max[field];
+            if m < largest {
+                scan.checked |= 1 << lane;
+                let mut b = 0;
+                while b < W {
+                    scan.max[lane * W + b] = (m >> (8 * b)) as u8;
+                    b += 1;
+                }
+            }
+            lane += 1;
+            field = if field + 1 == max.len() { 0 } else { field + 1 };
+        }
+        Some(scan)
+    }
+
+    /// Whether any field of the whole records of `bytes` is above its maximum (a partial
+    /// record at the end is not looked at); `None` when the CPU lacks AVX-512F and BW.
+    pub(crate) fn try_any_above(&self, bytes: &[u8]) -> Option<bool> {
+        // SAFETY: the CPU was just found to support AVX-512F and BW, and `new` made `W` 1, 2
+        // or 4.
+        supported().then(|| unsafe { self.any_above(bytes) })
+    }
+
+    /// One register a step, the failing lanes of every step folded into one answer.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX-512F and BW, and `W` must be 1, 2 or 4.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn any_above(&self, bytes: &[u8]) -> bool {
+        // SAFETY: `max` is 64 bytes, and an unaligned load reads exactly those.
+        let max = unsafe { _mm512_loadu_si512(self.max.as_ptr().cast()) };
+        let above = |v: __m512i, lanes: u64| -> u64 {
+            match W {
+                1 => _mm512_mask_cmpgt_epu8_mask(lanes, v, max),
+                2 => _mm512_mask_cmpgt_epu16_mask(lanes as u32, v, max).into(),
+                _ => _mm512_mask_cmpgt_epu32_mask(lanes as u16, v, max).into(),
+            }
+        };
+        let (step, checked) = (self.step, self.checked);
+        let len = bytes.len() / self.stride * self.stride;
+        let at = |offset: usize| bytes.as_ptr().wrapping_add(offset).cast::<__m512i>();
+        let mut above_max = 0u64;
+        let mut offset = 0;
+        // Four steps a round, while the fourth step's register ends within the records.
+        while offset + 3 * step + 64 <= len {
+            // SAFETY: the four 64-byte loads start `step` bytes apart from `offset`, and the
+            // last ends at `offset + 3 · step + 64 ≤ len`, within `bytes`.
+            let v = unsafe {
+                [
+                    _mm512_loadu_si512(at(offset)),
+                    _mm512_loadu_si512(at(offset + step)),
+                    _mm512_loadu_si512(at(offset + 2 * step)),
+                    _mm512_loadu_si512(at(offset + 3 * step)),
+                ]
+            };
+            above_max |= v.into_iter().fold(0, |a, v| a | above(v, checked));
+            offset += 4 * step;
+        }
+        while offset + 64 <= len {
+            // SAFETY: the load reads `offset..offset + 64`, within `bytes`.
+            above_max |= above(unsafe { _mm512_loadu_si512(at(offset)) }, checked);
+            offset += step;
+        }
+        // Fewer than 64 bytes of whole records are left: at most one step's.
+        let rest = len.saturating_sub(offset);
+        if rest > 0 {
+            // SAFETY: the enabled bytes are `offset..len` (fewer than 64), within `bytes`, and
+            // a masked load reads no other memory; the others load as zero, which passes any
+            // maximum.
+            let v = unsafe { _mm512_maskz_loadu_epi8((1u64 << rest) - 1, at(offset).cast()) };
+            above_max |= above(v, checked);
+        }
+        above_max != 0
+    }
+}
+
+fn supported() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")
+}
