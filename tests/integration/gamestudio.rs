@@ -510,6 +510,32 @@ fn mdl_scanned_tables_report_the_exact_record() {
     assert!(diag.get(WarningKind::SpecLimit).is_none());
 }
 
+/// Frames are read before their normal indices are scanned, all frames at once; errors still
+/// come in file order: a bad index in frame 0 before an unknown type or a truncation in frame
+/// 1, and an unknown type in frame 0 before a bad index in frame 1 (which is never read).
+#[test]
+fn mdl_frame_errors_come_in_file_order() {
+    let bytes = wide_quad().write();
+    let normal0 = WIDE_WORDS + 8 * 5 + 6;
+    let frame1 = WIDE_WORDS + 8 * 300;
+    let at_normal0 = |e: Error| matches!(e, Error::Invalid { what: "frame.vertices", offset, .. } if offset == normal0 as u64);
+    let mut b = bytes.clone();
+    b[normal0] = 200;
+    put_i32(&mut b, frame1, 1);
+    assert!(at_normal0(mdl_err(&b)));
+    let mut b = bytes.clone();
+    b[normal0] = 200;
+    assert!(at_normal0(mdl_err(&b[..frame1 + 100])));
+    let mut b = bytes.clone();
+    put_i32(&mut b, WIDE_WORDS - 36, 1);
+    b[WIDE_BYTES + 3] = 200;
+    let e = mdl_err(&b);
+    assert!(
+        matches!(e, Error::Unsupported { what: "frame.type", offset, .. } if offset == (WIDE_WORDS - 36) as u64),
+        "{e}"
+    );
+}
+
 /// An HMP5 grid of 20 × 20 vertices (1600 bytes a frame): a normal index of 162 or more is
 /// reported at its own byte wherever it lies.
 #[test]

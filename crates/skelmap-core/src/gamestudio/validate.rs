@@ -55,6 +55,11 @@ pub(crate) fn scan_passes<T: IntoBytes + Immutable, const W: usize>(
     scan.and_then(|s| s.any_above(records.as_bytes())) == Some(false)
 }
 
+/// Whether `scan` (where there is one) finds every record of `tables` passes, all in one call.
+fn scan_passes_each<'a>(scan: Option<&Fields<1>>, tables: impl Iterator<Item = &'a [u8]>) -> bool {
+    scan.and_then(|s| s.any_above_each(tables)) == Some(false)
+}
+
 /// Byte offset of a header field.
 fn at(field: usize) -> u64 {
     field as u64
@@ -271,63 +276,13 @@ impl<'data> Parse<'data> for Mdl<'data> {
             );
         }
 
+        let frames_at = walk.offset();
         let mut frames = Vec::with_capacity(numframes as usize);
-        for _ in 0..numframes {
-            let at = walk.offset();
-            let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
-            let frame = match frame_type {
-                0 => {
-                    let bbox = walk.read_slice::<TrivertxByte>("frame.bbox", 2)?;
-                    let name = walk.read_slice::<u8>("frame.name", 16)?;
-                    let vertices_at = walk.offset();
-                    let vertices =
-                        walk.read_slice::<TrivertxByte>("frame.vertices", numverts.into())?;
-                    let normal_at = offset_of!(TrivertxByte, normal);
-                    let scan = BYTE_NORMALS.as_ref();
-                    check_normals(FORMAT, vertices, scan, vertices_at, normal_at, |v| v.normal)?;
-                    let b = |i: usize| {
-                        bbox.get(i)
-                            .map_or(([0; 3], 0), |t| (t.v.map(u16::from), t.normal))
-                    };
-                    MdlFrame {
-                        frame_type,
-                        bbox: [b(0), b(1)],
-                        name,
-                        vertices: PackedVertices::Byte(vertices),
-                    }
-                }
-                2 => {
-                    let bbox = walk.read_slice::<TrivertxWord>("frame.bbox", 2)?;
-                    let name = walk.read_slice::<u8>("frame.name", 16)?;
-                    let vertices_at = walk.offset();
-                    let vertices =
-                        walk.read_slice::<TrivertxWord>("frame.vertices", numverts.into())?;
-                    let normal_at = offset_of!(TrivertxWord, normal);
-                    let scan = WORD_NORMALS.as_ref();
-                    check_normals(FORMAT, vertices, scan, vertices_at, normal_at, |v| v.normal)?;
-                    let b = |i: usize| {
-                        bbox.get(i)
-                            .map_or(([0; 3], 0), |t| (t.v.map(|c| c.get()), t.normal))
-                    };
-                    MdlFrame {
-                        frame_type,
-                        bbox: [b(0), b(1)],
-                        name,
-                        vertices: PackedVertices::Word(vertices),
-                    }
-                }
-                t => {
-                    return Err(Error::Unsupported {
-                        format: FORMAT,
-                        what: "frame.type",
-                        offset: at,
-                        value: t.into(),
-                        supported: "frames are type 0 (byte) or 2 (word)",
-                    });
-                }
-            };
-            frames.push(frame);
-        }
+        let read = read_mdl_frames(&mut walk, numframes, numverts, &mut frames);
+        // The normal indices are checked once the frames are read, every frame in one scan;
+        // an index out of range still comes before any error in a later frame.
+        check_mdl_normals(&frames, frames_at)?;
+        read?;
         warn_trailing(FORMAT, &walk, reader.len(), diag);
         Ok(Mdl {
             version,
@@ -548,6 +503,112 @@ impl<'data> Parse<'data> for Hmp<'data> {
             frames,
         })
     }
+}
+
+/// The bytes of a frame's name.
+const FRAME_NAME: usize = 16;
+
+/// Reads `numframes` MDL frames of `numverts` vertices from `walk` into `frames`, up to the
+/// first that is not whole or not of a known type (its error). Their normal indices are left
+/// to [`check_mdl_normals`].
+fn read_mdl_frames<'data>(
+    walk: &mut Walk<'data>,
+    numframes: u32,
+    numverts: u32,
+    frames: &mut Vec<MdlFrame<'data>>,
+) -> Result<()> {
+    for _ in 0..numframes {
+        let at = walk.offset();
+        let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
+        let frame = match frame_type {
+            0 => {
+                let bbox = walk.read_slice::<TrivertxByte>("frame.bbox", 2)?;
+                let name = walk.read_slice::<u8>("frame.name", FRAME_NAME as u64)?;
+                let vertices =
+                    walk.read_slice::<TrivertxByte>("frame.vertices", numverts.into())?;
+                let b = |i: usize| {
+                    bbox.get(i)
+                        .map_or(([0; 3], 0), |t| (t.v.map(u16::from), t.normal))
+                };
+                MdlFrame {
+                    frame_type,
+                    bbox: [b(0), b(1)],
+                    name,
+                    vertices: PackedVertices::Byte(vertices),
+                }
+            }
+            2 => {
+                let bbox = walk.read_slice::<TrivertxWord>("frame.bbox", 2)?;
+                let name = walk.read_slice::<u8>("frame.name", FRAME_NAME as u64)?;
+                let vertices =
+                    walk.read_slice::<TrivertxWord>("frame.vertices", numverts.into())?;
+                let b = |i: usize| {
+                    bbox.get(i)
+                        .map_or(([0; 3], 0), |t| (t.v.map(|c| c.get()), t.normal))
+                };
+                MdlFrame {
+                    frame_type,
+                    bbox: [b(0), b(1)],
+                    name,
+                    vertices: PackedVertices::Word(vertices),
+                }
+            }
+            t => {
+                return Err(Error::Unsupported {
+                    format: Format::Mdl,
+                    what: "frame.type",
+                    offset: at,
+                    value: t.into(),
+                    supported: "frames are type 0 (byte) or 2 (word)",
+                });
+            }
+        };
+        frames.push(frame);
+    }
+    Ok(())
+}
+
+/// Every normal index of `frames` (read from `first_at` on) below 162: the byte frames in one
+/// scan and the word frames in another where the CPU has them, then, only where one fails,
+/// frame by frame in file order, for the first index out of range and its offset. A frame is
+/// its type, two bounding-box records, its name and its vertices.
+fn check_mdl_normals<'data>(frames: &[MdlFrame<'data>], first_at: u64) -> Result<()> {
+    let byte = |f: &MdlFrame<'data>| -> Option<&'data [u8]> {
+        match f.vertices {
+            PackedVertices::Byte(v) => Some(v.as_bytes()),
+            PackedVertices::Word(_) => None,
+        }
+    };
+    let word = |f: &MdlFrame<'data>| -> Option<&'data [u8]> {
+        match f.vertices {
+            PackedVertices::Word(v) => Some(v.as_bytes()),
+            PackedVertices::Byte(_) => None,
+        }
+    };
+    if scan_passes_each(BYTE_NORMALS.as_ref(), frames.iter().filter_map(byte))
+        && scan_passes_each(WORD_NORMALS.as_ref(), frames.iter().filter_map(word))
+    {
+        return Ok(());
+    }
+    let mut at = first_at;
+    for frame in frames {
+        at += size_of::<I32<Le>>() as u64;
+        match frame.vertices {
+            PackedVertices::Byte(v) => {
+                let vertices_at = at + (2 * size_of::<TrivertxByte>() + FRAME_NAME) as u64;
+                let normal_at = offset_of!(TrivertxByte, normal);
+                check_normals(Format::Mdl, v, None, vertices_at, normal_at, |v| v.normal)?;
+                at = vertices_at + v.as_bytes().len() as u64;
+            }
+            PackedVertices::Word(v) => {
+                let vertices_at = at + (2 * size_of::<TrivertxWord>() + FRAME_NAME) as u64;
+                let normal_at = offset_of!(TrivertxWord, normal);
+                check_normals(Format::Mdl, v, None, vertices_at, normal_at, |v| v.normal)?;
+                at = vertices_at + v.as_bytes().len() as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The skin count at header field `field`: not negative, within [`Limits::max_skins`].

@@ -23,8 +23,6 @@ pub(crate) struct FieldScan<const W: usize> {
     checked: u64,
     /// The bytes of the records one step covers.
     step: usize,
-    /// The bytes of a record.
-    stride: usize,
 }
 
 impl<const W: usize> FieldScan<W> {
@@ -42,7 +40,6 @@ impl<const W: usize> FieldScan<W> {
             max: [0; 64],
             checked: 0,
             step,
-            stride,
         };
         // Lane `lane` holds field `field` of its record (no division: a scan of triangle
         // corners is built on every open).
@@ -63,12 +60,32 @@ impl<const W: usize> FieldScan<W> {
         Some(scan)
     }
 
-    /// Whether any field of the whole records of `bytes` is above its maximum (a partial
-    /// record at the end is not looked at); `None` when the CPU lacks AVX-512F and BW.
+    /// Whether any field of the records of `bytes` (whole records, as a slice of them gives;
+    /// a partial one at the end would be checked as far as it goes) is above its maximum;
+    /// `None` when the CPU lacks AVX-512F and BW.
     pub(crate) fn try_any_above(&self, bytes: &[u8]) -> Option<bool> {
         // SAFETY: the CPU was just found to support AVX-512F and BW, and `new` made `W` 1, 2
         // or 4.
         supported().then(|| unsafe { self.any_above(bytes) })
+    }
+
+    /// [`FieldScan::try_any_above`] of several tables at once, in one call (a model's frames:
+    /// the per-call costs, paid per frame, were most of a scan of short frames).
+    pub(crate) fn try_any_above_each<'a>(
+        &self,
+        tables: impl Iterator<Item = &'a [u8]>,
+    ) -> Option<bool> {
+        // SAFETY: as in `try_any_above`.
+        supported().then(|| unsafe { self.any_above_each(tables) })
+    }
+
+    /// # Safety
+    ///
+    /// As [`FieldScan::any_above`].
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn any_above_each<'a>(&self, tables: impl Iterator<Item = &'a [u8]>) -> bool {
+        // SAFETY: the caller's promise is `any_above`'s.
+        tables.fold(false, |any, table| any | unsafe { self.any_above(table) })
     }
 
     /// One register a step, the failing lanes of every step folded into one answer.
@@ -76,6 +93,7 @@ impl<const W: usize> FieldScan<W> {
     /// # Safety
     ///
     /// The CPU must support AVX-512F and BW, and `W` must be 1, 2 or 4.
+    #[inline]
     #[target_feature(enable = "avx512f,avx512bw")]
     unsafe fn any_above(&self, bytes: &[u8]) -> bool {
         // SAFETY: `max` is 64 bytes, and an unaligned load reads exactly those.
@@ -88,7 +106,7 @@ impl<const W: usize> FieldScan<W> {
             }
         };
         let (step, checked) = (self.step, self.checked);
-        let len = bytes.len() / self.stride * self.stride;
+        let len = bytes.len();
         let at = |offset: usize| bytes.as_ptr().wrapping_add(offset).cast::<__m512i>();
         let mut above_max = 0u64;
         let mut offset = 0;
@@ -112,7 +130,7 @@ impl<const W: usize> FieldScan<W> {
             above_max |= above(unsafe { _mm512_loadu_si512(at(offset)) }, checked);
             offset += step;
         }
-        // Fewer than 64 bytes of whole records are left: at most one step's.
+        // Fewer than 64 bytes are left: at most one step's records.
         let rest = len.saturating_sub(offset);
         if rest > 0 {
             // SAFETY: the enabled bytes are `offset..len` (fewer than 64), within `bytes`, and
