@@ -562,6 +562,72 @@ fn rule9_non_finite_floats() {
     ));
 }
 
+/// The offset in `bytes` of the only occurrence of `value`'s bytes.
+fn offset_of_value(bytes: &[u8], value: f32) -> u64 {
+    let needle = value.to_le_bytes();
+    let mut hits = bytes.windows(4).enumerate().filter(|(_, w)| *w == needle);
+    let (at, _) = hits.next().expect("value written");
+    assert!(hits.next().is_none(), "value written once");
+    at as u64
+}
+
+/// Joint errors come in file order: a non-finite key of joint 0 before a non-finite rest
+/// transform of joint 1 or a truncation in it, and a non-finite rest transform of joint 0
+/// before a non-finite key of joint 1. Each at its own offset; the joints carry enough keys
+/// that their tables are scanned where the CPU can.
+#[test]
+fn joint_key_errors_come_in_file_order() {
+    let nan = f32::from_bits(0x7FC0_1234);
+    let keyed = || {
+        let mut b = arm();
+        for joint in &mut b.joints {
+            joint.rotation_keys = (0..40).map(|k| (k as f32, [0.0, 0.1, 0.2])).collect();
+            joint.position_keys = (0..40).map(|k| (k as f32, [1.0, 0.0, 0.0])).collect();
+        }
+        b
+    };
+    assert!(Ms3d::parse(&keyed().write().unwrap()).is_ok());
+    for (track, what) in [(0, "joint.keyFramesRot"), (1, "joint.keyFramesTrans")] {
+        for key in [0, 17, 39] {
+            let mut b = keyed();
+            let keys = if track == 0 {
+                &mut b.joints[0].rotation_keys
+            } else {
+                &mut b.joints[0].position_keys
+            };
+            keys[key].1[2] = nan;
+            // Joint 1's rest rotation is not finite either.
+            b.joints[1].rotation[0] = f32::INFINITY;
+            let bytes = b.write().unwrap();
+            // The key's record starts 12 bytes (time, x, y) before its z.
+            let at = offset_of_value(&bytes, nan) - 12;
+            let e = Ms3d::parse(&bytes).map(|_| ()).unwrap_err();
+            assert!(
+                matches!(e, Error::Invalid { what: w, offset, problem: Problem::NotFinite, .. } if w == what && offset == at),
+                "{e}"
+            );
+            // Cut inside joint 1's keys: the key of joint 0 still comes first.
+            let joint1 = offset_of_value(&bytes, f32::INFINITY) as usize;
+            let e = Ms3d::parse(&bytes[..joint1 + 200]).map(|_| ()).unwrap_err();
+            assert!(
+                matches!(e, Error::Invalid { what: w, offset, .. } if w == what && offset == at),
+                "{e}"
+            );
+        }
+    }
+    let mut b = keyed();
+    let marker = f32::from_bits(0x7F80_0000 | 0x4321);
+    b.joints[0].position[0] = marker;
+    b.joints[1].rotation_keys[5].1[0] = nan;
+    let bytes = b.write().unwrap();
+    let at = offset_of_value(&bytes, marker);
+    let e = Ms3d::parse(&bytes).map(|_| ()).unwrap_err();
+    assert!(
+        matches!(e, Error::Invalid { what: "joint.position", offset, .. } if offset == at),
+        "{e}"
+    );
+}
+
 #[test]
 fn warnings_no_groups_key_order_triangle_group_smoothing() {
     let mut b = arm();
