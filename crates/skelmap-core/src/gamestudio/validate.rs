@@ -224,11 +224,11 @@ impl<'data> Parse<'data> for Mdl<'data> {
         let triangles = walk.read_slice::<Triangle>("triangles", numtris.into())?;
         // Corners at most `numverts − 1` and (with skin vertices) `numskinverts − 1`: scanned
         // where they can be, walked to find the first that is not.
-        let corners = numverts.checked_sub(1).map(|xyz| {
+        let corners = numverts.checked_sub(1).and_then(|xyz| {
             let uv = numskinverts.checked_sub(1).unwrap_or(u32::MAX);
             Fields::<2>::new(&[xyz, xyz, xyz, uv, uv, uv])
         });
-        let corners_pass = scan_passes(corners.flatten().as_ref(), triangles);
+        let corners_pass = scan_passes(corners.as_ref(), triangles);
         if !corners_pass {
             for (i, t) in triangles.iter().enumerate() {
                 let record = record_offset::<Triangle>(triangles_at, i);
