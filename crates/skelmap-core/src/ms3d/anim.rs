@@ -460,10 +460,19 @@ mod tests {
     }
 
     fn times() -> impl Iterator<Item = f32> {
-        // Before the first key, between keys forward and backward, on keys, after the last.
-        (-3..=30)
-            .map(|i| 0.07 * i as f32)
-            .chain([1.0, 0.25, 0.5, 0.3, 2.5])
+        // Before the first key, between keys forward and backward, on keys, after the last,
+        // and times no clip has (infinities hold the end keys, a NaN the first key).
+        (-3..=30).map(|i| 0.07 * i as f32).chain([
+            1.0,
+            0.25,
+            0.5,
+            0.3,
+            2.5,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -0.0,
+        ])
     }
 
     #[test]
