@@ -400,10 +400,13 @@ fn mdl_skin_vertices_outside_the_skin_are_a_warning_at_their_table() {
     assert_eq!((w.what, w.offset), ("skin vertices", UVS as u64));
 }
 
-/// A quad with 300 vertices, 300 skin vertices and 100 triangles, one word frame then one
-/// byte frame: every table long enough for validation's SIMD scans (where the CPU has them).
+/// A quad with 300 vertices, 250 skin vertices and 100 triangles, one word frame then one
+/// byte frame, on a 16 × 8 skin: every table long enough for validation's SIMD scans (where
+/// the CPU has them), and every maximum different from the one beside it (vertex and skin
+/// vertex counts, skin width and height).
 fn wide_quad() -> MdlBuilder {
     const N: u16 = 300;
+    const UV: u16 = 250;
     let frame = |frame_type| MdlFrameDef {
         frame_type,
         name: b"wide".to_vec(),
@@ -412,24 +415,32 @@ fn wide_quad() -> MdlBuilder {
             .collect(),
     };
     MdlBuilder {
-        skin_vertices: (0..N as i16).map(|i| [i % 9, i % 7]).collect(),
+        skins: vec![SkinDef {
+            code: 2 + 8,
+            width: 16,
+            height: 8,
+            // 16 × 8, 8 × 4, 4 × 2 and 2 × 1 RGB565 texels.
+            data: vec![0xF8; 2 * (128 + 32 + 8 + 2)],
+        }],
+        // Within 8 × 8, and corners below 250: a scan with the maxima of the skin's width and
+        // height, or of the two kinds of corner, swapped would pass the bad values below.
+        skin_vertices: (0..UV as i16).map(|i| [i % 9, i % 9]).collect(),
         triangles: (0..N / 3)
-            .map(|t| {
-                let c = [3 * t, 3 * t + 1, N - 1 - t];
-                (c, c)
-            })
+            .map(|t| ([t, t + 100, UV - 1 - t], [2 * t, 2 * t + 1, UV - 1 - t]))
             .collect(),
         frames: vec![frame(2), frame(0)],
         ..quad()
     }
 }
 
-// Offsets in the wide quad: UVs at 266 (as in the quad), triangles at 266 + 4 · 300 = 1466,
-// frame 0 at 1466 + 12 · 100 = 2666 (vertices at 2666 + 36 = 2702, 8 bytes each), frame 1 at
-// 2702 + 8 · 300 = 5102 (type, bbox 8, name 16: vertices at 5130, 4 bytes each).
-const WIDE_TRIS: usize = 1466;
-const WIDE_WORDS: usize = 2702;
-const WIDE_BYTES: usize = 5130;
+// Offsets in the wide quad: the skin at 84 (12 + 340 bytes), UVs at 436, triangles at
+// 436 + 4 · 250 = 1436, frame 0 at 1436 + 12 · 100 = 2636 (vertices at 2636 + 36 = 2672, 8
+// bytes each), frame 1 at 2672 + 8 · 300 = 5072 (type, bbox 8, name 16: vertices at 5100, 4
+// bytes each).
+const WIDE_UVS: usize = 436;
+const WIDE_TRIS: usize = 1436;
+const WIDE_WORDS: usize = 2672;
+const WIDE_BYTES: usize = 5100;
 
 /// Every index and normal of the wide quad is checked, wherever it lies in its table: a bad
 /// one in the first, a middle or the last record (of a table the SIMD scans take whole, and of
@@ -443,20 +454,22 @@ fn mdl_scanned_tables_report_the_exact_record() {
         (m.num_verts(), m.triangles().len(), m.frames().len()),
         (300, 100, 2)
     );
+    assert_eq!((m.skin_vertices().len(), m.skin_size()), (250, (16, 8)));
     let put_u16 = |b: &mut [u8], at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
     for t in [0, 1, 50, 98, 99] {
         for k in 0..3 {
-            for (what, field, bad) in [
-                ("triangle.index_xyz", 0, 300u16),
-                ("triangle.index_xyz", 0, u16::MAX),
-                ("triangle.index_uv", 6, 300),
+            for (what, field, bad, len) in [
+                ("triangle.index_xyz", 0, 300u16, 300),
+                ("triangle.index_xyz", 0, u16::MAX, 300),
+                ("triangle.index_uv", 6, 250, 250),
+                ("triangle.index_uv", 6, 299, 250),
             ] {
                 let mut b = bytes.clone();
                 let at = WIDE_TRIS + 12 * t + field + 2 * k;
                 put_u16(&mut b, at, bad);
                 let want = Problem::Index {
                     index: bad.into(),
-                    len: 300,
+                    len,
                 };
                 match mdl_err(&b) {
                     Error::Invalid {
@@ -492,8 +505,14 @@ fn mdl_scanned_tables_report_the_exact_record() {
             }
         }
     }
-    // Skin vertices outside the 8 × 8 skin, at either coordinate and either end.
-    for (i, c, bad) in [(0, 0, 9i16), (150, 1, -1), (299, 0, i16::MIN), (299, 1, 9)] {
+    // Skin vertices outside the 16 × 8 skin, at either coordinate and either end.
+    for (i, c, bad) in [
+        (0, 0, 17i16),
+        (150, 1, -1),
+        (249, 0, i16::MIN),
+        (249, 1, 9),
+        (7, 1, 16),
+    ] {
         let mut q = wide_quad();
         q.skin_vertices[i][c] = bad;
         let mut diag = Diagnostics::new();
@@ -501,7 +520,7 @@ fn mdl_scanned_tables_report_the_exact_record() {
         let w = diag.get(WarningKind::SpecLimit).map(|w| (w.what, w.offset));
         assert_eq!(
             w,
-            Some(("skin vertices", UVS as u64)),
+            Some(("skin vertices", WIDE_UVS as u64)),
             "vertex {i}, {c} = {bad}"
         );
     }
@@ -536,8 +555,8 @@ fn mdl_frame_errors_come_in_file_order() {
     );
 }
 
-/// An HMP5 grid of 20 × 20 vertices (1600 bytes a frame): a normal index of 162 or more is
-/// reported at its own byte wherever it lies.
+/// An HMP5 grid of 20 × 20 vertices (1600 bytes a frame): a normal index of 162 or more (162,
+/// 200, 255) is reported at its own byte wherever it lies.
 #[test]
 fn hmp5_scanned_normals_report_the_exact_vertex() {
     let mut f = field();
@@ -545,9 +564,17 @@ fn hmp5_scanned_normals_report_the_exact_vertex() {
     f.row = 20.0;
     f.frames = vec![(0..400).map(|i| (i, [(i % 162) as u8, 0])).collect()];
     assert_eq!(Hmp::parse(&f.write()).unwrap().grid(), [20, 20]);
-    for v in [0, 15, 16, 200, 383, 384, 399] {
+    for (v, bad) in [
+        (0, 162),
+        (15, 255),
+        (16, 162),
+        (200, 200),
+        (383, 162),
+        (384, 255),
+        (399, 162),
+    ] {
         let mut g = f.clone();
-        g.frames[0][v].1[0] = 162;
+        g.frames[0][v].1[0] = bad;
         // Header 84 + frame head 36 + vertex v · 4 + the normal byte at 2.
         let at = (84 + 36 + 4 * v + 2) as u64;
         match hmp_err(&g.write()) {

@@ -764,16 +764,25 @@ fn frame_groups_keep_a_finite_rate_and_need_no_names() {
         .unwrap();
 }
 
-/// [`QuakeBuilder::triangle`] with 300 vertices and stverts and 100 triangles: every table
-/// long enough for validation's SIMD scans (where the CPU has them). Offsets: stverts at 152
-/// (12 bytes each), triangles at 3752 (16 each), the frame type at 5352, its vertices at 5380
-/// (4 each).
+/// [`QuakeBuilder::triangle`] with 300 vertices and stverts and 100 triangles on a 16 × 8
+/// skin: every table long enough for validation's SIMD scans (where the CPU has them). The
+/// texture coordinates stay within 8 × 8, so that a scan with the skin's width and height
+/// swapped would pass the bad ones below; the unchecked words (`onseam`, `facesfront`) hold
+/// any value. Offsets: the skin at 84 (4 + 128 bytes), stverts at 216 (12 bytes each),
+/// triangles at 3816 (16 each), the frame type at 5416, its vertices at 5444 (4 each).
 fn wide_triangle() -> QuakeBuilder {
     const N: i32 = 300;
     QuakeBuilder {
-        stverts: (0..N).map(|i| [i & 0x20, i % 9, i % 7]).collect(),
+        skin_size: [16, 8],
+        skins: vec![SkinDef::Single {
+            code: 0,
+            texels: (0..128).collect(),
+        }],
+        stverts: (0..N)
+            .map(|i| [i.wrapping_mul(7_919_777), i % 9, i % 9])
+            .collect(),
         triangles: (0..N / 3)
-            .map(|t| (t % 2, [3 * t, 3 * t + 1, N - 1 - t]))
+            .map(|t| (t.wrapping_mul(-1_000_003), [3 * t, 3 * t + 1, N - 1 - t]))
             .collect(),
         frames: vec![FrameEntry::Single(FrameDef {
             name: b"wide".to_vec(),
@@ -782,9 +791,9 @@ fn wide_triangle() -> QuakeBuilder {
         ..QuakeBuilder::triangle()
     }
 }
-const WIDE_STVERTS: u64 = 152;
-const WIDE_TRIANGLES: u64 = 3752;
-const WIDE_VERTICES: u64 = 5380;
+const WIDE_STVERTS: u64 = 216;
+const WIDE_TRIANGLES: u64 = 3816;
+const WIDE_VERTICES: u64 = 5444;
 
 /// A bad corner, normal index or texture coordinate in the first, a middle or the last record
 /// of a table the SIMD scans take is reported at its own offset, as the record-by-record walk
@@ -828,8 +837,14 @@ fn scanned_tables_report_the_exact_record() {
             );
         }
     }
-    // Texture coordinates outside the 8 × 8 skin, at either coordinate and either end.
-    for (i, c, bad) in [(0, 1, 9), (150, 2, -1), (299, 1, i32::MIN), (299, 2, 9)] {
+    // Texture coordinates outside the 16 × 8 skin, at either coordinate and either end.
+    for (i, c, bad) in [
+        (0, 1, 17),
+        (150, 2, -1),
+        (299, 1, i32::MIN),
+        (299, 2, 9),
+        (7, 2, 16),
+    ] {
         let mut q = wide_triangle();
         q.stverts[i][c] = bad;
         let mut diag = Diagnostics::new();

@@ -243,7 +243,8 @@ mod tests {
     }
 
     /// Records of every stride the scan takes for width `W`, their maxima a mix of checked
-    /// and unchecked fields; each table passing, then failing at one field of its first, of a middle and of its last
+    /// and unchecked fields; each table (alone, and as one of two scanned in one call)
+    /// passing, then failing at one field of its first, of a middle and of its last
     /// record in turn. The scan (where the CPU has one) answers as the scalar walk does.
     fn scan_agrees<const W: usize>() {
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
@@ -255,8 +256,10 @@ mod tests {
         };
         let largest = u32::MAX >> (32 - 8 * W);
         for fields in 1..=64 / W {
+            // Which fields are checked turns with the stride, so that every field position,
+            // the first included, is checked in some stride, and single-field records are.
             let max: Vec<u32> = (0..fields)
-                .map(|k| match k % 3 {
+                .map(|k| match (k + fields) % 3 {
                     0 => u32::MAX,
                     1 => (next() as u32) & largest,
                     _ => largest / 2,
@@ -280,6 +283,10 @@ mod tests {
                 if let Some(any) = scan.any_above(&bytes) {
                     assert!(!any, "width {W}, stride {stride}, {records} records");
                 }
+                let twice = [bytes.as_slice(), bytes.as_slice()];
+                if let Some(any) = scan.any_above_each(twice.into_iter()) {
+                    assert!(!any, "each: width {W}, stride {stride}, {records} records");
+                }
                 let checked: Vec<usize> = (0..fields).filter(|&k| max[k] < largest).collect();
                 for record in [0, records / 2, records - 1] {
                     for &k in &checked {
@@ -293,6 +300,12 @@ mod tests {
                                 any,
                                 "width {W}, stride {stride}, record {record}, field {k}"
                             );
+                        }
+                        // The failing table second of two, then first.
+                        for pair in [[bytes.as_slice(), &bad], [&bad, bytes.as_slice()]] {
+                            if let Some(any) = scan.any_above_each(pair.into_iter()) {
+                                assert!(any, "each: width {W}, stride {stride}, record {record}");
+                            }
                         }
                     }
                 }

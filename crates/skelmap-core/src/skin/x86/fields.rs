@@ -61,7 +61,7 @@ impl<const W: usize> FieldScan<W> {
     }
 
     /// Whether any field of the records of `bytes` (whole records, as a slice of them gives;
-    /// a partial one at the end would be checked as far as it goes) is above its maximum;
+    /// the fields of a partial one at the end are not all checked) is above its maximum;
     /// `None` when the CPU lacks AVX-512F and BW.
     pub(crate) fn try_any_above(&self, bytes: &[u8]) -> Option<bool> {
         // SAFETY: the CPU was just found to support AVX-512F and BW, and `new` made `W` 1, 2
