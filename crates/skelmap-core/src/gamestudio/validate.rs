@@ -573,42 +573,45 @@ fn read_mdl_frames<'data>(
 /// frame by frame in file order, for the first index out of range and its offset. A frame is
 /// its type, two bounding-box records, its name and its vertices.
 fn check_mdl_normals<'data>(frames: &[MdlFrame<'data>], first_at: u64) -> Result<()> {
-    let byte = |f: &MdlFrame<'data>| -> Option<&'data [u8]> {
-        match f.vertices {
-            PackedVertices::Byte(v) => Some(v.as_bytes()),
-            PackedVertices::Word(_) => None,
-        }
+    // The vertex bytes of the frames of one type (`word` or byte).
+    let tables = |word: bool| {
+        frames.iter().filter_map(move |f| match f.vertices {
+            PackedVertices::Byte(v) if !word => Some(v.as_bytes()),
+            PackedVertices::Word(v) if word => Some(v.as_bytes()),
+            _ => None,
+        })
     };
-    let word = |f: &MdlFrame<'data>| -> Option<&'data [u8]> {
-        match f.vertices {
-            PackedVertices::Word(v) => Some(v.as_bytes()),
-            PackedVertices::Byte(_) => None,
-        }
-    };
-    if scan_passes_each(BYTE_NORMALS.as_ref(), frames.iter().filter_map(byte))
-        && scan_passes_each(WORD_NORMALS.as_ref(), frames.iter().filter_map(word))
+    if scan_passes_each(BYTE_NORMALS.as_ref(), tables(false))
+        && scan_passes_each(WORD_NORMALS.as_ref(), tables(true))
     {
         return Ok(());
     }
     let mut at = first_at;
     for frame in frames {
-        at += size_of::<I32<Le>>() as u64;
-        match frame.vertices {
+        at = match frame.vertices {
             PackedVertices::Byte(v) => {
-                let vertices_at = at + (2 * size_of::<TrivertxByte>() + FRAME_NAME) as u64;
-                let normal_at = offset_of!(TrivertxByte, normal);
-                check_normals(Format::Mdl, v, None, vertices_at, normal_at, |v| v.normal)?;
-                at = vertices_at + v.as_bytes().len() as u64;
+                frame_normals(v, at, offset_of!(TrivertxByte, normal), |v| v.normal)?
             }
             PackedVertices::Word(v) => {
-                let vertices_at = at + (2 * size_of::<TrivertxWord>() + FRAME_NAME) as u64;
-                let normal_at = offset_of!(TrivertxWord, normal);
-                check_normals(Format::Mdl, v, None, vertices_at, normal_at, |v| v.normal)?;
-                at = vertices_at + v.as_bytes().len() as u64;
+                frame_normals(v, at, offset_of!(TrivertxWord, normal), |v| v.normal)?
             }
-        }
+        };
     }
     Ok(())
+}
+
+/// [`check_normals`] of the frame starting at `at` whose vertices are `vertices` (after its
+/// type, its two bounding-box records and its name); returns where the next frame starts.
+fn frame_normals<T: IntoBytes + Immutable>(
+    vertices: &[T],
+    at: u64,
+    normal_at: usize,
+    normal: impl Fn(&T) -> u8,
+) -> Result<u64> {
+    let head = size_of::<I32<Le>>() + 2 * size_of::<T>() + FRAME_NAME;
+    let vertices_at = at + head as u64;
+    check_normals(Format::Mdl, vertices, None, vertices_at, normal_at, normal)?;
+    Ok(vertices_at + vertices.as_bytes().len() as u64)
 }
 
 /// The skin count at header field `field`: not negative, within [`Limits::max_skins`].
