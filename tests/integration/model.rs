@@ -252,6 +252,31 @@ fn a_relative_model_path_works_with_a_root_that_contains_it() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Clips from frame names only when some frame has a name: an MDL whose frames are all
+/// unnamed has no clips, one with names has a clip per stem.
+#[test]
+fn frames_without_names_make_no_clips() {
+    let mut builder = crate::gamestudio::quad();
+    let bytes = builder.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
+    let clips: Vec<(&str, u32, u32)> = model
+        .clips()
+        .iter()
+        .map(|c| (c.name.as_str(), c.first, c.count))
+        .collect();
+    assert_eq!(clips, [("stand", 0, 1), ("jump", 1, 1)]);
+
+    for frame in &mut builder.frames {
+        frame.name.clear();
+    }
+    let bytes = builder.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.num_frames(), 2);
+    assert_eq!(model.clip_origin(), ClipOrigin::None);
+    assert!(model.clips().is_empty());
+}
+
 #[test]
 fn a_framegroups_sidecar_gives_the_clips() {
     let dir = temp_dir("framegroups");

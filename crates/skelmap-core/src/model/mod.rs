@@ -390,10 +390,18 @@ impl<'data> Model<'data> {
         self.clips.get_or_init(|| self.default_clips())
     }
 
-    /// Where [`Model::clips`] come from.
+    /// Where [`Model::clips`] come from. Frames without names (a terrain's, usually) make no
+    /// clips: [`ClipOrigin::None`]. (A Quake model's frame groups are timed by their
+    /// intervals and need no names.) Found on each call, from the frames, so that opening
+    /// reads no frame name.
     #[must_use]
     pub fn clip_origin(&self) -> ClipOrigin {
-        self.clip_origin
+        let named =
+            || (0..self.num_frames()).any(|f| self.frame_name(f).is_some_and(|n| !n.is_empty()));
+        match self.clip_origin {
+            ClipOrigin::FrameNames if !named() => ClipOrigin::None,
+            origin => origin,
+        }
     }
 
     /// The first clip named exactly `name`.
@@ -403,7 +411,7 @@ impl<'data> Model<'data> {
     }
 
     fn default_clips(&self) -> Vec<FrameGroup> {
-        match self.clip_origin {
+        match self.clip_origin() {
             ClipOrigin::FrameNames => {
                 let names = (0..self.num_frames()).map(|f| self.frame_name(f).unwrap_or_default());
                 groups_from_names(names, NAMED_CLIP_FPS)

@@ -257,13 +257,6 @@ impl<'data> Model<'data> {
             clip_origin,
             bind: OnceLock::new(),
         };
-        // Frames without names (a terrain's, usually) make no clips. (A Quake model's frame
-        // groups are timed by their intervals and need no names.)
-        let named =
-            (0..model.num_frames()).any(|f| model.frame_name(f).is_some_and(|n| !n.is_empty()));
-        if clip_origin == ClipOrigin::FrameNames && !named {
-            model.clip_origin = ClipOrigin::None;
-        }
         let sidecar = model
             .cell
             .borrow_owner()
