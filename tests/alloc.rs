@@ -7,6 +7,7 @@ use skelmap::Parse;
 use std::alloc::System;
 
 use skelmap::dpm::Dpm;
+use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef};
 use skelmap::ms3d;
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
@@ -157,5 +158,69 @@ fn model_open_allocation_does_not_grow_with_vertices() {
             "{name}: allocations and bytes, small vs large"
         );
         assert!(counts[0].0 <= 8, "{name}: {counts:?}");
+    }
+}
+
+/// An MDL5 triangle with `n` frames of 3 word-packed vertices, every `mix`-th of them
+/// byte-packed instead (`mix` 0: none).
+fn mdl_frames(n: u16, mix: u16) -> Vec<u8> {
+    let frame = |k: u16| MdlFrameDef {
+        frame_type: if mix > 0 && k % mix == 1 { 0 } else { 2 },
+        name: format!("pose{k}").into_bytes(),
+        vertices: vec![([0, 0, k % 200], 0), ([9, 0, 0], 1), ([0, 9, 0], 2)],
+    };
+    MdlBuilder {
+        version: 5,
+        scale: [1.0; 3],
+        triangles: vec![([0, 1, 2], [0, 0, 0])],
+        skin_vertices: vec![[0, 0]],
+        frames: (0..n).map(frame).collect(),
+        ..MdlBuilder::default()
+    }
+    .write()
+}
+
+/// A 2 × 2 HMP terrain (`version` 5 or 7) with `n` frames.
+fn hmp_frames(version: u8, n: u16) -> Vec<u8> {
+    HmpBuilder {
+        version,
+        frames: (0..n).map(|k| vec![(k, [0, 0]); 4]).collect(),
+        ..HmpBuilder::default()
+    }
+    .write()
+}
+
+#[test]
+fn model_open_allocation_does_not_grow_with_frames() {
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let cases = [
+        ("MDL", mdl_frames(2, 0), mdl_frames(2000, 0)),
+        (
+            "MDL, byte and word frames",
+            mdl_frames(2, 2),
+            mdl_frames(2000, 7),
+        ),
+        ("HMP5", hmp_frames(5, 2), hmp_frames(5, 2000)),
+        ("HMP7", hmp_frames(7, 2), hmp_frames(7, 2000)),
+    ];
+    for (name, small, large) in cases {
+        let counts: Vec<(u64, u64)> = [&small, &large]
+            .iter()
+            .map(|bytes| {
+                let (allocs, bytes_allocated, model) = measure(|| Model::from_bytes(bytes));
+                let model = model.unwrap();
+                assert!(model.diagnostics().is_empty(), "{name}");
+                assert!([2, 2000].contains(&model.num_frames()), "{name}");
+                (allocs, bytes_allocated)
+            })
+            .collect();
+        eprintln!(
+            "{name}: (allocations, bytes) 2 frames {:?}, 2000 frames {:?}",
+            counts[0], counts[1]
+        );
+        assert_eq!(
+            counts[0], counts[1],
+            "{name}: allocations and bytes, 2 frames vs 2000"
+        );
     }
 }

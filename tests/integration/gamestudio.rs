@@ -101,7 +101,7 @@ fn quad_fixture_is_clean() {
         skin.level(3).map(|(w, h, t)| (w, h, t.len())),
         Some((1, 1, 2))
     );
-    assert_eq!(m.frames()[1].name(), b"jump");
+    assert_eq!(m.frames().get(1).unwrap().name(), b"jump");
     assert_eq!(m.normalised_uv(3, 8, 8), Some([1.0, 1.0]));
 }
 
@@ -337,6 +337,53 @@ fn mdl_rule6_frame_types_and_bounds() {
             ..
         }
     ));
+}
+
+/// Frames are found in the file on each access. Where frames mix byte and word packing (and
+/// so sizes), each is found by a walk from the first; every frame reads back as written, by
+/// index and in order, through the view and through the model's morph.
+#[test]
+fn mdl_frames_of_mixed_types_read_back_by_index_and_in_order() {
+    let mut q = quad();
+    let types = [2, 0, 0, 2, 0];
+    q.frames = types
+        .iter()
+        .enumerate()
+        .map(|(k, &frame_type)| MdlFrameDef {
+            frame_type,
+            name: format!("f{k}").into_bytes(),
+            vertices: (0..4u16)
+                .map(|v| ([v, 10 * k as u16, 200 + v], (k as u8) * 4 + v as u8))
+                .collect(),
+        })
+        .collect();
+    let bytes = q.write();
+    let m = Mdl::parse(&bytes).unwrap();
+    let frames = m.frames();
+    assert_eq!((frames.len(), frames.iter().len()), (5, 5));
+    let read = |f: skelmap::gamestudio::MdlFrame<'_>| {
+        let v = f.vertices();
+        let packed: Vec<_> = (0..v.len()).filter_map(|i| v.get(i)).collect();
+        (f.frame_type(), f.name().to_vec(), packed)
+    };
+    let in_order: Vec<_> = frames.iter().map(read).collect();
+    let by_index: Vec<_> = (0..5).filter_map(|k| frames.get(k)).map(read).collect();
+    assert_eq!(in_order, by_index);
+    for (k, (frame_type, name, packed)) in in_order.iter().enumerate() {
+        let want: Vec<_> = (0..4u16)
+            .map(|v| ([v, 10 * k as u16, 200 + v], (k as u8) * 4 + v as u8))
+            .collect();
+        assert_eq!(
+            (*frame_type, name.as_slice(), packed),
+            (types[k], format!("f{k}").as_bytes(), &want)
+        );
+    }
+    assert!(frames.get(5).is_none());
+    // Frame 3 (word-packed, after two byte frames) tweened at t = 0: its positions.
+    let (mut p, mut n) = (vec![[0.0; 3]; 4], vec![[0.0; 3]; 4]);
+    tween_scalar(&m, 3, 3, 0.0, &mut p, &mut n).unwrap();
+    // Vertex 1 packed (1, 30, 201): scale (0.5, 0.5, 0.25), offset (−2.5, −2.5, 1).
+    assert_eq!(p[1], [-2.0, 12.5, 51.25]);
 }
 
 #[test]
@@ -1258,7 +1305,7 @@ fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
             row.count("skinverts"),
             "{name}"
         );
-        let kind = if m.frames()[0].frame_type() == 0 {
+        let kind = if m.frames().get(0).unwrap().frame_type() == 0 {
             "'0'"
         } else {
             "'2'"
@@ -1333,7 +1380,7 @@ fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
         // offset (FORMATS.md §5: `((h / 65535) − 0.5) · ftrisize_x · 8`), so our packed
         // heights are put through that formula to prove the same values at the same places.
         let oracle = oracle_positions(&dir, &row.file);
-        let frame = &h.frames()[0];
+        let frame = h.frames().get(0).unwrap();
         let [dx, _] = h.cell_size();
         let ours: Vec<[f32; 3]> = mesh
             .positions

@@ -310,7 +310,7 @@ fn check_c_output(out: &str, path: &Path) {
             assert_eq!(terrain["columns"], nx.to_string());
             assert_eq!(terrain["rows"], ny.to_string());
             assert_eq!(floats(terrain["cell"]), [cx, cy]);
-            let h0 = h.height(h.frames()[0].raw_height(0).unwrap());
+            let h0 = h.height(h.frames().get(0).unwrap().raw_height(0).unwrap());
             assert_eq!(floats(terrain["height0"]), [h0]);
             h.mesh(0).unwrap().uvs.first().copied()
         }

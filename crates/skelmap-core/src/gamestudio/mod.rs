@@ -42,4 +42,7 @@ mod view;
 pub mod write;
 
 pub use skin::{PixelFormat, Skin};
-pub use view::{Hmp, HmpFrame, HmpVersion, Mdl, MdlFrame, MdlVersion, PackedVertices, TerrainMesh};
+pub use view::{
+    FrameIter, Frames, Hmp, HmpFrame, HmpFrames, HmpVersion, Mdl, MdlFrame, MdlFrames, MdlVersion,
+    PackedVertices, TerrainMesh,
+};

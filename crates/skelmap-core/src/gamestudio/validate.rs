@@ -12,7 +12,10 @@ use super::raw::{
     Hmp5Vertex, Hmp7Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
 };
 use super::skin::{SkinLayout, read_skin};
-use super::view::{Heights, Hmp, HmpFrame, HmpVersion, Mdl, MdlFrame, MdlVersion, PackedVertices};
+use super::view::{
+    Cursor, FRAME_NAME, FrameKind, Heights, Hmp, HmpFrames, HmpKind, HmpVersion, Mdl, MdlFrames,
+    MdlKind, MdlVersion, PackedVertices,
+};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
@@ -277,11 +280,10 @@ impl<'data> Parse<'data> for Mdl<'data> {
         }
 
         let frames_at = walk.offset();
-        let mut frames = Vec::with_capacity(numframes as usize);
-        let read = read_mdl_frames(&mut walk, numframes, numverts, &mut frames);
+        let (frames, read) = read_mdl_frames(&mut walk, numframes, numverts);
         // The normal indices are checked once the frames are read, every frame in one scan;
         // an index out of range still comes before any error in a later frame.
-        check_mdl_normals(&frames, frames_at)?;
+        check_mdl_normals(frames, frames_at)?;
         read?;
         warn_trailing(FORMAT, &walk, reader.len(), diag);
         Ok(Mdl {
@@ -458,41 +460,24 @@ impl<'data> Parse<'data> for Hmp<'data> {
             };
             skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
         }
-        let mut frames = Vec::with_capacity(numframes as usize);
+        let params = (version, numverts);
+        let stride = hmp_frame_size(version, numverts);
+        let frames = HmpFrames::new(walk, numframes, params, stride);
         for f in 0..numframes {
             let at = walk.offset();
-            let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
-            walk.read_slice::<TrivertxWord>("frame.bbox", 2)?;
-            let name = walk.read_slice::<u8>("frame.name", 16)?;
+            let frame = HmpKind::read(Cursor(&mut walk), params)?;
+            let frame_type = frame.frame_type();
             if frame_type != 2 {
                 diag.warn(FORMAT, WarningKind::SpecLimit, "frame.type", at, || {
                     format!("frame {f} has type {frame_type}; 2 is usual")
                 });
             }
-            let vertices_at = walk.offset();
-            let heights = match version {
-                HmpVersion::Hmp5 => {
-                    let v = walk.read_slice::<Hmp5Vertex>("frame.vertices", numverts.into())?;
-                    let normal_at = offset_of!(Hmp5Vertex, normal);
-                    check_normals(
-                        FORMAT,
-                        v,
-                        HMP5_NORMALS.as_ref(),
-                        vertices_at,
-                        normal_at,
-                        |v| v.normal,
-                    )?;
-                    Heights::V5(v)
-                }
-                HmpVersion::Hmp7 => {
-                    Heights::V7(walk.read_slice::<Hmp7Vertex>("frame.vertices", numverts.into())?)
-                }
-            };
-            frames.push(HmpFrame {
-                frame_type,
-                name,
-                heights,
-            });
+            if let Heights::V5(v) = frame.heights {
+                let vertices_at = walk.offset() - v.as_bytes().len() as u64;
+                let normal_at = offset_of!(Hmp5Vertex, normal);
+                let scan = HMP5_NORMALS.as_ref();
+                check_normals(FORMAT, v, scan, vertices_at, normal_at, |v| v.normal)?;
+            }
         }
         warn_trailing(FORMAT, &walk, reader.len(), diag);
         Ok(Hmp {
@@ -505,74 +490,48 @@ impl<'data> Parse<'data> for Hmp<'data> {
     }
 }
 
-/// The bytes of a frame's name.
-const FRAME_NAME: usize = 16;
+/// The size of an HMP frame of `numverts` vertices: its type, two word-packed bounding-box
+/// records, its name and its vertices.
+fn hmp_frame_size(version: HmpVersion, numverts: u32) -> Option<usize> {
+    let vertex = match version {
+        HmpVersion::Hmp5 => size_of::<Hmp5Vertex>(),
+        HmpVersion::Hmp7 => size_of::<Hmp7Vertex>(),
+    };
+    let head = size_of::<I32<Le>>() + 2 * size_of::<TrivertxWord>() + FRAME_NAME;
+    (numverts as usize).checked_mul(vertex)?.checked_add(head)
+}
 
-/// Reads `numframes` MDL frames of `numverts` vertices from `walk` into `frames`, up to the
-/// first that is not whole or not of a known type (its error). Their normal indices are left
-/// to [`check_mdl_normals`].
+/// Reads `numframes` MDL frames of `numverts` vertices from `walk`, up to the first that is
+/// not whole or not of a known type: the frames that are (from where `walk` started), and
+/// that frame's error. Their normal indices are left to [`check_mdl_normals`].
 fn read_mdl_frames<'data>(
     walk: &mut Walk<'data>,
     numframes: u32,
     numverts: u32,
-    frames: &mut Vec<MdlFrame<'data>>,
-) -> Result<()> {
-    for _ in 0..numframes {
+) -> (MdlFrames<'data>, Result<()>) {
+    let first = *walk;
+    // Every frame's size, while all have the first's.
+    let mut stride = None;
+    let mut same = true;
+    for whole in 0..numframes {
         let at = walk.offset();
-        let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
-        let frame = match frame_type {
-            0 => {
-                let bbox = walk.read_slice::<TrivertxByte>("frame.bbox", 2)?;
-                let name = walk.read_slice::<u8>("frame.name", FRAME_NAME as u64)?;
-                let vertices =
-                    walk.read_slice::<TrivertxByte>("frame.vertices", numverts.into())?;
-                let b = |i: usize| {
-                    bbox.get(i)
-                        .map_or(([0; 3], 0), |t| (t.v.map(u16::from), t.normal))
-                };
-                MdlFrame {
-                    frame_type,
-                    bbox: [b(0), b(1)],
-                    name,
-                    vertices: PackedVertices::Byte(vertices),
-                }
-            }
-            2 => {
-                let bbox = walk.read_slice::<TrivertxWord>("frame.bbox", 2)?;
-                let name = walk.read_slice::<u8>("frame.name", FRAME_NAME as u64)?;
-                let vertices =
-                    walk.read_slice::<TrivertxWord>("frame.vertices", numverts.into())?;
-                let b = |i: usize| {
-                    bbox.get(i)
-                        .map_or(([0; 3], 0), |t| (t.v.map(|c| c.get()), t.normal))
-                };
-                MdlFrame {
-                    frame_type,
-                    bbox: [b(0), b(1)],
-                    name,
-                    vertices: PackedVertices::Word(vertices),
-                }
-            }
-            t => {
-                return Err(Error::Unsupported {
-                    format: Format::Mdl,
-                    what: "frame.type",
-                    offset: at,
-                    value: t.into(),
-                    supported: "frames are type 0 (byte) or 2 (word)",
-                });
-            }
-        };
-        frames.push(frame);
+        if let Err(e) = MdlKind::read(Cursor(walk), numverts) {
+            let frames = MdlFrames::new(first, whole, numverts, stride);
+            return (frames, Err(e));
+        }
+        let size = (walk.offset() - at) as usize;
+        same &= *stride.get_or_insert(size) == size;
     }
-    Ok(())
+    let stride = stride.filter(|_| same);
+    let frames = MdlFrames::new(first, numframes, numverts, stride);
+    (frames, Ok(()))
 }
 
 /// Every normal index of `frames` (read from `first_at` on) below 162: the byte frames in one
 /// scan and the word frames in another where the CPU has them, then, only where one fails,
 /// frame by frame in file order, for the first index out of range and its offset. A frame is
 /// its type, two bounding-box records, its name and its vertices.
-fn check_mdl_normals<'data>(frames: &[MdlFrame<'data>], first_at: u64) -> Result<()> {
+fn check_mdl_normals(frames: MdlFrames<'_>, first_at: u64) -> Result<()> {
     // The vertex bytes of the frames of one type (`word` or byte).
     let tables = |word: bool| {
         frames.iter().filter_map(move |f| match f.vertices {

@@ -1,14 +1,21 @@
 //! The validated GameStudio views and their accessors: [`Mdl`] (skins, skin vertices,
 //! triangles, packed frames) and [`Hmp`] (skins, height frames, the grid mesh).
 
+use core::fmt;
+use core::iter::FusedIterator;
 use std::borrow::Cow;
+
+use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::anorms::NORMALS;
 use super::raw::{
     Hmp5Vertex, Hmp7Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
 };
 use super::skin::Skin;
+use crate::error::{Error, Result};
+use crate::format::Format;
 use crate::name;
+use crate::read::{Raw, Walk};
 use crate::skin::morph::{MorphError, normalise};
 
 /// The MDL version (from the magic).
@@ -98,8 +105,236 @@ impl<'data> MdlFrame<'data> {
     }
 }
 
+impl FrameKind for MdlKind {
+    type Frame<'data> = MdlFrame<'data>;
+    type Params = u32;
+
+    /// Reads the frame of `numverts` vertices at `walk` (validation's read, and the
+    /// accessors' over validated bytes): its type, two bounding-box records, its name and
+    /// its vertices, packed as its type says. Normal indices are left to validation.
+    fn read<'data>(Cursor(walk): Cursor<'_, 'data>, numverts: u32) -> Result<MdlFrame<'data>> {
+        let at = walk.offset();
+        let frame_type = walk.read::<I32<LittleEndian>>("frame.type")?.get();
+        Ok(match frame_type {
+            0 => {
+                let (bbox, name, v) = frame_parts::<TrivertxByte>(walk, numverts)?;
+                let b = |t: &TrivertxByte| (t.v.map(u16::from), t.normal);
+                MdlFrame {
+                    frame_type,
+                    bbox: bbox.each_ref().map(b),
+                    name,
+                    vertices: PackedVertices::Byte(v),
+                }
+            }
+            2 => {
+                let (bbox, name, v) = frame_parts::<TrivertxWord>(walk, numverts)?;
+                let b = |t: &TrivertxWord| (t.v.map(|c| c.get()), t.normal);
+                MdlFrame {
+                    frame_type,
+                    bbox: bbox.each_ref().map(b),
+                    name,
+                    vertices: PackedVertices::Word(v),
+                }
+            }
+            t => {
+                return Err(Error::Unsupported {
+                    format: Format::Mdl,
+                    what: "frame.type",
+                    offset: at,
+                    value: t.into(),
+                    supported: "frames are type 0 (byte) or 2 (word)",
+                });
+            }
+        })
+    }
+}
+
+/// The bytes of a frame's name.
+pub(super) const FRAME_NAME: usize = 16;
+
+/// A frame after its type: two bounding-box records, the name, `numverts` vertices.
+fn frame_parts<'data, T: Raw>(
+    walk: &mut Walk<'data>,
+    numverts: u32,
+) -> Result<(&'data [T; 2], &'data [u8], &'data [T])> {
+    let (bbox, name) = frame_head::<T>(walk)?;
+    let vertices = walk.read_slice::<T>("frame.vertices", numverts.into())?;
+    Ok((bbox, name, vertices))
+}
+
+/// A frame's two bounding-box records of type `T`, then its name.
+fn frame_head<'data, T: Raw>(walk: &mut Walk<'data>) -> Result<(&'data [T; 2], &'data [u8])> {
+    let bbox = walk.read::<[T; 2]>("frame.bbox")?;
+    let name = walk.read_slice::<u8>("frame.name", FRAME_NAME as u64)?;
+    Ok((bbox, name))
+}
+
+/// The frames of an [`Mdl`] ([`MdlFrames`]) or an [`Hmp`] ([`HmpFrames`]), read from the
+/// file on each access: opening keeps no table of them, so it allocates nothing per frame.
+///
+/// [`Frames::get`] finds a frame in O(1) when every frame has one size (every HMP, and every
+/// MDL whose frames share a type, as every known file does); an MDL that mixes byte and word
+/// frames is walked from its first frame. Iterating is O(1) a frame either way.
+pub struct Frames<'data, K: FrameKind> {
+    /// At the first frame.
+    walk: Walk<'data>,
+    len: u32,
+    params: K::Params,
+    /// The size of every frame, when all have one.
+    stride: Option<usize>,
+}
+
+pub(super) use sealed::{Cursor, FrameKind, HmpKind, MdlKind};
+
+mod sealed {
+    use super::{Result, Walk};
+
+    /// Where a frame is read from: the walk over the file, at the frame.
+    #[derive(Debug)]
+    pub struct Cursor<'a, 'data>(pub(in crate::gamestudio) &'a mut Walk<'data>);
+
+    /// The frames a [`Frames`](super::Frames) holds: how one is read. (Sealed: only the
+    /// GameStudio frames implement it.)
+    pub trait FrameKind {
+        /// The frame.
+        type Frame<'data>;
+        /// What reading a frame needs besides its bytes.
+        type Params: Copy;
+
+        /// Reads the frame at `walk` and moves past it.
+        fn read<'data>(at: Cursor<'_, 'data>, params: Self::Params) -> Result<Self::Frame<'data>>;
+    }
+
+    /// MDL frames ([`MdlFrame`](super::MdlFrame)).
+    #[derive(Debug, Clone, Copy)]
+    pub struct MdlKind;
+
+    /// HMP frames ([`HmpFrame`](super::HmpFrame)).
+    #[derive(Debug, Clone, Copy)]
+    pub struct HmpKind;
+}
+
+impl<'data, K: FrameKind> Clone for Frames<'data, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<'data, K: FrameKind> Copy for Frames<'data, K> {}
+
+/// The frames of an [`Mdl`].
+pub type MdlFrames<'data> = Frames<'data, MdlKind>;
+
+/// The frames of an [`Hmp`].
+pub type HmpFrames<'data> = Frames<'data, HmpKind>;
+
+impl<'data, K: FrameKind> Frames<'data, K> {
+    /// `len` validated frames from `walk` on, each read with `params`, all `stride` bytes
+    /// long if they have one size.
+    pub(super) fn new(
+        walk: Walk<'data>,
+        len: u32,
+        params: K::Params,
+        stride: Option<usize>,
+    ) -> Self {
+        Frames {
+            walk,
+            len,
+            params,
+            stride,
+        }
+    }
+
+    /// Number of frames.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// `true` if there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Frame `i`, or `None` out of range.
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<K::Frame<'data>> {
+        if i >= self.len() {
+            return None;
+        }
+        match self.stride {
+            Some(stride) => {
+                let mut walk = self.walk;
+                walk.skip(i.checked_mul(stride)?);
+                K::read(Cursor(&mut walk), self.params).ok()
+            }
+            None => self.iter().nth(i),
+        }
+    }
+
+    /// The frames in file order.
+    #[must_use]
+    pub fn iter(&self) -> FrameIter<'data, K> {
+        FrameIter {
+            frames: *self,
+            left: self.len,
+        }
+    }
+}
+
+impl<'data, K: FrameKind> fmt::Debug for Frames<'data, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Frames")
+            .field("len", &self.len)
+            .field("offset", &self.walk.offset())
+            .field("stride", &self.stride)
+            .finish()
+    }
+}
+
+impl<'data, K: FrameKind> IntoIterator for Frames<'data, K> {
+    type Item = K::Frame<'data>;
+    type IntoIter = FrameIter<'data, K>;
+
+    fn into_iter(self) -> FrameIter<'data, K> {
+        self.iter()
+    }
+}
+
+/// The iterator of [`Frames::iter`].
+#[derive(Debug, Clone)]
+pub struct FrameIter<'data, K: FrameKind> {
+    /// The frames not yet read: `walk` at the next.
+    frames: Frames<'data, K>,
+    left: u32,
+}
+
+impl<'data, K: FrameKind> Iterator for FrameIter<'data, K> {
+    type Item = K::Frame<'data>;
+
+    fn next(&mut self) -> Option<K::Frame<'data>> {
+        self.left = self.left.checked_sub(1)?;
+        let frames = &mut self.frames;
+        let frame = K::read(Cursor(&mut frames.walk), frames.params).ok();
+        if frame.is_none() {
+            // Validated frames always read; stop rather than loop on bytes that do not.
+            self.left = 0;
+        }
+        frame
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl<'data, K: FrameKind> ExactSizeIterator for FrameIter<'data, K> {}
+
+impl<'data, K: FrameKind> FusedIterator for FrameIter<'data, K> {}
+
 /// A validated GameStudio MDL3/4/5 model. `Send`, `Sync`, `Clone` (it owns a small index of
-/// its skins and frames, built once at open).
+/// its skins, built once at open; frames are found in the file on each access).
 #[derive(Debug, Clone)]
 pub struct Mdl<'data> {
     pub(super) version: MdlVersion,
@@ -107,7 +342,7 @@ pub struct Mdl<'data> {
     pub(super) skins: Vec<Skin<'data>>,
     pub(super) skin_vertices: &'data [SkinVertex],
     pub(super) triangles: &'data [Triangle],
-    pub(super) frames: Vec<MdlFrame<'data>>,
+    pub(super) frames: MdlFrames<'data>,
 }
 
 impl<'data> Mdl<'data> {
@@ -192,10 +427,10 @@ impl<'data> Mdl<'data> {
         }
     }
 
-    /// The frames.
+    /// The frames (see [`Frames`] for the cost of finding one).
     #[must_use]
-    pub fn frames(&self) -> &[MdlFrame<'data>] {
-        &self.frames
+    pub fn frames(&self) -> MdlFrames<'data> {
+        self.frames
     }
 }
 
@@ -273,6 +508,31 @@ impl<'data> HmpFrame<'data> {
     }
 }
 
+impl FrameKind for HmpKind {
+    type Frame<'data> = HmpFrame<'data>;
+    type Params = (HmpVersion, u32);
+
+    /// Reads the frame of `numverts` vertices at `walk`: its type, two bounding-box records,
+    /// its name and its heights. Normal indices are left to validation.
+    fn read<'data>(
+        Cursor(walk): Cursor<'_, 'data>,
+        (version, numverts): Self::Params,
+    ) -> Result<HmpFrame<'data>> {
+        let frame_type = walk.read::<I32<LittleEndian>>("frame.type")?.get();
+        // The bounding box is word-packed, as an MDL's type 2 frame.
+        let (_, name) = frame_head::<TrivertxWord>(walk)?;
+        let heights = match version {
+            HmpVersion::Hmp5 => Heights::V5(walk.read_slice("frame.vertices", numverts.into())?),
+            HmpVersion::Hmp7 => Heights::V7(walk.read_slice("frame.vertices", numverts.into())?),
+        };
+        Ok(HmpFrame {
+            frame_type,
+            name,
+            heights,
+        })
+    }
+}
+
 /// A terrain grid as a mesh (an explicit copy): positions, normals, UVs over `0..=1` and two
 /// counter-clockwise triangles per cell.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -289,14 +549,15 @@ pub struct TerrainMesh {
     pub triangles: Vec<[u32; 3]>,
 }
 
-/// A validated HMP5/HMP7 terrain. `Send`, `Sync`, `Clone` (a small index of skins and frames).
+/// A validated HMP5/HMP7 terrain. `Send`, `Sync`, `Clone` (a small index of skins; frames are
+/// found in the file on each access).
 #[derive(Debug, Clone)]
 pub struct Hmp<'data> {
     pub(super) version: HmpVersion,
     pub(super) header: &'data HmpHeader,
     pub(super) grid: [u32; 2],
     pub(super) skins: Vec<Skin<'data>>,
-    pub(super) frames: Vec<HmpFrame<'data>>,
+    pub(super) frames: HmpFrames<'data>,
 }
 
 impl<'data> Hmp<'data> {
@@ -324,10 +585,10 @@ impl<'data> Hmp<'data> {
         &self.skins
     }
 
-    /// The frames.
+    /// The frames (each found in O(1)).
     #[must_use]
-    pub fn frames(&self) -> &[HmpFrame<'data>] {
-        &self.frames
+    pub fn frames(&self) -> HmpFrames<'data> {
+        self.frames
     }
 
     /// The height of packed value `h`: `scale_z · h + offset_z`.
