@@ -9,6 +9,7 @@ use std::alloc::System;
 use skelmap::dpm::Dpm;
 use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef};
 use skelmap::ms3d;
+use skelmap::quake::write::{FrameDef, FrameEntry, QuakeBuilder};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -190,6 +191,35 @@ fn hmp_frames(version: u8, n: u16) -> Vec<u8> {
     .write()
 }
 
+/// A Quake triangle with `n` poses: single frames, or (`grouped`) one single then groups of
+/// up to 5.
+fn quake_frames(n: u16, grouped: bool) -> Vec<u8> {
+    let pose = |k: u16| FrameDef {
+        name: format!("pose{k}").into_bytes(),
+        vertices: vec![([0, 0, (k % 200) as u8], 0), ([9, 0, 0], 1), ([0, 9, 0], 2)],
+    };
+    let frames = if grouped {
+        let mut frames = vec![FrameEntry::Single(pose(0))];
+        let mut k = 1;
+        while k < n {
+            let count = (n - k).min(5);
+            frames.push(FrameEntry::Group {
+                intervals: (1..=count).map(|i| 0.1 * f32::from(i)).collect(),
+                frames: (k..k + count).map(pose).collect(),
+            });
+            k += count;
+        }
+        frames
+    } else {
+        (0..n).map(|k| FrameEntry::Single(pose(k))).collect()
+    };
+    QuakeBuilder {
+        frames,
+        ..QuakeBuilder::triangle()
+    }
+    .write()
+}
+
 #[test]
 fn model_open_allocation_does_not_grow_with_frames() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -202,6 +232,12 @@ fn model_open_allocation_does_not_grow_with_frames() {
         ),
         ("HMP5", hmp_frames(5, 2), hmp_frames(5, 2000)),
         ("HMP7", hmp_frames(7, 2), hmp_frames(7, 2000)),
+        ("Quake", quake_frames(2, false), quake_frames(2000, false)),
+        (
+            "Quake, frame groups",
+            quake_frames(2, true),
+            quake_frames(2000, true),
+        ),
     ];
     for (name, small, large) in cases {
         let counts: Vec<(u64, u64)> = [&small, &large]

@@ -372,6 +372,14 @@ pub fn slanim(a: &SlAnim<'_>) {
 /// Deep walk of an MDL: indices in range, every skin level decodes to its size, and both
 /// morph kernels agree on tweens of consecutive frames.
 pub fn mdl(m: &Mdl<'_>) {
+    // Frames found by index are the frames met in order (the same bytes).
+    let frames = m.frames();
+    assert_eq!(frames.iter().count(), frames.len());
+    for (i, f) in frames.iter().enumerate().take(64) {
+        let g = frames.get(i).expect("frame exists");
+        assert!(core::ptr::eq(f.name(), g.name()) && f.frame_type() == g.frame_type());
+    }
+    assert!(frames.get(frames.len()).is_none());
     let (verts, uvs) = (m.num_verts(), m.skin_vertices().len());
     for (xyz, uv) in m.triangles() {
         assert!(xyz.iter().all(|&i| usize::from(i) < verts));
@@ -407,6 +415,14 @@ pub fn mdl(m: &Mdl<'_>) {
 /// frames, every skin decodes to its size, corner texture coordinates are finite, and both
 /// morph kernels agree on tweens of consecutive frames.
 pub fn quake(m: &QuakeMdl<'_>) {
+    // Poses found by index are the poses met in order (the same bytes).
+    let frames = m.frames();
+    assert_eq!(frames.iter().count(), frames.len());
+    for (i, f) in frames.iter().enumerate().take(64) {
+        let g = frames.get(i).expect("pose exists");
+        assert!(core::ptr::eq(f.header(), g.header()) && core::ptr::eq(f.vertices(), g.vertices()));
+    }
+    assert!(frames.get(frames.len()).is_none());
     let verts = m.num_verts();
     for t in 0..m.num_tris() {
         let (_, v) = m.triangle(t).expect("triangle exists");
@@ -416,9 +432,11 @@ pub fn quake(m: &QuakeMdl<'_>) {
             assert!(uv.iter().flatten().all(|c| c.is_finite()));
         }
     }
+    let frame_groups: Vec<_> = m.frame_groups().collect();
+    assert_eq!(frame_groups.len(), m.frame_groups().len());
     for (groups, members) in [
         (m.skin_groups(), m.skins().len()),
-        (m.frame_groups(), m.frames().len()),
+        (frame_groups.as_slice(), m.frames().len()),
     ] {
         let mut next = 0;
         for g in groups {
@@ -456,6 +474,14 @@ pub fn quake(m: &QuakeMdl<'_>) {
 
 /// Deep walk of an HMP: every frame meshes to the grid's size with unit normals.
 pub fn hmp(h: &Hmp<'_>) {
+    // Frames found by index are the frames met in order (the same bytes).
+    let frames = h.frames();
+    assert_eq!(frames.iter().count(), frames.len());
+    for (i, f) in frames.iter().enumerate().take(64) {
+        let g = frames.get(i).expect("frame exists");
+        assert!(core::ptr::eq(f.name(), g.name()) && f.raw_height(0) == g.raw_height(0));
+    }
+    assert!(frames.get(frames.len()).is_none());
     let [nx, ny] = h.grid();
     for f in 0..h.frames().len().min(2) {
         let mesh = h.mesh(f).expect("frame exists");

@@ -96,7 +96,7 @@ fn the_triangle_fixture_is_clean_and_ends_where_the_offsets_say() {
         assert!(diag.is_empty(), "{:?}", diag.warnings());
         assert_eq!((m.num_verts(), m.num_tris()), (3, 1));
         assert_eq!((m.skins().len(), m.frames().len()), (1, 1));
-        assert_eq!(m.frames()[0].name(), b"base");
+        assert_eq!(m.frames().iter().next().unwrap().name(), b"base");
         assert_eq!(m.triangle(0), Some((true, [0, 1, 2])));
         assert_eq!(m.position(0, 2), Some([0.0, 1.0, 0.0]));
         assert_eq!(m.triangle(1), None);
@@ -300,11 +300,17 @@ fn groups_flatten_with_their_intervals_and_become_clips() {
     assert!(!g[0].is_group() && g[1].is_group());
     assert_eq!(g[1].intervals().collect::<Vec<_>>(), [0.25, 0.5]);
     assert_eq!(m.skins()[2].level(0).unwrap().2, &[3; 64][..]);
-    let f = m.frame_groups();
+    let f: Vec<_> = m.frame_groups().collect();
     assert_eq!((f.len(), f[1].first(), f[1].count()), (2, 1, 3));
     assert_eq!(f[1].duration(), 0.3);
     let names: Vec<_> = m.frames().iter().map(|f| f.name_lossy()).collect();
     assert_eq!(names, ["stand1", "fly1", "fly2", "fly3"]);
+    // With a group in the file, a pose is found by a walk over the entries: the same poses.
+    let by_index: Vec<_> = (0..5)
+        .map_while(|i| m.frames().get(i))
+        .map(|f| f.name_lossy())
+        .collect();
+    assert_eq!(by_index, names);
     assert_eq!(m.position(3, 0), Some([0.0, 0.0, 3.0]));
 
     let model = Model::from_bytes(&bytes).unwrap();

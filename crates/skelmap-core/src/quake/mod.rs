@@ -48,4 +48,4 @@ mod view;
 pub mod write;
 
 pub use palette::QUAKE_PALETTE;
-pub use view::{Group, QuakeFrame, QuakeMdl};
+pub use view::{FrameGroups, Group, QuakeFrame, QuakeFrameIter, QuakeFrames, QuakeMdl};

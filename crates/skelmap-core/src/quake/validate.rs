@@ -9,7 +9,7 @@ use super::raw::{
     ALIAS_GROUP, ALIAS_SINGLE, ALIAS_SKIN_GROUP, ALIAS_SKIN_SINGLE, ALIAS_VERSION, DaliasFrame,
     DaliasGroup, Dtriangle, MDL2_MAGIC, MdlHeader, Stvert, Trivertx,
 };
-use super::view::{Group, QuakeFrame, QuakeMdl};
+use super::view::{Group, QuakeFrame, QuakeFrames, QuakeMdl};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -195,35 +195,32 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
             }
         }
 
-        let mut frames = Vec::with_capacity(numframes as usize);
-        let mut frame_groups = Vec::with_capacity(numframes as usize);
+        let first_entry = walk;
+        // Poses read so far, and whether every entry was a single pose.
+        let (mut poses, mut singles) = (0u32, true);
         for _ in 0..numframes {
             let type_at = walk.offset();
             let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
-            let group = match frame_type {
+            match frame_type {
                 ALIAS_SINGLE => {
-                    check.frame(&mut walk, numverts, limits, &mut frames)?;
-                    single(frames.len() - 1)
+                    check.frame(&mut walk, numverts, limits, poses)?;
+                    poses += 1;
                 }
                 ALIAS_GROUP => {
+                    singles = false;
                     let group_at = walk.offset();
                     let group = walk.read::<DaliasGroup>("frame group")?;
                     let n = check.members(
                         "frame group.numframes",
                         group_at + at(offset_of!(DaliasGroup, numframes)),
                         group.numframes.get(),
-                        frames.len(),
+                        poses as usize,
                         limits.max_frames,
                     )?;
-                    let intervals = check.intervals(&mut walk, "frame group.intervals", n)?;
-                    let first = frames.len();
+                    check.intervals(&mut walk, "frame group.intervals", n)?;
                     for _ in 0..n {
-                        check.frame(&mut walk, numverts, limits, &mut frames)?;
-                    }
-                    Group {
-                        first: first as u32,
-                        count: n,
-                        intervals,
+                        check.frame(&mut walk, numverts, limits, poses)?;
+                        poses += 1;
                     }
                 }
                 value => {
@@ -235,9 +232,9 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
                         supported: "frames are type 0 (single) or 1 (group)",
                     });
                 }
-            };
-            frame_groups.push(group);
+            }
         }
+        let frames = QuakeFrames::new(first_entry, numframes, poses, numverts, singles);
         let end = walk.offset();
         if end < reader.len() {
             let extra = reader.len() - end;
@@ -253,7 +250,6 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
             stverts,
             triangles,
             frames,
-            frame_groups,
         })
     }
 }
@@ -415,30 +411,21 @@ impl Check {
         }
     }
 
-    /// One pose (header and vertices) appended to `frames`; every normal index below 162.
-    fn frame<'data>(
-        self,
-        walk: &mut Walk<'data>,
-        numverts: u32,
-        limits: &Limits,
-        frames: &mut Vec<QuakeFrame<'data>>,
-    ) -> Result<()> {
+    /// One pose (header and vertices), after `so_far` others; every normal index below 162.
+    fn frame(self, walk: &mut Walk<'_>, numverts: u32, limits: &Limits, so_far: u32) -> Result<()> {
         let header_at = walk.offset();
         self.limit(
             "frames",
             header_at,
-            frames.len() as u32 + 1,
+            so_far.saturating_add(1),
             limits.max_frames,
         )?;
-        let header = walk.read::<DaliasFrame>("frame")?;
-        let vertices_at = walk.offset();
-        let vertices = walk.read_slice::<Trivertx>("frame.vertices", numverts.into())?;
+        let vertices = QuakeFrame::read(walk, numverts)?.vertices();
+        let vertices_at = header_at + size_of::<DaliasFrame>() as u64;
         let normal_at = offset_of!(Trivertx, lightnormalindex);
         let scan = NORMALS.as_ref();
         check_normals(self.format, vertices, scan, vertices_at, normal_at, |v| {
             v.lightnormalindex
-        })?;
-        frames.push(QuakeFrame { header, vertices });
-        Ok(())
+        })
     }
 }

@@ -1,15 +1,19 @@
 //! The validated view: [`QuakeMdl`], its skins and skin groups, texture vertices, triangles,
 //! and frames flattened out of their groups.
 
+use core::fmt;
+use core::iter::FusedIterator;
 use std::borrow::Cow;
 
-use zerocopy::byteorder::{F32, LittleEndian};
+use zerocopy::byteorder::{F32, I32, LittleEndian};
 
-use super::raw::{DaliasFrame, Dtriangle, MdlHeader, Stvert, Trivertx};
+use super::raw::{ALIAS_SINGLE, DaliasFrame, DaliasGroup, Dtriangle, MdlHeader, Stvert, Trivertx};
+use crate::error::Result;
 use crate::format::Format;
 use crate::gamestudio::Skin;
 use crate::name;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
+use crate::read::Walk;
 
 /// A skin or frame entry of the file: a single one, or a group shown in turn.
 ///
@@ -85,10 +89,220 @@ impl<'data> QuakeFrame<'data> {
     pub fn vertices(&self) -> &'data [Trivertx] {
         self.vertices
     }
+
+    /// Reads the pose of `numverts` vertices at `walk` (validation's read, and the
+    /// accessors' over validated bytes): its header, then its vertices. Normal indices are
+    /// left to validation.
+    pub(super) fn read(walk: &mut Walk<'data>, numverts: u32) -> Result<QuakeFrame<'data>> {
+        let header = walk.read::<DaliasFrame>("frame")?;
+        let vertices = walk.read_slice::<Trivertx>("frame.vertices", numverts.into())?;
+        Ok(QuakeFrame { header, vertices })
+    }
 }
 
+/// The poses of a [`QuakeMdl`], frame groups flattened in file order, read from the file on
+/// each access: opening keeps no table of them, so it allocates nothing per frame.
+///
+/// [`QuakeFrames::get`] finds a pose in O(1) when the file has no frame group (as most do);
+/// otherwise it walks the frame entries from the first. Iterating is O(1) a pose either way.
+#[derive(Clone, Copy)]
+pub struct QuakeFrames<'data> {
+    /// At the first frame entry.
+    walk: Walk<'data>,
+    /// Frame entries (the header's `numframes`).
+    entries: u32,
+    /// Poses.
+    len: u32,
+    numverts: u32,
+    /// The size of every entry, when none is a group.
+    stride: Option<usize>,
+}
+
+impl<'data> QuakeFrames<'data> {
+    /// `entries` validated frame entries holding `len` poses of `numverts` vertices, from
+    /// `walk` on; `singles` when no entry is a group.
+    pub(super) fn new(
+        walk: Walk<'data>,
+        entries: u32,
+        len: u32,
+        numverts: u32,
+        singles: bool,
+    ) -> Self {
+        let pose = size_of::<DaliasFrame>() + numverts as usize * size_of::<Trivertx>();
+        QuakeFrames {
+            walk,
+            entries,
+            len,
+            numverts,
+            stride: singles.then_some(size_of::<I32<LittleEndian>>() + pose),
+        }
+    }
+
+    /// Number of poses.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// `true` if there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Pose `i`, or `None` out of range.
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<QuakeFrame<'data>> {
+        if i >= self.len() {
+            return None;
+        }
+        match self.stride {
+            Some(stride) => {
+                let mut walk = self.walk;
+                walk.skip(i.checked_mul(stride)?);
+                walk.next::<I32<LittleEndian>>()?;
+                QuakeFrame::read(&mut walk, self.numverts).ok()
+            }
+            None => self.iter().nth(i),
+        }
+    }
+
+    /// The poses in file order.
+    #[must_use]
+    pub fn iter(&self) -> QuakeFrameIter<'data> {
+        QuakeFrameIter {
+            walk: self.walk,
+            left: self.len,
+            members: 0,
+            numverts: self.numverts,
+        }
+    }
+
+    /// The frame entries (`numframes` of the header), each a single pose or a group, with
+    /// the poses each holds.
+    #[must_use]
+    pub fn groups(&self) -> FrameGroups<'data> {
+        FrameGroups {
+            walk: self.walk,
+            left: self.entries,
+            first: 0,
+            numverts: self.numverts,
+        }
+    }
+}
+
+impl fmt::Debug for QuakeFrames<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QuakeFrames")
+            .field("entries", &self.entries)
+            .field("len", &self.len)
+            .field("offset", &self.walk.offset())
+            .field("stride", &self.stride)
+            .finish()
+    }
+}
+
+impl<'data> IntoIterator for QuakeFrames<'data> {
+    type Item = QuakeFrame<'data>;
+    type IntoIter = QuakeFrameIter<'data>;
+
+    fn into_iter(self) -> QuakeFrameIter<'data> {
+        self.iter()
+    }
+}
+
+/// The header of the frame entry at `walk` (validated): its pose count and intervals (none
+/// for a single pose). Leaves `walk` at the entry's first pose.
+fn read_entry<'data>(walk: &mut Walk<'data>) -> Option<(u32, &'data [F32<LittleEndian>])> {
+    if walk.next::<I32<LittleEndian>>()?.get() == ALIAS_SINGLE {
+        return Some((1, &[]));
+    }
+    let n = u32::try_from(walk.next::<DaliasGroup>()?.numframes.get()).ok()?;
+    Some((n, walk.next_slice(n.into())?))
+}
+
+/// The iterator of [`QuakeFrames::iter`].
+#[derive(Debug, Clone)]
+pub struct QuakeFrameIter<'data> {
+    /// At the next pose, or at the next entry when `members` is 0.
+    walk: Walk<'data>,
+    /// Poses not yet read.
+    left: u32,
+    /// Poses of the current entry not yet read.
+    members: u32,
+    numverts: u32,
+}
+
+impl<'data> Iterator for QuakeFrameIter<'data> {
+    type Item = QuakeFrame<'data>;
+
+    fn next(&mut self) -> Option<QuakeFrame<'data>> {
+        self.left = self.left.checked_sub(1)?;
+        if self.members == 0 {
+            self.members = read_entry(&mut self.walk).map_or(0, |(n, _)| n);
+        }
+        self.members = self.members.saturating_sub(1);
+        let frame = QuakeFrame::read(&mut self.walk, self.numverts).ok();
+        if frame.is_none() {
+            // Validated poses always read; stop rather than loop on bytes that do not.
+            self.left = 0;
+        }
+        frame
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl ExactSizeIterator for QuakeFrameIter<'_> {}
+
+impl FusedIterator for QuakeFrameIter<'_> {}
+
+/// The iterator of [`QuakeFrames::groups`].
+#[derive(Debug, Clone)]
+pub struct FrameGroups<'data> {
+    /// At the next entry.
+    walk: Walk<'data>,
+    /// Entries not yet read.
+    left: u32,
+    /// The next entry's first pose.
+    first: u32,
+    numverts: u32,
+}
+
+impl<'data> Iterator for FrameGroups<'data> {
+    type Item = Group<'data>;
+
+    fn next(&mut self) -> Option<Group<'data>> {
+        self.left = self.left.checked_sub(1)?;
+        let Some((count, intervals)) = read_entry(&mut self.walk) else {
+            self.left = 0;
+            return None;
+        };
+        let pose = size_of::<DaliasFrame>() + self.numverts as usize * size_of::<Trivertx>();
+        self.walk.skip(pose.saturating_mul(count as usize));
+        let group = Group {
+            first: self.first,
+            count,
+            intervals,
+        };
+        self.first = self.first.saturating_add(count);
+        Some(group)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl ExactSizeIterator for FrameGroups<'_> {}
+
+impl FusedIterator for FrameGroups<'_> {}
+
 /// A validated Quake MDL (`IDPO`) or GameStudio MDL2. `Send`, `Sync`, `Clone` (it owns a
-/// small index of its skins and frames, built once at open).
+/// small index of its skins, built once at open; frames are found in the file on each
+/// access).
 ///
 /// ```
 /// use skelmap_core::Parse;
@@ -107,8 +321,7 @@ pub struct QuakeMdl<'data> {
     pub(super) skin_groups: Vec<Group<'data>>,
     pub(super) stverts: &'data [Stvert],
     pub(super) triangles: &'data [Dtriangle],
-    pub(super) frames: Vec<QuakeFrame<'data>>,
-    pub(super) frame_groups: Vec<Group<'data>>,
+    pub(super) frames: QuakeFrames<'data>,
 }
 
 impl<'data> QuakeMdl<'data> {
@@ -214,16 +427,16 @@ impl<'data> QuakeMdl<'data> {
     }
 
     /// Every pose, frame groups flattened in file order ([`QuakeMdl::frame_groups`] says
-    /// which belong together).
+    /// which belong together; see [`QuakeFrames`] for the cost of finding one).
     #[must_use]
-    pub fn frames(&self) -> &[QuakeFrame<'data>] {
-        &self.frames
+    pub fn frames(&self) -> QuakeFrames<'data> {
+        self.frames
     }
 
     /// The frame entries of the header (`numframes`), each a single frame or a group.
     #[must_use]
-    pub fn frame_groups(&self) -> &[Group<'data>] {
-        &self.frame_groups
+    pub fn frame_groups(&self) -> FrameGroups<'data> {
+        self.frames.groups()
     }
 
     /// The position of vertex `v` in frame `frame`: `scale · packed + origin`.
@@ -262,11 +475,16 @@ impl<'data> QuakeMdl<'data> {
     #[must_use]
     pub fn clips(&self, fps: f32) -> Vec<FrameGroup> {
         let mut clips = Vec::new();
-        let mut singles: Option<(usize, usize)> = None;
-        let flush = |clips: &mut Vec<FrameGroup>, run: Option<(usize, usize)>| {
-            let Some((first, end)) = run else { return };
-            let run = self.frames.get(first..end).unwrap_or_default();
-            let names = run.iter().map(|f| f.name());
+        // One walk over the poses beside the one over the entries: a run of single frames
+        // is the walk where the run began, and how many.
+        let mut poses = self.frames.iter();
+        let mut singles: Option<(usize, QuakeFrameIter<'data>, usize)> = None;
+        let flush = |clips: &mut Vec<FrameGroup>,
+                     run: Option<(usize, QuakeFrameIter<'data>, usize)>| {
+            let Some((first, run, count)) = run else {
+                return;
+            };
+            let names = run.take(count).map(|f| f.name());
             // Unnamed single frames make no clips.
             clips.extend(
                 groups_from_names(names, fps)
@@ -278,14 +496,19 @@ impl<'data> QuakeMdl<'data> {
                     }),
             );
         };
-        for group in &self.frame_groups {
+        for group in self.frame_groups() {
+            let members = poses.clone();
+            // Past the entry's poses (`nth` of none is no step).
+            if let Some(last) = group.count().checked_sub(1) {
+                poses.nth(last);
+            }
             if !group.is_group() {
-                singles.get_or_insert((group.first(), group.first())).1 += 1;
+                singles.get_or_insert((group.first(), members, 0)).2 += group.count();
                 continue;
             }
             flush(&mut clips, singles.take());
-            let first = self.frames.get(group.first()).map(|f| f.name());
-            let stem = groups_from_names(first.into_iter(), fps);
+            let first = members.take(1).map(|f| f.name());
+            let stem = groups_from_names(first, fps);
             clips.push(FrameGroup {
                 name: stem.into_iter().next().map(|g| g.name).unwrap_or_default(),
                 first: group.first,
