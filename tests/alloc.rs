@@ -1,5 +1,5 @@
-//! Opening allocates O(meshes), not O(vertices): a counting global allocator measures
-//! `Dpm::parse_with` and `Model::from_bytes` on models of very different sizes. (A separate
+//! Opening allocates O(meshes), not O(vertices) or O(frames): a counting global allocator
+//! measures `Dpm::parse_with` and `Model::from_bytes` on models of very different sizes. (A separate
 //! test binary, because the global allocator is process-wide; its tests run one at a time.)
 #![allow(clippy::unwrap_used)]
 

@@ -36,8 +36,10 @@
 //!   alternatives. Besides it, only the `std::arch` SIMD modules (`skin/x86/`: AVX2 and
 //!   AVX-512 intrinsics behind run-time feature checks, each block justified) opt out of the
 //!   compiler's checks.
-//! - **Zero-copy**: opening allocates at most O(meshes) (in practice only the [`Diagnostics`]
-//!   entries, one per kind of finding). Copies are explicit, named operations.
+//! - **Zero-copy**: opening allocates at most O(meshes): a small index of MS3D groups and
+//!   joints and of GameStudio and Quake skins (each count capped by [`Limits`], 256 by
+//!   default), the model's file list and one [`Diagnostics`] entry per kind of finding; never
+//!   anything per vertex, triangle or frame. Copies are explicit, named operations.
 //!
 //! ## Formats
 //!
