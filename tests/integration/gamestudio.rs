@@ -602,6 +602,64 @@ fn mdl_frame_errors_come_in_file_order() {
     );
 }
 
+/// In a model of 130 frames, all word-packed (their vertices found by arithmetic) or word
+/// then byte frames (each frame read): a bad normal index in the first, the last or any frame
+/// between is reported at its byte, and before a broken frame that comes after it; a broken
+/// frame comes before a bad index after it.
+#[test]
+fn mdl_frame_normals_of_long_models_are_reported_in_file_order() {
+    for words in [130, 100] {
+        let mut q = quad();
+        q.frames = (0..130u16)
+            .map(|k| MdlFrameDef {
+                frame_type: if k < words { 2 } else { 0 },
+                name: format!("f{k}").into_bytes(),
+                vertices: (0..4).map(|v| ([v, k % 200, 0], 7)).collect(),
+            })
+            .collect();
+        let bytes = q.write();
+        assert_eq!(Mdl::parse(&bytes).unwrap().frames().len(), 130);
+        // Frame k's start, and vertex 3's normal byte in it (type 4, bbox 2 records, name
+        // 16; the normal is byte 6 of a word record, byte 3 of a byte record).
+        let w = usize::from(words);
+        let frame_at = |k: usize| FRAME0 + 68 * k.min(w) + 44 * k.saturating_sub(w);
+        let normal_at = |k: usize| {
+            let (head, record, normal) = if k < w { (36, 8, 6) } else { (28, 4, 3) };
+            frame_at(k) + head + 3 * record + normal
+        };
+        assert_eq!(frame_at(130), bytes.len());
+        for k in [0, 1, 63, 64, 99, 100, 128, 129] {
+            let mut b = bytes.clone();
+            b[normal_at(k)] = 162;
+            let e = mdl_err(&b);
+            assert!(
+                matches!(e, Error::Invalid { what: "frame.vertices", offset, .. } if offset == normal_at(k) as u64),
+                "{words} word frames, frame {k}: {e}"
+            );
+            // A frame after it with an unknown type: still the index.
+            if k < 129 {
+                put_i32(&mut b, frame_at(129), 1);
+                let e = mdl_err(&b);
+                assert!(
+                    matches!(e, Error::Invalid { offset, .. } if offset == normal_at(k) as u64),
+                    "{words} word frames, frame {k} before a broken frame: {e}"
+                );
+            }
+            // A broken frame before it: the broken frame.
+            if k > 0 {
+                let mut b = bytes.clone();
+                b[normal_at(k)] = 162;
+                put_i32(&mut b, frame_at(k - 1), 1);
+                let e = mdl_err(&b);
+                assert!(
+                    matches!(e, Error::Unsupported { what: "frame.type", offset, .. } if offset == frame_at(k - 1) as u64),
+                    "{words} word frames, frame {k} after a broken frame: {e}"
+                );
+            }
+        }
+    }
+}
+
 /// An HMP5 grid of 20 × 20 vertices (1600 bytes a frame): a normal index of 162 or more (162,
 /// 200, 255) is reported at its own byte wherever it lies.
 #[test]

@@ -279,12 +279,7 @@ impl<'data> Parse<'data> for Mdl<'data> {
             );
         }
 
-        let frames_at = walk.offset();
-        let (frames, read) = read_mdl_frames(&mut walk, numframes, numverts);
-        // The normal indices are checked once the frames are read, every frame in one scan;
-        // an index out of range still comes before any error in a later frame.
-        check_mdl_normals(frames, frames_at)?;
-        read?;
+        let frames = read_mdl_frames(&mut walk, numframes, numverts)?;
         warn_trailing(FORMAT, &walk, reader.len(), diag);
         Ok(Mdl {
             version,
@@ -501,38 +496,60 @@ fn hmp_frame_size(version: HmpVersion, numverts: u32) -> Option<usize> {
     (numverts as usize).checked_mul(vertex)?.checked_add(head)
 }
 
-/// Reads `numframes` MDL frames of `numverts` vertices from `walk`, up to the first that is
-/// not whole or not of a known type: the frames that are (from where `walk` started), and
-/// that frame's error. Their normal indices are left to [`check_mdl_normals`].
+/// Reads `numframes` MDL frames of `numverts` vertices from `walk`, then checks the normal
+/// indices of every frame that is whole. Errors come in file order: a bad index in a frame
+/// comes before the error of a later frame that is not whole or not of a known type.
 fn read_mdl_frames<'data>(
     walk: &mut Walk<'data>,
     numframes: u32,
     numverts: u32,
-) -> (MdlFrames<'data>, Result<()>) {
+) -> Result<MdlFrames<'data>> {
     let first = *walk;
     // Every frame's size, while all have the first's.
     let mut stride = None;
     let mut same = true;
-    for whole in 0..numframes {
+    let (mut whole, mut read) = (0, Ok(()));
+    for _ in 0..numframes {
         let at = walk.offset();
         if let Err(e) = MdlKind::read(Cursor(walk), numverts) {
-            let frames = MdlFrames::new(first, whole, numverts, stride);
-            return (frames, Err(e));
+            read = Err(e);
+            break;
         }
         let size = (walk.offset() - at) as usize;
         same &= *stride.get_or_insert(size) == size;
+        whole += 1;
     }
-    let stride = stride.filter(|_| same);
-    let frames = MdlFrames::new(first, numframes, numverts, stride);
-    (frames, Ok(()))
+    let frames = MdlFrames::new(first, whole, numverts, stride.filter(|_| same));
+    check_mdl_normals(frames, first.offset())?;
+    read.map(|()| frames)
 }
 
-/// Every normal index of `frames` (read from `first_at` on) below 162: the byte frames in one
-/// scan and the word frames in another where the CPU has them, then, only where one fails,
-/// frame by frame in file order, for the first index out of range and its offset. A frame is
-/// its type, two bounding-box records, its name and its vertices.
+/// Every normal index of `frames` (read from `first_at` on) below 162. Where every frame has
+/// one type (every known file), all their vertices in one scan where the CPU has it, found
+/// by arithmetic; otherwise the byte frames in one scan and the word frames in another. Only
+/// where a scan fails (or cannot run), frame by frame in file order, for the first index
+/// out of range and its offset.
 fn check_mdl_normals(frames: MdlFrames<'_>, first_at: u64) -> Result<()> {
-    // The vertex bytes of the frames of one type (`word` or byte).
+    let Some(first) = frames.get(0) else {
+        return Ok(());
+    };
+    let numverts = first.vertices.len();
+    // Each frame's vertices, after its type, two bounding-box records and its name. (A byte
+    // frame is never the size of a word frame, so frames of one size have one type.)
+    let head = |record: usize| size_of::<I32<Le>>() + 2 * record + FRAME_NAME;
+    let uniform = match first.vertices {
+        PackedVertices::Byte(_) => {
+            let record = size_of::<TrivertxByte>();
+            let tables = frames.uniform_parts(head(record), numverts * record);
+            tables.map(|t| scan_passes_each(BYTE_NORMALS.as_ref(), t))
+        }
+        PackedVertices::Word(_) => {
+            let record = size_of::<TrivertxWord>();
+            let tables = frames.uniform_parts(head(record), numverts * record);
+            tables.map(|t| scan_passes_each(WORD_NORMALS.as_ref(), t))
+        }
+    };
+    // Mixed types: the vertices of the frames of one type (`word` or byte), each frame read.
     let tables = |word: bool| {
         frames.iter().filter_map(move |f| match f.vertices {
             PackedVertices::Byte(v) if !word => Some(v.as_bytes()),
@@ -540,9 +557,11 @@ fn check_mdl_normals(frames: MdlFrames<'_>, first_at: u64) -> Result<()> {
             _ => None,
         })
     };
-    if scan_passes_each(BYTE_NORMALS.as_ref(), tables(false))
-        && scan_passes_each(WORD_NORMALS.as_ref(), tables(true))
-    {
+    let passes = uniform.unwrap_or_else(|| {
+        scan_passes_each(BYTE_NORMALS.as_ref(), tables(false))
+            && scan_passes_each(WORD_NORMALS.as_ref(), tables(true))
+    });
+    if passes {
         return Ok(());
     }
     let mut at = first_at;

@@ -112,6 +112,7 @@ impl FrameKind for MdlKind {
     /// Reads the frame of `numverts` vertices at `walk` (validation's read, and the
     /// accessors' over validated bytes): its type, two bounding-box records, its name and
     /// its vertices, packed as its type says. Normal indices are left to validation.
+    #[inline]
     fn read<'data>(Cursor(walk): Cursor<'_, 'data>, numverts: u32) -> Result<MdlFrame<'data>> {
         let at = walk.offset();
         let frame_type = walk.read::<I32<LittleEndian>>("frame.type")?.get();
@@ -271,6 +272,18 @@ impl<'data, K: FrameKind> Frames<'data, K> {
             }
             None => self.iter().nth(i),
         }
+    }
+
+    /// When every frame has one size: the `len` bytes `head` bytes into each frame, in file
+    /// order (a frame's vertices, for validation to scan without reading each frame again).
+    pub(super) fn uniform_parts(
+        &self,
+        head: usize,
+        len: usize,
+    ) -> Option<impl Iterator<Item = &'data [u8]> + use<'data, K>> {
+        let (stride, bytes) = (self.stride?, self.walk.rest());
+        let part = move |k: usize| bytes.get(k * stride + head..)?.get(..len);
+        Some((0..self.len()).map_while(part))
     }
 
     /// The frames in file order.
@@ -514,6 +527,7 @@ impl FrameKind for HmpKind {
 
     /// Reads the frame of `numverts` vertices at `walk`: its type, two bounding-box records,
     /// its name and its heights. Normal indices are left to validation.
+    #[inline]
     fn read<'data>(
         Cursor(walk): Cursor<'_, 'data>,
         (version, numverts): Self::Params,
