@@ -379,6 +379,10 @@ fn mdl_frames_of_mixed_types_read_back_by_index_and_in_order() {
         );
     }
     assert!(frames.get(5).is_none());
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    let names: Vec<_> = model.frame_names().collect();
+    let by_index: Vec<_> = (0..5).filter_map(|k| model.frame_name(k)).collect();
+    assert_eq!((names.len(), &names), (5, &by_index));
     // Frame 3 (word-packed, after two byte frames) tweened at t = 0: its positions.
     let (mut p, mut n) = (vec![[0.0; 3]; 4], vec![[0.0; 3]; 4]);
     tween_scalar(&m, 3, 3, 0.0, &mut p, &mut n).unwrap();

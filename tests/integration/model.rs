@@ -266,6 +266,8 @@ fn frames_without_names_make_no_clips() {
         .map(|c| (c.name.as_str(), c.first, c.count))
         .collect();
     assert_eq!(clips, [("stand", 0, 1), ("jump", 1, 1)]);
+    let names: Vec<&[u8]> = model.frame_names().collect();
+    assert_eq!(names, [b"stand".as_slice(), b"jump"]);
 
     for frame in &mut builder.frames {
         frame.name.clear();
@@ -275,6 +277,8 @@ fn frames_without_names_make_no_clips() {
     assert_eq!(model.num_frames(), 2);
     assert_eq!(model.clip_origin(), ClipOrigin::None);
     assert!(model.clips().is_empty());
+    assert!(model.frame_names().all(<[u8]>::is_empty));
+    assert_eq!(model.frame_names().len(), 2);
 }
 
 #[test]

@@ -306,6 +306,45 @@ fn groups_flatten_with_their_intervals_and_become_clips() {
     let names: Vec<_> = m.frames().iter().map(|f| f.name_lossy()).collect();
     assert_eq!(names, ["stand1", "fly1", "fly2", "fly3"]);
     // With a group in the file, a pose is found by a walk over the entries: the same poses.
+    let entries = |k: usize| {
+        let pose = |i: usize| FrameDef {
+            name: format!("p{k}_{i}").into_bytes(),
+            vertices: vec![([0, 0, i as u8], 0); 3],
+        };
+        match k % 3 {
+            0 => FrameEntry::Single(pose(0)),
+            n => FrameEntry::Group {
+                intervals: (1..=n + k % 2).map(|i| i as f32).collect(),
+                frames: (0..n + k % 2).map(pose).collect(),
+            },
+        }
+    };
+    let long = QuakeBuilder {
+        frames: (0..40).map(entries).collect(),
+        ..QuakeBuilder::triangle()
+    }
+    .write();
+    let long = QuakeMdl::parse(&long).unwrap();
+    let in_order: Vec<_> = long
+        .frames()
+        .iter()
+        .map(|f| f.header() as *const _)
+        .collect();
+    assert_eq!(in_order.len(), long.frames().len());
+    for (i, &header) in in_order.iter().enumerate() {
+        assert!(
+            std::ptr::eq(long.frames().get(i).unwrap().header(), header),
+            "pose {i}"
+        );
+        let mut walk = long.frames().iter();
+        if let Some(skip) = i.checked_sub(3) {
+            walk.nth(skip);
+            assert_eq!(walk.len(), in_order.len() - skip - 1);
+            let rest: Vec<_> = walk.map(|f| f.header() as *const _).collect();
+            assert_eq!(rest, in_order[skip + 1..], "after pose {skip}");
+        }
+    }
+    assert!(long.frames().get(in_order.len()).is_none());
     let by_index: Vec<_> = (0..5)
         .map_while(|i| m.frames().get(i))
         .map(|f| f.name_lossy())

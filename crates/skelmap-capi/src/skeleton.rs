@@ -155,8 +155,9 @@ pub unsafe extern "C" fn skelmap_frame_index(
         let model = model.ok_or(Fail::null("model"))?;
         // SAFETY: forwarded from this function's contract.
         let name = unsafe { c_str(name, "name") }?.to_bytes();
-        let found = (0..model.frame_count() as usize)
-            .find(|&i| model.model.frame_name(i).is_some_and(|n| n == name));
+        let found = (model.model.frame_names())
+            .take(model.frame_count() as usize)
+            .position(|n| n == name);
         Ok(found.map_or(-1, |i| i as i32))
     })
 }

@@ -254,9 +254,7 @@ impl Summary {
         let frame_names = match model.as_sl_anim() {
             Some(anim) => anim.times().map(|t| format!("{t}s")).collect(),
             None if ms3d => Vec::new(),
-            None => (0..model.num_frames())
-                .map(|f| text(model.frame_name(f).unwrap_or_default()))
-                .collect(),
+            None => model.frame_names().map(text).collect(),
         };
         let s = Summary {
             file: file.to_string(),

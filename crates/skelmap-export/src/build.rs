@@ -402,11 +402,11 @@ fn morph_targets(
             .collect()
     };
     let mut targets = Vec::with_capacity(model.num_frames());
-    for f in 0..model.num_frames() {
+    for (f, name) in model.frame_names().enumerate() {
         model.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
         model.deform(mesh.index(), &pose, &mut p, &mut q)?;
         targets.push(MorphTarget {
-            name: skelmap_core::name::lossy(model.frame_name(f).unwrap_or_default()).into_owned(),
+            name: skelmap_core::name::lossy(name).into_owned(),
             positions: difference(&pick(&p), &base.positions),
             normals: difference(&pick(&q), &base.normals),
         });

@@ -43,6 +43,6 @@ pub mod write;
 
 pub use skin::{PixelFormat, Skin};
 pub use view::{
-    FrameIter, Frames, Hmp, HmpFrame, HmpFrames, HmpVersion, Mdl, MdlFrame, MdlFrames, MdlVersion,
-    PackedVertices, TerrainMesh,
+    FrameIter, Frames, Hmp, HmpFrame, HmpFrameIter, HmpFrames, HmpVersion, Mdl, MdlFrame,
+    MdlFrameIter, MdlFrames, MdlVersion, PackedVertices, TerrainMesh,
 };

@@ -9,7 +9,7 @@ use zerocopy::{Immutable, IntoBytes};
 
 use super::anorms::NUM_NORMALS;
 use super::raw::{
-    Hmp5Vertex, Hmp7Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
+    Hmp5Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
 };
 use super::skin::{SkinLayout, read_skin};
 use super::view::{
@@ -456,7 +456,7 @@ impl<'data> Parse<'data> for Hmp<'data> {
             skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
         }
         let params = (version, numverts);
-        let stride = hmp_frame_size(version, numverts);
+        let stride = HmpKind::size(&[], params);
         let frames = HmpFrames::new(walk, numframes, params, stride);
         for f in 0..numframes {
             let at = walk.offset();
@@ -483,17 +483,6 @@ impl<'data> Parse<'data> for Hmp<'data> {
             frames,
         })
     }
-}
-
-/// The size of an HMP frame of `numverts` vertices: its type, two word-packed bounding-box
-/// records, its name and its vertices.
-fn hmp_frame_size(version: HmpVersion, numverts: u32) -> Option<usize> {
-    let vertex = match version {
-        HmpVersion::Hmp5 => size_of::<Hmp5Vertex>(),
-        HmpVersion::Hmp7 => size_of::<Hmp7Vertex>(),
-    };
-    let head = size_of::<I32<Le>>() + 2 * size_of::<TrivertxWord>() + FRAME_NAME;
-    (numverts as usize).checked_mul(vertex)?.checked_add(head)
 }
 
 /// Reads `numframes` MDL frames of `numverts` vertices from `walk`, then checks the normal

@@ -5,6 +5,7 @@ use core::fmt;
 use core::iter::FusedIterator;
 use std::borrow::Cow;
 
+use zerocopy::FromBytes;
 use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::anorms::NORMALS;
@@ -109,6 +110,18 @@ impl FrameKind for MdlKind {
     type Frame<'data> = MdlFrame<'data>;
     type Params = u32;
 
+    /// From the frame's type: its head (type, two bounding-box records, name) and vertices.
+    #[inline]
+    fn size(bytes: &[u8], numverts: u32) -> Option<usize> {
+        let (frame_type, _) = I32::<LittleEndian>::read_from_prefix(bytes).ok()?;
+        let record = match frame_type.get() {
+            0 => size_of::<TrivertxByte>(),
+            2 => size_of::<TrivertxWord>(),
+            _ => return None,
+        };
+        frame_size(record, record, numverts)
+    }
+
     /// Reads the frame of `numverts` vertices at `walk` (validation's read, and the
     /// accessors' over validated bytes): its type, two bounding-box records, its name and
     /// its vertices, packed as its type says. Normal indices are left to validation.
@@ -152,6 +165,13 @@ impl FrameKind for MdlKind {
 
 /// The bytes of a frame's name.
 pub(super) const FRAME_NAME: usize = 16;
+
+/// A frame's size: its type, two bounding-box records of `bbox` bytes, its name and
+/// `numverts` vertices of `vertex` bytes.
+fn frame_size(bbox: usize, vertex: usize, numverts: u32) -> Option<usize> {
+    let head = size_of::<I32<LittleEndian>>() + 2 * bbox + FRAME_NAME;
+    (numverts as usize).checked_mul(vertex)?.checked_add(head)
+}
 
 /// A frame after its type: two bounding-box records, the name, `numverts` vertices.
 fn frame_parts<'data, T: Raw>(
@@ -204,6 +224,9 @@ mod sealed {
 
         /// Reads the frame at `walk` and moves past it.
         fn read<'data>(at: Cursor<'_, 'data>, params: Self::Params) -> Result<Self::Frame<'data>>;
+
+        /// The size of the frame that starts `bytes`, read from as little of it as tells.
+        fn size(bytes: &[u8], params: Self::Params) -> Option<usize>;
     }
 
     /// MDL frames ([`MdlFrame`](super::MdlFrame)).
@@ -228,6 +251,12 @@ pub type MdlFrames<'data> = Frames<'data, MdlKind>;
 
 /// The frames of an [`Hmp`].
 pub type HmpFrames<'data> = Frames<'data, HmpKind>;
+
+/// The iterator of [`MdlFrames::iter`].
+pub type MdlFrameIter<'data> = FrameIter<'data, MdlKind>;
+
+/// The iterator of [`HmpFrames::iter`].
+pub type HmpFrameIter<'data> = FrameIter<'data, HmpKind>;
 
 impl<'data, K: FrameKind> Frames<'data, K> {
     /// `len` validated frames from `walk` on, each read with `params`, all `stride` bytes
@@ -335,6 +364,19 @@ impl<'data, K: FrameKind> Iterator for FrameIter<'data, K> {
             self.left = 0;
         }
         frame
+    }
+
+    /// Steps over `n` frames reading only what gives each one's size.
+    fn nth(&mut self, n: usize) -> Option<K::Frame<'data>> {
+        let frames = &mut self.frames;
+        for _ in 0..n {
+            self.left = self.left.checked_sub(1)?;
+            match K::size(frames.walk.rest(), frames.params) {
+                Some(size) => frames.walk.skip(size),
+                None => self.left = 0,
+            }
+        }
+        self.next()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -524,6 +566,16 @@ impl<'data> HmpFrame<'data> {
 impl FrameKind for HmpKind {
     type Frame<'data> = HmpFrame<'data>;
     type Params = (HmpVersion, u32);
+
+    /// Every HMP frame's: its type, two word-packed bounding-box records, its name and its
+    /// vertices.
+    fn size(_: &[u8], (version, numverts): Self::Params) -> Option<usize> {
+        let vertex = match version {
+            HmpVersion::Hmp5 => size_of::<Hmp5Vertex>(),
+            HmpVersion::Hmp7 => size_of::<Hmp7Vertex>(),
+        };
+        frame_size(size_of::<TrivertxWord>(), vertex, numverts)
+    }
 
     /// Reads the frame of `numverts` vertices at `walk`: its type, two bounding-box records,
     /// its name and its heights. Normal indices are left to validation.

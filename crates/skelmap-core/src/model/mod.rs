@@ -49,12 +49,12 @@ pub use records::Records;
 use crate::diag::Diagnostics;
 use crate::dpm::Dpm;
 use crate::format::Format;
-use crate::gamestudio::{Hmp, Mdl};
+use crate::gamestudio::{Hmp, HmpFrameIter, Mdl, MdlFrameIter};
 use crate::ms3d::Ms3d;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton, sample};
-use crate::quake::QuakeMdl;
+use crate::quake::{QuakeFrameIter, QuakeMdl};
 use crate::skm::{SkmModel, Skp};
 use crate::slmdl::{SlAnim, SlModel};
 use crate::source::Source;
@@ -383,6 +383,28 @@ impl<'data> Model<'data> {
         })
     }
 
+    /// Every frame's name in order, as [`Model::frame_name`] gives them: one walk over the
+    /// frames, so O(1) a frame even where finding one frame by index is a walk (an MDL that
+    /// mixes byte and word frames, a Quake model with frame groups).
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::quake::write::QuakeBuilder;
+    /// let bytes = QuakeBuilder::triangle().write();
+    /// let model = Model::from_bytes(&bytes)?;
+    /// assert_eq!(model.frame_names().collect::<Vec<_>>(), [b"base"]);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    pub fn frame_names(&self) -> FrameNames<'_> {
+        let walk = match self.view() {
+            View::Mdl(m) => Names::Mdl(m.frames().iter()),
+            View::Hmp(h) => Names::Hmp(h.frames().iter()),
+            View::Quake(q) => Names::Quake(q.frames().iter()),
+            _ => Names::Indexed(0..self.num_frames()),
+        };
+        FrameNames { model: self, walk }
+    }
+
     /// The named animations: from a `.framegroups` sidecar when one was opened, else from
     /// frame names (or the MS3D timeline); see [`Model::clip_origin`]. Built on first use.
     #[must_use]
@@ -412,10 +434,7 @@ impl<'data> Model<'data> {
 
     fn default_clips(&self) -> Vec<FrameGroup> {
         match self.clip_origin() {
-            ClipOrigin::FrameNames => {
-                let names = (0..self.num_frames()).map(|f| self.frame_name(f).unwrap_or_default());
-                groups_from_names(names, NAMED_CLIP_FPS)
-            }
+            ClipOrigin::FrameNames => groups_from_names(self.frame_names(), NAMED_CLIP_FPS),
             ClipOrigin::Timeline => self
                 .as_ms3d()
                 .map(|m| {
@@ -575,3 +594,47 @@ impl<'data> Skeleton<'data> for View<'data> {
         View::bone(self, index)
     }
 }
+
+/// The iterator of [`Model::frame_names`].
+#[derive(Debug, Clone)]
+pub struct FrameNames<'a> {
+    model: &'a Model<'a>,
+    walk: Names<'a>,
+}
+
+/// How [`FrameNames`] walks: frames found by index where that is O(1), else the view's own
+/// walk over its frames.
+#[derive(Debug, Clone)]
+enum Names<'a> {
+    Indexed(core::ops::Range<usize>),
+    Mdl(MdlFrameIter<'a>),
+    Hmp(HmpFrameIter<'a>),
+    Quake(QuakeFrameIter<'a>),
+}
+
+impl<'a> Iterator for FrameNames<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        match &mut self.walk {
+            Names::Indexed(range) => {
+                let f = range.next()?;
+                Some(self.model.frame_name(f).unwrap_or_default())
+            }
+            Names::Mdl(frames) => frames.next().map(|f| f.name()),
+            Names::Hmp(frames) => frames.next().map(|f| f.name()),
+            Names::Quake(frames) => frames.next().map(|f| f.name()),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.walk {
+            Names::Indexed(range) => range.size_hint(),
+            Names::Mdl(frames) => frames.size_hint(),
+            Names::Hmp(frames) => frames.size_hint(),
+            Names::Quake(frames) => frames.size_hint(),
+        }
+    }
+}
+
+impl ExactSizeIterator for FrameNames<'_> {}

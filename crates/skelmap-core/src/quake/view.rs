@@ -128,7 +128,7 @@ impl<'data> QuakeFrames<'data> {
         numverts: u32,
         singles: bool,
     ) -> Self {
-        let pose = size_of::<DaliasFrame>() + numverts as usize * size_of::<Trivertx>();
+        let pose = pose_size(numverts);
         QuakeFrames {
             walk,
             entries,
@@ -211,6 +211,11 @@ impl<'data> IntoIterator for QuakeFrames<'data> {
     }
 }
 
+/// The size of a pose of `numverts` vertices: its header, then its vertices.
+fn pose_size(numverts: u32) -> usize {
+    size_of::<DaliasFrame>() + numverts as usize * size_of::<Trivertx>()
+}
+
 /// The header of the frame entry at `walk` (validated): its pose count and intervals (none
 /// for a single pose). Leaves `walk` at the entry's first pose.
 fn read_entry<'data>(walk: &mut Walk<'data>) -> Option<(u32, &'data [F32<LittleEndian>])> {
@@ -250,6 +255,41 @@ impl<'data> Iterator for QuakeFrameIter<'data> {
         frame
     }
 
+    /// Steps over `n` poses a whole entry at a time where the entry lies within them,
+    /// reading only entry headers.
+    fn nth(&mut self, mut n: usize) -> Option<QuakeFrame<'data>> {
+        let pose = pose_size(self.numverts);
+        while n > 0 && self.left > 0 {
+            if self.members == 0 {
+                let mut entry = self.walk;
+                let Some((count, _)) = read_entry(&mut entry) else {
+                    self.left = 0;
+                    return None;
+                };
+                if (count as usize) > n {
+                    // The pose is in this entry: step into it.
+                    self.walk = entry;
+                    self.members = count;
+                    continue;
+                }
+                self.walk = entry;
+                self.walk.skip(pose.saturating_mul(count as usize));
+                self.left = self.left.saturating_sub(count);
+                n -= count as usize;
+            } else {
+                let step = self.members.min(u32::try_from(n).unwrap_or(u32::MAX));
+                self.walk.skip(pose.saturating_mul(step as usize));
+                self.members -= step;
+                self.left = self.left.saturating_sub(step);
+                n -= step as usize;
+            }
+        }
+        if n > 0 {
+            return None;
+        }
+        self.next()
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.left as usize, Some(self.left as usize))
     }
@@ -280,8 +320,8 @@ impl<'data> Iterator for FrameGroups<'data> {
             self.left = 0;
             return None;
         };
-        let pose = size_of::<DaliasFrame>() + self.numverts as usize * size_of::<Trivertx>();
-        self.walk.skip(pose.saturating_mul(count as usize));
+        self.walk
+            .skip(pose_size(self.numverts).saturating_mul(count as usize));
         let group = Group {
             first: self.first,
             count,
