@@ -13,8 +13,8 @@ use super::raw::{
 };
 use super::skin::{SkinLayout, read_skin};
 use super::view::{
-    Cursor, FRAME_NAME, FrameKind, Heights, Hmp, HmpFrames, HmpKind, HmpVersion, Mdl, MdlFrames,
-    MdlKind, MdlVersion, PackedVertices,
+    Cursor, FrameKind, Heights, Hmp, HmpFrames, HmpKind, HmpVersion, Mdl, MdlFrames, MdlKind,
+    MdlVersion, PackedVertices, head_size,
 };
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
@@ -523,18 +523,17 @@ fn check_mdl_normals(frames: MdlFrames<'_>, first_at: u64) -> Result<()> {
         return Ok(());
     };
     let numverts = first.vertices.len();
-    // Each frame's vertices, after its type, two bounding-box records and its name. (A byte
-    // frame is never the size of a word frame, so frames of one size have one type.)
-    let head = |record: usize| size_of::<I32<Le>>() + 2 * record + FRAME_NAME;
+    // Each frame's vertices, after its head. (A byte frame is never the size of a word
+    // frame, so frames of one size have one type.)
     let uniform = match first.vertices {
         PackedVertices::Byte(_) => {
             let record = size_of::<TrivertxByte>();
-            let tables = frames.uniform_parts(head(record), numverts * record);
+            let tables = frames.uniform_parts(head_size(record), numverts * record);
             tables.map(|t| scan_passes_each(BYTE_NORMALS.as_ref(), t))
         }
         PackedVertices::Word(_) => {
             let record = size_of::<TrivertxWord>();
-            let tables = frames.uniform_parts(head(record), numverts * record);
+            let tables = frames.uniform_parts(head_size(record), numverts * record);
             tables.map(|t| scan_passes_each(WORD_NORMALS.as_ref(), t))
         }
     };
@@ -575,8 +574,7 @@ fn frame_normals<T: IntoBytes + Immutable>(
     normal_at: usize,
     normal: impl Fn(&T) -> u8,
 ) -> Result<u64> {
-    let head = size_of::<I32<Le>>() + 2 * size_of::<T>() + FRAME_NAME;
-    let vertices_at = at + head as u64;
+    let vertices_at = at + head_size(size_of::<T>()) as u64;
     check_normals(Format::Mdl, vertices, None, vertices_at, normal_at, normal)?;
     Ok(vertices_at + vertices.as_bytes().len() as u64)
 }

@@ -164,13 +164,19 @@ impl FrameKind for MdlKind {
 }
 
 /// The bytes of a frame's name.
-pub(super) const FRAME_NAME: usize = 16;
+const FRAME_NAME: usize = 16;
 
-/// A frame's size: its type, two bounding-box records of `bbox` bytes, its name and
-/// `numverts` vertices of `vertex` bytes.
+/// Where a frame's vertices start: after its type, two bounding-box records of `bbox` bytes
+/// and its name.
+pub(super) const fn head_size(bbox: usize) -> usize {
+    size_of::<I32<LittleEndian>>() + 2 * bbox + FRAME_NAME
+}
+
+/// A frame's size: its head ([`head_size`]) and `numverts` vertices of `vertex` bytes.
 fn frame_size(bbox: usize, vertex: usize, numverts: u32) -> Option<usize> {
-    let head = size_of::<I32<LittleEndian>>() + 2 * bbox + FRAME_NAME;
-    (numverts as usize).checked_mul(vertex)?.checked_add(head)
+    (numverts as usize)
+        .checked_mul(vertex)?
+        .checked_add(head_size(bbox))
 }
 
 /// A frame after its type: two bounding-box records, the name, `numverts` vertices.

@@ -204,7 +204,7 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
             match frame_type {
                 ALIAS_SINGLE => {
                     check.frame(&mut walk, numverts, limits, poses)?;
-                    poses += 1;
+                    poses = poses.saturating_add(1);
                 }
                 ALIAS_GROUP => {
                     singles = false;
@@ -220,7 +220,7 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
                     check.intervals(&mut walk, "frame group.intervals", n)?;
                     for _ in 0..n {
                         check.frame(&mut walk, numverts, limits, poses)?;
-                        poses += 1;
+                        poses = poses.saturating_add(1);
                     }
                 }
                 value => {
