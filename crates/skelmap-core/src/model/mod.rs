@@ -418,8 +418,7 @@ impl<'data> Model<'data> {
     /// reads no frame name.
     #[must_use]
     pub fn clip_origin(&self) -> ClipOrigin {
-        let named =
-            || (0..self.num_frames()).any(|f| self.frame_name(f).is_some_and(|n| !n.is_empty()));
+        let named = || self.frame_names().any(|n| !n.is_empty());
         match self.clip_origin {
             ClipOrigin::FrameNames if !named() => ClipOrigin::None,
             origin => origin,
