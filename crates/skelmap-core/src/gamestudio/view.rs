@@ -202,6 +202,32 @@ fn frame_head<'data, T: Raw>(walk: &mut Walk<'data>) -> Result<(&'data [T; 2], &
 /// [`Frames::get`] finds a frame in O(1) when every frame has one size (every HMP, and every
 /// MDL whose frames share a type, as every known file does); an MDL that mixes byte and word
 /// frames is walked from its first frame. Iterating is O(1) a frame either way.
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::gamestudio::Mdl;
+/// use skelmap_core::gamestudio::write::{MdlBuilder, MdlFrameDef};
+/// let frame = |frame_type, name: &str| MdlFrameDef {
+///     frame_type, // 0: byte-packed, 2: word-packed
+///     name: name.into(),
+///     vertices: vec![([0, 0, 0], 0), ([4, 0, 0], 0), ([0, 4, 0], 0)],
+/// };
+/// let bytes = MdlBuilder {
+///     version: 5,
+///     triangles: vec![([0, 1, 2], [0, 0, 0])],
+///     skin_vertices: vec![[0, 0]],
+///     frames: vec![frame(2, "stand"), frame(0, "walk1"), frame(2, "walk2")],
+///     ..MdlBuilder::default()
+/// }
+/// .write();
+/// let mdl = Mdl::parse(&bytes)?;
+/// let frames = mdl.frames(); // found in the file, nothing copied
+/// assert_eq!(frames.len(), 3);
+/// assert_eq!(frames.get(1).map(|f| f.name()), Some(&b"walk1"[..]));
+/// let names: Vec<_> = frames.iter().map(|f| f.name_lossy()).collect();
+/// assert_eq!(names, ["stand", "walk1", "walk2"]);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
 pub struct Frames<'data, K: FrameKind> {
     /// At the first frame.
     walk: Walk<'data>,

@@ -105,6 +105,28 @@ impl<'data> QuakeFrame<'data> {
 ///
 /// [`QuakeFrames::get`] finds a pose in O(1) when the file has no frame group (as most do);
 /// otherwise it walks the frame entries from the first. Iterating is O(1) a pose either way.
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::quake::QuakeMdl;
+/// use skelmap_core::quake::write::{FrameDef, FrameEntry, QuakeBuilder};
+/// let pose = |name: &str| FrameDef { name: name.into(), vertices: vec![([0; 3], 0); 3] };
+/// let bytes = QuakeBuilder {
+///     frames: vec![
+///         FrameEntry::Single(pose("stand")),
+///         FrameEntry::Group { intervals: vec![0.1, 0.2], frames: vec![pose("fly1"), pose("fly2")] },
+///     ],
+///     ..QuakeBuilder::triangle()
+/// }
+/// .write();
+/// let mdl = QuakeMdl::parse(&bytes)?;
+/// let frames = mdl.frames(); // two entries, three poses
+/// assert_eq!((frames.len(), frames.groups().len()), (3, 2));
+/// assert_eq!(frames.get(2).map(|f| f.name()), Some(&b"fly2"[..]));
+/// let groups: Vec<_> = frames.groups().map(|g| (g.first(), g.count())).collect();
+/// assert_eq!(groups, [(0, 1), (1, 2)]);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
 #[derive(Clone, Copy)]
 pub struct QuakeFrames<'data> {
     /// At the first frame entry.
