@@ -142,24 +142,31 @@ fn model_open_allocation_does_not_grow_with_vertices() {
         ("MS3D", ms3d_model(300), ms3d_model(60_000)),
     ];
     for (name, small, large) in cases {
-        let counts: Vec<(u64, u64)> = [&small, &large]
-            .iter()
-            .map(|bytes| {
-                let (allocs, bytes_allocated, model) = measure(|| Model::from_bytes(bytes));
-                assert!(model.unwrap().diagnostics().is_empty(), "{name}");
-                (allocs, bytes_allocated)
-            })
-            .collect();
-        eprintln!(
-            "{name}: (allocations, bytes) small {:?}, large {:?}",
-            counts[0], counts[1]
-        );
-        assert_eq!(
-            counts[0], counts[1],
-            "{name}: allocations and bytes, small vs large"
-        );
+        let counts = open_counts(name, [&small, &large], |_| ());
         assert!(counts[0].0 <= 8, "{name}: {counts:?}");
     }
+}
+
+/// Allocations and bytes allocated by `Model::from_bytes` of a `[small, large]` pair of clean
+/// models, each opened model shown to `check`; equal for the two (the caller holds
+/// [`ONE_AT_A_TIME`]).
+fn open_counts(name: &str, pair: [&[u8]; 2], check: impl Fn(&Model<'_>)) -> [(u64, u64); 2] {
+    let counts = pair.map(|bytes| {
+        let (allocs, bytes_allocated, model) = measure(|| Model::from_bytes(bytes));
+        let model = model.unwrap();
+        assert!(model.diagnostics().is_empty(), "{name}");
+        check(&model);
+        (allocs, bytes_allocated)
+    });
+    eprintln!(
+        "{name}: (allocations, bytes) small {:?}, large {:?}",
+        counts[0], counts[1]
+    );
+    assert_eq!(
+        counts[0], counts[1],
+        "{name}: allocations and bytes, small vs large"
+    );
+    counts
 }
 
 /// An MDL5 triangle with `n` frames of 3 word-packed vertices, every `mix`-th of them
@@ -240,23 +247,8 @@ fn model_open_allocation_does_not_grow_with_frames() {
         ),
     ];
     for (name, small, large) in cases {
-        let counts: Vec<(u64, u64)> = [&small, &large]
-            .iter()
-            .map(|bytes| {
-                let (allocs, bytes_allocated, model) = measure(|| Model::from_bytes(bytes));
-                let model = model.unwrap();
-                assert!(model.diagnostics().is_empty(), "{name}");
-                assert!([2, 2000].contains(&model.num_frames()), "{name}");
-                (allocs, bytes_allocated)
-            })
-            .collect();
-        eprintln!(
-            "{name}: (allocations, bytes) 2 frames {:?}, 2000 frames {:?}",
-            counts[0], counts[1]
-        );
-        assert_eq!(
-            counts[0], counts[1],
-            "{name}: allocations and bytes, 2 frames vs 2000"
-        );
+        open_counts(name, [&small, &large], |model| {
+            assert!([2, 2000].contains(&model.num_frames()), "{name}");
+        });
     }
 }
