@@ -21,7 +21,8 @@ use core::arch::x86_64::{
     _mm512_or_si512, _mm512_permutex2var_ps, _mm512_reduce_min_epu32, _mm512_rol_epi32,
     _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_shuffle_epi32,
     _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps,
-    _mm512_sub_ps, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
+    _mm512_sub_ps, _mm512_ternarylogic_epi32, _mm512_unpackhi_pd, _mm512_unpackhi_ps,
+    _mm512_unpacklo_pd, _mm512_unpacklo_ps,
 };
 
 use glam::{Quat, Vec3A};
@@ -75,18 +76,20 @@ unsafe fn scan_be_poses_avx512(bytes: &[u8]) -> (bool, bool) {
     // What a disabled lane of the last, partial step loads: 1.0, finite and not zero.
     let one = _mm512_set1_epi32(in_file_order(1.0f32.to_bits()));
     let (mut finite, mut row) = (_mm512_set1_epi32(-1), _mm512_set1_epi32(-1));
+    // Seven operations a register: two shuffles, two three-input logic operations, an
+    // and-not and two minima.
     let mut scan = |v: __m512i| {
         // Zero where every exponent bit is set.
         finite = _mm512_min_epu32(finite, _mm512_andnot_si512(v, exponent));
-        let m = _mm512_and_si512(v, magnitude);
-        let or3 = _mm512_or_si512(
-            m,
-            _mm512_or_si512(
-                _mm512_shuffle_epi32::<0b00_00_00_01>(m),
-                _mm512_shuffle_epi32::<0b00_00_00_10>(m),
-            ),
+        // In each row's first lane: the OR of the row's first three words (0xFE: a | b | c),
+        // then its magnitude bits, all ones in the other lanes (0xEA: (a & b) | c).
+        let or3 = _mm512_ternarylogic_epi32::<0xFE>(
+            v,
+            _mm512_shuffle_epi32::<0b00_00_00_01>(v),
+            _mm512_shuffle_epi32::<0b00_00_00_10>(v),
         );
-        row = _mm512_min_epu32(row, _mm512_or_si512(or3, not_first));
+        let first = _mm512_ternarylogic_epi32::<0xEA>(or3, magnitude, not_first);
+        row = _mm512_min_epu32(row, first);
     };
     // Whole rows of four words only.
     let words = bytes.len() / 16 * 4;
