@@ -607,6 +607,56 @@ fn rule11_nan_in_bone_pose() {
     );
 }
 
+/// The frames' pose blocks one after another (as the writer lays them out) are scanned at
+/// once; out of that order each frame scans its own. Either way the first frame in table
+/// order with a non-finite value is the one reported, at that value's byte.
+#[test]
+fn rule11_nan_in_bone_pose_is_reported_in_frame_order_whatever_the_blocks_order() {
+    let (clean, layout) = tube();
+    let frames = layout.frame_poses.len();
+    assert!(frames >= 4);
+    let ofs_field = |f: usize| layout.ofs_frames + 68 * f as u64 + 64;
+    // Frames 1 and 2 swap blocks: frame 1 reads the block after frame 2's.
+    let mut swapped = clean.clone();
+    put_i32(&mut swapped, ofs_field(1), layout.frame_poses[2] as i32);
+    put_i32(&mut swapped, ofs_field(2), layout.frame_poses[1] as i32);
+    assert_eq!(
+        Dpm::parse(&swapped).ok().map(|d| d.num_frames()),
+        Some(frames)
+    );
+    // An infinity in the third block (frame 2's in order, frame 1's swapped) and a NaN in the
+    // last: the infinity is reported.
+    for bytes in [&clean, &swapped] {
+        let mut bytes = bytes.clone();
+        let last = layout.frame_poses[frames - 1] + 5 * 4;
+        put_f32(&mut bytes, last, f32::NAN);
+        let infinity = layout.frame_poses[2] + 7 * 4;
+        put_f32(&mut bytes, infinity, f32::INFINITY);
+        let e = parse_err(&bytes);
+        assert!(
+            matches!(e, Error::Invalid { what: "bonepose.matrix", offset, .. } if offset == infinity),
+            "{e}"
+        );
+    }
+    // Frame 1 reads the block that ends where the first begins (the last mesh's group ids,
+    // which validation does not read as floats): an infinity there is reported, though the
+    // blocks from the first on are clean.
+    let block = layout.frame_poses[1] - layout.frame_poses[0];
+    let mut bytes = clean.clone();
+    put_i32(
+        &mut bytes,
+        ofs_field(1),
+        (layout.frame_poses[0] - block) as i32,
+    );
+    let infinity = layout.frame_poses[0] - 4;
+    put_f32(&mut bytes, infinity, f32::INFINITY);
+    let e = parse_err(&bytes);
+    assert!(
+        matches!(e, Error::Invalid { what: "bonepose.matrix", offset, .. } if offset == infinity),
+        "{e}"
+    );
+}
+
 #[test]
 fn rule11_infinite_origin() {
     let (mut bytes, layout) = tube();

@@ -108,8 +108,13 @@ impl<'data> Parse<'data> for Dpm<'data> {
         for (i, mesh) in meshes.iter().enumerate() {
             pass.mesh(mesh, record_offset::<raw::Mesh>(ofs_meshs, i))?;
         }
+        let poses_pass = poses_pass_at_once(reader, frames, num_bones);
         for (i, frame) in frames.iter().enumerate() {
-            pass.frame(frame, record_offset::<raw::Frame>(ofs_frames, i))?;
+            pass.frame(
+                frame,
+                record_offset::<raw::Frame>(ofs_frames, i),
+                poses_pass,
+            )?;
         }
         pass.layout.report(reader.len(), pass.diag);
         Ok(Dpm {
@@ -173,10 +178,37 @@ fn check_header<'data>(
     Ok(data)
 }
 
+/// Whether the frames' pose blocks follow one another from the first (as writers lay them
+/// out) and one scan of them all finds no value that is not finite and no zero rotation row.
+/// Then the frames need no scan of their own; otherwise each frame scans its block, and the
+/// first that does not pass is reported as it would be without this.
+fn poses_pass_at_once(reader: Reader<'_>, frames: &[raw::Frame], num_bones: u32) -> bool {
+    let Some(first) = frames.first() else {
+        return false;
+    };
+    let Ok(start) = u64::try_from(first.ofs_bonepositions.get()) else {
+        return false;
+    };
+    let block = size_of::<BonePose>() as u64 * u64::from(num_bones);
+    let strays = frames.iter().zip(0u64..).fold(0u64, |acc, (frame, i)| {
+        let at = u64::try_from(frame.ofs_bonepositions.get()).unwrap_or(u64::MAX);
+        acc | (at ^ start.wrapping_add(i.wrapping_mul(block)))
+    });
+    let all = u64::from(num_bones) * frames.len() as u64;
+    strays == 0
+        && reader
+            .slice_at::<BonePose>("frame.bonepositions", start, all)
+            .ok()
+            .and_then(|poses| crate::skin::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses)))
+            == Some((false, false))
+}
+
 /// DPM's part of the pass: the group ids after the shared arrays, and the frames.
 trait DpmPass {
     fn mesh(&mut self, mesh: &raw::Mesh, at: u64) -> Result<()>;
-    fn frame(&mut self, frame: &raw::Frame, at: u64) -> Result<()>;
+    /// `poses_pass`: [`poses_pass_at_once`] found every frame's poses finite and without a zero
+    /// row.
+    fn frame(&mut self, frame: &raw::Frame, at: u64, poses_pass: bool) -> Result<()>;
 }
 
 impl DpmPass for MeshPass<'_, '_> {
@@ -204,7 +236,7 @@ impl DpmPass for MeshPass<'_, '_> {
         Ok(())
     }
 
-    fn frame(&mut self, frame: &raw::Frame, at: u64) -> Result<()> {
+    fn frame(&mut self, frame: &raw::Frame, at: u64, poses_pass: bool) -> Result<()> {
         let ofs_field = at + offset_of!(raw::Frame, ofs_bonepositions) as u64;
         let ofs = frame.ofs_bonepositions.get();
         let ofs = u64::from(rules::non_negative(
@@ -224,9 +256,12 @@ impl DpmPass for MeshPass<'_, '_> {
         // the non-finite values and the zero rows are counted (cheap: a row's first value is
         // almost never zero). Locations and counts are searched only when there is one.
         let masks = Masks::of::<BigEndian>();
-        let (non_finite, zero_row_found) =
+        let (non_finite, zero_row_found) = if poses_pass {
+            (false, false)
+        } else {
             crate::skin::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses))
-                .unwrap_or_else(|| (masks.any_non_finite(flat::<BigEndian, _>(poses)), true));
+                .unwrap_or_else(|| (masks.any_non_finite(flat::<BigEndian, _>(poses)), true))
+        };
         if non_finite {
             let values = poses.iter().flat_map(|p| p.matrix.as_flattened());
             let k = values
