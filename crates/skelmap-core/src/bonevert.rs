@@ -17,7 +17,7 @@ use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, big_endian, raw};
 use crate::limits::Limits;
 use crate::read::{Reader, Walk};
-use crate::skin::scan::{ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun};
+use crate::skin::scan::{ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun, VertexWalk};
 
 /// One bone influence on a vertex, as stored on disk (32 bytes).
 ///
@@ -210,6 +210,14 @@ pub(crate) fn validate_vertices<O: ByteOrder>(
     let run = (max_per_vertex >= 1 && num_verts >= 16)
         .then(|| OneInfluenceRun::new(big_endian::<O>(), num_bones, ACCEPTED_INFLUENCE))
         .flatten();
+    // The vertices the walk takes go through a vectorised walk first, which tests each record
+    // at once and stops before any vertex the scalar walk below must report.
+    let vectorised = VertexWalk::new(
+        big_endian::<O>(),
+        num_bones,
+        max_per_vertex,
+        INFLUENCE_SUM_TOLERANCE,
+    );
     let (mut left, mut stretch, mut seek) = (num_verts, 1u32, false);
     while left > 0 {
         let mut walked = left;
@@ -232,7 +240,19 @@ pub(crate) fn validate_vertices<O: ByteOrder>(
             walked = left.min(stretch);
         }
         let mut n = 0;
-        while left > 0 && (n < walked || (seek && walk.rest().get(..4) != Some(&one[..]))) {
+        loop {
+            if let Some(vectorised) = &vectorised {
+                let budget = max_total.saturating_sub(total);
+                let done =
+                    vectorised.walk(walk.rest(), walked.saturating_sub(n), left, budget, seek);
+                walk.skip(done.bytes);
+                n += done.vertices;
+                left -= done.vertices;
+                total += done.influences;
+            }
+            if !(left > 0 && (n < walked || (seek && walk.rest().get(..4) != Some(&one[..])))) {
+                break;
+            }
             n += 1;
             left -= 1;
             let vertex = walk;

@@ -225,6 +225,72 @@ impl OneInfluenceRun {
     }
 }
 
+/// The walk of bone vertices of any influence count (DPM, SKM), with the checks of
+/// validation's scalar walk: the count in `1 ..= max_per_vertex`, the records in bounds,
+/// finite floats, `bonenum` below the bone count and the influence sum within the tolerance.
+/// It keeps the walk's chain of counts but tests each record's eight words at once, and
+/// stops before any vertex the scalar walk must look at.
+#[derive(Debug, Clone)]
+pub(crate) struct VertexWalk {
+    #[cfg(target_arch = "x86_64")]
+    scan: super::x86::words::VertexWalkScan,
+}
+
+/// How far a [`VertexWalk`] went: whole vertices, their bytes and their influences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Walked {
+    /// Vertices that passed.
+    pub vertices: u32,
+    /// Their bytes, counts included.
+    pub bytes: usize,
+    /// Their influences.
+    pub influences: u64,
+}
+
+impl VertexWalk {
+    /// The walk for a model of `num_bones` bones; `None` without AVX-512 (F, BW and VL) or
+    /// without a bone.
+    pub(crate) fn new(
+        big_endian: bool,
+        num_bones: u32,
+        max_per_vertex: u32,
+        tolerance: f32,
+    ) -> Option<Self> {
+        x86_or_none!(
+            super::x86::words::VertexWalkScan::new(big_endian, num_bones, max_per_vertex, tolerance)
+                .map(|scan| VertexWalk { scan });
+            big_endian, num_bones, max_per_vertex, tolerance
+        )
+    }
+
+    /// Walks the vertices at the start of `bytes` while fewer than `most` have passed and
+    /// either fewer than `until` have, or `seek` is set and the next vertex has more than one
+    /// influence; stops before the first vertex that breaks a rule or whose count would take
+    /// the influences past `budget`.
+    pub(crate) fn walk(
+        &self,
+        bytes: &[u8],
+        until: u32,
+        most: u32,
+        budget: u64,
+        seek: bool,
+    ) -> Walked {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.scan.walk(bytes, until, most, budget, seek)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (bytes, until, most, budget, seek);
+            Walked {
+                vertices: 0,
+                bytes: 0,
+                influences: 0,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Fields, SHORT};

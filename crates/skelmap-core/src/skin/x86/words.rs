@@ -9,13 +9,19 @@
 //!   one-influence vertices off it, sixteen a step (nine registers, each word with its own
 //!   test), and stops before any vertex the walk must look at (to report an error or a
 //!   warning, or because it has more influences).
+//! - [`VertexWalkScan`]: the same walk for vertices of any influence count, a vertex at a
+//!   time and a record (eight words, one 256-bit register) at a time: the chain stays, but
+//!   each record costs a load, a byte swap and one test of its eight words where the scalar
+//!   walk tests them one by one.
 //! - [`try_any_word_fails`]: one test for every word of a flat table (triangle corners, bone
 //!   references, texture coordinates), four registers a step.
 
-use crate::skin::scan::{FINITE, ONE_INFLUENCE_GROUP};
+use crate::skin::scan::{FINITE, ONE_INFLUENCE_GROUP, Walked};
 use core::arch::x86_64::{
-    __m512i, _mm512_and_si512, _mm512_cmpgt_epu32_mask, _mm512_loadu_si512,
-    _mm512_maskz_loadu_epi32, _mm512_shuffle_epi8, _mm512_sub_epi32,
+    __m256i, __m512i, _mm_extract_epi32, _mm256_and_si256, _mm256_castsi256_si128,
+    _mm256_cmpgt_epu32_mask, _mm256_loadu_si256, _mm256_shuffle_epi8, _mm256_sub_epi32,
+    _mm512_and_si512, _mm512_cmpgt_epu32_mask, _mm512_loadu_si512, _mm512_maskz_loadu_epi32,
+    _mm512_shuffle_epi8, _mm512_sub_epi32,
 };
 
 /// `pshufb` indices that reverse the bytes of every word.
@@ -221,6 +227,149 @@ unsafe fn one_influence_vertices<const SWAP: bool>(scan: &OneInfluenceScan, byte
     vertices
 }
 
+/// The walk of bone vertices of any influence count: each vertex's count must be
+/// `1 ..= max_per_vertex`, its records must lie in the bytes, every float of them be finite and
+/// every `bonenum` below the bone count, and its influences, added in record order from 0 as
+/// `f32`, sum to within `tolerance` of 1.
+#[derive(Debug, Clone)]
+pub(crate) struct VertexWalkScan {
+    big_endian: bool,
+    max_per_vertex: u32,
+    tolerance: f32,
+    /// A record's test: seven finite floats, then `bonenum` (lanes 8 to 15 repeat them).
+    record: WordTests,
+}
+
+impl VertexWalkScan {
+    /// `None` when the CPU lacks AVX-512F, BW and VL, or the model has no bone (no record
+    /// passes).
+    pub(crate) fn new(
+        big_endian: bool,
+        num_bones: u32,
+        max_per_vertex: u32,
+        tolerance: f32,
+    ) -> Option<Self> {
+        let max_bone = num_bones.checked_sub(1)?;
+        let vl = is_x86_feature_detected!("avx512vl");
+        (supported() && vl).then(|| VertexWalkScan {
+            big_endian,
+            max_per_vertex,
+            tolerance,
+            record: WordTests::new(|w| match w % 8 {
+                7 => (u32::MAX, 0, max_bone),
+                _ => FINITE,
+            }),
+        })
+    }
+
+    /// Walks the vertices at the start of `bytes` while fewer than `most` have passed and
+    /// either fewer than `until` have, or `seek` is set and the next vertex has more than one
+    /// influence; stops before the first vertex that breaks a rule or whose count would take
+    /// the influences past `budget`.
+    pub(crate) fn walk(
+        &self,
+        bytes: &[u8],
+        until: u32,
+        most: u32,
+        budget: u64,
+        seek: bool,
+    ) -> Walked {
+        let stop = Stop {
+            until,
+            most,
+            budget,
+            seek,
+        };
+        // SAFETY: the constructor found the CPU to support AVX-512F, BW and VL.
+        unsafe {
+            if self.big_endian {
+                walk_vertices::<true>(self, bytes, stop)
+            } else {
+                walk_vertices::<false>(self, bytes, stop)
+            }
+        }
+    }
+}
+
+/// Where [`walk_vertices`] stops (see [`VertexWalkScan::walk`]).
+#[derive(Debug, Clone, Copy)]
+struct Stop {
+    until: u32,
+    most: u32,
+    budget: u64,
+    seek: bool,
+}
+
+/// A vertex a step, a record (one register) at a time; the chain of counts bounds it.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F, BW and VL.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn walk_vertices<const SWAP: bool>(
+    scan: &VertexWalkScan,
+    bytes: &[u8],
+    stop: Stop,
+) -> Walked {
+    // SAFETY: each table is at least 32 bytes, and an unaligned load reads the first 32.
+    let (keep, low, span, swap) = unsafe {
+        (
+            _mm256_loadu_si256(scan.record.keep.as_ptr().cast()),
+            _mm256_loadu_si256(scan.record.low.as_ptr().cast()),
+            _mm256_loadu_si256(scan.record.span.as_ptr().cast()),
+            // Each 128-bit half of the shuffle indexes its own bytes: the first 32 indices
+            // reverse every word of both halves.
+            _mm256_loadu_si256(SWAP_WORDS.as_ptr().cast()),
+        )
+    };
+    let native = |v: __m256i| {
+        if SWAP {
+            _mm256_shuffle_epi8(v, swap)
+        } else {
+            v
+        }
+    };
+    let mut walked = Walked {
+        vertices: 0,
+        bytes: 0,
+        influences: 0,
+    };
+    while let Some(&[a, b, c, d]) = bytes.get(walked.bytes..walked.bytes + 4) {
+        let count = if SWAP {
+            u32::from_be_bytes([a, b, c, d])
+        } else {
+            u32::from_le_bytes([a, b, c, d])
+        };
+        let n = walked.vertices;
+        if n >= stop.most || (n >= stop.until && !(stop.seek && count != 1)) {
+            break;
+        }
+        if count.wrapping_sub(1) >= scan.max_per_vertex
+            || u64::from(count) > stop.budget - walked.influences
+        {
+            break;
+        }
+        let start = walked.bytes + 4;
+        let Some(records) = bytes.get(start..start + 32 * count as usize) else {
+            break;
+        };
+        let (mut bad, mut sum) = (0u8, 0.0f32);
+        for record in records.chunks_exact(32) {
+            // SAFETY: the chunk is 32 bytes, and an unaligned load reads exactly those.
+            let v = native(unsafe { _mm256_loadu_si256(record.as_ptr().cast()) });
+            bad |= _mm256_cmpgt_epu32_mask(_mm256_sub_epi32(_mm256_and_si256(v, keep), low), span);
+            sum += f32::from_bits(_mm_extract_epi32::<3>(_mm256_castsi256_si128(v)) as u32);
+        }
+        if bad != 0 || (sum - 1.0).abs() > scan.tolerance {
+            break;
+        }
+        walked.vertices += 1;
+        walked.bytes = start + records.len();
+        walked.influences += u64::from(count);
+    }
+    walked
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,6 +489,170 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    /// Bone vertices with the given influence counts, in `big_endian` order; each vertex's
+    /// influences sum to 1 (the last takes the rest) and its bones run from 0.
+    fn vertices_of(counts: &[u32], big_endian: bool, bones: u32) -> Vec<u8> {
+        let mut words = Vec::new();
+        for (v, &count) in counts.iter().enumerate() {
+            words.push(count);
+            let mut left = 1.0f32;
+            for j in 0..count {
+                let w = if j + 1 == count { left } else { 0.5 * left };
+                left -= w;
+                let o = v as f32 * 0.25 - 3.0;
+                words.extend([o, -o, 1e30, w, 0.0, -0.0, f32::MIN].map(f32::to_bits));
+                words.push((v as u32 + j) % bones);
+            }
+        }
+        let encode = |w: u32| {
+            if big_endian {
+                w.to_be_bytes()
+            } else {
+                w.to_le_bytes()
+            }
+        };
+        words.into_iter().flat_map(encode).collect()
+    }
+
+    /// What the scalar walk of validation lets a vertex walk pass over, vertex by vertex.
+    fn walk_reference(
+        bytes: &[u8],
+        big_endian: bool,
+        (bones, max_per_vertex, tolerance): (u32, u32, f32),
+        (until, most, budget, seek): (u32, u32, u64, bool),
+    ) -> Walked {
+        let word = |at: usize| {
+            let b: [u8; 4] = bytes.get(at..at + 4)?.try_into().ok()?;
+            Some(if big_endian {
+                u32::from_be_bytes(b)
+            } else {
+                u32::from_le_bytes(b)
+            })
+        };
+        let mut walked = Walked {
+            vertices: 0,
+            bytes: 0,
+            influences: 0,
+        };
+        while let Some(count) = word(walked.bytes) {
+            let n = walked.vertices;
+            let go_on = n < until || (seek && count != 1);
+            if n >= most || !go_on || count == 0 || count > max_per_vertex {
+                break;
+            }
+            if u64::from(count) + walked.influences > budget {
+                break;
+            }
+            let mut sum = 0.0f32;
+            let mut fine = true;
+            for j in 0..count as usize {
+                let at = walked.bytes + 4 + 32 * j;
+                let Some(fields) = (0..8).map(|k| word(at + 4 * k)).collect::<Option<Vec<_>>>()
+                else {
+                    return walked;
+                };
+                fine &= fields[..7].iter().all(|&w| f32::from_bits(w).is_finite());
+                fine &= fields[7] < bones;
+                sum += f32::from_bits(fields[3]);
+            }
+            if !fine || (sum - 1.0).abs() > tolerance {
+                break;
+            }
+            walked.vertices += 1;
+            walked.bytes += 4 + 32 * count as usize;
+            walked.influences += u64::from(count);
+        }
+        walked
+    }
+
+    #[test]
+    fn the_vertex_walk_stops_where_the_scalar_walk_must_look() {
+        let rules = (5, 8, 0.01);
+        let Some(walk) = VertexWalkScan::new(false, rules.0, rules.1, rules.2) else {
+            return;
+        };
+        assert!(VertexWalkScan::new(false, 0, 8, 0.01).is_none());
+        let counts = [1, 2, 3, 1, 1, 4, 8, 2, 5, 1, 7, 3, 6, 1, 2, 2];
+        let total: u32 = counts.iter().sum();
+        let n = counts.len() as u32;
+        for big_endian in [false, true] {
+            let walk = VertexWalkScan {
+                big_endian,
+                ..walk.clone()
+            };
+            let put = |bytes: &mut [u8], at: usize, w: u32| {
+                let b = if big_endian {
+                    w.to_be_bytes()
+                } else {
+                    w.to_le_bytes()
+                };
+                bytes[at..at + 4].copy_from_slice(&b);
+            };
+            let check = |bytes: &[u8], stop: (u32, u32, u64, bool), what: &str| {
+                let (until, most, budget, seek) = stop;
+                assert_eq!(
+                    walk.walk(bytes, until, most, budget, seek),
+                    walk_reference(bytes, big_endian, rules, stop),
+                    "{big_endian}: {what}, stop {stop:?}"
+                );
+            };
+            let clean = vertices_of(&counts, big_endian, rules.0);
+            let everything = (n, n, u64::MAX, false);
+            assert_eq!(
+                walk.walk(&clean, n, n, u64::MAX, false),
+                Walked {
+                    vertices: n,
+                    bytes: clean.len(),
+                    influences: total.into()
+                }
+            );
+            // Where it stops: vertex counts, the influence budget, the seek for a vertex of
+            // one influence, and the end of the bytes.
+            for until in 0..=n {
+                for seek in [false, true] {
+                    check(&clean, (until, n, u64::MAX, seek), "until");
+                    check(&clean, (n, until, u64::MAX, seek), "most");
+                }
+            }
+            for budget in 0..=u64::from(total) {
+                check(&clean, (n, n, budget, false), "budget");
+            }
+            for len in 0..clean.len() {
+                check(&clean[..len], everything, "cut short");
+            }
+            // Every word of every record, and every count, broken in turn.
+            let mut at = 0;
+            for &count in &counts {
+                for bad in [0, 9, u32::MAX, 0x0100_0000] {
+                    let mut b = clean.clone();
+                    put(&mut b, at, bad);
+                    check(&b, everything, "count");
+                }
+                for k in 0..8 * count as usize {
+                    let values: &[u32] = match k % 8 {
+                        3 => &[0, 0x7F80_0000, 0x3F80_0000, 0x3DCC_CCCD],
+                        7 => &[4, 5, u32::MAX],
+                        _ => &[0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0x7F7F_FFFF],
+                    };
+                    for &value in values {
+                        let mut b = clean.clone();
+                        put(&mut b, at + 4 + 4 * k, value);
+                        check(&b, everything, "record");
+                    }
+                }
+                at += 4 + 32 * count as usize;
+            }
+            // Sums at the tolerance's edges: a one-influence vertex's weight.
+            for bits in (0.99f32.to_bits() - 3..0.99f32.to_bits() + 3)
+                .chain(1.01f32.to_bits() - 3..1.01f32.to_bits() + 3)
+            {
+                let mut b = clean.clone();
+                put(&mut b, 4 + 12, bits);
+                check(&b, everything, "sum");
             }
         }
     }
