@@ -134,7 +134,10 @@ fn nlerp_in_steps(
     cursors: &mut [KeyCursor],
     out: &mut Vec<(Quat, Vec3A)>,
 ) -> usize {
-    let mut lanes = KeyLanes::default();
+    let mut lanes = KeyLanes {
+        seconds,
+        ..KeyLanes::default()
+    };
     let mut done = 0;
     for (step, cursors) in joints.chunks(16).zip(cursors.chunks_mut(16)) {
         for (lane, (joint, cursor)) in step.iter().zip(cursors).enumerate() {
@@ -149,8 +152,9 @@ fn nlerp_in_steps(
 }
 
 /// Puts what [`local_at`] reads for `joint` at `seconds` into lane `lane` of `lanes`: the rest
-/// transform, the two keys of each track around `seconds` (found from `cursor`, which moves
-/// to them) and the fractions between them.
+/// transform and the two keys of each track around `seconds` (found from `cursor`, which moves
+/// to them), as records.
+#[inline]
 fn gather(
     joint: &super::Joint<'_>,
     seconds: f32,
@@ -162,41 +166,47 @@ fn gather(
     if !joint.keys_in_order {
         (cursor.rotation_key, cursor.position_key) = (u32::MAX, u32::MAX);
     }
-    let rest = remembered_rest(joint, cursor);
-    for (c, v) in rest.to_array().into_iter().enumerate() {
-        lanes.rest[c][lane] = v;
-    }
-    for (c, v) in joint.head.position.iter().enumerate() {
-        lanes.origin[c][lane] = v.get();
+    let slot = KeyLanes::slot(lane);
+    let Some(records) = lanes.rest.get_mut(slot) else {
+        return;
+    };
+    *records = remembered_rest(joint, cursor).to_array();
+    let [x, y, z] = joint.position();
+    if let Some(origin) = lanes.origin.get_mut(slot) {
+        *origin = [x, y, z, 0.0];
     }
     let bit = 1u16 << lane;
     let tracks = [
         (rotation_keys, &mut cursor.rotation_key),
         (position_keys, &mut cursor.position_key),
     ];
-    for (track, (keys, at)) in tracks.into_iter().enumerate() {
-        let (pair, t) = match segment(keys, seconds, at) {
-            Some((a, b, t)) => {
-                lanes.keyed[track] |= bit;
-                ([value(a), value(b)], t)
+    for ((keys, at), (pair, keyed)) in tracks
+        .into_iter()
+        .zip(lanes.keys.iter_mut().zip(&mut lanes.keyed))
+    {
+        let records = match keys_around(keys, seconds, at) {
+            Some((a, b)) => {
+                *keyed |= bit;
+                [record(a), record(b)]
             }
             None => {
-                lanes.keyed[track] &= !bit;
-                ([[0.0; 3]; 2], 0.0)
+                *keyed &= !bit;
+                [[0.0; 4]; 2]
             }
         };
-        let (values, ts) = if track == 0 {
-            (&mut lanes.rotation, &mut lanes.rotation_t)
-        } else {
-            (&mut lanes.position, &mut lanes.position_t)
-        };
-        for (key, v) in values.iter_mut().zip(pair) {
-            for c in 0..3 {
-                key[c][lane] = v[c];
+        for (key, record) in pair.iter_mut().zip(records) {
+            if let Some(to) = key.get_mut(slot) {
+                *to = record;
             }
         }
-        ts[lane] = t;
     }
+}
+
+/// A key as stored: its time, then its three values.
+#[inline]
+fn record(k: &Keyframe) -> [f32; 4] {
+    let [x, y, z] = value(k);
+    [k.time.get(), x, y, z]
 }
 
 /// Joint `joint`'s local transform at `seconds`, resuming from and updating `cursor`:
@@ -340,27 +350,49 @@ fn bits(k: &Keyframe) -> [u32; 3] {
     k.value.map(|v| v.get().to_bits())
 }
 
-/// The two keys around `t` and the fraction between them (clamped to the ends; `None` without
-/// keys), starting the search at `*cursor` and leaving it at the first of the two.
-///
-/// The search looks at the cursor's key and the next one before it falls back to a binary
-/// search, so sampling forward frame by frame costs two comparisons. A cursor past the keys
-/// always searches. Keys out of time order (validation warns) give some key pair, never a
-/// panic.
+/// The two keys around `t` and the fraction between them (see [`keys_around`]).
 fn segment<'k>(
     keys: &'k [Keyframe],
     t: f32,
     cursor: &mut u32,
 ) -> Option<(&'k Keyframe, &'k Keyframe, f32)> {
-    let time = |i: usize| keys.get(i).map(|k| k.time.get());
-    // The number of keys at or before `t`, found near the cursor when it can be.
-    let starts_at_or_before = |i: usize| time(i).is_some_and(|k| k <= t);
-    let ends_after = |i: usize| time(i).is_none_or(|k| k > t);
+    let (a, b) = keys_around(keys, t, cursor)?;
+    Some((a, b, fraction(a, b, t)))
+}
+
+/// How far `t` lies from key `a` to key `b`, clamped to `0 ..= 1`; 0 where `b` is not later.
+/// (`skin::keyed_nlerp` computes it lane-wise in the same operations.)
+#[inline]
+fn fraction(a: &Keyframe, b: &Keyframe, t: f32) -> f32 {
+    let span = b.time.get() - a.time.get();
+    if span > 0.0 {
+        ((t - a.time.get()) / span).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// The two keys around `t` (clamped to the ends; `None` without keys), starting the search
+/// at `*cursor` and leaving it at the first of the two.
+///
+/// The search looks at the cursor's key and the next one before it falls back to a binary
+/// search, so sampling forward frame by frame costs two comparisons. A cursor past the keys
+/// always searches. Keys out of time order (validation warns) give some key pair, never a
+/// panic.
+#[inline]
+fn keys_around<'k>(
+    keys: &'k [Keyframe],
+    t: f32,
+    cursor: &mut u32,
+) -> Option<(&'k Keyframe, &'k Keyframe)> {
+    // The number of keys at or before `t`, found near the cursor when it can be: where the
+    // cursor's key is at or before `t` and the key two further on after it, that number is
+    // one or two past the cursor, as the key between says (keys in time order; others reset
+    // the cursor). Without a branch on which, since playing forward takes either in turn.
+    let at_or_before = |i: usize| keys.get(i).is_some_and(|k| k.time.get() <= t);
     let at = usize::try_from(*cursor).unwrap_or(usize::MAX);
-    let after = if starts_at_or_before(at) && ends_after(at.saturating_add(1)) {
-        at + 1
-    } else if starts_at_or_before(at.saturating_add(1)) && ends_after(at.saturating_add(2)) {
-        at + 2
+    let after = if at_or_before(at) && !at_or_before(at.saturating_add(2)) {
+        at + 1 + usize::from(at_or_before(at + 1))
     } else {
         keys.partition_point(|k| k.time.get() <= t)
     };
@@ -374,13 +406,7 @@ fn segment<'k>(
         (None, _) => (first, first),
     };
     *cursor = after.saturating_sub(1) as u32;
-    let span = b.time.get() - a.time.get();
-    let f = if span > 0.0 {
-        ((t - a.time.get()) / span).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    Some((a, b, f))
+    Some((a, b))
 }
 
 #[cfg(test)]

@@ -53,23 +53,34 @@ pub(crate) fn quat_from_zyx(angles: [f32; 3]) -> Quat {
 
 /// Up to sixteen keyed joints gathered for one sampling step, one lane per joint: what the
 /// scalar sampler reads for a joint at a time, laid out for `skin::keyed_nlerp`.
+///
+/// Each joint's values are four-float records, copied as they come (a key as the file stores
+/// it), so that gathering a joint is a few 16-byte copies; the step turns every sixteen
+/// records into four rows of sixteen lanes. Lane `l`'s records sit at slot
+/// [`KeyLanes::slot`]`(l)`, where that turn puts them back in lane `l`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeyLanes {
     /// The rest rotation, a quaternion `x, y, z, w`.
-    pub(crate) rest: [[f32; 16]; 4],
-    /// The rest position.
-    pub(crate) origin: [[f32; 16]; 3],
-    /// The two rotation keys' Euler angles around the sample time (any value in lanes
-    /// without rotation keys).
-    pub(crate) rotation: [[[f32; 16]; 3]; 2],
-    /// How far the sample lies from the first rotation key to the second.
-    pub(crate) rotation_t: [f32; 16],
-    /// The two position keys around the sample time.
-    pub(crate) position: [[[f32; 16]; 3]; 2],
-    /// How far the sample lies from the first position key to the second.
-    pub(crate) position_t: [f32; 16],
+    pub(crate) rest: [[f32; 4]; 16],
+    /// The rest position, then any value.
+    pub(crate) origin: [[f32; 4]; 16],
+    /// The rotation track's, then the position track's, two keys around the sample time, as
+    /// stored: time, then the Euler angles or the position (zeros in lanes without keys).
+    pub(crate) keys: [[[[f32; 4]; 16]; 2]; 2],
+    /// The sample time, in seconds.
+    pub(crate) seconds: f32,
     /// Lanes with rotation keys, and lanes with position keys.
     pub(crate) keyed: [u16; 2],
+}
+
+impl KeyLanes {
+    /// Where lane `lane`'s records go: sixteen records load as four registers of four, and
+    /// the turn into rows leaves record `4j + i` in lane `4i + j`; the slot is that
+    /// transposition of the lane (its own inverse).
+    #[inline]
+    pub(crate) const fn slot(lane: usize) -> usize {
+        4 * (lane % 4) + lane / 4 % 4
+    }
 }
 
 /// The sines and cosines of four angles.

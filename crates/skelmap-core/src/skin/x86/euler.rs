@@ -11,10 +11,13 @@
 //! `pose::euler::REDUCED_MAX`) are the caller's: the step reports them instead of sampling.
 
 use core::arch::x86_64::{
-    __m512, __mmask16, _CMP_LT_OQ, _CMP_NLE_UQ, _mm512_abs_ps, _mm512_add_epi32, _mm512_add_ps,
-    _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_ps,
-    _mm512_mask_blend_ps, _mm512_mask_xor_epi32, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps,
-    _mm512_setzero_ps, _mm512_sqrt_ps, _mm512_sub_ps, _mm512_test_epi32_mask,
+    __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NLE_UQ, _mm512_abs_ps, _mm512_add_epi32,
+    _mm512_add_ps, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps_si512, _mm512_castsi512_ps,
+    _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_ps, _mm512_mask_blend_ps,
+    _mm512_mask_xor_epi32, _mm512_maskz_mov_ps, _mm512_max_ps, _mm512_min_ps, _mm512_mul_ps,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sqrt_ps, _mm512_sub_ps,
+    _mm512_test_epi32_mask, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd,
+    _mm512_unpacklo_ps,
 };
 
 use glam::{Quat, Vec3A};
@@ -162,23 +165,62 @@ fn mul_vec3(q: [__m512; 4], v: [__m512; 3]) -> [__m512; 3] {
     core::array::from_fn(|c| add(add(mul(v[c], scale), mul(b[c], along)), mul(cross[c], w2)))
 }
 
+/// Sixteen four-float records as four rows of sixteen lanes: lane `4i + j` of row `c` is
+/// value `c` of record `4j + i` (see `KeyLanes::slot`). Eight shuffles: pairs of floats, then
+/// pairs of pairs, within each 128-bit quarter.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn rows(records: &[[f32; 4]; 16]) -> [__m512; 4] {
+    let floats = records.as_flattened();
+    // SAFETY: `floats` is 64 floats, and the loads read floats 16k .. 16k + 16 of them.
+    let v: [__m512; 4] =
+        core::array::from_fn(|k| unsafe { _mm512_loadu_ps(floats.as_ptr().wrapping_add(16 * k)) });
+    let (lo01, hi01) = (
+        _mm512_castps_pd(_mm512_unpacklo_ps(v[0], v[1])),
+        _mm512_castps_pd(_mm512_unpackhi_ps(v[0], v[1])),
+    );
+    let (lo23, hi23) = (
+        _mm512_castps_pd(_mm512_unpacklo_ps(v[2], v[3])),
+        _mm512_castps_pd(_mm512_unpackhi_ps(v[2], v[3])),
+    );
+    [
+        _mm512_castpd_ps(_mm512_unpacklo_pd(lo01, lo23)),
+        _mm512_castpd_ps(_mm512_unpackhi_pd(lo01, lo23)),
+        _mm512_castpd_ps(_mm512_unpacklo_pd(hi01, hi23)),
+        _mm512_castpd_ps(_mm512_unpackhi_pd(hi01, hi23)),
+    ]
+}
+
+/// How far `t` lies from times `a` to `b`, clamped to `0 ..= 1`, and 0 where `b` is not
+/// later: the scalar sampler's `fraction`, in its operations (its clamp keeps a NaN and a
+/// −0, as the minimum and maximum with their operands in this order do).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn fraction(a: __m512, b: __m512, t: __m512) -> __m512 {
+    let span = _mm512_sub_ps(b, a);
+    let f = _mm512_div_ps(_mm512_sub_ps(t, a), span);
+    let f = _mm512_max_ps(_mm512_setzero_ps(), _mm512_min_ps(_mm512_set1_ps(1.0), f));
+    _mm512_maskz_mov_ps(
+        _mm512_cmp_ps_mask::<_CMP_GT_OQ>(span, _mm512_setzero_ps()),
+        f,
+    )
+}
+
 /// # Safety
 ///
 /// The CPU must support AVX-512F; `count ≤ 16`.
 #[target_feature(enable = "avx512f")]
 unsafe fn keyed_nlerp(keys: &KeyLanes, count: usize, out: &mut Vec<(Quat, Vec3A)>) -> Option<()> {
-    let load = |lanes: &[f32; 16]| {
-        // SAFETY: `lanes` is 16 floats, the load's size.
-        unsafe { _mm512_loadu_ps(lanes.as_ptr()) }
-    };
-    let load3 = |rows: &[[f32; 16]; 3]| rows.each_ref().map(load);
     let enabled: __mmask16 = if count >= 16 {
         u16::MAX
     } else {
         (1 << count) - 1
     };
-    let rest = keys.rest.each_ref().map(load);
-    let (key_a, key_b) = (load3(&keys.rotation[0]), load3(&keys.rotation[1]));
+    let seconds = _mm512_set1_ps(keys.seconds);
+    let rest = rows(&keys.rest);
+    let [rotation, position] = &keys.keys;
+    let ([time_a, ax, ay, az], [time_b, bx, by, bz]) = (rows(&rotation[0]), rows(&rotation[1]));
+    let (key_a, key_b) = ([ax, ay, az], [bx, by, bz]);
     // The polynomial reduces half angles up to REDUCED_MAX; beyond it (or for a NaN, which
     // validation does not let through) the scalar sampler uses the standard library, so
     // such a step is the caller's.
@@ -208,18 +250,20 @@ unsafe fn keyed_nlerp(keys: &KeyLanes, count: usize, out: &mut Vec<(Quat, Vec3A)
     };
     let far = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot4(qa, qb), _mm512_setzero_ps());
     let qb = qb.map(|c| negate(c, far));
-    let t = load(&keys.rotation_t);
+    let t = fraction(time_a, time_b, seconds);
     let q: [__m512; 4] = core::array::from_fn(|c| lerp(qa[c], qb[c], t));
     let length = _mm512_sqrt_ps(dot4(q, q));
     let q = q.map(|c| _mm512_div_ps(c, length));
     // Translation: each key turned by the rest rotation and offset by the rest position.
-    let origin = load3(&keys.origin);
-    let placed = |key: &[[f32; 16]; 3]| {
-        let turned = mul_vec3(rest, load3(key));
+    let [ox, oy, oz, _] = rows(&keys.origin);
+    let origin = [ox, oy, oz];
+    let ([time_a, ax, ay, az], [time_b, bx, by, bz]) = (rows(&position[0]), rows(&position[1]));
+    let placed = |key: [__m512; 3]| {
+        let turned = mul_vec3(rest, key);
         core::array::from_fn::<_, 3, _>(|c| add(origin[c], turned[c]))
     };
-    let (pa, pb) = (placed(&keys.position[0]), placed(&keys.position[1]));
-    let t = load(&keys.position_t);
+    let (pa, pb) = (placed([ax, ay, az]), placed([bx, by, bz]));
+    let t = fraction(time_a, time_b, seconds);
     let p: [__m512; 3] = core::array::from_fn(|c| {
         _mm512_mask_blend_ps(positioned, origin[c], lerp(pa[c], pb[c], t))
     });
