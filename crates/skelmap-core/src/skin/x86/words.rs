@@ -19,9 +19,9 @@
 use crate::skin::scan::{FINITE, ONE_INFLUENCE_GROUP, Walked};
 use core::arch::x86_64::{
     __m256i, __m512i, _mm_extract_epi32, _mm256_and_si256, _mm256_castsi256_si128,
-    _mm256_cmpgt_epu32_mask, _mm256_loadu_si256, _mm256_shuffle_epi8, _mm256_sub_epi32,
-    _mm512_and_si512, _mm512_cmpgt_epu32_mask, _mm512_loadu_si512, _mm512_maskz_loadu_epi32,
-    _mm512_shuffle_epi8, _mm512_sub_epi32,
+    _mm256_cmpgt_epu32_mask, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_setr_epi32,
+    _mm256_shuffle_epi8, _mm256_sub_epi32, _mm512_and_si512, _mm512_cmpgt_epu32_mask,
+    _mm512_loadu_si512, _mm512_maskz_loadu_epi32, _mm512_shuffle_epi8, _mm512_sub_epi32,
 };
 
 /// `pshufb` indices that reverse the bytes of every word.
@@ -236,8 +236,8 @@ pub(crate) struct VertexWalkScan {
     big_endian: bool,
     max_per_vertex: u32,
     tolerance: f32,
-    /// A record's test: seven finite floats, then `bonenum` (lanes 8 to 15 repeat them).
-    record: WordTests,
+    /// The highest bone index.
+    max_bone: u32,
 }
 
 impl VertexWalkScan {
@@ -251,14 +251,11 @@ impl VertexWalkScan {
     ) -> Option<Self> {
         let max_bone = num_bones.checked_sub(1)?;
         let vl = is_x86_feature_detected!("avx512vl");
-        (supported() && vl).then(|| VertexWalkScan {
+        (supported() && vl).then_some(VertexWalkScan {
             big_endian,
             max_per_vertex,
             tolerance,
-            record: WordTests::new(|w| match w % 8 {
-                7 => (u32::MAX, 0, max_bone),
-                _ => FINITE,
-            }),
+            max_bone,
         })
     }
 
@@ -311,17 +308,16 @@ unsafe fn walk_vertices<const SWAP: bool>(
     bytes: &[u8],
     stop: Stop,
 ) -> Walked {
-    // SAFETY: each table is at least 32 bytes, and an unaligned load reads the first 32.
-    let (keep, low, span, swap) = unsafe {
-        (
-            _mm256_loadu_si256(scan.record.keep.as_ptr().cast()),
-            _mm256_loadu_si256(scan.record.low.as_ptr().cast()),
-            _mm256_loadu_si256(scan.record.span.as_ptr().cast()),
-            // Each 128-bit half of the shuffle indexes its own bytes: the first 32 indices
-            // reverse every word of both halves.
-            _mm256_loadu_si256(SWAP_WORDS.as_ptr().cast()),
-        )
-    };
+    // A record's test (see `WordTests`): seven finite floats, then `bonenum`.
+    let (keep, low, max) = (FINITE.0 as i32, FINITE.1 as i32, FINITE.2 as i32);
+    let keep = _mm256_setr_epi32(keep, keep, keep, keep, keep, keep, keep, -1);
+    let low = _mm256_set1_epi32(low);
+    let bone = scan.max_bone as i32;
+    let span = _mm256_setr_epi32(max, max, max, max, max, max, max, bone);
+    // SAFETY: `SWAP_WORDS` is 64 bytes, and an unaligned load reads the first 32. Each
+    // 128-bit half of the shuffle indexes its own bytes: those 32 indices reverse every word
+    // of both halves.
+    let swap = unsafe { _mm256_loadu_si256(SWAP_WORDS.as_ptr().cast()) };
     let native = |v: __m256i| {
         if SWAP {
             _mm256_shuffle_epi8(v, swap)
