@@ -259,10 +259,7 @@ impl VertexWalkScan {
         })
     }
 
-    /// Walks the vertices at the start of `bytes` while fewer than `most` have passed and
-    /// either fewer than `until` have, or `seek` is set and the next vertex has more than one
-    /// influence; stops before the first vertex that breaks a rule or whose count would take
-    /// the influences past `budget`.
+    /// `scan::VertexWalk::walk`.
     pub(crate) fn walk(
         &self,
         bytes: &[u8],
@@ -370,6 +367,15 @@ unsafe fn walk_vertices<const SWAP: bool>(
 mod tests {
     use super::*;
 
+    /// A word's bytes in the file's order.
+    fn encode(w: u32, big_endian: bool) -> [u8; 4] {
+        if big_endian {
+            w.to_be_bytes()
+        } else {
+            w.to_le_bytes()
+        }
+    }
+
     /// One-influence vertices (36 bytes each) in `big_endian` order: count 1, origin,
     /// influence, normal, bonenum.
     fn one_influence_vertices(count: usize, big_endian: bool, bones: u32) -> Vec<u8> {
@@ -387,11 +393,7 @@ mod tests {
                 v as u32 % bones,
             ];
             for w in words {
-                bytes.extend(if big_endian {
-                    w.to_be_bytes()
-                } else {
-                    w.to_le_bytes()
-                });
+                bytes.extend(encode(w, big_endian));
             }
         }
         bytes
@@ -439,12 +441,7 @@ mod tests {
             assert!(scan.is_some(), "the CPU has AVX-512F and BW");
             let Some(scan) = scan else { return };
             let put = |bytes: &mut [u8], at: usize, w: u32| {
-                let b = if big_endian {
-                    w.to_be_bytes()
-                } else {
-                    w.to_le_bytes()
-                };
-                bytes[at..at + 4].copy_from_slice(&b);
+                bytes[at..at + 4].copy_from_slice(&encode(w, big_endian));
             };
             let clean = one_influence_vertices(48, big_endian, 5);
             assert_eq!(scan.passing_vertices(&clean), 48);
@@ -504,14 +501,10 @@ mod tests {
                 words.push((v as u32 + j) % bones);
             }
         }
-        let encode = |w: u32| {
-            if big_endian {
-                w.to_be_bytes()
-            } else {
-                w.to_le_bytes()
-            }
-        };
-        words.into_iter().flat_map(encode).collect()
+        words
+            .into_iter()
+            .flat_map(|w| encode(w, big_endian))
+            .collect()
     }
 
     /// What the scalar walk of validation lets a vertex walk pass over, vertex by vertex.
@@ -581,12 +574,7 @@ mod tests {
                 ..walk.clone()
             };
             let put = |bytes: &mut [u8], at: usize, w: u32| {
-                let b = if big_endian {
-                    w.to_be_bytes()
-                } else {
-                    w.to_le_bytes()
-                };
-                bytes[at..at + 4].copy_from_slice(&b);
+                bytes[at..at + 4].copy_from_slice(&encode(w, big_endian));
             };
             let check = |bytes: &[u8], stop: (u32, u32, u64, bool), what: &str| {
                 let (until, most, budget, seek) = stop;
@@ -660,13 +648,7 @@ mod tests {
             return;
         }
         for big_endian in [false, true] {
-            let encode = |w: u32| {
-                if big_endian {
-                    w.to_be_bytes()
-                } else {
-                    w.to_le_bytes()
-                }
-            };
+            let encode = |w: u32| encode(w, big_endian);
             let words_of = |values: &[u32]| values.iter().flat_map(|&w| encode(w)).collect();
             let reference = |bytes: &[u8], (keep, low, span): (u32, u32, u32)| {
                 bytes.chunks_exact(4).any(|b| {
