@@ -17,7 +17,9 @@ use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, big_endian, raw};
 use crate::limits::Limits;
 use crate::read::{Reader, Walk};
-use crate::skin::scan::{ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun, VertexWalk};
+use crate::skin::scan::{
+    ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun, VertexWalk, WalkStop,
+};
 
 /// One bone influence on a vertex, as stored on disk (32 bytes).
 ///
@@ -243,8 +245,13 @@ pub(crate) fn validate_vertices<O: ByteOrder>(
         loop {
             if let Some(vectorised) = &vectorised {
                 let budget = max_total.saturating_sub(total);
-                let done =
-                    vectorised.walk(walk.rest(), walked.saturating_sub(n), left, budget, seek);
+                let stop = WalkStop {
+                    until: walked.saturating_sub(n),
+                    most: left,
+                    budget,
+                    seek,
+                };
+                let done = vectorised.walk(walk.rest(), stop);
                 walk.skip(done.bytes);
                 n += done.vertices;
                 left -= done.vertices;

@@ -167,10 +167,10 @@ fn gather(
         (cursor.rotation_key, cursor.position_key) = (u32::MAX, u32::MAX);
     }
     let slot = KeyLanes::slot(lane);
-    let Some(records) = lanes.rest.get_mut(slot) else {
+    let Some(rest) = lanes.rest.get_mut(slot) else {
         return;
     };
-    *records = remembered_rest(joint, cursor).to_array();
+    *rest = remembered_rest(joint, cursor).to_array();
     let [x, y, z] = joint.position();
     if let Some(origin) = lanes.origin.get_mut(slot) {
         *origin = [x, y, z, 0.0];

@@ -236,8 +236,24 @@ pub(crate) struct VertexWalk {
     scan: super::x86::words::VertexWalkScan,
 }
 
+/// Where a [`VertexWalk`] stops: it walks while fewer than `most` vertices have passed and
+/// either fewer than `until` have, or `seek` is set and the next vertex has more than one
+/// influence; and it stops before the first vertex that breaks a rule or whose count would
+/// take the influences past `budget`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WalkStop {
+    /// Vertices to walk in any case.
+    pub until: u32,
+    /// Vertices to walk at most.
+    pub most: u32,
+    /// Influences the vertices may have in total.
+    pub budget: u64,
+    /// Whether to go on past `until` up to the next one-influence vertex.
+    pub seek: bool,
+}
+
 /// How far a [`VertexWalk`] went: whole vertices, their bytes and their influences.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Walked {
     /// Vertices that passed.
     pub vertices: u32,
@@ -263,30 +279,16 @@ impl VertexWalk {
         )
     }
 
-    /// Walks the vertices at the start of `bytes` while fewer than `most` have passed and
-    /// either fewer than `until` have, or `seek` is set and the next vertex has more than one
-    /// influence; stops before the first vertex that breaks a rule or whose count would take
-    /// the influences past `budget`.
-    pub(crate) fn walk(
-        &self,
-        bytes: &[u8],
-        until: u32,
-        most: u32,
-        budget: u64,
-        seek: bool,
-    ) -> Walked {
+    /// Walks the vertices at the start of `bytes` up to `stop`.
+    pub(crate) fn walk(&self, bytes: &[u8], stop: WalkStop) -> Walked {
         #[cfg(target_arch = "x86_64")]
         {
-            self.scan.walk(bytes, until, most, budget, seek)
+            self.scan.walk(bytes, stop)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (bytes, until, most, budget, seek);
-            Walked {
-                vertices: 0,
-                bytes: 0,
-                influences: 0,
-            }
+            let _ = (bytes, stop);
+            Walked::default()
         }
     }
 }

@@ -16,7 +16,7 @@
 //! - [`try_any_word_fails`]: one test for every word of a flat table (triangle corners, bone
 //!   references, texture coordinates), four registers a step.
 
-use crate::skin::scan::{FINITE, ONE_INFLUENCE_GROUP, Walked};
+use crate::skin::scan::{FINITE, ONE_INFLUENCE_GROUP, WalkStop, Walked};
 use core::arch::x86_64::{
     __m256i, __m512i, _mm_extract_epi32, _mm256_and_si256, _mm256_castsi256_si128,
     _mm256_cmpgt_epu32_mask, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_setr_epi32,
@@ -260,20 +260,7 @@ impl VertexWalkScan {
     }
 
     /// `scan::VertexWalk::walk`.
-    pub(crate) fn walk(
-        &self,
-        bytes: &[u8],
-        until: u32,
-        most: u32,
-        budget: u64,
-        seek: bool,
-    ) -> Walked {
-        let stop = Stop {
-            until,
-            most,
-            budget,
-            seek,
-        };
+    pub(crate) fn walk(&self, bytes: &[u8], stop: WalkStop) -> Walked {
         // SAFETY: the constructor found the CPU to support AVX-512F, BW and VL.
         unsafe {
             if self.big_endian {
@@ -285,15 +272,6 @@ impl VertexWalkScan {
     }
 }
 
-/// Where [`walk_vertices`] stops (see [`VertexWalkScan::walk`]).
-#[derive(Debug, Clone, Copy)]
-struct Stop {
-    until: u32,
-    most: u32,
-    budget: u64,
-    seek: bool,
-}
-
 /// A vertex a step, a record (one register) at a time; the chain of counts bounds it.
 ///
 /// # Safety
@@ -303,7 +281,7 @@ struct Stop {
 unsafe fn walk_vertices<const SWAP: bool>(
     scan: &VertexWalkScan,
     bytes: &[u8],
-    stop: Stop,
+    stop: WalkStop,
 ) -> Walked {
     // A record's test (see `WordTests`): seven finite floats, then `bonenum`.
     let (keep, low, max) = (FINITE.0 as i32, FINITE.1 as i32, FINITE.2 as i32);
@@ -322,11 +300,7 @@ unsafe fn walk_vertices<const SWAP: bool>(
             v
         }
     };
-    let mut walked = Walked {
-        vertices: 0,
-        bytes: 0,
-        influences: 0,
-    };
+    let mut walked = Walked::default();
     while let Some(&[a, b, c, d]) = bytes.get(walked.bytes..walked.bytes + 4) {
         let count = if SWAP {
             u32::from_be_bytes([a, b, c, d])
@@ -522,11 +496,7 @@ mod tests {
                 u32::from_le_bytes(b)
             })
         };
-        let mut walked = Walked {
-            vertices: 0,
-            bytes: 0,
-            influences: 0,
-        };
+        let mut walked = Walked::default();
         while let Some(count) = word(walked.bytes) {
             let n = walked.vertices;
             let go_on = n < until || (seek && count != 1);
@@ -578,8 +548,14 @@ mod tests {
             };
             let check = |bytes: &[u8], stop: (u32, u32, u64, bool), what: &str| {
                 let (until, most, budget, seek) = stop;
+                let at = WalkStop {
+                    until,
+                    most,
+                    budget,
+                    seek,
+                };
                 assert_eq!(
-                    walk.walk(bytes, until, most, budget, seek),
+                    walk.walk(bytes, at),
                     walk_reference(bytes, big_endian, rules, stop),
                     "{big_endian}: {what}, stop {stop:?}"
                 );
@@ -587,7 +563,15 @@ mod tests {
             let clean = vertices_of(&counts, big_endian, rules.0);
             let everything = (n, n, u64::MAX, false);
             assert_eq!(
-                walk.walk(&clean, n, n, u64::MAX, false),
+                walk.walk(
+                    &clean,
+                    WalkStop {
+                        until: n,
+                        most: n,
+                        budget: u64::MAX,
+                        seek: false
+                    }
+                ),
                 Walked {
                     vertices: n,
                     bytes: clean.len(),
