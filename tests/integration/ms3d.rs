@@ -403,6 +403,46 @@ fn rule7_parents_may_come_after_children() {
     assert_eq!(m.evaluation_order(), [1, 0]);
 }
 
+#[test]
+fn rule7_parents_before_children_keep_the_file_order() {
+    // root, a (of root), a1 (of a), b (of root): parents come first, so the file order is
+    // the evaluation order (sorting by depth would put b before a1). The same joints with
+    // a1 first are sorted by depth instead.
+    let joint = |name: &[u8], parent: &[u8]| ms3d::JointDef {
+        name: name.to_vec(),
+        parent: parent.to_vec(),
+        ..ms3d::JointDef::default()
+    };
+    let mut b = arm();
+    b.vertices.iter_mut().for_each(|v| v.1 = 0);
+    b.joints = vec![
+        joint(b"root", b""),
+        joint(b"a", b"root"),
+        joint(b"a1", b"a"),
+        joint(b"b", b"root"),
+    ];
+    let bytes = b.write().unwrap();
+    let m = Ms3d::parse(&bytes).unwrap();
+    let parents: Vec<_> = m.joints().iter().map(|j| j.parent()).collect();
+    assert_eq!(parents, [None, Some(0), Some(1), Some(0)]);
+    assert_eq!(m.evaluation_order(), [0, 1, 2, 3]);
+    b.joints.swap(0, 2); // a1, a, root, b
+    let bytes = b.write().unwrap();
+    let m = Ms3d::parse(&bytes).unwrap();
+    assert_eq!(m.evaluation_order(), [2, 1, 3, 0]);
+}
+
+#[test]
+fn rule7_a_parent_name_that_starts_with_nul_names_no_parent() {
+    // The name ends at its first NUL: "\0root" is the empty name, which makes a root.
+    let mut b = arm();
+    b.joints[1].parent = b"\0root".to_vec();
+    let bytes = b.write().unwrap();
+    let m = Ms3d::parse(&bytes).unwrap();
+    assert_eq!(m.joints()[1].parent(), None);
+    assert_eq!(m.evaluation_order(), [0, 1]);
+}
+
 // ---- rule 8: the optional tail ----
 
 #[test]

@@ -697,12 +697,16 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
         ));
     }
     for i in 0..joints.len() {
-        let Some(parent_name) = joints.get(i).map(|j| name_key(&j.head.parent_name)) else {
+        let Some(field) = joints.get(i).map(|j| &j.head.parent_name) else {
             continue;
         };
-        if parent_name == NameKey::default() {
+        // The empty name (a root) is told by its first byte. Comparing the built key with
+        // the all-zero one instead read it back in 16-byte halves right after four 8-byte
+        // stores, which stalled on store forwarding: a third of this function's time.
+        if field.first() == Some(&0) {
             continue;
         }
+        let parent_name = name_key(field);
         let found = sorted
             .binary_search_by(|(n, _)| n.cmp(&parent_name))
             .ok()
@@ -725,6 +729,15 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
         if let Some(j) = joints.get_mut(i) {
             j.parent = u16::try_from(p).ok();
         }
+    }
+    // Every parent before its children (as every corpus file has them): file order is an
+    // evaluation order, and no chain of parents can close on itself.
+    if joints
+        .iter()
+        .enumerate()
+        .all(|(i, j)| j.parent.is_none_or(|p| usize::from(p) < i))
+    {
+        return Ok((0..joints.len() as u16).collect());
     }
     // Depth of every joint in O(joints): follow each parent chain once, remembering depths;
     // meeting a joint that is still being followed means a cycle.
