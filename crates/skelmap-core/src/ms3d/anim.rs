@@ -6,7 +6,7 @@
 //! the local transform at time `t` is `rest · [R(key rotation) | key position]`, rotation keys
 //! interpolated as quaternions (shortest arc), position keys linearly, times before the first
 //! or after the last key clamped to it. Absolute transforms follow the parent chain (in the
-//! order [`Ms3d::evaluation_order`] gives, since files do not order parents first): the local
+//! order [`Ms3d::evaluation_order`] gives, since a file need not name parents first): the local
 //! poses are [`LocalPose`]s ([`Ms3d::local_rest_pose`], [`Ms3d::local_pose_at`], or frames of
 //! the timeline through [`PoseFrames`]) and the absolute ones a
 //! [`Palette`](crate::pose::Palette). Vertices are

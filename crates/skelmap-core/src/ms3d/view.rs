@@ -332,7 +332,9 @@ impl<'data> Ms3d<'data> {
         &self.joints
     }
 
-    /// Joint indices ordered so that every parent comes before its children.
+    /// Joint indices ordered so that every parent comes before its children: the file order
+    /// where the file already names every parent before its children, else the joints
+    /// sorted by depth (roots first), in file order within a depth.
     #[must_use]
     pub fn evaluation_order(&self) -> &[u16] {
         &self.order
