@@ -414,7 +414,6 @@ fn rule7_parents_before_children_keep_the_file_order() {
         ..ms3d::JointDef::default()
     };
     let mut b = arm();
-    b.vertices.iter_mut().for_each(|v| v.1 = 0);
     b.joints = vec![
         joint(b"root", b""),
         joint(b"a", b"root"),

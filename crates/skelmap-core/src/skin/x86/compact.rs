@@ -69,9 +69,9 @@ macro_rules! by_palette_and_stream {
 }
 
 /// `[e(0), e(1), e(2)]` for an expression `e` of `$i`, written out. A closure that holds
-/// AVX-512 values, handed to `core::array::from_fn`, `map` or `fold`, may stay an out-of-line
-/// call, since those generic bodies lack the target features: the values then pass through
-/// memory (the dual-quaternion kernel ran 2.5–3× slower so on a Zen 4).
+/// AVX-512 values, handed to `core::array::from_fn`, `map`, `fold` or `bool::then`, may stay
+/// an out-of-line call, since those generic bodies lack the target features: the values then
+/// pass through memory (the dual-quaternion kernel ran 1.9–3.2× slower so on a Zen 4).
 macro_rules! each3 {
     (|$i:ident| $e:expr) => {
         [
