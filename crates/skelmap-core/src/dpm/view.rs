@@ -219,7 +219,10 @@ fn dpm_pose(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
         pick((by_x, t.x), (by_y, t.y)),
         pick((by_z, t.z), (by_w, t.w)),
     );
-    (Quat::from_vec4(v.normalize()), Vec3A::new(tx, ty, tz))
+    // Times the reciprocal of the length, as the 16-lane conversion (`skin::be_poses`)
+    // normalises: the two give the same bits. (`Vec4::normalize` divides each component.)
+    let inverse = 1.0 / v.length();
+    (Quat::from_vec4(v * inverse), Vec3A::new(tx, ty, tz))
 }
 
 impl<'data> PoseFrames<'data> for Dpm<'data> {
@@ -239,8 +242,8 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
     }
 
     /// 16 poses at a time with AVX-512 where the CPU has it, a last partial step of a few or
-    /// more included (the same arithmetic lane-wise, within 1e-6 of
-    /// [`frame_poses`](PoseFrames::frame_poses)), the rest one at a time.
+    /// more included (the same arithmetic lane-wise, so the poses of
+    /// [`frame_poses`](PoseFrames::frame_poses) bit for bit), the rest one at a time.
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
         let done = crate::skin::be_poses(poses.as_bytes(), out);

@@ -86,8 +86,9 @@ pub(crate) fn keyed_nlerp(
 
 /// Blends the leading poses of two DPM frames (`a` and `b`, big-endian 3×4 matrices) at `t`
 /// as `pose::sample`'s nlerp does and appends them to `out`, 16 at a time with AVX-512 where
-/// the CPU has it (a last partial step too, unless it is only a few); returns how many it
-/// blended (the caller blends the rest one at a time).
+/// the CPU has it (a last partial step too, unless it is only a few; both frames in one step
+/// when they hold 2 to 8 poses); returns how many it blended (the caller blends the rest one
+/// at a time).
 pub(crate) fn be_poses_nlerp(
     a: &[u8],
     b: &[u8],
