@@ -97,6 +97,9 @@ impl<const W: usize> Fields<W> {
     /// Records of `max.len() · W` bytes (1 to 64) whose field `k` must be at most `max[k]`;
     /// `u32::MAX` (or any value the field's width cannot exceed) leaves a field unchecked.
     /// `None` for another width or stride, and off x86-64.
+    ///
+    /// Always inlined, as `FieldScan::new` is (a copy of the built table stalls).
+    #[inline(always)]
     pub(crate) const fn new(max: &[u32]) -> Option<Self> {
         #[cfg(target_arch = "x86_64")]
         {
