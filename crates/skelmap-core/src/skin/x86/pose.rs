@@ -317,9 +317,9 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
 
 /// Blends the poses of two frames (`a` and `b`, big-endian 3×4 matrices, as many as the
 /// shorter holds) at `t` and appends them to `out`, but for a last few (fewer than
-/// [`MIN_LANES`] past the last full step, or a single pose): each converted to a unit quaternion and a
-/// translation, the quaternions blended along the shorter arc and normalised (nlerp), the
-/// translations linearly. Returns how many it blended (0 when the CPU lacks AVX-512F).
+/// [`MIN_LANES`] past the last full step, or a single pose): each converted to a unit
+/// quaternion and a translation, the quaternions blended along the shorter arc and
+/// normalised (nlerp), the translations linearly. Returns how many it blended (0 when the CPU lacks AVX-512F).
 pub(crate) fn try_be_poses_nlerp(
     a: &[u8],
     b: &[u8],
