@@ -730,6 +730,7 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
             j.parent = u16::try_from(p).ok();
         }
     }
+    let mut order: Vec<u16> = (0..joints.len() as u16).collect();
     // Every parent before its children (as every corpus file has them): file order is an
     // evaluation order, and no chain of parents can close on itself.
     if joints
@@ -737,7 +738,7 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
         .enumerate()
         .all(|(i, j)| j.parent.is_none_or(|p| usize::from(p) < i))
     {
-        return Ok((0..joints.len() as u16).collect());
+        return Ok(order);
     }
     // Depth of every joint in O(joints): follow each parent chain once, remembering depths;
     // meeting a joint that is still being followed means a cycle.
@@ -777,7 +778,6 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
         }
         chain.clear();
     }
-    let mut order: Vec<u16> = (0..joints.len() as u16).collect();
     order.sort_by_key(|&j| depth.get(usize::from(j)).copied().unwrap_or(0));
     Ok(order)
 }

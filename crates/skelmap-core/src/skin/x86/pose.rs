@@ -150,10 +150,9 @@ const GROUP_INDEX: [([i32; 16], [i32; 16], u16); 3] =
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn rows_of(step: &[u8], lanes: usize) -> [__m512; 12] {
-    let floats = (12 * lanes).min(step.len() / 4);
     let mut vectors = [_mm512_setzero_ps(); 12];
     for (v, vector) in vectors.iter_mut().enumerate() {
-        *vector = swapped(step, floats, v);
+        *vector = swapped(step, 12 * lanes, v);
     }
     transpose(vectors)
 }
@@ -164,22 +163,18 @@ fn rows_of(step: &[u8], lanes: usize) -> [__m512; 12] {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn paired_rows_of(a: &[u8], b: &[u8], lanes: usize) -> [__m512; 12] {
-    let (a_floats, b_floats) = (
-        (12 * lanes).min(a.len() / 4).min(96),
-        (12 * lanes).min(b.len() / 4).min(96),
-    );
+    let floats = (12 * lanes).min(96);
     let mut vectors = [_mm512_setzero_ps(); 12];
     let (front, back) = vectors.split_at_mut(6);
     for (v, (x, y)) in front.iter_mut().zip(back).enumerate() {
-        *x = swapped(a, a_floats, v);
-        *y = swapped(b, b_floats, v);
+        *x = swapped(a, floats, v);
+        *y = swapped(b, floats, v);
     }
     transpose(vectors)
 }
 
-/// Floats `16 v .. 16 v + 16` of `bytes` (big-endian), but none from `floats` on (those lanes
-/// are zero and not loaded), byte-swapped to native order. `floats` is at most
-/// `bytes.len() / 4`.
+/// Floats `16 v .. 16 v + 16` of `bytes` (big-endian), but none from `floats` on nor past
+/// the end of `bytes` (those lanes are zero and not loaded), byte-swapped to native order.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn swapped(bytes: &[u8], floats: usize, v: usize) -> __m512 {
