@@ -12,6 +12,8 @@
 //!   shape at 4M vertices, from DRAM) and the corpus DPMs, each at a mid-animation frame.
 //!   The kernels write into position and normal slices that start on 64-byte boundaries, as
 //!   a GPU staging buffer's do (so the 4M outputs are streamed: `skin::STREAM_MIN_BYTES`).
+//! - `handover`: an empty fork-join on two threads, from outside the pool: the fixed cost a
+//!   `-2t` row pays on top of its halves.
 //! - `endian-<model>`: the stream and prepared kernels on a corpus DPM (big-endian) and on
 //!   its SKM conversion (little-endian).
 //! - `pose`: `sample` + `Palette::build` per model, throughput in bones: from the DPM, from
@@ -351,6 +353,34 @@ fn pose(c: &mut Criterion) {
     group.finish();
 }
 
+/// What handing work to a second thread costs, with no work: an empty `rayon::join` from a
+/// thread outside a two-thread pool (as `on_two_threads` calls the kernels), and an empty
+/// spawn waited for in `rayon::in_place_scope` (the pattern `CompactMesh::skin_par` builds on).
+fn handover(c: &mut Criterion) {
+    let mut group = c.benchmark_group("handover");
+    config(&mut group, false);
+    let two = pool(2);
+    group.bench_function("join-2t", |b| {
+        b.iter(|| {
+            common::on_two_threads(&two, || {
+                rayon::join(|| black_box(1), || black_box(2));
+            })
+        })
+    });
+    group.bench_function("in-place-spawn-2t", |b| {
+        b.iter(|| {
+            common::on_two_threads(&two, || {
+                rayon::in_place_scope(|scope| {
+                    scope.spawn(|_| {
+                        black_box(1);
+                    })
+                })
+            })
+        })
+    });
+    group.finish();
+}
+
 /// `Model::sample` + `Model::palette` while playing forward (see the module docs).
 fn playback(c: &mut Criterion) {
     let mut group = c.benchmark_group("playback");
@@ -376,5 +406,5 @@ fn playback(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, skin, endian, pose, playback);
+criterion_group!(benches, skin, handover, endian, pose, playback);
 criterion_main!(benches);

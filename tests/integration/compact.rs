@@ -238,6 +238,12 @@ fn a_mesh_large_enough_is_split_over_threads_into_the_same_bytes() {
         pool.install(|| compact.skin_par(&matrices, level, &mut two.0, &mut two.1))
             .unwrap();
         assert_eq!(one, two, "{level}");
+        // From outside any pool (the calling thread skins a piece, then waits spinning).
+        let mut outside = zeros(n);
+        compact
+            .skin_par(&matrices, level, &mut outside.0, &mut outside.1)
+            .unwrap();
+        assert_eq!(one, outside, "{level}, from outside the pool");
     }
 }
 

@@ -12,7 +12,6 @@
 //! per-influence path ([`CompactMesh::exact_vertices`] counts them).
 
 use glam::{Affine3A, Vec3A};
-use rayon::prelude::*;
 
 use super::SimdLevel;
 use super::SkinError;
@@ -20,9 +19,10 @@ use super::bind::push_records;
 use super::bind::records_mesh;
 use super::blocks::{BlockOut, LANES};
 use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
+use super::fork::{for_each_piece, split};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split};
-use super::prepared::{PreparedMesh, split};
+use super::prepared::PreparedMesh;
 use super::scalar::check;
 use crate::format::Format;
 use crate::pose::{Palette, SkeletalMesh};
@@ -538,8 +538,9 @@ impl CompactMesh {
 
     /// [`skin`](Self::skin) split over the current rayon pool when the mesh is large enough
     /// to gain from it (one contiguous range of blocks per thread, each at least
-    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES)); a smaller mesh runs on the
-    /// calling thread.
+    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES), the first skinned by the
+    /// calling thread, which then waits for the others spinning briefly rather than blocking);
+    /// a smaller mesh runs on the calling thread alone.
     ///
     /// # Errors
     ///
@@ -644,10 +645,9 @@ impl CompactMesh {
         let per = self.blocks.len().div_ceil(tasks).max(1);
         let mut pieces = sink.pieces(self.num_verts, per * LANES);
         if tasks > 1 {
-            pieces
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(t, piece)| self.skin_blocks(t * per, palette, level, piece));
+            for_each_piece(&mut pieces, |t, piece| {
+                self.skin_blocks(t * per, palette, level, piece);
+            });
         } else {
             for (t, piece) in pieces.iter_mut().enumerate() {
                 self.skin_blocks(t * per, palette, level, piece);

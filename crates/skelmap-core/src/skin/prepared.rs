@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use super::SimdLevel;
 use super::SkinError;
 use super::blocks::{BlockOut, LANES, Run, SLOT};
+use super::fork::split;
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Remap, Sink, SkinnedVertex, Split};
 use super::scalar::check;
@@ -14,11 +15,6 @@ use crate::pose::SkeletalMesh;
 /// Vertices per chunk: chunks are prepared and skinned independently, and are the unit of
 /// parallel work.
 pub const CHUNK_VERTICES: usize = 4_096;
-
-/// Vertices per parallel task at the least: a mesh is split over threads only when each gets
-/// this many (a fork-join over the pool costs some microseconds; 32 768 vertices take about a
-/// hundred to skin), so two threads never run a small mesh slower than one.
-pub const PARALLEL_MIN_VERTICES: usize = 32_768;
 
 /// Where the prepared kernel writes each vertex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -230,8 +226,8 @@ impl PreparedMesh {
 
     /// [`skin`](Self::skin) split over the current rayon thread pool when the mesh is large
     /// enough to gain from it: one contiguous run of chunks per thread, each of at least
-    /// [`PARALLEL_MIN_VERTICES`]; a smaller mesh runs on the calling thread, so a second thread
-    /// never makes it slower.
+    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES); a smaller mesh runs on the
+    /// calling thread, so a second thread never makes it slower.
     ///
     /// # Errors
     ///
@@ -320,13 +316,6 @@ impl PreparedMesh {
         }
         Ok(())
     }
-}
-
-/// How many tasks to split `vertices` into on the current rayon pool: one per
-/// [`PARALLEL_MIN_VERTICES`], at most one per thread (below that a fork-join costs more than
-/// the second thread saves).
-pub(crate) fn split(vertices: usize) -> usize {
-    (vertices / PARALLEL_MIN_VERTICES).clamp(1, rayon::current_num_threads().max(1))
 }
 
 /// Skins one chunk into `sink`, indexed from the chunk's first vertex.

@@ -1,0 +1,109 @@
+//! Splitting one mesh over the current rayon pool: how many pieces ([`split`]), and running
+//! them with the calling thread taking one ([`for_each_piece`]).
+//!
+//! A caller from outside the pool (a game's main thread) skins the first piece itself, then
+//! waits for the pool's by spinning for at most [`SPIN_LIMIT`] before it blocks. Handing work
+//! to a sleeping pool thread and back costs tens of microseconds on a virtual machine (the
+//! `handover` bench: an empty fork-join from outside a two-thread pool), much of it in waking
+//! the blocked caller; the pool's piece usually ends a few microseconds after the caller's.
+//! On the project machine this took the compact kernel on two threads from 1.65× to 1.88×
+//! one thread at 100k vertices (benches/README.md, run 16).
+//!
+//! The prepared kernel keeps rayon's own split: there, its two-thread rows moved by up to a
+//! quarter between builds whose prepared code was identical, so no A/B of the two could be
+//! trusted (run 16).
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Vertices per parallel task at the least: a mesh is split over threads only when each gets
+/// this many (a fork-join over the pool costs some microseconds; 32 768 vertices take about a
+/// hundred to skin), so two threads never run a small mesh slower than one.
+pub const PARALLEL_MIN_VERTICES: usize = 32_768;
+
+/// How long a caller from outside the pool spins for the pool's pieces after its own, before
+/// it blocks.
+const SPIN_LIMIT: Duration = Duration::from_micros(50);
+
+/// Spins between two looks at the clock.
+const SPINS_PER_CHECK: usize = 64;
+
+/// How many tasks to split `vertices` into on the current rayon pool: one per
+/// [`PARALLEL_MIN_VERTICES`], at most one per thread (below that a fork-join costs more than
+/// the second thread saves).
+pub(crate) fn split(vertices: usize) -> usize {
+    (vertices / PARALLEL_MIN_VERTICES).clamp(1, rayon::current_num_threads().max(1))
+}
+
+/// Runs `work(i, &mut pieces[i])` for every piece: the first on the calling thread, the others
+/// on the current rayon pool; returns when all are done.
+pub(crate) fn for_each_piece<T: Send>(pieces: &mut [T], work: impl Fn(usize, &mut T) + Sync) {
+    let Some((first, rest)) = pieces.split_first_mut() else {
+        return;
+    };
+    let others = rest.len();
+    let finished = AtomicUsize::new(0);
+    let (work, finished) = (&work, &finished);
+    // A pool thread waits by running what is left of its own spawns, or by stealing.
+    let outside = rayon::current_thread_index().is_none();
+    rayon::in_place_scope(|scope| {
+        for (i, piece) in rest.iter_mut().enumerate() {
+            scope.spawn(move |_| {
+                work(i + 1, piece);
+                finished.fetch_add(1, Ordering::Release);
+            });
+        }
+        work(0, first);
+        if outside && others > 0 {
+            spin_until(finished, others);
+        }
+    });
+}
+
+/// Spins until `finished` reaches `count`, or for [`SPIN_LIMIT`] at most.
+fn spin_until(finished: &AtomicUsize, count: usize) {
+    let start = Instant::now();
+    loop {
+        for _ in 0..SPINS_PER_CHECK {
+            if finished.load(Ordering::Acquire) >= count {
+                return;
+            }
+            core::hint::spin_loop();
+        }
+        if start.elapsed() >= SPIN_LIMIT {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_piece_runs_once_with_its_index() -> Result<(), rayon::ThreadPoolBuildError> {
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()?;
+            for n in [0, 1, 2, 5] {
+                let mut pieces = vec![0usize; n];
+                // From outside the pool, then from one of its threads.
+                for_each_piece(&mut pieces, |i, p| *p += i + 1);
+                pool.install(|| for_each_piece(&mut pieces, |i, p| *p += 10 * (i + 1)));
+                let expected: Vec<usize> = (1..=n).map(|i| 11 * i).collect();
+                assert_eq!(pieces, expected, "{threads} threads, {n} pieces");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn split_needs_a_full_task_per_thread() {
+        let threads = rayon::current_num_threads();
+        assert_eq!(split(0), 1);
+        assert_eq!(split(PARALLEL_MIN_VERTICES * 2 - 1), 1);
+        assert_eq!(split(PARALLEL_MIN_VERTICES * 2), 2.min(threads));
+        assert_eq!(split(usize::MAX), threads);
+    }
+}
