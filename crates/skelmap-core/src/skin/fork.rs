@@ -2,12 +2,12 @@
 //! them with the calling thread taking one ([`for_each_piece`]).
 //!
 //! A caller from outside the pool (a game's main thread) skins the first piece itself, then
-//! waits for the pool's by spinning for at most [`SPIN_LIMIT`] before it blocks. Handing work
-//! to a sleeping pool thread and back costs tens of microseconds on a virtual machine (the
-//! `handover` bench: an empty fork-join from outside a two-thread pool), much of it in waking
-//! the blocked caller; the pool's piece usually ends a few microseconds after the caller's.
-//! On the project machine this took the compact kernel on two threads from 1.65× to 1.88×
-//! one thread at 100k vertices (benches/README.md, run 16).
+//! waits for the pool's by spinning for at most [`SPIN_LIMIT`] before it blocks, since a
+//! blocked caller has to be woken by another core. Handing work to the pool and back costs
+//! about 15 µs on the project's virtual machine even with no work (the `handover` bench),
+//! against about 80 µs for half of a 100k-vertex compact mesh; with the caller's piece, the
+//! compact kernel on two threads went from 1.65× to 1.88× one thread at 100k vertices
+//! (benches/README.md, run 16).
 //!
 //! The prepared kernel keeps rayon's own split: there, its two-thread rows moved by up to a
 //! quarter between builds whose prepared code was identical, so no A/B of the two could be
@@ -17,8 +17,9 @@ use core::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Vertices per parallel task at the least: a mesh is split over threads only when each gets
-/// this many (a fork-join over the pool costs some microseconds; 32 768 vertices take about a
-/// hundred to skin), so two threads never run a small mesh slower than one.
+/// this many (a fork-join over the pool costs about 15 µs on the project machine; 32 768
+/// vertices take about 50 µs to skin compact and 95 µs prepared), so two threads never run a
+/// small mesh slower than one.
 pub const PARALLEL_MIN_VERTICES: usize = 32_768;
 
 /// How long a caller from outside the pool spins for the pool's pieces after its own, before
