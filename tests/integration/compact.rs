@@ -297,6 +297,53 @@ fn an_output_large_enough_is_streamed_into_the_same_bytes() {
     assert_eq!(skinned(false, true), plain);
 }
 
+/// The prepared kernel streams a large output too (the blocks whose 16 vertices are
+/// consecutive, where the output starts on a 64-byte boundary): the same bytes as ordinary
+/// stores, in either vertex order, on one thread and on two.
+#[test]
+fn a_large_prepared_output_is_streamed_into_the_same_bytes() {
+    use skelmap::skin::{STREAM_MIN_BYTES, VertexOrder};
+    let bytes = tube_dpm(&TubeParams {
+        bones: 8,
+        rings_per_bone: 220,
+        sides: 400,
+        frames: 3,
+        ..TubeParams::default()
+    });
+    let m = Dpm::parse(&bytes).unwrap();
+    let mesh = m.mesh(0).unwrap();
+    let prepared = PreparedMesh::new(&mesh);
+    let n = prepared.num_verts();
+    assert!(n * 24 >= STREAM_MIN_BYTES, "{n} vertices");
+    let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
+    pose::sample(&m, 1, 2, 0.3, Interpolation::Nlerp, &mut pose);
+    palette.build(&m, &pose);
+    let matrices = SkinMatrices::from_palette(&palette);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for order in [VertexOrder::Original, VertexOrder::Prepared] {
+        let skinned = |aligned: bool, parallel: bool| {
+            let ((mut p, at_p), (mut q, at_q)) = (output(n, aligned), output(n, aligned));
+            let (p_out, q_out) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
+            let level = SimdLevel::detect();
+            if parallel {
+                pool.install(|| prepared.skin_par(&matrices, level, order, p_out, q_out))
+            } else {
+                prepared.skin(&matrices, level, order, p_out, q_out)
+            }
+            .unwrap();
+            (p[at_p..at_p + n].to_vec(), q[at_q..at_q + n].to_vec())
+        };
+        let plain = skinned(false, false);
+        assert!(plain.0.iter().flatten().any(|v| *v != 0.0));
+        assert_eq!(skinned(true, false), plain, "{order:?}");
+        assert_eq!(skinned(true, true), plain, "{order:?}");
+        assert_eq!(skinned(false, true), plain, "{order:?}");
+    }
+}
+
 /// A DPM of two bones (the second turned by `angle` about z and moved in frame 0) and the
 /// vertices given as `(bone, weight, origin in the bone's space)` influences.
 fn two_bone_model(vertices: &[Vec<(u32, f32, [f32; 3])>]) -> Vec<u8> {

@@ -34,6 +34,16 @@ impl BlockOut {
     }
 }
 
+/// Where a kernel puts each block's results: straight into the destination where the
+/// block's 16 vertices lie there whole and consecutive (`lend`), else handed over (`emit`).
+pub(crate) trait BlockDest {
+    /// The destination's 16 positions and normals for block `b`, when its lanes are all
+    /// vertices and lie consecutively there.
+    fn lend(&mut self, b: usize) -> Option<super::output::BlockMut<'_>>;
+    /// Puts block `b`'s results where they go.
+    fn emit(&mut self, b: usize, out: &BlockOut);
+}
+
 /// The blocks of one bucket and the palette they are skinned with.
 #[derive(Clone, Copy)]
 pub(crate) struct Run<'a> {
@@ -49,6 +59,9 @@ pub(crate) struct Run<'a> {
     pub soa: &'a [f32],
     /// Row length, a non-zero multiple of 16.
     pub padded: usize,
+    /// Whether blocks written straight into the destination use non-temporal stores (see
+    /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES)).
+    pub stream: bool,
 }
 
 impl Run<'_> {

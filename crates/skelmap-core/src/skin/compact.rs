@@ -21,7 +21,7 @@ use super::blocks::{BlockOut, LANES};
 use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::fork::{for_each_piece, split};
 use super::matrices::SkinMatrices;
-use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split};
+use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split, streams};
 use super::prepared::PreparedMesh;
 use super::scalar::check;
 use crate::format::Format;
@@ -36,18 +36,6 @@ pub const FOLD_TOLERANCE: f32 = 2e-5;
 /// How far the influences' normals may disagree (weighted sum of the distances between the
 /// unit directions) and the vertex still fold.
 pub const NORMAL_TOLERANCE: f32 = 1e-3;
-
-/// From how many bytes of output (24 a vertex: a position and a normal) the AVX-512 compact
-/// kernel writes with non-temporal stores, which send whole cache lines to memory without
-/// reading them first and without filling the caches. An output this large does not stay in
-/// the cache anyway, and without them every line written is read from memory first. Only
-/// separate position and normal slices that start on 64-byte boundaries are streamed (a
-/// block's 16 positions are then three whole lines); other outputs are written as below the
-/// threshold.
-pub const STREAM_MIN_BYTES: usize = 16 << 20;
-
-/// Bytes the kernels write per vertex: a position and a normal.
-const OUTPUT_BYTES: usize = 24;
 
 /// Weights are stored as `u16` multiples of `1 / WEIGHT_ONE` (so up to just under 2: the
 /// weights of some real files sum to slightly more than 1).
@@ -708,7 +696,7 @@ impl CompactMesh {
             step: self.step,
             soa,
             padded,
-            stream: self.num_verts.saturating_mul(OUTPUT_BYTES) >= STREAM_MIN_BYTES,
+            stream: streams(self.num_verts),
         };
         let n = sink.len();
         match palette {
@@ -813,7 +801,8 @@ pub(crate) struct CompactRun<'a> {
     /// Twelve palette rows of `padded` floats.
     pub soa: &'a [f32],
     pub padded: usize,
-    /// Whether to write the results with non-temporal stores (see [`STREAM_MIN_BYTES`]).
+    /// Whether to write the results with non-temporal stores (see
+    /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES)).
     pub stream: bool,
 }
 

@@ -52,11 +52,11 @@ mod x86;
 
 pub use bind::{RecordsMesh, WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use bounds::skinned_frame_bounds;
-pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE, STREAM_MIN_BYTES};
+pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE};
 pub use fork::PARALLEL_MIN_VERTICES;
 pub use level::SimdLevel;
 pub use matrices::SkinMatrices;
-pub use output::SkinnedVertex;
+pub use output::{STREAM_MIN_BYTES, SkinnedVertex};
 pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch};
 pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};

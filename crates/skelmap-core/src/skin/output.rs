@@ -14,6 +14,24 @@ pub struct SkinnedVertex {
     pub normal: [f32; 3],
 }
 
+/// From how many bytes of output (24 a vertex: a position and a normal) the AVX-512 compact
+/// and prepared kernels write with non-temporal stores, which send whole cache lines to
+/// memory without reading them first and without filling the caches. An output this large
+/// does not stay in the cache anyway, and without them every line written is read from memory
+/// first. Only separate position and normal slices that start on 64-byte boundaries are
+/// streamed (a block's 16 positions are then three whole lines), and of the prepared kernel's
+/// blocks only those whose 16 vertices are consecutive in the output; other outputs are
+/// written as below the threshold.
+pub const STREAM_MIN_BYTES: usize = 16 << 20;
+
+/// Bytes the kernels write per vertex: a position and a normal.
+const OUTPUT_BYTES: usize = 24;
+
+/// Whether the output of a mesh of `vertices` is streamed (see [`STREAM_MIN_BYTES`]).
+pub(crate) fn streams(vertices: usize) -> bool {
+    vertices.saturating_mul(OUTPUT_BYTES) >= STREAM_MIN_BYTES
+}
+
 /// 16 consecutive positions and normals of a destination, lent to a kernel.
 pub(crate) type BlockMut<'a> = (&'a mut [[f32; 3]; 16], &'a mut [[f32; 3]; 16]);
 

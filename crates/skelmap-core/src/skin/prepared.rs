@@ -5,10 +5,10 @@ use rayon::prelude::*;
 
 use super::SimdLevel;
 use super::SkinError;
-use super::blocks::{BlockOut, LANES, Run, SLOT};
+use super::blocks::{BlockDest, BlockOut, LANES, Run, SLOT};
 use super::fork::split;
 use super::matrices::SkinMatrices;
-use super::output::{Chunked, Remap, Sink, SkinnedVertex, Split};
+use super::output::{BlockMut, Chunked, Remap, Sink, SkinnedVertex, Split, streams};
 use super::scalar::check;
 use crate::pose::SkeletalMesh;
 
@@ -276,6 +276,7 @@ impl PreparedMesh {
         )?;
         let level = level.or_supported();
         let mut pieces = sink.pieces(self.num_verts, CHUNK_VERTICES);
+        let stream = streams(self.num_verts);
         let tasks = if parallel { split(self.num_verts) } else { 1 };
         if tasks > 1 {
             // One contiguous run of chunks per task, as even as chunks allow.
@@ -285,12 +286,12 @@ impl PreparedMesh {
                 .zip(self.chunks.par_chunks(per))
                 .for_each(|(pieces, chunks)| {
                     for (piece, chunk) in pieces.iter_mut().zip(chunks) {
-                        skin_chunk(chunk, matrices, level, order, piece);
+                        skin_chunk(chunk, matrices, level, order, stream, piece);
                     }
                 });
         } else {
             for (piece, chunk) in pieces.iter_mut().zip(&self.chunks) {
-                skin_chunk(chunk, matrices, level, order, piece);
+                skin_chunk(chunk, matrices, level, order, stream, piece);
             }
         }
         Ok(())
@@ -312,7 +313,14 @@ impl PreparedMesh {
         for chunk in &self.chunks {
             let map = map.get(chunk.first..).unwrap_or_default();
             let mut remap = Remap { sink, map };
-            skin_chunk(chunk, matrices, level, VertexOrder::Original, &mut remap);
+            skin_chunk(
+                chunk,
+                matrices,
+                level,
+                VertexOrder::Original,
+                false,
+                &mut remap,
+            );
         }
         Ok(())
     }
@@ -324,6 +332,7 @@ fn skin_chunk(
     matrices: &SkinMatrices,
     level: SimdLevel,
     order: VertexOrder,
+    stream: bool,
     sink: &mut impl Sink,
 ) {
     let (soa, padded) = matrices.soa();
@@ -335,47 +344,87 @@ fn skin_chunk(
             bones: &bucket.bones,
             soa,
             padded,
+            stream,
         };
-        let mut emit = |b: usize, out: &BlockOut| {
-            let lanes = bucket.count.saturating_sub(b * LANES).min(LANES);
-            let (positions, normals) = (&out.positions[..lanes], &out.normals[..lanes]);
-            match order {
-                VertexOrder::Prepared => sink.put_run(bucket.base + b * LANES, positions, normals),
-                VertexOrder::Original => {
-                    let index = bucket
-                        .index
-                        .get(b * LANES..b * LANES + lanes)
-                        .unwrap_or_default();
-                    // Indices ascend within a bucket: a block of consecutive vertices (common:
-                    // neighbours tend to share an influence count) is one contiguous copy.
-                    match (index.first(), index.last()) {
-                        (Some(&first), Some(&last))
-                            if last.wrapping_sub(first) as usize + 1 == lanes =>
-                        {
-                            sink.put_run(first as usize, positions, normals);
-                        }
-                        _ => {
-                            for ((&i, &p), &n) in index.iter().zip(positions).zip(normals) {
-                                sink.put(i as usize, p, n);
-                            }
-                        }
-                    }
-                }
-            }
+        let mut dest = ChunkDest {
+            bucket,
+            order,
+            sink: &mut *sink,
         };
         #[cfg(target_arch = "x86_64")]
         if level >= SimdLevel::Avx2
-            && crate::skin::x86::prepared::try_prepared(level == SimdLevel::Avx512, run, &mut emit)
+            && crate::skin::x86::prepared::try_prepared(level == SimdLevel::Avx512, run, &mut dest)
         {
             continue;
         }
         let _ = level;
-        blocks_portable(run, &mut emit);
+        blocks_portable(run, &mut dest);
+    }
+}
+
+/// One bucket's destination in a sink, in `order`.
+struct ChunkDest<'a, S> {
+    bucket: &'a Bucket,
+    order: VertexOrder,
+    sink: &'a mut S,
+}
+
+impl<'a, S: Sink> ChunkDest<'a, S> {
+    /// Where the lanes of block `b` that are vertices go: the first's index, if they are
+    /// consecutive there, and their indices; and how many there are.
+    #[inline]
+    fn place(&self, b: usize) -> (Option<usize>, &'a [u32], usize) {
+        let bucket: &'a Bucket = self.bucket;
+        let lanes = bucket.count.saturating_sub(b * LANES).min(LANES);
+        match self.order {
+            VertexOrder::Prepared => (Some(bucket.base + b * LANES), &[], lanes),
+            VertexOrder::Original => {
+                let index = bucket
+                    .index
+                    .get(b * LANES..b * LANES + lanes)
+                    .unwrap_or_default();
+                // Indices ascend within a bucket: a block of consecutive vertices (common:
+                // neighbours tend to share an influence count) is one contiguous run.
+                let first = match (index.first(), index.last()) {
+                    (Some(&first), Some(&last))
+                        if last.wrapping_sub(first) as usize + 1 == lanes =>
+                    {
+                        Some(first as usize)
+                    }
+                    _ => None,
+                };
+                (first, index, lanes)
+            }
+        }
+    }
+}
+
+impl<S: Sink> BlockDest for ChunkDest<'_, S> {
+    #[inline]
+    fn lend(&mut self, b: usize) -> Option<BlockMut<'_>> {
+        match self.place(b) {
+            (Some(first), _, LANES) => self.sink.block_mut(first),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn emit(&mut self, b: usize, out: &BlockOut) {
+        let (first, index, lanes) = self.place(b);
+        let (positions, normals) = (&out.positions[..lanes], &out.normals[..lanes]);
+        match first {
+            Some(first) => self.sink.put_run(first, positions, normals),
+            None => {
+                for ((&i, &p), &n) in index.iter().zip(positions).zip(normals) {
+                    self.sink.put(i as usize, p, n);
+                }
+            }
+        }
     }
 }
 
 /// The prepared kernel in plain Rust, lane by lane.
-fn blocks_portable(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+fn blocks_portable(run: Run<'_>, dest: &mut impl BlockDest) {
     let (soa, padded) = (run.soa, run.padded);
     let entry = |e: usize, bone: usize| soa.get(e * padded + bone).copied().unwrap_or(0.0);
     for b in 0..run.blocks {
@@ -397,7 +446,7 @@ fn blocks_portable(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
                 }
             }
         }
-        emit(b, &BlockOut::from_rows(&rows));
+        dest.emit(b, &BlockOut::from_rows(&rows));
     }
 }
 

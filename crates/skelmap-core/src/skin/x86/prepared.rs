@@ -8,7 +8,7 @@
 //! accumulated with fused multiply-adds into six rows of results (`px py pz nx ny nz`).
 
 use core::arch::x86_64::{
-    __m256, __m256i, __m512, __m512i, __mmask16, _mm256_blendv_ps, _mm256_castsi256_ps,
+    __m256, __m256i, __m512, __m512i, __mmask16, _mm_sfence, _mm256_blendv_ps, _mm256_castsi256_ps,
     _mm256_cmpgt_epi32, _mm256_fmadd_ps, _mm256_i32gather_ps, _mm256_loadu_ps, _mm256_loadu_si256,
     _mm256_min_epu32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_setzero_ps,
     _mm256_storeu_ps, _mm512_add_ps, _mm512_fmadd_ps, _mm512_i32gather_ps, _mm512_loadu_ps,
@@ -17,7 +17,7 @@ use core::arch::x86_64::{
     _mm512_setzero_ps, _mm512_storeu_ps, _mm512_stream_ps, _mm512_test_epi32_mask,
 };
 
-use crate::skin::blocks::{BlockOut, LANES, Run, SLOT};
+use crate::skin::blocks::{BlockDest, BlockOut, LANES, Run, SLOT};
 
 /// For output register `r` of an interleaved `x y z x y z …` run of 16 vertices (48 floats in
 /// three registers): per position, which lane of `x` (0..16) or `y` (16..32) goes there (`z`
@@ -83,42 +83,48 @@ pub(crate) fn stream_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f3
 }
 
 /// Skins every block of `run` with the AVX-512 kernel (`avx512 == true`) or the AVX2 one,
-/// handing each block's results to `emit`; `false` (and nothing emitted) when the CPU lacks
+/// putting each block's results in `dest`; `false` (and nothing emitted) when the CPU lacks
 /// the features.
-pub(crate) fn try_prepared(
-    avx512: bool,
-    run: Run<'_>,
-    emit: &mut impl FnMut(usize, &BlockOut),
-) -> bool {
+pub(crate) fn try_prepared(avx512: bool, run: Run<'_>, dest: &mut impl BlockDest) -> bool {
     let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
     if avx512 && avx2 && is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU was just found to support AVX-512F, AVX2 and FMA.
-        unsafe { prepared_avx512(run, emit) };
+        unsafe { prepared_avx512(run, dest) };
         true
     } else if !avx512 && avx2 {
         // SAFETY: the CPU was just found to support AVX2 and FMA.
-        unsafe { prepared_avx2(run, emit) };
+        unsafe { prepared_avx2(run, dest) };
         true
     } else {
         false
     }
 }
 
-/// Skins every block of `run` with AVX-512F, handing each block's results to `emit`.
+/// Skins every block of `run` with AVX-512F, putting each block's results in `dest`.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX-512F, AVX2 and FMA.
 #[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn prepared_avx512(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+unsafe fn prepared_avx512(run: Run<'_>, dest: &mut impl BlockDest) {
     if !run.consistent() {
         return;
     }
-    match run.padded {
-        16 => blocks_avx512::<0>(run, emit),
-        32 => blocks_avx512::<1>(run, emit),
-        64 => blocks_avx512::<2>(run, emit),
-        _ => blocks_avx512::<3>(run, emit),
+    let stream = run.stream;
+    match (run.padded, stream) {
+        (16, false) => blocks_avx512::<0, false>(run, dest),
+        (32, false) => blocks_avx512::<1, false>(run, dest),
+        (64, false) => blocks_avx512::<2, false>(run, dest),
+        (_, false) => blocks_avx512::<3, false>(run, dest),
+        (16, true) => blocks_avx512::<0, true>(run, dest),
+        (32, true) => blocks_avx512::<1, true>(run, dest),
+        (64, true) => blocks_avx512::<2, true>(run, dest),
+        (_, true) => blocks_avx512::<3, true>(run, dest),
+    }
+    if stream {
+        // Orders the non-temporal stores before any store that follows, so that a thread
+        // that sees the call finish sees its results.
+        _mm_sfence();
     }
 }
 
@@ -211,7 +217,7 @@ impl<'a, const MODE: u8> Lookup<'a, MODE> {
 }
 
 #[target_feature(enable = "avx512f,avx2,fma")]
-fn blocks_avx512<const MODE: u8>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+fn blocks_avx512<const MODE: u8, const STREAM: bool>(run: Run<'_>, dest: &mut impl BlockDest) {
     let Some(lookup) = Lookup::<MODE>::new(run.soa, run.padded) else {
         return;
     };
@@ -247,26 +253,38 @@ fn blocks_avx512<const MODE: u8>(run: Run<'_>, emit: &mut impl FnMut(usize, &Blo
                 acc[3 + r] = _mm512_add_ps(acc[3 + r], _mm512_fmadd_ps(m2, v[6], n01));
             }
         }
-        store_interleaved(acc[0], acc[1], acc[2], &mut out.positions);
-        store_interleaved(acc[3], acc[4], acc[5], &mut out.normals);
-        emit(b, &out);
+        match dest.lend(b) {
+            Some((positions, normals)) if STREAM => {
+                stream_interleaved(acc[0], acc[1], acc[2], positions);
+                stream_interleaved(acc[3], acc[4], acc[5], normals);
+            }
+            Some((positions, normals)) => {
+                store_interleaved(acc[0], acc[1], acc[2], positions);
+                store_interleaved(acc[3], acc[4], acc[5], normals);
+            }
+            None => {
+                store_interleaved(acc[0], acc[1], acc[2], &mut out.positions);
+                store_interleaved(acc[3], acc[4], acc[5], &mut out.normals);
+                dest.emit(b, &out);
+            }
+        }
     }
 }
 
-/// Skins every block of `run` with AVX2 + FMA, handing each block's results to `emit`.
+/// Skins every block of `run` with AVX2 + FMA, putting each block's results in `dest`.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2 and FMA.
 #[target_feature(enable = "avx2,fma")]
-unsafe fn prepared_avx2(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+unsafe fn prepared_avx2(run: Run<'_>, dest: &mut impl BlockDest) {
     if !run.consistent() {
         return;
     }
     if run.padded == LANES {
-        blocks_avx2::<true>(run, emit);
+        blocks_avx2::<true>(run, dest);
     } else {
-        blocks_avx2::<false>(run, emit);
+        blocks_avx2::<false>(run, dest);
     }
 }
 
@@ -347,7 +365,7 @@ impl<'a, const PERMUTE: bool> Lookup8<'a, PERMUTE> {
 }
 
 #[target_feature(enable = "avx2,fma")]
-fn blocks_avx2<const PERMUTE: bool>(run: Run<'_>, emit: &mut impl FnMut(usize, &BlockOut)) {
+fn blocks_avx2<const PERMUTE: bool>(run: Run<'_>, dest: &mut impl BlockDest) {
     let Some(lookup) = Lookup8::<PERMUTE>::new(run.soa, run.padded) else {
         return;
     };
@@ -399,6 +417,6 @@ fn blocks_avx2<const PERMUTE: bool>(run: Run<'_>, emit: &mut impl FnMut(usize, &
                 unsafe { _mm256_storeu_ps(row.as_mut_ptr().add(lane0), a) };
             }
         }
-        emit(b, &BlockOut::from_rows(&rows));
+        dest.emit(b, &BlockOut::from_rows(&rows));
     }
 }
