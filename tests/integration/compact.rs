@@ -324,23 +324,27 @@ fn a_large_prepared_output_is_streamed_into_the_same_bytes() {
         .build()
         .unwrap();
     for order in [VertexOrder::Original, VertexOrder::Prepared] {
-        let skinned = |aligned: bool, parallel: bool| {
+        // Threads: 0 the calling one alone, 1 a two-thread pool from inside, 2 the global pool
+        // from outside (the caller skins a piece, then waits spinning).
+        let skinned = |aligned: bool, threads: u8| {
             let ((mut p, at_p), (mut q, at_q)) = (output(n, aligned), output(n, aligned));
             let (p_out, q_out) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
             let level = SimdLevel::detect();
-            if parallel {
-                pool.install(|| prepared.skin_par(&matrices, level, order, p_out, q_out))
-            } else {
-                prepared.skin(&matrices, level, order, p_out, q_out)
+            match threads {
+                0 => prepared.skin(&matrices, level, order, p_out, q_out),
+                1 => pool.install(|| prepared.skin_par(&matrices, level, order, p_out, q_out)),
+                _ => prepared.skin_par(&matrices, level, order, p_out, q_out),
             }
             .unwrap();
             (p[at_p..at_p + n].to_vec(), q[at_q..at_q + n].to_vec())
         };
-        let plain = skinned(false, false);
+        let plain = skinned(false, 0);
         assert!(plain.0.iter().flatten().any(|v| *v != 0.0));
-        assert_eq!(skinned(true, false), plain, "{order:?}");
-        assert_eq!(skinned(true, true), plain, "{order:?}");
-        assert_eq!(skinned(false, true), plain, "{order:?}");
+        assert_eq!(skinned(true, 0), plain, "{order:?}");
+        for threads in [1, 2] {
+            assert_eq!(skinned(true, threads), plain, "{order:?}, {threads}");
+            assert_eq!(skinned(false, threads), plain, "{order:?}, {threads}");
+        }
     }
 }
 

@@ -9,9 +9,10 @@
 //! compact kernel on two threads went from 1.65× to 1.88× one thread at 100k vertices
 //! (benches/README.md, run 16).
 //!
-//! The prepared kernel keeps rayon's own split: there, its two-thread rows moved by up to a
-//! quarter between builds whose prepared code was identical, so no A/B of the two could be
-//! trusted (run 16).
+//! The prepared kernel splits the same way since its blocks are stored in place: before,
+//! its two-thread row moved by up to a quarter between builds of the same prepared code
+//! (with a `memmove` of each block's results that took 7–12% of the time), and no A/B of the
+//! split could be trusted (runs 16 and 17).
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::SimdLevel;
 use super::SkinError;
 use super::blocks::{BlockDest, BlockOut, LANES, Run, SLOT};
-use super::fork::split;
+use super::fork::{for_each_piece, split};
 use super::matrices::SkinMatrices;
 use super::output::{BlockMut, Chunked, Remap, Sink, SkinnedVertex, Split, streams};
 use super::scalar::check;
@@ -226,8 +226,10 @@ impl PreparedMesh {
 
     /// [`skin`](Self::skin) split over the current rayon thread pool when the mesh is large
     /// enough to gain from it: one contiguous run of chunks per thread, each of at least
-    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES); a smaller mesh runs on the
-    /// calling thread, so a second thread never makes it slower.
+    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES), the first skinned by the
+    /// calling thread, which then waits for the others spinning briefly rather than blocking;
+    /// a smaller mesh runs on the calling thread alone, so a second thread never makes it
+    /// slower.
     ///
     /// # Errors
     ///
@@ -281,14 +283,15 @@ impl PreparedMesh {
         if tasks > 1 {
             // One contiguous run of chunks per task, as even as chunks allow.
             let per = self.chunks.len().div_ceil(tasks);
-            pieces
-                .par_chunks_mut(per)
-                .zip(self.chunks.par_chunks(per))
-                .for_each(|(pieces, chunks)| {
-                    for (piece, chunk) in pieces.iter_mut().zip(chunks) {
-                        skin_chunk(chunk, matrices, level, order, stream, piece);
-                    }
-                });
+            let mut runs: Vec<_> = pieces
+                .chunks_mut(per)
+                .zip(self.chunks.chunks(per))
+                .collect();
+            for_each_piece(&mut runs, |_, (pieces, chunks)| {
+                for (piece, chunk) in pieces.iter_mut().zip(*chunks) {
+                    skin_chunk(chunk, matrices, level, order, stream, piece);
+                }
+            });
         } else {
             for (piece, chunk) in pieces.iter_mut().zip(&self.chunks) {
                 skin_chunk(chunk, matrices, level, order, stream, piece);
