@@ -633,7 +633,7 @@ impl CompactMesh {
         let per = self.blocks.len().div_ceil(tasks).max(1);
         let mut pieces = sink.pieces(self.num_verts, per * LANES);
         if tasks > 1 {
-            for_each_piece(&mut pieces, |t, piece| {
+            for_each_piece(&mut pieces, streams(self.num_verts), |t, piece| {
                 self.skin_blocks(t * per, palette, level, piece);
             });
         } else {

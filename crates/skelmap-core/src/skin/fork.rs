@@ -13,8 +13,14 @@
 //! its two-thread row moved by up to a quarter between builds of the same prepared code
 //! (with a `memmove` of each block's results that took 7–12% of the time), and no A/B of the
 //! split could be trusted (runs 16 and 17).
+//!
+//! A mesh whose output is streamed (skinned from memory, pieces of milliseconds) is split
+//! over the pool alone, the caller blocking: there the hand-over does not matter, and the
+//! caller's piece measured slower (run 17d).
 
 use core::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 /// Vertices per parallel task at the least: a mesh is split over threads only when each gets
@@ -38,8 +44,23 @@ pub(crate) fn split(vertices: usize) -> usize {
 }
 
 /// Runs `work(i, &mut pieces[i])` for every piece: the first on the calling thread, the others
-/// on the current rayon pool; returns when all are done.
-pub(crate) fn for_each_piece<T: Send>(pieces: &mut [T], work: impl Fn(usize, &mut T) + Sync) {
+/// on the current rayon pool; returns when all are done. With `streamed` (an output of at
+/// least [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES), skinned from memory) every piece goes
+/// to the pool and the caller blocks: each piece then takes milliseconds, so the hand-over
+/// does not matter, and the caller's piece measured slower (two threads 1.65× one instead of
+/// 1.82× on the 4M-vertex tube, benches/README.md run 17d).
+pub(crate) fn for_each_piece<T: Send>(
+    pieces: &mut [T],
+    streamed: bool,
+    work: impl Fn(usize, &mut T) + Sync,
+) {
+    if streamed {
+        pieces
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(i, piece)| work(i, piece));
+        return;
+    }
     let Some((first, rest)) = pieces.split_first_mut() else {
         return;
     };
@@ -91,9 +112,11 @@ mod tests {
             for n in [0, 1, 2, 5] {
                 let mut pieces = vec![0usize; n];
                 // From outside the pool, then from one of its threads.
-                for_each_piece(&mut pieces, |i, p| *p += i + 1);
-                pool.install(|| for_each_piece(&mut pieces, |i, p| *p += 10 * (i + 1)));
-                let expected: Vec<usize> = (1..=n).map(|i| 11 * i).collect();
+                for_each_piece(&mut pieces, false, |i, p| *p += i + 1);
+                pool.install(|| for_each_piece(&mut pieces, false, |i, p| *p += 10 * (i + 1)));
+                // Streamed: every piece to the pool.
+                for_each_piece(&mut pieces, true, |i, p| *p += 100 * (i + 1));
+                let expected: Vec<usize> = (1..=n).map(|i| 111 * i).collect();
                 assert_eq!(pieces, expected, "{threads} threads, {n} pieces");
             }
         }

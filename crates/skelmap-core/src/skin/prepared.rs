@@ -287,7 +287,7 @@ impl PreparedMesh {
                 .chunks_mut(per)
                 .zip(self.chunks.chunks(per))
                 .collect();
-            for_each_piece(&mut runs, |_, (pieces, chunks)| {
+            for_each_piece(&mut runs, stream, |_, (pieces, chunks)| {
                 for (piece, chunk) in pieces.iter_mut().zip(*chunks) {
                     skin_chunk(chunk, matrices, level, order, stream, piece);
                 }
