@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 /// Vertices per parallel task at the least: a mesh is split over threads only when each gets
 /// this many (a fork-join over the pool costs about 15 µs on the project machine; 32 768
-/// vertices take about 50 µs to skin compact and 95 µs prepared), so two threads never run a
+/// vertices take about 50 µs to skin compact and 80 µs prepared), so two threads never run a
 /// small mesh slower than one.
 pub const PARALLEL_MIN_VERTICES: usize = 32_768;
 
