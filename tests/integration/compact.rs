@@ -214,15 +214,21 @@ fn every_tube_vertex_folds_into_about_a_quarter_of_the_prepared_bytes_and_every_
     }
 }
 
-#[test]
-fn a_mesh_large_enough_is_split_over_threads_into_the_same_bytes() {
-    let bytes = tube_dpm(&TubeParams {
+/// A tube of 8 bones, 400 sides and `rings_per_bone` rings per bone (8 · 400 ·
+/// `rings_per_bone` vertices), 3 frames: large enough to split over threads, or to stream.
+fn wide_tube(rings_per_bone: u32) -> Vec<u8> {
+    tube_dpm(&TubeParams {
         bones: 8,
-        rings_per_bone: 40,
+        rings_per_bone,
         sides: 400,
         frames: 3,
         ..TubeParams::default()
-    });
+    })
+}
+
+#[test]
+fn a_mesh_large_enough_is_split_over_threads_into_the_same_bytes() {
+    let bytes = wide_tube(40);
     let (compact, matrices, _) = tube_case(&bytes);
     let n = compact.num_verts();
     assert!(n > 2 * PARALLEL_MIN_VERTICES, "{n} vertices");
@@ -264,13 +270,7 @@ fn output(n: usize, aligned: bool) -> (Vec<[f32; 3]>, usize) {
 #[test]
 fn an_output_large_enough_is_streamed_into_the_same_bytes() {
     use skelmap::skin::STREAM_MIN_BYTES;
-    let bytes = tube_dpm(&TubeParams {
-        bones: 8,
-        rings_per_bone: 220,
-        sides: 400,
-        frames: 3,
-        ..TubeParams::default()
-    });
+    let bytes = wide_tube(220);
     let (compact, matrices, _) = tube_case(&bytes);
     let n = compact.num_verts();
     assert!(n * 24 >= STREAM_MIN_BYTES, "{n} vertices");
@@ -303,13 +303,7 @@ fn an_output_large_enough_is_streamed_into_the_same_bytes() {
 #[test]
 fn a_large_prepared_output_is_streamed_into_the_same_bytes() {
     use skelmap::skin::{STREAM_MIN_BYTES, VertexOrder};
-    let bytes = tube_dpm(&TubeParams {
-        bones: 8,
-        rings_per_bone: 220,
-        sides: 400,
-        frames: 3,
-        ..TubeParams::default()
-    });
+    let bytes = wide_tube(220);
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
     let prepared = PreparedMesh::new(&mesh);
