@@ -526,7 +526,8 @@ impl CompactMesh {
 
     /// [`skin`](Self::skin) split over the current rayon pool when the mesh is large enough
     /// to gain from it (one contiguous range of blocks per thread, each at least
-    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES), the first skinned by the
+    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES); below
+    /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES) of output the first is skinned by the
     /// calling thread, which then waits for the others spinning briefly rather than blocking);
     /// a smaller mesh runs on the calling thread alone.
     ///

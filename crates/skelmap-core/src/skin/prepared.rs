@@ -226,10 +226,11 @@ impl PreparedMesh {
 
     /// [`skin`](Self::skin) split over the current rayon thread pool when the mesh is large
     /// enough to gain from it: one contiguous run of chunks per thread, each of at least
-    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES), the first skinned by the
-    /// calling thread, which then waits for the others spinning briefly rather than blocking;
-    /// a smaller mesh runs on the calling thread alone, so a second thread never makes it
-    /// slower.
+    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES) (below
+    /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES) of output the first is skinned by the
+    /// calling thread, which then waits for the others spinning briefly rather than
+    /// blocking); a smaller mesh runs on the calling thread alone, so a second thread never
+    /// makes it slower.
     ///
     /// # Errors
     ///
