@@ -10,15 +10,15 @@
 
 use core::arch::x86_64::{
     __m256, __m256i, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_loadl_epi64,
-    _mm_loadu_si128, _mm_sfence, _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps,
-    _mm256_cmpeq_epi32, _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32,
-    _mm256_cvtepu16_epi32, _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_set1_epi32,
-    _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps,
-    _mm512_add_ps, _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps,
-    _mm512_cvtepu8_epi32, _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fmsub_ps,
-    _mm512_fnmadd_ps, _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps,
-    _mm512_mask_sub_ps, _mm512_mask3_fmadd_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps,
-    _mm512_setzero_ps, _mm512_sqrt_ps,
+    _mm_loadu_si128, _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmpeq_epi32,
+    _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
+    _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps,
+    _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32,
+    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps,
+    _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps, _mm512_mask_sub_ps,
+    _mm512_mask3_fmadd_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm512_sqrt_ps,
 };
 
 use super::prepared::{Lookup, Lookup8, store_interleaved, stream_interleaved};
@@ -42,30 +42,6 @@ pub(crate) fn try_compact(avx512: bool, run: CompactRun<'_>, sink: &mut impl Sin
     } else {
         false
     }
-}
-
-/// Runs `$kernel::<MODE, STREAM>($run, $sink)` with the look-up mode that suits the run's
-/// padded palette and its streaming choice, then, after non-temporal stores, the store fence
-/// that orders them before any store that follows (so that a thread that sees the call
-/// finish sees its results).
-macro_rules! by_palette_and_stream {
-    ($kernel:ident, $run:expr, $sink:expr) => {{
-        let (run, sink) = ($run, $sink);
-        let stream = run.stream;
-        match (run.padded, stream) {
-            (16, false) => $kernel::<0, false>(run, sink),
-            (32, false) => $kernel::<1, false>(run, sink),
-            (64, false) => $kernel::<2, false>(run, sink),
-            (_, false) => $kernel::<3, false>(run, sink),
-            (16, true) => $kernel::<0, true>(run, sink),
-            (32, true) => $kernel::<1, true>(run, sink),
-            (64, true) => $kernel::<2, true>(run, sink),
-            (_, true) => $kernel::<3, true>(run, sink),
-        }
-        if stream {
-            _mm_sfence();
-        }
-    }};
 }
 
 /// `[e(0), e(1), e(2)]` for an expression `e` of `$i`, written out. A closure that holds

@@ -26,6 +26,31 @@
 //! `is_x86_feature_detected!` before calling.
 #![allow(unsafe_code)]
 
+// Defined before the modules, which use it.
+/// Runs `$kernel::<MODE, STREAM>($run, $sink)` with the look-up mode that suits the run's
+/// padded palette and its streaming choice, then, after non-temporal stores, the store fence
+/// that orders them before any store that follows (so that a thread that sees the call
+/// finish sees its results).
+macro_rules! by_palette_and_stream {
+    ($kernel:ident, $run:expr, $sink:expr) => {{
+        let (run, sink) = ($run, $sink);
+        let stream = run.stream;
+        match (run.padded, stream) {
+            (16, false) => $kernel::<0, false>(run, sink),
+            (32, false) => $kernel::<1, false>(run, sink),
+            (64, false) => $kernel::<2, false>(run, sink),
+            (_, false) => $kernel::<3, false>(run, sink),
+            (16, true) => $kernel::<0, true>(run, sink),
+            (32, true) => $kernel::<1, true>(run, sink),
+            (64, true) => $kernel::<2, true>(run, sink),
+            (_, true) => $kernel::<3, true>(run, sink),
+        }
+        if stream {
+            core::arch::x86_64::_mm_sfence();
+        }
+    }};
+}
+
 pub(crate) mod compact;
 pub(crate) mod euler;
 pub(crate) mod fields;

@@ -8,7 +8,7 @@
 //! accumulated with fused multiply-adds into six rows of results (`px py pz nx ny nz`).
 
 use core::arch::x86_64::{
-    __m256, __m256i, __m512, __m512i, __mmask16, _mm_sfence, _mm256_blendv_ps, _mm256_castsi256_ps,
+    __m256, __m256i, __m512, __m512i, __mmask16, _mm256_blendv_ps, _mm256_castsi256_ps,
     _mm256_cmpgt_epi32, _mm256_fmadd_ps, _mm256_i32gather_ps, _mm256_loadu_ps, _mm256_loadu_si256,
     _mm256_min_epu32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_setzero_ps,
     _mm256_storeu_ps, _mm512_add_ps, _mm512_fmadd_ps, _mm512_i32gather_ps, _mm512_loadu_ps,
@@ -110,22 +110,7 @@ unsafe fn prepared_avx512(run: Run<'_>, dest: &mut impl BlockDest) {
     if !run.consistent() {
         return;
     }
-    let stream = run.stream;
-    match (run.padded, stream) {
-        (16, false) => blocks_avx512::<0, false>(run, dest),
-        (32, false) => blocks_avx512::<1, false>(run, dest),
-        (64, false) => blocks_avx512::<2, false>(run, dest),
-        (_, false) => blocks_avx512::<3, false>(run, dest),
-        (16, true) => blocks_avx512::<0, true>(run, dest),
-        (32, true) => blocks_avx512::<1, true>(run, dest),
-        (64, true) => blocks_avx512::<2, true>(run, dest),
-        (_, true) => blocks_avx512::<3, true>(run, dest),
-    }
-    if stream {
-        // Orders the non-temporal stores before any store that follows, so that a thread
-        // that sees the call finish sees its results.
-        _mm_sfence();
-    }
+    by_palette_and_stream!(blocks_avx512, run, dest);
 }
 
 /// The twelve palette rows (a [`SkinMatrices`](crate::skin::SkinMatrices) in its
