@@ -22,7 +22,7 @@ use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::fork::{for_each_piece, split};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split, streams};
-use super::prepared::PreparedMesh;
+use super::prepared::{CHUNK_VERTICES, PreparedMesh};
 use super::scalar::check;
 use crate::format::Format;
 use crate::pose::{Palette, SkeletalMesh};
@@ -525,11 +525,12 @@ impl CompactMesh {
     }
 
     /// [`skin`](Self::skin) split over the current rayon pool when the mesh is large enough
-    /// to gain from it (one contiguous range of blocks per thread, each at least
-    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES); below
-    /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES) of output the first is skinned by the
-    /// calling thread, which then waits for the others spinning briefly rather than blocking);
-    /// a smaller mesh runs on the calling thread alone.
+    /// to gain from it (a thread per [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES)
+    /// at most; below [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES) of output the calling
+    /// thread takes part, the threads claiming [`CHUNK_VERTICES`](super::CHUNK_VERTICES)
+    /// vertices at a time, and then waits for the others spinning briefly rather than
+    /// blocking; above it, one contiguous range of blocks per pool thread); a smaller mesh
+    /// runs on the calling thread alone.
     ///
     /// # Errors
     ///
@@ -631,10 +632,17 @@ impl CompactMesh {
         check(self.num_verts, sink.len(), self.bone_limit, palette.bones())?;
         let level = level.or_supported();
         let tasks = if parallel { split(self.num_verts) } else { 1 };
-        let per = self.blocks.len().div_ceil(tasks).max(1);
+        let streamed = streams(self.num_verts);
+        // Claimed a chunk at a time when the caller takes part (see `fork`), else one piece
+        // per thread.
+        let per = if tasks > 1 && !streamed {
+            CHUNK_VERTICES / LANES
+        } else {
+            self.blocks.len().div_ceil(tasks).max(1)
+        };
         let mut pieces = sink.pieces(self.num_verts, per * LANES);
         if tasks > 1 {
-            for_each_piece(&mut pieces, streams(self.num_verts), |t, piece| {
+            for_each_piece(&mut pieces, tasks, streamed, |t, piece| {
                 self.skin_blocks(t * per, palette, level, piece);
             });
         } else {

@@ -1,26 +1,26 @@
-//! Splitting one mesh over the current rayon pool: how many pieces ([`split`]), and running
-//! them with the calling thread taking one ([`for_each_piece`]).
+//! Splitting one mesh over the current rayon pool: over how many threads ([`split`]), and
+//! running its pieces with the calling thread taking part ([`for_each_piece`]).
 //!
-//! A caller from outside the pool (a game's main thread) skins the first piece itself, then
-//! waits for the pool's by spinning for at most [`SPIN_LIMIT`] before it blocks, since a
-//! blocked caller has to be woken by another core. Handing work to the pool and back costs
-//! about 15 µs on the project's virtual machine even with no work (the `handover` bench),
-//! against about 80 µs for half of a 100k-vertex compact mesh; with the caller's piece, the
-//! compact kernel on two threads went from 1.65× to 1.88× one thread at 100k vertices
-//! (benches/README.md, run 16).
+//! The pieces are claimed one at a time, by the caller and by helpers spawned onto the pool,
+//! so a helper that starts late takes fewer. A caller from outside the pool (a game's main
+//! thread) then waits for the helpers by spinning for at most [`SPIN_LIMIT`] before it
+//! blocks, since a blocked caller has to be woken by another core. Handing work to the pool
+//! and back costs about 15 µs on the project's virtual machine even with no work (the
+//! `handover` bench), against about 80 µs for half of a 100k-vertex compact mesh.
 //!
-//! The prepared kernel splits the same way since its blocks are stored in place: before,
-//! its two-thread row moved by up to a quarter between builds of the same prepared code
-//! (with a `memmove` of each block's results that took 7–12% of the time), and no A/B of the
-//! split could be trusted (runs 16 and 17).
+//! Measured on two threads against one, 100k vertices (benches/README.md, runs 16 and 18):
+//! the compact kernel went from 1.65× to 1.88× when the caller took a piece of its own; the
+//! prepared kernel from about 1.77× with one fixed piece per thread (the caller's the larger)
+//! to about 2.0× with pieces claimed [`CHUNK_VERTICES`](super::CHUNK_VERTICES) at a time.
 //!
 //! A mesh whose output is streamed (skinned from memory, pieces of milliseconds) is split
-//! over the pool alone, the caller blocking: there the hand-over does not matter, and the
-//! caller's piece measured slower (run 17d).
+//! into one piece per thread over the pool alone, the caller blocking: there the hand-over
+//! does not matter, and the caller's piece measured slower (run 17d).
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Vertices per parallel task at the least: a mesh is split over threads only when each gets
@@ -36,21 +36,23 @@ const SPIN_LIMIT: Duration = Duration::from_micros(50);
 /// Spins between two looks at the clock.
 const SPINS_PER_CHECK: usize = 64;
 
-/// How many tasks to split `vertices` into on the current rayon pool: one per
-/// [`PARALLEL_MIN_VERTICES`], at most one per thread (below that a fork-join costs more than
-/// the second thread saves).
+/// How many threads to skin `vertices` on in the current rayon pool: one per
+/// [`PARALLEL_MIN_VERTICES`], at most every thread of the pool (below that a fork-join costs
+/// more than the second thread saves).
 pub(crate) fn split(vertices: usize) -> usize {
     (vertices / PARALLEL_MIN_VERTICES).clamp(1, rayon::current_num_threads().max(1))
 }
 
-/// Runs `work(i, &mut pieces[i])` for every piece: the first on the calling thread, the others
-/// on the current rayon pool; returns when all are done. With `streamed` (an output of at
+/// Runs `work(i, &mut pieces[i])` for every piece on `threads` threads at most (the calling
+/// one and helpers spawned onto the current rayon pool), each claiming the next piece not yet
+/// taken until none is left; returns when all are done. With `streamed` (an output of at
 /// least [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES), skinned from memory) every piece goes
 /// to the pool and the caller blocks: each piece then takes milliseconds, so the hand-over
 /// does not matter, and the caller's piece measured slower (two threads 1.65× one instead of
 /// 1.82× on the 4M-vertex tube, benches/README.md run 17d).
 pub(crate) fn for_each_piece<T: Send>(
     pieces: &mut [T],
+    threads: usize,
     streamed: bool,
     work: impl Fn(usize, &mut T) + Sync,
 ) {
@@ -61,24 +63,31 @@ pub(crate) fn for_each_piece<T: Send>(
             .for_each(|(i, piece)| work(i, piece));
         return;
     }
-    let Some((first, rest)) = pieces.split_first_mut() else {
-        return;
+    let helpers = threads
+        .saturating_sub(1)
+        .min(pieces.len().saturating_sub(1));
+    // A claim or two per piece of microseconds: a lock is cheap enough.
+    let queue = Mutex::new(pieces.iter_mut().enumerate());
+    let claim = || queue.lock().unwrap_or_else(PoisonError::into_inner).next();
+    let drain = || {
+        while let Some((i, piece)) = claim() {
+            work(i, piece);
+        }
     };
-    let others = rest.len();
     let finished = AtomicUsize::new(0);
-    let (work, finished) = (&work, &finished);
+    let (drain, finished) = (&drain, &finished);
     // A pool thread waits by running what is left of its own spawns, or by stealing.
     let outside = rayon::current_thread_index().is_none();
     rayon::in_place_scope(|scope| {
-        for (i, piece) in rest.iter_mut().enumerate() {
+        for _ in 0..helpers {
             scope.spawn(move |_| {
-                work(i + 1, piece);
+                drain();
                 finished.fetch_add(1, Ordering::Release);
             });
         }
-        work(0, first);
-        if outside && others > 0 {
-            spin_until(finished, others);
+        drain();
+        if outside && helpers > 0 {
+            spin_until(finished, helpers);
         }
     });
 }
@@ -109,13 +118,17 @@ mod tests {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()?;
-            for n in [0, 1, 2, 5] {
+            // Fewer pieces than threads, as many, and more (each claimed by whichever thread
+            // comes first).
+            for n in [0, 1, 2, 5, 40] {
                 let mut pieces = vec![0usize; n];
                 // From outside the pool, then from one of its threads.
-                for_each_piece(&mut pieces, false, |i, p| *p += i + 1);
-                pool.install(|| for_each_piece(&mut pieces, false, |i, p| *p += 10 * (i + 1)));
+                for_each_piece(&mut pieces, threads, false, |i, p| *p += i + 1);
+                pool.install(|| {
+                    for_each_piece(&mut pieces, threads, false, |i, p| *p += 10 * (i + 1))
+                });
                 // Streamed: every piece to the pool.
-                for_each_piece(&mut pieces, true, |i, p| *p += 100 * (i + 1));
+                for_each_piece(&mut pieces, threads, true, |i, p| *p += 100 * (i + 1));
                 let expected: Vec<usize> = (1..=n).map(|i| 111 * i).collect();
                 assert_eq!(pieces, expected, "{threads} threads, {n} pieces");
             }

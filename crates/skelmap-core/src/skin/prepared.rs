@@ -13,7 +13,7 @@ use super::scalar::check;
 use crate::pose::SkeletalMesh;
 
 /// Vertices per chunk: chunks are prepared and skinned independently, and are the unit of
-/// parallel work.
+/// parallel work (of the compact kernel's too).
 pub const CHUNK_VERTICES: usize = 4_096;
 
 /// Where the prepared kernel writes each vertex.
@@ -225,12 +225,13 @@ impl PreparedMesh {
     }
 
     /// [`skin`](Self::skin) split over the current rayon thread pool when the mesh is large
-    /// enough to gain from it: one contiguous run of chunks per thread, each of at least
-    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES) (below
-    /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES) of output the first is skinned by the
-    /// calling thread, which then waits for the others spinning briefly rather than
-    /// blocking); a smaller mesh runs on the calling thread alone, so a second thread never
-    /// makes it slower.
+    /// enough to gain from it: a thread per
+    /// [`PARALLEL_MIN_VERTICES`](super::PARALLEL_MIN_VERTICES) at most (below
+    /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES) of output the calling thread takes
+    /// part, the threads claiming one chunk at a time, and then waits for the others
+    /// spinning briefly rather than blocking; above it, one contiguous run of chunks per
+    /// pool thread); a smaller mesh runs on the calling thread alone, so a second thread
+    /// never makes it slower.
     ///
     /// # Errors
     ///
@@ -282,13 +283,18 @@ impl PreparedMesh {
         let stream = streams(self.num_verts);
         let tasks = if parallel { split(self.num_verts) } else { 1 };
         if tasks > 1 {
-            // One contiguous run of chunks per task, as even as chunks allow.
-            let per = self.chunks.len().div_ceil(tasks);
+            // Chunks claimed one at a time when the caller takes part (see `fork`), else one
+            // contiguous run of chunks per thread, as even as chunks allow.
+            let per = if stream {
+                self.chunks.len().div_ceil(tasks)
+            } else {
+                1
+            };
             let mut runs: Vec<_> = pieces
                 .chunks_mut(per)
                 .zip(self.chunks.chunks(per))
                 .collect();
-            for_each_piece(&mut runs, stream, |_, (pieces, chunks)| {
+            for_each_piece(&mut runs, tasks, stream, |_, (pieces, chunks)| {
                 for (piece, chunk) in pieces.iter_mut().zip(*chunks) {
                     skin_chunk(chunk, matrices, level, order, stream, piece);
                 }
