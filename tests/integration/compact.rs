@@ -6,10 +6,11 @@
 use proptest::prelude::*;
 use skelmap::Parse;
 use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
+use skelmap::glam::{Affine3A, Quat};
 use skelmap::model::Pose;
 use skelmap::model::Records;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
-use skelmap::skin::dqs::{DualQuatPalette, deltas};
+use skelmap::skin::dqs::{DualQuat, DualQuatPalette, deltas};
 use skelmap::skin::{
     CompactMesh, PARALLEL_MIN_VERTICES, PreparedMesh, SimdLevel, SkinError, SkinMatrices,
     SkinnedVertex, skin_scalar,
@@ -661,6 +662,77 @@ fn compact_dual_quaternions_match_the_scalar_blend_on_every_corpus_dpm_and_ms3d(
             &format!("{bones} bones"),
         );
     }
+}
+
+/// A model of `bones` bones whose 100 vertices have one influence each.
+fn one_influence_model(bones: u32) -> Vec<u8> {
+    let vertices: Vec<_> = (0..100u32)
+        .map(|i| {
+            let at = [(i % 13) as f32 - 6.0, (i % 7) as f32, 0.5];
+            (vec![((i * 7) % bones, 1.0)], at)
+        })
+        .collect();
+    many_bone_model(bones, &vertices)
+}
+
+/// Blocks whose every vertex has one influence take the bone's dual quaternion as it is (the
+/// palette holds it normalised), without the blend: the same positions as the scalar blend,
+/// for palettes of every look-up width, the last block's padding lanes included.
+#[test]
+fn dual_quaternions_of_one_influence_a_vertex_match_the_scalar_blend() {
+    for bones in [12u32, 40, 70] {
+        let bytes = one_influence_model(bones);
+        let model = Model::from_bytes(&bytes).unwrap();
+        check_dqs(&model, &format!("{bones} bones, one influence a vertex"));
+    }
+}
+
+/// The palette normalises what it is given: dual quaternions scaled by 3 skin as the unit
+/// ones do at every level (one influence a vertex, where nothing else would normalise them),
+/// and one of no length is the identity.
+#[test]
+fn a_dual_quaternion_palette_normalises_its_bones() {
+    let bytes = one_influence_model(12);
+    let model = Model::from_bytes(&bytes).unwrap();
+    let compact = model.compact().unwrap();
+    let mut pose = Pose::default();
+    model
+        .pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let mut unit = DualQuatPalette::default();
+    compact.dual_quats(&pose, &mut unit).unwrap();
+    let scale = |d: &DualQuat, s: f32| DualQuat {
+        real: d.real * s,
+        dual: d.dual * s,
+    };
+    let mut scaled = DualQuatPalette::default();
+    scaled.update(unit.deltas().iter().map(|d| scale(d, 3.0)));
+    for (a, b) in unit.deltas().iter().zip(scaled.deltas()) {
+        assert!(a.real.abs_diff_eq(b.real, 1e-6) && a.dual.abs_diff_eq(b.dual, 1e-6));
+    }
+    let n = compact.mesh(0).unwrap().num_verts();
+    for level in levels() {
+        let (mut want, mut got) = (zeros(n), zeros(n));
+        compact
+            .skin_dqs(0, &unit, level, &mut want.0, &mut want.1)
+            .unwrap();
+        compact
+            .skin_dqs(0, &scaled, level, &mut got.0, &mut got.1)
+            .unwrap();
+        let (p, q) = compare(&want, &got);
+        assert!(
+            p <= 1e-6 && q <= 1e-6,
+            "{level}: position {p:e}, normal {q:e}"
+        );
+    }
+    let zero = DualQuat {
+        real: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        dual: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+    };
+    assert_eq!(
+        zero.normalised(),
+        DualQuat::from_affine(&Affine3A::IDENTITY)
+    );
 }
 
 #[test]

@@ -41,6 +41,24 @@ impl DualQuat {
         }
     }
 
+    /// Both parts divided by the real part's length; the identity where that length is zero
+    /// or not a number.
+    #[must_use]
+    pub fn normalised(self) -> Self {
+        let len = self.real.length();
+        if len > 0.0 {
+            DualQuat {
+                real: self.real * (1.0 / len),
+                dual: self.dual * (1.0 / len),
+            }
+        } else {
+            DualQuat {
+                real: Quat::IDENTITY,
+                dual: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            }
+        }
+    }
+
     /// Applies the (normalised) transform to a point.
     #[must_use]
     pub fn transform_point(&self, p: Vec3A) -> Vec3A {
@@ -83,18 +101,11 @@ impl Blend {
 
     /// The normalised blend; the identity when nothing (or only zero weight) was added.
     pub(crate) fn finish(self) -> DualQuat {
-        let len = self.real.length();
-        if len > 0.0 {
-            DualQuat {
-                real: self.real * (1.0 / len),
-                dual: self.dual * (1.0 / len),
-            }
-        } else {
-            DualQuat {
-                real: Quat::IDENTITY,
-                dual: Blend::default().dual,
-            }
+        DualQuat {
+            real: self.real,
+            dual: self.dual,
         }
+        .normalised()
     }
 }
 
@@ -111,7 +122,8 @@ pub struct DualQuatPalette {
 }
 
 impl DualQuatPalette {
-    /// Rebuilds from one dual quaternion per bone.
+    /// Rebuilds from one dual quaternion per bone, each [normalised](DualQuat::normalised)
+    /// (so that a vertex of one influence takes its bone's as it is).
     pub fn update(&mut self, deltas: impl ExactSizeIterator<Item = DualQuat>) {
         let bones = deltas.len();
         let padded = super::matrices::padded(bones);
@@ -119,7 +131,7 @@ impl DualQuatPalette {
         self.deltas.clear();
         self.soa.clear();
         self.soa.resize(12 * padded, 0.0);
-        for (b, d) in deltas.enumerate() {
+        for (b, d) in deltas.map(DualQuat::normalised).enumerate() {
             for (row, value) in d
                 .real
                 .to_array()

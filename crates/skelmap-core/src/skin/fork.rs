@@ -66,7 +66,7 @@ pub(crate) fn for_each_piece<T: Send>(
     let helpers = threads
         .saturating_sub(1)
         .min(pieces.len().saturating_sub(1));
-    // A claim or two per piece of microseconds: a lock is cheap enough.
+    // One claim per piece of microseconds: the lock, seldom contended, costs far less.
     let queue = Mutex::new(pieces.iter_mut().enumerate());
     let claim = || queue.lock().unwrap_or_else(PoisonError::into_inner).next();
     let drain = || {

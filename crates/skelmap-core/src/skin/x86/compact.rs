@@ -15,10 +15,9 @@ use core::arch::x86_64::{
     _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps,
     _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps,
     _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32,
-    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps,
-    _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps, _mm512_mask_sub_ps,
-    _mm512_mask3_fmadd_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
-    _mm512_sqrt_ps,
+    _mm512_cvtepu16_epi32, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps, _mm512_mask_add_ps,
+    _mm512_mask_mov_ps, _mm512_mask_mul_ps, _mm512_mask_sub_ps, _mm512_mask3_fmadd_ps,
+    _mm512_mul_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
 };
 
 use super::prepared::{Lookup, Lookup8, store_interleaved, stream_interleaved};
@@ -425,42 +424,76 @@ fn dqs_blocks<const MODE: u8, const STREAM: bool>(run: CompactRun<'_>, sink: &mu
         return;
     };
     let decode = Decode::new(&run);
-    let zero = _mm512_setzero_ps();
     let mut out = BlockOut::ZERO;
+    let zero = _mm512_setzero_ps();
+    let identity = [
+        zero,
+        zero,
+        zero,
+        _mm512_set1_ps(1.0),
+        zero,
+        zero,
+        zero,
+        zero,
+    ];
     for i in 0..run.blocks.len() {
         let Some(block) = run.block(i) else {
             return;
         };
-        // Per lane: the weighted sums of real and dual parts, the weight total, and the first
-        // influence's rotation (every other one is taken in its hemisphere).
-        let (mut sum, mut total, mut pivot) = ([zero; 8], zero, [zero; 4]);
-        let whole = rows::<MODE, 8>(&lookup, &run, &decode, &block, |j, lanes, w, entries| {
-            if j == 0 {
-                for (p, &e) in pivot.iter_mut().zip(entries) {
-                    *p = _mm512_mask_mov_ps(*p, lanes, e);
+        let (unit, total) = if block.k == 1 {
+            // One influence a lane: the blend is the bone's dual quaternion, which the palette
+            // holds normalised, so it is taken as it is (lanes without a bone keep the identity).
+            let (mut unit, mut total) = (identity, zero);
+            let whole = rows::<MODE, 8>(&lookup, &run, &decode, &block, |_, lanes, w, entries| {
+                for (u, &e) in unit.iter_mut().zip(entries) {
+                    *u = _mm512_mask_mov_ps(*u, lanes, e);
                 }
+                total = _mm512_mask_mov_ps(total, lanes, w);
+            });
+            if !whole {
+                return;
             }
-            let dot = dot4(&[entries[0], entries[1], entries[2], entries[3]], &pivot);
-            let opposite = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot, zero);
-            let signed = _mm512_mask_sub_ps(w, opposite, zero, w);
-            for (acc, &entry) in sum.iter_mut().zip(entries) {
-                *acc = _mm512_mask3_fmadd_ps(signed, entry, *acc, lanes);
+            (unit, total)
+        } else {
+            // Per lane: the weighted sums of real and dual parts, the weight total, and the first
+            // influence's rotation (every other one is taken in its hemisphere).
+            let (mut sum, mut total, mut pivot) = ([zero; 8], zero, [zero; 4]);
+            let whole = rows::<MODE, 8>(&lookup, &run, &decode, &block, |j, lanes, w, entries| {
+                if j == 0 {
+                    for (p, &e) in pivot.iter_mut().zip(entries) {
+                        *p = _mm512_mask_mov_ps(*p, lanes, e);
+                    }
+                }
+                let dot = dot4(&[entries[0], entries[1], entries[2], entries[3]], &pivot);
+                let opposite = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot, zero);
+                let signed = _mm512_mask_sub_ps(w, opposite, zero, w);
+                for (acc, &entry) in sum.iter_mut().zip(entries) {
+                    *acc = _mm512_mask3_fmadd_ps(signed, entry, *acc, lanes);
+                }
+                total = _mm512_mask_add_ps(total, lanes, total, w);
+            });
+            if !whole {
+                return;
             }
-            total = _mm512_mask_add_ps(total, lanes, total, w);
-        });
-        if !whole {
-            return;
-        }
-        // Normalised; a blend of no length is the identity.
-        let real = [sum[0], sum[1], sum[2], sum[3]];
-        let length2 = dot4(&real, &real);
-        let some = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(length2, zero);
-        let inverse = _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_sqrt_ps(length2));
-        let mut unit = [zero; 8];
-        for (c, (u, &s)) in unit.iter_mut().zip(&sum).enumerate() {
-            let fallback = if c == 3 { _mm512_set1_ps(1.0) } else { zero };
-            *u = _mm512_mask_mul_ps(fallback, some, s, inverse);
-        }
+            // Normalised; a blend of no length is the identity.
+            let real = [sum[0], sum[1], sum[2], sum[3]];
+            let length2 = dot4(&real, &real);
+            let some = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(length2, zero);
+            // 1 / √length²: the 14-bit estimate and one Newton step (about 2⁻²⁷ off), where the
+            // square root and the division made a chain the next block could not overlap.
+            let estimate = _mm512_rsqrt14_ps(length2);
+            let half = _mm512_mul_ps(_mm512_set1_ps(0.5), length2);
+            let square = _mm512_mul_ps(estimate, estimate);
+            let inverse = _mm512_mul_ps(
+                estimate,
+                _mm512_fnmadd_ps(half, square, _mm512_set1_ps(1.5)),
+            );
+            let mut unit = identity;
+            for (u, &s) in unit.iter_mut().zip(&sum) {
+                *u = _mm512_mask_mul_ps(*u, some, s, inverse);
+            }
+            (unit, total)
+        };
         let (q, w) = ([unit[0], unit[1], unit[2]], unit[3]);
         let (d, dw) = ([unit[4], unit[5], unit[6]], unit[7]);
         // Translation 2 (w·d − dw·q + q × d), added to the rotated rest position.
