@@ -320,7 +320,7 @@ fn a_large_prepared_output_is_streamed_into_the_same_bytes() {
         .unwrap();
     for order in [VertexOrder::Original, VertexOrder::Prepared] {
         // Threads: 0 the calling one alone, 1 a two-thread pool from inside, 2 the global pool
-        // from outside (the caller skins a piece, then waits spinning).
+        // from outside (the output is streamed, so the pool skins every piece).
         let skinned = |aligned: bool, threads: u8| {
             let ((mut p, at_p), (mut q, at_q)) = (output(n, aligned), output(n, aligned));
             let (p_out, q_out) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);

@@ -19,7 +19,7 @@ use super::bind::push_records;
 use super::bind::records_mesh;
 use super::blocks::{BlockOut, LANES};
 use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
-use super::fork::{for_each_piece, split};
+use super::fork::{for_each_piece, piece_units, split};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split, streams};
 use super::prepared::{CHUNK_VERTICES, PreparedMesh};
@@ -633,13 +633,7 @@ impl CompactMesh {
         let level = level.or_supported();
         let tasks = if parallel { split(self.num_verts) } else { 1 };
         let streamed = streams(self.num_verts);
-        // Claimed a chunk at a time when the caller takes part (see `fork`), else one piece
-        // per thread.
-        let per = if tasks > 1 && !streamed {
-            CHUNK_VERTICES / LANES
-        } else {
-            self.blocks.len().div_ceil(tasks).max(1)
-        };
+        let per = piece_units(self.blocks.len(), CHUNK_VERTICES / LANES, tasks, streamed);
         let mut pieces = sink.pieces(self.num_verts, per * LANES);
         if tasks > 1 {
             for_each_piece(&mut pieces, tasks, streamed, |t, piece| {

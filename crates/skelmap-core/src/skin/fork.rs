@@ -43,6 +43,18 @@ pub(crate) fn split(vertices: usize) -> usize {
     (vertices / PARALLEL_MIN_VERTICES).clamp(1, rayon::current_num_threads().max(1))
 }
 
+/// How many of a mesh's `units` (blocks, chunks) go in one piece for [`for_each_piece`] on
+/// `threads` threads: `claim` (a chunk's worth) where the caller takes part and pieces are
+/// claimed, else an even share per thread (with `streamed` outputs, or on one thread, where
+/// that is the whole mesh).
+pub(crate) fn piece_units(units: usize, claim: usize, threads: usize, streamed: bool) -> usize {
+    if threads > 1 && !streamed {
+        claim.max(1)
+    } else {
+        units.div_ceil(threads.max(1)).max(1)
+    }
+}
+
 /// Runs `work(i, &mut pieces[i])` for every piece on `threads` threads at most (the calling
 /// one and helpers spawned onto the current rayon pool), each claiming the next piece not yet
 /// taken until none is left; returns when all are done. With `streamed` (an output of at
@@ -134,6 +146,15 @@ mod tests {
             }
         }
         Ok(())
+    }
+
+    #[test]
+    fn pieces_are_a_claim_each_unless_streamed_or_on_one_thread() {
+        assert_eq!(piece_units(25, 1, 2, false), 1);
+        assert_eq!(piece_units(6_274, 256, 2, false), 256);
+        assert_eq!(piece_units(25, 1, 2, true), 13);
+        assert_eq!(piece_units(6_274, 256, 1, false), 6_274);
+        assert_eq!(piece_units(0, 256, 1, false), 1);
     }
 
     #[test]

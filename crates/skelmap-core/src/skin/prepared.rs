@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use super::SimdLevel;
 use super::SkinError;
 use super::blocks::{BlockDest, BlockOut, LANES, Run, SLOT};
-use super::fork::{for_each_piece, split};
+use super::fork::{for_each_piece, piece_units, split};
 use super::matrices::SkinMatrices;
 use super::output::{BlockMut, Chunked, Remap, Sink, SkinnedVertex, Split, streams};
 use super::scalar::check;
@@ -283,13 +283,7 @@ impl PreparedMesh {
         let stream = streams(self.num_verts);
         let tasks = if parallel { split(self.num_verts) } else { 1 };
         if tasks > 1 {
-            // Chunks claimed one at a time when the caller takes part (see `fork`), else one
-            // contiguous run of chunks per thread, as even as chunks allow.
-            let per = if stream {
-                self.chunks.len().div_ceil(tasks)
-            } else {
-                1
-            };
+            let per = piece_units(self.chunks.len(), 1, tasks, stream);
             let mut runs: Vec<_> = pieces
                 .chunks_mut(per)
                 .zip(self.chunks.chunks(per))
