@@ -57,10 +57,10 @@ impl WordTests {
         tests
     }
 
-    /// The lanes of `v` whose word fails its test. The tables are read from memory at each
-    /// use (they fold into the instructions as operands): copied into registers once per
-    /// call, nine registers' tables would not fit, and the copy cost more than the scan of a
-    /// short run.
+    /// The lanes of `v` whose word fails its test. The tables are loaded where they are used:
+    /// the compiler hoists those loads out of the scans' loops (in `one_influence_vertices`
+    /// all 27 registers of tables stay in registers, as `perf annotate` shows), and copying
+    /// them into an array of registers by hand measured no faster (benches/README.md run 21).
     #[target_feature(enable = "avx512f")]
     fn failing(&self, v: __m512i) -> u16 {
         // SAFETY: each table is sixteen words (64 bytes), and an unaligned load reads exactly
