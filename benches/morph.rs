@@ -10,9 +10,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use skelmap::gamestudio;
 use skelmap::gamestudio::Mdl;
-use skelmap::gamestudio::morph::{tween_at, tween_scalar};
-use skelmap::gamestudio::write::{MdlBuilder, MdlFrameDef};
+use skelmap::gamestudio::morph::{tween_scalar, tween_with_level};
+use skelmap::gamestudio::write::MdlFrameDef;
 use skelmap::skin::SimdLevel;
 
 fn synthetic() -> Vec<u8> {
@@ -33,12 +34,12 @@ fn synthetic() -> Vec<u8> {
             })
             .collect(),
     };
-    MdlBuilder {
+    gamestudio::ModelBuilder {
         version: 4,
         scale: [0.01; 3],
         triangles: vec![([0, 1, 2], [0, 0, 0])],
         frames: vec![frame(3), frame(7)],
-        ..MdlBuilder::default()
+        ..gamestudio::ModelBuilder::default()
     }
     .write()
 }
@@ -61,7 +62,7 @@ fn morph(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500));
     for (name, bytes) in inputs() {
         let m = Mdl::parse(&bytes).unwrap();
-        let n = m.num_verts();
+        let n = m.num_vertices();
         let last = m.frames().len() - 1;
         let (mut p, mut nrm) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         group.throughput(Throughput::Elements(n as u64));
@@ -74,7 +75,9 @@ fn morph(c: &mut Criterion) {
             .filter(|l| l.is_supported())
         {
             group.bench_function(BenchmarkId::new(level.name(), &name), |b| {
-                b.iter(|| tween_at(&m, level, 0, last, black_box(0.3), &mut p, &mut nrm).unwrap())
+                b.iter(|| {
+                    tween_with_level(&m, level, 0, last, black_box(0.3), &mut p, &mut nrm).unwrap()
+                })
             });
         }
     }

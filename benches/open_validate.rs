@@ -21,7 +21,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use skelmap::dpm::Dpm;
-use skelmap::skm::{Skm, SkmModel, Skp, convert};
+use skelmap::skm;
+use skelmap::skm::{Skm, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Model};
 
@@ -74,7 +75,7 @@ fn open_validate(c: &mut Criterion) {
                 b.iter(|| {
                     let skm = Skm::parse(black_box(skm)).expect("valid input");
                     let skp = Skp::parse(black_box(skp)).expect("valid input");
-                    SkmModel::pair(skm, skp, &[])
+                    skm::Model::pair(skm, skp, &[])
                         .expect("paired")
                         .skp()
                         .num_frames()

@@ -230,7 +230,7 @@ mod ozz {
         ) {
             let (mut p, mut n) = (p, n);
             for (item, mesh) in items.iter().zip(&self.meshes) {
-                let k = mesh.num_verts();
+                let k = mesh.num_vertices();
                 let (mp, rest_p) = std::mem::take(&mut p).split_at_mut(k);
                 let (mn, rest_n) = std::mem::take(&mut n).split_at_mut(k);
                 f(item, mp, mn);
@@ -289,12 +289,12 @@ mod ozz {
     /// Writes the harness's input (layout in `benches/peers/ozz_harness.cc`) to `path` and
     /// returns, for each place of ozz's output, the vertex it holds.
     fn write_input(path: &Path, meshes: &[dpm::Mesh<'_>], posed: &common::Posed) -> Vec<u32> {
-        let total: usize = meshes.iter().map(|m| m.num_verts()).sum();
+        let total: usize = meshes.iter().map(|m| m.num_vertices()).sum();
         let (mut bind_p, mut bind_n) = (vec![[0.0f32; 3]; total], vec![[0.0f32; 3]; total]);
         let mut parts: BTreeMap<usize, Part> = BTreeMap::new();
         let (mut at, mut off_sum, mut off_count, mut singles) = (0usize, 0.0f32, 0usize, 0usize);
         for mesh in meshes {
-            let k = mesh.num_verts();
+            let k = mesh.num_vertices();
             skin_scalar(
                 mesh,
                 &posed.bind,
@@ -388,7 +388,7 @@ mod ozz {
         println!("ozz-skin-{name}: {} bones", m.num_bones());
         let posed = common::posed(m);
         let meshes: Vec<dpm::Mesh<'_>> = m.meshes().collect();
-        let total: usize = meshes.iter().map(|x| x.num_verts()).sum();
+        let total: usize = meshes.iter().map(|x| x.num_vertices()).sum();
         let dir = peer::data_dir();
         let input = dir.join(format!("ozz-{name}.bin"));
         let order = write_input(&input, &meshes, &posed);
@@ -676,7 +676,7 @@ mod assimp {
         let mut sum = 0.0f64;
         let mut kept = keep;
         for mesh in 0..model.num_meshes() {
-            let n = model.mesh(mesh).map_or(0, |m| m.num_verts());
+            let n = model.mesh(mesh).map_or(0, |m| m.num_vertices());
             let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
             model.deform(mesh, &pose, &mut p, &mut q).unwrap();
             sum += p

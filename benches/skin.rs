@@ -40,7 +40,8 @@ use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
 use skelmap::skin::skin_scalar;
 use skelmap::skin::{CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
-use skelmap::skm::{Skm, SkmModel, Skp, convert};
+use skelmap::skm;
+use skelmap::skm::{Skm, Skp, convert};
 use skelmap::{Diagnostics, Model, SkeletalMesh};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
@@ -62,7 +63,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     let posed = common::posed(m);
     let meshes: Vec<_> = m.meshes().collect();
     let prepared: Vec<PreparedMesh> = meshes.iter().map(PreparedMesh::new).collect();
-    let n = m.meshes().map(|x| x.num_verts()).max().unwrap_or(0);
+    let n = m.meshes().map(|x| x.num_vertices()).max().unwrap_or(0);
     let ((mut p, at_p), (mut q, at_q)) = (common::aligned_output(n), common::aligned_output(n));
     let (p, q) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
     let total = m.num_vertices() as u64;
@@ -143,7 +144,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         group.bench_function(BenchmarkId::new("compact-dqs", level), |b| {
             b.iter(|| {
                 for x in &compact {
-                    x.skin_dqs(&dual_quats, level, p, q, false).unwrap();
+                    x.skin_dqs(&dual_quats, level, p, q).unwrap();
                 }
             })
         });
@@ -226,14 +227,14 @@ fn endian(c: &mut Criterion) {
         let dpm = Dpm::parse(&bytes).unwrap();
         let conv = convert::from_dpm(&dpm, &mut Diagnostics::new());
         let (skm_bytes, skp_bytes) = (conv.skm.write().unwrap(), conv.skp.write().unwrap());
-        let skm = SkmModel::pair(
+        let skm = skm::Model::pair(
             Skm::parse(&skm_bytes).unwrap(),
             Skp::parse(&skp_bytes).unwrap(),
             &[],
         )
         .unwrap();
         let (pd, ps) = (common::posed(&dpm), common::posed(&skm));
-        let n = dpm.meshes().map(|x| x.num_verts()).max().unwrap_or(0);
+        let n = dpm.meshes().map(|x| x.num_vertices()).max().unwrap_or(0);
         let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         let mut group = c.benchmark_group(format!("endian-{name}"));
         config(&mut group, false);

@@ -7,9 +7,11 @@ use skelmap::Parse;
 use std::alloc::System;
 
 use skelmap::dpm::Dpm;
-use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef};
+use skelmap::gamestudio;
+use skelmap::gamestudio::write::MdlFrameDef;
 use skelmap::ms3d;
-use skelmap::quake::write::{FrameDef, FrameEntry, QuakeBuilder};
+use skelmap::quake;
+use skelmap::quake::write::{FrameDef, FrameEntry};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, Limits, Model, SkeletalMesh};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -195,23 +197,23 @@ fn mdl_frames(n: u16, mix: u16) -> Vec<u8> {
         name: format!("pose{k}").into_bytes(),
         vertices: vec![([0, 0, k % 200], 0), ([9, 0, 0], 1), ([0, 9, 0], 2)],
     };
-    MdlBuilder {
+    gamestudio::ModelBuilder {
         version: 5,
         scale: [1.0; 3],
         triangles: vec![([0, 1, 2], [0, 0, 0])],
         skin_vertices: vec![[0, 0]],
         frames: (0..n).map(frame).collect(),
-        ..MdlBuilder::default()
+        ..gamestudio::ModelBuilder::default()
     }
     .write()
 }
 
 /// A 2 × 2 HMP terrain (`version` 5 or 7) with `n` frames.
 fn hmp_frames(version: u8, n: u16) -> Vec<u8> {
-    HmpBuilder {
+    gamestudio::TerrainBuilder {
         version,
         frames: (0..n).map(|k| vec![(k, [0, 0]); 4]).collect(),
-        ..HmpBuilder::default()
+        ..gamestudio::TerrainBuilder::default()
     }
     .write()
 }
@@ -238,9 +240,9 @@ fn quake_frames(n: u16, grouped: bool) -> Vec<u8> {
     } else {
         (0..n).map(|k| FrameEntry::Single(pose(k))).collect()
     };
-    QuakeBuilder {
+    quake::Builder {
         frames,
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     }
     .write()
 }

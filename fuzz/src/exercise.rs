@@ -10,10 +10,11 @@ use skelmap_core::gamestudio::{Hmp, Mdl, morph};
 use skelmap_core::model::{Pose, TexcoordLayout};
 use skelmap_core::ms3d::Ms3d;
 use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
-use skelmap_core::quake::QuakeMdl;
+
 use skelmap_core::skin;
-use skelmap_core::skm::{Skm, SkmModel, Skp};
-use skelmap_core::slmdl::{SlAnim, SlMdl};
+use skelmap_core::skm;
+use skelmap_core::skm::{Skm, Skp};
+use skelmap_core::slmdl;
 use skelmap_core::{Bone, SkeletalMesh, Skeleton};
 
 /// Deep walk of any model: its format's own view, then the format-neutral API.
@@ -54,7 +55,7 @@ pub fn neutral(model: &Model<'_>) {
     }
     let materials = model.num_materials();
     for mesh in model.meshes() {
-        let (verts, tris) = (mesh.num_verts(), mesh.num_tris());
+        let (verts, tris) = (mesh.num_vertices(), mesh.num_triangles());
         assert_eq!(mesh.triangles().len(), tris);
         assert!(mesh.triangles().flatten().all(|v| (v as usize) < verts));
         if mesh.texcoord_layout() != TexcoordLayout::None {
@@ -95,7 +96,7 @@ pub fn neutral(model: &Model<'_>) {
             None => model.pose_bind(&mut pose),
         }
         for mesh in model.meshes() {
-            let n = mesh.num_verts();
+            let n = mesh.num_vertices();
             let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
             model
                 .deform(mesh.index(), &pose, &mut p, &mut q)
@@ -174,7 +175,7 @@ pub fn dpm(m: &Dpm<'_>) {
     skeleton(m.bones());
     for mesh in m.meshes() {
         skeletal_mesh(&mesh, bones);
-        assert_eq!(mesh.group_ids().len(), mesh.num_tris());
+        assert_eq!(mesh.group_ids().len(), mesh.num_triangles());
     }
     for f in m.frames() {
         assert_eq!(f.poses().len(), bones, "pose count");
@@ -222,7 +223,7 @@ pub fn skp(p: &Skp<'_>) {
 }
 
 /// Deep walk of a paired model: every mesh's bones index the skeleton.
-pub fn skm_model(m: &SkmModel<'_>) {
+pub fn skm_model(m: &skm::Model<'_>) {
     skm(&m.skm());
     skp(&m.skp());
     assert_eq!(m.skm().num_bones(), m.skp().num_bones());
@@ -253,7 +254,7 @@ pub fn skeletal_mesh<'a>(mesh: &impl SkeletalMesh<'a>, bones: usize) {
         }
         n += 1;
     }
-    assert_eq!(n, mesh.num_verts(), "vertex walk length");
+    assert_eq!(n, mesh.num_vertices(), "vertex walk length");
     assert_eq!(mesh.texcoords().len(), n);
     assert!(
         mesh.triangles().flatten().all(|i| (i as usize) < n),
@@ -322,9 +323,9 @@ pub fn ms3d(m: &Ms3d<'_>) {
 
 /// Deep walk of an SL mdl: every attribute element readable, float attributes finite,
 /// influences summing to 1 where weights are declared.
-pub fn slmdl(m: &SlMdl<'_>) {
+pub fn slmdl(m: &slmdl::Mesh<'_>) {
     for (_, kind, view) in m.attributes() {
-        assert_eq!(view.len(), m.num_verts());
+        assert_eq!(view.len(), m.num_vertices());
         for i in 0..view.len() {
             let bytes = view.bytes(i).expect("element in range");
             assert_eq!(bytes.len(), view.size());
@@ -337,7 +338,7 @@ pub fn slmdl(m: &SlMdl<'_>) {
     }
     // Where blend indices are declared, the four weights sum to 1 by construction (the last
     // is 1 − Σ the stored ones, all finite).
-    for i in 0..m.num_verts() {
+    for i in 0..m.num_vertices() {
         if let Some(influences) = m.influences(i) {
             let total: f32 = influences.iter().map(|(_, w)| w).sum();
             assert!(
@@ -349,7 +350,7 @@ pub fn slmdl(m: &SlMdl<'_>) {
 }
 
 /// Deep walk of an SL anim: every keyframe readable, times non-decreasing, samples finite.
-pub fn slanim(a: &SlAnim<'_>) {
+pub fn slanim(a: &slmdl::Animation<'_>) {
     let times: Vec<f32> = a.times().collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
     for k in 0..a.num_keyframes() {
@@ -380,7 +381,7 @@ pub fn mdl(m: &Mdl<'_>) {
         assert!(core::ptr::eq(f.name(), g.name()) && f.frame_type() == g.frame_type());
     }
     assert!(frames.get(frames.len()).is_none());
-    let (verts, uvs) = (m.num_verts(), m.skin_vertices().len());
+    let (verts, uvs) = (m.num_vertices(), m.skin_vertices().len());
     for (xyz, uv) in m.triangles() {
         assert!(xyz.iter().all(|&i| usize::from(i) < verts));
         assert!(uvs == 0 || uv.iter().all(|&i| usize::from(i) < uvs));
@@ -414,7 +415,7 @@ pub fn mdl(m: &Mdl<'_>) {
 /// Deep walk of a Quake MDL or MDL2: indices in range, groups tile the flattened skins and
 /// frames, every skin decodes to its size, corner texture coordinates are finite, and both
 /// morph kernels agree on tweens of consecutive frames.
-pub fn quake(m: &QuakeMdl<'_>) {
+pub fn quake(m: &skelmap_core::quake::Mdl<'_>) {
     // Poses found by index are the poses met in order (the same bytes).
     let frames = m.frames();
     assert_eq!(frames.iter().count(), frames.len());
@@ -423,8 +424,8 @@ pub fn quake(m: &QuakeMdl<'_>) {
         assert!(core::ptr::eq(f.header(), g.header()) && core::ptr::eq(f.vertices(), g.vertices()));
     }
     assert!(frames.get(frames.len()).is_none());
-    let verts = m.num_verts();
-    for t in 0..m.num_tris() {
+    let verts = m.num_vertices();
+    for t in 0..m.num_triangles() {
         let (_, v) = m.triangle(t).expect("triangle exists");
         assert!(v.iter().all(|&i| (i as usize) < verts));
         if !m.skins().is_empty() {
@@ -447,7 +448,7 @@ pub fn quake(m: &QuakeMdl<'_>) {
         }
         assert_eq!(next, members);
     }
-    let palette = skelmap_core::quake::QUAKE_PALETTE;
+    let palette = skelmap_core::quake::PALETTE;
     for skin in m.skins() {
         if let Some(rgba) = skin.decode_rgba(0, &palette) {
             let (w, h, _) = skin.level(0).expect("level exists");
@@ -523,7 +524,7 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
         );
         palette.build(model, &pose);
         for mesh in meshes.clone() {
-            let n = mesh.num_verts();
+            let n = mesh.num_vertices();
             let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
             skin::skin_scalar(&mesh, &palette, &mut p, &mut q).expect("a validated model skins");
             kernels_agree(&mesh, &palette, &p);

@@ -9,8 +9,9 @@ pub use export::export;
 use skelmap_core::Parse;
 use skelmap_core::gamestudio::{Hmp, Mdl};
 use skelmap_core::ms3d::Ms3d;
-use skelmap_core::skm::{Skm, SkmModel, Skp};
-use skelmap_core::slmdl::{SlAnim, SlMdl};
+use skelmap_core::skm;
+use skelmap_core::skm::{Skm, Skp};
+use skelmap_core::slmdl;
 use skelmap_core::{Model, dpm::Dpm};
 
 /// The `dpm` target: DPM validation without the probe, then the deep walk.
@@ -55,7 +56,7 @@ pub fn skm_pair(data: &[u8]) {
         return;
     };
     if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp))
-        && let Ok(model) = SkmModel::pair(skm, skp, &[skm])
+        && let Ok(model) = skm::Model::pair(skm, skp, &[skm])
     {
         exercise::skm_model(&model);
     }
@@ -70,14 +71,14 @@ pub fn ms3d(data: &[u8]) {
 
 /// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
 pub fn slmdl(data: &[u8]) {
-    if let Ok(model) = SlMdl::parse(data) {
+    if let Ok(model) = slmdl::Mesh::parse(data) {
         exercise::slmdl(&model);
     }
 }
 
 /// The `slanim` target: SL anim validation, then sampling.
 pub fn slanim(data: &[u8]) {
-    if let Ok(anim) = SlAnim::parse(data) {
+    if let Ok(anim) = slmdl::Animation::parse(data) {
         exercise::slanim(&anim);
     }
 }
@@ -92,7 +93,7 @@ pub fn mdl(data: &[u8]) {
 /// The `quake` and `mdl2` targets: Quake MDL / MDL2 validation without the probe, the view's
 /// deep walk, then the format-neutral API.
 pub fn quake(data: &[u8]) {
-    if let Ok(model) = skelmap_core::quake::QuakeMdl::parse(data) {
+    if let Ok(model) = skelmap_core::quake::Mdl::parse(data) {
         exercise::quake(&model);
     }
     if let Ok(model) = skelmap_core::Model::from_bytes(data) {
@@ -123,7 +124,7 @@ pub fn exercise_skm(data: &[u8]) {
         return;
     };
     if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp))
-        && let Ok(model) = SkmModel::pair(skm, skp, &[])
+        && let Ok(model) = skm::Model::pair(skm, skp, &[])
     {
         exercise::skin_every_mesh(&model, model.skm().meshes());
     }

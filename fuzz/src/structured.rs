@@ -5,7 +5,8 @@ use arbitrary::Arbitrary;
 use skelmap_core::Diagnostics;
 use skelmap_core::Parse;
 use skelmap_core::dpm::Dpm;
-use skelmap_core::gamestudio::write::{MdlBuilder, MdlFrameDef, SkinDef};
+use skelmap_core::gamestudio;
+use skelmap_core::gamestudio::write::{MdlFrameDef, SkinDef};
 use skelmap_core::ms3d;
 use skelmap_core::skm::convert;
 use skelmap_core::synth::{TubeParams, tube};
@@ -75,7 +76,7 @@ pub fn build(spec: &Spec) -> Option<Vec<u8>> {
                     .map(|i| ([i * 10, k * 5, i], (i % 162) as u8))
                     .collect(),
             };
-            MdlBuilder {
+            gamestudio::ModelBuilder {
                 skins: vec![SkinDef {
                     code: 2,
                     width: 8,
@@ -85,7 +86,7 @@ pub fn build(spec: &Spec) -> Option<Vec<u8>> {
                 skin_vertices: vec![[0, 0], [8, 8]],
                 triangles: (0..n - 2).map(|i| ([i, i + 1, i + 2], [0, 1, 0])).collect(),
                 frames: (0..frames as u16).map(frame).collect(),
-                ..MdlBuilder::default()
+                ..gamestudio::ModelBuilder::default()
             }
             .write()
         }

@@ -6,7 +6,8 @@ use skelmap::Parse;
 use skelmap::dpm::Dpm;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
 use skelmap::skin::{SkinError, skin_scalar};
-use skelmap::skm::{Skm, SkmModel, Skp, convert};
+use skelmap::skm;
+use skelmap::skm::{Skm, Skp, convert};
 use skelmap::{Diagnostics, SkeletalMesh};
 
 use crate::support::corpus_files;
@@ -51,7 +52,7 @@ fn worst_error(m: &Dpm<'_>, frame: usize) -> f64 {
     let scale = f64::from(m.all_radius()).max(1.0);
     let mut worst = 0.0f64;
     for mesh in m.meshes() {
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
         skin_scalar(&mesh, &palette, &mut p, &mut q).unwrap();
         for (records, got) in mesh.vertices().zip(&p) {
@@ -138,7 +139,7 @@ fn dpm_and_its_skm_conversion_skin_alike() {
         let dpm = Dpm::parse(&bytes).unwrap();
         let c = convert::from_dpm(&dpm, &mut Diagnostics::new());
         let (skm_bytes, skp_bytes) = (c.skm.write().unwrap(), c.skp.write().unwrap());
-        let skm = SkmModel::pair(
+        let skm = skm::Model::pair(
             Skm::parse(&skm_bytes).unwrap(),
             Skp::parse(&skp_bytes).unwrap(),
             &[],
@@ -155,7 +156,7 @@ fn dpm_and_its_skm_conversion_skin_alike() {
             pal_s.build(&skm, &pose);
             let scale = dpm.all_radius().max(1.0);
             for (md, ms) in dpm.meshes().zip(skm.skm().meshes()) {
-                let n = md.num_verts();
+                let n = md.num_vertices();
                 let (mut a, mut an, mut b, mut bn) = (
                     vec![[0.0; 3]; n],
                     vec![[0.0; 3]; n],
@@ -270,7 +271,7 @@ fn dqs_equals_lbs_for_single_influence_models() {
             let (bind, now) = palettes(&m, frame);
             let d = deltas(&now, &bind);
             for mesh in m.meshes() {
-                let n = mesh.num_verts();
+                let n = mesh.num_vertices();
                 let (mut a, mut an, mut b, mut bn) = (
                     vec![[0.0; 3]; n],
                     vec![[0.0; 3]; n],
@@ -301,7 +302,7 @@ fn dqs_at_the_bind_pose_reproduces_it_and_keeps_volume_when_bent() {
     let bytes = crate::support::tube().0;
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
-    let n = mesh.num_verts();
+    let n = mesh.num_vertices();
     let (mut lbs, mut ln, mut dqs, mut dn) = (
         vec![[0.0; 3]; n],
         vec![[0.0; 3]; n],

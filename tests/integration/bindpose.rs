@@ -9,7 +9,7 @@ use skelmap::pose::{self, BindPoseMesh, Interpolation, LocalPose, Palette, PoseF
 use skelmap::skin::SkinError;
 use skelmap::skin::dqs::deltas;
 use skelmap::skin::{skin_bind_dqs, skin_bind_lbs};
-use skelmap::slmdl::{self, SlAnim, SlMdl};
+use skelmap::slmdl;
 use skelmap::{Skeleton, synth};
 
 use crate::ms3d::arm;
@@ -63,7 +63,7 @@ fn ms3d_palette_follows_the_hierarchy_when_a_child_comes_first() {
     // (0, 20) goes to (−10, 10), as in the arm whose joints are in parent order.
     let mut deltas = Vec::new();
     now.relative_to(&rest, &mut deltas);
-    let (mut p, mut n) = buffers(m.num_verts());
+    let (mut p, mut n) = buffers(m.num_vertices());
     skin_bind_lbs(&m, &deltas, &mut p, &mut n).unwrap();
     assert!(near(p[2], [-10.0, 10.0, 0.0], 1e-5), "{:?}", p[2]);
     assert_eq!(p[0], [1.0, 0.0, 0.0], "root vertices stay");
@@ -95,7 +95,7 @@ fn ms3d_dual_quaternions_match_linear_blending_on_single_joint_vertices() {
     for path in &files {
         let bytes = std::fs::read(path).unwrap();
         let m = Ms3d::parse(&bytes).unwrap();
-        let n = m.num_verts();
+        let n = m.num_vertices();
         let scale = (0..n)
             .filter_map(|i| m.position(i))
             .flatten()
@@ -146,7 +146,11 @@ fn ms3d_dual_quaternions_match_linear_blending_on_single_joint_vertices() {
 }
 
 /// LBS and DQS of the SL twist at `seconds`.
-fn twist_at(mesh: &SlMdl<'_>, anim: &SlAnim<'_>, seconds: f32) -> [Vec<[f32; 3]>; 2] {
+fn twist_at(
+    mesh: &slmdl::Mesh<'_>,
+    anim: &slmdl::Animation<'_>,
+    seconds: f32,
+) -> [Vec<[f32; 3]>; 2] {
     let (mut pose, mut bind, mut now) =
         (LocalPose::default(), Palette::default(), Palette::default());
     anim.sample(0.0, &mut pose);
@@ -155,7 +159,7 @@ fn twist_at(mesh: &SlMdl<'_>, anim: &SlAnim<'_>, seconds: f32) -> [Vec<[f32; 3]>
     now.build(anim, &pose);
     let mut affine = Vec::new();
     now.relative_to(&bind, &mut affine);
-    let n = mesh.num_verts();
+    let n = mesh.num_vertices();
     let ((mut lbs, mut ln), (mut dqs, mut dn)) = (buffers(n), buffers(n));
     skin_bind_lbs(mesh, &affine, &mut lbs, &mut ln).unwrap();
     skin_bind_dqs(mesh, &deltas(&now, &bind), &mut dqs, &mut dn).unwrap();
@@ -173,7 +177,10 @@ fn twist_at(mesh: &SlMdl<'_>, anim: &SlAnim<'_>, seconds: f32) -> [Vec<[f32; 3]>
 fn sl_dual_quaternions_keep_a_twisted_cylinder_round_where_linear_blending_collapses() {
     let (mdl, anim) = synth::sl_twist(8, 12, 170.0);
     let (mdl, anim) = (mdl.write(), anim.write());
-    let (mesh, anim) = (SlMdl::parse(&mdl).unwrap(), SlAnim::parse(&anim).unwrap());
+    let (mesh, anim) = (
+        slmdl::Mesh::parse(&mdl).unwrap(),
+        slmdl::Animation::parse(&anim).unwrap(),
+    );
     assert_eq!(anim.skeleton_bones().len(), 2);
     assert!(anim.skeleton_bones().all(|b| b.parent().is_none()));
     let radius = |p: [f32; 3]| (p[1] * p[1] + p[2] * p[2]).sqrt();
@@ -192,7 +199,7 @@ fn sl_dual_quaternions_keep_a_twisted_cylinder_round_where_linear_blending_colla
     let [lbs, dqs] = twist_at(&mesh, &anim, 1.0);
     let (sin, cos) = 85f32.to_radians().sin_cos();
     let mut middle = 0;
-    for i in 0..mesh.num_verts() {
+    for i in 0..mesh.num_vertices() {
         let stored = mesh.bind_vertex(i).unwrap().position;
         if stored.x.abs() < 1e-6 {
             middle += 1;
@@ -225,7 +232,7 @@ fn sl_dual_quaternions_keep_a_twisted_cylinder_round_where_linear_blending_colla
 fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
     let (mdl, anim) = synth::sl_twist(2, 3, 90.0);
     let anim_bytes = anim.write();
-    let anim = SlAnim::parse(&anim_bytes).unwrap();
+    let anim = slmdl::Animation::parse(&anim_bytes).unwrap();
     assert_eq!(PoseFrames::num_frames(&anim), 2);
     let (mut by_frame, mut by_time) = (LocalPose::default(), LocalPose::default());
     pose::sample(&anim, 0, 1, 1.0, Interpolation::Nlerp, &mut by_frame);
@@ -236,13 +243,13 @@ fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
     assert_eq!(anim.bone_pose(2, 0), None);
     assert_eq!(anim.bone_pose(0, 2), None);
     // A vertex naming bone 5 against a two-bone palette, and an output too short.
-    let stray = slmdl::MdlBuilder::skinned(&[slmdl::VertexDef {
+    let stray = slmdl::MeshBuilder::skinned(&[slmdl::VertexDef {
         weights: [0.5, 0.0, 0.0],
         indices: [0, 1, 2, 5],
         ..slmdl::VertexDef::default()
     }])
     .write();
-    let stray = SlMdl::parse(&stray).unwrap();
+    let stray = slmdl::Mesh::parse(&stray).unwrap();
     let two = [Affine3A::IDENTITY; 2];
     let (mut p, mut n) = buffers(1);
     assert_eq!(
@@ -250,8 +257,8 @@ fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
         Err(SkinError::Palette { bone: 5, have: 2 })
     );
     let mdl_bytes = mdl.write();
-    let mesh = SlMdl::parse(&mdl_bytes).unwrap();
-    let (mut p, mut n) = buffers(mesh.num_verts() - 1);
+    let mesh = slmdl::Mesh::parse(&mdl_bytes).unwrap();
+    let (mut p, mut n) = buffers(mesh.num_vertices() - 1);
     assert_eq!(
         skin_bind_dqs(&mesh, &[], &mut p, &mut n),
         Err(SkinError::Output {

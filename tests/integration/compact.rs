@@ -85,7 +85,7 @@ fn check_model(model: &Model<'_>, name: &str) -> (f32, f32, usize) {
             .unwrap();
         compact.matrices(&pose, &mut matrices).unwrap();
         for mesh in 0..model.num_meshes() {
-            let n = compact.mesh(mesh).unwrap().num_verts();
+            let n = compact.mesh(mesh).unwrap().num_vertices();
             let mut exact = zeros(n);
             model
                 .deform(mesh, &pose, &mut exact.0, &mut exact.1)
@@ -123,7 +123,7 @@ fn compact_matches_the_exact_kernels_on_every_corpus_dpm_skm_and_ms3d_within_1e_
         let model = Model::from_bytes(&bytes).unwrap();
         let (p, q, exact) = check_model(&model, &name);
         let total: usize = (0..model.num_meshes())
-            .map(|m| model.mesh(m).unwrap().num_verts())
+            .map(|m| model.mesh(m).unwrap().num_vertices())
             .sum();
         eprintln!(
             "{name}: {total} vertices, {exact} on the exact path; worst position {p:.2e} of the \
@@ -168,7 +168,7 @@ fn tube_case(bytes: &[u8]) -> (CompactMesh, SkinMatrices, Streams) {
     palette.build(&m, &pose);
     let mut matrices = SkinMatrices::default();
     compact.matrices(&palette, &mut matrices);
-    let mut exact = zeros(mesh.num_verts());
+    let mut exact = zeros(mesh.num_vertices());
     skin_scalar(&mesh, &palette, &mut exact.0, &mut exact.1).unwrap();
     (compact, matrices, exact)
 }
@@ -184,7 +184,7 @@ fn every_tube_vertex_folds_into_about_a_quarter_of_the_prepared_bytes_and_every_
     // 136 vertices in 9 blocks of 96 bytes of positions, 96 of normals and a 12-byte header,
     // and 21 influence rows of 48 bytes (16 of bones, 32 of weights).
     assert_eq!((compact.bytes(), prepared.bytes()), (2844, 10816));
-    let n = compact.num_verts();
+    let n = compact.num_vertices();
     let mut first: Option<Streams> = None;
     for level in levels() {
         let mut got = zeros(n);
@@ -204,7 +204,7 @@ fn every_tube_vertex_folds_into_about_a_quarter_of_the_prepared_bytes_and_every_
         first.get_or_insert(got.clone());
         let mut interleaved = vec![SkinnedVertex::default(); n];
         compact
-            .skin_vertices(&matrices, level, &mut interleaved, false)
+            .skin_vertices(&matrices, level, &mut interleaved)
             .unwrap();
         assert!(
             interleaved
@@ -231,7 +231,7 @@ fn wide_tube(rings_per_bone: u32) -> Vec<u8> {
 fn a_mesh_large_enough_is_split_over_threads_into_the_same_bytes() {
     let bytes = wide_tube(40);
     let (compact, matrices, _) = tube_case(&bytes);
-    let n = compact.num_verts();
+    let n = compact.num_vertices();
     assert!(n > 2 * PARALLEL_MIN_VERTICES, "{n} vertices");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
@@ -273,7 +273,7 @@ fn an_output_large_enough_is_streamed_into_the_same_bytes() {
     use skelmap::skin::STREAM_MIN_BYTES;
     let bytes = wide_tube(220);
     let (compact, matrices, _) = tube_case(&bytes);
-    let n = compact.num_verts();
+    let n = compact.num_vertices();
     assert!(n * 24 >= STREAM_MIN_BYTES, "{n} vertices");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
@@ -308,7 +308,7 @@ fn a_large_prepared_output_is_streamed_into_the_same_bytes() {
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
     let prepared = PreparedMesh::new(&mesh);
-    let n = prepared.num_verts();
+    let n = prepared.num_vertices();
     assert!(n * 24 >= STREAM_MIN_BYTES, "{n} vertices");
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
     pose::sample(&m, 1, 2, 0.3, Interpolation::Nlerp, &mut pose);
@@ -390,7 +390,7 @@ fn skin_both(bytes: &[u8]) -> (CompactMesh, Streams, Vec<Streams>) {
     model
         .pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)
         .unwrap();
-    let n = model.mesh(0).unwrap().num_verts();
+    let n = model.mesh(0).unwrap().num_vertices();
     let mut exact = zeros(n);
     model.deform(0, &pose, &mut exact.0, &mut exact.1).unwrap();
     let mut matrices = SkinMatrices::default();
@@ -458,7 +458,7 @@ fn compact_reports_short_outputs_small_palettes_and_missing_reference_bones() {
     let bytes = tube_dpm(&TubeParams::default());
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
-    let n = mesh.num_verts();
+    let n = mesh.num_vertices();
     let reference = vec![Default::default(); 3];
     assert_eq!(
         CompactMesh::new(&mesh, &reference).unwrap_err(),
@@ -617,7 +617,7 @@ fn check_dqs(model: &Model<'_>, name: &str) -> (f32, f32) {
         let d = deltas(pose.record_palette(), bind.record_palette());
         compact.dual_quats(&pose, &mut dual_quats).unwrap();
         for (mesh, r) in records.iter().enumerate() {
-            let n = compact.mesh(mesh).unwrap().num_verts();
+            let n = compact.mesh(mesh).unwrap().num_vertices();
             let mut exact = zeros(n);
             r.skin_dqs(bind.record_palette(), &d, &mut exact.0, &mut exact.1)
                 .unwrap();
@@ -710,7 +710,7 @@ fn a_dual_quaternion_palette_normalises_its_bones() {
     for (a, b) in unit.deltas().iter().zip(scaled.deltas()) {
         assert!(a.real.abs_diff_eq(b.real, 1e-6) && a.dual.abs_diff_eq(b.dual, 1e-6));
     }
-    let n = compact.mesh(0).unwrap().num_verts();
+    let n = compact.mesh(0).unwrap().num_vertices();
     for level in levels() {
         let (mut want, mut got) = (zeros(n), zeros(n));
         compact
@@ -778,17 +778,11 @@ fn one_meshs_matrices_skin_every_mesh_of_the_model() {
         compact[0].dual_quats(&palette, &mut dual_quats);
         assert_eq!(matrices.bones(), m.num_bones());
         for c in &compact {
-            let mut out = zeros(c.num_verts());
+            let mut out = zeros(c.num_vertices());
             c.skin(&matrices, SimdLevel::detect(), &mut out.0, &mut out.1)
                 .unwrap();
-            c.skin_dqs(
-                &dual_quats,
-                SimdLevel::detect(),
-                &mut out.0,
-                &mut out.1,
-                false,
-            )
-            .unwrap();
+            c.skin_dqs(&dual_quats, SimdLevel::detect(), &mut out.0, &mut out.1)
+                .unwrap();
         }
         checked += usize::from(compact.len() > 1);
     }

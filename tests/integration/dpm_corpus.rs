@@ -68,11 +68,11 @@ fn every_corpus_dpm_matches_the_manifest() {
                 lo = lo.min(sum);
                 hi = hi.max(sum);
             }
-            assert_eq!(mesh.texcoords().len(), mesh.num_verts());
+            assert_eq!(mesh.texcoords().len(), mesh.num_vertices());
             assert!(
                 mesh.triangles()
                     .flatten()
-                    .all(|i| (i as usize) < mesh.num_verts())
+                    .all(|i| (i as usize) < mesh.num_vertices())
             );
         }
         assert_eq!(

@@ -3,9 +3,10 @@
 //! decoding, the morph kernels and terrain meshes.
 
 use skelmap::Parse;
+use skelmap::gamestudio;
 use skelmap::gamestudio::morph::{tween_scalar, tween_simd};
 use skelmap::gamestudio::skin::grey_palette;
-use skelmap::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef, SkinDef};
+use skelmap::gamestudio::write::{MdlFrameDef, SkinDef};
 use skelmap::gamestudio::{Hmp, HmpVersion, Mdl, MdlVersion, PixelFormat};
 use skelmap::skin::morph::MorphError;
 use skelmap::{Diagnostics, Error, Format, Limits, Problem, WarningKind};
@@ -13,7 +14,7 @@ use skelmap::{Diagnostics, Error, Format, Limits, Problem, WarningKind};
 use crate::support::{corpus_dir, manifest};
 
 /// A two-triangle MDL5 quad: one 8×8 RGB565 skin with mips, 4 UVs, two word frames.
-pub fn quad() -> MdlBuilder {
+pub fn quad() -> gamestudio::ModelBuilder {
     let frame = |name: &[u8], lift: u16| MdlFrameDef {
         frame_type: 2,
         name: name.to_vec(),
@@ -24,7 +25,7 @@ pub fn quad() -> MdlBuilder {
             ([10, 10, lift], 5),
         ],
     };
-    MdlBuilder {
+    gamestudio::ModelBuilder {
         version: 5,
         scale: [0.5, 0.5, 0.25],
         offset: [-2.5, -2.5, 1.0],
@@ -37,13 +38,13 @@ pub fn quad() -> MdlBuilder {
         skin_vertices: vec![[0, 0], [8, 0], [0, 8], [8, 8]],
         triangles: vec![([0, 1, 3], [0, 1, 3]), ([0, 3, 2], [0, 3, 2])],
         frames: vec![frame(b"stand", 0), frame(b"jump", 40)],
-        ..MdlBuilder::default()
+        ..gamestudio::ModelBuilder::default()
     }
 }
 
 /// A 3×2 HMP7 terrain without skins.
-pub fn field() -> HmpBuilder {
-    HmpBuilder {
+pub fn field() -> gamestudio::TerrainBuilder {
+    gamestudio::TerrainBuilder {
         version: 7,
         height_scale: [0.5, -1.0],
         spacing: [4.0, 2.0],
@@ -86,7 +87,7 @@ fn quad_fixture_is_clean() {
     assert_eq!(
         (
             m.version(),
-            m.num_verts(),
+            m.num_vertices(),
             m.triangles().len(),
             m.frames().len()
         ),
@@ -455,7 +456,7 @@ fn mdl_skin_vertices_outside_the_skin_are_a_warning_at_their_table() {
 /// byte frame, on a 16 × 8 skin: every table long enough for validation's SIMD scans (where
 /// the CPU has them), and every maximum different from the one beside it (vertex and skin
 /// vertex counts, skin width and height).
-fn wide_quad() -> MdlBuilder {
+fn wide_quad() -> gamestudio::ModelBuilder {
     const N: u16 = 300;
     const UV: u16 = 250;
     let frame = |frame_type| MdlFrameDef {
@@ -465,7 +466,7 @@ fn wide_quad() -> MdlBuilder {
             .map(|i| ([i % 200, i / 2, 7], (i % 162) as u8))
             .collect(),
     };
-    MdlBuilder {
+    gamestudio::ModelBuilder {
         skins: vec![SkinDef {
             code: 2 + 8,
             width: 16,
@@ -502,7 +503,7 @@ fn mdl_scanned_tables_report_the_exact_record() {
     let bytes = wide_quad().write();
     let m = Mdl::parse(&bytes).unwrap();
     assert_eq!(
-        (m.num_verts(), m.triangles().len(), m.frames().len()),
+        (m.num_vertices(), m.triangles().len(), m.frames().len()),
         (300, 100, 2)
     );
     assert_eq!((m.skin_vertices().len(), m.skin_size()), (250, (16, 8)));
@@ -1219,7 +1220,7 @@ fn every_level_tweens_like_the_reference(model: &skelmap::Model<'_>, name: &str)
     use skelmap::model::Pose;
     use skelmap::pose::Interpolation;
     use skelmap::skin::SimdLevel;
-    let n = model.mesh(0).unwrap().num_verts();
+    let n = model.mesh(0).unwrap().num_vertices();
     let frames = model.num_frames();
     let mut pose = Pose::default();
     for f in 0..frames {
@@ -1228,7 +1229,7 @@ fn every_level_tweens_like_the_reference(model: &skelmap::Model<'_>, name: &str)
             .unwrap();
         let mut reference = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
         model
-            .deform_at(
+            .deform_with_level(
                 0,
                 &pose,
                 SimdLevel::Portable,
@@ -1239,7 +1240,7 @@ fn every_level_tweens_like_the_reference(model: &skelmap::Model<'_>, name: &str)
         for level in SimdLevel::ALL {
             let mut got = (vec![[1.0; 3]; n], vec![[1.0; 3]; n]);
             model
-                .deform_at(0, &pose, level, &mut got.0, &mut got.1)
+                .deform_with_level(0, &pose, level, &mut got.0, &mut got.1)
                 .unwrap();
             assert!(got == reference, "{name}: frame {f} at {level}");
         }
@@ -1273,12 +1274,12 @@ fn morph_kernels_agree_on_byte_and_word_frames_of_every_tail_length() {
                     })
                     .collect(),
             };
-            let bytes = MdlBuilder {
+            let bytes = gamestudio::ModelBuilder {
                 version,
                 scale: [0.25, 0.5, 2.0],
                 triangles: vec![([0, 0, 0], [0, 0, 0])],
                 frames: vec![frame(3), frame(7), frame(1)],
-                ..MdlBuilder::default()
+                ..gamestudio::ModelBuilder::default()
             }
             .write();
             let Ok(model) = skelmap::Model::from_bytes(&bytes) else {
@@ -1359,7 +1360,7 @@ fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
             format!("{} [{}]", skins.len(), skins.join(", ")),
             "{name} skins"
         );
-        assert_eq!(m.num_verts() as u64, row.count("verts"), "{name}");
+        assert_eq!(m.num_vertices() as u64, row.count("verts"), "{name}");
         assert_eq!(m.triangles().len() as u64, row.count("tris"), "{name}");
         assert_eq!(m.frames().len() as u64, row.count("frames"), "{name}");
         assert_eq!(
@@ -1381,7 +1382,7 @@ fn every_corpus_mdl_matches_the_manifest_and_frame0_the_oracle() {
         // assimp's OBJ: frame 0, axes (x, y, z) → (x, z, −y), duplicate positions merged;
         // every position of either side lies within 1e-3 of one of the other.
         let oracle = oracle_positions(&dir, &row.file);
-        let n = m.num_verts() as usize;
+        let n = m.num_vertices() as usize;
         let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
         tween_scalar(&m, 0, 0, 0.0, &mut p, &mut nrm).unwrap();
         let used: std::collections::BTreeSet<u16> =

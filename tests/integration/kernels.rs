@@ -11,7 +11,8 @@ use skelmap::skin::{
     skin_stream_vertices,
 };
 use skelmap::skin::{SkinError, skin_scalar};
-use skelmap::skm::{Skm, SkmModel, Skp, convert};
+use skelmap::skm;
+use skelmap::skm::{Skm, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Diagnostics, SkeletalMesh};
 
@@ -37,7 +38,7 @@ fn check_all_kernels<'d, M: SkeletalMesh<'d>>(
     let matrices = SkinMatrices::from_palette(palette);
     let mut worst = 0.0f32;
     for (mesh, prepared) in meshes {
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         let (mut p, mut q) = zeros(n);
         skin_scalar(mesh, palette, &mut p, &mut q).unwrap();
         for level in levels() {
@@ -64,7 +65,7 @@ fn every_kernel_agrees_with_scalar_on_every_frame_of_every_corpus_dpm_and_skm() 
         let dpm = Dpm::parse(&bytes).unwrap();
         let c = convert::from_dpm(&dpm, &mut Diagnostics::new());
         let (skm_bytes, skp_bytes) = (c.skm.write().unwrap(), c.skp.write().unwrap());
-        let skm = SkmModel::pair(
+        let skm = skm::Model::pair(
             Skm::parse(&skm_bytes).unwrap(),
             Skp::parse(&skp_bytes).unwrap(),
             &[],
@@ -108,7 +109,7 @@ fn prepared_order_with_remapped_triangles_draws_the_same_mesh() {
     .unwrap();
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
-    let n = mesh.num_verts() as usize;
+    let n = mesh.num_vertices() as usize;
     assert!(
         n > 2 * skin::CHUNK_VERTICES,
         "{n} vertices span three chunks"
@@ -154,7 +155,7 @@ fn prepared_order_with_remapped_triangles_draws_the_same_mesh() {
         );
         let mut v = vec![SkinnedVertex::default(); n];
         prepared
-            .skin_vertices(&matrices, level, VertexOrder::Original, &mut v, true)
+            .skin_vertices_par(&matrices, level, VertexOrder::Original, &mut v)
             .unwrap();
         assert!(v.iter().zip(&c).all(|(v, c)| v.position == *c), "{level}");
         let mut s = vec![SkinnedVertex::default(); n];
@@ -285,7 +286,7 @@ fn skin_batch_skins_every_instance_like_one_at_a_time() {
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
     let prepared = PreparedMesh::new(&mesh);
-    let n = prepared.num_verts();
+    let n = prepared.num_vertices();
     let mut pose = LocalPose::default();
     // Five characters, each at its own frame.
     let matrices: Vec<SkinMatrices> = (0..5)
@@ -337,7 +338,7 @@ fn computed_frame_bounds_match_the_writers_and_agree_between_dpm_and_skm() {
         let c = convert::from_dpm(&m, &mut Diagnostics::new());
         (c.skm.write().unwrap(), c.skp.write().unwrap())
     };
-    let skm = SkmModel::pair(
+    let skm = skm::Model::pair(
         Skm::parse(&skm_bytes).unwrap(),
         Skp::parse(&skp_bytes).unwrap(),
         &[],

@@ -32,7 +32,7 @@ fn prepared_agrees_with_deform(model: &Model<'_>, pose: &Pose, what: &str) -> Ve
     let prepared = model.prepare().unwrap();
     let mut first = Vec::new();
     for mesh in model.meshes() {
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
         model.deform(mesh.index(), pose, &mut p, &mut q).unwrap();
         let scale = size(&p);
@@ -95,7 +95,7 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
                     let View::Quake(q) = model.view() else {
                         panic!("{name}: neither an MDL nor a Quake view")
                     };
-                    assert_eq!(model.num_vertices(), q.num_verts(), "{name}");
+                    assert_eq!(model.num_vertices(), q.num_vertices(), "{name}");
                     assert_eq!(model.num_frames(), q.frames().len(), "{name}");
                     assert_eq!(model.skins().len(), q.skins().len(), "{name}");
                     assert_eq!(model.clip_origin(), ClipOrigin::FrameGroups, "{name}");
@@ -105,7 +105,7 @@ fn every_corpus_file_opens_as_a_model_with_its_views_counts() {
                 }
                 Format::Mdl => {
                     let m = model.as_mdl().unwrap();
-                    assert_eq!(model.num_vertices(), m.num_verts(), "{name}");
+                    assert_eq!(model.num_vertices(), m.num_vertices(), "{name}");
                     assert_eq!(model.num_frames(), m.frames().len(), "{name}");
                     assert_eq!(
                         (model.num_bones(), model.skins().len()),
@@ -163,7 +163,7 @@ fn ms3d_records_at_rest_reproduce_the_stored_vertices_with_every_kernel() {
         model.pose_bind(&mut pose);
         let records = model.weighted_records().unwrap().unwrap();
         let records = Records::from(records.mesh());
-        let n = records.num_verts();
+        let n = records.num_vertices();
         assert_eq!(n, m.vertices().len());
         let stored: Vec<[f32; 3]> = (0..n).map(|i| m.position(i).unwrap()).collect();
         let scale = size(&stored);
@@ -334,7 +334,7 @@ fn an_sl_mesh_is_paired_with_its_animation_and_skinned_like_the_others() {
     let mut pose = Pose::default();
     model.pose_bind(&mut pose);
     let m = model.as_sl_mdl().unwrap().mdl();
-    let stored: Vec<[f32; 3]> = (0..m.num_verts())
+    let stored: Vec<[f32; 3]> = (0..m.num_vertices())
         .map(|i| {
             m.attribute(skelmap::slmdl::AttributeKind::Position)
                 .unwrap()
@@ -512,7 +512,7 @@ fn clips_sampled_by_time_reach_the_first_key_and_match_the_frames() {
 fn a_vertex_animated_bind_pose_leaves_no_bones_behind() {
     let (dpm, _) = tube();
     let skeletal = Model::from_bytes(&dpm).unwrap();
-    let quake = skelmap::quake::write::QuakeBuilder::triangle().write();
+    let quake = skelmap::quake::Builder::triangle().write();
     let morph = Model::from_bytes(&quake).unwrap();
     let mut pose = Pose::default();
     skeletal.pose_bind(&mut pose);

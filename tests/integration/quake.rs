@@ -1,5 +1,5 @@
 //! Quake MDL (`IDPO`) and GameStudio MDL2: one test per validation rule of `quake`'s module
-//! docs (fixtures from `QuakeBuilder`, exact errors and offsets), groups, clips, the on-seam
+//! docs (fixtures from `quake::Builder`, exact errors and offsets), groups, clips, the on-seam
 //! rule, the palette, the `Model` API, truncation sweeps, and the corpus against the assimp
 //! oracle (frame 0, corner by corner).
 
@@ -7,13 +7,13 @@ use skelmap::Parse;
 use skelmap::gamestudio::PixelFormat;
 use skelmap::model::{ClipOrigin, Pose, TexcoordLayout};
 use skelmap::pose::Interpolation;
-use skelmap::quake::write::{FrameDef, FrameEntry, QuakeBuilder, SkinDef};
-use skelmap::quake::{QUAKE_PALETTE, QuakeMdl};
+use skelmap::quake;
+use skelmap::quake::write::{FrameDef, FrameEntry, SkinDef};
 use skelmap::{Diagnostics, Error, Format, Limits, Model, Problem, WarningKind};
 
 use crate::support::corpus_dir;
 
-// Offsets in `QuakeBuilder::triangle()`: header 84; skin type at 84, texels 88..152;
+// Offsets in `quake::Builder::triangle()`: header 84; skin type at 84, texels 88..152;
 // stverts at 152 (3 × 12); triangle at 188 (16); frame type at 204, its header at 208
 // (bbox 8, name 16), vertices at 232 (3 × 4); the file ends at 244.
 const SKIN: u64 = 84;
@@ -24,13 +24,13 @@ const VERTICES: u64 = 232;
 const END: usize = 244;
 
 fn err(bytes: &[u8]) -> Error {
-    QuakeMdl::parse(bytes)
+    quake::Mdl::parse(bytes)
         .map(|_| ())
         .expect_err("broken file accepted")
 }
 
 fn err_with(bytes: &[u8], limits: &Limits) -> Error {
-    QuakeMdl::parse_with(bytes, limits, &mut Diagnostics::new())
+    quake::Mdl::parse_with(bytes, limits, &mut Diagnostics::new())
         .map(|_| ())
         .expect_err("broken file accepted")
 }
@@ -89,12 +89,12 @@ fn pose(name: &str, lift: u8) -> FrameDef {
 
 #[test]
 fn the_triangle_fixture_is_clean_and_ends_where_the_offsets_say() {
-    for b in [QuakeBuilder::triangle(), QuakeBuilder::mdl2_triangle()] {
+    for b in [quake::Builder::triangle(), quake::Builder::mdl2_triangle()] {
         let bytes = b.write();
         let mut diag = Diagnostics::new();
-        let m = QuakeMdl::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
+        let m = quake::Mdl::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
         assert!(diag.is_empty(), "{:?}", diag.warnings());
-        assert_eq!((m.num_verts(), m.num_tris()), (3, 1));
+        assert_eq!((m.num_vertices(), m.num_triangles()), (3, 1));
         assert_eq!((m.skins().len(), m.frames().len()), (1, 1));
         assert_eq!(m.frames().iter().next().unwrap().name(), b"base");
         assert_eq!(m.triangle(0), Some((true, [0, 1, 2])));
@@ -102,19 +102,19 @@ fn the_triangle_fixture_is_clean_and_ends_where_the_offsets_say() {
         assert_eq!(m.triangle(1), None);
         assert_eq!(m.position(1, 0), None);
     }
-    assert_eq!(QuakeBuilder::triangle().write().len(), END);
-    let m2 = QuakeBuilder::mdl2_triangle().write();
+    assert_eq!(quake::Builder::triangle().write().len(), END);
+    let m2 = quake::Builder::mdl2_triangle().write();
     assert_eq!(m2.len(), END + 64, "an RGB565 skin is 2 bytes a texel");
-    let m = QuakeMdl::parse(&m2).unwrap();
+    let m = quake::Mdl::parse(&m2).unwrap();
     assert_eq!(m.format(), Format::Mdl);
     assert_eq!(m.skins()[0].format(), PixelFormat::Rgb565);
-    let q = QuakeBuilder::triangle().write();
-    assert_eq!(QuakeMdl::parse(&q).unwrap().format(), Format::Quake);
+    let q = quake::Builder::triangle().write();
+    assert_eq!(quake::Mdl::parse(&q).unwrap().format(), Format::Quake);
 }
 
 #[test]
 fn rule1_magic_and_quake_version() {
-    let mut bytes = QuakeBuilder::triangle().write();
+    let mut bytes = quake::Builder::triangle().write();
     bytes[..4].copy_from_slice(b"MDL3");
     assert!(matches!(
         err(&bytes),
@@ -123,32 +123,32 @@ fn rule1_magic_and_quake_version() {
             ..
         }
     ));
-    let bytes = QuakeBuilder {
+    let bytes = quake::Builder {
         version: 5,
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     }
     .write();
     let e = err(&bytes);
     assert_eq!(unsupported(&e), ("header.version", 4, 5));
     assert_eq!(e.format(), Some(Format::Quake));
     // MDL2 files write version 0, and Quake's version rule is not theirs.
-    let mdl2 = QuakeBuilder {
+    let mdl2 = quake::Builder {
         version: 0,
-        ..QuakeBuilder::mdl2_triangle()
+        ..quake::Builder::mdl2_triangle()
     };
-    assert!(QuakeMdl::parse(&mdl2.write()).is_ok());
+    assert!(quake::Mdl::parse(&mdl2.write()).is_ok());
 }
 
 #[test]
 fn rule2_scale_and_origin_finite() {
-    let mut b = QuakeBuilder::triangle();
+    let mut b = quake::Builder::triangle();
     b.scale[1] = f32::NAN;
     let e = err(&b.write());
     assert_eq!(
         invalid(&e),
         (Format::Quake, "header.scale", 12, Problem::NotFinite)
     );
-    let mut b = QuakeBuilder::mdl2_triangle();
+    let mut b = quake::Builder::mdl2_triangle();
     b.origin[2] = f32::INFINITY;
     assert_eq!(
         invalid(&err(&b.write())),
@@ -167,7 +167,7 @@ fn rule3_counts_not_negative_at_least_one_and_limited() {
         (68, -3, "header.numframes", Problem::Negative { value: -3 }),
     ];
     for (at, value, what, problem) in cases {
-        let mut bytes = QuakeBuilder::triangle().write();
+        let mut bytes = quake::Builder::triangle().write();
         put_i32(&mut bytes, at, value);
         assert_eq!(
             invalid(&err(&bytes)),
@@ -175,7 +175,7 @@ fn rule3_counts_not_negative_at_least_one_and_limited() {
             "{what} = {value}"
         );
     }
-    let bytes = QuakeBuilder::triangle().write();
+    let bytes = quake::Builder::triangle().write();
     let tight = Limits {
         max_vertices_per_mesh: 2,
         ..Limits::default()
@@ -197,41 +197,41 @@ fn rule3_counts_not_negative_at_least_one_and_limited() {
 #[test]
 fn rule4_skin_size_positive_and_limited_with_a_width_warning() {
     for (at, what) in [(52, "header.skinwidth"), (56, "header.skinheight")] {
-        let mut bytes = QuakeBuilder::triangle().write();
+        let mut bytes = quake::Builder::triangle().write();
         put_i32(&mut bytes, at, 0);
         let problem = Problem::NotPositive { value: 0.0 };
         assert_eq!(invalid(&err(&bytes)), (Format::Quake, what, at, problem));
     }
     // Without skins the size is not used.
-    let bare = QuakeBuilder {
+    let bare = quake::Builder {
         skins: vec![],
         skin_size: [0, 0],
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     };
-    assert!(QuakeMdl::parse(&bare.write()).is_ok());
+    assert!(quake::Mdl::parse(&bare.write()).is_ok());
     let tight = Limits {
         max_skin_dimension: 4,
         ..Limits::default()
     };
-    let e = err_with(&QuakeBuilder::triangle().write(), &tight);
+    let e = err_with(&quake::Builder::triangle().write(), &tight);
     assert_eq!(limit(&e), ("header.skinwidth", 52, 8, 4));
-    let odd = QuakeBuilder {
+    let odd = quake::Builder {
         skin_size: [6, 8],
         skins: vec![SkinDef::Single {
             code: 0,
             texels: vec![0; 48],
         }],
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     };
     let mut diag = Diagnostics::new();
-    QuakeMdl::parse_with(&odd.write(), &Limits::default(), &mut diag).unwrap();
+    quake::Mdl::parse_with(&odd.write(), &Limits::default(), &mut diag).unwrap();
     let w = diag.get(WarningKind::SpecLimit).unwrap();
     assert_eq!((w.what, w.offset), ("header.skinwidth", 52));
 }
 
 #[test]
 fn rule5_skin_types() {
-    let mut bytes = QuakeBuilder::triangle().write();
+    let mut bytes = quake::Builder::triangle().write();
     put_i32(&mut bytes, SKIN, 2);
     let e = err(&bytes);
     assert_eq!(unsupported(&e), ("skin.type", SKIN, 2));
@@ -240,27 +240,27 @@ fn rule5_skin_types() {
         "{e}"
     );
     // MDL2 skins are GameStudio codes: 1 is not one.
-    let mut bytes = QuakeBuilder::mdl2_triangle().write();
+    let mut bytes = quake::Builder::mdl2_triangle().write();
     put_i32(&mut bytes, SKIN, 1);
     let e = err(&bytes);
     assert_eq!(e.format(), Some(Format::Mdl));
     assert_eq!(unsupported(&e), ("skin.type", SKIN, 1));
     // 8-bit and ARGB4444 MDL2 skins read.
     for (code, size) in [(0, 64), (3, 128)] {
-        let b = QuakeBuilder {
+        let b = quake::Builder {
             skins: vec![SkinDef::Single {
                 code,
                 texels: vec![7; size],
             }],
-            ..QuakeBuilder::mdl2_triangle()
+            ..quake::Builder::mdl2_triangle()
         };
-        assert!(QuakeMdl::parse(&b.write()).is_ok(), "code {code}");
+        assert!(quake::Mdl::parse(&b.write()).is_ok(), "code {code}");
     }
 }
 
 /// A Quake MDL with a 2-image skin group and, after a single frame, a 3-pose frame group.
-pub fn grouped() -> QuakeBuilder {
-    QuakeBuilder {
+pub fn grouped() -> quake::Builder {
+    quake::Builder {
         skins: vec![
             SkinDef::Single {
                 code: 0,
@@ -278,7 +278,7 @@ pub fn grouped() -> QuakeBuilder {
                 frames: vec![pose("fly1", 1), pose("fly2", 2), pose("fly3", 3)],
             },
         ],
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     }
 }
 
@@ -293,7 +293,7 @@ const FRAME_GROUP: u64 = 388;
 fn groups_flatten_with_their_intervals_and_become_clips() {
     let bytes = grouped().write();
     assert_eq!(bytes.len(), 416 + 3 * 36);
-    let m = QuakeMdl::parse(&bytes).unwrap();
+    let m = quake::Mdl::parse(&bytes).unwrap();
     assert_eq!(m.skins().len(), 3);
     let g = m.skin_groups();
     assert_eq!((g.len(), g[1].first(), g[1].count()), (2, 1, 2));
@@ -319,12 +319,12 @@ fn groups_flatten_with_their_intervals_and_become_clips() {
             },
         }
     };
-    let long = QuakeBuilder {
+    let long = quake::Builder {
         frames: (0..40).map(entries).collect(),
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     }
     .write();
-    let long = QuakeMdl::parse(&long).unwrap();
+    let long = quake::Mdl::parse(&long).unwrap();
     let in_order: Vec<_> = long
         .frames()
         .iter()
@@ -447,7 +447,7 @@ fn rule6_groups_have_members_and_rising_positive_intervals() {
 #[test]
 fn rule7_triangle_indices_in_range() {
     for (k, v) in [(0u64, 3), (2, -1)] {
-        let mut bytes = QuakeBuilder::triangle().write();
+        let mut bytes = quake::Builder::triangle().write();
         let at = TRIANGLE + 4 + 4 * k;
         put_i32(&mut bytes, at, v);
         let problem = Problem::Index {
@@ -463,7 +463,7 @@ fn rule7_triangle_indices_in_range() {
 
 #[test]
 fn rule8_frame_types() {
-    let mut bytes = QuakeBuilder::triangle().write();
+    let mut bytes = quake::Builder::triangle().write();
     put_i32(&mut bytes, FRAME, 2);
     let e = err(&bytes);
     assert_eq!(unsupported(&e), ("frame.type", FRAME, 2));
@@ -471,7 +471,7 @@ fn rule8_frame_types() {
 
 #[test]
 fn rule9_normal_index_below_162() {
-    let mut bytes = QuakeBuilder::triangle().write();
+    let mut bytes = quake::Builder::triangle().write();
     bytes[(VERTICES + 4 + 3) as usize] = 162;
     let problem = Problem::Index {
         index: 162,
@@ -486,8 +486,8 @@ fn rule9_normal_index_below_162() {
 #[test]
 fn rule10_records_in_bounds_and_the_warnings() {
     for bytes in [
-        QuakeBuilder::triangle().write(),
-        QuakeBuilder::mdl2_triangle().write(),
+        quake::Builder::triangle().write(),
+        quake::Builder::mdl2_triangle().write(),
         grouped().write(),
     ] {
         for cut in 0..bytes.len() {
@@ -495,7 +495,7 @@ fn rule10_records_in_bounds_and_the_warnings() {
             assert!(matches!(e, Error::Truncated { .. }), "cut at {cut}: {e}");
         }
     }
-    let e = err(&QuakeBuilder::triangle().write()[..VERTICES as usize + 5]);
+    let e = err(&quake::Builder::triangle().write()[..VERTICES as usize + 5]);
     assert!(matches!(
         e,
         Error::Truncated {
@@ -506,13 +506,13 @@ fn rule10_records_in_bounds_and_the_warnings() {
             ..
         }
     ));
-    let b = QuakeBuilder {
+    let b = quake::Builder {
         trailing: b"QMEX and more".to_vec(),
         stverts: vec![[0, 0, 0], [32, 9, 0], [0, 0, 7]],
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     };
     let mut diag = Diagnostics::new();
-    QuakeMdl::parse_with(&b.write(), &Limits::default(), &mut diag).unwrap();
+    quake::Mdl::parse_with(&b.write(), &Limits::default(), &mut diag).unwrap();
     let w = diag.get(WarningKind::TrailingBytes).unwrap();
     assert_eq!((w.what, w.offset), ("file", END as u64));
     let w = diag.get(WarningKind::SpecLimit).unwrap();
@@ -521,13 +521,13 @@ fn rule10_records_in_bounds_and_the_warnings() {
 
 #[test]
 fn seam_vertices_of_back_facing_triangles_move_half_a_skin() {
-    let b = QuakeBuilder {
+    let b = quake::Builder {
         stverts: vec![[0x20, 0, 0], [0, 4, 0], [1, 0, 4]],
         triangles: vec![(1, [0, 1, 2]), (0, [0, 1, 2])],
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     };
     let bytes = b.write();
-    let m = QuakeMdl::parse(&bytes).unwrap();
+    let m = quake::Mdl::parse(&bytes).unwrap();
     let px = |s: f32, t: f32| [(s + 0.5) / 8.0, (t + 0.5) / 8.0];
     assert_eq!(
         m.corner_texcoords(0),
@@ -551,22 +551,22 @@ fn seam_vertices_of_back_facing_triangles_move_half_a_skin() {
 
 #[test]
 fn skins_decode_through_the_quake_palette() {
-    let bytes = QuakeBuilder::triangle().write();
+    let bytes = quake::Builder::triangle().write();
     let model = Model::from_bytes(&bytes).unwrap();
-    assert_eq!(model.skin_palette(), QUAKE_PALETTE);
+    assert_eq!(model.skin_palette(), quake::PALETTE);
     let rgba = model.skin_rgba(0).unwrap();
     assert_eq!(rgba.len(), 8 * 8 * 4);
     for (i, px) in rgba.chunks_exact(4).enumerate() {
-        let [r, g, b] = QUAKE_PALETTE[i];
+        let [r, g, b] = quake::PALETTE[i];
         assert_eq!(px, [r, g, b, 255], "texel {i}");
     }
     // MDL2 8-bit skins have no palette in the file: the grey ramp.
-    let b = QuakeBuilder {
+    let b = quake::Builder {
         skins: vec![SkinDef::Single {
             code: 0,
             texels: (0..64).collect(),
         }],
-        ..QuakeBuilder::mdl2_triangle()
+        ..quake::Builder::mdl2_triangle()
     };
     let bytes = b.write();
     let model = Model::from_bytes(&bytes).unwrap();
@@ -702,8 +702,8 @@ fn every_quake_corpus_file_and_the_mdl2_bush_match_assimp_on_frame_0() {
         assert_eq!(
             (
                 q.skins().len(),
-                q.num_verts(),
-                q.num_tris(),
+                q.num_vertices(),
+                q.num_triangles(),
                 q.frames().len(),
                 q.frame_groups().len()
             ),
@@ -762,7 +762,7 @@ proptest::proptest! {
 
     #[test]
     fn mutated_quake_files_never_panic(edits in proptest::collection::vec((0usize..4096, proptest::prelude::any::<u8>()), 1..6)) {
-        for mut bytes in [grouped().write(), QuakeBuilder::mdl2_triangle().write()] {
+        for mut bytes in [grouped().write(), quake::Builder::mdl2_triangle().write()] {
             let len = bytes.len();
             for &(at, v) in &edits {
                 bytes[at % len] = v;
@@ -783,7 +783,7 @@ fn frame_groups_keep_a_finite_rate_and_need_no_names() {
         name: Vec::new(),
         ..pose("", lift)
     };
-    let bytes = QuakeBuilder {
+    let bytes = quake::Builder {
         frames: vec![
             FrameEntry::Single(unnamed(0)),
             FrameEntry::Group {
@@ -791,7 +791,7 @@ fn frame_groups_keep_a_finite_rate_and_need_no_names() {
                 frames: vec![unnamed(1), unnamed(2)],
             },
         ],
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     }
     .write();
     let model = Model::from_bytes(&bytes).unwrap();
@@ -809,15 +809,15 @@ fn frame_groups_keep_a_finite_rate_and_need_no_names() {
         .unwrap();
 }
 
-/// [`QuakeBuilder::triangle`] with 300 vertices and stverts and 100 triangles on a 16 × 8
+/// [`quake::Builder::triangle`] with 300 vertices and stverts and 100 triangles on a 16 × 8
 /// skin: every table long enough for validation's SIMD scans (where the CPU has them). The
 /// texture coordinates stay within 8 × 8, so that a scan with the skin's width and height
 /// swapped would pass the bad ones below; the unchecked words (`onseam`, `facesfront`) hold
 /// any value. Offsets: the skin at 84 (4 + 128 bytes), stverts at 216 (12 bytes each),
 /// triangles at 3816 (16 each), the frame type at 5416, its vertices at 5444 (4 each).
-fn wide_triangle() -> QuakeBuilder {
+fn wide_triangle() -> quake::Builder {
     const N: i32 = 300;
-    QuakeBuilder {
+    quake::Builder {
         skin_size: [16, 8],
         skins: vec![SkinDef::Single {
             code: 0,
@@ -833,7 +833,7 @@ fn wide_triangle() -> QuakeBuilder {
             name: b"wide".to_vec(),
             vertices: (0..N).map(|i| ([i as u8, 1, 2], (i % 162) as u8)).collect(),
         })],
-        ..QuakeBuilder::triangle()
+        ..quake::Builder::triangle()
     }
 }
 const WIDE_STVERTS: u64 = 216;
@@ -846,8 +846,8 @@ const WIDE_VERTICES: u64 = 5444;
 #[test]
 fn scanned_tables_report_the_exact_record() {
     let bytes = wide_triangle().write();
-    let m = QuakeMdl::parse(&bytes).unwrap();
-    assert_eq!(m.num_verts(), 300);
+    let m = quake::Mdl::parse(&bytes).unwrap();
+    assert_eq!(m.num_vertices(), 300);
     for t in [0, 1, 50, 98, 99] {
         for k in 0..3 {
             for bad in [300, -1, i32::MIN] {
@@ -893,7 +893,7 @@ fn scanned_tables_report_the_exact_record() {
         let mut q = wide_triangle();
         q.stverts[i][c] = bad;
         let mut diag = Diagnostics::new();
-        QuakeMdl::parse_with(&q.write(), &Limits::default(), &mut diag).unwrap();
+        quake::Mdl::parse_with(&q.write(), &Limits::default(), &mut diag).unwrap();
         let w = diag.get(WarningKind::SpecLimit).map(|w| (w.what, w.offset));
         assert_eq!(
             w,
@@ -902,6 +902,6 @@ fn scanned_tables_report_the_exact_record() {
         );
     }
     let mut diag = Diagnostics::new();
-    QuakeMdl::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
+    quake::Mdl::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
     assert!(diag.get(WarningKind::SpecLimit).is_none());
 }

@@ -99,8 +99,8 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     }
     out.push(("mdl", "quad.mdl", crate::gamestudio::quad().write()));
     out.push(("hmp", "field.hmp", crate::gamestudio::field().write()));
-    let quake_triangle = skelmap::quake::write::QuakeBuilder::triangle().write();
-    let mdl2_triangle = skelmap::quake::write::QuakeBuilder::mdl2_triangle().write();
+    let quake_triangle = skelmap::quake::Builder::triangle().write();
+    let mdl2_triangle = skelmap::quake::Builder::mdl2_triangle().write();
     out.push(("quake", "triangle.mdl", quake_triangle.clone()));
     out.push(("quake", "grouped.mdl", crate::quake::grouped().write()));
     out.push(("mdl2", "triangle.mdl", mdl2_triangle.clone()));
@@ -156,7 +156,7 @@ fn committed_seeds_match_the_writers() {
         let valid = (target == "structured" && structured_model(&bytes).is_some())
             || skelmap::Model::from_bytes(&bytes).is_ok()
             || skelmap::skm::Skm::parse(&bytes).is_ok()
-            || skelmap::slmdl::SlAnim::parse(&bytes).is_ok()
+            || skelmap::slmdl::Animation::parse(&bytes).is_ok()
             || target.contains("skm");
         assert!(valid, "seed {target}/{name} must be valid");
     }
@@ -212,17 +212,17 @@ fn every_seed_and_regression_replays_without_panic() {
                     }
                 }
                 Some("quake") | Some("mdl2") => {
-                    if let Ok(m) = skelmap::quake::QuakeMdl::parse(&bytes) {
+                    if let Ok(m) = skelmap::quake::Mdl::parse(&bytes) {
                         crate::exercise::quake(&m);
                     }
                 }
                 Some("slmdl") => {
-                    if let Ok(m) = skelmap::slmdl::SlMdl::parse(&bytes) {
+                    if let Ok(m) = skelmap::slmdl::Mesh::parse(&bytes) {
                         crate::exercise::slmdl(&m);
                     }
                 }
                 Some("slanim") => {
-                    if let Ok(a) = skelmap::slmdl::SlAnim::parse(&bytes) {
+                    if let Ok(a) = skelmap::slmdl::Animation::parse(&bytes) {
                         crate::exercise::slanim(&a);
                     }
                 }
@@ -246,7 +246,7 @@ fn replay_pair(bytes: &[u8]) {
     };
     let (skm, skp) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
     if let (Ok(skm), Ok(skp)) = (skelmap::skm::Skm::parse(skm), skelmap::skm::Skp::parse(skp))
-        && let Ok(model) = skelmap::skm::SkmModel::pair(skm, skp, &[skm])
+        && let Ok(model) = skelmap::skm::Model::pair(skm, skp, &[skm])
     {
         crate::exercise::skm_model(&model);
         crate::exercise::skin_every_mesh(&model, model.skm().meshes());

@@ -6,7 +6,8 @@
 //! 9 pose blocks of 4 × 28 B.
 
 use skelmap::Parse;
-use skelmap::skm::{Skm, SkmModel, Skp};
+use skelmap::skm;
+use skelmap::skm::{Skm, Skp};
 use skelmap::{Diagnostics, Error, Format, Limits, Problem, WarningKind};
 
 use crate::support::{put_f32_le, put_u32_le, tube_skm};
@@ -482,7 +483,7 @@ fn skp_warns_about_non_unit_quaternions() {
 fn rule5_pairing_requires_equal_bone_counts() {
     let ((skm, _), (skp, _)) = tube_skm();
     // A 3-bone skeleton (one frame, identity poses) against the 4-bone meshes.
-    let other = skelmap::skm::SkpBuilder {
+    let other = skelmap::skm::SkeletonBuilder {
         bones: (0..3)
             .map(|i| skelmap::write::BoneDef::new(format!("b{i}"), i - 1))
             .collect(),
@@ -494,7 +495,7 @@ fn rule5_pairing_requires_equal_bone_counts() {
     .write()
     .unwrap();
     let e =
-        SkmModel::pair(Skm::parse(&skm).unwrap(), Skp::parse(&other).unwrap(), &[]).unwrap_err();
+        skm::Model::pair(Skm::parse(&skm).unwrap(), Skp::parse(&other).unwrap(), &[]).unwrap_err();
     assert!(
         matches!(
             &e,
@@ -510,12 +511,12 @@ fn rule5_pairing_requires_equal_bone_counts() {
         ),
         "{e}"
     );
-    assert!(SkmModel::pair(Skm::parse(&skm).unwrap(), Skp::parse(&skp).unwrap(), &[]).is_ok());
+    assert!(skm::Model::pair(Skm::parse(&skm).unwrap(), Skp::parse(&skp).unwrap(), &[]).is_ok());
 }
 
 /// A 35-bone tube as SKP: two whole steps of sixteen poses a frame, which the quaternion scan
 /// takes where the CPU has AVX-512, and three after them, which the scalar check takes.
-fn long_skp() -> (Vec<u8>, skelmap::core::skm::write::SkpLayout) {
+fn long_skp() -> (Vec<u8>, skelmap::core::skm::write::SkeletonLayout) {
     let params = skelmap::synth::TubeParams {
         bones: 35,
         frames: 3,

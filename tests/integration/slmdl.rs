@@ -2,11 +2,11 @@
 //! strided attribute views, influences, easing and sampling, truncation and mutation.
 
 use skelmap::Parse;
-use skelmap::slmdl::{self, AttributeKind, Easing, KeyframeDef, SlAnim, SlMdl};
+use skelmap::slmdl::{self, AttributeKind, Easing, KeyframeDef};
 use skelmap::{Error, Format, Limits, Problem};
 
 /// Three skinned vertices in the 48-byte D3D9 layout.
-pub fn tri() -> slmdl::MdlBuilder {
+pub fn tri() -> slmdl::MeshBuilder {
     let v = |position, weights, indices, texcoord| slmdl::VertexDef {
         position,
         normal: [0.0, 0.0, 1.0],
@@ -14,7 +14,7 @@ pub fn tri() -> slmdl::MdlBuilder {
         indices,
         texcoord,
     };
-    slmdl::MdlBuilder::skinned(&[
+    slmdl::MeshBuilder::skinned(&[
         v([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0, 1, 2, 3], [0.0, 0.0]),
         v([3.0, 0.0, 4.0], [0.5, 0.25, 0.0], [1, 2, 0, 0], [1.0, 0.0]),
         v([0.0, 2.0, 0.0], [0.2, 0.2, 0.2], [3, 2, 1, 0], [0.0, 1.0]),
@@ -22,7 +22,7 @@ pub fn tri() -> slmdl::MdlBuilder {
 }
 
 /// Two bones, three keyframes at 0, 1 and 2 s: linear, then ease-in, then step.
-pub fn walk() -> slmdl::AnimBuilder {
+pub fn walk() -> slmdl::AnimationBuilder {
     let turn = |deg: f32| {
         let h = deg.to_radians() / 2.0;
         [0.0, 0.0, h.sin(), h.cos()]
@@ -32,7 +32,7 @@ pub fn walk() -> slmdl::AnimBuilder {
         easing,
         bones: vec![(turn(deg), [x, 0.0, 0.0]), (turn(0.0), [1.0; 3])],
     };
-    slmdl::AnimBuilder {
+    slmdl::AnimationBuilder {
         bones: 2,
         keyframes: vec![
             key(0.0, Easing::Linear, 0.0, 0.0),
@@ -43,7 +43,7 @@ pub fn walk() -> slmdl::AnimBuilder {
 }
 
 fn mdl_err(bytes: &[u8]) -> Error {
-    let e = SlMdl::parse(bytes)
+    let e = slmdl::Mesh::parse(bytes)
         .map(|_| ())
         .expect_err("broken mdl accepted");
     assert_eq!(e.format(), Some(Format::SlMdl), "{e}");
@@ -51,7 +51,7 @@ fn mdl_err(bytes: &[u8]) -> Error {
 }
 
 fn anim_err(bytes: &[u8]) -> Error {
-    let e = SlAnim::parse(bytes)
+    let e = slmdl::Animation::parse(bytes)
         .map(|_| ())
         .expect_err("broken anim accepted");
     assert_eq!(e.format(), Some(Format::SlAnim), "{e}");
@@ -68,8 +68,11 @@ fn mdl_layout_views_and_influences() {
         Some(Format::Mdl),
         "GameStudio's upper-case MDL is another format"
     );
-    let m = SlMdl::parse(&bytes).unwrap();
-    assert_eq!((m.num_verts(), m.vertex_size(), m.radius()), (3, 48, 5.0));
+    let m = slmdl::Mesh::parse(&bytes).unwrap();
+    assert_eq!(
+        (m.num_vertices(), m.vertex_size(), m.radius()),
+        (3, 48, 5.0)
+    );
     let kinds: Vec<AttributeKind> = m.attributes().map(|(_, k, _)| k).collect();
     use AttributeKind::*;
     assert_eq!(
@@ -196,7 +199,7 @@ fn mdl_rule_vertices_exactly_fill_the_file() {
         max_vertices_per_mesh: 2,
         ..Limits::default()
     };
-    let e = SlMdl::parse_with(&bytes, &limits, &mut skelmap::Diagnostics::new())
+    let e = slmdl::Mesh::parse_with(&bytes, &limits, &mut skelmap::Diagnostics::new())
         .map(|_| ())
         .unwrap_err();
     assert!(matches!(
@@ -273,7 +276,7 @@ fn regression_blend_weights_outside_unit_range_are_rejected() {
 /// validate, since `count × 0` bytes fit, leaving consumers to loop over empty vertices.
 #[test]
 fn regression_vertices_without_attributes_are_rejected() {
-    let b = slmdl::MdlBuilder {
+    let b = slmdl::MeshBuilder {
         radius: 1.0,
         attributes: vec![],
         vertex_count: 4_000_000,
@@ -291,14 +294,14 @@ fn regression_vertices_without_attributes_are_rejected() {
         ),
         "{e}"
     );
-    let empty = slmdl::MdlBuilder {
+    let empty = slmdl::MeshBuilder {
         radius: 0.0,
         attributes: vec![],
         vertex_count: 0,
         vertices: vec![],
     };
     assert!(
-        SlMdl::parse(&empty.write()).is_ok(),
+        slmdl::Mesh::parse(&empty.write()).is_ok(),
         "no vertices and no attributes is an empty mesh"
     );
 }
@@ -308,7 +311,7 @@ fn anim_sampling_with_easing() {
     let bytes = walk().write();
     assert_eq!(bytes.len(), 8 + 3 * (8 + 2 * 28));
     assert_eq!(Format::sniff(&bytes), None, ".anim has no magic");
-    let a = SlAnim::parse(&bytes).unwrap();
+    let a = slmdl::Animation::parse(&bytes).unwrap();
     assert_eq!((a.num_bones(), a.num_keyframes()), (2, 3));
     assert_eq!(a.times().collect::<Vec<_>>(), [0.0, 1.0, 2.0]);
     let mut pose = skelmap::pose::LocalPose::default();
@@ -339,7 +342,7 @@ fn anim_step_holds_until_the_next_keyframe() {
     let mut b = walk();
     b.keyframes[0].easing = Easing::Step;
     let bytes = b.write();
-    let a = SlAnim::parse(&bytes).unwrap();
+    let a = slmdl::Animation::parse(&bytes).unwrap();
     let mut pose = skelmap::pose::LocalPose::default();
     a.sample(0.99, &mut pose);
     assert!(pose.bones[0].0.to_axis_angle().1.abs() < 1e-6);
@@ -441,7 +444,8 @@ fn truncation_at_every_offset_is_rejected() {
     for bytes in [tri().write(), walk().write()] {
         for cut in 0..bytes.len() {
             assert!(
-                SlMdl::parse(&bytes[..cut]).is_err() && SlAnim::parse(&bytes[..cut]).is_err(),
+                slmdl::Mesh::parse(&bytes[..cut]).is_err()
+                    && slmdl::Animation::parse(&bytes[..cut]).is_err(),
                 "cut at {cut}"
             );
         }
@@ -458,10 +462,10 @@ proptest::proptest! {
             for &(at, v) in &edits {
                 bytes[at % len] = v;
             }
-            if let Ok(m) = SlMdl::parse(&bytes) {
+            if let Ok(m) = slmdl::Mesh::parse(&bytes) {
                 crate::exercise::slmdl(&m);
             }
-            if let Ok(a) = SlAnim::parse(&bytes) {
+            if let Ok(a) = slmdl::Animation::parse(&bytes) {
                 crate::exercise::slanim(&a);
             }
         }

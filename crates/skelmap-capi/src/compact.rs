@@ -167,13 +167,13 @@ pub unsafe extern "C" fn skelmap_compact_skin(
             deform_outputs(
                 [(positions, position_stride), (normals, normal_stride)],
                 capacity,
-                folded.num_verts(),
+                folded.num_vertices(),
             )
         }?;
         MATRICES.with(|matrices| {
             let matrices = &mut *matrices.borrow_mut();
             compact.matrices(pose, matrices)?;
-            write_deformed(outputs, folded.num_verts(), |positions, normals| {
+            write_deformed(outputs, folded.num_vertices(), |positions, normals| {
                 let level = SimdLevel::detect();
                 Ok(compact.skin(mesh as usize, matrices, level, positions, normals)?)
             })

@@ -153,7 +153,7 @@ pub unsafe extern "C" fn skelmap_submesh(
             .ok_or_else(|| Fail::out_of_range("submesh", index, count as u64))?;
         *out = SkelmapSubmesh {
             material: s.material().map_or(-1, |i| i as i32),
-            triangles: s.num_tris() as u32,
+            triangles: s.num_triangles() as u32,
         };
         Ok(())
     })

@@ -141,8 +141,8 @@ pub(crate) fn mesh(model: &SkelmapModel, index: u32) -> Result<Mesh<'_>, Fail> {
 fn info(model: &SkelmapModel, index: u32) -> Result<SkelmapMeshInfo, Fail> {
     let m = mesh(model, index)?;
     Ok(SkelmapMeshInfo {
-        vertices: m.num_verts() as u32,
-        triangles: m.num_tris() as u32,
+        vertices: m.num_vertices() as u32,
+        triangles: m.num_triangles() as u32,
         submeshes: m.submeshes().len() as u32,
         texcoords: match m.texcoord_layout() {
             TexcoordLayout::PerVertex => SKELMAP_TEXCOORDS_PER_VERTEX,
@@ -237,7 +237,7 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
                     model.format()
                 )));
             }
-            Ok((0..m.num_verts())
+            Ok((0..m.num_vertices())
                 .map(|v| m.vertex_texcoord(v).unwrap_or_default())
                 .collect())
         })
@@ -402,7 +402,7 @@ fn smooth_corner_normals(
     if !m.has_corner_normals() {
         return Ok(());
     }
-    let mut corners = vec![[0.0f32; 3]; 3 * m.num_tris()];
+    let mut corners = vec![[0.0f32; 3]; 3 * m.num_triangles()];
     model
         .model
         .deform_corner_normals(mesh as usize, pose, &mut corners)?;
@@ -452,7 +452,7 @@ pub unsafe extern "C" fn skelmap_mesh_corner_texcoords(
     // SAFETY: forwarded from this function's contract.
     status(|| unsafe {
         write_texcoords(model, mesh, (out, stride, capacity), |_, m| {
-            Ok((0..m.num_tris())
+            Ok((0..m.num_triangles())
                 .flat_map(|t| m.corner_texcoords(t).unwrap_or_default())
                 .collect())
         })
@@ -488,7 +488,7 @@ pub unsafe extern "C" fn skelmap_model_skin_corners(
         let model = model.ok_or(Fail::null("model"))?;
         let pose = pose.ok_or(Fail::null("pose"))?;
         let m = self::mesh(model, mesh)?;
-        let corners = 3 * m.num_tris();
+        let corners = 3 * m.num_triangles();
         // SAFETY: forwarded from this function's contract.
         let [pos_out, nrm_out] = unsafe {
             deform_outputs(
@@ -505,8 +505,8 @@ pub unsafe extern "C" fn skelmap_model_skin_corners(
         };
         SCRATCH.with(|scratch| {
             let (p, q) = &mut *scratch.borrow_mut();
-            p.resize(m.num_verts(), [0.0; 3]);
-            q.resize(m.num_verts(), [0.0; 3]);
+            p.resize(m.num_vertices(), [0.0; 3]);
+            q.resize(m.num_vertices(), [0.0; 3]);
             model.model.deform(mesh as usize, &pose.pose, p, q)?;
             if let Some(out) = pos_out {
                 out.write(&expand(p), "positions")?;

@@ -190,8 +190,9 @@ mod tests {
             SkelmapCounts, SkelmapFormat, skelmap_model_counts, skelmap_model_format,
             skelmap_model_free, skelmap_model_open_memory,
         };
-        use skelmap_core::gamestudio::write::{HmpBuilder, SkinDef};
-        use skelmap_core::quake::write::QuakeBuilder;
+        use skelmap_core::gamestudio;
+        use skelmap_core::gamestudio::write::SkinDef;
+        use skelmap_core::quake;
 
         let open = |bytes: &[u8]| {
             let mut model = std::ptr::null_mut();
@@ -201,8 +202,8 @@ mod tests {
             assert_eq!(s, SkelmapStatus::Ok);
             model
         };
-        let quake = QuakeBuilder::triangle().write();
-        let mdl2 = QuakeBuilder::mdl2_triangle().write();
+        let quake = quake::Builder::triangle().write();
+        let mdl2 = quake::Builder::mdl2_triangle().write();
         for (bytes, format, pixels) in [
             (&quake, SkelmapFormat::Quake, SkelmapPixelFormat::Palette8),
             (&mdl2, SkelmapFormat::Mdl, SkelmapPixelFormat::Rgb565),
@@ -233,11 +234,11 @@ mod tests {
             height: 1,
             data: data.to_vec(),
         };
-        let hmp = HmpBuilder {
+        let hmp = gamestudio::TerrainBuilder {
             row: 2.0,
             frames: vec![vec![(0, [0, 0]); 4]],
             skins: vec![skin(7, 10, b"grass.tga\0"), skin(1, 0, b"")],
-            ..HmpBuilder::default()
+            ..gamestudio::TerrainBuilder::default()
         }
         .write();
         let model = open(&hmp);

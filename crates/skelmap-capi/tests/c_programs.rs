@@ -146,7 +146,7 @@ fn skeletal_at<'a, S: PoseFrames<'a>>(
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
     pose::sample(model, 0, b, t, Interpolation::Nlerp, &mut pose);
     palette.build(model, &pose);
-    let n = mesh.num_verts();
+    let n = mesh.num_vertices();
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     skin::skin_scalar(mesh, &palette, &mut p, &mut q).unwrap();
     join(&p, &q)
@@ -215,7 +215,7 @@ fn expected(path: &Path) -> Expected {
             }
             "mdl" => {
                 let m = Mdl::parse(&bytes).unwrap();
-                let n = m.num_verts() as usize;
+                let n = m.num_vertices() as usize;
                 let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
                 let b = second_frame(m.frames().len());
                 morph::tween_scalar(&m, 0, b, 0.5, &mut p, &mut q).unwrap();
@@ -460,7 +460,7 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
                 .unwrap(),
             None => model.pose_bind(&mut pose),
         }
-        let n = model.mesh(0).unwrap().num_verts();
+        let n = model.mesh(0).unwrap().num_vertices();
         let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         model.deform(0, &pose, &mut p, &mut q).unwrap();
         // printf's %g keeps 6 significant digits.

@@ -6,7 +6,7 @@
 
 use skelmap_capi::SkelmapStatus;
 use skelmap_capi::exercise::{compact_against_file, compact_statuses};
-use skelmap_core::gamestudio::write::HmpBuilder;
+use skelmap_core::gamestudio;
 use skelmap_core::synth;
 
 #[test]
@@ -41,10 +41,10 @@ fn compact_calls_return_the_documented_statuses() {
     use SkelmapStatus::*;
     let tube = synth::tube(&synth::TubeParams::default()).write().unwrap();
     // A 3×2 terrain: vertex-animated, nothing to fold.
-    let terrain = HmpBuilder {
+    let terrain = gamestudio::TerrainBuilder {
         row: 3.0,
         frames: vec![(0..6).map(|i| (i * 10, [0, 0])).collect()],
-        ..HmpBuilder::default()
+        ..gamestudio::TerrainBuilder::default()
     }
     .write();
     assert_eq!(

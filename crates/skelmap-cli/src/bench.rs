@@ -353,7 +353,7 @@ fn kernels<'k>(
     model: &'k Model<'k>,
     weighted: Option<&'k WeightedRecords>,
 ) -> (usize, Vec<Line<'k>>) {
-    let sizes: Vec<usize> = model.meshes().map(|m| m.num_verts()).collect();
+    let sizes: Vec<usize> = model.meshes().map(|m| m.num_vertices()).collect();
     let offsets: Vec<(usize, usize)> = sizes
         .iter()
         .scan(0usize, |at, &n| {
@@ -423,7 +423,7 @@ fn kernels<'k>(
             input_bytes: deform_bytes,
             kernel: Box::new(move |p, q| {
                 per_mesh(p, q, &|i, p, q| {
-                    let _ = model.deform_at(i, &now, level, p, q);
+                    let _ = model.deform_with_level(i, &now, level, p, q);
                 });
             }),
         });

@@ -185,7 +185,7 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
 fn skin_every_frame(label: &str, model: &Model<'_>) -> Result<(), String> {
     let level = SimdLevel::detect();
     let prepared = model.prepare().map_err(|e| format!("demo: {e}"))?;
-    let sizes: Vec<usize> = model.meshes().map(|m| m.num_verts()).collect();
+    let sizes: Vec<usize> = model.meshes().map(|m| m.num_vertices()).collect();
     let n = sizes.iter().copied().max().unwrap_or(0);
     let total: usize = sizes.iter().sum();
     let (mut positions, mut normals) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
@@ -232,7 +232,7 @@ fn check_same(dpm: &Model<'_>, skm: &Model<'_>) -> Result<(), String> {
         skm.pose(frame, frame, 0.0, Interpolation::Nlerp, &mut b)
             .map_err(|e| e.to_string())?;
         for (ma, mb) in dpm.meshes().zip(skm.meshes()) {
-            let n = ma.num_verts();
+            let n = ma.num_vertices();
             let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
             let (mut r, mut s) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
             dpm.deform(ma.index(), &a, &mut p, &mut q)

@@ -236,14 +236,14 @@ impl Summary {
                     .map(|sub| SubmeshSummary {
                         name: text(sub.name()),
                         material: sub.material(),
-                        triangles: sub.num_tris() as u32,
+                        triangles: sub.num_triangles() as u32,
                     })
                     .collect();
                 MeshSummary {
                     name: (!mesh.name().is_empty()).then(|| text(mesh.name())),
                     shader: material_name(mesh.submeshes().next().and_then(|s| s.material())),
-                    vertices: mesh.num_verts() as u32,
-                    triangles: mesh.num_tris() as u32,
+                    vertices: mesh.num_vertices() as u32,
+                    triangles: mesh.num_triangles() as u32,
                     influences,
                     max_influences_per_vertex: max as u32,
                     submeshes,
@@ -359,7 +359,7 @@ fn bind_bounds(model: &Model<'_>) -> Result<Option<Aabb>, skelmap_core::model::D
     let mut bounds: Option<Aabb> = None;
     let (mut positions, mut normals) = (Vec::new(), Vec::new());
     for mesh in model.meshes() {
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         positions.resize(n, [0.0; 3]);
         normals.resize(n, [0.0; 3]);
         model.deform(mesh.index(), &pose, &mut positions, &mut normals)?;

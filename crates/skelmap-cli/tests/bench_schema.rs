@@ -30,11 +30,7 @@ fn bench_json_matches_its_schema_for_skeletal_and_vertex_animated_models() {
     let tube = skelmap_core::synth::tube(&skelmap_core::synth::TubeParams::default());
     std::fs::write(&dpm, tube.write().unwrap()).unwrap();
     let quake = dir.join("triangle.mdl");
-    std::fs::write(
-        &quake,
-        skelmap_core::quake::write::QuakeBuilder::triangle().write(),
-    )
-    .unwrap();
+    std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
     for (file, skeletal) in [(&dpm, true), (&quake, false)] {
         let report = bench(file);
         let errors: Vec<String> = validator

@@ -274,7 +274,7 @@ fn info_and_validate_understand_sl_mdl_and_anim() {
         weights: [1.0, 0.0, 0.0],
         ..slmdl::VertexDef::default()
     };
-    std::fs::write(&mdl, slmdl::MdlBuilder::skinned(&[vertex; 3]).write()).unwrap();
+    std::fs::write(&mdl, slmdl::MeshBuilder::skinned(&[vertex; 3]).write()).unwrap();
     let anim = dir.join("walk.anim");
     let key = |time| KeyframeDef {
         time,
@@ -283,7 +283,7 @@ fn info_and_validate_understand_sl_mdl_and_anim() {
     };
     std::fs::write(
         &anim,
-        slmdl::AnimBuilder {
+        slmdl::AnimationBuilder {
             bones: 2,
             keyframes: vec![key(0.0), key(0.5)],
         }
@@ -783,7 +783,7 @@ fn convert_names_the_format_it_was_given() {
 fn info_counts_read_as_english_and_agree() {
     let dir = temp_dir("info-wording");
     let hmp = dir.join("field.hmp");
-    let field = skelmap_core::gamestudio::write::HmpBuilder {
+    let field = skelmap_core::gamestudio::TerrainBuilder {
         row: 2.0,
         frames: vec![vec![(10, [0, 0]); 4]],
         ..Default::default()
@@ -855,9 +855,9 @@ fn bench_help_gives_the_time_a_run_takes() {
 fn validate_counts_kinds_of_warning_in_plain_english() {
     let dir = temp_dir("warning-kinds");
     let path = dir.join("tail.mdl");
-    let model = skelmap_core::quake::write::QuakeBuilder {
+    let model = skelmap_core::quake::Builder {
         trailing: b"QMEX".to_vec(),
-        ..skelmap_core::quake::write::QuakeBuilder::triangle()
+        ..skelmap_core::quake::Builder::triangle()
     };
     std::fs::write(&path, model.write()).unwrap();
     let out = skelmap(&["validate", path.to_str().unwrap()]);

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
-use skelmap_core::gamestudio::write::{HmpBuilder, MdlBuilder, MdlFrameDef, SkinDef};
+use skelmap_core::gamestudio;
+use skelmap_core::gamestudio::write::{MdlFrameDef, SkinDef};
 
 const SCHEMA: &str = include_str!("../schema/info.schema.json");
 
@@ -154,7 +155,7 @@ fn quad_mdl() -> Vec<u8> {
             ([10, 10, 0], 5),
         ],
     };
-    MdlBuilder {
+    gamestudio::ModelBuilder {
         skins: vec![SkinDef {
             code: 2 + 8,
             width: 8,
@@ -164,7 +165,7 @@ fn quad_mdl() -> Vec<u8> {
         skin_vertices: vec![[0, 0], [8, 0], [0, 8], [8, 8]],
         triangles: vec![([0, 1, 3], [0, 1, 3]), ([0, 3, 2], [0, 3, 2])],
         frames: vec![frame(b"stand1"), frame(b"stand2")],
-        ..MdlBuilder::default()
+        ..gamestudio::ModelBuilder::default()
     }
     .write()
 }
@@ -182,7 +183,7 @@ fn skinned_hmp() -> Vec<u8> {
         height,
         data,
     };
-    HmpBuilder {
+    gamestudio::TerrainBuilder {
         row: 2.0,
         skins: vec![
             skin(2, 2, 2, vec![0; 8]),
@@ -198,7 +199,7 @@ fn skinned_hmp() -> Vec<u8> {
             skin(2 | 0x10 | 0x20, 0, 0, definition),
         ],
         frames: vec![vec![(10, [0, 0]); 4]],
-        ..HmpBuilder::default()
+        ..gamestudio::TerrainBuilder::default()
     }
     .write()
 }
@@ -337,10 +338,10 @@ fn info_gives_each_skin_as_numbers_and_as_one_line() {
 
     // A terrain without skins says so, in both renderings.
     let bare = dir.join("bare.hmp");
-    let bytes = HmpBuilder {
+    let bytes = gamestudio::TerrainBuilder {
         row: 2.0,
         frames: vec![vec![(10, [0, 0]); 4]],
-        ..HmpBuilder::default()
+        ..gamestudio::TerrainBuilder::default()
     }
     .write();
     std::fs::write(&bare, bytes).unwrap();

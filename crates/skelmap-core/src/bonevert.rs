@@ -176,7 +176,7 @@ const INFLUENCE_AT: u64 = 12;
 const NORMAL_AT: u64 = 16;
 const BONENUM_AT: u64 = 28;
 
-/// Validates `num_verts` vertices starting at `offset`, in one pass.
+/// Validates `num_vertices` vertices starting at `offset`, in one pass.
 ///
 /// Checks each count (`1 ..= max_influences_per_vertex`), that every record lies in bounds,
 /// that every float is finite and every `bonenum < num_bones`, and adds the records to

@@ -8,8 +8,8 @@ use crate::limits::Limits;
 /// A format's validated view, made from bytes by one linear pass. Implemented by every view
 /// ([`Dpm`](crate::dpm::Dpm), [`Skm`](crate::skm::Skm), [`Skp`](crate::skm::Skp),
 /// [`Ms3d`](crate::ms3d::Ms3d), [`Mdl`](crate::gamestudio::Mdl),
-/// [`Hmp`](crate::gamestudio::Hmp), [`SlMdl`](crate::slmdl::SlMdl),
-/// [`SlAnim`](crate::slmdl::SlAnim)); [`Model`](crate::Model) opens any of them.
+/// [`Hmp`](crate::gamestudio::Hmp), [`slmdl::Mesh`](crate::slmdl::Mesh),
+/// [`slmdl::Animation`](crate::slmdl::Animation)); [`Model`](crate::Model) opens any of them.
 ///
 /// ```
 /// use skelmap_core::{Diagnostics, Limits, Parse, dpm::Dpm, synth};

@@ -55,8 +55,8 @@ impl Default for TubeParams {
 impl TubeParams {
     /// Number of vertices the tube will have.
     #[must_use]
-    pub fn num_verts(&self) -> u64 {
-        u64::from(self.rings()) * u64::from(self.sides.max(3))
+    pub fn num_vertices(&self) -> usize {
+        self.rings() as usize * self.sides.max(3) as usize
     }
 
     fn rings(&self) -> u32 {
@@ -181,15 +181,19 @@ fn rotation_z(angle: f32) -> Matrix3x4 {
 ///
 /// ```
 /// use skelmap_core::Parse;
-/// use skelmap_core::slmdl::{SlAnim, SlMdl};
+/// use skelmap_core::slmdl;
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 180.0);
 /// let (mdl, anim) = (mdl.write(), anim.write());
-/// assert_eq!(SlMdl::parse(&mdl)?.num_verts(), 4 * 8 * 6);
-/// assert_eq!(SlAnim::parse(&anim)?.num_keyframes(), 2);
+/// assert_eq!(slmdl::Mesh::parse(&mdl)?.num_vertices(), 4 * 8 * 6);
+/// assert_eq!(slmdl::Animation::parse(&anim)?.num_keyframes(), 2);
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[must_use]
-pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (slmdl::MdlBuilder, slmdl::AnimBuilder) {
+pub fn sl_twist(
+    rings: u32,
+    sides: u32,
+    degrees: f32,
+) -> (slmdl::MeshBuilder, slmdl::AnimationBuilder) {
     let (rings, sides) = (rings.max(1), sides.max(1));
     let vertex = |ring: u32, side: u32| {
         let x = -1.0 + 2.0 * ring as f32 / rings as f32;
@@ -219,7 +223,7 @@ pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (slmdl::MdlBuilder, slm
     let half = degrees.to_radians() / 2.0;
     let still = ([0.0, 0.0, 0.0, 1.0], [0.0; 3]);
     let twisted = ([half.sin(), 0.0, 0.0, half.cos()], [0.0; 3]);
-    let anim = slmdl::AnimBuilder {
+    let anim = slmdl::AnimationBuilder {
         bones: 2,
         keyframes: vec![
             KeyframeDef {
@@ -234,5 +238,5 @@ pub fn sl_twist(rings: u32, sides: u32, degrees: f32) -> (slmdl::MdlBuilder, slm
             },
         ],
     };
-    (slmdl::MdlBuilder::skinned(&vertices), anim)
+    (slmdl::MeshBuilder::skinned(&vertices), anim)
 }

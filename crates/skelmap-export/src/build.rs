@@ -248,11 +248,11 @@ fn mesh_parts(
     skeletal: bool,
     materials: &[SceneMaterial],
 ) -> Result<Vec<(SceneMesh, Vec<u32>)>> {
-    let n = mesh.num_verts();
+    let n = mesh.num_vertices();
     let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     model.deform(mesh.index(), pose, &mut positions, &mut normals)?;
     let corner_normals = if mesh.has_corner_normals() {
-        let mut out = vec![[0.0; 3]; 3 * mesh.num_tris()];
+        let mut out = vec![[0.0; 3]; 3 * mesh.num_triangles()];
         model.deform_corner_normals(mesh.index(), pose, &mut out)?;
         Some(out)
     } else {
@@ -392,7 +392,7 @@ fn morph_targets(
     picked: &[u32],
     base: &SceneMesh,
 ) -> Result<Vec<MorphTarget>> {
-    let n = mesh.num_verts();
+    let n = mesh.num_vertices();
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     let mut pose = Pose::default();
     let pick = |v: &[[f32; 3]]| -> Vec<[f32; 3]> {

@@ -527,7 +527,7 @@ fn an_animation_past_the_key_budget_is_refused() {
     // 2,049 frames of one triangle in one group ("f_1", "f_2" …): every key holds one weight
     // per frame, 2,049² = 4,198,401 keys, just past MAX_CLIP_KEYS (4,194,304).
     let frames = 2049u32;
-    let mdl = skelmap_core::gamestudio::write::MdlBuilder {
+    let mdl = skelmap_core::gamestudio::ModelBuilder {
         skin_size: [8, 8],
         skin_vertices: vec![[0, 0], [8, 0], [0, 8]],
         triangles: vec![([0, 1, 2], [0, 1, 2])],
@@ -583,13 +583,14 @@ fn at_options(model: &Model<'_>, no_animations: bool) -> Scene {
 /// model's folder, or are not UTF-8, are left out.
 #[test]
 fn external_skin_names_become_relative_image_uris() {
-    use skelmap_core::gamestudio::write::{HmpBuilder, SkinDef};
+    use skelmap_core::gamestudio;
+    use skelmap_core::gamestudio::write::SkinDef;
     let hmp = |skins: Vec<SkinDef>| {
-        HmpBuilder {
+        gamestudio::TerrainBuilder {
             row: 2.0,
             skins,
             frames: vec![vec![(10, [0, 0]); 4]],
-            ..HmpBuilder::default()
+            ..gamestudio::TerrainBuilder::default()
         }
         .write()
     };

@@ -115,8 +115,8 @@ pub mod hdr {
 
 /// The default tube converted to SKM + SKP (4 bones, 1 mesh of 136 vertices, 9 frames).
 pub fn tube_skm() -> (
-    (Vec<u8>, skelmap::core::skm::write::SkmLayout),
-    (Vec<u8>, skelmap::core::skm::write::SkpLayout),
+    (Vec<u8>, skelmap::core::skm::write::MeshLayout),
+    (Vec<u8>, skelmap::core::skm::write::SkeletonLayout),
 ) {
     let (dpm, _) = tube();
     let model = skelmap::dpm::Dpm::parse(&dpm).unwrap();

@@ -72,11 +72,11 @@ pub struct Mesh {
     pub num_tris: U32<BigEndian>,
     /// Offset of the variable-length vertex records.
     pub ofs_verts: U32<BigEndian>,
-    /// Offset of `num_verts` × `f32[2]` texture coordinates (t already flipped).
+    /// Offset of `num_vertices` × `f32[2]` texture coordinates (t already flipped).
     pub ofs_texcoords: U32<BigEndian>,
-    /// Offset of `num_tris` × `u32[3]` vertex indices (counter-clockwise).
+    /// Offset of `num_triangles` × `u32[3]` vertex indices (counter-clockwise).
     pub ofs_indices: U32<BigEndian>,
-    /// Offset of `num_tris` × `u32` group ids (meaning left to game code).
+    /// Offset of `num_triangles` × `u32` group ids (meaning left to game code).
     pub ofs_groupids: U32<BigEndian>,
 }
 

@@ -31,7 +31,7 @@ use crate::read::Reader;
 /// assert_eq!(model.bone(0).map(|b| b.name()), Some(&b"root"[..]));
 /// let mesh = model.mesh(0).expect("one mesh");
 /// let influences: usize = mesh.vertices().map(|v| v.len()).sum();
-/// assert!(influences >= mesh.num_verts() as usize);
+/// assert!(influences >= mesh.num_vertices() as usize);
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -165,13 +165,13 @@ impl<'data> Dpm<'data> {
     /// Vertices summed over all meshes.
     #[must_use]
     pub fn num_vertices(&self) -> usize {
-        self.meshes().map(|m| m.num_verts()).sum()
+        self.meshes().map(|m| m.num_vertices()).sum()
     }
 
     /// Triangles summed over all meshes.
     #[must_use]
     pub fn num_triangles(&self) -> usize {
-        self.meshes().map(|m| m.num_tris()).sum()
+        self.meshes().map(|m| m.num_triangles()).sum()
     }
 }
 
@@ -291,7 +291,7 @@ impl<'data> Mesh<'data> {
     /// The per-triangle group ids as stored.
     #[must_use]
     pub fn group_ids_raw(&self) -> &'data [U32<BigEndian>] {
-        let (ofs, n) = (self.raw.ofs_groupids.get(), self.num_tris());
+        let (ofs, n) = (self.raw.ofs_groupids.get(), self.num_triangles());
         self.reader()
             .get_slice(ofs.into(), n as u64)
             .unwrap_or_default()

@@ -46,3 +46,4 @@ pub use view::{
     FrameIter, Frames, Hmp, HmpFrame, HmpFrameIter, HmpFrames, HmpVersion, Mdl, MdlFrame,
     MdlFrameIter, MdlFrames, MdlVersion, PackedVertices, TerrainMesh,
 };
+pub use write::{ModelBuilder, TerrainBuilder};

@@ -86,12 +86,12 @@ pub fn tween_simd(
 }
 
 /// As [`tween_scalar`], at an explicit instruction-set level (see
-/// [`crate::skin::morph::tween_at`]).
+/// [`crate::skin::morph::tween_with_level`]).
 ///
 /// # Errors
 ///
 /// [`MorphError`] for a missing frame or short output.
-pub fn tween_at(
+pub fn tween_with_level(
     mdl: &Mdl<'_>,
     level: crate::skin::SimdLevel,
     a: usize,
@@ -101,5 +101,5 @@ pub fn tween_at(
     normals: &mut [[f32; 3]],
 ) -> Result<(), MorphError> {
     let (fa, fb) = (mdl.packed_frame(a)?, mdl.packed_frame(b)?);
-    morph::tween_at(level, &mdl.unpack(), fa, fb, t, positions, normals)
+    morph::tween_with_level(level, &mdl.unpack(), fa, fb, t, positions, normals)
 }

@@ -1,47 +1,53 @@
 //! 3D GameStudio MDL and HMP on-disk structures, little-endian (`FORMATS.md` §4–5).
 //!
-//! The 84-byte header is shared by MDL2..MDL5 and, with other meanings, by HMP4/5/7. Field
-//! names follow the GameStudio meanings (the Quake names of unused slots in the docs).
+//! The 84-byte [`MdlHeader`] is Quake's, kept by MDL2 to MDL5; HMP4/5/7 give the same size
+//! other meanings ([`HmpHeader`]).
 
 use zerocopy::byteorder::{F32, I16, I32, LittleEndian, U16};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 type Le = LittleEndian;
 
-/// The MDL header, 84 bytes (0x54).
+/// The MDL header (Quake's `mdl_t`), 84 bytes (0x54): the one declaration of the layout that
+/// Quake MDL (`IDPO`) and GameStudio MDL2 to MDL5 share, read by [`gamestudio`](crate::gamestudio)
+/// and [`quake`](crate::quake). Field names are those of Quake's `modelgen.h`; where GameStudio
+/// gives a slot another meaning, its doc says so.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub struct MdlHeader {
-    /// `MDL3`, `MDL4` or `MDL5` (`MDL2`, read by [`quake`](crate::quake), and `MDL7` are refused).
+    /// `IDPO`, or `MDL2` to `MDL5` (`MDL7` is refused).
     pub ident: [u8; 4],
-    /// Quake's version slot; 0 in every sample.
+    /// 6 for Quake; 0 in every GameStudio sample.
     pub version: I32<Le>,
-    /// Vertex scale: position = scale · packed + offset.
+    /// Vertex scale: position = `scale · packed + scale_origin`.
     pub scale: [F32<Le>; 3],
-    /// Vertex offset (Quake's `translate`).
-    pub offset: [F32<Le>; 3],
-    /// Quake's bounding radius (some writers fill it).
-    pub radius: F32<Le>,
-    /// Quake's eye position (unused).
-    pub eye_position: [F32<Le>; 3],
-    /// Number of skins.
+    /// Vertex origin (GameStudio's `offset`).
+    pub scale_origin: [F32<Le>; 3],
+    /// Bounding radius (unused by GameStudio; some of its writers fill it).
+    pub boundingradius: F32<Le>,
+    /// Eye position, for view models (unused by GameStudio).
+    pub eyeposition: [F32<Le>; 3],
+    /// Number of skins (a Quake skin group counts once).
     pub numskins: I32<Le>,
-    /// Skin width for MDL3/4 (0 in MDL5, whose skins carry their own size).
+    /// Skin width in texels: every skin's in Quake, MDL2, MDL3 and MDL4; 0 in MDL5, whose skins
+    /// carry their own size.
     pub skinwidth: I32<Le>,
-    /// Skin height for MDL3/4.
+    /// Skin height in texels, as `skinwidth`.
     pub skinheight: I32<Le>,
-    /// Vertices per frame.
+    /// Vertices per frame (in Quake and MDL2 also the texture vertices).
     pub numverts: I32<Le>,
     /// Triangles.
     pub numtris: I32<Le>,
-    /// Frames.
+    /// Frames (a Quake frame group counts once).
     pub numframes: I32<Le>,
-    /// Skin (UV) vertices (Quake's `synctype` slot).
-    pub numskinverts: I32<Le>,
-    /// Always 0.
+    /// Quake: 0 animates in sync, 1 starts at a random time. GameStudio MDL3 to MDL5: the
+    /// number of skin (texture) vertices, `numskinverts`.
+    pub synctype: I32<Le>,
+    /// Quake's engine flags (trails, rotation: `EF_ROCKET` = 1 … `EF_ROTATE` = 8 …); 0 in
+    /// GameStudio files.
     pub flags: I32<Le>,
-    /// Quake's `size` (unused).
-    pub unused: F32<Le>,
+    /// Average triangle size, for software Quake's level of detail (unused by GameStudio).
+    pub size: F32<Le>,
 }
 
 /// The HMP header, 84 bytes.

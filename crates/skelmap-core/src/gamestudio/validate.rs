@@ -90,7 +90,7 @@ impl<'data> Parse<'data> for Mdl<'data> {
                     offset: 0,
                     value: (m[3] - b'0').into(),
                     supported: "this reader takes MDL3, MDL4 and MDL5; MDL2 has Quake's layout \
-                                and quake::QuakeMdl reads it (Model opens both)",
+                                and quake::Mdl reads it (Model opens both)",
                 });
             }
             // Shorter than a magic: a prefix of "MDL" is a truncated header, reported below.
@@ -111,14 +111,14 @@ impl<'data> Parse<'data> for Mdl<'data> {
             problem,
         };
         let masks = Masks::of::<Le>();
-        let scale_offset = [header.scale, header.offset];
+        let scale_offset = [header.scale, header.scale_origin];
         if let Some(k) = flat::<Le, _>(core::slice::from_ref(&scale_offset))
             .iter()
             .position(|&v| masks.non_finite(raw(v)))
         {
             // `offset` follows `scale`: the value's own offset.
             const _: () =
-                assert!(offset_of!(MdlHeader, offset) == offset_of!(MdlHeader, scale) + 12);
+                assert!(offset_of!(MdlHeader, scale_origin) == offset_of!(MdlHeader, scale) + 12);
             let what = if k < 3 {
                 "header.scale"
             } else {
@@ -138,8 +138,8 @@ impl<'data> Parse<'data> for Mdl<'data> {
         let numtris = count(&header.numtris, "header.numtris", numtris_at)?;
         let numframes_at = offset_of!(MdlHeader, numframes);
         let numframes = count(&header.numframes, "header.numframes", numframes_at)?;
-        let numskinverts_at = offset_of!(MdlHeader, numskinverts);
-        let numskinverts = count(&header.numskinverts, "header.numskinverts", numskinverts_at)?;
+        let numskinverts_at = offset_of!(MdlHeader, synctype);
+        let numskinverts = count(&header.synctype, "header.numskinverts", numskinverts_at)?;
         // Vertex indices are 16-bit too.
         let max_verts = limits.max_vertices_per_mesh.min(MAX_SKIN_VERTICES);
         rules::check_count(
@@ -339,7 +339,7 @@ impl<'data> Parse<'data> for Hmp<'data> {
                 header.scale[2].get(),
             ),
             (
-                "header.offset",
+                "header.scale_origin",
                 at(offset_of!(HmpHeader, offset) + 8),
                 header.offset[2].get(),
             ),

@@ -206,18 +206,18 @@ fn frame_head<'data, T: Raw>(walk: &mut Walk<'data>) -> Result<(&'data [T; 2], &
 /// ```
 /// use skelmap_core::Parse;
 /// use skelmap_core::gamestudio::Mdl;
-/// use skelmap_core::gamestudio::write::{MdlBuilder, MdlFrameDef};
+/// use skelmap_core::gamestudio::write::{ModelBuilder, MdlFrameDef};
 /// let frame = |frame_type, name: &str| MdlFrameDef {
 ///     frame_type, // 0: byte-packed, 2: word-packed
 ///     name: name.into(),
 ///     vertices: vec![([0, 0, 0], 0), ([4, 0, 0], 0), ([0, 4, 0], 0)],
 /// };
-/// let bytes = MdlBuilder {
+/// let bytes = ModelBuilder {
 ///     version: 5,
 ///     triangles: vec![([0, 1, 2], [0, 0, 0])],
 ///     skin_vertices: vec![[0, 0]],
 ///     frames: vec![frame(2, "stand"), frame(0, "walk1"), frame(2, "walk2")],
-///     ..MdlBuilder::default()
+///     ..ModelBuilder::default()
 /// }
 /// .write();
 /// let mdl = Mdl::parse(&bytes)?;
@@ -454,12 +454,12 @@ impl<'data> Mdl<'data> {
     /// Vertex offset.
     #[must_use]
     pub fn offset(&self) -> [f32; 3] {
-        self.header.offset.map(|v| v.get())
+        self.header.scale_origin.map(|v| v.get())
     }
 
     /// Vertices per frame.
     #[must_use]
-    pub fn num_verts(&self) -> usize {
+    pub fn num_vertices(&self) -> usize {
         self.header.numverts.get() as usize
     }
 
@@ -709,12 +709,12 @@ impl<'data> Hmp<'data> {
     ///
     /// ```
     /// use skelmap_core::Parse;
-    /// use skelmap_core::gamestudio::{Hmp, write::HmpBuilder};
-    /// let bytes = HmpBuilder {
+    /// use skelmap_core::gamestudio::{Hmp, write::TerrainBuilder};
+    /// let bytes = TerrainBuilder {
     ///     row: 2.0,                                  // a 2 × 2 grid
     ///     frames: vec![vec![(10, [0, 0]); 4],        // every height 10...
     ///                  vec![(30, [0, 0]); 4]],       // ...then 30
-    ///     ..HmpBuilder::default()                    // HMP7, z = 1·h + 0, 1-unit cells
+    ///     ..TerrainBuilder::default()                    // HMP7, z = 1·h + 0, 1-unit cells
     /// }
     /// .write();
     /// let hmp = Hmp::parse(&bytes)?;
@@ -768,14 +768,14 @@ impl<'data> Hmp<'data> {
 
     /// Vertices of the grid: columns × rows.
     #[must_use]
-    pub fn num_verts(&self) -> usize {
+    pub fn num_vertices(&self) -> usize {
         let [nx, ny] = self.grid;
         nx as usize * ny as usize
     }
 
     /// Triangles of the grid: two per cell.
     #[must_use]
-    pub fn num_tris(&self) -> usize {
+    pub fn num_triangles(&self) -> usize {
         let [nx, ny] = self.grid;
         2 * (nx as usize - 1) * (ny as usize - 1)
     }
@@ -784,7 +784,7 @@ impl<'data> Hmp<'data> {
     /// above; `None` out of range.
     #[must_use]
     pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
-        if i >= self.num_tris() {
+        if i >= self.num_triangles() {
             return None;
         }
         let nx = self.grid[0];
@@ -808,7 +808,7 @@ impl<'data> Hmp<'data> {
     #[must_use]
     pub fn texcoord(&self, i: usize) -> Option<[f32; 2]> {
         let [nx, ny] = self.grid;
-        (i < self.num_verts()).then(|| {
+        (i < self.num_vertices()).then(|| {
             let (ix, iy) = (i as u32 % nx, i as u32 / nx);
             [ix as f32 / (nx - 1) as f32, iy as f32 / (ny - 1) as f32]
         })
@@ -834,7 +834,7 @@ impl<'data> Hmp<'data> {
             mesh.normals.push(f.normal(i)?);
             mesh.uvs.push(self.texcoord(i)?);
         }
-        mesh.triangles = (0..self.num_tris())
+        mesh.triangles = (0..self.num_triangles())
             .filter_map(|t| self.triangle(t))
             .collect();
         Some(mesh)

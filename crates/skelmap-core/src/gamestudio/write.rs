@@ -36,7 +36,7 @@ pub struct MdlFrameDef {
 
 /// Builds an MDL3, MDL4 or MDL5 file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MdlBuilder {
+pub struct ModelBuilder {
     /// 3, 4 or 5.
     pub version: u8,
     /// Vertex scale.
@@ -55,9 +55,9 @@ pub struct MdlBuilder {
     pub frames: Vec<MdlFrameDef>,
 }
 
-impl Default for MdlBuilder {
+impl Default for ModelBuilder {
     fn default() -> Self {
-        MdlBuilder {
+        ModelBuilder {
             version: 5,
             scale: [1.0; 3],
             offset: [0.0; 3],
@@ -78,7 +78,7 @@ fn name16(name: &[u8]) -> [u8; 16] {
     field
 }
 
-impl MdlBuilder {
+impl ModelBuilder {
     /// Writes the file.
     #[must_use]
     pub fn write(&self) -> Vec<u8> {
@@ -86,7 +86,7 @@ impl MdlBuilder {
         h.ident = *b"MDL0";
         h.ident[3] = b'0' + self.version;
         h.scale = self.scale.map(F32::new);
-        h.offset = self.offset.map(F32::new);
+        h.scale_origin = self.offset.map(F32::new);
         h.numskins = I32::new(self.skins.len() as i32);
         if self.version < 5 {
             h.skinwidth = I32::new(self.skin_size[0]);
@@ -96,7 +96,7 @@ impl MdlBuilder {
         h.numverts = I32::new(numverts as i32);
         h.numtris = I32::new(self.triangles.len() as i32);
         h.numframes = I32::new(self.frames.len() as i32);
-        h.numskinverts = I32::new(self.skin_vertices.len() as i32);
+        h.synctype = I32::new(self.skin_vertices.len() as i32);
         let mut out = h.as_bytes().to_vec();
         for skin in &self.skins {
             out.extend_from_slice(I32::<Le>::new(skin.code).as_bytes());
@@ -142,7 +142,7 @@ impl MdlBuilder {
 
 /// Builds an HMP5 or HMP7 terrain.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HmpBuilder {
+pub struct TerrainBuilder {
     /// 5 or 7.
     pub version: u8,
     /// Height scale and offset: `z = scale · h + offset`.
@@ -157,9 +157,9 @@ pub struct HmpBuilder {
     pub frames: Vec<Vec<(u16, [u8; 2])>>,
 }
 
-impl Default for HmpBuilder {
+impl Default for TerrainBuilder {
     fn default() -> Self {
-        HmpBuilder {
+        TerrainBuilder {
             version: 7,
             height_scale: [1.0, 0.0],
             spacing: [1.0; 2],
@@ -170,7 +170,7 @@ impl Default for HmpBuilder {
     }
 }
 
-impl HmpBuilder {
+impl TerrainBuilder {
     /// Writes the file.
     #[must_use]
     pub fn write(&self) -> Vec<u8> {

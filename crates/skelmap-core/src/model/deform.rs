@@ -13,7 +13,7 @@ use crate::format::Format;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Interpolation, LocalPose, Palette};
 use crate::skin::dqs::{DualQuat, DualQuatPalette};
-use crate::skin::morph::{MorphError, tween_at};
+use crate::skin::morph::{MorphError, tween_with_level};
 use crate::skin::{
     CompactMesh, PreparedMesh, SimdLevel, SkinError, SkinMatrices, VertexOrder, WeightedRecords,
     skin_bind_lbs, skin_stream,
@@ -291,7 +291,7 @@ impl Compact {
     ) -> Result<(), DeformError> {
         Ok(self
             .checked(mesh)?
-            .skin_dqs(dual_quats, level, positions, normals, false)?)
+            .skin_dqs(dual_quats, level, positions, normals)?)
     }
 
     /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
@@ -484,7 +484,7 @@ impl Model<'_> {
     }
 
     /// Deforms mesh `mesh` by `pose` into `positions` and `normals` (at least
-    /// [`Mesh::num_verts`](super::Mesh::num_verts) each; the rest is left as it is):
+    /// [`Mesh::num_vertices`](super::Mesh::num_vertices) each; the rest is left as it is):
     ///
     /// - DPM, SKM: linear blend skinning of the file's pre-weighted records by the stream
     ///   kernel, zero-copy, with the best instruction set this CPU has;
@@ -506,7 +506,7 @@ impl Model<'_> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        self.deform_at(mesh, pose, SimdLevel::detect(), positions, normals)
+        self.deform_with_level(mesh, pose, SimdLevel::detect(), positions, normals)
     }
 
     /// [`Model::deform`] at an explicit instruction-set level (a level the CPU lacks falls
@@ -517,7 +517,7 @@ impl Model<'_> {
     /// # Errors
     ///
     /// As [`Model::deform`].
-    pub fn deform_at(
+    pub fn deform_with_level(
         &self,
         mesh: usize,
         pose: &Pose,
@@ -537,12 +537,12 @@ impl Model<'_> {
             (_, Sampled::Nothing) => return Err(DeformError::NotSampled),
             (View::Mdl(m), Sampled::Frames { a, b, t }) => {
                 let (fa, fb) = (m.packed_frame(a)?, m.packed_frame(b)?);
-                tween_at(level, &m.unpack(), fa, fb, t, positions, normals)?;
+                tween_with_level(level, &m.unpack(), fa, fb, t, positions, normals)?;
             }
             (View::Hmp(h), Sampled::Frames { a, b, t }) => h.tween(a, b, t, positions, normals)?,
             (View::Quake(q), Sampled::Frames { a, b, t }) => {
                 let (fa, fb) = (q.packed_frame(a)?, q.packed_frame(b)?);
-                tween_at(level, &q.unpack(), fa, fb, t, positions, normals)?;
+                tween_with_level(level, &q.unpack(), fa, fb, t, positions, normals)?;
             }
             (View::Mdl(_) | View::Hmp(_) | View::Quake(_), Sampled::Bones) => {
                 return Err(wrong("bones"));
@@ -575,7 +575,7 @@ impl Model<'_> {
     }
 
     /// Deforms mesh `mesh`'s normals per triangle corner into `out` (three per triangle, at
-    /// least `3 · num_tris`): for a mesh that stores them per corner (MS3D), each stored
+    /// least `3 · num_triangles`): for a mesh that stores them per corner (MS3D), each stored
     /// corner normal moved by its vertex's weighted `world(t) · world(bind)⁻¹` rotations (hard
     /// edges kept); for the others, the deformed vertex normals of each corner.
     ///
@@ -592,7 +592,7 @@ impl Model<'_> {
         let m = self
             .mesh(mesh)
             .ok_or(DeformError::NoMesh { mesh, meshes })?;
-        let need = 3 * m.num_tris();
+        let need = 3 * m.num_triangles();
         if out.len() < need {
             return Err(SkinError::Output {
                 need,
@@ -601,7 +601,7 @@ impl Model<'_> {
             .into());
         }
         let Some(ms3d) = self.as_ms3d() else {
-            let n = m.num_verts();
+            let n = m.num_vertices();
             let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
             self.deform(mesh, pose, &mut positions, &mut normals)?;
             for (corners, tri) in out.chunks_exact_mut(3).zip(m.triangles()) {
@@ -614,7 +614,7 @@ impl Model<'_> {
         if pose.sampled != Sampled::Bones {
             return Err(DeformError::NotSampled);
         }
-        for (t, corners) in out.chunks_exact_mut(3).enumerate().take(m.num_tris()) {
+        for (t, corners) in out.chunks_exact_mut(3).enumerate().take(m.num_triangles()) {
             let (Some(tri), Some(stored)) = (m.triangle(t), m.stored_corner_normals(t)) else {
                 break;
             };
@@ -705,7 +705,7 @@ impl Model<'_> {
     /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
     /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?; // every frame
     /// compact.matrices(&pose, &mut matrices)?;
-    /// let n = compact.mesh(0).map_or(0, |m| m.num_verts());
+    /// let n = compact.mesh(0).map_or(0, |m| m.num_vertices());
     /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     /// compact.skin(0, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())

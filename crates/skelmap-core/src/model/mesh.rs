@@ -17,9 +17,10 @@ use crate::gamestudio::{Hmp, Mdl, Skin};
 use crate::ms3d::{Group, Ms3d};
 use crate::name;
 use crate::pose::SkeletalMesh;
-use crate::quake::{QUAKE_PALETTE, QuakeMdl};
+use crate::quake;
 use crate::skm;
-use crate::slmdl::{AttributeKind, SlMdl};
+use crate::slmdl;
+use crate::slmdl::AttributeKind;
 
 /// Where a mesh keeps its texture coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,8 +41,8 @@ enum Kind<'a> {
     Ms3d(&'a Ms3d<'a>),
     Mdl(&'a Mdl<'a>),
     Hmp(&'a Hmp<'a>),
-    Quake(&'a QuakeMdl<'a>),
-    Sl(SlMdl<'a>),
+    Quake(&'a quake::Mdl<'a>),
+    Sl(slmdl::Mesh<'a>),
 }
 
 /// One mesh of a [`Model`]: a vertex array with triangles over it, drawn in one or more
@@ -88,13 +89,13 @@ impl<'data> Model<'data> {
     /// Vertices summed over all meshes.
     #[must_use]
     pub fn num_vertices(&self) -> usize {
-        self.meshes().map(|m| m.num_verts()).sum()
+        self.meshes().map(|m| m.num_vertices()).sum()
     }
 
     /// Triangles summed over all meshes.
     #[must_use]
     pub fn num_triangles(&self) -> usize {
-        self.meshes().map(|m| m.num_tris()).sum()
+        self.meshes().map(|m| m.num_triangles()).sum()
     }
 
     /// Number of materials [`Submesh::material`] indexes: one per mesh for DPM and SKM (its
@@ -160,13 +161,13 @@ impl<'data> Model<'data> {
         }
     }
 
-    /// The palette 8-bit skins index: [`QUAKE_PALETTE`] for a Quake model, else
+    /// The palette 8-bit skins index: [`quake::PALETTE`] for a Quake model, else
     /// [`grey_palette`] (GameStudio's 8-bit skins use the level's palette, which the file
     /// does not carry).
     #[must_use]
     pub fn skin_palette(&self) -> [[u8; 3]; 256] {
         match self.view() {
-            View::Quake(q) if q.format() == Format::Quake => QUAKE_PALETTE,
+            View::Quake(q) if q.format() == Format::Quake => quake::PALETTE,
             _ => grey_palette(),
         }
     }
@@ -257,7 +258,7 @@ impl<'a> Submesh<'a> {
 
     /// Number of triangles.
     #[must_use]
-    pub fn num_tris(&self) -> usize {
+    pub fn num_triangles(&self) -> usize {
         match self.triangles {
             SubmeshTriangles::All(n) => n,
             SubmeshTriangles::List(list) => list.len(),
@@ -294,33 +295,33 @@ impl<'a> Mesh<'a> {
 
     /// Number of vertices: the elements a skinning or morph call writes.
     #[must_use]
-    pub fn num_verts(&self) -> usize {
+    pub fn num_vertices(&self) -> usize {
         match self.kind {
-            Kind::Dpm(m) => m.num_verts(),
-            Kind::Skm(m) => m.num_verts(),
+            Kind::Dpm(m) => m.num_vertices(),
+            Kind::Skm(m) => m.num_vertices(),
             Kind::Ms3d(m) => m.vertices().len(),
-            Kind::Mdl(m) => m.num_verts(),
-            Kind::Hmp(h) => h.num_verts(),
-            Kind::Quake(q) => q.num_verts(),
-            Kind::Sl(m) => m.num_verts(),
+            Kind::Mdl(m) => m.num_vertices(),
+            Kind::Hmp(h) => h.num_vertices(),
+            Kind::Quake(q) => q.num_vertices(),
+            Kind::Sl(m) => m.num_vertices(),
         }
     }
 
     /// Number of triangles.
     #[must_use]
-    pub fn num_tris(&self) -> usize {
+    pub fn num_triangles(&self) -> usize {
         match self.kind {
-            Kind::Dpm(m) => m.num_tris(),
-            Kind::Skm(m) => m.num_tris(),
+            Kind::Dpm(m) => m.num_triangles(),
+            Kind::Skm(m) => m.num_triangles(),
             Kind::Ms3d(m) => m.triangles().len(),
             Kind::Mdl(m) => m.triangles().len(),
-            Kind::Hmp(h) => h.num_tris(),
-            Kind::Quake(q) => q.num_tris(),
-            Kind::Sl(m) => m.num_verts() / 3,
+            Kind::Hmp(h) => h.num_triangles(),
+            Kind::Quake(q) => q.num_triangles(),
+            Kind::Sl(m) => m.num_vertices() / 3,
         }
     }
 
-    /// Triangle `i` as three vertex indices (each `< num_verts`), or `None` out of range.
+    /// Triangle `i` as three vertex indices (each `< num_vertices`), or `None` out of range.
     /// DPM, SKM and MS3D store counter-clockwise triangles; a Quake model's, stored
     /// clockwise, are reversed (corner texture coordinates too); a terrain's are counter-clockwise
     /// seen from above; an SL mesh is a triangle list (vertices `3i`, `3i + 1`, `3i + 2`).
@@ -339,7 +340,7 @@ impl<'a> Mesh<'a> {
             Kind::Quake(q) => q.triangle(i).map(|(_, [a, b, c])| [c, b, a]),
             Kind::Sl(_) => {
                 let first = u32::try_from(i).ok()?.checked_mul(3)?;
-                (i < self.num_tris()).then_some([first, first + 1, first + 2])
+                (i < self.num_triangles()).then_some([first, first + 1, first + 2])
             }
         }
     }
@@ -347,7 +348,7 @@ impl<'a> Mesh<'a> {
     /// Every triangle, in order.
     pub fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'a {
         let mesh = *self;
-        (0..self.num_tris()).map(move |i| mesh.triangle(i).unwrap_or_default())
+        (0..self.num_triangles()).map(move |i| mesh.triangle(i).unwrap_or_default())
     }
 
     /// Where the mesh keeps its texture coordinates.
@@ -418,7 +419,7 @@ impl<'a> Mesh<'a> {
                 Kind::Quake(q) => (!q.skins().is_empty()).then_some(0),
                 Kind::Ms3d(_) | Kind::Sl(_) => None,
             },
-            triangles: SubmeshTriangles::All(self.num_tris()),
+            triangles: SubmeshTriangles::All(self.num_triangles()),
         };
         let groups: &'a [Group<'a>] = match self.kind {
             Kind::Ms3d(m) => m.groups(),
@@ -469,7 +470,7 @@ impl<'a> Mesh<'a> {
                 }
             }
             Kind::Sl(m) => {
-                for v in 0..m.num_verts() {
+                for v in 0..m.num_vertices() {
                     let Some(influences) = m.influences(v) else {
                         break;
                     };
@@ -520,7 +521,7 @@ impl<'a> Mesh<'a> {
 }
 
 /// An SL layout's texture coordinates, when it declares at least two floats of them.
-fn sl_texcoords<'a>(m: &SlMdl<'a>) -> Option<crate::slmdl::Strided<'a>> {
+fn sl_texcoords<'a>(m: &slmdl::Mesh<'a>) -> Option<crate::slmdl::Strided<'a>> {
     m.attribute(AttributeKind::Texcoord)
         .filter(|v| v.size() >= 8)
 }

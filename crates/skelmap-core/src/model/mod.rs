@@ -28,7 +28,7 @@
 //! assert_eq!((model.num_bones(), model.num_frames(), model.num_meshes()), (4, 9, 1));
 //! let mut pose = Pose::default();
 //! model.pose(2, 3, 0.5, Interpolation::Nlerp, &mut pose)?;
-//! let n = model.mesh(0).map_or(0, |m| m.num_verts());
+//! let n = model.mesh(0).map_or(0, |m| m.num_vertices());
 //! let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 //! model.deform(0, &pose, &mut positions, &mut normals)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -54,9 +54,10 @@ use crate::ms3d::Ms3d;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton, sample};
-use crate::quake::{QuakeFrameIter, QuakeMdl};
-use crate::skm::{SkmModel, Skp};
-use crate::slmdl::{SlAnim, SlModel};
+use crate::quake;
+use crate::skm;
+use crate::skm::Skp;
+use crate::slmdl;
 use crate::source::Source;
 
 /// Frames per second of clips made from frame names (DarkPlaces' default).
@@ -69,7 +70,7 @@ pub enum View<'data> {
     /// A DarkPlaces model.
     Dpm(Dpm<'data>),
     /// A Qfusion mesh paired with its skeleton (and levels of detail).
-    Skm(SkmModel<'data>),
+    Skm(skm::Model<'data>),
     /// A Qfusion skeleton on its own: bones and frames, no meshes.
     Skp(Skp<'data>),
     /// A MilkShape 3D model.
@@ -79,11 +80,11 @@ pub enum View<'data> {
     /// A GameStudio terrain.
     Hmp(Hmp<'data>),
     /// A Quake model, or a GameStudio MDL2 (which has Quake's layout).
-    Quake(QuakeMdl<'data>),
+    Quake(quake::Mdl<'data>),
     /// An SL mesh, with its animation when one was found.
-    SlMdl(SlModel<'data>),
+    SlMdl(slmdl::Model<'data>),
     /// An SL animation on its own: bones and keyframes, no meshes.
-    SlAnim(SlAnim<'data>),
+    SlAnim(slmdl::Animation<'data>),
 }
 
 /// What a file beside the model is to it.
@@ -195,7 +196,7 @@ impl<'data> Model<'data> {
 
     /// The paired SKM, if this is an SKM.
     #[must_use]
-    pub fn as_skm(&self) -> Option<&SkmModel<'_>> {
+    pub fn as_skm(&self) -> Option<&skm::Model<'_>> {
         match self.view() {
             View::Skm(m) => Some(m),
             _ => None,
@@ -240,7 +241,7 @@ impl<'data> Model<'data> {
 
     /// The SL mesh (and its animation), if this is an SL mesh.
     #[must_use]
-    pub fn as_sl_mdl(&self) -> Option<&SlModel<'_>> {
+    pub fn as_sl_mdl(&self) -> Option<&slmdl::Model<'_>> {
         match self.view() {
             View::SlMdl(m) => Some(m),
             _ => None,
@@ -249,7 +250,7 @@ impl<'data> Model<'data> {
 
     /// The SL animation: the one opened, or the one an SL mesh was paired with.
     #[must_use]
-    pub fn as_sl_anim(&self) -> Option<SlAnim<'_>> {
+    pub fn as_sl_anim(&self) -> Option<slmdl::Animation<'_>> {
         match self.view() {
             View::SlAnim(a) => Some(*a),
             View::SlMdl(m) => m.anim(),
@@ -389,8 +390,8 @@ impl<'data> Model<'data> {
     ///
     /// ```
     /// use skelmap_core::Model;
-    /// use skelmap_core::quake::write::QuakeBuilder;
-    /// let bytes = QuakeBuilder::triangle().write();
+    /// use skelmap_core::quake;
+    /// let bytes = quake::Builder::triangle().write();
     /// let model = Model::from_bytes(&bytes)?;
     /// assert_eq!(model.frame_names().collect::<Vec<_>>(), [b"base"]);
     /// # Ok::<(), skelmap_core::Error>(())
@@ -608,7 +609,7 @@ enum Names<'a> {
     Indexed(core::ops::Range<usize>),
     Mdl(MdlFrameIter<'a>),
     Hmp(HmpFrameIter<'a>),
-    Quake(QuakeFrameIter<'a>),
+    Quake(quake::FrameIter<'a>),
 }
 
 impl<'a> Iterator for FrameNames<'a> {

@@ -23,11 +23,12 @@ use crate::gamestudio::{Hmp, Mdl};
 use crate::limits::Limits;
 use crate::ms3d::Ms3d;
 use crate::pose::framegroups::parse_framegroups;
-use crate::quake::QuakeMdl;
+use crate::quake;
 use crate::quake::raw::MDL2_MAGIC;
 use crate::resolver::{FsResolver, Resolver, check_path, strip_extension};
-use crate::skm::{Skm, SkmModel, Skp};
-use crate::slmdl::{SlAnim, SlMdl, SlModel};
+use crate::skm;
+use crate::skm::{Skm, Skp};
+use crate::slmdl;
 use crate::source::{Access, MapPromise, Source};
 
 /// What [`Model::open_with`] needs besides the path.
@@ -301,26 +302,26 @@ fn view<'a>(
             for lod in files.companion(Companion::LevelOfDetail) {
                 lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
             }
-            View::Skm(SkmModel::pair_with(skm, skp, &lods, diag)?)
+            View::Skm(skm::Model::pair_with(skm, skp, &lods, diag)?)
         }
         Format::Skp => View::Skp(Skp::parse_with(data, limits, diag)?),
         Format::Ms3d => View::Ms3d(Ms3d::parse_with(data, limits, diag)?),
         // MDL2 has Quake's layout, not MDL3's.
         Format::Mdl if data.starts_with(MDL2_MAGIC) => {
-            View::Quake(QuakeMdl::parse_with(data, limits, diag)?)
+            View::Quake(quake::Mdl::parse_with(data, limits, diag)?)
         }
         Format::Mdl => View::Mdl(Mdl::parse_with(data, limits, diag)?),
-        Format::Quake => View::Quake(QuakeMdl::parse_with(data, limits, diag)?),
+        Format::Quake => View::Quake(quake::Mdl::parse_with(data, limits, diag)?),
         Format::Hmp => View::Hmp(Hmp::parse_with(data, limits, diag)?),
         Format::SlMdl => {
-            let mdl = SlMdl::parse_with(data, limits, diag)?;
+            let mdl = slmdl::Mesh::parse_with(data, limits, diag)?;
             let anim = match files.companion(Companion::Animation).next() {
-                Some(anim) => Some(SlAnim::parse_with(anim.bytes(), limits, diag)?),
+                Some(anim) => Some(slmdl::Animation::parse_with(anim.bytes(), limits, diag)?),
                 None => None,
             };
-            View::SlMdl(SlModel::pair(mdl, anim)?)
+            View::SlMdl(slmdl::Model::pair(mdl, anim)?)
         }
-        Format::SlAnim => View::SlAnim(SlAnim::parse_with(data, limits, diag)?),
+        Format::SlAnim => View::SlAnim(slmdl::Animation::parse_with(data, limits, diag)?),
     })
 }
 

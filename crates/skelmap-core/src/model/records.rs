@@ -41,8 +41,8 @@ macro_rules! each {
 impl Records<'_> {
     /// Number of vertices.
     #[must_use]
-    pub fn num_verts(&self) -> usize {
-        each!(self, m => m.num_verts())
+    pub fn num_vertices(&self) -> usize {
+        each!(self, m => m.num_vertices())
     }
 
     /// Number of influence records.

@@ -327,7 +327,7 @@ impl<'data> PoseFrames<'data> for Ms3d<'data> {
 
 /// The vertices as stored, at rest, weighted by [`Ms3d::vertex_weights`].
 impl BindPoseMesh for Ms3d<'_> {
-    fn num_verts(&self) -> usize {
+    fn num_vertices(&self) -> usize {
         self.vertices().len()
     }
 

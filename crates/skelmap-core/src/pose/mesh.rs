@@ -17,10 +17,10 @@ use crate::read::Reader;
 pub struct MeshGeometry<'data> {
     reader: Reader<'data>,
     ofs_verts: u64,
-    num_verts: u32,
+    num_vertices: u32,
     ofs_texcoords: u64,
     ofs_indices: u64,
-    num_tris: u32,
+    num_triangles: u32,
 }
 
 impl<'data> MeshGeometry<'data> {
@@ -33,16 +33,16 @@ impl<'data> MeshGeometry<'data> {
     pub(crate) fn new(
         reader: Reader<'data>,
         [ofs_verts, ofs_texcoords, ofs_indices]: [u64; 3],
-        num_verts: u32,
-        num_tris: u32,
+        num_vertices: u32,
+        num_triangles: u32,
     ) -> Self {
         MeshGeometry {
             reader,
             ofs_verts,
-            num_verts,
+            num_vertices,
             ofs_texcoords,
             ofs_indices,
-            num_tris,
+            num_triangles,
         }
     }
 }
@@ -70,26 +70,26 @@ pub trait SkeletalMesh<'data> {
     fn geometry(&self) -> MeshGeometry<'data>;
 
     /// Number of vertices (at least 1).
-    fn num_verts(&self) -> usize {
-        self.geometry().num_verts as usize
+    fn num_vertices(&self) -> usize {
+        self.geometry().num_vertices as usize
     }
 
     /// Number of triangles (at least 1).
-    fn num_tris(&self) -> usize {
-        self.geometry().num_tris as usize
+    fn num_triangles(&self) -> usize {
+        self.geometry().num_triangles as usize
     }
 
     /// The vertices in file order; each item borrows the vertex's influence records.
     fn vertices(&self) -> Vertices<'data, Self::Order> {
         let g = self.geometry();
-        Vertices::new(g.reader, g.ofs_verts, g.num_verts)
+        Vertices::new(g.reader, g.ofs_verts, g.num_vertices)
     }
 
     /// The texture coordinates as stored, one per vertex.
     fn texcoords_raw(&self) -> &'data [[F32<Self::Order>; 2]] {
         let g = self.geometry();
         g.reader
-            .get_slice(g.ofs_texcoords, g.num_verts.into())
+            .get_slice(g.ofs_texcoords, g.num_vertices.into())
             .unwrap_or_default()
     }
 
@@ -102,11 +102,11 @@ pub trait SkeletalMesh<'data> {
     fn indices_raw(&self) -> &'data [[U32<Self::Order>; 3]] {
         let g = self.geometry();
         g.reader
-            .get_slice(g.ofs_indices, g.num_tris.into())
+            .get_slice(g.ofs_indices, g.num_triangles.into())
             .unwrap_or_default()
     }
 
-    /// The triangles as native indices, each `< num_verts`.
+    /// The triangles as native indices, each `< num_vertices`.
     fn triangles(&self) -> impl ExactSizeIterator<Item = [u32; 3]> + Clone + 'data {
         self.indices_raw().iter().map(|t| t.map(|i| i.get()))
     }
@@ -125,10 +125,10 @@ pub struct BindVertex {
 }
 
 /// A mesh whose vertices are stored in the bind pose. Implemented by
-/// [`Ms3d`](crate::ms3d::Ms3d) and [`SlMdl`](crate::slmdl::SlMdl).
+/// [`Ms3d`](crate::ms3d::Ms3d) and [`slmdl::Mesh`](crate::slmdl::Mesh).
 pub trait BindPoseMesh {
     /// The number of vertices.
-    fn num_verts(&self) -> usize;
+    fn num_vertices(&self) -> usize;
 
     /// Vertex `i`, or `None` out of range.
     fn bind_vertex(&self, i: usize) -> Option<BindVertex>;

@@ -59,8 +59,8 @@ impl<'data> Bone<'data> {
 }
 
 /// What every skeleton offers: its bones and the look-ups built on them. Implemented by
-/// [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp), [`SkmModel`](crate::skm::SkmModel),
-/// [`Ms3d`](crate::ms3d::Ms3d) and [`SlAnim`](crate::slmdl::SlAnim) (unnamed, unparented
+/// [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp), [`skm::Model`](crate::skm::Model),
+/// [`Ms3d`](crate::ms3d::Ms3d) and [`slmdl::Animation`](crate::slmdl::Animation) (unnamed, unparented
 /// bones).
 ///
 /// ```

@@ -2,8 +2,8 @@
 //! Quake's `modelgen.h`).
 //!
 //! - [`raw`]: the on-disk records, with Quake's field names;
-//! - [`QuakeMdl`]: the validated view (skins and skin groups, texture vertices, triangles,
-//!   frames and frame groups); [`QUAKE_PALETTE`] decodes its 8-bit skins;
+//! - [`Mdl`]: the validated view (skins and skin groups, texture vertices, triangles,
+//!   frames and frame groups); [`PALETTE`] decodes its 8-bit skins;
 //! - [`morph`]: frames through the morph kernel; [`write`](mod@write): builders for both.
 //!
 //! The two differ in their ident (`IDPO`, `MDL2`), Quake's version (6; MDL2 writes 0) and
@@ -35,7 +35,7 @@
 //!
 //! A texture vertex is per vertex, but a vertex on the seam (`onseam ≠ 0`) of a triangle
 //! facing back (`facesfront = 0`) reads half the skin further right, so the coordinates are
-//! per triangle corner ([`QuakeMdl::corner_texcoords`], GLQuake's rule with its half-texel
+//! per triangle corner ([`Mdl::corner_texcoords`], GLQuake's rule with its half-texel
 //! offset). Triangles are stored clockwise seen from the front; [`Model`](crate::Model)'s
 //! meshes give them counter-clockwise, as for every other format. Frame groups become
 //! clips, timed by their intervals.
@@ -47,5 +47,6 @@ mod validate;
 mod view;
 pub mod write;
 
-pub use palette::QUAKE_PALETTE;
-pub use view::{FrameGroups, Group, QuakeFrame, QuakeFrameIter, QuakeFrames, QuakeMdl};
+pub use palette::PALETTE;
+pub use view::{Frame, FrameGroups, FrameIter, Frames, Group, Mdl};
+pub use write::Builder;

@@ -4,11 +4,11 @@
 
 use zerocopy::{FromBytes, IntoBytes};
 
-use super::view::{QuakeFrame, QuakeMdl};
+use super::view::{Frame, Mdl};
 use crate::gamestudio::morph::NORMAL_TABLE;
 use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
 
-impl<'data> QuakeFrame<'data> {
+impl<'data> Frame<'data> {
     /// The vertices as the morph kernels read them (a zero-copy view of the same bytes).
     #[must_use]
     pub fn packed(&self) -> PackedFrame<'data> {
@@ -18,7 +18,7 @@ impl<'data> QuakeFrame<'data> {
     }
 }
 
-impl QuakeMdl<'_> {
+impl Mdl<'_> {
     /// The scale, origin and normal table that unpack this model's frames.
     #[must_use]
     pub fn unpack(&self) -> Unpack<'static> {
@@ -34,15 +34,15 @@ impl QuakeMdl<'_> {
         Ok(self.frames().get(i).ok_or(MorphError::NoFrame(i))?.packed())
     }
 
-    /// Tweens poses `a` and `b` (indices into [`QuakeMdl::frames`]) at `t` (0 = `a`, 1 = `b`)
+    /// Tweens poses `a` and `b` (indices into [`Mdl::frames`]) at `t` (0 = `a`, 1 = `b`)
     /// into `positions` and `normals`, with the widest `std::arch` kernel the CPU has when
     /// `simd` ([`morph::tween_simd`]) and the scalar reference otherwise.
     ///
     /// ```
     /// use skelmap_core::Parse;
-    /// use skelmap_core::quake::{QuakeMdl, write::QuakeBuilder};
-    /// let bytes = QuakeBuilder::triangle().write();
-    /// let mdl = QuakeMdl::parse(&bytes)?;
+    /// use skelmap_core::quake::{Mdl, write::Builder};
+    /// let bytes = Builder::triangle().write();
+    /// let mdl = Mdl::parse(&bytes)?;
     /// let (mut p, mut n) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);
     /// mdl.tween(0, 0, 0.0, false, &mut p, &mut n)?;
     /// assert_eq!(p, [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);

@@ -7,7 +7,7 @@
 
 /// The Quake palette, `[r, g, b]` per index.
 #[rustfmt::skip]
-pub const QUAKE_PALETTE: [[u8; 3]; 256] = [
+pub const PALETTE: [[u8; 3]; 256] = [
     [0, 0, 0], [15, 15, 15], [31, 31, 31], [47, 47, 47],
     [63, 63, 63], [75, 75, 75], [91, 91, 91], [107, 107, 107],
     [123, 123, 123], [139, 139, 139], [155, 155, 155], [171, 171, 171],
@@ -76,16 +76,16 @@ pub const QUAKE_PALETTE: [[u8; 3]; 256] = [
 
 #[cfg(test)]
 mod tests {
-    use super::QUAKE_PALETTE;
+    use super::PALETTE;
 
     #[test]
     fn the_palette_is_quakes() {
         // Landmarks of palette.lmp: the grey ramp and the last four entries.
-        assert_eq!(QUAKE_PALETTE[0], [0, 0, 0]);
-        assert_eq!(QUAKE_PALETTE[1], [15, 15, 15]);
-        assert_eq!(QUAKE_PALETTE[15], [235, 235, 235]);
+        assert_eq!(PALETTE[0], [0, 0, 0]);
+        assert_eq!(PALETTE[1], [15, 15, 15]);
+        assert_eq!(PALETTE[15], [235, 235, 235]);
         assert_eq!(
-            QUAKE_PALETTE[252..],
+            PALETTE[252..],
             [
                 [255, 243, 147],
                 [255, 247, 199],
@@ -94,7 +94,7 @@ mod tests {
             ]
         );
         // A checksum over all 768 bytes (FNV-1a), so that no entry can drift.
-        let hash = QUAKE_PALETTE
+        let hash = PALETTE
             .iter()
             .flatten()
             .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {

@@ -9,7 +9,7 @@
 //! [`DaliasFrame`] and `numverts` [`Trivertx`]; [`ALIAS_GROUP`]: a [`DaliasGroup`], its
 //! `numframes` `f32` intervals, then that many [`DaliasFrame`]s each with its vertices).
 
-use zerocopy::byteorder::{F32, I32, LittleEndian};
+use zerocopy::byteorder::{I32, LittleEndian};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 type Le = LittleEndian;
@@ -31,41 +31,8 @@ pub const ALIAS_GROUP: i32 = 1;
 /// The `onseam` bit software Quake tests (GLQuake and later engines take any non-zero value).
 pub const ALIAS_ONSEAM: i32 = 0x20;
 
-/// The header (`mdl_t`), 84 bytes.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct MdlHeader {
-    /// `IDPO` or `MDL2`.
-    pub ident: [u8; 4],
-    /// 6 for Quake ([`ALIAS_VERSION`]); 0 in MDL2 files.
-    pub version: I32<Le>,
-    /// Vertex scale: position = `scale · v + scale_origin`.
-    pub scale: [F32<Le>; 3],
-    /// Vertex origin.
-    pub scale_origin: [F32<Le>; 3],
-    /// Bounding radius.
-    pub boundingradius: F32<Le>,
-    /// Eye position (for view models).
-    pub eyeposition: [F32<Le>; 3],
-    /// Number of skins (a group counts once).
-    pub numskins: I32<Le>,
-    /// Skin width in texels (every skin of the file).
-    pub skinwidth: I32<Le>,
-    /// Skin height in texels.
-    pub skinheight: I32<Le>,
-    /// Vertices per frame, and texture vertices.
-    pub numverts: I32<Le>,
-    /// Triangles.
-    pub numtris: I32<Le>,
-    /// Frames (a group counts once).
-    pub numframes: I32<Le>,
-    /// 0: animate in sync; 1: start at a random time.
-    pub synctype: I32<Le>,
-    /// Engine flags (trails, rotation: `EF_ROCKET` = 1 … `EF_ROTATE` = 8 …).
-    pub flags: I32<Le>,
-    /// Average triangle size (used by software Quake's level of detail).
-    pub size: F32<Le>,
-}
+/// The header (`mdl_t`), declared once for Quake and GameStudio.
+pub use crate::gamestudio::raw::MdlHeader;
 
 /// A texture vertex (`stvert_t`), 12 bytes: one per vertex, in texels.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
@@ -124,7 +91,6 @@ pub struct DaliasGroup {
     pub bboxmax: Trivertx,
 }
 
-const _: () = assert!(size_of::<MdlHeader>() == 84);
 const _: () = assert!(size_of::<Stvert>() == 12);
 const _: () = assert!(size_of::<Dtriangle>() == 16);
 const _: () = assert!(size_of::<Trivertx>() == 4);

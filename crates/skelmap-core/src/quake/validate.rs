@@ -9,7 +9,7 @@ use super::raw::{
     ALIAS_GROUP, ALIAS_SINGLE, ALIAS_SKIN_GROUP, ALIAS_SKIN_SINGLE, ALIAS_VERSION, DaliasFrame,
     DaliasGroup, Dtriangle, MDL2_MAGIC, MdlHeader, Stvert, Trivertx,
 };
-use super::view::{Group, QuakeFrame, QuakeFrames, QuakeMdl};
+use super::view::{Frame, Frames, Group, Mdl};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -31,14 +31,14 @@ fn at(field: usize) -> u64 {
 
 /// Validates `data` under `limits`, recording findings in `diag`. An `IDPO` file's errors
 /// name [`Format::Quake`], an `MDL2`'s [`Format::Mdl`].
-impl<'data> Parse<'data> for QuakeMdl<'data> {
+impl<'data> Parse<'data> for Mdl<'data> {
     const FORMAT: Format = Format::Quake;
 
     fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
-    ) -> Result<QuakeMdl<'data>> {
+    ) -> Result<Mdl<'data>> {
         // A prefix of `MDL2` too short to tell is an MDL2 cut short (reported as truncated).
         let mdl2 =
             data.starts_with(MDL2_MAGIC) || (!data.is_empty() && MDL2_MAGIC.starts_with(data));
@@ -234,7 +234,7 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
                 }
             }
         }
-        let frames = QuakeFrames::new(first_entry, numframes, poses, numverts, singles);
+        let frames = Frames::new(first_entry, numframes, poses, numverts, singles);
         let end = walk.offset();
         if end < reader.len() {
             let extra = reader.len() - end;
@@ -242,7 +242,7 @@ impl<'data> Parse<'data> for QuakeMdl<'data> {
                 format!("{extra} bytes after the last frame")
             });
         }
-        Ok(QuakeMdl {
+        Ok(Mdl {
             format,
             header,
             skins,
@@ -420,7 +420,7 @@ impl Check {
             so_far.saturating_add(1),
             limits.max_frames,
         )?;
-        let vertices = QuakeFrame::read(walk, numverts)?.vertices();
+        let vertices = Frame::read(walk, numverts)?.vertices();
         let vertices_at = header_at + size_of::<DaliasFrame>() as u64;
         let normal_at = offset_of!(Trivertx, lightnormalindex);
         let scan = NORMALS.as_ref();

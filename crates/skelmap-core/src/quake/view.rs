@@ -1,4 +1,4 @@
-//! The validated view: [`QuakeMdl`], its skins and skin groups, texture vertices, triangles,
+//! The validated view: [`Mdl`], its skins and skin groups, texture vertices, triangles,
 //! and frames flattened out of their groups.
 
 use core::fmt;
@@ -17,8 +17,8 @@ use crate::read::Walk;
 
 /// A skin or frame entry of the file: a single one, or a group shown in turn.
 ///
-/// The group's members are `first .. first + count` of [`QuakeMdl::skins`] or
-/// [`QuakeMdl::frames`]; a single entry has `count` 1 and no intervals.
+/// The group's members are `first .. first + count` of [`Mdl::skins`] or
+/// [`Mdl::frames`]; a single entry has `count` 1 and no intervals.
 #[derive(Debug, Clone, Copy)]
 pub struct Group<'data> {
     pub(super) first: u32,
@@ -60,12 +60,12 @@ impl<'data> Group<'data> {
 
 /// One pose of the model (a single frame, or a member of a frame group).
 #[derive(Debug, Clone, Copy)]
-pub struct QuakeFrame<'data> {
+pub struct Frame<'data> {
     pub(super) header: &'data DaliasFrame,
     pub(super) vertices: &'data [Trivertx],
 }
 
-impl<'data> QuakeFrame<'data> {
+impl<'data> Frame<'data> {
     /// The raw frame header (bounding box and name).
     #[must_use]
     pub fn header(&self) -> &'data DaliasFrame {
@@ -93,33 +93,33 @@ impl<'data> QuakeFrame<'data> {
     /// Reads the pose of `numverts` vertices at `walk` (validation's read, and the
     /// accessors' over validated bytes): its header, then its vertices. Normal indices are
     /// left to validation.
-    pub(super) fn read(walk: &mut Walk<'data>, numverts: u32) -> Result<QuakeFrame<'data>> {
+    pub(super) fn read(walk: &mut Walk<'data>, numverts: u32) -> Result<Frame<'data>> {
         let header = walk.read::<DaliasFrame>("frame")?;
         let vertices = walk.read_slice::<Trivertx>("frame.vertices", numverts.into())?;
-        Ok(QuakeFrame { header, vertices })
+        Ok(Frame { header, vertices })
     }
 }
 
-/// The poses of a [`QuakeMdl`], frame groups flattened in file order, read from the file on
+/// The poses of a [`Mdl`], frame groups flattened in file order, read from the file on
 /// each access: opening keeps no table of them, so it allocates nothing per frame.
 ///
-/// [`QuakeFrames::get`] finds a pose in O(1) when the file has no frame group (as most do);
+/// [`Frames::get`] finds a pose in O(1) when the file has no frame group (as most do);
 /// otherwise it walks the frame entries from the first. Iterating is O(1) a pose either way.
 ///
 /// ```
 /// use skelmap_core::Parse;
-/// use skelmap_core::quake::QuakeMdl;
-/// use skelmap_core::quake::write::{FrameDef, FrameEntry, QuakeBuilder};
+/// use skelmap_core::quake::Mdl;
+/// use skelmap_core::quake::write::{FrameDef, FrameEntry, Builder};
 /// let pose = |name: &str| FrameDef { name: name.into(), vertices: vec![([0; 3], 0); 3] };
-/// let bytes = QuakeBuilder {
+/// let bytes = Builder {
 ///     frames: vec![
 ///         FrameEntry::Single(pose("stand")),
 ///         FrameEntry::Group { intervals: vec![0.1, 0.2], frames: vec![pose("fly1"), pose("fly2")] },
 ///     ],
-///     ..QuakeBuilder::triangle()
+///     ..Builder::triangle()
 /// }
 /// .write();
-/// let mdl = QuakeMdl::parse(&bytes)?;
+/// let mdl = Mdl::parse(&bytes)?;
 /// let frames = mdl.frames(); // two entries, three poses
 /// assert_eq!((frames.len(), frames.groups().len()), (3, 2));
 /// assert_eq!(frames.get(2).map(|f| f.name()), Some(&b"fly2"[..]));
@@ -128,7 +128,7 @@ impl<'data> QuakeFrame<'data> {
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[derive(Clone, Copy)]
-pub struct QuakeFrames<'data> {
+pub struct Frames<'data> {
     /// At the first frame entry.
     walk: Walk<'data>,
     /// Frame entries (the header's `numframes`).
@@ -140,7 +140,7 @@ pub struct QuakeFrames<'data> {
     stride: Option<usize>,
 }
 
-impl<'data> QuakeFrames<'data> {
+impl<'data> Frames<'data> {
     /// `entries` validated frame entries holding `len` poses of `numverts` vertices, from
     /// `walk` on; `singles` when no entry is a group.
     pub(super) fn new(
@@ -151,7 +151,7 @@ impl<'data> QuakeFrames<'data> {
         singles: bool,
     ) -> Self {
         let pose = pose_size(numverts);
-        QuakeFrames {
+        Frames {
             walk,
             entries,
             len,
@@ -174,7 +174,7 @@ impl<'data> QuakeFrames<'data> {
 
     /// Pose `i`, or `None` out of range.
     #[must_use]
-    pub fn get(&self, i: usize) -> Option<QuakeFrame<'data>> {
+    pub fn get(&self, i: usize) -> Option<Frame<'data>> {
         if i >= self.len() {
             return None;
         }
@@ -183,7 +183,7 @@ impl<'data> QuakeFrames<'data> {
                 let mut walk = self.walk;
                 walk.skip(i.checked_mul(stride)?);
                 walk.next::<I32<LittleEndian>>()?;
-                QuakeFrame::read(&mut walk, self.numverts).ok()
+                Frame::read(&mut walk, self.numverts).ok()
             }
             None => self.iter().nth(i),
         }
@@ -191,8 +191,8 @@ impl<'data> QuakeFrames<'data> {
 
     /// The poses in file order.
     #[must_use]
-    pub fn iter(&self) -> QuakeFrameIter<'data> {
-        QuakeFrameIter {
+    pub fn iter(&self) -> FrameIter<'data> {
+        FrameIter {
             walk: self.walk,
             left: self.len,
             members: 0,
@@ -213,9 +213,9 @@ impl<'data> QuakeFrames<'data> {
     }
 }
 
-impl fmt::Debug for QuakeFrames<'_> {
+impl fmt::Debug for Frames<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("QuakeFrames")
+        f.debug_struct("Frames")
             .field("entries", &self.entries)
             .field("len", &self.len)
             .field("offset", &self.walk.offset())
@@ -224,11 +224,11 @@ impl fmt::Debug for QuakeFrames<'_> {
     }
 }
 
-impl<'data> IntoIterator for QuakeFrames<'data> {
-    type Item = QuakeFrame<'data>;
-    type IntoIter = QuakeFrameIter<'data>;
+impl<'data> IntoIterator for Frames<'data> {
+    type Item = Frame<'data>;
+    type IntoIter = FrameIter<'data>;
 
-    fn into_iter(self) -> QuakeFrameIter<'data> {
+    fn into_iter(self) -> FrameIter<'data> {
         self.iter()
     }
 }
@@ -248,9 +248,9 @@ fn read_entry<'data>(walk: &mut Walk<'data>) -> Option<(u32, &'data [F32<LittleE
     Some((n, walk.next_slice(n.into())?))
 }
 
-/// The iterator of [`QuakeFrames::iter`].
+/// The iterator of [`Frames::iter`].
 #[derive(Debug, Clone)]
-pub struct QuakeFrameIter<'data> {
+pub struct FrameIter<'data> {
     /// At the next pose, or at the next entry when `members` is 0.
     walk: Walk<'data>,
     /// Poses not yet read.
@@ -260,16 +260,16 @@ pub struct QuakeFrameIter<'data> {
     numverts: u32,
 }
 
-impl<'data> Iterator for QuakeFrameIter<'data> {
-    type Item = QuakeFrame<'data>;
+impl<'data> Iterator for FrameIter<'data> {
+    type Item = Frame<'data>;
 
-    fn next(&mut self) -> Option<QuakeFrame<'data>> {
+    fn next(&mut self) -> Option<Frame<'data>> {
         self.left = self.left.checked_sub(1)?;
         if self.members == 0 {
             self.members = read_entry(&mut self.walk).map_or(0, |(n, _)| n);
         }
         self.members = self.members.saturating_sub(1);
-        let frame = QuakeFrame::read(&mut self.walk, self.numverts).ok();
+        let frame = Frame::read(&mut self.walk, self.numverts).ok();
         if frame.is_none() {
             // Validated poses always read; stop rather than loop on bytes that do not.
             self.left = 0;
@@ -279,7 +279,7 @@ impl<'data> Iterator for QuakeFrameIter<'data> {
 
     /// Steps over `n` poses a whole entry at a time where the entry lies within them,
     /// reading only entry headers.
-    fn nth(&mut self, mut n: usize) -> Option<QuakeFrame<'data>> {
+    fn nth(&mut self, mut n: usize) -> Option<Frame<'data>> {
         let pose = pose_size(self.numverts);
         while n > 0 && self.left > 0 {
             if self.members == 0 {
@@ -317,11 +317,11 @@ impl<'data> Iterator for QuakeFrameIter<'data> {
     }
 }
 
-impl ExactSizeIterator for QuakeFrameIter<'_> {}
+impl ExactSizeIterator for FrameIter<'_> {}
 
-impl FusedIterator for QuakeFrameIter<'_> {}
+impl FusedIterator for FrameIter<'_> {}
 
-/// The iterator of [`QuakeFrames::groups`].
+/// The iterator of [`Frames::groups`].
 #[derive(Debug, Clone)]
 pub struct FrameGroups<'data> {
     /// At the next entry.
@@ -368,25 +368,25 @@ impl FusedIterator for FrameGroups<'_> {}
 ///
 /// ```
 /// use skelmap_core::Parse;
-/// use skelmap_core::quake::{QuakeMdl, write::QuakeBuilder};
-/// let bytes = QuakeBuilder::triangle().write();
-/// let mdl = QuakeMdl::parse(&bytes)?;
-/// assert_eq!((mdl.num_verts(), mdl.num_tris(), mdl.frames().len()), (3, 1, 1));
+/// use skelmap_core::quake::{Mdl, write::Builder};
+/// let bytes = Builder::triangle().write();
+/// let mdl = Mdl::parse(&bytes)?;
+/// assert_eq!((mdl.num_vertices(), mdl.num_triangles(), mdl.frames().len()), (3, 1, 1));
 /// assert_eq!(mdl.position(0, 1), Some([1.0, 0.0, 0.0]));
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct QuakeMdl<'data> {
+pub struct Mdl<'data> {
     pub(super) format: Format,
     pub(super) header: &'data MdlHeader,
     pub(super) skins: Vec<Skin<'data>>,
     pub(super) skin_groups: Vec<Group<'data>>,
     pub(super) stverts: &'data [Stvert],
     pub(super) triangles: &'data [Dtriangle],
-    pub(super) frames: QuakeFrames<'data>,
+    pub(super) frames: Frames<'data>,
 }
 
-impl<'data> QuakeMdl<'data> {
+impl<'data> Mdl<'data> {
     /// [`Format::Quake`] for `IDPO`, [`Format::Mdl`] for a GameStudio MDL2.
     #[must_use]
     pub fn format(&self) -> Format {
@@ -423,19 +423,19 @@ impl<'data> QuakeMdl<'data> {
 
     /// Vertices per frame (and texture vertices).
     #[must_use]
-    pub fn num_verts(&self) -> usize {
+    pub fn num_vertices(&self) -> usize {
         self.stverts.len()
     }
 
     /// Triangles.
     #[must_use]
-    pub fn num_tris(&self) -> usize {
+    pub fn num_triangles(&self) -> usize {
         self.triangles.len()
     }
 
-    /// Every skin image, groups flattened in file order ([`QuakeMdl::skin_groups`] says which
+    /// Every skin image, groups flattened in file order ([`Mdl::skin_groups`] says which
     /// belong together). Quake skins are 8-bit indices into
-    /// [`QUAKE_PALETTE`](super::QUAKE_PALETTE); MDL2 skins are GameStudio codes 0, 2 or 3.
+    /// [`PALETTE`](super::PALETTE); MDL2 skins are GameStudio codes 0, 2 or 3.
     #[must_use]
     pub fn skins(&self) -> &[Skin<'data>] {
         &self.skins
@@ -488,10 +488,10 @@ impl<'data> QuakeMdl<'data> {
         Some([uv(indices[0])?, uv(indices[1])?, uv(indices[2])?])
     }
 
-    /// Every pose, frame groups flattened in file order ([`QuakeMdl::frame_groups`] says
-    /// which belong together; see [`QuakeFrames`] for the cost of finding one).
+    /// Every pose, frame groups flattened in file order ([`Mdl::frame_groups`] says
+    /// which belong together; see [`Frames`] for the cost of finding one).
     #[must_use]
-    pub fn frames(&self) -> QuakeFrames<'data> {
+    pub fn frames(&self) -> Frames<'data> {
         self.frames
     }
 
@@ -517,19 +517,19 @@ impl<'data> QuakeMdl<'data> {
     ///
     /// ```
     /// use skelmap_core::Parse;
-    /// use skelmap_core::quake::QuakeMdl;
-    /// use skelmap_core::quake::write::{FrameDef, FrameEntry, QuakeBuilder};
+    /// use skelmap_core::quake::Mdl;
+    /// use skelmap_core::quake::write::{FrameDef, FrameEntry, Builder};
     /// let pose = |name: &str| FrameDef { name: name.into(), vertices: vec![([0; 3], 0); 3] };
-    /// let bytes = QuakeBuilder {
+    /// let bytes = Builder {
     ///     frames: vec![
     ///         FrameEntry::Single(pose("stand1")),
     ///         FrameEntry::Single(pose("stand2")),
     ///         FrameEntry::Group { intervals: vec![0.1, 0.2, 0.3, 0.4], frames: vec![pose("fly1"); 4] },
     ///     ],
-    ///     ..QuakeBuilder::triangle()
+    ///     ..Builder::triangle()
     /// }
     /// .write();
-    /// let clips = QuakeMdl::parse(&bytes)?.clips(10.0);
+    /// let clips = Mdl::parse(&bytes)?.clips(10.0);
     /// let summary: Vec<_> = clips.iter().map(|c| (c.name.as_str(), c.first, c.count, c.fps)).collect();
     /// assert_eq!(summary, [("stand", 0, 2, 10.0), ("fly", 2, 4, 10.0)]);
     /// # Ok::<(), skelmap_core::Error>(())
@@ -540,9 +540,8 @@ impl<'data> QuakeMdl<'data> {
         // One walk over the poses beside the one over the entries: a run of single frames
         // is the walk where the run began, and how many.
         let mut poses = self.frames.iter();
-        let mut singles: Option<(usize, QuakeFrameIter<'data>, usize)> = None;
-        let flush = |clips: &mut Vec<FrameGroup>,
-                     run: Option<(usize, QuakeFrameIter<'data>, usize)>| {
+        let mut singles: Option<(usize, FrameIter<'data>, usize)> = None;
+        let flush = |clips: &mut Vec<FrameGroup>, run: Option<(usize, FrameIter<'data>, usize)>| {
             let Some((first, run, count)) = run else {
                 return;
             };

@@ -54,7 +54,7 @@ pub enum FrameEntry {
 
 /// Builds a Quake MDL or an MDL2.
 #[derive(Debug, Clone, PartialEq)]
-pub struct QuakeBuilder {
+pub struct Builder {
     /// `IDPO` or `MDL2`.
     pub ident: [u8; 4],
     /// 6 for Quake, 0 in MDL2 files.
@@ -77,9 +77,9 @@ pub struct QuakeBuilder {
     pub trailing: Vec<u8>,
 }
 
-impl Default for QuakeBuilder {
+impl Default for Builder {
     fn default() -> Self {
-        QuakeBuilder {
+        Builder {
             ident: *IDPO_MAGIC,
             version: ALIAS_VERSION,
             scale: [1.0; 3],
@@ -94,12 +94,12 @@ impl Default for QuakeBuilder {
     }
 }
 
-impl QuakeBuilder {
+impl Builder {
     /// A Quake MDL with one 8 × 8 skin (texel `i` holds `i`), one front-facing triangle at
     /// `(0, 0, 0)`, `(1, 0, 0)`, `(0, 1, 0)` and one frame named `base`.
     #[must_use]
-    pub fn triangle() -> QuakeBuilder {
-        QuakeBuilder {
+    pub fn triangle() -> Builder {
+        Builder {
             skin_size: [8, 8],
             skins: vec![SkinDef::Single {
                 code: 0,
@@ -111,21 +111,21 @@ impl QuakeBuilder {
                 name: b"base".to_vec(),
                 vertices: vec![([0, 0, 0], 0), ([1, 0, 0], 0), ([0, 1, 0], 0)],
             })],
-            ..QuakeBuilder::default()
+            ..Builder::default()
         }
     }
 
-    /// [`QuakeBuilder::triangle`] as a GameStudio MDL2: version 0 and an RGB565 skin.
+    /// [`Builder::triangle`] as a GameStudio MDL2: version 0 and an RGB565 skin.
     #[must_use]
-    pub fn mdl2_triangle() -> QuakeBuilder {
-        QuakeBuilder {
+    pub fn mdl2_triangle() -> Builder {
+        Builder {
             ident: *MDL2_MAGIC,
             version: 0,
             skins: vec![SkinDef::Single {
                 code: 2,
                 texels: (0..128).collect(),
             }],
-            ..QuakeBuilder::triangle()
+            ..Builder::triangle()
         }
     }
 

@@ -35,21 +35,21 @@ use crate::read::Reader;
 /// use skelmap_core::Parse;
 /// use skelmap_core::pose::{LocalPose, Palette};
 /// use skelmap_core::skin::{WeightedRecords, skin_scalar};
-/// use skelmap_core::slmdl::{SlAnim, SlMdl};
+/// use skelmap_core::slmdl;
 /// use skelmap_core::{Format, SkeletalMesh};
 ///
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 90.0);
 /// let (mdl, anim) = (mdl.write(), anim.write());
-/// let (mesh, anim) = (SlMdl::parse(&mdl)?, SlAnim::parse(&anim)?);
+/// let (mesh, anim) = (slmdl::Mesh::parse(&mdl)?, slmdl::Animation::parse(&anim)?);
 /// let (mut pose, mut bind) = (LocalPose::default(), Palette::default());
 /// anim.sample(0.0, &mut pose);
 /// bind.build(&anim, &pose);
 /// let records = WeightedRecords::new(&mesh, &bind.world, Format::SlMdl)?;
-/// assert_eq!(records.mesh().num_verts() as usize, mesh.num_verts() as usize);
+/// assert_eq!(records.mesh().num_vertices() as usize, mesh.num_vertices() as usize);
 /// // Skinned by the bind pose itself (and an identity for unbound vertices), every vertex
 /// // lands where the file stores it.
 /// bind.world.push(Default::default());
-/// let n = mesh.num_verts() as usize;
+/// let n = mesh.num_vertices() as usize;
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// skin_scalar(&records.mesh(), &bind, &mut p, &mut q)?;
 /// assert!((p[0][0] - -1.0).abs() < 1e-5);
@@ -58,7 +58,7 @@ use crate::read::Reader;
 #[derive(Debug, Clone)]
 pub struct WeightedRecords {
     bytes: Vec<u8>,
-    num_verts: u32,
+    num_vertices: u32,
     unbound: u32,
     format: Format,
 }
@@ -77,7 +77,7 @@ impl WeightedRecords {
     ) -> Result<WeightedRecords, SkinError> {
         let inverse: Vec<Affine3A> = bind.iter().map(Affine3A::inverse).collect();
         let unbound = u32::try_from(bind.len()).unwrap_or(u32::MAX);
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         let mut bytes = Vec::with_capacity(n * (4 + 2 * size_of::<BoneVert<LittleEndian>>()));
         let mut records: Vec<(u32, f32, Vec3A, Vec3A)> = Vec::with_capacity(4);
         for i in 0..n {
@@ -108,7 +108,7 @@ impl WeightedRecords {
         }
         Ok(WeightedRecords {
             bytes,
-            num_verts: u32::try_from(n).unwrap_or(u32::MAX),
+            num_vertices: u32::try_from(n).unwrap_or(u32::MAX),
             unbound,
             format,
         })
@@ -124,7 +124,7 @@ impl WeightedRecords {
     /// triangles: the source mesh keeps those).
     #[must_use]
     pub fn mesh(&self) -> RecordsMesh<'_> {
-        records_mesh(&self.bytes, self.num_verts, self.format)
+        records_mesh(&self.bytes, self.num_vertices, self.format)
     }
 }
 
@@ -141,11 +141,11 @@ pub(crate) fn push_records(
     }
 }
 
-/// `num_verts` vertices of records written by [`push_records`], as a mesh.
-pub(crate) fn records_mesh(bytes: &[u8], num_verts: u32, format: Format) -> RecordsMesh<'_> {
+/// `num_vertices` vertices of records written by [`push_records`], as a mesh.
+pub(crate) fn records_mesh(bytes: &[u8], num_vertices: u32, format: Format) -> RecordsMesh<'_> {
     let end = bytes.len() as u64;
     RecordsMesh {
-        geometry: MeshGeometry::new(Reader::new(bytes, format), [0, end, end], num_verts, 0),
+        geometry: MeshGeometry::new(Reader::new(bytes, format), [0, end, end], num_vertices, 0),
     }
 }
 
@@ -169,7 +169,7 @@ fn outputs(
     positions: &[[f32; 3]],
     normals: &[[f32; 3]],
 ) -> Result<usize, SkinError> {
-    let need = mesh.num_verts();
+    let need = mesh.num_vertices();
     let have = positions.len().min(normals.len());
     if have < need {
         return Err(SkinError::Output { need, have });
@@ -207,11 +207,11 @@ fn weighted<'t, T>(
 /// use skelmap_core::Parse;
 /// use skelmap_core::pose::{BindPoseMesh, LocalPose, Palette};
 /// use skelmap_core::skin::skin_bind_lbs;
-/// use skelmap_core::slmdl::{SlAnim, SlMdl};
+/// use skelmap_core::slmdl;
 ///
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 90.0);
 /// let (mdl, anim) = (mdl.write(), anim.write());
-/// let (mesh, anim) = (SlMdl::parse(&mdl)?, SlAnim::parse(&anim)?);
+/// let (mesh, anim) = (slmdl::Mesh::parse(&mdl)?, slmdl::Animation::parse(&anim)?);
 /// let (mut pose, mut bind, mut now) = (LocalPose::default(), Palette::default(), Palette::default());
 /// anim.sample(0.0, &mut pose); // frame 0: the bind pose
 /// bind.build(&anim, &pose);
@@ -219,7 +219,7 @@ fn weighted<'t, T>(
 /// now.build(&anim, &pose);
 /// let mut deltas = Vec::new();
 /// now.relative_to(&bind, &mut deltas);
-/// let n = mesh.num_verts();
+/// let n = mesh.num_vertices();
 /// let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// skin_bind_lbs(&mesh, &deltas, &mut positions, &mut normals)?;
 /// // Vertex 0 sits at x = −1, bound to the still bone 0 only.
@@ -240,7 +240,7 @@ pub fn skin_bind_lbs(
     lbs(mesh, deltas, positions, Some(normals))
 }
 
-/// [`skin_bind_lbs`] without normals: writes the first `mesh.num_verts()` entries of
+/// [`skin_bind_lbs`] without normals: writes the first `mesh.num_vertices()` entries of
 /// `positions`.
 ///
 /// # Errors
@@ -263,7 +263,7 @@ fn lbs(
     positions: &mut [[f32; 3]],
     mut normals: Option<&mut [[f32; 3]]>,
 ) -> Result<(), SkinError> {
-    for (i, pos) in positions.iter_mut().enumerate().take(mesh.num_verts()) {
+    for (i, pos) in positions.iter_mut().enumerate().take(mesh.num_vertices()) {
         let Some(v) = mesh.bind_vertex(i) else { break };
         let (mut p, mut n, mut total) = (Vec3A::ZERO, Vec3A::ZERO, 0.0);
         for entry in weighted(&v, deltas) {

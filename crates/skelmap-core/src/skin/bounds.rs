@@ -40,7 +40,7 @@ where
     let mut bounds: Option<Aabb> = None;
     let (mut positions, mut normals) = (Vec::new(), Vec::new());
     for mesh in meshes {
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         positions.resize(n, [0.0; 3]);
         normals.resize(n, [0.0; 3]);
         skin_stream(

@@ -91,14 +91,14 @@ const POSITION_STEPS: f32 = 65535.0;
 /// palette.build(&model, &pose);
 /// let mut matrices = SkinMatrices::default();
 /// compact.matrices(&palette, &mut matrices);
-/// let n = compact.num_verts();
+/// let n = compact.num_vertices();
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// compact.skin(&matrices, SimdLevel::detect(), &mut p, &mut q)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct CompactMesh {
-    num_verts: usize,
+    num_vertices: usize,
     /// One past the largest bone index used.
     bone_limit: u32,
     /// Per bone of the reference pose, the inverse of its reference transform.
@@ -207,7 +207,7 @@ impl CompactMesh {
         mesh: &M,
         reference: &[Affine3A],
     ) -> Result<CompactMesh, SkinError> {
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         let mut measured = Vec::with_capacity(n);
         let mut influences: Vec<(u32, f32)> = Vec::with_capacity(n.saturating_mul(3));
         let mut parts = Vec::new();
@@ -279,7 +279,7 @@ impl CompactMesh {
         // permute (palettes of up to 32 bones), up to four above.
         let few_limit = if bone_limit <= 32 { 2 } else { FEW };
         let mut compact = CompactMesh {
-            num_verts: measured.len(),
+            num_vertices: measured.len(),
             bone_limit,
             // Every bone of the pose, not only the mesh's: one set of matrices then serves
             // every mesh of a model.
@@ -447,8 +447,8 @@ impl CompactMesh {
 
     /// Number of vertices.
     #[must_use]
-    pub fn num_verts(&self) -> usize {
-        self.num_verts
+    pub fn num_vertices(&self) -> usize {
+        self.num_vertices
     }
 
     /// How many vertices did not fold and are skinned exactly from their records.
@@ -550,7 +550,7 @@ impl CompactMesh {
         )
     }
 
-    /// [`skin`](Self::skin) into interleaved [`SkinnedVertex`]es, in parallel when `parallel`.
+    /// [`skin`](Self::skin) into interleaved [`SkinnedVertex`]es.
     ///
     /// # Errors
     ///
@@ -560,9 +560,23 @@ impl CompactMesh {
         matrices: &SkinMatrices,
         level: SimdLevel,
         out: &mut [SkinnedVertex],
-        parallel: bool,
     ) -> Result<(), SkinError> {
-        self.skin_into(Palettes::Linear(matrices), level, out, parallel)
+        self.skin_into(Palettes::Linear(matrices), level, out, false)
+    }
+
+    /// [`skin_vertices`](Self::skin_vertices) split over the current rayon pool as
+    /// [`skin_par`](Self::skin_par) splits.
+    ///
+    /// # Errors
+    ///
+    /// As [`skin`](Self::skin).
+    pub fn skin_vertices_par(
+        &self,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        out: &mut [SkinnedVertex],
+    ) -> Result<(), SkinError> {
+        self.skin_into(Palettes::Linear(matrices), level, out, true)
     }
 
     /// This frame's dual quaternions, `world · reference⁻¹` per bone as in
@@ -580,8 +594,8 @@ impl CompactMesh {
     /// Skins every vertex by dual quaternions (see [`dqs`](super::dqs)): each vertex's bones'
     /// `dual_quats` weighted, taken in the hemisphere of its first, normalised and applied to
     /// its reference-pose position and normal; in file order, at `level` (AVX-512, or the
-    /// portable kernel below it), on the calling thread (in parallel when `parallel` and the
-    /// mesh is large enough).
+    /// portable kernel below it), on the calling thread ([`skin_dqs_par`](Self::skin_dqs_par)
+    /// splits a large mesh over the rayon pool).
     ///
     /// ```
     /// use skelmap_core::Parse;
@@ -601,9 +615,9 @@ impl CompactMesh {
     /// palette.build(&model, &pose);
     /// let mut dual_quats = DualQuatPalette::default();
     /// compact.dual_quats(&palette, &mut dual_quats);
-    /// let n = compact.num_verts();
+    /// let n = compact.num_vertices();
     /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    /// compact.skin_dqs(&dual_quats, SimdLevel::detect(), &mut p, &mut q, false)?;
+    /// compact.skin_dqs(&dual_quats, SimdLevel::detect(), &mut p, &mut q)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -616,10 +630,26 @@ impl CompactMesh {
         level: SimdLevel,
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
-        parallel: bool,
     ) -> Result<(), SkinError> {
         let sink = Split { positions, normals };
-        self.skin_into(Palettes::Dual(dual_quats), level, sink, parallel)
+        self.skin_into(Palettes::Dual(dual_quats), level, sink, false)
+    }
+
+    /// [`skin_dqs`](Self::skin_dqs) split over the current rayon pool as
+    /// [`skin_par`](Self::skin_par) splits.
+    ///
+    /// # Errors
+    ///
+    /// As [`skin_dqs`](Self::skin_dqs).
+    pub fn skin_dqs_par(
+        &self,
+        dual_quats: &DualQuatPalette,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), SkinError> {
+        let sink = Split { positions, normals };
+        self.skin_into(Palettes::Dual(dual_quats), level, sink, true)
     }
 
     fn skin_into<S: Chunked>(
@@ -629,12 +659,21 @@ impl CompactMesh {
         sink: S,
         parallel: bool,
     ) -> Result<(), SkinError> {
-        check(self.num_verts, sink.len(), self.bone_limit, palette.bones())?;
+        check(
+            self.num_vertices,
+            sink.len(),
+            self.bone_limit,
+            palette.bones(),
+        )?;
         let level = level.or_supported();
-        let tasks = if parallel { split(self.num_verts) } else { 1 };
-        let streamed = streams(self.num_verts);
+        let tasks = if parallel {
+            split(self.num_vertices)
+        } else {
+            1
+        };
+        let streamed = streams(self.num_vertices);
         let per = piece_units(self.blocks.len(), CHUNK_VERTICES / LANES, tasks, streamed);
-        let mut pieces = sink.pieces(self.num_verts, per * LANES);
+        let mut pieces = sink.pieces(self.num_vertices, per * LANES);
         if tasks > 1 {
             for_each_piece(&mut pieces, tasks, streamed, |t, piece| {
                 self.skin_blocks(t * per, palette, level, piece);
@@ -699,7 +738,7 @@ impl CompactMesh {
             step: self.step,
             soa,
             padded,
-            stream: streams(self.num_verts),
+            stream: streams(self.num_vertices),
         };
         let n = sink.len();
         match palette {

@@ -187,7 +187,7 @@ pub fn skin_dqs<'data>(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), SkinError> {
-    let need = mesh.num_verts();
+    let need = mesh.num_vertices();
     let have = positions.len().min(normals.len());
     if have < need {
         return Err(SkinError::Output { need, have });

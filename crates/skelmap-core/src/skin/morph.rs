@@ -8,7 +8,7 @@
 //!
 //! [`tween_scalar`] is the reference, one vertex at a time. [`tween_simd`] runs the widest
 //! `std::arch` kernel the CPU has (AVX-512 on 16 vertices at a time, AVX2 on 8; see
-//! `skin::x86`), [`tween_at`] a chosen one. They agree with the reference within 1e-6
+//! `skin::x86`), [`tween_with_level`] a chosen one. They agree with the reference within 1e-6
 //! (tested on every corpus frame), and `cargo bench --bench morph` compares them.
 //!
 //! The kernel knows no format: a format hands it [`PackedFrame`]s (byte views of its records)
@@ -259,7 +259,7 @@ pub fn tween_simd(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), MorphError> {
-    tween_at(SimdLevel::detect(), unpack, a, b, t, positions, normals)
+    tween_with_level(SimdLevel::detect(), unpack, a, b, t, positions, normals)
 }
 
 /// [`tween_scalar`] at an explicit level: [`SimdLevel::Portable`] is the scalar kernel, the
@@ -268,7 +268,7 @@ pub fn tween_simd(
 ///
 /// ```
 /// use skelmap_core::skin::SimdLevel;
-/// use skelmap_core::skin::morph::{NormalTable, PackedFrame, Unpack, tween_at, tween_scalar};
+/// use skelmap_core::skin::morph::{NormalTable, PackedFrame, Unpack, tween_with_level, tween_scalar};
 ///
 /// let table = NormalTable::new(&[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]);
 /// let unpack = Unpack { scale: [0.5; 3], offset: [1.0; 3], normals: &table };
@@ -279,7 +279,7 @@ pub fn tween_simd(
 /// tween_scalar(&unpack, fa, fb, 0.25, &mut reference.0, &mut reference.1)?;
 /// for level in SimdLevel::ALL {
 ///     let (mut p, mut n) = (vec![[0.0; 3]; 40], vec![[0.0; 3]; 40]);
-///     tween_at(level, &unpack, fa, fb, 0.25, &mut p, &mut n)?;
+///     tween_with_level(level, &unpack, fa, fb, 0.25, &mut p, &mut n)?;
 ///     for (x, y) in p.iter().flatten().zip(reference.0.iter().flatten()) {
 ///         assert!((x - y).abs() < 1e-5);
 ///     }
@@ -290,7 +290,7 @@ pub fn tween_simd(
 /// # Errors
 ///
 /// [`MorphError::Output`] for outputs shorter than frame `a`.
-pub fn tween_at(
+pub fn tween_with_level(
     level: SimdLevel,
     unpack: &Unpack<'_>,
     a: PackedFrame<'_>,

@@ -49,14 +49,14 @@ pub enum VertexOrder {
 /// pose::sample(&model, 3, 4, 0.5, Interpolation::Nlerp, &mut pose); // every frame
 /// palette.build(&model, &pose);
 /// let matrices = SkinMatrices::from_palette(&palette);
-/// let n = prepared.num_verts();
+/// let n = prepared.num_vertices();
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// prepared.skin(&matrices, SimdLevel::detect(), VertexOrder::Original, &mut p, &mut q)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct PreparedMesh {
-    num_verts: usize,
+    num_vertices: usize,
     /// One past the largest bone index used.
     bone_limit: u32,
     chunks: Vec<Chunk>,
@@ -95,7 +95,7 @@ impl PreparedMesh {
     /// Regroups `mesh` (one pass over its records; allocates about the size of the records).
     #[must_use]
     pub fn new<'data, M: SkeletalMesh<'data>>(mesh: &M) -> PreparedMesh {
-        let n = mesh.num_verts();
+        let n = mesh.num_vertices();
         let mut vertices = mesh.vertices();
         let mut chunks = Vec::with_capacity(n.div_ceil(CHUNK_VERTICES));
         let mut records = Vec::with_capacity(n.min(CHUNK_VERTICES));
@@ -150,7 +150,7 @@ impl PreparedMesh {
             first += records.len();
         }
         PreparedMesh {
-            num_verts: first,
+            num_vertices: first,
             bone_limit,
             chunks,
         }
@@ -158,8 +158,8 @@ impl PreparedMesh {
 
     /// Number of vertices.
     #[must_use]
-    pub fn num_verts(&self) -> usize {
-        self.num_verts
+    pub fn num_vertices(&self) -> usize {
+        self.num_vertices
     }
 
     /// Bytes the kernel reads per skinning (the blocks, padding included).
@@ -178,7 +178,7 @@ impl PreparedMesh {
     /// [`VertexOrder::Prepared`].
     #[must_use]
     pub fn prepared_order(&self) -> Vec<u32> {
-        let mut order = vec![0u32; self.num_verts];
+        let mut order = vec![0u32; self.num_vertices];
         for chunk in &self.chunks {
             for bucket in &chunk.buckets {
                 for (pos, &i) in bucket.index.iter().take(bucket.count).enumerate() {
@@ -195,7 +195,7 @@ impl PreparedMesh {
     /// [`VertexOrder::Prepared`]. An index out of range is kept as it is.
     #[must_use]
     pub fn remap_triangles(&self, triangles: impl Iterator<Item = [u32; 3]>) -> Vec<[u32; 3]> {
-        let mut to_prepared = vec![0u32; self.num_verts];
+        let mut to_prepared = vec![0u32; self.num_vertices];
         for (pos, &original) in self.prepared_order().iter().enumerate() {
             if let Some(slot) = to_prepared.get_mut(original as usize) {
                 *slot = pos as u32;
@@ -248,7 +248,7 @@ impl PreparedMesh {
         self.skin_into(matrices, level, order, sink, true)
     }
 
-    /// [`skin`](Self::skin) into interleaved [`SkinnedVertex`]es, in parallel when `parallel`.
+    /// [`skin`](Self::skin) into interleaved [`SkinnedVertex`]es.
     ///
     /// # Errors
     ///
@@ -259,9 +259,24 @@ impl PreparedMesh {
         level: SimdLevel,
         order: VertexOrder,
         out: &mut [SkinnedVertex],
-        parallel: bool,
     ) -> Result<(), SkinError> {
-        self.skin_into(matrices, level, order, out, parallel)
+        self.skin_into(matrices, level, order, out, false)
+    }
+
+    /// [`skin_vertices`](Self::skin_vertices) split over the current rayon pool as
+    /// [`skin_par`](Self::skin_par) splits.
+    ///
+    /// # Errors
+    ///
+    /// As [`skin`](Self::skin).
+    pub fn skin_vertices_par(
+        &self,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        order: VertexOrder,
+        out: &mut [SkinnedVertex],
+    ) -> Result<(), SkinError> {
+        self.skin_into(matrices, level, order, out, true)
     }
 
     fn skin_into<S: Chunked>(
@@ -273,15 +288,19 @@ impl PreparedMesh {
         parallel: bool,
     ) -> Result<(), SkinError> {
         check(
-            self.num_verts,
+            self.num_vertices,
             sink.len(),
             self.bone_limit,
             matrices.bones(),
         )?;
         let level = level.or_supported();
-        let mut pieces = sink.pieces(self.num_verts, CHUNK_VERTICES);
-        let stream = streams(self.num_verts);
-        let tasks = if parallel { split(self.num_verts) } else { 1 };
+        let mut pieces = sink.pieces(self.num_vertices, CHUNK_VERTICES);
+        let stream = streams(self.num_vertices);
+        let tasks = if parallel {
+            split(self.num_vertices)
+        } else {
+            1
+        };
         if tasks > 1 {
             let per = piece_units(self.chunks.len(), 1, tasks, stream);
             let mut runs: Vec<_> = pieces
@@ -481,7 +500,7 @@ pub struct SkinJob<'a> {
 /// let model = Dpm::parse(&bytes)?;
 /// let prepared = PreparedMesh::new(&model.mesh(0).expect("one mesh"));
 /// let matrices = SkinMatrices::from_palette(&Palette { world: vec![Default::default(); 4] });
-/// let n = prepared.num_verts();
+/// let n = prepared.num_vertices();
 /// let mut outputs = vec![(vec![[0.0; 3]; n], vec![[0.0; 3]; n]); 8]; // eight characters
 /// let mut jobs: Vec<SkinJob> = outputs
 ///     .iter_mut()

@@ -43,7 +43,7 @@ pub enum SkinError {
 /// pose::sample(&model, 2, 3, 0.5, Interpolation::Nlerp, &mut pose);
 /// palette.build(&model, &pose);
 /// let mesh = model.mesh(0).expect("one mesh");
-/// let n = mesh.num_verts() as usize;
+/// let n = mesh.num_vertices() as usize;
 /// let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// skin::skin_scalar(&mesh, &palette, &mut positions, &mut normals)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -58,7 +58,7 @@ pub fn skin_scalar<'data>(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), SkinError> {
-    let need = mesh.num_verts();
+    let need = mesh.num_vertices();
     let have = positions.len().min(normals.len());
     if have < need {
         return Err(SkinError::Output { need, have });

@@ -28,7 +28,7 @@ use crate::pose::SkeletalMesh;
 /// palette.build(&model, &pose);
 /// let matrices = SkinMatrices::from_palette(&palette);
 /// let mesh = model.mesh(0).expect("one mesh");
-/// let n = mesh.num_verts() as usize;
+/// let n = mesh.num_vertices() as usize;
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
 /// skin::skin_stream(&mesh, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -69,7 +69,7 @@ fn stream_into<'data, M: SkeletalMesh<'data>>(
     level: SimdLevel,
     sink: &mut impl Sink,
 ) -> Result<(), SkinError> {
-    let need = mesh.num_verts();
+    let need = mesh.num_vertices();
     if sink.len() < need {
         return Err(SkinError::Output {
             need,

@@ -57,9 +57,9 @@ pub struct SkmMesh {
     pub num_references: U32<Le>,
     /// Offset of the variable-length vertex records.
     pub ofs_verts: U32<Le>,
-    /// Offset of `num_verts` × `f32[2]` texture coordinates.
+    /// Offset of `num_vertices` × `f32[2]` texture coordinates.
     pub ofs_texcoords: U32<Le>,
-    /// Offset of `num_tris` × `u32[3]` vertex indices.
+    /// Offset of `num_triangles` × `u32[3]` vertex indices.
     pub ofs_indices: U32<Le>,
     /// Offset of `num_references` × `u32` bone indices the mesh uses.
     pub ofs_references: U32<Le>,

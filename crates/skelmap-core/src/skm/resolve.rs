@@ -13,7 +13,7 @@
 //! including an `import` path read from a `.cfg`.
 
 use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
-use super::{Skm, SkmModel, Skp};
+use super::{Model, Skm, Skp};
 use crate::Parse;
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
@@ -123,7 +123,7 @@ fn tokenize(text: &[u8]) -> Vec<Token<'_>> {
 
 /// The files of one SKM model, found through a [`Resolver`] by [`resolve`].
 #[derive(Debug)]
-pub struct SkmFiles<'data> {
+pub struct Files<'data> {
     /// The mesh file's path and bytes.
     pub skm: (String, Source<'data>),
     /// The skeleton file's path and bytes.
@@ -160,13 +160,13 @@ pub struct SkmFiles<'data> {
 pub fn resolve<'data, R: Resolver<'data> + ?Sized>(
     resolver: &R,
     skm_path: &str,
-) -> Result<SkmFiles<'data>> {
+) -> Result<Files<'data>> {
     check_path(skm_path)?;
     let skm = resolver
         .load(skm_path)?
         .ok_or_else(|| missing(skm_path, "model not found"))?;
     let (skp, lods) = companions(resolver, skm_path)?;
-    Ok(SkmFiles {
+    Ok(Files {
         skm: (skm_path.to_string(), skm),
         skp,
         lods,
@@ -216,13 +216,13 @@ fn missing(path: &str, reason: &'static str) -> Error {
     }
 }
 
-impl SkmFiles<'_> {
+impl Files<'_> {
     /// Validates every file with the default limits and pairs them.
     ///
     /// # Errors
     ///
     /// The first validation or pairing error.
-    pub fn open(&self) -> Result<SkmModel<'_>> {
+    pub fn open(&self) -> Result<Model<'_>> {
         self.open_with(&Limits::DEFAULT, &mut Diagnostics::new())
     }
 
@@ -231,14 +231,14 @@ impl SkmFiles<'_> {
     /// # Errors
     ///
     /// The first validation or pairing error.
-    pub fn open_with(&self, limits: &Limits, diag: &mut Diagnostics) -> Result<SkmModel<'_>> {
+    pub fn open_with(&self, limits: &Limits, diag: &mut Diagnostics) -> Result<Model<'_>> {
         let skm = Skm::parse_with(self.skm.1.bytes(), limits, diag)?;
         let skp = Skp::parse_with(self.skp.1.bytes(), limits, diag)?;
         let mut lods = Vec::with_capacity(self.lods.len());
         for (_, lod) in &self.lods {
             lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
         }
-        SkmModel::pair_with(skm, skp, &lods, diag)
+        Model::pair_with(skm, skp, &lods, diag)
     }
 }
 

@@ -8,7 +8,7 @@ use zerocopy::LittleEndian;
 use super::raw::{
     self, SKM_MAX_LODS, SkmHeader, SkmMesh, SkpBone, SkpBonePose, SkpFrame, SkpHeader,
 };
-use super::view::{Skm, SkmModel, Skp};
+use super::view::{Model, Skm, Skp};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw as raw_bits};
@@ -321,14 +321,14 @@ fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Resul
     Ok(())
 }
 
-impl<'data> SkmModel<'data> {
+impl<'data> Model<'data> {
     /// Pairs validated files, discarding warnings.
     ///
     /// # Errors
     ///
-    /// As [`SkmModel::pair_with`].
+    /// As [`Model::pair_with`].
     pub fn pair(skm: Skm<'data>, skp: Skp<'data>, lods: &[Skm<'data>]) -> Result<Self> {
-        SkmModel::pair_with(skm, skp, lods, &mut Diagnostics::new())
+        Model::pair_with(skm, skp, lods, &mut Diagnostics::new())
     }
 
     /// Pairs validated files: the SKM's bone count must equal the SKP's, and every level of
@@ -401,7 +401,7 @@ impl<'data> SkmModel<'data> {
             }
             *slot = Some(*lod);
         }
-        Ok(SkmModel {
+        Ok(Model {
             skm,
             skp,
             lods: slots,

@@ -21,7 +21,7 @@ const SKP: Format = Format::Skp;
 /// A validated SKM mesh file over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
 /// On its own it proves every `bonenum < num_bones` of its own header; pairing with the
-/// skeleton ([`SkmModel::pair`](super::SkmModel::pair)) proves that count matches the SKP.
+/// skeleton ([`Model::pair`](super::Model::pair)) proves that count matches the SKP.
 #[derive(Debug, Clone, Copy)]
 pub struct Skm<'data> {
     pub(super) data: &'data [u8],
@@ -72,13 +72,13 @@ impl<'data> Skm<'data> {
     /// Vertices summed over all meshes.
     #[must_use]
     pub fn num_vertices(&self) -> usize {
-        self.meshes().map(|m| m.num_verts()).sum()
+        self.meshes().map(|m| m.num_vertices()).sum()
     }
 
     /// Triangles summed over all meshes.
     #[must_use]
     pub fn num_triangles(&self) -> usize {
-        self.meshes().map(|m| m.num_tris()).sum()
+        self.meshes().map(|m| m.num_triangles()).sum()
     }
 }
 
@@ -325,13 +325,13 @@ impl<'data> Frame<'data> {
 /// A mesh file paired with its skeleton (and levels of detail): the bone counts are proven
 /// equal, so every `bonenum` of every mesh indexes the skeleton. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
-pub struct SkmModel<'data> {
+pub struct Model<'data> {
     pub(super) skm: Skm<'data>,
     pub(super) skp: Skp<'data>,
     pub(super) lods: [Option<Skm<'data>>; SKM_MAX_LODS],
 }
 
-impl<'data> SkmModel<'data> {
+impl<'data> Model<'data> {
     /// The mesh file.
     #[must_use]
     pub fn skm(&self) -> Skm<'data> {
@@ -350,13 +350,13 @@ impl<'data> SkmModel<'data> {
     }
 }
 
-impl<'data> Skeleton<'data> for SkmModel<'data> {
+impl<'data> Skeleton<'data> for Model<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.skp.bones()
     }
 }
 
-impl<'data> PoseFrames<'data> for SkmModel<'data> {
+impl<'data> PoseFrames<'data> for Model<'data> {
     fn num_frames(&self) -> usize {
         self.skp().num_frames()
     }

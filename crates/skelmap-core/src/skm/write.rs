@@ -1,4 +1,4 @@
-//! Writing SKM and SKP files: [`SkmBuilder`] and [`SkpBuilder`].
+//! Writing SKM and SKP files: [`MeshBuilder`] and [`SkeletonBuilder`].
 //!
 //! Like the DPM writer they write exactly what they are given, valid or not (the parsers are
 //! the judges), in the layout of the reference tool: SKM header, mesh headers, then per mesh
@@ -36,9 +36,9 @@ pub struct MeshDef {
     pub references: Vec<u32>,
 }
 
-/// Where [`SkmBuilder::write_with_layout`] put each structure.
+/// Where [`MeshBuilder::write_with_layout`] put each structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SkmLayout {
+pub struct MeshLayout {
     /// Offset of the mesh table.
     pub ofs_meshes: u64,
     /// Per mesh: `[header, ofs_verts, ofs_texcoords, ofs_indices, ofs_references]`.
@@ -49,14 +49,14 @@ pub struct SkmLayout {
 
 /// Builds an SKM mesh file.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SkmBuilder {
+pub struct MeshBuilder {
     /// Bones of the skeleton the meshes are weighted to.
     pub num_bones: u32,
     /// Meshes.
     pub meshes: Vec<MeshDef>,
 }
 
-impl SkmBuilder {
+impl MeshBuilder {
     /// Writes the file.
     ///
     /// # Errors
@@ -71,8 +71,8 @@ impl SkmBuilder {
     ///
     /// # Errors
     ///
-    /// As [`SkmBuilder::write`].
-    pub fn write_with_layout(&self) -> Result<(Vec<u8>, SkmLayout)> {
+    /// As [`MeshBuilder::write`].
+    pub fn write_with_layout(&self) -> Result<(Vec<u8>, MeshLayout)> {
         let field = |what, v| write::u32_field(Format::Skm, what, v).map(U32::<Le>::new);
         let ofs_meshes = size_of::<SkmHeader>() as u64;
         let mut at = ofs_meshes + (self.meshes.len() * size_of::<SkmMesh>()) as u64;
@@ -92,7 +92,7 @@ impl SkmBuilder {
                 ofs_references,
             ]);
         }
-        let layout = SkmLayout {
+        let layout = MeshLayout {
             ofs_meshes,
             meshes,
             filesize: at,
@@ -146,9 +146,9 @@ pub struct FrameDef {
     pub poses: Vec<([f32; 4], [f32; 3])>,
 }
 
-/// Where [`SkpBuilder::write_with_layout`] put each structure.
+/// Where [`SkeletonBuilder::write_with_layout`] put each structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SkpLayout {
+pub struct SkeletonLayout {
     /// Offset of the bone table.
     pub ofs_bones: u64,
     /// Offset of the frame table.
@@ -161,7 +161,7 @@ pub struct SkpLayout {
 
 /// Builds an SKP skeleton file.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SkpBuilder {
+pub struct SkeletonBuilder {
     /// Bones, parents first (names at most 64 bytes).
     pub bones: Vec<BoneDef>,
     /// Frames; frame 0 is the bind pose.
@@ -171,7 +171,7 @@ pub struct SkpBuilder {
 /// The identity pose: no rotation `(0, 0, 0, 1)`, no translation.
 pub const IDENTITY_POSE: ([f32; 4], [f32; 3]) = ([0.0, 0.0, 0.0, 1.0], [0.0; 3]);
 
-impl SkpBuilder {
+impl SkeletonBuilder {
     /// Writes the file.
     ///
     /// # Errors
@@ -186,8 +186,8 @@ impl SkpBuilder {
     ///
     /// # Errors
     ///
-    /// As [`SkpBuilder::write`].
-    pub fn write_with_layout(&self) -> Result<(Vec<u8>, SkpLayout)> {
+    /// As [`SkeletonBuilder::write`].
+    pub fn write_with_layout(&self) -> Result<(Vec<u8>, SkeletonLayout)> {
         let field = |what, v| write::u32_field(Format::Skp, what, v).map(U32::<Le>::new);
         let ofs_bones = size_of::<SkpHeader>() as u64;
         let ofs_frames = ofs_bones + (self.bones.len() * size_of::<SkpBone>()) as u64;
@@ -201,7 +201,7 @@ impl SkpBuilder {
                 at - block
             })
             .collect();
-        let layout = SkpLayout {
+        let layout = SkeletonLayout {
             ofs_bones,
             ofs_frames,
             frame_poses,

@@ -33,7 +33,7 @@
 //!
 //! Skinning is dual-quaternion with up to four influences per vertex: the blend indices name
 //! four bones, the stored weights the first ones, and the last weight is `1 − Σ` the others
-//! ([`SlMdl::influences`]).
+//! ([`Mesh::influences`]).
 //!
 //! ## `.anim`: independent bone keys with easing
 //!
@@ -60,5 +60,5 @@ mod view;
 pub mod write;
 
 pub use raw::{AnimHeader, BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, SLMDL_MAGIC};
-pub use view::{AttributeKind, Easing, SlAnim, SlMdl, SlModel, Strided, WEIGHT_TOLERANCE};
-pub use write::{AnimBuilder, KeyframeDef, MdlBuilder, VertexDef};
+pub use view::{Animation, AttributeKind, Easing, Mesh, Model, Strided, WEIGHT_TOLERANCE};
+pub use write::{AnimationBuilder, KeyframeDef, MeshBuilder, VertexDef};

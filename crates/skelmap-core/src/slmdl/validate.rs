@@ -7,7 +7,7 @@ use zerocopy::FromBytes;
 use zerocopy::byteorder::{F32, LittleEndian};
 
 use super::raw::{AnimHeader, BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, keyframe_size};
-use super::view::{AttributeKind, Easing, SlAnim, SlMdl, SlModel, WEIGHT_TOLERANCE};
+use super::view::{Animation, AttributeKind, Easing, Mesh, Model, WEIGHT_TOLERANCE};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
@@ -20,14 +20,14 @@ use crate::rules;
 type Le = LittleEndian;
 
 /// Validates `data` under `limits` (`max_vertices_per_mesh` bounds the vertex count).
-impl<'data> Parse<'data> for SlMdl<'data> {
+impl<'data> Parse<'data> for Mesh<'data> {
     const FORMAT: Format = Format::SlMdl;
 
     fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         _diag: &mut Diagnostics,
-    ) -> Result<SlMdl<'data>> {
+    ) -> Result<Mesh<'data>> {
         const FORMAT: Format = Format::SlMdl;
         rules::begin(FORMAT, data, limits)?;
         let reader = Reader::new(data, FORMAT);
@@ -120,7 +120,7 @@ impl<'data> Parse<'data> for SlMdl<'data> {
         }
         let body = u64::from(count) * u64::from(vertex_size);
         let vertices = reader.bytes_after_header("vertices", size_of::<Header>() as u64, body)?;
-        let model = SlMdl { header, vertices };
+        let model = Mesh { header, vertices };
         // Every float attribute finite (flat raw-bit check per attribute).
         let masks = Masks::of::<Le>();
         for (_, kind, view) in model.attributes() {
@@ -160,14 +160,14 @@ impl<'data> Parse<'data> for SlMdl<'data> {
 }
 
 /// Validates `data` under `limits` (bones ≤ `max_bones`, keyframes ≤ `max_frames`).
-impl<'data> Parse<'data> for SlAnim<'data> {
+impl<'data> Parse<'data> for Animation<'data> {
     const FORMAT: Format = Format::SlAnim;
 
     fn parse_with(
         data: &'data [u8],
         limits: &Limits,
         _diag: &mut Diagnostics,
-    ) -> Result<SlAnim<'data>> {
+    ) -> Result<Animation<'data>> {
         const FORMAT: Format = Format::SlAnim;
         rules::begin(FORMAT, data, limits)?;
         let reader = Reader::new(data, FORMAT);
@@ -243,7 +243,7 @@ impl<'data> Parse<'data> for SlAnim<'data> {
                 ));
             }
         }
-        Ok(SlAnim {
+        Ok(Animation {
             data: body,
             bones,
             keyframes,
@@ -251,20 +251,20 @@ impl<'data> Parse<'data> for SlAnim<'data> {
     }
 }
 
-impl<'data> SlModel<'data> {
+impl<'data> Model<'data> {
     /// Pairs a mesh with its animation (or with none: a static mesh).
     ///
     /// # Errors
     ///
     /// [`Error::Invalid`] naming the mesh's first blend index with weight that is not a bone
     /// of `anim` (`vertex.blend_indices` at its byte offset).
-    pub fn pair(mdl: SlMdl<'data>, anim: Option<SlAnim<'data>>) -> Result<SlModel<'data>> {
+    pub fn pair(mdl: Mesh<'data>, anim: Option<Animation<'data>>) -> Result<Model<'data>> {
         const FORMAT: Format = Format::SlMdl;
         let (Some(a), Some(view)) = (anim, mdl.attribute(AttributeKind::BlendIndices)) else {
-            return Ok(SlModel { mdl, anim });
+            return Ok(Model { mdl, anim });
         };
         let bones = a.num_bones();
-        for i in 0..mdl.num_verts() {
+        for i in 0..mdl.num_vertices() {
             let Some(influences) = mdl.influences(i) else {
                 break;
             };
@@ -283,6 +283,6 @@ impl<'data> SlModel<'data> {
                 });
             }
         }
-        Ok(SlModel { mdl, anim })
+        Ok(Model { mdl, anim })
     }
 }

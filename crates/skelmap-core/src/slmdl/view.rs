@@ -145,12 +145,12 @@ impl<'data> Strided<'data> {
 
 /// A validated SL `mdl` over borrowed bytes. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
-pub struct SlMdl<'data> {
+pub struct Mesh<'data> {
     pub(super) header: &'data Header,
     pub(super) vertices: &'data [u8],
 }
 
-impl<'data> SlMdl<'data> {
+impl<'data> Mesh<'data> {
     /// The raw header.
     #[must_use]
     pub fn header(&self) -> &'data Header {
@@ -159,7 +159,7 @@ impl<'data> SlMdl<'data> {
 
     /// Number of vertices.
     #[must_use]
-    pub fn num_verts(&self) -> usize {
+    pub fn num_vertices(&self) -> usize {
         self.header.vertex_count.get() as usize
     }
 
@@ -229,15 +229,15 @@ impl<'data> SlMdl<'data> {
     }
 }
 
-impl BindPoseMesh for SlMdl<'_> {
-    fn num_verts(&self) -> usize {
-        self.num_verts()
+impl BindPoseMesh for Mesh<'_> {
+    fn num_vertices(&self) -> usize {
+        self.num_vertices()
     }
 
     /// The position and normal attributes (zero when a layout lacks one) and
-    /// [`SlMdl::influences`]; a layout without blend indices binds every vertex to bone 0.
+    /// [`Mesh::influences`]; a layout without blend indices binds every vertex to bone 0.
     fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
-        if i >= self.num_verts() {
+        if i >= self.num_vertices() {
             return None;
         }
         let float3 = |kind| {
@@ -262,21 +262,21 @@ impl BindPoseMesh for SlMdl<'_> {
 /// `.anim` beside it): the pairing proves every weighted blend index names a bone of the
 /// animation. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
-pub struct SlModel<'data> {
-    pub(super) mdl: SlMdl<'data>,
-    pub(super) anim: Option<SlAnim<'data>>,
+pub struct Model<'data> {
+    pub(super) mdl: Mesh<'data>,
+    pub(super) anim: Option<Animation<'data>>,
 }
 
-impl<'data> SlModel<'data> {
+impl<'data> Model<'data> {
     /// The mesh.
     #[must_use]
-    pub fn mdl(&self) -> SlMdl<'data> {
+    pub fn mdl(&self) -> Mesh<'data> {
         self.mdl
     }
 
     /// The animation, when the mesh has one.
     #[must_use]
-    pub fn anim(&self) -> Option<SlAnim<'data>> {
+    pub fn anim(&self) -> Option<Animation<'data>> {
         self.anim
     }
 }
@@ -338,13 +338,13 @@ impl Easing {
 
 /// A validated SL `.anim` over borrowed bytes. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
-pub struct SlAnim<'data> {
+pub struct Animation<'data> {
     pub(super) data: &'data [u8],
     pub(super) bones: u32,
     pub(super) keyframes: u32,
 }
 
-impl<'data> SlAnim<'data> {
+impl<'data> Animation<'data> {
     /// Bones per keyframe (independent: no hierarchy).
     #[must_use]
     pub fn num_bones(&self) -> usize {
@@ -431,14 +431,14 @@ impl<'data> SlAnim<'data> {
 }
 
 /// Unnamed bones without parents, one per key of a keyframe.
-impl<'data> Skeleton<'data> for SlAnim<'data> {
+impl<'data> Skeleton<'data> for Animation<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         (0..self.bones).map(|_| Bone::new(&[], -1, 0))
     }
 }
 
-/// Keyframes as frames (their times and easings ignored); [`SlAnim::sample`] samples by time.
-impl<'data> PoseFrames<'data> for SlAnim<'data> {
+/// Keyframes as frames (their times and easings ignored); [`Animation::sample`] samples by time.
+impl<'data> PoseFrames<'data> for Animation<'data> {
     fn num_frames(&self) -> usize {
         self.keyframes as usize
     }

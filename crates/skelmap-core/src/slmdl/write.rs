@@ -9,7 +9,7 @@ use super::view::{AttributeKind, Easing};
 
 type Le = LittleEndian;
 
-/// One vertex of the D3D9-style layout [`MdlBuilder::skinned`] writes.
+/// One vertex of the D3D9-style layout [`MeshBuilder::skinned`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct VertexDef {
     /// Position.
@@ -26,7 +26,7 @@ pub struct VertexDef {
 
 /// Builds an SL `mdl`: a declaration and the interleaved vertex bytes.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MdlBuilder {
+pub struct MeshBuilder {
     /// Bounding-sphere radius.
     pub radius: f32,
     /// Attribute `(type code, size)` pairs, at most 16 are written.
@@ -37,7 +37,7 @@ pub struct MdlBuilder {
     pub vertices: Vec<u8>,
 }
 
-impl MdlBuilder {
+impl MeshBuilder {
     /// The D3D9-style layout: position, normal, three blend weights, four blend indices and a
     /// texcoord (48 bytes per vertex), from per-vertex values.
     #[must_use]
@@ -55,7 +55,7 @@ impl MdlBuilder {
                 bytes.extend_from_slice(F32::<Le>::new(*f).as_bytes());
             }
         }
-        MdlBuilder {
+        MeshBuilder {
             radius,
             attributes: [
                 (AttributeKind::Position, 12),
@@ -109,14 +109,14 @@ pub struct KeyframeDef {
 
 /// Builds an SL `.anim`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct AnimBuilder {
+pub struct AnimationBuilder {
     /// Bones per keyframe.
     pub bones: u32,
     /// Keyframes, in time order.
     pub keyframes: Vec<KeyframeDef>,
 }
 
-impl AnimBuilder {
+impl AnimationBuilder {
     /// Writes the file.
     #[must_use]
     pub fn write(&self) -> Vec<u8> {
