@@ -59,11 +59,11 @@ pub fn aligned_output(n: usize) -> (Vec<[f32; 3]>, usize) {
 }
 
 /// The memory-read roofline: read every byte once with the widest loads this CPU has
-/// (`skin::read_pass`: AVX-512 on the project machine) and sum them, so that a kernel's
+/// (`scan::read_pass`: AVX-512 on the project machine) and sum them, so that a kernel's
 /// fraction of it is not flattered by a narrow read.
 #[allow(dead_code)]
 pub fn byte_sum(bytes: &[u8]) -> u64 {
-    skelmap::skin::read_pass(bytes, skelmap::skin::SimdLevel::detect())
+    skelmap::scan::read_pass(bytes, skelmap::skin::SimdLevel::detect())
 }
 
 /// Runs `f` with two rayon threads: on the calling thread when the global pool already has

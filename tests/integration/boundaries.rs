@@ -2,13 +2,16 @@
 
 use std::path::{Path, PathBuf};
 
-/// The only files that may opt out of the workspace's `unsafe_code = "deny"`: the mmap
-/// constructor, the `std::arch` kernels, and the C ABI crate.
-const UNSAFE_ALLOWED: [&str; 3] = [
-    "crates/skelmap-core/src/source.rs",
-    "crates/skelmap-core/src/skin/x86/mod.rs",
-    "crates/skelmap-capi/src/lib.rs",
-];
+/// Whether a file may opt out of the workspace's `unsafe_code = "deny"`: the mmap constructor,
+/// the root of each `x86` module of skelmap-core (its `std::arch` code: `x86.rs` or
+/// `x86/mod.rs`, beside the portable code it speeds up), and the C ABI crate's root.
+fn may_allow_unsafe(relative: &str) -> bool {
+    let core = relative.strip_prefix("crates/skelmap-core/src/");
+    relative == "crates/skelmap-capi/src/lib.rs"
+        || core == Some("source.rs")
+        || core
+            .is_some_and(|p| p == "x86.rs" || p.ends_with("/x86.rs") || p.ends_with("/x86/mod.rs"))
+}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -58,7 +61,7 @@ fn unsafe_code_is_allowed_only_where_the_project_allows_it() {
         if count == 0 {
             continue;
         }
-        if UNSAFE_ALLOWED.contains(&relative.as_str()) && count == 1 {
+        if may_allow_unsafe(&relative) && count == 1 {
             allowed_seen.push(relative);
         } else {
             offenders.push(format!("{relative} ({count})"));
@@ -66,13 +69,16 @@ fn unsafe_code_is_allowed_only_where_the_project_allows_it() {
     }
     assert!(
         offenders.is_empty(),
-        "unsafe code allowed outside {UNSAFE_ALLOWED:?}: {offenders:?}"
+        "unsafe code allowed outside the mmap constructor, the x86 modules and the C ABI: \
+         {offenders:?}"
     );
-    allowed_seen.sort();
-    let mut expected = UNSAFE_ALLOWED.map(String::from).to_vec();
-    expected.sort();
-    assert_eq!(
-        allowed_seen, expected,
-        "each allowed file opts out exactly once"
-    );
+    for needed in [
+        "crates/skelmap-core/src/source.rs",
+        "crates/skelmap-capi/src/lib.rs",
+    ] {
+        assert!(
+            allowed_seen.iter().any(|f| f == needed),
+            "{needed} no longer allows unsafe code: update this test"
+        );
+    }
 }

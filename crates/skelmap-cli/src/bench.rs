@@ -27,9 +27,10 @@ use rayon::prelude::*;
 use serde::Serialize;
 use skelmap_core::model::{Pose, Records};
 use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
+use skelmap_core::scan::read_pass;
 use skelmap_core::skin::dqs::{DualQuatPalette, deltas};
 use skelmap_core::skin::{
-    CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, WeightedRecords, read_pass,
+    CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, WeightedRecords,
 };
 use skelmap_core::{Limits, Model};
 

@@ -17,7 +17,7 @@ use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, big_endian, raw};
 use crate::limits::Limits;
 use crate::read::{Reader, Walk};
-use crate::skin::scan::{
+use crate::scan::{
     ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun, VertexWalk, WalkStop,
 };
 

@@ -33,9 +33,9 @@
 //! - **One function asks its caller for a promise**: [`Source::map`] (see its `# Safety`
 //!   section): a mapped file that changes while mapped is undefined behaviour, and only the
 //!   caller can rule that out. [`Source::read`] and [`Source::from_bytes`] are the checked
-//!   alternatives. Besides it, only the `std::arch` SIMD modules (`skin/x86/`: AVX2 and
-//!   AVX-512 intrinsics behind run-time feature checks, each block justified) opt out of the
-//!   compiler's checks.
+//!   alternatives. Besides it, only the `std::arch` SIMD modules (each `x86` module beside
+//!   the portable code it speeds up: AVX2 and AVX-512 intrinsics behind run-time feature
+//!   checks, each block justified) opt out of the compiler's checks.
 //! - **Zero-copy**: opening allocates at most O(meshes): a small index of MS3D groups and
 //!   joints and of GameStudio and Quake skins (each count capped by [`Limits`], 256 by
 //!   default), the model's file list and one [`Diagnostics`] entry per kind of finding; never
@@ -47,15 +47,14 @@
 //! |---|---|---|---|
 //! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::Builder`] |
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::MeshBuilder`], [`skm::SkeletonBuilder`], [`skm::convert`] |
-//! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::write`] |
-//! | Quake MDL (`IDPO`), GameStudio MDL2 | [`quake`] | yes (skin and frame groups; [`quake::PALETTE`]; frames through the morph kernel) | [`quake::write`] |
+//! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::ModelBuilder`], [`gamestudio::TerrainBuilder`] |
+//! | Quake MDL (`IDPO`), GameStudio MDL2 | [`quake`] | yes (skin and frame groups; [`quake::PALETTE`]; frames through the morph kernel) | [`quake::Builder`] |
 //! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Builder`] |
 //! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::skin_bind_dqs`]) | [`slmdl::MeshBuilder`], [`slmdl::AnimationBuilder`] |
 
 #![deny(missing_docs)]
-// Unsafe code lives in two modules only, each allowing it at its top: `source` (the memory
-// map) and `skin::x86` (the `std::arch` kernels). `tests/integration/boundaries.rs` fails if
-// any other file allows it.
+// Unsafe code lives in `source` (the memory map) and the `x86` modules (`std::arch` code), each
+// allowing it at its top. `tests/integration/boundaries.rs` fails if any other file allows it.
 #![deny(unsafe_code)]
 
 pub mod bonevert;
@@ -75,6 +74,8 @@ pub mod quake;
 mod read;
 pub mod resolver;
 mod rules;
+pub mod scan;
+mod simd;
 pub mod skin;
 pub mod skm;
 pub mod slmdl;

@@ -12,7 +12,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::name;
 use crate::read::Reader;
-use crate::skin::scan;
+use crate::scan;
 
 /// Rejects data longer than [`Limits::max_file_size`].
 pub(crate) fn check_file_size(format: Format, data: &[u8], limits: &Limits) -> Result<()> {

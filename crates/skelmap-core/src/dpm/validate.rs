@@ -199,7 +199,7 @@ fn poses_pass_at_once(reader: Reader<'_>, frames: &[raw::Frame], num_bones: u32)
         && reader
             .slice_at::<BonePose>("frame.bonepositions", start, all)
             .ok()
-            .and_then(|poses| crate::skin::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses)))
+            .and_then(|poses| crate::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses)))
             == Some((false, false))
 }
 
@@ -259,7 +259,7 @@ impl DpmPass for MeshPass<'_, '_> {
         let (non_finite, zero_row_found) = if poses_pass {
             (false, false)
         } else {
-            crate::skin::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses))
+            crate::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses))
                 .unwrap_or_else(|| (masks.any_non_finite(flat::<BigEndian, _>(poses)), true))
         };
         if non_finite {

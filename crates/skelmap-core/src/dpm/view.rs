@@ -219,7 +219,7 @@ fn dpm_pose(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
         pick((by_x, t.x), (by_y, t.y)),
         pick((by_z, t.z), (by_w, t.w)),
     );
-    // Times the reciprocal of the length, as the 16-lane conversion (`skin::be_poses`)
+    // Times the reciprocal of the length, as the 16-lane conversion (`pose::lanes::be_poses`)
     // normalises: the two give the same bits. (`Vec4::normalize` divides each component.)
     let inverse = 1.0 / v.length();
     (Quat::from_vec4(v * inverse), Vec3A::new(tx, ty, tz))
@@ -246,7 +246,7 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
     /// [`frame_poses`](PoseFrames::frame_poses) bit for bit), the rest one at a time.
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
-        let done = crate::skin::be_poses(poses.as_bytes(), out);
+        let done = crate::pose::lanes::be_poses(poses.as_bytes(), out);
         let rest = poses.get(done..).unwrap_or_default();
         out.extend(rest.iter().map(|pose| dpm_pose(pose.matrix())));
     }
@@ -257,7 +257,7 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
         };
         let (a, b) = (a.poses(), b.poses());
         out.clear();
-        let done = crate::skin::be_poses_nlerp(a.as_bytes(), b.as_bytes(), t, out);
+        let done = crate::pose::lanes::be_poses_nlerp(a.as_bytes(), b.as_bytes(), t, out);
         let rest = a.iter().zip(b).skip(done);
         out.extend(rest.map(|(a, b)| nlerp_pose(dpm_pose(a.matrix()), dpm_pose(b.matrix()), t)));
         true

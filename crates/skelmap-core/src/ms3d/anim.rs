@@ -123,7 +123,7 @@ impl Ms3d<'_> {
 }
 
 /// Samples `joints` at `seconds` with nlerp, 16 a step, into `out`, for as long as the steps
-/// can be taken (see `skin::keyed_nlerp`); returns how many joints it sampled. The cursors
+/// can be taken (see `pose::lanes::keyed_nlerp`); returns how many joints it sampled. The cursors
 /// move to the keys used, where the scalar sampler finds them again.
 // Kept out of line: inlined, its 1.4 kB of lanes weighed on every call, even of models it
 // leaves to the scalar sampler.
@@ -143,7 +143,7 @@ fn nlerp_in_steps(
         for (lane, (joint, cursor)) in step.iter().zip(cursors).enumerate() {
             gather(joint, seconds, cursor, &mut lanes, lane);
         }
-        if crate::skin::keyed_nlerp(&lanes, step.len(), out).is_none() {
+        if crate::pose::lanes::keyed_nlerp(&lanes, step.len(), out).is_none() {
             break;
         }
         done += step.len();
@@ -361,7 +361,7 @@ fn segment<'k>(
 }
 
 /// How far `t` lies from key `a` to key `b`, clamped to `0 ..= 1`; 0 where `b` is not later.
-/// (`skin::keyed_nlerp` computes it lane-wise in the same operations.)
+/// (`pose::lanes::keyed_nlerp` computes it lane-wise in the same operations.)
 #[inline]
 fn fraction(a: &Keyframe, b: &Keyframe, t: f32) -> f32 {
     let span = b.time.get() - a.time.get();

@@ -20,7 +20,7 @@ use crate::name;
 use crate::parse::Parse;
 use crate::read::{Reader, Walk};
 use crate::rules;
-use crate::skin::scan;
+use crate::scan;
 
 const FORMAT: Format = Format::Ms3d;
 type Le = LittleEndian;

@@ -52,7 +52,7 @@ pub(crate) fn quat_from_zyx(angles: [f32; 3]) -> Quat {
 }
 
 /// Up to sixteen keyed joints gathered for one sampling step, one lane per joint: what the
-/// scalar sampler reads for a joint at a time, laid out for `skin::keyed_nlerp`.
+/// scalar sampler reads for a joint at a time, laid out for `pose::lanes::keyed_nlerp`.
 ///
 /// Each joint's values are four-float records, copied as they come (a key as the file stores
 /// it), so that gathering a joint is a few 16-byte copies; the step turns every sixteen

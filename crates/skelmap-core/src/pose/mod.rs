@@ -27,10 +27,13 @@ pub mod bounds;
 pub(crate) mod euler;
 pub mod framegroups;
 mod frames;
+pub(crate) mod lanes;
 pub(crate) mod local;
 mod mesh;
 pub(crate) mod rotation;
 mod skeleton;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
 pub use frames::PoseFrames;

@@ -20,7 +20,7 @@ use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::{Reader, Walk};
 use crate::rules::{self, record_offset};
-use crate::skin::scan::Fields;
+use crate::scan::Fields;
 
 type Le = LittleEndian;
 

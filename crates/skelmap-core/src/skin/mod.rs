@@ -38,86 +38,22 @@ mod bounds;
 pub(crate) mod compact;
 pub mod dqs;
 mod fork;
-mod level;
 mod matrices;
 pub mod morph;
 pub(crate) mod output;
 mod prepared;
-mod roofline;
 mod scalar;
-pub(crate) mod scan;
 mod stream;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+pub use crate::simd::SimdLevel;
 pub use bind::{RecordsMesh, WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use bounds::skinned_frame_bounds;
 pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE};
 pub use fork::PARALLEL_MIN_VERTICES;
-pub use level::SimdLevel;
 pub use matrices::SkinMatrices;
 pub use output::{STREAM_MIN_BYTES, SkinnedVertex};
 pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch};
-pub use roofline::read_pass;
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};
-
-/// Samples the first `count` lanes of `keys` with nlerp as the scalar sampler does, bit for
-/// bit (`rest · key` per rotation key, blended along the shorter arc and normalised;
-/// `rest position + rest · key` per position key, blended linearly; the rest transform
-/// alone where a joint has no keys), and appends their poses to `out`; 16 lanes a step with
-/// AVX-512 where the CPU has it. `None`, with nothing appended, where it does not, or where
-/// an angle lies beyond the polynomial's range (the scalar sampler's then).
-pub(crate) fn keyed_nlerp(
-    keys: &crate::pose::euler::KeyLanes,
-    count: usize,
-    out: &mut Vec<(glam::Quat, glam::Vec3A)>,
-) -> Option<()> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        x86::euler::try_keyed_nlerp(keys, count, out)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (keys, count, out);
-        None
-    }
-}
-
-/// Blends the leading poses of two DPM frames (`a` and `b`, big-endian 3×4 matrices) at `t`
-/// as `pose::sample`'s nlerp does and appends them to `out`, 16 at a time with AVX-512 where
-/// the CPU has it (a last partial step too, unless it is only a few; both frames in one step
-/// when they hold 2 to 8 poses); returns how many it blended (the caller blends the rest one
-/// at a time).
-pub(crate) fn be_poses_nlerp(
-    a: &[u8],
-    b: &[u8],
-    t: f32,
-    out: &mut Vec<(glam::Quat, glam::Vec3A)>,
-) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        x86::pose::try_be_poses_nlerp(a, b, t, out)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (a, b, t, out);
-        0
-    }
-}
-
-/// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
-/// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it
-/// (a last partial step too, unless it is only a few); returns how many it converted (the
-/// caller converts the rest one at a time).
-pub(crate) fn be_poses(bytes: &[u8], out: &mut Vec<(glam::Quat, glam::Vec3A)>) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        x86::pose::try_be_poses(bytes, out)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (bytes, out);
-        0
-    }
-}

@@ -265,7 +265,7 @@ impl<'data> Parse<'data> for Skp<'data> {
 /// Every pose value finite (error); quaternions of non-unit length (warning).
 fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Result<()> {
     let masks = Masks::of::<LittleEndian>();
-    if crate::skin::scan::any_non_finite(flat::<LittleEndian, _>(poses)) {
+    if crate::scan::any_non_finite(flat::<LittleEndian, _>(poses)) {
         let values = poses.iter().flat_map(|p| p.quat.iter().chain(&p.origin));
         let k = values
             .clone()
@@ -293,11 +293,8 @@ fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Resul
     // The scan, where there is one, counts them and finds the first in whole steps of
     // sixteen poses; the scalar passes take the rest (all of them without the scan).
     let bytes = zerocopy::IntoBytes::as_bytes(poses);
-    let (scanned, mut count, first) = crate::skin::scan::skp_quats_off_unit(
-        bytes,
-        QUAT_LENGTH_TOLERANCE,
-    )
-    .unwrap_or((0, 0, usize::MAX));
+    let (scanned, mut count, first) =
+        crate::scan::skp_quats_off_unit(bytes, QUAT_LENGTH_TOLERANCE).unwrap_or((0, 0, usize::MAX));
     let rest = poses.get(scanned..).unwrap_or_default();
     count += rest.iter().filter(|p| off_unit(p)).count() as u64;
     if count > 0 {

@@ -7,6 +7,14 @@
 
 use zerocopy::byteorder::{ByteOrder, F32, U32};
 
+mod read;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+pub use read::read_pass;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use read::sum_portable;
+
 use crate::floatbits::{Masks, big_endian};
 
 /// Tables shorter than this (four registers) are left to the scalar passes, which take them
@@ -32,7 +40,7 @@ macro_rules! x86_or_none {
 /// DPM poses (big-endian 3×4 matrices, 48 bytes each): whether any value is NaN or infinite
 /// and whether any rotation row is zero (its first three values ±0).
 pub(crate) fn be_poses(bytes: &[u8]) -> Option<(bool, bool)> {
-    x86_or_none!(super::x86::pose::try_scan_be_poses(bytes); bytes)
+    x86_or_none!(x86::poses::try_scan_be_poses(bytes); bytes)
 }
 
 /// SKP poses (28 bytes, known finite), in whole steps of sixteen: how many poses the scan
@@ -45,7 +53,7 @@ pub(crate) fn skp_quats_off_unit(bytes: &[u8], tolerance: f32) -> Option<(usize,
         return None;
     }
     x86_or_none!(
-        super::x86::pose::try_quats_off_unit(bytes, tolerance)
+        x86::poses::try_quats_off_unit(bytes, tolerance)
             .map(|(count, first)| (bytes.len() / STEP * 16, count, first));
         bytes, tolerance
     )
@@ -53,21 +61,21 @@ pub(crate) fn skp_quats_off_unit(bytes: &[u8], tolerance: f32) -> Option<(usize,
 
 /// MS3D vertex records (15 bytes): finite coordinates, joint index −1 or below `joints`.
 pub(crate) fn ms3d_vertices(bytes: &[u8], joints: usize) -> Option<bool> {
-    x86_or_none!(super::x86::records::try_vertices_pass(bytes, joints); bytes, joints)
+    x86_or_none!(x86::records::try_vertices_pass(bytes, joints); bytes, joints)
 }
 
 /// MS3D triangle records (70 bytes): vertex indices below `vertices`, finite normals and
 /// texture coordinates, group index below `groups`, smoothing group at most 32.
 pub(crate) fn ms3d_triangles(bytes: &[u8], vertices: usize, groups: usize) -> Option<bool> {
     x86_or_none!(
-        super::x86::records::try_triangles_pass(bytes, vertices, groups);
+        x86::records::try_triangles_pass(bytes, vertices, groups);
         bytes, vertices, groups
     )
 }
 
 /// MS3D key records (16 bytes): finite time and values, no time earlier than the one before.
 pub(crate) fn ms3d_keys(bytes: &[u8]) -> Option<bool> {
-    x86_or_none!(super::x86::records::try_keys_pass(bytes); bytes)
+    x86_or_none!(x86::records::try_keys_pass(bytes); bytes)
 }
 
 /// MS3D vertex extra records of `stride` bytes (6, 10 or 14): joint indices −1 or below
@@ -79,7 +87,7 @@ pub(crate) fn ms3d_vertex_extras(
     scale: u32,
 ) -> Option<bool> {
     x86_or_none!(
-        super::x86::records::try_vertex_extras_pass(bytes, stride, joints, scale);
+        x86::records::try_vertex_extras_pass(bytes, stride, joints, scale);
         bytes, stride, joints, scale
     )
 }
@@ -90,7 +98,7 @@ pub(crate) fn ms3d_vertex_extras(
 #[derive(Debug, Clone)]
 pub(crate) struct Fields<const W: usize> {
     #[cfg(target_arch = "x86_64")]
-    scan: super::x86::fields::FieldScan<W>,
+    scan: x86::fields::FieldScan<W>,
 }
 
 impl<const W: usize> Fields<W> {
@@ -103,7 +111,7 @@ impl<const W: usize> Fields<W> {
     pub(crate) const fn new(max: &[u32]) -> Option<Self> {
         #[cfg(target_arch = "x86_64")]
         {
-            match super::x86::fields::FieldScan::new(max) {
+            match x86::fields::FieldScan::new(max) {
                 Some(scan) => Some(Fields { scan }),
                 None => None,
             }
@@ -147,7 +155,7 @@ pub(crate) fn any_word_fails(
         return None;
     }
     x86_or_none!(
-        super::x86::words::try_any_word_fails(bytes, big_endian, test);
+        x86::words::try_any_word_fails(bytes, big_endian, test);
         bytes, big_endian, test
     )
 }
@@ -198,7 +206,7 @@ pub(crate) const ONE_INFLUENCE_GROUP: usize = 16 * ONE_INFLUENCE_VERTEX;
 #[derive(Debug, Clone)]
 pub(crate) struct OneInfluenceRun {
     #[cfg(target_arch = "x86_64")]
-    scan: super::x86::words::OneInfluenceScan,
+    scan: x86::words::OneInfluenceScan,
 }
 
 impl OneInfluenceRun {
@@ -207,7 +215,7 @@ impl OneInfluenceRun {
     /// BW) or without a bone.
     pub(crate) fn new(big_endian: bool, num_bones: u32, influence: (u32, u32)) -> Option<Self> {
         x86_or_none!(
-            super::x86::words::OneInfluenceScan::new(big_endian, num_bones, influence)
+            x86::words::OneInfluenceScan::new(big_endian, num_bones, influence)
                 .map(|scan| OneInfluenceRun { scan });
             big_endian, num_bones, influence
         )
@@ -236,7 +244,7 @@ impl OneInfluenceRun {
 #[derive(Debug, Clone)]
 pub(crate) struct VertexWalk {
     #[cfg(target_arch = "x86_64")]
-    scan: super::x86::words::VertexWalkScan,
+    scan: x86::words::VertexWalkScan,
 }
 
 /// Where a [`VertexWalk`] stops: it walks while fewer than `most` vertices have passed and
@@ -276,7 +284,7 @@ impl VertexWalk {
         tolerance: f32,
     ) -> Option<Self> {
         x86_or_none!(
-            super::x86::words::VertexWalkScan::new(big_endian, num_bones, max_per_vertex, tolerance)
+            x86::words::VertexWalkScan::new(big_endian, num_bones, max_per_vertex, tolerance)
                 .map(|scan| VertexWalk { scan });
             big_endian, num_bones, max_per_vertex, tolerance
         )

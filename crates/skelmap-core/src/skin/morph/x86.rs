@@ -7,6 +7,7 @@
 //! operation is the scalar reference's, in its order and without fused multiply-adds, so the
 //! results are the reference's to the bit. The results are stored interleaved. The
 //! vertices past the last full step are left to the caller.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::{
     __m256, __m256i, __m512, __m512i, _CMP_GT_OQ, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
@@ -20,8 +21,8 @@ use core::arch::x86_64::{
     _mm512_srli_epi32, _mm512_sub_ps,
 };
 
-use super::prepared::store_interleaved;
-use crate::skin::morph::Unpack;
+use super::Unpack;
+use crate::skin::x86::store_interleaved;
 
 /// Tweens the leading full steps of `a` → `b` (record bytes, 8 per record when `WA` / `WB`,
 /// else 4) at `t` into `positions` and `normals`, with AVX-512 (`avx512`) or AVX2; returns

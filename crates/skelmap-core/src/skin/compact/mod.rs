@@ -27,6 +27,9 @@ use super::scalar::check;
 use crate::format::Format;
 use crate::pose::{Palette, SkeletalMesh};
 
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 /// How far (relative to the mesh's size, the diagonal of its reference-pose bounds) the
 /// influences of a vertex may disagree, weighted, and the vertex still fold: the weighted sum
 /// over its influences of `|B_b · o / w − P|`. Together with the quantisation below, a folded
@@ -745,7 +748,7 @@ impl CompactMesh {
             Palettes::Linear(_) => {
                 #[cfg(target_arch = "x86_64")]
                 if level >= SimdLevel::Avx2
-                    && crate::skin::x86::compact::try_compact(level == SimdLevel::Avx512, run, sink)
+                    && x86::try_compact(level == SimdLevel::Avx512, run, sink)
                 {
                     return;
                 }
@@ -756,9 +759,7 @@ impl CompactMesh {
             }
             Palettes::Dual(dual_quats) => {
                 #[cfg(target_arch = "x86_64")]
-                if level == SimdLevel::Avx512
-                    && crate::skin::x86::compact::try_compact_dqs(run, sink)
-                {
+                if level == SimdLevel::Avx512 && x86::try_compact_dqs(run, sink) {
                     return;
                 }
                 dqs_portable(run, dual_quats.deltas(), &mut |b: usize, out: &BlockOut| {

@@ -24,7 +24,7 @@ use glam::{Quat, Vec3A};
 
 use crate::pose::euler::{COSINE, KeyLanes, PIO2_HI, PIO2_LO, PIO2_MID, REDUCED_MAX, ROUND, SINE};
 
-use super::pose::push_poses;
+use super::matrices::push_poses;
 
 /// Samples the first `count` (at most 16) lanes of `keys` and appends their poses to `out`;
 /// `None`, with nothing appended, when the CPU lacks AVX-512F or an angle of those lanes is

@@ -7,6 +7,7 @@
 //! the lanes' bones (`u8` or `u16`) and looks their entries up with the prepared kernel's
 //! [`Lookup`] or [`Lookup8`]. The blended matrix then transforms the dequantised position
 //! and normal.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::{
     __m256, __m256i, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_loadl_epi64,
@@ -20,10 +21,12 @@ use core::arch::x86_64::{
     _mm512_mul_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
 };
 
-use super::prepared::{Lookup, Lookup8, store_interleaved, stream_interleaved};
+use super::{BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, WEIGHT_ONE};
 use crate::skin::blocks::{BlockOut, LANES};
-use crate::skin::compact::{BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, WEIGHT_ONE};
 use crate::skin::output::Sink;
+use crate::skin::x86::{
+    Lookup, Lookup8, by_palette_and_stream, store_interleaved, stream_interleaved,
+};
 
 /// Skins every block of `run` into `sink` (indexed from the run's first vertex) with the
 /// AVX-512 kernel (`avx512 == true`) or the AVX2 one; `false` (and nothing written) when the

@@ -2,7 +2,7 @@
 //! against. A kernel cannot read its input faster than a pass that does nothing but read it,
 //! so the pass must use the widest loads the CPU has, or the fractions flatter the kernel.
 
-use super::SimdLevel;
+use crate::simd::SimdLevel;
 
 /// The wrapping sum of `bytes` as little-endian `u64` words (a tail shorter than a word
 /// added byte by byte), read with the loads of `level` (a level the CPU lacks falls back to
@@ -10,7 +10,8 @@ use super::SimdLevel;
 /// and the benches, and the sum keeps the compiler from skipping a load.
 ///
 /// ```
-/// use skelmap_core::skin::{SimdLevel, read_pass};
+/// use skelmap_core::scan::read_pass;
+/// use skelmap_core::skin::SimdLevel;
 /// let bytes: Vec<u8> = (0..1000u32).map(|i| i as u8).collect();
 /// let sums: Vec<u64> = SimdLevel::ALL.iter().map(|&l| read_pass(&bytes, l)).collect();
 /// assert!(sums.windows(2).all(|w| w[0] == w[1]));

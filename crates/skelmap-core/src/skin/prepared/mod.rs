@@ -12,6 +12,9 @@ use super::output::{BlockMut, Chunked, Remap, Sink, SkinnedVertex, Split, stream
 use super::scalar::check;
 use crate::pose::SkeletalMesh;
 
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 /// Vertices per chunk: chunks are prepared and skinned independently, and are the unit of
 /// parallel work (of the compact kernel's too).
 pub const CHUNK_VERTICES: usize = 4_096;
@@ -375,8 +378,7 @@ fn skin_chunk(
             sink: &mut *sink,
         };
         #[cfg(target_arch = "x86_64")]
-        if level >= SimdLevel::Avx2
-            && crate::skin::x86::prepared::try_prepared(level == SimdLevel::Avx512, run, &mut dest)
+        if level >= SimdLevel::Avx2 && x86::try_prepared(level == SimdLevel::Avx512, run, &mut dest)
         {
             continue;
         }

@@ -8,13 +8,16 @@
 //!
 //! [`tween_scalar`] is the reference, one vertex at a time. [`tween_simd`] runs the widest
 //! `std::arch` kernel the CPU has (AVX-512 on 16 vertices at a time, AVX2 on 8; see
-//! `skin::x86`), [`tween_with_level`] a chosen one. They agree with the reference within 1e-6
+//! `morph/x86.rs`), [`tween_with_level`] a chosen one. They agree with the reference within 1e-6
 //! (tested on every corpus frame), and `cargo bench --bench morph` compares them.
 //!
 //! The kernel knows no format: a format hands it [`PackedFrame`]s (byte views of its records)
 //! and its [`NormalTable`].
 
 use super::SimdLevel;
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// Why a tween could not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -341,7 +344,7 @@ fn simd_head(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> usize {
-    use super::x86::morph::try_morph;
+    use x86::try_morph;
     let (p, q) = (positions, normals);
     match (a, b) {
         (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {

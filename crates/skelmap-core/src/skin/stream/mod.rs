@@ -10,6 +10,9 @@ use super::output::{Sink, SkinnedVertex, Split};
 use crate::bonevert::Vertices;
 use crate::pose::SkeletalMesh;
 
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
 /// Skins `mesh` straight from its file records (zero-copy, no preparation, no allocation)
 /// into `positions` and `normals`, in file order, at `level` (see [`SimdLevel`]; AVX-512 runs
 /// the AVX2 code: one 32-byte record fills a 256-bit register). Results equal
@@ -82,8 +85,7 @@ fn stream_into<'data, M: SkeletalMesh<'data>>(
     };
     #[cfg(target_arch = "x86_64")]
     if level >= SimdLevel::Avx2 {
-        let run =
-            crate::skin::x86::stream::try_stream_avx2(mesh.vertices(), matrices.paired(), sink);
+        let run = x86::try_stream_avx2(mesh.vertices(), matrices.paired(), sink);
         if let Some(result) = run {
             return result.map_err(missing);
         }

@@ -16,7 +16,7 @@
 //! - [`try_any_word_fails`]: one test for every word of a flat table (triangle corners, bone
 //!   references, texture coordinates), four registers a step.
 
-use crate::skin::scan::{FINITE, ONE_INFLUENCE_GROUP, WalkStop, Walked};
+use crate::scan::{FINITE, ONE_INFLUENCE_GROUP, WalkStop, Walked};
 use core::arch::x86_64::{
     __m256i, __m512i, _mm_extract_epi32, _mm256_and_si256, _mm256_castsi256_si128,
     _mm256_cmpgt_epu32_mask, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_setr_epi32,
@@ -627,7 +627,7 @@ mod tests {
 
     #[test]
     fn the_word_scan_finds_any_failing_word_at_every_position_and_length() {
-        use crate::skin::scan::below;
+        use crate::scan::below;
         if !supported() {
             return;
         }
@@ -669,7 +669,7 @@ mod tests {
                     for value in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -0.0] {
                         let mut b = clean.clone();
                         b[4 * at..4 * at + 4].copy_from_slice(&encode(value.to_bits()));
-                        check(&b, crate::skin::scan::FINITE);
+                        check(&b, crate::scan::FINITE);
                     }
                 }
                 // A trailing partial word is not looked at.

@@ -5,6 +5,7 @@
 //! `[ox×4 | nx×4]`, `[oy×4 | ny×4]`, `[oz×4 | nz×4]` and `[w×4 | 0]`; multiplied by the bone's
 //! paired columns `[c | c]` and summed, the low half is the position term `M·(o, w)` and the
 //! high half the normal term `R·n`, in four multiply-adds for both.
+#![allow(unsafe_code)]
 
 use core::arch::x86_64::{
     __m256, __m256i, _mm256_add_ps, _mm256_blend_ps, _mm256_castsi256_ps, _mm256_fmadd_ps,

@@ -1,8 +1,8 @@
 //! The read pass of the roofline: every byte of a buffer loaded once with the widest vector
 //! loads the CPU has, folded into a checksum so that no load can be skipped.
 
-use crate::skin::SimdLevel;
-use crate::skin::roofline::sum_portable;
+use crate::scan::sum_portable;
+use crate::simd::SimdLevel;
 use core::arch::x86_64::{
     __m256i, __m512i, _mm256_add_epi64, _mm256_loadu_si256, _mm256_setzero_si256,
     _mm256_storeu_si256, _mm512_add_epi64, _mm512_loadu_si512, _mm512_reduce_add_epi64,

@@ -1,0 +1,63 @@
+//! Pose conversion sixteen bones a step, dispatched: AVX-512F where the CPU has it (the `x86`
+//! module), nothing elsewhere, where the callers convert one bone at a time. Every lane-wise
+//! result is the scalar conversion's, bit for bit, so the choice decides speed only.
+
+/// Samples the first `count` lanes of `keys` with nlerp as the scalar sampler does, bit for
+/// bit (`rest · key` per rotation key, blended along the shorter arc and normalised;
+/// `rest position + rest · key` per position key, blended linearly; the rest transform
+/// alone where a joint has no keys), and appends their poses to `out`; 16 lanes a step with
+/// AVX-512 where the CPU has it. `None`, with nothing appended, where it does not, or where
+/// an angle lies beyond the polynomial's range (the scalar sampler's then).
+pub(crate) fn keyed_nlerp(
+    keys: &super::euler::KeyLanes,
+    count: usize,
+    out: &mut Vec<(glam::Quat, glam::Vec3A)>,
+) -> Option<()> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::euler::try_keyed_nlerp(keys, count, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (keys, count, out);
+        None
+    }
+}
+
+/// Blends the leading poses of two DPM frames (`a` and `b`, big-endian 3×4 matrices) at `t`
+/// as `pose::sample`'s nlerp does and appends them to `out`, 16 at a time with AVX-512 where
+/// the CPU has it (a last partial step too, unless it is only a few; both frames in one step
+/// when they hold 2 to 8 poses); returns how many it blended (the caller blends the rest one
+/// at a time).
+pub(crate) fn be_poses_nlerp(
+    a: &[u8],
+    b: &[u8],
+    t: f32,
+    out: &mut Vec<(glam::Quat, glam::Vec3A)>,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::matrices::try_be_poses_nlerp(a, b, t, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, b, t, out);
+        0
+    }
+}
+
+/// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
+/// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it
+/// (a last partial step too, unless it is only a few); returns how many it converted (the
+/// caller converts the rest one at a time).
+pub(crate) fn be_poses(bytes: &[u8], out: &mut Vec<(glam::Quat, glam::Vec3A)>) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::matrices::try_be_poses(bytes, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (bytes, out);
+        0
+    }
+}

@@ -1,0 +1,12 @@
+//! Pose conversion on x86-64 with AVX-512F, 16 bones a step: big-endian 3×4 matrices to
+//! quaternions and translations, alone or two frames blended ([`matrices`]), and keyed
+//! joints' Euler angles composed with their rest transforms and blended ([`euler`]).
+//!
+//! These are `unsafe fn`s with `#[target_feature]`, whose one precondition is that the CPU has
+//! the features; the safe `try_*` functions beside them check with `is_x86_feature_detected!`
+//! before calling. Like every `x86` module, this one may opt out of the compiler's
+//! memory-safety checks, each block justified by a `// SAFETY:` comment.
+#![allow(unsafe_code)]
+
+pub(crate) mod euler;
+pub(crate) mod matrices;
