@@ -57,6 +57,7 @@
 // allowing it at its top. `tests/integration/boundaries.rs` fails if any other file allows it.
 #![deny(unsafe_code)]
 
+pub mod alias;
 pub mod bonevert;
 mod diag;
 pub mod dpm;

@@ -3,7 +3,8 @@
 //! - [`raw`]: the on-disk records;
 //! - [`Mdl`]: validated models (skins, skin vertices, triangles, packed frames);
 //! - [`Hmp`]: validated terrains and their grid mesh;
-//! - [`skin`]: skin records and RGBA8 decoding; [`anorms`]: the 162-entry normal table;
+//! - [`skin`]: skin records and RGBA8 decoding; [`anorms`]: the 162-entry normal table
+//!   (both shared with Quake models, in [`alias`](crate::alias), and re-exported here);
 //! - [`morph`]: frame unpacking and tweening; [`write`](mod@write): builders for fixtures.
 //!
 //! MDL2 has Quake's layout and is read by [`quake`](crate::quake) ([`Model`](crate::Model)
@@ -33,15 +34,13 @@
 //! vertex `iy · numverts_x + ix` lies at `x = ix · ftrisize_x`, `y = iy · ftrisize_y`,
 //! `z = scale_z · h + offset_z`. The origin is vertex 0 (GameStudio does not document one).
 
-pub mod anorms;
 pub mod morph;
 pub mod raw;
-pub mod skin;
 pub(crate) mod validate;
 mod view;
 pub mod write;
 
-pub use skin::{PixelFormat, Skin};
+pub use crate::alias::{PixelFormat, Skin, anorms, skin};
 pub use view::{
     FrameIter, Frames, Hmp, HmpFrame, HmpFrameIter, HmpFrames, HmpVersion, Mdl, MdlFrame,
     MdlFrameIter, MdlFrames, MdlVersion, PackedVertices, TerrainMesh,

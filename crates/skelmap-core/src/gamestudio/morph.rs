@@ -2,19 +2,17 @@
 //! [`skin::morph`](crate::skin::morph).
 //!
 //! `position = scale · (a + t · (b − a)) + offset` per coordinate, with `a`, `b` the packed
-//! coordinates of the two frames (bytes or words); normals are the two [`NORMALS`] entries
+//! coordinates of the two frames (bytes or words); normals are the two entries of the
+//! [`NORMALS`](crate::alias::anorms::NORMALS) table
 //! blended by `t` and renormalised.
 
 use zerocopy::{FromBytes, IntoBytes};
 
-use super::anorms::NORMALS;
 use super::view::{Mdl, PackedVertices};
-use crate::skin::morph::{self, MorphError, NormalTable, PackedFrame, Unpack};
+use crate::alias::anorms::NORMAL_TABLE;
+use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
 
 pub use crate::skin::morph::simd_kernel_name;
-
-/// [`NORMALS`] as the kernels read it.
-pub static NORMAL_TABLE: NormalTable = NormalTable::new(&NORMALS);
 
 impl<'data> PackedVertices<'data> {
     /// The records as the morph kernels read them (a zero-copy view of the same bytes).

@@ -7,15 +7,15 @@ use core::mem::offset_of;
 use zerocopy::byteorder::{I32, LittleEndian};
 use zerocopy::{Immutable, IntoBytes};
 
-use super::anorms::NUM_NORMALS;
 use super::raw::{
     Hmp5Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
 };
-use super::skin::{SkinLayout, read_skin};
 use super::view::{
     Cursor, FrameKind, Heights, Hmp, HmpFrames, HmpKind, HmpVersion, Mdl, MdlFrames, MdlKind,
     MdlVersion, PackedVertices, head_size,
 };
+use crate::alias::anorms::{check_normals, normal_scan, scan_passes};
+use crate::alias::skin::{SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
@@ -31,17 +31,6 @@ type Le = LittleEndian;
 /// Skin (UV) indices are 16-bit, so a model can address this many skin vertices.
 const MAX_SKIN_VERTICES: u32 = 1 << 16;
 
-/// The largest normal index a frame vertex may hold.
-const MAX_NORMAL: u32 = NUM_NORMALS as u32 - 1;
-
-/// The scan of a vertex record of `size` bytes (at most 8) whose byte `normal_at` is a normal
-/// index: that byte at most [`MAX_NORMAL`], the others unchecked.
-pub(crate) const fn normal_scan(size: usize, normal_at: usize) -> Option<Fields<1>> {
-    let mut max = [u32::MAX; 8];
-    max[normal_at] = MAX_NORMAL;
-    Fields::new(max.split_at(size).0)
-}
-
 const BYTE_NORMALS: Option<Fields<1>> =
     normal_scan(size_of::<TrivertxByte>(), offset_of!(TrivertxByte, normal));
 const WORD_NORMALS: Option<Fields<1>> =
@@ -49,16 +38,6 @@ const WORD_NORMALS: Option<Fields<1>> =
 const HMP5_NORMALS: Option<Fields<1>> =
     normal_scan(size_of::<Hmp5Vertex>(), offset_of!(Hmp5Vertex, normal));
 
-/// Whether the scan `scan` (where there is one) finds every record of `records` passes; `false`
-/// when the records must be walked one by one.
-pub(crate) fn scan_passes<T: IntoBytes + Immutable, const W: usize>(
-    scan: Option<&Fields<W>>,
-    records: &[T],
-) -> bool {
-    scan.and_then(|s| s.any_above(records.as_bytes())) == Some(false)
-}
-
-/// Whether `scan` (where there is one) finds every record of `tables` passes, all in one call.
 fn scan_passes_each<'a>(scan: Option<&Fields<1>>, tables: impl Iterator<Item = &'a [u8]>) -> bool {
     scan.and_then(|s| s.any_above_each(tables)) == Some(false)
 }
@@ -592,36 +571,6 @@ fn skin_count(format: Format, value: i32, field: usize, limits: &Limits) -> Resu
         });
     }
     Ok(numskins)
-}
-
-/// Every normal index of `vertices` (a table at `first_at`, each record's index `normal_at`
-/// bytes in) below 162.
-pub(crate) fn check_normals<T: IntoBytes + Immutable>(
-    format: Format,
-    vertices: &[T],
-    scan: Option<&Fields<1>>,
-    first_at: u64,
-    normal_at: usize,
-    normal: impl Fn(&T) -> u8,
-) -> Result<()> {
-    if scan_passes(scan, vertices) {
-        return Ok(());
-    }
-    match vertices
-        .iter()
-        .position(|v| usize::from(normal(v)) >= NUM_NORMALS)
-    {
-        Some(i) => Err(Error::Invalid {
-            format,
-            what: "frame.vertices",
-            offset: record_offset::<T>(first_at, i) + at(normal_at),
-            problem: Problem::Index {
-                index: vertices.get(i).map_or(0, &normal).into(),
-                len: NUM_NORMALS as u64,
-            },
-        }),
-        None => Ok(()),
-    }
 }
 
 /// Warns about bytes after the last frame.

@@ -8,11 +8,11 @@ use std::borrow::Cow;
 use zerocopy::FromBytes;
 use zerocopy::byteorder::{I32, LittleEndian};
 
-use super::anorms::NORMALS;
 use super::raw::{
     Hmp5Vertex, Hmp7Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
 };
-use super::skin::Skin;
+use crate::alias::anorms::NORMALS;
+use crate::alias::skin::Skin;
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::name;

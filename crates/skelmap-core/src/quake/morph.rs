@@ -1,11 +1,11 @@
 //! Tweening Quake and MDL2 frames: the model's packed poses handed to the format-blind morph
 //! kernels of [`skin::morph`](crate::skin::morph), with the 162-entry normal table Quake and
-//! GameStudio share ([`gamestudio::morph::NORMAL_TABLE`](crate::gamestudio::morph::NORMAL_TABLE)).
+//! GameStudio share ([`alias::anorms::NORMAL_TABLE`](crate::alias::anorms::NORMAL_TABLE)).
 
 use zerocopy::{FromBytes, IntoBytes};
 
 use super::view::{Frame, Mdl};
-use crate::gamestudio::morph::NORMAL_TABLE;
+use crate::alias::anorms::NORMAL_TABLE;
 use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
 
 impl<'data> Frame<'data> {

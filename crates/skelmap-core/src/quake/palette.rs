@@ -3,7 +3,7 @@
 //! id Software's `gfx/palette.lmp`, which John Carmack released into the public domain; the
 //! same 768 bytes ship with every Quake engine. Index 0 is black, 0–15 a grey ramp, and the
 //! last entry (255) is the one engines draw as transparent on fence textures. Skins decode
-//! through it with [`Skin::decode_rgba`](crate::gamestudio::Skin::decode_rgba).
+//! through it with [`Skin::decode_rgba`](crate::alias::Skin::decode_rgba).
 
 /// The Quake palette, `[r, g, b]` per index.
 #[rustfmt::skip]

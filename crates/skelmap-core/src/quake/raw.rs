@@ -32,7 +32,7 @@ pub const ALIAS_GROUP: i32 = 1;
 pub const ALIAS_ONSEAM: i32 = 0x20;
 
 /// The header (`mdl_t`), declared once for Quake and GameStudio.
-pub use crate::gamestudio::raw::MdlHeader;
+pub use crate::alias::raw::MdlHeader;
 
 /// A texture vertex (`stvert_t`), 12 bytes: one per vertex, in texels.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]

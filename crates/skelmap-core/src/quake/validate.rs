@@ -10,12 +10,12 @@ use super::raw::{
     DaliasGroup, Dtriangle, MDL2_MAGIC, MdlHeader, Stvert, Trivertx,
 };
 use super::view::{Frame, Frames, Group, Mdl};
+use crate::alias::Skin;
+use crate::alias::anorms::{check_normals, normal_scan, scan_passes};
+use crate::alias::skin::{SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
-use crate::gamestudio::Skin;
-use crate::gamestudio::skin::{SkinLayout, read_skin};
-use crate::gamestudio::validate::{check_normals, normal_scan, scan_passes};
 use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::{Reader, Walk};

@@ -8,9 +8,9 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{F32, I32, LittleEndian};
 
 use super::raw::{ALIAS_SINGLE, DaliasFrame, DaliasGroup, Dtriangle, MdlHeader, Stvert, Trivertx};
+use crate::alias::Skin;
 use crate::error::Result;
 use crate::format::Format;
-use crate::gamestudio::Skin;
 use crate::name;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::read::Walk;

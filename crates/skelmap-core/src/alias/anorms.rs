@@ -1,5 +1,13 @@
-//! The 162 vertex normals GameStudio MDL/HMP frames index (the Quake model normal table,
-//! printed in the A4 manual): unit vectors, stored as 6-digit decimals.
+//! The 162 vertex normals Quake and GameStudio MDL/HMP frames index (Quake's `anorms.h`,
+//! printed in the GameStudio A4 manual too): unit vectors, stored as 6-digit decimals.
+
+use zerocopy::{Immutable, IntoBytes};
+
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+use crate::rules::record_offset;
+use crate::scan::Fields;
+use crate::skin::morph::NormalTable;
 
 /// Number of entries; a frame's normal index must be below it.
 pub const NUM_NORMALS: usize = 162;
@@ -171,6 +179,60 @@ pub const NORMALS: [[f32; 3]; NUM_NORMALS] = [
     [-0.587785, -0.425325, -0.688191],
     [-0.688191, -0.587785, -0.425325],
 ];
+
+/// [`NORMALS`] as the morph kernels read it.
+pub static NORMAL_TABLE: NormalTable = NormalTable::new(&NORMALS);
+
+/// The largest normal index a frame vertex may hold.
+const MAX_NORMAL: u32 = NUM_NORMALS as u32 - 1;
+
+/// The scan of a vertex record of `size` bytes (at most 8) whose byte `normal_at` is a normal
+/// index: that byte at most [`MAX_NORMAL`], the others unchecked.
+pub(crate) const fn normal_scan(size: usize, normal_at: usize) -> Option<Fields<1>> {
+    let mut max = [u32::MAX; 8];
+    max[normal_at] = MAX_NORMAL;
+    Fields::new(max.split_at(size).0)
+}
+
+/// Whether the scan `scan` (where there is one) finds every record of `records` passes; `false`
+/// when the records must be walked one by one.
+pub(crate) fn scan_passes<T: IntoBytes + Immutable, const W: usize>(
+    scan: Option<&Fields<W>>,
+    records: &[T],
+) -> bool {
+    scan.and_then(|s| s.any_above(records.as_bytes())) == Some(false)
+}
+
+/// Whether `scan` (where there is one) finds every record of `tables` passes, all in one call.
+/// Every normal index of `vertices` (a table at `first_at`, each record's index `normal_at`
+/// bytes in) below 162.
+pub(crate) fn check_normals<T: IntoBytes + Immutable>(
+    format: Format,
+    vertices: &[T],
+    scan: Option<&Fields<1>>,
+    first_at: u64,
+    normal_at: usize,
+    normal: impl Fn(&T) -> u8,
+) -> Result<()> {
+    if scan_passes(scan, vertices) {
+        return Ok(());
+    }
+    match vertices
+        .iter()
+        .position(|v| usize::from(normal(v)) >= NUM_NORMALS)
+    {
+        Some(i) => Err(Error::Invalid {
+            format,
+            what: "frame.vertices",
+            offset: record_offset::<T>(first_at, i) + normal_at as u64,
+            problem: Problem::Index {
+                index: vertices.get(i).map_or(0, &normal).into(),
+                len: NUM_NORMALS as u64,
+            },
+        }),
+        None => Ok(()),
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,15 @@
+//! The alias-model family: what Quake's MDL (`IDPO`) and its GameStudio descendants (MDL2 to
+//! MDL5, HMP terrains, MDL7 next) share, so that each of their format folders reads it from here
+//! and none reads another's.
+//!
+//! - [`raw`]: the 84-byte MDL header (Quake's `mdl_t`) and the MDL7-style skin flags and
+//!   material record;
+//! - [`anorms`]: the 162-entry table of unit normals the packed frames index;
+//! - [`skin`]: the embedded skins (textures): their record layouts, validation and decoding
+//!   to RGBA8.
+
+pub mod anorms;
+pub mod raw;
+pub mod skin;
+
+pub use skin::{PixelFormat, Skin};
