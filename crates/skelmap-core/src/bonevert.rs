@@ -16,7 +16,7 @@ use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, big_endian, raw};
 use crate::limits::Limits;
-use crate::read::{Reader, Walk};
+use crate::read::Reader;
 use crate::scan::{
     ONE_INFLUENCE_GROUP, ONE_INFLUENCE_VERTEX, OneInfluenceRun, VertexWalk, WalkStop,
 };
@@ -88,17 +88,25 @@ impl<O: ByteOrder> BoneVert<O> {
 /// Each item is the vertex's influence records, borrowed from the file.
 #[derive(Debug, Clone)]
 pub struct Vertices<'data, O: ByteOrder> {
-    walk: Walk<'data>,
+    /// The bytes from the next vertex's count prefix on.
+    rest: &'data [u8],
+    /// The length of the whole file (so that the offset of `rest` can be told).
+    len: u64,
     remaining: u32,
     _order: core::marker::PhantomData<O>,
 }
 
 impl<'data, O: ByteOrder> Vertices<'data, O> {
-    /// Walks `count` vertices starting at `offset` (already validated).
-    pub(crate) fn new(reader: Reader<'data>, offset: u64, count: u32) -> Self {
+    /// Walks `count` vertices of `data` starting at `offset` (already validated).
+    pub(crate) fn new(data: &'data [u8], offset: u64, count: u32) -> Self {
+        let rest = usize::try_from(offset)
+            .ok()
+            .and_then(|o| data.get(o..))
+            .unwrap_or_default();
         Vertices {
-            walk: reader.walk(offset),
-            remaining: count,
+            rest,
+            len: data.len() as u64,
+            remaining: if rest.is_empty() { 0 } else { count },
             _order: core::marker::PhantomData,
         }
     }
@@ -106,7 +114,7 @@ impl<'data, O: ByteOrder> Vertices<'data, O> {
     /// Byte offset of the next vertex's count prefix.
     #[must_use]
     pub fn offset(&self) -> u64 {
-        self.walk.offset()
+        self.len - self.rest.len() as u64
     }
 }
 
@@ -120,8 +128,10 @@ impl<'data, O: ByteOrder + 'data> Iterator for Vertices<'data, O> {
         }
         // Validation proved every count and record of the walk in bounds; should the data not
         // have been validated, the checked reads end the iteration instead of panicking.
-        let count = self.walk.next::<VertexCount<O>>()?.get();
-        let records = self.walk.next_slice::<BoneVert<O>>(u64::from(count))?;
+        let (count, rest) = VertexCount::<O>::ref_from_prefix(self.rest).ok()?;
+        let count = usize::try_from(count.get()).ok()?;
+        let (records, rest) = <[BoneVert<O>]>::ref_from_prefix_with_elems(rest, count).ok()?;
+        self.rest = rest;
         self.remaining -= 1;
         Some(records)
     }

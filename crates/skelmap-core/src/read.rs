@@ -124,10 +124,12 @@ impl<'data> Reader<'data> {
     /// `count` consecutive `T`s at `offset`, or `None`.
     #[inline]
     pub(crate) fn get_slice<T: Raw>(&self, offset: u64, count: u64) -> Option<&'data [T]> {
-        let len = count.checked_mul(size_of::<T>() as u64)?;
-        let bytes = self.get_bytes(offset, len)?;
-        let count = usize::try_from(count).ok()?;
-        <[T]>::ref_from_bytes_with_elems(bytes, count).ok()
+        slice_in(self.data, offset, count)
+    }
+
+    /// The bytes the reader reads.
+    pub(crate) fn bytes(&self) -> &'data [u8] {
+        self.data
     }
 
     /// A sequential cursor starting at `offset`.
@@ -142,6 +144,17 @@ impl<'data> Reader<'data> {
             beyond: offset.saturating_sub(self.len()),
         }
     }
+}
+
+/// `count` consecutive `T`s at `offset` of `data`, or `None` where they do not fit: the read
+/// of validated arrays, which reports nothing (and so names no format).
+#[inline]
+pub(crate) fn slice_in<T: Raw>(data: &[u8], offset: u64, count: u64) -> Option<&[T]> {
+    let len = count.checked_mul(size_of::<T>() as u64)?;
+    let start = usize::try_from(offset).ok()?;
+    let end = usize::try_from(offset.checked_add(len)?).ok()?;
+    let count = usize::try_from(count).ok()?;
+    <[T]>::ref_from_bytes_with_elems(data.get(start..end)?, count).ok()
 }
 
 /// A cursor that reads consecutive structures (variable-length records, packed formats).

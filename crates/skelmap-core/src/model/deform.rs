@@ -655,10 +655,8 @@ impl Model<'_> {
     pub fn weighted_records(&self) -> Result<Option<WeightedRecords>, SkinError> {
         let bind = &self.bind_palette().world;
         Ok(match self.view() {
-            View::Ms3d(m) => Some(WeightedRecords::new(m, bind, Format::Ms3d)?),
-            View::SlMdl(m) if m.anim().is_some() => {
-                Some(WeightedRecords::new(&m.mdl(), bind, Format::SlMdl)?)
-            }
+            View::Ms3d(m) => Some(WeightedRecords::new(m, bind)?),
+            View::SlMdl(m) if m.anim().is_some() => Some(WeightedRecords::new(&m.mdl(), bind)?),
             _ => None,
         })
     }

@@ -41,10 +41,10 @@ mod records;
 
 use std::sync::OnceLock;
 
+pub use crate::skin::Records;
 pub use deform::{Compact, DeformError, Pose, Prepared};
 pub use mesh::{Material, Mesh, Submesh, TerrainGrid, TexcoordLayout};
 pub use open::OpenOptions;
-pub use records::Records;
 
 use crate::diag::Diagnostics;
 use crate::dpm::Dpm;

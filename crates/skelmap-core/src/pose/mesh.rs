@@ -9,13 +9,13 @@ use glam::Vec3A;
 use zerocopy::byteorder::{ByteOrder, F32, U32};
 
 use crate::bonevert::Vertices;
-use crate::read::Reader;
+use crate::read::slice_in;
 
 /// Where one validated mesh's arrays lie in its file. Obtained from
 /// [`SkeletalMesh::geometry`]; the accessors are on the trait.
 #[derive(Debug, Clone, Copy)]
 pub struct MeshGeometry<'data> {
-    reader: Reader<'data>,
+    data: &'data [u8],
     ofs_verts: u64,
     num_vertices: u32,
     ofs_texcoords: u64,
@@ -24,20 +24,15 @@ pub struct MeshGeometry<'data> {
 }
 
 impl<'data> MeshGeometry<'data> {
-    /// The format of the file the mesh lives in.
-    pub(crate) fn format(&self) -> crate::format::Format {
-        self.reader.format()
-    }
-
-    /// The geometry of a mesh whose arrays validation has proven in range.
+    /// The geometry of a mesh of `data` whose arrays validation has proven in range.
     pub(crate) fn new(
-        reader: Reader<'data>,
+        data: &'data [u8],
         [ofs_verts, ofs_texcoords, ofs_indices]: [u64; 3],
         num_vertices: u32,
         num_triangles: u32,
     ) -> Self {
         MeshGeometry {
-            reader,
+            data,
             ofs_verts,
             num_vertices,
             ofs_texcoords,
@@ -47,9 +42,9 @@ impl<'data> MeshGeometry<'data> {
     }
 }
 
-/// A mesh of pre-weighted skeletal vertices: a DPM [`Mesh`](crate::dpm::Mesh) (big-endian) or
-/// an SKM [`Mesh`](crate::skm::Mesh) (little-endian). Code written against this
-/// trait (skinning, export, statistics) serves both formats.
+/// A mesh of pre-weighted skeletal vertices, in either byte order (DPM's meshes are
+/// big-endian, SKM's little-endian). Code written against this trait (skinning, export,
+/// statistics) serves every format that stores such records.
 ///
 /// ```
 /// use skelmap_core::Parse;
@@ -82,15 +77,13 @@ pub trait SkeletalMesh<'data> {
     /// The vertices in file order; each item borrows the vertex's influence records.
     fn vertices(&self) -> Vertices<'data, Self::Order> {
         let g = self.geometry();
-        Vertices::new(g.reader, g.ofs_verts, g.num_vertices)
+        Vertices::new(g.data, g.ofs_verts, g.num_vertices)
     }
 
     /// The texture coordinates as stored, one per vertex.
     fn texcoords_raw(&self) -> &'data [[F32<Self::Order>; 2]] {
         let g = self.geometry();
-        g.reader
-            .get_slice(g.ofs_texcoords, g.num_vertices.into())
-            .unwrap_or_default()
+        slice_in(g.data, g.ofs_texcoords, g.num_vertices.into()).unwrap_or_default()
     }
 
     /// The texture coordinates as native floats.
@@ -101,9 +94,7 @@ pub trait SkeletalMesh<'data> {
     /// The triangle vertex indices as stored.
     fn indices_raw(&self) -> &'data [[U32<Self::Order>; 3]] {
         let g = self.geometry();
-        g.reader
-            .get_slice(g.ofs_indices, g.num_triangles.into())
-            .unwrap_or_default()
+        slice_in(g.data, g.ofs_indices, g.num_triangles.into()).unwrap_or_default()
     }
 
     /// The triangles as native indices, each `< num_vertices`.

@@ -16,10 +16,9 @@ use zerocopy::byteorder::{LittleEndian, U32};
 
 use super::SkinError;
 use super::dqs::{Blend, DualQuat};
+use super::records::RecordsMesh;
 use crate::bonevert::BoneVert;
-use crate::format::Format;
-use crate::pose::{BindPoseMesh, BindVertex, MeshGeometry, SkeletalMesh};
-use crate::read::Reader;
+use crate::pose::{BindPoseMesh, BindVertex};
 
 /// A bind-pose mesh as pre-weighted bone-space records (little-endian, the layout of
 /// [`BoneVert`]): an explicit copy, about `4 + 32 · influences` bytes per vertex.
@@ -36,7 +35,7 @@ use crate::read::Reader;
 /// use skelmap_core::pose::{LocalPose, Palette};
 /// use skelmap_core::skin::{WeightedRecords, skin_scalar};
 /// use skelmap_core::slmdl;
-/// use skelmap_core::{Format, SkeletalMesh};
+/// use skelmap_core::SkeletalMesh;
 ///
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 90.0);
 /// let (mdl, anim) = (mdl.write(), anim.write());
@@ -44,7 +43,7 @@ use crate::read::Reader;
 /// let (mut pose, mut bind) = (LocalPose::default(), Palette::default());
 /// anim.sample(0.0, &mut pose);
 /// bind.build(&anim, &pose);
-/// let records = WeightedRecords::new(&mesh, &bind.world, Format::SlMdl)?;
+/// let records = WeightedRecords::new(&mesh, &bind.world)?;
 /// assert_eq!(records.mesh().num_vertices() as usize, mesh.num_vertices() as usize);
 /// // Skinned by the bind pose itself (and an identity for unbound vertices), every vertex
 /// // lands where the file stores it.
@@ -60,21 +59,15 @@ pub struct WeightedRecords {
     bytes: Vec<u8>,
     num_vertices: u32,
     unbound: u32,
-    format: Format,
 }
 
 impl WeightedRecords {
-    /// Converts `mesh` with the bind pose's world transforms `bind` (one per bone);
-    /// `format` names the source in what little can be reported about the records.
+    /// Converts `mesh` with the bind pose's world transforms `bind` (one per bone).
     ///
     /// # Errors
     ///
     /// [`SkinError::Palette`] when a vertex is weighted to a bone `bind` lacks.
-    pub fn new(
-        mesh: &impl BindPoseMesh,
-        bind: &[Affine3A],
-        format: Format,
-    ) -> Result<WeightedRecords, SkinError> {
+    pub fn new(mesh: &impl BindPoseMesh, bind: &[Affine3A]) -> Result<WeightedRecords, SkinError> {
         let inverse: Vec<Affine3A> = bind.iter().map(Affine3A::inverse).collect();
         let unbound = u32::try_from(bind.len()).unwrap_or(u32::MAX);
         let n = mesh.num_vertices();
@@ -110,7 +103,6 @@ impl WeightedRecords {
             bytes,
             num_vertices: u32::try_from(n).unwrap_or(u32::MAX),
             unbound,
-            format,
         })
     }
 
@@ -124,7 +116,7 @@ impl WeightedRecords {
     /// triangles: the source mesh keeps those).
     #[must_use]
     pub fn mesh(&self) -> RecordsMesh<'_> {
-        records_mesh(&self.bytes, self.num_vertices, self.format)
+        RecordsMesh::written(&self.bytes, self.num_vertices)
     }
 }
 
@@ -138,28 +130,6 @@ pub(crate) fn push_records(
     for (bone, origin, influence, normal) in records {
         let record = BoneVert::<LittleEndian>::new(origin, influence, normal, bone);
         bytes.extend_from_slice(record.as_bytes());
-    }
-}
-
-/// `num_vertices` vertices of records written by [`push_records`], as a mesh.
-pub(crate) fn records_mesh(bytes: &[u8], num_vertices: u32, format: Format) -> RecordsMesh<'_> {
-    let end = bytes.len() as u64;
-    RecordsMesh {
-        geometry: MeshGeometry::new(Reader::new(bytes, format), [0, end, end], num_vertices, 0),
-    }
-}
-
-/// The records of a [`WeightedRecords`], as a [`SkeletalMesh`].
-#[derive(Debug, Clone, Copy)]
-pub struct RecordsMesh<'a> {
-    geometry: MeshGeometry<'a>,
-}
-
-impl<'a> SkeletalMesh<'a> for RecordsMesh<'a> {
-    type Order = LittleEndian;
-
-    fn geometry(&self) -> MeshGeometry<'a> {
-        self.geometry
     }
 }
 

@@ -42,18 +42,20 @@ mod matrices;
 pub mod morph;
 pub(crate) mod output;
 mod prepared;
+mod records;
 mod scalar;
 mod stream;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 pub use crate::simd::SimdLevel;
-pub use bind::{RecordsMesh, WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
+pub use bind::{WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
 pub use bounds::skinned_frame_bounds;
 pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE};
 pub use fork::PARALLEL_MIN_VERTICES;
 pub use matrices::SkinMatrices;
 pub use output::{STREAM_MIN_BYTES, SkinnedVertex};
 pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch};
+pub use records::{Records, RecordsMesh};
 pub use scalar::{SkinError, skin_scalar};
 pub use stream::{skin_stream, skin_stream_vertices};

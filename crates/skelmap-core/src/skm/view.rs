@@ -151,7 +151,7 @@ impl<'data> SkeletalMesh<'data> for Mesh<'data> {
     fn geometry(&self) -> MeshGeometry<'data> {
         let r = self.raw;
         MeshGeometry::new(
-            self.reader(),
+            self.reader().bytes(),
             [r.ofs_verts, r.ofs_texcoords, r.ofs_indices].map(|o| o.get().into()),
             r.num_verts.get(),
             r.num_tris.get(),

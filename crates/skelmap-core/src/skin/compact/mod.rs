@@ -16,15 +16,14 @@ use glam::{Affine3A, Vec3A};
 use super::SimdLevel;
 use super::SkinError;
 use super::bind::push_records;
-use super::bind::records_mesh;
 use super::blocks::{BlockOut, LANES};
 use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::fork::{for_each_piece, piece_units, split};
 use super::matrices::SkinMatrices;
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split, streams};
 use super::prepared::{CHUNK_VERTICES, PreparedMesh};
+use super::records::RecordsMesh;
 use super::scalar::check;
-use crate::format::Format;
 use crate::pose::{Palette, SkeletalMesh};
 
 #[cfg(target_arch = "x86_64")]
@@ -129,8 +128,6 @@ pub struct CompactMesh {
     exact_index: Vec<u32>,
     /// `exact`'s records (little-endian, in reference space), for the dual-quaternion blend.
     exact_records: Vec<u8>,
-    /// The format the records came from (for what little their view reports).
-    format: Option<Format>,
 }
 
 /// Where a block's influence rows start, how many it has, and which of its first 32 rows are
@@ -440,11 +437,9 @@ impl CompactMesh {
                 }),
             );
         }
-        let format = mesh.geometry().format();
-        let records = records_mesh(&bytes, indices.len() as u32, format);
+        let records = RecordsMesh::<zerocopy::LittleEndian>::written(&bytes, indices.len() as u32);
         self.exact = PreparedMesh::new(&records);
         self.exact_index = indices;
-        self.format = Some(format);
         self.exact_records = bytes;
     }
 
@@ -699,9 +694,10 @@ impl CompactMesh {
                     .skin_remapped(matrices, level, &self.exact_index, &mut whole)?;
             }
             Palettes::Dual(dual_quats) => {
-                let format = self.format.unwrap_or(Format::Dpm);
-                let records =
-                    records_mesh(&self.exact_records, self.exact_index.len() as u32, format);
+                let records = RecordsMesh::<zerocopy::LittleEndian>::written(
+                    &self.exact_records,
+                    self.exact_index.len() as u32,
+                );
                 for (records, &at) in records.vertices().zip(&self.exact_index) {
                     let (p, n) = dqs_vertex(records, None, dual_quats.deltas())?;
                     whole.put(at as usize, p.to_array(), n.to_array());
