@@ -83,6 +83,7 @@ pub mod slmdl;
 pub mod source;
 #[cfg(feature = "synth")]
 pub mod synth;
+pub mod view;
 pub mod write;
 
 /// The maths crate whose types the animation APIs return (`Quat`, `Vec3`, `Affine3A`).

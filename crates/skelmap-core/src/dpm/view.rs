@@ -14,10 +14,14 @@ use zerocopy::byteorder::{BigEndian, F32, U32};
 use super::raw;
 use crate::format::Format;
 use crate::name;
+use crate::pose::bounds::Aabb;
 use crate::pose::local::nlerp_pose;
+use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose, sample};
 use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
+use crate::skin::{Records, RecordsMesh};
+use crate::view::{ClipOrigin, IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
 
 /// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
@@ -179,6 +183,10 @@ impl<'data> Skeleton<'data> for Dpm<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.bones()
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        Dpm::bone(self, index)
+    }
 }
 
 /// The rotation (as a unit quaternion; a non-orthonormal rotation, such as old dpmodel's
@@ -322,6 +330,85 @@ impl<'data> SkeletalMesh<'data> for Mesh<'data> {
         )
     }
 }
+
+impl<'data> ModelView<'data> for Dpm<'data> {
+    type Mesh<'a>
+        = Mesh<'a>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::Dpm
+    }
+
+    fn num_frames(&self) -> usize {
+        Dpm::num_frames(self)
+    }
+
+    fn frame_name(&self, index: usize) -> Option<&[u8]> {
+        Some(self.frame(index)?.name())
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameNames
+    }
+
+    fn sample(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        sample(self, a, b, t, interpolation, out);
+    }
+
+    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
+        BakedFrames::new(self)
+    }
+
+    fn stored_bounds(&self) -> Option<Aabb> {
+        Some(Aabb {
+            mins: self.mins(),
+            maxs: self.maxs(),
+        })
+    }
+
+    fn num_meshes(&self) -> usize {
+        Dpm::num_meshes(self)
+    }
+
+    fn mesh(&self, index: usize) -> Option<Mesh<'_>> {
+        Dpm::mesh(self, index)
+    }
+
+    fn num_materials(&self) -> usize {
+        Dpm::num_meshes(self)
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        Dpm::mesh(self, index).map(|m| Material::plain(m.shader_name()))
+    }
+
+    fn records(&self, mesh: usize) -> Option<Records<'_>> {
+        Dpm::mesh(self, mesh).map(|m| RecordsMesh::of(&m).into())
+    }
+}
+
+skeletal_mesh_view!(Mesh, shader_name);
 
 /// One animation frame of a [`Dpm`]: name, bounds and a pose per bone.
 #[derive(Debug, Clone, Copy)]

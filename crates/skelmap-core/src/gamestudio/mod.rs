@@ -34,15 +34,16 @@
 //! vertex `iy · numverts_x + ix` lies at `x = ix · ftrisize_x`, `y = iy · ftrisize_y`,
 //! `z = scale_z · h + offset_z`. The origin is vertex 0 (GameStudio does not document one).
 
+mod frames;
 pub mod morph;
 pub mod raw;
+mod terrain;
 pub(crate) mod validate;
 mod view;
 pub mod write;
 
 pub use crate::alias::{PixelFormat, Skin, anorms, skin};
-pub use view::{
-    FrameIter, Frames, Hmp, HmpFrame, HmpFrameIter, HmpFrames, HmpVersion, Mdl, MdlFrame,
-    MdlFrameIter, MdlFrames, MdlVersion, PackedVertices, TerrainMesh,
-};
+pub use frames::{FrameIter, Frames, HmpFrameIter, HmpFrames, MdlFrameIter, MdlFrames};
+pub use terrain::{Hmp, HmpFrame, HmpVersion, TerrainMesh};
+pub use view::{Mdl, MdlFrame, MdlVersion, PackedVertices};
 pub use write::{ModelBuilder, TerrainBuilder};

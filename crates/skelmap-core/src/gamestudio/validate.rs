@@ -7,13 +7,12 @@ use core::mem::offset_of;
 use zerocopy::byteorder::{I32, LittleEndian};
 use zerocopy::{Immutable, IntoBytes};
 
+use super::frames::{Cursor, FrameKind, HmpFrames, HmpKind, MdlFrames, MdlKind, head_size};
 use super::raw::{
     Hmp5Vertex, HmpHeader, MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord,
 };
-use super::view::{
-    Cursor, FrameKind, Heights, Hmp, HmpFrames, HmpKind, HmpVersion, Mdl, MdlFrames, MdlKind,
-    MdlVersion, PackedVertices, head_size,
-};
+use super::terrain::{Heights, Hmp, HmpVersion};
+use super::view::{Mdl, MdlVersion, PackedVertices};
 use crate::alias::anorms::{check_normals, normal_scan, scan_passes};
 use crate::alias::skin::{SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
@@ -318,7 +317,7 @@ impl<'data> Parse<'data> for Hmp<'data> {
                 header.scale[2].get(),
             ),
             (
-                "header.scale_origin",
+                "header.offset",
                 at(offset_of!(HmpHeader, offset) + 8),
                 header.offset[2].get(),
             ),

@@ -1,327 +1,24 @@
-//! Deforming meshes into caller buffers: one [`Pose`] type and one call for every format.
+//! Posing and deforming: [`Model::pose`] samples two frames into a [`Pose`] (bone transforms
+//! for skeletal formats, the frame pair for vertex-animated ones), and [`Model::deform`]
+//! writes a mesh's positions and normals into caller buffers with the kernel the format
+//! needs:
 //!
-//! [`Model::pose`] samples two frames into a [`Pose`]: bone transforms for skeletal formats, the
-//! frame pair for vertex-animated ones. [`Model::deform`] then writes a mesh's positions and
-//! normals with the kernel the format needs: the stream kernel over DPM and SKM records, the
-//! bind-pose linear blend for MS3D and SL, the morph for MDL and HMP. [`Model::prepare`] is
-//! the explicit copy after which one prepared SIMD kernel skins every skeletal format.
+//! - pre-weighted records (DPM, SKM): the stream kernel straight over the file's records,
+//!   zero-copy, at the best instruction set the CPU has;
+//! - bind-pose meshes (MS3D, SL): the bind-pose linear blend by `world(t) · world(bind)⁻¹`;
+//! - vertex-animated formats (MDL, HMP, Quake): the morph kernel tweening two frames.
+//!
+//! [`Model::prepare`] and [`Model::compact`] (in `prepared.rs`) are the explicit copies after
+//! which one SIMD kernel skins every skeletal format.
 
 use glam::Affine3A;
 
-use super::{Model, View};
-use crate::format::Format;
+use super::Model;
+use super::any::with_view;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{Interpolation, LocalPose, Palette};
-use crate::skin::dqs::{DualQuat, DualQuatPalette};
-use crate::skin::morph::{MorphError, tween_with_level};
-use crate::skin::{
-    CompactMesh, PreparedMesh, SimdLevel, SkinError, SkinMatrices, VertexOrder, WeightedRecords,
-    skin_bind_lbs, skin_stream,
-};
-
-/// Why a pose, a deformation or a preparation could not be made.
-#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DeformError {
-    /// A mesh index past the model's meshes.
-    #[error("mesh {mesh} does not exist: the model has {meshes}")]
-    NoMesh {
-        /// The mesh asked for.
-        mesh: usize,
-        /// Meshes the model has.
-        meshes: usize,
-    },
-    /// A frame index past the model's frames.
-    #[error("frame {frame} does not exist: the model has {frames}")]
-    NoFrame {
-        /// The frame asked for.
-        frame: usize,
-        /// Frames the model has.
-        frames: usize,
-    },
-    /// A blend factor that is NaN or infinite.
-    #[error("blend factor {0} is not finite")]
-    Blend(f32),
-    /// A time that is NaN or infinite.
-    #[error("time {0} s is not finite")]
-    Time(f32),
-    /// A clip whose frames lie past the model's, or whose rate is not positive.
-    #[error("clip frames {first}..{end} at {fps} fps do not fit the model's {frames} frames")]
-    Clip {
-        /// The clip's first frame.
-        first: u32,
-        /// One past its last frame.
-        end: u64,
-        /// Its rate.
-        fps: f32,
-        /// Frames the model has.
-        frames: usize,
-    },
-    /// A pose that was never sampled.
-    #[error("the pose has not been sampled")]
-    NotSampled,
-    /// A pose of bones for a vertex-animated model, or of frames for a skeletal one.
-    #[error("a pose of {found} cannot deform a {format} model")]
-    WrongPose {
-        /// What the pose holds (`bones` or `frames`).
-        found: &'static str,
-        /// The model's format.
-        format: Format,
-    },
-    /// [`Model::prepare`] on a model without a skeleton.
-    #[error("{0} models are not skinned: they have no skeleton to prepare")]
-    NotSkeletal(Format),
-    /// A skinning kernel refused (a pose with fewer bones than the mesh uses, a short
-    /// output).
-    #[error(transparent)]
-    Skin(#[from] SkinError),
-    /// The morph refused (a short output).
-    #[error(transparent)]
-    Morph(#[from] MorphError),
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-enum Sampled {
-    #[default]
-    Nothing,
-    Bones,
-    Frames {
-        a: usize,
-        b: usize,
-        t: f32,
-    },
-}
-
-/// A sampled pose, ready to deform meshes: bone transforms (local, world and in the kernels'
-/// layouts) for skeletal formats, a frame pair for vertex-animated ones. Reused from call to
-/// call, it allocates only when a model has more bones than it held before.
-#[derive(Debug, Clone, Default)]
-pub struct Pose {
-    sampled: Sampled,
-    local: LocalPose,
-    palette: Palette,
-    /// The palette in kernel layouts; for bind-pose formats with an identity appended for
-    /// unbound vertices ([`WeightedRecords::unbound_bone`]).
-    matrices: SkinMatrices,
-    /// Bind-pose formats: per bone `world(t) · world(bind)⁻¹`.
-    relative: Vec<Affine3A>,
-    /// Scratch: the palette with the unbound bone's identity appended.
-    extended: Palette,
-}
-
-impl Pose {
-    /// The parent-relative poses (empty for vertex-animated models).
-    #[must_use]
-    pub fn local(&self) -> &LocalPose {
-        &self.local
-    }
-
-    /// The world transforms, one per bone (empty for vertex-animated models).
-    #[must_use]
-    pub fn palette(&self) -> &Palette {
-        &self.palette
-    }
-
-    /// The world transforms in the kernels' layouts (for bind-pose formats with one identity
-    /// more, for unbound vertices).
-    #[must_use]
-    pub fn matrices(&self) -> &SkinMatrices {
-        &self.matrices
-    }
-
-    /// The palette the record kernels use with this pose ([`Model::records`],
-    /// [`Model::weighted_records`]): [`Pose::palette`], and for bind-pose formats one identity
-    /// more, for unbound vertices ([`WeightedRecords::unbound_bone`]).
-    #[must_use]
-    pub fn record_palette(&self) -> &Palette {
-        if self.extended.world.is_empty() {
-            &self.palette
-        } else {
-            &self.extended
-        }
-    }
-
-    /// The frame pair and blend factor of a vertex-animated model's pose.
-    #[must_use]
-    pub fn frames(&self) -> Option<(usize, usize, f32)> {
-        match self.sampled {
-            Sampled::Frames { a, b, t } => Some((a, b, t)),
-            _ => None,
-        }
-    }
-
-    /// `true` once sampled.
-    #[must_use]
-    pub fn is_sampled(&self) -> bool {
-        self.sampled != Sampled::Nothing
-    }
-}
-
-/// The formats whose meshes are stored in their bind pose.
-fn bind_posed(view: &View<'_>) -> bool {
-    matches!(view, View::Ms3d(_) | View::SlMdl(_))
-}
-
-/// Every mesh of a skeletal model regrouped for the prepared kernel ([`Model::prepare`]).
-#[derive(Debug, Clone)]
-pub struct Prepared {
-    meshes: Vec<PreparedMesh>,
-}
-
-impl Prepared {
-    /// Number of meshes (as [`Model::num_meshes`]).
-    #[must_use]
-    pub fn num_meshes(&self) -> usize {
-        self.meshes.len()
-    }
-
-    /// Mesh `index`'s prepared blocks.
-    #[must_use]
-    pub fn mesh(&self, index: usize) -> Option<&PreparedMesh> {
-        self.meshes.get(index)
-    }
-
-    /// Skins mesh `mesh` with `pose` into `positions` and `normals`, in `order`, at `level`
-    /// (a level the CPU lacks falls back to the best it has), on the calling thread.
-    ///
-    /// # Errors
-    ///
-    /// [`DeformError::NoMesh`], [`DeformError::NotSampled`], and the kernel's
-    /// [`SkinError`]s (a pose with too few bones, short outputs).
-    pub fn skin(
-        &self,
-        mesh: usize,
-        pose: &Pose,
-        level: SimdLevel,
-        order: VertexOrder,
-        positions: &mut [[f32; 3]],
-        normals: &mut [[f32; 3]],
-    ) -> Result<(), DeformError> {
-        let prepared = self.meshes.get(mesh).ok_or(DeformError::NoMesh {
-            mesh,
-            meshes: self.meshes.len(),
-        })?;
-        if pose.sampled != Sampled::Bones {
-            return Err(DeformError::NotSampled);
-        }
-        Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?)
-    }
-}
-
-/// Every mesh of a skeletal model folded for the compact kernel ([`Model::compact`]).
-#[derive(Debug, Clone)]
-pub struct Compact {
-    meshes: Vec<CompactMesh>,
-    /// Per bone, the inverse of its reference (bind) transform; bind-pose formats end with the
-    /// unbound vertices' identity.
-    inverse_reference: Vec<Affine3A>,
-}
-
-impl Compact {
-    /// Number of meshes (as [`Model::num_meshes`]).
-    #[must_use]
-    pub fn num_meshes(&self) -> usize {
-        self.meshes.len()
-    }
-
-    /// Mesh `index`'s folded blocks.
-    #[must_use]
-    pub fn mesh(&self, index: usize) -> Option<&CompactMesh> {
-        self.meshes.get(index)
-    }
-
-    /// Vertices, over every mesh, that did not fold and are skinned exactly.
-    #[must_use]
-    pub fn exact_vertices(&self) -> usize {
-        self.meshes.iter().map(CompactMesh::exact_vertices).sum()
-    }
-
-    /// The skinning matrices of `pose` (`world · bind⁻¹` per bone) into `out`, reusing its
-    /// allocation: once per frame, for every mesh.
-    ///
-    /// # Errors
-    ///
-    /// [`DeformError::NotSampled`] for a pose without bones.
-    pub fn matrices(&self, pose: &Pose, out: &mut SkinMatrices) -> Result<(), DeformError> {
-        out.update_with(self.relative(pose)?);
-        Ok(())
-    }
-
-    /// The dual quaternions of `pose` (`world · bind⁻¹` per bone) into `out`, reusing its
-    /// allocation, for [`Compact::skin_dqs`].
-    ///
-    /// # Errors
-    ///
-    /// [`DeformError::NotSampled`] for a pose without bones.
-    pub fn dual_quats(&self, pose: &Pose, out: &mut DualQuatPalette) -> Result<(), DeformError> {
-        out.update(self.relative(pose)?.map(|m| DualQuat::from_affine(&m)));
-        Ok(())
-    }
-
-    /// Per bone of `pose`'s record palette, `world · bind⁻¹`.
-    fn relative<'p>(
-        &'p self,
-        pose: &'p Pose,
-    ) -> Result<impl ExactSizeIterator<Item = Affine3A> + 'p, DeformError> {
-        if pose.sampled != Sampled::Bones {
-            return Err(DeformError::NotSampled);
-        }
-        Ok(pose
-            .record_palette()
-            .world
-            .iter()
-            .zip(&self.inverse_reference)
-            .map(|(world, inverse)| *world * *inverse))
-    }
-
-    /// Skins mesh `mesh` by dual quaternions (from [`Compact::dual_quats`]; see
-    /// [`CompactMesh::skin_dqs`]) into `positions` and `normals`, in file order, at `level`, on
-    /// the calling thread.
-    ///
-    /// # Errors
-    ///
-    /// [`DeformError::NoMesh`] and the kernel's [`SkinError`]s.
-    pub fn skin_dqs(
-        &self,
-        mesh: usize,
-        dual_quats: &DualQuatPalette,
-        level: SimdLevel,
-        positions: &mut [[f32; 3]],
-        normals: &mut [[f32; 3]],
-    ) -> Result<(), DeformError> {
-        Ok(self
-            .checked(mesh)?
-            .skin_dqs(dual_quats, level, positions, normals)?)
-    }
-
-    /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
-    /// `normals`, in file order, at `level`, on the calling thread.
-    ///
-    /// # Errors
-    ///
-    /// [`DeformError::NoMesh`] and the kernel's [`SkinError`]s (matrices with too few bones,
-    /// short outputs).
-    pub fn skin(
-        &self,
-        mesh: usize,
-        matrices: &SkinMatrices,
-        level: SimdLevel,
-        positions: &mut [[f32; 3]],
-        normals: &mut [[f32; 3]],
-    ) -> Result<(), DeformError> {
-        Ok(self
-            .checked(mesh)?
-            .skin(matrices, level, positions, normals)?)
-    }
-
-    /// Mesh `mesh`, or [`DeformError::NoMesh`].
-    fn checked(&self, mesh: usize) -> Result<&CompactMesh, DeformError> {
-        self.meshes.get(mesh).ok_or(DeformError::NoMesh {
-            mesh,
-            meshes: self.meshes.len(),
-        })
-    }
-}
+use crate::pose::{BakeError, BakedFrames, Interpolation};
+use crate::skin::{Records, SimdLevel, SkinError, WeightedRecords, skin_bind_lbs};
+use crate::view::{DeformError, ModelView, Pose, Sampled};
 
 impl Model<'_> {
     /// Samples frames `a` and `b` blended at `t` into `pose` (see [`Model::sample`]) and
@@ -417,18 +114,14 @@ impl Model<'_> {
             });
         }
         let count = clip.count as f32;
-        if let Some(ms3d) = self.as_ms3d() {
-            let length = count / clip.fps;
-            let local = if looped {
-                seconds.rem_euclid(length)
-            } else {
-                seconds.clamp(0.0, length)
-            };
-            ms3d.local_pose_at(
-                clip.first as f32 / clip.fps + local,
-                interpolation,
-                &mut pose.local,
-            );
+        let length = count / clip.fps;
+        let local = if looped {
+            seconds.rem_euclid(length)
+        } else {
+            seconds.clamp(0.0, length)
+        };
+        let at = clip.first as f32 / clip.fps + local;
+        if with_view!(self.view(), v => v.sample_seconds(at, interpolation, &mut pose.local)) {
             self.finish_pose(pose);
             return Ok(());
         }
@@ -469,7 +162,7 @@ impl Model<'_> {
     /// `pose.local`.
     fn finish_pose(&self, pose: &mut Pose) {
         self.palette(&pose.local, &mut pose.palette);
-        if bind_posed(self.view()) {
+        if self.is_bind_posed() {
             pose.palette
                 .relative_to(self.bind_palette(), &mut pose.relative);
             pose.extended.world.clone_from(&pose.palette.world);
@@ -533,45 +226,30 @@ impl Model<'_> {
             found,
             format: self.format(),
         };
-        match (self.view(), pose.sampled) {
-            (_, Sampled::Nothing) => return Err(DeformError::NotSampled),
-            (View::Mdl(m), Sampled::Frames { a, b, t }) => {
-                let (fa, fb) = (m.packed_frame(a)?, m.packed_frame(b)?);
-                tween_with_level(level, &m.unpack(), fa, fb, t, positions, normals)?;
-            }
-            (View::Hmp(h), Sampled::Frames { a, b, t }) => h.tween(a, b, t, positions, normals)?,
-            (View::Quake(q), Sampled::Frames { a, b, t }) => {
-                let (fa, fb) = (q.packed_frame(a)?, q.packed_frame(b)?);
-                tween_with_level(level, &q.unpack(), fa, fb, t, positions, normals)?;
-            }
-            (View::Mdl(_) | View::Hmp(_) | View::Quake(_), Sampled::Bones) => {
-                return Err(wrong("bones"));
-            }
-            (_, Sampled::Frames { .. }) => return Err(wrong("frames")),
-            (View::Dpm(m), Sampled::Bones) => {
-                let x = m.mesh(mesh).ok_or(DeformError::NoMesh { mesh, meshes })?;
-                skin_stream(&x, &pose.matrices, level, positions, normals)?;
-            }
-            (View::Skm(m), Sampled::Bones) => {
-                let x = m
-                    .skm()
-                    .mesh(mesh)
-                    .ok_or(DeformError::NoMesh { mesh, meshes })?;
-                skin_stream(&x, &pose.matrices, level, positions, normals)?;
-            }
-            (View::Ms3d(m), Sampled::Bones) => {
-                skin_bind_lbs(m, &pose.relative, positions, normals)?
-            }
-            (View::SlMdl(m), Sampled::Bones) => match m.anim() {
-                Some(_) => skin_bind_lbs(&m.mdl(), &pose.relative, positions, normals)?,
-                // No skeleton: the mesh as stored (any bone an identity).
-                None => skin_bind_lbs(&m.mdl(), &[Affine3A::IDENTITY; 256], positions, normals)?,
-            },
-            (View::Skp(_) | View::SlAnim(_), Sampled::Bones) => {
-                return Err(DeformError::NoMesh { mesh, meshes });
-            }
+        let animated = self.is_vertex_animated();
+        match pose.sampled {
+            Sampled::Nothing => Err(DeformError::NotSampled),
+            Sampled::Frames { a, b, t } if animated => with_view!(self.view(), v => {
+                ModelView::tween(v, a, b, t, level, positions, normals)
+            }),
+            Sampled::Frames { .. } => Err(wrong("frames")),
+            Sampled::Bones if animated => Err(wrong("bones")),
+            Sampled::Bones => with_view!(self.view(), v => {
+                if let Some(records) = ModelView::records(v, mesh) {
+                    Ok(records.skin_stream(&pose.matrices, level, positions, normals)?)
+                } else if let Some(bind) = ModelView::bind_pose_mesh(v) {
+                    // Without a skeleton, the mesh as stored (any bone an identity).
+                    let relative: &[Affine3A] = if v.has_skeleton() {
+                        &pose.relative
+                    } else {
+                        &[Affine3A::IDENTITY; 256]
+                    };
+                    Ok(skin_bind_lbs(&bind, relative, positions, normals)?)
+                } else {
+                    Err(DeformError::NoMesh { mesh, meshes })
+                }
+            }),
         }
-        Ok(())
     }
 
     /// Deforms mesh `mesh`'s normals per triangle corner into `out` (three per triangle, at
@@ -600,44 +278,23 @@ impl Model<'_> {
             }
             .into());
         }
-        let Some(ms3d) = self.as_ms3d() else {
-            let n = m.num_vertices();
-            let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-            self.deform(mesh, pose, &mut positions, &mut normals)?;
-            for (corners, tri) in out.chunks_exact_mut(3).zip(m.triangles()) {
-                for (slot, v) in corners.iter_mut().zip(tri) {
-                    *slot = normals.get(v as usize).copied().unwrap_or_default();
-                }
+        if m.has_corner_normals() {
+            if pose.sampled != Sampled::Bones {
+                return Err(DeformError::NotSampled);
             }
-            return Ok(());
-        };
-        if pose.sampled != Sampled::Bones {
-            return Err(DeformError::NotSampled);
+            let stored = with_view!(self.view(), v => {
+                ModelView::deform_corner_normals(v, mesh, &pose.relative, out)
+            });
+            if let Some(result) = stored {
+                return Ok(result?);
+            }
         }
-        for (t, corners) in out.chunks_exact_mut(3).enumerate().take(m.num_triangles()) {
-            let (Some(tri), Some(stored)) = (m.triangle(t), m.stored_corner_normals(t)) else {
-                break;
-            };
-            for ((slot, v), n) in corners.iter_mut().zip(tri).zip(stored) {
-                let n = glam::Vec3A::from(n);
-                let (mut sum, mut total) = (glam::Vec3A::ZERO, 0.0);
-                for (joint, weight) in ms3d
-                    .vertex_weights(v as usize)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .flatten()
-                {
-                    let r = pose
-                        .relative
-                        .get(usize::from(joint))
-                        .ok_or(SkinError::Palette {
-                            bone: u32::from(joint),
-                            have: pose.relative.len(),
-                        })?;
-                    sum += weight * r.transform_vector3a(n);
-                    total += weight;
-                }
-                *slot = if total > 0.0 { sum / total } else { n }.to_array();
+        let n = m.num_vertices();
+        let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+        self.deform(mesh, pose, &mut positions, &mut normals)?;
+        for (corners, tri) in out.chunks_exact_mut(3).zip(m.triangles()) {
+            for (slot, v) in corners.iter_mut().zip(tri) {
+                *slot = normals.get(v as usize).copied().unwrap_or_default();
             }
         }
         Ok(())
@@ -654,91 +311,32 @@ impl Model<'_> {
     /// (impossible for a validated model).
     pub fn weighted_records(&self) -> Result<Option<WeightedRecords>, SkinError> {
         let bind = &self.bind_palette().world;
-        Ok(match self.view() {
-            View::Ms3d(m) => Some(WeightedRecords::new(m, bind)?),
-            View::SlMdl(m) if m.anim().is_some() => Some(WeightedRecords::new(&m.mdl(), bind)?),
-            _ => None,
+        with_view!(self.view(), v => match ModelView::bind_pose_mesh(v) {
+            Some(mesh) if v.has_skeleton() => Some(WeightedRecords::new(&mesh, bind)).transpose(),
+            _ => Ok(None),
         })
     }
 
-    /// Regroups every mesh for the prepared kernel (the explicit, allocating copy a runtime
-    /// makes once): DPM and SKM records as stored, MS3D and SL bind-pose vertices as
-    /// [`Model::weighted_records`]. Skin with [`Prepared::skin`] and a [`Pose`] from
-    /// [`Model::pose`].
-    ///
-    /// # Errors
-    ///
-    /// [`DeformError::NotSkeletal`] for MDL, HMP, an SL mesh without its animation, and a
-    /// skeleton on its own.
-    pub fn prepare(&self) -> Result<Prepared, DeformError> {
-        let meshes = match self.view() {
-            View::Dpm(m) => m.meshes().map(|x| PreparedMesh::new(&x)).collect(),
-            View::Skm(m) => m.skm().meshes().map(|x| PreparedMesh::new(&x)).collect(),
-            View::Ms3d(_) | View::SlMdl(_) => match self.weighted_records()? {
-                Some(records) => vec![PreparedMesh::new(&records.mesh())],
-                None => return Err(DeformError::NotSkeletal(self.format())),
-            },
-            View::Mdl(_) | View::Hmp(_) | View::Quake(_) | View::Skp(_) | View::SlAnim(_) => {
-                return Err(DeformError::NotSkeletal(self.format()));
-            }
-        };
-        Ok(Prepared { meshes })
+    /// `true` for formats whose meshes are stored in their bind pose (MS3D, SL), which move by
+    /// `world(t) · world(bind)⁻¹`.
+    fn is_bind_posed(&self) -> bool {
+        with_view!(self.view(), v => ModelView::bind_pose_mesh(v).is_some())
     }
 
-    /// Folds every mesh for the compact kernel (the explicit, allocating copy a game runtime
-    /// makes once; see [`CompactMesh`] for how it differs from [`Model::prepare`]): DPM and
-    /// SKM records under frame 0, the pose they are stored against; MS3D and SL bind-pose
-    /// vertices under their bind pose. Build the matrices of each frame with
-    /// [`Compact::matrices`], then skin with [`Compact::skin`].
-    ///
-    /// ```
-    /// use skelmap_core::Model;
-    /// use skelmap_core::model::Pose;
-    /// use skelmap_core::pose::Interpolation;
-    /// use skelmap_core::skin::{SimdLevel, SkinMatrices};
-    ///
-    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
-    /// let model = Model::from_bytes(&bytes)?;
-    /// let compact = model.compact()?; // once
-    /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
-    /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?; // every frame
-    /// compact.matrices(&pose, &mut matrices)?;
-    /// let n = compact.mesh(0).map_or(0, |m| m.num_vertices());
-    /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    /// compact.skin(0, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
+    /// Mesh `mesh`'s records as the file stores them (DPM, SKM); `None` for other formats
+    /// (see [`Model::weighted_records`]) or out of range.
+    #[must_use]
+    pub fn records(&self, mesh: usize) -> Option<Records<'_>> {
+        with_view!(self.view(), v => ModelView::records(v, mesh))
+    }
+
+    /// Every frame converted once ([`BakedFrames`]), after which sampling is a load and a
+    /// blend; frames as [`Model::sample`] addresses them (none for vertex-animated formats).
     ///
     /// # Errors
     ///
-    /// [`DeformError::NotSkeletal`] as for [`Model::prepare`].
-    pub fn compact(&self) -> Result<Compact, DeformError> {
-        let mut reference = self.bind_palette().world.clone();
-        if bind_posed(self.view()) {
-            // The unbound vertices' bone of `weighted_records`.
-            reference.push(Affine3A::IDENTITY);
-        }
-        let meshes = match self.view() {
-            View::Dpm(m) => m
-                .meshes()
-                .map(|x| CompactMesh::new(&x, &reference))
-                .collect::<Result<_, _>>()?,
-            View::Skm(m) => m
-                .skm()
-                .meshes()
-                .map(|x| CompactMesh::new(&x, &reference))
-                .collect::<Result<_, _>>()?,
-            View::Ms3d(_) | View::SlMdl(_) => match self.weighted_records()? {
-                Some(records) => vec![CompactMesh::new(&records.mesh(), &reference)?],
-                None => return Err(DeformError::NotSkeletal(self.format())),
-            },
-            View::Mdl(_) | View::Hmp(_) | View::Quake(_) | View::Skp(_) | View::SlAnim(_) => {
-                return Err(DeformError::NotSkeletal(self.format()));
-            }
-        };
-        Ok(Compact {
-            meshes,
-            inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
-        })
+    /// [`BakeError::TooLarge`] past [`MAX_BAKED_POSES`](crate::pose::MAX_BAKED_POSES).
+    pub fn bake(&self) -> Result<BakedFrames<'_>, BakeError> {
+        with_view!(self.view(), v => ModelView::bake(v))
     }
 }

@@ -34,58 +34,37 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod any;
 mod deform;
 mod mesh;
 mod open;
-mod records;
+mod prepared;
 
 use std::sync::OnceLock;
 
-pub use crate::skin::Records;
-pub use deform::{Compact, DeformError, Pose, Prepared};
-pub use mesh::{Material, Mesh, Submesh, TerrainGrid, TexcoordLayout};
+pub use any::View;
+pub use mesh::Mesh;
 pub use open::OpenOptions;
+pub use prepared::{Compact, Prepared};
+
+pub use crate::skin::Records;
+pub use crate::view::{
+    ClipOrigin, DeformError, Material, NAMED_CLIP_FPS, Pose, Submesh, TerrainGrid, TexcoordLayout,
+};
 
 use crate::diag::Diagnostics;
 use crate::dpm::Dpm;
 use crate::format::Format;
-use crate::gamestudio::{Hmp, HmpFrameIter, Mdl, MdlFrameIter};
+use crate::gamestudio::{Hmp, Mdl};
 use crate::ms3d::Ms3d;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
-use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton, sample};
-use crate::quake;
-use crate::skm;
-use crate::skm::Skp;
+use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton};
+use crate::skm::{self, Skp};
 use crate::slmdl;
 use crate::source::Source;
-
-/// Frames per second of clips made from frame names (DarkPlaces' default).
-pub const NAMED_CLIP_FPS: f32 = 10.0;
-
-/// The validated view of each format, as a [`Model`] holds it.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub enum View<'data> {
-    /// A DarkPlaces model.
-    Dpm(Dpm<'data>),
-    /// A Qfusion mesh paired with its skeleton (and levels of detail).
-    Skm(skm::Model<'data>),
-    /// A Qfusion skeleton on its own: bones and frames, no meshes.
-    Skp(Skp<'data>),
-    /// A MilkShape 3D model.
-    Ms3d(Ms3d<'data>),
-    /// A GameStudio model.
-    Mdl(Mdl<'data>),
-    /// A GameStudio terrain.
-    Hmp(Hmp<'data>),
-    /// A Quake model, or a GameStudio MDL2 (which has Quake's layout).
-    Quake(quake::Mdl<'data>),
-    /// An SL mesh, with its animation when one was found.
-    SlMdl(slmdl::Model<'data>),
-    /// An SL animation on its own: bones and keyframes, no meshes.
-    SlAnim(slmdl::Animation<'data>),
-}
+use crate::view::ModelView;
+use any::{FrameNamesKind, with_view};
 
 /// What a file beside the model is to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,23 +78,6 @@ pub enum Companion {
     Animation,
     /// DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`).
     FrameGroups,
-}
-
-/// Where [`Model::clips`] come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClipOrigin {
-    /// Consecutive frames whose names share a stem (`walk_1`, `walk_2` …), at
-    /// [`NAMED_CLIP_FPS`].
-    FrameNames,
-    /// A `.framegroups` sidecar.
-    FrameGroupsFile,
-    /// The whole timeline of an MS3D (`total_frames`), at its keyframer's rate.
-    Timeline,
-    /// A Quake model's (or MDL2's) frame groups, timed by their intervals, and its single
-    /// frames grouped by name at [`NAMED_CLIP_FPS`].
-    FrameGroups,
-    /// The model has no frames to group.
-    None,
 }
 
 /// The files a model is made of: the one opened, then its companions.
@@ -166,17 +128,7 @@ impl<'data> Model<'data> {
     /// The format.
     #[must_use]
     pub fn format(&self) -> Format {
-        match self.view() {
-            View::Dpm(_) => Format::Dpm,
-            View::Skm(_) => Format::Skm,
-            View::Skp(_) => Format::Skp,
-            View::Ms3d(_) => Format::Ms3d,
-            View::Mdl(_) => Format::Mdl,
-            View::Hmp(_) => Format::Hmp,
-            View::SlMdl(_) => Format::SlMdl,
-            View::SlAnim(_) => Format::SlAnim,
-            View::Quake(q) => q.format(),
-        }
+        with_view!(self.view(), v => ModelView::format(v))
     }
 
     /// The format's own view, for format detail.
@@ -316,7 +268,7 @@ impl<'data> Model<'data> {
     /// Bone `index`, or `None` out of range.
     #[must_use]
     pub fn bone(&self, index: usize) -> Option<Bone<'_>> {
-        self.view().bone(index)
+        Skeleton::bone(self.view(), index)
     }
 
     /// Index of the first bone named exactly `name` (bytes, without NUL).
@@ -345,17 +297,7 @@ impl<'data> Model<'data> {
     /// frame count, at least 1); SL keyframes; 0 for a static SL mesh.
     #[must_use]
     pub fn num_frames(&self) -> usize {
-        match self.view() {
-            View::Dpm(m) => m.num_frames(),
-            View::Skm(m) => m.skp().num_frames(),
-            View::Skp(p) => p.num_frames(),
-            View::Ms3d(m) => m.num_frames(),
-            View::Mdl(m) => m.frames().len(),
-            View::Hmp(h) => h.frames().len(),
-            View::Quake(q) => q.frames().len(),
-            View::SlMdl(m) => m.anim().map_or(0, |a| a.num_keyframes()),
-            View::SlAnim(a) => a.num_keyframes(),
-        }
+        with_view!(self.view(), v => ModelView::num_frames(v))
     }
 
     /// `true` for the vertex-animated formats (GameStudio MDL and HMP, Quake MDL and MDL2):
@@ -363,25 +305,14 @@ impl<'data> Model<'data> {
     /// blend, and [`Model::deform`] tweens them.
     #[must_use]
     pub fn is_vertex_animated(&self) -> bool {
-        matches!(self.view(), View::Mdl(_) | View::Hmp(_) | View::Quake(_))
+        with_view!(self.view(), v => ModelView::is_vertex_animated(v))
     }
 
     /// The name of frame `index` (empty for formats whose frames have none: MS3D, SL), or
     /// `None` out of range.
     #[must_use]
     pub fn frame_name(&self, index: usize) -> Option<&[u8]> {
-        if index >= self.num_frames() {
-            return None;
-        }
-        Some(match self.view() {
-            View::Dpm(m) => m.frame(index)?.name(),
-            View::Skm(m) => m.skp().frame(index)?.name(),
-            View::Skp(p) => p.frame(index)?.name(),
-            View::Mdl(m) => m.frames().get(index)?.name(),
-            View::Hmp(h) => h.frames().get(index)?.name(),
-            View::Quake(q) => q.frames().get(index)?.name(),
-            View::Ms3d(_) | View::SlMdl(_) | View::SlAnim(_) => &[],
-        })
+        with_view!(self.view(), v => ModelView::frame_name(v, index))
     }
 
     /// Every frame's name in order, as [`Model::frame_name`] gives them: one walk over the
@@ -397,13 +328,7 @@ impl<'data> Model<'data> {
     /// # Ok::<(), skelmap_core::Error>(())
     /// ```
     pub fn frame_names(&self) -> FrameNames<'_> {
-        let walk = match self.view() {
-            View::Mdl(m) => Names::Mdl(m.frames().iter()),
-            View::Hmp(h) => Names::Hmp(h.frames().iter()),
-            View::Quake(q) => Names::Quake(q.frames().iter()),
-            _ => Names::Indexed(0..self.num_frames()),
-        };
-        FrameNames { model: self, walk }
+        FrameNames(self.view().frame_names_kind())
     }
 
     /// The named animations: from a `.framegroups` sidecar when one was opened, else from
@@ -435,23 +360,9 @@ impl<'data> Model<'data> {
     fn default_clips(&self) -> Vec<FrameGroup> {
         match self.clip_origin() {
             ClipOrigin::FrameNames => groups_from_names(self.frame_names(), NAMED_CLIP_FPS),
-            ClipOrigin::Timeline => self
-                .as_ms3d()
-                .map(|m| {
-                    vec![FrameGroup {
-                        name: "animation".into(),
-                        first: 0,
-                        // The whole timeline, as MilkShape plays it (the last key holds).
-                        count: m.num_frames() as u32,
-                        fps: m.fps(),
-                        looped: true,
-                    }]
-                })
-                .unwrap_or_default(),
-            ClipOrigin::FrameGroups => match self.view() {
-                View::Quake(q) => q.clips(NAMED_CLIP_FPS),
-                _ => Vec::new(),
-            },
+            ClipOrigin::Timeline | ClipOrigin::FrameGroups => {
+                with_view!(self.view(), v => ModelView::built_in_clips(v))
+            }
             ClipOrigin::FrameGroupsFile | ClipOrigin::None => Vec::new(),
         }
     }
@@ -478,48 +389,20 @@ impl<'data> Model<'data> {
     ) {
         let last = self.num_frames().saturating_sub(1);
         let (a, b) = (a.min(last), b.min(last));
-        match self.view() {
-            View::Dpm(m) => sample(m, a, b, t, interpolation, out),
-            View::Skm(m) => sample(m, a, b, t, interpolation, out),
-            View::Skp(p) => sample(p, a, b, t, interpolation, out),
-            View::Ms3d(m) => {
-                let frame = a as f32 + t * (b as f32 - a as f32);
-                m.local_pose_at(m.frame_seconds(frame), interpolation, out);
-            }
-            View::SlMdl(m) => match m.anim() {
-                Some(anim) => sample(&anim, a, b, t, interpolation, out),
-                None => out.bones.clear(),
-            },
-            View::SlAnim(anim) => sample(anim, a, b, t, interpolation, out),
-            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => out.bones.clear(),
-        }
+        with_view!(self.view(), v => ModelView::sample(v, a, b, t, interpolation, out));
     }
 
     /// The bind pose into `out`: frame 0 for DPM, SKM and SKP (whose meshes are stored
     /// relative to it) and SL (keyframe 0); the joints' rest pose for MS3D; empty for
     /// formats without bones.
     pub fn bind_pose(&self, out: &mut LocalPose) {
-        match self.view() {
-            View::Ms3d(m) => m.local_rest_pose(out),
-            _ => self.sample(0, 0, 0.0, Interpolation::Nlerp, out),
-        }
+        with_view!(self.view(), v => ModelView::bind_pose(v, out));
     }
 
     /// Concatenates `pose` down the hierarchy into world transforms, one per bone, reusing
     /// `out`'s allocation (MS3D in its [`hierarchy_order`](Model::hierarchy_order)).
     pub fn palette(&self, pose: &LocalPose, out: &mut Palette) {
-        match self.view() {
-            View::Dpm(m) => out.build(m, pose),
-            View::Skm(m) => out.build(m, pose),
-            View::Skp(p) => out.build(p, pose),
-            View::Ms3d(m) => out.build(m, pose),
-            View::SlMdl(m) => match m.anim() {
-                Some(anim) => out.build(&anim, pose),
-                None => out.world.clear(),
-            },
-            View::SlAnim(anim) => out.build(anim, pose),
-            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => out.world.clear(),
-        }
+        with_view!(self.view(), v => out.build(v, pose));
     }
 
     /// The bind pose's world transforms ([`Model::bind_pose`] through [`Model::palette`]),
@@ -539,101 +422,23 @@ impl<'data> Model<'data> {
     /// The bounds the file stores (the DPM header's), if any.
     #[must_use]
     pub fn stored_bounds(&self) -> Option<Aabb> {
-        self.as_dpm().map(|m| Aabb {
-            mins: m.mins(),
-            maxs: m.maxs(),
-        })
-    }
-}
-
-impl<'data> View<'data> {
-    /// Number of bones.
-    #[must_use]
-    pub fn num_bones(&self) -> usize {
-        match self {
-            View::Dpm(m) => m.num_bones(),
-            View::Skm(m) => m.skp().num_bones(),
-            View::Skp(p) => p.num_bones(),
-            View::Ms3d(m) => m.joints().len(),
-            View::SlMdl(m) => m.anim().map_or(0, |a| a.num_bones()),
-            View::SlAnim(a) => a.num_bones(),
-            View::Mdl(_) | View::Hmp(_) | View::Quake(_) => 0,
-        }
-    }
-
-    /// Bone `index`, or `None` out of range.
-    #[must_use]
-    pub fn bone(&self, index: usize) -> Option<Bone<'data>> {
-        match self {
-            View::Dpm(m) => m.bone(index),
-            View::Skm(m) => m.skp().bone(index),
-            View::Skp(p) => p.bone(index),
-            View::Ms3d(m) => Skeleton::bone(m, index),
-            View::SlMdl(_) | View::SlAnim(_) if index < self.num_bones() => {
-                Some(Bone::new(&[], -1, 0))
-            }
-            _ => None,
-        }
-    }
-}
-
-/// Every format's skeleton, one bone at a time (empty for formats without bones).
-impl<'data> Skeleton<'data> for View<'data> {
-    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
-        (0..self.num_bones()).map(move |i| self.bone(i).unwrap_or(Bone::new(&[], -1, 0)))
-    }
-
-    fn hierarchy_order(&self) -> Option<&[u16]> {
-        match self {
-            View::Ms3d(m) => m.hierarchy_order(),
-            _ => None,
-        }
-    }
-
-    fn bone(&self, index: usize) -> Option<Bone<'data>> {
-        View::bone(self, index)
+        with_view!(self.view(), v => ModelView::stored_bounds(v))
     }
 }
 
 /// The iterator of [`Model::frame_names`].
 #[derive(Debug, Clone)]
-pub struct FrameNames<'a> {
-    model: &'a Model<'a>,
-    walk: Names<'a>,
-}
-
-/// How [`FrameNames`] walks: frames found by index where that is O(1), else the view's own
-/// walk over its frames.
-#[derive(Debug, Clone)]
-enum Names<'a> {
-    Indexed(core::ops::Range<usize>),
-    Mdl(MdlFrameIter<'a>),
-    Hmp(HmpFrameIter<'a>),
-    Quake(quake::FrameIter<'a>),
-}
+pub struct FrameNames<'a>(FrameNamesKind<'a>);
 
 impl<'a> Iterator for FrameNames<'a> {
     type Item = &'a [u8];
 
     fn next(&mut self) -> Option<&'a [u8]> {
-        match &mut self.walk {
-            Names::Indexed(range) => {
-                let f = range.next()?;
-                Some(self.model.frame_name(f).unwrap_or_default())
-            }
-            Names::Mdl(frames) => frames.next().map(|f| f.name()),
-            Names::Hmp(frames) => frames.next().map(|f| f.name()),
-            Names::Quake(frames) => frames.next().map(|f| f.name()),
-        }
+        self.0.next()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        match &self.walk {
-            Names::Indexed(range) => range.size_hint(),
-            Names::Mdl(frames) => frames.size_hint(),
-            Names::Hmp(frames) => frames.size_hint(),
-            Names::Quake(frames) => frames.size_hint(),
-        }
+        self.0.size_hint()
     }
 }
 

@@ -14,6 +14,7 @@ use crate::Parse;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
+use super::any::with_view;
 use super::{Cell, ClipOrigin, Companion, Files, Model, View};
 use crate::diag::Diagnostics;
 use crate::dpm::Dpm;
@@ -30,6 +31,7 @@ use crate::skm;
 use crate::skm::{Skm, Skp};
 use crate::slmdl;
 use crate::source::{Access, MapPromise, Source};
+use crate::view::ModelView;
 
 /// What [`Model::open_with`] needs besides the path.
 #[derive(Debug, Clone, Default)]
@@ -243,14 +245,7 @@ impl<'data> Model<'data> {
         };
         let mut diag = Diagnostics::new();
         let cell = Cell::try_new(files, |files| view(format, files, limits, &mut diag))?;
-        let clip_origin = match cell.borrow_dependent() {
-            View::Dpm(_) | View::Skm(_) | View::Skp(_) | View::Mdl(_) | View::Hmp(_) => {
-                ClipOrigin::FrameNames
-            }
-            View::Ms3d(m) if !m.joints().is_empty() => ClipOrigin::Timeline,
-            View::Quake(_) => ClipOrigin::FrameGroups,
-            _ => ClipOrigin::None,
-        };
+        let clip_origin = with_view!(cell.borrow_dependent(), v => v.clip_origin());
         let mut model = Model {
             cell,
             diagnostics: diag,

@@ -12,10 +12,15 @@ use super::raw::{
     GroupHead, Header, JointEx, JointHead, Keyframe, Keyframer, Material, ModelEx, Triangle,
     Vertex, VertexEx1, VertexEx2, VertexEx3,
 };
+use glam::{Affine3A, Vec3A};
+
 use crate::format::Format;
 use crate::name;
-use crate::pose::{Bone, Skeleton};
+use crate::pose::framegroups::FrameGroup;
+use crate::pose::{BakeError, BakedFrames, Bone, Interpolation, LocalPose, Skeleton};
 use crate::read::Reader;
+use crate::skin::SkinError;
+use crate::view::{self, ClipOrigin, IndexedNames, MeshView, ModelView, Submesh, TexcoordLayout};
 
 const FORMAT: Format = Format::Ms3d;
 type Le = LittleEndian;
@@ -431,6 +436,215 @@ impl<'data> Skeleton<'data> for Ms3d<'data> {
 
     fn bone(&self, index: usize) -> Option<Bone<'data>> {
         self.joints.get(index).map(joint_bone)
+    }
+}
+
+/// One mesh (every group shares the model's vertices), stored in its bind pose; its clip is
+/// the whole timeline.
+impl<'data> ModelView<'data> for Ms3d<'data> {
+    type Mesh<'a>
+        = &'a Ms3d<'data>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = &'a Ms3d<'data>
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        FORMAT
+    }
+
+    fn num_frames(&self) -> usize {
+        Ms3d::num_frames(self)
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        if self.joints.is_empty() {
+            ClipOrigin::None
+        } else {
+            ClipOrigin::Timeline
+        }
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        vec![FrameGroup {
+            name: "animation".into(),
+            first: 0,
+            // The whole timeline, as MilkShape plays it (the last key holds).
+            count: Ms3d::num_frames(self) as u32,
+            fps: self.fps(),
+            looped: true,
+        }]
+    }
+
+    /// The joints' keys evaluated at frame `a + t·(b − a)` of the timeline, frame `f` being
+    /// `(f + 1) / fps` seconds in.
+    fn sample(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        let frame = a as f32 + t * (b as f32 - a as f32);
+        self.local_pose_at(self.frame_seconds(frame), interpolation, out);
+    }
+
+    fn sample_seconds(
+        &self,
+        seconds: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) -> bool {
+        self.local_pose_at(seconds, interpolation, out);
+        true
+    }
+
+    /// The joints' rest pose.
+    fn bind_pose(&self, out: &mut LocalPose) {
+        self.local_rest_pose(out);
+    }
+
+    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
+        BakedFrames::new(self)
+    }
+
+    fn num_meshes(&self) -> usize {
+        1
+    }
+
+    fn mesh(&self, index: usize) -> Option<&Ms3d<'data>> {
+        (index == 0).then_some(self)
+    }
+
+    fn num_materials(&self) -> usize {
+        self.materials().len()
+    }
+
+    fn material(&self, index: usize) -> Option<view::Material<'_>> {
+        self.materials().get(index).map(|x| view::Material {
+            name: name::trim_nul(&x.name),
+            texture: name::trim_nul(&x.texture),
+            diffuse: x.diffuse.map(|c| c.get()),
+            skin: None,
+        })
+    }
+
+    fn bind_pose_mesh(&self) -> Option<&Ms3d<'data>> {
+        Some(self)
+    }
+
+    /// Each stored corner normal moved by its vertex's weighted rotations (hard edges kept).
+    fn deform_corner_normals(
+        &self,
+        mesh: usize,
+        relative: &[Affine3A],
+        out: &mut [[f32; 3]],
+    ) -> Option<Result<(), SkinError>> {
+        (mesh == 0).then(|| self.corner_normals(relative, out))
+    }
+}
+
+impl Ms3d<'_> {
+    /// Every triangle's stored corner normals moved by `relative` into `out`, three per
+    /// triangle.
+    fn corner_normals(&self, relative: &[Affine3A], out: &mut [[f32; 3]]) -> Result<(), SkinError> {
+        for (tri, corners) in self.triangles().iter().zip(out.chunks_exact_mut(3)) {
+            let stored = tri.vertex_normals.map(|n| n.map(|c| c.get()));
+            for ((slot, v), n) in corners.iter_mut().zip(tri.vertex_indices).zip(stored) {
+                let n = Vec3A::from(n);
+                let (mut sum, mut total) = (Vec3A::ZERO, 0.0);
+                for (joint, weight) in self
+                    .vertex_weights(usize::from(v.get()))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .flatten()
+                {
+                    let r = relative.get(usize::from(joint)).ok_or(SkinError::Palette {
+                        bone: u32::from(joint),
+                        have: relative.len(),
+                    })?;
+                    sum += weight * r.transform_vector3a(n);
+                    total += weight;
+                }
+                *slot = if total > 0.0 { sum / total } else { n }.to_array();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every group shares the model's vertices; texture coordinates and normals are stored per
+/// triangle corner.
+impl<'a, 'data: 'a> MeshView<'a> for &'a Ms3d<'data> {
+    fn num_vertices(&self) -> usize {
+        self.vertices().len()
+    }
+
+    fn num_triangles(&self) -> usize {
+        self.triangles().len()
+    }
+
+    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        self.triangles()
+            .get(i)
+            .map(|t| t.vertex_indices.map(|v| u32::from(v.get())))
+    }
+
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        TexcoordLayout::PerCorner
+    }
+
+    fn corner_texcoords(&self, t: usize) -> Option<[[f32; 2]; 3]> {
+        let tri = self.triangles().get(t)?;
+        Some(core::array::from_fn(|k| [tri.s[k].get(), tri.t[k].get()]))
+    }
+
+    fn num_groups(&self) -> Option<usize> {
+        Some(self.groups().len())
+    }
+
+    fn group(&self, i: usize) -> Option<Submesh<'a>> {
+        let g = self.groups().get(i)?;
+        Some(Submesh::listed(
+            g.name(),
+            g.material(),
+            g.triangle_index_slice(),
+        ))
+    }
+
+    /// Weights normalised, zero ones left out; a vertex bound to no joint has none.
+    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
+        for v in 0..self.vertices().len() {
+            for (joint, weight) in self
+                .vertex_weights(v)
+                .unwrap_or_default()
+                .into_iter()
+                .flatten()
+            {
+                f(v, u32::from(joint), weight);
+            }
+        }
+    }
+
+    fn has_corner_normals(&self) -> bool {
+        true
+    }
+
+    fn stored_corner_normals(&self, t: usize) -> Option<[[f32; 3]; 3]> {
+        self.triangles()
+            .get(t)
+            .map(|tri| tri.vertex_normals.map(|n| n.map(|c| c.get())))
     }
 }
 

@@ -52,7 +52,7 @@ pub enum BakeError {
 /// palette.build(&baked, &fast);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct BakedFrames<'data> {
     bones: Vec<Bone<'data>>,
     order: Option<Vec<u16>>,

@@ -124,3 +124,13 @@ pub trait BindPoseMesh {
     /// Vertex `i`, or `None` out of range.
     fn bind_vertex(&self, i: usize) -> Option<BindVertex>;
 }
+
+impl<M: BindPoseMesh + ?Sized> BindPoseMesh for &M {
+    fn num_vertices(&self) -> usize {
+        (**self).num_vertices()
+    }
+
+    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
+        (**self).bind_vertex(i)
+    }
+}

@@ -13,7 +13,13 @@ use crate::error::Result;
 use crate::format::Format;
 use crate::name;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
+use crate::pose::{Bone, Skeleton};
 use crate::read::Walk;
+use crate::skin::SimdLevel;
+use crate::skin::morph::tween_with_level;
+use crate::view::{
+    ClipOrigin, DeformError, Material, MeshView, ModelView, NAMED_CLIP_FPS, NoMesh, TexcoordLayout,
+};
 
 /// A skin or frame entry of the file: a single one, or a group shown in turn.
 ///
@@ -584,5 +590,141 @@ impl<'data> Mdl<'data> {
         }
         flush(&mut clips, singles.take());
         clips
+    }
+}
+
+/// No bones: a Quake model is animated by its frames.
+impl<'data> Skeleton<'data> for Mdl<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        core::iter::empty()
+    }
+}
+
+/// One mesh, tweened between frames; its frame groups are its clips; a material per skin,
+/// 8-bit skins through Quake's palette (an MDL2's through a grey ramp).
+impl<'data> ModelView<'data> for Mdl<'data> {
+    type Mesh<'a>
+        = &'a Mdl<'data>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = core::iter::Map<FrameIter<'a>, fn(Frame<'a>) -> &'a [u8]>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        self.format
+    }
+
+    fn num_frames(&self) -> usize {
+        self.frames.len()
+    }
+
+    fn frame_name(&self, index: usize) -> Option<&[u8]> {
+        Some(self.frames.get(index)?.name())
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        let frames: FrameIter<'_> = self.frames.iter();
+        frames.map(|f| f.name())
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameGroups
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        self.clips(NAMED_CLIP_FPS)
+    }
+
+    fn is_vertex_animated(&self) -> bool {
+        true
+    }
+
+    fn num_meshes(&self) -> usize {
+        1
+    }
+
+    fn mesh(&self, index: usize) -> Option<&Mdl<'data>> {
+        (index == 0).then_some(self)
+    }
+
+    fn num_materials(&self) -> usize {
+        self.skins.len()
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        Material::of_skin(&self.skins, index)
+    }
+
+    fn skins(&self) -> &[Skin<'data>] {
+        &self.skins
+    }
+
+    fn skin_palette(&self) -> [[u8; 3]; 256] {
+        match self.format {
+            Format::Quake => super::PALETTE,
+            _ => crate::alias::skin::grey_palette(),
+        }
+    }
+
+    fn tween(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let (fa, fb) = (self.packed_frame(a)?, self.packed_frame(b)?);
+        Ok(tween_with_level(
+            level,
+            &self.unpack(),
+            fa,
+            fb,
+            t,
+            positions,
+            normals,
+        )?)
+    }
+}
+
+/// Triangles reversed to counter-clockwise (Quake stores them clockwise), their corners'
+/// texture coordinates too.
+impl<'a, 'data: 'a> MeshView<'a> for &'a Mdl<'data> {
+    fn num_vertices(&self) -> usize {
+        Mdl::num_vertices(self)
+    }
+
+    fn num_triangles(&self) -> usize {
+        Mdl::num_triangles(self)
+    }
+
+    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        Mdl::triangle(self, i).map(|(_, [a, b, c])| [c, b, a])
+    }
+
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        if self.skins.is_empty() {
+            TexcoordLayout::None
+        } else {
+            TexcoordLayout::PerCorner
+        }
+    }
+
+    fn corner_texcoords(&self, t: usize) -> Option<[[f32; 2]; 3]> {
+        if self.skins.is_empty() {
+            return None;
+        }
+        Mdl::corner_texcoords(self, t).map(|[a, b, c]| [c, b, a])
+    }
+
+    fn material(&self, _: usize) -> Option<usize> {
+        (!self.skins.is_empty()).then_some(0)
     }
 }

@@ -12,8 +12,11 @@ use zerocopy::byteorder::U32;
 use super::raw::{SKM_MAX_LODS, SkmHeader, SkmMesh, SkpBone, SkpBonePose, SkpFrame, SkpHeader};
 use crate::format::Format;
 use crate::name;
+use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose, sample};
 use crate::pose::{Bone, MeshGeometry, PoseFrames, SkeletalMesh, Skeleton};
 use crate::read::Reader;
+use crate::skin::{Records, RecordsMesh};
+use crate::view::{ClipOrigin, IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
 
 const SKM: Format = Format::Skm;
 const SKP: Format = Format::Skp;
@@ -251,6 +254,10 @@ impl<'data> Skeleton<'data> for Skp<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.bones()
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        Skp::bone(self, index)
+    }
 }
 
 impl<'data> PoseFrames<'data> for Skp<'data> {
@@ -266,6 +273,57 @@ impl<'data> PoseFrames<'data> for Skp<'data> {
     fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
         poses.iter().map(|p| skp_pose(p.quat(), p.origin()))
+    }
+}
+
+/// A skeleton on its own: bones and frames, no meshes.
+impl<'data> ModelView<'data> for Skp<'data> {
+    type Mesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        SKP
+    }
+
+    fn num_frames(&self) -> usize {
+        Skp::num_frames(self)
+    }
+
+    fn frame_name(&self, index: usize) -> Option<&[u8]> {
+        Some(self.frame(index)?.name())
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameNames
+    }
+
+    fn sample(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        sample(self, a, b, t, interpolation, out);
+    }
+
+    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
+        BakedFrames::new(self)
     }
 }
 
@@ -354,6 +412,10 @@ impl<'data> Skeleton<'data> for Model<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.skp.bones()
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        self.skp.bone(index)
+    }
 }
 
 impl<'data> PoseFrames<'data> for Model<'data> {
@@ -374,6 +436,81 @@ impl<'data> PoseFrames<'data> for Model<'data> {
         poses.iter().map(|p| skp_pose(p.quat(), p.origin()))
     }
 }
+
+/// The mesh file's meshes, posed by the skeleton's frames.
+impl<'data> ModelView<'data> for Model<'data> {
+    type Mesh<'a>
+        = Mesh<'a>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        SKM
+    }
+
+    fn num_frames(&self) -> usize {
+        self.skp.num_frames()
+    }
+
+    fn frame_name(&self, index: usize) -> Option<&[u8]> {
+        Some(self.skp.frame(index)?.name())
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameNames
+    }
+
+    fn sample(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        sample(self, a, b, t, interpolation, out);
+    }
+
+    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
+        BakedFrames::new(self)
+    }
+
+    fn num_meshes(&self) -> usize {
+        self.skm.num_meshes()
+    }
+
+    fn mesh(&self, index: usize) -> Option<Mesh<'_>> {
+        self.skm.mesh(index)
+    }
+
+    fn num_materials(&self) -> usize {
+        self.skm.num_meshes()
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        self.skm
+            .mesh(index)
+            .map(|m| Material::plain(m.shader_name()))
+    }
+
+    fn records(&self, mesh: usize) -> Option<Records<'_>> {
+        self.skm.mesh(mesh).map(|m| RecordsMesh::of(&m).into())
+    }
+}
+
+skeletal_mesh_view!(Mesh, mesh_name);
 
 #[cfg(test)]
 mod tests {

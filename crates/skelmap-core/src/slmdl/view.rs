@@ -7,8 +7,12 @@ use zerocopy::byteorder::{F32, LittleEndian};
 
 use super::raw::{BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, keyframe_size};
 use crate::format::Format;
-use crate::pose::{BindPoseMesh, BindVertex, Bone, LocalPose, PoseFrames, Skeleton};
+use crate::pose::{
+    BakeError, BakedFrames, BindPoseMesh, BindVertex, Bone, Interpolation, LocalPose, PoseFrames,
+    Skeleton, sample,
+};
 use crate::read::Reader;
+use crate::view::{IndexedNames, MeshView, ModelView, NoMesh, TexcoordLayout, unnamed_bones};
 
 type Le = LittleEndian;
 
@@ -450,5 +454,169 @@ impl<'data> PoseFrames<'data> for Animation<'data> {
             Quat::from_array(key.rotation()).normalize(),
             Vec3A::from(key.translation()),
         ))
+    }
+}
+
+/// The animation's bones (unnamed, unparented), none without one.
+impl<'data> Skeleton<'data> for Model<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        unnamed_bones(self.anim.map_or(0, |a| a.num_bones()))
+    }
+}
+
+/// One mesh stored in its bind pose, posed by the animation's keyframes (a static mesh
+/// without one).
+impl<'data> ModelView<'data> for Model<'data> {
+    type Mesh<'a>
+        = Mesh<'a>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = Mesh<'a>
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::SlMdl
+    }
+
+    fn num_frames(&self) -> usize {
+        self.anim.map_or(0, |a| a.num_keyframes())
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn sample(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        match &self.anim {
+            Some(anim) => sample(anim, a, b, t, interpolation, out),
+            None => out.bones.clear(),
+        }
+    }
+
+    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
+        match &self.anim {
+            Some(anim) => BakedFrames::new(anim),
+            None => Ok(BakedFrames::default()),
+        }
+    }
+
+    fn num_meshes(&self) -> usize {
+        1
+    }
+
+    fn mesh(&self, index: usize) -> Option<Mesh<'_>> {
+        (index == 0).then_some(self.mdl)
+    }
+
+    fn bind_pose_mesh(&self) -> Option<Mesh<'_>> {
+        Some(self.mdl)
+    }
+
+    fn has_skeleton(&self) -> bool {
+        self.anim.is_some()
+    }
+}
+
+/// Bones and keyframes on their own: no meshes.
+impl<'data> ModelView<'data> for Animation<'data> {
+    type Mesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::SlAnim
+    }
+
+    fn num_frames(&self) -> usize {
+        self.num_keyframes()
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn sample(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        sample(self, a, b, t, interpolation, out);
+    }
+
+    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
+        BakedFrames::new(self)
+    }
+}
+
+/// A triangle list (vertices `3i`, `3i + 1`, `3i + 2`), with per-vertex texture coordinates
+/// when the layout declares them.
+impl<'a> MeshView<'a> for Mesh<'a> {
+    fn num_vertices(&self) -> usize {
+        Mesh::num_vertices(self)
+    }
+
+    fn num_triangles(&self) -> usize {
+        Mesh::num_vertices(self) / 3
+    }
+
+    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        let first = u32::try_from(i).ok()?.checked_mul(3)?;
+        (i < MeshView::num_triangles(self)).then_some([first, first + 1, first + 2])
+    }
+
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        match self.texcoords() {
+            Some(_) => TexcoordLayout::PerVertex,
+            None => TexcoordLayout::None,
+        }
+    }
+
+    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
+        self.texcoords()?.floats::<2>(v)
+    }
+
+    /// Weights normalised, zero ones left out.
+    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
+        for v in 0..Mesh::num_vertices(self) {
+            let Some(influences) = self.influences(v) else {
+                break;
+            };
+            for (bone, weight) in influences.into_iter().filter(|(_, w)| *w > 0.0) {
+                f(v, u32::from(bone), weight);
+            }
+        }
+    }
+}
+
+impl<'a> Mesh<'a> {
+    /// The texture coordinates, when the layout declares at least two floats of them.
+    fn texcoords(&self) -> Option<Strided<'a>> {
+        self.attribute(AttributeKind::Texcoord)
+            .filter(|v| v.size() >= 8)
     }
 }

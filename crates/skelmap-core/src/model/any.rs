@@ -1,0 +1,144 @@
+//! The one dispatch point: the list of formats a [`Model`](super::Model) can hold.
+//!
+//! [`formats!`] turns the list at the bottom of this file into the [`View`] enum, the enums
+//! of each format's mesh and frame-name walk, and the two macros the rest of `model/` uses:
+//! `with_view!(view, v => body)` runs `body` with `v` bound to the view of whichever format,
+//! `with_mesh!(mesh, m => body)` likewise for a mesh. `body` is generic code over the
+//! [`ModelView`] and [`MeshView`] traits, compiled once per format. Adding a format is one line
+//! of the list, its trait impls, and its arm in `open.rs`, which turns bytes into views.
+
+use crate::pose::{Bone, Skeleton};
+use crate::view::{MeshView, ModelView};
+use crate::{dpm, gamestudio, ms3d, quake, skm, slmdl};
+
+/// Declares [`View`], `MeshKind` and `FrameNamesKind` over the listed formats, and the
+/// `with_view!` and `with_mesh!` macros that dispatch on them. `$d` is a `$` token, which the
+/// inner macros need for their own variables.
+macro_rules! formats {
+    ($d:tt $( $(#[$doc:meta])* $variant:ident($($view:ident)::+), )+) => {
+        /// The validated view of each format, as a [`Model`](super::Model) holds it.
+        #[derive(Debug, Clone)]
+        #[non_exhaustive]
+        pub enum View<'data> {
+            $( $(#[$doc])* $variant($($view)::+<'data>), )+
+        }
+
+        /// One mesh of whichever format.
+        #[derive(Debug, Clone, Copy)]
+        pub(super) enum MeshKind<'a> {
+            $( $variant(<$($view)::+<'a> as ModelView<'a>>::Mesh<'a>), )+
+        }
+
+        /// The frame-name walk of whichever format.
+        #[derive(Debug, Clone)]
+        pub(super) enum FrameNamesKind<'a> {
+            $( $variant(<$($view)::+<'a> as ModelView<'a>>::FrameNames<'a>), )+
+        }
+
+        /// Runs `$body` with `$v` bound to the view in `$view` (a `&View`).
+        macro_rules! with_view {
+            ($d value:expr, $d v:ident => $d body:expr) => {
+                match $d value {
+                    $( crate::model::View::$variant($d v) => $d body, )+
+                }
+            };
+        }
+
+        /// Runs `$body` with `$m` bound to the mesh in `$mesh` (a `MeshKind`).
+        macro_rules! with_mesh {
+            ($d value:expr, $d m:ident => $d body:expr) => {
+                match $d value {
+                    $( crate::model::any::MeshKind::$variant($d m) => $d body, )+
+                }
+            };
+        }
+
+        impl<'a> View<'a> {
+            /// Mesh `index` of whichever format.
+            pub(super) fn mesh_kind(&self, index: usize) -> Option<MeshKind<'_>> {
+                match self {
+                    $( View::$variant(v) => ModelView::mesh(v, index).map(MeshKind::$variant), )+
+                }
+            }
+
+            /// The frame-name walk of whichever format.
+            pub(super) fn frame_names_kind(&self) -> FrameNamesKind<'_> {
+                match self {
+                    $( View::$variant(v) => FrameNamesKind::$variant(ModelView::frame_names(v)), )+
+                }
+            }
+        }
+
+        impl<'a> Iterator for FrameNamesKind<'a> {
+            type Item = &'a [u8];
+
+            fn next(&mut self) -> Option<&'a [u8]> {
+                match self {
+                    $( FrameNamesKind::$variant(walk) => walk.next(), )+
+                }
+            }
+
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                match self {
+                    $( FrameNamesKind::$variant(walk) => walk.size_hint(), )+
+                }
+            }
+        }
+    };
+}
+
+formats! {
+    $
+    /// A DarkPlaces model.
+    Dpm(dpm::Dpm),
+    /// A Qfusion mesh paired with its skeleton (and levels of detail).
+    Skm(skm::Model),
+    /// A Qfusion skeleton on its own: bones and frames, no meshes.
+    Skp(skm::Skp),
+    /// A MilkShape 3D model.
+    Ms3d(ms3d::Ms3d),
+    /// A GameStudio model.
+    Mdl(gamestudio::Mdl),
+    /// A GameStudio terrain.
+    Hmp(gamestudio::Hmp),
+    /// A Quake model, or a GameStudio MDL2 (which has Quake's layout).
+    Quake(quake::Mdl),
+    /// An SL mesh, with its animation when one was found.
+    SlMdl(slmdl::Model),
+    /// An SL animation on its own: bones and keyframes, no meshes.
+    SlAnim(slmdl::Animation),
+}
+
+pub(super) use {with_mesh, with_view};
+
+impl ExactSizeIterator for FrameNamesKind<'_> {}
+
+/// Every format's skeleton (empty for formats without bones).
+impl<'data> Skeleton<'data> for View<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        (0..self.num_bones()).map(move |i| self.bone(i).unwrap_or(Bone::new(&[], -1, 0)))
+    }
+
+    fn hierarchy_order(&self) -> Option<&[u16]> {
+        with_view!(self, v => v.hierarchy_order())
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        with_view!(self, v => Skeleton::bone(v, index))
+    }
+}
+
+impl View<'_> {
+    /// Number of bones.
+    #[must_use]
+    pub fn num_bones(&self) -> usize {
+        with_view!(self, v => v.skeleton_bones().len())
+    }
+}
+
+impl<'a> MeshKind<'a> {
+    /// Group `i` of a grouped mesh, for [`Mesh::submeshes`](super::Mesh::submeshes).
+    pub(super) fn group(&self, i: usize) -> Option<crate::view::Submesh<'a>> {
+        with_mesh!(self, m => MeshView::group(m, i))
+    }
+}

@@ -1,0 +1,253 @@
+//! The explicit copies a runtime makes once to skin every frame faster: [`Prepared`] (records
+//! regrouped into structure-of-arrays blocks) and [`Compact`] (each vertex's influences folded
+//! into one bind-space vertex), for every skeletal format.
+
+use glam::Affine3A;
+
+use super::Model;
+use crate::skin::dqs::{DualQuat, DualQuatPalette};
+use crate::skin::{CompactMesh, PreparedMesh, Records, SimdLevel, SkinMatrices, VertexOrder};
+use crate::view::{DeformError, Pose, Sampled};
+
+/// Every mesh of a skeletal model regrouped for the prepared kernel ([`Model::prepare`]).
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    meshes: Vec<PreparedMesh>,
+}
+
+impl Prepared {
+    /// Number of meshes (as [`Model::num_meshes`]).
+    #[must_use]
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Mesh `index`'s prepared blocks.
+    #[must_use]
+    pub fn mesh(&self, index: usize) -> Option<&PreparedMesh> {
+        self.meshes.get(index)
+    }
+
+    /// Skins mesh `mesh` with `pose` into `positions` and `normals`, in `order`, at `level`
+    /// (a level the CPU lacks falls back to the best it has), on the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`], [`DeformError::NotSampled`], and the kernel's
+    /// [`SkinError`](crate::skin::SkinError)s (a pose with too few bones, short outputs).
+    pub fn skin(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        level: SimdLevel,
+        order: VertexOrder,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let prepared = self.meshes.get(mesh).ok_or(DeformError::NoMesh {
+            mesh,
+            meshes: self.meshes.len(),
+        })?;
+        if pose.sampled != Sampled::Bones {
+            return Err(DeformError::NotSampled);
+        }
+        Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?)
+    }
+}
+
+/// Every mesh of a skeletal model folded for the compact kernel ([`Model::compact`]).
+#[derive(Debug, Clone)]
+pub struct Compact {
+    meshes: Vec<CompactMesh>,
+    /// Per bone, the inverse of its reference (bind) transform; bind-pose formats end with the
+    /// unbound vertices' identity.
+    inverse_reference: Vec<Affine3A>,
+}
+
+impl Compact {
+    /// Number of meshes (as [`Model::num_meshes`]).
+    #[must_use]
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// Mesh `index`'s folded blocks.
+    #[must_use]
+    pub fn mesh(&self, index: usize) -> Option<&CompactMesh> {
+        self.meshes.get(index)
+    }
+
+    /// Vertices, over every mesh, that did not fold and are skinned exactly.
+    #[must_use]
+    pub fn exact_vertices(&self) -> usize {
+        self.meshes.iter().map(CompactMesh::exact_vertices).sum()
+    }
+
+    /// The skinning matrices of `pose` (`world · bind⁻¹` per bone) into `out`, reusing its
+    /// allocation: once per frame, for every mesh.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSampled`] for a pose without bones.
+    pub fn matrices(&self, pose: &Pose, out: &mut SkinMatrices) -> Result<(), DeformError> {
+        out.update_with(self.relative(pose)?);
+        Ok(())
+    }
+
+    /// The dual quaternions of `pose` (`world · bind⁻¹` per bone) into `out`, reusing its
+    /// allocation, for [`Compact::skin_dqs`].
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSampled`] for a pose without bones.
+    pub fn dual_quats(&self, pose: &Pose, out: &mut DualQuatPalette) -> Result<(), DeformError> {
+        out.update(self.relative(pose)?.map(|m| DualQuat::from_affine(&m)));
+        Ok(())
+    }
+
+    /// Per bone of `pose`'s record palette, `world · bind⁻¹`.
+    fn relative<'p>(
+        &'p self,
+        pose: &'p Pose,
+    ) -> Result<impl ExactSizeIterator<Item = Affine3A> + 'p, DeformError> {
+        if pose.sampled != Sampled::Bones {
+            return Err(DeformError::NotSampled);
+        }
+        Ok(pose
+            .record_palette()
+            .world
+            .iter()
+            .zip(&self.inverse_reference)
+            .map(|(world, inverse)| *world * *inverse))
+    }
+
+    /// Skins mesh `mesh` by dual quaternions (from [`Compact::dual_quats`]; see
+    /// [`CompactMesh::skin_dqs`]) into `positions` and `normals`, in file order, at `level`, on
+    /// the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`] and the kernel's [`SkinError`](crate::skin::SkinError)s.
+    pub fn skin_dqs(
+        &self,
+        mesh: usize,
+        dual_quats: &DualQuatPalette,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        Ok(self
+            .checked(mesh)?
+            .skin_dqs(dual_quats, level, positions, normals)?)
+    }
+
+    /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
+    /// `normals`, in file order, at `level`, on the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`] and the kernel's [`SkinError`](crate::skin::SkinError)s (matrices with too few bones,
+    /// short outputs).
+    pub fn skin(
+        &self,
+        mesh: usize,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        Ok(self
+            .checked(mesh)?
+            .skin(matrices, level, positions, normals)?)
+    }
+
+    /// Mesh `mesh`, or [`DeformError::NoMesh`].
+    fn checked(&self, mesh: usize) -> Result<&CompactMesh, DeformError> {
+        self.meshes.get(mesh).ok_or(DeformError::NoMesh {
+            mesh,
+            meshes: self.meshes.len(),
+        })
+    }
+}
+
+impl Model<'_> {
+    /// Regroups every mesh for the prepared kernel (the explicit, allocating copy a runtime
+    /// makes once): DPM and SKM records as stored, MS3D and SL bind-pose vertices as
+    /// [`Model::weighted_records`]. Skin with [`Prepared::skin`] and a [`Pose`] from
+    /// [`Model::pose`].
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSkeletal`] for MDL, HMP, an SL mesh without its animation, and a
+    /// skeleton on its own.
+    pub fn prepare(&self) -> Result<Prepared, DeformError> {
+        if let Some(records) = self.weighted_records()? {
+            return Ok(Prepared {
+                meshes: vec![PreparedMesh::new(&records.mesh())],
+            });
+        }
+        let meshes = self.records_of_every_mesh()?;
+        Ok(Prepared {
+            meshes: meshes.iter().map(Records::prepare).collect(),
+        })
+    }
+
+    /// Folds every mesh for the compact kernel (the explicit, allocating copy a game runtime
+    /// makes once; see [`CompactMesh`] for how it differs from [`Model::prepare`]): DPM and
+    /// SKM records under frame 0, the pose they are stored against; MS3D and SL bind-pose
+    /// vertices under their bind pose. Build the matrices of each frame with
+    /// [`Compact::matrices`], then skin with [`Compact::skin`].
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::Interpolation;
+    /// use skelmap_core::skin::{SimdLevel, SkinMatrices};
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let compact = model.compact()?; // once
+    /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
+    /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?; // every frame
+    /// compact.matrices(&pose, &mut matrices)?;
+    /// let n = compact.mesh(0).map_or(0, |m| m.num_vertices());
+    /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    /// compact.skin(0, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSkeletal`] as for [`Model::prepare`].
+    pub fn compact(&self) -> Result<Compact, DeformError> {
+        let mut reference = self.bind_palette().world.clone();
+        let meshes = match self.weighted_records()? {
+            Some(records) => {
+                // The unbound vertices' bone of `weighted_records`.
+                reference.push(Affine3A::IDENTITY);
+                vec![CompactMesh::new(&records.mesh(), &reference)?]
+            }
+            None => self
+                .records_of_every_mesh()?
+                .iter()
+                .map(|r| r.compact(&reference))
+                .collect::<Result<_, _>>()?,
+        };
+        Ok(Compact {
+            meshes,
+            inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
+        })
+    }
+
+    /// Every mesh's stored records, or [`DeformError::NotSkeletal`] for a format that stores
+    /// none (a vertex-animated model, a skeleton or an animation on its own).
+    fn records_of_every_mesh(&self) -> Result<Vec<Records<'_>>, DeformError> {
+        let records: Vec<_> = (0..self.num_meshes())
+            .filter_map(|m| self.records(m))
+            .collect();
+        if records.is_empty() {
+            return Err(DeformError::NotSkeletal(self.format()));
+        }
+        Ok(records)
+    }
+}

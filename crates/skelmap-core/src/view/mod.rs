@@ -1,0 +1,401 @@
+//! What every format's view gives [`Model`](crate::Model): the traits a format folder
+//! implements, and the format-neutral types they speak in.
+//!
+//! [`Model`](crate::Model) holds one view of any format in its `View` enum and dispatches every
+//! format-neutral method to these traits through one macro (`model/any.rs`). A format folder
+//! implements, in its `view.rs`:
+//!
+//! - [`Skeleton`] (bones; none for vertex-animated formats);
+//! - [`ModelView`]: frames and clips, sampling, meshes, materials and skins, and what deforming
+//!   needs (pre-weighted records, a bind-pose mesh, or the tween of packed frames). Every method
+//!   but a few has a default that says "this format has none", so a format implements what it
+//!   has;
+//! - [`MeshView`] for its mesh type: counts, triangles, texture coordinates, submeshes and bone
+//!   influences.
+//!
+//! The types here ([`Pose`], [`Material`], [`Submesh`], …) are re-exported by
+//! [`model`](crate::model), where users meet them.
+
+mod mesh;
+mod pose;
+
+use glam::Affine3A;
+
+pub use mesh::{Material, Submesh, TerrainGrid, TexcoordLayout};
+pub(crate) use mesh::{
+    followed_skin, skeletal_influences, skeletal_mesh_view, skeletal_texcoord, skeletal_triangle,
+};
+pub(crate) use pose::Sampled;
+pub use pose::{DeformError, Pose};
+
+use crate::alias::Skin;
+use crate::alias::skin::grey_palette;
+use crate::format::Format;
+use crate::pose::bounds::Aabb;
+use crate::pose::framegroups::FrameGroup;
+use crate::pose::{BakeError, BakedFrames, BindPoseMesh, BindVertex, Interpolation, LocalPose};
+use crate::pose::{Bone, Skeleton};
+use crate::skin::{Records, SimdLevel, SkinError};
+
+/// Frames per second of clips made from frame names (DarkPlaces' default).
+pub const NAMED_CLIP_FPS: f32 = 10.0;
+
+/// Where [`Model::clips`](crate::Model::clips) come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClipOrigin {
+    /// Consecutive frames whose names share a stem (`walk_1`, `walk_2` …), at
+    /// [`NAMED_CLIP_FPS`].
+    FrameNames,
+    /// A `.framegroups` sidecar.
+    FrameGroupsFile,
+    /// The whole timeline of an MS3D (`total_frames`), at its keyframer's rate.
+    Timeline,
+    /// A Quake model's (or MDL2's) frame groups, timed by their intervals, and its single
+    /// frames grouped by name at [`NAMED_CLIP_FPS`].
+    FrameGroups,
+    /// The model has no frames to group.
+    None,
+}
+
+/// A validated view of one format, as [`Model`](crate::Model) needs it (see the
+/// [module docs](self)). Defaults answer "none": no frames, meshes, materials or skins, nothing
+/// to deform.
+pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
+    /// One mesh of the view (a [`NoMesh`] where it has none).
+    type Mesh<'a>: MeshView<'a> + Copy + core::fmt::Debug
+    where
+        Self: 'a;
+
+    /// The walk over the frames' names (an [`IndexedNames`] where finding a frame by index is
+    /// O(1)).
+    type FrameNames<'a>: ExactSizeIterator<Item = &'a [u8]> + Clone + core::fmt::Debug
+    where
+        Self: 'a;
+
+    /// The mesh a bind-posed format stores (a [`NoMesh`] for the others).
+    type BindMesh<'a>: BindPoseMesh
+    where
+        Self: 'a;
+
+    /// The format.
+    fn format(&self) -> Format;
+
+    // ---- frames and clips ----
+
+    /// Number of frames [`Model::pose`](crate::Model::pose) addresses.
+    fn num_frames(&self) -> usize {
+        0
+    }
+
+    /// The name of frame `index`: empty for formats whose frames have none; `None` out of
+    /// range.
+    fn frame_name(&self, index: usize) -> Option<&[u8]> {
+        (index < self.num_frames()).then_some(&[])
+    }
+
+    /// Every frame's name in order, in one walk.
+    fn frame_names(&self) -> Self::FrameNames<'_>;
+
+    /// Where the model's clips come from, when no `.framegroups` sidecar gives them.
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::None
+    }
+
+    /// The clips the format defines itself, for [`ClipOrigin::Timeline`] and
+    /// [`ClipOrigin::FrameGroups`] (clips from frame names are built by the model).
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        Vec::new()
+    }
+
+    /// `true` for formats whose frames store the mesh's positions, which
+    /// [`tween`](ModelView::tween) blends.
+    fn is_vertex_animated(&self) -> bool {
+        false
+    }
+
+    // ---- poses ----
+
+    /// Frames `a` and `b` (both in range) blended at `t` into `out`: one parent-relative pose
+    /// per bone (emptied for formats without bones).
+    fn sample(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        let _ = (a, b, t, interpolation);
+        out.bones.clear();
+    }
+
+    /// For formats keyed in seconds: the pose `seconds` into the timeline into `out`, and
+    /// `true`; `false`, with `out` untouched, for formats keyed by frames.
+    fn sample_seconds(
+        &self,
+        seconds: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) -> bool {
+        let _ = (seconds, interpolation, out);
+        false
+    }
+
+    /// The pose the meshes are stored against into `out`: frame 0 by default.
+    fn bind_pose(&self, out: &mut LocalPose) {
+        self.sample(0, 0, 0.0, Interpolation::Nlerp, out);
+    }
+
+    /// Every frame converted once (empty for formats without bone poses).
+    ///
+    /// # Errors
+    ///
+    /// [`BakeError::TooLarge`] past [`MAX_BAKED_POSES`](crate::pose::MAX_BAKED_POSES).
+    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
+        Ok(BakedFrames::default())
+    }
+
+    /// The bounds the file stores, if any.
+    fn stored_bounds(&self) -> Option<Aabb> {
+        None
+    }
+
+    // ---- meshes ----
+
+    /// Number of meshes.
+    fn num_meshes(&self) -> usize {
+        0
+    }
+
+    /// Mesh `index`, or `None` out of range.
+    fn mesh(&self, index: usize) -> Option<Self::Mesh<'_>> {
+        let _ = index;
+        None
+    }
+
+    // ---- materials and skins ----
+
+    /// Number of materials a submesh may name.
+    fn num_materials(&self) -> usize {
+        0
+    }
+
+    /// Material `index`, or `None` out of range.
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        let _ = index;
+        None
+    }
+
+    /// The skins (textures) the file embeds.
+    fn skins(&self) -> &[Skin<'data>] {
+        &[]
+    }
+
+    /// The palette 8-bit skins index: a grey ramp unless the format has its own.
+    fn skin_palette(&self) -> [[u8; 3]; 256] {
+        grey_palette()
+    }
+
+    /// A terrain's grid.
+    fn terrain(&self) -> Option<TerrainGrid> {
+        None
+    }
+
+    // ---- deforming ----
+
+    /// Mesh `mesh`'s pre-weighted records as the file stores them, for the record kernels.
+    fn records(&self, mesh: usize) -> Option<Records<'_>> {
+        let _ = mesh;
+        None
+    }
+
+    /// The mesh a bind-posed format stores, which `world(t) · world(bind)⁻¹` moves.
+    fn bind_pose_mesh(&self) -> Option<Self::BindMesh<'_>> {
+        None
+    }
+
+    /// Whether a skeleton moves the [`bind_pose_mesh`](ModelView::bind_pose_mesh) (an SL
+    /// mesh opened without its animation has none, and deforms to the mesh as stored).
+    fn has_skeleton(&self) -> bool {
+        true
+    }
+
+    /// For vertex-animated formats: frames `a` and `b` tweened at `t` into `positions` and
+    /// `normals`, at `level`.
+    ///
+    /// # Errors
+    ///
+    /// The morph's errors (a missing frame, short outputs); [`DeformError::WrongPose`] for a
+    /// format that is not vertex-animated.
+    fn tween(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let _ = (a, b, t, level, positions, normals);
+        Err(DeformError::WrongPose {
+            found: "frames",
+            format: self.format(),
+        })
+    }
+
+    /// For formats that store normals per triangle corner: mesh `mesh`'s stored corner
+    /// normals moved by `relative` (per bone `world(t) · world(bind)⁻¹`) into `out`, three per
+    /// triangle; `None` for the others, whose corner normals are their vertex normals.
+    fn deform_corner_normals(
+        &self,
+        mesh: usize,
+        relative: &[Affine3A],
+        out: &mut [[f32; 3]],
+    ) -> Option<Result<(), SkinError>> {
+        let _ = (mesh, relative, out);
+        None
+    }
+}
+
+/// One mesh of a view, as [`Model::mesh`](crate::Model::mesh) gives it. Defaults answer "none":
+/// no name, texture coordinates, material, groups or influences.
+pub trait MeshView<'a> {
+    /// The name (empty where the format has none).
+    fn name(&self) -> &'a [u8] {
+        &[]
+    }
+
+    /// Number of vertices: the elements a skinning or morph call writes.
+    fn num_vertices(&self) -> usize;
+
+    /// Number of triangles.
+    fn num_triangles(&self) -> usize;
+
+    /// Triangle `i` as three vertex indices, counter-clockwise seen from the front, or `None`
+    /// out of range.
+    fn triangle(&self, i: usize) -> Option<[u32; 3]>;
+
+    /// Where the mesh keeps its texture coordinates.
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        TexcoordLayout::None
+    }
+
+    /// The texture coordinate of vertex `v`, for [`TexcoordLayout::PerVertex`] meshes.
+    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
+        let _ = v;
+        None
+    }
+
+    /// The texture coordinates of triangle `t`'s corners; the default reads its vertices'.
+    fn corner_texcoords(&self, t: usize) -> Option<[[f32; 2]; 3]> {
+        let tri = self.triangle(t)?;
+        let uv = |k: usize| self.vertex_texcoord(tri[k] as usize);
+        Some([uv(0)?, uv(1)?, uv(2)?])
+    }
+
+    /// The material of the submesh covering the whole mesh, which is mesh `index` of its
+    /// model.
+    fn material(&self, index: usize) -> Option<usize> {
+        let _ = index;
+        None
+    }
+
+    /// The number of groups, for formats whose meshes are drawn in groups of their own (each
+    /// a submesh); `None` where one submesh covers the whole mesh.
+    fn num_groups(&self) -> Option<usize> {
+        None
+    }
+
+    /// Group `i` as a submesh.
+    fn group(&self, i: usize) -> Option<Submesh<'a>> {
+        let _ = i;
+        None
+    }
+
+    /// Calls `f(vertex, bone, weight)` for every bone influence of every vertex, in vertex
+    /// order.
+    fn for_each_influence(&self, f: impl FnMut(usize, u32, f32)) {
+        let _ = f;
+    }
+
+    /// `true` when the mesh stores its normals per triangle corner.
+    fn has_corner_normals(&self) -> bool {
+        false
+    }
+
+    /// The normals of triangle `t`'s corners as stored, for meshes that store them so.
+    fn stored_corner_normals(&self, t: usize) -> Option<[[f32; 3]; 3]> {
+        let _ = t;
+        None
+    }
+}
+
+/// The mesh of a view that has none (a skeleton or an animation on its own): no value of it
+/// exists.
+#[derive(Debug, Clone, Copy)]
+pub enum NoMesh {}
+
+impl MeshView<'_> for NoMesh {
+    fn num_vertices(&self) -> usize {
+        match *self {}
+    }
+
+    fn num_triangles(&self) -> usize {
+        match *self {}
+    }
+
+    fn triangle(&self, _: usize) -> Option<[u32; 3]> {
+        match *self {}
+    }
+}
+
+impl BindPoseMesh for NoMesh {
+    fn num_vertices(&self) -> usize {
+        match *self {}
+    }
+
+    fn bind_vertex(&self, _: usize) -> Option<BindVertex> {
+        match *self {}
+    }
+}
+
+/// The frame names of a view found one index at a time, for views where that is O(1).
+#[derive(Debug, Clone)]
+pub struct IndexedNames<'a, 'data, V: ?Sized> {
+    view: &'a V,
+    frames: core::ops::Range<usize>,
+    data: core::marker::PhantomData<&'data ()>,
+}
+
+impl<'a, 'data, V: ModelView<'data> + ?Sized> IndexedNames<'a, 'data, V> {
+    /// The names of `view`'s frames.
+    pub fn new(view: &'a V) -> Self {
+        IndexedNames {
+            view,
+            frames: 0..view.num_frames(),
+            data: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<'a, 'data, V: ModelView<'data> + ?Sized> Iterator for IndexedNames<'a, 'data, V> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        let f = self.frames.next()?;
+        Some(self.view.frame_name(f).unwrap_or_default())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.frames.size_hint()
+    }
+}
+
+impl<'a, 'data, V: ModelView<'data> + ?Sized> ExactSizeIterator for IndexedNames<'a, 'data, V> {}
+
+/// The unnamed, unparented bones of a skeleton that names none (`count` of them).
+pub(crate) fn unnamed_bones<'data>(
+    count: usize,
+) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+    (0..count).map(|_| Bone::new(&[], -1, 0))
+}

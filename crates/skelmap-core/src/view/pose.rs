@@ -1,0 +1,146 @@
+//! A sampled pose, ready to deform meshes, and why deforming can fail.
+
+use glam::Affine3A;
+
+use crate::format::Format;
+use crate::pose::{LocalPose, Palette};
+use crate::skin::morph::MorphError;
+use crate::skin::{SkinError, SkinMatrices};
+
+/// Why a pose, a deformation or a preparation could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeformError {
+    /// A mesh index past the model's meshes.
+    #[error("mesh {mesh} does not exist: the model has {meshes}")]
+    NoMesh {
+        /// The mesh asked for.
+        mesh: usize,
+        /// Meshes the model has.
+        meshes: usize,
+    },
+    /// A frame index past the model's frames.
+    #[error("frame {frame} does not exist: the model has {frames}")]
+    NoFrame {
+        /// The frame asked for.
+        frame: usize,
+        /// Frames the model has.
+        frames: usize,
+    },
+    /// A blend factor that is NaN or infinite.
+    #[error("blend factor {0} is not finite")]
+    Blend(f32),
+    /// A time that is NaN or infinite.
+    #[error("time {0} s is not finite")]
+    Time(f32),
+    /// A clip whose frames lie past the model's, or whose rate is not positive.
+    #[error("clip frames {first}..{end} at {fps} fps do not fit the model's {frames} frames")]
+    Clip {
+        /// The clip's first frame.
+        first: u32,
+        /// One past its last frame.
+        end: u64,
+        /// Its rate.
+        fps: f32,
+        /// Frames the model has.
+        frames: usize,
+    },
+    /// A pose that was never sampled.
+    #[error("the pose has not been sampled")]
+    NotSampled,
+    /// A pose of bones for a vertex-animated model, or of frames for a skeletal one.
+    #[error("a pose of {found} cannot deform a {format} model")]
+    WrongPose {
+        /// What the pose holds (`bones` or `frames`).
+        found: &'static str,
+        /// The model's format.
+        format: Format,
+    },
+    /// [`Model::prepare`](crate::Model::prepare) on a model without a skeleton.
+    #[error("{0} models are not skinned: they have no skeleton to prepare")]
+    NotSkeletal(Format),
+    /// A skinning kernel refused (a pose with fewer bones than the mesh uses, a short
+    /// output).
+    #[error(transparent)]
+    Skin(#[from] SkinError),
+    /// The morph refused (a short output).
+    #[error(transparent)]
+    Morph(#[from] MorphError),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) enum Sampled {
+    #[default]
+    Nothing,
+    Bones,
+    Frames {
+        a: usize,
+        b: usize,
+        t: f32,
+    },
+}
+
+/// A sampled pose, ready to deform meshes: bone transforms (local, world and in the kernels'
+/// layouts) for skeletal formats, a frame pair for vertex-animated ones. Reused from call to
+/// call, it allocates only when a model has more bones than it held before.
+#[derive(Debug, Clone, Default)]
+pub struct Pose {
+    pub(crate) sampled: Sampled,
+    pub(crate) local: LocalPose,
+    pub(crate) palette: Palette,
+    /// The palette in kernel layouts; for bind-pose formats with an identity appended for
+    /// unbound vertices ([`WeightedRecords::unbound_bone`](crate::skin::WeightedRecords::unbound_bone)).
+    pub(crate) matrices: SkinMatrices,
+    /// Bind-pose formats: per bone `world(t) · world(bind)⁻¹`.
+    pub(crate) relative: Vec<Affine3A>,
+    /// Scratch: the palette with the unbound bone's identity appended.
+    pub(crate) extended: Palette,
+}
+
+impl Pose {
+    /// The parent-relative poses (empty for vertex-animated models).
+    #[must_use]
+    pub fn local(&self) -> &LocalPose {
+        &self.local
+    }
+
+    /// The world transforms, one per bone (empty for vertex-animated models).
+    #[must_use]
+    pub fn palette(&self) -> &Palette {
+        &self.palette
+    }
+
+    /// The world transforms in the kernels' layouts (for bind-pose formats with one identity
+    /// more, for unbound vertices).
+    #[must_use]
+    pub fn matrices(&self) -> &SkinMatrices {
+        &self.matrices
+    }
+
+    /// The palette the record kernels use with this pose ([`Model::records`](crate::Model::records),
+    /// [`Model::weighted_records`](crate::Model::weighted_records)): [`Pose::palette`], and for bind-pose formats one identity
+    /// more, for unbound vertices ([`WeightedRecords::unbound_bone`](crate::skin::WeightedRecords::unbound_bone)).
+    #[must_use]
+    pub fn record_palette(&self) -> &Palette {
+        if self.extended.world.is_empty() {
+            &self.palette
+        } else {
+            &self.extended
+        }
+    }
+
+    /// The frame pair and blend factor of a vertex-animated model's pose.
+    #[must_use]
+    pub fn frames(&self) -> Option<(usize, usize, f32)> {
+        match self.sampled {
+            Sampled::Frames { a, b, t } => Some((a, b, t)),
+            _ => None,
+        }
+    }
+
+    /// `true` once sampled.
+    #[must_use]
+    pub fn is_sampled(&self) -> bool {
+        self.sampled != Sampled::Nothing
+    }
+}
