@@ -1,4 +1,4 @@
-//! One test per validation rule of FORMATS.md §2.7, each on a fixture written by `dpm::Builder`
+//! One test per validation rule of `docs/formats/dpm.md`, each on a fixture written by `dpm::Builder`
 //! with one field broken, asserting the exact error variant, field and byte offset.
 //!
 //! Fixture: the default tube (support::tube): 4 bones, 1 mesh (136 vertices, 256 triangles),

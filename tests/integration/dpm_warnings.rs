@@ -1,4 +1,4 @@
-//! The "Warnings (accept)" list of FORMATS.md §2.7: each oddity is accepted and recorded once
+//! The list in `docs/formats/dpm.md` § Warnings: each oddity is accepted and recorded once
 //! per kind, with the location of its first occurrence and a count.
 
 use skelmap::Parse;

@@ -1,5 +1,5 @@
 //! GameStudio MDL3/4/5 and HMP5/7: the corpus against MANIFEST.md and the assimp oracle, one
-//! test per validation rule of FORMATS.md §4.5 and §5.3 (fixtures from the builders), skin
+//! test per validation rule of `docs/formats/{mdl,hmp}.md` (fixtures from the builders), skin
 //! decoding, the morph kernels and terrain meshes.
 
 use skelmap::Parse;
@@ -1440,7 +1440,7 @@ fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
         assert_eq!(mesh.triangles.len() as u32, 2 * faces);
 
         // assimp's OBJ, frame 0: X and Y as ours; its Z ignores the header's height scale and
-        // offset (FORMATS.md §5: `((h / 65535) − 0.5) · ftrisize_x · 8`), so our packed
+        // offset (`docs/formats/hmp.md` § Quirks and decisions: `((h / 65535) − 0.5) · ftrisize_x · 8`), so our packed
         // heights are put through that formula to prove the same values at the same places.
         let oracle = oracle_positions(&dir, &row.file);
         let frame = h.frames().get(0).unwrap();

@@ -2,7 +2,7 @@
 //! the CPU has AVX-512, validation steps over them sixteen at a time; these tests break one
 //! vertex at a time, inside a group of sixteen, at a group's edge and in the tail after the
 //! last whole group, and assert the same errors and warnings, at the same offsets, as the
-//! vertex-by-vertex rules give (FORMATS.md §2.7 rule 9, §3.5).
+//! vertex-by-vertex rules give (`docs/formats/dpm.md`, rule 9; `docs/formats/skm.md`, rule 3).
 //!
 //! Fixture: the default tube (4 bones, 136 vertices: eight groups of sixteen and a tail of
 //! eight) with each vertex reduced to its first influence at weight 1, so vertex `v` starts

@@ -1,4 +1,4 @@
-//! One test per validation rule of FORMATS.md §3.5 for SKM and SKP, each on the converted
+//! One test per validation rule of `docs/formats/skm.md` for SKM and SKP, each on the converted
 //! tube with one field broken, asserting the exact error variant, field and byte offset.
 //!
 //! SKM fixture: header (24 B), 1 mesh header (156 B) at 24, then vertices, texcoords, indices,

@@ -1,6 +1,6 @@
 //! Validation rules shared by several formats, parameterised by format and byte order.
 //!
-//! Each function implements one rule of `FORMATS.md` the same way for every format that has
+//! Each function implements one rule of `docs/formats/` the same way for every format that has
 //! it (DPM, SKM, SKP, ...), so that a rule is written, tested and tuned once.
 
 use zerocopy::byteorder::{ByteOrder, F32, U32};

@@ -101,7 +101,7 @@ pub fn get_u32(bytes: &[u8], at: u64) -> u32 {
     u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap())
 }
 
-/// Header field offsets (FORMATS.md §2.1).
+/// Header field offsets (`docs/formats/dpm.md` § Layout).
 pub mod hdr {
     pub const TYPE: u64 = 16;
     pub const FILESIZE: u64 = 20;

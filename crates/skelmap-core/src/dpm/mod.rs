@@ -15,7 +15,7 @@
 //!
 //! ## What validation guarantees
 //!
-//! Every rule of `FORMATS.md` §2.7: the magic and type; `filesize ≤ len` (a smaller declared
+//! Every rule of `docs/formats/dpm.md` § Validation: the magic and type; `filesize ≤ len` (a smaller declared
 //! size is honoured with a warning); at least one bone, mesh and frame and the [`Limits`]
 //! on each; every table and per-mesh array in bounds (checked `u64` arithmetic); parents
 //! `-1 ≤ parent < index`; pose blocks at non-negative offsets and in bounds; meshes with

@@ -3,7 +3,7 @@
 //! This module is the equivalent of that header: structs and constants only. Field names are
 //! the C names (`num_meshs`, `ofs_bonepositions`, ...) so they can be checked line by line;
 //! the only rename is `type` → `type_`, a Rust keyword. Every struct has alignment 1 and a
-//! compile-time size assertion pinning it to the size in `FORMATS.md` §2.1.
+//! compile-time size assertion pinning it to the size in `docs/formats/dpm.md` § Layout.
 
 use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};

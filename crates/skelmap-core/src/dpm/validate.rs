@@ -1,4 +1,4 @@
-//! The DPM validation pass: every rule of `FORMATS.md` §2.7, in one linear walk.
+//! The DPM validation pass: every rule of `docs/formats/dpm.md` § Validation, in one linear walk.
 //!
 //! Order of work (and of the checks, so that the first error is deterministic):
 //! 1. header: magic, type, declared file size, counts and their limits;
@@ -29,7 +29,7 @@ use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
 
 const FORMAT: Format = Format::Dpm;
 
-/// Every rule of `FORMATS.md` §2.7 (see the [module docs](super)).
+/// Every rule of `docs/formats/dpm.md` § Validation (see the [module docs](super)).
 ///
 /// ```
 /// use skelmap_core::{dpm::Dpm, synth, Diagnostics, Limits, Parse};

@@ -1,4 +1,4 @@
-//! 3D GameStudio MDL3/MDL4/MDL5 models and HMP5/HMP7 terrains (`FORMATS.md` §4–5).
+//! 3D GameStudio MDL3/MDL4/MDL5 models and HMP5/HMP7 terrains (`docs/formats/{mdl,hmp}.md`).
 //!
 //! - [`raw`]: the on-disk records;
 //! - [`Mdl`]: validated models (skins, skin vertices, triangles, packed frames);

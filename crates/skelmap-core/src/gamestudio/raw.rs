@@ -1,4 +1,4 @@
-//! 3D GameStudio MDL and HMP on-disk structures, little-endian (`FORMATS.md` §4–5).
+//! 3D GameStudio MDL and HMP on-disk structures, little-endian (`docs/formats/{mdl,hmp}.md` § Layout).
 //!
 //! The 84-byte [`MdlHeader`] is Quake's, kept by MDL2 to MDL5, and declared with the skin
 //! records in [`alias::raw`](crate::alias::raw); HMP4/5/7 give the same size other meanings

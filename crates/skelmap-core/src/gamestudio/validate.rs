@@ -1,4 +1,4 @@
-//! The GameStudio validation passes: MDL3/4/5 (`FORMATS.md` §4.5) and HMP5/7 (§5), each one
+//! The GameStudio validation passes: MDL3/4/5 and HMP5/7 (`docs/formats/{mdl,hmp}.md` § Validation), each one
 //! sequential walk from the header to the last frame. Skin records are read by
 //! [`skin`](super::skin).
 

@@ -15,7 +15,7 @@
 //! A tail section with an unknown sub-version ends the tail with a warning; a known one that
 //! is truncated or inconsistent is an error.
 //!
-//! ## Where the references disagree (`FORMATS.md` §6.5), the bytes of real files decide
+//! ## Where the references disagree (`docs/formats/ms3d.md` § Quirks and decisions), the bytes of real files decide
 //!
 //! - Comment counts are `i32` (assimp reads `u16` and loses its place in the tail).
 //! - Sub-version 3 vertex extras are 14 bytes (Irrlicht and Blender use 10).
@@ -24,7 +24,7 @@
 //!   sample carries one).
 //! - A sub-version `i32` precedes the vertex extras (the 1.7.3 text omits it).
 //!
-//! ## What validation guarantees (`FORMATS.md` §6.4)
+//! ## What validation guarantees (`docs/formats/ms3d.md` § Validation)
 //!
 //! Magic and version 3 or 4; every record in bounds; counts within [`Limits`](crate::Limits);
 //! triangle corners `< vertices`; group triangle indices `< triangles`; group materials −1 or

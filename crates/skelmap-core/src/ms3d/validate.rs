@@ -1,4 +1,4 @@
-//! The MS3D validation pass (`FORMATS.md` §6.4): one sequential walk over the sections and
+//! The MS3D validation pass (`docs/formats/ms3d.md` § Validation): one sequential walk over the sections and
 //! the optional MilkShape 1.8 tail.
 
 use core::mem::offset_of;

@@ -1,4 +1,4 @@
-//! Quake 1 models (`IDPO`) and GameStudio MDL2, which shares their layout (`FORMATS.md` §4,
+//! Quake 1 models (`IDPO`) and GameStudio MDL2, which shares their layout (`docs/formats/quake.md`,
 //! Quake's `modelgen.h`).
 //!
 //! - [`raw`]: the on-disk records, with Quake's field names;

@@ -16,7 +16,7 @@
 //! that test, [`Format::sniff`](crate::Format::sniff) uses it, and opening one as the other
 //! gives [`Error::WrongFormat`](crate::Error::WrongFormat).
 //!
-//! ## What validation guarantees (`FORMATS.md` §3.5)
+//! ## What validation guarantees (`docs/formats/skm.md` § Validation)
 //!
 //! SKM: magic, type 2, `filesize ≤ len`, counts within [`Limits`](crate::Limits) (at least
 //! one bone, mesh, vertex, triangle and reference), the mesh table and every per-mesh array

@@ -2,7 +2,7 @@
 //!
 //! Structs and constants only; names follow the C structs (`dskmheader_t` → [`SkmHeader`],
 //! field `num_meshes`, ...). Each struct has alignment 1 and a compile-time size assertion
-//! pinning it to `FORMATS.md` §3.1. The vertex record is the one DPM uses, little-endian.
+//! pinning it to `docs/formats/skm.md` § Layout. The vertex record is the one DPM uses, little-endian.
 
 use zerocopy::byteorder::{F32, I32, LittleEndian, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};

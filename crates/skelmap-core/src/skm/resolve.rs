@@ -1,4 +1,4 @@
-//! Finding an SKM's companions the way the engines do (`FORMATS.md` §3.2), and pairing them.
+//! Finding an SKM's companions the way the engines do (`docs/formats/skm.md` § Companion files), and pairing them.
 //!
 //! For a model `dir/name.skm`:
 //! 1. the skeleton is named by the first `import` token (case-insensitive) of `dir/name.cfg`,

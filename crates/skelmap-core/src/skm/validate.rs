@@ -1,4 +1,4 @@
-//! The SKM and SKP validation passes (`FORMATS.md` §3.5), and the pairing of an SKM with its
+//! The SKM and SKP validation passes (`docs/formats/skm.md` § Validation), and the pairing of an SKM with its
 //! skeleton and levels of detail.
 
 use core::mem::offset_of;
