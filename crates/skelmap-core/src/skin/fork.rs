@@ -1,21 +1,22 @@
 //! Splitting one mesh over the current rayon pool: over how many threads ([`split`]), and
 //! running its pieces with the calling thread taking part ([`for_each_piece`]).
 //!
-//! The pieces are claimed one at a time, by the caller and by helpers spawned onto the pool,
-//! so a helper that starts late takes fewer. A caller from outside the pool (a game's main
-//! thread) then waits for the helpers by spinning for at most [`SPIN_LIMIT`] before it
-//! blocks, since a blocked caller has to be woken by another core. Handing work to the pool
-//! and back costs about 15 µs on the project's virtual machine even with no work (the
-//! `handover` bench), against about 80 µs for half of a 100k-vertex compact mesh.
+//! The kernels cut a mesh into pieces of [`CHUNK_VERTICES`](super::CHUNK_VERTICES) vertices
+//! (but for streamed outputs, below), claimed one at a time by the caller and by helpers
+//! spawned onto the pool, so a helper that starts late takes fewer and the threads finish
+//! together; a fixed piece per thread would leave the late helper as much work as the caller.
+//! The caller skins pieces itself rather than waiting idle; a caller from outside the pool (a
+//! game's main thread) then waits for the helpers by spinning for at most [`SPIN_LIMIT`]
+//! before it blocks, since a blocked caller has to be woken by another core. That hand-over
+//! has a fixed cost even with no work, which `benches/skin.rs` times in its `handover` group;
+//! the `compact-2t` and `prepared-2t` rows of its `skin-synthetic_100k` group, against
+//! `compact` and `prepared`, show what the second thread gains on a mesh where that cost
+//! matters.
 //!
-//! Measured on two threads against one, 100k vertices (benches/README.md, runs 16 and 18):
-//! the compact kernel went from 1.65× to 1.88× when the caller took a piece of its own; the
-//! prepared kernel from about 1.77× with one fixed piece per thread (the caller's the larger)
-//! to about 2.0× with pieces claimed [`CHUNK_VERTICES`](super::CHUNK_VERTICES) at a time.
-//!
-//! A mesh whose output is streamed (skinned from memory, pieces of milliseconds) is split
-//! into one piece per thread over the pool alone, the caller blocking: there the hand-over
-//! does not matter, and the caller's piece measured slower (run 17d).
+//! A mesh whose output is streamed (skinned from memory, pieces long enough that the
+//! hand-over does not matter) is split into one piece per thread over the pool alone, the
+//! caller blocking: there the caller's own piece made the two threads slower
+//! (`skin-synthetic_4m/compact-2t`).
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
@@ -24,9 +25,9 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// Vertices per parallel task at the least: a mesh is split over threads only when each gets
-/// this many (a fork-join over the pool costs about 15 µs on the project machine; 32 768
-/// vertices take about 50 µs to skin compact and 80 µs prepared), so two threads never run a
-/// small mesh slower than one.
+/// this many, so that a piece takes several times a fork-join's fixed cost to skin and two
+/// threads never run a small mesh slower than one (compare `handover/join-2t` in
+/// `benches/skin.rs` with what its `compact` and `prepared` rows take for this many vertices).
 pub const PARALLEL_MIN_VERTICES: usize = 32_768;
 
 /// How long a caller from outside the pool spins for the pool's pieces after its own, before
@@ -59,9 +60,9 @@ pub(crate) fn piece_units(units: usize, claim: usize, threads: usize, streamed: 
 /// one and helpers spawned onto the current rayon pool), each claiming the next piece not yet
 /// taken until none is left; returns when all are done. With `streamed` (an output of at
 /// least [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES), skinned from memory) every piece goes
-/// to the pool and the caller blocks: each piece then takes milliseconds, so the hand-over
-/// does not matter, and the caller's piece measured slower (two threads 1.65× one instead of
-/// 1.82× on the 4M-vertex tube, benches/README.md run 17d).
+/// to the pool and the caller blocks: each piece then takes long enough that the hand-over
+/// does not matter, and a piece of the caller's own made the two threads slower (the
+/// `skin-synthetic_4m/compact-2t` row of `benches/skin.rs`).
 pub(crate) fn for_each_piece<T: Send>(
     pieces: &mut [T],
     threads: usize,

@@ -34,8 +34,10 @@ const POSE: usize = 48;
 const MIN_LANES: usize = 4;
 
 /// The fewest poses per frame for which two frames share one step (see
-/// `be_poses_nlerp_avx512`): one pose costs less converted twice by scalar code (measured on
-/// this machine's Zen 4: 71 ns against 88 for a one-bone sample, 119 against 98 for two).
+/// `be_poses_nlerp_avx512`): a frame of one pose costs less converted twice by scalar code
+/// than by a step; from two poses per frame on, the shared step is cheaper. The `pose/dpm/`
+/// rows of `benches/skin.rs` time both paths: `xon_vehicles_wakizashi_cockpit` (one bone)
+/// takes the scalar one, `xon_onslaught_reactor` (six bones) the shared step.
 const MIN_PAIRED: usize = 2;
 
 /// Appends the poses of `bytes` (big-endian 3×4 matrices) to `out` as unit quaternions and

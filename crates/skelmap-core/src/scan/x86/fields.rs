@@ -32,8 +32,10 @@ impl<const W: usize> FieldScan<W> {
     ///
     /// Always inlined: built out of line, the table was written a byte at a time and then
     /// copied out of the call's frame sixteen bytes at a time, and those loads stalled on
-    /// store forwarding (`perf annotate` put a third of the constructor on one of them). The
-    /// scans built at open from a model's counts took 13% of opening a 20 kB MDL2.
+    /// store forwarding (`perf annotate` puts the stall on the first instruction after such
+    /// a load). Opening builds these scans from the model's counts, so the cost shows most on
+    /// small files: the `open/mdl_libgs_mdl2-bush` row (a 20 kB MDL2) of
+    /// `benches/open_validate.rs`.
     #[inline(always)]
     pub(crate) const fn new(max: &[u32]) -> Option<Self> {
         let stride = max.len() * W;

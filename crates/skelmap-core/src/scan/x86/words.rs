@@ -59,8 +59,10 @@ impl WordTests {
 
     /// The lanes of `v` whose word fails its test. The tables are loaded where they are used:
     /// the compiler hoists those loads out of the scans' loops (in `one_influence_vertices`
-    /// all 27 registers of tables stay in registers, as `perf annotate` shows), and copying
-    /// them into an array of registers by hand measured no faster (benches/README.md run 21).
+    /// all 27 registers of tables stay in registers, as `perf annotate` shows), so copying
+    /// them into an array of registers by hand saves nothing. The `dpm/<model>` rows of
+    /// `benches/open_validate.rs` time these scans, the one-influence models
+    /// (`xon_onslaught_reactor`, `xon_vehicles_wakizashi_cockpit`) most of all.
     #[target_feature(enable = "avx512f")]
     fn failing(&self, v: __m512i) -> u16 {
         // SAFETY: each table is sixteen words (64 bytes), and an unaligned load reads exactly

@@ -68,7 +68,8 @@ const POSITION_STEPS: f32 = 65535.0;
 /// **Which to choose.** [`PreparedMesh`] reproduces the file's records to the last bit of
 /// float arithmetic and needs no reference pose; choose it for tools, exporters and
 /// comparisons. `CompactMesh` reads about a quarter of the bytes, so it runs up to several times
-/// faster once meshes leave the cache and it shares the memory bus with other threads;
+/// faster once meshes leave the cache and it shares the memory bus with other threads (the
+/// `compact` and `prepared` rows of `benches/skin.rs`, `skin-synthetic_4m` most of all);
 /// choose it for a game runtime. Its matrices are `world · reference⁻¹`
 /// ([`CompactMesh::matrices`]), its positions are within 5·10⁻⁵ of the model's size of the
 /// exact ones, and its normals are the blended unit normal.

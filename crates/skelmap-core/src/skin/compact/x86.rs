@@ -49,7 +49,10 @@ pub(crate) fn try_compact(avx512: bool, run: CompactRun<'_>, sink: &mut impl Sin
 /// `[e(0), e(1), e(2)]` for an expression `e` of `$i`, written out. A closure that holds
 /// AVX-512 values, handed to `core::array::from_fn`, `map`, `fold` or `bool::then`, may stay
 /// an out-of-line call, since those generic bodies lack the target features: the values then
-/// pass through memory (the dual-quaternion kernel ran 1.9–3.2× slower so on a Zen 4).
+/// pass through memory, and a kernel so written spends a large part of its time on those
+/// round trips (`perf report` shows the closures as symbols of their own; the
+/// `compact-dqs/<level>` rows of `benches/skin.rs` time the dual-quaternion kernel that uses
+/// this macro).
 macro_rules! each3 {
     (|$i:ident| $e:expr) => {
         [
