@@ -25,7 +25,9 @@ use crate::scan;
 const FORMAT: Format = Format::Ms3d;
 type Le = LittleEndian;
 
-/// Validates `data` as an MS3D under `limits`, recording findings in `diag`.
+/// Validates `data` as an MS3D under `limits`, recording findings in `diag`: the sections in
+/// file order (each read and bounded as it comes), then the checks that need later sections
+/// (vertex joints, triangle groups, group materials), then the optional 1.8 tail.
 impl<'data> Parse<'data> for Ms3d<'data> {
     const FORMAT: Format = FORMAT;
 
@@ -35,162 +37,22 @@ impl<'data> Parse<'data> for Ms3d<'data> {
         diag: &mut Diagnostics,
     ) -> Result<Ms3d<'data>> {
         rules::begin(FORMAT, data, limits)?;
-        let reader = Reader::new(data, FORMAT);
-        let mut walk = reader.walk(0);
-        let header = walk.read::<Header>("header")?;
-        let version = header.version.get();
-        if !(3..=4).contains(&version) {
-            return Err(Error::Unsupported {
-                format: FORMAT,
-                what: "header.version",
-                offset: offset_of!(Header, version) as u64,
-                value: version.into(),
-                supported: "skelmap reads versions 3 and 4",
-            });
-        }
+        let mut walk = Reader::new(data, FORMAT).walk(0);
+        let header = read_header(&mut walk)?;
         let masks = Masks::of::<Le>();
-
-        let (count_at, n) = count(&mut walk, "nNumVertices")?;
-        check_spec_count(diag, "nNumVertices", count_at, n);
-        limit(
-            count_at,
-            "nNumVertices",
-            n.into(),
-            limits.max_vertices_per_mesh.into(),
-        )?;
-        let vertices_at = walk.offset();
-        let vertices = walk.read_slice::<Vertex>("vertices", n.into())?;
-
-        let (count_at, n) = count(&mut walk, "nNumTriangles")?;
-        check_spec_count(diag, "nNumTriangles", count_at, n);
-        limit(
-            count_at,
-            "nNumTriangles",
-            n.into(),
-            limits.max_triangles_per_mesh.into(),
-        )?;
-        let triangles_at = walk.offset();
-        let triangles = walk.read_slice::<Triangle>("triangles", n.into())?;
-
-        let (count_at, num_groups) = count(&mut walk, "nNumGroups")?;
-        limit(
-            count_at,
-            "nNumGroups",
-            num_groups.into(),
-            limits.max_meshes.into(),
-        )?;
-        if num_groups == 0 {
-            diag.warn(
-                FORMAT,
-                WarningKind::NoGroups,
-                "nNumGroups",
-                count_at,
-                || "the model has no groups".into(),
-            );
-        }
-        let mut groups = Vec::with_capacity(num_groups.into());
-        for _ in 0..num_groups {
-            let at = walk.offset();
-            let head = walk.read::<GroupHead>("group")?;
-            let indices_at = walk.offset();
-            let triangle_indices = walk
-                .read_slice::<U16<Le>>("group.triangleIndices", head.num_triangles.get().into())?;
-            let material_at = walk.offset();
-            let material = *walk.read::<i8>("group.materialIndex")?;
-            rules::check_name(
-                FORMAT,
-                diag,
-                "group.name",
-                at + offset_of!(GroupHead, name) as u64,
-                &head.name,
-            );
-            let outside = |t: &U16<Le>| usize::from(t.get()) >= triangles.len();
-            if let Some(k) = any(triangle_indices, outside)
-                .then(|| triangle_indices.iter().position(outside))
-                .flatten()
-            {
-                return Err(invalid(
-                    "group.triangleIndices",
-                    rules::record_offset::<U16<Le>>(indices_at, k),
-                    Problem::Index {
-                        index: triangle_indices.get(k).map_or(0, |t| t.get()).into(),
-                        len: triangles.len() as u64,
-                    },
-                ));
-            }
-            groups.push(Group {
-                head,
-                triangle_indices,
-                material,
-                material_at,
-            });
-        }
-
+        let max_vertices = limits.max_vertices_per_mesh.into();
+        let (vertices_at, vertices) =
+            read_counted::<Vertex>(&mut walk, "nNumVertices", "vertices", max_vertices, diag)?;
+        let max_triangles = limits.max_triangles_per_mesh.into();
+        let (triangles_at, triangles) =
+            read_counted::<Triangle>(&mut walk, "nNumTriangles", "triangles", max_triangles, diag)?;
+        let groups = read_groups(&mut walk, triangles.len(), limits, diag)?;
         let (_, num_materials) = count(&mut walk, "nNumMaterials")?;
         let materials_at = walk.offset();
         let materials = walk.read_slice::<Material>("materials", num_materials.into())?;
         let keyframer_at = walk.offset();
         let keyframer = walk.read::<Keyframer>("keyframer")?;
-
-        let (count_at, num_joints) = count(&mut walk, "nNumJoints")?;
-        limit(
-            count_at,
-            "nNumJoints",
-            num_joints.into(),
-            limits.max_bones.into(),
-        )?;
-        if usize::from(num_joints) > SPEC_MAX_JOINTS {
-            diag.warn(
-                FORMAT,
-                WarningKind::SpecLimit,
-                "nNumJoints",
-                count_at,
-                || format!("{num_joints} joints; MilkShape allows {SPEC_MAX_JOINTS}"),
-            );
-        }
-        let mut joints = Vec::with_capacity(num_joints.into());
-        let mut joint_offsets = Vec::with_capacity(num_joints.into());
-        for _ in 0..num_joints {
-            let at = walk.offset();
-            let head = walk.read::<JointHead>("joint")?;
-            let rot_at = walk.offset();
-            let rotation_keys = walk.read_slice::<Keyframe>(
-                "joint.keyFramesRot",
-                head.num_key_frames_rot.get().into(),
-            )?;
-            let pos_at = walk.offset();
-            let position_keys = walk.read_slice::<Keyframe>(
-                "joint.keyFramesTrans",
-                head.num_key_frames_trans.get().into(),
-            )?;
-            let head_floats = head.rotation.iter().chain(&head.position);
-            if let Some(k) = head_floats.clone().position(|v| masks.non_finite(raw(*v))) {
-                let (what, field) = if k < 3 {
-                    ("joint.rotation", offset_of!(JointHead, rotation) as u64)
-                } else {
-                    ("joint.position", offset_of!(JointHead, position) as u64)
-                };
-                return Err(invalid(what, at + field, Problem::NotFinite));
-            }
-            let keys_in_order =
-                check_keys(rotation_keys, rot_at, "joint.keyFramesRot", masks, diag)?
-                    & check_keys(position_keys, pos_at, "joint.keyFramesTrans", masks, diag)?;
-            rules::check_name(
-                FORMAT,
-                diag,
-                "joint.name",
-                at + offset_of!(JointHead, name) as u64,
-                &head.name,
-            );
-            joints.push(Joint {
-                head,
-                rotation_keys,
-                position_keys,
-                parent: None,
-                keys_in_order,
-            });
-            joint_offsets.push(at);
-        }
+        let (mut joints, joint_offsets) = read_joints(&mut walk, limits, masks, diag)?;
         let order = resolve_parents(&mut joints, &joint_offsets)?;
 
         check_vertices(vertices, vertices_at, joints.len(), masks)?;
@@ -202,40 +64,8 @@ impl<'data> Parse<'data> for Ms3d<'data> {
             masks,
             diag,
         )?;
-        for group in &groups {
-            let in_range =
-                group.material == -1 || group.material().is_some_and(|m| m < materials.len());
-            if !in_range {
-                return Err(invalid(
-                    "group.materialIndex",
-                    group.material_at,
-                    Problem::Index {
-                        index: group.material.into(),
-                        len: materials.len() as u64,
-                    },
-                ));
-            }
-        }
-        for (i, m) in materials.iter().enumerate() {
-            let colours = [m.ambient, m.diffuse, m.specular, m.emissive];
-            let bad = masks.any_non_finite(flat::<Le, _>(&colours))
-                | masks.non_finite(raw(m.shininess))
-                | masks.non_finite(raw(m.transparency));
-            if bad {
-                return Err(invalid(
-                    "material",
-                    rules::record_offset::<Material>(materials_at, i),
-                    Problem::NotFinite,
-                ));
-            }
-            rules::check_name(
-                FORMAT,
-                diag,
-                "material.name",
-                rules::record_offset::<Material>(materials_at, i),
-                &m.name,
-            );
-        }
+        check_group_materials(&groups, materials.len())?;
+        check_materials(materials, materials_at, masks, diag)?;
         if masks.non_finite(raw(keyframer.animation_fps))
             | masks.non_finite(raw(keyframer.current_time))
         {
@@ -260,6 +90,208 @@ impl<'data> Parse<'data> for Ms3d<'data> {
         model.read_tail(walk, diag)?;
         Ok(model)
     }
+}
+
+/// The header, whose version must be 3 or 4.
+fn read_header<'data>(walk: &mut Walk<'data>) -> Result<&'data Header> {
+    let header = walk.read::<Header>("header")?;
+    let version = header.version.get();
+    if !(3..=4).contains(&version) {
+        return Err(Error::Unsupported {
+            format: FORMAT,
+            what: "header.version",
+            offset: offset_of!(Header, version) as u64,
+            value: version.into(),
+            supported: "skelmap reads versions 3 and 4",
+        });
+    }
+    Ok(header)
+}
+
+/// A `u16` count named `count_what` (past MilkShape's own limit: a warning; past `max`: a
+/// limit error), then that many records, named `what`, and their offset.
+fn read_counted<'data, T: crate::read::Raw>(
+    walk: &mut Walk<'data>,
+    count_what: &'static str,
+    what: &'static str,
+    max: u64,
+    diag: &mut Diagnostics,
+) -> Result<(u64, &'data [T])> {
+    let (count_at, n) = count(walk, count_what)?;
+    check_spec_count(diag, count_what, count_at, n);
+    limit(count_at, count_what, n.into(), max)?;
+    let at = walk.offset();
+    Ok((at, walk.read_slice::<T>(what, n.into())?))
+}
+
+/// The groups, each with its triangle indices proven below `num_triangles` and its name
+/// checked (its material is checked once the materials are read: [`check_group_materials`]).
+fn read_groups<'data>(
+    walk: &mut Walk<'data>,
+    num_triangles: usize,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<Vec<Group<'data>>> {
+    let (count_at, num_groups) = count(walk, "nNumGroups")?;
+    limit(
+        count_at,
+        "nNumGroups",
+        num_groups.into(),
+        limits.max_meshes.into(),
+    )?;
+    if num_groups == 0 {
+        diag.warn(
+            FORMAT,
+            WarningKind::NoGroups,
+            "nNumGroups",
+            count_at,
+            || "the model has no groups".into(),
+        );
+    }
+    let mut groups = Vec::with_capacity(num_groups.into());
+    for _ in 0..num_groups {
+        let at = walk.offset();
+        let head = walk.read::<GroupHead>("group")?;
+        let indices_at = walk.offset();
+        let triangle_indices =
+            walk.read_slice::<U16<Le>>("group.triangleIndices", head.num_triangles.get().into())?;
+        let material_at = walk.offset();
+        let material = *walk.read::<i8>("group.materialIndex")?;
+        rules::check_name(
+            FORMAT,
+            diag,
+            "group.name",
+            at + offset_of!(GroupHead, name) as u64,
+            &head.name,
+        );
+        let outside = |t: &U16<Le>| usize::from(t.get()) >= num_triangles;
+        if let Some(k) = any(triangle_indices, outside)
+            .then(|| triangle_indices.iter().position(outside))
+            .flatten()
+        {
+            return Err(invalid(
+                "group.triangleIndices",
+                rules::record_offset::<U16<Le>>(indices_at, k),
+                Problem::Index {
+                    index: triangle_indices.get(k).map_or(0, |t| t.get()).into(),
+                    len: num_triangles as u64,
+                },
+            ));
+        }
+        groups.push(Group {
+            head,
+            triangle_indices,
+            material,
+            material_at,
+        });
+    }
+    Ok(groups)
+}
+
+/// The joints (their parents still unresolved: [`resolve_parents`]) and each one's offset,
+/// with finite rest transforms and keys, and names checked.
+fn read_joints<'data>(
+    walk: &mut Walk<'data>,
+    limits: &Limits,
+    masks: Masks,
+    diag: &mut Diagnostics,
+) -> Result<(Vec<Joint<'data>>, Vec<u64>)> {
+    let (count_at, num_joints) = count(walk, "nNumJoints")?;
+    limit(
+        count_at,
+        "nNumJoints",
+        num_joints.into(),
+        limits.max_bones.into(),
+    )?;
+    if usize::from(num_joints) > SPEC_MAX_JOINTS {
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "nNumJoints",
+            count_at,
+            || format!("{num_joints} joints; MilkShape allows {SPEC_MAX_JOINTS}"),
+        );
+    }
+    let mut joints = Vec::with_capacity(num_joints.into());
+    let mut joint_offsets = Vec::with_capacity(num_joints.into());
+    for _ in 0..num_joints {
+        let at = walk.offset();
+        let head = walk.read::<JointHead>("joint")?;
+        let rot_at = walk.offset();
+        let rotation_keys = walk
+            .read_slice::<Keyframe>("joint.keyFramesRot", head.num_key_frames_rot.get().into())?;
+        let pos_at = walk.offset();
+        let position_keys = walk.read_slice::<Keyframe>(
+            "joint.keyFramesTrans",
+            head.num_key_frames_trans.get().into(),
+        )?;
+        let head_floats = head.rotation.iter().chain(&head.position);
+        if let Some(k) = head_floats.clone().position(|v| masks.non_finite(raw(*v))) {
+            let (what, field) = if k < 3 {
+                ("joint.rotation", offset_of!(JointHead, rotation) as u64)
+            } else {
+                ("joint.position", offset_of!(JointHead, position) as u64)
+            };
+            return Err(invalid(what, at + field, Problem::NotFinite));
+        }
+        let keys_in_order = check_keys(rotation_keys, rot_at, "joint.keyFramesRot", masks, diag)?
+            & check_keys(position_keys, pos_at, "joint.keyFramesTrans", masks, diag)?;
+        rules::check_name(
+            FORMAT,
+            diag,
+            "joint.name",
+            at + offset_of!(JointHead, name) as u64,
+            &head.name,
+        );
+        joints.push(Joint {
+            head,
+            rotation_keys,
+            position_keys,
+            parent: None,
+            keys_in_order,
+        });
+        joint_offsets.push(at);
+    }
+    Ok((joints, joint_offsets))
+}
+
+/// Every group's material index −1 (none) or below `num_materials`.
+fn check_group_materials(groups: &[Group<'_>], num_materials: usize) -> Result<()> {
+    for group in groups {
+        let in_range = group.material == -1 || group.material().is_some_and(|m| m < num_materials);
+        if !in_range {
+            return Err(invalid(
+                "group.materialIndex",
+                group.material_at,
+                Problem::Index {
+                    index: group.material.into(),
+                    len: num_materials as u64,
+                },
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every material's colours and scalars finite, and its name checked.
+fn check_materials(
+    materials: &[Material],
+    materials_at: u64,
+    masks: Masks,
+    diag: &mut Diagnostics,
+) -> Result<()> {
+    for (i, m) in materials.iter().enumerate() {
+        let at = rules::record_offset::<Material>(materials_at, i);
+        let colours = [m.ambient, m.diffuse, m.specular, m.emissive];
+        let bad = masks.any_non_finite(flat::<Le, _>(&colours))
+            | masks.non_finite(raw(m.shininess))
+            | masks.non_finite(raw(m.transparency));
+        if bad {
+            return Err(invalid("material", at, Problem::NotFinite));
+        }
+        rules::check_name(FORMAT, diag, "material.name", at, &m.name);
+    }
+    Ok(())
 }
 
 impl<'data> Ms3d<'data> {

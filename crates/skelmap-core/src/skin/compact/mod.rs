@@ -15,7 +15,6 @@ use glam::{Affine3A, Vec3A};
 
 use super::SimdLevel;
 use super::SkinError;
-use super::bind::push_records;
 use super::blocks::{BlockOut, LANES};
 use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::fork::{for_each_piece, piece_units, split};
@@ -26,6 +25,7 @@ use super::records::RecordsMesh;
 use super::scalar::check;
 use crate::pose::{Palette, SkeletalMesh};
 
+mod fold;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -45,9 +45,6 @@ pub(crate) const WEIGHT_ONE: f32 = 32768.0;
 
 /// A normal component of 1, stored as an `i16`.
 pub(crate) const NORMAL_ONE: f32 = 32767.0;
-
-/// Largest quantised position coordinate.
-const POSITION_STEPS: f32 = 65535.0;
 
 /// A mesh folded into one bind-space vertex per vertex, in blocks of 16 consecutive vertices
 /// (file order, so outputs are written contiguously):
@@ -179,271 +176,7 @@ impl FewBones {
     }
 }
 
-/// One vertex measured at prepare time.
-#[derive(Clone, Copy)]
-struct Measured {
-    /// The folded bind-space point (the reference-pose position over the weight sum).
-    point: Vec3A,
-    /// The reference-pose normal (the weighted sum).
-    normal: Vec3A,
-    /// Weighted disagreement of the influences' points, and of their normals.
-    spread: f32,
-    turn: f32,
-    /// The vertex's contributing influences in the shared list.
-    first: usize,
-    count: usize,
-    /// Weights positive, their sum in `(0, 1.99)`, everything finite.
-    valid: bool,
-}
-
 impl CompactMesh {
-    /// Folds `mesh` under `reference`, the world transform of each bone in the pose the mesh
-    /// was stored against (an explicit, allocating copy: about 20 bytes per vertex, plus the
-    /// records of the vertices that do not fold).
-    ///
-    /// # Errors
-    ///
-    /// [`SkinError::Palette`] when a record names a bone `reference` lacks.
-    pub fn new<'data, M: SkeletalMesh<'data>>(
-        mesh: &M,
-        reference: &[Affine3A],
-    ) -> Result<CompactMesh, SkinError> {
-        let n = mesh.num_vertices();
-        let mut measured = Vec::with_capacity(n);
-        let mut influences: Vec<(u32, f32)> = Vec::with_capacity(n.saturating_mul(3));
-        let mut parts = Vec::new();
-        let mut bone_limit = 0u32;
-        for records in mesh.vertices() {
-            parts.clear();
-            let (mut p, mut nrm, mut total) = (Vec3A::ZERO, Vec3A::ZERO, 0.0f32);
-            for r in records {
-                let bone = r.bonenum();
-                let b = reference.get(bone as usize).ok_or(SkinError::Palette {
-                    bone,
-                    have: reference.len(),
-                })?;
-                bone_limit = bone_limit.max(bone.saturating_add(1));
-                let w = r.influence();
-                // The record's point and normal in the reference pose, times its weight.
-                let wp = b.matrix3 * Vec3A::from(r.origin()) + b.translation * w;
-                let wn = b.matrix3 * Vec3A::from(r.normal());
-                (p, nrm, total) = (p + wp, nrm + wn, total + w);
-                parts.push((bone, w, wp, wn));
-            }
-            let mut valid = total > 1e-6 && total < 1.99 && p.is_finite() && nrm.is_finite();
-            let (point, direction) = if valid {
-                (p / total, nrm / total)
-            } else {
-                (p, nrm)
-            };
-            let (mut spread, mut turn) = (0.0f32, 0.0f32);
-            let first = influences.len();
-            for &(bone, w, wp, wn) in &parts {
-                if w == 0.0 {
-                    // Without weight a record still adds its rotated origin and normal.
-                    spread += wp.length();
-                    turn += wn.length();
-                    continue;
-                }
-                valid &= w > 0.0;
-                spread += (wp - w * point).length();
-                turn += (wn - w * direction).length();
-                influences.push((bone, w));
-            }
-            measured.push(Measured {
-                point,
-                normal: nrm,
-                spread,
-                turn,
-                first,
-                count: influences.len() - first,
-                valid: valid && spread.is_finite() && turn.is_finite(),
-            });
-        }
-        let normals = measured.iter().any(|m| m.normal != Vec3A::ZERO);
-        let (lo, hi) = bounds(measured.iter().filter(|m| m.valid).map(|m| m.point));
-        let size = (hi - lo).length();
-        let folds = |m: &Measured| {
-            let normal_folds = if normals {
-                let length = m.normal.length();
-                length > 0.0 && m.turn <= NORMAL_TOLERANCE * length
-            } else {
-                true
-            };
-            m.valid && m.spread <= FOLD_TOLERANCE * size && normal_folds
-        };
-        let (lo, hi) = bounds(measured.iter().filter(|m| folds(m)).map(|m| m.point));
-        let step = ((hi - lo) / POSITION_STEPS).to_array();
-        let wide = bone_limit > 256;
-        // A row of few bones costs twelve multiply-adds per bone against twelve look-ups and
-        // twelve multiply-adds for any row: worth it for up to two bones when look-ups are one
-        // permute (palettes of up to 32 bones), up to four above.
-        let few_limit = if bone_limit <= 32 { 2 } else { FEW };
-        let mut compact = CompactMesh {
-            num_vertices: measured.len(),
-            bone_limit,
-            // Every bone of the pose, not only the mesh's: one set of matrices then serves
-            // every mesh of a model.
-            inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
-            origin: lo.to_array(),
-            step,
-            normals,
-            wide,
-            ..CompactMesh::default()
-        };
-        let mut exact = Vec::new();
-        let mut slot = 0u32;
-        for (b, lanes) in measured.chunks(LANES).enumerate() {
-            let k = lanes
-                .iter()
-                .filter(|m| folds(m))
-                .map(|m| m.count)
-                .max()
-                .unwrap_or(0);
-            let mut position = [0u16; 3 * LANES];
-            let mut normal = [0i16; 3 * LANES];
-            let mut bones = vec![0u16; k * LANES];
-            let mut weights = vec![0u16; k * LANES];
-            let mut present = vec![false; k * LANES];
-            // How many of the block's lanes each bone binds: every lane lists the bones most
-            // lanes share first, so that they line up row by row.
-            let mut shared: Vec<(u32, usize)> = Vec::new();
-            for m in lanes.iter().filter(|m| folds(m)) {
-                for &(bone, _) in influences
-                    .get(m.first..m.first + m.count)
-                    .unwrap_or_default()
-                {
-                    match shared.iter_mut().find(|(b, _)| *b == bone) {
-                        Some((_, n)) => *n += 1,
-                        None => shared.push((bone, 1)),
-                    }
-                }
-            }
-            let lanes_of = |bone: u32| shared.iter().find(|(b, _)| *b == bone).map_or(0, |s| s.1);
-            for (lane, m) in lanes.iter().enumerate() {
-                if !folds(m) {
-                    exact.push((b * LANES + lane) as u32);
-                    continue;
-                }
-                for axis in 0..3 {
-                    let q = (m.point[axis] - lo[axis]) / step[axis];
-                    position[axis * LANES + lane] = if q.is_finite() {
-                        q.round().clamp(0.0, POSITION_STEPS) as u16
-                    } else {
-                        0
-                    };
-                }
-                for (axis, q) in snorm_direction(m.normal).into_iter().enumerate() {
-                    normal[axis * LANES + lane] = q;
-                }
-                let mine = influences
-                    .get_mut(m.first..m.first + m.count)
-                    .unwrap_or_default();
-                // The first influence stays first: the dual-quaternion blend takes the others
-                // in its hemisphere, as the records' order does.
-                if let Some((_, rest)) = mine.split_first_mut() {
-                    rest.sort_by_key(|&(bone, _)| (core::cmp::Reverse(lanes_of(bone)), bone));
-                }
-                for (j, (q, &(bone, _))) in quantise(mine).into_iter().zip(&*mine).enumerate() {
-                    bones[j * LANES + lane] = bone as u16;
-                    weights[j * LANES + lane] = q;
-                    present[j * LANES + lane] = true;
-                }
-            }
-            let width = if wide { 2 } else { 1 };
-            let mut few = 0u32;
-            for j in 0..k {
-                let row = j * LANES..(j + 1) * LANES;
-                let mut record = FewBones::default();
-                let mut distinct = 0;
-                for (lane, (&bone, _)) in bones[row.clone()]
-                    .iter()
-                    .zip(&present[row.clone()])
-                    .enumerate()
-                    .filter(|(_, (_, p))| **p)
-                {
-                    let known = record.bones.get(..distinct).unwrap_or(&record.bones);
-                    let at = known.iter().position(|&b| b == bone);
-                    let at = at.unwrap_or_else(|| {
-                        distinct += 1;
-                        distinct - 1
-                    });
-                    if let (Some(b), Some(m)) = (record.bones.get_mut(at), record.masks.get_mut(at))
-                    {
-                        *b = bone;
-                        *m |= 1 << lane;
-                    }
-                }
-                if j < 32 && (1..=few_limit).contains(&distinct) {
-                    few |= 1 << j;
-                    for v in record.bones.iter().chain(&record.masks) {
-                        compact.bones.extend_from_slice(&v.to_le_bytes());
-                    }
-                    compact
-                        .bones
-                        .extend(core::iter::repeat_n(0, LANES * width - FewBones::SIZE));
-                } else {
-                    for &bone in &bones[row] {
-                        if wide {
-                            compact.bones.extend_from_slice(&bone.to_le_bytes());
-                        } else {
-                            compact.bones.push(bone as u8);
-                        }
-                    }
-                }
-            }
-            compact.blocks.push(Block {
-                slot,
-                k: k as u32,
-                few,
-            });
-            slot += k as u32;
-            compact.position.extend_from_slice(&position);
-            compact.normal.extend_from_slice(&normal);
-            compact.weights.extend_from_slice(&weights);
-        }
-        compact.keep_exact(mesh, reference, exact);
-        Ok(compact)
-    }
-
-    /// Keeps the vertices `indices` (ascending) as records in reference space, for the exact
-    /// path.
-    fn keep_exact<'data, M: SkeletalMesh<'data>>(
-        &mut self,
-        mesh: &M,
-        reference: &[Affine3A],
-        indices: Vec<u32>,
-    ) {
-        if indices.is_empty() {
-            return;
-        }
-        let mut bytes = Vec::new();
-        let mut wanted = indices.iter().peekable();
-        for (i, records) in mesh.vertices().enumerate() {
-            if wanted.next_if(|&&w| w as usize == i).is_none() {
-                continue;
-            }
-            // Every bone was found in `reference` by `new`.
-            push_records(
-                &mut bytes,
-                records.iter().map(|r| {
-                    let b = reference
-                        .get(r.bonenum() as usize)
-                        .copied()
-                        .unwrap_or_default();
-                    let w = r.influence();
-                    let origin = b.matrix3 * Vec3A::from(r.origin()) + b.translation * w;
-                    let normal = b.matrix3 * Vec3A::from(r.normal());
-                    (r.bonenum(), origin.to_array(), w, normal.to_array())
-                }),
-            );
-        }
-        let records = RecordsMesh::<zerocopy::LittleEndian>::written(&bytes, indices.len() as u32);
-        self.exact = PreparedMesh::new(&records);
-        self.exact_index = indices;
-        self.exact_records = bytes;
-    }
-
     /// Number of vertices.
     #[must_use]
     pub fn num_vertices(&self) -> usize {
@@ -783,45 +516,6 @@ impl Palettes<'_> {
             Palettes::Dual(d) => d.bones(),
         }
     }
-}
-
-/// Bounds of `points` (zero for none).
-fn bounds(points: impl Iterator<Item = Vec3A>) -> (Vec3A, Vec3A) {
-    let (lo, hi) = points.fold(
-        (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
-        |(lo, hi), p| (lo.min(p), hi.max(p)),
-    );
-    if lo.cmple(hi).all() {
-        (lo, hi)
-    } else {
-        (Vec3A::ZERO, Vec3A::ZERO)
-    }
-}
-
-/// `influences`' weights in units of 1 / [`WEIGHT_ONE`], rounded so that they sum to their
-/// stored sum rounded (the difference goes to the largest).
-fn quantise(influences: &[(u32, f32)]) -> Vec<u16> {
-    let q = |w: f32| (w * WEIGHT_ONE).round() as i32;
-    let mut out: Vec<i32> = influences.iter().map(|&(_, w)| q(w)).collect();
-    let target = q(influences.iter().map(|&(_, w)| w).sum());
-    let diff = target - out.iter().sum::<i32>();
-    if let Some(largest) = out.iter_mut().max() {
-        *largest += diff;
-    }
-    out.into_iter()
-        .map(|v| v.clamp(0, i32::from(u16::MAX)) as u16)
-        .collect()
-}
-
-/// `n`'s direction as three signed fractions of [`NORMAL_ONE`] (zero for no direction).
-fn snorm_direction(n: Vec3A) -> [i16; 3] {
-    let length = n.length();
-    if !(length > 0.0 && length.is_finite()) {
-        return [0; 3];
-    }
-    (n / length)
-        .to_array()
-        .map(|c| (c.clamp(-1.0, 1.0) * NORMAL_ONE).round() as i16)
 }
 
 /// The blocks of a [`CompactMesh`] a kernel skins, and the palette.
