@@ -9,20 +9,7 @@
 //! vertices past the last full step are left to the caller.
 #![allow(unsafe_code)]
 
-use core::arch::x86_64::{
-    __m256, __m256i, __m512, __m512i, _CMP_GT_OQ, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
-    _mm256_blendv_ps, _mm256_cmp_ps, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_i32gather_ps,
-    _mm256_loadu_si256, _mm256_mul_ps, _mm256_permute2x128_si256, _mm256_permutevar8x32_epi32,
-    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_slli_epi32, _mm256_sqrt_ps,
-    _mm256_srli_epi32, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_epi32, _mm512_add_ps,
-    _mm512_and_si512, _mm512_cmp_ps_mask, _mm512_cvtepi32_ps, _mm512_div_ps, _mm512_i32gather_ps,
-    _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mul_ps, _mm512_permutex2var_epi32,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_slli_epi32, _mm512_sqrt_ps,
-    _mm512_srli_epi32, _mm512_sub_ps,
-};
-
 use super::Unpack;
-use crate::skin::x86::store_interleaved;
 
 /// Tweens the leading full steps of `a` → `b` (record bytes, 8 per record when `WA` / `WB`,
 /// else 4) at `t` into `positions` and `normals`, with AVX-512 (`avx512`) or AVX2; returns
@@ -58,259 +45,379 @@ fn vertices(a: &[u8], wa: bool, b: &[u8], wb: bool, out: usize) -> usize {
     (a.len() / stride(wa)).min(b.len() / stride(wb)).min(out)
 }
 
-/// 16 records from `bytes` (at least `16 · stride` long) as `x`, `y`, `z` and normal-index
-/// lanes.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn load16<const WORDS: bool>(bytes: &[u8]) -> [__m512i; 4] {
-    if bytes.len() < 16 * stride(WORDS) {
-        return [_mm512_set1_epi32(0); 4];
-    }
-    let byte = _mm512_set1_epi32(0xFF);
-    if WORDS {
-        let word = _mm512_set1_epi32(0xFFFF);
-        // SAFETY: `bytes` holds the 128 bytes of the two loads.
-        let (lo, hi) = unsafe {
-            (
-                _mm512_loadu_si512(bytes.as_ptr().cast()),
-                _mm512_loadu_si512(bytes.as_ptr().add(64).cast()),
-            )
-        };
-        // Record `i` is 32-bit halves `2i` (x | y << 16) and `2i + 1` (z | normal << 16).
-        let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-        let odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-        let (xy, zn) = (
-            _mm512_permutex2var_epi32(lo, even, hi),
-            _mm512_permutex2var_epi32(lo, odd, hi),
-        );
-        [
-            _mm512_and_si512(xy, word),
-            _mm512_srli_epi32::<16>(xy),
-            _mm512_and_si512(zn, word),
-            _mm512_and_si512(_mm512_srli_epi32::<16>(zn), byte),
-        ]
-    } else {
-        // SAFETY: `bytes` holds the 64 bytes of the load.
-        let v = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) };
-        [
-            _mm512_and_si512(v, byte),
-            _mm512_and_si512(_mm512_srli_epi32::<8>(v), byte),
-            _mm512_and_si512(_mm512_srli_epi32::<16>(v), byte),
-            _mm512_srli_epi32::<24>(v),
-        ]
-    }
+/// The morph kernel for one register width, `$lanes` vertices a step: the width's module `$w`
+/// gives the loads, the arithmetic, the table gather, the selection and the stores, and the
+/// body runs the same operations in the same order at both widths (the scalar reference's,
+/// without fused multiply-adds, so the results are the reference's to the bit).
+macro_rules! morph_kernel {
+    ($(#[$doc:meta])* $name:ident, $w:ident, $features:literal) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        ///
+        /// The CPU must support the features the function enables.
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const WA: bool, const WB: bool>(
+            a: &[u8],
+            b: &[u8],
+            unpack: &Unpack<'_>,
+            t: f32,
+            positions: &mut [[f32; 3]],
+            normals: &mut [[f32; 3]],
+        ) -> usize {
+            use $w::{LANES, add, div, float, gather, load, mul, positive, select, splat, sqrt, sub};
+            let n = vertices(a, WA, b, WB, positions.len().min(normals.len()));
+            let steps = n / LANES;
+            let tt = splat(t);
+            let [sx, sy, sz] = unpack.scale;
+            let [ox, oy, oz] = unpack.offset;
+            let (scale, offset) = ([splat(sx), splat(sy), splat(sz)], [splat(ox), splat(oy), splat(oz)]);
+            let table = unpack.normals.rows().as_flattened();
+            let (zero, one) = (splat(0.0), splat(1.0));
+            for step in 0..steps {
+                let (sa, sb) = (LANES * stride(WA), LANES * stride(WB));
+                let (Some(ra), Some(rb)) = (
+                    a.get(step * sa..(step + 1) * sa),
+                    b.get(step * sb..(step + 1) * sb),
+                ) else {
+                    break;
+                };
+                let (la, lb) = (load::<WA>(ra), load::<WB>(rb));
+                let coordinate = |c: usize| {
+                    let (x, y) = (float(la[c]), float(lb[c]));
+                    let blend = add(x, mul(tt, sub(y, x)));
+                    add(mul(scale[c], blend), offset[c])
+                };
+                let component = |c: usize| {
+                    let (na, nb) = (gather(table, c, la[3]), gather(table, c, lb[3]));
+                    add(na, mul(tt, sub(nb, na)))
+                };
+                let (nx, ny, nz) = (component(0), component(1), component(2));
+                let length = sqrt(add(add(mul(nx, nx), mul(ny, ny)), mul(nz, nz)));
+                // Where the blend has no length (or is not finite), the normal is +z.
+                let positive = positive(length);
+                let inverse = div(one, length);
+                let unit = |v, fallback| select(positive, fallback, mul(v, inverse));
+                let values = [
+                    coordinate(0),
+                    coordinate(1),
+                    coordinate(2),
+                    unit(nx, zero),
+                    unit(ny, zero),
+                    unit(nz, one),
+                ];
+                let (Some(p), Some(q)) = (
+                    positions.get_mut(step * LANES..(step + 1) * LANES),
+                    normals.get_mut(step * LANES..(step + 1) * LANES),
+                ) else {
+                    break;
+                };
+                $w::store(values, p, q);
+            }
+            steps * LANES
+        }
+    };
 }
 
-/// The AVX-512 kernel (see [`try_morph`]).
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F, AVX2 and FMA.
-#[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn morph_avx512<const WA: bool, const WB: bool>(
-    a: &[u8],
-    b: &[u8],
-    unpack: &Unpack<'_>,
-    t: f32,
-    positions: &mut [[f32; 3]],
-    normals: &mut [[f32; 3]],
-) -> usize {
-    let n = vertices(a, WA, b, WB, positions.len().min(normals.len()));
-    let steps = n / 16;
-    let tt = _mm512_set1_ps(t);
-    let scale = unpack.scale.map(|s| _mm512_set1_ps(s));
-    let offset = unpack.offset.map(|o| _mm512_set1_ps(o));
-    let table = unpack.normals.rows().as_flattened();
-    let (zero, one) = (_mm512_set1_ps(0.0), _mm512_set1_ps(1.0));
-    for step in 0..steps {
-        let (sa, sb) = (16 * stride(WA), 16 * stride(WB));
-        let (Some(ra), Some(rb)) = (
-            a.get(step * sa..(step + 1) * sa),
-            b.get(step * sb..(step + 1) * sb),
-        ) else {
-            break;
-        };
-        let (la, lb) = (load16::<WA>(ra), load16::<WB>(rb));
-        let coordinate = |c: usize| {
-            let (x, y) = (_mm512_cvtepi32_ps(la[c]), _mm512_cvtepi32_ps(lb[c]));
-            let blend = _mm512_add_ps(x, _mm512_mul_ps(tt, _mm512_sub_ps(y, x)));
-            _mm512_add_ps(_mm512_mul_ps(scale[c], blend), offset[c])
-        };
-        let (px, py, pz) = (coordinate(0), coordinate(1), coordinate(2));
-        // Table rows are 4 floats; an index below 256 reads at most float 1023 + 2 < 1024.
-        let (ia, ib) = (_mm512_slli_epi32::<2>(la[3]), _mm512_slli_epi32::<2>(lb[3]));
-        let component = |c: usize| {
-            // SAFETY: the table is 256 rows of 4 floats; every lane index is `4·i` with
-            // `i < 256`, and `c < 3`, so each gathered float lies inside it.
-            let (na, nb) = unsafe {
-                let base = table.as_ptr().add(c);
+morph_kernel!(
+    /// The AVX-512 kernel (see [`try_morph`]): 16 vertices a step.
+    morph_avx512,
+    w16,
+    "avx512f,avx2,fma"
+);
+
+morph_kernel!(
+    /// The AVX2 kernel (see [`try_morph`]): 8 vertices a step.
+    morph_avx2,
+    w8,
+    "avx2,fma"
+);
+
+/// The 512-bit pieces of the kernel: 16 lanes.
+mod w16 {
+    use core::arch::x86_64::{
+        __m512, __m512i, __mmask16, _CMP_GT_OQ, _mm512_add_epi32, _mm512_add_ps, _mm512_and_si512,
+        _mm512_cmp_ps_mask, _mm512_cvtepi32_ps, _mm512_div_ps, _mm512_i32gather_ps,
+        _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mul_ps, _mm512_permutex2var_epi32,
+        _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_slli_epi32,
+        _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_sub_ps,
+    };
+
+    use super::stride;
+    use crate::skin::x86::store_interleaved;
+
+    pub(super) const LANES: usize = 16;
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn splat(v: f32) -> __m512 {
+        _mm512_set1_ps(v)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn float(v: __m512i) -> __m512 {
+        _mm512_cvtepi32_ps(v)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn add(a: __m512, b: __m512) -> __m512 {
+        _mm512_add_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn sub(a: __m512, b: __m512) -> __m512 {
+        _mm512_sub_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn mul(a: __m512, b: __m512) -> __m512 {
+        _mm512_mul_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn div(a: __m512, b: __m512) -> __m512 {
+        _mm512_div_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn sqrt(a: __m512) -> __m512 {
+        _mm512_sqrt_ps(a)
+    }
+
+    /// The lanes where `v` is positive.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn positive(v: __m512) -> __mmask16 {
+        _mm512_cmp_ps_mask::<_CMP_GT_OQ>(v, _mm512_setzero_ps())
+    }
+
+    /// `v` where `lanes` says, `fallback` elsewhere.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn select(lanes: __mmask16, fallback: __m512, v: __m512) -> __m512 {
+        _mm512_mask_blend_ps(lanes, fallback, v)
+    }
+
+    /// Component `c` (below 3) of the table rows the lanes' normal indices (below 256) name.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn gather(table: &[f32], c: usize, index: __m512i) -> __m512 {
+        if table.len() < 1024 || c >= 3 {
+            return _mm512_setzero_ps();
+        }
+        // Table rows are 4 floats.
+        let at = _mm512_slli_epi32::<2>(index);
+        // SAFETY: the table holds 1024 floats (256 rows of 4, checked above); every lane
+        // index is `4·i` with `i < 256` (a byte), and `c < 3`, so each gathered float lies
+        // inside it.
+        unsafe { _mm512_i32gather_ps::<4>(at, table.as_ptr().add(c)) }
+    }
+
+    /// 16 records from `bytes` (at least `16 · stride` long) as `x`, `y`, `z` and
+    /// normal-index lanes.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn load<const WORDS: bool>(bytes: &[u8]) -> [__m512i; 4] {
+        if bytes.len() < LANES * stride(WORDS) {
+            return [_mm512_set1_epi32(0); 4];
+        }
+        let byte = _mm512_set1_epi32(0xFF);
+        if WORDS {
+            let word = _mm512_set1_epi32(0xFFFF);
+            // SAFETY: `bytes` holds the 128 bytes of the two loads.
+            let (lo, hi) = unsafe {
                 (
-                    _mm512_i32gather_ps::<4>(ia, base),
-                    _mm512_i32gather_ps::<4>(ib, base),
+                    _mm512_loadu_si512(bytes.as_ptr().cast()),
+                    _mm512_loadu_si512(bytes.as_ptr().add(64).cast()),
                 )
             };
-            _mm512_add_ps(na, _mm512_mul_ps(tt, _mm512_sub_ps(nb, na)))
-        };
-        let (nx, ny, nz) = (component(0), component(1), component(2));
-        let length = _mm512_sqrt_ps(_mm512_add_ps(
-            _mm512_add_ps(_mm512_mul_ps(nx, nx), _mm512_mul_ps(ny, ny)),
-            _mm512_mul_ps(nz, nz),
-        ));
-        // Where the blend has no length (or is not finite), the normal is +z.
-        let positive = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(length, zero);
-        let inverse = _mm512_div_ps(one, length);
-        let unit = |v: __m512, fallback: __m512| {
-            _mm512_mask_blend_ps(positive, fallback, _mm512_mul_ps(v, inverse))
-        };
-        let (Some(p), Some(q)) = (
-            positions.get_mut(step * 16..step * 16 + 16),
-            normals.get_mut(step * 16..step * 16 + 16),
-        ) else {
-            break;
-        };
-        let (Ok(p), Ok(q)) = (
-            <&mut [[f32; 3]; 16]>::try_from(p),
-            <&mut [[f32; 3]; 16]>::try_from(q),
-        ) else {
-            break;
-        };
-        store_interleaved(px, py, pz, p);
-        store_interleaved(unit(nx, zero), unit(ny, zero), unit(nz, one), q);
+            // Record `i` is 32-bit halves `2i` (x | y << 16) and `2i + 1` (z | normal << 16).
+            let even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+            let odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+            let (xy, zn) = (
+                _mm512_permutex2var_epi32(lo, even, hi),
+                _mm512_permutex2var_epi32(lo, odd, hi),
+            );
+            [
+                _mm512_and_si512(xy, word),
+                _mm512_srli_epi32::<16>(xy),
+                _mm512_and_si512(zn, word),
+                _mm512_and_si512(_mm512_srli_epi32::<16>(zn), byte),
+            ]
+        } else {
+            // SAFETY: `bytes` holds the 64 bytes of the load.
+            let v = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) };
+            [
+                _mm512_and_si512(v, byte),
+                _mm512_and_si512(_mm512_srli_epi32::<8>(v), byte),
+                _mm512_and_si512(_mm512_srli_epi32::<16>(v), byte),
+                _mm512_srli_epi32::<24>(v),
+            ]
+        }
     }
-    steps * 16
-}
 
-/// 8 records from `bytes` (at least `8 · stride` long) as `x`, `y`, `z` and normal-index
-/// lanes.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load8<const WORDS: bool>(bytes: &[u8]) -> [__m256i; 4] {
-    if bytes.len() < 8 * stride(WORDS) {
-        return [_mm256_set1_epi32(0); 4];
-    }
-    let byte = _mm256_set1_epi32(0xFF);
-    if WORDS {
-        let word = _mm256_set1_epi32(0xFFFF);
-        // SAFETY: `bytes` holds the 64 bytes of the two loads.
-        let (lo, hi) = unsafe {
-            (
-                _mm256_loadu_si256(bytes.as_ptr().cast()),
-                _mm256_loadu_si256(bytes.as_ptr().add(32).cast()),
-            )
-        };
-        // Even 32-bit halves to the low 128 bits, odd to the high, then paired across.
-        let split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-        let (lo, hi) = (
-            _mm256_permutevar8x32_epi32(lo, split),
-            _mm256_permutevar8x32_epi32(hi, split),
-        );
-        let (xy, zn) = (
-            _mm256_permute2x128_si256::<0x20>(lo, hi),
-            _mm256_permute2x128_si256::<0x31>(lo, hi),
-        );
-        [
-            _mm256_and_si256(xy, word),
-            _mm256_srli_epi32::<16>(xy),
-            _mm256_and_si256(zn, word),
-            _mm256_and_si256(_mm256_srli_epi32::<16>(zn), byte),
-        ]
-    } else {
-        // SAFETY: `bytes` holds the 32 bytes of the load.
-        let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) };
-        [
-            _mm256_and_si256(v, byte),
-            _mm256_and_si256(_mm256_srli_epi32::<8>(v), byte),
-            _mm256_and_si256(_mm256_srli_epi32::<16>(v), byte),
-            _mm256_srli_epi32::<24>(v),
-        ]
+    /// Stores the rows `[px, py, pz, nx, ny, nz]` interleaved into 16 positions and normals.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn store(v: [__m512; 6], positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
+        if let (Ok(p), Ok(q)) = (
+            <&mut [[f32; 3]; LANES]>::try_from(positions),
+            <&mut [[f32; 3]; LANES]>::try_from(normals),
+        ) {
+            store_interleaved(v[0], v[1], v[2], p);
+            store_interleaved(v[3], v[4], v[5], q);
+        }
     }
 }
 
-/// The AVX2 kernel (see [`try_morph`]).
-///
-/// # Safety
-///
-/// The CPU must support AVX2 and FMA.
-#[target_feature(enable = "avx2,fma")]
-unsafe fn morph_avx2<const WA: bool, const WB: bool>(
-    a: &[u8],
-    b: &[u8],
-    unpack: &Unpack<'_>,
-    t: f32,
-    positions: &mut [[f32; 3]],
-    normals: &mut [[f32; 3]],
-) -> usize {
-    let n = vertices(a, WA, b, WB, positions.len().min(normals.len()));
-    let steps = n / 8;
-    let tt = _mm256_set1_ps(t);
-    let scale = unpack.scale.map(|s| _mm256_set1_ps(s));
-    let offset = unpack.offset.map(|o| _mm256_set1_ps(o));
-    let table = unpack.normals.rows().as_flattened();
-    let (zero, one) = (_mm256_set1_ps(0.0), _mm256_set1_ps(1.0));
-    let mut rows = [[0.0f32; 8]; 6];
-    for step in 0..steps {
-        let (sa, sb) = (8 * stride(WA), 8 * stride(WB));
-        let (Some(ra), Some(rb)) = (
-            a.get(step * sa..(step + 1) * sa),
-            b.get(step * sb..(step + 1) * sb),
-        ) else {
-            break;
-        };
-        let (la, lb) = (load8::<WA>(ra), load8::<WB>(rb));
-        let coordinate = |c: usize| {
-            let (x, y) = (_mm256_cvtepi32_ps(la[c]), _mm256_cvtepi32_ps(lb[c]));
-            let blend = _mm256_add_ps(x, _mm256_mul_ps(tt, _mm256_sub_ps(y, x)));
-            _mm256_add_ps(_mm256_mul_ps(scale[c], blend), offset[c])
-        };
-        let (ia, ib) = (_mm256_slli_epi32::<2>(la[3]), _mm256_slli_epi32::<2>(lb[3]));
-        let component = |c: usize| {
-            // SAFETY: as in the AVX-512 kernel: indices `4·i`, `i < 256`, plus `c < 3` stay
-            // inside the table's 1024 floats.
-            let (na, nb) = unsafe {
-                let base = table.as_ptr().add(c);
+/// The 256-bit pieces of the kernel: 8 lanes.
+mod w8 {
+    use core::arch::x86_64::{
+        __m256, __m256i, _CMP_GT_OQ, _mm256_add_ps, _mm256_and_si256, _mm256_blendv_ps,
+        _mm256_cmp_ps, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_i32gather_ps, _mm256_loadu_si256,
+        _mm256_mul_ps, _mm256_permute2x128_si256, _mm256_permutevar8x32_epi32, _mm256_set1_epi32,
+        _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_slli_epi32, _mm256_sqrt_ps,
+        _mm256_srli_epi32, _mm256_storeu_ps, _mm256_sub_ps,
+    };
+
+    use super::stride;
+
+    pub(super) const LANES: usize = 8;
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn splat(v: f32) -> __m256 {
+        _mm256_set1_ps(v)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn float(v: __m256i) -> __m256 {
+        _mm256_cvtepi32_ps(v)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn add(a: __m256, b: __m256) -> __m256 {
+        _mm256_add_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn sub(a: __m256, b: __m256) -> __m256 {
+        _mm256_sub_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn mul(a: __m256, b: __m256) -> __m256 {
+        _mm256_mul_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn div(a: __m256, b: __m256) -> __m256 {
+        _mm256_div_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn sqrt(a: __m256) -> __m256 {
+        _mm256_sqrt_ps(a)
+    }
+
+    /// The lanes where `v` is positive, all bits set.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn positive(v: __m256) -> __m256 {
+        _mm256_cmp_ps::<_CMP_GT_OQ>(v, _mm256_setzero_ps())
+    }
+
+    /// `v` where `lanes` says, `fallback` elsewhere.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn select(lanes: __m256, fallback: __m256, v: __m256) -> __m256 {
+        _mm256_blendv_ps(fallback, v, lanes)
+    }
+
+    /// Component `c` (below 3) of the table rows the lanes' normal indices (below 256) name.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn gather(table: &[f32], c: usize, index: __m256i) -> __m256 {
+        if table.len() < 1024 || c >= 3 {
+            return _mm256_setzero_ps();
+        }
+        // Table rows are 4 floats.
+        let at = _mm256_slli_epi32::<2>(index);
+        // SAFETY: as in the 512-bit gather: indices `4·i`, `i < 256`, plus `c < 3` stay
+        // inside the table's 1024 floats.
+        unsafe { _mm256_i32gather_ps::<4>(table.as_ptr().add(c), at) }
+    }
+
+    /// 8 records from `bytes` (at least `8 · stride` long) as `x`, `y`, `z` and normal-index
+    /// lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn load<const WORDS: bool>(bytes: &[u8]) -> [__m256i; 4] {
+        if bytes.len() < LANES * stride(WORDS) {
+            return [_mm256_set1_epi32(0); 4];
+        }
+        let byte = _mm256_set1_epi32(0xFF);
+        if WORDS {
+            let word = _mm256_set1_epi32(0xFFFF);
+            // SAFETY: `bytes` holds the 64 bytes of the two loads.
+            let (lo, hi) = unsafe {
                 (
-                    _mm256_i32gather_ps::<4>(base, ia),
-                    _mm256_i32gather_ps::<4>(base, ib),
+                    _mm256_loadu_si256(bytes.as_ptr().cast()),
+                    _mm256_loadu_si256(bytes.as_ptr().add(32).cast()),
                 )
             };
-            _mm256_add_ps(na, _mm256_mul_ps(tt, _mm256_sub_ps(nb, na)))
-        };
-        let (nx, ny, nz) = (component(0), component(1), component(2));
-        let length = _mm256_sqrt_ps(_mm256_add_ps(
-            _mm256_add_ps(_mm256_mul_ps(nx, nx), _mm256_mul_ps(ny, ny)),
-            _mm256_mul_ps(nz, nz),
-        ));
-        let positive = _mm256_cmp_ps::<_CMP_GT_OQ>(length, zero);
-        let inverse = _mm256_div_ps(one, length);
-        let unit = |v: __m256, fallback: __m256| {
-            _mm256_blendv_ps(
-                fallback,
-                _mm256_and_ps(_mm256_mul_ps(v, inverse), positive),
-                positive,
-            )
-        };
-        let values = [
-            coordinate(0),
-            coordinate(1),
-            coordinate(2),
-            unit(nx, zero),
-            unit(ny, zero),
-            unit(nz, one),
-        ];
-        for (row, v) in rows.iter_mut().zip(values) {
+            // Even 32-bit halves to the low 128 bits, odd to the high, then paired across.
+            let split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+            let (lo, hi) = (
+                _mm256_permutevar8x32_epi32(lo, split),
+                _mm256_permutevar8x32_epi32(hi, split),
+            );
+            let (xy, zn) = (
+                _mm256_permute2x128_si256::<0x20>(lo, hi),
+                _mm256_permute2x128_si256::<0x31>(lo, hi),
+            );
+            [
+                _mm256_and_si256(xy, word),
+                _mm256_srli_epi32::<16>(xy),
+                _mm256_and_si256(zn, word),
+                _mm256_and_si256(_mm256_srli_epi32::<16>(zn), byte),
+            ]
+        } else {
+            // SAFETY: `bytes` holds the 32 bytes of the load.
+            let v = unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) };
+            [
+                _mm256_and_si256(v, byte),
+                _mm256_and_si256(_mm256_srli_epi32::<8>(v), byte),
+                _mm256_and_si256(_mm256_srli_epi32::<16>(v), byte),
+                _mm256_srli_epi32::<24>(v),
+            ]
+        }
+    }
+
+    /// Stores the rows `[px, py, pz, nx, ny, nz]` into 8 positions and normals.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn store(v: [__m256; 6], positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
+        let mut rows = [[0.0f32; LANES]; 6];
+        for (row, v) in rows.iter_mut().zip(v) {
             // SAFETY: `row` is 8 writable floats, the store's size.
             unsafe { _mm256_storeu_ps(row.as_mut_ptr(), v) };
         }
-        let (Some(p), Some(q)) = (
-            positions.get_mut(step * 8..step * 8 + 8),
-            normals.get_mut(step * 8..step * 8 + 8),
-        ) else {
-            break;
-        };
-        for (lane, (p, q)) in p.iter_mut().zip(q.iter_mut()).enumerate() {
+        for (lane, (p, q)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
             *p = [rows[0][lane], rows[1][lane], rows[2][lane]];
             *q = [rows[3][lane], rows[4][lane], rows[5][lane]];
         }
     }
-    steps * 8
 }
