@@ -11,23 +11,21 @@ mod exercise;
 #[path = "../../fuzz/src/structured.rs"]
 mod structured;
 
-mod anim;
-mod bindpose;
-mod boundaries;
-mod compact;
-mod dpm_accessors;
-mod dpm_corpus;
-mod dpm_rules;
-mod dpm_warnings;
+// One folder a format, as in skelmap-core.
+mod dpm;
 mod gamestudio;
-mod kernels;
-mod model;
 mod ms3d;
-mod one_influence;
-mod probe;
 mod quake;
+mod skm;
+mod slmdl;
+
+// What several formats share: animation, the kernels, `Model`, recognition.
+mod model;
+mod pose;
+mod probe;
+mod skin;
+
+// Malformed input, the fuzz seeds, and the house rules.
+mod boundaries;
 mod robustness;
 mod seeds;
-mod skm_resolve;
-mod skm_rules;
-mod slmdl;

@@ -256,7 +256,7 @@ fn a_relative_model_path_works_with_a_root_that_contains_it() {
 /// unnamed has no clips, one with names has a clip per stem.
 #[test]
 fn frames_without_names_make_no_clips() {
-    let mut builder = crate::gamestudio::quad();
+    let mut builder = crate::support::gamestudio::quad();
     let bytes = builder.write();
     let model = Model::from_bytes(&bytes).unwrap();
     assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use skelmap::dpm::{Dpm, MeshDef};
 use skelmap::synth::{TubeParams, tube};
 
+use crate::support::{gamestudio, ms3d, quake, slmdl};
+
 fn seeds_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds")
 }
@@ -72,8 +74,8 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("probe_any", "tube.skm", skm_small.clone()),
         ("probe_any", "tube.skp", skp_small.clone()),
     ];
-    let arm = crate::ms3d::arm_with_tail().write().unwrap();
-    let plain = crate::ms3d::arm().write().unwrap();
+    let arm = ms3d::arm_with_tail().write().unwrap();
+    let plain = ms3d::arm().write().unwrap();
     out.push(("ms3d", "arm.ms3d", plain.clone()));
     out.push(("ms3d", "arm_tail.ms3d", arm.clone()));
     out.push(("probe_any", "arm_tail.ms3d", arm));
@@ -97,19 +99,19 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             spec.to_vec(),
         ));
     }
-    out.push(("mdl", "quad.mdl", crate::gamestudio::quad().write()));
-    out.push(("hmp", "field.hmp", crate::gamestudio::field().write()));
+    out.push(("mdl", "quad.mdl", gamestudio::quad().write()));
+    out.push(("hmp", "field.hmp", gamestudio::field().write()));
     let quake_triangle = skelmap::quake::Builder::triangle().write();
     let mdl2_triangle = skelmap::quake::Builder::mdl2_triangle().write();
     out.push(("quake", "triangle.mdl", quake_triangle.clone()));
-    out.push(("quake", "grouped.mdl", crate::quake::grouped().write()));
+    out.push(("quake", "grouped.mdl", quake::grouped().write()));
     out.push(("mdl2", "triangle.mdl", mdl2_triangle.clone()));
     out.push(("probe_any", "quake.mdl", quake_triangle));
     out.push(("probe_any", "mdl2.mdl", mdl2_triangle));
-    out.push(("probe_any", "quad.mdl", crate::gamestudio::quad().write()));
-    out.push(("slmdl", "tri.mdl", crate::slmdl::tri().write()));
-    out.push(("slanim", "walk.anim", crate::slmdl::walk().write()));
-    out.push(("probe_any", "tri.mdl", crate::slmdl::tri().write()));
+    out.push(("probe_any", "quad.mdl", gamestudio::quad().write()));
+    out.push(("slmdl", "tri.mdl", slmdl::tri().write()));
+    out.push(("slanim", "walk.anim", slmdl::walk().write()));
+    out.push(("probe_any", "tri.mdl", slmdl::tri().write()));
     for target in ["dpm", "probe_any"] {
         out.push((target, "tube.dpm", small.clone()));
         out.push((target, "tiny.dpm", tiny.clone()));
@@ -126,7 +128,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         .collect();
     out.extend(any);
     for target in ["capi", "export"] {
-        out.push((target, "field.hmp", crate::gamestudio::field().write()));
+        out.push((target, "field.hmp", gamestudio::field().write()));
     }
     out
 }

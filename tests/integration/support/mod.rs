@@ -1,4 +1,11 @@
-//! Shared helpers: the shared corpus, its MANIFEST, fixtures and byte patching.
+//! Shared helpers: the shared corpus, its MANIFEST, fixtures and byte patching. The DPM tube
+//! (and its SKM conversion) is here; the fixtures of other formats that tests outside their
+//! format's folder use are in one module a format.
+
+pub mod gamestudio;
+pub mod ms3d;
+pub mod quake;
+pub mod slmdl;
 
 use skelmap::Parse;
 

@@ -12,8 +12,8 @@ use skelmap::skin::{skin_bind_dqs, skin_bind_lbs};
 use skelmap::slmdl;
 use skelmap::{Skeleton, synth};
 
-use crate::ms3d::arm;
 use crate::support::corpus_files;
+use crate::support::ms3d::arm;
 
 /// Positions and normals of `n` vertices.
 fn buffers(n: usize) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
@@ -69,7 +69,7 @@ fn ms3d_palette_follows_the_hierarchy_when_a_child_comes_first() {
     assert_eq!(p[0], [1.0, 0.0, 0.0], "root vertices stay");
     let ordered_bytes = arm().write().unwrap();
     let ordered = Ms3d::parse(&ordered_bytes).unwrap();
-    let want = crate::ms3d::skinned(&ordered, Some(1.0));
+    let want = crate::support::ms3d::skinned(&ordered, Some(1.0));
     assert!(largest_difference(&p, &want) < 1e-5);
 }
 

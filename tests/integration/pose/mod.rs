@@ -1,0 +1,6 @@
+//! Animation (`skelmap::pose`): sampling, palettes, baked frames and frame groups on the
+//! pre-weighted formats (DPM and SKM), and the bind-pose formats (MS3D, SL) through the same
+//! types and the bind-pose kernels.
+
+mod anim;
+mod bindpose;
