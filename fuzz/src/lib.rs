@@ -1,10 +1,9 @@
-//! Shared harness for the skelmap fuzz targets: each target opens its input and, when it
-//! validates, walks everything the view exposes, asserting what validation promises.
+//! The skelmap fuzz targets: each target opens its input and, when it validates, walks
+//! everything the view exposes, asserting what validation promises. The harness itself lives
+//! in skelmap-testkit, shared with the workspace's tests.
 
-pub mod exercise;
-pub mod export;
-
-pub use export::export;
+pub use skelmap_testkit::export::export;
+use skelmap_testkit::{exercise, structured};
 
 use skelmap_core::Parse;
 use skelmap_core::gamestudio::{Hmp, Mdl};
@@ -145,5 +144,3 @@ pub fn structured(data: &[u8]) {
         exercise::model(&model);
     }
 }
-
-pub mod structured;

@@ -3,13 +3,10 @@
 
 mod support;
 
-/// The fuzz harness's deep walk of a validated view, shared with the fuzz targets.
-#[path = "../../fuzz/src/exercise.rs"]
-mod exercise;
-
-/// The fuzz harness's near-valid file builder (the `structured` target), replayed by the seeds.
-#[path = "../../fuzz/src/structured.rs"]
-mod structured;
+// The fuzz harness, shared with the fuzz targets through skelmap-testkit: the deep walk of a
+// validated view (`crate::exercise`), and the near-valid file builder of the `structured`
+// target, replayed by the seeds (`crate::structured`).
+use skelmap_testkit::{exercise, structured};
 
 // One folder a format, as in skelmap-core.
 mod dpm;

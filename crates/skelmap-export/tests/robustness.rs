@@ -5,8 +5,7 @@
 
 use std::path::Path;
 
-#[path = "../../../fuzz/src/export.rs"]
-mod harness;
+use skelmap_testkit::export as harness;
 
 fn seeds() -> Vec<(String, Vec<u8>)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/export");

@@ -1,13 +1,29 @@
-//! Test support shared by every test suite and bench of the workspace (a dev-dependency only):
-//! the one place that knows where the shared corpus is and what to do when it is absent.
+//! Test support shared by the test suites, benches and fuzz targets (a dev-dependency only,
+//! and a path dependency of the `fuzz/` workspace).
 //!
-//! The corpus lives beside the checkout, in `../shared/corpus`. A fresh clone elsewhere has
-//! none, so tests that read it skip, saying so on stderr. With `SKELMAP_REQUIRE_CORPUS=1` in the
-//! environment (CI sets it when the corpus is there) a missing corpus is a failure instead: a
-//! test cannot pass by skipping the files it exists to check.
+//! Without features it is the one place that knows where the shared corpus is and what to do
+//! when it is absent. The corpus lives beside the checkout, in `../shared/corpus`. A fresh
+//! clone elsewhere has none, so tests that read it skip, saying so on stderr. With
+//! `SKELMAP_REQUIRE_CORPUS=1` in the environment (CI sets it when the corpus is there) a
+//! missing corpus is a failure instead: a test cannot pass by skipping the files it exists to
+//! check.
+//!
+//! Behind features, the harnesses that the fuzz targets and the tests share, so that a property
+//! checked under fuzzing is also checked on every `cargo test`; each feature is the module of
+//! the same name:
+//! - `exercise` walks every accessor of a validated view and asserts what validation promises.
+//! - `structured` writes a valid file of a chosen shape and overwrites one 32-bit field.
+//! - `export` turns any model that opens into scenes and writes them out.
 
 // Test support: failing loudly is its purpose.
-#![allow(clippy::panic)]
+#![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)]
+
+#[cfg(feature = "exercise")]
+pub mod exercise;
+#[cfg(feature = "export")]
+pub mod export;
+#[cfg(feature = "structured")]
+pub mod structured;
 
 use std::path::PathBuf;
 

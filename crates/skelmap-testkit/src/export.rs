@@ -1,6 +1,6 @@
-//! The `export` target's harness: every model that opens is turned into scenes (bind pose,
-//! first, last and one-past-the-last frame) and written as glTF, OBJ and a tiny PNG, with the
-//! scene's invariants checked. Also replayed by skelmap-export's tests.
+//! The `export` fuzz target's harness: every model that opens is turned into scenes (bind
+//! pose, first, last and one-past-the-last frame) and written as glTF, OBJ and a tiny PNG, with
+//! the scene's invariants checked. Also replayed by skelmap-export's tests.
 
 use skelmap_core::Model;
 use skelmap_export::gltf::{self, GltfOptions};

@@ -1,8 +1,7 @@
 //! Walks every accessor of a validated view and asserts the invariants validation promises.
 //!
-//! Shared by the fuzz targets and by the integration tests (`tests/integration/main.rs`
-//! includes this file), so a property checked under fuzzing is also checked on every
-//! `cargo test`.
+//! Shared by the fuzz targets (`fuzz/src/lib.rs`) and by the integration tests, so a property
+//! checked under fuzzing is also checked on every `cargo test`.
 
 use skelmap_core::Model;
 use skelmap_core::dpm::Dpm;
