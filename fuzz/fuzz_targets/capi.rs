@@ -1,5 +1,5 @@
 #![no_main]
-// Every C ABI export over any bytes opened from memory (see skelmap_capi::exercise).
+// Every C ABI export over any bytes opened from memory (see skelmap_testkit::capi).
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = skelmap_capi::exercise::exercise(data);
+    let _ = skelmap_testkit::capi::exercise(data);
 });

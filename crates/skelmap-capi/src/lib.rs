@@ -27,9 +27,6 @@
 
 pub mod boundary;
 pub mod compact;
-#[cfg(feature = "exercise")]
-#[doc(hidden)]
-pub mod exercise;
 pub mod material;
 pub mod mesh;
 pub mod model;

@@ -1,13 +1,13 @@
 //! `skelmap_compact_*`: the compact kernel through the C ABI skins like `skelmap_model_skin`
 //! (within 10⁻⁴ of the model's size) on the synthetic tube and every corpus DPM and MS3D, and
-//! refuses what it cannot skin with the documented status. The calls themselves live in the
-//! crate's `exercise` module, beside the other drivers of the C ABI.
+//! refuses what it cannot skin with the documented status. The calls themselves live in
+//! skelmap-testkit's `capi` module, beside the other drivers of the C ABI.
 #![allow(clippy::unwrap_used)]
 
 use skelmap_capi::SkelmapStatus;
-use skelmap_capi::exercise::{compact_against_file, compact_statuses};
 use skelmap_core::gamestudio;
 use skelmap_core::synth;
+use skelmap_testkit::capi::{compact_against_file, compact_statuses};
 
 #[test]
 fn compact_skinning_matches_the_file_kernel_through_the_c_abi() {

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use skelmap_capi::exercise::exercise;
 use skelmap_core::synth;
+use skelmap_testkit::capi::exercise;
 
 fn sweep(bytes: &[u8]) {
     let _ = exercise(bytes);

@@ -14,10 +14,13 @@
 //! - `exercise` walks every accessor of a validated view and asserts what validation promises.
 //! - `structured` writes a valid file of a chosen shape and overwrites one 32-bit field.
 //! - `export` turns any model that opens into scenes and writes them out.
+//! - `capi` calls every export of the C ABI the way a careless C caller would.
 
 // Test support: failing loudly is its purpose.
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)]
 
+#[cfg(feature = "capi")]
+pub mod capi;
 #[cfg(feature = "exercise")]
 pub mod exercise;
 #[cfg(feature = "export")]

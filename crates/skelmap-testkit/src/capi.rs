@@ -1,38 +1,45 @@
-//! Drives every export over one model in caller memory, the way a careless C caller might:
-//! valid and invalid indices, strides, capacities and enum values. Shared by the `capi` fuzz
-//! target and this crate's tests; it returns a checksum of what it read so that nothing is
-//! optimised away. Every call must return a status, never crash.
+//! Drives every export of skelmap-capi over one model in caller memory, the way a careless C
+//! caller might: valid and invalid indices, strides, capacities and enum values. Shared by the
+//! `capi` fuzz target and skelmap-capi's tests; it returns a checksum of what it read so that
+//! nothing is optimised away. Every call must return a status, never crash.
+//!
+//! It calls the exports as C does, through raw pointers, so it is the one file of this crate
+//! that may use `unsafe` (`tests/integration/boundaries.rs` allows exactly this file): each
+//! block says in a `// SAFETY:` comment why its pointers are live and its buffers large enough.
+
+#![allow(unsafe_code)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 use std::ffi::c_char;
 
-use crate::boundary::{SkelmapStatus, skelmap_last_error, skelmap_status_str};
-use crate::compact::{
+use skelmap_capi::boundary::{SkelmapStatus, skelmap_last_error, skelmap_status_str};
+use skelmap_capi::compact::{
     SkelmapCompact, SkelmapCompactInfo, skelmap_compact_free, skelmap_compact_info,
     skelmap_compact_new, skelmap_compact_skin,
 };
-use crate::material::{
+use skelmap_capi::material::{
     SkelmapMaterial, SkelmapSubmesh, skelmap_material, skelmap_material_name,
     skelmap_material_texture, skelmap_submesh, skelmap_submesh_triangles,
 };
-use crate::mesh::{
+use skelmap_capi::mesh::{
     SkelmapMeshInfo, SkelmapTerrainGrid, skelmap_mesh_info, skelmap_mesh_texcoords,
     skelmap_mesh_triangles, skelmap_model_skin, skelmap_terrain_grid, skelmap_terrain_heights,
 };
-use crate::mesh::{skelmap_mesh_corner_texcoords, skelmap_model_skin_corners};
-use crate::model::{
+use skelmap_capi::mesh::{skelmap_mesh_corner_texcoords, skelmap_model_skin_corners};
+use skelmap_capi::model::{
     SkelmapCounts, SkelmapFormat, SkelmapModel, skelmap_model_counts, skelmap_model_format,
     skelmap_model_free, skelmap_model_open_memory, skelmap_model_warning,
 };
-use crate::pose::{
+use skelmap_capi::pose::{
     SkelmapPose, skelmap_pose_bone_count, skelmap_pose_bone_world, skelmap_pose_free,
     skelmap_pose_new, skelmap_pose_sample,
 };
-use crate::pose::{skelmap_pose_bind, skelmap_pose_sample_clip};
-use crate::skeleton::{
+use skelmap_capi::pose::{skelmap_pose_bind, skelmap_pose_sample_clip};
+use skelmap_capi::skeleton::{
     SkelmapBone, SkelmapFrameGroup, skelmap_bone, skelmap_bone_index, skelmap_bone_name,
     skelmap_frame_group, skelmap_frame_group_name, skelmap_frame_index, skelmap_frame_name,
 };
-use crate::skin::{
+use skelmap_capi::skin::{
     SkelmapSkinInfo, skelmap_skin_external_name, skelmap_skin_info, skelmap_skin_rgba,
 };
 
@@ -40,7 +47,6 @@ use crate::skin::{
 const MAX_SKIN_VERTICES: u32 = 1 << 20;
 
 /// Opens `data` through the C ABI and calls every function on it; returns a checksum.
-#[doc(hidden)]
 #[must_use]
 pub fn exercise(data: &[u8]) -> u64 {
     let mut sum = 0u64;
@@ -334,7 +340,6 @@ fn open(bytes: &[u8]) -> Option<*mut SkelmapModel> {
 /// position difference over the model's size (its largest coordinate) and the worst normal
 /// difference (MS3D, whose normals `skelmap_model_skin` smooths from its corners, reports 0).
 /// `None` when the model does not open, has no bones or no frames.
-#[doc(hidden)]
 #[must_use]
 pub fn compact_against_file(bytes: &[u8]) -> Option<(f32, f32)> {
     let model = open(bytes)?;
@@ -398,7 +403,6 @@ pub fn compact_against_file(bytes: &[u8]) -> Option<(f32, f32)> {
 /// info into NULL; skinning mesh 0 of `skeletal` with an unsampled pose, a sampled one (frames
 /// 1 and 2), a NULL pose, mesh 1, one vertex short, an 8-byte stride, both outputs NULL, and
 /// a pose of frames sampled from `terrain`. Empty if a model does not open.
-#[doc(hidden)]
 #[must_use]
 pub fn compact_statuses(skeletal: &[u8], terrain: &[u8]) -> Vec<SkelmapStatus> {
     let opened = (open(skeletal), open(terrain));
