@@ -255,7 +255,7 @@ fn replay_pair(bytes: &[u8]) {
     }
 }
 
-/// The file a `structured` seed describes (see `fuzz/src/structured.rs`).
+/// The file a `structured` seed describes (see `skelmap_testkit::structured`).
 fn structured_model(spec: &[u8]) -> Option<Vec<u8>> {
     let mut u = arbitrary::Unstructured::new(spec);
     let spec = <crate::structured::Spec as arbitrary::Arbitrary>::arbitrary(&mut u).ok()?;
