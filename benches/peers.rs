@@ -187,7 +187,7 @@ mod ozz {
         row("skelmap-compact", 2, compact_2t, COMPACT_TOLERANCE),
     ];
 
-    /// The compact layout's accuracy bound (tests/integration/compact.rs).
+    /// The compact layout's accuracy bound (tests/integration/skin/compact.rs).
     const COMPACT_TOLERANCE: f32 = 1e-4;
 
     const fn row(

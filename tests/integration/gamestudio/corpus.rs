@@ -155,7 +155,7 @@ fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
         assert_eq!(mesh.triangles.len() as u32, 2 * faces);
 
         // assimp's OBJ, frame 0: X and Y as ours; its Z ignores the header's height scale and
-        // offset (FORMATS.md §5: `((h / 65535) − 0.5) · ftrisize_x · 8`), so our packed
+        // offset (`docs/formats/hmp.md` § Quirks and decisions: `((h / 65535) − 0.5) · ftrisize_x · 8`), so our packed
         // heights are put through that formula to prove the same values at the same places.
         let oracle = oracle_positions(&dir, &row.file);
         let frame = h.frames().get(0).unwrap();
@@ -183,7 +183,7 @@ fn every_corpus_hmp_matches_the_manifest_and_the_oracle_grid() {
 }
 
 /// The HMP7 normals (stored as two `i8` components) agree with the normals of the terrain's own
-/// height field: the reading documented in `gamestudio/hmp.rs`.
+/// height field: the reading documented in `gamestudio/terrain.rs`.
 #[test]
 fn hmp7_normals_match_the_height_field() {
     let Some(dir) = corpus_dir("hmp") else { return };

@@ -1,5 +1,5 @@
 //! HMP5/7: the field fixture and its mesh and tween, then one test per validation rule of
-//! FORMATS.md §5.3, HMP7's skin records among them.
+//! `docs/formats/hmp.md`, HMP7's skin records among them.
 
 use skelmap::Parse;
 use skelmap::gamestudio::skin::grey_palette;

@@ -1,4 +1,4 @@
-//! MDL3/4/5: the quad fixture, then one test per validation rule of FORMATS.md §4.5, with the
+//! MDL3/4/5: the quad fixture, then one test per validation rule of `docs/formats/mdl.md`, with the
 //! exact error and offset wherever validation's SIMD scans find a bad record.
 
 use skelmap::Parse;

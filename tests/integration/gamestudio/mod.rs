@@ -1,5 +1,5 @@
 //! GameStudio MDL3/4/5 and HMP5/7: the corpus against MANIFEST.md and the assimp oracle, one
-//! test per validation rule of FORMATS.md §4.5 and §5.3 (fixtures from the builders), skin
+//! test per validation rule of `docs/formats/{mdl,hmp}.md` (fixtures from the builders), skin
 //! decoding, the morph kernels and terrain meshes.
 
 mod corpus;

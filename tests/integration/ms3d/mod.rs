@@ -1,5 +1,5 @@
 //! MS3D: the corpus against MANIFEST.md and the assimp oracle, one test per validation rule of
-//! FORMATS.md §6.4 (fixtures from `ms3d::Builder`), the optional tail, weights and animation.
+//! `docs/formats/ms3d.md` (fixtures from `ms3d::Builder`), the optional tail, weights and animation.
 
 mod animation;
 mod corpus;

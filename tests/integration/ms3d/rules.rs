@@ -1,4 +1,4 @@
-//! One test per validation rule of FORMATS.md §6.4: header and bounds, references, joints, the
+//! One test per validation rule of `docs/formats/ms3d.md`: header and bounds, references, joints, the
 //! optional tail, finite floats, and the warnings.
 
 use skelmap::Parse;

@@ -1,4 +1,4 @@
-//! SKM and SKP: one test per validation rule of FORMATS.md §3.5, and the skeleton and level of
+//! SKM and SKP: one test per validation rule of `docs/formats/skm.md`, and the skeleton and level of
 //! detail resolution.
 
 mod resolve;

@@ -13,7 +13,7 @@
 //!
 //! ## Validation rules
 //!
-//! Each rule has a test in `tests/integration/quake.rs` asserting its error and offset.
+//! Each rule has a test in `tests/integration/quake/` asserting its error and offset.
 //!
 //! 1. The magic is `IDPO` or `MDL2`; a Quake MDL's version is 6.
 //! 2. `scale` and `scale_origin` are finite.
