@@ -462,9 +462,9 @@ pub fn quake(m: &skelmap_core::quake::Mdl<'_>) {
     );
     for f in 0..m.frames().len().min(4) {
         let g = (f + 1) % m.frames().len();
-        m.tween(f, g, 0.5, false, &mut pa, &mut na)
+        skelmap_core::quake::morph::tween_scalar(m, f, g, 0.5, &mut pa, &mut na)
             .expect("frames exist");
-        m.tween(f, g, 0.5, true, &mut pb, &mut nb)
+        skelmap_core::quake::morph::tween_simd(m, f, g, 0.5, &mut pb, &mut nb)
             .expect("frames exist");
         for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
             assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0) || !x.is_finite());

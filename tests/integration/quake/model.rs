@@ -158,8 +158,8 @@ fn frames_deform_through_the_morph_kernel_scalar_and_simd_alike() {
     for (a, b, t) in [(0, 3, 0.25), (2, 1, 0.75)] {
         let (mut ps, mut ns) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);
         let (mut pv, mut nv) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);
-        q.tween(a, b, t, false, &mut ps, &mut ns).unwrap();
-        q.tween(a, b, t, true, &mut pv, &mut nv).unwrap();
+        quake::morph::tween_scalar(q, a, b, t, &mut ps, &mut ns).unwrap();
+        quake::morph::tween_simd(q, a, b, t, &mut pv, &mut nv).unwrap();
         for (x, y) in ps.iter().chain(&ns).zip(pv.iter().chain(&nv)) {
             assert!((0..3).all(|k| (x[k] - y[k]).abs() <= 1e-6), "{x:?} {y:?}");
         }

@@ -16,7 +16,6 @@ use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Skeleton};
 use crate::read::Walk;
 use crate::skin::SimdLevel;
-use crate::skin::morph::tween_with_level;
 use crate::view::{
     ClipOrigin, DeformError, Material, MeshView, ModelView, NAMED_CLIP_FPS, NoMesh, TexcoordLayout,
 };
@@ -681,15 +680,8 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let (fa, fb) = (self.packed_frame(a)?, self.packed_frame(b)?);
-        Ok(tween_with_level(
-            level,
-            &self.unpack(),
-            fa,
-            fb,
-            t,
-            positions,
-            normals,
+        Ok(super::morph::tween_with_level(
+            self, level, a, b, t, positions, normals,
         )?)
     }
 }
