@@ -86,3 +86,152 @@ fn unsafe_code_is_allowed_only_where_the_project_allows_it() {
         );
     }
 }
+
+/// The floors of skelmap-core, lowest first, each a list of its top-level modules (a file
+/// `name.rs` or a folder `name/`). A file may name (`crate::m`, or `super::m` at the top level)
+/// only modules on its own floor or below; ARCHITECTURE.md's floor table says the same.
+const FLOORS: [(&str, &[&str]); 7] = [
+    (
+        "foundation",
+        &[
+            "bonevert",
+            "diag",
+            "error",
+            "floatbits",
+            "format",
+            "limits",
+            "name",
+            "parse",
+            "read",
+            "resolver",
+            "rules",
+            "scan",
+            "simd",
+            "source",
+            "write",
+        ],
+    ),
+    ("pose", &["pose"]),
+    ("skin", &["skin"]),
+    ("alias", &["alias"]),
+    ("view", &["view"]),
+    (
+        "formats",
+        &["dpm", "gamestudio", "ms3d", "quake", "skm", "slmdl"],
+    ),
+    ("model", &["model", "synth"]),
+];
+
+/// Imports across format folders, each with its reason: the only arrows between rooms of the
+/// formats floor.
+const FORMAT_IMPORTS: [(&str, &str); 1] = [
+    // DPM → SKM conversion reads a DPM to write an SKM and its SKP.
+    ("crates/skelmap-core/src/skm/convert.rs", "dpm"),
+];
+
+/// The floor of top-level module `name`, if it is on one.
+fn floor_of(name: &str) -> Option<usize> {
+    FLOORS
+        .iter()
+        .position(|(_, modules)| modules.contains(&name))
+}
+
+/// The top-level modules `line` names (`crate::m…`, and `super::m…` in a top-level file).
+fn named_modules<'a>(line: &'a str, top_level: bool) -> Vec<&'a str> {
+    let mut names = Vec::new();
+    let prefixes: &[&str] = if top_level {
+        &["crate::", "super::"]
+    } else {
+        &["crate::"]
+    };
+    for prefix in prefixes {
+        let mut rest = line;
+        while let Some(at) = rest.find(prefix) {
+            let before = rest[..at].chars().next_back();
+            rest = &rest[at + prefix.len()..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue; // `skelmap_crate::` and the like are not this crate (`$crate::` is).
+            }
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            names.push(&rest[..end]);
+        }
+    }
+    names
+}
+
+/// The code of a file above its first `#[cfg(test)]` (unit tests sit at the end of a file
+/// and may use any floor), without comment lines.
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .map(|(i, l)| (i + 1, l))
+}
+
+#[test]
+fn no_import_runs_back_up_a_floor_of_skelmap_core() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("crates/skelmap-core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 80, "found only {} files", files.len());
+    let mut offenders = Vec::new();
+    let mut placed = 0;
+    for file in &files {
+        let relative = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let module = relative.split('/').next().unwrap().trim_end_matches(".rs");
+        if module == "lib" {
+            continue; // The crate root declares every module and re-exports the API.
+        }
+        let own = floor_of(module)
+            .unwrap_or_else(|| panic!("{relative}: module `{module}` is on no floor of FLOORS"));
+        placed += 1;
+        let top_level = !relative.contains('/')
+            || relative.ends_with("/mod.rs") && relative.matches('/').count() == 1;
+        let path = format!("crates/skelmap-core/src/{relative}");
+        let text = std::fs::read_to_string(file).unwrap();
+        for (line_number, line) in code_lines(&text) {
+            for name in named_modules(line, top_level) {
+                let Some(floor) = floor_of(name) else {
+                    continue; // An item of the crate root (`crate::Error`) or a macro.
+                };
+                let across_formats = FLOORS[own].0 == "formats" && floor == own && name != module;
+                let allowed = FORMAT_IMPORTS.contains(&(path.as_str(), name));
+                if floor > own || across_formats && !allowed {
+                    offenders.push(format!(
+                        "{path}:{line_number} ({}) names `{name}` ({})",
+                        FLOORS[own].0, FLOORS[floor].0
+                    ));
+                }
+            }
+        }
+    }
+    assert!(placed > 80, "placed only {placed} files on floors");
+    assert!(
+        offenders.is_empty(),
+        "imports that run back up a floor, or across format folders:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_floor_check_reads_imports_as_the_compiler_does() {
+    assert_eq!(named_modules("use crate::skin::scan;", false), ["skin"]);
+    assert_eq!(
+        named_modules("    let x = crate::pose::lanes::be_poses(b, out);", false),
+        ["pose"]
+    );
+    assert!(named_modules("use skelmap_crate::dpm;", false).is_empty());
+    assert_eq!(named_modules("$crate::view::MeshView", false), ["view"]);
+    assert_eq!(named_modules("use super::dpm::Dpm;", true), ["dpm"]);
+    assert!(named_modules("use super::raw;", false).is_empty());
+    let text = "use crate::dpm;\n// crate::model in a comment\n#[cfg(test)]\nuse crate::model;\n";
+    assert_eq!(code_lines(text).map(|(n, _)| n).collect::<Vec<_>>(), [1]);
+}
