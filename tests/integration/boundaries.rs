@@ -137,7 +137,7 @@ fn floor_of(name: &str) -> Option<usize> {
 }
 
 /// The top-level modules `line` names (`crate::m…`, and `super::m…` in a top-level file).
-fn named_modules<'a>(line: &'a str, top_level: bool) -> Vec<&'a str> {
+fn named_modules(line: &str, top_level: bool) -> Vec<&str> {
     let mut names = Vec::new();
     let prefixes: &[&str] = if top_level {
         &["crate::", "super::"]
