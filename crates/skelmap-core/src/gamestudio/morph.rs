@@ -6,46 +6,10 @@
 //! [`NORMALS`](crate::alias::anorms::NORMALS) table
 //! blended by `t` and renormalised.
 
-use zerocopy::{FromBytes, IntoBytes};
-
-use super::view::{Mdl, PackedVertices};
-use crate::alias::anorms::NORMAL_TABLE;
-use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
+use super::view::Mdl;
+use crate::skin::morph::{self, MorphError};
 
 pub use crate::skin::morph::simd_kernel_name;
-
-impl<'data> PackedVertices<'data> {
-    /// The records as the morph kernels read them (a zero-copy view of the same bytes).
-    #[must_use]
-    pub fn packed(&self) -> PackedFrame<'data> {
-        match *self {
-            PackedVertices::Byte(v) => {
-                PackedFrame::Bytes(<[[u8; 4]]>::ref_from_bytes(v.as_bytes()).unwrap_or_default())
-            }
-            PackedVertices::Word(v) => {
-                PackedFrame::Words(<[[u8; 8]]>::ref_from_bytes(v.as_bytes()).unwrap_or_default())
-            }
-        }
-    }
-}
-
-impl Mdl<'_> {
-    /// The scale, offset and normal table that unpack this model's frames.
-    #[must_use]
-    pub fn unpack(&self) -> Unpack<'static> {
-        Unpack {
-            scale: self.scale(),
-            offset: self.offset(),
-            normals: &NORMAL_TABLE,
-        }
-    }
-
-    /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
-    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
-        let frame = self.frames().get(i).ok_or(MorphError::NoFrame(i))?;
-        Ok(frame.vertices().packed())
-    }
-}
 
 /// Tweens frames `a` and `b` at `t` (0 = `a`, 1 = `b`) into `positions` and `normals`,
 /// one vertex at a time (the reference).

@@ -3,17 +3,19 @@
 
 use std::borrow::Cow;
 
-use zerocopy::FromBytes;
 use zerocopy::byteorder::{I32, LittleEndian};
+use zerocopy::{FromBytes, IntoBytes};
 
 use super::frames::{Cursor, FrameKind, MdlFrameIter, MdlFrames, MdlKind, frame_parts, frame_size};
 use super::raw::{MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord};
+use crate::alias::anorms::NORMAL_TABLE;
 use crate::alias::skin::Skin;
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::name;
 use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
+use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
 use crate::view::{ClipOrigin, DeformError, Material, MeshView, ModelView, NoMesh, TexcoordLayout};
 
 /// The MDL version (from the magic).
@@ -261,6 +263,39 @@ impl<'data> Mdl<'data> {
     }
 }
 
+impl<'data> PackedVertices<'data> {
+    /// The records as the morph kernels read them (a zero-copy view of the same bytes).
+    #[must_use]
+    pub fn packed(&self) -> PackedFrame<'data> {
+        match *self {
+            PackedVertices::Byte(v) => {
+                PackedFrame::Bytes(<[[u8; 4]]>::ref_from_bytes(v.as_bytes()).unwrap_or_default())
+            }
+            PackedVertices::Word(v) => {
+                PackedFrame::Words(<[[u8; 8]]>::ref_from_bytes(v.as_bytes()).unwrap_or_default())
+            }
+        }
+    }
+}
+
+impl Mdl<'_> {
+    /// The scale, offset and normal table that unpack this model's frames.
+    #[must_use]
+    pub fn unpack(&self) -> Unpack<'static> {
+        Unpack {
+            scale: self.scale(),
+            offset: self.offset(),
+            normals: &NORMAL_TABLE,
+        }
+    }
+
+    /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
+    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
+        let frame = self.frames().get(i).ok_or(MorphError::NoFrame(i))?;
+        Ok(frame.vertices().packed())
+    }
+}
+
 /// No bones: a GameStudio model is animated by its frames.
 impl<'data> Skeleton<'data> for Mdl<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
@@ -337,8 +372,10 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        Ok(super::morph::tween_with_level(
-            self, level, a, b, t, positions, normals,
+        let (fa, fb) = (self.packed_frame(a)?, self.packed_frame(b)?);
+        let unpack = self.unpack();
+        Ok(morph::tween_with_level(
+            level, &unpack, fa, fb, t, positions, normals,
         )?)
     }
 }

@@ -10,7 +10,7 @@
 //! - for every format, DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`), when it
 //!   exists, which then gives the model's clips.
 
-use crate::Parse;
+use crate::parse::Parse;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 

@@ -119,7 +119,7 @@ fn count16(what: &'static str, n: usize) -> Result<U16<Le>> {
     u32_field(Format::Ms3d, what, n as u64).and_then(|v| {
         u16::try_from(v)
             .map(U16::new)
-            .map_err(|_| crate::Error::Write {
+            .map_err(|_| crate::error::Error::Write {
                 format: Format::Ms3d,
                 what,
                 value: n as u64,

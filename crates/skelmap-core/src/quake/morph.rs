@@ -2,38 +2,8 @@
 //! kernels of [`skin::morph`](crate::skin::morph), with the 162-entry normal table Quake and
 //! GameStudio share ([`alias::anorms::NORMAL_TABLE`](crate::alias::anorms::NORMAL_TABLE)).
 
-use zerocopy::{FromBytes, IntoBytes};
-
-use super::view::{Frame, Mdl};
-use crate::alias::anorms::NORMAL_TABLE;
-use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
-
-impl<'data> Frame<'data> {
-    /// The vertices as the morph kernels read them (a zero-copy view of the same bytes).
-    #[must_use]
-    pub fn packed(&self) -> PackedFrame<'data> {
-        PackedFrame::Bytes(
-            <[[u8; 4]]>::ref_from_bytes(self.vertices.as_bytes()).unwrap_or_default(),
-        )
-    }
-}
-
-impl Mdl<'_> {
-    /// The scale, origin and normal table that unpack this model's frames.
-    #[must_use]
-    pub fn unpack(&self) -> Unpack<'static> {
-        Unpack {
-            scale: self.scale(),
-            offset: self.origin(),
-            normals: &NORMAL_TABLE,
-        }
-    }
-
-    /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
-    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
-        Ok(self.frames().get(i).ok_or(MorphError::NoFrame(i))?.packed())
-    }
-}
+use super::view::Mdl;
+use crate::skin::morph::{self, MorphError};
 
 /// Tweens poses `a` and `b` (indices into [`Mdl::frames`]) at `t` (0 = `a`, 1 = `b`) into
 /// `positions` and `normals`, one vertex at a time (the reference).

@@ -6,9 +6,11 @@ use core::iter::FusedIterator;
 use std::borrow::Cow;
 
 use zerocopy::byteorder::{F32, I32, LittleEndian};
+use zerocopy::{FromBytes, IntoBytes};
 
 use super::raw::{ALIAS_SINGLE, DaliasFrame, DaliasGroup, Dtriangle, MdlHeader, Stvert, Trivertx};
 use crate::alias::Skin;
+use crate::alias::anorms::NORMAL_TABLE;
 use crate::error::Result;
 use crate::format::Format;
 use crate::name;
@@ -16,6 +18,7 @@ use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Skeleton};
 use crate::read::Walk;
 use crate::skin::SimdLevel;
+use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
 use crate::view::{
     ClipOrigin, DeformError, Material, MeshView, ModelView, NAMED_CLIP_FPS, NoMesh, TexcoordLayout,
 };
@@ -592,6 +595,33 @@ impl<'data> Mdl<'data> {
     }
 }
 
+impl<'data> Frame<'data> {
+    /// The vertices as the morph kernels read them (a zero-copy view of the same bytes).
+    #[must_use]
+    pub fn packed(&self) -> PackedFrame<'data> {
+        PackedFrame::Bytes(
+            <[[u8; 4]]>::ref_from_bytes(self.vertices.as_bytes()).unwrap_or_default(),
+        )
+    }
+}
+
+impl Mdl<'_> {
+    /// The scale, origin and normal table that unpack this model's frames.
+    #[must_use]
+    pub fn unpack(&self) -> Unpack<'static> {
+        Unpack {
+            scale: self.scale(),
+            offset: self.origin(),
+            normals: &NORMAL_TABLE,
+        }
+    }
+
+    /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
+    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
+        Ok(self.frames().get(i).ok_or(MorphError::NoFrame(i))?.packed())
+    }
+}
+
 /// No bones: a Quake model is animated by its frames.
 impl<'data> Skeleton<'data> for Mdl<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
@@ -680,8 +710,10 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        Ok(super::morph::tween_with_level(
-            self, level, a, b, t, positions, normals,
+        let (fa, fb) = (self.packed_frame(a)?, self.packed_frame(b)?);
+        let unpack = self.unpack();
+        Ok(morph::tween_with_level(
+            level, &unpack, fa, fb, t, positions, normals,
         )?)
     }
 }

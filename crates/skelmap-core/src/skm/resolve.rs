@@ -14,10 +14,10 @@
 
 use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
 use super::{Model, Skm, Skp};
-use crate::Parse;
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
+use crate::parse::Parse;
 use crate::resolver::{Resolver, check_path, strip_extension};
 use crate::source::Source;
 
