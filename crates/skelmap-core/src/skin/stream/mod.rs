@@ -14,9 +14,27 @@ use crate::pose::SkeletalMesh;
 mod x86;
 
 /// Skins `mesh` straight from its file records (zero-copy, no preparation, no allocation)
-/// into `positions` and `normals`, in file order, at `level` (see [`SimdLevel`]; AVX-512 runs
-/// the AVX2 code: one 32-byte record fills a 256-bit register). Results equal
-/// [`skin_scalar`](super::skin_scalar)'s within rounding (fused multiply-adds).
+/// into `positions` and `normals`, in file order, at `level` (see [`SimdLevel`]). Results
+/// equal [`skin_scalar`](super::skin_scalar)'s within rounding (fused multiply-adds).
+///
+/// What runs at each level (the best the CPU supports at or below `level`):
+///
+/// - [`SimdLevel::Avx512`], with AVX-512F, AVX-512BW, AVX2 and FMA: a vertex of one influence
+///   has its 32-byte record in both halves of a 512-bit register and takes two multiply-adds
+///   over the bone's paired columns; a vertex of more influences takes the AVX2 steps below.
+///   A CPU with AVX-512F but no AVX-512BW runs the AVX2 kernel.
+/// - [`SimdLevel::Avx2`], with AVX2 and FMA: one record per 256-bit register, every vertex.
+/// - [`SimdLevel::Portable`]: plain Rust over glam's four-lane vectors.
+///
+/// Why AVX-512 goes no further: the `skin` bench's `skin-<input>/stream/avx2` and
+/// `stream/avx512` rows (`cargo bench --bench skin -- stream/`) show the one-influence path
+/// ahead on the corpus models made mostly of one-influence vertices and level elsewhere. Two
+/// records per 512-bit register (a vertex's records lie side by side) measured slower than
+/// the AVX2 steps on every model with several influences per vertex: the columns of two bones
+/// must be inserted into one register, and an odd count needs a branch that mispredicts on
+/// meshes of mixed counts. What bounds a mesh of one-influence vertices is the walk itself:
+/// each vertex's place in the file follows from the previous vertex's count, so the next
+/// count's load waits for the last one's, whatever the arithmetic costs.
 ///
 /// ```
 /// use skelmap_core::Parse;
@@ -79,19 +97,37 @@ fn stream_into<'data, M: SkeletalMesh<'data>>(
             have: sink.len(),
         });
     }
-    let missing = |bone| SkinError::Palette {
-        bone,
-        have: matrices.bones(),
-    };
+    stream_records(mesh.vertices(), matrices.paired(), level, sink).map_err(|bone| {
+        SkinError::Palette {
+            bone,
+            have: matrices.bones(),
+        }
+    })
+}
+
+/// Skins `vertices` into `sink` with the best kernel at or below `level`; `Err` with the first
+/// bone `paired` lacks (the vertices before it written).
+fn stream_records<O: ByteOrder>(
+    vertices: Vertices<'_, O>,
+    paired: &[[f32; PAIRED]],
+    level: SimdLevel,
+    sink: &mut impl Sink,
+) -> Result<(), u32> {
     #[cfg(target_arch = "x86_64")]
-    if level >= SimdLevel::Avx2 {
-        let run = x86::try_stream_avx2(mesh.vertices(), matrices.paired(), sink);
+    {
+        let mut run = None;
+        if level >= SimdLevel::Avx512 {
+            run = x86::try_stream_avx512(vertices.clone(), paired, sink);
+        }
+        if run.is_none() && level >= SimdLevel::Avx2 {
+            run = x86::try_stream_avx2(vertices.clone(), paired, sink);
+        }
         if let Some(result) = run {
-            return result.map_err(missing);
+            return result;
         }
     }
     let _ = level;
-    stream_portable(mesh.vertices(), matrices.paired(), sink).map_err(missing)
+    stream_portable(vertices, paired, sink)
 }
 
 /// The stream kernel in plain Rust over glam's 4-lane vectors.
@@ -115,3 +151,6 @@ fn stream_portable<O: ByteOrder>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;
