@@ -150,15 +150,13 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         });
     }
     for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
-        if level != SimdLevel::Avx512 {
-            group.bench_function(BenchmarkId::new("stream", level), |b| {
-                b.iter(|| {
-                    for mesh in &meshes {
-                        skin_stream(mesh, &posed.matrices, level, p, q).unwrap();
-                    }
-                })
-            });
-        }
+        group.bench_function(BenchmarkId::new("stream", level), |b| {
+            b.iter(|| {
+                for mesh in &meshes {
+                    skin_stream(mesh, &posed.matrices, level, p, q).unwrap();
+                }
+            })
+        });
         group.bench_function(BenchmarkId::new("compact", level), |b| {
             b.iter(|| {
                 for x in &compact {
