@@ -26,15 +26,16 @@ mod x86;
 /// - [`SimdLevel::Avx2`], with AVX2 and FMA: one record per 256-bit register, every vertex.
 /// - [`SimdLevel::Portable`]: plain Rust over glam's four-lane vectors.
 ///
-/// Why AVX-512 goes no further: the `skin` bench's `skin-<input>/stream/avx2` and
-/// `stream/avx512` rows (`cargo bench --bench skin -- stream/`) show the one-influence path
-/// ahead on the corpus models made mostly of one-influence vertices and level elsewhere. Two
-/// records per 512-bit register (a vertex's records lie side by side) measured slower than
-/// the AVX2 steps on every model with several influences per vertex: the columns of two bones
-/// must be inserted into one register, and an odd count needs a branch that mispredicts on
-/// meshes of mixed counts. What bounds a mesh of one-influence vertices is the walk itself:
-/// each vertex's place in the file follows from the previous vertex's count, so the next
-/// count's load waits for the last one's, whatever the arithmetic costs.
+/// Why AVX-512 goes no further: in the `skin` bench's `skin-<input>/stream/avx2` and
+/// `stream/avx512` rows (`cargo bench --bench skin -- stream/avx`), the one-influence path is
+/// ahead on the corpus models made mostly of one-influence vertices and level with AVX2 on
+/// the others. Two records per 512-bit register (a vertex's records lie side by side, so a
+/// pair is one 64-byte load) measured slower than the AVX2 steps on every model with several
+/// influences per vertex: the columns of two bones must be inserted into one register, and an
+/// odd count needs either a branch, which mispredicts on meshes of mixed counts, or a masked
+/// extra record. On a one-influence vertex the arithmetic is a small part of the cost: reading
+/// its count, checking the bounds and the bone, and storing six floats take most of the
+/// instructions, and wider registers shorten none of them.
 ///
 /// ```
 /// use skelmap_core::Parse;

@@ -8,14 +8,15 @@
 //!
 //! **AVX-512.** A vertex of one influence (most vertices of rigid and vehicle models) has its
 //! record broadcast into both 256-bit halves of a 512-bit register. One in-lane permute gives
-//! `[ox×4 | nx×4 | oy×4 | ny×4]` and a zero-masked one `[oz×4 | nz×4 | w×4 | 0]`: the bone's
+//! `[ox×4 | nx×4 | oy×4 | ny×4]` and a zero-masked one `[oz×4 | nz×4 | w×4 | 0]`; the bone's
 //! 32 paired floats load as two 512-bit registers `[x x | y y]` and `[z z | t 0]`, so two
 //! multiply-adds and one fold of the halves give the vertex, where AVX2 needs four broadcasts,
-//! four multiply-adds and two additions. The compiler merges the byte swap into the two
-//! permutes (`vpshufb`), which is why the big-endian path needs AVX-512BW. Vertices of two or
-//! more influences take the AVX2 steps: laying two records in one register either needs the
-//! columns of two bones inserted into one register or a branch on an odd count, and both lose
-//! to the AVX2 steps (see `super`'s documentation for the measurements).
+//! four multiply-adds and two additions. A big-endian record is byte-swapped with one 512-bit
+//! `vpshufb` (AVX-512BW), which the compiler merges into the two permutes. Pairing two
+//! consecutive one-influence vertices in one register would take as many permutes and
+//! multiply-adds per vertex, plus the columns of two bones inserted into each register, so it
+//! is not done. Vertices of two or more influences take the AVX2 steps: two records per
+//! register lose to them (see [`skin_stream`](super::skin_stream)'s documentation).
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
