@@ -5,8 +5,10 @@
 //! [`SkeletalMesh`](crate::pose::SkeletalMesh)):
 //!
 //! - [`skin_scalar`]: the obviously correct reference the others are tested against;
-//! - [`skin_stream`]: straight over the mapped records in file order, no preparation (one
-//!   32-byte record per AVX2 register, a big-endian file byte-swapped with one shuffle);
+//! - [`skin_stream`]: straight over the mapped records in file order, no preparation (a
+//!   32-byte record per 256-bit register, a one-influence vertex in a 512-bit one with
+//!   AVX-512; big-endian records byte-swapped with one shuffle); [`Records`] holds a mesh's
+//!   records of either byte order for it and the others;
 //! - [`PreparedMesh`]: records regrouped once into 16-lane structure-of-arrays blocks
 //!   bucketed by influence count, then skinned with AVX-512 or AVX2 (bones looked up with
 //!   in-register permutes up to 64 / 16 bones, gathers above), in original or prepared
@@ -29,8 +31,13 @@
 //! [`morph`] tweens vertex-animated frames (packed coordinates and a normal table).
 //!
 //! [`SimdLevel::detect`] picks the instruction set at run time; every kernel also takes an
-//! explicit lower level. [`SkinMatrices`] is the palette in the layouts the kernels read. All
-//! `std::arch` code lives in the private `x86` module.
+//! explicit lower level. [`SkinMatrices`] is the palette in the layouts the kernels read.
+//!
+//! Each kernel family is a folder whose `mod.rs` holds its types, its portable code and its
+//! dispatch, and whose `x86.rs` holds its `std::arch` code: `stream/`, `prepared/`,
+//! `compact/` (with `fold.rs`, which builds the layout), `morph/`. What several kernels share
+//! sits beside them: `x86.rs` (palette look-ups and interleaved stores), `blocks.rs`,
+//! `output.rs` (where results go), `fork.rs` (threads), `matrices.rs`, `records.rs`.
 
 mod bind;
 pub(crate) mod blocks;

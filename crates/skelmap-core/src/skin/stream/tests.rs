@@ -9,9 +9,7 @@ use zerocopy::byteorder::{BigEndian, ByteOrder, LittleEndian};
 
 use super::stream_records;
 use crate::bonevert::Vertices;
-use crate::format::Format;
 use crate::pose::Palette;
-use crate::read::Reader;
 use crate::skin::output::{SkinnedVertex, Split};
 use crate::skin::{SimdLevel, SkinMatrices};
 use crate::write::{Influence, put_vertices};
@@ -87,7 +85,7 @@ fn records<O: ByteOrder>(vertices: &[Vec<Influence>]) -> Vec<u8> {
 
 /// The walk over `count` vertices that `records` wrote.
 fn walk<O: ByteOrder>(bytes: &[u8], count: usize) -> Vertices<'_, O> {
-    Vertices::new(Reader::new(bytes, Format::Dpm), 0, count as u32)
+    Vertices::new(bytes, 0, count as u32)
 }
 
 /// Positions and normals from a kernel, and its result.
