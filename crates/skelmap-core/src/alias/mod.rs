@@ -6,10 +6,12 @@
 //!   material record;
 //! - [`anorms`]: the 162-entry table of unit normals the packed frames index;
 //! - [`skin`]: the embedded skins (textures): their record layouts, validation and decoding
-//!   to RGBA8.
+//!   to RGBA8;
+//! - [`tween`]: tweening a model's packed frames by index ([`tween::PackedModel`]).
 
 pub mod anorms;
 pub mod raw;
 pub mod skin;
+pub mod tween;
 
 pub use skin::{PixelFormat, Skin};

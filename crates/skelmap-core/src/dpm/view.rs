@@ -16,12 +16,11 @@ use crate::format::Format;
 use crate::name;
 use crate::pose::bounds::Aabb;
 use crate::pose::local::nlerp_pose;
-use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose, sample};
 use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
 use crate::skin::{Records, RecordsMesh};
-use crate::view::{ClipOrigin, IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
+use crate::view::{IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
 
 /// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
@@ -345,12 +344,12 @@ impl<'data> ModelView<'data> for Dpm<'data> {
     where
         Self: 'a;
 
-    fn format(&self) -> Format {
-        Format::Dpm
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
     }
 
-    fn num_frames(&self) -> usize {
-        Dpm::num_frames(self)
+    fn format(&self) -> Format {
+        Format::Dpm
     }
 
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
@@ -359,25 +358,6 @@ impl<'data> ModelView<'data> for Dpm<'data> {
 
     fn frame_names(&self) -> Self::FrameNames<'_> {
         IndexedNames::new(self)
-    }
-
-    fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameNames
-    }
-
-    fn sample(
-        &self,
-        a: usize,
-        b: usize,
-        t: f32,
-        interpolation: Interpolation,
-        out: &mut LocalPose,
-    ) {
-        sample(self, a, b, t, interpolation, out);
-    }
-
-    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
-        BakedFrames::new(self)
     }
 
     fn stored_bounds(&self) -> Option<Aabb> {

@@ -15,9 +15,7 @@ use crate::name;
 use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
 use crate::skin::morph::{MorphError, normalise};
-use crate::view::{
-    ClipOrigin, DeformError, Material, MeshView, ModelView, NoMesh, TerrainGrid, TexcoordLayout,
-};
+use crate::view::{DeformError, MeshView, ModelView, NoMesh, TerrainGrid, TexcoordLayout};
 
 /// The HMP version (from the magic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -378,10 +376,6 @@ impl<'data> ModelView<'data> for Hmp<'data> {
         frames.map(|f| f.name())
     }
 
-    fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameNames
-    }
-
     fn is_vertex_animated(&self) -> bool {
         true
     }
@@ -394,15 +388,7 @@ impl<'data> ModelView<'data> for Hmp<'data> {
         (index == 0).then_some(self)
     }
 
-    fn num_materials(&self) -> usize {
-        self.skins.len()
-    }
-
-    fn material(&self, index: usize) -> Option<Material<'_>> {
-        Material::of_skin(&self.skins, index)
-    }
-
-    fn skins(&self) -> &[Skin<'data>] {
+    fn skins(&self) -> &[Skin<'_>] {
         &self.skins
     }
 

@@ -10,13 +10,14 @@ use super::frames::{Cursor, FrameKind, MdlFrameIter, MdlFrames, MdlKind, frame_p
 use super::raw::{MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord};
 use crate::alias::anorms::NORMAL_TABLE;
 use crate::alias::skin::Skin;
+use crate::alias::tween::{PackedModel, tween_with_level};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::name;
 use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
-use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
-use crate::view::{ClipOrigin, DeformError, Material, MeshView, ModelView, NoMesh, TexcoordLayout};
+use crate::skin::morph::{MorphError, PackedFrame, Unpack};
+use crate::view::{DeformError, MeshView, ModelView, NoMesh, TexcoordLayout};
 
 /// The MDL version (from the magic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -278,10 +279,9 @@ impl<'data> PackedVertices<'data> {
     }
 }
 
-impl Mdl<'_> {
+impl PackedModel for Mdl<'_> {
     /// The scale, offset and normal table that unpack this model's frames.
-    #[must_use]
-    pub fn unpack(&self) -> Unpack<'static> {
+    fn unpack(&self) -> Unpack<'static> {
         Unpack {
             scale: self.scale(),
             offset: self.offset(),
@@ -290,7 +290,7 @@ impl Mdl<'_> {
     }
 
     /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
-    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
+    fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
         let frame = self.frames().get(i).ok_or(MorphError::NoFrame(i))?;
         Ok(frame.vertices().packed())
     }
@@ -335,10 +335,6 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         frames.map(|f| f.name())
     }
 
-    fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameNames
-    }
-
     fn is_vertex_animated(&self) -> bool {
         true
     }
@@ -351,15 +347,7 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         (index == 0).then_some(self)
     }
 
-    fn num_materials(&self) -> usize {
-        self.skins.len()
-    }
-
-    fn material(&self, index: usize) -> Option<Material<'_>> {
-        Material::of_skin(&self.skins, index)
-    }
-
-    fn skins(&self) -> &[Skin<'data>] {
+    fn skins(&self) -> &[Skin<'_>] {
         &self.skins
     }
 
@@ -372,11 +360,7 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let (fa, fb) = (self.packed_frame(a)?, self.packed_frame(b)?);
-        let unpack = self.unpack();
-        Ok(morph::tween_with_level(
-            level, &unpack, fa, fb, t, positions, normals,
-        )?)
+        Ok(tween_with_level(self, level, a, b, t, positions, normals)?)
     }
 }
 

@@ -17,7 +17,7 @@ use glam::{Affine3A, Vec3A};
 use crate::format::Format;
 use crate::name;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{BakeError, BakedFrames, Bone, Interpolation, LocalPose, Skeleton};
+use crate::pose::{Bone, Interpolation, LocalPose, PoseFrames, Skeleton};
 use crate::read::Reader;
 use crate::skin::SkinError;
 use crate::view::{self, ClipOrigin, IndexedNames, MeshView, ModelView, Submesh, TexcoordLayout};
@@ -455,12 +455,12 @@ impl<'data> ModelView<'data> for Ms3d<'data> {
     where
         Self: 'a;
 
-    fn format(&self) -> Format {
-        FORMAT
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
     }
 
-    fn num_frames(&self) -> usize {
-        Ms3d::num_frames(self)
+    fn format(&self) -> Format {
+        FORMAT
     }
 
     fn frame_names(&self) -> Self::FrameNames<'_> {
@@ -513,10 +513,6 @@ impl<'data> ModelView<'data> for Ms3d<'data> {
     /// The joints' rest pose.
     fn bind_pose(&self, out: &mut LocalPose) {
         self.local_rest_pose(out);
-    }
-
-    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
-        BakedFrames::new(self)
     }
 
     fn num_meshes(&self) -> usize {

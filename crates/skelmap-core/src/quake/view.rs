@@ -11,6 +11,7 @@ use zerocopy::{FromBytes, IntoBytes};
 use super::raw::{ALIAS_SINGLE, DaliasFrame, DaliasGroup, Dtriangle, MdlHeader, Stvert, Trivertx};
 use crate::alias::Skin;
 use crate::alias::anorms::NORMAL_TABLE;
+use crate::alias::tween::{PackedModel, tween_with_level};
 use crate::error::Result;
 use crate::format::Format;
 use crate::name;
@@ -18,9 +19,9 @@ use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Skeleton};
 use crate::read::Walk;
 use crate::skin::SimdLevel;
-use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
+use crate::skin::morph::{MorphError, PackedFrame, Unpack};
 use crate::view::{
-    ClipOrigin, DeformError, Material, MeshView, ModelView, NAMED_CLIP_FPS, NoMesh, TexcoordLayout,
+    ClipOrigin, DeformError, MeshView, ModelView, NAMED_CLIP_FPS, NoMesh, TexcoordLayout,
 };
 
 /// A skin or frame entry of the file: a single one, or a group shown in turn.
@@ -605,10 +606,9 @@ impl<'data> Frame<'data> {
     }
 }
 
-impl Mdl<'_> {
+impl PackedModel for Mdl<'_> {
     /// The scale, origin and normal table that unpack this model's frames.
-    #[must_use]
-    pub fn unpack(&self) -> Unpack<'static> {
+    fn unpack(&self) -> Unpack<'static> {
         Unpack {
             scale: self.scale(),
             offset: self.origin(),
@@ -617,7 +617,7 @@ impl Mdl<'_> {
     }
 
     /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
-    pub(crate) fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
+    fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
         Ok(self.frames().get(i).ok_or(MorphError::NoFrame(i))?.packed())
     }
 }
@@ -682,15 +682,7 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         (index == 0).then_some(self)
     }
 
-    fn num_materials(&self) -> usize {
-        self.skins.len()
-    }
-
-    fn material(&self, index: usize) -> Option<Material<'_>> {
-        Material::of_skin(&self.skins, index)
-    }
-
-    fn skins(&self) -> &[Skin<'data>] {
+    fn skins(&self) -> &[Skin<'_>] {
         &self.skins
     }
 
@@ -710,11 +702,7 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let (fa, fb) = (self.packed_frame(a)?, self.packed_frame(b)?);
-        let unpack = self.unpack();
-        Ok(morph::tween_with_level(
-            level, &unpack, fa, fb, t, positions, normals,
-        )?)
+        Ok(tween_with_level(self, level, a, b, t, positions, normals)?)
     }
 }
 

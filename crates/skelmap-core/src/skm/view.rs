@@ -12,11 +12,10 @@ use zerocopy::byteorder::U32;
 use super::raw::{SKM_MAX_LODS, SkmHeader, SkmMesh, SkpBone, SkpBonePose, SkpFrame, SkpHeader};
 use crate::format::Format;
 use crate::name;
-use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose, sample};
 use crate::pose::{Bone, MeshGeometry, PoseFrames, SkeletalMesh, Skeleton};
 use crate::read::Reader;
 use crate::skin::{Records, RecordsMesh};
-use crate::view::{ClipOrigin, IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
+use crate::view::{IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
 
 const SKM: Format = Format::Skm;
 const SKP: Format = Format::Skp;
@@ -291,12 +290,12 @@ impl<'data> ModelView<'data> for Skp<'data> {
     where
         Self: 'a;
 
-    fn format(&self) -> Format {
-        SKP
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
     }
 
-    fn num_frames(&self) -> usize {
-        Skp::num_frames(self)
+    fn format(&self) -> Format {
+        SKP
     }
 
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
@@ -305,25 +304,6 @@ impl<'data> ModelView<'data> for Skp<'data> {
 
     fn frame_names(&self) -> Self::FrameNames<'_> {
         IndexedNames::new(self)
-    }
-
-    fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameNames
-    }
-
-    fn sample(
-        &self,
-        a: usize,
-        b: usize,
-        t: f32,
-        interpolation: Interpolation,
-        out: &mut LocalPose,
-    ) {
-        sample(self, a, b, t, interpolation, out);
-    }
-
-    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
-        BakedFrames::new(self)
     }
 }
 
@@ -452,12 +432,12 @@ impl<'data> ModelView<'data> for Model<'data> {
     where
         Self: 'a;
 
-    fn format(&self) -> Format {
-        SKM
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
     }
 
-    fn num_frames(&self) -> usize {
-        self.skp.num_frames()
+    fn format(&self) -> Format {
+        SKM
     }
 
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
@@ -466,25 +446,6 @@ impl<'data> ModelView<'data> for Model<'data> {
 
     fn frame_names(&self) -> Self::FrameNames<'_> {
         IndexedNames::new(self)
-    }
-
-    fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameNames
-    }
-
-    fn sample(
-        &self,
-        a: usize,
-        b: usize,
-        t: f32,
-        interpolation: Interpolation,
-        out: &mut LocalPose,
-    ) {
-        sample(self, a, b, t, interpolation, out);
-    }
-
-    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
-        BakedFrames::new(self)
     }
 
     fn num_meshes(&self) -> usize {

@@ -7,10 +7,7 @@ use zerocopy::byteorder::{F32, LittleEndian};
 
 use super::raw::{BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, keyframe_size};
 use crate::format::Format;
-use crate::pose::{
-    BakeError, BakedFrames, BindPoseMesh, BindVertex, Bone, Interpolation, LocalPose, PoseFrames,
-    Skeleton, sample,
-};
+use crate::pose::{BindPoseMesh, BindVertex, Bone, LocalPose, PoseFrames, Skeleton};
 use crate::read::Reader;
 use crate::view::{IndexedNames, MeshView, ModelView, NoMesh, TexcoordLayout, unnamed_bones};
 
@@ -480,37 +477,16 @@ impl<'data> ModelView<'data> for Model<'data> {
     where
         Self: 'a;
 
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        self.anim.as_ref()
+    }
+
     fn format(&self) -> Format {
         Format::SlMdl
     }
 
-    fn num_frames(&self) -> usize {
-        self.anim.map_or(0, |a| a.num_keyframes())
-    }
-
     fn frame_names(&self) -> Self::FrameNames<'_> {
         IndexedNames::new(self)
-    }
-
-    fn sample(
-        &self,
-        a: usize,
-        b: usize,
-        t: f32,
-        interpolation: Interpolation,
-        out: &mut LocalPose,
-    ) {
-        match &self.anim {
-            Some(anim) => sample(anim, a, b, t, interpolation, out),
-            None => out.bones.clear(),
-        }
-    }
-
-    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
-        match &self.anim {
-            Some(anim) => BakedFrames::new(anim),
-            None => Ok(BakedFrames::default()),
-        }
     }
 
     fn num_meshes(&self) -> usize {
@@ -545,31 +521,16 @@ impl<'data> ModelView<'data> for Animation<'data> {
     where
         Self: 'a;
 
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
+    }
+
     fn format(&self) -> Format {
         Format::SlAnim
     }
 
-    fn num_frames(&self) -> usize {
-        self.num_keyframes()
-    }
-
     fn frame_names(&self) -> Self::FrameNames<'_> {
         IndexedNames::new(self)
-    }
-
-    fn sample(
-        &self,
-        a: usize,
-        b: usize,
-        t: f32,
-        interpolation: Interpolation,
-        out: &mut LocalPose,
-    ) {
-        sample(self, a, b, t, interpolation, out);
-    }
-
-    fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
-        BakedFrames::new(self)
     }
 }
 

@@ -33,8 +33,10 @@ use crate::alias::skin::grey_palette;
 use crate::format::Format;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{BakeError, BakedFrames, BindPoseMesh, BindVertex, Interpolation, LocalPose};
-use crate::pose::{Bone, Skeleton};
+use crate::pose::{
+    BakeError, BakedFrames, BindPoseMesh, BindVertex, Bone, Interpolation, LocalPose, PoseFrames,
+    Skeleton, sample,
+};
 use crate::skin::{Records, SimdLevel, SkinError};
 
 /// Frames per second of clips made from frame names (DarkPlaces' default).
@@ -82,9 +84,17 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
 
     // ---- frames and clips ----
 
-    /// Number of frames [`Model::pose`](crate::Model::pose) addresses.
+    /// The view's frames of bone poses, for formats that store them; the defaults of
+    /// [`num_frames`](ModelView::num_frames), [`sample`](ModelView::sample) and
+    /// [`bake`](ModelView::bake) read them.
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        None::<&NoMesh>
+    }
+
+    /// Number of frames [`Model::pose`](crate::Model::pose) addresses: by default those of
+    /// [`pose_frames`](ModelView::pose_frames).
     fn num_frames(&self) -> usize {
-        0
+        self.pose_frames().map_or(0, |p| p.num_frames())
     }
 
     /// The name of frame `index`: empty for formats whose frames have none; `None` out of
@@ -96,9 +106,10 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     /// Every frame's name in order, in one walk.
     fn frame_names(&self) -> Self::FrameNames<'_>;
 
-    /// Where the model's clips come from, when no `.framegroups` sidecar gives them.
+    /// Where the model's clips come from, when no `.framegroups` sidecar gives them: by default
+    /// the frames' names (a model whose frames have none then has no clips).
     fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::None
+        ClipOrigin::FrameNames
     }
 
     /// The clips the format defines itself, for [`ClipOrigin::Timeline`] and
@@ -116,7 +127,8 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     // ---- poses ----
 
     /// Frames `a` and `b` (both in range) blended at `t` into `out`: one parent-relative pose
-    /// per bone (emptied for formats without bones).
+    /// per bone, by default [`pose::sample`](crate::pose::sample) of
+    /// [`pose_frames`](ModelView::pose_frames) (emptied for formats without them).
     fn sample(
         &self,
         a: usize,
@@ -125,8 +137,10 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         interpolation: Interpolation,
         out: &mut LocalPose,
     ) {
-        let _ = (a, b, t, interpolation);
-        out.bones.clear();
+        match self.pose_frames() {
+            Some(frames) => sample(frames, a, b, t, interpolation, out),
+            None => out.bones.clear(),
+        }
     }
 
     /// For formats keyed in seconds: the pose `seconds` into the timeline into `out`, and
@@ -146,13 +160,17 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         self.sample(0, 0, 0.0, Interpolation::Nlerp, out);
     }
 
-    /// Every frame converted once (empty for formats without bone poses).
+    /// Every frame of [`pose_frames`](ModelView::pose_frames) converted once (empty for
+    /// formats without them).
     ///
     /// # Errors
     ///
     /// [`BakeError::TooLarge`] past [`MAX_BAKED_POSES`](crate::pose::MAX_BAKED_POSES).
     fn bake(&self) -> Result<BakedFrames<'data>, BakeError> {
-        Ok(BakedFrames::default())
+        match self.pose_frames() {
+            Some(frames) => BakedFrames::new(frames),
+            None => Ok(BakedFrames::default()),
+        }
     }
 
     /// The bounds the file stores, if any.
@@ -175,19 +193,18 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
 
     // ---- materials and skins ----
 
-    /// Number of materials a submesh may name.
+    /// Number of materials a submesh may name: by default one per embedded skin.
     fn num_materials(&self) -> usize {
-        0
+        self.skins().len()
     }
 
-    /// Material `index`, or `None` out of range.
+    /// Material `index`, or `None` out of range: by default that of embedded skin `index`.
     fn material(&self, index: usize) -> Option<Material<'_>> {
-        let _ = index;
-        None
+        Material::of_skin(self.skins(), index)
     }
 
     /// The skins (textures) the file embeds.
-    fn skins(&self) -> &[Skin<'data>] {
+    fn skins(&self) -> &[Skin<'_>] {
         &[]
     }
 
@@ -330,7 +347,7 @@ pub trait MeshView<'a> {
     }
 }
 
-/// The mesh of a view that has none (a skeleton or an animation on its own): no value of it
+/// What a view has none of (a mesh, a bind-pose mesh, frames of bone poses): no value of it
 /// exists.
 #[derive(Debug, Clone, Copy)]
 pub enum NoMesh {}
@@ -345,6 +362,22 @@ impl MeshView<'_> for NoMesh {
     }
 
     fn triangle(&self, _: usize) -> Option<[u32; 3]> {
+        match *self {}
+    }
+}
+
+impl<'data> Skeleton<'data> for NoMesh {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        core::iter::empty()
+    }
+}
+
+impl<'data> PoseFrames<'data> for NoMesh {
+    fn num_frames(&self) -> usize {
+        match *self {}
+    }
+
+    fn bone_pose(&self, _: usize, _: usize) -> Option<(glam::Quat, glam::Vec3A)> {
         match *self {}
     }
 }

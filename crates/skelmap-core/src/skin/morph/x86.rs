@@ -133,6 +133,57 @@ morph_kernel!(
     "avx2,fma"
 );
 
+/// The kernel's lane-wise arithmetic at one width: `splat`, `float` (from `i32` lanes), `add`,
+/// `sub`, `mul`, `div` and `sqrt`, each the one intrinsic of the width's `$feature`.
+macro_rules! lane_arithmetic {
+    (
+        $feature:literal, $float:ty, $int:ty, $set1:ident, $cvt:ident, $add:ident, $sub:ident,
+        $mul:ident, $div:ident, $sqrt:ident
+    ) => {
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(super) fn splat(v: f32) -> $float {
+            $set1(v)
+        }
+
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(super) fn float(v: $int) -> $float {
+            $cvt(v)
+        }
+
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(super) fn add(a: $float, b: $float) -> $float {
+            $add(a, b)
+        }
+
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(super) fn sub(a: $float, b: $float) -> $float {
+            $sub(a, b)
+        }
+
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(super) fn mul(a: $float, b: $float) -> $float {
+            $mul(a, b)
+        }
+
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(super) fn div(a: $float, b: $float) -> $float {
+            $div(a, b)
+        }
+
+        #[inline]
+        #[target_feature(enable = $feature)]
+        pub(super) fn sqrt(a: $float) -> $float {
+            $sqrt(a)
+        }
+    };
+}
+
 /// The 512-bit pieces of the kernel: 16 lanes.
 mod w16 {
     use core::arch::x86_64::{
@@ -148,47 +199,18 @@ mod w16 {
 
     pub(super) const LANES: usize = 16;
 
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn splat(v: f32) -> __m512 {
-        _mm512_set1_ps(v)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn float(v: __m512i) -> __m512 {
-        _mm512_cvtepi32_ps(v)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn add(a: __m512, b: __m512) -> __m512 {
-        _mm512_add_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn sub(a: __m512, b: __m512) -> __m512 {
-        _mm512_sub_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn mul(a: __m512, b: __m512) -> __m512 {
-        _mm512_mul_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn div(a: __m512, b: __m512) -> __m512 {
-        _mm512_div_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn sqrt(a: __m512) -> __m512 {
-        _mm512_sqrt_ps(a)
-    }
+    lane_arithmetic!(
+        "avx512f",
+        __m512,
+        __m512i,
+        _mm512_set1_ps,
+        _mm512_cvtepi32_ps,
+        _mm512_add_ps,
+        _mm512_sub_ps,
+        _mm512_mul_ps,
+        _mm512_div_ps,
+        _mm512_sqrt_ps
+    );
 
     /// The lanes where `v` is positive.
     #[inline]
@@ -290,47 +312,18 @@ mod w8 {
 
     pub(super) const LANES: usize = 8;
 
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn splat(v: f32) -> __m256 {
-        _mm256_set1_ps(v)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn float(v: __m256i) -> __m256 {
-        _mm256_cvtepi32_ps(v)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn add(a: __m256, b: __m256) -> __m256 {
-        _mm256_add_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn sub(a: __m256, b: __m256) -> __m256 {
-        _mm256_sub_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn mul(a: __m256, b: __m256) -> __m256 {
-        _mm256_mul_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn div(a: __m256, b: __m256) -> __m256 {
-        _mm256_div_ps(a, b)
-    }
-
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn sqrt(a: __m256) -> __m256 {
-        _mm256_sqrt_ps(a)
-    }
+    lane_arithmetic!(
+        "avx2",
+        __m256,
+        __m256i,
+        _mm256_set1_ps,
+        _mm256_cvtepi32_ps,
+        _mm256_add_ps,
+        _mm256_sub_ps,
+        _mm256_mul_ps,
+        _mm256_div_ps,
+        _mm256_sqrt_ps
+    );
 
     /// The lanes where `v` is positive, all bits set.
     #[inline]
