@@ -180,11 +180,18 @@ impl Model<'_> {
     /// [`Mesh::num_vertices`](super::Mesh::num_vertices) each; the rest is left as it is):
     ///
     /// - DPM, SKM: linear blend skinning of the file's pre-weighted records by the stream
-    ///   kernel, zero-copy, with the best instruction set this CPU has;
+    ///   kernel ([`skin_stream`](crate::skin::skin_stream)), zero-copy, at the best level this
+    ///   CPU has: AVX-512 (F, BW) for one-influence vertices and AVX2 + FMA for the others,
+    ///   else AVX2 + FMA, else plain Rust;
     /// - MS3D, SL: linear blend of the bind-pose vertices by `world(t) · world(bind)⁻¹`
-    ///   (MS3D stores normals per triangle corner: its vertex normals come out zero);
-    /// - MDL, HMP, Quake: the pose's two frames tweened (positions blended, normals blended and
-    ///   renormalised).
+    ///   ([`skin_bind_lbs`], plain Rust; MS3D stores normals per
+    ///   triangle corner: its vertex normals come out zero). [`Model::prepare`] and
+    ///   [`Model::compact`] give these formats the AVX-512 kernels;
+    /// - MDL, Quake: the pose's two frames tweened by the morph kernel
+    ///   ([`tween_with_level`](crate::skin::morph::tween_with_level): AVX-512 on 16 vertices a
+    ///   step, AVX2 on 8, plain Rust for the rest; positions blended, normals blended and
+    ///   renormalised); HMP: the terrain's tween ([`Hmp::tween`](crate::gamestudio::Hmp::tween),
+    ///   plain Rust).
     ///
     /// A pose sampled from another model works when it has every bone the mesh uses.
     ///
@@ -203,9 +210,9 @@ impl Model<'_> {
     }
 
     /// [`Model::deform`] at an explicit instruction-set level (a level the CPU lacks falls
-    /// back to the best it has): [`SimdLevel::Portable`] runs the DPM/SKM stream kernel and
-    /// the MDL morph in plain Rust, any higher level their SIMD versions. The bind-pose blend
-    /// and the terrain tween have one version.
+    /// back to the best it has below it): the stream kernel and the morph run that level's
+    /// code ([`SimdLevel::Portable`]: plain Rust); the bind-pose blend and the terrain tween
+    /// have one version.
     ///
     /// # Errors
     ///

@@ -28,8 +28,9 @@ impl Prepared {
         self.meshes.get(index)
     }
 
-    /// Skins mesh `mesh` with `pose` into `positions` and `normals`, in `order`, at `level`
-    /// (a level the CPU lacks falls back to the best it has), on the calling thread.
+    /// Skins mesh `mesh` with `pose` into `positions` and `normals`, in `order`, with the
+    /// prepared kernel at `level` (see [`PreparedMesh::skin`]; a level the CPU lacks falls back
+    /// to the best it has), on the calling thread.
     ///
     /// # Errors
     ///
@@ -142,7 +143,8 @@ impl Compact {
     }
 
     /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
-    /// `normals`, in file order, at `level`, on the calling thread.
+    /// `normals`, in file order, with the compact kernel at `level` (see [`CompactMesh::skin`]),
+    /// on the calling thread.
     ///
     /// # Errors
     ///

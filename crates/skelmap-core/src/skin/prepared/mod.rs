@@ -210,7 +210,9 @@ impl PreparedMesh {
     }
 
     /// Skins every vertex with `matrices` into `positions` and `normals` in `order`, at
-    /// `level` (a level the CPU lacks falls back to the best it has), on the calling thread.
+    /// `level` (a level the CPU lacks falls back to the best it has: the prepared kernel on
+    /// AVX-512F with 16 lanes a block, on AVX2 + FMA in two halves of 8, or in plain Rust), on
+    /// the calling thread.
     ///
     /// # Errors
     ///
