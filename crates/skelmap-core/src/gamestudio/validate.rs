@@ -14,7 +14,7 @@ use super::raw::{
 use super::terrain::{Heights, Hmp, HmpVersion};
 use super::view::{Mdl, MdlVersion, PackedVertices};
 use crate::alias::anorms::{check_normals, normal_scan, scan_passes};
-use crate::alias::skin::{SkinLayout, read_skin};
+use crate::alias::skin::{Skin, SkinLayout, read_skin};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
@@ -46,7 +46,18 @@ fn at(field: usize) -> u64 {
     field as u64
 }
 
-/// Validates `data` under `limits`, recording findings in `diag`.
+/// [`Error::Invalid`] of `format`.
+fn invalid(format: Format, what: &'static str, offset: u64, problem: Problem) -> Error {
+    Error::Invalid {
+        format,
+        what,
+        offset,
+        problem,
+    }
+}
+
+/// Validates `data` under `limits`, recording findings in `diag`, in one walk in file order:
+/// the header, the skins, the skin vertices, the triangles, the frames, any trailing bytes.
 impl<'data> Parse<'data> for Mdl<'data> {
     const FORMAT: Format = Format::Mdl;
 
@@ -57,207 +68,20 @@ impl<'data> Parse<'data> for Mdl<'data> {
     ) -> Result<Mdl<'data>> {
         const FORMAT: Format = Format::Mdl;
         rules::begin(FORMAT, data, limits)?;
-        let version = match data.get(..4) {
-            Some(b"MDL3") => MdlVersion::Mdl3,
-            Some(b"MDL4") => MdlVersion::Mdl4,
-            Some(b"MDL5") => MdlVersion::Mdl5,
-            Some(m @ (b"MDL2" | b"MDL7")) => {
-                return Err(Error::Unsupported {
-                    format: FORMAT,
-                    what: "header.ident",
-                    offset: 0,
-                    value: (m[3] - b'0').into(),
-                    supported: "this reader takes MDL3, MDL4 and MDL5; MDL2 has Quake's layout \
-                                and quake::Mdl reads it (Model opens both)",
-                });
-            }
-            // Shorter than a magic: a prefix of "MDL" is a truncated header, reported below.
-            None if data.iter().zip(b"MDL").all(|(a, b)| a == b) => MdlVersion::Mdl3,
-            _ => {
-                return Err(Error::BadMagic {
-                    format: FORMAT,
-                    expected: "\"MDL3\", \"MDL4\" or \"MDL5\"",
-                });
-            }
-        };
+        let version = mdl_version(data)?;
         let reader = Reader::new(data, FORMAT);
         let header: &MdlHeader = reader.ref_at("header", 0)?;
-        let invalid = |what, offset, problem| Error::Invalid {
-            format: FORMAT,
-            what,
-            offset,
-            problem,
-        };
-        let masks = Masks::of::<Le>();
-        let scale_offset = [header.scale, header.scale_origin];
-        if let Some(k) = flat::<Le, _>(core::slice::from_ref(&scale_offset))
-            .iter()
-            .position(|&v| masks.non_finite(raw(v)))
-        {
-            // `offset` follows `scale`: the value's own offset.
-            const _: () =
-                assert!(offset_of!(MdlHeader, scale_origin) == offset_of!(MdlHeader, scale) + 12);
-            let what = if k < 3 {
-                "header.scale"
-            } else {
-                "header.offset"
-            };
-            return Err(invalid(
-                what,
-                at(offset_of!(MdlHeader, scale) + 4 * k),
-                Problem::NotFinite,
-            ));
-        }
-        let count =
-            |v: &I32<Le>, what, field| rules::non_negative(FORMAT, what, at(field), v.get());
-        let numverts_at = offset_of!(MdlHeader, numverts);
-        let numverts = count(&header.numverts, "header.numverts", numverts_at)?;
-        let numtris_at = offset_of!(MdlHeader, numtris);
-        let numtris = count(&header.numtris, "header.numtris", numtris_at)?;
-        let numframes_at = offset_of!(MdlHeader, numframes);
-        let numframes = count(&header.numframes, "header.numframes", numframes_at)?;
-        let numskinverts_at = offset_of!(MdlHeader, synctype);
-        let numskinverts = count(&header.synctype, "header.numskinverts", numskinverts_at)?;
-        // Vertex indices are 16-bit too.
-        let max_verts = limits.max_vertices_per_mesh.min(MAX_SKIN_VERTICES);
-        rules::check_count(
-            FORMAT,
-            "header.numverts",
-            at(numverts_at),
-            numverts,
-            max_verts,
-        )?;
-        let max_tris = limits.max_triangles_per_mesh;
-        rules::check_count(FORMAT, "header.numtris", at(numtris_at), numtris, max_tris)?;
-        let max_frames = limits.max_frames;
-        rules::check_count(
-            FORMAT,
-            "header.numframes",
-            at(numframes_at),
-            numframes,
-            max_frames,
-        )?;
-        let numskins = skin_count(
-            FORMAT,
-            header.numskins.get(),
-            offset_of!(MdlHeader, numskins),
-            limits,
-        )?;
-        if numskinverts > MAX_SKIN_VERTICES {
-            return Err(invalid(
-                "header.numskinverts",
-                at(numskinverts_at),
-                Problem::AboveMaximum {
-                    value: numskinverts.into(),
-                    max: MAX_SKIN_VERTICES.into(),
-                },
-            ));
-        }
-
-        let skinwidth_at = at(offset_of!(MdlHeader, skinwidth));
-        let layout = if version == MdlVersion::Mdl5 {
-            SkinLayout::Mdl5
-        } else {
-            let dims = [
-                (header.skinwidth.get(), "header.skinwidth", skinwidth_at),
-                (
-                    header.skinheight.get(),
-                    "header.skinheight",
-                    at(offset_of!(MdlHeader, skinheight)),
-                ),
-            ];
-            // Skins take their size from the header, which must then hold one.
-            for (v, what, offset) in dims {
-                if v < 0 || (numskins > 0 && v == 0) {
-                    return Err(invalid(
-                        what,
-                        offset,
-                        Problem::NotPositive { value: v.into() },
-                    ));
-                }
-            }
-            let size = |v: i32| u32::try_from(v).unwrap_or(0);
-            SkinLayout::Sized {
-                width: size(dims[0].0),
-                height: size(dims[1].0),
-            }
-        };
+        check_mdl_scale(header)?;
+        let counts = mdl_counts(header, limits)?;
+        let layout = mdl_skin_layout(version, header, counts.skins)?;
         let mut walk = reader.walk(size_of::<MdlHeader>() as u64);
-        let mut skins = Vec::with_capacity(numskins as usize);
-        for _ in 0..numskins {
-            skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
-        }
-        if let SkinLayout::Sized { width, .. } = layout
-            && numskins > 0
-            && width % 4 != 0
-        {
-            diag.warn(
-                FORMAT,
-                WarningKind::SpecLimit,
-                "header.skinwidth",
-                skinwidth_at,
-                || format!("skin width {width} is not a multiple of 4"),
-            );
-        }
+        let skins = read_mdl_skins(&mut walk, layout, counts.skins, limits, diag)?;
         let skin_vertices_at = walk.offset();
-        let skin_vertices = walk.read_slice::<SkinVertex>("skin vertices", numskinverts.into())?;
-        let triangles_at = walk.offset();
-        let triangles = walk.read_slice::<Triangle>("triangles", numtris.into())?;
-        // Corners at most `numverts − 1` and (with skin vertices) `numskinverts − 1`: scanned
-        // where they can be, walked to find the first that is not.
-        let corners = numverts.checked_sub(1).and_then(|xyz| {
-            let uv = numskinverts.checked_sub(1).unwrap_or(u32::MAX);
-            Fields::<2>::new(&[xyz, xyz, xyz, uv, uv, uv])
-        });
-        let corners_pass = scan_passes(corners.as_ref(), triangles);
-        if !corners_pass {
-            for (i, t) in triangles.iter().enumerate() {
-                let record = record_offset::<Triangle>(triangles_at, i);
-                let check = |indices: &[zerocopy::byteorder::U16<Le>; 3], len: u32, what, field| {
-                    match indices.iter().position(|v| u32::from(v.get()) >= len) {
-                        Some(k) => Err(invalid(
-                            what,
-                            record + at(field) + 2 * k as u64,
-                            Problem::Index {
-                                index: indices[k].get().into(),
-                                len: len.into(),
-                            },
-                        )),
-                        None => Ok(()),
-                    }
-                };
-                let xyz_at = offset_of!(Triangle, index_xyz);
-                check(&t.index_xyz, numverts, "triangle.index_xyz", xyz_at)?;
-                // Without skin vertices the UV indices mean nothing and are ignored.
-                if numskinverts > 0 {
-                    let uv_at = offset_of!(Triangle, index_uv);
-                    check(&t.index_uv, numskinverts, "triangle.index_uv", uv_at)?;
-                }
-            }
-        }
-        let (width, height) = skins.first().map_or((0, 0), |s| (s.width(), s.height()));
-        // Coordinates are `i16`: read as `u16`, a negative one is above any maximum below
-        // 0x8000.
-        let uv_scan = (width < 0x8000 && height < 0x8000)
-            .then(|| Fields::<2>::new(&[width, height]))
-            .flatten();
-        if width > 0
-            && !scan_passes(uv_scan.as_ref(), skin_vertices)
-            && skin_vertices.iter().any(|uv| {
-                !(0..=width as i32).contains(&i32::from(uv.u.get()))
-                    || !(0..=height as i32).contains(&i32::from(uv.v.get()))
-            })
-        {
-            diag.warn(
-                FORMAT,
-                WarningKind::SpecLimit,
-                "skin vertices",
-                skin_vertices_at,
-                || "skin vertices outside the first skin".into(),
-            );
-        }
-
-        let frames = read_mdl_frames(&mut walk, numframes, numverts)?;
+        let skin_vertices =
+            walk.read_slice::<SkinVertex>("skin vertices", counts.skinverts.into())?;
+        let triangles = read_mdl_triangles(&mut walk, counts)?;
+        warn_skin_vertices(&skins, skin_vertices, skin_vertices_at, diag);
+        let frames = read_mdl_frames(&mut walk, counts.frames, counts.verts)?;
         warn_trailing(FORMAT, &walk, reader.len(), diag);
         Ok(Mdl {
             version,
@@ -267,6 +91,273 @@ impl<'data> Parse<'data> for Mdl<'data> {
             triangles,
             frames,
         })
+    }
+}
+
+/// The counts an MDL header declares, each checked against its bound.
+#[derive(Clone, Copy)]
+struct MdlCounts {
+    verts: u32,
+    tris: u32,
+    frames: u32,
+    skins: u32,
+    skinverts: u32,
+}
+
+/// The MDL version its magic names; MDL2 and MDL7 are unsupported here, and a prefix of
+/// `MDL` is taken for MDL3 so that its header is reported truncated.
+fn mdl_version(data: &[u8]) -> Result<MdlVersion> {
+    const FORMAT: Format = Format::Mdl;
+    match data.get(..4) {
+        Some(b"MDL3") => Ok(MdlVersion::Mdl3),
+        Some(b"MDL4") => Ok(MdlVersion::Mdl4),
+        Some(b"MDL5") => Ok(MdlVersion::Mdl5),
+        Some(m @ (b"MDL2" | b"MDL7")) => Err(Error::Unsupported {
+            format: FORMAT,
+            what: "header.ident",
+            offset: 0,
+            value: (m[3] - b'0').into(),
+            supported: "this reader takes MDL3, MDL4 and MDL5; MDL2 has Quake's layout \
+                        and quake::Mdl reads it (Model opens both)",
+        }),
+        // Shorter than a magic: a prefix of "MDL" is a truncated header, reported next.
+        None if data.iter().zip(b"MDL").all(|(a, b)| a == b) => Ok(MdlVersion::Mdl3),
+        _ => Err(Error::BadMagic {
+            format: FORMAT,
+            expected: "\"MDL3\", \"MDL4\" or \"MDL5\"",
+        }),
+    }
+}
+
+/// The header's `scale` and `offset`, every component finite.
+fn check_mdl_scale(header: &MdlHeader) -> Result<()> {
+    let masks = Masks::of::<Le>();
+    let scale_offset = [header.scale, header.scale_origin];
+    if let Some(k) = flat::<Le, _>(core::slice::from_ref(&scale_offset))
+        .iter()
+        .position(|&v| masks.non_finite(raw(v)))
+    {
+        // `offset` follows `scale`: the value's own offset.
+        const _: () =
+            assert!(offset_of!(MdlHeader, scale_origin) == offset_of!(MdlHeader, scale) + 12);
+        let what = if k < 3 {
+            "header.scale"
+        } else {
+            "header.offset"
+        };
+        return Err(invalid(
+            Format::Mdl,
+            what,
+            at(offset_of!(MdlHeader, scale) + 4 * k),
+            Problem::NotFinite,
+        ));
+    }
+    Ok(())
+}
+
+/// The header's counts: each not negative; then the vertex, triangle and frame counts from 1
+/// to their limits, the skin count within its own, and (indices being 16-bit) the vertex and
+/// skin vertex counts at most 2¹⁶.
+fn mdl_counts(header: &MdlHeader, limits: &Limits) -> Result<MdlCounts> {
+    const FORMAT: Format = Format::Mdl;
+    let count = |v: &I32<Le>, what, field| rules::non_negative(FORMAT, what, at(field), v.get());
+    let numverts_at = offset_of!(MdlHeader, numverts);
+    let numverts = count(&header.numverts, "header.numverts", numverts_at)?;
+    let numtris_at = offset_of!(MdlHeader, numtris);
+    let numtris = count(&header.numtris, "header.numtris", numtris_at)?;
+    let numframes_at = offset_of!(MdlHeader, numframes);
+    let numframes = count(&header.numframes, "header.numframes", numframes_at)?;
+    let numskinverts_at = offset_of!(MdlHeader, synctype);
+    let numskinverts = count(&header.synctype, "header.numskinverts", numskinverts_at)?;
+    // Vertex indices are 16-bit too.
+    let max_verts = limits.max_vertices_per_mesh.min(MAX_SKIN_VERTICES);
+    rules::check_count(
+        FORMAT,
+        "header.numverts",
+        at(numverts_at),
+        numverts,
+        max_verts,
+    )?;
+    let max_tris = limits.max_triangles_per_mesh;
+    rules::check_count(FORMAT, "header.numtris", at(numtris_at), numtris, max_tris)?;
+    let max_frames = limits.max_frames;
+    rules::check_count(
+        FORMAT,
+        "header.numframes",
+        at(numframes_at),
+        numframes,
+        max_frames,
+    )?;
+    let numskins = skin_count(
+        FORMAT,
+        header.numskins.get(),
+        offset_of!(MdlHeader, numskins),
+        limits,
+    )?;
+    if numskinverts > MAX_SKIN_VERTICES {
+        return Err(invalid(
+            FORMAT,
+            "header.numskinverts",
+            at(numskinverts_at),
+            Problem::AboveMaximum {
+                value: numskinverts.into(),
+                max: MAX_SKIN_VERTICES.into(),
+            },
+        ));
+    }
+    Ok(MdlCounts {
+        verts: numverts,
+        tris: numtris,
+        frames: numframes,
+        skins: numskins,
+        skinverts: numskinverts,
+    })
+}
+
+/// How the skin records are laid out: MDL5's carry their own size; MDL3's and MDL4's take
+/// the header's, which must then not be negative, nor zero where there are skins.
+fn mdl_skin_layout(version: MdlVersion, header: &MdlHeader, numskins: u32) -> Result<SkinLayout> {
+    if version == MdlVersion::Mdl5 {
+        return Ok(SkinLayout::Mdl5);
+    }
+    let dims = [
+        (
+            header.skinwidth.get(),
+            "header.skinwidth",
+            at(offset_of!(MdlHeader, skinwidth)),
+        ),
+        (
+            header.skinheight.get(),
+            "header.skinheight",
+            at(offset_of!(MdlHeader, skinheight)),
+        ),
+    ];
+    // Skins take their size from the header, which must then hold one.
+    for (v, what, offset) in dims {
+        if v < 0 || (numskins > 0 && v == 0) {
+            return Err(invalid(
+                Format::Mdl,
+                what,
+                offset,
+                Problem::NotPositive { value: v.into() },
+            ));
+        }
+    }
+    let size = |v: i32| u32::try_from(v).unwrap_or(0);
+    Ok(SkinLayout::Sized {
+        width: size(dims[0].0),
+        height: size(dims[1].0),
+    })
+}
+
+/// `numskins` skin records of `layout` from `walk`; a warning where the header's skin width
+/// is not a multiple of 4.
+fn read_mdl_skins<'data>(
+    walk: &mut Walk<'data>,
+    layout: SkinLayout,
+    numskins: u32,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<Vec<Skin<'data>>> {
+    const FORMAT: Format = Format::Mdl;
+    let mut skins = Vec::with_capacity(numskins as usize);
+    for _ in 0..numskins {
+        skins.push(read_skin(walk, layout, FORMAT, limits)?);
+    }
+    if let SkinLayout::Sized { width, .. } = layout
+        && numskins > 0
+        && width % 4 != 0
+    {
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "header.skinwidth",
+            at(offset_of!(MdlHeader, skinwidth)),
+            || format!("skin width {width} is not a multiple of 4"),
+        );
+    }
+    Ok(skins)
+}
+
+/// `counts.tris` triangles from `walk`, every corner below `counts.verts` and (where there
+/// are skin vertices) every UV index below `counts.skinverts`.
+fn read_mdl_triangles<'data>(
+    walk: &mut Walk<'data>,
+    counts: MdlCounts,
+) -> Result<&'data [Triangle]> {
+    let MdlCounts {
+        verts: numverts,
+        skinverts: numskinverts,
+        ..
+    } = counts;
+    let triangles_at = walk.offset();
+    let triangles = walk.read_slice::<Triangle>("triangles", counts.tris.into())?;
+    // Corners at most `numverts − 1` and (with skin vertices) `numskinverts − 1`: scanned
+    // where they can be, walked to find the first that is not.
+    let corners = numverts.checked_sub(1).and_then(|xyz| {
+        let uv = numskinverts.checked_sub(1).unwrap_or(u32::MAX);
+        Fields::<2>::new(&[xyz, xyz, xyz, uv, uv, uv])
+    });
+    if scan_passes(corners.as_ref(), triangles) {
+        return Ok(triangles);
+    }
+    for (i, t) in triangles.iter().enumerate() {
+        let record = record_offset::<Triangle>(triangles_at, i);
+        let check =
+            |indices: &[zerocopy::byteorder::U16<Le>; 3], len: u32, what, field| match indices
+                .iter()
+                .position(|v| u32::from(v.get()) >= len)
+            {
+                Some(k) => Err(invalid(
+                    Format::Mdl,
+                    what,
+                    record + at(field) + 2 * k as u64,
+                    Problem::Index {
+                        index: indices[k].get().into(),
+                        len: len.into(),
+                    },
+                )),
+                None => Ok(()),
+            };
+        let xyz_at = offset_of!(Triangle, index_xyz);
+        check(&t.index_xyz, numverts, "triangle.index_xyz", xyz_at)?;
+        // Without skin vertices the UV indices mean nothing and are ignored.
+        if numskinverts > 0 {
+            let uv_at = offset_of!(Triangle, index_uv);
+            check(&t.index_uv, numskinverts, "triangle.index_uv", uv_at)?;
+        }
+    }
+    Ok(triangles)
+}
+
+/// A warning where a skin vertex (the table at `skin_vertices_at`) lies outside the first
+/// skin.
+fn warn_skin_vertices(
+    skins: &[Skin<'_>],
+    skin_vertices: &[SkinVertex],
+    skin_vertices_at: u64,
+    diag: &mut Diagnostics,
+) {
+    let (width, height) = skins.first().map_or((0, 0), |s| (s.width(), s.height()));
+    // Coordinates are `i16`: read as `u16`, a negative one is above any maximum below
+    // 0x8000.
+    let uv_scan = (width < 0x8000 && height < 0x8000)
+        .then(|| Fields::<2>::new(&[width, height]))
+        .flatten();
+    if width > 0
+        && !scan_passes(uv_scan.as_ref(), skin_vertices)
+        && skin_vertices.iter().any(|uv| {
+            !(0..=width as i32).contains(&i32::from(uv.u.get()))
+                || !(0..=height as i32).contains(&i32::from(uv.v.get()))
+        })
+    {
+        diag.warn(
+            Format::Mdl,
+            WarningKind::SpecLimit,
+            "skin vertices",
+            skin_vertices_at,
+            || "skin vertices outside the first skin".into(),
+        );
     }
 }
 
