@@ -361,7 +361,9 @@ fn warn_skin_vertices(
     }
 }
 
-/// Validates `data` under `limits`, recording findings in `diag`.
+/// Validates `data` under `limits`, recording findings in `diag`, in one walk in file order:
+/// the header (its floats, the grid, the skin and frame counts), the skins, the frames, any
+/// trailing bytes.
 impl<'data> Parse<'data> for Hmp<'data> {
     const FORMAT: Format = Format::Hmp;
 
@@ -372,177 +374,27 @@ impl<'data> Parse<'data> for Hmp<'data> {
     ) -> Result<Hmp<'data>> {
         const FORMAT: Format = Format::Hmp;
         rules::begin(FORMAT, data, limits)?;
-        let version = match data.get(..4) {
-            Some(b"HMP5") => HmpVersion::Hmp5,
-            Some(b"HMP7") => HmpVersion::Hmp7,
-            // HMP4's layout is undocumented and no sample proves it.
-            Some(b"HMP4") => {
-                return Err(Error::Unsupported {
-                    format: FORMAT,
-                    what: "header.ident",
-                    offset: 0,
-                    value: 4,
-                    supported: "skelmap reads HMP5 and HMP7",
-                });
-            }
-            None if data.iter().zip(b"HMP").all(|(a, b)| a == b) => HmpVersion::Hmp5,
-            _ => {
-                return Err(Error::BadMagic {
-                    format: FORMAT,
-                    expected: "\"HMP5\" or \"HMP7\"",
-                });
-            }
-        };
+        let version = hmp_version(data)?;
         let reader = Reader::new(data, FORMAT);
         let header: &HmpHeader = reader.ref_at("header", 0)?;
-        let invalid = |what, offset, problem| Error::Invalid {
-            format: FORMAT,
-            what,
-            offset,
-            problem,
-        };
-        let floats = [
-            (
-                "header.scale",
-                at(offset_of!(HmpHeader, scale) + 8),
-                header.scale[2].get(),
-            ),
-            (
-                "header.offset",
-                at(offset_of!(HmpHeader, offset) + 8),
-                header.offset[2].get(),
-            ),
-            (
-                "header.ftrisize_x",
-                at(offset_of!(HmpHeader, ftrisize_x)),
-                header.ftrisize_x.get(),
-            ),
-            (
-                "header.ftrisize_y",
-                at(offset_of!(HmpHeader, ftrisize_y)),
-                header.ftrisize_y.get(),
-            ),
-        ];
-        for (what, offset, v) in floats {
-            if !v.is_finite() {
-                return Err(invalid(what, offset, Problem::NotFinite));
-            }
-        }
-        // The grid spacings.
-        for (what, offset, v) in floats.get(2..).unwrap_or_default() {
-            if *v <= 0.0 {
-                return Err(invalid(
-                    what,
-                    *offset,
-                    Problem::NotPositive { value: (*v).into() },
-                ));
-            }
-        }
-        let fnx_at = at(offset_of!(HmpHeader, fnumverts_x));
-        let fnx = header.fnumverts_x.get();
-        if !fnx.is_finite() {
-            return Err(invalid("header.fnumverts_x", fnx_at, Problem::NotFinite));
-        }
-        if fnx.fract() != 0.0 {
-            return Err(invalid(
-                "header.fnumverts_x",
-                fnx_at,
-                Problem::NotWhole { value: fnx.into() },
-            ));
-        }
-        if fnx < 2.0 {
-            return Err(invalid(
-                "header.fnumverts_x",
-                fnx_at,
-                Problem::BelowMinimum {
-                    value: fnx.max(0.0) as u64,
-                    min: 2,
-                },
-            ));
-        }
-        if fnx > limits.max_vertices_per_mesh as f32 {
-            return Err(Error::Limit {
-                format: FORMAT,
-                what: "header.fnumverts_x",
-                offset: fnx_at,
-                value: fnx as u64,
-                max: limits.max_vertices_per_mesh.into(),
-            });
-        }
-        let nx = fnx as u32;
-        let numverts_at = at(offset_of!(HmpHeader, numverts));
-        let numverts = rules::non_negative(
-            FORMAT,
-            "header.numverts",
-            numverts_at,
-            header.numverts.get(),
-        )?;
-        let max_verts = limits.max_vertices_per_mesh;
-        rules::check_count(FORMAT, "header.numverts", numverts_at, numverts, max_verts)?;
-        if numverts % nx != 0 || numverts / nx < 2 {
-            return Err(invalid(
-                "header.numverts",
-                numverts_at,
-                Problem::Rows {
-                    value: numverts.into(),
-                    row: nx.into(),
-                },
-            ));
-        }
-        let ny = numverts / nx;
+        check_hmp_floats(header)?;
+        let [nx, ny] = hmp_grid(header, limits)?;
         let numskins = skin_count(
             FORMAT,
             header.numskins.get(),
             offset_of!(HmpHeader, numskins),
             limits,
         )?;
-        let numframes_at = at(offset_of!(HmpHeader, numframes));
-        let numframes = rules::non_negative(
-            FORMAT,
+        let numframes = hmp_count(
             "header.numframes",
-            numframes_at,
+            at(offset_of!(HmpHeader, numframes)),
             header.numframes.get(),
+            limits.max_frames,
         )?;
-        let max_frames = limits.max_frames;
-        rules::check_count(
-            FORMAT,
-            "header.numframes",
-            numframes_at,
-            numframes,
-            max_frames,
-        )?;
-
         let mut walk = reader.walk(size_of::<HmpHeader>() as u64);
-        let mut skins = Vec::with_capacity(numskins as usize);
-        for index in 0..numskins {
-            let layout = match version {
-                HmpVersion::Hmp5 => SkinLayout::Mdl5,
-                HmpVersion::Hmp7 => SkinLayout::Hmp7 {
-                    index,
-                    count: numskins,
-                },
-            };
-            skins.push(read_skin(&mut walk, layout, FORMAT, limits)?);
-        }
-        let params = (version, numverts);
-        let stride = HmpKind::size(&[], params);
-        let frames = HmpFrames::new(walk, numframes, params, stride);
-        for f in 0..numframes {
-            let at = walk.offset();
-            let frame = HmpKind::read(Cursor(&mut walk), params)?;
-            let frame_type = frame.frame_type();
-            if frame_type != 2 {
-                diag.warn(FORMAT, WarningKind::SpecLimit, "frame.type", at, || {
-                    format!("frame {f} has type {frame_type}; 2 is usual")
-                });
-            }
-            if let Heights::V5(v) = frame.heights {
-                let vertices_at = walk.offset() - v.as_bytes().len() as u64;
-                let normal_at = offset_of!(Hmp5Vertex, normal);
-                let scan = HMP5_NORMALS.as_ref();
-                check_normals(FORMAT, v, scan, vertices_at, normal_at, |v| v.normal)?;
-            }
-        }
+        let skins = read_hmp_skins(&mut walk, version, numskins, limits)?;
+        // `nx · ny` is `numverts`, which the grid divides exactly.
+        let frames = read_hmp_frames(&mut walk, numframes, (version, nx * ny), diag)?;
         warn_trailing(FORMAT, &walk, reader.len(), diag);
         Ok(Hmp {
             version,
@@ -552,6 +404,197 @@ impl<'data> Parse<'data> for Hmp<'data> {
             frames,
         })
     }
+}
+
+/// The HMP version its magic names; HMP4 is unsupported, and a prefix of `HMP` is taken for
+/// HMP5 so that its header is reported truncated.
+fn hmp_version(data: &[u8]) -> Result<HmpVersion> {
+    const FORMAT: Format = Format::Hmp;
+    match data.get(..4) {
+        Some(b"HMP5") => Ok(HmpVersion::Hmp5),
+        Some(b"HMP7") => Ok(HmpVersion::Hmp7),
+        // HMP4's layout is undocumented and no sample proves it.
+        Some(b"HMP4") => Err(Error::Unsupported {
+            format: FORMAT,
+            what: "header.ident",
+            offset: 0,
+            value: 4,
+            supported: "skelmap reads HMP5 and HMP7",
+        }),
+        None if data.iter().zip(b"HMP").all(|(a, b)| a == b) => Ok(HmpVersion::Hmp5),
+        _ => Err(Error::BadMagic {
+            format: FORMAT,
+            expected: "\"HMP5\" or \"HMP7\"",
+        }),
+    }
+}
+
+/// The header's height scale and offset and its grid spacings finite, then the spacings
+/// positive.
+fn check_hmp_floats(header: &HmpHeader) -> Result<()> {
+    const FORMAT: Format = Format::Hmp;
+    let floats = [
+        (
+            "header.scale",
+            at(offset_of!(HmpHeader, scale) + 8),
+            header.scale[2].get(),
+        ),
+        (
+            "header.offset",
+            at(offset_of!(HmpHeader, offset) + 8),
+            header.offset[2].get(),
+        ),
+        (
+            "header.ftrisize_x",
+            at(offset_of!(HmpHeader, ftrisize_x)),
+            header.ftrisize_x.get(),
+        ),
+        (
+            "header.ftrisize_y",
+            at(offset_of!(HmpHeader, ftrisize_y)),
+            header.ftrisize_y.get(),
+        ),
+    ];
+    for (what, offset, v) in floats {
+        if !v.is_finite() {
+            return Err(invalid(FORMAT, what, offset, Problem::NotFinite));
+        }
+    }
+    // The grid spacings.
+    for (what, offset, v) in floats.get(2..).unwrap_or_default() {
+        if *v <= 0.0 {
+            return Err(invalid(
+                FORMAT,
+                what,
+                *offset,
+                Problem::NotPositive { value: (*v).into() },
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The grid's vertices per row and rows: `fnumverts_x` a whole number from 2 to
+/// [`Limits::max_vertices_per_mesh`], and `numverts` (not above that limit) two or more
+/// whole rows of it.
+fn hmp_grid(header: &HmpHeader, limits: &Limits) -> Result<[u32; 2]> {
+    const FORMAT: Format = Format::Hmp;
+    let fnx_at = at(offset_of!(HmpHeader, fnumverts_x));
+    let fnx = header.fnumverts_x.get();
+    if !fnx.is_finite() {
+        return Err(invalid(
+            FORMAT,
+            "header.fnumverts_x",
+            fnx_at,
+            Problem::NotFinite,
+        ));
+    }
+    if fnx.fract() != 0.0 {
+        return Err(invalid(
+            FORMAT,
+            "header.fnumverts_x",
+            fnx_at,
+            Problem::NotWhole { value: fnx.into() },
+        ));
+    }
+    if fnx < 2.0 {
+        return Err(invalid(
+            FORMAT,
+            "header.fnumverts_x",
+            fnx_at,
+            Problem::BelowMinimum {
+                value: fnx.max(0.0) as u64,
+                min: 2,
+            },
+        ));
+    }
+    if fnx > limits.max_vertices_per_mesh as f32 {
+        return Err(Error::Limit {
+            format: FORMAT,
+            what: "header.fnumverts_x",
+            offset: fnx_at,
+            value: fnx as u64,
+            max: limits.max_vertices_per_mesh.into(),
+        });
+    }
+    let nx = fnx as u32;
+    let numverts_at = at(offset_of!(HmpHeader, numverts));
+    let numverts = hmp_count(
+        "header.numverts",
+        numverts_at,
+        header.numverts.get(),
+        limits.max_vertices_per_mesh,
+    )?;
+    if numverts % nx != 0 || numverts / nx < 2 {
+        return Err(invalid(
+            FORMAT,
+            "header.numverts",
+            numverts_at,
+            Problem::Rows {
+                value: numverts.into(),
+                row: nx.into(),
+            },
+        ));
+    }
+    Ok([nx, numverts / nx])
+}
+
+/// An HMP header count `value` (field `what` at `offset`): from 1 to `max`.
+fn hmp_count(what: &'static str, offset: u64, value: i32, max: u32) -> Result<u32> {
+    let count = rules::non_negative(Format::Hmp, what, offset, value)?;
+    rules::check_count(Format::Hmp, what, offset, count, max)?;
+    Ok(count)
+}
+
+/// `numskins` skin records from `walk`: MDL5's layout in HMP5, HMP7's own in HMP7.
+fn read_hmp_skins<'data>(
+    walk: &mut Walk<'data>,
+    version: HmpVersion,
+    numskins: u32,
+    limits: &Limits,
+) -> Result<Vec<Skin<'data>>> {
+    let mut skins = Vec::with_capacity(numskins as usize);
+    for index in 0..numskins {
+        let layout = match version {
+            HmpVersion::Hmp5 => SkinLayout::Mdl5,
+            HmpVersion::Hmp7 => SkinLayout::Hmp7 {
+                index,
+                count: numskins,
+            },
+        };
+        skins.push(read_skin(walk, layout, Format::Hmp, limits)?);
+    }
+    Ok(skins)
+}
+
+/// `numframes` HMP frames read with `params` from `walk`: a warning for each frame whose type
+/// is not 2, and every HMP5 normal index below 162.
+fn read_hmp_frames<'data>(
+    walk: &mut Walk<'data>,
+    numframes: u32,
+    params: (HmpVersion, u32),
+    diag: &mut Diagnostics,
+) -> Result<HmpFrames<'data>> {
+    const FORMAT: Format = Format::Hmp;
+    let stride = HmpKind::size(&[], params);
+    let frames = HmpFrames::new(*walk, numframes, params, stride);
+    for f in 0..numframes {
+        let at = walk.offset();
+        let frame = HmpKind::read(Cursor(walk), params)?;
+        let frame_type = frame.frame_type();
+        if frame_type != 2 {
+            diag.warn(FORMAT, WarningKind::SpecLimit, "frame.type", at, || {
+                format!("frame {f} has type {frame_type}; 2 is usual")
+            });
+        }
+        if let Heights::V5(v) = frame.heights {
+            let vertices_at = walk.offset() - v.as_bytes().len() as u64;
+            let normal_at = offset_of!(Hmp5Vertex, normal);
+            let scan = HMP5_NORMALS.as_ref();
+            check_normals(FORMAT, v, scan, vertices_at, normal_at, |v| v.normal)?;
+        }
+    }
+    Ok(frames)
 }
 
 /// Reads `numframes` MDL frames of `numverts` vertices from `walk`, then checks the normal
