@@ -29,8 +29,10 @@ fn at(field: usize) -> u64 {
     field as u64
 }
 
-/// Validates `data` under `limits`, recording findings in `diag`. An `IDPO` file's errors
-/// name [`Format::Quake`], an `MDL2`'s [`Format::Mdl`].
+/// Validates `data` under `limits`, recording findings in `diag`, in one walk in file order:
+/// the header (its version, scale, counts and skin size), the skins, the texture vertices,
+/// the triangles, the frames, any trailing bytes. An `IDPO` file's errors name
+/// [`Format::Quake`], an `MDL2`'s [`Format::Mdl`].
 impl<'data> Parse<'data> for Mdl<'data> {
     const FORMAT: Format = Format::Quake;
 
@@ -47,15 +49,100 @@ impl<'data> Parse<'data> for Mdl<'data> {
         let reader = Reader::new(data, format);
         let header: &MdlHeader = reader.ref_at("header", 0)?;
         let check = Check { format };
-        if format == Format::Quake && header.version.get() != ALIAS_VERSION {
+        check.version(header)?;
+        check.scale(header)?;
+        let counts = check.counts(header, limits)?;
+        check.skin_size(counts, limits, diag)?;
+        let mut walk = reader.walk(size_of::<MdlHeader>() as u64);
+        let (skins, skin_groups) = check.skins(&mut walk, counts, limits)?;
+        let stverts = check.stverts(&mut walk, counts, diag)?;
+        let triangles = check.triangles(&mut walk, counts)?;
+        let frames = check.frames(&mut walk, counts, limits)?;
+        let end = walk.offset();
+        if end < reader.len() {
+            let extra = reader.len() - end;
+            diag.warn(format, WarningKind::TrailingBytes, "file", end, || {
+                format!("{extra} bytes after the last frame")
+            });
+        }
+        Ok(Mdl {
+            format,
+            header,
+            skins,
+            skin_groups,
+            stverts,
+            triangles,
+            frames,
+        })
+    }
+}
+
+/// The counts and skin size a header declares, each not negative.
+#[derive(Clone, Copy)]
+struct Counts {
+    skins: u32,
+    width: u32,
+    height: u32,
+    verts: u32,
+    tris: u32,
+    frames: u32,
+}
+
+/// The scan of a frame vertex's normal index.
+const NORMALS: Option<Fields<1>> = normal_scan(
+    size_of::<Trivertx>(),
+    offset_of!(Trivertx, lightnormalindex),
+);
+
+/// `true` if corner `k` of `t` indexes one of `numverts` vertices.
+fn ok(t: &Dtriangle, k: usize, numverts: u32) -> bool {
+    t.vertindex
+        .get(k)
+        .and_then(|v| u32::try_from(v.get()).ok())
+        .is_some_and(|v| v < numverts)
+}
+
+/// The entry of a single skin or frame, member `index`.
+fn single<'data>(index: usize) -> Group<'data> {
+    Group {
+        first: index as u32,
+        count: 1,
+        intervals: &[],
+    }
+}
+
+/// The steps of the validation walk, reporting errors under `format`.
+#[derive(Clone, Copy)]
+struct Check {
+    format: Format,
+}
+
+impl Check {
+    fn invalid(self, what: &'static str, offset: u64, problem: Problem) -> Error {
+        Error::Invalid {
+            format: self.format,
+            what,
+            offset,
+            problem,
+        }
+    }
+
+    /// A Quake header's version 6 (MDL2 has no version to check).
+    fn version(self, header: &MdlHeader) -> Result<()> {
+        if self.format == Format::Quake && header.version.get() != ALIAS_VERSION {
             return Err(Error::Unsupported {
-                format,
+                format: self.format,
                 what: "header.version",
                 offset: at(offset_of!(MdlHeader, version)),
                 value: header.version.get().into(),
                 supported: "Quake MDLs are version 6",
             });
         }
+        Ok(())
+    }
+
+    /// The header's `scale` and `scale_origin`, every component finite.
+    fn scale(self, header: &MdlHeader) -> Result<()> {
         let floats = header.scale.iter().chain(&header.scale_origin);
         // `scale_origin` follows `scale`: the k-th float's own offset.
         const _: () =
@@ -68,9 +155,16 @@ impl<'data> Parse<'data> for Mdl<'data> {
                     "header.scale_origin"
                 };
                 let offset = at(offset_of!(MdlHeader, scale) + 4 * k);
-                return Err(check.invalid(what, offset, Problem::NotFinite));
+                return Err(self.invalid(what, offset, Problem::NotFinite));
             }
         }
+        Ok(())
+    }
+
+    /// The header's counts and skin size in field order, each not negative; then the vertex,
+    /// triangle and frame counts from 1 to their limits, and the skin count within its own.
+    fn counts(self, header: &MdlHeader, limits: &Limits) -> Result<Counts> {
+        let format = self.format;
         let count =
             |v: &I32<Le>, what, field| rules::non_negative(format, what, at(field), v.get());
         let numskins_at = offset_of!(MdlHeader, numskins);
@@ -108,56 +202,101 @@ impl<'data> Parse<'data> for Mdl<'data> {
         for (what, field, value, max) in counts {
             rules::check_count(format, what, at(field), value, max)?;
         }
-        check.limit(
+        self.limit(
             "header.numskins",
             at(numskins_at),
             numskins,
             limits.max_skins,
         )?;
-        if numskins > 0 {
-            // Every skin takes its size from the header, which must then hold one.
-            for (what, field, v) in [
-                ("header.skinwidth", skinwidth_at, width),
-                ("header.skinheight", skinheight_at, height),
-            ] {
-                if v == 0 {
-                    let problem = Problem::NotPositive { value: 0.0 };
-                    return Err(check.invalid(what, at(field), problem));
-                }
-                check.limit(what, at(field), v, limits.max_skin_dimension)?;
-            }
-            if width % 4 != 0 {
-                diag.warn(
-                    format,
-                    WarningKind::SpecLimit,
-                    "header.skinwidth",
-                    at(skinwidth_at),
-                    || format!("skin width {width} is not a multiple of 4"),
-                );
-            }
-        }
+        Ok(Counts {
+            skins: numskins,
+            width,
+            height,
+            verts: numverts,
+            tris: numtris,
+            frames: numframes,
+        })
+    }
 
-        let mut walk = reader.walk(size_of::<MdlHeader>() as u64);
+    /// Where there are skins, the header's skin size: each side positive and within
+    /// [`Limits::max_skin_dimension`]; a warning where the width is not a multiple of 4.
+    fn skin_size(self, counts: Counts, limits: &Limits, diag: &mut Diagnostics) -> Result<()> {
+        let Counts { width, height, .. } = counts;
+        if counts.skins == 0 {
+            return Ok(());
+        }
+        let skinwidth_at = offset_of!(MdlHeader, skinwidth);
+        // Every skin takes its size from the header, which must then hold one.
+        for (what, field, v) in [
+            ("header.skinwidth", skinwidth_at, width),
+            (
+                "header.skinheight",
+                offset_of!(MdlHeader, skinheight),
+                height,
+            ),
+        ] {
+            if v == 0 {
+                let problem = Problem::NotPositive { value: 0.0 };
+                return Err(self.invalid(what, at(field), problem));
+            }
+            self.limit(what, at(field), v, limits.max_skin_dimension)?;
+        }
+        if width % 4 != 0 {
+            diag.warn(
+                self.format,
+                WarningKind::SpecLimit,
+                "header.skinwidth",
+                at(skinwidth_at),
+                || format!("skin width {width} is not a multiple of 4"),
+            );
+        }
+        Ok(())
+    }
+
+    /// The skin records, each entry's group and every image: MDL2's GameStudio records of the
+    /// header's size, Quake's single skins and groups.
+    fn skins<'data>(
+        self,
+        walk: &mut Walk<'data>,
+        counts: Counts,
+        limits: &Limits,
+    ) -> Result<(Vec<Skin<'data>>, Vec<Group<'data>>)> {
+        let Counts {
+            skins: numskins,
+            width,
+            height,
+            ..
+        } = counts;
         let mut skins = Vec::with_capacity(numskins as usize);
         let mut skin_groups = Vec::with_capacity(numskins as usize);
         for _ in 0..numskins {
-            let group = if format == Format::Mdl {
+            let group = if self.format == Format::Mdl {
                 let layout = SkinLayout::Sized { width, height };
-                skins.push(read_skin(&mut walk, layout, format, limits)?);
+                skins.push(read_skin(walk, layout, self.format, limits)?);
                 single(skins.len() - 1)
             } else {
-                check.quake_skin(&mut walk, [width, height], limits, &mut skins)?
+                self.quake_skin(walk, [width, height], limits, &mut skins)?
             };
             skin_groups.push(group);
         }
+        Ok((skins, skin_groups))
+    }
 
+    /// One texture vertex per vertex; a warning where one lies outside the skin.
+    fn stverts<'data>(
+        self,
+        walk: &mut Walk<'data>,
+        counts: Counts,
+        diag: &mut Diagnostics,
+    ) -> Result<&'data [Stvert]> {
+        let Counts { width, height, .. } = counts;
         let stverts_at = walk.offset();
-        let stverts = walk.read_slice::<Stvert>("stverts", numverts.into())?;
+        let stverts = walk.read_slice::<Stvert>("stverts", counts.verts.into())?;
         // Read as `u32`, a negative coordinate is above any maximum below 2³¹.
         let st_scan = (width < 1 << 31 && height < 1 << 31)
             .then(|| Fields::<4>::new(&[u32::MAX, width, height]))
             .flatten();
-        if numskins > 0
+        if counts.skins > 0
             && !scan_passes(st_scan.as_ref(), stverts)
             && stverts.iter().any(|st| {
                 !(0..=i64::from(width)).contains(&i64::from(st.s.get()))
@@ -165,37 +304,57 @@ impl<'data> Parse<'data> for Mdl<'data> {
             })
         {
             diag.warn(
-                format,
+                self.format,
                 WarningKind::SpecLimit,
                 "stverts",
                 stverts_at,
                 || "texture vertices outside the skin".into(),
             );
         }
+        Ok(stverts)
+    }
+
+    /// The triangles, every corner indexing a vertex.
+    fn triangles<'data>(
+        self,
+        walk: &mut Walk<'data>,
+        counts: Counts,
+    ) -> Result<&'data [Dtriangle]> {
+        let numverts = counts.verts;
         let triangles_at = walk.offset();
-        let triangles = walk.read_slice::<Dtriangle>("triangles", numtris.into())?;
+        let triangles = walk.read_slice::<Dtriangle>("triangles", counts.tris.into())?;
         // Corners at most `numverts − 1` (read as `u32`, a negative one is above it): scanned
         // where they can be, walked to find the first that is not.
         let corners = numverts
             .checked_sub(1)
             .and_then(|max| Fields::<4>::new(&[u32::MAX, max, max, max]));
-        let corners_pass = scan_passes(corners.as_ref(), triangles);
-        if !corners_pass {
-            for (i, t) in triangles.iter().enumerate() {
-                if let Some(k) = (0..3).find(|&k| !ok(t, k, numverts)) {
-                    let offset = record_offset::<Dtriangle>(triangles_at, i)
-                        + at(offset_of!(Dtriangle, vertindex) + 4 * k);
-                    let index = t.vertindex.get(k).map_or(0, |v| v.get());
-                    let problem = Problem::Index {
-                        index: index.into(),
-                        len: numverts.into(),
-                    };
-                    return Err(check.invalid("triangle.vertindex", offset, problem));
-                }
+        if scan_passes(corners.as_ref(), triangles) {
+            return Ok(triangles);
+        }
+        for (i, t) in triangles.iter().enumerate() {
+            if let Some(k) = (0..3).find(|&k| !ok(t, k, numverts)) {
+                let offset = record_offset::<Dtriangle>(triangles_at, i)
+                    + at(offset_of!(Dtriangle, vertindex) + 4 * k);
+                let index = t.vertindex.get(k).map_or(0, |v| v.get());
+                let problem = Problem::Index {
+                    index: index.into(),
+                    len: numverts.into(),
+                };
+                return Err(self.invalid("triangle.vertindex", offset, problem));
             }
         }
+        Ok(triangles)
+    }
 
-        let first_entry = walk;
+    /// The frame entries, singles and groups, every pose checked by [`Check::frame`].
+    fn frames<'data>(
+        self,
+        walk: &mut Walk<'data>,
+        counts: Counts,
+        limits: &Limits,
+    ) -> Result<Frames<'data>> {
+        let (numframes, numverts) = (counts.frames, counts.verts);
+        let first_entry = *walk;
         // Poses read so far, and whether every entry was a single pose.
         let (mut poses, mut singles) = (0u32, true);
         for _ in 0..numframes {
@@ -203,29 +362,29 @@ impl<'data> Parse<'data> for Mdl<'data> {
             let frame_type = walk.read::<I32<Le>>("frame.type")?.get();
             match frame_type {
                 ALIAS_SINGLE => {
-                    check.frame(&mut walk, numverts, limits, poses)?;
+                    self.frame(walk, numverts, limits, poses)?;
                     poses = poses.saturating_add(1);
                 }
                 ALIAS_GROUP => {
                     singles = false;
                     let group_at = walk.offset();
                     let group = walk.read::<DaliasGroup>("frame group")?;
-                    let n = check.members(
+                    let n = self.members(
                         "frame group.numframes",
                         group_at + at(offset_of!(DaliasGroup, numframes)),
                         group.numframes.get(),
                         poses as usize,
                         limits.max_frames,
                     )?;
-                    check.intervals(&mut walk, "frame group.intervals", n)?;
+                    self.intervals(walk, "frame group.intervals", n)?;
                     for _ in 0..n {
-                        check.frame(&mut walk, numverts, limits, poses)?;
+                        self.frame(walk, numverts, limits, poses)?;
                         poses = poses.saturating_add(1);
                     }
                 }
                 value => {
                     return Err(Error::Unsupported {
-                        format,
+                        format: self.format,
                         what: "frame.type",
                         offset: type_at,
                         value: value.into(),
@@ -234,63 +393,13 @@ impl<'data> Parse<'data> for Mdl<'data> {
                 }
             }
         }
-        let frames = Frames::new(first_entry, numframes, poses, numverts, singles);
-        let end = walk.offset();
-        if end < reader.len() {
-            let extra = reader.len() - end;
-            diag.warn(format, WarningKind::TrailingBytes, "file", end, || {
-                format!("{extra} bytes after the last frame")
-            });
-        }
-        Ok(Mdl {
-            format,
-            header,
-            skins,
-            skin_groups,
-            stverts,
-            triangles,
-            frames,
-        })
-    }
-}
-
-/// The scan of a frame vertex's normal index.
-const NORMALS: Option<Fields<1>> = normal_scan(
-    size_of::<Trivertx>(),
-    offset_of!(Trivertx, lightnormalindex),
-);
-
-/// `true` if corner `k` of `t` indexes one of `numverts` vertices.
-fn ok(t: &Dtriangle, k: usize, numverts: u32) -> bool {
-    t.vertindex
-        .get(k)
-        .and_then(|v| u32::try_from(v.get()).ok())
-        .is_some_and(|v| v < numverts)
-}
-
-/// The entry of a single skin or frame, member `index`.
-fn single<'data>(index: usize) -> Group<'data> {
-    Group {
-        first: index as u32,
-        count: 1,
-        intervals: &[],
-    }
-}
-
-/// The format errors are reported under.
-#[derive(Clone, Copy)]
-struct Check {
-    format: Format,
-}
-
-impl Check {
-    fn invalid(self, what: &'static str, offset: u64, problem: Problem) -> Error {
-        Error::Invalid {
-            format: self.format,
-            what,
-            offset,
-            problem,
-        }
+        Ok(Frames::new(
+            first_entry,
+            numframes,
+            poses,
+            numverts,
+            singles,
+        ))
     }
 
     /// [`Error::Limit`] for `value` above `max`.
