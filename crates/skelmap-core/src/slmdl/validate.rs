@@ -19,7 +19,9 @@ use crate::rules;
 
 type Le = LittleEndian;
 
-/// Validates `data` under `limits` (`max_vertices_per_mesh` bounds the vertex count).
+/// Validates `data` under `limits` (`max_vertices_per_mesh` bounds the vertex count), in
+/// file order: the header (radius, attribute declarations, vertex size and count), then the
+/// vertices' float attributes and blend weights.
 impl<'data> Parse<'data> for Mesh<'data> {
     const FORMAT: Format = Format::SlMdl;
 
@@ -32,131 +34,165 @@ impl<'data> Parse<'data> for Mesh<'data> {
         rules::begin(FORMAT, data, limits)?;
         let reader = Reader::new(data, FORMAT);
         let header: &Header = reader.ref_at("header", 0)?;
-        let invalid = |what, offset, problem| Error::Invalid {
-            format: FORMAT,
-            what,
-            offset,
-            problem,
-        };
-
-        let radius = header.radius.get();
-        if !(radius.is_finite() && radius >= 0.0) {
-            return Err(invalid(
-                "header.radius",
-                offset_of!(Header, radius) as u64,
-                if radius.is_finite() {
-                    Problem::NotPositive {
-                        value: radius.into(),
-                    }
-                } else {
-                    Problem::NotFinite
-                },
-            ));
-        }
-        let declared = header.attribute_count.get();
-        let Some(n) = usize::try_from(declared)
-            .ok()
-            .filter(|&n| n <= MAX_ATTRIBUTES)
-        else {
-            return Err(invalid(
-                "header.attribute_count",
-                offset_of!(Header, attribute_count) as u64,
-                Problem::AboveMaximum {
-                    value: declared.into(),
-                    max: MAX_ATTRIBUTES as u64,
-                },
-            ));
-        };
-        let mut total = 0u32;
-        for k in 0..n {
-            let (code, size) = (header.attribute_types[k], header.attribute_sizes[k]);
-            let Some(kind) = AttributeKind::from_code(code) else {
-                return Err(Error::Unsupported {
-                    format: FORMAT,
-                    what: "header.attribute_types",
-                    offset: (offset_of!(Header, attribute_types) + k) as u64,
-                    value: code.into(),
-                    supported: "attribute types are 1..=6",
-                });
-            };
-            if !kind.allows_size(size) {
-                return Err(invalid(
-                    "header.attribute_sizes",
-                    (offset_of!(Header, attribute_sizes) + k) as u64,
-                    Problem::AttributeSize { size: size.into() },
-                ));
-            }
-            total += u32::from(size);
-        }
-        let vertex_size = header.vertex_size.get();
-        if total != vertex_size {
-            return Err(invalid(
-                "header.vertex_size",
-                offset_of!(Header, vertex_size) as u64,
-                Problem::Mismatch {
-                    value: vertex_size.into(),
-                    expected: total.into(),
-                },
-            ));
-        }
-        let count = header.vertex_count.get();
-        // Vertices without attributes carry nothing; counting millions of them from a 52-byte
-        // file would only make consumers loop.
-        if count > 0 && vertex_size == 0 {
-            return Err(invalid(
-                "header.vertex_size",
-                offset_of!(Header, vertex_size) as u64,
-                Problem::Empty,
-            ));
-        }
-        if count > limits.max_vertices_per_mesh {
-            return Err(Error::Limit {
-                format: FORMAT,
-                what: "header.vertex_count",
-                offset: offset_of!(Header, vertex_count) as u64,
-                value: count.into(),
-                max: limits.max_vertices_per_mesh.into(),
-            });
-        }
-        let body = u64::from(count) * u64::from(vertex_size);
+        check_radius(header)?;
+        let attributes = attribute_bytes(header)?;
+        let body = vertex_bytes(header, attributes, limits)?;
         let vertices = reader.bytes_after_header("vertices", size_of::<Header>() as u64, body)?;
         let model = Mesh { header, vertices };
-        // Every float attribute finite (flat raw-bit check per attribute).
-        let masks = Masks::of::<Le>();
-        for (_, kind, view) in model.attributes() {
-            if !kind.is_float() {
-                continue;
-            }
-            for i in 0..view.len() {
-                let values = view
-                    .bytes(i)
-                    .and_then(|b| <[F32<Le>]>::ref_from_bytes(b).ok())
-                    .unwrap_or_default();
-                if let Some(k) = values.iter().position(|v| masks.non_finite(raw(*v))) {
-                    let offset = (size_of::<Header>() + view.byte_offset(i) + 4 * k) as u64;
-                    return Err(invalid("vertex", offset, Problem::NotFinite));
-                }
-            }
-        }
-        // Stored blend weights each in 0..=1 and summing to at most 1, so the implied last
-        // weight `1 − Σ` is never negative (and large opposite weights cannot cancel out).
-        if let Some(view) = model.attribute(AttributeKind::BlendWeights) {
-            for i in 0..view.len() {
-                let stored = (view.size() / 4).min(3);
-                let mut all = [0.0f32; 3];
-                for (k, slot) in all.iter_mut().enumerate().take(stored) {
-                    *slot = view.float(i, k).unwrap_or(0.0);
-                }
-                let w = all.get(..stored).unwrap_or_default();
-                let sum: f32 = w.iter().sum();
-                if w.iter().any(|x| !(0.0..=1.0).contains(x)) || sum > 1.0 + WEIGHT_TOLERANCE {
-                    let offset = (size_of::<Header>() + view.byte_offset(i)) as u64;
-                    return Err(invalid("vertex", offset, Problem::Weights));
-                }
-            }
-        }
+        check_float_attributes(&model)?;
+        check_blend_weights(&model)?;
         Ok(model)
     }
+}
+
+/// [`Error::Invalid`] of an SL mesh.
+fn invalid(what: &'static str, offset: u64, problem: Problem) -> Error {
+    Error::Invalid {
+        format: Format::SlMdl,
+        what,
+        offset,
+        problem,
+    }
+}
+
+/// The header's radius finite and not negative.
+fn check_radius(header: &Header) -> Result<()> {
+    let radius = header.radius.get();
+    if !(radius.is_finite() && radius >= 0.0) {
+        return Err(invalid(
+            "header.radius",
+            offset_of!(Header, radius) as u64,
+            if radius.is_finite() {
+                Problem::NotPositive {
+                    value: radius.into(),
+                }
+            } else {
+                Problem::NotFinite
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// The bytes a vertex's declared attributes take: at most [`MAX_ATTRIBUTES`] of them, each of
+/// a known type and a size that type allows.
+fn attribute_bytes(header: &Header) -> Result<u32> {
+    let declared = header.attribute_count.get();
+    let Some(n) = usize::try_from(declared)
+        .ok()
+        .filter(|&n| n <= MAX_ATTRIBUTES)
+    else {
+        return Err(invalid(
+            "header.attribute_count",
+            offset_of!(Header, attribute_count) as u64,
+            Problem::AboveMaximum {
+                value: declared.into(),
+                max: MAX_ATTRIBUTES as u64,
+            },
+        ));
+    };
+    let mut total = 0u32;
+    for k in 0..n {
+        let (code, size) = (header.attribute_types[k], header.attribute_sizes[k]);
+        let Some(kind) = AttributeKind::from_code(code) else {
+            return Err(Error::Unsupported {
+                format: Format::SlMdl,
+                what: "header.attribute_types",
+                offset: (offset_of!(Header, attribute_types) + k) as u64,
+                value: code.into(),
+                supported: "attribute types are 1..=6",
+            });
+        };
+        if !kind.allows_size(size) {
+            return Err(invalid(
+                "header.attribute_sizes",
+                (offset_of!(Header, attribute_sizes) + k) as u64,
+                Problem::AttributeSize { size: size.into() },
+            ));
+        }
+        total += u32::from(size);
+    }
+    Ok(total)
+}
+
+/// The bytes of the vertices: `vertex_size` equal to `attributes` (the attributes' bytes) and
+/// not 0 where there are vertices, and `vertex_count` within
+/// [`Limits::max_vertices_per_mesh`].
+fn vertex_bytes(header: &Header, attributes: u32, limits: &Limits) -> Result<u64> {
+    let vertex_size = header.vertex_size.get();
+    if attributes != vertex_size {
+        return Err(invalid(
+            "header.vertex_size",
+            offset_of!(Header, vertex_size) as u64,
+            Problem::Mismatch {
+                value: vertex_size.into(),
+                expected: attributes.into(),
+            },
+        ));
+    }
+    let count = header.vertex_count.get();
+    // Vertices without attributes carry nothing; counting millions of them from a 52-byte
+    // file would only make consumers loop.
+    if count > 0 && vertex_size == 0 {
+        return Err(invalid(
+            "header.vertex_size",
+            offset_of!(Header, vertex_size) as u64,
+            Problem::Empty,
+        ));
+    }
+    if count > limits.max_vertices_per_mesh {
+        return Err(Error::Limit {
+            format: Format::SlMdl,
+            what: "header.vertex_count",
+            offset: offset_of!(Header, vertex_count) as u64,
+            value: count.into(),
+            max: limits.max_vertices_per_mesh.into(),
+        });
+    }
+    Ok(u64::from(count) * u64::from(vertex_size))
+}
+
+/// Every float attribute of every vertex finite (flat raw-bit check per attribute).
+fn check_float_attributes(model: &Mesh<'_>) -> Result<()> {
+    let masks = Masks::of::<Le>();
+    for (_, kind, view) in model.attributes() {
+        if !kind.is_float() {
+            continue;
+        }
+        for i in 0..view.len() {
+            let values = view
+                .bytes(i)
+                .and_then(|b| <[F32<Le>]>::ref_from_bytes(b).ok())
+                .unwrap_or_default();
+            if let Some(k) = values.iter().position(|v| masks.non_finite(raw(*v))) {
+                let offset = (size_of::<Header>() + view.byte_offset(i) + 4 * k) as u64;
+                return Err(invalid("vertex", offset, Problem::NotFinite));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Stored blend weights each in 0..=1 and summing to at most 1, so the implied last weight
+/// `1 − Σ` is never negative (and large opposite weights cannot cancel out).
+fn check_blend_weights(model: &Mesh<'_>) -> Result<()> {
+    let Some(view) = model.attribute(AttributeKind::BlendWeights) else {
+        return Ok(());
+    };
+    for i in 0..view.len() {
+        let stored = (view.size() / 4).min(3);
+        let mut all = [0.0f32; 3];
+        for (k, slot) in all.iter_mut().enumerate().take(stored) {
+            *slot = view.float(i, k).unwrap_or(0.0);
+        }
+        let w = all.get(..stored).unwrap_or_default();
+        let sum: f32 = w.iter().sum();
+        if w.iter().any(|x| !(0.0..=1.0).contains(x)) || sum > 1.0 + WEIGHT_TOLERANCE {
+            let offset = (size_of::<Header>() + view.byte_offset(i)) as u64;
+            return Err(invalid("vertex", offset, Problem::Weights));
+        }
+    }
+    Ok(())
 }
 
 /// Validates `data` under `limits` (bones ≤ `max_bones`, keyframes ≤ `max_frames`).
