@@ -1,6 +1,10 @@
 //! The GameStudio validation passes: MDL3/4/5 and HMP5/7 (`docs/formats/{mdl,hmp}.md` § Validation), each one
 //! sequential walk from the header to the last frame. Skin records are read by
 //! [`skin`](super::skin).
+//!
+//! Each step of a pass is a function of its own, called once from the pass and
+//! `#[inline(always)]` into it: compiled apart, the steps make the passes slower (the `open/`
+//! rows of `benches/open_validate.rs`).
 
 use core::mem::offset_of;
 
@@ -106,6 +110,7 @@ struct MdlCounts {
 
 /// The MDL version its magic names; MDL2 and MDL7 are unsupported here, and a prefix of
 /// `MDL` is taken for MDL3 so that its header is reported truncated.
+#[inline(always)]
 fn mdl_version(data: &[u8]) -> Result<MdlVersion> {
     const FORMAT: Format = Format::Mdl;
     match data.get(..4) {
@@ -130,6 +135,7 @@ fn mdl_version(data: &[u8]) -> Result<MdlVersion> {
 }
 
 /// The header's `scale` and `offset`, every component finite.
+#[inline(always)]
 fn check_mdl_scale(header: &MdlHeader) -> Result<()> {
     let masks = Masks::of::<Le>();
     let scale_offset = [header.scale, header.scale_origin];
@@ -158,6 +164,7 @@ fn check_mdl_scale(header: &MdlHeader) -> Result<()> {
 /// The header's counts: each not negative; then the vertex, triangle and frame counts from 1
 /// to their limits, the skin count within its own, and (indices being 16-bit) the vertex and
 /// skin vertex counts at most 2¹⁶.
+#[inline(always)]
 fn mdl_counts(header: &MdlHeader, limits: &Limits) -> Result<MdlCounts> {
     const FORMAT: Format = Format::Mdl;
     let count = |v: &I32<Le>, what, field| rules::non_negative(FORMAT, what, at(field), v.get());
@@ -216,6 +223,7 @@ fn mdl_counts(header: &MdlHeader, limits: &Limits) -> Result<MdlCounts> {
 
 /// How the skin records are laid out: MDL5's carry their own size; MDL3's and MDL4's take
 /// the header's, which must then not be negative, nor zero where there are skins.
+#[inline(always)]
 fn mdl_skin_layout(version: MdlVersion, header: &MdlHeader, numskins: u32) -> Result<SkinLayout> {
     if version == MdlVersion::Mdl5 {
         return Ok(SkinLayout::Mdl5);
@@ -252,6 +260,7 @@ fn mdl_skin_layout(version: MdlVersion, header: &MdlHeader, numskins: u32) -> Re
 
 /// `numskins` skin records of `layout` from `walk`; a warning where the header's skin width
 /// is not a multiple of 4.
+#[inline(always)]
 fn read_mdl_skins<'data>(
     walk: &mut Walk<'data>,
     layout: SkinLayout,
@@ -281,6 +290,7 @@ fn read_mdl_skins<'data>(
 
 /// `counts.tris` triangles from `walk`, every corner below `counts.verts` and (where there
 /// are skin vertices) every UV index below `counts.skinverts`.
+#[inline(always)]
 fn read_mdl_triangles<'data>(
     walk: &mut Walk<'data>,
     counts: MdlCounts,
@@ -332,6 +342,7 @@ fn read_mdl_triangles<'data>(
 
 /// A warning where a skin vertex (the table at `skin_vertices_at`) lies outside the first
 /// skin.
+#[inline(always)]
 fn warn_skin_vertices(
     skins: &[Skin<'_>],
     skin_vertices: &[SkinVertex],
@@ -408,6 +419,7 @@ impl<'data> Parse<'data> for Hmp<'data> {
 
 /// The HMP version its magic names; HMP4 is unsupported, and a prefix of `HMP` is taken for
 /// HMP5 so that its header is reported truncated.
+#[inline(always)]
 fn hmp_version(data: &[u8]) -> Result<HmpVersion> {
     const FORMAT: Format = Format::Hmp;
     match data.get(..4) {
@@ -431,6 +443,7 @@ fn hmp_version(data: &[u8]) -> Result<HmpVersion> {
 
 /// The header's height scale and offset and its grid spacings finite, then the spacings
 /// positive.
+#[inline(always)]
 fn check_hmp_floats(header: &HmpHeader) -> Result<()> {
     const FORMAT: Format = Format::Hmp;
     let floats = [
@@ -477,6 +490,7 @@ fn check_hmp_floats(header: &HmpHeader) -> Result<()> {
 /// The grid's vertices per row and rows: `fnumverts_x` a whole number from 2 to
 /// [`Limits::max_vertices_per_mesh`], and `numverts` (not above that limit) two or more
 /// whole rows of it.
+#[inline(always)]
 fn hmp_grid(header: &HmpHeader, limits: &Limits) -> Result<[u32; 2]> {
     const FORMAT: Format = Format::Hmp;
     let fnx_at = at(offset_of!(HmpHeader, fnumverts_x));
@@ -540,6 +554,7 @@ fn hmp_grid(header: &HmpHeader, limits: &Limits) -> Result<[u32; 2]> {
 }
 
 /// An HMP header count `value` (field `what` at `offset`): from 1 to `max`.
+#[inline]
 fn hmp_count(what: &'static str, offset: u64, value: i32, max: u32) -> Result<u32> {
     let count = rules::non_negative(Format::Hmp, what, offset, value)?;
     rules::check_count(Format::Hmp, what, offset, count, max)?;
@@ -547,6 +562,7 @@ fn hmp_count(what: &'static str, offset: u64, value: i32, max: u32) -> Result<u3
 }
 
 /// `numskins` skin records from `walk`: MDL5's layout in HMP5, HMP7's own in HMP7.
+#[inline(always)]
 fn read_hmp_skins<'data>(
     walk: &mut Walk<'data>,
     version: HmpVersion,
@@ -569,6 +585,7 @@ fn read_hmp_skins<'data>(
 
 /// `numframes` HMP frames read with `params` from `walk`: a warning for each frame whose type
 /// is not 2, and every HMP5 normal index below 162.
+#[inline(always)]
 fn read_hmp_frames<'data>(
     walk: &mut Walk<'data>,
     numframes: u32,

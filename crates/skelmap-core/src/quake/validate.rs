@@ -1,5 +1,9 @@
 //! The validation pass: one sequential walk from the header to the last frame (the rules are
 //! listed in the [module docs](super)).
+//!
+//! Each step of the walk is a [`Check`] method called once from the pass and
+//! `#[inline(always)]` into it: compiled apart, the steps make the pass slower (the
+//! `open/mdl_quake_*` rows of `benches/open_validate.rs`).
 
 use core::mem::offset_of;
 
@@ -128,6 +132,7 @@ impl Check {
     }
 
     /// A Quake header's version 6 (MDL2 has no version to check).
+    #[inline(always)]
     fn version(self, header: &MdlHeader) -> Result<()> {
         if self.format == Format::Quake && header.version.get() != ALIAS_VERSION {
             return Err(Error::Unsupported {
@@ -142,6 +147,7 @@ impl Check {
     }
 
     /// The header's `scale` and `scale_origin`, every component finite.
+    #[inline(always)]
     fn scale(self, header: &MdlHeader) -> Result<()> {
         let floats = header.scale.iter().chain(&header.scale_origin);
         // `scale_origin` follows `scale`: the k-th float's own offset.
@@ -163,6 +169,7 @@ impl Check {
 
     /// The header's counts and skin size in field order, each not negative; then the vertex,
     /// triangle and frame counts from 1 to their limits, and the skin count within its own.
+    #[inline(always)]
     fn counts(self, header: &MdlHeader, limits: &Limits) -> Result<Counts> {
         let format = self.format;
         let count =
@@ -220,6 +227,7 @@ impl Check {
 
     /// Where there are skins, the header's skin size: each side positive and within
     /// [`Limits::max_skin_dimension`]; a warning where the width is not a multiple of 4.
+    #[inline(always)]
     fn skin_size(self, counts: Counts, limits: &Limits, diag: &mut Diagnostics) -> Result<()> {
         let Counts { width, height, .. } = counts;
         if counts.skins == 0 {
@@ -255,6 +263,7 @@ impl Check {
 
     /// The skin records, each entry's group and every image: MDL2's GameStudio records of the
     /// header's size, Quake's single skins and groups.
+    #[inline(always)]
     fn skins<'data>(
         self,
         walk: &mut Walk<'data>,
@@ -283,6 +292,7 @@ impl Check {
     }
 
     /// One texture vertex per vertex; a warning where one lies outside the skin.
+    #[inline(always)]
     fn stverts<'data>(
         self,
         walk: &mut Walk<'data>,
@@ -315,6 +325,7 @@ impl Check {
     }
 
     /// The triangles, every corner indexing a vertex.
+    #[inline(always)]
     fn triangles<'data>(
         self,
         walk: &mut Walk<'data>,
@@ -347,6 +358,7 @@ impl Check {
     }
 
     /// The frame entries, singles and groups, every pose checked by [`Check::frame`].
+    #[inline(always)]
     fn frames<'data>(
         self,
         walk: &mut Walk<'data>,
