@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -104,6 +105,8 @@ struct MorphReport {
     simd: f64,
 }
 
+/// Measures the model at `path` for about `seconds` a line and prints the figures: opening,
+/// pose sampling, then every kernel line on each thread count.
 pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result<ExitCode, String> {
     let seconds = if seconds.is_finite() {
         seconds.clamp(0.01, 60.0)
@@ -112,15 +115,7 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result
     };
     let model = load::open(path, root)?;
     let threads = rayon::current_num_threads();
-    let pools = (1..=threads)
-        .map(|t| {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map(|p| (t, p))
-                .map_err(|e| format!("cannot start {t} threads: {e}"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let pools = thread_pools(threads)?;
     if !json {
         say!(
             "skelmap bench {}: {}, {} bytes, SIMD {}, 1..{threads} threads, {seconds} s per \
@@ -131,7 +126,57 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result
             SimdLevel::detect()
         );
     }
-    // Opening again from the same bytes in memory (companions included): validation alone.
+    let level = SimdLevel::detect();
+    let open = opening(&model, seconds, level, json);
+    let pose =
+        (model.num_bones() > 0 && model.num_frames() > 0).then(|| sampling(&model, seconds, json));
+    let weighted = model.weighted_records().map_err(|e| e.to_string())?;
+    let (vertices, lines) = kernels(&model, weighted.as_ref());
+    let mut report = Report {
+        file: path.display().to_string(),
+        format: model.format().to_string(),
+        simd: level.to_string(),
+        threads,
+        seconds,
+        open,
+        pose,
+        kernels: Vec::new(),
+        morph: None,
+    };
+    if vertices == 0 || lines.is_empty() {
+        if json {
+            print_json(&report)?;
+        } else {
+            say!("(no skinning or morph kernel for this format)");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    report.kernels = timed_lines(&lines, &pools, vertices, seconds, level, json);
+    if model.is_vertex_animated() {
+        report.morph = Some(morph(&report.kernels));
+    }
+    if json {
+        print_json(&report)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One rayon pool of each size from 1 to `threads`, with its size.
+fn thread_pools(threads: usize) -> Result<Vec<(usize, rayon::ThreadPool)>, String> {
+    (1..=threads)
+        .map(|t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map(|p| (t, p))
+                .map_err(|e| format!("cannot start {t} threads: {e}"))
+        })
+        .collect()
+}
+
+/// Opening `model` again from its bytes in memory (companions included: validation alone),
+/// beside a read pass over the same bytes with `level` loads; printed unless `json`.
+fn opening(model: &Model<'_>, seconds: f64, level: SimdLevel, json: bool) -> OpenReport {
     let files: HashMap<String, &[u8]> = model
         .files()
         .map(|(_, name, bytes)| (name.to_string(), bytes))
@@ -142,14 +187,13 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result
     });
     // The same bytes read and summed, with the widest loads this CPU has.
     let bytes: u64 = files.values().map(|b| b.len() as u64).sum();
-    let level = SimdLevel::detect();
     let read = median_rate(seconds, || {
         let sum = files
             .values()
             .fold(0u64, |s, b| s.wrapping_add(read_pass(b, level)));
         std::hint::black_box(sum);
     });
-    let open_report = OpenReport {
+    let report = OpenReport {
         bytes,
         gbps: open * bytes as f64 / 1e9,
         read_gbps: read * bytes as f64 / 1e9,
@@ -161,36 +205,23 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result
             "open + validate   {:>10.2} µs per open, {:.2} GB/s over the file's bytes \
              (a read pass: {:.2} GB/s)",
             1e6 / open,
-            open_report.gbps,
-            open_report.read_gbps
+            report.gbps,
+            report.read_gbps
         );
     }
-    let pose =
-        (model.num_bones() > 0 && model.num_frames() > 0).then(|| sampling(&model, seconds, json));
-    let weighted = model.weighted_records().map_err(|e| e.to_string())?;
-    let (vertices, lines) = kernels(&model, weighted.as_ref());
-    let mut report = Report {
-        file: path.display().to_string(),
-        format: model.format().to_string(),
-        simd: level.to_string(),
-        threads,
-        seconds,
-        open: open_report,
-        pose,
-        kernels: Vec::new(),
-        morph: None,
-    };
-    if vertices == 0 || lines.is_empty() {
-        if json {
-            say!(
-                "{}",
-                serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-            );
-        } else {
-            say!("(no skinning or morph kernel for this format)");
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
+    report
+}
+
+/// Every line on every pool over a batch of instances of `vertices` vertices each, beside
+/// the read roofline of its input on the same pool; the table printed unless `json`.
+fn timed_lines(
+    lines: &[Line<'_>],
+    pools: &[(usize, rayon::ThreadPool)],
+    vertices: usize,
+    seconds: f64,
+    level: SimdLevel,
+    json: bool,
+) -> Vec<KernelReport> {
     let instances = (BATCH_VERTICES / vertices).clamp(1, 4096);
     if !json {
         say!(
@@ -206,11 +237,12 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result
             "roofline"
         );
     }
+    let mut reports = Vec::new();
     let mut out: Vec<(Points, Points)> =
         vec![(vec![[0.0; 3]; vertices], vec![[0.0; 3]; vertices]); instances];
-    for line in &lines {
+    for line in lines {
         let roof = vec![1u8; line.input_bytes.max(1)];
-        for (t, pool) in &pools {
+        for (t, pool) in pools {
             let roof_rate = median_rate(seconds, || {
                 pool.install(|| {
                     let sum = (0..instances)
@@ -245,29 +277,33 @@ pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result
                     100.0 * k.roofline_fraction
                 );
             }
-            report.kernels.push(k);
+            reports.push(k);
         }
     }
-    if model.is_vertex_animated() {
-        let one = |pick: &dyn Fn(&str) -> bool| {
-            report
-                .kernels
-                .iter()
-                .filter(|k| k.threads == 1 && pick(&k.name))
-                .map(|k| k.vertices_per_s)
-                .fold(0.0, f64::max)
-        };
-        let scalar = one(&|n: &str| n == format!("deform {}", SimdLevel::Portable));
-        let simd = one(&|n: &str| n != format!("deform {}", SimdLevel::Portable));
-        report.morph = Some(MorphReport { scalar, simd });
-    }
-    if json {
-        say!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    reports
+}
+
+/// The morph's best one-thread rates in `kernels`: the portable deform, and any other.
+fn morph(kernels: &[KernelReport]) -> MorphReport {
+    let one = |pick: &dyn Fn(&str) -> bool| {
+        kernels
+            .iter()
+            .filter(|k| k.threads == 1 && pick(&k.name))
+            .map(|k| k.vertices_per_s)
+            .fold(0.0, f64::max)
+    };
+    let scalar = one(&|n: &str| n == format!("deform {}", SimdLevel::Portable));
+    let simd = one(&|n: &str| n != format!("deform {}", SimdLevel::Portable));
+    MorphReport { scalar, simd }
+}
+
+/// Prints `report` as pretty JSON.
+fn print_json(report: &Report) -> Result<(), String> {
+    say!(
+        "{}",
+        serde_json::to_string_pretty(report).map_err(|e| e.to_string())?
+    );
+    Ok(())
 }
 
 /// Calls per second of `f`: the median of three slices of `seconds / 3` after one warm-up.
@@ -366,15 +402,6 @@ fn kernels<'k>(
     if vertices == 0 || model.num_frames() == 0 {
         return (0, Vec::new());
     }
-    let offsets = std::sync::Arc::new(offsets);
-    let per_mesh = move |p: &mut [[f32; 3]], q: &mut [[f32; 3]], f: &MeshStep<'_>| {
-        for (i, &(at, n)) in offsets.iter().enumerate() {
-            if let (Some(p), Some(q)) = (p.get_mut(at..at + n), q.get_mut(at..at + n)) {
-                f(i, p, q);
-            }
-        }
-    };
-    let per_mesh = std::sync::Arc::new(per_mesh);
     let levels: Vec<SimdLevel> = SimdLevel::ALL
         .into_iter()
         .filter(|l| l.is_supported())
@@ -387,48 +414,14 @@ fn kernels<'k>(
     {
         return (0, Vec::new());
     }
-    let now = std::sync::Arc::new(now);
+    let setup = Setup {
+        model,
+        meshes: PerMesh(Arc::new(offsets)),
+        now: Arc::new(now),
+        levels,
+    };
     let mut lines: Vec<Line<'k>> = Vec::new();
-    // What one deform reads: a morph, two packed frames (4 bytes a vertex; MDL's word-packed
-    // frames read 8, so the fraction is if anything too low); a DPM or SKM, its records; an
-    // MS3D or SL mesh, its file (an upper bound: the bind-pose vertices and weights in it).
-    let file_records: usize = (0..sizes.len())
-        .filter_map(|i| model.records(i))
-        .map(|r| r.num_records() * 32)
-        .sum();
-    let deform_bytes = if model.is_vertex_animated() {
-        2 * 4 * vertices
-    } else if file_records > 0 {
-        file_records
-    } else {
-        model.size() as usize
-    };
-    let deform_levels: &[SimdLevel] = if model.num_bones() > 0 {
-        &[SimdLevel::Portable]
-    } else {
-        &levels
-    };
-    for &level in deform_levels {
-        let (per_mesh, now) = (per_mesh.clone(), now.clone());
-        lines.push(Line {
-            name: if model.num_bones() > 0 {
-                "deform".to_string()
-            } else {
-                format!("deform {level}")
-            },
-            layout: if model.num_bones() > 0 {
-                "file"
-            } else {
-                "frames"
-            },
-            input_bytes: deform_bytes,
-            kernel: Box::new(move |p, q| {
-                per_mesh(p, q, &|i, p, q| {
-                    let _ = model.deform_with_level(i, &now, level, p, q);
-                });
-            }),
-        });
-    }
+    setup.deform_lines(vertices, &mut lines);
     let records: Vec<Records<'k>> = match weighted {
         Some(w) => vec![Records::from(w.mesh())],
         None => (0..sizes.len()).filter_map(|i| model.records(i)).collect(),
@@ -437,111 +430,214 @@ fn kernels<'k>(
         return (vertices, lines);
     }
     let record_bytes: usize = records.iter().map(|r| r.num_records() * 32).sum();
-    let records = std::sync::Arc::new(records);
-    {
-        let (per_mesh, now, records) = (per_mesh.clone(), now.clone(), records.clone());
-        lines.push(Line {
-            name: "scalar".into(),
-            layout: "records",
-            input_bytes: record_bytes,
-            kernel: Box::new(move |p, q| {
-                per_mesh(p, q, &|i, p, q| {
-                    if let Some(r) = records.get(i) {
-                        let _ = r.skin_scalar(now.record_palette(), p, q);
-                    }
-                });
-            }),
-        });
-    }
-    for &level in &levels {
-        let (per_mesh, now, records) = (per_mesh.clone(), now.clone(), records.clone());
-        lines.push(Line {
-            name: format!("stream {level}"),
-            layout: "records",
-            input_bytes: record_bytes,
-            kernel: Box::new(move |p, q| {
-                per_mesh(p, q, &|i, p, q| {
-                    if let Some(r) = records.get(i) {
-                        let _ = r.skin_stream(now.matrices(), level, p, q);
-                    }
-                });
-            }),
-        });
-    }
-    let prepared: std::sync::Arc<Vec<PreparedMesh>> =
-        std::sync::Arc::new(records.iter().map(Records::prepare).collect());
-    let prepared_bytes = prepared.iter().map(PreparedMesh::bytes).sum();
-    for &level in &levels {
-        let (per_mesh, now, prepared) = (per_mesh.clone(), now.clone(), prepared.clone());
-        lines.push(Line {
-            name: format!("prepared {level}"),
-            layout: "prepared",
-            input_bytes: prepared_bytes,
-            kernel: Box::new(move |p, q| {
-                per_mesh(p, q, &|i, p, q| {
-                    if let Some(mesh) = prepared.get(i) {
-                        let _ = mesh.skin(now.matrices(), level, VertexOrder::Original, p, q);
-                    }
-                });
-            }),
-        });
-    }
-    if let Ok(compact) = model.compact() {
-        let mut matrices = SkinMatrices::default();
-        if compact.matrices(&now, &mut matrices).is_ok() {
-            let compact_bytes = (0..compact.num_meshes())
-                .filter_map(|i| compact.mesh(i))
-                .map(CompactMesh::bytes)
-                .sum();
-            let mut dual_quats = DualQuatPalette::default();
-            let _ = compact.dual_quats(&now, &mut dual_quats);
-            let (compact, matrices) = (std::sync::Arc::new(compact), std::sync::Arc::new(matrices));
-            let dual_quats = std::sync::Arc::new(dual_quats);
-            {
-                let (per_mesh, compact, dual_quats) =
-                    (per_mesh.clone(), compact.clone(), dual_quats.clone());
-                let level = SimdLevel::detect();
-                lines.push(Line {
-                    name: format!("compact dqs {level}"),
-                    layout: "compact",
-                    input_bytes: compact_bytes,
-                    kernel: Box::new(move |p, q| {
-                        per_mesh(p, q, &|i, p, q| {
-                            let _ = compact.skin_dqs(i, &dual_quats, level, p, q);
-                        });
-                    }),
-                });
-            }
-            for &level in &levels {
-                let (per_mesh, compact, matrices) =
-                    (per_mesh.clone(), compact.clone(), matrices.clone());
-                lines.push(Line {
-                    name: format!("compact {level}"),
-                    layout: "compact",
-                    input_bytes: compact_bytes,
-                    kernel: Box::new(move |p, q| {
-                        per_mesh(p, q, &|i, p, q| {
-                            let _ = compact.skin(i, &matrices, level, p, q);
-                        });
-                    }),
-                });
+    let records = Arc::new(records);
+    setup.record_lines(&records, record_bytes, &mut lines);
+    setup.prepared_lines(&records, &mut lines);
+    setup.compact_lines(&mut lines);
+    lines.push(setup.dqs_line(records, record_bytes));
+    (vertices, lines)
+}
+
+/// Where each mesh's vertices lie in an instance's outputs: first vertex and count.
+#[derive(Clone)]
+struct PerMesh(Arc<Vec<(usize, usize)>>);
+
+impl PerMesh {
+    /// Calls `f` on each mesh with its part of the outputs `p` and `q`.
+    fn each(&self, p: &mut [[f32; 3]], q: &mut [[f32; 3]], f: &MeshStep<'_>) {
+        for (i, &(at, n)) in self.0.iter().enumerate() {
+            if let (Some(p), Some(q)) = (p.get_mut(at..at + n), q.get_mut(at..at + n)) {
+                f(i, p, q);
             }
         }
     }
-    let mut bind = Pose::default();
-    model.pose_bind(&mut bind);
-    let dq = deltas(now.record_palette(), bind.record_palette());
-    lines.push(Line {
-        name: "dqs".into(),
-        layout: "records",
-        input_bytes: record_bytes,
-        kernel: Box::new(move |p, q| {
-            per_mesh(p, q, &|i, p, q| {
-                if let Some(r) = records.get(i) {
-                    let _ = r.skin_dqs(bind.record_palette(), &dq, p, q);
-                }
+}
+
+/// What every kernel line of a model shares.
+struct Setup<'k> {
+    model: &'k Model<'k>,
+    meshes: PerMesh,
+    /// The pose skinned: frame `n / 2`.
+    now: Arc<Pose>,
+    /// The SIMD levels this CPU runs.
+    levels: Vec<SimdLevel>,
+}
+
+impl<'k> Setup<'k> {
+    /// The deform of every mesh of `vertices` in all: the zero-copy deform of a skeletal
+    /// model, or the morph at each level.
+    fn deform_lines(&self, vertices: usize, lines: &mut Vec<Line<'k>>) {
+        let model = self.model;
+        // What one deform reads: a morph, two packed frames (4 bytes a vertex; MDL's
+        // word-packed frames read 8, so the fraction is if anything too low); a DPM or SKM,
+        // its records; an MS3D or SL mesh, its file (an upper bound: the bind-pose vertices
+        // and weights in it).
+        let file_records: usize = (0..self.meshes.0.len())
+            .filter_map(|i| model.records(i))
+            .map(|r| r.num_records() * 32)
+            .sum();
+        let deform_bytes = if model.is_vertex_animated() {
+            2 * 4 * vertices
+        } else if file_records > 0 {
+            file_records
+        } else {
+            model.size() as usize
+        };
+        let deform_levels: &[SimdLevel] = if model.num_bones() > 0 {
+            &[SimdLevel::Portable]
+        } else {
+            &self.levels
+        };
+        for &level in deform_levels {
+            let (meshes, now) = (self.meshes.clone(), self.now.clone());
+            lines.push(Line {
+                name: if model.num_bones() > 0 {
+                    "deform".to_string()
+                } else {
+                    format!("deform {level}")
+                },
+                layout: if model.num_bones() > 0 {
+                    "file"
+                } else {
+                    "frames"
+                },
+                input_bytes: deform_bytes,
+                kernel: Box::new(move |p, q| {
+                    meshes.each(p, q, &|i, p, q| {
+                        let _ = model.deform_with_level(i, &now, level, p, q);
+                    });
+                }),
             });
-        }),
-    });
-    (vertices, lines)
+        }
+    }
+
+    /// The scalar kernel and the stream kernel at each level over `records` (`bytes` in all).
+    fn record_lines(
+        &self,
+        records: &Arc<Vec<Records<'k>>>,
+        bytes: usize,
+        lines: &mut Vec<Line<'k>>,
+    ) {
+        {
+            let (meshes, now, records) = (self.meshes.clone(), self.now.clone(), records.clone());
+            lines.push(Line {
+                name: "scalar".into(),
+                layout: "records",
+                input_bytes: bytes,
+                kernel: Box::new(move |p, q| {
+                    meshes.each(p, q, &|i, p, q| {
+                        if let Some(r) = records.get(i) {
+                            let _ = r.skin_scalar(now.record_palette(), p, q);
+                        }
+                    });
+                }),
+            });
+        }
+        for &level in &self.levels {
+            let (meshes, now, records) = (self.meshes.clone(), self.now.clone(), records.clone());
+            lines.push(Line {
+                name: format!("stream {level}"),
+                layout: "records",
+                input_bytes: bytes,
+                kernel: Box::new(move |p, q| {
+                    meshes.each(p, q, &|i, p, q| {
+                        if let Some(r) = records.get(i) {
+                            let _ = r.skin_stream(now.matrices(), level, p, q);
+                        }
+                    });
+                }),
+            });
+        }
+    }
+
+    /// The prepared kernel at each level over `records` prepared once.
+    fn prepared_lines(&self, records: &[Records<'k>], lines: &mut Vec<Line<'k>>) {
+        let prepared: Arc<Vec<PreparedMesh>> =
+            Arc::new(records.iter().map(Records::prepare).collect());
+        let prepared_bytes = prepared.iter().map(PreparedMesh::bytes).sum();
+        for &level in &self.levels {
+            let (meshes, now, prepared) = (self.meshes.clone(), self.now.clone(), prepared.clone());
+            lines.push(Line {
+                name: format!("prepared {level}"),
+                layout: "prepared",
+                input_bytes: prepared_bytes,
+                kernel: Box::new(move |p, q| {
+                    meshes.each(p, q, &|i, p, q| {
+                        if let Some(mesh) = prepared.get(i) {
+                            let _ = mesh.skin(now.matrices(), level, VertexOrder::Original, p, q);
+                        }
+                    });
+                }),
+            });
+        }
+    }
+
+    /// Where the model compacts and its palette folds: the compact dual-quaternion kernel at
+    /// the best level, then the compact kernel at each level.
+    fn compact_lines(&self, lines: &mut Vec<Line<'k>>) {
+        let Ok(compact) = self.model.compact() else {
+            return;
+        };
+        let mut matrices = SkinMatrices::default();
+        if compact.matrices(&self.now, &mut matrices).is_err() {
+            return;
+        }
+        let compact_bytes = (0..compact.num_meshes())
+            .filter_map(|i| compact.mesh(i))
+            .map(CompactMesh::bytes)
+            .sum();
+        let mut dual_quats = DualQuatPalette::default();
+        let _ = compact.dual_quats(&self.now, &mut dual_quats);
+        let (compact, matrices) = (Arc::new(compact), Arc::new(matrices));
+        let dual_quats = Arc::new(dual_quats);
+        {
+            let (meshes, compact, dual_quats) =
+                (self.meshes.clone(), compact.clone(), dual_quats.clone());
+            let level = SimdLevel::detect();
+            lines.push(Line {
+                name: format!("compact dqs {level}"),
+                layout: "compact",
+                input_bytes: compact_bytes,
+                kernel: Box::new(move |p, q| {
+                    meshes.each(p, q, &|i, p, q| {
+                        let _ = compact.skin_dqs(i, &dual_quats, level, p, q);
+                    });
+                }),
+            });
+        }
+        for &level in &self.levels {
+            let (meshes, compact, matrices) =
+                (self.meshes.clone(), compact.clone(), matrices.clone());
+            lines.push(Line {
+                name: format!("compact {level}"),
+                layout: "compact",
+                input_bytes: compact_bytes,
+                kernel: Box::new(move |p, q| {
+                    meshes.each(p, q, &|i, p, q| {
+                        let _ = compact.skin(i, &matrices, level, p, q);
+                    });
+                }),
+            });
+        }
+    }
+
+    /// The scalar dual-quaternion kernel over `records` (`bytes` in all), from the bind pose.
+    fn dqs_line(&self, records: Arc<Vec<Records<'k>>>, bytes: usize) -> Line<'k> {
+        let mut bind = Pose::default();
+        self.model.pose_bind(&mut bind);
+        let dq = deltas(self.now.record_palette(), bind.record_palette());
+        let meshes = self.meshes.clone();
+        Line {
+            name: "dqs".into(),
+            layout: "records",
+            input_bytes: bytes,
+            kernel: Box::new(move |p, q| {
+                meshes.each(p, q, &|i, p, q| {
+                    if let Some(r) = records.get(i) {
+                        let _ = r.skin_dqs(bind.record_palette(), &dq, p, q);
+                    }
+                });
+            }),
+        }
+    }
 }
