@@ -7,11 +7,14 @@
 //! `tests/info_schema.rs` holds every corpus model's output to it. A field added, renamed or
 //! retyped here changes the schema in the same commit.
 
+use std::fmt::Write;
+
 use serde::Serialize;
 use skelmap_core::gamestudio::{PixelFormat, Skin};
-use skelmap_core::model::{ClipOrigin, Companion, Pose, View};
+use skelmap_core::model::{ClipOrigin, Companion, Mesh, Pose, View};
 use skelmap_core::pose::bounds::Aabb;
-use skelmap_core::{Model, name};
+use skelmap_core::pose::framegroups::FrameGroup;
+use skelmap_core::{Bone, Model, Warning, name};
 
 /// Everything `info` prints.
 #[derive(Debug, Default, Serialize)]
@@ -214,41 +217,10 @@ impl Summary {
                 .find(|(k, _)| *k == kind)
                 .map(|(_, path)| path.to_string())
         };
-        let bone_list: Vec<BoneSummary> = model
-            .bones()
-            .map(|b| BoneSummary {
-                name: b.name_lossy().into_owned(),
-                parent: b.parent(),
-                flags: b.flags(),
-                attachment: b.is_attachment(),
-            })
-            .collect();
-        let material_name = |i: Option<usize>| {
-            i.and_then(|i| model.material(i))
-                .map_or_else(String::new, |m| text(m.name))
-        };
+        let bone_list: Vec<BoneSummary> = model.bones().map(BoneSummary::of).collect();
         let mesh_list: Vec<MeshSummary> = model
             .meshes()
-            .map(|mesh| {
-                let (influences, max) = mesh.influence_counts();
-                let submeshes: Vec<SubmeshSummary> = mesh
-                    .submeshes()
-                    .map(|sub| SubmeshSummary {
-                        name: text(sub.name()),
-                        material: sub.material(),
-                        triangles: sub.num_triangles() as u32,
-                    })
-                    .collect();
-                MeshSummary {
-                    name: (!mesh.name().is_empty()).then(|| text(mesh.name())),
-                    shader: material_name(mesh.submeshes().next().and_then(|s| s.material())),
-                    vertices: mesh.num_vertices() as u32,
-                    triangles: mesh.num_triangles() as u32,
-                    influences,
-                    max_influences_per_vertex: max as u32,
-                    submeshes,
-                }
-            })
+            .map(|mesh| MeshSummary::of(model, &mesh))
             .collect();
         let ms3d = model.as_ms3d().is_some();
         let frame_names = match model.as_sl_anim() {
@@ -282,19 +254,8 @@ impl Summary {
             groups: ms3d.then(|| mesh_list.iter().map(|m| m.submeshes.len() as u32).sum()),
             joints: ms3d.then_some(bone_list.len() as u32),
             materials: model.num_materials() as u32,
-            material_list: (0..model.num_materials())
-                .filter_map(|i| model.material(i))
-                .map(|m| MaterialSummary {
-                    name: text(m.name),
-                    texture: text(m.texture),
-                })
-                .collect(),
-            // A list (perhaps empty) for the formats that embed skins, and for any model
-            // that has some (so a new skinned format lists them without a change here).
-            skins: (matches!(model.view(), View::Mdl(_) | View::Quake(_))
-                || model.terrain().is_some()
-                || !model.skins().is_empty())
-            .then(|| model.skins().iter().map(SkinSummary::of).collect()),
+            material_list: material_list(model),
+            skins: skin_list(model),
             grid: model.terrain().map(|g| [g.columns, g.rows]),
             attributes: model.as_sl_mdl().map(|m| {
                 m.mdl()
@@ -314,24 +275,8 @@ impl Summary {
                     mins: b.mins,
                     maxs: b.maxs,
                 }),
-            frame_groups: model
-                .clips()
-                .iter()
-                .map(|g| GroupSummary {
-                    name: g.name.clone(),
-                    first: g.first,
-                    count: g.count,
-                    fps: g.fps,
-                    looped: g.looped,
-                })
-                .collect(),
-            groups_from: match model.clip_origin() {
-                ClipOrigin::FrameNames => "frame names",
-                ClipOrigin::FrameGroupsFile => "framegroups file",
-                ClipOrigin::Timeline => "timeline",
-                ClipOrigin::FrameGroups => "groups in the model",
-                _ => "none",
-            },
+            frame_groups: model.clips().iter().map(GroupSummary::of).collect(),
+            groups_from: groups_from(model.clip_origin()),
             bone_list,
             mesh_list,
             frame_names,
@@ -339,16 +284,106 @@ impl Summary {
                 .diagnostics()
                 .warnings()
                 .iter()
-                .map(|w| DiagnosticSummary {
-                    kind: w.kind.describe().to_string(),
-                    what: w.what,
-                    offset: w.offset,
-                    count: w.count,
-                    detail: w.detail.clone(),
-                })
+                .map(DiagnosticSummary::of)
                 .collect(),
         };
         Ok(s)
+    }
+}
+
+impl BoneSummary {
+    /// Bone `b`'s name, parent, flags and whether it is an attachment.
+    fn of(b: Bone<'_>) -> BoneSummary {
+        BoneSummary {
+            name: b.name_lossy().into_owned(),
+            parent: b.parent(),
+            flags: b.flags(),
+            attachment: b.is_attachment(),
+        }
+    }
+}
+
+impl MeshSummary {
+    /// `mesh` of `model`, its shader the material of its first submesh.
+    fn of(model: &Model<'_>, mesh: &Mesh<'_>) -> MeshSummary {
+        let (influences, max) = mesh.influence_counts();
+        let submeshes: Vec<SubmeshSummary> = mesh
+            .submeshes()
+            .map(|sub| SubmeshSummary {
+                name: text(sub.name()),
+                material: sub.material(),
+                triangles: sub.num_triangles() as u32,
+            })
+            .collect();
+        let shader = mesh.submeshes().next().and_then(|s| s.material());
+        MeshSummary {
+            name: (!mesh.name().is_empty()).then(|| text(mesh.name())),
+            shader: shader
+                .and_then(|i| model.material(i))
+                .map_or_else(String::new, |m| text(m.name)),
+            vertices: mesh.num_vertices() as u32,
+            triangles: mesh.num_triangles() as u32,
+            influences,
+            max_influences_per_vertex: max as u32,
+            submeshes,
+        }
+    }
+}
+
+impl GroupSummary {
+    /// Frame group `g`, field for field.
+    fn of(g: &FrameGroup) -> GroupSummary {
+        GroupSummary {
+            name: g.name.clone(),
+            first: g.first,
+            count: g.count,
+            fps: g.fps,
+            looped: g.looped,
+        }
+    }
+}
+
+impl DiagnosticSummary {
+    /// Warning `w`, its kind in words.
+    fn of(w: &Warning) -> DiagnosticSummary {
+        DiagnosticSummary {
+            kind: w.kind.describe().to_string(),
+            what: w.what,
+            offset: w.offset,
+            count: w.count,
+            detail: w.detail.clone(),
+        }
+    }
+}
+
+/// Every material's name and texture.
+fn material_list(model: &Model<'_>) -> Vec<MaterialSummary> {
+    (0..model.num_materials())
+        .filter_map(|i| model.material(i))
+        .map(|m| MaterialSummary {
+            name: text(m.name),
+            texture: text(m.texture),
+        })
+        .collect()
+}
+
+/// A list (perhaps empty) for the formats that embed skins, and for any model that has some
+/// (so a new skinned format lists them without a change here); `None` for the others.
+fn skin_list(model: &Model<'_>) -> Option<Vec<SkinSummary>> {
+    (matches!(model.view(), View::Mdl(_) | View::Quake(_))
+        || model.terrain().is_some()
+        || !model.skins().is_empty())
+    .then(|| model.skins().iter().map(SkinSummary::of).collect())
+}
+
+/// Where named animations come from, in words.
+fn groups_from(origin: ClipOrigin) -> &'static str {
+    match origin {
+        ClipOrigin::FrameNames => "frame names",
+        ClipOrigin::FrameGroupsFile => "framegroups file",
+        ClipOrigin::Timeline => "timeline",
+        ClipOrigin::FrameGroups => "groups in the model",
+        _ => "none",
     }
 }
 
@@ -381,9 +416,20 @@ pub(crate) fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
     format!("{n} {}", if n == 1 { singular } else { plural })
 }
 
-/// The readable rendering of a summary.
+/// The readable rendering of a summary: what the file is and holds, its counts and bounds,
+/// then the bone tree, the meshes, the frames and the diagnostics.
 pub fn render_text(s: &Summary, out: &mut String) {
-    use std::fmt::Write;
+    render_contents(s, out);
+    render_counts(s, out);
+    render_bone_tree(s, out);
+    render_meshes(s, out);
+    render_frames(s, out);
+    render_diagnostics(s, out);
+}
+
+/// The first line (file, format, size), then the skins, grid, attributes, animation,
+/// materials and skeleton, each where the model has them.
+fn render_contents(s: &Summary, out: &mut String) {
     let _ = writeln!(out, "{}: {} model, {} bytes", s.file, s.format, s.size);
     if let Some(skins) = &s.skins {
         if skins.is_empty() {
@@ -423,6 +469,11 @@ pub fn render_text(s: &Summary, out: &mut String) {
             count(s.levels_of_detail, "level of detail", "levels of detail")
         );
     }
+}
+
+/// The bone, mesh, frame, vertex, triangle and influence counts, then the stored and the
+/// bind-pose bounds where there are some.
+fn render_counts(s: &Summary, out: &mut String) {
     let bones = if s.bones == 0 {
         "no bones".to_string()
     } else {
@@ -464,6 +515,10 @@ pub fn render_text(s: &Summary, out: &mut String) {
     if let Some(b) = &s.posed_bounds {
         let _ = writeln!(out, "  bind-pose bounds {:?} .. {:?}", b.mins, b.maxs);
     }
+}
+
+/// Each bone under its parent, indented by its depth.
+fn render_bone_tree(s: &Summary, out: &mut String) {
     if !s.bone_list.is_empty() {
         let _ = writeln!(out, "  bone tree:");
     }
@@ -485,6 +540,10 @@ pub fn render_text(s: &Summary, out: &mut String) {
             indent = 2 * d
         );
     }
+}
+
+/// A line per mesh, and one per submesh where a mesh has several.
+fn render_meshes(s: &Summary, out: &mut String) {
     if !s.mesh_list.is_empty() {
         let _ = writeln!(out, "  meshes:");
     }
@@ -527,6 +586,10 @@ pub fn render_text(s: &Summary, out: &mut String) {
             }
         }
     }
+}
+
+/// The first frame names (where any has one), then the frame groups.
+fn render_frames(s: &Summary, out: &mut String) {
     // Frames without names (a terrain's) say nothing worth a line.
     if s.frame_names.iter().any(|n| !n.is_empty()) {
         let _ = write!(out, "  frames:");
@@ -555,6 +618,10 @@ pub fn render_text(s: &Summary, out: &mut String) {
             if g.looped { ", looped" } else { "" }
         );
     }
+}
+
+/// Each diagnostic, or `none`.
+fn render_diagnostics(s: &Summary, out: &mut String) {
     if s.diagnostics.is_empty() {
         let _ = writeln!(out, "  diagnostics: none");
     } else {
