@@ -36,12 +36,12 @@ use glam::{Affine3A, Mat4, Quat};
 use gltf_json as json;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::buffer::Target;
-use json::validation::{Checked::Valid, USize64};
+use json::validation::{Checked, Checked::Valid, USize64};
 use json::{Accessor, Index, Node, Root};
 
 use crate::build::UNBOUND;
 use crate::render;
-use crate::scene::{ClipKeys, Scene, UpAxis};
+use crate::scene::{ClipKeys, Scene, SceneMesh, SceneSkeleton, UpAxis};
 use crate::{Error, Result};
 
 /// Choices for the glTF writer.
@@ -70,202 +70,24 @@ pub fn document(
     let mut b = Builder::default();
     b.root.asset.generator = Some(format!("skelmap-export {}", env!("CARGO_PKG_VERSION")));
     let textures = b.textures(scene)?;
-    let materials: Vec<Index<json::Material>> = scene
-        .materials
-        .iter()
-        .map(|m| {
-            let mut material = json::Material {
-                name: Some(m.name.clone()),
-                ..json::Material::default()
-            };
-            let pbr = &mut material.pbr_metallic_roughness;
-            pbr.base_color_factor = json::material::PbrBaseColorFactor(m.base_color);
-            pbr.metallic_factor = json::material::StrengthFactor(0.0);
-            pbr.roughness_factor = json::material::StrengthFactor(1.0);
-            let texture = match (m.image.and_then(|i| textures.get(i)), &m.external) {
-                (Some(&index), _) => Some(index),
-                (None, Some(uri)) => Some(b.external_texture(uri)),
-                (None, None) => None,
-            };
-            pbr.base_color_texture = texture.map(|index| json::texture::Info {
-                index,
-                tex_coord: 0,
-                extensions: None,
-                extras: Default::default(),
-            });
-            b.root.push(material)
-        })
-        .collect();
-
+    let materials = b.materials(scene, &textures);
     let up =
         (scene.up != UpAxis::Y).then(|| json::scene::UnitQuaternion(scene.up.to_y_up().to_array()));
-    let skeleton = scene.skeleton.as_ref();
-    let mut scene_nodes = Vec::new();
-
     // Joints first, so the skin can name them.
-    let mut joint_nodes: Vec<Index<Node>> = Vec::new();
-    let mut skin = None;
-    if let Some(skeleton) = skeleton {
-        for joint in &skeleton.joints {
-            joint_nodes.push(b.root.push(Node {
-                name: Some(joint.name.clone()),
-                rotation: Some(json::scene::UnitQuaternion(
-                    joint.rotation.normalize().to_array(),
-                )),
-                translation: Some(joint.translation.to_array()),
-                ..Node::default()
-            }));
-        }
-        let mut children: Vec<Vec<Index<Node>>> = vec![Vec::new(); joint_nodes.len()];
-        let mut roots = Vec::new();
-        for (i, joint) in skeleton.joints.iter().enumerate() {
-            match joint.parent.filter(|&p| p < joint_nodes.len() && p != i) {
-                Some(p) => children[p].push(joint_nodes[i]),
-                None => roots.push(joint_nodes[i]),
-            }
-        }
-        for (node, kids) in joint_nodes.iter().zip(children) {
-            if !kids.is_empty() {
-                b.root.nodes[node.value()].children = Some(kids);
-            }
-        }
-        let root = b.root.push(Node {
-            name: Some(ROOT_NODE.into()),
-            rotation: up,
-            children: (!roots.is_empty()).then_some(roots),
-            ..Node::default()
-        });
-        scene_nodes.push(root);
-        let has_meshes = scene.meshes.iter().any(|m| !m.influences.is_empty());
-        if has_meshes {
-            let mut ibm: Vec<[f32; 16]> = skeleton
-                .joints
-                .iter()
-                .map(|j| inverse_bind(j.world))
-                .collect();
-            ibm.push(Mat4::IDENTITY.to_cols_array());
-            let ibm = b.floats(&ibm, Type::Mat4, None, false);
-            let mut joints = joint_nodes.clone();
-            joints.push(root);
-            skin = Some(b.root.push(json::Skin {
-                name: Some("skeleton".into()),
-                inverse_bind_matrices: Some(ibm),
-                joints,
-                skeleton: Some(root),
-                extensions: None,
-                extras: Default::default(),
-            }));
-        }
-        joint_nodes.push(root);
-    }
-
-    // Meshes.
+    let joints = b.skeleton(scene, up);
+    let mut scene_nodes: Vec<Index<Node>> = joints.root.into_iter().collect();
     let mut mesh_nodes = Vec::new();
     for mesh in &scene.meshes {
-        if mesh.triangles.is_empty() || mesh.positions.is_empty() {
-            continue;
+        if let Some(node) = b.mesh(mesh, options, &joints, &materials, up) {
+            mesh_nodes.push((node, mesh.targets.len()));
+            scene_nodes.push(node);
         }
-        let mut attributes = BTreeMap::new();
-        let position = b.floats(&mesh.positions, Type::Vec3, Some(Target::ArrayBuffer), true);
-        attributes.insert(Valid(json::mesh::Semantic::Positions), position);
-        let normal = b.floats(&mesh.normals, Type::Vec3, Some(Target::ArrayBuffer), false);
-        attributes.insert(Valid(json::mesh::Semantic::Normals), normal);
-        if let Some(uvs) = mesh
-            .uvs
-            .as_ref()
-            .filter(|u| u.len() == mesh.positions.len())
-        {
-            let uv = b.floats(uvs, Type::Vec2, Some(Target::ArrayBuffer), false);
-            attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), uv);
-        }
-        let skinned = skin.is_some() && !mesh.influences.is_empty();
-        if skinned {
-            let root_joint = joint_nodes.len().saturating_sub(1) as u16;
-            for (set, (joints, weights)) in influence_sets(mesh, options, root_joint)
-                .into_iter()
-                .enumerate()
-            {
-                let j = b.u16s(&joints, Type::Vec4, Some(Target::ArrayBuffer));
-                let w = b.floats(&weights, Type::Vec4, Some(Target::ArrayBuffer), false);
-                attributes.insert(Valid(json::mesh::Semantic::Joints(set as u32)), j);
-                attributes.insert(Valid(json::mesh::Semantic::Weights(set as u32)), w);
-            }
-        }
-        let indices = b.indices(&mesh.triangles, mesh.positions.len());
-        let targets: Vec<json::mesh::MorphTarget> = mesh
-            .targets
-            .iter()
-            .map(|t| json::mesh::MorphTarget {
-                positions: Some(b.floats(
-                    &t.positions,
-                    Type::Vec3,
-                    Some(Target::ArrayBuffer),
-                    true,
-                )),
-                normals: Some(b.floats(&t.normals, Type::Vec3, Some(Target::ArrayBuffer), false)),
-                tangents: None,
-            })
-            .collect();
-        let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
-        let gltf_mesh = b.root.push(json::Mesh {
-            name: Some(mesh.name.clone()),
-            primitives: vec![json::mesh::Primitive {
-                attributes,
-                indices: Some(indices),
-                material: mesh.material.and_then(|m| materials.get(m)).copied(),
-                mode: Valid(json::mesh::Mode::Triangles),
-                targets: (!targets.is_empty()).then_some(targets),
-                extensions: None,
-                extras: Default::default(),
-            }],
-            weights,
-            extensions: None,
-            extras: Default::default(),
-        });
-        let node = b.root.push(Node {
-            name: Some(mesh.name.clone()),
-            mesh: Some(gltf_mesh),
-            skin: if skinned { skin } else { None },
-            rotation: if skinned { None } else { up },
-            ..Node::default()
-        });
-        mesh_nodes.push((node, mesh.targets.len()));
-        scene_nodes.push(node);
     }
-
     if !options.no_animations {
-        b.animations(scene, &joint_nodes, &mesh_nodes);
+        b.animations(scene, &joints.nodes, &mesh_nodes);
     }
-    // A model with nothing to show (no triangles, no joints) gets no scene at all: glTF
-    // allows a scene without nodes, but readers such as the `gltf` crate refuse one.
-    if !scene_nodes.is_empty() {
-        let scene_index = b.root.push(json::Scene {
-            name: Some(scene.format.into()),
-            nodes: scene_nodes,
-            extensions: None,
-            extras: Default::default(),
-        });
-        b.root.scene = Some(scene_index);
-    }
-
-    let len = b.bin.len() as u64;
-    if len > u64::from(u32::MAX) - 64 {
-        return Err(Error::TooLarge {
-            what: "the glTF binary buffer",
-            size: len,
-            unit: "bytes",
-        });
-    }
-    if len > 0 {
-        b.root.push(json::Buffer {
-            byte_length: USize64(len),
-            name: None,
-            uri: bin_uri.map(str::to_owned),
-            extensions: None,
-            extras: Default::default(),
-        });
-    }
-    Ok((b.root, b.bin))
+    b.scene(scene.format, scene_nodes);
+    b.finish(bin_uri)
 }
 
 /// Writes `scene` as one binary glTF (`.glb`).
@@ -323,11 +145,7 @@ type InfluenceSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
 
 /// Per influence set, the joints and weights of every vertex: the largest weights first,
 /// the top 4 renormalised unless every influence is kept. [`UNBOUND`] maps to `root_joint`.
-fn influence_sets(
-    mesh: &crate::scene::SceneMesh,
-    options: &GltfOptions,
-    root_joint: u16,
-) -> Vec<InfluenceSet> {
+fn influence_sets(mesh: &SceneMesh, options: &GltfOptions, root_joint: u16) -> Vec<InfluenceSet> {
     let n = mesh.positions.len();
     let sets = if options.all_influences {
         mesh.influences.max_per_vertex().div_ceil(4).max(1)
@@ -354,6 +172,20 @@ fn influence_sets(
     out
 }
 
+/// The nodes of a skeleton.
+#[derive(Default)]
+struct Joints {
+    /// One node per joint, then the root node: the skin's joints (empty without a skeleton).
+    nodes: Vec<Index<Node>>,
+    /// The node above the skeleton.
+    root: Option<Index<Node>>,
+    /// The skin, where some mesh has influences.
+    skin: Option<Index<json::Skin>>,
+}
+
+/// A primitive's vertex attributes.
+type Attributes = BTreeMap<Checked<json::mesh::Semantic>, Index<Accessor>>;
+
 #[derive(Default)]
 struct Builder {
     root: Root,
@@ -362,6 +194,259 @@ struct Builder {
 }
 
 impl Builder {
+    /// One material per scene material, in order: metallic 0, roughness 1, its colour, and as
+    /// base colour texture its image (one of `textures`) or else its external file.
+    fn materials(
+        &mut self,
+        scene: &Scene,
+        textures: &[Index<json::Texture>],
+    ) -> Vec<Index<json::Material>> {
+        scene
+            .materials
+            .iter()
+            .map(|m| {
+                let mut material = json::Material {
+                    name: Some(m.name.clone()),
+                    ..json::Material::default()
+                };
+                let pbr = &mut material.pbr_metallic_roughness;
+                pbr.base_color_factor = json::material::PbrBaseColorFactor(m.base_color);
+                pbr.metallic_factor = json::material::StrengthFactor(0.0);
+                pbr.roughness_factor = json::material::StrengthFactor(1.0);
+                let texture = match (m.image.and_then(|i| textures.get(i)), &m.external) {
+                    (Some(&index), _) => Some(index),
+                    (None, Some(uri)) => Some(self.external_texture(uri)),
+                    (None, None) => None,
+                };
+                pbr.base_color_texture = texture.map(|index| json::texture::Info {
+                    index,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: Default::default(),
+                });
+                self.root.push(material)
+            })
+            .collect()
+    }
+
+    /// The scene's skeleton, if any: its joint nodes, the root node above them (turned by
+    /// `up`) and, where some mesh has influences, the skin.
+    fn skeleton(&mut self, scene: &Scene, up: Option<json::scene::UnitQuaternion>) -> Joints {
+        let Some(skeleton) = scene.skeleton.as_ref() else {
+            return Joints::default();
+        };
+        let (mut nodes, roots) = self.joint_tree(skeleton);
+        let root = self.root.push(Node {
+            name: Some(ROOT_NODE.into()),
+            rotation: up,
+            children: (!roots.is_empty()).then_some(roots),
+            ..Node::default()
+        });
+        let has_meshes = scene.meshes.iter().any(|m| !m.influences.is_empty());
+        let skin = has_meshes.then(|| self.skin(skeleton, &nodes, root));
+        nodes.push(root);
+        Joints {
+            nodes,
+            root: Some(root),
+            skin,
+        }
+    }
+
+    /// One node per joint with its local pose, each under its parent; returns the nodes and
+    /// those of joints without a parent.
+    fn joint_tree(&mut self, skeleton: &SceneSkeleton) -> (Vec<Index<Node>>, Vec<Index<Node>>) {
+        let mut joint_nodes: Vec<Index<Node>> = Vec::new();
+        for joint in &skeleton.joints {
+            joint_nodes.push(self.root.push(Node {
+                name: Some(joint.name.clone()),
+                rotation: Some(json::scene::UnitQuaternion(
+                    joint.rotation.normalize().to_array(),
+                )),
+                translation: Some(joint.translation.to_array()),
+                ..Node::default()
+            }));
+        }
+        let mut children: Vec<Vec<Index<Node>>> = vec![Vec::new(); joint_nodes.len()];
+        let mut roots = Vec::new();
+        for (i, joint) in skeleton.joints.iter().enumerate() {
+            match joint.parent.filter(|&p| p < joint_nodes.len() && p != i) {
+                Some(p) => children[p].push(joint_nodes[i]),
+                None => roots.push(joint_nodes[i]),
+            }
+        }
+        for (node, kids) in joint_nodes.iter().zip(children) {
+            if !kids.is_empty() {
+                self.root.nodes[node.value()].children = Some(kids);
+            }
+        }
+        (joint_nodes, roots)
+    }
+
+    /// The skin of `joint_nodes` and then `root`: each joint's inverse bind matrix, the
+    /// identity for the root.
+    fn skin(
+        &mut self,
+        skeleton: &SceneSkeleton,
+        joint_nodes: &[Index<Node>],
+        root: Index<Node>,
+    ) -> Index<json::Skin> {
+        let mut ibm: Vec<[f32; 16]> = skeleton
+            .joints
+            .iter()
+            .map(|j| inverse_bind(j.world))
+            .collect();
+        ibm.push(Mat4::IDENTITY.to_cols_array());
+        let ibm = self.floats(&ibm, Type::Mat4, None, false);
+        let mut joints = joint_nodes.to_vec();
+        joints.push(root);
+        self.root.push(json::Skin {
+            name: Some("skeleton".into()),
+            inverse_bind_matrices: Some(ibm),
+            joints,
+            skeleton: Some(root),
+            extensions: None,
+            extras: Default::default(),
+        })
+    }
+
+    /// The glTF mesh and node of `mesh`, or `None` for one without triangles or vertices: the
+    /// node skinned by `joints.skin` where the mesh has influences, else turned by `up`.
+    fn mesh(
+        &mut self,
+        mesh: &SceneMesh,
+        options: &GltfOptions,
+        joints: &Joints,
+        materials: &[Index<json::Material>],
+        up: Option<json::scene::UnitQuaternion>,
+    ) -> Option<Index<Node>> {
+        if mesh.triangles.is_empty() || mesh.positions.is_empty() {
+            return None;
+        }
+        let skinned = joints.skin.is_some() && !mesh.influences.is_empty();
+        let root_joint = joints.nodes.len().saturating_sub(1) as u16;
+        let attributes = self.attributes(mesh, options, skinned.then_some(root_joint));
+        let indices = self.indices(&mesh.triangles, mesh.positions.len());
+        let targets = self.morph_targets(mesh);
+        let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
+        let gltf_mesh = self.root.push(json::Mesh {
+            name: Some(mesh.name.clone()),
+            primitives: vec![json::mesh::Primitive {
+                attributes,
+                indices: Some(indices),
+                material: mesh.material.and_then(|m| materials.get(m)).copied(),
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: (!targets.is_empty()).then_some(targets),
+                extensions: None,
+                extras: Default::default(),
+            }],
+            weights,
+            extensions: None,
+            extras: Default::default(),
+        });
+        Some(self.root.push(Node {
+            name: Some(mesh.name.clone()),
+            mesh: Some(gltf_mesh),
+            skin: if skinned { joints.skin } else { None },
+            rotation: if skinned { None } else { up },
+            ..Node::default()
+        }))
+    }
+
+    /// Positions (with bounds), normals, texture coordinates where every vertex has one,
+    /// and with `root_joint` (a skinned mesh) the influence sets.
+    fn attributes(
+        &mut self,
+        mesh: &SceneMesh,
+        options: &GltfOptions,
+        root_joint: Option<u16>,
+    ) -> Attributes {
+        let mut attributes = BTreeMap::new();
+        let position = self.floats(&mesh.positions, Type::Vec3, Some(Target::ArrayBuffer), true);
+        attributes.insert(Valid(json::mesh::Semantic::Positions), position);
+        let normal = self.floats(&mesh.normals, Type::Vec3, Some(Target::ArrayBuffer), false);
+        attributes.insert(Valid(json::mesh::Semantic::Normals), normal);
+        if let Some(uvs) = mesh
+            .uvs
+            .as_ref()
+            .filter(|u| u.len() == mesh.positions.len())
+        {
+            let uv = self.floats(uvs, Type::Vec2, Some(Target::ArrayBuffer), false);
+            attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), uv);
+        }
+        if let Some(root_joint) = root_joint {
+            for (set, (joints, weights)) in influence_sets(mesh, options, root_joint)
+                .into_iter()
+                .enumerate()
+            {
+                let j = self.u16s(&joints, Type::Vec4, Some(Target::ArrayBuffer));
+                let w = self.floats(&weights, Type::Vec4, Some(Target::ArrayBuffer), false);
+                attributes.insert(Valid(json::mesh::Semantic::Joints(set as u32)), j);
+                attributes.insert(Valid(json::mesh::Semantic::Weights(set as u32)), w);
+            }
+        }
+        attributes
+    }
+
+    /// Each morph target's position (with bounds) and normal offsets.
+    fn morph_targets(&mut self, mesh: &SceneMesh) -> Vec<json::mesh::MorphTarget> {
+        mesh.targets
+            .iter()
+            .map(|t| json::mesh::MorphTarget {
+                positions: Some(self.floats(
+                    &t.positions,
+                    Type::Vec3,
+                    Some(Target::ArrayBuffer),
+                    true,
+                )),
+                normals: Some(self.floats(
+                    &t.normals,
+                    Type::Vec3,
+                    Some(Target::ArrayBuffer),
+                    false,
+                )),
+                tangents: None,
+            })
+            .collect()
+    }
+
+    /// The default scene of `nodes`, named `name`. A model with nothing to show (no
+    /// triangles, no joints) gets no scene at all: glTF allows a scene without nodes, but
+    /// readers such as the `gltf` crate refuse one.
+    fn scene(&mut self, name: &str, nodes: Vec<Index<Node>>) {
+        if !nodes.is_empty() {
+            let scene_index = self.root.push(json::Scene {
+                name: Some(name.into()),
+                nodes,
+                extensions: None,
+                extras: Default::default(),
+            });
+            self.root.scene = Some(scene_index);
+        }
+    }
+
+    /// The document and its binary buffer, described by the document unless empty (`uri`:
+    /// where it is saved, or none inside a `.glb`); [`Error::TooLarge`] past 4 GiB.
+    fn finish(mut self, uri: Option<&str>) -> Result<(Root, Vec<u8>)> {
+        let len = self.bin.len() as u64;
+        if len > u64::from(u32::MAX) - 64 {
+            return Err(Error::TooLarge {
+                what: "the glTF binary buffer",
+                size: len,
+                unit: "bytes",
+            });
+        }
+        if len > 0 {
+            self.root.push(json::Buffer {
+                byte_length: USize64(len),
+                name: None,
+                uri: uri.map(str::to_owned),
+                extensions: None,
+                extras: Default::default(),
+            });
+        }
+        Ok((self.root, self.bin))
+    }
+
     /// Appends `bytes` (4-byte aligned) as a buffer view.
     fn view(&mut self, bytes: &[u8], target: Option<Target>) -> Index<json::buffer::View> {
         while !self.bin.len().is_multiple_of(4) {
