@@ -34,7 +34,7 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
 };
 use rayon::prelude::*;
-use skelmap::dpm::Dpm;
+use skelmap::dpm::{Dpm, Mesh};
 use skelmap::ms3d::Ms3d;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
@@ -59,33 +59,78 @@ fn config(group: &mut BenchmarkGroup<'_, WallTime>, big: bool) {
         .warm_up_time(Duration::from_millis(500));
 }
 
+/// One model's meshes in each layout the kernels read, and the palettes they skin with.
+struct Inputs<'m> {
+    posed: common::Posed,
+    meshes: Vec<Mesh<'m>>,
+    prepared: Vec<PreparedMesh>,
+    compact: Vec<CompactMesh>,
+    /// The compact kernels' matrices, from the first mesh: every mesh of a model has the
+    /// same reference pose, so one mesh's matrices serve all.
+    compact_matrices: SkinMatrices,
+}
+
+impl<'m> Inputs<'m> {
+    /// The layouts of `m`'s meshes, at the pose [`common::posed`] picks.
+    fn new(m: &Dpm<'m>) -> Inputs<'m> {
+        let posed = common::posed(m);
+        let meshes: Vec<_> = m.meshes().collect();
+        let prepared: Vec<PreparedMesh> = meshes.iter().map(PreparedMesh::new).collect();
+        let compact: Vec<CompactMesh> = meshes
+            .iter()
+            .map(|x| CompactMesh::new(x, &posed.bind.world).unwrap())
+            .collect();
+        let mut compact_matrices = SkinMatrices::default();
+        compact[0].matrices(&posed.palette, &mut compact_matrices);
+        Inputs {
+            posed,
+            meshes,
+            prepared,
+            compact,
+            compact_matrices,
+        }
+    }
+}
+
+/// The group `skin-<name>` of the model `m` (see the module docs); `big` leaves out the
+/// scalar references and takes fewer, longer samples.
 fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
-    let posed = common::posed(m);
-    let meshes: Vec<_> = m.meshes().collect();
-    let prepared: Vec<PreparedMesh> = meshes.iter().map(PreparedMesh::new).collect();
+    let inputs = Inputs::new(m);
     let n = m.meshes().map(|x| x.num_vertices()).max().unwrap_or(0);
     let ((mut p, at_p), (mut q, at_q)) = (common::aligned_output(n), common::aligned_output(n));
     let (p, q) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
+    let read: Vec<u8> = vec![1; inputs.prepared.iter().map(PreparedMesh::bytes).sum()];
+    let read_compact: Vec<u8> = vec![1; inputs.compact.iter().map(CompactMesh::bytes).sum()];
+    describe(name, m, &inputs, read.len(), read_compact.len());
+    let mut group = c.benchmark_group(format!("skin-{name}"));
+    config(&mut group, big);
+    group.throughput(Throughput::Elements(m.num_vertices() as u64));
+    let two = pool(2);
+    read_rows(&mut group, &two, &read, &read_compact);
+    if !big {
+        reference_rows(&mut group, &inputs, p, q);
+    }
+    level_rows(&mut group, &inputs, p, q);
+    best_level_rows(&mut group, &two, &inputs, p, q);
+    group.finish();
+}
+
+/// Prints the group's input: vertices, influences, bones, the prepared and compact bytes
+/// (`read` and `read_compact`), how the compact layout folded and the best level.
+fn describe(name: &str, m: &Dpm<'_>, inputs: &Inputs<'_>, read: usize, read_compact: usize) {
     let total = m.num_vertices() as u64;
-    let influences: usize = meshes
+    let influences: usize = inputs
+        .meshes
         .iter()
         .map(|x| x.vertices().map(<[_]>::len).sum::<usize>())
         .sum();
-    let compact: Vec<CompactMesh> = meshes
-        .iter()
-        .map(|x| CompactMesh::new(x, &posed.bind.world).unwrap())
-        .collect();
-    let mut compact_matrices = SkinMatrices::default();
-    // Every mesh of a model has the same reference pose, so one mesh's matrices serve all.
-    compact[0].matrices(&posed.palette, &mut compact_matrices);
-    let read: Vec<u8> = vec![1; prepared.iter().map(PreparedMesh::bytes).sum()];
-    let read_compact: Vec<u8> = vec![1; compact.iter().map(CompactMesh::bytes).sum()];
+    let compact = &inputs.compact;
     println!(
         "skin-{name}: {total} vertices, {:.2} influences per vertex, {} bones, {} prepared bytes, {} compact bytes ({} vertices exact, {} of {} rows of few bones), best level {}",
         influences as f64 / total as f64,
         m.num_bones(),
-        read.len(),
-        read_compact.len(),
+        read,
+        read_compact,
         compact
             .iter()
             .map(CompactMesh::exact_vertices)
@@ -94,11 +139,17 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         compact.iter().map(|c| c.rows().0).sum::<usize>(),
         SimdLevel::detect()
     );
-    let mut group = c.benchmark_group(format!("skin-{name}"));
-    config(&mut group, big);
-    group.throughput(Throughput::Elements(total));
-    let two = pool(2);
-    group.bench_function("read-1t", |b| b.iter(|| common::byte_sum(black_box(&read))));
+}
+
+/// The read rows: a byte-sum of `read` (the prepared blocks' size) and of `read_compact` on
+/// one thread and in halves on `two`.
+fn read_rows(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    two: &rayon::ThreadPool,
+    read: &[u8],
+    read_compact: &[u8],
+) {
+    group.bench_function("read-1t", |b| b.iter(|| common::byte_sum(black_box(read))));
     group.bench_function("read-2t", |b| {
         b.iter(|| {
             two.install(|| {
@@ -109,7 +160,7 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
         })
     });
     group.bench_function("read-compact-1t", |b| {
-        b.iter(|| common::byte_sum(black_box(&read_compact)))
+        b.iter(|| common::byte_sum(black_box(read_compact)))
     });
     group.bench_function("read-compact-2t", |b| {
         b.iter(|| {
@@ -121,29 +172,54 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
             })
         })
     });
-    if !big {
-        group.bench_function("scalar", |b| {
-            b.iter(|| {
-                for mesh in &meshes {
-                    skin_scalar(mesh, &posed.palette, p, q).unwrap();
-                }
-            })
-        });
-        let d = deltas(&posed.palette, &posed.bind);
-        group.bench_function("dqs", |b| {
-            b.iter(|| {
-                for mesh in &meshes {
-                    skin_dqs(mesh, &posed.bind, &d, p, q).unwrap();
-                }
-            })
-        });
-    }
+}
+
+/// The scalar references over the mapped records: `scalar` and `dqs`.
+fn reference_rows(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    inputs: &Inputs<'_>,
+    p: &mut [[f32; 3]],
+    q: &mut [[f32; 3]],
+) {
+    let (meshes, posed) = (&inputs.meshes, &inputs.posed);
+    group.bench_function("scalar", |b| {
+        b.iter(|| {
+            for mesh in meshes {
+                skin_scalar(mesh, &posed.palette, p, q).unwrap();
+            }
+        })
+    });
+    let d = deltas(&posed.palette, &posed.bind);
+    group.bench_function("dqs", |b| {
+        b.iter(|| {
+            for mesh in meshes {
+                skin_dqs(mesh, &posed.bind, &d, p, q).unwrap();
+            }
+        })
+    });
+}
+
+/// The rows per SIMD level on the calling thread: `compact-dqs` (portable and best), then
+/// for each supported level `stream` (below AVX-512), `compact` and `prepared`.
+fn level_rows(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    inputs: &Inputs<'_>,
+    p: &mut [[f32; 3]],
+    q: &mut [[f32; 3]],
+) {
+    let Inputs {
+        posed,
+        meshes,
+        prepared,
+        compact,
+        compact_matrices,
+    } = inputs;
     let mut dual_quats = DualQuatPalette::default();
     compact[0].dual_quats(&posed.palette, &mut dual_quats);
     for level in [SimdLevel::Portable, SimdLevel::detect()] {
         group.bench_function(BenchmarkId::new("compact-dqs", level), |b| {
             b.iter(|| {
-                for x in &compact {
+                for x in compact {
                     x.skin_dqs(&dual_quats, level, p, q).unwrap();
                 }
             })
@@ -152,34 +228,46 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
         group.bench_function(BenchmarkId::new("stream", level), |b| {
             b.iter(|| {
-                for mesh in &meshes {
+                for mesh in meshes {
                     skin_stream(mesh, &posed.matrices, level, p, q).unwrap();
                 }
             })
         });
         group.bench_function(BenchmarkId::new("compact", level), |b| {
             b.iter(|| {
-                for x in &compact {
-                    x.skin(&compact_matrices, level, p, q).unwrap();
+                for x in compact {
+                    x.skin(compact_matrices, level, p, q).unwrap();
                 }
             })
         });
         group.bench_function(BenchmarkId::new("prepared", level), |b| {
             b.iter(|| {
-                for x in &prepared {
+                for x in prepared {
                     x.skin(&posed.matrices, level, VertexOrder::Original, p, q)
                         .unwrap();
                 }
             })
         });
     }
+}
+
+/// The rows at the best level that differ in threads or output order: `prepared-2t` and
+/// `compact-2t` on `two`, and `prepared-order`.
+fn best_level_rows(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    two: &rayon::ThreadPool,
+    inputs: &Inputs<'_>,
+    p: &mut [[f32; 3]],
+    q: &mut [[f32; 3]],
+) {
+    let (posed, prepared, compact) = (&inputs.posed, &inputs.prepared, &inputs.compact);
     let best = SimdLevel::detect();
     // Two threads: a mesh large enough is split in two halves over two threads; a smaller one
     // runs on the calling thread (see `common::on_two_threads`).
     group.bench_function(BenchmarkId::new("prepared-2t", best), |b| {
         b.iter(|| {
-            common::on_two_threads(&two, || {
-                for x in &prepared {
+            common::on_two_threads(two, || {
+                for x in prepared {
                     x.skin_par(&posed.matrices, best, VertexOrder::Original, p, q)
                         .unwrap();
                 }
@@ -188,22 +276,21 @@ fn kernels(c: &mut Criterion, name: &str, m: &Dpm<'_>, big: bool) {
     });
     group.bench_function(BenchmarkId::new("compact-2t", best), |b| {
         b.iter(|| {
-            common::on_two_threads(&two, || {
-                for x in &compact {
-                    x.skin_par(&compact_matrices, best, p, q).unwrap();
+            common::on_two_threads(two, || {
+                for x in compact {
+                    x.skin_par(&inputs.compact_matrices, best, p, q).unwrap();
                 }
             })
         })
     });
     group.bench_function(BenchmarkId::new("prepared-order", best), |b| {
         b.iter(|| {
-            for x in &prepared {
+            for x in prepared {
                 x.skin(&posed.matrices, best, VertexOrder::Prepared, p, q)
                     .unwrap();
             }
         })
     });
-    group.finish();
 }
 
 fn skin(c: &mut Criterion) {
