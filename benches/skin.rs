@@ -51,7 +51,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .unwrap()
 }
 
-/// A model's palettes at a mid-animation frame (and its bind pose, for DQS).
+/// A group's sampling: fewer, longer samples for a `big` input.
 fn config(group: &mut BenchmarkGroup<'_, WallTime>, big: bool) {
     group
         .sample_size(if big { 10 } else { 20 })
