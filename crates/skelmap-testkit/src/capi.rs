@@ -46,7 +46,9 @@ use skelmap_capi::skin::{
 /// Largest mesh the exercise skins (bigger ones are only counted), to bound its memory.
 const MAX_SKIN_VERTICES: u32 = 1 << 20;
 
-/// Opens `data` through the C ABI and calls every function on it; returns a checksum.
+/// Opens `data` through the C ABI and calls every function on it; returns a checksum. One
+/// function on purpose: it is one careless caller's session, each export called in the order
+/// a C program would, with the handles it has opened so far.
 #[must_use]
 pub fn exercise(data: &[u8]) -> u64 {
     let mut sum = 0u64;

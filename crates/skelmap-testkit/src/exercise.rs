@@ -43,7 +43,8 @@ pub fn model(model: &Model<'_>) {
 
 /// The format-neutral API: every count, index and range consistent, and every model poses
 /// and deforms; the prepared kernel agrees with the zero-copy deform; the compact layout
-/// skins.
+/// skins. One function on purpose: each check reads what the previous ones established about
+/// the same model, top to bottom.
 pub fn neutral(model: &Model<'_>) {
     let bones = model.num_bones();
     assert_eq!(model.bones().len(), bones);

@@ -559,6 +559,10 @@ fn widen8_i16(row: &[i16]) -> __m256 {
     }))
 }
 
+/// Skins every block of `run` with AVX2 + FMA, 8 lanes at a time (each block in two halves).
+/// One function on purpose: its vectors stay in registers only while they stay in one
+/// `#[target_feature]` body (see ARCHITECTURE.md, "SIMD values stay in the kernel's own code"),
+/// so the per-row look-ups, the blend and the stores are written out in it.
 #[target_feature(enable = "avx2,fma")]
 fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
     let Some(lookup) = Lookup8::<PERMUTE>::new(run.soa, run.padded) else {
