@@ -16,7 +16,7 @@ use skelmap_core::{Diagnostics, Error, Model, skm, synth};
 use skelmap_export::gltf::{self, GltfOptions};
 use skelmap_export::{SceneOptions, render, scene};
 
-use crate::write_file;
+use crate::output::Outputs;
 
 /// Frames per named animation.
 const CLIP_FRAMES: u32 = 12;
@@ -81,13 +81,25 @@ pub fn creature() -> dpm::Builder {
 }
 
 pub fn run(out: &Path) -> Result<ExitCode, String> {
+    if let Some(file) = out.ancestors().find(|a| a.is_file()) {
+        return Err(format!(
+            "cannot write the demo into {}: {} is a file, not a folder",
+            out.display(),
+            file.display()
+        ));
+    }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let fail = |e: Error| format!("demo: {e}");
+    let [dpm_path, skm_path, skp_path, glb_path, png_path] =
+        ["demo.dpm", "demo.skm", "demo.skp", "demo.glb", "demo.png"].map(|name| out.join(name));
+    let mut outputs = Outputs::new();
+    for path in [&dpm_path, &skm_path, &skp_path, &glb_path, &png_path] {
+        outputs.claim(path)?;
+    }
 
     // DPM, written and opened back from disk.
     let dpm_bytes = creature().write().map_err(fail)?;
-    let dpm_path = out.join("demo.dpm");
-    write_file(&dpm_path, &dpm_bytes)?;
+    outputs.write(&dpm_path, &dpm_bytes)?;
     let dpm = Model::open(&dpm_path).map_err(fail)?;
     say!(
         "skelmap demo: a procedural {}-bone creature, {} vertices, {} triangles, {} frames",
@@ -108,12 +120,10 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
         .as_dpm()
         .map(|m| skm::convert::from_dpm(m, &mut Diagnostics::new()))
         .ok_or("demo: the creature did not open as a DPM")?;
-    let skm_path = out.join("demo.skm");
-    let skp_path = out.join("demo.skp");
     let skm_bytes = converted.skm.write().map_err(fail)?;
     let skp_bytes = converted.skp.write().map_err(fail)?;
-    write_file(&skm_path, &skm_bytes)?;
-    write_file(&skp_path, &skp_bytes)?;
+    outputs.write(&skm_path, &skm_bytes)?;
+    outputs.write(&skp_path, &skp_bytes)?;
     let skm = Model::open(&skm_path).map_err(fail)?;
     say!(
         "  wrote {} ({} bytes) and {} ({} bytes): valid and paired, {} warnings",
@@ -139,8 +149,7 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
     let built = scene(&dpm, &SceneOptions::default()).map_err(|e| format!("demo: {e}"))?;
     let mut glb = Vec::new();
     gltf::write_glb(&built, &GltfOptions::default(), &mut glb).map_err(|e| format!("demo: {e}"))?;
-    let glb_path = out.join("demo.glb");
-    write_file(&glb_path, &glb)?;
+    outputs.write(&glb_path, &glb)?;
     say!(
         "  wrote {} ({} bytes): {} joints, {} animations",
         glb_path.display(),
@@ -168,8 +177,7 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
     let image = render::contact_sheet(&sheet, 4, 256, 256).map_err(|e| format!("demo: {e}"))?;
     let png = render::encode_png(image.width, image.height, &image.rgba)
         .map_err(|e| format!("demo: {e}"))?;
-    let png_path = out.join("demo.png");
-    write_file(&png_path, &png)?;
+    outputs.write(&png_path, &png)?;
     say!(
         "  wrote {} ({} × {}): one row per animation (wave, curl, swirl), 4 frames each",
         png_path.display(),

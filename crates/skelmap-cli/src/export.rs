@@ -8,8 +8,8 @@ use skelmap_export::gltf::{self, GltfOptions};
 use skelmap_export::{Scene, SceneOptions, obj, render, scene};
 
 use crate::load;
+use crate::output::Outputs;
 use crate::summary::count;
-use crate::write_file;
 
 /// Most cells of a contact sheet.
 const SHEET_CELLS: usize = 16;
@@ -57,6 +57,13 @@ pub fn export(
         ));
     }
     let model = load::open(path, root)?;
+    let mut outputs = Outputs::new();
+    outputs.read_model(path, root, &model);
+    outputs.claim(out)?;
+    let bin = out.with_extension("bin");
+    if kind == "gltf" {
+        outputs.claim(&bin)?;
+    }
     let scene = scene_of(
         path,
         &model,
@@ -72,24 +79,23 @@ pub fn export(
         "glb" => {
             let mut bytes = Vec::new();
             gltf::write_glb(&scene, &options, &mut bytes).map_err(fail)?;
-            write_file(out, &bytes)?;
+            outputs.write(out, &bytes)?;
         }
         "gltf" => {
-            let bin = out.with_extension("bin");
             let uri = bin
                 .file_name()
                 .and_then(|n| n.to_str())
                 .ok_or_else(|| format!("{}: the file name is not UTF-8", out.display()))?;
             let (json, data) = gltf::to_gltf(&scene, &options, uri).map_err(fail)?;
-            write_file(out, &json)?;
+            outputs.write(out, &json)?;
             if !data.is_empty() {
-                write_file(&bin, &data)?;
+                outputs.write(&bin, &data)?;
             }
         }
         _ => {
             let mut text = Vec::new();
             obj::write_obj(&scene, &mut text).map_err(fail)?;
-            write_file(out, &text)?;
+            outputs.write(out, &text)?;
         }
     }
     let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
@@ -139,6 +145,9 @@ pub fn render(
     }
     let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
     let model = load::open(path, root)?;
+    let mut outputs = Outputs::new();
+    outputs.read_model(path, root, &model);
+    outputs.claim(out)?;
     let (image, cells) = if sheet {
         let (frames, dropped) = sheet_frames(&model);
         if dropped > 0 {
@@ -166,7 +175,7 @@ pub fn render(
         )
     };
     let png = render::encode_png(image.width, image.height, &image.rgba).map_err(fail)?;
-    write_file(out, &png)?;
+    outputs.write(out, &png)?;
     say!(
         "wrote {} ({} × {} pixels)",
         out.display(),

@@ -21,6 +21,7 @@ mod bench;
 mod demo;
 mod export;
 mod load;
+mod output;
 mod summary;
 mod validate;
 
@@ -143,10 +144,11 @@ enum Command {
     Export {
         /// The model file.
         file: PathBuf,
-        /// The output: `.glb`, `.gltf` or `.obj` (folders are created).
+        /// The output: `.glb`, `.gltf` (with its `.bin` beside it) or `.obj`. Folders are
+        /// created; never the model or a file it is opened with, and written atomically.
         #[arg(short, long)]
         out: PathBuf,
-        /// Pose at this frame instead of the bind pose.
+        /// Pose at this frame (counted from 0) instead of the bind pose.
         #[arg(long)]
         frame: Option<usize>,
         /// glTF: keep every influence (JOINTS_n/WEIGHTS_n sets) instead of the top 4.
@@ -170,10 +172,11 @@ enum Command {
     Render {
         /// The model file.
         file: PathBuf,
-        /// The PNG to write (`.png`; folders are created).
+        /// The PNG to write (`.png`). Folders are created; never the model or a file it is
+        /// opened with, and written atomically.
         #[arg(short, long)]
         out: PathBuf,
-        /// Pose at this frame instead of the bind pose.
+        /// Pose at this frame (counted from 0) instead of the bind pose.
         #[arg(long, conflicts_with = "sheet")]
         frame: Option<usize>,
         /// A contact sheet: the middle frame of each frame group (at most 16), or (with one
@@ -293,19 +296,10 @@ fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
 fn convert(input: &Path, output: &Path, skp: Option<&Path>) -> Result<ExitCode, String> {
     let fail = |e: Error| format!("{}: {e}", input.display());
     let (skm_path, skp_path) = convert_outputs(output, skp)?;
-    let distinct = |a: &Path, b: &Path, what: &str| {
-        if same_file(a, b) {
-            Err(format!(
-                "{} would overwrite {what}; choose another output",
-                a.display()
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    distinct(&skm_path, input, "the input")?;
-    distinct(&skp_path, input, "the input")?;
-    distinct(&skp_path, &skm_path, "the SKM written just before it")?;
+    let mut outputs = output::Outputs::new();
+    outputs.read(input, "the model");
+    outputs.claim(&skm_path)?;
+    outputs.claim(&skp_path)?;
     let source = Source::read(input).map_err(|e| e.to_string())?;
     match skelmap_core::Format::detect(source.bytes(), None) {
         Some(skelmap_core::Format::Dpm) => {}
@@ -320,12 +314,12 @@ fn convert(input: &Path, output: &Path, skp: Option<&Path>) -> Result<ExitCode, 
     let mut diag = Diagnostics::new();
     let dpm = Dpm::parse_with(source.bytes(), &Limits::default(), &mut diag).map_err(fail)?;
     let converted = skm::convert::from_dpm(&dpm, &mut diag);
-    let outputs = [
+    let written = [
         (skm_path, converted.skm.write().map_err(fail)?),
         (skp_path, converted.skp.write().map_err(fail)?),
     ];
-    for (path, bytes) in &outputs {
-        write_file(path, bytes)?;
+    for (path, bytes) in &written {
+        outputs.write(path, bytes)?;
         say!("wrote {} ({} bytes)", path.display(), bytes.len());
     }
     for w in diag.warnings() {
@@ -386,48 +380,4 @@ fn convert_outputs(output: &Path, skp: Option<&Path>) -> Result<(PathBuf, PathBu
         None => skm_path.with_extension("skp"),
     };
     Ok((skm_path, skp_path))
-}
-
-/// `true` when `a` and `b` name the same file, compared as canonical paths (the parent
-/// folder made canonical when the file does not exist yet).
-fn same_file(a: &Path, b: &Path) -> bool {
-    let canonical = |p: &Path| {
-        std::fs::canonicalize(p).ok().or_else(|| {
-            let parent = match p.parent() {
-                Some(dir) if !dir.as_os_str().is_empty() => dir,
-                _ => Path::new("."),
-            };
-            Some(std::fs::canonicalize(parent).ok()?.join(p.file_name()?))
-        })
-    };
-    match (canonical(a), canonical(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
-    }
-}
-
-/// Writes `bytes` to `path`, creating its folder, through a temporary file beside it that is
-/// renamed into place: an interrupted run leaves the old file or the new one, never half of
-/// one. The error is one line.
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).map_err(fail)?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("cannot write {}: not a file name", path.display()))?;
-    let mut temporary = std::ffi::OsString::from(".");
-    temporary.push(name);
-    temporary.push(format!(".skelmap-{}.tmp", std::process::id()));
-    let temporary = dir.join(temporary);
-    let written =
-        std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(fail(e));
-    }
-    Ok(())
 }

@@ -1,34 +1,14 @@
 //! The `skelmap` binary as a user runs it: exit codes, output lines, JSON numbers.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use skelmap_core::Parse;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
 use skelmap_core::synth::{TubeParams, tube};
-
-fn skelmap(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skelmap"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write_tube(dir: &Path) -> PathBuf {
-    let path = dir.join("tube.dpm");
-    std::fs::write(&path, tube(&TubeParams::default()).write().unwrap()).unwrap();
-    path
-}
+use support::{skelmap, stderr, stdout, temp_dir, write_tube};
 
 #[test]
 fn demo_writes_validates_exports_and_renders() {
@@ -534,127 +514,6 @@ fn relative_model_path_and_relative_root_work_together() {
         String::from_utf8_lossy(&out.stderr).contains("is not inside the root"),
         "{out:?}"
     );
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-/// The files in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-/// `convert a.dpm a.dpm` used to overwrite its own input, and `convert a.dpm a.skp` wrote the
-/// SKM to a.skp and then the SKP over it. Outputs come from one stem now; neither may be the
-/// input (compared as canonical paths) or the other output; no temporary file is left over.
-#[test]
-fn convert_never_overwrites_its_input_or_its_other_output() {
-    let dir = temp_dir("convert-safe");
-    let dpm = write_tube(&dir);
-    let before = std::fs::read(&dpm).unwrap();
-    let dpm_arg = dpm.to_str().unwrap();
-
-    let out = skelmap(&["convert", dpm_arg, dpm_arg]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert_eq!(
-        std::fs::read(&dpm).unwrap(),
-        before,
-        "the input is untouched"
-    );
-
-    // The same file reached by another path, under an SKM name: still the input.
-    let disguised = dir.join("x.skm");
-    std::fs::copy(&dpm, &disguised).unwrap();
-    std::fs::create_dir_all(dir.join("sub")).unwrap();
-    let other_path = dir.join("sub/../x.skm");
-    let out = skelmap(&[
-        "convert",
-        disguised.to_str().unwrap(),
-        other_path.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        stderr(&out).contains("would overwrite the input"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(std::fs::read(&disguised).unwrap(), before);
-    std::fs::remove_file(&disguised).unwrap();
-    std::fs::remove_dir(dir.join("sub")).unwrap();
-
-    // `a.skp` names the stem: a.skm and a.skp, both valid.
-    let out = skelmap(&["convert", dpm_arg, dir.join("a.skp").to_str().unwrap()]);
-    assert!(out.status.success(), "{out:?}");
-    let skm = dir.join("a.skm");
-    let out = skelmap(&[
-        "validate",
-        skm.to_str().unwrap(),
-        dir.join("a.skp").to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stdout(&out));
-    assert_eq!(
-        listing(&dir),
-        ["a.skm", "a.skp", "tube.dpm"],
-        "no temporary files"
-    );
-
-    // Both named; an SKP output that is not .skp is refused before anything is written.
-    let out = skelmap(&[
-        "convert",
-        dpm_arg,
-        dir.join("b.skm").to_str().unwrap(),
-        dir.join("c.skp").to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{out:?}");
-    let out = skelmap(&[
-        "convert",
-        dpm_arg,
-        dir.join("d.skm").to_str().unwrap(),
-        dir.join("d.skm").to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(!dir.join("d.skm").exists());
-}
-
-/// `export`, `render` and `convert` used to fail when the output folder did not exist.
-#[test]
-fn outputs_into_folders_that_do_not_exist_yet() {
-    let dir = temp_dir("new-folders");
-    let dpm = write_tube(&dir);
-    let dpm = dpm.to_str().unwrap();
-    for args in [
-        vec!["export", dpm, "-o", "a/b/tube.glb"],
-        vec!["render", dpm, "-o", "c/d/tube.png", "--size", "64"],
-        vec!["convert", dpm, "e/f/tube"],
-    ] {
-        let args: Vec<String> = args
-            .iter()
-            .map(|a| {
-                if a.contains('/') {
-                    dir.join(a).to_string_lossy().into_owned()
-                } else {
-                    a.to_string()
-                }
-            })
-            .collect();
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = skelmap(&refs);
-        assert!(out.status.success(), "{refs:?}: {}", stderr(&out));
-    }
-    for file in [
-        "a/b/tube.glb",
-        "c/d/tube.png",
-        "e/f/tube.skm",
-        "e/f/tube.skp",
-    ] {
-        assert!(dir.join(file).is_file(), "{file}");
-    }
 }
 
 /// `render -o x.jpg` used to write PNG bytes under a JPEG name.

@@ -1,0 +1,291 @@
+//! Where a command writes. Before anything is written, each output is checked against the
+//! files the command reads (the model and every companion it was opened with or could be)
+//! and against the command's other outputs, after resolving links; then each is written to
+//! a temporary file beside it and renamed into place. So no command replaces one of its own
+//! inputs, and an interrupted run leaves the old file or the new one, never half of one.
+
+use std::ffi::OsString;
+use std::path::{Component, Path, PathBuf};
+
+use skelmap_core::Model;
+
+/// The files a command reads and the ones it has claimed to write.
+#[derive(Debug, Default)]
+pub struct Outputs {
+    inputs: Vec<File>,
+    outputs: Vec<File>,
+}
+
+/// A path as the user gave it, where it leads, and what it is to the command (for an input).
+#[derive(Debug)]
+struct File {
+    given: PathBuf,
+    identity: Identity,
+    role: String,
+}
+
+impl Outputs {
+    /// Nothing read, nothing claimed.
+    pub fn new() -> Self {
+        Outputs::default()
+    }
+
+    /// Records `path` as a file the command reads, `role` saying what it is ("the model").
+    pub fn read(&mut self, path: &Path, role: &str) {
+        self.inputs.push(File {
+            given: path.to_path_buf(),
+            identity: Identity::of(path),
+            role: role.to_string(),
+        });
+    }
+
+    /// Records the model at `path` and the files it was opened with: its companions (found
+    /// under `root`, or beside it), and the sidecars that would be read the next time it is
+    /// opened (an SKM's `.cfg`, a `.framegroups`), when they exist.
+    pub fn read_model(&mut self, path: &Path, root: Option<&Path>, model: &Model<'_>) {
+        self.read(path, "the model");
+        let base = root
+            .map(Path::to_path_buf)
+            .or_else(|| path.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        for (kind, companion) in model.companions() {
+            let role = match kind {
+                skelmap_core::model::Companion::Skeleton => "the model's skeleton",
+                skelmap_core::model::Companion::LevelOfDetail => "a level of detail of the model",
+                skelmap_core::model::Companion::Animation => "the model's animation",
+                skelmap_core::model::Companion::FrameGroups => "the model's frame groups",
+                _ => "a file the model was opened with",
+            };
+            self.read(&base.join(companion), role);
+        }
+        let mut sidecars = vec![(
+            with_suffix(path, ".framegroups"),
+            "the model's frame groups",
+        )];
+        if let Some(stem) = path.file_stem() {
+            let mut cfg = stem.to_os_string();
+            cfg.push(".cfg");
+            sidecars.push((path.with_file_name(cfg), "the model's configuration"));
+        }
+        for (sidecar, role) in sidecars {
+            if sidecar.is_file() {
+                self.read(&sidecar, role);
+            }
+        }
+    }
+
+    /// Claims `path` as one of the command's outputs.
+    ///
+    /// # Errors
+    ///
+    /// One line when `path` is one of the files read or an output claimed before it; nothing
+    /// has been written then.
+    pub fn claim(&mut self, path: &Path) -> Result<(), String> {
+        let identity = Identity::of(path);
+        let also = |given: &Path| {
+            if given == path {
+                String::new()
+            } else {
+                format!(" ({})", given.display())
+            }
+        };
+        if let Some(input) = self.inputs.iter().find(|f| f.identity.same(&identity)) {
+            return Err(format!(
+                "{} would overwrite {}{}, which this command reads; choose another output",
+                path.display(),
+                input.role,
+                also(&input.given)
+            ));
+        }
+        if let Some(output) = self.outputs.iter().find(|f| f.identity.same(&identity)) {
+            return Err(format!(
+                "{} would overwrite another output of this command{}; choose another output",
+                path.display(),
+                also(&output.given)
+            ));
+        }
+        self.outputs.push(File {
+            given: path.to_path_buf(),
+            identity,
+            role: String::new(),
+        });
+        Ok(())
+    }
+
+    /// Writes `bytes` to `path`, an output claimed before (see [`Outputs::claim`]), through a
+    /// temporary file beside it that is renamed into place; creates its folder.
+    ///
+    /// # Errors
+    ///
+    /// One line: the I/O error, or that `path` was never claimed (a command's mistake, so
+    /// nothing is written).
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
+        if !self.outputs.iter().any(|f| f.given == path) {
+            return Err(format!(
+                "cannot write {}: not one of this command's checked outputs",
+                path.display()
+            ));
+        }
+        write_file(path, bytes)
+    }
+}
+
+/// `path` with `suffix` appended to its file name (`a.dpm` → `a.dpm.framegroups`).
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Where a path leads: its canonical form (links resolved) for the part that exists, the
+/// rest appended with `.` and `..` worked out; and, for an existing file on Unix, its device
+/// and inode, so that hard links compare equal.
+#[derive(Debug)]
+struct Identity {
+    path: PathBuf,
+    #[cfg(unix)]
+    inode: Option<(u64, u64)>,
+}
+
+impl Identity {
+    fn of(path: &Path) -> Identity {
+        Identity {
+            path: resolve(path),
+            #[cfg(unix)]
+            inode: std::fs::metadata(path).ok().map(|m| {
+                use std::os::unix::fs::MetadataExt;
+                (m.dev(), m.ino())
+            }),
+        }
+    }
+
+    fn same(&self, other: &Identity) -> bool {
+        #[cfg(unix)]
+        if let (Some(a), Some(b)) = (self.inode, other.inode) {
+            return a == b;
+        }
+        self.path == other.path
+    }
+}
+
+/// `path` made absolute, with links resolved in the part of it that exists.
+fn resolve(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(existing) {
+            let mut resolved = canonical;
+            for part in rest.iter().rev() {
+                match part {
+                    Component::ParentDir => {
+                        resolved.pop();
+                    }
+                    Component::Normal(name) => resolved.push(name),
+                    _ => {}
+                }
+            }
+            return resolved;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+/// Writes `bytes` to `path`, creating its folder, through a temporary file beside it that is
+/// renamed into place: an interrupted run leaves the old file or the new one, never half of
+/// one. The error is one line.
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    if let Some(file) = dir.ancestors().find(|a| a.is_file()) {
+        return Err(format!(
+            "cannot write {}: {} is a file, not a folder",
+            path.display(),
+            file.display()
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("cannot write {}: not a file name", path.display()))?;
+    let mut temporary = OsString::from(".");
+    temporary.push(name);
+    temporary.push(format!(".skelmap-{}.tmp", std::process::id()));
+    let temporary = dir.join(temporary);
+    let written =
+        std::fs::write(&temporary, bytes).and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(fail(e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("skelmap-output-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_input_reached_by_another_path_is_refused() {
+        let dir = temp_dir("paths");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("m.dpm"), b"x").unwrap();
+        let mut outputs = Outputs::new();
+        outputs.read(&dir.join("m.dpm"), "the model");
+        let message = outputs.claim(&dir.join("sub/../m.dpm")).unwrap_err();
+        assert_eq!(
+            message,
+            format!(
+                "{} would overwrite the model ({}), which this command reads; choose another \
+                 output",
+                dir.join("sub/../m.dpm").display(),
+                dir.join("m.dpm").display()
+            )
+        );
+        assert!(outputs.claim(&dir.join("sub/m.glb")).is_ok());
+        assert!(outputs.claim(&dir.join("new/../sub/m.glb")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_to_an_input_are_refused() {
+        let dir = temp_dir("links");
+        std::fs::write(dir.join("m.obj"), b"x").unwrap();
+        std::os::unix::fs::symlink(dir.join("m.obj"), dir.join("soft.obj")).unwrap();
+        std::fs::hard_link(dir.join("m.obj"), dir.join("hard.obj")).unwrap();
+        let mut outputs = Outputs::new();
+        outputs.read(&dir.join("m.obj"), "the model");
+        assert!(outputs.claim(&dir.join("soft.obj")).is_err());
+        assert!(outputs.claim(&dir.join("hard.obj")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn write_file_replaces_the_whole_file_and_leaves_no_temporary() {
+        let dir = temp_dir("write");
+        let path = dir.join("a/b.bin");
+        write_file(&path, b"first, and longer").unwrap();
+        write_file(&path, b"second").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"second");
+        assert_eq!(std::fs::read_dir(dir.join("a")).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

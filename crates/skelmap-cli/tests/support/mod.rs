@@ -1,0 +1,49 @@
+//! What the CLI's test files share: running the binary, reading its output, scratch folders.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use skelmap_core::synth::{TubeParams, tube};
+
+/// Runs the `skelmap` binary built for these tests.
+pub fn skelmap(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skelmap"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Standard output, as UTF-8.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// A fresh folder for one test, named after it and this process.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes the default synthetic tube as `dir/tube.dpm`.
+pub fn write_tube(dir: &Path) -> PathBuf {
+    let path = dir.join("tube.dpm");
+    std::fs::write(&path, tube(&TubeParams::default()).write().unwrap()).unwrap();
+    path
+}
+
+/// Standard error, as UTF-8.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// The files in `dir`, sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
