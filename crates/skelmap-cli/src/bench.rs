@@ -229,12 +229,13 @@ fn timed_lines(
              loads) over the kernel's input bytes in the same run"
         );
         say!(
-            "{:<22} {:>7} {:>14} {:>10} {:>9}",
+            "{:<22} {:>7} {:>14} {:>10} {:>9} {:>10}",
             "kernel",
             "threads",
             "M vertices/s",
             "input GB/s",
-            "roofline"
+            "roofline",
+            "µs/frame"
         );
     }
     let mut reports = Vec::new();
@@ -269,18 +270,38 @@ fn timed_lines(
             };
             if !json {
                 say!(
-                    "{:<22} {:>7} {:>14.1} {:>10.2} {:>8.0}%",
+                    "{:<22} {:>7} {:>14.1} {:>10.2} {:>8.0}% {:>10.2}",
                     k.name,
                     k.threads,
                     k.vertices_per_s / 1e6,
                     k.input_gbps,
-                    100.0 * k.roofline_fraction
+                    100.0 * k.roofline_fraction,
+                    frame_micros(vertices, k.vertices_per_s)
                 );
             }
             reports.push(k);
         }
     }
+    if !json
+        && let Some(best) = reports
+            .iter()
+            .max_by(|a, b| a.vertices_per_s.total_cmp(&b.vertices_per_s))
+    {
+        say!(
+            "best: {} on {} ({:.1} M vertices/s): {:.2} µs per frame of this model's {vertices} \
+             vertices",
+            best.name,
+            crate::summary::count(best.threads as u64, "thread", "threads"),
+            best.vertices_per_s / 1e6,
+            frame_micros(vertices, best.vertices_per_s)
+        );
+    }
     reports
+}
+
+/// Microseconds to deform the `vertices` of one frame at `vertices_per_s`.
+fn frame_micros(vertices: usize, vertices_per_s: f64) -> f64 {
+    1e6 * vertices as f64 / vertices_per_s.max(f64::MIN_POSITIVE)
 }
 
 /// The morph's best one-thread rates in `kernels`: the portable deform, and any other.

@@ -10,6 +10,16 @@ use skelmap_core::model::OpenOptions;
 /// Opens the model at `path`; `root` is the game directory an SKM's `.cfg` paths are
 /// relative to (default: the file's own directory).
 pub fn open(path: &Path, root: Option<&Path>) -> Result<Model<'static>, String> {
+    if path.is_dir() {
+        return Err(format!(
+            "{} is a folder, not a model file; `skelmap validate {}` checks every model in it",
+            path.display(),
+            path.display()
+        ));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return Err(format!("{}: the file is empty (0 bytes)", path.display()));
+    }
     let options = OpenOptions {
         root: root.map(Path::to_path_buf),
         ..OpenOptions::default()

@@ -28,8 +28,12 @@ mod validate;
 use summary::Summary;
 
 const AFTER_HELP: &str = "Formats: DarkPlaces DPM, Qfusion SKM (+ SKP skeleton), GameStudio \
-MDL3/4/5 and HMP terrain, MilkShape MS3D, SL mdl/.anim. Colour only on a terminal; NO_COLOR \
-turns it off.";
+MDL2/3/4/5 and HMP5/7 terrain, Quake MDL, MilkShape MS3D, SL mdl (+ .anim). Files are \
+recognised by their first bytes, not their names.\n\n\
+Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per clip: \
+first frame, frame count, frames per second, 1 to loop, and an optional // name) names and \
+times its clips for every command.\n\n\
+Colour only on a terminal; NO_COLOR turns it off.";
 
 #[derive(Debug, Parser)]
 #[command(

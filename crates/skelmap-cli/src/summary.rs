@@ -195,6 +195,8 @@ pub struct SubmeshSummary {
     pub triangles: u32,
 }
 
+/// One kind of warning: what is wrong in plain words, then where it first occurred and how
+/// often it occurred.
 #[derive(Debug, Serialize)]
 pub struct DiagnosticSummary {
     pub kind: String,
@@ -202,6 +204,22 @@ pub struct DiagnosticSummary {
     pub offset: u64,
     pub count: u64,
     pub detail: String,
+}
+
+impl DiagnosticSummary {
+    /// One line: the kind, how often (when more than once), the first occurrence's detail,
+    /// then its structure and offset: `influence weights do not sum to 1, 12 times; first:
+    /// weights sum to 0.9 (vertex.weight at offset 300)`.
+    pub fn line(&self) -> String {
+        let times = match self.count {
+            0 | 1 => String::new(),
+            n => format!(", {n} times; first"),
+        };
+        format!(
+            "{}{times}: {} ({} at offset {})",
+            self.kind, self.detail, self.what, self.offset
+        )
+    }
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -627,11 +645,7 @@ fn render_diagnostics(s: &Summary, out: &mut String) {
     } else {
         let _ = writeln!(out, "  diagnostics:");
         for d in &s.diagnostics {
-            let _ = writeln!(
-                out,
-                "    - {} ×{}: {} at offset {}: {}",
-                d.kind, d.count, d.what, d.offset, d.detail
-            );
+            let _ = writeln!(out, "    - {}", d.line());
         }
     }
 }

@@ -11,6 +11,8 @@ use owo_colors::OwoColorize;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::summary::DiagnosticSummary;
+
 /// Extensions a directory walk picks up (compared case-insensitively).
 pub const EXTENSIONS: [&str; 7] = ["dpm", "skm", "skp", "mdl", "hmp", "ms3d", "anim"];
 
@@ -21,10 +23,12 @@ const MAX_DEPTH: usize = 64;
 #[derive(Debug, Serialize)]
 struct Outcome {
     file: String,
+    /// The format's name; `unrecognised`, `empty` or `unreadable` for a file of none.
     format: String,
     ok: bool,
     error: Option<String>,
-    warnings: Vec<String>,
+    /// Each kind of warning with its first occurrence and its count.
+    warnings: Vec<DiagnosticSummary>,
 }
 
 pub fn run(
@@ -117,20 +121,13 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> 
 fn check(path: &Path, root: Option<&Path>, strict: bool) -> Outcome {
     let file = path.display().to_string();
     match crate::summarise(path, root) {
-        Ok(summary) => {
-            let warnings: Vec<String> = summary
-                .diagnostics
-                .iter()
-                .map(|d| format!("{} ×{}: {} at offset {}", d.kind, d.count, d.what, d.offset))
-                .collect();
-            Outcome {
-                file,
-                format: summary.format.to_string(),
-                ok: !strict || warnings.is_empty(),
-                error: None,
-                warnings,
-            }
-        }
+        Ok(summary) => Outcome {
+            file,
+            format: summary.format.to_string(),
+            ok: !strict || summary.diagnostics.is_empty(),
+            error: None,
+            warnings: summary.diagnostics,
+        },
         Err(message) => Outcome {
             file,
             format: format_guess(path),
@@ -141,19 +138,23 @@ fn check(path: &Path, root: Option<&Path>, strict: bool) -> Outcome {
     }
 }
 
-/// The format a failed file claims by its magic, else its extension, upper-cased.
+/// The format a failed file claims by its magic (or, for the SL `.anim`, which has none, by
+/// its extension); `unrecognised`, `empty` or `unreadable` when it claims none.
 fn format_guess(path: &Path) -> String {
     let head = std::fs::File::open(path).and_then(|mut f| {
         let mut buf = [0u8; 16];
         let n = std::io::Read::read(&mut f, &mut buf)?;
         Ok(buf[..n].to_vec())
     });
-    if let Some(format) = head.ok().and_then(|h| skelmap_core::Format::sniff(&h)) {
-        return format.name().to_string();
+    match head {
+        Err(_) => "unreadable".into(),
+        Ok(head) if head.is_empty() => "empty".into(),
+        Ok(head) => {
+            let extension = path.extension().and_then(|e| e.to_str());
+            skelmap_core::Format::detect(&head, extension)
+                .map_or_else(|| "unrecognised".into(), |f| f.name().to_string())
+        }
     }
-    path.extension()
-        .and_then(|e| e.to_str())
-        .map_or_else(|| "?".into(), str::to_ascii_uppercase)
 }
 
 fn print_text(outcomes: &[Outcome]) {
@@ -161,17 +162,22 @@ fn print_text(outcomes: &[Outcome]) {
         match (&o.error, o.ok, o.warnings.len()) {
             (Some(e), _, _) => say!("{}  {e}", "FAIL".red().bold()),
             (None, true, 0) => say!("{}    {}", "OK".green(), o.file),
-            (None, ok, n) => say!(
-                "{}  {} ({}{})",
-                if ok {
-                    "WARN".yellow().to_string()
-                } else {
-                    "FAIL".red().bold().to_string()
-                },
-                o.file,
-                crate::summary::count(n as u64, "kind of warning", "kinds of warning"),
-                if ok { "" } else { ", --strict" }
-            ),
+            (None, ok, n) => {
+                say!(
+                    "{}  {} ({}{})",
+                    if ok {
+                        "WARN".yellow().to_string()
+                    } else {
+                        "FAIL".red().bold().to_string()
+                    },
+                    o.file,
+                    crate::summary::count(n as u64, "kind of warning", "kinds of warning"),
+                    if ok { "" } else { ", --strict" }
+                );
+                for w in &o.warnings {
+                    say!("      {}", w.line());
+                }
+            }
         }
     }
     #[derive(Default)]
@@ -191,7 +197,7 @@ fn print_text(outcomes: &[Outcome]) {
     }
     say!("");
     say!(
-        "{:<10} {:>6} {:>6} {:>9} {:>7}",
+        "{:<12} {:>6} {:>6} {:>9} {:>7}",
         "format",
         "files",
         "ok",
@@ -201,7 +207,7 @@ fn print_text(outcomes: &[Outcome]) {
     let mut total = Row::default();
     for (format, r) in &rows {
         say!(
-            "{format:<10} {:>6} {:>6} {:>9} {:>7}",
+            "{format:<12} {:>6} {:>6} {:>9} {:>7}",
             r.files,
             r.ok,
             r.warned,
@@ -213,7 +219,7 @@ fn print_text(outcomes: &[Outcome]) {
         total.failed += r.failed;
     }
     say!(
-        "{:<10} {:>6} {:>6} {:>9} {:>7}",
+        "{:<12} {:>6} {:>6} {:>9} {:>7}",
         "total",
         total.files,
         total.ok,

@@ -105,21 +105,22 @@ fn validate_reports_each_file_and_fails_if_any_fails() {
     let out = skelmap(&["validate", &args[0], &args[1], &args[2], &args[3]]);
     assert_eq!(out.status.code(), Some(1));
     let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
-    assert_eq!(lines.len(), 10, "{lines:?}");
+    assert_eq!(lines.len(), 11, "{lines:?}");
     assert!(lines[0].starts_with("OK    "));
     assert!(lines[1].ends_with(
         "DPM: invalid bone.parent at offset 152: bone 1 has parent -7; it must be -1 or an earlier bone"
     ), "{}", lines[1]);
     assert!(lines[2].ends_with("unrecognised file: the first bytes match no supported format"));
     assert!(lines[3].starts_with("FAIL  cannot read "), "{}", lines[3]);
-    // The summary table: one row per format (by magic, else extension), then the total.
+    // The summary table: one row per format (by magic), files of none by why, then the total.
     assert_eq!(
         lines[5..].to_vec(),
         [
-            "format      files     ok  warnings  failed",
-            "BIN             1      0         0       1",
-            "DPM             3      1         0       2",
-            "total           4      1         0       3",
+            "format        files     ok  warnings  failed",
+            "DPM               2      1         0       1",
+            "unreadable        1      0         0       1",
+            "unrecognised      1      0         0       1",
+            "total             4      1         0       3",
             "1 passed, 3 failed",
         ]
     );
@@ -458,9 +459,20 @@ fn bench_measures_every_kernel() {
     ] {
         assert!(text.contains(line), "{line:?} missing:\n{text}");
     }
-    // Every kernel on 1 and 2 threads.
-    let rows = text.lines().filter(|l| l.ends_with('%')).count();
-    assert!(rows >= 2 * 4, "{text}");
+    // Every kernel on 1 and 2 threads, each with its time per frame of the model.
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("% ")).collect();
+    assert!(rows.len() >= 2 * 4, "{text}");
+    assert!(text.contains("roofline   µs/frame\n"), "{text}");
+    for row in &rows {
+        let micros = row.split_whitespace().last().unwrap();
+        assert!(micros.parse::<f64>().is_ok_and(|t| t > 0.0), "{row}");
+    }
+    // Then the fastest of them.
+    let best = text.lines().last().unwrap();
+    assert!(
+        best.starts_with("best: ") && best.ends_with(" µs per frame of this model's 136 vertices"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -722,5 +734,100 @@ fn validate_counts_kinds_of_warning_in_plain_english() {
     let out = skelmap(&["validate", path.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
-    assert!(text.contains("tail.mdl (1 kind of warning)"), "{text}");
+    let lines: Vec<&str> = text.lines().take(2).collect();
+    assert_eq!(
+        lines,
+        [
+            format!("WARN  {} (1 kind of warning)", path.display()).as_str(),
+            "      trailing bytes after the last structure: 4 bytes after the last frame (file at \
+             offset 244)",
+        ],
+        "{text}"
+    );
+    // With --strict the warning fails the file, and the reason is printed under it.
+    let out = skelmap(&["validate", "--strict", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).starts_with(&format!(
+            "FAIL  {} (1 kind of warning, --strict)\n      {}\n",
+            path.display(),
+            lines[1].trim_start()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    // The JSON keeps every part of it.
+    let out = skelmap(&["validate", "--json", path.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let warning = &json["files"][0]["warnings"][0];
+    assert_eq!(warning["kind"], "trailing bytes after the last structure");
+    assert_eq!(warning["count"], 1);
+    assert!(
+        warning["detail"].as_str().is_some_and(|d| !d.is_empty()),
+        "{warning}"
+    );
+}
+
+/// `info DIR` said "Is a directory", an empty file was "unrecognised", a parent that is a
+/// file gave "File exists (os error 17)", and the help named neither Quake MDL, MDL2 nor
+/// `.framegroups`, nor where `--frame` counts from.
+#[test]
+fn errors_and_help_say_what_is_wrong_and_what_to_do() {
+    let dir = temp_dir("errors");
+    let dpm = write_tube(&dir);
+    let dir_arg = dir.to_str().unwrap();
+    let error = |args: &[&str]| {
+        let out = skelmap(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        stderr(&out)
+    };
+    assert_eq!(
+        error(&["info", dir_arg]),
+        format!(
+            "error: {dir_arg} is a folder, not a model file; `skelmap validate {dir_arg}` \
+             checks every model in it\n"
+        )
+    );
+    let empty = dir.join("empty.dpm");
+    std::fs::write(&empty, b"").unwrap();
+    let empty = empty.to_str().unwrap();
+    assert_eq!(
+        error(&["info", empty]),
+        format!("error: {empty}: the file is empty (0 bytes)\n")
+    );
+    let out = skelmap(&["validate", empty]);
+    assert!(stdout(&out).contains("\nempty             1      0         0       1\n"));
+
+    let out = dir.join("tube.dpm/x.glb");
+    assert_eq!(
+        error(&["export", dpm.to_str().unwrap(), "-o", out.to_str().unwrap()]),
+        format!(
+            "error: cannot write {}: {} is a file, not a folder\n",
+            out.display(),
+            dpm.display()
+        )
+    );
+    let inside = dir.join("tube.dpm/demo");
+    assert_eq!(
+        error(&["demo", "-o", inside.to_str().unwrap()]),
+        format!(
+            "error: cannot write the demo into {}: {} is a file, not a folder\n",
+            inside.display(),
+            dpm.display()
+        )
+    );
+
+    let help = stdout(&skelmap(&["--help"]));
+    for words in [
+        "Quake MDL",
+        "MDL2/3/4/5",
+        "HMP5/7",
+        "zombie.dpm.framegroups",
+    ] {
+        assert!(help.contains(words), "{words:?} missing from:\n{help}");
+    }
+    for command in ["export", "render"] {
+        let help = stdout(&skelmap(&[command, "--help"]));
+        assert!(help.contains("(counted from 0)"), "{help}");
+    }
 }
