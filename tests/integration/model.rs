@@ -10,7 +10,7 @@ use skelmap::glam::Vec3;
 use skelmap::model::{ClipOrigin, Companion, DeformError, Pose, Records, TexcoordLayout, View};
 use skelmap::pose::Interpolation;
 use skelmap::skin::{SimdLevel, VertexOrder};
-use skelmap::{Error, Format, Limits, Model, Source};
+use skelmap::{Error, Format, Limits, Model, Source, WarningKind};
 
 use crate::support::{corpus_files, tube, tube_skm};
 
@@ -302,18 +302,39 @@ fn a_framegroups_sidecar_gives_the_clips() {
         .collect();
     assert_eq!(clips, [("rest", 0, 1, 10.0), ("swing", 1, 8, 20.0)]);
     assert_eq!(model.clip("swing").map(|c| c.first), Some(1));
-    // A sidecar past the model's frames refuses the model.
-    std::fs::write(dir.join("tube.dpm.framegroups"), "0 20 10 0\n").unwrap();
-    let e = Model::open(&path).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Invalid {
-                what: "framegroups line",
-                ..
-            }
-        ),
-        "{e}"
+    // A sidecar past the model's frames is ignored with a warning naming it; the model
+    // opens with its own clips.
+    std::fs::write(
+        dir.join("tube.dpm.framegroups"),
+        "0 1 10 0 // rest\n\n1 20 10 0\n",
+    )
+    .unwrap();
+    let model = Model::open(&path).unwrap();
+    assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
+    assert_eq!(model.clips().len(), 2);
+    let warning = model
+        .diagnostics()
+        .get(WarningKind::CompanionIgnored)
+        .unwrap();
+    assert_eq!(
+        (warning.what, warning.offset, warning.count),
+        ("framegroups line", 18, 1)
+    );
+    assert_eq!(
+        warning.detail,
+        "tube.dpm.framegroups, line 3: index 20 is out of range: there are 9; the model's own \
+         clips are used"
+    );
+    // A problem that names its line is not given the line twice.
+    std::fs::write(dir.join("tube.dpm.framegroups"), "0 1 10\n").unwrap();
+    let model = Model::open(&path).unwrap();
+    let warning = model
+        .diagnostics()
+        .get(WarningKind::CompanionIgnored)
+        .unwrap();
+    assert_eq!(
+        warning.detail,
+        "tube.dpm.framegroups: line 1 has 3 fields; 4 expected; the model's own clips are used"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

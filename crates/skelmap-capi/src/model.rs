@@ -180,7 +180,8 @@ fn check_flags(flags: u32, allowed: u32) -> Result<bool, Fail> {
 /// skeleton the way the engines find it (the `.cfg`'s `import`, else the `.skp` of the same
 /// name, next to the mesh) and with its levels of detail; an SL mesh with the `.anim` of the
 /// same name, when there is one. Frame groups come from `<path>.framegroups` when that file
-/// exists, else from the frame names.
+/// exists and is well formed (a malformed one is ignored with a warning), else from the frame
+/// names.
 ///
 /// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`path` or `out`),
 /// `SKELMAP_STATUS_INVALID_ARGUMENT` (unknown `flags` bits, a path that is not UTF-8),

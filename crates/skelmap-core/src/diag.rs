@@ -50,6 +50,9 @@ pub enum WarningKind {
     UnknownSubVersion,
     /// A triangle names a group that does not exist (loaders use the groups' lists instead).
     TriangleGroup,
+    /// A companion file that only adds information (a `.framegroups` sidecar) is malformed
+    /// and was ignored; the detail names the file.
+    CompanionIgnored,
 }
 
 impl WarningKind {
@@ -74,6 +77,7 @@ impl WarningKind {
             WarningKind::KeyOrder => "keyframe times not increasing",
             WarningKind::UnknownSubVersion => "optional section with unknown sub-version ignored",
             WarningKind::TriangleGroup => "triangle names a group that does not exist",
+            WarningKind::CompanionIgnored => "malformed companion file ignored",
         }
     }
 }

@@ -8,7 +8,8 @@
 //!   detail `name_1.skm` … `name_4.skm` ([`skm::resolve`](crate::skm::resolve));
 //! - an SL mesh's animation, `name.anim`, when it exists;
 //! - for every format, DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`), when it
-//!   exists, which then gives the model's clips.
+//!   exists, which then gives the model's clips. A malformed sidecar is ignored with a
+//!   [`WarningKind::CompanionIgnored`] naming it, and the model keeps its own clips.
 
 use crate::parse::Parse;
 use std::path::{Component, Path, PathBuf};
@@ -16,7 +17,7 @@ use std::sync::OnceLock;
 
 use super::any::with_view;
 use super::{Cell, ClipOrigin, Companion, Files, Model, View};
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostics, WarningKind};
 use crate::dpm::Dpm;
 use crate::error::{Error, Result};
 use crate::format::Format;
@@ -256,13 +257,54 @@ impl<'data> Model<'data> {
         let sidecar = model
             .cell
             .borrow_owner()
-            .companion(Companion::FrameGroups)
-            .next()
-            .map(|text| parse_framegroups(text.bytes(), model.num_frames() as u32, model.format()))
-            .transpose()?;
-        if let Some(groups) = sidecar {
-            model.clips = OnceLock::from(groups);
-            model.clip_origin = ClipOrigin::FrameGroupsFile;
+            .companions
+            .iter()
+            .find(|(kind, _, _)| *kind == Companion::FrameGroups)
+            .map(|(_, path, text)| {
+                let groups =
+                    parse_framegroups(text.bytes(), model.num_frames() as u32, model.format());
+                // Where a broken line is, as an editor counts: from 1.
+                let line = groups
+                    .as_ref()
+                    .err()
+                    .and_then(Error::offset)
+                    .map_or(1, |at| {
+                        let before = text.bytes().get(..at as usize).unwrap_or_default();
+                        before.iter().filter(|&&b| b == b'\n').count() + 1
+                    });
+                (path.clone(), line, groups)
+            });
+        match sidecar {
+            Some((_, _, Ok(groups))) => {
+                model.clips = OnceLock::from(groups);
+                model.clip_origin = ClipOrigin::FrameGroupsFile;
+            }
+            // The sidecar only names and times clips: a broken one costs its clips, not the
+            // model, as in DarkPlaces.
+            Some((path, line, Err(e))) => {
+                let format = model.format();
+                let offset = e.offset().unwrap_or(0);
+                let problem = match &e {
+                    Error::Invalid { problem, .. } => problem.to_string(),
+                    other => other.to_string(),
+                };
+                model.diagnostics.warn(
+                    format,
+                    WarningKind::CompanionIgnored,
+                    "framegroups line",
+                    offset,
+                    || {
+                        // Some problems name their line already.
+                        let place = if problem.starts_with("line ") {
+                            String::new()
+                        } else {
+                            format!(", line {line}")
+                        };
+                        format!("{path}{place}: {problem}; the model's own clips are used")
+                    },
+                );
+            }
+            None => {}
         }
         Ok(model)
     }
