@@ -107,13 +107,18 @@ struct MorphReport {
 
 /// Measures the model at `path` for about `seconds` a line and prints the figures: opening,
 /// pose sampling, then every kernel line on each thread count.
-pub fn run(path: &Path, seconds: f64, root: Option<&Path>, json: bool) -> Result<ExitCode, String> {
+pub fn run(
+    path: &Path,
+    seconds: f64,
+    companions: &load::Companions,
+    json: bool,
+) -> Result<ExitCode, String> {
     let seconds = if seconds.is_finite() {
         seconds.clamp(0.01, 60.0)
     } else {
         0.3
     };
-    let model = load::open(path, root)?;
+    let model = load::open(path, companions)?;
     let threads = rayon::current_num_threads();
     let pools = thread_pools(threads)?;
     if !json {

@@ -47,7 +47,7 @@ pub fn export(
     path: &Path,
     out: &Path,
     args: &ExportArgs,
-    root: Option<&Path>,
+    companions: &load::Companions,
 ) -> Result<ExitCode, String> {
     let kind = extension(out);
     if !matches!(kind.as_str(), "glb" | "gltf" | "obj") {
@@ -56,9 +56,9 @@ pub fn export(
             out.display()
         ));
     }
-    let model = load::open(path, root)?;
+    let model = load::open(path, companions)?;
     let mut outputs = Outputs::new();
-    outputs.read_model(path, root, &model);
+    outputs.read_model(path, companions, &model);
     outputs.claim(out)?;
     let bin = out.with_extension("bin");
     if kind == "gltf" {
@@ -135,7 +135,7 @@ pub fn render(
     frame: Option<usize>,
     sheet: bool,
     size: u32,
-    root: Option<&Path>,
+    companions: &load::Companions,
 ) -> Result<ExitCode, String> {
     if extension(out) != "png" {
         return Err(format!(
@@ -144,9 +144,9 @@ pub fn render(
         ));
     }
     let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
-    let model = load::open(path, root)?;
+    let model = load::open(path, companions)?;
     let mut outputs = Outputs::new();
-    outputs.read_model(path, root, &model);
+    outputs.read_model(path, companions, &model);
     outputs.claim(out)?;
     let (image, cells) = if sheet {
         let (frames, dropped) = sheet_frames(&model);

@@ -2,14 +2,37 @@
 //! needs (an SKM's skeleton and levels of detail, an SL mesh's animation, a `.framegroups`
 //! sidecar). Every error is one printable line that starts with the file name.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use clap::Args;
 use skelmap_core::Model;
 use skelmap_core::model::OpenOptions;
 
-/// Opens the model at `path`; `root` is the game directory an SKM's `.cfg` paths are
-/// relative to (default: the file's own directory).
-pub fn open(path: &Path, root: Option<&Path>) -> Result<Model<'static>, String> {
+/// Where a model's companions are found: the switches of every command that opens one.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Companions {
+    /// Game base directory for an SKM's skeleton and `.cfg` import paths
+    /// (default: the model's own directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// An SKM's skeleton (`.skp`): this file instead of the one its `.cfg` imports or its
+    /// own name gives.
+    #[arg(long, value_name = "FILE")]
+    pub skeleton: Option<PathBuf>,
+}
+
+impl Companions {
+    /// The folder companion paths are relative to: `--root`, else the model's own folder.
+    pub fn base(&self, model: &Path) -> PathBuf {
+        self.root
+            .clone()
+            .or_else(|| model.parent().map(Path::to_path_buf))
+            .unwrap_or_default()
+    }
+}
+
+/// Opens the model at `path` with its companions.
+pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, String> {
     if path.is_dir() {
         return Err(format!(
             "{} is a folder, not a model file; `skelmap validate {}` checks every model in it",
@@ -21,12 +44,39 @@ pub fn open(path: &Path, root: Option<&Path>) -> Result<Model<'static>, String> 
         return Err(format!("{}: the file is empty (0 bytes)", path.display()));
     }
     let options = OpenOptions {
-        root: root.map(Path::to_path_buf),
+        root: companions.root.clone(),
+        // Absolute, so that the companion's path the model reports leads to it from anywhere.
+        skeleton: companions
+            .skeleton
+            .as_deref()
+            .map(|skp| std::path::absolute(skp).unwrap_or_else(|_| skp.to_path_buf())),
         ..OpenOptions::default()
     };
     Model::open_with(path, &options).map_err(|e| match e {
         // Already names the file.
         skelmap_core::Error::Io { .. } => e.to_string(),
+        skelmap_core::Error::Resolve {
+            path: ref skp,
+            reason: "skeleton not found",
+        } => missing_skeleton(path, skp, companions),
         _ => format!("{}: {e}", path.display()),
     })
+}
+
+/// Says where the skeleton of the SKM at `model` was looked for, why there, and how to
+/// name another.
+fn missing_skeleton(model: &Path, skp: &str, companions: &Companions) -> String {
+    let base = companions.base(model);
+    let cfg = model.with_extension("cfg");
+    let why = if cfg.is_file() {
+        format!("the skeleton {} imports", cfg.display())
+    } else {
+        "the model's name with .skp; no .cfg names another".to_string()
+    };
+    format!(
+        "{}: its skeleton {} was not found ({why}); name the file with --skeleton FILE, or \
+         the game folder its path starts from with --root DIR",
+        model.display(),
+        base.join(skp).display()
+    )
 }

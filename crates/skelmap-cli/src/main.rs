@@ -68,15 +68,6 @@ impl JobsArg {
     }
 }
 
-/// Where SKM skeletons are looked up.
-#[derive(Debug, Clone, Args)]
-struct RootArg {
-    /// Game base directory for an SKM's skeleton and `.cfg` import paths
-    /// (default: the model's own directory).
-    #[arg(long)]
-    root: Option<PathBuf>,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Build a small animated model, write it as DPM and SKM+SKP, validate both, skin every
@@ -98,7 +89,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        root: RootArg,
+        companions: load::Companions,
     },
     /// Validate files and directories (recursively), in parallel; prints a summary table and
     /// exits non-zero if any file fails.
@@ -114,7 +105,7 @@ enum Command {
         #[arg(long)]
         strict: bool,
         #[command(flatten)]
-        root: RootArg,
+        companions: load::Companions,
         #[command(flatten)]
         jobs: JobsArg,
     },
@@ -136,7 +127,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         #[command(flatten)]
-        root: RootArg,
+        companions: load::Companions,
         #[command(flatten)]
         jobs: JobsArg,
     },
@@ -162,7 +153,7 @@ enum Command {
         #[arg(long)]
         no_animations: bool,
         #[command(flatten)]
-        root: RootArg,
+        companions: load::Companions,
     },
     /// Draw a flat-shaded preview PNG of a frame, or a contact sheet of frames or frame
     /// groups.
@@ -191,7 +182,7 @@ enum Command {
         #[arg(long, default_value_t = 512)]
         size: u32,
         #[command(flatten)]
-        root: RootArg,
+        companions: load::Companions,
     },
     /// Convert a DPM into an SKM mesh file and its SKP skeleton.
     ///
@@ -216,26 +207,30 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { out } => demo::run(&out),
-        Command::Info { file, json, root } => info(&file, json, root.root.as_deref()),
+        Command::Info {
+            file,
+            json,
+            companions,
+        } => info(&file, json, &companions),
         Command::Validate {
             paths,
             json,
             strict,
-            root,
+            companions,
             jobs,
         } => {
             jobs.apply();
-            validate::run(&paths, json, strict, root.root.as_deref())
+            validate::run(&paths, json, strict, &companions)
         }
         Command::Bench {
             file,
             seconds,
             json,
-            root,
+            companions,
             jobs,
         } => {
             jobs.apply();
-            bench::run(&file, seconds, root.root.as_deref(), json)
+            bench::run(&file, seconds, &companions, json)
         }
         Command::Export {
             file,
@@ -243,7 +238,7 @@ fn main() -> ExitCode {
             frame,
             all_influences,
             no_animations,
-            root,
+            companions,
         } => export::export(
             &file,
             &out,
@@ -252,7 +247,7 @@ fn main() -> ExitCode {
                 all_influences,
                 no_animations,
             },
-            root.root.as_deref(),
+            &companions,
         ),
         Command::Render {
             file,
@@ -260,8 +255,8 @@ fn main() -> ExitCode {
             frame,
             sheet,
             size,
-            root,
-        } => export::render(&file, &out, frame, sheet, size, root.root.as_deref()),
+            companions,
+        } => export::render(&file, &out, frame, sheet, size, &companions),
         Command::Convert { input, output, skp } => convert(&input, &output, skp.as_deref()),
     };
     match result {
@@ -274,13 +269,13 @@ fn main() -> ExitCode {
 }
 
 /// Validates the file at `path` and summarises it.
-fn summarise(path: &Path, root: Option<&Path>) -> Result<Summary, String> {
-    let model = load::open(path, root)?;
+fn summarise(path: &Path, companions: &load::Companions) -> Result<Summary, String> {
+    let model = load::open(path, companions)?;
     Summary::of_model(&path.display().to_string(), &model)
 }
 
-fn info(path: &Path, json: bool, root: Option<&Path>) -> Result<ExitCode, String> {
-    let summary = summarise(path, root)?;
+fn info(path: &Path, json: bool, companions: &load::Companions) -> Result<ExitCode, String> {
+    let summary = summarise(path, companions)?;
     print_summary(&summary, json)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,6 +9,8 @@ use std::path::{Component, Path, PathBuf};
 
 use skelmap_core::Model;
 
+use crate::load::Companions;
+
 /// The files a command reads and the ones it has claimed to write.
 #[derive(Debug, Default)]
 pub struct Outputs {
@@ -40,14 +42,11 @@ impl Outputs {
     }
 
     /// Records the model at `path` and the files it was opened with: its companions (found
-    /// under `root`, or beside it), and the sidecars that would be read the next time it is
-    /// opened (an SKM's `.cfg`, a `.framegroups`), when they exist.
-    pub fn read_model(&mut self, path: &Path, root: Option<&Path>, model: &Model<'_>) {
+    /// as `companions` says), and the sidecars that would be read the next time it is opened
+    /// (an SKM's `.cfg`, a `.framegroups`), when they exist.
+    pub fn read_model(&mut self, path: &Path, companions: &Companions, model: &Model<'_>) {
         self.read(path, "the model");
-        let base = root
-            .map(Path::to_path_buf)
-            .or_else(|| path.parent().map(Path::to_path_buf))
-            .unwrap_or_default();
+        let base = companions.base(path);
         for (kind, companion) in model.companions() {
             let role = match kind {
                 skelmap_core::model::Companion::Skeleton => "the model's skeleton",

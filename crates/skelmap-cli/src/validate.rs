@@ -35,7 +35,7 @@ pub fn run(
     paths: &[PathBuf],
     json: bool,
     strict: bool,
-    root: Option<&Path>,
+    companions: &crate::load::Companions,
 ) -> Result<ExitCode, String> {
     let mut files = Vec::new();
     for path in paths {
@@ -67,7 +67,7 @@ pub fn run(
     let outcomes: Vec<Outcome> = files
         .par_iter()
         .progress_with(bar.clone())
-        .map(|path| check(path, root, strict))
+        .map(|path| check(path, companions, strict))
         .collect();
     bar.finish_and_clear();
 
@@ -118,9 +118,9 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> 
     Ok(())
 }
 
-fn check(path: &Path, root: Option<&Path>, strict: bool) -> Outcome {
+fn check(path: &Path, companions: &crate::load::Companions, strict: bool) -> Outcome {
     let file = path.display().to_string();
-    match crate::summarise(path, root) {
+    match crate::summarise(path, companions) {
         Ok(summary) => Outcome {
             file,
             format: summary.format.to_string(),

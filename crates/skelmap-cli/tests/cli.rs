@@ -195,14 +195,49 @@ fn skm_without_its_skeleton_fails_validation() {
             .status
             .success()
     );
-    std::fs::remove_file(dir.join("lonely.skp")).unwrap();
-    let out = skelmap(&["validate", skm.to_str().unwrap()]);
+    std::fs::create_dir_all(dir.join("rigs")).unwrap();
+    std::fs::rename(dir.join("lonely.skp"), dir.join("rigs/shared.skp")).unwrap();
+    let skm_arg = skm.to_str().unwrap();
+    let out = skelmap(&["validate", skm_arg]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("cannot resolve lonely.skp: skeleton not found"),
-        "{}",
-        stdout(&out)
+    let expected = format!(
+        "FAIL  {skm_arg}: its skeleton {} was not found (the model's name with .skp; no .cfg \
+         names another); name the file with --skeleton FILE, or the game folder its path \
+         starts from with --root DIR\n",
+        dir.join("lonely.skp").display()
     );
+    assert!(stdout(&out).starts_with(&expected), "{}", stdout(&out));
+
+    // A `.cfg` that names a skeleton that is not there is named as the reason.
+    std::fs::write(dir.join("lonely.cfg"), "import rigs/missing.skm\n").unwrap();
+    let out = skelmap(&["info", skm_arg]);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {skm_arg}: its skeleton {} was not found (the skeleton {} imports); name \
+             the file with --skeleton FILE, or the game folder its path starts from with \
+             --root DIR\n",
+            dir.join("rigs/missing.skp").display(),
+            dir.join("lonely.cfg").display()
+        )
+    );
+
+    // `--skeleton` names it, wherever it is; every command that opens a model takes it.
+    let rig = dir.join("rigs/shared.skp");
+    let rig = rig.to_str().unwrap();
+    let out = skelmap(&["validate", skm_arg, "--skeleton", rig]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    let out = skelmap(&["info", skm_arg, "--skeleton", rig, "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (json["bones"].as_u64(), json["skeleton"].as_str()),
+        (Some(4), Some(rig)),
+        "{json}"
+    );
+    for command in ["info", "validate", "bench", "export", "render"] {
+        let help = stdout(&skelmap(&[command, "--help"]));
+        assert!(help.contains("--skeleton <FILE>"), "{command}: {help}");
+    }
 }
 
 #[test]

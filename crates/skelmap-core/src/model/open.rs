@@ -45,6 +45,9 @@ pub struct OpenOptions {
     pub root: Option<PathBuf>,
     /// Read the files into memory, or map them.
     pub access: Access,
+    /// An SKM's skeleton: this file (any path, not looked up under the root) instead of the
+    /// one its `.cfg` imports or its own name gives. Ignored for the other formats.
+    pub skeleton: Option<PathBuf>,
 }
 
 impl Model<'static> {
@@ -99,7 +102,14 @@ impl Model<'static> {
         // The model itself is opened directly, so that a missing file is an I/O error naming it.
         let main = Source::open(path, options.access)?;
         let resolver = FsResolver::new(root).with_access(options.access);
-        Model::with_companions(&resolver, &relative, main, &options.limits)
+        let skeleton = match &options.skeleton {
+            Some(skp) => Some((
+                skp.display().to_string(),
+                Source::open(skp, options.access)?,
+            )),
+            None => None,
+        };
+        Model::with_companions(&resolver, &relative, main, skeleton, &options.limits)
     }
 
     /// Validates bytes the model takes ownership of (no companions: see
@@ -195,14 +205,16 @@ impl<'data> Model<'data> {
             path: path.to_string(),
             reason: "model not found",
         })?;
-        Model::with_companions(resolver, path, main, limits)
+        Model::with_companions(resolver, path, main, None, limits)
     }
 
-    /// Validates `main`, found at VFS `path`, and the companions `resolver` serves for it.
+    /// Validates `main`, found at VFS `path`, and the companions `resolver` serves for it;
+    /// `skeleton`, when given, is an SKM's skeleton instead of the one it names.
     fn with_companions<R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
         main: Source<'data>,
+        skeleton: Option<(String, Source<'data>)>,
         limits: &Limits,
     ) -> Result<Model<'data>> {
         let extension = Path::new(path).extension().and_then(|e| e.to_str());
@@ -210,9 +222,12 @@ impl<'data> Model<'data> {
         let mut companions = Vec::new();
         match format {
             Format::Skm => {
-                let ((skp_path, skp), lods) = crate::skm::resolve::companions(resolver, path)?;
+                let (skp_path, skp) = match skeleton {
+                    Some(given) => given,
+                    None => crate::skm::resolve::skeleton(resolver, path)?,
+                };
                 companions.push((Companion::Skeleton, skp_path, skp));
-                for (lod_path, lod) in lods {
+                for (lod_path, lod) in crate::skm::resolve::levels_of_detail(resolver, path)? {
                     companions.push((Companion::LevelOfDetail, lod_path, lod));
                 }
             }

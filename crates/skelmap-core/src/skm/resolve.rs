@@ -183,8 +183,24 @@ pub fn companions<'data, R: Resolver<'data> + ?Sized>(
     resolver: &R,
     skm_path: &str,
 ) -> Result<Companions<'data>> {
+    Ok((
+        skeleton(resolver, skm_path)?,
+        levels_of_detail(resolver, skm_path)?,
+    ))
+}
+
+/// The skeleton of the model at `skm_path`, as `(path, bytes)`: the one its `.cfg` imports,
+/// else the `.skp` of the same name.
+///
+/// # Errors
+///
+/// [`Error::Resolve`] when the skeleton is missing or its path is refused, or the `.cfg` is
+/// malformed; errors of the resolver itself.
+pub fn skeleton<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    skm_path: &str,
+) -> Result<(String, Source<'data>)> {
     let base = strip_extension(skm_path);
-    let ext = skm_path.get(base.len()..).unwrap_or_default();
     let cfg_path = format!("{base}.cfg");
     let named = match resolver.load(&cfg_path)? {
         Some(cfg) => skeleton_from_cfg(cfg.bytes(), &cfg_path)?,
@@ -195,6 +211,21 @@ pub fn companions<'data, R: Resolver<'data> + ?Sized>(
     let skp = resolver
         .load(&skp_path)?
         .ok_or_else(|| missing(&skp_path, "skeleton not found"))?;
+    Ok((skp_path, skp))
+}
+
+/// The levels of detail of the model at `skm_path`, as `(path, bytes)`: `name_1.skm`,
+/// `name_2.skm` … while they exist and are SKM files, at most [`SKM_MAX_LODS`].
+///
+/// # Errors
+///
+/// Errors of the resolver itself.
+pub fn levels_of_detail<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    skm_path: &str,
+) -> Result<Vec<(String, Source<'data>)>> {
+    let base = strip_extension(skm_path);
+    let ext = skm_path.get(base.len()..).unwrap_or_default();
     let mut lods = Vec::new();
     for n in 1..=SKM_MAX_LODS {
         let path = format!("{base}_{n}{ext}");
@@ -203,7 +234,7 @@ pub fn companions<'data, R: Resolver<'data> + ?Sized>(
             _ => break,
         }
     }
-    Ok(((skp_path, skp), lods))
+    Ok(lods)
 }
 
 /// An SKM's skeleton and levels of detail, each as `(path, bytes)`.
