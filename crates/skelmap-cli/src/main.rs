@@ -113,7 +113,7 @@ enum Command {
     /// in vertices/s and as a fraction of a memory-read pass measured in the same run.
     ///
     /// Each line measures for `--seconds`, and each kernel line also measures its read pass:
-    /// a skeletal model on two threads makes about 40 measurements (some 12 s at the default
+    /// a skeletal model on two threads makes about 56 measurements (some 18 s at the default
     /// 0.3 s), a vertex-animated one about 14 (some 4 s); more threads, more lines.
     #[command(after_help = "Example:\n  skelmap bench models/zombie.dpm --seconds 0.5")]
     Bench {

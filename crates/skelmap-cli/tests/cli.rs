@@ -750,7 +750,7 @@ fn jobs_only_where_they_are_used() {
 fn bench_help_gives_the_time_a_run_takes() {
     let help = stdout(&skelmap(&["bench", "--help"]));
     assert!(
-        help.contains("about 40 measurements (some 12 s at the default"),
+        help.contains("about 56 measurements (some 18 s at the default"),
         "{help}"
     );
 }
