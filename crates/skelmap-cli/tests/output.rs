@@ -8,28 +8,29 @@ use std::path::{Path, PathBuf};
 
 use support::{listing, skelmap, stderr, stdout, temp_dir, write_tube};
 
-/// Runs `args`, expects it to refuse with exactly `message` (after `error: `), and checks
-/// that nothing in `dir` changed: the same files with the same bytes.
-fn refused(dir: &Path, args: &[&str], message: &str) {
-    let before: Vec<(String, Vec<u8>)> = listing(dir)
+/// The files in `dir` with their bytes (a folder's as empty).
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    listing(dir)
         .into_iter()
         .map(|name| {
             let bytes = std::fs::read(dir.join(&name)).unwrap_or_default();
             (name, bytes)
         })
-        .collect();
+        .collect()
+}
+
+/// Runs `args`, expects it to refuse with exactly `message` (after `error: `), and checks
+/// that nothing in `dir` changed: the same files with the same bytes.
+fn refused(dir: &Path, args: &[&str], message: &str) {
+    let before = snapshot(dir);
     let out = skelmap(args);
     assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
     assert_eq!(stderr(&out), format!("error: {message}\n"), "{args:?}");
     assert_eq!(stdout(&out), "", "{args:?}: nothing is said to be written");
-    let after: Vec<(String, Vec<u8>)> = listing(dir)
-        .into_iter()
-        .map(|name| {
-            let bytes = std::fs::read(dir.join(&name)).unwrap_or_default();
-            (name, bytes)
-        })
-        .collect();
-    assert!(before == after, "{args:?} changed the files of {dir:?}");
+    assert!(
+        before == snapshot(dir),
+        "{args:?} changed the files of {dir:?}"
+    );
 }
 
 /// A DPM under `name` in `dir`: files are recognised by their bytes, so a model may carry
