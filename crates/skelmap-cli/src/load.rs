@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use skelmap_core::Model;
 use skelmap_core::model::OpenOptions;
+use skelmap_core::{FsResolver, Model};
 
 /// Where a model's companions are found: the switches of every command that opens one.
 #[derive(Debug, Clone, Default, Args)]
@@ -59,8 +59,43 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
             path: ref skp,
             reason: "skeleton not found",
         } => missing_skeleton(path, skp, companions),
+        skelmap_core::Error::Invalid {
+            format: skelmap_core::Format::Skm,
+            what: "header.num_bones",
+            problem: skelmap_core::Problem::Mismatch { value, expected },
+            ..
+        } => foreign_skeleton(path, value, expected, companions),
         _ => format!("{}: {e}", path.display()),
     })
+}
+
+/// Says that the skeleton an SKM was paired with has another number of bones, naming it:
+/// the skeleton is the file at fault, or the wrong file was found.
+fn foreign_skeleton(model: &Path, bones: u64, skp_bones: u64, companions: &Companions) -> String {
+    let skeleton = skeleton_path(model, companions).map_or_else(
+        || "its skeleton".to_string(),
+        |p| format!("its skeleton {}", p.display()),
+    );
+    format!(
+        "{}: the model is weighted to {bones} bones, but {skeleton} has {skp_bones}: the \
+         skeleton is another model's; name the right one with --skeleton FILE",
+        model.display()
+    )
+}
+
+/// The skeleton file the SKM at `model` is paired with, found as opening it finds it.
+fn skeleton_path(model: &Path, companions: &Companions) -> Option<PathBuf> {
+    if let Some(given) = &companions.skeleton {
+        return Some(given.clone());
+    }
+    let base = companions.base(model);
+    let relative = std::path::absolute(model).ok()?;
+    let relative = relative
+        .strip_prefix(std::path::absolute(&base).ok()?)
+        .ok()?;
+    let relative = relative.to_str()?.replace('\\', "/");
+    let (skp, _) = skelmap_core::skm::resolve::skeleton(&FsResolver::new(&base), &relative).ok()?;
+    Some(base.join(skp))
 }
 
 /// Says where the skeleton of the SKM at `model` was looked for, why there, and how to

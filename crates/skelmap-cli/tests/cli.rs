@@ -238,6 +238,39 @@ fn skm_without_its_skeleton_fails_validation() {
         let help = stdout(&skelmap(&[command, "--help"]));
         assert!(help.contains("--skeleton <FILE>"), "{command}: {help}");
     }
+
+    // A skeleton of another model is named, found by name or given: the SKM is not at fault.
+    let other = dir.join("other.dpm");
+    let params = TubeParams {
+        bones: 6,
+        ..TubeParams::default()
+    };
+    std::fs::write(&other, tube(&params).write().unwrap()).unwrap();
+    let out = skelmap(&[
+        "convert",
+        other.to_str().unwrap(),
+        dir.join("other").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    std::fs::remove_file(dir.join("lonely.cfg")).unwrap();
+    std::fs::copy(dir.join("other.skp"), dir.join("lonely.skp")).unwrap();
+    let foreign = |skeleton: &Path, args: &[&str]| {
+        let out = skelmap(args);
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: {skm_arg}: the model is weighted to 4 bones, but its skeleton {} has 6: \
+                 the skeleton is another model's; name the right one with --skeleton FILE\n",
+                skeleton.display()
+            )
+        );
+    };
+    foreign(&dir.join("lonely.skp"), &["info", skm_arg]);
+    let other_skp = dir.join("other.skp");
+    foreign(
+        &other_skp,
+        &["info", skm_arg, "--skeleton", other_skp.to_str().unwrap()],
+    );
 }
 
 #[test]
