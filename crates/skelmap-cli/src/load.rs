@@ -65,6 +65,13 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
             problem: skelmap_core::Problem::Mismatch { value, expected },
             ..
         } => foreign_skeleton(path, value, expected, companions),
+        // A broken skeleton is named as the file at fault, not the model.
+        _ if e.format() == Some(skelmap_core::Format::Skp) => {
+            match skeleton_path(path, companions) {
+                Some(skp) => format!("{}: its skeleton {}: {e}", path.display(), skp.display()),
+                None => format!("{}: its skeleton: {e}", path.display()),
+            }
+        }
         _ => format!("{}: {e}", path.display()),
     })
 }

@@ -266,6 +266,19 @@ fn skm_without_its_skeleton_fails_validation() {
         );
     };
     foreign(&dir.join("lonely.skp"), &["info", skm_arg]);
+    // A broken skeleton is named, with what is wrong in it.
+    let mut broken = std::fs::read(dir.join("rigs/shared.skp")).unwrap();
+    broken.truncate(70);
+    std::fs::write(dir.join("lonely.skp"), &broken).unwrap();
+    let out = skelmap(&["info", skm_arg]);
+    let message = stderr(&out);
+    assert!(
+        message.starts_with(&format!(
+            "error: {skm_arg}: its skeleton {}: SKP: truncated",
+            dir.join("lonely.skp").display()
+        )),
+        "{message}"
+    );
     let other_skp = dir.join("other.skp");
     foreign(
         &other_skp,
