@@ -4,7 +4,7 @@ use skelmap_core::Parse;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use owo_colors::OwoColorize;
 use skelmap_core::skm;
 use skelmap_core::{Diagnostics, Error, Limits, Source, dpm::Dpm};
@@ -184,6 +184,17 @@ enum Command {
         #[command(flatten)]
         companions: load::Companions,
     },
+    /// Print a completion script for a shell to standard output.
+    #[command(after_help = "Examples:\n  \
+                            skelmap completions bash > ~/.local/share/bash-completion/completions/skelmap\n  \
+                            skelmap completions zsh > ~/.zfunc/_skelmap")]
+    Completions {
+        /// The shell: bash, elvish, fish, powershell or zsh.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to standard output.
+    #[command(after_help = "Example:\n  skelmap man > skelmap.1 && man ./skelmap.1")]
+    Man,
     /// Convert a DPM into an SKM mesh file and its SKP skeleton.
     ///
     /// Both outputs come from one stem (`out/player` or `out/player.skm` write
@@ -258,6 +269,18 @@ fn main() -> ExitCode {
             companions,
         } => export::render(&file, &out, frame, sheet, size, &companions),
         Command::Convert { input, output, skp } => convert(&input, &output, skp.as_deref()),
+        Command::Completions { shell } => {
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "skelmap", &mut text);
+            print_bytes(&text)
+        }
+        Command::Man => {
+            let mut text = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut text)
+                .map_err(|e| format!("cannot make the manual page: {e}"))
+                .and_then(|()| print_bytes(&text))
+        }
     };
     match result {
         Ok(code) => code,
@@ -325,6 +348,19 @@ fn convert(input: &Path, output: &Path, skp: Option<&Path>) -> Result<ExitCode, 
         say!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `bytes` to standard output as they are (a script, a manual page); a reader that
+/// has gone away is not an error.
+fn print_bytes(bytes: &[u8]) -> Result<ExitCode, String> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Writes one line to standard output; see [`say!`].

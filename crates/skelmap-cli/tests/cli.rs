@@ -912,3 +912,37 @@ fn errors_and_help_say_what_is_wrong_and_what_to_do() {
         assert!(help.contains("(counted from 0)"), "{help}");
     }
 }
+
+/// Shell completions and the manual page come from the CLI's own definition, so they name
+/// every command and switch it has.
+#[test]
+fn completions_and_the_manual_page_come_from_the_cli() {
+    let bash = skelmap(&["completions", "bash"]);
+    assert!(bash.status.success(), "{bash:?}");
+    let bash = stdout(&bash);
+    for word in ["_skelmap()", "convert", "--skeleton", "--sheet"] {
+        assert!(bash.contains(word), "{word:?} missing from the bash script");
+    }
+    let zsh = stdout(&skelmap(&["completions", "zsh"]));
+    assert!(zsh.starts_with("#compdef skelmap"), "{zsh}");
+    let man = skelmap(&["man"]);
+    assert!(man.status.success(), "{man:?}");
+    let man = stdout(&man);
+    for words in [
+        ".TH skelmap 1",
+        ".SH SUBCOMMANDS",
+        "skelmap\\-export",
+        "Formats: DarkPlaces DPM",
+    ] {
+        assert!(
+            man.contains(words),
+            "{words:?} missing from the manual page"
+        );
+    }
+    let out = skelmap(&["completions", "tcsh"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown shell is a usage error"
+    );
+}
