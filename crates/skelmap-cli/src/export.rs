@@ -75,6 +75,7 @@ pub fn export(
         no_animations: args.no_animations,
     };
     let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
+    let mut materials = None;
     match kind.as_str() {
         "glb" => {
             let mut bytes = Vec::new();
@@ -92,11 +93,7 @@ pub fn export(
                 outputs.write(&bin, &data)?;
             }
         }
-        _ => {
-            let mut text = Vec::new();
-            obj::write_obj(&scene, &mut text).map_err(fail)?;
-            outputs.write(out, &text)?;
-        }
+        _ => materials = write_obj(path, out, &scene, &mut outputs)?,
     }
     let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
     let clips = if kind == "obj" { 0 } else { scene.clips.len() };
@@ -112,8 +109,125 @@ pub fn export(
             .frame
             .map_or_else(|| " (bind pose)".to_string(), |f| format!(" (frame {f})")),
     );
+    if let Some(line) = materials {
+        say!("{line}");
+    }
     warn_replaced(&scene);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `scene` as the OBJ `out`, its materials as the `.mtl` beside it, and each decoded
+/// skin as `<out stem>_<material>.png` beside them. A texture the model names as a file is
+/// given by its absolute path when it is beside the model, and left out with a warning when
+/// it is not. Every file is claimed before the first is written.
+/// Returns the line that says where the materials went, if any.
+fn write_obj(
+    path: &Path,
+    out: &Path,
+    scene: &Scene,
+    outputs: &mut Outputs,
+) -> Result<Option<String>, String> {
+    let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
+    let mtl = out.with_extension("mtl");
+    let stem = out
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or_else(|| format!("{}: the file name is not UTF-8", out.display()))?;
+    let mut textures = Vec::new();
+    let mut images = Vec::new();
+    for (i, material) in scene.materials.iter().enumerate() {
+        let image = material.image.and_then(|k| scene.images.get(k));
+        textures.push(match (image, &material.external) {
+            (Some(image), _) => {
+                let name = format!("{stem}_{i}.png");
+                images.push((out.with_file_name(&name), image));
+                Some(name)
+            }
+            (None, Some(uri)) => external_texture(path, uri),
+            (None, None) => None,
+        });
+    }
+    if !scene.materials.is_empty() {
+        outputs.claim(&mtl)?;
+    }
+    for (image_path, _) in &images {
+        outputs.claim(image_path)?;
+    }
+    let mtllib = mtl
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{}: the file name is not UTF-8", out.display()))?;
+    let materials = obj::Materials {
+        mtllib,
+        textures: &textures,
+    };
+    let mut text = Vec::new();
+    let with = (!scene.materials.is_empty()).then_some(&materials);
+    obj::write_obj_with(scene, with, &mut text).map_err(fail)?;
+    outputs.write(out, &text)?;
+    if with.is_some() {
+        let mut text = Vec::new();
+        obj::write_mtl(scene, &textures, &mut text).map_err(fail)?;
+        outputs.write(&mtl, &text)?;
+    }
+    for (image_path, image) in &images {
+        let png = render::encode_png(image.width, image.height, &image.rgba).map_err(fail)?;
+        outputs.write(image_path, &png)?;
+    }
+    Ok(with.map(|_| {
+        format!(
+            "  materials in {}; {} beside it",
+            mtl.display(),
+            count(images.len() as u64, "skin written", "skins written")
+        )
+    }))
+}
+
+/// The texture file a material names (`uri`, relative to the model at `model` and
+/// percent-encoded), as an absolute path when it is there; else `None`, with a warning.
+fn external_texture(model: &Path, uri: &str) -> Option<String> {
+    let name = percent_decoded(uri);
+    let file = name
+        .as_deref()
+        .map(|n| model.parent().unwrap_or(Path::new("")).join(n));
+    match file.as_deref().and_then(|f| std::path::absolute(f).ok()) {
+        Some(found) if found.is_file() => found.to_str().map(str::to_string),
+        _ => {
+            use owo_colors::OwoColorize;
+            anstream::eprintln!(
+                "{} the texture {} that a material names is not beside the model; the .mtl \
+                 leaves it out",
+                "warning:".yellow().bold(),
+                name.as_deref().unwrap_or(uri)
+            );
+            None
+        }
+    }
+}
+
+/// `uri` with its `%XX` escapes decoded, when the result is UTF-8.
+fn percent_decoded(uri: &str) -> Option<String> {
+    let bytes = uri.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let escape = (b == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escape {
+            Some(byte) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            None => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).ok()
 }
 
 /// Says so when the file's NaN or infinite numbers had to be replaced.
@@ -210,4 +324,23 @@ fn sheet_frames(model: &Model<'_>) -> (Vec<(String, usize)>, usize) {
         })
         .collect();
     (frames, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_escapes_are_decoded_when_they_make_utf8() {
+        assert_eq!(
+            percent_decoded("tex/a%20b%2Fc.jpg").as_deref(),
+            Some("tex/a b/c.jpg")
+        );
+        assert_eq!(percent_decoded("100%zz%4").as_deref(), Some("100%zz%4"));
+        assert_eq!(
+            percent_decoded("caf%C3%A9.png").as_deref(),
+            Some("café.png")
+        );
+        assert_eq!(percent_decoded("%FF.png"), None);
+    }
 }

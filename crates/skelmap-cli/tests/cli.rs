@@ -946,3 +946,42 @@ fn completions_and_the_manual_page_come_from_the_cli() {
         "an unknown shell is a usage error"
     );
 }
+
+/// An OBJ used to lose its materials: no `.mtl`, no `usemtl`. Now the `.mtl` beside it names
+/// each material with its colour, and a skin the model carries is written beside it as PNG.
+#[test]
+fn obj_export_writes_its_materials_and_skins() {
+    let dir = temp_dir("obj-mtl");
+    let model = dir.join("tri.mdl");
+    std::fs::write(&model, skelmap_core::quake::Builder::triangle().write()).unwrap();
+    let obj = dir.join("out/tri.obj");
+    let out = skelmap(&[
+        "export",
+        model.to_str().unwrap(),
+        "-o",
+        obj.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).ends_with(&format!(
+            "  materials in {}; 1 skin written beside it\n",
+            dir.join("out/tri.mtl").display()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    let text = std::fs::read_to_string(&obj).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[2..5],
+        ["mtllib tri.mtl", "o mdl", "usemtl skin"],
+        "{text}"
+    );
+    let mtl = std::fs::read_to_string(dir.join("out/tri.mtl")).unwrap();
+    assert_eq!(
+        mtl,
+        "# skelmap Quake MDL materials\n\nnewmtl skin\nKd 1 1 1\nmap_Kd tri_0.png\n"
+    );
+    let png = std::fs::read(dir.join("out/tri_0.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}

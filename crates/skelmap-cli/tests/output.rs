@@ -112,6 +112,21 @@ fn a_gltf_buffer_never_writes_over_the_model() {
         !gltf.exists(),
         "nothing is written when one output is refused"
     );
+    // An OBJ's `.mtl` neither.
+    let model = model_named(&dir, "m.mtl");
+    let obj = dir.join("m.obj");
+    let mtl = model.to_str().unwrap();
+    refused(
+        &dir,
+        &["export", mtl, "-o", obj.to_str().unwrap()],
+        &format!(
+            "{mtl} would overwrite the model, which this command reads; choose another output"
+        ),
+    );
+    assert!(
+        !obj.exists(),
+        "nothing is written when one output is refused"
+    );
 }
 
 /// Every file the model was opened with is an input: here an SKM's skeleton, reached through

@@ -5,7 +5,8 @@
 //! decoded skins, animations), and the writers consume it:
 //!
 //! - [`gltf::write_glb`] / [`gltf::to_gltf`]: glTF 2.0 ([details](gltf));
-//! - [`obj::write_obj`]: one posed frame as OBJ;
+//! - [`obj::write_obj`]: one posed frame as OBJ, with [`obj::write_obj_with`] and
+//!   [`obj::write_mtl`] its materials as a `.mtl`;
 //! - [`render::render`] and [`render::contact_sheet`], then [`render::encode_png`]: a
 //!   z-buffered, flat-shaded orthographic preview.
 //!

@@ -27,6 +27,46 @@ use crate::{Error, Result};
 ///
 /// [`Error::NoGeometry`] for a scene without triangles; [`Error::Io`].
 pub fn write_obj(scene: &Scene, out: impl Write) -> Result<()> {
+    write_obj_with(scene, None, out)
+}
+
+/// Where an OBJ's materials are: the `.mtl` file its `mtllib` line names (relative to the
+/// OBJ), and for each of the scene's materials the texture file the `.mtl` gives it
+/// (relative to the `.mtl`), if any.
+#[derive(Debug, Clone, Copy)]
+pub struct Materials<'a> {
+    /// The `.mtl` file's name.
+    pub mtllib: &'a str,
+    /// Per material of [`Scene::materials`], its texture file.
+    pub textures: &'a [Option<String>],
+}
+
+/// [`write_obj`], and with `materials` a `mtllib` line and a `usemtl` line for each mesh
+/// that has a material (named as [`write_mtl`] names it).
+///
+/// ```
+/// use skelmap_core::{Model, quake};
+/// use skelmap_export::{SceneOptions, obj, scene};
+/// let model = Model::from_vec(quake::Builder::triangle().write())?;
+/// let scene = scene(&model, &SceneOptions::default())?;
+/// let (mut text, mut mtl) = (Vec::new(), Vec::new());
+/// let textures = [Some("skin_0.png".to_string())];
+/// let materials = obj::Materials { mtllib: "model.mtl", textures: &textures };
+/// obj::write_obj_with(&scene, Some(&materials), &mut text)?;
+/// obj::write_mtl(&scene, &textures, &mut mtl)?;
+/// assert!(String::from_utf8(text)?.contains("mtllib model.mtl\n"));
+/// assert!(String::from_utf8(mtl)?.contains("map_Kd skin_0.png\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`write_obj`].
+pub fn write_obj_with(
+    scene: &Scene,
+    materials: Option<&Materials<'_>>,
+    out: impl Write,
+) -> Result<()> {
     if scene.num_triangles() == 0 {
         return Err(Error::NoGeometry {
             format: scene.format,
@@ -39,9 +79,16 @@ pub fn write_obj(scene: &Scene, out: impl Write) -> Result<()> {
         Some(f) => writeln!(out, "# frame {f}")?,
         None => writeln!(out, "# bind pose")?,
     }
+    if let Some(materials) = materials {
+        writeln!(out, "mtllib {}", materials.mtllib)?;
+    }
     let mut base = 1usize;
     for mesh in &scene.meshes {
         writeln!(out, "o {}", obj_name(&mesh.name))?;
+        let material = mesh.material.filter(|&m| m < scene.materials.len());
+        if let (Some(_), Some(m)) = (materials, material) {
+            writeln!(out, "usemtl {}", material_name(scene, m))?;
+        }
         for p in &mesh.positions {
             writeln!(out, "v {} {} {}", p[0], p[1], p[2])?;
         }
@@ -67,6 +114,44 @@ pub fn write_obj(scene: &Scene, out: impl Write) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// Writes the scene's materials as a Wavefront `.mtl`: per material a `newmtl` (its name,
+/// made unique), its colour as `Kd` (and `d` when not opaque), and `map_Kd` with its entry
+/// of `textures` when there is one.
+///
+/// # Errors
+///
+/// [`Error::Io`].
+pub fn write_mtl(scene: &Scene, textures: &[Option<String>], out: impl Write) -> Result<()> {
+    let mut out = std::io::BufWriter::new(out);
+    writeln!(out, "# skelmap {} materials", scene.format)?;
+    for (i, material) in scene.materials.iter().enumerate() {
+        let [r, g, b, a] = material.base_color;
+        writeln!(out, "\nnewmtl {}", material_name(scene, i))?;
+        writeln!(out, "Kd {r} {g} {b}")?;
+        if a < 1.0 {
+            writeln!(out, "d {a}")?;
+        }
+        if let Some(Some(texture)) = textures.get(i) {
+            writeln!(out, "map_Kd {texture}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The name of material `i` in the `.mtl`: its own, without whitespace, with `_i` appended
+/// where another material has the same name.
+fn material_name(scene: &Scene, i: usize) -> String {
+    let name = |m: &crate::scene::SceneMaterial| obj_name(&m.name);
+    let own = scene.materials.get(i).map(name).unwrap_or_default();
+    let shared = scene
+        .materials
+        .iter()
+        .enumerate()
+        .any(|(j, m)| j != i && name(m) == own);
+    if shared { format!("{own}_{i}") } else { own }
 }
 
 /// An object name without whitespace (OBJ names end at the line).
