@@ -66,7 +66,7 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
             ..
         } => foreign_skeleton(path, value, expected, companions),
         // A broken skeleton is named as the file at fault, not the model.
-        _ if e.format() == Some(skelmap_core::Format::Skp) => {
+        _ if e.format() == Some(skelmap_core::Format::Skp) && is_skm(path) => {
             match skeleton_path(path, companions) {
                 Some(skp) => format!("{}: its skeleton {}: {e}", path.display(), skp.display()),
                 None => format!("{}: its skeleton: {e}", path.display()),
@@ -103,6 +103,16 @@ fn skeleton_path(model: &Path, companions: &Companions) -> Option<PathBuf> {
     let relative = relative.to_str()?.replace('\\', "/");
     let (skp, _) = skelmap_core::skm::resolve::skeleton(&FsResolver::new(&base), &relative).ok()?;
     Some(base.join(skp))
+}
+
+/// `true` when the file at `path` starts as an SKM mesh (not as its skeleton, which shares
+/// the magic).
+fn is_skm(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(256).read_to_end(&mut head))
+        .is_ok_and(|_| skelmap_core::Format::sniff(&head) == Some(skelmap_core::Format::Skm))
 }
 
 /// Says where the skeleton of the SKM at `model` was looked for, why there, and how to

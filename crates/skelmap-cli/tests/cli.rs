@@ -266,10 +266,17 @@ fn skm_without_its_skeleton_fails_validation() {
         );
     };
     foreign(&dir.join("lonely.skp"), &["info", skm_arg]);
-    // A broken skeleton is named, with what is wrong in it.
+    // A broken skeleton is named, with what is wrong in it; opened itself, it is the model.
     let mut broken = std::fs::read(dir.join("rigs/shared.skp")).unwrap();
     broken.truncate(70);
     std::fs::write(dir.join("lonely.skp"), &broken).unwrap();
+    let skp = dir.join("lonely.skp");
+    let skp_arg = skp.to_str().unwrap();
+    let message = stderr(&skelmap(&["info", skp_arg]));
+    assert!(
+        message.starts_with(&format!("error: {skp_arg}: ")) && !message.contains("skeleton"),
+        "{message}"
+    );
     let out = skelmap(&["info", skm_arg]);
     let message = stderr(&out);
     assert!(
