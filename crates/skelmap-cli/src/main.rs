@@ -80,12 +80,15 @@ enum Command {
     },
     /// Describe a model: counts, bone tree, meshes, frames and frame groups, skins, bounds,
     /// diagnostics.
-    #[command(after_help = "Example:\n  skelmap info models/player.dpm --json")]
+    #[command(after_help = "Examples:\n  skelmap info models/player.dpm --json\n  \
+                            skelmap info models/*.mdl")]
     Info {
-        /// The model file (the format is recognised from its first bytes).
-        file: PathBuf,
+        /// The model files (each format is recognised from the file's first bytes).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Print JSON instead of text: counts as integers, each skin an object; the schema is
-        /// crates/skelmap-cli/schema/info.schema.json (JSON Schema 2020-12).
+        /// crates/skelmap-cli/schema/info.schema.json (JSON Schema 2020-12), and several files
+        /// give an array of such objects.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -219,10 +222,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo { out } => demo::run(&out),
         Command::Info {
-            file,
+            files,
             json,
             companions,
-        } => info(&file, json, &companions),
+        } => info(&files, json, &companions),
         Command::Validate {
             paths,
             json,
@@ -297,10 +300,42 @@ fn summarise(path: &Path, companions: &load::Companions) -> Result<Summary, Stri
     Summary::of_model(&path.display().to_string(), &model)
 }
 
-fn info(path: &Path, json: bool, companions: &load::Companions) -> Result<ExitCode, String> {
-    let summary = summarise(path, companions)?;
-    print_summary(&summary, json)?;
-    Ok(ExitCode::SUCCESS)
+/// Describes each of `paths`, in order. One file that fails is the command's error; with
+/// several, each failure is reported on its own line and the others are still described,
+/// and the exit code says whether any failed.
+fn info(paths: &[PathBuf], json: bool, companions: &load::Companions) -> Result<ExitCode, String> {
+    if let [path] = paths {
+        let summary = summarise(path, companions)?;
+        print_summary(&summary, json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut summaries = Vec::new();
+    let mut failed = false;
+    for path in paths {
+        match summarise(path, companions) {
+            Ok(summary) => summaries.push(summary),
+            Err(message) => {
+                failed = true;
+                anstream::eprintln!("{} {message}", "error:".red().bold());
+            }
+        }
+    }
+    if json {
+        let text = serde_json::to_string_pretty(&summaries).map_err(|e| e.to_string())?;
+        say!("{text}");
+    } else {
+        for (i, summary) in summaries.iter().enumerate() {
+            if i > 0 {
+                say!("");
+            }
+            print_summary(summary, false)?;
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {

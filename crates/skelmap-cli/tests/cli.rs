@@ -992,3 +992,37 @@ fn obj_export_writes_its_materials_and_skins() {
     let png = std::fs::read(dir.join("out/tri_0.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
+
+/// `info` used to refuse more than one file. Several are described in turn (a JSON array
+/// with `--json`); one that fails is reported and the others are still described.
+#[test]
+fn info_describes_several_files() {
+    let dir = temp_dir("info-several");
+    let tube = write_tube(&dir);
+    let quake = dir.join("tri.mdl");
+    std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
+    let missing = dir.join("missing.dpm");
+    let [tube, quake, missing] = [&tube, &quake, &missing].map(|p| p.to_str().unwrap());
+
+    let out = skelmap(&["info", "--json", tube, quake]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let formats: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["format"].as_str().unwrap())
+        .collect();
+    assert_eq!(formats, ["DPM", "Quake MDL"]);
+
+    let out = skelmap(&["info", tube, missing, quake]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.starts_with(&format!("{tube}: DPM model, ")), "{text}");
+    assert!(
+        text.contains(&format!("\n\n{quake}: Quake MDL model, ")),
+        "{text}"
+    );
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("missing.dpm"), "{}", stderr(&out));
+}
