@@ -15,15 +15,16 @@ use crate::load::Companions;
 #[derive(Debug, Default)]
 pub struct Outputs {
     inputs: Vec<File>,
-    outputs: Vec<File>,
+    outputs: Vec<(PathBuf, Identity)>,
 }
 
-/// A path as the user gave it, where it leads, and what it is to the command (for an input).
+/// A file the command reads: the path as the user gave it, where it leads, and what it is to
+/// the command.
 #[derive(Debug)]
 struct File {
     given: PathBuf,
     identity: Identity,
-    role: String,
+    role: &'static str,
 }
 
 impl Outputs {
@@ -33,11 +34,11 @@ impl Outputs {
     }
 
     /// Records `path` as a file the command reads, `role` saying what it is ("the model").
-    pub fn read(&mut self, path: &Path, role: &str) {
+    pub fn read(&mut self, path: &Path, role: &'static str) {
         self.inputs.push(File {
             given: path.to_path_buf(),
             identity: Identity::of(path),
-            role: role.to_string(),
+            role,
         });
     }
 
@@ -96,18 +97,14 @@ impl Outputs {
                 also(&input.given)
             ));
         }
-        if let Some(output) = self.outputs.iter().find(|f| f.identity.same(&identity)) {
+        if let Some((given, _)) = self.outputs.iter().find(|(_, o)| o.same(&identity)) {
             return Err(format!(
                 "{} would overwrite another output of this command{}; choose another output",
                 path.display(),
-                also(&output.given)
+                also(given)
             ));
         }
-        self.outputs.push(File {
-            given: path.to_path_buf(),
-            identity,
-            role: String::new(),
-        });
+        self.outputs.push((path.to_path_buf(), identity));
         Ok(())
     }
 
@@ -119,7 +116,7 @@ impl Outputs {
     /// One line: the I/O error, or that `path` was never claimed (a command's mistake, so
     /// nothing is written).
     pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
-        if !self.outputs.iter().any(|f| f.given == path) {
+        if !self.outputs.iter().any(|(given, _)| given == path) {
             return Err(format!(
                 "cannot write {}: not one of this command's checked outputs",
                 path.display()

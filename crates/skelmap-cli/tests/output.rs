@@ -94,39 +94,25 @@ fn another_path_to_the_model_is_the_model() {
     }
 }
 
-/// A `.gltf` output writes its buffer beside it as `.bin`; that may not be the model either.
+/// A `.gltf` output writes its buffer beside it as `.bin`, and an `.obj` its materials as
+/// `.mtl`; neither may be the model either, and nothing is written when one is refused.
 #[test]
 fn a_gltf_buffer_never_writes_over_the_model() {
     let dir = temp_dir("guard-bin");
-    let model = model_named(&dir, "g.bin");
-    let gltf = dir.join("g.gltf");
-    let bin = model.to_str().unwrap();
-    refused(
-        &dir,
-        &["export", bin, "-o", gltf.to_str().unwrap()],
-        &format!(
-            "{bin} would overwrite the model, which this command reads; choose another output"
-        ),
-    );
-    assert!(
-        !gltf.exists(),
-        "nothing is written when one output is refused"
-    );
-    // An OBJ's `.mtl` neither.
-    let model = model_named(&dir, "m.mtl");
-    let obj = dir.join("m.obj");
-    let mtl = model.to_str().unwrap();
-    refused(
-        &dir,
-        &["export", mtl, "-o", obj.to_str().unwrap()],
-        &format!(
-            "{mtl} would overwrite the model, which this command reads; choose another output"
-        ),
-    );
-    assert!(
-        !obj.exists(),
-        "nothing is written when one output is refused"
-    );
+    for (name, output) in [("g.bin", "g.gltf"), ("m.mtl", "m.obj")] {
+        let model = model_named(&dir, name);
+        let output = dir.join(output);
+        let model = model.to_str().unwrap();
+        refused(
+            &dir,
+            &["export", model, "-o", output.to_str().unwrap()],
+            &format!(
+                "{model} would overwrite the model, which this command reads; choose another \
+                 output"
+            ),
+        );
+        assert!(!output.exists(), "{output:?} is not written");
+    }
 }
 
 /// Every file the model was opened with is an input: here an SKM's skeleton, reached through
