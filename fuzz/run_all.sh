@@ -25,12 +25,18 @@ for target in "${targets[@]}"; do
     ms3d) dict=(-dict=dict/ms3d.dict) ;;
     mdl|hmp) dict=(-dict=dict/gamestudio.dict) ;;
     quake|mdl2) dict=(-dict=dict/quake.dict) ;;
+    iqm) dict=(-dict=dict/iqm.dict) ;;
+  esac
+  # Real files of the formats added later seed their targets where the shared corpus is.
+  shared=()
+  case "$target" in
+    iqm) [ -d ../../shared/corpus-next/iqm ] && shared=(../../shared/corpus-next/iqm) ;;
   esac
   mkdir -p logs
   log="logs/$target.log"
   echo "== $target (${seconds}s, full log in $log)"
   status=0
-  "${fuzz[@]}" "$target" "corpus/$target" "seeds/$target" -- \
+  "${fuzz[@]}" "$target" "corpus/$target" "seeds/$target" "${shared[@]}" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=2 "${dict[@]}" >"$log" 2>&1 || status=$?
   # The last coverage line (#runs, cov, ft, corpus), the run count, and any failure.
   grep -E '^#[0-9]+' "$log" | tail -n 1 || true

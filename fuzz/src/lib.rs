@@ -68,6 +68,16 @@ pub fn ms3d(data: &[u8]) {
     }
 }
 
+/// The `iqm` target: IQM validation without the probe, the deep walk of the view, then of
+/// the model it opens as.
+pub fn iqm(data: &[u8]) {
+    if let Ok(view) = skelmap_core::iqm::Iqm::parse(data) {
+        exercise::iqm(&view);
+        let model = Model::from_bytes(data).expect("a valid IQM opens as a model");
+        exercise::model(&model);
+    }
+}
+
 /// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
 pub fn slmdl(data: &[u8]) {
     if let Ok(model) = slmdl::Mesh::parse(data) {

@@ -117,7 +117,7 @@ const FLOORS: [(&str, &[&str]); 7] = [
     ("view", &["view"]),
     (
         "formats",
-        &["dpm", "gamestudio", "ms3d", "quake", "skm", "slmdl"],
+        &["dpm", "gamestudio", "iqm", "ms3d", "quake", "skm", "slmdl"],
     ),
     ("model", &["model", "synth"]),
 ];

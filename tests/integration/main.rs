@@ -11,6 +11,7 @@ use skelmap_testkit::{exercise, structured};
 // One folder a format, as in skelmap-core.
 mod dpm;
 mod gamestudio;
+mod iqm;
 mod ms3d;
 mod quake;
 mod skm;

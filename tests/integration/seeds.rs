@@ -109,6 +109,32 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("probe_any", "quake.mdl", quake_triangle));
     out.push(("probe_any", "mdl2.mdl", mdl2_triangle));
     out.push(("probe_any", "quad.mdl", gamestudio::quad().write()));
+    let iqm_demo = crate::support::iqm::demo();
+    let iqm_anim = skelmap::iqm::Builder {
+        positions: Vec::new(),
+        texcoords: Vec::new(),
+        normals: Vec::new(),
+        blend_indexes: Vec::new(),
+        blend_weights: Vec::new(),
+        triangles: Vec::new(),
+        meshes: Vec::new(),
+        joints: Vec::new(),
+        pose_parents: vec![-1, 0, 1],
+        ..crate::support::iqm::demo()
+    };
+    let iqm_extended = skelmap::iqm::Builder {
+        extensions: vec![(b"FTE_MESH".to_vec(), vec![0; 56])],
+        adjacency: vec![[u32::MAX; 3]; 4],
+        colors: vec![[255, 128, 0, 255]; 8],
+        tangents: vec![[1.0, 0.0, 0.0, 1.0]; 8],
+        comment: b"skelmap".to_vec(),
+        misalign: 1,
+        ..crate::support::iqm::demo()
+    };
+    out.push(("iqm", "demo.iqm", iqm_demo.write().unwrap()));
+    out.push(("iqm", "animation.iqm", iqm_anim.write().unwrap()));
+    out.push(("iqm", "extended.iqm", iqm_extended.write().unwrap()));
+    out.push(("probe_any", "demo.iqm", iqm_demo.write().unwrap()));
     out.push(("slmdl", "tri.mdl", slmdl::tri().write()));
     out.push(("slanim", "walk.anim", slmdl::walk().write()));
     out.push(("probe_any", "tri.mdl", slmdl::tri().write()));
@@ -231,6 +257,13 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("ms3d") => {
                     if let Ok(m) = skelmap::ms3d::Ms3d::parse(&bytes) {
                         crate::exercise::ms3d(&m);
+                    }
+                }
+                Some("iqm") => {
+                    if let Ok(m) = skelmap::iqm::Iqm::parse(&bytes) {
+                        crate::exercise::iqm(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
                     }
                 }
                 _ => {}

@@ -1,6 +1,7 @@
 /*
  * skelmap: validated zero-copy views and skinning for classic game model files
- * (DarkPlaces DPM, Qfusion SKM + SKP, MilkShape MS3D, 3D GameStudio MDL and HMP, Quake MDL).
+ * (DarkPlaces DPM, Qfusion SKM + SKP, Inter-Quake IQM, MilkShape MS3D, 3D GameStudio MDL and
+ * HMP, Quake MDL).
  *
  * Conventions
  * - Every function that can fail returns a SkelmapStatus; SKELMAP_STATUS_OK is 0. The
@@ -34,6 +35,9 @@
  *   SKELMAP_FORMAT_MDL); SKELMAP_FORMAT_SL_ANIM for an SL animation on its own, which
  *   used to report SKELMAP_FORMAT_SL_MDL; SkelmapCounts gains `skins` at its end (rebuild
  *   callers); skelmap_skin_info and skelmap_skin_external_name are new.
+ * - IQM: SKELMAP_FORMAT_IQM. An IQM opens like any skeletal model: one mesh of every vertex,
+ *   one submesh and material per IQM mesh, its anims as frame groups; its joints' scale is
+ *   applied wherever poses are (skelmap_pose_*, skelmap_model_skin, the compact layout).
  */
 
 #ifndef SKELMAP_H
@@ -190,6 +194,11 @@ typedef enum SkelmapFormat {
    * The SL engine's animation on its own (bones and keyframes, no meshes).
    */
   SKELMAP_FORMAT_SL_ANIM = 9,
+  /**
+   * Inter-Quake Model (`INTERQUAKEMODEL`, version 2): skeletal meshes with scaled joints, or
+   * an animation on its own.
+   */
+  SKELMAP_FORMAT_IQM = 10,
 } SkelmapFormat;
 
 /**

@@ -38,6 +38,9 @@ pub enum SkelmapFormat {
     Quake = 8,
     /// The SL engine's animation on its own (bones and keyframes, no meshes).
     SlAnim = 9,
+    /// Inter-Quake Model (`INTERQUAKEMODEL`, version 2): skeletal meshes with scaled joints, or
+    /// an animation on its own.
+    Iqm = 10,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the
@@ -101,6 +104,7 @@ impl SkelmapModel {
             Format::Hmp => SkelmapFormat::Hmp,
             Format::Quake => SkelmapFormat::Quake,
             Format::SlAnim => SkelmapFormat::SlAnim,
+            Format::Iqm => SkelmapFormat::Iqm,
             _ => SkelmapFormat::SlMdl,
         }
     }

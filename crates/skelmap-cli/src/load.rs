@@ -1,6 +1,6 @@
 //! Opening a file on the command line: any format as a [`Model`], with the companions it
-//! needs (an SKM's skeleton and levels of detail, an SL mesh's animation, a `.framegroups`
-//! sidecar). Every error is one printable line that starts with the file name.
+//! needs (an SKM's skeleton and levels of detail, an SL mesh's animation, an IQM's animation
+//! given with `--animation`, a `.framegroups` sidecar). Every error is one printable line that starts with the file name.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,10 @@ pub struct Companions {
     /// own name gives.
     #[arg(long, value_name = "FILE")]
     pub skeleton: Option<PathBuf>,
+    /// An animation to play on an IQM: an animation-only IQM whose bones match the model's
+    /// joints by name, or by count and parents.
+    #[arg(long, value_name = "FILE")]
+    pub animation: Option<PathBuf>,
 }
 
 impl Companions {
@@ -50,9 +54,25 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
             .skeleton
             .as_deref()
             .map(|skp| std::path::absolute(skp).unwrap_or_else(|_| skp.to_path_buf())),
+        animation: companions.animation.clone(),
         ..OpenOptions::default()
     };
     Model::open_with(path, &options).map_err(|e| match e {
+        // The animation is at fault when the model opens without it.
+        _ if companions.animation.is_some()
+            && !matches!(e, skelmap_core::Error::Io { .. })
+            && Model::open_with(
+                path,
+                &OpenOptions {
+                    animation: None,
+                    ..options.clone()
+                },
+            )
+            .is_ok() =>
+        {
+            let anim = companions.animation.as_deref().unwrap_or(path);
+            format!("{}: its animation {}: {e}", path.display(), anim.display())
+        }
         // Already names the file.
         skelmap_core::Error::Io { .. } => e.to_string(),
         skelmap_core::Error::Resolve {

@@ -27,9 +27,10 @@ mod validate;
 
 use summary::Summary;
 
-const AFTER_HELP: &str = "Formats: DarkPlaces DPM, Qfusion SKM (+ SKP skeleton), GameStudio \
-MDL2/3/4/5 and HMP5/7 terrain, Quake MDL, MilkShape MS3D, SL mdl (+ .anim). Files are \
-recognised by their first bytes, not their names.\n\n\
+const AFTER_HELP: &str = "Formats: DarkPlaces DPM, Qfusion SKM (+ SKP skeleton), Inter-Quake \
+IQM (+ an animation-only IQM with --animation), GameStudio MDL2/3/4/5 and HMP5/7 terrain, \
+Quake MDL, MilkShape MS3D, SL mdl (+ .anim). Files are recognised by their first bytes, not \
+their names.\n\n\
 Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per clip: \
 first frame, frame count, frames per second, 1 to loop, and an optional // name) names and \
 times its clips for every command.\n\n\
@@ -98,7 +99,7 @@ enum Command {
     /// exits non-zero if any file fails.
     #[command(after_help = "Example:\n  skelmap validate models/ extra/zombie.dpm")]
     Validate {
-        /// Model files, or directories searched for .dpm .skm .skp .mdl .hmp .ms3d .anim.
+        /// Model files, or directories searched for .dpm .skm .skp .mdl .hmp .ms3d .anim .iqm.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
         /// Print JSON instead of text (no progress bar).

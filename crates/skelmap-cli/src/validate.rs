@@ -14,7 +14,7 @@ use serde::Serialize;
 use crate::summary::DiagnosticSummary;
 
 /// Extensions a directory walk picks up (compared case-insensitively).
-pub const EXTENSIONS: [&str; 7] = ["dpm", "skm", "skp", "mdl", "hmp", "ms3d", "anim"];
+pub const EXTENSIONS: [&str; 8] = ["dpm", "skm", "skp", "mdl", "hmp", "ms3d", "anim", "iqm"];
 
 /// Deepest directory nesting a walk follows (symbolic links to directories are not followed).
 const MAX_DEPTH: usize = 64;

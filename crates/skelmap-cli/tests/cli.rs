@@ -1026,3 +1026,31 @@ fn info_describes_several_files() {
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
     assert!(stderr(&out).contains("missing.dpm"), "{}", stderr(&out));
 }
+
+#[test]
+fn an_iqm_plays_the_animation_given_with_it() {
+    let Some(dir) = skelmap_testkit::corpus_next_path("iqm") else {
+        return;
+    };
+    let guy = dir.join("raylib_guy.iqm");
+    let anim = dir.join("raylib_guyanim.iqm");
+    let cube = dir.join("ld37_color-cube.iqm");
+    let [guy, anim, cube] = [&guy, &anim, &cube].map(|p| p.to_str().unwrap());
+    let out = skelmap(&["info", guy, "--animation", anim]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains(&format!("animation {anim}")), "{text}");
+    assert!(text.contains("14 bones (1 root, 0 attachments), 1 mesh, 122 frames"), "{text}");
+    // A static model is no animation: the error names the animation, not the model.
+    let out = skelmap(&["info", guy, "--animation", cube]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{guy}: its animation {cube}: IQM: invalid animation.poses")),
+        "{err}"
+    );
+    // `validate DIR` finds .iqm files.
+    let out = skelmap(&["validate", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stdout(&out).matches(".iqm").count(), 5, "{}", stdout(&out));
+}

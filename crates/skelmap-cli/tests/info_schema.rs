@@ -80,10 +80,13 @@ fn corpus_models() -> Vec<PathBuf> {
         .filter(|name| name != "oracle")
         .collect();
     folders.sort();
-    folders
+    let mut files: Vec<PathBuf> = folders
         .iter()
         .flat_map(|folder| skelmap_testkit::corpus_files(folder))
-        .collect()
+        .collect();
+    // The formats added later, kept in corpus-next.
+    files.extend(skelmap_testkit::corpus_next_files("iqm"));
+    files
 }
 
 #[test]

@@ -53,6 +53,13 @@ pub enum WarningKind {
     /// A companion file that only adds information (a `.framegroups` sidecar) is malformed
     /// and was ignored; the detail names the file.
     CompanionIgnored,
+    /// A section does not start at the alignment the specification asks for (it is read
+    /// unaligned).
+    Unaligned,
+    /// A vertex has no weight on any bone; the detail says where it is put.
+    ZeroWeights,
+    /// An animation's frame rate is not positive; the detail gives the rate used instead.
+    FrameRate,
 }
 
 impl WarningKind {
@@ -78,6 +85,9 @@ impl WarningKind {
             WarningKind::UnknownSubVersion => "optional section with unknown sub-version ignored",
             WarningKind::TriangleGroup => "triangle names a group that does not exist",
             WarningKind::CompanionIgnored => "malformed companion file ignored",
+            WarningKind::Unaligned => "section not aligned as the specification asks",
+            WarningKind::ZeroWeights => "vertex without bone weights",
+            WarningKind::FrameRate => "animation frame rate not positive",
         }
     }
 }

@@ -274,6 +274,34 @@ pub enum Problem {
         /// The size in bytes.
         size: u64,
     },
+    /// One blend weight outside `0..=1` (an IQM's float weights).
+    #[error("weight {value} is outside 0..=1")]
+    Weight {
+        /// The weight.
+        value: f64,
+    },
+    /// An IQM pose whose parent differs from its joint's.
+    #[error("pose {pose} has parent {parent} but its joint has parent {joint}")]
+    PoseParent {
+        /// The pose (and joint) index.
+        pose: u64,
+        /// The pose's parent (negative for a root).
+        parent: i64,
+        /// The joint's parent.
+        joint: i64,
+    },
+    /// An animation none of whose bones matches a joint of the model it is played on, by
+    /// name or (for unnamed bones) by count and parents.
+    #[error(
+        "none of the animation's {bones} bones matches one of the model's {joints} joints, by \
+         name or by count and parents"
+    )]
+    Skeleton {
+        /// The animation's bones.
+        bones: u64,
+        /// The model's joints.
+        joints: u64,
+    },
     /// A vertex has no bone influence.
     #[error("vertex has no bone influences")]
     NoInfluences,

@@ -14,6 +14,9 @@ use core::fmt;
 /// The 16 bytes every DPM starts with (`"DARKPLACESMODEL"` and a NUL).
 pub const DPM_MAGIC: &[u8; 16] = b"DARKPLACESMODEL\0";
 
+/// The 16 bytes every IQM starts with (`"INTERQUAKEMODEL"` and a NUL).
+pub const IQM_MAGIC: &[u8; 16] = b"INTERQUAKEMODEL\0";
+
 /// The 4 bytes both SKM and SKP files start with.
 pub const SKM_MAGIC: &[u8; 4] = b"SKM1";
 
@@ -64,6 +67,9 @@ pub enum Format {
     SlAnim,
     /// Quake 1 model (`IDPO`, version 6): 8-bit skins, vertex animation.
     Quake,
+    /// Inter-Quake Model (`INTERQUAKEMODEL\0`, version 2, little-endian): skeletal meshes,
+    /// joints with scale, quantised animation channels.
+    Iqm,
 }
 
 impl Format {
@@ -78,6 +84,7 @@ impl Format {
         Format::SlMdl,
         Format::SlAnim,
         Format::Quake,
+        Format::Iqm,
     ];
 
     /// Recognises the format of `data` from its magic bytes.
@@ -134,6 +141,7 @@ impl Format {
             Format::SlMdl => SLMDL_MAGIC,
             Format::SlAnim => &[],
             Format::Quake => IDPO_MAGIC,
+            Format::Iqm => IQM_MAGIC,
         }
     }
 
@@ -150,6 +158,7 @@ impl Format {
             Format::SlMdl => "\"mdl\\0\"",
             Format::SlAnim => "none",
             Format::Quake => "\"IDPO\"",
+            Format::Iqm => "\"INTERQUAKEMODEL\\0\"",
         }
     }
 
@@ -166,6 +175,7 @@ impl Format {
             Format::SlMdl => "SL mdl",
             Format::SlAnim => "SL anim",
             Format::Quake => "Quake MDL",
+            Format::Iqm => "IQM",
         }
     }
 
@@ -180,6 +190,7 @@ impl Format {
             Format::Mdl | Format::SlMdl | Format::Quake => "mdl",
             Format::Hmp => "hmp",
             Format::SlAnim => "anim",
+            Format::Iqm => "iqm",
         }
     }
 }

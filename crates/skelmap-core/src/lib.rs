@@ -65,6 +65,7 @@ mod error;
 mod floatbits;
 pub mod format;
 pub mod gamestudio;
+pub mod iqm;
 mod limits;
 pub mod model;
 pub mod ms3d;

@@ -258,6 +258,12 @@ impl Layout {
         self.furthest = self.furthest.max(end);
     }
 
+    /// Notes a region that may lie anywhere (linked structures): it reaches `end`, but its
+    /// place is not checked against writer order.
+    pub(crate) fn reach(&mut self, end: u64) {
+        self.furthest = self.furthest.max(end);
+    }
+
     /// Warns about disorder and about bytes after the furthest region.
     pub(crate) fn report(&self, len: u64, diag: &mut Diagnostics) {
         if let Some((what, start, cursor)) = self.first_disorder {

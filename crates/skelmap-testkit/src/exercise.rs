@@ -34,11 +34,74 @@ pub fn model(model: &Model<'_>) {
         slmdl(&m.mdl());
     } else if let skelmap_core::model::View::Quake(m) = model.view() {
         quake(m);
+    } else if let Some(m) = model.as_iqm() {
+        iqm(m.mesh());
+        if let Some(a) = m.animation() {
+            iqm(a);
+        }
+        assert!(m.matched_joints() <= m.mesh().num_joints());
     }
     if let Some(a) = model.as_sl_anim() {
         slanim(&a);
     }
     neutral(model);
+}
+
+/// Every accessor of an IQM view: strings, arrays, joints, poses decoded for every frame,
+/// anims, bounds and extensions.
+pub fn iqm(m: &skelmap_core::iqm::Iqm<'_>) {
+    let verts = m.num_vertices();
+    for i in 0..m.num_meshes() {
+        assert!(m.mesh_name(i).is_some() && m.mesh_material(i).is_some());
+    }
+    for a in m.vertex_arrays() {
+        let _ = m.custom_name(a);
+    }
+    for t in 0..m.num_triangles() {
+        let tri = m.triangle(t).expect("validated triangle");
+        assert!(tri.iter().all(|&v| (v as usize) < verts));
+        if let Some(adj) = m.adjacency(t) {
+            assert!(
+                adj.iter()
+                    .all(|&n| n == u32::MAX || (n as usize) < m.num_triangles())
+            );
+        }
+    }
+    let bones = m.skeleton_bones().len();
+    for v in 0..verts {
+        for value in [m.position(v), m.normal(v)].into_iter().flatten() {
+            assert!(value.iter().all(|c| c.is_finite()));
+        }
+        let _ = (m.texcoord(v), m.tangent(v), m.color(v));
+        if let Some((indexes, _)) = m.blend(v) {
+            assert!(indexes.iter().all(|&i| (i as usize) < bones.max(1)));
+        }
+    }
+    for j in 0..m.num_joints() {
+        assert!(m.joint_name(j).is_some());
+        let (q, t, s) = m.joint_transform(j).expect("validated joint");
+        assert!(q.is_finite() && t.is_finite() && s.is_finite());
+    }
+    let mut scales = Vec::new();
+    for f in 0..m.num_frames().min(64) {
+        let mut poses = Vec::new();
+        m.frame_poses_into(f, &mut poses);
+        assert!(poses.iter().all(|(q, t)| q.is_finite() && t.is_finite()));
+        scales.clear();
+        m.frame_scales_into(f, &mut scales);
+        assert!(scales.iter().all(|s| s.is_finite()));
+        if let Some(b) = m.frame_bounds(f) {
+            assert!(b.radius.is_finite());
+        }
+    }
+    for a in m.anims() {
+        assert!(a.first_frame as usize + a.num_frames as usize <= m.num_frames());
+        assert!(a.fps() > 0.0);
+    }
+    for e in m.extensions() {
+        assert!(e.data.len() <= m.data().len());
+    }
+    let _ = m.comment();
 }
 
 /// The format-neutral API: every count, index and range consistent, and every model poses
@@ -106,8 +169,14 @@ pub fn neutral(model: &Model<'_>) {
             if let Some(c) = compact.as_ref() {
                 c.matrices(&pose, &mut matrices)
                     .expect("a skeletal model's pose has bones");
-                c.dual_quats(&pose, &mut dual_quats)
-                    .expect("a skeletal model's pose has bones");
+                // Dual quaternions refuse a pose that scales (an IQM's); nothing else.
+                let blends = match c.dual_quats(&pose, &mut dual_quats) {
+                    Err(skelmap_core::model::DeformError::Scale { .. }) => false,
+                    other => {
+                        other.expect("a skeletal model's pose has bones");
+                        true
+                    }
+                };
                 let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
                 c.skin(
                     mesh.index(),
@@ -117,14 +186,16 @@ pub fn neutral(model: &Model<'_>) {
                     &mut s,
                 )
                 .expect("the compact mesh skins with its model's pose");
-                c.skin_dqs(
-                    mesh.index(),
-                    &dual_quats,
-                    skin::SimdLevel::detect(),
-                    &mut r,
-                    &mut s,
-                )
-                .expect("the compact mesh blends dual quaternions with its model's pose");
+                if blends {
+                    c.skin_dqs(
+                        mesh.index(),
+                        &dual_quats,
+                        skin::SimdLevel::detect(),
+                        &mut r,
+                        &mut s,
+                    )
+                    .expect("the compact mesh blends dual quaternions with its model's pose");
+                }
             }
             let Some(prepared) = prepared.as_ref().and_then(|x| x.mesh(mesh.index())) else {
                 continue;

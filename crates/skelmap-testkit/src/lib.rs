@@ -39,6 +39,34 @@ pub fn corpus_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
 }
 
+/// `../shared/corpus-next` beside the checkout: real files of the formats added after the
+/// first corpus (IQM, MDL7), kept apart so that tests walking every folder of the corpus do
+/// not meet them.
+#[must_use]
+pub fn corpus_next_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus-next")
+}
+
+/// [`corpus_path`] in [`corpus_next_root`].
+///
+/// # Panics
+///
+/// When it is absent and [`REQUIRE_CORPUS`] is `1`.
+#[must_use]
+pub fn corpus_next_path(sub: &str) -> Option<PathBuf> {
+    lookup(corpus_next_root().join(sub), corpus_required())
+}
+
+/// [`corpus_files`] in [`corpus_next_root`].
+///
+/// # Panics
+///
+/// As [`corpus_files`].
+#[must_use]
+pub fn corpus_next_files(sub: &str) -> Vec<PathBuf> {
+    list(corpus_next_path(sub))
+}
+
 /// `true` when [`REQUIRE_CORPUS`] is set to `1`.
 #[must_use]
 pub fn corpus_required() -> bool {
@@ -78,7 +106,12 @@ fn lookup(path: PathBuf, required: bool) -> Option<PathBuf> {
 /// When it is absent and [`REQUIRE_CORPUS`] is `1`, or when the folder cannot be listed.
 #[must_use]
 pub fn corpus_files(sub: &str) -> Vec<PathBuf> {
-    let Some(dir) = corpus_path(sub) else {
+    list(corpus_path(sub))
+}
+
+/// The files of `dir`, sorted; empty for `None`.
+fn list(dir: Option<PathBuf>) -> Vec<PathBuf> {
+    let Some(dir) = dir else {
         return Vec::new();
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)

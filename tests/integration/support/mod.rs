@@ -3,6 +3,7 @@
 //! format's folder use are in one module a format.
 
 pub mod gamestudio;
+pub mod iqm;
 pub mod ms3d;
 pub mod quake;
 pub mod slmdl;
@@ -13,7 +14,9 @@ use skelmap::core::dpm;
 use skelmap::core::synth;
 
 /// Where the shared corpus is, and skipping or failing without it: see `skelmap_testkit`.
-pub use skelmap_testkit::{corpus_files, corpus_path as corpus_dir};
+pub use skelmap_testkit::{
+    corpus_files, corpus_next_files, corpus_next_path as corpus_next_dir, corpus_path as corpus_dir,
+};
 
 /// One row of a MANIFEST.md table: file name, size, sha256 and the header summary column.
 #[derive(Debug, Clone)]
@@ -52,7 +55,17 @@ impl ManifestRow {
 /// The rows of corpus/MANIFEST.md in the section of corpus folder `folder` (the section
 /// heading ends with `` `folder/` ``): folders can share an extension (`mdl/`, `mdl_quake/`).
 pub fn manifest(folder: &str) -> Vec<ManifestRow> {
-    let Some(dir) = corpus_dir("") else {
+    manifest_in(corpus_dir(""), folder)
+}
+
+/// [`manifest`] of corpus-next/MANIFEST.md (IQM, MDL7).
+pub fn manifest_next(folder: &str) -> Vec<ManifestRow> {
+    manifest_in(corpus_next_dir(""), folder)
+}
+
+/// The rows of `dir`/MANIFEST.md in the section of `folder`.
+fn manifest_in(dir: Option<std::path::PathBuf>, folder: &str) -> Vec<ManifestRow> {
+    let Some(dir) = dir else {
         return Vec::new();
     };
     let text = std::fs::read_to_string(dir.join("MANIFEST.md")).unwrap();

@@ -9,7 +9,7 @@
 
 use crate::pose::{Bone, Skeleton};
 use crate::view::{MeshView, ModelView};
-use crate::{dpm, gamestudio, ms3d, quake, skm, slmdl};
+use crate::{dpm, gamestudio, iqm, ms3d, quake, skm, slmdl};
 
 /// Declares [`View`], `MeshKind` and `FrameNamesKind` over the listed formats, and the
 /// `with_view!` and `with_mesh!` macros that dispatch on them. `$d` is a `$` token, which the
@@ -107,6 +107,8 @@ formats! {
     SlMdl(slmdl::Model),
     /// An SL animation on its own: bones and keyframes, no meshes.
     SlAnim(slmdl::Animation),
+    /// An Inter-Quake Model (or an IQM animation on its own), with the animation it plays.
+    Iqm(iqm::Model),
 }
 
 pub(super) use {with_mesh, with_view};

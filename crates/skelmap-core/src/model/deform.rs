@@ -48,6 +48,7 @@ impl Model<'_> {
         }
         if self.is_vertex_animated() {
             pose.local.bones.clear();
+            pose.local.scales.clear();
             pose.palette.world.clear();
             pose.sampled = Sampled::Frames { a, b, t };
             return Ok(());
@@ -150,6 +151,7 @@ impl Model<'_> {
     pub fn pose_bind(&self, pose: &mut Pose) {
         if self.is_vertex_animated() {
             pose.local.bones.clear();
+            pose.local.scales.clear();
             pose.palette.world.clear();
             pose.sampled = Sampled::Frames { a: 0, b: 0, t: 0.0 };
             return;

@@ -74,7 +74,7 @@ pub enum Companion {
     Skeleton,
     /// An SKM's level of detail (`name_1.skm` … `name_4.skm`).
     LevelOfDetail,
-    /// An SL mesh's animation (`name.anim`).
+    /// An SL mesh's animation (`name.anim`), or the animation-only IQM an IQM plays.
     Animation,
     /// DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`).
     FrameGroups,
@@ -206,6 +206,15 @@ impl<'data> Model<'data> {
         match self.view() {
             View::SlAnim(a) => Some(*a),
             View::SlMdl(m) => m.anim(),
+            _ => None,
+        }
+    }
+
+    /// The IQM (and the animation it plays), if this is an IQM.
+    #[must_use]
+    pub fn as_iqm(&self) -> Option<&crate::iqm::Model<'_>> {
+        match self.view() {
+            View::Iqm(m) => Some(m),
             _ => None,
         }
     }

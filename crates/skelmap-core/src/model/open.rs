@@ -48,6 +48,10 @@ pub struct OpenOptions {
     /// An SKM's skeleton: this file (any path, not looked up under the root) instead of the
     /// one its `.cfg` imports or its own name gives. Ignored for the other formats.
     pub skeleton: Option<PathBuf>,
+    /// An animation to play on the model: for an IQM, an animation-only IQM (any path, not
+    /// looked up under the root) whose bones are matched to the model's joints. Ignored for
+    /// the other formats.
+    pub animation: Option<PathBuf>,
 }
 
 impl Model<'static> {
@@ -102,14 +106,20 @@ impl Model<'static> {
         // The model itself is opened directly, so that a missing file is an I/O error naming it.
         let main = Source::open(path, options.access)?;
         let resolver = FsResolver::new(root).with_access(options.access);
-        let skeleton = match &options.skeleton {
-            Some(skp) => Some((
-                skp.display().to_string(),
-                Source::open(skp, options.access)?,
-            )),
-            None => None,
+        let given = |path: &Option<PathBuf>| -> Result<Option<(String, Source<'static>)>> {
+            match path {
+                Some(p) => Ok(Some((
+                    p.display().to_string(),
+                    Source::open(p, options.access)?,
+                ))),
+                None => Ok(None),
+            }
         };
-        Model::with_companions(&resolver, &relative, main, skeleton, &options.limits)
+        let given = Given {
+            skeleton: given(&options.skeleton)?,
+            animation: given(&options.animation)?,
+        };
+        Model::with_companions(&resolver, &relative, main, given, &options.limits)
     }
 
     /// Validates bytes the model takes ownership of (no companions: see
@@ -205,18 +215,23 @@ impl<'data> Model<'data> {
             path: path.to_string(),
             reason: "model not found",
         })?;
-        Model::with_companions(resolver, path, main, None, limits)
+        Model::with_companions(resolver, path, main, Given::default(), limits)
     }
 
     /// Validates `main`, found at VFS `path`, and the companions `resolver` serves for it;
-    /// `skeleton`, when given, is an SKM's skeleton instead of the one it names.
+    /// `given.skeleton` is an SKM's skeleton instead of the one it names, `given.animation`
+    /// an animation-only IQM for an IQM.
     fn with_companions<R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
         main: Source<'data>,
-        skeleton: Option<(String, Source<'data>)>,
+        given: Given<'data>,
         limits: &Limits,
     ) -> Result<Model<'data>> {
+        let Given {
+            skeleton,
+            animation,
+        } = given;
         let extension = Path::new(path).extension().and_then(|e| e.to_str());
         let format = Format::detect(main.bytes(), extension).ok_or(Error::UnknownFormat)?;
         let mut companions = Vec::new();
@@ -229,6 +244,11 @@ impl<'data> Model<'data> {
                 companions.push((Companion::Skeleton, skp_path, skp));
                 for (lod_path, lod) in crate::skm::resolve::levels_of_detail(resolver, path)? {
                     companions.push((Companion::LevelOfDetail, lod_path, lod));
+                }
+            }
+            Format::Iqm => {
+                if let Some((anim_path, anim)) = animation {
+                    companions.push((Companion::Animation, anim_path, anim));
                 }
             }
             Format::SlMdl => {
@@ -244,6 +264,22 @@ impl<'data> Model<'data> {
             companions.push((Companion::FrameGroups, sidecar, text));
         }
         Model::build(format, path.to_string(), main, companions, limits)
+    }
+
+    /// Validates an IQM and an animation-only IQM and plays the animation on the model (see
+    /// [`iqm::Model::pair`](crate::iqm::Model::pair)).
+    ///
+    /// # Errors
+    ///
+    /// Any validation error; [`Error::Invalid`] when the animation has no poses or none of
+    /// its bones matches a joint.
+    pub fn from_iqm(
+        model: Source<'data>,
+        animation: Source<'data>,
+        limits: &Limits,
+    ) -> Result<Model<'data>> {
+        let companions = vec![(Companion::Animation, String::new(), animation)];
+        Model::build(Format::Iqm, String::new(), model, companions, limits)
     }
 
     /// Validates `main` as `format` and its companions, and pairs them.
@@ -325,6 +361,13 @@ impl<'data> Model<'data> {
     }
 }
 
+/// Companion files given by path rather than found by name.
+#[derive(Debug, Default)]
+struct Given<'data> {
+    skeleton: Option<(String, Source<'data>)>,
+    animation: Option<(String, Source<'data>)>,
+}
+
 /// Validates the files as `format`: the one place that turns bytes into each format's view.
 fn view<'a>(
     format: Format,
@@ -374,6 +417,16 @@ fn view<'a>(
             View::SlMdl(slmdl::Model::pair(mdl, anim)?)
         }
         Format::SlAnim => View::SlAnim(slmdl::Animation::parse_with(data, limits, diag)?),
+        Format::Iqm => {
+            let mesh = crate::iqm::Iqm::parse_with(data, limits, diag)?;
+            View::Iqm(match files.companion(Companion::Animation).next() {
+                Some(anim) => {
+                    let anim = crate::iqm::Iqm::parse_with(anim.bytes(), limits, diag)?;
+                    crate::iqm::Model::pair(mesh, anim)?
+                }
+                None => crate::iqm::Model::single(mesh),
+            })
+        }
     })
 }
 

@@ -56,6 +56,10 @@ impl Prepared {
     }
 }
 
+/// How far from 1 a bone's axis may be scaled (rounding, not scale) and dual quaternions still
+/// skin it.
+const SCALE_TOLERANCE: f32 = 1e-3;
+
 /// Every mesh of a skeletal model folded for the compact kernel ([`Model::compact`]).
 #[derive(Debug, Clone)]
 pub struct Compact {
@@ -100,8 +104,15 @@ impl Compact {
     ///
     /// # Errors
     ///
-    /// [`DeformError::NotSampled`] for a pose without bones.
+    /// [`DeformError::NotSampled`] for a pose without bones; [`DeformError::Scale`] for a pose
+    /// in which a bone scales (an IQM's), which dual quaternions cannot express.
     pub fn dual_quats(&self, pose: &Pose, out: &mut DualQuatPalette) -> Result<(), DeformError> {
+        for (bone, m) in self.relative(pose)?.enumerate() {
+            let lengths = [m.x_axis.length(), m.y_axis.length(), m.z_axis.length()];
+            if let Some(&scale) = lengths.iter().find(|l| (**l - 1.0).abs() > SCALE_TOLERANCE) {
+                return Err(DeformError::Scale { bone, scale });
+            }
+        }
         out.update(self.relative(pose)?.map(|m| DualQuat::from_affine(&m)));
         Ok(())
     }

@@ -85,6 +85,7 @@ impl Ms3d<'_> {
     /// Every joint's parent-relative rest transform into `out` (cleared first).
     pub fn local_rest_pose(&self, out: &mut LocalPose) {
         out.bones.clear();
+        out.scales.clear();
         out.bones.extend(self.joints().iter().map(|joint| {
             (
                 euler_to_quat(joint.rotation()),
@@ -108,6 +109,7 @@ impl Ms3d<'_> {
     pub fn local_pose_at(&self, seconds: f32, interpolation: Interpolation, out: &mut LocalPose) {
         let joints = self.joints();
         out.bones.clear();
+        out.scales.clear();
         out.cursors.resize(joints.len(), KeyCursor::default());
         let done = if interpolation == Interpolation::Nlerp && joints.len() >= 16 {
             nlerp_in_steps(joints, seconds, &mut out.cursors, &mut out.bones)

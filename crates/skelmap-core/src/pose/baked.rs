@@ -58,6 +58,8 @@ pub struct BakedFrames<'data> {
     order: Option<Vec<u16>>,
     frames: usize,
     poses: Vec<(Quat, Vec3A)>,
+    /// Per frame and bone, the scale; empty for a source without scale.
+    scales: Vec<Vec3A>,
 }
 
 impl<'data> BakedFrames<'data> {
@@ -95,11 +97,22 @@ impl<'data> BakedFrames<'data> {
             poses.truncate(start + bones);
             poses.resize(start + bones, (Quat::IDENTITY, Vec3A::ZERO));
         }
+        let mut scales = Vec::new();
+        if source.has_scale() {
+            scales.reserve_exact(count);
+            for frame in 0..frames {
+                let start = scales.len();
+                source.frame_scales_into(frame, &mut scales);
+                scales.truncate(start + bones);
+                scales.resize(start + bones, Vec3A::ONE);
+            }
+        }
         Ok(BakedFrames {
             bones: source.skeleton_bones().collect(),
             order: source.hierarchy_order().map(<[u16]>::to_vec),
             frames,
             poses,
+            scales,
         })
     }
 
@@ -138,5 +151,19 @@ impl<'data> PoseFrames<'data> for BakedFrames<'data> {
 
     fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
         self.frame(frame).unwrap_or_default().iter().copied()
+    }
+
+    fn has_scale(&self) -> bool {
+        !self.scales.is_empty()
+    }
+
+    fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
+        let bones = self.bones.len();
+        let range = frame
+            .checked_mul(bones)
+            .and_then(|start| Some(start..start.checked_add(bones)?));
+        if let Some(scales) = range.and_then(|r| self.scales.get(r)) {
+            out.extend_from_slice(scales);
+        }
     }
 }

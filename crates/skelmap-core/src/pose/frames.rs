@@ -34,6 +34,19 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
         out.extend(self.frame_poses(frame));
     }
 
+    /// `true` when some frame scales a bone (IQM): [`sample`](crate::pose::sample) then fills
+    /// [`LocalPose::scales`](crate::pose::LocalPose::scales) from
+    /// [`frame_scales_into`](PoseFrames::frame_scales_into). `false` (the default) for formats
+    /// without scale, whose poses keep `scales` empty and cost nothing for it.
+    fn has_scale(&self) -> bool {
+        false
+    }
+
+    /// Appends every bone's scale in `frame` to `out`, in bone order (nothing by default).
+    fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
+        let _ = (frame, out);
+    }
+
     /// Blends frames `a` and `b` (both in range) at `t` into `out`, cleared first, exactly as
     /// [`sample`](crate::pose::sample) blends the poses of
     /// [`frame_poses_into`](PoseFrames::frame_poses_into) with

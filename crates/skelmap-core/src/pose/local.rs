@@ -14,26 +14,32 @@ pub enum Interpolation {
     Slerp,
 }
 
-/// One parent-relative rotation and translation per bone.
+/// One parent-relative rotation and translation per bone, and a scale per bone for formats
+/// whose poses scale (IQM).
 ///
 /// A `LocalPose` reused from one sample to the next also remembers, per bone, where sampling
 /// stood in formats stored as sparse keys (MS3D): the next sample resumes from there instead of
 /// searching, and each key's rotation is converted once rather than once per sample. What it
 /// remembers is checked against the keys themselves, so reusing a pose across models stays
-/// correct. Equality compares [`bones`](LocalPose::bones) only.
+/// correct. Equality compares [`bones`](LocalPose::bones) and [`scales`](LocalPose::scales).
 #[derive(Debug, Clone, Default)]
 pub struct LocalPose {
     /// Per bone `(rotation, translation)`.
     pub bones: Vec<(Quat, Vec3A)>,
+    /// Per bone, the scale applied before the rotation; empty when no bone scales (every
+    /// format but IQM), which [`Palette::build`] then skips. A bone past its end has scale 1.
+    pub scales: Vec<Vec3A>,
     /// Per bone, where the last sample of a keyed format stood.
     pub(crate) cursors: Vec<KeyCursor>,
     /// Scratch: the second frame's poses while sampling.
     pub(crate) frame_b: Vec<(Quat, Vec3A)>,
+    /// Scratch: the second frame's scales while sampling.
+    pub(crate) scales_b: Vec<Vec3A>,
 }
 
 impl PartialEq for LocalPose {
     fn eq(&self, other: &Self) -> bool {
-        self.bones == other.bones
+        self.bones == other.bones && self.scales == other.scales
     }
 }
 
@@ -103,6 +109,7 @@ pub fn sample<'data, S: PoseFrames<'data>>(
     let last = source.num_frames().saturating_sub(1);
     let (a, b) = (a.min(last), b.min(last));
     let bones = source.skeleton_bones().len();
+    sample_scales(source, a, b, t, out);
     if interpolation == Interpolation::Nlerp && source.nlerp_frames_into(a, b, t, &mut out.bones) {
         out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
         return;
@@ -136,6 +143,27 @@ pub fn sample<'data, S: PoseFrames<'data>>(
                 slot.0 = Quat::from_vec4(q);
             }
         }
+    }
+}
+
+/// The scales of frames `a` and `b` blended linearly at `t` into `out.scales`, or `scales`
+/// emptied for a source without scale.
+fn sample_scales<'data, S: PoseFrames<'data>>(
+    source: &S,
+    a: usize,
+    b: usize,
+    t: f32,
+    out: &mut LocalPose,
+) {
+    out.scales.clear();
+    if !source.has_scale() {
+        return;
+    }
+    source.frame_scales_into(a, &mut out.scales);
+    out.scales_b.clear();
+    source.frame_scales_into(b, &mut out.scales_b);
+    for (s, sb) in out.scales.iter_mut().zip(&out.scales_b) {
+        *s = s.lerp(*sb, t);
     }
 }
 
@@ -192,7 +220,10 @@ impl Palette {
                 .get(i)
                 .copied()
                 .unwrap_or((Quat::IDENTITY, Vec3A::ZERO));
-            Affine3A::from_rotation_translation(q, t.into())
+            match pose.scales.get(i) {
+                Some(s) => Affine3A::from_scale_rotation_translation((*s).into(), q, t.into()),
+                None => Affine3A::from_rotation_translation(q, t.into()),
+            }
         };
         let Some(order) = skeleton.hierarchy_order() else {
             for (i, bone) in skeleton.skeleton_bones().enumerate() {

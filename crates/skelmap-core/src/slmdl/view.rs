@@ -384,6 +384,7 @@ impl<'data> Animation<'data> {
     /// transforms; keyframe 0 is the bind pose.
     pub fn sample(&self, seconds: f32, out: &mut LocalPose) {
         out.bones.clear();
+        out.scales.clear();
         // The first keyframe starting after `seconds` (times are validated non-decreasing).
         let (mut lo, mut hi) = (0u32, self.keyframes);
         while lo < hi {

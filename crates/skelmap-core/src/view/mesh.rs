@@ -57,6 +57,7 @@ pub struct Submesh<'a> {
 enum SubmeshTriangles<'a> {
     All(usize),
     List(&'a [U16<LittleEndian>]),
+    Range { first: usize, count: usize },
 }
 
 impl<'a> Submesh<'a> {
@@ -82,6 +83,20 @@ impl<'a> Submesh<'a> {
         }
     }
 
+    /// A submesh drawing the `count` mesh triangles from `first` (an IQM mesh).
+    pub(crate) fn range(
+        name: &'a [u8],
+        material: Option<usize>,
+        first: usize,
+        count: usize,
+    ) -> Self {
+        Submesh {
+            name,
+            material,
+            triangles: SubmeshTriangles::Range { first, count },
+        }
+    }
+
     /// The name (an MS3D group's; the mesh's elsewhere).
     #[must_use]
     pub fn name(&self) -> &'a [u8] {
@@ -100,16 +115,18 @@ impl<'a> Submesh<'a> {
         match self.triangles {
             SubmeshTriangles::All(n) => n,
             SubmeshTriangles::List(list) => list.len(),
+            SubmeshTriangles::Range { count, .. } => count,
         }
     }
 
     /// The mesh triangles ([`Mesh::triangle`](crate::model::Mesh::triangle) indices) the submesh draws.
     pub fn triangle_indices(&self) -> impl ExactSizeIterator<Item = usize> + Clone + 'a {
-        let (n, list) = match self.triangles {
-            SubmeshTriangles::All(n) => (n, &[][..]),
-            SubmeshTriangles::List(list) => (list.len(), list),
+        let (first, n, list) = match self.triangles {
+            SubmeshTriangles::All(n) => (0, n, &[][..]),
+            SubmeshTriangles::List(list) => (0, list.len(), list),
+            SubmeshTriangles::Range { first, count } => (first, count, &[][..]),
         };
-        (0..n).map(move |i| list.get(i).map_or(i, |t| usize::from(t.get())))
+        (0..n).map(move |i| list.get(i).map_or(first + i, |t| usize::from(t.get())))
     }
 }
 

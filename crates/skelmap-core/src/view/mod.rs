@@ -139,7 +139,10 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     ) {
         match self.pose_frames() {
             Some(frames) => sample(frames, a, b, t, interpolation, out),
-            None => out.bones.clear(),
+            None => {
+                out.bones.clear();
+                out.scales.clear();
+            }
         }
     }
 

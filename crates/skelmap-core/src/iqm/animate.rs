@@ -1,0 +1,326 @@
+//! An IQM model and, when given, an IQM animation to play on it: [`Model`].
+//!
+//! Engines load an IQM's animations from the model itself or from a second IQM that holds
+//! only poses, frames and anims (raylib's `guy.iqm` and `guyanim.iqm`). The animation's bones
+//! are matched to the model's joints by name where the animation names them (its joints), and
+//! otherwise by index, when it has as many poses as the model has joints with the same
+//! parents. A joint no bone of the animation matches keeps its bind pose.
+
+use glam::{Quat, Vec3A};
+
+use super::view::{Iqm, unit_rotation};
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+use crate::pose::bounds::Aabb;
+use crate::pose::framegroups::FrameGroup;
+use crate::pose::{Bone, LocalPose, PoseFrames, Skeleton};
+use crate::view::{ClipOrigin, IndexedNames, Material, ModelView};
+
+/// No pose of the animation drives this joint.
+const NONE: u16 = u16::MAX;
+
+/// An IQM and the animation it plays: its own frames, or those of an animation-only IQM.
+///
+/// ```
+/// use skelmap_core::{Parse, iqm};
+/// let model = iqm::Builder::demo().write()?;
+/// // The demo's animation on its own: the poses, frames and anims, without joints or mesh.
+/// let anim = iqm::Builder {
+///     joints: Vec::new(),
+///     pose_parents: vec![-1, 0, 1],
+///     positions: Vec::new(),
+///     texcoords: Vec::new(),
+///     normals: Vec::new(),
+///     blend_indexes: Vec::new(),
+///     blend_weights: Vec::new(),
+///     triangles: Vec::new(),
+///     meshes: Vec::new(),
+///     ..iqm::Builder::demo()
+/// }
+/// .write()?;
+/// let paired = iqm::Model::pair(iqm::Iqm::parse(&model)?, iqm::Iqm::parse(&anim)?)?;
+/// assert_eq!(paired.matched_joints(), 3);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Model<'data> {
+    // Boxed: two views side by side would make every `Model` as large as both.
+    mesh: Box<Iqm<'data>>,
+    anim: Option<Box<Iqm<'data>>>,
+    /// Per joint of `mesh`, the bone of `anim` that drives it ([`NONE`]: none).
+    source: Vec<u16>,
+    /// Per bone of `anim`, the joint of `mesh` it drives ([`NONE`]: none).
+    target: Vec<u16>,
+}
+
+impl<'data> Model<'data> {
+    /// An IQM that plays its own frames.
+    #[must_use]
+    pub fn single(mesh: Iqm<'data>) -> Self {
+        Model {
+            mesh: Box::new(mesh),
+            anim: None,
+            source: Vec::new(),
+            target: Vec::new(),
+        }
+    }
+
+    /// `mesh` playing the frames of `anim`, its bones matched to `mesh`'s joints: by name
+    /// where `anim` has joints, else by index when it has as many poses as `mesh` has joints,
+    /// with the same parents. A joint left unmatched keeps its bind pose.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] with [`Problem::Empty`] when `anim` has no poses, and with
+    /// [`Problem::Skeleton`] when none of its bones matches a joint of `mesh`.
+    pub fn pair(mesh: Iqm<'data>, anim: Iqm<'data>) -> Result<Self> {
+        let fail = |problem| Error::Invalid {
+            format: Format::Iqm,
+            what: "animation.poses",
+            offset: core::mem::offset_of!(super::raw::Header, num_poses) as u64,
+            problem,
+        };
+        if anim.num_poses() == 0 {
+            return Err(fail(Problem::Empty));
+        }
+        let joints = mesh.num_joints();
+        let mut source = vec![NONE; joints];
+        let mut target = vec![NONE; anim.num_poses()];
+        if anim.num_joints() > 0 {
+            for (i, slot) in source.iter_mut().enumerate() {
+                let name = mesh.joint_name(i).unwrap_or_default();
+                let found = (0..anim.num_joints()).find(|&j| anim.joint_name(j) == Some(name));
+                if let Some(j) = found
+                    && let Some(t) = target.get_mut(j)
+                {
+                    *slot = j as u16;
+                    *t = i as u16;
+                }
+            }
+        } else {
+            let same = anim.num_poses() == joints
+                && (0..joints)
+                    .all(|i| anim.bone(i).map(|b| b.parent()) == mesh.bone(i).map(|b| b.parent()));
+            if same {
+                for i in 0..joints {
+                    source[i] = i as u16;
+                    target[i] = i as u16;
+                }
+            }
+        }
+        if source.iter().all(|&s| s == NONE) {
+            return Err(fail(Problem::Skeleton {
+                bones: anim.num_poses() as u64,
+                joints: joints as u64,
+            }));
+        }
+        Ok(Model {
+            mesh: Box::new(mesh),
+            anim: Some(Box::new(anim)),
+            source,
+            target,
+        })
+    }
+
+    /// The model.
+    #[must_use]
+    pub fn mesh(&self) -> &Iqm<'data> {
+        &self.mesh
+    }
+
+    /// The animation-only IQM it plays, if it was given one.
+    #[must_use]
+    pub fn animation(&self) -> Option<&Iqm<'data>> {
+        self.anim.as_deref()
+    }
+
+    /// How many of the model's joints the animation drives (all of them when the model plays
+    /// its own frames).
+    #[must_use]
+    pub fn matched_joints(&self) -> usize {
+        match self.anim {
+            Some(_) => self.source.iter().filter(|&&s| s != NONE).count(),
+            None => self.mesh.num_joints(),
+        }
+    }
+
+    /// The file whose frames and anims play.
+    fn frames(&self) -> &Iqm<'data> {
+        self.anim.as_deref().unwrap_or(&self.mesh)
+    }
+
+    /// Every joint's bind transform into `poses` (and its scale into `scales`), then the
+    /// animation's frame `frame` over the joints it drives.
+    fn mapped_frame(
+        &self,
+        anim: &Iqm<'data>,
+        frame: usize,
+        mut poses: Option<&mut Vec<(Quat, Vec3A)>>,
+        mut scales: Option<&mut Vec<Vec3A>>,
+    ) {
+        let (start_p, start_s) = (
+            poses.as_ref().map_or(0, |p| p.len()),
+            scales.as_ref().map_or(0, |s| s.len()),
+        );
+        for i in 0..self.mesh.num_joints() {
+            let (q, t, s) =
+                self.mesh
+                    .joint_transform(i)
+                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO, Vec3A::ONE));
+            if let Some(p) = poses.as_deref_mut() {
+                p.push((q, t));
+            }
+            if let Some(out) = scales.as_deref_mut() {
+                out.push(s);
+            }
+        }
+        anim.for_each_pose(frame, |bone, c| {
+            let Some(&joint) = self.target.get(bone) else {
+                return;
+            };
+            if joint == NONE {
+                return;
+            }
+            let j = usize::from(joint);
+            if let Some(slot) = poses.as_deref_mut().and_then(|p| p.get_mut(start_p + j)) {
+                *slot = (
+                    unit_rotation(c[3], c[4], c[5], c[6]),
+                    Vec3A::new(c[0], c[1], c[2]),
+                );
+            }
+            if let Some(slot) = scales.as_deref_mut().and_then(|s| s.get_mut(start_s + j)) {
+                *slot = Vec3A::new(c[7], c[8], c[9]);
+            }
+        });
+    }
+}
+
+/// The model's joints.
+impl<'data> Skeleton<'data> for Model<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.mesh.skeleton_bones()
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        Skeleton::bone(&*self.mesh, index)
+    }
+}
+
+/// The frames of the animation (or the model's own), in the model's joint order.
+impl<'data> PoseFrames<'data> for Model<'data> {
+    fn num_frames(&self) -> usize {
+        self.frames().num_frames()
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let Some(anim) = &self.anim else {
+            return self.mesh.bone_pose(frame, bone);
+        };
+        if frame >= anim.num_frames() {
+            return None;
+        }
+        match self.source.get(bone).copied()? {
+            NONE => self.mesh.joint_transform(bone).map(|(q, t, _)| (q, t)),
+            s => anim.bone_pose(frame, usize::from(s)),
+        }
+    }
+
+    fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        match &self.anim {
+            None => self.mesh.frame_poses_into(frame, out),
+            Some(anim) if frame < anim.num_frames() => {
+                self.mapped_frame(anim, frame, Some(out), None);
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn has_scale(&self) -> bool {
+        self.mesh.has_scale() || self.anim.as_deref().is_some_and(Iqm::has_scale)
+    }
+
+    fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
+        match &self.anim {
+            None => self.mesh.frame_scales_into(frame, out),
+            Some(anim) if frame < anim.num_frames() => {
+                self.mapped_frame(anim, frame, None, Some(out));
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// The model's mesh, materials and bind pose; the animation's frames, clips and bounds.
+impl<'data> ModelView<'data> for Model<'data> {
+    type Mesh<'a>
+        = &'a Iqm<'data>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = &'a Iqm<'data>
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::Iqm
+    }
+
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        self.frames().clip_origin()
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        self.frames().built_in_clips()
+    }
+
+    fn bind_pose(&self, out: &mut LocalPose) {
+        if self.anim.is_none() {
+            return self.mesh.bind_pose(out);
+        }
+        // The model's joints, with the animation's scale where it has one.
+        self.mesh.bind_pose(out);
+        if self.has_scale() && out.scales.is_empty() {
+            out.scales.resize(out.bones.len(), Vec3A::ONE);
+        }
+    }
+
+    fn stored_bounds(&self) -> Option<Aabb> {
+        self.frames().stored_bounds()
+    }
+
+    fn num_meshes(&self) -> usize {
+        ModelView::num_meshes(&*self.mesh)
+    }
+
+    fn mesh(&self, index: usize) -> Option<&Iqm<'data>> {
+        ModelView::mesh(&*self.mesh, index)
+    }
+
+    fn num_materials(&self) -> usize {
+        ModelView::num_materials(&*self.mesh)
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        ModelView::material(&*self.mesh, index)
+    }
+
+    fn bind_pose_mesh(&self) -> Option<&Iqm<'data>> {
+        ModelView::bind_pose_mesh(&*self.mesh)
+    }
+
+    fn has_skeleton(&self) -> bool {
+        ModelView::has_skeleton(&*self.mesh)
+    }
+}

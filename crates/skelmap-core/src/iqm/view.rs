@@ -1,0 +1,794 @@
+//! The validated IQM view and its accessors; its `Skeleton`, `PoseFrames`, `ModelView`,
+//! `MeshView` and `BindPoseMesh` impls.
+
+use glam::{Quat, Vec3A};
+use zerocopy::LittleEndian;
+use zerocopy::byteorder::{F32, U32};
+
+use super::raw::{self, Channel, Header, IQM_LOOP, NUM_CHANNELS};
+use crate::format::Format;
+use crate::pose::bounds::Aabb;
+use crate::pose::framegroups::FrameGroup;
+use crate::pose::{BindPoseMesh, BindVertex, Bone, LocalPose, PoseFrames, Skeleton};
+use crate::view::{
+    ClipOrigin, IndexedNames, Material, MeshView, ModelView, NAMED_CLIP_FPS, Submesh,
+    TexcoordLayout,
+};
+
+type Le = LittleEndian;
+
+const FORMAT: Format = Format::Iqm;
+
+/// A validated IQM file: references into its bytes, nothing copied.
+///
+/// Every vertex array is global: an IQM mesh is a range of the triangles (whose indices may
+/// reach any vertex) drawn with one material. [`Model`](crate::Model) therefore sees one mesh
+/// holding every vertex and triangle, with one submesh per IQM mesh.
+///
+/// ```
+/// use skelmap_core::{iqm, Parse};
+/// let bytes = iqm::Builder::demo().write()?;
+/// let model = iqm::Iqm::parse(&bytes)?;
+/// assert_eq!((model.num_joints(), model.num_meshes(), model.num_anims()), (3, 2, 2));
+/// assert_eq!(model.joint_name(1), Some(&b"spine"[..]));
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Iqm<'data> {
+    pub(super) data: &'data [u8],
+    pub(super) header: &'data Header,
+    /// The string table; every offset validation accepted is terminated inside it.
+    pub(super) text: &'data [u8],
+    pub(super) meshes: &'data [raw::Mesh],
+    pub(super) vertex_arrays: &'data [raw::VertexArray],
+    pub(super) arrays: Arrays<'data>,
+    pub(super) num_vertexes: u32,
+    pub(super) triangles: &'data [raw::Triangle],
+    pub(super) adjacency: &'data [raw::Triangle],
+    pub(super) joints: &'data [raw::Joint],
+    pub(super) poses: &'data [raw::Pose],
+    pub(super) anims: &'data [raw::Anim],
+    pub(super) frames: &'data [Channel],
+    pub(super) bounds: &'data [raw::Bounds],
+    pub(super) comment: &'data [u8],
+    /// Whether any joint or pose scales (a scale other than 1, or an animated scale channel).
+    pub(super) has_scale: bool,
+}
+
+/// The vertex arrays of the standard types the view reads, each `num_vertexes` long.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Arrays<'data> {
+    pub(super) position: Option<&'data [[F32<Le>; 3]]>,
+    pub(super) texcoord: Option<&'data [[F32<Le>; 2]]>,
+    pub(super) normal: Option<&'data [[F32<Le>; 3]]>,
+    pub(super) tangent: Option<&'data [[F32<Le>; 4]]>,
+    pub(super) blend_indexes: Option<Quad<'data>>,
+    pub(super) blend_weights: Option<Quad<'data>>,
+    pub(super) color: Option<Quad<'data>>,
+}
+
+/// Four components per vertex in one of the formats the four-wide types allow.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Quad<'data> {
+    /// `ubyte × 4`.
+    U8(&'data [[u8; 4]]),
+    /// `int × 4` or `uint × 4` (indexes only; validated non-negative).
+    U32(&'data [[U32<Le>; 4]]),
+    /// `float × 4` (weights and colours).
+    F32(&'data [[F32<Le>; 4]]),
+}
+
+impl Quad<'_> {
+    /// Vertex `i`'s four components as integers (indexes).
+    fn index(&self, i: usize) -> Option<[u32; 4]> {
+        match self {
+            Quad::U8(a) => a.get(i).map(|v| v.map(u32::from)),
+            Quad::U32(a) => a.get(i).map(|v| v.map(|c| c.get())),
+            Quad::F32(_) => None,
+        }
+    }
+
+    /// Vertex `i`'s four components as fractions of one (weights, colours): a byte over 255.
+    fn unit(&self, i: usize) -> Option<[f32; 4]> {
+        match self {
+            Quad::U8(a) => a.get(i).map(|v| v.map(|c| f32::from(c) / 255.0)),
+            Quad::F32(a) => a.get(i).map(|v| v.map(|c| c.get())),
+            Quad::U32(_) => None,
+        }
+    }
+
+    /// Vertex `i`'s four components as bytes (weights, colours): floats scaled by 255 and
+    /// rounded.
+    fn bytes(&self, i: usize) -> Option<[u8; 4]> {
+        match self {
+            Quad::U8(a) => a.get(i).copied(),
+            Quad::F32(a) => a
+                .get(i)
+                .map(|v| v.map(|c| (c.get().clamp(0.0, 1.0) * 255.0).round() as u8)),
+            Quad::U32(_) => None,
+        }
+    }
+}
+
+/// One IQM anim: a named run of frames.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Anim<'data> {
+    /// The name (empty where the file gives none).
+    pub name: &'data [u8],
+    /// First frame.
+    pub first_frame: u32,
+    /// Frames in the run.
+    pub num_frames: u32,
+    /// The stored frame rate, which may be 0 (see [`Anim::fps`]).
+    pub framerate: f32,
+    /// Whether the anim loops ([`IQM_LOOP`]).
+    pub looped: bool,
+}
+
+impl Anim<'_> {
+    /// The rate the anim plays at: its stored rate when positive, else [`NAMED_CLIP_FPS`]
+    /// (10, the rate FTE gives such anims; `docs/formats/iqm.md` § Quirks and decisions).
+    #[must_use]
+    pub fn fps(&self) -> f32 {
+        if self.framerate > 0.0 {
+            self.framerate
+        } else {
+            NAMED_CLIP_FPS
+        }
+    }
+}
+
+/// One frame's stored bounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrameBounds {
+    /// The box.
+    pub aabb: Aabb,
+    /// Radius in the X-Y plane.
+    pub xy_radius: f32,
+    /// Spherical radius.
+    pub radius: f32,
+}
+
+/// One link of the extension chain: its name and data bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extension<'data> {
+    /// The name (`FTE_MESH`, …).
+    pub name: &'data [u8],
+    /// The data, as stored.
+    pub data: &'data [u8],
+}
+
+impl<'data> Iqm<'data> {
+    /// The bytes the view reads (the file, cut at `filesize`).
+    #[must_use]
+    pub fn data(&self) -> &'data [u8] {
+        self.data
+    }
+
+    /// The header.
+    #[must_use]
+    pub fn header(&self) -> &'data Header {
+        self.header
+    }
+
+    /// The string at text offset `offset` (without its NUL); empty for offset 0 of a file
+    /// without text, `None` for an offset validation did not see.
+    #[must_use]
+    pub fn text(&self, offset: u32) -> Option<&'data [u8]> {
+        if self.text.is_empty() && offset == 0 {
+            return Some(&[]);
+        }
+        let rest = self.text.get(offset as usize..)?;
+        let end = rest.iter().position(|&b| b == 0)?;
+        rest.get(..end)
+    }
+
+    /// The string a validated field names (empty where it could not be found, which validation
+    /// rules out).
+    fn string(&self, offset: U32<Le>) -> &'data [u8] {
+        self.text(offset.get()).unwrap_or_default()
+    }
+
+    /// Number of vertices every vertex array holds.
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.num_vertexes as usize
+    }
+
+    /// Number of triangles, over every mesh.
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// Number of IQM meshes.
+    #[must_use]
+    pub fn num_meshes(&self) -> usize {
+        self.meshes.len()
+    }
+
+    /// The IQM mesh records.
+    #[must_use]
+    pub fn meshes(&self) -> &'data [raw::Mesh] {
+        self.meshes
+    }
+
+    /// Mesh `i`'s name.
+    #[must_use]
+    pub fn mesh_name(&self, i: usize) -> Option<&'data [u8]> {
+        self.meshes.get(i).map(|m| self.string(m.name))
+    }
+
+    /// Mesh `i`'s material (a texture or shader name).
+    #[must_use]
+    pub fn mesh_material(&self, i: usize) -> Option<&'data [u8]> {
+        self.meshes.get(i).map(|m| self.string(m.material))
+    }
+
+    /// Every vertex array record, custom ones included.
+    #[must_use]
+    pub fn vertex_arrays(&self) -> &'data [raw::VertexArray] {
+        self.vertex_arrays
+    }
+
+    /// The name of a custom vertex array's type (`None` for a standard type).
+    #[must_use]
+    pub fn custom_name(&self, array: &raw::VertexArray) -> Option<&'data [u8]> {
+        let t = array.type_.get();
+        (t >= raw::IQM_CUSTOM).then(|| self.text(t - raw::IQM_CUSTOM).unwrap_or_default())
+    }
+
+    /// Triangle `i`'s vertex indices (each `< num_vertices`).
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        self.triangles.get(i).map(|t| t.vertex.map(|v| v.get()))
+    }
+
+    /// Triangle `i`'s neighbours across its three edges (`u32::MAX` for none), when the file
+    /// stores adjacency.
+    #[must_use]
+    pub fn adjacency(&self, i: usize) -> Option<[u32; 3]> {
+        self.adjacency.get(i).map(|t| t.vertex.map(|v| v.get()))
+    }
+
+    /// Vertex `i`'s position.
+    #[must_use]
+    pub fn position(&self, i: usize) -> Option<[f32; 3]> {
+        self.arrays.position?.get(i).map(|p| p.map(|c| c.get()))
+    }
+
+    /// Vertex `i`'s normal, where the file stores normals.
+    #[must_use]
+    pub fn normal(&self, i: usize) -> Option<[f32; 3]> {
+        self.arrays.normal?.get(i).map(|p| p.map(|c| c.get()))
+    }
+
+    /// Vertex `i`'s texture coordinate, where the file stores them.
+    #[must_use]
+    pub fn texcoord(&self, i: usize) -> Option<[f32; 2]> {
+        self.arrays.texcoord?.get(i).map(|p| p.map(|c| c.get()))
+    }
+
+    /// Vertex `i`'s tangent, `w` the bitangent's sign, where the file stores tangents.
+    #[must_use]
+    pub fn tangent(&self, i: usize) -> Option<[f32; 4]> {
+        self.arrays.tangent?.get(i).map(|p| p.map(|c| c.get()))
+    }
+
+    /// Vertex `i`'s colour as RGBA bytes (a float colour scaled by 255), where the file
+    /// stores colours.
+    #[must_use]
+    pub fn color(&self, i: usize) -> Option<[u8; 4]> {
+        self.arrays.color?.bytes(i)
+    }
+
+    /// Vertex `i`'s four blend indexes and weights (bytes of 255; float weights scaled), where
+    /// the file stores both.
+    #[must_use]
+    pub fn blend(&self, i: usize) -> Option<([u32; 4], [u8; 4])> {
+        let indexes = self.arrays.blend_indexes?.index(i)?;
+        let weights = self.arrays.blend_weights?.bytes(i)?;
+        Some((indexes, weights))
+    }
+
+    /// `true` when the file stores blend indexes and weights.
+    #[must_use]
+    pub fn has_blend(&self) -> bool {
+        self.arrays.blend_indexes.is_some() && self.arrays.blend_weights.is_some()
+    }
+
+    /// Number of joints (bind-pose bones).
+    #[must_use]
+    pub fn num_joints(&self) -> usize {
+        self.joints.len()
+    }
+
+    /// The joint records.
+    #[must_use]
+    pub fn joints(&self) -> &'data [raw::Joint] {
+        self.joints
+    }
+
+    /// Joint `i`'s name.
+    #[must_use]
+    pub fn joint_name(&self, i: usize) -> Option<&'data [u8]> {
+        self.joints.get(i).map(|j| self.string(j.name))
+    }
+
+    /// Joint `i`'s bind transform relative to its parent: rotation (normalised), translation
+    /// and scale.
+    #[must_use]
+    pub fn joint_transform(&self, i: usize) -> Option<(Quat, Vec3A, Vec3A)> {
+        let j = self.joints.get(i)?;
+        let [x, y, z, w] = j.rotate.map(|c| c.get());
+        Some((
+            unit_rotation(x, y, z, w),
+            Vec3A::from_array(j.translate.map(|c| c.get())),
+            Vec3A::from_array(j.scale.map(|c| c.get())),
+        ))
+    }
+
+    /// Number of poses (animated joints per frame).
+    #[must_use]
+    pub fn num_poses(&self) -> usize {
+        self.poses.len()
+    }
+
+    /// The pose records.
+    #[must_use]
+    pub fn poses(&self) -> &'data [raw::Pose] {
+        self.poses
+    }
+
+    /// Number of frames.
+    #[must_use]
+    pub fn num_frames(&self) -> usize {
+        self.header.num_frames.get() as usize
+    }
+
+    /// Channel values per frame.
+    #[must_use]
+    pub fn num_framechannels(&self) -> usize {
+        self.header.num_framechannels.get() as usize
+    }
+
+    /// Number of anims.
+    #[must_use]
+    pub fn num_anims(&self) -> usize {
+        self.anims.len()
+    }
+
+    /// Anim `i`.
+    #[must_use]
+    pub fn anim(&self, i: usize) -> Option<Anim<'data>> {
+        let a = self.anims.get(i)?;
+        Some(Anim {
+            name: self.string(a.name),
+            first_frame: a.first_frame.get(),
+            num_frames: a.num_frames.get(),
+            framerate: a.framerate.get(),
+            looped: a.flags.get() & IQM_LOOP != 0,
+        })
+    }
+
+    /// Every anim, in file order.
+    pub fn anims(&self) -> impl ExactSizeIterator<Item = Anim<'data>> + '_ {
+        (0..self.anims.len()).map(|i| {
+            self.anim(i).unwrap_or(Anim {
+                name: &[],
+                first_frame: 0,
+                num_frames: 0,
+                framerate: 0.0,
+                looped: false,
+            })
+        })
+    }
+
+    /// Frame `frame`'s stored bounds, when the file stores them.
+    #[must_use]
+    pub fn frame_bounds(&self, frame: usize) -> Option<FrameBounds> {
+        let b = self.bounds.get(frame)?;
+        Some(FrameBounds {
+            aabb: Aabb {
+                mins: b.bbmins.map(|c| c.get()),
+                maxs: b.bbmaxs.map(|c| c.get()),
+            },
+            xy_radius: b.xyradius.get(),
+            radius: b.radius.get(),
+        })
+    }
+
+    /// `true` when the file stores bounds per frame.
+    #[must_use]
+    pub fn has_frame_bounds(&self) -> bool {
+        !self.bounds.is_empty()
+    }
+
+    /// The comment bytes (empty for none).
+    #[must_use]
+    pub fn comment(&self) -> &'data [u8] {
+        self.comment
+    }
+
+    /// The extension chain, in chain order.
+    pub fn extensions(&self) -> impl Iterator<Item = Extension<'data>> + 'data {
+        let (data, text) = (self.data, self.text);
+        let mut at = self.header.ofs_extensions.get();
+        let mut left = self.header.num_extensions.get();
+        core::iter::from_fn(move || {
+            if left == 0 {
+                return None;
+            }
+            left -= 1;
+            let e: &raw::Extension = crate::read::slice_in(data, at.into(), 1)?.first()?;
+            at = e.ofs_extensions.get();
+            let name = text
+                .get(e.name.get() as usize..)
+                .and_then(|rest| rest.get(..rest.iter().position(|&b| b == 0)?))
+                .unwrap_or_default();
+            let bytes = data
+                .get(e.ofs_data.get() as usize..)
+                .and_then(|rest| rest.get(..e.num_data.get() as usize))
+                .unwrap_or_default();
+            Some(Extension { name, data: bytes })
+        })
+    }
+
+    /// `true` when a joint or pose scales (a stored scale other than 1, or an animated scale
+    /// channel).
+    #[must_use]
+    pub fn has_scale(&self) -> bool {
+        self.has_scale
+    }
+
+    /// The ten channels of pose `pose` in frame `frame`, given the index of its first value
+    /// in the frame data: translation, rotation (as stored), scale.
+    fn channels(&self, pose: &raw::Pose, mut next: usize) -> [f32; NUM_CHANNELS] {
+        let mask = pose.channelmask.get();
+        core::array::from_fn(|c| {
+            let offset = pose.channeloffset[c].get();
+            if mask >> c & 1 == 0 {
+                return offset;
+            }
+            let value = self.frames.get(next).map_or(0, |v| v.get());
+            next += 1;
+            offset + f32::from(value) * pose.channelscale[c].get()
+        })
+    }
+
+    /// Calls `f(bone, channels)` for every pose of `frame`, in bone order, walking the frame's
+    /// values once (nothing for a frame out of range or a file without poses).
+    pub(super) fn for_each_pose(
+        &self,
+        frame: usize,
+        mut f: impl FnMut(usize, [f32; NUM_CHANNELS]),
+    ) {
+        if frame >= self.num_frames() {
+            return;
+        }
+        let mut next = frame * self.num_framechannels();
+        for (i, pose) in self.poses.iter().enumerate() {
+            f(i, self.channels(pose, next));
+            next += (pose.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize;
+        }
+    }
+}
+
+/// A stored quaternion normalised; a zero one (which no unit rotation is) is the identity.
+pub(super) fn unit_rotation(x: f32, y: f32, z: f32, w: f32) -> Quat {
+    let q = glam::Vec4::new(x, y, z, w);
+    let len = q.length();
+    if len > 0.0 && len.is_finite() {
+        return Quat::from_vec4(q / len);
+    }
+    // Components so small or so large that their squares leave f32: normalise in f64.
+    let q = glam::DVec4::new(x.into(), y.into(), z.into(), w.into());
+    let len = q.length();
+    if len > 0.0 && len.is_finite() {
+        Quat::from_vec4((q / len).as_vec4())
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// Translation, rotation and scale of decoded channels.
+fn pose_of(c: [f32; NUM_CHANNELS]) -> (Quat, Vec3A) {
+    (
+        unit_rotation(c[3], c[4], c[5], c[6]),
+        Vec3A::new(c[0], c[1], c[2]),
+    )
+}
+
+/// Joints when the file has them, else its poses (an animation-only file), unnamed.
+impl<'data> Skeleton<'data> for Iqm<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        let (text, joints, poses) = (self.text, self.joints, self.poses);
+        let count = if joints.is_empty() {
+            poses.len()
+        } else {
+            joints.len()
+        };
+        (0..count).map(move |i| bone(text, joints, poses, i))
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        let count = if self.joints.is_empty() {
+            self.poses.len()
+        } else {
+            self.joints.len()
+        };
+        (index < count).then(|| bone(self.text, self.joints, self.poses, index))
+    }
+}
+
+/// Bone `i`: joint `i` with its name, or pose `i` unnamed.
+fn bone<'data>(
+    text: &'data [u8],
+    joints: &'data [raw::Joint],
+    poses: &'data [raw::Pose],
+    i: usize,
+) -> Bone<'data> {
+    if let Some(j) = joints.get(i) {
+        let name = text.get(j.name.get() as usize..).unwrap_or_default();
+        return Bone::new(name, j.parent.get().max(-1), 0);
+    }
+    let parent = poses.get(i).map_or(-1, |p| p.parent.get().max(-1));
+    Bone::new(&[], parent, 0)
+}
+
+/// Frame poses decoded from the quantised channels; a file without poses poses every frame
+/// as its joints.
+impl<'data> PoseFrames<'data> for Iqm<'data> {
+    fn num_frames(&self) -> usize {
+        Iqm::num_frames(self)
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        if frame >= Iqm::num_frames(self) {
+            return None;
+        }
+        if self.poses.is_empty() {
+            return self.joint_transform(bone).map(|(q, t, _)| (q, t));
+        }
+        let pose = self.poses.get(bone)?;
+        let before: usize = self
+            .poses
+            .get(..bone)?
+            .iter()
+            .map(|p| (p.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize)
+            .sum();
+        let next = frame * self.num_framechannels() + before;
+        Some(pose_of(self.channels(pose, next)))
+    }
+
+    fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        if self.poses.is_empty() {
+            if frame < Iqm::num_frames(self) {
+                out.extend((0..self.joints.len()).filter_map(|i| {
+                    let (q, t, _) = self.joint_transform(i)?;
+                    Some((q, t))
+                }));
+            }
+            return;
+        }
+        self.for_each_pose(frame, |_, c| out.push(pose_of(c)));
+    }
+
+    fn has_scale(&self) -> bool {
+        self.has_scale
+    }
+
+    fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
+        if self.poses.is_empty() {
+            if frame < Iqm::num_frames(self) {
+                out.extend(
+                    self.joints
+                        .iter()
+                        .map(|j| Vec3A::from_array(j.scale.map(|c| c.get()))),
+                );
+            }
+            return;
+        }
+        self.for_each_pose(frame, |_, c| out.push(Vec3A::new(c[7], c[8], c[9])));
+    }
+}
+
+/// One mesh holding every vertex and triangle (IQM meshes are its submeshes), stored in the
+/// joints' bind pose; the anims are its clips.
+impl<'data> ModelView<'data> for Iqm<'data> {
+    type Mesh<'a>
+        = &'a Iqm<'data>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = &'a Iqm<'data>
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        FORMAT
+    }
+
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        if self.anims.is_empty() {
+            ClipOrigin::None
+        } else {
+            ClipOrigin::FrameGroups
+        }
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        // An anim of no frames is no clip (it stays in `Iqm::anims`).
+        self.anims()
+            .filter(|a| a.num_frames > 0)
+            .map(|a| FrameGroup {
+                name: crate::name::lossy(a.name).into_owned(),
+                first: a.first_frame,
+                count: a.num_frames,
+                fps: a.fps(),
+                looped: a.looped,
+            })
+            .collect()
+    }
+
+    /// The joints' bind pose (frame 0 for an animation-only file).
+    fn bind_pose(&self, out: &mut LocalPose) {
+        if self.joints.is_empty() {
+            crate::pose::sample(self, 0, 0, 0.0, crate::pose::Interpolation::Nlerp, out);
+            return;
+        }
+        out.bones.clear();
+        out.scales.clear();
+        for i in 0..self.joints.len() {
+            if let Some((q, t, s)) = self.joint_transform(i) {
+                out.bones.push((q, t));
+                if self.has_scale {
+                    out.scales.push(s);
+                }
+            }
+        }
+    }
+
+    /// The union of every frame's stored box.
+    fn stored_bounds(&self) -> Option<Aabb> {
+        (0..self.bounds.len())
+            .filter_map(|f| self.frame_bounds(f))
+            .map(|b| b.aabb)
+            .reduce(|a, b| a.union(&b))
+    }
+
+    fn num_meshes(&self) -> usize {
+        usize::from(self.arrays.position.is_some() && self.num_vertexes > 0)
+    }
+
+    fn mesh(&self, index: usize) -> Option<&Iqm<'data>> {
+        (index < ModelView::num_meshes(self)).then_some(self)
+    }
+
+    /// One material per IQM mesh: its material name, which engines look up as a texture.
+    fn num_materials(&self) -> usize {
+        self.meshes.len()
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        self.mesh_material(index).map(Material::plain)
+    }
+
+    fn bind_pose_mesh(&self) -> Option<&Iqm<'data>> {
+        (ModelView::num_meshes(self) > 0).then_some(self)
+    }
+
+    fn has_skeleton(&self) -> bool {
+        !self.joints.is_empty() && self.has_blend()
+    }
+}
+
+impl<'a, 'data: 'a> MeshView<'a> for &'a Iqm<'data> {
+    fn num_vertices(&self) -> usize {
+        self.num_vertexes as usize
+    }
+
+    fn num_triangles(&self) -> usize {
+        self.triangles.len()
+    }
+
+    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        Iqm::triangle(self, i)
+    }
+
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        if self.arrays.texcoord.is_some() {
+            TexcoordLayout::PerVertex
+        } else {
+            TexcoordLayout::None
+        }
+    }
+
+    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
+        self.texcoord(v)
+    }
+
+    fn num_groups(&self) -> Option<usize> {
+        Some(self.meshes.len())
+    }
+
+    fn group(&self, i: usize) -> Option<Submesh<'a>> {
+        let m = self.meshes.get(i)?;
+        Some(Submesh::range(
+            self.string(m.name),
+            Some(i),
+            m.first_triangle.get() as usize,
+            m.num_triangles.get() as usize,
+        ))
+    }
+
+    /// The stored weights over 255, zero ones left out; a vertex with no weight at all is
+    /// bound to its first blend index (see [`BindPoseMesh`] below).
+    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
+        if !self.has_skeleton() {
+            return;
+        }
+        for v in 0..self.num_vertexes as usize {
+            for (bone, weight) in influences(self, v).into_iter().flatten() {
+                f(v, u32::from(bone), weight);
+            }
+        }
+    }
+}
+
+/// Vertex `v`'s influences: each non-zero weight over 255 with its joint; a vertex whose
+/// weights are all zero is bound wholly to its first blend index, as FTE and DarkPlaces'
+/// CPU skinning bind it (`docs/formats/iqm.md` § Quirks and decisions).
+fn influences(iqm: &Iqm<'_>, v: usize) -> [Option<(u16, f32)>; 4] {
+    let mut out = [None; 4];
+    let Some(indexes) = iqm.arrays.blend_indexes.and_then(|a| a.index(v)) else {
+        return out;
+    };
+    let Some(weights) = iqm.arrays.blend_weights.and_then(|a| a.unit(v)) else {
+        return out;
+    };
+    if weights.iter().all(|&w| w <= 0.0) {
+        out[0] = Some((indexes[0] as u16, 1.0));
+        return out;
+    }
+    for ((slot, bone), weight) in out.iter_mut().zip(indexes).zip(weights) {
+        if weight > 0.0 {
+            *slot = Some((bone as u16, weight));
+        }
+    }
+    out
+}
+
+/// The vertices in the joints' bind pose with their blend indexes and weights.
+impl BindPoseMesh for &Iqm<'_> {
+    fn num_vertices(&self) -> usize {
+        self.num_vertexes as usize
+    }
+
+    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
+        let position = Vec3A::from_array(self.position(i)?);
+        let normal = self.normal(i).map_or(Vec3A::ZERO, Vec3A::from_array);
+        let influences = if self.has_skeleton() {
+            influences(self, i)
+        } else {
+            [None; 4]
+        };
+        Some(BindVertex {
+            position,
+            normal,
+            influences,
+        })
+    }
+}

@@ -1,0 +1,616 @@
+//! Writing IQM files: [`Builder`].
+//!
+//! The builder writes what it is given, valid or not, so it also makes malformed test
+//! fixtures; [`Iqm::parse`](crate::Parse::parse) is the judge. The layout is the IQM SDK's:
+//! header, text, meshes, vertex array records, each array's data, triangles, adjacency,
+//! joints, poses, anims, frames, bounds, comment, extensions. Every section starts 4-aligned
+//! (vertex data 8-aligned, as the SDK aligns it) unless [`Builder::misalign`] asks otherwise.
+//!
+//! Poses are given as floats per frame and quantised as the SDK's compiler does: per pose and
+//! channel, the smallest value is the channel's offset and one step of the stored `u16` is
+//! `(largest − smallest) / 65535`; a channel whose values do not vary is left out of the mask.
+
+use zerocopy::IntoBytes;
+use zerocopy::byteorder::{F32, I32, LittleEndian, U32};
+
+use super::raw::{self, Header, IQM_MAGIC, IQM_VERSION, NUM_CHANNELS};
+use crate::error::Result;
+use crate::format::Format;
+use crate::write::u32_field;
+
+type Le = LittleEndian;
+
+const FORMAT: Format = Format::Iqm;
+
+/// A mesh: a range of the vertices and triangles, with a name and material.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MeshDef {
+    /// Name.
+    pub name: Vec<u8>,
+    /// Material (texture) name.
+    pub material: Vec<u8>,
+    /// First vertex of the range.
+    pub first_vertex: u32,
+    /// Vertices in the range.
+    pub num_vertexes: u32,
+    /// First triangle.
+    pub first_triangle: u32,
+    /// Triangles.
+    pub num_triangles: u32,
+}
+
+/// A joint of the bind pose, relative to its parent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JointDef {
+    /// Name.
+    pub name: Vec<u8>,
+    /// Parent, −1 for a root.
+    pub parent: i32,
+    /// The transform.
+    pub transform: Transform,
+}
+
+/// Translation, rotation (`x, y, z, w`) and scale, applied scale first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transform {
+    /// Translation.
+    pub translate: [f32; 3],
+    /// Rotation quaternion `x, y, z, w`.
+    pub rotate: [f32; 4],
+    /// Scale.
+    pub scale: [f32; 3],
+}
+
+impl Transform {
+    /// No translation, rotation or scale.
+    pub const IDENTITY: Transform = Transform {
+        translate: [0.0; 3],
+        rotate: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+    };
+
+    /// The ten channels in file order.
+    fn channels(&self) -> [f32; NUM_CHANNELS] {
+        let (t, r, s) = (self.translate, self.rotate, self.scale);
+        [t[0], t[1], t[2], r[0], r[1], r[2], r[3], s[0], s[1], s[2]]
+    }
+}
+
+/// An anim: a named run of frames.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnimDef {
+    /// Name.
+    pub name: Vec<u8>,
+    /// First frame.
+    pub first_frame: u32,
+    /// Frames.
+    pub num_frames: u32,
+    /// Frames per second.
+    pub framerate: f32,
+    /// Whether it loops.
+    pub looped: bool,
+}
+
+/// One frame's bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BoundsDef {
+    /// Box minimum.
+    pub mins: [f32; 3],
+    /// Box maximum.
+    pub maxs: [f32; 3],
+    /// Radius in the X-Y plane.
+    pub xy_radius: f32,
+    /// Spherical radius.
+    pub radius: f32,
+}
+
+/// A vertex array of a type the builder has no field for (a custom type, or a standard type
+/// in another format), written after the standard ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayDef {
+    /// `type` (a custom type is `IQM_CUSTOM` + the text offset of [`ArrayDef::name`]).
+    pub type_: u32,
+    /// For a custom array, its name (added to the text; `type_` is then computed).
+    pub name: Option<Vec<u8>>,
+    /// Component format.
+    pub format: u32,
+    /// Components per vertex.
+    pub size: u32,
+    /// The data, as written.
+    pub data: Vec<u8>,
+}
+
+/// An IQM file to write. Empty vectors are sections left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Builder {
+    /// Positions, one per vertex; their count is `num_vertexes`.
+    pub positions: Vec<[f32; 3]>,
+    /// Texture coordinates.
+    pub texcoords: Vec<[f32; 2]>,
+    /// Normals.
+    pub normals: Vec<[f32; 3]>,
+    /// Tangents, `w` the bitangent's sign.
+    pub tangents: Vec<[f32; 4]>,
+    /// Blend indexes.
+    pub blend_indexes: Vec<[u8; 4]>,
+    /// Blend weights, summing to 255.
+    pub blend_weights: Vec<[u8; 4]>,
+    /// Colours, RGBA.
+    pub colors: Vec<[u8; 4]>,
+    /// Other arrays, after the standard ones.
+    pub arrays: Vec<ArrayDef>,
+    /// Triangles (global vertex indices).
+    pub triangles: Vec<[u32; 3]>,
+    /// Per triangle, its neighbours across each edge (`u32::MAX` for none).
+    pub adjacency: Vec<[u32; 3]>,
+    /// Meshes.
+    pub meshes: Vec<MeshDef>,
+    /// Joints.
+    pub joints: Vec<JointDef>,
+    /// Per frame, one transform per pose.
+    pub frames: Vec<Vec<Transform>>,
+    /// The poses' parents, for an animation without joints (with joints, theirs are used).
+    pub pose_parents: Vec<i32>,
+    /// Anims.
+    pub anims: Vec<AnimDef>,
+    /// Bounds, one per frame.
+    pub bounds: Vec<BoundsDef>,
+    /// Comment.
+    pub comment: Vec<u8>,
+    /// Extensions, as name and data, chained in order.
+    pub extensions: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Bytes inserted before every section after the header (1 makes every offset odd, as in
+    /// real files whose sections are not aligned).
+    pub misalign: u32,
+}
+
+impl Builder {
+    /// A small skinned model: three joints in a chain (the last scaled), two meshes of a
+    /// square each sharing the vertex arrays, two anims ("idle" looping, "wave") over four
+    /// frames, bounds per frame.
+    #[must_use]
+    pub fn demo() -> Builder {
+        let joint = |name: &str, parent, y: f32| JointDef {
+            name: name.into(),
+            parent,
+            transform: Transform {
+                translate: [0.0, y, 0.0],
+                ..Transform::IDENTITY
+            },
+        };
+        let joints = vec![
+            joint("root", -1, 0.0),
+            joint("spine", 0, 1.0),
+            joint("head", 1, 1.0),
+        ];
+        let positions = vec![
+            [-0.5, 0.0, 0.0],
+            [0.5, 0.0, 0.0],
+            [0.5, 1.0, 0.0],
+            [-0.5, 1.0, 0.0],
+            [-0.5, 1.0, 0.0],
+            [0.5, 1.0, 0.0],
+            [0.5, 2.0, 0.0],
+            [-0.5, 2.0, 0.0],
+        ];
+        let n = positions.len();
+        let frames = (0..4)
+            .map(|f| {
+                let a = f as f32 * 0.2;
+                let (s, c) = (a * 0.5).sin_cos();
+                vec![
+                    Transform::IDENTITY,
+                    Transform {
+                        translate: [0.0, 1.0, 0.0],
+                        rotate: [0.0, 0.0, s, c],
+                        scale: [1.0; 3],
+                    },
+                    Transform {
+                        translate: [0.0, 1.0, 0.0],
+                        rotate: [0.0, 0.0, 0.0, 1.0],
+                        scale: [1.0 + a, 1.0, 1.0],
+                    },
+                ]
+            })
+            .collect();
+        Builder {
+            texcoords: positions.iter().map(|p| [p[0] + 0.5, p[1] / 2.0]).collect(),
+            normals: vec![[0.0, 0.0, 1.0]; n],
+            blend_indexes: vec![
+                [0, 0, 0, 0],
+                [0, 0, 0, 0],
+                [1, 0, 0, 0],
+                [1, 0, 0, 0],
+                [1, 2, 0, 0],
+                [1, 2, 0, 0],
+                [2, 0, 0, 0],
+                [2, 0, 0, 0],
+            ],
+            blend_weights: vec![
+                [255, 0, 0, 0],
+                [255, 0, 0, 0],
+                [255, 0, 0, 0],
+                [255, 0, 0, 0],
+                [128, 127, 0, 0],
+                [128, 127, 0, 0],
+                [255, 0, 0, 0],
+                [255, 0, 0, 0],
+            ],
+            positions,
+            triangles: vec![[0, 1, 2], [0, 2, 3], [4, 5, 6], [4, 6, 7]],
+            meshes: vec![
+                MeshDef {
+                    name: "body".into(),
+                    material: "body.png".into(),
+                    first_vertex: 0,
+                    num_vertexes: 4,
+                    first_triangle: 0,
+                    num_triangles: 2,
+                },
+                MeshDef {
+                    name: "head".into(),
+                    material: "head.png".into(),
+                    first_vertex: 4,
+                    num_vertexes: 4,
+                    first_triangle: 2,
+                    num_triangles: 2,
+                },
+            ],
+            joints,
+            frames,
+            anims: vec![
+                AnimDef {
+                    name: "idle".into(),
+                    first_frame: 0,
+                    num_frames: 1,
+                    framerate: 10.0,
+                    looped: true,
+                },
+                AnimDef {
+                    name: "wave".into(),
+                    first_frame: 1,
+                    num_frames: 3,
+                    framerate: 15.0,
+                    looped: false,
+                },
+            ],
+            bounds: vec![
+                BoundsDef {
+                    mins: [-1.0, 0.0, 0.0],
+                    maxs: [1.0, 2.5, 0.0],
+                    xy_radius: 2.7,
+                    radius: 2.7,
+                };
+                4
+            ],
+            ..Builder::default()
+        }
+    }
+
+    /// The file's bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Write`](crate::Error::Write) when a count or offset does not fit 32 bits.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        let mut text = Text::default();
+        // Names first, in the order the records name them, so offsets are known.
+        let mesh_names: Vec<_> = self
+            .meshes
+            .iter()
+            .map(|m| (text.add(&m.name), text.add(&m.material)))
+            .collect();
+        let joint_names: Vec<_> = self.joints.iter().map(|j| text.add(&j.name)).collect();
+        let anim_names: Vec<_> = self.anims.iter().map(|a| text.add(&a.name)).collect();
+        let extension_names: Vec<_> = self.extensions.iter().map(|(n, _)| text.add(n)).collect();
+        let custom_names: Vec<_> = self
+            .arrays
+            .iter()
+            .map(|a| a.name.as_ref().map(|n| text.add(n)))
+            .collect();
+
+        let mut out = vec![0u8; size_of::<Header>()];
+        let mut h = Header {
+            magic: *IQM_MAGIC,
+            version: U32::new(IQM_VERSION),
+            filesize: U32::new(0),
+            flags: U32::new(0),
+            num_text: U32::new(0),
+            ofs_text: U32::new(0),
+            num_meshes: U32::new(0),
+            ofs_meshes: U32::new(0),
+            num_vertexarrays: U32::new(0),
+            num_vertexes: U32::new(field("num_vertexes", self.positions.len())?),
+            ofs_vertexarrays: U32::new(0),
+            num_triangles: U32::new(field("num_triangles", self.triangles.len())?),
+            ofs_triangles: U32::new(0),
+            ofs_adjacency: U32::new(0),
+            num_joints: U32::new(field("num_joints", self.joints.len())?),
+            ofs_joints: U32::new(0),
+            num_poses: U32::new(0),
+            ofs_poses: U32::new(0),
+            num_anims: U32::new(field("num_anims", self.anims.len())?),
+            ofs_anims: U32::new(0),
+            num_frames: U32::new(field("num_frames", self.frames.len())?),
+            num_framechannels: U32::new(0),
+            ofs_frames: U32::new(0),
+            ofs_bounds: U32::new(0),
+            num_comment: U32::new(0),
+            ofs_comment: U32::new(0),
+            num_extensions: U32::new(field("num_extensions", self.extensions.len())?),
+            ofs_extensions: U32::new(0),
+        };
+        let pad = self.misalign as usize;
+        let start = |out: &mut Vec<u8>, align: usize| -> Result<U32<Le>> {
+            while !out.len().is_multiple_of(align) {
+                out.push(0);
+            }
+            out.resize(out.len() + pad, 0);
+            Ok(U32::new(field("offset", out.len())?))
+        };
+
+        if !text.bytes.is_empty() {
+            h.ofs_text = start(&mut out, 4)?;
+            h.num_text = U32::new(field("num_text", text.bytes.len())?);
+            out.extend_from_slice(&text.bytes);
+        }
+        if !self.meshes.is_empty() {
+            h.ofs_meshes = start(&mut out, 4)?;
+            h.num_meshes = U32::new(field("num_meshes", self.meshes.len())?);
+            for (m, (name, material)) in self.meshes.iter().zip(&mesh_names) {
+                let record = raw::Mesh {
+                    name: U32::new(*name),
+                    material: U32::new(*material),
+                    first_vertex: U32::new(m.first_vertex),
+                    num_vertexes: U32::new(m.num_vertexes),
+                    first_triangle: U32::new(m.first_triangle),
+                    num_triangles: U32::new(m.num_triangles),
+                };
+                out.extend_from_slice(record.as_bytes());
+            }
+        }
+
+        // The vertex arrays: (type, format, size, data).
+        let mut arrays: Vec<(u32, u32, u32, Vec<u8>)> = Vec::new();
+        let floats = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+        if !self.positions.is_empty() {
+            let data = floats(self.positions.as_flattened());
+            arrays.push((raw::IQM_POSITION, raw::IQM_FLOAT, 3, data));
+        }
+        if !self.texcoords.is_empty() {
+            let data = floats(self.texcoords.as_flattened());
+            arrays.push((raw::IQM_TEXCOORD, raw::IQM_FLOAT, 2, data));
+        }
+        if !self.normals.is_empty() {
+            let data = floats(self.normals.as_flattened());
+            arrays.push((raw::IQM_NORMAL, raw::IQM_FLOAT, 3, data));
+        }
+        if !self.tangents.is_empty() {
+            let data = floats(self.tangents.as_flattened());
+            arrays.push((raw::IQM_TANGENT, raw::IQM_FLOAT, 4, data));
+        }
+        for (type_, bytes) in [
+            (raw::IQM_BLENDINDEXES, &self.blend_indexes),
+            (raw::IQM_BLENDWEIGHTS, &self.blend_weights),
+            (raw::IQM_COLOR, &self.colors),
+        ] {
+            if !bytes.is_empty() {
+                arrays.push((type_, raw::IQM_UBYTE, 4, bytes.as_flattened().to_vec()));
+            }
+        }
+        for (a, name) in self.arrays.iter().zip(&custom_names) {
+            let type_ = name.map_or(a.type_, |n| raw::IQM_CUSTOM + n);
+            arrays.push((type_, a.format, a.size, a.data.clone()));
+        }
+        if !arrays.is_empty() {
+            h.ofs_vertexarrays = start(&mut out, 4)?;
+            h.num_vertexarrays = U32::new(field("num_vertexarrays", arrays.len())?);
+            let records_at = out.len();
+            out.resize(records_at + arrays.len() * size_of::<raw::VertexArray>(), 0);
+            for (i, (type_, format, size, data)) in arrays.iter().enumerate() {
+                let offset = start(&mut out, 8)?;
+                out.extend_from_slice(data);
+                let record = raw::VertexArray {
+                    type_: U32::new(*type_),
+                    flags: U32::new(0),
+                    format: U32::new(*format),
+                    size: U32::new(*size),
+                    offset,
+                };
+                let at = records_at + i * size_of::<raw::VertexArray>();
+                out[at..at + size_of::<raw::VertexArray>()].copy_from_slice(record.as_bytes());
+            }
+        }
+        if !self.triangles.is_empty() {
+            h.ofs_triangles = start(&mut out, 4)?;
+            for t in &self.triangles {
+                out.extend_from_slice(t.map(U32::<Le>::new).as_bytes());
+            }
+        }
+        if !self.adjacency.is_empty() {
+            h.ofs_adjacency = start(&mut out, 4)?;
+            for t in &self.adjacency {
+                out.extend_from_slice(t.map(U32::<Le>::new).as_bytes());
+            }
+        }
+        if !self.joints.is_empty() {
+            h.ofs_joints = start(&mut out, 4)?;
+            for (j, name) in self.joints.iter().zip(&joint_names) {
+                let t = &j.transform;
+                let record = raw::Joint {
+                    name: U32::new(*name),
+                    parent: I32::new(j.parent),
+                    translate: t.translate.map(F32::new),
+                    rotate: t.rotate.map(F32::new),
+                    scale: t.scale.map(F32::new),
+                };
+                out.extend_from_slice(record.as_bytes());
+            }
+        }
+
+        let (poses, values) = self.quantise();
+        if !poses.is_empty() {
+            h.ofs_poses = start(&mut out, 4)?;
+            h.num_poses = U32::new(field("num_poses", poses.len())?);
+            for p in &poses {
+                out.extend_from_slice(p.as_bytes());
+            }
+        }
+        if !self.anims.is_empty() {
+            h.ofs_anims = start(&mut out, 4)?;
+            for (a, name) in self.anims.iter().zip(&anim_names) {
+                let record = raw::Anim {
+                    name: U32::new(*name),
+                    first_frame: U32::new(a.first_frame),
+                    num_frames: U32::new(a.num_frames),
+                    framerate: F32::new(a.framerate),
+                    flags: U32::new(if a.looped { raw::IQM_LOOP } else { 0 }),
+                };
+                out.extend_from_slice(record.as_bytes());
+            }
+        }
+        let channels: u32 = poses
+            .iter()
+            .map(|p| (p.channelmask.get() & raw::CHANNEL_MASK).count_ones())
+            .sum();
+        h.num_framechannels = U32::new(channels);
+        if !values.is_empty() {
+            h.ofs_frames = start(&mut out, 4)?;
+            for v in &values {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        if !self.bounds.is_empty() {
+            h.ofs_bounds = start(&mut out, 4)?;
+            for b in &self.bounds {
+                let record = raw::Bounds {
+                    bbmins: b.mins.map(F32::new),
+                    bbmaxs: b.maxs.map(F32::new),
+                    xyradius: F32::new(b.xy_radius),
+                    radius: F32::new(b.radius),
+                };
+                out.extend_from_slice(record.as_bytes());
+            }
+        }
+        if !self.comment.is_empty() {
+            h.ofs_comment = start(&mut out, 1)?;
+            h.num_comment = U32::new(field("num_comment", self.comment.len())?);
+            out.extend_from_slice(&self.comment);
+        }
+        if !self.extensions.is_empty() {
+            let mut links = Vec::new();
+            for ((_, data), name) in self.extensions.iter().zip(&extension_names) {
+                let ofs_data = start(&mut out, 4)?;
+                out.extend_from_slice(data);
+                let at = start(&mut out, 4)?;
+                out.resize(out.len() + size_of::<raw::Extension>(), 0);
+                links.push((at, *name, ofs_data, data.len()));
+            }
+            h.ofs_extensions = links.first().map_or(U32::new(0), |l| l.0);
+            for (i, (at, name, ofs_data, len)) in links.iter().enumerate() {
+                let next = links.get(i + 1).map_or(U32::new(0), |l| l.0);
+                let record = raw::Extension {
+                    name: U32::new(*name),
+                    num_data: U32::new(field("extension.num_data", *len)?),
+                    ofs_data: *ofs_data,
+                    ofs_extensions: next,
+                };
+                let at = at.get() as usize;
+                out[at..at + size_of::<raw::Extension>()].copy_from_slice(record.as_bytes());
+            }
+        }
+        h.filesize = U32::new(field("filesize", out.len())?);
+        out[..size_of::<Header>()].copy_from_slice(h.as_bytes());
+        Ok(out)
+    }
+
+    /// The pose records and the frames' `u16` values, quantised per pose and channel.
+    fn quantise(&self) -> (Vec<raw::Pose>, Vec<u16>) {
+        let num_poses = self.frames.iter().map(Vec::len).max().unwrap_or(0);
+        let channels = |f: usize, p: usize| {
+            self.frames
+                .get(f)
+                .and_then(|frame| frame.get(p))
+                .unwrap_or(&Transform::IDENTITY)
+                .channels()
+        };
+        let mut poses = Vec::with_capacity(num_poses);
+        for p in 0..num_poses {
+            let parent = self
+                .joints
+                .get(p)
+                .map(|j| j.parent)
+                .or_else(|| self.pose_parents.get(p).copied())
+                .unwrap_or(-1);
+            let mut pose = raw::Pose {
+                parent: I32::new(parent),
+                channelmask: U32::new(0),
+                channeloffset: [F32::new(0.0); NUM_CHANNELS],
+                channelscale: [F32::new(0.0); NUM_CHANNELS],
+            };
+            let mut mask = 0;
+            for c in 0..NUM_CHANNELS {
+                let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+                for f in 0..self.frames.len() {
+                    let v = channels(f, p)[c];
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                }
+                if self.frames.is_empty() {
+                    (lo, hi) = (0.0, 0.0);
+                }
+                pose.channeloffset[c] = F32::new(lo);
+                if hi - lo > 1e-7 {
+                    mask |= 1 << c;
+                    pose.channelscale[c] = F32::new((hi - lo) / 65535.0);
+                }
+            }
+            pose.channelmask = U32::new(mask);
+            poses.push(pose);
+        }
+        let mut values = Vec::new();
+        for f in 0..self.frames.len() {
+            for (p, pose) in poses.iter().enumerate() {
+                let c = channels(f, p);
+                for (k, v) in c.iter().enumerate() {
+                    if pose.channelmask.get() >> k & 1 == 1 {
+                        let (offset, scale) =
+                            (pose.channeloffset[k].get(), pose.channelscale[k].get());
+                        values.push(((v - offset) / scale).round().clamp(0.0, 65535.0) as u16);
+                    }
+                }
+            }
+        }
+        (poses, values)
+    }
+}
+
+/// The string table under construction: starts with the empty string.
+#[derive(Debug)]
+struct Text {
+    bytes: Vec<u8>,
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text { bytes: vec![0] }
+    }
+}
+
+impl Text {
+    /// Appends `s` and its NUL and returns its offset (0 for the empty string).
+    fn add(&mut self, s: &[u8]) -> u32 {
+        if s.is_empty() {
+            return 0;
+        }
+        let at = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(s);
+        self.bytes.push(0);
+        at
+    }
+}
+
+/// A count or offset as a 32-bit field.
+fn field(what: &'static str, value: usize) -> Result<u32> {
+    u32_field(FORMAT, what, value as u64)
+}

@@ -1,0 +1,27 @@
+//! IQM fixtures: the builder's demo model and where its header fields are.
+
+use skelmap::core::iqm;
+
+/// Offsets of the header's fields.
+pub mod at {
+    pub const VERSION: u64 = 16;
+    pub const FILESIZE: u64 = 20;
+    pub const NUM_TEXT: u64 = 28;
+    pub const OFS_MESHES: u64 = 40;
+    pub const NUM_VERTEXES: u64 = 48;
+    pub const OFS_VERTEXARRAYS: u64 = 52;
+    pub const OFS_TRIANGLES: u64 = 60;
+    pub const OFS_JOINTS: u64 = 72;
+    pub const NUM_POSES: u64 = 76;
+    pub const OFS_POSES: u64 = 80;
+    pub const OFS_ANIMS: u64 = 88;
+    pub const NUM_FRAMECHANNELS: u64 = 96;
+    pub const OFS_EXTENSIONS: u64 = 120;
+    pub const NUM_EXTENSIONS: u64 = 116;
+}
+
+/// The builder's demo: 3 joints (root, spine, head), 8 vertices in 2 meshes, 4 triangles,
+/// 4 frames (the head's X scale animated), anims "idle" and "wave", bounds per frame.
+pub fn demo() -> iqm::Builder {
+    iqm::Builder::demo()
+}
