@@ -5,9 +5,10 @@
 use glam::Affine3A;
 
 use super::Model;
+use super::any::with_view;
 use crate::skin::dqs::{DualQuat, DualQuatPalette};
 use crate::skin::{CompactMesh, PreparedMesh, Records, SimdLevel, SkinMatrices, VertexOrder};
-use crate::view::{DeformError, Pose, Sampled};
+use crate::view::{DeformError, ModelView, Pose, Sampled};
 
 /// Every mesh of a skeletal model regrouped for the prepared kernel ([`Model::prepare`]).
 #[derive(Debug, Clone)]
@@ -185,7 +186,7 @@ impl Compact {
 
 impl Model<'_> {
     /// Regroups every mesh for the prepared kernel (the explicit, allocating copy a runtime
-    /// makes once): DPM and SKM records as stored, MS3D and SL bind-pose vertices as
+    /// makes once): DPM and SKM records as stored, MS3D, SL and IQM bind-pose vertices as
     /// [`Model::weighted_records`]. Skin with [`Prepared::skin`] and a [`Pose`] from
     /// [`Model::pose`].
     ///
@@ -207,9 +208,11 @@ impl Model<'_> {
 
     /// Folds every mesh for the compact kernel (the explicit, allocating copy a game runtime
     /// makes once; see [`CompactMesh`] for how it differs from [`Model::prepare`]): DPM and
-    /// SKM records under frame 0, the pose they are stored against; MS3D and SL bind-pose
-    /// vertices under their bind pose. Build the matrices of each frame with
-    /// [`Compact::matrices`], then skin with [`Compact::skin`].
+    /// SKM records folded under frame 0, the pose they are stored against; the bind-pose
+    /// vertices of MS3D, SL and IQM laid out as they are stored, one point and up to four
+    /// weights each ([`CompactMesh::from_bind_pose`]: nothing to fold, every vertex in the
+    /// blocks). Build the matrices of each frame with [`Compact::matrices`], then skin with
+    /// [`Compact::skin`].
     ///
     /// ```
     /// use skelmap_core::Model;
@@ -234,11 +237,17 @@ impl Model<'_> {
     /// [`DeformError::NotSkeletal`] as for [`Model::prepare`].
     pub fn compact(&self) -> Result<Compact, DeformError> {
         let mut reference = self.bind_palette().world.clone();
-        let meshes = match self.weighted_records()? {
-            Some(records) => {
-                // The unbound vertices' bone of `weighted_records`.
+        let bind = with_view!(self.view(), v => match ModelView::bind_pose_mesh(v) {
+            Some(mesh) if v.has_skeleton() => {
+                Some(CompactMesh::from_bind_pose(&mesh, &reference))
+            }
+            _ => None,
+        });
+        let meshes = match bind {
+            Some(mesh) => {
+                // The unbound vertices' identity bone of `from_bind_pose`.
                 reference.push(Affine3A::IDENTITY);
-                vec![CompactMesh::new(&records.mesh(), &reference)?]
+                vec![mesh?]
             }
             None => self
                 .records_of_every_mesh()?

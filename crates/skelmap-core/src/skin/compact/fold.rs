@@ -8,7 +8,7 @@ use glam::{Affine3A, Vec3A};
 use super::{
     Block, CompactMesh, FEW, FOLD_TOLERANCE, FewBones, NORMAL_ONE, NORMAL_TOLERANCE, WEIGHT_ONE,
 };
-use crate::pose::SkeletalMesh;
+use crate::pose::{BindPoseMesh, SkeletalMesh};
 use crate::skin::SkinError;
 use crate::skin::bind::push_records;
 use crate::skin::blocks::LANES;
@@ -49,6 +49,8 @@ struct Measures {
 struct FoldRule {
     normals: bool,
     size: f32,
+    /// Every vertex folds (a bind-pose mesh, whose vertices are one point each already).
+    every: bool,
 }
 
 impl FoldRule {
@@ -58,10 +60,14 @@ impl FoldRule {
         FoldRule {
             normals,
             size: (hi - lo).length(),
+            every: false,
         }
     }
 
     fn folds(&self, m: &Measured) -> bool {
+        if self.every {
+            return true;
+        }
         let normal_folds = if self.normals {
             let length = m.normal.length();
             length > 0.0 && m.turn <= NORMAL_TOLERANCE * length
@@ -95,12 +101,51 @@ impl CompactMesh {
         mesh: &M,
         reference: &[Affine3A],
     ) -> Result<CompactMesh, SkinError> {
+        let measures = measure(mesh, reference)?;
+        let rule = FoldRule::of(&measures.vertices);
+        let (mut compact, exact) = CompactMesh::lay_out_blocks(measures, &rule, reference);
+        compact.keep_exact(mesh, reference, exact);
+        Ok(compact)
+    }
+
+    /// Lays out `mesh`, stored in the bind pose whose world transforms are `bind` (MS3D, SL,
+    /// IQM), straight from its vertices: each vertex is already one bind-space point with up
+    /// to four weighted bones, so nothing is folded, no tolerance applies and every vertex
+    /// takes the blocks. Weights are normalised to their sum, as the bind-pose blend does; a
+    /// vertex without weight follows an identity bone appended after `bind`'s (its matrix
+    /// comes from `world · reference⁻¹` with the identity in both).
+    ///
+    /// # Errors
+    ///
+    /// [`SkinError::Palette`] when a vertex is weighted to a bone `bind` lacks.
+    pub fn from_bind_pose(
+        mesh: &impl BindPoseMesh,
+        bind: &[Affine3A],
+    ) -> Result<CompactMesh, SkinError> {
+        let mut reference = bind.to_vec();
+        reference.push(Affine3A::IDENTITY);
+        let measures = measure_bind(mesh, bind.len())?;
+        let rule = FoldRule {
+            every: true,
+            ..FoldRule::of(&measures.vertices)
+        };
+        let (compact, exact) = CompactMesh::lay_out_blocks(measures, &rule, &reference);
+        // `every` folds every vertex: no exact records to keep.
+        debug_assert!(exact.is_empty());
+        Ok(compact)
+    }
+
+    /// The blocks of `measures` under `rule`, and the vertices left for the exact path.
+    fn lay_out_blocks(
+        measures: Measures,
+        rule: &FoldRule,
+        reference: &[Affine3A],
+    ) -> (CompactMesh, Vec<u32>) {
         let Measures {
             vertices: measured,
             mut influences,
             bone_limit,
-        } = measure(mesh, reference)?;
-        let rule = FoldRule::of(&measured);
+        } = measures;
         let (lo, hi) = bounds(measured.iter().filter(|m| rule.folds(m)).map(|m| m.point));
         let step = ((hi - lo) / POSITION_STEPS).to_array();
         let wide = bone_limit > 256;
@@ -123,7 +168,7 @@ impl CompactMesh {
         let mut exact = Vec::new();
         let mut slot = 0u32;
         for (b, lanes) in measured.chunks(LANES).enumerate() {
-            let rows = lay_out(lanes, &mut influences, &rule, (lo, step), |lane| {
+            let rows = lay_out(lanes, &mut influences, rule, (lo, step), |lane| {
                 exact.push((b * LANES + lane) as u32);
             });
             let few = compact.push_bone_rows(&rows, few_limit);
@@ -137,8 +182,7 @@ impl CompactMesh {
             compact.normal.extend_from_slice(&rows.normal);
             compact.weights.extend_from_slice(&rows.weights);
         }
-        compact.keep_exact(mesh, reference, exact);
-        Ok(compact)
+        (compact, exact)
     }
 
     /// Appends the bone rows of a block: a row naming `1..=few_limit` distinct bones (among
@@ -283,6 +327,52 @@ fn measure<'data, M: SkeletalMesh<'data>>(
             first,
             count: influences.len() - first,
             valid: valid && spread.is_finite() && turn.is_finite(),
+        });
+    }
+    Ok(Measures {
+        vertices: measured,
+        influences,
+        bone_limit,
+    })
+}
+
+/// Every vertex of a bind-pose mesh: its bind position and normal, and its positive weights
+/// normalised to their sum (a vertex without one on the identity bone `unbound`).
+fn measure_bind(mesh: &impl BindPoseMesh, unbound: usize) -> Result<Measures, SkinError> {
+    let n = mesh.num_vertices();
+    let mut measured = Vec::with_capacity(n);
+    let mut influences: Vec<(u32, f32)> = Vec::with_capacity(n.saturating_mul(2));
+    let unbound = u32::try_from(unbound).unwrap_or(u32::MAX);
+    let mut bone_limit = 0u32;
+    for i in 0..n {
+        let Some(v) = mesh.bind_vertex(i) else { break };
+        let first = influences.len();
+        let used = v.influences.iter().flatten().filter(|&&(_, w)| w > 0.0);
+        let total: f32 = used.clone().map(|&(_, w)| w).sum();
+        for &(bone, w) in used {
+            let bone = u32::from(bone);
+            if bone >= unbound {
+                return Err(SkinError::Palette {
+                    bone,
+                    have: unbound as usize,
+                });
+            }
+            influences.push((bone, w / total));
+        }
+        if influences.len() == first {
+            influences.push((unbound, 1.0));
+        }
+        for &(bone, _) in influences.get(first..).unwrap_or_default() {
+            bone_limit = bone_limit.max(bone + 1);
+        }
+        measured.push(Measured {
+            point: v.position,
+            normal: v.normal,
+            spread: 0.0,
+            turn: 0.0,
+            first,
+            count: influences.len() - first,
+            valid: true,
         });
     }
     Ok(Measures {

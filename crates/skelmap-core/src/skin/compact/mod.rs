@@ -39,9 +39,10 @@ pub const FOLD_TOLERANCE: f32 = 2e-5;
 /// unit directions) and the vertex still fold.
 pub const NORMAL_TOLERANCE: f32 = 1e-3;
 
-/// Weights are stored as `u16` multiples of `1 / WEIGHT_ONE` (so up to just under 2: the
-/// weights of some real files sum to slightly more than 1).
-pub(crate) const WEIGHT_ONE: f32 = 32768.0;
+/// Weights are stored as `u16` multiples of `1 / WEIGHT_ONE` (so up to just over 2: the
+/// weights of some real files sum to slightly more than 1). 32 640 is 128 · 255, so the 8-bit
+/// weights of IQM and GPU vertex formats (multiples of 1/255) are stored exactly.
+pub(crate) const WEIGHT_ONE: f32 = 32640.0;
 
 /// A normal component of 1, stored as an `i16`.
 pub(crate) const NORMAL_ONE: f32 = 32767.0;
@@ -54,7 +55,8 @@ pub(crate) const NORMAL_ONE: f32 = 32767.0;
 /// - the unit normal as three `i16` fractions of 32 767 (each within 1.6·10⁻⁵; three
 ///   components decode in three instructions, where two octahedral ones cost about thirty);
 /// - per influence, the bone as a `u8` (palettes of up to 256 bones) or `u16`, and the weight
-///   as a `u16` of 1/32 768; each vertex's quantised weights keep the sum of its stored ones
+///   as a `u16` of 1/32 640 (= 1/(128 · 255): 8-bit weights exactly); each vertex's quantised
+///   weights keep the sum of its stored ones
 ///   (real files' sums range from 0.998 to 1.002, and renormalising them would move vertices
 ///   by up to 8·10⁻⁴ of the model's size).
 ///
@@ -118,7 +120,7 @@ pub struct CompactMesh {
     normal: Vec<i16>,
     /// Per slot (influence `j` of a block), 16 bone indices, one or two bytes each.
     bones: Vec<u8>,
-    /// Per slot, 16 weights in units of 1 / 32 768.
+    /// Per slot, 16 weights in units of 1 / [`WEIGHT_ONE`].
     weights: Vec<u16>,
     /// Vertices that do not fold, as records in reference space.
     exact: PreparedMesh,
