@@ -1040,13 +1040,18 @@ fn an_iqm_plays_the_animation_given_with_it() {
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
     assert!(text.contains(&format!("animation {anim}")), "{text}");
-    assert!(text.contains("14 bones (1 root, 0 attachments), 1 mesh, 122 frames"), "{text}");
+    assert!(
+        text.contains("14 bones (1 root, 0 attachments), 1 mesh, 122 frames"),
+        "{text}"
+    );
     // A static model is no animation: the error names the animation, not the model.
     let out = skelmap(&["info", guy, "--animation", cube]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
-        err.contains(&format!("{guy}: its animation {cube}: IQM: invalid animation.poses")),
+        err.contains(&format!(
+            "{guy}: its animation {cube}: IQM: invalid animation.poses"
+        )),
         "{err}"
     );
     // `validate DIR` finds .iqm files.

@@ -1,7 +1,8 @@
 //! Exported glTF checked by the Khronos glTF-Validator (npm `gltf-validator`), which this
 //! test installs itself into the target directory: `skelmap export` of every shared corpus
-//! model (as `.glb`, as `.gltf` + `.bin`, and with every influence), the SKM conversions of
-//! the corpus DPMs, and `skelmap demo`'s `demo.glb` must have zero errors and zero warnings.
+//! model and shared IQM (as `.glb`, as `.gltf` + `.bin`, and with every influence), the SKM
+//! conversions of
+//! the corpus DPMs, raylib's guy playing its animation-only IQM, and `skelmap demo`'s `demo.glb` must have zero errors and zero warnings.
 //!
 //! Without `npm` on the machine the test skips with a message, unless
 //! `SKELMAP_REQUIRE_GLTF_VALIDATOR=1` (set by `.ci/run`) makes that a failure.
@@ -51,6 +52,7 @@ fn corpus_models() -> Vec<PathBuf> {
     for sub in ["dpm", "mdl", "hmp", "ms3d", "mdl_quake"] {
         files.extend(skelmap_testkit::corpus_files(sub));
     }
+    files.extend(skelmap_testkit::corpus_next_files("iqm"));
     files.sort();
     files
 }
@@ -83,6 +85,20 @@ fn every_export_passes_the_khronos_validator() {
             skelmap(&["convert", m, &skm]);
             let glb = format!("{skm}.glb");
             skelmap(&["export", &skm, "-o", &glb]);
+            outputs.push(PathBuf::from(glb));
+        }
+        // An IQM with the animation-only IQM it plays (raylib's guy).
+        if name == "raylib_guy.iqm" {
+            let anim = model.with_file_name("raylib_guyanim.iqm");
+            let glb = o("raylib_guy+anim.glb");
+            skelmap(&[
+                "export",
+                m,
+                "--animation",
+                anim.to_str().unwrap(),
+                "-o",
+                &glb,
+            ]);
             outputs.push(PathBuf::from(glb));
         }
     }

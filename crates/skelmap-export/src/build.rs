@@ -20,8 +20,8 @@ use skelmap_core::pose::Interpolation;
 use skelmap_core::pose::framegroups::FrameGroup;
 
 use crate::scene::{
-    Clip, ClipKeys, Joint, MorphTarget, RgbaImage, Scene, SceneMaterial, SceneMesh, SceneSkeleton,
-    UpAxis, unit,
+    Clip, ClipKeys, Joint, JointKey, MorphTarget, RgbaImage, Scene, SceneMaterial, SceneMesh,
+    SceneSkeleton, UpAxis, unit,
 };
 use crate::{Error, Result};
 
@@ -133,7 +133,16 @@ pub fn scene(model: &Model<'_>, options: &SceneOptions) -> Result<Scene> {
                         Interpolation::Nlerp,
                         &mut local,
                     );
-                    local.bones.iter().map(|&(q, t)| (q, t.into())).collect()
+                    local
+                        .bones
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &(rotation, t))| JointKey {
+                            rotation,
+                            translation: t.into(),
+                            scale: local.scales.get(i).map_or(Vec3::ONE, |&s| s.into()),
+                        })
+                        .collect()
                 })
                 .collect();
             clips.push(clip(g, ClipKeys::Joints(keys)));
@@ -149,11 +158,13 @@ pub fn scene(model: &Model<'_>, options: &SceneOptions) -> Result<Scene> {
             .map(|(i, b)| {
                 let (rotation, translation) =
                     pose.local().bones.get(i).copied().unwrap_or_default();
+                let scale = pose.local().scales.get(i).map_or(Vec3::ONE, |&s| s.into());
                 Joint {
                     name: b.name_lossy().into_owned(),
                     parent: b.parent(),
                     rotation,
                     translation: translation.into(),
+                    scale,
                     world: pose.palette().bone_world(i).unwrap_or_default(),
                 }
             })
@@ -225,7 +236,13 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>) {
             name,
             base_color,
             image,
-            external: if image.is_none() && model.as_dpm().is_none() && model.as_skm().is_none() {
+            // DPM, SKM and IQM name shaders (`Default OBJ`), which engines map to textures:
+            // not file names to point an image at.
+            external: if image.is_none()
+                && model.as_dpm().is_none()
+                && model.as_skm().is_none()
+                && model.as_iqm().is_none()
+            {
                 relative_uri(m.texture)
             } else {
                 None
@@ -444,7 +461,7 @@ fn sanitise(scene: &mut Scene) -> usize {
         }
     }
     let mut keys = 0usize;
-    let mut fix_pose = |q: &mut Quat, t: &mut Vec3| {
+    let mut fix_pose = |q: &mut Quat, t: &mut Vec3, s: &mut Vec3| {
         if !q.is_finite() || q.length_squared() < 1e-12 {
             *q = Quat::IDENTITY;
             keys += 1;
@@ -453,10 +470,18 @@ fn sanitise(scene: &mut Scene) -> usize {
             *t = Vec3::ZERO;
             keys += 1;
         }
+        if !s.is_finite() {
+            *s = Vec3::ONE;
+            keys += 1;
+        }
     };
     if let Some(skeleton) = scene.skeleton.as_mut() {
         for joint in &mut skeleton.joints {
-            fix_pose(&mut joint.rotation, &mut joint.translation);
+            fix_pose(
+                &mut joint.rotation,
+                &mut joint.translation,
+                &mut joint.scale,
+            );
             if !joint.world.is_finite() {
                 joint.world = Affine3A::IDENTITY;
             }
@@ -464,8 +489,8 @@ fn sanitise(scene: &mut Scene) -> usize {
     }
     for clip in &mut scene.clips {
         if let ClipKeys::Joints(frames) = &mut clip.keys {
-            for (q, t) in frames.iter_mut().flatten() {
-                fix_pose(q, t);
+            for key in frames.iter_mut().flatten() {
+                fix_pose(&mut key.rotation, &mut key.translation, &mut key.scale);
             }
         }
     }

@@ -20,7 +20,7 @@
 //!   position per vertex. The two agree exactly when a vertex's influences agree on its
 //!   bind-pose position, as exporters write them.
 //! - **Animations**: one per frame group. Skeletal: a translation and a rotation channel per
-//!   joint, one key per frame at `1 / fps`, linear (rotations kept in one hemisphere so the
+//!   joint (and a scale channel for a joint that scales, in IQM), one key per frame at `1 / fps`, linear (rotations kept in one hemisphere so the
 //!   interpolation takes the short way). MDL/HMP frames: **morph targets**, chosen over
 //!   sampled node animation because vertex animation is what the files store: target `k` is
 //!   frame `k` minus the exported frame, and a frame group animates the mesh weights one-hot
@@ -32,7 +32,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use glam::{Affine3A, Mat4, Quat};
+use glam::{Affine3A, Mat4, Quat, Vec3};
 use gltf_json as json;
 use json::accessor::{ComponentType, GenericComponentType, Type};
 use json::buffer::Target;
@@ -263,6 +263,7 @@ impl Builder {
                     joint.rotation.normalize().to_array(),
                 )),
                 translation: Some(joint.translation.to_array()),
+                scale: (joint.scale != Vec3::ONE).then(|| joint.scale.to_array()),
                 ..Node::default()
             }));
         }
@@ -645,22 +646,34 @@ impl Builder {
                     for (bone, &node) in joint_nodes.iter().enumerate().take(bones) {
                         let translations: Vec<[f32; 3]> = frames
                             .iter()
-                            .map(|f| f.get(bone).map_or([0.0; 3], |k| k.1.to_array()))
+                            .map(|f| f.get(bone).map_or([0.0; 3], |k| k.translation.to_array()))
                             .collect();
                         let mut previous = Quat::IDENTITY;
                         let rotations: Vec<[f32; 4]> = frames
                             .iter()
                             .map(|f| {
-                                let q = f.get(bone).map_or(Quat::IDENTITY, |k| k.0.normalize());
+                                let q = f
+                                    .get(bone)
+                                    .map_or(Quat::IDENTITY, |k| k.rotation.normalize());
                                 previous = if previous.dot(q) < 0.0 { -q } else { q };
                                 previous.to_array()
                             })
+                            .collect();
+                        let scales: Vec<[f32; 3]> = frames
+                            .iter()
+                            .map(|f| f.get(bone).map_or([1.0; 3], |k| k.scale.to_array()))
                             .collect();
                         let t = self.floats(&translations, Type::Vec3, None, false);
                         let r = self.floats(&rotations, Type::Vec4, None, false);
                         use json::animation::Property;
                         channel(linear(t), node, Property::Translation, &mut samplers);
                         channel(linear(r), node, Property::Rotation, &mut samplers);
+                        // Scale only where a joint scales (IQM): other formats keep two
+                        // channels a joint.
+                        if scales.iter().any(|s| *s != [1.0; 3]) {
+                            let s = self.floats(&scales, Type::Vec3, None, false);
+                            channel(linear(s), node, Property::Scale, &mut samplers);
+                        }
                     }
                 }
                 ClipKeys::Morph(frames) => {

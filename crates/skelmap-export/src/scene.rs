@@ -230,6 +230,8 @@ pub struct Joint {
     pub rotation: Quat,
     /// Translation relative to the parent at the scene's frame.
     pub translation: Vec3,
+    /// Scale, applied before the rotation, at the scene's frame (1 but for IQM joints).
+    pub scale: Vec3,
     /// Model-space transform at the scene's frame (the bind transform: its inverse is the
     /// inverse bind matrix).
     pub world: Affine3A,
@@ -267,11 +269,22 @@ impl Clip {
     }
 }
 
+/// One joint's parent-relative pose in one frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointKey {
+    /// Rotation.
+    pub rotation: Quat,
+    /// Translation.
+    pub translation: Vec3,
+    /// Scale, applied before the rotation (1 but for IQM).
+    pub scale: Vec3,
+}
+
 /// The keys of a clip, one entry per frame at `1 / fps` intervals.
 #[derive(Debug, Clone)]
 pub enum ClipKeys {
-    /// Per frame, per joint: parent-relative rotation and translation.
-    Joints(Vec<Vec<(Quat, Vec3)>>),
+    /// Per frame, per joint: its parent-relative pose.
+    Joints(Vec<Vec<JointKey>>),
     /// Per frame, the morph target it shows (target `k` is frame `k`).
     Morph(Vec<u32>),
 }

@@ -77,12 +77,14 @@ fn evaluate(bytes: &[u8], animation: Option<(usize, usize)>) -> Evaluated {
                 ::gltf::animation::util::ReadOutputs::Rotations(r) => {
                     local[node].1 = Quat::from_array(r.into_f32().nth(key).unwrap());
                 }
+                ::gltf::animation::util::ReadOutputs::Scales(v) => {
+                    local[node].2 = Vec3::from(v.into_iter().nth(key).unwrap());
+                }
                 ::gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => {
                     let all: Vec<f32> = w.into_f32().collect();
                     let n = all.len() / reader.read_inputs().unwrap().len();
                     weights[node] = Some(all[key * n..(key + 1) * n].to_vec());
                 }
-                _ => panic!("unexpected channel"),
             }
         }
     }
@@ -302,6 +304,38 @@ fn corpus_mdl_and_hmp_morph_targets_reproduce_every_frame() {
             }
         }
     }
+}
+
+#[test]
+fn iqm_gltf_reproduces_the_runtime_pose_with_scale() {
+    let demo = skelmap_core::iqm::Builder::demo().write().unwrap();
+    let mut files = vec![("demo.iqm".to_string(), demo)];
+    for path in skelmap_testkit::corpus_next_files("iqm") {
+        files.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+    }
+    let mut scaled = 0;
+    for (name, bytes) in files {
+        let model = Model::from_bytes(&bytes).unwrap();
+        if model.num_meshes() == 0 {
+            continue;
+        }
+        let scene = at(&model, None);
+        let file = glb(&scene, &GltfOptions::default());
+        assert!(deviation(&evaluate(&file, None), &scene) < 1e-5, "{name}");
+        for (a, clip) in scene.clips.iter().enumerate() {
+            for key in [0, clip.len() / 2, clip.len() - 1] {
+                let posed = at(&model, Some(clip.first as usize + key));
+                scaled += usize::from(posed.skeleton.as_ref().is_some_and(|s| {
+                    s.joints
+                        .iter()
+                        .any(|j| (j.scale - Vec3::ONE).length() > 1e-3)
+                }));
+                let d = deviation(&evaluate(&file, Some((a, key))), &posed);
+                assert!(d < 1e-5, "{name} clip {a} key {key}: {d}");
+            }
+        }
+    }
+    assert!(scaled > 0, "some key scales a joint");
 }
 
 #[test]
