@@ -54,7 +54,10 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
             .skeleton
             .as_deref()
             .map(|skp| std::path::absolute(skp).unwrap_or_else(|_| skp.to_path_buf())),
-        animation: companions.animation.clone(),
+        animation: companions
+            .animation
+            .as_deref()
+            .map(|anim| std::path::absolute(anim).unwrap_or_else(|_| anim.to_path_buf())),
         ..OpenOptions::default()
     };
     Model::open_with(path, &options).map_err(|e| match e {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use owo_colors::OwoColorize;
 use skelmap_core::skm;
-use skelmap_core::{Diagnostics, Error, Limits, Source, dpm::Dpm};
+use skelmap_core::{Diagnostics, Limits, Model, Source, dpm::Dpm};
 
 /// `println!` through `anstream` (colour stripped when piped or under NO_COLOR) that ends
 /// the program quietly when the reader has gone away (`skelmap info x | head`).
@@ -199,22 +199,35 @@ enum Command {
     /// Print the manual page (roff) to standard output.
     #[command(after_help = "Example:\n  skelmap man > skelmap.1 && man ./skelmap.1")]
     Man,
-    /// Convert a DPM into an SKM mesh file and its SKP skeleton.
+    /// Convert a skeletal model: to IQM, to DPM, or to an SKM mesh file and its SKP skeleton.
     ///
-    /// Both outputs come from one stem (`out/player` or `out/player.skm` write
-    /// `out/player.skm` and `out/player.skp`), or are named one by one. Neither may be the
-    /// input or the other output. Each is written to a temporary file beside it and renamed
-    /// into place, so an interrupted run leaves no half-written file; folders are created.
+    /// The output's extension chooses the format: `.iqm`, `.dpm`, or `.skm` (also a stem
+    /// without an extension, or `.skp`), which writes the SKM and its SKP from one stem
+    /// (`out/player` writes `out/player.skm` and `out/player.skp`) unless the SKP is named.
+    /// The input is any skeletal model skelmap reads (DPM, SKM with its skeleton, IQM, MS3D,
+    /// SL mdl with its .anim). A DPM becomes an SKM exactly; every other conversion is
+    /// measured: the converted file is opened again and every frame skinned, and the largest
+    /// and RMS distance from the source's vertices is printed, relative to the model's size.
+    /// IQM keeps four influences a vertex in 255ths, cut as its compiler cuts them. A DPM
+    /// gets a `.framegroups` sidecar with its clips' names and rates.
+    ///
+    /// No output may be the input, a file it was opened with, or another output. Each is
+    /// written to a temporary file beside it and renamed into place, so an interrupted run
+    /// leaves no half-written file; folders are created.
     #[command(after_help = "Examples:\n  skelmap convert player.dpm out/player   \
                             (writes out/player.skm and out/player.skp)\n  \
-                            skelmap convert player.dpm a.skm b.skp")]
+                            skelmap convert player.dpm a.skm b.skp\n  \
+                            skelmap convert player.dpm player.iqm\n  \
+                            skelmap convert guy.iqm guy.dpm   (and guy.dpm.framegroups)")]
     Convert {
-        /// The DPM to read.
+        /// The model to read.
         input: PathBuf,
-        /// The SKM to write, or the stem of both outputs.
+        /// The file to write (`.iqm`, `.dpm`, `.skm`), or the stem of an SKM and its SKP.
         output: PathBuf,
-        /// The SKP to write (default: the SKM's stem with `.skp`).
+        /// The SKP to write, for an SKM output (default: the SKM's stem with `.skp`).
         skp: Option<PathBuf>,
+        #[command(flatten)]
+        companions: load::Companions,
     },
 }
 
@@ -272,7 +285,12 @@ fn main() -> ExitCode {
             size,
             companions,
         } => export::render(&file, &out, frame, sheet, size, &companions),
-        Command::Convert { input, output, skp } => convert(&input, &output, skp.as_deref()),
+        Command::Convert {
+            input,
+            output,
+            skp,
+            companions,
+        } => convert(&input, &output, skp.as_deref(), &companions),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "skelmap", &mut text);
@@ -351,39 +369,155 @@ fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn convert(input: &Path, output: &Path, skp: Option<&Path>) -> Result<ExitCode, String> {
-    let fail = |e: Error| format!("{}: {e}", input.display());
-    let (skm_path, skp_path) = convert_outputs(output, skp)?;
+fn convert(
+    input: &Path,
+    output: &Path,
+    skp: Option<&Path>,
+    companions: &load::Companions,
+) -> Result<ExitCode, String> {
+    use skelmap_core::model::convert::{self as conv, SkinningError};
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
+    let extension = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let model = load::open(input, companions)?;
+    if model.is_vertex_animated() {
+        return Err(format!(
+            "{}: {} models are vertex-animated; convert writes skeletal formats (IQM, DPM, SKM)",
+            input.display(),
+            model.format()
+        ));
+    }
+    if model.num_meshes() == 0 {
+        return Err(format!(
+            "{}: the {} has no mesh to convert (an animation or a skeleton on its own)",
+            input.display(),
+            model.format()
+        ));
+    }
     let mut outputs = output::Outputs::new();
-    outputs.read(input, "the model");
-    outputs.claim(&skm_path)?;
-    outputs.claim(&skp_path)?;
-    let source = Source::read(input).map_err(|e| e.to_string())?;
-    match skelmap_core::Format::detect(source.bytes(), None) {
-        Some(skelmap_core::Format::Dpm) => {}
-        found => {
-            return Err(format!(
-                "{}: convert takes a DPM, and this file is {}",
-                input.display(),
-                found.map_or("in no format skelmap knows", |f| f.name())
+    outputs.read_model(input, companions, &model);
+    let measured =
+        |written: &Model<'_>, origin: &[Vec<(u32, u32)>]| -> Result<SkinningError, String> {
+            conv::skinning_error(&model, written, origin).map_err(|e| fail(&e))
+        };
+    let report = |error: SkinningError, reduced: usize, scaled: usize| {
+        say!("conversion error: {error}");
+        if reduced > 0 {
+            say!(
+                "note: {reduced} vertices had more than four influences or weights of 1/1000 or \
+                 less; they were cut as the IQM compiler cuts them"
+            );
+        }
+        if scaled > 0 {
+            say!(
+                "note: {scaled} frames scale a joint; DPM and SKP poses are read without scale, \
+                 so those frames differ (convert to IQM to keep it)"
+            );
+        }
+    };
+    match extension.as_deref() {
+        Some("iqm") => {
+            outputs.claim(output)?;
+            let converted = conv::to_iqm(&model).map_err(|e| fail(&e))?;
+            let bytes = converted.builder.write().map_err(|e| fail(&e))?;
+            let written = Model::from_bytes(&bytes).map_err(|e| fail(&e))?;
+            let error = measured(&written, &converted.origin)?;
+            outputs.write(output, &bytes)?;
+            say!("wrote {} ({} bytes)", output.display(), bytes.len());
+            report(error, converted.reduced_vertices, 0);
+        }
+        Some("dpm") => {
+            let sidecar = output.with_file_name(format!(
+                "{}.framegroups",
+                output
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("model.dpm")
             ));
+            outputs.claim(output)?;
+            let clips = model.clips();
+            if !clips.is_empty() {
+                outputs.claim(&sidecar)?;
+            }
+            let converted = conv::to_dpm(&model).map_err(|e| fail(&e))?;
+            let bytes = converted.builder.write().map_err(|e| fail(&e))?;
+            let written = Model::from_bytes(&bytes).map_err(|e| fail(&e))?;
+            let error = measured(&written, &converted.origin)?;
+            outputs.write(output, &bytes)?;
+            say!("wrote {} ({} bytes)", output.display(), bytes.len());
+            if !clips.is_empty() {
+                let text = framegroups_text(clips);
+                outputs.write(&sidecar, text.as_bytes())?;
+                say!("wrote {} ({} clips)", sidecar.display(), clips.len());
+            }
+            report(error, 0, converted.scaled_frames);
+        }
+        _ => {
+            let (skm_path, skp_path) = convert_outputs(output, skp)?;
+            outputs.claim(&skm_path)?;
+            outputs.claim(&skp_path)?;
+            let mut diag = Diagnostics::new();
+            // A DPM converts exactly; any other model through a DPM of its bind pose.
+            let (dpm_bytes, origin, scaled) = match model.as_dpm() {
+                Some(dpm) => (dpm.data().to_vec(), None, 0),
+                None => {
+                    let converted = conv::to_dpm(&model).map_err(|e| fail(&e))?;
+                    let bytes = converted.builder.write().map_err(|e| fail(&e))?;
+                    (bytes, Some(converted.origin), converted.scaled_frames)
+                }
+            };
+            let dpm =
+                Dpm::parse_with(&dpm_bytes, &Limits::default(), &mut diag).map_err(|e| fail(&e))?;
+            let converted = skm::convert::from_dpm(&dpm, &mut diag);
+            let written = [
+                (skm_path, converted.skm.write().map_err(|e| fail(&e))?),
+                (skp_path, converted.skp.write().map_err(|e| fail(&e))?),
+            ];
+            let error = match &origin {
+                Some(origin) => {
+                    let pair = Model::from_skm(
+                        Source::from_bytes(&written[0].1),
+                        Source::from_bytes(&written[1].1),
+                        &Limits::default(),
+                    )
+                    .map_err(|e| fail(&e))?;
+                    Some(measured(&pair, origin)?)
+                }
+                None => None,
+            };
+            for (path, bytes) in &written {
+                outputs.write(path, bytes)?;
+                say!("wrote {} ({} bytes)", path.display(), bytes.len());
+            }
+            if let Some(error) = error {
+                report(error, 0, scaled);
+            }
+            for w in diag.warnings() {
+                say!("warning: {w}");
+            }
         }
     }
-    let mut diag = Diagnostics::new();
-    let dpm = Dpm::parse_with(source.bytes(), &Limits::default(), &mut diag).map_err(fail)?;
-    let converted = skm::convert::from_dpm(&dpm, &mut diag);
-    let written = [
-        (skm_path, converted.skm.write().map_err(fail)?),
-        (skp_path, converted.skp.write().map_err(fail)?),
-    ];
-    for (path, bytes) in &written {
-        outputs.write(path, bytes)?;
-        say!("wrote {} ({} bytes)", path.display(), bytes.len());
-    }
-    for w in diag.warnings() {
-        say!("warning: {w}");
-    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `clips` as a DarkPlaces `.framegroups` file: per clip its first frame, frame count,
+/// rate, loop flag and name.
+fn framegroups_text(clips: &[skelmap_core::pose::framegroups::FrameGroup]) -> String {
+    clips
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {} {} {} // {}\n",
+                c.first,
+                c.count,
+                c.fps,
+                u8::from(c.looped),
+                c.name
+            )
+        })
+        .collect()
 }
 
 /// Writes `bytes` to standard output as they are (a script, a manual page); a reader that

@@ -294,7 +294,7 @@ fn skm_without_its_skeleton_fails_validation() {
 }
 
 #[test]
-fn convert_refuses_a_non_dpm_input() {
+fn convert_reports_an_input_it_cannot_read() {
     let dir = temp_dir("convert-bad");
     let bad = dir.join("x.dpm");
     std::fs::write(&bad, b"SKM1 not a dpm").unwrap();
@@ -304,11 +304,12 @@ fn convert_refuses_a_non_dpm_input() {
         dir.join("y.skm").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
     assert!(
-        String::from_utf8(out.stderr)
-            .unwrap()
-            .contains("convert takes a DPM, and this file is SKM")
+        err.starts_with(&format!("error: {}: ", bad.display())),
+        "{err}"
     );
+    assert!(!dir.join("y.skm").exists());
 }
 
 #[test]
@@ -704,9 +705,10 @@ fn validate_says_when_it_finds_no_model_files() {
     );
 }
 
-/// `convert model.ms3d …` used to answer "DPM: bad magic".
+/// `convert model.ms3d …` used to answer "DPM: bad magic"; convert reads every skeletal or
+/// static model now, and names what it cannot convert.
 #[test]
-fn convert_names_the_format_it_was_given() {
+fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
     let dir = temp_dir("convert-ms3d");
     let ms3d = dir.join("arm.ms3d");
     let bytes = skelmap_core::ms3d::Builder {
@@ -722,18 +724,69 @@ fn convert_names_the_format_it_was_given() {
     .write()
     .unwrap();
     std::fs::write(&ms3d, bytes).unwrap();
+    let ms3d_arg = ms3d.to_str().unwrap();
+    for (out_name, written) in [
+        ("x", vec!["x.skm", "x.skp"]),
+        ("x.iqm", vec!["x.iqm"]),
+        ("y.dpm", vec!["y.dpm"]),
+    ] {
+        let out = skelmap(&["convert", ms3d_arg, dir.join(out_name).to_str().unwrap()]);
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            stdout(&out).contains("conversion error: largest 0.00e0"),
+            "{}",
+            stdout(&out)
+        );
+        for file in written {
+            let out = skelmap(&["validate", dir.join(file).to_str().unwrap()]);
+            assert!(out.status.success(), "{file}: {}", stdout(&out));
+        }
+    }
+    let quake = dir.join("tri.mdl");
+    std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
     let out = skelmap(&[
         "convert",
-        ms3d.to_str().unwrap(),
-        dir.join("x").to_str().unwrap(),
+        quake.to_str().unwrap(),
+        dir.join("q.iqm").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("convert takes a DPM, and this file is MS3D"),
+        stderr(&out).contains("Quake MDL models are vertex-animated"),
         "{}",
         stderr(&out)
     );
-    assert!(!dir.join("x.skm").exists());
+    assert!(!dir.join("q.iqm").exists());
+}
+
+#[test]
+fn convert_measures_a_dpm_as_iqm_and_an_iqm_as_dpm_with_its_clips() {
+    let dir = temp_dir("convert-iqm");
+    let dpm = write_tube(&dir);
+    let iqm = dir.join("tube.iqm");
+    let out = skelmap(&["convert", dpm.to_str().unwrap(), iqm.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("conversion error: largest "), "{text}");
+    assert!(text.contains("over 9 frames of "), "{text}");
+    let back = dir.join("back.dpm");
+    let out = skelmap(&["convert", iqm.to_str().unwrap(), back.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("back.dpm.framegroups"),
+        "{}",
+        stdout(&out)
+    );
+    let info = |p: &std::path::Path| {
+        let out = skelmap(&["info", "--json", p.to_str().unwrap()]);
+        assert!(out.status.success(), "{out:?}");
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        (
+            json["bones"].clone(),
+            json["frames"].clone(),
+            json["clips"].clone(),
+        )
+    };
+    assert_eq!(info(&dpm), info(&back));
 }
 
 /// `info` used to say "frames 1" and "meshes 0" for an MDL or HMP, print a blank frame list and

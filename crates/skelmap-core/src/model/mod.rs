@@ -35,6 +35,7 @@
 //! ```
 
 mod any;
+pub mod convert;
 mod deform;
 mod mesh;
 mod open;

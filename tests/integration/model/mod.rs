@@ -1,7 +1,9 @@
 //! `Model`: every format behind one API. Every corpus file opens as a model whose counts are
 //! its view's; every skeletal model's prepared kernel agrees with its zero-copy deform on
 //! every frame checked; companions (SKM skeleton, SL animation, `.framegroups`) are found
-//! through the resolver.
+//! through the resolver. `convert.rs`: conversions to IQM and DPM, measured.
+
+mod convert;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
