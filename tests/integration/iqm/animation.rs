@@ -287,3 +287,36 @@ fn raylibs_guyanim_plays_on_guy_as_guy_plays_itself() {
     );
     assert_eq!(palettes(&paired), palettes(&reference));
 }
+
+#[test]
+fn the_one_pass_blend_is_the_blend_of_the_decoded_frames() {
+    use skelmap::pose::{PoseFrames, sample};
+    let Some(dir) = crate::support::corpus_next_dir("iqm") else {
+        return;
+    };
+    let bytes = std::fs::read(dir.join("raylib_guy.iqm")).unwrap();
+    let iqm = <skelmap::iqm::Iqm as skelmap::Parse>::parse(&bytes).unwrap();
+    let mut fast = LocalPose::default();
+    for (a, b, t) in [(0, 1, 0.3), (70, 71, 0.5), (121, 0, 0.9)] {
+        sample(&iqm, a, b, t, Interpolation::Nlerp, &mut fast);
+        let (mut pa, mut pb) = (Vec::new(), Vec::new());
+        iqm.frame_poses_into(a, &mut pa);
+        iqm.frame_poses_into(b, &mut pb);
+        for (i, ((qa, ta), (qb, tb))) in pa.iter().zip(&pb).enumerate() {
+            // sample's blend, spelled out: b turned towards a, lerped, normalised.
+            let qb = if qa.dot(*qb) < 0.0 { -*qb } else { *qb };
+            let q = skelmap::glam::Vec4::from(*qa).lerp(skelmap::glam::Vec4::from(qb), t);
+            let q = q * (1.0 / q.length_squared().sqrt());
+            assert_eq!(
+                fast.bones[i],
+                (Quat::from_vec4(q), ta.lerp(*tb, t)),
+                "bone {i}"
+            );
+        }
+        let (mut sa, mut sb) = (Vec::new(), Vec::new());
+        iqm.frame_scales_into(a, &mut sa);
+        iqm.frame_scales_into(b, &mut sb);
+        let blended: Vec<_> = sa.iter().zip(&sb).map(|(x, y)| x.lerp(*y, t)).collect();
+        assert_eq!(fast.scales, blended);
+    }
+}

@@ -239,6 +239,11 @@ impl<'data> PoseFrames<'data> for Model<'data> {
         self.mesh.has_scale() || self.anim.as_deref().is_some_and(Iqm::has_scale)
     }
 
+    fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        // A paired animation's bones are matched to the joints: the general blend.
+        self.anim.is_none() && self.mesh.nlerp_frames_into(a, b, t, out)
+    }
+
     fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
         match &self.anim {
             None => self.mesh.frame_scales_into(frame, out),

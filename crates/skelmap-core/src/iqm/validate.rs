@@ -16,6 +16,7 @@
 
 use core::mem::offset_of;
 
+use zerocopy::FromBytes;
 use zerocopy::LittleEndian;
 use zerocopy::byteorder::{F32, U32};
 
@@ -524,7 +525,10 @@ impl<'data> Pass<'data, '_> {
         let floats = |what| -> Result<&'data [F32<Le>]> {
             let values: &[F32<Le>] = crate::read::slice_in(data, 0, (data.len() / 4) as u64)
                 .ok_or_else(|| self.reader.truncated(what, data_at, data.len() as u64))?;
-            if let Some(k) = values.iter().position(|v| !v.get().is_finite()) {
+            // The scan says whether any value fails; the scalar search, only then, which.
+            if crate::scan::any_non_finite(values)
+                && let Some(k) = values.iter().position(|v| !v.get().is_finite())
+            {
                 return Err(invalid(what, data_at + 4 * k as u64, Problem::NotFinite));
             }
             Ok(values)
@@ -589,17 +593,31 @@ impl<'data> Pass<'data, '_> {
         num_bones: u32,
     ) -> Result<()> {
         let width = if format == raw::IQM_UBYTE { 1 } else { 4 };
+        // A branch-free pass finds whether any index fails; the search, only then, which.
         let bad = match quad {
-            Quad::U8(a) => a
-                .as_flattened()
-                .iter()
-                .position(|&b| u32::from(b) >= num_bones)
-                .map(|k| (k, i64::from(a.as_flattened()[k]))),
-            Quad::U32(a) => a
-                .as_flattened()
-                .iter()
-                .position(|b| b.get() >= num_bones)
-                .map(|k| (k, i64::from(a.as_flattened()[k].get() as i32))),
+            Quad::U8(a) => {
+                let bytes = a.as_flattened();
+                let largest = bytes.iter().fold(0u8, |m, &b| m.max(b));
+                if u32::from(largest) < num_bones {
+                    None
+                } else {
+                    bytes
+                        .iter()
+                        .position(|&b| u32::from(b) >= num_bones)
+                        .map(|k| (k, i64::from(bytes[k])))
+                }
+            }
+            Quad::U32(a) => {
+                let words = a.as_flattened();
+                if crate::scan::any_at_least(words, num_bones) {
+                    words
+                        .iter()
+                        .position(|b| b.get() >= num_bones)
+                        .map(|k| (k, i64::from(words[k].get() as i32)))
+                } else {
+                    None
+                }
+            }
             Quad::F32(_) => None,
         };
         match bad {
@@ -622,13 +640,19 @@ impl<'data> Pass<'data, '_> {
             Quad::F32(a) => a.get(v).is_some_and(|w| w.iter().all(|c| c.get() == 0.0)),
             Quad::U32(_) => false,
         };
-        let (mut count, mut first) = (0u64, None);
-        for v in 0..n {
-            if zero(v) {
-                count += 1;
-                first.get_or_insert(v);
-            }
-        }
+        // Counted in one branch-free pass (four weight bytes are one word); the first found
+        // only when there is one.
+        let count = match quad {
+            Quad::U8(a) => a
+                .iter()
+                .fold(0u64, |c, w| c + u64::from(u32::from_ne_bytes(*w) == 0)),
+            _ => (0..n).filter(|&v| zero(v)).count() as u64,
+        };
+        let first = if count > 0 {
+            (0..n).find(|&v| zero(v))
+        } else {
+            None
+        };
         if let Some(first) = first {
             let width = match quad {
                 Quad::U8(_) => 4,
@@ -708,10 +732,12 @@ impl<'data> Pass<'data, '_> {
         h: &Header,
     ) -> Result<()> {
         let vertexes = h.num_vertexes.get();
-        let flat = triangles
-            .iter()
-            .flat_map(|t| t.vertex.iter())
-            .position(|v| v.get() >= vertexes);
+        let words = triangles.as_flattened_words();
+        let flat = if crate::scan::any_at_least(words, vertexes) {
+            words.iter().position(|v| v.get() >= vertexes)
+        } else {
+            None
+        };
         if let Some(k) = flat {
             let value = triangles[k / 3].vertex[k % 3].get();
             return Err(invalid(
@@ -724,10 +750,21 @@ impl<'data> Pass<'data, '_> {
             ));
         }
         let count = h.num_triangles.get();
-        let flat = adjacency
-            .iter()
-            .flat_map(|t| t.vertex.iter())
-            .position(|v| v.get() >= count && v.get() != u32::MAX);
+        let words = adjacency.as_flattened_words();
+        // `v + 1` (wrapping) at most `count`: below `count`, or `u32::MAX` (no neighbour).
+        let test = (u32::MAX, u32::MAX, count);
+        let fails = crate::scan::any_word_fails(zerocopy::IntoBytes::as_bytes(words), false, test)
+            .unwrap_or_else(|| {
+                let fold = |acc, v: &U32<Le>| acc | u32::from(v.get().wrapping_add(1) > count);
+                words.iter().fold(0u32, fold) != 0
+            });
+        let flat = if fails {
+            words
+                .iter()
+                .position(|v| v.get() >= count && v.get() != u32::MAX)
+        } else {
+            None
+        };
         if let Some(k) = flat {
             let value = adjacency[k / 3].vertex[k % 3].get();
             return Err(invalid(
@@ -1092,6 +1129,17 @@ fn supported(type_: u32) -> &'static str {
         raw::IQM_BLENDWEIGHTS => "blend weights are read as 4 ubytes or floats",
         raw::IQM_COLOR => "colours are read as 4 ubytes or floats",
         _ => "custom arrays have 1 to 16 components",
+    }
+}
+
+/// The words of a table of triangles (or adjacency), in order.
+trait Words {
+    fn as_flattened_words(&self) -> &[U32<Le>];
+}
+
+impl Words for [raw::Triangle] {
+    fn as_flattened_words(&self) -> &[U32<Le>] {
+        <[U32<Le>]>::ref_from_bytes(zerocopy::IntoBytes::as_bytes(self)).unwrap_or_default()
     }
 }
 

@@ -441,19 +441,40 @@ impl<'data> Iqm<'data> {
         self.has_scale
     }
 
-    /// The ten channels of pose `pose` in frame `frame`, given the index of its first value
-    /// in the frame data: translation, rotation (as stored), scale.
-    fn channels(&self, pose: &raw::Pose, mut next: usize) -> [f32; NUM_CHANNELS] {
-        let mask = pose.channelmask.get();
-        core::array::from_fn(|c| {
-            let offset = pose.channeloffset[c].get();
-            if mask >> c & 1 == 0 {
-                return offset;
+    /// The ten channels of pose `pose`, given the index of its first value in the frame data:
+    /// translation, rotation (as stored), scale. Each channel in the mask adds the next stored
+    /// value times its scale to its offset; the set bits are visited, not all ten.
+    fn channels(&self, pose: &raw::Pose, next: usize) -> [f32; NUM_CHANNELS] {
+        let mut out = pose.channeloffset.map(|c| c.get());
+        let mut mask = pose.channelmask.get() & raw::CHANNEL_MASK;
+        let count = mask.count_ones() as usize;
+        let values = self.frames.get(next..next + count).unwrap_or_default();
+        for v in values {
+            let c = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            if let (Some(o), Some(s)) = (out.get_mut(c), pose.channelscale.get(c)) {
+                *o += f32::from(v.get()) * s.get();
             }
-            let value = self.frames.get(next).map_or(0, |v| v.get());
-            next += 1;
-            offset + f32::from(value) * pose.channelscale[c].get()
-        })
+        }
+        out
+    }
+
+    /// The scale channels (7 to 9) of pose `pose` alone, decoded as [`Iqm::channels`] decodes
+    /// them.
+    fn scale_channels(&self, pose: &raw::Pose, next: usize) -> Vec3A {
+        let mask = pose.channelmask.get() & raw::CHANNEL_MASK;
+        let mut at = next + (mask & 0x7f).count_ones() as usize;
+        let mut out = [0.0f32; 3];
+        for (k, o) in out.iter_mut().enumerate() {
+            let c = 7 + k;
+            *o = pose.channeloffset.get(c).map_or(1.0, |v| v.get());
+            if mask >> c & 1 == 1 {
+                let value = self.frames.get(at).map_or(0, |v| v.get());
+                *o += f32::from(value) * pose.channelscale.get(c).map_or(0.0, |v| v.get());
+                at += 1;
+            }
+        }
+        Vec3A::from_array(out)
     }
 
     /// Calls `f(bone, channels)` for every pose of `frame`, in bone order, walking the frame's
@@ -589,7 +610,34 @@ impl<'data> PoseFrames<'data> for Iqm<'data> {
             }
             return;
         }
-        self.for_each_pose(frame, |_, c| out.push(Vec3A::new(c[7], c[8], c[9])));
+        if frame >= Iqm::num_frames(self) {
+            return;
+        }
+        let mut next = frame * self.num_framechannels();
+        for pose in self.poses {
+            out.push(self.scale_channels(pose, next));
+            next += (pose.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize;
+        }
+    }
+
+    /// Both frames decoded in one walk of the poses and blended bone by bone, as
+    /// [`sample`](crate::pose::sample) blends them.
+    fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        let frames = Iqm::num_frames(self);
+        if self.poses.is_empty() || a >= frames || b >= frames {
+            return false;
+        }
+        out.clear();
+        let channels = self.num_framechannels();
+        let (mut next_a, mut next_b) = (a * channels, b * channels);
+        for pose in self.poses {
+            let (ca, cb) = (self.channels(pose, next_a), self.channels(pose, next_b));
+            out.push(crate::pose::nlerp_pose(pose_of(ca), pose_of(cb), t));
+            let step = (pose.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize;
+            next_a += step;
+            next_b += step;
+        }
+        true
     }
 }
 

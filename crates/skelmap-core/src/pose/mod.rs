@@ -37,6 +37,7 @@ mod x86;
 
 pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
 pub use frames::PoseFrames;
+pub(crate) use local::nlerp_pose;
 pub use local::{Interpolation, LocalPose, Palette, sample};
 pub use mesh::{BindPoseMesh, BindVertex, MeshGeometry, SkeletalMesh};
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
