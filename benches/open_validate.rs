@@ -6,10 +6,16 @@
 //!   that buffer, measured in the same run);
 //! - `open/<file>` and `bytesum/<file>`: `Model::from_bytes` (recognition and validation) of
 //!   every corpus GameStudio MDL and HMP and Quake MDL, beside the same read of its bytes.
+//! - `iqm/<model>` and `bytesum/<model>`: `Iqm::parse` of every IQM in
+//!   ../shared/corpus-next/iqm and of two synthetic IQMs (`common::four_influence_tube`, four
+//!   influences per vertex): `synthetic_iqm_6MB` (32 joints, about 100k vertices, in the caches)
+//!   and `synthetic_iqm_52MB` (64 joints, about 820k vertices, from memory), beside the read of
+//!   its bytes; `open/iqm_<model>`: `Model::from_bytes` of the corpus IQMs (the view, the
+//!   model around it and its tables: the fixed cost a small file pays).
 //!
-//! Inputs: every DPM in ../shared/corpus/dpm (skipped with a message when absent) and a
-//! synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
-//! Validation touches every vertex record, pose, texture coordinate and index; only the group
+//! Inputs of `dpm/` and `skm/`: every DPM in ../shared/corpus/dpm (skipped with a message when
+//! absent) and a synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
+//! DPM validation touches every vertex record, pose, texture coordinate and index; only the group
 //! ids (4 bytes per triangle) are range-checked without being read.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,6 +27,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use skelmap::dpm::Dpm;
+use skelmap::iqm::Iqm;
 use skelmap::skm;
 use skelmap::skm::{Skm, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
@@ -101,7 +108,55 @@ fn open_validate(c: &mut Criterion) {
             });
         }
     }
+    iqm_rows(&mut group);
     group.finish();
+}
+
+/// The IQM rows: every corpus IQM and the synthetic ones (see the module docs).
+fn iqm_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    let corpus = common::corpus_next("iqm");
+    // One tube that stays in the caches, one read from memory (as `synthetic_56MB` is).
+    let synthetic: Vec<(String, Vec<u8>)> = [(32, 98, 32), (64, 200, 64)]
+        .into_iter()
+        .map(|(joints, rings_per_joint, sides)| {
+            let (tube, _) = common::four_influence_tube(joints, rings_per_joint, sides, 4);
+            let tube = tube.write().unwrap();
+            (format!("synthetic_iqm_{}MB", tube.len() / 1_000_000), tube)
+        })
+        .collect();
+    for (name, bytes) in corpus.iter().chain(&synthetic) {
+        let iqm = Iqm::parse(bytes).expect("valid input");
+        println!(
+            "open_validate iqm/{name}: {} bytes, {} vertices, {} joints, {} frames",
+            bytes.len(),
+            iqm.num_vertices(),
+            iqm.num_joints(),
+            iqm.num_frames()
+        );
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(BenchmarkId::new("iqm", name), bytes, |b, bytes| {
+            b.iter(|| {
+                Iqm::parse(black_box(bytes))
+                    .expect("valid input")
+                    .num_frames()
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("bytesum", name), bytes, |b, bytes| {
+            b.iter(|| common::byte_sum(black_box(bytes)))
+        });
+    }
+    // Opened as a caller opens a file, recognised from the magic.
+    for (name, bytes) in &corpus {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        let id = format!("iqm_{name}");
+        group.bench_with_input(BenchmarkId::new("open", &id), bytes, |b, bytes| {
+            b.iter(|| {
+                Model::from_bytes(black_box(bytes))
+                    .expect("valid input")
+                    .num_frames()
+            })
+        });
+    }
 }
 
 criterion_group!(benches, open_validate);

@@ -8,11 +8,11 @@
 //! - `ozz-skin-<input>` (feature `ozz`): ozz-animation 0.16's `SkinningJob` beside skelmap's
 //!   `PreparedMesh` on the same mesh and matrices, in vertices/s, on one thread and (synthetic
 //!   inputs) two; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
-//!   `pose::sample` + `Palette::build` on every corpus DPM's animation, in bones/s. See the
-//!   `ozz` module below.
-//! - `assimp` (feature `assimp`): the system assimp library importing every corpus MDL, HMP
-//!   and MS3D and reading its positions, beside skelmap opening the same file and computing
-//!   its frame-0 positions. See the `assimp` module below.
+//!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation, in bones/s.
+//!   See the `ozz` module below.
+//! - `assimp` (feature `assimp`): the system assimp library importing every corpus MDL, HMP,
+//!   MS3D and animated IQM and reading its positions, beside skelmap opening the same file and
+//!   computing its frame-0 positions. See the `assimp` module below.
 //!
 //! The C++ peers run as child processes of this bench (`common/peer.rs`): no FFI, so no
 //! `unsafe`. `build.rs` compiles them when the features are on. Set up and run:
@@ -125,14 +125,16 @@ fn ms3d_crate(c: &mut Criterion) {
 /// records (origin, weight, normal and bone per influence): the bench prints both sizes per
 /// vertex. Both write 24 bytes per vertex.
 ///
-/// `ozz-pose`: each corpus DPM with more than one frame becomes an ozz skeleton and
-/// animation through ozz's offline `SkeletonBuilder` and `AnimationBuilder` (once, untimed):
-/// the DPM's parents, frame 0 as the rest pose, and every frame's parent-relative rotation
-/// and translation as one key per track at time `f`. The rows play forward one frame per
-/// call, halfway between frames, wrapping before the last frame: `ozz` runs `SamplingJob` (at
-/// ratio `(f + 0.5) / (frames − 1)`, with a reused context) and `LocalToModelJob`;
-/// `skelmap-dpm` runs `pose::sample` (frames `f`, `f + 1` at 0.5, nlerp) straight from the
-/// DPM and `Palette::build`; `skelmap-baked` the same from `BakedFrames` (the DPM's poses
+/// `ozz-pose`: each corpus DPM and IQM (`../shared/corpus-next/iqm`) with more than one frame
+/// becomes an ozz skeleton and animation through ozz's offline `SkeletonBuilder` and
+/// `AnimationBuilder` (once, untimed): the file's parents, frame 0 as the rest pose, and every
+/// frame's parent-relative rotation and translation as skelmap samples them (an IQM's decoded
+/// from its 16-bit channels), plus its scale when the IQM scales a joint, as one key per
+/// track at time `f`. The rows play forward one frame per call, halfway between frames,
+/// wrapping before the last frame: `ozz` runs `SamplingJob` (at ratio
+/// `(f + 0.5) / (frames − 1)`, with a reused context) and `LocalToModelJob`; `skelmap-dpm`
+/// and `skelmap-iqm` run `pose::sample` (frames `f`, `f + 1` at 0.5, nlerp) straight from the
+/// file and `Palette::build`; `skelmap-baked` the same from `BakedFrames` (the file's poses
 /// converted once). Throughput in bones. ozz's builder stores rotations as 16-bit fixed
 /// point and translations as half floats, so its model-space matrices differ from skelmap's
 /// at that precision (the bench prints the largest differences and checks them against a
@@ -146,6 +148,7 @@ mod ozz {
 
     use criterion::{BenchmarkId, Criterion, Throughput};
     use skelmap::dpm::{self, Dpm};
+    use skelmap::iqm::Iqm;
     use skelmap::pose::{self, Interpolation, LocalPose, Palette};
     use skelmap::skin::{
         CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_scalar,
@@ -506,14 +509,17 @@ mod ozz {
     const MATRIX_TRANSLATION_TOLERANCE: f32 = 1e-2;
 
     /// Writes the clip input of the harness (layout in `benches/peers/ozz_harness.cc`): the
-    /// DPM's parents and every frame's parent-relative poses.
-    fn write_clip(path: &Path, m: &Dpm<'_>) {
+    /// skeleton's parents and every frame's parent-relative poses as skelmap samples them,
+    /// with each bone's scale when the source scales (an IQM's).
+    fn write_clip<'d, S: pose::PoseFrames<'d>>(path: &Path, m: &S) {
         let mut w = BufWriter::new(std::fs::File::create(path).unwrap());
         let mut bytes: Vec<u8> = b"SKOZA01\0".to_vec();
-        for x in [m.num_bones(), m.num_frames(), 0, 0] {
+        let scaled = m.has_scale();
+        let bones = m.skeleton_bones().len();
+        for x in [bones, m.num_frames(), usize::from(scaled), 0] {
             bytes.extend(u32::try_from(x).unwrap().to_le_bytes());
         }
-        for bone in m.bones() {
+        for bone in m.skeleton_bones() {
             let parent = bone.parent().map_or(-1, |p| i32::try_from(p).unwrap());
             bytes.extend(parent.to_le_bytes());
         }
@@ -521,8 +527,11 @@ mod ozz {
         let mut pose = LocalPose::default();
         for frame in 0..m.num_frames() {
             pose::sample(m, frame, frame, 0.0, Interpolation::Nlerp, &mut pose);
-            for (q, t) in &pose.bones {
-                for x in q.to_array().into_iter().chain(t.to_array()) {
+            assert_eq!(pose.bones.len(), bones, "a pose per bone");
+            for (i, (q, t)) in pose.bones.iter().enumerate() {
+                let scale = pose.scales.get(i).map_or([1.0; 3], |s| s.to_array());
+                let key = q.to_array().into_iter().chain(t.to_array());
+                for x in key.chain(scale.into_iter().filter(|_| scaled)) {
                     w.write_all(&x.to_le_bytes()).unwrap();
                 }
             }
@@ -559,10 +568,9 @@ mod ozz {
     }
 
     /// ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's `pose::sample` +
-    /// `Palette::build`, per bone, for every corpus DPM (see the module docs).
+    /// `Palette::build`, per bone, for every corpus DPM and IQM (see the module docs).
     pub fn playback(c: &mut Criterion) {
         let mut ozz = Peer::spawn("ozz", HARNESS);
-        let dir = peer::data_dir();
         let mut group = c.benchmark_group("ozz-pose");
         group
             .sample_size(20)
@@ -574,58 +582,83 @@ mod ozz {
                 eprintln!("ozz-pose: {name} has one frame; left out");
                 continue;
             }
-            let input = dir.join(format!("ozz-clip-{name}.bin"));
-            write_clip(&input, &m);
-            let words = ozz
-                .request(&format!("clip {name} {}", input.to_str().unwrap()))
-                .unwrap_or_else(|e| panic!("ozz harness cannot build a clip of {name}: {e}"));
-            let _ = std::fs::remove_file(&input);
-            let theirs = ozz.dump(&name, 1, &dir.join(format!("ozz-clip-{name}.out")));
-            let ours = common::posed(&m).palette;
-            assert_eq!(theirs.len(), ours.world.len() * 16, "ozz's dump of {name}");
-            let (mut rotation, mut translation, mut extent) = (0.0f32, 0.0f32, 0.0f32);
-            for (world, m) in ours.world.iter().zip(theirs.chunks_exact(16)) {
-                let c = world.to_cols_array();
-                for col in 0..4 {
-                    for row in 0..3 {
-                        let d = (c[col * 3 + row] - m[col * 4 + row]).abs();
-                        if col < 3 {
-                            rotation = rotation.max(d);
-                        } else {
-                            translation = translation.max(d);
-                            extent = extent.max(c[col * 3 + row].abs());
-                        }
+            clip_rows(&mut group, &mut ozz, &name, "skelmap-dpm", &m);
+        }
+        for (name, bytes) in common::corpus_next("iqm") {
+            let m = Iqm::parse(&bytes).unwrap();
+            if m.num_frames() < 2 {
+                eprintln!("ozz-pose: {name} has {} frames; left out", m.num_frames());
+                continue;
+            }
+            clip_rows(&mut group, &mut ozz, &name, "skelmap-iqm", &m);
+        }
+        group.finish();
+    }
+
+    /// The rows of one clip: `m` handed to ozz (untimed) and checked against skelmap at frame
+    /// n/2 + 0.5, then `ozz/<name>`, `<file_row>/<name>` (sampled from `m`) and
+    /// `skelmap-baked/<name>` (from `BakedFrames` of `m`).
+    fn clip_rows<'d, S: pose::PoseFrames<'d>>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        ozz: &mut Peer,
+        name: &str,
+        file_row: &str,
+        m: &S,
+    ) {
+        let dir = peer::data_dir();
+        let input = dir.join(format!("ozz-clip-{name}.bin"));
+        write_clip(&input, m);
+        let words = ozz
+            .request(&format!("clip {name} {}", input.to_str().unwrap()))
+            .unwrap_or_else(|e| panic!("ozz harness cannot build a clip of {name}: {e}"));
+        let _ = std::fs::remove_file(&input);
+        let theirs = ozz.dump(name, 1, &dir.join(format!("ozz-clip-{name}.out")));
+        let ours = common::posed(m).palette;
+        assert_eq!(theirs.len(), ours.world.len() * 16, "ozz's dump of {name}");
+        let (mut rotation, mut translation, mut extent) = (0.0f32, 0.0f32, 0.0f32);
+        for (world, m) in ours.world.iter().zip(theirs.chunks_exact(16)) {
+            let c = world.to_cols_array();
+            for col in 0..4 {
+                for row in 0..3 {
+                    let d = (c[col * 3 + row] - m[col * 4 + row]).abs();
+                    if col < 3 {
+                        rotation = rotation.max(d);
+                    } else {
+                        translation = translation.max(d);
+                        extent = extent.max(c[col * 3 + row].abs());
                     }
                 }
             }
-            println!(
-                "ozz-pose {name}: {} joints, {} frames; model-space matrices at frame {} + 0.5: \
-                 max |Δrotation| {rotation:.3e}, max |Δtranslation| {translation:.3e} (extent \
-                 {extent:.3e})",
-                words.first().map_or("?", String::as_str),
-                m.num_frames(),
-                m.num_frames() / 2,
-            );
-            assert!(
-                rotation <= MATRIX_ROTATION_TOLERANCE
-                    && translation <= MATRIX_TRANSLATION_TOLERANCE * extent.max(1.0),
-                "{name}: ozz's and skelmap's poses disagree beyond the tolerance"
-            );
-            group.throughput(Throughput::Elements(m.num_bones() as u64));
-            group.bench_function(BenchmarkId::new("ozz", &name), |b| {
-                b.iter_custom(|iters| ozz.run(&name, 1, iters))
-            });
-            pose_row(&mut group, BenchmarkId::new("skelmap-dpm", &name), &m);
-            let baked = pose::BakedFrames::new(&m).unwrap();
-            pose_row(&mut group, BenchmarkId::new("skelmap-baked", &name), &baked);
         }
-        group.finish();
+        println!(
+            "ozz-pose {name}: {} joints, {} frames{}; model-space matrices at frame {} + 0.5: \
+             max |Δrotation| {rotation:.3e}, max |Δtranslation| {translation:.3e} (extent \
+             {extent:.3e})",
+            words.first().map_or("?", String::as_str),
+            m.num_frames(),
+            if m.has_scale() { ", scaled" } else { "" },
+            m.num_frames() / 2,
+        );
+        assert!(
+            rotation <= MATRIX_ROTATION_TOLERANCE
+                && translation <= MATRIX_TRANSLATION_TOLERANCE * extent.max(1.0),
+            "{name}: ozz's and skelmap's poses disagree beyond the tolerance"
+        );
+        group.throughput(Throughput::Elements(m.skeleton_bones().len() as u64));
+        group.bench_function(BenchmarkId::new("ozz", name), |b| {
+            b.iter_custom(|iters| ozz.run(name, 1, iters))
+        });
+        pose_row(group, BenchmarkId::new(file_row, name), m);
+        let baked = pose::BakedFrames::new(m).unwrap();
+        pose_row(group, BenchmarkId::new("skelmap-baked", name), &baked);
     }
 }
 
 /// The system assimp library (`apt-get install libassimp-dev`; Debian 12 ships 5.2.5) beside
-/// skelmap, opening every corpus MDL, HMP and MS3D file and producing its frame-0 vertex
-/// positions, per file (throughput in file bytes).
+/// skelmap, opening every corpus MDL, HMP and MS3D file, and every IQM of
+/// `../shared/corpus-next/iqm` with a mesh and frames, and producing its frame-0 vertex
+/// positions, per file (throughput in file bytes). The IQM rows are described at
+/// `iqm_rows` below: they also time both libraries from the file's bytes in memory.
 ///
 /// - `assimp/<file>`: one `Assimp::Importer`, reused, `ReadFile(path, 0)` (no
 ///   post-processing steps), every mesh's `mVertices` summed, `FreeScene()`; see
@@ -657,6 +690,7 @@ mod assimp {
     use criterion::{BenchmarkId, Criterion, Throughput};
     use skelmap::Model;
     use skelmap::model::Pose;
+    use skelmap::pose::Interpolation;
 
     use crate::peer::{self, Peer};
 
@@ -849,7 +883,109 @@ mod assimp {
                 }
             }
         }
+        for path in skelmap_testkit::corpus_next_files("iqm") {
+            iqm_rows(&mut group, &mut assimp, &path, &dump);
+        }
         group.finish();
+    }
+
+    /// skelmap's side of an IQM row after opening: pose `model` at frame 0 (with `bind`, in
+    /// its joints' bind pose instead), deform its mesh into buffers allocated here; returns the
+    /// sum of the positions, and with `keep` also appends the positions there.
+    fn iqm_positions(model: &Model<'_>, bind: bool, keep: Option<&mut Vec<f32>>) -> f64 {
+        let mut pose = Pose::default();
+        if bind {
+            model.pose_bind(&mut pose);
+        } else {
+            model
+                .pose(0, 0, 0.0, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+        }
+        let mut sum = 0.0f64;
+        let mut kept = keep;
+        for mesh in 0..model.num_meshes() {
+            let n = model.mesh(mesh).map_or(0, |m| m.num_vertices());
+            let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            model.deform(mesh, &pose, &mut p, &mut q).unwrap();
+            sum += p
+                .iter()
+                .map(|v| f64::from(v[0]) + f64::from(v[1]) + f64::from(v[2]))
+                .sum::<f64>();
+            if let Some(out) = kept.as_deref_mut() {
+                out.extend(p.iter().flatten());
+            }
+        }
+        sum
+    }
+
+    /// The rows of a corpus IQM with a mesh and frames (others are left out, with a message):
+    /// `skelmap/<file>` opens it from its path (`Model::open`) and deforms it at frame 0,
+    /// `assimp/<file>` imports it from its path (`ReadFile`); `skelmap-memory/<file>` and
+    /// `assimp-memory/<file>` do the same from the file's bytes in memory
+    /// (`Model::from_bytes`, `ReadFileFromMemory`), without the file system. assimp 5.2.5's
+    /// IQM loader gives the stored (bind-pose) vertices, one per IQM vertex in file order, a
+    /// mesh per IQM mesh over consecutive ranges; before timing, skelmap's mesh deformed by its
+    /// bind pose is checked against them, vertex by vertex.
+    fn iqm_rows(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        assimp: &mut Peer,
+        path: &Path,
+        dump: &Path,
+    ) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let model = Model::open(path).unwrap();
+        if model.num_frames() == 0 || model.num_meshes() == 0 {
+            eprintln!(
+                "assimp: {name} has {} frames and {} meshes; left out",
+                model.num_frames(),
+                model.num_meshes()
+            );
+            return;
+        }
+        let mut ours = Vec::new();
+        iqm_positions(&model, true, Some(&mut ours));
+        let words = match assimp.load(&name, path) {
+            Ok(words) => words,
+            Err(e) => {
+                eprintln!("assimp refuses {name}: {e}");
+                return;
+            }
+        };
+        let theirs = assimp.dump(&name, 1, dump);
+        assert_eq!(
+            theirs.len(),
+            ours.len(),
+            "{name}: assimp's vertices ({words:?}), skelmap's"
+        );
+        let extent = ours.iter().fold(0.0f32, |a, x| a.max(x.abs()));
+        let d = peer::max_abs_diff(&ours, &theirs);
+        println!(
+            "assimp {name}: {} meshes, {} vertices; bind-pose positions differ from skelmap's \
+             by at most {d:.3e} (extent {extent:.3e})",
+            words.first().map_or("?", String::as_str),
+            ours.len() / 3,
+        );
+        assert!(
+            d <= POSITION_TOLERANCE * extent,
+            "{name}: skelmap's and assimp's bind-pose positions differ by {d}"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function(BenchmarkId::new("skelmap", &name), |b| {
+            b.iter(|| iqm_positions(&Model::open(path).unwrap(), false, None))
+        });
+        group.bench_function(BenchmarkId::new("assimp", &name), |b| {
+            b.iter_custom(|iters| assimp.run(&name, 1, iters))
+        });
+        group.bench_function(BenchmarkId::new("skelmap-memory", &name), |b| {
+            b.iter(|| {
+                let model = Model::from_bytes(std::hint::black_box(&bytes)).unwrap();
+                iqm_positions(&model, false, None)
+            })
+        });
+        group.bench_function(BenchmarkId::new("assimp-memory", &name), |b| {
+            b.iter_custom(|iters| assimp.run_as("run-memory", &name, 1, iters))
+        });
     }
 }
 

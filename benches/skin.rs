@@ -16,8 +16,12 @@
 //!   `-2t` row pays on top of its halves.
 //! - `endian-<model>`: the stream and prepared kernels on a corpus DPM (big-endian) and on
 //!   its SKM conversion (little-endian).
+//! - `skin-iqm-vs-dpm`: the compact kernel (`Model::compact`, `Compact::matrices`,
+//!   `Compact::skin`) at each level on one tube written as an IQM and as a DPM, every vertex
+//!   with the same four influences (`common::four_influence_tube`), in vertices/s.
 //! - `pose`: `sample` + `Palette::build` per model, throughput in bones: from the DPM, from
-//!   its SKP conversion, and from `BakedFrames`.
+//!   its SKP conversion, and from `BakedFrames`; per corpus IQM, from the file's quantised
+//!   channels (`Iqm` view, with scale) and from `Model::bake`.
 //! - `playback`: `Model::sample` + `Model::palette` per bone while playing forward one frame
 //!   per call, halfway between frames, for every corpus DPM and MS3D: the keyed MS3D format
 //!   beside the framed DPM through the same format-neutral calls.
@@ -35,6 +39,8 @@ use criterion::{
 };
 use rayon::prelude::*;
 use skelmap::dpm::{Dpm, Mesh};
+use skelmap::iqm::Iqm;
+use skelmap::model::Pose;
 use skelmap::ms3d::Ms3d;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
@@ -436,6 +442,94 @@ fn pose(c: &mut Criterion) {
             })
         });
     }
+    // IQM: every frame's channels decoded from `u16`s (and scale applied where a joint
+    // scales) beside the same frames baked once.
+    for (name, bytes) in common::corpus_next("iqm") {
+        let iqm = Iqm::parse(&bytes).unwrap();
+        if iqm.num_frames() < 2 {
+            continue;
+        }
+        let model = Model::from_bytes(&bytes).unwrap();
+        let baked = model.bake().unwrap();
+        group.throughput(Throughput::Elements(model.num_bones() as u64));
+        pose_row(&mut group, BenchmarkId::new("iqm", &name), &iqm, false);
+        pose_row(
+            &mut group,
+            BenchmarkId::new("iqm-baked", &name),
+            &baked,
+            false,
+        );
+    }
+    group.finish();
+}
+
+/// The compact kernel on one mesh in two formats: an IQM (bind-pose vertices, 8-bit weights)
+/// and a DPM (pre-weighted records), built from the same tube, so both fold to the same
+/// vertices and influences; skinned at frames n/2 and n/2 + 1 blended at 0.5, after checking
+/// that the two outputs agree.
+fn iqm_vs_dpm(c: &mut Criterion) {
+    let (iqm, dpm) = common::four_influence_tube(32, 98, 32, 4);
+    let (iqm, dpm) = (iqm.write().unwrap(), dpm.write().unwrap());
+    let models = [
+        ("iqm", Model::from_bytes(&iqm).unwrap()),
+        ("dpm", Model::from_bytes(&dpm).unwrap()),
+    ];
+    let frames = models[0].1.num_frames();
+    let mid = frames / 2;
+    let next = (mid + 1).min(frames - 1);
+    let n = models[0].1.mesh(0).unwrap().num_vertices();
+    let ((mut p, at_p), (mut q, at_q)) = (common::aligned_output(n), common::aligned_output(n));
+    let (p, q) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
+    let prepared: Vec<_> = models
+        .iter()
+        .map(|(format, model)| {
+            let compact = model.compact().unwrap();
+            let mut pose = Pose::default();
+            model
+                .pose(mid, next, 0.5, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+            let mut matrices = SkinMatrices::default();
+            compact.matrices(&pose, &mut matrices).unwrap();
+            compact
+                .skin(0, &matrices, SimdLevel::detect(), p, q)
+                .unwrap();
+            println!(
+                "skin-iqm-vs-dpm {format}: {} bytes, {n} vertices, 4 influences each, {} bones, \
+                 {} compact bytes ({} vertices exact)",
+                if *format == "iqm" {
+                    iqm.len()
+                } else {
+                    dpm.len()
+                },
+                model.num_bones(),
+                compact.mesh(0).map_or(0, CompactMesh::bytes),
+                compact.exact_vertices(),
+            );
+            (*format, compact, matrices, p.to_vec())
+        })
+        .collect();
+    // The IQM's frames are 16-bit channels, the DPM's floats: the outputs agree to the
+    // channels' precision, not to the bit.
+    let (a, b) = (&prepared[0].3, &prepared[1].3);
+    let extent = a.iter().flatten().fold(0.0f32, |m, x| m.max(x.abs()));
+    let d = a
+        .iter()
+        .flatten()
+        .zip(b.iter().flatten())
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0f32, f32::max);
+    println!("  max |Δposition| iqm against dpm {d:.3e} (extent {extent:.3e})");
+    assert!(d <= 1e-4 * extent, "the IQM and DPM tubes skin apart: {d}");
+    let mut group = c.benchmark_group("skin-iqm-vs-dpm");
+    config(&mut group, false);
+    group.throughput(Throughput::Elements(n as u64));
+    for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+        for (format, compact, matrices, _) in &prepared {
+            group.bench_function(BenchmarkId::new(format!("compact-{format}"), level), |b| {
+                b.iter(|| compact.skin(0, matrices, level, p, q).unwrap())
+            });
+        }
+    }
     group.finish();
 }
 
@@ -492,5 +586,5 @@ fn playback(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, skin, handover, endian, pose, playback);
+criterion_group!(benches, skin, iqm_vs_dpm, handover, endian, pose, playback);
 criterion_main!(benches);

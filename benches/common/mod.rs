@@ -106,3 +106,154 @@ pub fn big_limits() -> skelmap::Limits {
         ..skelmap::Limits::default()
     }
 }
+
+/// The same skinned tube as an IQM and as a DPM, for comparing the formats on one mesh: a
+/// chain of `bones` joints along +Z (bind pose: joint `j` at `z = 16 j`, no rotation), rings
+/// of `sides` vertices, `rings_per_bone` rings per joint, every vertex weighted to exactly
+/// four consecutive joints (nearest first) by weights in 255ths that sum to 255 (IQM's
+/// 8-bit weights, which the DPM stores as the same fractions), and `frames` frames, frame 0
+/// the bind pose, the others bending every joint. The DPM's records are each vertex's
+/// bind-space position and normal in its joints' frames, weighted; the IQM stores them once,
+/// in bind space, with triangles, texture coordinates and normals. `bones` is at least 4.
+#[allow(dead_code, clippy::unwrap_used)]
+pub fn four_influence_tube(
+    bones: u32,
+    rings_per_bone: u32,
+    sides: u32,
+    frames: u32,
+) -> (skelmap::iqm::Builder, skelmap::dpm::Builder) {
+    use skelmap::glam::{Mat3, Quat};
+    use skelmap::{dpm, iqm};
+    assert!(bones >= 4, "four influences need four joints");
+    const LENGTH: f32 = 16.0;
+    const RADIUS: f32 = 4.0;
+    let rings = bones * rings_per_bone + 1;
+    let mut iqm = iqm::Builder::default();
+    let mut dpm = dpm::Builder::default();
+    let mut mesh = dpm::MeshDef {
+        shader: b"tube".to_vec(),
+        ..dpm::MeshDef::default()
+    };
+    for j in 0..bones {
+        let name = format!("joint{j}");
+        iqm.joints.push(iqm::JointDef {
+            name: name.clone().into_bytes(),
+            parent: j as i32 - 1,
+            transform: iqm::Transform {
+                translate: [0.0, 0.0, if j == 0 { 0.0 } else { LENGTH }],
+                ..iqm::Transform::IDENTITY
+            },
+        });
+        dpm.bones.push(dpm::BoneDef::new(name, j as i32 - 1));
+    }
+    for r in 0..rings {
+        let z = r as f32 * LENGTH / rings_per_bone as f32;
+        // The joint whose segment holds the ring, and the window of four around it.
+        let at = ((z / LENGTH) as u32).min(bones - 1);
+        let first = at.saturating_sub(1).min(bones - 4);
+        let mut near: Vec<(u32, f32)> = (first..first + 4)
+            .map(|j| {
+                (
+                    j,
+                    1.0 / (1.0 + (z - (j as f32 + 0.5) * LENGTH).abs() / LENGTH),
+                )
+            })
+            .collect();
+        near.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let total: f32 = near.iter().map(|n| n.1).sum();
+        // Each weight at least 1/255, the rounding left over given to the largest.
+        let mut weights: [u8; 4] = core::array::from_fn(|k| (near[k].1 / total * 251.0) as u8 + 1);
+        let sum: u32 = weights.iter().map(|&w| u32::from(w)).sum();
+        weights[0] += u8::try_from(255 - sum).unwrap();
+        for s in 0..sides {
+            let a = core::f32::consts::TAU * s as f32 / sides as f32;
+            let (sin, cos) = a.sin_cos();
+            let normal = [cos, sin, 0.0];
+            iqm.positions.push([RADIUS * cos, RADIUS * sin, z]);
+            iqm.normals.push(normal);
+            let uv = [s as f32 / sides as f32, 1.0 - r as f32 / (rings - 1) as f32];
+            iqm.texcoords.push(uv);
+            iqm.blend_indexes
+                .push(core::array::from_fn(|k| u8::try_from(near[k].0).unwrap()));
+            iqm.blend_weights.push(weights);
+            mesh.vertices.push(
+                (0..4)
+                    .map(|k| {
+                        let j = near[k].0;
+                        let local = [RADIUS * cos, RADIUS * sin, z - j as f32 * LENGTH];
+                        dpm::Influence::weighted(j, f32::from(weights[k]) / 255.0, local, normal)
+                    })
+                    .collect(),
+            );
+            mesh.texcoords.push(uv);
+        }
+    }
+    for r in 0..rings - 1 {
+        for s in 0..sides {
+            let at = |ring: u32, side: u32| ring * sides + side % sides;
+            let (a, b, c, d) = (at(r, s), at(r, s + 1), at(r + 1, s), at(r + 1, s + 1));
+            mesh.triangles.push([a, b, d]);
+            mesh.triangles.push([a, d, c]);
+        }
+    }
+    mesh.group_ids = vec![0; mesh.triangles.len()];
+    iqm.triangles.clone_from(&mesh.triangles);
+    iqm.meshes.push(iqm::MeshDef {
+        name: b"tube".to_vec(),
+        material: b"tube".to_vec(),
+        first_vertex: 0,
+        num_vertexes: u32::try_from(iqm.positions.len()).unwrap(),
+        first_triangle: 0,
+        num_triangles: u32::try_from(iqm.triangles.len()).unwrap(),
+    });
+    dpm.meshes.push(mesh);
+    for k in 0..frames {
+        let phase = core::f32::consts::TAU * k as f32 / (frames - 1).max(1) as f32;
+        let mut poses = Vec::new();
+        let mut transforms = Vec::new();
+        for j in 0..bones {
+            let rotation = match (k, j) {
+                (0, _) => Quat::IDENTITY,
+                (_, 0) => Quat::from_rotation_z(0.1 * phase.sin()),
+                _ => Quat::from_rotation_x(0.35 * (phase + 0.7 * j as f32).sin()),
+            };
+            let z = if j == 0 { 0.0 } else { LENGTH };
+            let m = Mat3::from_quat(rotation);
+            poses.push(core::array::from_fn(|row| {
+                let r = m.row(row);
+                [r.x, r.y, r.z, if row == 2 { z } else { 0.0 }]
+            }));
+            transforms.push(iqm::Transform {
+                translate: [0.0, 0.0, z],
+                rotate: rotation.to_array(),
+                scale: [1.0; 3],
+            });
+        }
+        dpm.frames
+            .push(dpm::FrameDef::new(format!("frame{k}"), poses));
+        iqm.frames.push(transforms);
+    }
+    iqm.anims.push(skelmap::iqm::AnimDef {
+        name: b"bend".to_vec(),
+        first_frame: 0,
+        num_frames: frames,
+        framerate: 24.0,
+        looped: true,
+    });
+    (iqm, dpm)
+}
+
+/// Every file of `../shared/corpus-next/<sub>` as `(file stem, bytes)`, sorted; empty (with a
+/// message) when that corpus is absent.
+#[allow(dead_code, clippy::unwrap_used)]
+pub fn corpus_next(sub: &str) -> Vec<(String, Vec<u8>)> {
+    skelmap_testkit::corpus_next_files(sub)
+        .into_iter()
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}

@@ -82,13 +82,24 @@ impl Peer {
 
     /// Runs input `name` `iters` times on `threads` threads; the time the harness measured.
     pub fn run(&mut self, name: &str, threads: usize, iters: u64) -> Duration {
+        self.run_as("run", name, threads, iters)
+    }
+
+    /// As [`Peer::run`] with another timed command of the harness (`command NAME THREADS
+    /// ITERS` → `ok NANOSECONDS`), such as the assimp harness's `run-memory`.
+    pub fn run_as(&mut self, command: &str, name: &str, threads: usize, iters: u64) -> Duration {
         let words = self
-            .request(&format!("run {name} {threads} {iters}"))
-            .unwrap_or_else(|e| panic!("{} run {name}: {e}", self.label));
+            .request(&format!("{command} {name} {threads} {iters}"))
+            .unwrap_or_else(|e| panic!("{} {command} {name}: {e}", self.label));
         let nanos: u64 = words
             .first()
             .and_then(|w| w.parse().ok())
-            .unwrap_or_else(|| panic!("{} run {name}: no nanoseconds in {words:?}", self.label));
+            .unwrap_or_else(|| {
+                panic!(
+                    "{} {command} {name}: no nanoseconds in {words:?}",
+                    self.label
+                )
+            });
         Duration::from_nanos(nanos)
     }
 

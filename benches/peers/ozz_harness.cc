@@ -32,10 +32,12 @@
 //     f32 weights[vertices * (influences - 1)].
 //
 // Clip input file, little-endian:
-//   "SKOZA01\0", u32 joints, u32 frames, u32 0, u32 0,
+//   "SKOZA01\0", u32 joints, u32 frames, u32 scaled (0 or 1), u32 0,
 //   i32 parents[joints] (-1 for a root; parents come before their children),
 //   then per frame, per joint: f32 rotation[4] (x, y, z, w), f32 translation[3]
-//   (parent-relative; scale 1). Frame f is keyed at time f: the animation lasts
+//   (parent-relative), and when `scaled` f32 scale[3] (applied before the rotation;
+//   otherwise scale 1, and the animation has no scale keys). Frame f is keyed at time f: the
+//   animation lasts
 //   FRAMES - 1 time units, and frame 0 is also the skeleton's rest pose.
 //
 // Threads: THREADS = 1 runs every part's job on the calling thread. THREADS = 2 splits each
@@ -242,17 +244,33 @@ struct Clip {
   int frame = 0;  // the frame the next `run` call starts from
 };
 
+// A key of the clip file: `stride` floats (7, or 10 with scale).
+struct Key {
+  const float* p;
+  size_t stride;
+  ozz::math::Quaternion rotation() const {
+    return ozz::math::Quaternion(p[0], p[1], p[2], p[3]);
+  }
+  ozz::math::Float3 translation() const {
+    return ozz::math::Float3(p[4], p[5], p[6]);
+  }
+  ozz::math::Float3 scale() const {
+    return stride > 7 ? ozz::math::Float3(p[7], p[8], p[9])
+                      : ozz::math::Float3::one();
+  }
+};
+
 ozz::animation::offline::RawSkeleton::Joint make_joint(
     int joint, const std::vector<std::vector<int>>& children,
-    const std::vector<float>& frame0) {
+    const std::vector<float>& frame0, size_t stride) {
   ozz::animation::offline::RawSkeleton::Joint out;
   out.name = "j" + std::to_string(joint);
-  const float* p = frame0.data() + static_cast<size_t>(joint) * 7;
-  out.transform.rotation = ozz::math::Quaternion(p[0], p[1], p[2], p[3]);
-  out.transform.translation = ozz::math::Float3(p[4], p[5], p[6]);
-  out.transform.scale = ozz::math::Float3::one();
+  const Key key{frame0.data() + static_cast<size_t>(joint) * stride, stride};
+  out.transform.rotation = key.rotation();
+  out.transform.translation = key.translation();
+  out.transform.scale = key.scale();
   for (int child : children[joint]) {
-    out.children.push_back(make_joint(child, children, frame0));
+    out.children.push_back(make_joint(child, children, frame0, stride));
   }
   return out;
 }
@@ -264,9 +282,11 @@ std::string load_clip(const std::string& path, Clip& clip) {
   if (!error.empty()) return error;
   const uint32_t joints = head[0], frames = head[1];
   if (joints == 0 || frames < 2) return "need joints and at least two frames";
+  if (head[2] > 1) return "the scale flag is neither 0 nor 1";
+  const size_t stride = head[2] != 0 ? 10 : 7;
   std::vector<int32_t> parents(joints);
   if (!r.take(parents.data(), joints * 4)) return "short parents";
-  std::vector<float> keys(size_t{frames} * joints * 7);
+  std::vector<float> keys(size_t{frames} * joints * stride);
   if (!r.take(keys.data(), keys.size() * 4)) return "short frames";
   std::vector<std::vector<int>> children(joints);
   std::vector<int> roots;
@@ -280,10 +300,10 @@ std::string load_clip(const std::string& path, Clip& clip) {
       return "a parent after its child";
     }
   }
-  std::vector<float> frame0(keys.begin(), keys.begin() + size_t{joints} * 7);
+  std::vector<float> frame0(keys.begin(), keys.begin() + size_t{joints} * stride);
   ozz::animation::offline::RawSkeleton raw_skeleton;
   for (int root : roots) {
-    raw_skeleton.roots.push_back(make_joint(root, children, frame0));
+    raw_skeleton.roots.push_back(make_joint(root, children, frame0, stride));
   }
   ozz::animation::offline::SkeletonBuilder build_skeleton;
   clip.skeleton = build_skeleton(raw_skeleton);
@@ -302,11 +322,11 @@ std::string load_clip(const std::string& path, Clip& clip) {
   for (uint32_t j = 0; j < joints; ++j) {
     auto& track = raw.tracks[clip.ozz_index[j]];
     for (uint32_t f = 0; f < frames; ++f) {
-      const float* p = keys.data() + (size_t{f} * joints + j) * 7;
+      const Key key{keys.data() + (size_t{f} * joints + j) * stride, stride};
       const float time = static_cast<float>(f);
-      track.rotations.push_back(
-          {time, ozz::math::Quaternion(p[0], p[1], p[2], p[3])});
-      track.translations.push_back({time, ozz::math::Float3(p[4], p[5], p[6])});
+      track.rotations.push_back({time, key.rotation()});
+      track.translations.push_back({time, key.translation()});
+      if (stride > 7) track.scales.push_back({time, key.scale()});
     }
   }
   ozz::animation::offline::AnimationBuilder build_animation;
