@@ -356,6 +356,11 @@ fn mesh_parts(
                 .filter_map(|t| mesh.triangle(t))
                 .collect();
         }
+        built.colors = picked
+            .iter()
+            .map(|&v| mesh.vertex_color(v as usize))
+            .collect::<Option<Vec<_>>>()
+            .filter(|c| !c.is_empty());
         if skeletal {
             for &v in &picked {
                 let list = influences.get(v as usize).map_or(&[][..], Vec::as_slice);

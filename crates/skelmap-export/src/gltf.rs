@@ -353,8 +353,8 @@ impl Builder {
         }))
     }
 
-    /// Positions (with bounds), normals, texture coordinates where every vertex has one,
-    /// and with `root_joint` (a skinned mesh) the influence sets.
+    /// Positions (with bounds), normals, texture coordinates and colours where every vertex
+    /// has one, and with `root_joint` (a skinned mesh) the influence sets.
     fn attributes(
         &mut self,
         mesh: &SceneMesh,
@@ -373,6 +373,18 @@ impl Builder {
         {
             let uv = self.floats(uvs, Type::Vec2, Some(Target::ArrayBuffer), false);
             attributes.insert(Valid(json::mesh::Semantic::TexCoords(0)), uv);
+        }
+        if let Some(colors) = mesh
+            .colors
+            .as_ref()
+            .filter(|c| c.len() == mesh.positions.len())
+        {
+            let rgba: Vec<[f32; 4]> = colors
+                .iter()
+                .map(|c| c.map(|b| f32::from(b) / 255.0))
+                .collect();
+            let color = self.floats(&rgba, Type::Vec4, Some(Target::ArrayBuffer), false);
+            attributes.insert(Valid(json::mesh::Semantic::Colors(0)), color);
         }
         if let Some(root_joint) = root_joint {
             for (set, (joints, weights)) in influence_sets(mesh, options, root_joint)

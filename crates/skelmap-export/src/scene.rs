@@ -98,6 +98,8 @@ pub struct SceneMesh {
     pub normals: Vec<[f32; 3]>,
     /// Texture coordinates, `v` pointing down the image (glTF's convention).
     pub uvs: Option<Vec<[f32; 2]>>,
+    /// Vertex colours, RGBA (an IQM's colour array), when every vertex has one.
+    pub colors: Option<Vec<[u8; 4]>>,
     /// Triangles, indices into the vertex arrays.
     pub triangles: Vec<[u32; 3]>,
     /// Per-vertex skeletal influences (empty when the mesh is not skinned).

@@ -768,6 +768,14 @@ impl<'a, 'data: 'a> MeshView<'a> for &'a Iqm<'data> {
         self.texcoord(v)
     }
 
+    fn vertex_color(&self, v: usize) -> Option<[u8; 4]> {
+        self.color(v)
+    }
+
+    fn vertex_tangent(&self, v: usize) -> Option<[f32; 4]> {
+        self.tangent(v)
+    }
+
     fn num_groups(&self) -> Option<usize> {
         Some(self.meshes.len())
     }

@@ -156,6 +156,20 @@ impl<'a> Mesh<'a> {
         with_mesh!(self.kind, m => MeshView::vertex_texcoord(&m, v))
     }
 
+    /// The colour of vertex `v` as RGBA bytes, for meshes that store colours (an IQM's colour
+    /// array; float colours scaled by 255); `None` otherwise or out of range.
+    #[must_use]
+    pub fn vertex_color(&self, v: usize) -> Option<[u8; 4]> {
+        with_mesh!(self.kind, m => MeshView::vertex_color(&m, v))
+    }
+
+    /// The tangent of vertex `v` in the bind pose, `w` the bitangent's sign (±1), for meshes
+    /// that store tangents (an IQM's tangent array); `None` otherwise or out of range.
+    #[must_use]
+    pub fn vertex_tangent(&self, v: usize) -> Option<[f32; 4]> {
+        with_mesh!(self.kind, m => MeshView::vertex_tangent(&m, v))
+    }
+
     /// The texture coordinates of triangle `t`'s three corners, for every layout: the
     /// corners' vertices' for per-vertex meshes; as stored for MS3D; an MDL's skin vertex
     /// divided by the skin's size. `None` out of range or for a mesh without texture

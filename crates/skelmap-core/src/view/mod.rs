@@ -306,6 +306,18 @@ pub trait MeshView<'a> {
         None
     }
 
+    /// The colour of vertex `v` as RGBA bytes, for meshes that store one (IQM).
+    fn vertex_color(&self, v: usize) -> Option<[u8; 4]> {
+        let _ = v;
+        None
+    }
+
+    /// The tangent of vertex `v`, `w` the bitangent's sign, for meshes that store one (IQM).
+    fn vertex_tangent(&self, v: usize) -> Option<[f32; 4]> {
+        let _ = v;
+        None
+    }
+
     /// The texture coordinates of triangle `t`'s corners; the default reads its vertices'.
     fn corner_texcoords(&self, t: usize) -> Option<[[f32; 2]; 3]> {
         let tri = self.triangle(t)?;
