@@ -231,6 +231,29 @@ pub fn neutral(model: &Model<'_>) {
                 .chain(far)
                 .filter(|v| v.is_finite())
                 .fold(1.0f32, |m, v| m.max(v.abs()));
+            // And with how much a bone's `world · bind⁻¹` can magnify a vertex: a bind pose
+            // scaled almost to nothing (an IQM joint's scale of 1e-39) has an inverse of 1e39,
+            // and the two paths multiply in different orders (regression
+            // `a_joint_scaled_to_nothing_used_to_fail_the_prepared_against_deform_check`).
+            let largest = |m: &skelmap_core::glam::Mat3A| {
+                m.to_cols_array()
+                    .iter()
+                    .fold(0.0f32, |acc, v| acc.max(v.abs()))
+            };
+            let gain = pose
+                .record_palette()
+                .world
+                .iter()
+                .zip(&model.bind_palette().world)
+                .map(|(now, bind)| largest(&now.matrix3) * largest(&bind.inverse().matrix3))
+                .fold(1.0f32, |m, g| {
+                    if g.is_finite() {
+                        m.max(g)
+                    } else {
+                        f32::INFINITY
+                    }
+                });
+            let scale = scale * gain;
             for (a, b) in p.iter().flatten().zip(r.iter().flatten()) {
                 if a.is_finite() && b.is_finite() && scale < 1e12 {
                     assert!((a - b).abs() <= 1e-4 * scale, "prepared {b} vs deform {a}");

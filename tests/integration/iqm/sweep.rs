@@ -56,3 +56,63 @@ fn truncated_and_flipped_corpus_iqm_never_panics() {
         }
     }
 }
+
+/// A value a field might hold to break a reader: the edges of counts and offsets.
+fn edge(len: u32) -> impl proptest::strategy::Strategy<Value = u32> {
+    proptest::prop_oneof![
+        proptest::prelude::Just(0u32),
+        proptest::prelude::Just(1),
+        proptest::prelude::Just(124),
+        proptest::prelude::Just(len),
+        proptest::prelude::Just(len.wrapping_sub(1)),
+        proptest::prelude::Just(u32::MAX),
+        proptest::prelude::Just(u32::MAX / 12),
+        proptest::prelude::Just(0x7fc0_0000), // a NaN as a float
+        proptest::prelude::any::<u32>(),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 1024, ..Default::default() })]
+
+    /// Whole 32-bit fields (the header's counts and offsets, records' indices, floats) set to
+    /// edge values, several at once.
+    #[test]
+    fn iqm_fields_at_their_edges_never_panic(
+        edits in proptest::collection::vec((0usize..1024, edge(2048)), 1..6)
+    ) {
+        let mut bytes = iqm::Builder {
+            extensions: vec![(b"FTE_MESH".to_vec(), vec![0; 56])],
+            adjacency: vec![[u32::MAX; 3]; 4],
+            ..demo()
+        }
+        .write()
+        .unwrap();
+        let words = bytes.len() / 4;
+        for (at, v) in edits {
+            let at = 4 * (at % words);
+            bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        walk(&bytes);
+    }
+}
+
+/// Regression (found by the `iqm` fuzz target): a joint whose bind scale is 5.8e-39 on one
+/// axis while its frames scale by 1 used to fail the fuzz harness's check that the prepared
+/// kernel agrees with `deform` (5.9e20 against 5.6e-8). Neither path was wrong: the bone's
+/// `world · bind⁻¹` magnifies by about 1.7e38, and the prepared path (the inverse bind applied
+/// to the vertex first) and `deform` (the product of matrices first) round differently at
+/// that magnitude. The check's tolerance now scales with that magnification; the model still
+/// opens, poses and deforms without a panic.
+#[test]
+fn a_joint_scaled_to_nothing_used_to_fail_the_prepared_against_deform_check() {
+    let mut b = demo();
+    b.joints[0].transform.scale[1] = 5.785_636e-39;
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    crate::exercise::model(&model);
+    let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds/iqm/regress-joint-scale-denormal.iqm");
+    let seed = std::fs::read(seed).unwrap();
+    walk(&seed);
+}
