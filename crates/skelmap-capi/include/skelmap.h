@@ -38,6 +38,8 @@
  * - IQM: SKELMAP_FORMAT_IQM. An IQM opens like any skeletal model: one mesh of every vertex,
  *   one submesh and material per IQM mesh, its anims as frame groups; its joints' scale is
  *   applied wherever poses are (skelmap_pose_*, skelmap_model_skin, the compact layout).
+ *   skelmap_mesh_colors and skelmap_mesh_tangents read the colour and tangent arrays a mesh
+ *   stores (an IQM's).
  */
 
 #ifndef SKELMAP_H
@@ -734,6 +736,46 @@ enum SkelmapStatus skelmap_mesh_texcoords(const struct SkelmapModel *model,
                                           float *out,
                                           size_t stride,
                                           size_t capacity);
+
+/**
+ * Writes mesh `mesh`'s vertex colours (RGBA bytes per vertex) into `out`, `stride` bytes
+ * apart (0 = 4, tightly packed), for `capacity` elements (vertices). An IQM with a colour
+ * array stores them (float colours come scaled by 255); other meshes have none.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
+ * `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` (no colours).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writes of
+ * `(capacity − 1) · stride + 4` bytes.
+ */
+enum SkelmapStatus skelmap_mesh_colors(const struct SkelmapModel *model,
+                                       uint32_t mesh,
+                                       uint8_t *out,
+                                       size_t stride,
+                                       size_t capacity);
+
+/**
+ * Writes mesh `mesh`'s tangents in the bind pose (`x`, `y`, `z` and the bitangent's sign
+ * `w`, per vertex) into `out`, `stride` bytes apart (0 = 16, tightly packed), for `capacity`
+ * elements (vertices). An IQM with a tangent array stores them; other meshes have none.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
+ * `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` (no tangents).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writes of
+ * `(capacity − 1) · stride + 16` bytes.
+ */
+enum SkelmapStatus skelmap_mesh_tangents(const struct SkelmapModel *model,
+                                         uint32_t mesh,
+                                         float *out,
+                                         size_t stride,
+                                         size_t capacity);
 
 /**
  * Deforms mesh `mesh` by `pose` and writes each vertex's position and normal into the

@@ -244,6 +244,76 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
     })
 }
 
+/// Writes mesh `mesh`'s vertex colours (RGBA bytes per vertex) into `out`, `stride` bytes
+/// apart (0 = 4, tightly packed), for `capacity` elements (vertices). An IQM with a colour
+/// array stores them (float colours come scaled by 255); other meshes have none.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
+/// `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` (no colours).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `out` is NULL or valid for writes of
+/// `(capacity − 1) · stride + 4` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_mesh_colors(
+    model: Option<&SkelmapModel>,
+    mesh: u32,
+    out: *mut u8,
+    stride: usize,
+    capacity: usize,
+) -> SkelmapStatus {
+    status(|| {
+        let model = model.ok_or(Fail::null("model"))?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Strided::<u8, 4>::new(out, stride, capacity, "out") }?
+            .ok_or(Fail::null("out"))?;
+        let m = self::mesh(model, mesh)?;
+        let colors: Option<Vec<[u8; 4]>> =
+            (0..m.num_vertices()).map(|v| m.vertex_color(v)).collect();
+        match colors {
+            Some(colors) if !colors.is_empty() => out.write(&colors, "out"),
+            _ => Err(Fail::wrong_kind("the mesh has no vertex colours")),
+        }
+    })
+}
+
+/// Writes mesh `mesh`'s tangents in the bind pose (`x`, `y`, `z` and the bitangent's sign
+/// `w`, per vertex) into `out`, `stride` bytes apart (0 = 16, tightly packed), for `capacity`
+/// elements (vertices). An IQM with a tangent array stores them; other meshes have none.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
+/// `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` (no tangents).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `out` is NULL or valid for writes of
+/// `(capacity − 1) · stride + 16` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_mesh_tangents(
+    model: Option<&SkelmapModel>,
+    mesh: u32,
+    out: *mut f32,
+    stride: usize,
+    capacity: usize,
+) -> SkelmapStatus {
+    status(|| {
+        let model = model.ok_or(Fail::null("model"))?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Strided::<f32, 4>::new(out, stride, capacity, "out") }?
+            .ok_or(Fail::null("out"))?;
+        let m = self::mesh(model, mesh)?;
+        let tangents: Option<Vec<[f32; 4]>> =
+            (0..m.num_vertices()).map(|v| m.vertex_tangent(v)).collect();
+        match tangents {
+            Some(tangents) if !tangents.is_empty() => out.write(&tangents, "out"),
+            _ => Err(Fail::wrong_kind("the mesh has no tangents")),
+        }
+    })
+}
+
 /// Deforms mesh `mesh` by `pose` and writes each vertex's position and normal into the
 /// caller's buffers, `position_stride` and `normal_stride` bytes apart (0 = 12, tightly
 /// packed; an interleaved vertex buffer passes its vertex size and the normal's address),

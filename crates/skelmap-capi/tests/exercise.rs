@@ -32,6 +32,23 @@ fn synthetic_models_through_the_c_abi() {
 }
 
 #[test]
+fn iqm_models_through_the_c_abi() {
+    let demo = skelmap_core::iqm::Builder {
+        colors: vec![[255, 128, 0, 255]; 8],
+        tangents: vec![[1.0, 0.0, 0.0, 1.0]; 8],
+        ..skelmap_core::iqm::Builder::demo()
+    }
+    .write()
+    .unwrap();
+    assert!(exercise(&demo) > 0);
+    sweep(&demo);
+    for path in skelmap_testkit::corpus_next_files("iqm") {
+        let bytes = std::fs::read(&path).unwrap();
+        let _ = exercise(&bytes);
+    }
+}
+
+#[test]
 fn corpus_models_through_the_c_abi() {
     let Some(corpus) = skelmap_testkit::corpus_path("") else {
         return;

@@ -22,8 +22,9 @@ use skelmap_capi::material::{
     skelmap_material_texture, skelmap_submesh, skelmap_submesh_triangles,
 };
 use skelmap_capi::mesh::{
-    SkelmapMeshInfo, SkelmapTerrainGrid, skelmap_mesh_info, skelmap_mesh_texcoords,
-    skelmap_mesh_triangles, skelmap_model_skin, skelmap_terrain_grid, skelmap_terrain_heights,
+    SkelmapMeshInfo, SkelmapTerrainGrid, skelmap_mesh_colors, skelmap_mesh_info,
+    skelmap_mesh_tangents, skelmap_mesh_texcoords, skelmap_mesh_triangles, skelmap_model_skin,
+    skelmap_terrain_grid, skelmap_terrain_heights,
 };
 use skelmap_capi::mesh::{skelmap_mesh_corner_texcoords, skelmap_model_skin_corners};
 use skelmap_capi::model::{
@@ -285,6 +286,10 @@ unsafe fn skin(m: &SkelmapModel, p: &SkelmapPose, mesh: u32) -> u64 {
             "triangle index past vertices"
         );
         let _ = skelmap_mesh_texcoords(Some(m), mesh, uvs.as_mut_ptr(), 0, n);
+        let mut colors = vec![0u8; 4 * n];
+        sum += skelmap_mesh_colors(Some(m), mesh, colors.as_mut_ptr(), 0, n) as u64;
+        let mut tangents = vec![0.0f32; 4 * n];
+        sum += skelmap_mesh_tangents(Some(m), mesh, tangents.as_mut_ptr(), 0, n) as u64;
         let corners = 3 * info.triangles as usize;
         if corners <= 3 * MAX_SKIN_VERTICES as usize {
             let mut corner_uvs = vec![0.0f32; 2 * corners];
