@@ -110,18 +110,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("probe_any", "mdl2.mdl", mdl2_triangle));
     out.push(("probe_any", "quad.mdl", gamestudio::quad().write()));
     let iqm_demo = crate::support::iqm::demo();
-    let iqm_anim = skelmap::iqm::Builder {
-        positions: Vec::new(),
-        texcoords: Vec::new(),
-        normals: Vec::new(),
-        blend_indexes: Vec::new(),
-        blend_weights: Vec::new(),
-        triangles: Vec::new(),
-        meshes: Vec::new(),
-        joints: Vec::new(),
-        pose_parents: vec![-1, 0, 1],
-        ..crate::support::iqm::demo()
-    };
+    let iqm_anim = crate::support::iqm::animation_only();
     let iqm_extended = skelmap::iqm::Builder {
         extensions: vec![(b"FTE_MESH".to_vec(), vec![0; 56])],
         adjacency: vec![[u32::MAX; 3]; 4],

@@ -264,18 +264,15 @@ pub unsafe extern "C" fn skelmap_mesh_colors(
     stride: usize,
     capacity: usize,
 ) -> SkelmapStatus {
-    status(|| {
-        let model = model.ok_or(Fail::null("model"))?;
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Strided::<u8, 4>::new(out, stride, capacity, "out") }?
-            .ok_or(Fail::null("out"))?;
-        let m = self::mesh(model, mesh)?;
-        let colors: Option<Vec<[u8; 4]>> =
-            (0..m.num_vertices()).map(|v| m.vertex_color(v)).collect();
-        match colors {
-            Some(colors) if !colors.is_empty() => out.write(&colors, "out"),
-            _ => Err(Fail::wrong_kind("the mesh has no vertex colours")),
-        }
+    // SAFETY: forwarded from this function's contract.
+    status(|| unsafe {
+        write_per_vertex(
+            model,
+            mesh,
+            (out, stride, capacity),
+            "vertex colours",
+            |m, v| m.vertex_color(v),
+        )
     })
 }
 
@@ -299,18 +296,11 @@ pub unsafe extern "C" fn skelmap_mesh_tangents(
     stride: usize,
     capacity: usize,
 ) -> SkelmapStatus {
-    status(|| {
-        let model = model.ok_or(Fail::null("model"))?;
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Strided::<f32, 4>::new(out, stride, capacity, "out") }?
-            .ok_or(Fail::null("out"))?;
-        let m = self::mesh(model, mesh)?;
-        let tangents: Option<Vec<[f32; 4]>> =
-            (0..m.num_vertices()).map(|v| m.vertex_tangent(v)).collect();
-        match tangents {
-            Some(tangents) if !tangents.is_empty() => out.write(&tangents, "out"),
-            _ => Err(Fail::wrong_kind("the mesh has no tangents")),
-        }
+    // SAFETY: forwarded from this function's contract.
+    status(|| unsafe {
+        write_per_vertex(model, mesh, (out, stride, capacity), "tangents", |m, v| {
+            m.vertex_tangent(v)
+        })
     })
 }
 
@@ -431,6 +421,31 @@ unsafe fn write_texcoords(
         return Err(Fail::wrong_kind("the mesh has no texture coordinates"));
     }
     out.write(&uvs(model, &m)?, "out")
+}
+
+/// Writes `get(mesh, v)` for every vertex of mesh `mesh` into a strided output; a mesh for
+/// which any vertex has none has no `what` (`SKELMAP_STATUS_WRONG_KIND`).
+///
+/// # Safety
+///
+/// `out` is NULL or valid for writes of `(capacity − 1) · stride + N · size_of::<T>()` bytes.
+unsafe fn write_per_vertex<T: Copy, const N: usize>(
+    model: Option<&SkelmapModel>,
+    mesh: u32,
+    (out, stride, capacity): (*mut T, usize, usize),
+    what: &str,
+    get: impl Fn(&Mesh<'_>, usize) -> Option<[T; N]>,
+) -> Result<(), Fail> {
+    let model = model.ok_or(Fail::null("model"))?;
+    // SAFETY: forwarded from this function's contract.
+    let out =
+        unsafe { Strided::<T, N>::new(out, stride, capacity, "out") }?.ok_or(Fail::null("out"))?;
+    let m = self::mesh(model, mesh)?;
+    let values: Option<Vec<[T; N]>> = (0..m.num_vertices()).map(|v| get(&m, v)).collect();
+    match values {
+        Some(values) if !values.is_empty() => out.write(&values, "out"),
+        _ => Err(Fail::wrong_kind(format!("the mesh has no {what}"))),
+    }
 }
 
 /// The position and normal outputs of a deforming call, checked: each a legal array of

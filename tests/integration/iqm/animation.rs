@@ -131,20 +131,11 @@ fn dual_quaternions_refuse_a_pose_that_scales() {
     let _ = SimdLevel::detect();
 }
 
-/// The demo without its mesh and joints: poses, frames and anims only.
+/// The demo's animation on its own, without bounds.
 fn animation_only() -> skelmap::iqm::Builder {
     skelmap::iqm::Builder {
-        positions: Vec::new(),
-        texcoords: Vec::new(),
-        normals: Vec::new(),
-        blend_indexes: Vec::new(),
-        blend_weights: Vec::new(),
-        triangles: Vec::new(),
-        meshes: Vec::new(),
-        joints: Vec::new(),
-        pose_parents: vec![-1, 0, 1],
         bounds: Vec::new(),
-        ..demo()
+        ..crate::support::iqm::animation_only()
     }
 }
 

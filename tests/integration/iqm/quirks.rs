@@ -113,19 +113,7 @@ fn frames_without_channels_and_anims_at_rate_zero() {
 
 #[test]
 fn an_animation_only_file_has_unnamed_bones_and_clips() {
-    let b = iqm::Builder {
-        positions: Vec::new(),
-        texcoords: Vec::new(),
-        normals: Vec::new(),
-        blend_indexes: Vec::new(),
-        blend_weights: Vec::new(),
-        triangles: Vec::new(),
-        meshes: Vec::new(),
-        joints: Vec::new(),
-        pose_parents: vec![-1, 0, 1],
-        ..demo()
-    };
-    let bytes = b.write().unwrap();
+    let bytes = crate::support::iqm::animation_only().write().unwrap();
     let mut diag = Diagnostics::new();
     let m = Iqm::parse_with(&bytes, &Limits::default(), &mut diag).unwrap();
     assert!(diag.is_empty(), "{:?}", diag.warnings());

@@ -25,3 +25,19 @@ pub mod at {
 pub fn demo() -> iqm::Builder {
     iqm::Builder::demo()
 }
+
+/// The demo without its mesh and joints: its poses (parents -1, 0, 1), frames and anims only.
+pub fn animation_only() -> iqm::Builder {
+    iqm::Builder {
+        positions: Vec::new(),
+        texcoords: Vec::new(),
+        normals: Vec::new(),
+        blend_indexes: Vec::new(),
+        blend_weights: Vec::new(),
+        triangles: Vec::new(),
+        meshes: Vec::new(),
+        joints: Vec::new(),
+        pose_parents: vec![-1, 0, 1],
+        ..demo()
+    }
+}

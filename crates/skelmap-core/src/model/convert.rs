@@ -475,18 +475,7 @@ pub fn to_dpm(model: &Model<'_>) -> Result<Converted<dpm::Builder>, DeformError>
         .iter()
         .zip(names)
         .map(|(f, name)| {
-            let poses = f
-                .iter()
-                .map(|&(q, t, s)| {
-                    let m = Affine3A::from_scale_rotation_translation(s.into(), q, t.into());
-                    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
-                    [
-                        [x.x, y.x, z.x, m.translation.x],
-                        [x.y, y.y, z.y, m.translation.y],
-                        [x.z, y.z, z.z, m.translation.z],
-                    ]
-                })
-                .collect();
+            let poses = f.iter().map(|&(q, t, s)| matrix3x4(q, t, s)).collect();
             dpm::FrameDef::new(name, poses)
         })
         .collect();
@@ -494,19 +483,7 @@ pub fn to_dpm(model: &Model<'_>) -> Result<Converted<dpm::Builder>, DeformError>
         // A DPM has at least one frame: the bind pose.
         let poses = joints
             .iter()
-            .map(|j| {
-                let m = Affine3A::from_scale_rotation_translation(
-                    j.scale.into(),
-                    j.rotation,
-                    j.translation.into(),
-                );
-                let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
-                [
-                    [x.x, y.x, z.x, m.translation.x],
-                    [x.y, y.y, z.y, m.translation.y],
-                    [x.z, y.z, z.z, m.translation.z],
-                ]
-            })
+            .map(|j| matrix3x4(j.rotation, j.translation, j.scale))
             .collect();
         b.frames.push(dpm::FrameDef::new("bind", poses));
     }
@@ -538,6 +515,17 @@ fn frame_names(clips: &[FrameGroup], frames: usize) -> Vec<Vec<u8>> {
         }
     }
     names
+}
+
+/// DPM's row-major 3×4 matrix of a pose's rotation, translation and scale.
+fn matrix3x4(q: Quat, t: Vec3A, s: Vec3A) -> dpm::write::Matrix3x4 {
+    let m = Affine3A::from_scale_rotation_translation(s.into(), q, t.into());
+    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
+    [
+        [x.x, y.x, z.x, m.translation.x],
+        [x.y, y.y, z.y, m.translation.y],
+        [x.z, y.z, z.z, m.translation.z],
+    ]
 }
 
 /// A transform from a pose's rotation, translation and scale.
