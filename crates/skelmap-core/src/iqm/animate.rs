@@ -244,6 +244,17 @@ impl<'data> PoseFrames<'data> for Model<'data> {
         self.anim.is_none() && self.mesh.nlerp_frames_into(a, b, t, out)
     }
 
+    fn nlerp_frames_scaled_into(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        out: &mut Vec<(Quat, Vec3A)>,
+        scales: &mut Vec<Vec3A>,
+    ) -> bool {
+        self.anim.is_none() && self.mesh.nlerp_frames_scaled_into(a, b, t, out, scales)
+    }
+
     fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
         match &self.anim {
             None => self.mesh.frame_scales_into(frame, out),

@@ -500,7 +500,7 @@ pub(super) fn unit_rotation(x: f32, y: f32, z: f32, w: f32) -> Quat {
     let q = glam::Vec4::new(x, y, z, w);
     let len = q.length();
     if len > 0.0 && len.is_finite() {
-        return Quat::from_vec4(q / len);
+        return Quat::from_vec4(q * (1.0 / len));
     }
     // Components so small or so large that their squares leave f32: normalise in f64.
     let q = glam::DVec4::new(x.into(), y.into(), z.into(), w.into());
@@ -618,6 +618,39 @@ impl<'data> PoseFrames<'data> for Iqm<'data> {
             out.push(self.scale_channels(pose, next));
             next += (pose.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize;
         }
+    }
+
+    /// Both frames decoded once in one walk of the poses: rotations and translations blended
+    /// as [`nlerp_frames_into`](PoseFrames::nlerp_frames_into) blends them, scales linearly.
+    fn nlerp_frames_scaled_into(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        out: &mut Vec<(Quat, Vec3A)>,
+        scales: &mut Vec<Vec3A>,
+    ) -> bool {
+        let frames = Iqm::num_frames(self);
+        if self.poses.is_empty() || a >= frames || b >= frames {
+            return false;
+        }
+        out.clear();
+        scales.clear();
+        let channels = self.num_framechannels();
+        let (mut next_a, mut next_b) = (a * channels, b * channels);
+        for pose in self.poses {
+            let (ca, cb) = (self.channels(pose, next_a), self.channels(pose, next_b));
+            out.push(crate::pose::nlerp_pose(pose_of(ca), pose_of(cb), t));
+            let (sa, sb) = (
+                Vec3A::new(ca[7], ca[8], ca[9]),
+                Vec3A::new(cb[7], cb[8], cb[9]),
+            );
+            scales.push(sa.lerp(sb, t));
+            let step = (pose.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize;
+            next_a += step;
+            next_b += step;
+        }
+        true
     }
 
     /// Both frames decoded in one walk of the poses and blended bone by bone, as

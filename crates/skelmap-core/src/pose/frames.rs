@@ -47,6 +47,24 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
         let _ = (frame, out);
     }
 
+    /// For formats with scale: [`nlerp_frames_into`](PoseFrames::nlerp_frames_into), and the
+    /// scales of both frames blended linearly into `scales` (cleared first) in the same pass,
+    /// exactly as [`sample`](crate::pose::sample) blends those of
+    /// [`frame_scales_into`](PoseFrames::frame_scales_into). Returns `false`, with both
+    /// untouched, when the format has no such pass (the default); IQM decodes each pose's
+    /// channels once for all three.
+    fn nlerp_frames_scaled_into(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        out: &mut Vec<(Quat, Vec3A)>,
+        scales: &mut Vec<Vec3A>,
+    ) -> bool {
+        let _ = (a, b, t, out, scales);
+        false
+    }
+
     /// Blends frames `a` and `b` (both in range) at `t` into `out`, cleared first, exactly as
     /// [`sample`](crate::pose::sample) blends the poses of
     /// [`frame_poses_into`](PoseFrames::frame_poses_into) with

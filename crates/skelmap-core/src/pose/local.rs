@@ -109,6 +109,13 @@ pub fn sample<'data, S: PoseFrames<'data>>(
     let last = source.num_frames().saturating_sub(1);
     let (a, b) = (a.min(last), b.min(last));
     let bones = source.skeleton_bones().len();
+    if interpolation == Interpolation::Nlerp
+        && source.has_scale()
+        && source.nlerp_frames_scaled_into(a, b, t, &mut out.bones, &mut out.scales)
+    {
+        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
+        return;
+    }
     sample_scales(source, a, b, t, out);
     if interpolation == Interpolation::Nlerp && source.nlerp_frames_into(a, b, t, &mut out.bones) {
         out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
