@@ -976,22 +976,20 @@ impl<'data> Pass<'data, '_> {
 
     /// Every bound finite (rule 13).
     fn bounds(&mut self, bounds: &[raw::Bounds], h: &Header) -> Result<()> {
-        let values = bounds.iter().flat_map(|b| {
-            b.bbmins
-                .iter()
-                .chain(&b.bbmaxs)
-                .chain([&b.xyradius, &b.radius])
-        });
-        for (k, v) in values.enumerate() {
-            if !v.get().is_finite() {
-                return Err(invalid(
-                    "bounds",
-                    u64::from(h.ofs_bounds.get()) + 4 * k as u64,
-                    Problem::NotFinite,
-                ));
-            }
+        // Eight floats a record, in order: one flat table for the scan.
+        let values =
+            <[F32<Le>]>::ref_from_bytes(zerocopy::IntoBytes::as_bytes(bounds)).unwrap_or_default();
+        if !crate::scan::any_non_finite(values) {
+            return Ok(());
         }
-        Ok(())
+        match values.iter().position(|v| !v.get().is_finite()) {
+            Some(k) => Err(invalid(
+                "bounds",
+                u64::from(h.ofs_bounds.get()) + 4 * k as u64,
+                Problem::NotFinite,
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The extension chain (rule 14): exactly `num_extensions` links, each at or after the
