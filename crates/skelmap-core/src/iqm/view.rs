@@ -442,21 +442,35 @@ impl<'data> Iqm<'data> {
     }
 
     /// The ten channels of pose `pose`, given the index of its first value in the frame data:
-    /// translation, rotation (as stored), scale. Each channel in the mask adds the next stored
-    /// value times its scale to its offset; the set bits are visited, not all ten.
+    /// translation, rotation (as stored), scale. A channel in the mask adds its stored value
+    /// (the one after as many values as the mask has bits below it) times its scale to its
+    /// offset. Each channel is computed on its own, in registers: filling an array by a
+    /// running index made every later read wait for the stores.
+    #[inline]
     fn channels(&self, pose: &raw::Pose, next: usize) -> [f32; NUM_CHANNELS] {
-        let mut out = pose.channeloffset.map(|c| c.get());
-        let mut mask = pose.channelmask.get() & raw::CHANNEL_MASK;
-        let count = mask.count_ones() as usize;
-        let values = self.frames.get(next..next + count).unwrap_or_default();
-        for v in values {
-            let c = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            if let (Some(o), Some(s)) = (out.get_mut(c), pose.channelscale.get(c)) {
-                *o += f32::from(v.get()) * s.get();
+        let mask = pose.channelmask.get() & raw::CHANNEL_MASK;
+        let values = self.frames.get(next..).unwrap_or_default();
+        let channel = |c: usize| {
+            let offset = pose.channeloffset.get(c).map_or(0.0, |v| v.get());
+            if mask >> c & 1 == 0 {
+                return offset;
             }
-        }
-        out
+            let k = (mask & ((1 << c) - 1)).count_ones() as usize;
+            let value = values.get(k).map_or(0, |v| v.get());
+            offset + f32::from(value) * pose.channelscale.get(c).map_or(0.0, |v| v.get())
+        };
+        [
+            channel(0),
+            channel(1),
+            channel(2),
+            channel(3),
+            channel(4),
+            channel(5),
+            channel(6),
+            channel(7),
+            channel(8),
+            channel(9),
+        ]
     }
 
     /// The scale channels (7 to 9) of pose `pose` alone, decoded as [`Iqm::channels`] decodes
@@ -498,9 +512,10 @@ impl<'data> Iqm<'data> {
 /// A stored quaternion normalised; a zero one (which no unit rotation is) is the identity.
 pub(super) fn unit_rotation(x: f32, y: f32, z: f32, w: f32) -> Quat {
     let q = glam::Vec4::new(x, y, z, w);
-    let len = q.length();
-    if len > 0.0 && len.is_finite() {
-        return Quat::from_vec4(q * (1.0 / len));
+    // The test reads the squared length, so that the branch need not wait for the root.
+    let squared = q.length_squared();
+    if squared > 0.0 && squared.is_finite() {
+        return Quat::from_vec4(q * (1.0 / squared.sqrt()));
     }
     // Components so small or so large that their squares leave f32: normalise in f64.
     let q = glam::DVec4::new(x.into(), y.into(), z.into(), w.into());
