@@ -165,9 +165,10 @@ pub struct Builder {
 }
 
 impl Builder {
-    /// A small skinned model: three joints in a chain (the last scaled), two meshes of a
-    /// square each sharing the vertex arrays, two anims ("idle" looping, "wave") over four
-    /// frames, bounds per frame.
+    /// A small skinned model: three joints in a chain (root, spine, head), two meshes of a
+    /// square each sharing the vertex arrays, four frames in which the spine turns about Z and
+    /// the head's X scale grows from 1 to 1.6, two anims ("idle" looping, "wave"), bounds per
+    /// frame.
     #[must_use]
     pub fn demo() -> Builder {
         let joint = |name: &str, parent, y: f32| JointDef {
