@@ -644,3 +644,106 @@ fn warnings_name_what_is_odd() {
     // Transform identity is what an unanimated pose decodes to.
     assert_eq!(Transform::IDENTITY.scale, [1.0; 3]);
 }
+
+#[test]
+fn rule6_float_weights_lie_in_zero_to_one() {
+    let mut weights: Vec<u8> = Vec::new();
+    for k in 0..8 {
+        let w: [f32; 4] = if k == 5 {
+            [1.5, 0.0, 0.0, 0.0]
+        } else {
+            [1.0, 0.0, 0.0, 0.0]
+        };
+        weights.extend(w.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    let b = iqm::Builder {
+        blend_weights: Vec::new(),
+        arrays: vec![ArrayDef {
+            type_: iqm::raw::IQM_BLENDWEIGHTS,
+            name: None,
+            format: iqm::raw::IQM_FLOAT,
+            size: 4,
+            data: weights,
+        }],
+        ..demo()
+    };
+    let bytes = b.write().unwrap();
+    let va = u64::from(u32_le(&bytes, at::OFS_VERTEXARRAYS));
+    // Arrays: position, texcoord, normal, blend indexes, then the float weights.
+    let data = u64::from(u32_le(&bytes, va + 4 * 20 + 16));
+    assert_eq!(
+        invalid(&err_bytes(&bytes)),
+        (
+            "vertex.blendweights",
+            data + 5 * 16,
+            Problem::Weight { value: 1.5 }
+        )
+    );
+}
+
+#[test]
+fn rule6_a_repeated_array_is_checked_and_set_aside() {
+    let second = |value: f32| ArrayDef {
+        type_: iqm::raw::IQM_POSITION,
+        name: None,
+        format: iqm::raw::IQM_FLOAT,
+        size: 3,
+        data: [value; 24].iter().flat_map(|v| v.to_le_bytes()).collect(),
+    };
+    let b = iqm::Builder {
+        arrays: vec![second(9.0)],
+        ..demo()
+    };
+    let bytes = b.write().unwrap();
+    let diag = warnings(&b);
+    let w = diag.get(WarningKind::SpecLimit).expect("warned");
+    let va = u64::from(u32_le(&bytes, at::OFS_VERTEXARRAYS));
+    assert_eq!((w.what, w.offset), ("vertexarray.type", va + 5 * 20));
+    assert_eq!(
+        Iqm::parse(&bytes).unwrap().position(0),
+        Some([-0.5, 0.0, 0.0])
+    );
+    let e = err(&iqm::Builder {
+        arrays: vec![second(f32::NAN)],
+        ..demo()
+    });
+    assert_eq!(invalid(&e).2, Problem::NotFinite);
+}
+
+#[test]
+fn rule7_indexes_of_a_file_without_bones_are_not_read() {
+    let b = iqm::Builder {
+        joints: Vec::new(),
+        frames: Vec::new(),
+        anims: Vec::new(),
+        bounds: Vec::new(),
+        blend_indexes: vec![[200, 0, 0, 0]; 8],
+        ..demo()
+    };
+    let diag = warnings(&b);
+    assert!(diag.is_empty(), "{:?}", diag.warnings());
+}
+
+#[test]
+fn rule14_extension_data_lies_after_the_header() {
+    let bytes = iqm::Builder {
+        extensions: vec![(b"FTE_MESH".to_vec(), vec![7; 56])],
+        ..demo()
+    }
+    .write()
+    .unwrap();
+    let link = u64::from(u32_le(&bytes, at::OFS_EXTENSIONS));
+    let mut inside = bytes.clone();
+    put_u32_le(&mut inside, link + 8, 16);
+    assert_eq!(
+        invalid(&err_bytes(&inside)),
+        (
+            "extension.ofs_data",
+            link + 8,
+            Problem::BelowMinimum {
+                value: 16,
+                min: 124
+            }
+        )
+    );
+}

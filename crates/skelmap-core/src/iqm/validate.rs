@@ -207,7 +207,6 @@ impl<'data> Parse<'data> for Iqm<'data> {
             meshes,
             vertex_arrays,
             arrays,
-            num_vertexes: h.num_vertexes.get(),
             triangles,
             adjacency,
             joints,

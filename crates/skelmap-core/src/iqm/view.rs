@@ -42,7 +42,6 @@ pub struct Iqm<'data> {
     pub(super) meshes: &'data [raw::Mesh],
     pub(super) vertex_arrays: &'data [raw::VertexArray],
     pub(super) arrays: Arrays<'data>,
-    pub(super) num_vertexes: u32,
     pub(super) triangles: &'data [raw::Triangle],
     pub(super) adjacency: &'data [raw::Triangle],
     pub(super) joints: &'data [raw::Joint],
@@ -192,7 +191,7 @@ impl<'data> Iqm<'data> {
     /// Number of vertices every vertex array holds.
     #[must_use]
     pub fn num_vertices(&self) -> usize {
-        self.num_vertexes as usize
+        self.header.num_vertexes.get() as usize
     }
 
     /// Number of triangles, over every mesh.
@@ -766,7 +765,7 @@ impl<'data> ModelView<'data> for Iqm<'data> {
     }
 
     fn num_meshes(&self) -> usize {
-        usize::from(self.arrays.position.is_some() && self.num_vertexes > 0)
+        usize::from(self.arrays.position.is_some() && Iqm::num_vertices(self) > 0)
     }
 
     fn mesh(&self, index: usize) -> Option<&Iqm<'data>> {
@@ -793,7 +792,7 @@ impl<'data> ModelView<'data> for Iqm<'data> {
 
 impl<'a, 'data: 'a> MeshView<'a> for &'a Iqm<'data> {
     fn num_vertices(&self) -> usize {
-        self.num_vertexes as usize
+        Iqm::num_vertices(self)
     }
 
     fn num_triangles(&self) -> usize {
@@ -844,7 +843,7 @@ impl<'a, 'data: 'a> MeshView<'a> for &'a Iqm<'data> {
         if !self.has_skeleton() {
             return;
         }
-        for v in 0..self.num_vertexes as usize {
+        for v in 0..Iqm::num_vertices(self) {
             for (bone, weight) in influences(self, v).into_iter().flatten() {
                 f(v, u32::from(bone), weight);
             }
@@ -878,7 +877,7 @@ fn influences(iqm: &Iqm<'_>, v: usize) -> [Option<(u16, f32)>; 4] {
 /// The vertices in the joints' bind pose with their blend indexes and weights.
 impl BindPoseMesh for &Iqm<'_> {
     fn num_vertices(&self) -> usize {
-        self.num_vertexes as usize
+        Iqm::num_vertices(self)
     }
 
     fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
