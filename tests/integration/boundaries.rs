@@ -117,7 +117,16 @@ const FLOORS: [(&str, &[&str]); 7] = [
     ("view", &["view"]),
     (
         "formats",
-        &["dpm", "gamestudio", "iqm", "ms3d", "quake", "skm", "slmdl"],
+        &[
+            "dpm",
+            "gamestudio",
+            "iqm",
+            "mdl7",
+            "ms3d",
+            "quake",
+            "skm",
+            "slmdl",
+        ],
     ),
     ("model", &["model", "synth"]),
 ];

@@ -201,6 +201,10 @@ typedef enum SkelmapFormat {
    * an animation on its own.
    */
   SKELMAP_FORMAT_IQM = 10,
+  /**
+   * 3D GameStudio A6/A7 model (`MDL7`): bones and weights, or vertex animation.
+   */
+  SKELMAP_FORMAT_MDL7 = 11,
 } SkelmapFormat;
 
 /**

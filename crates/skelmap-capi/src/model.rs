@@ -41,6 +41,8 @@ pub enum SkelmapFormat {
     /// Inter-Quake Model (`INTERQUAKEMODEL`, version 2): skeletal meshes with scaled joints, or
     /// an animation on its own.
     Iqm = 10,
+    /// 3D GameStudio A6/A7 model (`MDL7`): bones and weights, or vertex animation.
+    Mdl7 = 11,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the
@@ -105,6 +107,7 @@ impl SkelmapModel {
             Format::Quake => SkelmapFormat::Quake,
             Format::SlAnim => SkelmapFormat::SlAnim,
             Format::Iqm => SkelmapFormat::Iqm,
+            Format::Mdl7 => SkelmapFormat::Mdl7,
             _ => SkelmapFormat::SlMdl,
         }
     }

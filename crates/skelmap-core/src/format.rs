@@ -26,6 +26,9 @@ pub const MS3D_MAGIC: &[u8; 10] = b"MS3D000000";
 /// The 4 bytes every SL `mdl` starts with (lower case: GameStudio's `MDL3/4/5` differ).
 pub const SLMDL_MAGIC: &[u8; 4] = b"mdl\0";
 
+/// The 4 bytes every GameStudio MDL7 starts with (checked before [`MDL_MAGIC_PREFIX`]).
+pub const MDL7_MAGIC: &[u8; 4] = b"MDL7";
+
 /// The prefix every GameStudio model version shares (`MDL2` … `MDL7`).
 pub const MDL_MAGIC_PREFIX: &[u8; 3] = b"MDL";
 
@@ -56,9 +59,12 @@ pub enum Format {
     Skp,
     /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
     Ms3d,
-    /// 3D GameStudio model (`MDL2`, `MDL3`, `MDL4`, `MDL5`; `MDL7` is refused). MDL2 has
-    /// Quake's layout and is read by [`quake`](crate::quake).
+    /// 3D GameStudio model (`MDL2`, `MDL3`, `MDL4`, `MDL5`). MDL2 has Quake's layout and is
+    /// read by [`quake`](crate::quake); `MDL7` is [`Format::Mdl7`].
     Mdl,
+    /// 3D GameStudio A6/A7 model (`MDL7`, little-endian): groups, bones and weights, frames of
+    /// bone matrices or replaced vertices.
+    Mdl7,
     /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
     Hmp,
     /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
@@ -79,6 +85,7 @@ impl Format {
         Format::Skm,
         Format::Skp,
         Format::Ms3d,
+        Format::Mdl7,
         Format::Mdl,
         Format::Hmp,
         Format::SlMdl,
@@ -137,6 +144,7 @@ impl Format {
             Format::Skm | Format::Skp => SKM_MAGIC,
             Format::Ms3d => MS3D_MAGIC,
             Format::Mdl => MDL_MAGIC_PREFIX,
+            Format::Mdl7 => MDL7_MAGIC,
             Format::Hmp => HMP_MAGIC_PREFIX,
             Format::SlMdl => SLMDL_MAGIC,
             Format::SlAnim => &[],
@@ -154,6 +162,7 @@ impl Format {
             Format::Skm | Format::Skp => "\"SKM1\"",
             Format::Ms3d => "\"MS3D000000\"",
             Format::Mdl => "\"MDL2\", \"MDL3\", \"MDL4\" or \"MDL5\"",
+            Format::Mdl7 => "\"MDL7\"",
             Format::Hmp => "\"HMP5\" or \"HMP7\"",
             Format::SlMdl => "\"mdl\\0\"",
             Format::SlAnim => "none",
@@ -171,6 +180,7 @@ impl Format {
             Format::Skp => "SKP",
             Format::Ms3d => "MS3D",
             Format::Mdl => "MDL",
+            Format::Mdl7 => "MDL7",
             Format::Hmp => "HMP",
             Format::SlMdl => "SL mdl",
             Format::SlAnim => "SL anim",
@@ -187,7 +197,7 @@ impl Format {
             Format::Skm => "skm",
             Format::Skp => "skp",
             Format::Ms3d => "ms3d",
-            Format::Mdl | Format::SlMdl | Format::Quake => "mdl",
+            Format::Mdl | Format::Mdl7 | Format::SlMdl | Format::Quake => "mdl",
             Format::Hmp => "hmp",
             Format::SlAnim => "anim",
             Format::Iqm => "iqm",

@@ -67,6 +67,7 @@ pub mod format;
 pub mod gamestudio;
 pub mod iqm;
 mod limits;
+pub mod mdl7;
 pub mod model;
 pub mod ms3d;
 pub mod name;

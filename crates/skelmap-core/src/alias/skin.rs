@@ -124,6 +124,8 @@ pub(crate) enum SkinLayout {
     /// HMP7: MDL7-style, the type a bit field (see the module docs); `index` is this skin's,
     /// `count` the file's, so that a reference can be checked.
     Hmp7 { index: u32, count: u32 },
+    /// MDL7: as HMP7, with a 16-byte name after `width, height`.
+    Mdl7 { index: u32, count: u32 },
 }
 
 /// A validated skin: its type, size and texel levels, or what it refers to (zero-copy).
@@ -139,6 +141,7 @@ pub struct Skin<'data> {
     definition: Option<&'data [u8]>,
     external: Option<&'data [u8]>,
     reference: Option<u32>,
+    name: &'data [u8],
 }
 
 /// The default palette for 8-bit GameStudio skins: a grey ramp (index `i` → `(i, i, i)`).
@@ -163,6 +166,7 @@ impl<'data> Skin<'data> {
             definition: None,
             external: None,
             reference: None,
+            name: &[],
         }
     }
 
@@ -234,6 +238,12 @@ impl<'data> Skin<'data> {
         self.reference
     }
 
+    /// The skin's name without its NUL padding (MDL7 skins have one; empty for the others).
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        self.name
+    }
+
     /// The MDL7-style material an HMP7 skin may carry (flag `0x10`; every value finite).
     #[must_use]
     pub fn material(&self) -> Option<&'data Mdl7Material> {
@@ -296,7 +306,13 @@ pub(crate) fn read_skin<'data>(
 ) -> Result<Skin<'data>> {
     let at = walk.offset();
     let code = walk.read::<I32<Le>>("skin.type")?.get();
-    let record = Record { at, code, format };
+    let named = matches!(layout, SkinLayout::Mdl7 { .. });
+    let record = Record {
+        at,
+        code,
+        format,
+        named,
+    };
     match layout {
         SkinLayout::Sized { width, height } => {
             let pix = PixelFormat::from_code(code).filter(|p| {
@@ -321,7 +337,9 @@ pub(crate) fn read_skin<'data>(
             }
             record.texels(walk, limits, pix, size, code & SKINTYPE_MIPS != 0)
         }
-        SkinLayout::Hmp7 { index, count } => record.mdl7(walk, limits, [index, count]),
+        SkinLayout::Hmp7 { index, count } | SkinLayout::Mdl7 { index, count } => {
+            record.mdl7(walk, limits, [index, count])
+        }
     }
 }
 
@@ -331,6 +349,8 @@ struct Record {
     at: u64,
     code: i32,
     format: Format,
+    /// MDL7: a 16-byte name follows `width, height`.
+    named: bool,
 }
 
 impl Record {
@@ -372,8 +392,12 @@ impl Record {
     /// The record's `width, height`, each non-negative; a DDS skin's height is not read (its
     /// width is the file's length).
     fn size(self, walk: &mut Walk<'_>, pix: PixelFormat) -> Result<[u32; 2]> {
-        let w = walk.read::<I32<Le>>("skin.width")?.get();
-        let h = walk.read::<I32<Le>>("skin.height")?.get();
+        let (dims, _) = self.dims(walk)?;
+        self.checked_size(pix, dims)
+    }
+
+    /// `width, height` as stored, each non-negative; a DDS skin's height is not read.
+    fn checked_size(self, pix: PixelFormat, [w, h]: [i32; 2]) -> Result<[u32; 2]> {
         let width = rules::non_negative(self.format, "skin.width", self.at + 4, w)?;
         let height = if pix == PixelFormat::Dds {
             0
@@ -381,6 +405,18 @@ impl Record {
             rules::non_negative(self.format, "skin.height", self.at + 8, h)?
         };
         Ok([width, height])
+    }
+
+    /// The record's `width, height` as stored, and (MDL7) its name without NUL padding.
+    fn dims<'data>(self, walk: &mut Walk<'data>) -> Result<([i32; 2], &'data [u8])> {
+        let w = walk.read::<I32<Le>>("skin.width")?.get();
+        let h = walk.read::<I32<Le>>("skin.height")?.get();
+        let name = if self.named {
+            crate::name::trim_nul(walk.read::<[u8; 16]>("skin.texture_name")?)
+        } else {
+            &[]
+        };
+        Ok(([w, h], name))
     }
 
     /// The texels of a `width × height` skin of `pix` (with three mip levels when `mips`), or
@@ -449,9 +485,10 @@ impl Record {
             ));
         }
         let mips = code & SKINTYPE_MIPS != 0;
+        let ([w, h], name) = self.dims(walk)?;
         let mut skin = match PixelFormat::from_code(code) {
             Some(pix) => {
-                let size = self.size(walk, pix)?;
+                let size = self.checked_size(pix, [w, h])?;
                 self.texels(walk, limits, pix, size, mips)?
             }
             None if code & 7 == 1 => {
@@ -459,8 +496,6 @@ impl Record {
                 if mips {
                     return Err(self.unsupported("a reference (type 1) has no mip flag"));
                 }
-                let w = walk.read::<I32<Le>>("skin.width")?.get();
-                walk.read::<I32<Le>>("skin.height")?;
                 let target = rules::non_negative(self.format, "skin.width", self.at + 4, w)?;
                 if target >= count || target == index {
                     let problem = Problem::Index {
@@ -478,8 +513,6 @@ impl Record {
                 if mips {
                     return Err(self.unsupported("an external texture (type 7) has no mip flag"));
                 }
-                let w = walk.read::<I32<Le>>("skin.width")?.get();
-                let h = walk.read::<I32<Le>>("skin.height")?.get();
                 let len = rules::non_negative(self.format, "skin.width", self.at + 4, w)?;
                 if len == 0 {
                     return Err(self.invalid("skin.width", self.at + 4, Problem::Empty));
@@ -531,6 +564,7 @@ impl Record {
                 rules::non_negative(self.format, "skin.definition_length", length_at, length)?;
             skin.definition = Some(walk.read_slice::<u8>("skin.definition", length.into())?);
         }
+        skin.name = name;
         Ok(skin)
     }
 }

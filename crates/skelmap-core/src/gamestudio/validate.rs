@@ -123,7 +123,7 @@ fn mdl_version(data: &[u8]) -> Result<MdlVersion> {
             offset: 0,
             value: (m[3] - b'0').into(),
             supported: "this reader takes MDL3, MDL4 and MDL5; MDL2 has Quake's layout \
-                        and quake::Mdl reads it (Model opens both)",
+                        and quake::Mdl reads it, MDL7 is mdl7::Mdl7's (Model opens all)",
         }),
         // Shorter than a magic: a prefix of "MDL" is a truncated header, reported next.
         None if data.iter().zip(b"MDL").all(|(a, b)| a == b) => Ok(MdlVersion::Mdl3),

@@ -888,10 +888,6 @@ impl BindPoseMesh for &Iqm<'_> {
         } else {
             [None; 4]
         };
-        Some(BindVertex {
-            position,
-            normal,
-            influences,
-        })
+        Some(BindVertex::with_four(position, normal, influences))
     }
 }

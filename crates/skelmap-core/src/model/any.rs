@@ -9,7 +9,7 @@
 
 use crate::pose::{Bone, Skeleton};
 use crate::view::{MeshView, ModelView};
-use crate::{dpm, gamestudio, iqm, ms3d, quake, skm, slmdl};
+use crate::{dpm, gamestudio, iqm, mdl7, ms3d, quake, skm, slmdl};
 
 /// Declares [`View`], `MeshKind` and `FrameNamesKind` over the listed formats, and the
 /// `with_view!` and `with_mesh!` macros that dispatch on them. `$d` is a `$` token, which the
@@ -101,6 +101,8 @@ formats! {
     Mdl(gamestudio::Mdl),
     /// A GameStudio terrain.
     Hmp(gamestudio::Hmp),
+    /// A GameStudio A6/A7 model: bones and weights, or vertex frames.
+    Mdl7(mdl7::Mdl7),
     /// A Quake model, or a GameStudio MDL2 (which has Quake's layout).
     Quake(quake::Mdl),
     /// An SL mesh, with its animation when one was found.

@@ -329,7 +329,7 @@ impl Model<'_> {
     /// `true` for formats whose meshes are stored in their bind pose (MS3D, SL), which move by
     /// `world(t) · world(bind)⁻¹`.
     fn is_bind_posed(&self) -> bool {
-        with_view!(self.view(), v => ModelView::bind_pose_mesh(v).is_some())
+        with_view!(self.view(), v => ModelView::is_bind_posed(v))
     }
 
     /// Mesh `mesh`'s records as the file stores them (DPM, SKM); `None` for other formats

@@ -51,6 +51,7 @@ pub use prepared::{Compact, Prepared};
 pub use crate::skin::Records;
 pub use crate::view::{
     ClipOrigin, DeformError, Material, NAMED_CLIP_FPS, Pose, Submesh, TerrainGrid, TexcoordLayout,
+    TriangleIndices,
 };
 
 use crate::diag::Diagnostics;

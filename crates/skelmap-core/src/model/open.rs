@@ -406,6 +406,7 @@ fn view<'a>(
             View::Quake(quake::Mdl::parse_with(data, limits, diag)?)
         }
         Format::Mdl => View::Mdl(Mdl::parse_with(data, limits, diag)?),
+        Format::Mdl7 => View::Mdl7(crate::mdl7::Mdl7::parse_with(data, limits, diag)?),
         Format::Quake => View::Quake(quake::Mdl::parse_with(data, limits, diag)?),
         Format::Hmp => View::Hmp(Hmp::parse_with(data, limits, diag)?),
         Format::SlMdl => {

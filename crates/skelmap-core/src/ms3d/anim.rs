@@ -335,11 +335,11 @@ impl BindPoseMesh for Ms3d<'_> {
 
     /// Weights from [`Ms3d::vertex_weights`] (normalised, the 1.8 extras included).
     fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
-        Some(BindVertex {
-            position: Vec3A::from(self.position(i)?),
-            normal: Vec3A::ZERO,
-            influences: self.vertex_weights(i)?,
-        })
+        Some(BindVertex::with_four(
+            Vec3A::from(self.position(i)?),
+            Vec3A::ZERO,
+            self.vertex_weights(i)?,
+        ))
     }
 }
 

@@ -2,8 +2,8 @@
 //!
 //! - [`SkeletalMesh`]: pre-weighted variable-length vertices in bone space (DPM, SKM), with
 //!   texture coordinates and triangles, generic over the file's byte order;
-//! - [`BindPoseMesh`]: vertices stored in the bind pose with up to four weighted bones
-//!   (MS3D, SL mdl).
+//! - [`BindPoseMesh`]: vertices stored in the bind pose with up to eight weighted bones
+//!   (MS3D, SL mdl, IQM, MDL7).
 
 use glam::Vec3A;
 use zerocopy::byteorder::{ByteOrder, F32, U32};
@@ -111,8 +111,30 @@ pub struct BindVertex {
     /// Model-space normal; zero when the format stores none per vertex (MS3D keeps its
     /// normals per triangle corner).
     pub normal: Vec3A,
-    /// Up to four `(bone, weight)` influences; `None` slots and weights ≤ 0 are unused.
-    pub influences: [Option<(u16, f32)>; 4],
+    /// Up to [`MAX_BIND_INFLUENCES`] `(bone, weight)` influences; `None` slots and weights
+    /// ≤ 0 are unused.
+    pub influences: [Option<(u16, f32)>; MAX_BIND_INFLUENCES],
+}
+
+/// The most influences a [`BindVertex`] carries: 8, the most a real MDL7 vertex has (MS3D,
+/// SL and IQM store at most 4).
+pub const MAX_BIND_INFLUENCES: usize = 8;
+
+impl BindVertex {
+    /// A vertex with at most four influences (the other slots unused).
+    pub(crate) fn with_four(
+        position: Vec3A,
+        normal: Vec3A,
+        four: [Option<(u16, f32)>; 4],
+    ) -> BindVertex {
+        let mut influences = [None; MAX_BIND_INFLUENCES];
+        influences[..4].copy_from_slice(&four);
+        BindVertex {
+            position,
+            normal,
+            influences,
+        }
+    }
 }
 
 /// A mesh whose vertices are stored in the bind pose. Implemented by

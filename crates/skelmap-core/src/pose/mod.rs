@@ -39,6 +39,6 @@ pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
 pub use frames::PoseFrames;
 pub(crate) use local::nlerp_pose;
 pub use local::{Interpolation, LocalPose, Palette, sample};
-pub use mesh::{BindPoseMesh, BindVertex, MeshGeometry, SkeletalMesh};
+pub use mesh::{BindPoseMesh, BindVertex, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh};
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
 pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};

@@ -251,11 +251,11 @@ impl BindPoseMesh for Mesh<'_> {
             .map_or([Some((0, 1.0)), None, None, None], |four| {
                 four.map(|(bone, weight)| Some((u16::from(bone), weight)))
             });
-        Some(BindVertex {
-            position: float3(AttributeKind::Position),
-            normal: float3(AttributeKind::Normal),
+        Some(BindVertex::with_four(
+            float3(AttributeKind::Position),
+            float3(AttributeKind::Normal),
             influences,
-        })
+        ))
     }
 }
 

@@ -58,7 +58,77 @@ enum SubmeshTriangles<'a> {
     All(usize),
     List(&'a [U16<LittleEndian>]),
     Range { first: usize, count: usize },
+    Selected(Selected<'a>),
 }
+
+/// The triangles of a table whose little-endian `u32` at byte `at` of the record equals
+/// `value` (an MDL7 triangle's material), `count` of them, numbered from `first`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Selected<'a> {
+    /// The table: `records` records of `stride` bytes.
+    pub(crate) table: &'a [u8],
+    /// Bytes per record.
+    pub(crate) stride: usize,
+    /// Where the selecting `u32` lies in a record.
+    pub(crate) at: usize,
+    /// The value that selects a record.
+    pub(crate) value: u32,
+    /// The mesh triangle number of the table's first record.
+    pub(crate) first: usize,
+    /// How many records have `value` (counted when the table was validated).
+    pub(crate) count: usize,
+}
+
+impl Selected<'_> {
+    /// `true` if record `i` is selected.
+    fn selects(&self, i: usize) -> bool {
+        let at = i * self.stride + self.at;
+        self.table
+            .get(at..at + 4)
+            .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) == self.value)
+    }
+}
+
+/// The iterator of [`Submesh::triangle_indices`].
+#[derive(Debug, Clone)]
+pub struct TriangleIndices<'a> {
+    triangles: SubmeshTriangles<'a>,
+    /// The next position (a record, for a selection).
+    next: usize,
+    remaining: usize,
+}
+
+impl Iterator for TriangleIndices<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let i = self.next;
+        let found = match self.triangles {
+            SubmeshTriangles::All(_) => i,
+            SubmeshTriangles::Range { first, .. } => first + i,
+            SubmeshTriangles::List(list) => usize::from(list.get(i)?.get()),
+            SubmeshTriangles::Selected(s) => {
+                let records = s.table.len() / s.stride.max(1);
+                let k = (i..records).find(|&k| s.selects(k))?;
+                self.next = k + 1;
+                self.remaining -= 1;
+                return Some(s.first + k);
+            }
+        };
+        self.next += 1;
+        self.remaining -= 1;
+        Some(found)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for TriangleIndices<'_> {}
 
 impl<'a> Submesh<'a> {
     /// A submesh drawing every one of a mesh's `triangles` triangles.
@@ -97,6 +167,19 @@ impl<'a> Submesh<'a> {
         }
     }
 
+    /// The triangles of an MDL7 group that use one of its skins.
+    pub(crate) fn selected(
+        name: &'a [u8],
+        material: Option<usize>,
+        selected: Selected<'a>,
+    ) -> Self {
+        Submesh {
+            name,
+            material,
+            triangles: SubmeshTriangles::Selected(selected),
+        }
+    }
+
     /// The name (an MS3D group's; the mesh's elsewhere).
     #[must_use]
     pub fn name(&self) -> &'a [u8] {
@@ -116,17 +199,17 @@ impl<'a> Submesh<'a> {
             SubmeshTriangles::All(n) => n,
             SubmeshTriangles::List(list) => list.len(),
             SubmeshTriangles::Range { count, .. } => count,
+            SubmeshTriangles::Selected(s) => s.count,
         }
     }
 
     /// The mesh triangles ([`Mesh::triangle`](crate::model::Mesh::triangle) indices) the submesh draws.
-    pub fn triangle_indices(&self) -> impl ExactSizeIterator<Item = usize> + Clone + 'a {
-        let (first, n, list) = match self.triangles {
-            SubmeshTriangles::All(n) => (0, n, &[][..]),
-            SubmeshTriangles::List(list) => (0, list.len(), list),
-            SubmeshTriangles::Range { first, count } => (first, count, &[][..]),
-        };
-        (0..n).map(move |i| list.get(i).map_or(first + i, |t| usize::from(t.get())))
+    pub fn triangle_indices(&self) -> TriangleIndices<'a> {
+        TriangleIndices {
+            triangles: self.triangles,
+            next: 0,
+            remaining: self.num_triangles(),
+        }
     }
 }
 

@@ -21,7 +21,8 @@ mod pose;
 
 use glam::Affine3A;
 
-pub use mesh::{Material, Submesh, TerrainGrid, TexcoordLayout};
+pub(crate) use mesh::Selected;
+pub use mesh::{Material, Submesh, TerrainGrid, TexcoordLayout, TriangleIndices};
 pub(crate) use mesh::{
     followed_skin, skeletal_influences, skeletal_mesh_view, skeletal_texcoord, skeletal_triangle,
 };
@@ -232,6 +233,13 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     /// The mesh a bind-posed format stores, which `world(t) · world(bind)⁻¹` moves.
     fn bind_pose_mesh(&self) -> Option<Self::BindMesh<'_>> {
         None
+    }
+
+    /// `true` for formats whose meshes are stored in their bind pose, which move by
+    /// `world(t) · world(bind)⁻¹`; by default whether there is a
+    /// [`bind_pose_mesh`](ModelView::bind_pose_mesh) (MDL7 answers without gathering one).
+    fn is_bind_posed(&self) -> bool {
+        self.bind_pose_mesh().is_some()
     }
 
     /// Whether a skeleton moves the [`bind_pose_mesh`](ModelView::bind_pose_mesh) (an SL

@@ -1,0 +1,834 @@
+//! The MDL7 validation pass: every rule of `docs/formats/mdl7.md` § Validation, in one linear
+//! walk from the header to the last deformer.
+//!
+//! Order of work (and of the checks, so that the first error is deterministic):
+//! 1. header: magic, record sizes, counts and their limits;
+//! 2. bones: parents before children, finite positions;
+//! 3. each group: head, skins, texture coordinates, triangles, vertices, frames;
+//! 4. the deformers after the last group: type, group, bones, vertices, weights, sizes;
+//! 5. what follows the main data (entity and editor lumps) as a diagnostic.
+//!
+//! Every count is checked against the bytes left before anything is read or reserved by it.
+//! Allocations: one record per group, skin and submesh, and the [`Diagnostics`] entries.
+
+use core::mem::offset_of;
+
+use zerocopy::FromBytes;
+
+use super::raw::{
+    BONE_SIZES, BONETRANS_SIZE, BonePrefix, BoneTransform, COLORVALUE_SIZE, DEFORMER_BONES,
+    Deformer, DeformerElement, DeformerWeight, FRAME_SIZE, Frame as FrameHead, Group as Head,
+    Header, MATERIAL_SIZE, NONE16, SKIN_SIZE, SKINPOINT_SIZE, TRIANGLE_SIZES, TexCoord,
+    TrianglePrefix, VERTEX_SIZES, VertexPrefix,
+};
+use super::view::{Frames, Group, Mdl7, Part, Table, Weights};
+use crate::alias::skin::{SkinLayout, read_skin};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Problem, Result};
+use crate::floatbits::{Masks, raw};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::pose::is_rotation;
+use crate::read::{Reader, Walk};
+use crate::rules;
+
+use zerocopy::LittleEndian as Le;
+
+const FORMAT: Format = Format::Mdl7;
+
+/// Bytes of the header.
+const HEADER_SIZE: u64 = size_of::<Header>() as u64;
+
+/// A triangle material that names no skin.
+const NO_MATERIAL: u32 = u32::MAX;
+
+/// Every rule of `docs/formats/mdl7.md` § Validation, in the order its section gives.
+///
+/// ```
+/// use skelmap_core::{mdl7::Mdl7, mdl7::Builder, Diagnostics, Limits, Parse};
+/// let bytes = Builder::demo().write();
+/// let mut diag = Diagnostics::new();
+/// let model = Mdl7::parse_with(&bytes, &Limits::default(), &mut diag)?;
+/// assert!(diag.is_empty());
+/// assert_eq!((model.bones().len(), model.num_frames()), (3, 4));
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+impl<'data> Parse<'data> for Mdl7<'data> {
+    const FORMAT: Format = FORMAT;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Mdl7<'data>> {
+        rules::begin(FORMAT, data, limits)?;
+        let reader = Reader::new(data, FORMAT);
+        let header = reader.ref_at::<Header>("header", 0)?;
+        let sizes = check_header(header, limits, diag)?;
+        let mut walk = reader.walk(HEADER_SIZE);
+        let bones = read_bones(&mut walk, header, sizes.bone, diag)?;
+        let num_bones = bones.len();
+        let groups_num = header.groups_num.get();
+        fits(&walk, "group", groups_num.into(), size_of::<Head>())?;
+        let mut view = Mdl7 {
+            data,
+            header,
+            bones,
+            groups: Vec::with_capacity(groups_num as usize),
+            skins: Vec::new(),
+            parts: Vec::new(),
+            num_vertices: 0,
+            num_triangles: 0,
+        };
+        for index in 0..groups_num as usize {
+            let group = read_group(&mut walk, &mut view, index, sizes, limits, diag)?;
+            view.groups.push(group);
+        }
+        if groups_num == 0 {
+            diag.warn(
+                FORMAT,
+                WarningKind::NoGroups,
+                "header.groups_num",
+                12,
+                || "the model has no groups".to_string(),
+            );
+        }
+        let deformers: u64 = view
+            .groups
+            .iter()
+            .map(|g| u64::from(g.head.deformers))
+            .sum();
+        let mut influences = 0u64;
+        for _ in 0..deformers {
+            read_deformer(&mut walk, &mut view, num_bones, limits, &mut influences)?;
+        }
+        let end = walk.offset();
+        let declared = u64::from(header.data_size.get());
+        if declared != end {
+            diag.warn(
+                FORMAT,
+                WarningKind::FileSize,
+                "header.data_size",
+                16,
+                || format!("the main data ends at {end}, the header says {declared}"),
+            );
+        }
+        let len = data.len() as u64;
+        if len > end {
+            let lumps = u64::from(header.entlump_size.get()) + u64::from(header.medlump_size.get());
+            diag.warn(FORMAT, WarningKind::TrailingBytes, "lumps", end, || {
+                format!(
+                    "{} bytes after the main data (entity and editor lumps declare {lumps})",
+                    len - end
+                )
+            });
+        }
+        Ok(view)
+    }
+}
+
+/// The record sizes the header declares, each one of those real files use.
+#[derive(Debug, Clone, Copy)]
+struct Sizes {
+    bone: usize,
+    triangle: usize,
+    vertex: usize,
+    frame_vertex: usize,
+}
+
+/// Checks the header: version, every record size, the counts against the limits.
+fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Result<Sizes> {
+    if header.version.get() != 0 {
+        diag.warn(FORMAT, WarningKind::SpecLimit, "header.version", 4, || {
+            format!("version {} (every known file has 0)", header.version.get())
+        });
+    }
+    let size = |what: &'static str, offset: usize, value: u16, allowed: &[u16], supported| {
+        if allowed.contains(&value) {
+            Ok(usize::from(value))
+        } else {
+            Err(Error::Unsupported {
+                format: FORMAT,
+                what,
+                offset: offset as u64,
+                value: value.into(),
+                supported,
+            })
+        }
+    };
+    let bone = size(
+        "header.bone_stc_size",
+        offset_of!(Header, bone_stc_size),
+        header.bone_stc_size.get(),
+        &BONE_SIZES,
+        "bones of 16, 36 or 48 bytes",
+    )?;
+    size(
+        "header.skin_stc_size",
+        offset_of!(Header, skin_stc_size),
+        header.skin_stc_size.get(),
+        &[SKIN_SIZE],
+        "skin heads of 28 bytes",
+    )?;
+    size(
+        "header.colorvalue_stc_size",
+        offset_of!(Header, colorvalue_stc_size),
+        header.colorvalue_stc_size.get(),
+        &[COLORVALUE_SIZE],
+        "colour values of 16 bytes",
+    )?;
+    size(
+        "header.material_stc_size",
+        offset_of!(Header, material_stc_size),
+        header.material_stc_size.get(),
+        &[MATERIAL_SIZE],
+        "materials of 68 bytes",
+    )?;
+    size(
+        "header.skinpoint_stc_size",
+        offset_of!(Header, skinpoint_stc_size),
+        header.skinpoint_stc_size.get(),
+        &[SKINPOINT_SIZE],
+        "texture coordinates of 8 bytes",
+    )?;
+    let triangle = size(
+        "header.triangle_stc_size",
+        offset_of!(Header, triangle_stc_size),
+        header.triangle_stc_size.get(),
+        &TRIANGLE_SIZES,
+        "triangles of 12, 16 or 26 bytes",
+    )?;
+    let vertex = size(
+        "header.mainvertex_stc_size",
+        offset_of!(Header, mainvertex_stc_size),
+        header.mainvertex_stc_size.get(),
+        &VERTEX_SIZES,
+        "vertices of 16 or 26 bytes",
+    )?;
+    let frame_vertex = size(
+        "header.framevertex_stc_size",
+        offset_of!(Header, framevertex_stc_size),
+        header.framevertex_stc_size.get(),
+        &VERTEX_SIZES,
+        "frame vertices of 16 or 26 bytes",
+    )?;
+    size(
+        "header.bonetrans_stc_size",
+        offset_of!(Header, bonetrans_stc_size),
+        header.bonetrans_stc_size.get(),
+        &[BONETRANS_SIZE],
+        "bone transformations of 68 bytes",
+    )?;
+    size(
+        "header.frame_stc_size",
+        offset_of!(Header, frame_stc_size),
+        header.frame_stc_size.get(),
+        &[FRAME_SIZE],
+        "frame heads of 24 bytes",
+    )?;
+    limit(
+        "header.bones_num",
+        offset_of!(Header, bones_num),
+        header.bones_num.get().into(),
+        limits.max_bones.into(),
+    )?;
+    limit(
+        "header.groups_num",
+        offset_of!(Header, groups_num),
+        header.groups_num.get().into(),
+        limits.max_meshes.into(),
+    )?;
+    Ok(Sizes {
+        bone,
+        triangle,
+        vertex,
+        frame_vertex,
+    })
+}
+
+/// [`Error::Limit`] for a `value` over `max`.
+fn limit(what: &'static str, offset: impl TryInto<u64>, value: u64, max: u64) -> Result<()> {
+    if value > max {
+        return Err(Error::Limit {
+            format: FORMAT,
+            what,
+            offset: offset.try_into().unwrap_or(0),
+            value,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// [`Error::Truncated`] unless `count` records of `size` bytes fit in what `walk` has left,
+/// checked before anything is reserved for them.
+fn fits(walk: &Walk<'_>, what: &'static str, count: u64, size: usize) -> Result<()> {
+    let need = count.saturating_mul(size as u64);
+    if need > walk.rest().len() as u64 {
+        return Err(Error::Truncated {
+            format: FORMAT,
+            what,
+            offset: walk.offset(),
+            need,
+            have: walk.rest().len() as u64,
+        });
+    }
+    Ok(())
+}
+
+/// An [`Error::Invalid`].
+fn invalid(what: &'static str, offset: u64, problem: Problem) -> Error {
+    Error::Invalid {
+        format: FORMAT,
+        what,
+        offset,
+        problem,
+    }
+}
+
+/// [`Problem::Index`] unless `index < len`.
+fn in_range(what: &'static str, offset: u64, index: u64, len: u64) -> Result<()> {
+    if index >= len {
+        let problem = Problem::Index {
+            index: index as i64,
+            len,
+        };
+        return Err(invalid(what, offset, problem));
+    }
+    Ok(())
+}
+
+/// The position of the first non-finite value among `values`, little-endian floats.
+fn first_non_finite(values: &[zerocopy::byteorder::F32<Le>]) -> Option<usize> {
+    let masks = Masks::of::<Le>();
+    values.iter().position(|&v| masks.non_finite(raw(v)))
+}
+
+/// Reads the bones: parents before children (`0xFFFF` for a root), finite positions.
+fn read_bones<'data>(
+    walk: &mut Walk<'data>,
+    header: &Header,
+    size: usize,
+    diag: &mut Diagnostics,
+) -> Result<Table<'data, BonePrefix>> {
+    let count = u64::from(header.bones_num.get());
+    let start = walk.offset();
+    let bytes = walk.read_slice::<u8>("bones", count.saturating_mul(size as u64))?;
+    let bones = Table::<BonePrefix>::new(bytes, size, count as usize);
+    for i in 0..bones.len() {
+        let (Some(bone), Some(record)) = (bones.get(i), bones.record(i)) else {
+            continue;
+        };
+        let at = start + (i * size) as u64;
+        let parent = bone.parent_index.get();
+        let parent = if parent == NONE16 {
+            -1
+        } else {
+            i32::from(parent)
+        };
+        rules::check_parent(FORMAT, i, parent, at).map_err(|_| {
+            invalid(
+                "bone.parent_index",
+                at,
+                Problem::Parent {
+                    bone: i as u64,
+                    parent: parent.into(),
+                },
+            )
+        })?;
+        if let Some(k) = first_non_finite(&[bone.x, bone.y, bone.z]) {
+            let offset = at + offset_of!(BonePrefix, x) as u64 + 4 * k as u64;
+            return Err(invalid("bone.position", offset, Problem::NotFinite));
+        }
+        if let Some(name) = record.get(size_of::<BonePrefix>()..) {
+            let offset = at + size_of::<BonePrefix>() as u64;
+            rules::check_name(FORMAT, diag, "bone.name", offset, name);
+        }
+    }
+    Ok(bones)
+}
+
+/// Reads group `index` and its skins (appended to `view.skins`) and submeshes.
+fn read_group<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    index: usize,
+    sizes: Sizes,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<Group<'data>> {
+    let at = walk.offset();
+    let head = walk.read::<Head>("group")?;
+    if head.typ != 1 {
+        return Err(Error::Unsupported {
+            format: FORMAT,
+            what: "group.typ",
+            offset: at,
+            value: head.typ.into(),
+            supported: "groups of type 1 (triangle meshes)",
+        });
+    }
+    let field = |offset: usize| at + offset as u64;
+    // Skins.
+    let numskins = head.numskins.get();
+    limit(
+        "group.numskins",
+        field(offset_of!(Head, numskins)),
+        numskins.into(),
+        limits.max_skins.into(),
+    )?;
+    fits(walk, "skin", numskins.into(), usize::from(SKIN_SIZE))?;
+    let first_skin = view.skins.len();
+    view.skins.reserve(numskins as usize);
+    for s in 0..numskins {
+        let layout = SkinLayout::Mdl7 {
+            index: s,
+            count: numskins,
+        };
+        view.skins.push(read_skin(walk, layout, FORMAT, limits)?);
+    }
+    // Texture coordinates.
+    let st_at = walk.offset();
+    let num_stpts = head.num_stpts.get();
+    let texcoords = walk.read_slice::<TexCoord>("group.texcoords", num_stpts.into())?;
+    let flat =
+        <[zerocopy::byteorder::F32<Le>]>::ref_from_bytes(zerocopy::IntoBytes::as_bytes(texcoords))
+            .unwrap_or_default();
+    if let Some(k) = first_non_finite(flat) {
+        let bad = flat.iter().filter(|&&v| !v.get().is_finite()).count() as u64;
+        diag.warn_n(
+            FORMAT,
+            WarningKind::NonFiniteTexcoord,
+            "group.texcoords",
+            st_at + 4 * k as u64,
+            bad,
+            || format!("texture coordinate {} is NaN or infinite", k / 2),
+        );
+    }
+    // Triangles.
+    let numtris = head.numtris.get();
+    let numverts = head.numverts.get();
+    limit(
+        "group.numtris",
+        field(offset_of!(Head, numtris)),
+        (view.num_triangles as u64).saturating_add(numtris.into()),
+        limits.max_triangles_per_mesh.into(),
+    )?;
+    limit(
+        "group.numverts",
+        field(offset_of!(Head, numverts)),
+        (view.num_vertices as u64).saturating_add(numverts.into()),
+        limits.max_vertices_per_mesh.into(),
+    )?;
+    let tri_at = walk.offset();
+    let bytes = walk.read_slice::<u8>(
+        "group.triangles",
+        u64::from(numtris) * sizes.triangle as u64,
+    )?;
+    let triangles = Table::<TrianglePrefix>::new(bytes, sizes.triangle, numtris as usize);
+    let first_part = view.parts.len();
+    let materials = sizes.triangle >= 16 && numskins > 0;
+    if materials {
+        // One part per skin and one for triangles without one, counted here.
+        view.parts.extend((0..=numskins as usize).map(|k| Part {
+            group: index,
+            skin: (k < numskins as usize).then_some(first_skin + k),
+            select: Some(if k < numskins as usize {
+                k as u32
+            } else {
+                NO_MATERIAL
+            }),
+            count: 0,
+        }));
+    }
+    for t in 0..triangles.len() {
+        let (Some(tri), Some(record)) = (triangles.get(t), triangles.record(t)) else {
+            continue;
+        };
+        let rec_at = tri_at + (t * sizes.triangle) as u64;
+        for (k, v) in tri.v_index.iter().enumerate() {
+            let offset = rec_at + 2 * k as u64;
+            in_range("triangle.v_index", offset, v.get().into(), numverts.into())?;
+        }
+        let sets = uv_sets(record).take(if num_stpts == 0 { 0 } else { 2 });
+        for (set, st) in sets {
+            for (k, &s) in st.iter().enumerate() {
+                if s != NONE16 {
+                    let offset =
+                        rec_at + offset_of!(TrianglePrefix, st_index) as u64 + set + 2 * k as u64;
+                    in_range("triangle.st_index", offset, s.into(), num_stpts.into())?;
+                }
+            }
+        }
+        if materials {
+            let m = u32::from_le_bytes([record[12], record[13], record[14], record[15]]);
+            let k = if m < numskins {
+                m as usize
+            } else {
+                if m != NO_MATERIAL {
+                    diag.warn(
+                        FORMAT,
+                        WarningKind::SpecLimit,
+                        "triangle.material",
+                        rec_at + 12,
+                        || {
+                            format!(
+                                "triangle {t} names material {m}; the group has {numskins} skins"
+                            )
+                        },
+                    );
+                }
+                numskins as usize
+            };
+            if let Some(part) = view.parts.get_mut(first_part + k) {
+                part.count += 1;
+            }
+        }
+    }
+    if materials {
+        // Triangles whose material names no skin are drawn without one.
+        let mut k = first_part;
+        while k < view.parts.len() {
+            if view.parts[k].count == 0 {
+                view.parts.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        // A group all of one material is one range.
+        if view.parts.len() == first_part + 1 {
+            view.parts[first_part].select = None;
+        }
+    } else if numtris > 0 {
+        view.parts.push(Part {
+            group: index,
+            skin: (numskins > 0).then_some(first_skin),
+            select: None,
+            count: numtris as usize,
+        });
+    }
+    // Main vertices.
+    let vert_at = walk.offset();
+    let bytes =
+        walk.read_slice::<u8>("group.vertices", u64::from(numverts) * sizes.vertex as u64)?;
+    let vertices = Table::<VertexPrefix>::new(bytes, sizes.vertex, numverts as usize);
+    let num_bones = view.bones.len() as u64;
+    for v in 0..vertices.len() {
+        let rec_at = vert_at + (v * sizes.vertex) as u64;
+        check_vertex(&vertices, v, rec_at, "vertex")?;
+        if let Some(vertex) = vertices.get(v) {
+            let bone = vertex.vertindex.get();
+            if bone != NONE16 {
+                let offset = rec_at + offset_of!(VertexPrefix, vertindex) as u64;
+                in_range("vertex.vertindex", offset, bone.into(), num_bones)?;
+            }
+        }
+    }
+    // Frames.
+    let numframes = head.numframes.get();
+    limit(
+        "group.numframes",
+        field(offset_of!(Head, numframes)),
+        numframes.into(),
+        limits.max_frames.into(),
+    )?;
+    fits(walk, "frame", numframes.into(), size_of::<FrameHead>())?;
+    let frames_at = walk.offset();
+    let frames_bytes = walk.rest();
+    let mut uniform: Option<Option<usize>> = None;
+    for f in 0..numframes {
+        let size = read_frame(walk, f, index, sizes, numverts, num_bones, diag)?;
+        uniform = Some(match uniform {
+            None => Some(size),
+            Some(Some(s)) if s == size => Some(s),
+            _ => None,
+        });
+    }
+    let frames_len = (walk.offset() - frames_at) as usize;
+    let frames = Frames {
+        bytes: frames_bytes.get(..frames_len).unwrap_or_default(),
+        count: numframes as usize,
+        vertex_size: sizes.frame_vertex,
+        uniform: uniform.flatten(),
+    };
+    let group = Group {
+        head,
+        skins: first_skin..view.skins.len(),
+        texcoords,
+        triangles,
+        vertices,
+        frames,
+        weights: None,
+        first_vertex: view.num_vertices,
+        first_triangle: view.num_triangles,
+    };
+    view.num_vertices += numverts as usize;
+    view.num_triangles += numtris as usize;
+    Ok(group)
+}
+
+/// The texture coordinate index sets of a triangle record: the first at byte 6; the second,
+/// for 26-byte records, at byte 16 (reported at its offset from byte 6).
+fn uv_sets(record: &[u8]) -> impl Iterator<Item = (u64, [u16; 3])> + '_ {
+    let set = |at: usize| {
+        let w = |k: usize| u16::from_le_bytes([record[at + 2 * k], record[at + 2 * k + 1]]);
+        [w(0), w(1), w(2)]
+    };
+    let second = record.len() >= 26;
+    core::iter::once((0, set(6))).chain(second.then(|| (10, set(16))))
+}
+
+/// Checks vertex record `v` of `table` at `at`: a finite position and a finite normal (26
+/// bytes) or a normal-table index below 162 (16 bytes). `what` is `vertex` or
+/// `frame_vertex`.
+fn check_vertex(
+    table: &Table<'_, VertexPrefix>,
+    v: usize,
+    at: u64,
+    what: &'static str,
+) -> Result<()> {
+    let (Some(vertex), Some(record)) = (table.get(v), table.record(v)) else {
+        return Ok(());
+    };
+    let name =
+        |field: &'static str, frame: &'static str| if what == "vertex" { field } else { frame };
+    if let Some(k) = first_non_finite(&[vertex.x, vertex.y, vertex.z]) {
+        let what = name("vertex.position", "frame_vertex.position");
+        return Err(invalid(what, at + 4 * k as u64, Problem::NotFinite));
+    }
+    if record.len() >= 26 {
+        let normal = <[zerocopy::byteorder::F32<Le>; 3]>::ref_from_bytes(&record[14..26]);
+        if let Some(k) = normal.ok().and_then(|n| first_non_finite(n)) {
+            let what = name("vertex.norm", "frame_vertex.norm");
+            return Err(invalid(what, at + 14 + 4 * k as u64, Problem::NotFinite));
+        }
+    } else if let Some(&n) = record.get(14)
+        && n >= 162
+    {
+        let what = name("vertex.norm162index", "frame_vertex.norm162index");
+        let problem = Problem::Index {
+            index: n.into(),
+            len: 162,
+        };
+        return Err(invalid(what, at + 14, problem));
+    }
+    Ok(())
+}
+
+/// Reads frame `f` of group `group`: replaced vertices in range, in increasing order and
+/// finite; bone transformations naming bones, finite, and (warned otherwise) rotations.
+/// Returns the frame's size.
+#[allow(clippy::too_many_arguments)]
+fn read_frame(
+    walk: &mut Walk<'_>,
+    f: u32,
+    group: usize,
+    sizes: Sizes,
+    numverts: u32,
+    num_bones: u64,
+    diag: &mut Diagnostics,
+) -> Result<usize> {
+    let at = walk.offset();
+    let head = walk.read::<FrameHead>("frame")?;
+    rules::check_name(FORMAT, diag, "frame.frame_name", at, &head.frame_name);
+    let count = head.vertices_count.get();
+    let vert_at = walk.offset();
+    let bytes = walk.read_slice::<u8>(
+        "frame.vertices",
+        u64::from(count) * sizes.frame_vertex as u64,
+    )?;
+    let vertices = Table::<VertexPrefix>::new(bytes, sizes.frame_vertex, count as usize);
+    let mut previous: Option<u16> = None;
+    for v in 0..vertices.len() {
+        let rec_at = vert_at + (v * sizes.frame_vertex) as u64;
+        check_vertex(&vertices, v, rec_at, "frame_vertex")?;
+        let Some(vertex) = vertices.get(v) else {
+            continue;
+        };
+        let target = vertex.vertindex.get();
+        let offset = rec_at + offset_of!(VertexPrefix, vertindex) as u64;
+        in_range(
+            "frame_vertex.vertindex",
+            offset,
+            target.into(),
+            numverts.into(),
+        )?;
+        if let Some(p) = previous
+            && target <= p
+        {
+            let problem = Problem::Decreasing {
+                value: target.into(),
+                previous: p.into(),
+            };
+            return Err(invalid("frame_vertex.vertindex", offset, problem));
+        }
+        previous = Some(target);
+    }
+    if count > 0 && num_bones > 0 {
+        diag.warn(FORMAT, WarningKind::SpecLimit, "frame.vertices_count", at + 16, || {
+            format!("frame {f} of group {group} replaces {count} vertices of a skeletal model; they are not read")
+        });
+    }
+    let matrices = head.transmatrix_count.get();
+    let trans_at = walk.offset();
+    let transforms = walk.read_slice::<BoneTransform>("frame.transforms", matrices.into())?;
+    for (k, t) in transforms.iter().enumerate() {
+        let rec_at = trans_at + (k * size_of::<BoneTransform>()) as u64;
+        let offset = rec_at + offset_of!(BoneTransform, bone_index) as u64;
+        in_range(
+            "bone_transform.bone_index",
+            offset,
+            t.bone_index.get().into(),
+            num_bones,
+        )?;
+        if let Some(i) = first_non_finite(&t.m) {
+            return Err(invalid(
+                "bone_transform.m",
+                rec_at + 4 * i as u64,
+                Problem::NotFinite,
+            ));
+        }
+        let m = t.m.map(|v| v.get());
+        let rows = [
+            [m[0], m[1], m[2], 0.0],
+            [m[4], m[5], m[6], 0.0],
+            [m[8], m[9], m[10], 0.0],
+        ];
+        if !is_rotation(&rows) {
+            diag.warn(
+                FORMAT,
+                WarningKind::NonOrthonormal,
+                "bone_transform.m",
+                rec_at,
+                || {
+                    format!(
+                        "frame {f} scales or shears bone {}; its rotation is taken from the matrix",
+                        t.bone_index.get()
+                    )
+                },
+            );
+        }
+    }
+    if group > 0 && matrices > 0 {
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "frame.transmatrix_count",
+            at + 20,
+            || format!("group {group} stores bone transformations; group 0's are used"),
+        );
+    }
+    Ok((walk.offset() - at) as usize)
+}
+
+/// Reads one deformer block: bone weights of a group, each bone and vertex in range, each
+/// weight finite and not negative, its declared size the bytes it covers.
+fn read_deformer<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    num_bones: usize,
+    limits: &Limits,
+    influences: &mut u64,
+) -> Result<()> {
+    let at = walk.offset();
+    let head = walk.read::<Deformer>("deformer")?;
+    if head.deformer_typ != DEFORMER_BONES {
+        return Err(Error::Unsupported {
+            format: FORMAT,
+            what: "deformer.deformer_typ",
+            offset: at + offset_of!(Deformer, deformer_typ) as u64,
+            value: head.deformer_typ.into(),
+            supported: "deformers of type 0 (bone weights)",
+        });
+    }
+    let group_at = at + offset_of!(Deformer, group_index) as u64;
+    let g = head.group_index.get();
+    in_range(
+        "deformer.group_index",
+        group_at,
+        g.into(),
+        view.groups.len() as u64,
+    )?;
+    let Some(group) = view.groups.get_mut(g as usize) else {
+        return Ok(());
+    };
+    if group.weights.is_some() {
+        return Err(Error::Unsupported {
+            format: FORMAT,
+            what: "deformer.group_index",
+            offset: group_at,
+            value: g.into(),
+            supported: "one bone deformer per group",
+        });
+    }
+    let numverts = group.vertices.len() as u64;
+    let elements = head.elements.get();
+    fits(
+        walk,
+        "deformer_element",
+        elements.into(),
+        size_of::<DeformerElement>(),
+    )?;
+    let start = walk.rest();
+    let elements_at = walk.offset();
+    for _ in 0..elements {
+        let el_at = walk.offset();
+        let element = walk.read::<DeformerElement>("deformer_element")?;
+        in_range(
+            "deformer_element.element_index",
+            el_at,
+            element.element_index.get().into(),
+            num_bones as u64,
+        )?;
+        let n = element.weights.get();
+        *influences = influences.saturating_add(n.into());
+        limit(
+            "deformer_element.weights",
+            el_at + 24,
+            *influences,
+            limits.max_total_influences,
+        )?;
+        let w_at = walk.offset();
+        let weights = walk.read_slice::<DeformerWeight>("deformer_weight", n.into())?;
+        for (k, w) in weights.iter().enumerate() {
+            let rec_at = w_at + 8 * k as u64;
+            in_range(
+                "deformer_weight.index",
+                rec_at,
+                w.index.get().into(),
+                numverts,
+            )?;
+            let weight = w.weight.get();
+            if !weight.is_finite() {
+                return Err(invalid(
+                    "deformer_weight.weight",
+                    rec_at + 4,
+                    Problem::NotFinite,
+                ));
+            }
+            if weight < 0.0 {
+                let problem = Problem::NotPositive {
+                    value: weight.into(),
+                };
+                return Err(invalid("deformer_weight.weight", rec_at + 4, problem));
+            }
+        }
+    }
+    let covered = walk.offset() - at;
+    let declared = head.deformerdata_size.get();
+    if u64::from(declared) != covered {
+        let problem = Problem::Mismatch {
+            value: declared.into(),
+            expected: covered,
+        };
+        let offset = at + offset_of!(Deformer, deformerdata_size) as u64;
+        return Err(invalid("deformer.deformerdata_size", offset, problem));
+    }
+    let len = (walk.offset() - elements_at) as usize;
+    group.weights = Some(Weights {
+        bytes: start.get(..len).unwrap_or_default(),
+        count: elements as usize,
+    });
+    Ok(())
+}

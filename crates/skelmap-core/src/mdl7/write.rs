@@ -1,0 +1,486 @@
+//! Writing MDL7 files: [`Builder`].
+//!
+//! The builder writes what it is given, valid or not, so it also makes malformed test fixtures;
+//! [`Mdl7::parse`](crate::Parse::parse) is the judge. It writes the order real files have:
+//! header, bones, each group (head, skins, texture coordinates, triangles, vertices, frames),
+//! then every group's deformer, then [`Builder::trailing`]. Record sizes are
+//! [`Builder::sizes`]; the default is the skinned player's (36-byte bones, 26-byte triangles
+//! and vertices).
+
+use zerocopy::IntoBytes;
+use zerocopy::byteorder::{F32, LittleEndian, U16, U32};
+
+use super::raw::{
+    self, BONETRANS_SIZE, COLORVALUE_SIZE, FRAME_SIZE, Header, MATERIAL_SIZE, MDL7_MAGIC, NONE16,
+    SKIN_SIZE, SKINPOINT_SIZE,
+};
+use crate::alias::anorms::NORMALS;
+
+type Le = LittleEndian;
+
+/// The record sizes a file declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sizes {
+    /// Bone record: 16 (no name), 36 (20-byte name) or 48 (32-byte name).
+    pub bone: u16,
+    /// Triangle: 12, 16 or 26.
+    pub triangle: u16,
+    /// Main vertex: 16 (normal-table index) or 26 (float normal).
+    pub vertex: u16,
+    /// Frame vertex: 16 or 26.
+    pub frame_vertex: u16,
+}
+
+impl Sizes {
+    /// The skinned player's sizes: 36, 26, 26, 26.
+    pub const PLAYER: Sizes = Sizes {
+        bone: 36,
+        triangle: 26,
+        vertex: 26,
+        frame_vertex: 26,
+    };
+    /// The older, smaller records of the ball: 36-byte bones, 12-byte triangles, 16-byte
+    /// vertices.
+    pub const SMALL: Sizes = Sizes {
+        bone: 36,
+        triangle: 12,
+        vertex: 16,
+        frame_vertex: 16,
+    };
+}
+
+/// A bone: name, parent ([`NONE16`] for a root) and position relative to the parent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneDef {
+    /// Name (cut to the record's name field).
+    pub name: Vec<u8>,
+    /// Parent bone, or [`NONE16`].
+    pub parent: u16,
+    /// Position relative to the parent.
+    pub position: [f32; 3],
+}
+
+/// A skin record: its head and the payload its type describes, as bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinDef {
+    /// Kind and flags.
+    pub typ: u32,
+    /// Width (or byte length, or skin index).
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// The skin's name.
+    pub name: Vec<u8>,
+    /// Everything after the head.
+    pub payload: Vec<u8>,
+}
+
+impl SkinDef {
+    /// An external texture named `file`.
+    #[must_use]
+    pub fn external(file: &[u8]) -> SkinDef {
+        let mut payload = file.to_vec();
+        payload.push(0);
+        SkinDef {
+            typ: 7,
+            width: payload.len() as u32,
+            height: 1,
+            name: b"Skin1".to_vec(),
+            payload,
+        }
+    }
+
+    /// An embedded `width × height` RGB565 skin of one colour.
+    #[must_use]
+    pub fn rgb565(width: u32, height: u32, colour: u16) -> SkinDef {
+        let payload = (0..width * height)
+            .flat_map(|_| colour.to_le_bytes())
+            .collect();
+        SkinDef {
+            typ: 2,
+            width,
+            height,
+            name: b"Skin2".to_vec(),
+            payload,
+        }
+    }
+}
+
+/// A triangle: vertex indices, texture coordinate indices, the material (skin in the group).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TriangleDef {
+    /// Vertex indices.
+    pub v_index: [u16; 3],
+    /// Texture coordinate indices ([`NONE16`] for none).
+    pub st_index: [u16; 3],
+    /// Material (16- and 26-byte records).
+    pub material: u32,
+}
+
+/// A vertex: position, bone (main vertices) or replaced vertex (frame vertices), normal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VertexDef {
+    /// Position.
+    pub position: [f32; 3],
+    /// `vertindex`: the bone of a main vertex ([`NONE16`] for none), the vertex a frame
+    /// vertex replaces.
+    pub vertindex: u16,
+    /// Normal (written as the nearest normal-table entry in 16-byte records).
+    pub normal: [f32; 3],
+}
+
+/// A frame: a name, replaced vertices and bone motions (`bone`, row-vector matrix).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FrameDef {
+    /// Name.
+    pub name: Vec<u8>,
+    /// Vertices that replace main vertices.
+    pub vertices: Vec<VertexDef>,
+    /// Bone motions.
+    pub transforms: Vec<(u16, [f32; 16])>,
+}
+
+/// One bone's weights in a deformer: the bone, then `(vertex, weight)` pairs.
+pub type ElementDef = (u32, Vec<(u32, f32)>);
+
+/// A group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupDef {
+    /// `typ` (1).
+    pub typ: u8,
+    /// Name.
+    pub name: Vec<u8>,
+    /// The head's `max_weights`.
+    pub max_weights: u8,
+    /// Skins.
+    pub skins: Vec<SkinDef>,
+    /// Texture coordinates.
+    pub texcoords: Vec<[f32; 2]>,
+    /// Triangles.
+    pub triangles: Vec<TriangleDef>,
+    /// Main vertices.
+    pub vertices: Vec<VertexDef>,
+    /// Frames.
+    pub frames: Vec<FrameDef>,
+    /// The bone deformer, written after the last group.
+    pub weights: Option<Vec<ElementDef>>,
+}
+
+impl Default for GroupDef {
+    fn default() -> Self {
+        GroupDef {
+            typ: 1,
+            name: Vec::new(),
+            max_weights: 0,
+            skins: Vec::new(),
+            texcoords: Vec::new(),
+            triangles: Vec::new(),
+            vertices: Vec::new(),
+            frames: Vec::new(),
+            weights: None,
+        }
+    }
+}
+
+/// Writes MDL7 files (see the [module docs](self)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Builder {
+    /// Record sizes.
+    pub sizes: Sizes,
+    /// The header's `version`.
+    pub version: u32,
+    /// Bones, parents first.
+    pub bones: Vec<BoneDef>,
+    /// Groups.
+    pub groups: Vec<GroupDef>,
+    /// Bytes after the main data (entity and editor lumps).
+    pub trailing: Vec<u8>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            sizes: Sizes::PLAYER,
+            version: 0,
+            bones: Vec::new(),
+            groups: Vec::new(),
+            trailing: Vec::new(),
+        }
+    }
+}
+
+/// A row-vector matrix turning by `degrees` about the X axis through `pivot`.
+#[must_use]
+pub fn turn_about(pivot: [f32; 3], degrees: f32) -> [f32; 16] {
+    let (s, c) = degrees.to_radians().sin_cos();
+    // Rows: x' = x, y' = y·c + z·s, z' = −y·s + z·c as row vectors times the matrix.
+    let r = [[1.0, 0.0, 0.0], [0.0, c, s], [0.0, -s, c]];
+    let moved = |k: usize| pivot[0] * r[0][k] + pivot[1] * r[1][k] + pivot[2] * r[2][k];
+    let t = [
+        pivot[0] - moved(0),
+        pivot[1] - moved(1),
+        pivot[2] - moved(2),
+    ];
+    [
+        r[0][0], r[0][1], r[0][2], 0.0, r[1][0], r[1][1], r[1][2], 0.0, r[2][0], r[2][1], r[2][2],
+        0.0, t[0], t[1], t[2], 1.0,
+    ]
+}
+
+impl Builder {
+    /// A small skinned model: a chain of 3 bones along Z, one group of 3 rings of 4 vertices
+    /// (each ring bound to one bone, the middle one shared by two), two skins (an external
+    /// name and an 8×8 RGB565 texture) and 4 frames bending bones 1 and 2.
+    #[must_use]
+    pub fn demo() -> Builder {
+        let bones = vec![
+            BoneDef {
+                name: b"root".to_vec(),
+                parent: NONE16,
+                position: [0.0; 3],
+            },
+            BoneDef {
+                name: b"middle".to_vec(),
+                parent: 0,
+                position: [0.0, 0.0, 1.0],
+            },
+            BoneDef {
+                name: b"top".to_vec(),
+                parent: 1,
+                position: [0.0, 0.0, 1.0],
+            },
+        ];
+        let mut vertices = Vec::new();
+        let mut texcoords = Vec::new();
+        for ring in 0..3u16 {
+            for k in 0..4u16 {
+                let (s, c) = (f32::from(k) * core::f32::consts::FRAC_PI_2).sin_cos();
+                vertices.push(VertexDef {
+                    position: [c * 0.5, s * 0.5, f32::from(ring)],
+                    vertindex: ring,
+                    normal: [c, s, 0.0],
+                });
+                texcoords.push([f32::from(k) / 4.0, f32::from(ring) / 2.0]);
+            }
+        }
+        let mut triangles = Vec::new();
+        for ring in 0..2u16 {
+            for k in 0..4u16 {
+                let (a, b) = (ring * 4 + k, ring * 4 + (k + 1) % 4);
+                let (c, d) = (a + 4, b + 4);
+                triangles.push(TriangleDef {
+                    v_index: [a, b, d],
+                    st_index: [a, b, d],
+                    material: u32::from(ring),
+                });
+                triangles.push(TriangleDef {
+                    v_index: [a, d, c],
+                    st_index: [a, d, c],
+                    material: u32::from(ring),
+                });
+            }
+        }
+        let frames = (0..4)
+            .map(|f| {
+                let degrees = 15.0 * f as f32;
+                FrameDef {
+                    name: format!("bend {f}").into_bytes(),
+                    vertices: Vec::new(),
+                    transforms: vec![
+                        (0, turn_about([0.0; 3], 0.0)),
+                        (1, turn_about([0.0, 0.0, 1.0], degrees)),
+                        (2, turn_about([0.0, 0.0, 2.0], degrees)),
+                    ],
+                }
+            })
+            .collect();
+        // The middle ring is shared half and half by the root and the middle bone.
+        let weights = vec![
+            (
+                0,
+                (0..4)
+                    .map(|v| (v, 1.0))
+                    .chain((4..8).map(|v| (v, 0.5)))
+                    .collect(),
+            ),
+            (1, (4..8).map(|v| (v, 0.5)).collect()),
+            (2, (8..12).map(|v| (v, 1.0)).collect()),
+        ];
+        Builder {
+            bones,
+            groups: vec![GroupDef {
+                max_weights: 2,
+                skins: vec![
+                    SkinDef::external(b"demo.tga"),
+                    SkinDef::rgb565(8, 8, 0xF800),
+                ],
+                texcoords,
+                triangles,
+                vertices,
+                frames,
+                weights: Some(weights),
+                ..GroupDef::default()
+            }],
+            ..Builder::default()
+        }
+    }
+
+    /// The file's bytes.
+    #[must_use]
+    pub fn write(&self) -> Vec<u8> {
+        let mut out = vec![0u8; size_of::<Header>()];
+        for bone in &self.bones {
+            out.extend_from_slice(U16::<Le>::new(bone.parent).as_bytes());
+            out.extend_from_slice(&[0, 0]);
+            put_floats(&mut out, &bone.position);
+            let name_len = usize::from(self.sizes.bone).saturating_sub(16);
+            out.extend((0..name_len).map(|k| bone.name.get(k).copied().unwrap_or(0)));
+        }
+        for group in &self.groups {
+            self.write_group(&mut out, group);
+        }
+        for (g, group) in self.groups.iter().enumerate() {
+            if let Some(elements) = &group.weights {
+                let at = out.len();
+                out.extend_from_slice(&[0, raw::DEFORMER_BONES, 0, 0]);
+                put_u32(&mut out, g as u32);
+                put_u32(&mut out, elements.len() as u32);
+                put_u32(&mut out, 0);
+                for (bone, weights) in elements {
+                    put_u32(&mut out, *bone);
+                    let name = self
+                        .bones
+                        .get(*bone as usize)
+                        .map_or(&[][..], |b| b.name.as_slice());
+                    out.extend((0..20).map(|k| name.get(k).copied().unwrap_or(0)));
+                    put_u32(&mut out, weights.len() as u32);
+                    for &(v, w) in weights {
+                        put_u32(&mut out, v);
+                        put_floats(&mut out, &[w]);
+                    }
+                }
+                let size = (out.len() - at) as u32;
+                out[at + 12..at + 16].copy_from_slice(&size.to_le_bytes());
+            }
+        }
+        let data_size = out.len() as u32;
+        let header = Header {
+            ident: *MDL7_MAGIC,
+            version: U32::new(self.version),
+            bones_num: U32::new(self.bones.len() as u32),
+            groups_num: U32::new(self.groups.len() as u32),
+            data_size: U32::new(data_size),
+            entlump_size: U32::new(self.trailing.len() as u32),
+            medlump_size: U32::new(0),
+            bone_stc_size: U16::new(self.sizes.bone),
+            skin_stc_size: U16::new(SKIN_SIZE),
+            colorvalue_stc_size: U16::new(COLORVALUE_SIZE),
+            material_stc_size: U16::new(MATERIAL_SIZE),
+            skinpoint_stc_size: U16::new(SKINPOINT_SIZE),
+            triangle_stc_size: U16::new(self.sizes.triangle),
+            mainvertex_stc_size: U16::new(self.sizes.vertex),
+            framevertex_stc_size: U16::new(self.sizes.frame_vertex),
+            bonetrans_stc_size: U16::new(BONETRANS_SIZE),
+            frame_stc_size: U16::new(FRAME_SIZE),
+        };
+        out[..size_of::<Header>()].copy_from_slice(header.as_bytes());
+        out.extend_from_slice(&self.trailing);
+        out
+    }
+
+    /// Appends one group: head, skins, texture coordinates, triangles, vertices, frames.
+    fn write_group(&self, out: &mut Vec<u8>, group: &GroupDef) {
+        let at = out.len();
+        out.extend_from_slice(&[
+            group.typ,
+            u8::from(group.weights.is_some()),
+            group.max_weights,
+            0,
+        ]);
+        put_u32(out, 0);
+        out.extend((0..16).map(|k| group.name.get(k).copied().unwrap_or(0)));
+        for n in [
+            group.skins.len(),
+            group.texcoords.len(),
+            group.triangles.len(),
+            group.vertices.len(),
+            group.frames.len(),
+        ] {
+            put_u32(out, n as u32);
+        }
+        for skin in &group.skins {
+            put_u32(out, skin.typ);
+            put_u32(out, skin.width);
+            put_u32(out, skin.height);
+            out.extend((0..16).map(|k| skin.name.get(k).copied().unwrap_or(0)));
+            out.extend_from_slice(&skin.payload);
+        }
+        for st in &group.texcoords {
+            put_floats(out, st);
+        }
+        for tri in &group.triangles {
+            let words: Vec<u16> = tri.v_index.iter().chain(&tri.st_index).copied().collect();
+            for w in words {
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+            if self.sizes.triangle >= 16 {
+                put_u32(out, tri.material);
+            }
+            if self.sizes.triangle >= 26 {
+                out.extend_from_slice(&[0xFF; 6]);
+                put_u32(out, u32::MAX);
+            }
+        }
+        for v in &group.vertices {
+            put_vertex(out, v, self.sizes.vertex);
+        }
+        for frame in &group.frames {
+            out.extend((0..16).map(|k| frame.name.get(k).copied().unwrap_or(0)));
+            put_u32(out, frame.vertices.len() as u32);
+            put_u32(out, frame.transforms.len() as u32);
+            for v in &frame.vertices {
+                put_vertex(out, v, self.sizes.frame_vertex);
+            }
+            for (bone, m) in &frame.transforms {
+                put_floats(out, m);
+                out.extend_from_slice(&bone.to_le_bytes());
+                out.extend_from_slice(&[0, 0]);
+            }
+        }
+        let size = (out.len() - at) as u32;
+        out[at + 4..at + 8].copy_from_slice(&size.to_le_bytes());
+    }
+}
+
+/// Appends a vertex record of `size` bytes (16: nearest normal-table index; 26: the normal).
+fn put_vertex(out: &mut Vec<u8>, v: &VertexDef, size: u16) {
+    put_floats(out, &v.position);
+    out.extend_from_slice(&v.vertindex.to_le_bytes());
+    if size >= 26 {
+        put_floats(out, &v.normal);
+    } else {
+        out.push(nearest_normal(v.normal));
+        out.push(0);
+    }
+}
+
+/// The index of the normal-table entry nearest `n`.
+fn nearest_normal(n: [f32; 3]) -> u8 {
+    let dot = |k: usize| {
+        let e = NORMALS.get(k).copied().unwrap_or([0.0; 3]);
+        e[0] * n[0] + e[1] * n[1] + e[2] * n[2]
+    };
+    (0..162)
+        .max_by(|&a, &b| dot(a).total_cmp(&dot(b)))
+        .unwrap_or(0) as u8
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_floats(out: &mut Vec<u8>, values: &[f32]) {
+    for &v in values {
+        out.extend_from_slice(F32::<Le>::new(v).as_bytes());
+    }
+}
