@@ -184,6 +184,15 @@ impl<'data> Model<'data> {
         }
     }
 
+    /// The MDL7 view, if this is a GameStudio A6/A7 model.
+    #[must_use]
+    pub fn as_mdl7(&self) -> Option<&crate::mdl7::Mdl7<'_>> {
+        match self.view() {
+            View::Mdl7(m) => Some(m),
+            _ => None,
+        }
+    }
+
     /// The HMP view, if this is a terrain.
     #[must_use]
     pub fn as_hmp(&self) -> Option<&Hmp<'_>> {
