@@ -6,6 +6,7 @@
 use skelmap_core::Model;
 use skelmap_core::dpm::Dpm;
 use skelmap_core::gamestudio::{Hmp, Mdl, morph};
+use skelmap_core::mdl7::Mdl7;
 use skelmap_core::model::{Pose, TexcoordLayout};
 use skelmap_core::ms3d::Ms3d;
 use skelmap_core::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
@@ -34,6 +35,8 @@ pub fn model(model: &Model<'_>) {
         slmdl(&m.mdl());
     } else if let skelmap_core::model::View::Quake(m) = model.view() {
         quake(m);
+    } else if let skelmap_core::model::View::Mdl7(m) = model.view() {
+        mdl7(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -102,6 +105,275 @@ pub fn iqm(m: &skelmap_core::iqm::Iqm<'_>) {
         assert!(e.data.len() <= m.data().len());
     }
     let _ = m.comment();
+}
+
+/// Every accessor of an MDL7 view: the bones and their bind positions; each group's skins,
+/// texture coordinates, triangles, vertices and normals, every frame's vertices and bone
+/// transforms, the deformer's elements; then the bind mesh (weights normalised), the bone poses
+/// of every frame and, for a model without bones, tweens that land on the frames they name.
+pub fn mdl7(m: &Mdl7<'_>) {
+    use skelmap_core::mdl7::raw::NONE16;
+    use skelmap_core::pose::{BindPoseMesh, MAX_BIND_INFLUENCES};
+    use skelmap_core::view::{MeshView, ModelView};
+    let _ = (m.header(), m.data().len());
+    // Bones: parents first, every record its declared size, a bind position each.
+    let bones = m.bones();
+    let nb = bones.len();
+    assert_eq!(bones.bytes().len(), nb * bones.stride());
+    assert_eq!(bones.iter().count(), nb);
+    assert!(bones.get(nb).is_none() && bones.record(nb).is_none());
+    for i in 0..nb {
+        let bone = bones.get(i).expect("validated bone");
+        assert_eq!(bones.record(i).map(<[u8]>::len), Some(bones.stride()));
+        let parent = bone.parent_index.get();
+        assert!(
+            parent == NONE16 || usize::from(parent) < i,
+            "bone {i} parent"
+        );
+        assert!(
+            [bone.x.get(), bone.y.get(), bone.z.get()]
+                .iter()
+                .all(|c| c.is_finite())
+        );
+        assert!(m.bind_position(i).is_some());
+    }
+    assert!(m.bind_position(nb).is_none());
+    assert_eq!(Skeleton::skeleton_bones(m).len(), nb);
+    for (i, b) in Skeleton::skeleton_bones(m).enumerate() {
+        let stored = bones.get(i).map(|r| r.parent_index.get());
+        assert_eq!(
+            b.parent().map(|p| p as u16),
+            stored.filter(|&p| p != NONE16)
+        );
+        let _ = b.name_lossy();
+    }
+    assert_eq!(m.is_skeletal(), nb > 0);
+    // Groups: skins tile the model's, every index in range, every value read finite.
+    let palette = skelmap_core::gamestudio::skin::grey_palette();
+    let (mut next_skin, mut num_vertices, mut num_triangles) = (0, 0, 0);
+    for g in m.groups() {
+        let head = g.head();
+        let _ = g.name();
+        let skins = g.skins();
+        assert_eq!(skins.start, next_skin);
+        assert_eq!(skins.len(), head.numskins.get() as usize);
+        next_skin = skins.end;
+        let texcoords = g.texcoords();
+        assert_eq!(texcoords.len(), head.num_stpts.get() as usize);
+        let (triangles, vertices) = (g.triangles(), g.vertices());
+        assert_eq!(triangles.len(), head.numtris.get() as usize);
+        assert_eq!(vertices.len(), head.numverts.get() as usize);
+        assert_eq!(triangles.iter().count(), triangles.len());
+        for t in triangles.iter() {
+            assert!(
+                t.v_index
+                    .iter()
+                    .all(|v| usize::from(v.get()) < vertices.len())
+            );
+            assert!(
+                texcoords.is_empty()
+                    || t.st_index
+                        .iter()
+                        .all(|s| s.get() == NONE16 || usize::from(s.get()) < texcoords.len())
+            );
+        }
+        assert!(triangles.get(triangles.len()).is_none());
+        for i in 0..vertices.len() {
+            let v = vertices.get(i).expect("validated vertex");
+            assert_eq!(vertices.record(i).map(<[u8]>::len), Some(vertices.stride()));
+            assert!(
+                [v.x.get(), v.y.get(), v.z.get()]
+                    .iter()
+                    .all(|c| c.is_finite())
+            );
+            let bone = v.vertindex.get();
+            assert!(
+                bone == NONE16 || usize::from(bone) < nb,
+                "vertex {i} bone {bone}"
+            );
+            assert!(g.normal(i).expect("vertex exists").is_finite());
+        }
+        assert!(vertices.get(vertices.len()).is_none() && g.normal(vertices.len()).is_none());
+        // Frames found by index are the frames met in order (the same bytes).
+        let frames = g.frames();
+        assert_eq!(frames.len(), head.numframes.get() as usize);
+        assert_eq!(frames.iter().count(), frames.len());
+        for (i, f) in frames.iter().enumerate() {
+            let same = frames.get(i).expect("frame exists");
+            assert!(core::ptr::eq(f.name(), same.name()));
+            assert!(core::ptr::eq(f.transforms(), same.transforms()));
+            let moved = f.vertices();
+            let mut previous = None;
+            for k in 0..moved.len() {
+                let v = moved.get(k).expect("validated frame vertex");
+                assert!(
+                    [v.x.get(), v.y.get(), v.z.get()]
+                        .iter()
+                        .all(|c| c.is_finite())
+                );
+                let target = v.vertindex.get();
+                assert!(usize::from(target) < vertices.len());
+                assert!(
+                    previous.is_none_or(|p| p < target),
+                    "frame {i} vertex order"
+                );
+                previous = Some(target);
+            }
+            assert!(moved.get(moved.len()).is_none());
+            for t in f.transforms() {
+                assert!(usize::from(t.bone_index.get()) < nb);
+                assert!(t.m.iter().all(|v| v.get().is_finite()));
+            }
+            for b in 0..nb {
+                let named = f
+                    .transforms()
+                    .iter()
+                    .any(|t| usize::from(t.bone_index.get()) == b);
+                match f.transform(b) {
+                    Some(t) => assert_eq!(usize::from(t.bone_index.get()), b),
+                    None => assert!(!named, "frame {i} moves bone {b}"),
+                }
+            }
+        }
+        assert!(frames.get(frames.len()).is_none());
+        if let Some(weights) = g.weights() {
+            assert_eq!(weights.iter().count(), weights.len());
+            for (bone, name, list) in weights.iter() {
+                assert!((bone as usize) < nb && name.len() <= 20);
+                for w in list {
+                    assert!((w.index.get() as usize) < vertices.len());
+                    assert!(w.weight.get().is_finite() && w.weight.get() >= 0.0);
+                }
+            }
+        }
+        num_vertices += vertices.len();
+        num_triangles += triangles.len();
+    }
+    assert_eq!(next_skin, m.skins().len());
+    for skin in m.skins() {
+        for level in 0..skin.num_levels() {
+            if let Some(rgba) = skin.decode_rgba(level, &palette) {
+                let (w, h, _) = skin.level(level).expect("level exists");
+                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
+            }
+        }
+    }
+    // The model's one mesh is every group's vertices and triangles.
+    assert_eq!(
+        ModelView::num_meshes(m),
+        usize::from(!m.groups().is_empty())
+    );
+    if let Some(mesh) = ModelView::mesh(m, 0) {
+        assert_eq!(
+            (mesh.num_vertices(), mesh.num_triangles()),
+            (num_vertices, num_triangles)
+        );
+    }
+    // Group 0's frames are the model's.
+    let frames = m.num_frames();
+    assert_eq!(frames, m.groups().first().map_or(0, |g| g.frames().len()));
+    for f in 0..frames.min(64) {
+        let (a, b) = (
+            m.frame(f).expect("frame exists"),
+            m.groups()[0].frames().get(f),
+        );
+        assert!(b.is_some_and(|b| core::ptr::eq(a.name(), b.name())));
+    }
+    assert!(m.frame(frames).is_none());
+    // The bind mesh: every vertex, bound to existing bones by weights that sum to 1.
+    let mesh = m.bind_mesh();
+    assert_eq!(mesh.num_vertices(), num_vertices);
+    for v in 0..num_vertices {
+        let vertex = mesh.bind_vertex(v).expect("vertex exists");
+        assert!(vertex.position.is_finite() && vertex.normal.is_finite());
+        let used: Vec<(u16, f32)> = vertex.influences.into_iter().flatten().collect();
+        assert!(used.len() <= MAX_BIND_INFLUENCES);
+        assert!(
+            used.iter()
+                .all(|&(bone, w)| usize::from(bone) < nb && (0.0..=1.0 + 1e-6).contains(&w))
+        );
+        if !used.is_empty() {
+            let sum: f32 = used.iter().map(|w| w.1).sum();
+            assert!(
+                (sum - 1.0).abs() <= 1e-4,
+                "vertex {v}'s weights sum to {sum}"
+            );
+        }
+    }
+    assert!(mesh.bind_vertex(num_vertices).is_none());
+    // Every frame poses every bone.
+    let mut poses = Vec::new();
+    for f in 0..PoseFrames::num_frames(m).min(64) {
+        poses.clear();
+        m.frame_poses_into(f, &mut poses);
+        assert_eq!(poses.len(), nb);
+        for b in 0..nb {
+            assert!(m.bone_pose(f, b).is_some());
+        }
+    }
+    // Without bones, a tween at 0 or 1 is the frame it starts or ends at: the stored vertices
+    // with the frame's replacements.
+    if !m.is_skeletal() && num_vertices <= 1 << 16 {
+        tween_lands_on_frames(m, num_vertices);
+    }
+}
+
+/// For an MDL7 without bones: tweens of consecutive frames at 0 and 1 reproduce each frame
+/// (within rounding at the magnitude of the vertices), and the normals come out finite.
+fn tween_lands_on_frames(m: &Mdl7<'_>, num_vertices: usize) {
+    use skelmap_core::view::ModelView;
+    let frames = ModelView::num_frames(m);
+    let (mut p, mut q) = (
+        vec![[0.0f32; 3]; num_vertices],
+        vec![[0.0f32; 3]; num_vertices],
+    );
+    // Frame `f` as the tween should give it, and the magnitude of the values involved.
+    let expected = |f: usize| {
+        let mut want = Vec::with_capacity(num_vertices);
+        let mut scale = 1.0f32;
+        for g in m.groups() {
+            let first = want.len();
+            for v in g.vertices().iter() {
+                want.push([v.x.get(), v.y.get(), v.z.get()]);
+            }
+            if let Some(frame) = g.frames().get(f) {
+                for v in frame.vertices().iter() {
+                    if let Some(slot) = want.get_mut(first + usize::from(v.vertindex.get())) {
+                        *slot = [v.x.get(), v.y.get(), v.z.get()];
+                    }
+                }
+            }
+        }
+        for g in m.groups() {
+            for v in g
+                .vertices()
+                .iter()
+                .chain(g.frames().iter().flat_map(|f| f.vertices().iter()))
+            {
+                scale = [v.x.get(), v.y.get(), v.z.get()]
+                    .into_iter()
+                    .fold(scale, |s, c| s.max(c.abs()));
+            }
+        }
+        (want, scale)
+    };
+    for a in 0..frames.min(4) {
+        let b = (a + 1) % frames;
+        for (t, lands) in [(0.0, a), (1.0, b)] {
+            ModelView::tween(m, a, b, t, skin::SimdLevel::detect(), &mut p, &mut q)
+                .expect("frames below num_frames tween");
+            let (want, scale) = expected(lands);
+            for (w, got) in want.iter().flatten().zip(p.iter().flatten()) {
+                assert!(
+                    !got.is_finite() || (w - got).abs() <= 1e-5 * scale,
+                    "tween {a}→{b} at {t}: {got}, frame {lands} has {w}"
+                );
+            }
+            assert!(q.iter().flatten().all(|c| c.is_finite()));
+        }
+    }
+    let err = ModelView::tween(m, frames, 0, 0.0, skin::SimdLevel::detect(), &mut p, &mut q);
+    assert!(err.is_err(), "frame {frames} of {frames} tweens");
 }
 
 /// The format-neutral API: every count, index and range consistent, and every model poses

@@ -238,6 +238,14 @@ impl<'data> Skin<'data> {
         self.reference
     }
 
+    /// Moves a reference to skin `i` of a group to skin `first + i` of the file (MDL7 groups
+    /// number their skins from 0; the file lists every group's one after another).
+    pub(crate) fn offset_reference(&mut self, first: u32) {
+        if let Some(target) = &mut self.reference {
+            *target += first;
+        }
+    }
+
     /// The skin's name without its NUL padding (MDL7 skins have one; empty for the others).
     #[must_use]
     pub fn name(&self) -> &'data [u8] {

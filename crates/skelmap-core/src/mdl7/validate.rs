@@ -386,7 +386,10 @@ fn read_group<'data>(
             index: s,
             count: numskins,
         };
-        view.skins.push(read_skin(walk, layout, FORMAT, limits)?);
+        let mut skin = read_skin(walk, layout, FORMAT, limits)?;
+        // `first_skin` is below the skins' total, which the limit and the bytes bound.
+        skin.offset_reference(first_skin as u32);
+        view.skins.push(skin);
     }
     // Texture coordinates.
     let st_at = walk.offset();
