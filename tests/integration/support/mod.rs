@@ -4,6 +4,7 @@
 
 pub mod gamestudio;
 pub mod iqm;
+pub mod mdl7;
 pub mod ms3d;
 pub mod quake;
 pub mod slmdl;

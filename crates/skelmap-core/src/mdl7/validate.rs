@@ -341,7 +341,10 @@ fn read_bones<'data>(
             let offset = at + offset_of!(BonePrefix, x) as u64 + 4 * k as u64;
             return Err(invalid("bone.position", offset, Problem::NotFinite));
         }
-        if let Some(name) = record.get(size_of::<BonePrefix>()..) {
+        if let Some(name) = record
+            .get(size_of::<BonePrefix>()..)
+            .filter(|n| !n.is_empty())
+        {
             let offset = at + size_of::<BonePrefix>() as u64;
             rules::check_name(FORMAT, diag, "bone.name", offset, name);
         }

@@ -24,11 +24,14 @@ pub struct FrameGroup {
     pub looped: bool,
 }
 
-/// `name` without a trailing `_N` or trailing digits.
+/// `name` without trailing digits and the `_` or space before them (`walk_1`, MED's `walk 1`).
 fn stem(name: &[u8]) -> &[u8] {
     let digits = name.iter().rev().take_while(|b| b.is_ascii_digit()).count();
     let head = name.get(..name.len() - digits).unwrap_or(name);
-    head.strip_suffix(b"_").unwrap_or(head)
+    match head {
+        [rest @ .., b'_' | b' '] => rest,
+        _ => head,
+    }
 }
 
 /// Groups consecutive frames whose names share a stem, each at `fps`, looping.
@@ -183,6 +186,8 @@ mod tests {
     fn stems_strip_digits_and_underscore() {
         assert_eq!(stem(b"idle_12"), b"idle");
         assert_eq!(stem(b"run3"), b"run");
+        assert_eq!(stem(b"walk 39"), b"walk");
+        assert_eq!(stem(b"end_"), b"end");
         assert_eq!(stem(b"bind"), b"bind");
         assert_eq!(stem(b"42"), b"");
     }
