@@ -75,3 +75,27 @@ fn reading_a_missing_file_is_an_io_error_naming_the_path() {
     );
     assert_eq!((e.format(), e.offset()), (None, None));
 }
+
+#[test]
+fn mdl7_is_told_from_the_other_gamestudio_models_by_its_magic() {
+    let mdl7 = crate::support::mdl7::demo().write();
+    assert_eq!(Format::sniff(&mdl7), Some(Format::Mdl7));
+    let mdl5 = crate::support::gamestudio::quad().write();
+    assert_eq!(Format::sniff(&mdl5), Some(Format::Mdl));
+    let mut mdl2 = crate::support::quake::grouped().write();
+    mdl2[..4].copy_from_slice(b"MDL2");
+    assert_eq!(Format::sniff(&mdl2), Some(Format::Mdl));
+    assert_eq!(Format::sniff(b"MDL7"), Some(Format::Mdl7));
+    assert_eq!(
+        Format::sniff(b"MDL"),
+        Some(Format::Mdl),
+        "a prefix left for MDL to report"
+    );
+    let model = Model::from_bytes(&mdl7).unwrap();
+    assert_eq!(model.format(), Format::Mdl7);
+    // The MDL reader names the one that reads MDL7.
+    let e = <skelmap::core::gamestudio::Mdl as skelmap::Parse>::parse(&mdl7)
+        .map(|_| ())
+        .unwrap_err();
+    assert!(e.to_string().contains("mdl7::Mdl7"), "{e}");
+}

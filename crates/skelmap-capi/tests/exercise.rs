@@ -49,6 +49,17 @@ fn iqm_models_through_the_c_abi() {
 }
 
 #[test]
+fn mdl7_models_through_the_c_abi() {
+    let demo = skelmap_core::mdl7::Builder::demo().write();
+    assert!(exercise(&demo) > 0);
+    sweep(&demo);
+    for path in skelmap_testkit::corpus_next_files("mdl7") {
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(exercise(&bytes) > 0, "{}", path.display());
+    }
+}
+
+#[test]
 fn corpus_models_through_the_c_abi() {
     let Some(corpus) = skelmap_testkit::corpus_path("") else {
         return;

@@ -28,7 +28,7 @@ mod validate;
 use summary::Summary;
 
 const AFTER_HELP: &str = "Formats: DarkPlaces DPM, Qfusion SKM (+ SKP skeleton), Inter-Quake \
-IQM (+ an animation-only IQM with --animation), GameStudio MDL2/3/4/5 and HMP5/7 terrain, \
+IQM (+ an animation-only IQM with --animation), GameStudio MDL2/3/4/5/7 and HMP5/7 terrain, \
 Quake MDL, MilkShape MS3D, SL mdl (+ .anim). Files are recognised by their first bytes, not \
 their names.\n\n\
 Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per clip: \
@@ -384,7 +384,8 @@ fn convert(
     let model = load::open(input, companions)?;
     if model.is_vertex_animated() {
         return Err(format!(
-            "{}: {} models are vertex-animated; convert writes skeletal formats (IQM, DPM, SKM)",
+            "{}: this {} model is vertex-animated (no bones); convert writes skeletal formats \
+             (IQM, DPM, SKM)",
             input.display(),
             model.format()
         ));

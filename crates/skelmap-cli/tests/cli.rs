@@ -751,7 +751,7 @@ fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("Quake MDL models are vertex-animated"),
+        stderr(&out).contains("this Quake MDL model is vertex-animated"),
         "{}",
         stderr(&out)
     );
@@ -1111,4 +1111,43 @@ fn an_iqm_plays_the_animation_given_with_it() {
     let out = skelmap(&["validate", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     assert_eq!(stdout(&out).matches(".iqm").count(), 5, "{}", stdout(&out));
+}
+
+#[test]
+fn an_mdl7_is_read_validated_exported_and_converted() {
+    let dir = temp_dir("mdl7");
+    let mdl = dir.join("demo.mdl");
+    std::fs::write(&mdl, skelmap_core::mdl7::Builder::demo().write()).unwrap();
+    let out = skelmap(&["info", mdl.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["format"], "MDL7");
+    assert_eq!(
+        [
+            &v["bones"],
+            &v["frames"],
+            &v["vertices"],
+            &v["triangles"],
+            &v["influences"]
+        ],
+        [3, 4, 12, 16, 16]
+    );
+    assert_eq!(v["skins"].as_array().unwrap().len(), 2);
+    let out = skelmap(&["validate", mdl.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains("MDL7"), "{}", stdout(&out));
+    let glb = dir.join("demo.glb");
+    let out = skelmap(&["export", mdl.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("3 joints, 1 animation"),
+        "{}",
+        stdout(&out)
+    );
+    let iqm = dir.join("demo.iqm");
+    let out = skelmap(&["convert", mdl.to_str().unwrap(), iqm.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let converted = std::fs::read(&iqm).unwrap();
+    let model = skelmap_core::Model::from_bytes(&converted).unwrap();
+    assert_eq!((model.num_bones(), model.num_frames()), (3, 4));
 }

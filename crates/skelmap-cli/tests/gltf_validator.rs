@@ -53,6 +53,7 @@ fn corpus_models() -> Vec<PathBuf> {
         files.extend(skelmap_testkit::corpus_files(sub));
     }
     files.extend(skelmap_testkit::corpus_next_files("iqm"));
+    files.extend(skelmap_testkit::corpus_next_files("mdl7"));
     files.sort();
     files
 }

@@ -86,6 +86,7 @@ fn corpus_models() -> Vec<PathBuf> {
         .collect();
     // The formats added later, kept in corpus-next.
     files.extend(skelmap_testkit::corpus_next_files("iqm"));
+    files.extend(skelmap_testkit::corpus_next_files("mdl7"));
     files
 }
 
