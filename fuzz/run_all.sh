@@ -26,11 +26,13 @@ for target in "${targets[@]}"; do
     mdl|hmp) dict=(-dict=dict/gamestudio.dict) ;;
     quake|mdl2) dict=(-dict=dict/quake.dict) ;;
     iqm) dict=(-dict=dict/iqm.dict) ;;
+    mdl7) dict=(-dict=dict/mdl7.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
   shared=()
   case "$target" in
     iqm) [ -d ../../shared/corpus-next/iqm ] && shared=(../../shared/corpus-next/iqm) ;;
+    mdl7) [ -d ../../shared/corpus-next/mdl7 ] && shared=(../../shared/corpus-next/mdl7) ;;
   esac
   mkdir -p logs
   log="logs/$target.log"

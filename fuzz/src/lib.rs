@@ -78,6 +78,19 @@ pub fn iqm(data: &[u8]) {
     }
 }
 
+/// The `mdl7` target: MDL7 validation without the probe, every accessor of the view (bones,
+/// groups, frames, weights, the bind mesh, tweens), then the model it opens as through the
+/// format-neutral walk.
+pub fn mdl7(data: &[u8]) {
+    let mut diag = skelmap_core::Diagnostics::new();
+    let limits = skelmap_core::Limits::default();
+    if let Ok(view) = skelmap_core::mdl7::Mdl7::parse_with(data, &limits, &mut diag) {
+        exercise::mdl7(&view);
+        let model = Model::from_bytes(data).expect("a valid MDL7 opens as a model");
+        exercise::model(&model);
+    }
+}
+
 /// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
 pub fn slmdl(data: &[u8]) {
     if let Ok(model) = slmdl::Mesh::parse(data) {

@@ -124,6 +124,16 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("iqm", "animation.iqm", iqm_anim.write().unwrap()));
     out.push(("iqm", "extended.iqm", iqm_extended.write().unwrap()));
     out.push(("probe_any", "demo.iqm", iqm_demo.write().unwrap()));
+    out.extend(
+        mdl7_seeds()
+            .into_iter()
+            .map(|(name, bytes)| ("mdl7", name, bytes)),
+    );
+    out.push((
+        "probe_any",
+        "mdl7.mdl",
+        skelmap::mdl7::Builder::demo().write(),
+    ));
     out.push(("slmdl", "tri.mdl", slmdl::tri().write()));
     out.push(("slanim", "walk.anim", slmdl::walk().write()));
     out.push(("probe_any", "tri.mdl", slmdl::tri().write()));
@@ -146,6 +156,106 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         out.push((target, "field.hmp", gamestudio::field().write()));
     }
     out
+}
+
+/// The `mdl7` seeds: the writer's demo at each record size, a model animated by its vertices,
+/// two groups, trailing lumps and an embedded RGB565 skin.
+fn mdl7_seeds() -> Vec<(&'static str, Vec<u8>)> {
+    use skelmap::mdl7::{Builder, FrameDef, GroupDef, Sizes, SkinDef, VertexDef, raw::NONE16};
+    let demo = Builder::demo;
+    let sized = |sizes: Sizes| Builder { sizes, ..demo() }.write();
+    // No bones: each frame replaces the top ring (vertices 8..12, in increasing order),
+    // lifting it and sliding it along X.
+    let mut group = demo().groups.remove(0);
+    for v in &mut group.vertices {
+        v.vertindex = NONE16;
+    }
+    let top: Vec<VertexDef> = group.vertices[8..12].to_vec();
+    group.frames = (0..3u16)
+        .map(|f| FrameDef {
+            name: format!("lift {f}").into_bytes(),
+            vertices: top
+                .iter()
+                .zip(8u16..)
+                .map(|(v, i)| VertexDef {
+                    position: [
+                        v.position[0] + 0.1 * f32::from(f),
+                        v.position[1],
+                        v.position[2] + 0.5 * f32::from(f),
+                    ],
+                    vertindex: i,
+                    ..*v
+                })
+                .collect(),
+            transforms: Vec::new(),
+        })
+        .collect();
+    group.weights = None;
+    group.max_weights = 0;
+    let morph = Builder {
+        groups: vec![group],
+        ..Builder::default()
+    };
+    // A second group: the demo's rings again with an external skin and a reference to it
+    // (skin 0 of its group), weighted as the first; every triangle of both groups takes its
+    // group's first skin.
+    let mut two = demo();
+    for t in &mut two.groups[0].triangles {
+        t.material = 0;
+    }
+    let reference = SkinDef {
+        typ: 1,
+        width: 0,
+        height: 0,
+        name: b"again".to_vec(),
+        payload: Vec::new(),
+    };
+    let second = GroupDef {
+        name: b"second".to_vec(),
+        skins: vec![SkinDef::external(b"second.tga"), reference],
+        frames: Vec::new(),
+        ..two.groups[0].clone()
+    };
+    two.groups.push(second);
+    let trailing = Builder {
+        trailing: b"ENTLUMP\0 editor data after the main data".to_vec(),
+        ..demo()
+    };
+    let mut rgb565 = demo();
+    rgb565.groups[0].skins = vec![SkinDef::rgb565(4, 4, 0x07E0)];
+    for t in &mut rgb565.groups[0].triangles {
+        t.material = 0;
+    }
+    vec![
+        ("demo.mdl", demo().write()),
+        ("small.mdl", sized(Sizes::SMALL)),
+        (
+            "bones16.mdl",
+            sized(Sizes {
+                bone: 16,
+                ..Sizes::PLAYER
+            }),
+        ),
+        (
+            "bones48.mdl",
+            sized(Sizes {
+                bone: 48,
+                ..Sizes::PLAYER
+            }),
+        ),
+        ("morph.mdl", morph.write()),
+        (
+            "morph_small.mdl",
+            Builder {
+                sizes: Sizes::SMALL,
+                ..morph
+            }
+            .write(),
+        ),
+        ("two_groups.mdl", two.write()),
+        ("trailing.mdl", trailing.write()),
+        ("rgb565.mdl", rgb565.write()),
+    ]
 }
 
 #[test]
@@ -246,6 +356,13 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("ms3d") => {
                     if let Ok(m) = skelmap::ms3d::Ms3d::parse(&bytes) {
                         crate::exercise::ms3d(&m);
+                    }
+                }
+                Some("mdl7") => {
+                    if let Ok(m) = skelmap::mdl7::Mdl7::parse(&bytes) {
+                        crate::exercise::mdl7(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
                     }
                 }
                 Some("iqm") => {

@@ -35,7 +35,7 @@ pub fn model(model: &Model<'_>) {
         slmdl(&m.mdl());
     } else if let skelmap_core::model::View::Quake(m) = model.view() {
         quake(m);
-    } else if let skelmap_core::model::View::Mdl7(m) = model.view() {
+    } else if let Some(m) = model.as_mdl7() {
         mdl7(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
@@ -157,6 +157,11 @@ pub fn mdl7(m: &Mdl7<'_>) {
         let skins = g.skins();
         assert_eq!(skins.start, next_skin);
         assert_eq!(skins.len(), head.numskins.get() as usize);
+        // A reference names another skin of the same group, in the file's numbering.
+        for k in skins.clone() {
+            let target = m.skins().get(k).and_then(|s| s.reference());
+            assert!(target.is_none_or(|r| r as usize != k && skins.contains(&(r as usize))));
+        }
         next_skin = skins.end;
         let texcoords = g.texcoords();
         assert_eq!(texcoords.len(), head.num_stpts.get() as usize);

@@ -86,3 +86,18 @@ fn truncated_and_flipped_corpus_mdl7_never_panics() {
         }
     }
 }
+
+/// Regression (found while writing the `mdl7` fuzz harness): two weights of 3e38 on one vertex
+/// summed to infinity, and normalising by that sum bound the vertex with weights of 0. The
+/// weights are now scaled by the largest before they are summed.
+#[test]
+fn weights_whose_sum_overflows_used_to_normalise_to_zero() {
+    let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds/mdl7/regress-weights-sum-overflow.mdl");
+    let bytes = std::fs::read(seed).unwrap();
+    let model = Mdl7::parse(&bytes).unwrap();
+    let v = skelmap::pose::BindPoseMesh::bind_vertex(&model.bind_mesh(), 0).unwrap();
+    let weights: Vec<(u16, f32)> = v.influences.iter().flatten().copied().collect();
+    assert_eq!(weights, [(0, 0.5), (0, 0.5)]);
+    walk(&bytes);
+}

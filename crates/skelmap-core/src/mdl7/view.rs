@@ -643,10 +643,12 @@ impl BindPoseMesh for BindMesh<'_, '_> {
                 weights[min] = (bone, w);
             }
         }
-        let sum: f32 = weights[..used].iter().map(|w| w.1).sum();
-        if used > 0 && sum > 0.0 {
+        // Scaled by the largest first, so that the sum of finite weights cannot overflow.
+        let top = weights[..used].iter().fold(0.0f32, |m, w| m.max(w.1));
+        let sum: f32 = weights[..used].iter().map(|w| w.1 / top).sum();
+        if used > 0 && top > 0.0 {
             for (slot, &(bone, w)) in influences.iter_mut().zip(&weights[..used]) {
-                *slot = Some((bone, w / sum));
+                *slot = Some((bone, w / top / sum));
             }
         } else {
             let bone = v.vertindex.get();
