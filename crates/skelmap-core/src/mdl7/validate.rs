@@ -29,9 +29,10 @@ use crate::floatbits::{Masks, raw};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
-use crate::pose::is_rotation;
+use crate::pose::rotation::count_non_rotations;
 use crate::read::{Reader, Walk};
 use crate::rules;
+use crate::scan::{self, Fields};
 
 use zerocopy::LittleEndian as Le;
 
@@ -401,7 +402,7 @@ fn read_group<'data>(
     let flat =
         <[zerocopy::byteorder::F32<Le>]>::ref_from_bytes(zerocopy::IntoBytes::as_bytes(texcoords))
             .unwrap_or_default();
-    if let Some(k) = first_non_finite(flat) {
+    if let Some(k) = first_non_finite(flat).filter(|_| scan::any_non_finite(flat)) {
         let bad = flat.iter().filter(|&&v| !v.get().is_finite()).count() as u64;
         diag.warn_n(
             FORMAT,
@@ -433,79 +434,17 @@ fn read_group<'data>(
         u64::from(numtris) * sizes.triangle as u64,
     )?;
     let triangles = Table::<TrianglePrefix>::new(bytes, sizes.triangle, numtris as usize);
-    let first_part = view.parts.len();
-    let materials = sizes.triangle >= 16 && numskins > 0;
-    if materials {
-        // One part per skin and one for triangles without one, counted here.
-        view.parts.extend((0..=numskins as usize).map(|k| Part {
-            group: index,
-            skin: (k < numskins as usize).then_some(first_skin + k),
-            select: Some(if k < numskins as usize {
-                k as u32
-            } else {
-                NO_MATERIAL
-            }),
-            count: 0,
-        }));
+    let checks = TriangleChecks {
+        numverts,
+        num_stpts,
+        numskins,
+    };
+    let pass = triangles_pass(bytes, sizes.triangle, checks);
+    if !pass {
+        check_triangles(&triangles, tri_at, checks)?;
     }
-    for t in 0..triangles.len() {
-        let (Some(tri), Some(record)) = (triangles.get(t), triangles.record(t)) else {
-            continue;
-        };
-        let rec_at = tri_at + (t * sizes.triangle) as u64;
-        for (k, v) in tri.v_index.iter().enumerate() {
-            let offset = rec_at + 2 * k as u64;
-            in_range("triangle.v_index", offset, v.get().into(), numverts.into())?;
-        }
-        let sets = uv_sets(record).take(if num_stpts == 0 { 0 } else { 2 });
-        for (set, st) in sets {
-            for (k, &s) in st.iter().enumerate() {
-                if s != NONE16 {
-                    let offset =
-                        rec_at + offset_of!(TrianglePrefix, st_index) as u64 + set + 2 * k as u64;
-                    in_range("triangle.st_index", offset, s.into(), num_stpts.into())?;
-                }
-            }
-        }
-        if materials {
-            let m = u32::from_le_bytes([record[12], record[13], record[14], record[15]]);
-            let k = if m < numskins {
-                m as usize
-            } else {
-                if m != NO_MATERIAL {
-                    diag.warn(
-                        FORMAT,
-                        WarningKind::SpecLimit,
-                        "triangle.material",
-                        rec_at + 12,
-                        || {
-                            format!(
-                                "triangle {t} names material {m}; the group has {numskins} skins"
-                            )
-                        },
-                    );
-                }
-                numskins as usize
-            };
-            if let Some(part) = view.parts.get_mut(first_part + k) {
-                part.count += 1;
-            }
-        }
-    }
-    if materials {
-        // Triangles whose material names no skin are drawn without one.
-        let mut k = first_part;
-        while k < view.parts.len() {
-            if view.parts[k].count == 0 {
-                view.parts.remove(k);
-            } else {
-                k += 1;
-            }
-        }
-        // A group all of one material is one range.
-        if view.parts.len() == first_part + 1 {
-            view.parts[first_part].select = None;
-        }
+    if sizes.triangle >= 16 && (numskins > 1 || (numskins == 1 && !pass)) {
+        count_materials(&triangles, tri_at, view, index, first_skin, numskins, diag);
     } else if numtris > 0 {
         view.parts.push(Part {
             group: index,
@@ -520,14 +459,16 @@ fn read_group<'data>(
         walk.read_slice::<u8>("group.vertices", u64::from(numverts) * sizes.vertex as u64)?;
     let vertices = Table::<VertexPrefix>::new(bytes, sizes.vertex, numverts as usize);
     let num_bones = view.bones.len() as u64;
-    for v in 0..vertices.len() {
-        let rec_at = vert_at + (v * sizes.vertex) as u64;
-        check_vertex(&vertices, v, rec_at, "vertex")?;
-        if let Some(vertex) = vertices.get(v) {
-            let bone = vertex.vertindex.get();
-            if bone != NONE16 {
-                let offset = rec_at + offset_of!(VertexPrefix, vertindex) as u64;
-                in_range("vertex.vertindex", offset, bone.into(), num_bones)?;
+    if !vertices_pass(bytes, sizes.vertex, num_bones as u32) {
+        for v in 0..vertices.len() {
+            let rec_at = vert_at + (v * sizes.vertex) as u64;
+            check_vertex(&vertices, v, rec_at, "vertex")?;
+            if let Some(vertex) = vertices.get(v) {
+                let bone = vertex.vertindex.get();
+                if bone != NONE16 {
+                    let offset = rec_at + offset_of!(VertexPrefix, vertindex) as u64;
+                    in_range("vertex.vertindex", offset, bone.into(), num_bones)?;
+                }
             }
         }
     }
@@ -572,17 +513,6 @@ fn read_group<'data>(
     view.num_vertices += numverts as usize;
     view.num_triangles += numtris as usize;
     Ok(group)
-}
-
-/// The texture coordinate index sets of a triangle record: the first at byte 6; the second,
-/// for 26-byte records, at byte 16 (reported at its offset from byte 6).
-fn uv_sets(record: &[u8]) -> impl Iterator<Item = (u64, [u16; 3])> + '_ {
-    let set = |at: usize| {
-        let w = |k: usize| u16::from_le_bytes([record[at + 2 * k], record[at + 2 * k + 1]]);
-        [w(0), w(1), w(2)]
-    };
-    let second = record.len() >= 26;
-    core::iter::once((0, set(6))).chain(second.then(|| (10, set(16))))
 }
 
 /// Checks vertex record `v` of `table` at `at`: a finite position and a finite normal (26
@@ -646,7 +576,8 @@ fn read_frame(
     )?;
     let vertices = Table::<VertexPrefix>::new(bytes, sizes.frame_vertex, count as usize);
     let mut previous: Option<u16> = None;
-    for v in 0..vertices.len() {
+    let pass = frame_vertices_pass(bytes, sizes.frame_vertex, numverts);
+    for v in (0..vertices.len()).filter(|_| !pass) {
         let rec_at = vert_at + (v * sizes.frame_vertex) as u64;
         check_vertex(&vertices, v, rec_at, "frame_vertex")?;
         let Some(vertex) = vertices.get(v) else {
@@ -679,42 +610,41 @@ fn read_frame(
     let matrices = head.transmatrix_count.get();
     let trans_at = walk.offset();
     let transforms = walk.read_slice::<BoneTransform>("frame.transforms", matrices.into())?;
-    for (k, t) in transforms.iter().enumerate() {
-        let rec_at = trans_at + (k * size_of::<BoneTransform>()) as u64;
-        let offset = rec_at + offset_of!(BoneTransform, bone_index) as u64;
-        in_range(
-            "bone_transform.bone_index",
+    if !transforms_pass(transforms, num_bones) {
+        for (k, t) in transforms.iter().enumerate() {
+            let rec_at = trans_at + (k * size_of::<BoneTransform>()) as u64;
+            let offset = rec_at + offset_of!(BoneTransform, bone_index) as u64;
+            let bone = t.bone_index.get().into();
+            in_range("bone_transform.bone_index", offset, bone, num_bones)?;
+            if let Some(i) = first_non_finite(&t.m) {
+                let offset = rec_at + 4 * i as u64;
+                return Err(invalid("bone_transform.m", offset, Problem::NotFinite));
+            }
+        }
+    }
+    let (skewed, first) = count_non_rotations(transforms, |t| {
+        let m = |k: usize| t.m[k].get();
+        [
+            [m(0), m(1), m(2), 0.0],
+            [m(4), m(5), m(6), 0.0],
+            [m(8), m(9), m(10), 0.0],
+        ]
+    });
+    if let Some(k) = first {
+        let bone = transforms.get(k).map_or(0, |t| t.bone_index.get());
+        let offset = trans_at + (k * size_of::<BoneTransform>()) as u64;
+        diag.warn_n(
+            FORMAT,
+            WarningKind::NonOrthonormal,
+            "bone_transform.m",
             offset,
-            t.bone_index.get().into(),
-            num_bones,
-        )?;
-        if let Some(i) = first_non_finite(&t.m) {
-            return Err(invalid(
-                "bone_transform.m",
-                rec_at + 4 * i as u64,
-                Problem::NotFinite,
-            ));
-        }
-        let m = t.m.map(|v| v.get());
-        let rows = [
-            [m[0], m[1], m[2], 0.0],
-            [m[4], m[5], m[6], 0.0],
-            [m[8], m[9], m[10], 0.0],
-        ];
-        if !is_rotation(&rows) {
-            diag.warn(
-                FORMAT,
-                WarningKind::NonOrthonormal,
-                "bone_transform.m",
-                rec_at,
-                || {
-                    format!(
-                        "frame {f} scales or shears bone {}; its rotation is taken from the matrix",
-                        t.bone_index.get()
-                    )
-                },
-            );
-        }
+            skewed,
+            || {
+                format!(
+                    "frame {f} scales or shears bone {bone}; its rotation is taken from the matrix"
+                )
+            },
+        );
     }
     if group > 0 && matrices > 0 {
         diag.warn(
@@ -797,7 +727,8 @@ fn read_deformer<'data>(
         )?;
         let w_at = walk.offset();
         let weights = walk.read_slice::<DeformerWeight>("deformer_weight", n.into())?;
-        for (k, w) in weights.iter().enumerate() {
+        let pass = weights_pass(weights, numverts);
+        for (k, w) in weights.iter().enumerate().filter(|_| !pass) {
             let rec_at = w_at + 8 * k as u64;
             in_range(
                 "deformer_weight.index",
@@ -837,4 +768,215 @@ fn read_deformer<'data>(
         count: elements as usize,
     });
     Ok(())
+}
+
+/// What a group's triangles must hold: vertex indices below `numverts`, first-set texture
+/// coordinate indices below `num_stpts` or `0xFFFF` (when there are texture coordinates).
+#[derive(Debug, Clone, Copy)]
+struct TriangleChecks {
+    numverts: u32,
+    num_stpts: u32,
+    numskins: u32,
+}
+
+/// `true` when every triangle passes [`TriangleChecks`] and (16- and 26-byte records) names
+/// one of the group's skins; `false` may also mean that the scan cannot tell (a `0xFFFF`
+/// texture coordinate, a triangle without a skin): [`check_triangles`] then decides. The
+/// second texture coordinate set is not read, so not checked.
+fn triangles_pass(bytes: &[u8], stride: usize, c: TriangleChecks) -> bool {
+    let Some(xyz) = c.numverts.checked_sub(1) else {
+        return bytes.is_empty();
+    };
+    let st = c.num_stpts.checked_sub(1).unwrap_or(u32::MAX);
+    let mut max = [u32::MAX; 13];
+    max[..3].fill(xyz);
+    max[3..6].fill(st);
+    if stride >= 16 && c.numskins > 0 {
+        // The material, a `u32` read as two halves: below the skin count.
+        max[6] = c.numskins - 1;
+        max[7] = 0;
+    }
+    let fields = max.get(..stride / 2).and_then(Fields::<2>::new);
+    if let Some(pass) = fields.and_then(|f| f.any_above(bytes)) {
+        return !pass;
+    }
+    let (nv, ns) = (c.numverts, c.num_stpts);
+    let mut bad = false;
+    for r in bytes.chunks_exact(stride) {
+        let w = |k: usize| u32::from(u16::from_le_bytes([r[2 * k], r[2 * k + 1]]));
+        bad |= (w(0) >= nv) | (w(1) >= nv) | (w(2) >= nv);
+        if ns > 0 {
+            let off = |s: u32| (s >= ns) & (s != u32::from(NONE16));
+            bad |= off(w(3)) | off(w(4)) | off(w(5));
+        }
+        if stride >= 16 && c.numskins > 0 {
+            bad |= word(r, 12) >= c.numskins;
+        }
+    }
+    !bad
+}
+
+/// The first triangle that breaks [`TriangleChecks`], as its error.
+fn check_triangles(
+    triangles: &Table<'_, TrianglePrefix>,
+    at: u64,
+    c: TriangleChecks,
+) -> Result<()> {
+    for (t, tri) in triangles.iter().enumerate() {
+        let rec_at = at + (t * triangles.stride()) as u64;
+        for (k, v) in tri.v_index.iter().enumerate() {
+            let offset = rec_at + 2 * k as u64;
+            in_range(
+                "triangle.v_index",
+                offset,
+                v.get().into(),
+                c.numverts.into(),
+            )?;
+        }
+        if c.num_stpts == 0 {
+            continue;
+        }
+        for (k, s) in tri.st_index.iter().enumerate() {
+            if s.get() != NONE16 {
+                let offset = rec_at + offset_of!(TrianglePrefix, st_index) as u64 + 2 * k as u64;
+                in_range(
+                    "triangle.st_index",
+                    offset,
+                    s.get().into(),
+                    c.num_stpts.into(),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Counts a group's triangles by material into its submeshes (one per skin used, one for
+/// triangles without a skin), warning about a material that names no skin.
+fn count_materials(
+    triangles: &Table<'_, TrianglePrefix>,
+    at: u64,
+    view: &mut Mdl7<'_>,
+    group: usize,
+    first_skin: usize,
+    numskins: u32,
+    diag: &mut Diagnostics,
+) {
+    let first_part = view.parts.len();
+    view.parts.extend((0..=numskins as usize).map(|k| Part {
+        group,
+        skin: (k < numskins as usize).then_some(first_skin + k),
+        select: Some(if k < numskins as usize {
+            k as u32
+        } else {
+            NO_MATERIAL
+        }),
+        count: 0,
+    }));
+    let stride = triangles.stride();
+    for (t, r) in triangles.bytes().chunks_exact(stride).enumerate() {
+        let m = u32::from_le_bytes([r[12], r[13], r[14], r[15]]);
+        let k = if m < numskins {
+            m as usize
+        } else {
+            if m != NO_MATERIAL {
+                let offset = at + (t * stride) as u64 + 12;
+                diag.warn(
+                    FORMAT,
+                    WarningKind::SpecLimit,
+                    "triangle.material",
+                    offset,
+                    || format!("triangle {t} names material {m}; the group has {numskins} skins"),
+                );
+            }
+            numskins as usize
+        };
+        if let Some(part) = view.parts.get_mut(first_part + k) {
+            part.count += 1;
+        }
+    }
+    // Parts without triangles go; a group all of one material is one range.
+    let mut k = first_part;
+    while k < view.parts.len() {
+        if view.parts[k].count == 0 {
+            view.parts.remove(k);
+        } else {
+            k += 1;
+        }
+    }
+    if view.parts.len() == first_part + 1 {
+        view.parts[first_part].select = None;
+    }
+}
+
+/// A NaN or an infinity, from its bits.
+#[inline(always)]
+fn non_finite(bits: u32) -> bool {
+    bits & 0x7F80_0000 == 0x7F80_0000
+}
+
+/// The `u32` at `at` of a record.
+#[inline(always)]
+fn word(r: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]])
+}
+
+/// `true` when every vertex record (16 or 26 bytes) has a finite position and normal (or a
+/// normal index below 162) and a `vertindex` below `bones` or `0xFFFF`: one branch-free pass,
+/// so that the per-record checks that name a failure run only where one is.
+fn vertices_pass(bytes: &[u8], stride: usize, bones: u32) -> bool {
+    let mut bad = false;
+    for r in bytes.chunks_exact(stride) {
+        bad |= non_finite(word(r, 0)) | non_finite(word(r, 4)) | non_finite(word(r, 8));
+        let bone = u32::from(u16::from_le_bytes([r[12], r[13]]));
+        bad |= (bone >= bones) & (bone != u32::from(NONE16));
+        bad |= if stride >= 26 {
+            non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
+        } else {
+            r[14] >= 162
+        };
+    }
+    !bad
+}
+
+/// `true` when every frame vertex passes [`vertices_pass`]'s float checks and replaces a main
+/// vertex, in strictly increasing order.
+fn frame_vertices_pass(bytes: &[u8], stride: usize, numverts: u32) -> bool {
+    let mut bad = false;
+    let mut previous = -1i64;
+    for r in bytes.chunks_exact(stride) {
+        bad |= non_finite(word(r, 0)) | non_finite(word(r, 4)) | non_finite(word(r, 8));
+        let target = u16::from_le_bytes([r[12], r[13]]);
+        bad |= (u32::from(target) >= numverts) | (i64::from(target) <= previous);
+        previous = i64::from(target);
+        bad |= if stride >= 26 {
+            non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
+        } else {
+            r[14] >= 162
+        };
+    }
+    !bad
+}
+
+/// `true` when every bone transformation names a bone and holds finite values: the word scan
+/// of [`scan::any_non_finite`] over whole records (a record's last word, its bone index and
+/// padding, is never NaN for a bone index below 256 and zero padding) and one pass over the
+/// bone indices.
+fn transforms_pass(transforms: &[BoneTransform], bones: u64) -> bool {
+    let bytes = zerocopy::IntoBytes::as_bytes(transforms);
+    let words = <[zerocopy::byteorder::F32<Le>]>::ref_from_bytes(bytes).unwrap_or_default();
+    let indices = transforms.iter().fold(false, |bad, t| {
+        bad | (u64::from(t.bone_index.get()) >= bones)
+    });
+    !indices && !scan::any_non_finite(words)
+}
+
+/// `true` when every weight names a vertex below `numverts` and is finite and not negative.
+fn weights_pass(weights: &[DeformerWeight], numverts: u64) -> bool {
+    let bad = weights.iter().fold(false, |bad, w| {
+        let bits = w.weight.get().to_bits();
+        // Negative: the sign bit with anything else (−0 is allowed).
+        bad | (u64::from(w.index.get()) >= numverts) | non_finite(bits) | (bits > 0x8000_0000)
+    });
+    !bad
 }
