@@ -627,6 +627,14 @@ fn every_warning_names_its_field() {
     );
     // The material warning is a SpecLimit too: counted with the version's.
     assert_eq!(diag.count(WarningKind::SpecLimit), 2);
+    // Frame 2's third record: 1217 + 2 · 228 + 24 + 2 · 68.
+    let skewed = diag.get(WarningKind::NonOrthonormal).unwrap();
+    assert_eq!((skewed.offset, skewed.count), (1833, 1));
+    assert!(
+        skewed.detail.contains("frame 2 scales or shears bone 2"),
+        "{}",
+        skewed.detail
+    );
     let bytes = demo().write();
     let mut wrong = bytes.clone();
     put_u32_le(&mut wrong, 16, 10);

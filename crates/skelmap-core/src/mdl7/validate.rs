@@ -29,7 +29,7 @@ use crate::floatbits::{Masks, raw};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
-use crate::pose::rotation::count_non_rotations;
+use crate::pose::rotation::count_non_rotations_of;
 use crate::read::{Reader, Walk};
 use crate::rules;
 use crate::scan::{self, Fields};
@@ -499,6 +499,7 @@ fn read_group<'data>(
         vertex_size: sizes.frame_vertex,
         uniform: uniform.flatten(),
     };
+    check_rotations(&frames, frames_at, diag);
     let group = Group {
         head,
         skins: first_skin..view.skins.len(),
@@ -621,30 +622,6 @@ fn read_frame(
                 return Err(invalid("bone_transform.m", offset, Problem::NotFinite));
             }
         }
-    }
-    let (skewed, first) = count_non_rotations(transforms, |t| {
-        let m = |k: usize| t.m[k].get();
-        [
-            [m(0), m(1), m(2), 0.0],
-            [m(4), m(5), m(6), 0.0],
-            [m(8), m(9), m(10), 0.0],
-        ]
-    });
-    if let Some(k) = first {
-        let bone = transforms.get(k).map_or(0, |t| t.bone_index.get());
-        let offset = trans_at + (k * size_of::<BoneTransform>()) as u64;
-        diag.warn_n(
-            FORMAT,
-            WarningKind::NonOrthonormal,
-            "bone_transform.m",
-            offset,
-            skewed,
-            || {
-                format!(
-                    "frame {f} scales or shears bone {bone}; its rotation is taken from the matrix"
-                )
-            },
-        );
     }
     if group > 0 && matrices > 0 {
         diag.warn(
@@ -874,26 +851,40 @@ fn count_materials(
         count: 0,
     }));
     let stride = triangles.stride();
-    for (t, r) in triangles.bytes().chunks_exact(stride).enumerate() {
-        let m = u32::from_le_bytes([r[12], r[13], r[14], r[15]]);
+    let skins = numskins as usize;
+    // Per skin, then without one, then naming no skin of the group.
+    let mut counts = vec![0usize; skins + 2];
+    for r in triangles.bytes().chunks_exact(stride) {
+        let m = word(r, 12);
         let k = if m < numskins {
             m as usize
         } else {
-            if m != NO_MATERIAL {
-                let offset = at + (t * stride) as u64 + 12;
-                diag.warn(
-                    FORMAT,
-                    WarningKind::SpecLimit,
-                    "triangle.material",
-                    offset,
-                    || format!("triangle {t} names material {m}; the group has {numskins} skins"),
-                );
-            }
-            numskins as usize
+            skins + usize::from(m != NO_MATERIAL)
         };
-        if let Some(part) = view.parts.get_mut(first_part + k) {
-            part.count += 1;
+        if let Some(c) = counts.get_mut(k) {
+            *c += 1;
         }
+    }
+    if counts[skins + 1] > 0 {
+        let bad = |r: &[u8]| word(r, 12) >= numskins && word(r, 12) != NO_MATERIAL;
+        let chunks = triangles.bytes().chunks_exact(stride);
+        if let Some((t, r)) = chunks.enumerate().find(|(_, r)| bad(r)) {
+            let (m, offset) = (word(r, 12), at + (t * stride) as u64 + 12);
+            diag.warn_n(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "triangle.material",
+                offset,
+                counts[skins + 1] as u64,
+                || format!("triangle {t} names material {m}; the group has {numskins} skins"),
+            );
+        }
+    }
+    for (part, count) in view.parts[first_part..].iter_mut().zip(&counts) {
+        part.count = *count;
+    }
+    if let Some(none) = view.parts.last_mut() {
+        none.count += counts[skins + 1];
     }
     // Parts without triangles go; a group all of one material is one range.
     let mut k = first_part;
@@ -979,4 +970,47 @@ fn weights_pass(weights: &[DeformerWeight], numverts: u64) -> bool {
         bad | (u64::from(w.index.get()) >= numverts) | non_finite(bits) | (bits > 0x8000_0000)
     });
     !bad
+}
+
+/// Warns about bone transformations that scale or shear, testing every frame's at once, 16 at
+/// a time ([`count_non_rotations_of`]).
+fn check_rotations(frames: &Frames<'_>, at: u64, diag: &mut Diagnostics) {
+    let rows = |t: &BoneTransform| {
+        let m = |k: usize| t.m[k].get();
+        [
+            [m(0), m(1), m(2), 0.0],
+            [m(4), m(5), m(6), 0.0],
+            [m(8), m(9), m(10), 0.0],
+        ]
+    };
+    let all = frames.iter().flat_map(|f| f.transforms().iter().map(rows));
+    let (skewed, first) = count_non_rotations_of(all);
+    let Some(first) = first else {
+        return;
+    };
+    // Find the frame and record of the first, and where it lies.
+    let mut offset = at;
+    let mut left = first;
+    for (f, frame) in frames.iter().enumerate() {
+        let head = size_of::<FrameHead>() + frame.vertices().bytes().len();
+        let n = frame.transforms().len();
+        if left < n {
+            let bone = frame
+                .transforms()
+                .get(left)
+                .map_or(0, |t| t.bone_index.get());
+            let offset = offset + (head + left * size_of::<BoneTransform>()) as u64;
+            diag.warn_n(
+                FORMAT,
+                WarningKind::NonOrthonormal,
+                "bone_transform.m",
+                offset,
+                skewed,
+                || format!("frame {f} scales or shears bone {bone}; its rotation is taken from the matrix"),
+            );
+            return;
+        }
+        left -= n;
+        offset += (head + size_of_val(frame.transforms())) as u64;
+    }
 }

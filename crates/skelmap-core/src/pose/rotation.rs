@@ -37,7 +37,18 @@ pub(crate) fn count_non_rotations<T>(
     items: &[T],
     matrix: impl Fn(&T) -> [[f32; 4]; 3],
 ) -> (u64, Option<usize>) {
+    count_non_rotations_of(items.iter().map(matrix))
+}
+
+/// [`count_non_rotations`] of the matrices `matrices` yields, in one pass (an MDL7's bone
+/// transformations across all its frames, which lie between frame heads).
+pub(crate) fn count_non_rotations_of(
+    matrices: impl Iterator<Item = [[f32; 4]; 3]>,
+) -> (u64, Option<usize>) {
     let (mut count, mut first) = (0u64, None);
+    let mut lanes = [[0.0f32; LANES]; 9];
+    let mut filled = 0;
+    let mut at = 0;
     let mut test = |at: usize, lanes: &[[f32; LANES]; 9]| {
         let bad = !rotations(lanes) & (u32::MAX >> (32 - LANES));
         count += u64::from(bad.count_ones());
@@ -45,30 +56,23 @@ pub(crate) fn count_non_rotations<T>(
             first = Some(at + bad.trailing_zeros() as usize);
         }
     };
-    let mut chunks = items.chunks_exact(LANES);
-    let mut lanes = [[0.0f32; LANES]; 9];
-    for (c, chunk) in chunks.by_ref().enumerate() {
-        for (i, item) in chunk.iter().enumerate() {
-            let m = matrix(item);
-            for (k, lane) in lanes.iter_mut().enumerate() {
-                lane[i] = m[k / 3][k % 3];
-            }
+    for m in matrices {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            lane[filled] = m[k / 3][k % 3];
         }
-        test(c * LANES, &lanes);
+        filled += 1;
+        if filled == LANES {
+            test(at, &lanes);
+            at += LANES;
+            filled = 0;
+        }
     }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
+    if filled > 0 {
         // Unused lanes hold the identity, a rotation.
         for (k, lane) in lanes.iter_mut().enumerate() {
-            lane.fill(IDENTITY[k]);
+            lane[filled..].fill(IDENTITY[k]);
         }
-        for (i, item) in rest.iter().enumerate() {
-            let m = matrix(item);
-            for (k, lane) in lanes.iter_mut().enumerate() {
-                lane[i] = m[k / 3][k % 3];
-            }
-        }
-        test(items.len() - rest.len(), &lanes);
+        test(at, &lanes);
     }
     (count, first)
 }
