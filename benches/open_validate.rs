@@ -12,6 +12,12 @@
 //!   and `synthetic_iqm_52MB` (64 joints, about 820k vertices, from memory), beside the read of
 //!   its bytes; `open/iqm_<model>`: `Model::from_bytes` of the corpus IQMs (the view, the
 //!   model around it and its tables: the fixed cost a small file pays).
+//! - `mdl7/<model>` and `bytesum/<model>`: `Mdl7::parse` of every MDL7 in
+//!   ../shared/corpus-next/mdl7 and of two synthetic MDL7s (`common::mdl7_tube`, about 61k
+//!   vertices, in the caches): `synthetic_mdl7_<n>MB` (32 bones, up to two weights a vertex,
+//!   bone frames) and `synthetic_mdl7_frames_<n>MB` (no bones, every frame replacing every
+//!   vertex), beside the read of its bytes; `open/mdl7_<model>`: `Model::from_bytes` of the
+//!   corpus MDL7s.
 //!
 //! Inputs of `dpm/` and `skm/`: every DPM in ../shared/corpus/dpm (skipped with a message when
 //! absent) and a synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -28,6 +34,7 @@ use std::time::Duration;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use skelmap::dpm::Dpm;
 use skelmap::iqm::Iqm;
+use skelmap::mdl7::Mdl7;
 use skelmap::skm;
 use skelmap::skm::{Skm, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
@@ -109,6 +116,7 @@ fn open_validate(c: &mut Criterion) {
         }
     }
     iqm_rows(&mut group);
+    mdl7_rows(&mut group);
     group.finish();
 }
 
@@ -149,6 +157,64 @@ fn iqm_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::Wa
     for (name, bytes) in &corpus {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         let id = format!("iqm_{name}");
+        group.bench_with_input(BenchmarkId::new("open", &id), bytes, |b, bytes| {
+            b.iter(|| {
+                Model::from_bytes(black_box(bytes))
+                    .expect("valid input")
+                    .num_frames()
+            })
+        });
+    }
+}
+
+/// The MDL7 rows: every corpus MDL7 and the synthetic ones (see the module docs).
+fn mdl7_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    let corpus = common::corpus_next("mdl7");
+    // 32 bones × 60 rings × 32 sides: 61 472 vertices, under MDL7's 16-bit vertex indices.
+    let synthetic: Vec<(String, Vec<u8>)> = [(true, "mdl7", 4), (false, "mdl7_frames", 4)]
+        .into_iter()
+        .map(|(skeletal, kind, frames)| {
+            let bytes = common::mdl7_tube(32, 60, 32, frames, skeletal).write();
+            let mut diag = Diagnostics::new();
+            Mdl7::parse_with(&bytes, &skelmap::Limits::default(), &mut diag).expect("valid input");
+            assert!(diag.is_empty(), "synthetic {kind}: {diag:?}");
+            (
+                format!("synthetic_{kind}_{}MB", bytes.len() / 1_000_000),
+                bytes,
+            )
+        })
+        .collect();
+    for (name, bytes) in corpus.iter().chain(&synthetic) {
+        let m = Mdl7::parse(bytes).expect("valid input");
+        let weights: usize = m
+            .groups()
+            .iter()
+            .filter_map(|g| g.weights())
+            .map(|w| w.iter().map(|(_, _, weights)| weights.len()).sum::<usize>())
+            .sum();
+        println!(
+            "open_validate mdl7/{name}: {} bytes, {} groups, {} bones, {} frames, {weights} weights",
+            bytes.len(),
+            m.groups().len(),
+            m.bones().len(),
+            m.num_frames(),
+        );
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_with_input(BenchmarkId::new("mdl7", name), bytes, |b, bytes| {
+            b.iter(|| {
+                Mdl7::parse(black_box(bytes))
+                    .expect("valid input")
+                    .num_frames()
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("bytesum", name), bytes, |b, bytes| {
+            b.iter(|| common::byte_sum(black_box(bytes)))
+        });
+    }
+    // Opened as a caller opens a file, recognised from the magic.
+    for (name, bytes) in &corpus {
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        let id = format!("mdl7_{name}");
         group.bench_with_input(BenchmarkId::new("open", &id), bytes, |b, bytes| {
             b.iter(|| {
                 Model::from_bytes(black_box(bytes))

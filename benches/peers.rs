@@ -11,8 +11,8 @@
 //!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation, in bones/s.
 //!   See the `ozz` module below.
 //! - `assimp` (feature `assimp`): the system assimp library importing every corpus MDL, HMP,
-//!   MS3D and animated IQM and reading its positions, beside skelmap opening the same file and
-//!   computing its frame-0 positions. See the `assimp` module below.
+//!   MS3D, animated IQM and boneless MDL7 and reading its positions, beside skelmap opening the
+//!   same file and computing its frame-0 positions. See the `assimp` module below.
 //!
 //! The C++ peers run as child processes of this bench (`common/peer.rs`): no FFI, so no
 //! `unsafe`. `build.rs` compiles them when the features are on. Set up and run:
@@ -655,10 +655,11 @@ mod ozz {
 }
 
 /// The system assimp library (`apt-get install libassimp-dev`; Debian 12 ships 5.2.5) beside
-/// skelmap, opening every corpus MDL, HMP and MS3D file, and every IQM of
-/// `../shared/corpus-next/iqm` with a mesh and frames, and producing its frame-0 vertex
-/// positions, per file (throughput in file bytes). The IQM rows are described at
-/// `iqm_rows` below: they also time both libraries from the file's bytes in memory.
+/// skelmap, opening every corpus MDL, HMP and MS3D file, every IQM of
+/// `../shared/corpus-next/iqm` with a mesh and frames and every MDL7 of
+/// `../shared/corpus-next/mdl7` without bones, and producing its frame-0 vertex positions,
+/// per file (throughput in file bytes). The IQM and MDL7 rows are described at `iqm_rows`
+/// and `mdl7_rows` below: they also time both libraries from the file's bytes in memory.
 ///
 /// - `assimp/<file>`: one `Assimp::Importer`, reused, `ReadFile(path, 0)` (no
 ///   post-processing steps), every mesh's `mVertices` summed, `FreeScene()`; see
@@ -704,7 +705,11 @@ mod assimp {
     /// mesh; returns the sum of the positions, and with `keep` also appends there, per
     /// submesh, the position of every triangle corner.
     fn skelmap_frame0(path: &Path, keep: Option<&mut Vec<Vec<f32>>>) -> f64 {
-        let model = Model::open(path).unwrap();
+        frame0_positions(&Model::open(path).unwrap(), keep)
+    }
+
+    /// [`skelmap_frame0`] after opening: `model` posed at frame 0 and deformed.
+    fn frame0_positions(model: &Model<'_>, keep: Option<&mut Vec<Vec<f32>>>) -> f64 {
         let mut pose = Pose::default();
         model.pose_bind(&mut pose);
         let mut sum = 0.0f64;
@@ -845,48 +850,102 @@ mod assimp {
             .warm_up_time(Duration::from_millis(500));
         for dir in ["mdl", "hmp", "ms3d"] {
             for path in skelmap_testkit::corpus_files(dir) {
-                let name = path.file_name().unwrap().to_string_lossy().into_owned();
-                let size = std::fs::metadata(&path).unwrap().len();
-                let mut ours = Vec::new();
-                skelmap_frame0(&path, Some(&mut ours));
-                let assimp_row = match assimp.load(&name, &path) {
-                    Ok(words) => {
-                        // "MESHES VERTICES" and each mesh's vertex count.
-                        let counts: Vec<usize> = words.iter().map(|w| w.parse().unwrap()).collect();
-                        let theirs = assimp.dump(&name, 1, &dump);
-                        assert_eq!(Some(&(theirs.len() / 3)), counts.get(1), "{name}'s dump");
-                        let mut rest = theirs.as_slice();
-                        let meshes: Vec<&[f32]> = counts[2..]
-                            .iter()
-                            .map(|&n| {
-                                let (mesh, tail) = rest.split_at(n * 3);
-                                rest = tail;
-                                mesh
-                            })
-                            .collect();
-                        check(&name, dir == "hmp", &ours, &meshes);
-                        true
-                    }
-                    Err(e) => {
-                        eprintln!("assimp refuses {name}: {e}");
-                        false
-                    }
-                };
-                group.throughput(Throughput::Bytes(size));
-                group.bench_function(BenchmarkId::new("skelmap", &name), |b| {
-                    b.iter(|| skelmap_frame0(&path, None))
-                });
-                if assimp_row {
-                    group.bench_function(BenchmarkId::new("assimp", &name), |b| {
-                        b.iter_custom(|iters| assimp.run(&name, 1, iters))
-                    });
-                }
+                frame0_rows(&mut group, &mut assimp, &path, &dump, dir == "hmp");
             }
         }
         for path in skelmap_testkit::corpus_next_files("iqm") {
             iqm_rows(&mut group, &mut assimp, &path, &dump);
         }
+        for path in skelmap_testkit::corpus_next_files("mdl7") {
+            mdl7_rows(&mut group, &mut assimp, &path, &dump);
+        }
         group.finish();
+    }
+
+    /// The rows of a corpus MDL, HMP (`terrain`) or MS3D file, or of a boneless MDL7:
+    /// `skelmap/<file>` and, where assimp reads the file and its frame-0 positions are checked
+    /// to be skelmap's, `assimp/<file>`; returns whether the latter was added.
+    fn frame0_rows(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        assimp: &mut Peer,
+        path: &Path,
+        dump: &Path,
+        terrain: bool,
+    ) -> bool {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let size = std::fs::metadata(path).unwrap().len();
+        let mut ours = Vec::new();
+        skelmap_frame0(path, Some(&mut ours));
+        let assimp_row = match assimp.load(&name, path) {
+            Ok(words) => {
+                // "MESHES VERTICES" and each mesh's vertex count.
+                let counts: Vec<usize> = words.iter().map(|w| w.parse().unwrap()).collect();
+                let theirs = assimp.dump(&name, 1, dump);
+                assert_eq!(Some(&(theirs.len() / 3)), counts.get(1), "{name}'s dump");
+                let mut rest = theirs.as_slice();
+                let meshes: Vec<&[f32]> = counts[2..]
+                    .iter()
+                    .map(|&n| {
+                        let (mesh, tail) = rest.split_at(n * 3);
+                        rest = tail;
+                        mesh
+                    })
+                    .collect();
+                check(&name, terrain, &ours, &meshes);
+                true
+            }
+            Err(e) => {
+                eprintln!("assimp refuses {name}: {e}");
+                false
+            }
+        };
+        group.throughput(Throughput::Bytes(size));
+        group.bench_function(BenchmarkId::new("skelmap", &name), |b| {
+            b.iter(|| skelmap_frame0(path, None))
+        });
+        if assimp_row {
+            group.bench_function(BenchmarkId::new("assimp", &name), |b| {
+                b.iter_custom(|iters| assimp.run(&name, 1, iters))
+            });
+        }
+        assimp_row
+    }
+
+    /// The rows of a corpus MDL7 (`../shared/corpus-next/mdl7`). A file with bones is left out,
+    /// with a message, before assimp sees it: assimp 5.2.5 overflows a heap buffer on any MDL7
+    /// with bones (its issue #5059; on `libgs_mdl7-player.mdl` the harness dies of a
+    /// segmentation fault, which would end the bench). A boneless file gets the rows of an MDL
+    /// ([`frame0_rows`]: frame 0, each triangle corner checked against assimp's) and, as an IQM
+    /// does, `skelmap-memory/<file>` and `assimp-memory/<file>` from the file's bytes
+    /// (`Model::from_bytes`, `ReadFileFromMemory`).
+    fn mdl7_rows(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        assimp: &mut Peer,
+        path: &Path,
+        dump: &Path,
+    ) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bones = Model::open(path).unwrap().num_bones();
+        if bones > 0 {
+            eprintln!(
+                "assimp: {name} has {bones} bones; left out (assimp 5.2.5 crashes on an MDL7 \
+                 with bones, its issue #5059)"
+            );
+            return;
+        }
+        if !frame0_rows(group, assimp, path, dump, false) {
+            return;
+        }
+        let bytes = std::fs::read(path).unwrap();
+        group.bench_function(BenchmarkId::new("skelmap-memory", &name), |b| {
+            b.iter(|| {
+                let model = Model::from_bytes(std::hint::black_box(&bytes)).unwrap();
+                frame0_positions(&model, None)
+            })
+        });
+        group.bench_function(BenchmarkId::new("assimp-memory", &name), |b| {
+            b.iter_custom(|iters| assimp.run_as("run-memory", &name, 1, iters))
+        });
     }
 
     /// skelmap's side of an IQM row after opening: pose `model` at frame 0 (with `bind`, in

@@ -257,3 +257,140 @@ pub fn corpus_next(sub: &str) -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// A tube as an MDL7 of one group: rings of `sides` vertices along +Z, `rings_per_bone` rings
+/// per bone length (16 units), `frames` frames, one texture coordinate per vertex and one
+/// external skin. The vertex count, `(bones · rings_per_bone + 1) · sides`, must fit MDL7's
+/// 16-bit vertex indices.
+///
+/// - `skeletal`: the skinned player's records (26-byte triangles and vertices, float
+///   normals); a chain of `bones` bones (bone `j` at `z = 16 j`), each vertex stored in the
+///   bind pose, bound to the bone whose segment holds it and, past the segment's start, to the
+///   next one too (weights `1 − f/2` and `f/2`, `f` the fraction of the segment: up to two
+///   influences, as [`skelmap::mdl7::Builder::demo`] shares its middle ring), one deformer;
+///   frame 0 the bind pose, the others turning every bone about X through its bind position
+///   (transforms only, no frame vertices).
+/// - otherwise: the ball's records (12-byte triangles, 16-byte vertices with normal-table
+///   indices); no bones (`bones` only sets the length); every frame replaces every vertex (the
+///   ring pushed out or in by a wave along the tube), as a vertex-animated file does.
+#[allow(dead_code, clippy::unwrap_used)]
+pub fn mdl7_tube(
+    bones: u32,
+    rings_per_bone: u32,
+    sides: u32,
+    frames: u32,
+    skeletal: bool,
+) -> skelmap::mdl7::Builder {
+    use skelmap::mdl7::raw::NONE16;
+    use skelmap::mdl7::write::turn_about;
+    use skelmap::mdl7::{
+        BoneDef, Builder, FrameDef, GroupDef, Sizes, SkinDef, TriangleDef, VertexDef,
+    };
+    const LENGTH: f32 = 16.0;
+    const RADIUS: f32 = 4.0;
+    let rings = bones * rings_per_bone + 1;
+    assert!(
+        rings * sides <= u32::from(u16::MAX),
+        "MDL7 indexes vertices with 16 bits"
+    );
+    let mut group = GroupDef {
+        name: b"tube".to_vec(),
+        skins: vec![SkinDef::external(b"tube.tga")],
+        ..GroupDef::default()
+    };
+    let mut weights: Vec<Vec<(u32, f32)>> = vec![Vec::new(); bones as usize];
+    for r in 0..rings {
+        let z = r as f32 * LENGTH / rings_per_bone as f32;
+        let at = (r / rings_per_bone).min(bones - 1);
+        let f = z / LENGTH - at as f32;
+        for s in 0..sides {
+            let (sin, cos) = (core::f32::consts::TAU * s as f32 / sides as f32).sin_cos();
+            let v = group.vertices.len() as u32;
+            group.vertices.push(VertexDef {
+                position: [RADIUS * cos, RADIUS * sin, z],
+                vertindex: if skeletal { at as u16 } else { NONE16 },
+                normal: [cos, sin, 0.0],
+            });
+            group
+                .texcoords
+                .push([s as f32 / sides as f32, 1.0 - r as f32 / (rings - 1) as f32]);
+            if f > 0.0 && at + 1 < bones {
+                weights[at as usize].push((v, 1.0 - f / 2.0));
+                weights[at as usize + 1].push((v, f / 2.0));
+            } else {
+                weights[at as usize].push((v, 1.0));
+            }
+        }
+    }
+    for r in 0..rings - 1 {
+        for s in 0..sides {
+            let at = |ring: u32, side: u32| (ring * sides + side % sides) as u16;
+            let (a, b, c, d) = (at(r, s), at(r, s + 1), at(r + 1, s), at(r + 1, s + 1));
+            for v_index in [[a, b, d], [a, d, c]] {
+                group.triangles.push(TriangleDef {
+                    v_index,
+                    st_index: v_index,
+                    material: 0,
+                });
+            }
+        }
+    }
+    group.frames = (0..frames)
+        .map(|k| {
+            let phase = core::f32::consts::TAU * k as f32 / (frames - 1).max(1) as f32;
+            let mut frame = FrameDef {
+                name: format!("frame{k}").into_bytes(),
+                ..FrameDef::default()
+            };
+            if skeletal {
+                frame.transforms = (0..bones)
+                    .map(|j| {
+                        let degrees = if k == 0 {
+                            0.0
+                        } else {
+                            20.0 * (phase + 0.7 * j as f32).sin()
+                        };
+                        (j as u16, turn_about([0.0, 0.0, j as f32 * LENGTH], degrees))
+                    })
+                    .collect();
+            } else {
+                frame.vertices = group
+                    .vertices
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let [x, y, z] = v.position;
+                        let scale = 1.0 + 0.2 * (phase + z / LENGTH).sin();
+                        VertexDef {
+                            position: [x * scale, y * scale, z],
+                            vertindex: i as u16,
+                            normal: v.normal,
+                        }
+                    })
+                    .collect();
+            }
+            frame
+        })
+        .collect();
+    let mut builder = Builder {
+        sizes: if skeletal {
+            Sizes::PLAYER
+        } else {
+            Sizes::SMALL
+        },
+        ..Builder::default()
+    };
+    if skeletal {
+        builder.bones = (0..bones)
+            .map(|j| BoneDef {
+                name: format!("bone{j}").into_bytes(),
+                parent: if j == 0 { NONE16 } else { j as u16 - 1 },
+                position: [0.0, 0.0, if j == 0 { 0.0 } else { LENGTH }],
+            })
+            .collect();
+        group.max_weights = 2;
+        group.weights = Some((0..bones).zip(weights).collect());
+    }
+    builder.groups.push(group);
+    builder
+}

@@ -400,3 +400,57 @@ fn frame_zero_is_a_pose_and_the_frames_name_the_clips() {
     assert!(distance(one[11], bind[11]) > 0.1);
     assert_eq!(model.diagnostics().count(WarningKind::SpecLimit), 0);
 }
+
+#[test]
+fn every_skin_kind_is_read_with_its_name_and_decoded() {
+    let mut b = demo();
+    let rgb888_mips = mdl7::SkinDef {
+        typ: 0x0C,
+        width: 8,
+        height: 8,
+        name: b"mipped".to_vec(),
+        payload: vec![7; 3 * (64 + 16 + 4 + 1)],
+    };
+    let dds = mdl7::SkinDef {
+        typ: 6,
+        width: 12,
+        height: 0,
+        name: b"dds".to_vec(),
+        payload: b"DDS 12 bytes".to_vec(),
+    };
+    // A material only: no texels, 17 floats.
+    let material = mdl7::SkinDef {
+        typ: 0x10,
+        width: 0,
+        height: 0,
+        name: b"paint".to_vec(),
+        payload: [0.5f32; 17].iter().flat_map(|v| v.to_le_bytes()).collect(),
+    };
+    b.groups[0].skins.extend([rgb888_mips, dds, material]);
+    let bytes = b.write();
+    let model = Mdl7::parse(&bytes).unwrap();
+    let skins = model.skins();
+    assert_eq!(skins.len(), 5);
+    let names: Vec<&[u8]> = skins.iter().map(|s| s.name()).collect();
+    assert_eq!(
+        names,
+        [&b"Skin1"[..], b"Skin2", b"mipped", b"dds", b"paint"]
+    );
+    assert_eq!(
+        (skins[2].num_levels(), skins[2].level(3).unwrap().0),
+        (4, 1)
+    );
+    assert_eq!(skins[3].dds(), Some(&b"DDS 12 bytes"[..]));
+    assert_eq!(skins[4].material().map(|m| m.power.get()), Some(0.5));
+    assert_eq!(skins[4].num_levels(), 0);
+    let m = Model::from_bytes(&bytes).unwrap();
+    // RGB565 red and the RGB888 grey decode to RGBA.
+    let red = m.skins()[1]
+        .decode_rgba(0, &skelmap::alias::skin::grey_palette())
+        .unwrap();
+    assert_eq!(red[..4], [255, 0, 0, 255]);
+    let grey = m.skins()[2]
+        .decode_rgba(0, &skelmap::alias::skin::grey_palette())
+        .unwrap();
+    assert_eq!((grey.len(), &grey[..4]), (256, &[7, 7, 7, 255][..]));
+}
