@@ -402,7 +402,11 @@ fn read_group<'data>(
     let flat =
         <[zerocopy::byteorder::F32<Le>]>::ref_from_bytes(zerocopy::IntoBytes::as_bytes(texcoords))
             .unwrap_or_default();
-    if let Some(k) = first_non_finite(flat).filter(|_| scan::any_non_finite(flat)) {
+    // The scan first; the search for the first only when it finds one.
+    if let Some(k) = scan::any_non_finite(flat)
+        .then(|| first_non_finite(flat))
+        .flatten()
+    {
         let bad = flat.iter().filter(|&&v| !v.get().is_finite()).count() as u64;
         diag.warn_n(
             FORMAT,
