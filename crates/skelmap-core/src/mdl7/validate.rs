@@ -13,7 +13,7 @@
 
 use core::mem::offset_of;
 
-use zerocopy::FromBytes;
+use zerocopy::{FromBytes, IntoBytes};
 
 use super::raw::{
     BONE_SIZES, BONETRANS_SIZE, BonePrefix, BoneTransform, COLORVALUE_SIZE, DEFORMER_BONES,
@@ -987,6 +987,25 @@ fn check_rotations(frames: &Frames<'_>, at: u64, diag: &mut Diagnostics) {
             [m(8), m(9), m(10), 0.0],
         ]
     };
+    // A record whose rotation part repeats the same record of the frame before was tested
+    // there (most bones of a walk hold still from frame to frame): the first pass skips it.
+    let repeats = |p: &BoneTransform, t: &BoneTransform| p.as_bytes()[..44] == t.as_bytes()[..44];
+    let pairs = frames
+        .iter()
+        .scan(&[][..], |previous: &mut &[BoneTransform], f| {
+            let before = *previous;
+            *previous = f.transforms();
+            Some((before, f.transforms()))
+        });
+    let changed = pairs.flat_map(|(before, now)| {
+        let fresh =
+            move |(k, t): &(usize, &BoneTransform)| before.get(*k).is_none_or(|p| !repeats(p, t));
+        now.iter().enumerate().filter(fresh).map(|(_, t)| rows(t))
+    });
+    if count_non_rotations_of(changed).0 == 0 {
+        return;
+    }
+    // Some do not: every record again, to count them and find the first.
     let all = frames.iter().flat_map(|f| f.transforms().iter().map(rows));
     let (skewed, first) = count_non_rotations_of(all);
     let Some(first) = first else {
