@@ -622,18 +622,35 @@ fn render_frames(s: &Summary, out: &mut String) {
         }
         let _ = writeln!(out);
     }
-    if !s.frame_groups.is_empty() {
-        let _ = writeln!(out, "  frame groups (from {}):", s.groups_from);
+    if s.frame_groups.is_empty() {
+        return;
     }
+    let _ = writeln!(out, "  clips (from {}):", s.groups_from);
+    // Columns as wide as their longest entry, so that a long clip name moves them all.
+    let width = s
+        .frame_groups
+        .iter()
+        .map(|g| g.name.chars().count())
+        .chain([4])
+        .max()
+        .unwrap_or(4);
+    let _ = writeln!(
+        out,
+        "    {:<width$}  {:>6}  {:>6}  {:>6}  {:>8}  loops",
+        "clip", "first", "last", "fps", "seconds"
+    );
     for g in &s.frame_groups {
+        // `count` frames at `fps` play for `count / fps` seconds.
+        let seconds = f64::from(g.count) / f64::from(g.fps);
         let _ = writeln!(
             out,
-            "    {:<16} frames {}..{} at {} fps{}",
+            "    {:<width$}  {:>6}  {:>6}  {:>6}  {:>8.3}  {}",
             g.name,
             g.first,
-            g.first + g.count,
+            (g.first + g.count).saturating_sub(1),
             g.fps,
-            if g.looped { ", looped" } else { "" }
+            seconds,
+            if g.looped { "yes" } else { "no" }
         );
     }
 }

@@ -826,9 +826,31 @@ fn info_counts_read_as_english_and_agree() {
     let text = stdout(&skelmap(&["info", ms3d.to_str().unwrap()]));
     assert!(text.contains(", 400 frames\n"), "{text}");
     assert!(
-        text.contains("animation        frames 0..400 at 30 fps"),
+        text.contains(
+            "    clip        first    last     fps   seconds  loops\n    \
+             animation       0     399      30    13.333  yes\n"
+        ),
         "{text}"
     );
+}
+
+/// `info` lists each clip in aligned columns: first and last frame, rate, seconds, looping;
+/// a long clip name widens the name column instead of breaking the others.
+#[test]
+fn info_lists_clips_in_aligned_columns() {
+    let dir = temp_dir("clips");
+    let dpm = write_tube(&dir);
+    std::fs::write(
+        dir.join("tube.dpm.framegroups"),
+        "0 4 10 1 // idle\n4 5 2.5 0 // a_clip_name_longer_than_sixteen\n",
+    )
+    .unwrap();
+    let text = stdout(&skelmap(&["info", dpm.to_str().unwrap()]));
+    let expected = "  clips (from framegroups file):\n    \
+                    clip                              first    last     fps   seconds  loops\n    \
+                    idle                                  0       3      10     0.400  yes\n    \
+                    a_clip_name_longer_than_sixteen       4       8     2.5     2.000  no\n";
+    assert!(text.contains(expected), "{text}");
 }
 
 /// `-j` used to be accepted by every command; only `validate` and `bench` run in parallel.

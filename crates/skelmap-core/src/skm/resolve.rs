@@ -36,7 +36,8 @@ use crate::source::Source;
 ///
 /// # Errors
 ///
-/// [`Error::Resolve`] when `import` has no path after it on its line, or the path is not UTF-8.
+/// [`Error::Resolve`] when `import` has no path after it on its line, or the path is not UTF-8;
+/// its `path` is `cfg_path:line`, the line of the `import`.
 pub fn skeleton_from_cfg(cfg: &[u8], cfg_path: &str) -> Result<Option<String>> {
     let tokens = tokenize(cfg);
     let Some(k) = tokens
@@ -46,8 +47,9 @@ pub fn skeleton_from_cfg(cfg: &[u8], cfg_path: &str) -> Result<Option<String>> {
         return Ok(None);
     };
     let line = tokens.get(k).map_or(0, |t| t.line);
+    // The `.cfg` and the line of its `import`, as editors and compilers name a place.
     let fail = |reason| Error::Resolve {
-        path: cfg_path.to_string(),
+        path: format!("{cfg_path}:{line}"),
         reason,
     };
     let path = match tokens.get(k + 1) {
@@ -329,10 +331,16 @@ mod tests {
     fn cfg_import_without_path_on_its_line() {
         let e = cfg("import\nmodels/x.skm").err();
         assert!(
-            matches!(&e, Some(Error::Resolve { path, reason }) if path == "m.cfg" && *reason == "'import' without a skeleton path on its line"),
+            matches!(&e, Some(Error::Resolve { path, reason }) if path == "m.cfg:1" && *reason == "'import' without a skeleton path on its line"),
             "{e:?}"
         );
         assert!(cfg("import // nothing").is_err());
+        // The error names the line of the `import`.
+        let e = cfg("// a player\n\n  import /* none */\nmodels/x.skm").err();
+        assert!(
+            matches!(&e, Some(Error::Resolve { path, .. }) if path == "m.cfg:3"),
+            "{e:?}"
+        );
     }
 
     #[test]
