@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use skelmap_core::Model;
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{Scene, SceneOptions, obj, render, scene};
+use skelmap_export::{ClipTime, Scene, SceneOptions, obj, render, scene};
 
 use crate::load;
 use crate::output::Outputs;
@@ -17,23 +17,67 @@ const SHEET_CELLS: usize = 16;
 /// `export`'s switches.
 pub struct ExportArgs {
     pub frame: Option<usize>,
+    /// `--clip NAME --time SECONDS`.
+    pub at: Option<(String, f32)>,
     pub all_influences: bool,
     pub no_animations: bool,
 }
 
-/// The scene of `model` at `frame`, as a one-line error.
+/// The scene of `model` at `frame`, or at a time in a clip (whose animation is then the only
+/// one), as a one-line error.
 fn scene_of(
     path: &Path,
     model: &Model<'_>,
     frame: Option<usize>,
+    at: Option<&ClipTime>,
     no_animations: bool,
 ) -> Result<Scene, String> {
     let options = SceneOptions {
         frame,
-        groups: None,
+        groups: at.map(|at| vec![at.clip.clone()]),
         no_animations,
+        at: at.cloned(),
     };
     scene(model, &options).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The clip of `model` named `name`, `seconds` into it; an error lists the clips there are.
+fn clip_time(
+    path: &Path,
+    model: &Model<'_>,
+    at: Option<&(String, f32)>,
+) -> Result<Option<ClipTime>, String> {
+    let Some((name, seconds)) = at else {
+        return Ok(None);
+    };
+    if !seconds.is_finite() {
+        return Err(format!("--time {seconds}: not a number of seconds"));
+    }
+    let clips = model.clips();
+    match clips.iter().find(|c| &c.name == name) {
+        Some(clip) => Ok(Some(ClipTime {
+            clip: clip.clone(),
+            seconds: *seconds,
+        })),
+        None if clips.is_empty() => Err(format!("{}: has no clips", path.display())),
+        None => {
+            let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+            Err(format!(
+                "{}: no clip named {name:?}; its clips are {}",
+                path.display(),
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+/// How the scene was posed, for the line that says what was written.
+fn posed(scene: &Scene) -> String {
+    match (&scene.at, scene.frame) {
+        (Some((clip, seconds)), _) => format!(" (clip {clip} at {seconds} s)"),
+        (None, Some(f)) => format!(" (frame {f})"),
+        (None, None) => " (bind pose)".to_string(),
+    }
 }
 
 fn extension(path: &Path) -> String {
@@ -64,10 +108,12 @@ pub fn export(
     if kind == "gltf" {
         outputs.claim(&bin)?;
     }
+    let at = clip_time(path, &model, args.at.as_ref())?;
     let scene = scene_of(
         path,
         &model,
         args.frame,
+        at.as_ref(),
         args.no_animations || kind == "obj",
     )?;
     let options = GltfOptions {
@@ -105,9 +151,7 @@ pub fn export(
         count(scene.num_triangles() as u64, "triangle", "triangles"),
         count(joints as u64, "joint", "joints"),
         count(clips as u64, "animation", "animations"),
-        scene
-            .frame
-            .map_or_else(|| " (bind pose)".to_string(), |f| format!(" (frame {f})")),
+        posed(&scene),
     );
     if let Some(line) = materials {
         say!("{line}");
@@ -247,6 +291,7 @@ pub fn render(
     path: &Path,
     out: &Path,
     frame: Option<usize>,
+    at: Option<(String, f32)>,
     sheet: bool,
     size: u32,
     companions: &load::Companions,
@@ -275,13 +320,14 @@ pub fn render(
         }
         let scenes = frames
             .iter()
-            .map(|(_, f)| scene_of(path, &model, Some(*f), true))
+            .map(|(_, f)| scene_of(path, &model, Some(*f), None, true))
             .collect::<Result<Vec<_>, _>>()?;
         let columns = (scenes.len() as f64).sqrt().ceil() as u32;
         let image = render::contact_sheet(&scenes, columns, size, size).map_err(fail)?;
         (image, frames)
     } else {
-        let scene = scene_of(path, &model, frame, true)?;
+        let at = clip_time(path, &model, at.as_ref())?;
+        let scene = scene_of(path, &model, frame, at.as_ref(), true)?;
         warn_replaced(&scene);
         (
             render::render(&scene, size, size).map_err(fail)?,

@@ -36,6 +36,25 @@ first frame, frame count, frames per second, 1 to loop, and an optional // name)
 times its clips for every command.\n\n\
 Colour only on a terminal; NO_COLOR turns it off.";
 
+/// `--clip NAME --time SECONDS`: a pose by clip and time.
+#[derive(Debug, clap::Args)]
+struct ClipArgs {
+    /// Pose in the clip of this name (see `info` for the clips) instead of the bind pose; a
+    /// glTF then holds that clip's animation only.
+    #[arg(long, value_name = "NAME")]
+    clip: Option<String>,
+    /// Seconds into `--clip` (default 0), as a game plays it: looping if the clip loops, else
+    /// held at its last frame.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        requires = "clip",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    time: f32,
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "skelmap",
@@ -138,7 +157,8 @@ enum Command {
     /// Export a model as glTF 2.0 (.glb, or .gltf with a .bin beside it) or as OBJ (one frame).
     #[command(
         after_help = "Examples:\n  skelmap export zombie.dpm -o zombie.glb\n  \
-                            skelmap export gun.mdl -o gun.obj --frame 3"
+                            skelmap export gun.mdl -o gun.obj --frame 3\n  \
+                            skelmap export zombie.dpm -o walk.glb --clip walk --time 0.5"
     )]
     Export {
         /// The model file.
@@ -148,8 +168,10 @@ enum Command {
         #[arg(short, long)]
         out: PathBuf,
         /// Pose at this frame (counted from 0) instead of the bind pose.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "clip")]
         frame: Option<usize>,
+        #[command(flatten)]
+        at: ClipArgs,
         /// glTF: keep every influence (JOINTS_n/WEIGHTS_n sets) instead of the top 4.
         #[arg(long)]
         all_influences: bool,
@@ -166,6 +188,7 @@ enum Command {
     /// image at most 16,777,216 pixels (4096 × 4096): `--size` is the size of one cell.
     #[command(
         after_help = "Examples:\n  skelmap render zombie.dpm -o zombie.png --frame 10\n  \
+                            skelmap render zombie.dpm -o run.png --clip run --time 0.25\n  \
                             skelmap render zombie.dpm -o sheet.png --sheet"
     )]
     Render {
@@ -176,11 +199,13 @@ enum Command {
         #[arg(short, long)]
         out: PathBuf,
         /// Pose at this frame (counted from 0) instead of the bind pose.
-        #[arg(long, conflicts_with = "sheet")]
+        #[arg(long, conflicts_with_all = ["sheet", "clip"])]
         frame: Option<usize>,
+        #[command(flatten)]
+        at: ClipArgs,
         /// A contact sheet: the middle frame of each frame group (at most 16), or (with one
         /// group) up to 16 frames spread over the animation.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "clip")]
         sheet: bool,
         /// Image (or sheet cell) size in pixels.
         #[arg(long, default_value_t = 512)]
@@ -264,6 +289,7 @@ fn main() -> ExitCode {
             file,
             out,
             frame,
+            at,
             all_influences,
             no_animations,
             companions,
@@ -272,6 +298,7 @@ fn main() -> ExitCode {
             &out,
             &export::ExportArgs {
                 frame,
+                at: at.clip.map(|name| (name, at.time)),
                 all_influences,
                 no_animations,
             },
@@ -281,10 +308,14 @@ fn main() -> ExitCode {
             file,
             out,
             frame,
+            at,
             sheet,
             size,
             companions,
-        } => export::render(&file, &out, frame, sheet, size, &companions),
+        } => {
+            let at = at.clip.map(|name| (name, at.time));
+            export::render(&file, &out, frame, at, sheet, size, &companions)
+        }
         Command::Convert {
             input,
             output,

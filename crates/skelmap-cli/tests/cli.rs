@@ -1173,3 +1173,93 @@ fn an_mdl7_is_read_validated_exported_and_converted() {
     let model = skelmap_core::Model::from_bytes(&converted).unwrap();
     assert_eq!((model.num_bones(), model.num_frames()), (3, 4));
 }
+
+/// `--clip NAME --time SECONDS` poses `export` and `render` as a game plays the clip: a time
+/// on a frame gives that frame, a time past a clip that does not loop holds its last frame,
+/// and a glTF holds that clip's animation only.
+#[test]
+fn export_and_render_pose_by_clip_and_time() {
+    let dir = temp_dir("clip-time");
+    let dpm = write_tube(&dir);
+    std::fs::write(
+        dir.join("tube.dpm.framegroups"),
+        "0 4 10 1 // idle\n4 5 2 0 // bend\n",
+    )
+    .unwrap();
+    let obj = |args: &[&str], name: &str| {
+        let out = dir.join(name);
+        let mut all = vec!["export", dpm.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let run = skelmap(&all);
+        assert!(run.status.success(), "{run:?}");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let header = text.lines().nth(1).unwrap_or_default().to_string();
+        let vertices: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with("v "))
+            .map(str::to_string)
+            .collect();
+        (header, vertices)
+    };
+    // 1.5 s at 2 fps is the clip's frame 3: the model's frame 7.
+    let (header, at_time) = obj(&["--clip", "bend", "--time", "1.5"], "t.obj");
+    assert_eq!(header, "# clip bend at 1.5 s");
+    let (_, at_frame) = obj(&["--frame", "7"], "f.obj");
+    assert_eq!(at_time, at_frame);
+    // Past its end, a clip that does not loop holds its last frame (8).
+    let (_, held) = obj(&["--clip", "bend", "--time", "10"], "h.obj");
+    let (_, last) = obj(&["--frame", "8"], "l.obj");
+    assert_eq!(held, last);
+    let glb = dir.join("bend.glb");
+    let out = skelmap(&[
+        "export",
+        dpm.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+        "--clip",
+        "bend",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("1 animation (clip bend at 0 s)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = skelmap(&[
+        "export",
+        dpm.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+        "--clip",
+        "nope",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no clip named \"nope\"; its clips are idle, bend"),
+        "{}",
+        stderr(&out)
+    );
+    let png = dir.join("bend.png");
+    let out = skelmap(&[
+        "render",
+        dpm.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--clip",
+        "bend",
+        "--time",
+        "0.4",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(png.is_file());
+    // --time without --clip is refused by the parser.
+    let out = skelmap(&[
+        "render",
+        dpm.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--time",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

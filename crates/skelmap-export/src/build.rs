@@ -41,6 +41,18 @@ pub struct SceneOptions {
     pub groups: Option<Vec<FrameGroup>>,
     /// Build no clips, and so no MDL/HMP morph targets either (posing and bounds only).
     pub no_animations: bool,
+    /// Pose the meshes `seconds` into a clip as a game plays it ([`Model::pose_clip`],
+    /// looping as the clip does) instead of at [`frame`](SceneOptions::frame).
+    pub at: Option<ClipTime>,
+}
+
+/// A time in a clip: where [`SceneOptions::at`] poses a scene.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipTime {
+    /// The clip (one of [`Model::clips`], or any run of the model's frames).
+    pub clip: FrameGroup,
+    /// Seconds from the clip's start.
+    pub seconds: f32,
 }
 
 /// Most animation keys a scene holds, over every clip: frames × joints (4 Mi keys are
@@ -88,8 +100,17 @@ pub fn scene(model: &Model<'_>, options: &SceneOptions) -> Result<Scene> {
         joint_index(model.num_bones() - 1)?;
     }
     let mut pose = Pose::default();
-    match options.frame {
-        Some(f) if model.num_frames() > 0 => {
+    match (&options.at, options.frame) {
+        (Some(at), _) => {
+            model.pose_clip(
+                &at.clip,
+                at.seconds,
+                at.clip.looped,
+                Interpolation::Nlerp,
+                &mut pose,
+            )?;
+        }
+        (None, Some(f)) if model.num_frames() > 0 => {
             model.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
         }
         _ => model.pose_bind(&mut pose),
@@ -182,7 +203,15 @@ pub fn scene(model: &Model<'_>, options: &SceneOptions) -> Result<Scene> {
         images,
         skeleton,
         clips,
-        frame: options.frame.or(morphing.then_some(0)),
+        frame: if options.at.is_some() {
+            None
+        } else {
+            options.frame.or(morphing.then_some(0))
+        },
+        at: options
+            .at
+            .as_ref()
+            .map(|at| (at.clip.name.clone(), at.seconds)),
         replaced_non_finite: 0,
     };
     scene.replaced_non_finite = sanitise(&mut scene);

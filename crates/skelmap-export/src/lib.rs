@@ -36,7 +36,7 @@ pub mod scene;
 
 use skelmap_core::model::DeformError;
 
-pub use build::{SceneOptions, scene};
+pub use build::{ClipTime, SceneOptions, scene};
 pub use scene::Scene;
 
 /// What can go wrong while exporting.

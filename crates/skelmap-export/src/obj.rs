@@ -75,9 +75,10 @@ pub fn write_obj_with(
     }
     let mut out = std::io::BufWriter::new(out);
     writeln!(out, "# skelmap {} export", scene.format)?;
-    match scene.frame {
-        Some(f) => writeln!(out, "# frame {f}")?,
-        None => writeln!(out, "# bind pose")?,
+    match (&scene.at, scene.frame) {
+        (Some((clip, seconds)), _) => writeln!(out, "# clip {clip} at {seconds} s")?,
+        (None, Some(f)) => writeln!(out, "# frame {f}")?,
+        (None, None) => writeln!(out, "# bind pose")?,
     }
     if let Some(materials) = materials {
         writeln!(out, "mtllib {}", materials.mtllib)?;

@@ -45,8 +45,10 @@ pub struct Scene {
     pub skeleton: Option<SceneSkeleton>,
     /// Named animations.
     pub clips: Vec<Clip>,
-    /// The frame the meshes are posed at (`None`: the bind or rest pose).
+    /// The frame the meshes are posed at (`None`: the bind or rest pose, or [`at`](Scene::at)).
     pub frame: Option<usize>,
+    /// The clip and the seconds into it the meshes are posed at, when a time chose the pose.
+    pub at: Option<(String, f32)>,
     /// How many NaN or infinite numbers from the file were replaced (by 0, or by the
     /// identity for rotations) so the writers get finite data.
     pub replaced_non_finite: usize,
