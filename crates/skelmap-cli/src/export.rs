@@ -59,15 +59,7 @@ fn clip_time(
             clip: clip.clone(),
             seconds: *seconds,
         })),
-        None if clips.is_empty() => Err(format!("{}: has no clips", path.display())),
-        None => {
-            let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
-            Err(format!(
-                "{}: no clip named {name:?}; its clips are {}",
-                path.display(),
-                names.join(", ")
-            ))
-        }
+        None => Err(no_clip(path, clips, name)),
     }
 }
 
@@ -287,15 +279,43 @@ fn warn_replaced(scene: &Scene) {
     }
 }
 
+/// `render`'s switches.
+pub struct RenderArgs {
+    pub frame: Option<usize>,
+    /// `--clip NAME --time SECONDS`.
+    pub at: Option<(String, f32)>,
+    pub sheet: bool,
+    /// The clips a sheet shows (all, when empty).
+    pub clips: Vec<String>,
+    pub size: u32,
+    pub view: render::View,
+}
+
+/// A colour given as hexadecimal `RRGGBB` (a leading `#` allowed), opaque.
+pub fn parse_colour(text: &str) -> Result<[u8; 4], String> {
+    let hex = text.strip_prefix('#').unwrap_or(text);
+    let value = (hex.len() == 6)
+        .then(|| u32::from_str_radix(hex, 16).ok())
+        .flatten()
+        .ok_or_else(|| format!("{text:?} is not a colour: give six hexadecimal digits, RRGGBB"))?;
+    let [_, r, g, b] = value.to_be_bytes();
+    Ok([r, g, b, 255])
+}
+
 pub fn render(
     path: &Path,
     out: &Path,
-    frame: Option<usize>,
-    at: Option<(String, f32)>,
-    sheet: bool,
-    size: u32,
+    args: &RenderArgs,
     companions: &load::Companions,
 ) -> Result<ExitCode, String> {
+    let RenderArgs {
+        frame,
+        ref at,
+        sheet,
+        ref clips,
+        size,
+        ref view,
+    } = *args;
     if extension(out) != "png" {
         return Err(format!(
             "{}: render writes PNG images; the output must end in .png",
@@ -308,7 +328,7 @@ pub fn render(
     outputs.read_model(path, companions, &model);
     outputs.claim(out)?;
     let (image, cells) = if sheet {
-        let (frames, dropped) = sheet_frames(&model);
+        let (frames, dropped) = sheet_frames(path, &model, clips)?;
         if dropped > 0 {
             use owo_colors::OwoColorize;
             anstream::eprintln!(
@@ -323,14 +343,14 @@ pub fn render(
             .map(|(_, f)| scene_of(path, &model, Some(*f), None, true))
             .collect::<Result<Vec<_>, _>>()?;
         let columns = (scenes.len() as f64).sqrt().ceil() as u32;
-        let image = render::contact_sheet(&scenes, columns, size, size).map_err(fail)?;
+        let image = render::contact_sheet_with(&scenes, columns, size, size, view).map_err(fail)?;
         (image, frames)
     } else {
         let at = clip_time(path, &model, at.as_ref())?;
         let scene = scene_of(path, &model, frame, at.as_ref(), true)?;
         warn_replaced(&scene);
         (
-            render::render(&scene, size, size).map_err(fail)?,
+            render::render_with(&scene, size, size, view).map_err(fail)?,
             Vec::new(),
         )
     };
@@ -350,16 +370,38 @@ pub fn render(
 
 /// The contact sheet's cells and how many groups did not fit: the middle frame of each group
 /// (clips usually start in the idle pose, so their first frames look alike), or, with a
-/// single group, up to [`SHEET_CELLS`] frames spread evenly over the model's frames.
-fn sheet_frames(model: &Model<'_>) -> (Vec<(String, usize)>, usize) {
-    let groups = model.clips();
+/// single group, up to [`SHEET_CELLS`] frames spread evenly over the model's frames. `chosen`
+/// names the clips to show, in order (all when empty); a name the model lacks is an error
+/// that lists its clips.
+fn sheet_frames(
+    path: &Path,
+    model: &Model<'_>,
+    chosen: &[String],
+) -> Result<(Vec<(String, usize)>, usize), String> {
+    let all = model.clips();
+    if !chosen.is_empty() {
+        let mut picked = Vec::with_capacity(chosen.len());
+        for name in chosen {
+            match all.iter().find(|c| &c.name == name) {
+                Some(c) => picked.push(c.clone()),
+                None => return Err(no_clip(path, all, name)),
+            }
+        }
+        let cells = picked
+            .iter()
+            .take(SHEET_CELLS)
+            .map(|g| (g.name.clone(), (g.first + g.count / 2) as usize))
+            .collect();
+        return Ok((cells, picked.len().saturating_sub(SHEET_CELLS)));
+    }
+    let groups = all;
     if groups.len() > 1 {
         let cells = groups
             .iter()
             .take(SHEET_CELLS)
             .map(|g| (g.name.clone(), (g.first + g.count / 2) as usize))
             .collect();
-        return (cells, groups.len().saturating_sub(SHEET_CELLS));
+        return Ok((cells, groups.len().saturating_sub(SHEET_CELLS)));
     }
     let n = skelmap_export::build::num_frames(model);
     let cells = n.min(SHEET_CELLS);
@@ -369,7 +411,24 @@ fn sheet_frames(model: &Model<'_>) -> (Vec<(String, usize)>, usize) {
             (format!("frame {f}"), f)
         })
         .collect();
-    (frames, 0)
+    Ok((frames, 0))
+}
+
+/// The error for a clip `name` that `path`'s model lacks, listing the clips it has.
+fn no_clip(
+    path: &Path,
+    clips: &[skelmap_core::pose::framegroups::FrameGroup],
+    name: &str,
+) -> String {
+    if clips.is_empty() {
+        return format!("{}: has no clips", path.display());
+    }
+    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+    format!(
+        "{}: no clip named {name:?}; its clips are {}",
+        path.display(),
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]

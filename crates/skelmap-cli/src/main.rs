@@ -207,9 +207,21 @@ enum Command {
         /// group) up to 16 frames spread over the animation.
         #[arg(long, conflicts_with = "clip")]
         sheet: bool,
+        /// With --sheet: the clips to show, by name, in this order (`--clips walk,run`).
+        #[arg(long, value_name = "NAMES", value_delimiter = ',', requires = "sheet")]
+        clips: Vec<String>,
         /// Image (or sheet cell) size in pixels.
         #[arg(long, default_value_t = 512)]
         size: u32,
+        /// Degrees to turn the camera about the vertical axis (180: the other side).
+        #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+        yaw: f32,
+        /// Degrees above the horizon to look from (−89 to 89; default about 22).
+        #[arg(long, allow_negative_numbers = true)]
+        pitch: Option<f32>,
+        /// The background colour as hexadecimal RRGGBB (default 808690, a mid grey).
+        #[arg(long, value_name = "RRGGBB", value_parser = export::parse_colour)]
+        background: Option<[u8; 4]>,
         #[command(flatten)]
         companions: load::Companions,
     },
@@ -310,11 +322,27 @@ fn main() -> ExitCode {
             frame,
             at,
             sheet,
+            clips,
             size,
+            yaw,
+            pitch,
+            background,
             companions,
         } => {
-            let at = at.clip.map(|name| (name, at.time));
-            export::render(&file, &out, frame, at, sheet, size, &companions)
+            let view = skelmap_export::render::View {
+                yaw,
+                pitch: pitch.unwrap_or_else(skelmap_export::render::View::default_pitch),
+                background: background.unwrap_or(skelmap_export::render::BACKGROUND),
+            };
+            let args = export::RenderArgs {
+                frame,
+                at: at.clip.map(|name| (name, at.time)),
+                sheet,
+                clips,
+                size,
+                view,
+            };
+            export::render(&file, &out, &args, &companions)
         }
         Command::Convert {
             input,

@@ -1263,3 +1263,79 @@ fn export_and_render_pose_by_clip_and_time() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The RGBA pixels of a PNG `render` wrote.
+fn pixels(path: &Path) -> (u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut rgba).unwrap();
+    rgba.truncate(info.buffer_size());
+    (info.width, rgba)
+}
+
+/// `render --yaw --pitch --background` turn the camera and colour the background; `--clips`
+/// picks a sheet's clips in order; each refuses what it cannot use.
+#[test]
+fn render_turns_the_camera_colours_the_background_and_picks_clips() {
+    let dir = temp_dir("view");
+    let dpm = write_tube(&dir);
+    std::fs::write(
+        dir.join("tube.dpm.framegroups"),
+        "0 4 10 1 // idle\n4 5 2 0 // bend\n",
+    )
+    .unwrap();
+    let png = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut args = vec![
+            "render",
+            dpm.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--size",
+            "64",
+        ];
+        args.extend_from_slice(extra);
+        let run = skelmap(&args);
+        assert!(run.status.success(), "{run:?}");
+        (pixels(&out), stdout(&run))
+    };
+    let ((_, default), _) = png("default.png", &[]);
+    // The corner is the default mid grey, 808690.
+    assert_eq!(default[..4], [0x80, 0x86, 0x90, 0xff]);
+    let ((_, white), _) = png("white.png", &["--background", "#ffffff"]);
+    assert_eq!(white[..4], [255; 4]);
+    let ((_, behind), _) = png("behind.png", &["--yaw", "180", "--pitch", "-30"]);
+    assert_ne!(behind, default, "the other side, from below");
+    let ((width, _), text) = png("sheet.png", &["--sheet", "--clips", "bend,idle"]);
+    assert_eq!(width, 128);
+    assert!(
+        text.contains("cell 0: bend (frame 6)\n  cell 1: idle (frame 2)"),
+        "{text}"
+    );
+    let out = dir.join("x.png");
+    let refuse = |args: &[&str]| {
+        let mut all = vec!["render", dpm.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        all.extend_from_slice(args);
+        skelmap(&all)
+    };
+    let bad = refuse(&["--background", "red"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("\"red\" is not a colour: give six hexadecimal digits, RRGGBB"),
+        "{}",
+        stderr(&bad)
+    );
+    assert_eq!(
+        refuse(&["--clips", "idle"]).status.code(),
+        Some(2),
+        "--clips needs --sheet"
+    );
+    let bad = refuse(&["--sheet", "--clips", "run"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains("no clip named \"run\"; its clips are idle, bend"),
+        "{}",
+        stderr(&bad)
+    );
+}

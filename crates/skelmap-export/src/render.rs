@@ -1,9 +1,9 @@
 //! PNG previews: a small z-buffered, flat-shaded rasteriser with an orthographic camera
 //! fitted to the posed bounds.
 //!
-//! The camera looks from the front, right and above (in `+Y`-up terms, from direction
-//! `(1, 0.5, 0.7)`; Quake-lineage `+Z`-up scenes are turned first, so their `+X` forward
-//! faces the viewer's left-front). Every triangle is drawn from both sides with one colour:
+//! By default the camera looks from the front, right and above (in `+Y`-up terms, from
+//! direction `(1, 0.5, 0.7)`; Quake-lineage `+Z`-up scenes are turned first, so their `+X`
+//! forward faces the viewer's left-front); a [`View`] turns it and sets the background. Every triangle is drawn from both sides with one colour:
 //! its material's colour, times its skin's texel at the triangle's centre when it has one,
 //! times `0.25 + 0.75 · |n · l|` for its face normal `n` and a light over the viewer's
 //! shoulder. No anti-aliasing: the image is a preview, not a render.
@@ -16,11 +16,55 @@ use crate::{Error, Result};
 /// Most pixels one image may have (64 MiB of RGBA).
 pub const MAX_PIXELS: u64 = 1 << 24;
 
-/// The preview's background, opaque.
-pub const BACKGROUND: [u8; 4] = [34, 38, 46, 255];
+/// The preview's default background, opaque: a mid grey, so that dark models (Quake's
+/// palette skins) and light ones both stand out.
+pub const BACKGROUND: [u8; 4] = [128, 134, 144, 255];
 
 const VIEW: Vec3 = Vec3::new(1.0, 0.5, 0.7);
 const FILL: f32 = 0.9;
+
+/// How a preview is seen: the camera's direction and the background.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct View {
+    /// Degrees the camera turns about the vertical axis from the default direction,
+    /// counter-clockwise seen from above (so 180 shows the other side).
+    pub yaw: f32,
+    /// Degrees above the horizon the camera looks from (−89 to 89; below 0 from underneath).
+    pub pitch: f32,
+    /// The background colour, RGBA.
+    pub background: [u8; 4],
+}
+
+impl View {
+    /// The default view's elevation: that of the direction `(1, 0.5, 0.7)`, about 22.3°.
+    #[must_use]
+    pub fn default_pitch() -> f32 {
+        (VIEW.y / VIEW.length()).asin().to_degrees()
+    }
+
+    /// The direction from the scene towards the camera, in `+Y`-up terms.
+    fn toward(&self) -> Vec3 {
+        let yaw = VIEW.x.atan2(VIEW.z) + self.yaw.to_radians();
+        let pitch = self.pitch.clamp(-89.0, 89.0).to_radians();
+        let (sin_p, cos_p) = pitch.sin_cos();
+        let toward = Vec3::new(cos_p * yaw.sin(), sin_p, cos_p * yaw.cos());
+        if toward.is_finite() {
+            toward
+        } else {
+            VIEW.normalize()
+        }
+    }
+}
+
+impl Default for View {
+    fn default() -> Self {
+        View {
+            yaw: 0.0,
+            pitch: View::default_pitch(),
+            background: BACKGROUND,
+        }
+    }
+}
 
 /// One scene drawn into a `width × height` image.
 ///
@@ -43,7 +87,27 @@ const FILL: f32 = 0.9;
 /// [`Error::NoGeometry`] without triangles; [`Error::ImageSize`] for an empty or oversized
 /// image.
 pub fn render(scene: &Scene, width: u32, height: u32) -> Result<RgbaImage> {
-    contact_sheet(std::slice::from_ref(scene), 1, width, height)
+    render_with(scene, width, height, &View::default())
+}
+
+/// [`render`] seen as `view` says.
+///
+/// ```
+/// use skelmap_core::{Model, synth};
+/// use skelmap_export::{SceneOptions, render, scene};
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let scene = scene(&Model::from_bytes(&bytes)?, &SceneOptions::default())?;
+/// let view = render::View { yaw: 180.0, background: [255; 4], ..Default::default() };
+/// let image = render::render_with(&scene, 32, 32, &view)?;
+/// assert_eq!(image.rgba[..4], [255; 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`render`].
+pub fn render_with(scene: &Scene, width: u32, height: u32, view: &View) -> Result<RgbaImage> {
+    contact_sheet_with(std::slice::from_ref(scene), 1, width, height, view)
 }
 
 /// Several scenes (frames, or the first frame of each frame group) side by side, `columns`
@@ -58,6 +122,21 @@ pub fn contact_sheet(
     columns: u32,
     cell_width: u32,
     cell_height: u32,
+) -> Result<RgbaImage> {
+    contact_sheet_with(scenes, columns, cell_width, cell_height, &View::default())
+}
+
+/// [`contact_sheet`] seen as `view` says.
+///
+/// # Errors
+///
+/// As [`render`].
+pub fn contact_sheet_with(
+    scenes: &[Scene],
+    columns: u32,
+    cell_width: u32,
+    cell_height: u32,
+    view: &View,
 ) -> Result<RgbaImage> {
     let columns = columns.clamp(1, scenes.len().max(1) as u32);
     let rows = (scenes.len() as u32).div_ceil(columns).max(1);
@@ -74,8 +153,8 @@ pub fn contact_sheet(
             what: "render",
         });
     }
-    let camera = Camera::fit(scenes, cell_width, cell_height);
-    let mut image = Canvas::new(width, height);
+    let camera = Camera::fit(scenes, cell_width, cell_height, view.toward());
+    let mut image = Canvas::new(width, height, view.background);
     for (i, scene) in scenes.iter().enumerate() {
         let i = i as u32;
         let origin = [(i % columns) * cell_width, (i / columns) * cell_height];
@@ -121,8 +200,8 @@ struct Camera {
 }
 
 impl Camera {
-    fn fit(scenes: &[Scene], width: u32, height: u32) -> Camera {
-        let toward = VIEW.normalize();
+    fn fit(scenes: &[Scene], width: u32, height: u32, toward: Vec3) -> Camera {
+        let toward = toward.normalize();
         let right = Vec3::Y.cross(toward).normalize();
         let up = toward.cross(right);
         let mut lo = [f32::INFINITY; 2];
@@ -164,11 +243,11 @@ struct Canvas {
 }
 
 impl Canvas {
-    fn new(width: u32, height: u32) -> Canvas {
+    fn new(width: u32, height: u32, background: [u8; 4]) -> Canvas {
         let n = width as usize * height as usize;
         Canvas {
             width,
-            rgba: BACKGROUND.repeat(n),
+            rgba: background.repeat(n),
             depth: vec![f32::NEG_INFINITY; n],
         }
     }
