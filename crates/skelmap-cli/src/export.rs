@@ -431,6 +431,79 @@ fn no_clip(
     )
 }
 
+/// Runs `job(model, output)` for every model file under `dir` (found as `validate` finds
+/// them), in parallel, each output `out_dir/<the model's path under dir>.<extension>`, so that
+/// `a.mdl` and `a.dpm` do not meet. Each file's lines are left out; a progress bar (on a
+/// terminal) and a summary replace them, with one line per file that failed.
+pub fn batch(
+    dir: &Path,
+    out_dir: &Path,
+    extension: &str,
+    job: impl Fn(&Path, &Path) -> Result<ExitCode, String> + Sync,
+) -> Result<ExitCode, String> {
+    use indicatif::{ParallelProgressIterator, ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use owo_colors::OwoColorize;
+    use rayon::prelude::*;
+    use std::io::IsTerminal;
+
+    if out_dir.is_file() {
+        return Err(format!(
+            "{}: a directory of models is written to a directory, and this is a file",
+            out_dir.display()
+        ));
+    }
+    let mut files = Vec::new();
+    crate::validate::walk(dir, 0, &mut files)?;
+    if files.is_empty() {
+        return Err(format!(
+            "no model files found under {} (looked for .{})",
+            dir.display(),
+            crate::validate::EXTENSIONS.join(" .")
+        ));
+    }
+    let bar = ProgressBar::new(files.len() as u64);
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    } else if let Ok(style) =
+        ProgressStyle::with_template("{bar:40.cyan/blue} {pos}/{len} files {elapsed} {msg}")
+    {
+        bar.set_style(style);
+    }
+    let results: Vec<Result<(), String>> = files
+        .par_iter()
+        .progress_with(bar.clone())
+        .map(|path| {
+            let relative = path.strip_prefix(dir).unwrap_or(path);
+            let mut name = relative.as_os_str().to_owned();
+            name.push(".");
+            name.push(extension);
+            let out = out_dir.join(name);
+            crate::quietly(|| job(path, &out)).map(|_| ())
+        })
+        .collect();
+    bar.finish_and_clear();
+    let failed: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    for message in &failed {
+        anstream::eprintln!("{} {message}", "error:".red().bold());
+    }
+    say!(
+        "wrote {} of {} to {}{}",
+        files.len() - failed.len(),
+        count(files.len() as u64, "file", "files"),
+        out_dir.display(),
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!("; {} failed", failed.len())
+        }
+    );
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

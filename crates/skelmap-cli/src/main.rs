@@ -158,13 +158,16 @@ enum Command {
     #[command(
         after_help = "Examples:\n  skelmap export zombie.dpm -o zombie.glb\n  \
                             skelmap export gun.mdl -o gun.obj --frame 3\n  \
-                            skelmap export zombie.dpm -o walk.glb --clip walk --time 0.5"
+                            skelmap export zombie.dpm -o walk.glb --clip walk --time 0.5\n  \
+                            skelmap export models/ -o gltf/   (gltf/<path>.glb for each)"
     )]
     Export {
-        /// The model file.
+        /// The model file, or a directory: every model under it (as `validate` finds them) is
+        /// exported, in parallel, to `OUT/<its path>.glb`.
         file: PathBuf,
-        /// The output: `.glb`, `.gltf` (with its `.bin` beside it) or `.obj`. Folders are
-        /// created; never the model or a file it is opened with, and written atomically.
+        /// The output: `.glb`, `.gltf` (with its `.bin` beside it) or `.obj`; a directory for
+        /// a directory of models. Folders are created; never the model or a file it is opened
+        /// with, and written atomically.
         #[arg(short, long)]
         out: PathBuf,
         /// Pose at this frame (counted from 0) instead of the bind pose.
@@ -192,10 +195,11 @@ enum Command {
                             skelmap render zombie.dpm -o sheet.png --sheet"
     )]
     Render {
-        /// The model file.
+        /// The model file, or a directory: every model under it is drawn, in parallel, to
+        /// `OUT/<its path>.png`.
         file: PathBuf,
-        /// The PNG to write (`.png`). Folders are created; never the model or a file it is
-        /// opened with, and written atomically.
+        /// The PNG to write (`.png`); a directory for a directory of models. Folders are
+        /// created; never the model or a file it is opened with, and written atomically.
         #[arg(short, long)]
         out: PathBuf,
         /// Pose at this frame (counted from 0) instead of the bind pose.
@@ -305,17 +309,21 @@ fn main() -> ExitCode {
             all_influences,
             no_animations,
             companions,
-        } => export::export(
-            &file,
-            &out,
-            &export::ExportArgs {
+        } => {
+            let args = export::ExportArgs {
                 frame,
                 at: at.clip.map(|name| (name, at.time)),
                 all_influences,
                 no_animations,
-            },
-            &companions,
-        ),
+            };
+            if file.is_dir() {
+                export::batch(&file, &out, "glb", |model, to| {
+                    export::export(model, to, &args, &companions)
+                })
+            } else {
+                export::export(&file, &out, &args, &companions)
+            }
+        }
         Command::Render {
             file,
             out,
@@ -342,7 +350,13 @@ fn main() -> ExitCode {
                 size,
                 view,
             };
-            export::render(&file, &out, &args, &companions)
+            if file.is_dir() {
+                export::batch(&file, &out, "png", |model, to| {
+                    export::render(model, to, &args, &companions)
+                })
+            } else {
+                export::render(&file, &out, &args, &companions)
+            }
         }
         Command::Convert {
             input,
@@ -593,9 +607,26 @@ fn print_bytes(bytes: &[u8]) -> Result<ExitCode, String> {
     }
 }
 
+thread_local! {
+    /// Set while a batch runs one file on this thread: its lines are left out, and the batch
+    /// prints a summary instead.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with this thread's [`say!`] lines left out.
+fn quietly<T>(f: impl FnOnce() -> T) -> T {
+    let was = QUIET.replace(true);
+    let result = f();
+    QUIET.set(was);
+    result
+}
+
 /// Writes one line to standard output; see [`say!`].
 fn emit(line: std::fmt::Arguments<'_>) {
     use std::io::Write;
+    if QUIET.get() {
+        return;
+    }
     let mut out = anstream::stdout();
     if let Err(e) = writeln!(out, "{line}") {
         // A closed pipe is the reader's choice, not an error; anything else is reported once.

@@ -91,7 +91,7 @@ pub fn run(
 }
 
 /// Collects model files under `dir`, sorted, skipping symbolic links to directories.
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+pub fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err(format!(
             "{}: directories nested deeper than {MAX_DEPTH}",

@@ -1339,3 +1339,68 @@ fn render_turns_the_camera_colours_the_background_and_picks_clips() {
         stderr(&bad)
     );
 }
+
+/// `export DIR -o OUTDIR` and `render DIR -o OUTDIR` handle every model under DIR, each to
+/// `OUTDIR/<its path>.glb` or `.png`, and say how many they wrote and which failed.
+#[test]
+fn export_and_render_a_directory_of_models() {
+    let dir = temp_dir("batch");
+    let models = dir.join("models");
+    std::fs::create_dir_all(models.join("gamestudio")).unwrap();
+    write_tube(&models);
+    std::fs::write(
+        models.join("gamestudio/demo.mdl"),
+        skelmap_core::mdl7::Builder::demo().write(),
+    )
+    .unwrap();
+    std::fs::write(models.join("broken.mdl"), b"MDL7 and nothing else").unwrap();
+    let before = std::fs::read(models.join("tube.dpm")).unwrap();
+    let out = dir.join("out");
+    let run = skelmap(&[
+        "export",
+        models.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1), "one file fails");
+    assert!(
+        stdout(&run).contains(&format!(
+            "wrote 2 of 3 files to {}; 1 failed",
+            out.display()
+        )),
+        "{}",
+        stdout(&run)
+    );
+    assert!(stderr(&run).contains("broken.mdl"), "{}", stderr(&run));
+    assert!(out.join("tube.dpm.glb").is_file());
+    assert!(out.join("gamestudio/demo.mdl.glb").is_file());
+    assert!(!out.join("broken.mdl.glb").exists());
+    assert_eq!(std::fs::read(models.join("tube.dpm")).unwrap(), before);
+    std::fs::remove_file(models.join("broken.mdl")).unwrap();
+    let pngs = dir.join("png");
+    let run = skelmap(&[
+        "render",
+        models.to_str().unwrap(),
+        "-o",
+        pngs.to_str().unwrap(),
+        "--size",
+        "32",
+    ]);
+    assert!(run.status.success(), "{run:?}");
+    assert!(
+        stdout(&run).contains("wrote 2 of 2 files"),
+        "{}",
+        stdout(&run)
+    );
+    assert_eq!(pixels(&pngs.join("gamestudio/demo.mdl.png")).0, 32);
+    // A directory of models is not written into a file.
+    let run = skelmap(&[
+        "export",
+        models.to_str().unwrap(),
+        "-o",
+        models.join("tube.dpm").to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(stderr(&run).contains("this is a file"), "{}", stderr(&run));
+    assert_eq!(std::fs::read(models.join("tube.dpm")).unwrap(), before);
+}
