@@ -116,11 +116,12 @@ pub fn scene(model: &Model<'_>, options: &SceneOptions) -> Result<Scene> {
         _ => model.pose_bind(&mut pose),
     }
 
-    let (materials, images) = materials(model);
+    let (materials, images, made_from) = materials(model);
     let mut meshes = Vec::new();
     let mut sources: Vec<Vec<u32>> = Vec::new();
     for mesh in model.meshes() {
-        for (built, picked) in mesh_parts(model, &mesh, &pose, skeletal, &materials)? {
+        for (built, picked) in mesh_parts(model, &mesh, &pose, skeletal, (&materials, &made_from))?
+        {
             meshes.push(built);
             sources.push(picked);
         }
@@ -228,19 +229,28 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
     }
 }
 
-/// The model's materials, and the first skin decoded (8-bit skins through
+/// The model's materials and the images of their skins, and for each material the model
+/// material it stands for (see [`scene_material`]).
+///
+/// Shader-named materials (DPM, SKM, IQM) that share a name are one material. A skin's
+/// material (GameStudio, Quake) is kept when a submesh draws with it, or for the first skin
+/// when none does, and its skin is decoded as its image (8-bit skins through
 /// [`Model::skin_palette`]: Quake's palette, or a grey ramp for GameStudio, whose palette is
-/// not in the file; a reference followed to its skin) as the only image.
-fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>) {
-    let image = model.skin(0).and_then(|s| {
-        Some(RgbaImage {
-            width: s.width(),
-            height: s.height(),
-            rgba: model.skin_rgba(0)?,
+/// not in the file; a reference followed to its skin). An MDL7's groups draw with several
+/// skins at once; MDL5, HMP and Quake skins are alternatives, of which the first is drawn.
+fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>, Vec<usize>) {
+    let used: Vec<usize> = model
+        .meshes()
+        .flat_map(|mesh| {
+            mesh.submeshes()
+                .filter_map(|s| s.material())
+                .collect::<Vec<_>>()
         })
-    });
+        .collect();
     let mut materials: Vec<SceneMaterial> = Vec::new();
-    for m in (0..model.num_materials()).filter_map(|i| model.material(i)) {
+    let mut images: Vec<RgbaImage> = Vec::new();
+    let mut sources: Vec<usize> = Vec::new();
+    for (i, m) in (0..model.num_materials()).filter_map(|i| Some((i, model.material(i)?))) {
         let name = skelmap_core::name::lossy(m.name).into_owned();
         let clamp = |c: f32| {
             if c.is_finite() {
@@ -256,11 +266,31 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>) {
             // A shader name only: a neutral grey.
             None => [0.8, 0.8, 0.8, 1.0],
         };
-        // Meshes naming one shader share one material; MS3D materials are the file's own.
-        if model.as_ms3d().is_none() && materials.iter().any(|x| x.name == name) {
-            continue;
-        }
-        let image = m.skin.filter(|&s| s == 0 && image.is_some());
+        let image = match m.skin {
+            // Meshes naming one shader share one material; MS3D materials are the file's own.
+            None if model.as_ms3d().is_none() && materials.iter().any(|x| x.name == name) => {
+                continue;
+            }
+            None => None,
+            Some(skin) => {
+                let first = i == 0 && used.is_empty();
+                if !used.contains(&i) && !first {
+                    continue;
+                }
+                let decoded = model.skin(skin).and_then(|s| {
+                    Some(RgbaImage {
+                        width: s.width(),
+                        height: s.height(),
+                        rgba: model.skin_rgba(skin)?,
+                    })
+                });
+                decoded.map(|image| {
+                    images.push(image);
+                    images.len() - 1
+                })
+            }
+        };
+        sources.push(i);
         materials.push(SceneMaterial {
             name,
             base_color,
@@ -278,7 +308,26 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>) {
             },
         });
     }
-    (materials, image.into_iter().collect())
+    (materials, images, sources)
+}
+
+/// The scene material of model material `index`: the one made from it, or (a shader name
+/// shared with an earlier material) the one of that name.
+fn scene_material(
+    model: &Model<'_>,
+    index: usize,
+    materials: &[SceneMaterial],
+    sources: &[usize],
+) -> Option<usize> {
+    if let Some(k) = sources.iter().position(|&s| s == index) {
+        return Some(k);
+    }
+    let m = model.material(index)?;
+    if m.skin.is_some() {
+        return None;
+    }
+    let name = skelmap_core::name::lossy(m.name);
+    materials.iter().position(|x| x.name == name)
 }
 
 /// Bits of a corner's attributes that decide whether two corners of one vertex can share
@@ -292,7 +341,7 @@ fn mesh_parts(
     mesh: &Mesh<'_>,
     pose: &Pose,
     skeletal: bool,
-    materials: &[SceneMaterial],
+    (materials, sources): (&[SceneMaterial], &[usize]),
 ) -> Result<Vec<(SceneMesh, Vec<u32>)>> {
     let n = mesh.num_vertices();
     let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
@@ -323,11 +372,7 @@ fn mesh_parts(
             Some(_) => sub.material(),
             None => sub
                 .material()
-                .and_then(|i| model.material(i))
-                .and_then(|m| {
-                    let name = skelmap_core::name::lossy(m.name);
-                    materials.iter().position(|x| x.name == name)
-                }),
+                .and_then(|i| scene_material(model, i, materials, sources)),
         };
         let mut built = SceneMesh {
             name,

@@ -677,3 +677,21 @@ fn external_skin_names_become_relative_image_uris() {
         assert_eq!(uri_of(&hmp(vec![named(bad)])), (None, None), "{bad:?}");
     }
 }
+
+/// An MDL7's groups draw with several skins at once: each submesh keeps its own skin's
+/// material (named as the skin is), an external name as a URI, embedded texels as an image.
+#[test]
+fn an_mdl7_keeps_a_material_for_each_skin_its_triangles_use() {
+    let bytes = skelmap_core::mdl7::Builder::demo().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let built = at(&model, None);
+    let names: Vec<&str> = built.materials.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["Skin1", "Skin2"]);
+    assert_eq!(built.materials[0].external.as_deref(), Some("demo.tga"));
+    assert_eq!(built.materials[0].image, None);
+    let image = &built.images[built.materials[1].image.unwrap()];
+    assert_eq!((image.width, image.height), (8, 8));
+    assert_eq!(image.rgba[..4], [255, 0, 0, 255], "RGB565 0xF800 is red");
+    let used: Vec<Option<usize>> = built.meshes.iter().map(|m| m.material).collect();
+    assert_eq!(used, [Some(0), Some(1)]);
+}

@@ -226,10 +226,12 @@ impl<'a> Material<'a> {
     }
 
     /// The material of `skins[index]`, an embedded skin (its external name, if it has one, as
-    /// the texture), following a reference as [`followed_skin`] does.
+    /// the texture), following a reference as [`followed_skin`] does; named as the skin is (an
+    /// MDL7 skin's name), else `skin`.
     pub(crate) fn of_skin(skins: &'a [Skin<'a>], index: usize) -> Option<Self> {
+        let own = skins.get(index).map(Skin::name).filter(|n| !n.is_empty());
         (index < skins.len()).then(|| Material {
-            name: b"skin",
+            name: own.unwrap_or(b"skin"),
             texture: followed_skin(skins, index)
                 .and_then(Skin::external)
                 .unwrap_or_default(),
