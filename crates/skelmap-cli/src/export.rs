@@ -343,7 +343,10 @@ pub fn render(
             .map(|(_, f)| scene_of(path, &model, Some(*f), None, true))
             .collect::<Result<Vec<_>, _>>()?;
         let columns = (scenes.len() as f64).sqrt().ceil() as u32;
-        let image = render::contact_sheet_with(&scenes, columns, size, size, view).map_err(fail)?;
+        let mut image =
+            render::contact_sheet_with(&scenes, columns, size, size, view).map_err(fail)?;
+        let labels: Vec<String> = frames.iter().map(|(label, _)| label.clone()).collect();
+        render::label_cells(&mut image, &labels, columns, [size, size], view.background);
         (image, frames)
     } else {
         let at = clip_time(path, &model, at.as_ref())?;
@@ -387,20 +390,12 @@ fn sheet_frames(
                 None => return Err(no_clip(path, all, name)),
             }
         }
-        let cells = picked
-            .iter()
-            .take(SHEET_CELLS)
-            .map(|g| (g.name.clone(), (g.first + g.count / 2) as usize))
-            .collect();
+        let cells = picked.iter().take(SHEET_CELLS).map(middle).collect();
         return Ok((cells, picked.len().saturating_sub(SHEET_CELLS)));
     }
     let groups = all;
     if groups.len() > 1 {
-        let cells = groups
-            .iter()
-            .take(SHEET_CELLS)
-            .map(|g| (g.name.clone(), (g.first + g.count / 2) as usize))
-            .collect();
+        let cells = groups.iter().take(SHEET_CELLS).map(middle).collect();
         return Ok((cells, groups.len().saturating_sub(SHEET_CELLS)));
     }
     let n = skelmap_export::build::num_frames(model);
@@ -412,6 +407,17 @@ fn sheet_frames(
         })
         .collect();
     Ok((frames, 0))
+}
+
+/// A clip's cell: its middle frame, labelled with the clip's name, the frame and the seconds
+/// into the clip.
+fn middle(clip: &skelmap_core::pose::framegroups::FrameGroup) -> (String, usize) {
+    let frame = clip.first + clip.count / 2;
+    let seconds = f64::from(clip.count / 2) / f64::from(clip.fps);
+    (
+        format!("{} f{frame} {seconds:.2}s", clip.name),
+        frame as usize,
+    )
 }
 
 /// The error for a clip `name` that `path`'s model lacks, listing the clips it has.

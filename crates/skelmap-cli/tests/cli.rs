@@ -504,7 +504,7 @@ fn export_and_render_write_their_files() {
     let text = stdout(&out);
     assert!(text.contains("(64 × 32 pixels)"), "{text}");
     // Each group at its middle frame (wave: frames 1..9).
-    assert!(text.contains("cell 1: wave (frame 5)"), "{text}");
+    assert!(text.contains("cell 1: wave f5 0.40s (frame 5)"), "{text}");
 
     // Errors are one line naming the problem.
     let out = skelmap(&["export", t, "-o", &o("t.fbx")]);
@@ -666,8 +666,8 @@ fn contact_sheets_show_middle_frames_say_what_they_drop_and_their_limits() {
         stderr(&out)
     );
     let text = stdout(&out);
-    assert!(text.contains("cell 0: g0 (frame 1)"), "{text}");
-    assert!(text.contains("cell 15: g15 (frame 31)"), "{text}");
+    assert!(text.contains("cell 0: g0 f1 0.10s (frame 1)"), "{text}");
+    assert!(text.contains("cell 15: g15 f31 0.10s (frame 31)"), "{text}");
     assert!(!text.contains("cell 16"), "{text}");
 
     let out = skelmap(&[
@@ -1307,10 +1307,20 @@ fn render_turns_the_camera_colours_the_background_and_picks_clips() {
     assert_eq!(white[..4], [255; 4]);
     let ((_, behind), _) = png("behind.png", &["--yaw", "180", "--pitch", "-30"]);
     assert_ne!(behind, default, "the other side, from below");
-    let ((width, _), text) = png("sheet.png", &["--sheet", "--clips", "bend,idle"]);
+    let ((width, sheet), text) = png("sheet.png", &["--sheet", "--clips", "bend,idle"]);
     assert_eq!(width, 128);
+    // Each cell is labelled: dark glyph pixels in its top-left corner (rows 2..10).
+    let ink = |x: u32, y: u32| sheet[4 * (y * width + x) as usize..][..3] == [16, 16, 20];
     assert!(
-        text.contains("cell 0: bend (frame 6)\n  cell 1: idle (frame 2)"),
+        (2..10).any(|y| (2..40).any(|x| ink(x, y))),
+        "cell 0 unlabelled"
+    );
+    assert!(
+        (2..10).any(|y| (66..104).any(|x| ink(x, y))),
+        "cell 1 unlabelled"
+    );
+    assert!(
+        text.contains("cell 0: bend f6 1.00s (frame 6)\n  cell 1: idle f2 0.20s (frame 2)"),
         "{text}"
     );
     let out = dir.join("x.png");

@@ -167,6 +167,77 @@ pub fn contact_sheet_with(
     })
 }
 
+/// Writes `labels[i]` into the top-left corner of cell `i` of a contact sheet of `columns`
+/// cells of `cell_width × cell_height` (as [`contact_sheet_with`] lays them out): ASCII in an
+/// 8-pixel font, doubled from 256-pixel cells up, dark on a light `background` and light on a
+/// dark one. Other characters are drawn as `?`; text past a cell's edge is cut.
+///
+/// ```
+/// use skelmap_core::{Model, synth};
+/// use skelmap_export::{SceneOptions, render, scene};
+/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+/// let scene = scene(&Model::from_bytes(&bytes)?, &SceneOptions::default())?;
+/// let mut sheet = render::contact_sheet(&[scene], 1, 64, 64)?;
+/// let before = sheet.rgba.clone();
+/// render::label_cells(&mut sheet, &["walk".to_string()], 1, [64, 64], render::BACKGROUND);
+/// assert_ne!(sheet.rgba, before);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn label_cells(
+    image: &mut RgbaImage,
+    labels: &[String],
+    columns: u32,
+    [cell_width, cell_height]: [u32; 2],
+    background: [u8; 4],
+) {
+    let columns = columns.max(1);
+    let scale = (cell_width / 256).clamp(1, 4);
+    let luminance = 0.299 * f32::from(background[0])
+        + 0.587 * f32::from(background[1])
+        + 0.114 * f32::from(background[2]);
+    let ink: [u8; 3] = if luminance > 110.0 {
+        [16, 16, 20]
+    } else {
+        [240, 240, 240]
+    };
+    let width = image.width;
+    for (i, label) in labels.iter().enumerate() {
+        let i = i as u32;
+        let origin = [(i % columns) * cell_width, (i / columns) * cell_height];
+        let margin = 2 * scale;
+        for (k, c) in label.chars().enumerate() {
+            let code = if c.is_ascii() && !c.is_ascii_control() {
+                c as usize
+            } else {
+                '?' as usize
+            };
+            let glyph = font8x8::legacy::BASIC_LEGACY[code];
+            let left = margin + 8 * scale * k as u32;
+            for (row, bits) in glyph.iter().enumerate() {
+                for column in 0..8u32 {
+                    if bits & (1 << column) == 0 {
+                        continue;
+                    }
+                    for dy in 0..scale {
+                        for dx in 0..scale {
+                            let x = left + column * scale + dx;
+                            let y = margin + row as u32 * scale + dy;
+                            if x >= cell_width || y >= cell_height {
+                                continue;
+                            }
+                            let at = (origin[1] + y) as usize * width as usize
+                                + (origin[0] + x) as usize;
+                            if let Some(px) = image.rgba.get_mut(4 * at..4 * at + 3) {
+                                px.copy_from_slice(&ink);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Encodes 8-bit RGBA pixels as PNG.
 ///
 /// # Errors
