@@ -157,6 +157,27 @@ fn rule4_bones_and_groups_within_the_limits() {
 }
 
 #[test]
+fn rule4_bones_are_named_by_16_bit_indices() {
+    let mut bytes = demo().write();
+    put_u32_le(&mut bytes, 8, 0x1_0000);
+    let limits = Limits {
+        max_bones: u32::MAX,
+        ..Limits::default()
+    };
+    assert_eq!(
+        invalid(&err_with(&bytes, &limits)),
+        (
+            "header.bones_num",
+            8,
+            Problem::AboveMaximum {
+                value: 0x1_0000,
+                max: 0xFFFF
+            }
+        )
+    );
+}
+
+#[test]
 fn rule5_the_bones_fit() {
     let mut bytes = demo().write();
     put_u32_le(&mut bytes, 8, 256);

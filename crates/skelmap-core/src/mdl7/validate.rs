@@ -228,10 +228,20 @@ fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Res
         &[FRAME_SIZE],
         "frame heads of 24 bytes",
     )?;
+    // Bones are named by 16-bit indices, 0xFFFF meaning none.
+    let bones = header.bones_num.get();
+    if bones > u32::from(NONE16) {
+        let problem = Problem::AboveMaximum {
+            value: bones.into(),
+            max: NONE16.into(),
+        };
+        let offset = offset_of!(Header, bones_num) as u64;
+        return Err(invalid("header.bones_num", offset, problem));
+    }
     limit(
         "header.bones_num",
         offset_of!(Header, bones_num),
-        header.bones_num.get().into(),
+        bones.into(),
         limits.max_bones.into(),
     )?;
     limit(

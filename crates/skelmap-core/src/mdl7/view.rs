@@ -559,8 +559,7 @@ impl<'data> Mdl7<'data> {
         let mut influences: Vec<(u16, f32)> = Vec::new();
         let mut counts = vec![0u32; self.num_vertices];
         for group in &self.groups {
-            for (bone, _, weights) in group.weights.iter().flat_map(Weights::iter) {
-                let _ = bone;
+            for (_, _, weights) in group.weights.iter().flat_map(Weights::iter) {
                 for w in weights {
                     if let Some(c) = counts.get_mut(group.first_vertex + w.index.get() as usize) {
                         *c += 1;
