@@ -16,6 +16,8 @@ const SHEET_CELLS: usize = 16;
 
 /// `export`'s switches.
 pub struct ExportArgs {
+    /// `--format`: the output's format when its extension does not say (`-o -`).
+    pub format: Option<String>,
     pub frame: Option<usize>,
     /// `--clip NAME --time SECONDS`.
     pub at: Option<(String, f32)>,
@@ -85,7 +87,15 @@ pub fn export(
     args: &ExportArgs,
     companions: &load::Companions,
 ) -> Result<ExitCode, String> {
-    let kind = extension(out);
+    let to_stdout = out == Path::new("-");
+    let kind = args.format.clone().unwrap_or_else(|| extension(out));
+    if to_stdout && !matches!(kind.as_str(), "gltf" | "obj") {
+        return Err(
+            "-o - writes text to standard output: give --format gltf or --format obj (a .glb \
+             is binary: write it to a file)"
+                .to_string(),
+        );
+    }
     if !matches!(kind.as_str(), "glb" | "gltf" | "obj") {
         return Err(format!(
             "{}: the output must end in .glb, .gltf or .obj",
@@ -93,6 +103,9 @@ pub fn export(
         ));
     }
     let model = load::open(path, companions)?;
+    if to_stdout {
+        return export_to_stdout(path, &model, &kind, args);
+    }
     let mut outputs = Outputs::new();
     outputs.read_model(path, companions, &model);
     outputs.claim(out)?;
@@ -150,6 +163,79 @@ pub fn export(
     }
     warn_replaced(&scene);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `export -o -`: the glTF (its buffer in the JSON as a base64 `data:` URI) or the OBJ
+/// (without materials, which would be files) on standard output; the line that says what was
+/// written goes to standard error.
+fn export_to_stdout(
+    path: &Path,
+    model: &Model<'_>,
+    kind: &str,
+    args: &ExportArgs,
+) -> Result<ExitCode, String> {
+    use std::io::Write;
+    let at = clip_time(path, model, args.at.as_ref())?;
+    let scene = scene_of(
+        path,
+        model,
+        args.frame,
+        at.as_ref(),
+        args.no_animations || kind == "obj",
+    )?;
+    let fail = |e: skelmap_export::Error| format!("{}: {e}", path.display());
+    let text = if kind == "gltf" {
+        let options = GltfOptions {
+            all_influences: args.all_influences,
+            no_animations: args.no_animations,
+        };
+        // The buffer is known only once written: written once to learn it, then again with
+        // it as the URI.
+        let (_, data) = gltf::to_gltf(&scene, &options, "buffer.bin").map_err(fail)?;
+        let uri = format!("data:application/octet-stream;base64,{}", base64(&data));
+        gltf::to_gltf(&scene, &options, &uri).map_err(fail)?.0
+    } else {
+        let mut text = Vec::new();
+        obj::write_obj(&scene, &mut text).map_err(fail)?;
+        text
+    };
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&text).and_then(|()| stdout.flush()) {
+        // A closed pipe is the reader's choice (`| head`), not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(format!("cannot write to standard output: {e}")),
+        Ok(()) => {}
+    }
+    anstream::eprintln!(
+        "wrote {} to standard output: {}, {}{}",
+        kind,
+        count(scene.num_vertices() as u64, "vertex", "vertices"),
+        count(scene.num_triangles() as u64, "triangle", "triangles"),
+        posed(&scene)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `bytes` in standard base64 with padding (RFC 4648 § 4).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * k)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Writes `scene` as the OBJ `out`, its materials as the `.mtl` beside it, and each decoded
@@ -513,6 +599,16 @@ pub fn batch(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_is_rfc_4648() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(&[0xff, 0xfe, 0xfd, 0x00]), "//79AA==");
+    }
 
     #[test]
     fn percent_escapes_are_decoded_when_they_make_utf8() {

@@ -166,10 +166,15 @@ enum Command {
         /// exported, in parallel, to `OUT/<its path>.glb`.
         file: PathBuf,
         /// The output: `.glb`, `.gltf` (with its `.bin` beside it) or `.obj`; a directory for
-        /// a directory of models. Folders are created; never the model or a file it is opened
-        /// with, and written atomically.
+        /// a directory of models; `-` for standard output (with `--format gltf`, its buffer
+        /// inside the JSON, or `--format obj`, without materials). Folders are created; never
+        /// the model or a file it is opened with, and written atomically.
         #[arg(short, long)]
         out: PathBuf,
+        /// The output's format where its name does not give it (`-o -`): gltf or obj (glb
+        /// is binary, for files only).
+        #[arg(long, value_parser = ["glb", "gltf", "obj"])]
+        format: Option<String>,
         /// Pose at this frame (counted from 0) instead of the bind pose.
         #[arg(long, conflicts_with = "clip")]
         frame: Option<usize>,
@@ -304,6 +309,7 @@ fn main() -> ExitCode {
         Command::Export {
             file,
             out,
+            format,
             frame,
             at,
             all_influences,
@@ -311,6 +317,7 @@ fn main() -> ExitCode {
             companions,
         } => {
             let args = export::ExportArgs {
+                format,
                 frame,
                 at: at.clip.map(|name| (name, at.time)),
                 all_influences,

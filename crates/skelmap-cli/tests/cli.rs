@@ -1414,3 +1414,41 @@ fn export_and_render_a_directory_of_models() {
     assert!(stderr(&run).contains("this is a file"), "{}", stderr(&run));
     assert_eq!(std::fs::read(models.join("tube.dpm")).unwrap(), before);
 }
+
+/// `export -o -` writes the glTF (its buffer inside, as a base64 data URI) or the OBJ to
+/// standard output, and says what it wrote on standard error.
+#[test]
+fn export_writes_text_to_standard_output() {
+    let dir = temp_dir("stdout");
+    let dpm = write_tube(&dir);
+    let d = dpm.to_str().unwrap();
+    let run = skelmap(&["export", d, "-o", "-", "--format", "obj"]);
+    assert!(run.status.success(), "{run:?}");
+    let text = stdout(&run);
+    assert!(
+        text.starts_with("# skelmap DPM export\n# bind pose\n"),
+        "{text}"
+    );
+    assert_eq!(text.lines().filter(|l| l.starts_with("v ")).count(), 136);
+    assert!(!text.contains("mtllib"), "no materials on standard output");
+    assert!(stderr(&run).contains("wrote obj to standard output: 136 vertices"));
+    let run = skelmap(&["export", d, "-o", "-", "--format", "gltf", "--frame", "2"]);
+    assert!(run.status.success(), "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+    let buffer = &json["buffers"][0];
+    let uri = buffer["uri"].as_str().unwrap();
+    let encoded = uri
+        .strip_prefix("data:application/octet-stream;base64,")
+        .unwrap();
+    // Base64 holds 3 bytes in 4 characters.
+    let length = buffer["byteLength"].as_u64().unwrap() as usize;
+    assert_eq!(encoded.len(), length.div_ceil(3) * 4);
+    assert!(!dir.join("-").exists(), "no file named -");
+    let run = skelmap(&["export", d, "-o", "-"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stderr(&run).contains("give --format gltf or --format obj"),
+        "{}",
+        stderr(&run)
+    );
+}

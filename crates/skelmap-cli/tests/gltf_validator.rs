@@ -70,6 +70,14 @@ fn every_export_passes_the_khronos_validator() {
 
     skelmap(&["demo", "-o", &o("demo")]);
     let mut outputs = vec![out.join("demo/demo.glb")];
+    // A glTF written to standard output: its buffer inside the JSON, as a data URI.
+    let piped = Command::new(env!("CARGO_BIN_EXE_skelmap"))
+        .args(["export", &o("demo/demo.dpm"), "-o", "-", "--format", "gltf"])
+        .output()
+        .unwrap();
+    assert!(piped.status.success(), "{piped:?}");
+    std::fs::write(out.join("piped.gltf"), &piped.stdout).unwrap();
+    outputs.push(out.join("piped.gltf"));
     let models = corpus_models();
     for model in &models {
         let name = model.file_name().unwrap().to_str().unwrap();
