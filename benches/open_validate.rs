@@ -141,22 +141,34 @@ fn iqm_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::Wa
             iqm.num_joints(),
             iqm.num_frames()
         );
+    }
+    format_rows(group, "iqm", &corpus, &synthetic, |bytes| {
+        Iqm::parse(bytes).expect("valid input").num_frames()
+    });
+}
+
+/// A format's rows over `corpus` and `synthetic` inputs: `<kind>/<input>` (`parse`, the
+/// format's validation) and `bytesum/<input>` beside it, then `open/<kind>_<file>`
+/// (`Model::from_bytes`, as a caller opens a file) for the corpus files.
+fn format_rows(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    kind: &str,
+    corpus: &[(String, Vec<u8>)],
+    synthetic: &[(String, Vec<u8>)],
+    parse: impl Fn(&[u8]) -> usize,
+) {
+    for (name, bytes) in corpus.iter().chain(synthetic) {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
-        group.bench_with_input(BenchmarkId::new("iqm", name), bytes, |b, bytes| {
-            b.iter(|| {
-                Iqm::parse(black_box(bytes))
-                    .expect("valid input")
-                    .num_frames()
-            })
+        group.bench_with_input(BenchmarkId::new(kind, name), bytes, |b, bytes| {
+            b.iter(|| parse(black_box(bytes)))
         });
         group.bench_with_input(BenchmarkId::new("bytesum", name), bytes, |b, bytes| {
             b.iter(|| common::byte_sum(black_box(bytes)))
         });
     }
-    // Opened as a caller opens a file, recognised from the magic.
-    for (name, bytes) in &corpus {
+    for (name, bytes) in corpus {
         group.throughput(Throughput::Bytes(bytes.len() as u64));
-        let id = format!("iqm_{name}");
+        let id = format!("{kind}_{name}");
         group.bench_with_input(BenchmarkId::new("open", &id), bytes, |b, bytes| {
             b.iter(|| {
                 Model::from_bytes(black_box(bytes))
@@ -199,30 +211,10 @@ fn mdl7_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::W
             m.bones().len(),
             m.num_frames(),
         );
-        group.throughput(Throughput::Bytes(bytes.len() as u64));
-        group.bench_with_input(BenchmarkId::new("mdl7", name), bytes, |b, bytes| {
-            b.iter(|| {
-                Mdl7::parse(black_box(bytes))
-                    .expect("valid input")
-                    .num_frames()
-            })
-        });
-        group.bench_with_input(BenchmarkId::new("bytesum", name), bytes, |b, bytes| {
-            b.iter(|| common::byte_sum(black_box(bytes)))
-        });
     }
-    // Opened as a caller opens a file, recognised from the magic.
-    for (name, bytes) in &corpus {
-        group.throughput(Throughput::Bytes(bytes.len() as u64));
-        let id = format!("mdl7_{name}");
-        group.bench_with_input(BenchmarkId::new("open", &id), bytes, |b, bytes| {
-            b.iter(|| {
-                Model::from_bytes(black_box(bytes))
-                    .expect("valid input")
-                    .num_frames()
-            })
-        });
-    }
+    format_rows(group, "mdl7", &corpus, &synthetic, |bytes| {
+        Mdl7::parse(bytes).expect("valid input").num_frames()
+    });
 }
 
 criterion_group!(benches, open_validate);
