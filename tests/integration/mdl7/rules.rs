@@ -676,6 +676,24 @@ fn every_warning_names_its_field() {
         diag.get(WarningKind::SpecLimit).map(|w| w.what),
         Some("frame.vertices_count")
     );
+    // Bone transformations in a group other than 0 are not read, and said so.
+    let mut b = demo();
+    let mut second = b.groups[0].clone();
+    second.weights = None;
+    b.groups.push(second);
+    assert_eq!(
+        warnings(&b).get(WarningKind::SpecLimit).map(|w| w.what),
+        Some("frame.transmatrix_count")
+    );
+    // A texture coordinate that is not finite: warned, with how many.
+    let mut b = demo();
+    b.groups[0].texcoords[3] = [f32::NAN, f32::INFINITY];
+    let diag = warnings(&b);
+    let texcoords = diag.get(WarningKind::NonFiniteTexcoord).unwrap();
+    assert_eq!(
+        (texcoords.what, texcoords.offset, texcoords.count),
+        ("group.texcoords", 393 + 24, 2)
+    );
     // No groups.
     let b = Builder::default();
     assert_eq!(

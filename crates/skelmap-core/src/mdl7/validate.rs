@@ -900,15 +900,9 @@ fn count_materials(
     if let Some(none) = view.parts.last_mut() {
         none.count += counts[skins + 1];
     }
-    // Parts without triangles go; a group all of one material is one range.
-    let mut k = first_part;
-    while k < view.parts.len() {
-        if view.parts[k].count == 0 {
-            view.parts.remove(k);
-        } else {
-            k += 1;
-        }
-    }
+    // Parts without triangles go (earlier groups' parts all have some); a group all of one
+    // material is one range.
+    view.parts.retain(|p| p.count > 0);
     if view.parts.len() == first_part + 1 {
         view.parts[first_part].select = None;
     }
