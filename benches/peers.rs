@@ -672,7 +672,7 @@ mod ozz {
 /// Both start from the path, so both pay for reading the file (from the page cache: the
 /// files are small and read every iteration). Neither is the same work to the vertex:
 /// skelmap validates every record and also produces normals (MDL, HMP: from the normal
-/// table; MS3D: zero, as MS3D stores corner normals), while assimp builds its scene graph,
+/// table; MS3D: zero, as MS3D stores corner normals), while assimp builds its asset graph,
 /// materials and, for MS3D, bones, and unshares vertices per triangle corner.
 ///
 /// Before timing, the bench checks that both computed the same model. assimp gives every

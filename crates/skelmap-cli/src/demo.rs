@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use glam::{Affine3A, Quat, Vec3};
+use skelmap_core::asset;
 use skelmap_core::dpm::write::Matrix3x4;
 use skelmap_core::dpm::{self, FrameDef};
 use skelmap_core::model::Pose;
@@ -14,7 +15,7 @@ use skelmap_core::pose::Interpolation;
 use skelmap_core::skin::{SimdLevel, VertexOrder};
 use skelmap_core::{Diagnostics, Error, Model, skm, synth};
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{SceneOptions, render, scene};
+use skelmap_export::render;
 
 use crate::output::Outputs;
 
@@ -146,7 +147,9 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
     check_same(&dpm, &skm)?;
 
     // glTF and a contact sheet.
-    let built = scene(&dpm, &SceneOptions::default()).map_err(|e| format!("demo: {e}"))?;
+    let built = dpm
+        .to_asset(&asset::Options::default())
+        .map_err(|e| format!("demo: {e}"))?;
     let mut glb = Vec::new();
     gltf::write_glb(&built, &GltfOptions::default(), &mut glb).map_err(|e| format!("demo: {e}"))?;
     outputs.write(&glb_path, &glb)?;
@@ -163,14 +166,11 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
         .filter(|g| g.count > 1)
         .flat_map(|g| (0..4).map(move |k| (g.first + k * g.count / 4) as usize))
         .map(|frame| {
-            scene(
-                &dpm,
-                &SceneOptions {
-                    frame: Some(frame),
-                    no_animations: true,
-                    ..SceneOptions::default()
-                },
-            )
+            dpm.to_asset(&asset::Options {
+                frame: Some(frame),
+                no_animations: true,
+                ..asset::Options::default()
+            })
         })
         .collect::<Result<_, _>>()
         .map_err(|e| format!("demo: {e}"))?;

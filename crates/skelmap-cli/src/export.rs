@@ -4,8 +4,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use skelmap_core::Model;
+use skelmap_core::asset::{self, Asset, ClipTime};
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{ClipTime, Scene, SceneOptions, obj, render, scene};
+use skelmap_export::{obj, render};
 
 use crate::load;
 use crate::output::Outputs;
@@ -25,7 +26,7 @@ pub struct ExportArgs {
     pub no_animations: bool,
 }
 
-/// The scene of `model` at `frame`, or at a time in a clip (whose animation is then the only
+/// The asset of `model` at `frame`, or at a time in a clip (whose animation is then the only
 /// one), as a one-line error.
 fn scene_of(
     path: &Path,
@@ -33,14 +34,16 @@ fn scene_of(
     frame: Option<usize>,
     at: Option<&ClipTime>,
     no_animations: bool,
-) -> Result<Scene, String> {
-    let options = SceneOptions {
+) -> Result<Asset, String> {
+    let options = asset::Options {
         frame,
         groups: at.map(|at| vec![at.clip.clone()]),
         no_animations,
         at: at.cloned(),
     };
-    scene(model, &options).map_err(|e| format!("{}: {e}", path.display()))
+    model
+        .to_asset(&options)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The clip of `model` named `name`, `seconds` into it; an error lists the clips there are.
@@ -65,9 +68,9 @@ fn clip_time(
     }
 }
 
-/// How the scene was posed, for the line that says what was written.
-fn posed(scene: &Scene) -> String {
-    match (&scene.at, scene.frame) {
+/// How the asset was posed, for the line that says what was written.
+fn posed(asset: &Asset) -> String {
+    match (&asset.at, asset.frame) {
         (Some((clip, seconds)), _) => format!(" (clip {clip} at {seconds} s)"),
         (None, Some(f)) => format!(" (frame {f})"),
         (None, None) => " (bind pose)".to_string(),
@@ -114,7 +117,7 @@ pub fn export(
         outputs.claim(&bin)?;
     }
     let at = clip_time(path, &model, args.at.as_ref())?;
-    let scene = scene_of(
+    let asset = scene_of(
         path,
         &model,
         args.frame,
@@ -130,7 +133,7 @@ pub fn export(
     match kind.as_str() {
         "glb" => {
             let mut bytes = Vec::new();
-            gltf::write_glb(&scene, &options, &mut bytes).map_err(fail)?;
+            gltf::write_glb(&asset, &options, &mut bytes).map_err(fail)?;
             outputs.write(out, &bytes)?;
         }
         "gltf" => {
@@ -138,30 +141,30 @@ pub fn export(
                 .file_name()
                 .and_then(|n| n.to_str())
                 .ok_or_else(|| format!("{}: the file name is not UTF-8", out.display()))?;
-            let (json, data) = gltf::to_gltf(&scene, &options, uri).map_err(fail)?;
+            let (json, data) = gltf::to_gltf(&asset, &options, uri).map_err(fail)?;
             outputs.write(out, &json)?;
             if !data.is_empty() {
                 outputs.write(&bin, &data)?;
             }
         }
-        _ => materials = write_obj(path, out, &scene, &mut outputs)?,
+        _ => materials = write_obj(path, out, &asset, &mut outputs)?,
     }
-    let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
-    let clips = if kind == "obj" { 0 } else { scene.clips.len() };
+    let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    let clips = if kind == "obj" { 0 } else { asset.clips.len() };
     say!(
         "wrote {}: {}, {}, {}, {}, {}{}",
         out.display(),
-        count(scene.meshes.len() as u64, "mesh", "meshes"),
-        count(scene.num_vertices() as u64, "vertex", "vertices"),
-        count(scene.num_triangles() as u64, "triangle", "triangles"),
+        count(asset.meshes.len() as u64, "mesh", "meshes"),
+        count(asset.num_vertices() as u64, "vertex", "vertices"),
+        count(asset.num_triangles() as u64, "triangle", "triangles"),
         count(joints as u64, "joint", "joints"),
         count(clips as u64, "animation", "animations"),
-        posed(&scene),
+        posed(&asset),
     );
     if let Some(line) = materials {
         say!("{line}");
     }
-    warn_replaced(&scene);
+    warn_replaced(&asset);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -176,7 +179,7 @@ fn export_to_stdout(
 ) -> Result<ExitCode, String> {
     use std::io::Write;
     let at = clip_time(path, model, args.at.as_ref())?;
-    let scene = scene_of(
+    let asset = scene_of(
         path,
         model,
         args.frame,
@@ -191,12 +194,12 @@ fn export_to_stdout(
         };
         // The buffer is known only once written: written once to learn it, then again with
         // it as the URI.
-        let (_, data) = gltf::to_gltf(&scene, &options, "buffer.bin").map_err(fail)?;
+        let (_, data) = gltf::to_gltf(&asset, &options, "buffer.bin").map_err(fail)?;
         let uri = format!("data:application/octet-stream;base64,{}", base64(&data));
-        gltf::to_gltf(&scene, &options, &uri).map_err(fail)?.0
+        gltf::to_gltf(&asset, &options, &uri).map_err(fail)?.0
     } else {
         let mut text = Vec::new();
-        obj::write_obj(&scene, &mut text).map_err(fail)?;
+        obj::write_obj(&asset, &mut text).map_err(fail)?;
         text
     };
     let mut stdout = std::io::stdout().lock();
@@ -209,9 +212,9 @@ fn export_to_stdout(
     anstream::eprintln!(
         "wrote {} to standard output: {}, {}{}",
         kind,
-        count(scene.num_vertices() as u64, "vertex", "vertices"),
-        count(scene.num_triangles() as u64, "triangle", "triangles"),
-        posed(&scene)
+        count(asset.num_vertices() as u64, "vertex", "vertices"),
+        count(asset.num_triangles() as u64, "triangle", "triangles"),
+        posed(&asset)
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -238,7 +241,7 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Writes `scene` as the OBJ `out`, its materials as the `.mtl` beside it, and each decoded
+/// Writes `asset` as the OBJ `out`, its materials as the `.mtl` beside it, and each decoded
 /// skin as `<out stem>_<material>.png` beside them. A texture the model names as a file is
 /// given by its absolute path when it is beside the model, and left out with a warning when
 /// it is not. Every file is claimed before the first is written.
@@ -246,7 +249,7 @@ fn base64(bytes: &[u8]) -> String {
 fn write_obj(
     path: &Path,
     out: &Path,
-    scene: &Scene,
+    asset: &Asset,
     outputs: &mut Outputs,
 ) -> Result<Option<String>, String> {
     let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
@@ -257,8 +260,8 @@ fn write_obj(
         .ok_or_else(|| format!("{}: the file name is not UTF-8", out.display()))?;
     let mut textures = Vec::new();
     let mut images = Vec::new();
-    for (i, material) in scene.materials.iter().enumerate() {
-        let image = material.image.and_then(|k| scene.images.get(k));
+    for (i, material) in asset.materials.iter().enumerate() {
+        let image = material.image.and_then(|k| asset.images.get(k));
         textures.push(match (image, &material.external) {
             (Some(image), _) => {
                 let name = format!("{stem}_{i}.png");
@@ -269,7 +272,7 @@ fn write_obj(
             (None, None) => None,
         });
     }
-    if !scene.materials.is_empty() {
+    if !asset.materials.is_empty() {
         outputs.claim(&mtl)?;
     }
     for (image_path, _) in &images {
@@ -284,12 +287,12 @@ fn write_obj(
         textures: &textures,
     };
     let mut text = Vec::new();
-    let with = (!scene.materials.is_empty()).then_some(&materials);
-    obj::write_obj_with(scene, with, &mut text).map_err(fail)?;
+    let with = (!asset.materials.is_empty()).then_some(&materials);
+    obj::write_obj_with(asset, with, &mut text).map_err(fail)?;
     outputs.write(out, &text)?;
     if with.is_some() {
         let mut text = Vec::new();
-        obj::write_mtl(scene, &textures, &mut text).map_err(fail)?;
+        obj::write_mtl(asset, &textures, &mut text).map_err(fail)?;
         outputs.write(&mtl, &text)?;
     }
     for (image_path, image) in &images {
@@ -353,14 +356,14 @@ fn percent_decoded(uri: &str) -> Option<String> {
 }
 
 /// Says so when the file's NaN or infinite numbers had to be replaced.
-fn warn_replaced(scene: &Scene) {
-    if scene.replaced_non_finite > 0 {
+fn warn_replaced(asset: &Asset) {
+    if asset.replaced_non_finite > 0 {
         use owo_colors::OwoColorize;
         anstream::eprintln!(
             "{} {} NaN or infinite numbers (from huge or broken values in the file) were \
              replaced by 0 or the identity",
             "warning:".yellow().bold(),
-            scene.replaced_non_finite
+            asset.replaced_non_finite
         );
     }
 }
@@ -424,22 +427,22 @@ pub fn render(
                 SHEET_CELLS + dropped
             );
         }
-        let scenes = frames
+        let assets = frames
             .iter()
             .map(|(_, f)| scene_of(path, &model, Some(*f), None, true))
             .collect::<Result<Vec<_>, _>>()?;
-        let columns = (scenes.len() as f64).sqrt().ceil() as u32;
+        let columns = (assets.len() as f64).sqrt().ceil() as u32;
         let mut image =
-            render::contact_sheet_with(&scenes, columns, size, size, view).map_err(fail)?;
+            render::contact_sheet_with(&assets, columns, size, size, view).map_err(fail)?;
         let labels: Vec<String> = frames.iter().map(|(label, _)| label.clone()).collect();
         render::label_cells(&mut image, &labels, columns, [size, size], view.background);
         (image, frames)
     } else {
         let at = clip_time(path, &model, at.as_ref())?;
-        let scene = scene_of(path, &model, frame, at.as_ref(), true)?;
-        warn_replaced(&scene);
+        let asset = scene_of(path, &model, frame, at.as_ref(), true)?;
+        warn_replaced(&asset);
         (
-            render::render_with(&scene, size, size, view).map_err(fail)?,
+            render::render_with(&asset, size, size, view).map_err(fail)?,
             Vec::new(),
         )
     };
@@ -484,7 +487,7 @@ fn sheet_frames(
         let cells = groups.iter().take(SHEET_CELLS).map(middle).collect();
         return Ok((cells, groups.len().saturating_sub(SHEET_CELLS)));
     }
-    let n = skelmap_export::build::num_frames(model);
+    let n = model.num_frames().max(1);
     let cells = n.min(SHEET_CELLS);
     let frames = (0..cells)
         .map(|k| {

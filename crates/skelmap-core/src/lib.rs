@@ -58,6 +58,7 @@
 #![deny(unsafe_code)]
 
 pub mod alias;
+pub mod asset;
 pub mod bonevert;
 mod diag;
 pub mod dpm;

@@ -1,14 +1,14 @@
 //! glTF 2.0 output (`.glb`, or `.gltf` with a `.bin` beside it), built with `gltf-json`.
 //!
-//! What a scene becomes:
+//! What an asset becomes:
 //!
-//! - **Meshes**: one glTF mesh and node per scene mesh, with `POSITION`, `NORMAL` and
+//! - **Meshes**: one glTF mesh and node per asset mesh, with `POSITION`, `NORMAL` and
 //!   `TEXCOORD_0` (`v` down, as glTF wants) and `u16`/`u32` indices.
 //! - **Materials**: metallic 0, roughness 1, the material's colour; an MDL/HMP skin becomes an
 //!   embedded PNG `baseColorTexture` (8-bit skins through a grey ramp: the game palette is not
 //!   in the file). MS3D texture file names are not followed.
 //! - **Skeleton**: one node per joint under a root node named `skelmap_root`, which is also
-//!   the skin's `skeleton` and last joint. Joint nodes carry the scene frame's local pose;
+//!   the skin's `skeleton` and last joint. Joint nodes carry the asset frame's local pose;
 //!   inverse bind matrices are the inverse model-space joint transforms of that frame (frame
 //!   0 by default, the rest pose for MS3D). Vertices with no usable influence are bound to
 //!   `skelmap_root` and stay put. Skinned mesh nodes sit at the scene root without a transform,
@@ -26,7 +26,7 @@
 //!   frame `k` minus the exported frame, and a frame group animates the mesh weights one-hot
 //!   from one frame's target to the next, so linear interpolation reproduces the runtime's
 //!   tween exactly.
-//! - **Axes**: glTF is `+Y` up. Quake-lineage scenes (`+Z` up) get a −90° rotation about `X`
+//! - **Axes**: glTF is `+Y` up. Quake-lineage assets (`+Z` up) get a −90° rotation about `X`
 //!   on `skelmap_root` (skinned) or on the mesh nodes; MS3D is already `+Y` up.
 
 use std::collections::BTreeMap;
@@ -39,10 +39,9 @@ use json::buffer::Target;
 use json::validation::{Checked, Checked::Valid, USize64};
 use json::{Accessor, Index, Node, Root};
 
-use crate::build::UNBOUND;
 use crate::render;
-use crate::scene::{ClipKeys, Scene, SceneMesh, SceneSkeleton, UpAxis};
 use crate::{Error, Result};
+use skelmap_core::asset::{self, Asset, ClipKeys, UNBOUND, UpAxis};
 
 /// Choices for the glTF writer.
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,47 +55,47 @@ pub struct GltfOptions {
 /// Name of the node above the skeleton (and of the joint unbound vertices follow).
 pub const ROOT_NODE: &str = "skelmap_root";
 
-/// The glTF JSON document of `scene` and the binary buffer it refers to (uri `bin_uri`, or
+/// The glTF JSON document of `asset` and the binary buffer it refers to (uri `bin_uri`, or
 /// none for a `.glb`).
 ///
 /// # Errors
 ///
 /// [`Error::TooLarge`] past 4 GiB of binary data; [`Error::Encode`] if a skin fails to encode.
 pub fn document(
-    scene: &Scene,
+    asset: &Asset,
     options: &GltfOptions,
     bin_uri: Option<&str>,
 ) -> Result<(Root, Vec<u8>)> {
     let mut b = Builder::default();
     b.root.asset.generator = Some(format!("skelmap-export {}", env!("CARGO_PKG_VERSION")));
-    let textures = b.textures(scene)?;
-    let materials = b.materials(scene, &textures);
+    let textures = b.textures(asset)?;
+    let materials = b.materials(asset, &textures);
     let up =
-        (scene.up != UpAxis::Y).then(|| json::scene::UnitQuaternion(scene.up.to_y_up().to_array()));
+        (asset.up != UpAxis::Y).then(|| json::scene::UnitQuaternion(asset.up.to_y_up().to_array()));
     // Joints first, so the skin can name them.
-    let joints = b.skeleton(scene, up);
+    let joints = b.skeleton(asset, up);
     let mut scene_nodes: Vec<Index<Node>> = joints.root.into_iter().collect();
     let mut mesh_nodes = Vec::new();
-    for mesh in &scene.meshes {
+    for mesh in &asset.meshes {
         if let Some(node) = b.mesh(mesh, options, &joints, &materials, up) {
             mesh_nodes.push((node, mesh.targets.len()));
             scene_nodes.push(node);
         }
     }
     if !options.no_animations {
-        b.animations(scene, &joints.nodes, &mesh_nodes);
+        b.animations(asset, &joints.nodes, &mesh_nodes);
     }
-    b.scene(scene.format, scene_nodes);
+    b.scene(asset.format, scene_nodes);
     b.finish(bin_uri)
 }
 
-/// Writes `scene` as one binary glTF (`.glb`).
+/// Writes `asset` as one binary glTF (`.glb`).
 ///
 /// # Errors
 ///
 /// As [`document`], plus [`Error::Io`] and [`Error::Encode`].
-pub fn write_glb(scene: &Scene, options: &GltfOptions, out: impl Write) -> Result<()> {
-    let (root, bin) = document(scene, options, None)?;
+pub fn write_glb(asset: &Asset, options: &GltfOptions, out: impl Write) -> Result<()> {
+    let (root, bin) = document(asset, options, None)?;
     let json = json::serialize::to_vec(&root).map_err(|e| encode("glTF JSON", e))?;
     let glb = ::gltf::binary::Glb {
         header: ::gltf::binary::Header {
@@ -114,13 +113,13 @@ pub fn write_glb(scene: &Scene, options: &GltfOptions, out: impl Write) -> Resul
     })
 }
 
-/// `scene` as a `.gltf` JSON text and the binary buffer to save beside it as `bin_uri`.
+/// `asset` as a `.gltf` JSON text and the binary buffer to save beside it as `bin_uri`.
 ///
 /// # Errors
 ///
 /// As [`document`].
-pub fn to_gltf(scene: &Scene, options: &GltfOptions, bin_uri: &str) -> Result<(Vec<u8>, Vec<u8>)> {
-    let (root, bin) = document(scene, options, Some(bin_uri))?;
+pub fn to_gltf(asset: &Asset, options: &GltfOptions, bin_uri: &str) -> Result<(Vec<u8>, Vec<u8>)> {
+    let (root, bin) = document(asset, options, Some(bin_uri))?;
     let json = json::serialize::to_vec_pretty(&root).map_err(|e| encode("glTF JSON", e))?;
     Ok((json, bin))
 }
@@ -145,7 +144,7 @@ type InfluenceSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
 
 /// Per influence set, the joints and weights of every vertex: the largest weights first,
 /// the top 4 renormalised unless every influence is kept. [`UNBOUND`] maps to `root_joint`.
-fn influence_sets(mesh: &SceneMesh, options: &GltfOptions, root_joint: u16) -> Vec<InfluenceSet> {
+fn influence_sets(mesh: &asset::Mesh, options: &GltfOptions, root_joint: u16) -> Vec<InfluenceSet> {
     let n = mesh.positions.len();
     let sets = if options.all_influences {
         mesh.influences.max_per_vertex().div_ceil(4).max(1)
@@ -194,14 +193,14 @@ struct Builder {
 }
 
 impl Builder {
-    /// One material per scene material, in order: metallic 0, roughness 1, its colour, and as
+    /// One material per asset material, in order: metallic 0, roughness 1, its colour, and as
     /// base colour texture its image (one of `textures`) or else its external file.
     fn materials(
         &mut self,
-        scene: &Scene,
+        asset: &Asset,
         textures: &[Index<json::Texture>],
     ) -> Vec<Index<json::Material>> {
-        scene
+        asset
             .materials
             .iter()
             .map(|m| {
@@ -229,10 +228,10 @@ impl Builder {
             .collect()
     }
 
-    /// The scene's skeleton, if any: its joint nodes, the root node above them (turned by
+    /// The asset's skeleton, if any: its joint nodes, the root node above them (turned by
     /// `up`) and, where some mesh has influences, the skin.
-    fn skeleton(&mut self, scene: &Scene, up: Option<json::scene::UnitQuaternion>) -> Joints {
-        let Some(skeleton) = scene.skeleton.as_ref() else {
+    fn skeleton(&mut self, asset: &Asset, up: Option<json::scene::UnitQuaternion>) -> Joints {
+        let Some(skeleton) = asset.skeleton.as_ref() else {
             return Joints::default();
         };
         let (mut nodes, roots) = self.joint_tree(skeleton);
@@ -242,7 +241,7 @@ impl Builder {
             children: (!roots.is_empty()).then_some(roots),
             ..Node::default()
         });
-        let has_meshes = scene.meshes.iter().any(|m| !m.influences.is_empty());
+        let has_meshes = asset.meshes.iter().any(|m| !m.influences.is_empty());
         let skin = has_meshes.then(|| self.skin(skeleton, &nodes, root));
         nodes.push(root);
         Joints {
@@ -254,7 +253,7 @@ impl Builder {
 
     /// One node per joint with its local pose, each under its parent; returns the nodes and
     /// those of joints without a parent.
-    fn joint_tree(&mut self, skeleton: &SceneSkeleton) -> (Vec<Index<Node>>, Vec<Index<Node>>) {
+    fn joint_tree(&mut self, skeleton: &asset::Skeleton) -> (Vec<Index<Node>>, Vec<Index<Node>>) {
         let mut joint_nodes: Vec<Index<Node>> = Vec::new();
         for joint in &skeleton.joints {
             joint_nodes.push(self.root.push(Node {
@@ -287,7 +286,7 @@ impl Builder {
     /// identity for the root.
     fn skin(
         &mut self,
-        skeleton: &SceneSkeleton,
+        skeleton: &asset::Skeleton,
         joint_nodes: &[Index<Node>],
         root: Index<Node>,
     ) -> Index<json::Skin> {
@@ -314,7 +313,7 @@ impl Builder {
     /// node skinned by `joints.skin` where the mesh has influences, else turned by `up`.
     fn mesh(
         &mut self,
-        mesh: &SceneMesh,
+        mesh: &asset::Mesh,
         options: &GltfOptions,
         joints: &Joints,
         materials: &[Index<json::Material>],
@@ -357,7 +356,7 @@ impl Builder {
     /// has one, and with `root_joint` (a skinned mesh) the influence sets.
     fn attributes(
         &mut self,
-        mesh: &SceneMesh,
+        mesh: &asset::Mesh,
         options: &GltfOptions,
         root_joint: Option<u16>,
     ) -> Attributes {
@@ -401,7 +400,7 @@ impl Builder {
     }
 
     /// Each morph target's position (with bounds) and normal offsets.
-    fn morph_targets(&mut self, mesh: &SceneMesh) -> Vec<json::mesh::MorphTarget> {
+    fn morph_targets(&mut self, mesh: &asset::Mesh) -> Vec<json::mesh::MorphTarget> {
         mesh.targets
             .iter()
             .map(|t| json::mesh::MorphTarget {
@@ -422,7 +421,7 @@ impl Builder {
             .collect()
     }
 
-    /// The default scene of `nodes`, named `name`. A model with nothing to show (no
+    /// The default glTF scene of `nodes`, named `name`. A model with nothing to show (no
     /// triangles, no joints) gets no scene at all: glTF allows a scene without nodes, but
     /// readers such as the `gltf` crate refuse one.
     fn scene(&mut self, name: &str, nodes: Vec<Index<Node>>) {
@@ -586,10 +585,10 @@ impl Builder {
         })
     }
 
-    /// Each image as an embedded PNG texture, in the scene's image order.
-    fn textures(&mut self, scene: &Scene) -> Result<Vec<Index<json::Texture>>> {
-        let sampler = (!scene.images.is_empty()).then(|| self.sampler());
-        scene
+    /// Each image as an embedded PNG texture, in the asset's image order.
+    fn textures(&mut self, asset: &Asset) -> Result<Vec<Index<json::Texture>>> {
+        let sampler = (!asset.images.is_empty()).then(|| self.sampler());
+        asset
             .images
             .iter()
             .enumerate()
@@ -618,11 +617,11 @@ impl Builder {
     /// One animation per clip: joint channels, or morph weights on the mesh nodes.
     fn animations(
         &mut self,
-        scene: &Scene,
+        asset: &Asset,
         joint_nodes: &[Index<Node>],
         mesh_nodes: &[(Index<Node>, usize)],
     ) {
-        for clip in scene.clips.iter().filter(|c| !c.is_empty()) {
+        for clip in asset.clips.iter().filter(|c| !c.is_empty()) {
             let times: Vec<[f32; 1]> = (0..clip.len()).map(|k| [k as f32 / clip.fps]).collect();
             let input = self.floats(&times, Type::Scalar, None, true);
             let mut samplers = Vec::new();

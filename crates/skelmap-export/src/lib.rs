@@ -1,8 +1,9 @@
 //! skelmap-export: glTF 2.0, Wavefront OBJ and PNG previews of skelmap models.
 //!
-//! Export is a copy by nature, so it goes through one explicit step: [`scene()`] builds a
-//! format-neutral [`Scene`] from any [`Model`](skelmap_core::Model) (meshes posed at one frame, the skeleton, materials with
-//! decoded skins, animations), and the writers consume it:
+//! Export is a copy by nature, so it goes through one explicit step:
+//! [`Model::to_asset`](skelmap_core::Model::to_asset) builds a format-neutral
+//! [`Asset`](skelmap_core::asset::Asset) (meshes posed at one frame, the skeleton, materials
+//! with decoded skins, animations), and the writers consume it, whichever reader made it:
 //!
 //! - [`gltf::write_glb`] / [`gltf::to_gltf`]: glTF 2.0 ([details](gltf));
 //! - [`obj::write_obj`]: one posed frame as OBJ, with [`obj::write_obj_with`] and
@@ -11,16 +12,16 @@
 //!   z-buffered, flat-shaded orthographic preview.
 //!
 //! ```
-//! use skelmap_core::{Model, synth};
-//! use skelmap_export::{SceneOptions, gltf};
+//! use skelmap_core::{Model, asset, synth};
+//! use skelmap_export::gltf;
 //!
 //! let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 //! let model = Model::from_bytes(&bytes)?;
-//! let scene = skelmap_export::scene(&model, &SceneOptions::default())?;
-//! assert_eq!((scene.num_vertices(), scene.clips.len()), (136, 2));
+//! let asset = model.to_asset(&asset::Options::default())?;
+//! assert_eq!((asset.num_vertices(), asset.clips.len()), (136, 2));
 //!
 //! let mut glb = Vec::new();
-//! gltf::write_glb(&scene, &gltf::GltfOptions::default(), &mut glb)?;
+//! gltf::write_glb(&asset, &gltf::GltfOptions::default(), &mut glb)?;
 //! assert_eq!(&glb[..4], b"glTF");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -28,36 +29,20 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod build;
 pub mod gltf;
 pub mod obj;
 pub mod render;
-pub mod scene;
 
-use skelmap_core::model::DeformError;
-
-pub use build::{ClipTime, SceneOptions, scene};
-pub use scene::Scene;
+use skelmap_core::asset;
 
 /// What can go wrong while exporting.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The requested frame does not exist.
-    #[error("frame {frame} is out of range: the model has {frames} frames")]
-    FrameOutOfRange {
-        /// The frame asked for.
-        frame: usize,
-        /// How many the model has.
-        frames: usize,
-    },
-    /// More joints than 16-bit joint indices can address.
-    #[error("{joints} joints do not fit 16-bit glTF joint indices")]
-    TooManyJoints {
-        /// The number of joints.
-        joints: usize,
-    },
-    /// The writer needs triangles and the scene has none (an SKP skeleton, for instance).
+    /// Building the asset failed (a frame the model lacks, too many joints or keys).
+    #[error(transparent)]
+    Asset(#[from] asset::Error),
+    /// The writer needs triangles and the asset has none (an SKP skeleton, for instance).
     #[error("the {format} model has no triangles to {what}")]
     NoGeometry {
         /// The format's name.
@@ -86,9 +71,6 @@ pub enum Error {
         /// Height asked for.
         height: u32,
     },
-    /// A skinning or morph kernel rejected a mesh (impossible for a validated model).
-    #[error(transparent)]
-    Deform(#[from] DeformError),
     /// Encoding JSON or PNG failed.
     #[error("encoding {what} failed: {message}")]
     Encode {

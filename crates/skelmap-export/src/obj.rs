@@ -2,42 +2,42 @@
 
 use std::io::Write;
 
-use crate::scene::Scene;
 use crate::{Error, Result};
+use skelmap_core::asset::Asset;
 
-/// Writes the scene's meshes at its frame: `v`, `vt` (with `v` flipped up, OBJ's convention)
+/// Writes the asset's meshes at its frame: `v`, `vt` (with `v` flipped up, OBJ's convention)
 /// and `vn` per vertex, `f` with 1-based `v/vt/vn` triples, one `o` per mesh. Coordinates
-/// stay in the model's own axes (see [`Scene::up`]).
+/// stay in the model's own axes (see [`Asset::up`]).
 ///
 /// ```
-/// use skelmap_core::{Model, synth};
-/// use skelmap_export::{SceneOptions, obj, scene};
+/// use skelmap_core::{Model, asset, synth};
+/// use skelmap_export::obj;
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Model::from_bytes(&bytes)?;
-/// let scene = scene(&model, &SceneOptions { frame: Some(2), ..Default::default() })?;
+/// let asset = model.to_asset(&asset::Options { frame: Some(2), ..Default::default() })?;
 /// let mut text = Vec::new();
-/// obj::write_obj(&scene, &mut text)?;
+/// obj::write_obj(&asset, &mut text)?;
 /// let text = String::from_utf8(text)?;
-/// assert_eq!(text.lines().filter(|l| l.starts_with("v ")).count(), scene.num_vertices());
-/// assert_eq!(text.lines().filter(|l| l.starts_with("f ")).count(), scene.num_triangles());
+/// assert_eq!(text.lines().filter(|l| l.starts_with("v ")).count(), asset.num_vertices());
+/// assert_eq!(text.lines().filter(|l| l.starts_with("f ")).count(), asset.num_triangles());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
 ///
-/// [`Error::NoGeometry`] for a scene without triangles; [`Error::Io`].
-pub fn write_obj(scene: &Scene, out: impl Write) -> Result<()> {
-    write_obj_with(scene, None, out)
+/// [`Error::NoGeometry`] for an asset without triangles; [`Error::Io`].
+pub fn write_obj(asset: &Asset, out: impl Write) -> Result<()> {
+    write_obj_with(asset, None, out)
 }
 
 /// Where an OBJ's materials are: the `.mtl` file its `mtllib` line names (relative to the
-/// OBJ), and for each of the scene's materials the texture file the `.mtl` gives it
+/// OBJ), and for each of the asset's materials the texture file the `.mtl` gives it
 /// (relative to the `.mtl`), if any.
 #[derive(Debug, Clone, Copy)]
 pub struct Materials<'a> {
     /// The `.mtl` file's name.
     pub mtllib: &'a str,
-    /// Per material of [`Scene::materials`], its texture file.
+    /// Per material of [`Asset::materials`], its texture file.
     pub textures: &'a [Option<String>],
 }
 
@@ -46,14 +46,15 @@ pub struct Materials<'a> {
 ///
 /// ```
 /// use skelmap_core::{Model, quake};
-/// use skelmap_export::{SceneOptions, obj, scene};
+/// use skelmap_core::asset;
+/// use skelmap_export::obj;
 /// let model = Model::from_vec(quake::Builder::triangle().write())?;
-/// let scene = scene(&model, &SceneOptions::default())?;
+/// let asset = model.to_asset(&asset::Options::default())?;
 /// let (mut text, mut mtl) = (Vec::new(), Vec::new());
 /// let textures = [Some("skin_0.png".to_string())];
 /// let materials = obj::Materials { mtllib: "model.mtl", textures: &textures };
-/// obj::write_obj_with(&scene, Some(&materials), &mut text)?;
-/// obj::write_mtl(&scene, &textures, &mut mtl)?;
+/// obj::write_obj_with(&asset, Some(&materials), &mut text)?;
+/// obj::write_mtl(&asset, &textures, &mut mtl)?;
 /// assert!(String::from_utf8(text)?.contains("mtllib model.mtl\n"));
 /// assert!(String::from_utf8(mtl)?.contains("map_Kd skin_0.png\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -63,19 +64,19 @@ pub struct Materials<'a> {
 ///
 /// As [`write_obj`].
 pub fn write_obj_with(
-    scene: &Scene,
+    asset: &Asset,
     materials: Option<&Materials<'_>>,
     out: impl Write,
 ) -> Result<()> {
-    if scene.num_triangles() == 0 {
+    if asset.num_triangles() == 0 {
         return Err(Error::NoGeometry {
-            format: scene.format,
+            format: asset.format,
             what: "write as OBJ",
         });
     }
     let mut out = std::io::BufWriter::new(out);
-    writeln!(out, "# skelmap {} export", scene.format)?;
-    match (&scene.at, scene.frame) {
+    writeln!(out, "# skelmap {} export", asset.format)?;
+    match (&asset.at, asset.frame) {
         (Some((clip, seconds)), _) => writeln!(out, "# clip {clip} at {seconds} s")?,
         (None, Some(f)) => writeln!(out, "# frame {f}")?,
         (None, None) => writeln!(out, "# bind pose")?,
@@ -84,11 +85,11 @@ pub fn write_obj_with(
         writeln!(out, "mtllib {}", materials.mtllib)?;
     }
     let mut base = 1usize;
-    for mesh in &scene.meshes {
+    for mesh in &asset.meshes {
         writeln!(out, "o {}", obj_name(&mesh.name))?;
-        let material = mesh.material.filter(|&m| m < scene.materials.len());
+        let material = mesh.material.filter(|&m| m < asset.materials.len());
         if let (Some(_), Some(m)) = (materials, material) {
-            writeln!(out, "usemtl {}", material_name(scene, m))?;
+            writeln!(out, "usemtl {}", material_name(asset, m))?;
         }
         for p in &mesh.positions {
             writeln!(out, "v {} {} {}", p[0], p[1], p[2])?;
@@ -117,19 +118,19 @@ pub fn write_obj_with(
     Ok(())
 }
 
-/// Writes the scene's materials as a Wavefront `.mtl`: per material a `newmtl` (its name,
+/// Writes the asset's materials as a Wavefront `.mtl`: per material a `newmtl` (its name,
 /// made unique), its colour as `Kd` (and `d` when not opaque), and `map_Kd` with its entry
 /// of `textures` when there is one.
 ///
 /// # Errors
 ///
 /// [`Error::Io`].
-pub fn write_mtl(scene: &Scene, textures: &[Option<String>], out: impl Write) -> Result<()> {
+pub fn write_mtl(asset: &Asset, textures: &[Option<String>], out: impl Write) -> Result<()> {
     let mut out = std::io::BufWriter::new(out);
-    writeln!(out, "# skelmap {} materials", scene.format)?;
-    for (i, material) in scene.materials.iter().enumerate() {
+    writeln!(out, "# skelmap {} materials", asset.format)?;
+    for (i, material) in asset.materials.iter().enumerate() {
         let [r, g, b, a] = material.base_color;
-        writeln!(out, "\nnewmtl {}", material_name(scene, i))?;
+        writeln!(out, "\nnewmtl {}", material_name(asset, i))?;
         writeln!(out, "Kd {r} {g} {b}")?;
         if a < 1.0 {
             writeln!(out, "d {a}")?;
@@ -144,10 +145,10 @@ pub fn write_mtl(scene: &Scene, textures: &[Option<String>], out: impl Write) ->
 
 /// The name of material `i` in the `.mtl`: its own, without whitespace, with `_i` appended
 /// where another material has the same name.
-fn material_name(scene: &Scene, i: usize) -> String {
-    let name = |m: &crate::scene::SceneMaterial| obj_name(&m.name);
-    let own = scene.materials.get(i).map(name).unwrap_or_default();
-    let shared = scene
+fn material_name(asset: &Asset, i: usize) -> String {
+    let name = |m: &skelmap_core::asset::Material| obj_name(&m.name);
+    let own = asset.materials.get(i).map(name).unwrap_or_default();
+    let shared = asset
         .materials
         .iter()
         .enumerate()

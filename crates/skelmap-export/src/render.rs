@@ -2,7 +2,7 @@
 //! fitted to the posed bounds.
 //!
 //! By default the camera looks from the front, right and above (in `+Y`-up terms, from
-//! direction `(1, 0.5, 0.7)`; Quake-lineage `+Z`-up scenes are turned first, so their `+X`
+//! direction `(1, 0.5, 0.7)`; Quake-lineage `+Z`-up assets are turned first, so their `+X`
 //! forward faces the viewer's left-front); a [`View`] turns it and sets the background. Every triangle is drawn from both sides with one colour:
 //! its material's colour, times its skin's texel at the triangle's centre when it has one,
 //! times `0.25 + 0.75 · |n · l|` for its face normal `n` and a light over the viewer's
@@ -10,8 +10,8 @@
 
 use glam::Vec3;
 
-use crate::scene::{RgbaImage, Scene};
 use crate::{Error, Result};
+use skelmap_core::asset::{Asset, Image};
 
 /// Most pixels one image may have (64 MiB of RGBA).
 pub const MAX_PIXELS: u64 = 1 << 24;
@@ -42,7 +42,7 @@ impl View {
         (VIEW.y / VIEW.length()).asin().to_degrees()
     }
 
-    /// The direction from the scene towards the camera, in `+Y`-up terms.
+    /// The direction from the asset towards the camera, in `+Y`-up terms.
     fn toward(&self) -> Vec3 {
         let yaw = VIEW.x.atan2(VIEW.z) + self.yaw.to_radians();
         let pitch = self.pitch.clamp(-89.0, 89.0).to_radians();
@@ -66,15 +66,15 @@ impl Default for View {
     }
 }
 
-/// One scene drawn into a `width × height` image.
+/// One asset drawn into a `width × height` image.
 ///
 /// ```
-/// use skelmap_core::{Model, synth};
-/// use skelmap_export::{SceneOptions, render, scene};
+/// use skelmap_core::{Model, asset, synth};
+/// use skelmap_export::render;
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let model = Model::from_bytes(&bytes)?;
-/// let scene = scene(&model, &SceneOptions::default())?;
-/// let image = render::render(&scene, 64, 64)?;
+/// let asset = model.to_asset(&asset::Options::default())?;
+/// let image = render::render(&asset, 64, 64)?;
 /// // Something was drawn over the background.
 /// assert!(image.rgba.chunks(4).any(|px| px != render::BACKGROUND));
 /// let png = render::encode_png(image.width, image.height, &image.rgba)?;
@@ -86,19 +86,19 @@ impl Default for View {
 ///
 /// [`Error::NoGeometry`] without triangles; [`Error::ImageSize`] for an empty or oversized
 /// image.
-pub fn render(scene: &Scene, width: u32, height: u32) -> Result<RgbaImage> {
-    render_with(scene, width, height, &View::default())
+pub fn render(asset: &Asset, width: u32, height: u32) -> Result<Image> {
+    render_with(asset, width, height, &View::default())
 }
 
 /// [`render`] seen as `view` says.
 ///
 /// ```
-/// use skelmap_core::{Model, synth};
-/// use skelmap_export::{SceneOptions, render, scene};
+/// use skelmap_core::{Model, asset, synth};
+/// use skelmap_export::render;
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
-/// let scene = scene(&Model::from_bytes(&bytes)?, &SceneOptions::default())?;
+/// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
 /// let view = render::View { yaw: 180.0, background: [255; 4], ..Default::default() };
-/// let image = render::render_with(&scene, 32, 32, &view)?;
+/// let image = render::render_with(&asset, 32, 32, &view)?;
 /// assert_eq!(image.rgba[..4], [255; 4]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -106,24 +106,24 @@ pub fn render(scene: &Scene, width: u32, height: u32) -> Result<RgbaImage> {
 /// # Errors
 ///
 /// As [`render`].
-pub fn render_with(scene: &Scene, width: u32, height: u32, view: &View) -> Result<RgbaImage> {
-    contact_sheet_with(std::slice::from_ref(scene), 1, width, height, view)
+pub fn render_with(asset: &Asset, width: u32, height: u32, view: &View) -> Result<Image> {
+    contact_sheet_with(std::slice::from_ref(asset), 1, width, height, view)
 }
 
-/// Several scenes (frames, or the first frame of each frame group) side by side, `columns`
+/// Several assets (frames, or the first frame of each frame group) side by side, `columns`
 /// per row, each in a `cell_width × cell_height` cell, all through one camera fitted to
-/// their union so motion shows. Cells are filled row by row in `scenes` order.
+/// their union so motion shows. Cells are filled row by row in `assets` order.
 ///
 /// # Errors
 ///
 /// As [`render`].
 pub fn contact_sheet(
-    scenes: &[Scene],
+    assets: &[Asset],
     columns: u32,
     cell_width: u32,
     cell_height: u32,
-) -> Result<RgbaImage> {
-    contact_sheet_with(scenes, columns, cell_width, cell_height, &View::default())
+) -> Result<Image> {
+    contact_sheet_with(assets, columns, cell_width, cell_height, &View::default())
 }
 
 /// [`contact_sheet`] seen as `view` says.
@@ -132,14 +132,14 @@ pub fn contact_sheet(
 ///
 /// As [`render`].
 pub fn contact_sheet_with(
-    scenes: &[Scene],
+    assets: &[Asset],
     columns: u32,
     cell_width: u32,
     cell_height: u32,
     view: &View,
-) -> Result<RgbaImage> {
-    let columns = columns.clamp(1, scenes.len().max(1) as u32);
-    let rows = (scenes.len() as u32).div_ceil(columns).max(1);
+) -> Result<Image> {
+    let columns = columns.clamp(1, assets.len().max(1) as u32);
+    let rows = (assets.len() as u32).div_ceil(columns).max(1);
     let (width, height) = (
         columns.saturating_mul(cell_width),
         rows.saturating_mul(cell_height),
@@ -147,20 +147,20 @@ pub fn contact_sheet_with(
     if width == 0 || height == 0 || u64::from(width) * u64::from(height) > MAX_PIXELS {
         return Err(Error::ImageSize { width, height });
     }
-    if scenes.iter().all(|s| s.num_triangles() == 0) {
+    if assets.iter().all(|s| s.num_triangles() == 0) {
         return Err(Error::NoGeometry {
-            format: scenes.first().map_or("empty", |s| s.format),
+            format: assets.first().map_or("empty", |s| s.format),
             what: "render",
         });
     }
-    let camera = Camera::fit(scenes, cell_width, cell_height, view.toward());
+    let camera = Camera::fit(assets, cell_width, cell_height, view.toward());
     let mut image = Canvas::new(width, height, view.background);
-    for (i, scene) in scenes.iter().enumerate() {
+    for (i, asset) in assets.iter().enumerate() {
         let i = i as u32;
         let origin = [(i % columns) * cell_width, (i / columns) * cell_height];
-        image.draw(scene, &camera, origin, [cell_width, cell_height]);
+        image.draw(asset, &camera, origin, [cell_width, cell_height]);
     }
-    Ok(RgbaImage {
+    Ok(Image {
         width,
         height,
         rgba: image.rgba,
@@ -173,18 +173,18 @@ pub fn contact_sheet_with(
 /// dark one. Other characters are drawn as `?`; text past a cell's edge is cut.
 ///
 /// ```
-/// use skelmap_core::{Model, synth};
-/// use skelmap_export::{SceneOptions, render, scene};
+/// use skelmap_core::{Model, asset, synth};
+/// use skelmap_export::render;
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
-/// let scene = scene(&Model::from_bytes(&bytes)?, &SceneOptions::default())?;
-/// let mut sheet = render::contact_sheet(&[scene], 1, 64, 64)?;
+/// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+/// let mut sheet = render::contact_sheet(&[asset], 1, 64, 64)?;
 /// let before = sheet.rgba.clone();
 /// render::label_cells(&mut sheet, &["walk".to_string()], 1, [64, 64], render::BACKGROUND);
 /// assert_ne!(sheet.rgba, before);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn label_cells(
-    image: &mut RgbaImage,
+    image: &mut Image,
     labels: &[String],
     columns: u32,
     [cell_width, cell_height]: [u32; 2],
@@ -271,15 +271,15 @@ struct Camera {
 }
 
 impl Camera {
-    fn fit(scenes: &[Scene], width: u32, height: u32, toward: Vec3) -> Camera {
+    fn fit(assets: &[Asset], width: u32, height: u32, toward: Vec3) -> Camera {
         let toward = toward.normalize();
         let right = Vec3::Y.cross(toward).normalize();
         let up = toward.cross(right);
         let mut lo = [f32::INFINITY; 2];
         let mut hi = [f32::NEG_INFINITY; 2];
-        for scene in scenes {
-            let q = scene.up.to_y_up();
-            for p in scene.meshes.iter().flat_map(|m| m.positions.iter()) {
+        for asset in assets {
+            let q = asset.up.to_y_up();
+            for p in asset.meshes.iter().flat_map(|m| m.positions.iter()) {
                 let p = q * Vec3::from(*p);
                 if p.is_finite() {
                     let s = [p.dot(right), p.dot(up)];
@@ -323,17 +323,17 @@ impl Canvas {
         }
     }
 
-    /// Draws `scene` into the cell at `origin` of size `size`.
-    fn draw(&mut self, scene: &Scene, camera: &Camera, origin: [u32; 2], size: [u32; 2]) {
-        let q = scene.up.to_y_up();
+    /// Draws `asset` into the cell at `origin` of size `size`.
+    fn draw(&mut self, asset: &Asset, camera: &Camera, origin: [u32; 2], size: [u32; 2]) {
+        let q = asset.up.to_y_up();
         let light = (camera.toward + Vec3::new(0.0, 0.8, 0.0) + 0.3 * camera.right).normalize();
         let half = [size[0] as f32 / 2.0, size[1] as f32 / 2.0];
-        for mesh in &scene.meshes {
-            let material = mesh.material.and_then(|m| scene.materials.get(m));
+        for mesh in &asset.meshes {
+            let material = mesh.material.and_then(|m| asset.materials.get(m));
             let base = material.map_or([0.8, 0.8, 0.8, 1.0], |m| m.base_color);
             let image = material
                 .and_then(|m| m.image)
-                .and_then(|i| scene.images.get(i));
+                .and_then(|i| asset.images.get(i));
             let points: Vec<Vec3> = mesh.positions.iter().map(|p| q * Vec3::from(*p)).collect();
             for tri in &mesh.triangles {
                 let Some(corners) = tri
@@ -416,7 +416,7 @@ impl Canvas {
 }
 
 /// The texel under `uv` (wrapping, nearest).
-fn sample(image: &RgbaImage, uv: [f32; 2]) -> [u8; 4] {
+fn sample(image: &Image, uv: [f32; 2]) -> [u8; 4] {
     let wrap = |t: f32, n: u32| {
         let t = if t.is_finite() {
             t.rem_euclid(1.0)

@@ -7,11 +7,12 @@ use skelmap_core::Parse;
 use std::path::PathBuf;
 
 use glam::{Mat4, Quat, Vec3};
+use skelmap_core::asset::{self, Asset};
 use skelmap_core::dpm::Dpm;
 use skelmap_core::skm::convert;
 use skelmap_core::{Diagnostics, Limits, Model, Source, synth};
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{Error, Scene, SceneOptions, obj, render, scene};
+use skelmap_export::{Error, obj, render};
 
 /// The files of corpus folder `sub`, or `None` (with a message) when absent (see
 /// `skelmap_testkit`).
@@ -23,21 +24,19 @@ fn tube_bytes() -> Vec<u8> {
     synth::tube(&synth::TubeParams::default()).write().unwrap()
 }
 
-fn glb(scene: &Scene, options: &GltfOptions) -> Vec<u8> {
+fn glb(asset: &Asset, options: &GltfOptions) -> Vec<u8> {
     let mut out = Vec::new();
-    gltf::write_glb(scene, options, &mut out).unwrap();
+    gltf::write_glb(asset, options, &mut out).unwrap();
     out
 }
 
-fn at(model: &Model<'_>, frame: Option<usize>) -> Scene {
-    scene(
-        model,
-        &SceneOptions {
+fn at(model: &Model<'_>, frame: Option<usize>) -> Asset {
+    model
+        .to_asset(&asset::Options {
             frame,
-            ..SceneOptions::default()
-        },
-    )
-    .unwrap()
+            ..asset::Options::default()
+        })
+        .unwrap()
 }
 
 /// A glTF file as data: per mesh node its vertices evaluated at animation key `key` of
@@ -158,15 +157,15 @@ fn evaluate(bytes: &[u8], animation: Option<(usize, usize)>) -> Evaluated {
     Evaluated { meshes }
 }
 
-/// The largest distance between the evaluated glTF and the runtime's posed scene (turned
+/// The largest distance between the evaluated glTF and the runtime's posed asset (turned
 /// into glTF axes), relative to the model's size.
-fn deviation(evaluated: &Evaluated, scene: &Scene) -> f32 {
-    let turn = scene.up.to_y_up();
-    let (lo, hi) = scene.bounds().unwrap();
+fn deviation(evaluated: &Evaluated, asset: &Asset) -> f32 {
+    let turn = asset.up.to_y_up();
+    let (lo, hi) = asset.bounds().unwrap();
     let size = (Vec3::from(hi) - Vec3::from(lo)).length().max(1e-6);
     let mut worst = 0.0f32;
-    assert_eq!(evaluated.meshes.len(), scene.meshes.len());
-    for (e, m) in evaluated.meshes.iter().zip(&scene.meshes) {
+    assert_eq!(evaluated.meshes.len(), asset.meshes.len());
+    for (e, m) in evaluated.meshes.iter().zip(&asset.meshes) {
         assert_eq!(e.len(), m.positions.len());
         for (p, q) in e.iter().zip(&m.positions) {
             worst = worst.max((*p - turn * Vec3::from(*q)).length());
@@ -179,8 +178,8 @@ fn deviation(evaluated: &Evaluated, scene: &Scene) -> f32 {
 fn glb_of_the_tube_reads_back_with_its_counts() {
     let bytes = tube_bytes();
     let model = Model::from_bytes(&bytes).unwrap();
-    let scene = at(&model, None);
-    let glb = glb(&scene, &GltfOptions::default());
+    let asset = at(&model, None);
+    let glb = glb(&asset, &GltfOptions::default());
     let doc = ::gltf::Gltf::from_slice(&glb).unwrap();
     // 4 bones + skelmap_root + 1 mesh node.
     assert_eq!(doc.nodes().count(), 6);
@@ -210,18 +209,18 @@ fn glb_of_the_tube_reads_back_with_its_counts() {
 fn gltf_evaluated_at_every_key_matches_the_runtime_pose_of_the_tube() {
     let bytes = tube_bytes();
     let model = Model::from_bytes(&bytes).unwrap();
-    let scene = at(&model, None);
+    let asset = at(&model, None);
     let all = glb(
-        &scene,
+        &asset,
         &GltfOptions {
             all_influences: true,
             ..GltfOptions::default()
         },
     );
     // The tube has up to 3 influences per vertex, so the top 4 are all of them.
-    assert_eq!(glb(&scene, &GltfOptions::default()), all);
-    assert!(deviation(&evaluate(&all, None), &scene) < 1e-5);
-    for (a, clip) in scene.clips.iter().enumerate() {
+    assert_eq!(glb(&asset, &GltfOptions::default()), all);
+    assert!(deviation(&evaluate(&all, None), &asset) < 1e-5);
+    for (a, clip) in asset.clips.iter().enumerate() {
         for key in 0..clip.len() {
             let frame = clip.first as usize + key;
             let d = deviation(&evaluate(&all, Some((a, key))), &at(&model, Some(frame)));
@@ -256,19 +255,19 @@ fn corpus_dpm_gltf_reproduces_the_runtime_pose() {
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
         let model = Model::from_bytes(&bytes).unwrap();
-        let scene = at(&model, None);
+        let asset = at(&model, None);
         let all = glb(
-            &scene,
+            &asset,
             &GltfOptions {
                 all_influences: true,
                 ..GltfOptions::default()
             },
         );
         // The bind pose is the exported positions themselves.
-        assert!(deviation(&evaluate(&all, None), &scene) < 1e-5);
+        assert!(deviation(&evaluate(&all, None), &asset) < 1e-5);
         // Every animation's middle key against the runtime's frame.
         let mut worst = 0.0f32;
-        for (a, clip) in scene.clips.iter().enumerate() {
+        for (a, clip) in asset.clips.iter().enumerate() {
             let key = clip.len() / 2;
             let d = deviation(
                 &evaluate(&all, Some((a, key))),
@@ -293,10 +292,10 @@ fn corpus_mdl_and_hmp_morph_targets_reproduce_every_frame() {
         let Ok(model) = Model::from_bytes(&bytes) else {
             continue; // MDL2 is refused by design.
         };
-        let scene = at(&model, None);
-        let file = glb(&scene, &GltfOptions::default());
-        assert!(deviation(&evaluate(&file, None), &scene) < 1e-5);
-        for (a, clip) in scene.clips.iter().enumerate() {
+        let asset = at(&model, None);
+        let file = glb(&asset, &GltfOptions::default());
+        assert!(deviation(&evaluate(&file, None), &asset) < 1e-5);
+        for (a, clip) in asset.clips.iter().enumerate() {
             for key in [0, clip.len() - 1] {
                 let frame = clip.first as usize + key;
                 let d = deviation(&evaluate(&file, Some((a, key))), &at(&model, Some(frame)));
@@ -319,10 +318,10 @@ fn iqm_gltf_reproduces_the_runtime_pose_with_scale() {
         if model.num_meshes() == 0 {
             continue;
         }
-        let scene = at(&model, None);
-        let file = glb(&scene, &GltfOptions::default());
-        assert!(deviation(&evaluate(&file, None), &scene) < 1e-5, "{name}");
-        for (a, clip) in scene.clips.iter().enumerate() {
+        let asset = at(&model, None);
+        let file = glb(&asset, &GltfOptions::default());
+        assert!(deviation(&evaluate(&file, None), &asset) < 1e-5, "{name}");
+        for (a, clip) in asset.clips.iter().enumerate() {
             for key in [0, clip.len() / 2, clip.len() - 1] {
                 let posed = at(&model, Some(clip.first as usize + key));
                 scaled += usize::from(posed.skeleton.as_ref().is_some_and(|s| {
@@ -344,10 +343,10 @@ fn corpus_ms3d_gltf_reproduces_the_runtime_pose() {
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
         let model = Model::from_bytes(&bytes).unwrap();
-        let scene = at(&model, None);
-        let file = glb(&scene, &GltfOptions::default());
-        assert!(deviation(&evaluate(&file, None), &scene) < 1e-5);
-        for (a, clip) in scene.clips.iter().enumerate() {
+        let asset = at(&model, None);
+        let file = glb(&asset, &GltfOptions::default());
+        assert!(deviation(&evaluate(&file, None), &asset) < 1e-5);
+        for (a, clip) in asset.clips.iter().enumerate() {
             let key = clip.len() / 2;
             let d = deviation(
                 &evaluate(&file, Some((a, key))),
@@ -367,16 +366,16 @@ fn top_four_influences_are_renormalised() {
         .find(|p| p.ends_with("xon_monsters_nanomage_lod2.dpm"))
         .unwrap();
     let bytes = std::fs::read(path).unwrap();
-    let scene = at(&Model::from_bytes(&bytes).unwrap(), None);
-    let most = scene
+    let asset = at(&Model::from_bytes(&bytes).unwrap(), None);
+    let most = asset
         .meshes
         .iter()
         .map(|m| m.influences.max_per_vertex())
         .max()
         .unwrap();
-    let top4 = glb(&scene, &GltfOptions::default());
+    let top4 = glb(&asset, &GltfOptions::default());
     let all = glb(
-        &scene,
+        &asset,
         &GltfOptions {
             all_influences: true,
             ..GltfOptions::default()
@@ -404,8 +403,8 @@ fn top_four_influences_are_renormalised() {
 #[test]
 fn gltf_text_refers_to_its_bin() {
     let bytes = tube_bytes();
-    let scene = at(&Model::from_bytes(&bytes).unwrap(), None);
-    let (json, bin) = gltf::to_gltf(&scene, &GltfOptions::default(), "tube.bin").unwrap();
+    let asset = at(&Model::from_bytes(&bytes).unwrap(), None);
+    let (json, bin) = gltf::to_gltf(&asset, &GltfOptions::default(), "tube.bin").unwrap();
     let doc = ::gltf::Gltf::from_slice(&json).unwrap();
     let buffer = doc.buffers().next().unwrap();
     assert_eq!(buffer.length(), bin.len());
@@ -418,16 +417,16 @@ fn gltf_text_refers_to_its_bin() {
 #[test]
 fn obj_has_one_line_per_vertex_and_face() {
     let bytes = tube_bytes();
-    let scene = at(&Model::from_bytes(&bytes).unwrap(), Some(4));
+    let asset = at(&Model::from_bytes(&bytes).unwrap(), Some(4));
     let mut out = Vec::new();
-    obj::write_obj(&scene, &mut out).unwrap();
+    obj::write_obj(&asset, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     let count = |prefix: &str| text.lines().filter(|l| l.starts_with(prefix)).count();
     assert_eq!((count("v "), count("vt "), count("vn ")), (136, 136, 136));
     assert_eq!(count("f "), 256);
     assert!(text.contains("# frame 4"));
     // The first vertex is the posed one, printed exactly.
-    let p = scene.meshes[0].positions[0];
+    let p = asset.meshes[0].positions[0];
     assert!(text.contains(&format!("v {} {} {}\n", p[0], p[1], p[2])));
 }
 
@@ -440,7 +439,7 @@ fn render_draws_the_model_inside_the_frame_and_a_sheet_has_its_cells() {
         (image.width, image.height, image.rgba.len()),
         (96, 64, 96 * 64 * 4)
     );
-    let drawn = |img: &skelmap_export::scene::RgbaImage, x0: u32, x1: u32| {
+    let drawn = |img: &skelmap_core::asset::Image, x0: u32, x1: u32| {
         (0..img.height)
             .flat_map(|y| (x0..x1).map(move |x| (x, y)))
             .filter(|&(x, y)| {
@@ -456,8 +455,8 @@ fn render_draws_the_model_inside_the_frame_and_a_sheet_has_its_cells() {
         image.rgba[i..i + 4] == render::BACKGROUND
     });
     assert!(border);
-    let scenes: Vec<Scene> = (0..3).map(|f| at(&model, Some(f))).collect();
-    let sheet = render::contact_sheet(&scenes, 2, 40, 30).unwrap();
+    let assets: Vec<Asset> = (0..3).map(|f| at(&model, Some(f))).collect();
+    let sheet = render::contact_sheet(&assets, 2, 40, 30).unwrap();
     assert_eq!((sheet.width, sheet.height), (80, 60));
     let png = render::encode_png(sheet.width, sheet.height, &sheet.rgba).unwrap();
     let decoder = png::Decoder::new(std::io::Cursor::new(png));
@@ -469,17 +468,15 @@ fn render_draws_the_model_inside_the_frame_and_a_sheet_has_its_cells() {
 fn errors_name_what_went_wrong() {
     let bytes = tube_bytes();
     let model = Model::from_bytes(&bytes).unwrap();
-    let err = scene(
-        &model,
-        &SceneOptions {
+    let err = &model
+        .to_asset(&asset::Options {
             frame: Some(9),
-            ..SceneOptions::default()
-        },
-    )
-    .unwrap_err();
+            ..asset::Options::default()
+        })
+        .unwrap_err();
     assert!(matches!(
         err,
-        Error::FrameOutOfRange {
+        asset::Error::FrameOutOfRange {
             frame: 9,
             frames: 9
         }
@@ -492,17 +489,17 @@ fn errors_name_what_went_wrong() {
     let c = convert::from_dpm(&Dpm::parse(&bytes).unwrap(), &mut Diagnostics::new());
     let skp = c.skp.write().unwrap();
     let skp_model = Model::from_bytes(&skp).unwrap();
-    let scene = at(&skp_model, None);
+    let asset = at(&skp_model, None);
     assert!(matches!(
-        render::render(&scene, 8, 8),
+        render::render(&asset, 8, 8),
         Err(Error::NoGeometry { format: "SKP", .. })
     ));
     assert!(matches!(
-        obj::write_obj(&scene, Vec::new()),
+        obj::write_obj(&asset, Vec::new()),
         Err(Error::NoGeometry { .. })
     ));
     // ... but still exports as glTF: nodes and animations, no skin.
-    let doc = ::gltf::Gltf::from_slice(&glb(&scene, &GltfOptions::default())).unwrap();
+    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &GltfOptions::default())).unwrap();
     assert_eq!((doc.skins().count(), doc.animations().count()), (0, 2));
     // A lone SKM is no model: it needs its skeleton.
     let skm = c.skm.write().unwrap();
@@ -534,25 +531,25 @@ fn overflowing_poses_used_to_write_null_into_the_gltf_json() {
         &Limits::DEFAULT,
     )
     .unwrap();
-    let scene = at(&model, None);
-    assert!(scene.replaced_non_finite > 0);
-    let file = glb(&scene, &GltfOptions::default());
+    let asset = at(&model, None);
+    assert!(asset.replaced_non_finite > 0);
+    let file = glb(&asset, &GltfOptions::default());
     let doc = ::gltf::Gltf::from_slice(&file).unwrap();
     assert_eq!(doc.nodes().count(), 6);
     assert!(!String::from_utf8_lossy(&file).contains("null"));
 }
 
-/// Regression (fuzz target `export`, seed `crash-export-scene-without-nodes.ms3d`): an MS3D
-/// with neither triangles nor joints was written with a glTF scene listing no nodes, which
+/// Regression (fuzz target `export`, seed `crash-export-asset-without-nodes.ms3d`): an MS3D
+/// with neither triangles nor joints was written with a glTF asset listing no nodes, which
 /// the spec allows but the `gltf` crate refuses to read ("missing field `nodes`"). Such a
-/// file now gets no scene at all.
+/// file now gets no asset at all.
 #[test]
 fn a_model_with_nothing_to_show_used_to_get_an_unreadable_empty_scene() {
     let bytes = skelmap_core::ms3d::Builder::default().write().unwrap(); // nothing at all
     let model = Model::from_bytes(&bytes).unwrap();
-    let scene = at(&model, None);
-    assert_eq!((scene.num_triangles(), scene.skeleton.is_none()), (0, true));
-    let doc = ::gltf::Gltf::from_slice(&glb(&scene, &GltfOptions::default())).unwrap();
+    let asset = at(&model, None);
+    assert_eq!((asset.num_triangles(), asset.skeleton.is_none()), (0, true));
+    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &GltfOptions::default())).unwrap();
     assert_eq!((doc.scenes().count(), doc.nodes().count()), (0, 0));
 }
 
@@ -580,16 +577,10 @@ fn an_animation_past_the_key_budget_is_refused() {
     }
     .write();
     let model = Model::from_bytes(&mdl).unwrap();
-    assert_eq!(skelmap_export::build::MAX_CLIP_KEYS, 4_194_304);
-    let err = scene(&model, &SceneOptions::default()).unwrap_err();
+    assert_eq!(asset::MAX_CLIP_KEYS, 4_194_304);
+    let err = model.to_asset(&asset::Options::default()).unwrap_err();
     assert!(
-        matches!(
-            err,
-            Error::TooLarge {
-                size: 4_198_401,
-                ..
-            }
-        ),
+        matches!(err, asset::Error::TooManyKeys { keys: 4_198_401 }),
         "{err:?}"
     );
     assert_eq!(
@@ -597,19 +588,17 @@ fn an_animation_past_the_key_budget_is_refused() {
         "the animation (frames × joints or morph targets) is too large: 4198401 keys"
     );
     // Without animations there are no morph targets and nothing to refuse.
-    let scene = at_options(&model, true);
-    assert!(scene.meshes[0].targets.is_empty() && scene.clips.is_empty());
+    let asset = at_options(&model, true);
+    assert!(asset.meshes[0].targets.is_empty() && asset.clips.is_empty());
 }
 
-fn at_options(model: &Model<'_>, no_animations: bool) -> Scene {
-    scene(
-        model,
-        &SceneOptions {
+fn at_options(model: &Model<'_>, no_animations: bool) -> Asset {
+    model
+        .to_asset(&asset::Options {
             no_animations,
-            ..SceneOptions::default()
-        },
-    )
-    .unwrap()
+            ..asset::Options::default()
+        })
+        .unwrap()
 }
 
 /// An HMP7 skin that names an external texture becomes an image URI relative to the model
@@ -640,11 +629,11 @@ fn external_skin_names_become_relative_image_uris() {
     };
     let uri_of = |bytes: &[u8]| {
         let model = Model::from_bytes(bytes).unwrap();
-        let scene = scene(&model, &SceneOptions::default()).unwrap();
-        let (json, _) = gltf::to_gltf(&scene, &GltfOptions::default(), "x.bin").unwrap();
+        let asset = model.to_asset(&asset::Options::default()).unwrap();
+        let (json, _) = gltf::to_gltf(&asset, &GltfOptions::default(), "x.bin").unwrap();
         let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
         (
-            scene.materials[0].external.clone(),
+            asset.materials[0].external.clone(),
             doc["images"][0]["uri"].as_str().map(str::to_owned),
         )
     };

@@ -1,10 +1,11 @@
-//! The `export` fuzz target's harness: every model that opens is turned into scenes (bind
+//! The `export` fuzz target's harness: every model that opens is turned into assets (bind
 //! pose, first, last and one-past-the-last frame) and written as glTF, OBJ and a tiny PNG, with
-//! the scene's invariants checked. Also replayed by skelmap-export's tests.
+//! the asset's invariants checked. Also replayed by skelmap-export's tests.
 
 use skelmap_core::Model;
+use skelmap_core::asset::{self, Asset};
 use skelmap_export::gltf::{self, GltfOptions};
-use skelmap_export::{Error, Scene, SceneOptions, obj, render, scene};
+use skelmap_export::{obj, render};
 
 /// Opens `data` as any format and drives the exporters over it.
 pub fn export(data: &[u8]) {
@@ -13,47 +14,47 @@ pub fn export(data: &[u8]) {
     }
 }
 
-/// Scenes at the bind pose and at frames 0, last and one past the last, each written out.
+/// Assets at the bind pose and at frames 0, last and one past the last, each written out.
 pub fn drive(model: &Model<'_>) {
-    let frames = skelmap_export::build::num_frames(model);
+    let frames = model.num_frames().max(1);
     for frame in [None, Some(0), Some(frames.saturating_sub(1)), Some(frames)] {
-        let options = SceneOptions {
+        let options = asset::Options {
             frame,
-            ..SceneOptions::default()
+            ..asset::Options::default()
         };
-        match scene(model, &options) {
-            Ok(scene) => {
+        match model.to_asset(&options) {
+            Ok(asset) => {
                 assert!(
                     frame.is_none_or(|f| f < frames),
                     "frame {frame:?} of {frames}"
                 );
-                check(&scene);
+                check(&asset);
                 let mut glb = Vec::new();
                 let all = GltfOptions {
                     all_influences: true,
                     ..GltfOptions::default()
                 };
-                if gltf::write_glb(&scene, &all, &mut glb).is_ok()
+                if gltf::write_glb(&asset, &all, &mut glb).is_ok()
                     && let Err(e) = ::gltf::Gltf::from_slice(&glb)
                 {
                     panic!("unreadable GLB: {e}");
                 }
-                let _ = obj::write_obj(&scene, std::io::sink());
-                if let Ok(image) = render::render(&scene, 16, 16) {
+                let _ = obj::write_obj(&asset, std::io::sink());
+                if let Ok(image) = render::render(&asset, 16, 16) {
                     assert_eq!(image.rgba.len(), 16 * 16 * 4);
                 }
             }
-            Err(Error::FrameOutOfRange { .. }) => assert_eq!(frame, Some(frames)),
-            Err(Error::TooLarge { .. } | Error::TooManyJoints { .. }) => {}
-            Err(e) => panic!("export of a validated model failed: {e}"),
+            Err(asset::Error::FrameOutOfRange { .. }) => assert_eq!(frame, Some(frames)),
+            Err(asset::Error::TooManyKeys { .. } | asset::Error::TooManyJoints { .. }) => {}
+            Err(e) => panic!("the asset of a validated model failed: {e}"),
         }
     }
 }
 
-/// What every scene promises its writers.
-fn check(scene: &Scene) {
-    let joints = scene.skeleton.as_ref().map_or(0, |s| s.joints.len());
-    for mesh in &scene.meshes {
+/// What every asset promises its writers.
+fn check(asset: &Asset) {
+    let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    for mesh in &asset.meshes {
         let n = mesh.positions.len();
         assert_eq!(mesh.normals.len(), n);
         assert!(mesh.uvs.as_ref().is_none_or(|u| u.len() == n));
@@ -69,7 +70,7 @@ fn check(scene: &Scene) {
                 let sum: f32 = inf.iter().map(|(_, w)| w).sum();
                 assert!((sum - 1.0).abs() < 1e-3, "weights sum to {sum}");
                 assert!(inf.iter().all(|&(j, _)| {
-                    usize::from(j) < joints || j == skelmap_export::build::UNBOUND
+                    usize::from(j) < joints || j == skelmap_core::asset::UNBOUND
                 }));
             }
         }

@@ -35,6 +35,7 @@
 //! ```
 
 mod any;
+mod asset;
 pub mod convert;
 mod deform;
 mod mesh;

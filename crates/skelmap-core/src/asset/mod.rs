@@ -1,13 +1,89 @@
-//! The format-neutral scene every writer consumes: meshes posed at one frame, the skeleton
-//! they are bound to, materials with decoded skins, and the animations.
+//! The asset: one owned, format-neutral model in memory, the single explicit copy that
+//! exporting and converting need.
 //!
-//! A scene is an explicit copy of the parts of a model an exporter needs (positions, normals,
-//! texture coordinates, influences), so building one costs O(vertices); the model's views stay
-//! zero-copy.
+//! Every reader gives one ([`Model::to_asset`](crate::model::Model::to_asset); glTF through
+//! `skelmap-author`), and every writer takes one (glTF, OBJ and PNG in `skelmap-export`; each
+//! format's `from_asset` in its `write.rs`). It holds:
+//!
+//! - a [`Skeleton`]: joint names, parents, parent-relative transforms with scale, and the
+//!   model-space transform each vertex is bound with; [`Skeleton::attachments`] lists joints
+//!   kept though no vertex uses them;
+//! - [`Mesh`]es: positions, normals, texture coordinates, colours, triangles, any number of
+//!   [`Influences`] per vertex, a [`Material`] with its decoded [`Image`] or texture file, and
+//!   [`MorphTarget`]s (vertex-animation frames);
+//! - [`Clip`]s: name, rate, loop, and per-joint keys or morph targets per frame.
+//!
+//! Building one costs O(vertices + frames × joints); the model's views stay zero-copy. The
+//! meshes are posed at one frame ([`Options::frame`], the bind pose unless asked), and the
+//! skeleton's [`Joint::world`] is the transform at that frame: the meshes' bind.
 
 use glam::{Affine3A, Quat, Vec3};
 
-/// The up axis of a scene's coordinates.
+use crate::view::DeformError;
+use crate::pose::framegroups::FrameGroup;
+
+/// The joint index [`Influences`] use for "bound to no joint: stays where the asset put it".
+pub const UNBOUND: u16 = u16::MAX;
+
+/// Most animation keys an asset holds, over every clip: frames × joints (4 Mi keys are
+/// 112 MiB), or frames × morph targets for vertex animation.
+pub const MAX_CLIP_KEYS: u64 = 1 << 22;
+
+/// What can go wrong while building an asset.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The requested frame does not exist.
+    #[error("frame {frame} is out of range: the model has {frames} frames")]
+    FrameOutOfRange {
+        /// The frame asked for.
+        frame: usize,
+        /// How many the model has.
+        frames: usize,
+    },
+    /// More joints than 16-bit joint indices can address.
+    #[error("{joints} joints do not fit 16-bit joint indices")]
+    TooManyJoints {
+        /// The number of joints.
+        joints: usize,
+    },
+    /// The animation would hold more than [`MAX_CLIP_KEYS`] keys.
+    #[error("the animation (frames × joints or morph targets) is too large: {keys} keys")]
+    TooManyKeys {
+        /// Keys it would hold.
+        keys: u64,
+    },
+    /// A skinning or morph kernel rejected a mesh (impossible for a validated model).
+    #[error(transparent)]
+    Deform(#[from] DeformError),
+}
+
+/// What [`Model::to_asset`](crate::model::Model::to_asset) builds.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The frame to pose the meshes at; `None` is the bind pose (frame 0 for DPM, SKM, MDL
+    /// and HMP; the joints' rest pose for MS3D).
+    pub frame: Option<usize>,
+    /// Frame groups replacing the model's clips. Groups reaching past the last frame are cut.
+    pub groups: Option<Vec<FrameGroup>>,
+    /// Build no clips, and so no MDL/HMP morph targets either (posing and bounds only).
+    pub no_animations: bool,
+    /// Pose the meshes `seconds` into a clip as a game plays it
+    /// ([`Model::pose_clip`](crate::model::Model::pose_clip), looping as the clip does)
+    /// instead of at [`frame`](Options::frame).
+    pub at: Option<ClipTime>,
+}
+
+/// A time in a clip: where [`Options::at`] poses an asset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipTime {
+    /// The clip (one of the model's clips, or any run of its frames).
+    pub clip: FrameGroup,
+    /// Seconds from the clip's start.
+    pub seconds: f32,
+}
+
+/// The up axis of an asset's coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UpAxis {
     /// Quake lineage (DPM, SKM, MDL, HMP, SL): `+Z` up, `+X` forward.
@@ -28,24 +104,24 @@ impl UpAxis {
     }
 }
 
-/// A model ready to export: everything in the model's own coordinates and units.
+/// A model in memory: everything in the model's own coordinates and units.
 #[derive(Debug, Clone)]
-pub struct Scene {
+pub struct Asset {
     /// The format's short name (`"DPM"`, `"MDL"` …).
     pub format: &'static str,
-    /// Which axis points up in [`Scene::meshes`] and [`Scene::skeleton`].
+    /// Which axis points up in [`Asset::meshes`] and [`Asset::skeleton`].
     pub up: UpAxis,
-    /// The meshes, posed at the frame the scene was built for.
-    pub meshes: Vec<SceneMesh>,
-    /// Materials, referenced by [`SceneMesh::material`].
-    pub materials: Vec<SceneMaterial>,
-    /// Decoded images, referenced by [`SceneMaterial::image`].
-    pub images: Vec<RgbaImage>,
+    /// The meshes, posed at the frame the asset was built for.
+    pub meshes: Vec<Mesh>,
+    /// Materials, referenced by [`Mesh::material`].
+    pub materials: Vec<Material>,
+    /// Decoded images, referenced by [`Material::image`].
+    pub images: Vec<Image>,
     /// The skeleton the meshes' influences refer to, posed at the same frame.
-    pub skeleton: Option<SceneSkeleton>,
+    pub skeleton: Option<Skeleton>,
     /// Named animations.
     pub clips: Vec<Clip>,
-    /// The frame the meshes are posed at (`None`: the bind or rest pose, or [`at`](Scene::at)).
+    /// The frame the meshes are posed at (`None`: the bind or rest pose, or [`at`](Asset::at)).
     pub frame: Option<usize>,
     /// The clip and the seconds into it the meshes are posed at, when a time chose the pose.
     pub at: Option<(String, f32)>,
@@ -54,7 +130,7 @@ pub struct Scene {
     pub replaced_non_finite: usize,
 }
 
-impl Scene {
+impl Asset {
     /// Total vertices over all meshes.
     #[must_use]
     pub fn num_vertices(&self) -> usize {
@@ -89,14 +165,14 @@ pub(crate) fn bounds_of<'a>(
 
 /// One mesh (one draw call): indexed triangles over per-vertex attributes.
 #[derive(Debug, Clone, Default)]
-pub struct SceneMesh {
+pub struct Mesh {
     /// Name (mesh name, shader name or group name).
     pub name: String,
-    /// Index into [`Scene::materials`].
+    /// Index into [`Asset::materials`].
     pub material: Option<usize>,
-    /// Positions at the scene's frame.
+    /// Positions at the asset's frame.
     pub positions: Vec<[f32; 3]>,
-    /// Unit normals at the scene's frame.
+    /// Unit normals at the asset's frame.
     pub normals: Vec<[f32; 3]>,
     /// Texture coordinates, `v` pointing down the image (glTF's convention).
     pub uvs: Option<Vec<[f32; 2]>>,
@@ -106,7 +182,7 @@ pub struct SceneMesh {
     pub triangles: Vec<[u32; 3]>,
     /// Per-vertex skeletal influences (empty when the mesh is not skinned).
     pub influences: Influences,
-    /// Morph targets (MDL/HMP frames, when the scene has clips): target `k` holds frame `k`
+    /// Morph targets (MDL/HMP frames, when the asset has clips): target `k` holds frame `k`
     /// minus the posed frame.
     pub targets: Vec<MorphTarget>,
 }
@@ -190,12 +266,12 @@ pub struct MorphTarget {
 
 /// A material: a colour and optionally a decoded skin.
 #[derive(Debug, Clone)]
-pub struct SceneMaterial {
+pub struct Material {
     /// Name (shader, material or skin name).
     pub name: String,
     /// Linear RGBA factor.
     pub base_color: [f32; 4],
-    /// Index into [`Scene::images`].
+    /// Index into [`Asset::images`].
     pub image: Option<usize>,
     /// A texture file the material names instead (a GameStudio skin that is a file name, an
     /// MS3D material's texture), as a URI relative to the model: `\` made `/`, bytes outside
@@ -206,7 +282,7 @@ pub struct SceneMaterial {
 
 /// An 8-bit RGBA image, row-major from the top row.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RgbaImage {
+pub struct Image {
     /// Width in pixels.
     pub width: u32,
     /// Height in pixels.
@@ -215,12 +291,15 @@ pub struct RgbaImage {
     pub rgba: Vec<u8>,
 }
 
-/// A skeleton: joints with their parent-relative transforms at the scene's frame, and the
+/// A skeleton: joints with their parent-relative transforms at the asset's frame, and the
 /// model-space transforms the meshes are bound with.
 #[derive(Debug, Clone, Default)]
-pub struct SceneSkeleton {
+pub struct Skeleton {
     /// The joints, in the model's bone order.
     pub joints: Vec<Joint>,
+    /// Joints that are attachment points (where a weapon or a light is held): kept by
+    /// optimisation though no vertex uses them. Ascending, each a valid joint index.
+    pub attachments: Vec<usize>,
 }
 
 /// One joint.
@@ -230,13 +309,13 @@ pub struct Joint {
     pub name: String,
     /// Parent joint (always a valid index; the hierarchy has no cycle).
     pub parent: Option<usize>,
-    /// Rotation relative to the parent at the scene's frame.
+    /// Rotation relative to the parent at the asset's frame.
     pub rotation: Quat,
-    /// Translation relative to the parent at the scene's frame.
+    /// Translation relative to the parent at the asset's frame.
     pub translation: Vec3,
-    /// Scale, applied before the rotation, at the scene's frame (1 but for IQM joints).
+    /// Scale, applied before the rotation, at the asset's frame (1 but for IQM joints).
     pub scale: Vec3,
-    /// Model-space transform at the scene's frame (the bind transform: its inverse is the
+    /// Model-space transform at the asset's frame (the bind transform: its inverse is the
     /// inverse bind matrix).
     pub world: Affine3A,
 }

@@ -1,222 +1,188 @@
-//! Building a [`Scene`] from any [`Model`], through its format-neutral API only.
+//! Building an [`Asset`] from any [`Model`], through its format-neutral API only.
 //!
 //! One builder serves every format:
 //!
-//! - the meshes are deformed at the scene's frame ([`Model::deform`]);
+//! - the meshes are deformed at the asset's frame ([`Model::deform`]);
 //! - a mesh that keeps texture coordinates or normals per triangle corner (MS3D, MDL) is
 //!   unwelded per submesh by (vertex, corner texture coordinate, corner normal); one that
 //!   keeps them per vertex keeps its vertex arrays;
 //! - skeletal models get their joints, posed at the frame, per-vertex influences and one clip
 //!   of joint keys per frame group;
-//! - vertex-animated models (MDL, HMP, Quake) get every frame as a morph target, when the scene has
-//!   clips to play them.
+//! - vertex-animated models (MDL, HMP, Quake) get every frame as a morph target, when the
+//!   asset has clips to play them.
 
 use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3};
-use skelmap_core::Model;
-use skelmap_core::model::{Mesh, Pose, TexcoordLayout};
-use skelmap_core::pose::Interpolation;
-use skelmap_core::pose::framegroups::FrameGroup;
 
-use crate::scene::{
-    Clip, ClipKeys, Joint, JointKey, MorphTarget, RgbaImage, Scene, SceneMaterial, SceneMesh,
-    SceneSkeleton, UpAxis, unit,
+use super::{Mesh, Model, NAMED_CLIP_FPS, Pose, TexcoordLayout};
+use crate::asset::{
+    self, Asset, Clip, ClipKeys, Error, Image, Joint, JointKey, MAX_CLIP_KEYS, Material,
+    MorphTarget, Options, Skeleton, UNBOUND, UpAxis, unit,
 };
-use crate::{Error, Result};
+use crate::pose::Interpolation;
+use crate::pose::framegroups::FrameGroup;
 
-/// The joint index [`Influences`](crate::scene::Influences) use for "bound to no joint: stays where the scene put it".
-pub const UNBOUND: u16 = u16::MAX;
+type Result<T> = core::result::Result<T, Error>;
 
-/// Frames per second given to a frame group without a usable rate (DarkPlaces' default).
-pub const NAMED_GROUP_FPS: f32 = skelmap_core::model::NAMED_CLIP_FPS;
-
-/// What to build.
-#[derive(Debug, Clone, Default)]
-pub struct SceneOptions {
-    /// The frame to pose the meshes at; `None` is the bind pose (frame 0 for DPM, SKM, MDL
-    /// and HMP; the joints' rest pose for MS3D).
-    pub frame: Option<usize>,
-    /// Frame groups replacing the model's clips. Groups reaching past the last frame are cut.
-    pub groups: Option<Vec<FrameGroup>>,
-    /// Build no clips, and so no MDL/HMP morph targets either (posing and bounds only).
-    pub no_animations: bool,
-    /// Pose the meshes `seconds` into a clip as a game plays it ([`Model::pose_clip`],
-    /// looping as the clip does) instead of at [`frame`](SceneOptions::frame).
-    pub at: Option<ClipTime>,
-}
-
-/// A time in a clip: where [`SceneOptions::at`] poses a scene.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClipTime {
-    /// The clip (one of [`Model::clips`], or any run of the model's frames).
-    pub clip: FrameGroup,
-    /// Seconds from the clip's start.
-    pub seconds: f32,
-}
-
-/// Most animation keys a scene holds, over every clip: frames × joints (4 Mi keys are
-/// 112 MiB), or frames × morph targets for vertex animation.
-pub const MAX_CLIP_KEYS: u64 = 1 << 22;
-
-/// Frames a scene can be posed at (`SceneOptions::frame` below this): the model's frames, or
-/// 1 for a model without any (its stored pose).
-#[must_use]
-pub fn num_frames(model: &Model<'_>) -> usize {
-    model.num_frames().max(1)
-}
-
-/// Builds the scene: an explicit copy of geometry, skeleton, skins and animation.
-///
-/// ```
-/// use skelmap_core::{Model, synth};
-/// use skelmap_export::{SceneOptions, scene};
-/// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
-/// let model = Model::from_bytes(&bytes)?;
-/// let built = scene(&model, &SceneOptions { frame: Some(3), ..Default::default() })?;
-/// assert_eq!((built.num_vertices(), built.clips.len()), (136, 2));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-///
-/// # Errors
-///
-/// [`Error::FrameOutOfRange`] for a frame the model lacks, [`Error::TooManyJoints`] for a
-/// skeleton glTF joint indices cannot address, [`Error::TooLarge`] for animations past
-/// [`MAX_CLIP_KEYS`], [`Error::Deform`] if a kernel rejects a mesh (impossible for a
-/// validated model).
-pub fn scene(model: &Model<'_>, options: &SceneOptions) -> Result<Scene> {
-    let frames = num_frames(model);
-    if let Some(frame) = options.frame.filter(|&f| f >= frames) {
-        return Err(Error::FrameOutOfRange { frame, frames });
-    }
-    let groups = if options.no_animations || model.num_frames() == 0 {
-        Vec::new()
-    } else {
-        clip_groups(options.groups.clone(), || model.clips().to_vec(), frames)
-    };
-    let skeletal = model.num_bones() > 0;
-    let morphing = model.is_vertex_animated();
-    if skeletal {
-        joint_index(model.num_bones() - 1)?;
-    }
-    let mut pose = Pose::default();
-    match (&options.at, options.frame) {
-        (Some(at), _) => {
-            model.pose_clip(
-                &at.clip,
-                at.seconds,
-                at.clip.looped,
-                Interpolation::Nlerp,
-                &mut pose,
-            )?;
+impl Model<'_> {
+    /// The model as an [`Asset`]: an explicit copy of geometry, skeleton, skins and
+    /// animation (see [`asset`] for what it holds).
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, synth};
+    /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let built = model.to_asset(&asset::Options { frame: Some(3), ..Default::default() })?;
+    /// assert_eq!((built.num_vertices(), built.clips.len()), (136, 2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::FrameOutOfRange`] for a frame the model lacks, [`Error::TooManyJoints`] for a
+    /// skeleton 16-bit joint indices cannot address, [`Error::TooManyKeys`] for animations past
+    /// [`MAX_CLIP_KEYS`], [`Error::Deform`] if a kernel rejects a mesh (impossible for a
+    /// validated model).
+    pub fn to_asset(&self, options: &Options) -> Result<Asset> {
+        let model = self;
+        // A model without frames is posed at its stored pose: one frame.
+        let frames = model.num_frames().max(1);
+        if let Some(frame) = options.frame.filter(|&f| f >= frames) {
+            return Err(Error::FrameOutOfRange { frame, frames });
         }
-        (None, Some(f)) if model.num_frames() > 0 => {
-            model.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
+        let groups = if options.no_animations || model.num_frames() == 0 {
+            Vec::new()
+        } else {
+            clip_groups(options.groups.clone(), || model.clips().to_vec(), frames)
+        };
+        let skeletal = model.num_bones() > 0;
+        let morphing = model.is_vertex_animated();
+        if skeletal {
+            joint_index(model.num_bones() - 1)?;
         }
-        _ => model.pose_bind(&mut pose),
-    }
+        let mut pose = Pose::default();
+        match (&options.at, options.frame) {
+            (Some(at), _) => {
+                model.pose_clip(
+                    &at.clip,
+                    at.seconds,
+                    at.clip.looped,
+                    Interpolation::Nlerp,
+                    &mut pose,
+                )?;
+            }
+            (None, Some(f)) if model.num_frames() > 0 => {
+                model.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
+            }
+            _ => model.pose_bind(&mut pose),
+        }
 
-    let (materials, images, made_from) = materials(model);
-    let mut meshes = Vec::new();
-    let mut sources: Vec<Vec<u32>> = Vec::new();
-    for mesh in model.meshes() {
-        for (built, picked) in mesh_parts(model, &mesh, &pose, skeletal, (&materials, &made_from))?
-        {
-            meshes.push(built);
-            sources.push(picked);
+        let (materials, images, made_from) = materials(model);
+        let mut meshes = Vec::new();
+        let mut sources: Vec<Vec<u32>> = Vec::new();
+        for mesh in model.meshes() {
+            for (built, picked) in
+                mesh_parts(model, &mesh, &pose, skeletal, (&materials, &made_from))?
+            {
+                meshes.push(built);
+                sources.push(picked);
+            }
         }
-    }
 
-    let mut clips = Vec::new();
-    let mut targets_made = false;
-    if morphing && model.num_frames() > 1 && !groups.is_empty() {
-        // Every frame becomes a target: refused before they are built.
-        check_keys(&groups, model.num_frames())?;
-        for ((scene_mesh, picked), mesh) in meshes.iter_mut().zip(&sources).zip(model.meshes()) {
-            scene_mesh.targets = morph_targets(model, &mesh, picked, scene_mesh)?;
-            targets_made |= !scene_mesh.targets.is_empty();
+        let mut clips = Vec::new();
+        let mut targets_made = false;
+        if morphing && model.num_frames() > 1 && !groups.is_empty() {
+            // Every frame becomes a target: refused before they are built.
+            check_keys(&groups, model.num_frames())?;
+            for ((built_mesh, picked), mesh) in meshes.iter_mut().zip(&sources).zip(model.meshes())
+            {
+                built_mesh.targets = morph_targets(model, &mesh, picked, built_mesh)?;
+                targets_made |= !built_mesh.targets.is_empty();
+            }
         }
-    }
-    if targets_made {
-        clips = groups
-            .iter()
-            .map(|g| clip(g, ClipKeys::Morph((g.first..g.first + g.count).collect())))
-            .collect();
-    } else if skeletal {
-        check_keys(&groups, model.num_bones())?;
-        let mut local = skelmap_core::pose::LocalPose::default();
-        for g in &groups {
-            let keys = (g.first..g.first + g.count)
-                .map(|f| {
-                    model.sample(
-                        f as usize,
-                        f as usize,
-                        0.0,
-                        Interpolation::Nlerp,
-                        &mut local,
-                    );
-                    local
-                        .bones
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &(rotation, t))| JointKey {
-                            rotation,
-                            translation: t.into(),
-                            scale: local.scales.get(i).map_or(Vec3::ONE, |&s| s.into()),
-                        })
-                        .collect()
-                })
+        if targets_made {
+            clips = groups
+                .iter()
+                .map(|g| clip(g, ClipKeys::Morph((g.first..g.first + g.count).collect())))
                 .collect();
-            clips.push(clip(g, ClipKeys::Joints(keys)));
+        } else if skeletal {
+            check_keys(&groups, model.num_bones())?;
+            let mut local = crate::pose::LocalPose::default();
+            for g in &groups {
+                let keys = (g.first..g.first + g.count)
+                    .map(|f| {
+                        model.sample(
+                            f as usize,
+                            f as usize,
+                            0.0,
+                            Interpolation::Nlerp,
+                            &mut local,
+                        );
+                        local
+                            .bones
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &(rotation, t))| JointKey {
+                                rotation,
+                                translation: t.into(),
+                                scale: local.scales.get(i).map_or(Vec3::ONE, |&s| s.into()),
+                            })
+                            .collect()
+                    })
+                    .collect();
+                clips.push(clip(g, ClipKeys::Joints(keys)));
+            }
         }
+        for mesh in &mut meshes {
+            mesh.normals.iter_mut().for_each(|n| *n = unit(*n));
+        }
+        let skeleton = skeletal.then(|| Skeleton {
+            joints: model
+                .bones()
+                .enumerate()
+                .map(|(i, b)| {
+                    let (rotation, translation) =
+                        pose.local().bones.get(i).copied().unwrap_or_default();
+                    let scale = pose.local().scales.get(i).map_or(Vec3::ONE, |&s| s.into());
+                    Joint {
+                        name: b.name_lossy().into_owned(),
+                        parent: b.parent(),
+                        rotation,
+                        translation: translation.into(),
+                        scale,
+                        world: pose.palette().bone_world(i).unwrap_or_default(),
+                    }
+                })
+                .collect(),
+            attachments: Vec::new(),
+        });
+        let mut built = Asset {
+            format: model.format().name(),
+            up: if model.as_ms3d().is_some() {
+                UpAxis::Y
+            } else {
+                UpAxis::Z
+            },
+            meshes,
+            materials,
+            images,
+            skeleton,
+            clips,
+            frame: if options.at.is_some() {
+                None
+            } else {
+                options.frame.or(morphing.then_some(0))
+            },
+            at: options
+                .at
+                .as_ref()
+                .map(|at| (at.clip.name.clone(), at.seconds)),
+            replaced_non_finite: 0,
+        };
+        built.replaced_non_finite = sanitise(&mut built);
+        Ok(built)
     }
-    for mesh in &mut meshes {
-        mesh.normals.iter_mut().for_each(|n| *n = unit(*n));
-    }
-    let skeleton = skeletal.then(|| SceneSkeleton {
-        joints: model
-            .bones()
-            .enumerate()
-            .map(|(i, b)| {
-                let (rotation, translation) =
-                    pose.local().bones.get(i).copied().unwrap_or_default();
-                let scale = pose.local().scales.get(i).map_or(Vec3::ONE, |&s| s.into());
-                Joint {
-                    name: b.name_lossy().into_owned(),
-                    parent: b.parent(),
-                    rotation,
-                    translation: translation.into(),
-                    scale,
-                    world: pose.palette().bone_world(i).unwrap_or_default(),
-                }
-            })
-            .collect(),
-    });
-    let mut scene = Scene {
-        format: model.format().name(),
-        up: if model.as_ms3d().is_some() {
-            UpAxis::Y
-        } else {
-            UpAxis::Z
-        },
-        meshes,
-        materials,
-        images,
-        skeleton,
-        clips,
-        frame: if options.at.is_some() {
-            None
-        } else {
-            options.frame.or(morphing.then_some(0))
-        },
-        at: options
-            .at
-            .as_ref()
-            .map(|at| (at.clip.name.clone(), at.seconds)),
-        replaced_non_finite: 0,
-    };
-    scene.replaced_non_finite = sanitise(&mut scene);
-    Ok(scene)
 }
 
 fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
@@ -230,7 +196,7 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
 }
 
 /// The model's materials and the images of their skins, and for each material the model
-/// material it stands for (see [`scene_material`]).
+/// material it stands for (see [`asset_material`]).
 ///
 /// Shader-named materials (DPM, SKM, IQM) that share a name are one material. A skin's
 /// material (GameStudio, Quake) is kept when a submesh draws with it, or for the first skin
@@ -238,7 +204,7 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
 /// [`Model::skin_palette`]: Quake's palette, or a grey ramp for GameStudio, whose palette is
 /// not in the file; a reference followed to its skin). An MDL7's groups draw with several
 /// skins at once; MDL5, HMP and Quake skins are alternatives, of which the first is drawn.
-fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>, Vec<usize>) {
+fn materials(model: &Model<'_>) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
     let used: Vec<usize> = model
         .meshes()
         .flat_map(|mesh| {
@@ -247,11 +213,11 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>, Vec<usiz
                 .collect::<Vec<_>>()
         })
         .collect();
-    let mut materials: Vec<SceneMaterial> = Vec::new();
-    let mut images: Vec<RgbaImage> = Vec::new();
+    let mut materials: Vec<Material> = Vec::new();
+    let mut images: Vec<Image> = Vec::new();
     let mut sources: Vec<usize> = Vec::new();
     for (i, m) in (0..model.num_materials()).filter_map(|i| Some((i, model.material(i)?))) {
-        let name = skelmap_core::name::lossy(m.name).into_owned();
+        let name = crate::name::lossy(m.name).into_owned();
         let clamp = |c: f32| {
             if c.is_finite() {
                 c.clamp(0.0, 1.0)
@@ -278,7 +244,7 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>, Vec<usiz
                     continue;
                 }
                 let decoded = model.skin(skin).and_then(|s| {
-                    Some(RgbaImage {
+                    Some(Image {
                         width: s.width(),
                         height: s.height(),
                         rgba: model.skin_rgba(skin)?,
@@ -291,7 +257,7 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>, Vec<usiz
             }
         };
         sources.push(i);
-        materials.push(SceneMaterial {
+        materials.push(Material {
             name,
             base_color,
             image,
@@ -311,12 +277,12 @@ fn materials(model: &Model<'_>) -> (Vec<SceneMaterial>, Vec<RgbaImage>, Vec<usiz
     (materials, images, sources)
 }
 
-/// The scene material of model material `index`: the one made from it, or (a shader name
+/// The asset material of model material `index`: the one made from it, or (a shader name
 /// shared with an earlier material) the one of that name.
-fn scene_material(
+fn asset_material(
     model: &Model<'_>,
     index: usize,
-    materials: &[SceneMaterial],
+    materials: &[Material],
     sources: &[usize],
 ) -> Option<usize> {
     if let Some(k) = sources.iter().position(|&s| s == index) {
@@ -326,7 +292,7 @@ fn scene_material(
     if m.skin.is_some() {
         return None;
     }
-    let name = skelmap_core::name::lossy(m.name);
+    let name = crate::name::lossy(m.name);
     materials.iter().position(|x| x.name == name)
 }
 
@@ -334,15 +300,15 @@ fn scene_material(
 /// an unwelded vertex.
 type CornerKey = (u32, [u32; 5]);
 
-/// The scene meshes of one model mesh, one per submesh, with, for each of their vertices,
+/// The asset meshes of one model mesh, one per submesh, with, for each of their vertices,
 /// the model vertex it came from.
 fn mesh_parts(
     model: &Model<'_>,
     mesh: &Mesh<'_>,
     pose: &Pose,
     skeletal: bool,
-    (materials, sources): (&[SceneMaterial], &[usize]),
-) -> Result<Vec<(SceneMesh, Vec<u32>)>> {
+    (materials, sources): (&[Material], &[usize]),
+) -> Result<Vec<(asset::Mesh, Vec<u32>)>> {
     let n = mesh.num_vertices();
     let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     model.deform(mesh.index(), pose, &mut positions, &mut normals)?;
@@ -367,18 +333,18 @@ fn mesh_parts(
     let unweld = layout == TexcoordLayout::PerCorner || corner_normals.is_some();
     let mut out = Vec::new();
     for sub in mesh.submeshes() {
-        let name = scene_mesh_name(model, mesh, sub.name(), sub.material(), materials);
+        let name = mesh_name(model, mesh, sub.name(), sub.material(), materials);
         let material = match model.as_ms3d() {
             Some(_) => sub.material(),
             None => sub
                 .material()
-                .and_then(|i| scene_material(model, i, materials, sources)),
+                .and_then(|i| asset_material(model, i, materials, sources)),
         };
-        let mut built = SceneMesh {
+        let mut built = asset::Mesh {
             name,
             material,
             uvs: (layout != TexcoordLayout::None).then(Vec::new),
-            ..SceneMesh::default()
+            ..asset::Mesh::default()
         };
         let mut picked: Vec<u32> = Vec::new();
         if unweld {
@@ -448,16 +414,16 @@ fn mesh_parts(
     Ok(out)
 }
 
-/// A scene mesh's name: an MS3D group's; else the material's (a shader) or the mesh's own,
+/// An asset mesh's name: an MS3D group's; else the material's (a shader) or the mesh's own,
 /// else the kind of mesh.
-fn scene_mesh_name(
+fn mesh_name(
     model: &Model<'_>,
     mesh: &Mesh<'_>,
     submesh: &[u8],
     material: Option<usize>,
-    materials: &[SceneMaterial],
+    materials: &[Material],
 ) -> String {
-    let lossy = |b: &[u8]| skelmap_core::name::lossy(b).into_owned();
+    let lossy = |b: &[u8]| crate::name::lossy(b).into_owned();
     if model.as_ms3d().is_some() {
         return lossy(submesh);
     }
@@ -481,12 +447,12 @@ fn scene_mesh_name(
 }
 
 /// Every frame of a vertex-animated mesh as a morph target: its positions and normals minus
-/// the scene's, through the unwelding `picked`.
+/// the asset's, through the unwelding `picked`.
 fn morph_targets(
     model: &Model<'_>,
     mesh: &Mesh<'_>,
     picked: &[u32],
-    base: &SceneMesh,
+    base: &asset::Mesh,
 ) -> Result<Vec<MorphTarget>> {
     let n = mesh.num_vertices();
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
@@ -502,7 +468,7 @@ fn morph_targets(
         model.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
         model.deform(mesh.index(), &pose, &mut p, &mut q)?;
         targets.push(MorphTarget {
-            name: skelmap_core::name::lossy(name).into_owned(),
+            name: crate::name::lossy(name).into_owned(),
             positions: difference(&pick(&p), &base.positions),
             normals: difference(&pick(&q), &base.normals),
         });
@@ -520,7 +486,7 @@ fn difference(a: &[[f32; 3]], b: &[[f32; 3]]) -> Vec<[f32; 3]> {
 /// Replaces every NaN or infinite number a file smuggled in (validation does not reject
 /// them) by 0, or by the identity for a rotation or transform, and counts the replacements:
 /// glTF, OBJ and the rasteriser all need finite numbers.
-fn sanitise(scene: &mut Scene) -> usize {
+fn sanitise(asset: &mut Asset) -> usize {
     let mut replaced = 0usize;
     let mut fix = |values: &mut [f32]| {
         for v in values.iter_mut().filter(|v| !v.is_finite()) {
@@ -528,7 +494,7 @@ fn sanitise(scene: &mut Scene) -> usize {
             replaced += 1;
         }
     };
-    for mesh in &mut scene.meshes {
+    for mesh in &mut asset.meshes {
         fix(mesh.positions.as_flattened_mut());
         fix(mesh.normals.as_flattened_mut());
         if let Some(uvs) = mesh.uvs.as_mut() {
@@ -554,7 +520,7 @@ fn sanitise(scene: &mut Scene) -> usize {
             keys += 1;
         }
     };
-    if let Some(skeleton) = scene.skeleton.as_mut() {
+    if let Some(skeleton) = asset.skeleton.as_mut() {
         for joint in &mut skeleton.joints {
             fix_pose(
                 &mut joint.rotation,
@@ -566,7 +532,7 @@ fn sanitise(scene: &mut Scene) -> usize {
             }
         }
     }
-    for clip in &mut scene.clips {
+    for clip in &mut asset.clips {
         if let ClipKeys::Joints(frames) = &mut clip.keys {
             for key in frames.iter_mut().flatten() {
                 fix_pose(&mut key.rotation, &mut key.translation, &mut key.scale);
@@ -589,7 +555,7 @@ fn clip_groups(
         .filter_map(|mut g| {
             g.count = g.count.min(frames.saturating_sub(g.first));
             if !(g.fps.is_finite() && g.fps > 0.0) {
-                g.fps = NAMED_GROUP_FPS;
+                g.fps = NAMED_CLIP_FPS;
             }
             (g.count > 0).then_some(g)
         })
@@ -601,11 +567,7 @@ fn clip_groups(
 fn check_keys(groups: &[FrameGroup], channels: usize) -> Result<()> {
     let keys: u64 = groups.iter().map(|g| u64::from(g.count)).sum::<u64>() * channels as u64;
     if keys > MAX_CLIP_KEYS {
-        return Err(Error::TooLarge {
-            what: "the animation (frames × joints or morph targets)",
-            size: keys,
-            unit: "keys",
-        });
+        return Err(Error::TooManyKeys { keys });
     }
     Ok(())
 }
@@ -617,7 +579,7 @@ fn joint_index(i: usize) -> Result<u16> {
         .ok_or(Error::TooManyJoints { joints: i + 1 })
 }
 
-/// `name` as a URI relative to the model (see [`SceneMaterial::external`]), or `None` for an
+/// `name` as a URI relative to the model (see [`Material::external`]), or `None` for an
 /// empty name, one that would leave the model's folder, or one that is not UTF-8 (an IRI is
 /// Unicode; which legacy code page a name was written in cannot be told).
 fn relative_uri(name: &[u8]) -> Option<String> {
@@ -625,7 +587,7 @@ fn relative_uri(name: &[u8]) -> Option<String> {
         .iter()
         .map(|&b| if b == b'\\' { b'/' } else { b })
         .collect();
-    skelmap_core::resolver::check_path(std::str::from_utf8(&slashed).ok()?).ok()?;
+    crate::resolver::check_path(std::str::from_utf8(&slashed).ok()?).ok()?;
     let mut uri = String::with_capacity(slashed.len());
     for &b in &slashed {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
