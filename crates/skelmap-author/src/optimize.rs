@@ -1,0 +1,1 @@
+//! The saver's optimisations: see the crate docs.
