@@ -13,7 +13,9 @@
 //!    vertex a triangle references) are dropped, unless they are attachments
 //!    ([`Skeleton::attachments`]), named in [`Options::keep`] (exact, case-sensitive match; a
 //!    name that is no bone is listed in [`Report::unknown_keep`]), or ancestors of a kept bone.
-//!    The survivors keep their relative order (a parent listed after its child, possible in a
+//!    An asset none of whose meshes carries influences (an animation-only file such as an
+//!    IQM of clips alone, or unskinned meshes beside a skeleton) keeps every bone: its
+//!    skeleton serves meshes elsewhere, whose needs cannot be told. The survivors keep their relative order (a parent listed after its child, possible in a
 //!    hand-built asset, is moved just before it), their parent-relative transforms and their
 //!    [`Joint::world`](skelmap_core::asset::Joint::world); every influence, the attachments and
 //!    every clip's per-joint keys are renumbered, the dropped joints' keys removed.
@@ -294,7 +296,10 @@ pub fn optimize(asset: &mut Asset, options: &Options) -> Report {
         report.dropped_influences += filter_influences(mesh, min_weight);
         report.unreferenced_vertices += drop_unreferenced(mesh);
     }
-    if let Some(skeleton) = asset.skeleton.as_mut() {
+    // Without a single skinned mesh, the skeleton serves meshes elsewhere (an animation-only
+    // file): nothing tells which bones they use.
+    let skinned = asset.meshes.iter().any(|m| !m.influences.is_empty());
+    if let Some(skeleton) = asset.skeleton.as_mut().filter(|_| skinned) {
         prune_bones(
             skeleton,
             &mut asset.meshes,
