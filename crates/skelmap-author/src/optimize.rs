@@ -400,7 +400,15 @@ fn mesh_stats(mesh: &Mesh, consistent: bool) -> Stats {
         vertices: mesh.positions.len(),
         triangles: mesh.triangles.len(),
         influences: mesh.influences.weights.len(),
-        max_influences: mesh.influences.max_per_vertex(),
+        // Not `Influences::max_per_vertex`: its subtraction overflows on the descending
+        // offsets of a skipped mesh.
+        max_influences: mesh
+            .influences
+            .starts
+            .windows(2)
+            .map(|w| w[1].saturating_sub(w[0]) as usize)
+            .max()
+            .unwrap_or(0),
         acmr,
         atvr,
     }

@@ -742,6 +742,49 @@ fn asset_without_skinned_mesh_keeps_every_bone() {
 }
 
 #[test]
+fn malformed_assets_do_not_panic() {
+    let joints = vec![joint("a", None, 0.0), joint("b", Some(0), 1.0)];
+    let base = skeletal(joints, triangle_mesh(&[(1, 1.0)]), 2);
+    let mut cases: Vec<Asset> = Vec::new();
+    // Arrays of another length than the positions.
+    let mut x = base.clone();
+    x.meshes[0].normals.pop();
+    cases.push(x);
+    let mut x = base.clone();
+    x.meshes[0].uvs = Some(vec![[0.0; 2]; 5]);
+    cases.push(x);
+    // Influence offsets out of order, or past the weights.
+    let mut x = base.clone();
+    x.meshes[0].influences.starts = vec![0, 2, 1, 3];
+    cases.push(x);
+    let mut x = base.clone();
+    x.meshes[0].influences.starts = vec![0, 1, 2, 9];
+    cases.push(x);
+    // A joint the skeleton lacks, a parent cycle, an attachment out of range, keys missing.
+    let mut x = base.clone();
+    x.meshes[0].influences.weights[0].0 = 40;
+    let skeleton = x.skeleton.as_mut().unwrap();
+    skeleton.joints[0].parent = Some(1);
+    skeleton.attachments = vec![7];
+    if let ClipKeys::Joints(frames) = &mut x.clips[0].keys {
+        frames[0].clear();
+    }
+    cases.push(x);
+    for (i, mut x) in cases.into_iter().enumerate() {
+        let options = Options {
+            keep: vec!["a".into()],
+            min_weight: f32::NAN,
+            ..Options::default()
+        };
+        let report = optimize(&mut x, &options);
+        assert_eq!(report.after.triangles, 1, "case {i}");
+        if i < 4 {
+            assert_eq!(report.skipped_meshes, ["tri"], "case {i}");
+        }
+    }
+}
+
+#[test]
 fn empty_asset() {
     let mut built = skeletal(Vec::new(), Mesh::default(), 0);
     built.meshes.clear();
@@ -828,6 +871,39 @@ fn animation_only_corpus_iqm_keeps_its_skeleton() {
     assert_eq!((report.before.bones, report.after.bones), (14, 14));
 }
 
+/// Xonotic's raptor has no vertex on its tags (the engine finds the HUD, the viewport and the
+/// gun mounts by name) and flags none as an attachment: a saver keeps them with `keep`.
+#[test]
+fn raptor_tags_kept_by_name() {
+    let Some(path) = skelmap_testkit::corpus_path("dpm/xon_vehicles_raptor.dpm") else {
+        return;
+    };
+    let (_, before) = load(&path);
+    let tags = [
+        "tag_hud",
+        "tag_viewport",
+        "gunmount_left",
+        "gunmount_right",
+        "bombmount_left",
+        "bombmount_right",
+        "engtrail_left",
+        "engtrail_right",
+        "engine_left",
+        "engine_right",
+    ];
+    let mut after = before.clone();
+    let options = Options {
+        keep: tags.iter().map(|&t| t.to_string()).collect(),
+        ..Options::default()
+    };
+    let report = optimize(&mut after, &options);
+    assert_eq!((report.before.bones, report.after.bones), (18, 17));
+    assert_eq!(report.dropped_bones, ["object01"]);
+    let kept = names(&after);
+    assert!(tags.iter().all(|t| kept.contains(t)));
+    assert_same_geometry("raptor", &before, &after);
+}
+
 #[test]
 fn vertex_animated_corpus_same_in_every_frame() {
     let files = vertex_corpus();
@@ -889,5 +965,8 @@ fn corpus_table() {
             r.unreferenced_vertices,
             r.merged_vertices
         );
+        if !r.dropped_bones.is_empty() {
+            println!("    dropped: {}", r.dropped_bones.join(" "));
+        }
     }
 }
