@@ -45,24 +45,27 @@
 //! (`analyze_vertex_cache`) of [`CACHE_SIZE`] = 16 entries, without warp or primitive-group
 //! flushes. ACMR is the vertices transformed per triangle (0.5 is the ideal of a large
 //! regular grid, 3 the worst); ATVR the vertices transformed per vertex referenced (1 is the
-//! ideal). 16 is the size meshoptimizer's cache optimiser models (its largest cache), and on
-//! the small side of the FIFO caches of the hardware these formats were drawn on, so the
-//! figures are the pessimistic ones: a larger cache only hits more. The asset's figures are
-//! each mesh's weighted by its triangles, over the meshes that have triangles and were not
-//! skipped.
+//! ideal). 16 is the largest cache meshoptimizer's cache optimiser models (`kCacheSizeMax`
+//! in its `vcacheoptimizer.cpp`), so the figures measure the order against the cache it was
+//! made for; a small cache is also the cautious choice, since GPUs with larger post-transform
+//! caches generally hit more, not less. The figures are a model: real GPUs batch vertices
+//! differently. The asset's figures are each mesh's weighted by its triangles (ATVR too, so
+//! that both say how a drawn triangle fares), over the meshes that have triangles and were
+//! not skipped.
 //!
 //! # Why indexed triangle lists and no strips
 //!
 //! Nothing here produces triangle strips, though meshoptimizer can. Every format skelmap
 //! writes, and every engine that reads them, draws indexed triangle lists; a strip would have
-//! to be unrolled into a list again on the way to the file. And a strip buys nothing on a GPU
-//! with a post-transform cache: a strip's saving is in the index count (one index per
-//! triangle in a long strip instead of three), but what costs time is the vertex work, and a
-//! cache-ordered list transforms as few vertices as the best strip of the same mesh, usually
-//! fewer, because it is free to walk the mesh in any order instead of along strips. Strips also
-//! have to be joined by restart indices or degenerate triangles, which a list does not need,
-//! and they rule out per-triangle operations such as dropping or sorting triangles without
-//! rebuilding them. The index-count saving that remains is small next to the vertex data.
+//! to be unrolled into a list again on the way to the file. And on a GPU with a
+//! post-transform cache a strip buys little: its saving is in the index count (about one index
+//! per triangle instead of three), while the cost that matters is the vertex work, which
+//! depends only on the order vertices are referenced in. Any order a strip walks, a list can
+//! walk too, so the best list is never worse than the best strip; and a list is free to leave
+//! the strip's path, which is why cache-ordered lists usually transform fewer vertices than
+//! stripified meshes. Strips also have to be joined by restart indices or degenerate
+//! triangles, which a list does not need, and a strip cannot lose, gain or reorder a triangle
+//! without being rebuilt. What a strip saves in indices is small next to the vertex data.
 //!
 //! # Example
 //!
