@@ -11,7 +11,8 @@
 //! 2. **Vertices no triangle references** are dropped.
 //! 3. **Bones no remaining vertex uses** (no influence with a weight above 0 after step 1, on a
 //!    vertex a triangle references) are dropped, unless they are attachments
-//!    ([`Skeleton::attachments`]), named in [`Options::keep`] (exact, case-sensitive match; a
+//!    ([`Skeleton::attachments`], or named `tag_…`: [`TAG_PREFIX`]), named in
+//!    [`Options::keep`] (exact, case-sensitive match; a
 //!    name that is no bone is listed in [`Report::unknown_keep`]), or ancestors of a kept bone.
 //!    An asset none of whose meshes carries influences (an animation-only file such as an
 //!    IQM of clips alone, or unskinned meshes beside a skeleton) keeps every bone: its
@@ -92,6 +93,10 @@ use skelmap_core::asset::{Asset, ClipKeys, Influences, Mesh, Skeleton, UNBOUND};
 /// Entries of the FIFO post-transform cache the [`Report`]'s ACMR and ATVR are measured with
 /// (see the [module docs](self#the-cache-figures) for why 16).
 pub const CACHE_SIZE: u32 = 16;
+
+/// Bones named with this prefix are attachment points by the Quake III and DarkPlaces
+/// convention (QuakeC finds them by name with `gettaginfo`): [`optimize`] always keeps them.
+pub const TAG_PREFIX: &str = "tag_";
 
 /// What [`optimize`] does beyond the steps it always takes (dropping unused bones, unused
 /// vertices and zero-weight influences).
@@ -683,6 +688,9 @@ fn prune_bones(
         if let Some(k) = kept.get_mut(a) {
             *k = true;
         }
+    }
+    for (k, joint) in kept.iter_mut().zip(&skeleton.joints) {
+        *k |= joint.name.starts_with(TAG_PREFIX);
     }
     for name in &options.keep {
         let mut found = false;

@@ -1,13 +1,10 @@
 //! `skelmap`: inspect, validate, measure, export and preview classic game model files.
 
-use skelmap_core::Parse;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use owo_colors::OwoColorize;
-use skelmap_core::skm;
-use skelmap_core::{Diagnostics, Limits, Model, Source, dpm::Dpm};
 
 /// `println!` through `anstream` (colour stripped when piped or under NO_COLOR) that ends
 /// the program quietly when the reader has gone away (`skelmap info x | head`).
@@ -18,6 +15,7 @@ macro_rules! say {
 }
 
 mod bench;
+mod convert;
 mod demo;
 mod export;
 mod load;
@@ -245,17 +243,20 @@ enum Command {
     /// Print the manual page (roff) to standard output.
     #[command(after_help = "Example:\n  skelmap man > skelmap.1 && man ./skelmap.1")]
     Man,
-    /// Convert a skeletal model: to IQM, to DPM, or to an SKM mesh file and its SKP skeleton.
+    /// Convert a model to another format, chosen by the output's extension.
     ///
-    /// The output's extension chooses the format: `.iqm`, `.dpm`, or `.skm` (also a stem
-    /// without an extension, or `.skp`), which writes the SKM and its SKP from one stem
-    /// (`out/player` writes `out/player.skm` and `out/player.skp`) unless the SKP is named.
-    /// The input is any skeletal model skelmap reads (DPM, SKM with its skeleton, IQM, MS3D,
-    /// SL mdl with its .anim). A DPM becomes an SKM exactly; every other conversion is
-    /// measured: the converted file is opened again and every frame skinned, and the largest
-    /// and RMS distance from the source's vertices is printed, relative to the model's size.
-    /// IQM keeps four influences a vertex in 255ths, cut as its compiler cuts them. A DPM
-    /// gets a `.framegroups` sidecar with its clips' names and rates.
+    /// Outputs: `.iqm`, `.dpm` (with a `.framegroups` beside it), `.skm` (also a stem
+    /// without an extension, or `.skp`: the SKM and its SKP from one stem unless the SKP is
+    /// named), `.ms3d`, `.mdl` with `--to quake`, `--to mdl5` or `--to sl` (and its `.anim`),
+    /// `.glb` and `.gltf`. The input is any model skelmap reads.
+    ///
+    /// Every format's limits (joints, vertices, influences, name lengths) are checked before
+    /// anything is written; what does not fit is refused with what to do about it. What a
+    /// format cannot keep is said in a note (influences past four, scale, clip names). A
+    /// skeletal model becomes a vertex-animated one (Quake MDL, MDL5) only with `--bake`.
+    /// Every conversion is measured: the output is read back and every frame compared with
+    /// the source, as sets of points, and the largest and RMS distance printed relative to
+    /// the model's size. A DPM becomes an SKM exactly.
     ///
     /// No output may be the input, a file it was opened with, or another output. Each is
     /// written to a temporary file beside it and renamed into place, so an interrupted run
@@ -263,15 +264,41 @@ enum Command {
     #[command(after_help = "Examples:\n  skelmap convert player.dpm out/player   \
                             (writes out/player.skm and out/player.skp)\n  \
                             skelmap convert player.dpm a.skm b.skp\n  \
-                            skelmap convert player.dpm player.iqm\n  \
-                            skelmap convert guy.iqm guy.dpm   (and guy.dpm.framegroups)")]
+                            skelmap convert guy.iqm guy.dpm   (and guy.dpm.framegroups)\n  \
+                            skelmap convert dwarf.ms3d dwarf.mdl --to quake --bake\n  \
+                            skelmap convert zombie.dpm zombie.iqm --clip walk --fps 30")]
     Convert {
         /// The model to read.
         input: PathBuf,
-        /// The file to write (`.iqm`, `.dpm`, `.skm`), or the stem of an SKM and its SKP.
+        /// The file to write; its extension chooses the format.
         output: PathBuf,
         /// The SKP to write, for an SKM output (default: the SKM's stem with `.skp`).
         skp: Option<PathBuf>,
+        #[command(flatten)]
+        switches: convert::Switches,
+        #[command(flatten)]
+        companions: load::Companions,
+    },
+    /// Optimise a model for the engine and write it: unused bones, zero-weight influences
+    /// and unused vertices dropped, duplicate vertices merged, triangles and vertices
+    /// ordered for the GPU's caches.
+    ///
+    /// Bones no vertex uses are dropped unless they are attachments (flagged in the file,
+    /// named `tag_…`, or named with `--keep`) or parents of kept bones. Prints, before and
+    /// after: bytes, bones, vertices, influences, ACMR (vertex shader runs per triangle) and
+    /// ATVR (per vertex) of a 16-entry cache; then the conversion error, which optimisation
+    /// keeps within float rounding.
+    #[command(
+        after_help = "Examples:\n  skelmap optimize golem.dpm golem-opt.dpm\n  \
+                            skelmap optimize raptor.dpm out/raptor.dpm --keep gunmount_left"
+    )]
+    Optimize {
+        /// The model to read.
+        input: PathBuf,
+        /// The file to write; its extension chooses the format.
+        output: PathBuf,
+        #[command(flatten)]
+        switches: convert::Switches,
         #[command(flatten)]
         companions: load::Companions,
     },
@@ -369,8 +396,15 @@ fn main() -> ExitCode {
             input,
             output,
             skp,
+            switches,
             companions,
-        } => convert(&input, &output, skp.as_deref(), &companions),
+        } => convert::convert(&input, &output, skp.as_deref(), &switches, &companions),
+        Command::Optimize {
+            input,
+            output,
+            switches,
+            companions,
+        } => convert::optimize(&input, &output, &switches, &companions),
         Command::Completions { shell } => {
             let mut text = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "skelmap", &mut text);
@@ -449,158 +483,6 @@ fn print_summary(summary: &Summary, json: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn convert(
-    input: &Path,
-    output: &Path,
-    skp: Option<&Path>,
-    companions: &load::Companions,
-) -> Result<ExitCode, String> {
-    use skelmap_core::model::convert::{self as conv, SkinningError};
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
-    let extension = output
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let model = load::open(input, companions)?;
-    if model.is_vertex_animated() {
-        return Err(format!(
-            "{}: this {} model is vertex-animated (no bones); convert writes skeletal formats \
-             (IQM, DPM, SKM)",
-            input.display(),
-            model.format()
-        ));
-    }
-    if model.num_meshes() == 0 {
-        return Err(format!(
-            "{}: the {} has no mesh to convert (an animation or a skeleton on its own)",
-            input.display(),
-            model.format()
-        ));
-    }
-    let mut outputs = output::Outputs::new();
-    outputs.read_model(input, companions, &model);
-    let measured =
-        |written: &Model<'_>, origin: &[Vec<(u32, u32)>]| -> Result<SkinningError, String> {
-            conv::skinning_error(&model, written, origin).map_err(|e| fail(&e))
-        };
-    let report = |error: SkinningError, reduced: usize, scaled: usize| {
-        say!("conversion error: {error}");
-        if reduced > 0 {
-            say!(
-                "note: {reduced} vertices had more than four influences or weights of 1/1000 or \
-                 less; they were cut as the IQM compiler cuts them"
-            );
-        }
-        if scaled > 0 {
-            say!(
-                "note: {scaled} frames scale a joint; DPM and SKP poses are read without scale, \
-                 so those frames differ (convert to IQM to keep it)"
-            );
-        }
-    };
-    match extension.as_deref() {
-        Some("iqm") => {
-            outputs.claim(output)?;
-            let converted = conv::to_iqm(&model).map_err(|e| fail(&e))?;
-            let bytes = converted.builder.write().map_err(|e| fail(&e))?;
-            let written = Model::from_bytes(&bytes).map_err(|e| fail(&e))?;
-            let error = measured(&written, &converted.origin)?;
-            outputs.write(output, &bytes)?;
-            say!("wrote {} ({} bytes)", output.display(), bytes.len());
-            report(error, converted.reduced_vertices, 0);
-        }
-        Some("dpm") => {
-            let sidecar = output.with_file_name(format!(
-                "{}.framegroups",
-                output
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or("model.dpm")
-            ));
-            outputs.claim(output)?;
-            let clips = model.clips();
-            if !clips.is_empty() {
-                outputs.claim(&sidecar)?;
-            }
-            let converted = conv::to_dpm(&model).map_err(|e| fail(&e))?;
-            let bytes = converted.builder.write().map_err(|e| fail(&e))?;
-            let written = Model::from_bytes(&bytes).map_err(|e| fail(&e))?;
-            let error = measured(&written, &converted.origin)?;
-            outputs.write(output, &bytes)?;
-            say!("wrote {} ({} bytes)", output.display(), bytes.len());
-            if !clips.is_empty() {
-                let text = framegroups_text(clips);
-                outputs.write(&sidecar, text.as_bytes())?;
-                say!("wrote {} ({} clips)", sidecar.display(), clips.len());
-            }
-            report(error, 0, converted.scaled_frames);
-        }
-        _ => {
-            let (skm_path, skp_path) = convert_outputs(output, skp)?;
-            outputs.claim(&skm_path)?;
-            outputs.claim(&skp_path)?;
-            let mut diag = Diagnostics::new();
-            // A DPM converts exactly; any other model through a DPM of its bind pose.
-            let (dpm_bytes, origin, scaled) = match model.as_dpm() {
-                Some(dpm) => (dpm.data().to_vec(), None, 0),
-                None => {
-                    let converted = conv::to_dpm(&model).map_err(|e| fail(&e))?;
-                    let bytes = converted.builder.write().map_err(|e| fail(&e))?;
-                    (bytes, Some(converted.origin), converted.scaled_frames)
-                }
-            };
-            let dpm =
-                Dpm::parse_with(&dpm_bytes, &Limits::default(), &mut diag).map_err(|e| fail(&e))?;
-            let converted = skm::convert::from_dpm(&dpm, &mut diag);
-            let written = [
-                (skm_path, converted.skm.write().map_err(|e| fail(&e))?),
-                (skp_path, converted.skp.write().map_err(|e| fail(&e))?),
-            ];
-            let error = match &origin {
-                Some(origin) => {
-                    let pair = Model::from_skm(
-                        Source::from_bytes(&written[0].1),
-                        Source::from_bytes(&written[1].1),
-                        &Limits::default(),
-                    )
-                    .map_err(|e| fail(&e))?;
-                    Some(measured(&pair, origin)?)
-                }
-                None => None,
-            };
-            for (path, bytes) in &written {
-                outputs.write(path, bytes)?;
-                say!("wrote {} ({} bytes)", path.display(), bytes.len());
-            }
-            if let Some(error) = error {
-                report(error, 0, scaled);
-            }
-            for w in diag.warnings() {
-                say!("warning: {w}");
-            }
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `clips` as a DarkPlaces `.framegroups` file: per clip its first frame, frame count,
-/// rate, loop flag and name.
-fn framegroups_text(clips: &[skelmap_core::pose::framegroups::FrameGroup]) -> String {
-    clips
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {} {} {} // {}\n",
-                c.first,
-                c.count,
-                c.fps,
-                u8::from(c.looped),
-                c.name
-            )
-        })
-        .collect()
-}
-
 /// Writes `bytes` to standard output as they are (a script, a manual page); a reader that
 /// has gone away is not an error.
 fn print_bytes(bytes: &[u8]) -> Result<ExitCode, String> {
@@ -646,41 +528,4 @@ fn emit(line: std::fmt::Arguments<'_>) {
             1
         });
     }
-}
-
-/// The SKM and SKP `convert` writes: both from `output`'s stem (`x`, `x.skm` or `x.skp` give
-/// `x.skm` and `x.skp`), or the SKP named by `skp`.
-fn convert_outputs(output: &Path, skp: Option<&Path>) -> Result<(PathBuf, PathBuf), String> {
-    let extension = output
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let skm_path = match extension.as_deref() {
-        None => output.with_extension("skm"),
-        Some("skm") => output.to_path_buf(),
-        Some("skp") if skp.is_none() => output.with_extension("skm"),
-        Some(_) => {
-            return Err(format!(
-                "{}: the SKM output must end in .skm (or be a stem without an extension)",
-                output.display()
-            ));
-        }
-    };
-    let skp_path = match skp {
-        Some(path)
-            if path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("skp")) =>
-        {
-            path.to_path_buf()
-        }
-        Some(path) => {
-            return Err(format!(
-                "{}: the SKP output must end in .skp",
-                path.display()
-            ));
-        }
-        None => skm_path.with_extension("skp"),
-    };
-    Ok((skm_path, skp_path))
 }

@@ -705,8 +705,8 @@ fn validate_says_when_it_finds_no_model_files() {
     );
 }
 
-/// `convert model.ms3d …` used to answer "DPM: bad magic"; convert reads every skeletal or
-/// static model now, and names what it cannot convert.
+/// `convert model.ms3d …` used to answer "DPM: bad magic"; convert reads every model now,
+/// and names what it cannot convert.
 #[test]
 fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
     let dir = temp_dir("convert-ms3d");
@@ -742,8 +742,20 @@ fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
             assert!(out.status.success(), "{file}: {}", stdout(&out));
         }
     }
+    // A Quake model of one frame is a static mesh to IQM; one of two frames is vertex
+    // animation, which IQM cannot hold: refused before anything is written.
     let quake = dir.join("tri.mdl");
-    std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
+    let mut builder = skelmap_core::quake::Builder::triangle();
+    std::fs::write(&quake, builder.write()).unwrap();
+    let out = skelmap(&[
+        "convert",
+        quake.to_str().unwrap(),
+        dir.join("s.iqm").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let second = builder.frames[0].clone();
+    builder.frames.push(second);
+    std::fs::write(&quake, builder.write()).unwrap();
     let out = skelmap(&[
         "convert",
         quake.to_str().unwrap(),
@@ -751,11 +763,28 @@ fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("this Quake MDL model is vertex-animated"),
+        stderr(&out).contains(
+            "IQM cannot hold vertex animation (morph-target frames): its frames pose joints \
+             only; convert to GameStudio MDL5 or Quake MDL"
+        ),
         "{}",
         stderr(&out)
     );
     assert!(!dir.join("q.iqm").exists());
+    // Into a vertex format it goes.
+    let out = skelmap(&[
+        "convert",
+        quake.to_str().unwrap(),
+        dir.join("q5.mdl").to_str().unwrap(),
+        "--to",
+        "mdl5",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("over 2 frames of 3 vertices"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

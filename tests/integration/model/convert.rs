@@ -1,152 +1,281 @@
-//! Conversions through `Model` (`model::convert`): every corpus DPM and MS3D to IQM, every
-//! shared IQM to DPM and to SKM + SKP and back to IQM, each reopened with its counts and clips
-//! and its skinning error measured over every frame; the IQM weight cut; and, where assimp is
-//! installed, every written IQM's static geometry against assimp's.
+//! Conversions through an `Asset` (`model::convert` and each format's `from_asset`): every
+//! corpus skeletal model (DPM, MS3D, IQM, MDL7) into every skeletal format (IQM, DPM, SKM +
+//! SKP, MS3D, SL) and baked into the vertex formats (Quake MDL, MDL5), each reopened with
+//! its counts and its error measured over its frames as sets of points; the limits each
+//! writer refuses; and, where assimp is installed, every written IQM's static geometry
+//! against assimp's.
 
+use std::collections::HashMap;
+
+use skelmap::Limits;
+use skelmap::asset::{Asset, FitError};
 use skelmap::glam::Vec3;
-use skelmap::model::convert::{self, SkinningError};
-use skelmap::{Limits, Source};
-use skelmap::{Model, Parse};
+use skelmap::model::convert::{self, Posed, SkinningError};
+use skelmap::{Model, gamestudio, iqm, ms3d, quake, skm, slmdl};
 
 use crate::support::{corpus_files, corpus_next_files};
 
-/// Counts and clips of `a` and `b` agree.
-fn same_shape(a: &Model<'_>, b: &Model<'_>, name: &str) {
-    assert_eq!(a.num_bones(), b.num_bones(), "{name}: bones");
-    assert_eq!(a.num_frames(), b.num_frames(), "{name}: frames");
-    assert_eq!(a.num_triangles(), b.num_triangles(), "{name}: triangles");
-    let clips = |m: &Model<'_>| {
-        m.clips()
-            .iter()
-            .map(|c| (c.first, c.count, c.fps))
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(clips(a), clips(b), "{name}: clips");
+/// The formats an asset is written to here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Out {
+    Iqm,
+    Dpm,
+    Skm,
+    Ms3d,
+    Sl,
+    Quake,
+    Mdl5,
 }
 
-/// `source` to IQM, reopened: its shape and its skinning error.
-fn through_iqm(source: &Model<'_>, name: &str) -> (SkinningError, usize) {
-    let converted = convert::to_iqm(source).unwrap();
-    let bytes = converted.builder.write().unwrap();
-    let model = Model::from_bytes(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert!(
-        model.diagnostics().is_empty(),
-        "{name}: {:?}",
-        model.diagnostics()
-    );
-    same_shape(source, &model, name);
-    let error = convert::skinning_error(source, &model, &converted.origin).unwrap();
-    (error, converted.reduced_vertices)
+const SKELETAL: [Out; 5] = [Out::Iqm, Out::Dpm, Out::Skm, Out::Ms3d, Out::Sl];
+
+/// The files `asset` becomes as `out`, named as the resolver finds companions (the main one
+/// first), the frame offset (SL's keyframe 0 is the bind pose) and the writer's losses.
+type Written = (HashMap<String, Vec<u8>>, &'static str, usize, Vec<String>);
+
+fn through(asset: &Asset, out: Out) -> Result<Written, FitError> {
+    let one = |name: &'static str, bytes: Vec<u8>| HashMap::from([(name.to_string(), bytes)]);
+    Ok(match out {
+        Out::Iqm => {
+            let f = iqm::Builder::from_asset(asset)?;
+            (
+                one("m.iqm", f.builder.write().unwrap()),
+                "m.iqm",
+                0,
+                f.losses,
+            )
+        }
+        Out::Dpm => {
+            let f = skelmap::dpm::Builder::from_asset(asset)?;
+            (
+                one("m.dpm", f.builder.write().unwrap()),
+                "m.dpm",
+                0,
+                f.losses,
+            )
+        }
+        Out::Ms3d => {
+            let f = ms3d::Builder::from_asset(asset)?;
+            (
+                one("m.ms3d", f.builder.write().unwrap()),
+                "m.ms3d",
+                0,
+                f.losses,
+            )
+        }
+        Out::Quake => {
+            let f = quake::Builder::from_asset(asset, true)?;
+            (one("m.mdl", f.builder.write()), "m.mdl", 0, f.losses)
+        }
+        Out::Mdl5 => {
+            let f = gamestudio::ModelBuilder::from_asset(asset, true)?;
+            (one("m.mdl", f.builder.write()), "m.mdl", 0, f.losses)
+        }
+        Out::Skm => {
+            let f = skm::write::Pair::from_asset(asset)?;
+            let mut table = one("m.skm", f.builder.skm.write().unwrap());
+            table.insert("m.skp".into(), f.builder.skp.write().unwrap());
+            (table, "m.skm", 0, f.losses)
+        }
+        Out::Sl => {
+            let f = slmdl::write::Pair::from_asset(asset)?;
+            let mut table = one("m.mdl", f.builder.mesh.write());
+            if let Some(anim) = &f.builder.animation {
+                table.insert("m.anim".into(), anim.write());
+            }
+            let offset = usize::from(asset.skeleton.is_some());
+            (table, "m.mdl", offset, f.losses)
+        }
+    })
 }
 
-#[test]
-fn every_corpus_dpm_and_ms3d_converts_to_iqm() {
+/// The model the files of [`through`] make.
+fn open(written: &Written) -> Model<'_> {
+    Model::resolve(&&written.0, written.1, &Limits::DEFAULT).unwrap()
+}
+
+/// The corpus's skeletal models with meshes, each as an asset cut to its first clips (at
+/// most 48 frames, so that the matrix stays quick).
+fn skeletal_corpus() -> Vec<(String, Asset)> {
     let mut files = corpus_files("dpm");
     files.extend(corpus_files("ms3d"));
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let bytes = std::fs::read(&path).unwrap();
-        let source = Model::from_bytes(&bytes).unwrap();
-        let (error, reduced) = through_iqm(&source, &name);
-        eprintln!("{name} → IQM: {error}; {reduced} vertices cut to four influences");
-        // Where no influence was cut, what is left is IQM's 16-bit channels and 8-bit
-        // weights; cutting influences costs what the file's fifth ones weighed.
-        let bound = if reduced == 0 { 5e-5 } else { 5e-2 };
-        assert!(error.max <= bound, "{name}: {error}");
-        assert!(error.rms <= 2e-3, "{name}: {error}");
+    files.extend(corpus_next_files("iqm"));
+    files.extend(corpus_next_files("mdl7"));
+    files
+        .into_iter()
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            let model = Model::open(&path).unwrap();
+            if model.num_bones() == 0 || model.num_meshes() == 0 {
+                return None;
+            }
+            let mut asset = convert::asset_of(&model).unwrap();
+            let mut frames = 0;
+            asset.retain_clips(|c| {
+                frames += c.len();
+                frames - c.len() < 48
+            });
+            Some((name, asset))
+        })
+        .collect()
+}
+
+/// Whether a writer said it cut influences or dropped scale: what makes a conversion lossy.
+fn lossy(losses: &[String]) -> bool {
+    losses
+        .iter()
+        .any(|l| l.contains("influences") || l.contains("scale"))
+}
+
+#[test]
+fn every_corpus_skeletal_model_converts_to_every_format() {
+    let corpus = skeletal_corpus();
+    let mut rows = Vec::new();
+    for (name, asset) in &corpus {
+        for out in SKELETAL.into_iter().chain([Out::Quake, Out::Mdl5]) {
+            let files = through(asset, out).unwrap_or_else(|e| panic!("{name} → {out:?}: {e}"));
+            let (offset, losses) = (files.2, &files.3);
+            let model = open(&files);
+            let written = convert::asset_of(&model).unwrap();
+            let bones = written.skeleton.as_ref().map_or(0, |s| s.joints.len());
+            if SKELETAL.contains(&out) {
+                let want = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
+                assert_eq!(bones, want, "{name} → {out:?}: bones");
+            } else {
+                assert_eq!(bones, 0, "{name} → {out:?}: bones");
+            }
+            assert_eq!(
+                written.num_triangles(),
+                asset.num_triangles(),
+                "{name} → {out:?}"
+            );
+            let error = convert::skinning_error(Posed::Asset(asset), Posed::Model(&model), offset);
+            rows.push(format!("{name} → {out:?}: {error}; {}", losses.join("; ")));
+            // Exact formats keep every frame within 1e-4 (float rounding); IQM and MS3D round
+            // weights to 255ths (IQM also poses to 16-bit channels); packed vertex formats keep their grid;
+            // cut influences and dropped scale cost what they weighed, which the losses say.
+            let bound = match out {
+                _ if lossy(losses) => 1.0,
+                Out::Quake => 1e-2,
+                Out::Iqm | Out::Ms3d => 5e-4,
+                _ => 1e-4,
+            };
+            assert!(error.max <= bound, "{name} → {out:?}: {error}; {losses:?}");
+        }
+    }
+    eprintln!("{}", rows.join("\n"));
+    assert!(corpus.is_empty() || rows.len() == 7 * corpus.len());
+}
+
+#[test]
+fn every_format_round_trips_into_itself_and_every_other() {
+    // The tube goes to every skeletal format and from there to every other: nothing is
+    // lost on the way (three influences at most, no scale).
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let source = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    for first in SKELETAL {
+        let files_a = through(&source, first).unwrap();
+        let a = convert::asset_of(&open(&files_a)).unwrap();
+        for second in SKELETAL {
+            let files_b = through(&a, second).unwrap();
+            assert!(
+                files_b.3.iter().all(|l| !l.contains("influences")),
+                "{:?}",
+                files_b.3
+            );
+            // Two SL hops each put the bind pose first.
+            let offset = files_a.2 + files_b.2;
+            let b = open(&files_b);
+            let error: SkinningError =
+                convert::skinning_error(Posed::Asset(&source), Posed::Model(&b), offset);
+            // IQM's and MS3D's weights are bytes: one hop costs up to 1.3e-4 of the tube's
+            // size.
+            let bytes = [Out::Iqm, Out::Ms3d];
+            let bound = if bytes.contains(&first) || bytes.contains(&second) {
+                5e-4
+            } else {
+                1e-4
+            };
+            assert!(error.max <= bound, "{first:?} → {second:?}: {error}");
+        }
     }
 }
 
 #[test]
-fn every_shared_iqm_converts_to_dpm_and_skm_and_back() {
-    for path in corpus_next_files("iqm") {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let bytes = std::fs::read(&path).unwrap();
-        let source = Model::from_bytes(&bytes).unwrap();
-        if source.num_meshes() == 0 {
-            // guyanim: an animation on its own has nothing to convert.
-            assert!(convert::to_dpm(&source).is_err());
-            continue;
-        }
-        let (back, _) = through_iqm(&source, &name);
-        assert!(back.max <= 1e-5, "{name} → IQM: {back}");
-
-        let dpm = convert::to_dpm(&source).unwrap();
-        let dpm_bytes = dpm.builder.write().unwrap();
-        let written = Model::from_bytes(&dpm_bytes).unwrap();
-        assert_eq!(written.num_bones(), source.num_bones().max(1), "{name}");
-        assert_eq!(written.num_triangles(), source.num_triangles(), "{name}");
-        let error = convert::skinning_error(&source, &written, &dpm.origin).unwrap();
-        eprintln!("{name} → DPM: {error}; {} frames scale", dpm.scaled_frames);
-        // DPM poses are read without scale: only frames that scale may differ.
-        if dpm.scaled_frames == 0 {
-            assert!(error.max <= 1e-5, "{name} → DPM: {error}");
-        } else {
-            assert_eq!((name.as_str(), dpm.scaled_frames), ("raylib_guy.iqm", 59));
-        }
-
-        let parsed = skelmap::dpm::Dpm::parse(&dpm_bytes).unwrap();
-        let skm = skelmap::skm::convert::from_dpm(&parsed, &mut skelmap::Diagnostics::new());
-        let (skm, skp) = (skm.skm.write().unwrap(), skm.skp.write().unwrap());
-        let pair = Model::from_skm(
-            Source::from_bytes(&skm),
-            Source::from_bytes(&skp),
-            &Limits::DEFAULT,
-        )
-        .unwrap();
-        let error = convert::skinning_error(&source, &pair, &dpm.origin).unwrap();
-        if dpm.scaled_frames == 0 {
-            assert!(error.max <= 1e-5, "{name} → SKM: {error}");
-        }
-    }
-}
-
-#[test]
-fn influences_are_cut_as_the_iqm_compiler_cuts_them() {
-    use skelmap::dpm::write::IDENTITY;
-    use skelmap::dpm::{Builder, FrameDef, MeshDef};
-    use skelmap::write::{BoneDef, Influence};
-    // Vertex 0 has five influences, the last of 1/2000: it is dropped, the other four
-    // normalised, rounded to bytes (0.5 + w · 255) and adjusted to total 255.
-    let weights = [0.4, 0.3, 0.2, 0.0995, 0.0005];
-    let five: Vec<Influence> = weights
-        .iter()
-        .enumerate()
-        .map(|(b, &w)| Influence::weighted(b as u32, w, [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]))
-        .collect();
-    let one = |bone: u32, p: [f32; 3]| vec![Influence::weighted(bone, 1.0, p, [0.0, 0.0, 1.0])];
-    let dpm = Builder {
-        bones: (0..5).map(|i| BoneDef::new(format!("b{i}"), -1)).collect(),
-        meshes: vec![MeshDef {
-            shader: b"skin".to_vec(),
-            vertices: vec![five, one(1, [1.0, 0.0, 0.0]), one(2, [0.0, 1.0, 0.0])],
-            texcoords: vec![[0.0; 2]; 3],
-            triangles: vec![[0, 1, 2]],
-            group_ids: vec![0],
-        }],
-        frames: vec![FrameDef::new("still", vec![IDENTITY; 5])],
-        bounds: None,
-    }
-    .write()
-    .unwrap();
-    let model = Model::from_bytes(&dpm).unwrap();
-    let converted = convert::to_iqm(&model).unwrap();
-    assert_eq!(converted.reduced_vertices, 1);
-    let b = &converted.builder;
-    let v = b
-        .positions
-        .iter()
-        .position(|p| *p == [0.0, 0.0, 1.0])
-        .unwrap();
-    assert_eq!(b.blend_indexes[v], [0, 1, 2, 3]);
-    assert_eq!(b.blend_weights[v], [102, 77, 51, 25]);
+fn writers_refuse_what_does_not_fit() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let asset = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    // Skeletal frames into vertex formats only when baked.
+    let e = quake::Builder::from_asset(&asset, false).unwrap_err();
     assert_eq!(
-        b.blend_weights
-            .iter()
-            .filter(|w| **w == [255, 0, 0, 0])
-            .count(),
-        2
+        e.to_string(),
+        "Quake MDL cannot hold skeletal animation: it stores each frame's vertices, not \
+         joints; bake every frame's skinned vertices with `--bake`"
     );
+    assert_eq!(
+        gamestudio::ModelBuilder::from_asset(&asset, false)
+            .unwrap_err()
+            .format,
+        "MDL5"
+    );
+    // Name lengths.
+    let mut long = asset.clone();
+    long.skeleton.as_mut().unwrap().joints[1].name = "b".repeat(32);
+    let e = skelmap::dpm::Builder::from_asset(&long).unwrap_err();
+    assert_eq!(
+        (e.format, e.what.as_str(), e.limit.as_str()),
+        (
+            "DPM",
+            format!("the bone name '{}' (32 bytes)", "b".repeat(32)).as_str(),
+            "bone names are at most 31 bytes"
+        )
+    );
+    assert!(skm::write::Pair::from_asset(&long).is_ok());
+    // Joint counts.
+    let mut many = asset.clone();
+    let joint = many.skeleton.as_ref().unwrap().joints[0].clone();
+    many.skeleton.as_mut().unwrap().joints = (0..300)
+        .map(|i| skelmap::asset::Joint {
+            name: format!("j{i}"),
+            ..joint.clone()
+        })
+        .collect();
+    assert_eq!(
+        iqm::Builder::from_asset(&many).unwrap_err().what,
+        "300 joints"
+    );
+    assert_eq!(
+        ms3d::Builder::from_asset(&many).unwrap_err().what,
+        "300 joints"
+    );
+    assert_eq!(
+        slmdl::write::Pair::from_asset(&many).unwrap_err().what,
+        "300 joints"
+    );
+    // Duplicate joint names in MS3D, which links parents by name: the second is renamed.
+    let mut twins = asset.clone();
+    let first = twins.skeleton.as_ref().unwrap().joints[1].name.clone();
+    twins.skeleton.as_mut().unwrap().joints[2].name = first.clone();
+    let fitted = ms3d::Builder::from_asset(&twins).unwrap();
+    let renamed = format!("{first}_2").into_bytes();
+    assert_eq!(fitted.builder.joints[2].name, renamed);
+    assert_eq!(fitted.builder.joints[3].parent, renamed);
+    // Vertex animation into skeletal formats.
+    let mdl = std::fs::read(
+        crate::support::corpus_files("mdl")
+            .into_iter()
+            .next()
+            .unwrap_or_default(),
+    );
+    if let Ok(mdl) = mdl {
+        let morph = convert::asset_of(&Model::from_bytes(&mdl).unwrap()).unwrap();
+        if morph.has_morph_clips() {
+            assert_eq!(
+                iqm::Builder::from_asset(&morph).unwrap_err().what,
+                "vertex animation (morph-target frames)"
+            );
+        }
+    }
 }
 
 /// The `assimp` command, if installed (the `assimp-utils` package); CI requires it.
@@ -179,10 +308,15 @@ fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(&path).unwrap();
         let source = Model::from_bytes(&bytes).unwrap();
-        let Ok(converted) = convert::to_iqm(&source) else {
+        if source.num_meshes() == 0 {
             continue;
-        };
-        let written = converted.builder.write().unwrap();
+        }
+        let asset = convert::asset_of(&source).unwrap();
+        let written = iqm::Builder::from_asset(&asset)
+            .unwrap()
+            .builder
+            .write()
+            .unwrap();
         let iqm = dir.join(format!("{name}.iqm"));
         let obj = dir.join(format!("{name}.obj"));
         std::fs::write(&iqm, &written).unwrap();

@@ -36,6 +36,7 @@ pub fn arm() -> ms3d::Builder {
             material: 0,
         }],
         materials: vec![(b"skin".to_vec(), [1.0, 0.5, 0.25, 1.0])],
+        textures: Vec::new(),
         keyframer: (24.0, 0.0, 25),
         joints: vec![
             ms3d::JointDef {

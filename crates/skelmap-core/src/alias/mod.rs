@@ -10,6 +10,7 @@
 //! - [`tween`]: tweening a model's packed frames by index ([`tween::PackedModel`]).
 
 pub mod anorms;
+pub mod pack;
 pub mod raw;
 pub mod skin;
 pub mod tween;

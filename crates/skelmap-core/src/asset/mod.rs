@@ -19,8 +19,12 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::view::DeformError;
+mod pose;
+
+pub use pose::{FrameKeys, MAX_RESAMPLED_FRAMES, PosedMesh};
+
 use crate::pose::framegroups::FrameGroup;
+use crate::view::DeformError;
 
 /// The joint index [`Influences`] use for "bound to no joint: stays where the asset put it".
 pub const UNBOUND: u16 = u16::MAX;
@@ -56,6 +60,72 @@ pub enum Error {
     /// A skinning or morph kernel rejected a mesh (impossible for a validated model).
     #[error(transparent)]
     Deform(#[from] DeformError),
+}
+
+/// An asset that does not fit a format: what does not fit, the format's limit, and what to
+/// do about it. Writers check every limit before they write anything.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{format} cannot hold {what}: {limit}; {advice}")]
+pub struct FitError {
+    /// The format's short name (`"MS3D"`).
+    pub format: &'static str,
+    /// What does not fit (`"70,112 vertices in mesh 'body'"`).
+    pub what: String,
+    /// The format's limit (`"at most 65,534 vertices"`).
+    pub limit: String,
+    /// What to do about it.
+    pub advice: String,
+}
+
+impl FitError {
+    /// A fit error.
+    #[must_use]
+    pub fn new(
+        format: &'static str,
+        what: impl Into<String>,
+        limit: impl Into<String>,
+        advice: impl Into<String>,
+    ) -> Self {
+        FitError {
+            format,
+            what: what.into(),
+            limit: limit.into(),
+            advice: advice.into(),
+        }
+    }
+}
+
+/// Refuses the first of `names` longer than `max` bytes: `kind` says what they name
+/// (`"bone"`), `format` whose field is that short.
+///
+/// # Errors
+///
+/// [`FitError`] naming the name, its length and the limit.
+pub fn check_names<'a>(
+    format: &'static str,
+    kind: &str,
+    names: impl IntoIterator<Item = &'a str>,
+    max: usize,
+) -> Result<(), FitError> {
+    match names.into_iter().find(|n| n.len() > max) {
+        Some(name) => Err(FitError::new(
+            format,
+            format!("the {kind} name '{name}' ({} bytes)", name.len()),
+            format!("{kind} names are at most {max} bytes"),
+            format!("rename the {kind} in the source model"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A writer's builder made from an asset, and what the format could not keep, in words
+/// (influences cut to four, scale dropped, names shortened …), for the user to read.
+#[derive(Debug, Clone)]
+pub struct Fitted<B> {
+    /// The builder, ready to write.
+    pub builder: B,
+    /// What was lost or changed on the way, one sentence each; empty when nothing was.
+    pub losses: Vec<String>,
 }
 
 /// What [`Model::to_asset`](crate::model::Model::to_asset) builds.
@@ -242,12 +312,27 @@ impl Influences {
         self.starts.push(self.weights.len() as u32);
     }
 
+    /// The `n` largest influences of vertex `i`, largest first, scaled to sum to 1, and
+    /// whether any were left out.
+    #[must_use]
+    pub fn top(&self, i: usize, n: usize) -> (Vec<(u16, f32)>, bool) {
+        let mut list = self.of(i).to_vec();
+        list.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let cut = list.len() > n;
+        list.truncate(n);
+        let total: f32 = list.iter().map(|(_, w)| w).sum();
+        if total > 0.0 {
+            list.iter_mut().for_each(|(_, w)| *w /= total);
+        }
+        (list, cut)
+    }
+
     /// The largest number of influences on one vertex.
     #[must_use]
     pub fn max_per_vertex(&self) -> usize {
         self.starts
             .windows(2)
-            .map(|w| (w[1] - w[0]) as usize)
+            .map(|w| w[1].saturating_sub(w[0]) as usize)
             .max()
             .unwrap_or(0)
     }
@@ -382,6 +467,36 @@ pub(crate) fn unit(v: [f32; 3]) -> [f32; 3] {
     }
 }
 
+/// `weights` (non-negative) as integers summing to exactly `total`, by largest remainder:
+/// each gets the floor of its share, and the units left go to the largest remainders
+/// (ties to the earlier weight). All-zero weights give all zeros.
+#[must_use]
+pub fn quantise_weights(weights: &[f32], total: u32) -> Vec<u32> {
+    let sum: f64 = weights.iter().map(|&w| f64::from(w.max(0.0))).sum();
+    if !(sum > 0.0 && sum.is_finite()) {
+        return vec![0; weights.len()];
+    }
+    let exact: Vec<f64> = weights
+        .iter()
+        .map(|&w| f64::from(w.max(0.0)) / sum * f64::from(total))
+        .collect();
+    let mut out: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
+    let given: u32 = out.iter().sum();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ra, rb) = (exact[a] - exact[a].floor(), exact[b] - exact[b].floor());
+        rb.total_cmp(&ra).then(a.cmp(&b))
+    });
+    for &k in order
+        .iter()
+        .cycle()
+        .take(total.saturating_sub(given) as usize)
+    {
+        out[k] += 1;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,5 +515,19 @@ mod tests {
         assert_eq!(inf.of(1), &[(9, 1.0)]);
         assert_eq!(inf.of(2), &[] as &[(u16, f32)]);
         assert_eq!(inf.max_per_vertex(), 2);
+        assert_eq!(inf.top(0, 1), (vec![(2, 1.0)], true));
+    }
+
+    #[test]
+    fn weights_quantise_to_an_exact_total() {
+        assert_eq!(quantise_weights(&[0.5, 0.25, 0.25], 255), [127, 64, 64]);
+        assert_eq!(quantise_weights(&[1.0, 1.0, 1.0], 100), [34, 33, 33]);
+        assert_eq!(quantise_weights(&[0.0, 0.0], 255), [0, 0]);
+        assert_eq!(
+            quantise_weights(&[0.7, 0.2, 0.1], 65535)
+                .iter()
+                .sum::<u32>(),
+            65535
+        );
     }
 }

@@ -10,6 +10,9 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 
 use super::raw::{self, BonePose, DPM_MAGIC, DPM_TYPE_SKELETAL, Header};
+use glam::{Affine3A, Quat, Vec3};
+
+use crate::asset::{Asset, FitError, Fitted, Joint, JointKey, UpAxis, check_names};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::write;
@@ -370,4 +373,138 @@ fn u32_field(what: &'static str, value: u64) -> Result<U32<BigEndian>> {
 
 fn name_field(what: &'static str, name: &[u8]) -> Result<[u8; 32]> {
     write::name_field(Format::Dpm, what, name)
+}
+
+/// Longest DPM name that keeps its terminating NUL: bone, shader and frame names.
+pub const MAX_NAME: usize = 31;
+
+impl Builder {
+    /// `asset` as a DPM (`+Z` up; a `+Y`-up asset is turned): its joints as bones
+    /// (attachments flagged), one mesh per asset mesh with every influence pre-weighted in
+    /// its bone's bind space, every frame of every clip as parent-relative 3×4 matrices, the
+    /// frames named after their clip (`walk_1`, `walk_2` …) so that the clips come back from
+    /// the names. Their rates and loops do not: [`framegroups`](crate::pose::framegroups)
+    /// text made from [`Asset::clips`] carries them.
+    ///
+    /// A DPM has at least one bone and one frame: an asset without a skeleton gets a root
+    /// that holds every vertex, one without clips the bind pose as its frame. A vertex
+    /// without influences is bound to bone 0.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, dpm, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let dpm = dpm::Builder::from_asset(&asset)?.builder.write()?;
+    /// let model = Model::from_bytes(&dpm)?;
+    /// assert_eq!((model.num_bones(), model.num_frames(), model.clips().len()), (4, 9, 2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a bone or shader name longer than [`MAX_NAME`] bytes, or for vertex
+    /// animation (morph clips), which DPM cannot hold.
+    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        if asset.has_morph_clips() {
+            return Err(FitError::new(
+                "DPM",
+                "vertex animation (morph-target frames)",
+                "its frames pose bones only",
+                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
+                 `--no-animations`",
+            ));
+        }
+        let mut skeleton = asset.skeleton.clone().unwrap_or_default();
+        if skeleton.joints.is_empty() {
+            skeleton.joints.push(Joint {
+                name: "root".into(),
+                parent: None,
+                rotation: Quat::IDENTITY,
+                translation: Vec3::ZERO,
+                scale: Vec3::ONE,
+                world: Affine3A::IDENTITY,
+            });
+        }
+        check_names(
+            "DPM",
+            "bone",
+            skeleton.joints.iter().map(|j| j.name.as_str()),
+            MAX_NAME,
+        )?;
+        let shaders: Vec<String> = asset
+            .meshes
+            .iter()
+            .map(|m| asset.material_name(m))
+            .collect();
+        check_names(
+            "DPM",
+            "shader",
+            shaders.iter().map(String::as_str),
+            MAX_NAME,
+        )?;
+        let mut losses = Vec::new();
+        let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
+        let mut b = Builder {
+            bones: skeleton
+                .joints
+                .iter()
+                .enumerate()
+                .map(|(i, j)| BoneDef {
+                    name: j.name.clone().into_bytes(),
+                    parent: j.parent.map_or(-1, |p| p as i32),
+                    flags: if skeleton.attachments.contains(&i) {
+                        crate::pose::BONE_FLAG_ATTACHMENT
+                    } else {
+                        0
+                    },
+                })
+                .collect(),
+            ..Builder::default()
+        };
+        for (mesh, shader) in asset.meshes.iter().zip(shaders) {
+            let n = mesh.positions.len();
+            let vertices = mesh.pre_weighted(&inverse);
+            let uvs = mesh.uvs.as_deref().unwrap_or_default();
+            b.meshes.push(MeshDef {
+                shader: shader.into_bytes(),
+                vertices,
+                texcoords: (0..n)
+                    .map(|v| uvs.get(v).copied().unwrap_or_default())
+                    .collect(),
+                triangles: mesh.triangles.clone(),
+                group_ids: Vec::new(),
+            });
+        }
+        let frames = asset.joint_frames().unwrap_or_default();
+        let names = asset.frame_names(MAX_NAME);
+        let scaled = asset.scaled_frames();
+        if scaled > 0 {
+            losses.push(format!(
+                "{scaled} frames scale a joint; DPM readers read rotations without scale, so \
+                 those frames differ (IQM keeps scale)"
+            ));
+        }
+        b.frames = frames
+            .iter()
+            .zip(names)
+            .map(|(keys, name)| FrameDef::new(name, keys.iter().map(matrix3x4).collect()))
+            .collect();
+        if b.frames.is_empty() {
+            let poses = skeleton.bind_keys().iter().map(matrix3x4).collect();
+            b.frames.push(FrameDef::new("bind", poses));
+        }
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+/// DPM's row-major 3×4 matrix of a joint key.
+fn matrix3x4(k: &JointKey) -> Matrix3x4 {
+    let m = Affine3A::from_scale_rotation_translation(k.scale, k.rotation, k.translation);
+    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
+    [
+        [x.x, y.x, z.x, m.translation.x],
+        [x.y, y.y, z.y, m.translation.y],
+        [x.z, y.z, z.z, m.translation.z],
+    ]
 }

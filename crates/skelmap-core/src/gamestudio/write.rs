@@ -6,6 +6,8 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, I32, LittleEndian, U16};
 
 use super::raw::{HmpHeader, MdlHeader};
+use crate::alias::pack::{grid, nearest_normal, pack};
+use crate::asset::{Asset, FitError, Fitted, UpAxis};
 
 type Le = LittleEndian;
 
@@ -202,5 +204,112 @@ impl TerrainBuilder {
             }
         }
         out
+    }
+}
+
+impl ModelBuilder {
+    /// `asset` as a GameStudio MDL5 (`+Z` up; a `+Y`-up asset is turned): every mesh in one,
+    /// each vertex with its own skin vertex, every frame (each morph target shown, or with
+    /// `bake`, each skeletal frame skinned) packed in 16-bit words (frame type 2) on one grid
+    /// around all frames, normals as the nearest of the 162, frames named after their clip
+    /// (15 bytes at most). Each material's image becomes a 32-bit skin (ARGB8888); MDL5
+    /// draws one skin at a time, the first.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, gamestudio, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let mdl = gamestudio::ModelBuilder::from_asset(&asset, true)?.builder.write();
+    /// let model = Model::from_bytes(&mdl)?;
+    /// assert_eq!((model.format().name(), model.num_frames()), ("MDL", 9));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for skeletal animation without `bake`, or more than 65,535 vertices.
+    pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<ModelBuilder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        if asset.skeleton.is_some() && asset.num_frames() > 0 && !bake {
+            return Err(FitError::new(
+                "MDL5",
+                "skeletal animation",
+                "it stores each frame's vertices, not joints",
+                "bake every frame's skinned vertices with `--bake`, or convert to MDL7's \
+                 skeletal form with GameStudio's MED",
+            ));
+        }
+        let vertices = asset.num_vertices();
+        if vertices > usize::from(u16::MAX) {
+            return Err(FitError::new(
+                "MDL5",
+                format!("{vertices} vertices"),
+                "its triangles index vertices in 16 bits: at most 65,535",
+                "merge duplicate vertices with `skelmap optimize`, or split the model",
+            ));
+        }
+        let mut losses = Vec::new();
+        let skins: Vec<SkinDef> = asset
+            .materials
+            .iter()
+            .filter_map(|m| asset.images.get(m.image?))
+            .filter(|i| i.rgba.len() == 4 * (i.width as usize) * (i.height as usize))
+            .map(|i| SkinDef {
+                code: 5,
+                width: i.width as i32,
+                height: i.height as i32,
+                data: i
+                    .rgba
+                    .chunks_exact(4)
+                    .flat_map(|c| [c[2], c[1], c[0], c[3]])
+                    .collect(),
+            })
+            .collect();
+        if skins.len() > 1 {
+            losses.push(format!(
+                "{} skins: MDL5 draws one at a time, the first, over the whole model",
+                skins.len()
+            ));
+        }
+        let (w, h) = skins
+            .first()
+            .map_or((1.0, 1.0), |s| (s.width as f32, s.height as f32));
+        let frames = asset.baked();
+        let grid = grid(
+            frames.iter().flat_map(|(_, f)| f.positions.iter()),
+            u16::MAX,
+        );
+        let mut b = ModelBuilder {
+            scale: grid.0,
+            offset: grid.1,
+            skins,
+            ..ModelBuilder::default()
+        };
+        for mesh in &asset.meshes {
+            let first = b.skin_vertices.len() as u16;
+            let uvs = mesh.uvs.as_deref().unwrap_or_default();
+            b.skin_vertices.extend((0..mesh.positions.len()).map(|v| {
+                let uv = uvs.get(v).copied().unwrap_or_default();
+                [(uv[0] * w).round() as i16, (uv[1] * h).round() as i16]
+            }));
+            b.triangles.extend(mesh.triangles.iter().map(|t| {
+                let t = t.map(|i| first + i as u16);
+                (t, t)
+            }));
+        }
+        b.frames = frames
+            .into_iter()
+            .map(|(name, f)| MdlFrameDef {
+                frame_type: 2,
+                name: name.into_bytes(),
+                vertices: f
+                    .positions
+                    .iter()
+                    .zip(&f.normals)
+                    .map(|(p, n)| (pack(*p, grid, u16::MAX), nearest_normal(*n)))
+                    .collect(),
+            })
+            .collect();
+        Ok(Fitted { builder: b, losses })
     }
 }

@@ -14,6 +14,9 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, I32, LittleEndian, U32};
 
 use super::raw::{self, Header, IQM_MAGIC, IQM_VERSION, NUM_CHANNELS};
+use crate::asset::{
+    Asset, FitError, Fitted, JointKey, PosedMesh, UNBOUND, UpAxis, quantise_weights,
+};
 use crate::error::Result;
 use crate::format::Format;
 use crate::write::u32_field;
@@ -614,4 +617,176 @@ impl Text {
 /// A count or offset as a 32-bit field.
 fn field(what: &'static str, value: usize) -> Result<u32> {
     u32_field(FORMAT, what, value as u64)
+}
+
+/// Joints an IQM's byte blend indices can name.
+pub const MAX_JOINTS: usize = 256;
+
+impl Builder {
+    /// `asset` as an IQM (`+Z` up; a `+Y`-up asset is turned): its joints, one mesh per asset
+    /// mesh over one run of the vertex arrays, every frame of every clip in clip order, the
+    /// clips as anims, bounds per frame. Each vertex keeps its four largest influences,
+    /// scaled to sum to 1 and rounded to 255ths by largest remainder so they total exactly
+    /// 255; the losses say how many vertices had more. A vertex without influences is bound
+    /// wholly to joint 0. An asset without a skeleton becomes a static IQM.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, iqm, synth};
+    /// let dpm = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&dpm)?.to_asset(&asset::Options::default())?;
+    /// let fitted = iqm::Builder::from_asset(&asset)?;
+    /// let model = Model::from_bytes(&fitted.builder.write()?)?;
+    /// assert_eq!((model.num_bones(), model.num_frames(), model.clips().len()), (4, 9, 2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for more than [`MAX_JOINTS`] joints, or for vertex animation (morph
+    /// clips), which IQM cannot hold.
+    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
+        if joints > MAX_JOINTS {
+            return Err(FitError::new(
+                "IQM",
+                format!("{joints} joints"),
+                format!("its blend indices are bytes, so at most {MAX_JOINTS} joints"),
+                "drop unused bones with `skelmap optimize`, or convert to DPM or SKM",
+            ));
+        }
+        if asset.has_morph_clips() {
+            return Err(FitError::new(
+                "IQM",
+                "vertex animation (morph-target frames)",
+                "its frames pose joints only",
+                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
+                 `--no-animations`",
+            ));
+        }
+        let mut b = Builder::default();
+        let mut losses = Vec::new();
+        let has_uvs = asset.meshes.iter().any(|m| m.uvs.is_some());
+        let has_colors =
+            asset.meshes.iter().all(|m| m.colors.is_some()) && !asset.meshes.is_empty();
+        let mut cut = 0usize;
+        for (i, mesh) in asset.meshes.iter().enumerate() {
+            let first_vertex = b.positions.len() as u32;
+            let first_triangle = b.triangles.len() as u32;
+            b.positions.extend_from_slice(&mesh.positions);
+            b.normals.extend_from_slice(&mesh.normals);
+            if has_uvs {
+                let uvs = mesh.uvs.as_deref().unwrap_or_default();
+                b.texcoords.extend(
+                    (0..mesh.positions.len()).map(|v| uvs.get(v).copied().unwrap_or_default()),
+                );
+            }
+            if has_colors {
+                let colors = mesh.colors.as_deref().unwrap_or_default();
+                b.colors.extend(
+                    (0..mesh.positions.len()).map(|v| colors.get(v).copied().unwrap_or([255; 4])),
+                );
+            }
+            if joints > 0 {
+                for v in 0..mesh.positions.len() {
+                    let (top, was_cut) = mesh.influences.top(v, 4);
+                    cut += usize::from(was_cut);
+                    let top: Vec<(u16, f32)> =
+                        top.into_iter().filter(|&(j, _)| j != UNBOUND).collect();
+                    let bytes = quantise_weights(&top.iter().map(|t| t.1).collect::<Vec<_>>(), 255);
+                    let (mut index, mut weight) = ([0u8; 4], [0u8; 4]);
+                    for (k, (&(j, _), q)) in top.iter().zip(bytes).enumerate() {
+                        index[k] = u8::try_from(j).unwrap_or(0);
+                        weight[k] = u8::try_from(q).unwrap_or(255);
+                    }
+                    if top.is_empty() {
+                        weight[0] = 255;
+                    }
+                    b.blend_indexes.push(index);
+                    b.blend_weights.push(weight);
+                }
+            }
+            b.triangles
+                .extend(mesh.triangles.iter().map(|t| t.map(|i| i + first_vertex)));
+            let material = mesh
+                .material
+                .and_then(|m| asset.materials.get(m))
+                .map(|m| m.external.clone().unwrap_or_else(|| m.name.clone()))
+                .unwrap_or_default();
+            b.meshes.push(MeshDef {
+                name: asset.mesh_name(i).into_bytes(),
+                material: material.into_bytes(),
+                first_vertex,
+                num_vertexes: mesh.positions.len() as u32,
+                first_triangle,
+                num_triangles: mesh.triangles.len() as u32,
+            });
+        }
+        if cut > 0 {
+            losses.push(format!(
+                "{cut} vertices had more than four influences; their four largest were kept"
+            ));
+        }
+        let transform = |k: &JointKey| Transform {
+            translate: k.translation.into(),
+            rotate: k.rotation.to_array(),
+            scale: k.scale.into(),
+        };
+        if let Some(skeleton) = &asset.skeleton {
+            b.joints = skeleton
+                .joints
+                .iter()
+                .zip(skeleton.bind_keys())
+                .map(|(j, key)| JointDef {
+                    name: j.name.clone().into_bytes(),
+                    parent: j.parent.map_or(-1, |p| p as i32),
+                    transform: transform(&key),
+                })
+                .collect();
+            b.frames = asset
+                .joint_frames()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|keys| keys.iter().map(transform).collect())
+                .collect();
+            let mut first = 0u32;
+            for clip in &asset.clips {
+                let count = clip.len() as u32;
+                b.anims.push(AnimDef {
+                    name: clip.name.clone().into_bytes(),
+                    first_frame: first,
+                    num_frames: count,
+                    framerate: clip.fps,
+                    looped: clip.looped,
+                });
+                first += count;
+            }
+            b.bounds = (0..b.frames.len())
+                .map(|f| bounds_of(asset.posed(Some(f)).unwrap_or_default()))
+                .collect();
+        }
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+/// The bounds of every posed vertex.
+fn bounds_of(meshes: Vec<PosedMesh>) -> BoundsDef {
+    let mut b: Option<BoundsDef> = None;
+    for p in meshes.iter().flat_map(|m| m.positions.iter()) {
+        let xy = (p[0] * p[0] + p[1] * p[1]).sqrt();
+        let r = (xy * xy + p[2] * p[2]).sqrt();
+        let b = b.get_or_insert(BoundsDef {
+            mins: *p,
+            maxs: *p,
+            xy_radius: xy,
+            radius: r,
+        });
+        for ((lo, hi), c) in b.mins.iter_mut().zip(&mut b.maxs).zip(p) {
+            *lo = lo.min(*c);
+            *hi = hi.max(*c);
+        }
+        b.xy_radius = b.xy_radius.max(xy);
+        b.radius = b.radius.max(r);
+    }
+    b.unwrap_or_default()
 }

@@ -155,7 +155,12 @@ impl Model<'_> {
                     }
                 })
                 .collect(),
-            attachments: Vec::new(),
+            attachments: model
+                .bones()
+                .enumerate()
+                .filter(|(_, b)| b.is_attachment())
+                .map(|(i, _)| i)
+                .collect(),
         });
         let mut built = Asset {
             format: model.format().name(),
@@ -332,13 +337,19 @@ fn mesh_parts(
     let layout = mesh.texcoord_layout();
     let unweld = layout == TexcoordLayout::PerCorner || corner_normals.is_some();
     let mut out = Vec::new();
-    for sub in mesh.submeshes() {
-        let name = mesh_name(model, mesh, sub.name(), sub.material(), materials);
+    // A mesh drawn in no submesh (an MS3D without groups) is drawn whole.
+    let mut parts: Vec<(&[u8], Option<usize>, Vec<usize>)> = mesh
+        .submeshes()
+        .map(|sub| (sub.name(), sub.material(), sub.triangle_indices().collect()))
+        .collect();
+    if parts.is_empty() && mesh.num_triangles() > 0 {
+        parts.push((&[], None, (0..mesh.num_triangles()).collect()));
+    }
+    for (sub_name, sub_material, sub_triangles) in parts {
+        let name = mesh_name(model, mesh, sub_name, sub_material, materials);
         let material = match model.as_ms3d() {
-            Some(_) => sub.material(),
-            None => sub
-                .material()
-                .and_then(|i| asset_material(model, i, materials, sources)),
+            Some(_) => sub_material,
+            None => sub_material.and_then(|i| asset_material(model, i, materials, sources)),
         };
         let mut built = asset::Mesh {
             name,
@@ -349,7 +360,7 @@ fn mesh_parts(
         let mut picked: Vec<u32> = Vec::new();
         if unweld {
             let mut corners: HashMap<CornerKey, u32> = HashMap::new();
-            for t in sub.triangle_indices() {
+            for &t in &sub_triangles {
                 let (Some(tri), Some(uvs)) = (mesh.triangle(t), mesh.corner_texcoords(t)) else {
                     continue;
                 };
@@ -391,8 +402,9 @@ fn mesh_parts(
                     .map(|v| mesh.vertex_texcoord(v).unwrap_or_default())
                     .collect();
             }
-            built.triangles = sub
-                .triangle_indices()
+            built.triangles = sub_triangles
+                .iter()
+                .copied()
                 .filter_map(|t| mesh.triangle(t))
                 .collect();
         }

@@ -9,6 +9,10 @@ use super::raw::{
     GroupHead, Header, JointEx, JointHead, Keyframe, Keyframer, MS3D_MAGIC, Material, ModelEx,
     Triangle, Vertex, VertexEx1,
 };
+use glam::{EulerRot, Quat, Vec3};
+
+use super::anim::DEFAULT_FPS;
+use crate::asset::{Asset, FitError, Fitted, Joint, UpAxis, check_names, quantise_weights};
 use crate::error::Result;
 use crate::format::Format;
 use crate::write::{name_field, u32_field};
@@ -78,6 +82,8 @@ pub struct Builder {
     pub groups: Vec<GroupDef>,
     /// Materials: name and diffuse colour.
     pub materials: Vec<(Vec<u8>, [f32; 4])>,
+    /// Per material, its texture file (at most 128 bytes; missing or empty for none).
+    pub textures: Vec<Vec<u8>>,
     /// Frames per second, current time, total frames.
     pub keyframer: (f32, f32, i32),
     /// Joints.
@@ -94,6 +100,7 @@ impl Default for Builder {
             triangles: Vec::new(),
             groups: Vec::new(),
             materials: Vec::new(),
+            textures: Vec::new(),
             keyframer: (24.0, 0.0, 1),
             joints: Vec::new(),
             tail: Tail::default(),
@@ -184,9 +191,12 @@ impl Builder {
             out.push(g.material as u8);
         }
         out.extend_from_slice(count16("nNumMaterials", self.materials.len())?.as_bytes());
-        for (name, diffuse) in &self.materials {
+        for (i, (name, diffuse)) in self.materials.iter().enumerate() {
             let mut m = Material::new_zeroed();
             m.name = name_field(Format::Ms3d, "material.name", name)?;
+            if let Some(texture) = self.textures.get(i) {
+                m.texture = name_field(Format::Ms3d, "material.texture", texture)?;
+            }
             m.diffuse = diffuse.map(F32::new);
             m.transparency = F32::new(1.0);
             out.extend_from_slice(m.as_bytes());
@@ -291,4 +301,279 @@ impl Builder {
         };
         out.extend_from_slice(m.as_bytes());
     }
+}
+
+/// Joints MilkShape addresses: a vertex's joint is a signed byte.
+pub const MAX_JOINTS: usize = 128;
+
+/// Longest joint, group and material name that keeps its terminating NUL.
+pub const MAX_NAME: usize = 31;
+
+impl Builder {
+    /// `asset` as an MS3D 1.8 file (`+Y` up; a `+Z`-up asset is turned): the vertices of
+    /// every mesh in one list in the bind pose, one group per mesh, one material per asset
+    /// material (diffuse colour, texture file), the joints' bind poses as rest rotations
+    /// (Euler, `Rz · Ry · Rx`) and positions, and every frame of every clip as keys relative
+    /// to the rest pose on MilkShape's one timeline at the first clip's rate (frame `k` at
+    /// `(k + 1) / fps` seconds). Each vertex keeps its four largest influences, written as
+    /// sub-version 1 extras in 255ths (largest remainder, summing to 255; sub-versions 2 and
+    /// 3 store percent, half the precision). A joint whose name an earlier one took is
+    /// renamed (`name_7`), since MS3D finds parents by name.
+    ///
+    /// Losses, in words: more than four influences, clips joined on one timeline (MS3D names
+    /// none) or at other rates, joint scale (MS3D has none).
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, ms3d, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let file = ms3d::Builder::from_asset(&asset)?.builder.write()?;
+    /// let model = Model::from_bytes(&file)?;
+    /// assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for more than 65,535 vertices or triangles, more than [`MAX_JOINTS`]
+    /// joints or 128 materials, a name longer than [`MAX_NAME`] bytes, a texture name longer
+    /// than 127, or vertex animation.
+    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Y);
+        let fit =
+            |what: String, limit: &str, advice: &str| FitError::new("MS3D", what, limit, advice);
+        if asset.has_morph_clips() {
+            return Err(fit(
+                "vertex animation (morph-target frames)".into(),
+                "its keys pose joints only",
+                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
+                 `--no-animations`",
+            ));
+        }
+        let (vertices, triangles) = (asset.num_vertices(), asset.num_triangles());
+        if vertices > usize::from(u16::MAX) || triangles > usize::from(u16::MAX) {
+            return Err(fit(
+                format!("{vertices} vertices and {triangles} triangles"),
+                "its counts are 16-bit: at most 65,535 of each",
+                "merge duplicate vertices with `skelmap optimize`, or convert to IQM or DPM",
+            ));
+        }
+        let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
+        if joints.len() > MAX_JOINTS {
+            return Err(fit(
+                format!("{} joints", joints.len()),
+                "a vertex names its joint in a signed byte: at most 128 joints",
+                "drop unused bones with `skelmap optimize`, or convert to IQM or DPM",
+            ));
+        }
+        if asset.materials.len() > 128 {
+            return Err(fit(
+                format!("{} materials", asset.materials.len()),
+                "a group names its material in a signed byte: at most 128",
+                "merge materials in the source model",
+            ));
+        }
+        check_names(
+            "MS3D",
+            "joint",
+            joints.iter().map(|j| j.name.as_str()),
+            MAX_NAME,
+        )?;
+        check_names(
+            "MS3D",
+            "group",
+            (0..asset.meshes.len())
+                .map(|i| asset.mesh_name(i))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(String::as_str),
+            MAX_NAME,
+        )?;
+        // A name the reader could not decode (U+FFFD) is replaced by `material_{i}`.
+        let materials: Vec<String> = asset
+            .materials
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                if m.name.contains(char::REPLACEMENT_CHARACTER) {
+                    format!("material_{i}")
+                } else {
+                    m.name.clone()
+                }
+            })
+            .collect();
+        check_names(
+            "MS3D",
+            "material",
+            materials.iter().map(String::as_str),
+            MAX_NAME,
+        )?;
+        check_names(
+            "MS3D",
+            "texture",
+            asset.materials.iter().filter_map(|m| m.external.as_deref()),
+            127,
+        )?;
+        let mut b = Builder::default();
+        let mut losses = Vec::new();
+        // Joints find their parents by name: a name used before gets its index appended.
+        let names: Vec<String> = joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                if joints.iter().take(i).any(|k| k.name == j.name) {
+                    let suffix = format!("_{i}");
+                    let mut cut = (MAX_NAME - suffix.len()).min(j.name.len());
+                    while !j.name.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    let name = format!("{}{suffix}", j.name.get(..cut).unwrap_or_default());
+                    losses.push(format!(
+                        "joint {i} is renamed '{name}': MS3D finds parents by name, and '{}' \
+                         is taken",
+                        j.name
+                    ));
+                    name
+                } else {
+                    j.name.clone()
+                }
+            })
+            .collect();
+        let mut extras = Vec::with_capacity(vertices);
+        let mut cut = 0usize;
+        for (g, mesh) in asset.meshes.iter().enumerate() {
+            let first = b.vertices.len() as u16;
+            for (v, p) in mesh.positions.iter().enumerate() {
+                let (top, was_cut) = mesh.influences.top(v, 4);
+                cut += usize::from(was_cut);
+                let top: Vec<(u16, f32)> = top
+                    .into_iter()
+                    .filter(|&(j, _)| usize::from(j) < joints.len())
+                    .collect();
+                let shares = quantise_weights(&top.iter().map(|t| t.1).collect::<Vec<_>>(), 255);
+                let id = |k: usize| top.get(k).map_or(-1, |t| t.0 as i8);
+                let weight = |k: usize| shares.get(k).map_or(0, |&w| w as u8);
+                b.vertices.push((*p, id(0)));
+                extras.push(([id(1), id(2), id(3)], [weight(0), weight(1), weight(2)]));
+            }
+            let uvs = mesh.uvs.as_deref().unwrap_or_default();
+            let mut group = GroupDef {
+                name: asset.mesh_name(g).into_bytes(),
+                triangles: Vec::with_capacity(mesh.triangles.len()),
+                material: mesh.material.map_or(-1, |m| m as i8),
+            };
+            for t in &mesh.triangles {
+                group.triangles.push(b.triangles.len() as u16);
+                let corner = |k: usize| t[k] as usize;
+                let mut record = triangle(
+                    t.map(|i| first + i as u16),
+                    [0.0; 3],
+                    [0, 1, 2].map(|k| uvs.get(corner(k)).copied().unwrap_or_default()),
+                    g.min(255) as u8,
+                );
+                record.vertex_normals = [0, 1, 2].map(|k| {
+                    mesh.normals
+                        .get(corner(k))
+                        .copied()
+                        .unwrap_or_default()
+                        .map(F32::new)
+                });
+                b.triangles.push(record);
+            }
+            b.groups.push(group);
+        }
+        if cut > 0 {
+            losses.push(format!(
+                "{cut} vertices had more than four influences; their four largest were kept"
+            ));
+        }
+        b.materials = asset
+            .materials
+            .iter()
+            .zip(materials)
+            .map(|(m, name)| (name.into_bytes(), m.base_color))
+            .collect();
+        b.textures = asset
+            .materials
+            .iter()
+            .map(|m| m.external.clone().unwrap_or_default().into_bytes())
+            .collect();
+        if !joints.is_empty() {
+            b.tail.vertex_extra = Some((1, extras));
+        }
+        if joints
+            .iter()
+            .any(|j| (j.scale - Vec3::ONE).abs().max_element() > 1e-4)
+        {
+            losses.push("a joint's bind pose scales; MS3D joints have no scale".into());
+        }
+        let scaled = asset.scaled_frames();
+        if scaled > 0 {
+            losses.push(format!(
+                "{scaled} frames scale a joint; MS3D keys have no scale, so those frames                  differ (IQM keeps scale)"
+            ));
+        }
+        let fps = asset
+            .clips
+            .first()
+            .map_or(DEFAULT_FPS, |c| c.fps)
+            .clamp(1e-3, 1e6);
+        if asset.clips.len() > 1 {
+            losses.push(format!(
+                "{} clips were joined on MilkShape's one timeline, which names no clips",
+                asset.clips.len()
+            ));
+        }
+        if asset.clips.iter().any(|c| c.fps != fps) {
+            losses.push(format!(
+                "clips at other rates than {fps} fps play at {fps} fps on the timeline"
+            ));
+        }
+        let frames = asset.joint_frames().unwrap_or_default();
+        b.keyframer = (fps, 0.0, frames.len().max(1) as i32);
+        b.joints = joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                let rest = j.rotation;
+                let rotation_keys = frames
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(f, keys)| {
+                        let k = keys.get(i)?;
+                        Some(((f + 1) as f32 / fps, euler_of(rest.inverse() * k.rotation)))
+                    })
+                    .collect();
+                let position_keys = frames
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(f, keys)| {
+                        let k = keys.get(i)?;
+                        let offset = rest.inverse() * (k.translation - j.translation);
+                        Some(((f + 1) as f32 / fps, offset.to_array()))
+                    })
+                    .collect();
+                JointDef {
+                    name: names.get(i).cloned().unwrap_or_default().into_bytes(),
+                    parent: j
+                        .parent
+                        .and_then(|p| names.get(p))
+                        .map(|p| p.clone().into_bytes())
+                        .unwrap_or_default(),
+                    rotation: euler_of(rest),
+                    position: j.translation.to_array(),
+                    rotation_keys,
+                    position_keys,
+                }
+            })
+            .collect();
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+/// MilkShape's Euler angles `[x, y, z]` of `q` (`q = Rz · Ry · Rx`), found in double
+/// precision: near a pitch of ±90° single precision loses digits the keys then lack.
+fn euler_of(q: Quat) -> [f32; 3] {
+    let (z, y, x) = q.as_dquat().normalize().to_euler(EulerRot::ZYX);
+    [x as f32, y as f32, z as f32]
 }

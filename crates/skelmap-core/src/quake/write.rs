@@ -1,12 +1,18 @@
 //! Writing Quake MDL (`IDPO`) and GameStudio MDL2 files (fixtures and fuzz seeds). The
 //! builder writes exactly what it is given, counts included; the parser judges.
 
+use std::collections::HashMap;
+
 use zerocopy::byteorder::{F32, I32, LittleEndian};
 use zerocopy::{FromZeros, IntoBytes};
 
 use super::raw::{
     ALIAS_GROUP, ALIAS_SINGLE, ALIAS_SKIN_GROUP, ALIAS_VERSION, IDPO_MAGIC, MDL2_MAGIC, MdlHeader,
 };
+
+use super::palette::PALETTE;
+use crate::alias::pack::{grid, nearest_normal, pack};
+use crate::asset::{Asset, FitError, Fitted, UpAxis};
 
 type Le = LittleEndian;
 
@@ -214,4 +220,162 @@ fn put_frame(out: &mut Vec<u8>, f: &FrameDef) {
     for (v, n) in &f.vertices {
         out.extend_from_slice(&[v[0], v[1], v[2], *n]);
     }
+}
+
+/// Vertices, triangles and frames GLQuake loads; later engines (DarkPlaces, FTE, Quakespasm)
+/// take more, so going past them is a loss noted, not an error.
+pub const GLQUAKE_LIMITS: (usize, usize, usize) = (1024, 2048, 256);
+
+impl Builder {
+    /// `asset` as a Quake MDL (`+Z` up; a `+Y`-up asset is turned): every mesh in one, each
+    /// vertex with its own texture vertex, every frame (each morph target shown, or with
+    /// `bake`, each skeletal frame skinned) packed in bytes on one grid around all frames,
+    /// normals as the nearest of the 162, frames named after their clip (`walk_1` …, 15
+    /// bytes at most). The first material with an image becomes the skin, its colours
+    /// matched to the nearest of Quake's palette (fullbrights left out); without one, an
+    /// 8 × 8 skin of the material's colour.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, quake, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// assert!(quake::Builder::from_asset(&asset, false).is_err()); // skeletal: bake it
+    /// let mdl = quake::Builder::from_asset(&asset, true)?.builder.write();
+    /// let model = Model::from_bytes(&mdl)?;
+    /// assert_eq!((model.num_frames(), model.num_bones()), (9, 0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for skeletal animation without `bake`.
+    pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        if asset.skeleton.is_some() && asset.num_frames() > 0 && !bake {
+            return Err(FitError::new(
+                "Quake MDL",
+                "skeletal animation",
+                "it stores each frame's vertices, not joints",
+                "bake every frame's skinned vertices with `--bake`",
+            ));
+        }
+        let mut losses = Vec::new();
+        let frames = asset.baked();
+        let grid = grid(frames.iter().flat_map(|(_, f)| f.positions.iter()), 255);
+        let (skin_size, skin) = skin_of(&asset, &mut losses);
+        let mut b = Builder {
+            scale: grid.0,
+            origin: grid.1,
+            skin_size,
+            skins: vec![skin],
+            ..Builder::default()
+        };
+        let (w, h) = (skin_size[0] as f32, skin_size[1] as f32);
+        for mesh in &asset.meshes {
+            let first = b.stverts.len() as i32;
+            let uvs = mesh.uvs.as_deref().unwrap_or_default();
+            for v in 0..mesh.positions.len() {
+                let uv = uvs.get(v).copied().unwrap_or_default();
+                let s = (uv[0] * w - 0.5).round().clamp(0.0, w) as i32;
+                let t = (uv[1] * h - 0.5).round().clamp(0.0, h) as i32;
+                b.stverts.push([0, s, t]);
+            }
+            b.triangles.extend(
+                mesh.triangles
+                    .iter()
+                    .map(|t| (1, t.map(|i| first + i as i32))),
+            );
+        }
+        b.frames = frames
+            .iter()
+            .map(|(name, f)| {
+                FrameEntry::Single(FrameDef {
+                    name: name.clone().into_bytes(),
+                    vertices: f
+                        .positions
+                        .iter()
+                        .zip(&f.normals)
+                        .map(|(p, n)| (pack(*p, grid, 255).map(|c| c as u8), nearest_normal(*n)))
+                        .collect(),
+                })
+            })
+            .collect();
+        let (verts, tris, count) = GLQUAKE_LIMITS;
+        if b.stverts.len() > verts || b.triangles.len() > tris || b.frames.len() > count {
+            losses.push(format!(
+                "{} vertices, {} triangles and {} frames: past GLQuake's {verts}, {tris} and \
+                 {count} (DarkPlaces, FTE and Quakespasm load more)",
+                b.stverts.len(),
+                b.triangles.len(),
+                b.frames.len()
+            ));
+        }
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+/// The skin of the first material with an image, in Quake's palette; else an 8 × 8 skin of
+/// the first material's colour (grey without one).
+fn skin_of(asset: &Asset, losses: &mut Vec<String>) -> ([i32; 2], SkinDef) {
+    let image = asset
+        .materials
+        .iter()
+        .find_map(|m| m.image.and_then(|i| asset.images.get(i)))
+        .filter(|i| {
+            i.width > 0 && i.height > 0 && i.rgba.len() == 4 * (i.width * i.height) as usize
+        });
+    if asset.materials.len() > 1 {
+        losses.push(format!(
+            "{} materials: Quake MDL has one skin for the whole model",
+            asset.materials.len()
+        ));
+    }
+    let mut cache: HashMap<[u8; 3], u8> = HashMap::new();
+    let mut index = |rgb: [u8; 3]| *cache.entry(rgb).or_insert_with(|| nearest_colour(rgb));
+    match image {
+        Some(image) => {
+            if image.width % 4 != 0 {
+                losses.push(format!(
+                    "the skin is {} texels wide, not a multiple of 4: software Quake refuses it",
+                    image.width
+                ));
+            }
+            let texels = image
+                .rgba
+                .chunks_exact(4)
+                .map(|c| index([c[0], c[1], c[2]]))
+                .collect();
+            (
+                [image.width as i32, image.height as i32],
+                SkinDef::Single { code: 0, texels },
+            )
+        }
+        None => {
+            let colour = asset.materials.first().map_or([0.5; 4], |m| m.base_color);
+            let rgb = [0, 1, 2].map(|k| (colour[k].clamp(0.0, 1.0) * 255.0).round() as u8);
+            (
+                [8, 8],
+                SkinDef::Single {
+                    code: 0,
+                    texels: vec![index(rgb); 64],
+                },
+            )
+        }
+    }
+}
+
+/// The palette entry nearest to `rgb` (squared distance), of the 224 that are not
+/// fullbright.
+fn nearest_colour(rgb: [u8; 3]) -> u8 {
+    let distance = |p: &[u8; 3]| -> i32 {
+        (0..3)
+            .map(|k| (i32::from(p[k]) - i32::from(rgb[k])).pow(2))
+            .sum()
+    };
+    PALETTE
+        .iter()
+        .take(224)
+        .enumerate()
+        .min_by_key(|(_, p)| distance(p))
+        .map_or(0, |(i, _)| i as u8)
 }

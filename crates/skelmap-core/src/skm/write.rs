@@ -12,6 +12,9 @@ use super::raw::{
     SKM_MAGIC, SKM_MAX_NAME, SKM_TYPE, SkmHeader, SkmMesh, SkpBone, SkpBonePose, SkpFrame,
     SkpHeader,
 };
+use glam::{Affine3A, Quat, Vec3};
+
+use crate::asset::{Asset, FitError, Fitted, Joint, JointKey, UpAxis, check_names};
 use crate::error::Result;
 use crate::format::Format;
 use crate::write::{self, put_texcoords, put_u32s, put_vertices, vertices_size};
@@ -241,5 +244,159 @@ impl SkeletonBuilder {
             }
         }
         Ok((out, layout))
+    }
+}
+
+/// The SKM mesh and SKP skeleton of an asset, ready to write.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pair {
+    /// The mesh file.
+    pub skm: MeshBuilder,
+    /// The skeleton file.
+    pub skp: SkeletonBuilder,
+}
+
+/// Longest SKM or SKP name that keeps its terminating NUL.
+pub const MAX_NAME: usize = SKM_MAX_NAME - 1;
+
+impl Pair {
+    /// `asset` as an SKM and its SKP (`+Z` up; a `+Y`-up asset is turned): one SKM mesh per
+    /// asset mesh (named after its material, as Qfusion finds shaders), each influence
+    /// pre-weighted in its bone's bind space, the bones each mesh uses as its references;
+    /// the joints as SKP bones (attachments flagged) and every frame of every clip as
+    /// quaternion and origin, named after its clip (`walk_1` …). Scale is not stored: the
+    /// losses count the frames that scale a joint. An asset without a skeleton gets a root
+    /// bone, one without clips its bind pose as the one frame.
+    ///
+    /// ```
+    /// use skelmap_core::{Limits, Model, Source, asset, skm, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let pair = skm::write::Pair::from_asset(&asset)?.builder;
+    /// let (mesh, skeleton) = (pair.skm.write()?, pair.skp.write()?);
+    /// let model = Model::from_skm(Source::from_bytes(&mesh), Source::from_bytes(&skeleton), &Limits::default())?;
+    /// assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a name longer than [`MAX_NAME`] bytes, or for vertex animation
+    /// (morph clips), which SKM cannot hold.
+    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Pair>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        if asset.has_morph_clips() {
+            return Err(FitError::new(
+                "SKM",
+                "vertex animation (morph-target frames)",
+                "its frames pose bones only",
+                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
+                 `--no-animations`",
+            ));
+        }
+        let mut skeleton = asset.skeleton.clone().unwrap_or_default();
+        if skeleton.joints.is_empty() {
+            skeleton.joints.push(Joint {
+                name: "root".into(),
+                parent: None,
+                rotation: Quat::IDENTITY,
+                translation: Vec3::ZERO,
+                scale: Vec3::ONE,
+                world: Affine3A::IDENTITY,
+            });
+        }
+        check_names(
+            "SKP",
+            "bone",
+            skeleton.joints.iter().map(|j| j.name.as_str()),
+            MAX_NAME,
+        )?;
+        let shaders: Vec<String> = asset
+            .meshes
+            .iter()
+            .map(|m| asset.material_name(m))
+            .collect();
+        check_names(
+            "SKM",
+            "shader",
+            shaders.iter().map(String::as_str),
+            MAX_NAME,
+        )?;
+        let names: Vec<String> = (0..asset.meshes.len())
+            .map(|i| asset.mesh_name(i))
+            .collect();
+        check_names("SKM", "mesh", names.iter().map(String::as_str), MAX_NAME)?;
+        let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
+        let meshes = asset
+            .meshes
+            .iter()
+            .zip(shaders)
+            .enumerate()
+            .map(|(i, (mesh, shader))| {
+                let vertices = mesh.pre_weighted(&inverse);
+                let mut references: Vec<u32> = vertices.iter().flatten().map(|i| i.bone).collect();
+                references.sort_unstable();
+                references.dedup();
+                let uvs = mesh.uvs.as_deref().unwrap_or_default();
+                MeshDef {
+                    shader: shader.into_bytes(),
+                    name: names.get(i).cloned().unwrap_or_default().into_bytes(),
+                    texcoords: (0..vertices.len())
+                        .map(|v| uvs.get(v).copied().unwrap_or_default())
+                        .collect(),
+                    vertices,
+                    triangles: mesh.triangles.clone(),
+                    references,
+                }
+            })
+            .collect();
+        let pose = |k: &JointKey| (k.rotation.to_array(), k.translation.to_array());
+        let frames = asset.joint_frames().unwrap_or_default();
+        let mut losses = Vec::new();
+        let scaled = asset.scaled_frames();
+        if scaled > 0 {
+            losses.push(format!(
+                "{scaled} frames scale a joint; SKP poses have no scale, so those frames \
+                 differ (IQM keeps scale)"
+            ));
+        }
+        let mut frames: Vec<FrameDef> = frames
+            .iter()
+            .zip(asset.frame_names(MAX_NAME))
+            .map(|(keys, name)| FrameDef {
+                name: name.into_bytes(),
+                poses: keys.iter().map(pose).collect(),
+            })
+            .collect();
+        if frames.is_empty() {
+            frames.push(FrameDef {
+                name: b"bind".to_vec(),
+                poses: skeleton.bind_keys().iter().map(pose).collect(),
+            });
+        }
+        let bones = skeleton
+            .joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| BoneDef {
+                name: j.name.clone().into_bytes(),
+                parent: j.parent.map_or(-1, |p| p as i32),
+                flags: if skeleton.attachments.contains(&i) {
+                    crate::pose::BONE_FLAG_ATTACHMENT
+                } else {
+                    0
+                },
+            })
+            .collect();
+        Ok(Fitted {
+            builder: Pair {
+                skm: MeshBuilder {
+                    num_bones: skeleton.joints.len() as u32,
+                    meshes,
+                },
+                skp: SkeletonBuilder { bones, frames },
+            },
+            losses,
+        })
     }
 }

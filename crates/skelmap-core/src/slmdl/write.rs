@@ -7,6 +7,11 @@ use zerocopy::byteorder::{F32, LittleEndian, U32};
 use super::raw::{AnimHeader, BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, SLMDL_MAGIC};
 use super::view::{AttributeKind, Easing};
 
+use glam::Affine3A;
+
+use crate::asset::{Asset, FitError, Fitted, UpAxis};
+use crate::view::NAMED_CLIP_FPS;
+
 type Le = LittleEndian;
 
 /// One vertex of the D3D9-style layout [`MeshBuilder::skinned`] writes.
@@ -145,5 +150,145 @@ impl AnimationBuilder {
             }
         }
         out
+    }
+}
+
+/// An SL `mdl` and its `.anim`, ready to write.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pair {
+    /// The mesh.
+    pub mesh: MeshBuilder,
+    /// The animation (`None` for an asset without a skeleton).
+    pub animation: Option<AnimationBuilder>,
+}
+
+/// Bones an SL vertex can name: its blend indices are bytes.
+pub const MAX_BONES: usize = 256;
+
+impl Pair {
+    /// `asset` as an SL `mdl` and `.anim`: every triangle corner a vertex of the 48-byte D3D9
+    /// layout (the format has no indices), its four largest influences with the first three
+    /// weights stored; keyframe 0 the bind pose (the format's rule) and then every frame of
+    /// every clip at the first clip's rate, each bone's model-space rotation and translation
+    /// (the format has no hierarchy). Losses, in words: more than four influences, clips
+    /// joined on one timeline (the format names none), scale.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, slmdl, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let pair = slmdl::write::Pair::from_asset(&asset)?.builder;
+    /// assert_eq!(pair.mesh.vertex_count, 3 * 256);
+    /// assert_eq!(pair.animation.map(|a| a.keyframes.len()), Some(10)); // bind + 9 frames
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for more than [`MAX_BONES`] joints, or for vertex animation.
+    pub fn from_asset(asset: &Asset) -> Result<Fitted<Pair>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        if asset.has_morph_clips() {
+            return Err(FitError::new(
+                "SL",
+                "vertex animation (morph-target frames)",
+                "its keyframes pose bones only",
+                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
+                 `--no-animations`",
+            ));
+        }
+        let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
+        if joints > MAX_BONES {
+            return Err(FitError::new(
+                "SL",
+                format!("{joints} joints"),
+                format!("its blend indices are bytes: at most {MAX_BONES} bones"),
+                "drop unused bones with `skelmap optimize`, or convert to DPM or IQM",
+            ));
+        }
+        let mut losses = Vec::new();
+        let mut cut = 0usize;
+        let mut corners = Vec::with_capacity(3 * asset.num_triangles());
+        for mesh in &asset.meshes {
+            let uvs = mesh.uvs.as_deref().unwrap_or_default();
+            for &v in mesh.triangles.iter().flatten() {
+                let v = v as usize;
+                let (top, was_cut) = mesh.influences.top(v, 4);
+                cut += usize::from(was_cut);
+                let (mut weights, mut indices) = ([0.0f32; 3], [0u8; 4]);
+                for (k, &(j, w)) in top.iter().enumerate() {
+                    indices[k] = u8::try_from(j).unwrap_or(0);
+                    if let Some(slot) = weights.get_mut(k) {
+                        *slot = w;
+                    }
+                }
+                if top.is_empty() {
+                    weights[0] = 1.0;
+                }
+                corners.push(VertexDef {
+                    position: mesh.positions.get(v).copied().unwrap_or_default(),
+                    normal: mesh.normals.get(v).copied().unwrap_or_default(),
+                    weights,
+                    indices,
+                    texcoord: uvs.get(v).copied().unwrap_or_default(),
+                });
+            }
+        }
+        if cut > 0 {
+            losses.push(format!(
+                "{cut} triangle corners had more than four influences; their four largest \
+                 were kept"
+            ));
+        }
+        let animation = asset.skeleton.as_ref().map(|skeleton| {
+            let key = |m: &Affine3A| {
+                let (_, rotation, translation) = m.to_scale_rotation_translation();
+                (rotation.to_array(), translation.to_array())
+            };
+            let fps = asset
+                .clips
+                .first()
+                .map_or(NAMED_CLIP_FPS, |c| c.fps)
+                .clamp(1e-3, 1e6);
+            let mut keyframes = vec![KeyframeDef {
+                time: 0.0,
+                easing: Easing::Linear,
+                bones: skeleton.joints.iter().map(|j| key(&j.world)).collect(),
+            }];
+            for (f, keys) in asset.joint_frames().unwrap_or_default().iter().enumerate() {
+                keyframes.push(KeyframeDef {
+                    time: (f + 1) as f32 / fps,
+                    easing: Easing::Linear,
+                    bones: skeleton.world(keys).iter().map(key).collect(),
+                });
+            }
+            AnimationBuilder {
+                bones: joints.max(1) as u32,
+                keyframes,
+            }
+        });
+        if asset.clips.len() > 1 {
+            losses.push(format!(
+                "{} clips were joined on the .anim's one timeline, which names no clips",
+                asset.clips.len()
+            ));
+        }
+        let scaled = asset.skeleton.iter().flat_map(|s| &s.joints).any(|j| {
+            let (scale, _, _) = j.world.to_scale_rotation_translation();
+            (scale - glam::Vec3::ONE).abs().max_element() > 1e-4
+        });
+        let frames = asset.scaled_frames();
+        if scaled || frames > 0 {
+            losses.push(format!(
+                "{frames} frames scale a bone (or the bind pose does); SL keys have no                  scale, so those frames differ (IQM keeps scale)"
+            ));
+        }
+        Ok(Fitted {
+            builder: Pair {
+                mesh: MeshBuilder::skinned(&corners),
+                animation,
+            },
+            losses,
+        })
     }
 }

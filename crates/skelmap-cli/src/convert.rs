@@ -1,0 +1,474 @@
+//! `skelmap convert` and `skelmap optimize`: any model in, through an [`Asset`], out in the
+//! format the output's extension names; every conversion measured by reading back what was
+//! written.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use skelmap_core::asset::{Asset, ClipKeys, FitError, Fitted};
+use skelmap_core::model::convert::{self as conv, Posed, SkinningError};
+use skelmap_core::{Limits, Model, dpm, gamestudio, iqm, ms3d, quake, skm, slmdl};
+use skelmap_export::gltf::{self, GltfOptions};
+
+use crate::load::{self, Companions};
+use crate::output::Outputs;
+
+/// What `.mdl` means: three formats share the extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MdlKind {
+    /// Quake's `IDPO` (vertex frames in bytes, one palettised skin).
+    Quake,
+    /// GameStudio MDL5 (vertex frames in words, 32-bit skins).
+    Mdl5,
+    /// The SL engine's mesh, with its `.anim` beside it (skeletal).
+    Sl,
+}
+
+/// The switches `convert` and `optimize` share.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Switches {
+    /// Which format a `.mdl` output is: quake, mdl5 or sl.
+    #[arg(long, value_name = "KIND")]
+    pub to: Option<MdlKind>,
+    /// Resample the clips at this many frames a second (a glTF's animations are sampled at
+    /// it; default: a clip's own keys).
+    #[arg(long, value_name = "FPS")]
+    pub fps: Option<f32>,
+    /// Keep only this clip (repeatable); the others are left out.
+    #[arg(long = "clip", value_name = "NAME")]
+    pub clips: Vec<String>,
+    /// Leave the animation out: the model in its bind pose only.
+    #[arg(long)]
+    pub no_animations: bool,
+    /// Store a skeletal model's frames as vertex frames (for Quake MDL and MDL5, which have
+    /// no joints): every frame's skinned vertices.
+    #[arg(long)]
+    pub bake: bool,
+    /// Optimise before writing (as `skelmap optimize` does).
+    #[arg(long)]
+    pub optimize: bool,
+    /// With optimisation, keep this bone though no vertex uses it (repeatable; bones named
+    /// `tag_…` and bones flagged as attachments are always kept).
+    #[arg(long, value_name = "BONE")]
+    pub keep: Vec<String>,
+}
+
+/// The output formats, by extension (and `--to` for `.mdl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Iqm,
+    Dpm,
+    Skm,
+    Ms3d,
+    Quake,
+    Mdl5,
+    Sl,
+    Glb,
+    Gltf,
+}
+
+impl Target {
+    fn of(output: &Path, to: Option<MdlKind>) -> Result<Target, String> {
+        let extension = output
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        Ok(match (extension.as_deref(), to) {
+            (Some("iqm"), _) => Target::Iqm,
+            (Some("dpm"), _) => Target::Dpm,
+            (None | Some("skm" | "skp"), _) => Target::Skm,
+            (Some("ms3d"), _) => Target::Ms3d,
+            (Some("glb"), _) => Target::Glb,
+            (Some("gltf"), _) => Target::Gltf,
+            (Some("mdl"), Some(MdlKind::Quake)) => Target::Quake,
+            (Some("mdl"), Some(MdlKind::Mdl5)) => Target::Mdl5,
+            (Some("mdl"), Some(MdlKind::Sl)) => Target::Sl,
+            (Some("mdl"), None) => {
+                return Err(format!(
+                    "{}: three formats end in .mdl; say which with --to quake, --to mdl5 or \
+                     --to sl",
+                    output.display()
+                ));
+            }
+            (Some(other), _) => {
+                return Err(format!(
+                    "{}: skelmap does not write .{other} files; it writes .iqm, .dpm, .skm \
+                     (with its .skp), .ms3d, .mdl (--to quake, mdl5 or sl), .glb and .gltf",
+                    output.display()
+                ));
+            }
+        })
+    }
+}
+
+/// `skelmap convert`.
+pub fn convert(
+    input: &Path,
+    output: &Path,
+    skp: Option<&Path>,
+    switches: &Switches,
+    companions: &Companions,
+) -> Result<ExitCode, String> {
+    let target = Target::of(output, switches.to)?;
+    let mut outputs = Outputs::new();
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
+    let (mut asset, model) = read(input, companions, &mut outputs)?;
+    let untouched = switches.clips.is_empty()
+        && switches.fps.is_none()
+        && !switches.no_animations
+        && !switches.optimize;
+    if let (Target::Skm, Some(dpm), true) = (target, model.as_dpm(), untouched) {
+        return dpm_to_skm(dpm, output, skp, &mut outputs);
+    }
+    select(&mut asset, switches).map_err(|e| fail(&e))?;
+    let selected = asset.clone();
+    // Measured against what the engine draws of the input, unless clips were chosen or
+    // resampled: then against the asset as chosen.
+    let source = if selected.num_frames() == model.num_frames() && switches.fps.is_none() {
+        Posed::Model(&model)
+    } else {
+        Posed::Asset(&selected)
+    };
+    if switches.optimize {
+        optimise(&mut asset, switches);
+    }
+    write(&asset, source, target, output, skp, switches, &mut outputs)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skelmap optimize`: `convert --optimize`.
+pub fn optimize(
+    input: &Path,
+    output: &Path,
+    switches: &Switches,
+    companions: &Companions,
+) -> Result<ExitCode, String> {
+    let switches = Switches {
+        optimize: true,
+        ..switches.clone()
+    };
+    let before = std::fs::metadata(input).map_or(0, |m| m.len());
+    let code = convert(input, output, None, &switches, companions)?;
+    let after = std::fs::metadata(output).map_or(0, |m| m.len());
+    say!("bytes: {before} → {after}");
+    Ok(code)
+}
+
+/// The model at `input`, and as an asset.
+fn read(
+    input: &Path,
+    companions: &Companions,
+    outputs: &mut Outputs,
+) -> Result<(Asset, Model<'static>), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
+    let model = load::open(input, companions)?;
+    outputs.read_model(input, companions, &model);
+    if model.num_meshes() == 0 {
+        return Err(format!(
+            "{}: the {} has no mesh to convert (an animation or a skeleton on its own)",
+            input.display(),
+            model.format()
+        ));
+    }
+    let asset = conv::asset_of(&model).map_err(|e| fail(&e))?;
+    Ok((asset, model))
+}
+
+/// A DPM as an SKM and SKP, exactly: the same pre-weighted records, every matrix as a
+/// quaternion and an origin ([`skm::convert::from_dpm`]).
+fn dpm_to_skm(
+    dpm: &skelmap_core::dpm::Dpm<'_>,
+    output: &Path,
+    skp: Option<&Path>,
+    outputs: &mut Outputs,
+) -> Result<ExitCode, String> {
+    let bad = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
+    let (skm_path, skp_path) = skm_outputs(output, skp)?;
+    outputs.claim(&skm_path)?;
+    outputs.claim(&skp_path)?;
+    let mut diag = skelmap_core::Diagnostics::new();
+    let converted = skm::convert::from_dpm(dpm, &mut diag);
+    let files = [
+        (skm_path, converted.skm.write().map_err(|e| bad(&e))?),
+        (skp_path, converted.skp.write().map_err(|e| bad(&e))?),
+    ];
+    for (path, bytes) in &files {
+        outputs.write(path, bytes)?;
+        say!("wrote {} ({} bytes)", path.display(), bytes.len());
+    }
+    for w in diag.warnings() {
+        say!("warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Applies `--clip`, `--no-animations` and `--fps` to `asset`.
+fn select(asset: &mut Asset, switches: &Switches) -> Result<(), String> {
+    if switches.no_animations {
+        asset.clips.clear();
+        for mesh in &mut asset.meshes {
+            mesh.targets.clear();
+        }
+    }
+    if !switches.clips.is_empty() {
+        if let Some(missing) = switches
+            .clips
+            .iter()
+            .find(|name| !asset.clips.iter().any(|c| &c.name == *name))
+        {
+            let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
+            return Err(format!(
+                "no clip is named '{missing}'; the clips are: {}",
+                names.join(", ")
+            ));
+        }
+        asset.retain_clips(|c| switches.clips.contains(&c.name));
+    }
+    if let Some(fps) = switches.fps {
+        if !(fps.is_finite() && fps > 0.0) {
+            return Err(format!("--fps {fps}: the rate must be a positive number"));
+        }
+        for clip in &mut asset.clips {
+            if matches!(clip.keys, ClipKeys::Morph(_)) {
+                return Err(
+                    "--fps resamples joint animation; vertex animation keeps its \
+                            frames"
+                        .into(),
+                );
+            }
+            clip.resample(fps);
+        }
+        asset.retain_clips(|_| true);
+    }
+    Ok(())
+}
+
+/// Optimises `asset` and prints the report.
+fn optimise(asset: &mut Asset, switches: &Switches) {
+    let options = skelmap_author::optimize::Options {
+        keep: switches.keep.clone(),
+        ..skelmap_author::optimize::Options::default()
+    };
+    let report = skelmap_author::optimize::optimize(asset, &options);
+    say!("{}", report.to_string().trim_end());
+}
+
+/// Files to write: each path and its bytes, the main one first.
+type Files = Vec<(PathBuf, Vec<u8>)>;
+
+/// Writes `asset` as `target` and measures what was written against `source`.
+#[allow(clippy::too_many_arguments)]
+fn write(
+    asset: &Asset,
+    source: Posed<'_, '_>,
+    target: Target,
+    output: &Path,
+    skp: Option<&Path>,
+    switches: &Switches,
+    outputs: &mut Outputs,
+) -> Result<(), String> {
+    let fit = |e: FitError| format!("{}: {e}", output.display());
+    let bad = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
+    // Each output's files and bytes, the files read back as one model, the frame offset.
+    let (files, losses, offset): (Files, Vec<String>, usize) = match target {
+        Target::Iqm => {
+            let Fitted { builder, losses } = iqm::Builder::from_asset(asset).map_err(fit)?;
+            let bytes = builder.write().map_err(|e| bad(&e))?;
+            (vec![(output.to_path_buf(), bytes)], losses, 0)
+        }
+        Target::Dpm => {
+            let Fitted { builder, losses } = dpm::Builder::from_asset(asset).map_err(fit)?;
+            let bytes = builder.write().map_err(|e| bad(&e))?;
+            let mut files = vec![(output.to_path_buf(), bytes)];
+            if !asset.clips.is_empty() {
+                let name = output
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or("model.dpm");
+                files.push((
+                    output.with_file_name(format!("{name}.framegroups")),
+                    framegroups_text(asset).into_bytes(),
+                ));
+            }
+            (files, losses, 0)
+        }
+        Target::Skm => {
+            let (skm_path, skp_path) = skm_outputs(output, skp)?;
+            let Fitted { builder, losses } = skm::write::Pair::from_asset(asset).map_err(fit)?;
+            let files = vec![
+                (skm_path, builder.skm.write().map_err(|e| bad(&e))?),
+                (skp_path, builder.skp.write().map_err(|e| bad(&e))?),
+            ];
+            (files, losses, 0)
+        }
+        Target::Ms3d => {
+            let Fitted { builder, losses } = ms3d::Builder::from_asset(asset).map_err(fit)?;
+            let bytes = builder.write().map_err(|e| bad(&e))?;
+            (vec![(output.to_path_buf(), bytes)], losses, 0)
+        }
+        Target::Quake => {
+            let Fitted { builder, losses } =
+                quake::Builder::from_asset(asset, switches.bake).map_err(fit)?;
+            (vec![(output.to_path_buf(), builder.write())], losses, 0)
+        }
+        Target::Mdl5 => {
+            let Fitted { builder, losses } =
+                gamestudio::ModelBuilder::from_asset(asset, switches.bake).map_err(fit)?;
+            (vec![(output.to_path_buf(), builder.write())], losses, 0)
+        }
+        Target::Sl => {
+            let Fitted { builder, losses } = slmdl::write::Pair::from_asset(asset).map_err(fit)?;
+            let mut files = vec![(output.to_path_buf(), builder.mesh.write())];
+            if let Some(animation) = builder.animation {
+                files.push((output.with_extension("anim"), animation.write()));
+            }
+            (files, losses, usize::from(asset.skeleton.is_some()))
+        }
+        Target::Glb | Target::Gltf => return write_gltf(asset, target, output, outputs),
+    };
+    for (path, _) in &files {
+        outputs.claim(path)?;
+    }
+    let error = measure(&files, source, offset)?;
+    for (path, bytes) in &files {
+        outputs.write(path, bytes)?;
+        say!("wrote {} ({} bytes)", path.display(), bytes.len());
+    }
+    say!("conversion error: {error}");
+    for loss in losses {
+        say!("note: {loss}");
+    }
+    Ok(())
+}
+
+/// Opens what is about to be written and compares every frame with `source`, as an engine
+/// draws both.
+fn measure(
+    files: &[(PathBuf, Vec<u8>)],
+    source: Posed<'_, '_>,
+    offset: usize,
+) -> Result<SkinningError, String> {
+    let first = files
+        .first()
+        .map(|f| f.0.display().to_string())
+        .unwrap_or_default();
+    let reopen = |e: &dyn std::fmt::Display| {
+        format!("{first}: the file written does not read back ({e}); please report this")
+    };
+    // The files under one stem, as the resolver finds companions: `model.skm` and
+    // `model.skp`, `model.mdl` and `model.anim`, `model.dpm` and `model.dpm.framegroups`.
+    let extension = |p: &Path| p.extension().map(|e| e.to_string_lossy().into_owned());
+    let main = format!(
+        "model.{}",
+        files
+            .first()
+            .and_then(|f| extension(&f.0))
+            .unwrap_or_default()
+    );
+    let first_name = files
+        .first()
+        .and_then(|f| f.0.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let table: HashMap<String, Vec<u8>> = files
+        .iter()
+        .enumerate()
+        .map(|(k, (path, bytes))| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let renamed = match (&first_name, k) {
+                (_, 0) => main.clone(),
+                (Some(first), _) if name.starts_with(first.as_str()) => {
+                    format!("{main}{}", &name[first.len()..])
+                }
+                _ => format!("model.{}", extension(path).unwrap_or_default()),
+            };
+            (renamed, bytes.clone())
+        })
+        .collect();
+    let model = Model::resolve(&&table, &main, &Limits::default()).map_err(|e| reopen(&e))?;
+    Ok(conv::skinning_error(source, Posed::Model(&model), offset))
+}
+
+/// Writes `asset` as glTF (`.glb`, or `.gltf` with its `.bin` beside it).
+fn write_gltf(
+    asset: &Asset,
+    target: Target,
+    output: &Path,
+    outputs: &mut Outputs,
+) -> Result<(), String> {
+    let bad = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
+    let options = GltfOptions {
+        all_influences: true,
+        ..GltfOptions::default()
+    };
+    let files = if target == Target::Glb {
+        let mut bytes = Vec::new();
+        gltf::write_glb(asset, &options, &mut bytes).map_err(|e| bad(&e))?;
+        vec![(output.to_path_buf(), bytes)]
+    } else {
+        let bin = output.with_extension("bin");
+        let uri = bin
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("model.bin");
+        let (json, data) = gltf::to_gltf(asset, &options, uri).map_err(|e| bad(&e))?;
+        vec![(output.to_path_buf(), json), (bin, data)]
+    };
+    for (path, _) in &files {
+        outputs.claim(path)?;
+    }
+    for (path, bytes) in &files {
+        outputs.write(path, bytes)?;
+        say!("wrote {} ({} bytes)", path.display(), bytes.len());
+    }
+    Ok(())
+}
+
+/// `asset`'s clips as a DarkPlaces `.framegroups` file: per clip its first frame, frame
+/// count, rate, loop flag and name, in the frame numbering the writers use.
+fn framegroups_text(asset: &Asset) -> String {
+    let mut first = 0usize;
+    asset
+        .clips
+        .iter()
+        .map(|c| {
+            let line = format!(
+                "{} {} {} {} // {}\n",
+                first,
+                c.len(),
+                c.fps,
+                u8::from(c.looped),
+                c.name
+            );
+            first += c.len();
+            line
+        })
+        .collect()
+}
+
+/// The SKM and SKP `convert` writes: both from `output`'s stem (`x`, `x.skm` or `x.skp` give
+/// `x.skm` and `x.skp`), or the SKP named by `skp`.
+fn skm_outputs(output: &Path, skp: Option<&Path>) -> Result<(PathBuf, PathBuf), String> {
+    let skm_path = output.with_extension("skm");
+    let skp_path = match skp {
+        Some(path)
+            if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("skp")) =>
+        {
+            path.to_path_buf()
+        }
+        Some(path) => {
+            return Err(format!(
+                "{}: the SKP output must end in .skp",
+                path.display()
+            ));
+        }
+        None => skm_path.with_extension("skp"),
+    };
+    Ok((skm_path, skp_path))
+}

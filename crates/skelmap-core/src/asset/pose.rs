@@ -1,0 +1,442 @@
+//! Posing an asset: its frames in one numbering, joint keys down the hierarchy, linear-blend
+//! skinning and morphing of its meshes, turning it to another up axis, and resampling its
+//! clips.
+//!
+//! This is the reference arithmetic writers and measurements use on an owned asset (baking
+//! a skeletal model into vertex frames, comparing a conversion with its source); the
+//! runtime's kernels in `skin/` never see an asset.
+
+use std::borrow::Cow;
+
+use glam::{Affine3A, Vec3, Vec3A};
+
+use super::{Asset, Clip, ClipKeys, JointKey, Mesh, Skeleton, UNBOUND, UpAxis};
+use crate::write::Influence;
+
+/// Most frames [`Clip::resample`] makes of one clip.
+pub const MAX_RESAMPLED_FRAMES: usize = 1 << 16;
+
+/// What one frame of an asset shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FrameKeys<'a> {
+    /// Every joint's parent-relative pose.
+    Joints(&'a [JointKey]),
+    /// A morph target of every mesh.
+    Morph(u32),
+}
+
+impl Asset {
+    /// Frames over every clip, in clip order: the numbering writers store frames in.
+    #[must_use]
+    pub fn num_frames(&self) -> usize {
+        self.clips.iter().map(Clip::len).sum()
+    }
+
+    /// Frame `index` in the numbering of [`num_frames`](Asset::num_frames): its clip and what
+    /// it shows, or `None` past the end.
+    #[must_use]
+    pub fn frame(&self, index: usize) -> Option<(usize, FrameKeys<'_>)> {
+        let mut rest = index;
+        for (c, clip) in self.clips.iter().enumerate() {
+            if rest < clip.len() {
+                let keys = match &clip.keys {
+                    ClipKeys::Joints(frames) => FrameKeys::Joints(frames.get(rest)?),
+                    ClipKeys::Morph(targets) => FrameKeys::Morph(*targets.get(rest)?),
+                };
+                return Some((c, keys));
+            }
+            rest -= clip.len();
+        }
+        None
+    }
+
+    /// Every mesh's positions and normals at frame `index` (see [`frame`](Asset::frame)),
+    /// or at the asset's own pose for `None`: skinned by the joint keys with a linear blend,
+    /// or moved to a morph target. A frame past the end gives `None`.
+    #[must_use]
+    pub fn posed(&self, index: Option<usize>) -> Option<Vec<PosedMesh>> {
+        let keys = match index {
+            None => None,
+            Some(i) => Some(self.frame(i)?.1),
+        };
+        let matrices = match (keys, &self.skeleton) {
+            (Some(FrameKeys::Joints(keys)), Some(skeleton)) => Some(skeleton.skin_matrices(keys)),
+            _ => None,
+        };
+        Some(
+            self.meshes
+                .iter()
+                .map(|mesh| match (keys, &matrices) {
+                    (_, Some(m)) => mesh.skin(m),
+                    (Some(FrameKeys::Morph(t)), None) => mesh.morphed(t as usize),
+                    _ => PosedMesh {
+                        positions: mesh.positions.clone(),
+                        normals: mesh.normals.clone(),
+                    },
+                })
+                .collect(),
+        )
+    }
+
+    /// Every frame as vertex positions and normals, the meshes' vertices one after another:
+    /// each frame of each clip posed ([`posed`](Asset::posed)), or the asset's own pose as
+    /// one frame named `base` when it has no frames, names at most 15 bytes (see
+    /// [`frame_names`](Asset::frame_names)). What vertex-animated formats store.
+    #[must_use]
+    pub fn baked(&self) -> Vec<(String, PosedMesh)> {
+        let join = |meshes: Vec<PosedMesh>| {
+            let mut all = PosedMesh::default();
+            for m in meshes {
+                all.positions.extend(m.positions);
+                all.normals.extend(m.normals);
+            }
+            all
+        };
+        if self.num_frames() == 0 {
+            return vec![("base".into(), join(self.posed(None).unwrap_or_default()))];
+        }
+        self.frame_names(15)
+            .into_iter()
+            .enumerate()
+            .map(|(f, name)| (name, join(self.posed(Some(f)).unwrap_or_default())))
+            .collect()
+    }
+
+    /// Turns the asset so that `up` is its up axis: positions, normals, morph targets, the
+    /// root joints' poses (bind and keys) and every joint's model-space transform are
+    /// rotated; nothing else changes.
+    pub fn set_up(&mut self, up: UpAxis) {
+        if self.up == up {
+            return;
+        }
+        // From the current axes to +Y up, then from +Y up to the wanted axes.
+        let turn = up.to_y_up().inverse() * self.up.to_y_up();
+        let turn_affine = Affine3A::from_quat(turn);
+        let rotate = |v: &mut [f32; 3]| *v = (turn * Vec3::from(*v)).into();
+        for mesh in &mut self.meshes {
+            mesh.positions.iter_mut().for_each(rotate);
+            mesh.normals.iter_mut().for_each(rotate);
+            for target in &mut mesh.targets {
+                target.positions.iter_mut().for_each(rotate);
+                target.normals.iter_mut().for_each(rotate);
+            }
+        }
+        if let Some(skeleton) = self.skeleton.as_mut() {
+            let roots: Vec<bool> = skeleton.joints.iter().map(|j| j.parent.is_none()).collect();
+            for joint in &mut skeleton.joints {
+                joint.world = turn_affine * joint.world;
+                if joint.parent.is_none() {
+                    joint.rotation = turn * joint.rotation;
+                    joint.translation = turn * joint.translation;
+                }
+            }
+            for clip in &mut self.clips {
+                if let ClipKeys::Joints(frames) = &mut clip.keys {
+                    for keys in frames {
+                        for (key, _) in keys.iter_mut().zip(&roots).filter(|(_, r)| **r) {
+                            key.rotation = turn * key.rotation;
+                            key.translation = turn * key.translation;
+                        }
+                    }
+                }
+            }
+        }
+        self.up = up;
+    }
+
+    /// The asset with `up` as its up axis: itself when it already is, else a turned copy
+    /// (see [`set_up`](Asset::set_up)).
+    #[must_use]
+    pub fn with_up(&self, up: UpAxis) -> Cow<'_, Asset> {
+        if self.up == up {
+            Cow::Borrowed(self)
+        } else {
+            let mut turned = self.clone();
+            turned.set_up(up);
+            Cow::Owned(turned)
+        }
+    }
+
+    /// Each frame's joint keys (see [`frame`](Asset::frame)), or `None` when a frame is a
+    /// morph target or the asset has no skeleton.
+    #[must_use]
+    pub fn joint_frames(&self) -> Option<Vec<&[JointKey]>> {
+        self.skeleton.as_ref()?;
+        (0..self.num_frames())
+            .map(|f| match self.frame(f)?.1 {
+                FrameKeys::Joints(keys) => Some(keys),
+                FrameKeys::Morph(_) => None,
+            })
+            .collect()
+    }
+
+    /// The name a file stores for mesh `mesh`'s material: its texture file when it names one,
+    /// else the material's name, else the mesh's. A name the reader could not decode (it
+    /// holds U+FFFD, as a legacy code page read as UTF-8 does) becomes `material_{index}`.
+    #[must_use]
+    pub fn material_name(&self, mesh: &Mesh) -> String {
+        let name = match mesh
+            .material
+            .and_then(|i| Some((i, self.materials.get(i)?)))
+        {
+            Some((i, m)) => {
+                let name = m.external.clone().unwrap_or_else(|| m.name.clone());
+                if name.contains(char::REPLACEMENT_CHARACTER) {
+                    format!("material_{i}")
+                } else {
+                    name
+                }
+            }
+            None => mesh.name.clone(),
+        };
+        name.replace(char::REPLACEMENT_CHARACTER, "_")
+    }
+
+    /// The name a file stores for mesh `index`: its own, or `mesh_{index}` when the reader
+    /// could not decode it (it holds U+FFFD).
+    #[must_use]
+    pub fn mesh_name(&self, index: usize) -> String {
+        match self.meshes.get(index) {
+            Some(m) if !m.name.contains(char::REPLACEMENT_CHARACTER) => m.name.clone(),
+            _ => format!("mesh_{index}"),
+        }
+    }
+
+    /// Frame names that give the clips back when read as DarkPlaces does, each at most
+    /// `max` bytes: frame `k` of clip `walk` is `walk_{k+1}`, the stem of letters, digits and
+    /// `_` cut to fit; in the numbering of [`num_frames`](Asset::num_frames).
+    #[must_use]
+    pub fn frame_names(&self, max: usize) -> Vec<String> {
+        self.clips
+            .iter()
+            .flat_map(|clip| {
+                let stem: String = clip
+                    .name
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect();
+                (0..clip.len()).map(move |k| {
+                    let suffix = format!("_{}", k + 1);
+                    let room = max.saturating_sub(suffix.len());
+                    format!("{}{suffix}", stem.get(..room.min(stem.len())).unwrap_or(""))
+                })
+            })
+            .collect()
+    }
+
+    /// Frames in which a joint's scale differs from 1 by more than 1e-4: what formats
+    /// without scale (DPM, SKM, MS3D, SL) lose.
+    #[must_use]
+    pub fn scaled_frames(&self) -> usize {
+        self.joint_frames()
+            .unwrap_or_default()
+            .iter()
+            .filter(|keys| {
+                keys.iter()
+                    .any(|k| (k.scale - Vec3::ONE).abs().max_element() > 1e-4)
+            })
+            .count()
+    }
+
+    /// Whether a clip plays morph targets (vertex animation).
+    #[must_use]
+    pub fn has_morph_clips(&self) -> bool {
+        self.clips
+            .iter()
+            .any(|c| matches!(c.keys, ClipKeys::Morph(_)) && !c.is_empty())
+    }
+
+    /// Keeps the clips `keep` says yes to, renumbering the frames of those left.
+    pub fn retain_clips(&mut self, mut keep: impl FnMut(&Clip) -> bool) {
+        self.clips.retain(|c| keep(c));
+        let mut first = 0u32;
+        for clip in &mut self.clips {
+            clip.first = first;
+            first = first.saturating_add(u32::try_from(clip.len()).unwrap_or(u32::MAX));
+        }
+    }
+}
+
+/// One mesh posed: positions and normals.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PosedMesh {
+    /// Positions.
+    pub positions: Vec<[f32; 3]>,
+    /// Normals (not renormalised).
+    pub normals: Vec<[f32; 3]>,
+}
+
+impl Skeleton {
+    /// Each joint's pose as its stored bind keys.
+    #[must_use]
+    pub fn bind_keys(&self) -> Vec<JointKey> {
+        self.joints
+            .iter()
+            .map(|j| JointKey {
+                rotation: j.rotation,
+                translation: j.translation,
+                scale: j.scale,
+            })
+            .collect()
+    }
+
+    /// Model-space transforms of `keys` (one parent-relative pose per joint), concatenated
+    /// down the hierarchy. A joint whose parent comes after it is taken as a root; a joint
+    /// without a key keeps the identity.
+    #[must_use]
+    pub fn world(&self, keys: &[JointKey]) -> Vec<Affine3A> {
+        let mut world: Vec<Affine3A> = Vec::with_capacity(self.joints.len());
+        for (i, joint) in self.joints.iter().enumerate() {
+            let local = keys.get(i).map_or(Affine3A::IDENTITY, |k| {
+                Affine3A::from_scale_rotation_translation(k.scale, k.rotation, k.translation)
+            });
+            let parent = joint
+                .parent
+                .filter(|&p| p < i)
+                .and_then(|p| world.get(p).copied());
+            world.push(parent.map_or(local, |p| p * local));
+        }
+        world
+    }
+
+    /// Per joint, the transform that takes a bind-pose point to where `keys` put it:
+    /// `world(keys) · inverse(bind world)`.
+    #[must_use]
+    pub fn skin_matrices(&self, keys: &[JointKey]) -> Vec<Affine3A> {
+        self.world(keys)
+            .into_iter()
+            .zip(&self.joints)
+            .map(|(w, j)| w * j.world.inverse())
+            .collect()
+    }
+}
+
+impl Mesh {
+    /// The mesh skinned with a linear blend of `matrices` (one per joint, see
+    /// [`Skeleton::skin_matrices`]). A vertex without influences, or bound to
+    /// [`UNBOUND`], stays where it is.
+    #[must_use]
+    pub fn skin(&self, matrices: &[Affine3A]) -> PosedMesh {
+        let mut out = PosedMesh {
+            positions: Vec::with_capacity(self.positions.len()),
+            normals: Vec::with_capacity(self.normals.len()),
+        };
+        for (v, p) in self.positions.iter().enumerate() {
+            let n = self.normals.get(v).copied().unwrap_or_default();
+            let (mut sp, mut sn, mut total) = (Vec3A::ZERO, Vec3A::ZERO, 0.0f32);
+            for &(joint, weight) in self.influences.of(v) {
+                let m = match matrices.get(usize::from(joint)) {
+                    Some(m) if joint != UNBOUND => *m,
+                    _ => Affine3A::IDENTITY,
+                };
+                sp += weight * m.transform_point3a(Vec3A::from_array(*p));
+                sn += weight * m.transform_vector3a(Vec3A::from_array(n));
+                total += weight;
+            }
+            if total > 0.0 {
+                out.positions.push(sp.to_array());
+                out.normals.push(sn.to_array());
+            } else {
+                out.positions.push(*p);
+                out.normals.push(n);
+            }
+        }
+        out
+    }
+
+    /// Each vertex's influences as pre-weighted records (DPM's and SKM's): per influence, the
+    /// bind-pose position and normal in the bone's space (through `inverse_bind`, one per
+    /// joint) and the weight. Influences on [`UNBOUND`] or a joint past `inverse_bind` are
+    /// left out; a vertex left with none is bound wholly to bone 0.
+    #[must_use]
+    pub fn pre_weighted(&self, inverse_bind: &[Affine3A]) -> Vec<Vec<Influence>> {
+        (0..self.positions.len())
+            .map(|v| {
+                let p = Vec3A::from_array(self.positions.get(v).copied().unwrap_or_default());
+                let n = Vec3A::from_array(self.normals.get(v).copied().unwrap_or_default());
+                let record = |bone: usize, weight: f32| {
+                    let m = inverse_bind.get(bone).copied().unwrap_or_default();
+                    let origin = m.transform_point3a(p).to_array();
+                    let normal = m.transform_vector3a(n).to_array();
+                    Influence::weighted(bone as u32, weight, origin, normal)
+                };
+                let list: Vec<Influence> = self
+                    .influences
+                    .of(v)
+                    .iter()
+                    .filter(|&&(j, w)| {
+                        j != UNBOUND && w > 0.0 && usize::from(j) < inverse_bind.len()
+                    })
+                    .map(|&(j, w)| record(usize::from(j), w))
+                    .collect();
+                if list.is_empty() {
+                    vec![record(0, 1.0)]
+                } else {
+                    list
+                }
+            })
+            .collect()
+    }
+
+    /// The mesh moved to morph target `target` (its own pose when there is none).
+    #[must_use]
+    pub fn morphed(&self, target: usize) -> PosedMesh {
+        let add = |base: &[[f32; 3]], delta: Option<&Vec<[f32; 3]>>| -> Vec<[f32; 3]> {
+            base.iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let d = delta.and_then(|d| d.get(i)).copied().unwrap_or_default();
+                    [b[0] + d[0], b[1] + d[1], b[2] + d[2]]
+                })
+                .collect()
+        };
+        let t = self.targets.get(target);
+        PosedMesh {
+            positions: add(&self.positions, t.map(|t| &t.positions)),
+            normals: add(&self.normals, t.map(|t| &t.normals)),
+        }
+    }
+}
+
+impl Clip {
+    /// The clip's joint keys sampled at `fps` frames a second over the same duration
+    /// (`len / fps` seconds of the old rate), interpolating between neighbouring frames
+    /// (shortest-arc normalised lerp for rotations). Morph clips, clips without frames and rates that
+    /// are not positive and finite are left alone; at most [`MAX_RESAMPLED_FRAMES`] frames
+    /// are made.
+    pub fn resample(&mut self, fps: f32) {
+        let ClipKeys::Joints(frames) = &self.keys else {
+            return;
+        };
+        if frames.is_empty() || !(fps.is_finite() && fps > 0.0 && self.fps > 0.0) {
+            return;
+        }
+        let last = frames.len() - 1;
+        // The last frame stays the last: a clip of n frames spans (n - 1) / fps seconds.
+        let seconds = last as f32 / self.fps;
+        let count = ((seconds * fps).round() as usize + 1).clamp(1, MAX_RESAMPLED_FRAMES);
+        let resampled: Vec<Vec<JointKey>> = (0..count)
+            .map(|k| {
+                let at = if count > 1 {
+                    k as f32 * last as f32 / (count - 1) as f32
+                } else {
+                    0.0
+                };
+                let a = (at.floor() as usize).min(last);
+                let b = (a + 1).min(last);
+                let t = at - a as f32;
+                let (ka, kb) = (&frames[a], &frames[b]);
+                ka.iter()
+                    .zip(kb)
+                    .map(|(x, y)| JointKey {
+                        rotation: x.rotation.lerp(y.rotation, t),
+                        translation: x.translation.lerp(y.translation, t),
+                        scale: x.scale.lerp(y.scale, t),
+                    })
+                    .collect()
+            })
+            .collect();
+        self.keys = ClipKeys::Joints(resampled);
+        self.fps = fps;
+    }
+}
