@@ -10,7 +10,8 @@ use super::access::{Doc, Finite, Norm};
 use super::error::{Error, Result};
 use super::nodes::{Rig, Tree};
 use super::{
-    FALLBACK_FPS, MAX_DEFAULT_FPS, MAX_FRAMES_PER_CLIP, MAX_MORPH_VALUES, MIN_DEFAULT_FPS,
+    FALLBACK_FPS, MAX_DEFAULT_FPS, MAX_FRAMES_PER_CLIP, MAX_MORPH_VALUES, MAX_SAMPLES,
+    MIN_DEFAULT_FPS,
 };
 
 /// Per node, whether a translation, rotation or scale channel animates it; checks every
@@ -370,6 +371,14 @@ pub(crate) fn animations(
             });
         }
         let frames = frames_f as usize;
+        let samples = frames as u64 * curves.len() as u64;
+        if samples > MAX_SAMPLES {
+            return Err(Error::Limit {
+                what: "samples in one clip (frames × channels)",
+                found: samples,
+                limit: MAX_SAMPLES,
+            });
+        }
         let time =
             |f: usize| (f64::from(t0) + f as f64 / f64::from(rate)).min(f64::from(t1)) as f32;
         let name = doc.root.animations[a]

@@ -122,6 +122,8 @@ pub const MAX_JOINTS: usize = u16::MAX as usize;
 /// Most frames in one clip (1 Mi); joint keys over all clips are further bounded by
 /// [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS).
 pub const MAX_FRAMES_PER_CLIP: u64 = 1 << 20;
+/// Most curve samples in one clip: frames × channels (16 Mi).
+pub const MAX_SAMPLES: u64 = 1 << 24;
 /// Most morph target values: morph frames × (6 per morphing vertex + the weights), 32 Mi.
 pub const MAX_MORPH_VALUES: u64 = 1 << 25;
 /// Widest and tallest decoded image.
