@@ -27,6 +27,7 @@ for target in "${targets[@]}"; do
     quake|mdl2) dict=(-dict=dict/quake.dict) ;;
     iqm) dict=(-dict=dict/iqm.dict) ;;
     mdl7) dict=(-dict=dict/mdl7.dict) ;;
+    gltf_import) dict=(-dict=dict/gltf.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
   shared=()

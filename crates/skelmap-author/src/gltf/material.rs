@@ -1,0 +1,171 @@
+//! Materials: the base colour factor and the base colour texture, decoded to RGBA8.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use image::{ImageFormat, ImageReader, Limits};
+use skelmap_core::asset::{Image, Material};
+
+use super::access::Doc;
+use super::error::{Error, Result};
+use super::source::{UriError, uri_bytes};
+use super::{MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
+
+/// Every material, and the images their base colour textures show (each decoded once).
+pub(crate) fn materials(
+    doc: &mut Doc<'_>,
+    base: Option<&Path>,
+) -> Result<(Vec<Material>, Vec<Image>)> {
+    let mut images: Vec<Image> = Vec::new();
+    let mut decoded: Vec<Option<usize>> = vec![None; doc.root.images.len()];
+    let mut decoded_bytes = 0u64;
+    let mut materials = Vec::with_capacity(doc.root.materials.len());
+    for i in 0..doc.root.materials.len() {
+        let (name, factor, texture) = {
+            let m = &doc.root.materials[i];
+            let pbr = &m.pbr_metallic_roughness;
+            (
+                m.name.clone().unwrap_or_else(|| format!("material {i}")),
+                pbr.base_color_factor.0,
+                pbr.base_color_texture.as_ref().map(|t| t.index.value()),
+            )
+        };
+        let error = |field, problem| Error::Material {
+            index: i,
+            field,
+            problem,
+        };
+        if !factor.iter().all(|c| c.is_finite()) {
+            return Err(error(
+                "pbrMetallicRoughness.baseColorFactor",
+                "not finite".into(),
+            ));
+        }
+        let mut external = None;
+        let image = match texture {
+            None => None,
+            Some(t) => {
+                let texture = doc.root.textures.get(t).ok_or_else(|| {
+                    error(
+                        "pbrMetallicRoughness.baseColorTexture",
+                        format!(
+                            "texture {t} does not exist ({} textures)",
+                            doc.root.textures.len()
+                        ),
+                    )
+                })?;
+                let source = texture.source.value();
+                let slot = decoded.get(source).copied().ok_or_else(|| Error::Texture {
+                    index: t,
+                    field: "source",
+                    problem: format!(
+                        "image {source} does not exist ({} images)",
+                        doc.root.images.len()
+                    ),
+                })?;
+                match slot {
+                    Some(k) => Some(k),
+                    None => {
+                        let Some(image) = decode(doc, source, base)? else {
+                            external = doc.root.images.get(source).and_then(|i| i.uri.clone());
+                            materials.push(Material {
+                                name,
+                                base_color: factor.map(|c| c.clamp(0.0, 1.0)),
+                                image: None,
+                                external,
+                            });
+                            continue;
+                        };
+                        decoded_bytes += image.rgba.len() as u64;
+                        if decoded_bytes > MAX_IMAGE_BYTES {
+                            return Err(Error::Limit {
+                                what: "bytes of decoded images",
+                                found: decoded_bytes,
+                                limit: MAX_IMAGE_BYTES,
+                            });
+                        }
+                        images.push(image);
+                        decoded[source] = Some(images.len() - 1);
+                        Some(images.len() - 1)
+                    }
+                }
+            }
+        };
+        materials.push(Material {
+            name,
+            base_color: factor.map(|c| c.clamp(0.0, 1.0)),
+            image,
+            external,
+        });
+    }
+    Ok((materials, images))
+}
+
+/// Image `index` decoded to RGBA8, its format from its MIME type, its bytes, or its file
+/// name; at most [`MAX_IMAGE_SIDE`] pixels a side. `None` for a file that cannot be looked
+/// for (no `base`) or is not there: the material then keeps its URI.
+fn decode(doc: &Doc<'_>, index: usize, base: Option<&Path>) -> Result<Option<Image>> {
+    let error = |field, problem| Error::Image {
+        index,
+        field,
+        problem,
+    };
+    let (view, uri, mime) = {
+        let image = &doc.root.images[index];
+        (
+            image.buffer_view.map(|v| v.value()),
+            image.uri.clone(),
+            image.mime_type.as_ref().map(|m| m.0.clone()),
+        )
+    };
+    let bytes: std::borrow::Cow<'_, [u8]> = match (view, &uri) {
+        (Some(v), _) => doc.view_bytes(v)?.into(),
+        (None, Some(uri)) => match uri_bytes(uri, base) {
+            Ok(bytes) => bytes.into(),
+            Err(UriError::Refused(problem)) => return Err(error("uri", problem)),
+            Err(UriError::NoBase) => return Ok(None),
+            Err(UriError::File(Error::Io { source, .. }))
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Ok(None);
+            }
+            Err(UriError::File(e)) => return Err(e),
+        },
+        (None, None) => return Err(error("uri", "neither a URI nor a buffer view".into())),
+    };
+    let by_name = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        let from_mime = match lower.as_str() {
+            "image/png" => Some(ImageFormat::Png),
+            "image/jpeg" => Some(ImageFormat::Jpeg),
+            "image/bmp" => Some(ImageFormat::Bmp),
+            "image/x-tga" | "image/tga" | "image/x-targa" => Some(ImageFormat::Tga),
+            _ => None,
+        };
+        from_mime.or_else(|| ImageFormat::from_path(name).ok())
+    };
+    let format = image::guess_format(&bytes)
+        .ok()
+        .or_else(|| mime.as_deref().and_then(by_name))
+        .or_else(|| uri.as_deref().and_then(by_name))
+        .filter(|f| {
+            matches!(
+                f,
+                ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Bmp | ImageFormat::Tga
+            )
+        })
+        .ok_or_else(|| error("mimeType", "not a PNG, JPEG, BMP or TGA image".into()))?;
+    let mut reader = ImageReader::with_format(Cursor::new(&bytes[..]), format);
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = Some(MAX_IMAGE_BYTES);
+    reader.limits(limits);
+    let decoded = reader.decode().map_err(|e| error("data", e.to_string()))?;
+    let rgba = decoded.to_rgba8();
+    Ok(Some(Image {
+        width: rgba.width(),
+        height: rgba.height(),
+        rgba: rgba.into_raw(),
+    }))
+}

@@ -1,0 +1,484 @@
+//! Mesh primitives: attributes read and checked against each other, triangles from every
+//! triangle mode, influences from every `JOINTS_n`/`WEIGHTS_n` set, morph targets, and the
+//! placement in the asset.
+
+use glam::{Affine3A, Mat3A, Vec3};
+use gltf::json::accessor::{ComponentType, Type};
+use gltf::json::mesh::{Mode, Semantic};
+use gltf::json::validation::Checked;
+use skelmap_core::asset::{self, Influences, MorphTarget, UNBOUND};
+
+use super::access::{Doc, Finite, Norm};
+use super::error::{Error, Result};
+use super::nodes::SkinInfo;
+
+/// One primitive read from the file, before it is placed.
+pub(crate) struct Primitive {
+    pub name: String,
+    pub material: Option<usize>,
+    pub positions: Vec<Vec3>,
+    /// `None`: computed flat (the vertices are then one per triangle corner).
+    pub normals: Option<Vec<Vec3>>,
+    pub uvs: Option<Vec<[f32; 2]>>,
+    pub colors: Option<Vec<[u8; 4]>>,
+    pub triangles: Vec<[u32; 3]>,
+    /// Empty unless skinned.
+    pub influences: Influences,
+    /// Position and normal displacements per morph target.
+    pub targets: Vec<(Vec<Vec3>, Option<Vec<Vec3>>)>,
+}
+
+fn vec3s(values: &[[f32; 3]]) -> Vec<Vec3> {
+    values.iter().map(|&v| Vec3::from(v)).collect()
+}
+
+/// Reads primitive `p` of mesh `m`; `skin` (with the node-to-joint map) when its node is
+/// skinned. `None` for a primitive of points or lines, which the asset cannot hold.
+pub(crate) fn read(
+    doc: &mut Doc<'_>,
+    m: usize,
+    p: usize,
+    skin: Option<(&SkinInfo, &[Option<u16>])>,
+) -> Result<Option<Primitive>> {
+    let error = |field, problem| Error::Mesh {
+        index: m,
+        primitive: p,
+        field,
+        problem,
+    };
+    let (attributes, indices, material, mode, targets, name) = {
+        let mesh = &doc.root.meshes[m];
+        let prim = &mesh.primitives[p];
+        let attributes: Vec<(Semantic, usize)> = prim
+            .attributes
+            .iter()
+            .filter_map(|(k, v)| match k {
+                Checked::Valid(s) => Some((s.clone(), v.value())),
+                Checked::Invalid => None,
+            })
+            .collect();
+        let targets: Vec<(Option<usize>, Option<usize>)> = prim
+            .targets
+            .iter()
+            .flatten()
+            .map(|t| (t.positions.map(|a| a.value()), t.normals.map(|a| a.value())))
+            .collect();
+        (
+            attributes,
+            prim.indices.map(|i| i.value()),
+            prim.material.map(|i| i.value()),
+            prim.mode,
+            targets,
+            mesh.name.clone().unwrap_or_else(|| format!("mesh {m}")),
+        )
+    };
+    let mode = match mode {
+        Checked::Valid(mode) => mode,
+        Checked::Invalid => return Err(error("mode", "not a glTF primitive mode".into())),
+    };
+    if matches!(
+        mode,
+        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
+    ) {
+        return Ok(None);
+    }
+    if let Some(k) = material.filter(|&k| k >= doc.root.materials.len()) {
+        return Err(error(
+            "material",
+            format!(
+                "material {k} does not exist ({} materials)",
+                doc.root.materials.len()
+            ),
+        ));
+    }
+    let find = |s: Semantic| attributes.iter().find(|(a, _)| *a == s).map(|&(_, i)| i);
+    let position = find(Semantic::Positions).ok_or_else(|| error("POSITION", "missing".into()))?;
+    let positions = doc
+        .floats(
+            position,
+            "POSITION",
+            &[Type::Vec3],
+            Norm::Flag,
+            Finite::Refuse,
+        )?
+        .arrays::<3>();
+    let n = positions.len();
+    let same_count = |field: &'static str, count: usize| {
+        if count == n {
+            Ok(())
+        } else {
+            Err(error(field, format!("{count} elements; POSITION has {n}")))
+        }
+    };
+    let corners: Vec<u32> = match indices {
+        Some(i) => {
+            let list = doc
+                .uints(
+                    i,
+                    "indices",
+                    &[Type::Scalar],
+                    &[ComponentType::U8, ComponentType::U16, ComponentType::U32],
+                )?
+                .values;
+            if let Some((at, &v)) = list.iter().enumerate().find(|&(_, &v)| v as usize >= n) {
+                return Err(error(
+                    "indices",
+                    format!("index {v} at position {at} is past the {n} vertices"),
+                ));
+            }
+            list
+        }
+        None => (0..n as u32).collect(),
+    };
+    let triangles: Vec<[u32; 3]> = match mode {
+        Mode::TriangleStrip => (0..corners.len().saturating_sub(2))
+            .map(|i| {
+                if i % 2 == 0 {
+                    [corners[i], corners[i + 1], corners[i + 2]]
+                } else {
+                    [corners[i + 1], corners[i], corners[i + 2]]
+                }
+            })
+            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .collect(),
+        Mode::TriangleFan => (1..corners.len().saturating_sub(1))
+            .map(|i| [corners[i], corners[i + 1], corners[0]])
+            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .collect(),
+        _ => {
+            if !corners.len().is_multiple_of(3) {
+                return Err(error(
+                    "indices",
+                    format!("{} corners do not make whole triangles", corners.len()),
+                ));
+            }
+            corners
+                .chunks_exact(3)
+                .map(|c| [c[0], c[1], c[2]])
+                .collect()
+        }
+    };
+    let normals = match find(Semantic::Normals) {
+        Some(a) => {
+            let v = doc
+                .floats(a, "NORMAL", &[Type::Vec3], Norm::Flag, Finite::Replace)?
+                .arrays::<3>();
+            same_count("NORMAL", v.len())?;
+            Some(vec3s(&v))
+        }
+        None => None,
+    };
+    let uvs = match find(Semantic::TexCoords(0)) {
+        Some(a) => {
+            let v = doc
+                .floats(a, "TEXCOORD_0", &[Type::Vec2], Norm::Flag, Finite::Replace)?
+                .arrays::<2>();
+            same_count("TEXCOORD_0", v.len())?;
+            Some(v)
+        }
+        None => None,
+    };
+    let colors = match find(Semantic::Colors(0)) {
+        Some(a) => {
+            let v = doc.floats(
+                a,
+                "COLOR_0",
+                &[Type::Vec3, Type::Vec4],
+                Norm::Always,
+                Finite::Replace,
+            )?;
+            same_count("COLOR_0", v.count())?;
+            let byte = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+            Some(
+                (0..n)
+                    .map(|i| {
+                        let e = v.element(i);
+                        let g = |k: usize, d: f32| e.get(k).copied().unwrap_or(d);
+                        [
+                            byte(g(0, 0.0)),
+                            byte(g(1, 0.0)),
+                            byte(g(2, 0.0)),
+                            byte(g(3, 1.0)),
+                        ]
+                    })
+                    .collect(),
+            )
+        }
+        None => None,
+    };
+    let mut influences = Influences::default();
+    if let Some((skin, joint_of)) = skin {
+        let mut sets: Vec<u32> = attributes
+            .iter()
+            .filter_map(|(s, _)| match s {
+                Semantic::Joints(k) => Some(*k),
+                _ => None,
+            })
+            .collect();
+        sets.sort_unstable();
+        let mut lists: Vec<(Vec<u32>, Vec<f32>)> = Vec::with_capacity(sets.len());
+        for &k in &sets {
+            let weights = find(Semantic::Weights(k))
+                .ok_or_else(|| error("JOINTS_n", format!("JOINTS_{k} has no WEIGHTS_{k}")))?;
+            let joints_acc = find(Semantic::Joints(k)).unwrap_or_default();
+            let j = doc.uints(
+                joints_acc,
+                "JOINTS_n",
+                &[Type::Vec4],
+                &[ComponentType::U8, ComponentType::U16],
+            )?;
+            same_count("JOINTS_n", j.count())?;
+            let w = doc.floats(
+                weights,
+                "WEIGHTS_n",
+                &[Type::Vec4],
+                Norm::Always,
+                Finite::Replace,
+            )?;
+            same_count("WEIGHTS_n", w.count())?;
+            lists.push((j.values, w.values));
+        }
+        if !lists.is_empty() {
+            for v in 0..n {
+                let mut raw: Vec<(u16, f32)> = Vec::with_capacity(4 * lists.len());
+                for (set, (joints, weights)) in lists.iter().enumerate() {
+                    for c in 0..4 {
+                        let at = 4 * v + c;
+                        let (Some(&sj), Some(&w)) = (joints.get(at), weights.get(at)) else {
+                            continue;
+                        };
+                        if w <= 0.0 {
+                            continue;
+                        }
+                        let Some(&node) = skin.joints.get(sj as usize) else {
+                            return Err(error(
+                                "JOINTS_n",
+                                format!(
+                                    "vertex {v} of set {} weighs joint {sj}; the skin has {}",
+                                    sets.get(set).copied().unwrap_or_default(),
+                                    skin.joints.len()
+                                ),
+                            ));
+                        };
+                        let joint = joint_of.get(node).copied().flatten().unwrap_or(UNBOUND);
+                        raw.push((joint, w));
+                    }
+                }
+                influences.push(raw.into_iter(), UNBOUND);
+            }
+        }
+    }
+    let mut morphs = Vec::with_capacity(targets.len());
+    for (positions_acc, normals_acc) in targets {
+        let dp = match positions_acc {
+            Some(a) => {
+                let v = doc.floats(
+                    a,
+                    "morph target POSITION",
+                    &[Type::Vec3],
+                    Norm::Flag,
+                    Finite::Refuse,
+                )?;
+                same_count("targets", v.count())?;
+                vec3s(&v.arrays::<3>())
+            }
+            None => vec![Vec3::ZERO; n],
+        };
+        let dn = match normals_acc {
+            Some(a) if normals.is_some() => {
+                let v = doc.floats(
+                    a,
+                    "morph target NORMAL",
+                    &[Type::Vec3],
+                    Norm::Flag,
+                    Finite::Replace,
+                )?;
+                same_count("targets", v.count())?;
+                Some(vec3s(&v.arrays::<3>()))
+            }
+            _ => None,
+        };
+        morphs.push((dp, dn));
+    }
+    let mut prim = Primitive {
+        name,
+        material,
+        positions: vec3s(&positions),
+        normals,
+        uvs,
+        colors,
+        triangles,
+        influences,
+        targets: morphs,
+    };
+    if prim.normals.is_none() {
+        prim.unweld();
+    }
+    Ok(Some(prim))
+}
+
+impl Primitive {
+    /// One vertex per triangle corner, so that flat normals can be given.
+    fn unweld(&mut self) {
+        let corners: Vec<usize> = self
+            .triangles
+            .iter()
+            .flatten()
+            .map(|&i| i as usize)
+            .collect();
+        let pick3 = |v: &[Vec3]| -> Vec<Vec3> {
+            corners
+                .iter()
+                .map(|&i| v.get(i).copied().unwrap_or_default())
+                .collect()
+        };
+        self.positions = pick3(&self.positions);
+        if let Some(uvs) = &self.uvs {
+            self.uvs = Some(
+                corners
+                    .iter()
+                    .map(|&i| uvs.get(i).copied().unwrap_or_default())
+                    .collect(),
+            );
+        }
+        if let Some(colors) = &self.colors {
+            self.colors = Some(
+                corners
+                    .iter()
+                    .map(|&i| colors.get(i).copied().unwrap_or_default())
+                    .collect(),
+            );
+        }
+        if !self.influences.is_empty() {
+            let mut out = Influences::default();
+            for &i in &corners {
+                out.push(self.influences.of(i).iter().copied(), UNBOUND);
+            }
+            self.influences = out;
+        }
+        for (dp, _) in &mut self.targets {
+            *dp = pick3(dp);
+        }
+        self.triangles = (0..self.triangles.len() as u32)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .collect();
+    }
+
+    pub fn vertices(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Positions and unit normals with morph `weights` applied, placed by `place`.
+    pub fn shape(&self, weights: &[f32], place: &Affine3A) -> (Vec<[f32; 3]>, Vec<[f32; 3]>) {
+        let mut positions = self.positions.clone();
+        let mut normals = self.normals.clone();
+        for ((dp, dn), &w) in self.targets.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            positions.iter_mut().zip(dp).for_each(|(p, d)| *p += w * *d);
+            if let (Some(normals), Some(dn)) = (normals.as_mut(), dn) {
+                normals.iter_mut().zip(dn).for_each(|(n, d)| *n += w * *d);
+            }
+        }
+        let placed: Vec<[f32; 3]> = positions
+            .iter()
+            .map(|&p| place.transform_point3(p).into())
+            .collect();
+        let normals = match normals {
+            Some(normals) => {
+                let m = normal_matrix(place.matrix3);
+                normals.iter().map(|&n| unit(m * n)).collect()
+            }
+            None => {
+                let mut out = vec![[0.0, 0.0, 1.0]; placed.len()];
+                let flip = place.matrix3.determinant() < 0.0;
+                for t in &self.triangles {
+                    let g =
+                        |i: u32| Vec3::from(placed.get(i as usize).copied().unwrap_or_default());
+                    let (a, b, c) = (g(t[0]), g(t[1]), g(t[2]));
+                    let mut n = unit((b - a).cross(c - a));
+                    if flip {
+                        n = [-n[0], -n[1], -n[2]];
+                    }
+                    for &i in t {
+                        if let Some(slot) = out.get_mut(i as usize) {
+                            *slot = n;
+                        }
+                    }
+                }
+                out
+            }
+        };
+        (placed, normals)
+    }
+
+    /// The asset mesh at morph `weights`, placed by `place`, bound wholly to `bound` (a
+    /// static mesh under a joint) unless skinned.
+    pub fn to_mesh(&self, weights: &[f32], place: &Affine3A, bound: Option<u16>) -> asset::Mesh {
+        let (positions, normals) = self.shape(weights, place);
+        let mut triangles = self.triangles.clone();
+        if place.matrix3.determinant() < 0.0 {
+            triangles.iter_mut().for_each(|t| t.swap(1, 2));
+        }
+        let influences = match bound {
+            Some(j) if self.influences.is_empty() => {
+                let mut inf = Influences::default();
+                for _ in 0..positions.len() {
+                    inf.push(std::iter::once((j, 1.0)), j);
+                }
+                inf
+            }
+            _ => self.influences.clone(),
+        };
+        asset::Mesh {
+            name: self.name.clone(),
+            material: self.material,
+            positions,
+            normals,
+            uvs: self.uvs.clone(),
+            colors: self.colors.clone(),
+            triangles,
+            influences,
+            targets: Vec::new(),
+        }
+    }
+
+    /// The morph target of `weights` against `base` (the mesh at its default weights).
+    pub fn target(
+        &self,
+        name: String,
+        weights: &[f32],
+        place: &Affine3A,
+        base: &asset::Mesh,
+    ) -> MorphTarget {
+        let (p, n) = self.shape(weights, place);
+        let minus = |a: &[[f32; 3]], b: &[[f32; 3]]| -> Vec<[f32; 3]> {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| [x[0] - y[0], x[1] - y[1], x[2] - y[2]])
+                .collect()
+        };
+        MorphTarget {
+            name,
+            positions: minus(&p, &base.positions),
+            normals: minus(&n, &base.normals),
+        }
+    }
+}
+
+/// The matrix that carries normals: the inverse transpose (the matrix itself when singular).
+fn normal_matrix(m: Mat3A) -> Mat3A {
+    let inv = m.inverse().transpose();
+    if inv.is_finite() { inv } else { m }
+}
+
+/// `v` at unit length, `+Z` when it has none.
+fn unit(v: Vec3) -> [f32; 3] {
+    let n = v.normalize_or_zero();
+    if n == Vec3::ZERO {
+        [0.0, 0.0, 1.0]
+    } else {
+        n.into()
+    }
+}

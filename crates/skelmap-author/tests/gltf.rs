@@ -1,0 +1,865 @@
+//! glTF import: skelmap's own export read back (counts, and skinned positions per frame
+//! against the original model), the corpus exported and imported, a hand-made file with
+//! morph targets and every interpolation, and one bad file per error.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use glam::{Affine3A, Vec3};
+use skelmap_author::gltf::{self, Error, Options};
+use skelmap_core::asset::{self, Asset, ClipKeys, UNBOUND, UpAxis};
+use skelmap_core::{Model, synth};
+use skelmap_export::gltf::{GltfOptions, write_glb};
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+fn glb_of(asset: &Asset) -> Vec<u8> {
+    let mut out = Vec::new();
+    let options = GltfOptions {
+        all_influences: true,
+        ..GltfOptions::default()
+    };
+    write_glb(asset, &options, &mut out).unwrap();
+    out
+}
+
+fn tube_bytes() -> Vec<u8> {
+    synth::tube(&synth::TubeParams::default()).write().unwrap()
+}
+
+fn asset_at(model: &Model<'_>, frame: Option<usize>) -> Asset {
+    model
+        .to_asset(&asset::Options {
+            frame,
+            ..asset::Options::default()
+        })
+        .unwrap()
+}
+
+/// Each joint's model-space transform for one frame of joint keys.
+fn worlds(asset: &Asset, keys: &[asset::JointKey]) -> Vec<Affine3A> {
+    let joints = &asset.skeleton.as_ref().unwrap().joints;
+    let mut out: Vec<Affine3A> = Vec::with_capacity(joints.len());
+    for (j, joint) in joints.iter().enumerate() {
+        let k = keys[j];
+        let local = Affine3A::from_scale_rotation_translation(k.scale, k.rotation, k.translation);
+        out.push(match joint.parent {
+            Some(p) => out[p] * local,
+            None => local,
+        });
+    }
+    out
+}
+
+/// Linear blend skinning of every mesh of `asset` at `keys`: v' = Σ w · world · bind⁻¹ · v.
+fn skin(asset: &Asset, keys: &[asset::JointKey]) -> Vec<Vec<Vec3>> {
+    let joints = &asset.skeleton.as_ref().unwrap().joints;
+    let world = worlds(asset, keys);
+    let palette: Vec<Affine3A> = world
+        .iter()
+        .zip(joints)
+        .map(|(w, j)| *w * j.world.inverse())
+        .collect();
+    asset
+        .meshes
+        .iter()
+        .map(|mesh| {
+            mesh.positions
+                .iter()
+                .enumerate()
+                .map(|(v, &p)| {
+                    let p = Vec3::from(p);
+                    let inf = mesh.influences.of(v);
+                    if inf.is_empty() {
+                        return p;
+                    }
+                    inf.iter()
+                        .map(|&(j, w)| {
+                            if j == UNBOUND {
+                                w * p
+                            } else {
+                                w * palette[usize::from(j)].transform_point3(p)
+                            }
+                        })
+                        .sum()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn size(asset: &Asset) -> f32 {
+    let (lo, hi) = asset.bounds().unwrap();
+    (Vec3::from(hi) - Vec3::from(lo)).length()
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(char::from(A[(n >> (18 - 6 * k)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn floats(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// A glTF JSON with one buffer (`bytes` as a data URI) and the rest of the document.
+fn with_buffer(bytes: &[u8], rest: &str) -> Vec<u8> {
+    format!(
+        r#"{{"asset":{{"version":"2.0"}},
+  "buffers":[{{"byteLength":{},"uri":"data:application/octet-stream;base64,{}"}}],
+  {rest}}}"#,
+        bytes.len(),
+        base64(bytes)
+    )
+    .into_bytes()
+}
+
+fn import(bytes: &[u8]) -> Result<Asset, Error> {
+    gltf::from_slice(bytes, None, &Options::default())
+}
+
+/// A triangle: 3 positions (36 bytes) then 3 `u16` indices (6 bytes, padded to 8).
+fn triangle_bytes(third: [f32; 3], indices: [u16; 3]) -> Vec<u8> {
+    let mut bytes = floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    bytes.extend(floats(&third));
+    for i in indices {
+        bytes.extend(i.to_le_bytes());
+    }
+    bytes.extend([0, 0]);
+    bytes
+}
+
+const TRIANGLE: &str = r#""bufferViews":[{"buffer":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"},
+               {"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"}],
+  "meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}],
+  "nodes":[{"mesh":0}]"#;
+
+// ---------------------------------------------------------------------------------------
+// skelmap's own export, read back
+
+#[test]
+fn tube_round_trip_keeps_every_count() {
+    let bytes = tube_bytes();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let original = asset_at(&model, None);
+    let imported = import(&glb_of(&original)).unwrap();
+    assert_eq!(imported.format, "glTF");
+    assert_eq!(imported.up, UpAxis::Y);
+    assert_eq!(imported.frame, None);
+    let joints = |a: &Asset| a.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    assert_eq!((joints(&original), joints(&imported)), (4, 4));
+    assert_eq!(imported.num_vertices(), 136);
+    assert_eq!(imported.num_triangles(), 256);
+    assert_eq!(imported.meshes.len(), original.meshes.len());
+    assert_eq!(imported.clips.len(), original.clips.len());
+    for (a, b) in imported.clips.iter().zip(&original.clips) {
+        assert_eq!(
+            (a.name.as_str(), a.first, a.len()),
+            (b.name.as_str(), b.first, b.len())
+        );
+        // A clip of one frame has no rate to recover.
+        if b.len() > 1 {
+            assert!(
+                (a.fps - b.fps).abs() < 1e-3,
+                "{} fps {} vs {}",
+                a.name,
+                a.fps,
+                b.fps
+            );
+        }
+        assert!(a.looped);
+    }
+    let names: Vec<_> = imported
+        .skeleton
+        .as_ref()
+        .unwrap()
+        .joints
+        .iter()
+        .map(|j| j.name.clone())
+        .collect();
+    assert_eq!(names, ["root", "seg1", "seg2", "seg3"]);
+    // No joint outside the skins, so no attachment.
+    assert!(imported.skeleton.as_ref().unwrap().attachments.is_empty());
+    let material = &imported.materials[imported.meshes[0].material.unwrap()];
+    assert_eq!(material.name, "tube");
+}
+
+#[test]
+fn tube_round_trip_skins_like_the_original_in_every_frame() {
+    let bytes = tube_bytes();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let original = asset_at(&model, None);
+    let imported = import(&glb_of(&original)).unwrap();
+    let up = Affine3A::from_quat(UpAxis::Z.to_y_up());
+    let tolerance = 1e-4 * size(&original);
+    // The bind pose: the original turned to +Y up.
+    for (a, b) in imported.meshes.iter().zip(&original.meshes) {
+        for (p, q) in a.positions.iter().zip(&b.positions) {
+            let d = (Vec3::from(*p) - up.transform_point3(Vec3::from(*q))).length();
+            assert!(d <= tolerance, "bind pose off by {d}");
+        }
+    }
+    let mut checked = 0;
+    for clip in &imported.clips {
+        let ClipKeys::Joints(frames) = &clip.keys else {
+            panic!("the tube's clips are skeletal");
+        };
+        for (k, keys) in frames.iter().enumerate() {
+            let posed = asset_at(&model, Some(clip.first as usize + k));
+            let skinned = skin(&imported, keys);
+            for (mesh, want) in skinned.iter().zip(&posed.meshes) {
+                for (v, (p, q)) in mesh.iter().zip(&want.positions).enumerate() {
+                    let d = (*p - up.transform_point3(Vec3::from(*q))).length();
+                    assert!(
+                        d <= tolerance,
+                        "{} frame {k} vertex {v}: off by {d}",
+                        clip.name
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 136 * 9);
+}
+
+#[test]
+fn fps_option_resamples_the_clips() {
+    let bytes = tube_bytes();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let original = asset_at(&model, None);
+    let glb = glb_of(&original);
+    let own = import(&glb).unwrap();
+    let clip = own.clips.iter().position(|c| c.len() > 1).unwrap();
+    let options = Options {
+        fps: Some(own.clips[clip].fps * 2.0),
+        ..Options::default()
+    };
+    let doubled = gltf::from_slice(&glb, None, &options).unwrap();
+    assert_eq!(doubled.clips[clip].len(), 2 * own.clips[clip].len() - 1);
+    assert!(doubled.clips.iter().all(|c| c.fps == options.fps.unwrap()));
+    assert_eq!(doubled.clips[1].first as usize, doubled.clips[0].len());
+    let none = gltf::from_slice(
+        &glb,
+        None,
+        &Options {
+            no_animations: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert!(none.clips.is_empty());
+    assert_eq!(none.skeleton.unwrap().joints.len(), 4);
+}
+
+/// Every corpus model of the formats with joints or morphs, exported and imported: same
+/// joints, same triangles.
+#[test]
+fn corpus_models_come_back_with_their_joints_and_triangles() {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for sub in ["dpm", "ms3d", "mdl", "hmp", "mdl_quake"] {
+        files.extend(skelmap_testkit::corpus_files(sub));
+    }
+    for sub in ["iqm", "mdl7"] {
+        files.extend(skelmap_testkit::corpus_next_files(sub));
+    }
+    let mut imported = 0;
+    for path in &files {
+        let bytes = std::fs::read(path).unwrap();
+        let Ok(model) = Model::from_bytes(&bytes) else {
+            eprintln!("{}: does not open, skipped", path.display());
+            continue;
+        };
+        let Ok(original) = model.to_asset(&asset::Options::default()) else {
+            eprintln!("{}: no asset, skipped", path.display());
+            continue;
+        };
+        let back = import(&glb_of(&original)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let joints = |a: &Asset| a.skeleton.as_ref().map_or(0, |s| s.joints.len());
+        assert_eq!(joints(&back), joints(&original), "{}", path.display());
+        assert_eq!(
+            back.num_triangles(),
+            original.num_triangles(),
+            "{}",
+            path.display()
+        );
+        imported += 1;
+    }
+    eprintln!("{imported} of {} corpus files imported", files.len());
+    if skelmap_testkit::corpus_required() {
+        assert!(imported > 0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// A hand-made file: morph targets, CUBICSPLINE, STEP, a static mesh under a joint
+
+/// Two nodes: a morphing triangle (two targets, weights animated by a cubic spline) and,
+/// under an animated node, a static triangle (translation LINEAR, rotation STEP).
+fn morph_cubic_gltf() -> Vec<u8> {
+    let mut bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]); // 0..44
+    bytes.extend(floats(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0])); // 44: target 0 (+Z)
+    bytes.extend(floats(&[0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0])); // 80: target 1 (+Y)
+    bytes.extend(floats(&[0.0, 0.5, 1.0])); // 116: times
+    // 128: cubic weights: per key, in-tangents (2), values (2), out-tangents (2).
+    bytes.extend(floats(&[
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, //
+        0.0, 0.0, 1.0, 0.0, 0.0, 0.0, //
+        0.0, 0.0, 0.0, 1.0, 0.0, 0.0,
+    ]));
+    bytes.extend(floats(&[0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 4.0, 0.0, 0.0])); // 200: translations
+    bytes.extend(floats(&[
+        0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ])); // 236: rotations
+    with_buffer(
+        &bytes,
+        r#""bufferViews":[{"buffer":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6},
+      {"buffer":0,"byteOffset":44,"byteLength":72},{"buffer":0,"byteOffset":116,"byteLength":12},
+      {"buffer":0,"byteOffset":128,"byteLength":72},{"buffer":0,"byteOffset":200,"byteLength":36},
+      {"buffer":0,"byteOffset":236,"byteLength":48}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},
+               {"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"},
+               {"bufferView":2,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,1],"max":[0,0,1]},
+               {"bufferView":2,"byteOffset":36,"componentType":5126,"count":3,"type":"VEC3","min":[0,1,0],"max":[0,1,0]},
+               {"bufferView":3,"componentType":5126,"count":3,"type":"SCALAR","min":[0],"max":[1]},
+               {"bufferView":4,"componentType":5126,"count":18,"type":"SCALAR"},
+               {"bufferView":5,"componentType":5126,"count":3,"type":"VEC3"},
+               {"bufferView":6,"componentType":5126,"count":3,"type":"VEC4"}],
+  "meshes":[{"name":"morph","primitives":[{"attributes":{"POSITION":0},"indices":1,
+               "targets":[{"POSITION":2},{"POSITION":3}]}],"weights":[0,0]},
+            {"name":"static","primitives":[{"attributes":{"POSITION":0},"indices":1}]}],
+  "nodes":[{"name":"morpher","mesh":0},{"name":"mover","children":[2]},{"name":"held","mesh":1,"translation":[0,0,5]}],
+  "scenes":[{"nodes":[0,1]}],
+  "animations":[{"name":"wave","channels":[{"sampler":0,"target":{"node":0,"path":"weights"}}],
+                 "samplers":[{"input":4,"output":5,"interpolation":"CUBICSPLINE"}]},
+                {"name":"move","channels":[{"sampler":0,"target":{"node":1,"path":"translation"}},
+                                           {"sampler":1,"target":{"node":1,"path":"rotation"}}],
+                 "samplers":[{"input":4,"output":6},{"input":4,"output":7,"interpolation":"STEP"}]}]"#,
+    )
+}
+
+#[test]
+fn morph_targets_cubic_splines_steps_and_held_meshes() {
+    let asset = import(&morph_cubic_gltf()).unwrap();
+    assert_eq!(asset.meshes.len(), 2);
+    // Key times 0, 0.5, 1 are even: 2 fps, 3 frames per clip.
+    assert_eq!(asset.clips.len(), 2);
+    let (wave, moving) = (&asset.clips[0], &asset.clips[1]);
+    assert_eq!(
+        (wave.name.as_str(), wave.fps, wave.len(), wave.first),
+        ("wave", 2.0, 3, 0)
+    );
+    assert_eq!(
+        (moving.name.as_str(), moving.fps, moving.len(), moving.first),
+        ("move", 2.0, 3, 3)
+    );
+    let ClipKeys::Morph(targets) = &wave.keys else {
+        panic!("a weights animation is a morph clip")
+    };
+    assert_eq!(targets, &[0, 1, 2]);
+    // Each frame is a target: frame 1 is target 0 at weight 1, frame 2 target 1.
+    let morph = &asset.meshes[0];
+    assert_eq!(morph.targets.len(), 3);
+    assert_eq!(morph.targets[0].positions[0], [0.0, 0.0, 0.0]);
+    assert_eq!(morph.targets[1].positions[2], [0.0, 0.0, 1.0]);
+    assert_eq!(morph.targets[2].positions[1], [0.0, 1.0, 0.0]);
+    // The static mesh is not a morph and hangs under the animated node: both are joints,
+    // neither in a skin, so both are attachments; the mesh is bound wholly to its node.
+    let skeleton = asset.skeleton.as_ref().unwrap();
+    let names: Vec<_> = skeleton.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["mover", "held"]);
+    assert_eq!(skeleton.attachments, [0, 1]);
+    assert_eq!(skeleton.joints[1].parent, Some(0));
+    let held = &asset.meshes[1];
+    assert!(held.targets.is_empty());
+    assert_eq!(held.influences.of(0), &[(1, 1.0)]);
+    assert_eq!(held.positions[0], [0.0, 0.0, 5.0]);
+    // Flat normals were computed.
+    assert_eq!(held.normals[0], [0.0, 0.0, 1.0]);
+    let ClipKeys::Joints(frames) = &moving.keys else {
+        panic!("a translation animation is a joint clip")
+    };
+    assert_eq!(frames[1][0].translation, Vec3::new(2.0, 0.0, 0.0));
+    // STEP: the second key's rotation (180° about X) holds from 0.5 s.
+    assert!(
+        frames[0][0]
+            .rotation
+            .abs_diff_eq(glam::Quat::IDENTITY, 1e-6)
+    );
+    assert!(
+        frames[1][0]
+            .rotation
+            .abs_diff_eq(glam::Quat::from_xyzw(1.0, 0.0, 0.0, 0.0), 1e-6)
+    );
+    // The held node keeps its rest pose in every key.
+    assert_eq!(frames[2][1].translation, Vec3::new(0.0, 0.0, 5.0));
+}
+
+#[test]
+fn cubic_spline_interpolates_between_keys() {
+    let options = Options {
+        fps: Some(4.0),
+        ..Options::default()
+    };
+    let asset = gltf::from_slice(&morph_cubic_gltf(), None, &options).unwrap();
+    // 1 s at 4 fps: 5 frames, and frame 1 (0.25 s) is halfway between weights (0,0) and
+    // (1,0) with zero tangents: 0.5 of target 0.
+    assert_eq!(asset.clips[0].len(), 5);
+    let z = asset.meshes[0].targets[1].positions[0][2];
+    assert!((z - 0.5).abs() < 1e-6, "{z}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+#[test]
+fn gltf_with_external_buffer_is_read_from_its_folder() {
+    let dir = std::env::temp_dir().join(format!("skelmap-author-test-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    let bin = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    std::fs::write(dir.join("data/tri angle.bin"), &bin).unwrap();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":{},"uri":"data/tri%20angle.bin"}}],{TRIANGLE}}}"#,
+        bin.len()
+    );
+    std::fs::write(dir.join("tri.gltf"), &json).unwrap();
+    let asset = gltf::import(&dir.join("tri.gltf"), &Options::default()).unwrap();
+    assert_eq!(asset.num_triangles(), 1);
+    // Outside the folder: refused before any file is touched.
+    for uri in ["../tri.bin", "/etc/passwd", "data/../../x.bin"] {
+        let json = format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{{"byteLength":4,"uri":"{uri}"}}]}}"#
+        );
+        std::fs::write(dir.join("bad.gltf"), &json).unwrap();
+        let err = gltf::import(&dir.join("bad.gltf"), &Options::default()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Buffer {
+                    index: 0,
+                    field: "uri",
+                    ..
+                }
+            ),
+            "{uri}: {err}"
+        );
+    }
+    // Missing beside it: the I/O error names the file.
+    std::fs::write(
+        dir.join("missing.gltf"),
+        r#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"gone.bin"}]}"#,
+    )
+    .unwrap();
+    let err = gltf::import(&dir.join("missing.gltf"), &Options::default()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Io { path, .. } if path.ends_with("gone.bin")),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The fuzz seeds: skelmap's export of synth models and the hand-made morph file. Written
+/// with `SKELMAP_BLESS=1 cargo test -p skelmap-author --test gltf seeds`; each must import.
+#[test]
+fn seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/gltf_import");
+    let bytes = tube_bytes();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let small = synth::tube(&synth::TubeParams {
+        bones: 2,
+        rings_per_bone: 1,
+        sides: 3,
+        frames: 3,
+        ..synth::TubeParams::default()
+    })
+    .write()
+    .unwrap();
+    let small = Model::from_bytes(&small).unwrap();
+    let seeds: Vec<(&str, Vec<u8>)> = vec![
+        ("tube.glb", glb_of(&asset_at(&model, None))),
+        ("tube-frame3.glb", glb_of(&asset_at(&model, Some(3)))),
+        ("tube-small.glb", glb_of(&asset_at(&small, None))),
+        ("morph-cubic.gltf", morph_cubic_gltf()),
+    ];
+    for (name, bytes) in seeds {
+        let path = dir.join(name);
+        if std::env::var_os("SKELMAP_BLESS").is_some() {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let stored = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        import(&stored).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let _ = import(&std::fs::read(&path).unwrap());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// One bad file per error
+
+#[test]
+fn missing_buffer() {
+    let json = br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Buffer {
+                index: 0,
+                field: "uri",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A data URI shorter than the buffer's declared length.
+    let json =
+        br#"{"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"data:;base64,AAA="}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Buffer {
+                index: 0,
+                field: "byteLength",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn accessor_past_its_buffer() {
+    let bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    let rest = TRIANGLE.replace(r#""count":3,"type":"VEC3""#, r#""count":4,"type":"VEC3""#);
+    let err = import(&with_buffer(&bytes, &rest)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Accessor {
+                index: 0,
+                field: "count",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let rest = TRIANGLE.replace(
+        r#""byteOffset":36,"byteLength":6"#,
+        r#""byteOffset":40,"byteLength":6"#,
+    );
+    let err = import(&with_buffer(&bytes, &rest)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::BufferView {
+                index: 1,
+                field: "byteLength",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn index_past_vertex_count() {
+    let bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 3]);
+    let err = import(&with_buffer(&bytes, TRIANGLE)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Mesh {
+                index: 0,
+                primitive: 0,
+                field: "indices",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn node_cycle() {
+    let json = br#"{"asset":{"version":"2.0"},"nodes":[{},{"children":[2]},{"children":[1]}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(matches!(err, Error::NodeCycle { node: 1 }), "{err}");
+    let json = br#"{"asset":{"version":"2.0"},"nodes":[{"children":[2]},{"children":[2]},{}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::NodeParents {
+                node: 2,
+                first: 0,
+                second: 1
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn nan_position() {
+    let bytes = triangle_bytes([0.0, f32::NAN, 0.0], [0, 1, 2]);
+    let err = import(&with_buffer(&bytes, TRIANGLE)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::NonFinite {
+                accessor: 0,
+                element: 2,
+                used_as: "POSITION"
+            }
+        ),
+        "{err}"
+    );
+    let json = br#"{"asset":{"version":"2.0"},"nodes":[{"translation":[0,1e39,0]}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Node {
+                index: 0,
+                field: "translation",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_skin_joint() {
+    let json = br#"{"asset":{"version":"2.0"},"nodes":[{}],"skins":[{"joints":[0,5]}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Skin {
+                index: 0,
+                field: "joints",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let json = br#"{"asset":{"version":"2.0"},"nodes":[{}],"skins":[{"joints":[0,0]}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Skin {
+                index: 0,
+                field: "joints",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn weight_on_a_joint_the_skin_lacks() {
+    let mut bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    bytes.extend([0u8, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0]); // 44: joints (u8), vertex 2 → joint 1
+    bytes.extend(floats(&[1.0, 0.0, 0.0, 0.0].repeat(3))); // 56: weights
+    let rest = r#""bufferViews":[{"buffer":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6},
+      {"buffer":0,"byteOffset":44,"byteLength":12},{"buffer":0,"byteOffset":56,"byteLength":48}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"},
+               {"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"},
+               {"bufferView":2,"componentType":5121,"count":3,"type":"VEC4"},
+               {"bufferView":3,"componentType":5126,"count":3,"type":"VEC4"}],
+  "meshes":[{"primitives":[{"attributes":{"POSITION":0,"JOINTS_0":2,"WEIGHTS_0":3},"indices":1}]}],
+  "nodes":[{"mesh":0,"skin":0},{"name":"bone"}],
+  "skins":[{"joints":[1]}]"#;
+    let err = import(&with_buffer(&bytes, rest)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Mesh {
+                index: 0,
+                primitive: 0,
+                field: "JOINTS_n",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // Joint 0 only: imported, bound to the bone.
+    let mut ok = bytes.clone();
+    ok[44 + 8] = 0;
+    let asset = import(&with_buffer(&ok, rest)).unwrap();
+    assert_eq!(asset.meshes[0].influences.of(2), &[(0, 1.0)]);
+    assert_eq!(asset.skeleton.unwrap().joints[0].name, "bone");
+}
+
+#[test]
+fn malformed_containers_and_json() {
+    let err = import(b"glTF\x02\0\0\0\x08\0\0\0").unwrap_err();
+    assert!(matches!(err, Error::Glb { offset: 8, .. }), "{err}");
+    let err = import(b"glTF\x01\0\0\0\x0c\0\0\0").unwrap_err();
+    assert!(matches!(err, Error::Glb { offset: 4, .. }), "{err}");
+    let err = import(b"{\"asset\":").unwrap_err();
+    assert!(matches!(err, Error::Json(_)), "{err}");
+    let json =
+        br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_draco_mesh_compression"]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(&err, Error::Extension(e) if e == "KHR_draco_mesh_compression"),
+        "{err}"
+    );
+    let err = gltf::from_slice(
+        b"{}",
+        None,
+        &Options {
+            fps: Some(0.0),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::Options { field: "fps", .. }), "{err}");
+}
+
+#[test]
+fn bad_animations() {
+    let mut bytes = floats(&[0.0, 1.0, 0.5]);
+    bytes.extend(floats(&[0.0; 9]));
+    let rest = |channel: &str| {
+        format!(
+            r#""bufferViews":[{{"buffer":0,"byteLength":12}},{{"buffer":0,"byteOffset":12,"byteLength":36}}],
+  "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"SCALAR"}},
+               {{"bufferView":1,"componentType":5126,"count":3,"type":"VEC3"}}],
+  "nodes":[{{}}],
+  "animations":[{{"channels":[{channel}],"samplers":[{{"input":0,"output":1}}]}}]"#
+        )
+    };
+    let err = import(&with_buffer(
+        &bytes,
+        &rest(r#"{"sampler":0,"target":{"node":0,"path":"translation"}}"#),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Sampler {
+                animation: 0,
+                sampler: 0,
+                field: "input",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = import(&with_buffer(
+        &bytes,
+        &rest(r#"{"sampler":0,"target":{"node":3,"path":"translation"}}"#),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Channel {
+                animation: 0,
+                channel: 0,
+                field: "target.node",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_material_and_image() {
+    let json = br#"{"asset":{"version":"2.0"},"materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":2}}}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Material {
+                index: 0,
+                field: "pbrMetallicRoughness.baseColorTexture",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // A PNG signature and then nothing.
+    let json = br#"{"asset":{"version":"2.0"},"images":[{"uri":"data:image/png;base64,iVBORw0KGgoAAAA"}],
+      "textures":[{"source":0}],"materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0}}}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Image {
+                index: 0,
+                field: "data",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let json = br#"{"asset":{"version":"2.0"},"images":[{"uri":"data:image/png;base64,AAAA"}],
+      "textures":[{"source":0}],"materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0}}}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Image {
+                index: 0,
+                field: "mimeType",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // An external image without a folder to look in is kept as the material's file name.
+    let json = br#"{"asset":{"version":"2.0"},"images":[{"uri":"skins/a%20b.png"}],
+      "textures":[{"source":0}],"materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0}}}]}"#;
+    let asset = import(json).unwrap();
+    assert_eq!(
+        asset.materials[0].external.as_deref(),
+        Some("skins/a%20b.png")
+    );
+    assert!(asset.images.is_empty());
+}
+
+#[test]
+fn embedded_png_texture_is_decoded() {
+    // The export of a model with a skin: an MDL has one; synth gives none, so make an asset.
+    let bytes = tube_bytes();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mut original = asset_at(&model, None);
+    original.images.push(asset::Image {
+        width: 2,
+        height: 1,
+        rgba: vec![255, 0, 0, 255, 0, 255, 0, 128],
+    });
+    original.materials[0].image = Some(0);
+    let back = import(&glb_of(&original)).unwrap();
+    assert_eq!(back.images, original.images);
+    assert_eq!(back.materials[0].image, Some(0));
+}
