@@ -19,8 +19,8 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::view::DeformError;
 use crate::pose::framegroups::FrameGroup;
+use crate::view::DeformError;
 
 /// The joint index [`Influences`] use for "bound to no joint: stays where the asset put it".
 pub const UNBOUND: u16 = u16::MAX;
