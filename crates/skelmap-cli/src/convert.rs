@@ -114,6 +114,33 @@ pub fn convert(
     let target = Target::of(output, switches.to)?;
     let mut outputs = Outputs::new();
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
+    if is_gltf(input) {
+        outputs.read(input, "the model");
+        let options = skelmap_author::gltf::Options {
+            fps: switches.fps,
+            no_animations: switches.no_animations,
+        };
+        let mut asset = skelmap_author::gltf::import(input, &options).map_err(|e| fail(&e))?;
+        let resampled = Switches {
+            fps: None,
+            ..switches.clone()
+        };
+        select(&mut asset, &resampled).map_err(|e| fail(&e))?;
+        let selected = asset.clone();
+        if switches.optimize {
+            optimise(&mut asset, switches);
+        }
+        write(
+            &asset,
+            Posed::Asset(&selected),
+            target,
+            output,
+            skp,
+            switches,
+            &mut outputs,
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let (mut asset, model) = read(input, companions, &mut outputs)?;
     let untouched = switches.clips.is_empty()
         && switches.fps.is_none()
@@ -154,6 +181,13 @@ pub fn optimize(
     let after = std::fs::metadata(output).map_or(0, |m| m.len());
     say!("bytes: {before} → {after}");
     Ok(code)
+}
+
+/// Whether `path` names a glTF file (`.gltf` or `.glb`).
+fn is_gltf(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
 }
 
 /// The model at `input`, and as an asset.

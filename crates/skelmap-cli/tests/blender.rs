@@ -197,6 +197,13 @@ struct Outcome {
     out_animations: usize,
     out_bytes: u64,
     seconds: f64,
+    /// Blender's frames against the model's at the times both hold (how many), and
+    /// Blender's GLB written as DPM and IQM against itself: largest distance relative to the
+    /// size.
+    shared_error: f32,
+    frames_compared: usize,
+    dpm_error: f32,
+    iqm_error: f32,
     problems: Vec<String>,
 }
 
@@ -265,6 +272,10 @@ fn run(job: &Job, dir: &Path) -> Outcome {
         out_animations: 0,
         out_bytes: 0,
         seconds: 0.0,
+        shared_error: 0.0,
+        frames_compared: 0,
+        dpm_error: 0.0,
+        iqm_error: 0.0,
         problems: Vec::new(),
     };
     let glb = dir.join(format!("{}.glb", job.name));
@@ -334,12 +345,118 @@ fn run(job: &Job, dir: &Path) -> Outcome {
                 Ok(gltf) => check_output(job, &written, &gltf, &mut outcome),
                 Err(e) => outcome.problems.push(e),
             }
+            if job.kind == Kind::Skeletal {
+                import_back(job, &out, &mut outcome);
+            }
         }
         other => outcome
             .problems
             .push(format!("{} missing or empty: {other:?}", out.display())),
     }
     outcome
+}
+
+/// Blender's GLB read back by skelmap's importer: every frame both it and the model hold
+/// (Blender samples each action at 24 fps from its start; a model's clip at 10 fps shares
+/// every fifth, at 30 fps every fourth), compared as sets of points and printed; and its
+/// first frames written as DPM and IQM and read again, each within 1e-4 of the model's size
+/// (2e-3 for IQM, whose byte weights cost zombie's four-influence vertices 1.45e-3) unless
+/// the writer says it cut influences or dropped scale.
+fn import_back(job: &Job, out: &Path, o: &mut Outcome) {
+    use skelmap_core::asset::{Asset, Clip, ClipKeys};
+    use skelmap_core::model::convert::{self, Posed};
+    let back = match skelmap_author::gltf::import(out, &Default::default()) {
+        Ok(a) => a,
+        Err(e) => {
+            o.problems
+                .push(format!("skelmap cannot import Blender's GLB: {e}"));
+            return;
+        }
+    };
+    let model = skelmap_core::Model::open(&job.path).unwrap();
+    let source = convert::asset_of(&model).unwrap();
+    // Per source clip, the frames shared with Blender's animation of the same clip (named
+    // as the clip, or `<clip>_<object>`), at most 8 a clip.
+    let keys = |a: &Asset, clip: &Clip, frame: usize| match &clip.keys {
+        ClipKeys::Joints(frames) => frames.get(frame).cloned().map(|k| (a.clips.len(), k)),
+        ClipKeys::Morph(_) => None,
+    };
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for clip in &source.clips {
+        let prefix = format!("{}_", clip.name);
+        let Some(blender) = back
+            .clips
+            .iter()
+            .find(|c| c.name == clip.name || c.name.starts_with(&prefix))
+        else {
+            continue;
+        };
+        for i in 0..clip.len() {
+            let at = i as f64 / f64::from(clip.fps);
+            let j = (at * f64::from(blender.fps)).round();
+            if (j / f64::from(blender.fps) - at).abs() > 1e-6
+                || ours.len() >= 8 * source.clips.len()
+            {
+                continue;
+            }
+            if let (Some((_, a)), Some((_, b))) =
+                (keys(&source, clip, i), keys(&back, blender, j as usize))
+            {
+                ours.push(a);
+                theirs.push(b);
+            }
+        }
+    }
+    let only = |a: &Asset, frames: Vec<Vec<skelmap_core::asset::JointKey>>| {
+        let mut a = a.clone();
+        a.clips = vec![Clip {
+            name: "shared".into(),
+            first: 0,
+            fps: 24.0,
+            looped: false,
+            keys: ClipKeys::Joints(frames),
+        }];
+        a
+    };
+    o.frames_compared = ours.len();
+    if !ours.is_empty() {
+        let (a, b) = (only(&source, ours), only(&back, theirs));
+        let error = convert::skinning_error(Posed::Asset(&a), Posed::Asset(&b), 0);
+        // Measured and printed, not held to a bound: on the DPMs and raylib's guy Blender's
+        // frames differ from the model's at the shared times (MS3D, MDL7 and crogine's IQM
+        // agree within 6e-6), and the cause, in Blender's action timing, is not found yet.
+        o.shared_error = error.max;
+    }
+    let mut cut = back;
+    let mut frames = 0;
+    cut.retain_clips(|c| {
+        frames += c.len();
+        frames - c.len() < 24
+    });
+    let limits = skelmap_core::Limits::DEFAULT;
+    let lossy = |losses: &[String]| {
+        losses
+            .iter()
+            .any(|l| l.contains("influences") || l.contains("scale"))
+    };
+    let dpm = skelmap_core::dpm::Builder::from_asset(&cut).unwrap();
+    let bytes = dpm.builder.write().unwrap();
+    let written =
+        skelmap_core::Model::from_source(skelmap_core::Source::from_bytes(&bytes), None, &limits)
+            .unwrap();
+    let error = convert::skinning_error(Posed::Asset(&cut), Posed::Model(&written), 0);
+    o.dpm_error = error.max;
+    if error.max > 1e-4 && !lossy(&dpm.losses) {
+        o.problems.push(format!("Blender's GLB → DPM: {error}"));
+    }
+    let iqm = skelmap_core::iqm::Builder::from_asset(&cut).unwrap();
+    let bytes = iqm.builder.write().unwrap();
+    let written = skelmap_core::Model::from_bytes(&bytes).unwrap();
+    let error = convert::skinning_error(Posed::Asset(&cut), Posed::Model(&written), 0);
+    o.iqm_error = error.max;
+    if error.max > 2e-3 && !lossy(&iqm.losses) {
+        o.problems.push(format!("Blender's GLB → IQM: {error}"));
+    }
 }
 
 /// What skelmap's GLB holds, which Blender's scene must show.
@@ -633,6 +750,12 @@ fn every_skeletal_model_round_trips_through_blender() {
             o.name,
             o.out_bytes,
             o.actions.join(", ")
+        );
+    }
+    for o in outcomes.iter().filter(|o| o.kind == Kind::Skeletal) {
+        eprintln!(
+            "{:<42} back from Blender: {} shared frames {:.1e}, as DPM {:.1e}, as IQM {:.1e}",
+            o.name, o.frames_compared, o.shared_error, o.dpm_error, o.iqm_error
         );
     }
     let total = started.elapsed();

@@ -86,6 +86,10 @@ fn every_export_passes_the_khronos_validator() {
         skelmap(&["export", m, "-o", &o(&format!("{name}.gltf"))]);
         outputs.push(out.join(format!("{name}.glb")));
         outputs.push(out.join(format!("{name}.gltf")));
+        // Imported back and written again: glTF from an imported model.
+        let again = o(&format!("{name}.again.glb"));
+        skelmap(&["convert", &o(&format!("{name}.glb")), &again]);
+        outputs.push(PathBuf::from(again));
         if name.ends_with(".dpm") {
             let all = o(&format!("{name}.all.glb"));
             skelmap(&["export", m, "-o", &all, "--all-influences"]);

@@ -119,11 +119,14 @@ pub const MAX_VERTICES: u64 = 1 << 22;
 pub const MAX_TRIANGLES: u64 = 1 << 22;
 /// Most joints: every 16-bit index but [`UNBOUND`](skelmap_core::asset::UNBOUND).
 pub const MAX_JOINTS: usize = u16::MAX as usize;
-/// Most frames in one clip (1 Mi); joint keys over all clips are further bounded by
-/// [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS).
-pub const MAX_FRAMES_PER_CLIP: u64 = 1 << 20;
-/// Most curve samples in one clip: frames × channels (16 Mi).
-pub const MAX_SAMPLES: u64 = 1 << 24;
+/// Most frames in one clip (64 Ki: nine minutes at 120 fps); joint keys over all clips are
+/// further bounded by [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS).
+pub const MAX_FRAMES_PER_CLIP: u64 = 1 << 16;
+/// Most curve samples in one clip: frames × channels (2 Mi: a 100-joint character's 300
+/// channels over four minutes at 30 fps). Sampling is the importer's costliest step: the
+/// `gltf_import` fuzz target found a file of two keys 836,131 seconds apart that the
+/// earlier caps (1 Mi frames, 16 Mi samples) let take 2.4 s under AddressSanitizer.
+pub const MAX_SAMPLES: u64 = 1 << 21;
 /// Most morph target values: morph frames × (6 per morphing vertex + the weights), 32 Mi.
 pub const MAX_MORPH_VALUES: u64 = 1 << 25;
 /// Widest and tallest decoded image.

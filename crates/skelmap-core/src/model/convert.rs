@@ -192,43 +192,75 @@ pub fn skinning_error(
 }
 
 /// For each point of `from`, the distance to the nearest point of `to` (not empty), found
-/// through a grid of cells `size / 256` wide searched ring by ring.
+/// through grids of cells `size / 256` and `size / 16` wide searched ring by ring, and by
+/// looking at every point only for one farther than a quarter of `size` from all.
 fn nearest_distances(from: &[Vec3A], to: &[Vec3A], size: f32) -> Vec<f32> {
-    let cell = (size / 256.0).max(f32::MIN_POSITIVE);
-    let key = |p: Vec3A| {
-        let c = (p / cell).floor();
-        [c.x as i64, c.y as i64, c.z as i64]
-    };
-    let mut grid: HashMap<[i64; 3], Vec<Vec3A>> = HashMap::new();
-    for &p in to {
-        grid.entry(key(p)).or_default().push(p);
-    }
+    let fine = Grid::new(to, size / 256.0);
+    let coarse = Grid::new(to, size / 16.0);
     from.iter()
         .map(|&p| {
-            let k = key(p);
-            let mut best = f32::INFINITY;
-            // After ring r, every point not yet seen lies more than r cells away: a point found
-            // that close is the nearest. Past 8 rings, the rest are searched directly.
-            for r in 0i64..=8 {
-                for x in -r..=r {
-                    for y in -r..=r {
-                        for z in -r..=r {
-                            if x.abs().max(y.abs()).max(z.abs()) != r {
-                                continue;
-                            }
-                            if let Some(list) = grid.get(&[k[0] + x, k[1] + y, k[2] + z]) {
-                                for q in list {
-                                    best = best.min(p.distance(*q));
-                                }
-                            }
+            fine.nearest(p, 4)
+                .or_else(|| coarse.nearest(p, 4))
+                .unwrap_or_else(|| {
+                    to.iter()
+                        .map(|q| p.distance(*q))
+                        .fold(f32::INFINITY, f32::min)
+                })
+        })
+        .collect()
+}
+
+/// Points bucketed by the cube of side `cell` they fall in.
+struct Grid {
+    cell: f32,
+    cells: HashMap<[i64; 3], Vec<Vec3A>>,
+}
+
+impl Grid {
+    fn new(points: &[Vec3A], cell: f32) -> Grid {
+        let mut grid = Grid {
+            cell: cell.max(f32::MIN_POSITIVE),
+            cells: HashMap::new(),
+        };
+        for &p in points {
+            grid.cells.entry(grid.key(p)).or_default().push(p);
+        }
+        grid
+    }
+
+    fn key(&self, p: Vec3A) -> [i64; 3] {
+        let c = (p / self.cell).floor();
+        [c.x as i64, c.y as i64, c.z as i64]
+    }
+
+    /// The distance from `p` to the nearest point, if one lies within `rings` cells: after
+    /// ring `r`, every point not yet seen lies more than `r` cells away, so a point found
+    /// that close is the nearest.
+    fn nearest(&self, p: Vec3A, rings: i64) -> Option<f32> {
+        let k = self.key(p);
+        let mut best = f32::INFINITY;
+        for r in 0..=rings {
+            for x in -r..=r {
+                for y in -r..=r {
+                    for z in -r..=r {
+                        if x.abs().max(y.abs()).max(z.abs()) != r {
+                            continue;
+                        }
+                        for q in self
+                            .cells
+                            .get(&[k[0] + x, k[1] + y, k[2] + z])
+                            .into_iter()
+                            .flatten()
+                        {
+                            best = best.min(p.distance(*q));
                         }
                     }
                 }
-                if best <= r as f32 * cell {
-                    return best;
-                }
             }
-            to.iter().map(|q| p.distance(*q)).fold(best, f32::min)
-        })
-        .collect()
+            if best <= r as f32 * self.cell {
+                return Some(best);
+            }
+        }
+        None
+    }
 }
