@@ -7,9 +7,16 @@ fn check(asset: &Asset) {
     let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
     if let Some(skeleton) = &asset.skeleton {
         for (j, joint) in skeleton.joints.iter().enumerate() {
-            assert!(joint.parent.is_none_or(|p| p < j), "joint {j}: parent after child");
+            assert!(
+                joint.parent.is_none_or(|p| p < j),
+                "joint {j}: parent after child"
+            );
             assert!(joint.world.is_finite(), "joint {j}: world not finite");
-            assert!(joint.rotation.is_finite() && joint.translation.is_finite() && joint.scale.is_finite());
+            assert!(
+                joint.rotation.is_finite()
+                    && joint.translation.is_finite()
+                    && joint.scale.is_finite()
+            );
         }
         assert!(skeleton.attachments.windows(2).all(|w| w[0] < w[1]));
         assert!(skeleton.attachments.iter().all(|&a| a < joints));
@@ -30,7 +37,10 @@ fn check(asset: &Asset) {
                 assert!(!inf.is_empty());
                 let sum: f32 = inf.iter().map(|&(_, w)| w).sum();
                 assert!((sum - 1.0).abs() < 1e-3, "vertex {v}: weights sum to {sum}");
-                assert!(inf.iter().all(|&(j, _)| j == UNBOUND || usize::from(j) < joints));
+                assert!(
+                    inf.iter()
+                        .all(|&(j, _)| j == UNBOUND || usize::from(j) < joints)
+                );
             }
         }
         for t in &mesh.targets {
@@ -41,7 +51,10 @@ fn check(asset: &Asset) {
         assert!(m.image.is_none_or(|i| i < asset.images.len()));
     }
     for image in &asset.images {
-        assert_eq!(image.rgba.len() as u64, u64::from(image.width) * u64::from(image.height) * 4);
+        assert_eq!(
+            image.rgba.len() as u64,
+            u64::from(image.width) * u64::from(image.height) * 4
+        );
     }
     for clip in &asset.clips {
         assert!(clip.fps.is_finite() && clip.fps > 0.0);

@@ -75,7 +75,7 @@
 //!   node's, else the mesh's, else zeros). Each sampled frame of an animation that animates
 //!   weights becomes one [`MorphTarget`](skelmap_core::asset::MorphTarget) of every morphing
 //!   mesh (`Σ wᵢ · targetᵢ` added to the base, minus the mesh as built; normals too), and
-//!   the animation a [`ClipKeys::Morph`](skelmap_core::asset::ClipKeys::Morph) clip. An
+//!   the animation a [`ClipKeys::Morph`] clip. An
 //!   animation of both joints and weights gives two clips of its name, joints first.
 //! - **Materials.** Each material's base colour factor and base colour texture (PNG, JPEG,
 //!   BMP or TGA, decoded to RGBA8 into [`Asset::images`]); other maps are ignored.

@@ -635,7 +635,8 @@ impl Builder {
     /// let dpm = synth::tube(&Default::default()).write()?;
     /// let asset = Model::from_bytes(&dpm)?.to_asset(&asset::Options::default())?;
     /// let fitted = iqm::Builder::from_asset(&asset)?;
-    /// let model = Model::from_bytes(&fitted.builder.write()?)?;
+    /// let bytes = fitted.builder.write()?;
+    /// let model = Model::from_bytes(&bytes)?;
     /// assert_eq!((model.num_bones(), model.num_frames(), model.clips().len()), (4, 9, 2));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

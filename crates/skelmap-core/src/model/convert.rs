@@ -144,7 +144,8 @@ impl Posed<'_, '_> {
 /// let bytes = synth::tube(&Default::default()).write()?;
 /// let source = Model::from_bytes(&bytes)?;
 /// let asset = convert::asset_of(&source)?;
-/// let written = Model::from_bytes(&iqm::Builder::from_asset(&asset)?.builder.write()?)?;
+/// let bytes = iqm::Builder::from_asset(&asset)?.builder.write()?;
+/// let written = Model::from_bytes(&bytes)?;
 /// let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&written), 0);
 /// assert!(error.max < 1e-3, "{error}"); // 8-bit weights and 16-bit channels
 /// # Ok::<(), Box<dyn std::error::Error>>(())
