@@ -8,10 +8,11 @@
 
 use std::borrow::Cow;
 
-use glam::{Affine3A, Vec3, Vec3A};
+use glam::{Affine3A, Quat, Vec3, Vec3A};
 
-use super::{Asset, Clip, ClipKeys, JointKey, Mesh, Skeleton, UNBOUND, UpAxis};
-use crate::write::Influence;
+use super::{Asset, Clip, ClipKeys, FitError, Joint, JointKey, Mesh, Skeleton, UNBOUND, UpAxis};
+use crate::pose::BONE_FLAG_ATTACHMENT;
+use crate::write::{BoneDef, Influence};
 
 /// Most frames [`Clip::resample`] makes of one clip.
 pub const MAX_RESAMPLED_FRAMES: usize = 1 << 16;
@@ -238,6 +239,42 @@ impl Asset {
             .count()
     }
 
+    /// Refuses vertex animation for `format`, whose frames pose joints only.
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] when a clip plays morph targets.
+    pub fn refuse_vertex_animation(&self, format: &'static str) -> Result<(), FitError> {
+        if self.has_morph_clips() {
+            return Err(FitError::new(
+                format,
+                "vertex animation (morph-target frames)",
+                "its frames pose joints only",
+                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
+                 `--no-animations`",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The skeleton, or for an asset without joints one root at the origin (where DPM and
+    /// SKM bind every vertex).
+    #[must_use]
+    pub fn skeleton_or_root(&self) -> Skeleton {
+        let mut skeleton = self.skeleton.clone().unwrap_or_default();
+        if skeleton.joints.is_empty() {
+            skeleton.joints.push(Joint {
+                name: "root".into(),
+                parent: None,
+                rotation: Quat::IDENTITY,
+                translation: Vec3::ZERO,
+                scale: Vec3::ONE,
+                world: Affine3A::IDENTITY,
+            });
+        }
+        skeleton
+    }
+
     /// Whether a clip plays morph targets (vertex animation).
     #[must_use]
     pub fn has_morph_clips(&self) -> bool {
@@ -267,6 +304,24 @@ pub struct PosedMesh {
 }
 
 impl Skeleton {
+    /// The joints as bone records (attachments flagged), for DPM and SKP.
+    #[must_use]
+    pub fn bone_defs(&self) -> Vec<BoneDef> {
+        self.joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| BoneDef {
+                name: j.name.clone().into_bytes(),
+                parent: j.parent.map_or(-1, |p| p as i32),
+                flags: if self.attachments.contains(&i) {
+                    BONE_FLAG_ATTACHMENT
+                } else {
+                    0
+                },
+            })
+            .collect()
+    }
+
     /// Each joint's pose as its stored bind keys.
     #[must_use]
     pub fn bind_keys(&self) -> Vec<JointKey> {

@@ -10,9 +10,9 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 
 use super::raw::{self, BonePose, DPM_MAGIC, DPM_TYPE_SKELETAL, Header};
-use glam::{Affine3A, Quat, Vec3};
+use glam::Affine3A;
 
-use crate::asset::{Asset, FitError, Fitted, Joint, JointKey, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::write;
@@ -406,26 +406,8 @@ impl Builder {
     /// animation (morph clips), which DPM cannot hold.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
-        if asset.has_morph_clips() {
-            return Err(FitError::new(
-                "DPM",
-                "vertex animation (morph-target frames)",
-                "its frames pose bones only",
-                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
-                 `--no-animations`",
-            ));
-        }
-        let mut skeleton = asset.skeleton.clone().unwrap_or_default();
-        if skeleton.joints.is_empty() {
-            skeleton.joints.push(Joint {
-                name: "root".into(),
-                parent: None,
-                rotation: Quat::IDENTITY,
-                translation: Vec3::ZERO,
-                scale: Vec3::ONE,
-                world: Affine3A::IDENTITY,
-            });
-        }
+        asset.refuse_vertex_animation("DPM")?;
+        let skeleton = asset.skeleton_or_root();
         check_names(
             "DPM",
             "bone",
@@ -446,20 +428,7 @@ impl Builder {
         let mut losses = Vec::new();
         let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
         let mut b = Builder {
-            bones: skeleton
-                .joints
-                .iter()
-                .enumerate()
-                .map(|(i, j)| BoneDef {
-                    name: j.name.clone().into_bytes(),
-                    parent: j.parent.map_or(-1, |p| p as i32),
-                    flags: if skeleton.attachments.contains(&i) {
-                        crate::pose::BONE_FLAG_ATTACHMENT
-                    } else {
-                        0
-                    },
-                })
-                .collect(),
+            bones: skeleton.bone_defs(),
             ..Builder::default()
         };
         for (mesh, shader) in asset.meshes.iter().zip(shaders) {

@@ -656,15 +656,7 @@ impl Builder {
                 "drop unused bones with `skelmap optimize`, or convert to DPM or SKM",
             ));
         }
-        if asset.has_morph_clips() {
-            return Err(FitError::new(
-                "IQM",
-                "vertex animation (morph-target frames)",
-                "its frames pose joints only",
-                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
-                 `--no-animations`",
-            ));
-        }
+        asset.refuse_vertex_animation("IQM")?;
         let mut b = Builder::default();
         let mut losses = Vec::new();
         let has_uvs = asset.meshes.iter().any(|m| m.uvs.is_some());

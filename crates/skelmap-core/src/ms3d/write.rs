@@ -342,14 +342,7 @@ impl Builder {
         let asset = asset.with_up(UpAxis::Y);
         let fit =
             |what: String, limit: &str, advice: &str| FitError::new("MS3D", what, limit, advice);
-        if asset.has_morph_clips() {
-            return Err(fit(
-                "vertex animation (morph-target frames)".into(),
-                "its keys pose joints only",
-                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
-                 `--no-animations`",
-            ));
-        }
+        asset.refuse_vertex_animation("MS3D")?;
         let (vertices, triangles) = (asset.num_vertices(), asset.num_triangles());
         if vertices > usize::from(u16::MAX) || triangles > usize::from(u16::MAX) {
             return Err(fit(

@@ -12,9 +12,9 @@ use super::raw::{
     SKM_MAGIC, SKM_MAX_NAME, SKM_TYPE, SkmHeader, SkmMesh, SkpBone, SkpBonePose, SkpFrame,
     SkpHeader,
 };
-use glam::{Affine3A, Quat, Vec3};
+use glam::Affine3A;
 
-use crate::asset::{Asset, FitError, Fitted, Joint, JointKey, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
 use crate::error::Result;
 use crate::format::Format;
 use crate::write::{self, put_texcoords, put_u32s, put_vertices, vertices_size};
@@ -285,26 +285,8 @@ impl Pair {
     /// (morph clips), which SKM cannot hold.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Pair>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
-        if asset.has_morph_clips() {
-            return Err(FitError::new(
-                "SKM",
-                "vertex animation (morph-target frames)",
-                "its frames pose bones only",
-                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
-                 `--no-animations`",
-            ));
-        }
-        let mut skeleton = asset.skeleton.clone().unwrap_or_default();
-        if skeleton.joints.is_empty() {
-            skeleton.joints.push(Joint {
-                name: "root".into(),
-                parent: None,
-                rotation: Quat::IDENTITY,
-                translation: Vec3::ZERO,
-                scale: Vec3::ONE,
-                world: Affine3A::IDENTITY,
-            });
-        }
+        asset.refuse_vertex_animation("SKM")?;
+        let skeleton = asset.skeleton_or_root();
         check_names(
             "SKP",
             "bone",
@@ -374,20 +356,7 @@ impl Pair {
                 poses: skeleton.bind_keys().iter().map(pose).collect(),
             });
         }
-        let bones = skeleton
-            .joints
-            .iter()
-            .enumerate()
-            .map(|(i, j)| BoneDef {
-                name: j.name.clone().into_bytes(),
-                parent: j.parent.map_or(-1, |p| p as i32),
-                flags: if skeleton.attachments.contains(&i) {
-                    crate::pose::BONE_FLAG_ATTACHMENT
-                } else {
-                    0
-                },
-            })
-            .collect();
+        let bones = skeleton.bone_defs();
         Ok(Fitted {
             builder: Pair {
                 skm: MeshBuilder {

@@ -188,15 +188,7 @@ impl Pair {
     /// [`FitError`] for more than [`MAX_BONES`] joints, or for vertex animation.
     pub fn from_asset(asset: &Asset) -> Result<Fitted<Pair>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
-        if asset.has_morph_clips() {
-            return Err(FitError::new(
-                "SL",
-                "vertex animation (morph-target frames)",
-                "its keyframes pose bones only",
-                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
-                 `--no-animations`",
-            ));
-        }
+        asset.refuse_vertex_animation("SL")?;
         let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
         if joints > MAX_BONES {
             return Err(FitError::new(
