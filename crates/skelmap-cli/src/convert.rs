@@ -116,6 +116,15 @@ pub fn convert(
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
     if is_gltf(input) {
         outputs.read(input, "the model");
+        // The buffer a `.gltf` most often names, when it is there; the other files a `.gltf`
+        // names are not known here.
+        let bin = input.with_extension("bin");
+        let text = input
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("gltf"));
+        if text && bin.is_file() {
+            outputs.read(&bin, "the model's buffer");
+        }
         let options = skelmap_author::gltf::Options {
             fps: switches.fps,
             no_animations: switches.no_animations,

@@ -1481,3 +1481,43 @@ fn export_writes_text_to_standard_output() {
         stderr(&run)
     );
 }
+
+/// A glTF comes in through `convert`: the tube exported as `.gltf` (with its `.bin`) and as
+/// `.glb` becomes a DPM with its clips, measured against the imported asset.
+#[test]
+fn convert_reads_gltf_and_glb() {
+    let dir = temp_dir("convert-gltf");
+    let dpm = write_tube(&dir);
+    for name in ["tube.gltf", "tube.glb"] {
+        let out = skelmap(&[
+            "export",
+            dpm.to_str().unwrap(),
+            "-o",
+            dir.join(name).to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let back = dir.join(format!("{name}.dpm"));
+        let out = skelmap(&[
+            "convert",
+            dir.join(name).to_str().unwrap(),
+            back.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        assert!(text.contains("over 9 frames of 136 vertices"), "{text}");
+        assert!(text.contains(".dpm.framegroups"), "{text}");
+        let out = skelmap(&["info", "--json", back.to_str().unwrap()]);
+        let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(
+            (json["bones"].as_u64(), json["frames"].as_u64()),
+            (Some(4), Some(9))
+        );
+    }
+    // The `.gltf`'s buffer is an input: no output may replace it.
+    let out = skelmap(&[
+        "convert",
+        dir.join("tube.gltf").to_str().unwrap(),
+        dir.join("tube.gltf").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+}
