@@ -423,8 +423,10 @@ fn import_back(job: &Job, out: &Path, o: &mut Outcome) {
         let (a, b) = (only(&source, ours), only(&back, theirs));
         let error = convert::skinning_error(Posed::Asset(&a), Posed::Asset(&b), 0);
         // Measured and printed, not held to a bound: on the DPMs and raylib's guy Blender's
-        // frames differ from the model's at the shared times (MS3D, MDL7 and crogine's IQM
-        // agree within 6e-6), and the cause, in Blender's action timing, is not found yet.
+        // frames differ from the model's at the shared times by a rotation constant over
+        // time (MS3D, MDL7 and crogine's IQM agree within 6e-6); the cause is not found.
+        // Blender makes `skelmap_root` an animated joint with a rest of its own choosing,
+        // which is where to look first (docs/convert.md).
         o.shared_error = error.max;
     }
     let mut cut = back;
