@@ -399,6 +399,23 @@ impl Mesh {
         out
     }
 
+    /// The texture coordinate of vertex `v`, or `(0, 0)` for a mesh without them (what every
+    /// writer stores then).
+    #[must_use]
+    pub fn uv(&self, v: usize) -> [f32; 2] {
+        self.uvs
+            .as_ref()
+            .and_then(|uvs| uvs.get(v))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Every vertex's texture coordinate (see [`uv`](Mesh::uv)).
+    #[must_use]
+    pub fn uvs_or_zero(&self) -> Vec<[f32; 2]> {
+        (0..self.positions.len()).map(|v| self.uv(v)).collect()
+    }
+
     /// Each vertex's influences as pre-weighted records (DPM's and SKM's): per influence, the
     /// bind-pose position and normal in the bone's space (through `inverse_bind`, one per
     /// joint) and the weight. Influences on [`UNBOUND`] or a joint past `inverse_bind` are

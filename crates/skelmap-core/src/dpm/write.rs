@@ -432,15 +432,11 @@ impl Builder {
             ..Builder::default()
         };
         for (mesh, shader) in asset.meshes.iter().zip(shaders) {
-            let n = mesh.positions.len();
             let vertices = mesh.pre_weighted(&inverse);
-            let uvs = mesh.uvs.as_deref().unwrap_or_default();
             b.meshes.push(MeshDef {
                 shader: shader.into_bytes(),
                 vertices,
-                texcoords: (0..n)
-                    .map(|v| uvs.get(v).copied().unwrap_or_default())
-                    .collect(),
+                texcoords: mesh.uvs_or_zero(),
                 triangles: mesh.triangles.clone(),
                 group_ids: Vec::new(),
             });

@@ -287,9 +287,8 @@ impl ModelBuilder {
         };
         for mesh in &asset.meshes {
             let first = b.skin_vertices.len() as u16;
-            let uvs = mesh.uvs.as_deref().unwrap_or_default();
             b.skin_vertices.extend((0..mesh.positions.len()).map(|v| {
-                let uv = uvs.get(v).copied().unwrap_or_default();
+                let uv = mesh.uv(v);
                 [(uv[0] * w).round() as i16, (uv[1] * h).round() as i16]
             }));
             b.triangles.extend(mesh.triangles.iter().map(|t| {

@@ -669,10 +669,7 @@ impl Builder {
             b.positions.extend_from_slice(&mesh.positions);
             b.normals.extend_from_slice(&mesh.normals);
             if has_uvs {
-                let uvs = mesh.uvs.as_deref().unwrap_or_default();
-                b.texcoords.extend(
-                    (0..mesh.positions.len()).map(|v| uvs.get(v).copied().unwrap_or_default()),
-                );
+                b.texcoords.extend(mesh.uvs_or_zero());
             }
             if has_colors {
                 let colors = mesh.colors.as_deref().unwrap_or_default();

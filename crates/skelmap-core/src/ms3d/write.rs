@@ -449,7 +449,6 @@ impl Builder {
                 b.vertices.push((*p, id(0)));
                 extras.push(([id(1), id(2), id(3)], [weight(0), weight(1), weight(2)]));
             }
-            let uvs = mesh.uvs.as_deref().unwrap_or_default();
             let mut group = GroupDef {
                 name: asset.mesh_name(g).into_bytes(),
                 triangles: Vec::with_capacity(mesh.triangles.len()),
@@ -461,7 +460,7 @@ impl Builder {
                 let mut record = triangle(
                     t.map(|i| first + i as u16),
                     [0.0; 3],
-                    [0, 1, 2].map(|k| uvs.get(corner(k)).copied().unwrap_or_default()),
+                    [0, 1, 2].map(|k| mesh.uv(corner(k))),
                     g.min(255) as u8,
                 );
                 record.vertex_normals = [0, 1, 2].map(|k| {

@@ -273,9 +273,8 @@ impl Builder {
         let (w, h) = (skin_size[0] as f32, skin_size[1] as f32);
         for mesh in &asset.meshes {
             let first = b.stverts.len() as i32;
-            let uvs = mesh.uvs.as_deref().unwrap_or_default();
             for v in 0..mesh.positions.len() {
-                let uv = uvs.get(v).copied().unwrap_or_default();
+                let uv = mesh.uv(v);
                 let s = (uv[0] * w - 0.5).round().clamp(0.0, w) as i32;
                 let t = (uv[1] * h - 0.5).round().clamp(0.0, h) as i32;
                 b.stverts.push([0, s, t]);

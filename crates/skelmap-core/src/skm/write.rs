@@ -319,13 +319,10 @@ impl Pair {
                 let mut references: Vec<u32> = vertices.iter().flatten().map(|i| i.bone).collect();
                 references.sort_unstable();
                 references.dedup();
-                let uvs = mesh.uvs.as_deref().unwrap_or_default();
                 MeshDef {
                     shader: shader.into_bytes(),
                     name: names.get(i).cloned().unwrap_or_default().into_bytes(),
-                    texcoords: (0..vertices.len())
-                        .map(|v| uvs.get(v).copied().unwrap_or_default())
-                        .collect(),
+                    texcoords: mesh.uvs_or_zero(),
                     vertices,
                     triangles: mesh.triangles.clone(),
                     references,

@@ -202,7 +202,6 @@ impl Pair {
         let mut cut = 0usize;
         let mut corners = Vec::with_capacity(3 * asset.num_triangles());
         for mesh in &asset.meshes {
-            let uvs = mesh.uvs.as_deref().unwrap_or_default();
             for &v in mesh.triangles.iter().flatten() {
                 let v = v as usize;
                 let (top, was_cut) = mesh.influences.top(v, 4);
@@ -222,7 +221,7 @@ impl Pair {
                     normal: mesh.normals.get(v).copied().unwrap_or_default(),
                     weights,
                     indices,
-                    texcoord: uvs.get(v).copied().unwrap_or_default(),
+                    texcoord: mesh.uv(v),
                 });
             }
         }
