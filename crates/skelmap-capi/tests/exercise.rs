@@ -105,3 +105,18 @@ fn an_empty_mesh_used_to_fail_the_harness_when_skinned_into_nothing() {
     let bytes = std::fs::read(seed).unwrap();
     assert!(exercise(&bytes) > 0);
 }
+
+/// Regression (the `capi` fuzz smoke run in CI, 2026-11-27): an MDL7 with bones and no groups
+/// has no mesh, yet `skelmap_compact_new` folded it into one mesh of 0 vertices, so compact
+/// mesh 0 existed where `skelmap_mesh_info` said model mesh 0 did not, and a zero-capacity
+/// output was accepted for it. A compact model now has the model's meshes: none here.
+#[test]
+fn an_mdl7_without_groups_used_to_compact_into_an_empty_mesh() {
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/seeds/capi/regress-mdl7-without-groups.mdl");
+    let bytes = std::fs::read(seed).unwrap();
+    assert!(exercise(&bytes) > 0);
+    let model = skelmap_core::Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.num_meshes(), 0);
+    assert_eq!(model.compact().unwrap().num_meshes(), 0);
+}

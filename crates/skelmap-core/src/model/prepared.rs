@@ -244,6 +244,9 @@ impl Model<'_> {
             _ => None,
         });
         let meshes = match bind {
+            // A bind-posed file with no mesh to show (an MDL7 without groups) folds to none,
+            // so that the compact model's meshes stay the model's.
+            Some(_) if self.num_meshes() == 0 => Vec::new(),
             Some(mesh) => {
                 // The unbound vertices' identity bone of `from_bind_pose`.
                 reference.push(Affine3A::IDENTITY);
