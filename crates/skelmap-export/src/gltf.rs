@@ -26,8 +26,10 @@
 //!   frame `k` minus the exported frame, and a frame group animates the mesh weights one-hot
 //!   from one frame's target to the next, so linear interpolation reproduces the runtime's
 //!   tween exactly.
-//! - **Axes**: glTF is `+Y` up. Quake-lineage assets (`+Z` up) get a −90° rotation about `X`
-//!   on `skelmap_root` (skinned) or on the mesh nodes; MS3D is already `+Y` up.
+//! - **Axes**: glTF is `+Y` up. Quake-lineage assets (`+Z` up) are turned −90° about `X`
+//!   in the data (vertices, morph targets, the root joints' poses and keys, the bind
+//!   transforms), so no node carries the turn and `skelmap_root` binds at the identity; MS3D
+//!   is already `+Y` up.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -70,14 +72,16 @@ pub fn document(
     b.root.asset.generator = Some(format!("skelmap-export {}", env!("CARGO_PKG_VERSION")));
     let textures = b.textures(asset)?;
     let materials = b.materials(asset, &textures);
-    let up =
-        (asset.up != UpAxis::Y).then(|| json::scene::UnitQuaternion(asset.up.to_y_up().to_array()));
+    // Turned to glTF's axes in the data itself, so that the bind pose the inverse bind
+    // matrices give and the nodes' rest pose agree (readers such as Blender's build bone
+    // rests from the one and keep the other as a pose, and lose a turn on a joint).
+    let asset = &*asset.with_up(UpAxis::Y);
     // Joints first, so the skin can name them.
-    let joints = b.skeleton(asset, up);
+    let joints = b.skeleton(asset);
     let mut scene_nodes: Vec<Index<Node>> = joints.root.into_iter().collect();
     let mut mesh_nodes = Vec::new();
     for mesh in &asset.meshes {
-        if let Some(node) = b.mesh(mesh, options, &joints, &materials, up) {
+        if let Some(node) = b.mesh(mesh, options, &joints, &materials) {
             mesh_nodes.push((node, mesh.targets.len()));
             scene_nodes.push(node);
         }
@@ -228,16 +232,15 @@ impl Builder {
             .collect()
     }
 
-    /// The asset's skeleton, if any: its joint nodes, the root node above them (turned by
-    /// `up`) and, where some mesh has influences, the skin.
-    fn skeleton(&mut self, asset: &Asset, up: Option<json::scene::UnitQuaternion>) -> Joints {
+    /// The asset's skeleton, if any: its joint nodes, the root node above them and, where
+    /// some mesh has influences, the skin.
+    fn skeleton(&mut self, asset: &Asset) -> Joints {
         let Some(skeleton) = asset.skeleton.as_ref() else {
             return Joints::default();
         };
         let (mut nodes, roots) = self.joint_tree(skeleton);
         let root = self.root.push(Node {
             name: Some(ROOT_NODE.into()),
-            rotation: up,
             children: (!roots.is_empty()).then_some(roots),
             ..Node::default()
         });
@@ -310,14 +313,13 @@ impl Builder {
     }
 
     /// The glTF mesh and node of `mesh`, or `None` for one without triangles or vertices: the
-    /// node skinned by `joints.skin` where the mesh has influences, else turned by `up`.
+    /// node skinned by `joints.skin` where the mesh has influences.
     fn mesh(
         &mut self,
         mesh: &asset::Mesh,
         options: &GltfOptions,
         joints: &Joints,
         materials: &[Index<json::Material>],
-        up: Option<json::scene::UnitQuaternion>,
     ) -> Option<Index<Node>> {
         if mesh.triangles.is_empty() || mesh.positions.is_empty() {
             return None;
@@ -347,7 +349,6 @@ impl Builder {
             name: Some(mesh.name.clone()),
             mesh: Some(gltf_mesh),
             skin: if skinned { joints.skin } else { None },
-            rotation: if skinned { None } else { up },
             ..Node::default()
         }))
     }

@@ -5,7 +5,7 @@
 Starts from an empty scene, imports IN with Blender's glTF add-on, writes REPORT (JSON: the
 armatures with their bone counts, the mesh objects with their vertex counts and shape keys,
 every action with its frame range, the scene's frame range and the Blender version), then
-exports the scene as a GLB with animations, skins and morph targets to OUT. Any exception
+exports the scene as a GLB with animations, skins (every influence) and morph targets to OUT. Any exception
 ends Blender with exit status 1 (a Python error in `--python` alone would not).
 
 Written for Blender 3.4 (Debian 12's) and tested by `crates/skelmap-cli/tests/blender.rs`.
@@ -92,6 +92,9 @@ def main(argv):
         export_skins=True,
         export_morph=True,
         export_nla_strips=True,
+        # Every influence, as skelmap wrote them (`export --all-influences`): with the
+        # default top 4 the round trip would measure the cut, not Blender.
+        export_all_influences=True,
     )
     if "FINISHED" not in result:
         raise RuntimeError(f"export_scene.gltf returned {result}")
