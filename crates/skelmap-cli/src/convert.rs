@@ -369,7 +369,7 @@ fn write(
             }
             (files, losses, usize::from(asset.skeleton.is_some()))
         }
-        Target::Glb | Target::Gltf => return write_gltf(asset, target, output, outputs),
+        Target::Glb | Target::Gltf => return write_gltf(asset, source, target, output, outputs),
     };
     for (path, _) in &files {
         outputs.claim(path)?;
@@ -436,9 +436,11 @@ fn measure(
     Ok(conv::skinning_error(source, Posed::Model(&model), offset))
 }
 
-/// Writes `asset` as glTF (`.glb`, or `.gltf` with its `.bin` beside it).
+/// Writes `asset` as glTF (`.glb`, or `.gltf` with its `.bin` beside it), measured as the
+/// other outputs are: the same document as a GLB, read back by skelmap's glTF importer.
 fn write_gltf(
     asset: &Asset,
+    source: Posed<'_, '_>,
     target: Target,
     output: &Path,
     outputs: &mut Outputs,
@@ -448,10 +450,16 @@ fn write_gltf(
         all_influences: true,
         ..GltfOptions::default()
     };
+    let mut glb = Vec::new();
+    gltf::write_glb(asset, &options, &mut glb).map_err(|e| bad(&e))?;
+    let back = skelmap_author::gltf::from_slice(&glb, None, &Default::default()).map_err(|e| {
+        bad(&format!(
+            "the file written does not read back ({e}); please report this"
+        ))
+    })?;
+    let error = conv::skinning_error(source, Posed::Asset(&back), 0);
     let files = if target == Target::Glb {
-        let mut bytes = Vec::new();
-        gltf::write_glb(asset, &options, &mut bytes).map_err(|e| bad(&e))?;
-        vec![(output.to_path_buf(), bytes)]
+        vec![(output.to_path_buf(), glb)]
     } else {
         let bin = output.with_extension("bin");
         let uri = bin
@@ -468,6 +476,7 @@ fn write_gltf(
         outputs.write(path, bytes)?;
         say!("wrote {} ({} bytes)", path.display(), bytes.len());
     }
+    say!("conversion error: {error}");
     Ok(())
 }
 

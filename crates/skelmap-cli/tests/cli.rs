@@ -1484,6 +1484,34 @@ fn export_writes_text_to_standard_output() {
 
 /// A glTF comes in through `convert`: the tube exported as `.gltf` (with its `.bin`) and as
 /// `.glb` becomes a DPM with its clips, measured against the imported asset.
+/// glTF outputs are measured as the others are: read back by skelmap's importer and
+/// compared with the model, every frame.
+#[test]
+fn convert_measures_its_gltf_and_glb_outputs() {
+    let dir = temp_dir("convert-to-gltf");
+    let dpm = write_tube(&dir);
+    for name in ["out.gltf", "out.glb"] {
+        let out = skelmap(&[
+            "convert",
+            dpm.to_str().unwrap(),
+            dir.join(name).to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("conversion error: largest "))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(line.ends_with("over 9 frames of 136 vertices"), "{line}");
+        let largest: f32 = line["conversion error: largest ".len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap();
+        assert!(largest <= 1e-5, "{line}");
+    }
+}
+
 #[test]
 fn convert_reads_gltf_and_glb() {
     let dir = temp_dir("convert-gltf");
