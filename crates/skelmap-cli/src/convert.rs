@@ -151,6 +151,14 @@ pub fn convert(
         return Ok(ExitCode::SUCCESS);
     }
     let (mut asset, model) = read(input, companions, &mut outputs)?;
+    // The formats that carry images get the textures the model names; the others store the
+    // names themselves.
+    if matches!(
+        target,
+        Target::Glb | Target::Gltf | Target::Quake | Target::Mdl5
+    ) {
+        load::textures(input, &mut asset, companions, &mut outputs)?;
+    }
     let untouched = switches.clips.is_empty()
         && switches.fps.is_none()
         && !switches.no_animations

@@ -107,7 +107,7 @@ pub fn export(
     }
     let model = load::open(path, companions)?;
     if to_stdout {
-        return export_to_stdout(path, &model, &kind, args);
+        return export_to_stdout(path, &model, &kind, args, companions);
     }
     let mut outputs = Outputs::new();
     outputs.read_model(path, companions, &model);
@@ -117,13 +117,17 @@ pub fn export(
         outputs.claim(&bin)?;
     }
     let at = clip_time(path, &model, args.at.as_ref())?;
-    let asset = scene_of(
+    let mut asset = scene_of(
         path,
         &model,
         args.frame,
         at.as_ref(),
         args.no_animations || kind == "obj",
     )?;
+    if kind == "obj" && !asset.materials.is_empty() {
+        outputs.claim(&out.with_extension("mtl"))?;
+    }
+    load::textures(path, &mut asset, companions, &mut outputs)?;
     let options = GltfOptions {
         all_influences: args.all_influences,
         no_animations: args.no_animations,
@@ -147,7 +151,7 @@ pub fn export(
                 outputs.write(&bin, &data)?;
             }
         }
-        _ => materials = write_obj(path, out, &asset, &mut outputs)?,
+        _ => materials = write_obj(out, &asset, &mut outputs)?,
     }
     let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
     let clips = if kind == "obj" { 0 } else { asset.clips.len() };
@@ -176,16 +180,20 @@ fn export_to_stdout(
     model: &Model<'_>,
     kind: &str,
     args: &ExportArgs,
+    companions: &load::Companions,
 ) -> Result<ExitCode, String> {
     use std::io::Write;
     let at = clip_time(path, model, args.at.as_ref())?;
-    let asset = scene_of(
+    let mut asset = scene_of(
         path,
         model,
         args.frame,
         at.as_ref(),
         args.no_animations || kind == "obj",
     )?;
+    if kind == "gltf" {
+        load::textures(path, &mut asset, companions, &mut Outputs::new())?;
+    }
     let fail = |e: skelmap_export::Error| format!("{}: {e}", path.display());
     let text = if kind == "gltf" {
         let options = GltfOptions {
@@ -242,16 +250,11 @@ fn base64(bytes: &[u8]) -> String {
 }
 
 /// Writes `asset` as the OBJ `out`, its materials as the `.mtl` beside it, and each decoded
-/// skin as `<out stem>_<material>.png` beside them. A texture the model names as a file is
-/// given by its absolute path when it is beside the model, and left out with a warning when
-/// it is not. Every file is claimed before the first is written.
-/// Returns the line that says where the materials went, if any.
-fn write_obj(
-    path: &Path,
-    out: &Path,
-    asset: &Asset,
-    outputs: &mut Outputs,
-) -> Result<Option<String>, String> {
+/// image (a skin the model holds, or a texture file found for it) as
+/// `<out stem>_<material>.png` beside them. Every file is claimed before the first is
+/// written (the `.mtl` by the caller, before the textures are looked up). Returns the line
+/// that says where the materials went, if any.
+fn write_obj(out: &Path, asset: &Asset, outputs: &mut Outputs) -> Result<Option<String>, String> {
     let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
     let mtl = out.with_extension("mtl");
     let stem = out
@@ -268,12 +271,9 @@ fn write_obj(
                 images.push((out.with_file_name(&name), image));
                 Some(name)
             }
-            (None, Some(uri)) => external_texture(path, uri),
-            (None, None) => None,
+            // Not found beside the model or in a `--textures` folder (warned then).
+            (None, _) => None,
         });
-    }
-    if !asset.materials.is_empty() {
-        outputs.claim(&mtl)?;
     }
     for (image_path, _) in &images {
         outputs.claim(image_path)?;
@@ -306,53 +306,6 @@ fn write_obj(
             count(images.len() as u64, "skin written", "skins written")
         )
     }))
-}
-
-/// The texture file a material names (`uri`, relative to the model at `model` and
-/// percent-encoded), as an absolute path when it is there; else `None`, with a warning.
-fn external_texture(model: &Path, uri: &str) -> Option<String> {
-    let name = percent_decoded(uri);
-    let file = name
-        .as_deref()
-        .map(|n| model.parent().unwrap_or(Path::new("")).join(n));
-    match file.as_deref().and_then(|f| std::path::absolute(f).ok()) {
-        Some(found) if found.is_file() => found.to_str().map(str::to_string),
-        _ => {
-            use owo_colors::OwoColorize;
-            anstream::eprintln!(
-                "{} the texture {} that a material names is not beside the model; the .mtl \
-                 leaves it out",
-                "warning:".yellow().bold(),
-                name.as_deref().unwrap_or(uri)
-            );
-            None
-        }
-    }
-}
-
-/// `uri` with its `%XX` escapes decoded, when the result is UTF-8.
-fn percent_decoded(uri: &str) -> Option<String> {
-    let bytes = uri.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        let escape = (b == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match escape {
-            Some(byte) => {
-                decoded.push(byte);
-                i += 3;
-            }
-            None => {
-                decoded.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(decoded).ok()
 }
 
 /// Says so when the file's NaN or infinite numbers had to be replaced.
@@ -427,10 +380,18 @@ pub fn render(
                 SHEET_CELLS + dropped
             );
         }
-        let assets = frames
+        let mut assets = frames
             .iter()
             .map(|(_, f)| scene_of(path, &model, Some(*f), None, true))
             .collect::<Result<Vec<_>, _>>()?;
+        // Looked up once: every cell is the same model.
+        if let Some((first, rest)) = assets.split_first_mut() {
+            load::textures(path, first, companions, &mut outputs)?;
+            for other in rest {
+                other.materials.clone_from(&first.materials);
+                other.images.clone_from(&first.images);
+            }
+        }
         let columns = (assets.len() as f64).sqrt().ceil() as u32;
         let mut image =
             render::contact_sheet_with(&assets, columns, size, size, view).map_err(fail)?;
@@ -439,7 +400,8 @@ pub fn render(
         (image, frames)
     } else {
         let at = clip_time(path, &model, at.as_ref())?;
-        let asset = scene_of(path, &model, frame, at.as_ref(), true)?;
+        let mut asset = scene_of(path, &model, frame, at.as_ref(), true)?;
+        load::textures(path, &mut asset, companions, &mut outputs)?;
         warn_replaced(&asset);
         (
             render::render_with(&asset, size, size, view).map_err(fail)?,
@@ -611,19 +573,5 @@ mod tests {
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"foobar"), "Zm9vYmFy");
         assert_eq!(base64(&[0xff, 0xfe, 0xfd, 0x00]), "//79AA==");
-    }
-
-    #[test]
-    fn percent_escapes_are_decoded_when_they_make_utf8() {
-        assert_eq!(
-            percent_decoded("tex/a%20b%2Fc.jpg").as_deref(),
-            Some("tex/a b/c.jpg")
-        );
-        assert_eq!(percent_decoded("100%zz%4").as_deref(), Some("100%zz%4"));
-        assert_eq!(
-            percent_decoded("caf%C3%A9.png").as_deref(),
-            Some("café.png")
-        );
-        assert_eq!(percent_decoded("%FF.png"), None);
     }
 }

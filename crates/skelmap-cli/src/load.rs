@@ -23,6 +23,11 @@ pub struct Companions {
     /// joints by name, or by count and parents.
     #[arg(long, value_name = "FILE")]
     pub animation: Option<PathBuf>,
+    /// A folder to look for the textures a model names in, after the model's own folder
+    /// (repeatable, searched in order): a shader name as `.tga`, `.png` or `.jpg`, an MS3D's
+    /// texture by its stored path and then by its file name.
+    #[arg(long = "textures", value_name = "DIR")]
+    pub textures: Vec<PathBuf>,
 }
 
 impl Companions {
@@ -154,4 +159,56 @@ fn missing_skeleton(model: &Path, skp: &str, companions: &Companions) -> String 
         model.display(),
         base.join(skp).display()
     )
+}
+
+/// Finds and decodes the textures `asset`'s materials name (beside the model at `path`, then
+/// in each `--textures` folder), records each file read as an input of the command, and
+/// warns once for each texture not found or not readable, naming what was searched.
+///
+/// # Errors
+///
+/// One line when a texture found is one of the outputs claimed already.
+pub fn textures(
+    path: &Path,
+    asset: &mut skelmap_core::asset::Asset,
+    companions: &Companions,
+    outputs: &mut crate::output::Outputs,
+) -> Result<(), String> {
+    use owo_colors::OwoColorize;
+    let report = skelmap_author::texture::attach(asset, path, &companions.textures);
+    for found in &report.found {
+        outputs.read_late(&found.path, "a texture of the model")?;
+    }
+    let name = |i: usize| {
+        asset
+            .materials
+            .get(i)
+            .map(|m| m.texture.clone().unwrap_or_else(|| m.name.clone()))
+            .unwrap_or_default()
+    };
+    for missing in &report.missing {
+        let folders: Vec<String> = missing
+            .folders
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        anstream::eprintln!(
+            "{} texture not found: material {} names {:?}; looked for {} in {} (add a folder \
+             with --textures DIR)",
+            "warning:".yellow().bold(),
+            missing.material,
+            name(missing.material),
+            missing.names.join(", "),
+            folders.join(", ")
+        );
+    }
+    for (material, error) in &report.failed {
+        anstream::eprintln!(
+            "{} texture not usable: material {} names {:?}: {error}",
+            "warning:".yellow().bold(),
+            material,
+            name(*material)
+        );
+    }
+    Ok(())
 }

@@ -42,6 +42,26 @@ impl Outputs {
         });
     }
 
+    /// [`read`](Outputs::read) for a file found after the outputs were claimed (a texture):
+    /// refused when it is one of them.
+    ///
+    /// # Errors
+    ///
+    /// One line, as [`claim`](Outputs::claim) gives; nothing has been written then.
+    pub fn read_late(&mut self, path: &Path, role: &'static str) -> Result<(), String> {
+        let identity = Identity::of(path);
+        if let Some((given, _)) = self.outputs.iter().find(|(_, o)| o.same(&identity)) {
+            return Err(format!(
+                "{} would overwrite {role} ({}), which this command reads; choose another \
+                 output",
+                given.display(),
+                path.display()
+            ));
+        }
+        self.read(path, role);
+        Ok(())
+    }
+
     /// Records the model at `path` and the files it was opened with: its companions (found
     /// as `companions` says), and the sidecars that would be read the next time it is opened
     /// (an SKM's `.cfg`, a `.framegroups`), when they exist.

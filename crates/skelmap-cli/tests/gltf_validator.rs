@@ -1,7 +1,7 @@
 //! Exported glTF checked by the Khronos glTF-Validator (npm `gltf-validator`), which this
 //! test installs itself into the target directory: `skelmap export` of every shared corpus
-//! model and shared IQM (as `.glb`, as `.gltf` + `.bin`, and with every influence), the SKM
-//! conversions of
+//! model and shared IQM (as `.glb`, as `.gltf` + `.bin`, with every influence, and with
+//! placeholder files for the textures it names), the SKM conversions of
 //! the corpus DPMs, raylib's guy playing its animation-only IQM, and `skelmap demo`'s `demo.glb` must have zero errors and zero warnings.
 //!
 //! Without `npm` on the machine the test skips with a message, unless
@@ -14,12 +14,42 @@ use std::process::Command;
 /// The validator version the results were checked with.
 const VALIDATOR: &str = "gltf-validator@2.0.0-dev.3.10";
 
-fn skelmap(args: &[&str]) {
+/// Runs `skelmap` with `args`, which must succeed; returns its standard error.
+fn skelmap(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_skelmap"))
         .args(args)
         .output()
         .unwrap();
     assert!(out.status.success(), "skelmap {args:?}: {out:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// Writes a 4 × 4 PNG at `path` (whatever its extension: the decoder reads the bytes),
+/// creating its folder.
+fn write_texture(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, 4, 4);
+        encoder.set_color(png::ColorType::Rgb);
+        let mut writer = encoder.write_header().unwrap();
+        writer.write_image_data(&[90; 48]).unwrap();
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// The first name each `texture not found` warning in `stderr` says was looked for in the
+/// model's folder `beside`.
+fn missing_textures(stderr: &str, beside: &Path) -> Vec<String> {
+    let folders = format!(" in {}", beside.display());
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let (names, _) = l.split_once("; looked for ")?.1.split_once(&folders)?;
+            names.split(", ").next()
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 /// The directory holding `node_modules/gltf-validator`, installed on first use.
@@ -79,13 +109,30 @@ fn every_export_passes_the_khronos_validator() {
     std::fs::write(out.join("piped.gltf"), &piped.stdout).unwrap();
     outputs.push(out.join("piped.gltf"));
     let models = corpus_models();
+    let mut textured_models = 0;
     for model in &models {
         let name = model.file_name().unwrap().to_str().unwrap();
         let m = model.to_str().unwrap();
-        skelmap(&["export", m, "-o", &o(&format!("{name}.glb"))]);
+        let warnings = skelmap(&["export", m, "-o", &o(&format!("{name}.glb"))]);
         skelmap(&["export", m, "-o", &o(&format!("{name}.gltf"))]);
         outputs.push(out.join(format!("{name}.glb")));
         outputs.push(out.join(format!("{name}.gltf")));
+        // With the textures it names present (placeholders under the names looked for).
+        let missing = missing_textures(&warnings, model.parent().unwrap());
+        if !missing.is_empty() {
+            let folder = out.join(format!("{name}.textures"));
+            for texture in &missing {
+                write_texture(&folder.join(texture));
+            }
+            let folder = folder.to_str().unwrap();
+            for ext in ["glb", "gltf"] {
+                let textured = o(&format!("{name}.textured.{ext}"));
+                let warnings = skelmap(&["export", m, "--textures", folder, "-o", &textured]);
+                assert_eq!(warnings, "", "{name} with its textures");
+                outputs.push(PathBuf::from(textured));
+            }
+            textured_models += 1;
+        }
         // Imported back and written again: glTF from an imported model.
         let again = o(&format!("{name}.again.glb"));
         skelmap(&["convert", &o(&format!("{name}.glb")), &again]);
@@ -135,7 +182,8 @@ fn every_export_passes_the_khronos_validator() {
         assert_eq!(line["warnings"], 0, "{line}");
     }
     eprintln!(
-        "{} files from {} corpus models and the demo: 0 errors, 0 warnings",
+        "{} files from {} corpus models ({textured_models} also with their textures) and the \
+         demo: 0 errors, 0 warnings",
         lines.len(),
         models.len()
     );

@@ -25,11 +25,42 @@ pub(crate) fn is_terminated(field: &[u8]) -> bool {
     field.iter().fold(false, |found, &b| found | (b == 0))
 }
 
-/// The name as text, with invalid UTF-8 replaced by U+FFFD.
-#[inline]
+/// The name as text: as it is when it is UTF-8; else decoded as GBK when every byte decodes
+/// (the code page of Chinese Windows, which MilkShape and GameStudio files written there
+/// use); else with each byte that is not UTF-8 written as `\xNN`. Nothing is replaced by
+/// U+FFFD, so two different names never read the same.
+///
+/// ```
+/// use skelmap_core::name::lossy;
+///
+/// assert_eq!(lossy(b"head"), "head");
+/// assert_eq!(lossy(&[0xCE, 0xDA, 0xB9, 0xEA]), "\u{4e4c}\u{9f9f}"); // GBK: "tortoise"
+/// assert_eq!(lossy(&[b'a', 0xFF, b'b']), "a\\xFFb");
+/// ```
 #[must_use]
 pub fn lossy(name: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(name)
+    if let Some(text) = decoded(name) {
+        return text;
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for chunk in name.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The name as text when it is UTF-8 or GBK (see [`lossy`]), else `None`.
+#[must_use]
+pub fn decoded(name: &[u8]) -> Option<Cow<'_, str>> {
+    match std::str::from_utf8(name) {
+        Ok(text) => Some(Cow::Borrowed(text)),
+        Err(_) => encoding_rs::GBK
+            .decode_without_bom_handling_and_without_replacement(name)
+            .map(|text| Cow::Owned(text.into_owned())),
+    }
 }
 
 /// Index of the first name equal to `wanted`, comparing bytes exactly or ignoring ASCII case.
@@ -60,9 +91,15 @@ mod tests {
     }
 
     #[test]
-    fn lossy_replaces_invalid_utf8() {
+    fn lossy_decodes_gbk_and_escapes_the_rest() {
         assert_eq!(lossy(b"ok"), "ok");
-        assert_eq!(lossy(&[0xC4, 0xE3]), "\u{FFFD}\u{FFFD}");
+        // GBK for "you" (你): not UTF-8, a GBK pair.
+        assert_eq!(lossy(&[0xC4, 0xE3]), "\u{4F60}");
+        assert_eq!(decoded(&[0xC4, 0xE3]).as_deref(), Some("\u{4F60}"));
+        // A lead byte with no trail byte is neither.
+        assert_eq!(lossy(&[b'x', 0xC4]), "x\\xC4");
+        assert_eq!(decoded(&[b'x', 0xC4]), None);
+        assert_eq!(lossy(&[0xFF, b'y']), "\\xFFy");
     }
 
     #[test]

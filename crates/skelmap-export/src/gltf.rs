@@ -6,7 +6,10 @@
 //!   `TEXCOORD_0` (`v` down, as glTF wants) and `u16`/`u32` indices.
 //! - **Materials**: metallic 0, roughness 1, the material's colour; an MDL/HMP skin becomes an
 //!   embedded PNG `baseColorTexture` (8-bit skins through a grey ramp: the game palette is not
-//!   in the file). MS3D texture file names are not followed.
+//!   in the file). A material's texture file ([`Material::external`](asset::Material)) is an
+//!   image URI; `skelmap_author::texture` finds and decodes such files into images first. A
+//!   mesh without texture coordinates gets its material without the texture, as glTF
+//!   requires.
 //! - **Skeleton**: one node per joint under a root node named `skelmap_root`, which is also
 //!   the skin's `skeleton` and last joint. Joint nodes carry the asset frame's local pose;
 //!   inverse bind matrices are the inverse model-space joint transforms of that frame (frame
@@ -194,9 +197,36 @@ struct Builder {
     root: Root,
     bin: Vec<u8>,
     sampler: Option<Index<json::texture::Sampler>>,
+    /// Per textured material, its copy without the texture, made for a mesh without texture
+    /// coordinates (glTF requires `TEXCOORD_0` where a texture is bound).
+    untextured: BTreeMap<usize, Index<json::Material>>,
 }
 
 impl Builder {
+    /// `material`, or for a mesh without texture coordinates its copy without a texture.
+    fn material_for(
+        &mut self,
+        material: Index<json::Material>,
+        has_uvs: bool,
+    ) -> Index<json::Material> {
+        let i = material.value();
+        let textured = self.root.materials[i]
+            .pbr_metallic_roughness
+            .base_color_texture
+            .is_some();
+        if has_uvs || !textured {
+            return material;
+        }
+        if let Some(&copy) = self.untextured.get(&i) {
+            return copy;
+        }
+        let mut plain = self.root.materials[i].clone();
+        plain.pbr_metallic_roughness.base_color_texture = None;
+        let copy = self.root.push(plain);
+        self.untextured.insert(i, copy);
+        copy
+    }
+
     /// One material per asset material, in order: metallic 0, roughness 1, its colour, and as
     /// base colour texture its image (one of `textures`) or else its external file.
     fn materials(
@@ -330,12 +360,20 @@ impl Builder {
         let indices = self.indices(&mesh.triangles, mesh.positions.len());
         let targets = self.morph_targets(mesh);
         let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
+        let has_uvs = mesh
+            .uvs
+            .as_ref()
+            .is_some_and(|u| u.len() == mesh.positions.len());
+        let material = mesh
+            .material
+            .and_then(|m| materials.get(m))
+            .map(|&m| self.material_for(m, has_uvs));
         let gltf_mesh = self.root.push(json::Mesh {
             name: Some(mesh.name.clone()),
             primitives: vec![json::mesh::Primitive {
                 attributes,
                 indices: Some(indices),
-                material: mesh.material.and_then(|m| materials.get(m)).copied(),
+                material,
                 mode: Valid(json::mesh::Mode::Triangles),
                 targets: (!targets.is_empty()).then_some(targets),
                 extensions: None,

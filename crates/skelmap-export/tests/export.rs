@@ -414,6 +414,38 @@ fn gltf_text_refers_to_its_bin() {
     ));
 }
 
+/// glTF binds a texture only where a primitive has `TEXCOORD_0`: a mesh without texture
+/// coordinates gets a copy of its material without the texture (the Khronos validator found
+/// an MDL7 whose texture file was given to a mesh with none).
+#[test]
+fn a_mesh_without_texture_coordinates_gets_its_material_untextured() {
+    let bytes = tube_bytes();
+    let mut asset = at(&Model::from_bytes(&bytes).unwrap(), None);
+    asset.images.push(asset::Image {
+        width: 1,
+        height: 1,
+        rgba: vec![255, 0, 0, 255],
+    });
+    asset.materials[0].image = Some(0);
+    let mut bare = asset.meshes[0].clone();
+    bare.uvs = None;
+    asset.meshes.push(bare.clone());
+    asset.meshes.push(bare);
+    let (json, _) = gltf::to_gltf(&asset, &GltfOptions::default(), "t.bin").unwrap();
+    let doc = ::gltf::Gltf::from_slice(&json).unwrap();
+    let materials: Vec<_> = doc
+        .meshes()
+        .map(|m| m.primitives().next().unwrap().material().index())
+        .collect();
+    assert_eq!(materials, [Some(0), Some(1), Some(1)]);
+    let textured: Vec<bool> = doc
+        .materials()
+        .map(|m| m.pbr_metallic_roughness().base_color_texture().is_some())
+        .collect();
+    assert_eq!(textured, [true, false]);
+    assert_eq!(doc.materials().nth(1).unwrap().name(), Some("tube"));
+}
+
 #[test]
 fn obj_has_one_line_per_vertex_and_face() {
     let bytes = tube_bytes();

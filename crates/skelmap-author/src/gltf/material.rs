@@ -1,9 +1,7 @@
 //! Materials: the base colour factor and the base colour texture, decoded to RGBA8.
 
-use std::io::Cursor;
 use std::path::Path;
 
-use image::{ImageFormat, ImageReader, Limits};
 use skelmap_core::asset::{Image, Material};
 
 use super::access::Doc;
@@ -73,6 +71,7 @@ pub(crate) fn materials(
                                 base_color: factor.map(|c| c.clamp(0.0, 1.0)),
                                 image: None,
                                 external,
+                                texture: None,
                             });
                             continue;
                         };
@@ -96,6 +95,7 @@ pub(crate) fn materials(
             base_color: factor.map(|c| c.clamp(0.0, 1.0)),
             image,
             external,
+            texture: None,
         });
     }
     Ok((materials, images))
@@ -133,39 +133,24 @@ fn decode(doc: &Doc<'_>, index: usize, base: Option<&Path>) -> Result<Option<Ima
         },
         (None, None) => return Err(error("uri", "neither a URI nor a buffer view".into())),
     };
-    let by_name = |name: &str| {
-        let lower = name.to_ascii_lowercase();
-        let from_mime = match lower.as_str() {
-            "image/png" => Some(ImageFormat::Png),
-            "image/jpeg" => Some(ImageFormat::Jpeg),
-            "image/bmp" => Some(ImageFormat::Bmp),
-            "image/x-tga" | "image/tga" | "image/x-targa" => Some(ImageFormat::Tga),
+    let hint = mime
+        .as_deref()
+        .and_then(|m| match m.to_ascii_lowercase().as_str() {
+            "image/png" => Some("image.png"),
+            "image/jpeg" => Some("image.jpg"),
+            "image/bmp" => Some("image.bmp"),
+            "image/x-tga" | "image/tga" | "image/x-targa" => Some("image.tga"),
             _ => None,
-        };
-        from_mime.or_else(|| ImageFormat::from_path(name).ok())
-    };
-    let format = image::guess_format(&bytes)
-        .ok()
-        .or_else(|| mime.as_deref().and_then(by_name))
-        .or_else(|| uri.as_deref().and_then(by_name))
-        .filter(|f| {
-            matches!(
-                f,
-                ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Bmp | ImageFormat::Tga
-            )
         })
-        .ok_or_else(|| error("mimeType", "not a PNG, JPEG, BMP or TGA image".into()))?;
-    let mut reader = ImageReader::with_format(Cursor::new(&bytes[..]), format);
-    let mut limits = Limits::default();
-    limits.max_image_width = Some(MAX_IMAGE_SIDE);
-    limits.max_image_height = Some(MAX_IMAGE_SIDE);
-    limits.max_alloc = Some(MAX_IMAGE_BYTES);
-    reader.limits(limits);
-    let decoded = reader.decode().map_err(|e| error("data", e.to_string()))?;
-    let rgba = decoded.to_rgba8();
-    Ok(Some(Image {
-        width: rgba.width(),
-        height: rgba.height(),
-        rgba: rgba.into_raw(),
-    }))
+        .or(uri.as_deref());
+    crate::texture::decode_within(&bytes, hint, MAX_IMAGE_SIDE, MAX_IMAGE_BYTES)
+        .map(Some)
+        .map_err(|problem| {
+            let field = if problem.starts_with("not a PNG") {
+                "mimeType"
+            } else {
+                "data"
+            };
+            error(field, problem)
+        })
 }

@@ -363,6 +363,24 @@ pub struct Material {
     /// a URI's unreserved characters percent-encoded. Kept only for UTF-8 names that stay below
     /// the model's folder (not absolute, no `..`); skelmap never reads the file.
     pub external: Option<String>,
+    /// The texture file name the model stores, as it stores it (`\\` kept, absolute or not),
+    /// decoded as [`name::lossy`](crate::name::lossy) does: MS3D's texture, an HMP7 or MDL7
+    /// external skin. `None` where the format names shaders instead (DPM, SKM, IQM: the
+    /// [`name`](Material::name) is the one to look a texture up by) or stores its skins.
+    pub texture: Option<String>,
+}
+
+impl Default for Material {
+    /// An unnamed white material with no image.
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            base_color: [1.0; 4],
+            image: None,
+            external: None,
+            texture: None,
+        }
+    }
 }
 
 /// An 8-bit RGBA image, row-major from the top row.

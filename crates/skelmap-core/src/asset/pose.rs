@@ -181,7 +181,7 @@ impl Asset {
             .and_then(|i| Some((i, self.materials.get(i)?)))
         {
             Some((i, m)) => {
-                let name = m.external.clone().unwrap_or_else(|| m.name.clone());
+                let name = m.texture_file().unwrap_or_else(|| m.name.clone());
                 if name.contains(char::REPLACEMENT_CHARACTER) {
                     format!("material_{i}")
                 } else {
@@ -511,4 +511,59 @@ impl Clip {
         self.keys = ClipKeys::Joints(resampled);
         self.fps = fps;
     }
+}
+
+impl super::Material {
+    /// The texture file this material names, as a path relative to the model with `/`:
+    /// [`texture`](Material::texture) with `\\` made `/` and any leading `./` dropped, else
+    /// [`external`](Material::external) with its `%XX` escapes decoded (when that is UTF-8).
+    ///
+    /// ```
+    /// use skelmap_core::asset::Material;
+    ///
+    /// let m = Material { texture: Some(".\\skins\\jeep1.jpg".into()), ..Material::default() };
+    /// assert_eq!(m.texture_file().as_deref(), Some("skins/jeep1.jpg"));
+    /// let m = Material { external: Some("my%20skin.png".into()), ..Material::default() };
+    /// assert_eq!(m.texture_file().as_deref(), Some("my skin.png"));
+    /// let m = Material { external: Some("caf%C3%A9%zz.png".into()), ..Material::default() };
+    /// assert_eq!(m.texture_file().as_deref(), Some("café%zz.png"));
+    /// let m = Material { external: Some("%FF.png".into()), ..Material::default() };
+    /// assert_eq!(m.texture_file(), None); // not UTF-8
+    /// ```
+    #[must_use]
+    pub fn texture_file(&self) -> Option<String> {
+        if let Some(stored) = self.texture.as_deref().filter(|t| !t.trim().is_empty()) {
+            let mut path = stored.trim().replace('\\', "/");
+            while let Some(rest) = path.strip_prefix("./") {
+                path = rest.to_string();
+            }
+            return Some(path);
+        }
+        self.external.as_deref().and_then(percent_decoded)
+    }
+}
+
+/// `uri` with its `%XX` escapes decoded, when the result is UTF-8.
+fn percent_decoded(uri: &str) -> Option<String> {
+    let bytes = uri.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let escape = (b == b'%')
+            .then(|| bytes.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escape {
+            Some(byte) => {
+                decoded.push(byte);
+                i += 3;
+            }
+            None => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).ok()
 }

@@ -701,7 +701,7 @@ impl Builder {
             let material = mesh
                 .material
                 .and_then(|m| asset.materials.get(m))
-                .map(|m| m.external.clone().unwrap_or_else(|| m.name.clone()))
+                .map(|m| m.texture_file().unwrap_or_else(|| m.name.clone()))
                 .unwrap_or_default();
             b.meshes.push(MeshDef {
                 name: asset.mesh_name(i).into_bytes(),

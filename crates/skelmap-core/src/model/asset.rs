@@ -277,6 +277,12 @@ fn materials(model: &Model<'_>) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
             } else {
                 None
             },
+            texture: (image.is_none()
+                && !m.texture.is_empty()
+                && model.as_dpm().is_none()
+                && model.as_skm().is_none()
+                && model.as_iqm().is_none())
+            .then(|| crate::name::lossy(m.texture).into_owned()),
         });
     }
     (materials, images, sources)
@@ -592,12 +598,13 @@ fn joint_index(i: usize) -> Result<u16> {
 }
 
 /// `name` as a URI relative to the model (see [`Material::external`]), or `None` for an
-/// empty name, one that would leave the model's folder, or one that is not UTF-8 (an IRI is
-/// Unicode; which legacy code page a name was written in cannot be told).
+/// empty name, one that would leave the model's folder, or one that is neither UTF-8 nor
+/// GBK ([`name::decoded`](crate::name::decoded): an IRI is Unicode).
 fn relative_uri(name: &[u8]) -> Option<String> {
+    let name = crate::name::decoded(name)?;
     let slashed: Vec<u8> = name
-        .iter()
-        .map(|&b| if b == b'\\' { b'/' } else { b })
+        .bytes()
+        .map(|b| if b == b'\\' { b'/' } else { b })
         .collect();
     crate::resolver::check_path(std::str::from_utf8(&slashed).ok()?).ok()?;
     let mut uri = String::with_capacity(slashed.len());

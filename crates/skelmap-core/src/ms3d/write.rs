@@ -401,12 +401,12 @@ impl Builder {
             materials.iter().map(String::as_str),
             MAX_NAME,
         )?;
-        check_names(
-            "MS3D",
-            "texture",
-            asset.materials.iter().filter_map(|m| m.external.as_deref()),
-            127,
-        )?;
+        let textures: Vec<String> = asset
+            .materials
+            .iter()
+            .map(|m| m.texture_file().unwrap_or_default())
+            .collect();
+        check_names("MS3D", "texture", textures.iter().map(String::as_str), 127)?;
         let mut b = Builder::default();
         let mut losses = Vec::new();
         // Joints find their parents by name: a name used before gets its index appended.
@@ -485,11 +485,7 @@ impl Builder {
             .zip(materials)
             .map(|(m, name)| (name.into_bytes(), m.base_color))
             .collect();
-        b.textures = asset
-            .materials
-            .iter()
-            .map(|m| m.external.clone().unwrap_or_default().into_bytes())
-            .collect();
+        b.textures = textures.into_iter().map(String::into_bytes).collect();
         if !joints.is_empty() {
             b.tail.vertex_extra = Some((1, extras));
         }

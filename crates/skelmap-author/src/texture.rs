@@ -1,0 +1,360 @@
+//! Texture files a model names, found on disk as the engines find them and decoded into the
+//! asset, so that every writer and the renderer carry them.
+//!
+//! Where the names come from:
+//!
+//! - **Shader names** (DPM, SKM, IQM: [`Material::name`]): DarkPlaces strips any extension
+//!   and tries `.tga`, `.png`, then `.jpg`; the name as it is (IQM materials are often file
+//!   names) comes first.
+//! - **Stored file names** (MS3D's texture, an HMP7 or MDL7 external skin:
+//!   [`Material::texture`]): the path relative to the model, `\` read as `/`, then its last
+//!   component alone.
+//!
+//! Each name is looked for beside the model, then in each extra folder, in order; the first
+//! file that exists wins. Where the exact spelling is not there, a file in the same folder
+//! whose name differs only in ASCII case is taken (models made on Windows name `Skin.TGA` as
+//! `skin.tga`). PNG, JPEG, BMP and TGA decode; the `image` crate has no PCX decoder.
+//!
+//! A material whose texture was looked for loses its [`external`](Material::external) URI
+//! either way: a found texture is embedded instead, and one not found would dangle.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use image::{ImageFormat, ImageReader, Limits};
+use skelmap_core::asset::{Asset, Image, Material};
+
+/// Widest and tallest texture decoded.
+pub const MAX_SIDE: u32 = 8192;
+/// Most bytes one decoded texture may take (256 MiB of RGBA).
+pub const MAX_BYTES: u64 = 256 << 20;
+/// Most bytes of a texture file read from disk.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+/// Most entries of one folder read for a case-insensitive match.
+pub const MAX_FOLDER_ENTRIES: usize = 1 << 16;
+/// The extensions DarkPlaces tries for a shader name, in its order.
+pub const SHADER_EXTENSIONS: [&str; 3] = ["tga", "png", "jpg"];
+
+/// Why a texture file that was found could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Reading the file failed.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is larger than [`MAX_FILE_BYTES`].
+    #[error("{}: {bytes} bytes, more than the {MAX_FILE_BYTES} a texture may have", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        bytes: u64,
+    },
+    /// The bytes are not an image this decoder reads, or exceed [`MAX_SIDE`] or [`MAX_BYTES`].
+    #[error("{}: {problem}", path.display())]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder said.
+        problem: String,
+    },
+}
+
+/// What [`attach`] did, material by material.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Textures found and decoded into the asset.
+    pub found: Vec<Found>,
+    /// Materials whose texture is in none of the folders.
+    pub missing: Vec<Missing>,
+    /// Files found but not usable.
+    pub failed: Vec<(usize, Error)>,
+}
+
+/// A texture found and decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// The material (index into [`Asset::materials`]).
+    pub material: usize,
+    /// The file read.
+    pub path: PathBuf,
+}
+
+/// A texture looked for and not found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    /// The material (index into [`Asset::materials`]).
+    pub material: usize,
+    /// The file names tried, in order.
+    pub names: Vec<String>,
+    /// The folders they were looked for in, in order.
+    pub folders: Vec<PathBuf>,
+}
+
+impl Report {
+    /// Every file read, for an output guard: no output may replace one.
+    pub fn inputs(&self) -> impl Iterator<Item = &Path> {
+        self.found.iter().map(|f| f.path.as_path())
+    }
+}
+
+/// The file names to try for `material`, best first (see the module documentation); empty
+/// for a material with an image of its own or nothing to look up.
+///
+/// ```
+/// use skelmap_core::asset::Material;
+/// use skelmap_author::texture::names;
+///
+/// let shader = Material { name: "models/golem.tga".into(), ..Material::default() };
+/// assert_eq!(
+///     names(&shader),
+///     ["models/golem.tga", "models/golem.png", "models/golem.jpg", "golem.tga", "golem.png", "golem.jpg"]
+/// );
+/// let stored = Material { texture: Some(".\\skins\\jeep1.jpg".into()), ..Material::default() };
+/// assert_eq!(names(&stored), ["skins/jeep1.jpg", "jeep1.jpg"]);
+/// ```
+#[must_use]
+pub fn names(material: &Material) -> Vec<String> {
+    if material.image.is_some() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |name: String| {
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    };
+    if let Some(stored) = &material.texture {
+        let path = clean(stored);
+        push(path.clone());
+        push(last_component(&path).to_string());
+    } else {
+        let path = clean(&material.name);
+        for candidate in [path.clone(), last_component(&path).to_string()] {
+            if has_image_extension(&candidate) {
+                push(candidate.clone());
+            }
+            let stem = strip_image_extension(&candidate);
+            for extension in SHADER_EXTENSIONS {
+                push(format!("{stem}.{extension}"));
+            }
+        }
+    }
+    out
+}
+
+/// Looks up each material's texture beside `model`, then in each of `folders` (see the module
+/// documentation), decodes the first file found into `asset`'s images and points the
+/// material at it. Materials with an image of their own are left as they are.
+///
+/// ```
+/// use skelmap_core::asset::{Asset, Material, UpAxis};
+/// use skelmap_author::texture;
+///
+/// let dir = std::env::temp_dir().join("skelmap-texture-doc");
+/// std::fs::create_dir_all(&dir)?;
+/// // A 1 × 1 red TGA (uncompressed true colour, bottom-up) named as DarkPlaces would try it.
+/// let tga = [0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 24, 0, 0, 0, 255];
+/// std::fs::write(dir.join("golem.tga"), tga)?;
+/// let mut asset = Asset {
+///     format: "DPM",
+///     up: UpAxis::Z,
+///     meshes: Vec::new(),
+///     materials: vec![Material { name: "Golem".into(), ..Material::default() }],
+///     images: Vec::new(),
+///     skeleton: None,
+///     clips: Vec::new(),
+///     frame: None,
+///     at: None,
+///     replaced_non_finite: 0,
+/// };
+/// let report = texture::attach(&mut asset, &dir.join("golem.dpm"), &[]);
+/// assert_eq!(report.found.len(), 1); // `Golem.tga` matched `golem.tga`, ignoring case
+/// assert_eq!(asset.images[0].rgba, [255, 0, 0, 255]);
+/// assert_eq!(asset.materials[0].image, Some(0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn attach(asset: &mut Asset, model: &Path, folders: &[PathBuf]) -> Report {
+    let beside = model
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let beside = if beside.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        beside
+    };
+    let folders: Vec<PathBuf> = std::iter::once(beside)
+        .chain(folders.iter().cloned())
+        .collect();
+    let mut report = Report::default();
+    let mut decoded: Vec<(PathBuf, usize)> = Vec::new();
+    for i in 0..asset.materials.len() {
+        let names = names(&asset.materials[i]);
+        if names.is_empty() {
+            continue;
+        }
+        asset.materials[i].external = None;
+        let Some(path) = find(&names, &folders) else {
+            report.missing.push(Missing {
+                material: i,
+                names,
+                folders: folders.clone(),
+            });
+            continue;
+        };
+        if let Some(&(_, image)) = decoded.iter().find(|(p, _)| *p == path) {
+            asset.materials[i].image = Some(image);
+            report.found.push(Found { material: i, path });
+            continue;
+        }
+        match read(&path) {
+            Ok(image) => {
+                asset.images.push(image);
+                let index = asset.images.len() - 1;
+                asset.materials[i].image = Some(index);
+                decoded.push((path.clone(), index));
+                report.found.push(Found { material: i, path });
+            }
+            Err(e) => report.failed.push((i, e)),
+        }
+    }
+    report
+}
+
+/// Decodes the image file at `path` (PNG, JPEG, BMP or TGA, told by its bytes, else by its
+/// extension) into RGBA, within [`MAX_FILE_BYTES`], [`MAX_SIDE`] and [`MAX_BYTES`].
+///
+/// # Errors
+///
+/// [`Error::Io`], [`Error::TooLarge`] or [`Error::Decode`].
+pub fn read(path: &Path) -> Result<Image, Error> {
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = std::fs::metadata(path).map_err(io)?.len();
+    if bytes > MAX_FILE_BYTES {
+        return Err(Error::TooLarge {
+            path: path.to_path_buf(),
+            bytes,
+        });
+    }
+    let data = std::fs::read(path).map_err(io)?;
+    decode(&data, path.to_str()).map_err(|problem| Error::Decode {
+        path: path.to_path_buf(),
+        problem,
+    })
+}
+
+/// Decodes `bytes` (PNG, JPEG, BMP or TGA, told by the bytes, else by `name`'s extension)
+/// into RGBA within [`MAX_SIDE`] and [`MAX_BYTES`]; the error says why not.
+pub(crate) fn decode(bytes: &[u8], name: Option<&str>) -> Result<Image, String> {
+    decode_within(bytes, name, MAX_SIDE, MAX_BYTES)
+}
+
+/// [`decode`] within other bounds (the glTF importer's).
+pub(crate) fn decode_within(
+    bytes: &[u8],
+    name: Option<&str>,
+    side: u32,
+    alloc: u64,
+) -> Result<Image, String> {
+    let format = image::guess_format(bytes)
+        .ok()
+        .or_else(|| name.and_then(|n| ImageFormat::from_path(n).ok()))
+        .filter(|f| {
+            matches!(
+                f,
+                ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Bmp | ImageFormat::Tga
+            )
+        })
+        .ok_or_else(|| "not a PNG, JPEG, BMP or TGA image".to_string())?;
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(side);
+    limits.max_image_height = Some(side);
+    limits.max_alloc = Some(alloc);
+    reader.limits(limits);
+    let rgba = reader.decode().map_err(|e| e.to_string())?.to_rgba8();
+    Ok(Image {
+        width: rgba.width(),
+        height: rgba.height(),
+        rgba: rgba.into_raw(),
+    })
+}
+
+/// The first of `names` that exists in one of `folders`, folders first.
+fn find(names: &[String], folders: &[PathBuf]) -> Option<PathBuf> {
+    for folder in folders {
+        for name in names {
+            if let Some(found) = in_folder(folder, name) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// `name` (a relative path with `/`) under `folder`, exactly or with its last component in
+/// another ASCII case; `None` for a name that would leave the folder.
+fn in_folder(folder: &Path, name: &str) -> Option<PathBuf> {
+    if name.starts_with('/') || name.split('/').any(|c| c == ".." || c.contains(':')) {
+        return None;
+    }
+    let exact = folder.join(name);
+    if exact.is_file() {
+        return Some(exact);
+    }
+    let parent = exact.parent()?;
+    let wanted = exact.file_name()?.to_str()?;
+    std::fs::read_dir(parent)
+        .ok()?
+        .take(MAX_FOLDER_ENTRIES)
+        .filter_map(Result::ok)
+        .find(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case(wanted))
+                && e.path().is_file()
+        })
+        .map(|e| e.path())
+}
+
+/// `name` with `\` made `/` and leading `./` dropped.
+fn clean(name: &str) -> String {
+    let mut path = name.trim().replace('\\', "/");
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest.to_string();
+    }
+    path
+}
+
+/// What follows the last `/` (or a drive's `:`).
+fn last_component(path: &str) -> &str {
+    path.rsplit(['/', ':']).next().unwrap_or(path)
+}
+
+fn has_image_extension(name: &str) -> bool {
+    strip_image_extension(name).len() < name.len()
+}
+
+/// `name` without a `.tga`, `.png`, `.jpg`, `.jpeg`, `.bmp` or `.pcx` ending (any case).
+fn strip_image_extension(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((stem, ext))
+            if ["tga", "png", "jpg", "jpeg", "bmp", "pcx"]
+                .iter()
+                .any(|e| ext.eq_ignore_ascii_case(e))
+                && !stem.is_empty() =>
+        {
+            stem
+        }
+        _ => name,
+    }
+}

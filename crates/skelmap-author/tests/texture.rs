@@ -1,0 +1,192 @@
+//! `skelmap_author::texture`: which names are tried, in which folders, in which order, and
+//! what a report says.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use skelmap_author::texture::{self, Error, names};
+use skelmap_core::asset::{Asset, Image, Material, UpAxis};
+
+/// A 1 × 1 uncompressed true-colour TGA of `bgr`.
+fn tga(bgr: [u8; 3]) -> Vec<u8> {
+    let mut bytes = vec![0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 24, 0];
+    bytes.extend_from_slice(&bgr);
+    bytes
+}
+
+fn fresh(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-texture-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn asset(materials: Vec<Material>) -> Asset {
+    Asset {
+        format: "DPM",
+        up: UpAxis::Z,
+        meshes: Vec::new(),
+        materials,
+        images: Vec::new(),
+        skeleton: None,
+        clips: Vec::new(),
+        frame: None,
+        at: None,
+        replaced_non_finite: 0,
+    }
+}
+
+fn shader(name: &str) -> Material {
+    Material {
+        name: name.into(),
+        ..Material::default()
+    }
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn shader_names_try_darkplaces_extensions_and_stored_names_their_path_then_file_name() {
+    assert_eq!(
+        names(&shader("Default OBJ")),
+        ["Default OBJ.tga", "Default OBJ.png", "Default OBJ.jpg"]
+    );
+    assert_eq!(
+        names(&shader("skin.PNG")),
+        ["skin.PNG", "skin.tga", "skin.png", "skin.jpg"]
+    );
+    let stored = Material {
+        texture: Some("C:\\work\\tex\\wood.bmp".into()),
+        ..Material::default()
+    };
+    assert_eq!(names(&stored), ["C:/work/tex/wood.bmp", "wood.bmp"]);
+    let with_image = Material {
+        image: Some(0),
+        ..shader("x")
+    };
+    assert!(names(&with_image).is_empty());
+}
+
+#[test]
+fn the_model_s_folder_comes_first_then_each_folder_in_order() {
+    let dir = fresh("order");
+    write(&dir.join("m/golem.png"), &[0; 4]); // beside the model, but not an image
+    write(&dir.join("a/golem.tga"), &tga([0, 0, 255]));
+    write(&dir.join("b/golem.tga"), &tga([255, 0, 0]));
+    let mut a = asset(vec![shader("golem")]);
+    a.materials[0].external = Some("golem".into());
+    let report = texture::attach(
+        &mut a,
+        &dir.join("m/golem.dpm"),
+        &[dir.join("a"), dir.join("b")],
+    );
+    // `golem.tga` is tried before `golem.png`, in every folder before the next folder: the
+    // model's own folder has only the PNG name, which it tries (and fails to decode).
+    assert!(report.found.is_empty());
+    assert_eq!(report.failed.len(), 1);
+    assert!(
+        matches!(&report.failed[0], (0, Error::Decode { path, .. }) if path.ends_with("m/golem.png"))
+    );
+    assert_eq!(a.materials[0].external, None, "no URI left to dangle");
+
+    std::fs::remove_file(dir.join("m/golem.png")).unwrap();
+    let mut a = asset(vec![shader("GOLEM"), shader("golem")]);
+    let report = texture::attach(
+        &mut a,
+        &dir.join("m/golem.dpm"),
+        &[dir.join("a"), dir.join("b")],
+    );
+    assert_eq!(
+        report.found,
+        [
+            texture::Found {
+                material: 0,
+                path: dir.join("a/golem.tga")
+            },
+            texture::Found {
+                material: 1,
+                path: dir.join("a/golem.tga")
+            }
+        ]
+    );
+    // One file, decoded once, shared.
+    assert_eq!(
+        a.images,
+        [Image {
+            width: 1,
+            height: 1,
+            rgba: vec![255, 0, 0, 255]
+        }]
+    );
+    assert_eq!(
+        (a.materials[0].image, a.materials[1].image),
+        (Some(0), Some(0))
+    );
+    assert_eq!(report.inputs().count(), 2);
+}
+
+#[test]
+fn a_texture_nowhere_is_reported_with_every_name_and_folder_tried() {
+    let dir = fresh("missing");
+    let mut a = asset(vec![Material {
+        texture: Some(".\\skins\\hero.jpg".into()),
+        external: Some("skins/hero.jpg".into()),
+        ..Material::default()
+    }]);
+    let report = texture::attach(&mut a, &dir.join("hero.ms3d"), &[dir.join("extra")]);
+    assert_eq!(
+        report.missing,
+        [texture::Missing {
+            material: 0,
+            names: vec!["skins/hero.jpg".into(), "hero.jpg".into()],
+            folders: vec![dir.clone(), dir.join("extra")],
+        }]
+    );
+    assert_eq!(a.materials[0].external, None);
+    assert_eq!(a.materials[0].image, None);
+    // The stored name stays, for writers that store names.
+    assert_eq!(
+        a.materials[0].texture.as_deref(),
+        Some(".\\skins\\hero.jpg")
+    );
+}
+
+#[test]
+fn names_that_climb_out_of_a_folder_are_not_followed() {
+    let dir = fresh("climb");
+    write(&dir.join("secret.tga"), &tga([1, 2, 3]));
+    let mut a = asset(vec![Material {
+        texture: Some("../secret.tga".into()),
+        ..Material::default()
+    }]);
+    let report = texture::attach(&mut a, &dir.join("m/x.ms3d"), &[]);
+    assert!(report.found.is_empty());
+    // The file name alone is still tried in the model's folder.
+    assert_eq!(report.missing[0].names, ["../secret.tga", "secret.tga"]);
+}
+
+#[test]
+fn read_refuses_what_is_not_an_image() {
+    let dir = fresh("read");
+    write(&dir.join("x.jpg"), b"not a jpeg");
+    assert!(matches!(
+        texture::read(&dir.join("x.jpg")),
+        Err(Error::Decode { .. })
+    ));
+    assert!(matches!(
+        texture::read(&dir.join("none.png")),
+        Err(Error::Io { .. })
+    ));
+    write(&dir.join("x.pcx"), &[10, 5, 1, 8]);
+    let err = texture::read(&dir.join("x.pcx")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: not a PNG, JPEG, BMP or TGA image",
+            dir.join("x.pcx").display()
+        )
+    );
+}
