@@ -1,9 +1,10 @@
 //! PNG previews: a small z-buffered, flat-shaded rasteriser with an orthographic camera
 //! fitted to the posed bounds.
 //!
-//! By default the camera looks from the front, right and above (in `+Y`-up terms, from
-//! direction `(1, 0.5, 0.7)`; Quake-lineage `+Z`-up assets are turned first, so their `+X`
-//! forward faces the viewer's left-front); a [`View`] turns it and sets the background. Every triangle is drawn from both sides with one colour:
+//! By default the camera looks at the model's front from its right and above: from
+//! direction `(1, 0.5, 0.7)` in `+Y`-up terms for a model facing `+X` (Quake's lineage, turned
+//! to `+Y` up first), turned for formats that face elsewhere (MS3D `−Z`, IQM and glTF `+Z`);
+//! a [`View`] turns it further and sets the background. Every triangle is drawn from both sides with one colour:
 //! its material's colour, times its skin's texel at the triangle's centre when it has one,
 //! times `0.25 + 0.75 · |n · l|` for its face normal `n` and a light over the viewer's
 //! shoulder. No anti-aliasing: the image is a preview, not a render.
@@ -42,9 +43,11 @@ impl View {
         (VIEW.y / VIEW.length()).asin().to_degrees()
     }
 
-    /// The direction from the asset towards the camera, in `+Y`-up terms.
-    fn toward(&self) -> Vec3 {
-        let yaw = VIEW.x.atan2(VIEW.z) + self.yaw.to_radians();
+    /// The direction from an asset facing `front` towards the camera, in `+Y`-up terms.
+    fn toward(&self, front: Vec3) -> Vec3 {
+        // The default direction is set for a model facing +X; turned to face `front`.
+        let turn = front.x.atan2(front.z) - core::f32::consts::FRAC_PI_2;
+        let yaw = VIEW.x.atan2(VIEW.z) + turn + self.yaw.to_radians();
         let pitch = self.pitch.clamp(-89.0, 89.0).to_radians();
         let (sin_p, cos_p) = pitch.sin_cos();
         let toward = Vec3::new(cos_p * yaw.sin(), sin_p, cos_p * yaw.cos());
@@ -63,6 +66,18 @@ impl Default for View {
             pitch: View::default_pitch(),
             background: BACKGROUND,
         }
+    }
+}
+
+/// Where a model of `asset`'s format faces, in `+Y`-up terms: Quake's lineage faces `+X`
+/// (turned from `+Z` up, it still does); a MilkShape model faces `−Z`, the way MilkShape's
+/// front view sees it; an IQM, exported from Blender's `−Y` front in `+Z`-up terms, and a
+/// glTF model, by glTF's convention, face `+Z`.
+fn front(asset: &Asset) -> Vec3 {
+    match asset.format {
+        "MS3D" => Vec3::NEG_Z,
+        "IQM" | "glTF" => Vec3::Z,
+        _ => Vec3::X,
     }
 }
 
@@ -153,7 +168,8 @@ pub fn contact_sheet_with(
             what: "render",
         });
     }
-    let camera = Camera::fit(assets, cell_width, cell_height, view.toward());
+    let front = assets.first().map_or(Vec3::X, front);
+    let camera = Camera::fit(assets, cell_width, cell_height, view.toward(front));
     let mut image = Canvas::new(width, height, view.background);
     for (i, asset) in assets.iter().enumerate() {
         let i = i as u32;

@@ -446,6 +446,32 @@ fn a_mesh_without_texture_coordinates_gets_its_material_untextured() {
     assert_eq!(doc.materials().nth(1).unwrap().name(), Some("tube"));
 }
 
+/// The default camera faces each format's front: an MS3D (facing `−Z`) is seen as a model
+/// of Quake's lineage (facing `+X`) turned 90° is, and an IQM (facing `+Z`) as one turned
+/// −90°.
+#[test]
+fn the_default_camera_faces_the_format_s_front() {
+    let bytes = tube_bytes();
+    let mut asset = at(&Model::from_bytes(&bytes).unwrap(), None);
+    asset.set_up(asset::UpAxis::Y);
+    // Three times as wide along x as along z, so that a quarter turn shows.
+    for p in asset.meshes.iter_mut().flat_map(|m| m.positions.iter_mut()) {
+        p[0] *= 3.0;
+    }
+    let draw = |format: &'static str, yaw: f32| {
+        let mut a = asset.clone();
+        a.format = format;
+        let view = render::View {
+            yaw,
+            ..render::View::default()
+        };
+        render::render_with(&a, 48, 48, &view).unwrap().rgba
+    };
+    assert_eq!(draw("MS3D", 0.0), draw("DPM", 90.0));
+    assert_eq!(draw("IQM", 0.0), draw("DPM", -90.0));
+    assert!(draw("MS3D", 0.0) != draw("DPM", 0.0));
+}
+
 #[test]
 fn obj_has_one_line_per_vertex_and_face() {
     let bytes = tube_bytes();
@@ -693,10 +719,15 @@ fn external_skin_names_become_relative_image_uris() {
         &b"../secret.tga"[..],
         b"/etc/x.tga",
         b"C:\\x.tga",
-        b"\xc4\xe3.tga",
+        b"\xff.tga",
     ] {
         assert_eq!(uri_of(&hmp(vec![named(bad)])), (None, None), "{bad:?}");
     }
+    // A GBK name (你.tga) is decoded, then written as UTF-8 in the URI.
+    assert_eq!(
+        uri_of(&hmp(vec![named(b"\xc4\xe3.tga")])),
+        (Some("%E4%BD%A0.tga".into()), Some("%E4%BD%A0.tga".into()))
+    );
 }
 
 /// An MDL7's groups draw with several skins at once: each submesh keeps its own skin's
