@@ -286,6 +286,7 @@ pub(crate) fn decode_within(
         width: rgba.width(),
         height: rgba.height(),
         rgba: rgba.into_raw(),
+        jpeg: (format == ImageFormat::Jpeg).then(|| bytes.to_vec()),
     })
 }
 

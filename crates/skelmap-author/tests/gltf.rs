@@ -860,6 +860,7 @@ fn embedded_png_texture_is_decoded() {
         width: 2,
         height: 1,
         rgba: vec![255, 0, 0, 255, 0, 255, 0, 128],
+        jpeg: None,
     });
     original.materials[0].image = Some(0);
     let back = import(&glb_of(&original)).unwrap();

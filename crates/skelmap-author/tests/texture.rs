@@ -118,7 +118,8 @@ fn the_model_s_folder_comes_first_then_each_folder_in_order() {
         [Image {
             width: 1,
             height: 1,
-            rgba: vec![255, 0, 0, 255]
+            rgba: vec![255, 0, 0, 255],
+            jpeg: None,
         }]
     );
     assert_eq!(
@@ -189,4 +190,33 @@ fn read_refuses_what_is_not_an_image() {
             dir.join("x.pcx").display()
         )
     );
+}
+
+/// A JPEG keeps its bytes, and glTF embeds them as they are (`image/jpeg`) rather than a PNG
+/// of the decoded texels.
+#[test]
+fn a_jpeg_is_embedded_in_gltf_as_it_is() {
+    let dir = fresh("jpeg");
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
+        .encode(&[200u8; 8 * 8 * 3], 8, 8, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    write(&dir.join("hero.jpg"), &jpeg);
+    let bytes = skelmap_core::synth::tube(&Default::default())
+        .write()
+        .unwrap();
+    let model = skelmap_core::Model::from_bytes(&bytes).unwrap();
+    let mut a = model.to_asset(&Default::default()).unwrap();
+    a.materials[0].name = "hero".into();
+    let report = texture::attach(&mut a, &dir.join("hero.dpm"), &[]);
+    assert_eq!(report.found.len(), 1);
+    assert_eq!(a.images[0].jpeg.as_deref(), Some(&jpeg[..]));
+    assert_eq!((a.images[0].width, a.images[0].height), (8, 8));
+    let (json, bin) = skelmap_export::gltf::to_gltf(&a, &Default::default(), "b.bin").unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(doc["images"][0]["mimeType"], "image/jpeg");
+    let view = &doc["bufferViews"][doc["images"][0]["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let end = start + view["byteLength"].as_u64().unwrap() as usize;
+    assert_eq!(&bin[start..end], &jpeg[..]);
 }

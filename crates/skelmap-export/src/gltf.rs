@@ -624,7 +624,8 @@ impl Builder {
         })
     }
 
-    /// Each image as an embedded PNG texture, in the asset's image order.
+    /// Each image as an embedded texture, in the asset's image order: its JPEG as it is, else
+    /// a PNG of its texels.
     fn textures(&mut self, asset: &Asset) -> Result<Vec<Index<json::Texture>>> {
         let sampler = (!asset.images.is_empty()).then(|| self.sampler());
         asset
@@ -632,11 +633,17 @@ impl Builder {
             .iter()
             .enumerate()
             .map(|(i, image)| {
-                let png = render::encode_png(image.width, image.height, &image.rgba)?;
-                let view = self.view(&png, None);
+                let (bytes, mime) = match &image.jpeg {
+                    Some(jpeg) => (jpeg.clone(), "image/jpeg"),
+                    None => (
+                        render::encode_png(image.width, image.height, &image.rgba)?,
+                        "image/png",
+                    ),
+                };
+                let view = self.view(&bytes, None);
                 let source = self.root.push(json::Image {
                     buffer_view: Some(view),
-                    mime_type: Some(json::image::MimeType("image/png".into())),
+                    mime_type: Some(json::image::MimeType(mime.into())),
                     name: Some(format!("skin {i}")),
                     uri: None,
                     extensions: None,

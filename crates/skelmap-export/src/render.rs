@@ -180,6 +180,7 @@ pub fn contact_sheet_with(
         width,
         height,
         rgba: image.rgba,
+        jpeg: None,
     })
 }
 

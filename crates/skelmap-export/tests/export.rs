@@ -425,6 +425,7 @@ fn a_mesh_without_texture_coordinates_gets_its_material_untextured() {
         width: 1,
         height: 1,
         rgba: vec![255, 0, 0, 255],
+        jpeg: None,
     });
     asset.materials[0].image = Some(0);
     let mut bare = asset.meshes[0].clone();

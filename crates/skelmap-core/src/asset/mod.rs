@@ -392,6 +392,9 @@ pub struct Image {
     pub height: u32,
     /// `width · height · 4` bytes.
     pub rgba: Vec<u8>,
+    /// The JPEG file the texels were decoded from, which writers that can hold JPEG (glTF)
+    /// store as it is: re-encoding a lossy image would only grow it or lose more.
+    pub jpeg: Option<Vec<u8>>,
 }
 
 /// A skeleton: joints with their parent-relative transforms at the asset's frame, and the

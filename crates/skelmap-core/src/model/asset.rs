@@ -253,6 +253,7 @@ fn materials(model: &Model<'_>) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
                         width: s.width(),
                         height: s.height(),
                         rgba: model.skin_rgba(skin)?,
+                        jpeg: None,
                     })
                 });
                 decoded.map(|image| {
