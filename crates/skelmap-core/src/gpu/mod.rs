@@ -345,6 +345,27 @@ impl Skin {
     }
 }
 
+/// One of a [`Mesh`]'s buffers, for [`Mesh::bytes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Buffer {
+    /// [`Mesh::positions`].
+    Positions,
+    /// [`Mesh::normals`].
+    Normals,
+    /// [`Mesh::uvs`].
+    Uvs,
+    /// [`Mesh::indices`].
+    Indices,
+    /// The joint indices of influence set `n` ([`Skin::joints`]).
+    Joints(usize),
+    /// The weights of influence set `n` ([`Skin::weights`]).
+    Weights(usize),
+    /// [`Mesh::inverse_binds`].
+    InverseBinds,
+    /// [`Mesh::sources`].
+    Sources,
+}
+
 /// A range of [`Mesh::indices`] drawn with one material: one mesh of the model (an MS3D
 /// group, a submesh with texture coordinates per corner unwelded).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -558,6 +579,32 @@ impl Mesh {
             }
         };
         Ok(mesh)
+    }
+
+    /// The bytes of `buffer`, as a GPU takes them; `None` for an influence set the mesh
+    /// lacks.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, gpu, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let mesh = Model::from_bytes(&bytes)?.gpu_mesh(&gpu::Options::default())?;
+    /// assert_eq!(mesh.bytes(gpu::Buffer::Positions).map(<[u8]>::len), Some(136 * 12));
+    /// assert_eq!(mesh.bytes(gpu::Buffer::Weights(0)).map(<[u8]>::len), Some(136 * 4));
+    /// assert_eq!(mesh.bytes(gpu::Buffer::Weights(1)), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn bytes(&self, buffer: Buffer) -> Option<&[u8]> {
+        Some(match buffer {
+            Buffer::Positions => bytemuck::cast_slice(&self.positions),
+            Buffer::Normals => bytemuck::cast_slice(&self.normals),
+            Buffer::Uvs => bytemuck::cast_slice(&self.uvs),
+            Buffer::Indices => bytemuck::cast_slice(&self.indices),
+            Buffer::Joints(n) => self.skin.joints.get(n)?.as_bytes(),
+            Buffer::Weights(n) => self.skin.weights.get(n)?.as_bytes(),
+            Buffer::InverseBinds => bytemuck::cast_slice(&self.inverse_binds),
+            Buffer::Sources => bytemuck::cast_slice(&self.sources),
+        })
     }
 
     /// Joints the palette has besides the unbound entry.

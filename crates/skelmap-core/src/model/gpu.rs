@@ -7,6 +7,7 @@
 //! uses as well.
 
 use glam::{Affine3A, Vec3A};
+use rayon::prelude::*;
 
 use super::convert::SkinningError;
 use super::{Model, Pose};
@@ -95,33 +96,64 @@ impl Model<'_> {
             .map(|o| self.gpu_build(&built, &binds, o))
             .collect::<Result<Vec<_>, _>>()?;
         let frames = self.num_frames();
-        let mut exact: Vec<Deformed> = self
-            .meshes()
-            .map(|m| {
-                let n = m.num_vertices();
-                (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
+        // Each mesh's influences once, as (joint, weight) with the weight 0 slots left out
+        // (they add 0 · a finite matrix).
+        let flat: Vec<Vec<Vec<(usize, f32)>>> = meshes
+            .iter()
+            .map(|mesh| {
+                let one = mesh
+                    .skin
+                    .weights
+                    .first()
+                    .map_or(1.0, |w| w.precision().one() as f32);
+                (0..mesh.positions.len())
+                    .map(|v| {
+                        (0..4 * mesh.skin.num_sets())
+                            .filter_map(|k| mesh.skin.influence(v, k))
+                            .filter(|&(_, w)| w > 0)
+                            .map(|(j, w)| (usize::from(j), w as f32 / one))
+                            .collect()
+                    })
+                    .collect()
             })
             .collect();
-        let mut pose = Pose::default();
-        let mut palette = Vec::new();
-        let mut totals = vec![(0.0f32, 0.0f64, 0usize); meshes.len()];
-        for f in 0..frames.max(1) {
+        // Frames in parallel, each summing into its own totals.
+        let per_frame = |f: usize| -> Result<Vec<(f32, f64, usize)>, Error> {
+            let mut pose = Pose::default();
             if frames == 0 {
                 self.pose_bind(&mut pose);
             } else {
                 self.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
             }
-            for (m, (positions, normals)) in exact.iter_mut().enumerate() {
-                self.deform(m, &pose, positions, normals)?;
+            let mut exact: Vec<Deformed> = Vec::with_capacity(self.num_meshes());
+            for m in self.meshes() {
+                let n = m.num_vertices();
+                let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+                self.deform(m.index(), &pose, &mut p, &mut q)?;
+                exact.push((p, q));
             }
-            for (mesh, (max, sum, count)) in meshes.iter().zip(&mut totals) {
+            let mut palette = Vec::new();
+            let mut totals = vec![(0.0f32, 0.0f64, 0usize); meshes.len()];
+            for ((mesh, flat), (max, sum, count)) in meshes.iter().zip(&flat).zip(&mut totals) {
                 mesh.palette(&pose, &mut palette)?;
-                for (v, &[m, s]) in mesh.sources.iter().enumerate() {
+                for (v, (&[m, s], list)) in mesh.sources.iter().zip(flat).enumerate() {
                     let want = exact.get(m as usize).and_then(|(p, _)| p.get(s as usize));
-                    let got = mesh.skin_vertex(v, &palette);
-                    let (Some(want), Some((got, _))) = (want, got) else {
+                    let (Some(want), Some(p)) = (want, mesh.positions.get(v)) else {
                         continue;
                     };
+                    // The shader's order, as gpu::Mesh::skin_vertex: blend, then apply.
+                    let mut b = [[0.0f32; 4]; 3];
+                    for &(j, w) in list {
+                        let Some(m) = palette.get(j) else { continue };
+                        for (br, mr) in b.iter_mut().zip(m) {
+                            for (x, y) in br.iter_mut().zip(mr) {
+                                *x += w * y;
+                            }
+                        }
+                    }
+                    let got: [f32; 3] = core::array::from_fn(|r| {
+                        b[r][0] * p[0] + b[r][1] * p[1] + b[r][2] * p[2] + b[r][3]
+                    });
                     let d = Vec3A::from_array(*want).distance(Vec3A::from_array(got));
                     if d.is_finite() {
                         *max = max.max(d);
@@ -130,7 +162,20 @@ impl Model<'_> {
                     }
                 }
             }
-        }
+            Ok(totals)
+        };
+        let totals = (0..frames.max(1))
+            .into_par_iter()
+            .map(per_frame)
+            .try_reduce(
+                || vec![(0.0f32, 0.0f64, 0usize); meshes.len()],
+                |a, b| {
+                    Ok(a.iter()
+                        .zip(&b)
+                        .map(|(x, y)| (x.0.max(y.0), x.1 + y.1, x.2 + y.2))
+                        .collect())
+                },
+            )?;
         Ok(meshes
             .iter()
             .zip(totals)
