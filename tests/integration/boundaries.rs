@@ -114,7 +114,7 @@ const FLOORS: [(&str, &[&str]); 7] = [
     ("pose", &["pose"]),
     ("skin", &["skin"]),
     ("alias", &["alias"]),
-    ("view", &["asset", "view"]),
+    ("view", &["asset", "gpu", "view"]),
     (
         "formats",
         &[

@@ -40,6 +40,10 @@
  *   applied wherever poses are (skelmap_pose_*, skelmap_model_skin, the compact layout).
  *   skelmap_mesh_colors and skelmap_mesh_tangents read the colour and tangent arrays a mesh
  *   stores (an IQM's).
+ * - GPU skinning buffers: skelmap_gpu_mesh_new, _free, _info, _buffer (bind-pose vertices,
+ *   4 or 8 joint indices and unorm8/unorm16 weights summing exactly to 255/65535 per
+ *   vertex, inverse binds), skelmap_gpu_mesh_palette and _dual_quaternions (each frame's
+ *   palette), and skelmap_model_gpu_error (their error against skelmap_model_skin).
  */
 
 #ifndef SKELMAP_H
@@ -246,12 +250,65 @@ typedef enum SkelmapPixelFormat {
 } SkelmapPixelFormat;
 
 /**
+ * Which buffer `skelmap_gpu_mesh_buffer` gives.
+ */
+typedef enum SkelmapGpuBuffer {
+  /**
+   * Bind-pose positions, 3 floats a vertex.
+   */
+  SKELMAP_GPU_BUFFER_POSITIONS = 0,
+  /**
+   * Bind-pose unit normals, 3 floats a vertex.
+   */
+  SKELMAP_GPU_BUFFER_NORMALS = 1,
+  /**
+   * Texture coordinates, 2 floats a vertex (v down the image; 0 where the model has none).
+   */
+  SKELMAP_GPU_BUFFER_TEXCOORDS = 2,
+  /**
+   * Triangle indices, `uint32_t`.
+   */
+  SKELMAP_GPU_BUFFER_INDICES = 3,
+  /**
+   * Joint indices of set 0, 4 a vertex (`uint8_t` or `uint16_t`, `joint_bits`).
+   */
+  SKELMAP_GPU_BUFFER_JOINTS0 = 4,
+  /**
+   * Weights of set 0, 4 a vertex (`uint8_t` or `uint16_t`, `weight_bits`).
+   */
+  SKELMAP_GPU_BUFFER_WEIGHTS0 = 5,
+  /**
+   * Joint indices of set 1 (only with 2 sets).
+   */
+  SKELMAP_GPU_BUFFER_JOINTS1 = 6,
+  /**
+   * Weights of set 1 (only with 2 sets).
+   */
+  SKELMAP_GPU_BUFFER_WEIGHTS1 = 7,
+  /**
+   * Inverse bind matrices, one per palette entry, 3 rows of 4 floats each.
+   */
+  SKELMAP_GPU_BUFFER_INVERSE_BINDS = 8,
+  /**
+   * Per vertex, the model mesh and the vertex in it it was made from: 2 `uint32_t`.
+   */
+  SKELMAP_GPU_BUFFER_SOURCES = 9,
+} SkelmapGpuBuffer;
+
+/**
  * A skeletal model's meshes folded for the compact kernel. Opaque to C; created by
  * `skelmap_compact_new`, destroyed by `skelmap_compact_free`. It owns its data: it does not
  * borrow the model, which may be freed first. It is read-only once made, so several threads
  * may skin with one at once.
  */
 typedef struct SkelmapCompact SkelmapCompact;
+
+/**
+ * A model's GPU skinning buffers. Opaque to C; created by `skelmap_gpu_mesh_new`,
+ * destroyed by `skelmap_gpu_mesh_free`. It owns its data (the model may be freed first) and
+ * is read-only once made, so several threads may use one at once.
+ */
+typedef struct SkelmapGpuMesh SkelmapGpuMesh;
 
 /**
  * An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -285,6 +342,83 @@ typedef struct SkelmapCompactInfo {
    */
   uint64_t bytes;
 } SkelmapCompactInfo;
+
+/**
+ * What to build. All zero is the default: 4 influences, unorm8 weights, the narrowest
+ * joint indices.
+ */
+typedef struct SkelmapGpuOptions {
+  /**
+   * 4 or 8 influences per vertex (one or two sets), or 0: 4, or 8 where 4 would move some
+   * vertex in some frame farther than `tolerance` from where 8 put it.
+   */
+  uint32_t influences;
+  /**
+   * With `influences` 0: the distance allowed, as a fraction of the diagonal of the
+   * bind-pose bounds (finite, at least 0).
+   */
+  float tolerance;
+  /**
+   * 8 or 0 (unorm8 weights summing to 255), or 16 (unorm16 summing to 65535).
+   */
+  uint32_t weight_bits;
+  /**
+   * 0 (8 bits when every palette index fits, else 16), 8 or 16.
+   */
+  uint32_t joint_bits;
+} SkelmapGpuOptions;
+
+/**
+ * What `skelmap_gpu_mesh_info` reports.
+ */
+typedef struct SkelmapGpuMeshInfo {
+  /**
+   * Vertices: elements of every per-vertex buffer.
+   */
+  uint32_t vertices;
+  /**
+   * Indices (3 per triangle).
+   */
+  uint32_t indices;
+  /**
+   * Influence sets of 4 (1 or 2).
+   */
+  uint32_t sets;
+  /**
+   * Bits of a joint index (8 or 16).
+   */
+  uint32_t joint_bits;
+  /**
+   * Bits of a weight (8 or 16).
+   */
+  uint32_t weight_bits;
+  /**
+   * Palette entries: the bones, then one identity for vertices bound to no bone.
+   */
+  uint32_t palette_entries;
+} SkelmapGpuMeshInfo;
+
+/**
+ * How far the GPU buffers' skinning lies from the model's own, over every frame.
+ */
+typedef struct SkelmapGpuError {
+  /**
+   * Largest distance of a vertex, as a fraction of `size`.
+   */
+  float max;
+  /**
+   * Root mean square distance, as a fraction of `size`.
+   */
+  float rms;
+  /**
+   * The diagonal of the bind-pose bounds.
+   */
+  float size;
+  /**
+   * Frames compared (1 for a model without frames: the bind pose).
+   */
+  uint32_t frames;
+} SkelmapGpuError;
 
 /**
  * One material, filled by `skelmap_material`.
@@ -596,6 +730,118 @@ enum SkelmapStatus skelmap_compact_skin(const struct SkelmapCompact *compact,
                                         float *normals,
                                         size_t normal_stride,
                                         size_t capacity);
+
+/**
+ * Builds the GPU skinning buffers of a skeletal model (DPM, SKM, MS3D, SL, IQM, MDL7 with
+ * bones) into `*out` (NULL on failure), as `options` asks (NULL: the defaults).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or:
+ * - `SKELMAP_STATUS_NULL_PARAMETER`: `model` or `out`;
+ * - `SKELMAP_STATUS_INVALID_ARGUMENT`: an option outside its values, a tolerance that is not
+ *   finite or below 0;
+ * - `SKELMAP_STATUS_WRONG_KIND`: a model without bones, or vertex-animated;
+ * - `SKELMAP_STATUS_LIMIT`: 8-bit joint indices asked of more than 255 bones, or more
+ *   vertices than 32-bit indices address.
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `options` is NULL or valid for one read; `out` is NULL
+ * or valid for writing one pointer.
+ */
+enum SkelmapStatus skelmap_gpu_mesh_new(const struct SkelmapModel *model,
+                                        const struct SkelmapGpuOptions *options,
+                                        struct SkelmapGpuMesh **out);
+
+/**
+ * Frees GPU buffers. NULL is allowed and does nothing. Returns nothing; it cannot fail.
+ *
+ * # Safety
+ *
+ * `mesh` is NULL or a pointer from `skelmap_gpu_mesh_new` not freed before; the pointers
+ * `skelmap_gpu_mesh_buffer` gave for it are dangling afterwards.
+ */
+void skelmap_gpu_mesh_free(struct SkelmapGpuMesh *mesh);
+
+/**
+ * Fills `*out` with the buffers' counts and widths.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`mesh` or `out`).
+ *
+ * # Safety
+ *
+ * `mesh` is NULL or live GPU buffers; `out` is NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_gpu_mesh_info(const struct SkelmapGpuMesh *mesh,
+                                         struct SkelmapGpuMeshInfo *out);
+
+/**
+ * Sets `*data` to the start of buffer `which` (a `SkelmapGpuBuffer`) and `*bytes` to its length in bytes, ready to
+ * upload: the pointer stays valid, and the bytes unchanged, until `skelmap_gpu_mesh_free`.
+ * An empty buffer gives a non-NULL pointer and 0 bytes.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`mesh`, `data` or
+ * `bytes`), `SKELMAP_STATUS_INVALID_ARGUMENT` (an unknown `which`) or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (set 1 of buffers with one set). On failure `*data` is NULL
+ * and `*bytes` 0.
+ *
+ * # Safety
+ *
+ * `mesh` is NULL or live GPU buffers; `data` and `bytes` are NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_gpu_mesh_buffer(const struct SkelmapGpuMesh *mesh,
+                                           uint32_t which,
+                                           const uint8_t **data,
+                                           size_t *bytes);
+
+/**
+ * Writes the palette of `pose` into `out`: per palette entry 3 rows of 4 floats (12 floats),
+ * `world(pose) · inverse bind` for each bone, then the identity.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`mesh`, `pose` or `out`),
+ * `SKELMAP_STATUS_BUFFER_TOO_SMALL` (`capacity`, in entries, below `palette_entries`) or
+ * `SKELMAP_STATUS_WRONG_KIND` (a pose with fewer bones than the mesh has: unsampled, or of
+ * a vertex-animated model).
+ *
+ * # Safety
+ *
+ * `mesh` is NULL or live GPU buffers; `pose` is NULL or a live pose no other thread modifies
+ * during the call; `out` is NULL or valid for writes of `12 · capacity` floats.
+ */
+enum SkelmapStatus skelmap_gpu_mesh_palette(const struct SkelmapGpuMesh *mesh,
+                                            const struct SkelmapPose *pose,
+                                            float *out,
+                                            uint32_t capacity);
+
+/**
+ * Writes the palette of `pose` as unit dual quaternions into `out`: per palette entry 8
+ * floats, the real part then the dual part, each `x, y, z, w`.
+ *
+ * Returns as `skelmap_gpu_mesh_palette`, and `SKELMAP_STATUS_WRONG_KIND` for a pose that
+ * scales a bone (an IQM's), which dual quaternions cannot hold.
+ *
+ * # Safety
+ *
+ * As `skelmap_gpu_mesh_palette`, with `out` valid for writes of `8 · capacity` floats.
+ */
+enum SkelmapStatus skelmap_gpu_mesh_dual_quaternions(const struct SkelmapGpuMesh *mesh,
+                                                     const struct SkelmapPose *pose,
+                                                     float *out,
+                                                     uint32_t capacity);
+
+/**
+ * Measures buffers built as `options` asks (NULL: the defaults) against
+ * `skelmap_model_skin` over every frame of the model, into `*out`.
+ *
+ * Returns as `skelmap_gpu_mesh_new`; `out` NULL is `SKELMAP_STATUS_NULL_PARAMETER`.
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `options` is NULL or valid for one read; `out` is NULL
+ * or valid for one write.
+ */
+enum SkelmapStatus skelmap_model_gpu_error(const struct SkelmapModel *model,
+                                           const struct SkelmapGpuOptions *options,
+                                           struct SkelmapGpuError *out);
 
 /**
  * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh

@@ -11,6 +11,8 @@
 //! - [`mesh`]: triangles, texture coordinates, skinning and tweening into caller buffers
 //!   with a byte stride, and the terrain grid.
 //! - [`compact`]: a skeletal model folded once for the fastest skinning kernel.
+//! - [`gpu`]: GPU skinning buffers (bind-pose vertices, joint indices, quantised weights)
+//!   and each frame's palette, with their measured error.
 //! - [`boundary`]: status codes, the thread-local last error, version and SIMD level.
 //!
 //! This crate is one of the three places skelmap uses `unsafe` (with the file mapping and the
@@ -27,6 +29,7 @@
 
 pub mod boundary;
 pub mod compact;
+pub mod gpu;
 pub mod material;
 pub mod mesh;
 pub mod model;
@@ -36,6 +39,9 @@ pub mod skin;
 
 pub use boundary::SkelmapStatus;
 pub use compact::{SkelmapCompact, SkelmapCompactInfo};
+pub use gpu::{
+    SkelmapGpuBuffer, SkelmapGpuError, SkelmapGpuMesh, SkelmapGpuMeshInfo, SkelmapGpuOptions,
+};
 pub use material::{SkelmapMaterial, SkelmapSubmesh};
 pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
 pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
@@ -50,4 +56,5 @@ const _: () = {
     thread_safe::<SkelmapModel>();
     thread_safe::<SkelmapPose>();
     thread_safe::<SkelmapCompact>();
+    thread_safe::<SkelmapGpuMesh>();
 };

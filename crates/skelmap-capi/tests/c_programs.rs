@@ -387,6 +387,14 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     for model in &models {
         check_c_output(&out, model);
     }
+    // The synthetic DPM's GPU buffers, skinned by the C shader reference: all four choices
+    // compared vertex by vertex (the bound itself is checked in C).
+    let gpu: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with(&format!("gpu {} ", dpm.display())))
+        .collect();
+    assert_eq!(gpu.len(), 4, "{out}");
+    assert!(gpu.iter().all(|l| !l.contains(" compared=0 ")), "{gpu:?}");
     let bad = fields(&out, "malformed", &malformed);
     assert_eq!(bad["status"], "5", "SKELMAP_STATUS_MALFORMED");
     let line = out.lines().find(|l| l.starts_with("malformed")).unwrap();

@@ -14,7 +14,7 @@ use skelmap_core::gamestudio::{PixelFormat, Skin};
 use skelmap_core::model::{ClipOrigin, Companion, Mesh, Pose, View};
 use skelmap_core::pose::bounds::Aabb;
 use skelmap_core::pose::framegroups::FrameGroup;
-use skelmap_core::{Bone, Model, Warning, name};
+use skelmap_core::{Bone, Model, Warning, gpu, name};
 
 /// Everything `info` prints.
 #[derive(Debug, Default, Serialize)]
@@ -54,6 +54,9 @@ pub struct Summary {
     pub bounds: Option<BoundsSummary>,
     /// The box around the vertices in the bind pose (frame 0; MS3D: the rest pose), computed.
     pub posed_bounds: Option<PosedBounds>,
+    /// What GPU skinning buffers cost against the model's own skinning, over every frame
+    /// (`null` without bones or vertices): fractions of the bind-pose diagonal.
+    pub gpu_error: Option<GpuError>,
     /// Named animations, and where they came from (`frame names`, `framegroups file`,
     /// `timeline` or `none`).
     pub frame_groups: Vec<GroupSummary>,
@@ -70,6 +73,71 @@ pub struct BoundsSummary {
     pub maxs: [f32; 3],
     pub yaw_radius: f32,
     pub all_radius: f32,
+}
+
+/// Per choice of influences and weight precision, [`Model::gpu_error`].
+#[derive(Debug, Serialize)]
+pub struct GpuError {
+    pub top4_unorm8: GpuChoice,
+    pub top4_unorm16: GpuChoice,
+    pub top8_unorm8: GpuChoice,
+    pub top8_unorm16: GpuChoice,
+}
+
+/// Largest and RMS vertex distance, fractions of the bind-pose diagonal.
+#[derive(Debug, Serialize)]
+pub struct GpuChoice {
+    pub max: f32,
+    pub rms: f32,
+}
+
+impl GpuError {
+    /// The four choices measured over every frame of `model`; `None` without bones or
+    /// vertices.
+    fn of(model: &Model<'_>) -> Result<Option<GpuError>, gpu::Error> {
+        if model.num_bones() == 0 || model.is_vertex_animated() || model.num_vertices() == 0 {
+            return Ok(None);
+        }
+        let choice = |influences, precision| gpu::Options {
+            influences,
+            precision,
+            ..gpu::Options::default()
+        };
+        let (four, eight) = (gpu::Influences::Four, gpu::Influences::Eight);
+        let (u8, u16) = (gpu::Precision::Unorm8, gpu::Precision::Unorm16);
+        let e = model.gpu_errors(&[
+            choice(four, u8),
+            choice(four, u16),
+            choice(eight, u8),
+            choice(eight, u16),
+        ])?;
+        let c = |i: usize| {
+            e.get(i)
+                .map_or(GpuChoice { max: 0.0, rms: 0.0 }, |e| GpuChoice {
+                    max: e.max,
+                    rms: e.rms,
+                })
+        };
+        Ok(Some(GpuError {
+            top4_unorm8: c(0),
+            top4_unorm16: c(1),
+            top8_unorm8: c(2),
+            top8_unorm16: c(3),
+        }))
+    }
+
+    /// One line: each choice's largest and RMS error.
+    fn line(&self) -> String {
+        let c = |c: &GpuChoice| format!("{:.2e}/{:.2e}", c.max, c.rms);
+        format!(
+            "GPU skinning error, max/RMS of the bind-pose diagonal: top-4 unorm8 {}, unorm16 {}; \
+             top-8 unorm8 {}, unorm16 {}",
+            c(&self.top4_unorm8),
+            c(&self.top4_unorm16),
+            c(&self.top8_unorm8),
+            c(&self.top8_unorm16)
+        )
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -293,6 +361,7 @@ impl Summary {
                     mins: b.mins,
                     maxs: b.maxs,
                 }),
+            gpu_error: GpuError::of(model).map_err(|e| format!("{file}: {e}"))?,
             frame_groups: model.clips().iter().map(GroupSummary::of).collect(),
             groups_from: groups_from(model.clip_origin()),
             bone_list,
@@ -490,7 +559,7 @@ fn render_contents(s: &Summary, out: &mut String) {
 }
 
 /// The bone, mesh, frame, vertex, triangle and influence counts, then the stored and the
-/// bind-pose bounds where there are some.
+/// bind-pose bounds where there are some, and the GPU skinning error of a skeletal model.
 fn render_counts(s: &Summary, out: &mut String) {
     let bones = if s.bones == 0 {
         "no bones".to_string()
@@ -532,6 +601,9 @@ fn render_counts(s: &Summary, out: &mut String) {
     }
     if let Some(b) = &s.posed_bounds {
         let _ = writeln!(out, "  bind-pose bounds {:?} .. {:?}", b.mins, b.maxs);
+    }
+    if let Some(g) = &s.gpu_error {
+        let _ = writeln!(out, "  {}", g.line());
     }
 }
 

@@ -147,6 +147,49 @@ fn every_corpus_model_matches_the_info_schema() {
     eprintln!("info --json: {} corpus files match the schema", files.len());
 }
 
+/// `gpu_error`: the four choices, as fractions with RMS at most the largest, for every corpus
+/// model with bones and vertices; `null` for the others; the text prints it on one line.
+#[test]
+fn info_reports_the_gpu_error_of_skeletal_models() {
+    let files = corpus_models();
+    let mut skeletal = 0;
+    for path in &files {
+        let output = info_json(path).unwrap();
+        let gpu = &output["gpu_error"];
+        let has = output["bones"].as_u64() > Some(0)
+            && output["vertices"].as_u64() > Some(0)
+            && !one_mesh_with_skins(output["format"].as_str().unwrap());
+        assert_eq!(gpu.is_object(), has, "{}: {gpu}", path.display());
+        if !has {
+            assert!(gpu.is_null(), "{}", path.display());
+            continue;
+        }
+        skeletal += 1;
+        for choice in ["top4_unorm8", "top4_unorm16", "top8_unorm8", "top8_unorm16"] {
+            let (max, rms) = (
+                gpu[choice]["max"].as_f64().unwrap(),
+                gpu[choice]["rms"].as_f64().unwrap(),
+            );
+            assert!(
+                (0.0..1.0).contains(&max) && rms <= max,
+                "{}: {gpu}",
+                path.display()
+            );
+        }
+        let text = info_text(path);
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("GPU skinning error"))
+            .collect();
+        assert_eq!(lines.len(), 1, "{}:\n{text}", path.display());
+        assert!(lines[0].contains("top-8 unorm8"), "{}", lines[0]);
+    }
+    if !files.is_empty() {
+        // 10 DPMs, 3 MS3Ds with joints, 2 IQMs with vertices, the MDL7 player.
+        assert_eq!(skeletal, 16);
+    }
+}
+
 /// A two-triangle MDL5 with one 8×8 RGB565 skin with mips.
 fn quad_mdl() -> Vec<u8> {
     let frame = |name: &[u8]| MdlFrameDef {

@@ -66,6 +66,7 @@ mod error;
 mod floatbits;
 pub mod format;
 pub mod gamestudio;
+pub mod gpu;
 pub mod iqm;
 mod limits;
 pub mod mdl7;

@@ -18,7 +18,9 @@
 //!   as glTF asks.
 //! - **Influences**: `JOINTS_0`/`WEIGHTS_0`, the 4 largest weights of each vertex renormalised
 //!   to sum to 1 (what engines accept); [`GltfOptions::all_influences`] keeps every influence
-//!   in as many `JOINTS_n`/`WEIGHTS_n` sets as the busiest vertex needs.
+//!   in as many `JOINTS_n`/`WEIGHTS_n` sets as the busiest vertex needs. Weights are unorm16
+//!   summing to exactly 65535, chosen and quantised by [`gpu::Skin::new`], the code that
+//!   builds the GPU skinning buffers.
 //!   DPM and SKM store one pre-weighted position per influence; glTF stores one bind-pose
 //!   position per vertex. The two agree exactly when a vertex's influences agree on its
 //!   bind-pose position, as exporters write them.
@@ -46,7 +48,8 @@ use json::{Accessor, Index, Node, Root};
 
 use crate::render;
 use crate::{Error, Result};
-use skelmap_core::asset::{self, Asset, ClipKeys, UNBOUND, UpAxis};
+use skelmap_core::asset::{self, Asset, ClipKeys, UpAxis};
+use skelmap_core::gpu;
 
 /// Choices for the glTF writer.
 #[derive(Debug, Clone, Copy, Default)]
@@ -84,7 +87,7 @@ pub fn document(
     let mut scene_nodes: Vec<Index<Node>> = joints.root.into_iter().collect();
     let mut mesh_nodes = Vec::new();
     for mesh in &asset.meshes {
-        if let Some(node) = b.mesh(mesh, options, &joints, &materials) {
+        if let Some(node) = b.mesh(mesh, options, &joints, &materials)? {
             mesh_nodes.push((node, mesh.targets.len()));
             scene_nodes.push(node);
         }
@@ -146,36 +149,24 @@ fn inverse_bind(world: Affine3A) -> [f32; 16] {
     m
 }
 
-/// One `JOINTS_n` and `WEIGHTS_n` pair: 4 joints and 4 weights per vertex.
-type InfluenceSet = (Vec<[u16; 4]>, Vec<[f32; 4]>);
-
-/// Per influence set, the joints and weights of every vertex: the largest weights first,
-/// the top 4 renormalised unless every influence is kept. [`UNBOUND`] maps to `root_joint`.
-fn influence_sets(mesh: &asset::Mesh, options: &GltfOptions, root_joint: u16) -> Vec<InfluenceSet> {
-    let n = mesh.positions.len();
+/// The influence sets of `mesh` (see [`gpu::Skin::new`]): the 4 largest weights of each
+/// vertex, or every influence in as many sets of 4 as the busiest vertex needs, as unorm16
+/// summing to exactly 65535; [`UNBOUND`](asset::UNBOUND) maps to `root_joint`.
+fn influence_sets(mesh: &asset::Mesh, options: &GltfOptions, root_joint: u16) -> Result<gpu::Skin> {
     let sets = if options.all_influences {
         mesh.influences.max_per_vertex().div_ceil(4).max(1)
     } else {
         1
     };
-    let mut out = vec![(vec![[0u16; 4]; n], vec![[0.0f32; 4]; n]); sets];
-    let mut sorted: Vec<(u16, f32)> = Vec::new();
-    for v in 0..n {
-        sorted.clear();
-        sorted.extend_from_slice(mesh.influences.of(v));
-        if sorted.is_empty() {
-            sorted.push((UNBOUND, 1.0));
-        }
-        sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        sorted.truncate(4 * sets);
-        let total: f32 = sorted.iter().map(|(_, w)| w).sum();
-        for (k, &(joint, weight)) in sorted.iter().enumerate() {
-            let (joints, weights) = &mut out[k / 4];
-            joints[v][k % 4] = if joint == UNBOUND { root_joint } else { joint };
-            weights[v][k % 4] = weight / total;
-        }
-    }
-    out
+    gpu::Skin::new(
+        &mesh.influences,
+        mesh.positions.len(),
+        sets,
+        gpu::Precision::Unorm16,
+        gpu::JointWidth::U16,
+        root_joint,
+    )
+    .map_err(|e| encode("glTF joints", e))
 }
 
 /// The nodes of a skeleton.
@@ -350,13 +341,13 @@ impl Builder {
         options: &GltfOptions,
         joints: &Joints,
         materials: &[Index<json::Material>],
-    ) -> Option<Index<Node>> {
+    ) -> Result<Option<Index<Node>>> {
         if mesh.triangles.is_empty() || mesh.positions.is_empty() {
-            return None;
+            return Ok(None);
         }
         let skinned = joints.skin.is_some() && !mesh.influences.is_empty();
         let root_joint = joints.nodes.len().saturating_sub(1) as u16;
-        let attributes = self.attributes(mesh, options, skinned.then_some(root_joint));
+        let attributes = self.attributes(mesh, options, skinned.then_some(root_joint))?;
         let indices = self.indices(&mesh.triangles, mesh.positions.len());
         let targets = self.morph_targets(mesh);
         let weights = (!targets.is_empty()).then(|| vec![0.0; targets.len()]);
@@ -383,12 +374,12 @@ impl Builder {
             extensions: None,
             extras: Default::default(),
         });
-        Some(self.root.push(Node {
+        Ok(Some(self.root.push(Node {
             name: Some(mesh.name.clone()),
             mesh: Some(gltf_mesh),
             skin: if skinned { joints.skin } else { None },
             ..Node::default()
-        }))
+        })))
     }
 
     /// Positions (with bounds), normals, texture coordinates and colours where every vertex
@@ -398,7 +389,7 @@ impl Builder {
         mesh: &asset::Mesh,
         options: &GltfOptions,
         root_joint: Option<u16>,
-    ) -> Attributes {
+    ) -> Result<Attributes> {
         let mut attributes = BTreeMap::new();
         let position = self.floats(&mesh.positions, Type::Vec3, Some(Target::ArrayBuffer), true);
         attributes.insert(Valid(json::mesh::Semantic::Positions), position);
@@ -425,17 +416,16 @@ impl Builder {
             attributes.insert(Valid(json::mesh::Semantic::Colors(0)), color);
         }
         if let Some(root_joint) = root_joint {
-            for (set, (joints, weights)) in influence_sets(mesh, options, root_joint)
-                .into_iter()
-                .enumerate()
-            {
-                let j = self.u16s(&joints, Type::Vec4, Some(Target::ArrayBuffer));
-                let w = self.floats(&weights, Type::Vec4, Some(Target::ArrayBuffer), false);
+            let skin = influence_sets(mesh, options, root_joint)?;
+            for (set, (joints, weights)) in skin.joints.iter().zip(&skin.weights).enumerate() {
+                let n = joints.len();
+                let j = self.integers(joints.as_bytes(), n, ComponentType::U16, false);
+                let w = self.integers(weights.as_bytes(), n, ComponentType::U16, true);
                 attributes.insert(Valid(json::mesh::Semantic::Joints(set as u32)), j);
                 attributes.insert(Valid(json::mesh::Semantic::Weights(set as u32)), w);
             }
         }
-        attributes
+        Ok(attributes)
     }
 
     /// Each morph target's position (with bounds) and normal offsets.
@@ -565,9 +555,19 @@ impl Builder {
         self.accessor(view, data.len(), ComponentType::F32, type_, bounds)
     }
 
-    fn u16s(&mut self, data: &[[u16; 4]], type_: Type, target: Option<Target>) -> Index<Accessor> {
-        let view = self.view(bytemuck::cast_slice(data.as_flattened()), target);
-        self.accessor(view, data.len(), ComponentType::U16, type_, None)
+    /// `count` vertex attributes of 4 integers of `component` in `bytes`; `normalized`
+    /// makes them unorm (weights).
+    fn integers(
+        &mut self,
+        bytes: &[u8],
+        count: usize,
+        component: ComponentType,
+        normalized: bool,
+    ) -> Index<Accessor> {
+        let view = self.view(bytes, Some(Target::ArrayBuffer));
+        let accessor = self.accessor(view, count, component, Type::Vec4, None);
+        self.root.accessors[accessor.value()].normalized = normalized;
+        accessor
     }
 
     /// Triangle indices, as `u16` when every vertex fits below the restart value.

@@ -398,6 +398,15 @@ fn top_four_influences_are_renormalised() {
         assert!((w.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(w.windows(2).all(|p| p[0] >= p[1]), "largest first: {w:?}");
     }
+    // unorm16, as gpu::Skin quantises them: exactly 65535 a vertex.
+    match reader.read_weights(0).unwrap() {
+        ::gltf::mesh::util::ReadWeights::U16(weights) => {
+            for w in weights {
+                assert_eq!(w.iter().map(|&x| u32::from(x)).sum::<u32>(), 65535);
+            }
+        }
+        _ => panic!("weights are not unorm16"),
+    }
 }
 
 #[test]

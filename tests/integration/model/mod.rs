@@ -4,6 +4,7 @@
 //! through the resolver. `convert.rs`: conversions to IQM and DPM, measured.
 
 mod convert;
+mod gpu;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -76,6 +76,106 @@ static int skin_mesh0(const SkelmapModel *model, SkelmapPose *pose, Vertex *out,
     return s == SKELMAP_STATUS_OK;
 }
 
+/* The vertex shader's arithmetic: M = sum of weight / one * palette[joint] over every slot
+ * of every set, then M * (position, 1). */
+static void shader_skin(const float *palette, const float *position, const void *joints,
+                        const void *weights, uint32_t v, uint32_t joint_bits, uint32_t weight_bits,
+                        float one, float out[3]) {
+    float m[12] = {0};
+    for (int k = 0; k < 4; k++) {
+        uint32_t j = joint_bits == 8 ? ((const uint8_t *)joints)[4 * v + k]
+                                     : ((const uint16_t *)joints)[4 * v + k];
+        uint32_t w = weight_bits == 8 ? ((const uint8_t *)weights)[4 * v + k]
+                                      : ((const uint16_t *)weights)[4 * v + k];
+        for (int i = 0; i < 12; i++) m[i] += (float)w / one * palette[12 * j + i];
+    }
+    for (int r = 0; r < 3; r++)
+        out[r] += m[4 * r] * position[0] + m[4 * r + 1] * position[1] + m[4 * r + 2] * position[2] +
+                  m[4 * r + 3];
+}
+
+/* GPU skinning buffers of a skeletal model at `pose`: skinned by the shader's arithmetic
+ * (one or two influence sets, unorm8 or unorm16), every vertex from mesh 0 lies within the
+ * error skelmap_model_gpu_error reports of `skinned` (what skelmap_model_skin wrote), since
+ * `pose` is a frame of the model. Weights sum exactly to 255 or 65535. */
+static void check_gpu(const SkelmapModel *model, const SkelmapPose *pose, const Vertex *skinned,
+                      uint32_t vertices, const char *path) {
+    SkelmapGpuOptions options[4] = {{4, 0, 8, 0}, {4, 0, 16, 0}, {8, 0, 8, 0}, {8, 0, 16, 16}};
+    for (int o = 0; o < 4; o++) {
+        SkelmapGpuMesh *gpu = NULL;
+        SkelmapStatus s = skelmap_gpu_mesh_new(model, &options[o], &gpu);
+        if (s == SKELMAP_STATUS_WRONG_KIND) {
+            CHECK(gpu == NULL);
+            return;
+        }
+        CHECK_STATUS(s, SKELMAP_STATUS_OK);
+        if (gpu == NULL) return;
+        SkelmapGpuMeshInfo info;
+        CHECK_STATUS(skelmap_gpu_mesh_info(gpu, &info), SKELMAP_STATUS_OK);
+        CHECK(info.sets == options[o].influences / 4);
+        CHECK(info.weight_bits == options[o].weight_bits);
+        CHECK(o != 3 || info.joint_bits == 16);
+        SkelmapGpuError error;
+        CHECK_STATUS(skelmap_model_gpu_error(model, &options[o], &error), SKELMAP_STATUS_OK);
+        const void *buffers[10];
+        size_t bytes[10];
+        for (uint32_t b = 0; b < 10; b++) {
+            SkelmapStatus bs =
+                skelmap_gpu_mesh_buffer(gpu, b, (const uint8_t **)&buffers[b], &bytes[b]);
+            if (info.sets == 1 && (b == 6 || b == 7)) {
+                CHECK(bs == SKELMAP_STATUS_OUT_OF_RANGE && buffers[b] == NULL);
+            } else {
+                CHECK_STATUS(bs, SKELMAP_STATUS_OK);
+            }
+        }
+        CHECK(bytes[SKELMAP_GPU_BUFFER_POSITIONS] == 12u * info.vertices);
+        CHECK(bytes[SKELMAP_GPU_BUFFER_INDICES] == 4u * info.indices);
+        CHECK(bytes[SKELMAP_GPU_BUFFER_WEIGHTS0] == info.vertices * 4u * info.weight_bits / 8);
+        CHECK(bytes[SKELMAP_GPU_BUFFER_INVERSE_BINDS] == 48u * info.palette_entries);
+        float one = info.weight_bits == 8 ? 255.0f : 65535.0f;
+        float *palette = malloc(48 * (size_t)info.palette_entries);
+        CHECK_STATUS(skelmap_gpu_mesh_palette(gpu, pose, palette, info.palette_entries - 1),
+                     SKELMAP_STATUS_BUFFER_TOO_SMALL);
+        CHECK_STATUS(skelmap_gpu_mesh_palette(gpu, pose, palette, info.palette_entries),
+                     SKELMAP_STATUS_OK);
+        const float *positions = buffers[SKELMAP_GPU_BUFFER_POSITIONS];
+        const uint32_t *sources = buffers[SKELMAP_GPU_BUFFER_SOURCES];
+        float worst = 0.0f;
+        uint32_t compared = 0;
+        for (uint32_t v = 0; v < info.vertices; v++) {
+            uint32_t sum = 0;
+            for (uint32_t set = 0; set < info.sets; set++)
+                for (int k = 0; k < 4; k++) {
+                    const void *w = buffers[SKELMAP_GPU_BUFFER_WEIGHTS0 + 2 * set];
+                    sum += info.weight_bits == 8 ? ((const uint8_t *)w)[4 * v + k]
+                                                 : ((const uint16_t *)w)[4 * v + k];
+                }
+            CHECK(sum == (uint32_t)one);
+            if (sources[2 * v] != 0 || sources[2 * v + 1] >= vertices) continue;
+            float got[3] = {0, 0, 0};
+            for (uint32_t set = 0; set < info.sets; set++)
+                shader_skin(palette, &positions[3 * v], buffers[SKELMAP_GPU_BUFFER_JOINTS0 + 2 * set],
+                            buffers[SKELMAP_GPU_BUFFER_WEIGHTS0 + 2 * set], v, info.joint_bits,
+                            info.weight_bits, one, got);
+            const float *want = skinned[sources[2 * v + 1]].position;
+            float d = sqrtf((got[0] - want[0]) * (got[0] - want[0]) +
+                            (got[1] - want[1]) * (got[1] - want[1]) +
+                            (got[2] - want[2]) * (got[2] - want[2]));
+            worst = fmaxf(worst, d);
+            compared++;
+        }
+        /* Two sets are blended one after the other here, as a shader does: rounding aside,
+         * within the reported largest error. */
+        CHECK(worst <= error.max * error.size * 1.001f + 1e-5f * error.size);
+        printf("gpu %s sets=%u weight_bits=%u vertices=%u compared=%u max=%.3g rms=%.3g "
+               "worst=%.3g\n",
+               path, info.sets, info.weight_bits, info.vertices, compared, error.max, error.rms,
+               error.size > 0 ? worst / error.size : 0.0f);
+        free(palette);
+        skelmap_gpu_mesh_free(gpu);
+    }
+}
+
 static void print_vertex(const char *what, const Vertex *v) {
     printf(" %s=%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", what, v->position[0], v->position[1],
            v->position[2], v->normal[0], v->normal[1], v->normal[2]);
@@ -181,6 +281,24 @@ static void check_model(const char *path) {
         for (uint32_t i = 0; i < info.vertices; i++)
             for (int k = 0; k < 3; k++) CHECK(isfinite(mapped[i].position[k]));
 
+        /* GPU buffers at frame 0, against skelmap_model_skin at the same frame. */
+        SkelmapPose *frame0 = NULL;
+        CHECK_STATUS(skelmap_pose_new(&frame0), SKELMAP_STATUS_OK);
+        if (c.frames > 0 && c.bones > 0) {
+            Vertex *at0 = calloc(info.vertices, sizeof(Vertex));
+            CHECK_STATUS(skelmap_pose_sample(frame0, model, 0, 0, 0.0f, SKELMAP_INTERPOLATION_NLERP),
+                         SKELMAP_STATUS_OK);
+            CHECK_STATUS(skelmap_model_skin(model, frame0, 0, at0[0].position, sizeof(Vertex), NULL,
+                                            0, info.vertices),
+                         SKELMAP_STATUS_OK);
+            check_gpu(model, frame0, at0, info.vertices, path);
+            free(at0);
+        } else {
+            SkelmapGpuMesh *none = NULL;
+            CHECK(skelmap_gpu_mesh_new(model, NULL, &none) != SKELMAP_STATUS_OK && none == NULL);
+        }
+        skelmap_pose_free(frame0);
+
         /* The compact layout, folded once: the same pose skins to the same positions within
          * 1e-4 of the model's size; a vertex-animated model has nothing to fold. */
         SkelmapCompact *compact = NULL;
@@ -277,6 +395,8 @@ int main(int argc, char **argv) {
     /* NULL is accepted everywhere it could arrive. */
     skelmap_model_free(NULL);
     skelmap_pose_free(NULL);
+    skelmap_gpu_mesh_free(NULL);
+    CHECK_STATUS(skelmap_gpu_mesh_new(NULL, NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
     CHECK_STATUS(skelmap_model_counts(NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
     CHECK(skelmap_model_format(NULL) == 0);
     CHECK(skelmap_bone_index(NULL, "x") == -1);

@@ -78,7 +78,7 @@ impl Model<'_> {
             _ => model.pose_bind(&mut pose),
         }
 
-        let (materials, images, made_from) = materials(model);
+        let (materials, images, made_from) = materials(model, true);
         let mut meshes = Vec::new();
         let mut sources: Vec<Vec<u32>> = Vec::new();
         for mesh in model.meshes() {
@@ -207,9 +207,13 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
 /// material (GameStudio, Quake) is kept when a submesh draws with it, or for the first skin
 /// when none does, and its skin is decoded as its image (8-bit skins through
 /// [`Model::skin_palette`]: Quake's palette, or a grey ramp for GameStudio, whose palette is
-/// not in the file; a reference followed to its skin). An MDL7's groups draw with several
-/// skins at once; MDL5, HMP and Quake skins are alternatives, of which the first is drawn.
-fn materials(model: &Model<'_>) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
+/// not in the file; a reference followed to its skin), unless `decode` is false (then no
+/// image is made). An MDL7's groups draw with several skins at once; MDL5, HMP and Quake
+/// skins are alternatives, of which the first is drawn.
+pub(super) fn materials(
+    model: &Model<'_>,
+    decode: bool,
+) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
     let used: Vec<usize> = model
         .meshes()
         .flat_map(|mesh| {
@@ -248,7 +252,7 @@ fn materials(model: &Model<'_>) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
                 if !used.contains(&i) && !first {
                     continue;
                 }
-                let decoded = model.skin(skin).and_then(|s| {
+                let decoded = model.skin(skin).filter(|_| decode).and_then(|s| {
                     Some(Image {
                         width: s.width(),
                         height: s.height(),
@@ -314,7 +318,7 @@ type CornerKey = (u32, [u32; 5]);
 
 /// The asset meshes of one model mesh, one per submesh, with, for each of their vertices,
 /// the model vertex it came from.
-fn mesh_parts(
+pub(super) fn mesh_parts(
     model: &Model<'_>,
     mesh: &Mesh<'_>,
     pose: &Pose,

@@ -38,6 +38,7 @@ mod any;
 mod asset;
 pub mod convert;
 mod deform;
+mod gpu;
 mod mesh;
 mod open;
 mod prepared;

@@ -1,0 +1,243 @@
+//! GPU skinning buffers of a model ([`Model::gpu_mesh`]) and what they cost against the
+//! model's own kernels ([`Model::gpu_error`]).
+//!
+//! The buffers are built through the same unwelding as [`Model::to_asset`] (a vertex a
+//! distinct texture coordinate and normal, one draw per submesh), at the bind pose, and the
+//! influences through [`gpu::Skin::new`], the one choice and quantisation the glTF writer
+//! uses as well.
+
+use glam::{Affine3A, Vec3A};
+use rayon::prelude::*;
+
+use super::convert::SkinningError;
+use super::{Model, Pose};
+use crate::asset;
+use crate::gpu::{self, Error, Part};
+use crate::pose::Interpolation;
+
+/// The unwelded bind-pose meshes of a model, each with the model mesh it came from and the
+/// model vertex of each of its vertices, and the bind-pose world transforms.
+type Parts = (Vec<(asset::Mesh, u32, Vec<u32>)>, Vec<Affine3A>);
+
+/// One model mesh's deformed positions and normals.
+type Deformed = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+impl Model<'_> {
+    /// The model's GPU skinning buffers (see [`gpu`]): bind-pose vertices, joint indices and
+    /// quantised weights as `options` asks, inverse bind matrices, one [`gpu::Draw`] per
+    /// submesh. An explicit copy, O(vertices); [`Influences::Within`](gpu::Influences::Within)
+    /// adds two linear blends of every vertex per frame.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, gpu, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let options = gpu::Options { influences: gpu::Influences::Eight, ..Default::default() };
+    /// let mesh = model.gpu_mesh(&options)?;
+    /// assert_eq!((mesh.positions.len(), mesh.indices.len(), mesh.skin.num_sets()), (136, 768, 2));
+    /// assert!(matches!(mesh.skin.joints[0], gpu::Joints::U8(_)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotSkeletal`] for a model without bones or with vertex animation;
+    /// [`Error::JointWidth`] for `u8` joints asked of more than 255 bones;
+    /// [`Error::TooManyVertices`], [`Error::Tolerance`]; [`Error::Asset`] and
+    /// [`Error::Deform`] if a kernel rejects the model (impossible for a validated one).
+    pub fn gpu_mesh(&self, options: &gpu::Options) -> Result<gpu::Mesh, Error> {
+        let (built, binds) = self.gpu_parts()?;
+        self.gpu_build(&built, &binds, options)
+    }
+
+    /// How far [`Model::gpu_mesh`]`(options)` skinned by [`gpu::Mesh::skin_vertex`] lies from
+    /// [`Model::deform`], over every frame (the bind pose for a model without frames):
+    /// largest and RMS distance of a vertex, relative to the diagonal of the bind-pose
+    /// bounds. A vertex either skin puts at a non-finite position is left out.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, gpu, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let error = model.gpu_error(&gpu::Options::default())?;
+    /// assert!(error.max < 1e-2 && error.rms <= error.max, "{error}");
+    /// assert_eq!((error.frames, error.vertices), (9, 136));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::gpu_mesh`].
+    pub fn gpu_error(&self, options: &gpu::Options) -> Result<SkinningError, Error> {
+        let errors = self.gpu_errors(core::slice::from_ref(options))?;
+        errors.into_iter().next().ok_or(Error::NotSkeletal)
+    }
+
+    /// [`Model::gpu_error`] of each of `options`, deforming each frame once for all of them.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, gpu, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let coarse = gpu::Options::default();
+    /// let fine = gpu::Options { precision: gpu::Precision::Unorm16, ..Default::default() };
+    /// let errors = model.gpu_errors(&[coarse, fine])?;
+    /// assert!(errors[1].max <= errors[0].max);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::gpu_mesh`].
+    pub fn gpu_errors(&self, options: &[gpu::Options]) -> Result<Vec<SkinningError>, Error> {
+        let (built, binds) = self.gpu_parts()?;
+        let meshes = options
+            .iter()
+            .map(|o| self.gpu_build(&built, &binds, o))
+            .collect::<Result<Vec<_>, _>>()?;
+        let frames = self.num_frames();
+        // Each mesh's influences once, as (joint, weight) with the weight 0 slots left out
+        // (they add 0 · a finite matrix).
+        let flat: Vec<Vec<Vec<(usize, f32)>>> = meshes
+            .iter()
+            .map(|mesh| {
+                let one = mesh
+                    .skin
+                    .weights
+                    .first()
+                    .map_or(1.0, |w| w.precision().one() as f32);
+                (0..mesh.positions.len())
+                    .map(|v| {
+                        (0..4 * mesh.skin.num_sets())
+                            .filter_map(|k| mesh.skin.influence(v, k))
+                            .filter(|&(_, w)| w > 0)
+                            .map(|(j, w)| (usize::from(j), w as f32 / one))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        // Frames in parallel, each summing into its own totals.
+        let per_frame = |f: usize| -> Result<Vec<(f32, f64, usize)>, Error> {
+            let mut pose = Pose::default();
+            if frames == 0 {
+                self.pose_bind(&mut pose);
+            } else {
+                self.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
+            }
+            let mut exact: Vec<Deformed> = Vec::with_capacity(self.num_meshes());
+            for m in self.meshes() {
+                let n = m.num_vertices();
+                let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+                self.deform(m.index(), &pose, &mut p, &mut q)?;
+                exact.push((p, q));
+            }
+            let mut palette = Vec::new();
+            let mut totals = vec![(0.0f32, 0.0f64, 0usize); meshes.len()];
+            for ((mesh, flat), (max, sum, count)) in meshes.iter().zip(&flat).zip(&mut totals) {
+                mesh.palette(&pose, &mut palette)?;
+                for (v, (&[m, s], list)) in mesh.sources.iter().zip(flat).enumerate() {
+                    let want = exact.get(m as usize).and_then(|(p, _)| p.get(s as usize));
+                    let (Some(want), Some(p)) = (want, mesh.positions.get(v)) else {
+                        continue;
+                    };
+                    // The shader's order, as gpu::Mesh::skin_vertex: blend, then apply.
+                    let mut b = [[0.0f32; 4]; 3];
+                    for &(j, w) in list {
+                        let Some(m) = palette.get(j) else { continue };
+                        for (br, mr) in b.iter_mut().zip(m) {
+                            for (x, y) in br.iter_mut().zip(mr) {
+                                *x += w * y;
+                            }
+                        }
+                    }
+                    let got: [f32; 3] = core::array::from_fn(|r| {
+                        b[r][0] * p[0] + b[r][1] * p[1] + b[r][2] * p[2] + b[r][3]
+                    });
+                    let d = Vec3A::from_array(*want).distance(Vec3A::from_array(got));
+                    if d.is_finite() {
+                        *max = max.max(d);
+                        *sum += f64::from(d) * f64::from(d);
+                        *count += 1;
+                    }
+                }
+            }
+            Ok(totals)
+        };
+        let totals = (0..frames.max(1))
+            .into_par_iter()
+            .map(per_frame)
+            .try_reduce(
+                || vec![(0.0f32, 0.0f64, 0usize); meshes.len()],
+                |a, b| {
+                    Ok(a.iter()
+                        .zip(&b)
+                        .map(|(x, y)| (x.0.max(y.0), x.1 + y.1, x.2 + y.2))
+                        .collect())
+                },
+            )?;
+        Ok(meshes
+            .iter()
+            .zip(totals)
+            .map(|(mesh, (max, sum, count))| {
+                let size = mesh.size.max(f32::MIN_POSITIVE);
+                SkinningError {
+                    max: max / size,
+                    rms: ((sum / count.max(1) as f64).sqrt() as f32) / size,
+                    size: mesh.size,
+                    frames: frames.max(1),
+                    vertices: mesh.positions.len(),
+                }
+            })
+            .collect())
+    }
+
+    /// The bind-pose meshes [`Model::gpu_mesh`] builds from (see [`Parts`]).
+    fn gpu_parts(&self) -> Result<Parts, Error> {
+        if self.num_bones() == 0 || self.is_vertex_animated() {
+            return Err(Error::NotSkeletal);
+        }
+        let mut pose = Pose::default();
+        self.pose_bind(&mut pose);
+        let (materials, _, made_from) = super::asset::materials(self, false);
+        let mut built = Vec::new();
+        for mesh in self.meshes() {
+            let index = u32::try_from(mesh.index()).map_err(|_| Error::TooManyVertices {
+                vertices: self.num_vertices(),
+            })?;
+            for (part, picked) in
+                super::asset::mesh_parts(self, &mesh, &pose, true, (&materials, &made_from))?
+            {
+                built.push((part, index, picked));
+            }
+        }
+        Ok((built, pose.palette().world.clone()))
+    }
+
+    /// The buffers of `built` bound by `binds`, judging [`gpu::Influences::Within`] over
+    /// every frame of the model.
+    fn gpu_build(
+        &self,
+        built: &[(asset::Mesh, u32, Vec<u32>)],
+        binds: &[Affine3A],
+        options: &gpu::Options,
+    ) -> Result<gpu::Mesh, Error> {
+        let parts: Vec<Part<'_>> = built
+            .iter()
+            .map(|(mesh, index, picked)| Part {
+                mesh,
+                sources: picked.iter().map(|&v| [*index, v]).collect(),
+            })
+            .collect();
+        let frames = self.num_frames();
+        let mut pose = Pose::default();
+        gpu::Mesh::build(&parts, binds, options, |f, out| {
+            if f >= frames {
+                return None;
+            }
+            self.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose).ok()?;
+            out.clone_from(&pose.palette().world);
+            Some(())
+        })
+    }
+}

@@ -1,0 +1,248 @@
+//! `Model::gpu_mesh` and `Model::gpu_error`: the GPU buffers of every skeletal corpus model
+//! and of synthetic models of every skeletal format, at every influence count and
+//! precision: exact weight sums, exact counts, and the shader reference
+//! (`gpu::Mesh::skin_vertex`) held to the model's own kernels (`Model::deform`) within the
+//! error `gpu_error` reports.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use skelmap::glam::Vec3A;
+use skelmap::gpu::{self, Error, Influences, Precision};
+use skelmap::model::Pose;
+use skelmap::model::convert::{self, SkinningError};
+use skelmap::pose::Interpolation;
+use skelmap::{Limits, Model, iqm, ms3d, synth};
+
+use crate::support::{corpus_files, corpus_next_files, tube_skm};
+
+/// The four choices `skelmap info` reports, in its order.
+const CHOICES: [(&str, Influences, Precision); 4] = [
+    ("top4_unorm8", Influences::Four, Precision::Unorm8),
+    ("top4_unorm16", Influences::Four, Precision::Unorm16),
+    ("top8_unorm8", Influences::Eight, Precision::Unorm8),
+    ("top8_unorm16", Influences::Eight, Precision::Unorm16),
+];
+
+fn options(influences: Influences, precision: Precision) -> gpu::Options {
+    gpu::Options {
+        influences,
+        precision,
+        ..gpu::Options::default()
+    }
+}
+
+/// The buffers' shape: one entry per vertex in every buffer, weights summing exactly to one,
+/// indices inside the vertices and covered by the draws, one inverse bind per bone and one
+/// for unbound vertices.
+fn check_shape(model: &Model<'_>, mesh: &gpu::Mesh, sets: usize, one: u32, what: &str) {
+    let n = mesh.positions.len();
+    assert_eq!(
+        (mesh.normals.len(), mesh.uvs.len(), mesh.sources.len()),
+        (n, n, n),
+        "{what}"
+    );
+    assert_eq!(mesh.skin.num_sets(), sets, "{what}");
+    assert!(mesh.skin.joints.iter().all(|j| j.len() == n), "{what}");
+    for v in 0..n {
+        let sum: u32 = (0..4 * sets)
+            .map(|k| mesh.skin.influence(v, k).unwrap().1)
+            .sum();
+        assert_eq!(sum, one, "{what}: vertex {v}");
+        let [m, s] = mesh.sources[v];
+        let source = model.mesh(m as usize).unwrap();
+        assert!((s as usize) < source.num_vertices(), "{what}");
+    }
+    assert_eq!(mesh.indices.len() % 3, 0, "{what}");
+    assert!(mesh.indices.iter().all(|&i| (i as usize) < n), "{what}");
+    let drawn: u32 = mesh.draws.iter().map(|d| d.num_indices).sum();
+    assert_eq!(drawn as usize, mesh.indices.len(), "{what}");
+    assert_eq!(mesh.inverse_binds.len(), model.num_bones() + 1, "{what}");
+}
+
+/// At up to 24 frames spread over the model's, every vertex the shader reference skins lies
+/// within `error.max` of where `Model::deform` puts it, and over those frames the largest
+/// distance is no more than the one reported.
+fn reference_within(model: &Model<'_>, mesh: &gpu::Mesh, error: &SkinningError, what: &str) {
+    let frames = model.num_frames();
+    let step = frames.div_ceil(24).max(1);
+    let limit = error.max * error.size.max(f32::MIN_POSITIVE) * (1.0 + 1e-5) + 1e-7;
+    let mut pose = Pose::default();
+    let mut palette = Vec::new();
+    let exact_of = |pose: &Pose| -> Vec<Vec<[f32; 3]>> {
+        model
+            .meshes()
+            .map(|m| {
+                let n = m.num_vertices();
+                let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+                model.deform(m.index(), pose, &mut p, &mut q).unwrap();
+                p
+            })
+            .collect()
+    };
+    for f in (0..frames.max(1)).step_by(step) {
+        if frames == 0 {
+            model.pose_bind(&mut pose);
+        } else {
+            model
+                .pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+        }
+        let exact = exact_of(&pose);
+        mesh.palette(&pose, &mut palette).unwrap();
+        for (v, &[m, s]) in mesh.sources.iter().enumerate() {
+            let want = Vec3A::from_array(exact[m as usize][s as usize]);
+            let (got, _) = mesh.skin_vertex(v, &palette).unwrap();
+            let d = want.distance(Vec3A::from_array(got));
+            assert!(d <= limit, "{what}: frame {f} vertex {v}: {d} > {limit}");
+        }
+    }
+}
+
+/// Builds, checks and measures every choice for `model`; returns the four errors.
+fn every_choice(model: &Model<'_>, what: &str) -> Vec<SkinningError> {
+    let all: Vec<gpu::Options> = CHOICES.iter().map(|&(_, i, p)| options(i, p)).collect();
+    let errors = model.gpu_errors(&all).unwrap();
+    for ((name, influences, precision), error) in CHOICES.iter().zip(&errors) {
+        let what = format!("{what} {name}");
+        let mesh = model.gpu_mesh(&options(*influences, *precision)).unwrap();
+        let sets = if *influences == Influences::Four {
+            1
+        } else {
+            2
+        };
+        check_shape(model, &mesh, sets, precision.one(), &what);
+        assert_eq!(error.vertices, mesh.positions.len(), "{what}");
+        assert_eq!(error.frames, model.num_frames().max(1), "{what}");
+        assert!(error.rms <= error.max, "{what}: {error}");
+        reference_within(model, &mesh, error, &what);
+    }
+    errors
+}
+
+fn skeletal_corpus() -> Vec<PathBuf> {
+    let mut files = corpus_files("dpm");
+    files.extend(corpus_files("ms3d"));
+    files.extend(corpus_next_files("iqm"));
+    files.extend(corpus_next_files("mdl7"));
+    files
+}
+
+#[test]
+fn every_skeletal_corpus_model_has_exact_buffers_within_the_reported_error() {
+    let mut measured = 0;
+    for path in skeletal_corpus() {
+        let model = Model::open(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if model.num_bones() == 0 {
+            assert_eq!(
+                model.gpu_mesh(&gpu::Options::default()),
+                Err(Error::NotSkeletal),
+                "{name}"
+            );
+            continue;
+        }
+        let errors = every_choice(&model, &name);
+        eprintln!(
+            "{name}: {}",
+            errors
+                .iter()
+                .map(|e| format!("{:.2e}/{:.2e}", e.max, e.rms))
+                .collect::<Vec<_>>()
+                .join("  ")
+        );
+        // Formats that store bind-pose vertices with at most 4 influences: the buffers lose
+        // only the weights' rounding.
+        if model.as_dpm().is_none() {
+            assert!(errors[3].max < 1e-3, "{name}: {errors:?}");
+        }
+        measured += 1;
+    }
+    if !skeletal_corpus().is_empty() {
+        assert_eq!(measured, 17);
+    }
+}
+
+#[test]
+fn vertex_animated_models_have_no_gpu_skin() {
+    for path in corpus_files("mdl")
+        .into_iter()
+        .chain(corpus_files("mdl_quake"))
+    {
+        let model = Model::open(&path).unwrap();
+        assert_eq!(
+            model.gpu_mesh(&gpu::Options::default()),
+            Err(Error::NotSkeletal),
+            "{}",
+            path.display()
+        );
+        assert_eq!(
+            model.gpu_error(&gpu::Options::default()),
+            Err(Error::NotSkeletal)
+        );
+    }
+}
+
+/// Synthetic models of every skeletal format: the tube as DPM, as SKM + SKP, through an
+/// asset as IQM and MS3D, and the SL twist.
+#[test]
+fn synthetic_models_of_every_skeletal_format_skin_like_their_kernels() {
+    let dpm = synth::tube(&Default::default()).write().unwrap();
+    let tube = Model::from_bytes(&dpm).unwrap();
+    let asset = convert::asset_of(&tube).unwrap();
+    let iqm = iqm::Builder::from_asset(&asset)
+        .unwrap()
+        .builder
+        .write()
+        .unwrap();
+    let ms3d = ms3d::Builder::from_asset(&asset)
+        .unwrap()
+        .builder
+        .write()
+        .unwrap();
+    let ((skm, _), (skp, _)) = tube_skm();
+    let (sl, anim) = synth::sl_twist(4, 8, 120.0);
+    let (sl, anim) = (sl.write(), anim.write());
+    fn pair<'a>(a: (&str, &'a [u8]), b: (&str, &'a [u8])) -> Model<'a> {
+        let files: HashMap<String, &[u8]> = [(a.0.to_string(), a.1), (b.0.to_string(), b.1)].into();
+        Model::resolve(&files, a.0, &Limits::DEFAULT).unwrap()
+    }
+    let models = [
+        ("DPM", Model::from_bytes(&dpm).unwrap()),
+        ("IQM", Model::from_bytes(&iqm).unwrap()),
+        ("MS3D", Model::from_bytes(&ms3d).unwrap()),
+        ("SKM", pair(("t.skm", &skm), ("t.skp", &skp))),
+        ("SL", pair(("twist.mdl", &sl), ("twist.anim", &anim))),
+    ];
+    for (what, model) in &models {
+        let errors = every_choice(model, what);
+        eprintln!("{what}: {errors:?}");
+        // One or two influences a vertex, agreeing on the bind pose: only rounding is lost.
+        assert!(errors[0].max < 5e-3, "{what}: {errors:?}");
+        assert!(errors[3].max < 1e-4, "{what}: {errors:?}");
+    }
+}
+
+#[test]
+fn within_picks_by_the_model_frames() {
+    let Some(path) = corpus_files("dpm")
+        .into_iter()
+        .find(|p| p.ends_with("xon_monsters_nanomage_lod2.dpm"))
+    else {
+        return;
+    };
+    let model = Model::open(path).unwrap();
+    let sets = |t| {
+        model
+            .gpu_mesh(&options(Influences::Within(t), Precision::Unorm16))
+            .unwrap()
+            .skin
+            .num_sets()
+    };
+    // Up to 11 influences a vertex: 4 moves some vertex, 8 is chosen at no tolerance.
+    assert_eq!((sets(0.0), sets(1.0)), (2, 1));
+    assert_eq!(
+        model.gpu_mesh(&options(Influences::Within(-1.0), Precision::Unorm8)),
+        Err(Error::Tolerance(-1.0))
+    );
+}
