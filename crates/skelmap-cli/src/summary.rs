@@ -276,8 +276,8 @@ pub struct DiagnosticSummary {
 
 impl DiagnosticSummary {
     /// One line: the kind, how often (when more than once), the first occurrence's detail,
-    /// then its structure and offset: `influence weights do not sum to 1, 12 times; first:
-    /// weights sum to 0.9 (vertex.weight at offset 300)`.
+    /// then its structure and offset: `a vertex's bone weights do not add up to 1, 12 times;
+    /// first: weights sum to 0.9 (vertex.weight at offset 300)`.
     pub fn line(&self) -> String {
         let times = match self.count {
             0 | 1 => String::new(),

@@ -931,8 +931,8 @@ fn validate_counts_kinds_of_warning_in_plain_english() {
         lines,
         [
             format!("WARN  {} (1 kind of warning)", path.display()).as_str(),
-            "      trailing bytes after the last structure: 4 bytes after the last frame (file at \
-             offset 244)",
+            "      bytes after the end of the model, ignored: 4 bytes after the last frame (file \
+             at offset 244)",
         ],
         "{text}"
     );
@@ -952,7 +952,7 @@ fn validate_counts_kinds_of_warning_in_plain_english() {
     let out = skelmap(&["validate", "--json", path.to_str().unwrap()]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let warning = &json["files"][0]["warnings"][0];
-    assert_eq!(warning["kind"], "trailing bytes after the last structure");
+    assert_eq!(warning["kind"], "bytes after the end of the model, ignored");
     assert_eq!(warning["count"], 1);
     assert!(
         warning["detail"].as_str().is_some_and(|d| !d.is_empty()),

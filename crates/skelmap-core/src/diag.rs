@@ -63,31 +63,44 @@ pub enum WarningKind {
 }
 
 impl WarningKind {
-    /// A short lowercase description.
+    /// What is wrong, in plain words and lowercase, with what the reader does about it where
+    /// that matters; the detail of each occurrence follows it in messages.
     #[must_use]
     pub fn describe(self) -> &'static str {
         match self {
-            WarningKind::FileSize => "declared file size differs from data length",
-            WarningKind::TrailingBytes => "trailing bytes after the last structure",
-            WarningKind::LayoutOrder => "structures out of writer order or overlapping",
-            WarningKind::InfluenceSum => "influence weights do not sum to 1",
-            WarningKind::ZeroRotationRow => "bone pose with a zero-length rotation row",
-            WarningKind::Bounds => "inconsistent bounds",
-            WarningKind::UnknownFlags => "unknown flag bits set",
-            WarningKind::UnterminatedName => "name without NUL terminator",
-            WarningKind::NonFiniteTexcoord => "non-finite texture coordinate",
-            WarningKind::QuatNotUnit => "rotation quaternion not of unit length",
-            WarningKind::NonOrthonormal => "rotation matrix not orthonormal",
-            WarningKind::LodMismatch => "level of detail differs from its base model",
-            WarningKind::SpecLimit => "beyond the format specification's limit",
-            WarningKind::NoGroups => "model without groups",
-            WarningKind::KeyOrder => "keyframe times not increasing",
-            WarningKind::UnknownSubVersion => "optional section with unknown sub-version ignored",
-            WarningKind::TriangleGroup => "triangle names a group that does not exist",
-            WarningKind::CompanionIgnored => "malformed companion file ignored",
-            WarningKind::Unaligned => "section not aligned as the specification asks",
-            WarningKind::ZeroWeights => "vertex without bone weights",
-            WarningKind::FrameRate => "animation frame rate not positive",
+            WarningKind::FileSize => "the file size the header gives is not the file's length",
+            WarningKind::TrailingBytes => "bytes after the end of the model, ignored",
+            WarningKind::LayoutOrder => {
+                "parts of the file are out of the usual order or overlap; read anyway"
+            }
+            WarningKind::InfluenceSum => "a vertex's bone weights do not add up to 1",
+            WarningKind::ZeroRotationRow => {
+                "a bone's rotation has a zero-length row, which flattens what it moves"
+            }
+            WarningKind::Bounds => "the stored bounds disagree with the model",
+            WarningKind::UnknownFlags => "flags the format does not define are set, ignored",
+            WarningKind::UnterminatedName => "a name fills its whole field with no ending NUL byte",
+            WarningKind::NonFiniteTexcoord => "a texture coordinate is not a finite number",
+            WarningKind::QuatNotUnit => {
+                "a rotation quaternion is not of length 1; normalised when read"
+            }
+            WarningKind::NonOrthonormal => "a bone's rotation matrix also scales or skews",
+            WarningKind::LodMismatch => "a level of detail does not match its base model",
+            WarningKind::SpecLimit => {
+                "goes past what the format's specification allows (some engines refuse it)"
+            }
+            WarningKind::NoGroups => "the model has no groups",
+            WarningKind::KeyOrder => "animation key times do not increase",
+            WarningKind::UnknownSubVersion => {
+                "an optional section has a sub-version this reader does not know, ignored"
+            }
+            WarningKind::TriangleGroup => "a triangle names a group that does not exist",
+            WarningKind::CompanionIgnored => "a companion file is malformed and was ignored",
+            WarningKind::Unaligned => {
+                "a section is not aligned as the specification asks; read anyway"
+            }
+            WarningKind::ZeroWeights => "a vertex has no bone weights",
+            WarningKind::FrameRate => "an animation's frame rate is not positive",
         }
     }
 }
