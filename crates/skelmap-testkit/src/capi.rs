@@ -17,6 +17,11 @@ use skelmap_capi::compact::{
     SkelmapCompact, SkelmapCompactInfo, skelmap_compact_free, skelmap_compact_info,
     skelmap_compact_new, skelmap_compact_skin,
 };
+use skelmap_capi::gpu::{
+    SkelmapGpuError, SkelmapGpuMesh, SkelmapGpuMeshInfo, SkelmapGpuOptions,
+    skelmap_gpu_mesh_buffer, skelmap_gpu_mesh_dual_quaternions, skelmap_gpu_mesh_free,
+    skelmap_gpu_mesh_info, skelmap_gpu_mesh_new, skelmap_gpu_mesh_palette, skelmap_model_gpu_error,
+};
 use skelmap_capi::material::{
     SkelmapMaterial, SkelmapSubmesh, skelmap_material, skelmap_material_name,
     skelmap_material_texture, skelmap_submesh, skelmap_submesh_triangles,
@@ -188,8 +193,120 @@ pub fn exercise(data: &[u8]) -> u64 {
             }
         }
         skelmap_compact_free(compact);
+        sum += gpu(m, p, counts.frames);
         skelmap_pose_free(pose);
         skelmap_model_free(model);
+    }
+    sum
+}
+
+/// Most vertex-frames the GPU-buffer calls that walk every frame are given.
+const MAX_GPU_WORK: u64 = 1 << 20;
+
+/// The GPU buffers of `m` under several options (an invalid one among them): their counts,
+/// every buffer, the palettes for `p` into exact and short outputs, and the error report
+/// where the model is small enough to walk every frame.
+///
+/// # Safety
+///
+/// `m` and `p` are live.
+unsafe fn gpu(m: &SkelmapModel, p: &SkelmapPose, frames: u32) -> u64 {
+    let mut sum = 0;
+    let plain = SkelmapGpuOptions::default();
+    let mut options = vec![
+        plain,
+        SkelmapGpuOptions {
+            influences: 8,
+            weight_bits: 16,
+            joint_bits: 16,
+            ..plain
+        },
+        SkelmapGpuOptions {
+            influences: 5,
+            ..plain
+        },
+        SkelmapGpuOptions {
+            joint_bits: 8,
+            weight_bits: 12,
+            ..plain
+        },
+    ];
+    // SAFETY: a live model; the mesh is freed below.
+    unsafe {
+        let mut first: *mut SkelmapGpuMesh = std::ptr::null_mut();
+        let s = skelmap_gpu_mesh_new(Some(m), Some(&plain), Some(&mut first));
+        assert_eq!(s == SkelmapStatus::Ok, !first.is_null());
+        let mut info = SkelmapGpuMeshInfo::default();
+        let _ = skelmap_gpu_mesh_info(first.as_ref(), Some(&mut info));
+        skelmap_gpu_mesh_free(first);
+        let work = u64::from(info.vertices) * u64::from(frames.max(1));
+        if s == SkelmapStatus::Ok && work <= MAX_GPU_WORK {
+            options.push(SkelmapGpuOptions {
+                influences: 0,
+                tolerance: 1e-3,
+                ..plain
+            });
+            let mut error = SkelmapGpuError::default();
+            let s = skelmap_model_gpu_error(Some(m), Some(&plain), Some(&mut error));
+            sum += s as u64 + u64::from(error.frames);
+        }
+    }
+    for o in &options {
+        let mut mesh: *mut SkelmapGpuMesh = std::ptr::null_mut();
+        // SAFETY: a live model and options; `mesh` is freed below.
+        let s = unsafe { skelmap_gpu_mesh_new(Some(m), Some(o), Some(&mut mesh)) };
+        assert_eq!(s == SkelmapStatus::Ok, !mesh.is_null());
+        sum += s as u64;
+        // SAFETY: NULL or a live mesh from skelmap_gpu_mesh_new.
+        if let Some(g) = unsafe { mesh.as_ref() } {
+            let mut info = SkelmapGpuMeshInfo::default();
+            // SAFETY: live references.
+            let s = unsafe { skelmap_gpu_mesh_info(Some(g), Some(&mut info)) };
+            assert_eq!(s, SkelmapStatus::Ok);
+            for which in 0..12 {
+                let (mut data, mut bytes) = (std::ptr::null::<u8>(), 0usize);
+                // SAFETY: live references.
+                let s = unsafe {
+                    skelmap_gpu_mesh_buffer(Some(g), which, Some(&mut data), Some(&mut bytes))
+                };
+                if s == SkelmapStatus::Ok && bytes > 0 {
+                    assert!(!data.is_null());
+                    // SAFETY: the call says `data` holds `bytes` bytes, alive with the mesh.
+                    let view = unsafe { std::slice::from_raw_parts(data, bytes) };
+                    sum += u64::from(view[0]) + u64::from(view[bytes - 1]);
+                }
+                sum += s as u64;
+            }
+            let entries = info.palette_entries as usize;
+            if entries <= 1 << 16 {
+                let mut out = vec![0.0f32; 12 * entries];
+                for capacity in [entries, entries.saturating_sub(1)] {
+                    // SAFETY: `out` holds 12 floats for each of `entries` ≥ `capacity`.
+                    let s = unsafe {
+                        skelmap_gpu_mesh_palette(
+                            Some(g),
+                            Some(p),
+                            out.as_mut_ptr(),
+                            capacity as u32,
+                        )
+                    };
+                    sum += s as u64;
+                    // SAFETY: `out` holds 8 floats for each of `entries` ≥ `capacity`.
+                    let s = unsafe {
+                        skelmap_gpu_mesh_dual_quaternions(
+                            Some(g),
+                            Some(p),
+                            out.as_mut_ptr(),
+                            capacity as u32,
+                        )
+                    };
+                    sum += s as u64;
+                }
+                sum += out.iter().map(|v| v.to_bits() as u64 & 1).sum::<u64>();
+            }
+        }
+        // SAFETY: NULL or a mesh from skelmap_gpu_mesh_new, freed once.
+        unsafe { skelmap_gpu_mesh_free(mesh) };
     }
     sum
 }
