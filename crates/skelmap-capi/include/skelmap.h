@@ -59,6 +59,12 @@
 #include <stdlib.h>
 
 /**
+ * `SkelmapGpuOptions.influences`: 4 influences, or 8 where 4 would move a vertex farther
+ * than `tolerance`.
+ */
+#define SKELMAP_GPU_INFLUENCES_WITHIN 1
+
+/**
  * `SkelmapMeshInfo.texcoords`: the mesh has no texture coordinates.
  */
 #define SKELMAP_TEXCOORDS_NONE 0
@@ -349,13 +355,14 @@ typedef struct SkelmapCompactInfo {
  */
 typedef struct SkelmapGpuOptions {
   /**
-   * 4 or 8 influences per vertex (one or two sets), or 0: 4, or 8 where 4 would move some
-   * vertex in some frame farther than `tolerance` from where 8 put it.
+   * 4 (or 0, the default) or 8 influences per vertex (one or two sets), or
+   * `SKELMAP_GPU_INFLUENCES_WITHIN`: 4, or 8 where 4 would move some vertex in some frame
+   * farther than `tolerance` from where 8 put it (which walks every frame once).
    */
   uint32_t influences;
   /**
-   * With `influences` 0: the distance allowed, as a fraction of the diagonal of the
-   * bind-pose bounds (finite, at least 0).
+   * With `SKELMAP_GPU_INFLUENCES_WITHIN`: the distance allowed, as a fraction of the
+   * diagonal of the bind-pose bounds (finite, at least 0).
    */
   float tolerance;
   /**

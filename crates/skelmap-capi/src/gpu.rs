@@ -27,16 +27,21 @@ pub struct SkelmapGpuMesh {
     mesh: gpu::Mesh,
 }
 
+/// `SkelmapGpuOptions.influences`: 4 influences, or 8 where 4 would move a vertex farther
+/// than `tolerance`.
+pub const SKELMAP_GPU_INFLUENCES_WITHIN: u32 = 1;
+
 /// What to build. All zero is the default: 4 influences, unorm8 weights, the narrowest
 /// joint indices.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct SkelmapGpuOptions {
-    /// 4 or 8 influences per vertex (one or two sets), or 0: 4, or 8 where 4 would move some
-    /// vertex in some frame farther than `tolerance` from where 8 put it.
+    /// 4 (or 0, the default) or 8 influences per vertex (one or two sets), or
+    /// `SKELMAP_GPU_INFLUENCES_WITHIN`: 4, or 8 where 4 would move some vertex in some frame
+    /// farther than `tolerance` from where 8 put it (which walks every frame once).
     pub influences: u32,
-    /// With `influences` 0: the distance allowed, as a fraction of the diagonal of the
-    /// bind-pose bounds (finite, at least 0).
+    /// With `SKELMAP_GPU_INFLUENCES_WITHIN`: the distance allowed, as a fraction of the
+    /// diagonal of the bind-pose bounds (finite, at least 0).
     pub tolerance: f32,
     /// 8 or 0 (unorm8 weights summing to 255), or 16 (unorm16 summing to 65535).
     pub weight_bits: u32,
@@ -124,10 +129,14 @@ impl From<Error> for Fail {
 fn options_of(options: Option<&SkelmapGpuOptions>) -> Result<gpu::Options, Fail> {
     let o = options.copied().unwrap_or_default();
     let influences = match o.influences {
-        0 => gpu::Influences::Within(o.tolerance),
-        4 => gpu::Influences::Four,
+        0 | 4 => gpu::Influences::Four,
         8 => gpu::Influences::Eight,
-        n => return Err(Fail::invalid(format!("influences {n} is not 0, 4 or 8"))),
+        SKELMAP_GPU_INFLUENCES_WITHIN => gpu::Influences::Within(o.tolerance),
+        n => {
+            return Err(Fail::invalid(format!(
+                "influences {n} is not 0, 4, 8 or SKELMAP_GPU_INFLUENCES_WITHIN (1)"
+            )));
+        }
     };
     let precision = match o.weight_bits {
         0 | 8 => gpu::Precision::Unorm8,
@@ -140,7 +149,6 @@ fn options_of(options: Option<&SkelmapGpuOptions>) -> Result<gpu::Options, Fail>
         16 => gpu::JointWidth::U16,
         n => return Err(Fail::invalid(format!("joint_bits {n} is not 0, 8 or 16"))),
     };
-    // `influences` 0 with the default tolerance 0 means "8 wherever 4 moves anything".
     Ok(gpu::Options {
         influences,
         precision,

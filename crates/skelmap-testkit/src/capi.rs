@@ -18,9 +18,10 @@ use skelmap_capi::compact::{
     skelmap_compact_new, skelmap_compact_skin,
 };
 use skelmap_capi::gpu::{
-    SkelmapGpuError, SkelmapGpuMesh, SkelmapGpuMeshInfo, SkelmapGpuOptions,
-    skelmap_gpu_mesh_buffer, skelmap_gpu_mesh_dual_quaternions, skelmap_gpu_mesh_free,
-    skelmap_gpu_mesh_info, skelmap_gpu_mesh_new, skelmap_gpu_mesh_palette, skelmap_model_gpu_error,
+    SKELMAP_GPU_INFLUENCES_WITHIN, SkelmapGpuError, SkelmapGpuMesh, SkelmapGpuMeshInfo,
+    SkelmapGpuOptions, skelmap_gpu_mesh_buffer, skelmap_gpu_mesh_dual_quaternions,
+    skelmap_gpu_mesh_free, skelmap_gpu_mesh_info, skelmap_gpu_mesh_new, skelmap_gpu_mesh_palette,
+    skelmap_model_gpu_error,
 };
 use skelmap_capi::material::{
     SkelmapMaterial, SkelmapSubmesh, skelmap_material, skelmap_material_name,
@@ -193,15 +194,23 @@ pub fn exercise(data: &[u8]) -> u64 {
             }
         }
         skelmap_compact_free(compact);
-        sum += gpu(m, p, counts.frames);
+        if counts.vertices <= MAX_GPU_VERTICES && counts.frames <= MAX_GPU_FRAMES {
+            sum += gpu(m, p, counts.frames);
+        }
         skelmap_pose_free(pose);
         skelmap_model_free(model);
     }
     sum
 }
 
+/// Most vertices of a model whose GPU buffers are built (each build unwelds the model).
+const MAX_GPU_VERTICES: u64 = 1 << 12;
+
+/// Most frames of a model whose GPU buffers are built.
+const MAX_GPU_FRAMES: u32 = 1 << 10;
+
 /// Most vertex-frames the GPU-buffer calls that walk every frame are given.
-const MAX_GPU_WORK: u64 = 1 << 20;
+const MAX_GPU_WORK: u64 = 1 << 14;
 
 /// The GPU buffers of `m` under several options (an invalid one among them): their counts,
 /// every buffer, the palettes for `p` into exact and short outputs, and the error report
@@ -242,7 +251,7 @@ unsafe fn gpu(m: &SkelmapModel, p: &SkelmapPose, frames: u32) -> u64 {
         let work = u64::from(info.vertices) * u64::from(frames.max(1));
         if s == SkelmapStatus::Ok && work <= MAX_GPU_WORK {
             options.push(SkelmapGpuOptions {
-                influences: 0,
+                influences: SKELMAP_GPU_INFLUENCES_WITHIN,
                 tolerance: 1e-3,
                 ..plain
             });

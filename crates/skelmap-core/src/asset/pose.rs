@@ -515,8 +515,8 @@ impl Clip {
 
 impl super::Material {
     /// The texture file this material names, as a path relative to the model with `/`:
-    /// [`texture`](Material::texture) with `\\` made `/` and any leading `./` dropped, else
-    /// [`external`](Material::external) with its `%XX` escapes decoded (when that is UTF-8).
+    /// [`texture`](super::Material::texture) with `\\` made `/` and any leading `./` dropped, else
+    /// [`external`](super::Material::external) with its `%XX` escapes decoded (when that is UTF-8).
     ///
     /// ```
     /// use skelmap_core::asset::Material;
