@@ -11,6 +11,7 @@
 //! - [`mesh`]: triangles, texture coordinates, skinning and tweening into caller buffers
 //!   with a byte stride, and the terrain grid.
 //! - [`compact`]: a skeletal model folded once for the fastest skinning kernel.
+//! - [`still`]: a model of one frame deformed once, then copied every frame.
 //! - [`boundary`]: status codes, the thread-local last error, version and SIMD level.
 //!
 //! This crate is one of the three places skelmap uses `unsafe` (with the file mapping and the
@@ -33,6 +34,7 @@ pub mod model;
 pub mod pose;
 pub mod skeleton;
 pub mod skin;
+pub mod still;
 
 pub use boundary::SkelmapStatus;
 pub use compact::{SkelmapCompact, SkelmapCompactInfo};
@@ -42,6 +44,7 @@ pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
 pub use pose::SkelmapPose;
 pub use skeleton::{SkelmapBone, SkelmapFrameGroup};
 pub use skin::{SkelmapPixelFormat, SkelmapSkinInfo};
+pub use still::SkelmapStaticMesh;
 
 // The header promises that a model and a compact model may be read from several threads at
 // once and that a pose may move between threads.

@@ -41,6 +41,7 @@ mod deform;
 mod mesh;
 mod open;
 mod prepared;
+mod still;
 
 use std::sync::OnceLock;
 
@@ -48,6 +49,7 @@ pub use any::View;
 pub use mesh::Mesh;
 pub use open::OpenOptions;
 pub use prepared::{Compact, Prepared};
+pub use still::StaticMesh;
 
 pub use crate::skin::Records;
 pub use crate::view::{
@@ -132,6 +134,9 @@ pub struct Model<'data> {
     /// The bind pose's world transforms, for formats stored in their bind pose (MS3D, SL),
     /// computed on first use.
     bind: OnceLock<Palette>,
+    /// A model of one frame: its meshes deformed by that frame, made on the first deform
+    /// (`still.rs`).
+    still: OnceLock<Option<Box<still::Still<Pose>>>>,
 }
 
 impl<'data> Model<'data> {

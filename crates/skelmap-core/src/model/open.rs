@@ -306,6 +306,7 @@ impl<'data> Model<'data> {
             clips: OnceLock::new(),
             clip_origin,
             bind: OnceLock::new(),
+            still: OnceLock::new(),
         };
         let sidecar = model
             .cell
