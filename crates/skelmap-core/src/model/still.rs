@@ -162,18 +162,18 @@ pub(crate) fn same_matrices(a: &SkinMatrices, b: &SkinMatrices) -> bool {
     a.same_bits(b)
 }
 
-/// `true` when deforming by `a` and by `b` gives the same result bit for bit: the same frame
+/// `true` when deforming by `x` and by `y` gives the same result bit for bit: the same frame
 /// pair and blend, or the same matrices and bind-relative transforms.
-pub(crate) fn same_pose(a: &Pose, b: &Pose) -> bool {
+pub(crate) fn same_pose(x: &Pose, y: &Pose) -> bool {
     fn bits(m: &[Affine3A]) -> impl Iterator<Item = u32> + '_ {
         m.iter().flat_map(Affine3A::to_cols_array).map(f32::to_bits)
     }
-    match (a.sampled, b.sampled) {
+    match (x.sampled, y.sampled) {
         (Sampled::Frames { a, b, t }, Sampled::Frames { a: c, b: d, t: u }) => {
             (a, b, t.to_bits()) == (c, d, u.to_bits())
         }
         (Sampled::Bones, Sampled::Bones) => {
-            a.matrices.same_bits(&b.matrices) && bits(&a.relative).eq(bits(&b.relative))
+            x.matrices.same_bits(&y.matrices) && bits(&x.relative).eq(bits(&y.relative))
         }
         _ => false,
     }
