@@ -4,8 +4,9 @@
 //!   SKM + SKP (little-endian records, quaternion poses);
 //! - `bytesum/<model>`: a plain pass that sums the DPM's bytes (the memory-read roofline for
 //!   that buffer, measured in the same run);
-//! - `open/<file>` and `bytesum/<file>`: `Model::from_bytes` (recognition and validation) of
-//!   every corpus GameStudio MDL and HMP and Quake MDL, beside the same read of its bytes.
+//! - `open/<dir>_<file>` and `bytesum/<dir>_<file>`: `Model::from_bytes` (recognition,
+//!   validation and what `Model` adds at open) of every corpus DPM, MS3D, GameStudio MDL and
+//!   HMP and Quake MDL, beside the same read of its bytes.
 //! - `iqm/<model>` and `bytesum/<model>`: `Iqm::parse` of every IQM in
 //!   ../shared/corpus-next/iqm and of two synthetic IQMs (`common::four_influence_tube`, four
 //!   influences per vertex): `synthetic_iqm_6MB` (32 joints, about 100k vertices, in the caches)
@@ -97,9 +98,9 @@ fn open_validate(c: &mut Criterion) {
             },
         );
     }
-    // The vertex-animated formats: MDL3/4/5, HMP5/7 and Quake MDL, opened as a caller opens
-    // them (the format recognised from the magic).
-    for dir in ["mdl", "hmp", "mdl_quake"] {
+    // Every corpus file of the first corpus, opened as a caller opens it (the format
+    // recognised from the magic): DPM and MS3D, MDL3/4/5, HMP5/7 and Quake MDL.
+    for dir in ["dpm", "ms3d", "mdl", "hmp", "mdl_quake"] {
         for (name, bytes) in common::corpus(dir) {
             group.throughput(Throughput::Bytes(bytes.len() as u64));
             let id = format!("{dir}_{name}");

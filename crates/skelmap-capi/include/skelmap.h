@@ -331,6 +331,14 @@ typedef struct SkelmapModel SkelmapModel;
 typedef struct SkelmapPose SkelmapPose;
 
 /**
+ * Every mesh of a model of one frame, deformed by that frame. Opaque to C; created by
+ * `skelmap_static_mesh_new`, destroyed by `skelmap_static_mesh_free`. It owns its data: it
+ * does not borrow the model, which may be freed first. It is read-only once made, so several
+ * threads may copy from one at once.
+ */
+typedef struct SkelmapStaticMesh SkelmapStaticMesh;
+
+/**
  * What `skelmap_compact_info` reports.
  */
 typedef struct SkelmapCompactInfo {
@@ -1579,6 +1587,57 @@ enum SkelmapStatus skelmap_skin_rgba(const struct SkelmapModel *model,
                                      uint32_t index,
                                      uint8_t *out,
                                      size_t capacity);
+
+/**
+ * Deforms every mesh of a model of one frame by that frame into `*out` (NULL on failure):
+ * the explicit, allocating copy a runtime makes once per model.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`) or
+ * `SKELMAP_STATUS_WRONG_KIND` (a model with no frame or more than one:
+ * `SkelmapCounts.frames` is not 1).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writing one pointer.
+ */
+enum SkelmapStatus skelmap_static_mesh_new(const struct SkelmapModel *model,
+                                           struct SkelmapStaticMesh **out);
+
+/**
+ * Frees a static mesh. NULL is allowed and does nothing. Returns nothing; it cannot fail.
+ *
+ * # Safety
+ *
+ * `baked` is NULL or a pointer from `skelmap_static_mesh_new` not freed before.
+ */
+void skelmap_static_mesh_free(struct SkelmapStaticMesh *baked);
+
+/**
+ * Copies mesh `mesh`'s positions and normals into the caller's buffers, as
+ * `skelmap_model_skin` writes them (same strides, capacity and NULL rules, same vertex
+ * order).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or:
+ * - `SKELMAP_STATUS_NULL_PARAMETER`: `baked` is NULL, or both buffers are;
+ * - `SKELMAP_STATUS_OUT_OF_RANGE`: `mesh` ≥ the model's `SkelmapCounts.meshes`;
+ * - `SKELMAP_STATUS_INVALID_ARGUMENT`: a stride below 12 bytes or a span that overflows;
+ * - `SKELMAP_STATUS_BUFFER_TOO_SMALL`: `capacity` below the mesh's vertices.
+ *
+ * On failure the buffers may be partly written.
+ *
+ * # Safety
+ *
+ * `baked` is NULL or a live static mesh; each buffer is NULL or valid for writes of
+ * `(capacity − 1) · stride + 12` bytes (no alignment required). The two buffers may
+ * interleave but must not overlap element for element.
+ */
+enum SkelmapStatus skelmap_static_mesh_copy(const struct SkelmapStaticMesh *baked,
+                                            uint32_t mesh,
+                                            float *positions,
+                                            size_t position_stride,
+                                            float *normals,
+                                            size_t normal_stride,
+                                            size_t capacity);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -13,6 +13,7 @@
 //! - [`compact`]: a skeletal model folded once for the fastest skinning kernel.
 //! - [`gpu`]: GPU skinning buffers (bind-pose vertices, joint indices, quantised weights)
 //!   and each frame's palette, with their measured error.
+//! - [`still`]: a model of one frame deformed once, then copied every frame.
 //! - [`boundary`]: status codes, the thread-local last error, version and SIMD level.
 //!
 //! This crate is one of the three places skelmap uses `unsafe` (with the file mapping and the
@@ -36,6 +37,7 @@ pub mod model;
 pub mod pose;
 pub mod skeleton;
 pub mod skin;
+pub mod still;
 
 pub use boundary::SkelmapStatus;
 pub use compact::{SkelmapCompact, SkelmapCompactInfo};
@@ -48,6 +50,7 @@ pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
 pub use pose::SkelmapPose;
 pub use skeleton::{SkelmapBone, SkelmapFrameGroup};
 pub use skin::{SkelmapPixelFormat, SkelmapSkinInfo};
+pub use still::SkelmapStaticMesh;
 
 // The header promises that a model and a compact model may be read from several threads at
 // once and that a pose may move between threads.

@@ -477,7 +477,7 @@ pub(crate) unsafe fn deform_outputs(
 
 /// For a mesh that stores normals per triangle corner (MS3D), each vertex's normal: the
 /// normalised sum of its deformed corner normals (a vertex no triangle uses keeps 0).
-fn smooth_corner_normals(
+pub(crate) fn smooth_corner_normals(
     model: &SkelmapModel,
     mesh: u32,
     pose: &skelmap_core::model::Pose,

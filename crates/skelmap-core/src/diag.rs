@@ -201,6 +201,22 @@ impl Diagnostics {
         });
     }
 
+    /// These findings with those `check` makes inserted after the first `at` (as if `check`
+    /// had run between them): a kind already seen adds to its entry.
+    pub(crate) fn with_inserted(&self, at: usize, check: impl FnOnce(&mut Diagnostics)) -> Self {
+        let (before, after) = self.warnings.split_at(at.min(self.warnings.len()));
+        let mut out = Diagnostics {
+            warnings: before.to_vec(),
+        };
+        check(&mut out);
+        for w in after {
+            out.warn_n(w.format, w.kind, w.what, w.offset, w.count, || {
+                w.detail.clone()
+            });
+        }
+        out
+    }
+
     /// The findings, one per kind, in the order they were first seen.
     #[must_use]
     pub fn warnings(&self) -> &[Warning] {
@@ -228,5 +244,37 @@ impl Diagnostics {
     /// Forgets all findings (keeps the allocation for reuse).
     pub fn clear(&mut self) {
         self.warnings.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warn(d: &mut Diagnostics, kind: WarningKind, count: u64) {
+        d.warn_n(Format::Dpm, kind, "what", 4, count, || format!("{kind:?}"));
+    }
+
+    #[test]
+    fn inserted_findings_land_between_and_merge_by_kind() {
+        let mut found = Diagnostics::new();
+        warn(&mut found, WarningKind::TrailingBytes, 1);
+        warn(&mut found, WarningKind::CompanionIgnored, 2);
+        warn(&mut found, WarningKind::Bounds, 3);
+        let out = found.with_inserted(1, |d| {
+            warn(d, WarningKind::NonOrthonormal, 5);
+            warn(d, WarningKind::Bounds, 1);
+        });
+        let entries: Vec<_> = out.warnings().iter().map(|w| (w.kind, w.count)).collect();
+        assert_eq!(
+            entries,
+            [
+                (WarningKind::TrailingBytes, 1),
+                (WarningKind::NonOrthonormal, 5),
+                (WarningKind::Bounds, 4),
+                (WarningKind::CompanionIgnored, 2),
+            ]
+        );
+        assert_eq!(found.with_inserted(9, |_| {}), found);
     }
 }

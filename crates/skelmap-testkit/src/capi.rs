@@ -49,6 +49,9 @@ use skelmap_capi::skeleton::{
 use skelmap_capi::skin::{
     SkelmapSkinInfo, skelmap_skin_external_name, skelmap_skin_info, skelmap_skin_rgba,
 };
+use skelmap_capi::still::{
+    SkelmapStaticMesh, skelmap_static_mesh_copy, skelmap_static_mesh_free, skelmap_static_mesh_new,
+};
 
 /// Largest mesh the exercise skins (bigger ones are only counted), to bound its memory.
 const MAX_SKIN_VERTICES: u32 = 1 << 20;
@@ -197,6 +200,16 @@ pub fn exercise(data: &[u8]) -> u64 {
         if counts.vertices <= MAX_GPU_VERTICES && counts.frames <= MAX_GPU_FRAMES {
             sum += gpu(m, p, counts.frames);
         }
+        let mut baked: *mut SkelmapStaticMesh = std::ptr::null_mut();
+        let s = skelmap_static_mesh_new(Some(m), Some(&mut baked));
+        assert_eq!(s == SkelmapStatus::Ok, !baked.is_null());
+        sum += s as u64;
+        if let Some(b) = baked.as_ref() {
+            for mesh in [0, counts.meshes] {
+                sum += static_copy(m, b, mesh);
+            }
+        }
+        skelmap_static_mesh_free(baked);
         skelmap_pose_free(pose);
         skelmap_model_free(model);
     }
@@ -318,6 +331,104 @@ unsafe fn gpu(m: &SkelmapModel, p: &SkelmapPose, frames: u32) -> u64 {
         unsafe { skelmap_gpu_mesh_free(mesh) };
     }
     sum
+}
+
+/// Copies `mesh` of `b` into an interleaved buffer, with short and malformed outputs first.
+///
+/// # Safety
+///
+/// `m` and `b` are live.
+unsafe fn static_copy(m: &SkelmapModel, b: &SkelmapStaticMesh, mesh: u32) -> u64 {
+    let mut info = SkelmapMeshInfo::default();
+    // SAFETY: live references.
+    let known = unsafe { skelmap_mesh_info(Some(m), mesh, Some(&mut info)) };
+    let n = if known == SkelmapStatus::Ok {
+        info.vertices.min(MAX_SKIN_VERTICES) as usize
+    } else {
+        1
+    };
+    let mut out = vec![0.0f32; 8 * n];
+    let base = out.as_mut_ptr();
+    let mut sum = 0;
+    // SAFETY: `out` holds n vertices 32 bytes apart, positions at offset 0 and normals at 12.
+    unsafe {
+        for (stride, capacity) in [(32, n), (32, n.saturating_sub(1)), (8, n), (0, 0)] {
+            let s = skelmap_static_mesh_copy(
+                Some(b),
+                mesh,
+                base,
+                stride,
+                base.add(3),
+                stride,
+                capacity,
+            );
+            sum += s as u64;
+            if s == SkelmapStatus::Ok {
+                assert!(capacity >= n && stride != 8, "a bad output was accepted");
+            }
+        }
+        let s = skelmap_static_mesh_copy(Some(b), mesh, base, 32, std::ptr::null_mut(), 0, n);
+        sum += s as u64;
+        sum += skelmap_static_mesh_copy(None, mesh, base, 32, base.add(3), 32, n) as u64;
+    }
+    sum + out.iter().map(|v| v.to_bits() as u64 & 1).sum::<u64>()
+}
+
+/// For a model of one frame: whether `skelmap_static_mesh_copy` writes, bit for bit, what
+/// `skelmap_model_skin` writes for frames 0 and 0 at 0, for every mesh; `Err(None)` when the
+/// model does not open, `Err(Some(status))` when `skelmap_static_mesh_new` refuses it.
+///
+/// # Errors
+///
+/// As above.
+pub fn static_against_skin(bytes: &[u8]) -> Result<bool, Option<SkelmapStatus>> {
+    let model = open(bytes).ok_or(None)?;
+    let mut pose: *mut SkelmapPose = std::ptr::null_mut();
+    let mut baked: *mut SkelmapStaticMesh = std::ptr::null_mut();
+    // SAFETY: live objects throughout; each buffer holds the capacity passed with it.
+    let result = unsafe {
+        let m = &*model;
+        let s = skelmap_static_mesh_new(Some(m), Some(&mut baked));
+        if s == SkelmapStatus::Ok && skelmap_pose_new(Some(&mut pose)) == SkelmapStatus::Ok {
+            let (p, b) = (&mut *pose, &*baked);
+            assert_eq!(
+                skelmap_pose_sample(Some(p), Some(m), 0, 0, 0.0, 0),
+                SkelmapStatus::Ok
+            );
+            let mut counts = SkelmapCounts::default();
+            let _ = skelmap_model_counts(Some(m), Some(&mut counts));
+            let mut same = true;
+            for mesh in 0..counts.meshes {
+                let mut info = SkelmapMeshInfo::default();
+                let _ = skelmap_mesh_info(Some(m), mesh, Some(&mut info));
+                let n = info.vertices as usize;
+                let mut skinned = vec![[f32::NAN; 6]; n];
+                let mut copied = vec![[f32::NAN; 6]; n];
+                let (f, g) = (
+                    skinned.as_mut_ptr().cast::<f32>(),
+                    copied.as_mut_ptr().cast(),
+                );
+                let s = skelmap_model_skin(Some(m), Some(p), mesh, f, 24, f.add(3), 24, n);
+                assert_eq!(s, SkelmapStatus::Ok);
+                let s = skelmap_static_mesh_copy(Some(b), mesh, g, 24, g.add(3), 24, n);
+                assert_eq!(s, SkelmapStatus::Ok);
+                let bits = |v: &[[f32; 6]]| -> Vec<u32> {
+                    v.iter().flatten().map(|x| x.to_bits()).collect()
+                };
+                same &= bits(&skinned) == bits(&copied);
+            }
+            Ok(same)
+        } else {
+            Err(Some(s))
+        }
+    };
+    // SAFETY: each is NULL or live, freed once.
+    unsafe {
+        skelmap_static_mesh_free(baked);
+        skelmap_pose_free(pose);
+        skelmap_model_free(model);
+    }
+    result
 }
 
 /// Skins `mesh` of `c` with the compact kernel into an interleaved buffer, with short and

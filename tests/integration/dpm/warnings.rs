@@ -272,3 +272,44 @@ fn a_corpus_dpm_with_a_scaled_bone_is_reported_at_open() {
         assert_eq!(w.count, dpm.num_frames() as u64, "{}", path.display());
     }
 }
+
+/// What `Model` reported when it ran the rotation check at open: validation's findings, then
+/// the check's.
+fn open_time_diagnostics(bytes: &[u8]) -> Diagnostics {
+    let mut diag = Diagnostics::new();
+    Dpm::parse_with(bytes, &Limits::default(), &mut diag)
+        .unwrap()
+        .check_rotations(&mut diag);
+    diag
+}
+
+#[test]
+fn a_model_asked_for_its_diagnostics_reports_the_rotation_check_as_at_open() {
+    let (clean, layout) = tube();
+    let mut scaled = clean.clone();
+    scale_bone(&mut scaled, &layout, 1, 1.5);
+    // A validation finding too, before the check's: trailing bytes.
+    let mut trailing = scaled.clone();
+    trailing.extend_from_slice(&[0; 7]);
+    let declared = trailing.len() as u32 - 7;
+    put_u32(&mut trailing, hdr::FILESIZE, declared);
+    let mut inputs = vec![
+        ("clean".to_string(), clean),
+        ("scaled".to_string(), scaled),
+        ("scaled, trailing".to_string(), trailing),
+    ];
+    for path in crate::support::corpus_files("dpm") {
+        inputs.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+    }
+    for (name, bytes) in &inputs {
+        let model = skelmap::Model::from_bytes(bytes).unwrap();
+        let diag = model.diagnostics();
+        assert_eq!(*diag, open_time_diagnostics(bytes), "{name}");
+        // The same entries, text and counts, on every call.
+        assert_eq!(model.diagnostics(), diag, "{name}");
+    }
+    let skewed = open_time_diagnostics(&inputs[2].1);
+    let kinds: Vec<_> = skewed.warnings().iter().map(|w| w.kind).collect();
+    assert_eq!(kinds.last(), Some(&WarningKind::NonOrthonormal));
+    assert!(kinds.len() >= 2, "{kinds:?}");
+}

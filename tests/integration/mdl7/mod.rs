@@ -34,7 +34,8 @@ fn warnings(b: &Builder) -> Diagnostics {
 fn warnings_bytes(bytes: &[u8]) -> Diagnostics {
     let mut diag = Diagnostics::new();
     Mdl7::parse_with(bytes, &Limits::default(), &mut diag)
-        .unwrap_or_else(|e| panic!("a warning must not reject the file: {e}"));
+        .unwrap_or_else(|e| panic!("a warning must not reject the file: {e}"))
+        .check_rotations(&mut diag);
     diag
 }
 

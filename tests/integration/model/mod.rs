@@ -1,10 +1,12 @@
 //! `Model`: every format behind one API. Every corpus file opens as a model whose counts are
 //! its view's; every skeletal model's prepared kernel agrees with its zero-copy deform on
 //! every frame checked; companions (SKM skeleton, SL animation, `.framegroups`) are found
-//! through the resolver. `convert.rs`: conversions to IQM and DPM, measured.
+//! through the resolver. `convert.rs`: conversions to IQM and DPM, measured. `still.rs`: the
+//! one-frame path.
 
 mod convert;
 mod gpu;
+mod still;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -319,7 +319,8 @@ impl Dpm<'_> {
     ///
     /// Validation ([`Parse`]) proves the file safe to read and leaves this out: it is a
     /// judgement on the animation, and it costs a few nanoseconds per pose, several times what
-    /// validating the pose costs. [`Model`](crate::Model) runs it at open.
+    /// validating the pose costs. [`Model::diagnostics`](crate::Model::diagnostics) runs it
+    /// when first called.
     pub fn check_rotations(&self, diag: &mut Diagnostics) {
         let zero_row = |row: &[F32<BigEndian>; 4]| {
             row[0].get() == 0.0 && row[1].get() == 0.0 && row[2].get() == 0.0

@@ -344,6 +344,10 @@ impl<'data> ModelView<'data> for Dpm<'data> {
     where
         Self: 'a;
 
+    fn check_animation(&self, diag: &mut crate::diag::Diagnostics) {
+        self.check_rotations(diag);
+    }
+
     fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
         Some(self)
     }

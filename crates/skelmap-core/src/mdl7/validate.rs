@@ -513,7 +513,6 @@ fn read_group<'data>(
         vertex_size: sizes.frame_vertex,
         uniform: uniform.flatten(),
     };
-    check_rotations(&frames, frames_at, diag);
     let group = Group {
         head,
         skins: first_skin..view.skins.len(),
@@ -524,6 +523,7 @@ fn read_group<'data>(
         weights: None,
         first_vertex: view.num_vertices,
         first_triangle: view.num_triangles,
+        frames_at,
     };
     view.num_vertices += numverts as usize;
     view.num_triangles += numtris as usize;
@@ -978,6 +978,31 @@ fn weights_pass(weights: &[DeformerWeight], numverts: u64) -> bool {
         bad | (u64::from(w.index.get()) >= numverts) | non_finite(bits) | (bits > 0x8000_0000)
     });
     !bad
+}
+
+impl Mdl7<'_> {
+    /// Reports, as one [`WarningKind::NonOrthonormal`] entry counting them, the bone
+    /// transformations of every group's frames whose rotation part scales or shears
+    /// ([`is_rotation`](crate::pose::is_rotation)); the rotation sampling takes from such a
+    /// matrix is its own.
+    ///
+    /// Validation ([`Parse`]) proves the file safe to read and leaves this out: it is a
+    /// judgement on the animation, and it reads every transformation of every frame.
+    /// [`Model::diagnostics`](crate::Model::diagnostics) runs it when first called.
+    ///
+    /// ```
+    /// use skelmap_core::{mdl7::Mdl7, Diagnostics, Parse, WarningKind};
+    /// # let bytes = skelmap_core::mdl7::Builder::default().write();
+    /// let mut diag = Diagnostics::new();
+    /// Mdl7::parse(&bytes)?.check_rotations(&mut diag);
+    /// assert_eq!(diag.count(WarningKind::NonOrthonormal), 0);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    pub fn check_rotations(&self, diag: &mut Diagnostics) {
+        for group in &self.groups {
+            check_rotations(&group.frames, group.frames_at, diag);
+        }
+    }
 }
 
 /// Warns about bone transformations that scale or shear, testing every frame's at once, 16 at

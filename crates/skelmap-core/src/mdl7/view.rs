@@ -276,6 +276,8 @@ pub struct Group<'data> {
     /// The group's first vertex and triangle in the model's one mesh.
     pub(crate) first_vertex: usize,
     pub(crate) first_triangle: usize,
+    /// Where the frames start in the file (for [`Mdl7::check_rotations`]'s offsets).
+    pub(crate) frames_at: u64,
 }
 
 impl<'data> Group<'data> {
@@ -715,6 +717,10 @@ impl<'data> ModelView<'data> for Mdl7<'data> {
         = BindMesh<'a, 'data>
     where
         Self: 'a;
+
+    fn check_animation(&self, diag: &mut crate::diag::Diagnostics) {
+        self.check_rotations(diag);
+    }
 
     fn format(&self) -> Format {
         Format::Mdl7

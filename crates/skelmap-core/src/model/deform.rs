@@ -197,6 +197,11 @@ impl Model<'_> {
     ///
     /// A pose sampled from another model works when it has every bone the mesh uses.
     ///
+    /// A model of one frame is deformed once, by the pose `Model::pose(0, 0, 0.0,
+    /// Interpolation::Nlerp)` samples, on the first call (which keeps every mesh's vertices:
+    /// [`Model::static_mesh`]); a later call with that pose, bit for bit, at this level, copies
+    /// them. Any other pose is deformed as above.
+    ///
     /// # Errors
     ///
     /// [`DeformError::NoMesh`], [`DeformError::NotSampled`], [`DeformError::WrongPose`], and
@@ -220,6 +225,26 @@ impl Model<'_> {
     ///
     /// As [`Model::deform`].
     pub fn deform_with_level(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let baked = self
+            .still()
+            .and_then(|still| still.matching(level, |baked| super::still::same_pose(pose, baked)));
+        // A copy that fails (no such mesh, a short output) leaves the kernels to say why, as
+        // they would have.
+        match baked.map(|baked| baked.copy(mesh, positions, normals)) {
+            Some(Ok(())) => Ok(()),
+            _ => self.deform_skinned(mesh, pose, level, positions, normals),
+        }
+    }
+
+    /// [`Model::deform_with_level`] by the kernels, never from the one-frame bake.
+    pub(crate) fn deform_skinned(
         &self,
         mesh: usize,
         pose: &Pose,

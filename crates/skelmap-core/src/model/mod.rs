@@ -42,6 +42,7 @@ mod gpu;
 mod mesh;
 mod open;
 mod prepared;
+mod still;
 
 use std::sync::OnceLock;
 
@@ -49,6 +50,7 @@ pub use any::View;
 pub use mesh::Mesh;
 pub use open::OpenOptions;
 pub use prepared::{Compact, Prepared};
+pub use still::StaticMesh;
 
 pub use crate::skin::Records;
 pub use crate::view::{
@@ -120,12 +122,22 @@ impl core::fmt::Debug for Cell<'_> {
 #[derive(Debug)]
 pub struct Model<'data> {
     cell: Cell<'data>,
-    diagnostics: Diagnostics,
+    /// What opening found: validation's findings, then the companions' (a `.framegroups`
+    /// sidecar's).
+    found: Diagnostics,
+    /// Where in `found` validation's findings end: the animation's checks
+    /// ([`ModelView::check_animation`]) report between the two.
+    validated: usize,
+    /// `found` with the animation's checks, made when first asked for.
+    diagnostics: OnceLock<Diagnostics>,
     clips: OnceLock<Vec<FrameGroup>>,
     clip_origin: ClipOrigin,
     /// The bind pose's world transforms, for formats stored in their bind pose (MS3D, SL),
     /// computed on first use.
     bind: OnceLock<Palette>,
+    /// A model of one frame: its meshes deformed by that frame, made on the first deform
+    /// (`still.rs`).
+    still: OnceLock<Option<Box<still::Still<Pose>>>>,
 }
 
 impl<'data> Model<'data> {
@@ -233,9 +245,28 @@ impl<'data> Model<'data> {
     }
 
     /// The non-fatal findings of validation (one entry per kind), over every file opened.
+    ///
+    /// The checks that judge the animation rather than prove the file safe to read (a DPM's
+    /// rotations: [`Dpm::check_rotations`]) read every pose of every frame; they run on the
+    /// first call, not at open, so that a model that is never asked costs only its
+    /// validation. Their findings come where they would if they ran at open: after
+    /// validation's, before the companions'.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, WarningKind};
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// assert_eq!(model.diagnostics().count(WarningKind::NonOrthonormal), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn diagnostics(&self) -> &Diagnostics {
-        &self.diagnostics
+        self.diagnostics.get_or_init(|| {
+            self.found.with_inserted(self.validated, |diag| {
+                with_view!(self.view(), v => ModelView::check_animation(v, diag));
+            })
+        })
     }
 
     /// The size in bytes of the file opened (its companions not counted).

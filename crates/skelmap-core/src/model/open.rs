@@ -300,10 +300,13 @@ impl<'data> Model<'data> {
         let clip_origin = with_view!(cell.borrow_dependent(), v => v.clip_origin());
         let mut model = Model {
             cell,
-            diagnostics: diag,
+            validated: diag.warnings().len(),
+            found: diag,
+            diagnostics: OnceLock::new(),
             clips: OnceLock::new(),
             clip_origin,
             bind: OnceLock::new(),
+            still: OnceLock::new(),
         };
         let sidecar = model
             .cell
@@ -339,7 +342,7 @@ impl<'data> Model<'data> {
                     Error::Invalid { problem, .. } => problem.to_string(),
                     other => other.to_string(),
                 };
-                model.diagnostics.warn(
+                model.found.warn(
                     format,
                     WarningKind::CompanionIgnored,
                     "framegroups line",
@@ -378,9 +381,9 @@ fn view<'a>(
     let data = files.main.bytes();
     Ok(match format {
         Format::Dpm => {
-            let dpm = Dpm::parse_with(data, limits, diag)?;
-            dpm.check_rotations(diag);
-            View::Dpm(dpm)
+            // The rotation check runs when the diagnostics are asked for
+            // (`ModelView::check_animation`).
+            View::Dpm(Dpm::parse_with(data, limits, diag)?)
         }
         Format::Skm => {
             let skm = Skm::parse_with(data, limits, diag)?;

@@ -1,11 +1,13 @@
 //! The explicit copies a runtime makes once to skin every frame faster: [`Prepared`] (records
 //! regrouped into structure-of-arrays blocks) and [`Compact`] (each vertex's influences folded
-//! into one bind-space vertex), for every skeletal format.
+//! into one bind-space vertex), for every skeletal format. Of a model of one frame, each also
+//! keeps what its kernel gives for that frame, and skinning by it is a copy (`still.rs`).
 
 use glam::Affine3A;
 
 use super::Model;
 use super::any::with_view;
+use super::still::{StaticMesh, Still, same_matrices};
 use crate::skin::dqs::{DualQuat, DualQuatPalette};
 use crate::skin::{CompactMesh, PreparedMesh, Records, SimdLevel, SkinMatrices, VertexOrder};
 use crate::view::{DeformError, ModelView, Pose, Sampled};
@@ -14,6 +16,8 @@ use crate::view::{DeformError, ModelView, Pose, Sampled};
 #[derive(Debug, Clone)]
 pub struct Prepared {
     meshes: Vec<PreparedMesh>,
+    /// A model of one frame: every mesh skinned by it, in file order.
+    still: Option<Still<SkinMatrices>>,
 }
 
 impl Prepared {
@@ -32,6 +36,11 @@ impl Prepared {
     /// Skins mesh `mesh` with `pose` into `positions` and `normals`, in `order`, with the
     /// prepared kernel at `level` (see [`PreparedMesh::skin`]; a level the CPU lacks falls back
     /// to the best it has), on the calling thread.
+    ///
+    /// Of a model of one frame, the mesh that frame gives is skinned once, by [`Model::prepare`]
+    /// (at [`SimdLevel::detect`], in file order, with the pose `Model::pose(0, 0, 0.0,
+    /// Interpolation::Nlerp)` samples); a call with that pose's matrices, bit for bit, at that
+    /// level and in [`VertexOrder::Original`], copies it.
     ///
     /// # Errors
     ///
@@ -53,7 +62,16 @@ impl Prepared {
         if pose.sampled != Sampled::Bones {
             return Err(DeformError::NotSampled);
         }
-        Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?)
+        let baked = self
+            .still
+            .as_ref()
+            .filter(|_| order == VertexOrder::Original);
+        let baked = baked.and_then(|s| s.matching(level, |m| same_matrices(&pose.matrices, m)));
+        // A copy that fails (a short output) leaves the kernel to say why.
+        match baked.map(|baked| baked.copy(mesh, positions, normals)) {
+            Some(Ok(())) => Ok(()),
+            _ => Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?),
+        }
     }
 }
 
@@ -65,6 +83,8 @@ const SCALE_TOLERANCE: f32 = 1e-3;
 #[derive(Debug, Clone)]
 pub struct Compact {
     meshes: Vec<CompactMesh>,
+    /// A model of one frame: every mesh skinned by it.
+    still: Option<Still<SkinMatrices>>,
     /// Per bone, the inverse of its reference (bind) transform; bind-pose formats end with the
     /// unbound vertices' identity.
     inverse_reference: Vec<Affine3A>,
@@ -158,6 +178,11 @@ impl Compact {
     /// `normals`, in file order, with the compact kernel at `level` (see [`CompactMesh::skin`]),
     /// on the calling thread.
     ///
+    /// Of a model of one frame, the mesh that frame gives is skinned once, by
+    /// [`Model::compact`] (at [`SimdLevel::detect`], with the matrices of the pose
+    /// `Model::pose(0, 0, 0.0, Interpolation::Nlerp)` samples); a call with those matrices, bit
+    /// for bit, at that level, copies it.
+    ///
     /// # Errors
     ///
     /// [`DeformError::NoMesh`] and the kernel's [`SkinError`](crate::skin::SkinError)s (matrices with too few bones,
@@ -170,9 +195,14 @@ impl Compact {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        Ok(self
-            .checked(mesh)?
-            .skin(matrices, level, positions, normals)?)
+        let compact = self.checked(mesh)?;
+        let baked = self.still.as_ref();
+        let baked = baked.and_then(|s| s.matching(level, |m| same_matrices(matrices, m)));
+        // A copy that fails (a short output) leaves the kernel to say why.
+        match baked.map(|baked| baked.copy(mesh, positions, normals)) {
+            Some(Ok(())) => Ok(()),
+            _ => Ok(compact.skin(matrices, level, positions, normals)?),
+        }
     }
 
     /// Mesh `mesh`, or [`DeformError::NoMesh`].
@@ -195,15 +225,34 @@ impl Model<'_> {
     /// [`DeformError::NotSkeletal`] for MDL, HMP, an SL mesh without its animation, and a
     /// skeleton on its own.
     pub fn prepare(&self) -> Result<Prepared, DeformError> {
-        if let Some(records) = self.weighted_records()? {
-            return Ok(Prepared {
-                meshes: vec![PreparedMesh::new(&records.mesh())],
-            });
+        let meshes = if let Some(records) = self.weighted_records()? {
+            vec![PreparedMesh::new(&records.mesh())]
+        } else {
+            let meshes = self.records_of_every_mesh()?;
+            meshes.iter().map(Records::prepare).collect()
+        };
+        let mut prepared = Prepared {
+            meshes,
+            still: None,
+        };
+        if let Some(pose) = self.one_frame_pose() {
+            let (level, order) = (SimdLevel::detect(), VertexOrder::Original);
+            let still = StaticMesh::bake(
+                prepared.num_meshes(),
+                |m| prepared.meshes.get(m).map_or(0, PreparedMesh::num_vertices),
+                |m, p, n| prepared.skin(m, &pose, level, order, p, n),
+            );
+            prepared.still = still.ok().map(|s| Still::new(pose.matrices, level, s));
         }
-        let meshes = self.records_of_every_mesh()?;
-        Ok(Prepared {
-            meshes: meshes.iter().map(Records::prepare).collect(),
-        })
+        Ok(prepared)
+    }
+
+    /// The pose of a model of one frame that its bakes skin with (`still.rs`).
+    fn one_frame_pose(&self) -> Option<Pose> {
+        (self.num_frames() == 1)
+            .then(|| self.still_pose(0).ok())
+            .flatten()
+            .filter(|pose| pose.sampled == Sampled::Bones)
     }
 
     /// Folds every mesh for the compact kernel (the explicit, allocating copy a game runtime
@@ -258,10 +307,22 @@ impl Model<'_> {
                 .map(|r| r.compact(&reference))
                 .collect::<Result<_, _>>()?,
         };
-        Ok(Compact {
+        let mut compact = Compact {
             meshes,
+            still: None,
             inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
-        })
+        };
+        if let Some(pose) = self.one_frame_pose() {
+            let (level, mut matrices) = (SimdLevel::detect(), SkinMatrices::default());
+            compact.matrices(&pose, &mut matrices)?;
+            let still = StaticMesh::bake(
+                compact.num_meshes(),
+                |m| compact.meshes.get(m).map_or(0, CompactMesh::num_vertices),
+                |m, p, n| compact.skin(m, &matrices, level, p, n),
+            );
+            compact.still = still.ok().map(|s| Still::new(matrices, level, s));
+        }
+        Ok(compact)
     }
 
     /// Every mesh's stored records, or [`DeformError::NotSkeletal`] for a format that stores

@@ -86,6 +86,15 @@ impl SkinMatrices {
         self.bones
     }
 
+    /// `true` when `other` holds the same matrices bit for bit (`-0.0` is not `0.0`, a NaN
+    /// equals itself): then every kernel gives the same result with either.
+    pub(crate) fn same_bits(&self, other: &SkinMatrices) -> bool {
+        fn bits(m: &SkinMatrices) -> &[u32] {
+            bytemuck::cast_slice::<[f32; PAIRED], u32>(&m.paired)
+        }
+        self.bones == other.bones && bits(self) == bits(other)
+    }
+
     /// Per bone, the paired columns (see the type's documentation).
     pub(crate) fn paired(&self) -> &[[f32; PAIRED]] {
         &self.paired

@@ -83,6 +83,14 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     /// The format.
     fn format(&self) -> Format;
 
+    /// Adds to `diag` the findings of the checks that judge the animation rather than prove
+    /// the file safe to read, and that cost a pass over every frame (a DPM's rotations,
+    /// [`Dpm::check_rotations`](crate::dpm::Dpm::check_rotations)): [`Model`](crate::Model)
+    /// runs them when its diagnostics are first asked for, not at open. None by default.
+    fn check_animation(&self, diag: &mut crate::diag::Diagnostics) {
+        let _ = diag;
+    }
+
     // ---- frames and clips ----
 
     /// The view's frames of bone poses, for formats that store them; the defaults of

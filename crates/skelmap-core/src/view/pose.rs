@@ -71,6 +71,13 @@ pub enum DeformError {
         /// Its largest scale factor.
         scale: f32,
     },
+    /// [`Model::static_mesh`](crate::Model::static_mesh) on a model, or
+    /// [`Model::static_clip`](crate::Model::static_clip) on a clip, of other than one frame.
+    #[error("{frames} frames are not one: only a single frame is a static mesh")]
+    NotStatic {
+        /// Frames of the model or the clip.
+        frames: usize,
+    },
     /// A skinning kernel refused (a pose with fewer bones than the mesh uses, a short
     /// output).
     #[error(transparent)]

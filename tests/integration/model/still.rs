@@ -1,0 +1,301 @@
+//! The one-frame path (`model/still.rs`): on a model of one frame, `Model::deform`,
+//! `Prepared::skin` and `Compact::skin` copy what their kernels gave for that frame, bit for
+//! bit, and skin any other pose; `Model::static_mesh` and `Model::static_clip` bake it.
+
+use skelmap::Model;
+use skelmap::gamestudio::TerrainBuilder;
+use skelmap::model::{DeformError, Pose, StaticMesh};
+use skelmap::pose::Interpolation;
+use skelmap::pose::framegroups::FrameGroup;
+use skelmap::skin::morph::MorphError;
+use skelmap::skin::{SimdLevel, SkinError, SkinMatrices, VertexOrder};
+use skelmap::synth::{TubeParams, tube};
+
+use crate::support::corpus_files;
+
+type Vertices = (Vec<[f32; 3]>, Vec<[f32; 3]>);
+
+/// Bits of positions and normals, so that `-0.0` and `0.0` differ.
+fn bits((p, n): &Vertices) -> Vec<u32> {
+    p.iter().chain(n).flatten().map(|v| v.to_bits()).collect()
+}
+
+fn buffers(n: usize) -> Vertices {
+    (vec![[f32::NAN; 3]; n], vec![[f32::NAN; 3]; n])
+}
+
+fn one_frame_tube() -> Vec<u8> {
+    let params = TubeParams {
+        frames: 1,
+        ..TubeParams::default()
+    };
+    tube(&params).write().unwrap()
+}
+
+fn frame_zero(model: &Model<'_>) -> Pose {
+    let mut pose = Pose::default();
+    model
+        .pose(0, 0, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    pose
+}
+
+/// Checks, on a skeletal model of one frame, that every copy path gives its kernel's result
+/// for frame 0 bit for bit, twice (the first deform bakes, the second copies), and that
+/// `static_mesh` holds the deformed vertices. Returns the meshes checked.
+fn copies_are_the_kernels(model: &Model<'_>, name: &str) -> usize {
+    assert_eq!(model.num_frames(), 1, "{name}");
+    let pose = frame_zero(model);
+    let level = SimdLevel::detect();
+    let baked: StaticMesh = model.static_mesh().unwrap();
+    let prepared = model.prepare().unwrap();
+    let compact = model.compact().unwrap();
+    let mut matrices = SkinMatrices::default();
+    compact.matrices(&pose, &mut matrices).unwrap();
+    assert_eq!(baked.num_meshes(), model.num_meshes(), "{name}");
+    for m in 0..model.num_meshes() {
+        let n = model.mesh(m).unwrap().num_vertices();
+        // The stream kernel over the file's records, as `deform` runs it.
+        let mut stream = buffers(n);
+        let records = model.records(m).unwrap();
+        records
+            .skin_stream(pose.matrices(), level, &mut stream.0, &mut stream.1)
+            .unwrap();
+        for _ in 0..2 {
+            let mut out = buffers(n);
+            model.deform(m, &pose, &mut out.0, &mut out.1).unwrap();
+            assert_eq!(bits(&out), bits(&stream), "{name} mesh {m}: deform");
+        }
+        let stored = (
+            baked.positions(m).unwrap().to_vec(),
+            baked.normals(m).unwrap().to_vec(),
+        );
+        assert_eq!(bits(&stored), bits(&stream), "{name} mesh {m}: static_mesh");
+
+        let mut kernel = buffers(n);
+        let mesh = prepared.mesh(m).unwrap();
+        let order = VertexOrder::Original;
+        mesh.skin(pose.matrices(), level, order, &mut kernel.0, &mut kernel.1)
+            .unwrap();
+        for order in [VertexOrder::Original, VertexOrder::Prepared] {
+            let mut want = buffers(n);
+            mesh.skin(pose.matrices(), level, order, &mut want.0, &mut want.1)
+                .unwrap();
+            let mut out = buffers(n);
+            prepared
+                .skin(m, &pose, level, order, &mut out.0, &mut out.1)
+                .unwrap();
+            assert_eq!(
+                bits(&out),
+                bits(&want),
+                "{name} mesh {m}: prepared {order:?}"
+            );
+        }
+
+        let mut want = buffers(n);
+        let mesh = compact.mesh(m).unwrap();
+        mesh.skin(&matrices, level, &mut want.0, &mut want.1)
+            .unwrap();
+        let mut out = buffers(n);
+        compact
+            .skin(m, &matrices, level, &mut out.0, &mut out.1)
+            .unwrap();
+        assert_eq!(bits(&out), bits(&want), "{name} mesh {m}: compact");
+    }
+    model.num_meshes()
+}
+
+#[test]
+fn a_one_frame_tube_copies_what_each_kernel_gives() {
+    let bytes = one_frame_tube();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(copies_are_the_kernels(&model, "tube"), 1);
+}
+
+#[test]
+fn every_one_frame_corpus_dpm_copies_what_each_kernel_gives() {
+    let mut one_frame = Vec::new();
+    for path in corpus_files("dpm") {
+        let bytes = std::fs::read(&path).unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        if model.num_frames() == 1 {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            copies_are_the_kernels(&model, &name);
+            one_frame.push(name);
+        }
+    }
+    if !corpus_files("dpm").is_empty() {
+        assert_eq!(
+            one_frame,
+            ["xon_onslaught_reactor", "xon_vehicles_wakizashi_cockpit"]
+        );
+    }
+}
+
+#[test]
+fn another_pose_on_a_one_frame_model_is_skinned_not_copied() {
+    let bytes = one_frame_tube();
+    let model = Model::from_bytes(&bytes).unwrap();
+    // The same skeleton, animated: frames 1 and 2 of the nine-frame tube.
+    let animated = tube(&TubeParams::default()).write().unwrap();
+    let animated = Model::from_bytes(&animated).unwrap();
+    let mut pose = Pose::default();
+    animated
+        .pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let n = model.mesh(0).unwrap().num_vertices();
+    let level = SimdLevel::detect();
+    let mut want = buffers(n);
+    let records = model.records(0).unwrap();
+    records
+        .skin_stream(pose.matrices(), level, &mut want.0, &mut want.1)
+        .unwrap();
+    let baked = model.static_mesh().unwrap();
+    assert_ne!(
+        want.0,
+        baked.positions(0).unwrap(),
+        "the pose moves the tube"
+    );
+    let mut out = buffers(n);
+    model.deform(0, &pose, &mut out.0, &mut out.1).unwrap();
+    assert_eq!(bits(&out), bits(&want));
+
+    let prepared = model.prepare().unwrap();
+    let mut out = buffers(n);
+    let order = VertexOrder::Original;
+    prepared
+        .skin(0, &pose, level, order, &mut out.0, &mut out.1)
+        .unwrap();
+    let mut kernel = buffers(n);
+    prepared
+        .mesh(0)
+        .unwrap()
+        .skin(pose.matrices(), level, order, &mut kernel.0, &mut kernel.1)
+        .unwrap();
+    assert_eq!(bits(&out), bits(&kernel));
+
+    // Frame 0 at another level runs that level's kernel.
+    let pose = frame_zero(&model);
+    let mut portable = buffers(n);
+    records
+        .skin_stream(
+            pose.matrices(),
+            SimdLevel::Portable,
+            &mut portable.0,
+            &mut portable.1,
+        )
+        .unwrap();
+    let mut out = buffers(n);
+    model
+        .deform_with_level(0, &pose, SimdLevel::Portable, &mut out.0, &mut out.1)
+        .unwrap();
+    assert_eq!(bits(&out), bits(&portable));
+}
+
+#[test]
+fn a_copy_refuses_what_the_kernels_refuse() {
+    let bytes = one_frame_tube();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let pose = frame_zero(&model);
+    let n = model.mesh(0).unwrap().num_vertices();
+    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n - 1]);
+    for _ in 0..2 {
+        assert_eq!(
+            model.deform(0, &pose, &mut p, &mut q),
+            Err(DeformError::Skin(SkinError::Output {
+                need: n,
+                have: n - 1
+            }))
+        );
+    }
+    assert_eq!(
+        model.deform(1, &pose, &mut p, &mut q),
+        Err(DeformError::NoMesh { mesh: 1, meshes: 1 })
+    );
+    let baked = model.static_mesh().unwrap();
+    assert_eq!(
+        baked.copy(0, &mut p, &mut q),
+        Err(DeformError::Skin(SkinError::Output {
+            need: n,
+            have: n - 1
+        }))
+    );
+    assert_eq!(
+        baked.copy(1, &mut p, &mut q),
+        Err(DeformError::NoMesh { mesh: 1, meshes: 1 })
+    );
+    // Longer outputs keep what lies past the mesh.
+    let (mut p, mut q) = (vec![[7.0; 3]; n + 1], vec![[7.0; 3]; n + 1]);
+    baked.copy(0, &mut p, &mut q).unwrap();
+    assert_eq!((p[n], q[n]), ([7.0; 3], [7.0; 3]));
+    assert_eq!(&p[..n], baked.positions(0).unwrap());
+}
+
+#[test]
+fn a_one_frame_terrain_copies_its_tween_and_refuses_as_the_morph() {
+    let terrain = TerrainBuilder {
+        row: 3.0,
+        frames: vec![(0..6).map(|i| (i * 10, [0, 0])).collect()],
+        ..TerrainBuilder::default()
+    }
+    .write();
+    let model = Model::from_bytes(&terrain).unwrap();
+    let n = model.mesh(0).unwrap().num_vertices();
+    let pose = frame_zero(&model);
+    let mut first = buffers(n);
+    model
+        .deform_with_level(0, &pose, SimdLevel::Portable, &mut first.0, &mut first.1)
+        .unwrap();
+    for _ in 0..2 {
+        let mut out = buffers(n);
+        model.deform(0, &pose, &mut out.0, &mut out.1).unwrap();
+        let stored = model.static_mesh().unwrap();
+        let stored = (
+            stored.positions(0).unwrap().to_vec(),
+            stored.normals(0).unwrap().to_vec(),
+        );
+        assert_eq!(bits(&out), bits(&stored));
+        assert_eq!(out.0, first.0);
+    }
+    let (mut p, mut q) = (vec![[0.0; 3]; n - 1], vec![[0.0; 3]; n]);
+    assert!(matches!(
+        model.deform(0, &pose, &mut p, &mut q),
+        Err(DeformError::Morph(MorphError::Output { .. }))
+    ));
+}
+
+#[test]
+fn only_one_frame_is_static() {
+    let bytes = tube(&TubeParams::default()).write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(
+        model.static_mesh(),
+        Err(DeformError::NotStatic { frames: 9 })
+    );
+    let clip = |first, count| FrameGroup {
+        name: "clip".into(),
+        first,
+        count,
+        fps: 10.0,
+        looped: false,
+    };
+    assert_eq!(
+        model.static_clip(&clip(0, 2)),
+        Err(DeformError::NotStatic { frames: 2 })
+    );
+    assert!(matches!(
+        model.static_clip(&clip(9, 1)),
+        Err(DeformError::Clip { first: 9, .. })
+    ));
+    // A clip of one frame is that frame, as deform gives it.
+    let held = model.static_clip(&clip(4, 1)).unwrap();
+    let mut pose = Pose::default();
+    model
+        .pose(4, 4, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let n = model.mesh(0).unwrap().num_vertices();
+    let mut out = buffers(n);
+    model.deform(0, &pose, &mut out.0, &mut out.1).unwrap();
+    assert_eq!(out.0, held.positions(0).unwrap());
+    assert_eq!(out.1, held.normals(0).unwrap());
+}
