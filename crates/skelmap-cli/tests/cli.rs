@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use skelmap_core::synth::{TubeParams, tube};
-use support::{skelmap, stderr, stdout, temp_dir, write_tube};
+use support::{pixels, skelmap, stderr, stdout, temp_dir, write_tube};
 
 #[test]
 fn demo_writes_validates_exports_and_renders() {
@@ -1296,16 +1296,6 @@ fn export_and_render_pose_by_clip_and_time() {
         "1",
     ]);
     assert_eq!(out.status.code(), Some(2));
-}
-
-/// The RGBA pixels of a PNG `render` wrote.
-fn pixels(path: &Path) -> (u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut rgba).unwrap();
-    rgba.truncate(info.buffer_size());
-    (info.width, rgba)
 }
 
 /// `render --yaw --pitch --background` turn the camera and colour the background; `--clips`

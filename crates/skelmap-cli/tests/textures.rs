@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 use skelmap_core::Model;
 use skelmap_core::synth::{TubeParams, tube};
-use support::{skelmap, stderr, stdout, temp_dir, write_tube};
+use support::{pixels, skelmap, stderr, stdout, temp_dir, write_tube};
 
 /// Writes a `size × size` PNG of one colour.
 fn write_png(path: &Path, size: u32, rgb: [u8; 3]) {
@@ -56,16 +56,6 @@ fn glb_json(path: &Path) -> Value {
     let bytes = std::fs::read(path).unwrap();
     let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     serde_json::from_slice(&bytes[20..20 + len]).unwrap()
-}
-
-/// The pixels of a PNG `render` wrote, as RGBA.
-fn pixels(path: &Path) -> Vec<u8> {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut rgba).unwrap();
-    rgba.truncate(info.buffer_size());
-    rgba
 }
 
 /// A DPM's shader name `tube` is looked for as `tube.tga`, `tube.png`, `tube.jpg`, beside
@@ -137,8 +127,8 @@ fn a_shader_s_texture_is_found_beside_the_model_or_in_a_textures_folder() {
             })
             .count()
     };
-    assert_eq!(greenish(&pixels(&grey)), 0);
-    assert!(greenish(&pixels(&green)) > 1000);
+    assert_eq!(greenish(&pixels(&grey).1), 0);
+    assert!(greenish(&pixels(&green).1) > 1000);
 
     // The texture is an input: no output may replace it.
     let before = std::fs::read(tex.join("TUBE.png")).unwrap();

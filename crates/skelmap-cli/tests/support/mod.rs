@@ -47,3 +47,13 @@ pub fn listing(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// The width and RGBA pixels of a PNG `render` wrote.
+pub fn pixels(path: &Path) -> (u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut rgba = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut rgba).unwrap();
+    rgba.truncate(info.buffer_size());
+    (info.width, rgba)
+}
