@@ -232,15 +232,11 @@ impl Model<'_> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let baked = self
-            .still()
-            .and_then(|still| still.matching(level, |baked| super::still::same_pose(pose, baked)));
-        // A copy that fails (no such mesh, a short output) leaves the kernels to say why, as
-        // they would have.
-        match baked.map(|baked| baked.copy(mesh, positions, normals)) {
-            Some(Ok(())) => Ok(()),
-            _ => self.deform_skinned(mesh, pose, level, positions, normals),
+        let same = |baked: &Pose| super::still::same_pose(pose, baked);
+        if (self.still()).is_some_and(|s| s.copied(level, same, mesh, positions, normals)) {
+            return Ok(());
         }
+        self.deform_skinned(mesh, pose, level, positions, normals)
     }
 
     /// [`Model::deform_with_level`] by the kernels, never from the one-frame bake.

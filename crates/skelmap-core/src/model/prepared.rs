@@ -62,16 +62,14 @@ impl Prepared {
         if pose.sampled != Sampled::Bones {
             return Err(DeformError::NotSampled);
         }
-        let baked = self
-            .still
-            .as_ref()
-            .filter(|_| order == VertexOrder::Original);
-        let baked = baked.and_then(|s| s.matching(level, |m| same_matrices(&pose.matrices, m)));
-        // A copy that fails (a short output) leaves the kernel to say why.
-        match baked.map(|baked| baked.copy(mesh, positions, normals)) {
-            Some(Ok(())) => Ok(()),
-            _ => Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?),
+        let same = |m: &SkinMatrices| same_matrices(&pose.matrices, m);
+        if order == VertexOrder::Original
+            && (self.still.as_ref())
+                .is_some_and(|s| s.copied(level, same, mesh, positions, normals))
+        {
+            return Ok(());
         }
+        Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?)
     }
 }
 
@@ -196,13 +194,11 @@ impl Compact {
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
         let compact = self.checked(mesh)?;
-        let baked = self.still.as_ref();
-        let baked = baked.and_then(|s| s.matching(level, |m| same_matrices(matrices, m)));
-        // A copy that fails (a short output) leaves the kernel to say why.
-        match baked.map(|baked| baked.copy(mesh, positions, normals)) {
-            Some(Ok(())) => Ok(()),
-            _ => Ok(compact.skin(matrices, level, positions, normals)?),
+        let same = |m: &SkinMatrices| same_matrices(matrices, m);
+        if (self.still.as_ref()).is_some_and(|s| s.copied(level, same, mesh, positions, normals)) {
+            return Ok(());
         }
+        Ok(compact.skin(matrices, level, positions, normals)?)
     }
 
     /// Mesh `mesh`, or [`DeformError::NoMesh`].

@@ -147,13 +147,20 @@ impl<K> Still<K> {
         Still { key, level, mesh }
     }
 
-    /// The baked mesh, when `level` runs the code it was baked at and `same(key)` holds.
-    pub(crate) fn matching(
+    /// Copies mesh `mesh` of the bake into `positions` and `normals` when `level` runs the
+    /// code it was baked at and `same(key)` holds; `false` when it does not, or the copy
+    /// fails (no such mesh, a short output), which leaves the kernel to skin and to say why.
+    pub(crate) fn copied(
         &self,
         level: SimdLevel,
         same: impl FnOnce(&K) -> bool,
-    ) -> Option<&StaticMesh> {
-        (level.or_supported() == self.level && same(&self.key)).then_some(&self.mesh)
+        mesh: usize,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> bool {
+        level.or_supported() == self.level
+            && same(&self.key)
+            && self.mesh.copy(mesh, positions, normals).is_ok()
     }
 }
 
