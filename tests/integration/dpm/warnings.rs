@@ -50,11 +50,17 @@ fn zero_rotation_row_in_a_pose() {
     let (mut bytes, layout) = tube();
     let row = layout.frame_poses[1] + 48 + 16; // frame 1, bone 1, row 1
     for k in 0..3 {
-        put_f32(&mut bytes, row + 4 * k, 0.0);
+        put_f32(&mut bytes, row + 4 * k, if k == 1 { -0.0 } else { 0.0 });
     }
-    let diag = diagnostics(&bytes);
+    // A judgement on the animation: validation leaves it to `check_rotations`.
+    assert!(diagnostics(&bytes).is_empty());
+    let mut diag = Diagnostics::new();
+    Dpm::parse(&bytes).unwrap().check_rotations(&mut diag);
     let w = only(&diag, WarningKind::ZeroRotationRow);
     assert_eq!((w.what, w.offset, w.count), ("bonepose.matrix", row, 1));
+    // `Model` gives it with the others when its diagnostics are asked for.
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.diagnostics().count(WarningKind::ZeroRotationRow), 1);
 }
 
 #[test]

@@ -22,8 +22,9 @@
 //! at least one vertex and triangle; the variable-length vertex walk (`1 ≤ numbones ≤ limit`,
 //! records in bounds, `bonenum < num_bones`, total influences bounded); triangle indices
 //! `< num_verts`; finite pose and influence values. Oddities that engines tolerate are
-//! [`Diagnostics`] warnings: influence sums, zero rotation rows, bounds, layout order,
-//! trailing bytes, unknown bone flags, unterminated names, non-finite texture coordinates.
+//! [`Diagnostics`] warnings: influence sums, bounds, layout order, trailing bytes, unknown
+//! bone flags, unterminated names, non-finite texture coordinates. Rotation rows of length
+//! zero and rotations that are not rotations are judged apart, by [`Dpm::check_rotations`].
 //!
 //! [`Limits`]: crate::Limits
 //! [`Diagnostics`]: crate::Diagnostics

@@ -6,7 +6,8 @@
 //! 3. bones: `-1 ≤ parent < index`;
 //! 4. meshes, in writer order: counts, the variable-length vertex walk (counts, bounds,
 //!    `bonenum`, finite floats), texture coordinates, indices `< num_verts`, group ids;
-//! 5. frames: pose block in bounds, every pose value finite.
+//! 5. frames: pose block in bounds, every pose value finite (one scan of all the blocks where
+//!    they follow one another, as writers lay them out), bounds and names.
 //!
 //! Nothing is allocated except the [`Diagnostics`] entries (at most one per kind).
 
@@ -108,13 +109,24 @@ impl<'data> Parse<'data> for Dpm<'data> {
         for (i, mesh) in meshes.iter().enumerate() {
             pass.mesh(mesh, record_offset::<raw::Mesh>(ofs_meshs, i))?;
         }
-        let poses_pass = poses_pass_at_once(reader, frames, num_bones);
+        let at_once = poses_at_once(reader, frames, num_bones);
+        if let Some((start, poses)) = at_once {
+            pass.layout
+                .region("frame.bonepositions", start, end(start, poses));
+        }
         for (i, frame) in frames.iter().enumerate() {
-            pass.frame(
-                frame,
-                record_offset::<raw::Frame>(ofs_frames, i),
-                poses_pass,
-            )?;
+            let at = record_offset::<raw::Frame>(ofs_frames, i);
+            if at_once.is_none() {
+                pass.frame_poses(frame, at)?;
+            }
+            check_bounds(
+                pass.diag,
+                "frame.mins",
+                at + offset_of!(raw::Frame, mins) as u64,
+                [&frame.mins, &frame.maxs],
+                [frame.yawradius.get(), frame.allradius.get()],
+            );
+            rules::check_name(FORMAT, pass.diag, "frame.name", at, &frame.name);
         }
         pass.layout.report(reader.len(), pass.diag);
         Ok(Dpm {
@@ -178,37 +190,35 @@ fn check_header<'data>(
     Ok(data)
 }
 
-/// Whether the frames' pose blocks follow one another from the first (as writers lay them
-/// out) and one scan of them all finds no value that is not finite and no zero rotation row.
-/// Then the frames need no scan of their own; otherwise each frame scans its block, and the
-/// first that does not pass is reported as it would be without this.
-fn poses_pass_at_once(reader: Reader<'_>, frames: &[raw::Frame], num_bones: u32) -> bool {
-    let Some(first) = frames.first() else {
-        return false;
-    };
-    let Ok(start) = u64::try_from(first.ofs_bonepositions.get()) else {
-        return false;
-    };
+/// The pose blocks of all frames as one table, when they follow one another from the first
+/// (as writers lay them out) and one scan of them all finds every value finite. Then the
+/// frames need no scan of their own, and the table is one layout region; otherwise each frame
+/// reads and scans its block, and the first that does not pass is reported as it would be
+/// without this.
+fn poses_at_once<'data>(
+    reader: Reader<'data>,
+    frames: &[raw::Frame],
+    num_bones: u32,
+) -> Option<(u64, &'data [BonePose])> {
+    let start = u64::try_from(frames.first()?.ofs_bonepositions.get()).ok()?;
     let block = size_of::<BonePose>() as u64 * u64::from(num_bones);
     let strays = frames.iter().zip(0u64..).fold(0u64, |acc, (frame, i)| {
         let at = u64::try_from(frame.ofs_bonepositions.get()).unwrap_or(u64::MAX);
         acc | (at ^ start.wrapping_add(i.wrapping_mul(block)))
     });
     let all = u64::from(num_bones) * frames.len() as u64;
-    strays == 0
-        && reader
-            .slice_at::<BonePose>("frame.bonepositions", start, all)
-            .ok()
-            .and_then(|poses| crate::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses)))
-            == Some((false, false))
+    let poses = reader
+        .slice_at::<BonePose>("frame.bonepositions", start, all)
+        .ok()?;
+    (strays == 0 && !crate::scan::any_non_finite(flat::<BigEndian, _>(poses)))
+        .then_some((start, poses))
 }
 
-/// DPM's part of the pass: the group ids after the shared arrays, and the frames.
+/// DPM's part of the pass: the group ids after the shared arrays, and the frames' poses.
 trait DpmPass {
     fn mesh(&mut self, mesh: &raw::Mesh, at: u64) -> Result<()>;
-    /// `poses_pass`: [`poses_pass_at_once`] found every frame's poses finite and without a zero
-    /// row.
-    fn frame(&mut self, frame: &raw::Frame, at: u64, poses_pass: bool) -> Result<()>;
+    /// The pose block of the frame at `at`, where [`poses_at_once`] did not pass them all.
+    fn frame_poses(&mut self, frame: &raw::Frame, at: u64) -> Result<()>;
 }
 
 impl DpmPass for MeshPass<'_, '_> {
@@ -236,7 +246,7 @@ impl DpmPass for MeshPass<'_, '_> {
         Ok(())
     }
 
-    fn frame(&mut self, frame: &raw::Frame, at: u64, poses_pass: bool) -> Result<()> {
+    fn frame_poses(&mut self, frame: &raw::Frame, at: u64) -> Result<()> {
         let ofs_field = at + offset_of!(raw::Frame, ofs_bonepositions) as u64;
         let ofs = frame.ofs_bonepositions.get();
         let ofs = u64::from(rules::non_negative(
@@ -250,22 +260,11 @@ impl DpmPass for MeshPass<'_, '_> {
                 .slice_at::<BonePose>("frame.bonepositions", ofs, self.num_bones.into())?;
         self.layout
             .region("frame.bonepositions", ofs, end(ofs, poses));
-
-        // The raw bits of the whole block: where the CPU has AVX-512, one pass finds any
-        // non-finite value and any zero rotation row; elsewhere a flat vectorised pass finds
-        // the non-finite values and the zero rows are counted (cheap: a row's first value is
-        // almost never zero). Locations and counts are searched only when there is one.
-        let masks = Masks::of::<BigEndian>();
-        let (non_finite, zero_row_found) = if poses_pass {
-            (false, false)
-        } else {
-            crate::scan::be_poses(zerocopy::IntoBytes::as_bytes(poses))
-                .unwrap_or_else(|| (masks.any_non_finite(flat::<BigEndian, _>(poses)), true))
-        };
-        if non_finite {
-            let values = poses.iter().flat_map(|p| p.matrix.as_flattened());
+        let values = flat::<BigEndian, _>(poses);
+        if crate::scan::any_non_finite(values) {
+            let masks = Masks::of::<BigEndian>();
             let k = values
-                .clone()
+                .iter()
                 .position(|v| masks.non_finite(raw(*v)))
                 .unwrap_or(0);
             let (b, k) = (k / 12, k % 12);
@@ -276,55 +275,56 @@ impl DpmPass for MeshPass<'_, '_> {
                 problem: Problem::NotFinite,
             });
         }
-        let zero_row = |row: &[F32<BigEndian>; 4]| {
-            masks.zero(raw(row[0])) && masks.zero(raw(row[1])) && masks.zero(raw(row[2]))
-        };
-        let rows = poses.iter().flat_map(|p| &p.matrix);
-        let zero_rows = if zero_row_found {
-            rows.clone().filter(|r| zero_row(r)).count() as u64
-        } else {
-            0
-        };
-        if zero_rows > 0 {
-            let r = rows.clone().position(zero_row).unwrap_or(0);
-            let (b, row) = (r / 3, r % 3);
-            self.diag.warn_n(
-                FORMAT,
-                WarningKind::ZeroRotationRow,
-                "bonepose.matrix",
-                record_offset::<BonePose>(ofs, b) + 16 * row as u64,
-                zero_rows,
-                || format!("bone {b}, row {row}: rotation row has zero length"),
-            );
-        }
-        check_bounds(
-            self.diag,
-            "frame.mins",
-            at + offset_of!(raw::Frame, mins) as u64,
-            [&frame.mins, &frame.maxs],
-            [frame.yawradius.get(), frame.allradius.get()],
-        );
-        rules::check_name(FORMAT, self.diag, "frame.name", at, &frame.name);
         Ok(())
     }
 }
 
 impl Dpm<'_> {
-    /// Reports, as one [`WarningKind::NonOrthonormal`] entry counting them, the poses whose
-    /// rotation part is not a rotation ([`is_rotation`](crate::pose::is_rotation): scaled,
+    /// Judges the rotations of every pose of every frame: reports, each kind as one entry
+    /// counting them, the rotation rows of length zero ([`WarningKind::ZeroRotationRow`]),
+    /// then the poses whose rotation part is not a rotation
+    /// ([`WarningKind::NonOrthonormal`]; [`is_rotation`](crate::pose::is_rotation): scaled,
     /// sheared or mirrored beyond the tolerance the DPM → SKM conversion uses). Such a pose
-    /// has no quaternion: sampling keeps its rotation only, as DarkPlaces does. Poses with a
-    /// zero row, which validation reports as [`WarningKind::ZeroRotationRow`], are not counted
-    /// again.
+    /// has no quaternion: sampling keeps its rotation only, as DarkPlaces does. A pose with a
+    /// zero row is reported as such and not counted again.
     ///
     /// Validation ([`Parse`]) proves the file safe to read and leaves this out: it is a
     /// judgement on the animation, and it costs a few nanoseconds per pose, several times what
     /// validating the pose costs. [`Model::diagnostics`](crate::Model::diagnostics) runs it
     /// when first called.
+    ///
+    /// ```
+    /// use skelmap_core::{dpm::Dpm, synth, Diagnostics, Parse, WarningKind};
+    /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+    /// let mut diag = Diagnostics::new();
+    /// Dpm::parse(&bytes)?.check_rotations(&mut diag);
+    /// assert_eq!(diag.count(WarningKind::NonOrthonormal), 0);
+    /// assert_eq!(diag.count(WarningKind::ZeroRotationRow), 0);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
     pub fn check_rotations(&self, diag: &mut Diagnostics) {
+        let masks = Masks::of::<BigEndian>();
         let zero_row = |row: &[F32<BigEndian>; 4]| {
-            row[0].get() == 0.0 && row[1].get() == 0.0 && row[2].get() == 0.0
+            masks.zero(raw(row[0])) && masks.zero(raw(row[1])) && masks.zero(raw(row[2]))
         };
+        let block_at = |frame: &super::view::Frame<'_>| {
+            u64::try_from(frame.raw().ofs_bonepositions.get()).unwrap_or(0)
+        };
+        for frame in self.frames() {
+            let rows = frame.poses().iter().flat_map(|p| &p.matrix);
+            let zero_rows = rows.clone().filter(|r| zero_row(r)).count() as u64;
+            if let Some(r) = rows.clone().position(zero_row) {
+                let (b, row) = (r / 3, r % 3);
+                diag.warn_n(
+                    FORMAT,
+                    WarningKind::ZeroRotationRow,
+                    "bonepose.matrix",
+                    record_offset::<BonePose>(block_at(&frame), b) + 16 * row as u64,
+                    zero_rows,
+                    || format!("bone {b}, row {row}: rotation row has zero length"),
+                );
+            }
+        }
         let matrix = |p: &BonePose| {
             if p.matrix.iter().any(zero_row) {
                 IDENTITY_POSE
@@ -335,12 +335,11 @@ impl Dpm<'_> {
         for frame in self.frames() {
             let (skewed, first) = count_non_rotations(frame.poses(), matrix);
             if let Some(b) = first {
-                let ofs = u64::try_from(frame.raw().ofs_bonepositions.get()).unwrap_or(0);
                 diag.warn_n(
                     FORMAT,
                     WarningKind::NonOrthonormal,
                     "bonepose.matrix",
-                    record_offset::<BonePose>(ofs, b),
+                    record_offset::<BonePose>(block_at(&frame), b),
                     skewed,
                     || {
                         format!(

@@ -37,12 +37,6 @@ macro_rules! x86_or_none {
     }};
 }
 
-/// DPM poses (big-endian 3×4 matrices, 48 bytes each): whether any value is NaN or infinite
-/// and whether any rotation row is zero (its first three values ±0).
-pub(crate) fn be_poses(bytes: &[u8]) -> Option<(bool, bool)> {
-    x86_or_none!(x86::poses::try_scan_be_poses(bytes); bytes)
-}
-
 /// SKP poses (28 bytes, known finite), in whole steps of sixteen: how many poses the scan
 /// covered, how many of those have a quaternion whose squared length, added in `x, y, z, w`
 /// order, is more than `tolerance` from 1, and the index of the first (`usize::MAX` when
@@ -173,12 +167,18 @@ pub(crate) fn below(bound: u32) -> (u32, u32, u32) {
 /// The test of [`any_word_fails`] that a NaN or an infinity fails.
 pub(crate) const FINITE: (u32, u32, u32) = (0x7FFF_FFFF, 0, 0x7F7F_FFFF);
 
-/// Whether any of `values` is NaN or infinite: the word scan where there is one, else the
-/// flat pass of [`Masks::any_non_finite`](crate::floatbits::Masks::any_non_finite).
+/// Whether any of `values` is NaN or infinite: a scan of the raw words where the CPU has one
+/// (and the table is [`SHORT`] bytes or more), else the flat pass of
+/// [`Masks::any_non_finite`](crate::floatbits::Masks::any_non_finite).
 pub(crate) fn any_non_finite<O: ByteOrder>(values: &[F32<O>]) -> bool {
     let bytes = zerocopy::IntoBytes::as_bytes(values);
-    any_word_fails(bytes, big_endian::<O>(), FINITE)
-        .unwrap_or_else(|| Masks::of::<O>().any_non_finite(values))
+    let scan = || -> Option<bool> {
+        if bytes.len() < SHORT {
+            return None;
+        }
+        x86_or_none!(x86::poses::try_any_non_finite(bytes, big_endian::<O>()); bytes)
+    };
+    scan().unwrap_or_else(|| Masks::of::<O>().any_non_finite(values))
 }
 
 /// Whether any of `values` is `bound` or above: the word scan where there is one, else one

@@ -7,8 +7,8 @@
 //! - [`fields`]: unsigned fields of fixed-stride records against a maximum per field (normal
 //!   indices, triangle corners, texture coordinates).
 //! - [`records`]: MS3D's vertex, triangle, vertex extra and key records.
-//! - [`poses`]: big-endian 3×4 pose matrices (non-finite values, zero rows) and quaternion
-//!   poses (lengths off unit).
+//! - [`poses`]: float tables of either byte order (pose matrices, texture coordinates) for
+//!   non-finite values, and quaternion poses (lengths off unit).
 //! - [`read`]: the read pass, the widest loads the CPU has.
 //!
 //! These are `unsafe fn`s with `#[target_feature]`, whose one precondition is that the CPU has
