@@ -28,7 +28,8 @@ pub(crate) fn try_any_non_finite(bytes: &[u8], big_endian: bool) -> Option<bool>
 /// Four registers a step, two operations a register and no byte swap: a word's exponent bits
 /// that are clear (`exponent & !word`) are zero only for a NaN or an infinity, and the
 /// unsigned minimum over the buffer is zero only if some word's are. The read pass does one
-/// operation a register, so this keeps pace with it.
+/// operation a register; the `open_validate` bench's `dpm/` and `bytesum/` rows set the
+/// two side by side.
 ///
 /// # Safety
 ///
