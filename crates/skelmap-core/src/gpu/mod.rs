@@ -16,6 +16,8 @@
 //! ```
 //!
 //! which [`Mesh::skin_vertex`] does on the CPU, in the same order, as the reference.
+//! `examples/wgpu-skinning` in the repository runs that shader as a wgpu compute pass on
+//! these buffers and holds its output to the reference.
 //!
 //! Choosing the influences: the largest 4 (or 8) of each vertex, scaled to sum to 1, then
 //! quantised by largest remainder ([`quantise_weights`]) so that the sum is exact. Slots
