@@ -23,6 +23,7 @@ use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::name;
 use crate::parse::Parse;
 use crate::pose::rotation::count_non_rotations;
 use crate::read::Reader;
@@ -110,11 +111,13 @@ impl<'data> Parse<'data> for Dpm<'data> {
             pass.mesh(mesh, record_offset::<raw::Mesh>(ofs_meshs, i))?;
         }
         let at_once = poses_at_once(reader, frames, num_bones);
-        if let Some((start, poses)) = at_once {
+        if let Some((start, poses, _)) = at_once {
             pass.layout
                 .region("frame.bonepositions", start, end(start, poses));
         }
-        for (i, frame) in frames.iter().enumerate() {
+        // Where all poses passed at once and no frame warns, the frames need no walk.
+        let walk_frames = !at_once.is_some_and(|(_, _, fine)| fine);
+        for (i, frame) in frames.iter().enumerate().filter(|_| walk_frames) {
             let at = record_offset::<raw::Frame>(ofs_frames, i);
             if at_once.is_none() {
                 pass.frame_poses(frame, at)?;
@@ -191,27 +194,35 @@ fn check_header<'data>(
 }
 
 /// The pose blocks of all frames as one table, when they follow one another from the first
-/// (as writers lay them out) and one scan of them all finds every value finite. Then the
-/// frames need no scan of their own, and the table is one layout region; otherwise each frame
-/// reads and scans its block, and the first that does not pass is reported as it would be
-/// without this.
+/// (as writers lay them out) and one scan of them all finds every value finite, with whether
+/// every frame's bounds and name pass (found in the same pass over the frame table, while it
+/// is in the cache). Then the frames need no scan of their own, and the table is one layout
+/// region; otherwise each frame reads and scans its block, and the first that does not pass
+/// is reported as it would be without this.
 fn poses_at_once<'data>(
     reader: Reader<'data>,
     frames: &[raw::Frame],
     num_bones: u32,
-) -> Option<(u64, &'data [BonePose])> {
+) -> Option<(u64, &'data [BonePose], bool)> {
     let start = u64::try_from(frames.first()?.ofs_bonepositions.get()).ok()?;
     let block = size_of::<BonePose>() as u64 * u64::from(num_bones);
-    let strays = frames.iter().zip(0u64..).fold(0u64, |acc, (frame, i)| {
-        let at = u64::try_from(frame.ofs_bonepositions.get()).unwrap_or(u64::MAX);
-        acc | (at ^ start.wrapping_add(i.wrapping_mul(block)))
-    });
+    let (strays, fine) =
+        frames
+            .iter()
+            .zip(0u64..)
+            .fold((0u64, true), |(strays, fine), (frame, i)| {
+                let at = u64::try_from(frame.ofs_bonepositions.get()).unwrap_or(u64::MAX);
+                (
+                    strays | (at ^ start.wrapping_add(i.wrapping_mul(block))),
+                    fine & bounds_fine(frame) & name::is_terminated(&frame.name),
+                )
+            });
     let all = u64::from(num_bones) * frames.len() as u64;
     let poses = reader
         .slice_at::<BonePose>("frame.bonepositions", start, all)
         .ok()?;
     (strays == 0 && !crate::scan::any_non_finite(flat::<BigEndian, _>(poses)))
-        .then_some((start, poses))
+        .then_some((start, poses, fine))
 }
 
 /// DPM's part of the pass: the group ids after the shared arrays, and the frames' poses.
@@ -359,6 +370,17 @@ const IDENTITY_POSE: [[f32; 4]; 3] = [
     [0.0, 1.0, 0.0, 0.0],
     [0.0, 0.0, 1.0, 0.0],
 ];
+
+/// Whether a frame's box and radii pass [`check_bounds`] (branch-free, for a pass over the
+/// whole table).
+#[inline(always)]
+fn bounds_fine(frame: &raw::Frame) -> bool {
+    let boxed = (0..3).fold(true, |ok, k| {
+        ok & (frame.mins[k].get() <= frame.maxs[k].get())
+    });
+    let radius = |r: f32| (r >= 0.0) & r.is_finite();
+    boxed & radius(frame.yawradius.get()) & radius(frame.allradius.get())
+}
 
 /// Warns when a box is inverted or a radius is negative or NaN (engines recompute bounds).
 fn check_bounds(
