@@ -82,6 +82,35 @@ fn negative_frame_radius() {
     assert_eq!((w.what, w.offset), ("frame.mins", frame + 32));
 }
 
+/// The frame table's bounds and names are judged in one pass over it; each warning still
+/// names the frame that earns it, the last frame's as well as the first's, and counts them.
+#[test]
+fn every_frame_is_judged_for_bounds_and_name() {
+    let (clean, layout) = tube();
+    let frames = layout.frame_poses.len() as u64;
+    for f in [0, frames - 1] {
+        let frame = layout.ofs_frames + f * 68;
+        let mut bytes = clean.clone();
+        put_f32(&mut bytes, frame + 56, f32::NAN); // yawradius
+        let diag = diagnostics(&bytes);
+        let w = only(&diag, WarningKind::Bounds);
+        assert_eq!((w.what, w.offset, w.count), ("frame.mins", frame + 32, 1));
+
+        let mut bytes = clean.clone();
+        bytes[frame as usize..frame as usize + 32].fill(b'x');
+        let diag = diagnostics(&bytes);
+        let w = only(&diag, WarningKind::UnterminatedName);
+        assert_eq!((w.what, w.offset, w.count), ("frame.name", frame, 1));
+    }
+    // Every frame inverted: one entry, counting them all, at the first.
+    let mut bytes = clean.clone();
+    for f in 0..frames {
+        put_f32(&mut bytes, layout.ofs_frames + f * 68 + 32, 1e9); // mins.x > maxs.x
+    }
+    let w = only(&diagnostics(&bytes), WarningKind::Bounds).clone();
+    assert_eq!((w.offset, w.count), (layout.ofs_frames + 32, frames));
+}
+
 #[test]
 fn overlapping_regions_are_out_of_writer_order() {
     let (mut bytes, layout) = tube();
