@@ -621,6 +621,48 @@ fn a_model_with_nothing_to_show_used_to_get_an_unreadable_empty_scene() {
     assert_eq!((doc.scenes().count(), doc.nodes().count()), (0, 0));
 }
 
+/// Found by the `export` fuzz target: a Quake model whose vertices lie at x = −f32::MAX (a
+/// finite, valid position). Turning +Z up to +Y up with the quaternion's arithmetic squared
+/// that coordinate, so the GLB got −inf and NaN positions and `min`/`max` that JSON cannot
+/// hold. The turn is now an exact permutation of the axes.
+#[test]
+fn a_huge_coordinate_used_to_turn_into_nan_in_the_glb() {
+    let seed = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/seeds/export/crash-export-huge-coordinate-turned-up.mdl");
+    let bytes = std::fs::read(seed).unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let asset = at(&model, Some(0));
+    assert_eq!(asset.up, asset::UpAxis::Z);
+    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &GltfOptions::default())).unwrap();
+    let accessor = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let position = accessor.get(&::gltf::Semantic::Positions).unwrap();
+    let to_f32 = |v: ::gltf::json::Value| -> Vec<f32> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap() as f32)
+            .collect()
+    };
+    let (min, max) = (
+        to_f32(position.min().unwrap()),
+        to_f32(position.max().unwrap()),
+    );
+    // The model's (x, y, z) becomes (x, z, −y), each coordinate moved, not rounded.
+    let points = &asset.meshes[0].positions;
+    for k in 0..3 {
+        let turned = |p: &[f32; 3]| [p[0], p[2], -p[1]][k];
+        let lo = points.iter().map(turned).fold(f32::INFINITY, f32::min);
+        let hi = points.iter().map(turned).fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!((min[k], max[k]), (lo, hi), "axis {k}");
+    }
+    assert_eq!(min[0], -f32::MAX);
+    let mut turned = asset.clone();
+    turned.set_up(asset::UpAxis::Y);
+    for (p, q) in points.iter().zip(&turned.meshes[0].positions) {
+        assert_eq!(q.map(f32::to_bits), [p[0], p[2], -p[1]].map(f32::to_bits));
+    }
+}
+
 #[test]
 fn an_animation_past_the_key_budget_is_refused() {
     // 2,049 frames of one triangle in one group ("f_1", "f_2" …): every key holds one weight

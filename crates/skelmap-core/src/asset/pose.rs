@@ -8,7 +8,7 @@
 
 use std::borrow::Cow;
 
-use glam::{Affine3A, Quat, Vec3, Vec3A};
+use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
 
 use super::{Asset, Clip, ClipKeys, FitError, Joint, JointKey, Mesh, Skeleton, UNBOUND, UpAxis};
 use crate::pose::BONE_FLAG_ATTACHMENT;
@@ -105,15 +105,22 @@ impl Asset {
 
     /// Turns the asset so that `up` is its up axis: positions, normals, morph targets, the
     /// root joints' poses (bind and keys) and every joint's model-space transform are
-    /// rotated; nothing else changes.
+    /// rotated; nothing else changes. Every change of up axis is a quarter turn, so points
+    /// and translations are turned exactly: each coordinate is moved, or negated, never
+    /// rounded, and the largest finite one stays finite.
     pub fn set_up(&mut self, up: UpAxis) {
         if self.up == up {
             return;
         }
         // From the current axes to +Y up, then from +Y up to the wanted axes.
         let turn = up.to_y_up().inverse() * self.up.to_y_up();
-        let turn_affine = Affine3A::from_quat(turn);
-        let rotate = |v: &mut [f32; 3]| *v = (turn * Vec3::from(*v)).into();
+        // As a matrix, a quarter turn's entries are 0 and ±1 but for rounding: rounded, they
+        // are exact. (The quaternion's own arithmetic on a point squares its coordinates, so
+        // a huge one overflows to infinity and then to NaN.)
+        let exact = Mat3::from_cols_array(&Mat3::from_quat(turn).to_cols_array().map(f32::round));
+        let turn_affine = Affine3A::from_mat3(exact);
+        let turn_point = |v: Vec3| exact * v;
+        let rotate = |v: &mut [f32; 3]| *v = turn_point(Vec3::from(*v)).into();
         for mesh in &mut self.meshes {
             mesh.positions.iter_mut().for_each(rotate);
             mesh.normals.iter_mut().for_each(rotate);
@@ -128,7 +135,7 @@ impl Asset {
                 joint.world = turn_affine * joint.world;
                 if joint.parent.is_none() {
                     joint.rotation = turn * joint.rotation;
-                    joint.translation = turn * joint.translation;
+                    joint.translation = turn_point(joint.translation);
                 }
             }
             for clip in &mut self.clips {
@@ -136,7 +143,7 @@ impl Asset {
                     for keys in frames {
                         for (key, _) in keys.iter_mut().zip(&roots).filter(|(_, r)| **r) {
                             key.rotation = turn * key.rotation;
-                            key.translation = turn * key.translation;
+                            key.translation = turn_point(key.translation);
                         }
                     }
                 }
