@@ -27,5 +27,6 @@ mod skin;
 
 // Malformed input, the fuzz seeds, and the house rules.
 mod boundaries;
+mod formats;
 mod robustness;
 mod seeds;

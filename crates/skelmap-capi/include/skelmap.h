@@ -166,7 +166,8 @@ typedef enum SkelmapStatus {
 } SkelmapStatus;
 
 /**
- * A model's format, as `skelmap_model_format` reports it.
+ * A model's format, as `skelmap_model_format` reports it: `Format::c_value` of skelmap-core's
+ * format table, which gives every format its own value; the header test holds this enum to it.
  */
 typedef enum SkelmapFormat {
   /**
@@ -1259,7 +1260,9 @@ void skelmap_model_free(struct SkelmapModel *model);
 /**
  * The model's format, a `SkelmapFormat` value.
  *
- * Returns 0 (no format) when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
+ * Returns 0 (no format) when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`). Each value
+ * comes from the format table of skelmap-core (`Format::c_value`); the header test checks
+ * that this header lists every one.
  *
  * # Safety
  *

@@ -15,7 +15,8 @@ use crate::boundary::{Fail, SkelmapStatus, status, value};
 /// instead of mapping it, so that later changes to the file cannot affect the model.
 pub const SKELMAP_OPEN_READ: u32 = 1;
 
-/// A model's format, as `skelmap_model_format` reports it.
+/// A model's format, as `skelmap_model_format` reports it: `Format::c_value` of skelmap-core's
+/// format table, which gives every format its own value; the header test holds this enum to it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkelmapFormat {
@@ -96,20 +97,8 @@ impl SkelmapModel {
         }
     }
 
-    pub(crate) fn format(&self) -> SkelmapFormat {
-        match self.model.format() {
-            Format::Dpm => SkelmapFormat::Dpm,
-            Format::Skm => SkelmapFormat::Skm,
-            Format::Skp => SkelmapFormat::Skp,
-            Format::Ms3d => SkelmapFormat::Ms3d,
-            Format::Mdl => SkelmapFormat::Mdl,
-            Format::Hmp => SkelmapFormat::Hmp,
-            Format::Quake => SkelmapFormat::Quake,
-            Format::SlAnim => SkelmapFormat::SlAnim,
-            Format::Iqm => SkelmapFormat::Iqm,
-            Format::Mdl7 => SkelmapFormat::Mdl7,
-            _ => SkelmapFormat::SlMdl,
-        }
+    pub(crate) fn format(&self) -> Format {
+        self.model.format()
     }
 
     pub(crate) fn frame_count(&self) -> u32 {
@@ -349,14 +338,18 @@ pub unsafe extern "C" fn skelmap_model_free(model: *mut SkelmapModel) {
 
 /// The model's format, a `SkelmapFormat` value.
 ///
-/// Returns 0 (no format) when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
+/// Returns 0 (no format) when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`). Each value
+/// comes from the format table of skelmap-core (`Format::c_value`); the header test checks
+/// that this header lists every one.
 ///
 /// # Safety
 ///
 /// `model` is NULL or a live model.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn skelmap_model_format(model: Option<&SkelmapModel>) -> u32 {
-    value(0, || Ok(model.ok_or(Fail::null("model"))?.format() as u32))
+    value(0, || {
+        Ok(model.ok_or(Fail::null("model"))?.format().c_value())
+    })
 }
 
 /// Fills `*out` with the model's counts.

@@ -513,9 +513,9 @@ pub fn batch(
     crate::validate::walk(dir, 0, &mut files)?;
     if files.is_empty() {
         return Err(format!(
-            "no model files found under {} (looked for .{})",
+            "no model files found under {} (looked for {})",
             dir.display(),
-            crate::validate::EXTENSIONS.join(" .")
+            crate::validate::extensions_text()
         ));
     }
     let bar = ProgressBar::new(files.len() as u64);

@@ -309,7 +309,9 @@ impl Summary {
             .map(|mesh| MeshSummary::of(model, &mesh))
             .collect();
         let ms3d = model.as_ms3d().is_some();
-        let frame_names = match model.as_sl_anim() {
+        let sl_anim =
+            (model.as_sl_anim().copied()).or_else(|| model.as_sl_mdl().and_then(|m| m.anim()));
+        let frame_names = match sl_anim {
             Some(anim) => anim.times().map(|t| format!("{t}s")).collect(),
             None if ms3d => Vec::new(),
             None => model.frame_names().map(text).collect(),

@@ -11,10 +11,16 @@ use owo_colors::OwoColorize;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use skelmap_core::Format;
+
 use crate::summary::DiagnosticSummary;
 
-/// Extensions a directory walk picks up (compared case-insensitively).
-pub const EXTENSIONS: [&str; 8] = ["dpm", "skm", "skp", "mdl", "hmp", "ms3d", "anim", "iqm"];
+/// Extensions a directory walk picks up (compared case-insensitively): every extension of the
+/// format table, as `.dpm .skm …` for messages.
+pub fn extensions_text() -> String {
+    let all: Vec<&str> = Format::all_extensions().collect();
+    format!(".{}", all.join(" ."))
+}
 
 /// Deepest directory nesting a walk follows (symbolic links to directories are not followed).
 const MAX_DEPTH: usize = 64;
@@ -47,8 +53,8 @@ pub fn run(
     }
     if files.is_empty() {
         return Err(format!(
-            "no model files found (looked for .{} in {})",
-            EXTENSIONS.join(" ."),
+            "no model files found (looked for {} in {})",
+            extensions_text(),
             paths
                 .iter()
                 .map(|p| p.display().to_string())
@@ -110,7 +116,7 @@ pub fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Stri
         } else if path
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+            .is_some_and(|e| Format::all_extensions().any(|x| x.eq_ignore_ascii_case(e)))
         {
             out.push(path);
         }

@@ -47,53 +47,222 @@ pub const SKP_BONE_SIZE: u64 = 72;
 /// Size of an SKP frame record (`dskpframe_t`).
 pub const SKP_FRAME_SIZE: u64 = 68;
 
-/// The file formats skelmap knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// DarkPlaces skeletal model (`DARKPLACESMODEL\0`, type 2, big-endian).
-    Dpm,
-    /// Qfusion/Warsow skeletal mesh (`SKM1`, type 2, little-endian).
-    Skm,
-    /// Qfusion/Warsow skeleton and animation (`SKM1` as well; told apart by header layout).
-    Skp,
-    /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
-    Ms3d,
-    /// 3D GameStudio model (`MDL2`, `MDL3`, `MDL4`, `MDL5`). MDL2 has Quake's layout and is
-    /// read by [`quake`](crate::quake); `MDL7` is [`Format::Mdl7`].
-    Mdl,
-    /// 3D GameStudio A6/A7 model (`MDL7`, little-endian): groups, bones and weights, frames of
-    /// bone matrices or replaced vertices.
-    Mdl7,
-    /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
-    Hmp,
-    /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
-    SlMdl,
-    /// The "SL" engine's `.anim` (no magic: recognised by its extension only).
-    SlAnim,
-    /// Quake 1 model (`IDPO`, version 6): 8-bit skins, vertex animation.
-    Quake,
-    /// Inter-Quake Model (`INTERQUAKEMODEL\0`, version 2, little-endian): skeletal meshes,
-    /// joints with scale, quantised animation channels.
-    Iqm,
+/// The one list of formats: a row a format, in probe order (`MDL7` before the `MDL` prefix it
+/// starts with). Each floor takes the columns it needs by naming a callback macro:
+/// `format_table!(callback)` expands to `callback! { row… }` (with any tokens given after the
+/// callback's name first, for a callback that needs a `$`). This module makes [`Format`] from
+/// it; `model/any.rs` makes the `View` enum, its dispatch macros and the `Model::as_*`
+/// accessors; the checklist test (`tests/integration/formats.rs`) reads the folder, docs and
+/// fuzz columns through [`Format`]'s methods. The `view` column is only tokens here: they are
+/// resolved on the model floor, where the callback stands, so this floor imports no format.
+///
+/// The columns, in order:
+/// - the variant, with its documentation;
+/// - `name`: the short name messages use;
+/// - `extensions`: the file extensions, the usual one first (a hint only: content decides);
+/// - `magic` and `magic_text`: the first bytes (empty for a format without magic) and how an
+///   error quotes them;
+/// - `c_value`: the value of `SkelmapFormat` in the C ABI, never reused;
+/// - `folder`, `docs`, `fuzz`: the format's module folder (and test folder), its page in
+///   `docs/formats/`, its fuzz target;
+/// - `view`: the view type a `Model` holds, its accessor, and the view's documentation.
+macro_rules! format_table {
+    ($callback:ident $($prefix:tt)*) => {
+        $callback! { $($prefix)*
+            /// DarkPlaces skeletal model (`DARKPLACESMODEL\0`, type 2, big-endian).
+            Dpm {
+                name: "DPM", extensions: ["dpm"],
+                magic: DPM_MAGIC, magic_text: "\"DARKPLACESMODEL\\0\"", c_value: 1,
+                folder: "dpm", docs: "dpm", fuzz: "dpm",
+                view: dpm::Dpm, as_dpm, "A DarkPlaces model.",
+            }
+            /// Qfusion/Warsow skeletal mesh (`SKM1`, type 2, little-endian).
+            Skm {
+                name: "SKM", extensions: ["skm"],
+                magic: SKM_MAGIC, magic_text: "\"SKM1\"", c_value: 2,
+                folder: "skm", docs: "skm", fuzz: "skm",
+                view: skm::Model, as_skm,
+                "A Qfusion mesh paired with its skeleton (and levels of detail).",
+            }
+            /// Qfusion/Warsow skeleton and animation (`SKM1` as well; told apart by header
+            /// layout).
+            Skp {
+                name: "SKP", extensions: ["skp"],
+                magic: SKM_MAGIC, magic_text: "\"SKM1\"", c_value: 3,
+                folder: "skm", docs: "skm", fuzz: "skp",
+                view: skm::Skp, as_skp, "A Qfusion skeleton on its own: bones and frames, no meshes.",
+            }
+            /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
+            Ms3d {
+                name: "MS3D", extensions: ["ms3d"],
+                magic: MS3D_MAGIC, magic_text: "\"MS3D000000\"", c_value: 4,
+                folder: "ms3d", docs: "ms3d", fuzz: "ms3d",
+                view: ms3d::Ms3d, as_ms3d, "A MilkShape 3D model.",
+            }
+            /// 3D GameStudio A6/A7 model (`MDL7`, little-endian): groups, bones and weights,
+            /// frames of bone matrices or replaced vertices.
+            Mdl7 {
+                name: "MDL7", extensions: ["mdl"],
+                magic: MDL7_MAGIC, magic_text: "\"MDL7\"", c_value: 11,
+                folder: "mdl7", docs: "mdl7", fuzz: "mdl7",
+                view: mdl7::Mdl7, as_mdl7, "A GameStudio A6/A7 model: bones and weights, or vertex frames.",
+            }
+            /// 3D GameStudio model (`MDL2`, `MDL3`, `MDL4`, `MDL5`). MDL2 has Quake's layout and
+            /// is read by [`quake`](crate::quake); `MDL7` is [`Format::Mdl7`].
+            Mdl {
+                name: "MDL", extensions: ["mdl"],
+                magic: MDL_MAGIC_PREFIX, magic_text: "\"MDL2\", \"MDL3\", \"MDL4\" or \"MDL5\"",
+                c_value: 5,
+                folder: "gamestudio", docs: "mdl", fuzz: "mdl",
+                view: gamestudio::Mdl, as_mdl, "A GameStudio model.",
+            }
+            /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
+            Hmp {
+                name: "HMP", extensions: ["hmp"],
+                magic: HMP_MAGIC_PREFIX, magic_text: "\"HMP5\" or \"HMP7\"", c_value: 6,
+                folder: "gamestudio", docs: "hmp", fuzz: "hmp",
+                view: gamestudio::Hmp, as_hmp, "A GameStudio terrain.",
+            }
+            /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
+            SlMdl {
+                name: "SL mdl", extensions: ["mdl"],
+                magic: SLMDL_MAGIC, magic_text: "\"mdl\\0\"", c_value: 7,
+                folder: "slmdl", docs: "slmdl", fuzz: "slmdl",
+                view: slmdl::Model, as_sl_mdl, "An SL mesh, with its animation when one was found.",
+            }
+            /// The "SL" engine's `.anim` (no magic: recognised by its extension only).
+            SlAnim {
+                name: "SL anim", extensions: ["anim"],
+                magic: NO_MAGIC, magic_text: "none", c_value: 9,
+                folder: "slmdl", docs: "slmdl", fuzz: "slanim",
+                view: slmdl::Animation, as_sl_anim,
+                "An SL animation on its own: bones and keyframes, no meshes.",
+            }
+            /// Quake 1 model (`IDPO`, version 6): 8-bit skins, vertex animation.
+            Quake {
+                name: "Quake MDL", extensions: ["mdl"],
+                magic: IDPO_MAGIC, magic_text: "\"IDPO\"", c_value: 8,
+                folder: "quake", docs: "quake", fuzz: "quake",
+                view: quake::Mdl, as_quake,
+                "A Quake model, or a GameStudio MDL2 (which has Quake's layout).",
+            }
+            /// Inter-Quake Model (`INTERQUAKEMODEL\0`, version 2, little-endian): skeletal
+            /// meshes, joints with scale, quantised animation channels.
+            Iqm {
+                name: "IQM", extensions: ["iqm"],
+                magic: IQM_MAGIC, magic_text: "\"INTERQUAKEMODEL\\0\"", c_value: 10,
+                folder: "iqm", docs: "iqm", fuzz: "iqm",
+                view: iqm::Model, as_iqm,
+                "An Inter-Quake Model (or an IQM animation on its own), with the animation it plays.",
+            }
+        }
+    };
+}
+pub(crate) use format_table;
+
+/// The magic of a format that has none (the SL `.anim`).
+const NO_MAGIC: &[u8] = &[];
+
+/// Makes [`Format`] and its table methods from the rows of [`format_table!`].
+macro_rules! declare_format {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident {
+            name: $name:literal, extensions: [$($ext:literal),+],
+            magic: $magic:expr, magic_text: $magic_text:literal, c_value: $c_value:literal,
+            folder: $folder:literal, docs: $docs:literal, fuzz: $fuzz:literal,
+            view: $($view:ident)::+, $accessor:ident, $view_doc:literal $(,)?
+        }
+    )+) => {
+        /// The file formats skelmap knows.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Format {
+            $( $(#[$doc])* $variant, )+
+        }
+
+        impl Format {
+            /// Every format, in probe order.
+            pub const ALL: &'static [Format] = &[$(Format::$variant),+];
+
+            /// The magic bytes a file of this format starts with: empty for `.anim`, which
+            /// has none; for MDL and HMP the prefix every version shares (`MDL`, `HMP`), so
+            /// that the versions skelmap does not read are still recognised and refused by
+            /// name.
+            #[must_use]
+            pub fn magic(self) -> &'static [u8] {
+                match self {
+                    $( Format::$variant => $magic, )+
+                }
+            }
+
+            /// The magic as the error for a file that lacks it quotes it: every version
+            /// skelmap reads, for MDL and HMP.
+            #[must_use]
+            pub fn magic_text(self) -> &'static str {
+                match self {
+                    $( Format::$variant => $magic_text, )+
+                }
+            }
+
+            /// The short name used in messages (`"DPM"`).
+            #[must_use]
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Format::$variant => $name, )+
+                }
+            }
+
+            /// The file extensions of this format, without the dot, the usual one first.
+            /// They are hints: a file is recognised by its content, except a format without
+            /// magic ([`Format::detect`]).
+            #[must_use]
+            pub fn extensions(self) -> &'static [&'static str] {
+                match self {
+                    $( Format::$variant => &[$($ext),+], )+
+                }
+            }
+
+            /// The value of the C ABI's `SkelmapFormat` for this format (never reused, never
+            /// 0: the C ABI keeps 0 for a format its header does not list).
+            #[must_use]
+            pub fn c_value(self) -> u32 {
+                match self {
+                    $( Format::$variant => $c_value, )+
+                }
+            }
+
+            /// The module folder that reads this format (`src/<folder>/`), which is also the
+            /// name of its folder of integration tests.
+            #[must_use]
+            pub fn folder(self) -> &'static str {
+                match self {
+                    $( Format::$variant => $folder, )+
+                }
+            }
+
+            /// The name of this format's page in `docs/formats/` (without `.md`).
+            #[must_use]
+            pub fn docs_page(self) -> &'static str {
+                match self {
+                    $( Format::$variant => $docs, )+
+                }
+            }
+
+            /// The name of this format's fuzz target (`fuzz/fuzz_targets/<name>.rs`).
+            #[must_use]
+            pub fn fuzz_target(self) -> &'static str {
+                match self {
+                    $( Format::$variant => $fuzz, )+
+                }
+            }
+        }
+    };
 }
 
-impl Format {
-    /// Every format, in probe order.
-    pub const ALL: &'static [Format] = &[
-        Format::Dpm,
-        Format::Skm,
-        Format::Skp,
-        Format::Ms3d,
-        Format::Mdl7,
-        Format::Mdl,
-        Format::Hmp,
-        Format::SlMdl,
-        Format::SlAnim,
-        Format::Quake,
-        Format::Iqm,
-    ];
+format_table!(declare_format);
 
+impl Format {
     /// Recognises the format of `data` from its magic bytes.
     ///
     /// ```
@@ -127,81 +296,40 @@ impl Format {
     pub fn detect(data: &[u8], extension: Option<&str>) -> Option<Format> {
         Format::sniff(data).or_else(|| {
             let extension = extension?;
-            Format::ALL
-                .iter()
-                .copied()
-                .find(|f| f.magic().is_empty() && f.extension().eq_ignore_ascii_case(extension))
+            Format::ALL.iter().copied().find(|f| {
+                f.magic().is_empty()
+                    && f.extensions()
+                        .iter()
+                        .any(|e| e.eq_ignore_ascii_case(extension))
+            })
         })
-    }
-
-    /// The magic bytes a file of this format starts with: empty for `.anim`, which has none;
-    /// for MDL and HMP the prefix every version shares (`MDL`, `HMP`), so that the versions
-    /// skelmap does not read are still recognised and refused by name.
-    #[must_use]
-    pub fn magic(self) -> &'static [u8] {
-        match self {
-            Format::Dpm => DPM_MAGIC,
-            Format::Skm | Format::Skp => SKM_MAGIC,
-            Format::Ms3d => MS3D_MAGIC,
-            Format::Mdl => MDL_MAGIC_PREFIX,
-            Format::Mdl7 => MDL7_MAGIC,
-            Format::Hmp => HMP_MAGIC_PREFIX,
-            Format::SlMdl => SLMDL_MAGIC,
-            Format::SlAnim => &[],
-            Format::Quake => IDPO_MAGIC,
-            Format::Iqm => IQM_MAGIC,
-        }
-    }
-
-    /// The magic as the error for a file that lacks it quotes it: every version skelmap
-    /// reads, for MDL and HMP.
-    #[must_use]
-    pub fn magic_text(self) -> &'static str {
-        match self {
-            Format::Dpm => "\"DARKPLACESMODEL\\0\"",
-            Format::Skm | Format::Skp => "\"SKM1\"",
-            Format::Ms3d => "\"MS3D000000\"",
-            Format::Mdl => "\"MDL2\", \"MDL3\", \"MDL4\" or \"MDL5\"",
-            Format::Mdl7 => "\"MDL7\"",
-            Format::Hmp => "\"HMP5\" or \"HMP7\"",
-            Format::SlMdl => "\"mdl\\0\"",
-            Format::SlAnim => "none",
-            Format::Quake => "\"IDPO\"",
-            Format::Iqm => "\"INTERQUAKEMODEL\\0\"",
-        }
-    }
-
-    /// The short upper-case name used in messages (`"DPM"`).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Dpm => "DPM",
-            Format::Skm => "SKM",
-            Format::Skp => "SKP",
-            Format::Ms3d => "MS3D",
-            Format::Mdl => "MDL",
-            Format::Mdl7 => "MDL7",
-            Format::Hmp => "HMP",
-            Format::SlMdl => "SL mdl",
-            Format::SlAnim => "SL anim",
-            Format::Quake => "Quake MDL",
-            Format::Iqm => "IQM",
-        }
     }
 
     /// The usual file extension, without the dot.
     #[must_use]
     pub fn extension(self) -> &'static str {
-        match self {
-            Format::Dpm => "dpm",
-            Format::Skm => "skm",
-            Format::Skp => "skp",
-            Format::Ms3d => "ms3d",
-            Format::Mdl | Format::Mdl7 | Format::SlMdl | Format::Quake => "mdl",
-            Format::Hmp => "hmp",
-            Format::SlAnim => "anim",
-            Format::Iqm => "iqm",
-        }
+        self.extensions().first().copied().unwrap_or_default()
+    }
+
+    /// Every extension some format uses, without the dot, each once, in the order of
+    /// [`Format::ALL`]: the files a directory walk looks at.
+    ///
+    /// ```
+    /// let all: Vec<_> = skelmap_core::Format::all_extensions().collect();
+    /// assert!(all.contains(&"dpm") && all.contains(&"anim"));
+    /// assert_eq!(all.iter().filter(|e| **e == "mdl").count(), 1);
+    /// ```
+    pub fn all_extensions() -> impl Iterator<Item = &'static str> {
+        Format::ALL
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| f.extensions().iter().map(move |e| (i, *e)))
+            .filter(|&(i, e)| {
+                !Format::ALL[..i]
+                    .iter()
+                    .any(|earlier| earlier.extensions().contains(&e))
+            })
+            .map(|(_, e)| e)
     }
 }
 

@@ -33,7 +33,7 @@ pub fn model(model: &Model<'_>) {
         hmp(m);
     } else if let Some(m) = model.as_sl_mdl() {
         slmdl(&m.mdl());
-    } else if let skelmap_core::model::View::Quake(m) = model.view() {
+    } else if let Some(m) = model.as_quake() {
         quake(m);
     } else if let Some(m) = model.as_mdl7() {
         mdl7(m);
@@ -45,6 +45,9 @@ pub fn model(model: &Model<'_>) {
         assert!(m.matched_joints() <= m.mesh().num_joints());
     }
     if let Some(a) = model.as_sl_anim() {
+        slanim(a);
+    }
+    if let Some(a) = model.as_sl_mdl().and_then(|m| m.anim()) {
         slanim(&a);
     }
     neutral(model);

@@ -100,9 +100,9 @@ fn every_quake_corpus_file_and_the_mdl2_bush_match_assimp_on_frame_0() {
             model.diagnostics().warnings()
         );
         assert_eq!(model.format(), format, "{name}");
-        let skelmap::model::View::Quake(q) = model.view() else {
-            panic!("{name}: not a Quake view")
-        };
+        let q = model
+            .as_quake()
+            .unwrap_or_else(|| panic!("{name}: not a Quake view"));
         assert_eq!(
             (
                 q.skins().len(),

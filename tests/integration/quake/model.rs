@@ -151,10 +151,7 @@ fn frames_deform_through_the_morph_kernel_scalar_and_simd_alike() {
     let (mut p, mut n) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);
     model.deform(0, &pose, &mut p, &mut n).unwrap();
     assert_eq!(p, [[0.0, 0.0, 2.0], [2.0, 0.0, 2.0], [0.0, 2.0, 2.0]]);
-    let m = model.view();
-    let skelmap::model::View::Quake(q) = m else {
-        panic!("not a Quake view")
-    };
+    let q = model.as_quake().expect("a Quake view");
     for (a, b, t) in [(0, 3, 0.25), (2, 1, 0.75)] {
         let (mut ps, mut ns) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);
         let (mut pv, mut nv) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);

@@ -1,11 +1,12 @@
 //! The one dispatch point: the list of formats a [`Model`](super::Model) can hold.
 //!
-//! [`formats!`] turns the list at the bottom of this file into the [`View`] enum, the enums
-//! of each format's mesh and frame-name walk, and the two macros the rest of `model/` uses:
-//! `with_view!(view, v => body)` runs `body` with `v` bound to the view of whichever format,
-//! `with_mesh!(mesh, m => body)` likewise for a mesh. `body` is generic code over the
-//! [`ModelView`] and [`MeshView`] traits, compiled once per format. Adding a format is one line
-//! of the list, its trait impls, and its arm in `open.rs`, which turns bytes into views.
+//! [`formats!`] turns the format table (`format_table!` in `format.rs`, a row a format) into
+//! the [`View`] enum, the enums of each format's mesh and frame-name walk, the `Model::as_*`
+//! accessors, and the two macros the rest of `model/` uses: `with_view!(view, v => body)` runs
+//! `body` with `v` bound to the view of whichever format, `with_mesh!(mesh, m => body)`
+//! likewise for a mesh. `body` is generic code over the [`ModelView`] and [`MeshView`] traits,
+//! compiled once per format. The one other place that names formats is `open.rs`, which turns
+//! bytes and companions into views.
 
 use crate::pose::{Bone, Skeleton};
 use crate::view::{MeshView, ModelView};
@@ -15,12 +16,34 @@ use crate::{dpm, gamestudio, iqm, mdl7, ms3d, quake, skm, slmdl};
 /// `with_view!` and `with_mesh!` macros that dispatch on them. `$d` is a `$` token, which the
 /// inner macros need for their own variables.
 macro_rules! formats {
-    ($d:tt $( $(#[$doc:meta])* $variant:ident($($view:ident)::+), )+) => {
+    ($d:tt $(
+        $(#[$format_doc:meta])*
+        $variant:ident {
+            name: $name:literal, extensions: [$($ext:literal),+],
+            magic: $magic:expr, magic_text: $magic_text:literal, c_value: $c_value:literal,
+            folder: $folder:literal, docs: $docs:literal, fuzz: $fuzz:literal,
+            view: $($view:ident)::+, $accessor:ident, $doc:literal $(,)?
+        }
+    )+) => {
         /// The validated view of each format, as a [`Model`](super::Model) holds it.
         #[derive(Debug, Clone)]
         #[non_exhaustive]
         pub enum View<'data> {
-            $( $(#[$doc])* $variant($($view)::+<'data>), )+
+            $( #[doc = $doc] $variant($($view)::+<'data>), )+
+        }
+
+        impl<'data> super::Model<'data> {
+            $(
+                #[doc = concat!("The ", $name, " view, if this model holds one: ", $doc)]
+                #[must_use]
+                pub fn $accessor(&self) -> Option<&$($view)::+<'_>> {
+                    match self.view() {
+                        View::$variant(v) => Some(v),
+                        #[allow(unreachable_patterns)]
+                        _ => None,
+                    }
+                }
+            )+
         }
 
         /// One mesh of whichever format.
@@ -87,31 +110,7 @@ macro_rules! formats {
     };
 }
 
-formats! {
-    $
-    /// A DarkPlaces model.
-    Dpm(dpm::Dpm),
-    /// A Qfusion mesh paired with its skeleton (and levels of detail).
-    Skm(skm::Model),
-    /// A Qfusion skeleton on its own: bones and frames, no meshes.
-    Skp(skm::Skp),
-    /// A MilkShape 3D model.
-    Ms3d(ms3d::Ms3d),
-    /// A GameStudio model.
-    Mdl(gamestudio::Mdl),
-    /// A GameStudio terrain.
-    Hmp(gamestudio::Hmp),
-    /// A GameStudio A6/A7 model: bones and weights, or vertex frames.
-    Mdl7(mdl7::Mdl7),
-    /// A Quake model, or a GameStudio MDL2 (which has Quake's layout).
-    Quake(quake::Mdl),
-    /// An SL mesh, with its animation when one was found.
-    SlMdl(slmdl::Model),
-    /// An SL animation on its own: bones and keyframes, no meshes.
-    SlAnim(slmdl::Animation),
-    /// An Inter-Quake Model (or an IQM animation on its own), with the animation it plays.
-    Iqm(iqm::Model),
-}
+crate::format::format_table!(formats $);
 
 pub(super) use {with_mesh, with_view};
 

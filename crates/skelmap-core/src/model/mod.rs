@@ -59,15 +59,10 @@ pub use crate::view::{
 };
 
 use crate::diag::Diagnostics;
-use crate::dpm::Dpm;
 use crate::format::Format;
-use crate::gamestudio::{Hmp, Mdl};
-use crate::ms3d::Ms3d;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton};
-use crate::skm::{self, Skp};
-use crate::slmdl;
 use crate::source::Source;
 use crate::view::ModelView;
 use any::{FrameNamesKind, with_view};
@@ -153,101 +148,10 @@ impl<'data> Model<'data> {
         self.cell.borrow_dependent()
     }
 
-    /// The DPM view, if this is a DPM.
-    #[must_use]
-    pub fn as_dpm(&self) -> Option<&Dpm<'_>> {
-        match self.view() {
-            View::Dpm(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The paired SKM, if this is an SKM.
-    #[must_use]
-    pub fn as_skm(&self) -> Option<&skm::Model<'_>> {
-        match self.view() {
-            View::Skm(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The SKP view, if this is a lone skeleton.
-    #[must_use]
-    pub fn as_skp(&self) -> Option<&Skp<'_>> {
-        match self.view() {
-            View::Skp(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The MS3D view, if this is an MS3D.
-    #[must_use]
-    pub fn as_ms3d(&self) -> Option<&Ms3d<'_>> {
-        match self.view() {
-            View::Ms3d(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The MDL view, if this is a GameStudio model.
-    #[must_use]
-    pub fn as_mdl(&self) -> Option<&Mdl<'_>> {
-        match self.view() {
-            View::Mdl(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The MDL7 view, if this is a GameStudio A6/A7 model.
-    #[must_use]
-    pub fn as_mdl7(&self) -> Option<&crate::mdl7::Mdl7<'_>> {
-        match self.view() {
-            View::Mdl7(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The HMP view, if this is a terrain.
-    #[must_use]
-    pub fn as_hmp(&self) -> Option<&Hmp<'_>> {
-        match self.view() {
-            View::Hmp(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The SL mesh (and its animation), if this is an SL mesh.
-    #[must_use]
-    pub fn as_sl_mdl(&self) -> Option<&slmdl::Model<'_>> {
-        match self.view() {
-            View::SlMdl(m) => Some(m),
-            _ => None,
-        }
-    }
-
-    /// The SL animation: the one opened, or the one an SL mesh was paired with.
-    #[must_use]
-    pub fn as_sl_anim(&self) -> Option<slmdl::Animation<'_>> {
-        match self.view() {
-            View::SlAnim(a) => Some(*a),
-            View::SlMdl(m) => m.anim(),
-            _ => None,
-        }
-    }
-
-    /// The IQM (and the animation it plays), if this is an IQM.
-    #[must_use]
-    pub fn as_iqm(&self) -> Option<&crate::iqm::Model<'_>> {
-        match self.view() {
-            View::Iqm(m) => Some(m),
-            _ => None,
-        }
-    }
-
     /// The non-fatal findings of validation (one entry per kind), over every file opened.
     ///
     /// The checks that judge the animation rather than prove the file safe to read (a DPM's
-    /// rotations: [`Dpm::check_rotations`]) read every pose of every frame; they run on the
+    /// rotations: [`Dpm::check_rotations`](crate::dpm::Dpm::check_rotations)) read every pose of every frame; they run on the
     /// first call, not at open, so that a model that is never asked costs only its
     /// validation. Their findings come where they would if they ran at open: after
     /// validation's, before the companions'.
