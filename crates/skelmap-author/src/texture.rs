@@ -165,6 +165,7 @@ pub fn names(material: &Material) -> Vec<String> {
 /// let mut asset = Asset {
 ///     format: "DPM",
 ///     up: UpAxis::Z,
+///     front: [1.0, 0.0, 0.0],
 ///     meshes: Vec::new(),
 ///     materials: vec![Material { name: "Golem".into(), ..Material::default() }],
 ///     images: Vec::new(),

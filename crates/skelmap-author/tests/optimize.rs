@@ -86,6 +86,7 @@ fn skeletal(joints: Vec<Joint>, mesh: Mesh, frames: usize) -> Asset {
     Asset {
         format: "test",
         up: UpAxis::Z,
+        front: [1.0, 0.0, 0.0],
         meshes: vec![mesh],
         materials: Vec::new(),
         images: Vec::new(),

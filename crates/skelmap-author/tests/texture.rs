@@ -25,6 +25,7 @@ fn asset(materials: Vec<Material>) -> Asset {
     Asset {
         format: "DPM",
         up: UpAxis::Z,
+        front: [1.0, 0.0, 0.0],
         meshes: Vec::new(),
         materials,
         images: Vec::new(),

@@ -69,16 +69,11 @@ impl Default for View {
     }
 }
 
-/// Where a model of `asset`'s format faces, in `+Y`-up terms: Quake's lineage faces `+X`
-/// (turned from `+Z` up, it still does); a MilkShape model faces `−Z`, the way MilkShape's
-/// front view sees it; an IQM, exported from Blender's `−Y` front in `+Z`-up terms, and a
-/// glTF model, by glTF's convention, face `+Z`.
+/// Where `asset` faces, in `+Y`-up terms: its [`front`](Asset::front), turned as its points
+/// are. The formats' conventions set it (Quake's lineage faces `+X`, MilkShape `−Z`, an IQM
+/// Blender's `−Y` in `+Z`-up terms, glTF `+Z`).
 fn front(asset: &Asset) -> Vec3 {
-    match asset.format {
-        "MS3D" => Vec3::NEG_Z,
-        "IQM" | "glTF" => Vec3::Z,
-        _ => Vec3::X,
-    }
+    asset.up.to_y_up() * Vec3::from(asset.front)
 }
 
 /// One asset drawn into a `width × height` image.

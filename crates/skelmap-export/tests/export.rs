@@ -456,30 +456,49 @@ fn a_mesh_without_texture_coordinates_gets_its_material_untextured() {
     assert_eq!(doc.materials().nth(1).unwrap().name(), Some("tube"));
 }
 
-/// The default camera faces each format's front: an MS3D (facing `−Z`) is seen as a model
-/// of Quake's lineage (facing `+X`) turned 90° is, and an IQM (facing `+Z`) as one turned
-/// −90°.
+/// The default camera faces the asset's front: a model facing `−Z` (as MilkShape's do) is seen
+/// as one facing `+X` (Quake's lineage) turned 90° is, and one facing `+Z` (an IQM, turned to
+/// `+Y` up) as one turned −90°.
 #[test]
-fn the_default_camera_faces_the_format_s_front() {
+fn the_default_camera_faces_the_asset_s_front() {
     let bytes = tube_bytes();
     let mut asset = at(&Model::from_bytes(&bytes).unwrap(), None);
+    assert_eq!(asset.front, [1.0, 0.0, 0.0]);
     asset.set_up(asset::UpAxis::Y);
+    assert_eq!(asset.front, [1.0, 0.0, 0.0]);
     // Three times as wide along x as along z, so that a quarter turn shows.
     for p in asset.meshes.iter_mut().flat_map(|m| m.positions.iter_mut()) {
         p[0] *= 3.0;
     }
-    let draw = |format: &'static str, yaw: f32| {
+    let draw = |front: [f32; 3], yaw: f32| {
         let mut a = asset.clone();
-        a.format = format;
+        a.front = front;
         let view = render::View {
             yaw,
             ..render::View::default()
         };
         render::render_with(&a, 48, 48, &view).unwrap().rgba
     };
-    assert_eq!(draw("MS3D", 0.0), draw("DPM", 90.0));
-    assert_eq!(draw("IQM", 0.0), draw("DPM", -90.0));
-    assert!(draw("MS3D", 0.0) != draw("DPM", 0.0));
+    let (x, neg_z, z) = ([1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 0.0, 1.0]);
+    assert_eq!(draw(neg_z, 0.0), draw(x, 90.0));
+    assert_eq!(draw(z, 0.0), draw(x, -90.0));
+    assert!(draw(neg_z, 0.0) != draw(x, 0.0));
+}
+
+/// Each format's conventions give its asset's front: MilkShape's `−Z` (`+Y` up), an IQM's
+/// `−Y` (`+Z` up, Blender's front), and `+X` for the Quake lineage.
+#[test]
+fn an_asset_faces_its_format_s_front() {
+    let iqm = skelmap_core::iqm::Builder::demo().write().unwrap();
+    let iqm = at(&Model::from_bytes(&iqm).unwrap(), None);
+    assert_eq!((iqm.up, iqm.front), (asset::UpAxis::Z, [0.0, -1.0, 0.0]));
+    let ms3d = skelmap_core::ms3d::Builder::default().write().unwrap();
+    let ms3d = at(&Model::from_bytes(&ms3d).unwrap(), None);
+    assert_eq!((ms3d.up, ms3d.front), (asset::UpAxis::Y, [0.0, 0.0, -1.0]));
+    let dpm = at(&Model::from_bytes(&tube_bytes()).unwrap(), None);
+    assert_eq!((dpm.up, dpm.front), (asset::UpAxis::Z, [1.0, 0.0, 0.0]));
+    // Turned to +Y up, an IQM faces +Z, as glTF models do.
+    assert_eq!(iqm.with_up(asset::UpAxis::Y).front, [0.0, 0.0, 1.0]);
 }
 
 #[test]

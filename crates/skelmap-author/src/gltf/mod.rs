@@ -388,6 +388,8 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
     let mut asset = Asset {
         format: "glTF",
         up: UpAxis::Y,
+        // glTF models face +Z by the specification's convention.
+        front: [0.0, 0.0, 1.0],
         meshes,
         materials,
         images,

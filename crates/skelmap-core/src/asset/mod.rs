@@ -181,6 +181,10 @@ pub struct Asset {
     pub format: &'static str,
     /// Which axis points up in [`Asset::meshes`] and [`Asset::skeleton`].
     pub up: UpAxis,
+    /// The direction the model faces, a unit axis in the same coordinates (the format's
+    /// [`Conventions::front`](crate::view::Conventions::front); a renderer's default camera
+    /// looks at it).
+    pub front: [f32; 3],
     /// The meshes, posed at the frame the asset was built for.
     pub meshes: Vec<Mesh>,
     /// Materials, referenced by [`Mesh::material`].

@@ -121,6 +121,7 @@ impl Asset {
         let turn_affine = Affine3A::from_mat3(exact);
         let turn_point = |v: Vec3| exact * v;
         let rotate = |v: &mut [f32; 3]| *v = turn_point(Vec3::from(*v)).into();
+        rotate(&mut self.front);
         for mesh in &mut self.meshes {
             mesh.positions.iter_mut().for_each(rotate);
             mesh.normals.iter_mut().for_each(rotate);

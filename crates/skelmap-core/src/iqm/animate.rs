@@ -285,6 +285,10 @@ impl<'data> ModelView<'data> for Model<'data> {
         Format::Iqm
     }
 
+    fn conventions(&self) -> crate::view::Conventions {
+        ModelView::conventions(self.mesh())
+    }
+
     fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
         Some(self)
     }

@@ -708,6 +708,17 @@ impl<'data> ModelView<'data> for Iqm<'data> {
         FORMAT
     }
 
+    /// IQMs come from Blender's exporter: `+Z` up, facing Blender's front (`−Y`); materials
+    /// name shaders, as in the engines that load them.
+    fn conventions(&self) -> crate::view::Conventions {
+        crate::view::Conventions {
+            up: crate::asset::UpAxis::Z,
+            front: [0.0, -1.0, 0.0],
+            textures: crate::view::TextureNames::Shaders,
+            own_materials: false,
+        }
+    }
+
     fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
         Some(self)
     }

@@ -15,10 +15,10 @@ use std::collections::HashMap;
 
 use glam::{Affine3A, Quat, Vec3};
 
-use super::{Mesh, Model, NAMED_CLIP_FPS, Pose, TexcoordLayout};
+use super::{Mesh, Model, NAMED_CLIP_FPS, Pose, TexcoordLayout, TextureNames};
 use crate::asset::{
     self, Asset, Clip, ClipKeys, Error, Image, Joint, JointKey, MAX_CLIP_KEYS, Material,
-    MorphTarget, Options, Skeleton, UNBOUND, UpAxis, unit,
+    MorphTarget, Options, Skeleton, UNBOUND, unit,
 };
 use crate::pose::Interpolation;
 use crate::pose::framegroups::FrameGroup;
@@ -164,11 +164,8 @@ impl Model<'_> {
         });
         let mut built = Asset {
             format: model.format().name(),
-            up: if model.as_ms3d().is_some() {
-                UpAxis::Y
-            } else {
-                UpAxis::Z
-            },
+            up: model.conventions().up,
+            front: model.conventions().front,
             meshes,
             materials,
             images,
@@ -225,6 +222,8 @@ pub(super) fn materials(
     let mut materials: Vec<Material> = Vec::new();
     let mut images: Vec<Image> = Vec::new();
     let mut sources: Vec<usize> = Vec::new();
+    let conventions = model.conventions();
+    let names_files = conventions.textures == TextureNames::Files;
     for (i, m) in (0..model.num_materials()).filter_map(|i| Some((i, model.material(i)?))) {
         let name = crate::name::lossy(m.name).into_owned();
         let clamp = |c: f32| {
@@ -237,13 +236,13 @@ pub(super) fn materials(
         let [r, g, b, _] = m.diffuse;
         let base_color = match m.skin {
             Some(_) => [1.0; 4],
-            None if model.as_ms3d().is_some() => [clamp(r), clamp(g), clamp(b), 1.0],
+            None if conventions.own_materials => [clamp(r), clamp(g), clamp(b), 1.0],
             // A shader name only: a neutral grey.
             None => [0.8, 0.8, 0.8, 1.0],
         };
         let image = match m.skin {
-            // Meshes naming one shader share one material; MS3D materials are the file's own.
-            None if model.as_ms3d().is_none() && materials.iter().any(|x| x.name == name) => {
+            // Meshes naming one shader share one material, unless materials are the file's own.
+            None if !conventions.own_materials && materials.iter().any(|x| x.name == name) => {
                 continue;
             }
             None => None,
@@ -271,23 +270,15 @@ pub(super) fn materials(
             name,
             base_color,
             image,
-            // DPM, SKM and IQM name shaders (`Default OBJ`), which engines map to textures:
-            // not file names to point an image at.
-            external: if image.is_none()
-                && model.as_dpm().is_none()
-                && model.as_skm().is_none()
-                && model.as_iqm().is_none()
-            {
+            // A shader name (`Default OBJ`) is mapped to textures by an engine's rules: not a
+            // file name to point an image at.
+            external: if image.is_none() && names_files {
                 relative_uri(m.texture)
             } else {
                 None
             },
-            texture: (image.is_none()
-                && !m.texture.is_empty()
-                && model.as_dpm().is_none()
-                && model.as_skm().is_none()
-                && model.as_iqm().is_none())
-            .then(|| crate::name::lossy(m.texture).into_owned()),
+            texture: (image.is_none() && !m.texture.is_empty() && names_files)
+                .then(|| crate::name::lossy(m.texture).into_owned()),
         });
     }
     (materials, images, sources)
@@ -358,9 +349,10 @@ pub(super) fn mesh_parts(
     }
     for (sub_name, sub_material, sub_triangles) in parts {
         let name = mesh_name(model, mesh, sub_name, sub_material, materials);
-        let material = match model.as_ms3d() {
-            Some(_) => sub_material,
-            None => sub_material.and_then(|i| asset_material(model, i, materials, sources)),
+        let material = if model.conventions().own_materials {
+            sub_material
+        } else {
+            sub_material.and_then(|i| asset_material(model, i, materials, sources))
         };
         let mut built = asset::Mesh {
             name,
@@ -437,8 +429,8 @@ pub(super) fn mesh_parts(
     Ok(out)
 }
 
-/// An asset mesh's name: an MS3D group's; else the material's (a shader) or the mesh's own,
-/// else the kind of mesh.
+/// An asset mesh's name: the group's, where materials are the file's own (MS3D); else the
+/// material's (a shader) or the mesh's own, else the kind of mesh.
 fn mesh_name(
     model: &Model<'_>,
     mesh: &Mesh<'_>,
@@ -447,7 +439,7 @@ fn mesh_name(
     materials: &[Material],
 ) -> String {
     let lossy = |b: &[u8]| crate::name::lossy(b).into_owned();
-    if model.as_ms3d().is_some() {
+    if model.conventions().own_materials {
         return lossy(submesh);
     }
     if let Some(name) = material

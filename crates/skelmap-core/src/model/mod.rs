@@ -54,8 +54,8 @@ pub use still::StaticMesh;
 
 pub use crate::skin::Records;
 pub use crate::view::{
-    ClipOrigin, DeformError, Material, NAMED_CLIP_FPS, Pose, Submesh, TerrainGrid, TexcoordLayout,
-    TriangleIndices,
+    ClipOrigin, Conventions, DeformError, Material, NAMED_CLIP_FPS, Pose, Submesh, TerrainGrid,
+    TexcoordLayout, TextureNames, TriangleIndices,
 };
 
 use crate::diag::Diagnostics;
@@ -140,6 +140,23 @@ impl<'data> Model<'data> {
     #[must_use]
     pub fn format(&self) -> Format {
         with_view!(self.view(), v => ModelView::format(v))
+    }
+
+    /// How the format's files are meant to be read: up and front in their coordinates, and
+    /// what materials name.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, model::TextureNames};
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// // A DPM names shaders.
+    /// let conventions = Model::from_bytes(&bytes)?.conventions();
+    /// assert_eq!(conventions.textures, TextureNames::Shaders);
+    /// assert_eq!(conventions.front, [1.0, 0.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn conventions(&self) -> Conventions {
+        with_view!(self.view(), v => ModelView::conventions(v))
     }
 
     /// The format's own view, for format detail.

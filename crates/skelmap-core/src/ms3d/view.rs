@@ -463,6 +463,17 @@ impl<'data> ModelView<'data> for Ms3d<'data> {
         FORMAT
     }
 
+    /// MilkShape is `+Y` up with its front view looking at the model's `−Z` side; its
+    /// materials are the file's own list, each with its colour, and its groups are named.
+    fn conventions(&self) -> view::Conventions {
+        view::Conventions {
+            up: crate::asset::UpAxis::Y,
+            front: [0.0, 0.0, -1.0],
+            textures: view::TextureNames::Files,
+            own_materials: true,
+        }
+    }
+
     fn frame_names(&self) -> Self::FrameNames<'_> {
         IndexedNames::new(self)
     }

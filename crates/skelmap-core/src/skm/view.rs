@@ -440,6 +440,14 @@ impl<'data> ModelView<'data> for Model<'data> {
         SKM
     }
 
+    /// DarkPlaces and Qfusion name shaders, `+Z` up, facing `+X`.
+    fn conventions(&self) -> crate::view::Conventions {
+        crate::view::Conventions {
+            textures: crate::view::TextureNames::Shaders,
+            ..crate::view::Conventions::QUAKE
+        }
+    }
+
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
         Some(self.skp.frame(index)?.name())
     }

@@ -60,6 +60,50 @@ pub enum ClipOrigin {
     None,
 }
 
+/// How a format's files are meant to be read: which way is up and front in their coordinates,
+/// and what their materials name. [`ModelView::conventions`] answers it for each format, so
+/// that building an [`Asset`](crate::asset::Asset), rendering and exporting name no format.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Conventions {
+    /// The axis that points up in the file's coordinates.
+    pub up: crate::asset::UpAxis,
+    /// The direction the model faces (its front), a unit axis in the file's coordinates.
+    pub front: [f32; 3],
+    /// What a material's [`texture`](Material::texture) names.
+    pub textures: TextureNames,
+    /// Whether the file's materials are its own list, each with its colour, referenced by
+    /// index and naming the groups that draw with them (MilkShape), rather than names that
+    /// meshes share (several meshes naming one shader are one material).
+    pub own_materials: bool,
+}
+
+/// What a material's texture string names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextureNames {
+    /// A file, relative to the model (or a skin in it).
+    Files,
+    /// A shader, which an engine maps to textures by its own rules (`models/player/body`):
+    /// not a file to point an image at.
+    Shaders,
+}
+
+impl Conventions {
+    /// The Quake lineage's conventions, the default: `+Z` up, facing `+X`, texture names are
+    /// files, materials shared by name.
+    pub const QUAKE: Conventions = Conventions {
+        up: crate::asset::UpAxis::Z,
+        front: [1.0, 0.0, 0.0],
+        textures: TextureNames::Files,
+        own_materials: false,
+    };
+}
+
+impl Default for Conventions {
+    fn default() -> Self {
+        Conventions::QUAKE
+    }
+}
+
 /// A validated view of one format, as [`Model`](crate::Model) needs it (see the
 /// [module docs](self)). Defaults answer "none": no frames, meshes, materials or skins, nothing
 /// to deform.
@@ -82,6 +126,12 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
 
     /// The format.
     fn format(&self) -> Format;
+
+    /// How the format's files are meant to be read (up, front, what materials name); the
+    /// Quake lineage's by default.
+    fn conventions(&self) -> Conventions {
+        Conventions::QUAKE
+    }
 
     /// Adds to `diag` the findings of the checks that judge the animation rather than prove
     /// the file safe to read, and that cost a pass over every frame (a DPM's rotations,
