@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use skelmap_core::asset::{Asset, ClipKeys, FitError, Fitted};
+use skelmap_core::asset::{Asset, ClipKeys, Place, WriteOptions};
 use skelmap_core::model::convert::{self as conv, Posed, SkinningError};
-use skelmap_core::{Limits, Model, dpm, gamestudio, iqm, ms3d, quake, skm, slmdl};
+use skelmap_core::{Format, Limits, Model, model, skm};
 use skelmap_export::gltf::{self, GltfOptions};
 
 use crate::load::{self, Companions};
@@ -55,16 +55,22 @@ pub struct Switches {
     pub keep: Vec<String>,
 }
 
-/// The output formats, by extension (and `--to` for `.mdl`).
+impl MdlKind {
+    /// The format this kind of `.mdl` is.
+    fn format(self) -> Format {
+        match self {
+            MdlKind::Quake => Format::Quake,
+            MdlKind::Mdl5 => Format::Mdl,
+            MdlKind::Sl => Format::SlMdl,
+        }
+    }
+}
+
+/// The output: a format skelmap-core writes (by the output's extension, and `--to` where
+/// several formats share it), or glTF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
-    Iqm,
-    Dpm,
-    Skm,
-    Ms3d,
-    Quake,
-    Mdl5,
-    Sl,
+    Format(Format),
     Glb,
     Gltf,
 }
@@ -75,31 +81,89 @@ impl Target {
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
-        Ok(match (extension.as_deref(), to) {
-            (Some("iqm"), _) => Target::Iqm,
-            (Some("dpm"), _) => Target::Dpm,
-            (None | Some("skm" | "skp"), _) => Target::Skm,
-            (Some("ms3d"), _) => Target::Ms3d,
-            (Some("glb"), _) => Target::Glb,
-            (Some("gltf"), _) => Target::Gltf,
-            (Some("mdl"), Some(MdlKind::Quake)) => Target::Quake,
-            (Some("mdl"), Some(MdlKind::Mdl5)) => Target::Mdl5,
-            (Some("mdl"), Some(MdlKind::Sl)) => Target::Sl,
-            (Some("mdl"), None) => {
-                return Err(format!(
-                    "{}: three formats end in .mdl; say which with --to quake, --to mdl5 or \
-                     --to sl",
-                    output.display()
-                ));
+        let extension = match extension.as_deref() {
+            Some("glb") => return Ok(Target::Glb),
+            Some("gltf") => return Ok(Target::Gltf),
+            // A stem, or the SKP of the pair: an SKM and its SKP.
+            None | Some("skp") => return Ok(Target::Format(Format::Skm)),
+            Some(extension) => extension,
+        };
+        let formats: Vec<Format> = writable()
+            .filter(|f| f.extensions().contains(&extension))
+            .collect();
+        match (formats.as_slice(), to.map(MdlKind::format)) {
+            ([one], _) => Ok(Target::Format(*one)),
+            ([], _) => {
+                let written: Vec<String> = writable_extensions()
+                    .map(|e| {
+                        if writable().filter(|f| f.extensions().contains(&e)).count() > 1 {
+                            format!(".{e} ({})", to_choices())
+                        } else {
+                            format!(".{e}")
+                        }
+                    })
+                    .collect();
+                Err(format!(
+                    "{}: skelmap does not write .{extension} files; it writes {}, .glb and \
+                     .gltf",
+                    output.display(),
+                    written.join(", ")
+                ))
             }
-            (Some(other), _) => {
-                return Err(format!(
-                    "{}: skelmap does not write .{other} files; it writes .iqm, .dpm, .skm \
-                     (with its .skp), .ms3d, .mdl (--to quake, mdl5 or sl), .glb and .gltf",
-                    output.display()
-                ));
-            }
+            (several, Some(format)) if several.contains(&format) => Ok(Target::Format(format)),
+            (several, _) => Err(format!(
+                "{}: {} formats end in .{extension}; say which with {}",
+                output.display(),
+                match several.len() {
+                    2 => "two".to_string(),
+                    3 => "three".to_string(),
+                    n => n.to_string(),
+                },
+                either(
+                    MdlKind::value_variants()
+                        .iter()
+                        .filter_map(|k| k.to_possible_value())
+                        .map(|v| format!("--to {}", v.get_name()))
+                        .collect()
+                )
+            )),
+        }
+    }
+}
+
+/// The formats skelmap-core writes, in the format table's order.
+fn writable() -> impl Iterator<Item = Format> + Clone {
+    Format::ALL.iter().copied().filter(|f| f.writable())
+}
+
+/// The extensions of the formats skelmap-core writes, each once.
+fn writable_extensions() -> impl Iterator<Item = &'static str> {
+    let mut seen = Vec::new();
+    writable()
+        .flat_map(|f| f.extensions().iter().copied())
+        .filter(move |e| {
+            let new = !seen.contains(e);
+            seen.push(*e);
+            new
         })
+}
+
+/// `--to quake, mdl5 or sl`.
+fn to_choices() -> String {
+    let names = MdlKind::value_variants()
+        .iter()
+        .filter_map(|k| k.to_possible_value())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    format!("--to {}", either(names))
+}
+
+/// `a, b or c`.
+fn either(mut items: Vec<String>) -> String {
+    match items.pop() {
+        Some(last) if !items.is_empty() => format!("{} or {last}", items.join(", ")),
+        Some(last) => last,
+        None => String::new(),
     }
 }
 
@@ -153,17 +217,17 @@ pub fn convert(
     let (mut asset, model) = read(input, companions, &mut outputs)?;
     // The formats that carry images get the textures the model names; the others store the
     // names themselves.
-    if matches!(
-        target,
-        Target::Glb | Target::Gltf | Target::Quake | Target::Mdl5
-    ) {
+    if match target {
+        Target::Glb | Target::Gltf => true,
+        Target::Format(format) => model::stores_images(format),
+    } {
         load::textures(input, &mut asset, companions, &mut outputs)?;
     }
     let untouched = switches.clips.is_empty()
         && switches.fps.is_none()
         && !switches.no_animations
         && !switches.optimize;
-    if let (Target::Skm, Some(dpm), true) = (target, model.as_dpm(), untouched) {
+    if let (Target::Format(Format::Skm), Some(dpm), true) = (target, model.as_dpm(), untouched) {
         return dpm_to_skm(dpm, output, skp, &mut outputs);
     }
     select(&mut asset, switches).map_err(|e| fail(&e))?;
@@ -320,65 +384,28 @@ fn write(
     switches: &Switches,
     outputs: &mut Outputs,
 ) -> Result<(), String> {
-    let fit = |e: FitError| format!("{}: {e}", output.display());
-    let bad = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
-    // Each output's files and bytes, the files read back as one model, the frame offset.
-    let (files, losses, offset): (Files, Vec<String>, usize) = match target {
-        Target::Iqm => {
-            let Fitted { builder, losses } = iqm::Builder::from_asset(asset).map_err(fit)?;
-            let bytes = builder.write().map_err(|e| bad(&e))?;
-            (vec![(output.to_path_buf(), bytes)], losses, 0)
-        }
-        Target::Dpm => {
-            let Fitted { builder, losses } = dpm::Builder::from_asset(asset).map_err(fit)?;
-            let bytes = builder.write().map_err(|e| bad(&e))?;
-            let mut files = vec![(output.to_path_buf(), bytes)];
-            if !asset.clips.is_empty() {
-                let name = output
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .unwrap_or("model.dpm");
-                files.push((
-                    output.with_file_name(format!("{name}.framegroups")),
-                    framegroups_text(asset).into_bytes(),
-                ));
-            }
-            (files, losses, 0)
-        }
-        Target::Skm => {
-            let (skm_path, skp_path) = skm_outputs(output, skp)?;
-            let Fitted { builder, losses } = skm::write::Pair::from_asset(asset).map_err(fit)?;
-            let files = vec![
-                (skm_path, builder.skm.write().map_err(|e| bad(&e))?),
-                (skp_path, builder.skp.write().map_err(|e| bad(&e))?),
-            ];
-            (files, losses, 0)
-        }
-        Target::Ms3d => {
-            let Fitted { builder, losses } = ms3d::Builder::from_asset(asset).map_err(fit)?;
-            let bytes = builder.write().map_err(|e| bad(&e))?;
-            (vec![(output.to_path_buf(), bytes)], losses, 0)
-        }
-        Target::Quake => {
-            let Fitted { builder, losses } =
-                quake::Builder::from_asset(asset, switches.bake).map_err(fit)?;
-            (vec![(output.to_path_buf(), builder.write())], losses, 0)
-        }
-        Target::Mdl5 => {
-            let Fitted { builder, losses } =
-                gamestudio::ModelBuilder::from_asset(asset, switches.bake).map_err(fit)?;
-            (vec![(output.to_path_buf(), builder.write())], losses, 0)
-        }
-        Target::Sl => {
-            let Fitted { builder, losses } = slmdl::write::Pair::from_asset(asset).map_err(fit)?;
-            let mut files = vec![(output.to_path_buf(), builder.mesh.write())];
-            if let Some(animation) = builder.animation {
-                files.push((output.with_extension("anim"), animation.write()));
-            }
-            (files, losses, usize::from(asset.skeleton.is_some()))
-        }
-        Target::Glb | Target::Gltf => return write_gltf(asset, source, target, output, outputs),
+    let Target::Format(format) = target else {
+        return write_gltf(asset, source, target, output, outputs);
     };
+    let bad = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
+    let written =
+        model::write(format, asset, &WriteOptions::bake(switches.bake)).map_err(|e| bad(&e))?;
+    // An SKM is written under the output's stem, its SKP beside it or where `--skp` says.
+    let (main, skp_path) = if format == Format::Skm {
+        let (skm_path, skp_path) = skm_outputs(output, skp)?;
+        (skm_path, Some(skp_path))
+    } else {
+        (output.to_path_buf(), None)
+    };
+    let files: Files = written
+        .files
+        .into_iter()
+        .map(|file| match (file.place, &skp_path) {
+            (Place::Extension("skp"), Some(path)) => (path.clone(), file.bytes),
+            (place, _) => (place.path(&main), file.bytes),
+        })
+        .collect();
+    let (losses, offset) = (written.notes, written.first_frame);
     for (path, _) in &files {
         outputs.claim(path)?;
     }
@@ -488,28 +515,6 @@ fn write_gltf(
     Ok(())
 }
 
-/// `asset`'s clips as a DarkPlaces `.framegroups` file: per clip its first frame, frame
-/// count, rate, loop flag and name, in the frame numbering the writers use.
-fn framegroups_text(asset: &Asset) -> String {
-    let mut first = 0usize;
-    asset
-        .clips
-        .iter()
-        .map(|c| {
-            let line = format!(
-                "{} {} {} {} // {}\n",
-                first,
-                c.len(),
-                c.fps,
-                u8::from(c.looped),
-                c.name
-            );
-            first += c.len();
-            line
-        })
-        .collect()
-}
-
 /// The SKM and SKP `convert` writes: both from `output`'s stem (`x`, `x.skm` or `x.skp` give
 /// `x.skm` and `x.skp`), or the SKP named by `skp`.
 fn skm_outputs(output: &Path, skp: Option<&Path>) -> Result<(PathBuf, PathBuf), String> {
@@ -531,4 +536,40 @@ fn skm_outputs(output: &Path, skp: Option<&Path>) -> Result<(PathBuf, PathBuf), 
         None => skm_path.with_extension("skp"),
     };
     Ok((skm_path, skp_path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_s_extension_chooses_a_writable_format() {
+        let of = |path: &str, to| Target::of(Path::new(path), to);
+        assert_eq!(of("a.IQM", None), Ok(Target::Format(Format::Iqm)));
+        assert_eq!(of("a", None), Ok(Target::Format(Format::Skm)));
+        assert_eq!(of("a.skp", None), Ok(Target::Format(Format::Skm)));
+        assert_eq!(of("a.glb", None), Ok(Target::Glb));
+        let sl = Some(MdlKind::Sl);
+        assert_eq!(of("a.mdl", sl), Ok(Target::Format(Format::SlMdl)));
+        assert_eq!(
+            of("a.mdl", Some(MdlKind::Mdl5)),
+            Ok(Target::Format(Format::Mdl))
+        );
+        assert_eq!(
+            of("a.mdl", None),
+            Err(
+                "a.mdl: three formats end in .mdl; say which with --to quake, --to mdl5 or \
+                 --to sl"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            of("a.hmp", None),
+            Err(
+                "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
+                 (--to quake, mdl5 or sl), .iqm, .glb and .gltf"
+                    .to_string()
+            )
+        );
+    }
 }

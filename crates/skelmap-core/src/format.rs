@@ -65,6 +65,8 @@ pub const SKP_FRAME_SIZE: u64 = 68;
 /// - `c_value`: the value of `SkelmapFormat` in the C ABI, never reused;
 /// - `folder`, `docs`, `fuzz`: the format's module folder (and test folder), its page in
 ///   `docs/formats/`, its fuzz target;
+/// - `writer`: the builder that writes the format from an asset (its `asset::Writer`), or
+///   nothing for a format skelmap does not write; `model::write` dispatches to it;
 /// - `view`: the view type a `Model` holds, its accessor, and the view's documentation.
 macro_rules! format_table {
     ($callback:ident $($prefix:tt)*) => {
@@ -74,6 +76,7 @@ macro_rules! format_table {
                 name: "DPM", extensions: ["dpm"],
                 magic: DPM_MAGIC, magic_text: "\"DARKPLACESMODEL\\0\"", c_value: 1,
                 folder: "dpm", docs: "dpm", fuzz: "dpm",
+                writer: [dpm::Builder],
                 view: dpm::Dpm, as_dpm, "A DarkPlaces model.",
             }
             /// Qfusion/Warsow skeletal mesh (`SKM1`, type 2, little-endian).
@@ -81,6 +84,7 @@ macro_rules! format_table {
                 name: "SKM", extensions: ["skm"],
                 magic: SKM_MAGIC, magic_text: "\"SKM1\"", c_value: 2,
                 folder: "skm", docs: "skm", fuzz: "skm",
+                writer: [skm::write::Pair],
                 view: skm::Model, as_skm,
                 "A Qfusion mesh paired with its skeleton (and levels of detail).",
             }
@@ -90,6 +94,7 @@ macro_rules! format_table {
                 name: "SKP", extensions: ["skp"],
                 magic: SKM_MAGIC, magic_text: "\"SKM1\"", c_value: 3,
                 folder: "skm", docs: "skm", fuzz: "skp",
+                writer: [],
                 view: skm::Skp, as_skp, "A Qfusion skeleton on its own: bones and frames, no meshes.",
             }
             /// MilkShape 3D model (`MS3D000000`, version 3 or 4, little-endian).
@@ -97,6 +102,7 @@ macro_rules! format_table {
                 name: "MS3D", extensions: ["ms3d"],
                 magic: MS3D_MAGIC, magic_text: "\"MS3D000000\"", c_value: 4,
                 folder: "ms3d", docs: "ms3d", fuzz: "ms3d",
+                writer: [ms3d::Builder],
                 view: ms3d::Ms3d, as_ms3d, "A MilkShape 3D model.",
             }
             /// 3D GameStudio A6/A7 model (`MDL7`, little-endian): groups, bones and weights,
@@ -105,6 +111,7 @@ macro_rules! format_table {
                 name: "MDL7", extensions: ["mdl"],
                 magic: MDL7_MAGIC, magic_text: "\"MDL7\"", c_value: 11,
                 folder: "mdl7", docs: "mdl7", fuzz: "mdl7",
+                writer: [],
                 view: mdl7::Mdl7, as_mdl7, "A GameStudio A6/A7 model: bones and weights, or vertex frames.",
             }
             /// 3D GameStudio model (`MDL2`, `MDL3`, `MDL4`, `MDL5`). MDL2 has Quake's layout and
@@ -114,6 +121,7 @@ macro_rules! format_table {
                 magic: MDL_MAGIC_PREFIX, magic_text: "\"MDL2\", \"MDL3\", \"MDL4\" or \"MDL5\"",
                 c_value: 5,
                 folder: "gamestudio", docs: "mdl", fuzz: "mdl",
+                writer: [gamestudio::ModelBuilder],
                 view: gamestudio::Mdl, as_mdl, "A GameStudio model.",
             }
             /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
@@ -121,6 +129,7 @@ macro_rules! format_table {
                 name: "HMP", extensions: ["hmp"],
                 magic: HMP_MAGIC_PREFIX, magic_text: "\"HMP5\" or \"HMP7\"", c_value: 6,
                 folder: "gamestudio", docs: "hmp", fuzz: "hmp",
+                writer: [],
                 view: gamestudio::Hmp, as_hmp, "A GameStudio terrain.",
             }
             /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
@@ -128,6 +137,7 @@ macro_rules! format_table {
                 name: "SL mdl", extensions: ["mdl"],
                 magic: SLMDL_MAGIC, magic_text: "\"mdl\\0\"", c_value: 7,
                 folder: "slmdl", docs: "slmdl", fuzz: "slmdl",
+                writer: [slmdl::write::Pair],
                 view: slmdl::Model, as_sl_mdl, "An SL mesh, with its animation when one was found.",
             }
             /// The "SL" engine's `.anim` (no magic: recognised by its extension only).
@@ -135,6 +145,7 @@ macro_rules! format_table {
                 name: "SL anim", extensions: ["anim"],
                 magic: NO_MAGIC, magic_text: "none", c_value: 9,
                 folder: "slmdl", docs: "slmdl", fuzz: "slanim",
+                writer: [],
                 view: slmdl::Animation, as_sl_anim,
                 "An SL animation on its own: bones and keyframes, no meshes.",
             }
@@ -143,6 +154,7 @@ macro_rules! format_table {
                 name: "Quake MDL", extensions: ["mdl"],
                 magic: IDPO_MAGIC, magic_text: "\"IDPO\"", c_value: 8,
                 folder: "quake", docs: "quake", fuzz: "quake",
+                writer: [quake::Builder],
                 view: quake::Mdl, as_quake,
                 "A Quake model, or a GameStudio MDL2 (which has Quake's layout).",
             }
@@ -152,6 +164,7 @@ macro_rules! format_table {
                 name: "IQM", extensions: ["iqm"],
                 magic: IQM_MAGIC, magic_text: "\"INTERQUAKEMODEL\\0\"", c_value: 10,
                 folder: "iqm", docs: "iqm", fuzz: "iqm",
+                writer: [iqm::Builder],
                 view: iqm::Model, as_iqm,
                 "An Inter-Quake Model (or an IQM animation on its own), with the animation it plays.",
             }
@@ -171,6 +184,7 @@ macro_rules! declare_format {
             name: $name:literal, extensions: [$($ext:literal),+],
             magic: $magic:expr, magic_text: $magic_text:literal, c_value: $c_value:literal,
             folder: $folder:literal, docs: $docs:literal, fuzz: $fuzz:literal,
+            writer: [$($writer:path)?],
             view: $($view:ident)::+, $accessor:ident, $view_doc:literal $(,)?
         }
     )+) => {
@@ -246,6 +260,14 @@ macro_rules! declare_format {
             pub fn docs_page(self) -> &'static str {
                 match self {
                     $( Format::$variant => $docs, )+
+                }
+            }
+
+            /// Whether skelmap writes this format (`model::write`).
+            #[must_use]
+            pub fn writable(self) -> bool {
+                match self {
+                    $( Format::$variant => !<[&str]>::is_empty(&[$(stringify!($writer))?]), )+
                 }
             }
 

@@ -6,92 +6,60 @@
 //! against assimp's.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use skelmap::Limits;
-use skelmap::asset::{Asset, FitError};
+use skelmap::asset::{Asset, WriteError, WriteOptions};
 use skelmap::glam::Vec3;
 use skelmap::model::convert::{self, Posed, SkinningError};
-use skelmap::{Model, gamestudio, iqm, ms3d, quake, skm, slmdl};
+use skelmap::{Format, Model, gamestudio, iqm, ms3d, quake, skm, slmdl};
 
 use crate::support::{corpus_files, corpus_next_files};
 
-/// The formats an asset is written to here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Out {
-    Iqm,
-    Dpm,
-    Skm,
-    Ms3d,
-    Sl,
-    Quake,
-    Mdl5,
+/// The skeletal formats an asset is written to here; the vertex formats take it baked.
+const SKELETAL: [Format; 5] = [
+    Format::Iqm,
+    Format::Dpm,
+    Format::Skm,
+    Format::Ms3d,
+    Format::SlMdl,
+];
+const BAKED: [Format; 2] = [Format::Quake, Format::Mdl];
+
+/// The files an asset became, named as the resolver finds companions, the main one's name,
+/// the frame offset (SL's keyframe 0 is the bind pose) and the writer's notes.
+struct Files {
+    table: HashMap<String, Vec<u8>>,
+    main: String,
+    offset: usize,
+    notes: Vec<String>,
 }
 
-const SKELETAL: [Out; 5] = [Out::Iqm, Out::Dpm, Out::Skm, Out::Ms3d, Out::Sl];
-
-/// The files `asset` becomes as `out`, named as the resolver finds companions (the main one
-/// first), the frame offset (SL's keyframe 0 is the bind pose) and the writer's losses.
-type Written = (HashMap<String, Vec<u8>>, &'static str, usize, Vec<String>);
-
-fn through(asset: &Asset, out: Out) -> Result<Written, FitError> {
-    let one = |name: &'static str, bytes: Vec<u8>| HashMap::from([(name.to_string(), bytes)]);
-    Ok(match out {
-        Out::Iqm => {
-            let f = iqm::Builder::from_asset(asset)?;
-            (
-                one("m.iqm", f.builder.write().unwrap()),
-                "m.iqm",
-                0,
-                f.losses,
-            )
-        }
-        Out::Dpm => {
-            let f = skelmap::dpm::Builder::from_asset(asset)?;
-            (
-                one("m.dpm", f.builder.write().unwrap()),
-                "m.dpm",
-                0,
-                f.losses,
-            )
-        }
-        Out::Ms3d => {
-            let f = ms3d::Builder::from_asset(asset)?;
-            (
-                one("m.ms3d", f.builder.write().unwrap()),
-                "m.ms3d",
-                0,
-                f.losses,
-            )
-        }
-        Out::Quake => {
-            let f = quake::Builder::from_asset(asset, true)?;
-            (one("m.mdl", f.builder.write()), "m.mdl", 0, f.losses)
-        }
-        Out::Mdl5 => {
-            let f = gamestudio::ModelBuilder::from_asset(asset, true)?;
-            (one("m.mdl", f.builder.write()), "m.mdl", 0, f.losses)
-        }
-        Out::Skm => {
-            let f = skm::write::Pair::from_asset(asset)?;
-            let mut table = one("m.skm", f.builder.skm.write().unwrap());
-            table.insert("m.skp".into(), f.builder.skp.write().unwrap());
-            (table, "m.skm", 0, f.losses)
-        }
-        Out::Sl => {
-            let f = slmdl::write::Pair::from_asset(asset)?;
-            let mut table = one("m.mdl", f.builder.mesh.write());
-            if let Some(anim) = &f.builder.animation {
-                table.insert("m.anim".into(), anim.write());
-            }
-            let offset = usize::from(asset.skeleton.is_some());
-            (table, "m.mdl", offset, f.losses)
-        }
+/// `asset` written as `format` through the write dispatch, skeletal frames baked for the
+/// vertex formats.
+fn through(asset: &Asset, format: Format) -> Result<Files, WriteError> {
+    let written = skelmap::model::write(format, asset, &WriteOptions::bake(true))?;
+    assert_eq!(written.format, format);
+    let main = format!("m.{}", format.extension());
+    let table = written
+        .files
+        .into_iter()
+        .map(|f| {
+            let name = f.place.path(Path::new(&main));
+            (name.to_string_lossy().into_owned(), f.bytes)
+        })
+        .collect();
+    Ok(Files {
+        table,
+        main,
+        offset: written.first_frame,
+        notes: written.notes,
     })
 }
 
 /// The model the files of [`through`] make.
-fn open(written: &Written) -> Model<'_> {
-    Model::resolve(&&written.0, written.1, &Limits::DEFAULT).unwrap()
+fn open(files: &Files) -> Model<'_> {
+    Model::resolve(&&files.table, &files.main, &Limits::DEFAULT).unwrap()
 }
 
 /// The corpus's skeletal models with meshes, each as an asset cut to its first clips (at
@@ -132,9 +100,9 @@ fn every_corpus_skeletal_model_converts_to_every_format() {
     let corpus = skeletal_corpus();
     let mut rows = Vec::new();
     for (name, asset) in &corpus {
-        for out in SKELETAL.into_iter().chain([Out::Quake, Out::Mdl5]) {
+        for out in SKELETAL.into_iter().chain(BAKED) {
             let files = through(asset, out).unwrap_or_else(|e| panic!("{name} → {out:?}: {e}"));
-            let (offset, losses) = (files.2, &files.3);
+            let (offset, losses) = (files.offset, &files.notes);
             let model = open(&files);
             let written = convert::asset_of(&model).unwrap();
             let bones = written.skeleton.as_ref().map_or(0, |s| s.joints.len());
@@ -156,8 +124,8 @@ fn every_corpus_skeletal_model_converts_to_every_format() {
             // cut influences and dropped scale cost what they weighed, which the losses say.
             let bound = match out {
                 _ if lossy(losses) => 1.0,
-                Out::Quake => 1e-2,
-                Out::Iqm | Out::Ms3d => 5e-4,
+                Format::Quake => 1e-2,
+                Format::Iqm | Format::Ms3d => 5e-4,
                 _ => 1e-4,
             };
             assert!(error.max <= bound, "{name} → {out:?}: {error}; {losses:?}");
@@ -179,18 +147,18 @@ fn every_format_round_trips_into_itself_and_every_other() {
         for second in SKELETAL {
             let files_b = through(&a, second).unwrap();
             assert!(
-                files_b.3.iter().all(|l| !l.contains("influences")),
+                files_b.notes.iter().all(|l| !l.contains("influences")),
                 "{:?}",
-                files_b.3
+                files_b.notes
             );
             // Two SL hops each put the bind pose first.
-            let offset = files_a.2 + files_b.2;
+            let offset = files_a.offset + files_b.offset;
             let b = open(&files_b);
             let error: SkinningError =
                 convert::skinning_error(Posed::Asset(&source), Posed::Model(&b), offset);
             // IQM's and MS3D's weights are bytes: one hop costs up to 1.3e-4 of the tube's
             // size.
-            let bytes = [Out::Iqm, Out::Ms3d];
+            let bytes = [Format::Iqm, Format::Ms3d];
             let bound = if bytes.contains(&first) || bytes.contains(&second) {
                 5e-4
             } else {

@@ -20,8 +20,10 @@
 use glam::{Affine3A, Quat, Vec3};
 
 mod pose;
+mod write;
 
 pub use pose::{FrameKeys, MAX_RESAMPLED_FRAMES, PosedMesh};
+pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 
 use crate::pose::framegroups::FrameGroup;
 use crate::view::DeformError;

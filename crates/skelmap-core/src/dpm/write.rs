@@ -473,3 +473,27 @@ fn matrix3x4(k: &JointKey) -> Matrix3x4 {
         [x.z, y.z, z.z, m.translation.z],
     ]
 }
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Dpm;
+
+    /// The DPM, and its clips in a `.framegroups` beside it (DPM stores frames, not clips).
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
+        use crate::asset::{Place, Written, WrittenFile};
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        let mut files = vec![WrittenFile {
+            place: Place::Main,
+            bytes: builder.write()?,
+        }];
+        if !asset.clips.is_empty() {
+            files.push(WrittenFile {
+                place: Place::Suffix(".framegroups"),
+                bytes: crate::asset::framegroups_text(asset).into_bytes(),
+            });
+        }
+        Ok(Written::new(Self::FORMAT, files).with_notes(losses))
+    }
+}

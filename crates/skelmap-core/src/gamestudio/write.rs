@@ -312,3 +312,17 @@ impl ModelBuilder {
         Ok(Fitted { builder: b, losses })
     }
 }
+
+impl crate::asset::Writer for ModelBuilder {
+    const FORMAT: crate::format::Format = crate::format::Format::Mdl;
+    const STORES_IMAGES: bool = true;
+
+    /// An MDL5.
+    fn write_asset(
+        asset: &Asset,
+        options: &crate::asset::WriteOptions,
+    ) -> Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = ModelBuilder::from_asset(asset, options.bake)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()).with_notes(losses))
+    }
+}

@@ -780,3 +780,15 @@ fn bounds_of(meshes: Vec<PosedMesh>) -> BoundsDef {
     }
     b.unwrap_or_default()
 }
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Iqm;
+
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()?).with_notes(losses))
+    }
+}

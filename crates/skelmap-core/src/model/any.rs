@@ -22,6 +22,7 @@ macro_rules! formats {
             name: $name:literal, extensions: [$($ext:literal),+],
             magic: $magic:expr, magic_text: $magic_text:literal, c_value: $c_value:literal,
             folder: $folder:literal, docs: $docs:literal, fuzz: $fuzz:literal,
+            writer: [$($writer:path)?],
             view: $($view:ident)::+, $accessor:ident, $doc:literal $(,)?
         }
     )+) => {

@@ -43,6 +43,7 @@ mod mesh;
 mod open;
 mod prepared;
 mod still;
+mod write;
 
 use std::sync::OnceLock;
 
@@ -51,6 +52,7 @@ pub use mesh::Mesh;
 pub use open::OpenOptions;
 pub use prepared::{Compact, Prepared};
 pub use still::StaticMesh;
+pub use write::{stores_images, write};
 
 pub use crate::skin::Records;
 pub use crate::view::{

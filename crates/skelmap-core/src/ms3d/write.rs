@@ -565,3 +565,15 @@ fn euler_of(q: Quat) -> [f32; 3] {
     let (z, y, x) = q.as_dquat().normalize().to_euler(EulerRot::ZYX);
     [x as f32, y as f32, z as f32]
 }
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Ms3d;
+
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()?).with_notes(losses))
+    }
+}

@@ -378,3 +378,16 @@ fn nearest_colour(rgb: [u8; 3]) -> u8 {
         .min_by_key(|(_, p)| distance(p))
         .map_or(0, |(i, _)| i as u8)
 }
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: crate::format::Format = crate::format::Format::Quake;
+    const STORES_IMAGES: bool = true;
+
+    fn write_asset(
+        asset: &Asset,
+        options: &crate::asset::WriteOptions,
+    ) -> Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = Builder::from_asset(asset, options.bake)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()).with_notes(losses))
+    }
+}

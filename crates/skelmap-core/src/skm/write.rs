@@ -366,3 +366,27 @@ impl Pair {
         })
     }
 }
+
+impl crate::asset::Writer for Pair {
+    const FORMAT: Format = Format::Skm;
+
+    /// The SKM, and its SKP beside it under the same stem.
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
+        use crate::asset::{Place, Written, WrittenFile};
+        let Fitted { builder, losses } = Pair::from_asset(asset)?;
+        let files = vec![
+            WrittenFile {
+                place: Place::Main,
+                bytes: builder.skm.write()?,
+            },
+            WrittenFile {
+                place: Place::Extension("skp"),
+                bytes: builder.skp.write()?,
+            },
+        ];
+        Ok(Written::new(Self::FORMAT, files).with_notes(losses))
+    }
+}

@@ -283,3 +283,30 @@ impl Pair {
         })
     }
 }
+
+impl crate::asset::Writer for Pair {
+    const FORMAT: crate::format::Format = crate::format::Format::SlMdl;
+
+    /// The mesh, and its `.anim` beside it when the asset has a skeleton (whose keyframe 0
+    /// is the bind pose: the asset's first frame is the animation's second).
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> Result<crate::asset::Written, crate::asset::WriteError> {
+        use crate::asset::{Place, Written, WrittenFile};
+        let Fitted { builder, losses } = Pair::from_asset(asset)?;
+        let mut files = vec![WrittenFile {
+            place: Place::Main,
+            bytes: builder.mesh.write(),
+        }];
+        if let Some(animation) = &builder.animation {
+            files.push(WrittenFile {
+                place: Place::Extension("anim"),
+                bytes: animation.write(),
+            });
+        }
+        let mut written = Written::new(Self::FORMAT, files).with_notes(losses);
+        written.first_frame = usize::from(asset.skeleton.is_some());
+        Ok(written)
+    }
+}
