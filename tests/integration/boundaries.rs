@@ -90,7 +90,7 @@ fn unsafe_code_is_allowed_only_where_the_project_allows_it() {
 /// The floors of skelmap-core, lowest first, each a list of its top-level modules (a file
 /// `name.rs` or a folder `name/`). A file may name (`crate::m`, or `super::m` at the top level)
 /// only modules on its own floor or below; ARCHITECTURE.md's floor table says the same.
-pub(crate) const FLOORS: [(&str, &[&str]); 7] = [
+const FLOORS: [(&str, &[&str]); 7] = [
     (
         "foundation",
         &[
@@ -115,19 +115,8 @@ pub(crate) const FLOORS: [(&str, &[&str]); 7] = [
     ("skin", &["skin"]),
     ("alias", &["alias"]),
     ("view", &["asset", "gpu", "view"]),
-    (
-        "formats",
-        &[
-            "dpm",
-            "gamestudio",
-            "iqm",
-            "mdl7",
-            "ms3d",
-            "quake",
-            "skm",
-            "slmdl",
-        ],
-    ),
+    // Every folder of the format table (`Format::folder`): see `floor_of`.
+    ("formats", &[]),
     ("model", &["model", "synth"]),
 ];
 
@@ -138,8 +127,12 @@ const FORMAT_IMPORTS: [(&str, &str); 1] = [
     ("crates/skelmap-core/src/skm/convert.rs", "dpm"),
 ];
 
-/// The floor of top-level module `name`, if it is on one.
+/// The floor of top-level module `name`, if it is on one: a format's folder (a row of the
+/// format table) is on the formats floor.
 fn floor_of(name: &str) -> Option<usize> {
+    if skelmap::Format::ALL.iter().any(|f| f.folder() == name) {
+        return FLOORS.iter().position(|(floor, _)| *floor == "formats");
+    }
     FLOORS
         .iter()
         .position(|(_, modules)| modules.contains(&name))

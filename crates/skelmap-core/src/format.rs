@@ -52,9 +52,11 @@ pub const SKP_FRAME_SIZE: u64 = 68;
 /// `format_table!(callback)` expands to `callback! { row… }` (with any tokens given after the
 /// callback's name first, for a callback that needs a `$`). This module makes [`Format`] from
 /// it; `model/any.rs` makes the `View` enum, its dispatch macros and the `Model::as_*`
-/// accessors; the checklist test (`tests/integration/formats.rs`) reads the folder, docs and
-/// fuzz columns through [`Format`]'s methods. The `view` column is only tokens here: they are
-/// resolved on the model floor, where the callback stands, so this floor imports no format.
+/// accessors, and `model/write.rs` the write dispatch; the checklist test
+/// (`tests/integration/formats.rs`) reads the folder, docs and fuzz columns through
+/// [`Format`]'s methods. The `view` and `writer` columns are paths from the crate root without
+/// `crate::`, only tokens here: the model floor's callbacks put `crate::` before them, so this
+/// floor imports no format and the callbacks need no list of imports.
 ///
 /// The columns, in order:
 /// - the variant, with its documentation;
@@ -184,7 +186,7 @@ macro_rules! declare_format {
             name: $name:literal, extensions: [$($ext:literal),+],
             magic: $magic:expr, magic_text: $magic_text:literal, c_value: $c_value:literal,
             folder: $folder:literal, docs: $docs:literal, fuzz: $fuzz:literal,
-            writer: [$($writer:path)?],
+            writer: [$($($writer:ident)::+)?],
             view: $($view:ident)::+, $accessor:ident, $view_doc:literal $(,)?
         }
     )+) => {
@@ -267,7 +269,7 @@ macro_rules! declare_format {
             #[must_use]
             pub fn writable(self) -> bool {
                 match self {
-                    $( Format::$variant => !<[&str]>::is_empty(&[$(stringify!($writer))?]), )+
+                    $( Format::$variant => !<[&str]>::is_empty(&[$(stringify!($($writer)::+))?]), )+
                 }
             }
 

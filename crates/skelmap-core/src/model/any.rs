@@ -10,7 +10,6 @@
 
 use crate::pose::{Bone, Skeleton};
 use crate::view::{MeshView, ModelView};
-use crate::{dpm, gamestudio, iqm, mdl7, ms3d, quake, skm, slmdl};
 
 /// Declares [`View`], `MeshKind` and `FrameNamesKind` over the listed formats, and the
 /// `with_view!` and `with_mesh!` macros that dispatch on them. `$d` is a `$` token, which the
@@ -22,7 +21,7 @@ macro_rules! formats {
             name: $name:literal, extensions: [$($ext:literal),+],
             magic: $magic:expr, magic_text: $magic_text:literal, c_value: $c_value:literal,
             folder: $folder:literal, docs: $docs:literal, fuzz: $fuzz:literal,
-            writer: [$($writer:path)?],
+            writer: [$($($writer:ident)::+)?],
             view: $($view:ident)::+, $accessor:ident, $doc:literal $(,)?
         }
     )+) => {
@@ -30,14 +29,14 @@ macro_rules! formats {
         #[derive(Debug, Clone)]
         #[non_exhaustive]
         pub enum View<'data> {
-            $( #[doc = $doc] $variant($($view)::+<'data>), )+
+            $( #[doc = $doc] $variant(crate::$($view)::+<'data>), )+
         }
 
         impl<'data> super::Model<'data> {
             $(
                 #[doc = concat!("The ", $name, " view, if this model holds one: ", $doc)]
                 #[must_use]
-                pub fn $accessor(&self) -> Option<&$($view)::+<'_>> {
+                pub fn $accessor(&self) -> Option<&crate::$($view)::+<'_>> {
                     match self.view() {
                         View::$variant(v) => Some(v),
                         #[allow(unreachable_patterns)]
@@ -50,13 +49,13 @@ macro_rules! formats {
         /// One mesh of whichever format.
         #[derive(Debug, Clone, Copy)]
         pub(super) enum MeshKind<'a> {
-            $( $variant(<$($view)::+<'a> as ModelView<'a>>::Mesh<'a>), )+
+            $( $variant(<crate::$($view)::+<'a> as ModelView<'a>>::Mesh<'a>), )+
         }
 
         /// The frame-name walk of whichever format.
         #[derive(Debug, Clone)]
         pub(super) enum FrameNamesKind<'a> {
-            $( $variant(<$($view)::+<'a> as ModelView<'a>>::FrameNames<'a>), )+
+            $( $variant(<crate::$($view)::+<'a> as ModelView<'a>>::FrameNames<'a>), )+
         }
 
         /// Runs `$body` with `$v` bound to the view in `$view` (a `&View`).

@@ -5,7 +5,6 @@
 
 use crate::asset::{Asset, WriteError, WriteOptions, Writer, Written};
 use crate::format::Format;
-use crate::{dpm, gamestudio, iqm, ms3d, quake, skm, slmdl};
 
 /// Makes [`write`] and [`stores_images`] from the rows of the format table.
 macro_rules! writers {
@@ -15,7 +14,7 @@ macro_rules! writers {
             name: $name:literal, extensions: [$($ext:literal),+],
             magic: $magic:expr, magic_text: $magic_text:literal, c_value: $c_value:literal,
             folder: $folder:literal, docs: $docs:literal, fuzz: $fuzz:literal,
-            writer: [$($writer:path)?],
+            writer: [$($($writer:ident)::+)?],
             view: $($view:ident)::+, $accessor:ident, $doc:literal $(,)?
         }
     )+) => {
@@ -43,7 +42,7 @@ macro_rules! writers {
             options: &WriteOptions,
         ) -> Result<Written, WriteError> {
             match format {
-                $($( Format::$variant => <$writer as Writer>::write_asset(asset, options), )?)+
+                $($( Format::$variant => <crate::$($writer)::+ as Writer>::write_asset(asset, options), )?)+
                 #[allow(unreachable_patterns)]
                 _ => Err(WriteError::NotWritable(format)),
             }
@@ -54,7 +53,7 @@ macro_rules! writers {
         #[must_use]
         pub fn stores_images(format: Format) -> bool {
             match format {
-                $($( Format::$variant => <$writer as Writer>::STORES_IMAGES, )?)+
+                $($( Format::$variant => <crate::$($writer)::+ as Writer>::STORES_IMAGES, )?)+
                 #[allow(unreachable_patterns)]
                 _ => false,
             }
@@ -67,7 +66,7 @@ macro_rules! writers {
             /// Each writer writes the format of its row.
             #[test]
             fn every_writer_writes_its_own_row() {
-                $($( assert_eq!(<$writer as Writer>::FORMAT, Format::$variant); )?)+
+                $($( assert_eq!(<crate::$($writer)::+ as Writer>::FORMAT, Format::$variant); )?)+
                 let writable = Format::ALL.iter().filter(|f| f.writable()).count();
                 assert_eq!(writable, 7);
             }
