@@ -25,11 +25,90 @@ pub(crate) struct Primitive {
     /// Empty unless skinned.
     pub influences: Influences,
     /// Position and normal displacements per morph target.
-    pub targets: Vec<(Vec<Vec3>, Option<Vec<Vec3>>)>,
+    pub targets: Vec<Displacements>,
 }
+
+/// One morph target's position displacements, and its normal displacements where the
+/// primitive has normals.
+pub(crate) type Displacements = (Vec<Vec3>, Option<Vec<Vec3>>);
 
 fn vec3s(values: &[[f32; 3]]) -> Vec<Vec3> {
     values.iter().map(|&v| Vec3::from(v)).collect()
+}
+
+/// Where a primitive is, for its errors, and its vertex count, which every attribute matches.
+#[derive(Clone, Copy)]
+struct At {
+    mesh: usize,
+    primitive: usize,
+    vertices: usize,
+}
+
+impl At {
+    fn error(self, field: &'static str, problem: String) -> Error {
+        Error::Mesh {
+            index: self.mesh,
+            primitive: self.primitive,
+            field,
+            problem,
+        }
+    }
+
+    /// An attribute of `count` elements, which must be one a vertex.
+    fn same_count(self, field: &'static str, count: usize) -> Result<()> {
+        if count == self.vertices {
+            Ok(())
+        } else {
+            let n = self.vertices;
+            Err(self.error(field, format!("{count} elements; POSITION has {n}")))
+        }
+    }
+}
+
+/// A primitive's attribute accessors by semantic, its morph targets' position and normal
+/// accessors, and its indices, material, mode and mesh name.
+struct Parts {
+    attributes: Vec<(Semantic, usize)>,
+    targets: Vec<(Option<usize>, Option<usize>)>,
+    indices: Option<usize>,
+    material: Option<usize>,
+    mode: Checked<Mode>,
+    name: String,
+}
+
+impl Parts {
+    fn of(doc: &Doc<'_>, m: usize, p: usize) -> Parts {
+        let mesh = &doc.root.meshes[m];
+        let prim = &mesh.primitives[p];
+        Parts {
+            attributes: prim
+                .attributes
+                .iter()
+                .filter_map(|(k, v)| match k {
+                    Checked::Valid(s) => Some((s.clone(), v.value())),
+                    Checked::Invalid => None,
+                })
+                .collect(),
+            targets: prim
+                .targets
+                .iter()
+                .flatten()
+                .map(|t| (t.positions.map(|a| a.value()), t.normals.map(|a| a.value())))
+                .collect(),
+            indices: prim.indices.map(|i| i.value()),
+            material: prim.material.map(|i| i.value()),
+            mode: prim.mode,
+            name: mesh.name.clone().unwrap_or_else(|| format!("mesh {m}")),
+        }
+    }
+
+    /// The accessor of attribute `semantic`, if the primitive has it.
+    fn find(&self, semantic: Semantic) -> Option<usize> {
+        self.attributes
+            .iter()
+            .find(|(a, _)| *a == semantic)
+            .map(|&(_, i)| i)
+    }
 }
 
 /// Reads primitive `p` of mesh `m`; `skin` (with the node-to-joint map) when its node is
@@ -40,41 +119,15 @@ pub(crate) fn read(
     p: usize,
     skin: Option<(&SkinInfo, &[Option<u16>])>,
 ) -> Result<Option<Primitive>> {
-    let error = |field, problem| Error::Mesh {
-        index: m,
+    let parts = Parts::of(doc, m, p);
+    let mut at = At {
+        mesh: m,
         primitive: p,
-        field,
-        problem,
+        vertices: 0,
     };
-    let (attributes, indices, material, mode, targets, name) = {
-        let mesh = &doc.root.meshes[m];
-        let prim = &mesh.primitives[p];
-        let attributes: Vec<(Semantic, usize)> = prim
-            .attributes
-            .iter()
-            .filter_map(|(k, v)| match k {
-                Checked::Valid(s) => Some((s.clone(), v.value())),
-                Checked::Invalid => None,
-            })
-            .collect();
-        let targets: Vec<(Option<usize>, Option<usize>)> = prim
-            .targets
-            .iter()
-            .flatten()
-            .map(|t| (t.positions.map(|a| a.value()), t.normals.map(|a| a.value())))
-            .collect();
-        (
-            attributes,
-            prim.indices.map(|i| i.value()),
-            prim.material.map(|i| i.value()),
-            prim.mode,
-            targets,
-            mesh.name.clone().unwrap_or_else(|| format!("mesh {m}")),
-        )
-    };
-    let mode = match mode {
+    let mode = match parts.mode {
         Checked::Valid(mode) => mode,
-        Checked::Invalid => return Err(error("mode", "not a glTF primitive mode".into())),
+        Checked::Invalid => return Err(at.error("mode", "not a glTF primitive mode".into())),
     };
     if matches!(
         mode,
@@ -82,8 +135,8 @@ pub(crate) fn read(
     ) {
         return Ok(None);
     }
-    if let Some(k) = material.filter(|&k| k >= doc.root.materials.len()) {
-        return Err(error(
+    if let Some(k) = parts.material.filter(|&k| k >= doc.root.materials.len()) {
+        return Err(at.error(
             "material",
             format!(
                 "material {k} does not exist ({} materials)",
@@ -91,8 +144,9 @@ pub(crate) fn read(
             ),
         ));
     }
-    let find = |s: Semantic| attributes.iter().find(|(a, _)| *a == s).map(|&(_, i)| i);
-    let position = find(Semantic::Positions).ok_or_else(|| error("POSITION", "missing".into()))?;
+    let position = parts
+        .find(Semantic::Positions)
+        .ok_or_else(|| at.error("POSITION", "missing".into()))?;
     let positions = doc
         .floats(
             position,
@@ -102,35 +156,84 @@ pub(crate) fn read(
             Finite::Refuse,
         )?
         .arrays::<3>();
-    let n = positions.len();
-    let same_count = |field: &'static str, count: usize| {
-        if count == n {
-            Ok(())
-        } else {
-            Err(error(field, format!("{count} elements; POSITION has {n}")))
+    at.vertices = positions.len();
+    let corners = corners(doc, parts.indices, at)?;
+    let triangles = triangles(&corners, mode, at)?;
+    let normals = match parts.find(Semantic::Normals) {
+        Some(a) => {
+            let v = doc
+                .floats(a, "NORMAL", &[Type::Vec3], Norm::Flag, Finite::Replace)?
+                .arrays::<3>();
+            at.same_count("NORMAL", v.len())?;
+            Some(vec3s(&v))
         }
+        None => None,
     };
-    let corners: Vec<u32> = match indices {
-        Some(i) => {
-            let list = doc
-                .uints(
-                    i,
-                    "indices",
-                    &[Type::Scalar],
-                    &[ComponentType::U8, ComponentType::U16, ComponentType::U32],
-                )?
-                .values;
-            if let Some((at, &v)) = list.iter().enumerate().find(|&(_, &v)| v as usize >= n) {
-                return Err(error(
-                    "indices",
-                    format!("index {v} at position {at} is past the {n} vertices"),
-                ));
-            }
-            list
+    let uvs = match parts.find(Semantic::TexCoords(0)) {
+        Some(a) => {
+            let v = doc
+                .floats(a, "TEXCOORD_0", &[Type::Vec2], Norm::Flag, Finite::Replace)?
+                .arrays::<2>();
+            at.same_count("TEXCOORD_0", v.len())?;
+            Some(v)
         }
-        None => (0..n as u32).collect(),
+        None => None,
     };
-    let triangles: Vec<[u32; 3]> = match mode {
+    let colors = match parts.find(Semantic::Colors(0)) {
+        Some(a) => Some(colors(doc, a, at)?),
+        None => None,
+    };
+    let influences = match skin {
+        Some((skin, joint_of)) => influences(doc, &parts, skin, joint_of, at)?,
+        None => Influences::default(),
+    };
+    let targets = morph_targets(doc, &parts.targets, normals.is_some(), at)?;
+    let mut prim = Primitive {
+        name: parts.name,
+        material: parts.material,
+        positions: vec3s(&positions),
+        normals,
+        uvs,
+        colors,
+        triangles,
+        influences,
+        targets,
+    };
+    if prim.normals.is_none() {
+        prim.unweld();
+    }
+    Ok(Some(prim))
+}
+
+/// The vertex of every triangle corner: the indices, checked against the vertex count, or
+/// every vertex in order for a primitive without indices.
+fn corners(doc: &mut Doc<'_>, indices: Option<usize>, at: At) -> Result<Vec<u32>> {
+    let n = at.vertices;
+    let Some(i) = indices else {
+        return Ok((0..n as u32).collect());
+    };
+    let list = doc
+        .uints(
+            i,
+            "indices",
+            &[Type::Scalar],
+            &[ComponentType::U8, ComponentType::U16, ComponentType::U32],
+        )?
+        .values;
+    if let Some((k, &v)) = list.iter().enumerate().find(|&(_, &v)| v as usize >= n) {
+        return Err(at.error(
+            "indices",
+            format!("index {v} at position {k} is past the {n} vertices"),
+        ));
+    }
+    Ok(list)
+}
+
+/// The triangles `corners` make in `mode`: strips and fans unrolled (with a strip's every
+/// other triangle turned to keep its winding), degenerate ones dropped.
+fn triangles(corners: &[u32], mode: Mode, at: At) -> Result<Vec<[u32; 3]>> {
+    let whole = |t: &[u32; 3]| t[0] != t[1] && t[1] != t[2] && t[0] != t[2];
+    Ok(match mode {
         Mode::TriangleStrip => (0..corners.len().saturating_sub(2))
             .map(|i| {
                 if i % 2 == 0 {
@@ -139,15 +242,15 @@ pub(crate) fn read(
                     [corners[i + 1], corners[i], corners[i + 2]]
                 }
             })
-            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .filter(whole)
             .collect(),
         Mode::TriangleFan => (1..corners.len().saturating_sub(1))
             .map(|i| [corners[i], corners[i + 1], corners[0]])
-            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .filter(whole)
             .collect(),
         _ => {
             if !corners.len().is_multiple_of(3) {
-                return Err(error(
+                return Err(at.error(
                     "indices",
                     format!("{} corners do not make whole triangles", corners.len()),
                 ));
@@ -157,119 +260,120 @@ pub(crate) fn read(
                 .map(|c| [c[0], c[1], c[2]])
                 .collect()
         }
-    };
-    let normals = match find(Semantic::Normals) {
-        Some(a) => {
-            let v = doc
-                .floats(a, "NORMAL", &[Type::Vec3], Norm::Flag, Finite::Replace)?
-                .arrays::<3>();
-            same_count("NORMAL", v.len())?;
-            Some(vec3s(&v))
-        }
-        None => None,
-    };
-    let uvs = match find(Semantic::TexCoords(0)) {
-        Some(a) => {
-            let v = doc
-                .floats(a, "TEXCOORD_0", &[Type::Vec2], Norm::Flag, Finite::Replace)?
-                .arrays::<2>();
-            same_count("TEXCOORD_0", v.len())?;
-            Some(v)
-        }
-        None => None,
-    };
-    let colors = match find(Semantic::Colors(0)) {
-        Some(a) => {
-            let v = doc.floats(
-                a,
-                "COLOR_0",
-                &[Type::Vec3, Type::Vec4],
-                Norm::Always,
-                Finite::Replace,
-            )?;
-            same_count("COLOR_0", v.count())?;
-            let byte = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
-            Some(
-                (0..n)
-                    .map(|i| {
-                        let e = v.element(i);
-                        let g = |k: usize, d: f32| e.get(k).copied().unwrap_or(d);
-                        [
-                            byte(g(0, 0.0)),
-                            byte(g(1, 0.0)),
-                            byte(g(2, 0.0)),
-                            byte(g(3, 1.0)),
-                        ]
-                    })
-                    .collect(),
-            )
-        }
-        None => None,
-    };
+    })
+}
+
+/// `COLOR_0` as bytes, RGB or RGBA (alpha 1 where absent), clamped to 0..1 first.
+fn colors(doc: &mut Doc<'_>, accessor: usize, at: At) -> Result<Vec<[u8; 4]>> {
+    let v = doc.floats(
+        accessor,
+        "COLOR_0",
+        &[Type::Vec3, Type::Vec4],
+        Norm::Always,
+        Finite::Replace,
+    )?;
+    at.same_count("COLOR_0", v.count())?;
+    let byte = |c: f32| (c.clamp(0.0, 1.0) * 255.0).round() as u8;
+    Ok((0..at.vertices)
+        .map(|i| {
+            let e = v.element(i);
+            let g = |k: usize, d: f32| e.get(k).copied().unwrap_or(d);
+            [
+                byte(g(0, 0.0)),
+                byte(g(1, 0.0)),
+                byte(g(2, 0.0)),
+                byte(g(3, 1.0)),
+            ]
+        })
+        .collect())
+}
+
+/// Every vertex's influences over every `JOINTS_n`/`WEIGHTS_n` set, in the asset's joint
+/// numbering (`joint_of` a skin joint's node; [`UNBOUND`] for a node that is no joint), zero
+/// weights left out; empty without sets.
+fn influences(
+    doc: &mut Doc<'_>,
+    parts: &Parts,
+    skin: &SkinInfo,
+    joint_of: &[Option<u16>],
+    at: At,
+) -> Result<Influences> {
+    let mut sets: Vec<u32> = parts
+        .attributes
+        .iter()
+        .filter_map(|(s, _)| match s {
+            Semantic::Joints(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
+    sets.sort_unstable();
+    let mut lists: Vec<(Vec<u32>, Vec<f32>)> = Vec::with_capacity(sets.len());
+    for &k in &sets {
+        let weights = parts
+            .find(Semantic::Weights(k))
+            .ok_or_else(|| at.error("JOINTS_n", format!("JOINTS_{k} has no WEIGHTS_{k}")))?;
+        let joints_acc = parts.find(Semantic::Joints(k)).unwrap_or_default();
+        let j = doc.uints(
+            joints_acc,
+            "JOINTS_n",
+            &[Type::Vec4],
+            &[ComponentType::U8, ComponentType::U16],
+        )?;
+        at.same_count("JOINTS_n", j.count())?;
+        let w = doc.floats(
+            weights,
+            "WEIGHTS_n",
+            &[Type::Vec4],
+            Norm::Always,
+            Finite::Replace,
+        )?;
+        at.same_count("WEIGHTS_n", w.count())?;
+        lists.push((j.values, w.values));
+    }
     let mut influences = Influences::default();
-    if let Some((skin, joint_of)) = skin {
-        let mut sets: Vec<u32> = attributes
-            .iter()
-            .filter_map(|(s, _)| match s {
-                Semantic::Joints(k) => Some(*k),
-                _ => None,
-            })
-            .collect();
-        sets.sort_unstable();
-        let mut lists: Vec<(Vec<u32>, Vec<f32>)> = Vec::with_capacity(sets.len());
-        for &k in &sets {
-            let weights = find(Semantic::Weights(k))
-                .ok_or_else(|| error("JOINTS_n", format!("JOINTS_{k} has no WEIGHTS_{k}")))?;
-            let joints_acc = find(Semantic::Joints(k)).unwrap_or_default();
-            let j = doc.uints(
-                joints_acc,
-                "JOINTS_n",
-                &[Type::Vec4],
-                &[ComponentType::U8, ComponentType::U16],
-            )?;
-            same_count("JOINTS_n", j.count())?;
-            let w = doc.floats(
-                weights,
-                "WEIGHTS_n",
-                &[Type::Vec4],
-                Norm::Always,
-                Finite::Replace,
-            )?;
-            same_count("WEIGHTS_n", w.count())?;
-            lists.push((j.values, w.values));
-        }
-        if !lists.is_empty() {
-            for v in 0..n {
-                let mut raw: Vec<(u16, f32)> = Vec::with_capacity(4 * lists.len());
-                for (set, (joints, weights)) in lists.iter().enumerate() {
-                    for c in 0..4 {
-                        let at = 4 * v + c;
-                        let (Some(&sj), Some(&w)) = (joints.get(at), weights.get(at)) else {
-                            continue;
-                        };
-                        if w <= 0.0 {
-                            continue;
-                        }
-                        let Some(&node) = skin.joints.get(sj as usize) else {
-                            return Err(error(
-                                "JOINTS_n",
-                                format!(
-                                    "vertex {v} of set {} weighs joint {sj}; the skin has {}",
-                                    sets.get(set).copied().unwrap_or_default(),
-                                    skin.joints.len()
-                                ),
-                            ));
-                        };
-                        let joint = joint_of.get(node).copied().flatten().unwrap_or(UNBOUND);
-                        raw.push((joint, w));
-                    }
+    if lists.is_empty() {
+        return Ok(influences);
+    }
+    for v in 0..at.vertices {
+        let mut raw: Vec<(u16, f32)> = Vec::with_capacity(4 * lists.len());
+        for (set, (joints, weights)) in lists.iter().enumerate() {
+            for c in 0..4 {
+                let k = 4 * v + c;
+                let (Some(&sj), Some(&w)) = (joints.get(k), weights.get(k)) else {
+                    continue;
+                };
+                if w <= 0.0 {
+                    continue;
                 }
-                influences.push(raw.into_iter(), UNBOUND);
+                let Some(&node) = skin.joints.get(sj as usize) else {
+                    return Err(at.error(
+                        "JOINTS_n",
+                        format!(
+                            "vertex {v} of set {} weighs joint {sj}; the skin has {}",
+                            sets.get(set).copied().unwrap_or_default(),
+                            skin.joints.len()
+                        ),
+                    ));
+                };
+                let joint = joint_of.get(node).copied().flatten().unwrap_or(UNBOUND);
+                raw.push((joint, w));
             }
         }
+        influences.push(raw.into_iter(), UNBOUND);
     }
+    Ok(influences)
+}
+
+/// Each morph target's position displacements (zero where it has none) and, where the
+/// primitive has normals, its normal displacements.
+fn morph_targets(
+    doc: &mut Doc<'_>,
+    targets: &[(Option<usize>, Option<usize>)],
+    has_normals: bool,
+    at: At,
+) -> Result<Vec<Displacements>> {
     let mut morphs = Vec::with_capacity(targets.len());
-    for (positions_acc, normals_acc) in targets {
+    for &(positions_acc, normals_acc) in targets {
         let dp = match positions_acc {
             Some(a) => {
                 let v = doc.floats(
@@ -279,13 +383,13 @@ pub(crate) fn read(
                     Norm::Flag,
                     Finite::Refuse,
                 )?;
-                same_count("targets", v.count())?;
+                at.same_count("targets", v.count())?;
                 vec3s(&v.arrays::<3>())
             }
-            None => vec![Vec3::ZERO; n],
+            None => vec![Vec3::ZERO; at.vertices],
         };
         let dn = match normals_acc {
-            Some(a) if normals.is_some() => {
+            Some(a) if has_normals => {
                 let v = doc.floats(
                     a,
                     "morph target NORMAL",
@@ -293,28 +397,14 @@ pub(crate) fn read(
                     Norm::Flag,
                     Finite::Replace,
                 )?;
-                same_count("targets", v.count())?;
+                at.same_count("targets", v.count())?;
                 Some(vec3s(&v.arrays::<3>()))
             }
             _ => None,
         };
         morphs.push((dp, dn));
     }
-    let mut prim = Primitive {
-        name,
-        material,
-        positions: vec3s(&positions),
-        normals,
-        uvs,
-        colors,
-        triangles,
-        influences,
-        targets: morphs,
-    };
-    if prim.normals.is_none() {
-        prim.unweld();
-    }
-    Ok(Some(prim))
+    Ok(morphs)
 }
 
 impl Primitive {
