@@ -300,45 +300,125 @@ pub(crate) fn animations(
     let mut first = 0u64;
     let mut joint_keys = 0u64;
     for a in 0..doc.root.animations.len() {
-        let mut curves: Vec<(Target, Curve)> = Vec::new();
-        let channels: Vec<(usize, usize, Checked<Property>)> = doc.root.animations[a]
-            .channels
+        let curves = curves(doc, a, rig, morphs)?;
+        if curves.is_empty() {
+            continue;
+        }
+        let timing = Timing::of(&curves, fps)?;
+        let frames = timing.frames;
+        let name = doc.root.animations[a]
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("animation {a}"));
+        let clip = |first: u64, keys| Clip {
+            name: name.clone(),
+            first: u32::try_from(first).unwrap_or(u32::MAX),
+            fps: timing.rate,
+            looped: true,
+            keys,
+        };
+        if curves
             .iter()
-            .map(|c| (c.sampler.value(), c.target.node.value(), c.target.path))
-            .collect();
-        for (s, node, path) in channels {
-            let target = match path {
-                Checked::Valid(
-                    p @ (Property::Translation | Property::Rotation | Property::Scale),
-                ) => match rig.joint_of.get(node).copied().flatten() {
+            .any(|(t, _)| matches!(t, Target::Joint { .. }))
+        {
+            joint_keys += frames as u64 * joints as u64;
+            if joint_keys > MAX_CLIP_KEYS {
+                return Err(Error::Limit {
+                    what: "joint keys (frames × joints)",
+                    found: joint_keys,
+                    limit: MAX_CLIP_KEYS,
+                });
+            }
+            let keys = joint_frames(&curves, &timing, tree, rig);
+            clips.push(clip(first, ClipKeys::Joints(keys)));
+            first += frames as u64;
+        }
+        if curves
+            .iter()
+            .any(|(t, _)| matches!(t, Target::Weights { .. }))
+        {
+            let values = (morph_frames.len() + frames) as u64
+                * (morph_vertices * 6 + morphs.iter().map(|m| m.targets as u64).sum::<u64>());
+            if values > MAX_MORPH_VALUES {
+                return Err(Error::Limit {
+                    what: "morph target values (frames × vertices)",
+                    found: values,
+                    limit: MAX_MORPH_VALUES,
+                });
+            }
+            let start = morph_frames.len() as u32;
+            morph_frames.extend(weight_frames(&curves, &timing, morphs));
+            let keys = ClipKeys::Morph((start..start + frames as u32).collect());
+            clips.push(clip(first, keys));
+            first += frames as u64;
+        }
+    }
+    Ok(Animations {
+        clips,
+        morph_frames,
+    })
+}
+
+/// Animation `a`'s channels that drive a joint's transform or a morph node's weights, each
+/// with its decoded sampler; channels of other nodes and unknown paths are left out.
+fn curves(
+    doc: &mut Doc<'_>,
+    a: usize,
+    rig: &Rig,
+    morphs: &[MorphNode],
+) -> Result<Vec<(Target, Curve)>> {
+    let mut curves: Vec<(Target, Curve)> = Vec::new();
+    let channels: Vec<(usize, usize, Checked<Property>)> = doc.root.animations[a]
+        .channels
+        .iter()
+        .map(|c| (c.sampler.value(), c.target.node.value(), c.target.path))
+        .collect();
+    for (s, node, path) in channels {
+        let target = match path {
+            Checked::Valid(p @ (Property::Translation | Property::Rotation | Property::Scale)) => {
+                match rig.joint_of.get(node).copied().flatten() {
                     Some(j) => Target::Joint {
                         joint: usize::from(j),
                         path: p,
                     },
                     None => continue,
-                },
-                Checked::Valid(Property::MorphTargetWeights) => {
-                    match morphs.iter().position(|m| m.node == node) {
-                        Some(morph) => Target::Weights { morph },
-                        None => continue,
-                    }
                 }
-                Checked::Invalid => continue,
-            };
-            let (types, width): (&[Type], usize) = match &target {
-                Target::Joint {
-                    path: Property::Rotation,
-                    ..
-                } => (&[Type::Vec4], 4),
-                Target::Joint { .. } => (&[Type::Vec3], 3),
-                Target::Weights { morph } => (&[Type::Scalar], morphs[*morph].targets),
-            };
-            let curve = Curve::decode(doc, a, s, types, width)?;
-            curves.push((target, curve));
-        }
-        if curves.is_empty() {
-            continue;
-        }
+            }
+            Checked::Valid(Property::MorphTargetWeights) => {
+                match morphs.iter().position(|m| m.node == node) {
+                    Some(morph) => Target::Weights { morph },
+                    None => continue,
+                }
+            }
+            Checked::Invalid => continue,
+        };
+        let (types, width): (&[Type], usize) = match &target {
+            Target::Joint {
+                path: Property::Rotation,
+                ..
+            } => (&[Type::Vec4], 4),
+            Target::Joint { .. } => (&[Type::Vec3], 3),
+            Target::Weights { morph } => (&[Type::Scalar], morphs[*morph].targets),
+        };
+        let curve = Curve::decode(doc, a, s, types, width)?;
+        curves.push((target, curve));
+    }
+    Ok(curves)
+}
+
+/// When a clip's frames fall: from its curves' first key to their last, at `rate`.
+struct Timing {
+    t0: f32,
+    t1: f32,
+    rate: f32,
+    frames: usize,
+}
+
+impl Timing {
+    /// The frames of `curves` at `fps`, or at the rate their keys suggest
+    /// ([`default_fps`]); refused past [`MAX_FRAMES_PER_CLIP`] frames or [`MAX_SAMPLES`]
+    /// samples.
+    fn of(curves: &[(Target, Curve)], fps: Option<f32>) -> Result<Timing> {
         let t0 = curves
             .iter()
             .map(|(_, c)| c.first())
@@ -379,123 +459,103 @@ pub(crate) fn animations(
                 limit: MAX_SAMPLES,
             });
         }
-        let time =
-            |f: usize| (f64::from(t0) + f as f64 / f64::from(rate)).min(f64::from(t1)) as f32;
-        let name = doc.root.animations[a]
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("animation {a}"));
-        let mut buffer = Vec::new();
-        let has_joints = curves
-            .iter()
-            .any(|(t, _)| matches!(t, Target::Joint { .. }));
-        if has_joints {
-            joint_keys += frames as u64 * joints as u64;
-            if joint_keys > MAX_CLIP_KEYS {
-                return Err(Error::Limit {
-                    what: "joint keys (frames × joints)",
-                    found: joint_keys,
-                    limit: MAX_CLIP_KEYS,
-                });
-            }
-            let rest: Vec<JointKey> = rig
-                .nodes
-                .iter()
-                .map(|&node| {
-                    let r = tree.rest[node];
-                    JointKey {
-                        rotation: r.r,
-                        translation: r.t,
-                        scale: r.s,
-                    }
-                })
-                .collect();
-            let mut keys = Vec::with_capacity(frames);
-            for f in 0..frames {
-                let t = time(f);
-                let mut frame = rest.clone();
-                for (target, curve) in &curves {
-                    let Target::Joint { joint, path } = target else {
-                        continue;
-                    };
-                    let rotation = *path == Property::Rotation;
-                    curve.sample(t, rotation, &mut buffer);
-                    let Some(key) = frame.get_mut(*joint) else {
-                        continue;
-                    };
-                    let v3 = || Vec3::new(buffer[0], buffer[1], buffer[2]);
-                    match path {
-                        Property::Translation if buffer.len() >= 3 => key.translation = v3(),
-                        Property::Scale if buffer.len() >= 3 => key.scale = v3(),
-                        Property::Rotation => key.rotation = quat(&buffer),
-                        _ => {}
-                    }
-                }
-                for (key, fold) in frame.iter_mut().zip(&rig.fold) {
-                    let trs = super::nodes::Trs {
-                        t: key.translation,
-                        r: key.rotation,
-                        s: key.scale,
-                    }
-                    .folded(fold);
-                    *key = JointKey {
-                        rotation: trs.r,
-                        translation: trs.t,
-                        scale: trs.s,
-                    };
-                }
-                keys.push(frame);
-            }
-            clips.push(Clip {
-                name: name.clone(),
-                first: u32::try_from(first).unwrap_or(u32::MAX),
-                fps: rate,
-                looped: true,
-                keys: ClipKeys::Joints(keys),
-            });
-            first += frames as u64;
-        }
-        let has_weights = curves
-            .iter()
-            .any(|(t, _)| matches!(t, Target::Weights { .. }));
-        if has_weights {
-            let values = (morph_frames.len() + frames) as u64
-                * (morph_vertices * 6 + morphs.iter().map(|m| m.targets as u64).sum::<u64>());
-            if values > MAX_MORPH_VALUES {
-                return Err(Error::Limit {
-                    what: "morph target values (frames × vertices)",
-                    found: values,
-                    limit: MAX_MORPH_VALUES,
-                });
-            }
-            let start = morph_frames.len() as u32;
-            for f in 0..frames {
-                let t = time(f);
-                let mut weights: Vec<Vec<f32>> = morphs.iter().map(|m| m.default.clone()).collect();
-                for (target, curve) in &curves {
-                    if let Target::Weights { morph } = target {
-                        curve.sample(t, false, &mut buffer);
-                        if let Some(w) = weights.get_mut(*morph) {
-                            w.clone_from(&buffer);
-                        }
-                    }
-                }
-                morph_frames.push(weights);
-            }
-            clips.push(Clip {
-                name,
-                first: u32::try_from(first).unwrap_or(u32::MAX),
-                fps: rate,
-                looped: true,
-                keys: ClipKeys::Morph((start..start + frames as u32).collect()),
-            });
-            first += frames as u64;
-        }
+        Ok(Timing {
+            t0,
+            t1,
+            rate,
+            frames,
+        })
     }
-    Ok(Animations {
-        clips,
-        morph_frames,
-    })
+
+    /// The time of frame `f`, at most the last key's.
+    fn time(&self, f: usize) -> f32 {
+        (f64::from(self.t0) + f as f64 / f64::from(self.rate)).min(f64::from(self.t1)) as f32
+    }
+}
+
+/// Every frame's joint keys: the rest pose, with each joint channel's sample at the frame's
+/// time, folded as the rig folds the nodes above a root joint.
+fn joint_frames(
+    curves: &[(Target, Curve)],
+    timing: &Timing,
+    tree: &Tree,
+    rig: &Rig,
+) -> Vec<Vec<JointKey>> {
+    let rest: Vec<JointKey> = rig
+        .nodes
+        .iter()
+        .map(|&node| {
+            let r = tree.rest[node];
+            JointKey {
+                rotation: r.r,
+                translation: r.t,
+                scale: r.s,
+            }
+        })
+        .collect();
+    let mut buffer = Vec::new();
+    let mut keys = Vec::with_capacity(timing.frames);
+    for f in 0..timing.frames {
+        let t = timing.time(f);
+        let mut frame = rest.clone();
+        for (target, curve) in curves {
+            let Target::Joint { joint, path } = target else {
+                continue;
+            };
+            let rotation = *path == Property::Rotation;
+            curve.sample(t, rotation, &mut buffer);
+            let Some(key) = frame.get_mut(*joint) else {
+                continue;
+            };
+            let v3 = || Vec3::new(buffer[0], buffer[1], buffer[2]);
+            match path {
+                Property::Translation if buffer.len() >= 3 => key.translation = v3(),
+                Property::Scale if buffer.len() >= 3 => key.scale = v3(),
+                Property::Rotation => key.rotation = quat(&buffer),
+                _ => {}
+            }
+        }
+        for (key, fold) in frame.iter_mut().zip(&rig.fold) {
+            let trs = super::nodes::Trs {
+                t: key.translation,
+                r: key.rotation,
+                s: key.scale,
+            }
+            .folded(fold);
+            *key = JointKey {
+                rotation: trs.r,
+                translation: trs.t,
+                scale: trs.s,
+            };
+        }
+        keys.push(frame);
+    }
+    keys
+}
+
+/// Every frame's weights of every morph node: its default weights, replaced where a channel
+/// drives it by the channel's sample at the frame's time.
+fn weight_frames(
+    curves: &[(Target, Curve)],
+    timing: &Timing,
+    morphs: &[MorphNode],
+) -> Vec<Vec<Vec<f32>>> {
+    let mut buffer = Vec::new();
+    (0..timing.frames)
+        .map(|f| {
+            let t = timing.time(f);
+            let mut weights: Vec<Vec<f32>> = morphs.iter().map(|m| m.default.clone()).collect();
+            for (target, curve) in curves {
+                if let Target::Weights { morph } = target {
+                    curve.sample(t, false, &mut buffer);
+                    if let Some(w) = weights.get_mut(*morph) {
+                        w.clone_from(&buffer);
+                    }
+                }
+            }
+            weights
+        })
+        .collect()
 }
 
 #[cfg(test)]

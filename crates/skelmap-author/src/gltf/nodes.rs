@@ -322,134 +322,20 @@ pub(crate) fn rig(
     let mut in_skin = vec![false; n];
     let mut folded = vec![false; n];
     for s in 0..doc.root.skins.len() {
-        let (joints, ibm_accessor, skeleton) = {
-            let skin = &doc.root.skins[s];
-            (
-                skin.joints.iter().map(|j| j.value()).collect::<Vec<_>>(),
-                skin.inverse_bind_matrices.map(|a| a.value()),
-                skin.skeleton.map(|k| k.value()),
-            )
-        };
-        let error = |field, problem| Error::Skin {
-            index: s,
-            field,
-            problem,
-        };
-        if joints.is_empty() {
-            return Err(error("joints", "no joints".into()));
-        }
-        let mut listed = vec![false; n];
-        for &j in &joints {
-            if j >= n {
-                return Err(error(
-                    "joints",
-                    format!("node {j} does not exist ({n} nodes)"),
-                ));
-            }
-            if listed[j] {
-                return Err(error("joints", format!("node {j} is listed twice")));
-            }
-            listed[j] = true;
+        let (skin, fold_root) = read_skin(doc, s, tree, &animated_above)?;
+        for &j in &skin.joints {
             in_skin[j] = true;
         }
-        if let Some(k) = skeleton.filter(|&k| k >= n) {
-            return Err(error(
-                "skeleton",
-                format!("node {k} does not exist ({n} nodes)"),
-            ));
-        }
-        let ibm = match ibm_accessor {
-            None => vec![Affine3A::IDENTITY; joints.len()],
-            Some(a) => {
-                let m = doc.floats(
-                    a,
-                    "inverseBindMatrices",
-                    &[Type::Mat4],
-                    Norm::Flag,
-                    Finite::Refuse,
-                )?;
-                if m.count() < joints.len() {
-                    return Err(error(
-                        "inverseBindMatrices",
-                        format!("{} matrices for {} joints", m.count(), joints.len()),
-                    ));
-                }
-                let mut out = Vec::with_capacity(joints.len());
-                for (k, &node) in joints.iter().enumerate() {
-                    let cols: [f32; 16] = m.element(k).try_into().unwrap_or([0.0; 16]);
-                    let a = Affine3A::from_mat4(Mat4::from_cols_array(&cols));
-                    let det = a.matrix3.determinant();
-                    if !(det.is_finite() && det.abs() > 1e-20 && a.inverse().is_finite()) {
-                        return Err(error(
-                            "inverseBindMatrices",
-                            format!("matrix {k} (joint node {node}) is singular"),
-                        ));
-                    }
-                    out.push(a);
-                }
-                out
-            }
-        };
-        // The skin's `skeleton` root stands for the nodes above the skeleton (skelmap's
-        // `skelmap_root`) when it is a static joint bound at the identity above all others.
-        if let Some(k) = skeleton
-            && let Some(pos) = joints.iter().position(|&j| j == k)
-            && joints.len() > 1
-            && ibm[pos].abs_diff_eq(Affine3A::IDENTITY, SKIN_ROOT_TOLERANCE)
-            && !animated_above[k]
-            && joints.iter().all(|&j| tree.contains(k, j))
-        {
+        if let Some(k) = fold_root {
             folded[k] = true;
         }
-        skins.push(SkinInfo {
-            joints,
-            ibm,
-            to_asset: Affine3A::IDENTITY,
-        });
+        skins.push(skin);
     }
-
     // Joints: skin joints and animated shown nodes, then everything below a joint.
-    let mut is_joint: Vec<bool> = (0..n)
+    let is_joint: Vec<bool> = (0..n)
         .map(|i| !folded[i] && (in_skin[i] || (animated[i] && shown[i])))
         .collect();
-    for &i in &tree.order {
-        if let Some(p) = tree.parent[i]
-            && is_joint[p]
-            && !is_joint[i]
-        {
-            let skinned_leaf = doc
-                .root
-                .nodes
-                .get(i)
-                .is_some_and(|node| node.skin.is_some())
-                && tree.children[i].is_empty();
-            is_joint[i] = !skinned_leaf;
-        }
-    }
-    let count = is_joint.iter().filter(|&&j| j).count();
-    if count > MAX_JOINTS {
-        return Err(Error::Limit {
-            what: "joints",
-            found: count as u64,
-            limit: MAX_JOINTS as u64,
-        });
-    }
-    // File order, except that a parent comes before its children.
-    let mut nodes = Vec::with_capacity(count);
-    let mut joint_of: Vec<Option<u16>> = vec![None; n];
-    let mut chain = Vec::new();
-    for i in (0..n).filter(|&i| is_joint[i]) {
-        chain.clear();
-        let mut at = Some(i);
-        while let Some(a) = at.filter(|&a| is_joint[a] && joint_of[a].is_none()) {
-            chain.push(a);
-            at = tree.parent[a];
-        }
-        for &a in chain.iter().rev() {
-            joint_of[a] = Some(nodes.len() as u16);
-            nodes.push(a);
-        }
-    }
+    let (nodes, joint_of) = joint_nodes(doc, tree, is_joint)?;
     let parent_joint = |node: usize| tree.parent[node].and_then(|p| joint_of[p]);
     let fold: Vec<Affine3A> = nodes
         .iter()
@@ -458,28 +344,8 @@ pub(crate) fn rig(
             _ => Affine3A::IDENTITY,
         })
         .collect();
-
-    // Bind transforms: each skin's joints from its inverse bind matrices, in the space its
-    // root-most joint gives; the other joints from their parents and their rest pose.
-    let mut world: Vec<Option<Affine3A>> = vec![None; count];
-    for skin in &mut skins {
-        let root_pos = (0..skin.joints.len())
-            .min_by_key(|&k| (tree.depth[skin.joints[k]], k))
-            .unwrap_or(0);
-        let r = skin.joints[root_pos];
-        let r_world = joint_of[r]
-            .and_then(|j| world[j as usize])
-            .unwrap_or(tree.world[r]);
-        skin.to_asset = r_world * skin.ibm[root_pos];
-        for (k, &node) in skin.joints.iter().enumerate() {
-            if let Some(j) = joint_of[node]
-                && world[j as usize].is_none()
-            {
-                world[j as usize] = Some(skin.to_asset * skin.ibm[k].inverse());
-            }
-        }
-    }
-    let mut joints: Vec<Joint> = Vec::with_capacity(count);
+    let world = bind_worlds(&mut skins, tree, &joint_of, nodes.len());
+    let mut joints: Vec<Joint> = Vec::with_capacity(nodes.len());
     for (j, &node) in nodes.iter().enumerate() {
         let parent = parent_joint(node).map(usize::from);
         let rest = tree.rest[node].folded(&fold[j]);
@@ -528,6 +394,180 @@ pub(crate) fn rig(
         skeleton,
         skins,
     })
+}
+
+/// Skin `s`, checked: its joints (each an existing node, listed once), its inverse bind
+/// matrices (enough of them, none singular). With it, the node its `skeleton` names when that
+/// node stands for the nodes above the skeleton and is folded into them (skelmap's
+/// `skelmap_root`): a static joint bound at the identity above all the others.
+fn read_skin(
+    doc: &mut Doc<'_>,
+    s: usize,
+    tree: &Tree,
+    animated_above: &[bool],
+) -> Result<(SkinInfo, Option<usize>)> {
+    let n = tree.parent.len();
+    let (joints, ibm_accessor, skeleton) = {
+        let skin = &doc.root.skins[s];
+        (
+            skin.joints.iter().map(|j| j.value()).collect::<Vec<_>>(),
+            skin.inverse_bind_matrices.map(|a| a.value()),
+            skin.skeleton.map(|k| k.value()),
+        )
+    };
+    let error = |field, problem| Error::Skin {
+        index: s,
+        field,
+        problem,
+    };
+    if joints.is_empty() {
+        return Err(error("joints", "no joints".into()));
+    }
+    let mut listed = vec![false; n];
+    for &j in &joints {
+        if j >= n {
+            return Err(error(
+                "joints",
+                format!("node {j} does not exist ({n} nodes)"),
+            ));
+        }
+        if listed[j] {
+            return Err(error("joints", format!("node {j} is listed twice")));
+        }
+        listed[j] = true;
+    }
+    if let Some(k) = skeleton.filter(|&k| k >= n) {
+        return Err(error(
+            "skeleton",
+            format!("node {k} does not exist ({n} nodes)"),
+        ));
+    }
+    let ibm = match ibm_accessor {
+        None => vec![Affine3A::IDENTITY; joints.len()],
+        Some(a) => {
+            let m = doc.floats(
+                a,
+                "inverseBindMatrices",
+                &[Type::Mat4],
+                Norm::Flag,
+                Finite::Refuse,
+            )?;
+            if m.count() < joints.len() {
+                return Err(error(
+                    "inverseBindMatrices",
+                    format!("{} matrices for {} joints", m.count(), joints.len()),
+                ));
+            }
+            let mut out = Vec::with_capacity(joints.len());
+            for (k, &node) in joints.iter().enumerate() {
+                let cols: [f32; 16] = m.element(k).try_into().unwrap_or([0.0; 16]);
+                let a = Affine3A::from_mat4(Mat4::from_cols_array(&cols));
+                let det = a.matrix3.determinant();
+                if !(det.is_finite() && det.abs() > 1e-20 && a.inverse().is_finite()) {
+                    return Err(error(
+                        "inverseBindMatrices",
+                        format!("matrix {k} (joint node {node}) is singular"),
+                    ));
+                }
+                out.push(a);
+            }
+            out
+        }
+    };
+    let fold_root = skeleton.filter(|&k| {
+        joints.iter().position(|&j| j == k).is_some_and(|pos| {
+            joints.len() > 1
+                && ibm[pos].abs_diff_eq(Affine3A::IDENTITY, SKIN_ROOT_TOLERANCE)
+                && !animated_above[k]
+                && joints.iter().all(|&j| tree.contains(k, j))
+        })
+    });
+    let skin = SkinInfo {
+        joints,
+        ibm,
+        to_asset: Affine3A::IDENTITY,
+    };
+    Ok((skin, fold_root))
+}
+
+/// The joints' nodes and each node's joint: the nodes `is_joint` marks and every node below
+/// one (but a skinned leaf, which is placed on its parent), in file order except that a
+/// parent comes before its children.
+fn joint_nodes(
+    doc: &Doc<'_>,
+    tree: &Tree,
+    mut is_joint: Vec<bool>,
+) -> Result<(Vec<usize>, Vec<Option<u16>>)> {
+    let n = tree.parent.len();
+    for &i in &tree.order {
+        if let Some(p) = tree.parent[i]
+            && is_joint[p]
+            && !is_joint[i]
+        {
+            let skinned_leaf = doc
+                .root
+                .nodes
+                .get(i)
+                .is_some_and(|node| node.skin.is_some())
+                && tree.children[i].is_empty();
+            is_joint[i] = !skinned_leaf;
+        }
+    }
+    let count = is_joint.iter().filter(|&&j| j).count();
+    if count > MAX_JOINTS {
+        return Err(Error::Limit {
+            what: "joints",
+            found: count as u64,
+            limit: MAX_JOINTS as u64,
+        });
+    }
+    let mut nodes = Vec::with_capacity(count);
+    let mut joint_of: Vec<Option<u16>> = vec![None; n];
+    let mut chain = Vec::new();
+    for i in (0..n).filter(|&i| is_joint[i]) {
+        chain.clear();
+        let mut at = Some(i);
+        while let Some(a) = at.filter(|&a| is_joint[a] && joint_of[a].is_none()) {
+            chain.push(a);
+            at = tree.parent[a];
+        }
+        for &a in chain.iter().rev() {
+            joint_of[a] = Some(nodes.len() as u16);
+            nodes.push(a);
+        }
+    }
+    Ok((nodes, joint_of))
+}
+
+/// Each joint's bind transform where a skin gives it: every skin's joints from its inverse
+/// bind matrices, in the space its root-most joint gives (which also sets the skin's
+/// `to_asset`); `None` for joints no skin binds, which take their parents' and their rest
+/// pose.
+fn bind_worlds(
+    skins: &mut [SkinInfo],
+    tree: &Tree,
+    joint_of: &[Option<u16>],
+    count: usize,
+) -> Vec<Option<Affine3A>> {
+    let mut world: Vec<Option<Affine3A>> = vec![None; count];
+    for skin in skins {
+        let root_pos = (0..skin.joints.len())
+            .min_by_key(|&k| (tree.depth[skin.joints[k]], k))
+            .unwrap_or(0);
+        let r = skin.joints[root_pos];
+        let r_world = joint_of[r]
+            .and_then(|j| world[j as usize])
+            .unwrap_or(tree.world[r]);
+        skin.to_asset = r_world * skin.ibm[root_pos];
+        for (k, &node) in skin.joints.iter().enumerate() {
+            if let Some(j) = joint_of[node]
+                && world[j as usize].is_none()
+            {
+                world[j as usize] = Some(skin.to_asset * skin.ibm[k].inverse());
+            }
+        }
+    }
+    world
 }
 
 impl Rig {
