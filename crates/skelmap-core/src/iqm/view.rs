@@ -910,4 +910,31 @@ impl BindPoseMesh for &Iqm<'_> {
         };
         Some(BindVertex::with_four(position, normal, influences))
     }
+
+    /// The position and normal arrays copied as they are (normals zero where the file has
+    /// none).
+    fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
+        fn copy(from: Option<&[[F32<Le>; 3]]>, to: &mut [[f32; 3]]) {
+            let from = from.unwrap_or_default();
+            let n = from.len().min(to.len());
+            let (from, to) = (&from[..n], &mut to[..n]);
+            if cfg!(target_endian = "little") {
+                // The stored little-endian floats are native ones: one copy of the bytes.
+                bytemuck::cast_slice_mut::<[f32; 3], u8>(to)
+                    .copy_from_slice(zerocopy::IntoBytes::as_bytes(from));
+            } else {
+                for (t, f) in to.iter_mut().zip(from) {
+                    *t = f.map(|c| c.get());
+                }
+            }
+        }
+        let vertices = Iqm::num_vertices(self);
+        copy(self.arrays.position, positions);
+        if self.arrays.normal.is_some() {
+            copy(self.arrays.normal, normals);
+        } else {
+            let n = vertices.min(normals.len());
+            normals[..n].fill([0.0; 3]);
+        }
+    }
 }
