@@ -456,7 +456,7 @@ pub fn iqm_character(p: &CharacterParams) -> Character {
     // belong to different joints, so each block of 16 blends many bones.
     let n_vertices = model.positions.len();
     let to = |i: usize| i * 97 % n_vertices;
-    if n_vertices % 97 != 0 {
+    if !n_vertices.is_multiple_of(97) {
         fn permute<T>(v: &mut Vec<T>, to: impl Fn(usize) -> usize) {
             let mut slots: Vec<Option<T>> = v.iter().map(|_| None).collect();
             for (i, x) in core::mem::take(v).into_iter().enumerate() {

@@ -126,13 +126,16 @@ impl StaticMesh {
     }
 }
 
+/// Positions and normals to write.
+type Outputs<'o> = (&'o mut [[f32; 3]], &'o mut [[f32; 3]]);
+
 /// The first `need` entries of `positions` and `normals`, or the error a kernel gives for an
 /// output shorter than its mesh.
 fn outputs<'o>(
     need: usize,
     positions: &'o mut [[f32; 3]],
     normals: &'o mut [[f32; 3]],
-) -> Result<(&'o mut [[f32; 3]], &'o mut [[f32; 3]]), SkinError> {
+) -> Result<Outputs<'o>, SkinError> {
     let have = positions.len().min(normals.len());
     match (positions.get_mut(..need), normals.get_mut(..need)) {
         (Some(p), Some(n)) => Ok((p, n)),

@@ -374,7 +374,7 @@ mod tests {
                     offset,
                     scale,
                 };
-                first += u32::from(mask.count_ones());
+                first += mask.count_ones();
                 bone
             })
             .collect();
