@@ -19,6 +19,16 @@ const BLENDS: [(usize, usize, f32); 5] = [
     (59, 0, 0.9),
 ];
 
+/// `model` playing the animation-only IQM `animation`.
+fn paired<'d>(model: &'d [u8], animation: &'d [u8]) -> Model<'d> {
+    Model::from_iqm(
+        Source::from_bytes(model),
+        Source::from_bytes(animation),
+        &Limits::DEFAULT,
+    )
+    .unwrap()
+}
+
 fn character() -> (Vec<u8>, Vec<u8>) {
     let Character { model, animation } = iqm_character(&CharacterParams::default());
     (model.write().unwrap(), animation.write().unwrap())
@@ -101,12 +111,7 @@ fn the_layout_samples_a_models_own_frames_as_the_view_decodes_them() {
 fn an_animation_in_another_joint_order_samples_as_the_models_own() {
     let (model, animation) = character();
     let own = Model::from_bytes(&model).unwrap();
-    let paired = Model::from_iqm(
-        Source::from_bytes(&model),
-        Source::from_bytes(&animation),
-        &Limits::DEFAULT,
-    )
-    .unwrap();
+    let paired = paired(&model, &animation);
     let bound = paired.as_iqm().unwrap();
     assert_eq!(bound.matched_joints(), 80);
     assert_eq!(bound.layout().map(|l| l.num_bones()), Some(80));
@@ -147,12 +152,7 @@ fn joints_the_animation_leaves_alone_keep_their_bind_pose() {
         *frame = keep.iter().map(|&i| frame[i]).collect();
     }
     let (model, animation) = (model.write().unwrap(), animation.write().unwrap());
-    let paired = Model::from_iqm(
-        Source::from_bytes(&model),
-        Source::from_bytes(&animation),
-        &Limits::DEFAULT,
-    )
-    .unwrap();
+    let paired = paired(&model, &animation);
     let bound = paired.as_iqm().unwrap();
     assert_eq!(bound.matched_joints(), keep.len());
     let view = Iqm::parse(&model).unwrap();

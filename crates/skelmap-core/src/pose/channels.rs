@@ -95,8 +95,9 @@ impl Default for Block {
     }
 }
 
-/// Every bone's channels, resolved once: a frame's values at fixed places (see the
-/// [module docs](self)).
+/// Every bone's channels, resolved once: per bone and channel the index of its value in a
+/// frame, its offset and its scale, 16 bones to a block, so that sampling
+/// ([`ChannelLayout::nlerp`]) decodes and blends without looking at the masks again.
 ///
 /// ```
 /// use skelmap_core::pose::{BoneChannels, ChannelLayout};
