@@ -8,7 +8,8 @@
 //! - `ozz-skin-<input>` (feature `ozz`): ozz-animation 0.16's `SkinningJob` beside skelmap's
 //!   `PreparedMesh` on the same mesh and matrices, in vertices/s, on one thread and (synthetic
 //!   inputs) two; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
-//!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation, in bones/s.
+//!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation (an IQM as
+//!   `iqm::Model`, through its channel layout), in bones/s.
 //!   See the `ozz` module below.
 //! - `assimp` (feature `assimp`): the system assimp library importing every corpus MDL, HMP,
 //!   MS3D, animated IQM and boneless MDL7 and reading its positions, beside skelmap opening the
@@ -590,6 +591,9 @@ mod ozz {
                 eprintln!("ozz-pose: {name} has {} frames; left out", m.num_frames());
                 continue;
             }
+            // As `Model` samples it: through the channel layout, made before timing.
+            let m = skelmap::iqm::Model::single(m);
+            assert!(m.layout().is_some(), "{name}");
             clip_rows(&mut group, &mut ozz, &name, "skelmap-iqm", &m);
         }
         group.finish();

@@ -272,3 +272,37 @@ fn model_open_allocation_does_not_grow_with_frames() {
         });
     }
 }
+
+/// The synthetic IQM character (80 joints) with `sides` vertices a ring and `frames` frames.
+fn iqm_character(sides: u32, frames: u32) -> Vec<u8> {
+    use skelmap::synth::{CharacterParams, iqm_character};
+    let params = CharacterParams {
+        sides,
+        frames,
+        ..CharacterParams::default()
+    };
+    iqm_character(&params).model.write().unwrap()
+}
+
+/// Opening an IQM resolves no channel layout: the binding (`iqm::Model::layout`, O(joints))
+/// is made on the first sample, so the open of a character allocates the same whatever its
+/// vertex and frame counts, and the first sample allocates the layout once.
+#[test]
+fn iqm_open_allocation_does_not_grow_and_the_layout_waits_for_sampling() {
+    use skelmap::pose::{Interpolation, LocalPose};
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (small, large) = (iqm_character(3, 2), iqm_character(400, 300));
+    open_counts("IQM", [&small, &large], |model| {
+        assert!([2, 300].contains(&model.num_frames()));
+    });
+    let model = Model::from_bytes(&small).unwrap();
+    let pose = std::cell::RefCell::new(LocalPose::default());
+    let sample = |a, b| model.sample(a, b, 0.5, Interpolation::Nlerp, &mut pose.borrow_mut());
+    let region = Region::new(GLOBAL);
+    sample(0, 1);
+    let first = region.change();
+    // The layout: five blocks of 16 joints, about 3.2 KB each.
+    assert!(first.bytes_allocated >= 5 * 3200, "{first:?}");
+    let (warm, bytes, ()) = measure(|| sample(1, 0));
+    assert_eq!((warm, bytes), (0, 0), "a warm sample allocates nothing");
+}

@@ -240,3 +240,303 @@ pub fn sl_twist(
     };
     (slmdl::MeshBuilder::skinned(&vertices), anim)
 }
+
+/// Shape of an [`iqm_character`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CharacterParams {
+    /// Vertices around each ring (two rings a joint).
+    pub sides: u32,
+    /// Frames of the animation.
+    pub frames: u32,
+    /// How many joints scale in the animation (the first limbs' hands and feet, then more).
+    pub scaled_joints: u32,
+}
+
+impl Default for CharacterParams {
+    /// About a game character: 80 joints, 3 040 vertices (two rings of 19 a joint) with four
+    /// influences each, 60 frames, scale keys on four joints.
+    fn default() -> Self {
+        CharacterParams {
+            sides: 19,
+            frames: 60,
+            scaled_joints: 4,
+        }
+    }
+}
+
+/// An [`iqm_character`]: the model (mesh, joints and its own animation) and the same motion
+/// as an animation-only IQM whose joints are listed in another order.
+#[derive(Debug, Clone)]
+pub struct Character {
+    /// The skinned model, with its own frames and one anim.
+    pub model: crate::iqm::Builder,
+    /// Joints (same names, depth-first where the model is breadth-first), frames and one
+    /// anim; no mesh. Played on `model` by joint name (`Model::from_iqm`).
+    pub animation: crate::iqm::Builder,
+}
+
+/// A humanoid skeleton of 80 joints (spine, head and face, two arms with five three-bone
+/// fingers, two legs, a tail), the model's joints in breadth-first order, each joint's
+/// segment wrapped in two rings of vertices weighted to four joints (the joint, its parent,
+/// its grandparent and the joint after it, descending weights summing to 255) and the
+/// vertices interleaved (neighbours in the file belong to different joints), animated by
+/// every joint turning about its own axis, the root moving, and `scaled_joints` joints
+/// scaling: channels constant over the frames (most translations, most scales) are left out
+/// of the frame data by the writer, so the poses have partial channel masks.
+#[must_use]
+pub fn iqm_character(p: &CharacterParams) -> Character {
+    use crate::iqm::{AnimDef, Builder, JointDef, MeshDef, Transform};
+    // (name, parent name, offset from the parent)
+    let mut tree: Vec<(String, Option<String>, [f32; 3])> = Vec::new();
+    let mut add = |name: String, parent: Option<&str>, offset: [f32; 3]| {
+        tree.push((name, parent.map(str::to_string), offset));
+    };
+    add("root".into(), None, [0.0, 0.0, 40.0]);
+    let mut spine = "root".to_string();
+    for k in 0..5 {
+        let name = format!("spine{k}");
+        add(name.clone(), Some(&spine), [0.0, 0.0, 6.0]);
+        spine = name;
+    }
+    add("neck".into(), Some(&spine), [0.0, 0.0, 5.0]);
+    add("head".into(), Some("neck"), [0.0, 0.0, 4.0]);
+    add("jaw".into(), Some("head"), [0.0, 2.0, -1.0]);
+    for side in ["l", "r"] {
+        add(format!("eye_{side}"), Some("head"), [0.0, 2.0, 2.0]);
+    }
+    for k in 0..19 {
+        let a = TAU * k as f32 / 19.0;
+        add(
+            format!("face{k}"),
+            Some("head"),
+            [2.0 * a.cos(), 2.0, 2.0 * a.sin()],
+        );
+    }
+    for (side, x) in [("l", 1.0f32), ("r", -1.0)] {
+        add(
+            format!("clavicle_{side}"),
+            Some(&spine),
+            [3.0 * x, 0.0, 2.0],
+        );
+        add(
+            format!("upperarm_{side}"),
+            Some(&format!("clavicle_{side}")),
+            [6.0 * x, 0.0, 0.0],
+        );
+        add(
+            format!("forearm_{side}"),
+            Some(&format!("upperarm_{side}")),
+            [10.0 * x, 0.0, 0.0],
+        );
+        add(
+            format!("hand_{side}"),
+            Some(&format!("forearm_{side}")),
+            [9.0 * x, 0.0, 0.0],
+        );
+        for f in 0..5 {
+            let mut parent = format!("hand_{side}");
+            for b in 0..3 {
+                let name = format!("finger{f}_{b}_{side}");
+                let y = if b == 0 { f as f32 - 2.0 } else { 0.0 };
+                add(name.clone(), Some(&parent), [1.5 * x, y * 0.6, 0.0]);
+                parent = name;
+            }
+        }
+        add(format!("thigh_{side}"), Some("root"), [4.0 * x, 0.0, -2.0]);
+        add(
+            format!("calf_{side}"),
+            Some(&format!("thigh_{side}")),
+            [0.0, 0.0, -18.0],
+        );
+        add(
+            format!("foot_{side}"),
+            Some(&format!("calf_{side}")),
+            [0.0, 0.0, -17.0],
+        );
+        add(
+            format!("toe_{side}"),
+            Some(&format!("foot_{side}")),
+            [0.0, 5.0, -2.0],
+        );
+    }
+    let mut tail = "root".to_string();
+    for k in 0..4 {
+        let name = format!("tail{k}");
+        add(name.clone(), Some(&tail), [0.0, -4.0, 0.0]);
+        tail = name;
+    }
+    // Breadth-first (the model) and depth-first (the animation) orders of the tree.
+    let children = |i: Option<usize>| -> Vec<usize> {
+        let parent = i.map(|i| tree[i].0.clone());
+        (0..tree.len()).filter(|&c| tree[c].1 == parent).collect()
+    };
+    let mut bfs = children(None);
+    let mut k = 0;
+    while k < bfs.len() {
+        let more = children(Some(bfs[k]));
+        bfs.extend(more);
+        k += 1;
+    }
+    let mut dfs = Vec::new();
+    let mut stack: Vec<usize> = children(None).into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        dfs.push(i);
+        stack.extend(children(Some(i)).into_iter().rev());
+    }
+    let joints_in = |order: &[usize]| -> Vec<JointDef> {
+        order
+            .iter()
+            .map(|&i| {
+                let (name, parent, offset) = &tree[i];
+                let parent = parent
+                    .as_ref()
+                    .and_then(|p| order.iter().position(|&j| &tree[j].0 == p))
+                    .map_or(-1, |p| p as i32);
+                JointDef {
+                    name: name.clone().into_bytes(),
+                    parent,
+                    transform: Transform {
+                        translate: *offset,
+                        ..Transform::IDENTITY
+                    },
+                }
+            })
+            .collect()
+    };
+    let joints = joints_in(&bfs);
+    // World bind positions (the bind rotations are identities).
+    let mut world = vec![[0.0f32; 3]; joints.len()];
+    for (i, j) in joints.iter().enumerate() {
+        let base = usize::try_from(j.parent).map_or([0.0; 3], |p| world[p]);
+        let t = j.transform.translate;
+        world[i] = [base[0] + t[0], base[1] + t[1], base[2] + t[2]];
+    }
+    let n = joints.len();
+    let sides = p.sides.max(3);
+    let mut model = Builder {
+        joints: joints.clone(),
+        ..Builder::default()
+    };
+    for (i, j) in joints.iter().enumerate() {
+        let parent = usize::try_from(j.parent).ok();
+        let grand = parent.and_then(|p| usize::try_from(joints[p].parent).ok());
+        let from = parent.map_or([world[i][0], world[i][1], world[i][2] - 2.0], |p| world[p]);
+        let first = model.positions.len() as u32;
+        let influences = [Some(i), parent, grand, Some((i + 1) % n)];
+        let mut indexes = [0u8; 4];
+        let mut weights = [0u8; 4];
+        for (k, (slot, w)) in influences.iter().zip([120u8, 70, 40, 25]).enumerate() {
+            indexes[k] = slot.unwrap_or(i) as u8;
+            weights[k] = w;
+        }
+        for ring in 0..2 {
+            let s = 0.25 + 0.5 * ring as f32;
+            let centre = [0, 1, 2].map(|c| from[c] + (world[i][c] - from[c]) * s);
+            for k in 0..sides {
+                let a = TAU * k as f32 / sides as f32;
+                let (sin, cos) = a.sin_cos();
+                model
+                    .positions
+                    .push([centre[0] + cos, centre[1] + sin, centre[2]]);
+                model.normals.push([cos, sin, 0.0]);
+                model.texcoords.push([k as f32 / sides as f32, ring as f32]);
+                model.blend_indexes.push(indexes);
+                model.blend_weights.push(weights);
+            }
+        }
+        for k in 0..sides {
+            let (a, b) = (first + k, first + (k + 1) % sides);
+            let (c, d) = (a + sides, b + sides);
+            model.triangles.push([a, b, d]);
+            model.triangles.push([a, d, c]);
+        }
+    }
+    // Vertex `i` moves to `i · 97 mod n` (97 is prime to every count of two rings of 3 to
+    // 200 sides a joint): as an exporter's vertex-cache order does, neighbouring vertices
+    // belong to different joints, so each block of 16 blends many bones.
+    let n_vertices = model.positions.len();
+    let to = |i: usize| i * 97 % n_vertices;
+    if !n_vertices.is_multiple_of(97) {
+        fn permute<T>(v: &mut Vec<T>, to: impl Fn(usize) -> usize) {
+            let mut slots: Vec<Option<T>> = v.iter().map(|_| None).collect();
+            for (i, x) in core::mem::take(v).into_iter().enumerate() {
+                slots[to(i)] = Some(x);
+            }
+            *v = slots.into_iter().flatten().collect();
+        }
+        permute(&mut model.positions, to);
+        permute(&mut model.normals, to);
+        permute(&mut model.texcoords, to);
+        permute(&mut model.blend_indexes, to);
+        permute(&mut model.blend_weights, to);
+        for t in &mut model.triangles {
+            *t = t.map(|v| to(v as usize) as u32);
+        }
+    }
+    model.meshes.push(MeshDef {
+        name: b"body".to_vec(),
+        material: b"body.png".to_vec(),
+        first_vertex: 0,
+        num_vertexes: model.positions.len() as u32,
+        first_triangle: 0,
+        num_triangles: model.triangles.len() as u32,
+    });
+    // Scaled: hands and feet first.
+    let scaled: Vec<usize> = ["hand_l", "hand_r", "foot_l", "foot_r", "head", "spine2"]
+        .iter()
+        .filter_map(|s| tree.iter().position(|t| t.0 == *s))
+        .chain(0..tree.len())
+        .take(p.scaled_joints as usize)
+        .collect();
+    // One frame of the motion, per joint of the tree (tree order).
+    let frame = |f: u32| -> Vec<Transform> {
+        let time = f as f32 / p.frames.max(1) as f32 * TAU;
+        (0..tree.len())
+            .map(|i| {
+                let phase = i as f32 * 0.37;
+                let angle = 0.3 * (time + phase).sin();
+                let axis = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]][i % 3];
+                let (s, c) = (angle * 0.5).sin_cos();
+                let mut translate = tree[i].2;
+                if i == 0 {
+                    translate[0] += 3.0 * time.sin();
+                    translate[1] += 10.0 * time.cos();
+                }
+                let scale = if scaled.contains(&i) {
+                    let k = 1.0 + 0.2 * (time + phase).sin();
+                    [k, k, 1.0 + 0.1 * time.cos()]
+                } else {
+                    [1.0; 3]
+                };
+                Transform {
+                    translate,
+                    rotate: [axis[0] * s, axis[1] * s, axis[2] * s, c],
+                    scale,
+                }
+            })
+            .collect()
+    };
+    let frames: Vec<Vec<Transform>> = (0..p.frames.max(2)).map(frame).collect();
+    let anim = AnimDef {
+        name: b"walk".to_vec(),
+        first_frame: 0,
+        num_frames: frames.len() as u32,
+        framerate: 30.0,
+        looped: true,
+    };
+    let reorder = |order: &[usize]| -> Vec<Vec<Transform>> {
+        frames
+            .iter()
+            .map(|f| order.iter().map(|&i| f[i]).collect())
+            .collect()
+    };
+    model.frames = reorder(&bfs);
+    model.anims = vec![anim.clone()];
+    let animation = Builder {
+        joints: joints_in(&dfs),
+        frames: reorder(&dfs),
+        anims: vec![anim],
+        ..Builder::default()
+    };
+    Character { model, animation }
+}

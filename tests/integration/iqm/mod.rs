@@ -3,6 +3,7 @@
 //! its MANIFEST and the assimp oracle.
 
 mod animation;
+mod binding;
 mod corpus;
 mod quirks;
 mod rules;

@@ -299,3 +299,74 @@ fn only_one_frame_is_static() {
     assert_eq!(out.0, held.positions(0).unwrap());
     assert_eq!(out.1, held.normals(0).unwrap());
 }
+
+/// `model`'s bind pose deforms every mesh into `stored`, its vertices as the file stores
+/// them, bit for bit (a copy, not the blend); the prepared kernel's blend by the same pose
+/// lands within `tolerance` of them, and frame `frame` (another pose) is blended.
+fn bind_pose_is_the_stored_mesh(
+    model: &Model<'_>,
+    stored: &[Vertices],
+    tolerance: f32,
+    frame: usize,
+) {
+    let mut pose = Pose::default();
+    model.pose_bind(&mut pose);
+    let prepared = model.prepare().unwrap();
+    for (m, want) in stored.iter().enumerate() {
+        let mut got = buffers(want.0.len());
+        model.deform(m, &pose, &mut got.0, &mut got.1).unwrap();
+        assert_eq!(bits(&got), bits(want), "mesh {m}");
+        let mut blended = buffers(want.0.len());
+        prepared
+            .skin(
+                m,
+                &pose,
+                SimdLevel::detect(),
+                VertexOrder::Original,
+                &mut blended.0,
+                &mut blended.1,
+            )
+            .unwrap();
+        let far = blended.0.iter().flatten().zip(want.0.iter().flatten());
+        let d = far.map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(
+            d <= tolerance,
+            "mesh {m}: the blend strays {d} from the stored mesh"
+        );
+        let mut other = Pose::default();
+        model
+            .pose(frame, frame, 0.0, Interpolation::Nlerp, &mut other)
+            .unwrap();
+        model.deform(m, &other, &mut got.0, &mut got.1).unwrap();
+        assert_ne!(
+            bits(&got),
+            bits(want),
+            "mesh {m}: frame {frame} is another pose"
+        );
+    }
+}
+
+#[test]
+fn an_iqm_in_its_bind_pose_is_its_stored_mesh() {
+    use skelmap::synth::{CharacterParams, iqm_character};
+    let b = iqm_character(&CharacterParams::default()).model;
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    bind_pose_is_the_stored_mesh(&model, &[(b.positions, b.normals)], 1e-4, 0);
+}
+
+#[test]
+fn an_mdl7_in_its_bind_pose_is_its_stored_mesh() {
+    let bytes = crate::support::mdl7::demo().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    // The stored vertices, as the bind-pose mesh reads them.
+    let mesh = model.as_mdl7().unwrap().bind_mesh();
+    let n = skelmap::pose::BindPoseMesh::num_vertices(&mesh);
+    let stored: Vertices = (0..n)
+        .map(|i| {
+            let v = skelmap::pose::BindPoseMesh::bind_vertex(&mesh, i).unwrap();
+            (v.position.to_array(), v.normal.to_array())
+        })
+        .unzip();
+    bind_pose_is_the_stored_mesh(&model, &[stored], 1e-4, model.num_frames() - 1);
+}

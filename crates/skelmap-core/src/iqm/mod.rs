@@ -15,7 +15,12 @@
 //! - Vertex arrays are global: a mesh is a range of triangles, and its triangles may index any
 //!   vertex. [`Model`](crate::Model) sees one mesh with one submesh per IQM mesh.
 //! - A frame stores, per pose, only the channels its mask selects; each value is
-//!   `channeloffset + u16 · channelscale`.
+//!   `channeloffset + u16 · channelscale`. Where a pose's values sit in a frame depends on
+//!   the masks before it: [`Model::layout`] resolves that once per model (the binding of an
+//!   animation-only IQM to the model's joints included), on the first sample, and sampling
+//!   through it decodes and blends 16 joints a step
+//!   ([`ChannelLayout`](crate::pose::ChannelLayout)). The [`Iqm`] view sampled on its own
+//!   decodes pose by pose, to the same bits.
 //! - A file may hold only animation (poses and anims, no joints or meshes), to be applied to
 //!   a model with the same skeleton.
 //!

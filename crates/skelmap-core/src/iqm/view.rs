@@ -9,7 +9,9 @@ use super::raw::{self, Channel, Header, IQM_LOOP, NUM_CHANNELS};
 use crate::format::Format;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{BindPoseMesh, BindVertex, Bone, LocalPose, PoseFrames, Skeleton};
+use crate::pose::{
+    BindPoseMesh, BindVertex, Bone, BoneChannels, LocalPose, PoseFrames, Skeleton, unit_rotation,
+};
 use crate::view::{
     ClipOrigin, IndexedNames, Material, MeshView, ModelView, NAMED_CLIP_FPS, Submesh,
     TexcoordLayout,
@@ -506,23 +508,41 @@ impl<'data> Iqm<'data> {
             next += (pose.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize;
         }
     }
-}
 
-/// A stored quaternion normalised; a zero one (which no unit rotation is) is the identity.
-pub(super) fn unit_rotation(x: f32, y: f32, z: f32, w: f32) -> Quat {
-    let q = glam::Vec4::new(x, y, z, w);
-    // The test reads the squared length, so that the branch need not wait for the root.
-    let squared = q.length_squared();
-    if squared > 0.0 && squared.is_finite() {
-        return Quat::from_vec4(q * (1.0 / squared.sqrt()));
+    /// Every pose's channels as [`ChannelLayout`](crate::pose::ChannelLayout) takes them, in
+    /// pose order: mask, the index of its first value in a frame, offsets and scales.
+    pub fn pose_channels(&self) -> impl ExactSizeIterator<Item = BoneChannels> + '_ {
+        let mut first = 0u32;
+        self.poses.iter().map(move |pose| {
+            let mask = (pose.channelmask.get() & raw::CHANNEL_MASK) as u16;
+            let channels = BoneChannels {
+                mask,
+                first,
+                offset: pose.channeloffset.map(|v| v.get()),
+                scale: pose.channelscale.map(|v| v.get()),
+            };
+            first = first.saturating_add(mask.count_ones());
+            channels
+        })
     }
-    // Components so small or so large that their squares leave f32: normalise in f64.
-    let q = glam::DVec4::new(x.into(), y.into(), z.into(), w.into());
-    let len = q.length();
-    if len > 0.0 && len.is_finite() {
-        Quat::from_vec4((q / len).as_vec4())
-    } else {
-        Quat::IDENTITY
+
+    /// Joint `i`'s bind transform as constant channels (translation, rotation as stored,
+    /// scale): what a joint no pose drives keeps.
+    pub(super) fn joint_channels(&self, i: usize) -> Option<BoneChannels> {
+        let j = self.joints.get(i)?;
+        Some(BoneChannels::constant(
+            j.translate.map(|c| c.get()),
+            j.rotate.map(|c| c.get()),
+            j.scale.map(|c| c.get()),
+        ))
+    }
+
+    /// Frame `frame`'s stored values, `num_framechannels` of them, or `None` out of range.
+    #[must_use]
+    pub fn frame_values(&self, frame: usize) -> Option<&'data [Channel]> {
+        let n = self.num_framechannels();
+        let start = frame.checked_mul(n)?;
+        self.frames.get(start..start.checked_add(n)?)
     }
 }
 
@@ -900,5 +920,32 @@ impl BindPoseMesh for &Iqm<'_> {
             [None; 4]
         };
         Some(BindVertex::with_four(position, normal, influences))
+    }
+
+    /// The position and normal arrays copied as they are (normals zero where the file has
+    /// none).
+    fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
+        fn copy(from: Option<&[[F32<Le>; 3]]>, to: &mut [[f32; 3]]) {
+            let from = from.unwrap_or_default();
+            let n = from.len().min(to.len());
+            let (from, to) = (&from[..n], &mut to[..n]);
+            if cfg!(target_endian = "little") {
+                // The stored little-endian floats are native ones: one copy of the bytes.
+                bytemuck::cast_slice_mut::<[f32; 3], u8>(to)
+                    .copy_from_slice(zerocopy::IntoBytes::as_bytes(from));
+            } else {
+                for (t, f) in to.iter_mut().zip(from) {
+                    *t = f.map(|c| c.get());
+                }
+            }
+        }
+        let vertices = Iqm::num_vertices(self);
+        copy(self.arrays.position, positions);
+        if self.arrays.normal.is_some() {
+            copy(self.arrays.normal, normals);
+        } else {
+            let n = vertices.min(normals.len());
+            normals[..n].fill([0.0; 3]);
+        }
     }
 }

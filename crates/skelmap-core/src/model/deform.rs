@@ -257,6 +257,13 @@ impl Model<'_> {
             format: self.format(),
         };
         let animated = self.is_vertex_animated();
+        // The bind pose of a mesh stored in it: the stored vertices, copied.
+        if !animated
+            && self.is_stored_pose(pose)
+            && let Some(copied) = self.copy_stored(mesh, positions, normals)
+        {
+            return copied;
+        }
         match pose.sampled {
             Sampled::Nothing => Err(DeformError::NotSampled),
             Sampled::Frames { a, b, t } if animated => with_view!(self.view(), v => {
@@ -349,7 +356,7 @@ impl Model<'_> {
 
     /// `true` for formats whose meshes are stored in their bind pose (MS3D, SL), which move by
     /// `world(t) · world(bind)⁻¹`.
-    fn is_bind_posed(&self) -> bool {
+    pub(crate) fn is_bind_posed(&self) -> bool {
         with_view!(self.view(), v => ModelView::is_bind_posed(v))
     }
 

@@ -15,10 +15,11 @@
 use glam::Affine3A;
 
 use super::Model;
-use crate::pose::Interpolation;
+use super::any::with_view;
 use crate::pose::framegroups::FrameGroup;
+use crate::pose::{BindPoseMesh, Interpolation};
 use crate::skin::{SimdLevel, SkinError, SkinMatrices};
-use crate::view::{DeformError, Pose, Sampled};
+use crate::view::{DeformError, ModelView, Pose, Sampled};
 
 /// Every mesh of a model deformed by one pose, owned: what a model or a clip of one frame
 /// shows at every time ([`Model::static_mesh`], [`Model::static_clip`]). Copying a mesh out
@@ -98,16 +99,10 @@ impl StaticMesh {
             mesh,
             meshes: self.meshes.len(),
         })?;
-        let need = baked.positions.len();
-        let have = positions.len().min(normals.len());
-        match (positions.get_mut(..need), normals.get_mut(..need)) {
-            (Some(p), Some(n)) => {
-                p.copy_from_slice(&baked.positions);
-                n.copy_from_slice(&baked.normals);
-                Ok(())
-            }
-            _ => Err(SkinError::Output { need, have }.into()),
-        }
+        let (p, n) = outputs(baked.positions.len(), positions, normals)?;
+        p.copy_from_slice(&baked.positions);
+        n.copy_from_slice(&baked.normals);
+        Ok(())
     }
 
     /// Each of `meshes` meshes (`vertices(m)` vertices each) deformed by `deform`.
@@ -128,6 +123,23 @@ impl StaticMesh {
             })
             .collect::<Result<_, DeformError>>()?;
         Ok(StaticMesh { meshes })
+    }
+}
+
+/// Positions and normals to write.
+type Outputs<'o> = (&'o mut [[f32; 3]], &'o mut [[f32; 3]]);
+
+/// The first `need` entries of `positions` and `normals`, or the error a kernel gives for an
+/// output shorter than its mesh.
+fn outputs<'o>(
+    need: usize,
+    positions: &'o mut [[f32; 3]],
+    normals: &'o mut [[f32; 3]],
+) -> Result<Outputs<'o>, SkinError> {
+    let have = positions.len().min(normals.len());
+    match (positions.get_mut(..need), normals.get_mut(..need)) {
+        (Some(p), Some(n)) => Ok((p, n)),
+        _ => Err(SkinError::Output { need, have }),
     }
 }
 
@@ -187,6 +199,39 @@ pub(crate) fn same_pose(x: &Pose, y: &Pose) -> bool {
 }
 
 impl Model<'_> {
+    /// `true` when `pose` is this model's bind pose and its meshes are stored in it (MS3D,
+    /// SL, IQM, MDL7): the same world transforms as [`Model::bind_palette`], bit for bit (a
+    /// model without a skeleton: any bone pose). Deforming by it gives the mesh as stored.
+    pub(crate) fn is_stored_pose(&self, pose: &Pose) -> bool {
+        fn bits(m: &[Affine3A]) -> impl Iterator<Item = u32> + '_ {
+            m.iter().flat_map(Affine3A::to_cols_array).map(f32::to_bits)
+        }
+        pose.sampled == Sampled::Bones
+            && self.is_bind_posed()
+            && (!with_view!(self.view(), v => v.has_skeleton())
+                || bits(&pose.palette.world).eq(bits(&self.bind_palette().world)))
+    }
+
+    /// Mesh `mesh` of a bind-posed model as stored, copied into `positions` and `normals`:
+    /// what deforming by [`Model::is_stored_pose`]'s pose gives, without the blend's
+    /// rounding. `None` for a model whose meshes are not stored in a bind pose.
+    pub(crate) fn copy_stored(
+        &self,
+        mesh: usize,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Option<Result<(), DeformError>> {
+        with_view!(self.view(), v => {
+            let bind = ModelView::bind_pose_mesh(v)?;
+            if ModelView::records(v, mesh).is_some() {
+                return None;
+            }
+            Some(outputs(bind.num_vertices(), positions, normals)
+                .map(|(p, n)| bind.copy_bind_pose(p, n))
+                .map_err(DeformError::from))
+        })
+    }
+
     /// The pose the one-frame path bakes at: frame `frame` on its own, as [`Model::pose`]
     /// samples it with `t = 0`.
     pub(crate) fn still_pose(&self, frame: usize) -> Result<Pose, DeformError> {

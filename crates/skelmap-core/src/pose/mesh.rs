@@ -145,6 +145,18 @@ pub trait BindPoseMesh {
 
     /// Vertex `i`, or `None` out of range.
     fn bind_vertex(&self, i: usize) -> Option<BindVertex>;
+
+    /// Every vertex's bind position and normal (zero where the format stores none per
+    /// vertex) into the start of `positions` and `normals`, as many as both hold: the mesh
+    /// as stored, which deforming by the bind pose gives. The default reads
+    /// [`bind_vertex`](BindPoseMesh::bind_vertex) one at a time; IQM copies its arrays.
+    fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
+        for (i, (p, n)) in positions.iter_mut().zip(normals).enumerate() {
+            let Some(v) = self.bind_vertex(i) else { break };
+            *p = v.position.to_array();
+            *n = v.normal.to_array();
+        }
+    }
 }
 
 impl<M: BindPoseMesh + ?Sized> BindPoseMesh for &M {
@@ -154,5 +166,9 @@ impl<M: BindPoseMesh + ?Sized> BindPoseMesh for &M {
 
     fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
         (**self).bind_vertex(i)
+    }
+
+    fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
+        (**self).copy_bind_pose(positions, normals);
     }
 }

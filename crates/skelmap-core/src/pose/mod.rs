@@ -4,6 +4,8 @@
 //! - [`LocalPose`] holds one parent-relative rotation + translation per bone; [`sample`]
 //!   blends two frames of any [`PoseFrames`] source with shortest-arc nlerp or slerp, never
 //!   lerping raw matrices.
+//! - [`ChannelLayout`] resolves once where each bone's quantised channels (IQM's) sit in a
+//!   frame, after which sampling decodes and blends two frames 16 bones a step.
 //! - [`BakedFrames`] converts every frame once (the explicit copy a runtime sampling the same
 //!   model every frame makes), after which sampling is a load and a blend.
 //! - [`Palette`] holds each bone's world transform, built in one forward pass when parents
@@ -24,6 +26,7 @@
 
 mod baked;
 pub mod bounds;
+mod channels;
 pub(crate) mod euler;
 pub mod framegroups;
 mod frames;
@@ -36,6 +39,8 @@ mod skeleton;
 mod x86;
 
 pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
+pub(crate) use channels::unit_rotation;
+pub use channels::{BoneChannels, ChannelLayout, NUM_CHANNELS};
 pub use frames::PoseFrames;
 pub(crate) use local::nlerp_pose;
 pub use local::{Interpolation, LocalPose, Palette, sample};

@@ -297,7 +297,7 @@ unsafe fn be_poses_nlerp_avx512(a: &[u8], b: &[u8], t: f32, out: &mut Vec<(Quat,
 /// seven rows, quaternion first.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn nlerp_lanes(
+pub(super) fn nlerp_lanes(
     a: ([__m512; 4], [__m512; 3]),
     b: ([__m512; 4], [__m512; 3]),
     t: f32,

@@ -8,5 +8,6 @@
 //! memory-safety checks, each block justified by a `// SAFETY:` comment.
 #![allow(unsafe_code)]
 
+pub(crate) mod channels;
 pub(crate) mod euler;
 pub(crate) mod matrices;

@@ -1,0 +1,441 @@
+//! Quantised pose channels, their layout resolved once: sampling two frames is then a decode
+//! and a blend, sixteen bones a step.
+//!
+//! A format that stores each frame as 16-bit values (IQM) gives every bone ten channels
+//! (translation `x y z`, rotation `x y z w` as stored, scale `x y z`); a channel either reads
+//! one value of the frame, `offset + value · scale`, or is the constant `offset`. Where a
+//! channel's value sits in a frame depends on the masks of every bone before it: finding it on
+//! each sample is per-bone work that the layout does once. [`ChannelLayout`] holds, per
+//! bone and channel, the value's index in a frame, its offset and its scale, laid out sixteen
+//! bones to a block, lane by lane, as the AVX-512 step reads them.
+//!
+//! [`ChannelLayout::nlerp`] decodes both frames and blends them as
+//! [`sample`](super::sample)'s nlerp blends the decoded poses: each stored rotation normalised
+//! ([`unit_rotation`]), `b` turned towards `a`, both blended and normalised again,
+//! translations and scales blended linearly, bit for bit the scalar arithmetic. With AVX-512F
+//! a step gathers each read channel's 16 values at once (a channel no bone of the block
+//! reads costs nothing), converts and scales them, and runs the blend lane-wise; elsewhere
+//! the same layout is decoded bone by bone.
+
+use glam::{Quat, Vec3A, Vec4};
+
+use super::local::nlerp_pose;
+
+/// Channels per bone: translation `x y z`, rotation `x y z w`, scale `x y z`.
+pub const NUM_CHANNELS: usize = 10;
+
+/// Bones per block.
+pub(crate) const LANES: usize = 16;
+
+/// One bone's channels as a file stores them: which channels read a value of the frame (bit
+/// `c` of `mask` for channel `c`), where its first value sits in a frame (the others follow
+/// in channel order), and each channel's offset and scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoneChannels {
+    /// Bit `c` set: channel `c` reads a value (only bits 0 to 9 count).
+    pub mask: u16,
+    /// Index in a frame of the bone's first value.
+    pub first: u32,
+    /// Per channel, the value at 0 (the whole value of a channel that reads none).
+    pub offset: [f32; NUM_CHANNELS],
+    /// Per channel, the value of one step of the stored `u16`.
+    pub scale: [f32; NUM_CHANNELS],
+}
+
+impl BoneChannels {
+    /// A bone that reads nothing: the constant transform `(translation, rotation as stored,
+    /// scale)`, as a joint no animation drives keeps its bind pose.
+    #[must_use]
+    pub fn constant(translate: [f32; 3], rotate: [f32; 4], scale: [f32; 3]) -> Self {
+        let mut offset = [0.0; NUM_CHANNELS];
+        offset[..3].copy_from_slice(&translate);
+        offset[3..7].copy_from_slice(&rotate);
+        offset[7..].copy_from_slice(&scale);
+        BoneChannels {
+            mask: 0,
+            first: 0,
+            offset,
+            scale: [0.0; NUM_CHANNELS],
+        }
+    }
+}
+
+/// Sixteen bones' channels, lane by lane (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(C, align(64))]
+pub(crate) struct Block {
+    /// Per channel and lane, the index in a frame of the value it reads (0 where it reads
+    /// none).
+    pub(crate) index: [[u32; LANES]; NUM_CHANNELS],
+    /// Per channel and lane, where in the frame's bytes the four bytes holding that value
+    /// start: at the value (`2 · index`), or for a frame's last value two bytes before it, so
+    /// that no read passes the frame's end (0 where it reads none).
+    pub(crate) byte: [[u32; LANES]; NUM_CHANNELS],
+    /// Per channel and lane, how far the value lies in those four bytes' little-endian word:
+    /// 0 or 16 bits.
+    pub(crate) shift: [[u32; LANES]; NUM_CHANNELS],
+    /// Per channel and lane, the offset.
+    pub(crate) offset: [[f32; LANES]; NUM_CHANNELS],
+    /// Per channel and lane, the scale (0 where it reads none).
+    pub(crate) scale: [[f32; LANES]; NUM_CHANNELS],
+    /// Per channel, the lanes that read a value.
+    pub(crate) reads: [u16; NUM_CHANNELS],
+}
+
+impl Default for Block {
+    fn default() -> Self {
+        Block {
+            index: [[0; LANES]; NUM_CHANNELS],
+            byte: [[0; LANES]; NUM_CHANNELS],
+            shift: [[0; LANES]; NUM_CHANNELS],
+            offset: [[0.0; LANES]; NUM_CHANNELS],
+            scale: [[0.0; LANES]; NUM_CHANNELS],
+            reads: [0; NUM_CHANNELS],
+        }
+    }
+}
+
+/// Every bone's channels, resolved once: per bone and channel the index of its value in a
+/// frame, its offset and its scale, 16 bones to a block, so that sampling
+/// ([`ChannelLayout::nlerp`]) decodes and blends without looking at the masks again.
+///
+/// ```
+/// use skelmap_core::pose::{BoneChannels, ChannelLayout};
+/// // One bone whose rotation's `z` and `w` read the frame's two values.
+/// let bone = BoneChannels {
+///     mask: 0b110_0000,
+///     first: 0,
+///     offset: [0.0, 0.0, 0.0, 0.0, 0.0, -1.0, 0.0, 1.0, 1.0, 1.0],
+///     scale: [0.0, 0.0, 0.0, 0.0, 0.0, 2.0 / 65535.0, 1.0 / 65535.0, 0.0, 0.0, 0.0],
+/// };
+/// let layout = ChannelLayout::new([bone], 2);
+/// let frames: Vec<u16> = vec![32768, 0, 65535, 65535]; // two frames of two values
+/// let (mut poses, mut scales) = (Vec::new(), Vec::new());
+/// assert!(layout.nlerp(&frames, 0, 1, 0.5, &mut poses, Some(&mut scales)));
+/// assert_eq!((poses.len(), scales.len()), (1, 1));
+/// assert!((poses[0].0.length() - 1.0).abs() < 1e-6);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChannelLayout {
+    blocks: Vec<Block>,
+    bones: usize,
+    /// Values per frame.
+    per_frame: usize,
+}
+
+impl ChannelLayout {
+    /// The layout of `bones` over frames of `per_frame` values. A channel whose value would
+    /// lie past the frame's end reads none (its offset stands), which a validated file never
+    /// asks for.
+    #[must_use]
+    pub fn new(bones: impl IntoIterator<Item = BoneChannels>, per_frame: usize) -> Self {
+        let mut layout = ChannelLayout {
+            per_frame,
+            ..ChannelLayout::default()
+        };
+        for bone in bones {
+            let lane = layout.bones % LANES;
+            if lane == 0 {
+                layout.blocks.push(Block::default());
+            }
+            let Some(block) = layout.blocks.last_mut() else {
+                break;
+            };
+            let mut at = u64::from(bone.first);
+            for c in 0..NUM_CHANNELS {
+                block.offset[c][lane] = bone.offset[c];
+                if bone.mask >> c & 1 == 0 {
+                    continue;
+                }
+                if at < per_frame as u64 {
+                    block.index[c][lane] = at as u32;
+                    let last = at + 1 == per_frame as u64 && at > 0;
+                    block.byte[c][lane] = (2 * at - if last { 2 } else { 0 }) as u32;
+                    block.shift[c][lane] = if last { 16 } else { 0 };
+                    block.scale[c][lane] = bone.scale[c];
+                    block.reads[c] |= 1 << lane;
+                }
+                at += 1;
+            }
+            layout.bones += 1;
+        }
+        layout
+    }
+
+    /// Number of bones.
+    #[must_use]
+    pub fn num_bones(&self) -> usize {
+        self.bones
+    }
+
+    /// Values per frame.
+    #[must_use]
+    pub fn values_per_frame(&self) -> usize {
+        self.per_frame
+    }
+
+    /// Decodes frames `a` and `b` of `values` (frame `f` is
+    /// `values[f · per_frame .. (f + 1) · per_frame]`, values as stored) and blends them at
+    /// `t` into `poses` (and `scales`, when given), both cleared first: rotations by nlerp
+    /// and translations and scales linearly, as [`sample`](super::sample) blends decoded
+    /// poses, bit for bit. Returns `false`, with both untouched, when either frame lies past
+    /// the end of `values`.
+    pub fn nlerp(
+        &self,
+        values: &[u16],
+        a: usize,
+        b: usize,
+        t: f32,
+        poses: &mut Vec<(Quat, Vec3A)>,
+        scales: Option<&mut Vec<Vec3A>>,
+    ) -> bool {
+        let frame = |f: usize| {
+            let start = f.checked_mul(self.per_frame)?;
+            values.get(start..start.checked_add(self.per_frame)?)
+        };
+        let (Some(fa), Some(fb)) = (frame(a), frame(b)) else {
+            return false;
+        };
+        self.nlerp_frames(fa, fb, t, poses, scales);
+        true
+    }
+
+    /// [`ChannelLayout::nlerp`] of two frames given as their values (each `per_frame` long,
+    /// little-endian `u16` pairs as a file stores them).
+    pub(crate) fn nlerp_frames<V: Value>(
+        &self,
+        a: &[V],
+        b: &[V],
+        t: f32,
+        poses: &mut Vec<(Quat, Vec3A)>,
+        mut scales: Option<&mut Vec<Vec3A>>,
+    ) {
+        poses.clear();
+        poses.reserve(self.bones);
+        if let Some(s) = scales.as_deref_mut() {
+            s.clear();
+            s.reserve(self.bones);
+        }
+        for (k, block) in self.blocks.iter().enumerate() {
+            let lanes = (self.bones - k * LANES).min(LANES);
+            let stepped = self.per_frame >= 2
+                && super::lanes::channels_nlerp(
+                    block,
+                    V::bytes(a),
+                    V::bytes(b),
+                    t,
+                    lanes,
+                    poses,
+                    scales.as_deref_mut(),
+                );
+            if !stepped {
+                scalar_block(block, a, b, t, lanes, poses, scales.as_deref_mut());
+            }
+        }
+    }
+}
+
+/// A stored 16-bit value: a native `u16` or the little-endian one a file maps.
+pub(crate) trait Value: Copy {
+    /// The value.
+    fn get(self) -> u16;
+    /// The values' bytes where they are little-endian (always for a file's, on
+    /// little-endian targets for native ones), for the AVX-512 step's gathers.
+    fn bytes(values: &[Self]) -> Option<&[u8]>;
+}
+
+impl Value for u16 {
+    #[inline]
+    fn get(self) -> u16 {
+        self
+    }
+
+    fn bytes(values: &[Self]) -> Option<&[u8]> {
+        cfg!(target_endian = "little").then(|| bytemuck::cast_slice(values))
+    }
+}
+
+impl Value for zerocopy::byteorder::U16<zerocopy::LittleEndian> {
+    #[inline]
+    fn get(self) -> u16 {
+        zerocopy::byteorder::U16::get(self)
+    }
+
+    fn bytes(values: &[Self]) -> Option<&[u8]> {
+        Some(zerocopy::IntoBytes::as_bytes(values))
+    }
+}
+
+/// One block's first `lanes` bones decoded and blended one at a time: the reference
+/// arithmetic the AVX-512 step follows lane-wise.
+fn scalar_block<V: Value>(
+    block: &Block,
+    a: &[V],
+    b: &[V],
+    t: f32,
+    lanes: usize,
+    poses: &mut Vec<(Quat, Vec3A)>,
+    mut scales: Option<&mut Vec<Vec3A>>,
+) {
+    for lane in 0..lanes {
+        let decode = |frame: &[V]| -> [f32; NUM_CHANNELS] {
+            core::array::from_fn(|c| {
+                let offset = block.offset[c][lane];
+                if block.reads[c] >> lane & 1 == 0 {
+                    return offset;
+                }
+                let value = frame
+                    .get(block.index[c][lane] as usize)
+                    .map_or(0, |v| v.get());
+                offset + f32::from(value) * block.scale[c][lane]
+            })
+        };
+        let (ca, cb) = (decode(a), decode(b));
+        let pose = |c: [f32; NUM_CHANNELS]| {
+            (
+                unit_rotation(c[3], c[4], c[5], c[6]),
+                Vec3A::new(c[0], c[1], c[2]),
+            )
+        };
+        poses.push(nlerp_pose(pose(ca), pose(cb), t));
+        if let Some(s) = scales.as_deref_mut() {
+            let (sa, sb) = (
+                Vec3A::new(ca[7], ca[8], ca[9]),
+                Vec3A::new(cb[7], cb[8], cb[9]),
+            );
+            s.push(sa.lerp(sb, t));
+        }
+    }
+}
+
+/// A stored quaternion normalised; a zero one (which no unit rotation is) is the identity.
+/// The squared length is `(x² + z²) + (y² + w²)`, in glam's order, and the quaternion is
+/// multiplied by the reciprocal of its root.
+#[must_use]
+pub(crate) fn unit_rotation(x: f32, y: f32, z: f32, w: f32) -> Quat {
+    let q = Vec4::new(x, y, z, w);
+    // The test reads the squared length, so that the branch need not wait for the root.
+    let squared = q.length_squared();
+    if squared > 0.0 && squared.is_finite() {
+        return Quat::from_vec4(q * (1.0 / squared.sqrt()));
+    }
+    // Components so small or so large that their squares leave f32: normalise in f64.
+    let q = glam::DVec4::new(x.into(), y.into(), z.into(), w.into());
+    let len = q.length();
+    if len > 0.0 && len.is_finite() {
+        Quat::from_vec4((q / len).as_vec4())
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift).
+    struct Bits(u32);
+
+    impl Bits {
+        fn next(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0
+        }
+
+        fn float(&mut self, range: f32) -> f32 {
+            (self.next() as f32 / u32::MAX as f32 - 0.5) * 2.0 * range
+        }
+    }
+
+    /// `bones` bones with random masks (every shape: none, some, all ten channels) over two
+    /// frames of random values, rotations that stay away from zero length.
+    fn random(bones: usize, seed: u32) -> (ChannelLayout, Vec<u16>) {
+        let mut bits = Bits(seed);
+        let mut first = 0u32;
+        let channels: Vec<BoneChannels> = (0..bones)
+            .map(|i| {
+                let mask = match i % 4 {
+                    0 => 0,
+                    1 => 0x3ff,
+                    _ => (bits.next() & 0x3ff) as u16,
+                };
+                let offset = core::array::from_fn(|c| {
+                    if (3..7).contains(&c) {
+                        0.5 + bits.float(0.1)
+                    } else {
+                        bits.float(8.0)
+                    }
+                });
+                let scale = core::array::from_fn(|_| bits.float(1.0) / 65535.0);
+                let bone = BoneChannels {
+                    mask,
+                    first,
+                    offset,
+                    scale,
+                };
+                first += mask.count_ones();
+                bone
+            })
+            .collect();
+        let per_frame = first as usize;
+        let values = (0..2 * per_frame).map(|_| bits.next() as u16).collect();
+        (ChannelLayout::new(channels, per_frame), values)
+    }
+
+    #[test]
+    fn the_step_decodes_and_blends_as_the_scalar_code_does_bit_for_bit() {
+        for bones in [2, 5, 15, 16, 17, 33, 80] {
+            let (layout, values) = random(bones, 0x9e37_79b9 ^ bones as u32);
+            let n = layout.values_per_frame();
+            let (a, b) = values.split_at(n);
+            for t in [0.0, 0.3, 0.5, 1.0] {
+                let (mut poses, mut scales) = (Vec::new(), Vec::new());
+                layout.nlerp_frames(a, b, t, &mut poses, Some(&mut scales));
+                let (mut want, mut want_scales) = (Vec::new(), Vec::new());
+                for (k, block) in layout.blocks.iter().enumerate() {
+                    let lanes = (bones - k * LANES).min(LANES);
+                    scalar_block(block, a, b, t, lanes, &mut want, Some(&mut want_scales));
+                }
+                let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
+                    p.iter()
+                        .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
+                        .map(f32::to_bits)
+                        .collect()
+                };
+                assert_eq!(bits(&poses), bits(&want), "{bones} bones at {t}");
+                assert_eq!(scales, want_scales, "{bones} bones at {t}");
+                // The step ran where the CPU has it (the last value read from its high half).
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    let mut stepped = Vec::new();
+                    assert!(super::super::lanes::channels_nlerp(
+                        &layout.blocks[0],
+                        Value::bytes(a),
+                        Value::bytes(b),
+                        t,
+                        bones.min(LANES),
+                        &mut stepped,
+                        None,
+                    ));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_channel_past_the_frame_reads_nothing() {
+        let bone = BoneChannels {
+            mask: 0b11,
+            first: 1,
+            offset: [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+            scale: [1.0; NUM_CHANNELS],
+        };
+        let layout = ChannelLayout::new([bone], 2);
+        let (mut poses, mut scales) = (Vec::new(), Vec::new());
+        assert!(layout.nlerp(&[7, 9, 7, 9], 0, 1, 0.5, &mut poses, Some(&mut scales)));
+        // Channel 0 reads value 1 (9); channel 1 would read value 2, past the frame: its offset.
+        assert_eq!(poses[0].1, Vec3A::new(10.0, 2.0, 0.0));
+        assert!(!layout.nlerp(&[7, 9, 7], 0, 1, 0.5, &mut poses, None));
+    }
+}
