@@ -160,7 +160,7 @@ fn one_frame_keeps_the_heaviest() {
 /// the note says why; the vertex beside it is still chosen by error.
 #[test]
 fn past_the_cap_on_subsets_a_vertex_keeps_its_heaviest_with_a_note() {
-    assert!(MAX_CANDIDATES < 1001);
+    const { assert!(MAX_CANDIDATES < 1001) };
     let mut influences = Influences::default();
     let many: Vec<(u16, f32)> = (0..14u16).map(|j| (j, 20.0 - f32::from(j))).collect();
     influences.push(many.iter().copied(), 0);
