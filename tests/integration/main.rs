@@ -19,6 +19,7 @@ mod skm;
 mod slmdl;
 
 // What several formats share: animation, the kernels, `Model`, recognition.
+mod asset;
 mod gpu;
 mod model;
 mod pose;

@@ -11,10 +11,18 @@
 //! median of three timed slices. Criterion benches (`cargo bench`) remain the reference; this
 //! is a quick look.
 //!
+//! A line is timed only after its kernel ran once on one instance and succeeded, with every
+//! output finite: a kernel that refuses its input (dual quaternions on a pose that scales)
+//! prints `refused: <reason>` instead of a rate, since timing it would time its early return.
+//! A line measured above the read roofline is flagged (`above roofline`): no kernel reads its
+//! input faster than a plain read of the same bytes, so such a figure is a measurement to
+//! distrust (a kernel that skipped its work), not a result.
+//!
 //! With `--json` it prints one object instead (`schema/bench.schema.json`): `open` (`gbps`
 //! and the plain read of the same bytes, `read_gbps`), `pose` (`file_ns_per_bone`,
-//! `baked_ns_per_bone`), `kernels` (each `name`, `layout`, `threads`, `vertices_per_s`,
-//! `roofline_fraction`) and, for MDL, HMP and Quake models, `morph` (`scalar` and `simd`
+//! `baked_ns_per_bone`), `kernels` (each `name`, `layout`, `threads`, then either
+//! `vertices_per_s`, `input_gbps`, `roofline_fraction` and `above_roofline`, or `refused`)
+//! and, for MDL, HMP and Quake models, `morph` (`scalar` and `simd`
 //! vertices per second on one thread).
 
 use std::path::Path;
@@ -26,7 +34,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use skelmap_core::model::{Pose, Records};
+use skelmap_core::model::{DeformError, Pose, Records};
 use skelmap_core::pose::{Interpolation, LocalPose, Palette, PoseFrames, sample};
 use skelmap_core::scan::read_pass;
 use skelmap_core::skin::dqs::{DualQuatPalette, deltas};
@@ -43,11 +51,19 @@ const BATCH_VERTICES: usize = 1 << 20;
 /// One instance's output positions or normals.
 type Points = Vec<[f32; 3]>;
 
-/// What a per-mesh step receives: the mesh's index, its positions and normals.
-type MeshStep<'a> = dyn Fn(usize, &mut [[f32; 3]], &mut [[f32; 3]]) + 'a;
+/// What a kernel says when it refuses its input.
+type Refusal = String;
 
-/// One instance's kernel: fills positions and normals (sized for every mesh, back to back).
-type Kernel<'k> = Box<dyn Fn(&mut [[f32; 3]], &mut [[f32; 3]]) + Sync + 'k>;
+/// What a per-mesh step receives: the mesh's index, its positions and normals; it answers
+/// the kernel's refusal, if any.
+type MeshStep<'a> = dyn Fn(usize, &mut [[f32; 3]], &mut [[f32; 3]]) -> Result<(), Refusal> + 'a;
+
+/// One instance's kernel: fills positions and normals (sized for every mesh, back to back),
+/// or says why it refused.
+type Kernel<'k> = Box<dyn Fn(&mut [[f32; 3]], &mut [[f32; 3]]) -> Result<(), Refusal> + Sync + 'k>;
+
+/// The fraction of the read roofline above which a line is flagged.
+const ROOFLINE: f64 = 1.0;
 
 /// A kernel with its name, the layout it reads and the bytes it reads per instance.
 struct Line<'k> {
@@ -86,15 +102,40 @@ struct PoseReport {
     baked_ns_per_bone: Option<f64>,
 }
 
-/// One kernel on one thread count.
+/// One kernel on one thread count: its rates, or why it refused.
 #[derive(Debug, Serialize)]
 struct KernelReport {
     name: String,
     layout: &'static str,
     threads: usize,
-    vertices_per_s: f64,
-    input_gbps: f64,
-    roofline_fraction: f64,
+    #[serde(flatten)]
+    outcome: Outcome,
+}
+
+/// A kernel line's figures, or its refusal.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Outcome {
+    /// Timed.
+    Measured {
+        vertices_per_s: f64,
+        input_gbps: f64,
+        roofline_fraction: f64,
+        /// Whether `roofline_fraction` exceeds 1: a figure to distrust.
+        above_roofline: bool,
+    },
+    /// The kernel refused its input (checked once before timing); not timed.
+    Refused { refused: Refusal },
+}
+
+impl KernelReport {
+    /// Vertices per second, 0 for a refused line.
+    fn vertices_per_s(&self) -> f64 {
+        match self.outcome {
+            Outcome::Measured { vertices_per_s, .. } => vertices_per_s,
+            Outcome::Refused { .. } => 0.0,
+        }
+    }
 }
 
 /// The morph of a vertex-animated model on one thread: the scalar reference and the best
@@ -247,6 +288,32 @@ fn timed_lines(
     let mut out: Vec<(Points, Points)> =
         vec![(vec![[0.0; 3]; vertices], vec![[0.0; 3]; vertices]); instances];
     for line in lines {
+        // Once, before any timing: a refusal, or output that is not a vertex, is reported
+        // instead of a rate.
+        let checked = out.first_mut().map_or(Ok(()), |(p, n)| {
+            (line.kernel)(p, n)?;
+            if p.iter().chain(n.iter()).flatten().all(|x| x.is_finite()) {
+                Ok(())
+            } else {
+                Err("it wrote a position or normal that is not finite".to_string())
+            }
+        });
+        if let Err(reason) = checked {
+            for (t, _) in pools {
+                reports.push(KernelReport {
+                    name: line.name.clone(),
+                    layout: line.layout,
+                    threads: *t,
+                    outcome: Outcome::Refused {
+                        refused: reason.clone(),
+                    },
+                });
+            }
+            if let (false, Some(report)) = (json, reports.last()) {
+                say!("{}", row(report, vertices));
+            }
+            continue;
+        }
         let roof = vec![1u8; line.input_bytes.max(1)];
         for (t, pool) in pools {
             let roof_rate = median_rate(seconds, || {
@@ -260,48 +327,89 @@ fn timed_lines(
             }) * (instances * roof.len()) as f64;
             let rate = median_rate(seconds, || {
                 pool.install(|| {
-                    out.par_iter_mut().for_each(|(p, n)| (line.kernel)(p, n));
+                    out.par_iter_mut().for_each(|(p, n)| {
+                        // Checked above; the same input refuses the same way every time.
+                        let _ = std::hint::black_box((line.kernel)(p, n));
+                    });
                 });
             });
-            let vps = rate * (instances * vertices) as f64;
             let input = rate * (instances * line.input_bytes) as f64;
+            let roofline_fraction = input / roof_rate.max(1.0);
             let k = KernelReport {
                 name: line.name.clone(),
                 layout: line.layout,
                 threads: *t,
-                vertices_per_s: vps,
-                input_gbps: input / 1e9,
-                roofline_fraction: input / roof_rate.max(1.0),
+                outcome: Outcome::Measured {
+                    vertices_per_s: rate * (instances * vertices) as f64,
+                    input_gbps: input / 1e9,
+                    roofline_fraction,
+                    above_roofline: roofline_fraction > ROOFLINE,
+                },
             };
             if !json {
-                say!(
-                    "{:<22} {:>7} {:>14.1} {:>10.2} {:>8.0}% {:>10.2}",
-                    k.name,
-                    k.threads,
-                    k.vertices_per_s / 1e6,
-                    k.input_gbps,
-                    100.0 * k.roofline_fraction,
-                    frame_micros(vertices, k.vertices_per_s)
-                );
+                say!("{}", row(&k, vertices));
             }
             reports.push(k);
         }
     }
-    if !json
-        && let Some(best) = reports
+    if !json {
+        if reports.iter().any(|k| {
+            matches!(
+                k.outcome,
+                Outcome::Measured {
+                    above_roofline: true,
+                    ..
+                }
+            )
+        }) {
+            say!(
+                "above roofline: faster than a plain read of the kernel's input; distrust the \
+                 figure (the kernel may have skipped its work)"
+            );
+        }
+        if let Some(best) = reports
             .iter()
-            .max_by(|a, b| a.vertices_per_s.total_cmp(&b.vertices_per_s))
-    {
-        say!(
-            "best: {} on {} ({:.1} M vertices/s): {:.2} µs per frame of this model's {vertices} \
-             vertices",
-            best.name,
-            crate::summary::count(best.threads as u64, "thread", "threads"),
-            best.vertices_per_s / 1e6,
-            frame_micros(vertices, best.vertices_per_s)
-        );
+            .filter(|k| matches!(k.outcome, Outcome::Measured { .. }))
+            .max_by(|a, b| a.vertices_per_s().total_cmp(&b.vertices_per_s()))
+        {
+            say!(
+                "best: {} on {} ({:.1} M vertices/s): {:.2} µs per frame of this model's \
+                 {vertices} vertices",
+                best.name,
+                crate::summary::count(best.threads as u64, "thread", "threads"),
+                best.vertices_per_s() / 1e6,
+                frame_micros(vertices, best.vertices_per_s())
+            );
+        }
     }
     reports
+}
+
+/// One line of the kernel table for `k`, a kernel over `vertices` vertices an instance: its
+/// rates (flagged when above the roofline), or its refusal.
+fn row(k: &KernelReport, vertices: usize) -> String {
+    match &k.outcome {
+        Outcome::Measured {
+            vertices_per_s,
+            input_gbps,
+            roofline_fraction,
+            above_roofline,
+        } => format!(
+            "{:<22} {:>7} {:>14.1} {:>10.2} {:>8.0}% {:>10.2}{}",
+            k.name,
+            k.threads,
+            vertices_per_s / 1e6,
+            input_gbps,
+            100.0 * roofline_fraction,
+            frame_micros(vertices, *vertices_per_s),
+            if *above_roofline {
+                "  above roofline"
+            } else {
+                ""
+            }
+        ),
+        Outcome::Refused { refused } => format!("{:<22} refused: {refused}", k.name),
+    }
 }
 
 /// Microseconds to deform the `vertices` of one frame at `vertices_per_s`.
@@ -315,7 +423,7 @@ fn morph(kernels: &[KernelReport]) -> MorphReport {
         kernels
             .iter()
             .filter(|k| k.threads == 1 && pick(&k.name))
-            .map(|k| k.vertices_per_s)
+            .map(KernelReport::vertices_per_s)
             .fold(0.0, f64::max)
     };
     let scalar = one(&|n: &str| n == format!("deform {}", SimdLevel::Portable));
@@ -469,13 +577,20 @@ fn kernels<'k>(
 struct PerMesh(Arc<Vec<(usize, usize)>>);
 
 impl PerMesh {
-    /// Calls `f` on each mesh with its part of the outputs `p` and `q`.
-    fn each(&self, p: &mut [[f32; 3]], q: &mut [[f32; 3]], f: &MeshStep<'_>) {
+    /// Calls `f` on each mesh with its part of the outputs `p` and `q`, up to the first
+    /// refusal.
+    fn each(
+        &self,
+        p: &mut [[f32; 3]],
+        q: &mut [[f32; 3]],
+        f: &MeshStep<'_>,
+    ) -> Result<(), Refusal> {
         for (i, &(at, n)) in self.0.iter().enumerate() {
             if let (Some(p), Some(q)) = (p.get_mut(at..at + n), q.get_mut(at..at + n)) {
-                f(i, p, q);
+                f(i, p, q)?;
             }
         }
+        Ok(())
     }
 }
 
@@ -530,8 +645,10 @@ impl<'k> Setup<'k> {
                 input_bytes: deform_bytes,
                 kernel: Box::new(move |p, q| {
                     meshes.each(p, q, &|i, p, q| {
-                        let _ = model.deform_with_level(i, &now, level, p, q);
-                    });
+                        model
+                            .deform_with_level(i, &now, level, p, q)
+                            .map_err(|e| e.to_string())
+                    })
                 }),
             });
         }
@@ -552,10 +669,11 @@ impl<'k> Setup<'k> {
                 input_bytes: bytes,
                 kernel: Box::new(move |p, q| {
                     meshes.each(p, q, &|i, p, q| {
-                        if let Some(r) = records.get(i) {
-                            let _ = r.skin_scalar(now.record_palette(), p, q);
-                        }
-                    });
+                        records.get(i).map_or(Ok(()), |r| {
+                            r.skin_scalar(now.record_palette(), p, q)
+                                .map_err(|e| e.to_string())
+                        })
+                    })
                 }),
             });
         }
@@ -567,10 +685,11 @@ impl<'k> Setup<'k> {
                 input_bytes: bytes,
                 kernel: Box::new(move |p, q| {
                     meshes.each(p, q, &|i, p, q| {
-                        if let Some(r) = records.get(i) {
-                            let _ = r.skin_stream(now.matrices(), level, p, q);
-                        }
-                    });
+                        records.get(i).map_or(Ok(()), |r| {
+                            r.skin_stream(now.matrices(), level, p, q)
+                                .map_err(|e| e.to_string())
+                        })
+                    })
                 }),
             });
         }
@@ -589,10 +708,11 @@ impl<'k> Setup<'k> {
                 input_bytes: prepared_bytes,
                 kernel: Box::new(move |p, q| {
                     meshes.each(p, q, &|i, p, q| {
-                        if let Some(mesh) = prepared.get(i) {
-                            let _ = mesh.skin(now.matrices(), level, VertexOrder::Original, p, q);
-                        }
-                    });
+                        prepared.get(i).map_or(Ok(()), |mesh| {
+                            mesh.skin(now.matrices(), level, VertexOrder::Original, p, q)
+                                .map_err(|e| e.to_string())
+                        })
+                    })
                 }),
             });
         }
@@ -613,7 +733,11 @@ impl<'k> Setup<'k> {
             .map(CompactMesh::bytes)
             .sum();
         let mut dual_quats = DualQuatPalette::default();
-        let _ = compact.dual_quats(&self.now, &mut dual_quats);
+        // A pose that scales has no dual quaternions: the line refuses, with the reason.
+        let refusal = compact
+            .dual_quats(&self.now, &mut dual_quats)
+            .err()
+            .map(|e| e.to_string());
         let (compact, matrices) = (Arc::new(compact), Arc::new(matrices));
         let dual_quats = Arc::new(dual_quats);
         {
@@ -625,9 +749,14 @@ impl<'k> Setup<'k> {
                 layout: "compact",
                 input_bytes: compact_bytes,
                 kernel: Box::new(move |p, q| {
+                    if let Some(reason) = &refusal {
+                        return Err(reason.clone());
+                    }
                     meshes.each(p, q, &|i, p, q| {
-                        let _ = compact.skin_dqs(i, &dual_quats, level, p, q);
-                    });
+                        compact
+                            .skin_dqs(i, &dual_quats, level, p, q)
+                            .map_err(|e| e.to_string())
+                    })
                 }),
             });
         }
@@ -640,17 +769,24 @@ impl<'k> Setup<'k> {
                 input_bytes: compact_bytes,
                 kernel: Box::new(move |p, q| {
                     meshes.each(p, q, &|i, p, q| {
-                        let _ = compact.skin(i, &matrices, level, p, q);
-                    });
+                        compact
+                            .skin(i, &matrices, level, p, q)
+                            .map_err(|e| e.to_string())
+                    })
                 }),
             });
         }
     }
 
     /// The scalar dual-quaternion kernel over `records` (`bytes` in all), from the bind pose.
+    /// It refuses a pose in which a bone scales relative to the bind pose, as
+    /// [`Compact::dual_quats`](skelmap_core::model::Compact::dual_quats) does: [`deltas`]
+    /// would drop the scale and the line would time a wrong result.
     fn dqs_line(&self, records: Arc<Vec<Records<'k>>>, bytes: usize) -> Line<'k> {
         let mut bind = Pose::default();
         self.model.pose_bind(&mut bind);
+        let refusal = scaling_bone(self.now.record_palette(), bind.record_palette())
+            .map(|(bone, scale)| DeformError::Scale { bone, scale }.to_string());
         let dq = deltas(self.now.record_palette(), bind.record_palette());
         let meshes = self.meshes.clone();
         Line {
@@ -658,12 +794,90 @@ impl<'k> Setup<'k> {
             layout: "records",
             input_bytes: bytes,
             kernel: Box::new(move |p, q| {
+                if let Some(reason) = &refusal {
+                    return Err(reason.clone());
+                }
                 meshes.each(p, q, &|i, p, q| {
-                    if let Some(r) = records.get(i) {
-                        let _ = r.skin_dqs(bind.record_palette(), &dq, p, q);
-                    }
-                });
+                    records.get(i).map_or(Ok(()), |r| {
+                        r.skin_dqs(bind.record_palette(), &dq, p, q)
+                            .map_err(|e| e.to_string())
+                    })
+                })
             }),
         }
+    }
+}
+
+/// Departure from 1 of an axis's length beyond which a transform scales (the tolerance of
+/// [`Compact::dual_quats`](skelmap_core::model::Compact::dual_quats)).
+const SCALE_TOLERANCE: f32 = 1e-3;
+
+/// The first bone whose `current · bind⁻¹` scales, with the scale of that axis.
+fn scaling_bone(current: &Palette, bind: &Palette) -> Option<(usize, f32)> {
+    current
+        .world
+        .iter()
+        .zip(&bind.world)
+        .enumerate()
+        .find_map(|(bone, (now, rest))| {
+            let m = (*now * rest.inverse()).matrix3;
+            [m.x_axis.length(), m.y_axis.length(), m.z_axis.length()]
+                .into_iter()
+                .find(|l| (l - 1.0).abs() > SCALE_TOLERANCE)
+                .map(|scale| (bone, scale))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(roofline_fraction: f64) -> KernelReport {
+        KernelReport {
+            name: "compact dqs avx512".into(),
+            layout: "compact",
+            threads: 1,
+            outcome: Outcome::Measured {
+                vertices_per_s: 5.6672e10,
+                input_gbps: 906.0,
+                roofline_fraction,
+                above_roofline: roofline_fraction > ROOFLINE,
+            },
+        }
+    }
+
+    /// The flag is the row's, not the timing's: a figure above the read roofline (the 882%
+    /// a refused kernel once printed) is marked, one below it is not. (Timing a real kernel
+    /// above the roofline cannot be made to happen on purpose, so the row is built.)
+    #[test]
+    fn a_line_above_the_read_roofline_is_flagged() {
+        let above = row(&measured(8.82), 3000);
+        assert!(
+            above.ends_with("882%       0.05  above roofline"),
+            "{above}"
+        );
+        let below = row(&measured(0.5), 3000);
+        assert!(below.ends_with("50%       0.05"), "{below}");
+        let json = serde_json::to_value(measured(8.82)).unwrap_or_default();
+        assert_eq!(json["above_roofline"], true);
+    }
+
+    #[test]
+    fn a_refused_line_gives_its_reason_and_no_rate() {
+        let k = KernelReport {
+            name: "dqs".into(),
+            layout: "records",
+            threads: 2,
+            outcome: Outcome::Refused {
+                refused: "bone 2 scales by 1.4".into(),
+            },
+        };
+        assert_eq!(
+            row(&k, 8),
+            format!("{:<22} refused: bone 2 scales by 1.4", "dqs")
+        );
+        let json = serde_json::to_value(&k).unwrap_or_default();
+        assert_eq!(json["refused"], "bone 2 scales by 1.4");
+        assert!(json.get("vertices_per_s").is_none());
     }
 }

@@ -16,8 +16,10 @@
 //!   0 by default, the rest pose for MS3D). Vertices with no usable influence are bound to
 //!   `skelmap_root` and stay put. Skinned mesh nodes sit at the scene root without a transform,
 //!   as glTF asks.
-//! - **Influences**: `JOINTS_0`/`WEIGHTS_0`, the 4 largest weights of each vertex renormalised
-//!   to sum to 1 (what engines accept); [`GltfOptions::all_influences`] keeps every influence
+//! - **Influences**: `JOINTS_0`/`WEIGHTS_0`, 4 influences a vertex renormalised to sum to 1
+//!   (what engines accept): where a vertex has more, the 4 whose largest error over the
+//!   asset's frames is smallest ([`asset::Influences::cut`], the heaviest for an asset of one
+//!   frame); [`GltfOptions::all_influences`] keeps every influence
 //!   in as many `JOINTS_n`/`WEIGHTS_n` sets as the busiest vertex needs. Weights are unorm16
 //!   summing to exactly 65535, chosen and quantised by [`gpu::Skin::new`], the code that
 //!   builds the GPU skinning buffers.
@@ -48,6 +50,7 @@ use json::{Accessor, Index, Node, Root};
 
 use crate::render;
 use crate::{Error, Result};
+use skelmap_core::asset::cut::SkinFrames;
 use skelmap_core::asset::{self, Asset, ClipKeys, UpAxis};
 use skelmap_core::gpu;
 
@@ -82,6 +85,9 @@ pub fn document(
     // matrices give and the nodes' rest pose agree (readers such as Blender's build bone
     // rests from the one and keep the other as a pose, and lose a turn on a joint).
     let asset = &*asset.with_up(UpAxis::Y);
+    if !options.all_influences {
+        b.frames = SkinFrames::of_asset(asset);
+    }
     // Joints first, so the skin can name them.
     let joints = b.skeleton(asset);
     let mut scene_nodes: Vec<Index<Node>> = joints.root.into_iter().collect();
@@ -149,17 +155,22 @@ fn inverse_bind(world: Affine3A) -> [f32; 16] {
     m
 }
 
-/// The influence sets of `mesh` (see [`gpu::Skin::new`]): the 4 largest weights of each
-/// vertex, or every influence in as many sets of 4 as the busiest vertex needs, as unorm16
+/// The influence sets of `mesh` (see [`gpu::Skin::new`]): 4 influences a vertex chosen by
+/// their error over `frames` ([`asset::Influences::cut`]), or every influence in as many sets of 4 as the busiest vertex needs, as unorm16
 /// summing to exactly 65535; [`UNBOUND`](asset::UNBOUND) maps to `root_joint`.
-fn influence_sets(mesh: &asset::Mesh, options: &GltfOptions, root_joint: u16) -> Result<gpu::Skin> {
-    let sets = if options.all_influences {
-        mesh.influences.max_per_vertex().div_ceil(4).max(1)
+fn influence_sets(
+    mesh: &asset::Mesh,
+    options: &GltfOptions,
+    frames: &SkinFrames,
+    root_joint: u16,
+) -> Result<gpu::Skin> {
+    let (sets, cut) = if options.all_influences {
+        (mesh.influences.max_per_vertex().div_ceil(4).max(1), None)
     } else {
-        1
+        (1, Some(mesh.influences.cut(&mesh.positions, 4, frames)))
     };
     gpu::Skin::new(
-        &mesh.influences,
+        cut.as_ref().map_or(&mesh.influences, |c| &c.influences),
         mesh.positions.len(),
         sets,
         gpu::Precision::Unorm16,
@@ -191,6 +202,8 @@ struct Builder {
     /// Per textured material, its copy without the texture, made for a mesh without texture
     /// coordinates (glTF requires `TEXCOORD_0` where a texture is bound).
     untextured: BTreeMap<usize, Index<json::Material>>,
+    /// The asset's joint frames, which choose the 4 influences a vertex keeps.
+    frames: SkinFrames,
 }
 
 impl Builder {
@@ -416,7 +429,7 @@ impl Builder {
             attributes.insert(Valid(json::mesh::Semantic::Colors(0)), color);
         }
         if let Some(root_joint) = root_joint {
-            let skin = influence_sets(mesh, options, root_joint)?;
+            let skin = influence_sets(mesh, options, &self.frames, root_joint)?;
             for (set, (joints, weights)) in skin.joints.iter().zip(&skin.weights).enumerate() {
                 let n = joints.len();
                 let j = self.integers(joints.as_bytes(), n, ComponentType::U16, false);

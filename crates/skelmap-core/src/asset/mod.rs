@@ -19,6 +19,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
+pub mod cut;
 mod pose;
 mod write;
 
@@ -318,8 +319,19 @@ impl Influences {
         self.starts.push(self.weights.len() as u32);
     }
 
-    /// The `n` largest influences of vertex `i`, largest first, scaled to sum to 1, and
-    /// whether any were left out.
+    /// Appends one vertex's influences as they are: `list` already has distinct joints and
+    /// positive weights summing to 1 ([`Influences::top`] or [`Influences::cut`] made it).
+    fn push_exact(&mut self, list: &[(u16, f32)]) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        self.weights.extend_from_slice(list);
+        self.starts.push(self.weights.len() as u32);
+    }
+
+    /// The `n` largest influences of vertex `i`, largest first (ties to the lower joint
+    /// index), scaled to sum to 1, and whether any were left out. Where the frames are known,
+    /// [`Influences::cut`] chooses by error instead.
     #[must_use]
     pub fn top(&self, i: usize, n: usize) -> (Vec<(u16, f32)>, bool) {
         let mut list = self.of(i).to_vec();

@@ -19,15 +19,19 @@
 //! `examples/wgpu-skinning` in the repository runs that shader as a wgpu compute pass on
 //! these buffers and holds its output to the reference.
 //!
-//! Choosing the influences: the largest 4 (or 8) of each vertex, scaled to sum to 1, then
-//! quantised by largest remainder ([`quantise_weights`]) so that the sum is exact. Slots
-//! left over, or quantised to weight 0, get joint 0. [`Influences::Within`] takes 8 only
-//! where 4 would move some vertex, in some frame, farther than a fraction of the mesh's size.
+//! Choosing the influences: where a vertex has more than 4 (or 8), [`Mesh`] keeps the subset
+//! whose largest error over every frame is smallest ([`asset::Influences::cut`], the choice
+//! every writer that cuts influences makes; the heaviest for a model of one frame), scaled to
+//! sum to 1, then quantised by largest remainder ([`quantise_weights`]) so that the sum is
+//! exact. Slots left over, or quantised to weight 0, get joint 0. [`Influences::Within`]
+//! takes 8 only where 4 would move some vertex, in some frame, farther than a fraction of the
+//! mesh's size.
 //!
 //! Every buffer is a `Vec` of a [`bytemuck::Pod`] type, ready for a `queue.write_buffer`.
 
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 
+use crate::asset::cut::SkinFrames;
 use crate::asset::{self, Asset, UNBOUND, quantise_weights};
 use crate::view::{DeformError, Pose};
 
@@ -404,6 +408,9 @@ pub struct Mesh {
     pub draws: Vec<Draw>,
     /// The diagonal of the bind-pose positions' bounds (0 without vertices).
     pub size: f32,
+    /// What choosing the influences did, in words ([`asset::cut::Cut::notes`]): how many
+    /// vertices had more than the buffers keep, and why any kept their heaviest.
+    pub notes: Vec<String>,
 }
 
 /// An asset mesh and, per vertex, what [`Mesh::sources`] records.
@@ -456,7 +463,7 @@ impl Mesh {
 
     /// The buffers of `parts` bound with `binds` (one model-space transform per joint);
     /// `frame(f, out)` writes the world transforms of frame `f` into `out`, `None` past the
-    /// last, for [`Influences::Within`].
+    /// last: the frames the influences are chosen over, and [`Influences::Within`] judged.
     pub(crate) fn build(
         parts: &[Part<'_>],
         binds: &[Affine3A],
@@ -489,6 +496,7 @@ impl Mesh {
             sources: Vec::new(),
             draws: Vec::new(),
             size: 0.0,
+            notes: Vec::new(),
         };
         let mut influences = asset::Influences::default();
         for part in parts {
@@ -544,23 +552,28 @@ impl Mesh {
         }
         mesh.size = asset::bounds_of(mesh.positions.iter())
             .map_or(0.0, |(lo, hi)| (Vec3::from(hi) - Vec3::from(lo)).length());
-        let skin = |sets| {
-            Skin::new(
-                &influences,
+        if let Influences::Within(tolerance) = options.influences
+            && !(tolerance.is_finite() && tolerance >= 0.0)
+        {
+            return Err(Error::Tolerance(tolerance));
+        }
+        let frames = SkinFrames::new(binds, &mut frame);
+        let skin = |sets: usize| {
+            let cut = influences.cut(&mesh.positions, 4 * sets, &frames);
+            let skin = Skin::new(
+                &cut.influences,
                 vertices,
                 sets,
                 options.precision,
                 options.joints,
                 unbound,
-            )
+            )?;
+            Ok::<_, Error>((skin, cut.notes("vertices")))
         };
-        mesh.skin = match options.influences {
+        let (skin, notes) = match options.influences {
             Influences::Four => skin(1)?,
             Influences::Eight => skin(2)?,
             Influences::Within(tolerance) => {
-                if !(tolerance.is_finite() && tolerance >= 0.0) {
-                    return Err(Error::Tolerance(tolerance));
-                }
                 let four = skin(1)?;
                 let eight = skin(2)?;
                 let limit = tolerance * mesh.size;
@@ -571,8 +584,8 @@ impl Mesh {
                 while within && frame(f, &mut world).is_some() {
                     mesh.palette_from_world(&world, &mut palette)?;
                     within = (0..vertices).all(|v| {
-                        let a = skin_point(&mesh, &four, v, &palette);
-                        let b = skin_point(&mesh, &eight, v, &palette);
+                        let a = skin_point(&mesh, &four.0, v, &palette);
+                        let b = skin_point(&mesh, &eight.0, v, &palette);
                         a.zip(b).is_none_or(|(a, b)| a.distance(b) <= limit)
                     });
                     f += 1;
@@ -580,6 +593,8 @@ impl Mesh {
                 if within { four } else { eight }
             }
         };
+        mesh.skin = skin;
+        mesh.notes = notes;
         Ok(mesh)
     }
 

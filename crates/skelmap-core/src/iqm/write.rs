@@ -14,6 +14,7 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, I32, LittleEndian, U32};
 
 use super::raw::{self, Header, IQM_MAGIC, IQM_VERSION, NUM_CHANNELS};
+use crate::asset::cut::{Cut, SkinFrames};
 use crate::asset::{
     Asset, FitError, Fitted, JointKey, PosedMesh, UNBOUND, UpAxis, quantise_weights,
 };
@@ -625,7 +626,8 @@ pub const MAX_JOINTS: usize = 256;
 impl Builder {
     /// `asset` as an IQM (`+Z` up; a `+Y`-up asset is turned): its joints, one mesh per asset
     /// mesh over one run of the vertex arrays, every frame of every clip in clip order, the
-    /// clips as anims, bounds per frame. Each vertex keeps its four largest influences,
+    /// clips as anims, bounds per frame. Each vertex keeps four influences, chosen by their
+    /// error over the asset's frames ([`Influences::cut`](crate::asset::Influences::cut)),
     /// scaled to sum to 1 and rounded to 255ths by largest remainder so they total exactly
     /// 255; the losses say how many vertices had more. A vertex without influences is bound
     /// wholly to joint 0. An asset without a skeleton becomes a static IQM.
@@ -662,7 +664,8 @@ impl Builder {
         let has_uvs = asset.meshes.iter().any(|m| m.uvs.is_some());
         let has_colors =
             asset.meshes.iter().all(|m| m.colors.is_some()) && !asset.meshes.is_empty();
-        let mut cut = 0usize;
+        let frames = SkinFrames::of_asset(&asset);
+        let mut cuts = Cut::default();
         for (i, mesh) in asset.meshes.iter().enumerate() {
             let first_vertex = b.positions.len() as u32;
             let first_triangle = b.triangles.len() as u32;
@@ -678,11 +681,16 @@ impl Builder {
                 );
             }
             if joints > 0 {
+                let cut = mesh.influences.cut(&mesh.positions, 4, &frames);
+                cuts.add(&cut);
                 for v in 0..mesh.positions.len() {
-                    let (top, was_cut) = mesh.influences.top(v, 4);
-                    cut += usize::from(was_cut);
-                    let top: Vec<(u16, f32)> =
-                        top.into_iter().filter(|&(j, _)| j != UNBOUND).collect();
+                    let top: Vec<(u16, f32)> = cut
+                        .influences
+                        .of(v)
+                        .iter()
+                        .copied()
+                        .filter(|&(j, _)| j != UNBOUND)
+                        .collect();
                     let bytes = quantise_weights(&top.iter().map(|t| t.1).collect::<Vec<_>>(), 255);
                     let (mut index, mut weight) = ([0u8; 4], [0u8; 4]);
                     for (k, (&(j, _), q)) in top.iter().zip(bytes).enumerate() {
@@ -712,11 +720,7 @@ impl Builder {
                 num_triangles: mesh.triangles.len() as u32,
             });
         }
-        if cut > 0 {
-            losses.push(format!(
-                "{cut} vertices had more than four influences; their four largest were kept"
-            ));
-        }
+        losses.extend(cuts.notes("vertices"));
         let transform = |k: &JointKey| Transform {
             translate: k.translation.into(),
             rotate: k.rotation.to_array(),

@@ -12,6 +12,7 @@ use super::raw::{
 use glam::{EulerRot, Quat, Vec3};
 
 use super::anim::DEFAULT_FPS;
+use crate::asset::cut::{Cut, SkinFrames};
 use crate::asset::{Asset, FitError, Fitted, Joint, UpAxis, check_names, quantise_weights};
 use crate::error::Result;
 use crate::format::Format;
@@ -315,7 +316,8 @@ impl Builder {
     /// material (diffuse colour, texture file), the joints' bind poses as rest rotations
     /// (Euler, `Rz · Ry · Rx`) and positions, and every frame of every clip as keys relative
     /// to the rest pose on MilkShape's one timeline at the first clip's rate (frame `k` at
-    /// `(k + 1) / fps` seconds). Each vertex keeps its four largest influences, written as
+    /// `(k + 1) / fps` seconds). Each vertex keeps four influences, chosen by their error over
+    /// the asset's frames ([`Influences::cut`](crate::asset::Influences::cut)), written as
     /// sub-version 1 extras in 255ths (largest remainder, summing to 255; sub-versions 2 and
     /// 3 store percent, half the precision). A joint whose name an earlier one took is
     /// renamed (`name_7`), since MS3D finds parents by name.
@@ -433,14 +435,18 @@ impl Builder {
             })
             .collect();
         let mut extras = Vec::with_capacity(vertices);
-        let mut cut = 0usize;
+        let frames = SkinFrames::of_asset(&asset);
+        let mut cuts = Cut::default();
         for (g, mesh) in asset.meshes.iter().enumerate() {
             let first = b.vertices.len() as u16;
+            let cut = mesh.influences.cut(&mesh.positions, 4, &frames);
+            cuts.add(&cut);
             for (v, p) in mesh.positions.iter().enumerate() {
-                let (top, was_cut) = mesh.influences.top(v, 4);
-                cut += usize::from(was_cut);
-                let top: Vec<(u16, f32)> = top
-                    .into_iter()
+                let top: Vec<(u16, f32)> = cut
+                    .influences
+                    .of(v)
+                    .iter()
+                    .copied()
                     .filter(|&(j, _)| usize::from(j) < joints.len())
                     .collect();
                 let shares = quantise_weights(&top.iter().map(|t| t.1).collect::<Vec<_>>(), 255);
@@ -474,11 +480,7 @@ impl Builder {
             }
             b.groups.push(group);
         }
-        if cut > 0 {
-            losses.push(format!(
-                "{cut} vertices had more than four influences; their four largest were kept"
-            ));
-        }
+        losses.extend(cuts.notes("vertices"));
         b.materials = asset
             .materials
             .iter()

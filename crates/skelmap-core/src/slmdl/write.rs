@@ -9,6 +9,7 @@ use super::view::{AttributeKind, Easing};
 
 use glam::Affine3A;
 
+use crate::asset::cut::{Cut, SkinFrames};
 use crate::asset::{Asset, FitError, Fitted, UpAxis};
 use crate::view::NAMED_CLIP_FPS;
 
@@ -167,8 +168,9 @@ pub const MAX_BONES: usize = 256;
 
 impl Pair {
     /// `asset` as an SL `mdl` and `.anim`: every triangle corner a vertex of the 48-byte D3D9
-    /// layout (the format has no indices), its four largest influences with the first three
-    /// weights stored; keyframe 0 the bind pose (the format's rule) and then every frame of
+    /// layout (the format has no indices), four influences chosen by their error over the
+    /// asset's frames ([`Influences::cut`](crate::asset::Influences::cut)) with the first
+    /// three weights stored; keyframe 0 the bind pose (the format's rule) and then every frame of
     /// every clip at the first clip's rate, each bone's model-space rotation and translation
     /// (the format has no hierarchy). Losses, in words: more than four influences, clips
     /// joined on one timeline (the format names none), scale.
@@ -199,13 +201,15 @@ impl Pair {
             ));
         }
         let mut losses = Vec::new();
-        let mut cut = 0usize;
+        let frames = SkinFrames::of_asset(&asset);
+        let mut cuts = Cut::default();
         let mut corners = Vec::with_capacity(3 * asset.num_triangles());
         for mesh in &asset.meshes {
+            let cut = mesh.influences.cut(&mesh.positions, 4, &frames);
+            cuts.add(&cut);
             for &v in mesh.triangles.iter().flatten() {
                 let v = v as usize;
-                let (top, was_cut) = mesh.influences.top(v, 4);
-                cut += usize::from(was_cut);
+                let top = cut.influences.of(v);
                 let (mut weights, mut indices) = ([0.0f32; 3], [0u8; 4]);
                 for (k, &(j, w)) in top.iter().enumerate() {
                     indices[k] = u8::try_from(j).unwrap_or(0);
@@ -225,12 +229,7 @@ impl Pair {
                 });
             }
         }
-        if cut > 0 {
-            losses.push(format!(
-                "{cut} triangle corners had more than four influences; their four largest \
-                 were kept"
-            ));
-        }
+        losses.extend(cuts.notes("vertices"));
         let animation = asset.skeleton.as_ref().map(|skeleton| {
             let key = |m: &Affine3A| {
                 let (_, rotation, translation) = m.to_scale_rotation_translation();
