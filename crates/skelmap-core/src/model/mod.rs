@@ -42,6 +42,7 @@ mod gpu;
 mod mesh;
 mod open;
 mod prepared;
+mod replace;
 mod still;
 
 use std::sync::OnceLock;
@@ -54,8 +55,8 @@ pub use still::StaticMesh;
 
 pub use crate::skin::Records;
 pub use crate::view::{
-    ClipOrigin, DeformError, Material, NAMED_CLIP_FPS, Pose, Submesh, TerrainGrid, TexcoordLayout,
-    TriangleIndices,
+    ClipOrigin, DeformError, FrameVertices, Material, NAMED_CLIP_FPS, Pose, Submesh, TerrainGrid,
+    TexcoordLayout, TriangleIndices,
 };
 
 use crate::diag::Diagnostics;

@@ -180,7 +180,14 @@ pub(crate) fn same_pose(x: &Pose, y: &Pose) -> bool {
             (a, b, t.to_bits()) == (c, d, u.to_bits())
         }
         (Sampled::Bones, Sampled::Bones) => {
-            x.matrices.same_bits(&y.matrices) && bits(&x.relative).eq(bits(&y.relative))
+            fn vertices(p: &Pose) -> impl Iterator<Item = u32> + '_ {
+                let f = &p.frame_vertices;
+                let floats = f.positions.iter().chain(&f.normals).flatten();
+                (f.replaced.iter().copied()).chain(floats.map(|v| v.to_bits()))
+            }
+            x.matrices.same_bits(&y.matrices)
+                && bits(&x.relative).eq(bits(&y.relative))
+                && vertices(x).eq(vertices(y))
         }
         _ => false,
     }
