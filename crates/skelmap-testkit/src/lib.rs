@@ -123,21 +123,6 @@ fn list(dir: Option<PathBuf>) -> Vec<PathBuf> {
     files
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_missing_corpus_skips_unless_required() {
-        let missing = corpus_root().join("no such folder");
-        assert_eq!(lookup(missing.clone(), false), None);
-        let present = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        assert_eq!(lookup(present.clone(), true), Some(present));
-        let failed = std::panic::catch_unwind(|| lookup(missing, true));
-        assert!(failed.is_err(), "a required corpus that is absent fails");
-    }
-}
-
 /// A DDS file of one 4 × 4 DXT1 block, written byte by byte from the DirectDraw Surface
 /// layout (the magic, the 124-byte header with its pixel format `DXT1`, then the block):
 /// colours `c0` and `c1` as RGB565, `c0 > c1` (the block's four-colour mode), and per texel,
@@ -169,3 +154,19 @@ pub fn dxt1_4x4(c0: u16, c1: u16, indices: [[u8; 4]; 4]) -> Vec<u8> {
     out.extend(word.to_le_bytes());
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_corpus_skips_unless_required() {
+        let missing = corpus_root().join("no such folder");
+        assert_eq!(lookup(missing.clone(), false), None);
+        let present = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        assert_eq!(lookup(present.clone(), true), Some(present));
+        let failed = std::panic::catch_unwind(|| lookup(missing, true));
+        assert!(failed.is_err(), "a required corpus that is absent fails");
+    }
+}
+
