@@ -169,4 +169,3 @@ mod tests {
         assert!(failed.is_err(), "a required corpus that is absent fails");
     }
 }
-
