@@ -850,8 +850,8 @@ impl<'data> ModelView<'data> for Mdl7<'data> {
         self.is_skeletal() && self.vertex_frames
     }
 
-    /// The stored vertices with frames `a` and `b`'s replacements, tweened ([`Mdl7::tween_into`]:
-    /// the same rule as a boneless file's frames), and the vertices either replaces.
+    /// The stored vertices with frames `a` and `b`'s replacements, tweened (the same rule as
+    /// a boneless file's frames), and the vertices either replaces.
     fn frame_bind_vertices(&self, a: usize, b: usize, t: f32, vertices: &mut FrameVertices) {
         vertices.clear();
         if !ModelView::frames_replace_vertices(self) {
