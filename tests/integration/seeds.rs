@@ -124,15 +124,20 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("iqm", "animation.iqm", iqm_anim.write().unwrap()));
     out.push(("iqm", "extended.iqm", iqm_extended.write().unwrap()));
     out.push(("probe_any", "demo.iqm", iqm_demo.write().unwrap()));
-    out.extend(
-        mdl7_seeds()
-            .into_iter()
-            .map(|(name, bytes)| ("mdl7", name, bytes)),
-    );
+    // Embedded DDS skins also for every target that reads any model (the C ABI decodes them).
+    let mdl7 = mdl7_seeds();
+    let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
+    out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
+    out.extend(mdl7.into_iter().map(|(name, bytes)| ("mdl7", name, bytes)));
     out.push((
         "probe_any",
         "mdl7.mdl",
         skelmap::mdl7::Builder::demo().write(),
+    ));
+    out.push((
+        "probe_any",
+        "mdl7_mixed.mdl",
+        skelmap::mdl7::Builder::mixed().write(),
     ));
     out.push(("slmdl", "tri.mdl", slmdl::tri().write()));
     out.push(("slanim", "walk.anim", slmdl::walk().write()));
@@ -159,7 +164,9 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
 }
 
 /// The `mdl7` seeds: the writer's demo at each record size, a model animated by its vertices,
-/// two groups, trailing lumps and an embedded RGB565 skin.
+/// two groups, trailing lumps, an embedded RGB565 skin, skeletal frames that also replace
+/// vertices (at both vertex sizes), and embedded DDS skins (one DXT1 block; types `0x16` and
+/// `0x6`).
 fn mdl7_seeds() -> Vec<(&'static str, Vec<u8>)> {
     use skelmap::mdl7::{Builder, FrameDef, GroupDef, Sizes, SkinDef, VertexDef, raw::NONE16};
     let demo = Builder::demo;
@@ -226,6 +233,9 @@ fn mdl7_seeds() -> Vec<(&'static str, Vec<u8>)> {
     for t in &mut rgb565.groups[0].triangles {
         t.material = 0;
     }
+    let file = skelmap_testkit::dxt1_4x4(0xF800, 0x001F, [[0, 1, 0, 1]; 4]);
+    let mut dds = demo();
+    dds.groups[0].skins = vec![SkinDef::dds(&file, true), SkinDef::dds(&file, false)];
     vec![
         ("demo.mdl", demo().write()),
         ("small.mdl", sized(Sizes::SMALL)),
@@ -255,6 +265,16 @@ fn mdl7_seeds() -> Vec<(&'static str, Vec<u8>)> {
         ("two_groups.mdl", two.write()),
         ("trailing.mdl", trailing.write()),
         ("rgb565.mdl", rgb565.write()),
+        ("mixed.mdl", Builder::mixed().write()),
+        (
+            "mixed_small.mdl",
+            Builder {
+                sizes: Sizes::SMALL,
+                ..Builder::mixed()
+            }
+            .write(),
+        ),
+        ("dds.mdl", dds.write()),
     ]
 }
 

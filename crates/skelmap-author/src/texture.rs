@@ -291,6 +291,75 @@ pub(crate) fn decode_within(
     })
 }
 
+/// Decodes an embedded DDS file (a GameStudio skin of type `0x6` or `0x16`: DXT1, DXT3 or
+/// DXT5, the first mip level) into RGBA within [`MAX_SIDE`] and [`MAX_BYTES`]; `None` when
+/// the bytes are not such a file. The decoder [`asset::Options::dds`](skelmap_core::asset::Options::dds)
+/// takes.
+///
+/// ```
+/// // A 4 × 4 DXT1 file of one block: colour 0 pure red, every texel index 0.
+/// let mut dds = b"DDS ".to_vec();
+/// let mut header = [0u32; 31];
+/// header[0] = 124; // size
+/// header[1] = 0x1007; // caps, height, width, pixel format
+/// (header[2], header[3]) = (4, 4); // height, width
+/// header[18] = 32; // pixel format size
+/// header[19] = 4; // a FourCC follows
+/// header[20] = u32::from_le_bytes(*b"DXT1");
+/// header[26] = 0x1000; // a texture
+/// dds.extend(header.iter().flat_map(|w| w.to_le_bytes()));
+/// dds.extend([0x00, 0xF8, 0x00, 0x00, 0, 0, 0, 0]);
+/// let image = skelmap_author::texture::decode_dds(&dds).unwrap();
+/// assert_eq!((image.width, image.height), (4, 4));
+/// assert_eq!(&image.rgba[..4], &[255, 0, 0, 255]);
+/// ```
+#[must_use]
+pub fn decode_dds(bytes: &[u8]) -> Option<Image> {
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), ImageFormat::Dds);
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_BYTES);
+    reader.limits(limits);
+    let rgba = reader.decode().ok()?.to_rgba8();
+    Some(Image {
+        width: rgba.width(),
+        height: rgba.height(),
+        rgba: rgba.into_raw(),
+        jpeg: None,
+    })
+}
+
+/// The width and height of the first level of a DDS file, from its header (what
+/// [`decode_dds`] would give, without decoding); `None` when the bytes are not a DDS file the
+/// decoder reads or exceed [`MAX_SIDE`].
+#[must_use]
+pub fn dds_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    use image::ImageDecoder;
+    let decoder = image::codecs::dds::DdsDecoder::new(Cursor::new(bytes)).ok()?;
+    let (w, h) = decoder.dimensions();
+    (w <= MAX_SIDE && h <= MAX_SIDE).then_some((w, h))
+}
+
+/// Skin `index` of `model` decoded to RGBA, whatever it stores: texels
+/// ([`Model::skin_rgba`](skelmap_core::Model::skin_rgba)) or an embedded DDS file
+/// ([`decode_dds`]); `None` out of range, for a skin without texels (an external name, a
+/// material only) or for a DDS file that does not decode.
+#[must_use]
+pub fn skin_image(model: &skelmap_core::Model<'_>, index: usize) -> Option<Image> {
+    let skin = model.skin(index)?;
+    if let Some(file) = skin.dds() {
+        return decode_dds(file);
+    }
+    let rgba = model.skin_rgba(index)?;
+    Some(Image {
+        width: skin.width(),
+        height: skin.height(),
+        rgba,
+        jpeg: None,
+    })
+}
+
 /// The first of `names` that exists in one of `folders`, folders first.
 fn find(names: &[String], folders: &[PathBuf]) -> Option<PathBuf> {
     for folder in folders {

@@ -614,7 +614,8 @@ typedef struct SkelmapSkinInfo {
    */
   uint32_t format;
   /**
-   * Width in texels (0 for a DDS file, a reference or an external name).
+   * Width in texels (0 for a reference or an external name; for an embedded DDS file, the
+   * width its header gives, 0 when it does not decode).
    */
   uint32_t width;
   /**
@@ -1579,7 +1580,9 @@ size_t skelmap_skin_external_name(const struct SkelmapModel *model,
  * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
  * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.skins`),
  * `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` for a skin without
- * texels to decode (an embedded DDS file, an external name, a material only).
+ * texels to decode (an external name, a material only, an embedded DDS file that is not a
+ * DXT1, DXT3 or DXT5 image). An embedded DDS file (GameStudio skin types `0x6` and `0x16`)
+ * is decoded, its first level, at the size `SkelmapSkinInfo` reports for it.
  *
  * # Safety
  *

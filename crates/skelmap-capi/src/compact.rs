@@ -175,7 +175,7 @@ pub unsafe extern "C" fn skelmap_compact_skin(
             compact.matrices(pose, matrices)?;
             write_deformed(outputs, folded.num_vertices(), |positions, normals| {
                 let level = SimdLevel::detect();
-                Ok(compact.skin(mesh as usize, matrices, level, positions, normals)?)
+                Ok(compact.skin_pose(mesh as usize, pose, matrices, level, positions, normals)?)
             })
         })
     })

@@ -110,9 +110,10 @@ pub struct SkelmapGpuError {
 impl From<Error> for Fail {
     fn from(e: Error) -> Fail {
         let status = match &e {
-            Error::NotSkeletal | Error::PoseBones { .. } | Error::Scale { .. } => {
-                SkelmapStatus::WrongKind
-            }
+            Error::NotSkeletal
+            | Error::VertexFrames
+            | Error::PoseBones { .. }
+            | Error::Scale { .. } => SkelmapStatus::WrongKind,
             Error::Tolerance(_) => SkelmapStatus::InvalidArgument,
             Error::JointWidth { .. } | Error::TooManyVertices { .. } | Error::Joint { .. } => {
                 SkelmapStatus::Limit

@@ -40,7 +40,8 @@ pub struct SkelmapSkinInfo {
     pub type_code: i32,
     /// A `SkelmapPixelFormat` value.
     pub format: u32,
-    /// Width in texels (0 for a DDS file, a reference or an external name).
+    /// Width in texels (0 for a reference or an external name; for an embedded DDS file, the
+    /// width its header gives, 0 when it does not decode).
     pub width: u32,
     /// Height in texels.
     pub height: u32,
@@ -92,11 +93,16 @@ pub unsafe extern "C" fn skelmap_skin_info(
     status(|| {
         let out = out.ok_or(Fail::null("out"))?;
         let s = skin(model, index)?;
+        // An embedded DDS file: the size its header gives (0 × 0 when it does not decode).
+        let (width, height) = match s.dds() {
+            Some(file) => skelmap_author::texture::dds_size(file).unwrap_or((0, 0)),
+            None => (s.width(), s.height()),
+        };
         *out = SkelmapSkinInfo {
             type_code: s.type_code(),
             format: pixel_format(s.format()) as u32,
-            width: s.width(),
-            height: s.height(),
+            width,
+            height,
             levels: s.num_levels() as u32,
             has_material: u32::from(s.material().is_some()),
             reference: s.reference().map_or(-1, |r| r as i32),
@@ -146,7 +152,9 @@ pub unsafe extern "C" fn skelmap_skin_external_name(
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
 /// `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.skins`),
 /// `SKELMAP_STATUS_BUFFER_TOO_SMALL`, or `SKELMAP_STATUS_WRONG_KIND` for a skin without
-/// texels to decode (an embedded DDS file, an external name, a material only).
+/// texels to decode (an external name, a material only, an embedded DDS file that is not a
+/// DXT1, DXT3 or DXT5 image). An embedded DDS file (GameStudio skin types `0x6` and `0x16`)
+/// is decoded, its first level, at the size `SkelmapSkinInfo` reports for it.
 ///
 /// # Safety
 ///
@@ -162,8 +170,8 @@ pub unsafe extern "C" fn skelmap_skin_rgba(
     status(|| {
         skin(model, index)?;
         let m = &model.ok_or(Fail::null("model"))?.model;
-        let rgba = m
-            .skin_rgba(index as usize)
+        let rgba = skelmap_author::texture::skin_image(m, index as usize)
+            .map(|image| image.rgba)
             .filter(|p| !p.is_empty())
             .ok_or_else(|| Fail::wrong_kind(format!("skin {index} has no texels to decode")))?;
         // SAFETY: forwarded from this function's contract (tightly packed texels).

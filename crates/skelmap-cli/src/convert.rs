@@ -287,7 +287,11 @@ fn read(
             model.format()
         ));
     }
-    let asset = conv::asset_of(&model).map_err(|e| fail(&e))?;
+    let options = skelmap_core::asset::Options {
+        dds: Some(skelmap_author::texture::decode_dds),
+        ..Default::default()
+    };
+    let asset = conv::asset_of_with(&model, options).map_err(|e| fail(&e))?;
     Ok((asset, model))
 }
 

@@ -40,6 +40,7 @@ fn scene_of(
         groups: at.map(|at| vec![at.clip.clone()]),
         no_animations,
         at: at.cloned(),
+        dds: Some(skelmap_author::texture::decode_dds),
     };
     model
         .to_asset(&options)

@@ -93,9 +93,13 @@ pub struct GpuChoice {
 
 impl GpuError {
     /// The four choices measured over every frame of `model`; `None` without bones or
-    /// vertices.
+    /// vertices, or where frames also replace vertices (GPU buffers refuse those).
     fn of(model: &Model<'_>) -> Result<Option<GpuError>, gpu::Error> {
-        if model.num_bones() == 0 || model.is_vertex_animated() || model.num_vertices() == 0 {
+        if model.num_bones() == 0
+            || model.is_vertex_animated()
+            || model.num_vertices() == 0
+            || model.frames_replace_vertices()
+        {
             return Ok(None);
         }
         let choice = |influences, precision| gpu::Options {

@@ -77,6 +77,26 @@ fn validator_dir() -> Option<PathBuf> {
     }
 }
 
+/// The MDL7 fixtures: a demo skinned with an embedded DDS file (type `0x16`), and the
+/// writer's model whose skeletal frames also replace vertices.
+fn mdl7_fixtures() -> [(&'static str, skelmap_core::mdl7::Builder); 2] {
+    use skelmap_core::mdl7::{Builder, SkinDef};
+    let file = skelmap_testkit::dxt1_4x4(0xF800, 0x001F, [[0, 1, 0, 1]; 4]);
+    let mut dds = Builder::demo();
+    dds.groups[0].skins = vec![SkinDef::dds(&file, true)];
+    for t in &mut dds.groups[0].triangles {
+        t.material = 0;
+    }
+    [("dds", dds), ("mixed", Builder::mixed())]
+}
+
+/// The JSON chunk of the `.glb` at `path`.
+fn glb_json(path: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).unwrap();
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
+}
+
 fn corpus_models() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for sub in ["dpm", "mdl", "hmp", "ms3d", "mdl_quake"] {
@@ -161,6 +181,37 @@ fn every_export_passes_the_khronos_validator() {
             ]);
             outputs.push(PathBuf::from(glb));
         }
+    }
+
+    // MDL7 fixtures of issue 52: embedded DDS skins (one DXT1 block: its texture embedded as
+    // a PNG) and skeletal frames that also replace vertices (baked as morph targets).
+    for (name, builder) in mdl7_fixtures() {
+        let model = out.join(format!("{name}.mdl"));
+        std::fs::write(&model, builder.write()).unwrap();
+        let glb = out.join(format!("{name}.glb"));
+        skelmap(&[
+            "export",
+            model.to_str().unwrap(),
+            "-o",
+            glb.to_str().unwrap(),
+        ]);
+        let json = glb_json(&glb);
+        if name == "dds" {
+            assert_eq!(json["images"].as_array().map(Vec::len), Some(1), "{json}");
+            assert_eq!(json["images"][0]["mimeType"], "image/png");
+            assert_eq!(
+                json["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["index"],
+                0
+            );
+        } else {
+            assert_eq!(
+                json["meshes"][0]["primitives"][0]["targets"]
+                    .as_array()
+                    .map(Vec::len),
+                Some(6)
+            );
+        }
+        outputs.push(glb);
     }
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gltf_validator.js");

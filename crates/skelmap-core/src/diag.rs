@@ -60,6 +60,14 @@ pub enum WarningKind {
     ZeroWeights,
     /// An animation's frame rate is not positive; the detail gives the rate used instead.
     FrameRate,
+    /// A vertex's normal-table index is past the table (MDL7's 162 normals); that normal is
+    /// read as zero.
+    NormalIndex,
+    /// A vertex names a bone in a model without bones; the field is ignored.
+    BoneWithoutSkeleton,
+    /// A frame lists the vertices it replaces out of order or one twice; the last listing of
+    /// a vertex wins.
+    FrameVertexOrder,
 }
 
 impl WarningKind {
@@ -101,6 +109,15 @@ impl WarningKind {
             }
             WarningKind::ZeroWeights => "a vertex has no bone weights",
             WarningKind::FrameRate => "an animation's frame rate is not positive",
+            WarningKind::NormalIndex => {
+                "a vertex's normal index is past the normal table; that normal is read as zero"
+            }
+            WarningKind::BoneWithoutSkeleton => {
+                "a vertex names a bone, but the model has no bones; the bone is ignored"
+            }
+            WarningKind::FrameVertexOrder => {
+                "a frame lists its replaced vertices out of order or twice; the last listing wins"
+            }
         }
     }
 }

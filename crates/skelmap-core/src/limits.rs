@@ -2,8 +2,15 @@
 //!
 //! Validation is already linear in the file size; these limits additionally bound the work
 //! and memory that *later* stages (pose sampling, skinning preparation, export) may spend on a
-//! file, and reject files that no engine would accept. Exceeding one gives
-//! [`Error::Limit`](crate::Error::Limit), never a panic or an allocation.
+//! file. Exceeding one gives [`Error::Limit`](crate::Error::Limit), never a panic or an
+//! allocation.
+//!
+//! The defaults accept every real file: a bound a real file exceeds is a bug, not protection.
+//! What protects a reader is that the work a file asks for is paid for in its bytes: every
+//! bone, vertex, triangle and frame is a record the file must hold (checked against the bytes
+//! left before anything is reserved), and sampling a frame is linear in the bones and the
+//! records it stores. The counts below are budgets on the totals a caller may tighten
+//! ([`max_file_size`](Limits::max_file_size) bounds them all).
 
 /// Configurable upper bounds on counts read from a file.
 ///
@@ -17,7 +24,10 @@
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Maximum bones in a skeleton. Default 256 (dpmodel `MAX_BONES`, Qfusion's DPM cap).
+    /// Maximum bones in a skeleton. Default 65 535, the most 16-bit bone indices name (the
+    /// widest any supported format uses): GameStudio exports level geometry as one MDL7 of
+    /// 338–488 bones, past the 256 of dpmodel's `MAX_BONES`. Each bone is a record of the
+    /// file, so its bytes pay for it.
     pub max_bones: u32,
     /// Maximum meshes in a model. Default 256 (dpmodel `MAX_SHADERS`).
     pub max_meshes: u32,
@@ -42,7 +52,7 @@ pub struct Limits {
 impl Limits {
     /// The default limits (see each field).
     pub const DEFAULT: Limits = Limits {
-        max_bones: 256,
+        max_bones: 65_535,
         max_meshes: 256,
         max_frames: 65_536,
         max_vertices_per_mesh: 1 << 22,

@@ -123,6 +123,38 @@ fn list(dir: Option<PathBuf>) -> Vec<PathBuf> {
     files
 }
 
+/// A DDS file of one 4 × 4 DXT1 block, written byte by byte from the DirectDraw Surface
+/// layout (the magic, the 124-byte header with its pixel format `DXT1`, then the block):
+/// colours `c0` and `c1` as RGB565, `c0 > c1` (the block's four-colour mode), and per texel,
+/// row by row from the top, a 2-bit index (`0`: `c0`, `1`: `c1`).
+#[must_use]
+pub fn dxt1_4x4(c0: u16, c1: u16, indices: [[u8; 4]; 4]) -> Vec<u8> {
+    assert!(c0 > c1, "four-colour mode needs c0 > c1");
+    let mut header = [0u32; 31];
+    header[0] = 124; // dwSize
+    header[1] = 0x1 | 0x2 | 0x4 | 0x1000; // caps, height, width, pixel format
+    header[2] = 4; // dwHeight
+    header[3] = 4; // dwWidth
+    header[4] = 8; // dwPitchOrLinearSize: one block
+    header[18] = 32; // ddspf.dwSize
+    header[19] = 0x4; // ddspf.dwFlags: DDPF_FOURCC
+    header[20] = u32::from_le_bytes(*b"DXT1"); // ddspf.dwFourCC
+    header[26] = 0x1000; // dwCaps: DDSCAPS_TEXTURE
+    let mut out = b"DDS ".to_vec();
+    out.extend(header.iter().flat_map(|w| w.to_le_bytes()));
+    out.extend(c0.to_le_bytes());
+    out.extend(c1.to_le_bytes());
+    // Texel (x, y) takes bits 2·(4y + x) of the little-endian index word.
+    let mut word = 0u32;
+    for (y, row) in indices.iter().enumerate() {
+        for (x, &i) in row.iter().enumerate() {
+            word |= u32::from(i & 3) << (2 * (4 * y + x));
+        }
+    }
+    out.extend(word.to_le_bytes());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -155,9 +155,9 @@ fn rule2_no_frames() {
 // ---- rule 3: caps (Limits) ----
 
 #[test]
-fn rule3_bones_over_default_cap_of_256() {
+fn rule3_bones_over_default_cap_of_65535() {
     let (mut bytes, _) = tube();
-    put_u32(&mut bytes, hdr::NUM_BONES, 257);
+    put_u32(&mut bytes, hdr::NUM_BONES, 65_536);
     let e = parse_err(&bytes);
     assert!(
         matches!(
@@ -165,8 +165,8 @@ fn rule3_bones_over_default_cap_of_256() {
             Error::Limit {
                 what: "header.num_bones",
                 offset: 56,
-                value: 257,
-                max: 256,
+                value: 65_536,
+                max: 65_535,
                 ..
             }
         ),

@@ -3,6 +3,7 @@
 //! `corpus-next/mdl7` against their MANIFEST and the assimp oracle.
 
 mod corpus;
+mod engine;
 mod quirks;
 mod rules;
 mod sweep;

@@ -29,15 +29,25 @@ const IDENTITY: [f32; 16] = [
     1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
 ];
 
-/// The skinned positions of frame `f` of `b` by the format's definition: each bone's world
-/// motion `W(b) = M(b) · W(parent)` (the identity for a bone the frame lacks), each vertex
-/// `Σ w · p · W(bone) / Σ w` over its deformer weights, or wholly its `vertindex` bone.
+/// The skinned positions of frame `f` of `b` by the format's definition (see
+/// [`skin_reference`]).
 fn reference(b: &Builder, f: usize) -> Vec<[f32; 3]> {
-    let frame = &b.groups[0].frames[f];
+    let stored: Vec<[f32; 3]> = b.groups[0].vertices.iter().map(|v| v.position).collect();
+    skin_reference(b, &b.groups[0].frames[f].transforms, &stored)
+}
+
+/// The bind-space `positions` of group 0 of `b` skinned by `transforms` by the format's
+/// definition: each bone's world motion `W(b) = M(b) · W(parent)` (the identity for a bone
+/// the transforms lack), each vertex `Σ w · p · W(bone) / Σ w` over its deformer weights, or
+/// wholly its `vertindex` bone, or where it is.
+pub(super) fn skin_reference(
+    b: &Builder,
+    transforms: &[(u16, [f32; 16])],
+    positions: &[[f32; 3]],
+) -> Vec<[f32; 3]> {
     let mut world: Vec<[f32; 16]> = Vec::new();
     for (i, bone) in b.bones.iter().enumerate() {
-        let own = frame
-            .transforms
+        let own = transforms
             .iter()
             .find(|(k, _)| usize::from(*k) == i)
             .map_or(IDENTITY, |t| t.1);
@@ -51,7 +61,10 @@ fn reference(b: &Builder, f: usize) -> Vec<[f32; 3]> {
     let g = &b.groups[0];
     (0..g.vertices.len())
         .map(|v| {
-            let vertex = g.vertices[v];
+            let vertex = mdl7::VertexDef {
+                position: positions[v],
+                ..g.vertices[v]
+            };
             let weights: Vec<(usize, f32)> = g
                 .weights
                 .iter()
@@ -81,18 +94,27 @@ fn reference(b: &Builder, f: usize) -> Vec<[f32; 3]> {
         .collect()
 }
 
-fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
+pub(super) fn distance(a: [f32; 3], b: [f32; 3]) -> f32 {
     (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f32>().sqrt()
 }
 
 /// Frame `f` of `bytes` through `Model::deform`, the prepared and the compact kernels.
 fn skinned(bytes: &[u8], f: Option<usize>) -> [Vec<[f32; 3]>; 3] {
+    skinned_between(bytes, f.map(|f| (f, f, 0.0)))
+}
+
+/// Frames `a` and `b` of `bytes` tweened at `t` (the bind pose for `None`) through
+/// `Model::deform`, the prepared and the compact kernels.
+pub(super) fn skinned_between(
+    bytes: &[u8],
+    frames: Option<(usize, usize, f32)>,
+) -> [Vec<[f32; 3]>; 3] {
     let model = Model::from_bytes(bytes).unwrap();
     let n = model.mesh(0).unwrap().num_vertices();
     let mut pose = Pose::default();
-    match f {
-        Some(f) => model
-            .pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)
+    match frames {
+        Some((a, b, t)) => model
+            .pose(a, b, t, Interpolation::Nlerp, &mut pose)
             .unwrap(),
         None => model.pose_bind(&mut pose),
     }
@@ -114,7 +136,14 @@ fn skinned(bytes: &[u8], f: Option<usize>) -> [Vec<[f32; 3]>; 3] {
     let mut matrices = SkinMatrices::default();
     compact.matrices(&pose, &mut matrices).unwrap();
     compact
-        .skin(0, &matrices, SimdLevel::detect(), &mut out[2], &mut normals)
+        .skin_pose(
+            0,
+            &pose,
+            &matrices,
+            SimdLevel::detect(),
+            &mut out[2],
+            &mut normals,
+        )
         .unwrap();
     out
 }
@@ -131,7 +160,12 @@ fn size(points: &[[f32; 3]]) -> f32 {
 }
 
 /// Every kernel's result within `fraction` of the size of `expected`.
-fn assert_kernels(kernels: &[Vec<[f32; 3]>; 3], expected: &[[f32; 3]], fraction: f32, what: &str) {
+pub(super) fn assert_kernels(
+    kernels: &[Vec<[f32; 3]>; 3],
+    expected: &[[f32; 3]],
+    fraction: f32,
+    what: &str,
+) {
     let tolerance = fraction * size(expected);
     for (name, out) in ["deform", "prepared", "compact"].iter().zip(kernels) {
         assert_near(out, expected, tolerance, &format!("{what}, {name}"));

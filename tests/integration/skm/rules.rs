@@ -178,14 +178,14 @@ fn skm_rule2_counts() {
         }
     ));
     let mut b = skm.clone();
-    put_u32_le(&mut b, 12, 257);
+    put_u32_le(&mut b, 12, 65_536);
     assert!(matches!(
         skm_err(&b),
         Error::Limit {
             what: "header.num_bones",
             offset: 12,
-            value: 257,
-            max: 256,
+            value: 65_536,
+            max: 65_535,
             ..
         }
     ));

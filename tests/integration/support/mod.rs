@@ -148,6 +148,11 @@ pub fn tube_skm() -> (
     )
 }
 
+pub fn put_u16_le(bytes: &mut [u8], at: u64, v: u16) {
+    let at = at as usize;
+    bytes[at..at + 2].copy_from_slice(&v.to_le_bytes());
+}
+
 pub fn put_u32_le(bytes: &mut [u8], at: u64, v: u32) {
     let at = at as usize;
     bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());

@@ -145,7 +145,14 @@ pub struct Options {
     /// ([`Model::pose_clip`](crate::model::Model::pose_clip), looping as the clip does)
     /// instead of at [`frame`](Options::frame).
     pub at: Option<ClipTime>,
+    /// The decoder of embedded DDS skins (GameStudio's skin types `0x6` and `0x16`):
+    /// skelmap-core has none (it leaves image codecs to the crates above it), so `None` leaves
+    /// such skins out; `skelmap_author::texture::decode_dds` is the one the tools pass.
+    pub dds: Option<DecodeDds>,
 }
+
+/// Decodes an embedded DDS file to RGBA, `None` when it cannot ([`Options::dds`]).
+pub type DecodeDds = fn(&[u8]) -> Option<Image>;
 
 /// A time in a clip: where [`Options::at`] poses an asset.
 #[derive(Debug, Clone, PartialEq)]

@@ -148,6 +148,16 @@ pub enum Error {
         /// The first joint that scales.
         joint: usize,
     },
+    /// The model's frames also replace vertices in bind space (an MDL7 whose frames carry
+    /// vertices beside their bone matrices): one set of bind-pose buffers cannot show them.
+    /// Deform on the CPU ([`Model::deform`](crate::Model::deform),
+    /// [`Compact::skin_pose`](crate::model::Compact::skin_pose)), or export to glTF, whose
+    /// morph targets carry them.
+    #[error(
+        "the model's frames also replace vertices, which one set of bind-pose buffers cannot \
+         show; deform on the CPU or export to glTF"
+    )]
+    VertexFrames,
     /// Building the bind-pose copy or deforming failed (impossible for a validated model).
     #[error(transparent)]
     Asset(#[from] asset::Error),

@@ -13,7 +13,13 @@
 //! A model with bones is skeletal: group 0's frames store each bone's motion about its bind
 //! position, and the vertices are stored in the bind pose ([`Mdl7::bind_mesh`] gathers the
 //! deformers' weights per vertex). A model without bones is animated by its frames, each
-//! replacing some of the stored vertices ([`Mdl7`]'s tween).
+//! replacing some of the stored vertices ([`Mdl7`]'s tween). A skeletal model's frames may
+//! replace vertices too: in bind space, before the bones pose them
+//! ([`Model::frames_replace_vertices`](crate::Model::frames_replace_vertices)).
+//!
+//! What real files hold that the SDK does not allow is read and warned about, not refused:
+//! normal indices past the 162-entry table (a zero normal), a bone named in a file without
+//! bones (ignored), frame vertices out of order or listed twice (the last listing wins).
 
 pub mod raw;
 pub(crate) mod validate;

@@ -81,6 +81,7 @@ impl<'data> Parse<'data> for Mdl7<'data> {
             parts: Vec::new(),
             num_vertices: 0,
             num_triangles: 0,
+            vertex_frames: false,
         };
         for index in 0..groups_num as usize {
             let group = read_group(&mut walk, &mut view, index, sizes, limits, diag)?;
@@ -474,17 +475,35 @@ fn read_group<'data>(
     let vertices = Table::<VertexPrefix>::new(bytes, sizes.vertex, numverts as usize);
     let num_bones = view.bones.len() as u64;
     if !vertices_pass(bytes, sizes.vertex, num_bones as u32) {
+        let (mut normals, mut stray) = (Stray::default(), Stray::default());
         for v in 0..vertices.len() {
             let rec_at = vert_at + (v * sizes.vertex) as u64;
-            check_vertex(&vertices, v, rec_at, "vertex")?;
+            if let Some(index) = check_vertex(&vertices, v, rec_at, "vertex")? {
+                normals.note(rec_at + 14, index.into(), v);
+            }
             if let Some(vertex) = vertices.get(v) {
                 let bone = vertex.vertindex.get();
-                if bone != NONE16 {
-                    let offset = rec_at + offset_of!(VertexPrefix, vertindex) as u64;
+                let offset = rec_at + offset_of!(VertexPrefix, vertindex) as u64;
+                // Without bones the field means nothing: counted, then ignored.
+                if bone != NONE16 && num_bones == 0 {
+                    stray.note(offset, bone.into(), v);
+                } else if bone != NONE16 {
                     in_range("vertex.vertindex", offset, bone.into(), num_bones)?;
                 }
             }
         }
+        normals.warn(
+            diag,
+            WarningKind::NormalIndex,
+            "vertex.norm162index",
+            |i, v| format!("vertex {v} of group {index} has normal index {i}; there are 162"),
+        );
+        stray.warn(
+            diag,
+            WarningKind::BoneWithoutSkeleton,
+            "vertex.vertindex",
+            |b, v| format!("vertex {v} of group {index} names bone {b}; the model has no bones"),
+        );
     }
     // Frames.
     let numframes = head.numframes.get();
@@ -498,8 +517,12 @@ fn read_group<'data>(
     let frames_at = walk.offset();
     let frames_bytes = walk.rest();
     let mut uniform: Option<Option<usize>> = None;
+    let mut ordered = true;
     for f in 0..numframes {
-        let size = read_frame(walk, f, index, sizes, numverts, num_bones, diag)?;
+        let (size, in_order, replaces) =
+            read_frame(walk, f, index, sizes, numverts, num_bones, diag)?;
+        ordered &= in_order;
+        view.vertex_frames |= replaces;
         uniform = Some(match uniform {
             None => Some(size),
             Some(Some(s)) if s == size => Some(s),
@@ -512,6 +535,7 @@ fn read_group<'data>(
         count: numframes as usize,
         vertex_size: sizes.frame_vertex,
         uniform: uniform.flatten(),
+        ordered,
     };
     let group = Group {
         head,
@@ -530,17 +554,17 @@ fn read_group<'data>(
     Ok(group)
 }
 
-/// Checks vertex record `v` of `table` at `at`: a finite position and a finite normal (26
-/// bytes) or a normal-table index below 162 (16 bytes). `what` is `vertex` or
-/// `frame_vertex`.
+/// Checks vertex record `v` of `table` at `at`: a finite position and (26 bytes) a finite
+/// normal. `what` is `vertex` or `frame_vertex`. Returns the normal-table index of a 16-byte
+/// record when it is past the table (the reader takes a zero normal, and the caller warns).
 fn check_vertex(
     table: &Table<'_, VertexPrefix>,
     v: usize,
     at: u64,
     what: &'static str,
-) -> Result<()> {
+) -> Result<Option<u16>> {
     let (Some(vertex), Some(record)) = (table.get(v), table.record(v)) else {
-        return Ok(());
+        return Ok(None);
     };
     let name =
         |field: &'static str, frame: &'static str| if what == "vertex" { field } else { frame };
@@ -554,22 +578,51 @@ fn check_vertex(
             let what = name("vertex.norm", "frame_vertex.norm");
             return Err(invalid(what, at + 14 + 4 * k as u64, Problem::NotFinite));
         }
-    } else if let Some(&n) = record.get(14)
-        && n >= 162
+    } else if let Some(&[lo, hi]) = record.get(14..16)
+        && u16::from_le_bytes([lo, hi]) >= NORMAL_TABLE
     {
-        let what = name("vertex.norm162index", "frame_vertex.norm162index");
-        let problem = Problem::Index {
-            index: n.into(),
-            len: 162,
-        };
-        return Err(invalid(what, at + 14, problem));
+        return Ok(Some(u16::from_le_bytes([lo, hi])));
     }
-    Ok(())
+    Ok(None)
 }
 
-/// Reads frame `f` of group `group`: replaced vertices in range, in increasing order and
-/// finite; bone transformations naming bones, finite, and (warned otherwise) rotations.
-/// Returns the frame's size.
+/// Entries of the normal table a 16-byte vertex record's `u16` at byte 14 indexes.
+const NORMAL_TABLE: u16 = 162;
+
+/// Records that a tolerated finding counts: how many, and the first's offset, value and
+/// record.
+#[derive(Debug, Default)]
+struct Stray {
+    count: u64,
+    first: Option<(u64, u64, usize)>,
+}
+
+impl Stray {
+    fn note(&mut self, offset: u64, value: u64, record: usize) {
+        self.count += 1;
+        self.first.get_or_insert((offset, value, record));
+    }
+
+    /// One [`Diagnostics`] entry (or more occurrences of one) for what was noted.
+    fn warn(
+        &self,
+        diag: &mut Diagnostics,
+        kind: WarningKind,
+        what: &'static str,
+        detail: impl FnOnce(u64, usize) -> String,
+    ) {
+        if let Some((offset, value, record)) = self.first {
+            diag.warn_n(FORMAT, kind, what, offset, self.count, || {
+                detail(value, record)
+            });
+        }
+    }
+}
+
+/// Reads frame `f` of group `group`: replaced vertices in range and finite (out of order or
+/// repeated, and normal indices past the table, warned); bone transformations naming bones
+/// and finite. Returns the frame's size, whether its vertices are in strictly increasing
+/// order, and whether it replaces any.
 #[allow(clippy::too_many_arguments)]
 fn read_frame(
     walk: &mut Walk<'_>,
@@ -579,7 +632,7 @@ fn read_frame(
     numverts: u32,
     num_bones: u64,
     diag: &mut Diagnostics,
-) -> Result<usize> {
+) -> Result<(usize, bool, bool)> {
     let at = walk.offset();
     let head = walk.read::<FrameHead>("frame")?;
     rules::check_name(FORMAT, diag, "frame.frame_name", at, &head.frame_name);
@@ -592,9 +645,12 @@ fn read_frame(
     let vertices = Table::<VertexPrefix>::new(bytes, sizes.frame_vertex, count as usize);
     let mut previous: Option<u16> = None;
     let pass = frame_vertices_pass(bytes, sizes.frame_vertex, numverts);
+    let (mut normals, mut order) = (Stray::default(), Stray::default());
     for v in (0..vertices.len()).filter(|_| !pass) {
         let rec_at = vert_at + (v * sizes.frame_vertex) as u64;
-        check_vertex(&vertices, v, rec_at, "frame_vertex")?;
+        if let Some(index) = check_vertex(&vertices, v, rec_at, "frame_vertex")? {
+            normals.note(rec_at + 14, index.into(), v);
+        }
         let Some(vertex) = vertices.get(v) else {
             continue;
         };
@@ -609,19 +665,26 @@ fn read_frame(
         if let Some(p) = previous
             && target <= p
         {
-            let problem = Problem::Decreasing {
-                value: target.into(),
-                previous: p.into(),
-            };
-            return Err(invalid("frame_vertex.vertindex", offset, problem));
+            order.note(offset, target.into(), v);
         }
         previous = Some(target);
     }
-    if count > 0 && num_bones > 0 {
-        diag.warn(FORMAT, WarningKind::SpecLimit, "frame.vertices_count", at + 16, || {
-            format!("frame {f} of group {group} replaces {count} vertices of a skeletal model; they are not read")
-        });
-    }
+    normals.warn(
+        diag,
+        WarningKind::NormalIndex,
+        "frame_vertex.norm162index",
+        |i, v| {
+            format!("vertex {v} of frame {f} of group {group} has normal index {i}; there are 162")
+        },
+    );
+    order.warn(
+        diag,
+        WarningKind::FrameVertexOrder,
+        "frame_vertex.vertindex",
+        |t, v| {
+            format!("frame {f} of group {group} lists vertex {t} at {v}, not after the one before")
+        },
+    );
     let matrices = head.transmatrix_count.get();
     let trans_at = walk.offset();
     let transforms = walk.read_slice::<BoneTransform>("frame.transforms", matrices.into())?;
@@ -646,7 +709,7 @@ fn read_frame(
             || format!("group {group} stores bone transformations; group 0's are used"),
         );
     }
-    Ok((walk.offset() - at) as usize)
+    Ok(((walk.offset() - at) as usize, order.count == 0, count > 0))
 }
 
 /// Reads one deformer block: bone weights of a group, each bone and vertex in range, each
@@ -922,7 +985,8 @@ fn word(r: &[u8], at: usize) -> u32 {
 
 /// `true` when every vertex record (16 or 26 bytes) has a finite position and normal (or a
 /// normal index below 162) and a `vertindex` below `bones` or `0xFFFF`: one branch-free pass,
-/// so that the per-record checks that name a failure run only where one is.
+/// so that the per-record checks that name a failure (or count a tolerated finding) run only
+/// where one is.
 fn vertices_pass(bytes: &[u8], stride: usize, bones: u32) -> bool {
     let mut bad = false;
     for r in bytes.chunks_exact(stride) {
@@ -932,14 +996,14 @@ fn vertices_pass(bytes: &[u8], stride: usize, bones: u32) -> bool {
         bad |= if stride >= 26 {
             non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
         } else {
-            r[14] >= 162
+            u16::from_le_bytes([r[14], r[15]]) >= NORMAL_TABLE
         };
     }
     !bad
 }
 
-/// `true` when every frame vertex passes [`vertices_pass`]'s float checks and replaces a main
-/// vertex, in strictly increasing order.
+/// `true` when every frame vertex passes [`vertices_pass`]'s float and normal checks and
+/// replaces a main vertex, in strictly increasing order.
 fn frame_vertices_pass(bytes: &[u8], stride: usize, numverts: u32) -> bool {
     let mut bad = false;
     let mut previous = -1i64;
@@ -951,7 +1015,7 @@ fn frame_vertices_pass(bytes: &[u8], stride: usize, numverts: u32) -> bool {
         bad |= if stride >= 26 {
             non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
         } else {
-            r[14] >= 162
+            u16::from_le_bytes([r[14], r[15]]) >= NORMAL_TABLE
         };
     }
     !bad

@@ -21,7 +21,8 @@ use crate::pose::{
 };
 use crate::skin::SimdLevel;
 use crate::view::{
-    DeformError, IndexedNames, MeshView, ModelView, Selected, Submesh, TexcoordLayout,
+    DeformError, FrameVertices, IndexedNames, MeshView, ModelView, Selected, Submesh,
+    TexcoordLayout,
 };
 
 /// A table of records whose size the header gives, each read through its prefix `T`.
@@ -100,8 +101,9 @@ impl<'data, T: FromBytes + KnownLayout + Immutable + Unaligned> Table<'data, T> 
     }
 }
 
-/// The normal of a vertex record of 16 bytes (a normal-table index at byte 14) or 26 bytes
-/// (three floats from byte 14).
+/// The normal of a vertex record of 16 bytes (a `u16` normal-table index at byte 14; zero for
+/// an index past the table, which validation warns about) or 26 bytes (three floats from byte
+/// 14).
 pub(crate) fn record_normal(record: &[u8]) -> Vec3A {
     if record.len() >= 26 {
         let f = |at: usize| {
@@ -109,7 +111,10 @@ pub(crate) fn record_normal(record: &[u8]) -> Vec3A {
         };
         Vec3A::new(f(14), f(18), f(22))
     } else {
-        let index = record.get(14).copied().unwrap_or(0);
+        let index = match record.get(14..16) {
+            Some(&[lo, hi]) => u16::from_le_bytes([lo, hi]),
+            _ => 0,
+        };
         Vec3A::from(NORMALS.get(usize::from(index)).copied().unwrap_or([0.0; 3]))
     }
 }
@@ -187,6 +192,9 @@ pub struct Frames<'data> {
     pub(crate) vertex_size: usize,
     /// The size of every frame, when they are all of one size.
     pub(crate) uniform: Option<usize>,
+    /// Whether every frame lists its replaced vertices in strictly increasing order (each
+    /// vertex at most once); else the last listing of a vertex wins.
+    pub(crate) ordered: bool,
 }
 
 impl<'data> Frames<'data> {
@@ -370,6 +378,8 @@ pub struct Mdl7<'data> {
     pub(crate) parts: Vec<Part>,
     pub(crate) num_vertices: usize,
     pub(crate) num_triangles: usize,
+    /// Whether any frame of any group replaces vertices.
+    pub(crate) vertex_frames: bool,
 }
 
 impl<'data> Mdl7<'data> {
@@ -468,24 +478,25 @@ impl<'data> Mdl7<'data> {
             .and_then(|p| self.bind_position(p))
             .unwrap_or(Vec3A::ZERO);
         let own = self.bind_position(bone)?;
-        let Some(transform) = frame.transform(bone) else {
-            return Some((Quat::IDENTITY, own - parent));
-        };
-        let m = transform.m.map(|v| v.get());
-        let rotation = Mat3A::from_cols(
-            Vec3A::new(m[0], m[1], m[2]),
-            Vec3A::new(m[4], m[5], m[6]),
-            Vec3A::new(m[8], m[9], m[10]),
-        );
-        let translation = Vec3A::new(m[12], m[13], m[14]);
-        let moved = rotation * own + translation;
-        Some((Quat::from_mat3a(&rotation).normalize(), moved - parent))
+        Some(motion_pose(frame.transform(bone), own, parent))
     }
 
-    /// Writes the vertex-animated frames `a` and `b` tweened at `t` into `positions` and
-    /// `normals`: each frame's vertices are the stored ones with the frame's replacements;
-    /// normals are blended and renormalised. A frame past a group's own frames is its stored
-    /// vertices.
+    /// Every bone's bind position in model space, in one pass (parents precede children).
+    fn bind_positions(&self) -> Vec<Vec3A> {
+        let mut out: Vec<Vec3A> = Vec::with_capacity(self.bones.len());
+        for bone in self.bones.iter() {
+            let parent = parent_of(bone).and_then(|p| out.get(p).copied());
+            let at = Vec3A::new(bone.x.get(), bone.y.get(), bone.z.get());
+            out.push(parent.unwrap_or(Vec3A::ZERO) + at);
+        }
+        out
+    }
+
+    /// Writes frames `a` and `b`'s vertices tweened at `t` into `positions` and `normals`:
+    /// each frame's vertices are the stored ones with the frame's replacements (applied in the
+    /// order listed, so the last listing of a vertex wins); normals are blended and
+    /// renormalised. A frame past a group's own frames is its stored vertices. For a skeletal
+    /// file this is the bind-space mesh the bones then pose.
     pub(crate) fn tween_into(
         &self,
         [a, b]: [usize; 2],
@@ -533,20 +544,35 @@ impl<'data> Mdl7<'data> {
                     *q = n.into();
                 }
             });
-            // Towards frame b: first towards the stored vertices, then by each of b's
-            // replacements' offsets from them (frames list a vertex at most once).
-            for (i, (p, q)) in pos.iter_mut().zip(nrm.iter_mut()).enumerate() {
-                let (v, n) = stored(i);
-                *p = Vec3A::from(*p).lerp(v, t).into();
-                *q = Vec3A::from(*q).lerp(n, t).into();
-            }
-            replace(group.frames.get(b), &mut |i, v, n| {
-                let (sv, sn) = stored(i);
-                if let (Some(p), Some(q)) = (pos.get_mut(i), nrm.get_mut(i)) {
-                    *p = (Vec3A::from(*p) + t * (v - sv)).into();
-                    *q = (Vec3A::from(*q) + t * (n - sn)).into();
+            if group.frames.ordered {
+                // Towards frame b: first towards the stored vertices, then by each of b's
+                // replacements' offsets from them (each vertex listed at most once).
+                for (i, (p, q)) in pos.iter_mut().zip(nrm.iter_mut()).enumerate() {
+                    let (v, n) = stored(i);
+                    *p = Vec3A::from(*p).lerp(v, t).into();
+                    *q = Vec3A::from(*q).lerp(n, t).into();
                 }
-            });
+                replace(group.frames.get(b), &mut |i, v, n| {
+                    let (sv, sn) = stored(i);
+                    if let (Some(p), Some(q)) = (pos.get_mut(i), nrm.get_mut(i)) {
+                        *p = (Vec3A::from(*p) + t * (v - sv)).into();
+                        *q = (Vec3A::from(*q) + t * (n - sn)).into();
+                    }
+                });
+            } else {
+                // A frame of this group lists a vertex twice or out of order: frame b whole
+                // (an explicit copy, the last listing of a vertex winning), then the blend.
+                let mut target: Vec<(Vec3A, Vec3A)> = (0..n).map(stored).collect();
+                replace(group.frames.get(b), &mut |i, v, n| {
+                    if let Some(slot) = target.get_mut(i) {
+                        *slot = (v, n);
+                    }
+                });
+                for ((p, q), (v, n)) in pos.iter_mut().zip(nrm.iter_mut()).zip(target) {
+                    *p = Vec3A::from(*p).lerp(v, t).into();
+                    *q = Vec3A::from(*q).lerp(n, t).into();
+                }
+            }
             for q in nrm.iter_mut() {
                 *q = Vec3A::from(*q).normalize_or_zero().into();
             }
@@ -693,14 +719,51 @@ impl<'data> PoseFrames<'data> for Mdl7<'data> {
         self.local_pose(&frame, bone)
     }
 
+    /// Linear in the bones and the frame's records, whatever their order: bind positions in
+    /// one pass, then each bone's motion found in one pass over the records.
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
-        if let Some(f) = self.frame(frame) {
-            out.extend((0..self.bones.len()).map(|b| {
-                self.local_pose(&f, b)
-                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
-            }));
+        let Some(f) = self.frame(frame) else {
+            return;
+        };
+        let bind = self.bind_positions();
+        // The record at a bone's own index, else the first naming it ([`Frame::transform`]).
+        let mut motions: Vec<Option<&BoneTransform>> = vec![None; bind.len()];
+        for (k, t) in f.transforms().iter().enumerate() {
+            let b = usize::from(t.bone_index.get());
+            if let Some(slot) = motions.get_mut(b)
+                && (slot.is_none() || k == b)
+            {
+                *slot = Some(t);
+            }
         }
+        out.extend(
+            self.bones
+                .iter()
+                .zip(&bind)
+                .zip(motions)
+                .map(|((bone, &own), m)| {
+                    let parent = parent_of(bone).and_then(|p| bind.get(p).copied());
+                    motion_pose(m, own, parent.unwrap_or(Vec3A::ZERO))
+                }),
+        );
     }
+}
+
+/// A bone's parent-relative pose from its motion `m` in a frame (none: the bind pose), its
+/// bind position `own` and its parent's `parent` (see [`Mdl7::local_pose`]).
+fn motion_pose(m: Option<&BoneTransform>, own: Vec3A, parent: Vec3A) -> (Quat, Vec3A) {
+    let Some(transform) = m else {
+        return (Quat::IDENTITY, own - parent);
+    };
+    let m = transform.m.map(|v| v.get());
+    let rotation = Mat3A::from_cols(
+        Vec3A::new(m[0], m[1], m[2]),
+        Vec3A::new(m[4], m[5], m[6]),
+        Vec3A::new(m[8], m[9], m[10]),
+    );
+    let translation = Vec3A::new(m[12], m[13], m[14]);
+    let moved = rotation * own + translation;
+    (Quat::from_mat3a(&rotation).normalize(), moved - parent)
 }
 
 /// One mesh of every group's vertices, a submesh per group and skin; bones or vertex frames.
@@ -781,6 +844,37 @@ impl<'data> ModelView<'data> for Mdl7<'data> {
 
     fn is_bind_posed(&self) -> bool {
         self.is_skeletal()
+    }
+
+    fn frames_replace_vertices(&self) -> bool {
+        self.is_skeletal() && self.vertex_frames
+    }
+
+    /// The stored vertices with frames `a` and `b`'s replacements, tweened (the same rule as
+    /// a boneless file's frames), and the vertices either replaces.
+    fn frame_bind_vertices(&self, a: usize, b: usize, t: f32, vertices: &mut FrameVertices) {
+        vertices.clear();
+        if !ModelView::frames_replace_vertices(self) {
+            return;
+        }
+        for group in &self.groups {
+            for frame in [a, b].into_iter().filter_map(|f| group.frames.get(f)) {
+                let listed = frame.vertices().iter().map(|v| v.vertindex.get());
+                let first = group.first_vertex as u32;
+                vertices
+                    .replaced
+                    .extend(listed.map(|v| first + u32::from(v)));
+            }
+        }
+        if vertices.replaced.is_empty() {
+            return;
+        }
+        vertices.replaced.sort_unstable();
+        vertices.replaced.dedup();
+        let n = self.num_vertices;
+        vertices.positions.resize(n, [0.0; 3]);
+        vertices.normals.resize(n, [0.0; 3]);
+        self.tween_into([a, b], t, &mut vertices.positions, &mut vertices.normals);
     }
 
     fn tween(

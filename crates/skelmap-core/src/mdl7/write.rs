@@ -11,8 +11,8 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, LittleEndian, U16, U32};
 
 use super::raw::{
-    self, BONETRANS_SIZE, COLORVALUE_SIZE, FRAME_SIZE, Header, MATERIAL_SIZE, MDL7_MAGIC, NONE16,
-    SKIN_SIZE, SKINPOINT_SIZE,
+    self, BONETRANS_SIZE, COLORVALUE_SIZE, FRAME_SIZE, Header, MATERIAL_SIZE, MDL7_MAGIC,
+    Mdl7Material, NONE16, SKIN_SIZE, SKINPOINT_SIZE,
 };
 use crate::alias::anorms::NORMALS;
 
@@ -86,6 +86,33 @@ impl SkinDef {
             width: payload.len() as u32,
             height: 1,
             name: b"Skin1".to_vec(),
+            payload,
+        }
+    }
+
+    /// An embedded DDS file (kind 6; the width field is its byte length), with a material
+    /// after it when `material` (type `0x16`, as GameStudio's character files store them: a
+    /// white diffuse and ambient, no specular or emissive light).
+    #[must_use]
+    pub fn dds(file: &[u8], material: bool) -> SkinDef {
+        let mut payload = file.to_vec();
+        if material {
+            let white = [F32::<Le>::new(1.0); 4];
+            let none = [F32::<Le>::new(0.0); 4];
+            let m = Mdl7Material {
+                diffuse: white,
+                ambient: white,
+                specular: none,
+                emissive: none,
+                power: F32::new(0.0),
+            };
+            payload.extend_from_slice(m.as_bytes());
+        }
+        SkinDef {
+            typ: if material { 0x16 } else { 0x6 },
+            width: file.len() as u32,
+            height: 0,
+            name: b"SkinDds".to_vec(),
             payload,
         }
     }
@@ -323,6 +350,67 @@ impl Builder {
             }],
             ..Builder::default()
         }
+    }
+
+    /// [`Builder::demo`] whose frames also replace vertices, as 14 real skeletal files do: a
+    /// 13th vertex bound to no bone (in no triangle), and six frames:
+    ///
+    /// | frame | bones | replaces |
+    /// |---|---|---|
+    /// | 0 `bend 0` | unbent | nothing |
+    /// | 1 `bend 1` | bent 15° | 2, 5, 9, 12 |
+    /// | 2 `bend 2` | bent 30° | 1, 12 |
+    /// | 3 `bend 3` | bent 45° | nothing |
+    /// | 4 `shift a` | none (the bind pose) | 0, 12 |
+    /// | 5 `shift b` | none | 0, 9 |
+    ///
+    /// Each replacement moves the stored vertex by a tenth to a fifth of a unit in bind space.
+    #[must_use]
+    pub fn mixed() -> Builder {
+        let mut b = Builder::demo();
+        let g = &mut b.groups[0];
+        g.vertices.push(VertexDef {
+            position: [0.0, 0.0, 3.0],
+            vertindex: NONE16,
+            normal: [0.0, 0.0, 1.0],
+        });
+        let stored: Vec<VertexDef> = g.vertices.clone();
+        let moved = |v: u16, by: [f32; 3]| {
+            let s = stored[usize::from(v)];
+            VertexDef {
+                position: core::array::from_fn(|k| s.position[k] + by[k]),
+                vertindex: v,
+                normal: s.normal,
+            }
+        };
+        let replaces: [&[(u16, [f32; 3])]; 4] = [
+            &[],
+            &[
+                (2, [0.1, 0.0, 0.0]),
+                (5, [0.0, 0.1, 0.0]),
+                (9, [0.0, 0.0, 0.2]),
+                (12, [0.2, 0.0, 0.0]),
+            ],
+            &[(1, [0.0, 0.0, 0.1]), (12, [0.0, 0.2, 0.0])],
+            &[],
+        ];
+        for (frame, list) in g.frames.iter_mut().zip(replaces) {
+            frame.vertices = list.iter().map(|&(v, by)| moved(v, by)).collect();
+        }
+        let shift = |name: &str, list: &[(u16, [f32; 3])]| FrameDef {
+            name: name.as_bytes().to_vec(),
+            vertices: list.iter().map(|&(v, by)| moved(v, by)).collect(),
+            transforms: Vec::new(),
+        };
+        g.frames.push(shift(
+            "shift a",
+            &[(0, [0.2, 0.0, 0.0]), (12, [0.0, 0.0, 0.2])],
+        ));
+        g.frames.push(shift(
+            "shift b",
+            &[(0, [0.0, 0.2, 0.0]), (9, [0.1, 0.1, 0.0])],
+        ));
+        b
     }
 
     /// The file's bytes.

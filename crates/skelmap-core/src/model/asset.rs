@@ -9,7 +9,13 @@
 //! - skeletal models get their joints, posed at the frame, per-vertex influences and one clip
 //!   of joint keys per frame group;
 //! - vertex-animated models (MDL, HMP, Quake) get every frame as a morph target, when the
-//!   asset has clips to play them.
+//!   asset has clips to play them;
+//! - a skeletal model whose frames also replace vertices (MDL7, `Model::frames_replace_vertices`)
+//!   gets its frames baked the same way: each frame deformed as [`Model::deform`] does it
+//!   (replaced, then skinned) is a morph target of the mesh posed at the asset's frame, and
+//!   the clips play the targets; the skeleton and influences are kept, its joints still at
+//!   that frame (so a glTF viewer skins the targets by identities). Joint keys alone could
+//!   not carry the replacements.
 
 use std::collections::HashMap;
 
@@ -57,7 +63,10 @@ impl Model<'_> {
             clip_groups(options.groups.clone(), || model.clips().to_vec(), frames)
         };
         let skeletal = model.num_bones() > 0;
-        let morphing = model.is_vertex_animated();
+        // Frames that replace vertices before the bones pose them (MDL7) are baked: every
+        // frame, replaced then skinned, becomes a morph target of the mesh posed at the
+        // asset's frame, whose joints then hold still (see the module docs).
+        let morphing = model.is_vertex_animated() || model.frames_replace_vertices();
         if skeletal {
             joint_index(model.num_bones() - 1)?;
         }
@@ -78,15 +87,17 @@ impl Model<'_> {
             _ => model.pose_bind(&mut pose),
         }
 
-        let (materials, images, made_from) = materials(model, true);
+        let (materials, images, made_from) = materials(model, true, options.dds);
         let mut meshes = Vec::new();
-        let mut sources: Vec<Vec<u32>> = Vec::new();
+        // Per asset mesh, the model vertex of each vertex and the model mesh (a model mesh
+        // gives one asset mesh per submesh).
+        let mut sources: Vec<(Vec<u32>, usize)> = Vec::new();
         for mesh in model.meshes() {
             for (built, picked) in
                 mesh_parts(model, &mesh, &pose, skeletal, (&materials, &made_from))?
             {
                 meshes.push(built);
-                sources.push(picked);
+                sources.push((picked, mesh.index()));
             }
         }
 
@@ -95,8 +106,10 @@ impl Model<'_> {
         if morphing && model.num_frames() > 1 && !groups.is_empty() {
             // Every frame becomes a target: refused before they are built.
             check_keys(&groups, model.num_frames())?;
-            for ((built_mesh, picked), mesh) in meshes.iter_mut().zip(&sources).zip(model.meshes())
-            {
+            for (built_mesh, (picked, index)) in meshes.iter_mut().zip(&sources) {
+                let Some(mesh) = model.mesh(*index) else {
+                    continue;
+                };
                 built_mesh.targets = morph_targets(model, &mesh, picked, built_mesh)?;
                 targets_made |= !built_mesh.targets.is_empty();
             }
@@ -210,6 +223,7 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
 pub(super) fn materials(
     model: &Model<'_>,
     decode: bool,
+    dds: Option<asset::DecodeDds>,
 ) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
     let used: Vec<usize> = model
         .meshes()
@@ -252,6 +266,10 @@ pub(super) fn materials(
                     continue;
                 }
                 let decoded = model.skin(skin).filter(|_| decode).and_then(|s| {
+                    // An embedded DDS file, by the decoder the caller has.
+                    if let Some(file) = s.dds() {
+                        return dds.and_then(|decode| decode(file));
+                    }
                     Some(Image {
                         width: s.width(),
                         height: s.height(),

@@ -59,6 +59,16 @@ impl core::fmt::Display for SkinningError {
 ///
 /// [`asset::Error`]s of [`Model::to_asset`].
 pub fn asset_of(model: &Model<'_>) -> Result<Asset, asset::Error> {
+    asset_of_with(model, asset::Options::default())
+}
+
+/// [`asset_of`] from `options` other than the clips (a decoder of embedded DDS skins,
+/// [`asset::Options::dds`]); clips as [`asset_of`] makes them where `options` has none.
+///
+/// # Errors
+///
+/// [`asset::Error`]s of [`Model::to_asset`].
+pub fn asset_of_with(model: &Model<'_>, options: asset::Options) -> Result<Asset, asset::Error> {
     let frames = u32::try_from(model.num_frames()).unwrap_or(u32::MAX);
     let groups = (model.clips().is_empty() && frames > 0).then(|| {
         vec![FrameGroup {
@@ -70,8 +80,8 @@ pub fn asset_of(model: &Model<'_>) -> Result<Asset, asset::Error> {
         }]
     });
     model.to_asset(&asset::Options {
-        groups,
-        ..asset::Options::default()
+        groups: options.groups.clone().or(groups),
+        ..options
     })
 }
 

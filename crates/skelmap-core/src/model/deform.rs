@@ -55,6 +55,7 @@ impl Model<'_> {
         }
         self.sample(a, b, t, interpolation, &mut pose.local);
         self.finish_pose(pose);
+        self.sample_frame_vertices(a, b, t, pose);
         Ok(())
     }
 
@@ -163,6 +164,7 @@ impl Model<'_> {
     /// World transforms, kernel layouts and (bind-pose formats) relative transforms of
     /// `pose.local`.
     fn finish_pose(&self, pose: &mut Pose) {
+        pose.frame_vertices.clear();
         self.palette(&pose.local, &mut pose.palette);
         if self.is_bind_posed() {
             pose.palette
@@ -281,7 +283,13 @@ impl Model<'_> {
                     } else {
                         &[Affine3A::IDENTITY; 256]
                     };
-                    Ok(skin_bind_lbs(&bind, relative, positions, normals)?)
+                    if pose.frame_vertices.is_empty() {
+                        Ok(skin_bind_lbs(&bind, relative, positions, normals)?)
+                    } else {
+                        // Frames that replace vertices: replaced first, then skinned.
+                        let framed = super::replace::Framed { mesh: &bind, pose };
+                        Ok(skin_bind_lbs(&framed, relative, positions, normals)?)
+                    }
                 } else {
                     Err(DeformError::NoMesh { mesh, meshes })
                 }

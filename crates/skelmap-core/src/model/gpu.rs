@@ -42,6 +42,7 @@ impl Model<'_> {
     /// # Errors
     ///
     /// [`Error::NotSkeletal`] for a model without bones or with vertex animation;
+    /// [`Error::VertexFrames`] for a skeletal model whose frames also replace vertices;
     /// [`Error::JointWidth`] for `u8` joints asked of more than 255 bones;
     /// [`Error::TooManyVertices`], [`Error::Tolerance`]; [`Error::Asset`] and
     /// [`Error::Deform`] if a kernel rejects the model (impossible for a validated one).
@@ -197,9 +198,12 @@ impl Model<'_> {
         if self.num_bones() == 0 || self.is_vertex_animated() {
             return Err(Error::NotSkeletal);
         }
+        if self.frames_replace_vertices() {
+            return Err(Error::VertexFrames);
+        }
         let mut pose = Pose::default();
         self.pose_bind(&mut pose);
-        let (materials, _, made_from) = super::asset::materials(self, false);
+        let (materials, _, made_from) = super::asset::materials(self, false, None);
         let mut built = Vec::new();
         for mesh in self.meshes() {
             let index = u32::try_from(mesh.index()).map_err(|_| Error::TooManyVertices {

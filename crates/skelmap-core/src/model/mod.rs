@@ -42,6 +42,7 @@ mod gpu;
 mod mesh;
 mod open;
 mod prepared;
+mod replace;
 mod still;
 mod write;
 
@@ -56,8 +57,8 @@ pub use write::{stores_images, write};
 
 pub use crate::skin::Records;
 pub use crate::view::{
-    ClipOrigin, Conventions, DeformError, Material, NAMED_CLIP_FPS, Pose, Submesh, TerrainGrid,
-    TexcoordLayout, TextureNames, TriangleIndices,
+    ClipOrigin, Conventions, DeformError, FrameVertices, Material, NAMED_CLIP_FPS, Pose, Submesh,
+    TerrainGrid, TexcoordLayout, TextureNames, TriangleIndices,
 };
 
 use crate::diag::Diagnostics;

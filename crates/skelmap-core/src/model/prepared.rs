@@ -7,6 +7,7 @@ use glam::Affine3A;
 
 use super::Model;
 use super::any::with_view;
+use super::replace::Replacer;
 use super::still::{StaticMesh, Still, same_matrices};
 use crate::skin::dqs::{DualQuat, DualQuatPalette};
 use crate::skin::{CompactMesh, PreparedMesh, Records, SimdLevel, SkinMatrices, VertexOrder};
@@ -18,6 +19,8 @@ pub struct Prepared {
     meshes: Vec<PreparedMesh>,
     /// A model of one frame: every mesh skinned by it, in file order.
     still: Option<Still<SkinMatrices>>,
+    /// For a model whose frames replace vertices (MDL7), the stored mesh to skin them from.
+    replacer: Option<Replacer>,
 }
 
 impl Prepared {
@@ -69,7 +72,28 @@ impl Prepared {
         {
             return Ok(());
         }
-        Ok(prepared.skin(&pose.matrices, level, order, positions, normals)?)
+        prepared.skin(&pose.matrices, level, order, positions, normals)?;
+        if let Some(replacer) = &self.replacer
+            && !pose.frame_vertices.is_empty()
+        {
+            // The kernel skinned the stored mesh: the replaced vertices again, from their
+            // replacements, where this order puts them.
+            let slots = match order {
+                VertexOrder::Original => Vec::new(),
+                VertexOrder::Prepared => {
+                    let mut slots = vec![0usize; prepared.num_vertices()];
+                    for (at, &v) in prepared.prepared_order().iter().enumerate() {
+                        if let Some(slot) = slots.get_mut(v as usize) {
+                            *slot = at;
+                        }
+                    }
+                    slots
+                }
+            };
+            let slot = |i: usize| slots.get(i).copied().unwrap_or(i);
+            replacer.skin(pose, slot, positions, normals)?;
+        }
+        Ok(())
     }
 }
 
@@ -86,6 +110,8 @@ pub struct Compact {
     /// Per bone, the inverse of its reference (bind) transform; bind-pose formats end with the
     /// unbound vertices' identity.
     inverse_reference: Vec<Affine3A>,
+    /// For a model whose frames replace vertices (MDL7), the stored mesh to skin them from.
+    replacer: Option<Replacer>,
 }
 
 impl Compact {
@@ -154,7 +180,8 @@ impl Compact {
 
     /// Skins mesh `mesh` by dual quaternions (from [`Compact::dual_quats`]; see
     /// [`CompactMesh::skin_dqs`]) into `positions` and `normals`, in file order, at `level`, on
-    /// the calling thread.
+    /// the calling thread. The stored mesh: frames that replace vertices
+    /// ([`Model::frames_replace_vertices`]) are skinned linearly, by [`Compact::skin_pose`].
     ///
     /// # Errors
     ///
@@ -181,6 +208,10 @@ impl Compact {
     /// `Model::pose(0, 0, 0.0, Interpolation::Nlerp)` samples); a call with those matrices, bit
     /// for bit, at that level, copies it.
     ///
+    /// Matrices alone do not say which frames a pose shows: for a model whose frames also
+    /// replace vertices ([`Model::frames_replace_vertices`]), this skins the stored mesh, and
+    /// [`Compact::skin_pose`] skins the pose's frames.
+    ///
     /// # Errors
     ///
     /// [`DeformError::NoMesh`] and the kernel's [`SkinError`](crate::skin::SkinError)s (matrices with too few bones,
@@ -199,6 +230,49 @@ impl Compact {
             return Ok(());
         }
         Ok(compact.skin(matrices, level, positions, normals)?)
+    }
+
+    /// [`Compact::skin`] by `matrices` (made from `pose` by [`Compact::matrices`]), and then,
+    /// for a model whose frames also replace vertices ([`Model::frames_replace_vertices`]),
+    /// the vertices `pose`'s frames replace, skinned from their bind-space replacements: the
+    /// mesh [`Model::deform`] gives for `pose`. For every other model, exactly
+    /// [`Compact::skin`].
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::Interpolation;
+    /// use skelmap_core::skin::{SimdLevel, SkinMatrices};
+    ///
+    /// let bytes = skelmap_core::mdl7::Builder::demo().write();
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let compact = model.compact()?;
+    /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
+    /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?;
+    /// compact.matrices(&pose, &mut matrices)?;
+    /// let n = model.mesh(0).unwrap().num_vertices();
+    /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    /// compact.skin_pose(0, &pose, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Compact::skin`].
+    pub fn skin_pose(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        self.skin(mesh, matrices, level, positions, normals)?;
+        if let Some(replacer) = &self.replacer {
+            replacer.skin(pose, |i| i, positions, normals)?;
+        }
+        Ok(())
     }
 
     /// Mesh `mesh`, or [`DeformError::NoMesh`].
@@ -230,6 +304,7 @@ impl Model<'_> {
         let mut prepared = Prepared {
             meshes,
             still: None,
+            replacer: self.replacer(),
         };
         if let Some(pose) = self.one_frame_pose() {
             let (level, order) = (SimdLevel::detect(), VertexOrder::Original);
@@ -245,7 +320,8 @@ impl Model<'_> {
 
     /// The pose of a model of one frame that its bakes skin with (`still.rs`).
     fn one_frame_pose(&self) -> Option<Pose> {
-        (self.num_frames() == 1)
+        // Frames that replace vertices are skinned after the kernel: no copy of one frame.
+        (self.num_frames() == 1 && !self.frames_replace_vertices())
             .then(|| self.still_pose(0).ok())
             .flatten()
             .filter(|pose| pose.sampled == Sampled::Bones)
@@ -307,6 +383,7 @@ impl Model<'_> {
             meshes,
             still: None,
             inverse_reference: reference.iter().map(Affine3A::inverse).collect(),
+            replacer: self.replacer(),
         };
         if let Some(pose) = self.one_frame_pose() {
             let (level, mut matrices) = (SimdLevel::detect(), SkinMatrices::default());

@@ -192,7 +192,14 @@ pub(crate) fn same_pose(x: &Pose, y: &Pose) -> bool {
             (a, b, t.to_bits()) == (c, d, u.to_bits())
         }
         (Sampled::Bones, Sampled::Bones) => {
-            x.matrices.same_bits(&y.matrices) && bits(&x.relative).eq(bits(&y.relative))
+            fn vertices(p: &Pose) -> impl Iterator<Item = u32> + '_ {
+                let f = &p.frame_vertices;
+                let floats = f.positions.iter().chain(&f.normals).flatten();
+                (f.replaced.iter().copied()).chain(floats.map(|v| v.to_bits()))
+            }
+            x.matrices.same_bits(&y.matrices)
+                && bits(&x.relative).eq(bits(&y.relative))
+                && vertices(x).eq(vertices(y))
         }
         _ => false,
     }
@@ -201,12 +208,15 @@ pub(crate) fn same_pose(x: &Pose, y: &Pose) -> bool {
 impl Model<'_> {
     /// `true` when `pose` is this model's bind pose and its meshes are stored in it (MS3D,
     /// SL, IQM, MDL7): the same world transforms as [`Model::bind_palette`], bit for bit (a
-    /// model without a skeleton: any bone pose). Deforming by it gives the mesh as stored.
+    /// model without a skeleton: any bone pose), and no frame replaced vertices (an MDL7
+    /// frame may move vertices while its bones stay bound). Deforming by it gives the mesh
+    /// as stored.
     pub(crate) fn is_stored_pose(&self, pose: &Pose) -> bool {
         fn bits(m: &[Affine3A]) -> impl Iterator<Item = u32> + '_ {
             m.iter().flat_map(Affine3A::to_cols_array).map(f32::to_bits)
         }
         pose.sampled == Sampled::Bones
+            && pose.frame_vertices.is_empty()
             && self.is_bind_posed()
             && (!with_view!(self.view(), v => v.has_skeleton())
                 || bits(&pose.palette.world).eq(bits(&self.bind_palette().world)))

@@ -27,7 +27,7 @@ pub(crate) use mesh::{
     followed_skin, skeletal_influences, skeletal_mesh_view, skeletal_texcoord, skeletal_triangle,
 };
 pub(crate) use pose::Sampled;
-pub use pose::{DeformError, Pose};
+pub use pose::{DeformError, FrameVertices, Pose};
 
 use crate::alias::Skin;
 use crate::alias::skin::grey_palette;
@@ -304,6 +304,21 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     /// mesh opened without its animation has none, and deforms to the mesh as stored).
     fn has_skeleton(&self) -> bool {
         true
+    }
+
+    /// `true` for a skeletal format whose frames also replace vertices in bind space (MDL7):
+    /// a frame's vertices replace the stored ones, then the bones pose them.
+    fn frames_replace_vertices(&self) -> bool {
+        false
+    }
+
+    /// For [`frames_replace_vertices`](ModelView::frames_replace_vertices): the bind-space
+    /// vertices of frames `a` and `b` tweened at `t` (every vertex of the one bind-pose mesh)
+    /// into `vertices`, and the vertices either frame replaces, ascending, into `replaced`.
+    /// Both are left empty by default.
+    fn frame_bind_vertices(&self, a: usize, b: usize, t: f32, vertices: &mut FrameVertices) {
+        let _ = (a, b, t);
+        vertices.clear();
     }
 
     /// For vertex-animated formats: frames `a` and `b` tweened at `t` into `positions` and

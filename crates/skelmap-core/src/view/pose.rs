@@ -114,6 +114,53 @@ pub struct Pose {
     pub(crate) relative: Vec<Affine3A>,
     /// Scratch: the palette with the unbound bone's identity appended.
     pub(crate) extended: Palette,
+    /// Skeletal formats whose frames also replace vertices (MDL7): the pose's bind-space
+    /// vertices, which the bones then move.
+    pub(crate) frame_vertices: FrameVertices,
+}
+
+/// The bind-space mesh of a skeletal pose whose frames also replace vertices (an MDL7 whose
+/// frames carry vertices beside their bone matrices): the frames' replacements applied to the
+/// stored vertices and tweened, before the bones move them. Empty for every other pose.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FrameVertices {
+    pub(crate) replaced: Vec<u32>,
+    pub(crate) positions: Vec<[f32; 3]>,
+    pub(crate) normals: Vec<[f32; 3]>,
+}
+
+impl FrameVertices {
+    /// The vertices either of the pose's frames replaces, ascending and each once (every
+    /// other vertex is as stored).
+    #[must_use]
+    pub fn replaced(&self) -> &[u32] {
+        &self.replaced
+    }
+
+    /// Every vertex's bind-space position in this pose (empty when no frame replaces one).
+    #[must_use]
+    pub fn positions(&self) -> &[[f32; 3]] {
+        &self.positions
+    }
+
+    /// Every vertex's bind-space normal in this pose (empty when no frame replaces one).
+    #[must_use]
+    pub fn normals(&self) -> &[[f32; 3]] {
+        &self.normals
+    }
+
+    /// `true` when the pose replaces no vertex.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.replaced.is_empty()
+    }
+
+    /// Replaces nothing (keeping the allocations).
+    pub(crate) fn clear(&mut self) {
+        self.replaced.clear();
+        self.positions.clear();
+        self.normals.clear();
+    }
 }
 
 impl Pose {
@@ -155,6 +202,14 @@ impl Pose {
             Sampled::Frames { a, b, t } => Some((a, b, t)),
             _ => None,
         }
+    }
+
+    /// The bind-space vertices this pose's frames replace, for a skeletal model whose frames
+    /// also carry vertices (MDL7; see [`Model::frames_replace_vertices`](crate::Model::frames_replace_vertices)):
+    /// deforming replaces them before skinning. Empty for every other pose.
+    #[must_use]
+    pub fn frame_vertices(&self) -> &FrameVertices {
+        &self.frame_vertices
     }
 
     /// `true` once sampled.
