@@ -65,6 +65,12 @@ fn compile_with(compiler: &str, source: &Path, std: &str, out: &Path, link: Link
         ],
         Link::Static(dir) => vec![
             dir.join("libskelmap_capi.a").display().to_string(),
+            // In a `cargo test --workspace` build, cargo unifies skelmap-author's features
+            // with the CLI's, so this archive also holds meshoptimizer's C++ objects; the C
+            // ABI built alone (`-p skelmap-capi`) does not, and then this links nothing.
+            "-Wl,--as-needed".into(),
+            "-lstdc++".into(),
+            "-Wl,--no-as-needed".into(),
             "-lpthread".into(),
             "-ldl".into(),
             "-lm".into(),

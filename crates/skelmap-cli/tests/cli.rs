@@ -553,6 +553,9 @@ fn bench_measures_every_kernel() {
     assert!(rows.len() >= 2 * 4, "{text}");
     assert!(text.contains("roofline   µs/frame\n"), "{text}");
     for row in &rows {
+        // A line measured above the read roofline (a model small enough to stay in the
+        // caches) says so after its time.
+        let row = row.trim_end().trim_end_matches("above roofline").trim_end();
         let micros = row.split_whitespace().last().unwrap();
         assert!(micros.parse::<f64>().is_ok_and(|t| t > 0.0), "{row}");
     }
