@@ -250,7 +250,7 @@ impl Compact {
     /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
     /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?;
     /// compact.matrices(&pose, &mut matrices)?;
-    /// let n = model.mesh(0).unwrap().num_vertices();
+    /// let n = model.mesh(0).ok_or("no mesh")?.num_vertices();
     /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     /// compact.skin_pose(0, &pose, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
