@@ -19,8 +19,7 @@ use crate::pose::local::nlerp_pose;
 use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
-use crate::skin::{Records, RecordsMesh};
-use crate::view::{IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
+use crate::view::{BoneVertexModel, bone_vertex_view, skeletal_mesh_view};
 
 /// A validated DarkPlaces model over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
@@ -330,53 +329,16 @@ impl<'data> SkeletalMesh<'data> for Mesh<'data> {
     }
 }
 
-impl<'data> ModelView<'data> for Dpm<'data> {
+impl<'data> BoneVertexModel<'data> for Dpm<'data> {
     type Mesh<'a>
         = Mesh<'a>
     where
         Self: 'a;
-    type FrameNames<'a>
-        = IndexedNames<'a, 'data, Self>
-    where
-        Self: 'a;
-    type BindMesh<'a>
-        = NoMesh
-    where
-        Self: 'a;
 
-    fn check_animation(&self, diag: &mut crate::diag::Diagnostics) {
-        self.check_rotations(diag);
-    }
-
-    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
-        Some(self)
-    }
-
-    fn format(&self) -> Format {
-        Format::Dpm
-    }
-
-    /// DarkPlaces and Qfusion name shaders, `+Z` up, facing `+X`.
-    fn conventions(&self) -> crate::view::Conventions {
-        crate::view::Conventions {
-            textures: crate::view::TextureNames::Shaders,
-            ..crate::view::Conventions::QUAKE
-        }
-    }
+    const FORMAT: Format = Format::Dpm;
 
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
         Some(self.frame(index)?.name())
-    }
-
-    fn frame_names(&self) -> Self::FrameNames<'_> {
-        IndexedNames::new(self)
-    }
-
-    fn stored_bounds(&self) -> Option<Aabb> {
-        Some(Aabb {
-            mins: self.mins(),
-            maxs: self.maxs(),
-        })
     }
 
     fn num_meshes(&self) -> usize {
@@ -387,18 +349,26 @@ impl<'data> ModelView<'data> for Dpm<'data> {
         Dpm::mesh(self, index)
     }
 
-    fn num_materials(&self) -> usize {
-        Dpm::num_meshes(self)
-    }
-
-    fn material(&self, index: usize) -> Option<Material<'_>> {
-        Dpm::mesh(self, index).map(|m| Material::plain(m.shader_name()))
-    }
-
-    fn records(&self, mesh: usize) -> Option<Records<'_>> {
-        Dpm::mesh(self, mesh).map(|m| RecordsMesh::of(&m).into())
+    fn shader_name<'a>(mesh: &Mesh<'a>) -> &'a [u8]
+    where
+        Self: 'a,
+    {
+        mesh.shader_name()
     }
 }
+
+bone_vertex_view!(
+    Dpm,
+    fn check_animation(&self, diag: &mut crate::diag::Diagnostics) {
+        self.check_rotations(diag);
+    },
+    fn stored_bounds(&self) -> Option<Aabb> {
+        Some(Aabb {
+            mins: self.mins(),
+            maxs: self.maxs(),
+        })
+    },
+);
 
 skeletal_mesh_view!(Mesh, shader_name);
 

@@ -8,6 +8,7 @@ use zerocopy::byteorder::{I32, LittleEndian};
 
 use crate::error::Result;
 use crate::read::{Raw, Walk};
+use crate::view::FrameList;
 
 /// The bytes of a frame's name.
 const FRAME_NAME: usize = 16;
@@ -107,6 +108,9 @@ mod sealed {
 
         /// The size of the frame that starts `bytes`, read from as little of it as tells.
         fn size(bytes: &[u8], params: Self::Params) -> Option<usize>;
+
+        /// The frame's name bytes, up to the first NUL.
+        fn name<'data>(frame: &Self::Frame<'data>) -> &'data [u8];
     }
 
     /// MDL frames ([`MdlFrame`](super::MdlFrame)).
@@ -265,5 +269,26 @@ impl<'data, K: FrameKind> Iterator for FrameIter<'data, K> {
 }
 
 impl<'data, K: FrameKind> ExactSizeIterator for FrameIter<'data, K> {}
+
+impl<'data, K: FrameKind + fmt::Debug + Clone> FrameList<'data> for Frames<'data, K> {
+    type Frame = K::Frame<'data>;
+    type Iter = FrameIter<'data, K>;
+
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn frame(&self, i: usize) -> Option<K::Frame<'data>> {
+        self.get(i)
+    }
+
+    fn walk(&self) -> FrameIter<'data, K> {
+        self.iter()
+    }
+
+    fn name(frame: &K::Frame<'data>) -> &'data [u8] {
+        K::name(frame)
+    }
+}
 
 impl<'data, K: FrameKind> FusedIterator for FrameIter<'data, K> {}

@@ -5,17 +5,16 @@ use std::borrow::Cow;
 
 use zerocopy::byteorder::{I32, LittleEndian};
 
-use super::frames::{Cursor, FrameKind, HmpFrameIter, HmpFrames, HmpKind, frame_head, frame_size};
+use super::frames::{Cursor, FrameKind, HmpFrames, HmpKind, frame_head, frame_size};
 use super::raw::{Hmp5Vertex, Hmp7Vertex, HmpHeader, TrivertxWord};
 use crate::alias::anorms::NORMALS;
 use crate::alias::skin::Skin;
 use crate::error::Result;
 use crate::format::Format;
 use crate::name;
-use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
 use crate::skin::morph::{MorphError, normalise};
-use crate::view::{DeformError, MeshView, ModelView, NoMesh, TerrainGrid, TexcoordLayout};
+use crate::view::{DeformError, MeshView, TerrainGrid, TexcoordLayout, VertexAnimated};
 
 /// The HMP version (from the magic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +93,10 @@ impl<'data> HmpFrame<'data> {
 impl FrameKind for HmpKind {
     type Frame<'data> = HmpFrame<'data>;
     type Params = (HmpVersion, u32);
+
+    fn name<'data>(frame: &Self::Frame<'data>) -> &'data [u8] {
+        frame.name()
+    }
 
     /// Every HMP frame's: its type, two word-packed bounding-box records, its name and its
     /// vertices.
@@ -337,25 +340,14 @@ impl<'data> Hmp<'data> {
     }
 }
 
-/// No bones: a terrain is animated by its frames.
-impl<'data> Skeleton<'data> for Hmp<'data> {
-    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
-        core::iter::empty()
-    }
-}
-
 /// One mesh, the grid, tweened between height frames; a material per skin.
-impl<'data> ModelView<'data> for Hmp<'data> {
+impl<'data> VertexAnimated<'data> for Hmp<'data> {
     type Mesh<'a>
         = &'a Hmp<'data>
     where
         Self: 'a;
-    type FrameNames<'a>
-        = core::iter::Map<HmpFrameIter<'a>, fn(HmpFrame<'a>) -> &'a [u8]>
-    where
-        Self: 'a;
-    type BindMesh<'a>
-        = NoMesh
+    type Frames<'a>
+        = HmpFrames<'a>
     where
         Self: 'a;
 
@@ -363,29 +355,12 @@ impl<'data> ModelView<'data> for Hmp<'data> {
         Format::Hmp
     }
 
-    fn num_frames(&self) -> usize {
-        self.frames.len()
+    fn the_mesh(&self) -> &Hmp<'data> {
+        self
     }
 
-    fn frame_name(&self, index: usize) -> Option<&[u8]> {
-        Some(self.frames.get(index)?.name())
-    }
-
-    fn frame_names(&self) -> Self::FrameNames<'_> {
-        let frames: HmpFrameIter<'_> = self.frames.iter();
-        frames.map(|f| f.name())
-    }
-
-    fn is_vertex_animated(&self) -> bool {
-        true
-    }
-
-    fn num_meshes(&self) -> usize {
-        1
-    }
-
-    fn mesh(&self, index: usize) -> Option<&Hmp<'data>> {
-        (index == 0).then_some(self)
+    fn frame_list(&self) -> HmpFrames<'_> {
+        self.frames
     }
 
     fn skins(&self) -> &[Skin<'_>] {

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use zerocopy::byteorder::{I32, LittleEndian};
 use zerocopy::{FromBytes, IntoBytes};
 
-use super::frames::{Cursor, FrameKind, MdlFrameIter, MdlFrames, MdlKind, frame_parts, frame_size};
+use super::frames::{Cursor, FrameKind, MdlFrames, MdlKind, frame_parts, frame_size};
 use super::raw::{MdlHeader, SkinVertex, Triangle, TrivertxByte, TrivertxWord};
 use crate::alias::anorms::NORMAL_TABLE;
 use crate::alias::skin::Skin;
@@ -14,10 +14,9 @@ use crate::alias::tween::{PackedModel, tween_with_level};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::name;
-use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
 use crate::skin::morph::{MorphError, PackedFrame, Unpack};
-use crate::view::{DeformError, MeshView, ModelView, NoMesh, TexcoordLayout};
+use crate::view::{DeformError, MeshView, TexcoordLayout, VertexAnimated};
 
 /// The MDL version (from the magic).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -109,6 +108,10 @@ impl<'data> MdlFrame<'data> {
 impl FrameKind for MdlKind {
     type Frame<'data> = MdlFrame<'data>;
     type Params = u32;
+
+    fn name<'data>(frame: &Self::Frame<'data>) -> &'data [u8] {
+        frame.name()
+    }
 
     /// From the frame's type: its head (type, two bounding-box records, name) and vertices.
     #[inline]
@@ -296,25 +299,14 @@ impl PackedModel for Mdl<'_> {
     }
 }
 
-/// No bones: a GameStudio model is animated by its frames.
-impl<'data> Skeleton<'data> for Mdl<'data> {
-    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
-        core::iter::empty()
-    }
-}
-
 /// One mesh, tweened between frames; a material per skin.
-impl<'data> ModelView<'data> for Mdl<'data> {
+impl<'data> VertexAnimated<'data> for Mdl<'data> {
     type Mesh<'a>
         = &'a Mdl<'data>
     where
         Self: 'a;
-    type FrameNames<'a>
-        = core::iter::Map<MdlFrameIter<'a>, fn(MdlFrame<'a>) -> &'a [u8]>
-    where
-        Self: 'a;
-    type BindMesh<'a>
-        = NoMesh
+    type Frames<'a>
+        = MdlFrames<'a>
     where
         Self: 'a;
 
@@ -322,29 +314,12 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         Format::Mdl
     }
 
-    fn num_frames(&self) -> usize {
-        self.frames.len()
+    fn the_mesh(&self) -> &Mdl<'data> {
+        self
     }
 
-    fn frame_name(&self, index: usize) -> Option<&[u8]> {
-        Some(self.frames.get(index)?.name())
-    }
-
-    fn frame_names(&self) -> Self::FrameNames<'_> {
-        let frames: MdlFrameIter<'_> = self.frames.iter();
-        frames.map(|f| f.name())
-    }
-
-    fn is_vertex_animated(&self) -> bool {
-        true
-    }
-
-    fn num_meshes(&self) -> usize {
-        1
-    }
-
-    fn mesh(&self, index: usize) -> Option<&Mdl<'data>> {
-        (index == 0).then_some(self)
+    fn frame_list(&self) -> MdlFrames<'_> {
+        self.frames
     }
 
     fn skins(&self) -> &[Skin<'_>] {

@@ -16,12 +16,11 @@ use crate::error::Result;
 use crate::format::Format;
 use crate::name;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
-use crate::pose::{Bone, Skeleton};
 use crate::read::Walk;
 use crate::skin::SimdLevel;
 use crate::skin::morph::{MorphError, PackedFrame, Unpack};
 use crate::view::{
-    ClipOrigin, DeformError, MeshView, ModelView, NAMED_CLIP_FPS, NoMesh, TexcoordLayout,
+    ClipOrigin, DeformError, FrameList, MeshView, NAMED_CLIP_FPS, TexcoordLayout, VertexAnimated,
 };
 
 /// A skin or frame entry of the file: a single one, or a group shown in turn.
@@ -622,26 +621,36 @@ impl PackedModel for Mdl<'_> {
     }
 }
 
-/// No bones: a Quake model is animated by its frames.
-impl<'data> Skeleton<'data> for Mdl<'data> {
-    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
-        core::iter::empty()
+impl<'a> FrameList<'a> for Frames<'a> {
+    type Frame = Frame<'a>;
+    type Iter = FrameIter<'a>;
+
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn frame(&self, i: usize) -> Option<Frame<'a>> {
+        self.get(i)
+    }
+
+    fn walk(&self) -> FrameIter<'a> {
+        self.iter()
+    }
+
+    fn name(frame: &Frame<'a>) -> &'a [u8] {
+        frame.name()
     }
 }
 
 /// One mesh, tweened between frames; its frame groups are its clips; a material per skin,
 /// 8-bit skins through Quake's palette (an MDL2's through a grey ramp).
-impl<'data> ModelView<'data> for Mdl<'data> {
+impl<'data> VertexAnimated<'data> for Mdl<'data> {
     type Mesh<'a>
         = &'a Mdl<'data>
     where
         Self: 'a;
-    type FrameNames<'a>
-        = core::iter::Map<FrameIter<'a>, fn(Frame<'a>) -> &'a [u8]>
-    where
-        Self: 'a;
-    type BindMesh<'a>
-        = NoMesh
+    type Frames<'a>
+        = Frames<'a>
     where
         Self: 'a;
 
@@ -649,48 +658,16 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         self.format
     }
 
-    fn num_frames(&self) -> usize {
-        self.frames.len()
+    fn the_mesh(&self) -> &Mdl<'data> {
+        self
     }
 
-    fn frame_name(&self, index: usize) -> Option<&[u8]> {
-        Some(self.frames.get(index)?.name())
-    }
-
-    fn frame_names(&self) -> Self::FrameNames<'_> {
-        let frames: FrameIter<'_> = self.frames.iter();
-        frames.map(|f| f.name())
-    }
-
-    fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameGroups
-    }
-
-    fn built_in_clips(&self) -> Vec<FrameGroup> {
-        self.clips(NAMED_CLIP_FPS)
-    }
-
-    fn is_vertex_animated(&self) -> bool {
-        true
-    }
-
-    fn num_meshes(&self) -> usize {
-        1
-    }
-
-    fn mesh(&self, index: usize) -> Option<&Mdl<'data>> {
-        (index == 0).then_some(self)
+    fn frame_list(&self) -> Frames<'_> {
+        self.frames
     }
 
     fn skins(&self) -> &[Skin<'_>] {
         &self.skins
-    }
-
-    fn skin_palette(&self) -> [[u8; 3]; 256] {
-        match self.format {
-            Format::Quake => super::PALETTE,
-            _ => crate::alias::skin::grey_palette(),
-        }
     }
 
     fn tween(
@@ -703,6 +680,21 @@ impl<'data> ModelView<'data> for Mdl<'data> {
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
         Ok(tween_with_level(self, level, a, b, t, positions, normals)?)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameGroups
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        self.clips(NAMED_CLIP_FPS)
+    }
+
+    fn skin_palette(&self) -> [[u8; 3]; 256] {
+        match self.format {
+            Format::Quake => super::PALETTE,
+            _ => crate::alias::skin::grey_palette(),
+        }
     }
 }
 

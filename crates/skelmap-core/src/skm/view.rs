@@ -14,8 +14,9 @@ use crate::format::Format;
 use crate::name;
 use crate::pose::{Bone, MeshGeometry, PoseFrames, SkeletalMesh, Skeleton};
 use crate::read::Reader;
-use crate::skin::{Records, RecordsMesh};
-use crate::view::{IndexedNames, Material, ModelView, NoMesh, skeletal_mesh_view};
+use crate::view::{
+    BoneVertexModel, IndexedNames, ModelView, NoMesh, bone_vertex_view, skeletal_mesh_view,
+};
 
 const SKM: Format = Format::Skm;
 const SKP: Format = Format::Skp;
@@ -418,42 +419,16 @@ impl<'data> PoseFrames<'data> for Model<'data> {
 }
 
 /// The mesh file's meshes, posed by the skeleton's frames.
-impl<'data> ModelView<'data> for Model<'data> {
+impl<'data> BoneVertexModel<'data> for Model<'data> {
     type Mesh<'a>
         = Mesh<'a>
     where
         Self: 'a;
-    type FrameNames<'a>
-        = IndexedNames<'a, 'data, Self>
-    where
-        Self: 'a;
-    type BindMesh<'a>
-        = NoMesh
-    where
-        Self: 'a;
 
-    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
-        Some(self)
-    }
-
-    fn format(&self) -> Format {
-        SKM
-    }
-
-    /// DarkPlaces and Qfusion name shaders, `+Z` up, facing `+X`.
-    fn conventions(&self) -> crate::view::Conventions {
-        crate::view::Conventions {
-            textures: crate::view::TextureNames::Shaders,
-            ..crate::view::Conventions::QUAKE
-        }
-    }
+    const FORMAT: Format = SKM;
 
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
         Some(self.skp.frame(index)?.name())
-    }
-
-    fn frame_names(&self) -> Self::FrameNames<'_> {
-        IndexedNames::new(self)
     }
 
     fn num_meshes(&self) -> usize {
@@ -464,20 +439,15 @@ impl<'data> ModelView<'data> for Model<'data> {
         self.skm.mesh(index)
     }
 
-    fn num_materials(&self) -> usize {
-        self.skm.num_meshes()
-    }
-
-    fn material(&self, index: usize) -> Option<Material<'_>> {
-        self.skm
-            .mesh(index)
-            .map(|m| Material::plain(m.shader_name()))
-    }
-
-    fn records(&self, mesh: usize) -> Option<Records<'_>> {
-        self.skm.mesh(mesh).map(|m| RecordsMesh::of(&m).into())
+    fn shader_name<'a>(mesh: &Mesh<'a>) -> &'a [u8]
+    where
+        Self: 'a,
+    {
+        mesh.shader_name()
     }
 }
+
+bone_vertex_view!(Model);
 
 skeletal_mesh_view!(Mesh, mesh_name);
 

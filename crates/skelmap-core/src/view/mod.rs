@@ -13,14 +13,22 @@
 //! - [`MeshView`] for its mesh type: counts, triangles, texture coordinates, submeshes and bone
 //!   influences.
 //!
+//! A one-mesh vertex-animated format implements [`VertexAnimated`] instead of the first two:
+//! its frames, mesh, skins and tween, and the shared body in `animated.rs` gives the rest. A
+//! pre-weighted bone-vertex format (DPM, SKM) implements [`BoneVertexModel`] and has
+//! `bone_vertex_view!` (`weighted.rs`) write its [`ModelView`].
+//!
 //! The types here ([`Pose`], [`Material`], [`Submesh`], …) are re-exported by
 //! [`model`](crate::model), where users meet them.
 
+mod animated;
 mod mesh;
 mod pose;
+mod weighted;
 
 use glam::Affine3A;
 
+pub use animated::{FrameList, FrameNames, VertexAnimated};
 pub(crate) use mesh::Selected;
 pub use mesh::{Material, Submesh, TerrainGrid, TexcoordLayout, TriangleIndices};
 pub(crate) use mesh::{
@@ -28,6 +36,8 @@ pub(crate) use mesh::{
 };
 pub(crate) use pose::Sampled;
 pub use pose::{DeformError, FrameVertices, Pose};
+pub use weighted::BoneVertexModel;
+pub(crate) use weighted::bone_vertex_view;
 
 use crate::alias::Skin;
 use crate::alias::skin::grey_palette;
