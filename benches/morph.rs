@@ -34,12 +34,12 @@ fn synthetic() -> Vec<u8> {
             })
             .collect(),
     };
-    gamestudio::ModelBuilder {
+    gamestudio::MdlBuilder {
         version: 4,
         scale: [0.01; 3],
         triangles: vec![([0, 1, 2], [0, 0, 0])],
         frames: vec![frame(3), frame(7)],
-        ..gamestudio::ModelBuilder::default()
+        ..gamestudio::MdlBuilder::default()
     }
     .write()
 }

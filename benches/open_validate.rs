@@ -90,7 +90,7 @@ fn open_validate(c: &mut Criterion) {
                 b.iter(|| {
                     let skm = Skm::parse(black_box(skm)).expect("valid input");
                     let skp = Skp::parse(black_box(skp)).expect("valid input");
-                    skm::Model::pair(skm, skp, &[])
+                    skm::Pair::new(skm, skp, &[])
                         .expect("paired")
                         .skp()
                         .num_frames()

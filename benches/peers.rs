@@ -9,7 +9,7 @@
 //!   `PreparedMesh` on the same mesh and matrices, in vertices/s, on one thread and (synthetic
 //!   inputs) two; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
 //!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation (an IQM as
-//!   `iqm::Model`, through its channel layout), in bones/s.
+//!   `iqm::Pair`, through its channel layout), in bones/s.
 //!   See the `ozz` module below.
 //! - `assimp` (feature `assimp`): the system assimp library importing every corpus MDL, HMP,
 //!   MS3D, animated IQM and boneless MDL7 and reading its positions, beside skelmap opening the
@@ -101,7 +101,7 @@ fn ms3d_crate(c: &mut Criterion) {
 /// pose `B`:
 ///
 /// - bind position and normal = the records skinned by the frame-0 palette
-///   (`skin_scalar`), i.e. `Σ w·P`;
+///   (`skin::scalar`), i.e. `Σ w·P`;
 /// - joint indices = `bonenum` (u16), weights = the influences, in record order;
 /// - joint matrices = palette(mid frame) × B⁻¹ (`Palette::relative_to`), as column-major
 ///   `Float4x4`.
@@ -127,7 +127,7 @@ fn ms3d_crate(c: &mut Criterion) {
 /// vertex. Both write 24 bytes per vertex.
 ///
 /// `ozz-pose`: each corpus DPM and IQM (`../shared/corpus-next/iqm`) with more than one frame
-/// becomes an ozz skeleton and animation through ozz's offline `SkeletonBuilder` and
+/// becomes an ozz skeleton and animation through ozz's offline `SkpBuilder` and
 /// `AnimationBuilder` (once, untimed): the file's parents, frame 0 as the rest pose, and every
 /// frame's parent-relative rotation and translation as skelmap samples them (an IQM's decoded
 /// from its 16-bit channels), plus its scale when the IQM scales a joint, as one key per
@@ -151,9 +151,7 @@ mod ozz {
     use skelmap::dpm::{self, Dpm};
     use skelmap::iqm::Iqm;
     use skelmap::pose::{self, Interpolation, LocalPose, Palette};
-    use skelmap::skin::{
-        CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_scalar,
-    };
+    use skelmap::skin::{self, CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
     use skelmap::{Diagnostics, Parse, SkeletalMesh};
 
     use crate::common;
@@ -299,7 +297,7 @@ mod ozz {
         let (mut at, mut off_sum, mut off_count, mut singles) = (0usize, 0.0f32, 0usize, 0usize);
         for mesh in meshes {
             let k = mesh.num_vertices();
-            skin_scalar(
+            skin::scalar(
                 mesh,
                 &posed.bind,
                 &mut bind_p[at..at + k],
@@ -592,7 +590,7 @@ mod ozz {
                 continue;
             }
             // As `Model` samples it: through the channel layout, made before timing.
-            let m = skelmap::iqm::Model::single(m);
+            let m = skelmap::iqm::Pair::single(m);
             assert!(m.layout().is_some(), "{name}");
             clip_rows(&mut group, &mut ozz, &name, "skelmap-iqm", &m);
         }

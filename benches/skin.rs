@@ -44,8 +44,7 @@ use skelmap::model::Pose;
 use skelmap::ms3d::Ms3d;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
-use skelmap::skin::skin_scalar;
-use skelmap::skin::{CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder, skin_stream};
+use skelmap::skin::{self, CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
 use skelmap::skm;
 use skelmap::skm::{Skm, Skp, convert};
 use skelmap::{Diagnostics, Model, SkeletalMesh};
@@ -191,7 +190,7 @@ fn reference_rows(
     group.bench_function("scalar", |b| {
         b.iter(|| {
             for mesh in meshes {
-                skin_scalar(mesh, &posed.palette, p, q).unwrap();
+                skin::scalar(mesh, &posed.palette, p, q).unwrap();
             }
         })
     });
@@ -235,7 +234,7 @@ fn level_rows(
         group.bench_function(BenchmarkId::new("stream", level), |b| {
             b.iter(|| {
                 for mesh in meshes {
-                    skin_stream(mesh, &posed.matrices, level, p, q).unwrap();
+                    skin::stream(mesh, &posed.matrices, level, p, q).unwrap();
                 }
             })
         });
@@ -318,7 +317,7 @@ fn endian(c: &mut Criterion) {
         let dpm = Dpm::parse(&bytes).unwrap();
         let conv = convert::from_dpm(&dpm, &mut Diagnostics::new());
         let (skm_bytes, skp_bytes) = (conv.skm.write().unwrap(), conv.skp.write().unwrap());
-        let skm = skm::Model::pair(
+        let skm = skm::Pair::new(
             Skm::parse(&skm_bytes).unwrap(),
             Skp::parse(&skp_bytes).unwrap(),
             &[],
@@ -334,14 +333,14 @@ fn endian(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("stream-dpm", level), |b| {
             b.iter(|| {
                 for mesh in dpm.meshes() {
-                    skin_stream(&mesh, &pd.matrices, level, &mut p, &mut q).unwrap();
+                    skin::stream(&mesh, &pd.matrices, level, &mut p, &mut q).unwrap();
                 }
             })
         });
         group.bench_function(BenchmarkId::new("stream-skm", level), |b| {
             b.iter(|| {
                 for mesh in skm.skm().meshes() {
-                    skin_stream(&mesh, &ps.matrices, level, &mut p, &mut q).unwrap();
+                    skin::stream(&mesh, &ps.matrices, level, &mut p, &mut q).unwrap();
                 }
             })
         });

@@ -197,23 +197,23 @@ fn mdl_frames(n: u16, mix: u16) -> Vec<u8> {
         name: format!("pose{k}").into_bytes(),
         vertices: vec![([0, 0, k % 200], 0), ([9, 0, 0], 1), ([0, 9, 0], 2)],
     };
-    gamestudio::ModelBuilder {
+    gamestudio::MdlBuilder {
         version: 5,
         scale: [1.0; 3],
         triangles: vec![([0, 1, 2], [0, 0, 0])],
         skin_vertices: vec![[0, 0]],
         frames: (0..n).map(frame).collect(),
-        ..gamestudio::ModelBuilder::default()
+        ..gamestudio::MdlBuilder::default()
     }
     .write()
 }
 
 /// A 2 × 2 HMP terrain (`version` 5 or 7) with `n` frames.
 fn hmp_frames(version: u8, n: u16) -> Vec<u8> {
-    gamestudio::TerrainBuilder {
+    gamestudio::HmpBuilder {
         version,
         frames: (0..n).map(|k| vec![(k, [0, 0]); 4]).collect(),
-        ..gamestudio::TerrainBuilder::default()
+        ..gamestudio::HmpBuilder::default()
     }
     .write()
 }
@@ -284,7 +284,7 @@ fn iqm_character(sides: u32, frames: u32) -> Vec<u8> {
     iqm_character(&params).model.write().unwrap()
 }
 
-/// Opening an IQM resolves no channel layout: the binding (`iqm::Model::layout`, O(joints))
+/// Opening an IQM resolves no channel layout: the binding (`iqm::Pair::layout`, O(joints))
 /// is made on the first sample, so the open of a character allocates the same whatever its
 /// vertex and frame counts, and the first sample allocates the layout once.
 #[test]

@@ -55,7 +55,7 @@ pub fn skm_pair(data: &[u8]) {
         return;
     };
     if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp))
-        && let Ok(model) = skm::Model::pair(skm, skp, &[skm])
+        && let Ok(model) = skm::Pair::new(skm, skp, &[skm])
     {
         exercise::skm_model(&model);
     }
@@ -146,7 +146,7 @@ pub fn exercise_skm(data: &[u8]) {
         return;
     };
     if let (Ok(skm), Ok(skp)) = (Skm::parse(skm), Skp::parse(skp))
-        && let Ok(model) = skm::Model::pair(skm, skp, &[])
+        && let Ok(model) = skm::Pair::new(skm, skp, &[])
     {
         exercise::skin_every_mesh(&model, model.skm().meshes());
     }

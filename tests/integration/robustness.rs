@@ -187,7 +187,7 @@ proptest! {
             _ => {
                 let (a, b) = (mutate_le(skm, &mutations), mutate_le(skp, &mutations));
                 if let (Ok(a), Ok(b)) = (skelmap::skm::Skm::parse(&a), skelmap::skm::Skp::parse(&b))
-                    && let Ok(model) = skelmap::skm::Model::pair(a, b, &[]) {
+                    && let Ok(model) = skelmap::skm::Pair::new(a, b, &[]) {
                         exercise::skm_model(&model);
                     }
             }

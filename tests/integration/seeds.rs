@@ -407,7 +407,7 @@ fn replay_pair(bytes: &[u8]) {
     };
     let (skm, skp) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
     if let (Ok(skm), Ok(skp)) = (skelmap::skm::Skm::parse(skm), skelmap::skm::Skp::parse(skp))
-        && let Ok(model) = skelmap::skm::Model::pair(skm, skp, &[skm])
+        && let Ok(model) = skelmap::skm::Pair::new(skm, skp, &[skm])
     {
         crate::exercise::skm_model(&model);
         crate::exercise::skin_every_mesh(&model, model.skm().meshes());

@@ -9,16 +9,16 @@ use glam::{Affine3A, Vec3};
 use skelmap_author::gltf::{self, Error, Options};
 use skelmap_core::asset::{self, Asset, ClipKeys, UNBOUND, UpAxis};
 use skelmap_core::{Model, synth};
-use skelmap_export::gltf::{GltfOptions, write_glb};
+use skelmap_export::gltf::write_glb;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
 
 fn glb_of(asset: &Asset) -> Vec<u8> {
     let mut out = Vec::new();
-    let options = GltfOptions {
+    let options = skelmap_export::gltf::Options {
         all_influences: true,
-        ..GltfOptions::default()
+        ..skelmap_export::gltf::Options::default()
     };
     write_glb(asset, &options, &mut out).unwrap();
     out

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use skelmap_core::asset::{Asset, FitError};
 use skelmap_core::model::convert::{self, Posed};
 use skelmap_core::{Limits, Model, dpm, iqm, ms3d, skm, slmdl};
-use skelmap_export::gltf::{GltfOptions, write_glb};
+use skelmap_export::gltf::{self, write_glb};
 
 /// The skeletal formats, with the error a round trip may cost there beyond what the writer
 /// names as lost: float rounding, or bytes for weights (IQM, MS3D).
@@ -46,13 +46,13 @@ fn write(asset: &Asset, format: &str) -> Result<Written, FitError> {
             (f.losses, 0)
         }
         "skm" => {
-            let f = skm::write::Pair::from_asset(asset)?;
+            let f = skm::write::Builder::from_asset(asset)?;
             files.insert("m.skm".to_string(), f.builder.skm.write().unwrap());
             files.insert("m.skp".to_string(), f.builder.skp.write().unwrap());
             (f.losses, 0)
         }
         _ => {
-            let f = slmdl::write::Pair::from_asset(asset)?;
+            let f = slmdl::write::Builder::from_asset(asset)?;
             files.insert("m.mdl".to_string(), f.builder.mesh.write());
             if let Some(anim) = &f.builder.animation {
                 files.insert("m.anim".to_string(), anim.write());
@@ -123,9 +123,9 @@ fn every_corpus_skeletal_model_comes_back_from_gltf_into_every_format() {
     let corpus = corpus();
     for (path, source) in &corpus {
         let mut glb = Vec::new();
-        let options = GltfOptions {
+        let options = gltf::Options {
             all_influences: true,
-            ..GltfOptions::default()
+            ..gltf::Options::default()
         };
         write_glb(source, &options, &mut glb).unwrap();
         let back = skelmap_author::gltf::from_slice(&glb, None, &Default::default())

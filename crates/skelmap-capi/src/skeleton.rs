@@ -261,8 +261,7 @@ pub unsafe extern "C" fn skelmap_model_set_framegroups(
                 model.format()
             )));
         }
-        model.groups =
-            framegroups::parse_framegroups(text, model.frame_count(), model.model.format())?;
+        model.groups = framegroups::parse(text, model.frame_count(), model.model.format())?;
         Ok(())
     })
 }

@@ -242,11 +242,11 @@ mod tests {
             height: 1,
             data: data.to_vec(),
         };
-        let hmp = gamestudio::TerrainBuilder {
+        let hmp = gamestudio::HmpBuilder {
             row: 2.0,
             frames: vec![vec![(0, [0, 0]); 4]],
             skins: vec![skin(7, 10, b"grass.tga\0"), skin(1, 0, b"")],
-            ..gamestudio::TerrainBuilder::default()
+            ..gamestudio::HmpBuilder::default()
         }
         .write();
         let model = open(&hmp);

@@ -154,7 +154,7 @@ fn skeletal_at<'a, S: PoseFrames<'a>>(
     palette.build(model, &pose);
     let n = mesh.num_vertices();
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    skin::skin_scalar(mesh, &palette, &mut p, &mut q).unwrap();
+    skin::scalar(mesh, &palette, &mut p, &mut q).unwrap();
     join(&p, &q)
 }
 
@@ -214,7 +214,7 @@ fn expected(path: &Path) -> Expected {
                 let mut deltas = Vec::new();
                 now.relative_to(&rest, &mut deltas);
                 let mut p = vec![[0.0; 3]; m.vertices().len()];
-                skin::skin_bind_positions(&m, &deltas, &mut p).unwrap();
+                skin::bind_positions(&m, &deltas, &mut p).unwrap();
                 let v = join(&p, &vec![[0.0; 3]; p.len()]);
                 let (nv, nt) = (m.vertices().len() as u64, m.triangles().len() as u64);
                 (4, m.joints().len() as u32, frames, nv, nt, v)

@@ -41,10 +41,10 @@ fn compact_calls_return_the_documented_statuses() {
     use SkelmapStatus::*;
     let tube = synth::tube(&synth::TubeParams::default()).write().unwrap();
     // A 3×2 terrain: vertex-animated, nothing to fold.
-    let terrain = gamestudio::TerrainBuilder {
+    let terrain = gamestudio::HmpBuilder {
         row: 3.0,
         frames: vec![(0..6).map(|i| (i * 10, [0, 0])).collect()],
-        ..gamestudio::TerrainBuilder::default()
+        ..gamestudio::HmpBuilder::default()
     }
     .write();
     assert_eq!(

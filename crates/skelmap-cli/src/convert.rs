@@ -10,7 +10,7 @@ use clap::{Args, ValueEnum};
 use skelmap_core::asset::{Asset, ClipKeys, Place, WriteOptions};
 use skelmap_core::model::convert::{self as conv, Posed, SkinningError};
 use skelmap_core::{Format, Limits, Model, model, skm};
-use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::gltf;
 
 use crate::load::{self, Companions};
 use crate::output::Outputs;
@@ -485,9 +485,9 @@ fn write_gltf(
     outputs: &mut Outputs,
 ) -> Result<(), String> {
     let bad = |e: &dyn std::fmt::Display| format!("{}: {e}", output.display());
-    let options = GltfOptions {
+    let options = gltf::Options {
         all_influences: true,
-        ..GltfOptions::default()
+        ..gltf::Options::default()
     };
     let mut glb = Vec::new();
     gltf::write_glb(asset, &options, &mut glb).map_err(|e| bad(&e))?;

@@ -14,7 +14,7 @@ use skelmap_core::model::Pose;
 use skelmap_core::pose::Interpolation;
 use skelmap_core::skin::{SimdLevel, VertexOrder};
 use skelmap_core::{Diagnostics, Error, Model, skm, synth};
-use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::gltf;
 use skelmap_export::render;
 
 use crate::output::Outputs;
@@ -151,7 +151,8 @@ pub fn run(out: &Path) -> Result<ExitCode, String> {
         .to_asset(&asset::Options::default())
         .map_err(|e| format!("demo: {e}"))?;
     let mut glb = Vec::new();
-    gltf::write_glb(&built, &GltfOptions::default(), &mut glb).map_err(|e| format!("demo: {e}"))?;
+    gltf::write_glb(&built, &gltf::Options::default(), &mut glb)
+        .map_err(|e| format!("demo: {e}"))?;
     outputs.write(&glb_path, &glb)?;
     say!(
         "  wrote {} ({} bytes): {} joints, {} animations",

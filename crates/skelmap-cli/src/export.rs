@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use skelmap_core::Model;
 use skelmap_core::asset::{self, Asset, ClipTime};
-use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::gltf;
 use skelmap_export::{obj, render};
 
 use crate::load;
@@ -129,7 +129,7 @@ pub fn export(
         outputs.claim(&out.with_extension("mtl"))?;
     }
     load::textures(path, &mut asset, companions, &mut outputs)?;
-    let options = GltfOptions {
+    let options = gltf::Options {
         all_influences: args.all_influences,
         no_animations: args.no_animations,
     };
@@ -197,7 +197,7 @@ fn export_to_stdout(
     }
     let fail = |e: skelmap_export::Error| format!("{}: {e}", path.display());
     let text = if kind == "gltf" {
-        let options = GltfOptions {
+        let options = gltf::Options {
             all_influences: args.all_influences,
             no_animations: args.no_animations,
         };
@@ -208,7 +208,7 @@ fn export_to_stdout(
         gltf::to_gltf(&asset, &options, &uri).map_err(fail)?.0
     } else {
         let mut text = Vec::new();
-        obj::write_obj(&asset, &mut text).map_err(fail)?;
+        obj::write(&asset, &mut text).map_err(fail)?;
         text
     };
     let mut stdout = std::io::stdout().lock();
@@ -289,7 +289,7 @@ fn write_obj(out: &Path, asset: &Asset, outputs: &mut Outputs) -> Result<Option<
     };
     let mut text = Vec::new();
     let with = (!asset.materials.is_empty()).then_some(&materials);
-    obj::write_obj_with(asset, with, &mut text).map_err(fail)?;
+    obj::write_with(asset, with, &mut text).map_err(fail)?;
     outputs.write(out, &text)?;
     if with.is_some() {
         let mut text = Vec::new();

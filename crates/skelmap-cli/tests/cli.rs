@@ -827,7 +827,7 @@ fn convert_measures_a_dpm_as_iqm_and_an_iqm_as_dpm_with_its_clips() {
 fn info_counts_read_as_english_and_agree() {
     let dir = temp_dir("info-wording");
     let hmp = dir.join("field.hmp");
-    let field = skelmap_core::gamestudio::TerrainBuilder {
+    let field = skelmap_core::gamestudio::HmpBuilder {
         row: 2.0,
         frames: vec![vec![(10, [0, 0]); 4]],
         ..Default::default()

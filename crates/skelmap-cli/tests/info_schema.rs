@@ -202,7 +202,7 @@ fn quad_mdl() -> Vec<u8> {
             ([10, 10, 0], 5),
         ],
     };
-    gamestudio::ModelBuilder {
+    gamestudio::MdlBuilder {
         skins: vec![SkinDef {
             code: 2 + 8,
             width: 8,
@@ -212,7 +212,7 @@ fn quad_mdl() -> Vec<u8> {
         skin_vertices: vec![[0, 0], [8, 0], [0, 8], [8, 8]],
         triangles: vec![([0, 1, 3], [0, 1, 3]), ([0, 3, 2], [0, 3, 2])],
         frames: vec![frame(b"stand1"), frame(b"stand2")],
-        ..gamestudio::ModelBuilder::default()
+        ..gamestudio::MdlBuilder::default()
     }
     .write()
 }
@@ -230,7 +230,7 @@ fn skinned_hmp() -> Vec<u8> {
         height,
         data,
     };
-    gamestudio::TerrainBuilder {
+    gamestudio::HmpBuilder {
         row: 2.0,
         skins: vec![
             skin(2, 2, 2, vec![0; 8]),
@@ -246,7 +246,7 @@ fn skinned_hmp() -> Vec<u8> {
             skin(2 | 0x10 | 0x20, 0, 0, definition),
         ],
         frames: vec![vec![(10, [0, 0]); 4]],
-        ..gamestudio::TerrainBuilder::default()
+        ..gamestudio::HmpBuilder::default()
     }
     .write()
 }
@@ -385,10 +385,10 @@ fn info_gives_each_skin_as_numbers_and_as_one_line() {
 
     // A terrain without skins says so, in both renderings.
     let bare = dir.join("bare.hmp");
-    let bytes = gamestudio::TerrainBuilder {
+    let bytes = gamestudio::HmpBuilder {
         row: 2.0,
         frames: vec![vec![(10, [0, 0]); 4]],
-        ..gamestudio::TerrainBuilder::default()
+        ..gamestudio::HmpBuilder::default()
     }
     .write();
     std::fs::write(&bare, bytes).unwrap();

@@ -86,8 +86,8 @@ macro_rules! format_table {
                 name: "SKM", extensions: ["skm"],
                 magic: SKM_MAGIC, magic_text: "\"SKM1\"", c_value: 2,
                 folder: "skm", docs: "skm", fuzz: "skm",
-                writer: [skm::write::Pair],
-                view: skm::Model, as_skm,
+                writer: [skm::write::Builder],
+                view: skm::Pair, as_skm,
                 "A Qfusion mesh paired with its skeleton (and levels of detail).",
             }
             /// Qfusion/Warsow skeleton and animation (`SKM1` as well; told apart by header
@@ -123,7 +123,7 @@ macro_rules! format_table {
                 magic: MDL_MAGIC_PREFIX, magic_text: "\"MDL2\", \"MDL3\", \"MDL4\" or \"MDL5\"",
                 c_value: 5,
                 folder: "gamestudio", docs: "mdl", fuzz: "mdl",
-                writer: [gamestudio::ModelBuilder],
+                writer: [gamestudio::MdlBuilder],
                 view: gamestudio::Mdl, as_mdl, "A GameStudio model.",
             }
             /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
@@ -139,8 +139,8 @@ macro_rules! format_table {
                 name: "SL mdl", extensions: ["mdl"],
                 magic: SLMDL_MAGIC, magic_text: "\"mdl\\0\"", c_value: 7,
                 folder: "slmdl", docs: "slmdl", fuzz: "slmdl",
-                writer: [slmdl::write::Pair],
-                view: slmdl::Model, as_sl_mdl, "An SL mesh, with its animation when one was found.",
+                writer: [slmdl::write::Builder],
+                view: slmdl::Pair, as_sl_mdl, "An SL mesh, with its animation when one was found.",
             }
             /// The "SL" engine's `.anim` (no magic: recognised by its extension only).
             SlAnim {
@@ -167,7 +167,7 @@ macro_rules! format_table {
                 magic: IQM_MAGIC, magic_text: "\"INTERQUAKEMODEL\\0\"", c_value: 10,
                 folder: "iqm", docs: "iqm", fuzz: "iqm",
                 writer: [iqm::Builder],
-                view: iqm::Model, as_iqm,
+                view: iqm::Pair, as_iqm,
                 "An Inter-Quake Model (or an IQM animation on its own), with the animation it plays.",
             }
         }

@@ -46,11 +46,11 @@
 //! | format | module | open + validate | write |
 //! |---|---|---|---|
 //! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::Builder`] |
-//! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::MeshBuilder`], [`skm::SkeletonBuilder`], [`skm::convert`] |
-//! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::ModelBuilder`], [`gamestudio::TerrainBuilder`] |
+//! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
+//! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::MdlBuilder`], [`gamestudio::HmpBuilder`] |
 //! | Quake MDL (`IDPO`), GameStudio MDL2 | [`quake`] | yes (skin and frame groups; [`quake::PALETTE`]; frames through the morph kernel) | [`quake::Builder`] |
 //! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Builder`] |
-//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::skin_bind_dqs`]) | [`slmdl::MeshBuilder`], [`slmdl::AnimationBuilder`] |
+//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::bind_dqs`]) | [`slmdl::MeshBuilder`], [`slmdl::AnimationBuilder`] |
 
 #![deny(missing_docs)]
 // Unsafe code lives in `source` (the memory map) and the `x86` modules (`std::arch` code), each

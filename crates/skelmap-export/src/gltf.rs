@@ -19,7 +19,7 @@
 //! - **Influences**: `JOINTS_0`/`WEIGHTS_0`, 4 influences a vertex renormalised to sum to 1
 //!   (what engines accept): where a vertex has more, the 4 whose largest error over the
 //!   asset's frames is smallest ([`asset::Influences::cut`], the heaviest for an asset of one
-//!   frame); [`GltfOptions::all_influences`] keeps every influence
+//!   frame); [`Options::all_influences`] keeps every influence
 //!   in as many `JOINTS_n`/`WEIGHTS_n` sets as the busiest vertex needs. Weights are unorm16
 //!   summing to exactly 65535, chosen and quantised by [`gpu::Skin::new`], the code that
 //!   builds the GPU skinning buffers.
@@ -56,7 +56,7 @@ use skelmap_core::gpu;
 
 /// Choices for the glTF writer.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct GltfOptions {
+pub struct Options {
     /// Keep every influence (`JOINTS_n`/`WEIGHTS_n` sets of 4) instead of the top 4.
     pub all_influences: bool,
     /// Leave the animations out.
@@ -74,7 +74,7 @@ pub const ROOT_NODE: &str = "skelmap_root";
 /// [`Error::TooLarge`] past 4 GiB of binary data; [`Error::Encode`] if a skin fails to encode.
 pub fn document(
     asset: &Asset,
-    options: &GltfOptions,
+    options: &Options,
     bin_uri: Option<&str>,
 ) -> Result<(Root, Vec<u8>)> {
     let mut b = Builder::default();
@@ -110,7 +110,7 @@ pub fn document(
 /// # Errors
 ///
 /// As [`document`], plus [`Error::Io`] and [`Error::Encode`].
-pub fn write_glb(asset: &Asset, options: &GltfOptions, out: impl Write) -> Result<()> {
+pub fn write_glb(asset: &Asset, options: &Options, out: impl Write) -> Result<()> {
     let (root, bin) = document(asset, options, None)?;
     let json = json::serialize::to_vec(&root).map_err(|e| encode("glTF JSON", e))?;
     let glb = ::gltf::binary::Glb {
@@ -134,7 +134,7 @@ pub fn write_glb(asset: &Asset, options: &GltfOptions, out: impl Write) -> Resul
 /// # Errors
 ///
 /// As [`document`].
-pub fn to_gltf(asset: &Asset, options: &GltfOptions, bin_uri: &str) -> Result<(Vec<u8>, Vec<u8>)> {
+pub fn to_gltf(asset: &Asset, options: &Options, bin_uri: &str) -> Result<(Vec<u8>, Vec<u8>)> {
     let (root, bin) = document(asset, options, Some(bin_uri))?;
     let json = json::serialize::to_vec_pretty(&root).map_err(|e| encode("glTF JSON", e))?;
     Ok((json, bin))
@@ -160,7 +160,7 @@ fn inverse_bind(world: Affine3A) -> [f32; 16] {
 /// summing to exactly 65535; [`UNBOUND`](asset::UNBOUND) maps to `root_joint`.
 fn influence_sets(
     mesh: &asset::Mesh,
-    options: &GltfOptions,
+    options: &Options,
     frames: &SkinFrames,
     root_joint: u16,
 ) -> Result<gpu::Skin> {
@@ -351,7 +351,7 @@ impl Builder {
     fn mesh(
         &mut self,
         mesh: &asset::Mesh,
-        options: &GltfOptions,
+        options: &Options,
         joints: &Joints,
         materials: &[Index<json::Material>],
     ) -> Result<Option<Index<Node>>> {
@@ -400,7 +400,7 @@ impl Builder {
     fn attributes(
         &mut self,
         mesh: &asset::Mesh,
-        options: &GltfOptions,
+        options: &Options,
         root_joint: Option<u16>,
     ) -> Result<Attributes> {
         let mut attributes = BTreeMap::new();

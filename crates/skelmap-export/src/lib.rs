@@ -6,7 +6,7 @@
 //! with decoded skins, animations), and the writers consume it, whichever reader made it:
 //!
 //! - [`gltf::write_glb`] / [`gltf::to_gltf`]: glTF 2.0 ([details](gltf));
-//! - [`obj::write_obj`]: one posed frame as OBJ, with [`obj::write_obj_with`] and
+//! - [`obj::write`]: one posed frame as OBJ, with [`obj::write_with`] and
 //!   [`obj::write_mtl`] its materials as a `.mtl`;
 //! - [`render::render`] and [`render::contact_sheet`], then [`render::encode_png`]: a
 //!   z-buffered, flat-shaded orthographic preview.
@@ -21,7 +21,7 @@
 //! assert_eq!((asset.num_vertices(), asset.clips.len()), (136, 2));
 //!
 //! let mut glb = Vec::new();
-//! gltf::write_glb(&asset, &gltf::GltfOptions::default(), &mut glb)?;
+//! gltf::write_glb(&asset, &gltf::Options::default(), &mut glb)?;
 //! assert_eq!(&glb[..4], b"glTF");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -16,7 +16,7 @@ use skelmap_core::asset::Asset;
 /// let model = Model::from_bytes(&bytes)?;
 /// let asset = model.to_asset(&asset::Options { frame: Some(2), ..Default::default() })?;
 /// let mut text = Vec::new();
-/// obj::write_obj(&asset, &mut text)?;
+/// obj::write(&asset, &mut text)?;
 /// let text = String::from_utf8(text)?;
 /// assert_eq!(text.lines().filter(|l| l.starts_with("v ")).count(), asset.num_vertices());
 /// assert_eq!(text.lines().filter(|l| l.starts_with("f ")).count(), asset.num_triangles());
@@ -26,8 +26,8 @@ use skelmap_core::asset::Asset;
 /// # Errors
 ///
 /// [`Error::NoGeometry`] for an asset without triangles; [`Error::Io`].
-pub fn write_obj(asset: &Asset, out: impl Write) -> Result<()> {
-    write_obj_with(asset, None, out)
+pub fn write(asset: &Asset, out: impl Write) -> Result<()> {
+    write_with(asset, None, out)
 }
 
 /// Where an OBJ's materials are: the `.mtl` file its `mtllib` line names (relative to the
@@ -41,7 +41,7 @@ pub struct Materials<'a> {
     pub textures: &'a [Option<String>],
 }
 
-/// [`write_obj`], and with `materials` a `mtllib` line and a `usemtl` line for each mesh
+/// [`write`](fn@write), and with `materials` a `mtllib` line and a `usemtl` line for each mesh
 /// that has a material (named as [`write_mtl`] names it).
 ///
 /// ```
@@ -53,7 +53,7 @@ pub struct Materials<'a> {
 /// let (mut text, mut mtl) = (Vec::new(), Vec::new());
 /// let textures = [Some("skin_0.png".to_string())];
 /// let materials = obj::Materials { mtllib: "model.mtl", textures: &textures };
-/// obj::write_obj_with(&asset, Some(&materials), &mut text)?;
+/// obj::write_with(&asset, Some(&materials), &mut text)?;
 /// obj::write_mtl(&asset, &textures, &mut mtl)?;
 /// assert!(String::from_utf8(text)?.contains("mtllib model.mtl\n"));
 /// assert!(String::from_utf8(mtl)?.contains("map_Kd skin_0.png\n"));
@@ -62,12 +62,8 @@ pub struct Materials<'a> {
 ///
 /// # Errors
 ///
-/// As [`write_obj`].
-pub fn write_obj_with(
-    asset: &Asset,
-    materials: Option<&Materials<'_>>,
-    out: impl Write,
-) -> Result<()> {
+/// As [`write`](fn@write).
+pub fn write_with(asset: &Asset, materials: Option<&Materials<'_>>, out: impl Write) -> Result<()> {
     if asset.num_triangles() == 0 {
         return Err(Error::NoGeometry {
             format: asset.format,

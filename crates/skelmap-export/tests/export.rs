@@ -11,7 +11,7 @@ use skelmap_core::asset::{self, Asset};
 use skelmap_core::dpm::Dpm;
 use skelmap_core::skm::convert;
 use skelmap_core::{Diagnostics, Limits, Model, Source, synth};
-use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::gltf;
 use skelmap_export::{Error, obj, render};
 
 /// The files of corpus folder `sub`, or `None` (with a message) when absent (see
@@ -24,7 +24,7 @@ fn tube_bytes() -> Vec<u8> {
     synth::tube(&synth::TubeParams::default()).write().unwrap()
 }
 
-fn glb(asset: &Asset, options: &GltfOptions) -> Vec<u8> {
+fn glb(asset: &Asset, options: &gltf::Options) -> Vec<u8> {
     let mut out = Vec::new();
     gltf::write_glb(asset, options, &mut out).unwrap();
     out
@@ -179,7 +179,7 @@ fn glb_of_the_tube_reads_back_with_its_counts() {
     let bytes = tube_bytes();
     let model = Model::from_bytes(&bytes).unwrap();
     let asset = at(&model, None);
-    let glb = glb(&asset, &GltfOptions::default());
+    let glb = glb(&asset, &gltf::Options::default());
     let doc = ::gltf::Gltf::from_slice(&glb).unwrap();
     // 4 bones + skelmap_root + 1 mesh node.
     assert_eq!(doc.nodes().count(), 6);
@@ -212,13 +212,13 @@ fn gltf_evaluated_at_every_key_matches_the_runtime_pose_of_the_tube() {
     let asset = at(&model, None);
     let all = glb(
         &asset,
-        &GltfOptions {
+        &gltf::Options {
             all_influences: true,
-            ..GltfOptions::default()
+            ..gltf::Options::default()
         },
     );
     // The tube has up to 3 influences per vertex, so the top 4 are all of them.
-    assert_eq!(glb(&asset, &GltfOptions::default()), all);
+    assert_eq!(glb(&asset, &gltf::Options::default()), all);
     assert!(deviation(&evaluate(&all, None), &asset) < 1e-5);
     for (a, clip) in asset.clips.iter().enumerate() {
         for key in 0..clip.len() {
@@ -258,9 +258,9 @@ fn corpus_dpm_gltf_reproduces_the_runtime_pose() {
         let asset = at(&model, None);
         let all = glb(
             &asset,
-            &GltfOptions {
+            &gltf::Options {
                 all_influences: true,
-                ..GltfOptions::default()
+                ..gltf::Options::default()
             },
         );
         // The bind pose is the exported positions themselves.
@@ -293,7 +293,7 @@ fn corpus_mdl_and_hmp_morph_targets_reproduce_every_frame() {
             continue; // MDL2 is refused by design.
         };
         let asset = at(&model, None);
-        let file = glb(&asset, &GltfOptions::default());
+        let file = glb(&asset, &gltf::Options::default());
         assert!(deviation(&evaluate(&file, None), &asset) < 1e-5);
         for (a, clip) in asset.clips.iter().enumerate() {
             for key in [0, clip.len() - 1] {
@@ -319,7 +319,7 @@ fn iqm_gltf_reproduces_the_runtime_pose_with_scale() {
             continue;
         }
         let asset = at(&model, None);
-        let file = glb(&asset, &GltfOptions::default());
+        let file = glb(&asset, &gltf::Options::default());
         assert!(deviation(&evaluate(&file, None), &asset) < 1e-5, "{name}");
         for (a, clip) in asset.clips.iter().enumerate() {
             for key in [0, clip.len() / 2, clip.len() - 1] {
@@ -344,7 +344,7 @@ fn corpus_ms3d_gltf_reproduces_the_runtime_pose() {
         let bytes = std::fs::read(&path).unwrap();
         let model = Model::from_bytes(&bytes).unwrap();
         let asset = at(&model, None);
-        let file = glb(&asset, &GltfOptions::default());
+        let file = glb(&asset, &gltf::Options::default());
         assert!(deviation(&evaluate(&file, None), &asset) < 1e-5);
         for (a, clip) in asset.clips.iter().enumerate() {
             let key = clip.len() / 2;
@@ -373,12 +373,12 @@ fn top_four_influences_are_renormalised() {
         .map(|m| m.influences.max_per_vertex())
         .max()
         .unwrap();
-    let top4 = glb(&asset, &GltfOptions::default());
+    let top4 = glb(&asset, &gltf::Options::default());
     let all = glb(
         &asset,
-        &GltfOptions {
+        &gltf::Options {
             all_influences: true,
-            ..GltfOptions::default()
+            ..gltf::Options::default()
         },
     );
     let sets = |bytes: &[u8]| {
@@ -413,7 +413,7 @@ fn top_four_influences_are_renormalised() {
 fn gltf_text_refers_to_its_bin() {
     let bytes = tube_bytes();
     let asset = at(&Model::from_bytes(&bytes).unwrap(), None);
-    let (json, bin) = gltf::to_gltf(&asset, &GltfOptions::default(), "tube.bin").unwrap();
+    let (json, bin) = gltf::to_gltf(&asset, &gltf::Options::default(), "tube.bin").unwrap();
     let doc = ::gltf::Gltf::from_slice(&json).unwrap();
     let buffer = doc.buffers().next().unwrap();
     assert_eq!(buffer.length(), bin.len());
@@ -441,7 +441,7 @@ fn a_mesh_without_texture_coordinates_gets_its_material_untextured() {
     bare.uvs = None;
     asset.meshes.push(bare.clone());
     asset.meshes.push(bare);
-    let (json, _) = gltf::to_gltf(&asset, &GltfOptions::default(), "t.bin").unwrap();
+    let (json, _) = gltf::to_gltf(&asset, &gltf::Options::default(), "t.bin").unwrap();
     let doc = ::gltf::Gltf::from_slice(&json).unwrap();
     let materials: Vec<_> = doc
         .meshes()
@@ -506,7 +506,7 @@ fn obj_has_one_line_per_vertex_and_face() {
     let bytes = tube_bytes();
     let asset = at(&Model::from_bytes(&bytes).unwrap(), Some(4));
     let mut out = Vec::new();
-    obj::write_obj(&asset, &mut out).unwrap();
+    obj::write(&asset, &mut out).unwrap();
     let text = String::from_utf8(out).unwrap();
     let count = |prefix: &str| text.lines().filter(|l| l.starts_with(prefix)).count();
     assert_eq!((count("v "), count("vt "), count("vn ")), (136, 136, 136));
@@ -582,11 +582,11 @@ fn errors_name_what_went_wrong() {
         Err(Error::NoGeometry { format: "SKP", .. })
     ));
     assert!(matches!(
-        obj::write_obj(&asset, Vec::new()),
+        obj::write(&asset, Vec::new()),
         Err(Error::NoGeometry { .. })
     ));
     // ... but still exports as glTF: nodes and animations, no skin.
-    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &GltfOptions::default())).unwrap();
+    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &gltf::Options::default())).unwrap();
     assert_eq!((doc.skins().count(), doc.animations().count()), (0, 2));
     // A lone SKM is no model: it needs its skeleton.
     let skm = c.skm.write().unwrap();
@@ -620,7 +620,7 @@ fn overflowing_poses_used_to_write_null_into_the_gltf_json() {
     .unwrap();
     let asset = at(&model, None);
     assert!(asset.replaced_non_finite > 0);
-    let file = glb(&asset, &GltfOptions::default());
+    let file = glb(&asset, &gltf::Options::default());
     let doc = ::gltf::Gltf::from_slice(&file).unwrap();
     assert_eq!(doc.nodes().count(), 6);
     assert!(!String::from_utf8_lossy(&file).contains("null"));
@@ -636,7 +636,7 @@ fn a_model_with_nothing_to_show_used_to_get_an_unreadable_empty_scene() {
     let model = Model::from_bytes(&bytes).unwrap();
     let asset = at(&model, None);
     assert_eq!((asset.num_triangles(), asset.skeleton.is_none()), (0, true));
-    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &GltfOptions::default())).unwrap();
+    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &gltf::Options::default())).unwrap();
     assert_eq!((doc.scenes().count(), doc.nodes().count()), (0, 0));
 }
 
@@ -652,7 +652,7 @@ fn a_huge_coordinate_used_to_turn_into_nan_in_the_glb() {
     let model = Model::from_bytes(&bytes).unwrap();
     let asset = at(&model, Some(0));
     assert_eq!(asset.up, asset::UpAxis::Z);
-    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &GltfOptions::default())).unwrap();
+    let doc = ::gltf::Gltf::from_slice(&glb(&asset, &gltf::Options::default())).unwrap();
     let accessor = doc.meshes().next().unwrap().primitives().next().unwrap();
     let position = accessor.get(&::gltf::Semantic::Positions).unwrap();
     let to_f32 = |v: ::gltf::json::Value| -> Vec<f32> {
@@ -687,7 +687,7 @@ fn an_animation_past_the_key_budget_is_refused() {
     // 2,049 frames of one triangle in one group ("f_1", "f_2" …): every key holds one weight
     // per frame, 2,049² = 4,198,401 keys, just past MAX_CLIP_KEYS (4,194,304).
     let frames = 2049u32;
-    let mdl = skelmap_core::gamestudio::ModelBuilder {
+    let mdl = skelmap_core::gamestudio::MdlBuilder {
         skin_size: [8, 8],
         skin_vertices: vec![[0, 0], [8, 0], [0, 8]],
         triangles: vec![([0, 1, 2], [0, 1, 2])],
@@ -738,11 +738,11 @@ fn external_skin_names_become_relative_image_uris() {
     use skelmap_core::gamestudio;
     use skelmap_core::gamestudio::write::SkinDef;
     let hmp = |skins: Vec<SkinDef>| {
-        gamestudio::TerrainBuilder {
+        gamestudio::HmpBuilder {
             row: 2.0,
             skins,
             frames: vec![vec![(10, [0, 0]); 4]],
-            ..gamestudio::TerrainBuilder::default()
+            ..gamestudio::HmpBuilder::default()
         }
         .write()
     };
@@ -759,7 +759,7 @@ fn external_skin_names_become_relative_image_uris() {
     let uri_of = |bytes: &[u8]| {
         let model = Model::from_bytes(bytes).unwrap();
         let asset = model.to_asset(&asset::Options::default()).unwrap();
-        let (json, _) = gltf::to_gltf(&asset, &GltfOptions::default(), "x.bin").unwrap();
+        let (json, _) = gltf::to_gltf(&asset, &gltf::Options::default(), "x.bin").unwrap();
         let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
         (
             asset.materials[0].external.clone(),

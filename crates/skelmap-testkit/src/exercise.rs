@@ -596,7 +596,7 @@ pub fn skp(p: &Skp<'_>) {
 }
 
 /// Deep walk of a paired model: every mesh's bones index the skeleton.
-pub fn skm_model(m: &skm::Model<'_>) {
+pub fn skm_model(m: &skm::Pair<'_>) {
     skm(&m.skm());
     skp(&m.skp());
     assert_eq!(m.skm().num_bones(), m.skp().num_bones());
@@ -686,10 +686,10 @@ pub fn ms3d(m: &Ms3d<'_>) {
         let mut dq = skelmap_core::skin::dqs::deltas(&bind, &bind);
         let mut out = vec![[0.0; 3]; 2 * vertices];
         let (positions, normals) = out.split_at_mut(vertices);
-        skelmap_core::skin::skin_bind_dqs(m, &dq, positions, normals)
+        skelmap_core::skin::bind_dqs(m, &dq, positions, normals)
             .expect("the model's own palette covers its joints");
         dq = skelmap_core::skin::dqs::deltas(&now, &bind);
-        skelmap_core::skin::skin_bind_dqs(m, &dq, positions, normals)
+        skelmap_core::skin::bind_dqs(m, &dq, positions, normals)
             .expect("the model's own palette covers its joints");
     }
 }
@@ -899,7 +899,7 @@ pub fn skin_every_mesh<'a, M: SkeletalMesh<'a>>(
         for mesh in meshes.clone() {
             let n = mesh.num_vertices();
             let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-            skin::skin_scalar(&mesh, &palette, &mut p, &mut q).expect("a validated model skins");
+            skin::scalar(&mesh, &palette, &mut p, &mut q).expect("a validated model skins");
             kernels_agree(&mesh, &palette, &p);
         }
     }
@@ -941,7 +941,7 @@ fn kernels_agree<'a>(mesh: &impl SkeletalMesh<'a>, palette: &Palette, want: &[[f
         }
     };
     for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
-        skin::skin_stream(mesh, &matrices, level, &mut p, &mut q).expect("stream skins");
+        skin::stream(mesh, &matrices, level, &mut p, &mut q).expect("stream skins");
         check(&p, "stream");
         prepared
             .skin(&matrices, level, VertexOrder::Original, &mut p, &mut q)

@@ -4,7 +4,7 @@
 
 use skelmap_core::Model;
 use skelmap_core::asset::{self, Asset};
-use skelmap_export::gltf::{self, GltfOptions};
+use skelmap_export::gltf;
 use skelmap_export::{obj, render};
 
 /// Opens `data` as any format and drives the exporters over it.
@@ -30,16 +30,16 @@ pub fn drive(model: &Model<'_>) {
                 );
                 check(&asset);
                 let mut glb = Vec::new();
-                let all = GltfOptions {
+                let all = gltf::Options {
                     all_influences: true,
-                    ..GltfOptions::default()
+                    ..gltf::Options::default()
                 };
                 if gltf::write_glb(&asset, &all, &mut glb).is_ok()
                     && let Err(e) = ::gltf::Gltf::from_slice(&glb)
                 {
                     panic!("unreadable GLB: {e}");
                 }
-                let _ = obj::write_obj(&asset, std::io::sink());
+                let _ = obj::write(&asset, std::io::sink());
                 if let Ok(image) = render::render(&asset, 16, 16) {
                     assert_eq!(image.rgba.len(), 16 * 16 * 4);
                 }

@@ -76,7 +76,7 @@ pub fn build(spec: &Spec) -> Option<Vec<u8>> {
                     .map(|i| ([i * 10, k * 5, i], (i % 162) as u8))
                     .collect(),
             };
-            gamestudio::ModelBuilder {
+            gamestudio::MdlBuilder {
                 skins: vec![SkinDef {
                     code: 2,
                     width: 8,
@@ -86,7 +86,7 @@ pub fn build(spec: &Spec) -> Option<Vec<u8>> {
                 skin_vertices: vec![[0, 0], [8, 8]],
                 triangles: (0..n - 2).map(|i| ([i, i + 1, i + 2], [0, 1, 0])).collect(),
                 frames: (0..frames as u16).map(frame).collect(),
-                ..gamestudio::ModelBuilder::default()
+                ..gamestudio::MdlBuilder::default()
             }
             .write()
         }

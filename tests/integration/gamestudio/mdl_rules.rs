@@ -397,7 +397,7 @@ fn mdl_skin_vertices_outside_the_skin_are_a_warning_at_their_table() {
 /// byte frame, on a 16 × 8 skin: every table long enough for validation's SIMD scans (where
 /// the CPU has them), and every maximum different from the one beside it (vertex and skin
 /// vertex counts, skin width and height).
-fn wide_quad() -> gamestudio::ModelBuilder {
+fn wide_quad() -> gamestudio::MdlBuilder {
     const N: u16 = 300;
     const UV: u16 = 250;
     let frame = |frame_type| MdlFrameDef {
@@ -407,7 +407,7 @@ fn wide_quad() -> gamestudio::ModelBuilder {
             .map(|i| ([i % 200, i / 2, 7], (i % 162) as u8))
             .collect(),
     };
-    gamestudio::ModelBuilder {
+    gamestudio::MdlBuilder {
         skins: vec![SkinDef {
             code: 2 + 8,
             width: 16,

@@ -85,12 +85,12 @@ fn morph_kernels_agree_on_byte_and_word_frames_of_every_tail_length() {
                     })
                     .collect(),
             };
-            let bytes = gamestudio::ModelBuilder {
+            let bytes = gamestudio::MdlBuilder {
                 version,
                 scale: [0.25, 0.5, 2.0],
                 triangles: vec![([0, 0, 0], [0, 0, 0])],
                 frames: vec![frame(3), frame(7), frame(1)],
-                ..gamestudio::ModelBuilder::default()
+                ..gamestudio::MdlBuilder::default()
             }
             .write();
             let Ok(model) = skelmap::Model::from_bytes(&bytes) else {

@@ -1,4 +1,4 @@
-//! Sampling through the channel layout (`iqm::Model::layout`) against the view's own decode,
+//! Sampling through the channel layout (`iqm::Pair::layout`) against the view's own decode,
 //! pose by pose: the model's own frames and an animation-only IQM whose joints come in
 //! another order, on a character with scaled keys and partial channel masks
 //! (`synth::iqm_character`). The layout's blend is the scalar decode's, bit for bit.

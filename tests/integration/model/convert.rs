@@ -181,7 +181,7 @@ fn writers_refuse_what_does_not_fit() {
          joints; bake every frame's skinned vertices with `--bake`"
     );
     assert_eq!(
-        gamestudio::ModelBuilder::from_asset(&asset, false)
+        gamestudio::MdlBuilder::from_asset(&asset, false)
             .unwrap_err()
             .format,
         "MDL5"
@@ -198,7 +198,7 @@ fn writers_refuse_what_does_not_fit() {
             "bone names are at most 31 bytes"
         )
     );
-    assert!(skm::write::Pair::from_asset(&long).is_ok());
+    assert!(skm::write::Builder::from_asset(&long).is_ok());
     // Joint counts.
     let mut many = asset.clone();
     let joint = many.skeleton.as_ref().unwrap().joints[0].clone();
@@ -217,7 +217,7 @@ fn writers_refuse_what_does_not_fit() {
         "300 joints"
     );
     assert_eq!(
-        slmdl::write::Pair::from_asset(&many).unwrap_err().what,
+        slmdl::write::Builder::from_asset(&many).unwrap_err().what,
         "300 joints"
     );
     // Duplicate joint names in MS3D, which links parents by name: the second is renamed.

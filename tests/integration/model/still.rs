@@ -3,7 +3,7 @@
 //! bit, and skin any other pose; `Model::static_mesh` and `Model::static_clip` bake it.
 
 use skelmap::Model;
-use skelmap::gamestudio::TerrainBuilder;
+use skelmap::gamestudio::HmpBuilder;
 use skelmap::model::{DeformError, Pose, StaticMesh};
 use skelmap::pose::Interpolation;
 use skelmap::pose::framegroups::FrameGroup;
@@ -233,10 +233,10 @@ fn a_copy_refuses_what_the_kernels_refuse() {
 
 #[test]
 fn a_one_frame_terrain_copies_its_tween_and_refuses_as_the_morph() {
-    let terrain = TerrainBuilder {
+    let terrain = HmpBuilder {
         row: 3.0,
         frames: vec![(0..6).map(|i| (i * 10, [0, 0])).collect()],
-        ..TerrainBuilder::default()
+        ..HmpBuilder::default()
     }
     .write();
     let model = Model::from_bytes(&terrain).unwrap();

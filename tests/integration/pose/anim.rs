@@ -5,7 +5,7 @@
 use skelmap::Parse;
 use skelmap::dpm::Dpm;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette, PoseFrames};
-use skelmap::skin::{SkinError, skin_scalar};
+use skelmap::skin::{self, SkinError};
 use skelmap::skm;
 use skelmap::skm::{Skm, Skp, convert};
 use skelmap::{Diagnostics, SkeletalMesh};
@@ -42,7 +42,7 @@ fn absolute_f64(m: &Dpm<'_>, frame: usize) -> Vec<M64> {
     out
 }
 
-/// Skins frame `frame` of every mesh with `skin_scalar` and with f64 maths; returns the worst
+/// Skins frame `frame` of every mesh with `skin::scalar` and with f64 maths; returns the worst
 /// difference relative to the model's size.
 fn worst_error(m: &Dpm<'_>, frame: usize) -> f64 {
     let (mut pose, mut palette) = (LocalPose::default(), Palette::default());
@@ -54,7 +54,7 @@ fn worst_error(m: &Dpm<'_>, frame: usize) -> f64 {
     for mesh in m.meshes() {
         let n = mesh.num_vertices();
         let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-        skin_scalar(&mesh, &palette, &mut p, &mut q).unwrap();
+        skin::scalar(&mesh, &palette, &mut p, &mut q).unwrap();
         for (records, got) in mesh.vertices().zip(&p) {
             let mut want = [0.0f64; 3];
             for r in records {
@@ -139,7 +139,7 @@ fn dpm_and_its_skm_conversion_skin_alike() {
         let dpm = Dpm::parse(&bytes).unwrap();
         let c = convert::from_dpm(&dpm, &mut Diagnostics::new());
         let (skm_bytes, skp_bytes) = (c.skm.write().unwrap(), c.skp.write().unwrap());
-        let skm = skm::Model::pair(
+        let skm = skm::Pair::new(
             Skm::parse(&skm_bytes).unwrap(),
             Skp::parse(&skp_bytes).unwrap(),
             &[],
@@ -163,8 +163,8 @@ fn dpm_and_its_skm_conversion_skin_alike() {
                     vec![[0.0; 3]; n],
                     vec![[0.0; 3]; n],
                 );
-                skin_scalar(&md, &pal_d, &mut a, &mut an).unwrap();
-                skin_scalar(&ms, &pal_s, &mut b, &mut bn).unwrap();
+                skin::scalar(&md, &pal_d, &mut a, &mut an).unwrap();
+                skin::scalar(&ms, &pal_s, &mut b, &mut bn).unwrap();
                 let worst = a
                     .iter()
                     .flatten()
@@ -231,7 +231,7 @@ fn skinning_errors() {
     let (mut p, mut n) = (vec![[0.0; 3]; 10], vec![[0.0; 3]; 136]);
     let palette = Palette::default();
     assert_eq!(
-        skin_scalar(&mesh, &palette, &mut p, &mut n),
+        skin::scalar(&mesh, &palette, &mut p, &mut n),
         Err(SkinError::Output {
             need: 136,
             have: 10
@@ -239,7 +239,7 @@ fn skinning_errors() {
     );
     let mut p = vec![[0.0; 3]; 136];
     assert!(matches!(
-        skin_scalar(&mesh, &palette, &mut p, &mut n),
+        skin::scalar(&mesh, &palette, &mut p, &mut n),
         Err(SkinError::Palette { have: 0, .. })
     ));
 }
@@ -278,7 +278,7 @@ fn dqs_equals_lbs_for_single_influence_models() {
                     vec![[0.0; 3]; n],
                     vec![[0.0; 3]; n],
                 );
-                skin_scalar(&mesh, &now, &mut a, &mut an).unwrap();
+                skin::scalar(&mesh, &now, &mut a, &mut an).unwrap();
                 skin_dqs(&mesh, &bind, &d, &mut b, &mut bn).unwrap();
                 let scale = m.all_radius().max(1.0);
                 let worst = a
@@ -310,7 +310,7 @@ fn dqs_at_the_bind_pose_reproduces_it_and_keeps_volume_when_bent() {
         vec![[0.0; 3]; n],
     );
     let (bind, _) = palettes(&m, 0);
-    skin_scalar(&mesh, &bind, &mut lbs, &mut ln).unwrap();
+    skin::scalar(&mesh, &bind, &mut lbs, &mut ln).unwrap();
     skin_dqs(&mesh, &bind, &deltas(&bind, &bind), &mut dqs, &mut dn).unwrap();
     let worst = lbs
         .iter()
@@ -321,7 +321,7 @@ fn dqs_at_the_bind_pose_reproduces_it_and_keeps_volume_when_bent() {
     assert!(worst < 1e-4, "bind pose: {worst}");
     // A bent frame: blended vertices keep their distance to the bone axis better under DQS.
     let (bind, now) = palettes(&m, 2);
-    skin_scalar(&mesh, &now, &mut lbs, &mut ln).unwrap();
+    skin::scalar(&mesh, &now, &mut lbs, &mut ln).unwrap();
     skin_dqs(&mesh, &bind, &deltas(&now, &bind), &mut dqs, &mut dn).unwrap();
     let spread = |points: &[[f32; 3]]| {
         points

@@ -6,9 +6,9 @@ use skelmap::Parse;
 use skelmap::glam::{Affine3A, Vec3};
 use skelmap::ms3d::Ms3d;
 use skelmap::pose::{self, BindPoseMesh, Interpolation, LocalPose, Palette, PoseFrames};
+use skelmap::skin;
 use skelmap::skin::SkinError;
 use skelmap::skin::dqs::deltas;
-use skelmap::skin::{skin_bind_dqs, skin_bind_lbs};
 use skelmap::slmdl;
 use skelmap::{Skeleton, synth};
 
@@ -64,7 +64,7 @@ fn ms3d_palette_follows_the_hierarchy_when_a_child_comes_first() {
     let mut deltas = Vec::new();
     now.relative_to(&rest, &mut deltas);
     let (mut p, mut n) = buffers(m.num_vertices());
-    skin_bind_lbs(&m, &deltas, &mut p, &mut n).unwrap();
+    skin::bind_lbs(&m, &deltas, &mut p, &mut n).unwrap();
     assert!(near(p[2], [-10.0, 10.0, 0.0], 1e-5), "{:?}", p[2]);
     assert_eq!(p[0], [1.0, 0.0, 0.0], "root vertices stay");
     let ordered_bytes = arm().write().unwrap();
@@ -108,8 +108,8 @@ fn ms3d_dual_quaternions_match_linear_blending_on_single_joint_vertices() {
             now.relative_to(&rest, &mut affine);
             let dual = deltas(&now, &rest);
             let ((mut lbs, mut ln), (mut dqs, mut dn)) = (buffers(n), buffers(n));
-            skin_bind_lbs(&m, &affine, &mut lbs, &mut ln).unwrap();
-            skin_bind_dqs(&m, &dual, &mut dqs, &mut dn).unwrap();
+            skin::bind_lbs(&m, &affine, &mut lbs, &mut ln).unwrap();
+            skin::bind_dqs(&m, &dual, &mut dqs, &mut dn).unwrap();
             for i in 0..n {
                 let v = m.bind_vertex(i).unwrap();
                 let single = v
@@ -161,8 +161,8 @@ fn twist_at(
     now.relative_to(&bind, &mut affine);
     let n = mesh.num_vertices();
     let ((mut lbs, mut ln), (mut dqs, mut dn)) = (buffers(n), buffers(n));
-    skin_bind_lbs(mesh, &affine, &mut lbs, &mut ln).unwrap();
-    skin_bind_dqs(mesh, &deltas(&now, &bind), &mut dqs, &mut dn).unwrap();
+    skin::bind_lbs(mesh, &affine, &mut lbs, &mut ln).unwrap();
+    skin::bind_dqs(mesh, &deltas(&now, &bind), &mut dqs, &mut dn).unwrap();
     // Normals turn with their vertices and stay unit length under DQS.
     for (i, normal) in dn.iter().enumerate() {
         assert!(
@@ -253,14 +253,14 @@ fn sl_keyframes_are_frames_and_bind_pose_errors_are_typed() {
     let two = [Affine3A::IDENTITY; 2];
     let (mut p, mut n) = buffers(1);
     assert_eq!(
-        skin_bind_lbs(&stray, &two, &mut p, &mut n),
+        skin::bind_lbs(&stray, &two, &mut p, &mut n),
         Err(SkinError::Palette { bone: 5, have: 2 })
     );
     let mdl_bytes = mdl.write();
     let mesh = slmdl::Mesh::parse(&mdl_bytes).unwrap();
     let (mut p, mut n) = buffers(mesh.num_vertices() - 1);
     assert_eq!(
-        skin_bind_dqs(&mesh, &[], &mut p, &mut n),
+        skin::bind_dqs(&mesh, &[], &mut p, &mut n),
         Err(SkinError::Output {
             need: 2 * 3 * 6,
             have: 2 * 3 * 6 - 1

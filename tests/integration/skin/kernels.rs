@@ -6,11 +6,8 @@ use proptest::prelude::*;
 use skelmap::Parse;
 use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
-use skelmap::skin::{
-    self, PreparedMesh, SimdLevel, SkinMatrices, SkinnedVertex, VertexOrder, skin_stream,
-    skin_stream_vertices,
-};
-use skelmap::skin::{SkinError, skin_scalar};
+use skelmap::skin::SkinError;
+use skelmap::skin::{self, PreparedMesh, SimdLevel, SkinMatrices, SkinnedVertex, VertexOrder};
 use skelmap::skm;
 use skelmap::skm::{Skm, Skp, convert};
 use skelmap::synth::{TubeParams, tube};
@@ -40,10 +37,10 @@ fn check_all_kernels<'d, M: SkeletalMesh<'d>>(
     for (mesh, prepared) in meshes {
         let n = mesh.num_vertices();
         let (mut p, mut q) = zeros(n);
-        skin_scalar(mesh, palette, &mut p, &mut q).unwrap();
+        skin::scalar(mesh, palette, &mut p, &mut q).unwrap();
         for level in levels() {
             let (mut a, mut b) = zeros(n);
-            skin_stream(mesh, &matrices, level, &mut a, &mut b).unwrap();
+            skin::stream(mesh, &matrices, level, &mut a, &mut b).unwrap();
             let e = excess(&p, &a).max(excess(&q, &b));
             assert!(e <= 1.0, "{}: stream at {level} off by {e}×", what());
             worst = worst.max(e);
@@ -65,7 +62,7 @@ fn every_kernel_agrees_with_scalar_on_every_frame_of_every_corpus_dpm_and_skm() 
         let dpm = Dpm::parse(&bytes).unwrap();
         let c = convert::from_dpm(&dpm, &mut Diagnostics::new());
         let (skm_bytes, skp_bytes) = (c.skm.write().unwrap(), c.skp.write().unwrap());
-        let skm = skm::Model::pair(
+        let skm = skm::Pair::new(
             Skm::parse(&skm_bytes).unwrap(),
             Skp::parse(&skp_bytes).unwrap(),
             &[],
@@ -120,7 +117,7 @@ fn prepared_order_with_remapped_triangles_draws_the_same_mesh() {
     palette.build(&m, &pose);
     let matrices = SkinMatrices::from_palette(&palette);
     let (mut p, mut q) = zeros(n);
-    skin_scalar(&mesh, &palette, &mut p, &mut q).unwrap();
+    skin::scalar(&mesh, &palette, &mut p, &mut q).unwrap();
     let order = prepared.prepared_order();
     let mut sorted = order.clone();
     sorted.sort_unstable();
@@ -159,7 +156,7 @@ fn prepared_order_with_remapped_triangles_draws_the_same_mesh() {
             .unwrap();
         assert!(v.iter().zip(&c).all(|(v, c)| v.position == *c), "{level}");
         let mut s = vec![SkinnedVertex::default(); n];
-        skin_stream_vertices(&mesh, &matrices, level, &mut s).unwrap();
+        skin::stream_vertices(&mesh, &matrices, level, &mut s).unwrap();
         let sp: Vec<[f32; 3]> = s.iter().map(|v| v.position).collect();
         assert!(excess(&p, &sp) <= 1.0, "{level} interleaved stream");
     }
@@ -178,7 +175,7 @@ fn kernels_report_short_outputs_and_small_palettes() {
     for level in SimdLevel::ALL {
         let (mut p, mut q) = zeros(136);
         assert_eq!(
-            skin_stream(&mesh, &small, level, &mut p, &mut q),
+            skin::stream(&mesh, &small, level, &mut p, &mut q),
             Err(SkinError::Palette { bone: 3, have: 3 }),
             "{level}"
         );
@@ -189,7 +186,7 @@ fn kernels_report_short_outputs_and_small_palettes() {
         );
         let (mut short, _) = zeros(135);
         assert_eq!(
-            skin_stream(&mesh, &small, level, &mut short, &mut q),
+            skin::stream(&mesh, &small, level, &mut short, &mut q),
             Err(SkinError::Output {
                 need: 136,
                 have: 135
@@ -281,7 +278,7 @@ proptest! {
 
 #[test]
 fn skin_batch_skins_every_instance_like_one_at_a_time() {
-    use skelmap::skin::{SkinJob, skin_batch};
+    use skelmap::skin::{self, SkinJob};
     let bytes = crate::support::tube().0;
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();
@@ -308,7 +305,7 @@ fn skin_batch_skins_every_instance_like_one_at_a_time() {
             normals,
         })
         .collect();
-    skin_batch(&mut jobs, SimdLevel::detect(), VertexOrder::Original).unwrap();
+    skin::batch(&mut jobs, SimdLevel::detect(), VertexOrder::Original).unwrap();
     for ((p, q), matrices) in outputs.iter().zip(&matrices) {
         let (mut a, mut b) = zeros(n);
         prepared
@@ -338,7 +335,7 @@ fn computed_frame_bounds_match_the_writers_and_agree_between_dpm_and_skm() {
         let c = convert::from_dpm(&m, &mut Diagnostics::new());
         (c.skm.write().unwrap(), c.skp.write().unwrap())
     };
-    let skm = skm::Model::pair(
+    let skm = skm::Pair::new(
         Skm::parse(&skm_bytes).unwrap(),
         Skp::parse(&skp_bytes).unwrap(),
         &[],

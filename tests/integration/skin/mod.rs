@@ -12,7 +12,7 @@ use skelmap::Parse;
 use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
 use skelmap::model::Pose;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
-use skelmap::skin::{CompactMesh, SkinMatrices, skin_scalar};
+use skelmap::skin::{self, CompactMesh, SkinMatrices};
 use skelmap::synth::{TubeParams, tube};
 use skelmap::{Limits, Model, SkeletalMesh, Source};
 
@@ -87,7 +87,7 @@ fn tube_case(bytes: &[u8]) -> (CompactMesh, SkinMatrices, Streams) {
     let mut matrices = SkinMatrices::default();
     compact.matrices(&palette, &mut matrices);
     let mut exact = zeros(mesh.num_vertices());
-    skin_scalar(&mesh, &palette, &mut exact.0, &mut exact.1).unwrap();
+    skin::scalar(&mesh, &palette, &mut exact.0, &mut exact.1).unwrap();
     (compact, matrices, exact)
 }
 

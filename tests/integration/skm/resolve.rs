@@ -185,7 +185,7 @@ fn a_non_skm_file_ends_lod_probing() {
 
 #[test]
 fn writer_parser_round_trip() {
-    let b = skm::MeshBuilder {
+    let b = skm::SkmBuilder {
         num_bones: 2,
         meshes: vec![skelmap::skm::MeshDef {
             shader: b"s".to_vec(),
@@ -266,7 +266,7 @@ fn every_corpus_dpm_converts_and_rebuilds_its_poses() {
         let skm = Skm::parse_with(&skm_bytes, &Limits::default(), &mut diag).unwrap();
         let skp = Skp::parse_with(&skp_bytes, &Limits::default(), &mut diag).unwrap();
         assert!(diag.is_empty(), "{}: {:?}", path.display(), diag.warnings());
-        let model = skelmap::skm::Model::pair(skm, skp, &[]).unwrap();
+        let model = skelmap::skm::Pair::new(skm, skp, &[]).unwrap();
 
         assert_eq!(
             (skm.num_meshes(), skm.num_vertices(), skm.num_triangles()),

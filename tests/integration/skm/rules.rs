@@ -483,7 +483,7 @@ fn skp_warns_about_non_unit_quaternions() {
 fn rule5_pairing_requires_equal_bone_counts() {
     let ((skm, _), (skp, _)) = tube_skm();
     // A 3-bone skeleton (one frame, identity poses) against the 4-bone meshes.
-    let other = skelmap::skm::SkeletonBuilder {
+    let other = skelmap::skm::SkpBuilder {
         bones: (0..3)
             .map(|i| skelmap::write::BoneDef::new(format!("b{i}"), i - 1))
             .collect(),
@@ -495,7 +495,7 @@ fn rule5_pairing_requires_equal_bone_counts() {
     .write()
     .unwrap();
     let e =
-        skm::Model::pair(Skm::parse(&skm).unwrap(), Skp::parse(&other).unwrap(), &[]).unwrap_err();
+        skm::Pair::new(Skm::parse(&skm).unwrap(), Skp::parse(&other).unwrap(), &[]).unwrap_err();
     assert!(
         matches!(
             &e,
@@ -511,7 +511,7 @@ fn rule5_pairing_requires_equal_bone_counts() {
         ),
         "{e}"
     );
-    assert!(skm::Model::pair(Skm::parse(&skm).unwrap(), Skp::parse(&skp).unwrap(), &[]).is_ok());
+    assert!(skm::Pair::new(Skm::parse(&skm).unwrap(), Skp::parse(&skp).unwrap(), &[]).is_ok());
 }
 
 /// A 35-bone tube as SKP: two whole steps of sixteen poses a frame, which the quaternion scan

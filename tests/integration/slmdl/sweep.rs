@@ -1,7 +1,7 @@
 //! Truncated and mutated SL files: rejected at every cut, never a panic.
 
 use skelmap::Parse;
-use skelmap::slmdl::{self};
+use skelmap::slmdl;
 
 use crate::support::slmdl::{tri, walk};
 

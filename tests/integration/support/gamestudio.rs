@@ -5,7 +5,7 @@ use skelmap::gamestudio;
 use skelmap::gamestudio::write::{MdlFrameDef, SkinDef};
 
 /// A two-triangle MDL5 quad: one 8×8 RGB565 skin with mips, 4 UVs, two word frames.
-pub fn quad() -> gamestudio::ModelBuilder {
+pub fn quad() -> gamestudio::MdlBuilder {
     let frame = |name: &[u8], lift: u16| MdlFrameDef {
         frame_type: 2,
         name: name.to_vec(),
@@ -16,7 +16,7 @@ pub fn quad() -> gamestudio::ModelBuilder {
             ([10, 10, lift], 5),
         ],
     };
-    gamestudio::ModelBuilder {
+    gamestudio::MdlBuilder {
         version: 5,
         scale: [0.5, 0.5, 0.25],
         offset: [-2.5, -2.5, 1.0],
@@ -29,13 +29,13 @@ pub fn quad() -> gamestudio::ModelBuilder {
         skin_vertices: vec![[0, 0], [8, 0], [0, 8], [8, 8]],
         triangles: vec![([0, 1, 3], [0, 1, 3]), ([0, 3, 2], [0, 3, 2])],
         frames: vec![frame(b"stand", 0), frame(b"jump", 40)],
-        ..gamestudio::ModelBuilder::default()
+        ..gamestudio::MdlBuilder::default()
     }
 }
 
 /// A 3×2 HMP7 terrain without skins.
-pub fn field() -> gamestudio::TerrainBuilder {
-    gamestudio::TerrainBuilder {
+pub fn field() -> gamestudio::HmpBuilder {
+    gamestudio::HmpBuilder {
         version: 7,
         height_scale: [0.5, -1.0],
         spacing: [4.0, 2.0],

@@ -86,6 +86,6 @@ pub fn skinned(m: &Ms3d<'_>, seconds: Option<f32>) -> Vec<[f32; 3]> {
     let mut deltas = Vec::new();
     now.relative_to(&rest, &mut deltas);
     let mut out = vec![[0.0; 3]; m.vertices().len()];
-    skelmap::skin::skin_bind_positions(m, &deltas, &mut out).unwrap();
+    skelmap::skin::bind_positions(m, &deltas, &mut out).unwrap();
     out
 }

@@ -28,6 +28,7 @@ pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, f
 
 use crate::pose::framegroups::FrameGroup;
 use crate::view::DeformError;
+pub use crate::view::UpAxis;
 
 /// The joint index [`Influences`] use for "bound to no joint: stays where the asset put it".
 pub const UNBOUND: u16 = u16::MAX;
@@ -161,27 +162,6 @@ pub struct ClipTime {
     pub clip: FrameGroup,
     /// Seconds from the clip's start.
     pub seconds: f32,
-}
-
-/// The up axis of an asset's coordinates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UpAxis {
-    /// Quake lineage (DPM, SKM, MDL, HMP, SL): `+Z` up, `+X` forward.
-    Z,
-    /// MilkShape (and glTF): `+Y` up.
-    Y,
-}
-
-impl UpAxis {
-    /// The rotation that brings these axes to glTF's `+Y` up: −90° about `X` for `+Z` up
-    /// (`(x, y, z) → (x, z, −y)`), none for `+Y` up.
-    #[must_use]
-    pub fn to_y_up(self) -> Quat {
-        match self {
-            UpAxis::Z => Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2),
-            UpAxis::Y => Quat::IDENTITY,
-        }
-    }
 }
 
 /// A model in memory: everything in the model's own coordinates and units.

@@ -133,7 +133,7 @@ pub enum WriteError {
     Fit(#[from] FitError),
     /// The builder could not lay the file out (a count past a field's range).
     #[error(transparent)]
-    Layout(#[from] crate::Error),
+    Layout(#[from] crate::error::Error),
     /// skelmap does not write this format.
     #[error("skelmap does not write {0} files")]
     NotWritable(Format),

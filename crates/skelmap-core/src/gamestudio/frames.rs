@@ -55,18 +55,18 @@ pub(super) fn frame_head<'data, T: Raw>(
 /// ```
 /// use skelmap_core::Parse;
 /// use skelmap_core::gamestudio::Mdl;
-/// use skelmap_core::gamestudio::write::{ModelBuilder, MdlFrameDef};
+/// use skelmap_core::gamestudio::write::{MdlBuilder, MdlFrameDef};
 /// let frame = |frame_type, name: &str| MdlFrameDef {
 ///     frame_type, // 0: byte-packed, 2: word-packed
 ///     name: name.into(),
 ///     vertices: vec![([0, 0, 0], 0), ([4, 0, 0], 0), ([0, 4, 0], 0)],
 /// };
-/// let bytes = ModelBuilder {
+/// let bytes = MdlBuilder {
 ///     version: 5,
 ///     triangles: vec![([0, 1, 2], [0, 0, 0])],
 ///     skin_vertices: vec![[0, 0]],
 ///     frames: vec![frame(2, "stand"), frame(0, "walk1"), frame(2, "walk2")],
-///     ..ModelBuilder::default()
+///     ..MdlBuilder::default()
 /// }
 /// .write();
 /// let mdl = Mdl::parse(&bytes)?;

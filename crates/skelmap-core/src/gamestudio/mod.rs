@@ -46,4 +46,4 @@ pub use crate::alias::{PixelFormat, Skin, anorms, skin};
 pub use frames::{FrameIter, Frames, HmpFrameIter, HmpFrames, MdlFrameIter, MdlFrames};
 pub use terrain::{Hmp, HmpFrame, HmpVersion, TerrainMesh};
 pub use view::{Mdl, MdlFrame, MdlVersion, PackedVertices};
-pub use write::{ModelBuilder, TerrainBuilder};
+pub use write::{HmpBuilder, MdlBuilder};

@@ -208,12 +208,12 @@ impl<'data> Hmp<'data> {
     ///
     /// ```
     /// use skelmap_core::Parse;
-    /// use skelmap_core::gamestudio::{Hmp, write::TerrainBuilder};
-    /// let bytes = TerrainBuilder {
+    /// use skelmap_core::gamestudio::{Hmp, write::HmpBuilder};
+    /// let bytes = HmpBuilder {
     ///     row: 2.0,                                  // a 2 × 2 grid
     ///     frames: vec![vec![(10, [0, 0]); 4],        // every height 10...
     ///                  vec![(30, [0, 0]); 4]],       // ...then 30
-    ///     ..TerrainBuilder::default()                    // HMP7, z = 1·h + 0, 1-unit cells
+    ///     ..HmpBuilder::default()                    // HMP7, z = 1·h + 0, 1-unit cells
     /// }
     /// .write();
     /// let hmp = Hmp::parse(&bytes)?;

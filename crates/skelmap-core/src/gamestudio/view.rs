@@ -191,15 +191,15 @@ impl<'data> Mdl<'data> {
         self.header
     }
 
-    /// Vertex scale: position = scale · packed + offset.
+    /// Vertex scale: position = scale · packed + origin.
     #[must_use]
     pub fn scale(&self) -> [f32; 3] {
         self.header.scale.map(|v| v.get())
     }
 
-    /// Vertex offset.
+    /// Vertex origin (`scale_origin`).
     #[must_use]
-    pub fn offset(&self) -> [f32; 3] {
+    pub fn origin(&self) -> [f32; 3] {
         self.header.scale_origin.map(|v| v.get())
     }
 
@@ -283,11 +283,11 @@ impl<'data> PackedVertices<'data> {
 }
 
 impl PackedModel for Mdl<'_> {
-    /// The scale, offset and normal table that unpack this model's frames.
+    /// The scale, origin and normal table that unpack this model's frames.
     fn unpack(&self) -> Unpack<'static> {
         Unpack {
             scale: self.scale(),
-            offset: self.offset(),
+            offset: self.origin(),
             normals: &NORMAL_TABLE,
         }
     }

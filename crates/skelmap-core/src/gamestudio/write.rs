@@ -38,7 +38,7 @@ pub struct MdlFrameDef {
 
 /// Builds an MDL3, MDL4 or MDL5 file.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelBuilder {
+pub struct MdlBuilder {
     /// 3, 4 or 5.
     pub version: u8,
     /// Vertex scale.
@@ -57,9 +57,9 @@ pub struct ModelBuilder {
     pub frames: Vec<MdlFrameDef>,
 }
 
-impl Default for ModelBuilder {
+impl Default for MdlBuilder {
     fn default() -> Self {
-        ModelBuilder {
+        MdlBuilder {
             version: 5,
             scale: [1.0; 3],
             offset: [0.0; 3],
@@ -80,7 +80,7 @@ fn name16(name: &[u8]) -> [u8; 16] {
     field
 }
 
-impl ModelBuilder {
+impl MdlBuilder {
     /// Writes the file.
     #[must_use]
     pub fn write(&self) -> Vec<u8> {
@@ -144,7 +144,7 @@ impl ModelBuilder {
 
 /// Builds an HMP5 or HMP7 terrain.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TerrainBuilder {
+pub struct HmpBuilder {
     /// 5 or 7.
     pub version: u8,
     /// Height scale and offset: `z = scale · h + offset`.
@@ -159,9 +159,9 @@ pub struct TerrainBuilder {
     pub frames: Vec<Vec<(u16, [u8; 2])>>,
 }
 
-impl Default for TerrainBuilder {
+impl Default for HmpBuilder {
     fn default() -> Self {
-        TerrainBuilder {
+        HmpBuilder {
             version: 7,
             height_scale: [1.0, 0.0],
             spacing: [1.0; 2],
@@ -172,7 +172,7 @@ impl Default for TerrainBuilder {
     }
 }
 
-impl TerrainBuilder {
+impl HmpBuilder {
     /// Writes the file.
     #[must_use]
     pub fn write(&self) -> Vec<u8> {
@@ -207,7 +207,7 @@ impl TerrainBuilder {
     }
 }
 
-impl ModelBuilder {
+impl MdlBuilder {
     /// `asset` as a GameStudio MDL5 (`+Z` up; a `+Y`-up asset is turned): every mesh in one,
     /// each vertex with its own skin vertex, every frame (each morph target shown, or with
     /// `bake`, each skeletal frame skinned) packed in 16-bit words (frame type 2) on one grid
@@ -219,7 +219,7 @@ impl ModelBuilder {
     /// use skelmap_core::{Model, asset, gamestudio, synth};
     /// let bytes = synth::tube(&Default::default()).write()?;
     /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
-    /// let mdl = gamestudio::ModelBuilder::from_asset(&asset, true)?.builder.write();
+    /// let mdl = gamestudio::MdlBuilder::from_asset(&asset, true)?.builder.write();
     /// let model = Model::from_bytes(&mdl)?;
     /// assert_eq!((model.format().name(), model.num_frames()), ("MDL", 9));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -228,7 +228,7 @@ impl ModelBuilder {
     /// # Errors
     ///
     /// [`FitError`] for skeletal animation without `bake`, or more than 65,535 vertices.
-    pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<ModelBuilder>, FitError> {
+    pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<MdlBuilder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
         if asset.skeleton.is_some() && asset.num_frames() > 0 && !bake {
             return Err(FitError::new(
@@ -279,11 +279,11 @@ impl ModelBuilder {
             frames.iter().flat_map(|(_, f)| f.positions.iter()),
             u16::MAX,
         );
-        let mut b = ModelBuilder {
+        let mut b = MdlBuilder {
             scale: grid.0,
             offset: grid.1,
             skins,
-            ..ModelBuilder::default()
+            ..MdlBuilder::default()
         };
         for mesh in &asset.meshes {
             let first = b.skin_vertices.len() as u16;
@@ -313,7 +313,7 @@ impl ModelBuilder {
     }
 }
 
-impl crate::asset::Writer for ModelBuilder {
+impl crate::asset::Writer for MdlBuilder {
     const FORMAT: crate::format::Format = crate::format::Format::Mdl;
     const STORES_IMAGES: bool = true;
 
@@ -322,7 +322,7 @@ impl crate::asset::Writer for ModelBuilder {
         asset: &Asset,
         options: &crate::asset::WriteOptions,
     ) -> Result<crate::asset::Written, crate::asset::WriteError> {
-        let Fitted { builder, losses } = ModelBuilder::from_asset(asset, options.bake)?;
+        let Fitted { builder, losses } = MdlBuilder::from_asset(asset, options.bake)?;
         Ok(crate::asset::Written::one(Self::FORMAT, builder.write()).with_notes(losses))
     }
 }

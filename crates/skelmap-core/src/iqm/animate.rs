@@ -1,4 +1,4 @@
-//! An IQM model and, when given, an IQM animation to play on it: [`Model`].
+//! An IQM model and, when given, an IQM animation to play on it: [`Pair`].
 //!
 //! Engines load an IQM's animations from the model itself or from a second IQM that holds
 //! only poses, frames and anims (raylib's `guy.iqm` and `guyanim.iqm`). The animation's bones
@@ -40,13 +40,13 @@ const NONE: u16 = u16::MAX;
 ///     ..iqm::Builder::demo()
 /// }
 /// .write()?;
-/// let paired = iqm::Model::pair(iqm::Iqm::parse(&model)?, iqm::Iqm::parse(&anim)?)?;
+/// let paired = iqm::Pair::new(iqm::Iqm::parse(&model)?, iqm::Iqm::parse(&anim)?)?;
 /// assert_eq!(paired.matched_joints(), 3);
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct Model<'data> {
-    // Boxed: two views side by side would make every `Model` as large as both.
+pub struct Pair<'data> {
+    // Boxed: two views side by side would make every `Pair` as large as both.
     mesh: Box<Iqm<'data>>,
     anim: Option<Box<Iqm<'data>>>,
     /// Per joint of `mesh`, the bone of `anim` that drives it ([`NONE`]: none).
@@ -54,15 +54,15 @@ pub struct Model<'data> {
     /// Per bone of `anim`, the joint of `mesh` it drives ([`NONE`]: none).
     target: Vec<u16>,
     /// The channels of the frames that play, per joint of `mesh` (per pose for a file
-    /// without joints), resolved on the first sample ([`Model::layout`]).
+    /// without joints), resolved on the first sample ([`Pair::layout`]).
     layout: OnceLock<Option<ChannelLayout>>,
 }
 
-impl<'data> Model<'data> {
+impl<'data> Pair<'data> {
     /// An IQM that plays its own frames.
     #[must_use]
     pub fn single(mesh: Iqm<'data>) -> Self {
-        Model {
+        Pair {
             mesh: Box::new(mesh),
             anim: None,
             source: Vec::new(),
@@ -79,7 +79,7 @@ impl<'data> Model<'data> {
     ///
     /// [`Error::Invalid`] with [`Problem::Empty`] when `anim` has no poses, and with
     /// [`Problem::Skeleton`] when none of its bones matches a joint of `mesh`.
-    pub fn pair(mesh: Iqm<'data>, anim: Iqm<'data>) -> Result<Self> {
+    pub fn new(mesh: Iqm<'data>, anim: Iqm<'data>) -> Result<Self> {
         let fail = |problem| Error::Invalid {
             format: Format::Iqm,
             what: "animation.poses",
@@ -120,7 +120,7 @@ impl<'data> Model<'data> {
                 joints: joints as u64,
             }));
         }
-        Ok(Model {
+        Ok(Pair {
             mesh: Box::new(mesh),
             anim: Some(Box::new(anim)),
             source,
@@ -164,7 +164,7 @@ impl<'data> Model<'data> {
     /// ```
     /// use skelmap_core::{Parse, iqm};
     /// let bytes = iqm::Builder::demo().write()?;
-    /// let model = iqm::Model::single(iqm::Iqm::parse(&bytes)?);
+    /// let model = iqm::Pair::single(iqm::Iqm::parse(&bytes)?);
     /// assert_eq!(model.layout().map(|l| l.num_bones()), Some(3));
     /// # Ok::<(), skelmap_core::Error>(())
     /// ```
@@ -196,7 +196,7 @@ impl<'data> Model<'data> {
             .as_ref()
     }
 
-    /// Frames `a` and `b` decoded through [`Model::layout`] and blended (nlerp) into `out`
+    /// Frames `a` and `b` decoded through [`Pair::layout`] and blended (nlerp) into `out`
     /// and `scales`; `false` where there is no layout or a frame is out of range.
     fn nlerp_layout(
         &self,
@@ -270,7 +270,7 @@ impl<'data> Model<'data> {
 }
 
 /// The model's joints.
-impl<'data> Skeleton<'data> for Model<'data> {
+impl<'data> Skeleton<'data> for Pair<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.mesh.skeleton_bones()
     }
@@ -281,7 +281,7 @@ impl<'data> Skeleton<'data> for Model<'data> {
 }
 
 /// The frames of the animation (or the model's own), in the model's joint order.
-impl<'data> PoseFrames<'data> for Model<'data> {
+impl<'data> PoseFrames<'data> for Pair<'data> {
     fn num_frames(&self) -> usize {
         self.frames().num_frames()
     }
@@ -313,7 +313,7 @@ impl<'data> PoseFrames<'data> for Model<'data> {
         self.mesh.has_scale() || self.anim.as_deref().is_some_and(Iqm::has_scale)
     }
 
-    /// Through [`Model::layout`]: the poses of the model's own frames or of its animation,
+    /// Through [`Pair::layout`]: the poses of the model's own frames or of its animation,
     /// matched to the joints once.
     fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
         self.nlerp_layout(a, b, t, out, None)
@@ -342,7 +342,7 @@ impl<'data> PoseFrames<'data> for Model<'data> {
 }
 
 /// The model's mesh, materials and bind pose; the animation's frames, clips and bounds.
-impl<'data> ModelView<'data> for Model<'data> {
+impl<'data> ModelView<'data> for Pair<'data> {
     type Mesh<'a>
         = &'a Iqm<'data>
     where

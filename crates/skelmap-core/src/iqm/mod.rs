@@ -4,7 +4,7 @@
 //! - [`raw`]: the on-disk structs, as in the IQM SDK's `iqm.h`;
 //! - [`Iqm`]: the validated zero-copy view ([`Parse`](crate::Parse)) and its accessors;
 //! - [`write`](mod@write): [`Builder`], which writes files in the SDK's order;
-//! - [`Model`]: an IQM playing its own frames or those of an animation-only IQM, matched by
+//! - [`Pair`]: an IQM playing its own frames or those of an animation-only IQM, matched by
 //!   joint name or by index (`animate.rs`).
 //!
 //! ## Semantics worth knowing
@@ -16,7 +16,7 @@
 //!   vertex. [`Model`](crate::Model) sees one mesh with one submesh per IQM mesh.
 //! - A frame stores, per pose, only the channels its mask selects; each value is
 //!   `channeloffset + u16 · channelscale`. Where a pose's values sit in a frame depends on
-//!   the masks before it: [`Model::layout`] resolves that once per model (the binding of an
+//!   the masks before it: [`Pair::layout`] resolves that once per model (the binding of an
 //!   animation-only IQM to the model's joints included), on the first sample, and sampling
 //!   through it decodes and blends 16 joints a step
 //!   ([`ChannelLayout`](crate::pose::ChannelLayout)). The [`Iqm`] view sampled on its own
@@ -46,7 +46,7 @@ mod validate;
 mod view;
 pub mod write;
 
-pub use animate::Model;
+pub use animate::Pair;
 pub use validate::MAX_CUSTOM_SIZE;
 pub use view::{Anim, Extension, FrameBounds, Iqm};
 pub use write::{AnimDef, ArrayDef, BoundsDef, Builder, JointDef, MeshDef, Transform};

@@ -17,7 +17,7 @@ use super::Model;
 use super::any::with_view;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{BakeError, BakedFrames, Interpolation};
-use crate::skin::{Records, SimdLevel, SkinError, WeightedRecords, skin_bind_lbs};
+use crate::skin::{self, Records, SimdLevel, SkinError, WeightedRecords};
 use crate::view::{DeformError, ModelView, Pose, Sampled};
 
 impl Model<'_> {
@@ -184,11 +184,11 @@ impl Model<'_> {
     /// [`Mesh::num_vertices`](super::Mesh::num_vertices) each; the rest is left as it is):
     ///
     /// - DPM, SKM: linear blend skinning of the file's pre-weighted records by the stream
-    ///   kernel ([`skin_stream`](crate::skin::skin_stream)), zero-copy, at the best level this
+    ///   kernel ([`skin::stream`](fn@crate::skin::stream)), zero-copy, at the best level this
     ///   CPU has: AVX-512 (F, BW) for one-influence vertices and AVX2 + FMA for the others,
     ///   else AVX2 + FMA, else plain Rust;
     /// - MS3D, SL: linear blend of the bind-pose vertices by `world(t) · world(bind)⁻¹`
-    ///   ([`skin_bind_lbs`], plain Rust; MS3D stores normals per
+    ///   ([`skin::bind_lbs`], plain Rust; MS3D stores normals per
     ///   triangle corner: its vertex normals come out zero). [`Model::prepare`] and
     ///   [`Model::compact`] give these formats the AVX-512 kernels;
     /// - MDL, Quake: the pose's two frames tweened by the morph kernel
@@ -284,11 +284,11 @@ impl Model<'_> {
                         &[Affine3A::IDENTITY; 256]
                     };
                     if pose.frame_vertices.is_empty() {
-                        Ok(skin_bind_lbs(&bind, relative, positions, normals)?)
+                        Ok(skin::bind_lbs(&bind, relative, positions, normals)?)
                     } else {
                         // Frames that replace vertices: replaced first, then skinned.
                         let framed = super::replace::Framed { mesh: &bind, pose };
-                        Ok(skin_bind_lbs(&framed, relative, positions, normals)?)
+                        Ok(skin::bind_lbs(&framed, relative, positions, normals)?)
                     }
                 } else {
                     Err(DeformError::NoMesh { mesh, meshes })

@@ -24,7 +24,7 @@ use crate::format::Format;
 use crate::gamestudio::{Hmp, Mdl};
 use crate::limits::Limits;
 use crate::ms3d::Ms3d;
-use crate::pose::framegroups::parse_framegroups;
+use crate::pose::framegroups;
 use crate::quake;
 use crate::quake::raw::MDL2_MAGIC;
 use crate::resolver::{FsResolver, Resolver, check_path, strip_extension};
@@ -267,7 +267,7 @@ impl<'data> Model<'data> {
     }
 
     /// Validates an IQM and an animation-only IQM and plays the animation on the model (see
-    /// [`iqm::Model::pair`](crate::iqm::Model::pair)).
+    /// [`iqm::Pair::new`](crate::iqm::Pair::new)).
     ///
     /// # Errors
     ///
@@ -316,7 +316,7 @@ impl<'data> Model<'data> {
             .find(|(kind, _, _)| *kind == Companion::FrameGroups)
             .map(|(_, path, text)| {
                 let groups =
-                    parse_framegroups(text.bytes(), model.num_frames() as u32, model.format());
+                    framegroups::parse(text.bytes(), model.num_frames() as u32, model.format());
                 // Where a broken line is, as an editor counts: from 1.
                 let line = groups
                     .as_ref()
@@ -400,7 +400,7 @@ fn view<'a>(
             for lod in files.companion(Companion::LevelOfDetail) {
                 lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
             }
-            View::Skm(skm::Model::pair_with(skm, skp, &lods, diag)?)
+            View::Skm(skm::Pair::new_with(skm, skp, &lods, diag)?)
         }
         Format::Skp => View::Skp(Skp::parse_with(data, limits, diag)?),
         Format::Ms3d => View::Ms3d(Ms3d::parse_with(data, limits, diag)?),
@@ -418,7 +418,7 @@ fn view<'a>(
                 Some(anim) => Some(slmdl::Animation::parse_with(anim.bytes(), limits, diag)?),
                 None => None,
             };
-            View::SlMdl(slmdl::Model::pair(mdl, anim)?)
+            View::SlMdl(slmdl::Pair::new(mdl, anim)?)
         }
         Format::SlAnim => View::SlAnim(slmdl::Animation::parse_with(data, limits, diag)?),
         Format::Iqm => {
@@ -426,9 +426,9 @@ fn view<'a>(
             View::Iqm(match files.companion(Companion::Animation).next() {
                 Some(anim) => {
                     let anim = crate::iqm::Iqm::parse_with(anim.bytes(), limits, diag)?;
-                    crate::iqm::Model::pair(mesh, anim)?
+                    crate::iqm::Pair::new(mesh, anim)?
                 }
-                None => crate::iqm::Model::single(mesh),
+                None => crate::iqm::Pair::single(mesh),
             })
         }
     })

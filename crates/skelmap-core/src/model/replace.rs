@@ -12,7 +12,7 @@ use glam::Vec3A;
 use super::Model;
 use super::any::with_view;
 use crate::pose::{BindPoseMesh, BindVertex};
-use crate::skin::skin_bind_lbs;
+use crate::skin;
 use crate::view::{DeformError, ModelView, Pose};
 
 /// A bind-pose mesh whose positions and normals are a pose's frame vertices.
@@ -74,7 +74,7 @@ impl BindPoseMesh for Replacer {
 
 impl Replacer {
     /// Skins the vertices `pose`'s frames replace, from their bind-space replacements, by the
-    /// bind-pose linear blend ([`skin_bind_lbs`], as [`Model::deform`] does), writing vertex
+    /// bind-pose linear blend ([`skin::bind_lbs`], as [`Model::deform`] does), writing vertex
     /// `i` at `slot(i)` of `positions` and `normals`.
     pub(crate) fn skin(
         &self,
@@ -94,7 +94,7 @@ impl Replacer {
         };
         let k = replaced.len();
         let (mut p, mut n) = (vec![[0.0; 3]; k], vec![[0.0; 3]; k]);
-        skin_bind_lbs(&picked, &pose.relative, &mut p, &mut n)?;
+        skin::bind_lbs(&picked, &pose.relative, &mut p, &mut n)?;
         for ((&i, p), n) in replaced.iter().zip(p).zip(n) {
             let at = slot(i as usize);
             if let (Some(sp), Some(sn)) = (positions.get_mut(at), normals.get_mut(at)) {

@@ -19,13 +19,9 @@
 
 use glam::{Quat, Vec3A, Vec4};
 
+pub use super::block::NUM_CHANNELS;
+use super::block::{Block, LANES};
 use super::local::nlerp_pose;
-
-/// Channels per bone: translation `x y z`, rotation `x y z w`, scale `x y z`.
-pub const NUM_CHANNELS: usize = 10;
-
-/// Bones per block.
-pub(crate) const LANES: usize = 16;
 
 /// One bone's channels as a file stores them: which channels read a value of the frame (bit
 /// `c` of `mask` for channel `c`), where its first value sits in a frame (the others follow
@@ -56,41 +52,6 @@ impl BoneChannels {
             first: 0,
             offset,
             scale: [0.0; NUM_CHANNELS],
-        }
-    }
-}
-
-/// Sixteen bones' channels, lane by lane (see the [module docs](self)).
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[repr(C, align(64))]
-pub(crate) struct Block {
-    /// Per channel and lane, the index in a frame of the value it reads (0 where it reads
-    /// none).
-    pub(crate) index: [[u32; LANES]; NUM_CHANNELS],
-    /// Per channel and lane, where in the frame's bytes the four bytes holding that value
-    /// start: at the value (`2 · index`), or for a frame's last value two bytes before it, so
-    /// that no read passes the frame's end (0 where it reads none).
-    pub(crate) byte: [[u32; LANES]; NUM_CHANNELS],
-    /// Per channel and lane, how far the value lies in those four bytes' little-endian word:
-    /// 0 or 16 bits.
-    pub(crate) shift: [[u32; LANES]; NUM_CHANNELS],
-    /// Per channel and lane, the offset.
-    pub(crate) offset: [[f32; LANES]; NUM_CHANNELS],
-    /// Per channel and lane, the scale (0 where it reads none).
-    pub(crate) scale: [[f32; LANES]; NUM_CHANNELS],
-    /// Per channel, the lanes that read a value.
-    pub(crate) reads: [u16; NUM_CHANNELS],
-}
-
-impl Default for Block {
-    fn default() -> Self {
-        Block {
-            index: [[0; LANES]; NUM_CHANNELS],
-            byte: [[0; LANES]; NUM_CHANNELS],
-            shift: [[0; LANES]; NUM_CHANNELS],
-            offset: [[0.0; LANES]; NUM_CHANNELS],
-            scale: [[0.0; LANES]; NUM_CHANNELS],
-            reads: [0; NUM_CHANNELS],
         }
     }
 }

@@ -70,7 +70,7 @@ pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) ->
 /// [`Error::Invalid`] (of `format`, `what` `"framegroups line"`) naming the line (as its byte
 /// offset in `text`) for a malformed line, a zero count, a non-positive or non-finite rate, or
 /// a range past the model's frames.
-pub fn parse_framegroups(text: &[u8], num_frames: u32, format: Format) -> Result<Vec<FrameGroup>> {
+pub fn parse(text: &[u8], num_frames: u32, format: Format) -> Result<Vec<FrameGroup>> {
     let mut groups = Vec::new();
     let mut offset = 0u64;
     for (n, raw_line) in text.split(|&b| b == b'\n').enumerate() {
@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn framegroups_lines_comments_and_errors() {
         let text = b"// golem\n0 1 10 0 // bind\n1 30 15 1 // walk\n\n31 20 20 1\n";
-        let groups = parse_framegroups(text, 51, Format::Dpm).ok();
+        let groups = parse(text, 51, Format::Dpm).ok();
         let summary: Option<Vec<(String, u32, u32, bool)>> = groups.map(|g| {
             g.into_iter()
                 .map(|g| (g.name, g.first, g.count, g.looped))
@@ -155,7 +155,7 @@ mod tests {
                 ("group 2".to_string(), 31, 20, true),
             ])
         );
-        let past = parse_framegroups(b"0 1 10 0\n40 20 10 1\n", 51, Format::Dpm);
+        let past = parse(b"0 1 10 0\n40 20 10 1\n", 51, Format::Dpm);
         assert!(matches!(
             past,
             Err(Error::Invalid {
@@ -164,20 +164,11 @@ mod tests {
                 ..
             })
         ));
+        assert!(parse(b"0 1 10\n", 5, Format::Dpm).is_err(), "three fields");
+        assert!(parse(b"0 1 10 2\n", 5, Format::Dpm).is_err(), "loop flag 2");
+        assert!(parse(b"0 0 10 1\n", 5, Format::Dpm).is_err(), "no frames");
         assert!(
-            parse_framegroups(b"0 1 10\n", 5, Format::Dpm).is_err(),
-            "three fields"
-        );
-        assert!(
-            parse_framegroups(b"0 1 10 2\n", 5, Format::Dpm).is_err(),
-            "loop flag 2"
-        );
-        assert!(
-            parse_framegroups(b"0 0 10 1\n", 5, Format::Dpm).is_err(),
-            "no frames"
-        );
-        assert!(
-            parse_framegroups(b"0 1 -3 1\n", 5, Format::Dpm).is_err(),
+            parse(b"0 1 -3 1\n", 5, Format::Dpm).is_err(),
             "negative rate"
         );
     }

@@ -69,7 +69,7 @@ pub(crate) fn be_poses(bytes: &[u8], out: &mut Vec<(glam::Quat, glam::Vec3A)>) -
 /// a frame's bytes are missing or shorter than the block reads, or a stored rotation is too
 /// small or large to normalise in `f32` (the scalar decode's then).
 pub(crate) fn channels_nlerp(
-    block: &super::channels::Block,
+    block: &super::block::Block,
     a: Option<&[u8]>,
     b: Option<&[u8]>,
     t: f32,

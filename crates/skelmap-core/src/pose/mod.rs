@@ -25,6 +25,7 @@
 //! The kernels that consume them live in [`skin`](crate::skin). Nothing here names a format.
 
 mod baked;
+mod block;
 pub mod bounds;
 mod channels;
 pub(crate) mod euler;

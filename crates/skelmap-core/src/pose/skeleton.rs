@@ -59,7 +59,7 @@ impl<'data> Bone<'data> {
 }
 
 /// What every skeleton offers: its bones and the look-ups built on them. Implemented by
-/// [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp), [`skm::Model`](crate::skm::Model),
+/// [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp), [`skm::Pair`](crate::skm::Pair),
 /// [`Ms3d`](crate::ms3d::Ms3d) and [`slmdl::Animation`](crate::slmdl::Animation) (unnamed, unparented
 /// bones).
 ///

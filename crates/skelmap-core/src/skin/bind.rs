@@ -4,7 +4,7 @@
 //! store one model-space position (and normal) as the mesh looks in its bind pose, with up to
 //! four `(bone, weight)` influences. Such a vertex moves by its bones' `world(t) · world(bind)⁻¹`
 //! ([`Palette::relative_to`](crate::pose::Palette::relative_to)), blended linearly
-//! ([`skin_bind_lbs`]) or as dual quaternions ([`skin_bind_dqs`]).
+//! ([`bind_lbs`]) or as dual quaternions ([`bind_dqs`]).
 //!
 //! [`WeightedRecords`] converts such a mesh once into the pre-weighted records the record
 //! kernels read (the layout of [`BoneVert`]), so that the scalar, stream, prepared and DQS
@@ -26,14 +26,14 @@ use crate::pose::{BindPoseMesh, BindVertex};
 /// Each weighted influence `(b, w)` of a vertex at `p` with normal `n` becomes the record
 /// `origin = w · bind_b⁻¹ · p`, `normal = w · R(bind_b)⁻¹ · n`, `influence = w`, the weights
 /// normalised to sum to 1, so that `Σ world_b(t) · (origin, influence)` is the linear blend of
-/// [`skin_bind_lbs`]. A vertex bound to no bone gets one record of weight 1 on bone
+/// [`bind_lbs`]. A vertex bound to no bone gets one record of weight 1 on bone
 /// [`WeightedRecords::unbound_bone`] (`bind.len()`): skinned with an identity in that slot of
 /// the palette, it stays where it is stored.
 ///
 /// ```
 /// use skelmap_core::Parse;
 /// use skelmap_core::pose::{LocalPose, Palette};
-/// use skelmap_core::skin::{WeightedRecords, skin_scalar};
+/// use skelmap_core::skin::{self, WeightedRecords};
 /// use skelmap_core::slmdl;
 /// use skelmap_core::SkeletalMesh;
 ///
@@ -50,7 +50,7 @@ use crate::pose::{BindPoseMesh, BindVertex};
 /// bind.world.push(Default::default());
 /// let n = mesh.num_vertices() as usize;
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-/// skin_scalar(&records.mesh(), &bind, &mut p, &mut q)?;
+/// skin::scalar(&records.mesh(), &bind, &mut p, &mut q)?;
 /// assert!((p[0][0] - -1.0).abs() < 1e-5);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -176,7 +176,7 @@ fn weighted<'t, T>(
 /// ```
 /// use skelmap_core::Parse;
 /// use skelmap_core::pose::{BindPoseMesh, LocalPose, Palette};
-/// use skelmap_core::skin::skin_bind_lbs;
+/// use skelmap_core::skin::bind_lbs;
 /// use skelmap_core::slmdl;
 ///
 /// let (mdl, anim) = skelmap_core::synth::sl_twist(4, 8, 90.0);
@@ -191,7 +191,7 @@ fn weighted<'t, T>(
 /// now.relative_to(&bind, &mut deltas);
 /// let n = mesh.num_vertices();
 /// let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-/// skin_bind_lbs(&mesh, &deltas, &mut positions, &mut normals)?;
+/// bind_lbs(&mesh, &deltas, &mut positions, &mut normals)?;
 /// // Vertex 0 sits at x = −1, bound to the still bone 0 only.
 /// assert_eq!(positions[0], [-1.0, 1.0, 0.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -200,7 +200,7 @@ fn weighted<'t, T>(
 /// # Errors
 ///
 /// [`SkinError`] when a vertex names a bone `deltas` lacks or an output is short.
-pub fn skin_bind_lbs(
+pub fn bind_lbs(
     mesh: &impl BindPoseMesh,
     deltas: &[Affine3A],
     positions: &mut [[f32; 3]],
@@ -210,13 +210,13 @@ pub fn skin_bind_lbs(
     lbs(mesh, deltas, positions, Some(normals))
 }
 
-/// [`skin_bind_lbs`] without normals: writes the first `mesh.num_vertices()` entries of
+/// [`bind_lbs`] without normals: writes the first `mesh.num_vertices()` entries of
 /// `positions`.
 ///
 /// # Errors
 ///
 /// [`SkinError`] when a vertex names a bone `deltas` lacks or `positions` is short.
-pub fn skin_bind_positions(
+pub fn bind_positions(
     mesh: &impl BindPoseMesh,
     deltas: &[Affine3A],
     positions: &mut [[f32; 3]],
@@ -259,12 +259,12 @@ fn lbs(
 /// [`dqs::deltas`](super::dqs::deltas) of the current and bind palettes) are summed in the
 /// hemisphere of the first, normalised, and applied to the bind position; the normal is
 /// rotated by the blend. A vertex with no positive weight keeps its bind position and normal;
-/// one with a single influence moves exactly as [`skin_bind_lbs`] moves it.
+/// one with a single influence moves exactly as [`bind_lbs`] moves it.
 ///
 /// # Errors
 ///
 /// [`SkinError`] when a vertex names a bone `deltas` lacks or an output is short.
-pub fn skin_bind_dqs(
+pub fn bind_dqs(
     mesh: &impl BindPoseMesh,
     deltas: &[DualQuat],
     positions: &mut [[f32; 3]],

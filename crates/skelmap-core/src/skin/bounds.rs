@@ -1,7 +1,7 @@
 //! Bounds computed from skinned vertices, for formats that store none (SKM) or when the
 //! stored ones are not trusted.
 
-use super::{SimdLevel, SkinError, SkinMatrices, skin_stream};
+use super::{SimdLevel, SkinError, SkinMatrices};
 use crate::pose::bounds::Aabb;
 use crate::pose::{Interpolation, LocalPose, Palette, PoseFrames, SkeletalMesh, sample};
 
@@ -43,7 +43,7 @@ where
         let n = mesh.num_vertices();
         positions.resize(n, [0.0; 3]);
         normals.resize(n, [0.0; 3]);
-        skin_stream(
+        super::stream(
             &mesh,
             &matrices,
             SimdLevel::detect(),

@@ -4,8 +4,8 @@
 //! `nrm = Σ R_b · normal` per vertex over pre-weighted records (a
 //! [`SkeletalMesh`](crate::pose::SkeletalMesh)):
 //!
-//! - [`skin_scalar`]: the obviously correct reference the others are tested against;
-//! - [`skin_stream`]: straight over the mapped records in file order, no preparation (a
+//! - [`scalar`](fn@scalar): the obviously correct reference the others are tested against;
+//! - [`stream`](fn@stream): straight over the mapped records in file order, no preparation (a
 //!   32-byte record per 256-bit register, a one-influence vertex in a 512-bit one with
 //!   AVX-512; big-endian records byte-swapped with one shuffle); [`Records`] holds a mesh's
 //!   records of either byte order for it and the others;
@@ -14,7 +14,7 @@
 //!   in-register permutes up to 64 / 16 bones, gathers above), in original or prepared
 //!   vertex order, split over rayon threads when each thread gets at least
 //!   [`PARALLEL_MIN_VERTICES`] (in runs of [`CHUNK_VERTICES`]-vertex chunks);
-//!   [`skin_batch`] skins many instances across threads;
+//!   [`batch`] skins many instances across threads;
 //! - [`CompactMesh`]: each vertex's influences folded once into one bind-space vertex
 //!   (quantised position and normal, narrow bones and weights: about a quarter of the
 //!   prepared layout's bytes), skinned with `world · reference⁻¹`; vertices whose influences
@@ -24,8 +24,8 @@
 //!   portable below it).
 //!
 //! Meshes stored in their bind pose with up to four weighted bones per vertex
-//! ([`BindPoseMesh`](crate::pose::BindPoseMesh)) are skinned by [`skin_bind_lbs`] or
-//! [`skin_bind_dqs`] with the per-bone `world(t) · world(bind)⁻¹` of
+//! ([`BindPoseMesh`](crate::pose::BindPoseMesh)) are skinned by [`bind_lbs`] or
+//! [`bind_dqs`] with the per-bone `world(t) · world(bind)⁻¹` of
 //! [`Palette::relative_to`](crate::pose::Palette::relative_to).
 //!
 //! [`morph`] tweens vertex-animated frames (packed coordinates and a normal table).
@@ -56,13 +56,13 @@ mod stream;
 mod x86;
 
 pub use crate::simd::SimdLevel;
-pub use bind::{WeightedRecords, skin_bind_dqs, skin_bind_lbs, skin_bind_positions};
+pub use bind::{WeightedRecords, bind_dqs, bind_lbs, bind_positions};
 pub use bounds::skinned_frame_bounds;
 pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE};
 pub use fork::PARALLEL_MIN_VERTICES;
 pub use matrices::SkinMatrices;
 pub use output::{STREAM_MIN_BYTES, SkinnedVertex};
-pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, skin_batch};
+pub use prepared::{CHUNK_VERTICES, PreparedMesh, SkinJob, VertexOrder, batch};
 pub use records::{Records, RecordsMesh};
-pub use scalar::{SkinError, skin_scalar};
-pub use stream::{skin_stream, skin_stream_vertices};
+pub use scalar::{SkinError, scalar};
+pub use stream::{stream, stream_vertices};

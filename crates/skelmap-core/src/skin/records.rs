@@ -11,7 +11,7 @@ use core::marker::PhantomData;
 use zerocopy::byteorder::{BigEndian, ByteOrder, LittleEndian};
 
 use super::dqs::{DualQuat, skin_dqs};
-use super::{PreparedMesh, SimdLevel, SkinError, SkinMatrices, skin_scalar, skin_stream};
+use super::{PreparedMesh, SimdLevel, SkinError, SkinMatrices};
 use crate::pose::{MeshGeometry, Palette, SkeletalMesh};
 
 /// One mesh's pre-weighted records in byte order `O`: a [`SkeletalMesh`] with nothing but its
@@ -97,25 +97,25 @@ impl Records<'_> {
         each!(self, m => m.vertices().map(<[_]>::len).sum())
     }
 
-    /// [`skin_scalar`]: the reference kernel.
+    /// [`skin::scalar`](fn@super::scalar): the reference kernel.
     ///
     /// # Errors
     ///
-    /// As [`skin_scalar`].
+    /// As [`skin::scalar`](fn@super::scalar).
     pub fn skin_scalar(
         &self,
         palette: &Palette,
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
-        each!(self, m => skin_scalar(m, palette, positions, normals))
+        each!(self, m => super::scalar(m, palette, positions, normals))
     }
 
-    /// [`skin_stream`]: straight over the records, no preparation.
+    /// [`skin::stream`](fn@super::stream): straight over the records, no preparation.
     ///
     /// # Errors
     ///
-    /// As [`skin_stream`].
+    /// As [`skin::stream`](fn@super::stream).
     pub fn skin_stream(
         &self,
         matrices: &SkinMatrices,
@@ -123,7 +123,7 @@ impl Records<'_> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
-        each!(self, m => skin_stream(m, matrices, level, positions, normals))
+        each!(self, m => super::stream(m, matrices, level, positions, normals))
     }
 
     /// [`skin_dqs`]: dual quaternions relative to `bind`.

@@ -45,14 +45,14 @@ pub enum SkinError {
 /// let mesh = model.mesh(0).expect("one mesh");
 /// let n = mesh.num_vertices() as usize;
 /// let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-/// skin::skin_scalar(&mesh, &palette, &mut positions, &mut normals)?;
+/// skin::scalar(&mesh, &palette, &mut positions, &mut normals)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
 ///
 /// [`SkinError`] when the palette is too small for the mesh or an output too short.
-pub fn skin_scalar<'data>(
+pub fn scalar<'data>(
     mesh: &impl SkeletalMesh<'data>,
     palette: &Palette,
     positions: &mut [[f32; 3]],

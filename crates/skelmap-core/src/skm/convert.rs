@@ -13,7 +13,7 @@
 
 use glam::{Mat3, Quat, Vec3};
 
-use super::write::{FrameDef, MeshBuilder, MeshDef, SkeletonBuilder};
+use super::write::{FrameDef, MeshDef, SkmBuilder, SkpBuilder};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::dpm::Dpm;
 use crate::dpm::write::Matrix3x4;
@@ -25,21 +25,21 @@ use crate::write::{BoneDef, Influence};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Converted {
     /// The mesh file.
-    pub skm: MeshBuilder,
+    pub skm: SkmBuilder,
     /// The skeleton file.
-    pub skp: SkeletonBuilder,
+    pub skp: SkpBuilder,
 }
 
 /// Converts a validated DPM; non-orthonormal rotations are reported in `diag`.
 ///
 /// ```
 /// use skelmap_core::Parse;
-/// use skelmap_core::{Diagnostics, dpm::Dpm, skm::{Skm, Skp, Model, convert}, synth};
+/// use skelmap_core::{Diagnostics, dpm::Dpm, skm::{Skm, Skp, Pair, convert}, synth};
 /// let dpm_bytes = synth::tube(&synth::TubeParams::default()).write()?;
 /// let dpm = Dpm::parse(&dpm_bytes)?;
 /// let converted = convert::from_dpm(&dpm, &mut Diagnostics::new());
 /// let (skm_bytes, skp_bytes) = (converted.skm.write()?, converted.skp.write()?);
-/// let model = Model::pair(Skm::parse(&skm_bytes)?, Skp::parse(&skp_bytes)?, &[])?;
+/// let model = Pair::new(Skm::parse(&skm_bytes)?, Skp::parse(&skp_bytes)?, &[])?;
 /// assert_eq!(model.skp().num_frames(), dpm.num_frames());
 /// # Ok::<(), skelmap_core::Error>(())
 /// ```
@@ -117,11 +117,11 @@ pub fn from_dpm(dpm: &Dpm<'_>, diag: &mut Diagnostics) -> Converted {
         })
         .collect();
     Converted {
-        skm: MeshBuilder {
+        skm: SkmBuilder {
             num_bones: dpm.num_bones() as u32,
             meshes,
         },
-        skp: SkeletonBuilder { bones, frames },
+        skp: SkpBuilder { bones, frames },
     }
 }
 

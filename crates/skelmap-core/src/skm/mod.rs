@@ -1,10 +1,10 @@
 //! Qfusion/Warsow SKM + SKP: skeletal meshes and their separate skeleton/animation file.
 //!
 //! - [`raw`]: the on-disk structs, as in Qfusion's `qfiles.h`;
-//! - `validate.rs`: the SKM and SKP passes and the pairing ([`Model::pair`]);
+//! - `validate.rs`: the SKM and SKP passes and the pairing ([`Pair::new`]);
 //! - `view.rs`: [`Skm`] (a mesh file: meshes of pre-weighted vertices, like DPM's), [`Skp`]
-//!   (a skeleton file: bones, frames of quaternion + origin poses) and [`Model`] (the pair);
-//! - [`write`](mod@write): [`MeshBuilder`] and [`SkeletonBuilder`]; [`convert`]: DPM → SKM + SKP;
+//!   (a skeleton file: bones, frames of quaternion + origin poses) and [`Pair`] (the two together);
+//! - [`write`](mod@write): [`SkmBuilder`] and [`SkpBuilder`]; [`convert`]: DPM → SKM + SKP;
 //! - [`resolve`]: finding an SKM's skeleton (`.cfg` `import`, else `<base>.skp`) and LOD
 //!   files through a [`Resolver`](crate::resolver::Resolver).
 //!
@@ -24,7 +24,7 @@
 //! finite values), indices `< num_verts`, references `< num_bones`.
 //! SKP: magic, type 2, `filesize ≤ len`, counts within limits, bone and frame tables and
 //! every pose block in bounds, `-1 ≤ parent < index`, finite pose values. Quaternions far
-//! from unit length are warnings. Pairing ([`Model::pair`]) checks the SKM's bone count
+//! from unit length are warnings. Pairing ([`Pair::new`]) checks the SKM's bone count
 //! against the SKP's, and each LOD's against its base.
 
 pub mod convert;
@@ -36,7 +36,7 @@ pub mod write;
 
 pub use resolve::Files;
 pub use validate::QUAT_LENGTH_TOLERANCE;
-pub use view::{Frame, Mesh, Model, Skm, Skp};
-pub use write::{FrameDef, MeshBuilder, MeshDef, SkeletonBuilder};
+pub use view::{Frame, Mesh, Pair, Skm, Skp};
+pub use write::{FrameDef, MeshDef, SkmBuilder, SkpBuilder};
 
 pub use crate::format::{looks_like_skm, looks_like_skp};

@@ -13,7 +13,7 @@
 //! including an `import` path read from a `.cfg`.
 
 use super::raw::{SKM_MAGIC, SKM_MAX_LODS};
-use super::{Model, Skm, Skp};
+use super::{Pair, Skm, Skp};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Result};
 use crate::limits::Limits;
@@ -255,7 +255,7 @@ impl Files<'_> {
     /// # Errors
     ///
     /// The first validation or pairing error.
-    pub fn open(&self) -> Result<Model<'_>> {
+    pub fn open(&self) -> Result<Pair<'_>> {
         self.open_with(&Limits::DEFAULT, &mut Diagnostics::new())
     }
 
@@ -264,14 +264,14 @@ impl Files<'_> {
     /// # Errors
     ///
     /// The first validation or pairing error.
-    pub fn open_with(&self, limits: &Limits, diag: &mut Diagnostics) -> Result<Model<'_>> {
+    pub fn open_with(&self, limits: &Limits, diag: &mut Diagnostics) -> Result<Pair<'_>> {
         let skm = Skm::parse_with(self.skm.1.bytes(), limits, diag)?;
         let skp = Skp::parse_with(self.skp.1.bytes(), limits, diag)?;
         let mut lods = Vec::with_capacity(self.lods.len());
         for (_, lod) in &self.lods {
             lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
         }
-        Model::pair_with(skm, skp, &lods, diag)
+        Pair::new_with(skm, skp, &lods, diag)
     }
 }
 

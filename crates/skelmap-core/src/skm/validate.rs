@@ -8,7 +8,7 @@ use zerocopy::LittleEndian;
 use super::raw::{
     self, SKM_MAX_LODS, SkmHeader, SkmMesh, SkpBone, SkpBonePose, SkpFrame, SkpHeader,
 };
-use super::view::{Model, Skm, Skp};
+use super::view::{Pair, Skm, Skp};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw as raw_bits};
@@ -318,14 +318,14 @@ fn check_poses(poses: &[SkpBonePose], ofs: u64, diag: &mut Diagnostics) -> Resul
     Ok(())
 }
 
-impl<'data> Model<'data> {
+impl<'data> Pair<'data> {
     /// Pairs validated files, discarding warnings.
     ///
     /// # Errors
     ///
-    /// As [`Model::pair_with`].
-    pub fn pair(skm: Skm<'data>, skp: Skp<'data>, lods: &[Skm<'data>]) -> Result<Self> {
-        Model::pair_with(skm, skp, lods, &mut Diagnostics::new())
+    /// As [`Pair::new_with`].
+    pub fn new(skm: Skm<'data>, skp: Skp<'data>, lods: &[Skm<'data>]) -> Result<Self> {
+        Pair::new_with(skm, skp, lods, &mut Diagnostics::new())
     }
 
     /// Pairs validated files: the SKM's bone count must equal the SKP's, and every level of
@@ -336,7 +336,7 @@ impl<'data> Model<'data> {
     ///
     /// [`Error::Invalid`] on a bone-count mismatch (naming the SKM's `header.num_bones`),
     /// [`Error::Limit`] for more than four levels of detail.
-    pub fn pair_with(
+    pub fn new_with(
         skm: Skm<'data>,
         skp: Skp<'data>,
         lods: &[Skm<'data>],
@@ -398,7 +398,7 @@ impl<'data> Model<'data> {
             }
             *slot = Some(*lod);
         }
-        Ok(Model {
+        Ok(Pair {
             skm,
             skp,
             lods: slots,

@@ -24,7 +24,7 @@ const SKP: Format = Format::Skp;
 /// A validated SKM mesh file over borrowed bytes. `Copy`, `Send` and `Sync`.
 ///
 /// On its own it proves every `bonenum < num_bones` of its own header; pairing with the
-/// skeleton ([`Model::pair`](super::Model::pair)) proves that count matches the SKP.
+/// skeleton ([`Pair::new`](super::Pair::new)) proves that count matches the SKP.
 #[derive(Debug, Clone, Copy)]
 pub struct Skm<'data> {
     pub(super) data: &'data [u8],
@@ -364,13 +364,13 @@ impl<'data> Frame<'data> {
 /// A mesh file paired with its skeleton (and levels of detail): the bone counts are proven
 /// equal, so every `bonenum` of every mesh indexes the skeleton. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
-pub struct Model<'data> {
+pub struct Pair<'data> {
     pub(super) skm: Skm<'data>,
     pub(super) skp: Skp<'data>,
     pub(super) lods: [Option<Skm<'data>>; SKM_MAX_LODS],
 }
 
-impl<'data> Model<'data> {
+impl<'data> Pair<'data> {
     /// The mesh file.
     #[must_use]
     pub fn skm(&self) -> Skm<'data> {
@@ -389,7 +389,7 @@ impl<'data> Model<'data> {
     }
 }
 
-impl<'data> Skeleton<'data> for Model<'data> {
+impl<'data> Skeleton<'data> for Pair<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.skp.bones()
     }
@@ -399,7 +399,7 @@ impl<'data> Skeleton<'data> for Model<'data> {
     }
 }
 
-impl<'data> PoseFrames<'data> for Model<'data> {
+impl<'data> PoseFrames<'data> for Pair<'data> {
     fn num_frames(&self) -> usize {
         self.skp().num_frames()
     }
@@ -419,7 +419,7 @@ impl<'data> PoseFrames<'data> for Model<'data> {
 }
 
 /// The mesh file's meshes, posed by the skeleton's frames.
-impl<'data> BoneVertexModel<'data> for Model<'data> {
+impl<'data> BoneVertexModel<'data> for Pair<'data> {
     type Mesh<'a>
         = Mesh<'a>
     where
@@ -447,7 +447,7 @@ impl<'data> BoneVertexModel<'data> for Model<'data> {
     }
 }
 
-bone_vertex_view!(Model);
+bone_vertex_view!(Pair);
 
 skeletal_mesh_view!(Mesh, mesh_name);
 

@@ -1,4 +1,4 @@
-//! Writing SKM and SKP files: [`MeshBuilder`] and [`SkeletonBuilder`].
+//! Writing SKM and SKP files: [`SkmBuilder`] and [`SkpBuilder`].
 //!
 //! Like the DPM writer they write exactly what they are given, valid or not (the parsers are
 //! the judges), in the layout of the reference tool: SKM header, mesh headers, then per mesh
@@ -39,7 +39,7 @@ pub struct MeshDef {
     pub references: Vec<u32>,
 }
 
-/// Where [`MeshBuilder::write_with_layout`] put each structure.
+/// Where [`SkmBuilder::write_with_layout`] put each structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MeshLayout {
     /// Offset of the mesh table.
@@ -52,14 +52,14 @@ pub struct MeshLayout {
 
 /// Builds an SKM mesh file.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct MeshBuilder {
+pub struct SkmBuilder {
     /// Bones of the skeleton the meshes are weighted to.
     pub num_bones: u32,
     /// Meshes.
     pub meshes: Vec<MeshDef>,
 }
 
-impl MeshBuilder {
+impl SkmBuilder {
     /// Writes the file.
     ///
     /// # Errors
@@ -74,7 +74,7 @@ impl MeshBuilder {
     ///
     /// # Errors
     ///
-    /// As [`MeshBuilder::write`].
+    /// As [`SkmBuilder::write`].
     pub fn write_with_layout(&self) -> Result<(Vec<u8>, MeshLayout)> {
         let field = |what, v| write::u32_field(Format::Skm, what, v).map(U32::<Le>::new);
         let ofs_meshes = size_of::<SkmHeader>() as u64;
@@ -149,7 +149,7 @@ pub struct FrameDef {
     pub poses: Vec<([f32; 4], [f32; 3])>,
 }
 
-/// Where [`SkeletonBuilder::write_with_layout`] put each structure.
+/// Where [`SkpBuilder::write_with_layout`] put each structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SkeletonLayout {
     /// Offset of the bone table.
@@ -164,7 +164,7 @@ pub struct SkeletonLayout {
 
 /// Builds an SKP skeleton file.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SkeletonBuilder {
+pub struct SkpBuilder {
     /// Bones, parents first (names at most 64 bytes).
     pub bones: Vec<BoneDef>,
     /// Frames; frame 0 is the bind pose.
@@ -174,7 +174,7 @@ pub struct SkeletonBuilder {
 /// The identity pose: no rotation `(0, 0, 0, 1)`, no translation.
 pub const IDENTITY_POSE: ([f32; 4], [f32; 3]) = ([0.0, 0.0, 0.0, 1.0], [0.0; 3]);
 
-impl SkeletonBuilder {
+impl SkpBuilder {
     /// Writes the file.
     ///
     /// # Errors
@@ -189,7 +189,7 @@ impl SkeletonBuilder {
     ///
     /// # Errors
     ///
-    /// As [`SkeletonBuilder::write`].
+    /// As [`SkpBuilder::write`].
     pub fn write_with_layout(&self) -> Result<(Vec<u8>, SkeletonLayout)> {
         let field = |what, v| write::u32_field(Format::Skp, what, v).map(U32::<Le>::new);
         let ofs_bones = size_of::<SkpHeader>() as u64;
@@ -249,17 +249,17 @@ impl SkeletonBuilder {
 
 /// The SKM mesh and SKP skeleton of an asset, ready to write.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Pair {
+pub struct Builder {
     /// The mesh file.
-    pub skm: MeshBuilder,
+    pub skm: SkmBuilder,
     /// The skeleton file.
-    pub skp: SkeletonBuilder,
+    pub skp: SkpBuilder,
 }
 
 /// Longest SKM or SKP name that keeps its terminating NUL.
 pub const MAX_NAME: usize = SKM_MAX_NAME - 1;
 
-impl Pair {
+impl Builder {
     /// `asset` as an SKM and its SKP (`+Z` up; a `+Y`-up asset is turned): one SKM mesh per
     /// asset mesh (named after its material, as Qfusion finds shaders), each influence
     /// pre-weighted in its bone's bind space, the bones each mesh uses as its references;
@@ -272,7 +272,7 @@ impl Pair {
     /// use skelmap_core::{Limits, Model, Source, asset, skm, synth};
     /// let bytes = synth::tube(&Default::default()).write()?;
     /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
-    /// let pair = skm::write::Pair::from_asset(&asset)?.builder;
+    /// let pair = skm::write::Builder::from_asset(&asset)?.builder;
     /// let (mesh, skeleton) = (pair.skm.write()?, pair.skp.write()?);
     /// let model = Model::from_skm(Source::from_bytes(&mesh), Source::from_bytes(&skeleton), &Limits::default())?;
     /// assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
@@ -283,7 +283,7 @@ impl Pair {
     ///
     /// [`FitError`] for a name longer than [`MAX_NAME`] bytes, or for vertex animation
     /// (morph clips), which SKM cannot hold.
-    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Pair>, FitError> {
+    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
         asset.refuse_vertex_animation("SKM")?;
         let skeleton = asset.skeleton_or_root();
@@ -355,19 +355,19 @@ impl Pair {
         }
         let bones = skeleton.bone_defs();
         Ok(Fitted {
-            builder: Pair {
-                skm: MeshBuilder {
+            builder: Builder {
+                skm: SkmBuilder {
                     num_bones: skeleton.joints.len() as u32,
                     meshes,
                 },
-                skp: SkeletonBuilder { bones, frames },
+                skp: SkpBuilder { bones, frames },
             },
             losses,
         })
     }
 }
 
-impl crate::asset::Writer for Pair {
+impl crate::asset::Writer for Builder {
     const FORMAT: Format = Format::Skm;
 
     /// The SKM, and its SKP beside it under the same stem.
@@ -376,7 +376,7 @@ impl crate::asset::Writer for Pair {
         _: &crate::asset::WriteOptions,
     ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
         use crate::asset::{Place, Written, WrittenFile};
-        let Fitted { builder, losses } = Pair::from_asset(asset)?;
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
         let files = vec![
             WrittenFile {
                 place: Place::Main,

@@ -60,5 +60,5 @@ mod view;
 pub mod write;
 
 pub use raw::{AnimHeader, BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, SLMDL_MAGIC};
-pub use view::{Animation, AttributeKind, Easing, Mesh, Model, Strided, WEIGHT_TOLERANCE};
+pub use view::{Animation, AttributeKind, Easing, Mesh, Pair, Strided, WEIGHT_TOLERANCE};
 pub use write::{AnimationBuilder, KeyframeDef, MeshBuilder, VertexDef};

@@ -7,7 +7,7 @@ use zerocopy::FromBytes;
 use zerocopy::byteorder::{F32, LittleEndian};
 
 use super::raw::{AnimHeader, BoneKey, Header, KeyframeHead, MAX_ATTRIBUTES, keyframe_size};
-use super::view::{Animation, AttributeKind, Easing, Mesh, Model, WEIGHT_TOLERANCE};
+use super::view::{Animation, AttributeKind, Easing, Mesh, Pair, WEIGHT_TOLERANCE};
 use crate::diag::Diagnostics;
 use crate::error::{Error, Problem, Result};
 use crate::floatbits::{Masks, flat, raw};
@@ -287,17 +287,17 @@ impl<'data> Parse<'data> for Animation<'data> {
     }
 }
 
-impl<'data> Model<'data> {
+impl<'data> Pair<'data> {
     /// Pairs a mesh with its animation (or with none: a static mesh).
     ///
     /// # Errors
     ///
     /// [`Error::Invalid`] naming the mesh's first blend index with weight that is not a bone
     /// of `anim` (`vertex.blend_indices` at its byte offset).
-    pub fn pair(mdl: Mesh<'data>, anim: Option<Animation<'data>>) -> Result<Model<'data>> {
+    pub fn new(mdl: Mesh<'data>, anim: Option<Animation<'data>>) -> Result<Pair<'data>> {
         const FORMAT: Format = Format::SlMdl;
         let (Some(a), Some(view)) = (anim, mdl.attribute(AttributeKind::BlendIndices)) else {
-            return Ok(Model { mdl, anim });
+            return Ok(Pair { mdl, anim });
         };
         let bones = a.num_bones();
         for i in 0..mdl.num_vertices() {
@@ -319,6 +319,6 @@ impl<'data> Model<'data> {
                 });
             }
         }
-        Ok(Model { mdl, anim })
+        Ok(Pair { mdl, anim })
     }
 }

@@ -263,12 +263,12 @@ impl BindPoseMesh for Mesh<'_> {
 /// `.anim` beside it): the pairing proves every weighted blend index names a bone of the
 /// animation. `Copy`, `Send` and `Sync`.
 #[derive(Debug, Clone, Copy)]
-pub struct Model<'data> {
+pub struct Pair<'data> {
     pub(super) mdl: Mesh<'data>,
     pub(super) anim: Option<Animation<'data>>,
 }
 
-impl<'data> Model<'data> {
+impl<'data> Pair<'data> {
     /// The mesh.
     #[must_use]
     pub fn mdl(&self) -> Mesh<'data> {
@@ -456,7 +456,7 @@ impl<'data> PoseFrames<'data> for Animation<'data> {
 }
 
 /// The animation's bones (unnamed, unparented), none without one.
-impl<'data> Skeleton<'data> for Model<'data> {
+impl<'data> Skeleton<'data> for Pair<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         unnamed_bones(self.anim.map_or(0, |a| a.num_bones()))
     }
@@ -464,7 +464,7 @@ impl<'data> Skeleton<'data> for Model<'data> {
 
 /// One mesh stored in its bind pose, posed by the animation's keyframes (a static mesh
 /// without one).
-impl<'data> ModelView<'data> for Model<'data> {
+impl<'data> ModelView<'data> for Pair<'data> {
     type Mesh<'a>
         = Mesh<'a>
     where

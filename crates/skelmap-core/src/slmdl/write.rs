@@ -156,7 +156,7 @@ impl AnimationBuilder {
 
 /// An SL `mdl` and its `.anim`, ready to write.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Pair {
+pub struct Builder {
     /// The mesh.
     pub mesh: MeshBuilder,
     /// The animation (`None` for an asset without a skeleton).
@@ -166,7 +166,7 @@ pub struct Pair {
 /// Bones an SL vertex can name: its blend indices are bytes.
 pub const MAX_BONES: usize = 256;
 
-impl Pair {
+impl Builder {
     /// `asset` as an SL `mdl` and `.anim`: every triangle corner a vertex of the 48-byte D3D9
     /// layout (the format has no indices), four influences chosen by their error over the
     /// asset's frames ([`Influences::cut`](crate::asset::Influences::cut)) with the first
@@ -179,7 +179,7 @@ impl Pair {
     /// use skelmap_core::{Model, asset, slmdl, synth};
     /// let bytes = synth::tube(&Default::default()).write()?;
     /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
-    /// let pair = slmdl::write::Pair::from_asset(&asset)?.builder;
+    /// let pair = slmdl::write::Builder::from_asset(&asset)?.builder;
     /// assert_eq!(pair.mesh.vertex_count, 3 * 256);
     /// assert_eq!(pair.animation.map(|a| a.keyframes.len()), Some(10)); // bind + 9 frames
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -188,7 +188,7 @@ impl Pair {
     /// # Errors
     ///
     /// [`FitError`] for more than [`MAX_BONES`] joints, or for vertex animation.
-    pub fn from_asset(asset: &Asset) -> Result<Fitted<Pair>, FitError> {
+    pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
         asset.refuse_vertex_animation("SL")?;
         let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
@@ -274,7 +274,7 @@ impl Pair {
             ));
         }
         Ok(Fitted {
-            builder: Pair {
+            builder: Builder {
                 mesh: MeshBuilder::skinned(&corners),
                 animation,
             },
@@ -283,7 +283,7 @@ impl Pair {
     }
 }
 
-impl crate::asset::Writer for Pair {
+impl crate::asset::Writer for Builder {
     const FORMAT: crate::format::Format = crate::format::Format::SlMdl;
 
     /// The mesh, and its `.anim` beside it when the asset has a skeleton (whose keyframe 0
@@ -293,7 +293,7 @@ impl crate::asset::Writer for Pair {
         _: &crate::asset::WriteOptions,
     ) -> Result<crate::asset::Written, crate::asset::WriteError> {
         use crate::asset::{Place, Written, WrittenFile};
-        let Fitted { builder, losses } = Pair::from_asset(asset)?;
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
         let mut files = vec![WrittenFile {
             place: Place::Main,
             bytes: builder.mesh.write(),

@@ -26,7 +26,7 @@ mod mesh;
 mod pose;
 mod weighted;
 
-use glam::Affine3A;
+use glam::{Affine3A, Quat};
 
 pub use animated::{FrameList, FrameNames, VertexAnimated};
 pub(crate) use mesh::Selected;
@@ -49,6 +49,27 @@ use crate::pose::{
     Skeleton, sample,
 };
 use crate::skin::{Records, SimdLevel, SkinError};
+
+/// The up axis of a format's coordinates (and of an [`Asset`](crate::asset::Asset)'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpAxis {
+    /// Quake lineage (DPM, SKM, MDL, HMP, SL): `+Z` up, `+X` forward.
+    Z,
+    /// MilkShape (and glTF): `+Y` up.
+    Y,
+}
+
+impl UpAxis {
+    /// The rotation that brings these axes to glTF's `+Y` up: −90° about `X` for `+Z` up
+    /// (`(x, y, z) → (x, z, −y)`), none for `+Y` up.
+    #[must_use]
+    pub fn to_y_up(self) -> Quat {
+        match self {
+            UpAxis::Z => Quat::from_rotation_x(-core::f32::consts::FRAC_PI_2),
+            UpAxis::Y => Quat::IDENTITY,
+        }
+    }
+}
 
 /// Frames per second of clips made from frame names (DarkPlaces' default).
 pub const NAMED_CLIP_FPS: f32 = 10.0;
@@ -76,7 +97,7 @@ pub enum ClipOrigin {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Conventions {
     /// The axis that points up in the file's coordinates.
-    pub up: crate::asset::UpAxis,
+    pub up: UpAxis,
     /// The direction the model faces (its front), a unit axis in the file's coordinates.
     pub front: [f32; 3],
     /// What a material's [`texture`](Material::texture) names.
@@ -101,7 +122,7 @@ impl Conventions {
     /// The Quake lineage's conventions, the default: `+Z` up, facing `+X`, texture names are
     /// files, materials shared by name.
     pub const QUAKE: Conventions = Conventions {
-        up: crate::asset::UpAxis::Z,
+        up: UpAxis::Z,
         front: [1.0, 0.0, 0.0],
         textures: TextureNames::Files,
         own_materials: false,

@@ -18,7 +18,7 @@ use core::arch::x86_64::{
 use glam::{Quat, Vec3A};
 
 use super::matrices::{nlerp_lanes, push_poses};
-use crate::pose::channels::{Block, LANES, NUM_CHANNELS};
+use crate::pose::block::{Block, LANES, NUM_CHANNELS};
 
 /// See `pose::lanes::channels_nlerp`.
 pub(crate) fn try_channels_nlerp(

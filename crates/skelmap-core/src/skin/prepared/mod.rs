@@ -477,7 +477,7 @@ fn blocks_portable(run: Run<'_>, dest: &mut impl BlockDest) {
     }
 }
 
-/// One instance (a character) of a [`skin_batch`]: its mesh, this frame's matrices and its
+/// One instance (a character) of a [`batch`]: its mesh, this frame's matrices and its
 /// outputs.
 #[derive(Debug)]
 pub struct SkinJob<'a> {
@@ -510,14 +510,14 @@ pub struct SkinJob<'a> {
 ///     .iter_mut()
 ///     .map(|(positions, normals)| SkinJob { mesh: &prepared, matrices: &matrices, positions, normals })
 ///     .collect();
-/// skin::skin_batch(&mut jobs, SimdLevel::detect(), VertexOrder::Original)?;
+/// skin::batch(&mut jobs, SimdLevel::detect(), VertexOrder::Original)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
 ///
 /// The first [`SkinError`] of any instance (the other instances are still skinned).
-pub fn skin_batch(
+pub fn batch(
     jobs: &mut [SkinJob<'_>],
     level: SimdLevel,
     order: VertexOrder,

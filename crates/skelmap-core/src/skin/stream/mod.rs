@@ -15,7 +15,7 @@ mod x86;
 
 /// Skins `mesh` straight from its file records (zero-copy, no preparation, no allocation)
 /// into `positions` and `normals`, in file order, at `level` (see [`SimdLevel`]). Results
-/// equal [`skin_scalar`](super::skin_scalar)'s within rounding (fused multiply-adds).
+/// equal [`skin::scalar`](fn@super::scalar)'s within rounding (fused multiply-adds).
 ///
 /// What runs at each level (the best the CPU supports at or below `level`):
 ///
@@ -52,7 +52,7 @@ mod x86;
 /// let mesh = model.mesh(0).expect("one mesh");
 /// let n = mesh.num_vertices() as usize;
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-/// skin::skin_stream(&mesh, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
+/// skin::stream(&mesh, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -60,7 +60,7 @@ mod x86;
 ///
 /// [`SkinError`] when the palette lacks a bone the mesh uses or an output is short (outputs
 /// written before a missing bone is met keep their values).
-pub fn skin_stream<'data, M: SkeletalMesh<'data>>(
+pub fn stream<'data, M: SkeletalMesh<'data>>(
     mesh: &M,
     matrices: &SkinMatrices,
     level: SimdLevel,
@@ -71,12 +71,12 @@ pub fn skin_stream<'data, M: SkeletalMesh<'data>>(
     stream_into(mesh, matrices, level, &mut sink)
 }
 
-/// [`skin_stream`] into interleaved [`SkinnedVertex`]es.
+/// [`stream`] into interleaved [`SkinnedVertex`]es.
 ///
 /// # Errors
 ///
-/// As [`skin_stream`].
-pub fn skin_stream_vertices<'data, M: SkeletalMesh<'data>>(
+/// As [`stream`].
+pub fn stream_vertices<'data, M: SkeletalMesh<'data>>(
     mesh: &M,
     matrices: &SkinMatrices,
     level: SimdLevel,

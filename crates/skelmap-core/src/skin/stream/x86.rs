@@ -16,7 +16,7 @@
 //! consecutive one-influence vertices in one register would take as many permutes and
 //! multiply-adds per vertex, plus the columns of two bones inserted into each register, so it
 //! is not done. Vertices of two or more influences take the AVX2 steps: two records per
-//! register lose to them (see [`skin_stream`](super::skin_stream)'s documentation).
+//! register lose to them (see [`skin::stream`](fn@super::stream)'s documentation).
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
