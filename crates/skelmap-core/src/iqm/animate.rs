@@ -11,11 +11,16 @@ use glam::{Quat, Vec3A};
 use std::sync::OnceLock;
 
 use super::view::Iqm;
+use crate::diag::Diagnostics;
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Bone, ChannelLayout, LocalPose, PoseFrames, Skeleton, unit_rotation};
+use crate::resolver::Resolver;
+use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
 use crate::view::{ClipOrigin, IndexedNames, Material, ModelView};
 
 /// No pose of the animation drives this joint.
@@ -270,6 +275,29 @@ impl<'data> Pair<'data> {
 }
 
 /// The model's joints.
+/// An IQM opens on its own, or with the animation-only IQM it was given to play.
+impl<'a> Open<'a> for Pair<'a> {
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        _: &R,
+        _: &str,
+        given: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        Ok(given
+            .animation
+            .map(|(path, anim)| (Companion::Animation, path, anim))
+            .into_iter()
+            .collect())
+    }
+
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        let mesh = Iqm::parse_with(files.main.bytes(), limits, diag)?;
+        match files.companion(Companion::Animation).next() {
+            Some(anim) => Pair::new(mesh, Iqm::parse_with(anim.bytes(), limits, diag)?),
+            None => Ok(Pair::single(mesh)),
+        }
+    }
+}
+
 impl<'data> Skeleton<'data> for Pair<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.mesh.skeleton_bones()

@@ -5,10 +5,11 @@
 //! accessors, and the two macros the rest of `model/` uses: `with_view!(view, v => body)` runs
 //! `body` with `v` bound to the view of whichever format, `with_mesh!(mesh, m => body)`
 //! likewise for a mesh. `body` is generic code over the [`ModelView`] and [`MeshView`] traits,
-//! compiled once per format. The one other place that names formats is `open.rs`, which turns
-//! bytes and companions into views.
+//! compiled once per format. Opening dispatches here too: `View::open` validates a format's
+//! files through its view's [`Open`] and `View::companions` finds what it needs beside them.
 
 use crate::pose::{Bone, Skeleton};
+use crate::view::open::{CompanionFile, Files, Given, Open};
 use crate::view::{MeshView, ModelView};
 
 /// Declares [`View`], `MeshKind` and `FrameNamesKind` over the listed formats, and the
@@ -77,6 +78,37 @@ macro_rules! formats {
         }
 
         impl<'a> View<'a> {
+            /// Validates `files` as `format`'s view ([`Open::open`]).
+            pub(super) fn open(
+                format: crate::format::Format,
+                files: &'a Files<'_>,
+                limits: &crate::limits::Limits,
+                diag: &mut crate::diag::Diagnostics,
+            ) -> crate::error::Result<View<'a>> {
+                Ok(match format {
+                    $( crate::format::Format::$variant => View::$variant(
+                        <crate::$($view)::+<'a> as Open<'a>>::open(files, limits, diag)?,
+                    ), )+
+                })
+            }
+
+            /// The companions `format`'s view looks for beside the file at `path`
+            /// ([`Open::companions`]).
+            pub(super) fn companions<'data, R: crate::resolver::Resolver<'data> + ?Sized>(
+                format: crate::format::Format,
+                resolver: &R,
+                path: &str,
+                given: Given<'data>,
+            ) -> crate::error::Result<Vec<CompanionFile<'data>>> {
+                match format {
+                    $( crate::format::Format::$variant => {
+                        <crate::$($view)::+<'static> as Open<'static>>::companions(
+                            resolver, path, given,
+                        )
+                    } )+
+                }
+            }
+
             /// Mesh `index` of whichever format.
             pub(super) fn mesh_kind(&self, index: usize) -> Option<MeshKind<'_>> {
                 match self {

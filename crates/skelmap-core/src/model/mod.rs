@@ -66,40 +66,10 @@ use crate::format::Format;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton};
-use crate::source::Source;
 use crate::view::ModelView;
+pub use crate::view::open::Companion;
+use crate::view::open::Files;
 use any::{FrameNamesKind, with_view};
-
-/// What a file beside the model is to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Companion {
-    /// An SKM's skeleton (`.skp`, named by its `.cfg` or its own name).
-    Skeleton,
-    /// An SKM's level of detail (`name_1.skm` … `name_4.skm`).
-    LevelOfDetail,
-    /// An SL mesh's animation (`name.anim`), or the animation-only IQM an IQM plays.
-    Animation,
-    /// DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`).
-    FrameGroups,
-}
-
-/// The files a model is made of: the one opened, then its companions.
-#[derive(Debug)]
-struct Files<'data> {
-    path: String,
-    main: Source<'data>,
-    companions: Vec<(Companion, String, Source<'data>)>,
-}
-
-impl<'data> Files<'data> {
-    fn companion(&self, kind: Companion) -> impl Iterator<Item = &Source<'data>> {
-        self.companions
-            .iter()
-            .filter(move |(k, _, _)| *k == kind)
-            .map(|(_, _, source)| source)
-    }
-}
 
 self_cell::self_cell!(
     /// The files and the views borrowed from them.

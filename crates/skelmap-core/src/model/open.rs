@@ -11,28 +11,21 @@
 //!   exists, which then gives the model's clips. A malformed sidecar is ignored with a
 //!   [`WarningKind::CompanionIgnored`] naming it, and the model keeps its own clips.
 
-use crate::parse::Parse;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::any::with_view;
-use super::{Cell, ClipOrigin, Companion, Files, Model, View};
+use super::{Cell, ClipOrigin, Companion, Model, View};
 use crate::diag::{Diagnostics, WarningKind};
-use crate::dpm::Dpm;
 use crate::error::{Error, Result};
 use crate::format::Format;
-use crate::gamestudio::{Hmp, Mdl};
 use crate::limits::Limits;
-use crate::ms3d::Ms3d;
 use crate::pose::framegroups;
-use crate::quake;
 use crate::quake::raw::MDL2_MAGIC;
-use crate::resolver::{FsResolver, Resolver, check_path, strip_extension};
-use crate::skm;
-use crate::skm::{Skm, Skp};
-use crate::slmdl;
+use crate::resolver::{FsResolver, Resolver, check_path};
 use crate::source::{Access, MapPromise, Source};
 use crate::view::ModelView;
+use crate::view::open::{Files, Given};
 
 /// What [`Model::open_with`] needs besides the path.
 #[derive(Debug, Clone, Default)]
@@ -228,37 +221,9 @@ impl<'data> Model<'data> {
         given: Given<'data>,
         limits: &Limits,
     ) -> Result<Model<'data>> {
-        let Given {
-            skeleton,
-            animation,
-        } = given;
         let extension = Path::new(path).extension().and_then(|e| e.to_str());
         let format = Format::detect(main.bytes(), extension).ok_or(Error::UnknownFormat)?;
-        let mut companions = Vec::new();
-        match format {
-            Format::Skm => {
-                let (skp_path, skp) = match skeleton {
-                    Some(given) => given,
-                    None => crate::skm::resolve::skeleton(resolver, path)?,
-                };
-                companions.push((Companion::Skeleton, skp_path, skp));
-                for (lod_path, lod) in crate::skm::resolve::levels_of_detail(resolver, path)? {
-                    companions.push((Companion::LevelOfDetail, lod_path, lod));
-                }
-            }
-            Format::Iqm => {
-                if let Some((anim_path, anim)) = animation {
-                    companions.push((Companion::Animation, anim_path, anim));
-                }
-            }
-            Format::SlMdl => {
-                let anim_path = format!("{}.anim", strip_extension(path));
-                if let Some(anim) = resolver.load(&anim_path)? {
-                    companions.push((Companion::Animation, anim_path, anim));
-                }
-            }
-            _ => {}
-        }
+        let mut companions = View::companions(format, resolver, path, given)?;
         let sidecar = format!("{path}.framegroups");
         if let Some(text) = resolver.load(&sidecar)? {
             companions.push((Companion::FrameGroups, sidecar, text));
@@ -296,7 +261,12 @@ impl<'data> Model<'data> {
             companions,
         };
         let mut diag = Diagnostics::new();
-        let cell = Cell::try_new(files, |files| view(format, files, limits, &mut diag))?;
+        // MDL2 has Quake's layout, not MDL3's: the Quake view reads it (and says MDL).
+        let reader = match format {
+            Format::Mdl if files.main.bytes().starts_with(MDL2_MAGIC) => Format::Quake,
+            format => format,
+        };
+        let cell = Cell::try_new(files, |files| View::open(reader, files, limits, &mut diag))?;
         let clip_origin = with_view!(cell.borrow_dependent(), v => v.clip_origin());
         let mut model = Model {
             cell,
@@ -362,76 +332,6 @@ impl<'data> Model<'data> {
         }
         Ok(model)
     }
-}
-
-/// Companion files given by path rather than found by name.
-#[derive(Debug, Default)]
-struct Given<'data> {
-    skeleton: Option<(String, Source<'data>)>,
-    animation: Option<(String, Source<'data>)>,
-}
-
-/// Validates the files as `format`: the one place that turns bytes into each format's view.
-fn view<'a>(
-    format: Format,
-    files: &'a Files<'_>,
-    limits: &Limits,
-    diag: &mut Diagnostics,
-) -> Result<View<'a>> {
-    let data = files.main.bytes();
-    Ok(match format {
-        Format::Dpm => {
-            // The rotation check runs when the diagnostics are asked for
-            // (`ModelView::check_animation`).
-            View::Dpm(Dpm::parse_with(data, limits, diag)?)
-        }
-        Format::Skm => {
-            let skm = Skm::parse_with(data, limits, diag)?;
-            let skp =
-                files
-                    .companion(Companion::Skeleton)
-                    .next()
-                    .ok_or_else(|| Error::Resolve {
-                        path: String::new(),
-                        reason: "an SKM mesh needs its SKP skeleton",
-                    })?;
-            let skp = Skp::parse_with(skp.bytes(), limits, diag)?;
-            let mut lods = Vec::new();
-            for lod in files.companion(Companion::LevelOfDetail) {
-                lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
-            }
-            View::Skm(skm::Pair::new_with(skm, skp, &lods, diag)?)
-        }
-        Format::Skp => View::Skp(Skp::parse_with(data, limits, diag)?),
-        Format::Ms3d => View::Ms3d(Ms3d::parse_with(data, limits, diag)?),
-        // MDL2 has Quake's layout, not MDL3's.
-        Format::Mdl if data.starts_with(MDL2_MAGIC) => {
-            View::Quake(quake::Mdl::parse_with(data, limits, diag)?)
-        }
-        Format::Mdl => View::Mdl(Mdl::parse_with(data, limits, diag)?),
-        Format::Mdl7 => View::Mdl7(crate::mdl7::Mdl7::parse_with(data, limits, diag)?),
-        Format::Quake => View::Quake(quake::Mdl::parse_with(data, limits, diag)?),
-        Format::Hmp => View::Hmp(Hmp::parse_with(data, limits, diag)?),
-        Format::SlMdl => {
-            let mdl = slmdl::Mesh::parse_with(data, limits, diag)?;
-            let anim = match files.companion(Companion::Animation).next() {
-                Some(anim) => Some(slmdl::Animation::parse_with(anim.bytes(), limits, diag)?),
-                None => None,
-            };
-            View::SlMdl(slmdl::Pair::new(mdl, anim)?)
-        }
-        Format::SlAnim => View::SlAnim(slmdl::Animation::parse_with(data, limits, diag)?),
-        Format::Iqm => {
-            let mesh = crate::iqm::Iqm::parse_with(data, limits, diag)?;
-            View::Iqm(match files.companion(Companion::Animation).next() {
-                Some(anim) => {
-                    let anim = crate::iqm::Iqm::parse_with(anim.bytes(), limits, diag)?;
-                    crate::iqm::Pair::new(mesh, anim)?
-                }
-                None => crate::iqm::Pair::single(mesh),
-            })
-        }
-    })
 }
 
 /// The resolver root for a model at `path` and the model's VFS path under it: `root`

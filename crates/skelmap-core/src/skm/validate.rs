@@ -16,7 +16,9 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::Reader;
+use crate::resolver::Resolver;
 use crate::rules::{self, Layout, MeshFields, MeshPass, end, record_offset};
+use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
 
 const SKM: Format = Format::Skm;
 const SKP: Format = Format::Skp;
@@ -403,5 +405,44 @@ impl<'data> Pair<'data> {
             skp,
             lods: slots,
         })
+    }
+}
+
+/// An SKM opens with its skeleton (given, or found as [`resolve::skeleton`] finds it) and
+/// its levels of detail.
+///
+/// [`resolve::skeleton`]: super::resolve::skeleton
+impl<'a> Open<'a> for Pair<'a> {
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        given: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        let (skp_path, skp) = match given.skeleton {
+            Some(given) => given,
+            None => super::resolve::skeleton(resolver, path)?,
+        };
+        let mut companions = vec![(Companion::Skeleton, skp_path, skp)];
+        for (lod_path, lod) in super::resolve::levels_of_detail(resolver, path)? {
+            companions.push((Companion::LevelOfDetail, lod_path, lod));
+        }
+        Ok(companions)
+    }
+
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        let skm = Skm::parse_with(files.main.bytes(), limits, diag)?;
+        let skp = files
+            .companion(Companion::Skeleton)
+            .next()
+            .ok_or_else(|| Error::Resolve {
+                path: String::new(),
+                reason: "an SKM mesh needs its SKP skeleton",
+            })?;
+        let skp = Skp::parse_with(skp.bytes(), limits, diag)?;
+        let mut lods = Vec::new();
+        for lod in files.companion(Companion::LevelOfDetail) {
+            lods.push(Skm::parse_with(lod.bytes(), limits, diag)?);
+        }
+        Pair::new_with(skm, skp, &lods, diag)
     }
 }

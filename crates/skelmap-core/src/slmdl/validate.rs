@@ -15,7 +15,9 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::Reader;
+use crate::resolver::{Resolver, strip_extension};
 use crate::rules;
+use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
 
 type Le = LittleEndian;
 
@@ -320,5 +322,29 @@ impl<'data> Pair<'data> {
             }
         }
         Ok(Pair { mdl, anim })
+    }
+}
+
+/// An SL mesh opens with the animation beside it (`name.anim`), when there is one.
+impl<'a> Open<'a> for Pair<'a> {
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        _: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        let anim_path = format!("{}.anim", strip_extension(path));
+        Ok(match resolver.load(&anim_path)? {
+            Some(anim) => vec![(Companion::Animation, anim_path, anim)],
+            None => Vec::new(),
+        })
+    }
+
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        let mdl = Mesh::parse_with(files.main.bytes(), limits, diag)?;
+        let anim = match files.companion(Companion::Animation).next() {
+            Some(anim) => Some(Animation::parse_with(anim.bytes(), limits, diag)?),
+            None => None,
+        };
+        Pair::new(mdl, anim)
     }
 }

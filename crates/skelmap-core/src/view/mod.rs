@@ -23,6 +23,7 @@
 
 mod animated;
 mod mesh;
+pub(crate) mod open;
 mod pose;
 mod weighted;
 

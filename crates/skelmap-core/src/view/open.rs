@@ -1,0 +1,79 @@
+//! Opening a view from the files a model is made of: which companions a format looks for
+//! beside the file opened ([`Open::companions`]), and how it validates them together
+//! ([`Open::open`]). A view of one file (every [`Parse`] view) opens by parsing it; a view
+//! with companions (a `Pair`) implements [`Open`] in its folder. The model's one dispatch over
+//! the format table calls these, so opening names no format.
+
+use crate::diag::Diagnostics;
+use crate::error::Result;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::resolver::Resolver;
+use crate::source::Source;
+
+/// What a file beside the model is to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Companion {
+    /// An SKM's skeleton (`.skp`, named by its `.cfg` or its own name).
+    Skeleton,
+    /// An SKM's level of detail (`name_1.skm` … `name_4.skm`).
+    LevelOfDetail,
+    /// An SL mesh's animation (`name.anim`), or the animation-only IQM an IQM plays.
+    Animation,
+    /// DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`).
+    FrameGroups,
+}
+
+/// A companion: what it is, its path, its bytes.
+pub(crate) type CompanionFile<'data> = (Companion, String, Source<'data>);
+
+/// The files a model is made of: the one opened, then its companions.
+#[derive(Debug)]
+pub(crate) struct Files<'data> {
+    pub(crate) path: String,
+    pub(crate) main: Source<'data>,
+    pub(crate) companions: Vec<CompanionFile<'data>>,
+}
+
+impl<'data> Files<'data> {
+    /// The companions of one kind, in the order they were found.
+    pub(crate) fn companion(&self, kind: Companion) -> impl Iterator<Item = &Source<'data>> {
+        self.companions
+            .iter()
+            .filter(move |(k, _, _)| *k == kind)
+            .map(|(_, _, source)| source)
+    }
+}
+
+/// Companion files given by path rather than found by name: an SKM's skeleton, the
+/// animation-only IQM an IQM plays.
+#[derive(Debug, Default)]
+pub(crate) struct Given<'data> {
+    pub(crate) skeleton: Option<(String, Source<'data>)>,
+    pub(crate) animation: Option<(String, Source<'data>)>,
+}
+
+/// A view opened from a model's files.
+pub(crate) trait Open<'a>: Sized {
+    /// The companions of the file at `path` (a VFS path `resolver` serves), `given` first
+    /// where it holds them; none by default.
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        given: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        let _ = (resolver, path, given);
+        Ok(Vec::new())
+    }
+
+    /// Validates `files` (the main file, then its companions) into the view.
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self>;
+}
+
+/// A view of one file: parsed, and no companions.
+impl<'a, T: Parse<'a>> Open<'a> for T {
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        T::parse_with(files.main.bytes(), limits, diag)
+    }
+}
