@@ -363,7 +363,7 @@ fn tween_lands_on_frames(m: &Mdl7<'_>, num_vertices: usize) {
     for a in 0..frames.min(4) {
         let b = (a + 1) % frames;
         for (t, lands) in [(0.0, a), (1.0, b)] {
-            ModelView::tween(m, a, b, t, skin::SimdLevel::detect(), &mut p, &mut q)
+            ModelView::tween(m, 0, a, b, t, skin::SimdLevel::detect(), &mut p, &mut q)
                 .expect("frames below num_frames tween");
             let (want, scale) = expected(lands);
             for (w, got) in want.iter().flatten().zip(p.iter().flatten()) {
@@ -375,7 +375,16 @@ fn tween_lands_on_frames(m: &Mdl7<'_>, num_vertices: usize) {
             assert!(q.iter().flatten().all(|c| c.is_finite()));
         }
     }
-    let err = ModelView::tween(m, frames, 0, 0.0, skin::SimdLevel::detect(), &mut p, &mut q);
+    let err = ModelView::tween(
+        m,
+        0,
+        frames,
+        0,
+        0.0,
+        skin::SimdLevel::detect(),
+        &mut p,
+        &mut q,
+    );
     assert!(err.is_err(), "frame {frames} of {frames} tweens");
 }
 

@@ -404,6 +404,7 @@ impl<'data> ModelView<'data> for Hmp<'data> {
     /// One version: the grid's tween has no SIMD kernel.
     fn tween(
         &self,
+        _: usize,
         a: usize,
         b: usize,
         t: f32,

@@ -695,6 +695,7 @@ impl<'data> ModelView<'data> for Mdl<'data> {
 
     fn tween(
         &self,
+        _: usize,
         a: usize,
         b: usize,
         t: f32,

@@ -12,7 +12,10 @@
 //! (tested on every corpus frame), and `cargo bench --bench morph` compares them.
 //!
 //! The kernel knows no format: a format hands it [`PackedFrame`]s (byte views of its records)
-//! and its [`NormalTable`].
+//! and its [`NormalTable`]. Records of signed 16-bit coordinates with a normal stored as
+//! latitude and longitude bytes (Quake III's MD3) are [`PackedFrame::LatLong`]: their table is
+//! [`LAT_LONG`], the cosine and sine of each byte's angle, and the kernels decode the normal in
+//! the same pass as the blend.
 
 use super::SimdLevel;
 
@@ -25,6 +28,13 @@ pub enum MorphError {
     /// A frame index past the model's frames.
     #[error("frame {0} does not exist")]
     NoFrame(usize),
+    /// Two frames of different packings, one of them [`PackedFrame::LatLong`] (whose normals
+    /// mean something else).
+    #[error("the two frames are packed differently")]
+    Mixed,
+    /// A mesh index past the model's meshes.
+    #[error("mesh {0} does not exist")]
+    NoMesh(usize),
     /// An output slice shorter than the model's vertex count.
     #[error("output holds {have} vertices; the model has {need}")]
     Output {
@@ -42,7 +52,28 @@ pub enum PackedFrame<'a> {
     Bytes(&'a [[u8; 4]]),
     /// Per vertex three little-endian `u16` coordinates, the normal byte and a pad byte.
     Words(&'a [[u8; 8]]),
+    /// Per vertex three little-endian `i16` coordinates and a little-endian `u16` normal:
+    /// latitude in the high byte, longitude in the low byte (Quake III's `md3XyzNormal_t`),
+    /// unpacked with the [`LAT_LONG`] table.
+    LatLong(&'a [LatLongVertex]),
 }
+
+/// A vertex of a [`PackedFrame::LatLong`]: `[x, y, z, normal]` as little-endian 16-bit words,
+/// the coordinates signed.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    zerocopy::FromBytes,
+    zerocopy::IntoBytes,
+    zerocopy::KnownLayout,
+    zerocopy::Immutable,
+    zerocopy::Unaligned,
+)]
+#[repr(transparent)]
+pub struct LatLongVertex(pub [u8; 8]);
 
 impl PackedFrame<'_> {
     /// Number of vertices.
@@ -51,6 +82,7 @@ impl PackedFrame<'_> {
         match self {
             PackedFrame::Bytes(v) => v.len(),
             PackedFrame::Words(v) => v.len(),
+            PackedFrame::LatLong(v) => v.len(),
         }
     }
 
@@ -66,6 +98,7 @@ impl PackedFrame<'_> {
         match self {
             PackedFrame::Bytes(v) => PackedFrame::Bytes(v.get(n..).unwrap_or_default()),
             PackedFrame::Words(v) => PackedFrame::Words(v.get(n..).unwrap_or_default()),
+            PackedFrame::LatLong(v) => PackedFrame::LatLong(v.get(n..).unwrap_or_default()),
         }
     }
 }
@@ -106,6 +139,64 @@ impl NormalTable {
     }
 }
 
+/// The table of [`PackedFrame::LatLong`] normals: row `i` is `[cos θ, sin θ, 0, 0]` with
+/// `θ = i · 2π / 256`. A normal of latitude `a` and longitude `b` is
+/// `(cos a · sin b, sin a · sin b, cos b)`.
+pub static LAT_LONG: NormalTable = lat_long_table();
+
+/// Builds [`LAT_LONG`]: the sine over the first quarter turn, reflected (so that the table
+/// is exactly symmetric), computed in `f64` and rounded once.
+const fn lat_long_table() -> NormalTable {
+    let mut rows = [[0.0f32; 4]; 256];
+    let mut i = 0;
+    while i < 256 {
+        rows[i] = [sin_turn(i + 64) as f32, sin_turn(i) as f32, 0.0, 0.0];
+        i += 1;
+    }
+    NormalTable { rows }
+}
+
+/// `sin(i · 2π / 256)` for any `i`, by the Taylor series on the first quarter turn (exact to
+/// `f64` rounding there: the angle is at most π/2).
+const fn sin_turn(i: usize) -> f64 {
+    let i = i % 256;
+    let (quarter, sign) = match i / 64 {
+        0 => (i, 1.0),
+        1 => (128 - i, 1.0),
+        2 => (i - 128, -1.0),
+        _ => (256 - i, -1.0),
+    };
+    let x = quarter as f64 * (core::f64::consts::PI / 128.0);
+    // x − x³/3! + x⁵/5! − …, to the 25th power: past f64's precision for x ≤ π/2.
+    let (mut term, mut sum, mut k) = (x, x, 1);
+    while k < 13 {
+        term = -term * x * x / ((2 * k) as f64 * (2 * k + 1) as f64);
+        sum += term;
+        k += 1;
+    }
+    sign * sum
+}
+
+/// The unit normal a [`PackedFrame::LatLong`] vertex stores as `normal` (latitude in the high
+/// byte, longitude in the low): what the kernels compute for it.
+///
+/// ```
+/// use skelmap_core::skin::morph::lat_long_normal;
+/// assert_eq!(lat_long_normal(0), [0.0, 0.0, 1.0]); // longitude 0: straight up
+/// let n = lat_long_normal(64); // longitude a quarter turn, latitude 0: +X
+/// assert!((n[0] - 1.0).abs() < 1e-7 && n[1].abs() < 1e-7 && n[2].abs() < 1e-7);
+/// ```
+#[must_use]
+#[inline(always)]
+pub fn lat_long_normal(normal: u16) -> [f32; 3] {
+    let [lng, lat] = normal.to_le_bytes();
+    let ([cos_a, sin_a, ..], [cos_b, sin_b, ..]) = (
+        LAT_LONG.rows[usize::from(lat)],
+        LAT_LONG.rows[usize::from(lng)],
+    );
+    [cos_a * sin_b, sin_a * sin_b, cos_b]
+}
+
 /// What turns packed coordinates into positions: `scale · packed + offset`, and the normal
 /// table the records index.
 #[derive(Debug, Clone, Copy)]
@@ -118,10 +209,11 @@ pub struct Unpack<'a> {
     pub normals: &'a NormalTable,
 }
 
-/// A packed vertex record: its coordinates and its normal index.
+/// A packed vertex record: its coordinates and its normal (an index into the table, or,
+/// for [`LatLongVertex`], decoded from the table of [`LAT_LONG`]).
 pub(crate) trait Packed: Copy {
     fn coords(&self) -> [f32; 3];
-    fn normal(&self) -> u8;
+    fn normal(&self, table: &NormalTable) -> [f32; 3];
 }
 
 impl Packed for [u8; 4] {
@@ -130,8 +222,30 @@ impl Packed for [u8; 4] {
         [self[0], self[1], self[2]].map(f32::from)
     }
     #[inline(always)]
-    fn normal(&self) -> u8 {
-        self[3]
+    fn normal(&self, table: &NormalTable) -> [f32; 3] {
+        table.get(self[3])
+    }
+}
+
+impl Packed for LatLongVertex {
+    #[inline(always)]
+    fn coords(&self) -> [f32; 3] {
+        let s = &self.0;
+        [
+            i16::from_le_bytes([s[0], s[1]]),
+            i16::from_le_bytes([s[2], s[3]]),
+            i16::from_le_bytes([s[4], s[5]]),
+        ]
+        .map(f32::from)
+    }
+    /// `(cos a · sin b, sin a · sin b, cos b)` from `table`'s rows of latitude `a` (the high
+    /// byte) and longitude `b` (the low byte), in the order the SIMD kernels compute it.
+    #[inline(always)]
+    fn normal(&self, table: &NormalTable) -> [f32; 3] {
+        let (lng, lat) = (self.0[6], self.0[7]);
+        let ([cos_a, sin_a, ..], [cos_b, sin_b, ..]) =
+            (table.rows[usize::from(lat)], table.rows[usize::from(lng)]);
+        [cos_a * sin_b, sin_a * sin_b, cos_b]
     }
 }
 
@@ -146,8 +260,8 @@ impl Packed for [u8; 8] {
         .map(f32::from)
     }
     #[inline(always)]
-    fn normal(&self) -> u8 {
-        self[6]
+    fn normal(&self, table: &NormalTable) -> [f32; 3] {
+        table.get(self[6])
     }
 }
 
@@ -172,6 +286,12 @@ macro_rules! dispatch {
             }
             (PackedFrame::Words(x), PackedFrame::Words(y)) => {
                 $kernel(x, y, $unpack, $t, $positions, $normals)
+            }
+            (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => {
+                $kernel(x, y, $unpack, $t, $positions, $normals)
+            }
+            (PackedFrame::LatLong(_), _) | (_, PackedFrame::LatLong(_)) => {
+                return Err(MorphError::Mixed);
             }
         }
         Ok(())
@@ -239,10 +359,7 @@ fn scalar_kernel<A: Packed, B: Packed>(
         for k in 0..3 {
             p[k] = scale[k] * (x[k] + t * (y[k] - x[k])) + offset[k];
         }
-        let (ta, tb) = (
-            unpack.normals.get(va.normal()),
-            unpack.normals.get(vb.normal()),
-        );
+        let (ta, tb) = (va.normal(unpack.normals), vb.normal(unpack.normals));
         *n = normalise(core::array::from_fn(|k| ta[k] + t * (tb[k] - ta[k])));
     }
 }
@@ -359,6 +476,8 @@ fn simd_head(
         (PackedFrame::Words(x), PackedFrame::Words(y)) => {
             try_morph::<true, true>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
         }
+        // Mixed packings are refused by the scalar kernel the caller runs next.
+        _ => 0,
     }
 }
 
