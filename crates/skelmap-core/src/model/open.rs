@@ -421,6 +421,7 @@ fn view<'a>(
             View::SlMdl(slmdl::Model::pair(mdl, anim)?)
         }
         Format::SlAnim => View::SlAnim(slmdl::Animation::parse_with(data, limits, diag)?),
+        Format::Md3 => View::Md3(crate::md3::Md3::parse_with(data, limits, diag)?),
         Format::Iqm => {
             let mesh = crate::iqm::Iqm::parse_with(data, limits, diag)?;
             View::Iqm(match files.companion(Companion::Animation).next() {
