@@ -8,7 +8,7 @@ use skelmap::pose::Interpolation;
 use skelmap::skin::SimdLevel;
 use skelmap::skin::morph::lat_long_normal;
 use skelmap::view::TextureNames;
-use skelmap::{Format, Model};
+use skelmap::{Format, Model, Parse};
 
 use super::animated;
 
@@ -106,4 +106,40 @@ fn lat_long_normals_are_unit_and_point_where_ioquake3_says() {
     assert!(n[0].abs() < 1e-7 && (n[1] - 1.0).abs() < 1e-7 && n[2].abs() < 1e-7);
     // Longitude half a turn: straight down.
     assert_eq!(lat_long_normal(0x0080), [-0.0, -0.0, -1.0]);
+}
+
+/// Tags between frames: origins blended, axes orthonormal at every blend, the stored tags at
+/// the ends.
+#[test]
+fn tags_blend_between_frames_with_orthonormal_axes() {
+    let b = animated();
+    let bytes = b.write();
+    let md3 = skelmap::md3::Md3::parse(&bytes).unwrap();
+    assert_eq!(md3.num_tags(), 2);
+    for (a, c) in [(0, 1), (1, 2), (2, 0)] {
+        for step in 0..=8 {
+            let t = step as f32 / 8.0;
+            let pose = md3.tag_at(a, c, t, 0).unwrap();
+            assert_eq!(pose.name, b"tag_weapon");
+            let (oa, oc) = (b.tags[a][0].origin, b.tags[c][0].origin);
+            for k in 0..3 {
+                assert!((pose.origin[k] - (oa[k] + t * (oc[k] - oa[k]))).abs() < 1e-6);
+            }
+            let x = pose.axis;
+            let dot = |i: usize, j: usize| (0..3).map(|k| x[i][k] * x[j][k]).sum::<f32>();
+            for i in 0..3 {
+                for j in 0..3 {
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!((dot(i, j) - want).abs() < 1e-5, "{a}→{c} at {t}: {x:?}");
+                }
+            }
+            if step == 0 || step == 8 {
+                let stored = b.tags[if step == 0 { a } else { c }][0].axis;
+                for (r, s) in x.iter().flatten().zip(stored.iter().flatten()) {
+                    assert!((r - s).abs() < 1e-6);
+                }
+            }
+        }
+    }
+    assert!(md3.tag_at(0, 3, 0.5, 0).is_none() && md3.tag_at(0, 1, 0.5, 2).is_none());
 }

@@ -2,7 +2,8 @@
 //! (`docs/formats/md3.md`, ioquake3's `qfiles.h`).
 //!
 //! - [`raw`]: the on-disk records, with ioquake3's names;
-//! - [`Md3`]: the validated view: frames, tags per frame ([`Tag`]), and a [`Surface`] per
+//! - [`Md3`]: the validated view: frames, tags per frame ([`Tag`]; between frames,
+//!   orthonormalised, [`Md3::tag_at`]), and a [`Surface`] per
 //!   mesh, each with its shaders, triangles, texture coordinates and a copy of its vertices
 //!   per frame (`i16` at 1/64 unit, normals as latitude and longitude bytes), tweened by the
 //!   morph kernel's [`PackedFrame::LatLong`](crate::skin::morph::PackedFrame::LatLong);
@@ -50,5 +51,5 @@ mod validate;
 mod view;
 pub mod write;
 
-pub use view::{Md3, Surface, Tag, UNPACK};
+pub use view::{Md3, Surface, Tag, TagPose, UNPACK};
 pub use write::Builder;

@@ -177,6 +177,59 @@ impl<'data> Tag<'data> {
     }
 }
 
+/// A tag placed between two frames ([`Md3::tag_at`]): its name, origin and orthonormal axes
+/// (rows: forward, left, up).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TagPose<'data> {
+    /// The tag's name (frame `a`'s).
+    pub name: &'data [u8],
+    /// The blended origin.
+    pub origin: [f32; 3],
+    /// The blended axes, orthonormal.
+    pub axis: [[f32; 3]; 3],
+}
+
+/// `rows` made orthonormal by Gram–Schmidt from the first: the first normalised, the second
+/// made perpendicular to it and normalised, the third their cross product turned to the side
+/// the stored third row points (identity rows stand in for degenerate ones).
+fn orthonormal(rows: [[f32; 3]; 3]) -> [[f32; 3]; 3] {
+    let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let unit = |v: [f32; 3], fallback: [f32; 3]| {
+        let len = dot(v, v).sqrt();
+        if len > 1e-12 && len.is_finite() {
+            v.map(|c| c / len)
+        } else {
+            fallback
+        }
+    };
+    let cross = |a: [f32; 3], b: [f32; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let x = unit(rows[0], [1.0, 0.0, 0.0]);
+    let d = dot(rows[1], x);
+    let mut y = unit(core::array::from_fn(|k| rows[1][k] - d * x[k]), [0.0; 3]);
+    if y == [0.0; 3] {
+        // Any direction perpendicular to `x`.
+        let other = if x[0].abs() < 0.9 {
+            [1.0, 0.0, 0.0]
+        } else {
+            [0.0, 1.0, 0.0]
+        };
+        y = unit(cross(cross(x, other), x), [0.0, 1.0, 0.0]);
+    }
+    let z = cross(x, y);
+    let z = if dot(z, rows[2]) < 0.0 {
+        z.map(|c| -c)
+    } else {
+        z
+    };
+    [x, y, z]
+}
+
 /// A validated Quake III model (`IDP3`, version 15). `Send`, `Sync`, `Clone`; opening keeps a
 /// list of its surfaces (O(surfaces)), nothing per vertex or frame.
 ///
@@ -252,6 +305,46 @@ impl<'data> Md3<'data> {
             .tags
             .get(frame.checked_mul(self.num_tags())?.checked_add(index)?)?;
         Some(Tag { raw })
+    }
+
+    /// Tag `index` between frames `a` and `b` at `t` (0 = `a`, 1 = `b`): the origins blended
+    /// linearly, the axes blended and made orthonormal again (forward normalised, left made
+    /// perpendicular to it, up their cross product on the side the blended up points, so a
+    /// mirrored tag stays mirrored), as an engine places an attached model between frames. `None` for a tag or
+    /// frame out of range.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::md3::{Builder, Md3, write::TagDef};
+    /// let mut b = Builder::triangle();
+    /// b.frames.push(b.frames[0].clone());
+    /// let still = b.surfaces[0].frames[0].clone();
+    /// b.surfaces[0].frames.push(still);
+    /// let mut turned = TagDef::at("tag_weapon", [2.0, 0.0, 1.0]);
+    /// turned.axis = [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+    /// b.tags.push(vec![turned]);
+    /// let bytes = b.write();
+    /// let md3 = Md3::parse(&bytes)?;
+    /// let half = md3.tag_at(0, 1, 0.5, 0).unwrap();
+    /// assert_eq!(half.name, b"tag_weapon");
+    /// assert_eq!(half.origin, [1.0, 0.0, 1.0]);
+    /// let s = 0.5f32.sqrt(); // half way from +X to +Y
+    /// assert!((half.axis[0][0] - s).abs() < 1e-6 && (half.axis[0][1] - s).abs() < 1e-6);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
+        let (ta, tb) = (self.tag(a, index)?, self.tag(b, index)?);
+        let lerp = |x: [f32; 3], y: [f32; 3]| -> [f32; 3] {
+            core::array::from_fn(|k| x[k] + t * (y[k] - x[k]))
+        };
+        let (xa, xb) = (ta.axis(), tb.axis());
+        let rows: [[f32; 3]; 3] = core::array::from_fn(|r| lerp(xa[r], xb[r]));
+        Some(TagPose {
+            name: ta.name(),
+            origin: lerp(ta.origin(), tb.origin()),
+            axis: orthonormal(rows),
+        })
     }
 
     /// The surfaces that have vertices, in the file's order (empty surfaces are skipped at
