@@ -190,11 +190,7 @@ const fn sin_turn(i: usize) -> f64 {
 #[inline(always)]
 pub fn lat_long_normal(normal: u16) -> [f32; 3] {
     let [lng, lat] = normal.to_le_bytes();
-    let ([cos_a, sin_a, ..], [cos_b, sin_b, ..]) = (
-        LAT_LONG.rows[usize::from(lat)],
-        LAT_LONG.rows[usize::from(lng)],
-    );
-    [cos_a * sin_b, sin_a * sin_b, cos_b]
+    LatLongVertex([0, 0, 0, 0, 0, 0, lng, lat]).normal(&LAT_LONG)
 }
 
 /// What turns packed coordinates into positions: `scale · packed + offset`, and the normal
