@@ -21,8 +21,7 @@
 //!    within [`Limits`](crate::Limits). Past ioquake3's own limits (1024 frames, 16 tags, 32
 //!    surfaces, 4096 vertices, 8192 triangles and 256 shaders a surface) is a warning.
 //! 3. The frames and tags lie inside the file, after the header.
-//! 4. Tag names end with a NUL inside their field; tag origins and axes are finite (axes that
-//!    are not orthonormal are a warning).
+//! 4. Tag names end with a NUL inside their field; tag origins and axes are finite.
 //! 5. The surfaces are a chain from `ofs_surfaces`, each next one `ofs_end` after the one
 //!    before, every surface header inside the file. A surface with no vertices and no
 //!    triangles is skipped with a warning; with `ofs_end` 0 as well (an all-zero header), it
@@ -36,8 +35,9 @@
 //! 9. Triangle indices lie in `0..num_verts`.
 //! 10. `ofs_end` of the header is not past the file; short of it, a warning. Texture
 //!     coordinates that are not finite are a warning.
-//! 11. Frame bounds, radii and origins are checked against the vertices when the
-//!     diagnostics are asked for ([`Md3::check_frames`]), a warning where they disagree.
+//! 11. Frame bounds, radii and origins are checked against the vertices, and tag axes for
+//!     orthonormality, when the diagnostics are asked for ([`Md3::check_frames`]): a warning
+//!     where they disagree.
 //!
 //! ## Winding and animation
 //!

@@ -228,13 +228,13 @@ fn frames<'data>(
 }
 
 /// The tags at `ofs_tags`, `num_frames · num_tags` of them: inside the file and after the
-/// header, each name terminated, each origin and axis finite; an axis that is not a rotation
-/// is a warning.
+/// header, each name terminated, each origin and axis finite (whether the axes are a rotation
+/// is judged with the frames, [`check_frames`]).
 fn tags<'data>(
     reader: Reader<'data>,
     header: &Md3Header,
     counts: Counts,
-    diag: &mut Diagnostics,
+    _: &mut Diagnostics,
 ) -> Result<&'data [Md3Tag]> {
     let field = at(0, offset_of!(Md3Header, ofs_tags));
     let ofs = non_negative("header.ofs_tags", field, &header.ofs_tags)?;
@@ -243,7 +243,6 @@ fn tags<'data>(
         after_header("header.ofs_tags", field, ofs)?;
     }
     let tags = reader.slice_at::<Md3Tag>("tags", ofs.into(), count)?;
-    let mut skewed = None;
     for (i, tag) in tags.iter().enumerate() {
         let base = record_offset::<Md3Tag>(ofs.into(), i);
         terminated("tag.name", at(base, offset_of!(Md3Tag, name)), &tag.name)?;
@@ -257,18 +256,6 @@ fn tags<'data>(
             at(base, offset_of!(Md3Tag, axis)),
             tag.axis.as_flattened(),
         )?;
-        if skewed.is_none() && !is_rotation(&tag.axis) {
-            skewed = Some(at(base, offset_of!(Md3Tag, axis)));
-        }
-    }
-    if let Some(offset) = skewed {
-        diag.warn(
-            FORMAT,
-            WarningKind::NonOrthonormal,
-            "tag.axis",
-            offset,
-            || "a tag's axes are not orthonormal; they are orthonormalised when read".into(),
-        );
     }
     Ok(tags)
 }
@@ -661,10 +648,21 @@ fn file_end(
     Ok(())
 }
 
-/// The frames' stored bounds, radii and origins against their vertices: a warning where a
-/// vertex lies outside a frame's box or sphere (by more than half a unit of 1/64), or where a
-/// value is not finite.
+/// The tags' axes, a warning where they are not orthonormal; the frames' stored bounds, radii
+/// and origins against their vertices: a warning where a vertex lies outside a frame's box or
+/// sphere (by more than half a unit of 1/64), or where a value is not finite.
 pub(super) fn check_frames(md3: &Md3<'_>, diag: &mut Diagnostics) {
+    let ofs_tags = u64::from(md3.header.ofs_tags.get() as u32);
+    if let Some(i) = md3.tags.iter().position(|t| !is_rotation(&t.axis)) {
+        let offset = record_offset::<Md3Tag>(ofs_tags, i) + offset_of!(Md3Tag, axis) as u64;
+        diag.warn(
+            FORMAT,
+            WarningKind::NonOrthonormal,
+            "tag.axis",
+            offset,
+            || "a tag's axes are not orthonormal; they are orthonormalised when blended".into(),
+        );
+    }
     let ofs_frames = u64::from(md3.header.ofs_frames.get() as u32);
     let tolerance = 0.5 / 64.0 + 1e-4;
     for (f, frame) in md3.frames.iter().enumerate() {

@@ -355,7 +355,9 @@ impl<'data> Md3<'data> {
     }
 
     /// Every vertex of every frame against its frame's stored bounds, radius and origin: a
-    /// [`WarningKind::Bounds`](crate::diag::WarningKind::Bounds) where they disagree. A pass
+    /// [`WarningKind::Bounds`](crate::diag::WarningKind::Bounds) where they disagree; and every
+    /// tag's axes, a [`WarningKind::NonOrthonormal`](crate::diag::WarningKind::NonOrthonormal)
+    /// where they are not orthonormal. A pass
     /// over all frames, which [`Model::diagnostics`](crate::Model::diagnostics) runs when first
     /// asked, not at open.
     pub fn check_frames(&self, diag: &mut Diagnostics) {
