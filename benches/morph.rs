@@ -1,6 +1,8 @@
-//! `morph`: GameStudio frame tweening in vertices/s, the scalar reference next to the SIMD
-//! kernels (`avx2`: 8 vertices a step, `avx512`: 16), on the corpus MDLs (when present) and a
-//! synthetic 65 536-vertex word-packed model.
+//! `morph`: frame tweening in vertices/s, the scalar reference next to the SIMD kernels
+//! (`avx2`: 8 vertices a step, `avx512`: 16). `morph/`: GameStudio, on the corpus MDLs (when
+//! present) and a synthetic 65 536-vertex word-packed model. `morph-md3/`: Quake III MD3
+//! (`i16` positions, lat/long normals decoded in the blend's pass), every surface of the shared
+//! MD3s of more than one frame and a synthetic surface of 65 536 vertices.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -84,5 +86,75 @@ fn morph(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, morph);
+/// One MD3 surface of 65 536 vertices in two frames, every normal word used.
+fn synthetic_md3() -> Vec<u8> {
+    use skelmap::md3::write::{Builder, FrameDef, SurfaceDef};
+    let n = 65_536usize;
+    let frame = |shift: i16| {
+        (0..n)
+            .map(|i| {
+                let xyz = [
+                    (i % 256) as i16 * 64 - 8192,
+                    (i / 256) as i16 * 64 - 8192,
+                    shift.wrapping_mul(i as i16),
+                ];
+                (xyz, (i as u16).wrapping_mul(shift as u16))
+            })
+            .collect()
+    };
+    Builder {
+        frames: vec![FrameDef::default(); 2],
+        surfaces: vec![SurfaceDef {
+            name: b"s".to_vec(),
+            triangles: vec![[0, 1, 2]],
+            st: vec![[0.0; 2]; n],
+            frames: vec![frame(3), frame(7)],
+            ..SurfaceDef::default()
+        }],
+        ..Builder::default()
+    }
+    .write()
+}
+
+fn morph_md3(c: &mut Criterion) {
+    use skelmap::md3::Md3;
+    let mut group = c.benchmark_group("morph-md3");
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+    let mut inputs: Vec<_> = common::corpus_engines("md3")
+        .into_iter()
+        .filter(|(_, b)| {
+            Md3::parse(b).is_ok_and(|m| m.num_frames() > 1 && !m.surfaces().is_empty())
+        })
+        .collect();
+    inputs.push(("synthetic_65536".to_string(), synthetic_md3()));
+    for (name, bytes) in inputs {
+        let m = Md3::parse(&bytes).unwrap();
+        let n: usize = m.surfaces().iter().map(|s| s.num_vertices()).sum();
+        let most = m.surfaces().iter().map(|s| s.num_vertices()).max().unwrap();
+        let last = m.num_frames() - 1;
+        let (mut p, mut nrm) = (vec![[0.0f32; 3]; most], vec![[0.0f32; 3]; most]);
+        group.throughput(Throughput::Elements(n as u64));
+        for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+            let row = if level == SimdLevel::Portable {
+                "scalar"
+            } else {
+                level.name()
+            };
+            group.bench_function(BenchmarkId::new(row, &name), |b| {
+                b.iter(|| {
+                    for mesh in 0..m.surfaces().len() {
+                        m.tween_with_level(level, mesh, 0, last, black_box(0.3), &mut p, &mut nrm)
+                            .unwrap();
+                    }
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, morph, morph_md3);
 criterion_main!(benches);

@@ -19,6 +19,8 @@
 //!   bone frames) and `synthetic_mdl7_frames_<n>MB` (no bones, every frame replacing every
 //!   vertex), beside the read of its bytes; `open/mdl7_<model>`: `Model::from_bytes` of the
 //!   corpus MDL7s.
+//! - `md3/<model>`, `bytesum/<model>` and `open/md3_<model>`: the same for every MD3 in
+//!   ../shared/corpus-engines/md3.
 //!
 //! Inputs of `dpm/` and `skm/`: every DPM in ../shared/corpus/dpm (skipped with a message when
 //! absent) and a synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -118,6 +120,13 @@ fn open_validate(c: &mut Criterion) {
     }
     iqm_rows(&mut group);
     mdl7_rows(&mut group);
+    // Every shared MD3 (../shared/corpus-engines/md3).
+    let md3 = common::corpus_engines("md3");
+    format_rows(&mut group, "md3", &md3, &[], |bytes| {
+        skelmap::md3::Md3::parse(bytes)
+            .expect("valid input")
+            .num_frames()
+    });
     group.finish();
 }
 

@@ -27,6 +27,7 @@ for target in "${targets[@]}"; do
     quake|mdl2) dict=(-dict=dict/quake.dict) ;;
     iqm) dict=(-dict=dict/iqm.dict) ;;
     mdl7) dict=(-dict=dict/mdl7.dict) ;;
+    md3) dict=(-dict=dict/md3.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
@@ -34,6 +35,7 @@ for target in "${targets[@]}"; do
   case "$target" in
     iqm) [ -d ../../shared/corpus-next/iqm ] && shared=(../../shared/corpus-next/iqm) ;;
     mdl7) [ -d ../../shared/corpus-next/mdl7 ] && shared=(../../shared/corpus-next/mdl7) ;;
+    md3) [ -d ../../shared/corpus-engines/md3 ] && shared=(../../shared/corpus-engines/md3) ;;
   esac
   mkdir -p logs
   log="logs/$target.log"

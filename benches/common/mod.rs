@@ -15,6 +15,30 @@ pub fn corpus(sub: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// Every file of `../shared/corpus-engines/<sub>` as `(file stem, bytes)`, sorted; empty (with
+/// a message) when it is absent.
+#[allow(clippy::unwrap_used, dead_code)]
+pub fn corpus_engines(sub: &str) -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = skelmap_testkit::corpus_engines_path(sub) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// A model's frame-0 bind pose and a mid-animation pose (frames `n/2` and the next, halfway),
 /// the latter also laid out as skinning matrices: the pose every skinning bench skins with.
 #[allow(dead_code)]

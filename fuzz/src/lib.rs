@@ -91,6 +91,16 @@ pub fn mdl7(data: &[u8]) {
     }
 }
 
+/// The `md3` target: MD3 validation without the probe, every accessor of the view (frames,
+/// tags, surfaces, both tweens), then the model it opens as through the format-neutral walk.
+pub fn md3(data: &[u8]) {
+    if let Ok(view) = skelmap_core::md3::Md3::parse(data) {
+        exercise::md3(&view);
+        let model = Model::from_bytes(data).expect("a valid MD3 opens as a model");
+        exercise::model(&model);
+    }
+}
+
 /// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
 pub fn slmdl(data: &[u8]) {
     if let Ok(model) = slmdl::Mesh::parse(data) {

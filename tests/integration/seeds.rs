@@ -125,6 +125,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("iqm", "extended.iqm", iqm_extended.write().unwrap()));
     out.push(("probe_any", "demo.iqm", iqm_demo.write().unwrap()));
     // Embedded DDS skins also for every target that reads any model (the C ABI decodes them).
+    out.extend(md3_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -161,6 +162,18 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         out.push((target, "field.hmp", gamestudio::field().write()));
     }
     out
+}
+
+/// The `md3` seeds: the builder's triangle, a model of two surfaces and three frames with
+/// tags, and a model of tags only; the triangle named `.mdl` for `probe_any`.
+fn md3_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let triangle = skelmap::md3::Builder::triangle().write();
+    vec![
+        ("md3", "triangle.md3", triangle.clone()),
+        ("md3", "animated.md3", crate::md3::animated().write()),
+        ("md3", "tags_only.md3", crate::md3::tags_only().write()),
+        ("probe_any", "md3_named.mdl", triangle),
+    ]
 }
 
 /// The `mdl7` seeds: the writer's demo at each record size, a model animated by its vertices,
@@ -381,6 +394,13 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("mdl7") => {
                     if let Ok(m) = skelmap::mdl7::Mdl7::parse(&bytes) {
                         crate::exercise::mdl7(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
+                    }
+                }
+                Some("md3") => {
+                    if let Ok(m) = skelmap::md3::Md3::parse(&bytes) {
+                        crate::exercise::md3(&m);
                         let model = skelmap::Model::from_bytes(&bytes).unwrap();
                         crate::exercise::model(&model);
                     }

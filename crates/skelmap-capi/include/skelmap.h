@@ -216,6 +216,10 @@ typedef enum SkelmapFormat {
    * 3D GameStudio A6/A7 model (`MDL7`): bones and weights, or vertex animation.
    */
   SKELMAP_FORMAT_MDL7 = 11,
+  /**
+   * Quake III model (`IDP3`, version 15): surfaces of vertex frames, and tags.
+   */
+  SKELMAP_FORMAT_MD3 = 12,
 } SkelmapFormat;
 
 /**

@@ -116,8 +116,9 @@ impl From<SkinError> for Fail {
 impl From<MorphError> for Fail {
     fn from(e: MorphError) -> Fail {
         let status = match e {
-            MorphError::NoFrame(_) => SkelmapStatus::OutOfRange,
+            MorphError::NoFrame(_) | MorphError::NoMesh(_) => SkelmapStatus::OutOfRange,
             MorphError::Output { .. } => SkelmapStatus::BufferTooSmall,
+            MorphError::Mixed => SkelmapStatus::WrongKind,
         };
         Fail::new(status, e.to_string())
     }

@@ -44,6 +44,8 @@ pub enum SkelmapFormat {
     Iqm = 10,
     /// 3D GameStudio A6/A7 model (`MDL7`): bones and weights, or vertex animation.
     Mdl7 = 11,
+    /// Quake III model (`IDP3`, version 15): surfaces of vertex frames, and tags.
+    Md3 = 12,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

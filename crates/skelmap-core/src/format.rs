@@ -38,6 +38,9 @@ pub const IDPO_MAGIC: &[u8; 4] = b"IDPO";
 /// The prefix every GameStudio terrain version shares (`HMP4` … `HMP7`).
 pub const HMP_MAGIC_PREFIX: &[u8; 3] = b"HMP";
 
+/// The 4 bytes every Quake III MD3 starts with (and each of its surfaces).
+pub const MD3_MAGIC: &[u8; 4] = b"IDP3";
+
 /// Size of an SKM header (`dskmheader_t`); `skm::raw` asserts its struct has it.
 pub const SKM_HEADER_SIZE: u64 = 24;
 /// Size of an SKP header (`dskpheader_t`).
@@ -169,6 +172,15 @@ macro_rules! format_table {
                 writer: [iqm::Builder],
                 view: iqm::Pair, as_iqm,
                 "An Inter-Quake Model (or an IQM animation on its own), with the animation it plays.",
+            }
+            /// Quake III model (`IDP3`, version 15, little-endian): surfaces of vertex frames
+            /// at 1/64 unit, tags. Often named `.mdl` too: content decides.
+            Md3 {
+                name: "MD3", extensions: ["md3"],
+                magic: MD3_MAGIC, magic_text: "\"IDP3\"", c_value: 12,
+                folder: "md3", docs: "md3", fuzz: "md3",
+                writer: [],
+                view: md3::Md3, as_md3, "A Quake III model: surfaces of vertex frames, and tags.",
             }
         }
     };

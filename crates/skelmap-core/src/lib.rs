@@ -49,6 +49,7 @@
 //! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
 //! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::MdlBuilder`], [`gamestudio::HmpBuilder`] |
 //! | Quake MDL (`IDPO`), GameStudio MDL2 | [`quake`] | yes (skin and frame groups; [`quake::PALETTE`]; frames through the morph kernel) | [`quake::Builder`] |
+//! | Quake III MD3 (`IDP3`) | [`md3`] | yes (surfaces, frames, tags; frames through the morph kernel) | [`md3::Builder`] (fixtures) |
 //! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Builder`] |
 //! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::bind_dqs`]) | [`slmdl::MeshBuilder`], [`slmdl::AnimationBuilder`] |
 
@@ -69,6 +70,7 @@ pub mod gamestudio;
 pub mod gpu;
 pub mod iqm;
 mod limits;
+pub mod md3;
 pub mod mdl7;
 pub mod model;
 pub mod ms3d;

@@ -37,6 +37,8 @@ pub fn model(model: &Model<'_>) {
         quake(m);
     } else if let Some(m) = model.as_mdl7() {
         mdl7(m);
+    } else if let Some(m) = model.as_md3() {
+        md3(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -363,7 +365,7 @@ fn tween_lands_on_frames(m: &Mdl7<'_>, num_vertices: usize) {
     for a in 0..frames.min(4) {
         let b = (a + 1) % frames;
         for (t, lands) in [(0.0, a), (1.0, b)] {
-            ModelView::tween(m, a, b, t, skin::SimdLevel::detect(), &mut p, &mut q)
+            ModelView::tween(m, 0, a, b, t, skin::SimdLevel::detect(), &mut p, &mut q)
                 .expect("frames below num_frames tween");
             let (want, scale) = expected(lands);
             for (w, got) in want.iter().flatten().zip(p.iter().flatten()) {
@@ -375,7 +377,16 @@ fn tween_lands_on_frames(m: &Mdl7<'_>, num_vertices: usize) {
             assert!(q.iter().flatten().all(|c| c.is_finite()));
         }
     }
-    let err = ModelView::tween(m, frames, 0, 0.0, skin::SimdLevel::detect(), &mut p, &mut q);
+    let err = ModelView::tween(
+        m,
+        0,
+        frames,
+        0,
+        0.0,
+        skin::SimdLevel::detect(),
+        &mut p,
+        &mut q,
+    );
     assert!(err.is_err(), "frame {frames} of {frames} tweens");
 }
 
@@ -843,6 +854,86 @@ pub fn quake(m: &skelmap_core::quake::Mdl<'_>) {
         for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
             assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0) || !x.is_finite());
         }
+    }
+}
+
+/// Deep walk of an MD3: every triangle indexes its surface, texture coordinates and frames
+/// read, tags are found per frame, normals are unit, and the scalar and SIMD tweens agree on
+/// consecutive frames of every surface.
+pub fn md3(m: &skelmap_core::md3::Md3<'_>) {
+    let frames = m.num_frames();
+    assert!(frames >= 1);
+    for f in [0, frames - 1] {
+        assert!(m.frame(f).is_some());
+        assert_eq!(m.tags(f).len(), m.num_tags());
+        for (i, tag) in m.tags(f).enumerate() {
+            let same = m.tag(f, i).expect("tag exists");
+            assert!(core::ptr::eq(tag.raw(), same.raw()));
+            assert!(
+                tag.origin()
+                    .iter()
+                    .chain(tag.axis().as_flattened())
+                    .all(|c| c.is_finite())
+            );
+        }
+    }
+    assert!(m.frame(frames).is_none() && m.tag(0, m.num_tags()).is_none());
+    for s in m.surfaces() {
+        let verts = s.num_vertices();
+        assert!(verts >= 1);
+        for t in 0..s.num_triangles() {
+            let v = s.triangle(t).expect("triangle exists");
+            assert!(v.iter().all(|&i| (i as usize) < verts));
+        }
+        assert!(s.triangle(s.num_triangles()).is_none());
+        assert!(s.texcoord(verts - 1).is_some() && s.texcoord(verts).is_none());
+        let _ = (s.shaders().count(), s.shader_name(), s.name_lossy());
+        for f in [0, frames - 1] {
+            assert_eq!(s.frame_positions(f).len(), verts);
+            let n = s.normal(f, verts - 1).expect("normal exists");
+            let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            assert!((len - 1.0).abs() < 1e-5, "normal of length {len}");
+        }
+        assert!(s.frame_vertices(frames).is_none());
+    }
+    let most = m
+        .surfaces()
+        .iter()
+        .map(|s| s.num_vertices())
+        .max()
+        .unwrap_or(0);
+    let (mut pa, mut na, mut pb, mut nb) = (
+        vec![[0.0; 3]; most],
+        vec![[0.0; 3]; most],
+        vec![[0.0; 3]; most],
+        vec![[0.0; 3]; most],
+    );
+    for mesh in 0..m.surfaces().len() {
+        for f in 0..frames.min(4) {
+            let g = (f + 1) % frames;
+            m.tween_with_level(skin::SimdLevel::Portable, mesh, f, g, 0.5, &mut pa, &mut na)
+                .expect("frames exist");
+            m.tween_with_level(skin::SimdLevel::detect(), mesh, f, g, 0.5, &mut pb, &mut nb)
+                .expect("frames exist");
+            for (x, y) in pa
+                .iter()
+                .chain(&na)
+                .flatten()
+                .zip(pb.iter().chain(&nb).flatten())
+            {
+                assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0), "{x} ≠ {y}");
+            }
+        }
+        let err = m.tween_with_level(
+            skin::SimdLevel::detect(),
+            mesh,
+            frames,
+            0,
+            0.0,
+            &mut pa,
+            &mut na,
+        );
+        assert!(err.is_err(), "frame {frames} of {frames} tweens");
     }
 }
 

@@ -67,6 +67,23 @@ pub fn corpus_next_files(sub: &str) -> Vec<PathBuf> {
     list(corpus_next_path(sub))
 }
 
+/// `../shared/corpus-engines` beside the checkout: real files of the engine formats (MD3,
+/// MD2, MDC, MD5, Half-Life MDL), with assimp's output in its `oracle/` folder.
+#[must_use]
+pub fn corpus_engines_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus-engines")
+}
+
+/// [`corpus_path`] in [`corpus_engines_root`].
+///
+/// # Panics
+///
+/// When it is absent and [`REQUIRE_CORPUS`] is `1`.
+#[must_use]
+pub fn corpus_engines_path(sub: &str) -> Option<PathBuf> {
+    lookup(corpus_engines_root().join(sub), corpus_required())
+}
+
 /// `true` when [`REQUIRE_CORPUS`] is set to `1`.
 #[must_use]
 pub fn corpus_required() -> bool {

@@ -16,7 +16,8 @@ use skelmap::core::synth;
 
 /// Where the shared corpus is, and skipping or failing without it: see `skelmap_testkit`.
 pub use skelmap_testkit::{
-    corpus_files, corpus_next_files, corpus_next_path as corpus_next_dir, corpus_path as corpus_dir,
+    corpus_engines_path as corpus_engines_dir, corpus_files, corpus_next_files,
+    corpus_next_path as corpus_next_dir, corpus_path as corpus_dir,
 };
 
 /// One row of a MANIFEST.md table: file name, size, sha256 and the header summary column.
@@ -62,6 +63,11 @@ pub fn manifest(folder: &str) -> Vec<ManifestRow> {
 /// [`manifest`] of corpus-next/MANIFEST.md (IQM, MDL7).
 pub fn manifest_next(folder: &str) -> Vec<ManifestRow> {
     manifest_in(corpus_next_dir(""), folder)
+}
+
+/// [`manifest`] of corpus-engines/MANIFEST.md (MD3, MD2, MDC, MD5, Half-Life MDL).
+pub fn manifest_engines(folder: &str) -> Vec<ManifestRow> {
+    manifest_in(corpus_engines_dir(""), folder)
 }
 
 /// The rows of `dir`/MANIFEST.md in the section of `folder`.

@@ -879,6 +879,7 @@ impl<'data> ModelView<'data> for Mdl7<'data> {
 
     fn tween(
         &self,
+        _: usize,
         a: usize,
         b: usize,
         t: f32,

@@ -269,7 +269,7 @@ impl Model<'_> {
         match pose.sampled {
             Sampled::Nothing => Err(DeformError::NotSampled),
             Sampled::Frames { a, b, t } if animated => with_view!(self.view(), v => {
-                ModelView::tween(v, a, b, t, level, positions, normals)
+                ModelView::tween(v, mesh, a, b, t, level, positions, normals)
             }),
             Sampled::Frames { .. } => Err(wrong("frames")),
             Sampled::Bones if animated => Err(wrong("bones")),

@@ -173,8 +173,11 @@ impl<'data, T: VertexAnimated<'data>> ModelView<'data> for T {
         VertexAnimated::terrain(self)
     }
 
+    /// The one mesh (`mesh` is 0: the model has checked it).
+    #[allow(clippy::too_many_arguments)]
     fn tween(
         &self,
+        mesh: usize,
         a: usize,
         b: usize,
         t: f32,
@@ -182,6 +185,7 @@ impl<'data, T: VertexAnimated<'data>> ModelView<'data> for T {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
+        let _ = mesh;
         VertexAnimated::tween(self, a, b, t, level, positions, normals)
     }
 }

@@ -353,15 +353,18 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         vertices.clear();
     }
 
-    /// For vertex-animated formats: frames `a` and `b` tweened at `t` into `positions` and
-    /// `normals`, at `level`.
+    /// For vertex-animated formats: mesh `mesh`'s frames `a` and `b` tweened at `t` into
+    /// `positions` and `normals`, at `level` (formats of one mesh ignore `mesh`, which the
+    /// model has checked).
     ///
     /// # Errors
     ///
     /// The morph's errors (a missing frame, short outputs); [`DeformError::WrongPose`] for a
     /// format that is not vertex-animated.
+    #[allow(clippy::too_many_arguments)]
     fn tween(
         &self,
+        mesh: usize,
         a: usize,
         b: usize,
         t: f32,
@@ -369,7 +372,7 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let _ = (a, b, t, level, positions, normals);
+        let _ = (mesh, a, b, t, level, positions, normals);
         Err(DeformError::WrongPose {
             found: "frames",
             format: self.format(),

@@ -12,7 +12,10 @@
 //! (tested on every corpus frame), and `cargo bench --bench morph` compares them.
 //!
 //! The kernel knows no format: a format hands it [`PackedFrame`]s (byte views of its records)
-//! and its [`NormalTable`].
+//! and its [`NormalTable`]. Records of signed 16-bit coordinates with a normal stored as
+//! latitude and longitude bytes (Quake III's MD3) are [`PackedFrame::LatLong`]: their table is
+//! [`LAT_LONG`], the cosine and sine of each byte's angle, and the kernels decode the normal in
+//! the same pass as the blend.
 
 use super::SimdLevel;
 
@@ -25,6 +28,13 @@ pub enum MorphError {
     /// A frame index past the model's frames.
     #[error("frame {0} does not exist")]
     NoFrame(usize),
+    /// Two frames of different packings, one of them [`PackedFrame::LatLong`] (whose normals
+    /// mean something else).
+    #[error("the two frames are packed differently")]
+    Mixed,
+    /// A mesh index past the model's meshes.
+    #[error("mesh {0} does not exist")]
+    NoMesh(usize),
     /// An output slice shorter than the model's vertex count.
     #[error("output holds {have} vertices; the model has {need}")]
     Output {
@@ -42,7 +52,28 @@ pub enum PackedFrame<'a> {
     Bytes(&'a [[u8; 4]]),
     /// Per vertex three little-endian `u16` coordinates, the normal byte and a pad byte.
     Words(&'a [[u8; 8]]),
+    /// Per vertex three little-endian `i16` coordinates and a little-endian `u16` normal:
+    /// latitude in the high byte, longitude in the low byte (Quake III's `md3XyzNormal_t`),
+    /// unpacked with the [`LAT_LONG`] table.
+    LatLong(&'a [LatLongVertex]),
 }
+
+/// A vertex of a [`PackedFrame::LatLong`]: `[x, y, z, normal]` as little-endian 16-bit words,
+/// the coordinates signed.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    zerocopy::FromBytes,
+    zerocopy::IntoBytes,
+    zerocopy::KnownLayout,
+    zerocopy::Immutable,
+    zerocopy::Unaligned,
+)]
+#[repr(transparent)]
+pub struct LatLongVertex(pub [u8; 8]);
 
 impl PackedFrame<'_> {
     /// Number of vertices.
@@ -51,6 +82,7 @@ impl PackedFrame<'_> {
         match self {
             PackedFrame::Bytes(v) => v.len(),
             PackedFrame::Words(v) => v.len(),
+            PackedFrame::LatLong(v) => v.len(),
         }
     }
 
@@ -66,6 +98,7 @@ impl PackedFrame<'_> {
         match self {
             PackedFrame::Bytes(v) => PackedFrame::Bytes(v.get(n..).unwrap_or_default()),
             PackedFrame::Words(v) => PackedFrame::Words(v.get(n..).unwrap_or_default()),
+            PackedFrame::LatLong(v) => PackedFrame::LatLong(v.get(n..).unwrap_or_default()),
         }
     }
 }
@@ -106,6 +139,60 @@ impl NormalTable {
     }
 }
 
+/// The table of [`PackedFrame::LatLong`] normals: row `i` is `[cos θ, sin θ, 0, 0]` with
+/// `θ = i · 2π / 256`. A normal of latitude `a` and longitude `b` is
+/// `(cos a · sin b, sin a · sin b, cos b)`.
+pub static LAT_LONG: NormalTable = lat_long_table();
+
+/// Builds [`LAT_LONG`]: the sine over the first quarter turn, reflected (so that the table
+/// is exactly symmetric), computed in `f64` and rounded once.
+const fn lat_long_table() -> NormalTable {
+    let mut rows = [[0.0f32; 4]; 256];
+    let mut i = 0;
+    while i < 256 {
+        rows[i] = [sin_turn(i + 64) as f32, sin_turn(i) as f32, 0.0, 0.0];
+        i += 1;
+    }
+    NormalTable { rows }
+}
+
+/// `sin(i · 2π / 256)` for any `i`, by the Taylor series on the first quarter turn (exact to
+/// `f64` rounding there: the angle is at most π/2).
+const fn sin_turn(i: usize) -> f64 {
+    let i = i % 256;
+    let (quarter, sign) = match i / 64 {
+        0 => (i, 1.0),
+        1 => (128 - i, 1.0),
+        2 => (i - 128, -1.0),
+        _ => (256 - i, -1.0),
+    };
+    let x = quarter as f64 * (core::f64::consts::PI / 128.0);
+    // x − x³/3! + x⁵/5! − …, to the 25th power: past f64's precision for x ≤ π/2.
+    let (mut term, mut sum, mut k) = (x, x, 1);
+    while k < 13 {
+        term = -term * x * x / ((2 * k) as f64 * (2 * k + 1) as f64);
+        sum += term;
+        k += 1;
+    }
+    sign * sum
+}
+
+/// The unit normal a [`PackedFrame::LatLong`] vertex stores as `normal` (latitude in the high
+/// byte, longitude in the low): what the kernels compute for it.
+///
+/// ```
+/// use skelmap_core::skin::morph::lat_long_normal;
+/// assert_eq!(lat_long_normal(0), [0.0, 0.0, 1.0]); // longitude 0: straight up
+/// let n = lat_long_normal(64); // longitude a quarter turn, latitude 0: +X
+/// assert!((n[0] - 1.0).abs() < 1e-7 && n[1].abs() < 1e-7 && n[2].abs() < 1e-7);
+/// ```
+#[must_use]
+#[inline(always)]
+pub fn lat_long_normal(normal: u16) -> [f32; 3] {
+    let [lng, lat] = normal.to_le_bytes();
+    LatLongVertex([0, 0, 0, 0, 0, 0, lng, lat]).normal(&LAT_LONG)
+}
+
 /// What turns packed coordinates into positions: `scale · packed + offset`, and the normal
 /// table the records index.
 #[derive(Debug, Clone, Copy)]
@@ -118,10 +205,11 @@ pub struct Unpack<'a> {
     pub normals: &'a NormalTable,
 }
 
-/// A packed vertex record: its coordinates and its normal index.
+/// A packed vertex record: its coordinates and its normal (an index into the table, or,
+/// for [`LatLongVertex`], decoded from the table of [`LAT_LONG`]).
 pub(crate) trait Packed: Copy {
     fn coords(&self) -> [f32; 3];
-    fn normal(&self) -> u8;
+    fn normal(&self, table: &NormalTable) -> [f32; 3];
 }
 
 impl Packed for [u8; 4] {
@@ -130,8 +218,30 @@ impl Packed for [u8; 4] {
         [self[0], self[1], self[2]].map(f32::from)
     }
     #[inline(always)]
-    fn normal(&self) -> u8 {
-        self[3]
+    fn normal(&self, table: &NormalTable) -> [f32; 3] {
+        table.get(self[3])
+    }
+}
+
+impl Packed for LatLongVertex {
+    #[inline(always)]
+    fn coords(&self) -> [f32; 3] {
+        let s = &self.0;
+        [
+            i16::from_le_bytes([s[0], s[1]]),
+            i16::from_le_bytes([s[2], s[3]]),
+            i16::from_le_bytes([s[4], s[5]]),
+        ]
+        .map(f32::from)
+    }
+    /// `(cos a · sin b, sin a · sin b, cos b)` from `table`'s rows of latitude `a` (the high
+    /// byte) and longitude `b` (the low byte), in the order the SIMD kernels compute it.
+    #[inline(always)]
+    fn normal(&self, table: &NormalTable) -> [f32; 3] {
+        let (lng, lat) = (self.0[6], self.0[7]);
+        let ([cos_a, sin_a, ..], [cos_b, sin_b, ..]) =
+            (table.rows[usize::from(lat)], table.rows[usize::from(lng)]);
+        [cos_a * sin_b, sin_a * sin_b, cos_b]
     }
 }
 
@@ -146,8 +256,8 @@ impl Packed for [u8; 8] {
         .map(f32::from)
     }
     #[inline(always)]
-    fn normal(&self) -> u8 {
-        self[6]
+    fn normal(&self, table: &NormalTable) -> [f32; 3] {
+        table.get(self[6])
     }
 }
 
@@ -172,6 +282,12 @@ macro_rules! dispatch {
             }
             (PackedFrame::Words(x), PackedFrame::Words(y)) => {
                 $kernel(x, y, $unpack, $t, $positions, $normals)
+            }
+            (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => {
+                $kernel(x, y, $unpack, $t, $positions, $normals)
+            }
+            (PackedFrame::LatLong(_), _) | (_, PackedFrame::LatLong(_)) => {
+                return Err(MorphError::Mixed);
             }
         }
         Ok(())
@@ -239,10 +355,7 @@ fn scalar_kernel<A: Packed, B: Packed>(
         for k in 0..3 {
             p[k] = scale[k] * (x[k] + t * (y[k] - x[k])) + offset[k];
         }
-        let (ta, tb) = (
-            unpack.normals.get(va.normal()),
-            unpack.normals.get(vb.normal()),
-        );
+        let (ta, tb) = (va.normal(unpack.normals), vb.normal(unpack.normals));
         *n = normalise(core::array::from_fn(|k| ta[k] + t * (tb[k] - ta[k])));
     }
 }
@@ -267,7 +380,7 @@ pub fn tween_simd(
 
 /// [`tween_scalar`] at an explicit level: [`SimdLevel::Portable`] is the scalar kernel, the
 /// others their `std::arch` kernels (a level the CPU lacks falls back to the best it has);
-/// the vertices past the kernel's last full step of 16 or 8 are tweened by the scalar one.
+/// the vertices past the kernel's last full step are padded to one more step, on the stack.
 ///
 /// ```
 /// use skelmap_core::skin::SimdLevel;
@@ -314,15 +427,10 @@ pub fn tween_with_level(
     let done = if level == SimdLevel::Portable {
         0
     } else {
-        simd_head(
-            level == SimdLevel::Avx512,
-            unpack,
-            a,
-            b,
-            t,
-            positions,
-            normals,
-        )
+        let avx512 = level == SimdLevel::Avx512;
+        let head = simd_head(avx512, unpack, a, b, t, positions, normals);
+        let (p, q) = (&mut positions[head..], &mut normals[head..]);
+        head + simd_tail(avx512, unpack, a.skip(head), b.skip(head), t, p, q)
     };
     #[cfg(not(target_arch = "x86_64"))]
     let done = {
@@ -331,6 +439,76 @@ pub fn tween_with_level(
     };
     let (p, q) = (&mut positions[done..], &mut normals[done..]);
     tween_scalar(unpack, a.skip(done), b.skip(done), t, p, q)
+}
+
+/// The vertices past the last full step (fewer than one step: 16), copied to the stack,
+/// padded with zero records to a step and tweened by the same kernel (the same operations, so
+/// the same bits); returns the vertices written (0 for frames packed differently).
+#[cfg(target_arch = "x86_64")]
+fn simd_tail(
+    avx512: bool,
+    unpack: &Unpack<'_>,
+    a: PackedFrame<'_>,
+    b: PackedFrame<'_>,
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> usize {
+    use zerocopy::{FromBytes, IntoBytes};
+    const STEP: usize = 16;
+    let n = a.len().min(b.len()).min(positions.len()).min(normals.len());
+    if n == 0 || n >= STEP {
+        return 0;
+    }
+    // A frame's first `n` records padded to a step, in `buffer`.
+    fn padded<'b>(
+        frame: PackedFrame<'_>,
+        n: usize,
+        buffer: &'b mut [u8; STEP * 8],
+    ) -> PackedFrame<'b> {
+        let (bytes, stride) = match frame {
+            PackedFrame::Bytes(v) => (v.as_flattened(), 4),
+            PackedFrame::Words(v) => (v.as_flattened(), 8),
+            PackedFrame::LatLong(v) => (v.as_bytes(), 8),
+        };
+        let used = (n * stride).min(bytes.len());
+        buffer[..used].copy_from_slice(&bytes[..used]);
+        let step = &buffer[..STEP * stride];
+        match frame {
+            PackedFrame::Bytes(_) => {
+                PackedFrame::Bytes(<[[u8; 4]]>::ref_from_bytes(step).unwrap_or_default())
+            }
+            PackedFrame::Words(_) => {
+                PackedFrame::Words(<[[u8; 8]]>::ref_from_bytes(step).unwrap_or_default())
+            }
+            PackedFrame::LatLong(_) => {
+                PackedFrame::LatLong(<[LatLongVertex]>::ref_from_bytes(step).unwrap_or_default())
+            }
+        }
+    }
+    let (mut ba, mut bb) = ([0u8; STEP * 8], [0u8; STEP * 8]);
+    let (pa, pb) = (padded(a, n, &mut ba), padded(b, n, &mut bb));
+    let (mut p, mut q) = ([[0.0f32; 3]; STEP], [[0.0f32; 3]; STEP]);
+    let mut done = 0;
+    // A step of 16, or (AVX2) as many steps of 8 as the tail needs.
+    while done < n {
+        let lanes = simd_head(
+            avx512,
+            unpack,
+            pa.skip(done),
+            pb.skip(done),
+            t,
+            &mut p[done..],
+            &mut q[done..],
+        );
+        if lanes == 0 {
+            return 0;
+        }
+        done += lanes;
+    }
+    positions[..n].copy_from_slice(&p[..n]);
+    normals[..n].copy_from_slice(&q[..n]);
+    n
 }
 
 /// The `std::arch` kernel over the leading full steps; returns the vertices it tweened.
@@ -344,21 +522,27 @@ fn simd_head(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> usize {
-    use x86::try_morph;
+    use x86::{BYTES, LAT_LONG, WORDS, try_morph};
+    use zerocopy::IntoBytes;
     let (p, q) = (positions, normals);
     match (a, b) {
         (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {
-            try_morph::<false, false>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+            try_morph::<BYTES, BYTES>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
         }
         (PackedFrame::Bytes(x), PackedFrame::Words(y)) => {
-            try_morph::<false, true>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+            try_morph::<BYTES, WORDS>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
         }
         (PackedFrame::Words(x), PackedFrame::Bytes(y)) => {
-            try_morph::<true, false>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+            try_morph::<WORDS, BYTES>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
         }
         (PackedFrame::Words(x), PackedFrame::Words(y)) => {
-            try_morph::<true, true>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
+            try_morph::<WORDS, WORDS>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
         }
+        (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => {
+            try_morph::<LAT_LONG, LAT_LONG>(avx512, x.as_bytes(), y.as_bytes(), unpack, t, p, q)
+        }
+        // Mixed packings are refused by the scalar kernel the caller runs next.
+        _ => 0,
     }
 }
 

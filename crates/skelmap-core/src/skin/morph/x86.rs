@@ -1,9 +1,11 @@
 //! The morph kernel on AVX-512F (16 vertices per step) and AVX2 + FMA (8).
 //!
 //! Both frames' packed records are loaded a step at a time and split into `x`, `y`, `z` and
-//! normal-index lanes (byte records with shifts and masks; word records first separated into
-//! their even and odd 32-bit halves); the coordinates are blended and scaled, the two
-//! frames' table normals gathered, blended and normalised with `sqrt` and a division. Every
+//! normal lanes (byte records with shifts and masks; word records first separated into their
+//! even and odd 32-bit halves, lat/long records' coordinates sign-extended); the coordinates
+//! are blended and scaled, the two frames' normals gathered from the table (for lat/long
+//! records, the cosine and sine of both angles, multiplied), blended and normalised with
+//! `sqrt` and a division. Every
 //! operation is the scalar reference's, in its order and without fused multiply-adds, so the
 //! results are the reference's to the bit. The results are stored interleaved. The
 //! vertices past the last full step are left to the caller.
@@ -11,10 +13,18 @@
 
 use super::Unpack;
 
-/// Tweens the leading full steps of `a` → `b` (record bytes, 8 per record when `WA` / `WB`,
-/// else 4) at `t` into `positions` and `normals`, with AVX-512 (`avx512`) or AVX2; returns
-/// the vertices done (0 when the CPU lacks the features).
-pub(crate) fn try_morph<const WA: bool, const WB: bool>(
+/// Record kinds, the kernels' const parameter: `[x, y, z, normal]` bytes.
+pub(crate) const BYTES: u8 = 0;
+/// Three `u16` coordinates, a normal byte and a pad byte.
+pub(crate) const WORDS: u8 = 1;
+/// Three `i16` coordinates and a `u16` normal of latitude (high byte) and longitude.
+pub(crate) const LAT_LONG: u8 = 2;
+
+/// Tweens the leading full steps of `a` → `b` (records of kinds `KA` and `KB`: [`BYTES`],
+/// [`WORDS`] or [`LAT_LONG`], the last only with itself) at `t` into `positions` and
+/// `normals`, with AVX-512 (`avx512`) or AVX2; returns the vertices done (0 when the CPU
+/// lacks the features).
+pub(crate) fn try_morph<const KA: u8, const KB: u8>(
     avx512: bool,
     a: &[u8],
     b: &[u8],
@@ -26,23 +36,23 @@ pub(crate) fn try_morph<const WA: bool, const WB: bool>(
     let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
     if avx512 && avx2 && is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU was just found to support AVX-512F, AVX2 and FMA.
-        unsafe { morph_avx512::<WA, WB>(a, b, unpack, t, positions, normals) }
+        unsafe { morph_avx512::<KA, KB>(a, b, unpack, t, positions, normals) }
     } else if !avx512 && avx2 {
         // SAFETY: the CPU was just found to support AVX2 and FMA.
-        unsafe { morph_avx2::<WA, WB>(a, b, unpack, t, positions, normals) }
+        unsafe { morph_avx2::<KA, KB>(a, b, unpack, t, positions, normals) }
     } else {
         0
     }
 }
 
-/// Bytes per record.
-const fn stride(words: bool) -> usize {
-    if words { 8 } else { 4 }
+/// Bytes per record of kind `kind`.
+const fn stride(kind: u8) -> usize {
+    if kind == BYTES { 4 } else { 8 }
 }
 
 /// Vertices the kernels may run over: every input and output holds them.
-fn vertices(a: &[u8], wa: bool, b: &[u8], wb: bool, out: usize) -> usize {
-    (a.len() / stride(wa)).min(b.len() / stride(wb)).min(out)
+fn vertices(a: &[u8], ka: u8, b: &[u8], kb: u8, out: usize) -> usize {
+    (a.len() / stride(ka)).min(b.len() / stride(kb)).min(out)
 }
 
 /// The morph kernel for one register width, `$lanes` vertices a step: the width's module `$w`
@@ -57,7 +67,7 @@ macro_rules! morph_kernel {
         ///
         /// The CPU must support the features the function enables.
         #[target_feature(enable = $features)]
-        unsafe fn $name<const WA: bool, const WB: bool>(
+        unsafe fn $name<const KA: u8, const KB: u8>(
             a: &[u8],
             b: &[u8],
             unpack: &Unpack<'_>,
@@ -65,8 +75,11 @@ macro_rules! morph_kernel {
             positions: &mut [[f32; 3]],
             normals: &mut [[f32; 3]],
         ) -> usize {
-            use $w::{LANES, add, div, float, gather, load, mul, positive, select, splat, sqrt, sub};
-            let n = vertices(a, WA, b, WB, positions.len().min(normals.len()));
+            use $w::{
+                LANES, add, div, float, gather, lat_long, load, mul, positive, select, splat, sqrt,
+                sub,
+            };
+            let n = vertices(a, KA, b, KB, positions.len().min(normals.len()));
             let steps = n / LANES;
             let tt = splat(t);
             let [sx, sy, sz] = unpack.scale;
@@ -75,23 +88,33 @@ macro_rules! morph_kernel {
             let table = unpack.normals.rows().as_flattened();
             let (zero, one) = (splat(0.0), splat(1.0));
             for step in 0..steps {
-                let (sa, sb) = (LANES * stride(WA), LANES * stride(WB));
+                let (sa, sb) = (LANES * stride(KA), LANES * stride(KB));
                 let (Some(ra), Some(rb)) = (
                     a.get(step * sa..(step + 1) * sa),
                     b.get(step * sb..(step + 1) * sb),
                 ) else {
                     break;
                 };
-                let (la, lb) = (load::<WA>(ra), load::<WB>(rb));
+                let (la, lb) = (load::<KA>(ra), load::<KB>(rb));
                 let coordinate = |c: usize| {
                     let (x, y) = (float(la[c]), float(lb[c]));
                     let blend = add(x, mul(tt, sub(y, x)));
                     add(mul(scale[c], blend), offset[c])
                 };
-                let component = |c: usize| {
-                    let (na, nb) = (gather(table, c, la[3]), gather(table, c, lb[3]));
-                    add(na, mul(tt, sub(nb, na)))
-                };
+                // A frame's normals: table rows, or decoded from latitude and longitude.
+                let (na, nb) = (
+                    if KA == LAT_LONG {
+                        lat_long(table, la[3])
+                    } else {
+                        [gather(table, 0, la[3]), gather(table, 1, la[3]), gather(table, 2, la[3])]
+                    },
+                    if KB == LAT_LONG {
+                        lat_long(table, lb[3])
+                    } else {
+                        [gather(table, 0, lb[3]), gather(table, 1, lb[3]), gather(table, 2, lb[3])]
+                    },
+                );
+                let component = |c: usize| add(na[c], mul(tt, sub(nb[c], na[c])));
                 let (nx, ny, nz) = (component(0), component(1), component(2));
                 let length = sqrt(add(add(mul(nx, nx), mul(ny, ny)), mul(nz, nz)));
                 // Where the blend has no length (or is not finite), the normal is +z.
@@ -191,10 +214,10 @@ mod w16 {
         _mm512_cmp_ps_mask, _mm512_cvtepi32_ps, _mm512_div_ps, _mm512_i32gather_ps,
         _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mul_ps, _mm512_permutex2var_epi32,
         _mm512_set1_epi32, _mm512_set1_ps, _mm512_setr_epi32, _mm512_setzero_ps, _mm512_slli_epi32,
-        _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_sub_ps,
+        _mm512_sqrt_ps, _mm512_srai_epi32, _mm512_srli_epi32, _mm512_sub_ps,
     };
 
-    use super::stride;
+    use super::{BYTES, LAT_LONG, stride};
     use crate::skin::x86::store_interleaved;
 
     pub(super) const LANES: usize = 16;
@@ -241,16 +264,33 @@ mod w16 {
         unsafe { _mm512_i32gather_ps::<4>(at, table.as_ptr().add(c)) }
     }
 
-    /// 16 records from `bytes` (at least `16 · stride` long) as `x`, `y`, `z` and
-    /// normal-index lanes.
+    /// The normals of 16 lat/long words (latitude in bits 8..16, longitude in 0..8):
+    /// `(cos a · sin b, sin a · sin b, cos b)` from the table's rows `[cos, sin, 0, 0]`.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(super) fn load<const WORDS: bool>(bytes: &[u8]) -> [__m512i; 4] {
-        if bytes.len() < LANES * stride(WORDS) {
+    pub(super) fn lat_long(table: &[f32], normal: __m512i) -> [__m512; 3] {
+        let byte = _mm512_set1_epi32(0xFF);
+        let lat = _mm512_and_si512(_mm512_srli_epi32::<8>(normal), byte);
+        let lng = _mm512_and_si512(normal, byte);
+        let (cos_a, sin_a) = (gather(table, 0, lat), gather(table, 1, lat));
+        let (cos_b, sin_b) = (gather(table, 0, lng), gather(table, 1, lng));
+        [
+            _mm512_mul_ps(cos_a, sin_b),
+            _mm512_mul_ps(sin_a, sin_b),
+            cos_b,
+        ]
+    }
+
+    /// 16 records of kind `KIND` from `bytes` (at least `16 · stride` long) as `x`, `y`, `z`
+    /// and normal lanes (an index, or a lat/long word).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn load<const KIND: u8>(bytes: &[u8]) -> [__m512i; 4] {
+        if bytes.len() < LANES * stride(KIND) {
             return [_mm512_set1_epi32(0); 4];
         }
         let byte = _mm512_set1_epi32(0xFF);
-        if WORDS {
+        if KIND != BYTES {
             let word = _mm512_set1_epi32(0xFFFF);
             // SAFETY: `bytes` holds the 128 bytes of the two loads.
             let (lo, hi) = unsafe {
@@ -266,6 +306,15 @@ mod w16 {
                 _mm512_permutex2var_epi32(lo, even, hi),
                 _mm512_permutex2var_epi32(lo, odd, hi),
             );
+            if KIND == LAT_LONG {
+                // Signed coordinates: each half shifted to the top and back, arithmetically.
+                return [
+                    _mm512_srai_epi32::<16>(_mm512_slli_epi32::<16>(xy)),
+                    _mm512_srai_epi32::<16>(xy),
+                    _mm512_srai_epi32::<16>(_mm512_slli_epi32::<16>(zn)),
+                    _mm512_srli_epi32::<16>(zn),
+                ];
+            }
             [
                 _mm512_and_si512(xy, word),
                 _mm512_srli_epi32::<16>(xy),
@@ -305,10 +354,10 @@ mod w8 {
         _mm256_cmp_ps, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_i32gather_ps, _mm256_loadu_si256,
         _mm256_mul_ps, _mm256_permute2x128_si256, _mm256_permutevar8x32_epi32, _mm256_set1_epi32,
         _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_slli_epi32, _mm256_sqrt_ps,
-        _mm256_srli_epi32, _mm256_storeu_ps, _mm256_sub_ps,
+        _mm256_srai_epi32, _mm256_srli_epi32, _mm256_storeu_ps, _mm256_sub_ps,
     };
 
-    use super::stride;
+    use super::{BYTES, LAT_LONG, stride};
 
     pub(super) const LANES: usize = 8;
 
@@ -353,16 +402,32 @@ mod w8 {
         unsafe { _mm256_i32gather_ps::<4>(table.as_ptr().add(c), at) }
     }
 
-    /// 8 records from `bytes` (at least `8 · stride` long) as `x`, `y`, `z` and normal-index
-    /// lanes.
+    /// The normals of 8 lat/long words, as the 512-bit `lat_long`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    pub(super) fn load<const WORDS: bool>(bytes: &[u8]) -> [__m256i; 4] {
-        if bytes.len() < LANES * stride(WORDS) {
+    pub(super) fn lat_long(table: &[f32], normal: __m256i) -> [__m256; 3] {
+        let byte = _mm256_set1_epi32(0xFF);
+        let lat = _mm256_and_si256(_mm256_srli_epi32::<8>(normal), byte);
+        let lng = _mm256_and_si256(normal, byte);
+        let (cos_a, sin_a) = (gather(table, 0, lat), gather(table, 1, lat));
+        let (cos_b, sin_b) = (gather(table, 0, lng), gather(table, 1, lng));
+        [
+            _mm256_mul_ps(cos_a, sin_b),
+            _mm256_mul_ps(sin_a, sin_b),
+            cos_b,
+        ]
+    }
+
+    /// 8 records of kind `KIND` from `bytes` (at least `8 · stride` long) as `x`, `y`, `z` and
+    /// normal lanes (an index, or a lat/long word).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(super) fn load<const KIND: u8>(bytes: &[u8]) -> [__m256i; 4] {
+        if bytes.len() < LANES * stride(KIND) {
             return [_mm256_set1_epi32(0); 4];
         }
         let byte = _mm256_set1_epi32(0xFF);
-        if WORDS {
+        if KIND != BYTES {
             let word = _mm256_set1_epi32(0xFFFF);
             // SAFETY: `bytes` holds the 64 bytes of the two loads.
             let (lo, hi) = unsafe {
@@ -381,6 +446,15 @@ mod w8 {
                 _mm256_permute2x128_si256::<0x20>(lo, hi),
                 _mm256_permute2x128_si256::<0x31>(lo, hi),
             );
+            if KIND == LAT_LONG {
+                // Signed coordinates: each half shifted to the top and back, arithmetically.
+                return [
+                    _mm256_srai_epi32::<16>(_mm256_slli_epi32::<16>(xy)),
+                    _mm256_srai_epi32::<16>(xy),
+                    _mm256_srai_epi32::<16>(_mm256_slli_epi32::<16>(zn)),
+                    _mm256_srli_epi32::<16>(zn),
+                ];
+            }
             [
                 _mm256_and_si256(xy, word),
                 _mm256_srli_epi32::<16>(xy),
@@ -411,6 +485,58 @@ mod w8 {
         for (lane, (p, q)) in positions.iter_mut().zip(normals.iter_mut()).enumerate() {
             *p = [rows[0][lane], rows[1][lane], rows[2][lane]];
             *q = [rows[3][lane], rows[4][lane], rows[5][lane]];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LAT_LONG as TABLE, LatLongVertex, PackedFrame, Unpack, tween_scalar};
+    use super::{LAT_LONG, try_morph};
+    use zerocopy::IntoBytes;
+
+    /// Lat/long records every normal word and coordinate sign reach, both kernels against
+    /// the scalar reference, to the bit, and each kernel running over its whole steps.
+    #[test]
+    fn lat_long_kernels_equal_the_reference_to_the_bit() {
+        let record = |i: usize, f: usize| {
+            let c = |k: usize| ((i * 7919 + k * 104_729 + f * 31) % 65_536) as u16;
+            let mut r = [0u8; 8];
+            for (k, w) in [c(0), c(1), c(2), c(3)].iter().enumerate() {
+                r[2 * k..2 * k + 2].copy_from_slice(&w.to_le_bytes());
+            }
+            LatLongVertex(r)
+        };
+        let n = 16 * 64 + 5;
+        let a: Vec<_> = (0..n).map(|i| record(i, 0)).collect();
+        let b: Vec<_> = (0..n).map(|i| record(i, 1)).collect();
+        let unpack = Unpack {
+            scale: [1.0 / 64.0; 3],
+            offset: [0.0; 3],
+            normals: &TABLE,
+        };
+        let (mut p0, mut n0) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        let (fa, fb) = (PackedFrame::LatLong(&a), PackedFrame::LatLong(&b));
+        tween_scalar(&unpack, fa, fb, 0.3, &mut p0, &mut n0).unwrap();
+        for avx512 in [false, true] {
+            let (mut p1, mut n1) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            let (x, y) = (a.as_bytes(), b.as_bytes());
+            let done =
+                try_morph::<LAT_LONG, LAT_LONG>(avx512, x, y, &unpack, 0.3, &mut p1, &mut n1);
+            let supported = if avx512 {
+                is_x86_feature_detected!("avx512f")
+            } else {
+                is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+            };
+            if !supported {
+                assert_eq!(done, 0);
+                continue;
+            }
+            assert_eq!(done, n - 5, "avx512: {avx512}");
+            for v in 0..done {
+                assert_eq!(p1[v].map(f32::to_bits), p0[v].map(f32::to_bits), "{v}");
+                assert_eq!(n1[v].map(f32::to_bits), n0[v].map(f32::to_bits), "{v}");
+            }
         }
     }
 }

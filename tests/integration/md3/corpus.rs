@@ -1,0 +1,241 @@
+//! Every shared MD3 (`corpus-engines/md3`) against its MANIFEST row and the assimp oracle:
+//! exact counts and names, frame 0 equal to assimp's OBJ as sets of points, the winding
+//! agreeing with the stored normals, SIMD tweens equal to the scalar reference on every frame.
+
+use std::collections::HashMap;
+
+use skelmap::md3::Md3;
+use skelmap::model::Pose;
+use skelmap::pose::Interpolation;
+use skelmap::skin::SimdLevel;
+use skelmap::{Diagnostics, Format, Limits, Model, Parse, WarningKind};
+
+use crate::support::{corpus_engines_dir, manifest_engines};
+
+/// The names in a MANIFEST list such as `tags [tag_flash, tag_weapon]`.
+fn listed(summary: &str, key: &str) -> Vec<String> {
+    let Some(at) = summary.find(&format!("{key} [")) else {
+        return Vec::new();
+    };
+    let rest = &summary[at + key.len() + 2..];
+    let end = rest.find(']').unwrap();
+    rest[..end]
+        .split(", ")
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn every_shared_md3_matches_the_manifest() {
+    let Some(dir) = corpus_engines_dir("md3") else {
+        return;
+    };
+    let rows = manifest_engines("md3");
+    assert_eq!(rows.len(), 8);
+    for row in &rows {
+        let name = &row.file;
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(bytes.len() as u64, row.size, "{name}");
+        let mut diag = Diagnostics::new();
+        let m = Md3::parse_with(&bytes, &Limits::default(), &mut diag)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let kinds: Vec<_> = diag.warnings().iter().map(|w| w.kind).collect();
+        let expected: &[WarningKind] = match name.as_str() {
+            "trem_missile.md3" => &[WarningKind::FileSize],
+            "trem_rifle_hand.md3" => &[WarningKind::NoGroups],
+            _ => &[],
+        };
+        assert_eq!(kinds, expected, "{name}");
+        assert_eq!(m.num_frames() as u64, row.count("frames"), "{name}");
+        assert_eq!(m.num_tags() as u64, row.count("tags"), "{name}");
+        assert_eq!(m.surfaces().len() as u64, row.count("surfaces"), "{name}");
+        let verts: usize = m.surfaces().iter().map(|s| s.num_vertices()).sum();
+        let tris: usize = m.surfaces().iter().map(|s| s.num_triangles()).sum();
+        let shaders: usize = m.surfaces().iter().map(|s| s.shaders().len()).sum();
+        assert_eq!(verts as u64, row.count("verts"), "{name}");
+        assert_eq!(tris as u64, row.count("tris"), "{name}");
+        assert_eq!(shaders as u64, row.count("shaders"), "{name}");
+        let tags: Vec<String> = m
+            .tags(0)
+            .map(|t| String::from_utf8_lossy(t.name()).into_owned())
+            .collect();
+        assert_eq!(tags, listed(&row.summary, "tags"), "{name}");
+        let surfaces: Vec<String> = m
+            .surfaces()
+            .iter()
+            .map(|s| s.name_lossy().into_owned())
+            .collect();
+        assert_eq!(surfaces, listed(&row.summary, "surf"), "{name}");
+        // Opened through the probe, whatever its name; the animation checks find nothing.
+        let model = Model::from_bytes(&bytes).unwrap();
+        assert_eq!(model.format(), Format::Md3);
+        assert!(
+            model.diagnostics().get(WarningKind::Bounds).is_none(),
+            "{name}"
+        );
+        skelmap_testkit::exercise::model(&model);
+    }
+}
+
+/// assimp's OBJ as points, with the largest coordinate's magnitude.
+fn oracle_points(text: &str) -> Vec<[f32; 3]> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let f: Vec<f32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            [f[0], f[1], f[2]]
+        })
+        .collect()
+}
+
+/// Points rounded to a grid of `cell`, each with its count: two clouds are equal as sets
+/// within `cell` when each point of one has a point of the other in a neighbouring cell.
+fn cells(points: &[[f32; 3]], cell: f32) -> HashMap<[i64; 3], usize> {
+    let mut map = HashMap::new();
+    for p in points {
+        *map.entry(p.map(|c| (c / cell).round() as i64)).or_default() += 1;
+    }
+    map
+}
+
+fn near(map: &HashMap<[i64; 3], usize>, p: [f32; 3], cell: f32) -> bool {
+    let c = p.map(|c| (c / cell).round() as i64);
+    (-1..=1).any(|dx| {
+        (-1..=1).any(|dy| (-1..=1).any(|dz| map.contains_key(&[c[0] + dx, c[1] + dy, c[2] + dz])))
+    })
+}
+
+/// Frame 0 of every shared MD3 assimp opens equals its OBJ as sets of points, within 1e-3 of
+/// the model's size, assimp's axes being `(x, z, −y)`; the MD3 refused by assimp (tags only)
+/// has no oracle.
+#[test]
+fn every_shared_md3_matches_assimp_on_frame_0() {
+    let Some(dir) = corpus_engines_dir("md3") else {
+        return;
+    };
+    let oracle = corpus_engines_dir("oracle").unwrap();
+    let mut compared = 0;
+    for row in manifest_engines("md3") {
+        let name = &row.file;
+        let Ok(obj) = std::fs::read_to_string(oracle.join(format!("{name}.obj"))) else {
+            assert_eq!(name, "trem_rifle_hand.md3");
+            continue;
+        };
+        let theirs = oracle_points(&obj);
+        let model = Model::open(dir.join(name)).unwrap();
+        let mut pose = Pose::default();
+        model
+            .pose(0, 0, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        let mut ours = Vec::new();
+        for mesh in 0..model.num_meshes() {
+            let n = model.mesh(mesh).unwrap().num_vertices();
+            let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            model.deform(mesh, &pose, &mut p, &mut q).unwrap();
+            ours.extend(p.iter().map(|v| [v[0], v[2], -v[1]]));
+        }
+        let size = ours
+            .iter()
+            .chain(&theirs)
+            .flatten()
+            .fold(0.0f32, |m, c| m.max(c.abs()));
+        let cell = 1e-3 * size;
+        let (mine, other) = (cells(&ours, cell), cells(&theirs, cell));
+        assert!(
+            ours.iter().all(|p| near(&other, *p, cell)),
+            "{name}: a vertex assimp lacks"
+        );
+        assert!(
+            theirs.iter().all(|p| near(&mine, *p, cell)),
+            "{name}: a vertex we lack"
+        );
+        compared += 1;
+    }
+    assert_eq!(compared, 7);
+}
+
+/// The meshes' counter-clockwise triangles face the way the stored normals point: every
+/// triangle of every file but one, where 13 of 64 face against them.
+#[test]
+fn the_winding_agrees_with_the_stored_normals() {
+    let Some(dir) = corpus_engines_dir("md3") else {
+        return;
+    };
+    for row in manifest_engines("md3") {
+        let model = Model::open(dir.join(&row.file)).unwrap();
+        let mut pose = Pose::default();
+        model
+            .pose(0, 0, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        let (mut agree, mut total) = (0, 0);
+        for mesh in model.meshes() {
+            let n = mesh.num_vertices();
+            let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            model.deform(mesh.index(), &pose, &mut p, &mut q).unwrap();
+            for t in 0..mesh.num_triangles() {
+                let [a, b, c] = mesh.triangle(t).unwrap().map(|i| i as usize);
+                let (u, v) = (
+                    [0, 1, 2].map(|k| p[b][k] - p[a][k]),
+                    [0, 1, 2].map(|k| p[c][k] - p[a][k]),
+                );
+                let face = [
+                    u[1] * v[2] - u[2] * v[1],
+                    u[2] * v[0] - u[0] * v[2],
+                    u[0] * v[1] - u[1] * v[0],
+                ];
+                let normal: Vec<f32> = (0..3).map(|k| q[a][k] + q[b][k] + q[c][k]).collect();
+                let dot: f32 = (0..3).map(|k| face[k] * normal[k]).sum();
+                agree += usize::from(dot > 0.0);
+                total += 1;
+            }
+        }
+        // Tremulous' missile has 13 triangles whose stored normals face away from them.
+        let expected = if row.file == "trem_missile.md3" {
+            51
+        } else {
+            total
+        };
+        assert_eq!(agree, expected, "{}: of {total}", row.file);
+    }
+}
+
+/// On every frame pair of every shared MD3, every SIMD level's tween equals the scalar
+/// reference within 1e-6 (relative to the coordinate).
+#[test]
+fn simd_tweens_equal_the_scalar_reference_on_every_shared_frame() {
+    let Some(dir) = corpus_engines_dir("md3") else {
+        return;
+    };
+    for row in manifest_engines("md3") {
+        let bytes = std::fs::read(dir.join(&row.file)).unwrap();
+        let m = Md3::parse(&bytes).unwrap();
+        let frames = m.num_frames();
+        for (mesh, s) in m.surfaces().iter().enumerate() {
+            let n = s.num_vertices();
+            let (mut p0, mut n0) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            let (mut p1, mut n1) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            for a in 0..frames {
+                let b = (a + 1) % frames;
+                m.tween_with_level(SimdLevel::Portable, mesh, a, b, 0.375, &mut p0, &mut n0)
+                    .unwrap();
+                for level in SimdLevel::ALL {
+                    m.tween_with_level(level, mesh, a, b, 0.375, &mut p1, &mut n1)
+                        .unwrap();
+                    for (x, y) in p0
+                        .iter()
+                        .chain(&n0)
+                        .flatten()
+                        .zip(p1.iter().chain(&n1).flatten())
+                    {
+                        assert!(
+                            (x - y).abs() <= 1e-6 * x.abs().max(1.0),
+                            "{}: {x} ≠ {y}",
+                            row.file
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
