@@ -92,7 +92,7 @@ impl<'data> Parse<'data> for Mdl7<'data> {
                 FORMAT,
                 WarningKind::NoGroups,
                 "header.groups_num",
-                12,
+                offset_of!(Header, groups_num) as u64,
                 || "the model has no groups".to_string(),
             );
         }
@@ -112,7 +112,7 @@ impl<'data> Parse<'data> for Mdl7<'data> {
                 FORMAT,
                 WarningKind::FileSize,
                 "header.data_size",
-                16,
+                offset_of!(Header, data_size) as u64,
                 || format!("the main data ends at {end}, the header says {declared}"),
             );
         }
@@ -142,9 +142,13 @@ struct Sizes {
 /// Checks the header: version, every record size, the counts against the limits.
 fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Result<Sizes> {
     if header.version.get() != 0 {
-        diag.warn(FORMAT, WarningKind::SpecLimit, "header.version", 4, || {
-            format!("version {} (every known file has 0)", header.version.get())
-        });
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "header.version",
+            offset_of!(Header, version) as u64,
+            || format!("version {} (every known file has 0)", header.version.get()),
+        );
     }
     let size = |what: &'static str, offset: usize, value: u16, allowed: &[u16], supported| {
         if allowed.contains(&value) {
@@ -247,7 +251,7 @@ fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Res
     )?;
     limit(
         "header.groups_num",
-        offset_of!(Header, groups_num),
+        offset_of!(Header, groups_num) as u64,
         header.groups_num.get().into(),
         limits.max_meshes.into(),
     )?;
@@ -458,7 +462,7 @@ fn read_group<'data>(
     if !pass {
         check_triangles(&triangles, tri_at, checks)?;
     }
-    if sizes.triangle >= 16 && (numskins > 1 || (numskins == 1 && !pass)) {
+    if sizes.triangle >= MATERIAL_TRIANGLE && (numskins > 1 || (numskins == 1 && !pass)) {
         count_materials(&triangles, tri_at, view, index, first_skin, numskins, diag);
     } else if numtris > 0 {
         view.parts.push(Part {
@@ -479,7 +483,7 @@ fn read_group<'data>(
         for v in 0..vertices.len() {
             let rec_at = vert_at + (v * sizes.vertex) as u64;
             if let Some(index) = check_vertex(&vertices, v, rec_at, "vertex")? {
-                normals.note(rec_at + 14, index.into(), v);
+                normals.note(rec_at + NORMAL_AT as u64, index.into(), v);
             }
             if let Some(vertex) = vertices.get(v) {
                 let bone = vertex.vertindex.get();
@@ -572,13 +576,16 @@ fn check_vertex(
         let what = name("vertex.position", "frame_vertex.position");
         return Err(invalid(what, at + 4 * k as u64, Problem::NotFinite));
     }
-    if record.len() >= 26 {
-        let normal = <[zerocopy::byteorder::F32<Le>; 3]>::ref_from_bytes(&record[14..26]);
+    if record.len() >= FLOAT_NORMAL_VERTEX {
+        let normal = <[zerocopy::byteorder::F32<Le>; 3]>::ref_from_bytes(
+            &record[NORMAL_AT..FLOAT_NORMAL_VERTEX],
+        );
         if let Some(k) = normal.ok().and_then(|n| first_non_finite(n)) {
             let what = name("vertex.norm", "frame_vertex.norm");
-            return Err(invalid(what, at + 14 + 4 * k as u64, Problem::NotFinite));
+            let offset = at + (NORMAL_AT + 4 * k) as u64;
+            return Err(invalid(what, offset, Problem::NotFinite));
         }
-    } else if let Some(&[lo, hi]) = record.get(14..16)
+    } else if let Some(&[lo, hi]) = record.get(NORMAL_AT..NORMAL_AT + 2)
         && u16::from_le_bytes([lo, hi]) >= NORMAL_TABLE
     {
         return Ok(Some(u16::from_le_bytes([lo, hi])));
@@ -586,8 +593,30 @@ fn check_vertex(
     Ok(None)
 }
 
-/// Entries of the normal table a 16-byte vertex record's `u16` at byte 14 indexes.
+/// Entries of the normal table a 16-byte vertex record's `norm162index` indexes.
 const NORMAL_TABLE: u16 = 162;
+
+/// Where a vertex record's normal begins: right after the prefix every size shares. MDL7
+/// declares its vertex size in the header (16 or 26 bytes) and the two sizes store different
+/// fields there (a `u16` `norm162index` or three floats), so no one raw struct has the field;
+/// the walk reads it at this offset within the size the file declares.
+const NORMAL_AT: usize = size_of::<VertexPrefix>();
+
+/// The size of a vertex record with a float normal (26 bytes): the prefix and three floats.
+const FLOAT_NORMAL_VERTEX: usize = NORMAL_AT + 3 * size_of::<f32>();
+
+/// Where a triangle record's first material is (16- and 26-byte records; a 12-byte record
+/// ends before it): the 26-byte [`Triangle`](super::raw::Triangle)'s first skin set's
+/// material, which the 16-byte record shares.
+const MATERIAL_AT: usize =
+    offset_of!(super::raw::Triangle, skinsets) + offset_of!(super::raw::SkinSet, material);
+
+/// The smallest triangle record that carries a material (16 bytes).
+const MATERIAL_TRIANGLE: usize = MATERIAL_AT + size_of::<u32>();
+
+const _: () = assert!(MATERIAL_AT == size_of::<TrianglePrefix>());
+const _: () = assert!(FLOAT_NORMAL_VERTEX == VERTEX_SIZES[1] as usize);
+const _: () = assert!(MATERIAL_TRIANGLE == TRIANGLE_SIZES[1] as usize);
 
 /// Records that a tolerated finding counts: how many, and the first's offset, value and
 /// record.
@@ -649,7 +678,7 @@ fn read_frame(
     for v in (0..vertices.len()).filter(|_| !pass) {
         let rec_at = vert_at + (v * sizes.frame_vertex) as u64;
         if let Some(index) = check_vertex(&vertices, v, rec_at, "frame_vertex")? {
-            normals.note(rec_at + 14, index.into(), v);
+            normals.note(rec_at + NORMAL_AT as u64, index.into(), v);
         }
         let Some(vertex) = vertices.get(v) else {
             continue;
@@ -695,7 +724,7 @@ fn read_frame(
             let bone = t.bone_index.get().into();
             in_range("bone_transform.bone_index", offset, bone, num_bones)?;
             if let Some(i) = first_non_finite(&t.m) {
-                let offset = rec_at + 4 * i as u64;
+                let offset = rec_at + (offset_of!(BoneTransform, m) + 4 * i) as u64;
                 return Err(invalid("bone_transform.m", offset, Problem::NotFinite));
             }
         }
@@ -705,7 +734,7 @@ fn read_frame(
             FORMAT,
             WarningKind::SpecLimit,
             "frame.transmatrix_count",
-            at + 20,
+            at + offset_of!(FrameHead, transmatrix_count) as u64,
             || format!("group {group} stores bone transformations; group 0's are used"),
         );
     }
@@ -775,7 +804,7 @@ fn read_deformer<'data>(
         *influences = influences.saturating_add(n.into());
         limit(
             "deformer_element.weights",
-            el_at + 24,
+            el_at + offset_of!(DeformerElement, weights) as u64,
             *influences,
             limits.max_total_influences,
         )?;
@@ -783,7 +812,8 @@ fn read_deformer<'data>(
         let weights = walk.read_slice::<DeformerWeight>("deformer_weight", n.into())?;
         let pass = weights_pass(weights, numverts);
         for (k, w) in weights.iter().enumerate().filter(|_| !pass) {
-            let rec_at = w_at + 8 * k as u64;
+            let rec_at = w_at + (k * size_of::<DeformerWeight>()) as u64;
+            let weight_at = rec_at + offset_of!(DeformerWeight, weight) as u64;
             in_range(
                 "deformer_weight.index",
                 rec_at,
@@ -794,7 +824,7 @@ fn read_deformer<'data>(
             if !weight.is_finite() {
                 return Err(invalid(
                     "deformer_weight.weight",
-                    rec_at + 4,
+                    weight_at,
                     Problem::NotFinite,
                 ));
             }
@@ -802,7 +832,7 @@ fn read_deformer<'data>(
                 let problem = Problem::NotPositive {
                     value: weight.into(),
                 };
-                return Err(invalid("deformer_weight.weight", rec_at + 4, problem));
+                return Err(invalid("deformer_weight.weight", weight_at, problem));
             }
         }
     }
@@ -845,10 +875,10 @@ fn triangles_pass(bytes: &[u8], stride: usize, c: TriangleChecks) -> bool {
     let mut max = [u32::MAX; 13];
     max[..3].fill(xyz);
     max[3..6].fill(st);
-    if stride >= 16 && c.numskins > 0 {
+    if stride >= MATERIAL_TRIANGLE && c.numskins > 0 {
         // The material, a `u32` read as two halves: below the skin count.
-        max[6] = c.numskins - 1;
-        max[7] = 0;
+        max[MATERIAL_AT / 2] = c.numskins - 1;
+        max[MATERIAL_AT / 2 + 1] = 0;
     }
     let fields = max.get(..stride / 2).and_then(Fields::<2>::new);
     if let Some(pass) = fields.and_then(|f| f.any_above(bytes)) {
@@ -863,8 +893,8 @@ fn triangles_pass(bytes: &[u8], stride: usize, c: TriangleChecks) -> bool {
             let off = |s: u32| (s >= ns) & (s != u32::from(NONE16));
             bad |= off(w(3)) | off(w(4)) | off(w(5));
         }
-        if stride >= 16 && c.numskins > 0 {
-            bad |= word(r, 12) >= c.numskins;
+        if stride >= MATERIAL_TRIANGLE && c.numskins > 0 {
+            bad |= word(r, MATERIAL_AT) >= c.numskins;
         }
     }
     !bad
@@ -879,7 +909,7 @@ fn check_triangles(
     for (t, tri) in triangles.iter().enumerate() {
         let rec_at = at + (t * triangles.stride()) as u64;
         for (k, v) in tri.v_index.iter().enumerate() {
-            let offset = rec_at + 2 * k as u64;
+            let offset = rec_at + (offset_of!(TrianglePrefix, v_index) + 2 * k) as u64;
             in_range(
                 "triangle.v_index",
                 offset,
@@ -932,7 +962,7 @@ fn count_materials(
     // Per skin, then without one, then naming no skin of the group.
     let mut counts = vec![0usize; skins + 2];
     for r in triangles.bytes().chunks_exact(stride) {
-        let m = word(r, 12);
+        let m = word(r, MATERIAL_AT);
         let k = if m < numskins {
             m as usize
         } else {
@@ -943,10 +973,11 @@ fn count_materials(
         }
     }
     if counts[skins + 1] > 0 {
-        let bad = |r: &[u8]| word(r, 12) >= numskins && word(r, 12) != NO_MATERIAL;
+        let bad =
+            |r: &[u8]| word(r, MATERIAL_AT) >= numskins && word(r, MATERIAL_AT) != NO_MATERIAL;
         let chunks = triangles.bytes().chunks_exact(stride);
         if let Some((t, r)) = chunks.enumerate().find(|(_, r)| bad(r)) {
-            let (m, offset) = (word(r, 12), at + (t * stride) as u64 + 12);
+            let (m, offset) = (word(r, MATERIAL_AT), at + (t * stride + MATERIAL_AT) as u64);
             diag.warn_n(
                 FORMAT,
                 WarningKind::SpecLimit,
@@ -983,6 +1014,12 @@ fn word(r: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]])
 }
 
+/// The position's and the bone's offsets in a vertex record of either size.
+const X: usize = offset_of!(VertexPrefix, x);
+const Y: usize = offset_of!(VertexPrefix, y);
+const Z: usize = offset_of!(VertexPrefix, z);
+const VERTINDEX: usize = offset_of!(VertexPrefix, vertindex);
+
 /// `true` when every vertex record (16 or 26 bytes) has a finite position and normal (or a
 /// normal index below 162) and a `vertindex` below `bones` or `0xFFFF`: one branch-free pass,
 /// so that the per-record checks that name a failure (or count a tolerated finding) run only
@@ -990,13 +1027,15 @@ fn word(r: &[u8], at: usize) -> u32 {
 fn vertices_pass(bytes: &[u8], stride: usize, bones: u32) -> bool {
     let mut bad = false;
     for r in bytes.chunks_exact(stride) {
-        bad |= non_finite(word(r, 0)) | non_finite(word(r, 4)) | non_finite(word(r, 8));
-        let bone = u32::from(u16::from_le_bytes([r[12], r[13]]));
+        bad |= non_finite(word(r, X)) | non_finite(word(r, Y)) | non_finite(word(r, Z));
+        let bone = u32::from(u16::from_le_bytes([r[VERTINDEX], r[VERTINDEX + 1]]));
         bad |= (bone >= bones) & (bone != u32::from(NONE16));
-        bad |= if stride >= 26 {
-            non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
+        bad |= if stride >= FLOAT_NORMAL_VERTEX {
+            non_finite(word(r, NORMAL_AT))
+                | non_finite(word(r, NORMAL_AT + 4))
+                | non_finite(word(r, NORMAL_AT + 8))
         } else {
-            u16::from_le_bytes([r[14], r[15]]) >= NORMAL_TABLE
+            u16::from_le_bytes([r[NORMAL_AT], r[NORMAL_AT + 1]]) >= NORMAL_TABLE
         };
     }
     !bad
@@ -1008,14 +1047,16 @@ fn frame_vertices_pass(bytes: &[u8], stride: usize, numverts: u32) -> bool {
     let mut bad = false;
     let mut previous = -1i64;
     for r in bytes.chunks_exact(stride) {
-        bad |= non_finite(word(r, 0)) | non_finite(word(r, 4)) | non_finite(word(r, 8));
-        let target = u16::from_le_bytes([r[12], r[13]]);
+        bad |= non_finite(word(r, X)) | non_finite(word(r, Y)) | non_finite(word(r, Z));
+        let target = u16::from_le_bytes([r[VERTINDEX], r[VERTINDEX + 1]]);
         bad |= (u32::from(target) >= numverts) | (i64::from(target) <= previous);
         previous = i64::from(target);
-        bad |= if stride >= 26 {
-            non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
+        bad |= if stride >= FLOAT_NORMAL_VERTEX {
+            non_finite(word(r, NORMAL_AT))
+                | non_finite(word(r, NORMAL_AT + 4))
+                | non_finite(word(r, NORMAL_AT + 8))
         } else {
-            u16::from_le_bytes([r[14], r[15]]) >= NORMAL_TABLE
+            u16::from_le_bytes([r[NORMAL_AT], r[NORMAL_AT + 1]]) >= NORMAL_TABLE
         };
     }
     !bad
