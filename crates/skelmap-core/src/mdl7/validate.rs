@@ -388,12 +388,56 @@ fn read_group<'data>(
             supported: "groups of type 1 (triangle meshes)",
         });
     }
-    let field = |offset: usize| at + offset as u64;
-    // Skins.
+    let place = GroupAt { head, at, index };
+    let first_skin = read_skins(walk, view, place, limits)?;
+    let texcoords = read_texcoords(walk, head, diag)?;
+    let triangles = read_triangles(walk, view, place, first_skin, sizes, limits, diag)?;
+    let vertices = read_vertices(walk, view, place, sizes, diag)?;
+    let (frames, frames_at) = read_frames(walk, view, place, sizes, limits, diag)?;
+    let group = Group {
+        head,
+        skins: first_skin..view.skins.len(),
+        texcoords,
+        triangles,
+        vertices,
+        frames,
+        weights: None,
+        first_vertex: view.num_vertices,
+        first_triangle: view.num_triangles,
+        frames_at,
+    };
+    view.num_vertices += head.numverts.get() as usize;
+    view.num_triangles += head.numtris.get() as usize;
+    Ok(group)
+}
+
+/// The group being read: its head, where the head is, and its index.
+#[derive(Clone, Copy)]
+struct GroupAt<'data> {
+    head: &'data Head,
+    at: u64,
+    index: usize,
+}
+
+impl GroupAt<'_> {
+    /// The offset of the head's field at `offset` in it.
+    fn field(&self, offset: usize) -> u64 {
+        self.at + offset as u64
+    }
+}
+
+/// The group's skins (rule 10), appended to the model's: the index of its first.
+fn read_skins<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    group: GroupAt<'_>,
+    limits: &Limits,
+) -> Result<usize> {
+    let head = group.head;
     let numskins = head.numskins.get();
     limit(
         "group.numskins",
-        field(offset_of!(Head, numskins)),
+        group.field(offset_of!(Head, numskins)),
         numskins.into(),
         limits.max_skins.into(),
     )?;
@@ -410,7 +454,15 @@ fn read_group<'data>(
         skin.offset_reference(first_skin as u32);
         view.skins.push(skin);
     }
-    // Texture coordinates.
+    Ok(first_skin)
+}
+
+/// The group's texture coordinates (rule 11), a NaN or infinity among them warned about.
+fn read_texcoords<'data>(
+    walk: &mut Walk<'data>,
+    head: &Head,
+    diag: &mut Diagnostics,
+) -> Result<&'data [TexCoord]> {
     let st_at = walk.offset();
     let num_stpts = head.num_stpts.get();
     let texcoords = walk.read_slice::<TexCoord>("group.texcoords", num_stpts.into())?;
@@ -432,18 +484,32 @@ fn read_group<'data>(
             || format!("texture coordinate {} is NaN or infinite", k / 2),
         );
     }
-    // Triangles.
+    Ok(texcoords)
+}
+
+/// The group's triangles (rules 12 and 13) and the submeshes they make, one per skin used.
+fn read_triangles<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    group: GroupAt<'_>,
+    first_skin: usize,
+    sizes: Sizes,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<Table<'data, TrianglePrefix>> {
+    let (head, index) = (group.head, group.index);
+    let (numskins, num_stpts) = (head.numskins.get(), head.num_stpts.get());
     let numtris = head.numtris.get();
     let numverts = head.numverts.get();
     limit(
         "group.numtris",
-        field(offset_of!(Head, numtris)),
+        group.field(offset_of!(Head, numtris)),
         (view.num_triangles as u64).saturating_add(numtris.into()),
         limits.max_triangles_per_mesh.into(),
     )?;
     limit(
         "group.numverts",
-        field(offset_of!(Head, numverts)),
+        group.field(offset_of!(Head, numverts)),
         (view.num_vertices as u64).saturating_add(numverts.into()),
         limits.max_vertices_per_mesh.into(),
     )?;
@@ -472,7 +538,19 @@ fn read_group<'data>(
             count: numtris as usize,
         });
     }
-    // Main vertices.
+    Ok(triangles)
+}
+
+/// The group's main vertices (rule 14), normal indices past the table and bones in a file
+/// without bones warned about.
+fn read_vertices<'data>(
+    walk: &mut Walk<'data>,
+    view: &Mdl7<'data>,
+    group: GroupAt<'_>,
+    sizes: Sizes,
+    diag: &mut Diagnostics,
+) -> Result<Table<'data, VertexPrefix>> {
+    let (numverts, index) = (group.head.numverts.get(), group.index);
     let vert_at = walk.offset();
     let bytes =
         walk.read_slice::<u8>("group.vertices", u64::from(numverts) * sizes.vertex as u64)?;
@@ -509,11 +587,25 @@ fn read_group<'data>(
             |b, v| format!("vertex {v} of group {index} names bone {b}; the model has no bones"),
         );
     }
-    // Frames.
+    Ok(vertices)
+}
+
+/// The group's frames (rule 15): their walk, and where they begin.
+fn read_frames<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    group: GroupAt<'_>,
+    sizes: Sizes,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<(Frames<'data>, u64)> {
+    let (head, index) = (group.head, group.index);
+    let numverts = head.numverts.get();
+    let num_bones = view.bones.len() as u64;
     let numframes = head.numframes.get();
     limit(
         "group.numframes",
-        field(offset_of!(Head, numframes)),
+        group.field(offset_of!(Head, numframes)),
         numframes.into(),
         limits.max_frames.into(),
     )?;
@@ -541,21 +633,7 @@ fn read_group<'data>(
         uniform: uniform.flatten(),
         ordered,
     };
-    let group = Group {
-        head,
-        skins: first_skin..view.skins.len(),
-        texcoords,
-        triangles,
-        vertices,
-        frames,
-        weights: None,
-        first_vertex: view.num_vertices,
-        first_triangle: view.num_triangles,
-        frames_at,
-    };
-    view.num_vertices += numverts as usize;
-    view.num_triangles += numtris as usize;
-    Ok(group)
+    Ok((frames, frames_at))
 }
 
 /// Checks vertex record `v` of `table` at `at`: a finite position and (26 bytes) a finite
