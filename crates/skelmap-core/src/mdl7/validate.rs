@@ -150,89 +150,20 @@ fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Res
             || format!("version {} (every known file has 0)", header.version.get()),
         );
     }
-    let size = |what: &'static str, offset: usize, value: u16, allowed: &[u16], supported| {
-        if allowed.contains(&value) {
-            Ok(usize::from(value))
-        } else {
-            Err(Error::Unsupported {
+    for &(what, offset, allowed, supported) in &RECORD_SIZES {
+        let value = zerocopy::IntoBytes::as_bytes(header)
+            .get(offset..offset + 2)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        if !allowed.contains(&value) {
+            return Err(Error::Unsupported {
                 format: FORMAT,
                 what,
                 offset: offset as u64,
                 value: value.into(),
                 supported,
-            })
+            });
         }
-    };
-    let bone = size(
-        "header.bone_stc_size",
-        offset_of!(Header, bone_stc_size),
-        header.bone_stc_size.get(),
-        &BONE_SIZES,
-        "bones of 16, 36 or 48 bytes",
-    )?;
-    size(
-        "header.skin_stc_size",
-        offset_of!(Header, skin_stc_size),
-        header.skin_stc_size.get(),
-        &[SKIN_SIZE],
-        "skin heads of 28 bytes",
-    )?;
-    size(
-        "header.colorvalue_stc_size",
-        offset_of!(Header, colorvalue_stc_size),
-        header.colorvalue_stc_size.get(),
-        &[COLORVALUE_SIZE],
-        "colour values of 16 bytes",
-    )?;
-    size(
-        "header.material_stc_size",
-        offset_of!(Header, material_stc_size),
-        header.material_stc_size.get(),
-        &[MATERIAL_SIZE],
-        "materials of 68 bytes",
-    )?;
-    size(
-        "header.skinpoint_stc_size",
-        offset_of!(Header, skinpoint_stc_size),
-        header.skinpoint_stc_size.get(),
-        &[SKINPOINT_SIZE],
-        "texture coordinates of 8 bytes",
-    )?;
-    let triangle = size(
-        "header.triangle_stc_size",
-        offset_of!(Header, triangle_stc_size),
-        header.triangle_stc_size.get(),
-        &TRIANGLE_SIZES,
-        "triangles of 12, 16 or 26 bytes",
-    )?;
-    let vertex = size(
-        "header.mainvertex_stc_size",
-        offset_of!(Header, mainvertex_stc_size),
-        header.mainvertex_stc_size.get(),
-        &VERTEX_SIZES,
-        "vertices of 16 or 26 bytes",
-    )?;
-    let frame_vertex = size(
-        "header.framevertex_stc_size",
-        offset_of!(Header, framevertex_stc_size),
-        header.framevertex_stc_size.get(),
-        &VERTEX_SIZES,
-        "frame vertices of 16 or 26 bytes",
-    )?;
-    size(
-        "header.bonetrans_stc_size",
-        offset_of!(Header, bonetrans_stc_size),
-        header.bonetrans_stc_size.get(),
-        &[BONETRANS_SIZE],
-        "bone transformations of 68 bytes",
-    )?;
-    size(
-        "header.frame_stc_size",
-        offset_of!(Header, frame_stc_size),
-        header.frame_stc_size.get(),
-        &[FRAME_SIZE],
-        "frame heads of 24 bytes",
-    )?;
+    }
     // Bones are named by 16-bit indices, 0xFFFF meaning none.
     let bones = header.bones_num.get();
     if bones > u32::from(NONE16) {
@@ -256,12 +187,77 @@ fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Res
         limits.max_meshes.into(),
     )?;
     Ok(Sizes {
-        bone,
-        triangle,
-        vertex,
-        frame_vertex,
+        bone: header.bone_stc_size.get().into(),
+        triangle: header.triangle_stc_size.get().into(),
+        vertex: header.mainvertex_stc_size.get().into(),
+        frame_vertex: header.framevertex_stc_size.get().into(),
     })
 }
+
+/// The header's record sizes (rule 3), in header order: the field, where it is, the sizes
+/// real files use, and what the error says is read.
+const RECORD_SIZES: [(&str, usize, &[u16], &str); 10] = [
+    (
+        "header.bone_stc_size",
+        offset_of!(Header, bone_stc_size),
+        &BONE_SIZES,
+        "bones of 16, 36 or 48 bytes",
+    ),
+    (
+        "header.skin_stc_size",
+        offset_of!(Header, skin_stc_size),
+        &[SKIN_SIZE],
+        "skin heads of 28 bytes",
+    ),
+    (
+        "header.colorvalue_stc_size",
+        offset_of!(Header, colorvalue_stc_size),
+        &[COLORVALUE_SIZE],
+        "colour values of 16 bytes",
+    ),
+    (
+        "header.material_stc_size",
+        offset_of!(Header, material_stc_size),
+        &[MATERIAL_SIZE],
+        "materials of 68 bytes",
+    ),
+    (
+        "header.skinpoint_stc_size",
+        offset_of!(Header, skinpoint_stc_size),
+        &[SKINPOINT_SIZE],
+        "texture coordinates of 8 bytes",
+    ),
+    (
+        "header.triangle_stc_size",
+        offset_of!(Header, triangle_stc_size),
+        &TRIANGLE_SIZES,
+        "triangles of 12, 16 or 26 bytes",
+    ),
+    (
+        "header.mainvertex_stc_size",
+        offset_of!(Header, mainvertex_stc_size),
+        &VERTEX_SIZES,
+        "vertices of 16 or 26 bytes",
+    ),
+    (
+        "header.framevertex_stc_size",
+        offset_of!(Header, framevertex_stc_size),
+        &VERTEX_SIZES,
+        "frame vertices of 16 or 26 bytes",
+    ),
+    (
+        "header.bonetrans_stc_size",
+        offset_of!(Header, bonetrans_stc_size),
+        &[BONETRANS_SIZE],
+        "bone transformations of 68 bytes",
+    ),
+    (
+        "header.frame_stc_size",
+        offset_of!(Header, frame_stc_size),
+        &[FRAME_SIZE],
+        "frame heads of 24 bytes",
+    ),
+];
 
 /// [`Error::Limit`] for a `value` over `max`.
 fn limit(what: &'static str, offset: impl TryInto<u64>, value: u64, max: u64) -> Result<()> {
