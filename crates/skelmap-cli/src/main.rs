@@ -307,6 +307,9 @@ enum Command {
     },
 }
 
+/// Runs the command line: one flat `match` over the subcommands, each arm taking its
+/// arguments apart and calling its module, so it stays one function however many commands
+/// there are.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
