@@ -126,15 +126,7 @@ pub fn mdl7(m: &Mdl7<'_>) {
         num_triangles += triangles;
     }
     assert_eq!(next_skin, m.skins().len());
-    let palette = skelmap_core::gamestudio::skin::grey_palette();
-    for skin in m.skins() {
-        for level in 0..skin.num_levels() {
-            if let Some(rgba) = skin.decode_rgba(level, &palette) {
-                let (w, h, _) = skin.level(level).expect("level exists");
-                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
-            }
-        }
-    }
+    skins_decode(m.skins());
     // The model's one mesh is every group's vertices and triangles.
     assert_eq!(
         ModelView::num_meshes(m),
@@ -347,6 +339,19 @@ fn mdl7_bind_mesh(m: &Mdl7<'_>, nb: usize, num_vertices: usize) {
         assert_eq!(poses.len(), nb);
         for b in 0..nb {
             assert!(m.bone_pose(f, b).is_some());
+        }
+    }
+}
+
+/// Every level of every skin that decodes (with the grey palette) decodes to 4 bytes a texel.
+fn skins_decode(skins: &[skelmap_core::alias::skin::Skin<'_>]) {
+    let palette = skelmap_core::gamestudio::skin::grey_palette();
+    for skin in skins {
+        for level in 0..skin.num_levels() {
+            if let Some(rgba) = skin.decode_rgba(level, &palette) {
+                let (w, h, _) = skin.level(level).expect("level exists");
+                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
+            }
         }
     }
 }
@@ -789,15 +794,7 @@ pub fn mdl(m: &Mdl<'_>) {
         assert!(xyz.iter().all(|&i| usize::from(i) < verts));
         assert!(uvs == 0 || uv.iter().all(|&i| usize::from(i) < uvs));
     }
-    let palette = skelmap_core::gamestudio::skin::grey_palette();
-    for skin in m.skins() {
-        for level in 0..skin.num_levels() {
-            if let Some(rgba) = skin.decode_rgba(level, &palette) {
-                let (w, h, _) = skin.level(level).expect("level exists");
-                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
-            }
-        }
-    }
+    skins_decode(m.skins());
     let n = verts;
     let (mut pa, mut na, mut pb, mut nb) = (
         vec![[0.0; 3]; n],

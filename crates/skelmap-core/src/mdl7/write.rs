@@ -106,16 +106,7 @@ impl SkinDef {
     pub fn dds(file: &[u8], material: bool) -> SkinDef {
         let mut payload = file.to_vec();
         if material {
-            let white = [F32::<Le>::new(1.0); 4];
-            let none = [F32::<Le>::new(0.0); 4];
-            let m = Mdl7Material {
-                diffuse: white,
-                ambient: white,
-                specular: none,
-                emissive: none,
-                power: F32::new(0.0),
-            };
-            payload.extend_from_slice(m.as_bytes());
+            payload.extend_from_slice(lit([1.0; 4]).as_bytes());
         }
         SkinDef {
             typ: if material { 0x16 } else { 0x6 },
@@ -549,6 +540,20 @@ impl Builder {
     }
 }
 
+/// A material of `colour` as its diffuse and ambient light, without specular or emissive
+/// light (as GameStudio's character files store them).
+fn lit(colour: [f32; 4]) -> Mdl7Material {
+    let colour = colour.map(F32::<Le>::new);
+    let none = [F32::<Le>::new(0.0); 4];
+    Mdl7Material {
+        diffuse: colour,
+        ambient: colour,
+        specular: none,
+        emissive: none,
+        power: F32::new(0.0),
+    }
+}
+
 /// Appends a vertex record of `size` bytes (16: nearest normal-table index; 26: the normal).
 fn put_vertex(out: &mut Vec<u8>, v: &VertexDef, size: u16) {
     put_floats(out, &v.position);
@@ -789,15 +794,7 @@ fn mesh_group(asset: &Asset, mesh: &Mesh, influences: &Influences, bones: usize)
 /// texels (kind 5, ARGB8888 stored B, G, R, A), else the name a file stores for it (its
 /// texture file, else its name) as an external texture, else the material alone.
 fn material_skin(asset: &Asset, index: usize, m: &Material) -> SkinDef {
-    let colour = m.base_color.map(F32::<Le>::new);
-    let none = [F32::<Le>::new(0.0); 4];
-    let material = Mdl7Material {
-        diffuse: colour,
-        ambient: colour,
-        specular: none,
-        emissive: none,
-        power: F32::new(0.0),
-    };
+    let material = lit(m.base_color);
     let name = match m.texture_file() {
         Some(file) => file,
         None if m.name.contains(char::REPLACEMENT_CHARACTER) => format!("material_{index}"),
