@@ -183,26 +183,27 @@ fn more_than_eight_influences_keep_the_eight_that_err_least() {
 }
 
 #[test]
-fn refuses_a_bone_name_past_32_bytes() {
+fn refuses_a_bone_name_past_31_bytes() {
     let mut asset = asset_of(&skelmap::synth::tube(&Default::default()).write().unwrap());
-    asset.skeleton.as_mut().unwrap().joints[1].name = "b".repeat(33);
+    asset.skeleton.as_mut().unwrap().joints[1].name = "b".repeat(32);
     let e = skelmap::model::write(Format::Mdl7, &asset, &WriteOptions::default()).unwrap_err();
     assert!(matches!(e, WriteError::Fit(_)));
     assert_eq!(
         e.to_string(),
         format!(
-            "MDL7 cannot hold the bone name '{}' (33 bytes): bone names are at most 32 bytes; \
+            "MDL7 cannot hold the bone name '{}' (32 bytes): bone names are at most 31 bytes; \
              rename the bone in the source model",
-            "b".repeat(33)
+            "b".repeat(32)
         )
     );
-    // 21 to 32 bytes take the 48-byte bone records.
-    asset.skeleton.as_mut().unwrap().joints[1].name = "b".repeat(32);
+    // 20 to 31 bytes take the 48-byte bone records, each name with its NUL.
+    asset.skeleton.as_mut().unwrap().joints[1].name = "b".repeat(31);
     let (bytes, _) = through(&asset);
     assert_eq!(u16::from_le_bytes([bytes[28], bytes[29]]), 48);
     let model = Model::from_bytes(&bytes).unwrap();
+    assert!(model.diagnostics().is_empty(), "{:?}", model.diagnostics());
     assert_eq!(
         model.bones().nth(1).unwrap().name(),
-        "b".repeat(32).as_bytes()
+        "b".repeat(31).as_bytes()
     );
 }

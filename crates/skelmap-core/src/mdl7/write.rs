@@ -590,9 +590,9 @@ fn put_floats(out: &mut Vec<u8>, values: &[f32]) {
 /// Most influences a vertex keeps: what the reader blends ([`MAX_BIND_INFLUENCES`]).
 pub const MAX_INFLUENCES: usize = MAX_BIND_INFLUENCES;
 
-/// Longest bone name a 48-byte bone record holds (its 32-byte field keeps no NUL when full,
-/// which readers accept: the field's length bounds it).
-pub const MAX_BONE_NAME: usize = 32;
+/// Longest bone name that keeps its terminating NUL in a 48-byte bone record's 32-byte field
+/// (a name that fills its field is read, with an `UnterminatedName` warning).
+pub const MAX_BONE_NAME: usize = 31;
 
 /// Longest frame name that keeps its terminating NUL in the 16-byte field.
 pub const MAX_FRAME_NAME: usize = 15;
@@ -610,7 +610,7 @@ const SKIN_MATERIAL: u32 = crate::alias::raw::SKINTYPE_MATERIAL as u32;
 impl Builder {
     /// `asset` as an MDL7 (`+Z` up; a `+Y`-up asset is turned): one group per asset mesh, in
     /// the bind pose, every vertex with its own texture coordinate; the joints as bones at
-    /// their bind positions (36-byte records, or 48 where a name is longer than 20 bytes);
+    /// their bind positions (36-byte records, or 48 where a name is longer than 19 bytes);
     /// every vertex's influences as the group's bone deformer (at most [`MAX_INFLUENCES`],
     /// chosen by their error over the asset's frames with
     /// [`Influences::cut`](crate::asset::Influences::cut)) and its heaviest bone in its
@@ -649,7 +649,7 @@ impl Builder {
         check_fit(&asset)?;
         let mut losses = Vec::new();
         let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
-        let long_names = joints.iter().any(|j| j.name.len() > 20);
+        let long_names = joints.iter().any(|j| j.name.len() > 19);
         let mut b = Builder {
             sizes: Sizes {
                 bone: if long_names { 48 } else { 36 },
