@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use skelmap_core::asset::{Asset, ClipKeys, Place, WriteOptions};
 use skelmap_core::model::convert::{self as conv, Posed, SkinningError};
 use skelmap_core::{Format, Limits, Model, model, skm};
@@ -15,23 +15,13 @@ use skelmap_export::gltf;
 use crate::load::{self, Companions};
 use crate::output::Outputs;
 
-/// What `.mdl` means: three formats share the extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MdlKind {
-    /// Quake's `IDPO` (vertex frames in bytes, one palettised skin).
-    Quake,
-    /// GameStudio MDL5 (vertex frames in words, 32-bit skins).
-    Mdl5,
-    /// The SL engine's mesh, with its `.anim` beside it (skeletal).
-    Sl,
-}
-
 /// The switches `convert` and `optimize` share.
 #[derive(Debug, Clone, Default, Args)]
 pub struct Switches {
-    /// Which format a `.mdl` output is: quake, mdl5 or sl.
-    #[arg(long, value_name = "KIND")]
-    pub to: Option<MdlKind>,
+    /// Which format an output whose extension several formats share is, by the name of its
+    /// page in docs/formats (for `.mdl`: quake, mdl, slmdl or mdl7).
+    #[arg(long, value_name = "FORMAT")]
+    pub to: Option<String>,
     /// Resample the clips at this many frames a second (a glTF's animations are sampled at
     /// it; default: a clip's own keys).
     #[arg(long, value_name = "FPS")]
@@ -55,17 +45,6 @@ pub struct Switches {
     pub keep: Vec<String>,
 }
 
-impl MdlKind {
-    /// The format this kind of `.mdl` is.
-    fn format(self) -> Format {
-        match self {
-            MdlKind::Quake => Format::Quake,
-            MdlKind::Mdl5 => Format::Mdl,
-            MdlKind::Sl => Format::SlMdl,
-        }
-    }
-}
-
 /// The output: a format skelmap-core writes (by the output's extension, and `--to` where
 /// several formats share it), or glTF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,7 +55,7 @@ enum Target {
 }
 
 impl Target {
-    fn of(output: &Path, to: Option<MdlKind>) -> Result<Target, String> {
+    fn of(output: &Path, to: Option<&str>) -> Result<Target, String> {
         let extension = output
             .extension()
             .and_then(|e| e.to_str())
@@ -91,13 +70,19 @@ impl Target {
         let formats: Vec<Format> = writable()
             .filter(|f| f.extensions().contains(&extension))
             .collect();
-        match (formats.as_slice(), to.map(MdlKind::format)) {
+        let chosen = to.map(|to| {
+            formats
+                .iter()
+                .copied()
+                .find(|f| f.docs_page().eq_ignore_ascii_case(to))
+        });
+        match (formats.as_slice(), chosen) {
             ([one], _) => Ok(Target::Format(*one)),
             ([], _) => {
                 let written: Vec<String> = writable_extensions()
                     .map(|e| {
                         if writable().filter(|f| f.extensions().contains(&e)).count() > 1 {
-                            format!(".{e} ({})", to_choices())
+                            format!(".{e} ({})", to_choices(e))
                         } else {
                             format!(".{e}")
                         }
@@ -110,20 +95,20 @@ impl Target {
                     written.join(", ")
                 ))
             }
-            (several, Some(format)) if several.contains(&format) => Ok(Target::Format(format)),
+            (_, Some(Some(format))) => Ok(Target::Format(format)),
             (several, _) => Err(format!(
                 "{}: {} formats end in .{extension}; say which with {}",
                 output.display(),
                 match several.len() {
                     2 => "two".to_string(),
                     3 => "three".to_string(),
+                    4 => "four".to_string(),
                     n => n.to_string(),
                 },
                 either(
-                    MdlKind::value_variants()
+                    several
                         .iter()
-                        .filter_map(|k| k.to_possible_value())
-                        .map(|v| format!("--to {}", v.get_name()))
+                        .map(|f| format!("--to {}", f.docs_page()))
                         .collect()
                 )
             )),
@@ -148,12 +133,12 @@ fn writable_extensions() -> impl Iterator<Item = &'static str> {
         })
 }
 
-/// `--to quake, mdl5 or sl`.
-fn to_choices() -> String {
-    let names = MdlKind::value_variants()
-        .iter()
-        .filter_map(|k| k.to_possible_value())
-        .map(|v| v.get_name().to_string())
+/// `--to quake, mdl, slmdl or mdl7`: the writable formats ending in `.extension`, by their
+/// page in `docs/formats/`.
+fn to_choices(extension: &str) -> String {
+    let names = writable()
+        .filter(|f| f.extensions().contains(&extension))
+        .map(|f| f.docs_page().to_string())
         .collect();
     format!("--to {}", either(names))
 }
@@ -175,7 +160,7 @@ pub fn convert(
     switches: &Switches,
     companions: &Companions,
 ) -> Result<ExitCode, String> {
-    let target = Target::of(output, switches.to)?;
+    let target = Target::of(output, switches.to.as_deref())?;
     let mut outputs = Outputs::new();
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
     if is_gltf(input) {
@@ -553,17 +538,21 @@ mod tests {
         assert_eq!(of("a", None), Ok(Target::Format(Format::Skm)));
         assert_eq!(of("a.skp", None), Ok(Target::Format(Format::Skm)));
         assert_eq!(of("a.glb", None), Ok(Target::Glb));
-        let sl = Some(MdlKind::Sl);
-        assert_eq!(of("a.mdl", sl), Ok(Target::Format(Format::SlMdl)));
         assert_eq!(
-            of("a.mdl", Some(MdlKind::Mdl5)),
-            Ok(Target::Format(Format::Mdl))
+            of("a.mdl", Some("slmdl")),
+            Ok(Target::Format(Format::SlMdl))
+        );
+        assert_eq!(of("a.mdl", Some("MDL")), Ok(Target::Format(Format::Mdl)));
+        assert_eq!(of("a.mdl", Some("mdl7")), Ok(Target::Format(Format::Mdl7)));
+        assert_eq!(
+            of("a.mdl", Some("quake")),
+            Ok(Target::Format(Format::Quake))
         );
         assert_eq!(
             of("a.mdl", None),
             Err(
-                "a.mdl: three formats end in .mdl; say which with --to quake, --to mdl5 or \
-                 --to sl"
+                "a.mdl: four formats end in .mdl; say which with --to mdl7, --to mdl, --to \
+                 slmdl or --to quake"
                     .to_string()
             )
         );
@@ -571,7 +560,7 @@ mod tests {
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to quake, mdl5 or sl), .iqm, .glb and .gltf"
+                 (--to mdl7, mdl, slmdl or quake), .iqm, .glb and .gltf"
                     .to_string()
             )
         );

@@ -247,8 +247,8 @@ enum Command {
     ///
     /// Outputs: `.iqm`, `.dpm` (with a `.framegroups` beside it), `.skm` (also a stem
     /// without an extension, or `.skp`: the SKM and its SKP from one stem unless the SKP is
-    /// named), `.ms3d`, `.mdl` with `--to quake`, `--to mdl5` or `--to sl` (and its `.anim`),
-    /// `.glb` and `.gltf`. The input is any model skelmap reads, or a glTF 2.0 file (`.gltf`
+    /// named), `.ms3d`, `.mdl` with `--to mdl7`, `--to mdl` (MDL5), `--to slmdl` (and its
+    /// `.anim`) or `--to quake`, `.glb` and `.gltf`. The input is any model skelmap reads, or a glTF 2.0 file (`.gltf`
     /// with its buffers and images, or `.glb`): skins with every influence, animations
     /// sampled at `--fps` (default: each clip's own keys), morph targets, base-colour
     /// textures.
@@ -307,6 +307,9 @@ enum Command {
     },
 }
 
+/// Runs the command line: one flat `match` over the subcommands, each arm taking its
+/// arguments apart and calling its module, so it stays one function however many commands
+/// there are.
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

@@ -780,7 +780,7 @@ fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
         quake.to_str().unwrap(),
         dir.join("q5.mdl").to_str().unwrap(),
         "--to",
-        "mdl5",
+        "mdl",
     ]);
     assert!(out.status.success(), "{out:?}");
     assert!(
@@ -1209,6 +1209,43 @@ fn an_mdl7_is_read_validated_exported_and_converted() {
     let converted = std::fs::read(&iqm).unwrap();
     let model = skelmap_core::Model::from_bytes(&converted).unwrap();
     assert_eq!((model.num_bones(), model.num_frames()), (3, 4));
+}
+
+/// `convert … out.mdl --to mdl7` writes an MDL7 from any skeletal model, measures it, and
+/// says what it lost; `.mdl` alone asks which of the four formats.
+#[test]
+fn convert_writes_mdl7_when_asked_by_its_docs_name() {
+    let dir = temp_dir("convert-mdl7");
+    let dpm = write_tube(&dir);
+    let mdl = dir.join("tube.mdl");
+    let out = skelmap(&["convert", dpm.to_str().unwrap(), mdl.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains(
+            "four formats end in .mdl; say which with --to mdl7, --to mdl, --to slmdl or --to \
+             quake"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!mdl.exists());
+    let out = skelmap(&[
+        "convert",
+        dpm.to_str().unwrap(),
+        mdl.to_str().unwrap(),
+        "--to",
+        "mdl7",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("over 9 frames of 136 vertices"),
+        "{}",
+        stdout(&out)
+    );
+    let bytes = std::fs::read(&mdl).unwrap();
+    assert_eq!(&bytes[..4], b"MDL7");
+    let model = skelmap_core::Model::from_bytes(&bytes).unwrap();
+    assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
 }
 
 /// `--clip NAME --time SECONDS` poses `export` and `render` as a game plays the clip: a time

@@ -116,7 +116,7 @@ macro_rules! format_table {
                 name: "MDL7", extensions: ["mdl"],
                 magic: MDL7_MAGIC, magic_text: "\"MDL7\"", c_value: 11,
                 folder: "mdl7", docs: "mdl7", fuzz: "mdl7",
-                writer: [],
+                writer: [mdl7::Builder],
                 view: mdl7::Mdl7, as_mdl7, "A GameStudio A6/A7 model: bones and weights, or vertex frames.",
             }
             /// 3D GameStudio model (`MDL2`, `MDL3`, `MDL4`, `MDL5`). MDL2 has Quake's layout and

@@ -285,8 +285,54 @@ pub struct Character {
 /// of the frame data by the writer, so the poses have partial channel masks.
 #[must_use]
 pub fn iqm_character(p: &CharacterParams) -> Character {
-    use crate::iqm::{AnimDef, Builder, JointDef, MeshDef, Transform};
-    // (name, parent name, offset from the parent)
+    use crate::iqm::{AnimDef, Builder, MeshDef};
+    let tree = humanoid_tree();
+    let (bfs, dfs) = tree_orders(&tree);
+    let joints = joints_in(&tree, &bfs);
+    let mut model = Builder {
+        joints: joints.clone(),
+        ..Builder::default()
+    };
+    add_rings(&mut model, &joints, p.sides.max(3));
+    interleave_vertices(&mut model);
+    model.meshes.push(MeshDef {
+        name: b"body".to_vec(),
+        material: b"body.png".to_vec(),
+        first_vertex: 0,
+        num_vertexes: model.positions.len() as u32,
+        first_triangle: 0,
+        num_triangles: model.triangles.len() as u32,
+    });
+    let frames = character_frames(&tree, p);
+    let anim = AnimDef {
+        name: b"walk".to_vec(),
+        first_frame: 0,
+        num_frames: frames.len() as u32,
+        framerate: 30.0,
+        looped: true,
+    };
+    let reorder = |order: &[usize]| -> Vec<Vec<crate::iqm::Transform>> {
+        frames
+            .iter()
+            .map(|f| order.iter().map(|&i| f[i]).collect())
+            .collect()
+    };
+    model.frames = reorder(&bfs);
+    model.anims = vec![anim.clone()];
+    let animation = Builder {
+        joints: joints_in(&tree, &dfs),
+        frames: reorder(&dfs),
+        anims: vec![anim],
+        ..Builder::default()
+    };
+    Character { model, animation }
+}
+
+/// A joint of [`humanoid_tree`]: its name, its parent's name, its offset from the parent.
+type TreeJoint = (String, Option<String>, [f32; 3]);
+
+/// The 80 joints of [`iqm_character`]'s skeleton, parents before children.
+fn humanoid_tree() -> Vec<TreeJoint> {
     let mut tree: Vec<(String, Option<String>, [f32; 3])> = Vec::new();
     let mut add = |name: String, parent: Option<&str>, offset: [f32; 3]| {
         tree.push((name, parent.map(str::to_string), offset));
@@ -365,7 +411,11 @@ pub fn iqm_character(p: &CharacterParams) -> Character {
         add(name.clone(), Some(&tail), [0.0, -4.0, 0.0]);
         tail = name;
     }
-    // Breadth-first (the model) and depth-first (the animation) orders of the tree.
+    tree
+}
+
+/// The breadth-first (the model's) and depth-first (the animation's) orders of `tree`.
+fn tree_orders(tree: &[TreeJoint]) -> (Vec<usize>, Vec<usize>) {
     let children = |i: Option<usize>| -> Vec<usize> {
         let parent = i.map(|i| tree[i].0.clone());
         (0..tree.len()).filter(|&c| tree[c].1 == parent).collect()
@@ -383,27 +433,35 @@ pub fn iqm_character(p: &CharacterParams) -> Character {
         dfs.push(i);
         stack.extend(children(Some(i)).into_iter().rev());
     }
-    let joints_in = |order: &[usize]| -> Vec<JointDef> {
-        order
-            .iter()
-            .map(|&i| {
-                let (name, parent, offset) = &tree[i];
-                let parent = parent
-                    .as_ref()
-                    .and_then(|p| order.iter().position(|&j| &tree[j].0 == p))
-                    .map_or(-1, |p| p as i32);
-                JointDef {
-                    name: name.clone().into_bytes(),
-                    parent,
-                    transform: Transform {
-                        translate: *offset,
-                        ..Transform::IDENTITY
-                    },
-                }
-            })
-            .collect()
-    };
-    let joints = joints_in(&bfs);
+    (bfs, dfs)
+}
+
+/// The joints of `tree` in `order`, each at its offset from its parent.
+fn joints_in(tree: &[TreeJoint], order: &[usize]) -> Vec<crate::iqm::JointDef> {
+    use crate::iqm::{JointDef, Transform};
+    order
+        .iter()
+        .map(|&i| {
+            let (name, parent, offset) = &tree[i];
+            let parent = parent
+                .as_ref()
+                .and_then(|p| order.iter().position(|&j| &tree[j].0 == p))
+                .map_or(-1, |p| p as i32);
+            JointDef {
+                name: name.clone().into_bytes(),
+                parent,
+                transform: Transform {
+                    translate: *offset,
+                    ..Transform::IDENTITY
+                },
+            }
+        })
+        .collect()
+}
+
+/// Two rings of `sides` vertices around each joint's segment, weighted to four joints (the
+/// joint, its parent, its grandparent and the joint after it), with their triangles.
+fn add_rings(model: &mut crate::iqm::Builder, joints: &[crate::iqm::JointDef], sides: u32) {
     // World bind positions (the bind rotations are identities).
     let mut world = vec![[0.0f32; 3]; joints.len()];
     for (i, j) in joints.iter().enumerate() {
@@ -412,11 +470,6 @@ pub fn iqm_character(p: &CharacterParams) -> Character {
         world[i] = [base[0] + t[0], base[1] + t[1], base[2] + t[2]];
     }
     let n = joints.len();
-    let sides = p.sides.max(3);
-    let mut model = Builder {
-        joints: joints.clone(),
-        ..Builder::default()
-    };
     for (i, j) in joints.iter().enumerate() {
         let parent = usize::try_from(j.parent).ok();
         let grand = parent.and_then(|p| usize::try_from(joints[p].parent).ok());
@@ -451,9 +504,12 @@ pub fn iqm_character(p: &CharacterParams) -> Character {
             model.triangles.push([a, d, c]);
         }
     }
-    // Vertex `i` moves to `i · 97 mod n` (97 is prime to every count of two rings of 3 to
-    // 200 sides a joint): as an exporter's vertex-cache order does, neighbouring vertices
-    // belong to different joints, so each block of 16 blends many bones.
+}
+
+/// Vertex `i` moves to `i · 97 mod n` (97 is prime to every count of two rings of 3 to 200
+/// sides a joint): as an exporter's vertex-cache order does, neighbouring vertices belong to
+/// different joints, so each block of 16 blends many bones.
+fn interleave_vertices(model: &mut crate::iqm::Builder) {
     let n_vertices = model.positions.len();
     let to = |i: usize| i * 97 % n_vertices;
     if !n_vertices.is_multiple_of(97) {
@@ -473,14 +529,13 @@ pub fn iqm_character(p: &CharacterParams) -> Character {
             *t = t.map(|v| to(v as usize) as u32);
         }
     }
-    model.meshes.push(MeshDef {
-        name: b"body".to_vec(),
-        material: b"body.png".to_vec(),
-        first_vertex: 0,
-        num_vertexes: model.positions.len() as u32,
-        first_triangle: 0,
-        num_triangles: model.triangles.len() as u32,
-    });
+}
+
+/// Every frame of the motion, per joint of `tree` (tree order): each joint turning about its
+/// own axis, the root moving, the first `scaled_joints` of the hands, feet, head and spine
+/// (then the rest) scaling.
+fn character_frames(tree: &[TreeJoint], p: &CharacterParams) -> Vec<Vec<crate::iqm::Transform>> {
+    use crate::iqm::Transform;
     // Scaled: hands and feet first.
     let scaled: Vec<usize> = ["hand_l", "hand_r", "foot_l", "foot_r", "head", "spine2"]
         .iter()
@@ -516,27 +571,5 @@ pub fn iqm_character(p: &CharacterParams) -> Character {
             })
             .collect()
     };
-    let frames: Vec<Vec<Transform>> = (0..p.frames.max(2)).map(frame).collect();
-    let anim = AnimDef {
-        name: b"walk".to_vec(),
-        first_frame: 0,
-        num_frames: frames.len() as u32,
-        framerate: 30.0,
-        looped: true,
-    };
-    let reorder = |order: &[usize]| -> Vec<Vec<Transform>> {
-        frames
-            .iter()
-            .map(|f| order.iter().map(|&i| f[i]).collect())
-            .collect()
-    };
-    model.frames = reorder(&bfs);
-    model.anims = vec![anim.clone()];
-    let animation = Builder {
-        joints: joints_in(&dfs),
-        frames: reorder(&dfs),
-        anims: vec![anim],
-        ..Builder::default()
-    };
-    Character { model, animation }
+    (0..p.frames.max(2)).map(frame).collect()
 }

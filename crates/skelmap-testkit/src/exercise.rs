@@ -117,11 +117,52 @@ pub fn iqm(m: &skelmap_core::iqm::Iqm<'_>) {
 /// transforms, the deformer's elements; then the bind mesh (weights normalised), the bone poses
 /// of every frame and, for a model without bones, tweens that land on the frames they name.
 pub fn mdl7(m: &Mdl7<'_>) {
-    use skelmap_core::mdl7::raw::NONE16;
-    use skelmap_core::pose::{BindPoseMesh, MAX_BIND_INFLUENCES};
     use skelmap_core::view::{MeshView, ModelView};
     let _ = (m.header(), m.data().len());
-    // Bones: parents first, every record its declared size, a bind position each.
+    let nb = mdl7_bones(m);
+    // Groups: skins tile the model's, every index in range, every value read finite.
+    let (mut next_skin, mut num_vertices, mut num_triangles) = (0, 0, 0);
+    for g in m.groups() {
+        let (vertices, triangles) = mdl7_group(m, g, nb, &mut next_skin);
+        num_vertices += vertices;
+        num_triangles += triangles;
+    }
+    assert_eq!(next_skin, m.skins().len());
+    skins_decode(m.skins());
+    // The model's one mesh is every group's vertices and triangles.
+    assert_eq!(
+        ModelView::num_meshes(m),
+        usize::from(!m.groups().is_empty())
+    );
+    if let Some(mesh) = ModelView::mesh(m, 0) {
+        assert_eq!(
+            (mesh.num_vertices(), mesh.num_triangles()),
+            (num_vertices, num_triangles)
+        );
+    }
+    // Group 0's frames are the model's.
+    let frames = m.num_frames();
+    assert_eq!(frames, m.groups().first().map_or(0, |g| g.frames().len()));
+    for f in 0..frames.min(64) {
+        let (a, b) = (
+            m.frame(f).expect("frame exists"),
+            m.groups()[0].frames().get(f),
+        );
+        assert!(b.is_some_and(|b| core::ptr::eq(a.name(), b.name())));
+    }
+    assert!(m.frame(frames).is_none());
+    mdl7_bind_mesh(m, nb, num_vertices);
+    // Without bones, a tween at 0 or 1 is the frame it starts or ends at: the stored vertices
+    // with the frame's replacements.
+    if !m.is_skeletal() && num_vertices <= 1 << 16 {
+        tween_lands_on_frames(m, num_vertices);
+    }
+}
+
+/// An MDL7's bones: parents first, every record its declared size, a bind position each;
+/// their number.
+fn mdl7_bones(m: &Mdl7<'_>) -> usize {
+    use skelmap_core::mdl7::raw::NONE16;
     let bones = m.bones();
     let nb = bones.len();
     assert_eq!(bones.bytes().len(), nb * bones.stride());
@@ -153,139 +194,125 @@ pub fn mdl7(m: &Mdl7<'_>) {
         let _ = b.name_lossy();
     }
     assert_eq!(m.is_skeletal(), nb > 0);
-    // Groups: skins tile the model's, every index in range, every value read finite.
-    let palette = skelmap_core::gamestudio::skin::grey_palette();
-    let (mut next_skin, mut num_vertices, mut num_triangles) = (0, 0, 0);
-    for g in m.groups() {
-        let head = g.head();
-        let _ = g.name();
-        let skins = g.skins();
-        assert_eq!(skins.start, next_skin);
-        assert_eq!(skins.len(), head.numskins.get() as usize);
-        // A reference names another skin of the same group, in the file's numbering.
-        for k in skins.clone() {
-            let target = m.skins().get(k).and_then(|s| s.reference());
-            assert!(target.is_none_or(|r| r as usize != k && skins.contains(&(r as usize))));
-        }
-        next_skin = skins.end;
-        let texcoords = g.texcoords();
-        assert_eq!(texcoords.len(), head.num_stpts.get() as usize);
-        let (triangles, vertices) = (g.triangles(), g.vertices());
-        assert_eq!(triangles.len(), head.numtris.get() as usize);
-        assert_eq!(vertices.len(), head.numverts.get() as usize);
-        assert_eq!(triangles.iter().count(), triangles.len());
-        for t in triangles.iter() {
-            assert!(
-                t.v_index
+    nb
+}
+
+/// One MDL7 group: its skins (from `next_skin`, which it advances), texture coordinates,
+/// triangles, vertices, frames and weights, every index in range and every value finite;
+/// its vertices and triangles.
+fn mdl7_group(
+    m: &Mdl7<'_>,
+    g: &skelmap_core::mdl7::Group<'_>,
+    nb: usize,
+    next_skin: &mut usize,
+) -> (usize, usize) {
+    use skelmap_core::mdl7::raw::NONE16;
+    let head = g.head();
+    let _ = g.name();
+    let skins = g.skins();
+    assert_eq!(skins.start, *next_skin);
+    assert_eq!(skins.len(), head.numskins.get() as usize);
+    // A reference names another skin of the same group, in the file's numbering.
+    for k in skins.clone() {
+        let target = m.skins().get(k).and_then(|s| s.reference());
+        assert!(target.is_none_or(|r| r as usize != k && skins.contains(&(r as usize))));
+    }
+    *next_skin = skins.end;
+    let texcoords = g.texcoords();
+    assert_eq!(texcoords.len(), head.num_stpts.get() as usize);
+    let (triangles, vertices) = (g.triangles(), g.vertices());
+    assert_eq!(triangles.len(), head.numtris.get() as usize);
+    assert_eq!(vertices.len(), head.numverts.get() as usize);
+    assert_eq!(triangles.iter().count(), triangles.len());
+    for t in triangles.iter() {
+        assert!(
+            t.v_index
+                .iter()
+                .all(|v| usize::from(v.get()) < vertices.len())
+        );
+        assert!(
+            texcoords.is_empty()
+                || t.st_index
                     .iter()
-                    .all(|v| usize::from(v.get()) < vertices.len())
-            );
-            assert!(
-                texcoords.is_empty()
-                    || t.st_index
-                        .iter()
-                        .all(|s| s.get() == NONE16 || usize::from(s.get()) < texcoords.len())
-            );
+                    .all(|s| s.get() == NONE16 || usize::from(s.get()) < texcoords.len())
+        );
+    }
+    assert!(triangles.get(triangles.len()).is_none());
+    for i in 0..vertices.len() {
+        let v = vertices.get(i).expect("validated vertex");
+        assert_eq!(vertices.record(i).map(<[u8]>::len), Some(vertices.stride()));
+        assert!(
+            [v.x.get(), v.y.get(), v.z.get()]
+                .iter()
+                .all(|c| c.is_finite())
+        );
+        // Without bones the field is ignored (and warned about), whatever it holds.
+        let bone = v.vertindex.get();
+        assert!(
+            bone == NONE16 || usize::from(bone) < nb || nb == 0,
+            "vertex {i} bone {bone}"
+        );
+        assert!(g.normal(i).expect("vertex exists").is_finite());
+    }
+    assert!(vertices.get(vertices.len()).is_none() && g.normal(vertices.len()).is_none());
+    mdl7_frames(g, nb, vertices.len());
+    if let Some(weights) = g.weights() {
+        assert_eq!(weights.iter().count(), weights.len());
+        for (bone, name, list) in weights.iter() {
+            assert!((bone as usize) < nb && name.len() <= 20);
+            for w in list {
+                assert!((w.index.get() as usize) < vertices.len());
+                assert!(w.weight.get().is_finite() && w.weight.get() >= 0.0);
+            }
         }
-        assert!(triangles.get(triangles.len()).is_none());
-        for i in 0..vertices.len() {
-            let v = vertices.get(i).expect("validated vertex");
-            assert_eq!(vertices.record(i).map(<[u8]>::len), Some(vertices.stride()));
+    }
+    (vertices.len(), triangles.len())
+}
+
+/// An MDL7 group's frames: found by index they are the frames met in order (the same
+/// bytes), every replaced vertex and moved bone in range, every value finite.
+fn mdl7_frames(g: &skelmap_core::mdl7::Group<'_>, nb: usize, num_vertices: usize) {
+    let frames = g.frames();
+    assert_eq!(frames.len(), g.head().numframes.get() as usize);
+    assert_eq!(frames.iter().count(), frames.len());
+    for (i, f) in frames.iter().enumerate() {
+        let same = frames.get(i).expect("frame exists");
+        assert!(core::ptr::eq(f.name(), same.name()));
+        assert!(core::ptr::eq(f.transforms(), same.transforms()));
+        // In any order, a vertex listed more than once (warned about): the last wins.
+        let moved = f.vertices();
+        for k in 0..moved.len() {
+            let v = moved.get(k).expect("validated frame vertex");
             assert!(
                 [v.x.get(), v.y.get(), v.z.get()]
                     .iter()
                     .all(|c| c.is_finite())
             );
-            // Without bones the field is ignored (and warned about), whatever it holds.
-            let bone = v.vertindex.get();
-            assert!(
-                bone == NONE16 || usize::from(bone) < nb || nb == 0,
-                "vertex {i} bone {bone}"
-            );
-            assert!(g.normal(i).expect("vertex exists").is_finite());
+            assert!(usize::from(v.vertindex.get()) < num_vertices);
         }
-        assert!(vertices.get(vertices.len()).is_none() && g.normal(vertices.len()).is_none());
-        // Frames found by index are the frames met in order (the same bytes).
-        let frames = g.frames();
-        assert_eq!(frames.len(), head.numframes.get() as usize);
-        assert_eq!(frames.iter().count(), frames.len());
-        for (i, f) in frames.iter().enumerate() {
-            let same = frames.get(i).expect("frame exists");
-            assert!(core::ptr::eq(f.name(), same.name()));
-            assert!(core::ptr::eq(f.transforms(), same.transforms()));
-            // In any order, a vertex listed more than once (warned about): the last wins.
-            let moved = f.vertices();
-            for k in 0..moved.len() {
-                let v = moved.get(k).expect("validated frame vertex");
-                assert!(
-                    [v.x.get(), v.y.get(), v.z.get()]
-                        .iter()
-                        .all(|c| c.is_finite())
-                );
-                assert!(usize::from(v.vertindex.get()) < vertices.len());
-            }
-            assert!(moved.get(moved.len()).is_none());
-            for t in f.transforms() {
-                assert!(usize::from(t.bone_index.get()) < nb);
-                assert!(t.m.iter().all(|v| v.get().is_finite()));
-            }
-            for b in 0..nb {
-                let named = f
-                    .transforms()
-                    .iter()
-                    .any(|t| usize::from(t.bone_index.get()) == b);
-                match f.transform(b) {
-                    Some(t) => assert_eq!(usize::from(t.bone_index.get()), b),
-                    None => assert!(!named, "frame {i} moves bone {b}"),
-                }
-            }
+        assert!(moved.get(moved.len()).is_none());
+        for t in f.transforms() {
+            assert!(usize::from(t.bone_index.get()) < nb);
+            assert!(t.m.iter().all(|v| v.get().is_finite()));
         }
-        assert!(frames.get(frames.len()).is_none());
-        if let Some(weights) = g.weights() {
-            assert_eq!(weights.iter().count(), weights.len());
-            for (bone, name, list) in weights.iter() {
-                assert!((bone as usize) < nb && name.len() <= 20);
-                for w in list {
-                    assert!((w.index.get() as usize) < vertices.len());
-                    assert!(w.weight.get().is_finite() && w.weight.get() >= 0.0);
-                }
-            }
-        }
-        num_vertices += vertices.len();
-        num_triangles += triangles.len();
-    }
-    assert_eq!(next_skin, m.skins().len());
-    for skin in m.skins() {
-        for level in 0..skin.num_levels() {
-            if let Some(rgba) = skin.decode_rgba(level, &palette) {
-                let (w, h, _) = skin.level(level).expect("level exists");
-                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
+        for b in 0..nb {
+            let named = f
+                .transforms()
+                .iter()
+                .any(|t| usize::from(t.bone_index.get()) == b);
+            match f.transform(b) {
+                Some(t) => assert_eq!(usize::from(t.bone_index.get()), b),
+                None => assert!(!named, "frame {i} moves bone {b}"),
             }
         }
     }
-    // The model's one mesh is every group's vertices and triangles.
-    assert_eq!(
-        ModelView::num_meshes(m),
-        usize::from(!m.groups().is_empty())
-    );
-    if let Some(mesh) = ModelView::mesh(m, 0) {
-        assert_eq!(
-            (mesh.num_vertices(), mesh.num_triangles()),
-            (num_vertices, num_triangles)
-        );
-    }
-    // Group 0's frames are the model's.
-    let frames = m.num_frames();
-    assert_eq!(frames, m.groups().first().map_or(0, |g| g.frames().len()));
-    for f in 0..frames.min(64) {
-        let (a, b) = (
-            m.frame(f).expect("frame exists"),
-            m.groups()[0].frames().get(f),
-        );
-        assert!(b.is_some_and(|b| core::ptr::eq(a.name(), b.name())));
-    }
-    assert!(m.frame(frames).is_none());
-    // The bind mesh: every vertex, bound to existing bones by weights that sum to 1.
+    assert!(frames.get(frames.len()).is_none());
+}
+
+/// An MDL7's bind mesh: every vertex, bound to existing bones by weights that sum to 1; and
+/// every frame poses every bone.
+fn mdl7_bind_mesh(m: &Mdl7<'_>, nb: usize, num_vertices: usize) {
+    use skelmap_core::pose::{BindPoseMesh, MAX_BIND_INFLUENCES};
     let mesh = m.bind_mesh();
     assert_eq!(mesh.num_vertices(), num_vertices);
     for v in 0..num_vertices {
@@ -316,10 +343,18 @@ pub fn mdl7(m: &Mdl7<'_>) {
             assert!(m.bone_pose(f, b).is_some());
         }
     }
-    // Without bones, a tween at 0 or 1 is the frame it starts or ends at: the stored vertices
-    // with the frame's replacements.
-    if !m.is_skeletal() && num_vertices <= 1 << 16 {
-        tween_lands_on_frames(m, num_vertices);
+}
+
+/// Every level of every skin that decodes (with the grey palette) decodes to 4 bytes a texel.
+fn skins_decode(skins: &[skelmap_core::alias::skin::Skin<'_>]) {
+    let palette = skelmap_core::gamestudio::skin::grey_palette();
+    for skin in skins {
+        for level in 0..skin.num_levels() {
+            if let Some(rgba) = skin.decode_rgba(level, &palette) {
+                let (w, h, _) = skin.level(level).expect("level exists");
+                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
+            }
+        }
     }
 }
 
@@ -770,15 +805,7 @@ pub fn mdl(m: &Mdl<'_>) {
         assert!(xyz.iter().all(|&i| usize::from(i) < verts));
         assert!(uvs == 0 || uv.iter().all(|&i| usize::from(i) < uvs));
     }
-    let palette = skelmap_core::gamestudio::skin::grey_palette();
-    for skin in m.skins() {
-        for level in 0..skin.num_levels() {
-            if let Some(rgba) = skin.decode_rgba(level, &palette) {
-                let (w, h, _) = skin.level(level).expect("level exists");
-                assert_eq!(rgba.len() as u64, 4 * u64::from(w) * u64::from(h));
-            }
-        }
-    }
+    skins_decode(m.skins());
     let n = verts;
     let (mut pa, mut na, mut pb, mut nb) = (
         vec![[0.0; 3]; n],

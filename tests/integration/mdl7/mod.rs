@@ -7,6 +7,7 @@ mod engine;
 mod quirks;
 mod rules;
 mod sweep;
+mod write;
 
 use skelmap::Parse;
 use skelmap::core::mdl7::{Builder, Mdl7};

@@ -1,6 +1,6 @@
 //! Conversions through an `Asset` (`model::convert` and each format's `from_asset`): every
 //! corpus skeletal model (DPM, MS3D, IQM, MDL7) into every skeletal format (IQM, DPM, SKM +
-//! SKP, MS3D, SL) and baked into the vertex formats (Quake MDL, MDL5), each reopened with
+//! SKP, MS3D, SL, MDL7) and baked into the vertex formats (Quake MDL, MDL5), each reopened with
 //! its counts and its error measured over its frames as sets of points; the limits each
 //! writer refuses; and, where assimp is installed, every written IQM's static geometry
 //! against assimp's.
@@ -17,12 +17,13 @@ use skelmap::{Format, Model, gamestudio, iqm, ms3d, quake, skm, slmdl};
 use crate::support::{corpus_files, corpus_next_files};
 
 /// The skeletal formats an asset is written to here; the vertex formats take it baked.
-const SKELETAL: [Format; 5] = [
+const SKELETAL: [Format; 6] = [
     Format::Iqm,
     Format::Dpm,
     Format::Skm,
     Format::Ms3d,
     Format::SlMdl,
+    Format::Mdl7,
 ];
 const BAKED: [Format; 2] = [Format::Quake, Format::Mdl];
 
@@ -132,7 +133,7 @@ fn every_corpus_skeletal_model_converts_to_every_format() {
         }
     }
     eprintln!("{}", rows.join("\n"));
-    assert!(corpus.is_empty() || rows.len() == 7 * corpus.len());
+    assert!(corpus.is_empty() || rows.len() == 8 * corpus.len());
 }
 
 #[test]

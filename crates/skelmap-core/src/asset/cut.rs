@@ -1,6 +1,6 @@
 //! Which influences a vertex keeps when a buffer or a format holds fewer than it has: the one
 //! choice every consumer that cuts influences makes ([`gpu::Skin`](crate::gpu::Skin) through
-//! [`gpu::Mesh`](crate::gpu::Mesh), the glTF writer, and the IQM, MS3D and SL writers).
+//! [`gpu::Mesh`](crate::gpu::Mesh), the glTF writer, and the IQM, MS3D, SL and MDL7 writers).
 //!
 //! A vertex with more influences than `keep` keeps the subset of `keep` whose largest error
 //! over every frame is smallest: for each frame the vertex's bind position is skinned with

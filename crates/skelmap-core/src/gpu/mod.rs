@@ -510,51 +510,7 @@ impl Mesh {
         };
         let mut influences = asset::Influences::default();
         for part in parts {
-            let base = u32::try_from(mesh.positions.len()).map_err(|_| Error::TooManyVertices {
-                vertices: mesh.positions.len(),
-            })?;
-            let first_index =
-                u32::try_from(mesh.indices.len()).map_err(|_| Error::TooManyVertices {
-                    vertices: mesh.positions.len(),
-                })?;
-            let m = part.mesh;
-            let n = m.positions.len();
-            mesh.positions.extend_from_slice(&m.positions);
-            mesh.normals.extend(
-                (0..n).map(|v| asset::unit(m.normals.get(v).copied().unwrap_or([0.0, 0.0, 1.0]))),
-            );
-            mesh.uvs.extend((0..n).map(|v| m.uv(v)));
-            mesh.sources.extend_from_slice(&part.sources);
-            mesh.sources.resize(mesh.positions.len(), [u32::MAX; 2]);
-            for v in 0..n {
-                let list = m.influences.of(v);
-                for &(joint, _) in list {
-                    if joint != UNBOUND && usize::from(joint) >= joints {
-                        return Err(Error::Joint {
-                            joint: usize::from(joint),
-                            joints,
-                        });
-                    }
-                }
-                influences.push(list.iter().copied(), UNBOUND);
-            }
-            for t in &m.triangles {
-                for &i in t {
-                    let i = i.checked_add(base).ok_or(Error::TooManyVertices {
-                        vertices: mesh.positions.len(),
-                    })?;
-                    mesh.indices.push(i);
-                }
-            }
-            let end = u32::try_from(mesh.indices.len()).map_err(|_| Error::TooManyVertices {
-                vertices: mesh.positions.len(),
-            })?;
-            mesh.draws.push(Draw {
-                name: m.name.clone(),
-                material: m.material,
-                first_index,
-                num_indices: end - first_index,
-            });
+            mesh.add_part(part, joints, &mut influences)?;
         }
         let vertices = mesh.positions.len();
         if u32::try_from(vertices).is_err() {
@@ -606,6 +562,62 @@ impl Mesh {
         mesh.skin = skin;
         mesh.notes = notes;
         Ok(mesh)
+    }
+
+    /// Appends `part`'s vertices, triangles (offset to the vertices before it) and draw, and
+    /// its influences to `influences`, each joint checked below `joints`.
+    fn add_part(
+        &mut self,
+        part: &Part<'_>,
+        joints: usize,
+        influences: &mut asset::Influences,
+    ) -> Result<(), Error> {
+        let base = u32::try_from(self.positions.len()).map_err(|_| Error::TooManyVertices {
+            vertices: self.positions.len(),
+        })?;
+        let first_index =
+            u32::try_from(self.indices.len()).map_err(|_| Error::TooManyVertices {
+                vertices: self.positions.len(),
+            })?;
+        let m = part.mesh;
+        let n = m.positions.len();
+        self.positions.extend_from_slice(&m.positions);
+        self.normals.extend(
+            (0..n).map(|v| asset::unit(m.normals.get(v).copied().unwrap_or([0.0, 0.0, 1.0]))),
+        );
+        self.uvs.extend((0..n).map(|v| m.uv(v)));
+        self.sources.extend_from_slice(&part.sources);
+        self.sources.resize(self.positions.len(), [u32::MAX; 2]);
+        for v in 0..n {
+            let list = m.influences.of(v);
+            for &(joint, _) in list {
+                if joint != UNBOUND && usize::from(joint) >= joints {
+                    return Err(Error::Joint {
+                        joint: usize::from(joint),
+                        joints,
+                    });
+                }
+            }
+            influences.push(list.iter().copied(), UNBOUND);
+        }
+        for t in &m.triangles {
+            for &i in t {
+                let i = i.checked_add(base).ok_or(Error::TooManyVertices {
+                    vertices: self.positions.len(),
+                })?;
+                self.indices.push(i);
+            }
+        }
+        let end = u32::try_from(self.indices.len()).map_err(|_| Error::TooManyVertices {
+            vertices: self.positions.len(),
+        })?;
+        self.draws.push(Draw {
+            name: m.name.clone(),
+            material: m.material,
+            first_index,
+            num_indices: end - first_index,
+        });
+        Ok(())
     }
 
     /// The bytes of `buffer`, as a GPU takes them; `None` for an influence set the mesh

@@ -41,6 +41,128 @@ const HEADER_SIZE: u64 = size_of::<Header>() as u64;
 /// most 4; custom arrays in real files have up to 4).
 pub const MAX_CUSTOM_SIZE: u32 = 16;
 
+/// One section the header places (rule 4): its name, its record count, where the header
+/// stores its offset, its record size, the alignment below which it is warned about, and
+/// whether an offset of 0 means it is absent (whatever the count).
+#[derive(Debug, Clone, Copy)]
+struct Section {
+    what: &'static str,
+    count: fn(&Header) -> u64,
+    ofs_field: usize,
+    record: usize,
+    align: u64,
+    optional: bool,
+}
+
+/// The header's sections in the reference writer's order, the order they are checked in.
+const SECTIONS: [Section; 11] = [
+    Section {
+        what: "text",
+        count: |h| h.num_text.get().into(),
+        ofs_field: offset_of!(Header, ofs_text),
+        record: 1,
+        align: 1,
+        optional: false,
+    },
+    Section {
+        what: "meshes",
+        count: |h| h.num_meshes.get().into(),
+        ofs_field: offset_of!(Header, ofs_meshes),
+        record: size_of::<raw::Mesh>(),
+        align: 4,
+        optional: false,
+    },
+    Section {
+        what: "vertex arrays",
+        count: |h| h.num_vertexarrays.get().into(),
+        ofs_field: offset_of!(Header, ofs_vertexarrays),
+        record: size_of::<raw::VertexArray>(),
+        align: 4,
+        optional: false,
+    },
+    Section {
+        what: "triangles",
+        count: |h| h.num_triangles.get().into(),
+        ofs_field: offset_of!(Header, ofs_triangles),
+        record: size_of::<raw::Triangle>(),
+        align: 4,
+        optional: false,
+    },
+    Section {
+        what: "adjacency",
+        count: |h| h.num_triangles.get().into(),
+        ofs_field: offset_of!(Header, ofs_adjacency),
+        record: size_of::<raw::Triangle>(),
+        align: 4,
+        optional: true,
+    },
+    Section {
+        what: "joints",
+        count: |h| h.num_joints.get().into(),
+        ofs_field: offset_of!(Header, ofs_joints),
+        record: size_of::<raw::Joint>(),
+        align: 4,
+        optional: false,
+    },
+    Section {
+        what: "poses",
+        count: |h| h.num_poses.get().into(),
+        ofs_field: offset_of!(Header, ofs_poses),
+        record: size_of::<raw::Pose>(),
+        align: 4,
+        optional: false,
+    },
+    Section {
+        what: "anims",
+        count: |h| h.num_anims.get().into(),
+        ofs_field: offset_of!(Header, ofs_anims),
+        record: size_of::<raw::Anim>(),
+        align: 4,
+        optional: false,
+    },
+    Section {
+        what: "frames",
+        count: |h| u64::from(h.num_frames.get()) * u64::from(h.num_framechannels.get()),
+        ofs_field: offset_of!(Header, ofs_frames),
+        record: size_of::<raw::Channel>(),
+        align: 4,
+        optional: false,
+    },
+    Section {
+        what: "bounds",
+        count: |h| h.num_frames.get().into(),
+        ofs_field: offset_of!(Header, ofs_bounds),
+        record: size_of::<raw::Bounds>(),
+        align: 4,
+        optional: true,
+    },
+    Section {
+        what: "comment",
+        count: |h| h.num_comment.get().into(),
+        ofs_field: offset_of!(Header, ofs_comment),
+        record: 1,
+        align: 1,
+        optional: false,
+    },
+];
+
+/// The sections up to and including the vertex array records, which are checked (rule 6)
+/// before the sections after them.
+const BEFORE_ARRAYS: usize = 3;
+
+/// The `u32` the header stores at byte `field` (0 past its end, which no table row names).
+fn header_word(h: &Header, field: usize) -> u32 {
+    zerocopy::IntoBytes::as_bytes(h)
+        .get(field..field + 4)
+        .and_then(|b| U32::<Le>::read_from_bytes(b).ok())
+        .map_or(0, U32::get)
+}
+
+/// A section's bytes as its records: [`Pass::section`] took a whole number of them.
+fn records<T: Raw>(bytes: &[u8]) -> &[T] {
+    <[T]>::ref_from_bytes(bytes).unwrap_or_default()
+}
+
 /// Every rule of `docs/formats/iqm.md` § Validation, in the order its section gives.
 ///
 /// ```
@@ -89,28 +211,16 @@ impl<'data> Parse<'data> for Iqm<'data> {
         };
         pass.layout.region("header", 0, HEADER_SIZE);
         let h = header;
-        let text: &[u8] = pass.section(
-            "text",
-            h.num_text.get().into(),
-            h.ofs_text,
-            offset_of!(Header, ofs_text),
-            1,
-        )?;
+        // The sections up to the vertex array records, whose contents are checked before
+        // the sections after them (rule 6 before rule 4's later sections).
+        let mut found: [&'data [u8]; SECTIONS.len()] = [&[]; SECTIONS.len()];
+        let (before, after) = SECTIONS.split_at(BEFORE_ARRAYS);
+        for (slot, section) in found.iter_mut().zip(before) {
+            *slot = pass.section(h, section)?;
+        }
+        let [text, _, vertex_arrays, ..] = found;
         let strings = Strings::new(text);
-        let meshes: &[raw::Mesh] = pass.section(
-            "meshes",
-            h.num_meshes.get().into(),
-            h.ofs_meshes,
-            offset_of!(Header, ofs_meshes),
-            4,
-        )?;
-        let vertex_arrays: &[raw::VertexArray] = pass.section(
-            "vertex arrays",
-            h.num_vertexarrays.get().into(),
-            h.ofs_vertexarrays,
-            offset_of!(Header, ofs_vertexarrays),
-            4,
-        )?;
+        let vertex_arrays: &[raw::VertexArray] = records(vertex_arrays);
         let num_joints = h.num_joints.get();
         let num_poses = h.num_poses.get();
         // Blend indexes name joints, or poses in a file without joints.
@@ -120,73 +230,30 @@ impl<'data> Parse<'data> for Iqm<'data> {
             num_poses
         };
         let arrays = pass.vertex_arrays(vertex_arrays, h, &strings, num_bones)?;
-        let num_triangles = h.num_triangles.get();
-        let triangles: &[raw::Triangle] = pass.section(
-            "triangles",
-            num_triangles.into(),
-            h.ofs_triangles,
-            offset_of!(Header, ofs_triangles),
-            4,
-        )?;
-        let adjacency: &[raw::Triangle] = if h.ofs_adjacency.get() == 0 {
-            &[]
-        } else {
-            pass.section(
-                "adjacency",
-                num_triangles.into(),
-                h.ofs_adjacency,
-                offset_of!(Header, ofs_adjacency),
-                4,
-            )?
-        };
-        let joints: &[raw::Joint] = pass.section(
-            "joints",
-            num_joints.into(),
-            h.ofs_joints,
-            offset_of!(Header, ofs_joints),
-            4,
-        )?;
-        let poses: &[raw::Pose] = pass.section(
-            "poses",
-            num_poses.into(),
-            h.ofs_poses,
-            offset_of!(Header, ofs_poses),
-            4,
-        )?;
-        let anims: &[raw::Anim] = pass.section(
-            "anims",
-            h.num_anims.get().into(),
-            h.ofs_anims,
-            offset_of!(Header, ofs_anims),
-            4,
-        )?;
-        let num_frames = h.num_frames.get();
-        let channels = u64::from(num_frames) * u64::from(h.num_framechannels.get());
-        let frames: &[raw::Channel] = pass.section(
-            "frames",
-            channels,
-            h.ofs_frames,
-            offset_of!(Header, ofs_frames),
-            4,
-        )?;
-        let bounds: &[raw::Bounds] = if h.ofs_bounds.get() == 0 {
-            &[]
-        } else {
-            pass.section(
-                "bounds",
-                num_frames.into(),
-                h.ofs_bounds,
-                offset_of!(Header, ofs_bounds),
-                4,
-            )?
-        };
-        let comment: &[u8] = pass.section(
-            "comment",
-            h.num_comment.get().into(),
-            h.ofs_comment,
-            offset_of!(Header, ofs_comment),
-            1,
-        )?;
+        for (slot, section) in found.iter_mut().skip(BEFORE_ARRAYS).zip(after) {
+            *slot = pass.section(h, section)?;
+        }
+        let [
+            _,
+            meshes,
+            _,
+            triangles,
+            adjacency,
+            joints,
+            poses,
+            anims,
+            frames,
+            bounds,
+            comment,
+        ] = found;
+        let meshes: &[raw::Mesh] = records(meshes);
+        let triangles: &[raw::Triangle] = records(triangles);
+        let adjacency: &[raw::Triangle] = records(adjacency);
+        let joints: &[raw::Joint] = records(joints);
+        let poses: &[raw::Pose] = records(poses);
+        let anims: &[raw::Anim] = records(anims);
+        let frames: &[raw::Channel] = records(frames);
+        let bounds: &[raw::Bounds] = records(bounds);
 
         pass.meshes(meshes, h, &strings)?;
         pass.triangles(triangles, adjacency, h)?;
@@ -345,20 +412,23 @@ struct Pass<'data, 'd> {
 }
 
 impl<'data> Pass<'data, '_> {
-    /// `count` `T`s at `ofs` (rule 4): nothing when `count` is 0, whatever the offset; else at
-    /// or after the header, inside the data, warned when not aligned to `align`.
-    fn section<T: Raw>(
-        &mut self,
-        what: &'static str,
-        count: u64,
-        ofs: U32<Le>,
-        ofs_field: usize,
-        align: u64,
-    ) -> Result<&'data [T]> {
-        if count == 0 {
+    /// `section`'s bytes (rule 4): nothing when its count is 0 (or, for an optional section,
+    /// its offset is 0), whatever the offset; else at or after the header, inside the data,
+    /// warned when not aligned to its alignment.
+    fn section(&mut self, h: &Header, section: &Section) -> Result<&'data [u8]> {
+        let Section {
+            what,
+            count,
+            ofs_field,
+            record,
+            align,
+            optional,
+        } = *section;
+        let ofs = u64::from(header_word(h, ofs_field));
+        let count = count(h);
+        if count == 0 || (optional && ofs == 0) {
             return Ok(&[]);
         }
-        let ofs = u64::from(ofs.get());
         if ofs < HEADER_SIZE {
             return Err(invalid(
                 ofs_label(what),
@@ -369,15 +439,17 @@ impl<'data> Pass<'data, '_> {
                 },
             ));
         }
-        let items = self.reader.slice_at::<T>(what, ofs, count)?;
+        let bytes = self
+            .reader
+            .slice_at::<u8>(what, ofs, count.saturating_mul(record as u64))?;
         if ofs % align != 0 {
             self.diag
                 .warn(FORMAT, WarningKind::Unaligned, what, ofs, || {
                     format!("{what} start at {ofs}, not a multiple of {align}; read unaligned")
                 });
         }
-        self.layout.region(what, ofs, rules::end(ofs, items));
-        Ok(items)
+        self.layout.region(what, ofs, rules::end(ofs, bytes));
+        Ok(bytes)
     }
 
     /// Each vertex array (rule 6): a known type or a named custom one, a known format, a size

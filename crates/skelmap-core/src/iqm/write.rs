@@ -300,22 +300,62 @@ impl Builder {
     pub fn write(&self) -> Result<Vec<u8>> {
         let mut text = Text::default();
         // Names first, in the order the records name them, so offsets are known.
-        let mesh_names: Vec<_> = self
-            .meshes
-            .iter()
-            .map(|m| (text.add(&m.name), text.add(&m.material)))
-            .collect();
-        let joint_names: Vec<_> = self.joints.iter().map(|j| text.add(&j.name)).collect();
-        let anim_names: Vec<_> = self.anims.iter().map(|a| text.add(&a.name)).collect();
-        let extension_names: Vec<_> = self.extensions.iter().map(|(n, _)| text.add(n)).collect();
-        let custom_names: Vec<_> = self
-            .arrays
-            .iter()
-            .map(|a| a.name.as_ref().map(|n| text.add(n)))
-            .collect();
+        let names = Names::new(self, &mut text);
+        let mut out = Sections {
+            bytes: vec![0u8; size_of::<Header>()],
+            pad: self.misalign as usize,
+        };
+        let mut h = self.header()?;
+        if !text.bytes.is_empty() {
+            h.ofs_text = out.start(4)?;
+            h.num_text = U32::new(field("num_text", text.bytes.len())?);
+            out.bytes.extend_from_slice(&text.bytes);
+        }
+        if !self.meshes.is_empty() {
+            h.ofs_meshes = out.start(4)?;
+            h.num_meshes = U32::new(field("num_meshes", self.meshes.len())?);
+            self.write_meshes(&mut out.bytes, &names.meshes);
+        }
+        let arrays = self.vertex_arrays(&names.custom);
+        if !arrays.is_empty() {
+            h.ofs_vertexarrays = out.start(4)?;
+            h.num_vertexarrays = U32::new(field("num_vertexarrays", arrays.len())?);
+            out.vertex_arrays(&arrays)?;
+        }
+        for (ofs, list) in [
+            (&mut h.ofs_triangles, &self.triangles),
+            (&mut h.ofs_adjacency, &self.adjacency),
+        ] {
+            if !list.is_empty() {
+                *ofs = out.start(4)?;
+                for t in list {
+                    out.bytes
+                        .extend_from_slice(t.map(U32::<Le>::new).as_bytes());
+                }
+            }
+        }
+        if !self.joints.is_empty() {
+            h.ofs_joints = out.start(4)?;
+            self.write_joints(&mut out.bytes, &names.joints);
+        }
+        self.write_animation(&mut out, &mut h, &names.anims)?;
+        if !self.comment.is_empty() {
+            h.ofs_comment = out.start(1)?;
+            h.num_comment = U32::new(field("num_comment", self.comment.len())?);
+            out.bytes.extend_from_slice(&self.comment);
+        }
+        if !self.extensions.is_empty() {
+            h.ofs_extensions = out.extensions(&self.extensions, &names.extensions)?;
+        }
+        let mut out = out.bytes;
+        h.filesize = U32::new(field("filesize", out.len())?);
+        out[..size_of::<Header>()].copy_from_slice(h.as_bytes());
+        Ok(out)
+    }
 
-        let mut out = vec![0u8; size_of::<Header>()];
-        let mut h = Header {
+    /// The header with the counts the builder knows before laying out, every offset 0.
+    fn header(&self) -> Result<Header> {
+        Ok(Header {
             magic: *IQM_MAGIC,
             version: U32::new(IQM_VERSION),
             filesize: U32::new(0),
@@ -344,55 +384,38 @@ impl Builder {
             ofs_comment: U32::new(0),
             num_extensions: U32::new(field("num_extensions", self.extensions.len())?),
             ofs_extensions: U32::new(0),
-        };
-        let pad = self.misalign as usize;
-        let start = |out: &mut Vec<u8>, align: usize| -> Result<U32<Le>> {
-            while !out.len().is_multiple_of(align) {
-                out.push(0);
-            }
-            out.resize(out.len() + pad, 0);
-            Ok(U32::new(field("offset", out.len())?))
-        };
+        })
+    }
 
-        if !text.bytes.is_empty() {
-            h.ofs_text = start(&mut out, 4)?;
-            h.num_text = U32::new(field("num_text", text.bytes.len())?);
-            out.extend_from_slice(&text.bytes);
+    /// Appends the mesh records, named by `names` (name, material).
+    fn write_meshes(&self, out: &mut Vec<u8>, names: &[(u32, u32)]) {
+        for (m, (name, material)) in self.meshes.iter().zip(names) {
+            let record = raw::Mesh {
+                name: U32::new(*name),
+                material: U32::new(*material),
+                first_vertex: U32::new(m.first_vertex),
+                num_vertexes: U32::new(m.num_vertexes),
+                first_triangle: U32::new(m.first_triangle),
+                num_triangles: U32::new(m.num_triangles),
+            };
+            out.extend_from_slice(record.as_bytes());
         }
-        if !self.meshes.is_empty() {
-            h.ofs_meshes = start(&mut out, 4)?;
-            h.num_meshes = U32::new(field("num_meshes", self.meshes.len())?);
-            for (m, (name, material)) in self.meshes.iter().zip(&mesh_names) {
-                let record = raw::Mesh {
-                    name: U32::new(*name),
-                    material: U32::new(*material),
-                    first_vertex: U32::new(m.first_vertex),
-                    num_vertexes: U32::new(m.num_vertexes),
-                    first_triangle: U32::new(m.first_triangle),
-                    num_triangles: U32::new(m.num_triangles),
-                };
-                out.extend_from_slice(record.as_bytes());
-            }
-        }
+    }
 
-        // The vertex arrays: (type, format, size, data).
+    /// The vertex arrays in writer order, each `(type, format, size, data)`: the standard
+    /// ones the builder has, then its custom ones (named by `custom`).
+    fn vertex_arrays(&self, custom: &[Option<u32>]) -> Vec<(u32, u32, u32, Vec<u8>)> {
         let mut arrays: Vec<(u32, u32, u32, Vec<u8>)> = Vec::new();
         let floats = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
-        if !self.positions.is_empty() {
-            let data = floats(self.positions.as_flattened());
-            arrays.push((raw::IQM_POSITION, raw::IQM_FLOAT, 3, data));
-        }
-        if !self.texcoords.is_empty() {
-            let data = floats(self.texcoords.as_flattened());
-            arrays.push((raw::IQM_TEXCOORD, raw::IQM_FLOAT, 2, data));
-        }
-        if !self.normals.is_empty() {
-            let data = floats(self.normals.as_flattened());
-            arrays.push((raw::IQM_NORMAL, raw::IQM_FLOAT, 3, data));
-        }
-        if !self.tangents.is_empty() {
-            let data = floats(self.tangents.as_flattened());
-            arrays.push((raw::IQM_TANGENT, raw::IQM_FLOAT, 4, data));
+        for (type_, size, values) in [
+            (raw::IQM_POSITION, 3, self.positions.as_flattened()),
+            (raw::IQM_TEXCOORD, 2, self.texcoords.as_flattened()),
+            (raw::IQM_NORMAL, 3, self.normals.as_flattened()),
+            (raw::IQM_TANGENT, 4, self.tangents.as_flattened()),
+        ] {
+            if !values.is_empty() {
+                arrays.push((type_, raw::IQM_FLOAT, size, floats(values)));
+            }
         }
         for (type_, bytes) in [
             (raw::IQM_BLENDINDEXES, &self.blend_indexes),
@@ -403,67 +426,42 @@ impl Builder {
                 arrays.push((type_, raw::IQM_UBYTE, 4, bytes.as_flattened().to_vec()));
             }
         }
-        for (a, name) in self.arrays.iter().zip(&custom_names) {
+        for (a, name) in self.arrays.iter().zip(custom) {
             let type_ = name.map_or(a.type_, |n| raw::IQM_CUSTOM + n);
             arrays.push((type_, a.format, a.size, a.data.clone()));
         }
-        if !arrays.is_empty() {
-            h.ofs_vertexarrays = start(&mut out, 4)?;
-            h.num_vertexarrays = U32::new(field("num_vertexarrays", arrays.len())?);
-            let records_at = out.len();
-            out.resize(records_at + arrays.len() * size_of::<raw::VertexArray>(), 0);
-            for (i, (type_, format, size, data)) in arrays.iter().enumerate() {
-                let offset = start(&mut out, 8)?;
-                out.extend_from_slice(data);
-                let record = raw::VertexArray {
-                    type_: U32::new(*type_),
-                    flags: U32::new(0),
-                    format: U32::new(*format),
-                    size: U32::new(*size),
-                    offset,
-                };
-                let at = records_at + i * size_of::<raw::VertexArray>();
-                out[at..at + size_of::<raw::VertexArray>()].copy_from_slice(record.as_bytes());
-            }
-        }
-        if !self.triangles.is_empty() {
-            h.ofs_triangles = start(&mut out, 4)?;
-            for t in &self.triangles {
-                out.extend_from_slice(t.map(U32::<Le>::new).as_bytes());
-            }
-        }
-        if !self.adjacency.is_empty() {
-            h.ofs_adjacency = start(&mut out, 4)?;
-            for t in &self.adjacency {
-                out.extend_from_slice(t.map(U32::<Le>::new).as_bytes());
-            }
-        }
-        if !self.joints.is_empty() {
-            h.ofs_joints = start(&mut out, 4)?;
-            for (j, name) in self.joints.iter().zip(&joint_names) {
-                let t = &j.transform;
-                let record = raw::Joint {
-                    name: U32::new(*name),
-                    parent: I32::new(j.parent),
-                    translate: t.translate.map(F32::new),
-                    rotate: t.rotate.map(F32::new),
-                    scale: t.scale.map(F32::new),
-                };
-                out.extend_from_slice(record.as_bytes());
-            }
-        }
+        arrays
+    }
 
+    /// Appends the joint records, named by `names`.
+    fn write_joints(&self, out: &mut Vec<u8>, names: &[u32]) {
+        for (j, name) in self.joints.iter().zip(names) {
+            let t = &j.transform;
+            let record = raw::Joint {
+                name: U32::new(*name),
+                parent: I32::new(j.parent),
+                translate: t.translate.map(F32::new),
+                rotate: t.rotate.map(F32::new),
+                scale: t.scale.map(F32::new),
+            };
+            out.extend_from_slice(record.as_bytes());
+        }
+    }
+
+    /// Appends the animation's sections (poses, anims named by `names`, the quantised frames,
+    /// bounds) and sets their header fields.
+    fn write_animation(&self, out: &mut Sections, h: &mut Header, names: &[u32]) -> Result<()> {
         let (poses, values) = self.quantise();
         if !poses.is_empty() {
-            h.ofs_poses = start(&mut out, 4)?;
+            h.ofs_poses = out.start(4)?;
             h.num_poses = U32::new(field("num_poses", poses.len())?);
             for p in &poses {
-                out.extend_from_slice(p.as_bytes());
+                out.bytes.extend_from_slice(p.as_bytes());
             }
         }
         if !self.anims.is_empty() {
-            h.ofs_anims = start(&mut out, 4)?;
-            for (a, name) in self.anims.iter().zip(&anim_names) {
+            h.ofs_anims = out.start(4)?;
+            for (a, name) in self.anims.iter().zip(names) {
                 let record = raw::Anim {
                     name: U32::new(*name),
                     first_frame: U32::new(a.first_frame),
@@ -471,7 +469,7 @@ impl Builder {
                     framerate: F32::new(a.framerate),
                     flags: U32::new(if a.looped { raw::IQM_LOOP } else { 0 }),
                 };
-                out.extend_from_slice(record.as_bytes());
+                out.bytes.extend_from_slice(record.as_bytes());
             }
         }
         let channels: u32 = poses
@@ -480,13 +478,13 @@ impl Builder {
             .sum();
         h.num_framechannels = U32::new(channels);
         if !values.is_empty() {
-            h.ofs_frames = start(&mut out, 4)?;
+            h.ofs_frames = out.start(4)?;
             for v in &values {
-                out.extend_from_slice(&v.to_le_bytes());
+                out.bytes.extend_from_slice(&v.to_le_bytes());
             }
         }
         if !self.bounds.is_empty() {
-            h.ofs_bounds = start(&mut out, 4)?;
+            h.ofs_bounds = out.start(4)?;
             for b in &self.bounds {
                 let record = raw::Bounds {
                     bbmins: b.mins.map(F32::new),
@@ -494,39 +492,10 @@ impl Builder {
                     xyradius: F32::new(b.xy_radius),
                     radius: F32::new(b.radius),
                 };
-                out.extend_from_slice(record.as_bytes());
+                out.bytes.extend_from_slice(record.as_bytes());
             }
         }
-        if !self.comment.is_empty() {
-            h.ofs_comment = start(&mut out, 1)?;
-            h.num_comment = U32::new(field("num_comment", self.comment.len())?);
-            out.extend_from_slice(&self.comment);
-        }
-        if !self.extensions.is_empty() {
-            let mut links = Vec::new();
-            for ((_, data), name) in self.extensions.iter().zip(&extension_names) {
-                let ofs_data = start(&mut out, 4)?;
-                out.extend_from_slice(data);
-                let at = start(&mut out, 4)?;
-                out.resize(out.len() + size_of::<raw::Extension>(), 0);
-                links.push((at, *name, ofs_data, data.len()));
-            }
-            h.ofs_extensions = links.first().map_or(U32::new(0), |l| l.0);
-            for (i, (at, name, ofs_data, len)) in links.iter().enumerate() {
-                let next = links.get(i + 1).map_or(U32::new(0), |l| l.0);
-                let record = raw::Extension {
-                    name: U32::new(*name),
-                    num_data: U32::new(field("extension.num_data", *len)?),
-                    ofs_data: *ofs_data,
-                    ofs_extensions: next,
-                };
-                let at = at.get() as usize;
-                out[at..at + size_of::<raw::Extension>()].copy_from_slice(record.as_bytes());
-            }
-        }
-        h.filesize = U32::new(field("filesize", out.len())?);
-        out[..size_of::<Header>()].copy_from_slice(h.as_bytes());
-        Ok(out)
+        Ok(())
     }
 
     /// The pose records and the frames' `u16` values, quantised per pose and channel.
@@ -794,5 +763,109 @@ impl crate::asset::Writer for Builder {
     ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
         let Fitted { builder, losses } = Builder::from_asset(asset)?;
         Ok(crate::asset::Written::one(Self::FORMAT, builder.write()?).with_notes(losses))
+    }
+}
+
+/// The string-table offsets of every name the records store, added in the order the
+/// records name them.
+struct Names {
+    /// Each mesh's name and material.
+    meshes: Vec<(u32, u32)>,
+    joints: Vec<u32>,
+    anims: Vec<u32>,
+    extensions: Vec<u32>,
+    /// Each custom array's name (`None` for an array of a standard type).
+    custom: Vec<Option<u32>>,
+}
+
+impl Names {
+    fn new(b: &Builder, text: &mut Text) -> Names {
+        let meshes = b
+            .meshes
+            .iter()
+            .map(|m| (text.add(&m.name), text.add(&m.material)))
+            .collect();
+        let joints = b.joints.iter().map(|j| text.add(&j.name)).collect();
+        let anims = b.anims.iter().map(|a| text.add(&a.name)).collect();
+        let extensions = b.extensions.iter().map(|(n, _)| text.add(n)).collect();
+        let custom = b
+            .arrays
+            .iter()
+            .map(|a| a.name.as_ref().map(|n| text.add(n)))
+            .collect();
+        Names {
+            meshes,
+            joints,
+            anims,
+            extensions,
+            custom,
+        }
+    }
+}
+
+/// The file being laid out: its bytes, and the padding [`Builder::misalign`] puts before
+/// each section.
+struct Sections {
+    bytes: Vec<u8>,
+    pad: usize,
+}
+
+impl Sections {
+    /// Starts a section aligned to `align` (then misaligned by the padding): its offset.
+    fn start(&mut self, align: usize) -> Result<U32<Le>> {
+        while !self.bytes.len().is_multiple_of(align) {
+            self.bytes.push(0);
+        }
+        self.bytes.resize(self.bytes.len() + self.pad, 0);
+        Ok(U32::new(field("offset", self.bytes.len())?))
+    }
+
+    /// Appends the vertex array records, then each array's data (8-aligned), filling in the
+    /// records' offsets.
+    fn vertex_arrays(&mut self, arrays: &[(u32, u32, u32, Vec<u8>)]) -> Result<()> {
+        let records_at = self.bytes.len();
+        let record_size = size_of::<raw::VertexArray>();
+        self.bytes
+            .resize(records_at + arrays.len() * record_size, 0);
+        for (i, (type_, format, size, data)) in arrays.iter().enumerate() {
+            let offset = self.start(8)?;
+            self.bytes.extend_from_slice(data);
+            let record = raw::VertexArray {
+                type_: U32::new(*type_),
+                flags: U32::new(0),
+                format: U32::new(*format),
+                size: U32::new(*size),
+                offset,
+            };
+            let at = records_at + i * record_size;
+            self.bytes[at..at + record_size].copy_from_slice(record.as_bytes());
+        }
+        Ok(())
+    }
+
+    /// Appends each extension's data and its link record, chained in order: the first
+    /// link's offset (for the header).
+    fn extensions(&mut self, extensions: &[(Vec<u8>, Vec<u8>)], names: &[u32]) -> Result<U32<Le>> {
+        let mut links = Vec::new();
+        for ((_, data), name) in extensions.iter().zip(names) {
+            let ofs_data = self.start(4)?;
+            self.bytes.extend_from_slice(data);
+            let at = self.start(4)?;
+            self.bytes
+                .resize(self.bytes.len() + size_of::<raw::Extension>(), 0);
+            links.push((at, *name, ofs_data, data.len()));
+        }
+        for (i, (at, name, ofs_data, len)) in links.iter().enumerate() {
+            let next = links.get(i + 1).map_or(U32::new(0), |l| l.0);
+            let record = raw::Extension {
+                name: U32::new(*name),
+                num_data: U32::new(field("extension.num_data", *len)?),
+                ofs_data: *ofs_data,
+                ofs_extensions: next,
+            };
+            let at = at.get() as usize;
+            self.bytes[at..at + size_of::<raw::Extension>()].copy_from_slice(record.as_bytes());
+        }
+        Ok(links.first().map_or(U32::new(0), |l| l.0))
     }
 }

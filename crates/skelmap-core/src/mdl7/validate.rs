@@ -92,7 +92,7 @@ impl<'data> Parse<'data> for Mdl7<'data> {
                 FORMAT,
                 WarningKind::NoGroups,
                 "header.groups_num",
-                12,
+                offset_of!(Header, groups_num) as u64,
                 || "the model has no groups".to_string(),
             );
         }
@@ -112,7 +112,7 @@ impl<'data> Parse<'data> for Mdl7<'data> {
                 FORMAT,
                 WarningKind::FileSize,
                 "header.data_size",
-                16,
+                offset_of!(Header, data_size) as u64,
                 || format!("the main data ends at {end}, the header says {declared}"),
             );
         }
@@ -142,93 +142,28 @@ struct Sizes {
 /// Checks the header: version, every record size, the counts against the limits.
 fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Result<Sizes> {
     if header.version.get() != 0 {
-        diag.warn(FORMAT, WarningKind::SpecLimit, "header.version", 4, || {
-            format!("version {} (every known file has 0)", header.version.get())
-        });
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "header.version",
+            offset_of!(Header, version) as u64,
+            || format!("version {} (every known file has 0)", header.version.get()),
+        );
     }
-    let size = |what: &'static str, offset: usize, value: u16, allowed: &[u16], supported| {
-        if allowed.contains(&value) {
-            Ok(usize::from(value))
-        } else {
-            Err(Error::Unsupported {
+    for &(what, offset, allowed, supported) in &RECORD_SIZES {
+        let value = zerocopy::IntoBytes::as_bytes(header)
+            .get(offset..offset + 2)
+            .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+        if !allowed.contains(&value) {
+            return Err(Error::Unsupported {
                 format: FORMAT,
                 what,
                 offset: offset as u64,
                 value: value.into(),
                 supported,
-            })
+            });
         }
-    };
-    let bone = size(
-        "header.bone_stc_size",
-        offset_of!(Header, bone_stc_size),
-        header.bone_stc_size.get(),
-        &BONE_SIZES,
-        "bones of 16, 36 or 48 bytes",
-    )?;
-    size(
-        "header.skin_stc_size",
-        offset_of!(Header, skin_stc_size),
-        header.skin_stc_size.get(),
-        &[SKIN_SIZE],
-        "skin heads of 28 bytes",
-    )?;
-    size(
-        "header.colorvalue_stc_size",
-        offset_of!(Header, colorvalue_stc_size),
-        header.colorvalue_stc_size.get(),
-        &[COLORVALUE_SIZE],
-        "colour values of 16 bytes",
-    )?;
-    size(
-        "header.material_stc_size",
-        offset_of!(Header, material_stc_size),
-        header.material_stc_size.get(),
-        &[MATERIAL_SIZE],
-        "materials of 68 bytes",
-    )?;
-    size(
-        "header.skinpoint_stc_size",
-        offset_of!(Header, skinpoint_stc_size),
-        header.skinpoint_stc_size.get(),
-        &[SKINPOINT_SIZE],
-        "texture coordinates of 8 bytes",
-    )?;
-    let triangle = size(
-        "header.triangle_stc_size",
-        offset_of!(Header, triangle_stc_size),
-        header.triangle_stc_size.get(),
-        &TRIANGLE_SIZES,
-        "triangles of 12, 16 or 26 bytes",
-    )?;
-    let vertex = size(
-        "header.mainvertex_stc_size",
-        offset_of!(Header, mainvertex_stc_size),
-        header.mainvertex_stc_size.get(),
-        &VERTEX_SIZES,
-        "vertices of 16 or 26 bytes",
-    )?;
-    let frame_vertex = size(
-        "header.framevertex_stc_size",
-        offset_of!(Header, framevertex_stc_size),
-        header.framevertex_stc_size.get(),
-        &VERTEX_SIZES,
-        "frame vertices of 16 or 26 bytes",
-    )?;
-    size(
-        "header.bonetrans_stc_size",
-        offset_of!(Header, bonetrans_stc_size),
-        header.bonetrans_stc_size.get(),
-        &[BONETRANS_SIZE],
-        "bone transformations of 68 bytes",
-    )?;
-    size(
-        "header.frame_stc_size",
-        offset_of!(Header, frame_stc_size),
-        header.frame_stc_size.get(),
-        &[FRAME_SIZE],
-        "frame heads of 24 bytes",
-    )?;
+    }
     // Bones are named by 16-bit indices, 0xFFFF meaning none.
     let bones = header.bones_num.get();
     if bones > u32::from(NONE16) {
@@ -247,17 +182,82 @@ fn check_header(header: &Header, limits: &Limits, diag: &mut Diagnostics) -> Res
     )?;
     limit(
         "header.groups_num",
-        offset_of!(Header, groups_num),
+        offset_of!(Header, groups_num) as u64,
         header.groups_num.get().into(),
         limits.max_meshes.into(),
     )?;
     Ok(Sizes {
-        bone,
-        triangle,
-        vertex,
-        frame_vertex,
+        bone: header.bone_stc_size.get().into(),
+        triangle: header.triangle_stc_size.get().into(),
+        vertex: header.mainvertex_stc_size.get().into(),
+        frame_vertex: header.framevertex_stc_size.get().into(),
     })
 }
+
+/// The header's record sizes (rule 3), in header order: the field, where it is, the sizes
+/// real files use, and what the error says is read.
+const RECORD_SIZES: [(&str, usize, &[u16], &str); 10] = [
+    (
+        "header.bone_stc_size",
+        offset_of!(Header, bone_stc_size),
+        &BONE_SIZES,
+        "bones of 16, 36 or 48 bytes",
+    ),
+    (
+        "header.skin_stc_size",
+        offset_of!(Header, skin_stc_size),
+        &[SKIN_SIZE],
+        "skin heads of 28 bytes",
+    ),
+    (
+        "header.colorvalue_stc_size",
+        offset_of!(Header, colorvalue_stc_size),
+        &[COLORVALUE_SIZE],
+        "colour values of 16 bytes",
+    ),
+    (
+        "header.material_stc_size",
+        offset_of!(Header, material_stc_size),
+        &[MATERIAL_SIZE],
+        "materials of 68 bytes",
+    ),
+    (
+        "header.skinpoint_stc_size",
+        offset_of!(Header, skinpoint_stc_size),
+        &[SKINPOINT_SIZE],
+        "texture coordinates of 8 bytes",
+    ),
+    (
+        "header.triangle_stc_size",
+        offset_of!(Header, triangle_stc_size),
+        &TRIANGLE_SIZES,
+        "triangles of 12, 16 or 26 bytes",
+    ),
+    (
+        "header.mainvertex_stc_size",
+        offset_of!(Header, mainvertex_stc_size),
+        &VERTEX_SIZES,
+        "vertices of 16 or 26 bytes",
+    ),
+    (
+        "header.framevertex_stc_size",
+        offset_of!(Header, framevertex_stc_size),
+        &VERTEX_SIZES,
+        "frame vertices of 16 or 26 bytes",
+    ),
+    (
+        "header.bonetrans_stc_size",
+        offset_of!(Header, bonetrans_stc_size),
+        &[BONETRANS_SIZE],
+        "bone transformations of 68 bytes",
+    ),
+    (
+        "header.frame_stc_size",
+        offset_of!(Header, frame_stc_size),
+        &[FRAME_SIZE],
+        "frame heads of 24 bytes",
+    ),
+];
 
 /// [`Error::Limit`] for a `value` over `max`.
 fn limit(what: &'static str, offset: impl TryInto<u64>, value: u64, max: u64) -> Result<()> {
@@ -384,12 +384,56 @@ fn read_group<'data>(
             supported: "groups of type 1 (triangle meshes)",
         });
     }
-    let field = |offset: usize| at + offset as u64;
-    // Skins.
+    let place = GroupAt { head, at, index };
+    let first_skin = read_skins(walk, view, place, limits)?;
+    let texcoords = read_texcoords(walk, head, diag)?;
+    let triangles = read_triangles(walk, view, place, first_skin, sizes, limits, diag)?;
+    let vertices = read_vertices(walk, view, place, sizes, diag)?;
+    let (frames, frames_at) = read_frames(walk, view, place, sizes, limits, diag)?;
+    let group = Group {
+        head,
+        skins: first_skin..view.skins.len(),
+        texcoords,
+        triangles,
+        vertices,
+        frames,
+        weights: None,
+        first_vertex: view.num_vertices,
+        first_triangle: view.num_triangles,
+        frames_at,
+    };
+    view.num_vertices += head.numverts.get() as usize;
+    view.num_triangles += head.numtris.get() as usize;
+    Ok(group)
+}
+
+/// The group being read: its head, where the head is, and its index.
+#[derive(Clone, Copy)]
+struct GroupAt<'data> {
+    head: &'data Head,
+    at: u64,
+    index: usize,
+}
+
+impl GroupAt<'_> {
+    /// The offset of the head's field at `offset` in it.
+    fn field(&self, offset: usize) -> u64 {
+        self.at + offset as u64
+    }
+}
+
+/// The group's skins (rule 10), appended to the model's: the index of its first.
+fn read_skins<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    group: GroupAt<'_>,
+    limits: &Limits,
+) -> Result<usize> {
+    let head = group.head;
     let numskins = head.numskins.get();
     limit(
         "group.numskins",
-        field(offset_of!(Head, numskins)),
+        group.field(offset_of!(Head, numskins)),
         numskins.into(),
         limits.max_skins.into(),
     )?;
@@ -406,7 +450,15 @@ fn read_group<'data>(
         skin.offset_reference(first_skin as u32);
         view.skins.push(skin);
     }
-    // Texture coordinates.
+    Ok(first_skin)
+}
+
+/// The group's texture coordinates (rule 11), a NaN or infinity among them warned about.
+fn read_texcoords<'data>(
+    walk: &mut Walk<'data>,
+    head: &Head,
+    diag: &mut Diagnostics,
+) -> Result<&'data [TexCoord]> {
     let st_at = walk.offset();
     let num_stpts = head.num_stpts.get();
     let texcoords = walk.read_slice::<TexCoord>("group.texcoords", num_stpts.into())?;
@@ -428,18 +480,32 @@ fn read_group<'data>(
             || format!("texture coordinate {} is NaN or infinite", k / 2),
         );
     }
-    // Triangles.
+    Ok(texcoords)
+}
+
+/// The group's triangles (rules 12 and 13) and the submeshes they make, one per skin used.
+fn read_triangles<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    group: GroupAt<'_>,
+    first_skin: usize,
+    sizes: Sizes,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<Table<'data, TrianglePrefix>> {
+    let (head, index) = (group.head, group.index);
+    let (numskins, num_stpts) = (head.numskins.get(), head.num_stpts.get());
     let numtris = head.numtris.get();
     let numverts = head.numverts.get();
     limit(
         "group.numtris",
-        field(offset_of!(Head, numtris)),
+        group.field(offset_of!(Head, numtris)),
         (view.num_triangles as u64).saturating_add(numtris.into()),
         limits.max_triangles_per_mesh.into(),
     )?;
     limit(
         "group.numverts",
-        field(offset_of!(Head, numverts)),
+        group.field(offset_of!(Head, numverts)),
         (view.num_vertices as u64).saturating_add(numverts.into()),
         limits.max_vertices_per_mesh.into(),
     )?;
@@ -458,7 +524,7 @@ fn read_group<'data>(
     if !pass {
         check_triangles(&triangles, tri_at, checks)?;
     }
-    if sizes.triangle >= 16 && (numskins > 1 || (numskins == 1 && !pass)) {
+    if sizes.triangle >= MATERIAL_TRIANGLE && (numskins > 1 || (numskins == 1 && !pass)) {
         count_materials(&triangles, tri_at, view, index, first_skin, numskins, diag);
     } else if numtris > 0 {
         view.parts.push(Part {
@@ -468,7 +534,19 @@ fn read_group<'data>(
             count: numtris as usize,
         });
     }
-    // Main vertices.
+    Ok(triangles)
+}
+
+/// The group's main vertices (rule 14), normal indices past the table and bones in a file
+/// without bones warned about.
+fn read_vertices<'data>(
+    walk: &mut Walk<'data>,
+    view: &Mdl7<'data>,
+    group: GroupAt<'_>,
+    sizes: Sizes,
+    diag: &mut Diagnostics,
+) -> Result<Table<'data, VertexPrefix>> {
+    let (numverts, index) = (group.head.numverts.get(), group.index);
     let vert_at = walk.offset();
     let bytes =
         walk.read_slice::<u8>("group.vertices", u64::from(numverts) * sizes.vertex as u64)?;
@@ -479,7 +557,7 @@ fn read_group<'data>(
         for v in 0..vertices.len() {
             let rec_at = vert_at + (v * sizes.vertex) as u64;
             if let Some(index) = check_vertex(&vertices, v, rec_at, "vertex")? {
-                normals.note(rec_at + 14, index.into(), v);
+                normals.note(rec_at + NORMAL_AT as u64, index.into(), v);
             }
             if let Some(vertex) = vertices.get(v) {
                 let bone = vertex.vertindex.get();
@@ -505,11 +583,25 @@ fn read_group<'data>(
             |b, v| format!("vertex {v} of group {index} names bone {b}; the model has no bones"),
         );
     }
-    // Frames.
+    Ok(vertices)
+}
+
+/// The group's frames (rule 15): their walk, and where they begin.
+fn read_frames<'data>(
+    walk: &mut Walk<'data>,
+    view: &mut Mdl7<'data>,
+    group: GroupAt<'_>,
+    sizes: Sizes,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<(Frames<'data>, u64)> {
+    let (head, index) = (group.head, group.index);
+    let numverts = head.numverts.get();
+    let num_bones = view.bones.len() as u64;
     let numframes = head.numframes.get();
     limit(
         "group.numframes",
-        field(offset_of!(Head, numframes)),
+        group.field(offset_of!(Head, numframes)),
         numframes.into(),
         limits.max_frames.into(),
     )?;
@@ -537,21 +629,7 @@ fn read_group<'data>(
         uniform: uniform.flatten(),
         ordered,
     };
-    let group = Group {
-        head,
-        skins: first_skin..view.skins.len(),
-        texcoords,
-        triangles,
-        vertices,
-        frames,
-        weights: None,
-        first_vertex: view.num_vertices,
-        first_triangle: view.num_triangles,
-        frames_at,
-    };
-    view.num_vertices += numverts as usize;
-    view.num_triangles += numtris as usize;
-    Ok(group)
+    Ok((frames, frames_at))
 }
 
 /// Checks vertex record `v` of `table` at `at`: a finite position and (26 bytes) a finite
@@ -572,13 +650,16 @@ fn check_vertex(
         let what = name("vertex.position", "frame_vertex.position");
         return Err(invalid(what, at + 4 * k as u64, Problem::NotFinite));
     }
-    if record.len() >= 26 {
-        let normal = <[zerocopy::byteorder::F32<Le>; 3]>::ref_from_bytes(&record[14..26]);
+    if record.len() >= FLOAT_NORMAL_VERTEX {
+        let normal = <[zerocopy::byteorder::F32<Le>; 3]>::ref_from_bytes(
+            &record[NORMAL_AT..FLOAT_NORMAL_VERTEX],
+        );
         if let Some(k) = normal.ok().and_then(|n| first_non_finite(n)) {
             let what = name("vertex.norm", "frame_vertex.norm");
-            return Err(invalid(what, at + 14 + 4 * k as u64, Problem::NotFinite));
+            let offset = at + (NORMAL_AT + 4 * k) as u64;
+            return Err(invalid(what, offset, Problem::NotFinite));
         }
-    } else if let Some(&[lo, hi]) = record.get(14..16)
+    } else if let Some(&[lo, hi]) = record.get(NORMAL_AT..NORMAL_AT + 2)
         && u16::from_le_bytes([lo, hi]) >= NORMAL_TABLE
     {
         return Ok(Some(u16::from_le_bytes([lo, hi])));
@@ -586,8 +667,30 @@ fn check_vertex(
     Ok(None)
 }
 
-/// Entries of the normal table a 16-byte vertex record's `u16` at byte 14 indexes.
+/// Entries of the normal table a 16-byte vertex record's `norm162index` indexes.
 const NORMAL_TABLE: u16 = 162;
+
+/// Where a vertex record's normal begins: right after the prefix every size shares. MDL7
+/// declares its vertex size in the header (16 or 26 bytes) and the two sizes store different
+/// fields there (a `u16` `norm162index` or three floats), so no one raw struct has the field;
+/// the walk reads it at this offset within the size the file declares.
+const NORMAL_AT: usize = size_of::<VertexPrefix>();
+
+/// The size of a vertex record with a float normal (26 bytes): the prefix and three floats.
+const FLOAT_NORMAL_VERTEX: usize = NORMAL_AT + 3 * size_of::<f32>();
+
+/// Where a triangle record's first material is (16- and 26-byte records; a 12-byte record
+/// ends before it): the 26-byte [`Triangle`](super::raw::Triangle)'s first skin set's
+/// material, which the 16-byte record shares.
+const MATERIAL_AT: usize =
+    offset_of!(super::raw::Triangle, skinsets) + offset_of!(super::raw::SkinSet, material);
+
+/// The smallest triangle record that carries a material (16 bytes).
+const MATERIAL_TRIANGLE: usize = MATERIAL_AT + size_of::<u32>();
+
+const _: () = assert!(MATERIAL_AT == size_of::<TrianglePrefix>());
+const _: () = assert!(FLOAT_NORMAL_VERTEX == VERTEX_SIZES[1] as usize);
+const _: () = assert!(MATERIAL_TRIANGLE == TRIANGLE_SIZES[1] as usize);
 
 /// Records that a tolerated finding counts: how many, and the first's offset, value and
 /// record.
@@ -649,7 +752,7 @@ fn read_frame(
     for v in (0..vertices.len()).filter(|_| !pass) {
         let rec_at = vert_at + (v * sizes.frame_vertex) as u64;
         if let Some(index) = check_vertex(&vertices, v, rec_at, "frame_vertex")? {
-            normals.note(rec_at + 14, index.into(), v);
+            normals.note(rec_at + NORMAL_AT as u64, index.into(), v);
         }
         let Some(vertex) = vertices.get(v) else {
             continue;
@@ -695,7 +798,7 @@ fn read_frame(
             let bone = t.bone_index.get().into();
             in_range("bone_transform.bone_index", offset, bone, num_bones)?;
             if let Some(i) = first_non_finite(&t.m) {
-                let offset = rec_at + 4 * i as u64;
+                let offset = rec_at + (offset_of!(BoneTransform, m) + 4 * i) as u64;
                 return Err(invalid("bone_transform.m", offset, Problem::NotFinite));
             }
         }
@@ -705,7 +808,7 @@ fn read_frame(
             FORMAT,
             WarningKind::SpecLimit,
             "frame.transmatrix_count",
-            at + 20,
+            at + offset_of!(FrameHead, transmatrix_count) as u64,
             || format!("group {group} stores bone transformations; group 0's are used"),
         );
     }
@@ -775,7 +878,7 @@ fn read_deformer<'data>(
         *influences = influences.saturating_add(n.into());
         limit(
             "deformer_element.weights",
-            el_at + 24,
+            el_at + offset_of!(DeformerElement, weights) as u64,
             *influences,
             limits.max_total_influences,
         )?;
@@ -783,7 +886,8 @@ fn read_deformer<'data>(
         let weights = walk.read_slice::<DeformerWeight>("deformer_weight", n.into())?;
         let pass = weights_pass(weights, numverts);
         for (k, w) in weights.iter().enumerate().filter(|_| !pass) {
-            let rec_at = w_at + 8 * k as u64;
+            let rec_at = w_at + (k * size_of::<DeformerWeight>()) as u64;
+            let weight_at = rec_at + offset_of!(DeformerWeight, weight) as u64;
             in_range(
                 "deformer_weight.index",
                 rec_at,
@@ -794,7 +898,7 @@ fn read_deformer<'data>(
             if !weight.is_finite() {
                 return Err(invalid(
                     "deformer_weight.weight",
-                    rec_at + 4,
+                    weight_at,
                     Problem::NotFinite,
                 ));
             }
@@ -802,7 +906,7 @@ fn read_deformer<'data>(
                 let problem = Problem::NotPositive {
                     value: weight.into(),
                 };
-                return Err(invalid("deformer_weight.weight", rec_at + 4, problem));
+                return Err(invalid("deformer_weight.weight", weight_at, problem));
             }
         }
     }
@@ -845,10 +949,10 @@ fn triangles_pass(bytes: &[u8], stride: usize, c: TriangleChecks) -> bool {
     let mut max = [u32::MAX; 13];
     max[..3].fill(xyz);
     max[3..6].fill(st);
-    if stride >= 16 && c.numskins > 0 {
+    if stride >= MATERIAL_TRIANGLE && c.numskins > 0 {
         // The material, a `u32` read as two halves: below the skin count.
-        max[6] = c.numskins - 1;
-        max[7] = 0;
+        max[MATERIAL_AT / 2] = c.numskins - 1;
+        max[MATERIAL_AT / 2 + 1] = 0;
     }
     let fields = max.get(..stride / 2).and_then(Fields::<2>::new);
     if let Some(pass) = fields.and_then(|f| f.any_above(bytes)) {
@@ -863,8 +967,8 @@ fn triangles_pass(bytes: &[u8], stride: usize, c: TriangleChecks) -> bool {
             let off = |s: u32| (s >= ns) & (s != u32::from(NONE16));
             bad |= off(w(3)) | off(w(4)) | off(w(5));
         }
-        if stride >= 16 && c.numskins > 0 {
-            bad |= word(r, 12) >= c.numskins;
+        if stride >= MATERIAL_TRIANGLE && c.numskins > 0 {
+            bad |= word(r, MATERIAL_AT) >= c.numskins;
         }
     }
     !bad
@@ -879,7 +983,7 @@ fn check_triangles(
     for (t, tri) in triangles.iter().enumerate() {
         let rec_at = at + (t * triangles.stride()) as u64;
         for (k, v) in tri.v_index.iter().enumerate() {
-            let offset = rec_at + 2 * k as u64;
+            let offset = rec_at + (offset_of!(TrianglePrefix, v_index) + 2 * k) as u64;
             in_range(
                 "triangle.v_index",
                 offset,
@@ -932,7 +1036,7 @@ fn count_materials(
     // Per skin, then without one, then naming no skin of the group.
     let mut counts = vec![0usize; skins + 2];
     for r in triangles.bytes().chunks_exact(stride) {
-        let m = word(r, 12);
+        let m = word(r, MATERIAL_AT);
         let k = if m < numskins {
             m as usize
         } else {
@@ -943,10 +1047,11 @@ fn count_materials(
         }
     }
     if counts[skins + 1] > 0 {
-        let bad = |r: &[u8]| word(r, 12) >= numskins && word(r, 12) != NO_MATERIAL;
+        let bad =
+            |r: &[u8]| word(r, MATERIAL_AT) >= numskins && word(r, MATERIAL_AT) != NO_MATERIAL;
         let chunks = triangles.bytes().chunks_exact(stride);
         if let Some((t, r)) = chunks.enumerate().find(|(_, r)| bad(r)) {
-            let (m, offset) = (word(r, 12), at + (t * stride) as u64 + 12);
+            let (m, offset) = (word(r, MATERIAL_AT), at + (t * stride + MATERIAL_AT) as u64);
             diag.warn_n(
                 FORMAT,
                 WarningKind::SpecLimit,
@@ -983,6 +1088,12 @@ fn word(r: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]])
 }
 
+/// The position's and the bone's offsets in a vertex record of either size.
+const X: usize = offset_of!(VertexPrefix, x);
+const Y: usize = offset_of!(VertexPrefix, y);
+const Z: usize = offset_of!(VertexPrefix, z);
+const VERTINDEX: usize = offset_of!(VertexPrefix, vertindex);
+
 /// `true` when every vertex record (16 or 26 bytes) has a finite position and normal (or a
 /// normal index below 162) and a `vertindex` below `bones` or `0xFFFF`: one branch-free pass,
 /// so that the per-record checks that name a failure (or count a tolerated finding) run only
@@ -990,13 +1101,15 @@ fn word(r: &[u8], at: usize) -> u32 {
 fn vertices_pass(bytes: &[u8], stride: usize, bones: u32) -> bool {
     let mut bad = false;
     for r in bytes.chunks_exact(stride) {
-        bad |= non_finite(word(r, 0)) | non_finite(word(r, 4)) | non_finite(word(r, 8));
-        let bone = u32::from(u16::from_le_bytes([r[12], r[13]]));
+        bad |= non_finite(word(r, X)) | non_finite(word(r, Y)) | non_finite(word(r, Z));
+        let bone = u32::from(u16::from_le_bytes([r[VERTINDEX], r[VERTINDEX + 1]]));
         bad |= (bone >= bones) & (bone != u32::from(NONE16));
-        bad |= if stride >= 26 {
-            non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
+        bad |= if stride >= FLOAT_NORMAL_VERTEX {
+            non_finite(word(r, NORMAL_AT))
+                | non_finite(word(r, NORMAL_AT + 4))
+                | non_finite(word(r, NORMAL_AT + 8))
         } else {
-            u16::from_le_bytes([r[14], r[15]]) >= NORMAL_TABLE
+            u16::from_le_bytes([r[NORMAL_AT], r[NORMAL_AT + 1]]) >= NORMAL_TABLE
         };
     }
     !bad
@@ -1008,14 +1121,16 @@ fn frame_vertices_pass(bytes: &[u8], stride: usize, numverts: u32) -> bool {
     let mut bad = false;
     let mut previous = -1i64;
     for r in bytes.chunks_exact(stride) {
-        bad |= non_finite(word(r, 0)) | non_finite(word(r, 4)) | non_finite(word(r, 8));
-        let target = u16::from_le_bytes([r[12], r[13]]);
+        bad |= non_finite(word(r, X)) | non_finite(word(r, Y)) | non_finite(word(r, Z));
+        let target = u16::from_le_bytes([r[VERTINDEX], r[VERTINDEX + 1]]);
         bad |= (u32::from(target) >= numverts) | (i64::from(target) <= previous);
         previous = i64::from(target);
-        bad |= if stride >= 26 {
-            non_finite(word(r, 14)) | non_finite(word(r, 18)) | non_finite(word(r, 22))
+        bad |= if stride >= FLOAT_NORMAL_VERTEX {
+            non_finite(word(r, NORMAL_AT))
+                | non_finite(word(r, NORMAL_AT + 4))
+                | non_finite(word(r, NORMAL_AT + 8))
         } else {
-            u16::from_le_bytes([r[14], r[15]]) >= NORMAL_TABLE
+            u16::from_le_bytes([r[NORMAL_AT], r[NORMAL_AT + 1]]) >= NORMAL_TABLE
         };
     }
     !bad

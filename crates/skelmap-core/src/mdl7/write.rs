@@ -15,6 +15,15 @@ use super::raw::{
     Mdl7Material, NONE16, SKIN_SIZE, SKINPOINT_SIZE,
 };
 use crate::alias::anorms::NORMALS;
+use crate::asset::cut::{Cut, SkinFrames};
+use crate::asset::{
+    Asset, FitError, Fitted, FrameKeys, Influences, Joint, JointKey, Material, Mesh, Skeleton,
+    UpAxis, check_names,
+};
+use crate::format::Format;
+use crate::pose::MAX_BIND_INFLUENCES;
+use crate::view::NAMED_CLIP_FPS;
+use glam::{Affine3A, Vec3};
 
 type Le = LittleEndian;
 
@@ -97,16 +106,7 @@ impl SkinDef {
     pub fn dds(file: &[u8], material: bool) -> SkinDef {
         let mut payload = file.to_vec();
         if material {
-            let white = [F32::<Le>::new(1.0); 4];
-            let none = [F32::<Le>::new(0.0); 4];
-            let m = Mdl7Material {
-                diffuse: white,
-                ambient: white,
-                specular: none,
-                emissive: none,
-                power: F32::new(0.0),
-            };
-            payload.extend_from_slice(m.as_bytes());
+            payload.extend_from_slice(lit([1.0; 4]).as_bytes());
         }
         SkinDef {
             typ: if material { 0x16 } else { 0x6 },
@@ -540,6 +540,20 @@ impl Builder {
     }
 }
 
+/// A material of `colour` as its diffuse and ambient light, without specular or emissive
+/// light (as GameStudio's character files store them).
+fn lit(colour: [f32; 4]) -> Mdl7Material {
+    let colour = colour.map(F32::<Le>::new);
+    let none = [F32::<Le>::new(0.0); 4];
+    Mdl7Material {
+        diffuse: colour,
+        ambient: colour,
+        specular: none,
+        emissive: none,
+        power: F32::new(0.0),
+    }
+}
+
 /// Appends a vertex record of `size` bytes (16: nearest normal-table index; 26: the normal).
 fn put_vertex(out: &mut Vec<u8>, v: &VertexDef, size: u16) {
     put_floats(out, &v.position);
@@ -571,4 +585,381 @@ fn put_floats(out: &mut Vec<u8>, values: &[f32]) {
     for &v in values {
         out.extend_from_slice(F32::<Le>::new(v).as_bytes());
     }
+}
+
+/// Most influences a vertex keeps: what the reader blends ([`MAX_BIND_INFLUENCES`]).
+pub const MAX_INFLUENCES: usize = MAX_BIND_INFLUENCES;
+
+/// Longest bone name that keeps its terminating NUL in a 48-byte bone record's 32-byte field
+/// (a name that fills its field is read, with an `UnterminatedName` warning).
+pub const MAX_BONE_NAME: usize = 31;
+
+/// Longest frame name that keeps its terminating NUL in the 16-byte field.
+pub const MAX_FRAME_NAME: usize = 15;
+
+/// Most vertices of one group: triangles name them in 16 bits.
+pub const MAX_GROUP_VERTICES: usize = u16::MAX as usize;
+
+/// The skin kind of 32-bit texels (ARGB8888, stored B, G, R, A).
+const SKIN_ARGB8888: u32 = 5;
+
+/// The skin flag of a material after the texels or name (alone, with size 0 × 0, a material
+/// without a texture).
+const SKIN_MATERIAL: u32 = crate::alias::raw::SKINTYPE_MATERIAL as u32;
+
+impl Builder {
+    /// `asset` as an MDL7 (`+Z` up; a `+Y`-up asset is turned): one group per asset mesh, in
+    /// the bind pose, every vertex with its own texture coordinate; the joints as bones at
+    /// their bind positions (36-byte records, or 48 where a name is longer than 19 bytes);
+    /// every vertex's influences as the group's bone deformer (at most [`MAX_INFLUENCES`],
+    /// chosen by their error over the asset's frames with
+    /// [`Influences::cut`](crate::asset::Influences::cut)) and its heaviest bone in its
+    /// record's `vertindex`, for readers that ignore deformers; every frame of every clip,
+    /// named `clip_k` as DarkPlaces names them so that the clips come back: a frame of joint
+    /// keys as one bone transformation per bone in group 0, a morph frame as the vertices
+    /// it moves in every group (the bones at their bind pose). A material becomes one skin
+    /// of its group: its texture file (or its name) as an external name with its colour as
+    /// a `0x10` material (its image, when it has one, as 32-bit texels instead of the name), or
+    /// the material alone when it has neither.
+    ///
+    /// MDL7 bones have no bind rotation: each frame's transformation is the bone's skinning
+    /// motion relative to its parent's (`docs/formats/mdl7.md` § Bone frames), so vertices
+    /// move as in the asset while the joints' own bind orientations are not kept.
+    ///
+    /// Losses, in words: more than [`MAX_INFLUENCES`] influences, bind rotations of joints,
+    /// joint scale (a transformation that scales is read as its rotation), clip rates and
+    /// loops (frame names carry none).
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, mdl7, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let file = mdl7::Builder::from_asset(&asset)?.builder.write();
+    /// let model = Model::from_bytes(&file)?;
+    /// assert_eq!((model.num_bones(), model.num_frames(), model.clips().len()), (4, 9, 2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a mesh of more than [`MAX_GROUP_VERTICES`] vertices, more than
+    /// 65,535 joints, or a bone name longer than [`MAX_BONE_NAME`] bytes.
+    pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        check_fit(&asset)?;
+        let mut losses = Vec::new();
+        let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
+        let long_names = joints.iter().any(|j| j.name.len() > 19);
+        let mut b = Builder {
+            sizes: Sizes {
+                bone: if long_names { 48 } else { 36 },
+                ..Sizes::PLAYER
+            },
+            bones: bone_defs(joints),
+            ..Builder::default()
+        };
+        let frames = SkinFrames::of_asset(&asset);
+        let mut cuts = Cut::default();
+        for (g, mesh) in asset.meshes.iter().enumerate() {
+            let cut = mesh
+                .influences
+                .cut(&mesh.positions, MAX_INFLUENCES, &frames);
+            cuts.add(&cut);
+            let mut group = mesh_group(&asset, mesh, &cut.influences, joints.len());
+            group.name = asset.mesh_name(g).into_bytes();
+            b.groups.push(group);
+        }
+        losses.extend(cuts.notes("vertices"));
+        add_frames(&asset, &mut b, &mut losses);
+        losses.extend(joint_losses(&asset, joints));
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+/// Refuses what MDL7 cannot address: a group's vertices past 16 bits, bones past 16 bits,
+/// bone names past the longest record's field.
+fn check_fit(asset: &Asset) -> Result<(), FitError> {
+    if let Some(mesh) = asset
+        .meshes
+        .iter()
+        .find(|m| m.positions.len() > MAX_GROUP_VERTICES)
+    {
+        return Err(FitError::new(
+            "MDL7",
+            format!("a mesh of {} vertices", mesh.positions.len()),
+            "triangles name a group's vertices in 16 bits: at most 65,535",
+            "merge duplicate vertices with `skelmap optimize`, or convert to IQM or DPM",
+        ));
+    }
+    let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
+    if joints.len() > usize::from(NONE16) {
+        return Err(FitError::new(
+            "MDL7",
+            format!("{} joints", joints.len()),
+            "bones are named in 16 bits, 0xFFFF meaning none: at most 65,535",
+            "drop unused bones with `skelmap optimize`, or convert to IQM",
+        ));
+    }
+    check_names(
+        "MDL7",
+        "bone",
+        joints.iter().map(|j| j.name.as_str()),
+        MAX_BONE_NAME,
+    )
+}
+
+/// The joints as bone records: parent, and bind position relative to the parent's.
+fn bone_defs(joints: &[Joint]) -> Vec<BoneDef> {
+    let at = |j: &Joint| Vec3::from(j.world.translation);
+    joints
+        .iter()
+        .map(|j| {
+            let parent = j.parent.and_then(|p| joints.get(p));
+            let position = at(j) - parent.map_or(Vec3::ZERO, at);
+            BoneDef {
+                name: j.name.clone().into_bytes(),
+                parent: j.parent.map_or(NONE16, |p| p as u16),
+                position: position.to_array(),
+            }
+        })
+        .collect()
+}
+
+/// One asset mesh as a group: its skin, a texture coordinate per vertex, its triangles, its
+/// vertices bound to their heaviest bone, and its deformer from `influences` (bones at or
+/// past `bones` and [`UNBOUND`](crate::asset::UNBOUND) left out).
+fn mesh_group(asset: &Asset, mesh: &Mesh, influences: &Influences, bones: usize) -> GroupDef {
+    let skin = mesh
+        .material
+        .and_then(|i| Some((i, asset.materials.get(i)?)))
+        .map(|(i, m)| material_skin(asset, i, m));
+    let material = if skin.is_some() { 0 } else { u32::MAX };
+    let bound = |v: usize| -> Vec<(u16, f32)> {
+        influences
+            .of(v)
+            .iter()
+            .copied()
+            .filter(|&(j, w)| usize::from(j) < bones && w > 0.0)
+            .collect()
+    };
+    let vertices = (0..mesh.positions.len())
+        .map(|v| {
+            let heaviest = bound(v)
+                .into_iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(NONE16, |(j, _)| j);
+            VertexDef {
+                position: mesh.positions[v],
+                vertindex: heaviest,
+                normal: mesh.normals.get(v).copied().unwrap_or([0.0, 0.0, 1.0]),
+            }
+        })
+        .collect();
+    let mut elements: Vec<ElementDef> = (0..bones as u32).map(|j| (j, Vec::new())).collect();
+    for v in 0..mesh.positions.len() {
+        for (j, w) in bound(v) {
+            if let Some(element) = elements.get_mut(usize::from(j)) {
+                element.1.push((v as u32, w));
+            }
+        }
+    }
+    elements.retain(|e| !e.1.is_empty());
+    let max_weights = (0..mesh.positions.len())
+        .map(|v| bound(v).len())
+        .max()
+        .unwrap_or(0);
+    GroupDef {
+        max_weights: max_weights.min(usize::from(u8::MAX)) as u8,
+        skins: skin.into_iter().collect(),
+        texcoords: mesh.uvs_or_zero(),
+        triangles: mesh
+            .triangles
+            .iter()
+            .map(|t| {
+                let corners = t.map(|i| i as u16);
+                TriangleDef {
+                    v_index: corners,
+                    st_index: corners,
+                    material,
+                }
+            })
+            .collect(),
+        vertices,
+        weights: (bones > 0).then_some(elements),
+        ..GroupDef::default()
+    }
+}
+
+/// Material `index` as a skin followed by its colour as a material: its image as 32-bit
+/// texels (kind 5, ARGB8888 stored B, G, R, A), else the name a file stores for it (its
+/// texture file, else its name) as an external texture, else the material alone.
+fn material_skin(asset: &Asset, index: usize, m: &Material) -> SkinDef {
+    let material = lit(m.base_color);
+    let name = match m.texture_file() {
+        Some(file) => file,
+        None if m.name.contains(char::REPLACEMENT_CHARACTER) => format!("material_{index}"),
+        None => m.name.clone(),
+    };
+    let image = m
+        .image
+        .and_then(|i| asset.images.get(i))
+        .filter(|i| i.rgba.len() == 4 * (i.width as usize) * (i.height as usize));
+    let mut skin = if let Some(image) = image {
+        SkinDef {
+            typ: SKIN_ARGB8888 | SKIN_MATERIAL,
+            width: image.width,
+            height: image.height,
+            name: Vec::new(),
+            payload: image
+                .rgba
+                .chunks_exact(4)
+                .flat_map(|c| [c[2], c[1], c[0], c[3]])
+                .collect(),
+        }
+    } else if name.is_empty() {
+        SkinDef {
+            typ: SKIN_MATERIAL,
+            width: 0,
+            height: 0,
+            name: Vec::new(),
+            payload: Vec::new(),
+        }
+    } else {
+        let mut skin = SkinDef::external(name.as_bytes());
+        skin.typ |= SKIN_MATERIAL;
+        skin
+    };
+    skin.name = name.bytes().take(MAX_FRAME_NAME).collect();
+    skin.payload.extend_from_slice(material.as_bytes());
+    skin
+}
+
+/// Every frame of every clip: joint keys as group 0's bone transformations, a morph target as
+/// the vertices it moves in each group.
+fn add_frames(asset: &Asset, b: &mut Builder, losses: &mut Vec<String>) {
+    let names = asset.frame_names(MAX_FRAME_NAME);
+    let skeleton = asset.skeleton.as_ref();
+    for (f, name) in names.into_iter().enumerate() {
+        let Some((_, keys)) = asset.frame(f) else {
+            break;
+        };
+        for (g, group) in b.groups.iter_mut().enumerate() {
+            let mut frame = FrameDef {
+                name: name.clone().into_bytes(),
+                ..FrameDef::default()
+            };
+            match keys {
+                FrameKeys::Joints(keys) => {
+                    if let (0, Some(skeleton)) = (g, skeleton) {
+                        frame.transforms = bone_motions(skeleton, keys);
+                    }
+                }
+                FrameKeys::Morph(target) => {
+                    if let Some(mesh) = asset.meshes.get(g) {
+                        frame.vertices = moved_vertices(mesh, target as usize);
+                    }
+                }
+            }
+            group.frames.push(frame);
+        }
+    }
+    if asset
+        .clips
+        .iter()
+        .any(|c| c.fps != NAMED_CLIP_FPS || !c.looped)
+    {
+        losses.push(format!(
+            "MDL7 frames carry names, not clips: the clips come back from the names at \
+             {NAMED_CLIP_FPS} fps, looping"
+        ));
+    }
+}
+
+/// Each bone's motion in MDL7's row-vector form for one frame of `keys`: with `S(b)` the
+/// asset's skinning matrix (`world · bind⁻¹`), the motion is `S(parent)⁻¹ · S(b)`, so that the
+/// reader's `W(b) = M(b) · W(parent)` is `S(b)` again.
+fn bone_motions(skeleton: &Skeleton, keys: &[JointKey]) -> Vec<(u16, [f32; 16])> {
+    let skins = skeleton.skin_matrices(keys);
+    skeleton
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(b, j)| {
+            let own = skins.get(b).copied().unwrap_or(Affine3A::IDENTITY);
+            let parent = j
+                .parent
+                .and_then(|p| skins.get(p))
+                .copied()
+                .unwrap_or(Affine3A::IDENTITY);
+            let m = parent.inverse() * own;
+            let (x, y, z, t) = (
+                m.matrix3.x_axis,
+                m.matrix3.y_axis,
+                m.matrix3.z_axis,
+                m.translation,
+            );
+            let row = [
+                x.x, x.y, x.z, 0.0, y.x, y.y, y.z, 0.0, z.x, z.y, z.z, 0.0, t.x, t.y, t.z, 1.0,
+            ];
+            (b as u16, row)
+        })
+        .collect()
+}
+
+/// The vertices morph target `target` moves, at their moved positions.
+fn moved_vertices(mesh: &Mesh, target: usize) -> Vec<VertexDef> {
+    let moved = mesh.morphed(target);
+    moved
+        .positions
+        .iter()
+        .zip(&moved.normals)
+        .enumerate()
+        .filter(|&(v, (p, n))| mesh.positions.get(v) != Some(p) || mesh.normals.get(v) != Some(n))
+        .map(|(v, (p, n))| VertexDef {
+            position: *p,
+            vertindex: v as u16,
+            normal: *n,
+        })
+        .collect()
+}
+
+/// What the joints lose: bind rotations (MDL7 bones have none) and scale.
+fn joint_losses(asset: &Asset, joints: &[Joint]) -> Vec<String> {
+    let mut losses = Vec::new();
+    let turned = joints
+        .iter()
+        .filter(|j| {
+            let (_, rotation, _) = j.world.to_scale_rotation_translation();
+            rotation.angle_between(glam::Quat::IDENTITY) > 1e-4
+        })
+        .count();
+    if turned > 0 {
+        losses.push(format!(
+            "{turned} joints have a bind rotation; MDL7 bones have none, so their orientation \
+             is not kept (the frames move the vertices as the asset does)"
+        ));
+    }
+    let scaled = asset.scaled_frames();
+    if scaled > 0 {
+        losses.push(format!(
+            "{scaled} frames scale a joint; MDL7 readers take a transformation's rotation, so \
+             those frames differ (IQM keeps scale)"
+        ));
+    }
+    losses
+}
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Mdl7;
+
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()).with_notes(losses))
+    }
+
+    /// Images become 32-bit skins.
+    const STORES_IMAGES: bool = true;
 }

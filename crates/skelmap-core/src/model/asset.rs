@@ -70,22 +70,7 @@ impl Model<'_> {
         if skeletal {
             joint_index(model.num_bones() - 1)?;
         }
-        let mut pose = Pose::default();
-        match (&options.at, options.frame) {
-            (Some(at), _) => {
-                model.pose_clip(
-                    &at.clip,
-                    at.seconds,
-                    at.clip.looped,
-                    Interpolation::Nlerp,
-                    &mut pose,
-                )?;
-            }
-            (None, Some(f)) if model.num_frames() > 0 => {
-                model.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
-            }
-            _ => model.pose_bind(&mut pose),
-        }
+        let pose = model.asset_pose(options)?;
 
         let (materials, images, made_from) = materials(model, true, options.dds);
         let mut meshes = Vec::new();
@@ -121,60 +106,12 @@ impl Model<'_> {
                 .collect();
         } else if skeletal {
             check_keys(&groups, model.num_bones())?;
-            let mut local = crate::pose::LocalPose::default();
-            for g in &groups {
-                let keys = (g.first..g.first + g.count)
-                    .map(|f| {
-                        model.sample(
-                            f as usize,
-                            f as usize,
-                            0.0,
-                            Interpolation::Nlerp,
-                            &mut local,
-                        );
-                        local
-                            .bones
-                            .iter()
-                            .enumerate()
-                            .map(|(i, &(rotation, t))| JointKey {
-                                rotation,
-                                translation: t.into(),
-                                scale: local.scales.get(i).map_or(Vec3::ONE, |&s| s.into()),
-                            })
-                            .collect()
-                    })
-                    .collect();
-                clips.push(clip(g, ClipKeys::Joints(keys)));
-            }
+            clips = model.joint_clips(&groups);
         }
         for mesh in &mut meshes {
             mesh.normals.iter_mut().for_each(|n| *n = unit(*n));
         }
-        let skeleton = skeletal.then(|| Skeleton {
-            joints: model
-                .bones()
-                .enumerate()
-                .map(|(i, b)| {
-                    let (rotation, translation) =
-                        pose.local().bones.get(i).copied().unwrap_or_default();
-                    let scale = pose.local().scales.get(i).map_or(Vec3::ONE, |&s| s.into());
-                    Joint {
-                        name: b.name_lossy().into_owned(),
-                        parent: b.parent(),
-                        rotation,
-                        translation: translation.into(),
-                        scale,
-                        world: pose.palette().bone_world(i).unwrap_or_default(),
-                    }
-                })
-                .collect(),
-            attachments: model
-                .bones()
-                .enumerate()
-                .filter(|(_, b)| b.is_attachment())
-                .map(|(i, _)| i)
-                .collect(),
-        });
+        let skeleton = skeletal.then(|| model.asset_skeleton(&pose));
         let mut built = Asset {
             format: model.format().name(),
             up: model.conventions().up,
@@ -197,6 +134,92 @@ impl Model<'_> {
         };
         built.replaced_non_finite = sanitise(&mut built);
         Ok(built)
+    }
+}
+
+impl Model<'_> {
+    /// The pose an asset is built at: a clip's time, a frame, or the stored (bind) pose.
+    fn asset_pose(&self, options: &Options) -> Result<Pose> {
+        let mut pose = Pose::default();
+        match (&options.at, options.frame) {
+            (Some(at), _) => {
+                self.pose_clip(
+                    &at.clip,
+                    at.seconds,
+                    at.clip.looped,
+                    Interpolation::Nlerp,
+                    &mut pose,
+                )?;
+            }
+            (None, Some(f)) if self.num_frames() > 0 => {
+                self.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
+            }
+            _ => self.pose_bind(&mut pose),
+        }
+        Ok(pose)
+    }
+
+    /// Each of `groups` as a clip of joint keys: every frame's parent-relative pose of every
+    /// bone (with its scale where the frames scale).
+    fn joint_clips(&self, groups: &[FrameGroup]) -> Vec<Clip> {
+        let mut local = crate::pose::LocalPose::default();
+        groups
+            .iter()
+            .map(|g| {
+                let keys = (g.first..g.first + g.count)
+                    .map(|f| {
+                        self.sample(
+                            f as usize,
+                            f as usize,
+                            0.0,
+                            Interpolation::Nlerp,
+                            &mut local,
+                        );
+                        local
+                            .bones
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &(rotation, t))| JointKey {
+                                rotation,
+                                translation: t.into(),
+                                scale: local.scales.get(i).map_or(Vec3::ONE, |&s| s.into()),
+                            })
+                            .collect()
+                    })
+                    .collect();
+                clip(g, ClipKeys::Joints(keys))
+            })
+            .collect()
+    }
+
+    /// The bones as joints at `pose` (names, parents, parent-relative and model-space
+    /// transforms), and which are attachments.
+    fn asset_skeleton(&self, pose: &Pose) -> Skeleton {
+        Skeleton {
+            joints: self
+                .bones()
+                .enumerate()
+                .map(|(i, b)| {
+                    let (rotation, translation) =
+                        pose.local().bones.get(i).copied().unwrap_or_default();
+                    let scale = pose.local().scales.get(i).map_or(Vec3::ONE, |&s| s.into());
+                    Joint {
+                        name: b.name_lossy().into_owned(),
+                        parent: b.parent(),
+                        rotation,
+                        translation: translation.into(),
+                        scale,
+                        world: pose.palette().bone_world(i).unwrap_or_default(),
+                    }
+                })
+                .collect(),
+            attachments: self
+                .bones()
+                .enumerate()
+                .filter(|(_, b)| b.is_attachment())
+                .map(|(i, _)| i)
+                .collect(),
+        }
     }
 }
 

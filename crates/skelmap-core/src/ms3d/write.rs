@@ -13,7 +13,9 @@ use glam::{EulerRot, Quat, Vec3};
 
 use super::anim::DEFAULT_FPS;
 use crate::asset::cut::{Cut, SkinFrames};
-use crate::asset::{Asset, FitError, Fitted, Joint, UpAxis, check_names, quantise_weights};
+use crate::asset::{
+    Asset, FitError, Fitted, Joint, JointKey, UpAxis, check_names, quantise_weights,
+};
 use crate::error::Result;
 use crate::format::Format;
 use crate::write::{name_field, u32_field};
@@ -342,103 +344,40 @@ impl Builder {
     /// than 127, or vertex animation.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Y);
-        let fit =
-            |what: String, limit: &str, advice: &str| FitError::new("MS3D", what, limit, advice);
-        asset.refuse_vertex_animation("MS3D")?;
-        let (vertices, triangles) = (asset.num_vertices(), asset.num_triangles());
-        if vertices > usize::from(u16::MAX) || triangles > usize::from(u16::MAX) {
-            return Err(fit(
-                format!("{vertices} vertices and {triangles} triangles"),
-                "its counts are 16-bit: at most 65,535 of each",
-                "merge duplicate vertices with `skelmap optimize`, or convert to IQM or DPM",
-            ));
-        }
+        let (materials, textures) = check_fit(&asset)?;
         let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
-        if joints.len() > MAX_JOINTS {
-            return Err(fit(
-                format!("{} joints", joints.len()),
-                "a vertex names its joint in a signed byte: at most 128 joints",
-                "drop unused bones with `skelmap optimize`, or convert to IQM or DPM",
-            ));
-        }
-        if asset.materials.len() > 128 {
-            return Err(fit(
-                format!("{} materials", asset.materials.len()),
-                "a group names its material in a signed byte: at most 128",
-                "merge materials in the source model",
-            ));
-        }
-        check_names(
-            "MS3D",
-            "joint",
-            joints.iter().map(|j| j.name.as_str()),
-            MAX_NAME,
-        )?;
-        check_names(
-            "MS3D",
-            "group",
-            (0..asset.meshes.len())
-                .map(|i| asset.mesh_name(i))
-                .collect::<Vec<_>>()
-                .iter()
-                .map(String::as_str),
-            MAX_NAME,
-        )?;
-        // A name the reader could not decode (U+FFFD) is replaced by `material_{i}`.
-        let materials: Vec<String> = asset
-            .materials
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                if m.name.contains(char::REPLACEMENT_CHARACTER) {
-                    format!("material_{i}")
-                } else {
-                    m.name.clone()
-                }
-            })
-            .collect();
-        check_names(
-            "MS3D",
-            "material",
-            materials.iter().map(String::as_str),
-            MAX_NAME,
-        )?;
-        let textures: Vec<String> = asset
-            .materials
-            .iter()
-            .map(|m| m.texture_file().unwrap_or_default())
-            .collect();
-        check_names("MS3D", "texture", textures.iter().map(String::as_str), 127)?;
         let mut b = Builder::default();
         let mut losses = Vec::new();
-        // Joints find their parents by name: a name used before gets its index appended.
-        let names: Vec<String> = joints
+        let names = joint_names(joints, &mut losses);
+        let (extras, cuts) = b.add_meshes(&asset, joints.len());
+        losses.extend(cuts.notes("vertices"));
+        b.materials = asset
+            .materials
             .iter()
-            .enumerate()
-            .map(|(i, j)| {
-                if joints.iter().take(i).any(|k| k.name == j.name) {
-                    let suffix = format!("_{i}");
-                    let mut cut = (MAX_NAME - suffix.len()).min(j.name.len());
-                    while !j.name.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    let name = format!("{}{suffix}", j.name.get(..cut).unwrap_or_default());
-                    losses.push(format!(
-                        "joint {i} is renamed '{name}': MS3D finds parents by name, and '{}' \
-                         is taken",
-                        j.name
-                    ));
-                    name
-                } else {
-                    j.name.clone()
-                }
-            })
+            .zip(materials)
+            .map(|(m, name)| (name.into_bytes(), m.base_color))
             .collect();
-        let mut extras = Vec::with_capacity(vertices);
-        let frames = SkinFrames::of_asset(&asset);
+        b.textures = textures.into_iter().map(String::into_bytes).collect();
+        if !joints.is_empty() {
+            b.tail.vertex_extra = Some((1, extras));
+        }
+        let fps = timeline_losses(&asset, joints, &mut losses);
+        let frames = asset.joint_frames().unwrap_or_default();
+        b.keyframer = (fps, 0.0, frames.len().max(1) as i32);
+        b.joints = joint_defs(joints, &names, &frames, fps);
+        Ok(Fitted { builder: b, losses })
+    }
+
+    /// Appends every mesh of `asset` as a group of vertices and triangles, each vertex with
+    /// its four influences of least error ([`Influences::cut`](crate::asset::Influences::cut))
+    /// among the first `joints`: the sub-version 1 extras (three more joints, three weights in
+    /// 255ths) and the cut made.
+    fn add_meshes(&mut self, asset: &Asset, joints: usize) -> (Vec<VertexExtra>, Cut) {
+        let mut extras = Vec::with_capacity(asset.num_vertices());
+        let frames = SkinFrames::of_asset(asset);
         let mut cuts = Cut::default();
         for (g, mesh) in asset.meshes.iter().enumerate() {
-            let first = b.vertices.len() as u16;
+            let first = self.vertices.len() as u16;
             let cut = mesh.influences.cut(&mesh.positions, 4, &frames);
             cuts.add(&cut);
             for (v, p) in mesh.positions.iter().enumerate() {
@@ -447,12 +386,12 @@ impl Builder {
                     .of(v)
                     .iter()
                     .copied()
-                    .filter(|&(j, _)| usize::from(j) < joints.len())
+                    .filter(|&(j, _)| usize::from(j) < joints)
                     .collect();
                 let shares = quantise_weights(&top.iter().map(|t| t.1).collect::<Vec<_>>(), 255);
                 let id = |k: usize| top.get(k).map_or(-1, |t| t.0 as i8);
                 let weight = |k: usize| shares.get(k).map_or(0, |&w| w as u8);
-                b.vertices.push((*p, id(0)));
+                self.vertices.push((*p, id(0)));
                 extras.push(([id(1), id(2), id(3)], [weight(0), weight(1), weight(2)]));
             }
             let mut group = GroupDef {
@@ -461,7 +400,7 @@ impl Builder {
                 material: mesh.material.map_or(-1, |m| m as i8),
             };
             for t in &mesh.triangles {
-                group.triangles.push(b.triangles.len() as u16);
+                group.triangles.push(self.triangles.len() as u16);
                 let corner = |k: usize| t[k] as usize;
                 let mut record = triangle(
                     t.map(|i| first + i as u16),
@@ -476,89 +415,196 @@ impl Builder {
                         .unwrap_or_default()
                         .map(F32::new)
                 });
-                b.triangles.push(record);
+                self.triangles.push(record);
             }
-            b.groups.push(group);
+            self.groups.push(group);
         }
-        losses.extend(cuts.notes("vertices"));
-        b.materials = asset
-            .materials
-            .iter()
-            .zip(materials)
-            .map(|(m, name)| (name.into_bytes(), m.base_color))
-            .collect();
-        b.textures = textures.into_iter().map(String::into_bytes).collect();
-        if !joints.is_empty() {
-            b.tail.vertex_extra = Some((1, extras));
-        }
-        if joints
-            .iter()
-            .any(|j| (j.scale - Vec3::ONE).abs().max_element() > 1e-4)
-        {
-            losses.push("a joint's bind pose scales; MS3D joints have no scale".into());
-        }
-        let scaled = asset.scaled_frames();
-        if scaled > 0 {
-            losses.push(format!(
-                "{scaled} frames scale a joint; MS3D keys have no scale, so those frames                  differ (IQM keeps scale)"
-            ));
-        }
-        let fps = asset
-            .clips
-            .first()
-            .map_or(DEFAULT_FPS, |c| c.fps)
-            .clamp(1e-3, 1e6);
-        if asset.clips.len() > 1 {
-            losses.push(format!(
-                "{} clips were joined on MilkShape's one timeline, which names no clips",
-                asset.clips.len()
-            ));
-        }
-        if asset.clips.iter().any(|c| c.fps != fps) {
-            losses.push(format!(
-                "clips at other rates than {fps} fps play at {fps} fps on the timeline"
-            ));
-        }
-        let frames = asset.joint_frames().unwrap_or_default();
-        b.keyframer = (fps, 0.0, frames.len().max(1) as i32);
-        b.joints = joints
-            .iter()
-            .enumerate()
-            .map(|(i, j)| {
-                let rest = j.rotation;
-                let rotation_keys = frames
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(f, keys)| {
-                        let k = keys.get(i)?;
-                        Some(((f + 1) as f32 / fps, euler_of(rest.inverse() * k.rotation)))
-                    })
-                    .collect();
-                let position_keys = frames
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(f, keys)| {
-                        let k = keys.get(i)?;
-                        let offset = rest.inverse() * (k.translation - j.translation);
-                        Some(((f + 1) as f32 / fps, offset.to_array()))
-                    })
-                    .collect();
-                JointDef {
-                    name: names.get(i).cloned().unwrap_or_default().into_bytes(),
-                    parent: j
-                        .parent
-                        .and_then(|p| names.get(p))
-                        .map(|p| p.clone().into_bytes())
-                        .unwrap_or_default(),
-                    rotation: euler_of(rest),
-                    position: j.translation.to_array(),
-                    rotation_keys,
-                    position_keys,
-                }
-            })
-            .collect();
-        Ok(Fitted { builder: b, losses })
+        (extras, cuts)
     }
+}
+
+/// A vertex's sub-version 1 extras: three more joints and three weights in 255ths.
+type VertexExtra = ([i8; 3], [u8; 3]);
+
+/// Refuses what MS3D cannot address or name: 16-bit vertex and triangle counts, joints and
+/// materials in signed bytes, names past their fields. The material names (an undecodable
+/// one becomes `material_{i}`) and texture names, checked.
+fn check_fit(asset: &Asset) -> core::result::Result<(Vec<String>, Vec<String>), FitError> {
+    let fit = |what: String, limit: &str, advice: &str| FitError::new("MS3D", what, limit, advice);
+    asset.refuse_vertex_animation("MS3D")?;
+    let (vertices, triangles) = (asset.num_vertices(), asset.num_triangles());
+    if vertices > usize::from(u16::MAX) || triangles > usize::from(u16::MAX) {
+        return Err(fit(
+            format!("{vertices} vertices and {triangles} triangles"),
+            "its counts are 16-bit: at most 65,535 of each",
+            "merge duplicate vertices with `skelmap optimize`, or convert to IQM or DPM",
+        ));
+    }
+    let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
+    if joints.len() > MAX_JOINTS {
+        return Err(fit(
+            format!("{} joints", joints.len()),
+            "a vertex names its joint in a signed byte: at most 128 joints",
+            "drop unused bones with `skelmap optimize`, or convert to IQM or DPM",
+        ));
+    }
+    if asset.materials.len() > 128 {
+        return Err(fit(
+            format!("{} materials", asset.materials.len()),
+            "a group names its material in a signed byte: at most 128",
+            "merge materials in the source model",
+        ));
+    }
+    check_names(
+        "MS3D",
+        "joint",
+        joints.iter().map(|j| j.name.as_str()),
+        MAX_NAME,
+    )?;
+    check_names(
+        "MS3D",
+        "group",
+        (0..asset.meshes.len())
+            .map(|i| asset.mesh_name(i))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+        MAX_NAME,
+    )?;
+    // A name the reader could not decode (U+FFFD) is replaced by `material_{i}`.
+    let materials: Vec<String> = asset
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if m.name.contains(char::REPLACEMENT_CHARACTER) {
+                format!("material_{i}")
+            } else {
+                m.name.clone()
+            }
+        })
+        .collect();
+    check_names(
+        "MS3D",
+        "material",
+        materials.iter().map(String::as_str),
+        MAX_NAME,
+    )?;
+    let textures: Vec<String> = asset
+        .materials
+        .iter()
+        .map(|m| m.texture_file().unwrap_or_default())
+        .collect();
+    check_names("MS3D", "texture", textures.iter().map(String::as_str), 127)?;
+    Ok((materials, textures))
+}
+
+/// The joints' names, unique: joints find their parents by name, so a name used before gets
+/// its index appended (a loss, noted).
+fn joint_names(joints: &[Joint], losses: &mut Vec<String>) -> Vec<String> {
+    joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if joints.iter().take(i).any(|k| k.name == j.name) {
+                let suffix = format!("_{i}");
+                let mut cut = (MAX_NAME - suffix.len()).min(j.name.len());
+                while !j.name.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let name = format!("{}{suffix}", j.name.get(..cut).unwrap_or_default());
+                losses.push(format!(
+                    "joint {i} is renamed '{name}': MS3D finds parents by name, and '{}' \
+                     is taken",
+                    j.name
+                ));
+                name
+            } else {
+                j.name.clone()
+            }
+        })
+        .collect()
+}
+
+/// The rate of MilkShape's one timeline (the first clip's), noting what it loses: joint
+/// scale, clips joined, other rates.
+fn timeline_losses(asset: &Asset, joints: &[Joint], losses: &mut Vec<String>) -> f32 {
+    if joints
+        .iter()
+        .any(|j| (j.scale - Vec3::ONE).abs().max_element() > 1e-4)
+    {
+        losses.push("a joint's bind pose scales; MS3D joints have no scale".into());
+    }
+    let scaled = asset.scaled_frames();
+    if scaled > 0 {
+        losses.push(format!(
+            "{scaled} frames scale a joint; MS3D keys have no scale, so those frames differ \
+             (IQM keeps scale)"
+        ));
+    }
+    let fps = asset
+        .clips
+        .first()
+        .map_or(DEFAULT_FPS, |c| c.fps)
+        .clamp(1e-3, 1e6);
+    if asset.clips.len() > 1 {
+        losses.push(format!(
+            "{} clips were joined on MilkShape's one timeline, which names no clips",
+            asset.clips.len()
+        ));
+    }
+    if asset.clips.iter().any(|c| c.fps != fps) {
+        losses.push(format!(
+            "clips at other rates than {fps} fps play at {fps} fps on the timeline"
+        ));
+    }
+    fps
+}
+
+/// The joints with their rest pose (Euler rotation, position) and their keys relative to it,
+/// frame `k` of `frames` at `(k + 1) / fps` seconds.
+fn joint_defs(
+    joints: &[Joint],
+    names: &[String],
+    frames: &[&[JointKey]],
+    fps: f32,
+) -> Vec<JointDef> {
+    joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            let rest = j.rotation;
+            let rotation_keys = frames
+                .iter()
+                .enumerate()
+                .filter_map(|(f, keys)| {
+                    let k = keys.get(i)?;
+                    Some(((f + 1) as f32 / fps, euler_of(rest.inverse() * k.rotation)))
+                })
+                .collect();
+            let position_keys = frames
+                .iter()
+                .enumerate()
+                .filter_map(|(f, keys)| {
+                    let k = keys.get(i)?;
+                    let offset = rest.inverse() * (k.translation - j.translation);
+                    Some(((f + 1) as f32 / fps, offset.to_array()))
+                })
+                .collect();
+            JointDef {
+                name: names.get(i).cloned().unwrap_or_default().into_bytes(),
+                parent: j
+                    .parent
+                    .and_then(|p| names.get(p))
+                    .map(|p| p.clone().into_bytes())
+                    .unwrap_or_default(),
+                rotation: euler_of(rest),
+                position: j.translation.to_array(),
+                rotation_keys,
+                position_keys,
+            }
+        })
+        .collect()
 }
 
 /// MilkShape's Euler angles `[x, y, z]` of `q` (`q = Rz · Ry · Rx`), found in double
