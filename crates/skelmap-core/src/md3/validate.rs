@@ -648,10 +648,24 @@ fn file_end(
     Ok(())
 }
 
+/// The checks that judge the frames rather than prove the file safe to read: here with the
+/// rules, and called through the view (`ModelView::check_animation`).
+impl Md3<'_> {
+    /// Every vertex of every frame against its frame's stored bounds, radius and origin: a
+    /// [`WarningKind::Bounds`](crate::diag::WarningKind::Bounds) where they disagree; and every
+    /// tag's axes, a [`WarningKind::NonOrthonormal`](crate::diag::WarningKind::NonOrthonormal)
+    /// where they are not orthonormal. A pass
+    /// over all frames, which [`Model::diagnostics`](crate::Model::diagnostics) runs when first
+    /// asked, not at open.
+    pub fn check_frames(&self, diag: &mut Diagnostics) {
+        check_frames(self, diag);
+    }
+}
+
 /// The tags' axes, a warning where they are not orthonormal; the frames' stored bounds, radii
 /// and origins against their vertices: a warning where a vertex lies outside a frame's box or
 /// sphere (by more than half a unit of 1/64), or where a value is not finite.
-pub(super) fn check_frames(md3: &Md3<'_>, diag: &mut Diagnostics) {
+fn check_frames(md3: &Md3<'_>, diag: &mut Diagnostics) {
     let ofs_tags = u64::from(md3.header.ofs_tags.get() as u32);
     if let Some(i) = md3.tags.iter().position(|t| !is_rotation(&t.axis)) {
         let offset = record_offset::<Md3Tag>(ofs_tags, i) + offset_of!(Md3Tag, axis) as u64;

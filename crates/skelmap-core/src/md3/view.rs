@@ -354,16 +354,6 @@ impl<'data> Md3<'data> {
         &self.surfaces
     }
 
-    /// Every vertex of every frame against its frame's stored bounds, radius and origin: a
-    /// [`WarningKind::Bounds`](crate::diag::WarningKind::Bounds) where they disagree; and every
-    /// tag's axes, a [`WarningKind::NonOrthonormal`](crate::diag::WarningKind::NonOrthonormal)
-    /// where they are not orthonormal. A pass
-    /// over all frames, which [`Model::diagnostics`](crate::Model::diagnostics) runs when first
-    /// asked, not at open.
-    pub fn check_frames(&self, diag: &mut Diagnostics) {
-        super::validate::check_frames(self, diag);
-    }
-
     /// Surface `mesh`'s frames `a` and `b` tweened at `t` by the morph kernel at `level`.
     ///
     /// # Errors
