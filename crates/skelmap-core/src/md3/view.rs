@@ -325,12 +325,12 @@ impl<'data> Md3<'data> {
     /// b.tags.push(vec![turned]);
     /// let bytes = b.write();
     /// let md3 = Md3::parse(&bytes)?;
-    /// let half = md3.tag_at(0, 1, 0.5, 0).unwrap();
+    /// let half = md3.tag_at(0, 1, 0.5, 0).ok_or("frames 0 and 1 have tag 0")?;
     /// assert_eq!(half.name, b"tag_weapon");
     /// assert_eq!(half.origin, [1.0, 0.0, 1.0]);
     /// let s = 0.5f32.sqrt(); // half way from +X to +Y
     /// assert!((half.axis[0][0] - s).abs() < 1e-6 && (half.axis[0][1] - s).abs() < 1e-6);
-    /// # Ok::<(), skelmap_core::Error>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {

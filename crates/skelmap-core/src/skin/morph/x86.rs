@@ -491,14 +491,16 @@ mod w8 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{LAT_LONG as TABLE, LatLongVertex, PackedFrame, Unpack, tween_scalar};
+    use super::super::{
+        LAT_LONG as TABLE, LatLongVertex, MorphError, PackedFrame, Unpack, tween_scalar,
+    };
     use super::{LAT_LONG, try_morph};
     use zerocopy::IntoBytes;
 
     /// Lat/long records every normal word and coordinate sign reach, both kernels against
     /// the scalar reference, to the bit, and each kernel running over its whole steps.
     #[test]
-    fn lat_long_kernels_equal_the_reference_to_the_bit() {
+    fn lat_long_kernels_equal_the_reference_to_the_bit() -> Result<(), MorphError> {
         let record = |i: usize, f: usize| {
             let c = |k: usize| ((i * 7919 + k * 104_729 + f * 31) % 65_536) as u16;
             let mut r = [0u8; 8];
@@ -517,7 +519,7 @@ mod tests {
         };
         let (mut p0, mut n0) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
         let (fa, fb) = (PackedFrame::LatLong(&a), PackedFrame::LatLong(&b));
-        tween_scalar(&unpack, fa, fb, 0.3, &mut p0, &mut n0).unwrap();
+        tween_scalar(&unpack, fa, fb, 0.3, &mut p0, &mut n0)?;
         for avx512 in [false, true] {
             let (mut p1, mut n1) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
             let (x, y) = (a.as_bytes(), b.as_bytes());
@@ -538,5 +540,6 @@ mod tests {
                 assert_eq!(n1[v].map(f32::to_bits), n0[v].map(f32::to_bits), "{v}");
             }
         }
+        Ok(())
     }
 }
