@@ -380,7 +380,9 @@ pub fn tween_simd(
 
 /// [`tween_scalar`] at an explicit level: [`SimdLevel::Portable`] is the scalar kernel, the
 /// others their `std::arch` kernels (a level the CPU lacks falls back to the best it has);
-/// the vertices past the kernel's last full step are padded to one more step, on the stack.
+/// the vertices past the kernel's last full step go through the scalar kernel (the same
+/// operations, so the same bits). Padding them to one more step on the stack was slower on
+/// every `morph` and `morph-md3` row, MD3's many small surfaces included.
 ///
 /// ```
 /// use skelmap_core::skin::SimdLevel;
@@ -427,10 +429,15 @@ pub fn tween_with_level(
     let done = if level == SimdLevel::Portable {
         0
     } else {
-        let avx512 = level == SimdLevel::Avx512;
-        let head = simd_head(avx512, unpack, a, b, t, positions, normals);
-        let (p, q) = (&mut positions[head..], &mut normals[head..]);
-        head + simd_tail(avx512, unpack, a.skip(head), b.skip(head), t, p, q)
+        simd_head(
+            level == SimdLevel::Avx512,
+            unpack,
+            a,
+            b,
+            t,
+            positions,
+            normals,
+        )
     };
     #[cfg(not(target_arch = "x86_64"))]
     let done = {
@@ -439,76 +446,6 @@ pub fn tween_with_level(
     };
     let (p, q) = (&mut positions[done..], &mut normals[done..]);
     tween_scalar(unpack, a.skip(done), b.skip(done), t, p, q)
-}
-
-/// The vertices past the last full step (fewer than one step: 16), copied to the stack,
-/// padded with zero records to a step and tweened by the same kernel (the same operations, so
-/// the same bits); returns the vertices written (0 for frames packed differently).
-#[cfg(target_arch = "x86_64")]
-fn simd_tail(
-    avx512: bool,
-    unpack: &Unpack<'_>,
-    a: PackedFrame<'_>,
-    b: PackedFrame<'_>,
-    t: f32,
-    positions: &mut [[f32; 3]],
-    normals: &mut [[f32; 3]],
-) -> usize {
-    use zerocopy::{FromBytes, IntoBytes};
-    const STEP: usize = 16;
-    let n = a.len().min(b.len()).min(positions.len()).min(normals.len());
-    if n == 0 || n >= STEP {
-        return 0;
-    }
-    // A frame's first `n` records padded to a step, in `buffer`.
-    fn padded<'b>(
-        frame: PackedFrame<'_>,
-        n: usize,
-        buffer: &'b mut [u8; STEP * 8],
-    ) -> PackedFrame<'b> {
-        let (bytes, stride) = match frame {
-            PackedFrame::Bytes(v) => (v.as_flattened(), 4),
-            PackedFrame::Words(v) => (v.as_flattened(), 8),
-            PackedFrame::LatLong(v) => (v.as_bytes(), 8),
-        };
-        let used = (n * stride).min(bytes.len());
-        buffer[..used].copy_from_slice(&bytes[..used]);
-        let step = &buffer[..STEP * stride];
-        match frame {
-            PackedFrame::Bytes(_) => {
-                PackedFrame::Bytes(<[[u8; 4]]>::ref_from_bytes(step).unwrap_or_default())
-            }
-            PackedFrame::Words(_) => {
-                PackedFrame::Words(<[[u8; 8]]>::ref_from_bytes(step).unwrap_or_default())
-            }
-            PackedFrame::LatLong(_) => {
-                PackedFrame::LatLong(<[LatLongVertex]>::ref_from_bytes(step).unwrap_or_default())
-            }
-        }
-    }
-    let (mut ba, mut bb) = ([0u8; STEP * 8], [0u8; STEP * 8]);
-    let (pa, pb) = (padded(a, n, &mut ba), padded(b, n, &mut bb));
-    let (mut p, mut q) = ([[0.0f32; 3]; STEP], [[0.0f32; 3]; STEP]);
-    let mut done = 0;
-    // A step of 16, or (AVX2) as many steps of 8 as the tail needs.
-    while done < n {
-        let lanes = simd_head(
-            avx512,
-            unpack,
-            pa.skip(done),
-            pb.skip(done),
-            t,
-            &mut p[done..],
-            &mut q[done..],
-        );
-        if lanes == 0 {
-            return 0;
-        }
-        done += lanes;
-    }
-    positions[..n].copy_from_slice(&p[..n]);
-    normals[..n].copy_from_slice(&q[..n]);
-    n
 }
 
 /// The `std::arch` kernel over the leading full steps; returns the vertices it tweened.

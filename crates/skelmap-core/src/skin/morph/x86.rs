@@ -101,20 +101,19 @@ macro_rules! morph_kernel {
                     let blend = add(x, mul(tt, sub(y, x)));
                     add(mul(scale[c], blend), offset[c])
                 };
-                // A frame's normals: table rows, or decoded from latitude and longitude.
-                let (na, nb) = (
-                    if KA == LAT_LONG {
-                        lat_long(table, la[3])
-                    } else {
-                        [gather(table, 0, la[3]), gather(table, 1, la[3]), gather(table, 2, la[3])]
-                    },
-                    if KB == LAT_LONG {
-                        lat_long(table, lb[3])
-                    } else {
-                        [gather(table, 0, lb[3]), gather(table, 1, lb[3]), gather(table, 2, lb[3])]
-                    },
-                );
-                let component = |c: usize| add(na[c], mul(tt, sub(nb[c], na[c])));
+                // The frames' normals: table rows gathered a component at a time (both frames'
+                // component, then its blend: gathering all six first was slower on the
+                // `morph` bench), or decoded from latitude and longitude (`KA` is `LAT_LONG`
+                // only when `KB` is).
+                let decoded =
+                    (KA == LAT_LONG).then(|| (lat_long(table, la[3]), lat_long(table, lb[3])));
+                let component = |c: usize| {
+                    let (na, nb) = match decoded {
+                        Some((na, nb)) => (na[c], nb[c]),
+                        None => (gather(table, c, la[3]), gather(table, c, lb[3])),
+                    };
+                    add(na, mul(tt, sub(nb, na)))
+                };
                 let (nx, ny, nz) = (component(0), component(1), component(2));
                 let length = sqrt(add(add(mul(nx, nx), mul(ny, ny)), mul(nz, nz)));
                 // Where the blend has no length (or is not finite), the normal is +z.
