@@ -657,25 +657,17 @@ fn permute(mesh: &mut Mesh, order: &[u32], map: &[u32]) {
     }
 }
 
-/// Drops the joints nothing needs and renumbers the rest everywhere (step 3 of the
-/// [module docs](self)).
-fn prune_bones(
-    skeleton: &mut Skeleton,
-    meshes: &mut [Mesh],
-    clips: &mut [skelmap_core::asset::Clip],
+/// The joints something names: a vertex weight above zero, an attachment, a tag's name
+/// prefix, or `options.keep` (names not found are added to `report.unknown_keep`).
+fn needed_joints(
+    skeleton: &Skeleton,
+    meshes: &[Mesh],
     options: &Options,
     report: &mut Report,
-) {
+) -> Vec<bool> {
     let n = skeleton.joints.len();
-    let parent = |j: usize| {
-        skeleton
-            .joints
-            .get(j)
-            .and_then(|joint| joint.parent)
-            .filter(|&p| p < n)
-    };
     let mut kept = vec![false; n];
-    for mesh in meshes.iter() {
+    for mesh in meshes {
         for &(j, w) in &mesh.influences.weights {
             if w > 0.0
                 && let Some(k) = kept.get_mut(usize::from(j))
@@ -704,20 +696,13 @@ fn prune_bones(
             report.unknown_keep.push(name.clone());
         }
     }
-    for j in 0..n {
-        if !kept[j] {
-            continue;
-        }
-        // At most `n` steps up: a hand-built hierarchy could hold a cycle.
-        let mut p = parent(j);
-        for _ in 0..n {
-            let Some(up) = p else { break };
-            kept[up] = true;
-            p = parent(up);
-        }
-    }
-    // The kept joints in their order, but for a parent listed after its child (possible only
-    // in a hand-built asset), which is moved just before it.
+    kept
+}
+
+/// The kept joints in their order, but for a parent listed after its child (possible only in
+/// a hand-built asset), which is moved just before it.
+fn kept_order(kept: &[bool], parent: impl Fn(usize) -> Option<usize>) -> Vec<usize> {
+    let n = kept.len();
     let mut placed = vec![false; n];
     let mut order: Vec<usize> = Vec::with_capacity(n);
     for j in 0..n {
@@ -738,6 +723,40 @@ fn prune_bones(
             order.push(c);
         }
     }
+    order
+}
+
+/// Drops the joints nothing needs and renumbers the rest everywhere (step 3 of the
+/// [module docs](self)).
+fn prune_bones(
+    skeleton: &mut Skeleton,
+    meshes: &mut [Mesh],
+    clips: &mut [skelmap_core::asset::Clip],
+    options: &Options,
+    report: &mut Report,
+) {
+    let n = skeleton.joints.len();
+    let parent = |j: usize| {
+        skeleton
+            .joints
+            .get(j)
+            .and_then(|joint| joint.parent)
+            .filter(|&p| p < n)
+    };
+    let mut kept = needed_joints(skeleton, meshes, options, report);
+    for j in 0..n {
+        if !kept[j] {
+            continue;
+        }
+        // At most `n` steps up: a hand-built hierarchy could hold a cycle.
+        let mut p = parent(j);
+        for _ in 0..n {
+            let Some(up) = p else { break };
+            kept[up] = true;
+            p = parent(up);
+        }
+    }
+    let order = kept_order(&kept, parent);
     if order.len() == n && order.iter().enumerate().all(|(i, &j)| i == j) {
         return;
     }

@@ -314,38 +314,8 @@ fn timed_lines(
             }
             continue;
         }
-        let roof = vec![1u8; line.input_bytes.max(1)];
         for (t, pool) in pools {
-            let roof_rate = median_rate(seconds, || {
-                pool.install(|| {
-                    let sum = (0..instances)
-                        .into_par_iter()
-                        .map(|_| read_pass(&roof, level))
-                        .reduce(|| 0, u64::wrapping_add);
-                    std::hint::black_box(sum);
-                });
-            }) * (instances * roof.len()) as f64;
-            let rate = median_rate(seconds, || {
-                pool.install(|| {
-                    out.par_iter_mut().for_each(|(p, n)| {
-                        // Checked above; the same input refuses the same way every time.
-                        let _ = std::hint::black_box((line.kernel)(p, n));
-                    });
-                });
-            });
-            let input = rate * (instances * line.input_bytes) as f64;
-            let roofline_fraction = input / roof_rate.max(1.0);
-            let k = KernelReport {
-                name: line.name.clone(),
-                layout: line.layout,
-                threads: *t,
-                outcome: Outcome::Measured {
-                    vertices_per_s: rate * (instances * vertices) as f64,
-                    input_gbps: input / 1e9,
-                    roofline_fraction,
-                    above_roofline: roofline_fraction > ROOFLINE,
-                },
-            };
+            let k = time_line(line, (*t, pool), &mut out, seconds, level);
             if !json {
                 say!("{}", row(&k, vertices));
             }
@@ -353,36 +323,85 @@ fn timed_lines(
         }
     }
     if !json {
-        if reports.iter().any(|k| {
-            matches!(
-                k.outcome,
-                Outcome::Measured {
-                    above_roofline: true,
-                    ..
-                }
-            )
-        }) {
-            say!(
-                "above roofline: faster than a plain read of the kernel's input; distrust the \
-                 figure (the kernel may have skipped its work)"
-            );
-        }
-        if let Some(best) = reports
-            .iter()
-            .filter(|k| matches!(k.outcome, Outcome::Measured { .. }))
-            .max_by(|a, b| a.vertices_per_s().total_cmp(&b.vertices_per_s()))
-        {
-            say!(
-                "best: {} on {} ({:.1} M vertices/s): {:.2} µs per frame of this model's \
-                 {vertices} vertices",
-                best.name,
-                crate::summary::count(best.threads as u64, "thread", "threads"),
-                best.vertices_per_s() / 1e6,
-                frame_micros(vertices, best.vertices_per_s())
-            );
-        }
+        say_footer(&reports, vertices);
     }
     reports
+}
+
+/// One line timed on one pool over the instances `out`, beside the read pass over as many
+/// bytes as its input on the same pool.
+fn time_line(
+    line: &Line<'_>,
+    (threads, pool): (usize, &rayon::ThreadPool),
+    out: &mut [(Points, Points)],
+    seconds: f64,
+    level: SimdLevel,
+) -> KernelReport {
+    let (instances, vertices) = (out.len(), out.first().map_or(0, |(p, _)| p.len()));
+    let roof = vec![1u8; line.input_bytes.max(1)];
+    let roof_rate = median_rate(seconds, || {
+        pool.install(|| {
+            let sum = (0..instances)
+                .into_par_iter()
+                .map(|_| read_pass(&roof, level))
+                .reduce(|| 0, u64::wrapping_add);
+            std::hint::black_box(sum);
+        });
+    }) * (instances * roof.len()) as f64;
+    let rate = median_rate(seconds, || {
+        pool.install(|| {
+            out.par_iter_mut().for_each(|(p, n)| {
+                // Checked above; the same input refuses the same way every time.
+                let _ = std::hint::black_box((line.kernel)(p, n));
+            });
+        });
+    });
+    let input = rate * (instances * line.input_bytes) as f64;
+    let roofline_fraction = input / roof_rate.max(1.0);
+    KernelReport {
+        name: line.name.clone(),
+        layout: line.layout,
+        threads,
+        outcome: Outcome::Measured {
+            vertices_per_s: rate * (instances * vertices) as f64,
+            input_gbps: input / 1e9,
+            roofline_fraction,
+            above_roofline: roofline_fraction > ROOFLINE,
+        },
+    }
+}
+
+/// The kernel table's last lines: a warning when a line ran above its roofline, and the
+/// fastest line.
+fn say_footer(reports: &[KernelReport], vertices: usize) {
+    if reports.iter().any(|k| {
+        matches!(
+            k.outcome,
+            Outcome::Measured {
+                above_roofline: true,
+                ..
+            }
+        )
+    }) {
+        say!(
+            "above roofline: faster than a plain read of the kernel's input; distrust the \
+             figure (the kernel may have skipped its work)"
+        );
+    }
+    if let Some(best) = reports
+        .iter()
+        .filter(|k| matches!(k.outcome, Outcome::Measured { .. }))
+        .max_by(|a, b| a.vertices_per_s().total_cmp(&b.vertices_per_s()))
+    {
+        say!(
+            "best: {} on {} ({:.1} M vertices/s): {:.2} µs per frame of this model's \
+             {vertices} vertices",
+            best.name,
+            crate::summary::count(best.threads as u64, "thread", "threads"),
+            best.vertices_per_s() / 1e6,
+            frame_micros(vertices, best.vertices_per_s())
+        );
+    }
 }
 
 /// One line of the kernel table for `k`, a kernel over `vertices` vertices an instance: its

@@ -56,9 +56,9 @@ use skelmap_capi::still::{
 /// Largest mesh the exercise skins (bigger ones are only counted), to bound its memory.
 const MAX_SKIN_VERTICES: u32 = 1 << 20;
 
-/// Opens `data` through the C ABI and calls every function on it; returns a checksum. One
-/// function on purpose: it is one careless caller's session, each export called in the order
-/// a C program would, with the handles it has opened so far.
+/// Opens `data` through the C ABI and calls every function on it; returns a checksum. It is
+/// one careless caller's session, each export called in the order a C program would, with the
+/// handles it has opened so far.
 #[must_use]
 pub fn exercise(data: &[u8]) -> u64 {
     let mut sum = 0u64;
@@ -84,6 +84,55 @@ pub fn exercise(data: &[u8]) -> u64 {
             SkelmapStatus::Ok
         );
         sum += u64::from(skelmap_model_format(Some(m)));
+        sum = sum.wrapping_add(names(m, &counts));
+        sum = sum.wrapping_add(skins_and_materials(m, &counts));
+        let mut pose: *mut SkelmapPose = std::ptr::null_mut();
+        assert_eq!(skelmap_pose_new(Some(&mut pose)), SkelmapStatus::Ok);
+        let p = &mut *pose;
+        sum = sum.wrapping_add(samples(m, p, &counts));
+        let mut compact: *mut SkelmapCompact = std::ptr::null_mut();
+        let s = skelmap_compact_new(Some(m), Some(&mut compact));
+        assert_eq!(s == SkelmapStatus::Ok, !compact.is_null());
+        sum += s as u64;
+        if let Some(c) = compact.as_ref() {
+            let mut info = SkelmapCompactInfo::default();
+            assert_eq!(
+                skelmap_compact_info(Some(c), Some(&mut info)),
+                SkelmapStatus::Ok
+            );
+            sum += u64::from(info.exact_vertices) + info.bytes;
+            for mesh in [0, info.meshes] {
+                sum += compact_skin(m, c, p, mesh);
+            }
+        }
+        skelmap_compact_free(compact);
+        if counts.vertices <= MAX_GPU_VERTICES && counts.frames <= MAX_GPU_FRAMES {
+            sum += gpu(m, p, counts.frames);
+        }
+        let mut baked: *mut SkelmapStaticMesh = std::ptr::null_mut();
+        let s = skelmap_static_mesh_new(Some(m), Some(&mut baked));
+        assert_eq!(s == SkelmapStatus::Ok, !baked.is_null());
+        sum += s as u64;
+        if let Some(b) = baked.as_ref() {
+            for mesh in [0, counts.meshes] {
+                sum += static_copy(m, b, mesh);
+            }
+        }
+        skelmap_static_mesh_free(baked);
+        skelmap_pose_free(pose);
+        skelmap_model_free(model);
+    }
+    sum
+}
+
+/// The warnings, bones, frames and frame groups of `m`, at valid and invalid indices, into a
+/// short buffer; names found again by their lookups.
+fn names(m: &SkelmapModel, counts: &SkelmapCounts) -> u64 {
+    let mut sum = 0u64;
+    let mut msg = [0 as c_char; 64];
+    // SAFETY: `m` and `counts` are live references; `msg` is 64 writable bytes and every
+    // length passed with it is its own.
+    unsafe {
         for w in [0, counts.warnings] {
             sum +=
                 skelmap_model_warning(Some(m), w, msg.as_mut_ptr(), msg.len()).min(1 << 20) as u64;
@@ -113,6 +162,18 @@ pub fn exercise(data: &[u8]) -> u64 {
             sum += skelmap_frame_group_name(Some(m), g, msg.as_mut_ptr(), msg.len()).min(1 << 20)
                 as u64;
         }
+    }
+    sum
+}
+
+/// The skins (their pixels into exact and short buffers), materials and terrain heights of
+/// `m`, at valid and invalid indices.
+fn skins_and_materials(m: &SkelmapModel, counts: &SkelmapCounts) -> u64 {
+    let mut sum = 0u64;
+    let mut msg = [0 as c_char; 64];
+    // SAFETY: `m` and `counts` are live references; `msg`, `rgba` and `heights` are buffers
+    // of the lengths passed with them.
+    unsafe {
         for k in [0, counts.skins.saturating_sub(1), counts.skins, u32::MAX] {
             let mut info = SkelmapSkinInfo::default();
             let s = skelmap_skin_info(Some(m), k, Some(&mut info));
@@ -147,10 +208,17 @@ pub fn exercise(data: &[u8]) -> u64 {
             let s = skelmap_terrain_heights(Some(m), 0, heights.as_mut_ptr(), n);
             assert_eq!(s, SkelmapStatus::Ok);
         }
+    }
+    sum
+}
 
-        let mut pose: *mut SkelmapPose = std::ptr::null_mut();
-        assert_eq!(skelmap_pose_new(Some(&mut pose)), SkelmapStatus::Ok);
-        let p = &mut *pose;
+/// Poses `p` from `m`'s frames and clips with valid, invalid and non-finite arguments, and
+/// skins every mesh (and one past the last) after each.
+fn samples(m: &SkelmapModel, p: &mut SkelmapPose, counts: &SkelmapCounts) -> u64 {
+    let mut sum = 0u64;
+    // SAFETY: `m` and `p` are live references; `world` is the 12 floats a bone's matrix
+    // needs.
+    unsafe {
         let last = counts.frames.saturating_sub(1);
         for (a, b, t, interpolation) in [
             (0, last, 0.5, 0),
@@ -181,37 +249,6 @@ pub fn exercise(data: &[u8]) -> u64 {
                 }
             }
         }
-        let mut compact: *mut SkelmapCompact = std::ptr::null_mut();
-        let s = skelmap_compact_new(Some(m), Some(&mut compact));
-        assert_eq!(s == SkelmapStatus::Ok, !compact.is_null());
-        sum += s as u64;
-        if let Some(c) = compact.as_ref() {
-            let mut info = SkelmapCompactInfo::default();
-            assert_eq!(
-                skelmap_compact_info(Some(c), Some(&mut info)),
-                SkelmapStatus::Ok
-            );
-            sum += u64::from(info.exact_vertices) + info.bytes;
-            for mesh in [0, info.meshes] {
-                sum += compact_skin(m, c, p, mesh);
-            }
-        }
-        skelmap_compact_free(compact);
-        if counts.vertices <= MAX_GPU_VERTICES && counts.frames <= MAX_GPU_FRAMES {
-            sum += gpu(m, p, counts.frames);
-        }
-        let mut baked: *mut SkelmapStaticMesh = std::ptr::null_mut();
-        let s = skelmap_static_mesh_new(Some(m), Some(&mut baked));
-        assert_eq!(s == SkelmapStatus::Ok, !baked.is_null());
-        sum += s as u64;
-        if let Some(b) = baked.as_ref() {
-            for mesh in [0, counts.meshes] {
-                sum += static_copy(m, b, mesh);
-            }
-        }
-        skelmap_static_mesh_free(baked);
-        skelmap_pose_free(pose);
-        skelmap_model_free(model);
     }
     sum
 }

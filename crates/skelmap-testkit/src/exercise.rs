@@ -426,38 +426,18 @@ fn tween_lands_on_frames(m: &Mdl7<'_>, num_vertices: usize) {
 }
 
 /// The format-neutral API: every count, index and range consistent, and every model poses
-/// and deforms; the prepared kernel agrees with the zero-copy deform; the compact layout
-/// skins. One function on purpose: each check reads what the previous ones established about
-/// the same model, top to bottom.
+/// and deforms at its bind pose and three frames; the prepared kernel agrees with the
+/// zero-copy deform; the compact layout skins.
 pub fn neutral(model: &Model<'_>) {
-    let bones = model.num_bones();
-    assert_eq!(model.bones().len(), bones);
-    assert!(model.bones().all(|b| b.parent().is_none_or(|p| p < bones)));
-    let frames = model.num_frames();
-    for clip in model.clips() {
-        assert!(clip.count > 0 && (clip.first + clip.count) as usize <= frames);
-    }
-    let materials = model.num_materials();
-    for mesh in model.meshes() {
-        let (verts, tris) = (mesh.num_vertices(), mesh.num_triangles());
-        assert_eq!(mesh.triangles().len(), tris);
-        assert!(mesh.triangles().flatten().all(|v| (v as usize) < verts));
-        if mesh.texcoord_layout() != TexcoordLayout::None {
-            assert!((0..tris.min(4096)).all(|t| mesh.corner_texcoords(t).is_some()));
-        }
-        for sub in mesh.submeshes() {
-            assert!(sub.triangle_indices().all(|t| t < tris));
-            assert!(sub.material().is_none_or(|m| m < materials));
-        }
-        let _ = mesh.influence_counts();
-    }
+    neutral_counts(model);
     if model.num_vertices() > 1 << 16 {
         return;
     }
+    let frames = model.num_frames();
     let mut pose = Pose::default();
     let prepared = model.prepare().ok();
     let compact = model.compact().ok();
-    let (mut matrices, mut dual_quats) = (
+    let mut palettes = (
         skin::SkinMatrices::default(),
         skin::dqs::DualQuatPalette::default(),
     );
@@ -485,107 +465,149 @@ pub fn neutral(model: &Model<'_>) {
             model
                 .deform(mesh.index(), &pose, &mut p, &mut q)
                 .expect("a validated model deforms with its own pose");
-            // The compact layout skins every mesh, linearly and by dual quaternions, with the
-            // model's own pose (its accuracy is held to the exact kernels by the corpus tests).
             if let Some(c) = compact.as_ref() {
-                c.matrices(&pose, &mut matrices)
-                    .expect("a skeletal model's pose has bones");
-                // Dual quaternions refuse a pose that scales (an IQM's); nothing else.
-                let blends = match c.dual_quats(&pose, &mut dual_quats) {
-                    Err(skelmap_core::model::DeformError::Scale { .. }) => false,
-                    other => {
-                        other.expect("a skeletal model's pose has bones");
-                        true
-                    }
-                };
-                let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-                c.skin_pose(
-                    mesh.index(),
-                    &pose,
-                    &matrices,
-                    skin::SimdLevel::detect(),
-                    &mut r,
-                    &mut s,
-                )
-                .expect("the compact mesh skins with its model's pose");
-                if blends {
-                    c.skin_dqs(
-                        mesh.index(),
-                        &dual_quats,
-                        skin::SimdLevel::detect(),
-                        &mut r,
-                        &mut s,
-                    )
-                    .expect("the compact mesh blends dual quaternions with its model's pose");
-                }
+                compact_skins(c, mesh.index(), n, &pose, &mut palettes);
             }
             // The whole prepared model: frames that replace vertices (an MDL7's) included.
-            let Some(prepared) = prepared.as_ref().filter(|x| x.mesh(mesh.index()).is_some())
-            else {
-                continue;
-            };
-            let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
-            prepared
-                .skin(
-                    mesh.index(),
-                    &pose,
-                    skin::SimdLevel::detect(),
-                    skin::VertexOrder::Original,
-                    &mut r,
-                    &mut s,
-                )
-                .expect("the prepared mesh skins with its model's pose");
-            // Both paths round at the magnitude of the largest value they meet: the vertices,
-            // and the translations of the pose and of the bind pose (a joint 1e31 units away
-            // leaves nothing of a unit offset in either; regression
-            // `a_joint_far_away_used_to_fail_the_prepared_against_deform_check`).
-            let translations = |palette: &skelmap_core::pose::Palette| {
-                palette
-                    .world
-                    .iter()
-                    .flat_map(|m| m.translation.to_array())
-                    .collect::<Vec<f32>>()
-            };
-            let far = translations(pose.record_palette())
-                .into_iter()
-                .chain(translations(model.bind_palette()));
-            let scale = p
-                .iter()
-                .flatten()
-                .copied()
-                .chain(far)
-                .filter(|v| v.is_finite())
-                .fold(1.0f32, |m, v| m.max(v.abs()));
-            // And with how much a bone's `world · bind⁻¹` can magnify a vertex: a bind pose
-            // scaled almost to nothing (an IQM joint's scale of 1e-39) has an inverse of 1e39,
-            // and the two paths multiply in different orders (regression
-            // `a_joint_scaled_to_nothing_used_to_fail_the_prepared_against_deform_check`).
-            let largest = |m: &skelmap_core::glam::Mat3A| {
-                m.to_cols_array()
-                    .iter()
-                    .fold(0.0f32, |acc, v| acc.max(v.abs()))
-            };
-            let gain = pose
-                .record_palette()
-                .world
-                .iter()
-                .zip(&model.bind_palette().world)
-                .map(|(now, bind)| largest(&now.matrix3) * largest(&bind.inverse().matrix3))
-                .fold(1.0f32, |m, g| {
-                    if g.is_finite() {
-                        m.max(g)
-                    } else {
-                        f32::INFINITY
-                    }
-                });
-            let scale = scale * gain;
-            for (a, b) in p.iter().flatten().zip(r.iter().flatten()) {
-                if a.is_finite() && b.is_finite() && scale < 1e12 {
-                    assert!((a - b).abs() <= 1e-4 * scale, "prepared {b} vs deform {a}");
-                }
+            if let Some(prepared) = prepared.as_ref().filter(|x| x.mesh(mesh.index()).is_some()) {
+                prepared_agrees(model, prepared, mesh.index(), &pose, &p);
             }
         }
     }
+}
+
+/// [`neutral`]'s counts: bones, frames, clips, meshes, triangles, submeshes and materials
+/// consistent with each other.
+fn neutral_counts(model: &Model<'_>) {
+    let bones = model.num_bones();
+    assert_eq!(model.bones().len(), bones);
+    assert!(model.bones().all(|b| b.parent().is_none_or(|p| p < bones)));
+    let frames = model.num_frames();
+    for clip in model.clips() {
+        assert!(clip.count > 0 && (clip.first + clip.count) as usize <= frames);
+    }
+    let materials = model.num_materials();
+    for mesh in model.meshes() {
+        let (verts, tris) = (mesh.num_vertices(), mesh.num_triangles());
+        assert_eq!(mesh.triangles().len(), tris);
+        assert!(mesh.triangles().flatten().all(|v| (v as usize) < verts));
+        if mesh.texcoord_layout() != TexcoordLayout::None {
+            assert!((0..tris.min(4096)).all(|t| mesh.corner_texcoords(t).is_some()));
+        }
+        for sub in mesh.submeshes() {
+            assert!(sub.triangle_indices().all(|t| t < tris));
+            assert!(sub.material().is_none_or(|m| m < materials));
+        }
+        let _ = mesh.influence_counts();
+    }
+}
+
+/// The compact layout skins mesh `mesh` (of `n` vertices) with the model's own pose,
+/// linearly and by dual quaternions (its accuracy is held to the exact kernels by the corpus
+/// tests).
+fn compact_skins(
+    c: &skelmap_core::model::Compact,
+    mesh: usize,
+    n: usize,
+    pose: &Pose,
+    (matrices, dual_quats): &mut (skin::SkinMatrices, skin::dqs::DualQuatPalette),
+) {
+    c.matrices(pose, matrices)
+        .expect("a skeletal model's pose has bones");
+    // Dual quaternions refuse a pose that scales (an IQM's); nothing else.
+    let blends = match c.dual_quats(pose, dual_quats) {
+        Err(skelmap_core::model::DeformError::Scale { .. }) => false,
+        other => {
+            other.expect("a skeletal model's pose has bones");
+            true
+        }
+    };
+    let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    let level = skin::SimdLevel::detect();
+    c.skin_pose(mesh, pose, matrices, level, &mut r, &mut s)
+        .expect("the compact mesh skins with its model's pose");
+    if blends {
+        c.skin_dqs(mesh, dual_quats, level, &mut r, &mut s)
+            .expect("the compact mesh blends dual quaternions with its model's pose");
+    }
+}
+
+/// The prepared kernel's vertices of mesh `mesh` equal `deformed`, the zero-copy deform's,
+/// within the rounding both paths can reach (see [`rounding_scale`]).
+fn prepared_agrees(
+    model: &Model<'_>,
+    prepared: &skelmap_core::model::Prepared,
+    mesh: usize,
+    pose: &Pose,
+    deformed: &[[f32; 3]],
+) {
+    let n = deformed.len();
+    let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    prepared
+        .skin(
+            mesh,
+            pose,
+            skin::SimdLevel::detect(),
+            skin::VertexOrder::Original,
+            &mut r,
+            &mut s,
+        )
+        .expect("the prepared mesh skins with its model's pose");
+    let scale = rounding_scale(model, pose, deformed);
+    for (a, b) in deformed.iter().flatten().zip(r.iter().flatten()) {
+        if a.is_finite() && b.is_finite() && scale < 1e12 {
+            assert!((a - b).abs() <= 1e-4 * scale, "prepared {b} vs deform {a}");
+        }
+    }
+}
+
+/// The magnitude two skinning paths round at: the largest finite vertex coordinate or
+/// translation of the pose or of the bind pose, times the most a bone's `world · bind⁻¹` can
+/// magnify a vertex.
+fn rounding_scale(model: &Model<'_>, pose: &Pose, deformed: &[[f32; 3]]) -> f32 {
+    // Both paths round at the magnitude of the largest value they meet: the vertices, and the
+    // translations of the pose and of the bind pose (a joint 1e31 units away leaves nothing
+    // of a unit offset in either; regression
+    // `a_joint_far_away_used_to_fail_the_prepared_against_deform_check`).
+    let translations = |palette: &Palette| {
+        palette
+            .world
+            .iter()
+            .flat_map(|m| m.translation.to_array())
+            .collect::<Vec<f32>>()
+    };
+    let far = translations(pose.record_palette())
+        .into_iter()
+        .chain(translations(model.bind_palette()));
+    let scale = deformed
+        .iter()
+        .flatten()
+        .copied()
+        .chain(far)
+        .filter(|v| v.is_finite())
+        .fold(1.0f32, |m, v| m.max(v.abs()));
+    // A bind pose scaled almost to nothing (an IQM joint's scale of 1e-39) has an inverse of
+    // 1e39, and the two paths multiply in different orders (regression
+    // `a_joint_scaled_to_nothing_used_to_fail_the_prepared_against_deform_check`).
+    let largest = |m: &skelmap_core::glam::Mat3A| {
+        m.to_cols_array()
+            .iter()
+            .fold(0.0f32, |acc, v| acc.max(v.abs()))
+    };
+    let gain = pose
+        .record_palette()
+        .world
+        .iter()
+        .zip(&model.bind_palette().world)
+        .map(|(now, bind)| largest(&now.matrix3) * largest(&bind.inverse().matrix3))
+        .fold(1.0f32, |m, g| {
+            if g.is_finite() {
+                m.max(g)
+            } else {
+                f32::INFINITY
+            }
+        });
+    scale * gain
 }
 
 /// Deep walk of a DPM: the skeleton, every mesh, one finite pose per bone and frame.

@@ -104,7 +104,7 @@ mod source;
 use std::path::Path;
 
 use glam::Affine3A;
-use skelmap_core::asset::{Asset, ClipKeys, UpAxis};
+use skelmap_core::asset::{self, Asset, ClipKeys, UpAxis};
 
 pub use error::{Error, Result};
 
@@ -258,7 +258,48 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
     let animated = anim::animated_nodes(doc)?;
     let rig = nodes::rig(doc, &tree, &shown, &animated)?;
     let (materials, images) = material::materials(doc, base)?;
+    let (instances, morphs) = instances(doc, &tree, &shown, &rig)?;
+    let animations = if options.no_animations {
+        anim::Animations {
+            clips: Vec::new(),
+            morph_frames: Vec::new(),
+        }
+    } else {
+        let morph_vertices = instances
+            .iter()
+            .filter(|i| i.morph.is_some())
+            .map(|i| i.prim.vertices() as u64)
+            .sum();
+        anim::animations(doc, &tree, &rig, &morphs, options.fps, morph_vertices)?
+    };
 
+    let meshes = meshes(&instances, &morphs, &animations)?;
+    let mut asset = Asset {
+        format: "glTF",
+        up: UpAxis::Y,
+        // glTF models face +Z by the specification's convention.
+        front: [0.0, 0.0, 1.0],
+        meshes,
+        materials,
+        images,
+        skeleton: rig.skeleton,
+        clips: animations.clips,
+        frame: None,
+        at: None,
+        replaced_non_finite: doc.replaced,
+    };
+    asset.replaced_non_finite += sanitise(&mut asset);
+    Ok(asset)
+}
+
+/// Every primitive of every shown node, placed, with the morph nodes their targets belong to
+/// (each with its default weights); at most [`MAX_VERTICES`] and [`MAX_TRIANGLES`] in all.
+fn instances(
+    doc: &mut access::Doc<'_>,
+    tree: &nodes::Tree,
+    shown: &[bool],
+    rig: &nodes::Rig,
+) -> Result<(Vec<Instance>, Vec<anim::MorphNode>)> {
     let mut instances: Vec<Instance> = Vec::new();
     let mut morphs: Vec<anim::MorphNode> = Vec::new();
     let (mut vertices, mut triangles) = (0u64, 0u64);
@@ -294,7 +335,7 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
             }
             let (place, bound) = match skin.and_then(|s| rig.skins.get(s)) {
                 Some(s) if !prim.influences.is_empty() => (s.to_asset, None),
-                _ => rig.place(&tree, node),
+                _ => rig.place(tree, node),
             };
             let morph = if prim.targets.is_empty() {
                 None
@@ -336,22 +377,18 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
             .collect();
     }
 
-    let animations = if options.no_animations {
-        anim::Animations {
-            clips: Vec::new(),
-            morph_frames: Vec::new(),
-        }
-    } else {
-        let morph_vertices = instances
-            .iter()
-            .filter(|i| i.morph.is_some())
-            .map(|i| i.prim.vertices() as u64)
-            .sum();
-        anim::animations(doc, &tree, &rig, &morphs, options.fps, morph_vertices)?
-    };
+    Ok((instances, morphs))
+}
 
+/// The asset's meshes: each instance at its morph node's default weights, with one target
+/// per morph frame of the animations.
+fn meshes(
+    instances: &[Instance],
+    morphs: &[anim::MorphNode],
+    animations: &anim::Animations,
+) -> Result<Vec<asset::Mesh>> {
     let mut meshes = Vec::with_capacity(instances.len());
-    for instance in &instances {
+    for instance in instances {
         let default = instance
             .morph
             .and_then(|k| morphs.get(k))
@@ -385,22 +422,7 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
         }
         meshes.push(built);
     }
-    let mut asset = Asset {
-        format: "glTF",
-        up: UpAxis::Y,
-        // glTF models face +Z by the specification's convention.
-        front: [0.0, 0.0, 1.0],
-        meshes,
-        materials,
-        images,
-        skeleton: rig.skeleton,
-        clips: animations.clips,
-        frame: None,
-        at: None,
-        replaced_non_finite: doc.replaced,
-    };
-    asset.replaced_non_finite += sanitise(&mut asset);
-    Ok(asset)
+    Ok(meshes)
 }
 
 /// Replaces numbers that overflowed while combining finite ones (morph sums, folded keys)

@@ -143,34 +143,7 @@ pub(crate) fn tree(doc: &mut Doc<'_>) -> Result<Tree> {
         {
             return Err(error("skin", format!("skin {s} does not exist")));
         }
-        let (trs, affine) = match node.matrix {
-            Some(m) => {
-                finite(i, "matrix", &m)?;
-                let affine = Affine3A::from_mat4(Mat4::from_cols_array(&m));
-                (decompose(&affine), affine)
-            }
-            None => {
-                let t = node.translation.unwrap_or([0.0; 3]);
-                let r = node.rotation.map_or([0.0, 0.0, 0.0, 1.0], |q| q.0);
-                let s = node.scale.unwrap_or([1.0; 3]);
-                finite(i, "translation", &t)?;
-                finite(i, "rotation", &r)?;
-                finite(i, "scale", &s)?;
-                let q = Quat::from_array(r);
-                let q = if q.length_squared() > 1e-12 {
-                    q.normalize()
-                } else {
-                    doc.replaced += 1;
-                    Quat::IDENTITY
-                };
-                let trs = Trs {
-                    t: t.into(),
-                    r: q,
-                    s: s.into(),
-                };
-                (trs, trs.affine())
-            }
-        };
+        let (trs, affine) = transform(i, node, &mut doc.replaced)?;
         rest.push(trs);
         local.push(affine);
     }
@@ -197,24 +170,9 @@ pub(crate) fn tree(doc: &mut Doc<'_>) -> Result<Tree> {
         stack.extend(children[i].iter().rev());
     }
     if order.len() < n {
-        let mut seen = vec![false; n];
-        order.iter().for_each(|&i| seen[i] = true);
-        let start = (0..n).find(|&i| !seen[i]).unwrap_or(0);
-        // n steps up from an unreached node land on the cycle.
-        let mut on = start;
-        for _ in 0..n {
-            on = parent[on].unwrap_or(on);
-        }
-        let mut smallest = on;
-        let mut walk = parent[on].unwrap_or(on);
-        for _ in 0..n {
-            if walk == on {
-                break;
-            }
-            smallest = smallest.min(walk);
-            walk = parent[walk].unwrap_or(on);
-        }
-        return Err(Error::NodeCycle { node: smallest });
+        return Err(Error::NodeCycle {
+            node: on_cycle(&parent, &order),
+        });
     }
     let mut span = vec![(0usize, 1usize); n];
     for (k, &i) in order.iter().enumerate() {
@@ -235,6 +193,64 @@ pub(crate) fn tree(doc: &mut Doc<'_>) -> Result<Tree> {
         order,
         span,
     })
+}
+
+/// Node `i`'s own transform, decomposed and as a matrix: its matrix, or its translation,
+/// rotation (normalised; one with no length becomes the identity and counts in `replaced`)
+/// and scale; each finite.
+fn transform(i: usize, node: &gltf::json::Node, replaced: &mut usize) -> Result<(Trs, Affine3A)> {
+    Ok(match node.matrix {
+        Some(m) => {
+            finite(i, "matrix", &m)?;
+            let affine = Affine3A::from_mat4(Mat4::from_cols_array(&m));
+            (decompose(&affine), affine)
+        }
+        None => {
+            let t = node.translation.unwrap_or([0.0; 3]);
+            let r = node.rotation.map_or([0.0, 0.0, 0.0, 1.0], |q| q.0);
+            let s = node.scale.unwrap_or([1.0; 3]);
+            finite(i, "translation", &t)?;
+            finite(i, "rotation", &r)?;
+            finite(i, "scale", &s)?;
+            let q = Quat::from_array(r);
+            let q = if q.length_squared() > 1e-12 {
+                q.normalize()
+            } else {
+                *replaced += 1;
+                Quat::IDENTITY
+            };
+            let trs = Trs {
+                t: t.into(),
+                r: q,
+                s: s.into(),
+            };
+            (trs, trs.affine())
+        }
+    })
+}
+
+/// The smallest node on the cycle that leaves some node unreached from the roots (`order`
+/// holds the reached ones, fewer than all).
+fn on_cycle(parent: &[Option<usize>], order: &[usize]) -> usize {
+    let n = parent.len();
+    let mut seen = vec![false; n];
+    order.iter().for_each(|&i| seen[i] = true);
+    let start = (0..n).find(|&i| !seen[i]).unwrap_or(0);
+    // n steps up from an unreached node land on the cycle.
+    let mut on = start;
+    for _ in 0..n {
+        on = parent[on].unwrap_or(on);
+    }
+    let mut smallest = on;
+    let mut walk = parent[on].unwrap_or(on);
+    for _ in 0..n {
+        if walk == on {
+            break;
+        }
+        smallest = smallest.min(walk);
+        walk = parent[walk].unwrap_or(on);
+    }
+    smallest
 }
 
 /// Which nodes the import shows: the default scene's (else the first scene's) trees, or

@@ -375,7 +375,6 @@ fn surface<'data>(
     let field = |f: usize| at(base, f);
     let fields = surface_fields(header, base, limits, diag)?;
     let empty = fields.verts == 0 && fields.triangles == 0;
-    let header_size = size_of::<Md3Surface>() as u32;
     if empty && fields.end == 0 {
         return Ok(Step::Repeat);
     }
@@ -410,6 +409,74 @@ fn surface<'data>(
             || "a surface's ident is not \"IDP3\"".into(),
         );
     }
+    check_arrays(header, base, &fields)?;
+    if empty {
+        return Ok(Step::Empty(fields.end));
+    }
+    let rel = |v: &I32<Le>| base + u64::from(v.get() as u32);
+    let xyz_count = u64::from(fields.verts) * u64::from(fields.frames);
+    let shaders = reader.slice_at::<Md3Shader>(
+        "surface.shaders",
+        rel(&header.ofs_shaders),
+        fields.shaders.into(),
+    )?;
+    let triangles = reader.slice_at::<Md3Triangle>(
+        "surface.triangles",
+        rel(&header.ofs_triangles),
+        fields.triangles.into(),
+    )?;
+    let st = reader.slice_at::<Md3St>("surface.st", rel(&header.ofs_st), fields.verts.into())?;
+    let xyz = reader.slice_at::<Md3XyzNormal>(
+        "surface.xyz_normals",
+        rel(&header.ofs_xyz_normals),
+        xyz_count,
+    )?;
+    // The surface's end inside the file too: the next surface starts there.
+    if base + u64::from(fields.end) > reader.len() {
+        return Err(reader.truncated("surface", base, fields.end.into()));
+    }
+    for (i, shader) in shaders.iter().enumerate() {
+        let offset = record_offset::<Md3Shader>(rel(&header.ofs_shaders), i);
+        terminated(
+            "shader.name",
+            at(offset, offset_of!(Md3Shader, name)),
+            &shader.name,
+        )?;
+    }
+    check_triangles(triangles, rel(&header.ofs_triangles), fields.verts)?;
+    if let Some(i) = st
+        .iter()
+        .position(|s| !(s.st[0].get().is_finite() && s.st[1].get().is_finite()))
+    {
+        let offset = record_offset::<Md3St>(rel(&header.ofs_st), i);
+        diag.warn(
+            FORMAT,
+            WarningKind::NonFiniteTexcoord,
+            "surface.st",
+            offset,
+            || "a texture coordinate is NaN or infinite".into(),
+        );
+    }
+    Ok(Step::Next(
+        Surface {
+            header,
+            offset: base,
+            shaders,
+            triangles,
+            st,
+            xyz,
+            num_verts: fields.verts,
+        },
+        fields.end,
+    ))
+}
+
+/// The surface's four arrays (shaders, triangles, texture coordinates, frame vertices): each
+/// offset not negative and, in offset order, every array with bytes after the header and
+/// after the one before it, and all of them before `ofs_end`.
+fn check_arrays(header: &Md3Surface, base: u64, fields: &SurfaceFields) -> Result<()> {
+    let field = |f: usize| at(base, f);
+    let header_size = size_of::<Md3Surface>() as u32;
     // The arrays: (what, offset field, offset, bytes).
     let xyz_count = u64::from(fields.verts) * u64::from(fields.frames);
     let arrays = [
@@ -469,64 +536,7 @@ fn surface<'data>(
             problem,
         ));
     }
-    if empty {
-        return Ok(Step::Empty(fields.end));
-    }
-    let rel = |v: &I32<Le>| base + u64::from(v.get() as u32);
-    let shaders = reader.slice_at::<Md3Shader>(
-        "surface.shaders",
-        rel(&header.ofs_shaders),
-        fields.shaders.into(),
-    )?;
-    let triangles = reader.slice_at::<Md3Triangle>(
-        "surface.triangles",
-        rel(&header.ofs_triangles),
-        fields.triangles.into(),
-    )?;
-    let st = reader.slice_at::<Md3St>("surface.st", rel(&header.ofs_st), fields.verts.into())?;
-    let xyz = reader.slice_at::<Md3XyzNormal>(
-        "surface.xyz_normals",
-        rel(&header.ofs_xyz_normals),
-        xyz_count,
-    )?;
-    // The surface's end inside the file too: the next surface starts there.
-    if base + u64::from(fields.end) > reader.len() {
-        return Err(reader.truncated("surface", base, fields.end.into()));
-    }
-    for (i, shader) in shaders.iter().enumerate() {
-        let offset = record_offset::<Md3Shader>(rel(&header.ofs_shaders), i);
-        terminated(
-            "shader.name",
-            at(offset, offset_of!(Md3Shader, name)),
-            &shader.name,
-        )?;
-    }
-    check_triangles(triangles, rel(&header.ofs_triangles), fields.verts)?;
-    if let Some(i) = st
-        .iter()
-        .position(|s| !(s.st[0].get().is_finite() && s.st[1].get().is_finite()))
-    {
-        let offset = record_offset::<Md3St>(rel(&header.ofs_st), i);
-        diag.warn(
-            FORMAT,
-            WarningKind::NonFiniteTexcoord,
-            "surface.st",
-            offset,
-            || "a texture coordinate is NaN or infinite".into(),
-        );
-    }
-    Ok(Step::Next(
-        Surface {
-            header,
-            offset: base,
-            shaders,
-            triangles,
-            st,
-            xyz,
-            num_verts: fields.verts,
-        },
-        fields.end,
-    ))
+    Ok(())
 }
 
 /// A surface's counts and `ofs_end`, not negative and within the limits (past ioquake3's, a
