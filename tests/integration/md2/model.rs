@@ -65,9 +65,9 @@ fn a_tween_is_each_frame_on_its_own_grid_blended_exactly() {
             md2.tween_with_level(level, a, b, t, &mut p, &mut q)
                 .unwrap();
             let frame = frames.get(at).unwrap();
-            for v in 0..n {
+            for (v, pv) in p.iter().enumerate() {
                 assert_eq!(
-                    p[v].map(f32::to_bits),
+                    pv.map(f32::to_bits),
                     frame.position(v).unwrap().map(f32::to_bits),
                     "{level:?} {a}→{b} at {t}, vertex {v}"
                 );

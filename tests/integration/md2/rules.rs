@@ -432,7 +432,7 @@ fn rule_8_gl_commands_without_their_end_or_naming_a_missing_vertex() {
         fan: true,
         vertices: vec![([0.0, 0.0], 0), ([1.0, 0.0], 1), ([0.0, 1.0], 2)],
     };
-    let mut words = GlCommandDef::words(&[strip.clone()]);
+    let mut words = GlCommandDef::words(std::slice::from_ref(&strip));
     words.pop();
     let b = Builder {
         gl_words: Some(words),
