@@ -2,7 +2,9 @@
 //! (`avx2`: 8 vertices a step, `avx512`: 16). `morph/`: GameStudio, on the corpus MDLs (when
 //! present) and a synthetic 65 536-vertex word-packed model. `morph-md3/`: Quake III MD3
 //! (`i16` positions, lat/long normals decoded in the blend's pass), every surface of the shared
-//! MD3s of more than one frame and a synthetic surface of 65 536 vertices.
+//! MD3s of more than one frame and a synthetic surface of 65 536 vertices. `morph-md2/`: Quake
+//! II MD2 (bytes on each frame's own grid, the unpacked positions blended), every shared MD2
+//! of more than one frame and a synthetic model of 65 536 vertices.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -156,5 +158,69 @@ fn morph_md3(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, morph, morph_md3);
+/// An MD2 of 65 536 vertices in two frames on different grids, every normal index used.
+fn synthetic_md2() -> Vec<u8> {
+    use skelmap::md2::write::{Builder, FrameDef};
+    let n = 65_536usize;
+    let frame = |shift: u8, scale: f32| FrameDef {
+        name: b"f".to_vec(),
+        scale: [scale, 0.5, 0.25],
+        translate: [-64.0, -32.0, shift as f32],
+        vertices: (0..n)
+            .map(|i| {
+                let v = [
+                    (i % 256) as u8,
+                    (i / 256) as u8,
+                    shift.wrapping_mul(i as u8),
+                ];
+                (v, (i % 162) as u8)
+            })
+            .collect(),
+    };
+    Builder {
+        skin_size: [64, 64],
+        st: vec![[0, 0]],
+        triangles: vec![([0, 1, 2], [0, 0, 0])],
+        frames: vec![frame(3, 0.5), frame(7, 0.75)],
+        ..Builder::default()
+    }
+    .write()
+}
+
+fn morph_md2(c: &mut Criterion) {
+    use skelmap::md2::Md2;
+    let mut group = c.benchmark_group("morph-md2");
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+    let mut inputs: Vec<_> = common::corpus_engines("md2")
+        .into_iter()
+        .filter(|(_, b)| Md2::parse(b).is_ok_and(|m| m.frames().len() > 1))
+        .collect();
+    inputs.push(("synthetic_65536".to_string(), synthetic_md2()));
+    for (name, bytes) in inputs {
+        let m = Md2::parse(&bytes).unwrap();
+        let n = m.num_vertices();
+        let last = m.frames().len() - 1;
+        let (mut p, mut nrm) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        group.throughput(Throughput::Elements(n as u64));
+        for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+            let row = if level == SimdLevel::Portable {
+                "scalar"
+            } else {
+                level.name()
+            };
+            group.bench_function(BenchmarkId::new(row, &name), |b| {
+                b.iter(|| {
+                    m.tween_with_level(level, 0, last, black_box(0.3), &mut p, &mut nrm)
+                        .unwrap();
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, morph, morph_md3, morph_md2);
 criterion_main!(benches);

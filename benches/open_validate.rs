@@ -21,6 +21,8 @@
 //!   corpus MDL7s.
 //! - `md3/<model>`, `bytesum/<model>` and `open/md3_<model>`: the same for every MD3 in
 //!   ../shared/corpus-engines/md3.
+//! - `md2/<model>`, `bytesum/<model>` and `open/md2_<model>`: the same for every MD2 in
+//!   ../shared/corpus-engines/md2.
 //!
 //! Inputs of `dpm/` and `skm/`: every DPM in ../shared/corpus/dpm (skipped with a message when
 //! absent) and a synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -126,6 +128,14 @@ fn open_validate(c: &mut Criterion) {
         skelmap::md3::Md3::parse(bytes)
             .expect("valid input")
             .num_frames()
+    });
+    // Every shared MD2 (../shared/corpus-engines/md2).
+    let md2 = common::corpus_engines("md2");
+    format_rows(&mut group, "md2", &md2, &[], |bytes| {
+        skelmap::md2::Md2::parse(bytes)
+            .expect("valid input")
+            .frames()
+            .len()
     });
     group.finish();
 }

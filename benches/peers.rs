@@ -12,7 +12,7 @@
 //!   `iqm::Pair`, through its channel layout), in bones/s.
 //!   See the `ozz` module below.
 //! - `assimp` (feature `assimp`): the system assimp library importing every corpus MDL, HMP,
-//!   MS3D, animated IQM and boneless MDL7 and reading its positions, beside skelmap opening the
+//!   MS3D, animated IQM, boneless MDL7 and shared MD2 and reading its positions, beside skelmap opening the
 //!   same file and computing its frame-0 positions. See the `assimp` module below.
 //!
 //! The C++ peers run as child processes of this bench (`common/peer.rs`): no FFI, so no
@@ -860,6 +860,17 @@ mod assimp {
         }
         for path in skelmap_testkit::corpus_next_files("mdl7") {
             mdl7_rows(&mut group, &mut assimp, &path, &dump);
+        }
+        // Every shared MD2 (../shared/corpus-engines/md2).
+        let md2 = skelmap_testkit::corpus_engines_path("md2")
+            .and_then(|dir| std::fs::read_dir(dir).ok())
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()));
+        let mut md2: Vec<_> = md2.collect();
+        md2.sort();
+        for path in md2 {
+            frame0_rows(&mut group, &mut assimp, &path, &dump, false);
         }
         group.finish();
     }

@@ -101,6 +101,17 @@ pub fn md3(data: &[u8]) {
     }
 }
 
+/// The `md2` target: MD2 validation without the probe, every accessor of the view (frames,
+/// texture coordinates, GL commands, the tween at every level), then the model it opens as
+/// through the format-neutral walk.
+pub fn md2(data: &[u8]) {
+    if let Ok(view) = skelmap_core::md2::Md2::parse(data) {
+        exercise::md2(&view);
+        let model = Model::from_bytes(data).expect("a valid MD2 opens as a model");
+        exercise::model(&model);
+    }
+}
+
 /// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
 pub fn slmdl(data: &[u8]) {
     if let Ok(model) = slmdl::Mesh::parse(data) {

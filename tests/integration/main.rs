@@ -12,6 +12,7 @@ use skelmap_testkit::{exercise, structured};
 mod dpm;
 mod gamestudio;
 mod iqm;
+mod md2;
 mod md3;
 mod mdl7;
 mod ms3d;

@@ -30,11 +30,20 @@ fn from_bytes_dispatches_to_the_dpm_view() {
 fn unknown_data_is_an_unknown_format_and_a_broken_file_its_error() {
     assert!(
         matches!(
-            Model::from_bytes(b"IDP2\x08\0\0\0"),
+            Model::from_bytes(b"IDST\x0a\0\0\0"),
             Err(Error::UnknownFormat)
         ),
-        "Quake 2 MD2 is not supported"
+        "Half-Life's MDL is not supported"
     );
+    // An MD2 header cut short is an MD2's error.
+    assert!(matches!(
+        Model::from_bytes(b"IDP2\x08\0\0\0"),
+        Err(Error::Truncated {
+            format: Format::Md2,
+            what: "header",
+            ..
+        })
+    ));
     let e = Model::from_bytes(b"MS3D000000\x04\0\0\0").unwrap_err();
     assert!(
         matches!(

@@ -126,6 +126,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("probe_any", "demo.iqm", iqm_demo.write().unwrap()));
     // Embedded DDS skins also for every target that reads any model (the C ABI decodes them).
     out.extend(md3_seeds());
+    out.extend(md2_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -173,6 +174,17 @@ fn md3_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("md3", "animated.md3", crate::md3::animated().write()),
         ("md3", "tags_only.md3", crate::md3::tags_only().write()),
         ("probe_any", "md3_named.mdl", triangle),
+    ]
+}
+
+/// The `md2` seeds: the builder's triangle, a model of three frames each on its own grid
+/// with a strip and a fan, and the triangle for `probe_any`.
+fn md2_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let triangle = skelmap::md2::Builder::triangle().write();
+    vec![
+        ("md2", "triangle.md2", triangle.clone()),
+        ("md2", "animated.md2", crate::md2::animated().write()),
+        ("probe_any", "triangle.md2", triangle),
     ]
 }
 
@@ -394,6 +406,13 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("mdl7") => {
                     if let Ok(m) = skelmap::mdl7::Mdl7::parse(&bytes) {
                         crate::exercise::mdl7(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
+                    }
+                }
+                Some("md2") => {
+                    if let Ok(m) = skelmap::md2::Md2::parse(&bytes) {
+                        crate::exercise::md2(&m);
                         let model = skelmap::Model::from_bytes(&bytes).unwrap();
                         crate::exercise::model(&model);
                     }

@@ -220,6 +220,11 @@ typedef enum SkelmapFormat {
    * Quake III model (`IDP3`, version 15): surfaces of vertex frames, and tags.
    */
   SKELMAP_FORMAT_MD3 = 12,
+  /**
+   * Quake II model (`IDP2`, version 8): one mesh of vertex frames, each with its own scale
+   * and translate; skins named, not embedded.
+   */
+  SKELMAP_FORMAT_MD2 = 13,
 } SkelmapFormat;
 
 /**

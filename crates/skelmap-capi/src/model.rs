@@ -46,6 +46,9 @@ pub enum SkelmapFormat {
     Mdl7 = 11,
     /// Quake III model (`IDP3`, version 15): surfaces of vertex frames, and tags.
     Md3 = 12,
+    /// Quake II model (`IDP2`, version 8): one mesh of vertex frames, each with its own scale
+    /// and translate; skins named, not embedded.
+    Md2 = 13,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

@@ -535,6 +535,7 @@ mod tests {
     fn the_output_s_extension_chooses_a_writable_format() {
         let of = |path: &str, to| Target::of(Path::new(path), to);
         assert_eq!(of("a.IQM", None), Ok(Target::Format(Format::Iqm)));
+        assert_eq!(of("a.md2", Some("md2")), Ok(Target::Format(Format::Md2)));
         assert_eq!(of("a", None), Ok(Target::Format(Format::Skm)));
         assert_eq!(of("a.skp", None), Ok(Target::Format(Format::Skm)));
         assert_eq!(of("a.glb", None), Ok(Target::Glb));
@@ -560,7 +561,7 @@ mod tests {
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl or quake), .iqm, .glb and .gltf"
+                 (--to mdl7, mdl, slmdl or quake), .iqm, .md2, .glb and .gltf"
                     .to_string()
             )
         );

@@ -104,6 +104,12 @@ fn corpus_models() -> Vec<PathBuf> {
     }
     files.extend(skelmap_testkit::corpus_next_files("iqm"));
     files.extend(skelmap_testkit::corpus_next_files("mdl7"));
+    // The shared files of the engine formats skelmap reads (MD2).
+    if let Some(dir) = skelmap_testkit::corpus_engines_path("md2") {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
     files.sort();
     files
 }

@@ -60,8 +60,8 @@ pub enum WarningKind {
     ZeroWeights,
     /// An animation's frame rate is not positive; the detail gives the rate used instead.
     FrameRate,
-    /// A vertex's normal-table index is past the table (MDL7's 162 normals); that normal is
-    /// read as zero.
+    /// A vertex's normal-table index is past the table (the 162 normals of MDL7 and MD2); that
+    /// normal is read as zero (MDL7) or as the table's first (MD2, DarkPlaces' rule).
     NormalIndex,
     /// A vertex names a bone in a model without bones; the field is ignored.
     BoneWithoutSkeleton,
@@ -110,7 +110,8 @@ impl WarningKind {
             WarningKind::ZeroWeights => "a vertex has no bone weights",
             WarningKind::FrameRate => "an animation's frame rate is not positive",
             WarningKind::NormalIndex => {
-                "a vertex's normal index is past the normal table; that normal is read as zero"
+                "a vertex's normal index is past the normal table; that normal is read as zero \
+                 (MDL7) or as the table's first (MD2, as DarkPlaces reads it)"
             }
             WarningKind::BoneWithoutSkeleton => {
                 "a vertex names a bone, but the model has no bones; the bone is ignored"

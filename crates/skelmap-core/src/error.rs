@@ -330,6 +330,21 @@ pub enum Problem {
         /// The field, from 1.
         field: u64,
     },
+    /// A command of a list of commands (an MD2's GL strips and fans) has more vertices than
+    /// the list has words left for.
+    #[error("the command needs {need} words; {left} are left in the list")]
+    CommandOverrun {
+        /// Words the command's vertices take.
+        need: u64,
+        /// Words left in the list after its count.
+        left: u64,
+    },
+    /// A list of commands ends without the 0 that must end it.
+    #[error("the {words}-word command list ends without its terminating 0")]
+    NoTerminator {
+        /// Words in the list.
+        words: u64,
+    },
 }
 
 impl Error {

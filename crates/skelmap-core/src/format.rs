@@ -41,6 +41,9 @@ pub const HMP_MAGIC_PREFIX: &[u8; 3] = b"HMP";
 /// The 4 bytes every Quake III MD3 starts with (and each of its surfaces).
 pub const MD3_MAGIC: &[u8; 4] = b"IDP3";
 
+/// The 4 bytes every Quake II MD2 starts with.
+pub const MD2_MAGIC: &[u8; 4] = b"IDP2";
+
 /// Size of an SKM header (`dskmheader_t`); `skm::raw` asserts its struct has it.
 pub const SKM_HEADER_SIZE: u64 = 24;
 /// Size of an SKP header (`dskpheader_t`).
@@ -181,6 +184,15 @@ macro_rules! format_table {
                 folder: "md3", docs: "md3", fuzz: "md3",
                 writer: [],
                 view: md3::Md3, as_md3, "A Quake III model: surfaces of vertex frames, and tags.",
+            }
+            /// Quake II model (`IDP2`, version 8, little-endian): one mesh of byte vertex
+            /// frames, each frame with its own scale and translate; skins named, not embedded.
+            Md2 {
+                name: "MD2", extensions: ["md2"],
+                magic: MD2_MAGIC, magic_text: "\"IDP2\"", c_value: 13,
+                folder: "md2", docs: "md2", fuzz: "md2",
+                writer: [md2::Builder],
+                view: md2::Md2, as_md2, "A Quake II model: one mesh of vertex frames, skins named.",
             }
         }
     };

@@ -70,6 +70,7 @@ pub mod gamestudio;
 pub mod gpu;
 pub mod iqm;
 mod limits;
+pub mod md2;
 pub mod md3;
 pub mod mdl7;
 pub mod model;

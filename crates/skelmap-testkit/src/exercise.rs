@@ -39,6 +39,8 @@ pub fn model(model: &Model<'_>) {
         mdl7(m);
     } else if let Some(m) = model.as_md3() {
         md3(m);
+    } else if let Some(m) = model.as_md2() {
+        md2(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -984,6 +986,82 @@ pub fn md3(m: &skelmap_core::md3::Md3<'_>) {
         );
         assert!(err.is_err(), "frame {frames} of {frames} tweens");
     }
+}
+
+/// Deep walk of an MD2: frames found by index are the frames met in order, every triangle
+/// indexes the vertices, texture coordinates are finite, the GL commands name vertices in
+/// range, normals are unit, and every SIMD level's tween equals the scalar one to the bit.
+pub fn md2(m: &skelmap_core::md2::Md2<'_>) {
+    let frames = m.frames();
+    assert!(!frames.is_empty());
+    assert_eq!(frames.iter().count(), frames.len());
+    for (i, f) in frames.iter().enumerate().take(64) {
+        let g = frames.get(i).expect("frame exists");
+        assert!(core::ptr::eq(f.header(), g.header()) && core::ptr::eq(f.vertices(), g.vertices()));
+    }
+    assert!(frames.get(frames.len()).is_none());
+    let verts = m.num_vertices();
+    for t in 0..m.num_triangles() {
+        let (v, _) = m.triangle(t).expect("triangle exists");
+        assert!(v.iter().all(|&i| (i as usize) < verts));
+        if let Some(uv) = m.corner_texcoords(t) {
+            assert!(uv.iter().flatten().all(|c| c.is_finite()));
+        }
+    }
+    assert!(m.triangle(m.num_triangles()).is_none());
+    let _ = (m.skin_names().count(), m.st().count(), m.skin_size());
+    for command in m.gl_commands() {
+        assert!(
+            command
+                .vertices
+                .iter()
+                .all(|v| (v.index.get() as usize) < verts)
+        );
+    }
+    for f in [0, frames.len() - 1] {
+        let frame = frames.get(f).expect("frame exists");
+        let _ = frame.name_lossy();
+        assert!(
+            frame
+                .position(verts - 1)
+                .is_some_and(|p| p.iter().all(|c| c.is_finite()))
+        );
+        let n = frame.normal(verts - 1).expect("normal exists");
+        let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        assert!((len - 1.0).abs() < 1e-5, "normal of length {len}");
+    }
+    let (mut pa, mut na, mut pb, mut nb) = (
+        vec![[0.0; 3]; verts],
+        vec![[0.0; 3]; verts],
+        vec![[0.0; 3]; verts],
+        vec![[0.0; 3]; verts],
+    );
+    for f in 0..frames.len().min(4) {
+        let g = (f + 1) % frames.len();
+        m.tween_with_level(skin::SimdLevel::Portable, f, g, 0.375, &mut pa, &mut na)
+            .expect("frames exist");
+        for level in skin::SimdLevel::ALL {
+            m.tween_with_level(level, f, g, 0.375, &mut pb, &mut nb)
+                .expect("frames exist");
+            assert!(
+                pa.iter().chain(&na).flatten().map(|x| x.to_bits()).eq(pb
+                    .iter()
+                    .chain(&nb)
+                    .flatten()
+                    .map(|x| x.to_bits())),
+                "{level:?} differs from the scalar tween"
+            );
+        }
+    }
+    let err = m.tween_with_level(
+        skin::SimdLevel::detect(),
+        frames.len(),
+        0,
+        0.0,
+        &mut pa,
+        &mut na,
+    );
+    assert!(err.is_err(), "a frame past the last tweens");
 }
 
 /// Deep walk of an HMP: every frame meshes to the grid's size with unit normals.

@@ -1,11 +1,11 @@
 //! The body every one-mesh vertex-animated view shares (Quake MDL, GameStudio MDL3–5, HMP
-//! terrains): a format folder implements [`VertexAnimated`] with its own decoding (its frames,
+//! terrains, Quake II MD2): a format folder implements [`VertexAnimated`] with its own decoding (its frames,
 //! its mesh, its skins and its tween) and gets [`ModelView`] and a boneless [`Skeleton`] from
 //! here.
 
 use core::fmt::Debug;
 
-use super::{ClipOrigin, DeformError, MeshView, ModelView, NoMesh, TerrainGrid};
+use super::{ClipOrigin, DeformError, Material, MeshView, ModelView, NoMesh, TerrainGrid};
 use crate::alias::Skin;
 use crate::alias::skin::grey_palette;
 use crate::format::Format;
@@ -91,6 +91,17 @@ pub trait VertexAnimated<'data>: Debug {
         grey_palette()
     }
 
+    /// See [`ModelView::num_materials`]: one per embedded skin by default.
+    fn num_materials(&self) -> usize {
+        VertexAnimated::skins(self).len()
+    }
+
+    /// See [`ModelView::material`]: embedded skin `index`'s by default (an MD2 names its
+    /// skins instead).
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        Material::of_skin(VertexAnimated::skins(self), index)
+    }
+
     /// See [`ModelView::terrain`].
     fn terrain(&self) -> Option<TerrainGrid> {
         None
@@ -167,6 +178,14 @@ impl<'data, T: VertexAnimated<'data>> ModelView<'data> for T {
 
     fn skin_palette(&self) -> [[u8; 3]; 256] {
         VertexAnimated::skin_palette(self)
+    }
+
+    fn num_materials(&self) -> usize {
+        VertexAnimated::num_materials(self)
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        VertexAnimated::material(self, index)
     }
 
     fn terrain(&self) -> Option<TerrainGrid> {

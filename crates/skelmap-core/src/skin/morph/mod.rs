@@ -262,9 +262,10 @@ impl Packed for [u8; 8] {
 }
 
 /// The two frames checked against the outputs, dispatched once on their packing to a kernel
-/// generic over the record types.
+/// generic over the record types; `$own` says whether each frame has its own grid
+/// (`$unpack` is then `[frame a's, frame b's]`).
 macro_rules! dispatch {
-    ($unpack:expr, $a:expr, $b:expr, $t:expr, $positions:expr, $normals:expr, $kernel:ident) => {{
+    ($unpack:expr, $own:expr, $a:expr, $b:expr, $t:expr, $positions:expr, $normals:expr, $kernel:ident) => {{
         let need = $a.len();
         let have = $positions.len().min($normals.len());
         if have < need {
@@ -272,19 +273,19 @@ macro_rules! dispatch {
         }
         match ($a, $b) {
             (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {
-                $kernel(x, y, $unpack, $t, $positions, $normals)
+                $kernel::<_, _, { $own }>(x, y, $unpack, $t, $positions, $normals)
             }
             (PackedFrame::Bytes(x), PackedFrame::Words(y)) => {
-                $kernel(x, y, $unpack, $t, $positions, $normals)
+                $kernel::<_, _, { $own }>(x, y, $unpack, $t, $positions, $normals)
             }
             (PackedFrame::Words(x), PackedFrame::Bytes(y)) => {
-                $kernel(x, y, $unpack, $t, $positions, $normals)
+                $kernel::<_, _, { $own }>(x, y, $unpack, $t, $positions, $normals)
             }
             (PackedFrame::Words(x), PackedFrame::Words(y)) => {
-                $kernel(x, y, $unpack, $t, $positions, $normals)
+                $kernel::<_, _, { $own }>(x, y, $unpack, $t, $positions, $normals)
             }
             (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => {
-                $kernel(x, y, $unpack, $t, $positions, $normals)
+                $kernel::<_, _, { $own }>(x, y, $unpack, $t, $positions, $normals)
             }
             (PackedFrame::LatLong(_), _) | (_, PackedFrame::LatLong(_)) => {
                 return Err(MorphError::Mixed);
@@ -333,18 +334,32 @@ pub fn tween_scalar(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), MorphError> {
-    dispatch!(unpack, a, b, t, positions, normals, scalar_kernel)
+    dispatch!(
+        [unpack, unpack],
+        false,
+        a,
+        b,
+        t,
+        positions,
+        normals,
+        scalar_kernel
+    )
 }
 
-fn scalar_kernel<A: Packed, B: Packed>(
+/// The scalar kernel: with one grid (`OWN` false, `unpack[0]`),
+/// `scale · (a + t · (b − a)) + offset`; with each frame's own (`OWN`),
+/// `(1 − t) · (scale_a · a + offset_a) + t · (scale_b · b + offset_b)`, exact at `t` 0 and 1.
+fn scalar_kernel<A: Packed, B: Packed, const OWN: bool>(
     fa: &[A],
     fb: &[B],
-    unpack: &Unpack<'_>,
+    [unpack, unpack_b]: [&Unpack<'_>; 2],
     t: f32,
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) {
     let (scale, offset) = (unpack.scale, unpack.offset);
+    let (scale_b, offset_b) = (unpack_b.scale, unpack_b.offset);
+    let u = 1.0 - t;
     for (((va, vb), p), n) in fa
         .iter()
         .zip(fb)
@@ -353,7 +368,12 @@ fn scalar_kernel<A: Packed, B: Packed>(
     {
         let (x, y) = (va.coords(), vb.coords());
         for k in 0..3 {
-            p[k] = scale[k] * (x[k] + t * (y[k] - x[k])) + offset[k];
+            p[k] = if OWN {
+                let (pa, pb) = (scale[k] * x[k] + offset[k], scale_b[k] * y[k] + offset_b[k]);
+                pa * u + pb * t
+            } else {
+                scale[k] * (x[k] + t * (y[k] - x[k])) + offset[k]
+            };
         }
         let (ta, tb) = (va.normal(unpack.normals), vb.normal(unpack.normals));
         *n = normalise(core::array::from_fn(|k| ta[k] + t * (tb[k] - ta[k])));
@@ -417,6 +437,109 @@ pub fn tween_with_level(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), MorphError> {
+    tween_level::<false>(level, [unpack, unpack], a, b, t, positions, normals)
+}
+
+/// One frame with the grid that unpacks it, for formats whose every frame has its own scale
+/// and offset (Quake II's MD2): its positions are `scale · packed + offset`.
+#[derive(Debug, Clone, Copy)]
+pub struct Keyframe<'a> {
+    /// The packed vertices.
+    pub frame: PackedFrame<'a>,
+    /// Per-axis scale.
+    pub scale: [f32; 3],
+    /// Per-axis offset.
+    pub offset: [f32; 3],
+}
+
+/// Tweens keyframe `a` towards keyframe `b`, each unpacked on its own grid, at `t` (0 = `a`,
+/// 1 = `b`) into `positions` and `normals`, one vertex at a time (the reference): each
+/// position is `(1 − t) · pa + t · pb` with `pa`, `pb` the two frames' unpacked positions
+/// (exactly `pa` at `t` = 0 and `pb` at 1); normals as [`tween_scalar`], from `table`.
+///
+/// ```
+/// use skelmap_core::skin::morph::{Keyframe, NormalTable, PackedFrame, tween_keyframes_scalar};
+/// static NORMALS: NormalTable = NormalTable::new(&[[0.0, 0.0, 1.0]]);
+/// let (a, b) = ([[2u8, 0, 0, 0]], [[1u8, 0, 0, 0]]);
+/// let ka = Keyframe { frame: PackedFrame::Bytes(&a), scale: [1.0; 3], offset: [0.0; 3] };
+/// let kb = Keyframe { frame: PackedFrame::Bytes(&b), scale: [4.0; 3], offset: [1.0; 3] };
+/// let (mut p, mut n) = ([[0.0; 3]], [[0.0; 3]]);
+/// tween_keyframes_scalar(&NORMALS, ka, kb, 0.5, &mut p, &mut n)?; // (2, 0, 0) to (5, 1, 1)
+/// assert_eq!(p[0], [3.5, 0.5, 0.5]);
+/// # Ok::<(), skelmap_core::skin::morph::MorphError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`MorphError::Output`] for an output shorter than frame `a`; [`MorphError::Mixed`] for
+/// frames of different packings, one of them lat/long.
+pub fn tween_keyframes_scalar(
+    table: &NormalTable,
+    a: Keyframe<'_>,
+    b: Keyframe<'_>,
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), MorphError> {
+    let (ua, ub) = keyframe_grids(table, &a, &b);
+    let (fa, fb) = (a.frame, b.frame);
+    dispatch!(
+        [&ua, &ub],
+        true,
+        fa,
+        fb,
+        t,
+        positions,
+        normals,
+        scalar_kernel
+    )
+}
+
+/// [`tween_keyframes_scalar`] at an explicit level, as [`tween_with_level`]: the `std::arch`
+/// kernels compute the same operations in the same order, so the results are the
+/// reference's to the bit.
+///
+/// # Errors
+///
+/// As [`tween_keyframes_scalar`].
+pub fn tween_keyframes_with_level(
+    level: SimdLevel,
+    table: &NormalTable,
+    a: Keyframe<'_>,
+    b: Keyframe<'_>,
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), MorphError> {
+    let (ua, ub) = keyframe_grids(table, &a, &b);
+    tween_level::<true>(level, [&ua, &ub], a.frame, b.frame, t, positions, normals)
+}
+
+/// The two keyframes' grids, both with `table`.
+fn keyframe_grids<'t>(
+    table: &'t NormalTable,
+    a: &Keyframe<'_>,
+    b: &Keyframe<'_>,
+) -> (Unpack<'t>, Unpack<'t>) {
+    let grid = |k: &Keyframe<'_>| Unpack {
+        scale: k.scale,
+        offset: k.offset,
+        normals: table,
+    };
+    (grid(a), grid(b))
+}
+
+/// The kernels at `level` over the leading full steps, the scalar kernel over the rest; `OWN`
+/// as for [`scalar_kernel`].
+fn tween_level<const OWN: bool>(
+    level: SimdLevel,
+    unpack: [&Unpack<'_>; 2],
+    a: PackedFrame<'_>,
+    b: PackedFrame<'_>,
+    t: f32,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), MorphError> {
     let level = level.or_supported();
     let need = a.len();
     let have = positions.len().min(normals.len());
@@ -429,7 +552,7 @@ pub fn tween_with_level(
     let done = if level == SimdLevel::Portable {
         0
     } else {
-        simd_head(
+        simd_head::<OWN>(
             level == SimdLevel::Avx512,
             unpack,
             a,
@@ -445,14 +568,15 @@ pub fn tween_with_level(
         0
     };
     let (p, q) = (&mut positions[done..], &mut normals[done..]);
-    tween_scalar(unpack, a.skip(done), b.skip(done), t, p, q)
+    let (a, b) = (a.skip(done), b.skip(done));
+    dispatch!(unpack, OWN, a, b, t, p, q, scalar_kernel)
 }
 
 /// The `std::arch` kernel over the leading full steps; returns the vertices it tweened.
 #[cfg(target_arch = "x86_64")]
-fn simd_head(
+fn simd_head<const OWN: bool>(
     avx512: bool,
-    unpack: &Unpack<'_>,
+    unpack: [&Unpack<'_>; 2],
     a: PackedFrame<'_>,
     b: PackedFrame<'_>,
     t: f32,
@@ -463,21 +587,51 @@ fn simd_head(
     use zerocopy::IntoBytes;
     let (p, q) = (positions, normals);
     match (a, b) {
-        (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {
-            try_morph::<BYTES, BYTES>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
-        }
-        (PackedFrame::Bytes(x), PackedFrame::Words(y)) => {
-            try_morph::<BYTES, WORDS>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
-        }
-        (PackedFrame::Words(x), PackedFrame::Bytes(y)) => {
-            try_morph::<WORDS, BYTES>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
-        }
-        (PackedFrame::Words(x), PackedFrame::Words(y)) => {
-            try_morph::<WORDS, WORDS>(avx512, x.as_flattened(), y.as_flattened(), unpack, t, p, q)
-        }
-        (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => {
-            try_morph::<LAT_LONG, LAT_LONG>(avx512, x.as_bytes(), y.as_bytes(), unpack, t, p, q)
-        }
+        (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => try_morph::<BYTES, BYTES, OWN>(
+            avx512,
+            x.as_flattened(),
+            y.as_flattened(),
+            unpack,
+            t,
+            p,
+            q,
+        ),
+        (PackedFrame::Bytes(x), PackedFrame::Words(y)) => try_morph::<BYTES, WORDS, OWN>(
+            avx512,
+            x.as_flattened(),
+            y.as_flattened(),
+            unpack,
+            t,
+            p,
+            q,
+        ),
+        (PackedFrame::Words(x), PackedFrame::Bytes(y)) => try_morph::<WORDS, BYTES, OWN>(
+            avx512,
+            x.as_flattened(),
+            y.as_flattened(),
+            unpack,
+            t,
+            p,
+            q,
+        ),
+        (PackedFrame::Words(x), PackedFrame::Words(y)) => try_morph::<WORDS, WORDS, OWN>(
+            avx512,
+            x.as_flattened(),
+            y.as_flattened(),
+            unpack,
+            t,
+            p,
+            q,
+        ),
+        (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => try_morph::<LAT_LONG, LAT_LONG, OWN>(
+            avx512,
+            x.as_bytes(),
+            y.as_bytes(),
+            unpack,
+            t,
+            p,
+            q,
+        ),
         // Mixed packings are refused by the scalar kernel the caller runs next.
         _ => 0,
     }

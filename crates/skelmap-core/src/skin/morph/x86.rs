@@ -23,12 +23,13 @@ pub(crate) const LAT_LONG: u8 = 2;
 /// Tweens the leading full steps of `a` → `b` (records of kinds `KA` and `KB`: [`BYTES`],
 /// [`WORDS`] or [`LAT_LONG`], the last only with itself) at `t` into `positions` and
 /// `normals`, with AVX-512 (`avx512`) or AVX2; returns the vertices done (0 when the CPU
-/// lacks the features).
-pub(crate) fn try_morph<const KA: u8, const KB: u8>(
+/// lacks the features). With `OWN`, each frame is unpacked on its own grid (`unpack` is
+/// `[a's, b's]`) and the positions blended; otherwise `unpack[0]` unpacks the blend.
+pub(crate) fn try_morph<const KA: u8, const KB: u8, const OWN: bool>(
     avx512: bool,
     a: &[u8],
     b: &[u8],
-    unpack: &Unpack<'_>,
+    unpack: [&Unpack<'_>; 2],
     t: f32,
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
@@ -36,10 +37,10 @@ pub(crate) fn try_morph<const KA: u8, const KB: u8>(
     let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma");
     if avx512 && avx2 && is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU was just found to support AVX-512F, AVX2 and FMA.
-        unsafe { morph_avx512::<KA, KB>(a, b, unpack, t, positions, normals) }
+        unsafe { morph_avx512::<KA, KB, OWN>(a, b, unpack, t, positions, normals) }
     } else if !avx512 && avx2 {
         // SAFETY: the CPU was just found to support AVX2 and FMA.
-        unsafe { morph_avx2::<KA, KB>(a, b, unpack, t, positions, normals) }
+        unsafe { morph_avx2::<KA, KB, OWN>(a, b, unpack, t, positions, normals) }
     } else {
         0
     }
@@ -67,10 +68,10 @@ macro_rules! morph_kernel {
         ///
         /// The CPU must support the features the function enables.
         #[target_feature(enable = $features)]
-        unsafe fn $name<const KA: u8, const KB: u8>(
+        unsafe fn $name<const KA: u8, const KB: u8, const OWN: bool>(
             a: &[u8],
             b: &[u8],
-            unpack: &Unpack<'_>,
+            [unpack, unpack_b]: [&Unpack<'_>; 2],
             t: f32,
             positions: &mut [[f32; 3]],
             normals: &mut [[f32; 3]],
@@ -85,6 +86,10 @@ macro_rules! morph_kernel {
             let [sx, sy, sz] = unpack.scale;
             let [ox, oy, oz] = unpack.offset;
             let (scale, offset) = ([splat(sx), splat(sy), splat(sz)], [splat(ox), splat(oy), splat(oz)]);
+            let [bx, by, bz] = unpack_b.scale;
+            let [px, py, pz] = unpack_b.offset;
+            let (scale_b, offset_b) = ([splat(bx), splat(by), splat(bz)], [splat(px), splat(py), splat(pz)]);
+            let uu = splat(1.0 - t);
             let table = unpack.normals.rows().as_flattened();
             let (zero, one) = (splat(0.0), splat(1.0));
             for step in 0..steps {
@@ -98,8 +103,15 @@ macro_rules! morph_kernel {
                 let (la, lb) = (load::<KA>(ra), load::<KB>(rb));
                 let coordinate = |c: usize| {
                     let (x, y) = (float(la[c]), float(lb[c]));
-                    let blend = add(x, mul(tt, sub(y, x)));
-                    add(mul(scale[c], blend), offset[c])
+                    if OWN {
+                        // Each frame on its own grid, the positions blended.
+                        let pa = add(mul(scale[c], x), offset[c]);
+                        let pb = add(mul(scale_b[c], y), offset_b[c]);
+                        add(mul(pa, uu), mul(pb, tt))
+                    } else {
+                        let blend = add(x, mul(tt, sub(y, x)));
+                        add(mul(scale[c], blend), offset[c])
+                    }
                 };
                 // The frames' normals: table rows gathered a component at a time (both frames'
                 // component, then its blend: gathering all six first was slower on the
@@ -522,8 +534,15 @@ mod tests {
         for avx512 in [false, true] {
             let (mut p1, mut n1) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
             let (x, y) = (a.as_bytes(), b.as_bytes());
-            let done =
-                try_morph::<LAT_LONG, LAT_LONG>(avx512, x, y, &unpack, 0.3, &mut p1, &mut n1);
+            let done = try_morph::<LAT_LONG, LAT_LONG, false>(
+                avx512,
+                x,
+                y,
+                [&unpack, &unpack],
+                0.3,
+                &mut p1,
+                &mut n1,
+            );
             let supported = if avx512 {
                 is_x86_feature_detected!("avx512f")
             } else {

@@ -1,0 +1,170 @@
+//! An MD2 through `Model`: its mesh, materials and clips, the per-frame tween (exact at the
+//! frames, the same bits at every SIMD level), and the writer's round trip.
+
+use skelmap::md2::{Builder, Md2};
+use skelmap::model::{Pose, TexcoordLayout};
+use skelmap::pose::Interpolation;
+use skelmap::skin::SimdLevel;
+use skelmap::{Format, Model, Parse, asset};
+
+use super::{RING, animated};
+
+#[test]
+fn the_mesh_has_per_corner_texcoords_reversed_triangles_and_named_skins() {
+    let bytes = animated().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.format(), Format::Md2);
+    assert!(model.as_md2().is_some());
+    assert_eq!(
+        (model.num_meshes(), model.num_frames(), model.num_bones()),
+        (1, 3, 0)
+    );
+    let mesh = model.mesh(0).unwrap();
+    assert_eq!(mesh.num_vertices(), RING);
+    assert_eq!(mesh.num_triangles(), RING - 2);
+    assert_eq!(mesh.texcoord_layout(), TexcoordLayout::PerCorner);
+    // Stored [0, 5, 6] (clockwise), given counter-clockwise, each corner's own coordinate.
+    assert_eq!(mesh.triangle(4), Some([6, 5, 0]));
+    let st = |i: usize| [(i * 6) as f32 / 256.0, (i % 7 * 30) as f32 / 256.0];
+    assert_eq!(mesh.corner_texcoords(4), Some([st(6), st(5), st(0)]));
+    assert_eq!(model.num_materials(), 2);
+    let material = model.material(1).unwrap();
+    assert_eq!(
+        (material.name, material.texture, material.skin),
+        (
+            &b"models/test/walker2.pcx"[..],
+            &b"models/test/walker2.pcx"[..],
+            None
+        )
+    );
+    assert!(model.skins().is_empty());
+    let clips: Vec<_> = model
+        .clips()
+        .iter()
+        .map(|c| (c.name.as_str(), c.first, c.count))
+        .collect();
+    assert_eq!(clips, [("walk", 0, 3)]);
+    crate::exercise::model(&model);
+}
+
+#[test]
+fn a_tween_is_each_frame_on_its_own_grid_blended_exactly() {
+    let bytes = animated().write();
+    let md2 = Md2::parse(&bytes).unwrap();
+    let frames = md2.frames();
+    let n = RING;
+    let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    for level in SimdLevel::ALL {
+        // At t = 0 and t = 1, the frames' own positions, bit for bit.
+        for (a, b, t, at) in [
+            (0, 1, 0.0, 0),
+            (0, 1, 1.0, 1),
+            (2, 1, 0.0, 2),
+            (1, 2, 1.0, 2),
+        ] {
+            md2.tween_with_level(level, a, b, t, &mut p, &mut q)
+                .unwrap();
+            let frame = frames.get(at).unwrap();
+            for (v, pv) in p.iter().enumerate() {
+                assert_eq!(
+                    pv.map(f32::to_bits),
+                    frame.position(v).unwrap().map(f32::to_bits),
+                    "{level:?} {a}→{b} at {t}, vertex {v}"
+                );
+            }
+        }
+        // Between: (1 − t) · pa + t · pb, to the bit, at every level.
+        let t = 0.3f32;
+        md2.tween_with_level(level, 0, 2, t, &mut p, &mut q)
+            .unwrap();
+        let (fa, fb) = (frames.get(0).unwrap(), frames.get(2).unwrap());
+        for v in 0..n {
+            let (pa, pb) = (fa.position(v).unwrap(), fb.position(v).unwrap());
+            let expected: [f32; 3] = core::array::from_fn(|k| pa[k] * (1.0 - t) + pb[k] * t);
+            assert_eq!(
+                p[v].map(f32::to_bits),
+                expected.map(f32::to_bits),
+                "{level:?} vertex {v}"
+            );
+            let len = q[v].iter().map(|c| c * c).sum::<f32>().sqrt();
+            assert!((len - 1.0).abs() < 1e-5);
+        }
+    }
+}
+
+#[test]
+fn model_deform_tweens_and_frame_names_make_clips() {
+    let bytes = animated().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let md2 = model.as_md2().unwrap();
+    let mut pose = Pose::default();
+    model
+        .pose(1, 2, 0.25, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let (mut p, mut q) = (vec![[0.0; 3]; RING], vec![[0.0; 3]; RING]);
+    model.deform(0, &pose, &mut p, &mut q).unwrap();
+    let (mut r, mut s) = (vec![[0.0; 3]; RING], vec![[0.0; 3]; RING]);
+    md2.tween_with_level(SimdLevel::detect(), 1, 2, 0.25, &mut r, &mut s)
+        .unwrap();
+    assert_eq!(p, r);
+    assert_eq!(q, s);
+    let names: Vec<_> = (0..3)
+        .map(|f| model.frame_name(f).unwrap().to_vec())
+        .collect();
+    assert_eq!(
+        names,
+        [b"walk01".to_vec(), b"walk02".to_vec(), b"walk03".to_vec()]
+    );
+}
+
+/// An MD2 written from its own asset has the same frames within half a step of each frame's
+/// grid, the same triangles and texture coordinates, and names its skin.
+#[test]
+fn the_writer_round_trips_an_md2() {
+    let bytes = animated().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let asset = model.to_asset(&asset::Options::default()).unwrap();
+    let written = skelmap::model::write(Format::Md2, &asset, &Default::default()).unwrap();
+    let again = Md2::parse(&written.files[0].bytes).unwrap();
+    assert_eq!(again.frames().len(), 3);
+    assert_eq!(again.num_triangles(), RING - 2);
+    assert_eq!(
+        again.skin_names().next(),
+        Some(&b"models/test/walker.pcx"[..])
+    );
+    assert!(!written.notes.is_empty(), "two materials: one note");
+    let reread = Model::from_bytes(&written.files[0].bytes).unwrap();
+    assert_eq!(reread.clips()[0].name, "walk");
+    let source = Md2::parse(&bytes).unwrap();
+    for f in 0..3 {
+        let frame = again.frames().get(f).unwrap();
+        let step = frame.scale();
+        // The asset unwelds per-corner texture coordinates: compare as sets of points.
+        let ours: Vec<[f32; 3]> = (0..again.num_vertices())
+            .map(|v| frame.position(v).unwrap())
+            .collect();
+        let theirs = source.frames().get(f).unwrap();
+        for v in 0..RING {
+            let p = theirs.position(v).unwrap();
+            assert!(
+                ours.iter()
+                    .any(|q| (0..3).all(|k| (q[k] - p[k]).abs() <= step[k] * 0.5 + 1e-4)),
+                "frame {f} vertex {v} lost"
+            );
+        }
+    }
+    // Skeletal input asks for --bake.
+    let tube = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let skeletal = Model::from_bytes(&tube)
+        .unwrap()
+        .to_asset(&asset::Options::default())
+        .unwrap();
+    let refused = Builder::from_asset(&skeletal, false).unwrap_err();
+    assert_eq!(refused.what, "skeletal animation");
+    let baked = Builder::from_asset(&skeletal, true)
+        .unwrap()
+        .builder
+        .write();
+    let baked = Model::from_bytes(&baked).unwrap();
+    assert_eq!((baked.num_frames(), baked.format()), (9, Format::Md2));
+}
