@@ -4,6 +4,40 @@
 //! one, `//` comments run to the end of the line and `/* … */` comments to their end. Each
 //! token keeps its line and byte offset, for errors that point into the file.
 
+use crate::error::{Error, Result};
+use crate::format::Format;
+
+/// Refuses a text file of more than `max_bytes` bytes or `max_lines` lines, as
+/// [`Error::Limit`] of `format` naming `what` (the file's kind): the bound every parse of these
+/// files starts with.
+///
+/// # Errors
+///
+/// [`Error::Limit`] (offset 0) with the bytes or lines found.
+pub fn check_size(
+    text: &[u8],
+    format: Format,
+    what: &'static str,
+    max_bytes: u64,
+    max_lines: u64,
+) -> Result<()> {
+    let limit = |value: u64, max: u64| Error::Limit {
+        format,
+        what,
+        offset: 0,
+        value,
+        max,
+    };
+    if text.len() as u64 > max_bytes {
+        return Err(limit(text.len() as u64, max_bytes));
+    }
+    let lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    if lines > max_lines {
+        return Err(limit(lines, max_lines));
+    }
+    Ok(())
+}
+
 /// One token of a text file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token<'a> {

@@ -413,7 +413,7 @@ pub const UNPACK: Unpack<'static> = Unpack {
 /// let pair = model.as_md3().ok_or("an MD3")?;
 /// assert_eq!((pair.md3().num_tags(), pair.lods().len()), (1, 0));
 /// assert!(pair.skin().is_none() && pair.animation_cfg().is_none());
-/// # Ok::<(), skelmap_core::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Pair<'data> {

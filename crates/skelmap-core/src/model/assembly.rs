@@ -15,10 +15,13 @@ use super::{Model, OpenOptions};
 use crate::error::{Error, Result};
 use crate::view::{DeformError, Pose};
 
+/// A part of [`PLAYER`]: its name, its file, and the parent part and tag it is attached at.
+pub type PlayerPart = (&'static str, &'static str, Option<(usize, &'static str)>);
+
 /// The parts of a Quake III player, their files and where each is attached: `lower.md3`
 /// the root, `upper.md3` on its `tag_torso`, `head.md3` on the torso's `tag_head`
 /// (`docs/formats/md3.md`, § The player).
-pub const PLAYER: [(&str, &str, Option<(usize, &str)>); 3] = [
+pub const PLAYER: [PlayerPart; 3] = [
     ("lower", "lower.md3", None),
     ("upper", "upper.md3", Some((0, "tag_torso"))),
     ("head", "head.md3", Some((1, "tag_head"))),
@@ -58,7 +61,8 @@ pub enum AttachError {
     },
 }
 
-/// Models attached to one another (see the [module docs](self)).
+/// Models attached to one another: a tree of [`Part`]s, a root and parts each placed on an
+/// attachment of a part before it, each posed by its own [`Pose`] ([`Assembly::place`]).
 ///
 /// ```
 /// use skelmap_core::Model;

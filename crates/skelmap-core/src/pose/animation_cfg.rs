@@ -205,20 +205,7 @@ impl AnimationCfg {
     /// past the torso's), or [`Problem::Entries`] when the text ends before the 25 required
     /// animations.
     pub fn parse(text: &[u8], format: Format) -> Result<AnimationCfg> {
-        let limit = |value: u64, max: u64| Error::Limit {
-            format,
-            what: "animation.cfg",
-            offset: 0,
-            value,
-            max,
-        };
-        if text.len() as u64 > MAX_BYTES {
-            return Err(limit(text.len() as u64, MAX_BYTES));
-        }
-        let lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        if lines > MAX_LINES {
-            return Err(limit(lines, MAX_LINES));
-        }
+        text::check_size(text, format, "animation.cfg", MAX_BYTES, MAX_LINES)?;
         let mut tokens = text::tokens(text, Commas::InToken).peekable();
         let mut cfg = AnimationCfg {
             sex: Sex::Male,
@@ -247,7 +234,8 @@ impl AnimationCfg {
                 b"headoffset" => {
                     for k in 0..3 {
                         let Some(v) = tokens.next() else { break };
-                        cfg.head_offset[k] = number(&v, k as u64 + 1, format)?;
+                        cfg.head_offset[k] =
+                            field(&v, k as u64 + 1, format, |v: &f32| v.is_finite())?;
                     }
                 }
                 b"sex" => {
@@ -301,7 +289,7 @@ impl AnimationCfg {
                 });
             };
             last_line = fps.line;
-            let stored_first = whole(&first, 1, format)?;
+            let stored_first = i64::from(field::<i32>(&first, 1, format, |_| true)?);
             if i == LEGS_WALKCR {
                 cfg.legs_offset = stored_first - i64::from(cfg.animations[TORSO_GESTURE].first);
             }
@@ -311,7 +299,7 @@ impl AnimationCfg {
             } else {
                 stored_first
             };
-            let field = |field| Error::Invalid {
+            let bad = |field| Error::Invalid {
                 format,
                 what: "animation.cfg line",
                 offset: first.offset,
@@ -320,21 +308,21 @@ impl AnimationCfg {
                     field,
                 },
             };
-            let first_frame = u32::try_from(moved).map_err(|_| field(1))?;
-            let count = whole(&count, 2, format)?;
-            let looping = whole(&looping, 3, format)?;
-            let fps: f32 = number(&fps, 4, format)?;
+            let first_frame = u32::try_from(moved).map_err(|_| bad(1))?;
+            let count = i64::from(field::<i32>(&count, 2, format, |_| true)?);
+            let looping = field::<i32>(&looping, 3, format, |_| true)?;
+            let fps: f32 = field(&fps, 4, format, |v: &f32| v.is_finite())?;
             if fps < 0.0 {
-                return Err(field(4));
+                return Err(bad(4));
             }
             cfg.animations.push(Animation {
                 name,
                 body,
                 first: first_frame,
                 stored_first,
-                count: u32::try_from(count.unsigned_abs()).map_err(|_| field(2))?,
+                count: u32::try_from(count.unsigned_abs()).map_err(|_| bad(2))?,
                 reversed: count < 0,
-                looping: u32::try_from(looping).map_err(|_| field(3))?,
+                looping: u32::try_from(looping).map_err(|_| bad(3))?,
                 fps: if fps == 0.0 { 1.0 } else { fps },
                 line: first.line,
             });
@@ -363,30 +351,19 @@ impl AnimationCfg {
     }
 }
 
-/// Token `t` (field `field` of its line) as a whole number, as the game's `atoi` would
-/// read a well-formed one.
-fn whole(t: &Token<'_>, field: u64, format: Format) -> Result<i64> {
+/// Token `t` (field `field` of its line) as a `T` that `keep` accepts (a whole number, as
+/// the game's `atoi` reads a well-formed one; a finite float), or the error naming its line
+/// and field.
+fn field<T: core::str::FromStr>(
+    t: &Token<'_>,
+    field: u64,
+    format: Format,
+    keep: impl FnOnce(&T) -> bool,
+) -> Result<T> {
     std::str::from_utf8(t.text)
         .ok()
-        .and_then(|s| s.parse::<i32>().ok())
-        .map(i64::from)
-        .ok_or(Error::Invalid {
-            format,
-            what: "animation.cfg line",
-            offset: t.offset,
-            problem: Problem::Field {
-                line: t.line,
-                field,
-            },
-        })
-}
-
-/// Token `t` as a finite number.
-fn number(t: &Token<'_>, field: u64, format: Format) -> Result<f32> {
-    std::str::from_utf8(t.text)
-        .ok()
-        .and_then(|s| s.parse::<f32>().ok())
-        .filter(|v| v.is_finite())
+        .and_then(|s| s.parse::<T>().ok())
+        .filter(keep)
         .ok_or(Error::Invalid {
             format,
             what: "animation.cfg line",

@@ -3,7 +3,7 @@
 //! (`docs/formats/md3.md`, § Skin files):
 //!
 //! 1. Tokens are separated by white space and commas, with `//` and `/* */` comments and
-//!    `"…"` quotes ([`text::tokens`](crate::text::tokens)); they pair up as surface, shader.
+//!    `"…"` quotes ([`crate::text::tokens`]); they pair up as surface, shader.
 //! 2. A surface name containing `tag_` names a tag, which has no shader: it is skipped, and
 //!    the token after it starts the next pair.
 //! 3. Surface names compare without regard to ASCII case (the game lowers them).
@@ -54,20 +54,7 @@ impl<'data> SkinFile<'data> {
     /// [`Error::Invalid`] (`what` `".skin line"`, at the name's offset) with
     /// [`Problem::NameLength`] for a surface or shader name past [`MAX_NAME`] bytes.
     pub fn parse(text: &'data [u8], format: Format) -> Result<SkinFile<'data>> {
-        let limit = |value: u64, max: u64| Error::Limit {
-            format,
-            what: ".skin",
-            offset: 0,
-            value,
-            max,
-        };
-        if text.len() as u64 > MAX_BYTES {
-            return Err(limit(text.len() as u64, MAX_BYTES));
-        }
-        let lines = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-        if lines > MAX_LINES {
-            return Err(limit(lines, MAX_LINES));
-        }
+        text::check_size(text, format, ".skin", MAX_BYTES, MAX_LINES)?;
         let mut skin = SkinFile::default();
         let mut tokens = text::tokens(text, Commas::Separate);
         while let Some(surface) = tokens.next() {
