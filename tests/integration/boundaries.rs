@@ -108,6 +108,7 @@ const FLOORS: [(&str, &[&str]); 7] = [
             "scan",
             "simd",
             "source",
+            "text",
             "write",
         ],
     ),

@@ -59,6 +59,16 @@
 #include <stdlib.h>
 
 /**
+ * `SkelmapAttachment.kind`: the attachment is bone `index` of the skeleton.
+ */
+#define SKELMAP_ATTACHMENT_BONE 0
+
+/**
+ * `SkelmapAttachment.kind`: the attachment is tag `index` (MD3), stored in every frame.
+ */
+#define SKELMAP_ATTACHMENT_TAG 1
+
+/**
  * `SkelmapGpuOptions.influences`: 4 influences, or 8 where 4 would move a vertex farther
  * than `tolerance`.
  */
@@ -349,6 +359,20 @@ typedef struct SkelmapPose SkelmapPose;
 typedef struct SkelmapStaticMesh SkelmapStaticMesh;
 
 /**
+ * One attachment point, filled by `skelmap_attachment`.
+ */
+typedef struct SkelmapAttachment {
+  /**
+   * `SKELMAP_ATTACHMENT_BONE` or `SKELMAP_ATTACHMENT_TAG`.
+   */
+  uint32_t kind;
+  /**
+   * The bone's index (`skelmap_bone`) or the tag's, by `kind`.
+   */
+  uint32_t index;
+} SkelmapAttachment;
+
+/**
  * What `skelmap_compact_info` reports.
  */
 typedef struct SkelmapCompactInfo {
@@ -570,6 +594,11 @@ typedef struct SkelmapCounts {
    * Materials (see `skelmap_material`).
    */
   uint32_t materials;
+  /**
+   * Attachment points (see `skelmap_attachment`): attachment bones, IQM and MS3D joints,
+   * MD3 tags.
+   */
+  uint32_t attachments;
 } SkelmapCounts;
 
 /**
@@ -649,6 +678,70 @@ typedef struct SkelmapSkinInfo {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Fills `*out` with attachment `index`: bones first (skeleton order), then tags (file
+ * order).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.attachments`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writing a
+ * `SkelmapAttachment`.
+ */
+enum SkelmapStatus skelmap_attachment(const struct SkelmapModel *model,
+                                      uint32_t index,
+                                      struct SkelmapAttachment *out);
+
+/**
+ * Copies attachment `index`'s name into `buf` like `skelmap_bone_name` and returns its full
+ * length.
+ *
+ * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
+ * `SkelmapCounts.attachments` (`SKELMAP_STATUS_OUT_OF_RANGE`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `buf` is NULL or valid for writes of `len` bytes.
+ */
+size_t skelmap_attachment_name(const struct SkelmapModel *model,
+                               uint32_t index,
+                               char *buf,
+                               size_t len);
+
+/**
+ * Returns the index of the first attachment named exactly `name` (`tag_weapon`), or -1 when
+ * there is none (or `model` or `name` is NULL, `SKELMAP_STATUS_NULL_PARAMETER`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `name` is NULL or a NUL-terminated string.
+ */
+int32_t skelmap_attachment_index(const struct SkelmapModel *model, const char *name);
+
+/**
+ * Writes where attachment `index` is in `pose` (sampled from `model`) into `out` as a
+ * row-major 3×4 matrix (`out[4·r + c]`, the translation in column 3): a bone's world
+ * transform, or a tag blended between the pose's two frames with its axes made orthonormal.
+ * Its columns 0, 1, 2 are the point's forward, left and up axes, so a model attached there
+ * is placed by it.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model`, `pose` or
+ * `out`), `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.attachments`, or a pose of
+ * frames the model lacks), `SKELMAP_STATUS_INVALID_ARGUMENT` (a pose never sampled) or
+ * `SKELMAP_STATUS_WRONG_KIND` (a pose sampled from another kind of model).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `pose` is NULL or a live pose; `out` is NULL or valid for
+ * writing 12 floats.
+ */
+enum SkelmapStatus skelmap_attachment_world(const struct SkelmapModel *model,
+                                            const struct SkelmapPose *pose,
+                                            uint32_t index,
+                                            float *out);
 
 /**
  * The message of the latest call on this thread, if it failed.

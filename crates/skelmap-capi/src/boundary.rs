@@ -129,7 +129,9 @@ impl From<DeformError> for Fail {
         match e {
             DeformError::Skin(e) => e.into(),
             DeformError::Morph(e) => e.into(),
-            DeformError::NoMesh { .. } | DeformError::NoFrame { .. } => {
+            DeformError::NoMesh { .. }
+            | DeformError::NoFrame { .. }
+            | DeformError::NoAttachment { .. } => {
                 Fail::new(SkelmapStatus::OutOfRange, e.to_string())
             }
             DeformError::Blend(_)

@@ -8,6 +8,8 @@
 //! - [`model`]: open from a file (mapped or read) or from caller memory, free, counts.
 //! - [`skeleton`]: bones, frames and frame groups, by index and by name.
 //! - [`pose`]: frames sampled into bone transforms.
+//! - [`attach`]: attachment points (attachment bones, joints, MD3 tags) and where a pose puts
+//!   them.
 //! - [`mesh`]: triangles, texture coordinates, skinning and tweening into caller buffers
 //!   with a byte stride, and the terrain grid.
 //! - [`compact`]: a skeletal model folded once for the fastest skinning kernel.
@@ -28,6 +30,7 @@
     missing_docs
 )]
 
+pub mod attach;
 pub mod boundary;
 pub mod compact;
 pub mod gpu;
@@ -39,6 +42,7 @@ pub mod skeleton;
 pub mod skin;
 pub mod still;
 
+pub use attach::SkelmapAttachment;
 pub use boundary::SkelmapStatus;
 pub use compact::{SkelmapCompact, SkelmapCompactInfo};
 pub use gpu::{

@@ -74,6 +74,9 @@ pub struct SkelmapCounts {
     pub skins: u32,
     /// Materials (see `skelmap_material`).
     pub materials: u32,
+    /// Attachment points (see `skelmap_attachment`): attachment bones, IQM and MS3D joints,
+    /// MD3 tags.
+    pub attachments: u32,
 }
 
 /// An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -122,6 +125,7 @@ impl SkelmapModel {
             warnings: self.warnings.len() as u32,
             skins: m.skins().len() as u32,
             materials: m.num_materials() as u32,
+            attachments: m.num_attachments() as u32,
         }
     }
 }

@@ -223,22 +223,33 @@ pub unsafe extern "C" fn skelmap_pose_bone_world(
         let m: Affine3A = palette
             .bone_world(bone as usize)
             .ok_or_else(|| Fail::out_of_range("bone", bone, palette.world.len() as u64))?;
-        if out.is_null() {
-            return Err(Fail::null("out"));
-        }
-        // SAFETY: non-NULL and writable for 12 floats by this function's contract.
-        let out = unsafe { std::slice::from_raw_parts_mut(out, 12) };
-        let cols = [
-            m.matrix3.x_axis,
-            m.matrix3.y_axis,
-            m.matrix3.z_axis,
-            m.translation,
-        ];
-        for r in 0..3 {
-            for (c, col) in cols.iter().enumerate() {
-                out[4 * r + c] = col[r];
-            }
-        }
-        Ok(())
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_rows(&m, out) }
     })
+}
+
+/// Writes `m` into `out` as a row-major 3×4 matrix (`out[4·r + c]`, the translation in
+/// column 3).
+///
+/// # Safety
+///
+/// `out` is NULL (refused) or valid for writing 12 floats.
+pub(crate) unsafe fn write_rows(m: &Affine3A, out: *mut f32) -> Result<(), Fail> {
+    if out.is_null() {
+        return Err(Fail::null("out"));
+    }
+    // SAFETY: non-NULL and writable for 12 floats by the caller's contract.
+    let out = unsafe { std::slice::from_raw_parts_mut(out, 12) };
+    let cols = [
+        m.matrix3.x_axis,
+        m.matrix3.y_axis,
+        m.matrix3.z_axis,
+        m.translation,
+    ];
+    for r in 0..3 {
+        for (c, col) in cols.iter().enumerate() {
+            out[4 * r + c] = col[r];
+        }
+    }
+    Ok(())
 }

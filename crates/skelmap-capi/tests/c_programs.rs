@@ -393,6 +393,12 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     for model in &models {
         check_c_output(&out, model);
     }
+    // The synthetic tube flags its last bone (3) as an attachment: the C program found it.
+    let attachment = fields(&out, "attachment", &dpm);
+    assert_eq!(
+        (attachment["n"], attachment["kind"], attachment["index"]),
+        ("0", "0", "3")
+    );
     // The synthetic DPM's GPU buffers, skinned by the C shader reference: all four choices
     // compared vertex by vertex (the bound itself is checked in C).
     let gpu: Vec<&str> = out

@@ -23,6 +23,10 @@ pub struct Companions {
     /// joints by name, or by count and parents.
     #[arg(long, value_name = "FILE")]
     pub animation: Option<PathBuf>,
+    /// An MD3's skin: `--skin red` reads `head_red.skin` beside `head.md3` for its surfaces'
+    /// shaders (default: `head_default.skin`, when there is one).
+    #[arg(long, value_name = "NAME")]
+    pub skin: Option<String>,
     /// A folder to look for the textures a model names in, after the model's own folder
     /// (repeatable, searched in order): a shader name as `.tga`, `.png` or `.jpg`, an MS3D's
     /// texture by its stored path and then by its file name.
@@ -63,6 +67,7 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
             .animation
             .as_deref()
             .map(|anim| std::path::absolute(anim).unwrap_or_else(|_| anim.to_path_buf())),
+        skin: companions.skin.clone(),
         ..OpenOptions::default()
     };
     Model::open_with(path, &options).map_err(|e| match e {

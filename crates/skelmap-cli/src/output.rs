@@ -74,6 +74,8 @@ impl Outputs {
                 skelmap_core::model::Companion::LevelOfDetail => "a level of detail of the model",
                 skelmap_core::model::Companion::Animation => "the model's animation",
                 skelmap_core::model::Companion::FrameGroups => "the model's frame groups",
+                skelmap_core::model::Companion::Skin => "the model's skin",
+                skelmap_core::model::Companion::AnimationConfig => "the player's animation.cfg",
                 _ => "a file the model was opened with",
             };
             self.read(&base.join(companion), role);

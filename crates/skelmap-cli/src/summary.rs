@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 use skelmap_core::gamestudio::{PixelFormat, Skin};
-use skelmap_core::model::{ClipOrigin, Companion, Mesh, Pose, View};
+use skelmap_core::model::{AttachmentKind, ClipOrigin, Companion, Mesh, Pose, View};
 use skelmap_core::pose::bounds::Aabb;
 use skelmap_core::pose::framegroups::FrameGroup;
 use skelmap_core::{Bone, Model, Warning, gpu, name};
@@ -26,9 +26,14 @@ pub struct Summary {
     pub skeleton: Option<String>,
     /// The animation an SL mesh was paired with.
     pub animation: Option<String>,
+    /// The `.skin` file an MD3 was opened with.
+    pub skin_file: Option<String>,
+    /// The `animation.cfg` a player's legs or torso (MD3) took its clips from.
+    pub animation_config: Option<String>,
     pub levels_of_detail: u32,
     pub bones: u32,
     pub roots: u32,
+    /// Attachment points: flagged bones (DPM, SKM, SKP), every joint (IQM, MS3D), tags (MD3).
     pub attachments: u32,
     pub meshes: u32,
     pub frames: u32,
@@ -62,6 +67,8 @@ pub struct Summary {
     pub frame_groups: Vec<GroupSummary>,
     pub groups_from: &'static str,
     pub bone_list: Vec<BoneSummary>,
+    /// Every attachment point, with where the bind pose puts it.
+    pub attachment_list: Vec<AttachmentSummary>,
     pub mesh_list: Vec<MeshSummary>,
     pub frame_names: Vec<String>,
     pub diagnostics: Vec<DiagnosticSummary>,
@@ -165,6 +172,21 @@ pub struct BoneSummary {
     pub parent: Option<usize>,
     pub flags: u32,
     pub attachment: bool,
+}
+
+/// One attachment point, and where the bind pose (frame 0 but for MS3D's rest pose) puts it.
+#[derive(Debug, Serialize)]
+pub struct AttachmentSummary {
+    pub name: String,
+    /// `bone` or `tag`.
+    pub kind: &'static str,
+    /// The bone's or the tag's index.
+    pub index: usize,
+    /// Its origin in model space in the bind pose (`null` where the model cannot be posed).
+    pub origin: Option<[f32; 3]>,
+    /// Its forward, left and up axes (the transform's columns) in the bind pose (`null`
+    /// likewise).
+    pub axes: Option<[[f32; 3]; 3]>,
 }
 
 /// One skin (GameStudio's, or Quake's), as numbers: what `schema/info.schema.json` calls a skin.
@@ -326,13 +348,15 @@ impl Summary {
             size: model.size(),
             skeleton: companion(Companion::Skeleton),
             animation: companion(Companion::Animation),
+            skin_file: companion(Companion::Skin),
+            animation_config: companion(Companion::AnimationConfig),
             levels_of_detail: model
                 .companions()
                 .filter(|(k, _)| *k == Companion::LevelOfDetail)
                 .count() as u32,
             bones: bone_list.len() as u32,
             roots: bone_list.iter().filter(|b| b.parent.is_none()).count() as u32,
-            attachments: bone_list.iter().filter(|b| b.attachment).count() as u32,
+            attachments: model.num_attachments() as u32,
             meshes: mesh_list.len() as u32,
             frames: model.num_frames() as u32,
             vertices: model.num_vertices() as u64,
@@ -371,6 +395,7 @@ impl Summary {
             frame_groups: model.clips().iter().map(GroupSummary::of).collect(),
             groups_from: groups_from(model.clip_origin()),
             bone_list,
+            attachment_list: attachment_list(model),
             mesh_list,
             frame_names,
             diagnostics: model
@@ -450,6 +475,37 @@ impl DiagnosticSummary {
 }
 
 /// Every material's name and texture.
+/// Every attachment point, placed by the bind pose ([`Model::pose_bind`]: frame 0 but for
+/// MS3D's rest pose).
+fn attachment_list(model: &Model<'_>) -> Vec<AttachmentSummary> {
+    let mut pose = Pose::default();
+    model.pose_bind(&mut pose);
+    model
+        .attachments()
+        .enumerate()
+        .map(|(i, a)| {
+            let (kind, index) = match a.kind {
+                AttachmentKind::Bone(b) => ("bone", b),
+                AttachmentKind::Tag(t) => ("tag", t),
+            };
+            let at = model.attachment_transform(i, &pose).ok();
+            AttachmentSummary {
+                name: text(a.name),
+                kind,
+                index,
+                origin: at.map(|m| m.translation.to_array()),
+                axes: at.map(|m| {
+                    [
+                        m.matrix3.x_axis.to_array(),
+                        m.matrix3.y_axis.to_array(),
+                        m.matrix3.z_axis.to_array(),
+                    ]
+                }),
+            }
+        })
+        .collect()
+}
+
 fn material_list(model: &Model<'_>) -> Vec<MaterialSummary> {
     (0..model.num_materials())
         .filter_map(|i| model.material(i))
@@ -476,6 +532,7 @@ fn groups_from(origin: ClipOrigin) -> &'static str {
         ClipOrigin::FrameGroupsFile => "framegroups file",
         ClipOrigin::Timeline => "timeline",
         ClipOrigin::FrameGroups => "groups in the model",
+        ClipOrigin::AnimationConfig => "animation.cfg",
         _ => "none",
     }
 }
@@ -515,6 +572,7 @@ pub fn render_text(s: &Summary, out: &mut String) {
     render_contents(s, out);
     render_counts(s, out);
     render_bone_tree(s, out);
+    render_attachments(s, out);
     render_meshes(s, out);
     render_frames(s, out);
     render_diagnostics(s, out);
@@ -561,6 +619,18 @@ fn render_contents(s: &Summary, out: &mut String) {
             "  skeleton {skeleton}, {}",
             count(s.levels_of_detail, "level of detail", "levels of detail")
         );
+    } else if s.levels_of_detail > 0 {
+        let _ = writeln!(
+            out,
+            "  {}",
+            count(s.levels_of_detail, "level of detail", "levels of detail")
+        );
+    }
+    if let Some(skin) = &s.skin_file {
+        let _ = writeln!(out, "  skin file {skin}");
+    }
+    if let Some(cfg) = &s.animation_config {
+        let _ = writeln!(out, "  clips from {cfg}");
     }
 }
 
@@ -635,6 +705,24 @@ fn render_bone_tree(s: &Summary, out: &mut String) {
             bone.name,
             indent = 2 * d
         );
+    }
+}
+
+/// The attachment points that are not bones already marked in the tree (every one of a
+/// model without bones: MD3 tags), with where the bind pose puts them.
+fn render_attachments(s: &Summary, out: &mut String) {
+    let tags: Vec<&AttachmentSummary> = s
+        .attachment_list
+        .iter()
+        .filter(|a| a.kind != "bone")
+        .collect();
+    if tags.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  tags:");
+    for a in tags {
+        let at = a.origin.map(|o| format!(" at {o:?}")).unwrap_or_default();
+        let _ = writeln!(out, "    {:>3} {}{at}", a.index, a.name);
     }
 }
 

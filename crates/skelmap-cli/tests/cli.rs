@@ -1153,7 +1153,7 @@ fn an_iqm_plays_the_animation_given_with_it() {
     let text = stdout(&out);
     assert!(text.contains(&format!("animation {anim}")), "{text}");
     assert!(
-        text.contains("14 bones (1 root, 0 attachments), 1 mesh, 122 frames"),
+        text.contains("14 bones (1 root, 14 attachments), 1 mesh, 122 frames"),
         "{text}"
     );
     // A static model is no animation: the error names the animation, not the model.
@@ -1583,4 +1583,41 @@ fn convert_reads_gltf_and_glb() {
         dir.join("tube.gltf").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(1));
+}
+
+/// An MD3 player's legs: `info` names the skin chosen with `--skin`, the levels of detail,
+/// the clips of `animation.cfg`, and the tags with where frame 0 puts them.
+#[test]
+fn info_shows_an_md3s_companions_and_tags() {
+    use skelmap_core::md3::Builder;
+    use skelmap_core::md3::write::TagDef;
+    let dir = temp_dir("md3-companions");
+    let mut legs = Builder::triangle();
+    legs.tags = vec![vec![TagDef::at("tag_torso", [0.0, 0.0, 24.0])]];
+    let bytes = legs.write();
+    for name in ["lower.md3", "lower_1.md3", "lower_2.md3"] {
+        std::fs::write(dir.join(name), &bytes).unwrap();
+    }
+    std::fs::write(dir.join("lower_red.skin"), "triangle,models/red\n").unwrap();
+    // 25 animations of one frame: the legs' start at the deaths' end once moved back.
+    let cfg: String = (0..25).map(|i| format!("{} 1 1 15\n", i.min(6))).collect();
+    std::fs::write(dir.join("animation.cfg"), cfg).unwrap();
+    let lower = dir.join("lower.md3");
+    let out = skelmap(&["info", lower.to_str().unwrap(), "--skin", "red"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    for line in [
+        "materials: models/red",
+        "2 levels of detail",
+        "skin file lower_red.skin",
+        "clips from animation.cfg",
+        "tags:",
+        "  0 tag_torso at [0.0, 0.0, 24.0]",
+        "clips (from animation.cfg):",
+    ] {
+        assert!(text.contains(line), "{line:?} in:\n{text}");
+    }
+    let out = skelmap(&["info", lower.to_str().unwrap(), "--skin", "blue"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("lower_blue.skin"), "{}", stderr(&out));
 }

@@ -282,6 +282,13 @@ fn synthetic_models(dir: &Path) -> Vec<PathBuf> {
     }
     .write()
     .unwrap();
+    // An MD3 with a tag: its attachment list names it, placed by frame 0.
+    let mut md3 = skelmap_core::md3::Builder::triangle();
+    md3.tags = vec![vec![skelmap_core::md3::write::TagDef::at(
+        "tag_weapon",
+        [2.0, 0.0, 1.0],
+    )]];
+    let md3 = write("tagged.md3", &md3.write());
     let (sl_mdl, sl_anim) = sl_twist(2, 4, 90.0);
     let twist = write("twist.mdl", &sl_mdl.write());
     let anim = write("twist.anim", &sl_anim.write());
@@ -295,6 +302,7 @@ fn synthetic_models(dir: &Path) -> Vec<PathBuf> {
         write("field.hmp", &skinned_hmp()),
         twist,
         anim,
+        md3,
     ]
 }
 
@@ -318,11 +326,30 @@ fn a_synthetic_model_of_every_format_matches_the_info_schema() {
             "grouped.dpm" => assert_eq!(output["groups_from"], "framegroups file"),
             "twist.mdl" => assert!(output["animation"].is_string(), "{output}"),
             "quad.mdl" | "field.hmp" => assert_eq!(output["meshes"], 1),
+            "tagged.md3" => {
+                assert_eq!(output["attachments"], 1);
+                assert_eq!(
+                    output["attachment_list"],
+                    json!([{
+                        "name": "tag_weapon",
+                        "kind": "tag",
+                        "index": 0,
+                        "origin": [2.0, 0.0, 1.0],
+                        "axes": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+                    }])
+                );
+            }
+            "tube.dpm" => {
+                assert_eq!(output["attachments"], 1);
+                assert_eq!(output["attachment_list"][0]["name"], "seg3");
+                assert_eq!(output["attachment_list"][0]["kind"], "bone");
+                assert_eq!(output["attachment_list"][0]["index"], 3);
+            }
             _ => {}
         }
     }
     let expected = [
-        "DPM", "HMP", "MDL", "MS3D", "SKM", "SKP", "SL anim", "SL mdl",
+        "DPM", "HMP", "MD3", "MDL", "MS3D", "SKM", "SKP", "SL anim", "SL mdl",
     ];
     assert_eq!(formats, expected.iter().map(|f| f.to_string()).collect());
 }

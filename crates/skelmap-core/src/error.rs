@@ -345,6 +345,27 @@ pub enum Problem {
         /// Words in the list.
         words: u64,
     },
+    /// A text file ends before all the entries it must list (an `animation.cfg` of fewer
+    /// animations than the game reads).
+    #[error("the text ends at line {line} after {found} entries; {expected} needed")]
+    Entries {
+        /// The last line, from 1.
+        line: u64,
+        /// Entries found.
+        found: u64,
+        /// Entries required.
+        expected: u64,
+    },
+    /// A name in a text file is longer than the game keeps.
+    #[error("line {line} names {len} bytes; at most {max}")]
+    NameLength {
+        /// The line, from 1.
+        line: u64,
+        /// The name's length in bytes.
+        len: u64,
+        /// The longest the game keeps.
+        max: u64,
+    },
 }
 
 impl Error {

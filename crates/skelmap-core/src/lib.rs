@@ -90,6 +90,7 @@ pub mod slmdl;
 pub mod source;
 #[cfg(feature = "synth")]
 pub mod synth;
+pub mod text;
 pub mod view;
 pub mod write;
 

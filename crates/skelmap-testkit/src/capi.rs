@@ -12,6 +12,10 @@
 
 use std::ffi::c_char;
 
+use skelmap_capi::attach::{
+    SkelmapAttachment, skelmap_attachment, skelmap_attachment_index, skelmap_attachment_name,
+    skelmap_attachment_world,
+};
 use skelmap_capi::boundary::{SkelmapStatus, skelmap_last_error, skelmap_status_str};
 use skelmap_capi::compact::{
     SkelmapCompact, SkelmapCompactInfo, skelmap_compact_free, skelmap_compact_info,
@@ -148,6 +152,20 @@ fn names(m: &SkelmapModel, counts: &SkelmapCounts) -> u64 {
                 assert!(i >= 0 && i as u32 <= b, "bone {b} named but not found");
             }
         }
+        for a in [0, counts.attachments.saturating_sub(1), counts.attachments] {
+            let mut attachment = SkelmapAttachment::default();
+            let s = skelmap_attachment(Some(m), a, Some(&mut attachment));
+            assert_eq!(s == SkelmapStatus::Ok, a < counts.attachments);
+            sum += u64::from(attachment.kind) + u64::from(attachment.index);
+            let n = skelmap_attachment_name(Some(m), a, msg.as_mut_ptr(), msg.len());
+            if n > 0 && n < msg.len() {
+                let i = skelmap_attachment_index(Some(m), msg.as_ptr());
+                assert!(
+                    i >= 0 && i as u32 <= a,
+                    "attachment {a} named but not found"
+                );
+            }
+        }
         for f in [0, counts.frames.saturating_sub(1), counts.frames] {
             let n = skelmap_frame_name(Some(m), f, msg.as_mut_ptr(), msg.len());
             if n < msg.len() && f < counts.frames {
@@ -232,6 +250,10 @@ fn samples(m: &SkelmapModel, p: &mut SkelmapPose, counts: &SkelmapCounts) -> u64
             let mut world = [0.0f32; 12];
             for bone in [0, skelmap_pose_bone_count(Some(p))] {
                 let _ = skelmap_pose_bone_world(Some(p), bone, world.as_mut_ptr());
+            }
+            for a in [0, counts.attachments] {
+                let s = skelmap_attachment_world(Some(m), Some(p), a, world.as_mut_ptr());
+                sum += s as u64;
             }
             for mesh in [0, counts.meshes.saturating_sub(1), counts.meshes] {
                 sum += skin(m, p, mesh);

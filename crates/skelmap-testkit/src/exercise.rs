@@ -38,7 +38,13 @@ pub fn model(model: &Model<'_>) {
     } else if let Some(m) = model.as_mdl7() {
         mdl7(m);
     } else if let Some(m) = model.as_md3() {
-        md3(m);
+        md3(m.md3());
+        for lod in m.lods() {
+            md3(lod);
+        }
+        for i in 0..m.md3().surfaces().len() {
+            assert!(m.shader_name(i).is_some());
+        }
     } else if let Some(m) = model.as_md2() {
         md2(m);
     } else if let Some(m) = model.as_iqm() {
@@ -460,6 +466,13 @@ pub fn neutral(model: &Model<'_>) {
                 )
                 .expect("a frame below num_frames poses"),
             None => model.pose_bind(&mut pose),
+        }
+        // Every attachment has a place in every pose of its own model.
+        for i in 0..model.num_attachments().min(256) {
+            let _ = model.attachment(i).expect("an index below num_attachments");
+            model
+                .attachment_transform(i, &pose)
+                .expect("an attachment is placed by its model's pose");
         }
         for mesh in model.meshes() {
             let n = mesh.num_vertices();

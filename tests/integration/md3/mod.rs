@@ -3,6 +3,7 @@
 //! the `Model` API and the morph kernels on MD3 frames, truncation sweeps, and the corpus
 //! against its MANIFEST and the assimp oracle.
 
+mod companion;
 mod corpus;
 mod model;
 mod rules;
@@ -182,6 +183,27 @@ pub fn tags_only() -> Builder {
             vec![TagDef::at("tag_weapon", [1.0, 0.0, 0.0])],
             vec![TagDef::at("tag_weapon", [2.0, 0.0, 0.0])],
         ],
+        ..Builder::default()
+    }
+}
+
+/// A player part: one surface `surface` (a ring of 5 vertices) over `frames` frames, and
+/// `tags` at (1, 2, 3 + frame), each with the identity axes.
+pub fn part(surface: &str, frames: usize, tags: &[&str]) -> Builder {
+    let surfaces = vec![ring(surface, 5, frames)];
+    let names: Vec<String> = (0..frames).map(|f| format!("frame{f}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    Builder {
+        name: format!("models/players/test/{surface}.md3").into_bytes(),
+        frames: frames_for(&surfaces, &names),
+        tags: (0..frames)
+            .map(|f| {
+                tags.iter()
+                    .map(|t| TagDef::at(t, [1.0, 2.0, 3.0 + f as f32]))
+                    .collect()
+            })
+            .collect(),
+        surfaces,
         ..Builder::default()
     }
 }

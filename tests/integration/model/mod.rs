@@ -4,6 +4,8 @@
 //! through the resolver. `convert.rs`: conversions to IQM and DPM, measured. `still.rs`: the
 //! one-frame path.
 
+mod assembly;
+mod attach;
 mod convert;
 mod gpu;
 mod still;

@@ -341,6 +341,34 @@ static void check_model(const char *path) {
         CHECK_STATUS(skelmap_pose_bone_world(pose, skelmap_pose_bone_count(pose), m),
                      SKELMAP_STATUS_OUT_OF_RANGE);
     }
+    /* Attachment points: each named, found again by its name, and placed by the bind pose;
+     * a bone's place is its world transform. */
+    CHECK_STATUS(skelmap_pose_bind(pose, model), SKELMAP_STATUS_OK);
+    for (uint32_t a = 0; a < c.attachments; a++) {
+        SkelmapAttachment at;
+        CHECK_STATUS(skelmap_attachment(model, a, &at), SKELMAP_STATUS_OK);
+        char an[128];
+        size_t n = skelmap_attachment_name(model, a, an, sizeof an);
+        if (n > 0 && n < sizeof an) {
+            int32_t found = skelmap_attachment_index(model, an);
+            CHECK(found >= 0 && (uint32_t)found <= a);
+        }
+        float world[12], bone[12];
+        CHECK_STATUS(skelmap_attachment_world(model, pose, a, world), SKELMAP_STATUS_OK);
+        if (at.kind == SKELMAP_ATTACHMENT_BONE) {
+            CHECK_STATUS(skelmap_pose_bone_world(pose, at.index, bone), SKELMAP_STATUS_OK);
+            CHECK(memcmp(world, bone, sizeof world) == 0);
+        }
+        printf("attachment %s n=%u kind=%u index=%u\n", path, a, at.kind, at.index);
+    }
+    {
+        SkelmapAttachment at;
+        float world[12];
+        CHECK_STATUS(skelmap_attachment(model, c.attachments, &at), SKELMAP_STATUS_OUT_OF_RANGE);
+        CHECK_STATUS(skelmap_attachment_world(model, pose, c.attachments, world),
+                     SKELMAP_STATUS_OUT_OF_RANGE);
+        CHECK(skelmap_attachment_index(model, "no such attachment, surely") == -1);
+    }
 
     /* The same file from caller memory (SKM: with its skeleton) skins identically. */
     size_t len = 0;

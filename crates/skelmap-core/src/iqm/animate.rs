@@ -392,6 +392,11 @@ impl<'data> ModelView<'data> for Pair<'data> {
         ModelView::conventions(self.mesh())
     }
 
+    /// IQM has no attachment flag: every joint is a point a model may be attached to.
+    fn every_bone_attaches(&self) -> bool {
+        true
+    }
+
     fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
         Some(self)
     }

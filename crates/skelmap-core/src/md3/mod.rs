@@ -46,10 +46,11 @@
 //! kernel, which decodes the `i16` positions and the latitude/longitude normals in the same
 //! pass as the blend.
 
+pub mod companion;
 pub mod raw;
 mod validate;
 mod view;
 pub mod write;
 
-pub use view::{Md3, Surface, Tag, TagPose, UNPACK};
+pub use view::{Md3, Pair, Surface, Tag, TagPose, UNPACK};
 pub use write::Builder;

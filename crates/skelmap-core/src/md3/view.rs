@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use glam::{Affine3A, Vec3};
+
 use zerocopy::{FromBytes, IntoBytes};
 
 use super::raw::{
@@ -11,13 +13,15 @@ use super::raw::{
 use crate::diag::Diagnostics;
 use crate::format::Format;
 use crate::name;
+use crate::pose::animation_cfg::{AnimationCfg, Body};
 use crate::pose::bounds::Aabb;
+use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
 use crate::skin::morph::{self, LAT_LONG, LatLongVertex, MorphError, PackedFrame, Unpack};
 use crate::view::{
-    Conventions, DeformError, IndexedNames, Material, MeshView, ModelView, NoMesh, TexcoordLayout,
-    TextureNames,
+    ClipOrigin, Conventions, DeformError, IndexedNames, Material, MeshView, ModelView, NoMesh,
+    SkinFile, TexcoordLayout, TextureNames,
 };
 
 /// One surface of an [`Md3`]: a mesh with its own shaders, triangles, texture coordinates and
@@ -187,6 +191,18 @@ pub struct TagPose<'data> {
     pub origin: [f32; 3],
     /// The blended axes, orthonormal.
     pub axis: [[f32; 3]; 3],
+}
+
+impl TagPose<'_> {
+    /// The tag as a transform of the attached model into this one: its axes (forward, left,
+    /// up) are the columns of the linear part, its origin the translation, so a point `p` of
+    /// the attached model lands at `origin + p.x·forward + p.y·left + p.z·up`, as Quake III
+    /// places a model on a tag.
+    #[must_use]
+    pub fn transform(&self) -> Affine3A {
+        let [x, y, z] = self.axis.map(Vec3::from);
+        Affine3A::from_cols(x.into(), y.into(), z.into(), Vec3::from(self.origin).into())
+    }
 }
 
 /// `rows` made orthonormal by Gram–Schmidt from the first: the first normalised, the second
@@ -386,22 +402,79 @@ pub const UNPACK: Unpack<'static> = Unpack {
     normals: &LAT_LONG,
 };
 
+/// An MD3 opened with its companions (`md3/companion.rs`): its levels of detail, the `.skin`
+/// that names its surfaces' shaders, and, for a player's legs or torso, the player's
+/// `animation.cfg`. What [`Model`](crate::Model) holds for an MD3.
+///
+/// ```
+/// use skelmap_core::Model;
+/// let bytes = skelmap_core::md3::Builder::triangle().write();
+/// let model = Model::from_bytes(&bytes)?;
+/// let pair = model.as_md3().ok_or("an MD3")?;
+/// assert_eq!((pair.md3().num_tags(), pair.lods().len()), (1, 0));
+/// assert!(pair.skin().is_none() && pair.animation_cfg().is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Pair<'data> {
+    pub(super) md3: Md3<'data>,
+    pub(super) lods: Vec<Md3<'data>>,
+    pub(super) skin: Option<SkinFile<'data>>,
+    pub(super) animation: Option<(AnimationCfg, Body)>,
+}
+
+impl<'data> Pair<'data> {
+    /// The model itself.
+    #[must_use]
+    pub fn md3(&self) -> &Md3<'data> {
+        &self.md3
+    }
+
+    /// Its levels of detail (`name_1.md3`, `name_2.md3`), coarser each, in order.
+    #[must_use]
+    pub fn lods(&self) -> &[Md3<'data>] {
+        &self.lods
+    }
+
+    /// The `.skin` file opened with it, if any.
+    #[must_use]
+    pub fn skin(&self) -> Option<&SkinFile<'data>> {
+        self.skin.as_ref()
+    }
+
+    /// The player's `animation.cfg`, and which part this model is, for a player's legs or
+    /// torso opened beside one.
+    #[must_use]
+    pub fn animation_cfg(&self) -> Option<(&AnimationCfg, Body)> {
+        self.animation.as_ref().map(|(cfg, part)| (cfg, *part))
+    }
+
+    /// The shader surface `index` draws with: the skin's, where the skin names the surface,
+    /// else the surface's own ([`Surface::shader_name`]).
+    #[must_use]
+    pub fn shader_name(&self, index: usize) -> Option<&'data [u8]> {
+        let surface = self.md3.surfaces.get(index)?;
+        let skinned = self.skin.as_ref().and_then(|s| s.shader(surface.name()));
+        Some(skinned.unwrap_or_else(|| surface.shader_name()))
+    }
+}
+
 /// No bones: an MD3 is animated by its frames (its tags are attachments, not bones).
-impl<'data> Skeleton<'data> for Md3<'data> {
+impl<'data> Skeleton<'data> for Pair<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         core::iter::empty()
     }
 }
 
-/// A mesh per surface, tweened between frames; a material per surface, named by its first
-/// shader.
-impl<'data> ModelView<'data> for Md3<'data> {
+/// A mesh per surface, tweened between frames; a material per surface, named by the skin or
+/// else by its first shader; clips from the player's `animation.cfg`.
+impl<'data> ModelView<'data> for Pair<'data> {
     type Mesh<'a>
         = &'a Surface<'data>
     where
         Self: 'a;
     type FrameNames<'a>
-        = IndexedNames<'a, 'data, Md3<'data>>
+        = IndexedNames<'a, 'data, Pair<'data>>
     where
         Self: 'a;
     type BindMesh<'a>
@@ -421,15 +494,15 @@ impl<'data> ModelView<'data> for Md3<'data> {
     }
 
     fn check_animation(&self, diag: &mut Diagnostics) {
-        self.check_frames(diag);
+        self.md3.check_frames(diag);
     }
 
     fn num_frames(&self) -> usize {
-        self.frames.len()
+        self.md3.frames.len()
     }
 
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
-        Some(name::trim_nul(&self.frames.get(index)?.name))
+        Some(name::trim_nul(&self.md3.frames.get(index)?.name))
     }
 
     fn frame_names(&self) -> Self::FrameNames<'_> {
@@ -440,8 +513,34 @@ impl<'data> ModelView<'data> for Md3<'data> {
         true
     }
 
+    fn clip_origin(&self) -> ClipOrigin {
+        match self.animation {
+            Some(_) => ClipOrigin::AnimationConfig,
+            None => ClipOrigin::FrameNames,
+        }
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        self.animation
+            .as_ref()
+            .map(|(cfg, part)| cfg.clips(*part, self.md3.num_frames()))
+            .unwrap_or_default()
+    }
+
+    fn num_tags(&self) -> usize {
+        self.md3.num_tags()
+    }
+
+    fn tag_name(&self, index: usize) -> Option<&[u8]> {
+        Some(self.md3.tag(0, index)?.name())
+    }
+
+    fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<Affine3A> {
+        Some(self.md3.tag_at(a, b, t, index)?.transform())
+    }
+
     fn stored_bounds(&self) -> Option<Aabb> {
-        let [min, max] = self.frames.first()?.bounds.map(|b| b.map(|v| v.get()));
+        let [min, max] = self.md3.frames.first()?.bounds.map(|b| b.map(|v| v.get()));
         let finite = min.iter().chain(&max).all(|v| v.is_finite());
         (finite && (0..3).all(|k| min[k] <= max[k])).then_some(Aabb {
             mins: min,
@@ -450,19 +549,19 @@ impl<'data> ModelView<'data> for Md3<'data> {
     }
 
     fn num_meshes(&self) -> usize {
-        self.surfaces.len()
+        self.md3.surfaces.len()
     }
 
     fn mesh(&self, index: usize) -> Option<&Surface<'data>> {
-        self.surfaces.get(index)
+        self.md3.surfaces.get(index)
     }
 
     fn num_materials(&self) -> usize {
-        self.surfaces.len()
+        self.md3.surfaces.len()
     }
 
     fn material(&self, index: usize) -> Option<Material<'_>> {
-        Some(Material::plain(self.surfaces.get(index)?.shader_name()))
+        Some(Material::plain(self.shader_name(index)?))
     }
 
     fn tween(
@@ -475,7 +574,9 @@ impl<'data> ModelView<'data> for Md3<'data> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        Ok(self.tween_with_level(level, mesh, a, b, t, positions, normals)?)
+        Ok(self
+            .md3
+            .tween_with_level(level, mesh, a, b, t, positions, normals)?)
     }
 }
 

@@ -11,6 +11,8 @@
 //! - sampling ([`Model::sample`], [`Model::bind_pose`]) and palettes ([`Model::palette`]);
 //! - meshes ([`Model::mesh`]: counts, triangles, texture coordinates, submeshes),
 //!   materials, skins, the terrain grid, stored and computed bounds;
+//! - attachment points ([`Model::attachments`], [`Model::attachment_transform`]): bones
+//!   flagged as attachments, IQM and MS3D joints, MD3 tags;
 //! - deforming into caller buffers ([`Model::pose`] then [`Model::deform`]: skinning for
 //!   skeletal formats, the morph for vertex-animated ones), and [`Model::prepare`], which
 //!   gives the prepared SIMD kernel for every skeletal format.
@@ -35,7 +37,9 @@
 //! ```
 
 mod any;
+mod assembly;
 mod asset;
+mod attach;
 pub mod convert;
 mod deform;
 mod gpu;
@@ -49,6 +53,8 @@ mod write;
 use std::sync::OnceLock;
 
 pub use any::View;
+pub use assembly::{Assembly, AttachError, PLAYER, Part, PlayerPart};
+pub use attach::{Attachment, AttachmentKind};
 pub use mesh::Mesh;
 pub use open::OpenOptions;
 pub use prepared::{Compact, Prepared};
@@ -57,8 +63,8 @@ pub use write::{stores_images, write};
 
 pub use crate::skin::Records;
 pub use crate::view::{
-    ClipOrigin, Conventions, DeformError, FrameVertices, Material, NAMED_CLIP_FPS, Pose, Submesh,
-    TerrainGrid, TexcoordLayout, TextureNames, TriangleIndices,
+    ClipOrigin, Conventions, DeformError, FrameVertices, Material, NAMED_CLIP_FPS, Pose, SkinFile,
+    Submesh, TerrainGrid, TexcoordLayout, TextureNames, TriangleIndices,
 };
 
 use crate::diag::Diagnostics;
@@ -307,7 +313,7 @@ impl<'data> Model<'data> {
     fn default_clips(&self) -> Vec<FrameGroup> {
         match self.clip_origin() {
             ClipOrigin::FrameNames => groups_from_names(self.frame_names(), NAMED_CLIP_FPS),
-            ClipOrigin::Timeline | ClipOrigin::FrameGroups => {
+            ClipOrigin::Timeline | ClipOrigin::FrameGroups | ClipOrigin::AnimationConfig => {
                 with_view!(self.view(), v => ModelView::built_in_clips(v))
             }
             ClipOrigin::FrameGroupsFile | ClipOrigin::None => Vec::new(),

@@ -7,6 +7,9 @@
 //! - an SKM's skeleton (named by `name.cfg`'s `import`, else `name.skp`) and its levels of
 //!   detail `name_1.skm` … `name_4.skm` ([`skm::resolve`](crate::skm::resolve));
 //! - an SL mesh's animation, `name.anim`, when it exists;
+//! - an MD3's levels of detail `name_1.md3`, `name_2.md3`, its skin `name_default.skin` (or
+//!   the one [`OpenOptions::skin`] names), and for a player's `lower.md3` or `upper.md3` the
+//!   `animation.cfg` beside it ([`md3::companion`](crate::md3::companion));
 //! - for every format, DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`), when it
 //!   exists, which then gives the model's clips. A malformed sidecar is ignored with a
 //!   [`WarningKind::CompanionIgnored`] naming it, and the model keeps its own clips.
@@ -45,6 +48,10 @@ pub struct OpenOptions {
     /// looked up under the root) whose bones are matched to the model's joints. Ignored for
     /// the other formats.
     pub animation: Option<PathBuf>,
+    /// The skin to open an MD3 with: `red` opens `name_red.skin` beside `name.md3` (which
+    /// must exist). `None`: `name_default.skin`, when there is one. Ignored for the other
+    /// formats.
+    pub skin: Option<String>,
 }
 
 impl Model<'static> {
@@ -111,6 +118,7 @@ impl Model<'static> {
         let given = Given {
             skeleton: given(&options.skeleton)?,
             animation: given(&options.animation)?,
+            skin: options.skin.clone(),
         };
         Model::with_companions(&resolver, &relative, main, given, &options.limits)
     }

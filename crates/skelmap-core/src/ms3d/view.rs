@@ -463,6 +463,11 @@ impl<'data> ModelView<'data> for Ms3d<'data> {
         FORMAT
     }
 
+    /// MS3D has no attachment flag: every joint is a point a model may be attached to.
+    fn every_bone_attaches(&self) -> bool {
+        true
+    }
+
     /// MilkShape is `+Y` up with its front view looking at the model's `−Z` side; its
     /// materials are the file's own list, each with its colour, and its groups are named.
     fn conventions(&self) -> view::Conventions {

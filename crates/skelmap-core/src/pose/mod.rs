@@ -24,6 +24,7 @@
 //!
 //! The kernels that consume them live in [`skin`](crate::skin). Nothing here names a format.
 
+pub mod animation_cfg;
 mod baked;
 mod block;
 pub mod bounds;

@@ -20,6 +20,7 @@ use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::resolver::{Resolver, check_path, strip_extension};
 use crate::source::Source;
+use crate::text::{self, Commas};
 
 /// The skeleton path a `.cfg` names: the token after the first `import` (case-insensitive) on
 /// the same line, its extension replaced by `.skp`. `None` when there is no `import`.
@@ -39,7 +40,7 @@ use crate::source::Source;
 /// [`Error::Resolve`] when `import` has no path after it on its line, or the path is not UTF-8;
 /// its `path` is `cfg_path:line`, the line of the `import`.
 pub fn skeleton_from_cfg(cfg: &[u8], cfg_path: &str) -> Result<Option<String>> {
-    let tokens = tokenize(cfg);
+    let tokens: Vec<_> = text::tokens(cfg, Commas::InToken).collect();
     let Some(k) = tokens
         .iter()
         .position(|t| t.text.eq_ignore_ascii_case(b"import"))
@@ -58,69 +59,6 @@ pub fn skeleton_from_cfg(cfg: &[u8], cfg_path: &str) -> Result<Option<String>> {
     };
     let path = std::str::from_utf8(path).map_err(|_| fail("the import path is not UTF-8"))?;
     Ok(Some(format!("{}.skp", strip_extension(path))))
-}
-
-struct Token<'a> {
-    text: &'a [u8],
-    line: usize,
-}
-
-fn tokenize(text: &[u8]) -> Vec<Token<'_>> {
-    let mut tokens = Vec::new();
-    let (mut i, mut line) = (0usize, 1usize);
-    let at = |i: usize| text.get(i).copied();
-    while let Some(c) = at(i) {
-        match c {
-            b'\n' => {
-                line += 1;
-                i += 1;
-            }
-            c if c.is_ascii_whitespace() => i += 1,
-            b'/' if at(i + 1) == Some(b'/') => {
-                while at(i).is_some_and(|c| c != b'\n') {
-                    i += 1;
-                }
-            }
-            b'/' if at(i + 1) == Some(b'*') => {
-                i += 2;
-                while let Some(c) = at(i) {
-                    if c == b'*' && at(i + 1) == Some(b'/') {
-                        i += 2;
-                        break;
-                    }
-                    line += usize::from(c == b'\n');
-                    i += 1;
-                }
-            }
-            b'"' => {
-                let start = i + 1;
-                i = start;
-                while at(i).is_some_and(|c| c != b'"' && c != b'\n') {
-                    i += 1;
-                }
-                tokens.push(Token {
-                    text: text.get(start..i).unwrap_or_default(),
-                    line,
-                });
-                i += usize::from(at(i) == Some(b'"'));
-            }
-            _ => {
-                // A token runs to white space, a quote, or a comment that starts inside it.
-                let start = i;
-                while let Some(here) = at(i).filter(|&h| !h.is_ascii_whitespace() && h != b'"') {
-                    if here == b'/' && matches!(at(i + 1), Some(b'/' | b'*')) && i > start {
-                        break;
-                    }
-                    i += 1;
-                }
-                tokens.push(Token {
-                    text: text.get(start..i).unwrap_or_default(),
-                    line,
-                });
-            }
-        }
-    }
-    tokens
 }
 
 /// The files of one SKM model, found through a [`Resolver`] by [`resolve`].

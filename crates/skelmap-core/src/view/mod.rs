@@ -25,6 +25,7 @@ mod animated;
 mod mesh;
 pub(crate) mod open;
 mod pose;
+pub mod skin_file;
 mod weighted;
 
 use glam::{Affine3A, Quat};
@@ -37,6 +38,7 @@ pub(crate) use mesh::{
 };
 pub(crate) use pose::Sampled;
 pub use pose::{DeformError, FrameVertices, Pose};
+pub use skin_file::SkinFile;
 pub use weighted::BoneVertexModel;
 pub(crate) use weighted::bone_vertex_view;
 
@@ -88,6 +90,9 @@ pub enum ClipOrigin {
     /// A Quake model's (or MDL2's) frame groups, timed by their intervals, and its single
     /// frames grouped by name at [`NAMED_CLIP_FPS`].
     FrameGroups,
+    /// Quake III's `animation.cfg` beside a player's legs or torso
+    /// ([`pose::animation_cfg`](crate::pose::animation_cfg)).
+    AnimationConfig,
     /// The model has no frames to group.
     None,
 }
@@ -203,8 +208,9 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         ClipOrigin::FrameNames
     }
 
-    /// The clips the format defines itself, for [`ClipOrigin::Timeline`] and
-    /// [`ClipOrigin::FrameGroups`] (clips from frame names are built by the model).
+    /// The clips the format defines itself, for [`ClipOrigin::Timeline`],
+    /// [`ClipOrigin::FrameGroups`] and [`ClipOrigin::AnimationConfig`] (clips from frame names
+    /// are built by the model).
     fn built_in_clips(&self) -> Vec<FrameGroup> {
         Vec::new()
     }
@@ -282,6 +288,36 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     /// Mesh `index`, or `None` out of range.
     fn mesh(&self, index: usize) -> Option<Self::Mesh<'_>> {
         let _ = index;
+        None
+    }
+
+    // ---- attachments ----
+
+    /// `true` for formats whose every joint is a point other models attach to, having no
+    /// flag to mark some (IQM, MS3D); `false` (the default) where only the bones flagged
+    /// [`Bone::is_attachment`] are (DPM, SKM, SKP) or there are no bones.
+    fn every_bone_attaches(&self) -> bool {
+        false
+    }
+
+    /// Number of tags: attachment points a format stores apart from any skeleton, moving
+    /// with its frames (MD3's); 0 by default.
+    fn num_tags(&self) -> usize {
+        0
+    }
+
+    /// The name of tag `index` (as the first frame stores it), or `None` out of range.
+    fn tag_name(&self, index: usize) -> Option<&[u8]> {
+        let _ = index;
+        None
+    }
+
+    /// Tag `index` between frames `a` and `b` at `t`, in model space: the columns of its
+    /// linear part are the tag's forward, left and up axes (orthonormal), its translation the
+    /// tag's origin, so that a model attached to the tag is placed by this transform. `None`
+    /// for a tag or frame out of range.
+    fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<Affine3A> {
+        let _ = (a, b, t, index);
         None
     }
 

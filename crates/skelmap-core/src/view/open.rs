@@ -23,6 +23,10 @@ pub enum Companion {
     Animation,
     /// DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`).
     FrameGroups,
+    /// A Quake III `.skin` file naming the shader of each surface (`head_default.skin`).
+    Skin,
+    /// A Quake III player's `animation.cfg`, beside its `lower.md3` and `upper.md3`.
+    AnimationConfig,
 }
 
 /// A companion: what it is, its path, its bytes.
@@ -46,12 +50,13 @@ impl<'data> Files<'data> {
     }
 }
 
-/// Companion files given by path rather than found by name: an SKM's skeleton, the
-/// animation-only IQM an IQM plays.
+/// Companion files given by path rather than found by name (an SKM's skeleton, the
+/// animation-only IQM an IQM plays), and companions chosen by name (an MD3's skin).
 #[derive(Debug, Default)]
 pub(crate) struct Given<'data> {
     pub(crate) skeleton: Option<(String, Source<'data>)>,
     pub(crate) animation: Option<(String, Source<'data>)>,
+    pub(crate) skin: Option<String>,
 }
 
 /// A view opened from a model's files.

@@ -27,6 +27,14 @@ pub enum DeformError {
         /// Frames the model has.
         frames: usize,
     },
+    /// An attachment index past the model's attachments.
+    #[error("attachment {attachment} does not exist: the model has {attachments}")]
+    NoAttachment {
+        /// The attachment asked for.
+        attachment: usize,
+        /// Attachments the model has.
+        attachments: usize,
+    },
     /// A blend factor that is NaN or infinite.
     #[error("blend factor {0} is not finite")]
     Blend(f32),

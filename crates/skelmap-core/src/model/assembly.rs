@@ -1,0 +1,264 @@
+//! Models attached to one another at their attachment points, posed together: a Quake III
+//! player (`lower.md3` carrying `upper.md3` on its `tag_torso`, which carries `head.md3` on
+//! its `tag_head` and a weapon on its `tag_weapon`), a rider on a mount, a weapon in a hand.
+//!
+//! An [`Assembly`] is a tree of [`Part`]s: a root, and parts each placed on an attachment of
+//! a part before it. Each part keeps its own pose, so a player's legs and torso play
+//! different clips; [`Assembly::place`] gives every part's transform into the root's
+//! space, each the product of its ancestors' attachment transforms in their poses.
+
+use std::path::Path;
+
+use glam::Affine3A;
+
+use super::{Model, OpenOptions};
+use crate::error::{Error, Result};
+use crate::view::{DeformError, Pose};
+
+/// A part of [`PLAYER`]: its name, its file, and the parent part and tag it is attached at.
+pub type PlayerPart = (&'static str, &'static str, Option<(usize, &'static str)>);
+
+/// The parts of a Quake III player, their files and where each is attached: `lower.md3`
+/// the root, `upper.md3` on its `tag_torso`, `head.md3` on the torso's `tag_head`
+/// (`docs/formats/md3.md`, § The player).
+pub const PLAYER: [PlayerPart; 3] = [
+    ("lower", "lower.md3", None),
+    ("upper", "upper.md3", Some((0, "tag_torso"))),
+    ("head", "head.md3", Some((1, "tag_head"))),
+];
+
+/// One model of an [`Assembly`].
+#[derive(Debug)]
+pub struct Part<'data> {
+    /// Its name in the assembly (`lower`, `upper`, `head`, `weapon`).
+    pub name: String,
+    /// The model.
+    pub model: Model<'data>,
+    /// Where it is attached: the parent part's index and the index of the parent's
+    /// attachment ([`Model::attachments`]); `None` for the root.
+    pub parent: Option<(usize, usize)>,
+}
+
+/// Why a part could not be attached.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AttachError {
+    /// The parent part does not exist.
+    #[error("part {parent} does not exist: the assembly has {parts}")]
+    NoPart {
+        /// The parent asked for.
+        parent: usize,
+        /// Parts the assembly has.
+        parts: usize,
+    },
+    /// The parent has no attachment of that name.
+    #[error("part {parent:?} has no attachment {attachment:?}")]
+    NoAttachment {
+        /// The parent's name.
+        parent: String,
+        /// The attachment asked for.
+        attachment: String,
+    },
+}
+
+/// Models attached to one another: a tree of [`Part`]s, a root and parts each placed on an
+/// attachment of a part before it, each posed by its own [`Pose`] ([`Assembly::place`]).
+///
+/// ```
+/// use skelmap_core::Model;
+/// use skelmap_core::md3::{Builder, write::TagDef};
+/// use skelmap_core::model::{Assembly, Pose};
+/// use skelmap_core::pose::Interpolation;
+///
+/// let mut legs = Builder::triangle();
+/// legs.tags = vec![vec![TagDef::at("tag_torso", [0.0, 0.0, 24.0])]];
+/// let mut torso = Builder::triangle();
+/// torso.tags = vec![vec![TagDef::at("tag_head", [0.0, 0.0, 16.0])]];
+/// let (legs, torso, head) = (legs.write(), torso.write(), Builder::triangle().write());
+/// let mut player = Assembly::new("lower", Model::from_bytes(&legs)?);
+/// let upper = player.attach("upper", Model::from_bytes(&torso)?, 0, b"tag_torso")?;
+/// player.attach("head", Model::from_bytes(&head)?, upper, b"tag_head")?;
+///
+/// let mut poses = vec![Pose::default(); 3];
+/// for (part, pose) in player.parts().iter().zip(&mut poses) {
+///     part.model.pose(0, 0, 0.0, Interpolation::Nlerp, pose)?;
+/// }
+/// let mut placed = Vec::new();
+/// player.place(&poses, &mut placed)?;
+/// assert_eq!(placed[2].translation.to_array(), [0.0, 0.0, 40.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Assembly<'data> {
+    parts: Vec<Part<'data>>,
+}
+
+impl<'data> Assembly<'data> {
+    /// An assembly of one part, its root.
+    #[must_use]
+    pub fn new(name: &str, model: Model<'data>) -> Assembly<'data> {
+        Assembly {
+            parts: vec![Part {
+                name: name.to_string(),
+                model,
+                parent: None,
+            }],
+        }
+    }
+
+    /// Attaches `model` as part `name` at `parent`'s first attachment named `attachment`, and
+    /// returns its index.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::NoPart`] for a parent past the parts, [`AttachError::NoAttachment`] when
+    /// the parent has no such attachment.
+    pub fn attach(
+        &mut self,
+        name: &str,
+        model: Model<'data>,
+        parent: usize,
+        attachment: &[u8],
+    ) -> Result<usize, AttachError> {
+        let parts = self.parts.len();
+        let host = self
+            .parts
+            .get(parent)
+            .ok_or(AttachError::NoPart { parent, parts })?;
+        let at =
+            host.model
+                .attachment_index(attachment)
+                .ok_or_else(|| AttachError::NoAttachment {
+                    parent: host.name.clone(),
+                    attachment: crate::name::lossy(attachment).into_owned(),
+                })?;
+        self.parts.push(Part {
+            name: name.to_string(),
+            model,
+            parent: Some((parent, at)),
+        });
+        Ok(parts)
+    }
+
+    /// The parts, the root first and every parent before its children.
+    #[must_use]
+    pub fn parts(&self) -> &[Part<'data>] {
+        &self.parts
+    }
+
+    /// The index of the part named `name`.
+    #[must_use]
+    pub fn part_index(&self, name: &str) -> Option<usize> {
+        self.parts.iter().position(|p| p.name == name)
+    }
+
+    /// Every part's transform into the root's space, given each part's pose (`poses[i]` of
+    /// part `i`, sampled from its own model), into `out` (one per part; the root's is the
+    /// identity). A part's transform is its parent's times the parent's attachment in the
+    /// parent's pose ([`Model::attachment_transform`]).
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoMesh`] when `poses` has fewer poses than there are parts (its
+    /// `mesh` the first part without one); the errors of
+    /// [`Model::attachment_transform`] for a parent's pose that cannot place the attachment.
+    pub fn place(&self, poses: &[Pose], out: &mut Vec<Affine3A>) -> Result<(), DeformError> {
+        out.clear();
+        if poses.len() < self.parts.len() {
+            return Err(DeformError::NoMesh {
+                mesh: poses.len(),
+                meshes: self.parts.len(),
+            });
+        }
+        for part in &self.parts {
+            let placed = match part.parent {
+                None => Affine3A::IDENTITY,
+                Some((parent, attachment)) => {
+                    // `attach` makes every parent come before its children: both exist.
+                    let (Some(host), Some(pose), Some(&base)) =
+                        (self.parts.get(parent), poses.get(parent), out.get(parent))
+                    else {
+                        return Err(DeformError::NoMesh {
+                            mesh: parent,
+                            meshes: out.len(),
+                        });
+                    };
+                    base * host.model.attachment_transform(attachment, pose)?
+                }
+            };
+            out.push(placed);
+        }
+        Ok(())
+    }
+}
+
+impl Assembly<'static> {
+    /// Opens the Quake III player in the folder `path` (or whose `lower.md3` `path` is):
+    /// [`PLAYER`]'s parts, each opened with `options` (so with its skin, `--skin` style,
+    /// and, for the legs and torso, the clips of the `animation.cfg` beside them, else of
+    /// their frame names), and `weapon`, when given, on the torso's `tag_weapon` (opened with
+    /// its own default skin).
+    ///
+    /// # Errors
+    ///
+    /// A part's error from [`Model::open_with`] (a missing part is an [`Error::Io`]);
+    /// [`Error::Resolve`] naming the parent's file when a parent lacks the tag its child is
+    /// attached at.
+    pub fn open_player(
+        path: impl AsRef<Path>,
+        weapon: Option<&Path>,
+        options: &OpenOptions,
+    ) -> Result<Assembly<'static>> {
+        let path = path.as_ref();
+        let dir = if path.is_dir() {
+            path
+        } else {
+            path.parent().unwrap_or(Path::new(""))
+        };
+        let mut player: Option<Assembly<'static>> = None;
+        let mut files = Vec::new();
+        for (name, file, parent) in PLAYER {
+            let at = dir.join(file);
+            let model = Model::open_with(&at, options)?;
+            files.push(at);
+            match (&mut player, parent) {
+                (Some(player), Some((parent, tag))) => {
+                    player.attach_file(name, model, parent, tag, &files)?;
+                }
+                _ => player = Some(Assembly::new(name, model)),
+            }
+        }
+        let mut player = player.ok_or(Error::Resolve {
+            path: dir.display().to_string(),
+            reason: "no player parts",
+        })?;
+        if let Some(weapon) = weapon {
+            // A weapon has its own skins, not the player's.
+            let own = OpenOptions {
+                skin: None,
+                ..options.clone()
+            };
+            let model = Model::open_with(weapon, &own)?;
+            player.attach_file("weapon", model, 1, "tag_weapon", &files)?;
+        }
+        Ok(player)
+    }
+
+    /// [`Assembly::attach`], its error naming the parent's file.
+    fn attach_file(
+        &mut self,
+        name: &str,
+        model: Model<'static>,
+        parent: usize,
+        tag: &str,
+        files: &[std::path::PathBuf],
+    ) -> Result<usize> {
+        self.attach(name, model, parent, tag.as_bytes())
+            .map_err(|_| Error::Resolve {
+                path: files
+                    .get(parent)
+                    .map_or_else(String::new, |f| format!("{}: {tag}", f.display())),
+                reason: "the part to attach to has no such tag",
+            })
+    }
+}

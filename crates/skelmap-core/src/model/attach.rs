@@ -1,0 +1,142 @@
+//! Attachment points of any format: where a weapon, a head or a light is held. Bones flagged as
+//! attachments (DPM, SKM, SKP), every joint of a format without such a flag (IQM, MS3D), and
+//! tags stored beside the frames (MD3), behind one list and one transform.
+
+use glam::Affine3A;
+
+use super::Model;
+use super::any::with_view;
+use crate::view::{DeformError, ModelView, Pose};
+
+/// An attachment point of a [`Model`] ([`Model::attachments`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attachment<'a> {
+    /// The name, as the file stores it (up to its NUL).
+    pub name: &'a [u8],
+    /// What the point is in the file.
+    pub kind: AttachmentKind,
+}
+
+impl Attachment<'_> {
+    /// The name as text ([`name::lossy`](crate::name::lossy)).
+    #[must_use]
+    pub fn name_lossy(&self) -> std::borrow::Cow<'_, str> {
+        crate::name::lossy(self.name)
+    }
+}
+
+/// What an [`Attachment`] is in its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AttachmentKind {
+    /// Bone `0` of the skeleton: its world transform in a pose places what is attached.
+    Bone(usize),
+    /// Tag `0` (MD3): a point with axes stored in every frame, blended between two.
+    Tag(usize),
+}
+
+impl<'data> Model<'data> {
+    /// The attachment points, bones first (in skeleton order) then tags (in file order):
+    ///
+    /// - DPM, SKM and SKP: the bones flagged as attachments ([`Bone::is_attachment`](crate::pose::Bone::is_attachment));
+    /// - IQM and MS3D, which have no such flag: every joint;
+    /// - MD3: its tags (`tag_weapon`, `tag_head`, …), named as in the first frame;
+    /// - every other format: none.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::{AttachmentKind, Pose};
+    /// use skelmap_core::md3::{Builder, write::TagDef};
+    /// use skelmap_core::pose::Interpolation;
+    ///
+    /// let mut b = Builder::triangle();
+    /// b.tags = vec![vec![TagDef::at("tag_weapon", [2.0, 0.0, 1.0])]];
+    /// let bytes = b.write();
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let tags: Vec<_> = model.attachments().collect();
+    /// assert_eq!((tags[0].name, tags[0].kind), (&b"tag_weapon"[..], AttachmentKind::Tag(0)));
+    /// let mut pose = Pose::default();
+    /// model.pose(0, 0, 0.0, Interpolation::Nlerp, &mut pose)?;
+    /// let at = model.attachment_transform(0, &pose)?;
+    /// assert_eq!(at.translation.to_array(), [2.0, 0.0, 1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn attachments(&self) -> impl Iterator<Item = Attachment<'_>> + Clone + '_ {
+        let every = with_view!(self.view(), v => ModelView::every_bone_attaches(v));
+        let bones = self
+            .bones()
+            .enumerate()
+            .filter(move |(_, b)| every || b.is_attachment())
+            .map(|(i, b)| Attachment {
+                name: b.name(),
+                kind: AttachmentKind::Bone(i),
+            });
+        let tags = (0..self.num_tags()).map(move |i| Attachment {
+            name: with_view!(self.view(), v => ModelView::tag_name(v, i)).unwrap_or_default(),
+            kind: AttachmentKind::Tag(i),
+        });
+        bones.chain(tags)
+    }
+
+    /// Number of [`attachments`](Model::attachments).
+    #[must_use]
+    pub fn num_attachments(&self) -> usize {
+        self.attachments().count()
+    }
+
+    /// Attachment `index`, or `None` out of range.
+    #[must_use]
+    pub fn attachment(&self, index: usize) -> Option<Attachment<'_>> {
+        self.attachments().nth(index)
+    }
+
+    /// The index of the first attachment named exactly `name` (bytes, without NUL).
+    #[must_use]
+    pub fn attachment_index(&self, name: &[u8]) -> Option<usize> {
+        self.attachments().position(|a| a.name == name)
+    }
+
+    /// Number of tags (MD3's attachment points stored beside the frames; 0 for every other
+    /// format).
+    #[must_use]
+    pub fn num_tags(&self) -> usize {
+        with_view!(self.view(), v => ModelView::num_tags(v))
+    }
+
+    /// Where attachment `index` is in `pose`, in model space: a bone's world transform, or a
+    /// tag blended between the pose's two frames (origins linearly, axes then made orthonormal,
+    /// as [`md3::Md3::tag_at`](crate::md3::Md3::tag_at)). A model attached there is placed
+    /// by this transform: its linear part's columns are the point's forward, left and up axes.
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NoAttachment`] for an index past the attachments,
+    /// [`DeformError::NotSampled`] for a pose never sampled, [`DeformError::WrongPose`] for a
+    /// pose of another kind of model (bones for a model with tags, or frames for one with
+    /// bones).
+    pub fn attachment_transform(&self, index: usize, pose: &Pose) -> Result<Affine3A, DeformError> {
+        let attachment = self.attachment(index).ok_or(DeformError::NoAttachment {
+            attachment: index,
+            attachments: self.num_attachments(),
+        })?;
+        if !pose.is_sampled() {
+            return Err(DeformError::NotSampled);
+        }
+        let wrong = |found| DeformError::WrongPose {
+            found,
+            format: self.format(),
+        };
+        match attachment.kind {
+            AttachmentKind::Bone(bone) => pose.palette().bone_world(bone).ok_or(wrong("frames")),
+            AttachmentKind::Tag(tag) => {
+                let (a, b, t) = pose.frames().ok_or(wrong("bones"))?;
+                let at = with_view!(self.view(), v => ModelView::tag_at(v, a, b, t, tag));
+                // The pose's frames were checked against this model's when it was sampled;
+                // a pose sampled from a model with more frames is another model's.
+                at.ok_or(DeformError::NoFrame {
+                    frame: a.max(b),
+                    frames: self.num_frames(),
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! An MD3's companions (`md3/companion.rs`): levels of detail `name_1.md3`, `name_2.md3`;
+//! the `.skin` chosen by name that names each surface's shader; a player's `animation.cfg`
+//! as clips, with the legs offset; and what a broken or missing companion costs.
+
+use std::path::{Path, PathBuf};
+
+use skelmap::model::{ClipOrigin, Companion, OpenOptions};
+use skelmap::pose::animation_cfg::{Body, Footsteps, Sex};
+use skelmap::{Error, Model, WarningKind};
+
+use super::part;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-md3-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// An `animation.cfg` of the 25 required animations, one frame each except `LEGS_WALK`
+/// (stored at 14, 3 frames, looping) and `TORSO_STAND` (11, 2 frames, not looping), numbered
+/// in one run: `BOTH_` 0–5, `TORSO_` 6–13, `LEGS_` 14–27.
+fn animation_cfg() -> String {
+    let mut text = String::from("// test player\nsex f\nfootsteps mech\nheadoffset 0 0 -3.5\n");
+    let rows = [
+        (0, 1, 0),
+        (1, 1, 1),
+        (2, 1, 0),
+        (3, 1, 1),
+        (4, 1, 0),
+        (5, 1, 1),
+        (6, 1, 0),
+        (7, 1, 0),
+        (8, 1, 0),
+        (9, 1, 0),
+        (10, 1, 0),
+        (11, 2, 0),
+        (13, 1, 0),
+        (14, 1, 1),
+        (15, 3, 3),
+        (18, 1, 1),
+        (19, 1, 1),
+        (20, 1, 1),
+        (21, 1, 1),
+        (22, 1, 1),
+        (23, 1, 1),
+        (24, 1, 1),
+        (25, 1, 1),
+        (26, 1, 1),
+        (27, 1, 1),
+    ];
+    for (first, count, looping) in rows {
+        text += &format!("{first}\t{count}\t{looping}\t15\n");
+    }
+    text
+}
+
+#[test]
+fn a_players_legs_open_with_lods_skin_and_animation_cfg() {
+    let dir = temp_dir("legs");
+    // 6 deaths, then 14 legs frames (LEGS_WALKCR at 14 less 8 torso-only frames: 6).
+    let lower = write(
+        &dir,
+        "lower.md3",
+        &part("l_legs", 20, &["tag_torso"]).write(),
+    );
+    write(
+        &dir,
+        "lower_1.md3",
+        &part("l_legs", 20, &["tag_torso"]).write(),
+    );
+    write(
+        &dir,
+        "lower_2.md3",
+        &part("l_legs", 20, &["tag_torso"]).write(),
+    );
+    write(
+        &dir,
+        "lower_default.skin",
+        b"tag_torso,\nl_legs,models/players/test/legs.tga\n",
+    );
+    write(
+        &dir,
+        "lower_red.skin",
+        b"L_LEGS , \"models/players/test/red legs\"\n",
+    );
+    write(&dir, "animation.cfg", animation_cfg().as_bytes());
+
+    let model = Model::open(&lower).unwrap();
+    let companions: Vec<_> = model
+        .companions()
+        .map(|(k, p)| (k, p.to_string()))
+        .collect();
+    assert_eq!(
+        companions,
+        [
+            (Companion::LevelOfDetail, "lower_1.md3".to_string()),
+            (Companion::LevelOfDetail, "lower_2.md3".to_string()),
+            (Companion::Skin, "lower_default.skin".to_string()),
+            (Companion::AnimationConfig, "animation.cfg".to_string()),
+        ]
+    );
+    let pair = model.as_md3().unwrap();
+    assert_eq!(pair.lods().len(), 2);
+    assert_eq!(pair.lods()[1].num_frames(), 20);
+    assert_eq!(
+        model.material(0).unwrap().name,
+        b"models/players/test/legs.tga"
+    );
+    let (cfg, part) = pair.animation_cfg().unwrap();
+    assert_eq!(part, Body::Legs);
+    assert_eq!(
+        (cfg.sex, cfg.footsteps, cfg.head_offset, cfg.legs_offset),
+        (Sex::Female, Footsteps::Mech, [0.0, 0.0, -3.5], 8)
+    );
+    assert_eq!(model.clip_origin(), ClipOrigin::AnimationConfig);
+    let clips: Vec<_> = model
+        .clips()
+        .iter()
+        .map(|c| (c.name.as_str(), c.first, c.count, c.looped))
+        .collect();
+    assert_eq!(clips.len(), 6 + 12);
+    assert_eq!(clips[0], ("both_death1", 0, 1, false));
+    assert_eq!(clips[6], ("legs_walkcr", 6, 1, true));
+    assert_eq!(clips[7], ("legs_walk", 7, 3, true));
+    assert_eq!(clips[17], ("legs_turn", 19, 1, true));
+    assert!(model.clips().iter().all(|c| c.fps == 15.0));
+
+    // The skin chosen by name: surface names compare without case.
+    let red = OpenOptions {
+        skin: Some("red".to_string()),
+        ..OpenOptions::default()
+    };
+    let model = Model::open_with(&lower, &red).unwrap();
+    assert_eq!(
+        model.material(0).unwrap().name,
+        b"models/players/test/red legs"
+    );
+    assert!(model.companions().any(|(_, p)| p == "lower_red.skin"));
+    // A skin asked for by name must be there.
+    let blue = OpenOptions {
+        skin: Some("blue".to_string()),
+        ..OpenOptions::default()
+    };
+    match Model::open_with(&lower, &blue) {
+        Err(Error::Resolve { path, .. }) => assert_eq!(path, "lower_blue.skin"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_players_torso_plays_the_torso_clips() {
+    let dir = temp_dir("torso");
+    let upper = write(
+        &dir,
+        "upper.md3",
+        &part("u_torso", 14, &["tag_head", "tag_weapon", "tag_torso"]).write(),
+    );
+    write(&dir, "animation.cfg", animation_cfg().as_bytes());
+    let model = Model::open(&upper).unwrap();
+    let clips: Vec<_> = model
+        .clips()
+        .iter()
+        .map(|c| (c.name.as_str(), c.first, c.count, c.looped))
+        .collect();
+    // 6 deaths, 7 torso clips, and the 6 gestures copied from TORSO_GESTURE.
+    assert_eq!(clips.len(), 6 + 7 + 6);
+    assert_eq!(clips[11], ("torso_stand", 11, 2, false));
+    assert_eq!(clips[13], ("torso_getflag", 6, 1, false));
+    // No skin beside it: the surface's own shader.
+    assert_eq!(model.material(0).unwrap().name, b"models/test/u_torso");
+}
+
+#[test]
+fn other_models_ignore_animation_cfg_and_take_frame_name_clips() {
+    let dir = temp_dir("head");
+    let head = write(&dir, "head.md3", &part("h_head", 3, &[]).write());
+    write(&dir, "animation.cfg", animation_cfg().as_bytes());
+    let model = Model::open(&head).unwrap();
+    assert_eq!(model.companions().count(), 0);
+    assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
+    assert_eq!(model.clips()[0].name, "frame");
+}
+
+/// A broken `.skin`, `animation.cfg` or level of detail costs what it gives, not the model:
+/// a warning names the file and the line.
+#[test]
+fn broken_companions_are_ignored_with_a_warning() {
+    let dir = temp_dir("broken");
+    let lower = write(&dir, "lower.md3", &part("l_legs", 20, &[]).write());
+    let mut lod = part("l_legs", 20, &[]).write();
+    lod[4] = 14; // version 14
+    write(&dir, "lower_1.md3", &lod);
+    let long = format!("l_legs,{}\n", "x".repeat(64));
+    write(&dir, "lower_default.skin", long.as_bytes());
+    let cfg = animation_cfg().replace("15\t3\t3\t15", "15\t3\t3\tfast");
+    write(&dir, "animation.cfg", cfg.as_bytes());
+
+    let model = Model::open(&lower).unwrap();
+    let pair = model.as_md3().unwrap();
+    assert!(pair.lods().is_empty() && pair.skin().is_none() && pair.animation_cfg().is_none());
+    let ignored: Vec<&str> = model
+        .diagnostics()
+        .warnings()
+        .iter()
+        .filter(|w| w.kind == WarningKind::CompanionIgnored)
+        .map(|w| w.detail.as_str())
+        .collect();
+    assert_eq!(ignored.len(), 1, "one entry per kind: {ignored:?}");
+    assert!(ignored[0].starts_with("lower_1.md3: "), "{ignored:?}");
+    let entry = model
+        .diagnostics()
+        .warnings()
+        .iter()
+        .find(|w| w.kind == WarningKind::CompanionIgnored)
+        .unwrap();
+    assert_eq!(entry.count, 3);
+    // The surface's own shader, frame-name clips.
+    assert_eq!(model.material(0).unwrap().name, b"models/test/l_legs");
+    assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
+}

@@ -1,0 +1,144 @@
+//! `Assembly`: models attached at one another's attachment points, and the Quake III player
+//! opened from its folder (legs, torso, head, a weapon), each part posed by its own clip.
+
+use std::path::PathBuf;
+
+use skelmap::Error;
+use skelmap::Model;
+use skelmap::model::{Assembly, AttachError, OpenOptions, Pose};
+use skelmap::pose::Interpolation;
+
+use crate::md3::part;
+
+fn player_dir(name: &str, with_head: bool) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-player-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |file: &str, bytes: Vec<u8>| std::fs::write(dir.join(file), bytes).unwrap();
+    write("lower.md3", part("l_legs", 20, &["tag_torso"]).write());
+    write(
+        "upper.md3",
+        part("u_torso", 14, &["tag_head", "tag_weapon", "tag_torso"]).write(),
+    );
+    if with_head {
+        write("head.md3", part("h_head", 1, &["tag_head"]).write());
+    }
+    write("weapon.md3", part("w_gun", 1, &["tag_flash"]).write());
+    write(
+        "upper_red.skin",
+        b"u_torso,models/players/test/red\n".to_vec(),
+    );
+    write(
+        "lower_red.skin",
+        b"l_legs,models/players/test/red_legs\n".to_vec(),
+    );
+    write(
+        "head_red.skin",
+        b"h_head,models/players/test/red_head\n".to_vec(),
+    );
+    dir
+}
+
+/// Each part placed on its parent's tag in the parent's own frame: the fixture's tags sit at
+/// (1, 2, 3 + frame) with the identity axes, so a part's origin adds its ancestors' tags.
+#[test]
+fn the_player_places_each_part_on_its_parents_tag() {
+    let dir = player_dir("place", true);
+    let weapon = dir.join("weapon.md3");
+    let player = Assembly::open_player(&dir, Some(&weapon), &OpenOptions::default()).unwrap();
+    let names: Vec<_> = player.parts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["lower", "upper", "head", "weapon"]);
+    let parents: Vec<_> = player.parts().iter().map(|p| p.parent).collect();
+    assert_eq!(parents, [None, Some((0, 0)), Some((1, 0)), Some((1, 1))]);
+
+    // Legs and torso in different frames (as different clips would put them).
+    let mut poses = vec![Pose::default(); 4];
+    let frames = [(7, 8, 0.5), (11, 11, 0.0), (0, 0, 0.0), (0, 0, 0.0)];
+    for ((part, pose), (a, b, t)) in player.parts().iter().zip(&mut poses).zip(frames) {
+        part.model
+            .pose(a, b, t, Interpolation::Nlerp, pose)
+            .unwrap();
+    }
+    let mut placed = Vec::new();
+    player.place(&poses, &mut placed).unwrap();
+    let origins: Vec<[f32; 3]> = placed.iter().map(|m| m.translation.to_array()).collect();
+    assert_eq!(
+        origins,
+        [
+            [0.0, 0.0, 0.0],
+            [1.0, 2.0, 10.5],
+            [2.0, 4.0, 24.5],
+            [2.0, 4.0, 24.5],
+        ]
+    );
+    // Opened from its lower.md3 the same player, its skin chosen by name for every part.
+    let red = OpenOptions {
+        skin: Some("red".to_string()),
+        ..OpenOptions::default()
+    };
+    let player = Assembly::open_player(dir.join("lower.md3"), None, &red).unwrap();
+    let shaders: Vec<Vec<u8>> = player
+        .parts()
+        .iter()
+        .map(|p| p.model.material(0).unwrap().name.to_vec())
+        .collect();
+    assert_eq!(
+        shaders,
+        [
+            b"models/players/test/red_legs".to_vec(),
+            b"models/players/test/red".to_vec(),
+            b"models/players/test/red_head".to_vec(),
+        ]
+    );
+}
+
+#[test]
+fn a_player_without_a_part_or_a_tag_is_refused() {
+    let dir = player_dir("missing", false);
+    match Assembly::open_player(&dir, None, &OpenOptions::default()) {
+        Err(Error::Io { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    // A weapon on a torso without `tag_weapon`.
+    std::fs::write(dir.join("head.md3"), part("h_head", 1, &[]).write()).unwrap();
+    std::fs::write(
+        dir.join("upper.md3"),
+        part("u_torso", 14, &["tag_head"]).write(),
+    )
+    .unwrap();
+    let weapon = dir.join("weapon.md3");
+    match Assembly::open_player(&dir, Some(&weapon), &OpenOptions::default()) {
+        Err(Error::Resolve { path, .. }) => {
+            assert!(path.ends_with("upper.md3: tag_weapon"), "{path}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn attaching_needs_a_part_and_an_attachment() {
+    let bytes = part("a", 1, &["tag_x"]).write();
+    let mut assembly = Assembly::new("a", Model::from_bytes(&bytes).unwrap());
+    assert_eq!(
+        assembly.attach("b", Model::from_bytes(&bytes).unwrap(), 3, b"tag_x"),
+        Err(AttachError::NoPart {
+            parent: 3,
+            parts: 1
+        })
+    );
+    assert_eq!(
+        assembly.attach("b", Model::from_bytes(&bytes).unwrap(), 0, b"tag_y"),
+        Err(AttachError::NoAttachment {
+            parent: "a".to_string(),
+            attachment: "tag_y".to_string()
+        })
+    );
+    assert_eq!(
+        assembly.attach("b", Model::from_bytes(&bytes).unwrap(), 0, b"tag_x"),
+        Ok(1)
+    );
+    assert_eq!(assembly.part_index("b"), Some(1));
+    // Fewer poses than parts.
+    let mut placed = Vec::new();
+    assert!(assembly.place(&[Pose::default()], &mut placed).is_err());
+}
