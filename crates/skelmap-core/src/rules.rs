@@ -136,6 +136,17 @@ pub(crate) fn check_count(
             problem: Problem::Empty,
         });
     }
+    check_limit(format, what, offset, value, max)
+}
+
+/// Rejects a count above `max` ([`Error::Limit`]).
+pub(crate) fn check_limit(
+    format: Format,
+    what: &'static str,
+    offset: u64,
+    value: u32,
+    max: u32,
+) -> Result<()> {
     if value > max {
         return Err(Error::Limit {
             format,
@@ -146,6 +157,23 @@ pub(crate) fn check_count(
         });
     }
     Ok(())
+}
+
+/// Warns ([`WarningKind::SpecLimit`]) where `value` goes past the `max` that `engine`
+/// accepts: the engines' limits are reported, not enforced.
+pub(crate) fn engine_limit(
+    diag: &mut Diagnostics,
+    (format, engine): (Format, &'static str),
+    what: &'static str,
+    offset: u64,
+    value: u32,
+    max: u32,
+) {
+    if value > max {
+        diag.warn(format, WarningKind::SpecLimit, what, offset, || {
+            format!("{value} goes past the {max} {engine} accepts")
+        });
+    }
 }
 
 /// Reads a signed count, size or offset that must not be negative.

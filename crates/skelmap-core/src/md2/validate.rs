@@ -50,25 +50,12 @@ fn non_negative(what: &'static str, field: usize, value: &I32<Le>) -> Result<u32
 
 /// [`Error::Limit`] for `value` above `max`.
 fn limit(what: &'static str, offset: u64, value: u32, max: u32) -> Result<()> {
-    if value > max {
-        return Err(Error::Limit {
-            format: FORMAT,
-            what,
-            offset,
-            value: value.into(),
-            max: max.into(),
-        });
-    }
-    Ok(())
+    rules::check_limit(FORMAT, what, offset, value, max)
 }
 
 /// A warning where `value` goes past what Quake II accepts (`max`).
 fn engine_limit(diag: &mut Diagnostics, what: &'static str, field: usize, value: u32, max: u32) {
-    if value > max {
-        diag.warn(FORMAT, WarningKind::SpecLimit, what, at(field), || {
-            format!("{value} goes past the {max} Quake II accepts")
-        });
-    }
+    rules::engine_limit(diag, (FORMAT, "Quake II"), what, at(field), value, max);
 }
 
 /// The header's counts, each proven not negative and within the limits.

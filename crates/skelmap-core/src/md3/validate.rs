@@ -51,25 +51,12 @@ fn non_negative(what: &'static str, offset: u64, value: &I32<Le>) -> Result<u32>
 
 /// [`Error::Limit`] for `value` above `max`.
 fn limit(what: &'static str, offset: u64, value: u32, max: u32) -> Result<()> {
-    if value > max {
-        return Err(Error::Limit {
-            format: FORMAT,
-            what,
-            offset,
-            value: value.into(),
-            max: max.into(),
-        });
-    }
-    Ok(())
+    rules::check_limit(FORMAT, what, offset, value, max)
 }
 
 /// A warning where `value` goes past what ioquake3 accepts (`max`).
 fn engine_limit(diag: &mut Diagnostics, what: &'static str, offset: u64, value: u32, max: u32) {
-    if value > max {
-        diag.warn(FORMAT, WarningKind::SpecLimit, what, offset, || {
-            format!("{value} goes past the {max} ioquake3 accepts")
-        });
-    }
+    rules::engine_limit(diag, (FORMAT, "ioquake3"), what, offset, value, max);
 }
 
 /// A name field an engine reads as a C string (a surface, shader or tag name): it must end
