@@ -585,53 +585,28 @@ fn simd_head<const OWN: bool>(
 ) -> usize {
     use x86::{BYTES, LAT_LONG, WORDS, try_morph};
     use zerocopy::IntoBytes;
-    let (p, q) = (positions, normals);
+    // The kernel for records of kinds `$ka` and `$kb`, over the bytes `$x` and `$y`.
+    macro_rules! run {
+        ($ka:ident, $kb:ident, $x:expr, $y:expr) => {
+            try_morph::<$ka, $kb, OWN>(avx512, $x, $y, unpack, t, positions, normals)
+        };
+    }
     match (a, b) {
-        (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => try_morph::<BYTES, BYTES, OWN>(
-            avx512,
-            x.as_flattened(),
-            y.as_flattened(),
-            unpack,
-            t,
-            p,
-            q,
-        ),
-        (PackedFrame::Bytes(x), PackedFrame::Words(y)) => try_morph::<BYTES, WORDS, OWN>(
-            avx512,
-            x.as_flattened(),
-            y.as_flattened(),
-            unpack,
-            t,
-            p,
-            q,
-        ),
-        (PackedFrame::Words(x), PackedFrame::Bytes(y)) => try_morph::<WORDS, BYTES, OWN>(
-            avx512,
-            x.as_flattened(),
-            y.as_flattened(),
-            unpack,
-            t,
-            p,
-            q,
-        ),
-        (PackedFrame::Words(x), PackedFrame::Words(y)) => try_morph::<WORDS, WORDS, OWN>(
-            avx512,
-            x.as_flattened(),
-            y.as_flattened(),
-            unpack,
-            t,
-            p,
-            q,
-        ),
-        (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => try_morph::<LAT_LONG, LAT_LONG, OWN>(
-            avx512,
-            x.as_bytes(),
-            y.as_bytes(),
-            unpack,
-            t,
-            p,
-            q,
-        ),
+        (PackedFrame::Bytes(x), PackedFrame::Bytes(y)) => {
+            run!(BYTES, BYTES, x.as_flattened(), y.as_flattened())
+        }
+        (PackedFrame::Bytes(x), PackedFrame::Words(y)) => {
+            run!(BYTES, WORDS, x.as_flattened(), y.as_flattened())
+        }
+        (PackedFrame::Words(x), PackedFrame::Bytes(y)) => {
+            run!(WORDS, BYTES, x.as_flattened(), y.as_flattened())
+        }
+        (PackedFrame::Words(x), PackedFrame::Words(y)) => {
+            run!(WORDS, WORDS, x.as_flattened(), y.as_flattened())
+        }
+        (PackedFrame::LatLong(x), PackedFrame::LatLong(y)) => {
+            run!(LAT_LONG, LAT_LONG, x.as_bytes(), y.as_bytes())
+        }
         // Mixed packings are refused by the scalar kernel the caller runs next.
         _ => 0,
     }
