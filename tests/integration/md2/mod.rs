@@ -9,55 +9,29 @@ mod rules;
 mod sweep;
 
 use skelmap::md2::write::{Builder, FrameDef, GlCommandDef};
-use skelmap::{Diagnostics, Error, Format, Limits, Parse, Problem};
+use skelmap::{Diagnostics, Error, Format, Limits, Problem};
 
 fn err(bytes: &[u8]) -> Error {
-    skelmap::md2::Md2::parse(bytes)
-        .map(|_| ())
-        .expect_err("broken file accepted")
+    err_with(bytes, &Limits::default())
 }
 
 fn err_with(bytes: &[u8], limits: &Limits) -> Error {
-    skelmap::md2::Md2::parse_with(bytes, limits, &mut Diagnostics::new())
-        .map(|_| ())
-        .expect_err("broken file accepted")
+    crate::support::parse_error::<skelmap::md2::Md2>(bytes, limits)
 }
 
 /// The warnings a file that opens has.
 fn warnings(bytes: &[u8]) -> Diagnostics {
-    let mut diag = Diagnostics::new();
-    skelmap::md2::Md2::parse_with(bytes, &Limits::default(), &mut diag).expect("file opens");
-    diag
+    crate::support::parse_warnings::<skelmap::md2::Md2>(bytes)
 }
 
 /// `(format, what, offset, problem)` of an [`Error::Invalid`].
 fn invalid(e: &Error) -> (Format, &'static str, u64, Problem) {
-    match e {
-        Error::Invalid {
-            format,
-            what,
-            offset,
-            problem,
-        } => (*format, what, *offset, *problem),
-        other => panic!("not an Invalid error: {other}"),
-    }
+    crate::support::invalid_parts(e)
 }
 
 /// `(what, offset, need, have)` of an [`Error::Truncated`].
 fn truncated(e: &Error) -> (&'static str, u64, u64, u64) {
-    match e {
-        Error::Truncated {
-            format,
-            what,
-            offset,
-            need,
-            have,
-        } => {
-            assert_eq!(*format, Format::Md2);
-            (what, *offset, *need, *have)
-        }
-        other => panic!("not a Truncated error: {other}"),
-    }
+    crate::support::truncated_parts(e, Format::Md2)
 }
 
 fn get_i32(b: &[u8], at: u64) -> i32 {

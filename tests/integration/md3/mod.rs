@@ -13,7 +13,7 @@ use core::mem::offset_of;
 
 use skelmap::md3::raw::{Md3Header, Md3Surface};
 use skelmap::md3::write::{Builder, FrameDef, SurfaceDef, TagDef};
-use skelmap::{Diagnostics, Error, Format, Limits, Parse, Problem};
+use skelmap::{Diagnostics, Error, Format, Limits, Problem};
 
 /// The offset of a header field.
 fn header_at(field: usize) -> u64 {
@@ -38,52 +38,26 @@ const S_OFS_XYZ: usize = offset_of!(Md3Surface, ofs_xyz_normals);
 const S_OFS_END: usize = offset_of!(Md3Surface, ofs_end);
 
 fn err(bytes: &[u8]) -> Error {
-    skelmap::md3::Md3::parse(bytes)
-        .map(|_| ())
-        .expect_err("broken file accepted")
+    err_with(bytes, &Limits::default())
 }
 
 fn err_with(bytes: &[u8], limits: &Limits) -> Error {
-    skelmap::md3::Md3::parse_with(bytes, limits, &mut Diagnostics::new())
-        .map(|_| ())
-        .expect_err("broken file accepted")
+    crate::support::parse_error::<skelmap::md3::Md3>(bytes, limits)
 }
 
 /// The warnings a file that opens has.
 fn warnings(bytes: &[u8]) -> Diagnostics {
-    let mut diag = Diagnostics::new();
-    skelmap::md3::Md3::parse_with(bytes, &Limits::default(), &mut diag).expect("file opens");
-    diag
+    crate::support::parse_warnings::<skelmap::md3::Md3>(bytes)
 }
 
 /// `(format, what, offset, problem)` of an [`Error::Invalid`].
 fn invalid(e: &Error) -> (Format, &'static str, u64, Problem) {
-    match e {
-        Error::Invalid {
-            format,
-            what,
-            offset,
-            problem,
-        } => (*format, what, *offset, *problem),
-        other => panic!("not an Invalid error: {other}"),
-    }
+    crate::support::invalid_parts(e)
 }
 
 /// `(what, offset, need, have)` of an [`Error::Truncated`].
 fn truncated(e: &Error) -> (&'static str, u64, u64, u64) {
-    match e {
-        Error::Truncated {
-            format,
-            what,
-            offset,
-            need,
-            have,
-        } => {
-            assert_eq!(*format, Format::Md3);
-            (what, *offset, *need, *have)
-        }
-        other => panic!("not a Truncated error: {other}"),
-    }
+    crate::support::truncated_parts(e, Format::Md3)
 }
 
 fn put_i32(b: &mut [u8], at: u64, v: i32) {

@@ -9,7 +9,7 @@ pub mod ms3d;
 pub mod quake;
 pub mod slmdl;
 
-use skelmap::Parse;
+use skelmap::{Diagnostics, Error, Format, Limits, Parse, Problem};
 
 use skelmap::core::dpm;
 use skelmap::core::synth;
@@ -183,4 +183,48 @@ pub type Streams = (Vec<[f32; 3]>, Vec<[f32; 3]>);
 /// `n` zero positions and normals.
 pub fn zeros(n: usize) -> Streams {
     (vec![[0.0; 3]; n], vec![[0.0; 3]; n])
+}
+
+/// The error `T` gives `bytes` under `limits` (the test fails when it opens).
+pub fn parse_error<'d, T: Parse<'d>>(bytes: &'d [u8], limits: &Limits) -> Error {
+    T::parse_with(bytes, limits, &mut Diagnostics::new())
+        .map(|_| ())
+        .expect_err("broken file accepted")
+}
+
+/// The warnings of a file `T` opens (the test fails when it does not).
+pub fn parse_warnings<'d, T: Parse<'d>>(bytes: &'d [u8]) -> Diagnostics {
+    let mut diag = Diagnostics::new();
+    T::parse_with(bytes, &Limits::default(), &mut diag).expect("file opens");
+    diag
+}
+
+/// `(format, what, offset, problem)` of an [`Error::Invalid`].
+pub fn invalid_parts(e: &Error) -> (Format, &'static str, u64, Problem) {
+    match e {
+        Error::Invalid {
+            format,
+            what,
+            offset,
+            problem,
+        } => (*format, what, *offset, *problem),
+        other => panic!("not an Invalid error: {other}"),
+    }
+}
+
+/// `(what, offset, need, have)` of an [`Error::Truncated`] of `expected`'s.
+pub fn truncated_parts(e: &Error, expected: Format) -> (&'static str, u64, u64, u64) {
+    match e {
+        Error::Truncated {
+            format,
+            what,
+            offset,
+            need,
+            have,
+        } => {
+            assert_eq!(*format, expected);
+            (what, *offset, *need, *have)
+        }
+        other => panic!("not a Truncated error: {other}"),
+    }
 }
