@@ -133,7 +133,8 @@ fn check_levels<O: ByteOrder>(vertices: &[Vec<Influence>], matrices: &SkinMatric
         assert!(close(&want_n, &q), "{what}: normals at {level}");
         let mut interleaved = vec![SkinnedVertex::default(); n];
         let mut sink = &mut interleaved[..];
-        stream_records(walk::<O>(&bytes, n), matrices.paired(), level, &mut sink).unwrap();
+        let result = stream_records(walk::<O>(&bytes, n), matrices.paired(), level, &mut sink);
+        assert_eq!(result, Ok(()), "{what}: interleaved at {level}");
         for (i, v) in interleaved.iter().enumerate() {
             assert_eq!(
                 (v.position, v.normal),
