@@ -46,7 +46,9 @@ pub struct Switches {
 }
 
 /// The output: a format skelmap-core writes (by the output's extension, and `--to` where
-/// several formats share it), or glTF.
+/// several formats share it), or glTF. Not a list of formats: every table format is the one
+/// variant `Format`, so a new format edits nothing here; the two glTF containers are the
+/// exporter's, which the format table does not hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
     Format(Format),
