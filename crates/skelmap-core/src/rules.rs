@@ -446,3 +446,41 @@ impl MeshPass<'_, '_> {
         )
     }
 }
+
+/// A declared file end (`end`, read from the field `what` at `offset`) against the data's
+/// length `len`: past the data is truncation; short of what the file's `part`s reach
+/// (`furthest`) or of the data, a warning; bytes between the last `part` and the end, a
+/// warning. Engines that read such a field copy only `end` bytes.
+pub(crate) fn check_declared_end(
+    diag: &mut Diagnostics,
+    format: Format,
+    (what, offset): (&'static str, u64),
+    (end, len, furthest): (u64, u64, u64),
+    part: &'static str,
+) -> Result<()> {
+    if end > len {
+        return Err(Error::Truncated {
+            format,
+            what: "file (header.ofs_end)",
+            offset: 0,
+            need: end,
+            have: len,
+        });
+    }
+    if end < furthest {
+        diag.warn(format, WarningKind::FileSize, what, offset, || {
+            format!("declares {end} bytes but the model's {part}s reach {furthest}")
+        });
+    } else if end < len {
+        diag.warn(format, WarningKind::FileSize, what, offset, || {
+            format!("declares {end} bytes but {len} are present; the rest is ignored")
+        });
+    }
+    if furthest < end {
+        let extra = end - furthest;
+        diag.warn(format, WarningKind::TrailingBytes, "file", furthest, || {
+            format!("{extra} bytes after the last {part}")
+        });
+    }
+    Ok(())
+}

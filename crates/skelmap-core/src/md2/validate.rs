@@ -353,40 +353,8 @@ fn file_end(
 ) -> Result<()> {
     let field = offset_of!(Dmdl, ofs_end);
     let end = u64::from(non_negative("header.ofs_end", field, &header.ofs_end)?);
-    let len = reader.len();
-    if end > len {
-        return Err(Error::Truncated {
-            format: FORMAT,
-            what: "file (header.ofs_end)",
-            offset: 0,
-            need: end,
-            have: len,
-        });
-    }
-    if end < furthest {
-        diag.warn(
-            FORMAT,
-            WarningKind::FileSize,
-            "header.ofs_end",
-            at(field),
-            || format!("declares {end} bytes but the model's arrays reach {furthest}"),
-        );
-    } else if end < len {
-        diag.warn(
-            FORMAT,
-            WarningKind::FileSize,
-            "header.ofs_end",
-            at(field),
-            || format!("declares {end} bytes but {len} are present; the rest is ignored"),
-        );
-    }
-    if furthest < end {
-        let extra = end - furthest;
-        diag.warn(FORMAT, WarningKind::TrailingBytes, "file", furthest, || {
-            format!("{extra} bytes after the last array")
-        });
-    }
-    Ok(())
+    let range = (end, reader.len(), furthest);
+    rules::check_declared_end(diag, FORMAT, ("header.ofs_end", at(field)), range, "array")
 }
 
 /// Every skin name ends with a NUL inside its 64 bytes (engines open it as a path).

@@ -609,40 +609,8 @@ fn file_end(
 ) -> Result<()> {
     let field = at(0, offset_of!(Md3Header, ofs_end));
     let end = u64::from(non_negative("header.ofs_end", field, &header.ofs_end)?);
-    let len = reader.len();
-    if end > len {
-        return Err(Error::Truncated {
-            format: FORMAT,
-            what: "file (header.ofs_end)",
-            offset: 0,
-            need: end,
-            have: len,
-        });
-    }
-    if end < furthest {
-        diag.warn(
-            FORMAT,
-            WarningKind::FileSize,
-            "header.ofs_end",
-            field,
-            || format!("declares {end} bytes but the model's structures reach {furthest}"),
-        );
-    } else if end < len {
-        diag.warn(
-            FORMAT,
-            WarningKind::FileSize,
-            "header.ofs_end",
-            field,
-            || format!("declares {end} bytes but {len} are present; the rest is ignored"),
-        );
-    }
-    if furthest < end {
-        let extra = end - furthest;
-        diag.warn(FORMAT, WarningKind::TrailingBytes, "file", furthest, || {
-            format!("{extra} bytes after the last structure")
-        });
-    }
-    Ok(())
+    let range = (end, reader.len(), furthest);
+    rules::check_declared_end(diag, FORMAT, ("header.ofs_end", field), range, "structure")
 }
 
 /// The checks that judge the frames rather than prove the file safe to read: here with the
