@@ -28,7 +28,7 @@ pub struct ExportArgs {
 
 /// The asset of `model` at `frame`, or at a time in a clip (whose animation is then the only
 /// one), as a one-line error.
-fn scene_of(
+pub(crate) fn scene_of(
     path: &Path,
     model: &Model<'_>,
     frame: Option<usize>,
@@ -78,7 +78,7 @@ fn posed(asset: &Asset) -> String {
     }
 }
 
-fn extension(path: &Path) -> String {
+pub(crate) fn extension(path: &Path) -> String {
     path.extension()
         .and_then(|e| e.to_str())
         .unwrap_or_default()
@@ -310,7 +310,7 @@ fn write_obj(out: &Path, asset: &Asset, outputs: &mut Outputs) -> Result<Option<
 }
 
 /// Says so when the file's NaN or infinite numbers had to be replaced.
-fn warn_replaced(asset: &Asset) {
+pub(crate) fn warn_replaced(asset: &Asset) {
     if asset.replaced_non_finite > 0 {
         use owo_colors::OwoColorize;
         anstream::eprintln!(

@@ -44,19 +44,9 @@ impl Companions {
     }
 }
 
-/// Opens the model at `path` with its companions.
-pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, String> {
-    if path.is_dir() {
-        return Err(format!(
-            "{} is a folder, not a model file; `skelmap validate {}` checks every model in it",
-            path.display(),
-            path.display()
-        ));
-    }
-    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
-        return Err(format!("{}: the file is empty (0 bytes)", path.display()));
-    }
-    let options = OpenOptions {
+/// The options a model is opened with, from the companion switches.
+pub fn open_options(companions: &Companions) -> OpenOptions {
+    OpenOptions {
         root: companions.root.clone(),
         // Absolute, so that the companion's path the model reports leads to it from anywhere.
         skeleton: companions
@@ -69,7 +59,22 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
             .map(|anim| std::path::absolute(anim).unwrap_or_else(|_| anim.to_path_buf())),
         skin: companions.skin.clone(),
         ..OpenOptions::default()
-    };
+    }
+}
+
+/// Opens the model at `path` with its companions.
+pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, String> {
+    if path.is_dir() {
+        return Err(format!(
+            "{} is a folder, not a model file; `skelmap validate {}` checks every model in it",
+            path.display(),
+            path.display()
+        ));
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return Err(format!("{}: the file is empty (0 bytes)", path.display()));
+    }
+    let options = open_options(companions);
     Model::open_with(path, &options).map_err(|e| match e {
         // The animation is at fault when the model opens without it.
         _ if companions.animation.is_some()

@@ -20,6 +20,7 @@ mod demo;
 mod export;
 mod load;
 mod output;
+mod player;
 mod summary;
 mod validate;
 
@@ -157,11 +158,16 @@ enum Command {
         after_help = "Examples:\n  skelmap export zombie.dpm -o zombie.glb\n  \
                             skelmap export gun.mdl -o gun.obj --frame 3\n  \
                             skelmap export zombie.dpm -o walk.glb --clip walk --time 0.5\n  \
-                            skelmap export models/ -o gltf/   (gltf/<path>.glb for each)"
+                            skelmap export models/ -o gltf/   (gltf/<path>.glb for each)\n  \
+                            skelmap export players/sarge -o sarge.glb --weapon railgun.md3\n  \
+                            skelmap export sarge/lower.md3 -o run.glb --play legs_run,torso_attack"
     )]
     Export {
         /// The model file, or a directory: every model under it (as `validate` finds them) is
-        /// exported, in parallel, to `OUT/<its path>.glb`.
+        /// exported, in parallel, to `OUT/<its path>.glb`. A Quake III player (a folder with
+        /// `lower.md3`, `upper.md3` and `head.md3`, or its `lower.md3`) exported to a `.glb`
+        /// or `.gltf` becomes one scene: each part a node on its parent's tag, and an
+        /// animation per set of clips played together (`--play`).
         file: PathBuf,
         /// The output: `.glb`, `.gltf` (with its `.bin` beside it) or `.obj`; a directory for
         /// a directory of models; `-` for standard output (with `--format gltf`, its buffer
@@ -184,6 +190,17 @@ enum Command {
         /// glTF: leave the animations (and the MDL/HMP morph targets they play) out.
         #[arg(long)]
         no_animations: bool,
+        /// A player: a weapon model to hold on the torso's `tag_weapon`.
+        #[arg(long, value_name = "FILE")]
+        weapon: Option<PathBuf>,
+        /// A player: clips to play together as one animation, comma-separated (a part plays
+        /// the one it has; the others their idle clip). Repeatable. Default: each clip of
+        /// each part with the others idle, and `both_` clips on legs and torso together.
+        #[arg(long, value_name = "CLIPS")]
+        play: Vec<String>,
+        /// Export a player's `lower.md3` alone, not the player it belongs to.
+        #[arg(long)]
+        part: bool,
         #[command(flatten)]
         companions: load::Companions,
     },
@@ -347,6 +364,9 @@ fn main() -> ExitCode {
             at,
             all_influences,
             no_animations,
+            weapon,
+            play,
+            part,
             companions,
         } => {
             let args = export::ExportArgs {
@@ -356,7 +376,22 @@ fn main() -> ExitCode {
                 all_influences,
                 no_animations,
             };
-            if file.is_dir() {
+            let to_file = matches!(
+                out.extension().and_then(|e| e.to_str()),
+                Some("glb" | "gltf")
+            );
+            let player = player::player_folder(&file).filter(|_| to_file && !part);
+            if let Some(dir) = player {
+                let player_args = player::PlayerArgs { weapon, play };
+                player::export(&dir, &out, &args, &player_args, &companions)
+            } else if weapon.is_some() || !play.is_empty() {
+                Err(format!(
+                    "{}: --weapon and --play are for a Quake III player (a folder with \
+                     lower.md3, upper.md3 and head.md3, or its lower.md3) written to a .glb \
+                     or .gltf",
+                    file.display()
+                ))
+            } else if file.is_dir() {
                 export::batch(&file, &out, "glb", |model, to| {
                     export::export(model, to, &args, &companions)
                 })

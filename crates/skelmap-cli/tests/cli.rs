@@ -1621,3 +1621,69 @@ fn info_shows_an_md3s_companions_and_tags() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("lower_blue.skin"), "{}", stderr(&out));
 }
+
+/// A Quake III player exported as one scene from its folder or its `lower.md3`; `--part`
+/// exports the legs alone; `--play` names clips the parts have; a player's switches on
+/// anything else, and a player as OBJ or with `--frame`, are refused in one line.
+#[test]
+fn export_writes_a_player_as_one_scene() {
+    let dir = temp_dir("player-export");
+    skelmap_core::synth::player(1).write_to(&dir).unwrap();
+    let (d, lower) = (dir.to_str().unwrap(), dir.join("lower.md3"));
+    let glb = dir.join("out/player.glb");
+    let out = skelmap(&["export", d, "-o", glb.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("a player of 3 parts (lower, upper, head), 3 meshes, 18 vertices, 12 triangles, 30 animations"),
+        "{}",
+        stdout(&out)
+    );
+    let out = skelmap(&[
+        "export",
+        lower.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+        "--play",
+        "both_death1",
+    ]);
+    assert!(stdout(&out).contains("1 animation"), "{out:?}");
+    let out = skelmap(&[
+        "export",
+        lower.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+        "--part",
+    ]);
+    assert!(
+        stdout(&out).contains("wrote") && stdout(&out).contains("1 mesh,"),
+        "{out:?}"
+    );
+    for (args, message) in [
+        (
+            vec!["--play", "legs_fly"],
+            "--play legs_fly: every name must be a clip of some part",
+        ),
+        (vec!["--frame", "2"], "--frame and --clip pose one model"),
+    ] {
+        let mut all = vec!["export", d, "-o", glb.to_str().unwrap()];
+        all.extend(args);
+        let out = skelmap(&all);
+        assert!(
+            !out.status.success() && stderr(&out).contains(message),
+            "{out:?}"
+        );
+    }
+    let upper = dir.join("upper.md3");
+    let out = skelmap(&[
+        "export",
+        upper.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+        "--weapon",
+        "w.md3",
+    ]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("are for a Quake III player"),
+        "{out:?}"
+    );
+}

@@ -2,7 +2,8 @@
 //! test installs itself into the target directory: `skelmap export` of every shared corpus
 //! model and shared IQM (as `.glb`, as `.gltf` + `.bin`, with every influence, and with
 //! placeholder files for the textures it names), the SKM conversions of
-//! the corpus DPMs, raylib's guy playing its animation-only IQM, and `skelmap demo`'s `demo.glb` must have zero errors and zero warnings.
+//! the corpus DPMs, raylib's guy playing its animation-only IQM, a Quake III player as one
+//! scene, and `skelmap demo`'s `demo.glb` must have zero errors and zero warnings.
 //!
 //! Without `npm` on the machine the test skips with a message, unless
 //! `SKELMAP_REQUIRE_GLTF_VALIDATOR=1` (set by `.ci/run`) makes that a failure.
@@ -104,10 +105,12 @@ fn corpus_models() -> Vec<PathBuf> {
     }
     files.extend(skelmap_testkit::corpus_next_files("iqm"));
     files.extend(skelmap_testkit::corpus_next_files("mdl7"));
-    // The shared files of the engine formats skelmap reads (MD2).
-    if let Some(dir) = skelmap_testkit::corpus_engines_path("md2") {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            files.push(entry.unwrap().path());
+    // The shared files of the engine formats skelmap reads (MD2, MD3).
+    for sub in ["md2", "md3"] {
+        if let Some(dir) = skelmap_testkit::corpus_engines_path(sub) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                files.push(entry.unwrap().path());
+            }
         }
     }
     files.sort();
@@ -219,6 +222,29 @@ fn every_export_passes_the_khronos_validator() {
         }
         outputs.push(glb);
     }
+
+    // A Quake III player as one scene (the synthetic one), with a weapon, as `.glb` and as
+    // `.gltf`, every clip set and one chosen.
+    let player = out.join("player");
+    std::fs::create_dir_all(&player).unwrap();
+    skelmap_core::synth::player(2).write_to(&player).unwrap();
+    let weapon = player.join("weapon.md3");
+    std::fs::write(&weapon, skelmap_core::md3::Builder::triangle().write()).unwrap();
+    let (p, w) = (player.to_str().unwrap(), weapon.to_str().unwrap());
+    for (name, extra) in [
+        ("player.glb", vec!["--weapon", w]),
+        ("player.gltf", vec![]),
+        ("player-run.glb", vec!["--play", "legs_run,torso_attack"]),
+    ] {
+        let mut args = vec!["export", p, "-o"];
+        let to = o(name);
+        args.push(&to);
+        args.extend(extra);
+        skelmap(&args);
+        outputs.push(out.join(name));
+    }
+    let json = glb_json(&out.join("player-run.glb"));
+    assert_eq!(json["animations"][0]["name"], "legs_run+torso_attack");
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gltf_validator.js");
     let report = Command::new("node")

@@ -573,3 +573,121 @@ fn character_frames(tree: &[TreeJoint], p: &CharacterParams) -> Vec<Vec<crate::i
     };
     (0..p.frames.max(2)).map(frame).collect()
 }
+
+/// A Quake III player's files: `lower.md3`, `upper.md3`, `head.md3`, an `animation.cfg`
+/// and a `default` skin for each part ([`player`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Player {
+    /// Each file's name and bytes.
+    pub files: Vec<(&'static str, Vec<u8>)>,
+}
+
+impl Player {
+    /// Writes every file into the folder `dir`, which must exist.
+    ///
+    /// # Errors
+    ///
+    /// The first error writing a file.
+    pub fn write_to(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        self.files
+            .iter()
+            .try_for_each(|(name, bytes)| std::fs::write(dir.join(name), bytes))
+    }
+
+    /// The bytes of the file `name`.
+    #[must_use]
+    pub fn file(&self, name: &str) -> Option<&[u8]> {
+        self.files
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| b.as_slice())
+    }
+}
+
+/// A Quake III player of `frames` frames an animation (at least 1): `animation.cfg` lists
+/// the 25 animations of the game's order in one run of frames (`BOTH_`, then `TORSO_`, then
+/// `LEGS_`), so `upper.md3` has 13 · `frames` frames and `lower.md3` 18 · `frames` (the legs
+/// offset skips the torso's). Each part is a ring of 6 vertices that turns and rises frame
+/// by frame; `lower.md3` has `tag_torso`, `upper.md3` `tag_head`, `tag_weapon` and
+/// `tag_torso`, `head.md3` (one frame) `tag_head`; a tag in frame `f` is at
+/// `(f / 4, 0, height)` and turned `f / 8` radians about `+Z`.
+#[must_use]
+pub fn player(frames: usize) -> Player {
+    use crate::md3;
+    use crate::pose::animation_cfg::NAMES;
+    let frames = frames.max(1);
+    let part = |surface: &str, count: usize, height: f32, tags: &[&str]| {
+        let ring = |f: usize| -> Vec<([i16; 3], u16)> {
+            (0..6)
+                .map(|i| {
+                    let a = i as f32 / 6.0 * TAU + f as f32 * 0.25;
+                    let xyz = [a.cos() * 8.0, a.sin() * 8.0, height * (i % 2) as f32];
+                    let normal = ((i * 40) as u16) | (((f * 9) % 256) as u16) << 8;
+                    (xyz.map(|c| (c * 64.0) as i16), normal)
+                })
+                .collect()
+        };
+        let tag = |name: &&str, f: usize| {
+            let (s, c) = (f as f32 / 8.0).sin_cos();
+            md3::write::TagDef {
+                name: name.as_bytes().to_vec(),
+                origin: [f as f32 / 4.0, 0.0, height],
+                axis: [[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]],
+            }
+        };
+        md3::Builder {
+            name: format!("models/players/synth/{surface}.md3").into_bytes(),
+            frames: (0..count)
+                .map(|f| md3::write::FrameDef {
+                    name: format!("frame{f}").into_bytes(),
+                    bounds: [[-8.0, -8.0, 0.0], [8.0, 8.0, height]],
+                    local_origin: [0.0; 3],
+                    radius: (64.0 + height * height).sqrt(),
+                })
+                .collect(),
+            tags: (0..count)
+                .map(|f| tags.iter().map(|t| tag(t, f)).collect())
+                .collect(),
+            surfaces: vec![md3::write::SurfaceDef {
+                name: surface.as_bytes().to_vec(),
+                shaders: vec![format!("models/players/synth/{surface}").into_bytes()],
+                triangles: (0..4).map(|i| [0, i + 2, i + 1]).collect(),
+                st: (0..6).map(|i| [i as f32 / 6.0, 0.5]).collect(),
+                frames: (0..count).map(ring).collect(),
+            }],
+            ..md3::Builder::default()
+        }
+        .write()
+    };
+    let mut cfg = String::from("// a synthetic player\nsex m\nfootsteps normal\n");
+    for (i, name) in NAMES.iter().take(25).enumerate() {
+        let looping = if name.starts_with("LEGS_") { frames } else { 0 };
+        cfg.push_str(&format!(
+            "{}\t{frames}\t{looping}\t15\t// {name}\n",
+            i * frames
+        ));
+    }
+    let skin = |surface: &str| format!("{surface},models/players/synth/{surface}_red.tga\n");
+    Player {
+        files: vec![
+            (
+                "lower.md3",
+                part("l_legs", 18 * frames, 24.0, &["tag_torso"]),
+            ),
+            (
+                "upper.md3",
+                part(
+                    "u_torso",
+                    13 * frames,
+                    16.0,
+                    &["tag_head", "tag_weapon", "tag_torso"],
+                ),
+            ),
+            ("head.md3", part("h_head", 1, 8.0, &["tag_head"])),
+            ("animation.cfg", cfg.into_bytes()),
+            ("lower_default.skin", skin("l_legs").into_bytes()),
+            ("upper_default.skin", skin("u_torso").into_bytes()),
+            ("head_default.skin", skin("h_head").into_bytes()),
+        ],
+    }
+}

@@ -42,6 +42,9 @@ pub enum Error {
     /// Building the asset failed (a frame the model lacks, too many joints or keys).
     #[error(transparent)]
     Asset(#[from] asset::Error),
+    /// A part of an assembly could not be posed in a frame it plays.
+    #[error(transparent)]
+    Deform(#[from] skelmap_core::view::DeformError),
     /// The writer needs triangles and the asset has none (an SKP skeleton, for instance).
     #[error("the {format} model has no triangles to {what}")]
     NoGeometry {

@@ -818,3 +818,109 @@ fn an_mdl7_keeps_a_material_for_each_skin_its_triangles_use() {
     let used: Vec<Option<usize>> = built.meshes.iter().map(|m| m.material).collect();
     assert_eq!(used, [Some(0), Some(1)]);
 }
+
+/// A Quake III player as one scene: each part under its parent's tag node, an animation per
+/// set of clips; evaluated at every key of `legs_run+torso_attack` as a viewer would, each
+/// part's vertices are where the runtime puts them (its frame, placed by the assembly),
+/// turned into glTF's axes.
+#[test]
+fn a_player_is_one_scene_with_parts_on_tags_and_clip_sets_animated() {
+    use skelmap_core::model::{Assembly, OpenOptions, Pose};
+    use skelmap_core::pose::Interpolation;
+    let dir = std::env::temp_dir().join(format!("skelmap-export-player-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    synth::player(2).write_to(&dir).unwrap();
+    let weapon = dir.join("weapon.md3");
+    std::fs::write(&weapon, skelmap_core::md3::Builder::triangle().write()).unwrap();
+    let player = Assembly::open_player(&dir, Some(&weapon), &OpenOptions::default()).unwrap();
+    let assets: Vec<Asset> = player
+        .parts()
+        .iter()
+        .map(|p| p.model.to_asset(&asset::Options::default()).unwrap())
+        .collect();
+    let sets = vec![player.clip_set(&["legs_run", "torso_attack"]).unwrap()];
+    let mut bytes = Vec::new();
+    gltf::write_assembly_glb(&player, &assets, &sets, &mut bytes).unwrap();
+
+    let doc = ::gltf::Gltf::from_slice(&bytes).unwrap();
+    let scene = doc.default_scene().unwrap();
+    let roots: Vec<_> = scene
+        .nodes()
+        .map(|n| n.name().unwrap().to_string())
+        .collect();
+    assert_eq!(roots, ["lower"]);
+    // A part's node holds its mesh nodes, then its tags.
+    let children = |name: &str| -> Vec<String> {
+        let node = doc.nodes().find(|n| n.name() == Some(name)).unwrap();
+        node.children()
+            .map(|c| match c.mesh() {
+                Some(_) => "mesh".to_string(),
+                None => c.name().unwrap().to_string(),
+            })
+            .collect()
+    };
+    assert_eq!(children("lower"), ["mesh", "tag_torso"]);
+    assert_eq!(
+        children("upper"),
+        ["mesh", "tag_head", "tag_weapon", "tag_torso"]
+    );
+    let tag_of = |parent: &str, tag: &str| {
+        let node = doc.nodes().find(|n| n.name() == Some(parent)).unwrap();
+        let tag = node.children().find(|c| c.name() == Some(tag)).unwrap();
+        tag.children()
+            .map(|c| c.name().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(tag_of("lower", "tag_torso"), ["upper"]);
+    assert_eq!(tag_of("upper", "tag_head"), ["head"]);
+    assert_eq!(tag_of("upper", "tag_weapon"), ["weapon"]);
+    let animation = doc.animations().next().unwrap();
+    assert_eq!(animation.name(), Some("legs_run+torso_attack"));
+    // Legs: their mesh's weights and tag_torso's translation and rotation; torso: its mesh's
+    // weights and its three tags; the head and the weapon play nothing.
+    assert_eq!(animation.channels().count(), 3 + 7);
+
+    let clip_frames = |part: usize, set: usize| -> Vec<usize> {
+        let clip = &player.parts()[part].model.clips()[sets[set].clips[part].unwrap()];
+        (clip.first..clip.first + clip.count)
+            .map(|f| f as usize)
+            .collect()
+    };
+    let (legs, torso) = (clip_frames(0, 0), clip_frames(1, 0));
+    assert_eq!((legs.len(), torso.len()), (2, 2));
+    for key in 0..2 {
+        let evaluated = evaluate(&bytes, Some((0, key)));
+        let frames = [legs[key], torso[key], 0, 0];
+        let mut poses = vec![Pose::default(); 4];
+        for ((part, pose), &f) in player.parts().iter().zip(&mut poses).zip(&frames) {
+            part.model
+                .pose(f, f, 0.0, Interpolation::Nlerp, pose)
+                .unwrap();
+        }
+        let mut placed = Vec::new();
+        player.place(&poses, &mut placed).unwrap();
+        let turn = skelmap_core::asset::UpAxis::Z.to_y_up();
+        let mut expected = Vec::new();
+        for ((part, &f), at) in player.parts().iter().zip(&frames).zip(&placed) {
+            let options = asset::Options {
+                frame: Some(f),
+                ..asset::Options::default()
+            };
+            for mesh in part.model.to_asset(&options).unwrap().meshes {
+                let points: Vec<Vec3> = mesh
+                    .positions
+                    .iter()
+                    .map(|p| turn * at.transform_point3(Vec3::from(*p)))
+                    .collect();
+                expected.push(points);
+            }
+        }
+        assert_eq!(evaluated.meshes.len(), expected.len());
+        for (e, x) in evaluated.meshes.iter().zip(&expected) {
+            for (p, q) in e.iter().zip(x) {
+                assert!((*p - *q).length() < 1e-4, "key {key}: {p} against {q}");
+            }
+        }
+    }
+}

@@ -142,3 +142,67 @@ fn attaching_needs_a_part_and_an_attachment() {
     let mut placed = Vec::new();
     assert!(assembly.place(&[Pose::default()], &mut placed).is_err());
 }
+
+/// The synthetic player of `frames` frames an animation, written to a folder of its own.
+fn synth_player(name: &str, frames: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-synth-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    skelmap::synth::player(frames).write_to(&dir).unwrap();
+    dir
+}
+
+/// The sets of clips a player plays: `both_` clips on legs and torso, each legs clip with
+/// the torso standing, each torso clip (but `torso_stand`) with the legs idle; the head (one
+/// frame) plays nothing.
+#[test]
+fn a_players_clip_sets_pair_each_clip_with_the_other_parts_idle() {
+    let dir = synth_player("sets", 2);
+    let player = Assembly::open_player(&dir, None, &OpenOptions::default()).unwrap();
+    let clips: Vec<usize> = player
+        .parts()
+        .iter()
+        .map(|p| p.model.clips().len())
+        .collect();
+    // The torso's 7 animations and the 6 Team Arena gestures (copies of `torso_gesture`).
+    assert_eq!(clips, [18, 19, 1]);
+    let sets = player.clip_sets();
+    let names: Vec<&str> = sets.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names.len(), 6 + 12 + 12);
+    assert_eq!(names[..2], ["both_death1", "both_dead1"]);
+    assert_eq!(names[6], "legs_walkcr+torso_stand");
+    assert_eq!(names[15], "legs_idle+torso_stand");
+    assert_eq!(names[18], "legs_idle+torso_gesture");
+    assert!(!names.contains(&"legs_idle+torso_stand+frame"));
+    let name_of = |part: usize, clip: Option<usize>| {
+        clip.map(|c| player.parts()[part].model.clips()[c].name.clone())
+    };
+    let run = sets
+        .iter()
+        .find(|s| s.name == "legs_run+torso_stand")
+        .unwrap();
+    assert_eq!(
+        (0..3).map(|p| name_of(p, run.clips[p])).collect::<Vec<_>>(),
+        [
+            Some("legs_run".to_string()),
+            Some("torso_stand".to_string()),
+            None
+        ]
+    );
+    // Chosen by name: each part plays the name it has, the others idle.
+    let attack = player.clip_set(&["legs_walk", "torso_attack"]).unwrap();
+    assert_eq!(attack.name, "legs_walk+torso_attack");
+    assert_eq!(
+        player.clip_set(&["torso_attack"]).unwrap().name,
+        "legs_idle+torso_attack"
+    );
+    assert_eq!(player.clip_set(&["legs_fly"]), None);
+    // The legs offset: lower's legs_walkcr starts after the 6 both_ animations.
+    let lower = &player.parts()[0].model;
+    let walkcr = lower
+        .clips()
+        .iter()
+        .find(|c| c.name == "legs_walkcr")
+        .unwrap();
+    assert_eq!((walkcr.first, walkcr.count), (12, 2));
+}

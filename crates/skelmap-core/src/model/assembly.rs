@@ -192,6 +192,87 @@ impl<'data> Assembly<'data> {
     }
 }
 
+/// Clips of an [`Assembly`]'s parts played together, as one animation of the whole: a
+/// player's legs running while its torso stands ([`Assembly::clip_sets`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClipSet {
+    /// Its name: the names of the clips it plays, in part order, joined by `+`
+    /// (`legs_run+torso_stand`; `both_death1` when the parts play clips of one name).
+    pub name: String,
+    /// Per part, the index in its model's [`Model::clips`] of the clip it plays, or `None`
+    /// for a part that plays none (it stays in its first frame).
+    pub clips: Vec<Option<usize>>,
+}
+
+/// The clip names a part falls back to while another part plays (Quake III's idle legs and
+/// torso, as the game's `cgame` plays them).
+const IDLE_CLIPS: [&str; 2] = ["legs_idle", "torso_stand"];
+
+impl Assembly<'_> {
+    /// Every set of clips worth playing together, one per clip name of some part: each part
+    /// with a clip of that name plays it; every other part with clips plays its idle clip
+    /// (`legs_idle` or `torso_stand` when it has one, else its first). A part of one frame
+    /// plays nothing. Sets that play the same clips are kept once. For a Quake III player: `both_death1` on legs and torso,
+    /// `legs_run+torso_stand`, `legs_idle+torso_attack`, …
+    #[must_use]
+    pub fn clip_sets(&self) -> Vec<ClipSet> {
+        let mut sets: Vec<ClipSet> = Vec::new();
+        for part in self.parts.iter().filter(|p| p.model.num_frames() > 1) {
+            for clip in part.model.clips() {
+                let set = self.clip_set_of(&[clip.name.as_str()]);
+                if !sets.iter().any(|s| s.clips == set.clips) {
+                    sets.push(set);
+                }
+            }
+        }
+        sets
+    }
+
+    /// The set in which each part plays the first of `names` it has a clip of, and the
+    /// other parts of more than one frame their idle clip (as in [`Assembly::clip_sets`]); `None` when
+    /// some name is no part's clip.
+    #[must_use]
+    pub fn clip_set(&self, names: &[&str]) -> Option<ClipSet> {
+        let known = |name: &&str| {
+            self.parts
+                .iter()
+                .any(|p| p.model.clips().iter().any(|c| c.name == *name))
+        };
+        names.iter().all(known).then(|| self.clip_set_of(names))
+    }
+
+    fn clip_set_of(&self, names: &[&str]) -> ClipSet {
+        let mut clips = Vec::with_capacity(self.parts.len());
+        let mut played: Vec<&str> = Vec::new();
+        for part in &self.parts {
+            // A part of one frame has nothing to play.
+            let own = if part.model.num_frames() > 1 {
+                part.model.clips()
+            } else {
+                &[]
+            };
+            let find = |wanted: &[&str]| {
+                wanted
+                    .iter()
+                    .find_map(|name| own.iter().position(|c| c.name == *name))
+            };
+            let index = find(names)
+                .or_else(|| find(&IDLE_CLIPS))
+                .or((!own.is_empty()).then_some(0));
+            if let Some(clip) = index.and_then(|i| own.get(i))
+                && !played.contains(&clip.name.as_str())
+            {
+                played.push(&clip.name);
+            }
+            clips.push(index);
+        }
+        ClipSet {
+            name: played.join("+"),
+            clips,
+        }
+    }
+}
+
 impl Assembly<'static> {
     /// Opens the Quake III player in the folder `path` (or whose `lower.md3` `path` is):
     /// [`PLAYER`]'s parts, each opened with `options` (so with its skin, `--skin` style,

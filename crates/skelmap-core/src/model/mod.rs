@@ -53,7 +53,7 @@ mod write;
 use std::sync::OnceLock;
 
 pub use any::View;
-pub use assembly::{Assembly, AttachError, PLAYER, Part, PlayerPart};
+pub use assembly::{Assembly, AttachError, ClipSet, PLAYER, Part, PlayerPart};
 pub use attach::{Attachment, AttachmentKind};
 pub use mesh::Mesh;
 pub use open::OpenOptions;

@@ -48,6 +48,10 @@ use json::buffer::Target;
 use json::validation::{Checked, Checked::Valid, USize64};
 use json::{Accessor, Index, Node, Root};
 
+mod assembly;
+
+pub use assembly::{assembly_document, assembly_to_gltf, write_assembly_glb};
+
 use crate::render;
 use crate::{Error, Result};
 use skelmap_core::asset::cut::SkinFrames;
@@ -112,7 +116,12 @@ pub fn document(
 /// As [`document`], plus [`Error::Io`] and [`Error::Encode`].
 pub fn write_glb(asset: &Asset, options: &Options, out: impl Write) -> Result<()> {
     let (root, bin) = document(asset, options, None)?;
-    let json = json::serialize::to_vec(&root).map_err(|e| encode("glTF JSON", e))?;
+    glb(&root, bin, out)
+}
+
+/// Writes a document and its binary buffer as one `.glb`.
+fn glb(root: &Root, bin: Vec<u8>, out: impl Write) -> Result<()> {
+    let json = json::serialize::to_vec(root).map_err(|e| encode("glTF JSON", e))?;
     let glb = ::gltf::binary::Glb {
         header: ::gltf::binary::Header {
             magic: *b"glTF",
@@ -680,93 +689,134 @@ impl Builder {
         joint_nodes: &[Index<Node>],
         mesh_nodes: &[(Index<Node>, usize)],
     ) {
+        use json::animation::Property;
         for clip in asset.clips.iter().filter(|c| !c.is_empty()) {
-            let times: Vec<[f32; 1]> = (0..clip.len()).map(|k| [k as f32 / clip.fps]).collect();
-            let input = self.floats(&times, Type::Scalar, None, true);
-            let mut samplers = Vec::new();
-            let mut channels = Vec::new();
-            let mut channel =
-                |sampler: json::animation::Sampler,
-                 node: Index<Node>,
-                 path: json::animation::Property,
-                 samplers: &mut Vec<json::animation::Sampler>| {
-                    channels.push(json::animation::Channel {
-                        sampler: Index::new(samplers.len() as u32),
-                        target: json::animation::Target {
-                            node,
-                            path: Valid(path),
-                            extensions: None,
-                            extras: Default::default(),
-                        },
-                        extensions: None,
-                        extras: Default::default(),
-                    });
-                    samplers.push(sampler);
-                };
-            let linear = |output| json::animation::Sampler {
-                input,
-                interpolation: Valid(json::animation::Interpolation::Linear),
-                output,
-                extensions: None,
-                extras: Default::default(),
-            };
+            let input = self.times(clip.len(), clip.fps);
+            let mut channels = Channels::default();
             match &clip.keys {
                 ClipKeys::Joints(frames) => {
                     let bones = frames.first().map_or(0, Vec::len);
                     for (bone, &node) in joint_nodes.iter().enumerate().take(bones) {
+                        let key = |f: &Vec<asset::JointKey>| f.get(bone).copied();
                         let translations: Vec<[f32; 3]> = frames
                             .iter()
-                            .map(|f| f.get(bone).map_or([0.0; 3], |k| k.translation.to_array()))
+                            .map(|f| key(f).map_or([0.0; 3], |k| k.translation.to_array()))
                             .collect();
-                        let mut previous = Quat::IDENTITY;
-                        let rotations: Vec<[f32; 4]> = frames
-                            .iter()
-                            .map(|f| {
-                                let q = f
-                                    .get(bone)
-                                    .map_or(Quat::IDENTITY, |k| k.rotation.normalize());
-                                previous = if previous.dot(q) < 0.0 { -q } else { q };
-                                previous.to_array()
-                            })
-                            .collect();
+                        let rotations = hemisphere(
+                            frames
+                                .iter()
+                                .map(|f| key(f).map_or(Quat::IDENTITY, |k| k.rotation)),
+                        );
                         let scales: Vec<[f32; 3]> = frames
                             .iter()
-                            .map(|f| f.get(bone).map_or([1.0; 3], |k| k.scale.to_array()))
+                            .map(|f| key(f).map_or([1.0; 3], |k| k.scale.to_array()))
                             .collect();
                         let t = self.floats(&translations, Type::Vec3, None, false);
                         let r = self.floats(&rotations, Type::Vec4, None, false);
-                        use json::animation::Property;
-                        channel(linear(t), node, Property::Translation, &mut samplers);
-                        channel(linear(r), node, Property::Rotation, &mut samplers);
+                        channels.linear(input, t, node, Property::Translation);
+                        channels.linear(input, r, node, Property::Rotation);
                         // Scale only where a joint scales (IQM): other formats keep two
                         // channels a joint.
                         if scales.iter().any(|s| *s != [1.0; 3]) {
                             let s = self.floats(&scales, Type::Vec3, None, false);
-                            channel(linear(s), node, Property::Scale, &mut samplers);
+                            channels.linear(input, s, node, Property::Scale);
                         }
                     }
                 }
                 ClipKeys::Morph(frames) => {
                     for &(node, targets) in mesh_nodes.iter().filter(|(_, t)| *t > 0) {
-                        let weights: Vec<[f32; 1]> = frames
-                            .iter()
-                            .flat_map(|&f| (0..targets).map(move |k| [f32::from(k == f as usize)]))
-                            .collect();
-                        let w = self.floats(&weights, Type::Scalar, None, false);
-                        use json::animation::Property;
-                        channel(linear(w), node, Property::MorphTargetWeights, &mut samplers);
+                        let w = self.one_hot(frames, targets);
+                        channels.linear(input, w, node, Property::MorphTargetWeights);
                     }
                 }
             }
-            if !channels.is_empty() {
-                self.root.push(json::Animation {
-                    name: Some(clip.name.clone()),
-                    channels,
-                    samplers,
-                    extensions: None,
-                    extras: Default::default(),
-                });
-            }
+            channels.push_to(&mut self.root, &clip.name);
+        }
+    }
+
+    /// The key times of `frames` frames at `fps` (a rate that is not positive is
+    /// [`NAMED_CLIP_FPS`](skelmap_core::view::NAMED_CLIP_FPS)), with their bounds (a
+    /// sampler's input).
+    fn times(&mut self, frames: usize, fps: f32) -> Index<Accessor> {
+        let fps = if fps > 0.0 && fps.is_finite() {
+            fps
+        } else {
+            skelmap_core::view::NAMED_CLIP_FPS
+        };
+        let times: Vec<[f32; 1]> = (0..frames).map(|k| [k as f32 / fps]).collect();
+        self.floats(&times, Type::Scalar, None, true)
+    }
+
+    /// Morph weights that show target `f` alone, for each `f` of `frames`, of a mesh with
+    /// `targets` targets (a frame past them shows none).
+    fn one_hot(&mut self, frames: &[u32], targets: usize) -> Index<Accessor> {
+        let weights: Vec<[f32; 1]> = frames
+            .iter()
+            .flat_map(|&f| (0..targets).map(move |k| [f32::from(k == f as usize)]))
+            .collect();
+        self.floats(&weights, Type::Scalar, None, false)
+    }
+}
+
+/// `rotations`, normalised, each flipped into the hemisphere of the one before, so that a
+/// linear key-to-key interpolation takes the short way.
+fn hemisphere(rotations: impl Iterator<Item = Quat>) -> Vec<[f32; 4]> {
+    let mut previous = Quat::IDENTITY;
+    rotations
+        .map(|q| {
+            let q = q.normalize();
+            previous = if previous.dot(q) < 0.0 { -q } else { q };
+            previous.to_array()
+        })
+        .collect()
+}
+
+/// An animation's samplers and channels, as they are added.
+#[derive(Default)]
+struct Channels {
+    samplers: Vec<json::animation::Sampler>,
+    channels: Vec<json::animation::Channel>,
+}
+
+impl Channels {
+    /// A channel animating `path` of `node` with `output` at `input`'s times, linearly.
+    fn linear(
+        &mut self,
+        input: Index<Accessor>,
+        output: Index<Accessor>,
+        node: Index<Node>,
+        path: json::animation::Property,
+    ) {
+        self.channels.push(json::animation::Channel {
+            sampler: Index::new(self.samplers.len() as u32),
+            target: json::animation::Target {
+                node,
+                path: Valid(path),
+                extensions: None,
+                extras: Default::default(),
+            },
+            extensions: None,
+            extras: Default::default(),
+        });
+        self.samplers.push(json::animation::Sampler {
+            input,
+            interpolation: Valid(json::animation::Interpolation::Linear),
+            output,
+            extensions: None,
+            extras: Default::default(),
+        });
+    }
+
+    /// Adds the animation named `name` to `root`, unless it has no channel.
+    fn push_to(self, root: &mut Root, name: &str) {
+        if !self.channels.is_empty() {
+            root.push(json::Animation {
+                name: Some(name.to_owned()),
+                channels: self.channels,
+                samplers: self.samplers,
+                extensions: None,
+                extras: Default::default(),
+            });
         }
     }
 }
