@@ -27,7 +27,7 @@ for target in "${targets[@]}"; do
     quake|mdl2) dict=(-dict=dict/quake.dict) ;;
     iqm) dict=(-dict=dict/iqm.dict) ;;
     mdl7) dict=(-dict=dict/mdl7.dict) ;;
-    md3) dict=(-dict=dict/md3.dict) ;;
+    md3|assembly) dict=(-dict=dict/md3.dict) ;;
     md2) dict=(-dict=dict/md2.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
   esac

@@ -2,6 +2,7 @@
 //! everything the view exposes, asserting what validation promises. The harness itself lives
 //! in skelmap-testkit, shared with the workspace's tests.
 
+pub use skelmap_testkit::assembly::assembly;
 pub use skelmap_testkit::export::export;
 use skelmap_testkit::{exercise, structured};
 

@@ -343,6 +343,12 @@ typedef struct SkelmapGpuMesh SkelmapGpuMesh;
 typedef struct SkelmapModel SkelmapModel;
 
 /**
+ * An open Quake III player. Opaque to C; created by `skelmap_player_open` and destroyed by
+ * `skelmap_player_free`.
+ */
+typedef struct SkelmapPlayer SkelmapPlayer;
+
+/**
  * A sampled pose. Opaque to C; created by
  * `skelmap_pose_new`, filled by `skelmap_pose_sample`, destroyed by
  * `skelmap_pose_free`. A pose is not tied to one model: it can be sampled from any model
@@ -1307,6 +1313,24 @@ enum SkelmapStatus skelmap_model_open_file(const char *path,
                                            struct SkelmapModel **out);
 
 /**
+ * `skelmap_model_open_file`, with an MD3's skin chosen by name: `skin` `"red"` reads
+ * `head_red.skin` beside `head.md3` for its surfaces' shaders (NULL: `head_default.skin`,
+ * when there is one). Other formats ignore `skin`.
+ *
+ * Returns as `skelmap_model_open_file` does; `SKELMAP_STATUS_RESOLVE` also for a skin
+ * asked for by name that does not exist, `SKELMAP_STATUS_INVALID_ARGUMENT` for a `skin` that
+ * is not UTF-8.
+ *
+ * # Safety
+ *
+ * As `skelmap_model_open_file`; `skin` is NULL or a NUL-terminated string.
+ */
+enum SkelmapStatus skelmap_model_open_file_skin(const char *path,
+                                                uint32_t flags,
+                                                const char *skin,
+                                                struct SkelmapModel **out);
+
+/**
  * Validates the model in caller memory `data[0..len]`, storing a new model in `*out` (NULL
  * on failure). Nothing is copied: the model reads `data` directly.
  *
@@ -1401,6 +1425,124 @@ size_t skelmap_model_warning(const struct SkelmapModel *model,
                              uint32_t index,
                              char *buf,
                              size_t len);
+
+/**
+ * Opens the Quake III player in the folder `path` (or whose `lower.md3` `path` is), storing
+ * a new player in `*out` (NULL on failure): `lower.md3` (part 0), `upper.md3` on its
+ * `tag_torso` (part 1), `head.md3` on the torso's `tag_head` (part 2) and, when `weapon` is
+ * not NULL, that model on the torso's `tag_weapon` (part 3). Each part is opened as
+ * `skelmap_model_open_file_skin` opens it with `flags` and `skin` (the weapon with its own
+ * default skin); the legs and the torso take their clips (frame groups) from the
+ * `animation.cfg` beside them, with the game's legs offset, else from their frame names.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`path` or `out`), the
+ * statuses of `skelmap_model_open_file_skin` for a part (`SKELMAP_STATUS_IO` for a part that
+ * is missing), or `SKELMAP_STATUS_RESOLVE` when a part lacks the tag its child hangs on.
+ *
+ * # Safety
+ *
+ * `path` is a NUL-terminated string; `weapon` and `skin` are NULL or NUL-terminated; `out`
+ * is valid for writing one pointer. Unless `SKELMAP_OPEN_READ` is given, the files must not
+ * be modified or truncated until the player is freed (see `skelmap_model_open_file`).
+ */
+enum SkelmapStatus skelmap_player_open(const char *path,
+                                       const char *weapon,
+                                       const char *skin,
+                                       uint32_t flags,
+                                       struct SkelmapPlayer **out);
+
+/**
+ * Frees a player and its parts' models. NULL is allowed and does nothing. Returns nothing;
+ * it cannot fail.
+ *
+ * # Safety
+ *
+ * `player` is NULL or a pointer from `skelmap_player_open` not freed before; no pointer
+ * `skelmap_player_part` returned for it is used afterwards.
+ */
+void skelmap_player_free(struct SkelmapPlayer *player);
+
+/**
+ * The number of parts: 3, or 4 with a weapon. Returns 0 for a NULL `player`
+ * (`SKELMAP_STATUS_NULL_PARAMETER`).
+ *
+ * # Safety
+ *
+ * `player` is NULL or a live player.
+ */
+uint32_t skelmap_player_parts(const struct SkelmapPlayer *player);
+
+/**
+ * Part `index`'s model, owned by the player: every model function takes it (counts, frame
+ * groups, `skelmap_pose_sample`, meshes, materials, attachments). Do not free it; it lives
+ * as long as the player.
+ *
+ * Returns NULL for a NULL `player` (`SKELMAP_STATUS_NULL_PARAMETER`) or an `index` past the
+ * parts (`SKELMAP_STATUS_OUT_OF_RANGE`).
+ *
+ * # Safety
+ *
+ * `player` is NULL or a live player.
+ */
+const struct SkelmapModel *skelmap_player_part(const struct SkelmapPlayer *player, uint32_t index);
+
+/**
+ * Copies part `index`'s name (`lower`, `upper`, `head`, `weapon`) into `buf` like
+ * `skelmap_bone_name` and returns its full length.
+ *
+ * Returns `SIZE_MAX` for a NULL `player` (`SKELMAP_STATUS_NULL_PARAMETER`) or an `index`
+ * past the parts (`SKELMAP_STATUS_OUT_OF_RANGE`).
+ *
+ * # Safety
+ *
+ * `player` is NULL or a live player; `buf` is NULL or valid for writes of `len` bytes.
+ */
+size_t skelmap_player_part_name(const struct SkelmapPlayer *player,
+                                uint32_t index,
+                                char *buf,
+                                size_t len);
+
+/**
+ * Where part `index` hangs: `*parent` the parent part's index (-1 for the root, the legs)
+ * and `*attachment` the index of the parent's attachment (`skelmap_attachment`) it is
+ * placed on (0 for the root).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`player`, `parent` or
+ * `attachment`), `SKELMAP_STATUS_OUT_OF_RANGE` (`index` past the parts).
+ *
+ * # Safety
+ *
+ * `player` is NULL or a live player; `parent` and `attachment` are NULL or valid for one
+ * write.
+ */
+enum SkelmapStatus skelmap_player_part_parent(const struct SkelmapPlayer *player,
+                                              uint32_t index,
+                                              int32_t *parent,
+                                              uint32_t *attachment);
+
+/**
+ * Places every part: `poses[i]` is part `i`'s pose, sampled from `skelmap_player_part(i)`
+ * (so the legs and the torso play different frames); `out` receives, per part, its
+ * transform into the legs' space as a row-major 3×4 matrix (`out[12·i + 4·r + c]`, the
+ * translation in column 3), as `skelmap_attachment_world` writes one: the parent's transform
+ * times the parent's tag in the parent's pose. The root's is the identity.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`player`, `poses`, a
+ * pose of `poses`, or `out`), `SKELMAP_STATUS_BUFFER_TOO_SMALL` (`count` below the parts, or
+ * `out_len` below 12 floats a part), and the statuses of `skelmap_attachment_world` for a
+ * parent's pose.
+ *
+ * # Safety
+ *
+ * `player` is NULL or a live player, used by one thread at a time (it keeps its working
+ * buffers); `poses` is NULL or valid for reads of `count` pointers, each NULL or a live
+ * pose; `out` is NULL or valid for writes of `out_len` floats.
+ */
+enum SkelmapStatus skelmap_player_place(struct SkelmapPlayer *player,
+                                        const struct SkelmapPose *const *poses,
+                                        uint32_t count,
+                                        float *out,
+                                        size_t out_len);
 
 /**
  * Creates an empty pose in `*out` (NULL on failure).

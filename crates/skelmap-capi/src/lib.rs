@@ -37,6 +37,7 @@ pub mod gpu;
 pub mod material;
 pub mod mesh;
 pub mod model;
+pub mod player;
 pub mod pose;
 pub mod skeleton;
 pub mod skin;
@@ -51,6 +52,7 @@ pub use gpu::{
 pub use material::{SkelmapMaterial, SkelmapSubmesh};
 pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
 pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
+pub use player::SkelmapPlayer;
 pub use pose::SkelmapPose;
 pub use skeleton::{SkelmapBone, SkelmapFrameGroup};
 pub use skin::{SkelmapPixelFormat, SkelmapSkinInfo};

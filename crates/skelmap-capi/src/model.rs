@@ -92,7 +92,7 @@ pub struct SkelmapModel {
 }
 
 impl SkelmapModel {
-    fn new(model: Model<'static>) -> SkelmapModel {
+    pub(crate) fn new(model: Model<'static>) -> SkelmapModel {
         SkelmapModel {
             groups: model.clips().to_vec(),
             warnings: model
@@ -148,9 +148,9 @@ pub(crate) unsafe fn c_str<'a>(s: *const c_char, parameter: &str) -> Result<&'a 
 /// # Safety
 ///
 /// `out` is valid for a write of one pointer.
-unsafe fn hand_out(
-    out: *mut *mut SkelmapModel,
-    open: impl FnOnce() -> Result<SkelmapModel, Fail>,
+pub(crate) unsafe fn hand_out<T>(
+    out: *mut *mut T,
+    open: impl FnOnce() -> Result<T, Fail>,
 ) -> SkelmapStatus {
     status(|| {
         if out.is_null() {
@@ -206,30 +206,77 @@ pub unsafe extern "C" fn skelmap_model_open_file(
     flags: u32,
     out: *mut *mut SkelmapModel,
 ) -> SkelmapStatus {
+    // SAFETY: forwarded from this function's contract (`skin` NULL).
+    unsafe { skelmap_model_open_file_skin(path, flags, std::ptr::null(), out) }
+}
+
+/// `skelmap_model_open_file`, with an MD3's skin chosen by name: `skin` `"red"` reads
+/// `head_red.skin` beside `head.md3` for its surfaces' shaders (NULL: `head_default.skin`,
+/// when there is one). Other formats ignore `skin`.
+///
+/// Returns as `skelmap_model_open_file` does; `SKELMAP_STATUS_RESOLVE` also for a skin
+/// asked for by name that does not exist, `SKELMAP_STATUS_INVALID_ARGUMENT` for a `skin` that
+/// is not UTF-8.
+///
+/// # Safety
+///
+/// As `skelmap_model_open_file`; `skin` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_model_open_file_skin(
+    path: *const c_char,
+    flags: u32,
+    skin: *const c_char,
+    out: *mut *mut SkelmapModel,
+) -> SkelmapStatus {
     let open = || {
-        let read = check_flags(flags, SKELMAP_OPEN_READ)?;
-        // SAFETY: `path` is NULL or NUL-terminated by this function's contract.
-        let path = unsafe { c_str(path, "path") }?
-            .to_str()
-            .map_err(|_| Fail::invalid("path is not UTF-8"))?;
-        let access = if read {
-            Access::Read
-        } else {
-            // SAFETY: the contract of this function, which the C caller accepted: the file
-            // and its companions are not modified or truncated while the model is alive.
-            Access::Map(unsafe { MapPromise::new() })
-        };
-        let options = OpenOptions {
-            access,
-            ..OpenOptions::default()
-        };
-        Ok(SkelmapModel::new(Model::open_with(
-            Path::new(path),
-            &options,
-        )?))
+        // SAFETY: forwarded from this function's contract.
+        let (path, options) = unsafe { file_options(path, flags, skin) }?;
+        Ok(SkelmapModel::new(Model::open_with(path, &options)?))
     };
     // SAFETY: `out` is valid for one pointer write by this function's contract.
     unsafe { hand_out(out, open) }
+}
+
+/// The path and the options of a file opened with `flags` and the skin name `skin`.
+///
+/// # Safety
+///
+/// `path` and `skin` are NULL or NUL-terminated; with the map access `flags` give, the files
+/// opened must not change while the model is alive (the caller's contract).
+pub(crate) unsafe fn file_options<'a>(
+    path: *const c_char,
+    flags: u32,
+    skin: *const c_char,
+) -> Result<(&'a Path, OpenOptions), Fail> {
+    let read = check_flags(flags, SKELMAP_OPEN_READ)?;
+    // SAFETY: `path` is NULL or NUL-terminated by this function's contract.
+    let path = unsafe { c_str(path, "path") }?
+        .to_str()
+        .map_err(|_| Fail::invalid("path is not UTF-8"))?;
+    let skin = if skin.is_null() {
+        None
+    } else {
+        // SAFETY: non-NULL and NUL-terminated by this function's contract.
+        let skin = unsafe { c_str(skin, "skin") }?;
+        Some(
+            skin.to_str()
+                .map_err(|_| Fail::invalid("skin is not UTF-8"))?
+                .to_string(),
+        )
+    };
+    let access = if read {
+        Access::Read
+    } else {
+        // SAFETY: the contract of the caller, which the C caller accepted: the files are
+        // not modified or truncated while the model is alive.
+        Access::Map(unsafe { MapPromise::new() })
+    };
+    let options = OpenOptions {
+        access,
+        skin,
+        ..OpenOptions::default()
+    };
+    Ok((Path::new(path), options))
 }
 
 /// Validates the model in caller memory `data[0..len]`, storing a new model in `*out` (NULL

@@ -340,6 +340,42 @@ fn check_c_output(out: &str, path: &Path) {
 }
 
 /// Writes the synthetic tube as DPM and as SKM + SKP, and a truncated copy of the DPM.
+/// The C program's player lines against `Assembly::place` with the legs in frame 3 and the
+/// torso in frame 1.
+fn check_player_output(out: &str, dir: &Path) {
+    use skelmap_core::model::{Assembly, OpenOptions, Pose};
+    let player = Assembly::open_player(dir, None, &OpenOptions::default()).unwrap();
+    let parts: Vec<&str> = out.lines().filter(|l| l.starts_with("player ")).collect();
+    assert_eq!(
+        parts,
+        [
+            "player part=0 name=lower parent=-1 attachment=0 frames=36 groups=18",
+            "player part=1 name=upper parent=0 attachment=0 frames=26 groups=19",
+            "player part=2 name=head parent=1 attachment=0 frames=1 groups=1",
+        ],
+        "{out}"
+    );
+    let mut poses = vec![Pose::default(); 3];
+    for ((part, pose), f) in player.parts().iter().zip(&mut poses).zip([3, 1, 0]) {
+        part.model
+            .pose(f, f, 0.0, Interpolation::Nlerp, pose)
+            .unwrap();
+    }
+    let mut placed = Vec::new();
+    player.place(&poses, &mut placed).unwrap();
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("placed ")).collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    for (i, (line, m)) in lines.iter().zip(&placed).enumerate() {
+        let origin = line.split("origin=").nth(1).unwrap();
+        let (origin, x) = origin.split_once(" x=").unwrap();
+        let t = m.translation.to_array();
+        let a = m.matrix3.x_axis.to_array();
+        assert_close(&floats(origin), &t, &format!("part {i} origin"));
+        assert_close(&floats(x), &a, &format!("part {i} x axis"));
+    }
+    assert!(placed[2].translation.length() > 1.0);
+}
+
 fn synthetic_inputs(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let dpm = synth::tube(&synth::TubeParams::default()).write().unwrap();
     let (dpm_path, skm_path) = (dir.join("tube.dpm"), dir.join("tube.skm"));
@@ -386,10 +422,15 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
 
     let smoke_c = dir.join("smoke_c");
     compile("gcc", &crate_dir().join("tests/c/smoke.c"), "c11", &smoke_c);
+    let player = dir.join("player");
+    std::fs::create_dir_all(&player).unwrap();
+    synth::player(2).write_to(&player).unwrap();
     let mut args = models.clone();
     args.extend([PathBuf::from("--malformed"), malformed.clone()]);
+    args.extend([PathBuf::from("--player"), player.clone()]);
     let out = run(&smoke_c, &args);
     assert!(out.contains("failures 0"), "{out}");
+    check_player_output(&out, &player);
     for model in &models {
         check_c_output(&out, model);
     }

@@ -68,3 +68,48 @@ fn corpus_files_and_their_truncations_never_panic() {
         }
     }
 }
+
+/// The `assembly` target's seed: the synthetic player of one frame an animation (with its
+/// `animation.cfg`, two skins and a weapon) in the harness's input layout. Written by
+/// `SKELMAP_BLESS=1`, else compared with the committed file.
+#[test]
+fn the_assembly_seed_is_the_synthetic_player_and_replays() {
+    use skelmap_testkit::assembly;
+    let player = skelmap_core::synth::player(1);
+    let mut files = std::collections::HashMap::new();
+    for (name, bytes) in &player.files {
+        files.insert(format!("p/{name}"), bytes.clone());
+    }
+    files.insert(
+        "w.md3".to_string(),
+        skelmap_core::md3::Builder::triangle().write(),
+    );
+    let seed = assembly::join(&files);
+    assert_eq!(assembly::split(&seed).len(), assembly::FILES.len());
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds/assembly/player.bin");
+    if std::env::var_os("SKELMAP_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &seed).unwrap();
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), seed, "{}", path.display());
+    // The seed opens as a player of four parts, and so does every truncation and flip of it
+    // without a panic.
+    let player = skelmap_core::model::Assembly::resolve_player(
+        &&files,
+        "p",
+        Some("w.md3"),
+        &skelmap_core::Limits::DEFAULT,
+    )
+    .unwrap();
+    assert_eq!(player.parts().len(), 4);
+    assembly::assembly(&seed);
+    for len in (0..seed.len()).step_by(37) {
+        assembly::assembly(&seed[..len]);
+    }
+    let mut flipped = seed.clone();
+    for i in (0..seed.len()).step_by(53) {
+        flipped[i] ^= 0xA5;
+        assembly::assembly(&flipped);
+        flipped[i] = seed[i];
+    }
+}

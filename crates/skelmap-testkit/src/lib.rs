@@ -14,11 +14,15 @@
 //! - `exercise` walks every accessor of a validated view and asserts what validation promises.
 //! - `structured` writes a valid file of a chosen shape and overwrites one 32-bit field.
 //! - `export` turns any model that opens into scenes and writes them out.
+//! - `assembly` opens a Quake III player held in memory, plays its clip sets and writes it as
+//!   one scene.
 //! - `capi` calls every export of the C ABI the way a careless C caller would.
 
 // Test support: failing loudly is its purpose.
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)]
 
+#[cfg(feature = "assembly")]
+pub mod assembly;
 #[cfg(feature = "capi")]
 pub mod capi;
 #[cfg(feature = "exercise")]

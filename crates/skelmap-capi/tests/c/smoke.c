@@ -418,6 +418,63 @@ static void check_malformed(const char *path) {
     free(msg);
 }
 
+/* A Quake III player: its parts, where each hangs, and each placed with the legs in frame 3
+ * and the torso in frame 1 (different clips); then the refusals. */
+static void check_player(const char *dir) {
+    SkelmapPlayer *player = NULL;
+    CHECK_STATUS(skelmap_player_open(dir, NULL, NULL, SKELMAP_OPEN_READ, &player),
+                 SKELMAP_STATUS_OK);
+    if (player == NULL) return;
+    uint32_t parts = skelmap_player_parts(player);
+    CHECK(parts == 3);
+    SkelmapPose *poses[3] = {NULL, NULL, NULL};
+    const uint32_t frames[3] = {3, 1, 0};
+    for (uint32_t i = 0; i < parts && i < 3; i++) {
+        const SkelmapModel *part = skelmap_player_part(player, i);
+        CHECK(part != NULL);
+        char name[16];
+        CHECK(skelmap_player_part_name(player, i, name, sizeof name) < sizeof name);
+        int32_t parent = 0;
+        uint32_t attachment = 0;
+        CHECK_STATUS(skelmap_player_part_parent(player, i, &parent, &attachment),
+                     SKELMAP_STATUS_OK);
+        SkelmapCounts c;
+        CHECK_STATUS(skelmap_model_counts(part, &c), SKELMAP_STATUS_OK);
+        CHECK_STATUS(skelmap_pose_new(&poses[i]), SKELMAP_STATUS_OK);
+        CHECK_STATUS(skelmap_pose_sample(poses[i], part, frames[i], frames[i], 0.0f,
+                                         SKELMAP_INTERPOLATION_NLERP),
+                     SKELMAP_STATUS_OK);
+        printf("player part=%u name=%s parent=%d attachment=%u frames=%u groups=%u\n", i, name,
+               (int)parent, attachment, c.frames, c.frame_groups);
+    }
+    float placed[36];
+    CHECK_STATUS(skelmap_player_place(player, (const SkelmapPose *const *)poses, 3, placed, 36),
+                 SKELMAP_STATUS_OK);
+    for (uint32_t i = 0; i < 3; i++) {
+        const float *m = placed + 12 * i;
+        printf("placed part=%u origin=%.6f,%.6f,%.6f x=%.6f,%.6f,%.6f\n", i, m[3], m[7], m[11],
+               m[0], m[4], m[8]);
+    }
+    CHECK_STATUS(skelmap_player_place(player, (const SkelmapPose *const *)poses, 3, placed, 35),
+                 SKELMAP_STATUS_BUFFER_TOO_SMALL);
+    CHECK_STATUS(skelmap_player_place(player, (const SkelmapPose *const *)poses, 2, placed, 36),
+                 SKELMAP_STATUS_BUFFER_TOO_SMALL);
+    SkelmapPose *holes[3] = {poses[0], NULL, poses[2]};
+    CHECK_STATUS(skelmap_player_place(player, (const SkelmapPose *const *)holes, 3, placed, 36),
+                 SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK(skelmap_player_part(player, 3) == NULL);
+    CHECK(skelmap_player_part_name(player, 3, NULL, 0) == SIZE_MAX);
+    CHECK(skelmap_player_parts(NULL) == 0);
+    for (uint32_t i = 0; i < 3; i++) skelmap_pose_free(poses[i]);
+    skelmap_player_free(player);
+    SkelmapPlayer *none = (SkelmapPlayer *)&failures; /* must be overwritten with NULL */
+    CHECK_STATUS(skelmap_player_open("/nonexistent/player", NULL, NULL, 0, &none),
+                 SKELMAP_STATUS_IO);
+    CHECK(none == NULL);
+    CHECK_STATUS(skelmap_player_open(dir, NULL, "blue", 0, &none), SKELMAP_STATUS_RESOLVE);
+    skelmap_player_free(NULL);
+}
+
 int main(int argc, char **argv) {
     printf("version %s simd=%s\n", skelmap_version(), skelmap_simd_level());
     /* NULL is accepted everywhere it could arrive. */
@@ -439,6 +496,8 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--malformed") == 0 && i + 1 < argc) {
             check_malformed(argv[++i]);
+        } else if (strcmp(argv[i], "--player") == 0 && i + 1 < argc) {
+            check_player(argv[++i]);
         } else {
             check_model(argv[i]);
         }

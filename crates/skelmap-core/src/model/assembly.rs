@@ -13,6 +13,8 @@ use glam::Affine3A;
 
 use super::{Model, OpenOptions};
 use crate::error::{Error, Result};
+use crate::limits::Limits;
+use crate::resolver::Resolver;
 use crate::view::{DeformError, Pose};
 
 /// A part of [`PLAYER`]: its name, its file, and the parent part and tag it is attached at.
@@ -154,42 +156,82 @@ impl<'data> Assembly<'data> {
 
     /// Every part's transform into the root's space, given each part's pose (`poses[i]` of
     /// part `i`, sampled from its own model), into `out` (one per part; the root's is the
-    /// identity). A part's transform is its parent's times the parent's attachment in the
-    /// parent's pose ([`Model::attachment_transform`]).
+    /// identity): [`place_parts`] of the parts.
     ///
     /// # Errors
     ///
-    /// [`DeformError::NoMesh`] when `poses` has fewer poses than there are parts (its
-    /// `mesh` the first part without one); the errors of
-    /// [`Model::attachment_transform`] for a parent's pose that cannot place the attachment.
+    /// As [`place_parts`].
     pub fn place(&self, poses: &[Pose], out: &mut Vec<Affine3A>) -> Result<(), DeformError> {
-        out.clear();
-        if poses.len() < self.parts.len() {
-            return Err(DeformError::NoMesh {
-                mesh: poses.len(),
-                meshes: self.parts.len(),
-            });
-        }
-        for part in &self.parts {
-            let placed = match part.parent {
-                None => Affine3A::IDENTITY,
-                Some((parent, attachment)) => {
-                    // `attach` makes every parent come before its children: both exist.
-                    let (Some(host), Some(pose), Some(&base)) =
-                        (self.parts.get(parent), poses.get(parent), out.get(parent))
-                    else {
-                        return Err(DeformError::NoMesh {
-                            mesh: parent,
-                            meshes: out.len(),
-                        });
-                    };
-                    base * host.model.attachment_transform(attachment, pose)?
-                }
-            };
-            out.push(placed);
-        }
-        Ok(())
+        place_parts(&self.parts, |i| poses.get(i), out)
     }
+
+    /// The parts, taken out of the assembly (to keep each model elsewhere, as the C ABI's
+    /// player does, and still [`place_parts`] them).
+    #[must_use]
+    pub fn into_parts(self) -> Vec<Part<'data>> {
+        self.parts
+    }
+}
+
+/// What [`place_parts`] needs of a part: its model and where it is attached.
+pub trait Attached<'data> {
+    /// The part's model.
+    fn model(&self) -> &Model<'data>;
+    /// The parent part's index and the index of the parent's attachment it hangs on;
+    /// `None` for the root.
+    fn parent(&self) -> Option<(usize, usize)>;
+}
+
+impl<'data> Attached<'data> for Part<'data> {
+    fn model(&self) -> &Model<'data> {
+        &self.model
+    }
+
+    fn parent(&self) -> Option<(usize, usize)> {
+        self.parent
+    }
+}
+
+/// Every part's transform into the root's space, given each part's pose (`pose(i)` of part
+/// `i`, sampled from its own model), into `out` (one per part; the root's is the identity).
+/// A part's transform is its parent's times the parent's attachment in the parent's pose
+/// ([`Model::attachment_transform`]). Parents come before their children; a part whose
+/// parent does not is refused. `out` is cleared and refilled, so a caller that reuses it
+/// allocates nothing once it has the capacity.
+///
+/// # Errors
+///
+/// [`DeformError::NoMesh`] when `pose` gives no pose for some part (its `mesh` the first
+/// such part) or a parent does not come before its child (its `mesh` the parent); the errors
+/// of [`Model::attachment_transform`] for a parent's pose that cannot place the attachment.
+pub fn place_parts<'data, 'p>(
+    parts: &[impl Attached<'data>],
+    pose: impl Fn(usize) -> Option<&'p Pose>,
+    out: &mut Vec<Affine3A>,
+) -> Result<(), DeformError> {
+    out.clear();
+    let meshes = parts.len();
+    if let Some(mesh) = (0..meshes).find(|&i| pose(i).is_none()) {
+        return Err(DeformError::NoMesh { mesh, meshes });
+    }
+    for part in parts {
+        let placed = match part.parent() {
+            None => Affine3A::IDENTITY,
+            Some((parent, attachment)) => {
+                let (Some(host), Some(pose), Some(&base)) =
+                    (parts.get(parent), pose(parent), out.get(parent))
+                else {
+                    return Err(DeformError::NoMesh {
+                        mesh: parent,
+                        meshes: out.len(),
+                    });
+                };
+                base * host.model().attachment_transform(attachment, pose)?
+            }
+        };
+        out.push(placed);
+    }
+    Ok(())
 }
 
 /// Clips of an [`Assembly`]'s parts played together, as one animation of the whole: a
@@ -296,50 +338,106 @@ impl Assembly<'static> {
         } else {
             path.parent().unwrap_or(Path::new(""))
         };
-        let mut player: Option<Assembly<'static>> = None;
-        let mut files = Vec::new();
-        for (name, file, parent) in PLAYER {
+        let [lower, upper, head] = PLAYER.map(|(_, file, _)| {
             let at = dir.join(file);
-            let model = Model::open_with(&at, options)?;
-            files.push(at);
-            match (&mut player, parent) {
-                (Some(player), Some((parent, tag))) => {
-                    player.attach_file(name, model, parent, tag, &files)?;
-                }
-                _ => player = Some(Assembly::new(name, model)),
-            }
-        }
-        let mut player = player.ok_or(Error::Resolve {
-            path: dir.display().to_string(),
-            reason: "no player parts",
-        })?;
-        if let Some(weapon) = weapon {
-            // A weapon has its own skins, not the player's.
-            let own = OpenOptions {
-                skin: None,
-                ..options.clone()
-            };
-            let model = Model::open_with(weapon, &own)?;
-            player.attach_file("weapon", model, 1, "tag_weapon", &files)?;
-        }
-        Ok(player)
-    }
-
-    /// [`Assembly::attach`], its error naming the parent's file.
-    fn attach_file(
-        &mut self,
-        name: &str,
-        model: Model<'static>,
-        parent: usize,
-        tag: &str,
-        files: &[std::path::PathBuf],
-    ) -> Result<usize> {
-        self.attach(name, model, parent, tag.as_bytes())
-            .map_err(|_| Error::Resolve {
-                path: files
-                    .get(parent)
-                    .map_or_else(String::new, |f| format!("{}: {tag}", f.display())),
-                reason: "the part to attach to has no such tag",
+            Model::open_with(&at, options).map(|m| (m, at.display().to_string()))
+        });
+        let weapon = weapon
+            .map(|w| {
+                // A weapon has its own skins, not the player's.
+                let own = OpenOptions {
+                    skin: None,
+                    ..options.clone()
+                };
+                Model::open_with(w, &own).map(|m| (m, w.display().to_string()))
             })
+            .transpose()?;
+        player_of([lower?, upper?, head?], weapon)
     }
+}
+
+impl<'data> Assembly<'data> {
+    /// [`Assembly::open_player`] through a [`Resolver`] (a game's virtual file system, a
+    /// package held in memory): the parts are `folder/lower.md3`, `folder/upper.md3` and
+    /// `folder/head.md3`, each opened by [`Model::resolve`] (with its default skin and, for
+    /// the legs and torso, the `folder/animation.cfg` the resolver serves), and `weapon`, a
+    /// path the resolver serves, on the torso's `tag_weapon`.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use skelmap_core::model::Assembly;
+    /// use skelmap_core::{Limits, synth};
+    ///
+    /// let files: HashMap<String, Vec<u8>> = synth::player(2)
+    ///     .files
+    ///     .into_iter()
+    ///     .map(|(name, bytes)| (format!("models/players/synth/{name}"), bytes))
+    ///     .collect();
+    /// let player = Assembly::resolve_player(&&files, "models/players/synth", None, &Limits::DEFAULT)?;
+    /// assert_eq!(player.parts().len(), 3);
+    /// assert_eq!(player.parts()[0].model.clips().len(), 18);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A part's error from [`Model::resolve`] (a missing part is an [`Error::Resolve`]);
+    /// [`Error::Resolve`] naming the parent's path when a parent lacks the tag its child is
+    /// attached at.
+    pub fn resolve_player<R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        folder: &str,
+        weapon: Option<&str>,
+        limits: &Limits,
+    ) -> Result<Assembly<'data>> {
+        let folder = folder.trim_end_matches('/');
+        let [lower, upper, head] = PLAYER.map(|(_, file, _)| {
+            let at = if folder.is_empty() {
+                file.to_string()
+            } else {
+                format!("{folder}/{file}")
+            };
+            Model::resolve(resolver, &at, limits).map(|m| (m, at))
+        });
+        let weapon = weapon
+            .map(|w| Model::resolve(resolver, w, limits).map(|m| (m, w.to_string())))
+            .transpose()?;
+        player_of([lower?, upper?, head?], weapon)
+    }
+}
+
+/// The player of [`PLAYER`]'s parts, each with the path it was opened from, and a weapon on
+/// the torso's `tag_weapon`; an error names the parent's path and the tag it lacks.
+fn player_of<'data>(
+    parts: [(Model<'data>, String); 3],
+    weapon: Option<(Model<'data>, String)>,
+) -> Result<Assembly<'data>> {
+    let mut player: Option<Assembly<'data>> = None;
+    let mut paths = Vec::with_capacity(4);
+    let weapon = weapon.map(|w| ("weapon", w, Some((1, "tag_weapon"))));
+    let parts = PLAYER
+        .into_iter()
+        .zip(parts)
+        .map(|((name, _, parent), part)| (name, part, parent))
+        .chain(weapon);
+    for (name, (model, path), parent) in parts {
+        match (&mut player, parent) {
+            (Some(player), Some((parent, tag))) => {
+                player
+                    .attach(name, model, parent, tag.as_bytes())
+                    .map_err(|_| Error::Resolve {
+                        path: paths
+                            .get(parent)
+                            .map_or_else(String::new, |p| format!("{p}: {tag}")),
+                        reason: "the part to attach to has no such tag",
+                    })?;
+            }
+            _ => player = Some(Assembly::new(name, model)),
+        }
+        paths.push(path);
+    }
+    player.ok_or(Error::Resolve {
+        path: String::new(),
+        reason: "no player parts",
+    })
 }

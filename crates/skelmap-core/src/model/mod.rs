@@ -53,7 +53,9 @@ mod write;
 use std::sync::OnceLock;
 
 pub use any::View;
-pub use assembly::{Assembly, AttachError, ClipSet, PLAYER, Part, PlayerPart};
+pub use assembly::{
+    Assembly, AttachError, Attached, ClipSet, PLAYER, Part, PlayerPart, place_parts,
+};
 pub use attach::{Attachment, AttachmentKind};
 pub use mesh::Mesh;
 pub use open::OpenOptions;
