@@ -62,6 +62,9 @@ pub struct Summary {
     /// What GPU skinning buffers cost against the model's own skinning, over every frame
     /// (`null` without bones or vertices): fractions of the bind-pose diagonal.
     pub gpu_error: Option<GpuError>,
+    /// What GPU vertex-animation buffers (the file's packed frames, [`Model::gpu_morph`])
+    /// cost against the model's own tween (`null` for a model that is not vertex-animated).
+    pub gpu_morph_error: Option<GpuMorph>,
     /// Named animations, and where they came from (`frame names`, `framegroups file`,
     /// `timeline` or `none`).
     pub frame_groups: Vec<GroupSummary>,
@@ -147,6 +150,53 @@ impl GpuError {
             c(&self.top4_unorm16),
             c(&self.top8_unorm8),
             c(&self.top8_unorm16)
+        )
+    }
+}
+
+/// [`Model::gpu_morph`]'s buffers and [`Model::gpu_morph_error`].
+#[derive(Debug, Serialize)]
+pub struct GpuMorph {
+    /// How the records are packed: `bytes`, `words` or `lat_long`.
+    pub packing: &'static str,
+    /// Bytes of every frame's records.
+    pub record_bytes: u64,
+    /// Largest and RMS vertex distance over every frame and halfway between frames,
+    /// fractions of frame 0's diagonal.
+    pub max: f32,
+    pub rms: f32,
+}
+
+impl GpuMorph {
+    /// The buffers' measure; `None` for a model without packed vertex frames.
+    fn of(model: &Model<'_>) -> Result<Option<GpuMorph>, gpu::Error> {
+        if !model.is_vertex_animated() || model.num_vertices() == 0 {
+            return Ok(None);
+        }
+        let morph = match model.gpu_morph() {
+            Ok(morph) => morph,
+            Err(gpu::Error::NotVertexAnimated) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let error = model.gpu_morph_error()?;
+        Ok(Some(GpuMorph {
+            packing: match morph.packing {
+                gpu::Packing::Bytes => "bytes",
+                gpu::Packing::Words => "words",
+                gpu::Packing::LatLong => "lat_long",
+            },
+            record_bytes: morph.records.len() as u64,
+            max: error.max,
+            rms: error.rms,
+        }))
+    }
+
+    /// One line: the records and the error.
+    fn line(&self) -> String {
+        format!(
+            "GPU vertex animation: {} bytes of {} records, tween error max/RMS of the size \
+             {:.2e}/{:.2e}",
+            self.record_bytes, self.packing, self.max, self.rms
         )
     }
 }
@@ -392,6 +442,7 @@ impl Summary {
                     maxs: b.maxs,
                 }),
             gpu_error: GpuError::of(model).map_err(|e| format!("{file}: {e}"))?,
+            gpu_morph_error: GpuMorph::of(model).map_err(|e| format!("{file}: {e}"))?,
             frame_groups: model.clips().iter().map(GroupSummary::of).collect(),
             groups_from: groups_from(model.clip_origin()),
             bone_list,
@@ -679,6 +730,9 @@ fn render_counts(s: &Summary, out: &mut String) {
         let _ = writeln!(out, "  bind-pose bounds {:?} .. {:?}", b.mins, b.maxs);
     }
     if let Some(g) = &s.gpu_error {
+        let _ = writeln!(out, "  {}", g.line());
+    }
+    if let Some(g) = &s.gpu_morph_error {
         let _ = writeln!(out, "  {}", g.line());
     }
 }

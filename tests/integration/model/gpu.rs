@@ -12,7 +12,7 @@ use skelmap::gpu::{self, Error, Influences, Precision};
 use skelmap::model::Pose;
 use skelmap::model::convert::{self, SkinningError};
 use skelmap::pose::Interpolation;
-use skelmap::{Limits, Model, iqm, ms3d, synth};
+use skelmap::{Limits, Model, Parse, iqm, ms3d, synth};
 
 use crate::support::{corpus_files, corpus_next_files, tube_skm};
 
@@ -245,4 +245,103 @@ fn within_picks_by_the_model_frames() {
         model.gpu_mesh(&options(Influences::Within(-1.0), Precision::Unorm8)),
         Err(Error::Tolerance(-1.0))
     );
+}
+
+/// The vertex-animation buffers of every vertex-animated corpus model (MD3, MD2, Quake,
+/// GameStudio MDL) and of the MD3 and MD2 fixtures: the file's records copied as they are,
+/// a grid per frame and mesh, every drawn vertex naming a record, and the shader reference
+/// (`MorphMesh::tween_vertex`) on every frame and halfway between frames within 1e-5 of
+/// the size of `Model::deform`. Skeletal models, and an MD3 of tags only, have none.
+#[test]
+fn vertex_animated_models_hand_their_packed_frames_to_a_shader() {
+    let mut files: Vec<PathBuf> = corpus_files("mdl");
+    files.extend(corpus_files("mdl_quake"));
+    for sub in ["md3", "md2"] {
+        if let Some(dir) = crate::support::corpus_engines_dir(sub) {
+            files.extend(std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    files.sort();
+    let mut models: Vec<(String, Vec<u8>)> = files
+        .iter()
+        .map(|p| (p.display().to_string(), std::fs::read(p).unwrap()))
+        .collect();
+    models.push(("md3 fixture".into(), crate::md3::animated().write()));
+    models.push(("md2 fixture".into(), crate::md2::animated().write()));
+    for (name, bytes) in &models {
+        let model = Model::from_bytes(bytes).unwrap();
+        if model.num_meshes() == 0 {
+            // An MD3 of tags only has no frames of vertices to hand over.
+            assert_eq!(model.gpu_morph(), Err(Error::NotVertexAnimated), "{name}");
+            continue;
+        }
+        let morph = model.gpu_morph().unwrap();
+        let (frames, meshes) = (model.num_frames(), model.num_meshes());
+        assert_eq!((morph.frames, morph.meshes), (frames, meshes), "{name}");
+        assert_eq!(morph.grids.len(), frames * meshes, "{name}");
+        assert_eq!(morph.records_per_frame, model.num_vertices(), "{name}");
+        assert_eq!(
+            morph.records.len(),
+            frames * model.num_vertices() * morph.packing.stride(),
+            "{name}"
+        );
+        assert_eq!(morph.normals.len(), 256);
+        assert!(
+            morph
+                .vertices
+                .iter()
+                .all(|v| (v.record as usize) < morph.records_per_frame),
+            "{name}"
+        );
+        let drawn: u32 = morph.draws.iter().map(|d| d.num_indices).sum();
+        assert_eq!(drawn as usize, morph.indices.len(), "{name}");
+        assert_eq!(morph.indices.len(), 3 * model.num_triangles(), "{name}");
+        let error = model.gpu_morph_error().unwrap();
+        assert_eq!(error.frames, 2 * frames - 1, "{name}");
+        assert_eq!(error.vertices, morph.vertices.len(), "{name}");
+        assert!(error.max < 1e-5, "{name}: {error}");
+        eprintln!("{name}: {:?}, {error}", morph.packing);
+    }
+    let dpm = synth::tube(&Default::default()).write().unwrap();
+    let tube = Model::from_bytes(&dpm).unwrap();
+    assert_eq!(tube.gpu_morph(), Err(Error::NotVertexAnimated));
+}
+
+/// An MD3's records are its frame's bytes, read back exactly: 1/64 unit a coordinate, the
+/// normal from latitude and longitude; an MD2 vertex is its frame's grid.
+#[test]
+fn morph_buffers_keep_the_records_and_grids_of_the_file() {
+    let bytes = crate::md3::animated().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let morph = model.gpu_morph().unwrap();
+    assert_eq!(morph.packing, gpu::Packing::LatLong);
+    let md3 = skelmap::md3::Md3::parse(&bytes).unwrap();
+    let body = &md3.surfaces()[0];
+    let stride = morph.records_per_frame * 8;
+    let frame1: Vec<u8> = body
+        .frame_vertices(1)
+        .unwrap()
+        .iter()
+        .flat_map(|v| {
+            let r = v.xyz.map(|c| c.get().to_le_bytes());
+            [r[0], r[1], r[2], v.normal.get().to_le_bytes()].concat()
+        })
+        .collect();
+    assert_eq!(
+        &morph.records[stride..stride + 8 * body.num_vertices()],
+        frame1
+    );
+    assert_eq!(
+        morph.grids[0].scale,
+        [1.0 / 64.0, 1.0 / 64.0, 1.0 / 64.0, 0.0]
+    );
+    let bytes = crate::md2::animated().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let morph = model.gpu_morph().unwrap();
+    let md2 = skelmap::md2::Md2::parse(&bytes).unwrap();
+    for f in 0..model.num_frames() {
+        let frame = md2.frames().get(f).unwrap();
+        let [x, y, z] = frame.scale();
+        assert_eq!(morph.grids[f].scale, [x, y, z, 0.0]);
+    }
 }

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::format::Format;
 use crate::name;
 use crate::skin::SimdLevel;
-use crate::skin::morph::{MorphError, normalise};
+use crate::skin::morph::{Keyframe, MorphError, NormalTable, normalise};
 use crate::view::{DeformError, MeshView, TerrainGrid, TexcoordLayout, VertexAnimated};
 
 /// The HMP version (from the magic).
@@ -387,6 +387,11 @@ impl<'data> VertexAnimated<'data> for Hmp<'data> {
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
         Ok(Hmp::tween(self, a, b, t, positions, normals)?)
+    }
+
+    /// `None`: a terrain's frames are heights on a grid, not packed vertices.
+    fn keyframe(&self, _: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        None
     }
 }
 

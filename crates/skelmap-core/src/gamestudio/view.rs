@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::name;
 use crate::skin::SimdLevel;
-use crate::skin::morph::{MorphError, PackedFrame, Unpack};
+use crate::skin::morph::{Keyframe, MorphError, NormalTable, PackedFrame, Unpack};
 use crate::view::{DeformError, MeshView, TexcoordLayout, VertexAnimated};
 
 /// The MDL version (from the magic).
@@ -338,6 +338,16 @@ impl<'data> VertexAnimated<'data> for Mdl<'data> {
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
         Ok(tween_with_level(self, level, a, b, t, positions, normals)?)
+    }
+
+    fn keyframe(&self, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        let unpack = PackedModel::unpack(self);
+        let keyframe = Keyframe {
+            frame: self.packed_frame(frame).ok()?,
+            scale: unpack.scale,
+            offset: unpack.offset,
+        };
+        Some((keyframe, unpack.normals))
     }
 }
 

@@ -27,7 +27,15 @@
 //! takes 8 only where 4 would move some vertex, in some frame, farther than a fraction of the
 //! mesh's size.
 //!
+//! Vertex-animated models (MD3, MD2, Quake, GameStudio MDL) get [`MorphMesh`] instead
+//! ([`Model::gpu_morph`](crate::Model::gpu_morph)): their frames as the file packs them, with
+//! what a shader needs to unpack and tween them.
+//!
 //! Every buffer is a `Vec` of a [`bytemuck::Pod`] type, ready for a `queue.write_buffer`.
+
+mod morph;
+
+pub use morph::{Grid, MorphMesh, MorphVertex, Packing};
 
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 
@@ -158,6 +166,11 @@ pub enum Error {
          show; deform on the CPU or export to glTF"
     )]
     VertexFrames,
+    /// The model has no packed vertex frames for [`MorphMesh`]: it is not vertex-animated,
+    /// is a terrain, has no meshes (an MD3 of tags only), or its meshes pack their frames
+    /// differently.
+    #[error("the model has no packed vertex frames to hand a shader")]
+    NotVertexAnimated,
     /// Building the bind-pose copy or deforming failed (impossible for a validated model).
     #[error(transparent)]
     Asset(#[from] asset::Error),

@@ -452,6 +452,10 @@ impl<'data> VertexAnimated<'data> for Md2<'data> {
     ) -> Result<(), DeformError> {
         Ok(self.tween_with_level(level, a, b, t, positions, normals)?)
     }
+
+    fn keyframe(&self, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        Some((self.frames().frame(frame)?.keyframe(), &NORMAL_TABLE))
+    }
 }
 
 /// Triangles reversed to counter-clockwise (MD2 stores them clockwise); a texture coordinate

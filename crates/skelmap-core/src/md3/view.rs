@@ -18,7 +18,9 @@ use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
-use crate::skin::morph::{self, LAT_LONG, LatLongVertex, MorphError, PackedFrame, Unpack};
+use crate::skin::morph::{
+    self, Keyframe, LAT_LONG, LatLongVertex, MorphError, NormalTable, PackedFrame, Unpack,
+};
 use crate::view::{
     ClipOrigin, Conventions, DeformError, IndexedNames, Material, MeshView, ModelView, NoMesh,
     SkinFile, TexcoordLayout, TextureNames,
@@ -562,6 +564,16 @@ impl<'data> ModelView<'data> for Pair<'data> {
 
     fn material(&self, index: usize) -> Option<Material<'_>> {
         Some(Material::plain(self.shader_name(index)?))
+    }
+
+    fn keyframe(&self, mesh: usize, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        let surface = self.md3().surfaces().get(mesh)?;
+        let keyframe = Keyframe {
+            frame: surface.packed(frame)?,
+            scale: UNPACK.scale,
+            offset: UNPACK.offset,
+        };
+        Some((keyframe, UNPACK.normals))
     }
 
     fn tween(

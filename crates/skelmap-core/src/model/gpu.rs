@@ -9,11 +9,13 @@
 use glam::{Affine3A, Vec3A};
 use rayon::prelude::*;
 
+use super::any::with_view;
 use super::convert::SkinningError;
 use super::{Model, Pose};
 use crate::asset;
 use crate::gpu::{self, Error, Part};
 use crate::pose::Interpolation;
+use crate::view::ModelView;
 
 /// The unwelded bind-pose meshes of a model, each with the model mesh it came from and the
 /// model vertex of each of its vertices, and the bind-pose world transforms.
@@ -191,6 +193,152 @@ impl Model<'_> {
                 }
             })
             .collect())
+    }
+
+    /// The model's vertex-animation buffers (see [`gpu::MorphMesh`]): every frame's records
+    /// as the file packs them, each frame's grids, the normal table, and the drawn vertices
+    /// (unwelded as [`Model::to_asset`] unwelds them, each naming its record), triangles and
+    /// one [`gpu::Draw`] per submesh. An explicit copy, O(frames · vertices).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotVertexAnimated`] for a model that is not vertex-animated (or a terrain,
+    /// or meshes packed differently); [`Error::TooManyVertices`] past 32-bit indices;
+    /// [`Error::Asset`] and [`Error::Deform`] if a kernel rejects the model (impossible for a
+    /// validated one).
+    pub fn gpu_morph(&self) -> Result<gpu::MorphMesh, Error> {
+        let frames = self.num_frames();
+        let first =
+            with_view!(self.view(), v => ModelView::keyframe(v, 0, 0).map(|(k, t)| (k.frame, t)));
+        let (Some((frame, table)), true) = (first, self.is_vertex_animated()) else {
+            return Err(Error::NotVertexAnimated);
+        };
+        let mut out = gpu::MorphMesh::new(gpu::Packing::of(&frame), table);
+        out.meshes = self.num_meshes();
+        out.frames = frames;
+        out.records_per_frame = self.meshes().map(|m| m.num_vertices()).sum();
+        for f in 0..frames {
+            for mesh in 0..out.meshes {
+                let pushed = with_view!(self.view(), v => ModelView::keyframe(v, mesh, f)
+                    .filter(|(_, t)| core::ptr::eq(*t, table))
+                    .and_then(|(k, _)| out.push_keyframe(&k)));
+                pushed.ok_or(Error::NotVertexAnimated)?;
+            }
+        }
+        let too_many = || Error::TooManyVertices {
+            vertices: self.num_vertices(),
+        };
+        let mut pose = Pose::default();
+        self.pose(0, 0, 0.0, Interpolation::Nlerp, &mut pose)?;
+        let (materials, _, made_from) = super::asset::materials(self, false, None);
+        let mut first_record = 0u32;
+        for mesh in self.meshes() {
+            let index = u32::try_from(mesh.index()).map_err(|_| too_many())?;
+            for (part, picked) in
+                super::asset::mesh_parts(self, &mesh, &pose, false, (&materials, &made_from))?
+            {
+                let base = u32::try_from(out.vertices.len()).map_err(|_| too_many())?;
+                let first_index = u32::try_from(out.indices.len()).map_err(|_| too_many())?;
+                for (k, &record) in picked.iter().enumerate() {
+                    let uv = part.uvs.as_ref().and_then(|u| u.get(k)).copied();
+                    out.vertices.push(gpu::MorphVertex {
+                        record: first_record + record,
+                        mesh: index,
+                        uv: uv.unwrap_or_default(),
+                    });
+                }
+                out.indices
+                    .extend(part.triangles.iter().flatten().map(|&i| base + i));
+                out.draws.push(gpu::Draw {
+                    name: part.name.clone(),
+                    material: part.material,
+                    first_index,
+                    num_indices: u32::try_from(3 * part.triangles.len()).map_err(|_| too_many())?,
+                });
+            }
+            first_record += u32::try_from(mesh.num_vertices()).map_err(|_| too_many())?;
+        }
+        Ok(out)
+    }
+
+    /// How far [`Model::gpu_morph`]'s buffers tweened by [`gpu::MorphMesh::tween_vertex`] lie
+    /// from [`Model::deform`]: every frame, and the tween halfway from each frame to the
+    /// next, so `frames` counts `2 · frames − 1` poses. Largest and RMS distance of a drawn
+    /// vertex, relative to the diagonal of frame 0's bounds.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, md3};
+    /// let bytes = md3::Builder::triangle().write();
+    /// let error = Model::from_bytes(&bytes)?.gpu_morph_error()?;
+    /// assert_eq!((error.max, error.frames, error.vertices), (0.0, 1, 3));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::gpu_morph`].
+    pub fn gpu_morph_error(&self) -> Result<SkinningError, Error> {
+        let morph = self.gpu_morph()?;
+        let frames = morph.frames;
+        // (a, b, t) of every pose compared.
+        let poses: Vec<(usize, usize, f32)> = (0..frames)
+            .flat_map(|f| {
+                let half = (f + 1 < frames).then_some((f, f + 1, 0.5));
+                core::iter::once((f, f, 0.0)).chain(half)
+            })
+            .collect();
+        let per_pose =
+            |&(a, b, t): &(usize, usize, f32)| -> Result<(f32, f64, usize, [Vec3A; 2]), Error> {
+                let mut pose = Pose::default();
+                self.pose(a, b, t, Interpolation::Nlerp, &mut pose)?;
+                let mut exact = Vec::with_capacity(morph.records_per_frame);
+                for m in self.meshes() {
+                    let n = m.num_vertices();
+                    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+                    self.deform(m.index(), &pose, &mut p, &mut q)?;
+                    exact.extend(p);
+                }
+                let (mut max, mut sum, mut count) = (0.0f32, 0.0f64, 0usize);
+                let mut bounds = [Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)];
+                for (v, vertex) in morph.vertices.iter().enumerate() {
+                    let (Some(want), Some((got, _))) = (
+                        exact.get(vertex.record as usize),
+                        morph.tween_vertex(v, a, b, t),
+                    ) else {
+                        continue;
+                    };
+                    let want = Vec3A::from_array(*want);
+                    bounds = [bounds[0].min(want), bounds[1].max(want)];
+                    let d = want.distance(Vec3A::from_array(got));
+                    if d.is_finite() {
+                        max = max.max(d);
+                        sum += f64::from(d) * f64::from(d);
+                        count += 1;
+                    }
+                }
+                Ok((max, sum, count, bounds))
+            };
+        let results = poses
+            .par_iter()
+            .map(per_pose)
+            .collect::<Result<Vec<_>, Error>>()?;
+        let size = results.first().map_or(0.0, |r| {
+            let d = r.3[1] - r.3[0];
+            if d.is_finite() { d.length() } else { 0.0 }
+        });
+        let (max, sum, count) = results
+            .iter()
+            .fold((0.0f32, 0.0f64, 0usize), |(m, s, c), r| {
+                (m.max(r.0), s + r.1, c + r.2)
+            });
+        let scale = size.max(f32::MIN_POSITIVE);
+        Ok(SkinningError {
+            max: max / scale,
+            rms: ((sum / count.max(1) as f64).sqrt() as f32) / scale,
+            size,
+            frames: poses.len(),
+            vertices: morph.vertices.len(),
+        })
     }
 
     /// The bind-pose meshes [`Model::gpu_mesh`] builds from (see [`Parts`]).

@@ -18,7 +18,7 @@ use crate::name;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
 use crate::read::Walk;
 use crate::skin::SimdLevel;
-use crate::skin::morph::{MorphError, PackedFrame, Unpack};
+use crate::skin::morph::{Keyframe, MorphError, NormalTable, PackedFrame, Unpack};
 use crate::view::{
     ClipOrigin, DeformError, FrameList, MeshView, NAMED_CLIP_FPS, TexcoordLayout, VertexAnimated,
 };
@@ -695,6 +695,16 @@ impl<'data> VertexAnimated<'data> for Mdl<'data> {
             Format::Quake => super::PALETTE,
             _ => crate::alias::skin::grey_palette(),
         }
+    }
+
+    fn keyframe(&self, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        let unpack = PackedModel::unpack(self);
+        let keyframe = Keyframe {
+            frame: self.packed_frame(frame).ok()?,
+            scale: unpack.scale,
+            offset: unpack.offset,
+        };
+        Some((keyframe, unpack.normals))
     }
 }
 

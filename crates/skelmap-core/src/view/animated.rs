@@ -12,6 +12,7 @@ use crate::format::Format;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Bone, Skeleton};
 use crate::skin::SimdLevel;
+use crate::skin::morph::{Keyframe, NormalTable};
 
 /// A vertex-animated model's frames as the shared body reads them: how many, one by index,
 /// all in one walk, and a frame's name.
@@ -75,6 +76,9 @@ pub trait VertexAnimated<'data>: Debug {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError>;
+
+    /// Frame `frame` as the file packs it: see [`ModelView::keyframe`].
+    fn keyframe(&self, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)>;
 
     /// See [`ModelView::clip_origin`].
     fn clip_origin(&self) -> ClipOrigin {
@@ -206,5 +210,9 @@ impl<'data, T: VertexAnimated<'data>> ModelView<'data> for T {
     ) -> Result<(), DeformError> {
         let _ = mesh;
         VertexAnimated::tween(self, a, b, t, level, positions, normals)
+    }
+
+    fn keyframe(&self, mesh: usize, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        (mesh == 0).then(|| VertexAnimated::keyframe(self, frame))?
     }
 }

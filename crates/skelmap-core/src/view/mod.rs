@@ -51,6 +51,7 @@ use crate::pose::{
     BakeError, BakedFrames, BindPoseMesh, BindVertex, Bone, Interpolation, LocalPose, PoseFrames,
     Skeleton, sample,
 };
+use crate::skin::morph::{Keyframe, NormalTable};
 use crate::skin::{Records, SimdLevel, SkinError};
 
 /// The up axis of a format's coordinates (and of an [`Asset`](crate::asset::Asset)'s).
@@ -387,6 +388,15 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     fn frame_bind_vertices(&self, a: usize, b: usize, t: f32, vertices: &mut FrameVertices) {
         let _ = (a, b, t);
         vertices.clear();
+    }
+
+    /// For vertex-animated formats: mesh `mesh`'s frame `frame` as the file packs it, with
+    /// the grid that unpacks it and the table its normal bytes index (what
+    /// [`Model::gpu_morph`](crate::Model::gpu_morph) hands a shader); `None` for other
+    /// formats and for a mesh or frame out of range.
+    fn keyframe(&self, mesh: usize, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        let _ = (mesh, frame);
+        None
     }
 
     /// For vertex-animated formats: mesh `mesh`'s frames `a` and `b` tweened at `t` into
