@@ -659,7 +659,8 @@ mod ozz {
 /// The system assimp library (`apt-get install libassimp-dev`; Debian 12 ships 5.2.5) beside
 /// skelmap, opening every corpus MDL, HMP and MS3D file, every IQM of
 /// `../shared/corpus-next/iqm` with a mesh and frames and every MDL7 of
-/// `../shared/corpus-next/mdl7` without bones, and producing its frame-0 vertex positions,
+/// `../shared/corpus-next/mdl7` without bones and every MD2 and MD3 of
+/// `../shared/corpus-engines`, and producing its frame-0 vertex positions,
 /// per file (throughput in file bytes). The IQM and MDL7 rows are described at `iqm_rows`
 /// and `mdl7_rows` below: they also time both libraries from the file's bytes in memory.
 ///
@@ -861,16 +862,18 @@ mod assimp {
         for path in skelmap_testkit::corpus_next_files("mdl7") {
             mdl7_rows(&mut group, &mut assimp, &path, &dump);
         }
-        // Every shared MD2 (../shared/corpus-engines/md2).
-        let md2 = skelmap_testkit::corpus_engines_path("md2")
-            .and_then(|dir| std::fs::read_dir(dir).ok())
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()));
-        let mut md2: Vec<_> = md2.collect();
-        md2.sort();
-        for path in md2 {
-            frame0_rows(&mut group, &mut assimp, &path, &dump, false);
+        // Every shared MD2 and MD3 (../shared/corpus-engines/md2, md3).
+        for sub in ["md2", "md3"] {
+            let files = skelmap_testkit::corpus_engines_path(sub)
+                .and_then(|dir| std::fs::read_dir(dir).ok())
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.ok().map(|e| e.path()));
+            let mut files: Vec<_> = files.collect();
+            files.sort();
+            for path in files {
+                frame0_rows(&mut group, &mut assimp, &path, &dump, false);
+            }
         }
         group.finish();
     }
