@@ -1,0 +1,134 @@
+//! assimp as an oracle for the engine formats: its OBJ output (`corpus-engines/oracle`) and a
+//! small C program that loads any frame with a keyframe option
+//! (`AI_CONFIG_IMPORT_MD2_KEYFRAME`, `…_MD3_KEYFRAME`, `…_MDC_KEYFRAME`), compared with ours
+//! as sets of points.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The `v` lines of an OBJ as points.
+pub fn obj_points(text: &str) -> Vec<[f32; 3]> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let f: Vec<f32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+            [f[0], f[1], f[2]]
+        })
+        .collect()
+}
+
+/// Points rounded to a grid of `cell`, each with its count.
+fn cells(points: &[[f32; 3]], cell: f32) -> HashMap<[i64; 3], usize> {
+    let mut map = HashMap::new();
+    for p in points {
+        *map.entry(p.map(|c| (c / cell).round() as i64)).or_default() += 1;
+    }
+    map
+}
+
+fn near(map: &HashMap<[i64; 3], usize>, p: [f32; 3], cell: f32) -> bool {
+    let c = p.map(|c| (c / cell).round() as i64);
+    (-1..=1).any(|dx| {
+        (-1..=1).any(|dy| (-1..=1).any(|dz| map.contains_key(&[c[0] + dx, c[1] + dy, c[2] + dz])))
+    })
+}
+
+/// Whether `ours` and `theirs` are equal as sets of points within 1e-3 of the largest
+/// coordinate: each point of one has a point of the other in a neighbouring cell of that
+/// size. `Err` says which side has a point the other lacks.
+pub fn same_points(ours: &[[f32; 3]], theirs: &[[f32; 3]]) -> Result<(), &'static str> {
+    let size = ours
+        .iter()
+        .chain(theirs)
+        .flatten()
+        .fold(0.0f32, |m, c| m.max(c.abs()));
+    let cell = 1e-3 * size;
+    let (mine, other) = (cells(ours, cell), cells(theirs, cell));
+    if !ours.iter().all(|p| near(&other, *p, cell)) {
+        return Err("a vertex assimp lacks");
+    }
+    if !theirs.iter().all(|p| near(&mine, *p, cell)) {
+        return Err("a vertex we lack");
+    }
+    Ok(())
+}
+
+/// [`same_points`], or a failure naming `what`.
+pub fn assert_same_points(ours: &[[f32; 3]], theirs: &[[f32; 3]], what: &str) {
+    if let Err(e) = same_points(ours, theirs) {
+        panic!("{what}: {e}");
+    }
+}
+
+/// A C program that loads a model with assimp's keyframe option `option`
+/// (`AI_CONFIG_IMPORT_MD2_KEYFRAME`, …) set to its second argument and prints every vertex of
+/// every mesh as stored (no node transform): built with the system's `cc` and `libassimp`,
+/// `None` (a skip) where either is missing, a failure then when `SKELMAP_REQUIRE_ASSIMP` is
+/// set.
+pub fn keyframe_tool(option: &str) -> Option<PathBuf> {
+    let source = format!(
+        r#"
+#include <assimp/cimport.h>
+#include <assimp/config.h>
+#include <assimp/scene.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {{
+    if (argc != 3) return 2;
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    aiSetImportPropertyInteger(props, {option}, atoi(argv[2]));
+    const struct aiScene *scene = aiImportFileExWithProperties(argv[1], 0, NULL, props);
+    if (!scene) {{ fprintf(stderr, "%s\n", aiGetErrorString()); return 1; }}
+    for (unsigned m = 0; m < scene->mNumMeshes; m++) {{
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        for (unsigned v = 0; v < mesh->mNumVertices; v++)
+            printf("%.9g %.9g %.9g\n", mesh->mVertices[v].x, mesh->mVertices[v].y,
+                   mesh->mVertices[v].z);
+    }}
+    aiReleaseImport(scene);
+    aiReleasePropertyStore(props);
+    return 0;
+}}
+"#
+    );
+    let dir = std::env::temp_dir().join(format!(
+        "skelmap-assimp-{}-{}",
+        option.to_ascii_lowercase(),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (file, tool) = (dir.join("keyframe.c"), dir.join("keyframe"));
+    std::fs::write(&file, source).unwrap();
+    let built = std::process::Command::new("cc")
+        .arg(&file)
+        .arg("-o")
+        .arg(&tool)
+        .arg("-lassimp")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !built {
+        assert!(
+            std::env::var_os("SKELMAP_REQUIRE_ASSIMP").is_none(),
+            "cc and libassimp are needed and SKELMAP_REQUIRE_ASSIMP is set"
+        );
+        eprintln!("SKIPPED: cannot build a program against libassimp");
+        return None;
+    }
+    Some(tool)
+}
+
+/// What assimp loads as frame `frame` of `file` through `tool`: every vertex as stored.
+pub fn assimp_frame(tool: &Path, file: &Path, frame: usize) -> Vec<[f32; 3]> {
+    let out = std::process::Command::new(tool)
+        .arg(file)
+        .arg(frame.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}: {out:?}", file.display());
+    obj_points(
+        &String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| format!("v {l}\n"))
+            .collect::<String>(),
+    )
+}
