@@ -68,6 +68,9 @@ pub enum WarningKind {
     /// A frame lists the vertices it replaces out of order or one twice; the last listing of
     /// a vertex wins.
     FrameVertexOrder,
+    /// An animation a companion file lists (a player's `animation.cfg`) runs past the model's
+    /// frames; it is left out of the clips (the game plays frame 0 instead).
+    ClipOutsideFrames,
 }
 
 impl WarningKind {
@@ -118,6 +121,9 @@ impl WarningKind {
             }
             WarningKind::FrameVertexOrder => {
                 "a frame lists its replaced vertices out of order or twice; the last listing wins"
+            }
+            WarningKind::ClipOutsideFrames => {
+                "an animation runs past the model's frames and is left out of its clips"
             }
         }
     }

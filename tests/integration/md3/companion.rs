@@ -225,3 +225,29 @@ fn broken_companions_are_ignored_with_a_warning() {
     assert_eq!(model.material(0).unwrap().name, b"models/test/l_legs");
     assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
 }
+
+/// An `animation.cfg` whose animations run past the legs' frames (a part from another
+/// player): each such animation is left out of the clips with a `ClipOutsideFrames` warning
+/// naming its line, name and frames; the ones that fit stay.
+#[test]
+fn animations_past_the_frames_are_left_out_with_a_warning() {
+    let dir = temp_dir("outside");
+    skelmap::synth::player(2).write_to(&dir).unwrap();
+    // The legs of a player of one frame an animation: 18 frames where the file numbers 36.
+    let short = skelmap::synth::player(1);
+    write(&dir, "lower.md3", short.file("lower.md3").unwrap());
+    let model = Model::open(dir.join("lower.md3")).unwrap();
+    assert_eq!(model.num_frames(), 18);
+    let names: Vec<&str> = model.clips().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names.len(), 6 + 3);
+    assert_eq!(names[6..], ["legs_walkcr", "legs_walk", "legs_run"]);
+    let w = model
+        .diagnostics()
+        .get(WarningKind::ClipOutsideFrames)
+        .unwrap();
+    assert_eq!((w.count, w.what), (9, "animation.cfg"));
+    assert_eq!(
+        w.detail,
+        "line 20: LEGS_BACK plays frames 18..20 of a model of 18 frames; left out"
+    );
+}

@@ -10,7 +10,7 @@ use super::raw::{
     MD3_XYZ_SCALE, Md3Frame, Md3Header, Md3Shader, Md3St, Md3Surface, Md3Tag, Md3Triangle,
     Md3XyzNormal,
 };
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostics, WarningKind};
 use crate::format::Format;
 use crate::name;
 use crate::pose::animation_cfg::{AnimationCfg, Body};
@@ -497,6 +497,29 @@ impl<'data> ModelView<'data> for Pair<'data> {
 
     fn check_animation(&self, diag: &mut Diagnostics) {
         self.md3.check_frames(diag);
+        let frames = self.md3.num_frames();
+        for a in self
+            .animation
+            .iter()
+            .flat_map(|(cfg, part)| cfg.outside(*part, frames))
+        {
+            diag.warn(
+                Format::Md3,
+                WarningKind::ClipOutsideFrames,
+                "animation.cfg",
+                0,
+                || {
+                    format!(
+                        "line {}: {} plays frames {}..{} of a model of {frames} frames; left \
+                         out",
+                        a.line,
+                        a.name,
+                        a.first,
+                        u64::from(a.first) + u64::from(a.count)
+                    )
+                },
+            );
+        }
     }
 
     fn num_frames(&self) -> usize {

@@ -339,7 +339,7 @@ impl AnimationCfg {
         self.animations
             .iter()
             .filter(|a| part.plays(a.body))
-            .filter(|a| a.count > 0 && a.first as usize + a.count as usize <= num_frames)
+            .filter(|a| a.count > 0 && a.fits(num_frames))
             .map(|a| FrameGroup {
                 name: a.name.to_ascii_lowercase(),
                 first: a.first,
@@ -348,6 +348,21 @@ impl AnimationCfg {
                 looped: a.looping > 0,
             })
             .collect()
+    }
+
+    /// The animations `part` plays that run past `num_frames` frames: those
+    /// [`AnimationCfg::clips`] leaves out (animations of no frames are not counted).
+    pub fn outside(&self, part: Body, num_frames: usize) -> impl Iterator<Item = &Animation> {
+        self.animations
+            .iter()
+            .filter(move |a| part.plays(a.body) && a.count > 0 && !a.fits(num_frames))
+    }
+}
+
+impl Animation {
+    /// Whether its frames lie within a model of `num_frames` frames.
+    fn fits(&self, num_frames: usize) -> bool {
+        self.first as usize + self.count as usize <= num_frames
     }
 }
 
