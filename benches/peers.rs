@@ -660,7 +660,7 @@ mod ozz {
 /// skelmap, opening every corpus MDL, HMP and MS3D file, every IQM of
 /// `../shared/corpus-next/iqm` with a mesh and frames and every MDL7 of
 /// `../shared/corpus-next/mdl7` without bones and every MD2 and MD3 of
-/// `../shared/corpus-engines`, and producing its frame-0 vertex positions,
+/// `../shared/corpus-engines` (also from memory), and producing its frame-0 vertex positions,
 /// per file (throughput in file bytes). The IQM and MDL7 rows are described at `iqm_rows`
 /// and `mdl7_rows` below: they also time both libraries from the file's bytes in memory.
 ///
@@ -871,8 +871,11 @@ mod assimp {
                 .filter_map(|e| e.ok().map(|e| e.path()));
             let mut files: Vec<_> = files.collect();
             files.sort();
+            // From the path and, without the file system, from memory.
             for path in files {
-                frame0_rows(&mut group, &mut assimp, &path, &dump, false);
+                if frame0_rows(&mut group, &mut assimp, &path, &dump, false) {
+                    memory_rows(&mut group, &mut assimp, &path);
+                }
             }
         }
         group.finish();
@@ -949,9 +952,20 @@ mod assimp {
             );
             return;
         }
-        if !frame0_rows(group, assimp, path, dump, false) {
-            return;
+        if frame0_rows(group, assimp, path, dump, false) {
+            memory_rows(group, assimp, path);
         }
+    }
+
+    /// `skelmap-memory/<file>` and `assimp-memory/<file>`: a frame-0 row's work from the
+    /// file's bytes in memory (`Model::from_bytes`, `ReadFileFromMemory`), without the file
+    /// system, for a file whose frame 0 [`frame0_rows`] has checked.
+    fn memory_rows(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        assimp: &mut Peer,
+        path: &Path,
+    ) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(path).unwrap();
         group.bench_function(BenchmarkId::new("skelmap-memory", &name), |b| {
             b.iter(|| {
