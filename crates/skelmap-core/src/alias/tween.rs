@@ -7,7 +7,7 @@
 //! [`NORMALS`](super::anorms::NORMALS) table blended by `t` and renormalised.
 
 use crate::skin::SimdLevel;
-use crate::skin::morph::{self, MorphError, PackedFrame, Unpack};
+use crate::skin::morph::{self, Keyframe, MorphError, NormalTable, PackedFrame, Unpack};
 
 /// A model whose frames store every vertex packed (a GameStudio MDL, a Quake model).
 pub trait PackedModel {
@@ -20,6 +20,19 @@ pub trait PackedModel {
 
     /// The scale, offset and normal table that unpack the frames.
     fn unpack(&self) -> Unpack<'static>;
+
+    /// Frame `i` with the grid that unpacks it and its normal table (see
+    /// [`ModelView::keyframe`](crate::view::ModelView::keyframe)); `None` past the last
+    /// frame.
+    fn keyframe(&self, i: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
+        let unpack = self.unpack();
+        let keyframe = Keyframe {
+            frame: self.packed_frame(i).ok()?,
+            scale: unpack.scale,
+            offset: unpack.offset,
+        };
+        Some((keyframe, unpack.normals))
+    }
 }
 
 /// Tweens frames `a` and `b` of `model` at `t` (0 = `a`, 1 = `b`) into `positions` and

@@ -341,13 +341,7 @@ impl<'data> VertexAnimated<'data> for Mdl<'data> {
     }
 
     fn keyframe(&self, frame: usize) -> Option<(Keyframe<'_>, &'static NormalTable)> {
-        let unpack = PackedModel::unpack(self);
-        let keyframe = Keyframe {
-            frame: self.packed_frame(frame).ok()?,
-            scale: unpack.scale,
-            offset: unpack.offset,
-        };
-        Some((keyframe, unpack.normals))
+        PackedModel::keyframe(self, frame)
     }
 }
 
