@@ -75,6 +75,25 @@
 #define SKELMAP_GPU_INFLUENCES_WITHIN 1
 
 /**
+ * `SkelmapGpuMorphInfo.packing`: 4 bytes a record, `x, y, z` unsigned, then the normal's
+ * index into the table (MD2, Quake, GameStudio MDL).
+ */
+#define SKELMAP_GPU_MORPH_BYTES 0
+
+/**
+ * `SkelmapGpuMorphInfo.packing`: 8 bytes a record, `x, y, z` as little-endian `uint16_t`,
+ * the normal's index, a pad byte (GameStudio MDL5 with 16-bit frames).
+ */
+#define SKELMAP_GPU_MORPH_WORDS 1
+
+/**
+ * `SkelmapGpuMorphInfo.packing`: 8 bytes a record, `x, y, z` as little-endian `int16_t`, the
+ * longitude byte, the latitude byte (MD3); the table's row `i` is `(cos θ, sin θ, 0, 0)`,
+ * `θ = i · 2π / 256`, and the normal `(cos lat · sin lng, sin lat · sin lng, cos lng)`.
+ */
+#define SKELMAP_GPU_MORPH_LAT_LONG 2
+
+/**
  * `SkelmapMeshInfo.texcoords`: the mesh has no texture coordinates.
  */
 #define SKELMAP_TEXCOORDS_NONE 0
@@ -322,6 +341,33 @@ typedef enum SkelmapGpuBuffer {
 } SkelmapGpuBuffer;
 
 /**
+ * Which buffer `skelmap_gpu_morph_buffer` gives.
+ */
+typedef enum SkelmapGpuMorphBuffer {
+  /**
+   * Every frame's records, frame after frame (`stride` bytes each).
+   */
+  SKELMAP_GPU_MORPH_BUFFER_RECORDS = 0,
+  /**
+   * Per frame, each mesh's grid: 4 floats of scale, 4 of offset (the 4th unused).
+   */
+  SKELMAP_GPU_MORPH_BUFFER_GRIDS = 1,
+  /**
+   * The normal table: 256 rows of 4 floats.
+   */
+  SKELMAP_GPU_MORPH_BUFFER_NORMALS = 2,
+  /**
+   * The drawn vertices: `uint32_t` record, `uint32_t` mesh, 2 floats of texture coordinate
+   * (`v` down the image).
+   */
+  SKELMAP_GPU_MORPH_BUFFER_VERTICES = 3,
+  /**
+   * Triangle indices into the drawn vertices, `uint32_t`.
+   */
+  SKELMAP_GPU_MORPH_BUFFER_INDICES = 4,
+} SkelmapGpuMorphBuffer;
+
+/**
  * A skeletal model's meshes folded for the compact kernel. Opaque to C; created by
  * `skelmap_compact_new`, destroyed by `skelmap_compact_free`. It owns its data: it does not
  * borrow the model, which may be freed first. It is read-only once made, so several threads
@@ -335,6 +381,12 @@ typedef struct SkelmapCompact SkelmapCompact;
  * is read-only once made, so several threads may use one at once.
  */
 typedef struct SkelmapGpuMesh SkelmapGpuMesh;
+
+/**
+ * A model's vertex-animation buffers. Opaque to C; created by `skelmap_gpu_morph_new`,
+ * destroyed by `skelmap_gpu_morph_free`. It owns its data and is read-only once made.
+ */
+typedef struct SkelmapGpuMorph SkelmapGpuMorph;
 
 /**
  * An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -474,6 +526,40 @@ typedef struct SkelmapGpuError {
    */
   uint32_t frames;
 } SkelmapGpuError;
+
+/**
+ * What `skelmap_gpu_morph_info` reports.
+ */
+typedef struct SkelmapGpuMorphInfo {
+  /**
+   * `SKELMAP_GPU_MORPH_BYTES`, `…_WORDS` or `…_LAT_LONG`.
+   */
+  uint32_t packing;
+  /**
+   * Bytes a record (4 or 8).
+   */
+  uint32_t stride;
+  /**
+   * The model's meshes: grids a frame.
+   */
+  uint32_t meshes;
+  /**
+   * Frames.
+   */
+  uint32_t frames;
+  /**
+   * Records a frame (every model mesh's vertices, mesh after mesh).
+   */
+  uint32_t records_per_frame;
+  /**
+   * Drawn vertices.
+   */
+  uint32_t vertices;
+  /**
+   * Indices (3 per triangle).
+   */
+  uint32_t indices;
+} SkelmapGpuMorphInfo;
 
 /**
  * One material, filled by `skelmap_material`.
@@ -967,6 +1053,81 @@ enum SkelmapStatus skelmap_gpu_mesh_dual_quaternions(const struct SkelmapGpuMesh
 enum SkelmapStatus skelmap_model_gpu_error(const struct SkelmapModel *model,
                                            const struct SkelmapGpuOptions *options,
                                            struct SkelmapGpuError *out);
+
+/**
+ * Builds the vertex-animation buffers of a vertex-animated model (MD3, MD2, Quake,
+ * GameStudio MDL) into `*out` (NULL on failure).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
+ * `SKELMAP_STATUS_WRONG_KIND` (a skeletal model, a terrain, an MD3 of tags only) or
+ * `SKELMAP_STATUS_LIMIT` (more vertices than 32-bit indices address).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writing one pointer.
+ */
+enum SkelmapStatus skelmap_gpu_morph_new(const struct SkelmapModel *model,
+                                         struct SkelmapGpuMorph **out);
+
+/**
+ * Frees vertex-animation buffers. NULL is allowed and does nothing. Returns nothing; it
+ * cannot fail.
+ *
+ * # Safety
+ *
+ * `morph` is NULL or a pointer from `skelmap_gpu_morph_new` not freed before; the pointers
+ * `skelmap_gpu_morph_buffer` gave for it are dangling afterwards.
+ */
+void skelmap_gpu_morph_free(struct SkelmapGpuMorph *morph);
+
+/**
+ * Fills `*out` with the buffers' packing and counts.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`morph` or `out`).
+ *
+ * # Safety
+ *
+ * `morph` is NULL or live buffers; `out` is NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_gpu_morph_info(const struct SkelmapGpuMorph *morph,
+                                          struct SkelmapGpuMorphInfo *out);
+
+/**
+ * Sets `*data` to the start of buffer `which` (a `SkelmapGpuMorphBuffer`) and `*bytes` to
+ * its length in bytes, ready to upload: valid and unchanged until `skelmap_gpu_morph_free`.
+ * An empty buffer gives a non-NULL pointer and 0 bytes.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`morph`, `data` or
+ * `bytes`) or `SKELMAP_STATUS_INVALID_ARGUMENT` (an unknown `which`). On failure `*data` is
+ * NULL and `*bytes` 0.
+ *
+ * # Safety
+ *
+ * `morph` is NULL or live buffers; `data` and `bytes` are NULL or valid for one write.
+ */
+enum SkelmapStatus skelmap_gpu_morph_buffer(const struct SkelmapGpuMorph *morph,
+                                            uint32_t which,
+                                            const uint8_t **data,
+                                            size_t *bytes);
+
+/**
+ * Writes drawn vertex `vertex` of frames `a` and `b` tweened at `t` as the shader computes
+ * it into `out`: its position, then its unit normal (6 floats).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`morph` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (a vertex or frame past the buffers') or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`t` not finite).
+ *
+ * # Safety
+ *
+ * `morph` is NULL or live buffers; `out` is NULL or valid for writing 6 floats.
+ */
+enum SkelmapStatus skelmap_gpu_morph_vertex(const struct SkelmapGpuMorph *morph,
+                                            uint32_t vertex,
+                                            uint32_t a,
+                                            uint32_t b,
+                                            float t,
+                                            float *out);
 
 /**
  * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh

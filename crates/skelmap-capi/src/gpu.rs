@@ -111,6 +111,7 @@ impl From<Error> for Fail {
     fn from(e: Error) -> Fail {
         let status = match &e {
             Error::NotSkeletal
+            | Error::NotVertexAnimated
             | Error::VertexFrames
             | Error::PoseBones { .. }
             | Error::Scale { .. } => SkelmapStatus::WrongKind,

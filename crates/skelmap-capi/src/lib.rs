@@ -34,6 +34,7 @@ pub mod attach;
 pub mod boundary;
 pub mod compact;
 pub mod gpu;
+pub mod gpu_morph;
 pub mod material;
 pub mod mesh;
 pub mod model;
@@ -49,6 +50,7 @@ pub use compact::{SkelmapCompact, SkelmapCompactInfo};
 pub use gpu::{
     SkelmapGpuBuffer, SkelmapGpuError, SkelmapGpuMesh, SkelmapGpuMeshInfo, SkelmapGpuOptions,
 };
+pub use gpu_morph::{SkelmapGpuMorph, SkelmapGpuMorphBuffer, SkelmapGpuMorphInfo};
 pub use material::{SkelmapMaterial, SkelmapSubmesh};
 pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
 pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};

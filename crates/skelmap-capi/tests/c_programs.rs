@@ -428,9 +428,23 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     let mut args = models.clone();
     args.extend([PathBuf::from("--malformed"), malformed.clone()]);
     args.extend([PathBuf::from("--player"), player.clone()]);
+    let upper = player.join("upper.md3");
+    args.extend([PathBuf::from("--morph"), upper.clone()]);
+    args.extend([PathBuf::from("--no-morph"), dpm.clone()]);
     let out = run(&smoke_c, &args);
     assert!(out.contains("failures 0"), "{out}");
     check_player_output(&out, &player);
+    // The MD3's GPU buffers through C: vertex 0 halfway between frames 0 and 1, as Rust's
+    // shader reference puts it.
+    let morph = fields(&out, "morph", &upper);
+    assert_eq!((morph["packing"], morph["frames"]), ("2", "26"));
+    let model = skelmap_core::Model::open(&upper).unwrap();
+    let (p, n) = model
+        .gpu_morph()
+        .unwrap()
+        .tween_vertex(0, 0, 1, 0.5)
+        .unwrap();
+    assert_close(&floats(morph["vertex"]), &[p, n].concat(), "C morph vertex");
     for model in &models {
         check_c_output(&out, model);
     }

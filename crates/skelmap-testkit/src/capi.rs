@@ -27,6 +27,10 @@ use skelmap_capi::gpu::{
     skelmap_gpu_mesh_free, skelmap_gpu_mesh_info, skelmap_gpu_mesh_new, skelmap_gpu_mesh_palette,
     skelmap_model_gpu_error,
 };
+use skelmap_capi::gpu_morph::{
+    SkelmapGpuMorph, SkelmapGpuMorphInfo, skelmap_gpu_morph_buffer, skelmap_gpu_morph_free,
+    skelmap_gpu_morph_info, skelmap_gpu_morph_new, skelmap_gpu_morph_vertex,
+};
 use skelmap_capi::material::{
     SkelmapMaterial, SkelmapSubmesh, skelmap_material, skelmap_material_name,
     skelmap_material_texture, skelmap_submesh, skelmap_submesh_triangles,
@@ -112,6 +116,7 @@ pub fn exercise(data: &[u8]) -> u64 {
         skelmap_compact_free(compact);
         if counts.vertices <= MAX_GPU_VERTICES && counts.frames <= MAX_GPU_FRAMES {
             sum += gpu(m, p, counts.frames);
+            sum += gpu_morph(m);
         }
         let mut baked: *mut SkelmapStaticMesh = std::ptr::null_mut();
         let s = skelmap_static_mesh_new(Some(m), Some(&mut baked));
@@ -389,6 +394,58 @@ unsafe fn gpu(m: &SkelmapModel, p: &SkelmapPose, frames: u32) -> u64 {
         // SAFETY: NULL or a mesh from skelmap_gpu_mesh_new, freed once.
         unsafe { skelmap_gpu_mesh_free(mesh) };
     }
+    sum
+}
+
+/// The vertex-animation buffers, where the model has them: every buffer read at both ends,
+/// a vertex tweened at the first, a middle and one-past-the-last vertex and frame, and a
+/// blend factor that is not finite.
+///
+/// # Safety
+///
+/// `m` is live.
+unsafe fn gpu_morph(m: &SkelmapModel) -> u64 {
+    let mut sum = 0;
+    let mut morph: *mut SkelmapGpuMorph = std::ptr::null_mut();
+    // SAFETY: a live model; `morph` is freed below.
+    let s = unsafe { skelmap_gpu_morph_new(Some(m), Some(&mut morph)) };
+    assert_eq!(s == SkelmapStatus::Ok, !morph.is_null());
+    sum += s as u64;
+    // SAFETY: NULL or live buffers from skelmap_gpu_morph_new.
+    if let Some(g) = unsafe { morph.as_ref() } {
+        let mut info = SkelmapGpuMorphInfo::default();
+        // SAFETY: live references.
+        let s = unsafe { skelmap_gpu_morph_info(Some(g), Some(&mut info)) };
+        assert_eq!(s, SkelmapStatus::Ok);
+        for which in 0..6 {
+            let (mut data, mut bytes) = (std::ptr::null::<u8>(), 0usize);
+            // SAFETY: live references.
+            let s = unsafe {
+                skelmap_gpu_morph_buffer(Some(g), which, Some(&mut data), Some(&mut bytes))
+            };
+            assert_eq!(s == SkelmapStatus::Ok, which < 5);
+            if s == SkelmapStatus::Ok && bytes > 0 {
+                // SAFETY: the call says `data` holds `bytes` bytes, alive with the buffers.
+                let view = unsafe { std::slice::from_raw_parts(data, bytes) };
+                sum += u64::from(view[0]) + u64::from(view[bytes - 1]);
+            }
+        }
+        let mut out = [0.0f32; 6];
+        for v in [0, info.vertices / 2, info.vertices] {
+            for f in [0, info.frames / 2, info.frames] {
+                for t in [0.0, 0.5, f32::NAN] {
+                    // SAFETY: `out` holds 6 floats.
+                    let s =
+                        unsafe { skelmap_gpu_morph_vertex(Some(g), v, f, 0, t, out.as_mut_ptr()) };
+                    let valid = v < info.vertices && f < info.frames && t.is_finite();
+                    assert_eq!(s == SkelmapStatus::Ok, valid, "vertex {v} frame {f} t {t}");
+                    sum += s as u64 + out.iter().map(|x| x.to_bits() as u64 & 1).sum::<u64>();
+                }
+            }
+        }
+    }
+    // SAFETY: NULL or buffers from skelmap_gpu_morph_new, freed once.
+    unsafe { skelmap_gpu_morph_free(morph) };
     sum
 }
 

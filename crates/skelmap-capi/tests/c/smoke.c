@@ -475,6 +475,55 @@ static void check_player(const char *dir) {
     skelmap_player_free(NULL);
 }
 
+/* A vertex-animated model's GPU buffers: counts, buffer sizes, and vertex 0 tweened halfway
+ * from frame 0 to frame 1 by the shader reference; a skeletal model is refused. */
+static void check_morph(const char *path) {
+    SkelmapModel *model = NULL;
+    CHECK_STATUS(skelmap_model_open_file(path, SKELMAP_OPEN_READ, &model), SKELMAP_STATUS_OK);
+    if (model == NULL) return;
+    SkelmapGpuMorph *morph = NULL;
+    CHECK_STATUS(skelmap_gpu_morph_new(model, &morph), SKELMAP_STATUS_OK);
+    if (morph != NULL) {
+        SkelmapGpuMorphInfo info;
+        CHECK_STATUS(skelmap_gpu_morph_info(morph, &info), SKELMAP_STATUS_OK);
+        const uint8_t *data = NULL;
+        size_t bytes = 0;
+        CHECK_STATUS(skelmap_gpu_morph_buffer(morph, SKELMAP_GPU_MORPH_BUFFER_RECORDS, &data, &bytes),
+                     SKELMAP_STATUS_OK);
+        CHECK(bytes == (size_t)info.frames * info.records_per_frame * info.stride);
+        CHECK_STATUS(skelmap_gpu_morph_buffer(morph, SKELMAP_GPU_MORPH_BUFFER_GRIDS, &data, &bytes),
+                     SKELMAP_STATUS_OK);
+        CHECK(bytes == (size_t)info.frames * info.meshes * 8 * sizeof(float));
+        CHECK_STATUS(skelmap_gpu_morph_buffer(morph, SKELMAP_GPU_MORPH_BUFFER_VERTICES, &data, &bytes),
+                     SKELMAP_STATUS_OK);
+        CHECK(bytes == (size_t)info.vertices * 16);
+        CHECK_STATUS(skelmap_gpu_morph_buffer(morph, 99, &data, &bytes),
+                     SKELMAP_STATUS_INVALID_ARGUMENT);
+        CHECK(data == NULL && bytes == 0);
+        float v[6];
+        uint32_t b = info.frames > 1 ? 1 : 0;
+        CHECK_STATUS(skelmap_gpu_morph_vertex(morph, 0, 0, b, 0.5f, v), SKELMAP_STATUS_OK);
+        CHECK_STATUS(skelmap_gpu_morph_vertex(morph, info.vertices, 0, 0, 0.0f, v),
+                     SKELMAP_STATUS_OUT_OF_RANGE);
+        CHECK_STATUS(skelmap_gpu_morph_vertex(morph, 0, info.frames, 0, 0.0f, v),
+                     SKELMAP_STATUS_OUT_OF_RANGE);
+        printf("morph %s packing=%u frames=%u vertices=%u vertex=%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+               path, info.packing, info.frames, info.vertices, v[0], v[1], v[2], v[3], v[4], v[5]);
+        skelmap_gpu_morph_free(morph);
+    }
+    skelmap_gpu_morph_free(NULL);
+    skelmap_model_free(model);
+}
+
+static void check_no_morph(const char *path) {
+    SkelmapModel *model = NULL;
+    CHECK_STATUS(skelmap_model_open_file(path, SKELMAP_OPEN_READ, &model), SKELMAP_STATUS_OK);
+    SkelmapGpuMorph *morph = (SkelmapGpuMorph *)&failures; /* must be overwritten with NULL */
+    CHECK_STATUS(skelmap_gpu_morph_new(model, &morph), SKELMAP_STATUS_WRONG_KIND);
+    CHECK(morph == NULL);
+    skelmap_model_free(model);
+}
+
 int main(int argc, char **argv) {
     printf("version %s simd=%s\n", skelmap_version(), skelmap_simd_level());
     /* NULL is accepted everywhere it could arrive. */
@@ -498,6 +547,10 @@ int main(int argc, char **argv) {
             check_malformed(argv[++i]);
         } else if (strcmp(argv[i], "--player") == 0 && i + 1 < argc) {
             check_player(argv[++i]);
+        } else if (strcmp(argv[i], "--morph") == 0 && i + 1 < argc) {
+            check_morph(argv[++i]);
+        } else if (strcmp(argv[i], "--no-morph") == 0 && i + 1 < argc) {
+            check_no_morph(argv[++i]);
         } else {
             check_model(argv[i]);
         }

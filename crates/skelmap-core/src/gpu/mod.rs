@@ -35,7 +35,7 @@
 
 mod morph;
 
-pub use morph::{Grid, MorphMesh, MorphVertex, Packing};
+pub use morph::{Grid, MorphBuffer, MorphMesh, MorphVertex, Packing};
 
 use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
 

@@ -109,6 +109,21 @@ pub struct MorphMesh {
     pub draws: Vec<Draw>,
 }
 
+/// One of a [`MorphMesh`]'s buffers, as bytes ([`MorphMesh::bytes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MorphBuffer {
+    /// [`MorphMesh::records`].
+    Records,
+    /// [`MorphMesh::grids`].
+    Grids,
+    /// [`MorphMesh::normals`].
+    Normals,
+    /// [`MorphMesh::vertices`].
+    Vertices,
+    /// [`MorphMesh::indices`].
+    Indices,
+}
+
 impl MorphMesh {
     /// Empty buffers for records packed as `packing` with `table`'s normals.
     pub(crate) fn new(packing: Packing, table: &NormalTable) -> MorphMesh {
@@ -145,6 +160,18 @@ impl MorphMesh {
             offset: [a, b, c, 0.0],
         });
         Some(())
+    }
+
+    /// The bytes of buffer `which`, ready for a `queue.write_buffer`.
+    #[must_use]
+    pub fn bytes(&self, which: MorphBuffer) -> &[u8] {
+        match which {
+            MorphBuffer::Records => &self.records,
+            MorphBuffer::Grids => bytemuck::cast_slice(&self.grids),
+            MorphBuffer::Normals => bytemuck::cast_slice(&self.normals),
+            MorphBuffer::Vertices => bytemuck::cast_slice(&self.vertices),
+            MorphBuffer::Indices => bytemuck::cast_slice(&self.indices),
+        }
     }
 
     /// Record `record` of frame `frame`: its coordinates as stored and its unit normal.
