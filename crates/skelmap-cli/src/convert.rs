@@ -267,7 +267,8 @@ fn read(
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
     let model = load::open(input, companions)?;
     outputs.read_model(input, companions, &model);
-    if model.num_meshes() == 0 {
+    // Tags alone (an MD3 attachment rig) are a model an MD3 holds.
+    if model.num_meshes() == 0 && model.num_tags() == 0 {
         return Err(format!(
             "{}: the {} has no mesh to convert (an animation or a skeleton on its own)",
             input.display(),

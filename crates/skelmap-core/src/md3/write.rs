@@ -581,19 +581,17 @@ impl Builder {
             surfaces,
             ..Builder::default()
         };
-        let (nf, nt, ns) = (
-            b.frames.len(),
-            b.tags.first().map_or(0, Vec::len),
-            b.surfaces.len(),
-        );
-        if nf > MD3_MAX_FRAMES as usize
-            || nt > MD3_MAX_TAGS as usize
-            || ns > MD3_MAX_SURFACES as usize
-        {
-            losses.push(format!(
-                "{nf} frames, {nt} tags and {ns} surfaces: past ioquake3's {MD3_MAX_FRAMES}, \
-                 {MD3_MAX_TAGS} and {MD3_MAX_SURFACES} (DarkPlaces and FTE load more)"
-            ));
+        let counts = [
+            (b.frames.len(), MD3_MAX_FRAMES, "frames"),
+            (b.tags.first().map_or(0, Vec::len), MD3_MAX_TAGS, "tags"),
+            (b.surfaces.len(), MD3_MAX_SURFACES, "surfaces"),
+        ];
+        for (count, max, what) in counts {
+            if count > max as usize {
+                losses.push(format!(
+                    "{count} {what}: past ioquake3's {max} (DarkPlaces and FTE load more)"
+                ));
+            }
         }
         Ok(Fitted { builder: b, losses })
     }

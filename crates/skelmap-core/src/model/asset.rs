@@ -99,7 +99,12 @@ impl Model<'_> {
                 targets_made |= !built_mesh.targets.is_empty();
             }
         }
-        if targets_made {
+        // A model of tags and no surfaces (an MD3 attachment rig) plays its frames as morph
+        // clips too, which move its tags alone.
+        let tags_alone = morphing && meshes.is_empty() && model.num_tags() > 0;
+        let morph_clips =
+            targets_made || (tags_alone && model.num_frames() > 1 && !groups.is_empty());
+        if morph_clips {
             clips = groups
                 .iter()
                 .map(|g| clip(g, ClipKeys::Morph((g.first..g.first + g.count).collect())))
@@ -112,7 +117,7 @@ impl Model<'_> {
             mesh.normals.iter_mut().for_each(|n| *n = unit(*n));
         }
         let skeleton = skeletal.then(|| model.asset_skeleton(&pose));
-        let tags = model.asset_tags(&pose, targets_made);
+        let tags = model.asset_tags(&pose, morph_clips);
         let mut built = Asset {
             format: model.format().name(),
             up: model.conventions().up,

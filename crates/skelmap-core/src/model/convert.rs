@@ -17,7 +17,8 @@ use crate::asset::{self, Asset};
 use crate::pose::framegroups::FrameGroup;
 
 /// How far a converted model's skinned vertices lie from the source's, over every frame (the
-/// bind pose for a model without frames).
+/// bind pose for a model without frames). Shown as fractions of the size and in the model's
+/// units: `largest 1.20e-4 (4.441e-3 units) and RMS …`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SkinningError {
     /// Largest distance, relative to the size.
@@ -36,9 +37,15 @@ impl core::fmt::Display for SkinningError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "largest {:.2e} and RMS {:.2e} of the model's size ({:.4}) over {} frames of {} \
-             vertices",
-            self.max, self.rms, self.size, self.frames, self.vertices
+            "largest {:.2e} ({:.3e} units) and RMS {:.2e} ({:.3e} units) of the model's size \
+             ({:.4}) over {} frames of {} vertices",
+            self.max,
+            self.max * self.size,
+            self.rms,
+            self.rms * self.size,
+            self.size,
+            self.frames,
+            self.vertices
         )
     }
 }
@@ -171,7 +178,10 @@ pub fn skinning_error(
         (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),
     );
-    let size = (hi - lo).length().max(f32::MIN_POSITIVE);
+    // A model without vertices (tags alone) has no size: errors are then 0 of 0.
+    let size = Some((hi - lo).length())
+        .filter(|s| s.is_finite())
+        .map_or(f32::MIN_POSITIVE, |s| s.max(f32::MIN_POSITIVE));
     let frames = source.num_frames();
     let (mut max, mut sum, mut count) = (0.0f32, 0.0f64, 0usize);
     for f in 0..frames.max(1) {
