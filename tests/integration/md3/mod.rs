@@ -4,6 +4,7 @@
 //! against its MANIFEST and the assimp oracle.
 
 mod companion;
+mod convert;
 mod corpus;
 mod model;
 mod rules;
