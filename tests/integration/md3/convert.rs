@@ -130,6 +130,16 @@ fn every_corpus_model_converts_within_the_rounding() {
         let md3 = Model::from_bytes(&bytes).unwrap();
         let error = convert::skinning_error(Posed::Asset(&asset), Posed::Model(&md3), 0);
         check_error(&name, &error);
+        // An MD3's tags come back where they were, every frame.
+        if let (Some(tags), Format::Md3) =
+            (convert::attachment_error(&source, &md3, 0), source.format())
+        {
+            assert_eq!(
+                (tags.kept, tags.origin, tags.angle),
+                (tags.source, 0.0, 0.0),
+                "{name}"
+            );
+        }
         rows.push(format!("{name}: {error}"));
     }
     eprintln!("{}", rows.join("\n"));
