@@ -171,6 +171,7 @@ pub fn names(material: &Material) -> Vec<String> {
 ///     images: Vec::new(),
 ///     skeleton: None,
 ///     clips: Vec::new(),
+///     tags: Vec::new(),
 ///     frame: None,
 ///     at: None,
 ///     replaced_non_finite: 0,

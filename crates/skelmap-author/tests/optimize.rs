@@ -101,6 +101,7 @@ fn skeletal(joints: Vec<Joint>, mesh: Mesh, frames: usize) -> Asset {
             looped: true,
             keys: ClipKeys::Joints(keys),
         }],
+        tags: Vec::new(),
         frame: None,
         at: None,
         replaced_non_finite: 0,

@@ -31,6 +31,7 @@ fn asset(materials: Vec<Material>) -> Asset {
         images: Vec::new(),
         skeleton: None,
         clips: Vec::new(),
+        tags: Vec::new(),
         frame: None,
         at: None,
         replaced_non_finite: 0,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use skelmap_core::asset::{Asset, ClipKeys, Place, WriteOptions};
-use skelmap_core::model::convert::{self as conv, Posed, SkinningError};
+use skelmap_core::model::convert::{self as conv, AttachmentError, Posed, SkinningError};
 use skelmap_core::{Format, Limits, Model, model, skm};
 use skelmap_export::gltf;
 
@@ -267,7 +267,8 @@ fn read(
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
     let model = load::open(input, companions)?;
     outputs.read_model(input, companions, &model);
-    if model.num_meshes() == 0 {
+    // Tags alone (an MD3 attachment rig) are a model an MD3 holds.
+    if model.num_meshes() == 0 && model.num_tags() == 0 {
         return Err(format!(
             "{}: the {} has no mesh to convert (an animation or a skeleton on its own)",
             input.display(),
@@ -400,12 +401,15 @@ fn write(
     for (path, _) in &files {
         outputs.claim(path)?;
     }
-    let error = measure(&files, source, offset)?;
+    let (error, attachments) = measure(&files, source, offset)?;
     for (path, bytes) in &files {
         outputs.write(path, bytes)?;
         say!("wrote {} ({} bytes)", path.display(), bytes.len());
     }
     say!("conversion error: {error}");
+    if let Some(attachments) = attachments {
+        say!("attachment points: {attachments}");
+    }
     for loss in losses {
         say!("note: {loss}");
     }
@@ -413,12 +417,12 @@ fn write(
 }
 
 /// Opens what is about to be written and compares every frame with `source`, as an engine
-/// draws both.
+/// draws both; and, for a model source with attachment points, where they are.
 fn measure(
     files: &[(PathBuf, Vec<u8>)],
     source: Posed<'_, '_>,
     offset: usize,
-) -> Result<SkinningError, String> {
+) -> Result<(SkinningError, Option<AttachmentError>), String> {
     let first = files
         .first()
         .map(|f| f.0.display().to_string())
@@ -459,7 +463,14 @@ fn measure(
         })
         .collect();
     let model = Model::resolve(&&table, &main, &Limits::default()).map_err(|e| reopen(&e))?;
-    Ok(conv::skinning_error(source, Posed::Model(&model), offset))
+    let attachments = match source {
+        Posed::Model(input) => conv::attachment_error(input, &model, offset),
+        Posed::Asset(_) => None,
+    };
+    Ok((
+        conv::skinning_error(source, Posed::Model(&model), offset),
+        attachments,
+    ))
 }
 
 /// Writes `asset` as glTF (`.glb`, or `.gltf` with its `.bin` beside it), measured as the
@@ -563,7 +574,7 @@ mod tests {
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl or quake), .iqm, .md2, .glb and .gltf"
+                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .glb and .gltf"
                     .to_string()
             )
         );

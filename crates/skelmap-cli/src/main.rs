@@ -265,7 +265,7 @@ enum Command {
     /// Outputs: `.iqm`, `.dpm` (with a `.framegroups` beside it), `.skm` (also a stem
     /// without an extension, or `.skp`: the SKM and its SKP from one stem unless the SKP is
     /// named), `.ms3d`, `.mdl` with `--to mdl7`, `--to mdl` (MDL5), `--to slmdl` (and its
-    /// `.anim`) or `--to quake`, `.glb` and `.gltf`. The input is any model skelmap reads, or a glTF 2.0 file (`.gltf`
+    /// `.anim`) or `--to quake`, `.md3`, `.md2`, `.glb` and `.gltf`. The input is any model skelmap reads, or a glTF 2.0 file (`.gltf`
     /// with its buffers and images, or `.glb`): skins with every influence, animations
     /// sampled at `--fps` (default: each clip's own keys), morph targets, base-colour
     /// textures.
@@ -273,10 +273,11 @@ enum Command {
     /// Every format's limits (joints, vertices, influences, name lengths) are checked before
     /// anything is written; what does not fit is refused with what to do about it. What a
     /// format cannot keep is said in a note (influences past four, scale, clip names). A
-    /// skeletal model becomes a vertex-animated one (Quake MDL, MDL5) only with `--bake`.
+    /// skeletal model becomes a vertex-animated one (Quake MDL, MDL5, MD3, MD2) only with
+    /// `--bake`.
     /// Every conversion is measured: the output is read back and every frame compared with
     /// the source, as sets of points, and the largest and RMS distance printed relative to
-    /// the model's size. A DPM becomes an SKM exactly.
+    /// the model's size and in its units. A DPM becomes an SKM exactly.
     ///
     /// No output may be the input, a file it was opened with, or another output. Each is
     /// written to a temporary file beside it and renamed into place, so an interrupted run

@@ -1687,3 +1687,93 @@ fn export_writes_a_player_as_one_scene() {
         "{out:?}"
     );
 }
+
+/// `convert` writes MD3 and MD2 and prints each output's error over every frame, in
+/// fractions of the size and in model units: an MD3 comes back exactly; the tube refuses
+/// without `--bake` and is baked with it; a rig of tags alone converts to an MD3.
+#[test]
+fn convert_writes_md3_and_md2_and_measures_every_frame() {
+    let dir = temp_dir("convert-md3");
+    let md3 = dir.join("animated.md3");
+    let mut b = skelmap_core::md3::Builder::triangle();
+    b.frames.push(b.frames[0].clone());
+    let moved: Vec<([i16; 3], u16)> = b.surfaces[0].frames[0]
+        .iter()
+        .map(|(p, n)| ([p[0], p[1], p[2] + 64], *n))
+        .collect();
+    b.surfaces[0].frames.push(moved);
+    b.tags.push(b.tags[0].clone());
+    std::fs::write(&md3, b.write()).unwrap();
+    let out = skelmap(&[
+        "convert",
+        md3.to_str().unwrap(),
+        dir.join("back.md3").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains(
+            "conversion error: largest 0.00e0 (0.000e0 units) and RMS 0.00e0 (0.000e0 units) \
+             of the model's size (1.4142) over 2 frames of 3 vertices\nattachment points: 1 \
+             of 1 kept; origins within 0.000e0 units and axes within 0.000° over 2 frames"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let out = skelmap(&[
+        "convert",
+        md3.to_str().unwrap(),
+        dir.join("q2.md2").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains(" units) of the model's size"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("over 2 frames of 3 vertices"),
+        "{}",
+        stdout(&out)
+    );
+
+    let dpm = write_tube(&dir);
+    let refused = dir.join("tube.md3");
+    let out = skelmap(&["convert", dpm.to_str().unwrap(), refused.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("MD3 cannot hold skeletal animation"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!refused.exists());
+    for name in ["tube.md3", "tube.md2"] {
+        let path = dir.join(name);
+        let out = skelmap(&[
+            "convert",
+            dpm.to_str().unwrap(),
+            path.to_str().unwrap(),
+            "--bake",
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        assert!(
+            stdout(&out).contains("over 9 frames of "),
+            "{}",
+            stdout(&out)
+        );
+        let out = skelmap(&["validate", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{name}: {}", stdout(&out));
+    }
+
+    let rig = dir.join("rig.md3");
+    let mut b = skelmap_core::md3::Builder::triangle();
+    b.surfaces.clear();
+    std::fs::write(&rig, b.write()).unwrap();
+    let out = skelmap(&[
+        "convert",
+        rig.to_str().unwrap(),
+        dir.join("rig2.md3").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let info = skelmap(&["info", dir.join("rig2.md3").to_str().unwrap()]);
+    assert!(stdout(&info).contains("tag_weapon"), "{}", stdout(&info));
+}

@@ -2,8 +2,10 @@
 //! test installs itself into the target directory: `skelmap export` of every shared corpus
 //! model and shared IQM (as `.glb`, as `.gltf` + `.bin`, with every influence, and with
 //! placeholder files for the textures it names), the SKM conversions of
-//! the corpus DPMs, raylib's guy playing its animation-only IQM, a Quake III player as one
-//! scene, and `skelmap demo`'s `demo.glb` must have zero errors and zero warnings.
+//! the corpus DPMs, the demo converted into every format skelmap writes and every corpus model
+//! converted into an MD3 (each exported again), raylib's guy playing its animation-only IQM, a
+//! Quake III player as one scene, and `skelmap demo`'s `demo.glb` must have zero errors and
+//! zero warnings.
 //!
 //! Without `npm` on the machine the test skips with a message, unless
 //! `SKELMAP_REQUIRE_GLTF_VALIDATOR=1` (set by `.ci/run`) makes that a failure.
@@ -190,6 +192,36 @@ fn every_export_passes_the_khronos_validator() {
             ]);
             outputs.push(PathBuf::from(glb));
         }
+    }
+
+    // Converted models exported again: the demo into every format skelmap writes (baked
+    // where the format has no joints), and every corpus model baked into an MD3.
+    for format in skelmap_core::Format::ALL.iter().filter(|f| f.writable()) {
+        let ext = format.extension();
+        let converted = o(&format!("demo/demo.{}.{ext}", format.docs_page()));
+        let page = format.docs_page();
+        skelmap(&[
+            "convert",
+            &o("demo/demo.dpm"),
+            &converted,
+            "--bake",
+            "--to",
+            page,
+        ]);
+        let glb = format!("{converted}.glb");
+        skelmap(&["export", &converted, "-o", &glb]);
+        outputs.push(PathBuf::from(glb));
+    }
+    for model in &models {
+        let name = model.file_name().unwrap().to_str().unwrap();
+        if skelmap_core::Model::open(model).unwrap().num_meshes() == 0 {
+            continue; // an animation on its own
+        }
+        let md3 = o(&format!("{name}.md3"));
+        skelmap(&["convert", model.to_str().unwrap(), &md3, "--bake"]);
+        let glb = format!("{md3}.glb");
+        skelmap(&["export", &md3, "-o", &glb]);
+        outputs.push(PathBuf::from(glb));
     }
 
     // MDL7 fixtures of issue 52: embedded DDS skins (one DXT1 block: its texture embedded as

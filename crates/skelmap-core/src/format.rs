@@ -182,7 +182,7 @@ macro_rules! format_table {
                 name: "MD3", extensions: ["md3"],
                 magic: MD3_MAGIC, magic_text: "\"IDP3\"", c_value: 12,
                 folder: "md3", docs: "md3", fuzz: "md3",
-                writer: [],
+                writer: [md3::Builder],
                 view: md3::Pair, as_md3, "A Quake III model: surfaces of vertex frames, and tags.",
             }
             /// Quake II model (`IDP2`, version 8, little-endian): one mesh of byte vertex

@@ -4,10 +4,12 @@
 //! against its MANIFEST and the assimp oracle.
 
 mod companion;
+mod convert;
 mod corpus;
 mod model;
 mod rules;
 mod sweep;
+mod write;
 
 use core::mem::offset_of;
 

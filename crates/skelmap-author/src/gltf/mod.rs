@@ -284,6 +284,7 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
         images,
         skeleton: rig.skeleton,
         clips: animations.clips,
+        tags: Vec::new(),
         frame: None,
         at: None,
         replaced_non_finite: doc.replaced,

@@ -11,7 +11,8 @@
 //! - [`Mesh`]es: positions, normals, texture coordinates, colours, triangles, any number of
 //!   [`Influences`] per vertex, a [`Material`] with its decoded [`Image`] or texture file, and
 //!   [`MorphTarget`]s (vertex-animation frames);
-//! - [`Clip`]s: name, rate, loop, and per-joint keys or morph targets per frame.
+//! - [`Clip`]s: name, rate, loop, and per-joint keys or morph targets per frame;
+//! - [`Tag`]s: attachment points stored per vertex frame (MD3's).
 //!
 //! Building one costs O(vertices + frames × joints); the model's views stay zero-copy. The
 //! meshes are posed at one frame ([`Options::frame`], the bind pose unless asked), and the
@@ -185,6 +186,9 @@ pub struct Asset {
     pub skeleton: Option<Skeleton>,
     /// Named animations.
     pub clips: Vec<Clip>,
+    /// Attachment points stored beside vertex frames (MD3 tags); a skeleton's attachment
+    /// points are its [`Skeleton::attachments`] instead.
+    pub tags: Vec<Tag>,
     /// The frame the meshes are posed at (`None`: the bind or rest pose, or [`at`](Asset::at)).
     pub frame: Option<usize>,
     /// The clip and the seconds into it the meshes are posed at, when a time chose the pose.
@@ -429,6 +433,30 @@ pub struct Joint {
     /// Model-space transform at the asset's frame (the bind transform: its inverse is the
     /// inverse bind matrix).
     pub world: Affine3A,
+}
+
+/// An attachment point that moves with vertex frames (an MD3 tag): a transform per frame
+/// whose linear part's columns are the point's forward, left and up axes and whose
+/// translation is its origin, as [`Model::attachment_transform`](crate::Model::attachment_transform)
+/// gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tag {
+    /// Name (`tag_weapon`).
+    pub name: String,
+    /// Where it is at the asset's pose.
+    pub pose: Affine3A,
+    /// Where it is in each frame, as stored: entry `k` beside morph target `k`
+    /// ([`ClipKeys::Morph`]); empty when the asset has no morph targets.
+    pub frames: Vec<Affine3A>,
+}
+
+impl Tag {
+    /// The tag in the frame that shows morph target `target`, or at the asset's pose when it
+    /// has no such frame.
+    #[must_use]
+    pub fn at_target(&self, target: usize) -> Affine3A {
+        self.frames.get(target).copied().unwrap_or(self.pose)
+    }
 }
 
 /// A named animation.

@@ -122,6 +122,10 @@ impl Asset {
         let turn_point = |v: Vec3| exact * v;
         let rotate = |v: &mut [f32; 3]| *v = turn_point(Vec3::from(*v)).into();
         rotate(&mut self.front);
+        for tag in &mut self.tags {
+            tag.pose = turn_affine * tag.pose;
+            tag.frames.iter_mut().for_each(|f| *f = turn_affine * *f);
+        }
         for mesh in &mut self.meshes {
             mesh.positions.iter_mut().for_each(rotate);
             mesh.normals.iter_mut().for_each(rotate);
@@ -245,6 +249,24 @@ impl Asset {
                     .any(|k| (k.scale - Vec3::ONE).abs().max_element() > 1e-4)
             })
             .count()
+    }
+
+    /// Refuses skeletal animation for `format`, which stores each frame's vertices, unless
+    /// `bake` asks for every frame's skinned vertices.
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a skeleton with frames and no `bake`.
+    pub fn refuse_unbaked(&self, format: &'static str, bake: bool) -> Result<(), FitError> {
+        if self.skeleton.is_some() && self.num_frames() > 0 && !bake {
+            return Err(FitError::new(
+                format,
+                "skeletal animation",
+                "it stores each frame's vertices, not joints",
+                "bake every frame's skinned vertices with `--bake`",
+            ));
+        }
+        Ok(())
     }
 
     /// Refuses vertex animation for `format`, whose frames pose joints only.

@@ -240,14 +240,7 @@ impl Builder {
     /// triangle's 16-bit indices reach.
     pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
-        if asset.skeleton.is_some() && asset.num_frames() > 0 && !bake {
-            return Err(FitError::new(
-                "MD2",
-                "skeletal animation",
-                "it stores each frame's vertices, not joints",
-                "bake every frame's skinned vertices with `--bake`",
-            ));
-        }
+        asset.refuse_unbaked("MD2", bake)?;
         let vertices: usize = asset.meshes.iter().map(|m| m.positions.len()).sum();
         if vertices > MAX_INDEXED {
             return Err(FitError::new(

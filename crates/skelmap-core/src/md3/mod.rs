@@ -7,7 +7,8 @@
 //!   mesh, each with its shaders, triangles, texture coordinates and a copy of its vertices
 //!   per frame (`i16` at 1/64 unit, normals as latitude and longitude bytes), tweened by the
 //!   morph kernel's [`PackedFrame::LatLong`](crate::skin::morph::PackedFrame::LatLong);
-//! - [`write`](mod@write): [`Builder`], for fixtures and seeds.
+//! - [`write`](mod@write): [`Builder`], for fixtures and seeds, and from an asset
+//!   ([`Builder::from_asset`]) for conversions.
 //!
 //! Content decides, not the name: an MD3 named `.mdl` (as games ship) opens as an MD3.
 //!

@@ -210,7 +210,7 @@ impl TagPose<'_> {
 /// `rows` made orthonormal by Gram–Schmidt from the first: the first normalised, the second
 /// made perpendicular to it and normalised, the third their cross product turned to the side
 /// the stored third row points (identity rows stand in for degenerate ones).
-fn orthonormal(rows: [[f32; 3]; 3]) -> [[f32; 3]; 3] {
+pub(super) fn orthonormal(rows: [[f32; 3]; 3]) -> [[f32; 3]; 3] {
     let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     let unit = |v: [f32; 3], fallback: [f32; 3]| {
         let len = dot(v, v).sqrt();
@@ -562,6 +562,16 @@ impl<'data> ModelView<'data> for Pair<'data> {
 
     fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<Affine3A> {
         Some(self.md3.tag_at(a, b, t, index)?.transform())
+    }
+
+    fn tag(&self, frame: usize, index: usize) -> Option<Affine3A> {
+        let tag = self.md3.tag(frame, index)?;
+        let stored = TagPose {
+            name: tag.name(),
+            origin: tag.origin(),
+            axis: tag.axis(),
+        };
+        Some(stored.transform())
     }
 
     fn stored_bounds(&self) -> Option<Aabb> {

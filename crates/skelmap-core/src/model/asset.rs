@@ -24,7 +24,7 @@ use glam::{Affine3A, Quat, Vec3};
 use super::{Mesh, Model, NAMED_CLIP_FPS, Pose, TexcoordLayout, TextureNames};
 use crate::asset::{
     self, Asset, Clip, ClipKeys, Error, Image, Joint, JointKey, MAX_CLIP_KEYS, Material,
-    MorphTarget, Options, Skeleton, UNBOUND, unit,
+    MorphTarget, Options, Skeleton, Tag, UNBOUND, unit,
 };
 use crate::pose::Interpolation;
 use crate::pose::framegroups::FrameGroup;
@@ -99,7 +99,12 @@ impl Model<'_> {
                 targets_made |= !built_mesh.targets.is_empty();
             }
         }
-        if targets_made {
+        // A model of tags and no surfaces (an MD3 attachment rig) plays its frames as morph
+        // clips too, which move its tags alone.
+        let tags_alone = morphing && meshes.is_empty() && model.num_tags() > 0;
+        let morph_clips =
+            targets_made || (tags_alone && model.num_frames() > 1 && !groups.is_empty());
+        if morph_clips {
             clips = groups
                 .iter()
                 .map(|g| clip(g, ClipKeys::Morph((g.first..g.first + g.count).collect())))
@@ -112,6 +117,7 @@ impl Model<'_> {
             mesh.normals.iter_mut().for_each(|n| *n = unit(*n));
         }
         let skeleton = skeletal.then(|| model.asset_skeleton(&pose));
+        let tags = model.asset_tags(&pose, morph_clips);
         let mut built = Asset {
             format: model.format().name(),
             up: model.conventions().up,
@@ -121,6 +127,7 @@ impl Model<'_> {
             images,
             skeleton,
             clips,
+            tags,
             frame: if options.at.is_some() {
                 None
             } else {
@@ -220,6 +227,32 @@ impl Model<'_> {
                 .map(|(i, _)| i)
                 .collect(),
         }
+    }
+}
+
+impl Model<'_> {
+    /// The tags (MD3's): each where `pose` puts it and, with `per_frame` (every frame is a
+    /// morph target), as every frame stores it.
+    fn asset_tags(&self, pose: &Pose, per_frame: bool) -> Vec<Tag> {
+        let bones = self.num_bones();
+        (0..self.num_tags())
+            .map(|i| Tag {
+                name: self
+                    .attachment(bones + i)
+                    .map(|a| a.name_lossy().into_owned())
+                    .unwrap_or_default(),
+                pose: self
+                    .attachment_transform(bones + i, pose)
+                    .unwrap_or_default(),
+                frames: if per_frame {
+                    (0..self.num_frames())
+                        .map(|f| self.tag(f, i).unwrap_or_default())
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect()
     }
 }
 
@@ -592,6 +625,14 @@ fn sanitise(asset: &mut Asset) -> usize {
         if let ClipKeys::Joints(frames) = &mut clip.keys {
             for key in frames.iter_mut().flatten() {
                 fix_pose(&mut key.rotation, &mut key.translation, &mut key.scale);
+            }
+        }
+    }
+    for tag in &mut asset.tags {
+        for t in core::iter::once(&mut tag.pose).chain(&mut tag.frames) {
+            if !t.is_finite() {
+                *t = Affine3A::IDENTITY;
+                keys += 1;
             }
         }
     }

@@ -102,6 +102,26 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::num_tags(v))
     }
 
+    /// Tag `index` as frame `frame` stores it (MD3): the columns of the linear part are its
+    /// forward, left and up axes as stored, bit for bit, the translation its origin. `None`
+    /// for a tag or frame out of range, and for every format without tags. What a writer
+    /// copies; to place a model between frames use
+    /// [`attachment_transform`](Model::attachment_transform).
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// let bytes = skelmap_core::md3::Builder::triangle().write();
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let tag = model.tag(0, 0).ok_or("tag_weapon")?;
+    /// assert_eq!(tag.translation.to_array(), [0.0, 0.0, 1.0]);
+    /// assert!(model.tag(1, 0).is_none() && model.tag(0, 1).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn tag(&self, frame: usize, index: usize) -> Option<Affine3A> {
+        with_view!(self.view(), v => ModelView::tag(v, frame, index))
+    }
+
     /// Where attachment `index` is in `pose`, in model space: a bone's world transform, or a
     /// tag blended between the pose's two frames (origins linearly, axes then made orthonormal,
     /// as [`md3::Md3::tag_at`](crate::md3::Md3::tag_at)). A model attached there is placed

@@ -17,7 +17,8 @@ use crate::asset::{self, Asset};
 use crate::pose::framegroups::FrameGroup;
 
 /// How far a converted model's skinned vertices lie from the source's, over every frame (the
-/// bind pose for a model without frames).
+/// bind pose for a model without frames). Shown as fractions of the size and in the model's
+/// units: `largest 1.20e-4 (4.441e-3 units) and RMS …`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SkinningError {
     /// Largest distance, relative to the size.
@@ -36,9 +37,15 @@ impl core::fmt::Display for SkinningError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
-            "largest {:.2e} and RMS {:.2e} of the model's size ({:.4}) over {} frames of {} \
-             vertices",
-            self.max, self.rms, self.size, self.frames, self.vertices
+            "largest {:.2e} ({:.3e} units) and RMS {:.2e} ({:.3e} units) of the model's size \
+             ({:.4}) over {} frames of {} vertices",
+            self.max,
+            self.max * self.size,
+            self.rms,
+            self.rms * self.size,
+            self.size,
+            self.frames,
+            self.vertices
         )
     }
 }
@@ -171,7 +178,10 @@ pub fn skinning_error(
         (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),
     );
-    let size = (hi - lo).length().max(f32::MIN_POSITIVE);
+    // A model without vertices (tags alone) has no size: errors are then 0 of 0.
+    let size = Some((hi - lo).length())
+        .filter(|s| s.is_finite())
+        .map_or(f32::MIN_POSITIVE, |s| s.max(f32::MIN_POSITIVE));
     let frames = source.num_frames();
     let (mut max, mut sum, mut count) = (0.0f32, 0.0f64, 0usize);
     for f in 0..frames.max(1) {
@@ -274,4 +284,109 @@ impl Grid {
         }
         None
     }
+}
+
+/// How far a converted model's attachment points lie from the source's, matched by name,
+/// over every frame ([`attachment_error`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AttachmentError {
+    /// The source's attachment points.
+    pub source: usize,
+    /// How many of them the conversion has (by name).
+    pub kept: usize,
+    /// The largest distance between matched origins, in model units.
+    pub origin: f32,
+    /// The largest angle between matched axes, in radians.
+    pub angle: f32,
+    /// Frames compared.
+    pub frames: usize,
+}
+
+impl core::fmt::Display for AttachmentError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} of {} kept; origins within {:.3e} units and axes within {:.3}° over {} frames",
+            self.kept,
+            self.source,
+            self.origin,
+            self.angle.to_degrees(),
+            self.frames
+        )
+    }
+}
+
+/// The attachment points of `source` (bones flagged as attachments, IQM and MS3D joints, MD3
+/// tags: [`Model::attachments`]) against those of `converted` with the same names, frame by
+/// frame (frame `f` of the source is frame `f + offset` of the conversion), each placed by
+/// [`Model::attachment_transform`] in the model's own axes: the largest distance between
+/// origins and the largest angle between each of the three axes. `None` when the source has
+/// no attachment point.
+///
+/// ```
+/// use skelmap_core::{Model, md3, model::convert};
+/// let bytes = md3::Builder::triangle().write();
+/// let source = Model::from_bytes(&bytes)?;
+/// let asset = convert::asset_of(&source)?;
+/// let written = md3::Builder::from_asset(&asset, false)?.builder.write();
+/// let error = convert::attachment_error(&source, &Model::from_bytes(&written)?, 0);
+/// let error = error.ok_or("tag_weapon")?;
+/// assert_eq!((error.kept, error.origin, error.angle), (1, 0.0, 0.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn attachment_error(
+    source: &Model<'_>,
+    converted: &Model<'_>,
+    offset: usize,
+) -> Option<AttachmentError> {
+    let names: Vec<&[u8]> = source.attachments().map(|a| a.name).collect();
+    if names.is_empty() {
+        return None;
+    }
+    let pairs: Vec<(usize, usize)> = names
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| Some((i, converted.attachment_index(n)?)))
+        .collect();
+    let frames = source.num_frames().max(1);
+    let (mut origin, mut angle) = (0.0f32, 0.0f32);
+    let (mut a, mut b) = (super::Pose::default(), super::Pose::default());
+    for f in 0..frames {
+        let posed = |m: &Model<'_>, frame: usize, pose: &mut super::Pose| {
+            if m.num_frames() == 0 {
+                m.pose_bind(pose);
+                true
+            } else {
+                let interpolation = crate::pose::Interpolation::Nlerp;
+                m.pose(frame, frame, 0.0, interpolation, pose).is_ok()
+            }
+        };
+        if !(posed(source, f, &mut a) && posed(converted, f + offset, &mut b)) {
+            continue;
+        }
+        for &(i, j) in &pairs {
+            let (Ok(x), Ok(y)) = (
+                source.attachment_transform(i, &a),
+                converted.attachment_transform(j, &b),
+            ) else {
+                continue;
+            };
+            origin = origin.max(x.translation.distance(y.translation));
+            for (p, q) in [
+                (x.matrix3.x_axis, y.matrix3.x_axis),
+                (x.matrix3.y_axis, y.matrix3.y_axis),
+                (x.matrix3.z_axis, y.matrix3.z_axis),
+            ] {
+                angle = angle.max(p.angle_between(q));
+            }
+        }
+    }
+    Some(AttachmentError {
+        source: names.len(),
+        kept: pairs.len(),
+        origin,
+        angle,
+        frames,
+    })
 }

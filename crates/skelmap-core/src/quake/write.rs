@@ -251,14 +251,7 @@ impl Builder {
     /// [`FitError`] for skeletal animation without `bake`.
     pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
-        if asset.skeleton.is_some() && asset.num_frames() > 0 && !bake {
-            return Err(FitError::new(
-                "Quake MDL",
-                "skeletal animation",
-                "it stores each frame's vertices, not joints",
-                "bake every frame's skinned vertices with `--bake`",
-            ));
-        }
+        asset.refuse_unbaked("Quake MDL", bake)?;
         let mut losses = Vec::new();
         let frames = asset.baked();
         let grid = grid(frames.iter().flat_map(|(_, f)| f.positions.iter()), 255);

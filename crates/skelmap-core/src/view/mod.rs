@@ -322,6 +322,13 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         None
     }
 
+    /// Tag `index` as frame `frame` stores it, in the layout of [`tag_at`](ModelView::tag_at)
+    /// but with the axes as stored, bit for bit (not made orthonormal): what a writer copies.
+    /// By default the tag at that frame alone.
+    fn tag(&self, frame: usize, index: usize) -> Option<Affine3A> {
+        self.tag_at(frame, frame, 0.0, index)
+    }
+
     // ---- materials and skins ----
 
     /// Number of materials a submesh may name: by default one per embedded skin.
