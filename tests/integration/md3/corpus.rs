@@ -2,14 +2,13 @@
 //! exact counts and names, frame 0 equal to assimp's OBJ as sets of points, the winding
 //! agreeing with the stored normals, SIMD tweens equal to the scalar reference on every frame.
 
-use std::collections::HashMap;
-
 use skelmap::md3::Md3;
 use skelmap::model::Pose;
 use skelmap::pose::Interpolation;
 use skelmap::skin::SimdLevel;
 use skelmap::{Diagnostics, Format, Limits, Model, Parse, WarningKind};
 
+use crate::support::oracle::{assert_same_points, oracle_points};
 use crate::support::{corpus_engines_dir, manifest_engines};
 
 /// The names in a MANIFEST list such as `tags [tag_flash, tag_weapon]`.
@@ -78,34 +77,6 @@ fn every_shared_md3_matches_the_manifest() {
     }
 }
 
-/// assimp's OBJ as points, with the largest coordinate's magnitude.
-fn oracle_points(text: &str) -> Vec<[f32; 3]> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("v "))
-        .map(|l| {
-            let f: Vec<f32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
-            [f[0], f[1], f[2]]
-        })
-        .collect()
-}
-
-/// Points rounded to a grid of `cell`, each with its count: two clouds are equal as sets
-/// within `cell` when each point of one has a point of the other in a neighbouring cell.
-fn cells(points: &[[f32; 3]], cell: f32) -> HashMap<[i64; 3], usize> {
-    let mut map = HashMap::new();
-    for p in points {
-        *map.entry(p.map(|c| (c / cell).round() as i64)).or_default() += 1;
-    }
-    map
-}
-
-fn near(map: &HashMap<[i64; 3], usize>, p: [f32; 3], cell: f32) -> bool {
-    let c = p.map(|c| (c / cell).round() as i64);
-    (-1..=1).any(|dx| {
-        (-1..=1).any(|dy| (-1..=1).any(|dz| map.contains_key(&[c[0] + dx, c[1] + dy, c[2] + dz])))
-    })
-}
-
 /// Frame 0 of every shared MD3 assimp opens equals its OBJ as sets of points, within 1e-3 of
 /// the model's size, assimp's axes being `(x, z, −y)`; the MD3 refused by assimp (tags only)
 /// has no oracle.
@@ -135,21 +106,7 @@ fn every_shared_md3_matches_assimp_on_frame_0() {
             model.deform(mesh, &pose, &mut p, &mut q).unwrap();
             ours.extend(p.iter().map(|v| [v[0], v[2], -v[1]]));
         }
-        let size = ours
-            .iter()
-            .chain(&theirs)
-            .flatten()
-            .fold(0.0f32, |m, c| m.max(c.abs()));
-        let cell = 1e-3 * size;
-        let (mine, other) = (cells(&ours, cell), cells(&theirs, cell));
-        assert!(
-            ours.iter().all(|p| near(&other, *p, cell)),
-            "{name}: a vertex assimp lacks"
-        );
-        assert!(
-            theirs.iter().all(|p| near(&mine, *p, cell)),
-            "{name}: a vertex we lack"
-        );
+        assert_same_points(&ours, &theirs, name);
         compared += 1;
     }
     assert_eq!(compared, 7);

@@ -6,6 +6,7 @@ pub mod gamestudio;
 pub mod iqm;
 pub mod mdl7;
 pub mod ms3d;
+pub mod oracle;
 pub mod quake;
 pub mod slmdl;
 
