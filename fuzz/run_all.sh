@@ -29,6 +29,7 @@ for target in "${targets[@]}"; do
     mdl7) dict=(-dict=dict/mdl7.dict) ;;
     md3|assembly) dict=(-dict=dict/md3.dict) ;;
     md2) dict=(-dict=dict/md2.dict) ;;
+    mdc) dict=(-dict=dict/mdc.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
@@ -38,6 +39,7 @@ for target in "${targets[@]}"; do
     mdl7) [ -d ../../shared/corpus-next/mdl7 ] && shared=(../../shared/corpus-next/mdl7) ;;
     md3) [ -d ../../shared/corpus-engines/md3 ] && shared=(../../shared/corpus-engines/md3) ;;
     md2) [ -d ../../shared/corpus-engines/md2 ] && shared=(../../shared/corpus-engines/md2) ;;
+    mdc) [ -d ../../shared/corpus-engines/mdc ] && shared=(../../shared/corpus-engines/mdc) ;;
   esac
   mkdir -p logs
   log="logs/$target.log"

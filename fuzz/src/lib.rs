@@ -113,6 +113,17 @@ pub fn md2(data: &[u8]) {
     }
 }
 
+/// The `mdc` target: MDC validation without the probe, every accessor of the view (frames,
+/// tags, surfaces, base and compressed frames, both tweens), then the model it opens as
+/// through the format-neutral walk.
+pub fn mdc(data: &[u8]) {
+    if let Ok(view) = skelmap_core::mdc::Mdc::parse(data) {
+        exercise::mdc(&view);
+        let model = Model::from_bytes(data).expect("a valid MDC opens as a model");
+        exercise::model(&model);
+    }
+}
+
 /// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
 pub fn slmdl(data: &[u8]) {
     if let Ok(model) = slmdl::Mesh::parse(data) {

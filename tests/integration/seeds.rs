@@ -127,6 +127,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     // Embedded DDS skins also for every target that reads any model (the C ABI decodes them).
     out.extend(md3_seeds());
     out.extend(md2_seeds());
+    out.extend(mdc_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -185,6 +186,18 @@ fn md2_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("md2", "triangle.md2", triangle.clone()),
         ("md2", "animated.md2", crate::md2::animated().write()),
         ("probe_any", "triangle.md2", triangle),
+    ]
+}
+
+/// The `mdc` seeds: the builder's triangle (a base and a compressed frame), a model of two
+/// surfaces and six frames with tags, a model of tags only, and the triangle for `probe_any`.
+fn mdc_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let triangle = skelmap::mdc::Builder::triangle().write();
+    vec![
+        ("mdc", "triangle.mdc", triangle.clone()),
+        ("mdc", "animated.mdc", crate::mdc::animated().write()),
+        ("mdc", "tags_only.mdc", crate::mdc::tags_only().write()),
+        ("probe_any", "triangle.mdc", triangle),
     ]
 }
 
@@ -413,6 +426,13 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("md2") => {
                     if let Ok(m) = skelmap::md2::Md2::parse(&bytes) {
                         crate::exercise::md2(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
+                    }
+                }
+                Some("mdc") => {
+                    if let Ok(m) = skelmap::mdc::Mdc::parse(&bytes) {
+                        crate::exercise::mdc(&m);
                         let model = skelmap::Model::from_bytes(&bytes).unwrap();
                         crate::exercise::model(&model);
                     }

@@ -254,6 +254,11 @@ typedef enum SkelmapFormat {
    * and translate; skins named, not embedded.
    */
   SKELMAP_FORMAT_MD2 = 13,
+  /**
+   * Return to Castle Wolfenstein's compressed MD3 (`IDPC`, version 2): surfaces of base
+   * and compressed frames, and tags.
+   */
+  SKELMAP_FORMAT_MDC = 14,
 } SkelmapFormat;
 
 /**

@@ -49,6 +49,9 @@ pub enum SkelmapFormat {
     /// Quake II model (`IDP2`, version 8): one mesh of vertex frames, each with its own scale
     /// and translate; skins named, not embedded.
     Md2 = 13,
+    /// Return to Castle Wolfenstein's compressed MD3 (`IDPC`, version 2): surfaces of base
+    /// and compressed frames, and tags.
+    Mdc = 14,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

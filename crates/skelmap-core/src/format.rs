@@ -41,6 +41,9 @@ pub const HMP_MAGIC_PREFIX: &[u8; 3] = b"HMP";
 /// The 4 bytes every Quake III MD3 starts with (and each of its surfaces).
 pub const MD3_MAGIC: &[u8; 4] = b"IDP3";
 
+/// The 4 bytes every Return to Castle Wolfenstein MDC starts with.
+pub const MDC_MAGIC: &[u8; 4] = b"IDPC";
+
 /// The 4 bytes every Quake II MD2 starts with.
 pub const MD2_MAGIC: &[u8; 4] = b"IDP2";
 
@@ -193,6 +196,17 @@ macro_rules! format_table {
                 folder: "md2", docs: "md2", fuzz: "md2",
                 writer: [md2::Builder],
                 view: md2::Md2, as_md2, "A Quake II model: one mesh of vertex frames, skins named.",
+            }
+            /// Return to Castle Wolfenstein's compressed MD3 (`IDPC`, version 2,
+            /// little-endian): surfaces of base frames and byte offsets from them, tags as
+            /// angles.
+            Mdc {
+                name: "MDC", extensions: ["mdc"],
+                magic: MDC_MAGIC, magic_text: "\"IDPC\"", c_value: 14,
+                folder: "mdc", docs: "mdc", fuzz: "mdc",
+                writer: [],
+                view: mdc::Mdc, as_mdc,
+                "A Return to Castle Wolfenstein model: surfaces of base and compressed frames, and tags.",
             }
         }
     };

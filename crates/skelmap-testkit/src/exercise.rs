@@ -47,6 +47,8 @@ pub fn model(model: &Model<'_>) {
         }
     } else if let Some(m) = model.as_md2() {
         md2(m);
+    } else if let Some(m) = model.as_mdc() {
+        mdc(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -996,6 +998,84 @@ pub fn md3(m: &skelmap_core::md3::Md3<'_>) {
             0.0,
             &mut pa,
             &mut na,
+        );
+        assert!(err.is_err(), "frame {frames} of {frames} tweens");
+    }
+}
+
+/// Deep walk of an MDC: tags found per frame with finite, orthonormal axes, every triangle
+/// indexes its surface, every frame's base and compressed frames exist, positions finite and
+/// normals unit, and every tween (morph kernel or per-vertex decode) equals the decoded
+/// frames blended.
+pub fn mdc(m: &skelmap_core::mdc::Mdc<'_>) {
+    let frames = m.num_frames();
+    assert!(frames >= 1);
+    for f in [0, frames - 1] {
+        assert!(m.frame(f).is_some());
+        assert_eq!(m.tags(f).len(), m.num_tags());
+        for (i, tag) in m.tags(f).enumerate() {
+            let same = m.tag(f, i).expect("tag exists");
+            assert!(core::ptr::eq(tag.raw(), same.raw()));
+            let pose = m.tag_at(f, 0, 0.5, i).expect("tag exists");
+            assert!(
+                pose.origin
+                    .iter()
+                    .chain(pose.axis.as_flattened())
+                    .all(|c| c.is_finite())
+            );
+        }
+    }
+    assert!(m.frame(frames).is_none() && m.tag(0, m.num_tags()).is_none());
+    let most = m
+        .surfaces()
+        .iter()
+        .map(|s| s.num_vertices())
+        .max()
+        .unwrap_or(0);
+    let (mut p, mut n) = (vec![[0.0; 3]; most], vec![[0.0; 3]; most]);
+    for (mesh, s) in m.surfaces().iter().enumerate() {
+        let verts = s.num_vertices();
+        assert!(verts >= 1);
+        for t in 0..s.num_triangles() {
+            let v = s.triangle(t).expect("triangle exists");
+            assert!(v.iter().all(|&i| (i as usize) < verts));
+        }
+        assert!(s.triangle(s.num_triangles()).is_none());
+        assert!(s.texcoord(verts - 1).is_some() && s.texcoord(verts).is_none());
+        let _ = (s.shaders().count(), s.shader_name(), s.name_lossy());
+        for f in [0, frames - 1] {
+            assert!(s.base_frame(f).is_some_and(|b| b < s.num_base_frames()));
+            assert!(s.comp_frame(f).is_none_or(|c| c < s.num_comp_frames()));
+            let q = s.normal(f, verts - 1).expect("normal exists");
+            let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
+            assert!((len - 1.0).abs() < 1e-5, "normal of length {len}");
+        }
+        assert!(s.base_frame(frames).is_none() && s.position(frames, 0).is_none());
+        for f in 0..frames.min(4) {
+            let g = (f + 1) % frames;
+            for level in [skin::SimdLevel::Portable, skin::SimdLevel::detect()] {
+                m.tween_with_level(level, mesh, f, g, 0.5, &mut p, &mut n)
+                    .expect("frames exist");
+                for (v, got) in p.iter().take(verts).enumerate() {
+                    let (a, b) = (
+                        s.position(f, v).expect("vertex"),
+                        s.position(g, v).expect("vertex"),
+                    );
+                    for k in 0..3 {
+                        let want = a[k] + 0.5 * (b[k] - a[k]);
+                        assert!((got[k] - want).abs() <= 1e-5 * want.abs().max(1.0));
+                    }
+                }
+            }
+        }
+        let err = m.tween_with_level(
+            skin::SimdLevel::detect(),
+            mesh,
+            frames,
+            0,
+            0.0,
+            &mut p,
+            &mut n,
         );
         assert!(err.is_err(), "frame {frames} of {frames} tweens");
     }

@@ -7,9 +7,12 @@
 //! - [`anorms`]: the 162-entry table of unit normals the packed frames index;
 //! - [`skin`]: the embedded skins (textures): their record layouts, validation and decoding
 //!   to RGBA8;
+//! - [`idp3`]: the records Quake III's MD3 and RtCW's MDC share, and blending a tag between
+//!   frames;
 //! - [`tween`]: tweening a model's packed frames by index ([`tween::PackedModel`]).
 
 pub mod anorms;
+pub mod idp3;
 pub mod pack;
 pub mod raw;
 pub mod skin;

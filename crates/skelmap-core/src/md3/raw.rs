@@ -10,7 +10,10 @@
 //! `numTriangles` [`Md3Triangle`]s, `numVerts` [`Md3St`]s and `numVerts · numFrames`
 //! [`Md3XyzNormal`]s (frame-major).
 
-use zerocopy::byteorder::{F32, I16, I32, LittleEndian, U16};
+pub use crate::alias::idp3::{
+    MAX_QPATH, MD3_XYZ_SCALE, Md3Frame, Md3Shader, Md3St, Md3Triangle, Md3XyzNormal,
+};
+use zerocopy::byteorder::{F32, I32, LittleEndian};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
 type Le = LittleEndian;
@@ -19,8 +22,6 @@ type Le = LittleEndian;
 pub const MD3_MAGIC: &[u8; 4] = crate::format::MD3_MAGIC;
 /// The one version skelmap (and every engine) reads (`MD3_VERSION`).
 pub const MD3_VERSION: i32 = 15;
-/// Positions are stored in units of 1/64 (`MD3_XYZ_SCALE`).
-pub const MD3_XYZ_SCALE: f32 = 1.0 / 64.0;
 /// The levels of detail ioquake3 loads (`MD3_MAX_LODS`).
 pub const MD3_MAX_LODS: u32 = 3;
 /// The triangles a surface may have in ioquake3 (`MD3_MAX_TRIANGLES`).
@@ -35,8 +36,6 @@ pub const MD3_MAX_FRAMES: u32 = 1024;
 pub const MD3_MAX_SURFACES: u32 = 32;
 /// The tags a frame may have in ioquake3 (`MD3_MAX_TAGS`).
 pub const MD3_MAX_TAGS: u32 = 16;
-/// The length of a path or name field (`MAX_QPATH`).
-pub const MAX_QPATH: usize = 64;
 
 /// The file header (`md3Header_t`), 108 bytes.
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
@@ -66,20 +65,6 @@ pub struct Md3Header {
     pub ofs_surfaces: I32<Le>,
     /// The end of the file (its length).
     pub ofs_end: I32<Le>,
-}
-
-/// A frame's summary (`md3Frame_t`), 56 bytes: its bounds, centre and radius, and its name.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct Md3Frame {
-    /// The box holding the frame's vertices: minimum, then maximum.
-    pub bounds: [[F32<Le>; 3]; 2],
-    /// The centre of the sphere [`radius`](Md3Frame::radius) measures from.
-    pub local_origin: [F32<Le>; 3],
-    /// The radius of a sphere around `localOrigin` holding the frame's vertices.
-    pub radius: F32<Le>,
-    /// Name, NUL-padded.
-    pub name: [u8; 16],
 }
 
 /// An attachment point in one frame (`md3Tag_t`), 112 bytes.
@@ -125,48 +110,6 @@ pub struct Md3Surface {
     pub ofs_end: I32<Le>,
 }
 
-/// A shader a surface names (`md3Shader_t`), 68 bytes.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct Md3Shader {
-    /// Shader (or texture) path, NUL-padded.
-    pub name: [u8; MAX_QPATH],
-    /// The engine's own index, filled at load time (ignored).
-    pub shader_index: I32<Le>,
-}
-
-/// A triangle (`md3Triangle_t`), 12 bytes.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct Md3Triangle {
-    /// Vertex indices, clockwise seen from the front (Quake's winding).
-    pub indexes: [I32<Le>; 3],
-}
-
-/// A vertex's texture coordinate (`md3St_t`), 8 bytes: `v` down the image.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct Md3St {
-    /// `(s, t)`.
-    pub st: [F32<Le>; 2],
-}
-
-/// A vertex in one frame (`md3XyzNormal_t`), 8 bytes.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct Md3XyzNormal {
-    /// Position in units of 1/64 ([`MD3_XYZ_SCALE`]).
-    pub xyz: [I16<Le>; 3],
-    /// Normal: latitude in the high byte, longitude in the low byte, each `byte · 2π / 256`
-    /// radians.
-    pub normal: U16<Le>,
-}
-
 const _: () = assert!(size_of::<Md3Header>() == 108);
-const _: () = assert!(size_of::<Md3Frame>() == 56);
 const _: () = assert!(size_of::<Md3Tag>() == 112);
 const _: () = assert!(size_of::<Md3Surface>() == 108);
-const _: () = assert!(size_of::<Md3Shader>() == 68);
-const _: () = assert!(size_of::<Md3Triangle>() == 12);
-const _: () = assert!(size_of::<Md3St>() == 8);
-const _: () = assert!(size_of::<Md3XyzNormal>() == 8);

@@ -16,6 +16,7 @@ use super::raw::{
     Md3Triangle, Md3XyzNormal,
 };
 use super::view::{Md3, Surface};
+use crate::alias::idp3::{self, Array};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -36,12 +37,7 @@ fn at(base: u64, field: usize) -> u64 {
 
 /// An `Invalid` error of this format.
 fn invalid(what: &'static str, offset: u64, problem: Problem) -> Error {
-    Error::Invalid {
-        format: FORMAT,
-        what,
-        offset,
-        problem,
-    }
+    idp3::invalid(FORMAT, what, offset, problem)
 }
 
 /// A count or offset field that must not be negative.
@@ -62,11 +58,7 @@ fn engine_limit(diag: &mut Diagnostics, what: &'static str, offset: u64, value: 
 /// A name field an engine reads as a C string (a surface, shader or tag name): it must end
 /// inside its field.
 fn terminated(what: &'static str, offset: u64, field: &[u8]) -> Result<()> {
-    if name::is_terminated(field) {
-        return Ok(());
-    }
-    let len = field.len() as u64;
-    Err(invalid(what, offset, Problem::Unterminated { len }))
+    idp3::terminated(FORMAT, what, offset, field)
 }
 
 /// Floats that must be finite, the first that is not reported at its own offset.
@@ -247,31 +239,9 @@ fn tags<'data>(
     Ok(tags)
 }
 
-/// `true` if the rows of `axis` are orthonormal within 1e-3 (exporters write 6 digits).
-fn is_rotation(axis: &[[F32<Le>; 3]; 3]) -> bool {
-    let row = |r: usize| axis[r].map(|v| v.get());
-    let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    let (x, y, z) = (row(0), row(1), row(2));
-    [dot(x, x) - 1.0, dot(y, y) - 1.0, dot(z, z) - 1.0]
-        .iter()
-        .chain(&[dot(x, y), dot(y, z), dot(z, x)])
-        .all(|e| e.abs() < 1e-3)
-}
-
 /// An offset of the header that must not point into the header.
 fn after_header(what: &'static str, field: u64, ofs: u32) -> Result<()> {
-    let min = size_of::<Md3Header>() as u64;
-    if u64::from(ofs) < min {
-        return Err(invalid(
-            what,
-            field,
-            Problem::BelowMinimum {
-                value: ofs.into(),
-                min,
-            },
-        ));
-    }
-    Ok(())
+    idp3::after_header(FORMAT, what, field, ofs, size_of::<Md3Header>() as u64)
 }
 
 /// The surfaces along their chain from `ofs_surfaces`: the empty ones (no vertices, no
@@ -430,7 +400,7 @@ fn surface<'data>(
             &shader.name,
         )?;
     }
-    check_triangles(triangles, rel(&header.ofs_triangles), fields.verts)?;
+    idp3::check_triangles(FORMAT, triangles, rel(&header.ofs_triangles), fields.verts)?;
     if let Some(i) = st
         .iter()
         .position(|s| !(s.st[0].get().is_finite() && s.st[1].get().is_finite()))
@@ -463,67 +433,52 @@ fn surface<'data>(
 /// after the one before it, and all of them before `ofs_end`.
 fn check_arrays(header: &Md3Surface, base: u64, fields: &SurfaceFields) -> Result<()> {
     let field = |f: usize| at(base, f);
-    let header_size = size_of::<Md3Surface>() as u32;
-    // The arrays: (what, offset field, offset, bytes).
+    let array = |what: &'static str, f: usize, value: &I32<Le>, bytes: u64| -> Result<Array> {
+        let start = u64::from(non_negative(what, field(f), value)?);
+        Ok(Array {
+            what,
+            field: field(f),
+            start,
+            bytes,
+        })
+    };
     let xyz_count = u64::from(fields.verts) * u64::from(fields.frames);
-    let arrays = [
-        (
+    let mut arrays = [
+        array(
             "surface.ofs_shaders",
             offset_of!(Md3Surface, ofs_shaders),
             &header.ofs_shaders,
             u64::from(fields.shaders) * size_of::<Md3Shader>() as u64,
-        ),
-        (
+        )?,
+        array(
             "surface.ofs_triangles",
             offset_of!(Md3Surface, ofs_triangles),
             &header.ofs_triangles,
             u64::from(fields.triangles) * size_of::<Md3Triangle>() as u64,
-        ),
-        (
+        )?,
+        array(
             "surface.ofs_st",
             offset_of!(Md3Surface, ofs_st),
             &header.ofs_st,
             u64::from(fields.verts) * size_of::<Md3St>() as u64,
-        ),
-        (
+        )?,
+        array(
             "surface.ofs_xyz_normals",
             offset_of!(Md3Surface, ofs_xyz_normals),
             &header.ofs_xyz_normals,
             xyz_count * size_of::<Md3XyzNormal>() as u64,
-        ),
+        )?,
     ];
-    let mut placed = [(0u64, 0u64, 0usize); 4];
-    for (k, (what, f, value, bytes)) in arrays.iter().enumerate() {
-        let ofs = non_negative(what, field(*f), value)?;
-        placed[k] = (u64::from(ofs), u64::from(ofs) + bytes, k);
-    }
-    // In offset order, every array with bytes starts after the header and after the one
-    // before it.
-    placed.sort_unstable();
-    let mut previous_end = u64::from(header_size);
-    for &(start, end, k) in placed.iter().filter(|(s, e, _)| e > s) {
-        let (what, f, _, _) = arrays[k];
-        if start < previous_end {
-            let problem = Problem::BelowMinimum {
-                value: start,
-                min: previous_end,
-            };
-            return Err(invalid(what, field(f), problem));
-        }
-        previous_end = end;
-    }
-    if u64::from(fields.end) < previous_end {
-        let problem = Problem::BelowMinimum {
-            value: fields.end.into(),
-            min: previous_end,
-        };
-        return Err(invalid(
+    idp3::check_arrays(
+        FORMAT,
+        size_of::<Md3Surface>() as u64,
+        &mut arrays,
+        (
             "surface.ofs_end",
             field(offset_of!(Md3Surface, ofs_end)),
-            problem,
-        ));
-    }
-    Ok(())
+            fields.end,
+        ),
+    )
 }
 
 /// A surface's counts and `ofs_end`, not negative and within the limits (past ioquake3's, a
@@ -582,23 +537,6 @@ fn surface_fields(
     })
 }
 
-/// Every triangle corner indexes one of `verts` vertices.
-fn check_triangles(triangles: &[Md3Triangle], first: u64, verts: u32) -> Result<()> {
-    let ok = |v: &I32<Le>| u32::try_from(v.get()).is_ok_and(|v| v < verts);
-    for (i, t) in triangles.iter().enumerate() {
-        if let Some(k) = (0..3).find(|&k| !ok(&t.indexes[k])) {
-            let offset = record_offset::<Md3Triangle>(first, i)
-                + (offset_of!(Md3Triangle, indexes) + 4 * k) as u64;
-            let problem = Problem::Index {
-                index: t.indexes[k].get().into(),
-                len: verts.into(),
-            };
-            return Err(invalid("triangle.indexes", offset, problem));
-        }
-    }
-    Ok(())
-}
-
 /// `ofs_end`, the file's length: past the data is truncation; short of the structures or of
 /// the data, a warning (ioquake3 copies only `ofs_end` bytes).
 fn file_end(
@@ -628,11 +566,11 @@ impl Md3<'_> {
 }
 
 /// The tags' axes, a warning where they are not orthonormal; the frames' stored bounds, radii
-/// and origins against their vertices: a warning where a vertex lies outside a frame's box or
-/// sphere (by more than half a unit of 1/64), or where a value is not finite.
+/// and origins against their vertices ([`idp3::check_frame_bounds`]).
 fn check_frames(md3: &Md3<'_>, diag: &mut Diagnostics) {
     let ofs_tags = u64::from(md3.header.ofs_tags.get() as u32);
-    if let Some(i) = md3.tags.iter().position(|t| !is_rotation(&t.axis)) {
+    let rotation = |t: &Md3Tag| idp3::is_rotation(&t.axis.map(|r| r.map(|v| v.get())));
+    if let Some(i) = md3.tags.iter().position(|t| !rotation(t)) {
         let offset = record_offset::<Md3Tag>(ofs_tags, i) + offset_of!(Md3Tag, axis) as u64;
         diag.warn(
             FORMAT,
@@ -643,45 +581,10 @@ fn check_frames(md3: &Md3<'_>, diag: &mut Diagnostics) {
         );
     }
     let ofs_frames = u64::from(md3.header.ofs_frames.get() as u32);
-    let tolerance = 0.5 / 64.0 + 1e-4;
-    for (f, frame) in md3.frames.iter().enumerate() {
-        let offset = record_offset::<Md3Frame>(ofs_frames, f);
-        let floats = frame
-            .bounds
-            .as_flattened()
-            .iter()
-            .chain(&frame.local_origin)
-            .chain(core::iter::once(&frame.radius));
-        if floats.clone().any(|v| !v.get().is_finite()) {
-            diag.warn(FORMAT, WarningKind::Bounds, "frame.bounds", offset, || {
-                format!("frame {f}'s bounds, origin or radius are not finite")
-            });
-            continue;
-        }
-        let [lo, hi] = frame.bounds.map(|b| b.map(|v| v.get()));
-        let origin = frame.local_origin.map(|v| v.get());
-        let radius = frame.radius.get();
-        let mut outside_box = false;
-        let mut farthest = 0.0f32;
+    let positions = |f: usize, visit: &mut dyn FnMut([f32; 3])| {
         for surface in &md3.surfaces {
-            for p in surface.frame_positions(f) {
-                outside_box |= (0..3).any(|k| p[k] < lo[k] - tolerance || p[k] > hi[k] + tolerance);
-                let d = [p[0] - origin[0], p[1] - origin[1], p[2] - origin[2]];
-                farthest = farthest.max((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt());
-            }
+            surface.frame_positions(f).for_each(&mut *visit);
         }
-        if outside_box {
-            diag.warn(FORMAT, WarningKind::Bounds, "frame.bounds", offset, || {
-                format!("frame {f} has vertices outside its bounds")
-            });
-        }
-        if farthest > radius + tolerance * 2.0 {
-            let at = offset + offset_of!(Md3Frame, radius) as u64;
-            diag.warn(FORMAT, WarningKind::Bounds, "frame.radius", at, || {
-                format!(
-                    "frame {f} has a vertex {farthest} from its origin, past its radius {radius}"
-                )
-            });
-        }
-    }
+    };
+    idp3::check_frame_bounds(FORMAT, md3.frames, ofs_frames, positions, diag);
 }

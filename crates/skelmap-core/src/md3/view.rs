@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use glam::{Affine3A, Vec3};
+use glam::Affine3A;
 
 use zerocopy::{FromBytes, IntoBytes};
 
@@ -10,6 +10,8 @@ use super::raw::{
     MD3_XYZ_SCALE, Md3Frame, Md3Header, Md3Shader, Md3St, Md3Surface, Md3Tag, Md3Triangle,
     Md3XyzNormal,
 };
+pub use crate::alias::idp3::TagPose;
+use crate::alias::idp3::blend_tag;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::format::Format;
 use crate::name;
@@ -183,71 +185,6 @@ impl<'data> Tag<'data> {
     }
 }
 
-/// A tag placed between two frames ([`Md3::tag_at`]): its name, origin and orthonormal axes
-/// (rows: forward, left, up).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TagPose<'data> {
-    /// The tag's name (frame `a`'s).
-    pub name: &'data [u8],
-    /// The blended origin.
-    pub origin: [f32; 3],
-    /// The blended axes, orthonormal.
-    pub axis: [[f32; 3]; 3],
-}
-
-impl TagPose<'_> {
-    /// The tag as a transform of the attached model into this one: its axes (forward, left,
-    /// up) are the columns of the linear part, its origin the translation, so a point `p` of
-    /// the attached model lands at `origin + p.x·forward + p.y·left + p.z·up`, as Quake III
-    /// places a model on a tag.
-    #[must_use]
-    pub fn transform(&self) -> Affine3A {
-        let [x, y, z] = self.axis.map(Vec3::from);
-        Affine3A::from_cols(x.into(), y.into(), z.into(), Vec3::from(self.origin).into())
-    }
-}
-
-/// `rows` made orthonormal by Gram–Schmidt from the first: the first normalised, the second
-/// made perpendicular to it and normalised, the third their cross product turned to the side
-/// the stored third row points (identity rows stand in for degenerate ones).
-pub(super) fn orthonormal(rows: [[f32; 3]; 3]) -> [[f32; 3]; 3] {
-    let dot = |a: [f32; 3], b: [f32; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    let unit = |v: [f32; 3], fallback: [f32; 3]| {
-        let len = dot(v, v).sqrt();
-        if len > 1e-12 && len.is_finite() {
-            v.map(|c| c / len)
-        } else {
-            fallback
-        }
-    };
-    let cross = |a: [f32; 3], b: [f32; 3]| {
-        [
-            a[1] * b[2] - a[2] * b[1],
-            a[2] * b[0] - a[0] * b[2],
-            a[0] * b[1] - a[1] * b[0],
-        ]
-    };
-    let x = unit(rows[0], [1.0, 0.0, 0.0]);
-    let d = dot(rows[1], x);
-    let mut y = unit(core::array::from_fn(|k| rows[1][k] - d * x[k]), [0.0; 3]);
-    if y == [0.0; 3] {
-        // Any direction perpendicular to `x`.
-        let other = if x[0].abs() < 0.9 {
-            [1.0, 0.0, 0.0]
-        } else {
-            [0.0, 1.0, 0.0]
-        };
-        y = unit(cross(cross(x, other), x), [0.0, 1.0, 0.0]);
-    }
-    let z = cross(x, y);
-    let z = if dot(z, rows[2]) < 0.0 {
-        z.map(|c| -c)
-    } else {
-        z
-    };
-    [x, y, z]
-}
-
 /// A validated Quake III model (`IDP3`, version 15). `Send`, `Sync`, `Clone`; opening keeps a
 /// list of its surfaces (O(surfaces)), nothing per vertex or frame.
 ///
@@ -353,15 +290,11 @@ impl<'data> Md3<'data> {
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
         let (ta, tb) = (self.tag(a, index)?, self.tag(b, index)?);
-        let lerp = |x: [f32; 3], y: [f32; 3]| -> [f32; 3] {
-            core::array::from_fn(|k| x[k] + t * (y[k] - x[k]))
-        };
-        let (xa, xb) = (ta.axis(), tb.axis());
-        let rows: [[f32; 3]; 3] = core::array::from_fn(|r| lerp(xa[r], xb[r]));
+        let (origin, axis) = blend_tag((ta.origin(), ta.axis()), (tb.origin(), tb.axis()), t);
         Some(TagPose {
             name: ta.name(),
-            origin: lerp(ta.origin(), tb.origin()),
-            axis: orthonormal(rows),
+            origin,
+            axis,
         })
     }
 

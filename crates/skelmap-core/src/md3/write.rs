@@ -14,7 +14,7 @@ use super::raw::{
     MD3_MAX_VERTS, MD3_VERSION, MD3_XYZ_SCALE, Md3Frame, Md3Header, Md3Shader, Md3St, Md3Surface,
     Md3Tag, Md3Triangle, Md3XyzNormal,
 };
-use super::view::orthonormal;
+use crate::alias::idp3::orthonormal;
 use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, PosedMesh, UpAxis};
 use crate::skin::morph::lat_long_normal;
 
