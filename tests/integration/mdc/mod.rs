@@ -8,7 +8,59 @@ mod model;
 mod rules;
 mod sweep;
 
+use core::mem::offset_of;
+
+use skelmap::mdc::raw::{MdcHeader, MdcSurface};
 use skelmap::mdc::write::{Builder, FrameDef, SurfaceDef, TagDef};
+use skelmap::{Diagnostics, Error, Format, Limits, Problem};
+
+/// Offsets of the header and surface-header fields the tests break.
+const NUM_FRAMES: u64 = offset_of!(MdcHeader, num_frames) as u64;
+const NUM_SURFACES: u64 = offset_of!(MdcHeader, num_surfaces) as u64;
+const OFS_FRAMES: u64 = offset_of!(MdcHeader, ofs_frames) as u64;
+const OFS_END: u64 = offset_of!(MdcHeader, ofs_end) as u64;
+const S_NUM_VERTS: u64 = offset_of!(MdcSurface, num_verts) as u64;
+const S_NUM_BASE_FRAMES: u64 = offset_of!(MdcSurface, num_base_frames) as u64;
+const S_OFS_TRIANGLES: u64 = offset_of!(MdcSurface, ofs_triangles) as u64;
+const S_OFS_ST: u64 = offset_of!(MdcSurface, ofs_st) as u64;
+const S_OFS_COMPRESSED: u64 = offset_of!(MdcSurface, ofs_xyz_compressed) as u64;
+const S_OFS_BASE_TABLE: u64 = offset_of!(MdcSurface, ofs_frame_base_frames) as u64;
+const S_OFS_COMP_TABLE: u64 = offset_of!(MdcSurface, ofs_frame_comp_frames) as u64;
+const S_OFS_END: u64 = offset_of!(MdcSurface, ofs_end) as u64;
+
+fn err(bytes: &[u8]) -> Error {
+    err_with(bytes, &Limits::default())
+}
+
+fn err_with(bytes: &[u8], limits: &Limits) -> Error {
+    crate::support::parse_error::<skelmap::mdc::Mdc>(bytes, limits)
+}
+
+/// The warnings a file that opens has.
+fn warnings(bytes: &[u8]) -> Diagnostics {
+    crate::support::parse_warnings::<skelmap::mdc::Mdc>(bytes)
+}
+
+/// `(format, what, offset, problem)` of an [`Error::Invalid`].
+fn invalid(e: &Error) -> (Format, &'static str, u64, Problem) {
+    crate::support::invalid_parts(e)
+}
+
+/// `(what, offset, need, have)` of an [`Error::Truncated`].
+fn truncated(e: &Error) -> (&'static str, u64, u64, u64) {
+    crate::support::truncated_parts(e, Format::Mdc)
+}
+
+fn put_i32(b: &mut [u8], at: u64, v: i32) {
+    let at = at as usize;
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// The little-endian `i32` at `at`.
+fn get_i32(b: &[u8], at: u64) -> i32 {
+    let at = at as usize;
+    i32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
 
 /// A ring of `n` vertices over `frames` frames as positions and unit normals: frame `f`
 /// moves every vertex by `0.3 · f` units along a different direction a vertex (within the
