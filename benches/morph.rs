@@ -4,7 +4,10 @@
 //! (`i16` positions, lat/long normals decoded in the blend's pass), every surface of the shared
 //! MD3s of more than one frame and a synthetic surface of 65 536 vertices. `morph-md2/`: Quake
 //! II MD2 (bytes on each frame's own grid, the unpacked positions blended), every shared MD2
-//! of more than one frame and a synthetic model of 65 536 vertices.
+//! of more than one frame and a synthetic model of 65 536 vertices. `morph-mdc/`: Return to
+//! Castle Wolfenstein MDC, two base frames tweened by the kernels (`base-*` rows) next to a base
+//! frame and a compressed one decoded vertex by vertex (`compressed`), on the shared MDC (whose
+//! only base frame is tweened with itself) and a synthetic surface of 65 536 vertices.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -222,5 +225,83 @@ fn morph_md2(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, morph, morph_md3, morph_md2);
+/// An MDC surface of 65 536 vertices in three frames: a base frame, a compressed frame a
+/// little off it, and a second base frame far away.
+fn synthetic_mdc() -> Vec<u8> {
+    use skelmap::mdc::write::{Builder, FrameDef, SurfaceDef};
+    let n = 65_536usize;
+    let frame = |f: usize| -> Vec<([f32; 3], [f32; 3])> {
+        (0..n)
+            .map(|i| {
+                let lift = if f == 2 { 300.0 } else { 0.0 };
+                let wiggle = f as f32 * 0.05 * (i % 7) as f32;
+                let p = [(i % 256) as f32 - 128.0, (i / 256) as f32 - 128.0, lift + wiggle];
+                let a = i as f32 * 0.01;
+                (p, [a.cos() * 0.6, a.sin() * 0.6, 0.8])
+            })
+            .collect()
+    };
+    let (mut surface, _) = SurfaceDef::compress(&[frame(0), frame(1), frame(2)], 0.1);
+    assert_eq!((surface.base_frames.len(), surface.comp_frames.len()), (2, 1));
+    surface.name = b"s".to_vec();
+    surface.triangles = vec![[0, 1, 2]];
+    surface.st = vec![[0.0; 2]; n];
+    Builder {
+        frames: vec![FrameDef::default(); 3],
+        surfaces: vec![surface],
+        ..Builder::default()
+    }
+    .write()
+}
+
+fn morph_mdc(c: &mut Criterion) {
+    use skelmap::mdc::Mdc;
+    let mut group = c.benchmark_group("morph-mdc");
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(500));
+    let mut inputs: Vec<_> = common::corpus_engines("mdc")
+        .into_iter()
+        .filter(|(_, b)| {
+            Mdc::parse(b).is_ok_and(|m| m.num_frames() > 1 && !m.surfaces().is_empty())
+        })
+        .collect();
+    inputs.push(("synthetic_65536".to_string(), synthetic_mdc()));
+    for (name, bytes) in inputs {
+        let m = Mdc::parse(&bytes).unwrap();
+        let n: usize = m.surfaces().iter().map(|s| s.num_vertices()).sum();
+        let most = m.surfaces().iter().map(|s| s.num_vertices()).max().unwrap();
+        let (mut p, mut nrm) = (vec![[0.0f32; 3]; most], vec![[0.0f32; 3]; most]);
+        let s = &m.surfaces()[0];
+        // Two model frames that are base frames alone (the first and the last such), and one
+        // that adds a compressed frame.
+        let base: Vec<_> = (0..m.num_frames()).filter(|&f| s.comp_frame(f).is_none()).collect();
+        let pair = (base[0], *base.last().unwrap());
+        let compressed = (0..m.num_frames()).find(|&f| s.comp_frame(f).is_some()).unwrap();
+        let mut tween = |level: SimdLevel, (a, b): (usize, usize)| {
+            for mesh in 0..m.surfaces().len() {
+                m.tween_with_level(level, mesh, a, b, black_box(0.3), &mut p, &mut nrm)
+                    .unwrap();
+            }
+        };
+        group.throughput(Throughput::Elements(n as u64));
+        for level in SimdLevel::ALL.into_iter().filter(|l| l.is_supported()) {
+            let row = if level == SimdLevel::Portable {
+                "base-scalar".to_string()
+            } else {
+                format!("base-{}", level.name())
+            };
+            group.bench_function(BenchmarkId::new(row, &name), |b| {
+                b.iter(|| tween(level, pair))
+            });
+        }
+        group.bench_function(BenchmarkId::new("compressed", &name), |b| {
+            b.iter(|| tween(SimdLevel::detect(), (pair.0, compressed)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, morph, morph_md3, morph_md2, morph_mdc);
 criterion_main!(benches);

@@ -23,6 +23,8 @@
 //!   ../shared/corpus-engines/md3.
 //! - `md2/<model>`, `bytesum/<model>` and `open/md2_<model>`: the same for every MD2 in
 //!   ../shared/corpus-engines/md2.
+//! - `mdc/<model>`, `bytesum/<model>` and `open/mdc_<model>`: the same for every MDC in
+//!   ../shared/corpus-engines/mdc.
 //!
 //! Inputs of `dpm/` and `skm/`: every DPM in ../shared/corpus/dpm (skipped with a message when
 //! absent) and a synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -136,6 +138,13 @@ fn open_validate(c: &mut Criterion) {
             .expect("valid input")
             .frames()
             .len()
+    });
+    // Every shared MDC (../shared/corpus-engines/mdc).
+    let mdc = common::corpus_engines("mdc");
+    format_rows(&mut group, "mdc", &mdc, &[], |bytes| {
+        skelmap::mdc::Mdc::parse(bytes)
+            .expect("valid input")
+            .num_frames()
     });
     group.finish();
 }

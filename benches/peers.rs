@@ -862,8 +862,8 @@ mod assimp {
         for path in skelmap_testkit::corpus_next_files("mdl7") {
             mdl7_rows(&mut group, &mut assimp, &path, &dump);
         }
-        // Every shared MD2 and MD3 (../shared/corpus-engines/md2, md3).
-        for sub in ["md2", "md3"] {
+        // Every shared MD2, MD3 and MDC (../shared/corpus-engines/md2, md3, mdc).
+        for sub in ["md2", "md3", "mdc"] {
             let files = skelmap_testkit::corpus_engines_path(sub)
                 .and_then(|dir| std::fs::read_dir(dir).ok())
                 .into_iter()

@@ -246,6 +246,21 @@ fn expected(path: &Path) -> Expected {
                 let frames = h.frames().len() as u32;
                 (6, 0, frames, n as u64, triangles, join(&p, &q))
             }
+            "mdc" => {
+                let m = skelmap_core::mdc::Mdc::parse(&bytes).unwrap();
+                let s = &m.surfaces()[0];
+                let n = s.num_vertices();
+                let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+                let b = second_frame(m.num_frames());
+                let level = skelmap_core::skin::SimdLevel::Portable;
+                m.tween_with_level(level, 0, 0, b, 0.5, &mut p, &mut q)
+                    .unwrap();
+                let surfaces = m.surfaces().iter();
+                let vertices = surfaces.clone().map(|s| s.num_vertices() as u64).sum();
+                let triangles = surfaces.map(|s| s.num_triangles() as u64).sum();
+                let frames = m.num_frames() as u32;
+                (14, 0, frames, vertices, triangles, join(&p, &q))
+            }
             other => panic!("no expectation for .{other}"),
         };
     Expected {
@@ -418,6 +433,14 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
             corpus.join("ms3d/milkshape3dengine_dwarf1.ms3d"),
             corpus.join("hmp/gex4_terrain.hmp"),
         ]);
+    }
+
+    // Return to Castle Wolfenstein: a base and a compressed frame, and a tag from angles.
+    let mdc = dir.join("triangle.mdc");
+    std::fs::write(&mdc, skelmap_core::mdc::Builder::triangle().write()).unwrap();
+    models.push(mdc);
+    if let Some(engines) = skelmap_testkit::corpus_engines_path("mdc") {
+        models.push(engines.join("assimp_spider.mdc"));
     }
 
     let smoke_c = dir.join("smoke_c");

@@ -59,6 +59,30 @@ fn mdl7_models_through_the_c_abi() {
     }
 }
 
+/// Quake II, Quake III and Return to Castle Wolfenstein models (fixtures swept, the shared
+/// files opened whole): vertex animation and tags through C.
+#[test]
+fn engine_models_through_the_c_abi() {
+    for bytes in [
+        skelmap_core::md2::Builder::triangle().write(),
+        skelmap_core::md3::Builder::triangle().write(),
+        skelmap_core::mdc::Builder::triangle().write(),
+    ] {
+        assert!(exercise(&bytes) > 0);
+        sweep(&bytes);
+    }
+    for sub in ["md2", "md3", "mdc"] {
+        let Some(dir) = skelmap_testkit::corpus_engines_path(sub) else {
+            continue;
+        };
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(exercise(&bytes) > 0, "{}", path.display());
+        }
+    }
+}
+
 #[test]
 fn corpus_models_through_the_c_abi() {
     let Some(corpus) = skelmap_testkit::corpus_path("") else {
