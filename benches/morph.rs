@@ -235,14 +235,21 @@ fn synthetic_mdc() -> Vec<u8> {
             .map(|i| {
                 let lift = if f == 2 { 300.0 } else { 0.0 };
                 let wiggle = f as f32 * 0.05 * (i % 7) as f32;
-                let p = [(i % 256) as f32 - 128.0, (i / 256) as f32 - 128.0, lift + wiggle];
+                let p = [
+                    (i % 256) as f32 - 128.0,
+                    (i / 256) as f32 - 128.0,
+                    lift + wiggle,
+                ];
                 let a = i as f32 * 0.01;
                 (p, [a.cos() * 0.6, a.sin() * 0.6, 0.8])
             })
             .collect()
     };
     let (mut surface, _) = SurfaceDef::compress(&[frame(0), frame(1), frame(2)], 0.1);
-    assert_eq!((surface.base_frames.len(), surface.comp_frames.len()), (2, 1));
+    assert_eq!(
+        (surface.base_frames.len(), surface.comp_frames.len()),
+        (2, 1)
+    );
     surface.name = b"s".to_vec();
     surface.triangles = vec![[0, 1, 2]];
     surface.st = vec![[0.0; 2]; n];
@@ -276,9 +283,13 @@ fn morph_mdc(c: &mut Criterion) {
         let s = &m.surfaces()[0];
         // Two model frames that are base frames alone (the first and the last such), and one
         // that adds a compressed frame.
-        let base: Vec<_> = (0..m.num_frames()).filter(|&f| s.comp_frame(f).is_none()).collect();
+        let base: Vec<_> = (0..m.num_frames())
+            .filter(|&f| s.comp_frame(f).is_none())
+            .collect();
         let pair = (base[0], *base.last().unwrap());
-        let compressed = (0..m.num_frames()).find(|&f| s.comp_frame(f).is_some()).unwrap();
+        let compressed = (0..m.num_frames())
+            .find(|&f| s.comp_frame(f).is_some())
+            .unwrap();
         let mut tween = |level: SimdLevel, (a, b): (usize, usize)| {
             for mesh in 0..m.surfaces().len() {
                 m.tween_with_level(level, mesh, a, b, black_box(0.3), &mut p, &mut nrm)

@@ -204,7 +204,7 @@ macro_rules! format_table {
                 name: "MDC", extensions: ["mdc"],
                 magic: MDC_MAGIC, magic_text: "\"IDPC\"", c_value: 14,
                 folder: "mdc", docs: "mdc", fuzz: "mdc",
-                writer: [],
+                writer: [mdc::Builder],
                 view: mdc::Mdc, as_mdc,
                 "A Return to Castle Wolfenstein model: surfaces of base and compressed frames, and tags.",
             }

@@ -8,11 +8,13 @@
 //! - [`skin`]: the embedded skins (textures): their record layouts, validation and decoding
 //!   to RGBA8;
 //! - [`idp3`]: the records Quake III's MD3 and RtCW's MDC share, and blending a tag between
-//!   frames;
+//!   frames; [`idp3_write`]: what writing them shares (the frame, tag and surface definitions,
+//!   fitting an asset into them);
 //! - [`tween`]: tweening a model's packed frames by index ([`tween::PackedModel`]).
 
 pub mod anorms;
 pub mod idp3;
+pub mod idp3_write;
 pub mod pack;
 pub mod raw;
 pub mod skin;

@@ -30,6 +30,9 @@ pub const MDC_DIST_SCALE: f32 = 0.05;
 /// The compressed byte that means no offset (`MDC_MAX_OFS`): an axis is
 /// `(byte − 127) · MDC_DIST_SCALE`.
 pub const MDC_MAX_OFS: f32 = 127.0;
+/// The largest distance, in units, a compressed vertex may decode from the vertex it stands
+/// for before a writer makes the frame a base frame instead (`MDC_MAX_ERROR`).
+pub const MDC_MAX_ERROR: f32 = 0.1;
 /// Degrees per unit of a tag angle (`MDC_TAG_ANGLE_SCALE`).
 pub const MDC_TAG_ANGLE_SCALE: f64 = 360.0 / 32700.0;
 /// The vertices a surface may have before ET:Legacy refuses it (`SHADER_MAX_VERTEXES`).

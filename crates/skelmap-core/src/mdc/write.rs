@@ -1,35 +1,30 @@
-//! Writing MDC files (fixtures, fuzz seeds, benches): [`Builder`] lays out what it is given in
+//! Writing MDC files (fixtures, fuzz seeds, benches and conversions): [`Builder`] lays out what it is given in
 //! the order ET:Legacy's converter writes (header, frames, tag names, tags, surfaces; in each
 //! surface its header, shaders, triangles, texture coordinates, base vertices, compressed
 //! vertices, the two frame tables), counts and offsets computed, and says where everything
 //! went ([`Layout`]) so that a test can break one field. It writes exactly what it is given;
 //! the parser judges. [`SurfaceDef::compress`] makes a surface's base and compressed frames
-//! from decoded ones, as the engines' converter does, and reports the largest error.
+//! from decoded ones, as the engines' converter does, and reports the largest error;
+//! [`Builder::from_asset`] writes any model as an MDC.
 
 use zerocopy::byteorder::{F32, I16, I32, LittleEndian, U16, U32};
 use zerocopy::{FromZeros, IntoBytes};
 
 use super::raw::{
-    MAX_QPATH, MD3_XYZ_SCALE, MDC_DIST_SCALE, MDC_MAGIC, MDC_MAX_OFS, MDC_NORMALS, MDC_VERSION,
-    Md3Frame, Md3Shader, Md3St, Md3Triangle, Md3XyzNormal, MdcHeader, MdcSurface, MdcTag,
-    MdcTagName, MdcXyzCompressed,
+    MAX_QPATH, MD3_XYZ_SCALE, MDC_DIST_SCALE, MDC_MAGIC, MDC_MAX_ERROR, MDC_MAX_OFS,
+    MDC_MAX_TRIANGLES, MDC_MAX_VERTS, MDC_NORMALS, MDC_TAG_ANGLE_SCALE, MDC_VERSION, Md3Frame,
+    Md3Shader, Md3St, Md3Triangle, Md3XyzNormal, MdcHeader, MdcSurface, MdcTag, MdcTagName,
+    MdcXyzCompressed,
 };
 use super::view::compressed_offset;
+pub use crate::alias::idp3_write::FrameDef;
+use crate::alias::idp3_write::{
+    Fit, Target, encode_normal, field, fit, floats, frame_summary, le_i32, quantise,
+};
+use crate::asset::{Asset, FitError, Fitted};
+use crate::skin::morph::lat_long_normal;
 
 type Le = LittleEndian;
-
-/// A frame's summary to write.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FrameDef {
-    /// Name, at most 16 bytes (longer names are cut).
-    pub name: Vec<u8>,
-    /// Minimum and maximum corner.
-    pub bounds: [[f32; 3]; 2],
-    /// Centre of the bounding sphere.
-    pub local_origin: [f32; 3],
-    /// Radius of the bounding sphere.
-    pub radius: f32,
-}
 
 /// A tag in one frame, as stored: position in 1/64 units, angles in units of
 /// [`MDC_TAG_ANGLE_SCALE`](super::raw::MDC_TAG_ANGLE_SCALE) degrees.
@@ -78,16 +73,6 @@ impl Default for SurfaceDef {
             frame_comp_frames: Vec::new(),
         }
     }
-}
-
-/// The latitude/longitude word of unit normal `n` (latitude in the high byte).
-fn lat_long(n: [f32; 3]) -> u16 {
-    let turn = 256.0 / core::f32::consts::TAU;
-    let lat = (n[1].atan2(n[0]) * turn).round().rem_euclid(256.0) as u16;
-    let lng = (n[2].clamp(-1.0, 1.0).acos() * turn)
-        .round()
-        .rem_euclid(256.0) as u16;
-    (lat << 8) | lng
 }
 
 /// The index of the entry of [`MDC_NORMALS`] nearest `n`.
@@ -166,7 +151,7 @@ impl SurfaceDef {
                 None => {
                     let base: Vec<_> = frame
                         .iter()
-                        .map(|(p, n)| (fixed(*p), lat_long(*n)))
+                        .map(|(p, n)| (fixed(*p), encode_normal(*n)))
                         .collect();
                     for ((p, _), (b, _)) in frame.iter().zip(&base) {
                         worst = worst.max(distance(b.map(|c| f32::from(c) * MD3_XYZ_SCALE), *p));
@@ -226,22 +211,6 @@ pub struct Layout {
     pub surfaces: Vec<u64>,
     /// The end of the file.
     pub end: u64,
-}
-
-/// `bytes` into a zeroed field of `N` bytes, cut to fit.
-fn field<const N: usize>(bytes: &[u8]) -> [u8; N] {
-    let mut out = [0u8; N];
-    let n = bytes.len().min(N);
-    out[..n].copy_from_slice(&bytes[..n]);
-    out
-}
-
-fn le_i32(v: usize) -> I32<Le> {
-    I32::new(i32::try_from(v).unwrap_or(i32::MAX))
-}
-
-fn floats<const N: usize>(v: [f32; N]) -> [F32<Le>; N] {
-    v.map(F32::new)
 }
 
 impl Builder {
@@ -419,4 +388,243 @@ fn surface(s: &SurfaceDef) -> Vec<u8> {
     let mut out = header.as_bytes().to_vec();
     out.extend_from_slice(&body);
     out
+}
+
+impl SurfaceDef {
+    /// Vertex `v` of model frame `frame` as the engines decode it: the base vertex's
+    /// `xyz / 64`, plus the compressed frame's offset where the frame has one; `None` where a
+    /// table or frame is missing.
+    #[must_use]
+    pub fn position(&self, frame: usize, v: usize) -> Option<[f32; 3]> {
+        let base = usize::try_from(*self.frame_base_frames.get(frame)?).ok()?;
+        let p = self
+            .base_frames
+            .get(base)?
+            .get(v)?
+            .0
+            .map(|c| f32::from(c) * MD3_XYZ_SCALE);
+        let comp = self.frame_comp_frames.get(frame).copied().unwrap_or(-1);
+        match usize::try_from(comp)
+            .ok()
+            .and_then(|c| self.comp_frames.get(c))
+        {
+            Some(offsets) => {
+                let d = compressed_offset(*offsets.get(v)?);
+                Some([p[0] + d[0], p[1] + d[1], p[2] + d[2]])
+            }
+            None => Some(p),
+        }
+    }
+}
+
+/// The engine MDC surfaces are split for: ET:Legacy's 10 000 vertices and 20 000 triangles.
+const ET_LEGACY: Target = Target {
+    format: "MDC",
+    engine: "ET:Legacy",
+    max_verts: MDC_MAX_VERTS,
+    max_tris: MDC_MAX_TRIANGLES,
+};
+
+/// The most frames an MDC holds: its frame tables are `i16`.
+const MAX_FRAMES: usize = i16::MAX as usize + 1;
+
+/// `a × b`.
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// Pitch, yaw and roll in degrees whose axes (`AnglesToAxis`, see `mdc::Tag::axis`) are
+/// `axis` (rows forward, left, up) for a rotation; the up axis is taken as forward × left,
+/// so that a mirrored tag keeps its forward and left axes. Where the forward axis is
+/// vertical, yaw is 0 and roll carries the turn.
+fn axis_to_angles(axis: &[[f32; 3]; 3]) -> [f64; 3] {
+    let [f, l, _] = axis.map(|r| r.map(f64::from));
+    let u = cross(f, l);
+    let pitch = (-f[2]).clamp(-1.0, 1.0).asin();
+    let flat = f[0].hypot(f[1]);
+    let (yaw, roll) = if flat > 1e-6 {
+        (f[1].atan2(f[0]), l[2].atan2(u[2]))
+    } else {
+        (0.0, (-u[1]).atan2(l[1]))
+    };
+    [pitch, yaw, roll].map(f64::to_degrees)
+}
+
+/// A tag angle in degrees as stored: units of `360 / 32700` degrees, turned into ±180°.
+fn angle_units(degrees: f64) -> i16 {
+    let turned = (degrees + 180.0).rem_euclid(360.0) - 180.0;
+    (turned / MDC_TAG_ANGLE_SCALE).round() as i16
+}
+
+impl Builder {
+    /// `asset` as an MDC, what Return to Castle Wolfenstein, Enemy Territory and ET:Legacy
+    /// read: laid out as [`md3::Builder::from_asset`](crate::md3::Builder::from_asset) lays
+    /// out an MD3 (a surface per mesh, split past ET:Legacy's 10 000 vertices or 20 000
+    /// triangles; positions at 1/64 unit, normals as latitude and longitude; the asset's tags
+    /// and attachment joints as tags), then compressed as ET:Legacy's converter compresses:
+    /// frame 0 and every frame that cannot be stored within [`MDC_MAX_ERROR`] of a base frame
+    /// are base frames, the others byte offsets from the last base frame
+    /// ([`SurfaceDef::compress`]). Frame summaries are computed from the decoded vertices;
+    /// tags are stored as a position at 1/64 unit and three angles (a mirrored tag keeps its
+    /// forward and left axes and turns its up axis, with a note).
+    ///
+    /// ```
+    /// use skelmap_core::{Model, mdc, model::convert};
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let asset = convert::asset_of(&Model::from_bytes(&bytes)?)?;
+    /// let fitted = mdc::Builder::from_asset(&asset, true)?; // without `bake`: refused
+    /// let bytes = fitted.builder.write();
+    /// let model = Model::from_bytes(&bytes)?;
+    /// assert_eq!((model.num_frames(), model.num_tags(), model.num_meshes()), (9, 1, 1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`md3::Builder::from_asset`](crate::md3::Builder::from_asset), and for more than
+    /// 32 768 frames (the frame tables are `i16`) or a file past 2 GiB.
+    pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<Builder>, FitError> {
+        let Fit {
+            frames,
+            tags,
+            surfaces,
+            mut losses,
+        } = fit(asset, bake, ET_LEGACY)?;
+        if frames.len() > MAX_FRAMES {
+            return Err(FitError::new(
+                "MDC",
+                format!("{} frames", frames.len()),
+                format!("its frame tables are 16-bit: at most {MAX_FRAMES} frames"),
+                "convert fewer clips with `--clip`",
+            ));
+        }
+        let surfaces: Vec<SurfaceDef> = surfaces
+            .into_iter()
+            .map(|s| {
+                let decoded: Vec<Vec<([f32; 3], [f32; 3])>> = s
+                    .frames
+                    .iter()
+                    .map(|f| {
+                        f.iter()
+                            .map(|(xyz, n)| {
+                                (
+                                    xyz.map(|c| f32::from(c) * MD3_XYZ_SCALE),
+                                    lat_long_normal(*n),
+                                )
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let (compressed, _) = SurfaceDef::compress(&decoded, MDC_MAX_ERROR);
+                SurfaceDef {
+                    name: s.name,
+                    shaders: s.shaders,
+                    triangles: s.triangles,
+                    st: s.st,
+                    ..compressed
+                }
+            })
+            .collect();
+        let frames: Vec<FrameDef> = frames
+            .into_iter()
+            .enumerate()
+            .map(|(f, def)| {
+                let points = surfaces
+                    .iter()
+                    .flat_map(move |s| (0..s.st.len()).filter_map(move |v| s.position(f, v)));
+                frame_summary(def.name, points)
+            })
+            .collect();
+        let tag_names: Vec<Vec<u8>> = tags.first().map_or(Vec::new(), |row| {
+            row.iter().map(|t| t.name.clone()).collect()
+        });
+        let (mut mirrored, mut outside) = (false, false);
+        let tags: Vec<Vec<TagDef>> = tags
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|t| {
+                        let [f, l, u] = t.axis.map(|r| r.map(f64::from));
+                        let c = cross(f, l);
+                        mirrored |= c[0] * u[0] + c[1] * u[1] + c[2] * u[2] < 0.0;
+                        let xyz = t.origin.map(|c| {
+                            quantise(c).unwrap_or_else(|| {
+                                outside = true;
+                                if c < 0.0 { i16::MIN } else { i16::MAX }
+                            })
+                        });
+                        TagDef {
+                            xyz,
+                            angles: axis_to_angles(&t.axis).map(angle_units),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        if mirrored {
+            losses.push(
+                "a tag's axes are mirrored, which MDC's angles cannot store: its up axis was \
+                 turned over"
+                    .into(),
+            );
+        }
+        if outside {
+            losses.push(
+                "a tag lies past the ±512 units MDC stores at 1/64 unit: moved to the edge".into(),
+            );
+        }
+        let b = Builder {
+            frames,
+            tag_names,
+            tags,
+            surfaces,
+            ..Builder::default()
+        };
+        check_size(&b)?;
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+/// Refuses a file whose 32-bit offsets would overflow: past 2 GiB.
+fn check_size(b: &Builder) -> Result<(), FitError> {
+    let frames = b.frames.len() as u64;
+    let tags = b.tag_names.len() as u64;
+    let mut bytes = size_of::<MdcHeader>() as u64
+        + frames * size_of::<Md3Frame>() as u64
+        + tags * (size_of::<MdcTagName>() as u64 + frames * size_of::<MdcTag>() as u64);
+    for s in &b.surfaces {
+        let verts = s.st.len() as u64;
+        bytes += (size_of::<MdcSurface>() + size_of::<Md3Shader>()) as u64
+            + s.triangles.len() as u64 * size_of::<Md3Triangle>() as u64
+            + verts * size_of::<Md3St>() as u64
+            + verts * s.base_frames.len() as u64 * size_of::<Md3XyzNormal>() as u64
+            + verts * s.comp_frames.len() as u64 * size_of::<MdcXyzCompressed>() as u64
+            + frames * 4;
+    }
+    if bytes > i32::MAX as u64 {
+        return Err(FitError::new(
+            "MDC",
+            format!("{bytes} bytes"),
+            "its offsets are 32-bit: at most 2 GiB",
+            "convert fewer clips with `--clip`, or split the model",
+        ));
+    }
+    Ok(())
+}
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: crate::format::Format = crate::format::Format::Mdc;
+    const STORES_IMAGES: bool = false;
+
+    fn write_asset(
+        asset: &Asset,
+        options: &crate::asset::WriteOptions,
+    ) -> Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = Builder::from_asset(asset, options.bake)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()).with_notes(losses))
+    }
 }
