@@ -254,3 +254,75 @@ fn simd_tweens_equal_the_scalar_reference_on_every_shared_frame() {
         }
     }
 }
+
+/// Tags at a middle frame of every shared MD3 with tags: what `Model` places (the stored tag
+/// at the frame, and the blend halfway to the next) against the file's `md3Tag_t` records
+/// decoded here from the bytes: the stored tag bit for bit, the blend's origin halfway and
+/// its axes orthonormal.
+#[test]
+fn tags_at_a_middle_frame_are_the_file_s_records() {
+    let Some(dir) = corpus_engines_dir("md3") else {
+        return;
+    };
+    let mut checked = Vec::new();
+    for row in manifest_engines("md3") {
+        let bytes = std::fs::read(dir.join(&row.file)).unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let (frames, tags) = (model.num_frames(), model.num_tags());
+        if tags == 0 {
+            continue;
+        }
+        let i32_at = |at: usize| i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let f32_at = |at: usize| f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let ofs_tags = i32_at(96) as usize;
+        let mid = frames / 2;
+        // `md3Tag_t`: a 64-byte name, the origin, then the three axes, 112 bytes.
+        let record = |f: usize, k: usize| {
+            let at = ofs_tags + (f * tags + k) * 112;
+            let float = |i: usize| f32_at(at + 64 + 4 * i);
+            let row = |r: usize| [float(3 * r), float(3 * r + 1), float(3 * r + 2)];
+            (row(0), [row(1), row(2), row(3)])
+        };
+        for k in 0..tags {
+            let (origin, axes) = record(mid, k);
+            let stored = model.tag(mid, k).unwrap();
+            assert_eq!(stored.translation.to_array(), origin, "{}", row.file);
+            let columns = [
+                stored.matrix3.x_axis,
+                stored.matrix3.y_axis,
+                stored.matrix3.z_axis,
+            ];
+            for (c, axis) in columns.iter().zip(axes) {
+                assert_eq!(c.to_array(), axis, "{}", row.file);
+            }
+            let next = (mid + 1) % frames;
+            let mut pose = Pose::default();
+            model
+                .pose(mid, next, 0.5, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+            let placed = model.attachment_transform(k, &pose).unwrap();
+            let (o2, _) = record(next, k);
+            for a in 0..3 {
+                let want = origin[a] + 0.5 * (o2[a] - origin[a]);
+                assert!((placed.translation[a] - want).abs() < 1e-4, "{}", row.file);
+            }
+            let m = placed.matrix3;
+            let gram = m.transpose() * m;
+            assert!(
+                gram.abs_diff_eq(skelmap::glam::Mat3A::IDENTITY, 1e-5),
+                "{}",
+                row.file
+            );
+        }
+        checked.push((row.file.clone(), mid, tags));
+    }
+    let names: Vec<_> = checked.iter().map(|(f, _, _)| f.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "trem_psaw.md3",
+            "trem_human_base_upper.md3",
+            "trem_rifle_hand.md3"
+        ]
+    );
+}
