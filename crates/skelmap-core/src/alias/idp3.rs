@@ -332,3 +332,63 @@ pub(crate) fn check_frame_bounds(
         }
     }
 }
+
+/// What a surface header leads to ([`walk_surfaces`]): a surface and its length, an empty
+/// surface (no vertices, no triangles) and its length, or an empty surface with `ofs_end` 0,
+/// which repeats to the end of the chain.
+pub(crate) enum Step<S> {
+    Next(S, u32),
+    Empty(u32),
+    Repeat,
+}
+
+/// The chain of `count` surfaces from file offset `first`, each next one the length
+/// `surface(offset, diag)` returns after the one before: the empty ones skipped with a
+/// warning, an all-zero header standing for itself and every surface still counted (as the
+/// engines read them: the chain stops), each a header of `header_size` bytes. Returns the
+/// surfaces and the end of the last.
+pub(crate) fn walk_surfaces<S>(
+    format: Format,
+    (first, count, header_size): (u64, u32, u64),
+    diag: &mut Diagnostics,
+    mut surface: impl FnMut(u64, &mut Diagnostics) -> Result<Step<S>>,
+) -> Result<(Vec<S>, u64)> {
+    let mut surfaces = Vec::with_capacity(count as usize);
+    let (mut offset, mut end) = (first, 0);
+    for index in 0..count {
+        let step = match surface(offset, diag)? {
+            Step::Next(surface, length) => {
+                surfaces.push(surface);
+                length
+            }
+            Step::Empty(length) => {
+                diag.warn(format, WarningKind::LayoutOrder, "surface", offset, || {
+                    format!("surface {index} has no vertices and no triangles; skipped")
+                });
+                length
+            }
+            Step::Repeat => {
+                let left = count - index;
+                diag.warn_n(
+                    format,
+                    WarningKind::LayoutOrder,
+                    "surface",
+                    offset,
+                    left.into(),
+                    || {
+                        format!(
+                            "surface {index} is empty with ofs_end 0: it and the {} after it are \
+                             read as empty surfaces",
+                            left - 1
+                        )
+                    },
+                );
+                end = end.max(offset + header_size);
+                break;
+            }
+        };
+        offset += u64::from(step);
+        end = end.max(offset);
+    }
+    Ok((surfaces, end))
+}

@@ -16,7 +16,7 @@ use super::raw::{
     Md3Triangle, Md3XyzNormal,
 };
 use super::view::{Md3, Surface};
-use crate::alias::idp3::{self, Array};
+use crate::alias::idp3::{self, Array, Step};
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -259,54 +259,12 @@ fn surfaces<'data>(
     if counts.surfaces > 0 {
         after_header("header.ofs_surfaces", field, first)?;
     }
-    let mut surfaces = Vec::with_capacity(counts.surfaces as usize);
-    let (mut offset, mut end) = (u64::from(first), 0);
-    for index in 0..counts.surfaces {
+    let size = size_of::<Md3Surface>() as u64;
+    let chain = (u64::from(first), counts.surfaces, size);
+    idp3::walk_surfaces(FORMAT, chain, diag, |offset, diag| {
         let header: &Md3Surface = reader.ref_at("surface", offset)?;
-        let step = match surface(reader, offset, header, counts, limits, diag)? {
-            Step::Next(surface, length) => {
-                surfaces.push(surface);
-                length
-            }
-            Step::Empty(length) => {
-                diag.warn(FORMAT, WarningKind::LayoutOrder, "surface", offset, || {
-                    format!("surface {index} has no vertices and no triangles; skipped")
-                });
-                length
-            }
-            Step::Repeat => {
-                // `ofs_end` 0: every surface left is this one again, as the engines read it.
-                let left = counts.surfaces - index;
-                diag.warn_n(
-                    FORMAT,
-                    WarningKind::LayoutOrder,
-                    "surface",
-                    offset,
-                    left.into(),
-                    || {
-                        format!(
-                            "surface {index} is empty with ofs_end 0: it and the {} after it are \
-                             read as empty surfaces",
-                            left - 1
-                        )
-                    },
-                );
-                end = end.max(offset + size_of::<Md3Surface>() as u64);
-                break;
-            }
-        };
-        offset += u64::from(step);
-        end = end.max(offset);
-    }
-    Ok((surfaces, end))
-}
-
-/// What a surface header leads to: a surface and its length, an empty surface and its length,
-/// or an empty surface repeating to the end of the chain.
-enum Step<'data> {
-    Next(Surface<'data>, u32),
-    Empty(u32),
-    Repeat,
+        surface(reader, offset, header, counts, limits, diag)
+    })
 }
 
 /// The surface counts and offsets, each not negative.
@@ -328,7 +286,7 @@ fn surface<'data>(
     counts: Counts,
     limits: &Limits,
     diag: &mut Diagnostics,
-) -> Result<Step<'data>> {
+) -> Result<Step<Surface<'data>>> {
     let field = |f: usize| at(base, f);
     let fields = surface_fields(header, base, limits, diag)?;
     let empty = fields.verts == 0 && fields.triangles == 0;
