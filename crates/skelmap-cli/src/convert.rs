@@ -574,7 +574,7 @@ mod tests {
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .glb and .gltf"
+                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .glb and .gltf"
                     .to_string()
             )
         );

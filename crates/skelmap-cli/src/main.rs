@@ -273,7 +273,7 @@ enum Command {
     /// Every format's limits (joints, vertices, influences, name lengths) are checked before
     /// anything is written; what does not fit is refused with what to do about it. What a
     /// format cannot keep is said in a note (influences past four, scale, clip names). A
-    /// skeletal model becomes a vertex-animated one (Quake MDL, MDL5, MD3, MD2) only with
+    /// skeletal model becomes a vertex-animated one (Quake MDL, MDL5, MD3, MD2, MDC) only with
     /// `--bake`.
     /// Every conversion is measured: the output is read back and every frame compared with
     /// the source, as sets of points, and the largest and RMS distance printed relative to
