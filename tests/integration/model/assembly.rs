@@ -205,4 +205,49 @@ fn a_players_clip_sets_pair_each_clip_with_the_other_parts_idle() {
         .find(|c| c.name == "legs_walkcr")
         .unwrap();
     assert_eq!((walkcr.first, walkcr.count), (12, 2));
+    drop(player);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A Quake III-style player with no `animation.cfg` beside it (the held-out set has them):
+/// the parts still assemble on their tags, each plays the clips its frame names make, and
+/// the clip sets pair those as for a configured player.
+#[test]
+fn a_player_without_animation_cfg_assembles_with_frame_name_clips() {
+    let dir = synth_player("no-cfg", 2);
+    std::fs::remove_file(dir.join("animation.cfg")).unwrap();
+    let player = Assembly::open_player(&dir, None, &OpenOptions::default()).unwrap();
+    let names: Vec<&str> = player.parts().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["lower", "upper", "head"]);
+    let parents: Vec<_> = player.parts().iter().map(|p| p.parent).collect();
+    assert_eq!(parents, [None, Some((0, 0)), Some((1, 0))]);
+    for part in player.parts() {
+        assert_ne!(
+            part.model.clip_origin(),
+            skelmap::view::ClipOrigin::AnimationConfig
+        );
+        let frames = part.model.num_frames();
+        let covered: usize = part.model.clips().iter().map(|c| c.count as usize).sum();
+        assert_eq!(covered, frames, "{}", part.name);
+    }
+    // Placed at a middle frame of the legs and torso: the torso on the legs' tag_torso.
+    let poses: Vec<Pose> = player
+        .parts()
+        .iter()
+        .map(|p| {
+            let mut pose = Pose::default();
+            let f = p.model.num_frames() / 2;
+            p.model
+                .pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+            pose
+        })
+        .collect();
+    let mut placed = Vec::new();
+    player.place(&poses, &mut placed).unwrap();
+    let lower = &player.parts()[0].model;
+    let torso = lower.attachment_transform(0, &poses[0]).unwrap();
+    assert!(placed[1].abs_diff_eq(placed[0] * torso, 1e-5));
+    assert!(!player.clip_sets().is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
