@@ -123,9 +123,12 @@ const FLOORS: [(&str, &[&str]); 7] = [
 
 /// Imports across format folders, each with its reason: the only arrows between rooms of the
 /// formats floor.
-const FORMAT_IMPORTS: [(&str, &str); 1] = [
+const FORMAT_IMPORTS: [(&str, &str); 2] = [
     // DPM → SKM conversion reads a DPM to write an SKM and its SKP.
     ("crates/skelmap-core/src/skm/convert.rs", "dpm"),
+    // ET:Legacy makes an MDC from an MD3: the MDC writer lays an asset out with the MD3
+    // writer's fitting, then compresses the frames.
+    ("crates/skelmap-core/src/mdc/write.rs", "md3"),
 ];
 
 /// The floor of top-level module `name`, if it is on one: a format's folder (a row of the

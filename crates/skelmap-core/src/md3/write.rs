@@ -12,9 +12,14 @@ use super::raw::{
     MD3_MAX_VERTS, MD3_VERSION, Md3Frame, Md3Header, Md3Shader, Md3St, Md3Surface, Md3Tag,
     Md3Triangle, Md3XyzNormal,
 };
-use crate::alias::idp3_write::{Fit, Target, field, fit, floats, le_i32};
+use glam::Affine3A;
+
 pub use crate::alias::idp3_write::{FrameDef, SurfaceDef, TagDef, encode_normal};
-use crate::asset::{Asset, FitError, Fitted};
+use crate::alias::idp3_write::{
+    MAX_COORD, MAX_FRAME_NAME, MAX_NAME, MIN_COORD, Piece, cut_name, field, floats, frame_def,
+    le_i32, quantise, tag_def,
+};
+use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, PosedMesh, UpAxis};
 
 /// Builds an MD3.
 #[derive(Debug, Clone, PartialEq)]
@@ -300,4 +305,311 @@ impl crate::asset::Writer for Builder {
         let Fitted { builder, losses } = Builder::from_asset(asset, options.bake)?;
         Ok(crate::asset::Written::one(Self::FORMAT, builder.write()).with_notes(losses))
     }
+}
+
+// Fitting an asset into MD3's records: what the MD3 writer and the MDC writer (which
+// compresses the result as ET:Legacy's converter does) share.
+
+/// The format and engine an asset is fitted for ([`fit`]): the format's short name (for
+/// errors and notes), the engine whose limits split surfaces, and those limits.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target {
+    pub format: &'static str,
+    pub engine: &'static str,
+    pub max_verts: u32,
+    pub max_tris: u32,
+}
+
+/// An asset fitted into MD3's records ([`fit`]), and what could not be kept.
+pub(crate) struct Fit {
+    pub frames: Vec<FrameDef>,
+    pub tags: Vec<Vec<TagDef>>,
+    pub surfaces: Vec<SurfaceDef>,
+    pub losses: Vec<String>,
+}
+
+/// `asset` (`+Z` up; a `+Y`-up asset is turned) as MD3's records: a surface per mesh
+/// (split where `target`'s engine refuses it, vertices shared across a cut copied), every
+/// frame's positions at 1/64 unit and normals as latitude and longitude, frame summaries
+/// from the stored positions, and tags ([`tags_of`]); names cut to their fields.
+///
+/// # Errors
+///
+/// [`FitError`] for skeletal animation without `bake`, a position past the ±512 units 16
+/// bits of 1/64 reach, or more surfaces or frames than skelmap reads.
+pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitError> {
+    let format = target.format;
+    let asset = asset.with_up(UpAxis::Z);
+    asset.refuse_unbaked(format, bake)?;
+    let mut losses = Vec::new();
+    let frames = asset.baked();
+    check_extent(&frames, format)?;
+    let mut surfaces = Vec::new();
+    let mut first = 0usize;
+    for (index, mesh) in asset.meshes.iter().enumerate() {
+        let name = asset.mesh_name(index);
+        let shader = asset.material_name(mesh);
+        let shader = cut_name(&shader, MAX_NAME, (format, "shader"), &mut losses);
+        let parts = pieces(mesh, target.max_verts as usize, target.max_tris as usize);
+        if parts.len() > 1 {
+            losses.push(format!(
+                "mesh {name:?} ({} vertices, {} triangles) is past {}'s {} vertices or {} \
+                 triangles a surface: written as {} surfaces",
+                mesh.positions.len(),
+                mesh.triangles.len(),
+                target.engine,
+                target.max_verts,
+                target.max_tris,
+                parts.len()
+            ));
+        }
+        for (k, piece) in parts.iter().enumerate() {
+            let suffix = if k > 0 {
+                format!("_{}", k + 1)
+            } else {
+                String::new()
+            };
+            let max = MAX_NAME - suffix.len();
+            let mut name_bytes = cut_name(&name, max, (format, "surface"), &mut losses);
+            name_bytes.extend_from_slice(suffix.as_bytes());
+            surfaces.push(surface_def(
+                name_bytes,
+                shader.clone(),
+                mesh,
+                piece,
+                &frames,
+                first,
+            ));
+        }
+        first += mesh.positions.len();
+    }
+    let limits = crate::Limits::DEFAULT;
+    if surfaces.len() > limits.max_meshes as usize || frames.len() > limits.max_frames as usize {
+        return Err(FitError::new(
+            format,
+            format!("{} surfaces and {} frames", surfaces.len(), frames.len()),
+            format!(
+                "skelmap reads at most {} surfaces and {} frames",
+                limits.max_meshes, limits.max_frames
+            ),
+            "merge meshes with `skelmap optimize`, or convert fewer clips with `--clip`",
+        ));
+    }
+    let tags = tags_of(&asset, frames.len(), format, &mut losses);
+    let frame_defs = frames
+        .iter()
+        .enumerate()
+        .map(|(f, (name, _))| {
+            let name = cut_name(name, MAX_FRAME_NAME, (format, "frame"), &mut losses);
+            frame_def(name, &surfaces, f)
+        })
+        .collect();
+    Ok(Fit {
+        frames: frame_defs,
+        tags,
+        surfaces,
+        losses,
+    })
+}
+
+/// `mesh` as surfaces an engine loads: the mesh as it is when it fits `max_verts` vertices
+/// and `max_tris` triangles; else its triangles in order, a new surface begun whenever the next triangle
+/// would take one past either limit, shared vertices copied into each surface that uses
+/// them (triangles naming a vertex the mesh lacks are left out).
+fn pieces(mesh: &Mesh, max_verts: usize, max_tris: usize) -> Vec<Piece> {
+    let n = mesh.positions.len();
+    if n <= max_verts && mesh.triangles.len() <= max_tris {
+        return vec![Piece {
+            vertices: (0..n as u32).collect(),
+            triangles: mesh.triangles.clone(),
+        }];
+    }
+    let mut out = Vec::new();
+    let mut slot = vec![u32::MAX; n];
+    let mut piece = Piece {
+        vertices: Vec::new(),
+        triangles: Vec::new(),
+    };
+    for t in &mesh.triangles {
+        if t.iter().any(|&v| v as usize >= n) {
+            continue;
+        }
+        let new = t.iter().filter(|&&v| slot[v as usize] == u32::MAX).count();
+        if piece.vertices.len() + new > max_verts || piece.triangles.len() == max_tris {
+            for &v in &piece.vertices {
+                slot[v as usize] = u32::MAX;
+            }
+            out.push(core::mem::replace(
+                &mut piece,
+                Piece {
+                    vertices: Vec::new(),
+                    triangles: Vec::new(),
+                },
+            ));
+        }
+        let mut face = [0u32; 3];
+        for (k, &v) in t.iter().enumerate() {
+            if slot[v as usize] == u32::MAX {
+                slot[v as usize] = piece.vertices.len() as u32;
+                piece.vertices.push(v);
+            }
+            face[k] = slot[v as usize];
+        }
+        piece.triangles.push(face);
+    }
+    if !piece.triangles.is_empty() {
+        out.push(piece);
+    }
+    out
+}
+
+/// Refuses a frame with a coordinate that 16 bits of 1/64 unit cannot hold, naming the
+/// largest and its frame.
+fn check_extent(frames: &[(String, PosedMesh)], format: &'static str) -> Result<(), FitError> {
+    let mut worst: Option<(f32, usize, &str)> = None;
+    for (name, frame) in frames {
+        for (k, &c) in frame.positions.iter().flatten().enumerate() {
+            let past = !(MIN_COORD..=MAX_COORD).contains(&c) || quantise(c).is_none();
+            if past && worst.is_none_or(|(w, _, _)| c.abs().total_cmp(&w.abs()).is_gt()) {
+                worst = Some((c, k % 3, name));
+            }
+        }
+    }
+    match worst {
+        None => Ok(()),
+        Some((c, axis, frame)) => Err(FitError::new(
+            format,
+            format!(
+                "a vertex at {c} units on {} (frame '{frame}')",
+                ["X", "Y", "Z"][axis]
+            ),
+            format!(
+                "it stores positions in 1/64 unit in 16 bits, {MIN_COORD} to {MAX_COORD} \
+                 units, with no scale"
+            ),
+            "scale the model down or move it to the origin in the source, or convert to MD2 \
+             or MDL5, which store a scale",
+        )),
+    }
+}
+
+/// The surface of `piece` of `mesh`, whose vertices start at `first` in each baked frame.
+fn surface_def(
+    name: Vec<u8>,
+    shader: Vec<u8>,
+    mesh: &Mesh,
+    piece: &Piece,
+    frames: &[(String, PosedMesh)],
+    first: usize,
+) -> SurfaceDef {
+    SurfaceDef {
+        name,
+        shaders: vec![shader],
+        // MD3 winds clockwise seen from the front; the asset counter-clockwise.
+        triangles: piece
+            .triangles
+            .iter()
+            .map(|t| [t[2] as i32, t[1] as i32, t[0] as i32])
+            .collect(),
+        st: piece
+            .vertices
+            .iter()
+            .map(|&v| mesh.uv(v as usize))
+            .collect(),
+        frames: frames
+            .iter()
+            .map(|(_, f)| {
+                piece
+                    .vertices
+                    .iter()
+                    .map(|&v| {
+                        let at = first + v as usize;
+                        let p = f.positions.get(at).copied().unwrap_or_default();
+                        let n = f.normals.get(at).copied().unwrap_or_default();
+                        (p.map(|c| quantise(c).unwrap_or(0)), encode_normal(n))
+                    })
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+/// Every frame's tags: the asset's own, then the skeleton's attachment joints and joints
+/// named `tag_…` (see [`fit`]), `frames` of them (one, at the asset's pose,
+/// when the asset has no frames).
+fn tags_of(
+    asset: &Asset,
+    frames: usize,
+    format: &'static str,
+    losses: &mut Vec<String>,
+) -> Vec<Vec<TagDef>> {
+    let joints: Vec<usize> = asset.skeleton.as_ref().map_or(Vec::new(), |s| {
+        (0..s.joints.len())
+            .filter(|j| s.attachments.contains(j) || s.joints[*j].name.starts_with("tag_"))
+            .collect()
+    });
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    for tag in &asset.tags {
+        names.push(cut_name(&tag.name, MAX_NAME, (format, "tag"), losses));
+    }
+    if let Some(s) = &asset.skeleton {
+        for &j in &joints {
+            names.push(cut_name(
+                &s.joints[j].name,
+                MAX_NAME,
+                (format, "tag"),
+                losses,
+            ));
+        }
+    }
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let mut scaled = false;
+    let mut joint_tags = |world: &[Affine3A], out: &mut Vec<TagDef>| {
+        for (k, &j) in joints.iter().enumerate() {
+            let m = world.get(j).copied().unwrap_or_default();
+            let def = tag_def(&names[asset.tags.len() + k], m, true);
+            let kept = tag_def(&[], m, false);
+            scaled |= def
+                .axis
+                .iter()
+                .flatten()
+                .zip(kept.axis.iter().flatten())
+                .any(|(a, b)| (a - b).abs() > 1e-4);
+            out.push(def);
+        }
+    };
+    let mut out = Vec::with_capacity(frames);
+    for f in 0..frames {
+        let mut row: Vec<TagDef> = Vec::with_capacity(names.len());
+        let key = if asset.num_frames() > 0 {
+            asset.frame(f).map(|(_, keys)| keys)
+        } else {
+            None
+        };
+        let target = match key {
+            Some(FrameKeys::Morph(t)) => Some(t as usize),
+            _ => None,
+        };
+        for (tag, name) in asset.tags.iter().zip(&names) {
+            let m = target.map_or(tag.pose, |t| tag.at_target(t));
+            row.push(tag_def(name, m, false));
+        }
+        if let Some(s) = &asset.skeleton {
+            let world = match key {
+                Some(FrameKeys::Joints(keys)) => s.world(keys),
+                _ => s.joints.iter().map(|j| j.world).collect(),
+            };
+            joint_tags(&world, &mut row);
+        }
+        out.push(row);
+    }
+    if scaled {
+        losses.push(format!(
+            "an attachment joint scales or shears: its tag's axes were made orthonormal, \
+                 as {format} tags are"
+        ));
+    }
+    out
 }

@@ -18,16 +18,16 @@ use super::raw::{
 };
 use super::view::compressed_offset;
 pub use crate::alias::idp3_write::FrameDef;
-use crate::alias::idp3_write::{
-    Fit, Target, encode_normal, field, fit, floats, frame_summary, le_i32, quantise,
-};
+use crate::alias::idp3_write::{encode_normal, field, floats, frame_summary, le_i32, quantise};
 use crate::asset::{Asset, FitError, Fitted};
+// ET:Legacy makes an MDC from an MD3: the MD3 writer lays the asset out, this one compresses it.
+use crate::md3::write::{Fit, Target, fit};
 use crate::skin::morph::lat_long_normal;
 
 type Le = LittleEndian;
 
 /// A tag in one frame, as stored: position in 1/64 units, angles in units of
-/// [`MDC_TAG_ANGLE_SCALE`](super::raw::MDC_TAG_ANGLE_SCALE) degrees.
+/// [`MDC_TAG_ANGLE_SCALE`] degrees.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TagDef {
     /// Position, 1/64 unit.
