@@ -199,3 +199,34 @@ fn tweens_equal_the_decoded_frames_blended() {
         }
     }
 }
+
+/// The shared MDC's compressed frames add nothing to its base frame, so the test above
+/// cannot tell offsets apart. The animated fixture's frames 1, 2, 4 and 5 add real offsets
+/// (frames 1 and 2 from base frame 0, which assimp indexes correctly): assimp's keyframes of
+/// those equal assimp's decoding of our records, and frame 0 (a base frame) as well.
+#[test]
+fn compressed_frames_with_offsets_match_assimp_with_its_keyframe_option() {
+    let Some(tool) = keyframe_tool("AI_CONFIG_IMPORT_MDC_KEYFRAME") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("skelmap-mdc-keyframes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("animated.mdc");
+    let bytes = super::animated().write();
+    std::fs::write(&path, &bytes).unwrap();
+    let m = Mdc::parse(&bytes).unwrap();
+    for f in [0, 1, 2] {
+        if f > 0 {
+            let s = &m.surfaces()[0];
+            assert_eq!(
+                (s.base_frame(f), s.comp_frame(f).is_some()),
+                (Some(0), true)
+            );
+        }
+        let theirs = assimp_frame(&tool, &path, f);
+        let ours = assimp_decoding(&m, f);
+        assert_eq!(ours.len(), theirs.len());
+        assert_same_points(&ours, &theirs, &format!("animated frame {f}"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
