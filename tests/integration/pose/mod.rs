@@ -4,3 +4,4 @@
 
 mod anim;
 mod bindpose;
+mod blend;

@@ -10,6 +10,8 @@
 //!   model every frame makes), after which sampling is a load and a blend.
 //! - [`Palette`] holds each bone's world transform, built in one forward pass when parents
 //!   precede children, otherwise in the skeleton's [`Skeleton::hierarchy_order`].
+//! - [`blend`]: poses blended with weights and bone masks over a rest pose, and additive
+//!   layers on top, as ozz-animation's `BlendingJob` blends them.
 //! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar;
 //!   [`bounds`]: axis-aligned boxes; [`is_rotation`]: whether a stored matrix is a rotation.
 //!
@@ -26,6 +28,7 @@
 
 pub mod animation_cfg;
 mod baked;
+pub mod blend;
 mod block;
 pub mod bounds;
 mod channels;

@@ -1,0 +1,278 @@
+//! Blending local poses: any number of sampled poses, each with a weight and optionally a
+//! bone mask, into one ([`Blender::blend`]), and additive layers on top
+//! ([`Blender::add`]). The rule is ozz-animation's `BlendingJob`'s:
+//!
+//! - per bone, every normal layer contributes `weight × mask` of its translation, scale and
+//!   rotation; rotations are summed after turning each to the same hemisphere as the running
+//!   sum (`q` and `−q` are one rotation), and the sums are divided by the bone's total weight
+//!   (the rotation normalised: a normalised linear blend);
+//! - where a bone's total weight is below `threshold`, the rest pose makes up the difference
+//!   (`threshold − total`), so a bone no layer plays holds its rest pose and a fading layer
+//!   fades into it;
+//! - an additive layer holds the difference of a clip from a reference pose
+//!   ([`additive_difference`]: `Δq = q_ref⁻¹ · q`); added with weight `w > 0`, it turns a
+//!   bone by `nlerp(identity, Δq, w)` after its own rotation (`q · nlerp(…)`), moves it by
+//!   `w·Δt` and scales it by `lerp(1, Δs, w)`; a negative weight takes the same amounts away.
+//!
+//! Poses scale only where their [`LocalPose::scales`] are not empty (IQM); the blend has
+//! scales where any layer or the rest pose has them. Every buffer belongs to the caller or
+//! to the [`Blender`], so a blend allocates nothing once its buffers have grown to the
+//! skeleton.
+
+use glam::{Quat, Vec3A, Vec4};
+
+use super::local::LocalPose;
+
+/// Which bones a layer plays, and how much of each.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mask<'a> {
+    /// Every bone, fully.
+    All,
+    /// The bones `first..=last` (as DarkPlaces' `skel_build` takes a range), fully; the
+    /// others not at all.
+    Range {
+        /// The first bone played.
+        first: usize,
+        /// The last bone played.
+        last: usize,
+    },
+    /// Per bone, a factor in `0..=1` (ozz's joint weights); bones past the slice's end are
+    /// not played.
+    Weights(&'a [f32]),
+}
+
+impl Mask<'_> {
+    /// The factor of `bone`: 0 outside the mask, its weight clamped to `0..=1` inside.
+    #[must_use]
+    pub fn factor(&self, bone: usize) -> f32 {
+        match *self {
+            Mask::All => 1.0,
+            Mask::Range { first, last } => f32::from(u8::from((first..=last).contains(&bone))),
+            Mask::Weights(w) => w.get(bone).map_or(0.0, |w| {
+                if w.is_finite() {
+                    w.clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            }),
+        }
+    }
+}
+
+/// One pose in a blend: what it contributes, and where.
+#[derive(Debug, Clone, Copy)]
+pub struct Layer<'a> {
+    /// A sampled pose of the skeleton (bones past its end do not contribute).
+    pub pose: &'a LocalPose,
+    /// Its weight; a weight that is not positive and finite contributes nothing.
+    pub weight: f32,
+    /// The bones it plays.
+    pub mask: Mask<'a>,
+}
+
+impl<'a> Layer<'a> {
+    /// `pose` on every bone with `weight`.
+    #[must_use]
+    pub fn new(pose: &'a LocalPose, weight: f32) -> Layer<'a> {
+        Layer {
+            pose,
+            weight,
+            mask: Mask::All,
+        }
+    }
+
+    /// This layer restricted to `mask`.
+    #[must_use]
+    pub fn masked(self, mask: Mask<'a>) -> Layer<'a> {
+        Layer { mask, ..self }
+    }
+
+    /// The weight this layer gives `bone`: its weight times its mask's factor, or 0.
+    fn weight_of(&self, bone: usize) -> f32 {
+        let w = self.weight * self.mask.factor(bone);
+        if w.is_finite() && w > 0.0 { w } else { 0.0 }
+    }
+}
+
+/// The running sums of one bone.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sum {
+    rotation: Vec4,
+    translation: Vec3A,
+    scale: Vec3A,
+    weight: f32,
+}
+
+impl Sum {
+    /// Adds `w` of a bone's rotation, translation and scale.
+    fn add(&mut self, (q, t): (Quat, Vec3A), s: Vec3A, w: f32) {
+        let q = Vec4::from(q);
+        // The same rotation in the hemisphere of what is summed so far.
+        let q = if self.rotation.dot(q) < 0.0 { -q } else { q };
+        self.rotation += q * w;
+        self.translation += t * w;
+        self.scale += s * w;
+        self.weight += w;
+    }
+}
+
+/// The scale of `bone` in `pose`: 1 where the pose does not scale.
+fn scale_of(pose: &LocalPose, bone: usize) -> Vec3A {
+    pose.scales.get(bone).copied().unwrap_or(Vec3A::ONE)
+}
+
+/// Blends poses into one, reusing its buffers from one frame to the next.
+///
+/// ```
+/// use skelmap_core::glam::{Quat, Vec3A};
+/// use skelmap_core::pose::LocalPose;
+/// use skelmap_core::pose::blend::{Blender, Layer, Mask};
+/// let pose = |angle: f32, x: f32| {
+///     let mut pose = LocalPose::default();
+///     pose.bones = vec![(Quat::from_rotation_z(angle), Vec3A::new(x, 0.0, 0.0)); 3];
+///     pose
+/// };
+/// let (rest, walk, run) = (pose(0.0, 0.0), pose(0.2, 1.0), pose(0.6, 3.0));
+/// let (mut blender, mut out) = (Blender::default(), LocalPose::default());
+/// // Walk everywhere, run on bones 1 and 2 as well: those get half of each.
+/// let layers = [Layer::new(&walk, 1.0), Layer::new(&run, 1.0).masked(Mask::Range { first: 1, last: 2 })];
+/// blender.blend(&rest, &layers, 0.1, &mut out);
+/// assert_eq!(out.bones[0].1, Vec3A::new(1.0, 0.0, 0.0));
+/// assert!(out.bones[2].1.abs_diff_eq(Vec3A::new(2.0, 0.0, 0.0), 1e-6));
+/// assert!(out.bones[2].0.abs_diff_eq(Quat::from_rotation_z(0.4), 1e-6));
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Blender {
+    sums: Vec<Sum>,
+}
+
+impl Blender {
+    /// `layers` blended over the `rest` pose into `out` (its bones and scales replaced; its
+    /// sampling scratch kept), for as many bones as `rest` has. A bone whose total weight is
+    /// below `threshold` takes `threshold − total` of its rest pose as well (a threshold
+    /// that is not positive and finite counts as 0; with no weight at all a bone holds its
+    /// rest pose).
+    pub fn blend(
+        &mut self,
+        rest: &LocalPose,
+        layers: &[Layer<'_>],
+        threshold: f32,
+        out: &mut LocalPose,
+    ) {
+        let bones = rest.bones.len();
+        self.sums.clear();
+        self.sums.resize(bones, Sum::default());
+        let threshold = if threshold.is_finite() && threshold > 0.0 {
+            threshold
+        } else {
+            0.0
+        };
+        let mut scales = !rest.scales.is_empty();
+        for layer in layers {
+            scales |= !layer.pose.scales.is_empty();
+            let played = layer.pose.bones.len().min(bones);
+            for (bone, sum) in self.sums.iter_mut().enumerate().take(played) {
+                let w = layer.weight_of(bone);
+                if w > 0.0 {
+                    sum.add(layer.pose.bones[bone], scale_of(layer.pose, bone), w);
+                }
+            }
+        }
+        out.bones.clear();
+        out.scales.clear();
+        for (bone, sum) in self.sums.iter_mut().enumerate() {
+            // No weight at all: the rest pose alone, whatever the threshold.
+            let fill = if sum.weight > 0.0 {
+                threshold - sum.weight
+            } else {
+                1.0
+            };
+            if fill > 0.0 {
+                sum.add(rest.bones[bone], scale_of(rest, bone), fill);
+            }
+            let inverse = 1.0 / sum.weight;
+            let rotation = sum.rotation.normalize_or(Vec4::W);
+            out.bones
+                .push((Quat::from_vec4(rotation), sum.translation * inverse));
+            if scales {
+                out.scales.push(sum.scale * inverse);
+            }
+        }
+    }
+
+    /// `layer`, an additive pose ([`additive_difference`]), added onto `pose` with the
+    /// layer's weight `w` (times its mask): each bone turned by `nlerp(identity, Δq, |w|)`
+    /// after its own rotation, moved by `w·Δt` and scaled by `lerp(1, Δs, |w|)`; a negative
+    /// weight applies the inverse turn and divides by the scale instead (ozz's subtractive
+    /// layers).
+    pub fn add(&self, layer: &Layer<'_>, pose: &mut LocalPose) {
+        let bones = pose.bones.len().min(layer.pose.bones.len());
+        let scales = !layer.pose.scales.is_empty();
+        if scales && pose.scales.len() < pose.bones.len() {
+            pose.scales.resize(pose.bones.len(), Vec3A::ONE);
+        }
+        for bone in 0..bones {
+            let w = layer.weight * layer.mask.factor(bone);
+            if !w.is_finite() || w == 0.0 {
+                continue;
+            }
+            let (dq, dt) = layer.pose.bones[bone];
+            let amount = w.abs();
+            let turn = Quat::IDENTITY.lerp(hemisphere(dq), amount).normalize();
+            let ds = Vec3A::ONE + (scale_of(layer.pose, bone) - Vec3A::ONE) * amount;
+            let (q, t) = &mut pose.bones[bone];
+            if w > 0.0 {
+                *q = (*q * turn).normalize();
+                *t += dt * amount;
+                if scales {
+                    pose.scales[bone] *= ds;
+                }
+            } else {
+                *q = (*q * turn.conjugate()).normalize();
+                *t -= dt * amount;
+                if scales {
+                    pose.scales[bone] /= ds;
+                }
+            }
+        }
+    }
+}
+
+/// `q` or `−q`, whichever has `w ≥ 0`: the shorter way from the identity.
+fn hemisphere(q: Quat) -> Quat {
+    if q.w < 0.0 { -q } else { q }
+}
+
+/// The additive difference of `pose` from `reference` into `out`, for the bones both have:
+/// per bone `Δq = q_ref⁻¹ · q`, `Δt = t − t_ref` and `Δs = s / s_ref` (ozz's additive
+/// animation), what [`Blender::add`] adds back (at weight 1 onto `reference`, `pose` again).
+pub fn additive_difference(pose: &LocalPose, reference: &LocalPose, out: &mut LocalPose) {
+    let bones = pose.bones.len().min(reference.bones.len());
+    out.bones.clear();
+    out.scales.clear();
+    for bone in 0..bones {
+        let ((q, t), (qr, tr)) = (pose.bones[bone], reference.bones[bone]);
+        out.bones.push(((qr.inverse() * q).normalize(), t - tr));
+    }
+    if !pose.scales.is_empty() || !reference.scales.is_empty() {
+        out.scales.extend((0..bones).map(|bone| {
+            let (s, r) = (scale_of(pose, bone), scale_of(reference, bone));
+            let safe = |c: f32| if c == 0.0 { 1.0 } else { c };
+            Vec3A::new(s.x / safe(r.x), s.y / safe(r.y), s.z / safe(r.z))
+        }));
+    }
+}
+
+/// The two weights of a crossfade from one clip to another over `duration` seconds, `time`
+/// seconds after it began: `(1 − u, u)` with `u = time / duration` clamped to `0..=1` (a
+/// duration that is not positive gives `(0, 1)`: the second clip at once).
+#[must_use]
+pub fn crossfade(time: f32, duration: f32) -> (f32, f32) {
+    let u = if duration > 0.0 && duration.is_finite() {
+        (time / duration).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    let u = if u.is_nan() { 0.0 } else { u };
+    (1.0 - u, u)
+}
