@@ -80,12 +80,13 @@ mod harness {
     /// local-to-model jobs with the offline builders that make their skeleton and animation
     /// (found by linking: the rest of the maths is inline in the headers).
     #[cfg(feature = "ozz")]
-    const OZZ_SOURCES: [&str; 14] = [
+    const OZZ_SOURCES: [&str; 15] = [
         "src/geometry/runtime/skinning_job.cc",
         "src/animation/runtime/animation.cc",
         "src/animation/runtime/skeleton.cc",
         "src/animation/runtime/sampling_job.cc",
         "src/animation/runtime/local_to_model_job.cc",
+        "src/animation/runtime/blending_job.cc",
         "src/animation/offline/animation_builder.cc",
         "src/animation/offline/skeleton_builder.cc",
         "src/animation/offline/raw_animation.cc",

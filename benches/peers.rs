@@ -7,7 +7,8 @@
 //!   out and the bench says which.
 //! - `ozz-skin-<input>` (feature `ozz`): ozz-animation 0.16's `SkinningJob` beside skelmap's
 //!   `PreparedMesh` on the same mesh and matrices, in vertices/s, on one thread and (synthetic
-//!   inputs) two; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
+//!   inputs) two; `ozz-blend-<n>`: ozz's `BlendingJob` beside skelmap's `pose::blend::Blender`,
+//!   `n` sampled layers of every corpus DPM; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
 //!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation (an IQM as
 //!   `iqm::Pair`, through its channel layout), in bones/s.
 //!   See the `ozz` module below.
@@ -654,6 +655,108 @@ mod ozz {
         let baked = pose::BakedFrames::new(m).unwrap();
         pose_row(group, BenchmarkId::new("skelmap-baked", name), &baked);
     }
+
+    /// ozz's `BlendingJob` beside `pose::blend::Blender` on every corpus DPM of at least two
+    /// frames, for 2 and 4 layers: layer `k` is the clip halfway between frames `k` and
+    /// `k + 1`, at weight `1 / (k + 1)`, over the rest pose (frame 0) with threshold 0.1.
+    /// Both sides sample their layers before timing; the rows time the blend alone. Before
+    /// timing, the blended model-space matrices are compared, as `ozz-pose` compares them.
+    pub fn blending(c: &mut Criterion) {
+        use skelmap::pose::blend::{Blender, Layer};
+        let mut ozz = Peer::spawn("ozz", HARNESS);
+        let dir = peer::data_dir();
+        for layers in [2usize, 4] {
+            let mut group = c.benchmark_group(format!("ozz-blend-{layers}"));
+            group
+                .sample_size(20)
+                .measurement_time(Duration::from_secs(2))
+                .warm_up_time(Duration::from_millis(500));
+            for (name, bytes) in common::corpus("dpm") {
+                let m = Dpm::parse(&bytes).unwrap();
+                let frames = m.num_frames();
+                if frames < 2 {
+                    continue;
+                }
+                let input = dir.join(format!("ozz-blend-{name}.bin"));
+                write_clip(&input, &m);
+                ozz.request(&format!("clip {name} {}", input.to_str().unwrap()))
+                    .unwrap_or_else(|e| panic!("ozz harness cannot build a clip of {name}: {e}"));
+                let _ = std::fs::remove_file(&input);
+                let mut rest = LocalPose::default();
+                pose::sample(&m, 0, 0, 0.0, Interpolation::Nlerp, &mut rest);
+                let poses: Vec<LocalPose> = (0..layers)
+                    .map(|k| {
+                        let f = k % (frames - 1);
+                        let mut p = LocalPose::default();
+                        pose::sample(&m, f, f + 1, 0.5, Interpolation::Nlerp, &mut p);
+                        p
+                    })
+                    .collect();
+                let stack: Vec<Layer<'_>> = poses
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| Layer::new(p, 1.0 / (k + 1) as f32))
+                    .collect();
+                let (mut blender, mut out, mut palette) =
+                    (Blender::default(), LocalPose::default(), Palette::default());
+                blender.blend(&rest, &stack, 0.1, &mut out);
+                palette.build(&m, &out);
+                let dump = dir.join(format!("ozz-blend-{name}.out"));
+                let shown = dump.to_str().unwrap();
+                ozz.request(&format!("blenddump {name} 1 {layers} {shown}"))
+                    .unwrap_or_else(|e| panic!("ozz blenddump {name}: {e}"));
+                let theirs: Vec<f32> = std::fs::read(&dump)
+                    .unwrap()
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
+                let _ = std::fs::remove_file(&dump);
+                assert_eq!(theirs.len(), palette.world.len() * 16, "{name}");
+                let (mut rotation, mut translation, mut extent) = (0.0f32, 0.0f32, 0.0f32);
+                for (world, t) in palette.world.iter().zip(theirs.chunks_exact(16)) {
+                    let c = world.to_cols_array();
+                    for col in 0..4 {
+                        for row in 0..3 {
+                            let d = (c[col * 3 + row] - t[col * 4 + row]).abs();
+                            if col < 3 {
+                                rotation = rotation.max(d);
+                            } else {
+                                translation = translation.max(d);
+                                extent = extent.max(c[col * 3 + row].abs());
+                            }
+                        }
+                    }
+                }
+                println!(
+                    "ozz-blend-{layers} {name}: {} joints; blended model-space matrices: max \
+                     |Δrotation| {rotation:.3e}, max |Δtranslation| {translation:.3e} (extent \
+                     {extent:.3e})",
+                    palette.world.len()
+                );
+                assert!(
+                    rotation <= MATRIX_ROTATION_TOLERANCE
+                        && translation <= MATRIX_TRANSLATION_TOLERANCE * extent.max(1.0),
+                    "{name}: ozz's and skelmap's blends disagree beyond the tolerance"
+                );
+                group.throughput(Throughput::Elements(palette.world.len() as u64));
+                group.bench_function(BenchmarkId::new("ozz", &name), |b| {
+                    b.iter_custom(|iters| {
+                        let words = ozz
+                            .request(&format!("blend {name} 1 {layers} {iters}"))
+                            .unwrap_or_else(|e| panic!("ozz blend {name}: {e}"));
+                        Duration::from_nanos(words[0].parse().unwrap())
+                    })
+                });
+                group.bench_function(BenchmarkId::new("skelmap", &name), |b| {
+                    b.iter(|| {
+                        blender.blend(&rest, &stack, 0.1, &mut out);
+                        std::hint::black_box(&out);
+                    })
+                });
+            }
+            group.finish();
+        }
+    }
 }
 
 /// The system assimp library (`apt-get install libassimp-dev`; Debian 12 ships 5.2.5) beside
@@ -1085,6 +1188,8 @@ fn all(c: &mut Criterion) {
     ozz::skinning(c);
     #[cfg(feature = "ozz")]
     ozz::playback(c);
+    #[cfg(feature = "ozz")]
+    ozz::blending(c);
     #[cfg(feature = "assimp")]
     assimp::import(c);
 }

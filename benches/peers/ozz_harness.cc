@@ -66,6 +66,7 @@
 #include "ozz/animation/offline/raw_skeleton.h"
 #include "ozz/animation/offline/skeleton_builder.h"
 #include "ozz/animation/runtime/animation.h"
+#include "ozz/animation/runtime/blending_job.h"
 #include "ozz/animation/runtime/local_to_model_job.h"
 #include "ozz/animation/runtime/sampling_job.h"
 #include "ozz/animation/runtime/skeleton.h"
@@ -242,6 +243,9 @@ struct Clip {
   std::vector<int> ozz_index;
   int frames = 0;
   int frame = 0;  // the frame the next `run` call starts from
+  // `blend`: the sampled layers and the blended pose.
+  std::vector<std::vector<ozz::math::SoaTransform>> layer_poses;
+  std::vector<ozz::math::SoaTransform> blended;
 };
 
 // A key of the clip file: `stride` floats (7, or 10 with scale).
@@ -354,6 +358,41 @@ bool pose(Clip& clip, int frame) {
   local_to_model.input = ozz::make_span(clip.locals);
   local_to_model.output = ozz::make_span(clip.models);
   return sampling.Run() && local_to_model.Run();
+}
+
+// Samples `layers` poses of `clip` (layer k halfway between frames k and k + 1, wrapping
+// past the last frame) for `blend`, untimed.
+bool sample_layers(Clip& clip, int layers) {
+  clip.layer_poses.assign(layers, std::vector<ozz::math::SoaTransform>(
+                                      clip.skeleton->num_soa_joints()));
+  clip.blended.resize(clip.skeleton->num_soa_joints());
+  for (int k = 0; k < layers; ++k) {
+    ozz::animation::SamplingJob sampling;
+    sampling.animation = clip.animation.get();
+    sampling.context = clip.context.get();
+    const int frame = k % (clip.frames - 1);
+    sampling.ratio = (static_cast<float>(frame) + 0.5f) /
+                     static_cast<float>(clip.frames - 1);
+    sampling.output = ozz::make_span(clip.layer_poses[k]);
+    if (!sampling.Run()) return false;
+  }
+  return true;
+}
+
+// The sampled layers blended over the rest pose (layer k at weight 1 / (k + 1), threshold
+// 0.1) into `clip.blended`, as the bench's skelmap side blends them.
+bool blend(Clip& clip) {
+  std::vector<ozz::animation::BlendingJob::Layer> layers(clip.layer_poses.size());
+  for (size_t k = 0; k < layers.size(); ++k) {
+    layers[k].weight = 1.f / static_cast<float>(k + 1);
+    layers[k].transform = ozz::make_span(clip.layer_poses[k]);
+  }
+  ozz::animation::BlendingJob job;
+  job.threshold = 0.1f;
+  job.layers = ozz::make_span(layers);
+  job.rest_pose = clip.skeleton->joint_rest_poses();
+  job.output = ozz::make_span(clip.blended);
+  return job.Run();
 }
 
 // One persistent worker thread: `run` hands it a task and returns at once; `wait` blocks
@@ -484,6 +523,52 @@ int main() {
         const auto ns =
             std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start);
         std::cout << "ok " << ns.count() << std::endl;
+      } else if (command == "blend" || command == "blenddump") {
+        // `blend NAME 1 LAYERS ITERS`: times ITERS blends of LAYERS sampled poses;
+        // `blenddump NAME 1 LAYERS PATH`: one blend, its model-space matrices written.
+        int count = 0;
+        words >> count;
+        if (count < 1 || clip.frames < 2 || !sample_layers(clip, count)) {
+          std::cout << "err cannot sample the layers" << std::endl;
+          continue;
+        }
+        if (command == "blend") {
+          uint64_t iters = 0;
+          words >> iters;
+          bool ok = true;
+          const auto start = std::chrono::steady_clock::now();
+          for (uint64_t i = 0; i < iters; ++i) ok &= blend(clip);
+          const auto stop = std::chrono::steady_clock::now();
+          const auto ns =
+              std::chrono::duration_cast<std::chrono::nanoseconds>(stop - start);
+          if (ok) {
+            std::cout << "ok " << ns.count() << std::endl;
+          } else {
+            std::cout << "err a job failed" << std::endl;
+          }
+          continue;
+        }
+        std::string path;
+        words >> path;
+        ozz::animation::LocalToModelJob local_to_model;
+        local_to_model.skeleton = clip.skeleton.get();
+        local_to_model.input = ozz::make_span(clip.blended);
+        local_to_model.output = ozz::make_span(clip.models);
+        if (!blend(clip) || !local_to_model.Run()) {
+          std::cout << "err a job failed" << std::endl;
+          continue;
+        }
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        for (int ozz_joint : clip.ozz_index) {
+          const ozz::math::Float4x4& m = clip.models[ozz_joint];
+          float column[4];
+          for (const auto& c : m.cols) {
+            ozz::math::StorePtrU(c, column);
+            out.write(reinterpret_cast<const char*>(column), sizeof column);
+          }
+        }
+        out.close();
+        std::cout << (out ? "ok" : "err cannot write the dump") << std::endl;
       } else if (command == "dump") {
         std::string path;
         words >> path;
