@@ -104,14 +104,14 @@ struct Sum {
 }
 
 impl Sum {
-    /// Adds `w` of a bone's rotation, translation and scale.
-    fn add(&mut self, (q, t): (Quat, Vec3A), s: Vec3A, w: f32) {
+    /// Adds `w` of a bone's rotation and translation.
+    #[inline]
+    fn add(&mut self, (q, t): (Quat, Vec3A), w: f32) {
         let q = Vec4::from(q);
         // The same rotation in the hemisphere of what is summed so far.
         let q = if self.rotation.dot(q) < 0.0 { -q } else { q };
         self.rotation += q * w;
         self.translation += t * w;
-        self.scale += s * w;
         self.weight += w;
     }
 }
@@ -167,20 +167,43 @@ impl Blender {
         } else {
             0.0
         };
-        let mut scales = !rest.scales.is_empty();
+        // Scales are summed only where some pose has them (IQM).
+        let scales = !rest.scales.is_empty() || layers.iter().any(|l| !l.pose.scales.is_empty());
         for layer in layers {
-            scales |= !layer.pose.scales.is_empty();
             let played = layer.pose.bones.len().min(bones);
-            for (bone, sum) in self.sums.iter_mut().enumerate().take(played) {
+            let poses = &layer.pose.bones[..played];
+            let sums = &mut self.sums[..played];
+            if layer.mask == Mask::All {
+                // One weight for every bone: no mask to look up.
+                let w = layer.weight_of(0);
+                if w > 0.0 {
+                    for (sum, &pose) in sums.iter_mut().zip(poses) {
+                        sum.add(pose, w);
+                    }
+                    if scales {
+                        for (bone, sum) in sums.iter_mut().enumerate() {
+                            sum.scale += scale_of(layer.pose, bone) * w;
+                        }
+                    }
+                }
+                continue;
+            }
+            for (bone, (sum, &pose)) in sums.iter_mut().zip(poses).enumerate() {
                 let w = layer.weight_of(bone);
                 if w > 0.0 {
-                    sum.add(layer.pose.bones[bone], scale_of(layer.pose, bone), w);
+                    sum.add(pose, w);
+                    if scales {
+                        sum.scale += scale_of(layer.pose, bone) * w;
+                    }
                 }
             }
         }
-        out.bones.clear();
+        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
         out.scales.clear();
-        for (bone, sum) in self.sums.iter_mut().enumerate() {
+        if scales {
+            out.scales.resize(bones, Vec3A::ONE);
+        }
+        for (bone, (sum, out_bone)) in self.sums.iter_mut().zip(&mut out.bones).enumerate() {
             // No weight at all: the rest pose alone, whatever the threshold.
             let fill = if sum.weight > 0.0 {
                 threshold - sum.weight
@@ -188,14 +211,18 @@ impl Blender {
                 1.0
             };
             if fill > 0.0 {
-                sum.add(rest.bones[bone], scale_of(rest, bone), fill);
+                sum.add(rest.bones[bone], fill);
+                if scales {
+                    sum.scale += scale_of(rest, bone) * fill;
+                }
             }
             let inverse = 1.0 / sum.weight;
             let rotation = sum.rotation.normalize_or(Vec4::W);
-            out.bones
-                .push((Quat::from_vec4(rotation), sum.translation * inverse));
-            if scales {
-                out.scales.push(sum.scale * inverse);
+            *out_bone = (Quat::from_vec4(rotation), sum.translation * inverse);
+        }
+        if scales {
+            for (scale, sum) in out.scales.iter_mut().zip(&self.sums) {
+                *scale = sum.scale / sum.weight;
             }
         }
     }
