@@ -10,8 +10,8 @@
 //! ([`read_pass`]), so that the fraction does not flatter the kernel. Every figure is the
 //! median of three timed slices; a kernel's slices alternate with its read pass's, and its
 //! fraction is the median of the three pairs' ratios, so that a burst of load on a shared
-//! machine slows both sides of a ratio. Criterion benches (`cargo bench`) remain the reference; this
-//! is a quick look.
+//! machine slows both sides of a ratio. Criterion benches (`cargo bench`) remain the
+//! reference; this is a quick look.
 //!
 //! A line is timed only after its kernel ran once on one instance and succeeded, with every
 //! output finite: a kernel that refuses its input (dual quaternions on a pose that scales)
