@@ -8,8 +8,10 @@
 //! per-instance input, once per instance, on the same number of threads (so both read the
 //! same bytes from the same cache level), with the widest loads the CPU has
 //! ([`read_pass`]), so that the fraction does not flatter the kernel. Every figure is the
-//! median of three timed slices. Criterion benches (`cargo bench`) remain the reference; this
-//! is a quick look.
+//! median of three timed slices; a kernel's slices alternate with its read pass's, and its
+//! fraction is the median of the three pairs' ratios, so that a burst of load on a shared
+//! machine slows both sides of a ratio. Criterion benches (`cargo bench`) remain the
+//! reference; this is a quick look.
 //!
 //! A line is timed only after its kernel ran once on one instance and succeeded, with every
 //! output finite: a kernel that refuses its input (dual quaternions on a pose that scales)
@@ -329,7 +331,10 @@ fn timed_lines(
 }
 
 /// One line timed on one pool over the instances `out`, beside the read pass over as many
-/// bytes as its input on the same pool.
+/// bytes as its input on the same pool. The two alternate, a slice each, three times, and the
+/// roofline fraction is the median of each pair's ratio: on a shared machine a burst of load
+/// that slows one slice would otherwise put a real kernel above a roofline measured before
+/// the burst.
 fn time_line(
     line: &Line<'_>,
     (threads, pool): (usize, &rayon::ThreadPool),
@@ -339,7 +344,7 @@ fn time_line(
 ) -> KernelReport {
     let (instances, vertices) = (out.len(), out.first().map_or(0, |(p, _)| p.len()));
     let roof = vec![1u8; line.input_bytes.max(1)];
-    let roof_rate = median_rate(seconds, || {
+    let mut read = || {
         pool.install(|| {
             let sum = (0..instances)
                 .into_par_iter()
@@ -347,17 +352,31 @@ fn time_line(
                 .reduce(|| 0, u64::wrapping_add);
             std::hint::black_box(sum);
         });
-    }) * (instances * roof.len()) as f64;
-    let rate = median_rate(seconds, || {
+    };
+    let mut skin = || {
         pool.install(|| {
             out.par_iter_mut().for_each(|(p, n)| {
                 // Checked above; the same input refuses the same way every time.
                 let _ = std::hint::black_box((line.kernel)(p, n));
             });
         });
-    });
-    let input = rate * (instances * line.input_bytes) as f64;
-    let roofline_fraction = input / roof_rate.max(1.0);
+    };
+    read();
+    skin();
+    // Per pair of slices: the kernel's calls per second and its input rate over the read's.
+    let (read_bytes, input_bytes) = (
+        (instances * roof.len()) as f64,
+        (instances * line.input_bytes) as f64,
+    );
+    let mut rates = [0.0f64; 3];
+    let mut fractions = [0.0f64; 3];
+    for (rate, fraction) in rates.iter_mut().zip(&mut fractions) {
+        let roof_rate = slice_rate(seconds / 3.0, &mut read) * read_bytes;
+        *rate = slice_rate(seconds / 3.0, &mut skin);
+        *fraction = *rate * input_bytes / roof_rate.max(1.0);
+    }
+    let (rate, roofline_fraction) = (median(rates), median(fractions));
+    let input = rate * input_bytes;
     KernelReport {
         name: line.name.clone(),
         layout: line.layout,
@@ -464,16 +483,26 @@ fn median_rate(seconds: f64, mut f: impl FnMut()) -> f64 {
     f();
     let mut rates = [0.0f64; 3];
     for rate in &mut rates {
-        let start = Instant::now();
-        let mut calls = 0u64;
-        while start.elapsed().as_secs_f64() < seconds / 3.0 || calls == 0 {
-            f();
-            calls += 1;
-        }
-        *rate = calls as f64 / start.elapsed().as_secs_f64().max(1e-9);
+        *rate = slice_rate(seconds / 3.0, &mut f);
     }
-    rates.sort_by(f64::total_cmp);
-    rates[1]
+    median(rates)
+}
+
+/// Calls of `f` a second over one slice of about `seconds` (at least one call).
+fn slice_rate(seconds: f64, f: &mut impl FnMut()) -> f64 {
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while start.elapsed().as_secs_f64() < seconds || calls == 0 {
+        f();
+        calls += 1;
+    }
+    calls as f64 / start.elapsed().as_secs_f64().max(1e-9)
+}
+
+/// The middle of three figures.
+fn median(mut figures: [f64; 3]) -> f64 {
+    figures.sort_by(f64::total_cmp);
+    figures[1]
 }
 
 /// How long sampling and concatenating one pose takes, per bone: straight from the file, and

@@ -169,6 +169,11 @@ pub fn export(
     if let Some(line) = materials {
         say!("{line}");
     }
+    if kind != "obj" {
+        for note in gltf::influence_notes(&asset, &options) {
+            say!("note: {note}");
+        }
+    }
     warn_replaced(&asset);
     Ok(ExitCode::SUCCESS)
 }
@@ -196,11 +201,11 @@ fn export_to_stdout(
         load::textures(path, &mut asset, companions, &mut Outputs::new())?;
     }
     let fail = |e: skelmap_export::Error| format!("{}: {e}", path.display());
+    let options = gltf::Options {
+        all_influences: args.all_influences,
+        no_animations: args.no_animations,
+    };
     let text = if kind == "gltf" {
-        let options = gltf::Options {
-            all_influences: args.all_influences,
-            no_animations: args.no_animations,
-        };
         // The buffer is known only once written: written once to learn it, then again with
         // it as the URI.
         let (_, data) = gltf::to_gltf(&asset, &options, "buffer.bin").map_err(fail)?;
@@ -225,6 +230,11 @@ fn export_to_stdout(
         count(asset.num_triangles() as u64, "triangle", "triangles"),
         posed(&asset)
     );
+    if kind == "gltf" {
+        for note in gltf::influence_notes(&asset, &options) {
+            anstream::eprintln!("note: {note}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

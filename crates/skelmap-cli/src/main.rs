@@ -184,7 +184,8 @@ enum Command {
         frame: Option<usize>,
         #[command(flatten)]
         at: ClipArgs,
-        /// glTF: keep every influence (JOINTS_n/WEIGHTS_n sets) instead of the top 4.
+        /// glTF: keep every influence (JOINTS_n/WEIGHTS_n sets) instead of the 4 a vertex that
+        /// err least over the frames (a note says how many vertices had more).
         #[arg(long)]
         all_influences: bool,
         /// glTF: leave the animations (and the MDL/HMP morph targets they play) out.

@@ -1777,3 +1777,36 @@ fn convert_writes_md3_and_md2_and_measures_every_frame() {
     let info = skelmap(&["info", dir.join("rig2.md3").to_str().unwrap()]);
     assert!(stdout(&info).contains("tag_weapon"), "{}", stdout(&info));
 }
+
+/// `export` to glTF keeps four influences a vertex unless `--all-influences`, chosen as the
+/// other writers choose them, and says so in a note (on standard output beside the file it
+/// wrote, on standard error when the glTF goes to standard output); with every influence kept
+/// there is no note.
+#[test]
+fn export_says_which_influences_a_gltf_keeps() {
+    let Some(path) = skelmap_testkit::corpus_path("dpm/xon_monsters_nanomage_lod2.dpm") else {
+        return;
+    };
+    let dir = temp_dir("export-influences");
+    let note = "note: 412 vertices had more than 4 influences; the 4 whose largest error over \
+                551 frames is smallest were kept (118 differ from the 4 heaviest)";
+    let path = path.to_str().unwrap();
+    let glb = dir.join("m.glb");
+    let out = skelmap(&["export", path, "-o", glb.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).lines().any(|l| l == note), "{}", stdout(&out));
+    let out = skelmap(&["export", path, "-o", "-", "--format", "gltf"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).lines().any(|l| l == note), "{}", stderr(&out));
+    let all = dir.join("all.glb");
+    let out = skelmap(&[
+        "export",
+        path,
+        "-o",
+        all.to_str().unwrap(),
+        "--all-influences",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("note:"), "{}", stdout(&out));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -345,3 +345,110 @@ fn morph_buffers_keep_the_records_and_grids_of_the_file() {
         assert_eq!(morph.grids[f].scale, [x, y, z, 0.0]);
     }
 }
+
+/// A DPM whose vertex 0, at the origin, weighs 0.4, 0.3 and three bit-identical 0.1 on
+/// bones 0 to 4, all bound at the identity; vertices 1 and 2 hang on bone 0 alone. With
+/// `swing`, frame 1 moves bone 4 (the last of the three tied at the cut) 10 units along X.
+/// By weight, ties to the lower bone, the four kept are 0 to 3, which miss bone 4's pull of
+/// 1 unit; keeping 0, 1, 2 and 4 misses a ninth of it (bones 2 and 3 swap in a tie the
+/// first listed wins). Golem's worst vertex has this shape.
+pub(super) fn tied_at_the_cut(swing: bool) -> Vec<u8> {
+    use skelmap::dpm::{self, BoneDef, FrameDef, Influence, MeshDef};
+    let weights: [f32; 5] = [0.4, 0.3, 0.1, 0.1, 0.1];
+    let mut b = dpm::Builder {
+        bones: (0..5).map(|j| BoneDef::new(format!("b{j}"), -1)).collect(),
+        ..dpm::Builder::default()
+    };
+    let up = [0.0, 0.0, 1.0];
+    let vertex0 = weights
+        .iter()
+        .enumerate()
+        .map(|(j, &w)| Influence::weighted(j as u32, w, [0.0; 3], up))
+        .collect();
+    b.meshes.push(MeshDef {
+        shader: b"tied".to_vec(),
+        vertices: vec![
+            vertex0,
+            vec![Influence::weighted(0, 1.0, [1.0, 0.0, 0.0], up)],
+            vec![Influence::weighted(0, 1.0, [0.0, 1.0, 0.0], up)],
+        ],
+        texcoords: vec![[0.0; 2]; 3],
+        triangles: vec![[0, 1, 2]],
+        group_ids: vec![0],
+    });
+    b.frames
+        .push(FrameDef::new("bind", vec![dpm::write::IDENTITY; 5]));
+    if swing {
+        let mut poses = vec![dpm::write::IDENTITY; 5];
+        poses[4][0][3] = 10.0;
+        b.frames.push(FrameDef::new("swing", poses));
+    }
+    b.write().unwrap()
+}
+
+/// The four influences (joint, weight) of the GPU vertex made from source vertex 0.
+fn first_vertex_influences(mesh: &gpu::Mesh) -> Vec<(u16, u32)> {
+    let v = mesh.sources.iter().position(|s| *s == [0, 0]).unwrap();
+    (0..4).map(|k| mesh.skin.influence(v, k).unwrap()).collect()
+}
+
+/// `tied_at_the_cut`: the buffers keep bones 0, 1, 2 and 4, and `gpu_error` is exactly what
+/// their rounded weights miss of bone 4's pull, a ninth of the unit the heaviest four miss,
+/// over the bind diagonal (√2); the note says one vertex differs from its heaviest four.
+#[test]
+fn gpu_buffers_keep_the_tied_bone_that_moves() {
+    let bytes = tied_at_the_cut(true);
+    let model = Model::from_bytes(&bytes).unwrap();
+    for precision in [Precision::Unorm8, Precision::Unorm16] {
+        let what = format!("{precision:?}");
+        let choice = options(Influences::Four, precision);
+        let mesh = model.gpu_mesh(&choice).unwrap();
+        let kept = first_vertex_influences(&mesh);
+        assert_eq!(
+            kept.iter().map(|k| k.0).collect::<Vec<_>>(),
+            [0, 1, 2, 4],
+            "{what}"
+        );
+        assert_eq!(
+            mesh.notes,
+            [
+                "1 vertices had more than 4 influences; the 4 whose largest error over 2 frames \
+              is smallest were kept (1 differ from the 4 heaviest)"
+            ],
+            "{what}"
+        );
+        // Bone 4 carries a ninth of the kept weight, rounded: the vertex lands at 10 times
+        // that, where the file puts it at 1.
+        let one = precision.one() as f32;
+        let missed = (10.0 * kept[3].1 as f32 / one - 1.0).abs();
+        assert!((missed - 1.0 / 9.0).abs() < 5.0 / one, "{what}: {missed}");
+        let error = model.gpu_error(&choice).unwrap();
+        assert_eq!(error.size, 2f32.sqrt(), "{what}");
+        assert!(
+            (error.max * error.size - missed).abs() < 1e-6,
+            "{what}: {error} against {missed}"
+        );
+        // The heaviest four would have missed bone 4's whole pull: 1 unit.
+        assert!(error.max * error.size < 0.15, "{what}: {error}");
+    }
+}
+
+/// The same vertex in a model of one frame: nothing moves to choose by, so the buffers keep
+/// the heaviest four (bones 0 to 3, the tie to the lower bones), and the note says why.
+#[test]
+fn gpu_buffers_of_one_frame_keep_the_heaviest() {
+    let bytes = tied_at_the_cut(false);
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mesh = model
+        .gpu_mesh(&options(Influences::Four, Precision::Unorm16))
+        .unwrap();
+    let kept = first_vertex_influences(&mesh);
+    assert_eq!(kept.iter().map(|k| k.0).collect::<Vec<_>>(), [0, 1, 2, 3]);
+    assert_eq!(
+        mesh.notes,
+        [
+            "1 vertices had more than 4 influences; their 4 heaviest were kept (1 frames: no \
+          motion to choose by)"
+        ]
+    );
+}

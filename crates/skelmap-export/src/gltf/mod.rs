@@ -61,7 +61,8 @@ use skelmap_core::gpu;
 /// Choices for the glTF writer.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
-    /// Keep every influence (`JOINTS_n`/`WEIGHTS_n` sets of 4) instead of the top 4.
+    /// Keep every influence (`JOINTS_n`/`WEIGHTS_n` sets of 4) instead of the 4 a vertex
+    /// whose largest error over the frames is least ([`influence_notes`] says what was cut).
     pub all_influences: bool,
     /// Leave the animations out.
     pub no_animations: bool,
@@ -107,6 +108,35 @@ pub fn document(
     }
     b.scene(asset.format, scene_nodes);
     b.finish(bin_uri)
+}
+
+/// What writing `asset` with `options` does to its influences, in words: where a vertex has
+/// more than four and `all_influences` is off, the notes of [`asset::Influences::cut`] over
+/// every mesh (how many vertices had more, whether the four kept were chosen by their error
+/// over the frames or are the heaviest, and why). [`document`] makes the same choice; this
+/// makes it again, for a caller that reports it.
+///
+/// ```
+/// use skelmap_core::{Model, model::convert, synth};
+/// use skelmap_export::gltf;
+/// let bytes = synth::tube(&Default::default()).write()?;
+/// let asset = convert::asset_of(&Model::from_bytes(&bytes)?)?;
+/// // The tube's vertices have at most three influences: nothing is cut.
+/// assert!(gltf::influence_notes(&asset, &gltf::Options::default()).is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn influence_notes(asset: &Asset, options: &Options) -> Vec<String> {
+    if options.all_influences {
+        return Vec::new();
+    }
+    let asset = &*asset.with_up(UpAxis::Y);
+    let frames = SkinFrames::of_asset(asset);
+    let mut total = asset::cut::Cut::default();
+    for mesh in &asset.meshes {
+        total.add(&mesh.influences.cut(&mesh.positions, 4, &frames));
+    }
+    total.notes("vertices")
 }
 
 /// Writes `asset` as one binary glTF (`.glb`).
