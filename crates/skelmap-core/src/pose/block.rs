@@ -29,6 +29,10 @@ pub(crate) struct Block {
     pub(crate) scale: [[f32; LANES]; NUM_CHANNELS],
     /// Per channel, the lanes that read a value.
     pub(crate) reads: [u16; NUM_CHANNELS],
+    /// One past the last byte any lane reads (`byte + 4` at most; 0 where none reads): a
+    /// frame at least this long holds every word the block gathers, checked once per frame
+    /// instead of lane by lane.
+    pub(crate) reads_end: u32,
 }
 
 impl Default for Block {
@@ -40,6 +44,7 @@ impl Default for Block {
             offset: [[0.0; LANES]; NUM_CHANNELS],
             scale: [[0.0; LANES]; NUM_CHANNELS],
             reads: [0; NUM_CHANNELS],
+            reads_end: 0,
         }
     }
 }

@@ -115,6 +115,7 @@ impl ChannelLayout {
                     block.shift[c][lane] = if last { 16 } else { 0 };
                     block.scale[c][lane] = bone.scale[c];
                     block.reads[c] |= 1 << lane;
+                    block.reads_end = (block.reads_end).max(block.byte[c][lane].saturating_add(4));
                 }
                 at += 1;
             }
@@ -380,6 +381,40 @@ mod tests {
                         None,
                     ));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_step_reads_only_frames_that_hold_every_gathered_word() {
+        let (layout, values) = random(17, 0x51ed_270b);
+        let n = layout.values_per_frame();
+        let bytes: &[u8] = bytemuck::cast_slice(&values[..n]);
+        for block in &layout.blocks {
+            // The end found once is the furthest word a reading lane gathers.
+            let furthest = (0..NUM_CHANNELS)
+                .flat_map(|c| (0..LANES).map(move |l| (c, l)))
+                .filter(|&(c, l)| block.reads[c] >> l & 1 == 1)
+                .map(|(c, l)| block.byte[c][l] + 4)
+                .max()
+                .unwrap_or(0);
+            assert_eq!(block.reads_end, furthest);
+            assert!(furthest as usize <= bytes.len());
+            if std::arch::is_x86_feature_detected!("avx512f") && furthest > 0 {
+                let short = &bytes[..furthest as usize - 1];
+                let step = |frame| {
+                    super::super::lanes::channels_nlerp(
+                        block,
+                        Some(frame),
+                        Some(frame),
+                        0.5,
+                        1,
+                        &mut Vec::new(),
+                        None,
+                    )
+                };
+                assert!(!step(short), "a frame one byte short is refused");
+                assert!(step(&bytes[..furthest as usize]));
             }
         }
     }
