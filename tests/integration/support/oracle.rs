@@ -60,12 +60,30 @@ pub fn assert_same_points(ours: &[[f32; 3]], theirs: &[[f32; 3]], what: &str) {
     }
 }
 
+/// The tools built so far, by option: one build per option and process, so that tests
+/// running at once never execute a tool another is still writing.
+static TOOLS: std::sync::Mutex<std::collections::BTreeMap<String, Option<PathBuf>>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
 /// A C program that loads a model with assimp's keyframe option `option`
 /// (`AI_CONFIG_IMPORT_MD2_KEYFRAME`, …) set to its second argument and prints every vertex of
 /// every mesh as stored (no node transform): built with the system's `cc` and `libassimp`,
 /// `None` (a skip) where either is missing, a failure then when `SKELMAP_REQUIRE_ASSIMP` is
 /// set.
 pub fn keyframe_tool(option: &str) -> Option<PathBuf> {
+    let mut tools = TOOLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(tool) = tools.get(option) {
+        return tool.clone();
+    }
+    let tool = build_keyframe_tool(option);
+    tools.insert(option.to_string(), tool.clone());
+    tool
+}
+
+/// Compiles the keyframe program for `option` ([`keyframe_tool`]).
+fn build_keyframe_tool(option: &str) -> Option<PathBuf> {
     let source = format!(
         r#"
 #include <assimp/cimport.h>

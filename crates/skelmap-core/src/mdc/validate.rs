@@ -305,9 +305,130 @@ fn surface<'data>(
         field(offset_of!(MdcSurface, name)),
         &header.name,
     )?;
+    check_layout(header, base, &fields, counts.frames, empty)?;
+    if empty {
+        return Ok(Step::Empty(fields.end));
+    }
+    let surface = read_surface(reader, header, base, &fields, counts.frames)?;
+    let rel = |v: &I32<Le>| base + u64::from(v.get() as u32);
+    for (i, shader) in surface.shaders.iter().enumerate() {
+        let offset = record_offset::<Md3Shader>(rel(&header.ofs_shaders), i);
+        idp3::terminated(
+            FORMAT,
+            "shader.name",
+            at(offset, offset_of!(Md3Shader, name)),
+            &shader.name,
+        )?;
+    }
+    let triangles_at = rel(&header.ofs_triangles);
+    idp3::check_triangles(FORMAT, surface.triangles, triangles_at, fields.verts)?;
+    check_frame_table(
+        "surface.frame_base_frames",
+        surface.base_frames,
+        rel(&header.ofs_frame_base_frames),
+        fields.base_frames,
+        false,
+    )?;
+    if fields.comp_frames > 0 {
+        check_frame_table(
+            "surface.frame_comp_frames",
+            surface.comp_frames,
+            rel(&header.ofs_frame_comp_frames),
+            fields.comp_frames,
+            true,
+        )?;
+    }
+    if let Some(i) = surface
+        .st
+        .iter()
+        .position(|s| !(s.st[0].get().is_finite() && s.st[1].get().is_finite()))
+    {
+        let offset = record_offset::<Md3St>(rel(&header.ofs_st), i);
+        diag.warn(
+            FORMAT,
+            WarningKind::NonFiniteTexcoord,
+            "surface.st",
+            offset,
+            || "a texture coordinate is NaN or infinite".into(),
+        );
+    }
+    Ok(Step::Next(surface, fields.end))
+}
+
+/// The arrays of the surface whose header is at `base`, each read where its offset says
+/// (rule 7 has placed them), and its end inside the file.
+fn read_surface<'data>(
+    reader: Reader<'data>,
+    header: &'data MdcSurface,
+    base: u64,
+    fields: &SurfaceFields,
+    frames: u32,
+) -> Result<Surface<'data>> {
     let rel = |v: &I32<Le>| base + u64::from(v.get() as u32);
     let n = u64::from(fields.verts);
-    let tables = u64::from(counts.frames) * 2;
+    let shaders = reader.slice_at::<Md3Shader>(
+        "surface.shaders",
+        rel(&header.ofs_shaders),
+        fields.shaders.into(),
+    )?;
+    let triangles = reader.slice_at::<Md3Triangle>(
+        "surface.triangles",
+        rel(&header.ofs_triangles),
+        fields.triangles.into(),
+    )?;
+    let st = reader.slice_at::<Md3St>("surface.st", rel(&header.ofs_st), n)?;
+    let xyz = reader.slice_at::<Md3XyzNormal>(
+        "surface.xyz_normals",
+        rel(&header.ofs_xyz_normals),
+        n * u64::from(fields.base_frames),
+    )?;
+    let comp = reader.slice_at::<MdcXyzCompressed>(
+        "surface.xyz_compressed",
+        rel(&header.ofs_xyz_compressed),
+        n * u64::from(fields.comp_frames),
+    )?;
+    let base_frames = reader.slice_at::<I16<Le>>(
+        "surface.frame_base_frames",
+        rel(&header.ofs_frame_base_frames),
+        frames.into(),
+    )?;
+    let comp_frames = reader.slice_at::<I16<Le>>(
+        "surface.frame_comp_frames",
+        rel(&header.ofs_frame_comp_frames),
+        frames.into(),
+    )?;
+    // The surface's end inside the file too: the next surface starts there.
+    if base + u64::from(fields.end) > reader.len() {
+        return Err(reader.truncated("surface", base, fields.end.into()));
+    }
+    Ok(Surface {
+        header,
+        offset: base,
+        shaders,
+        triangles,
+        st,
+        xyz,
+        comp,
+        base_frames,
+        comp_frames,
+        num_verts: fields.verts,
+        has_comp: fields.comp_frames > 0,
+    })
+}
+
+/// Rule 7 for the surface whose header is at `base`: its seven arrays, in offset order, each
+/// after the header and the one before, all ending by `ofs_end` (the frame tables count only
+/// for a surface with vertices).
+fn check_layout(
+    header: &MdcSurface,
+    base: u64,
+    fields: &SurfaceFields,
+    frames: u32,
+    empty: bool,
+) -> Result<()> {
+    let field = |f: usize| at(base, f);
+    let n = u64::from(fields.verts);
+    let tables = u64::from(frames) * 2;
     let array = |what: &'static str, f: usize, value: &I32<Le>, bytes: u64| -> Result<Array> {
         let start = u64::from(non_negative(what, field(f), value)?);
         Ok(Array {
@@ -372,99 +493,7 @@ fn surface<'data>(
             fields.end,
         ),
     )?;
-    if empty {
-        return Ok(Step::Empty(fields.end));
-    }
-    let shaders = reader.slice_at::<Md3Shader>(
-        "surface.shaders",
-        rel(&header.ofs_shaders),
-        fields.shaders.into(),
-    )?;
-    let triangles = reader.slice_at::<Md3Triangle>(
-        "surface.triangles",
-        rel(&header.ofs_triangles),
-        fields.triangles.into(),
-    )?;
-    let st = reader.slice_at::<Md3St>("surface.st", rel(&header.ofs_st), n)?;
-    let xyz = reader.slice_at::<Md3XyzNormal>(
-        "surface.xyz_normals",
-        rel(&header.ofs_xyz_normals),
-        n * u64::from(fields.base_frames),
-    )?;
-    let comp = reader.slice_at::<MdcXyzCompressed>(
-        "surface.xyz_compressed",
-        rel(&header.ofs_xyz_compressed),
-        n * u64::from(fields.comp_frames),
-    )?;
-    let base_frames = reader.slice_at::<I16<Le>>(
-        "surface.frame_base_frames",
-        rel(&header.ofs_frame_base_frames),
-        counts.frames.into(),
-    )?;
-    let comp_frames = reader.slice_at::<I16<Le>>(
-        "surface.frame_comp_frames",
-        rel(&header.ofs_frame_comp_frames),
-        counts.frames.into(),
-    )?;
-    // The surface's end inside the file too: the next surface starts there.
-    if base + u64::from(fields.end) > reader.len() {
-        return Err(reader.truncated("surface", base, fields.end.into()));
-    }
-    for (i, shader) in shaders.iter().enumerate() {
-        let offset = record_offset::<Md3Shader>(rel(&header.ofs_shaders), i);
-        idp3::terminated(
-            FORMAT,
-            "shader.name",
-            at(offset, offset_of!(Md3Shader, name)),
-            &shader.name,
-        )?;
-    }
-    idp3::check_triangles(FORMAT, triangles, rel(&header.ofs_triangles), fields.verts)?;
-    check_frame_table(
-        "surface.frame_base_frames",
-        base_frames,
-        rel(&header.ofs_frame_base_frames),
-        fields.base_frames,
-        false,
-    )?;
-    if fields.comp_frames > 0 {
-        check_frame_table(
-            "surface.frame_comp_frames",
-            comp_frames,
-            rel(&header.ofs_frame_comp_frames),
-            fields.comp_frames,
-            true,
-        )?;
-    }
-    if let Some(i) = st
-        .iter()
-        .position(|s| !(s.st[0].get().is_finite() && s.st[1].get().is_finite()))
-    {
-        let offset = record_offset::<Md3St>(rel(&header.ofs_st), i);
-        diag.warn(
-            FORMAT,
-            WarningKind::NonFiniteTexcoord,
-            "surface.st",
-            offset,
-            || "a texture coordinate is NaN or infinite".into(),
-        );
-    }
-    Ok(Step::Next(
-        Surface {
-            header,
-            offset: base,
-            shaders,
-            triangles,
-            st,
-            xyz,
-            comp,
-            base_frames,
-            comp_frames,
-            num_verts: fields.verts,
-            has_comp: fields.comp_frames > 0,
-        },
-        fields.end,
-    ))
+    Ok(())
 }
 
 /// A frame table (`first` its file offset): every entry below `len`; with `none_allowed`, a
