@@ -5,9 +5,12 @@
 //! an asset into them is `md3::write`'s, which the MDC writer calls.
 
 use glam::Affine3A;
-use zerocopy::byteorder::{F32, I32, LittleEndian};
+use zerocopy::IntoBytes;
+use zerocopy::byteorder::{F32, I16, I32, LittleEndian, U16};
 
-use super::idp3::{MAX_QPATH, MD3_XYZ_SCALE, orthonormal};
+use super::idp3::{
+    MAX_QPATH, MD3_XYZ_SCALE, Md3Frame, Md3Shader, Md3St, Md3Triangle, Md3XyzNormal, orthonormal,
+};
 use crate::skin::morph::lat_long_normal;
 
 type Le = LittleEndian;
@@ -77,6 +80,66 @@ pub(crate) fn le_i32(v: usize) -> I32<Le> {
 
 pub(crate) fn floats<const N: usize>(v: [f32; N]) -> [F32<Le>; N] {
     v.map(F32::new)
+}
+
+/// Appends every frame summary of `frames` to `out`, as `md3Frame_t` records.
+pub(crate) fn put_frames(out: &mut Vec<u8>, frames: &[FrameDef]) {
+    for f in frames {
+        let frame = Md3Frame {
+            bounds: f.bounds.map(floats),
+            local_origin: floats(f.local_origin),
+            radius: F32::new(f.radius),
+            name: field(&f.name),
+        };
+        out.extend_from_slice(frame.as_bytes());
+    }
+}
+
+/// Appends a surface's shaders, triangles and texture coordinates to `body` (what follows a
+/// surface header of `header_size` bytes, in the order the engines' tools write them);
+/// returns their offsets from the surface header.
+pub(crate) fn put_surface_records(
+    body: &mut Vec<u8>,
+    header_size: usize,
+    shaders: &[Vec<u8>],
+    triangles: &[[i32; 3]],
+    st: &[[f32; 2]],
+) -> [usize; 3] {
+    let ofs_shaders = header_size + body.len();
+    for name in shaders {
+        let shader = Md3Shader {
+            name: field(name),
+            shader_index: I32::new(0),
+        };
+        body.extend_from_slice(shader.as_bytes());
+    }
+    let ofs_triangles = header_size + body.len();
+    for t in triangles {
+        let triangle = Md3Triangle {
+            indexes: t.map(I32::new),
+        };
+        body.extend_from_slice(triangle.as_bytes());
+    }
+    let ofs_st = header_size + body.len();
+    for st in st {
+        body.extend_from_slice(Md3St { st: floats(*st) }.as_bytes());
+    }
+    [ofs_shaders, ofs_triangles, ofs_st]
+}
+
+/// Appends `vertices` (`(xyz in 1/64 units, lat/long normal)`) to `body` as
+/// `md3XyzNormal_t` records.
+pub(crate) fn put_vertices<'a>(
+    body: &mut Vec<u8>,
+    vertices: impl Iterator<Item = &'a ([i16; 3], u16)>,
+) {
+    for (xyz, normal) in vertices {
+        let v = Md3XyzNormal {
+            xyz: xyz.map(I16::new),
+            normal: U16::new(*normal),
+        };
+        body.extend_from_slice(v.as_bytes());
+    }
 }
 
 /// The largest coordinate MD3 and MDC store: `i16::MAX` in units of 1/64.

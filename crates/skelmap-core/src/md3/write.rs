@@ -4,20 +4,20 @@
 //! where everything went ([`Layout`]) so that a test can break one field. It writes exactly
 //! what it is given; the parser judges.
 
-use zerocopy::byteorder::{F32, I16, I32, U16};
+use zerocopy::byteorder::I32;
 use zerocopy::{FromZeros, IntoBytes};
 
 use super::raw::{
     MAX_QPATH, MD3_MAGIC, MD3_MAX_FRAMES, MD3_MAX_SURFACES, MD3_MAX_TAGS, MD3_MAX_TRIANGLES,
     MD3_MAX_VERTS, MD3_VERSION, Md3Frame, Md3Header, Md3Shader, Md3St, Md3Surface, Md3Tag,
-    Md3Triangle, Md3XyzNormal,
+    Md3Triangle,
 };
 use glam::Affine3A;
 
 pub use crate::alias::idp3_write::{FrameDef, SurfaceDef, TagDef, encode_normal};
 use crate::alias::idp3_write::{
     MAX_COORD, MAX_FRAME_NAME, MAX_NAME, MIN_COORD, Piece, cut_name, field, floats, frame_def,
-    le_i32, quantise, tag_def,
+    le_i32, put_frames, put_surface_records, put_vertices, quantise, tag_def,
 };
 use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, PosedMesh, UpAxis};
 
@@ -100,15 +100,7 @@ impl Builder {
             frames: out.len() as u64,
             ..Layout::default()
         };
-        for f in &self.frames {
-            let frame = Md3Frame {
-                bounds: f.bounds.map(floats),
-                local_origin: floats(f.local_origin),
-                radius: F32::new(f.radius),
-                name: field(&f.name),
-            };
-            out.extend_from_slice(frame.as_bytes());
-        }
+        put_frames(&mut out, &self.frames);
         layout.tags = out.len() as u64;
         for tag in self.tags.iter().flatten() {
             let raw = Md3Tag {
@@ -147,35 +139,10 @@ impl Builder {
 fn surface(s: &SurfaceDef) -> Vec<u8> {
     let mut body = Vec::new();
     let header_size = size_of::<Md3Surface>();
-    let ofs_shaders = header_size;
-    for name in &s.shaders {
-        let shader = Md3Shader {
-            name: field(name),
-            shader_index: I32::new(0),
-        };
-        body.extend_from_slice(shader.as_bytes());
-    }
-    let ofs_triangles = header_size + body.len();
-    for t in &s.triangles {
-        body.extend_from_slice(
-            Md3Triangle {
-                indexes: t.map(I32::new),
-            }
-            .as_bytes(),
-        );
-    }
-    let ofs_st = header_size + body.len();
-    for st in &s.st {
-        body.extend_from_slice(Md3St { st: floats(*st) }.as_bytes());
-    }
+    let [ofs_shaders, ofs_triangles, ofs_st] =
+        put_surface_records(&mut body, header_size, &s.shaders, &s.triangles, &s.st);
     let ofs_xyz = header_size + body.len();
-    for (xyz, normal) in s.frames.iter().flatten() {
-        let v = Md3XyzNormal {
-            xyz: xyz.map(I16::new),
-            normal: U16::new(*normal),
-        };
-        body.extend_from_slice(v.as_bytes());
-    }
+    put_vertices(&mut body, s.frames.iter().flatten());
     let mut header = Md3Surface::new_zeroed();
     header.ident = *MD3_MAGIC;
     header.name = field(&s.name);

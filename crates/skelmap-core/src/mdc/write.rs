@@ -7,7 +7,7 @@
 //! from decoded ones, as the engines' converter does, and reports the largest error;
 //! [`Builder::from_asset`] writes any model as an MDC.
 
-use zerocopy::byteorder::{F32, I16, I32, LittleEndian, U16, U32};
+use zerocopy::byteorder::{I16, I32, LittleEndian, U32};
 use zerocopy::{FromZeros, IntoBytes};
 
 use super::raw::{
@@ -18,7 +18,10 @@ use super::raw::{
 };
 use super::view::compressed_offset;
 pub use crate::alias::idp3_write::FrameDef;
-use crate::alias::idp3_write::{encode_normal, field, floats, frame_summary, le_i32, quantise};
+use crate::alias::idp3_write::{
+    encode_normal, field, frame_summary, le_i32, put_frames, put_surface_records, put_vertices,
+    quantise,
+};
 use crate::asset::{Asset, FitError, Fitted};
 // ET:Legacy makes an MDC from an MD3: the MD3 writer lays the asset out, this one compresses it.
 use crate::md3::write::{Fit, Target, fit};
@@ -270,15 +273,7 @@ impl Builder {
             frames: out.len() as u64,
             ..Layout::default()
         };
-        for f in &self.frames {
-            let frame = Md3Frame {
-                bounds: f.bounds.map(floats),
-                local_origin: floats(f.local_origin),
-                radius: F32::new(f.radius),
-                name: field(&f.name),
-            };
-            out.extend_from_slice(frame.as_bytes());
-        }
+        put_frames(&mut out, &self.frames);
         layout.tag_names = out.len() as u64;
         for name in &self.tag_names {
             let raw = MdcTagName {
@@ -325,35 +320,10 @@ impl Builder {
 fn surface(s: &SurfaceDef) -> Vec<u8> {
     let mut body = Vec::new();
     let header_size = size_of::<MdcSurface>();
-    let ofs_shaders = header_size;
-    for name in &s.shaders {
-        let shader = Md3Shader {
-            name: field(name),
-            shader_index: I32::new(0),
-        };
-        body.extend_from_slice(shader.as_bytes());
-    }
-    let ofs_triangles = header_size + body.len();
-    for t in &s.triangles {
-        body.extend_from_slice(
-            Md3Triangle {
-                indexes: t.map(I32::new),
-            }
-            .as_bytes(),
-        );
-    }
-    let ofs_st = header_size + body.len();
-    for st in &s.st {
-        body.extend_from_slice(Md3St { st: floats(*st) }.as_bytes());
-    }
+    let [ofs_shaders, ofs_triangles, ofs_st] =
+        put_surface_records(&mut body, header_size, &s.shaders, &s.triangles, &s.st);
     let ofs_xyz = header_size + body.len();
-    for (xyz, normal) in s.base_frames.iter().flatten() {
-        let v = Md3XyzNormal {
-            xyz: xyz.map(I16::new),
-            normal: U16::new(*normal),
-        };
-        body.extend_from_slice(v.as_bytes());
-    }
+    put_vertices(&mut body, s.base_frames.iter().flatten());
     let ofs_comp = header_size + body.len();
     for ofs_vec in s.comp_frames.iter().flatten() {
         let v = MdcXyzCompressed {
