@@ -1,0 +1,1 @@
+//! Writing `.md5mesh` and `.md5anim` text.
