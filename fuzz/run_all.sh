@@ -30,6 +30,7 @@ for target in "${targets[@]}"; do
     md3|assembly) dict=(-dict=dict/md3.dict) ;;
     md2) dict=(-dict=dict/md2.dict) ;;
     mdc) dict=(-dict=dict/mdc.dict) ;;
+    md5) dict=(-dict=dict/md5.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
@@ -40,6 +41,7 @@ for target in "${targets[@]}"; do
     md3) [ -d ../../shared/corpus-engines/md3 ] && shared=(../../shared/corpus-engines/md3) ;;
     md2) [ -d ../../shared/corpus-engines/md2 ] && shared=(../../shared/corpus-engines/md2) ;;
     mdc) [ -d ../../shared/corpus-engines/mdc ] && shared=(../../shared/corpus-engines/mdc) ;;
+    md5) [ -d ../../shared/corpus-engines/md5 ] && shared=(../../shared/corpus-engines/md5) ;;
   esac
   mkdir -p logs
   log="logs/$target.log"

@@ -124,6 +124,27 @@ pub fn mdc(data: &[u8]) {
     }
 }
 
+/// The `md5` target, fed with both halves of a model: the bytes before the first NUL as an
+/// `.md5mesh`, those after it as an `.md5anim` beside it. Each validates alone (the mesh
+/// file, the animation file); then the pair opens as a model through an in-memory resolver,
+/// the animation found beside the mesh and played when it fits, and the model is walked.
+pub fn md5(data: &[u8]) {
+    use skelmap_core::md5::{Anim, MeshFile};
+    let split = data.iter().position(|&b| b == 0).unwrap_or(data.len());
+    let (mesh, anim) = (&data[..split], data.get(split + 1..).unwrap_or_default());
+    let _ = MeshFile::parse(mesh);
+    let _ = Anim::parse(anim);
+    let mut files = std::collections::HashMap::new();
+    files.insert("m/a.md5mesh".to_string(), mesh);
+    files.insert("m/a.md5anim".to_string(), anim);
+    if let Ok(model) = Model::resolve(&files, "m/a.md5mesh", &skelmap_core::Limits::DEFAULT) {
+        exercise::model(&model);
+    }
+    if let Ok(model) = Model::resolve(&files, "m/a.md5anim", &skelmap_core::Limits::DEFAULT) {
+        exercise::model(&model);
+    }
+}
+
 /// The `slmdl` target: SL mdl validation without the probe, then the deep walk.
 pub fn slmdl(data: &[u8]) {
     if let Ok(model) = slmdl::Mesh::parse(data) {

@@ -14,6 +14,7 @@ mod gamestudio;
 mod iqm;
 mod md2;
 mod md3;
+mod md5;
 mod mdc;
 mod mdl7;
 mod ms3d;

@@ -259,6 +259,11 @@ typedef enum SkelmapFormat {
    * and compressed frames, and tags.
    */
   SKELMAP_FORMAT_MDC = 14,
+  /**
+   * Doom 3 model (`MD5Version 10` text): an `.md5mesh` with the `.md5anim` animations
+   * beside it that fit its joints, or an `.md5anim` on its own.
+   */
+  SKELMAP_FORMAT_MD5 = 15,
 } SkelmapFormat;
 
 /**

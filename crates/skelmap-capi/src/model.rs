@@ -52,6 +52,9 @@ pub enum SkelmapFormat {
     /// Return to Castle Wolfenstein's compressed MD3 (`IDPC`, version 2): surfaces of base
     /// and compressed frames, and tags.
     Mdc = 14,
+    /// Doom 3 model (`MD5Version 10` text): an `.md5mesh` with the `.md5anim` animations
+    /// beside it that fit its joints, or an `.md5anim` on its own.
+    Md5 = 15,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

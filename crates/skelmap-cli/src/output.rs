@@ -76,6 +76,7 @@ impl Outputs {
                 skelmap_core::model::Companion::FrameGroups => "the model's frame groups",
                 skelmap_core::model::Companion::Skin => "the model's skin",
                 skelmap_core::model::Companion::AnimationConfig => "the player's animation.cfg",
+                skelmap_core::model::Companion::AnimationBeside => "an animation beside the model",
                 _ => "a file the model was opened with",
             };
             self.read(&base.join(companion), role);

@@ -90,6 +90,24 @@ pub enum Error {
         /// What is wrong with it.
         problem: Problem,
     },
+    /// Text (an MD5 file) that breaks its grammar or holds a value the format does not allow,
+    /// located by line and column (both from 1; the column counts bytes, a tab as one) as
+    /// well as by byte offset.
+    #[error("{format}: invalid {what} at line {line}, column {column}: {problem}")]
+    Text {
+        /// The format being read.
+        format: Format,
+        /// The section and field (`mesh.numverts`, `joints.parent`).
+        what: &'static str,
+        /// The line, from 1.
+        line: u64,
+        /// The column, from 1, in bytes.
+        column: u64,
+        /// Byte offset of the offending token (or of the end of the text).
+        offset: u64,
+        /// What is wrong with it.
+        problem: Problem,
+    },
     /// A count exceeds a configured [`Limits`](crate::Limits) bound (denial-of-service guard).
     #[error("{format}: {what} at offset {offset} is {value}, over the limit of {max}")]
     Limit {
@@ -356,6 +374,42 @@ pub enum Problem {
         /// Entries required.
         expected: u64,
     },
+    /// A text file holds something else (or nothing more) where its grammar needs a token.
+    #[error("expected {expected}")]
+    Expected {
+        /// What the grammar needs there.
+        expected: &'static str,
+    },
+    /// A quoted string of a text file has no closing quote on its line.
+    #[error("the quoted string has no closing quote on its line")]
+    UnterminatedString,
+    /// A `/*` comment of a text file is never closed.
+    #[error("the comment is never closed")]
+    UnterminatedComment,
+    /// A token of a text file that must be a number (of the field's kind) is not one.
+    #[error("is not a number of the kind the field holds")]
+    Number,
+    /// A section of a text file lists fewer entries than its count declares.
+    #[error("declares {declared} entries, but {found} follow")]
+    FewerThanDeclared {
+        /// The count the text declares.
+        declared: u64,
+        /// Entries found.
+        found: u64,
+    },
+    /// A section of a text file lists more entries than its count declares.
+    #[error("declares {declared} entries, but more follow")]
+    MoreThanDeclared {
+        /// The count the text declares.
+        declared: u64,
+    },
+    /// A joint of an animation differs from the model's joint of that index (its name or its
+    /// parent).
+    #[error("joint {joint} differs from the model's joint {joint} in name or parent")]
+    JointMismatch {
+        /// The joint.
+        joint: u64,
+    },
     /// A name in a text file is longer than the game keeps.
     #[error("line {line} names {len} bytes; at most {max}")]
     NameLength {
@@ -377,6 +431,7 @@ impl Error {
             | Error::BadMagic { format, .. }
             | Error::Unsupported { format, .. }
             | Error::Invalid { format, .. }
+            | Error::Text { format, .. }
             | Error::Limit { format, .. }
             | Error::Write { format, .. } => Some(*format),
             Error::WrongFormat { expected, .. } => Some(*expected),
@@ -391,6 +446,7 @@ impl Error {
             Error::Truncated { offset, .. }
             | Error::Unsupported { offset, .. }
             | Error::Invalid { offset, .. }
+            | Error::Text { offset, .. }
             | Error::Limit { offset, .. } => Some(*offset),
             Error::BadMagic { .. } | Error::WrongFormat { .. } => Some(0),
             Error::Io { .. }
@@ -407,6 +463,7 @@ impl Error {
             Error::Truncated { what, .. }
             | Error::Unsupported { what, .. }
             | Error::Invalid { what, .. }
+            | Error::Text { what, .. }
             | Error::Limit { what, .. }
             | Error::Write { what, .. } => Some(what),
             Error::BadMagic { .. } => Some("header.id"),

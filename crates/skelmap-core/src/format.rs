@@ -47,6 +47,10 @@ pub const MDC_MAGIC: &[u8; 4] = b"IDPC";
 /// The 4 bytes every Quake II MD2 starts with.
 pub const MD2_MAGIC: &[u8; 4] = b"IDP2";
 
+/// The keyword every Doom 3 `.md5mesh` and `.md5anim` starts with (after white space and
+/// comments, which [`Format::sniff`] skips).
+pub const MD5_MAGIC: &[u8; 10] = b"MD5Version";
+
 /// Size of an SKM header (`dskmheader_t`); `skm::raw` asserts its struct has it.
 pub const SKM_HEADER_SIZE: u64 = 24;
 /// Size of an SKP header (`dskpheader_t`).
@@ -208,6 +212,16 @@ macro_rules! format_table {
                 view: mdc::Mdc, as_mdc,
                 "A Return to Castle Wolfenstein model: surfaces of base and compressed frames, and tags.",
             }
+            /// Doom 3 model (`MD5Version 10` text): a skeletal `.md5mesh` with the `.md5anim`
+            /// animations beside it, or an `.md5anim` on its own.
+            Md5 {
+                name: "MD5", extensions: ["md5mesh", "md5anim"],
+                magic: MD5_MAGIC, magic_text: "\"MD5Version\"", c_value: 15,
+                folder: "md5", docs: "md5", fuzz: "md5",
+                writer: [],
+                view: md5::Pair, as_md5,
+                "A Doom 3 model: a mesh with the animations found beside it, or an animation alone.",
+            }
         }
     };
 }
@@ -337,7 +351,8 @@ impl Format {
         let format = Format::ALL
             .iter()
             .copied()
-            .find(|f| !f.magic().is_empty() && data.starts_with(f.magic()))?;
+            .find(|f| !f.magic().is_empty() && data.starts_with(f.magic()))
+            .or_else(|| starts_with_md5_keyword(data).then_some(Format::Md5))?;
         // SKM and SKP share their magic; the header layout tells them apart.
         if format == Format::Skm && looks_like_skp(data) {
             return Some(Format::Skp);
@@ -405,6 +420,32 @@ impl fmt::Display for Format {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("unrecognised file: the first bytes match no supported format")]
 pub struct UnknownFormat;
+
+/// `true` if the first token of `data`, after a UTF-8 byte-order mark, white space and `//` or
+/// `/* */` comments, is [`MD5_MAGIC`]: Doom 3's lexer skips them, and a file may open with a
+/// comment. Looks at most [`MD5_SNIFF_BYTES`] bytes.
+#[must_use]
+pub fn starts_with_md5_keyword(data: &[u8]) -> bool {
+    let data = data.get(..MD5_SNIFF_BYTES).unwrap_or(data);
+    let mut rest = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    loop {
+        rest = rest.trim_ascii_start();
+        if let Some(line) = rest.strip_prefix(b"//") {
+            let end = line.iter().position(|&b| b == b'\n').unwrap_or(line.len());
+            rest = line.get(end..).unwrap_or_default();
+        } else if let Some(block) = rest.strip_prefix(b"/*") {
+            let Some(end) = block.windows(2).position(|w| w == b"*/") else {
+                return false;
+            };
+            rest = block.get(end + 2..).unwrap_or_default();
+        } else {
+            return rest.starts_with(MD5_MAGIC);
+        }
+    }
+}
+
+/// How far into a file [`starts_with_md5_keyword`] looks for the keyword.
+pub const MD5_SNIFF_BYTES: usize = 4096;
 
 /// The little-endian `u32` at `at`, or 0 past the end.
 fn word(data: &[u8], at: usize) -> u64 {

@@ -21,6 +21,42 @@ pub trait Resolver<'data> {
     ///
     /// When the file exists but cannot be read.
     fn load(&self, path: &str) -> Result<Option<Source<'data>>>;
+
+    /// The names (not paths) of the files directly in directory `dir` (a VFS path as
+    /// [`load`](Resolver::load) takes, `""` for the root), sorted: for a format that finds
+    /// its companions by kind rather than by name (the `.md5anim` files beside an
+    /// `.md5mesh`). None by default, so a resolver that cannot list opens such a model
+    /// without them.
+    ///
+    /// # Errors
+    ///
+    /// When the directory exists but cannot be read, or `dir` is refused by [`check_path`].
+    fn list(&self, dir: &str) -> Result<Vec<String>> {
+        let _ = dir;
+        Ok(Vec::new())
+    }
+}
+
+/// The names of the keys of an in-memory table that lie directly in `dir`, sorted.
+fn list_keys<'k>(keys: impl Iterator<Item = &'k String>, dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = keys
+        .filter_map(|key| {
+            let (parent, name) = key.rsplit_once('/').unwrap_or(("", key));
+            (parent == dir.trim_end_matches('/')).then(|| name.to_string())
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Checks a directory path for [`Resolver::list`]: the root (`""`) or a path [`check_path`]
+/// accepts.
+fn check_dir(dir: &str) -> Result<()> {
+    if dir.is_empty() {
+        Ok(())
+    } else {
+        check_path(dir)
+    }
 }
 
 /// Refuses paths that could leave the resolver's root: absolute paths (`/x`, `\x`, `C:x`),
@@ -92,6 +128,25 @@ impl Resolver<'static> for FsResolver {
         }
         Source::open(full, self.access).map(Some)
     }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>> {
+        check_dir(dir)?;
+        let full = self.root.join(dir);
+        let entries = match std::fs::read_dir(&full) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(Error::Io { path: full, source }),
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                entry.file_type().ok()?.is_file().then_some(())?;
+                entry.file_name().into_string().ok()
+            })
+            .collect();
+        names.sort();
+        Ok(names)
+    }
 }
 
 /// An in-memory resolver: paths to file contents, served without copying.
@@ -100,6 +155,11 @@ impl<'m> Resolver<'m> for &'m HashMap<String, Vec<u8>> {
         check_path(path)?;
         Ok(self.get(path).map(|bytes| Source::from_bytes(bytes)))
     }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>> {
+        check_dir(dir)?;
+        Ok(list_keys(self.keys(), dir))
+    }
 }
 
 /// An in-memory resolver over borrowed buffers.
@@ -107,6 +167,11 @@ impl<'m> Resolver<'m> for HashMap<String, &'m [u8]> {
     fn load(&self, path: &str) -> Result<Option<Source<'m>>> {
         check_path(path)?;
         Ok(self.get(path).map(|bytes| Source::from_bytes(bytes)))
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>> {
+        check_dir(dir)?;
+        Ok(list_keys(self.keys(), dir))
     }
 }
 

@@ -49,6 +49,8 @@ pub fn model(model: &Model<'_>) {
         md2(m);
     } else if let Some(m) = model.as_mdc() {
         mdc(m);
+    } else if let Some(m) = model.as_md5() {
+        md5(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -1000,6 +1002,84 @@ pub fn md3(m: &skelmap_core::md3::Md3<'_>) {
             &mut na,
         );
         assert!(err.is_err(), "frame {frames} of {frames} tweens");
+    }
+}
+
+/// Deep walk of an MD5 model: every joint's parent earlier, every mesh's weight ranges inside
+/// its weights and naming joints, triangles inside the mesh, bind positions finite and
+/// normals unit, records as many as the ranges say; every animation fitting the mesh, every
+/// frame's poses finite with unit rotations.
+pub fn md5(m: &skelmap_core::md5::Pair<'_>) {
+    if let Some(file) = m.mesh_file() {
+        let joints = file.num_joints();
+        for (i, j) in file.joints().iter().enumerate() {
+            assert!(j.parent < i as i32 && j.parent >= -1);
+            assert!((j.orientation.length() - 1.0).abs() < 1e-4);
+            assert!(file.joint_name(i).is_some());
+        }
+        let _ = file.commandline();
+        for i in 0..file.num_meshes() {
+            let mesh = file.mesh(i).expect("mesh exists");
+            let (verts, weights) = (mesh.num_verts(), mesh.num_weights());
+            assert_eq!(mesh.weight_ranges().len(), verts);
+            let mut records = 0;
+            for r in mesh.weight_ranges() {
+                let (first, count) = (r.first_weight.get() as usize, r.num_weights.get() as usize);
+                assert!(count >= 1 && first + count <= weights);
+                records += count;
+            }
+            assert!(
+                mesh.weights()
+                    .iter()
+                    .all(|w| (w.joint_index.get() as usize) < joints)
+            );
+            assert_eq!(
+                SkeletalMesh::vertices(&mesh).map(<[_]>::len).sum::<usize>(),
+                records
+            );
+            assert!(
+                SkeletalMesh::triangles(&mesh).all(|t| t.iter().all(|&v| (v as usize) < verts))
+            );
+            assert!(
+                mesh.positions()
+                    .iter()
+                    .flatten()
+                    .all(|c| c.get().is_finite())
+            );
+            for n in mesh.normals() {
+                let [x, y, z] = n.map(|c| c.get());
+                assert!(((x * x + y * y + z * z).sqrt() - 1.0).abs() < 1e-4);
+            }
+            let _ = (mesh.shader_name_lossy(), mesh.mesh_name(), mesh.layout());
+        }
+        assert!(file.mesh(file.num_meshes()).is_none());
+        for a in m.animations() {
+            assert_eq!(skelmap_core::md5::Pair::fits(file, &a.anim), None);
+        }
+    }
+    for a in m.animations() {
+        let anim = &a.anim;
+        assert!(anim.frame_rate() > 0.0 && anim.num_frames() >= 1);
+        for f in 0..anim.num_frames() {
+            let poses = anim.frame(f).expect("frame exists");
+            assert_eq!(poses.len(), anim.num_joints());
+            for (q, t) in poses {
+                assert!(q.is_finite() && t.is_finite());
+                assert!(
+                    (q.length() - 1.0).abs() < 1e-3,
+                    "rotation of length {}",
+                    q.length()
+                );
+            }
+            assert!(anim.bounds(f).is_some());
+        }
+        assert!(anim.frame(anim.num_frames()).is_none());
+        let _ = (
+            anim.commandline(),
+            anim.hierarchy(),
+            anim.base_frame(0),
+            anim.joint_name(0),
+        );
     }
 }
 

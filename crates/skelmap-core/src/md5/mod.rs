@@ -1,6 +1,69 @@
 //! Doom 3 models (`MD5Version 10` text): a skeletal mesh (`.md5mesh`) and the animations
-//! played on it (`.md5anim`), as described in `docs/formats/md5.md`.
+//! played on it (`.md5anim`); `docs/formats/md5.md` gives the grammar and the sources.
 //!
-//! - [`write`](mod@write): `Builder`, which writes both kinds of file from an asset.
+//! MD5 is text, so no view can lie on its bytes: opening reads the text once, tokenising,
+//! checking and decoding together ([`validate`](mod@validate)), into
+//!
+//! - a [`MeshFile`]: joints (bind pose in model space as stored, and parent-relative) and
+//!   meshes whose arrays (texture coordinates, weight ranges, triangles, weights, and what
+//!   decoding derives: bind-pose positions, normals, and pre-weighted records in an SKM's
+//!   layout) lie in one block grown by each checked count;
+//! - an [`Anim`]: the hierarchy, a box per frame, the base frame and every frame's pose per
+//!   joint;
+//! - a [`Pair`]: the mesh file with the animations that fit it ([`companion`](mod@companion)),
+//!   which [`Model`](crate::Model) holds; its frames are the animations' one after another,
+//!   a clip each. After open, sampling is a load and a blend of decoded poses, and the meshes
+//!   skin through the record kernels as DPM and SKM do.
+//!
+//! Names, shaders and command lines stay in the text ([`Span`]s); nothing is parsed twice.
+//!
+//! ## Validation rules
+//!
+//! Each rule has a test in `tests/integration/md5/rules.rs` asserting its error, line and
+//! column. Every error from the text is an [`Error::Text`](crate::Error::Text) naming the
+//! section and field (`mesh.numverts`), the line and column, and the byte offset, except
+//! limits ([`Error::Limit`](crate::Error::Limit), at the count's offset) and the version
+//! ([`Error::Unsupported`](crate::Error::Unsupported)).
+//!
+//! 1. The text starts (after a byte-order mark, white space and comments) with
+//!    `MD5Version 10` and a `commandline`; then `numJoints` (a mesh) or `numFrames` (an
+//!    animation).
+//! 2. Every token is what the grammar needs there: keywords (ASCII case ignored), brackets,
+//!    quoted strings closed on their line, integers in range and floats finite. `/* */`
+//!    comments are closed.
+//! 3. Counts are not negative; `numJoints` and `numFrames` are at least 1; every count is
+//!    within [`Limits`](crate::Limits) and within what the rest of the text can hold (every
+//!    entry takes a few bytes), before anything is reserved for it.
+//! 4. Each section lists exactly the entries its count declares
+//!    ([`Problem::FewerThanDeclared`](crate::Problem::FewerThanDeclared),
+//!    [`Problem::MoreThanDeclared`](crate::Problem::MoreThanDeclared)), and each entry's own
+//!    index (`vert 3`, `tri 3`, `weight 3`, `frame 3`) is its place.
+//! 5. A joint's parent is -1 or an earlier joint (not itself, not a later one).
+//! 6. Triangle corners name vertices of their mesh; a weight names a joint; a vertex has at
+//!    least one weight and at most `Limits::max_influences_per_vertex`, all inside the
+//!    mesh's weights; the weights of all meshes stay within
+//!    `Limits::max_total_influences`.
+//! 7. An animation's flags use only the six component bits, and each animated joint's
+//!    components lie inside `numAnimatedComponents` (at most 6 a joint); its frame rate is
+//!    not negative (0 is read as 24, with a warning); its frames × joints stay within
+//!    [`MAX_BAKED_POSES`](crate::pose::MAX_BAKED_POSES).
+//! 8. Nothing but white space and comments follows the last section.
+//! 9. An animation plays on a mesh only with the same joints, in order, with the same
+//!    parents; one found beside the mesh that does not fit (or does not validate) is left
+//!    out with [`WarningKind::CompanionIgnored`](crate::WarningKind::CompanionIgnored), one
+//!    given that does not fit is an error.
+//!
+//! Warnings: weights of a vertex that do not sum to 1 within 0.01
+//! ([`WarningKind::InfluenceSum`](crate::WarningKind::InfluenceSum)); a rotation whose
+//! `x² + y² + z²` passes 1 ([`WarningKind::QuatNotUnit`](crate::WarningKind::QuatNotUnit),
+//! normalised).
 
+pub mod companion;
+pub mod lex;
+pub mod raw;
+pub mod validate;
+pub mod view;
 pub mod write;
+
+pub use lex::Span;
+pub use view::{Anim, Animation, Mesh, MeshFile, Pair};

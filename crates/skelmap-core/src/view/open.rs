@@ -27,6 +27,10 @@ pub enum Companion {
     Skin,
     /// A Quake III player's `animation.cfg`, beside its `lower.md3` and `upper.md3`.
     AnimationConfig,
+    /// An animation found beside the model by its kind rather than its name (each
+    /// `.md5anim` in an `.md5mesh`'s folder), played when it fits the model and otherwise
+    /// left out with a warning.
+    AnimationBeside,
 }
 
 /// A companion: what it is, its path, its bytes.

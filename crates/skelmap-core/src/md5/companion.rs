@@ -1,0 +1,143 @@
+//! An `.md5mesh`'s animations: the one given (`--animation`), or every `.md5anim` in its
+//! folder, since games name them freely (`pistol.md5mesh` with `pistol-idle.md5anim`,
+//! `rocket_launcher.md5mesh` with `idle.md5anim`). A found animation plays when it fits the
+//! mesh's joints (names and parents, in order) and is otherwise left out with a warning (a
+//! folder may hold a second mesh with another skeleton); a given one that does not fit is an
+//! error.
+
+use super::lex::{Lexer, line_column};
+use super::validate::{Kind, header};
+use super::view::{Anim, MeshFile, Pair};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::resolver::Resolver;
+use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
+
+/// The most animations found beside one mesh that are opened.
+pub const MAX_ANIMATIONS: usize = 1024;
+
+/// `true` for a file name ending in `.md5anim` (any case).
+fn is_anim(name: &str) -> bool {
+    name.len() > 8
+        && name
+            .get(name.len() - 8..)
+            .is_some_and(|e| e.eq_ignore_ascii_case(".md5anim"))
+}
+
+impl<'a> Open<'a> for Pair<'a> {
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        given: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        if let Some((path, anim)) = given.animation {
+            return Ok(vec![(Companion::Animation, path, anim)]);
+        }
+        if is_anim(path) {
+            return Ok(Vec::new());
+        }
+        let (dir, _) = path.rsplit_once('/').unwrap_or(("", path));
+        let mut found = Vec::new();
+        for name in resolver.list(dir)?.into_iter().filter(|n| is_anim(n)) {
+            if found.len() == MAX_ANIMATIONS {
+                break;
+            }
+            let full = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            if let Some(source) = resolver.load(&full)? {
+                found.push((Companion::AnimationBeside, full, source));
+            }
+        }
+        Ok(found)
+    }
+
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        let text = files.main.bytes();
+        crate::rules::check_file_size(Format::Md5, text, limits)?;
+        if header(&mut Lexer::new(text))?.1 == Kind::Anim {
+            let anim = Anim::parse_with(text, limits, diag)?;
+            return Ok(Pair::new(None, vec![(stem(&files.path), anim)]));
+        }
+        let mesh = MeshFile::parse_with(text, limits, diag)?;
+        let mut anims = Vec::new();
+        for (kind, path, source) in &files.companions {
+            let given = match kind {
+                Companion::Animation => true,
+                Companion::AnimationBeside => false,
+                _ => continue,
+            };
+            let anim = match Anim::parse_with(source.bytes(), limits, diag) {
+                Ok(anim) => anim,
+                Err(e) if given => return Err(e),
+                Err(e) => {
+                    ignored(diag, path, e.offset().unwrap_or(0), &e.to_string());
+                    continue;
+                }
+            };
+            if let Some(joint) = Pair::fits(&mesh, &anim) {
+                let error = misfit(&mesh, &anim, joint);
+                if given {
+                    return Err(error);
+                }
+                ignored(diag, path, error.offset().unwrap_or(0), &error.to_string());
+                continue;
+            }
+            anims.push((stem(path), anim));
+        }
+        Ok(Pair::new(Some(mesh), anims))
+    }
+}
+
+/// Records an animation beside the mesh that was left out.
+fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
+    diag.warn(
+        Format::Md5,
+        WarningKind::CompanionIgnored,
+        "animation",
+        offset,
+        || format!("{path}: {why}; not played on this mesh"),
+    );
+}
+
+/// The error for an animation whose joint `joint` does not fit the mesh, located in the
+/// animation's text.
+fn misfit(mesh: &MeshFile<'_>, anim: &Anim<'_>, joint: usize) -> Error {
+    let (what, problem, offset) = match anim.hierarchy.get(joint) {
+        Some(h) if joint < mesh.joints.len() => (
+            "hierarchy.name",
+            Problem::JointMismatch {
+                joint: joint as u64,
+            },
+            u64::from(h.name.start),
+        ),
+        other => (
+            "header.numJoints",
+            Problem::Mismatch {
+                value: anim.num_joints() as u64,
+                expected: mesh.num_joints() as u64,
+            },
+            other.map_or(0, |h| u64::from(h.name.start)),
+        ),
+    };
+    let (line, column) = line_column(anim.text, offset);
+    Error::Text {
+        format: Format::Md5,
+        what,
+        line,
+        column,
+        offset,
+        problem,
+    }
+}
+
+/// A file's name without its folders and extension: the animation's clip name.
+fn stem(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
+}

@@ -1,0 +1,398 @@
+//! The tokens of Doom 3's model text, read in place: keywords and integers (runs of bytes up
+//! to white space, a bracket, a quote or a comment), quoted strings, the brackets `{ } ( )`,
+//! and floating-point numbers, parsed by `fast-float2` straight from the text. White space is
+//! any byte up to `0x20` (so CRLF line ends and tabs are white space), and `//` and `/* */`
+//! comments stand wherever white space may.
+//!
+//! Positions are byte offsets; an error turns its offset into a line and column only when it
+//! is made, so reading pays nothing for them.
+
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+
+/// A byte range of the text: a quoted string's contents, a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Span {
+    /// Offset of the first byte.
+    pub start: u32,
+    /// Length in bytes.
+    pub len: u32,
+}
+
+impl Span {
+    /// The bytes of `text` the span covers (empty when it is not inside `text`).
+    #[must_use]
+    pub fn of<'t>(&self, text: &'t [u8]) -> &'t [u8] {
+        let start = self.start as usize;
+        text.get(start..start + self.len as usize)
+            .unwrap_or_default()
+    }
+}
+
+/// `true` for a byte that ends a keyword or number.
+#[inline]
+fn ends_token(b: u8) -> bool {
+    b <= b' ' || matches!(b, b'{' | b'}' | b'(' | b')' | b'"')
+}
+
+/// Line and column (both from 1; the column in bytes) of byte `offset` of `text`.
+#[must_use]
+pub fn line_column(text: &[u8], offset: u64) -> (u64, u64) {
+    let end = usize::try_from(offset).map_or(text.len(), |o| o.min(text.len()));
+    let before = text.get(..end).unwrap_or_default();
+    let line = before.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    (line, (end - line_start) as u64 + 1)
+}
+
+/// A reader of tokens over one text.
+#[derive(Debug, Clone)]
+pub(crate) struct Lexer<'t> {
+    text: &'t [u8],
+    pos: usize,
+}
+
+impl<'t> Lexer<'t> {
+    /// A lexer at the start of `text`, past a UTF-8 byte-order mark.
+    pub(crate) fn new(text: &'t [u8]) -> Self {
+        let pos = if text.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        Lexer { text, pos }
+    }
+
+    /// The whole text.
+    #[cfg(test)]
+    pub(crate) fn text(&self) -> &'t [u8] {
+        self.text
+    }
+
+    /// The offset of the next byte not yet read.
+    pub(crate) fn offset(&self) -> u64 {
+        self.pos as u64
+    }
+
+    /// The offset of the next token (after white space and comments).
+    pub(crate) fn next_offset(&mut self) -> Result<u64> {
+        self.skip()?;
+        Ok(self.offset())
+    }
+
+    /// Bytes left after the current position.
+    pub(crate) fn remaining(&self) -> u64 {
+        (self.text.len() - self.pos.min(self.text.len())) as u64
+    }
+
+    /// The error for `what` at byte `offset`, located by line and column.
+    pub(crate) fn error(&self, what: &'static str, offset: u64, problem: Problem) -> Error {
+        let (line, column) = line_column(self.text, offset);
+        Error::Text {
+            format: Format::Md5,
+            what,
+            line,
+            column,
+            offset,
+            problem,
+        }
+    }
+
+    /// Skips white space and comments; the position is then at a token or the end.
+    ///
+    /// # Errors
+    ///
+    /// [`Problem::UnterminatedComment`] for a `/*` never closed.
+    #[inline]
+    pub(crate) fn skip(&mut self) -> Result<()> {
+        loop {
+            while self.text.get(self.pos).is_some_and(|&b| b <= b' ') {
+                self.pos += 1;
+            }
+            match self.text.get(self.pos..self.pos + 2) {
+                Some(b"//") => {
+                    let rest = self.text.get(self.pos..).unwrap_or_default();
+                    self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+                }
+                Some(b"/*") => {
+                    let body = self.text.get(self.pos + 2..).unwrap_or_default();
+                    match body.windows(2).position(|w| w == b"*/") {
+                        Some(end) => self.pos += 2 + end + 2,
+                        None => {
+                            let at = self.offset();
+                            return Err(self.error("comment", at, Problem::UnterminatedComment));
+                        }
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// The next byte after white space and comments, not consumed (`None` at the end).
+    pub(crate) fn peek(&mut self) -> Result<Option<u8>> {
+        self.skip()?;
+        Ok(self.text.get(self.pos).copied())
+    }
+
+    /// The next keyword or number token, its offset, without consuming it; `None` at a
+    /// bracket, a quote or the end.
+    pub(crate) fn peek_word(&mut self) -> Result<Option<(&'t [u8], u64)>> {
+        self.skip()?;
+        let start = self.pos;
+        let rest = self.text.get(start..).unwrap_or_default();
+        let len = (0..rest.len())
+            .find(|&i| {
+                let b = rest.get(i).copied().unwrap_or(b' ');
+                ends_token(b) || b == b'/' && matches!(rest.get(i + 1), Some(b'/' | b'*'))
+            })
+            .unwrap_or(rest.len());
+        Ok((len > 0).then(|| (rest.get(..len).unwrap_or_default(), start as u64)))
+    }
+
+    /// Consumes the keyword `keyword` (ASCII case ignored), returning its offset.
+    ///
+    /// # Errors
+    ///
+    /// [`Problem::Expected`] naming `expected` when the next token is anything else.
+    pub(crate) fn keyword(
+        &mut self,
+        keyword: &'static str,
+        what: &'static str,
+        expected: &'static str,
+    ) -> Result<u64> {
+        match self.peek_word()? {
+            Some((word, at)) if word.eq_ignore_ascii_case(keyword.as_bytes()) => {
+                self.pos += word.len();
+                Ok(at)
+            }
+            _ => Err(self.expected(what, expected)),
+        }
+    }
+
+    /// Consumes `len` bytes of a token [`peek_word`](Lexer::peek_word) returned.
+    pub(crate) fn consume(&mut self, len: usize) {
+        self.pos += len;
+    }
+
+    /// `true`, consuming it, if the next token is the keyword `keyword` (ASCII case ignored).
+    pub(crate) fn accept(&mut self, keyword: &'static str) -> Result<bool> {
+        match self.peek_word()? {
+            Some((word, _)) if word.eq_ignore_ascii_case(keyword.as_bytes()) => {
+                self.pos += word.len();
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Consumes the bracket `bracket`.
+    ///
+    /// # Errors
+    ///
+    /// [`Problem::Expected`] when the next token is anything else.
+    #[inline]
+    pub(crate) fn bracket(&mut self, bracket: u8, what: &'static str) -> Result<()> {
+        self.skip()?;
+        if self.text.get(self.pos) == Some(&bracket) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.expected(what, bracket_name(bracket)))
+        }
+    }
+
+    /// The error for a missing token: [`Problem::Expected`] at the next token (or the end).
+    pub(crate) fn expected(&mut self, what: &'static str, expected: &'static str) -> Error {
+        // Position on the offending token; a comment that cannot be skipped reports itself.
+        if let Err(e) = self.skip() {
+            return e;
+        }
+        self.error(what, self.offset(), Problem::Expected { expected })
+    }
+
+    /// Consumes a quoted string, returning its contents. Doom 3 reads strings without escape
+    /// characters, so the contents end at the next quote, which must be on the same line.
+    ///
+    /// # Errors
+    ///
+    /// [`Problem::Expected`] without a quote; [`Problem::UnterminatedString`] without the
+    /// closing one.
+    pub(crate) fn string(&mut self, what: &'static str) -> Result<Span> {
+        self.skip()?;
+        let at = self.pos;
+        if self.text.get(at) != Some(&b'"') {
+            return Err(self.expected(what, "a quoted string"));
+        }
+        let body = self.text.get(at + 1..).unwrap_or_default();
+        match body.iter().position(|&b| b == b'"' || b == b'\n') {
+            Some(end) if body.get(end) == Some(&b'"') => {
+                self.pos = at + 1 + end + 1;
+                Ok(Span {
+                    start: u32::try_from(at + 1).unwrap_or(u32::MAX),
+                    len: u32::try_from(end).unwrap_or(0),
+                })
+            }
+            _ => Err(self.error(what, at as u64, Problem::UnterminatedString)),
+        }
+    }
+
+    /// Consumes an integer, returning it and its offset.
+    ///
+    /// # Errors
+    ///
+    /// [`Problem::Expected`] at a bracket, quote or the end; [`Problem::Number`] for a token
+    /// that is not a whole number in `i64`.
+    #[inline]
+    pub(crate) fn integer(&mut self, what: &'static str) -> Result<(i64, u64)> {
+        let Some((word, at)) = self.peek_word()? else {
+            return Err(self.expected(what, "an integer"));
+        };
+        let value = core::str::from_utf8(word)
+            .ok()
+            .and_then(|s| s.parse::<i64>().ok());
+        match value {
+            Some(v) => {
+                self.pos += word.len();
+                Ok((v, at))
+            }
+            None => Err(self.error(what, at, Problem::Number)),
+        }
+    }
+
+    /// Consumes a finite floating-point number.
+    ///
+    /// # Errors
+    ///
+    /// [`Problem::Expected`] at a bracket, quote or the end; [`Problem::Number`] for a token
+    /// that is not a number; [`Problem::NotFinite`] for infinities and NaN (and numbers past
+    /// `f32`'s range).
+    #[inline]
+    pub(crate) fn float(&mut self, what: &'static str) -> Result<f32> {
+        self.skip()?;
+        let at = self.pos;
+        let rest = self.text.get(at..).unwrap_or_default();
+        match fast_float2::parse_partial::<f32, _>(rest) {
+            Ok((value, len)) if rest.get(len).is_none_or(|&b| ends_token(b) || b == b'/') => {
+                if !value.is_finite() {
+                    return Err(self.error(what, at as u64, Problem::NotFinite));
+                }
+                self.pos = at + len;
+                Ok(value)
+            }
+            _ => match rest.first() {
+                None | Some(b'{' | b'}' | b'(' | b')' | b'"') => {
+                    Err(self.expected(what, "a number"))
+                }
+                Some(_) => Err(self.error(what, at as u64, Problem::Number)),
+            },
+        }
+    }
+
+    /// Consumes `( a b c )` (or as many numbers as `N`), a vector as MD5 writes them.
+    pub(crate) fn vector<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N]> {
+        self.bracket(b'(', what)?;
+        let mut out = [0.0; N];
+        for v in &mut out {
+            *v = self.float(what)?;
+        }
+        self.bracket(b')', what)?;
+        Ok(out)
+    }
+
+    /// `true` when only white space and comments are left.
+    pub(crate) fn at_end(&mut self) -> Result<bool> {
+        Ok(self.peek()?.is_none())
+    }
+}
+
+/// How an error names a bracket it expected.
+fn bracket_name(bracket: u8) -> &'static str {
+    match bracket {
+        b'{' => "'{'",
+        b'}' => "'}'",
+        b'(' => "'('",
+        _ => "')'",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_count_from_one() {
+        let text = b"ab\r\n\tcd\nx";
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, 5), (2, 2));
+        assert_eq!(line_column(text, 8), (3, 1));
+        assert_eq!(line_column(text, 99), (3, 2));
+    }
+
+    #[test]
+    fn tokens_split_at_brackets_and_comments() -> Result<()> {
+        let mut lex = Lexer::new(b"\xEF\xBB\xBF// c\nvert/*x*/0(1.5e1 -2)\"a b\"7//e");
+        lex.keyword("vert", "v", "vert")?;
+        assert_eq!(lex.integer("v")?.0, 0);
+        assert_eq!(lex.vector::<2>("v")?, [15.0, -2.0]);
+        let s = lex.string("s")?;
+        assert_eq!(s.of(lex.text()), b"a b");
+        assert_eq!(lex.integer("i")?, (7, 33));
+        assert!(lex.at_end()?);
+        Ok(())
+    }
+
+    #[test]
+    fn malformed_tokens_are_located() {
+        let problem =
+            |text: &[u8], f: fn(&mut Lexer<'_>) -> Result<()>| match f(&mut Lexer::new(text)) {
+                Err(Error::Text {
+                    line,
+                    column,
+                    problem,
+                    ..
+                }) => (line, column, problem),
+                other => panic!("{other:?}"),
+            };
+        assert_eq!(
+            problem(b"\n  \"abc\n\"", |l| l.string("s").map(drop)),
+            (2, 3, Problem::UnterminatedString)
+        );
+        assert_eq!(
+            problem(b"x /* never", |l| l.skip().and_then(|()| {
+                l.pos += 1;
+                l.skip()
+            })),
+            (1, 3, Problem::UnterminatedComment)
+        );
+        assert_eq!(
+            problem(b"1.#QNAN", |l| l.float("f").map(drop)),
+            (1, 1, Problem::Number)
+        );
+        assert_eq!(
+            problem(b" inf", |l| l.float("f").map(drop)),
+            (1, 2, Problem::NotFinite)
+        );
+        assert_eq!(
+            problem(b"1e39", |l| l.float("f").map(drop)),
+            (1, 1, Problem::NotFinite)
+        );
+        assert_eq!(
+            problem(b"99999999999999999999", |l| l.integer("i").map(drop)),
+            (1, 1, Problem::Number)
+        );
+        assert_eq!(
+            problem(b"  ", |l| l.integer("i").map(drop)),
+            (
+                1,
+                3,
+                Problem::Expected {
+                    expected: "an integer"
+                }
+            )
+        );
+    }
+}

@@ -1,0 +1,917 @@
+//! The one pass over an MD5 text: tokenised, checked and decoded together
+//! (`docs/formats/md5.md` gives the grammar and the numbered rules).
+//!
+//! Each count is checked against [`Limits`] and against the bytes left (every entry needs a
+//! few bytes of text) before anything is reserved for it; the decoded block then grows by
+//! exactly what each checked count needs, so a mesh file is decoded into one block and a few
+//! small tables (joints, meshes), an animation into its frames' poses.
+
+use glam::{Quat, Vec3, Vec3A};
+use zerocopy::IntoBytes;
+use zerocopy::byteorder::{F32, LittleEndian, U32};
+
+use super::lex::{Lexer, Span};
+use super::raw::{
+    ANIM_ALL, ANIM_QX, ANIM_QY, ANIM_QZ, ANIM_TX, ANIM_TY, ANIM_TZ, JointAnimInfo, MD5_VERSION,
+    MeshLayout, UNIT_TOLERANCE, Weight, WeightRange,
+};
+use super::view::{Anim, MeshFile};
+use crate::bonevert::{BoneVert, INFLUENCE_SUM_TOLERANCE};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::rules;
+
+const FORMAT: Format = Format::Md5;
+
+/// The fewest bytes of text each entry takes (`""0(0 0 0)(0 0 0)` for a joint, `vert
+/// 0(0 0)0 1` for a vertex …): a count the rest of the text cannot hold is refused before
+/// anything is reserved for it.
+const MIN_JOINT: u64 = 17;
+const MIN_VERT: u64 = 14;
+const MIN_TRI: u64 = 11;
+const MIN_WEIGHT: u64 = 19;
+const MIN_MESH: u64 = 40;
+const MIN_HIERARCHY: u64 = 7;
+const MIN_COMPONENT: u64 = 2;
+const MIN_FRAME: u64 = 9;
+
+/// Which file an MD5 text is, from the keyword after its `commandline`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An `.md5mesh` (`numJoints` follows).
+    Mesh,
+    /// An `.md5anim` (`numFrames` follows).
+    Anim,
+}
+
+/// Reads the header both files share (`MD5Version 10`, `commandline`), returning the
+/// command line and which file follows.
+///
+/// # Errors
+///
+/// As [`Parse::parse_with`] for the header.
+pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<(Span, Kind)> {
+    lex.keyword("MD5Version", "header.MD5Version", "MD5Version")?;
+    let (version, at) = lex.integer("header.MD5Version")?;
+    if version != MD5_VERSION {
+        return Err(Error::Unsupported {
+            format: FORMAT,
+            what: "header.MD5Version",
+            offset: at,
+            value: version,
+            supported: "skelmap reads version 10",
+        });
+    }
+    lex.keyword("commandline", "header.commandline", "commandline")?;
+    let commandline = match lex.peek()? {
+        Some(b'"') => lex.string("header.commandline")?,
+        _ => match lex.peek_word()? {
+            Some((word, at)) => {
+                lex.consume(word.len());
+                Span {
+                    start: u32::try_from(at).unwrap_or(u32::MAX),
+                    len: u32::try_from(word.len()).unwrap_or(0),
+                }
+            }
+            None => return Err(lex.expected("header.commandline", "a quoted string")),
+        },
+    };
+    let kind = match lex.peek_word()? {
+        Some((w, _)) if w.eq_ignore_ascii_case(b"numJoints") => Kind::Mesh,
+        Some((w, _)) if w.eq_ignore_ascii_case(b"numFrames") => Kind::Anim,
+        _ => return Err(lex.expected("header", "numJoints or numFrames")),
+    };
+    Ok((commandline, kind))
+}
+
+/// Reads `keyword count` and checks the count: at least `min`, within `limit`, and not more
+/// entries of `entry_bytes` each than the rest of the text holds.
+fn count(
+    lex: &mut Lexer<'_>,
+    keyword: &'static str,
+    what: &'static str,
+    min: u64,
+    limit: u64,
+    entry_bytes: u64,
+) -> Result<usize> {
+    lex.keyword(keyword, what, keyword)?;
+    let (value, at) = lex.integer(what)?;
+    let value = match u64::try_from(value) {
+        Ok(v) if v >= min => v,
+        Ok(_) if min == 1 => return Err(lex.error(what, at, Problem::Empty)),
+        Ok(v) => return Err(lex.error(what, at, Problem::BelowMinimum { value: v, min })),
+        Err(_) => return Err(lex.error(what, at, Problem::Negative { value })),
+    };
+    if value > limit {
+        return Err(Error::Limit {
+            format: FORMAT,
+            what,
+            offset: at,
+            value,
+            max: limit,
+        });
+    }
+    let room = lex.remaining() / entry_bytes.max(1);
+    if value > room {
+        return Err(lex.error(what, at, Problem::AboveMaximum { value, max: room }));
+    }
+    usize::try_from(value)
+        .map_err(|_| lex.error(what, at, Problem::AboveMaximum { value, max: room }))
+}
+
+/// Starts entry `i` of `declared` (its keyword, when it has one): the error when the section
+/// ends before it names the count as [`Problem::FewerThanDeclared`].
+fn entry(
+    lex: &mut Lexer<'_>,
+    keyword: &'static str,
+    what: &'static str,
+    i: usize,
+    declared: usize,
+) -> Result<()> {
+    if keyword.is_empty() {
+        return match lex.peek()? {
+            Some(b'}') | None => Err(fewer(lex, what, i, declared)),
+            _ => Ok(()),
+        };
+    }
+    if lex.accept(keyword)? {
+        Ok(())
+    } else if matches!(lex.peek()?, Some(b'}') | None) || lex.peek_word()?.is_some() {
+        Err(fewer(lex, what, i, declared))
+    } else {
+        Err(lex.expected(what, keyword))
+    }
+}
+
+fn fewer(lex: &mut Lexer<'_>, what: &'static str, found: usize, declared: usize) -> Error {
+    let at = lex.offset();
+    lex.error(
+        what,
+        at,
+        Problem::FewerThanDeclared {
+            declared: declared as u64,
+            found: found as u64,
+        },
+    )
+}
+
+/// Fails with [`Problem::MoreThanDeclared`] when another entry starting with `keyword`
+/// follows the `declared` ones.
+fn no_more(
+    lex: &mut Lexer<'_>,
+    keyword: &'static str,
+    what: &'static str,
+    declared: usize,
+) -> Result<()> {
+    match lex.peek_word()? {
+        Some((w, at)) if w.eq_ignore_ascii_case(keyword.as_bytes()) => Err(lex.error(
+            what,
+            at,
+            Problem::MoreThanDeclared {
+                declared: declared as u64,
+            },
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Reads an index that must equal `expected` (the entry's place: Doom 3 ignores it, and a
+/// file whose indices disagree with their order is not what it says).
+fn own_index(lex: &mut Lexer<'_>, what: &'static str, expected: usize) -> Result<()> {
+    let (value, at) = lex.integer(what)?;
+    if usize::try_from(value) == Ok(expected) {
+        Ok(())
+    } else {
+        Err(lex.error(
+            what,
+            at,
+            Problem::Mismatch {
+                value: value as u64,
+                expected: expected as u64,
+            },
+        ))
+    }
+}
+
+/// Reads an index below `len`.
+fn index(lex: &mut Lexer<'_>, what: &'static str, len: usize) -> Result<u32> {
+    let (value, at) = lex.integer(what)?;
+    match u32::try_from(value) {
+        Ok(v) if (v as usize) < len => Ok(v),
+        _ => Err(lex.error(
+            what,
+            at,
+            Problem::Index {
+                index: value,
+                len: len as u64,
+            },
+        )),
+    }
+}
+
+/// Reads a parent index of joint `joint`: -1 or an earlier joint.
+fn parent(lex: &mut Lexer<'_>, what: &'static str, joint: usize) -> Result<i32> {
+    let (value, at) = lex.integer(what)?;
+    if value == joint as i64 {
+        return Err(lex.error(what, at, Problem::OwnParent { bone: joint as u64 }));
+    }
+    if value < -1 || value > joint as i64 {
+        return Err(lex.error(
+            what,
+            at,
+            Problem::Parent {
+                bone: joint as u64,
+                parent: value,
+            },
+        ));
+    }
+    Ok(value as i32)
+}
+
+/// The rotation whose `x`, `y`, `z` a file stores, `w` recovered as the engines recover it:
+/// Doom 3 takes `√|1 − x² − y² − z²|` and rotates by its transpose, which is the rotation
+/// `(x, y, z, −√…)` in the usual convention (the one assimp reads, and glam's). Returns it,
+/// normalised, and whether `x² + y² + z²` passed 1 by more than [`UNIT_TOLERANCE`].
+#[must_use]
+pub fn rotation(xyz: [f32; 3]) -> (Quat, bool) {
+    let [x, y, z] = xyz;
+    let t = 1.0 - (x * x + y * y + z * z);
+    let q = Quat::from_xyzw(x, y, z, -t.abs().sqrt());
+    if t < -UNIT_TOLERANCE {
+        (q.normalize(), true)
+    } else {
+        (q, false)
+    }
+}
+
+/// Records one rotation past unit length.
+fn warn_rotation(diag: &mut Diagnostics, what: &'static str, at: u64) {
+    diag.warn(FORMAT, WarningKind::QuatNotUnit, what, at, || {
+        "x² + y² + z² of a rotation passes 1; it was normalised".to_string()
+    });
+}
+
+impl<'data> Parse<'data> for MeshFile<'data> {
+    const FORMAT: Format = Format::Md5;
+
+    fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        rules::check_file_size(FORMAT, data, limits)?;
+        let mut lex = Lexer::new(data);
+        let (commandline, kind) = header(&mut lex)?;
+        if kind != Kind::Mesh {
+            return Err(lex.expected("header", "numJoints (an .md5mesh)"));
+        }
+        let num_joints = count(
+            &mut lex,
+            "numJoints",
+            "header.numJoints",
+            1,
+            limits.max_bones.into(),
+            MIN_JOINT,
+        )?;
+        let num_meshes = count(
+            &mut lex,
+            "numMeshes",
+            "header.numMeshes",
+            0,
+            limits.max_meshes.into(),
+            MIN_MESH,
+        )?;
+        let joints = joints(&mut lex, num_joints, diag)?;
+        let mut file = MeshFile {
+            text: data,
+            commandline,
+            joints,
+            meshes: Vec::with_capacity(num_meshes),
+            block: Vec::new(),
+        };
+        let mut influences = 0u64;
+        for i in 0..num_meshes {
+            entry(&mut lex, "mesh", "header.numMeshes", i, num_meshes)?;
+            let layout = mesh(&mut lex, &mut file, limits, diag, &mut influences)?;
+            file.meshes.push(layout);
+        }
+        no_more(&mut lex, "mesh", "header.numMeshes", num_meshes)?;
+        if !lex.at_end()? {
+            return Err(lex.expected("end", "the end of the text"));
+        }
+        Ok(file)
+    }
+}
+
+/// `joints { … }`: each name, parent, position and orientation in model space, and the same
+/// pose relative to the parent.
+fn joints(lex: &mut Lexer<'_>, n: usize, diag: &mut Diagnostics) -> Result<Vec<super::raw::Joint>> {
+    lex.keyword("joints", "joints", "joints")?;
+    lex.bracket(b'{', "joints")?;
+    let mut joints: Vec<super::raw::Joint> = Vec::with_capacity(n);
+    for i in 0..n {
+        entry(lex, "", "header.numJoints", i, n)?;
+        let name = lex.string("joints.name")?;
+        let parent = parent(lex, "joints.parent", i)?;
+        let position = Vec3A::from(lex.vector::<3>("joints.position")?);
+        let at = lex.next_offset()?;
+        let (orientation, stretched) = rotation(lex.vector::<3>("joints.orientation")?);
+        if stretched {
+            warn_rotation(diag, "joints.orientation", at);
+        }
+        let (local_rotation, local_translation) =
+            match usize::try_from(parent).ok().and_then(|p| joints.get(p)) {
+                Some(p) => {
+                    let inverse = p.orientation.conjugate();
+                    (
+                        (inverse * orientation).normalize(),
+                        inverse * (position - p.position),
+                    )
+                }
+                None => (orientation, position),
+            };
+        joints.push(super::raw::Joint {
+            name,
+            parent,
+            position,
+            orientation,
+            local_rotation,
+            local_translation,
+        });
+    }
+    if lex.peek()? != Some(b'}') {
+        if lex.peek()? == Some(b'"') {
+            let at = lex.next_offset()?;
+            return Err(lex.error(
+                "header.numJoints",
+                at,
+                Problem::MoreThanDeclared { declared: n as u64 },
+            ));
+        }
+        return Err(lex.expected("joints", "'}'"));
+    }
+    lex.bracket(b'}', "joints")?;
+    Ok(joints)
+}
+
+/// Appends `values` to the block as bytes.
+fn put<T: IntoBytes + zerocopy::Immutable>(block: &mut Vec<u8>, values: &[T]) {
+    block.extend_from_slice(values.as_bytes());
+}
+
+/// `mesh { … }`: shader, vertices, triangles, weights; then the bind-pose positions and
+/// normals and the pre-weighted records, all into the block.
+fn mesh(
+    lex: &mut Lexer<'_>,
+    file: &mut MeshFile<'_>,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+    influences: &mut u64,
+) -> Result<MeshLayout> {
+    lex.bracket(b'{', "mesh")?;
+    let mut layout = MeshLayout::default();
+    if lex.accept("name")? {
+        layout.name = lex.string("mesh.name")?;
+    }
+    lex.keyword("shader", "mesh.shader", "shader")?;
+    layout.shader = lex.string("mesh.shader")?;
+    let block = &mut file.block;
+
+    // Vertices: texture coordinates and weight ranges, each its own array.
+    let num_verts = count(
+        lex,
+        "numverts",
+        "mesh.numverts",
+        0,
+        limits.max_vertices_per_mesh.into(),
+        MIN_VERT,
+    )?;
+    layout.num_verts = num_verts as u32;
+    block.reserve(num_verts * 16);
+    layout.ofs_texcoords = block.len();
+    let mut ranges: Vec<(u32, u32, u64)> = Vec::with_capacity(num_verts);
+    for i in 0..num_verts {
+        entry(lex, "vert", "mesh.numverts", i, num_verts)?;
+        own_index(lex, "vert.index", i)?;
+        let st = lex.vector::<2>("vert.texcoord")?;
+        put(block, &[st.map(F32::<LittleEndian>::new)]);
+        let (first, first_at) = lex.integer("vert.startWeight")?;
+        let (count, at) = lex.integer("vert.countWeight")?;
+        let first = u32::try_from(first).map_err(|_| {
+            lex.error(
+                "vert.startWeight",
+                first_at,
+                Problem::Negative { value: first },
+            )
+        })?;
+        let count = u32::try_from(count)
+            .map_err(|_| lex.error("vert.countWeight", at, Problem::Negative { value: count }))?;
+        if count == 0 {
+            return Err(lex.error("vert.countWeight", at, Problem::NoInfluences));
+        }
+        if count > limits.max_influences_per_vertex {
+            return Err(Error::Limit {
+                format: FORMAT,
+                what: "vert.countWeight",
+                offset: at,
+                value: count.into(),
+                max: limits.max_influences_per_vertex.into(),
+            });
+        }
+        ranges.push((first, count, first_at));
+    }
+    no_more(lex, "vert", "mesh.numverts", num_verts)?;
+    layout.ofs_ranges = block.len();
+    for &(first, count, _) in &ranges {
+        put(
+            block,
+            &[WeightRange {
+                first_weight: U32::new(first),
+                num_weights: U32::new(count),
+            }],
+        );
+    }
+
+    let num_tris = count(
+        lex,
+        "numtris",
+        "mesh.numtris",
+        0,
+        limits.max_triangles_per_mesh.into(),
+        MIN_TRI,
+    )?;
+    layout.num_tris = num_tris as u32;
+    block.reserve(num_tris * 12);
+    layout.ofs_tris = block.len();
+    for i in 0..num_tris {
+        entry(lex, "tri", "mesh.numtris", i, num_tris)?;
+        own_index(lex, "tri.index", i)?;
+        let mut tri = [U32::<LittleEndian>::new(0); 3];
+        for corner in &mut tri {
+            *corner = U32::new(index(lex, "tri.vertIndex", num_verts)?);
+        }
+        put(block, &[tri]);
+    }
+    no_more(lex, "tri", "mesh.numtris", num_tris)?;
+
+    let max_weights = limits.max_total_influences.min(u64::from(u32::MAX));
+    let num_weights = count(
+        lex,
+        "numweights",
+        "mesh.numweights",
+        0,
+        max_weights,
+        MIN_WEIGHT,
+    )?;
+    layout.num_weights = num_weights as u32;
+    block.reserve(num_weights * 20);
+    layout.ofs_weights = block.len();
+    for i in 0..num_weights {
+        entry(lex, "weight", "mesh.numweights", i, num_weights)?;
+        own_index(lex, "weight.index", i)?;
+        let joint = index(lex, "weight.joint", file.joints.len())?;
+        let bias = lex.float("weight.bias")?;
+        let offset = lex.vector::<3>("weight.pos")?;
+        put(
+            block,
+            &[Weight {
+                joint_index: U32::new(joint),
+                joint_weight: F32::new(bias),
+                offset: offset.map(F32::new),
+            }],
+        );
+    }
+    no_more(lex, "weight", "mesh.numweights", num_weights)?;
+    lex.bracket(b'}', "mesh")?;
+
+    // Every vertex's weights in range, then what the kernels read.
+    let mut records = 0u64;
+    for &(first, count, at) in &ranges {
+        let end = u64::from(first) + u64::from(count);
+        if end > num_weights as u64 {
+            return Err(lex.error(
+                "vert.startWeight",
+                at,
+                Problem::Index {
+                    index: end as i64 - 1,
+                    len: num_weights as u64,
+                },
+            ));
+        }
+        records += u64::from(count);
+    }
+    *influences += records;
+    if *influences > limits.max_total_influences {
+        return Err(Error::Limit {
+            format: FORMAT,
+            what: "mesh.numweights (total influences)",
+            offset: lex.offset(),
+            value: *influences,
+            max: limits.max_total_influences,
+        });
+    }
+    layout.num_influences = records as u32;
+    decode_mesh(file, &mut layout, &ranges, diag);
+    Ok(layout)
+}
+
+/// Adds the bind-pose positions, normals and pre-weighted records of a parsed mesh to the
+/// block.
+fn decode_mesh(
+    file: &mut MeshFile<'_>,
+    layout: &mut MeshLayout,
+    ranges: &[(u32, u32, u64)],
+    diag: &mut Diagnostics,
+) {
+    let n = layout.num_verts as usize;
+    let weights: Vec<Weight> = file.weights(layout).to_vec();
+    let mut positions = Vec::with_capacity(n);
+    let mut off_sum = None;
+    for &(first, count, at) in ranges {
+        let mut p = Vec3A::ZERO;
+        let mut sum = 0.0f32;
+        for w in weights.iter().skip(first as usize).take(count as usize) {
+            let joint = file.joints.get(w.joint_index.get() as usize);
+            let (q, t) = joint.map_or((Quat::IDENTITY, Vec3A::ZERO), |j| {
+                (j.orientation, j.position)
+            });
+            let bias = w.joint_weight.get();
+            p += bias * (q * Vec3A::from(w.offset.map(|v| v.get())) + t);
+            sum += bias;
+        }
+        if (sum - 1.0).abs() > INFLUENCE_SUM_TOLERANCE && off_sum.is_none() {
+            off_sum = Some((at, sum));
+        }
+        positions.push(p);
+    }
+    if let Some((at, sum)) = off_sum {
+        diag.warn(FORMAT, WarningKind::InfluenceSum, "weight.bias", at, || {
+            format!("a vertex's weights sum to {sum}")
+        });
+    }
+    let normals = smooth_normals(&positions, file.triangles(layout));
+    let block = &mut file.block;
+    block.reserve(n * 24 + n * 4 + layout.num_influences as usize * 32);
+    layout.ofs_positions = block.len();
+    for p in &positions {
+        put(block, &[p.to_array().map(F32::<LittleEndian>::new)]);
+    }
+    layout.ofs_normals = block.len();
+    for v in &normals {
+        put(block, &[v.to_array().map(F32::<LittleEndian>::new)]);
+    }
+    layout.ofs_records = block.len();
+    for (&(first, count, _), normal) in ranges.iter().zip(&normals) {
+        put(block, &[U32::<LittleEndian>::new(count)]);
+        for w in weights.iter().skip(first as usize).take(count as usize) {
+            let joint = w.joint_index.get();
+            let q = file
+                .joints
+                .get(joint as usize)
+                .map_or(Quat::IDENTITY, |j| j.orientation);
+            let bias = w.joint_weight.get();
+            let origin = Vec3A::from(w.offset.map(|v| v.get())) * bias;
+            let normal = (q.conjugate() * *normal) * bias;
+            put(
+                block,
+                &[BoneVert::<LittleEndian>::new(
+                    origin.to_array(),
+                    bias,
+                    normal.to_array(),
+                    joint,
+                )],
+            );
+        }
+    }
+    layout.ofs_end = block.len();
+}
+
+/// Vertex normals as Doom 3 derives them (`R_DeriveTangents`): each triangle's unit normal
+/// added to its corners, the sums of vertices at the same position added together (so
+/// texture seams stay smooth), then normalised. Doom 3 winds front faces clockwise, so a
+/// triangle `a b c` faces along `(c − a) × (b − a)`.
+fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec3A> {
+    let mut sums = vec![Vec3A::ZERO; positions.len()];
+    for tri in tris {
+        let [a, b, c] = tri.map(|i| i.get() as usize);
+        let (Some(&pa), Some(&pb), Some(&pc)) =
+            (positions.get(a), positions.get(b), positions.get(c))
+        else {
+            continue;
+        };
+        let n = (pc - pa).cross(pb - pa);
+        let Some(n) = n.try_normalize() else { continue };
+        for v in [a, b, c] {
+            if let Some(s) = sums.get_mut(v) {
+                *s += n;
+            }
+        }
+    }
+    // Vertices at one position, found by sorting on the position's bits.
+    let mut order: Vec<u32> = (0..positions.len() as u32).collect();
+    let key = |i: u32| {
+        positions
+            .get(i as usize)
+            .map_or([0; 3], |p| p.to_array().map(f32::to_bits))
+    };
+    order.sort_unstable_by_key(|&i| key(i));
+    let mut out = sums.clone();
+    for run in order.chunk_by(|&a, &b| key(a) == key(b)) {
+        if run.len() > 1 {
+            let total: Vec3A = run.iter().filter_map(|&i| sums.get(i as usize)).sum();
+            for &i in run {
+                if let Some(o) = out.get_mut(i as usize) {
+                    *o = total;
+                }
+            }
+        }
+    }
+    for n in &mut out {
+        *n = n.try_normalize().unwrap_or(Vec3A::Z);
+    }
+    out
+}
+
+impl<'data> Parse<'data> for Anim<'data> {
+    const FORMAT: Format = Format::Md5;
+
+    fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        rules::check_file_size(FORMAT, data, limits)?;
+        let mut lex = Lexer::new(data);
+        let (commandline, kind) = header(&mut lex)?;
+        if kind != Kind::Anim {
+            return Err(lex.expected("header", "numFrames (an .md5anim)"));
+        }
+        let num_frames = count(
+            &mut lex,
+            "numFrames",
+            "header.numFrames",
+            1,
+            limits.max_frames.into(),
+            MIN_FRAME,
+        )?;
+        let num_joints = count(
+            &mut lex,
+            "numJoints",
+            "header.numJoints",
+            1,
+            limits.max_bones.into(),
+            MIN_HIERARCHY,
+        )?;
+        lex.keyword("frameRate", "header.frameRate", "frameRate")?;
+        let at = lex.next_offset()?;
+        let mut frame_rate = lex.float("header.frameRate")?;
+        if frame_rate < 0.0 {
+            return Err(lex.error(
+                "header.frameRate",
+                at,
+                Problem::NotPositive {
+                    value: frame_rate.into(),
+                },
+            ));
+        }
+        if frame_rate == 0.0 {
+            diag.warn(
+                FORMAT,
+                WarningKind::FrameRate,
+                "header.frameRate",
+                at,
+                || "frameRate is 0; 24 frames a second are used".to_string(),
+            );
+            frame_rate = 24.0;
+        }
+        let most = num_joints as u64 * 6;
+        let num_components = count(
+            &mut lex,
+            "numAnimatedComponents",
+            "header.numAnimatedComponents",
+            0,
+            most,
+            0,
+        )?;
+        let poses = (num_frames as u64).saturating_mul(num_joints as u64);
+        let max_poses = crate::pose::MAX_BAKED_POSES as u64;
+        if poses > max_poses {
+            return Err(Error::Limit {
+                format: FORMAT,
+                what: "header.numFrames × header.numJoints",
+                offset: 0,
+                value: poses,
+                max: max_poses,
+            });
+        }
+        let text_needed =
+            (num_frames as u64).saturating_mul(MIN_FRAME + MIN_COMPONENT * num_components as u64);
+        if text_needed > lex.remaining() {
+            let at = lex.next_offset()?;
+            return Err(lex.error(
+                "header.numFrames",
+                at,
+                Problem::AboveMaximum {
+                    value: num_frames as u64,
+                    max: lex.remaining() / (MIN_FRAME + MIN_COMPONENT * num_components as u64),
+                },
+            ));
+        }
+        let hierarchy = hierarchy(&mut lex, num_joints, num_components)?;
+        let bounds = bounds(&mut lex, num_frames)?;
+        let base_frame = base_frame(&mut lex, num_joints, diag)?;
+        let mut anim = Anim {
+            text: data,
+            commandline,
+            frame_rate,
+            num_animated_components: num_components as u32,
+            hierarchy,
+            bounds,
+            base_frame,
+            poses: Vec::with_capacity(poses as usize),
+        };
+        let mut components = Vec::with_capacity(num_components);
+        for i in 0..num_frames {
+            entry(&mut lex, "frame", "header.numFrames", i, num_frames)?;
+            own_index(&mut lex, "frame.index", i)?;
+            lex.bracket(b'{', "frame")?;
+            components.clear();
+            for c in 0..num_components {
+                entry(
+                    &mut lex,
+                    "",
+                    "header.numAnimatedComponents",
+                    c,
+                    num_components,
+                )?;
+                components.push(lex.float("frame.component")?);
+            }
+            if lex.peek()? != Some(b'}') {
+                let at = lex.next_offset()?;
+                if lex.peek_word()?.is_some() {
+                    return Err(lex.error(
+                        "header.numAnimatedComponents",
+                        at,
+                        Problem::MoreThanDeclared {
+                            declared: num_components as u64,
+                        },
+                    ));
+                }
+            }
+            lex.bracket(b'}', "frame")?;
+            let at = lex.next_offset()?;
+            if frame_poses(
+                &anim.hierarchy,
+                &anim.base_frame,
+                &components,
+                &mut anim.poses,
+            ) {
+                warn_rotation(diag, "frame.component", at);
+            }
+        }
+        no_more(&mut lex, "frame", "header.numFrames", num_frames)?;
+        if !lex.at_end()? {
+            return Err(lex.expected("end", "the end of the text"));
+        }
+        Ok(anim)
+    }
+}
+
+/// `hierarchy { … }`: names, parents, flags and where each joint's components start.
+fn hierarchy(lex: &mut Lexer<'_>, n: usize, num_components: usize) -> Result<Vec<JointAnimInfo>> {
+    lex.keyword("hierarchy", "hierarchy", "hierarchy")?;
+    lex.bracket(b'{', "hierarchy")?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        entry(lex, "", "header.numJoints", i, n)?;
+        let name = lex.string("hierarchy.name")?;
+        let parent_num = parent(lex, "hierarchy.parent", i)?;
+        let (flags, at) = lex.integer("hierarchy.flags")?;
+        let anim_bits = match u32::try_from(flags) {
+            Ok(f) if f & !ANIM_ALL == 0 => f,
+            _ => {
+                return Err(lex.error("hierarchy.flags", at, Problem::UnknownCode { code: flags }));
+            }
+        };
+        let (start, at) = lex.integer("hierarchy.startIndex")?;
+        let needed = u64::from(anim_bits.count_ones());
+        let first_component = match u64::try_from(start) {
+            Ok(s) if anim_bits == 0 || s + needed <= num_components as u64 => s as u32,
+            Ok(s) => {
+                return Err(lex.error(
+                    "hierarchy.startIndex",
+                    at,
+                    Problem::AboveMaximum {
+                        value: s + needed,
+                        max: num_components as u64,
+                    },
+                ));
+            }
+            Err(_) => {
+                return Err(lex.error(
+                    "hierarchy.startIndex",
+                    at,
+                    Problem::Negative { value: start },
+                ));
+            }
+        };
+        out.push(JointAnimInfo {
+            name,
+            parent_num,
+            anim_bits,
+            first_component,
+        });
+    }
+    if lex.peek()? == Some(b'"') {
+        let at = lex.next_offset()?;
+        return Err(lex.error(
+            "header.numJoints",
+            at,
+            Problem::MoreThanDeclared { declared: n as u64 },
+        ));
+    }
+    lex.bracket(b'}', "hierarchy")?;
+    Ok(out)
+}
+
+/// `bounds { … }`: a box per frame.
+fn bounds(lex: &mut Lexer<'_>, n: usize) -> Result<Vec<[Vec3; 2]>> {
+    lex.keyword("bounds", "bounds", "bounds")?;
+    lex.bracket(b'{', "bounds")?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        entry(lex, "", "header.numFrames", i, n)?;
+        let min = lex.vector::<3>("bounds.min")?;
+        let max = lex.vector::<3>("bounds.max")?;
+        out.push([Vec3::from(min), Vec3::from(max)]);
+    }
+    if lex.peek()? == Some(b'(') {
+        let at = lex.next_offset()?;
+        return Err(lex.error(
+            "header.numFrames",
+            at,
+            Problem::MoreThanDeclared { declared: n as u64 },
+        ));
+    }
+    lex.bracket(b'}', "bounds")?;
+    Ok(out)
+}
+
+/// `baseframe { … }`: each joint's pose where no frame stores a component.
+fn base_frame(
+    lex: &mut Lexer<'_>,
+    n: usize,
+    diag: &mut Diagnostics,
+) -> Result<Vec<(Vec3A, [f32; 3])>> {
+    lex.keyword("baseframe", "baseframe", "baseframe")?;
+    lex.bracket(b'{', "baseframe")?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        entry(lex, "", "header.numJoints", i, n)?;
+        let t = lex.vector::<3>("baseframe.position")?;
+        let at = lex.next_offset()?;
+        let q = lex.vector::<3>("baseframe.orientation")?;
+        if rotation(q).1 {
+            warn_rotation(diag, "baseframe.orientation", at);
+        }
+        out.push((Vec3A::from(t), q));
+    }
+    if lex.peek()? == Some(b'(') {
+        let at = lex.next_offset()?;
+        return Err(lex.error(
+            "header.numJoints",
+            at,
+            Problem::MoreThanDeclared { declared: n as u64 },
+        ));
+    }
+    lex.bracket(b'}', "baseframe")?;
+    Ok(out)
+}
+
+/// Appends one frame's poses: the base frame with the components the frame stores put in.
+/// Returns whether a rotation passed unit length.
+fn frame_poses(
+    hierarchy: &[JointAnimInfo],
+    base: &[(Vec3A, [f32; 3])],
+    components: &[f32],
+    out: &mut Vec<(Quat, Vec3A)>,
+) -> bool {
+    let mut stretched = false;
+    for (info, &(t, q)) in hierarchy.iter().zip(base) {
+        let (mut t, mut q) = (t.to_array(), q);
+        let mut next = info.first_component as usize;
+        let mut take = |bit: u32, slot: &mut f32| {
+            if info.anim_bits & bit != 0 {
+                if let Some(&v) = components.get(next) {
+                    *slot = v;
+                }
+                next += 1;
+            }
+        };
+        take(ANIM_TX, &mut t[0]);
+        take(ANIM_TY, &mut t[1]);
+        take(ANIM_TZ, &mut t[2]);
+        take(ANIM_QX, &mut q[0]);
+        take(ANIM_QY, &mut q[1]);
+        take(ANIM_QZ, &mut q[2]);
+        let (rotation, bad) = rotation(q);
+        stretched |= bad;
+        out.push((rotation, Vec3A::from(t)));
+    }
+    stretched
+}

@@ -1,0 +1,138 @@
+//! Every shared MD5 (`corpus-engines/md5`) against its MANIFEST row and assimp's oracle:
+//! exact counts, each mesh playing the animations of its own skeleton (the three weapons
+//! share one folder), the bind pose equal to assimp's OBJ as sets of points within 1e-3 of
+//! the model's size (assimp's axes being `(x, z, −y)`).
+
+use skelmap::md5::{Anim, MeshFile};
+use skelmap::model::Pose;
+use skelmap::pose::Interpolation;
+use skelmap::{Diagnostics, Format, Limits, Model, Parse, WarningKind};
+
+use crate::support::oracle::{assert_same_points, obj_points};
+use crate::support::{corpus_engines_dir, manifest_engines};
+
+#[test]
+fn every_shared_md5_matches_the_manifest() {
+    let Some(dir) = corpus_engines_dir("md5") else {
+        return;
+    };
+    let rows = manifest_engines("md5");
+    assert_eq!(rows.len(), 10);
+    for row in &rows {
+        let name = &row.file;
+        let bytes = std::fs::read(dir.join(name)).unwrap();
+        assert_eq!(bytes.len() as u64, row.size, "{name}");
+        let mut diag = Diagnostics::new();
+        if name.ends_with(".md5mesh") {
+            let m = MeshFile::parse_with(&bytes, &Limits::DEFAULT, &mut diag)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(m.num_joints() as u64, row.count("joints"), "{name}");
+            assert_eq!(m.num_meshes() as u64, row.count("meshes"), "{name}");
+            let sum = |f: fn(&skelmap::md5::Mesh<'_>) -> usize| {
+                (0..m.num_meshes())
+                    .map(|i| f(&m.mesh(i).unwrap()))
+                    .sum::<usize>() as u64
+            };
+            assert_eq!(sum(|m| m.num_verts()), row.count("verts"), "{name}");
+            assert_eq!(
+                sum(|m| skelmap::SkeletalMesh::num_triangles(m)),
+                row.count("tris"),
+                "{name}"
+            );
+            assert_eq!(sum(|m| m.num_weights()), row.count("weights"), "{name}");
+        } else {
+            let a = Anim::parse_with(&bytes, &Limits::DEFAULT, &mut diag)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(a.num_frames() as u64, row.count("frames"), "{name}");
+            assert_eq!(a.num_joints() as u64, row.count("joints"), "{name}");
+            assert_eq!(a.frame_rate(), row.count("frameRate") as f32, "{name}");
+            assert_eq!(
+                a.num_animated_components() as u64,
+                row.count("components"),
+                "{name}"
+            );
+        }
+        assert!(diag.is_empty(), "{name}: {:?}", diag.warnings());
+        let model = Model::from_bytes(&bytes).unwrap();
+        assert_eq!(model.format(), Format::Md5);
+        skelmap_testkit::exercise::model(&model);
+    }
+}
+
+/// Opened from the shared folder, each mesh plays exactly the animations of its skeleton,
+/// one clip each at 24 frames a second, and leaves the others out with a warning.
+#[test]
+fn each_mesh_plays_the_animations_of_its_own_skeleton() {
+    let Some(dir) = corpus_engines_dir("md5") else {
+        return;
+    };
+    for (mesh, clips) in [
+        (
+            "reweap_pistol.md5mesh",
+            &[
+                "reweap_pistol-idle",
+                "reweap_pistol-reload",
+                "reweap_pistol-shoot",
+            ][..],
+        ),
+        (
+            "reweap_flamer.md5mesh",
+            &["reweap_flamer-idle", "reweap_flamer-reload"],
+        ),
+        (
+            "reweap_rocket_launcher.md5mesh",
+            &["reweap_rocket_idle", "reweap_rocket_shoot"],
+        ),
+    ] {
+        let model = Model::open(dir.join(mesh)).unwrap();
+        let names: Vec<&str> = model.clips().iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, clips, "{mesh}");
+        assert!(model.clips().iter().all(|c| c.fps == 24.0));
+        let ignored = model.diagnostics().count(WarningKind::CompanionIgnored);
+        assert_eq!(ignored as usize, 7 - clips.len(), "{mesh}");
+        skelmap_testkit::exercise::model(&model);
+    }
+}
+
+#[test]
+fn every_shared_md5mesh_matches_assimp_in_the_bind_pose() {
+    let Some(dir) = corpus_engines_dir("md5") else {
+        return;
+    };
+    let oracle = corpus_engines_dir("oracle").unwrap();
+    let mut compared = 0;
+    for row in manifest_engines("md5")
+        .iter()
+        .filter(|r| r.file.ends_with(".md5mesh"))
+    {
+        let name = &row.file;
+        let theirs =
+            obj_points(&std::fs::read_to_string(oracle.join(format!("{name}.obj"))).unwrap());
+        let model = Model::open(dir.join(name)).unwrap();
+        let mut pose = Pose::default();
+        model.pose_bind(&mut pose);
+        let mut ours = Vec::new();
+        for mesh in 0..model.num_meshes() {
+            let n = model.mesh(mesh).unwrap().num_vertices();
+            let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            model.deform(mesh, &pose, &mut p, &mut q).unwrap();
+            ours.extend(p.iter().map(|v| [v[0], v[2], -v[1]]));
+        }
+        assert_same_points(&ours, &theirs, name);
+        // Frame 0 of each animation is a pose of the same skeleton: finite everywhere.
+        for clip in model.clips() {
+            model
+                .pose(
+                    clip.first as usize,
+                    clip.first as usize,
+                    0.0,
+                    Interpolation::Nlerp,
+                    &mut pose,
+                )
+                .unwrap();
+            assert!(pose.palette().world.iter().all(|m| m.is_finite()), "{name}");
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, 3);
+}

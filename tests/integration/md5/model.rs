@@ -1,0 +1,211 @@
+//! The `Model` API on MD5: the fixture's bind pose, frames, clips, attachments and normals
+//! against values worked out by hand (`super::MESH`), every kernel agreeing, an animation
+//! opened alone, and layouts that decode the same (CRLF and tabs, comments everywhere).
+
+use skelmap::glam::Vec3A;
+use skelmap::md5::MeshFile;
+use skelmap::model::Pose;
+use skelmap::pose::Interpolation;
+use skelmap::skin::{SkinMatrices, VertexOrder};
+use skelmap::{Format, Model, Parse};
+
+use super::{ANIM, BIND, FRAME_1, MESH, files, open_pair};
+
+/// Every mesh's positions at frame `f` (the bind pose when the model has no frames), through
+/// `Model::deform`, then through `prepare` and `compact`, which must agree.
+fn positions(model: &Model<'_>, f: Option<usize>) -> Vec<[f32; 3]> {
+    let mut pose = Pose::default();
+    match f {
+        Some(f) => model
+            .pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap(),
+        None => model.pose_bind(&mut pose),
+    }
+    let n = model.mesh(0).unwrap().num_vertices();
+    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    model.deform(0, &pose, &mut p, &mut q).unwrap();
+    let prepared = model.prepare().unwrap();
+    let (mut pp, mut pq) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    prepared
+        .skin(
+            0,
+            &pose,
+            skelmap::skin::SimdLevel::detect(),
+            VertexOrder::Original,
+            &mut pp,
+            &mut pq,
+        )
+        .unwrap();
+    let compact = model.compact().unwrap();
+    let mut matrices = SkinMatrices::default();
+    let (mut cp, mut cq) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    compact.matrices(&pose, &mut matrices).unwrap();
+    compact
+        .skin(
+            0,
+            &matrices,
+            skelmap::skin::SimdLevel::detect(),
+            &mut cp,
+            &mut cq,
+        )
+        .unwrap();
+    for v in 0..n {
+        for other in [pp[v], cp[v]] {
+            assert!(
+                Vec3A::from(other).distance(Vec3A::from(p[v])) < 1e-5,
+                "vertex {v}"
+            );
+        }
+    }
+    p
+}
+
+fn assert_close(got: &[[f32; 3]], want: &[[f32; 3]]) {
+    assert_eq!(got.len(), want.len());
+    for (v, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            Vec3A::from(*g).distance(Vec3A::from(*w)) < 1e-6,
+            "vertex {v}: {g:?} against {w:?}"
+        );
+    }
+}
+
+#[test]
+fn the_bind_pose_places_every_vertex_where_its_weights_say() {
+    let file = MeshFile::parse(MESH.as_bytes()).unwrap();
+    let mesh = file.mesh(0).unwrap();
+    let stored: Vec<[f32; 3]> = (0..4).map(|v| mesh.position(v).unwrap()).collect();
+    assert_close(&stored, &BIND);
+    let model = Model::from_bytes(MESH.as_bytes()).unwrap();
+    assert_eq!(
+        (model.format(), model.num_bones(), model.num_frames()),
+        (Format::Md5, 3, 0)
+    );
+    assert_close(&positions(&model, None), &BIND);
+    // Without frames there is nothing to sample; the bind pose is all it has.
+    assert!(
+        model
+            .pose(0, 0, 0.0, Interpolation::Nlerp, &mut Pose::default())
+            .is_err()
+    );
+}
+
+/// Both triangles of the fixture face `(−1, −1, 0)` (clockwise front faces, as Doom 3 winds
+/// them), so every vertex's normal is `(−√½, −√½, 0)`, in the bind pose and in frame 1,
+/// where the arm is unturned and the mesh moves.
+#[test]
+fn normals_are_derived_from_the_triangles() {
+    let file = MeshFile::parse(MESH.as_bytes()).unwrap();
+    let h = -core::f32::consts::FRAC_1_SQRT_2;
+    for n in file.mesh(0).unwrap().normals() {
+        assert_close(&[n.map(|c| c.get())], &[[h, h, 0.0]]);
+    }
+}
+
+#[test]
+fn frames_pose_the_mesh_as_worked_out_by_hand() {
+    let files = files(MESH, ANIM);
+    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+    assert_eq!(model.num_frames(), 2);
+    assert_close(&positions(&model, Some(0)), &BIND);
+    assert_close(&positions(&model, Some(1)), &FRAME_1);
+    let clips = model.clips();
+    assert_eq!(clips.len(), 1);
+    let c = &clips[0];
+    assert_eq!(
+        (c.name.as_str(), c.first, c.count, c.fps, c.looped),
+        ("fixture-idle", 0, 2, 24.0, true)
+    );
+    // Halfway, the hand's translation is halfway: (1.5, 0, ·) along an arm turned 45°.
+    let mut pose = Pose::default();
+    model
+        .pose(0, 1, 0.5, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let (_, t) = pose.local().bones[2];
+    assert!((t.x - 1.5).abs() < 1e-6 && t.y.abs() < 1e-6);
+}
+
+#[test]
+fn every_joint_is_an_attachment() {
+    let files = files(MESH, ANIM);
+    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+    assert_eq!(model.num_attachments(), 3);
+    let hand = model.attachment_index(b"hand").unwrap();
+    let mut pose = Pose::default();
+    model
+        .pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let at = model.attachment_transform(hand, &pose).unwrap();
+    assert!(at.translation.distance(Vec3A::new(2.0, 0.0, 2.0)) < 1e-6);
+}
+
+/// An `.md5anim` opened alone is its skeleton (the base frame as bind pose) and its frames.
+#[test]
+fn an_animation_alone_is_a_skeleton_with_frames() {
+    let files = files(MESH, ANIM);
+    let model = open_pair(&files, "m/fixture-idle.md5anim").unwrap();
+    assert_eq!(
+        (model.num_bones(), model.num_meshes(), model.num_frames()),
+        (3, 0, 2)
+    );
+    let mut bind = skelmap::pose::LocalPose::default();
+    model.bind_pose(&mut bind);
+    assert!(bind.bones[2].1.distance(Vec3A::X) < 1e-6);
+    let model = Model::from_bytes(ANIM.as_bytes()).unwrap();
+    assert_eq!(model.num_frames(), 2);
+}
+
+/// CRLF line ends, tabs for spaces, and a comment wherever white space may stand: the same
+/// model.
+#[test]
+fn crlf_tabs_and_comments_everywhere_decode_the_same() {
+    let plain = MeshFile::parse(MESH.as_bytes()).unwrap();
+    let crlf = MESH.replace('\n', "\r\n").replace(' ', "\t");
+    let commented: String = MESH
+        .split(' ')
+        .collect::<Vec<_>>()
+        .join(" /* c */ ")
+        .replace('\n', " // note\n");
+    for text in [crlf, commented, format!("// leading\n/* block */{MESH}")] {
+        let other = MeshFile::parse(text.as_bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(other.joints().len(), plain.joints().len());
+        for (a, b) in other.joints().iter().zip(plain.joints()) {
+            assert_eq!(
+                (a.parent, a.position, a.orientation),
+                (b.parent, b.position, b.orientation)
+            );
+        }
+        let (a, b) = (other.mesh(0).unwrap(), plain.mesh(0).unwrap());
+        assert_eq!(a.shader_name(), b.shader_name());
+        let bytes = |m: skelmap::md5::Mesh<'_>| {
+            let l = m.layout();
+            (
+                l.num_verts,
+                l.num_tris,
+                l.num_weights,
+                m.positions()
+                    .iter()
+                    .flatten()
+                    .map(|c| c.get().to_bits())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(bytes(a), bytes(b));
+        assert_eq!(
+            Model::from_bytes(text.as_bytes()).unwrap().format(),
+            Format::Md5
+        );
+    }
+}
+
+/// Opening decodes once: the mesh file's block holds exactly the arrays its counts need.
+#[test]
+fn the_decoded_block_is_sized_by_the_counts() {
+    let file = MeshFile::parse(MESH.as_bytes()).unwrap();
+    // 4 vertices: texcoords 8, ranges 8, positions 12, normals 12, record counts 4 bytes
+    // each; 2 triangles of 12; 5 weights of 20; 5 records of 32.
+    assert_eq!(
+        file.decoded_bytes(),
+        4 * (8 + 8 + 12 + 12 + 4) + 2 * 12 + 5 * 20 + 5 * 32
+    );
+}

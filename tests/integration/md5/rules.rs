@@ -1,0 +1,692 @@
+//! One test per validation rule of `md5`'s module docs, and per malformed pattern other
+//! loaders broke on, each asserting the error's variant, section and field, line and column.
+
+use skelmap::md5::{Anim, MeshFile};
+use skelmap::{Error, Format, Limits, Parse, Problem, WarningKind};
+
+use super::{ANIM, MESH, anim_error, files, located, mesh_error, mesh_warnings, open_pair, with};
+
+fn expected(expected: &'static str) -> Problem {
+    Problem::Expected { expected }
+}
+
+#[test]
+fn the_fixtures_parse_without_warnings() {
+    assert!(mesh_warnings(MESH).is_empty());
+    let mut diag = skelmap::Diagnostics::new();
+    Anim::parse_with(ANIM.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+    assert!(diag.is_empty());
+}
+
+// ---- rule 1: the header ----
+
+#[test]
+fn rule_1_another_version_is_unsupported() {
+    let e = mesh_error(&with(MESH, "MD5Version 10", "MD5Version 11"));
+    assert!(matches!(
+        e,
+        Error::Unsupported {
+            format: Format::Md5,
+            what: "header.MD5Version",
+            offset: 11,
+            value: 11,
+            ..
+        }
+    ));
+}
+
+/// Doom 3's pre-release models (`numbones`, `bone N { … }`) are refused, where assimp
+/// aborts on them.
+#[test]
+fn rule_1_pre_release_syntax_under_version_10_is_refused() {
+    let e = mesh_error(&with(MESH, "numJoints 3", "numbones 3"));
+    assert_eq!(
+        located(&e),
+        ("header", 4, 1, expected("numJoints or numFrames"))
+    );
+}
+
+#[test]
+fn rule_1_a_mesh_text_is_not_an_animation_and_the_reverse() {
+    assert_eq!(
+        located(&anim_error(MESH)),
+        ("header", 4, 1, expected("numFrames (an .md5anim)"))
+    );
+    assert_eq!(
+        located(&mesh_error(ANIM)),
+        ("header", 4, 1, expected("numJoints (an .md5mesh)"))
+    );
+}
+
+// ---- rule 2: tokens ----
+
+/// assimp CVE-2025-2757: a quoted string without its closing quote read past the buffer.
+#[test]
+fn rule_2_unterminated_quoted_string_cve_2025_2757() {
+    let e = mesh_error(&with(MESH, "\"arm\"\t0", "\"arm\t0"));
+    assert_eq!(
+        located(&e),
+        ("joints.name", 9, 2, Problem::UnterminatedString)
+    );
+    // At the very end of the text as well.
+    let e = mesh_error("MD5Version 10\ncommandline \"abc");
+    assert_eq!(
+        located(&e),
+        ("header.commandline", 2, 13, Problem::UnterminatedString)
+    );
+}
+
+/// assimp OSS-Fuzz 49422 and 54381: the header parse ran off the end of the text.
+#[test]
+fn rule_2_header_running_off_the_end_ossfuzz_49422_54381() {
+    let text = &MESH[..MESH.find("numJoints").unwrap() + "numJoints".len()];
+    assert_eq!(
+        located(&mesh_error(text)),
+        ("header.numJoints", 4, 10, expected("an integer"))
+    );
+    assert_eq!(
+        located(&mesh_error("MD5Version")),
+        ("header.MD5Version", 1, 11, expected("an integer"))
+    );
+    assert_eq!(
+        located(&mesh_error("MD5Version 10 ")),
+        ("header.commandline", 1, 15, expected("commandline"))
+    );
+}
+
+/// assimp OSS-Fuzz 54435, 60274 and 62441: a section's parse ran off the end.
+#[test]
+fn rule_2_sections_running_off_the_end_ossfuzz_54435_60274_62441() {
+    let in_joints = &MESH[..MESH.find("( 0 0 1 )").unwrap() + 4];
+    assert_eq!(
+        located(&mesh_error(in_joints)),
+        ("joints.position", 9, 14, expected("a number"))
+    );
+    let in_weight = &MESH[..MESH.find("weight 4 1 1 (").unwrap() + 14];
+    assert_eq!(
+        located(&mesh_error(in_weight)),
+        ("weight.pos", 28, 16, expected("a number"))
+    );
+    let in_frame = &ANIM[..ANIM.find("0 0 2 0").unwrap()];
+    assert_eq!(
+        located(&anim_error(in_frame)),
+        (
+            "header.numAnimatedComponents",
+            31,
+            2,
+            Problem::FewerThanDeclared {
+                declared: 7,
+                found: 0
+            }
+        )
+    );
+}
+
+#[test]
+fn rule_2_an_unclosed_comment_is_refused() {
+    let e = mesh_error(&format!("{MESH}/* never closed"));
+    assert_eq!(
+        located(&e),
+        ("comment", 30, 1, Problem::UnterminatedComment)
+    );
+}
+
+#[test]
+fn rule_2_numbers_that_overflow_or_are_not_finite() {
+    for (to, problem) in [
+        ("( 1e39 0 0 )", Problem::NotFinite),
+        ("( nan 0 0 )", Problem::NotFinite),
+        ("( -inf 0 0 )", Problem::NotFinite),
+        ("( 1.#QNAN 0 0 )", Problem::Number),
+        ("( 1x 0 0 )", Problem::Number),
+    ] {
+        let e = mesh_error(&with(
+            MESH,
+            "weight 0 0 1 ( 1 0 0 )",
+            &format!("weight 0 0 1 {to}"),
+        ));
+        assert_eq!(located(&e), ("weight.pos", 24, 17, problem), "{to}");
+    }
+    let e = mesh_error(&with(MESH, "numverts 4", "numverts 99999999999999999999"));
+    assert_eq!(located(&e), ("mesh.numverts", 15, 11, Problem::Number));
+    let e = mesh_error(&with(MESH, "numverts 4", "numverts 4.0"));
+    assert_eq!(located(&e), ("mesh.numverts", 15, 11, Problem::Number));
+}
+
+// ---- rule 3: counts ----
+
+#[test]
+fn rule_3_negative_and_zero_counts() {
+    let e = mesh_error(&with(MESH, "numverts 4", "numverts -1"));
+    assert_eq!(
+        located(&e),
+        ("mesh.numverts", 15, 11, Problem::Negative { value: -1 })
+    );
+    let e = mesh_error(&with(MESH, "numJoints 3", "numJoints 0"));
+    assert_eq!(located(&e), ("header.numJoints", 4, 11, Problem::Empty));
+    let e = anim_error(&with(ANIM, "numFrames 2", "numFrames 0"));
+    assert_eq!(located(&e), ("header.numFrames", 4, 11, Problem::Empty));
+}
+
+#[test]
+fn rule_3_counts_over_the_limits() {
+    let limits = Limits {
+        max_bones: 2,
+        ..Limits::DEFAULT
+    };
+    let e = MeshFile::parse_with(MESH.as_bytes(), &limits, &mut Default::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Limit {
+                what: "header.numJoints",
+                value: 3,
+                max: 2,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let limits = Limits {
+        max_influences_per_vertex: 1,
+        ..Limits::DEFAULT
+    };
+    let e = MeshFile::parse_with(MESH.as_bytes(), &limits, &mut Default::default()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Limit {
+                what: "vert.countWeight",
+                value: 2,
+                max: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    let e = anim_error(&with(
+        ANIM,
+        "numAnimatedComponents 7",
+        "numAnimatedComponents 19",
+    ));
+    assert!(
+        matches!(
+            e,
+            Error::Limit {
+                what: "header.numAnimatedComponents",
+                value: 19,
+                max: 18,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+/// A count that lies upward is refused before anything is reserved for it: the rest of the
+/// text cannot hold that many entries.
+#[test]
+fn rule_3_a_count_the_text_cannot_hold_is_refused_before_reserving() {
+    let e = mesh_error(&with(MESH, "numverts 4", "numverts 4000000"));
+    let (what, line, column, problem) = located(&e);
+    assert_eq!((what, line, column), ("mesh.numverts", 15, 11));
+    let Problem::AboveMaximum {
+        value: 4_000_000,
+        max,
+    } = problem
+    else {
+        panic!("{problem:?}")
+    };
+    assert!(max < 30, "{max}");
+    let e = anim_error(&with(ANIM, "numFrames 2", "numFrames 60000"));
+    assert!(matches!(
+        located(&e).3,
+        Problem::AboveMaximum { value: 60000, .. }
+    ));
+}
+
+// ---- rule 4: counts against entries ----
+
+#[test]
+fn rule_4_counts_that_lie_in_both_directions() {
+    let cases = [
+        (
+            "numJoints 3",
+            "numJoints 4",
+            "header.numJoints",
+            11,
+            1,
+            Problem::FewerThanDeclared {
+                declared: 4,
+                found: 3,
+            },
+        ),
+        (
+            "numJoints 3",
+            "numJoints 2",
+            "header.numJoints",
+            10,
+            2,
+            Problem::MoreThanDeclared { declared: 2 },
+        ),
+        (
+            "numMeshes 1",
+            "numMeshes 2",
+            "header.numMeshes",
+            30,
+            1,
+            Problem::FewerThanDeclared {
+                declared: 2,
+                found: 1,
+            },
+        ),
+        (
+            "numMeshes 1",
+            "numMeshes 0",
+            "header.numMeshes",
+            13,
+            1,
+            Problem::MoreThanDeclared { declared: 0 },
+        ),
+        (
+            "numverts 4",
+            "numverts 5",
+            "mesh.numverts",
+            20,
+            2,
+            Problem::FewerThanDeclared {
+                declared: 5,
+                found: 4,
+            },
+        ),
+        (
+            "numverts 4",
+            "numverts 3",
+            "mesh.numverts",
+            19,
+            2,
+            Problem::MoreThanDeclared { declared: 3 },
+        ),
+        (
+            "numtris 2",
+            "numtris 3",
+            "mesh.numtris",
+            23,
+            2,
+            Problem::FewerThanDeclared {
+                declared: 3,
+                found: 2,
+            },
+        ),
+        (
+            "numtris 2",
+            "numtris 1",
+            "mesh.numtris",
+            22,
+            2,
+            Problem::MoreThanDeclared { declared: 1 },
+        ),
+        (
+            "numweights 5",
+            "numweights 6",
+            "mesh.numweights",
+            29,
+            1,
+            Problem::FewerThanDeclared {
+                declared: 6,
+                found: 5,
+            },
+        ),
+        (
+            "numweights 5",
+            "numweights 4",
+            "mesh.numweights",
+            28,
+            2,
+            Problem::MoreThanDeclared { declared: 4 },
+        ),
+    ];
+    for (from, to, what, line, column, problem) in cases {
+        let e = mesh_error(&with(MESH, from, to));
+        assert_eq!(located(&e), (what, line, column, problem), "{to}");
+    }
+    let cases = [
+        (
+            "numFrames 2",
+            "numFrames 3",
+            "header.numFrames",
+            18,
+            1,
+            Problem::FewerThanDeclared {
+                declared: 3,
+                found: 2,
+            },
+        ),
+        (
+            "numFrames 2",
+            "numFrames 1",
+            "header.numFrames",
+            17,
+            2,
+            Problem::MoreThanDeclared { declared: 1 },
+        ),
+        (
+            "\t0 0 2 0 0 0 2",
+            "\t0 0 2 0 0 0",
+            "header.numAnimatedComponents",
+            32,
+            1,
+            Problem::FewerThanDeclared {
+                declared: 7,
+                found: 6,
+            },
+        ),
+        (
+            "\t0 0 2 0 0 0 2",
+            "\t0 0 2 0 0 0 2 9",
+            "header.numAnimatedComponents",
+            31,
+            16,
+            Problem::MoreThanDeclared { declared: 7 },
+        ),
+    ];
+    for (from, to, what, line, column, problem) in cases {
+        let e = anim_error(&with(ANIM, from, to));
+        assert_eq!(located(&e), (what, line, column, problem), "{to}");
+    }
+}
+
+#[test]
+fn rule_4_an_entry_s_own_index_is_its_place() {
+    let e = mesh_error(&with(MESH, "vert 2 (", "vert 7 ("));
+    assert_eq!(
+        located(&e),
+        (
+            "vert.index",
+            18,
+            7,
+            Problem::Mismatch {
+                value: 7,
+                expected: 2
+            }
+        )
+    );
+    let e = mesh_error(&with(MESH, "tri 1 0", "tri 0 0"));
+    assert_eq!(
+        located(&e),
+        (
+            "tri.index",
+            22,
+            6,
+            Problem::Mismatch {
+                value: 0,
+                expected: 1
+            }
+        )
+    );
+    let e = anim_error(&with(ANIM, "frame 1 {", "frame 2 {"));
+    assert_eq!(
+        located(&e),
+        (
+            "frame.index",
+            30,
+            7,
+            Problem::Mismatch {
+                value: 2,
+                expected: 1
+            }
+        )
+    );
+}
+
+/// The same section over and over: the first one past the count is refused, in one pass.
+#[test]
+fn rule_4_deeply_repeated_sections() {
+    let mesh_block = &MESH[MESH.find("mesh {").unwrap()..];
+    let text = format!("{MESH}{}", mesh_block.repeat(20_000));
+    let e = mesh_error(&text);
+    assert_eq!(
+        located(&e),
+        (
+            "header.numMeshes",
+            30,
+            1,
+            Problem::MoreThanDeclared { declared: 1 }
+        )
+    );
+    let joints = &MESH[MESH.find("joints {").unwrap()..MESH.find("mesh {").unwrap()];
+    let text = with(MESH, "mesh {", &format!("{}mesh {{", joints.repeat(20_000)));
+    let e = mesh_error(&text);
+    assert_eq!(
+        located(&e),
+        (
+            "header.numMeshes",
+            13,
+            1,
+            Problem::FewerThanDeclared {
+                declared: 1,
+                found: 0
+            }
+        )
+    );
+}
+
+// ---- rule 5: parents ----
+
+#[test]
+fn rule_5_a_joint_whose_parent_is_itself_or_later() {
+    let e = mesh_error(&with(MESH, "\"arm\"\t0", "\"arm\"\t1"));
+    assert_eq!(
+        located(&e),
+        ("joints.parent", 9, 8, Problem::OwnParent { bone: 1 })
+    );
+    let e = mesh_error(&with(MESH, "\"arm\"\t0", "\"arm\"\t2"));
+    assert_eq!(
+        located(&e),
+        (
+            "joints.parent",
+            9,
+            8,
+            Problem::Parent { bone: 1, parent: 2 }
+        )
+    );
+    let e = mesh_error(&with(MESH, "\"root\"\t-1", "\"root\"\t-2"));
+    assert_eq!(
+        located(&e),
+        (
+            "joints.parent",
+            8,
+            9,
+            Problem::Parent {
+                bone: 0,
+                parent: -2
+            }
+        )
+    );
+    let e = anim_error(&with(ANIM, "\"hand\"\t1", "\"hand\"\t2"));
+    assert_eq!(
+        located(&e),
+        ("hierarchy.parent", 12, 9, Problem::OwnParent { bone: 2 })
+    );
+}
+
+// ---- rule 6: indices ----
+
+#[test]
+fn rule_6_weight_and_vertex_indices_out_of_range() {
+    let e = mesh_error(&with(MESH, "weight 4 1 1", "weight 4 3 1"));
+    assert_eq!(
+        located(&e),
+        ("weight.joint", 28, 11, Problem::Index { index: 3, len: 3 })
+    );
+    let e = mesh_error(&with(MESH, "vert 3 ( 1 1 ) 4 1", "vert 3 ( 1 1 ) 4 2"));
+    assert_eq!(
+        located(&e),
+        (
+            "vert.startWeight",
+            19,
+            17,
+            Problem::Index { index: 5, len: 5 }
+        )
+    );
+    let e = mesh_error(&with(MESH, "tri 1 0 2 3", "tri 1 0 2 4"));
+    assert_eq!(
+        located(&e),
+        ("tri.vertIndex", 22, 12, Problem::Index { index: 4, len: 4 })
+    );
+    let e = mesh_error(&with(MESH, "tri 1 0 2 3", "tri 1 0 -1 3"));
+    assert_eq!(
+        located(&e),
+        (
+            "tri.vertIndex",
+            22,
+            10,
+            Problem::Index { index: -1, len: 4 }
+        )
+    );
+}
+
+/// Doom 3 refuses a vertex without weights ("Vertex without any joint weights").
+#[test]
+fn rule_6_a_vertex_without_weights() {
+    let e = mesh_error(&with(MESH, "vert 2 ( 0 1 ) 3 1", "vert 2 ( 0 1 ) 3 0"));
+    assert_eq!(
+        located(&e),
+        ("vert.countWeight", 18, 19, Problem::NoInfluences)
+    );
+}
+
+// ---- rule 7: animations ----
+
+#[test]
+fn rule_7_animation_flags_components_and_rate() {
+    let e = anim_error(&with(ANIM, "\"hand\"\t1 1 6", "\"hand\"\t1 64 6"));
+    assert_eq!(
+        located(&e),
+        ("hierarchy.flags", 12, 11, Problem::UnknownCode { code: 64 })
+    );
+    let e = anim_error(&with(ANIM, "\"hand\"\t1 1 6", "\"hand\"\t1 1 7"));
+    assert_eq!(
+        located(&e),
+        (
+            "hierarchy.startIndex",
+            12,
+            13,
+            Problem::AboveMaximum { value: 8, max: 7 }
+        )
+    );
+    let e = anim_error(&with(ANIM, "frameRate 24", "frameRate -1"));
+    assert_eq!(
+        located(&e),
+        (
+            "header.frameRate",
+            6,
+            11,
+            Problem::NotPositive { value: -1.0 }
+        )
+    );
+    let mut diag = skelmap::Diagnostics::new();
+    let text = with(ANIM, "frameRate 24", "frameRate 0");
+    let anim = Anim::parse_with(text.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+    assert_eq!(
+        (anim.frame_rate(), diag.count(WarningKind::FrameRate)),
+        (24.0, 1)
+    );
+}
+
+// ---- rule 8: the end ----
+
+#[test]
+fn rule_8_nothing_follows_the_last_section() {
+    let e = mesh_error(&format!("{MESH}junk"));
+    assert_eq!(located(&e), ("end", 30, 1, expected("the end of the text")));
+    assert!(
+        MeshFile::parse(format!("{MESH}// a comment\n/* and another */\r\n").as_bytes()).is_ok()
+    );
+}
+
+// ---- rule 9: animations on a mesh ----
+
+#[test]
+fn rule_9_an_animation_of_other_joints_beside_the_mesh_is_left_out() {
+    let other = with(ANIM, "\"hand\"", "\"claw\"");
+    let files = files(MESH, &other);
+    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+    assert_eq!(model.num_frames(), 0);
+    let w = model
+        .diagnostics()
+        .get(WarningKind::CompanionIgnored)
+        .unwrap();
+    assert!(w.detail.contains("fixture-idle.md5anim"), "{}", w.detail);
+}
+
+/// vkQuake #980: an animation of another joint count aborted the engine; given explicitly,
+/// it is an error located in the animation.
+#[test]
+fn rule_9_an_animation_given_that_does_not_fit_is_an_error() {
+    let dir = tempfile_dir();
+    let (mesh, anim) = (dir.join("m.md5mesh"), dir.join("a.md5anim"));
+    std::fs::write(&mesh, MESH).unwrap();
+    let open = |text: &str| {
+        std::fs::write(&anim, text).unwrap();
+        let options = skelmap::model::OpenOptions {
+            animation: Some(anim.clone()),
+            ..Default::default()
+        };
+        skelmap::Model::open_with(&mesh, &options)
+    };
+    assert_eq!(open(ANIM).unwrap().num_frames(), 2);
+    let e = open(&with(ANIM, "\"hand\"", "\"claw\"")).unwrap_err();
+    assert_eq!(
+        located(&e),
+        ("hierarchy.name", 12, 3, Problem::JointMismatch { joint: 2 })
+    );
+    let e = open(&with(ANIM, "\"hand\"\t1", "\"hand\"\t0")).unwrap_err();
+    assert_eq!(located(&e).3, Problem::JointMismatch { joint: 2 });
+    let fewer = with(
+        &with(ANIM, "numJoints 3", "numJoints 2"),
+        "\t\"hand\"\t1 1 6\n",
+        "",
+    );
+    let fewer = with(
+        &with(&fewer, "\t( 1 0 0 ) ( 0 0 0 )\n", ""),
+        "numAnimatedComponents 7",
+        "numAnimatedComponents 6",
+    );
+    let fewer = with(
+        &with(&fewer, " -0.70710677 1\n", " -0.70710677\n"),
+        "0 0 0 2\n",
+        "0 0 0\n",
+    );
+    let e = open(&fewer).unwrap_err();
+    assert_eq!(
+        located(&e).3,
+        Problem::Mismatch {
+            value: 2,
+            expected: 3
+        }
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A fresh directory under the system's temporary one.
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-md5-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+// ---- warnings ----
+
+#[test]
+fn warnings_weights_off_one_and_rotations_past_unit() {
+    let diag = mesh_warnings(&with(MESH, "weight 3 2 1 (", "weight 3 2 0.5 ("));
+    let w = diag.get(WarningKind::InfluenceSum).unwrap();
+    assert_eq!((w.what, w.count), ("weight.bias", 1));
+    let diag = mesh_warnings(&with(
+        MESH,
+        "( 0 0 0 )\n\t\"arm\"",
+        "( 0.9 0.9 0 )\n\t\"arm\"",
+    ));
+    assert_eq!(diag.count(WarningKind::QuatNotUnit), 1);
+}

@@ -1,0 +1,76 @@
+//! Malformed text at every position: every prefix of the fixtures and every byte replaced by
+//! each byte the grammar gives meaning to fails with a typed error or opens, never panics;
+//! and lines far longer than any real file's.
+
+use skelmap::md5::{Anim, MeshFile};
+use skelmap::{Error, Model, Parse};
+
+use super::{ANIM, MESH, located, mesh_error, with};
+
+fn typed(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Text { .. } | Error::Limit { .. } | Error::Unsupported { .. }
+    )
+}
+
+#[test]
+fn every_prefix_is_refused_with_a_typed_error() {
+    for text in [MESH, ANIM] {
+        let bytes = text.as_bytes();
+        let ok_from = text.trim_end().len();
+        for end in 0..bytes.len() {
+            let prefix = &bytes[..end];
+            let mesh = MeshFile::parse(prefix).map(drop);
+            let anim = Anim::parse(prefix).map(drop);
+            let model = Model::from_bytes(prefix).map(drop);
+            if end < ok_from {
+                for r in [&mesh, &anim] {
+                    assert!(r.as_ref().is_err_and(typed), "prefix of {end} bytes: {r:?}");
+                }
+                assert!(model.is_err(), "prefix of {end} bytes");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_byte_replaced_never_panics() {
+    for text in [MESH, ANIM] {
+        let bytes = text.as_bytes();
+        for at in 0..bytes.len() {
+            for b in [
+                b'"', b'{', b'}', b'(', b')', b'/', b'*', b'-', b'9', b'e', b'\n', 0, 0xff,
+            ] {
+                let mut mutated = bytes.to_vec();
+                mutated[at] = b;
+                if let Ok(model) = Model::from_bytes(&mutated) {
+                    skelmap_testkit::exercise::model(&model);
+                } else {
+                    let _ = (MeshFile::parse(&mutated), Anim::parse(&mutated));
+                }
+            }
+        }
+    }
+}
+
+/// A 100 MB line: as a comment the model still opens; as a string without its closing quote
+/// it is refused at the quote; as a number it is one token that is no number.
+#[test]
+fn a_100_mb_line() {
+    let long = "x".repeat(100 << 20);
+    let text = with(MESH, "numJoints 3", &format!("// {long}\nnumJoints 3"));
+    assert!(MeshFile::parse(text.as_bytes()).is_ok());
+    let text = with(
+        MESH,
+        "commandline \"fixture\"",
+        &format!("commandline \"{long}"),
+    );
+    assert_eq!(
+        located(&mesh_error(&text)).3,
+        skelmap::Problem::UnterminatedString
+    );
+    let digits = "1".repeat(100 << 20);
+    let text = with(MESH, "weight 0 0 1 (", &format!("weight 0 0 {digits}x ("));
+    assert_eq!(located(&mesh_error(&text)).3, skelmap::Problem::Number);
+}
