@@ -128,6 +128,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.extend(md3_seeds());
     out.extend(md2_seeds());
     out.extend(mdc_seeds());
+    out.extend(md5_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -198,6 +199,19 @@ fn mdc_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("mdc", "animated.mdc", crate::mdc::animated().write()),
         ("mdc", "tags_only.mdc", crate::mdc::tags_only().write()),
         ("probe_any", "triangle.mdc", triangle),
+    ]
+}
+
+/// The `md5` seeds: the hand-worked fixture's mesh and animation as the target takes them
+/// (mesh, NUL, animation), the mesh alone, and the animation alone.
+fn md5_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    use crate::md5::{ANIM, MESH};
+    let pair = [MESH.as_bytes(), b"\0", ANIM.as_bytes()].concat();
+    vec![
+        ("md5", "pair.md5", pair),
+        ("md5", "mesh.md5mesh", MESH.as_bytes().to_vec()),
+        ("md5", "anim.md5anim", [b"\0", ANIM.as_bytes()].concat()),
+        ("probe_any", "fixture.md5mesh", MESH.as_bytes().to_vec()),
     ]
 }
 
@@ -337,8 +351,10 @@ fn committed_seeds_match_the_writers() {
             path.display()
         );
         // A seed is a valid file: a model, or a lone SKM (which needs its skeleton to be one),
-        // or a pair of SKM and SKP.
+        // or a pair of SKM and SKP, or an MD5 mesh and animation either side of a NUL.
+        let md5_half = |b: &[u8]| b.is_empty() || skelmap::Model::from_bytes(b).is_ok();
         let valid = (target == "structured" && structured_model(&bytes).is_some())
+            || (target == "md5" && bytes.split(|&b| b == 0).all(md5_half))
             || skelmap::Model::from_bytes(&bytes).is_ok()
             || skelmap::skm::Skm::parse(&bytes).is_ok()
             || skelmap::slmdl::Animation::parse(&bytes).is_ok()
