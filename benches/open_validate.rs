@@ -25,6 +25,11 @@
 //!   ../shared/corpus-engines/md2.
 //! - `mdc/<model>`, `bytesum/<model>` and `open/mdc_<model>`: the same for every MDC in
 //!   ../shared/corpus-engines/mdc.
+//! - `md5/<file>`, `bytesum/<file>` and `open/md5_<file>`: the one pass over the text
+//!   (`md5::MeshFile::parse` or `md5::Anim::parse`: tokenised, checked and decoded) of every
+//!   `.md5mesh` and `.md5anim` in ../shared/corpus-engines/md5, and of a synthetic
+//!   `.md5mesh` (`synthetic_md5_<n>MB`: 64 joints, 100k vertices of two weights each, as
+//!   exporters print them), beside the read of its bytes.
 //!
 //! Inputs of `dpm/` and `skm/`: every DPM in ../shared/corpus/dpm (skipped with a message when
 //! absent) and a synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -146,7 +151,72 @@ fn open_validate(c: &mut Criterion) {
             .expect("valid input")
             .num_frames()
     });
+    // Every shared MD5 (../shared/corpus-engines/md5) and a synthetic mesh of some MB.
+    let md5 = common::corpus_engines("md5");
+    let text = md5_text(64, 100_000);
+    let synthetic = vec![(format!("synthetic_md5_{}MB", text.len() / 1_000_000), text)];
+    format_rows(&mut group, "md5", &md5, &synthetic, |bytes| {
+        use skelmap::md5::{Anim, MeshFile};
+        MeshFile::parse(bytes)
+            .map(|m| m.num_meshes())
+            .or_else(|_| Anim::parse(bytes).map(|a| a.num_frames()))
+            .expect("valid input")
+    });
     group.finish();
+}
+
+/// An `.md5mesh` of a chain of `joints` joints and one mesh of `verts` vertices, two weights
+/// each, written with six decimals as exporters write them.
+fn md5_text(joints: usize, verts: usize) -> Vec<u8> {
+    use std::fmt::Write;
+    let mut t = String::new();
+    let _ = write!(
+        t,
+        "MD5Version 10\ncommandline \"bench\"\n\nnumJoints {joints}\nnumMeshes 1\n\njoints {{\n"
+    );
+    for j in 0..joints {
+        let _ = writeln!(
+            t,
+            "\t\"joint{j}\"\t{} ( 0.000000 0.000000 {}.000000 ) ( 0.000000 0.000000 -0.017452 )\t\t// ",
+            j as i64 - 1,
+            j
+        );
+    }
+    let _ = write!(
+        t,
+        "}}\n\nmesh {{\n\tshader \"bench\"\n\n\tnumverts {verts}\n"
+    );
+    for v in 0..verts {
+        let _ = writeln!(
+            t,
+            "\tvert {v} ( {:.6} {:.6} ) {} 2",
+            (v % 100) as f32 / 100.0,
+            (v / 100) as f32 / 1000.0,
+            2 * v
+        );
+    }
+    let tris = verts - 2;
+    let _ = write!(t, "\n\tnumtris {tris}\n");
+    for i in 0..tris {
+        let _ = writeln!(t, "\ttri {i} {} {} {}", i, i + 1, i + 2);
+    }
+    let _ = write!(t, "\n\tnumweights {}\n", 2 * verts);
+    for v in 0..verts {
+        let j = v * joints / verts;
+        for (k, bias) in [(0, 0.75), (1, 0.25)] {
+            let joint = (j + k).min(joints - 1);
+            let _ = writeln!(
+                t,
+                "\tweight {} {joint} {bias:.6} ( {:.6} {:.6} {:.6} )",
+                2 * v + k,
+                (v % 7) as f32 * 0.125,
+                (v % 13) as f32 * -0.0625,
+                0.333333
+            );
+        }
+    }
+    t.push_str("}\n\n");
+    t.into_bytes()
 }
 
 /// The IQM rows: every corpus IQM and the synthetic ones (see the module docs).

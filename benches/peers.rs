@@ -965,13 +965,16 @@ mod assimp {
         for path in skelmap_testkit::corpus_next_files("mdl7") {
             mdl7_rows(&mut group, &mut assimp, &path, &dump);
         }
-        // Every shared MD2, MD3 and MDC (../shared/corpus-engines/md2, md3, mdc).
-        for sub in ["md2", "md3", "mdc"] {
+        // Every shared MD2, MD3, MDC and MD5 mesh (../shared/corpus-engines/md2, md3, mdc,
+        // md5): an MD5 mesh opened with the animations beside it, as a game opens it (assimp
+        // finds none: it reads only `<stem>.md5anim`), and both posed in the bind pose.
+        for sub in ["md2", "md3", "mdc", "md5"] {
             let files = skelmap_testkit::corpus_engines_path(sub)
                 .and_then(|dir| std::fs::read_dir(dir).ok())
                 .into_iter()
                 .flatten()
-                .filter_map(|e| e.ok().map(|e| e.path()));
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_none_or(|e| e != "md5anim"));
             let mut files: Vec<_> = files.collect();
             files.sort();
             // From the path and, without the file system, from memory.

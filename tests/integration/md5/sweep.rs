@@ -74,3 +74,35 @@ fn a_100_mb_line() {
     let text = with(MESH, "weight 0 0 1 (", &format!("weight 0 0 {digits}x ("));
     assert_eq!(located(&mesh_error(&text)).3, skelmap::Problem::Number);
 }
+
+/// Fuzz crash (the `md5` target, first ten minutes): a joint's stored rotation `(0, 1e38,
+/// −0.707)` squares past `f32`, so the recovered `w` was infinite and the normalised rotation
+/// NaN. The rotation is normalised in `f64` instead: unit and finite, with a warning.
+#[test]
+fn fuzz_crash_a_rotation_whose_squares_overflow_f32() {
+    let text = with(
+        MESH,
+        "( 0 0 1 ) ( 0 0 -0.70710677 )",
+        "( 0 0 1 ) ( 0 1e38 -0.70710677 )",
+    );
+    let diag = super::mesh_warnings(&text);
+    assert_eq!(diag.count(skelmap::WarningKind::QuatNotUnit), 1);
+    let file = MeshFile::parse(text.as_bytes()).unwrap();
+    let q = file.joints()[1].orientation;
+    assert!(q.is_finite() && (q.length() - 1.0).abs() < 1e-6, "{q:?}");
+    let model = Model::from_bytes(text.as_bytes()).unwrap();
+    skelmap_testkit::exercise::model(&model);
+}
+
+/// The same class of input: finite numbers whose product is not (a weight of `3e38` on an
+/// offset of `1e38`) are refused at the vertex, not decoded into infinite positions.
+#[test]
+fn a_weight_whose_product_overflows_is_refused() {
+    let text = with(
+        MESH,
+        "weight 3 2 1 ( 0 0 0 )",
+        "weight 3 2 3e38 ( 1e38 0 0 )",
+    );
+    let e = mesh_error(&text);
+    assert_eq!(located(&e), ("vert", 18, 17, skelmap::Problem::NotFinite));
+}

@@ -239,12 +239,16 @@ fn parent(lex: &mut Lexer<'_>, what: &'static str, joint: usize) -> Result<i32> 
 pub fn rotation(xyz: [f32; 3]) -> (Quat, bool) {
     let [x, y, z] = xyz;
     let t = 1.0 - (x * x + y * y + z * z);
-    let q = Quat::from_xyzw(x, y, z, -t.abs().sqrt());
-    if t < -UNIT_TOLERANCE {
-        (q.normalize(), true)
-    } else {
-        (q, false)
+    if t >= -UNIT_TOLERANCE {
+        return (Quat::from_xyzw(x, y, z, -t.abs().sqrt()), false);
     }
+    // Past unit length, normalised in f64, where the squares of any finite f32 are finite.
+    let [x, y, z] = xyz.map(f64::from);
+    let squares = x * x + y * y + z * z;
+    let w = -(squares - 1.0).sqrt();
+    let n = (squares + w * w).sqrt();
+    let q = [x / n, y / n, z / n, w / n].map(|c| c as f32);
+    (Quat::from_array(q), true)
 }
 
 /// Records one rotation past unit length.
@@ -510,18 +514,19 @@ fn mesh(
         });
     }
     layout.num_influences = records as u32;
-    decode_mesh(file, &mut layout, &ranges, diag);
+    decode_mesh(lex, file, &mut layout, &ranges, diag)?;
     Ok(layout)
 }
 
 /// Adds the bind-pose positions, normals and pre-weighted records of a parsed mesh to the
 /// block.
 fn decode_mesh(
+    lex: &Lexer<'_>,
     file: &mut MeshFile<'_>,
     layout: &mut MeshLayout,
     ranges: &[(u32, u32, u64)],
     diag: &mut Diagnostics,
-) {
+) -> Result<()> {
     let n = layout.num_verts as usize;
     let weights: Vec<Weight> = file.weights(layout).to_vec();
     let mut positions = Vec::with_capacity(n);
@@ -540,6 +545,15 @@ fn decode_mesh(
         }
         if (sum - 1.0).abs() > INFLUENCE_SUM_TOLERANCE && off_sum.is_none() {
             off_sum = Some((at, sum));
+        }
+        // Finite numbers can still make an infinite product: refused at the vertex.
+        let origins_finite = weights
+            .iter()
+            .skip(first as usize)
+            .take(count as usize)
+            .all(|w| (Vec3A::from(w.offset.map(|v| v.get())) * w.joint_weight.get()).is_finite());
+        if !p.is_finite() || !origins_finite {
+            return Err(lex.error("vert", at, Problem::NotFinite));
         }
         positions.push(p);
     }
@@ -583,6 +597,7 @@ fn decode_mesh(
         }
     }
     layout.ofs_end = block.len();
+    Ok(())
 }
 
 /// Vertex normals as Doom 3 derives them (`R_DeriveTangents`): each triangle's unit normal
