@@ -127,7 +127,8 @@ fn ms3d_crate(c: &mut Criterion) {
 /// records (origin, weight, normal and bone per influence): the bench prints both sizes per
 /// vertex. Both write 24 bytes per vertex.
 ///
-/// `ozz-pose`: each corpus DPM and IQM (`../shared/corpus-next/iqm`) with more than one frame
+/// `ozz-pose`: each corpus DPM and IQM (`../shared/corpus-next/iqm`) with more than one frame,
+/// and each shared MD5 mesh with its animations,
 /// becomes an ozz skeleton and animation through ozz's offline `SkpBuilder` and
 /// `AnimationBuilder` (once, untimed): the file's parents, frame 0 as the rest pose, and every
 /// frame's parent-relative rotation and translation as skelmap samples them (an IQM's decoded
@@ -595,7 +596,28 @@ mod ozz {
             assert!(m.layout().is_some(), "{name}");
             clip_rows(&mut group, &mut ozz, &name, "skelmap-iqm", &m);
         }
+        // Every shared MD5 mesh with the animations beside it, as `Model` opens it: frames
+        // decoded at open, one after another.
+        for path in md5_meshes() {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let model = Model::open(&path).unwrap();
+            let m = model.as_md5().unwrap();
+            clip_rows(&mut group, &mut ozz, &name, "skelmap-md5", m);
+        }
         group.finish();
+    }
+
+    /// Every `.md5mesh` in ../shared/corpus-engines/md5, sorted.
+    fn md5_meshes() -> Vec<std::path::PathBuf> {
+        let mut files: Vec<_> = skelmap_testkit::corpus_engines_path("md5")
+            .and_then(|dir| std::fs::read_dir(dir).ok())
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "md5mesh"))
+            .collect();
+        files.sort();
+        files
     }
 
     /// The rows of one clip: `m` handed to ozz (untimed) and checked against skelmap at frame

@@ -165,6 +165,22 @@ fn join(p: &[[f32; 3]], q: &[[f32; 3]]) -> Vec<[f32; 6]> {
         .collect()
 }
 
+/// A Doom 3 mesh of two joints (the second turned 90° about `+Z`, one unit up) and one
+/// triangle, a vertex weighted to both.
+const MD5_MESH: &str = "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 1\n\
+joints {\n\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n\"arm\" 0 ( 0 0 1 ) ( 0 0 -0.70710677 )\n}\n\
+mesh {\nshader \"skin\"\nnumverts 3\nvert 0 ( 0 0 ) 0 1\nvert 1 ( 1 0 ) 1 2\n\
+vert 2 ( 0 1 ) 3 1\nnumtris 1\ntri 0 0 2 1\nnumweights 4\nweight 0 0 1 ( 1 0 0 )\n\
+weight 1 0 0.5 ( 0 1 0 )\nweight 2 1 0.5 ( 1 0 0 )\nweight 3 1 1 ( 0 -1 0 )\n}\n";
+
+/// Three frames of [`MD5_MESH`]'s joints: the arm rising and turning back.
+const MD5_ANIM: &str = "MD5Version 10\ncommandline \"\"\nnumFrames 3\nnumJoints 2\n\
+frameRate 24\nnumAnimatedComponents 6\nhierarchy {\n\"root\" -1 0 0\n\"arm\" 0 63 0\n}\n\
+bounds {\n( 0 0 0 ) ( 1 1 1 )\n( 0 0 0 ) ( 1 1 2 )\n( 0 0 0 ) ( 1 1 3 )\n}\n\
+baseframe {\n( 0 0 0 ) ( 0 0 0 )\n( 0 0 1 ) ( 0 0 -0.70710677 )\n}\n\
+frame 0 {\n0 0 1 0 0 -0.70710677\n}\nframe 1 {\n0 0 2 0 0 -0.38268343\n}\n\
+frame 2 {\n0 0 3 0 0 0\n}\n";
+
 fn expected(path: &Path) -> Expected {
     let bytes = std::fs::read(path).unwrap();
     let (format, bones, frames, vertices, triangles, deformed) =
@@ -260,6 +276,18 @@ fn expected(path: &Path) -> Expected {
                 let triangles = surfaces.map(|s| s.num_triangles() as u64).sum();
                 let frames = m.num_frames() as u32;
                 (14, 0, frames, vertices, triangles, join(&p, &q))
+            }
+            "md5mesh" => {
+                // Opened as C opens it: with the animations beside it that fit.
+                let model = skelmap_core::Model::open(path).unwrap();
+                let m = model.as_md5().unwrap();
+                let file = m.mesh_file().unwrap();
+                let v = skeletal(m, &file.mesh(0).unwrap());
+                let meshes = (0..file.num_meshes()).map(|i| file.mesh(i).unwrap());
+                let vertices = meshes.clone().map(|m| m.num_verts() as u64).sum();
+                let triangles = meshes.map(|m| m.num_triangles() as u64).sum();
+                let frames = m.num_frames() as u32;
+                (15, file.num_joints() as u32, frames, vertices, triangles, v)
             }
             other => panic!("no expectation for .{other}"),
         };
@@ -441,6 +469,16 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     models.push(mdc);
     if let Some(engines) = skelmap_testkit::corpus_engines_path("mdc") {
         models.push(engines.join("assimp_spider.mdc"));
+    }
+
+    // Doom 3: a mesh of two joints with an animation beside it, and a shared weapon.
+    let md5 = dir.join("md5");
+    std::fs::create_dir_all(&md5).unwrap();
+    std::fs::write(md5.join("arm.md5mesh"), MD5_MESH).unwrap();
+    std::fs::write(md5.join("arm-wave.md5anim"), MD5_ANIM).unwrap();
+    models.push(md5.join("arm.md5mesh"));
+    if let Some(engines) = skelmap_testkit::corpus_engines_path("md5") {
+        models.push(engines.join("reweap_pistol.md5mesh"));
     }
 
     let smoke_c = dir.join("smoke_c");

@@ -59,8 +59,8 @@ fn mdl7_models_through_the_c_abi() {
     }
 }
 
-/// Quake II, Quake III and Return to Castle Wolfenstein models (fixtures swept, the shared
-/// files opened whole): vertex animation and tags through C.
+/// Quake II, Quake III, Return to Castle Wolfenstein and Doom 3 models (fixtures swept, the
+/// shared files opened whole): vertex animation, tags and MD5's decoded text through C.
 #[test]
 fn engine_models_through_the_c_abi() {
     for bytes in [
@@ -71,7 +71,7 @@ fn engine_models_through_the_c_abi() {
         assert!(exercise(&bytes) > 0);
         sweep(&bytes);
     }
-    for sub in ["md2", "md3", "mdc"] {
+    for sub in ["md2", "md3", "mdc", "md5"] {
         let Some(dir) = skelmap_testkit::corpus_engines_path(sub) else {
             continue;
         };

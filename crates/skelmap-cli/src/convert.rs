@@ -431,7 +431,8 @@ fn measure(
         format!("{first}: the file written does not read back ({e}); please report this")
     };
     // The files under one stem, as the resolver finds companions: `model.skm` and
-    // `model.skp`, `model.mdl` and `model.anim`, `model.dpm` and `model.dpm.framegroups`.
+    // `model.skp`, `model.mdl` and `model.anim`, `model.dpm` and `model.dpm.framegroups`,
+    // `model.md5mesh` and `model-walk.md5anim`.
     let extension = |p: &Path| p.extension().map(|e| e.to_string_lossy().into_owned());
     let main = format!(
         "model.{}",
@@ -443,6 +444,10 @@ fn measure(
     let first_name = files
         .first()
         .and_then(|f| f.0.file_name())
+        .map(|n| n.to_string_lossy().into_owned());
+    let first_stem = files
+        .first()
+        .and_then(|f| f.0.file_stem())
         .map(|n| n.to_string_lossy().into_owned());
     let table: HashMap<String, Vec<u8>> = files
         .iter()
@@ -457,7 +462,12 @@ fn measure(
                 (Some(first), _) if name.starts_with(first.as_str()) => {
                     format!("{main}{}", &name[first.len()..])
                 }
-                _ => format!("model.{}", extension(path).unwrap_or_default()),
+                _ => match &first_stem {
+                    Some(stem) if name.starts_with(stem.as_str()) => {
+                        format!("model{}", &name[stem.len()..])
+                    }
+                    _ => format!("model.{}", extension(path).unwrap_or_default()),
+                },
             };
             (renamed, bytes.clone())
         })
@@ -467,10 +477,16 @@ fn measure(
         Posed::Model(input) => conv::attachment_error(input, &model, offset),
         Posed::Asset(_) => None,
     };
-    Ok((
-        conv::skinning_error(source, Posed::Model(&model), offset),
-        attachments,
-    ))
+    // Compared clip by clip where the clips are found again by name, so that a format that
+    // reads them back in another order (MD5: the animations beside the mesh, in name order)
+    // is measured against the same frames.
+    let error = match conv::frames_by_clip(source, &model) {
+        Some(map) => conv::skinning_error_with(source, Posed::Model(&model), |f| {
+            map.get(f).copied().unwrap_or(f)
+        }),
+        _ => conv::skinning_error(source, Posed::Model(&model), offset),
+    };
+    Ok((error, attachments))
 }
 
 /// Writes `asset` as glTF (`.glb`, or `.gltf` with its `.bin` beside it), measured as the

@@ -1810,3 +1810,46 @@ fn export_says_which_influences_a_gltf_keeps() {
     assert!(!stdout(&out).contains("note:"), "{}", stdout(&out));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// MD5 → glTF → MD5 with `export` and `convert`: each shared weapon's mesh and its
+/// animations (one file a clip) come back with every frame within 1e-5 of the model's size of
+/// the original, and `convert` reports its error over every frame, clip by clip.
+#[test]
+fn md5_survives_a_gltf_round_trip() {
+    use skelmap_core::Model;
+    use skelmap_core::model::convert::{self, Posed};
+    let Some(corpus) = skelmap_testkit::corpus_engines_path("md5") else {
+        return;
+    };
+    let dir = temp_dir("md5-gltf");
+    for name in ["reweap_pistol", "reweap_flamer", "reweap_rocket_launcher"] {
+        let source = corpus.join(format!("{name}.md5mesh"));
+        let glb = dir.join(format!("{name}.glb"));
+        let back = dir.join(format!("{name}.md5mesh"));
+        let out = skelmap(&[
+            "export",
+            source.to_str().unwrap(),
+            "-o",
+            glb.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let out = skelmap(&["convert", glb.to_str().unwrap(), back.to_str().unwrap()]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        let largest: f32 = text
+            .split("conversion error: largest ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(largest <= 1e-5, "{name}: {text}");
+        let (a, b) = (Model::open(&source).unwrap(), Model::open(&back).unwrap());
+        assert_eq!(
+            (a.num_frames(), a.clips().len()),
+            (b.num_frames(), b.clips().len())
+        );
+        let map = convert::frames_by_clip(Posed::Model(&a), &b).expect("the same clips");
+        let error = convert::skinning_error_with(Posed::Model(&a), Posed::Model(&b), |f| map[f]);
+        assert!(error.max <= 1e-5, "{name}: {error}");
+    }
+}

@@ -107,8 +107,9 @@ fn corpus_models() -> Vec<PathBuf> {
     }
     files.extend(skelmap_testkit::corpus_next_files("iqm"));
     files.extend(skelmap_testkit::corpus_next_files("mdl7"));
-    // The shared files of the engine formats skelmap reads (MD2, MD3, MDC).
-    for sub in ["md2", "md3", "mdc"] {
+    // The shared files of the engine formats skelmap reads (MD2, MD3, MDC, MD5: each mesh
+    // with the animations beside it, and each animation alone).
+    for sub in ["md2", "md3", "mdc", "md5"] {
         if let Some(dir) = skelmap_testkit::corpus_engines_path(sub) {
             for entry in std::fs::read_dir(dir).unwrap() {
                 files.push(entry.unwrap().path());

@@ -218,7 +218,7 @@ macro_rules! format_table {
                 name: "MD5", extensions: ["md5mesh", "md5anim"],
                 magic: MD5_MAGIC, magic_text: "\"MD5Version\"", c_value: 15,
                 folder: "md5", docs: "md5", fuzz: "md5",
-                writer: [],
+                writer: [md5::Builder],
                 view: md5::Pair, as_md5,
                 "A Doom 3 model: a mesh with the animations found beside it, or an animation alone.",
             }

@@ -7,6 +7,7 @@ mod corpus;
 mod model;
 mod rules;
 mod sweep;
+mod write;
 
 use std::collections::HashMap;
 

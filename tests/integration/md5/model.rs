@@ -79,15 +79,13 @@ fn the_bind_pose_places_every_vertex_where_its_weights_say() {
     let model = Model::from_bytes(MESH.as_bytes()).unwrap();
     assert_eq!(
         (model.format(), model.num_bones(), model.num_frames()),
-        (Format::Md5, 3, 0)
+        (Format::Md5, 3, 1)
     );
     assert_close(&positions(&model, None), &BIND);
-    // Without frames there is nothing to sample; the bind pose is all it has.
-    assert!(
-        model
-            .pose(0, 0, 0.0, Interpolation::Nlerp, &mut Pose::default())
-            .is_err()
-    );
+    // Without animations its one frame is the bind pose.
+    assert_close(&positions(&model, Some(0)), &BIND);
+    assert_eq!(model.frame_names().collect::<Vec<_>>(), [b"bind"]);
+    assert!(model.clips().is_empty());
 }
 
 /// Both triangles of the fixture face `(−1, −1, 0)` (clockwise front faces, as Doom 3 winds
@@ -114,7 +112,7 @@ fn frames_pose_the_mesh_as_worked_out_by_hand() {
     let c = &clips[0];
     assert_eq!(
         (c.name.as_str(), c.first, c.count, c.fps, c.looped),
-        ("fixture-idle", 0, 2, 24.0, true)
+        ("idle", 0, 2, 24.0, true)
     );
     // Halfway, the hand's translation is halfway: (1.5, 0, ·) along an arm turned 45°.
     let mut pose = Pose::default();

@@ -389,6 +389,14 @@ static void check_model(const char *path) {
     } else {
         CHECK_STATUS(skelmap_model_open_memory(data, len, 0, &borrowed), SKELMAP_STATUS_OK);
     }
+    /* An MD5 mesh from memory is the mesh alone: its animations are the files beside it. */
+    if (borrowed && skelmap_model_format(model) == SKELMAP_FORMAT_MD5) {
+        SkelmapCounts alone;
+        CHECK_STATUS(skelmap_model_counts(borrowed, &alone), SKELMAP_STATUS_OK);
+        CHECK(alone.vertices == c.vertices && alone.frames == 1);
+        skelmap_model_free(borrowed);
+        borrowed = NULL;
+    }
     if (borrowed) {
         Vertex *again = calloc(info.vertices, sizeof(Vertex));
         SkelmapPose *pose2 = NULL;

@@ -31,7 +31,7 @@ impl WriteOptions {
 
 /// Where a written file goes, relative to the path the caller writes the model to: the way
 /// [`Model::resolve`](crate::Model::resolve) finds companions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
     /// The path itself.
     Main,
@@ -39,6 +39,9 @@ pub enum Place {
     Extension(&'static str),
     /// The path's file name with this appended (`model.dpm.framegroups`).
     Suffix(&'static str),
+    /// The path's stem with this appended, in its folder (`model-walk.md5anim` beside
+    /// `model.md5mesh`): a name the asset chooses, such as a clip's.
+    StemSuffix(String),
 }
 
 impl Place {
@@ -51,6 +54,8 @@ impl Place {
     /// assert_eq!(Place::Main.path(main), main);
     /// assert_eq!(Place::Extension("skp").path(main), Path::new("out/golem.skp"));
     /// assert_eq!(Place::Suffix(".framegroups").path(main), Path::new("out/golem.dpm.framegroups"));
+    /// let walk = Place::StemSuffix("-walk.md5anim".into());
+    /// assert_eq!(walk.path(main), Path::new("out/golem-walk.md5anim"));
     /// ```
     #[must_use]
     pub fn path(self, main: &Path) -> PathBuf {
@@ -59,6 +64,11 @@ impl Place {
             Place::Extension(extension) => main.with_extension(extension),
             Place::Suffix(suffix) => {
                 let mut name = main.file_name().unwrap_or_default().to_os_string();
+                name.push(suffix);
+                main.with_file_name(name)
+            }
+            Place::StemSuffix(suffix) => {
+                let mut name = main.file_stem().unwrap_or_default().to_os_string();
                 name.push(suffix);
                 main.with_file_name(name)
             }

@@ -62,7 +62,7 @@ impl<'a> Open<'a> for Pair<'a> {
         crate::rules::check_file_size(Format::Md5, text, limits)?;
         if header(&mut Lexer::new(text))?.1 == Kind::Anim {
             let anim = Anim::parse_with(text, limits, diag)?;
-            return Ok(Pair::new(None, vec![(stem(&files.path), anim)]));
+            return Ok(Pair::new(None, vec![(stem(&files.path).to_string(), anim)]));
         }
         let mesh = MeshFile::parse_with(text, limits, diag)?;
         let mut anims = Vec::new();
@@ -88,7 +88,7 @@ impl<'a> Open<'a> for Pair<'a> {
                 ignored(diag, path, error.offset().unwrap_or(0), &error.to_string());
                 continue;
             }
-            anims.push((stem(path), anim));
+            anims.push((clip_name(stem(&files.path), stem(path)), anim));
         }
         Ok(Pair::new(Some(mesh), anims))
     }
@@ -136,8 +136,18 @@ fn misfit(mesh: &MeshFile<'_>, anim: &Anim<'_>, joint: usize) -> Error {
     }
 }
 
-/// A file's name without its folders and extension: the animation's clip name.
-fn stem(path: &str) -> String {
+/// A file's name without its folders and extension.
+fn stem(path: &str) -> &str {
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    name.rsplit_once('.').map_or(name, |(s, _)| s).to_string()
+    name.rsplit_once('.').map_or(name, |(s, _)| s)
+}
+
+/// The clip an animation beside mesh `mesh` plays: its stem, without the mesh's stem and a
+/// `-` or `_` after it (`pistol-idle` beside `pistol` is `idle`; `idle` stays `idle`).
+fn clip_name(mesh: &str, anim: &str) -> String {
+    let short = anim
+        .strip_prefix(mesh)
+        .and_then(|rest| rest.strip_prefix(['-', '_']))
+        .filter(|rest| !rest.is_empty());
+    short.unwrap_or(anim).to_string()
 }

@@ -16,6 +16,9 @@
 //!   skin through the record kernels as DPM and SKM do.
 //!
 //! Names, shaders and command lines stay in the text ([`Span`]s); nothing is parsed twice.
+//! Triangles are held counter-clockwise seen from the front, the reverse of the file's
+//! clockwise order (Doom 3's). [`write`](mod@write)'s [`Builder`] writes both kinds of file
+//! from any asset.
 //!
 //! ## Validation rules
 //!
@@ -67,3 +70,4 @@ pub mod write;
 
 pub use lex::Span;
 pub use view::{Anim, Animation, Mesh, MeshFile, Pair};
+pub use write::Builder;

@@ -453,6 +453,8 @@ fn mesh(
         for corner in &mut tri {
             *corner = U32::new(index(lex, "tri.vertIndex", num_verts)?);
         }
+        // Doom 3 winds front faces clockwise; the block holds them counter-clockwise.
+        tri.swap(1, 2);
         put(block, &[tri]);
     }
     no_more(lex, "tri", "mesh.numtris", num_tris)?;
@@ -602,8 +604,8 @@ fn decode_mesh(
 
 /// Vertex normals as Doom 3 derives them (`R_DeriveTangents`): each triangle's unit normal
 /// added to its corners, the sums of vertices at the same position added together (so
-/// texture seams stay smooth), then normalised. Doom 3 winds front faces clockwise, so a
-/// triangle `a b c` faces along `(c − a) × (b − a)`.
+/// texture seams stay smooth), then normalised. `tris` are counter-clockwise (the file's
+/// clockwise order reversed), so triangle `a b c` faces along `(b − a) × (c − a)`.
 fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec3A> {
     let mut sums = vec![Vec3A::ZERO; positions.len()];
     for tri in tris {
@@ -613,7 +615,7 @@ fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec
         else {
             continue;
         };
-        let n = (pc - pa).cross(pb - pa);
+        let n = (pb - pa).cross(pc - pa);
         let Some(n) = n.try_normalize() else { continue };
         for v in [a, b, c] {
             if let Some(s) = sums.get_mut(v) {

@@ -18,9 +18,7 @@ use super::raw::{
 };
 use crate::format::Format;
 use crate::name;
-use crate::pose::{
-    Bone, Interpolation, LocalPose, MeshGeometry, PoseFrames, SkeletalMesh, Skeleton,
-};
+use crate::pose::{Bone, LocalPose, MeshGeometry, PoseFrames, SkeletalMesh, Skeleton};
 use crate::view::{BoneVertexModel, ClipOrigin, bone_vertex_view, skeletal_mesh_view};
 
 /// `n` records of type `T` at `offset` of `block` (empty where they do not fit, which
@@ -385,6 +383,11 @@ impl<'data> Pair<'data> {
         }
     }
 
+    /// `true` for a mesh without animations, whose one frame is its bind pose.
+    fn bind_only(&self) -> bool {
+        self.animations.is_empty() && self.mesh.is_some()
+    }
+
     /// The animation holding model frame `frame`, and the frame within it.
     fn locate(&self, frame: usize) -> Option<(&Anim<'data>, usize)> {
         let a = self
@@ -446,27 +449,37 @@ impl<'data> Skeleton<'data> for Pair<'data> {
 }
 
 impl<'data> PoseFrames<'data> for Pair<'data> {
+    /// The animations' frames one after another; a mesh without animations has one, its
+    /// bind pose.
     fn num_frames(&self) -> usize {
-        self.animations
-            .last()
-            .map_or(0, |a| a.first_frame + a.anim.num_frames())
+        match self.animations.last() {
+            Some(a) => a.first_frame + a.anim.num_frames(),
+            None => usize::from(self.bind_only()),
+        }
     }
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        if self.bind_only() {
+            let joint = self
+                .mesh
+                .as_ref()?
+                .joints
+                .get(bone)
+                .filter(|_| frame == 0)?;
+            return Some((joint.local_rotation, joint.local_translation));
+        }
         let (anim, local) = self.locate(frame)?;
         anim.frame(local)?.get(bone).copied()
     }
 
-    fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
-        self.locate(frame)
-            .and_then(|(anim, local)| anim.frame(local))
-            .unwrap_or_default()
-            .iter()
-            .copied()
-    }
-
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
-        if let Some(poses) = self.locate(frame).and_then(|(a, f)| a.frame(f)) {
+        if self.bind_only() {
+            if frame == 0 {
+                let mut bind = Vec::new();
+                self.bind_poses(&mut bind);
+                out.extend_from_slice(&bind);
+            }
+        } else if let Some(poses) = self.locate(frame).and_then(|(a, f)| a.frame(f)) {
             out.extend_from_slice(poses);
         }
     }
@@ -481,6 +494,9 @@ impl<'data> BoneVertexModel<'data> for Pair<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn frame_name(&self, index: usize) -> Option<&[u8]> {
+        if self.bind_only() {
+            return (index == 0).then_some(&b"bind"[..]);
+        }
         self.locate(index)?;
         let a = self
             .animations
@@ -529,20 +545,5 @@ bone_vertex_view!(
     fn bind_pose(&self, out: &mut LocalPose) {
         self.bind_poses(&mut out.bones);
         out.scales.clear();
-    },
-    fn sample(
-        &self,
-        a: usize,
-        b: usize,
-        t: f32,
-        interpolation: Interpolation,
-        out: &mut LocalPose,
-    ) {
-        if PoseFrames::num_frames(self) == 0 {
-            self.bind_poses(&mut out.bones);
-            out.scales.clear();
-        } else {
-            crate::pose::sample(self, a, b, t, interpolation, out);
-        }
     },
 );

@@ -173,6 +173,18 @@ pub fn skinning_error(
     converted: Posed<'_, '_>,
     offset: usize,
 ) -> SkinningError {
+    skinning_error_with(source, converted, |f| f + offset)
+}
+
+/// [`skinning_error`] with frame `f` of the source compared to frame `frame(f)` of the
+/// conversion, for a conversion that holds the clips in another order
+/// ([`frames_by_clip`]).
+#[must_use]
+pub fn skinning_error_with(
+    source: Posed<'_, '_>,
+    converted: Posed<'_, '_>,
+    frame: impl Fn(usize) -> usize,
+) -> SkinningError {
     let base = source.points(None);
     let (lo, hi) = base.iter().fold(
         (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
@@ -188,7 +200,7 @@ pub fn skinning_error(
         let (a, b) = if frames == 0 {
             (base.clone(), converted.points(None))
         } else {
-            (source.points(Some(f)), converted.points(Some(f + offset)))
+            (source.points(Some(f)), converted.points(Some(frame(f))))
         };
         if a.is_empty() || b.is_empty() {
             max = max.max(f32::from(u8::from(a.len() != b.len())) * size);
@@ -210,6 +222,58 @@ pub fn skinning_error(
         frames: frames.max(1),
         vertices: base.len(),
     }
+}
+
+/// Where each frame of `source` lies in `converted` when the conversion holds the same clips
+/// in another order: an MD5 mesh reads the animations beside it in the order of their file
+/// names, one a clip, named as the MD5 writer names them (characters other than letters,
+/// digits, `-` and `_` made `_`; the second clip of a name `name_2`, the third `name_3`).
+/// `None` when the source's clips do not cover its frames one after another, or a clip is
+/// missing from `converted` or of another length.
+#[must_use]
+pub fn frames_by_clip(source: Posed<'_, '_>, converted: &Model<'_>) -> Option<Vec<usize>> {
+    let clips: Vec<(String, usize)> = match source {
+        Posed::Model(m) => {
+            let mut next = 0;
+            let mut out = Vec::new();
+            for c in m.clips() {
+                (c.first as usize == next).then_some(())?;
+                next += c.count as usize;
+                out.push((c.name.clone(), c.count as usize));
+            }
+            (next == m.num_frames()).then_some(out)?
+        }
+        Posed::Asset(a) => a.clips.iter().map(|c| (c.name.clone(), c.len())).collect(),
+    };
+    let clean = |name: &str| -> String {
+        name.chars()
+            .map(|c| {
+                if c.is_alphanumeric() || matches!(c, '_' | '-') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let mut seen: Vec<String> = Vec::new();
+    let mut map = Vec::new();
+    for (name, len) in clips {
+        let base = clean(&name);
+        let repeats = seen
+            .iter()
+            .filter(|n| n.eq_ignore_ascii_case(&base))
+            .count();
+        seen.push(base.clone());
+        let written = match repeats {
+            0 => base,
+            n => format!("{base}_{}", n + 1),
+        };
+        let clip = converted.clip(&written)?;
+        (clip.count as usize == len).then_some(())?;
+        map.extend((0..len).map(|k| clip.first as usize + k));
+    }
+    Some(map)
 }
 
 /// For each point of `from`, the distance to the nearest point of `to` (not empty), found
