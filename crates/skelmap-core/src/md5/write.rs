@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use glam::{Affine3A, Quat, Vec3, Vec3A};
 
 use super::raw::{ANIM_QX, ANIM_QY, ANIM_QZ, ANIM_TX, ANIM_TY, ANIM_TZ};
-use crate::asset::{Asset, ClipKeys, FitError, Fitted, JointKey, UpAxis};
+use crate::asset::{Asset, ClipKeys, FitError, Fitted, JointKey, UNBOUND, UpAxis};
 use crate::format::Format;
 
 /// A joint: its name, parent (an earlier joint, or `None`) and bind pose in model space.
@@ -100,11 +100,12 @@ pub struct Builder {
     pub anims: Vec<AnimDef>,
 }
 
-/// A quaternion's `x y z` as MD5 stores them: of the unit rotation with `w ≤ 0`.
+/// A quaternion's `x y z` as MD5 stores them: of the unit rotation with `w ≤ 0`, a zero
+/// printed `0`, not `-0` (adding `+0` makes `−0` positive and changes nothing else).
 fn stored(q: Quat) -> [f32; 3] {
     let q = q.normalize();
     let q = if q.w > 0.0 { -q } else { q };
-    [q.x, q.y, q.z]
+    [q.x + 0.0, q.y + 0.0, q.z + 0.0]
 }
 
 /// `( a b c )`.
@@ -298,10 +299,14 @@ impl Builder {
     /// A model from `asset`: the skeleton in its bind pose (or one root joint for an asset
     /// without one), each mesh's vertices with the weights they have (zero weights dropped,
     /// none refused: MD5 has no cap per vertex), positions in each joint's bind space, and an
-    /// animation per clip of joint keys, all turned to MD5's `+Z` up. What MD5 cannot hold is
-    /// said in the losses: scale
-    /// (joints and keys are rotation and translation only), normals (derived by readers),
-    /// vertex colours, morph-target clips.
+    /// animation per clip of joint keys, all turned to MD5's `+Z` up. A vertex of a skinned
+    /// asset bound to no joint (no influences, or a share on
+    /// [`UNBOUND`](crate::asset::UNBOUND), as a glTF's zero-weight vertices are) stays where
+    /// it is, as [`Mesh::skin`](crate::asset::Mesh::skin) keeps it: its share goes to a joint
+    /// added after the others at the origin, which no animation moves. What MD5 cannot hold
+    /// is said in the losses: scale (joints and keys are rotation and translation only; the
+    /// frames that scale and the farthest a vertex moves for it, over every frame), normals
+    /// (derived by readers), vertex colours, morph-target clips.
     ///
     /// # Errors
     ///
@@ -313,7 +318,7 @@ impl Builder {
         let skeleton = asset.skeleton_or_root();
         let mut losses = Vec::new();
         let mut scaled = false;
-        let joints: Vec<JointDef> = skeleton
+        let mut joints: Vec<JointDef> = skeleton
             .joints
             .iter()
             .enumerate()
@@ -328,6 +333,34 @@ impl Builder {
                 }
             })
             .collect();
+        // The joint a vertex bound to no joint is weighted to: the root an asset without a
+        // skeleton is given, else one added at the origin.
+        let loose = asset
+            .meshes
+            .iter()
+            .map(|m| (0..m.positions.len()).filter(|&v| is_loose(m, v)).count())
+            .sum::<usize>();
+        let added = loose > 0
+            && asset
+                .skeleton
+                .as_ref()
+                .is_some_and(|s| !s.joints.is_empty());
+        let still = if added {
+            joints.push(JointDef {
+                name: unused_name(&joints, "origin"),
+                parent: None,
+                position: Vec3::ZERO,
+                orientation: Quat::IDENTITY,
+            });
+            losses.push(format!(
+                "{loose} vertices bound to no joint are weighted to the joint {:?}, added at \
+                 the origin and never animated, so that they stay where they are",
+                joints[joints.len() - 1].name
+            ));
+            joints.len() - 1
+        } else {
+            0
+        };
         // Each joint's bind transform as MD5 keeps it (no scale), and its inverse.
         let inverse: Vec<Affine3A> = joints
             .iter()
@@ -343,27 +376,22 @@ impl Builder {
                     .and_then(|u| u.get(v))
                     .copied()
                     .unwrap_or_default();
-                let influences = mesh.influences.of(v);
-                let own: Vec<(u16, f32)> = if influences.is_empty() {
-                    vec![(0, 1.0)]
-                } else {
-                    influences
-                        .iter()
-                        .copied()
-                        .filter(|&(_, w)| w > 0.0)
-                        .collect()
-                };
+                let own = shares(mesh, v);
                 let mut weights = Vec::with_capacity(own.len());
                 for (joint, bias) in own {
-                    let joint = usize::from(joint);
-                    let Some(inv) = inverse.get(joint) else {
-                        return Err(FitError::new(
-                            "MD5",
-                            format!("a vertex of mesh {:?} naming joint {joint}", mesh.name),
-                            format!("the skeleton's {} joints", joints.len()),
-                            "give the asset the skeleton its influences name",
-                        ));
+                    let joint = match joint {
+                        UNBOUND => still,
+                        j if usize::from(j) < skeleton.joints.len() => usize::from(j),
+                        j => {
+                            return Err(FitError::new(
+                                "MD5",
+                                format!("a vertex of mesh {:?} naming joint {j}", mesh.name),
+                                format!("the skeleton's {} joints", skeleton.joints.len()),
+                                "give the asset the skeleton its influences name",
+                            ));
+                        }
                     };
+                    let inv = inverse.get(joint).copied().unwrap_or_default();
                     let position = Vec3::from(inv.transform_point3a(Vec3A::from(*p)));
                     weights.push(WeightDef {
                         joint,
@@ -386,15 +414,10 @@ impl Builder {
                 ));
             }
         }
-        if scaled {
-            losses.push(
-                "MD5 joints cannot scale: the bind pose's scale was left out of the joints, and \
-                 vertices were placed by rotation and translation alone"
-                    .to_string(),
-            );
-        }
         let mut anims = Vec::new();
-        let mut scaled_keys = false;
+        // Frames that scale a joint, and the farthest a vertex lands from where the asset
+        // puts it for want of scale, over every frame.
+        let (mut scaled_frames, mut total_frames, mut farthest) = (0usize, 0usize, 0.0f32);
         for clip in &asset.clips {
             let ClipKeys::Joints(frames) = &clip.keys else {
                 losses.push(format!(
@@ -403,30 +426,54 @@ impl Builder {
                 ));
                 continue;
             };
-            let keys = |f: &Vec<JointKey>| {
-                f.iter()
-                    .map(|k| {
-                        scaled_keys |= (k.scale - Vec3::ONE).abs().max_element() > 1e-6;
-                        (k.rotation.normalize(), k.translation)
-                    })
-                    .collect::<Vec<_>>()
-            };
-            let frames: Vec<Vec<(Quat, Vec3)>> = frames.iter().map(keys).collect();
-            let bounds = frames
-                .iter()
-                .map(|f| bounds_at(asset, &skeleton, f))
-                .collect();
+            let mut posed = Vec::with_capacity(frames.len());
+            let mut bounds = Vec::with_capacity(frames.len());
+            for keys in frames {
+                let mut pose: Vec<(Quat, Vec3)> = keys
+                    .iter()
+                    .map(|k| (k.rotation.normalize(), k.translation))
+                    .collect();
+                let ours = skinned(asset, &skeleton, &inverse, &pose);
+                total_frames += 1;
+                let scales = keys
+                    .iter()
+                    .any(|k| (k.scale - Vec3::ONE).abs().max_element() > 1e-6);
+                if scales || scaled {
+                    scaled_frames += usize::from(scales);
+                    let matrices = skeleton.skin_matrices(keys);
+                    let theirs = asset
+                        .meshes
+                        .iter()
+                        .flat_map(|m| m.skin(&matrices).positions);
+                    for (a, b) in ours.iter().zip(theirs) {
+                        farthest = farthest.max(a.distance(Vec3::from(b)));
+                    }
+                }
+                bounds.push(bounds_of(&ours));
+                if added {
+                    pose.push((Quat::IDENTITY, Vec3::ZERO));
+                }
+                posed.push(pose);
+            }
             anims.push(AnimDef {
                 name: clip.name.clone(),
                 frame_rate: if clip.fps > 0.0 { clip.fps } else { 24.0 },
-                frames,
+                frames: posed,
                 bounds,
             });
         }
-        if scaled_keys {
-            losses.push(
-                "MD5 keys cannot scale: the scale of animated joints was left out".to_string(),
-            );
+        if scaled || scaled_frames > 0 {
+            let bind = if scaled {
+                "the bind pose scales a joint (vertices are placed exactly: each weight is \
+                 given in its joint's unscaled space) and "
+            } else {
+                ""
+            };
+            losses.push(format!(
+                "MD5 joints cannot scale: {bind}{scaled_frames} of {total_frames} frames scale \
+                 a joint; without scale a vertex lands up to {farthest:.3e} from where the \
+                 asset puts it (IQM keeps scale)"
+            ));
         }
         losses.push("MD5 stores no normals: readers derive them from the triangles".to_string());
         Ok(Fitted {
@@ -441,8 +488,49 @@ impl Builder {
     }
 }
 
-/// The box every mesh of `asset` fills when `keys` pose its skeleton.
-fn bounds_at(asset: &Asset, skeleton: &crate::asset::Skeleton, keys: &[(Quat, Vec3)]) -> [Vec3; 2] {
+/// The shares of vertex `v` of `mesh` an MD5 file stores: its positive influences, or all of
+/// it on [`UNBOUND`] when it has none.
+fn shares(mesh: &crate::asset::Mesh, v: usize) -> Vec<(u16, f32)> {
+    let own: Vec<(u16, f32)> = mesh
+        .influences
+        .of(v)
+        .iter()
+        .copied()
+        .filter(|&(_, w)| w > 0.0)
+        .collect();
+    if own.is_empty() {
+        vec![(UNBOUND, 1.0)]
+    } else {
+        own
+    }
+}
+
+/// Whether vertex `v` of `mesh` has a share bound to no joint (see [`shares`]).
+fn is_loose(mesh: &crate::asset::Mesh, v: usize) -> bool {
+    shares(mesh, v).iter().any(|&(j, _)| j == UNBOUND)
+}
+
+/// `stem`, or `stem_2`, `stem_3` … : the first no joint of `joints` is called.
+fn unused_name(joints: &[JointDef], stem: &str) -> String {
+    let taken = |n: &str| joints.iter().any(|j| j.name == n);
+    let mut name = stem.to_string();
+    let mut k = 1;
+    while taken(&name) {
+        k += 1;
+        name = format!("{stem}_{k}");
+    }
+    name
+}
+
+/// Every vertex of every mesh of `asset`, one after another, placed as an MD5 reader places
+/// it when `keys` (parent-relative, without scale) pose `skeleton`: through each joint's
+/// unscaled bind `inverse`. A share bound to no joint stays, as the added joint keeps it.
+fn skinned(
+    asset: &Asset,
+    skeleton: &crate::asset::Skeleton,
+    inverse: &[Affine3A],
+    keys: &[(Quat, Vec3)],
+) -> Vec<Vec3> {
     let keys: Vec<JointKey> = keys
         .iter()
         .map(|&(rotation, translation)| JointKey {
@@ -451,18 +539,27 @@ fn bounds_at(asset: &Asset, skeleton: &crate::asset::Skeleton, keys: &[(Quat, Ve
             scale: Vec3::ONE,
         })
         .collect();
-    let matrices = skeleton.skin_matrices(&keys);
-    let (mut min, mut max) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-    for mesh in &asset.meshes {
-        for p in mesh.skin(&matrices).positions {
-            min = min.min(Vec3::from(p));
-            max = max.max(Vec3::from(p));
-        }
-    }
-    if min.x > max.x {
-        [Vec3::ZERO; 2]
-    } else {
-        [min, max]
+    let matrices: Vec<Affine3A> = skeleton
+        .world(&keys)
+        .into_iter()
+        .zip(inverse)
+        .map(|(w, i)| w * *i)
+        .collect();
+    asset
+        .meshes
+        .iter()
+        .flat_map(|m| m.skin(&matrices).positions)
+        .map(Vec3::from)
+        .collect()
+}
+
+/// The box `points` fill (`[min, max]`), zero when there are none.
+fn bounds_of(points: &[Vec3]) -> [Vec3; 2] {
+    match points.split_first() {
+        Some((&p, rest)) => rest
+            .iter()
+            .fold([p, p], |[lo, hi], &q| [lo.min(q), hi.max(q)]),
+        None => [Vec3::ZERO; 2],
     }
 }
 
@@ -514,5 +611,236 @@ impl crate::asset::Writer for Builder {
             used.push(name);
         }
         Ok(Written::new(Self::FORMAT, files).with_notes(losses))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::asset::{Clip, Influences, Joint, Mesh, Skeleton};
+
+    /// [`Builder::triangle`] with a second joint, `arm`, at `(0, 0, 1)` turned 90° about `+Z`
+    /// (a stored rotation with `w > 0`, so written negated), and a two-frame animation in
+    /// which the arm rises to `(0, 0, 2)` and the root stays.
+    fn two_joints() -> Builder {
+        let mut b = Builder::triangle();
+        let turn = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        b.joints.push(JointDef {
+            name: "arm".into(),
+            parent: Some(0),
+            position: Vec3::Z,
+            orientation: turn,
+        });
+        let rest = (Quat::IDENTITY, Vec3::ZERO);
+        b.anims.push(AnimDef {
+            name: "rise".into(),
+            frame_rate: 24.0,
+            frames: vec![
+                vec![rest, (turn, Vec3::Z)],
+                vec![rest, (turn, 2.0 * Vec3::Z)],
+            ],
+            bounds: vec![[Vec3::ZERO, Vec3::ONE]; 2],
+        });
+        b
+    }
+
+    #[test]
+    fn the_mesh_text_is_doom_3_s() {
+        let text = two_joints().mesh_text();
+        assert_eq!(
+            text,
+            "MD5Version 10\ncommandline \"\"\n\nnumJoints 2\nnumMeshes 1\n\njoints {\n\
+             \t\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n\
+             \t\"arm\" 0 ( 0 0 1 ) ( 0 0 -0.7071068 )\n}\n\n\
+             mesh {\n\tshader \"triangle\"\n\n\tnumverts 3\n\
+             \tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n\n\
+             \tnumtris 1\n\ttri 0 0 2 1\n\n\tnumweights 3\n\
+             \tweight 0 0 1 ( 0 0 0 )\n\tweight 1 0 1 ( 1 0 0 )\n\tweight 2 0 1 ( 0 1 0 )\n}\n"
+        );
+    }
+
+    /// Only the arm's `z` varies: one component, the base frame holding the first frame.
+    #[test]
+    fn the_anim_text_stores_what_varies() {
+        let text = two_joints().anim_text(0).unwrap();
+        assert_eq!(
+            text,
+            "MD5Version 10\ncommandline \"\"\n\nnumFrames 2\nnumJoints 2\nframeRate 24\n\
+             numAnimatedComponents 1\n\nhierarchy {\n\t\"root\" -1 0 0\n\t\"arm\" 0 4 0\n}\n\n\
+             bounds {\n\t( 0 0 0 ) ( 1 1 1 )\n\t( 0 0 0 ) ( 1 1 1 )\n}\n\n\
+             baseframe {\n\t( 0 0 0 ) ( 0 0 0 )\n\t( 0 0 1 ) ( 0 0 -0.7071068 )\n}\n\n\
+             frame 0 {\n\t1\n}\n\nframe 1 {\n\t2\n}\n"
+        );
+        assert_eq!(two_joints().anim_text(1), None);
+    }
+
+    /// Two joints: `root` at the origin, `arm` its child at `(0, 0, 1)`; one mesh of three
+    /// vertices: vertex 0 on the arm, vertex 1 half on the arm and half on no joint, vertex 2
+    /// on nothing at all; one clip of two frames, the arm at rest then 1 further up (with
+    /// `scale` in frame 1), the root turned a quarter about `+Z` in frame 1.
+    fn asset(scale: f32, influences: Influences) -> Asset {
+        let joint = |name: &str, parent, translation: Vec3| Joint {
+            name: name.into(),
+            parent,
+            rotation: Quat::IDENTITY,
+            translation,
+            scale: Vec3::ONE,
+            world: Affine3A::from_translation(translation),
+        };
+        let key = |rotation, translation, scale| JointKey {
+            rotation,
+            translation,
+            scale,
+        };
+        let turn = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        Asset {
+            format: "test",
+            up: UpAxis::Z,
+            front: [1.0, 0.0, 0.0],
+            meshes: vec![Mesh {
+                name: "m".into(),
+                positions: vec![[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0]],
+                triangles: vec![[0, 1, 2]],
+                influences,
+                ..Mesh::default()
+            }],
+            materials: Vec::new(),
+            images: Vec::new(),
+            skeleton: Some(Skeleton {
+                joints: vec![
+                    joint("root", None, Vec3::ZERO),
+                    joint("arm", Some(0), Vec3::Z),
+                ],
+                attachments: Vec::new(),
+            }),
+            clips: vec![Clip {
+                name: "rise".into(),
+                first: 0,
+                fps: 10.0,
+                looped: true,
+                keys: ClipKeys::Joints(vec![
+                    vec![
+                        key(Quat::IDENTITY, Vec3::ZERO, Vec3::ONE),
+                        key(Quat::IDENTITY, Vec3::Z, Vec3::ONE),
+                    ],
+                    vec![
+                        key(turn, Vec3::ZERO, Vec3::ONE),
+                        key(Quat::IDENTITY, 2.0 * Vec3::Z, Vec3::splat(scale)),
+                    ],
+                ]),
+            }],
+            tags: Vec::new(),
+            frame: None,
+            at: None,
+            replaced_non_finite: 0,
+        }
+    }
+
+    fn loose() -> Influences {
+        Influences {
+            starts: vec![0, 1, 3, 3],
+            weights: vec![(1, 1.0), (1, 0.5), (UNBOUND, 0.5)],
+        }
+    }
+
+    /// Where an MD5 reader puts each vertex of `b`'s mesh 0 in frame `f` of animation 0.
+    fn placed(b: &Builder, f: usize) -> Vec<Vec3> {
+        let frame = &b.anims[0].frames[f];
+        let mut world: Vec<Affine3A> = Vec::new();
+        for (j, &(q, t)) in b.joints.iter().zip(frame) {
+            let local = Affine3A::from_rotation_translation(q, t);
+            world.push(j.parent.map_or(local, |p| world[p] * local));
+        }
+        b.meshes[0]
+            .vertices
+            .iter()
+            .map(|v| {
+                v.weights
+                    .iter()
+                    .map(|w| w.bias * world[w.joint].transform_point3(w.position))
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// A share bound to no joint goes to a joint added at the origin that the animation
+    /// never moves: the vertex bound to nothing stays in every frame, the half-bound one
+    /// moves half as far as the arm; what the asset's own skinning says.
+    #[test]
+    fn vertices_bound_to_no_joint_stay_where_they_are() {
+        let asset = asset(1.0, loose());
+        let Fitted { builder, losses } = Builder::from_asset(&asset).unwrap();
+        let names: Vec<&str> = builder.joints.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["root", "arm", "origin"]);
+        assert_eq!(builder.joints[2].parent, None);
+        let joints = |v: usize| -> Vec<usize> {
+            builder.meshes[0].vertices[v]
+                .weights
+                .iter()
+                .map(|w| w.joint)
+                .collect()
+        };
+        assert_eq!(
+            (joints(0), joints(1), joints(2)),
+            (vec![1], vec![1, 2], vec![2])
+        );
+        assert!(
+            losses[0].starts_with("2 vertices bound to no joint"),
+            "{losses:?}"
+        );
+        assert_eq!(builder.anims[0].frames[1][2], (Quat::IDENTITY, Vec3::ZERO));
+        for f in 0..2 {
+            let theirs = asset.posed(Some(f)).unwrap().remove(0).positions;
+            for (a, b) in placed(&builder, f).iter().zip(&theirs) {
+                assert!(a.distance(Vec3::from(*b)) < 1e-6, "frame {f}: {a} {b:?}");
+            }
+        }
+        assert!(placed(&builder, 1)[2].distance(Vec3::new(1.0, 1.0, 0.0)) < 1e-6);
+        // The animation's hierarchy names the added joint too, and it stores nothing.
+        let text = builder.anim_text(0).unwrap();
+        assert!(text.contains("\t\"origin\" -1 0 0\n"), "{text}");
+        // A name in use is not taken again.
+        let mut taken = asset.clone();
+        taken.skeleton.as_mut().unwrap().joints[0].name = "origin".into();
+        let b = Builder::from_asset(&taken).unwrap().builder;
+        assert_eq!(b.joints[2].name, "origin_2");
+        // Every vertex on a joint: nothing is added.
+        let bound = Influences {
+            starts: vec![0, 1, 2, 3],
+            weights: vec![(1, 1.0), (0, 1.0), (0, 1.0)],
+        };
+        assert_eq!(
+            Builder::from_asset(&asset_with(bound))
+                .unwrap()
+                .builder
+                .joints
+                .len(),
+            2
+        );
+        // A joint the skeleton lacks is refused.
+        let wrong = Influences {
+            starts: vec![0, 1, 2, 3],
+            weights: vec![(2, 1.0), (0, 1.0), (0, 1.0)],
+        };
+        let e = Builder::from_asset(&asset_with(wrong)).unwrap_err();
+        assert_eq!(e.what, "a vertex of mesh \"m\" naming joint 2");
+    }
+
+    fn asset_with(influences: Influences) -> Asset {
+        asset(1.0, influences)
+    }
+
+    /// A key that scales: the frame is counted and the farthest a vertex lands from the
+    /// asset's place over every frame said (vertex 0, on the arm at `(1, 0, 1)` from its
+    /// `(1, 0, 0)` offset, lands 1 from where scale 2 puts it, the root's quarter turn
+    /// turning both).
+    #[test]
+    fn scale_is_reported_with_its_error_over_every_frame() {
+        let losses = Builder::from_asset(&asset(2.0, loose())).unwrap().losses;
+        let note = losses.iter().find(|n| n.contains("cannot scale")).unwrap();
+        assert!(note.contains("1 of 2 frames scale a joint"), "{note}");
+        assert!(note.contains("up to 1.000e0 from"), "{note}");
+        let losses = Builder::from_asset(&asset(1.0, loose())).unwrap().losses;
+        assert!(!losses.iter().any(|n| n.contains("scale")), "{losses:?}");
     }
 }
