@@ -229,3 +229,52 @@ fn a_dpm_is_written_as_md5_with_every_clip() {
         model.num_frames()
     );
 }
+
+/// The fixture with vertex 0 bound to no joint and vertex 3 half so (as glTF import gives
+/// zero-weight vertices): written with a joint added at the origin that no frame moves, read
+/// back with every frame where the asset's own skinning puts it; vertex 0 never moves.
+#[test]
+fn vertices_bound_to_no_joint_stay_where_they_are() {
+    let source_files = files(MESH, ANIM);
+    let source = open_pair(&source_files, "m/fixture.md5mesh").unwrap();
+    let mut asset = convert::asset_of(&source).unwrap();
+    let mut loose = skelmap::asset::Influences::default();
+    let mesh = &mut asset.meshes[0];
+    for v in 0..mesh.positions.len() {
+        let list: Vec<(u16, f32)> = match v {
+            0 => vec![(skelmap::asset::UNBOUND, 1.0)],
+            3 => vec![(1, 0.5), (skelmap::asset::UNBOUND, 0.5)],
+            _ => mesh.influences.of(v).to_vec(),
+        };
+        loose.push(list.into_iter(), skelmap::asset::UNBOUND);
+    }
+    mesh.influences = loose;
+    let w = written(Format::Md5, &asset);
+    assert!(
+        w.notes
+            .iter()
+            .any(|n| n.starts_with("2 vertices bound to no joint")),
+        "{:?}",
+        w.notes
+    );
+    let (out, main) = folder(&w, "md5mesh");
+    let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
+    assert_eq!((model.num_bones(), model.num_frames()), (4, 2));
+    let mut pose = Pose::default();
+    for f in 0..2 {
+        model
+            .pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        let mut p = vec![[0.0; 3]; 4];
+        let mut q = p.clone();
+        model.deform(0, &pose, &mut p, &mut q).unwrap();
+        let theirs = &asset.posed(Some(f)).unwrap()[0].positions;
+        for (v, (a, b)) in p.iter().zip(theirs).enumerate() {
+            assert!(
+                Vec3::from(*a).distance(Vec3::from(*b)) < 1e-6,
+                "frame {f} vertex {v}: {a:?} {b:?}"
+            );
+        }
+        assert_eq!(p[0], asset.meshes[0].positions[0], "frame {f}");
+    }
+}
