@@ -600,7 +600,7 @@ mod ozz {
         // decoded at open, one after another.
         for path in md5_meshes() {
             let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let model = Model::open(&path).unwrap();
+            let model = skelmap::Model::open(&path).unwrap();
             let m = model.as_md5().unwrap();
             clip_rows(&mut group, &mut ozz, &name, "skelmap-md5", m);
         }
