@@ -200,7 +200,7 @@ impl Builder {
             }
             let _ = write!(t, "\n\tnumtris {}\n", m.triangles.len());
             for (i, [a, b, c]) in m.triangles.iter().enumerate() {
-                let _ = writeln!(t, "\ttri {i} {a} {c} {b}");
+                let _ = writeln!(t, "\ttri {i} {c} {b} {a}");
             }
             let _ = write!(t, "\n\tnumweights {first}\n");
             let weights = m.vertices.iter().flat_map(|v| &v.weights);
