@@ -1,14 +1,15 @@
 //! Every shared MD5 (`corpus-engines/md5`) against its MANIFEST row and assimp's oracle:
 //! exact counts, each mesh playing the animations of its own skeleton (the three weapons
 //! share one folder), the bind pose equal to assimp's OBJ as sets of points within 1e-3 of
-//! the model's size (assimp's axes being `(x, z, −y)`).
+//! the model's size (assimp's axes being `(x, z, −y)`), and the first, a middle and the last
+//! frame of every animation against assimp's scene skinned at that frame.
 
 use skelmap::md5::{Anim, MeshFile};
 use skelmap::model::Pose;
 use skelmap::pose::Interpolation;
 use skelmap::{Diagnostics, Format, Limits, Model, Parse, WarningKind};
 
-use crate::support::oracle::{assert_same_points, obj_points};
+use crate::support::oracle::{assert_same_points, assimp_frame, md5_frame_tool, obj_points};
 use crate::support::{corpus_engines_dir, manifest_engines};
 
 #[test]
@@ -127,4 +128,63 @@ fn every_shared_md5mesh_matches_assimp_in_the_bind_pose() {
         compared += 1;
     }
     assert_eq!(compared, 3);
+}
+
+/// Every animation of every shared mesh, at its first, a middle and its last frame, equal to
+/// assimp's as sets of points within 1e-3 of the model's size. assimp reads only the
+/// animation named like the mesh, so each pair is copied into a folder as `x.md5mesh` and
+/// `x.md5anim`; its scene's keys are taken at the frame and its bones skin the mesh.
+#[test]
+fn every_shared_animation_matches_assimp_at_three_frames() {
+    let Some(dir) = corpus_engines_dir("md5") else {
+        return;
+    };
+    let Some(tool) = md5_frame_tool() else {
+        return;
+    };
+    let scratch = std::env::temp_dir().join(format!("skelmap-md5-frames-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let mut compared = 0;
+    for mesh in ["reweap_pistol", "reweap_flamer", "reweap_rocket_launcher"] {
+        let model = Model::open(dir.join(format!("{mesh}.md5mesh"))).unwrap();
+        let m = model.as_md5().unwrap();
+        for a in m.animations() {
+            // The clip's file: its name, or the mesh's name and a `-` or `_` before it.
+            let anim_file = [
+                format!("{}", a.name),
+                format!("{mesh}-{}", a.name),
+                format!("{mesh}_{}", a.name),
+            ]
+            .into_iter()
+            .map(|stem| dir.join(format!("{stem}.md5anim")))
+            .find(|p| p.is_file())
+            .unwrap();
+            std::fs::copy(
+                dir.join(format!("{mesh}.md5mesh")),
+                scratch.join("x.md5mesh"),
+            )
+            .unwrap();
+            std::fs::copy(&anim_file, scratch.join("x.md5anim")).unwrap();
+            let n = a.anim.num_frames();
+            for k in [0, n / 2, n - 1] {
+                let theirs = assimp_frame(&tool, &scratch.join("x.md5mesh"), k);
+                let mut pose = Pose::default();
+                let f = a.first_frame + k;
+                model
+                    .pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)
+                    .unwrap();
+                let mut ours = Vec::new();
+                for i in 0..model.num_meshes() {
+                    let count = model.mesh(i).unwrap().num_vertices();
+                    let (mut p, mut q) = (vec![[0.0; 3]; count], vec![[0.0; 3]; count]);
+                    model.deform(i, &pose, &mut p, &mut q).unwrap();
+                    ours.extend(p.iter().map(|v| [v[0], v[2], -v[1]]));
+                }
+                assert_same_points(&ours, &theirs, &format!("{mesh} {} frame {k}", a.name));
+                compared += 1;
+            }
+        }
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
+    assert_eq!(compared, 3 * 7);
 }

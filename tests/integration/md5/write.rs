@@ -102,7 +102,7 @@ fn the_builder_s_triangle_reads_back() {
         (3, Some([1.0, 0.0, 0.0]))
     );
     // Written clockwise, read back counter-clockwise as it was given.
-    assert!(text.contains("tri 0 0 2 1"));
+    assert!(text.contains("tri 0 2 1 0"));
     assert_eq!(
         skelmap::SkeletalMesh::triangles(&mesh).next(),
         Some([0, 1, 2])

@@ -1,7 +1,8 @@
-//! assimp as an oracle for the engine formats: its OBJ output (`corpus-engines/oracle`) and a
+//! assimp as an oracle for the engine formats: its OBJ output (`corpus-engines/oracle`), a
 //! small C program that loads any frame with a keyframe option
-//! (`AI_CONFIG_IMPORT_MD2_KEYFRAME`, `…_MD3_KEYFRAME`, `…_MDC_KEYFRAME`), compared with ours
-//! as sets of points.
+//! (`AI_CONFIG_IMPORT_MD2_KEYFRAME`, `…_MD3_KEYFRAME`, `…_MDC_KEYFRAME`), and one that skins
+//! an MD5 mesh at a frame of its animation as assimp's scene describes it, compared with
+//! ours as sets of points.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -149,4 +150,113 @@ pub fn assimp_frame(tool: &Path, file: &Path, frame: usize) -> Vec<[f32; 3]> {
             .map(|l| format!("v {l}\n"))
             .collect::<String>(),
     )
+}
+
+/// The MD5 frame program ([`md5_frame_tool`]): loads a mesh (and the `<stem>.md5anim` beside
+/// it, which assimp reads), takes each animated node's key `frame`, builds every node's global
+/// transform down from the root, and skins each mesh's vertices with assimp's bones (global
+/// transform times offset matrix, weighted); prints every vertex of every mesh.
+const MD5_FRAME_C: &str = r#"#include <assimp/cimport.h>
+#include <assimp/scene.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static const struct aiAnimation *anim;
+static unsigned frame;
+static struct aiMatrix4x4 local(const struct aiNode *n) {
+    for (unsigned c = 0; anim && c < anim->mNumChannels; c++) {
+        const struct aiNodeAnim *ch = anim->mChannels[c];
+        if (strcmp(ch->mNodeName.data, n->mName.data) != 0) continue;
+        unsigned p = frame < ch->mNumPositionKeys ? frame : ch->mNumPositionKeys - 1;
+        unsigned r = frame < ch->mNumRotationKeys ? frame : ch->mNumRotationKeys - 1;
+        struct aiVector3D one = {1, 1, 1};
+        struct aiMatrix4x4 m;
+        aiMatrix4FromScalingQuaternionPosition(&m, &one, &ch->mRotationKeys[r].mValue,
+                                               &ch->mPositionKeys[p].mValue);
+        return m;
+    }
+    return n->mTransformation;
+}
+static struct aiMatrix4x4 global(const struct aiNode *n) {
+    struct aiMatrix4x4 m = local(n);
+    for (const struct aiNode *p = n->mParent; p; p = p->mParent) {
+        struct aiMatrix4x4 l = local(p);
+        aiMultiplyMatrix4(&l, &m);
+        m = l;
+    }
+    return m;
+}
+static const struct aiNode *find(const struct aiNode *n, const char *name) {
+    if (strcmp(n->mName.data, name) == 0) return n;
+    for (unsigned i = 0; i < n->mNumChildren; i++) {
+        const struct aiNode *f = find(n->mChildren[i], name);
+        if (f) return f;
+    }
+    return NULL;
+}
+int main(int argc, char **argv) {
+    if (argc != 3) return 2;
+    const struct aiScene *scene = aiImportFile(argv[1], 0);
+    if (!scene) { fprintf(stderr, "%s\n", aiGetErrorString()); return 1; }
+    anim = scene->mNumAnimations ? scene->mAnimations[0] : NULL;
+    if (!anim) { fprintf(stderr, "no animation\n"); return 1; }
+    frame = (unsigned)atoi(argv[2]);
+    for (unsigned m = 0; m < scene->mNumMeshes; m++) {
+        const struct aiMesh *mesh = scene->mMeshes[m];
+        struct aiVector3D *out = calloc(mesh->mNumVertices, sizeof *out);
+        for (unsigned b = 0; b < mesh->mNumBones; b++) {
+            const struct aiBone *bone = mesh->mBones[b];
+            const struct aiNode *node = find(scene->mRootNode, bone->mName.data);
+            if (!node) { fprintf(stderr, "no node %s\n", bone->mName.data); return 1; }
+            struct aiMatrix4x4 skin = global(node);
+            aiMultiplyMatrix4(&skin, &bone->mOffsetMatrix);
+            for (unsigned w = 0; w < bone->mNumWeights; w++) {
+                struct aiVector3D v = mesh->mVertices[bone->mWeights[w].mVertexId];
+                aiTransformVecByMatrix4(&v, &skin);
+                float k = bone->mWeights[w].mWeight;
+                struct aiVector3D *o = &out[bone->mWeights[w].mVertexId];
+                o->x += k * v.x; o->y += k * v.y; o->z += k * v.z;
+            }
+        }
+        for (unsigned v = 0; v < mesh->mNumVertices; v++)
+            printf("%.9g %.9g %.9g\n", out[v].x, out[v].y, out[v].z);
+        free(out);
+    }
+    aiReleaseImport(scene);
+    return 0;
+}
+"#;
+
+/// The MD5 frame program, built once a process ([`keyframe_tool`]'s rules: `None` without
+/// `cc` and `libassimp`, a failure then when `SKELMAP_REQUIRE_ASSIMP` is set).
+pub fn md5_frame_tool() -> Option<PathBuf> {
+    let mut tools = TOOLS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(tool) = tools.get("md5") {
+        return tool.clone();
+    }
+    let dir = std::env::temp_dir().join(format!("skelmap-assimp-md5-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (file, tool) = (dir.join("frame.c"), dir.join("frame"));
+    std::fs::write(&file, MD5_FRAME_C).unwrap();
+    let built = std::process::Command::new("cc")
+        .arg(&file)
+        .arg("-o")
+        .arg(&tool)
+        .arg("-lassimp")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let tool = if built {
+        Some(tool)
+    } else {
+        assert!(
+            std::env::var_os("SKELMAP_REQUIRE_ASSIMP").is_none(),
+            "cc and libassimp are needed and SKELMAP_REQUIRE_ASSIMP is set"
+        );
+        eprintln!("SKIPPED: cannot build a program against libassimp");
+        None
+    };
+    tools.insert("md5".to_string(), tool.clone());
+    tool
 }

@@ -453,8 +453,9 @@ fn mesh(
         for corner in &mut tri {
             *corner = U32::new(index(lex, "tri.vertIndex", num_verts)?);
         }
-        // Doom 3 winds front faces clockwise; the block holds them counter-clockwise.
-        tri.swap(1, 2);
+        // Doom 3 winds front faces clockwise; the block holds them counter-clockwise, the
+        // corners in reverse (as assimp gives them).
+        tri.swap(0, 2);
         put(block, &[tri]);
     }
     no_more(lex, "tri", "mesh.numtris", num_tris)?;
@@ -605,7 +606,7 @@ fn decode_mesh(
 /// Vertex normals as Doom 3 derives them (`R_DeriveTangents`): each triangle's unit normal
 /// added to its corners, the sums of vertices at the same position added together (so
 /// texture seams stay smooth), then normalised. `tris` are counter-clockwise (the file's
-/// clockwise order reversed), so triangle `a b c` faces along `(b − a) × (c − a)`.
+/// clockwise corners in reverse), so triangle `a b c` faces along `(b − a) × (c − a)`.
 fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec3A> {
     let mut sums = vec![Vec3A::ZERO; positions.len()];
     for tri in tris {

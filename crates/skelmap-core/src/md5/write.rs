@@ -201,7 +201,7 @@ impl Builder {
             }
             let _ = write!(t, "\n\tnumtris {}\n", m.triangles.len());
             for (i, [a, b, c]) in m.triangles.iter().enumerate() {
-                let _ = writeln!(t, "\ttri {i} {a} {c} {b}");
+                let _ = writeln!(t, "\ttri {i} {c} {b} {a}");
             }
             let _ = write!(t, "\n\tnumweights {first}\n");
             let weights = m.vertices.iter().flat_map(|v| &v.weights);
@@ -654,7 +654,7 @@ mod tests {
              \t\"arm\" 0 ( 0 0 1 ) ( 0 0 -0.7071068 )\n}\n\n\
              mesh {\n\tshader \"triangle\"\n\n\tnumverts 3\n\
              \tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n\n\
-             \tnumtris 1\n\ttri 0 0 2 1\n\n\tnumweights 3\n\
+             \tnumtris 1\n\ttri 0 2 1 0\n\n\tnumweights 3\n\
              \tweight 0 0 1 ( 0 0 0 )\n\tweight 1 0 1 ( 1 0 0 )\n\tweight 2 0 1 ( 0 1 0 )\n}\n"
         );
     }
