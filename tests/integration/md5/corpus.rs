@@ -188,3 +188,44 @@ fn every_shared_animation_matches_assimp_at_three_frames() {
     std::fs::remove_dir_all(&scratch).unwrap();
     assert_eq!(compared, 3 * 7);
 }
+
+/// Every shared mesh's texture coordinates are assimp's with `v` turned over: MD5's `v`
+/// runs down the image, as an asset's does, and assimp (whose OBJ `vt` runs up) stores
+/// `1 − v`. Equal as sets within 1e-6 (the OBJ keeps each distinct `vt` once).
+#[test]
+fn every_shared_md5mesh_s_texture_coordinates_are_assimp_s_turned_over() {
+    let Some(dir) = corpus_engines_dir("md5") else {
+        return;
+    };
+    let oracle = corpus_engines_dir("oracle").unwrap();
+    for name in [
+        "reweap_pistol.md5mesh",
+        "reweap_flamer.md5mesh",
+        "reweap_rocket_launcher.md5mesh",
+    ] {
+        let text = std::fs::read_to_string(oracle.join(format!("{name}.obj"))).unwrap();
+        let theirs: Vec<[f32; 2]> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("vt "))
+            .map(|l| {
+                let f: Vec<f32> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+                [f[0], f[1]]
+            })
+            .collect();
+        let model = Model::open(dir.join(name)).unwrap();
+        let asset = skelmap::model::convert::asset_of(&model).unwrap();
+        let ours: Vec<[f32; 2]> = asset
+            .meshes
+            .iter()
+            .flat_map(|m| m.uvs.clone().unwrap())
+            .map(|[u, v]| [u, 1.0 - v])
+            .collect();
+        let near = |a: &[f32; 2], set: &[[f32; 2]]| {
+            set.iter()
+                .any(|b| (a[0] - b[0]).abs() <= 1e-6 && (a[1] - b[1]).abs() <= 1e-6)
+        };
+        assert!(!theirs.is_empty(), "{name}");
+        assert!(ours.iter().all(|a| near(a, &theirs)), "{name}: ours");
+        assert!(theirs.iter().all(|b| near(b, &ours)), "{name}: theirs");
+    }
+}
