@@ -151,7 +151,7 @@ fn every_shared_animation_matches_assimp_at_three_frames() {
         for a in m.animations() {
             // The clip's file: its name, or the mesh's name and a `-` or `_` before it.
             let anim_file = [
-                format!("{}", a.name),
+                a.name.to_string(),
                 format!("{mesh}-{}", a.name),
                 format!("{mesh}_{}", a.name),
             ]

@@ -675,10 +675,9 @@ mod tests {
     }
 
     /// Two joints: `root` at the origin, `arm` its child at `(0, 0, 1)`; one mesh of three
-    /// vertices: vertex 0 on the arm, vertex 1 half on the arm and half on no joint, vertex 2
-    /// on nothing at all; one clip of two frames, the arm at rest then 1 further up (with
+    /// vertices bound by `influences` (see [`loose`]); one clip of two frames, the arm at rest then 1 further up (with
     /// `scale` in frame 1), the root turned a quarter about `+Z` in frame 1.
-    fn asset(scale: f32, influences: Influences) -> Asset {
+    fn rising(scale: f32, influences: Influences) -> Asset {
         let joint = |name: &str, parent, translation: Vec3| Joint {
             name: name.into(),
             parent,
@@ -736,6 +735,8 @@ mod tests {
         }
     }
 
+    /// Vertex 0 on the arm, vertex 1 half on the arm and half on no joint, vertex 2 on
+    /// nothing at all.
     fn loose() -> Influences {
         Influences {
             starts: vec![0, 1, 3, 3],
@@ -768,7 +769,7 @@ mod tests {
     /// moves half as far as the arm; what the asset's own skinning says.
     #[test]
     fn vertices_bound_to_no_joint_stay_where_they_are() {
-        let asset = asset(1.0, loose());
+        let asset = rising(1.0, loose());
         let Fitted { builder, losses } = Builder::from_asset(&asset).unwrap();
         let names: Vec<&str> = builder.joints.iter().map(|j| j.name.as_str()).collect();
         assert_eq!(names, ["root", "arm", "origin"]);
@@ -810,7 +811,7 @@ mod tests {
             weights: vec![(1, 1.0), (0, 1.0), (0, 1.0)],
         };
         assert_eq!(
-            Builder::from_asset(&asset_with(bound))
+            Builder::from_asset(&rising(1.0, bound))
                 .unwrap()
                 .builder
                 .joints
@@ -822,12 +823,8 @@ mod tests {
             starts: vec![0, 1, 2, 3],
             weights: vec![(2, 1.0), (0, 1.0), (0, 1.0)],
         };
-        let e = Builder::from_asset(&asset_with(wrong)).unwrap_err();
+        let e = Builder::from_asset(&rising(1.0, wrong)).unwrap_err();
         assert_eq!(e.what, "a vertex of mesh \"m\" naming joint 2");
-    }
-
-    fn asset_with(influences: Influences) -> Asset {
-        asset(1.0, influences)
     }
 
     /// A key that scales: the frame is counted and the farthest a vertex lands from the
@@ -836,11 +833,11 @@ mod tests {
     /// turning both).
     #[test]
     fn scale_is_reported_with_its_error_over_every_frame() {
-        let losses = Builder::from_asset(&asset(2.0, loose())).unwrap().losses;
+        let losses = Builder::from_asset(&rising(2.0, loose())).unwrap().losses;
         let note = losses.iter().find(|n| n.contains("cannot scale")).unwrap();
         assert!(note.contains("1 of 2 frames scale a joint"), "{note}");
         assert!(note.contains("up to 1.000e0 from"), "{note}");
-        let losses = Builder::from_asset(&asset(1.0, loose())).unwrap().losses;
+        let losses = Builder::from_asset(&rising(1.0, loose())).unwrap().losses;
         assert!(!losses.iter().any(|n| n.contains("scale")), "{losses:?}");
     }
 }
