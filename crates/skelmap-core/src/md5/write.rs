@@ -301,7 +301,7 @@ impl Builder {
     /// none refused: MD5 has no cap per vertex), positions in each joint's bind space, and an
     /// animation per clip of joint keys, all turned to MD5's `+Z` up. A vertex of a skinned
     /// asset bound to no joint (no influences, or a share on
-    /// [`UNBOUND`](crate::asset::UNBOUND), as a glTF's zero-weight vertices are) stays where
+    /// [`UNBOUND`], as a glTF's zero-weight vertices are) stays where
     /// it is, as [`Mesh::skin`](crate::asset::Mesh::skin) keeps it: its share goes to a joint
     /// added after the others at the origin, which no animation moves. What MD5 cannot hold
     /// is said in the losses: scale (joints and keys are rotation and translation only; the
