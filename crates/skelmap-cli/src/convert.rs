@@ -69,9 +69,9 @@ impl Target {
             None | Some("skp") => return Ok(Target::Format(Format::Skm)),
             Some(extension) => extension,
         };
-        let formats: Vec<Format> = writable()
-            .filter(|f| f.extensions().contains(&extension))
-            .collect();
+        // A format is written under its usual extension (an MD5's `.md5anim` files are
+        // written beside its `.md5mesh`, not chosen by name).
+        let formats: Vec<Format> = writable().filter(|f| f.extension() == extension).collect();
         let chosen = to.map(|to| {
             formats
                 .iter()
@@ -83,7 +83,7 @@ impl Target {
             ([], _) => {
                 let written: Vec<String> = writable_extensions()
                     .map(|e| {
-                        if writable().filter(|f| f.extensions().contains(&e)).count() > 1 {
+                        if writable().filter(|f| f.extension() == e).count() > 1 {
                             format!(".{e} ({})", to_choices(e))
                         } else {
                             format!(".{e}")
@@ -123,23 +123,21 @@ fn writable() -> impl Iterator<Item = Format> + Clone {
     Format::ALL.iter().copied().filter(|f| f.writable())
 }
 
-/// The extensions of the formats skelmap-core writes, each once.
+/// The usual extensions of the formats skelmap-core writes, each once.
 fn writable_extensions() -> impl Iterator<Item = &'static str> {
     let mut seen = Vec::new();
-    writable()
-        .flat_map(|f| f.extensions().iter().copied())
-        .filter(move |e| {
-            let new = !seen.contains(e);
-            seen.push(*e);
-            new
-        })
+    writable().map(Format::extension).filter(move |e| {
+        let new = !seen.contains(e);
+        seen.push(*e);
+        new
+    })
 }
 
 /// `--to quake, mdl, slmdl or mdl7`: the writable formats ending in `.extension`, by their
 /// page in `docs/formats/`.
 fn to_choices(extension: &str) -> String {
     let names = writable()
-        .filter(|f| f.extensions().contains(&extension))
+        .filter(|f| f.extension() == extension)
         .map(|f| f.docs_page().to_string())
         .collect();
     format!("--to {}", either(names))
@@ -586,11 +584,14 @@ mod tests {
                     .to_string()
             )
         );
+        assert_eq!(of("a.md5mesh", None), Ok(Target::Format(Format::Md5)));
+        assert!(of("a.md5anim", None).is_err());
         assert_eq!(
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .glb and .gltf"
+                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .md5mesh, .glb \
+                 and .gltf"
                     .to_string()
             )
         );
