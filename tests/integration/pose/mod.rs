@@ -5,3 +5,4 @@
 mod anim;
 mod bindpose;
 mod blend;
+mod control;
