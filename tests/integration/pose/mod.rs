@@ -6,3 +6,4 @@ mod anim;
 mod bindpose;
 mod blend;
 mod control;
+mod ik;

@@ -14,6 +14,9 @@
 //!   bones by hand (DarkPlaces' `skel_set_bone`/`skel_mul_bone`), and
 //!   [`Palette::build_from`] rebuilds one bone's sub-tree only (ozz's `LocalToModelJob`
 //!   range).
+//! - [`TwoBoneIk`] and [`AimIk`] solve two-bone and aim inverse kinematics on model-space
+//!   transforms, as ozz-animation's `IKTwoBoneJob` and `IKAimJob` define them, returning the
+//!   local rotations to apply.
 //! - [`blend`]: poses blended with weights and bone masks over a rest pose, and additive
 //!   layers on top, as ozz-animation's `BlendingJob` blends them.
 //! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar;
@@ -40,6 +43,7 @@ mod control;
 pub(crate) mod euler;
 pub mod framegroups;
 mod frames;
+mod ik;
 pub(crate) mod lanes;
 pub(crate) mod local;
 mod mesh;
@@ -53,6 +57,7 @@ pub(crate) use channels::unit_rotation;
 pub use channels::{BoneChannels, ChannelLayout, NUM_CHANNELS};
 pub use control::ControlError;
 pub use frames::PoseFrames;
+pub use ik::{AimIk, AimIkCorrection, TwoBoneIk, TwoBoneIkCorrection};
 pub(crate) use local::nlerp_pose;
 pub use local::{Interpolation, LocalPose, Palette, Root, sample};
 pub use mesh::{BindPoseMesh, BindVertex, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh};
