@@ -258,7 +258,7 @@ fn aim_points_forward_at_the_target_with_up_towards_the_pole() {
         assert!(c.reached);
         let aimed = joint * Affine3A::from_quat(c.joint);
         let forward = aimed.transform_vector3a(Vec3A::X);
-        let to_target = (target - Vec3A::from(joint.translation)).normalize();
+        let to_target = (target - joint.translation).normalize();
         assert!(forward.abs_diff_eq(to_target, 1e-5), "{target}: {forward}");
         // Up lies in the plane of the aim and the pole, on the pole's side.
         let up = aimed.transform_vector3a(Vec3A::Y);
@@ -346,12 +346,11 @@ fn two_bone_ik_on_a_model_pose_reaches_the_target() {
     let mut palette = Palette::default();
     palette.build(&model, &pose);
     let (s, m, e) = (palette.world[1], palette.world[2], palette.world[3]);
-    let reach = Vec3A::from(s.translation).distance(m.translation)
-        + Vec3A::from(m.translation).distance(e.translation);
+    let reach = s.translation.distance(m.translation) + m.translation.distance(e.translation);
     // A point 80% of the way out, off the chain's line.
-    let dir = (Vec3A::from(e.translation) - Vec3A::from(s.translation)).normalize();
+    let dir = (e.translation - s.translation).normalize();
     let side = dir.any_orthonormal_vector();
-    let target = Vec3A::from(s.translation) + (dir * 0.6 + side * 0.8).normalize() * (0.8 * reach);
+    let target = s.translation + (dir * 0.6 + side * 0.8).normalize() * (0.8 * reach);
     // The tube bends its bones about their x axes.
     let ik = TwoBoneIk {
         target,
@@ -363,5 +362,9 @@ fn two_bone_ik_on_a_model_pose_reaches_the_target() {
     assert!(c.reached);
     c.apply(&mut pose, 1, 2);
     palette.build_from(&model, &pose, 1, Root::Rebuilt);
-    assert!(Vec3A::from(palette.world[3].translation).abs_diff_eq(target, 1e-4 * reach));
+    assert!(
+        palette.world[3]
+            .translation
+            .abs_diff_eq(target, 1e-4 * reach)
+    );
 }

@@ -176,18 +176,8 @@ impl TwoBoneIk {
             let mid_axis_ss = inv_start.transform_vector3a(mid.transform_vector3a(mid_axis));
             let joint_normal = end_to_target * mid_axis_ss;
             let axis = target_ss / target_len2.sqrt();
-            let plane = match (ref_normal.try_normalize(), joint_normal.try_normalize()) {
-                (Some(r), Some(j)) => {
-                    let flipped = if joint_normal.dot(pole_ss) < 0.0 {
-                        -axis
-                    } else {
-                        axis
-                    };
-                    rotation_about_cos(flipped, r.dot(j))
-                }
-                // The pole lies along the target: no plane to align with.
-                _ => Quat::IDENTITY,
-            };
+            let flip = joint_normal.dot(pole_ss) < 0.0;
+            let plane = plane_rotation(axis, ref_normal, joint_normal, flip);
             start_rot = if self.twist_angle != 0.0 && self.twist_angle.is_finite() {
                 Quat::from_axis_angle(axis.into(), self.twist_angle) * plane * end_to_target
             } else {
@@ -306,17 +296,8 @@ impl AimIk {
         let ref_normal = pole.cross(to_target);
         let joint_normal = up.cross(to_target);
         let axis = to_target / len2.sqrt();
-        let plane = match (ref_normal.try_normalize(), joint_normal.try_normalize()) {
-            (Some(r), Some(j)) => {
-                let flipped = if ref_normal.dot(up) < 0.0 {
-                    -axis
-                } else {
-                    axis
-                };
-                rotation_about_cos(flipped, j.dot(r))
-            }
-            _ => Quat::IDENTITY,
-        };
+        let flip = ref_normal.dot(up) < 0.0;
+        let plane = plane_rotation(axis, ref_normal, joint_normal, flip);
         let twisted = if self.twist_angle != 0.0 && self.twist_angle.is_finite() {
             Quat::from_axis_angle(axis.into(), self.twist_angle) * plane * aim
         } else {
@@ -349,6 +330,16 @@ fn invert(m: &Affine3A) -> Option<Affine3A> {
 fn rotation_between(from: Vec3A, to: Vec3A) -> Quat {
     match (from.try_normalize(), to.try_normalize()) {
         (Some(f), Some(t)) => Quat::from_rotation_arc(f.into(), t.into()),
+        _ => Quat::IDENTITY,
+    }
+}
+
+/// The turn about the unit `axis` (or `−axis` when `flip`) by the angle between the plane
+/// normals `reference` and `normal`; the identity when either is zero (a pole along the
+/// target: no plane to align with).
+fn plane_rotation(axis: Vec3A, reference: Vec3A, normal: Vec3A, flip: bool) -> Quat {
+    match (reference.try_normalize(), normal.try_normalize()) {
+        (Some(r), Some(n)) => rotation_about_cos(if flip { -axis } else { axis }, r.dot(n)),
         _ => Quat::IDENTITY,
     }
 }
