@@ -5,7 +5,7 @@
 //! `-O3 -march=native -std=c++17`) and hands its path to the bench:
 //!
 //! - `ozz`: `benches/peers/ozz_harness.cc` with the ozz-animation 0.16 sources it needs
-//!   (`OZZ_SOURCES`: the skinning job; the sampling and local-to-model jobs and the offline
+//!   (`OZZ_SOURCES`: the skinning job; the sampling, blending, local-to-model and IK jobs and the offline
 //!   builders for their skeleton and animation), taken from the folder named by the
 //!   `OZZ_DIR` environment variable, as `SKELMAP_OZZ_HARNESS`;
 //! - `assimp`: `benches/peers/assimp_harness.cc` linked with the system assimp
@@ -76,17 +76,19 @@ mod harness {
         path
     }
 
-    /// The ozz sources the harness needs: the skinning job, and the sampling and
-    /// local-to-model jobs with the offline builders that make their skeleton and animation
+    /// The ozz sources the harness needs: the skinning job, the sampling, blending,
+    /// local-to-model and IK jobs with the offline builders that make their skeleton and animation
     /// (found by linking: the rest of the maths is inline in the headers).
     #[cfg(feature = "ozz")]
-    const OZZ_SOURCES: [&str; 15] = [
+    const OZZ_SOURCES: [&str; 17] = [
         "src/geometry/runtime/skinning_job.cc",
         "src/animation/runtime/animation.cc",
         "src/animation/runtime/skeleton.cc",
         "src/animation/runtime/sampling_job.cc",
         "src/animation/runtime/local_to_model_job.cc",
         "src/animation/runtime/blending_job.cc",
+        "src/animation/runtime/ik_two_bone_job.cc",
+        "src/animation/runtime/ik_aim_job.cc",
         "src/animation/offline/animation_builder.cc",
         "src/animation/offline/skeleton_builder.cc",
         "src/animation/offline/raw_animation.cc",

@@ -8,7 +8,8 @@
 //! - `ozz-skin-<input>` (feature `ozz`): ozz-animation 0.16's `SkinningJob` beside skelmap's
 //!   `PreparedMesh` on the same mesh and matrices, in vertices/s, on one thread and (synthetic
 //!   inputs) two; `ozz-blend-<n>`: ozz's `BlendingJob` beside skelmap's `pose::blend::Blender`,
-//!   `n` sampled layers of every corpus DPM; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
+//!   `n` sampled layers of every corpus DPM; `ozz-ik-two-bone`: ozz's `IKTwoBoneJob` beside
+//!   `pose::TwoBoneIk` on four chains; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
 //!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation (an IQM as
 //!   `iqm::Pair`, through its channel layout), in bones/s.
 //!   See the `ozz` module below.
@@ -151,8 +152,9 @@ mod ozz {
 
     use criterion::{BenchmarkId, Criterion, Throughput};
     use skelmap::dpm::{self, Dpm};
+    use skelmap::glam::{self, Affine3A, Quat, Vec3, Vec3A, Vec4};
     use skelmap::iqm::Iqm;
-    use skelmap::pose::{self, Interpolation, LocalPose, Palette};
+    use skelmap::pose::{self, Interpolation, LocalPose, Palette, TwoBoneIk};
     use skelmap::skin::{self, CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
     use skelmap::{Diagnostics, Parse, SkeletalMesh};
 
@@ -779,6 +781,128 @@ mod ozz {
             group.finish();
         }
     }
+
+    /// The two-bone IK cases compared with ozz: `(name, start, middle, end, ik)`.
+    fn ik_cases() -> Vec<(&'static str, [Affine3A; 3], TwoBoneIk)> {
+        let elbow = Affine3A::from_rotation_translation(
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            Vec3::X,
+        );
+        let bent = [
+            Affine3A::IDENTITY,
+            elbow,
+            elbow * Affine3A::from_translation(Vec3::X),
+        ];
+        // A chain turned and moved off the axes, bones 1.3 and 0.8 long.
+        let turn = Affine3A::from_rotation_translation(
+            Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1),
+            Vec3::new(0.5, -2.0, 1.0),
+        );
+        let knee = Affine3A::from_rotation_translation(Quat::from_rotation_z(0.6), Vec3::X * 1.3);
+        let leg = [
+            turn,
+            turn * knee,
+            turn * knee * Affine3A::from_translation(Vec3::X * 0.8),
+        ];
+        let ik = |target: Vec3A| TwoBoneIk {
+            target,
+            ..TwoBoneIk::default()
+        };
+        vec![
+            ("reachable", bent, ik(Vec3A::new(1.0, 1.0, 0.0))),
+            ("unreachable", bent, ik(Vec3A::new(-2.0, -2.0, 1.0))),
+            (
+                "pole-twist-weight",
+                bent,
+                TwoBoneIk {
+                    pole_vector: Vec3A::new(0.0, 0.3, 1.0),
+                    twist_angle: 0.4,
+                    weight: 0.7,
+                    ..ik(Vec3A::new(0.4, 1.2, -0.6))
+                },
+            ),
+            (
+                "turned-leg",
+                leg,
+                TwoBoneIk {
+                    pole_vector: Vec3A::new(1.0, 1.0, 0.0),
+                    ..ik(Vec3A::new(1.2, -1.5, 0.4))
+                },
+            ),
+        ]
+    }
+
+    /// The `ik` request for `case`: its matrices, target, pole, axis, twist, soften, weight.
+    fn ik_request(name: &str, iters: u64, chain: &[Affine3A; 3], ik: &TwoBoneIk) -> String {
+        let mut words = vec![format!("ik {name} {iters}")];
+        for m in chain {
+            words.extend(m.to_cols_array().iter().map(|x| format!("{x:e}")));
+        }
+        for v in [ik.target, ik.pole_vector, ik.mid_axis] {
+            words.extend(v.to_array().iter().map(|x| format!("{x:e}")));
+        }
+        words.extend([ik.twist_angle, ik.soften, ik.weight].map(|x| format!("{x:e}")));
+        words.join(" ")
+    }
+
+    /// Largest difference allowed between ozz's and skelmap's IK corrections (quaternion
+    /// components, `q` and `−q` being one rotation).
+    const IK_TOLERANCE: f32 = 1e-5;
+
+    /// ozz's `IKTwoBoneJob` beside `pose::TwoBoneIk::solve` on the same chains and
+    /// parameters ([`ik_cases`]: reachable, unreachable, with pole, twist and weight, and a
+    /// chain turned off the axes), one solve per iteration. Before timing, both corrections
+    /// and the reached flag are compared.
+    pub fn two_bone_ik(c: &mut Criterion) {
+        let mut ozz = Peer::spawn("ozz", HARNESS);
+        let mut group = c.benchmark_group("ozz-ik-two-bone");
+        group
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(2))
+            .warm_up_time(Duration::from_millis(500));
+        for (name, chain, ik) in ik_cases() {
+            let words = ozz
+                .request(&ik_request(name, 1, &chain, &ik))
+                .unwrap_or_else(|e| panic!("ozz ik {name}: {e}"));
+            let theirs: Vec<f32> = words[1..9].iter().map(|w| w.parse().unwrap()).collect();
+            let reached = words[9] == "1";
+            let ours = ik.solve(&chain[0], &chain[1], &chain[2]);
+            let mut diff = 0.0f32;
+            for (q, t) in [ours.start, ours.mid].iter().zip(theirs.chunks_exact(4)) {
+                let t = Quat::from_xyzw(t[0], t[1], t[2], t[3]);
+                let d = (Vec4::from(*q) - Vec4::from(t)).abs().max_element();
+                let flipped = (Vec4::from(*q) + Vec4::from(t)).abs().max_element();
+                diff = diff.max(d.min(flipped));
+            }
+            println!(
+                "ozz-ik-two-bone {name}: max |Δcorrection| {diff:.3e}, reached {} (ozz {reached})",
+                ours.reached
+            );
+            assert!(
+                diff <= IK_TOLERANCE && ours.reached == reached,
+                "{name}: ozz and skelmap disagree"
+            );
+            group.throughput(Throughput::Elements(1));
+            group.bench_function(BenchmarkId::new("ozz", name), |b| {
+                b.iter_custom(|iters| {
+                    let words = ozz
+                        .request(&ik_request(name, iters.max(1), &chain, &ik))
+                        .unwrap_or_else(|e| panic!("ozz ik {name}: {e}"));
+                    Duration::from_nanos(words[0].parse().unwrap())
+                })
+            });
+            group.bench_function(BenchmarkId::new("skelmap", name), |b| {
+                b.iter(|| {
+                    std::hint::black_box(std::hint::black_box(&ik).solve(
+                        std::hint::black_box(&chain[0]),
+                        &chain[1],
+                        &chain[2],
+                    ))
+                })
+            });
+        }
+        group.finish();
+    }
 }
 
 /// The system assimp library (`apt-get install libassimp-dev`; Debian 12 ships 5.2.5) beside
@@ -1266,6 +1390,8 @@ fn all(c: &mut Criterion) {
     ozz::playback(c);
     #[cfg(feature = "ozz")]
     ozz::blending(c);
+    #[cfg(feature = "ozz")]
+    ozz::two_bone_ik(c);
     #[cfg(feature = "assimp")]
     assimp::import(c);
 }

@@ -306,3 +306,126 @@ fn iqm_open_allocation_does_not_grow_and_the_layout_waits_for_sampling() {
     let (warm, bytes, ()) = measure(|| sample(1, 0));
     assert_eq!((warm, bytes), (0, 0), "a warm sample allocates nothing");
 }
+
+/// The buffers one character's frame reuses: two sampled clips, their blend, the palette,
+/// the compact skin's matrices and outputs.
+#[derive(Default)]
+struct Frame {
+    rest: skelmap::pose::LocalPose,
+    walk: skelmap::pose::LocalPose,
+    run: skelmap::pose::LocalPose,
+    blended: skelmap::pose::LocalPose,
+    blender: skelmap::pose::blend::Blender,
+    palette: skelmap::pose::Palette,
+    matrices: skelmap::skin::SkinMatrices,
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+}
+
+/// One frame at time `t`: two clips sampled, blended with the second masked to the bones
+/// from `chain[0]` on, the palette built, a two-bone IK on `chain` applied and its sub-tree
+/// rebuilt, then the first mesh skinned with the compact kernel.
+fn frame(
+    model: &Dpm<'_>,
+    compact: &skelmap::skin::CompactMesh,
+    chain: [usize; 3],
+    t: f32,
+    f: &mut Frame,
+) {
+    use skelmap::pose::blend::{Layer, Mask};
+    use skelmap::pose::{Interpolation, Root, TwoBoneIk, sample};
+    let last = model.num_frames() - 1;
+    let (a, b) = (1 % last.max(1), last);
+    sample(model, 0, 0, 0.0, Interpolation::Nlerp, &mut f.rest);
+    sample(model, a, a + 1, t, Interpolation::Nlerp, &mut f.walk);
+    sample(model, b - 1, b, 1.0 - t, Interpolation::Nlerp, &mut f.run);
+    let layers = [
+        Layer::new(&f.walk, 1.0),
+        Layer::new(&f.run, 0.5).masked(Mask::Range {
+            first: chain[0],
+            last: usize::MAX,
+        }),
+    ];
+    f.blender.blend(&f.rest, &layers, 0.1, &mut f.blended);
+    f.palette.build(model, &f.blended);
+    let [s, m, e] = chain.map(|bone| f.palette.world[bone]);
+    let ik = TwoBoneIk {
+        target: (s.translation + e.translation) * 0.5 + skelmap::glam::Vec3A::splat(0.01),
+        mid_axis: skelmap::glam::Vec3A::X,
+        ..TwoBoneIk::default()
+    };
+    ik.solve(&s, &m, &e)
+        .apply(&mut f.blended, chain[0], chain[1]);
+    f.palette
+        .build_from(model, &f.blended, chain[0], Root::Rebuilt);
+    compact.matrices(&f.palette, &mut f.matrices);
+    let n = compact.num_vertices();
+    f.positions.resize(n, [0.0; 3]);
+    f.normals.resize(n, [0.0; 3]);
+    compact
+        .skin(
+            &f.matrices,
+            skelmap::skin::SimdLevel::detect(),
+            &mut f.positions,
+            &mut f.normals,
+        )
+        .unwrap();
+}
+
+/// Three bones, each the parent of the next: the deepest bone, its parent and grandparent.
+fn deepest_chain(model: &Dpm<'_>) -> [usize; 3] {
+    use skelmap::pose::Skeleton;
+    let parent = |bone: usize| model.bone(bone).and_then(|b| b.parent());
+    (0..model.skeleton_bones().len())
+        .rev()
+        .find_map(|end| {
+            let mid = parent(end)?;
+            Some([parent(mid)?, mid, end])
+        })
+        .unwrap()
+}
+
+/// A frame of sample 2 clips + blend with a mask + one two-bone IK + compact skin allocates
+/// nothing once its buffers have grown: on the synthetic tube always, and on the corpus golem
+/// (63 bones) when the shared corpus is present.
+#[test]
+fn a_character_frame_allocates_nothing_after_warm_up() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let tube_bytes = model(4);
+    let golem = std::fs::read("../shared/corpus/dpm/xon_monsters_golem.dpm").ok();
+    if golem.is_none() && std::env::var_os("SKELMAP_REQUIRE_CORPUS").is_some() {
+        panic!("SKELMAP_REQUIRE_CORPUS=1 but the golem is missing");
+    }
+    for bytes in std::iter::once(&tube_bytes).chain(golem.as_ref()) {
+        let model = Dpm::parse(bytes).unwrap();
+        let mesh = model.mesh(0).unwrap();
+        let mut reference = skelmap::pose::LocalPose::default();
+        skelmap::pose::sample(
+            &model,
+            0,
+            0,
+            0.0,
+            skelmap::pose::Interpolation::Nlerp,
+            &mut reference,
+        );
+        let mut bind = skelmap::pose::Palette::default();
+        bind.build(&model, &reference);
+        let compact = skelmap::skin::CompactMesh::new(&mesh, &bind.world).unwrap();
+        let chain = deepest_chain(&model);
+        let mut f = Frame::default();
+        frame(&model, &compact, chain, 0.25, &mut f);
+        let (allocations, bytes_allocated, ()) =
+            measure(|| frame(&model, &compact, chain, 0.75, &mut Frame::default()));
+        assert!(allocations > 0, "a fresh frame grows its buffers");
+        let _ = bytes_allocated;
+        let f = std::cell::RefCell::new(f);
+        let (allocations, bytes_allocated, ()) =
+            measure(|| frame(&model, &compact, chain, 0.75, &mut f.borrow_mut()));
+        assert_eq!(
+            (allocations, bytes_allocated),
+            (0, 0),
+            "{} bones",
+            chain[2] + 1
+        );
+    }
+}

@@ -67,10 +67,12 @@
 #include "ozz/animation/offline/skeleton_builder.h"
 #include "ozz/animation/runtime/animation.h"
 #include "ozz/animation/runtime/blending_job.h"
+#include "ozz/animation/runtime/ik_two_bone_job.h"
 #include "ozz/animation/runtime/local_to_model_job.h"
 #include "ozz/animation/runtime/sampling_job.h"
 #include "ozz/animation/runtime/skeleton.h"
 #include "ozz/base/maths/simd_math.h"
+#include "ozz/base/maths/simd_quaternion.h"
 #include "ozz/base/maths/soa_transform.h"
 #include "ozz/base/span.h"
 #include "ozz/geometry/runtime/skinning_job.h"
@@ -454,6 +456,61 @@ bool skin(Input& in, int threads, Worker* worker) {
   return first && second;
 }
 
+// `ik CASE ITERS` followed by 48 numbers: the start, middle and end joints' model-space
+// matrices (each 12 numbers: 4 columns of x, y, z), then target, pole vector and middle
+// axis (3 each), then twist angle, soften and weight. Runs ozz's `IKTwoBoneJob` ITERS times
+// (ITERS >= 1) and answers `ok NS` followed by the start and middle corrections (x, y, z, w
+// each) and 1 or 0 for reached.
+void two_bone_ik(std::istringstream& words) {
+  uint64_t iters = 0;
+  words >> iters;
+  float v[48];
+  for (float& x : v) words >> x;
+  if (!words || iters == 0) {
+    std::cout << "err ik wants ITERS >= 1 and 48 numbers" << std::endl;
+    return;
+  }
+  ozz::math::Float4x4 joints[3];
+  for (int j = 0; j < 3; ++j) {
+    for (int c = 0; c < 4; ++c) {
+      const float* p = v + j * 12 + c * 3;
+      joints[j].cols[c] = ozz::math::simd_float4::Load(p[0], p[1], p[2], c == 3 ? 1.f : 0.f);
+    }
+  }
+  const float* rest = v + 36;
+  ozz::animation::IKTwoBoneJob job;
+  job.target = ozz::math::simd_float4::Load(rest[0], rest[1], rest[2], 0.f);
+  job.pole_vector = ozz::math::simd_float4::Load(rest[3], rest[4], rest[5], 0.f);
+  job.mid_axis = ozz::math::simd_float4::Load(rest[6], rest[7], rest[8], 0.f);
+  job.twist_angle = rest[9];
+  job.soften = rest[10];
+  job.weight = rest[11];
+  job.start_joint = &joints[0];
+  job.mid_joint = &joints[1];
+  job.end_joint = &joints[2];
+  ozz::math::SimdQuaternion start, mid;
+  bool reached = false;
+  job.start_joint_correction = &start;
+  job.mid_joint_correction = &mid;
+  job.reached = &reached;
+  bool ok = true;
+  const auto begin = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < iters; ++i) ok &= job.Run();
+  const auto stop = std::chrono::steady_clock::now();
+  if (!ok) {
+    std::cout << "err the job refused its inputs" << std::endl;
+    return;
+  }
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stop - begin);
+  float q[8];
+  ozz::math::StorePtrU(start.xyzw, q);
+  ozz::math::StorePtrU(mid.xyzw, q + 4);
+  std::cout << "ok " << ns.count();
+  std::cout.precision(9);
+  for (float x : q) std::cout << " " << x;
+  std::cout << " " << (reached ? 1 : 0) << std::endl;
+}
+
 }  // namespace
 
 int main() {
@@ -497,6 +554,10 @@ int main() {
       clips.erase(name);
       clips.emplace(name, std::move(clip));
       std::cout << "ok " << joints << " " << frames << std::endl;
+      continue;
+    }
+    if (command == "ik") {
+      two_bone_ik(words);
       continue;
     }
     int threads = 0;

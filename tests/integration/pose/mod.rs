@@ -5,3 +5,5 @@
 mod anim;
 mod bindpose;
 mod blend;
+mod control;
+mod ik;

@@ -207,6 +207,69 @@ fn normalize_lanes(v: [Vec4; LANES]) -> [Vec4; LANES] {
     ]
 }
 
+/// Whether [`Palette::build_from`] rebuilds the bone it starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    /// The bone is rebuilt from its local pose, then its descendants.
+    Rebuilt,
+    /// The bone keeps the world transform the palette holds (one the caller set, an aim
+    /// computed in model space); only its descendants are rebuilt.
+    Kept,
+}
+
+/// The bones found to descend from one bone (itself included), as bits on the stack for the
+/// `WORDS × 64` bones from `from` on, which covers every skeleton with 16-bit bone indices. A
+/// bone further on is tested with [`descends`] instead.
+struct Subtree {
+    from: usize,
+    bits: [u64; Subtree::WORDS],
+}
+
+impl Subtree {
+    const WORDS: usize = 1024;
+
+    fn new(from: usize) -> Self {
+        Subtree {
+            from,
+            bits: [0; Subtree::WORDS],
+        }
+    }
+
+    fn slot(&self, bone: usize) -> Option<(usize, u64)> {
+        let offset = bone.checked_sub(self.from)?;
+        let word = offset / 64;
+        (word < Self::WORDS).then(|| (word, 1 << (offset % 64)))
+    }
+
+    fn insert(&mut self, bone: usize) {
+        if let Some((word, bit)) = self.slot(bone) {
+            self.bits[word] |= bit;
+        }
+    }
+
+    /// Whether `bone` was inserted; `None` past the bits (the caller walks up instead), and
+    /// `false` before the first bone counted.
+    fn contains(&self, bone: usize) -> Option<bool> {
+        if bone < self.from {
+            return Some(false);
+        }
+        self.slot(bone)
+            .map(|(word, bit)| self.bits[word] & bit != 0)
+    }
+}
+
+/// Whether `bone` is `ancestor` or descends from it, by walking up the parents of a skeleton
+/// whose parents precede their children: each step lowers the index, so the walk ends.
+fn descends<'data>(skeleton: &impl Skeleton<'data>, mut bone: usize, ancestor: usize) -> bool {
+    while bone > ancestor {
+        match skeleton.bone(bone).and_then(|b| b.parent()) {
+            Some(parent) if parent < bone => bone = parent,
+            _ => return false,
+        }
+    }
+    bone == ancestor
+}
+
 /// World transforms of every bone, built from a local pose in one forward pass.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Palette {
@@ -221,17 +284,7 @@ impl Palette {
     /// (MS3D). It allocates only when the palette grows.
     pub fn build<'data>(&mut self, skeleton: &impl Skeleton<'data>, pose: &LocalPose) {
         self.world.clear();
-        let local = |i: usize| {
-            let (q, t) = pose
-                .bones
-                .get(i)
-                .copied()
-                .unwrap_or((Quat::IDENTITY, Vec3A::ZERO));
-            match pose.scales.get(i) {
-                Some(s) => Affine3A::from_scale_rotation_translation((*s).into(), q, t.into()),
-                None => Affine3A::from_rotation_translation(q, t.into()),
-            }
-        };
+        let local = |i: usize| pose.bone_matrix(i);
         let Some(order) = skeleton.hierarchy_order() else {
             for (i, bone) in skeleton.skeleton_bones().enumerate() {
                 let world = match bone.parent().and_then(|p| self.world.get(p)) {
@@ -251,6 +304,89 @@ impl Palette {
                 && let Some(slot) = self.world.get_mut(j)
             {
                 *slot = parent * *slot;
+            }
+        }
+    }
+
+    /// Rebuilds the world transforms of bone `from`'s descendants from `pose`, and of `from`
+    /// itself when `root` is [`Root::Rebuilt`], leaving every other bone as it was (ozz's
+    /// `LocalToModelJob` with `from`, and `from_excluded` for [`Root::Kept`]). The palette
+    /// must already hold a transform for every bone (a [`build`](Palette::build) of this
+    /// skeleton); `from` out of range, or a palette shorter than the skeleton, changes
+    /// nothing. It never allocates.
+    ///
+    /// What it relies on: every bone's parent is rebuilt before the bone. In file order that
+    /// holds because validated DPM, SKP and SL skeletons list parents before children
+    /// ([`Bone::parent`](super::Bone::parent)); MS3D is walked in its
+    /// [`hierarchy_order`](Skeleton::hierarchy_order) instead.
+    ///
+    /// ```
+    /// use glam::{Quat, Vec3, Vec3A};
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::pose::{Palette, Root, sample, Interpolation, LocalPose};
+    /// use skelmap_core::{dpm::Dpm, synth};
+    /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+    /// let model = Dpm::parse(&bytes)?;
+    /// let mut pose = LocalPose::default();
+    /// sample(&model, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    /// let mut palette = Palette::default();
+    /// palette.build(&model, &pose);
+    /// // Turn bone 1 and rebuild it and what hangs from it only.
+    /// pose.bones[1].0 = Quat::from_rotation_z(0.5) * pose.bones[1].0;
+    /// palette.build_from(&model, &pose, 1, Root::Rebuilt);
+    /// let mut full = Palette::default();
+    /// full.build(&model, &pose);
+    /// assert_eq!(palette, full);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    pub fn build_from<'data>(
+        &mut self,
+        skeleton: &impl Skeleton<'data>,
+        pose: &LocalPose,
+        from: usize,
+        root: Root,
+    ) {
+        let bones = skeleton.skeleton_bones().len();
+        if from >= bones || self.world.len() < bones {
+            return;
+        }
+        let order = skeleton.hierarchy_order();
+        // In hierarchy order a descendant may have a smaller index: count bits from bone 0
+        // (the order's indices are 16-bit, so they all fit).
+        let mut subtree = Subtree::new(if order.is_some() { 0 } else { from });
+        let mut visit = |world: &mut [Affine3A], bone: usize, parent: Option<usize>| {
+            let member = bone == from
+                || parent.is_some_and(|p| {
+                    subtree
+                        .contains(p)
+                        .unwrap_or_else(|| descends(skeleton, p, from))
+                });
+            if !member {
+                return;
+            }
+            subtree.insert(bone);
+            if bone == from && root == Root::Kept {
+                return;
+            }
+            let local = pose.bone_matrix(bone);
+            world[bone] = match parent.and_then(|p| world.get(p)) {
+                Some(parent) => *parent * local,
+                None => local,
+            };
+        };
+        match order {
+            None => {
+                // Parents precede children: nothing before `from` descends from it.
+                for (bone, b) in skeleton.skeleton_bones().enumerate().skip(from) {
+                    visit(&mut self.world, bone, b.parent());
+                }
+            }
+            Some(order) => {
+                for &bone in order {
+                    let bone = usize::from(bone);
+                    let parent = skeleton.bone(bone).and_then(|b| b.parent());
+                    visit(&mut self.world, bone, parent);
+                }
             }
         }
     }

@@ -10,6 +10,13 @@
 //!   model every frame makes), after which sampling is a load and a blend.
 //! - [`Palette`] holds each bone's world transform, built in one forward pass when parents
 //!   precede children, otherwise in the skeleton's [`Skeleton::hierarchy_order`].
+//! - [`LocalPose::set_bone`], [`LocalPose::mul_bone`] and their model-space forms steer
+//!   bones by hand (DarkPlaces' `skel_set_bone`/`skel_mul_bone`), and
+//!   [`Palette::build_from`] rebuilds one bone's sub-tree only (ozz's `LocalToModelJob`
+//!   range).
+//! - [`TwoBoneIk`] and [`AimIk`] solve two-bone and aim inverse kinematics on model-space
+//!   transforms, as ozz-animation's `IKTwoBoneJob` and `IKAimJob` define them, returning the
+//!   local rotations to apply.
 //! - [`blend`]: poses blended with weights and bone masks over a rest pose, and additive
 //!   layers on top, as ozz-animation's `BlendingJob` blends them.
 //! - [`framegroups`]: named animations from frame names or a `.framegroups` sidecar;
@@ -32,9 +39,11 @@ pub mod blend;
 mod block;
 pub mod bounds;
 mod channels;
+mod control;
 pub(crate) mod euler;
 pub mod framegroups;
 mod frames;
+mod ik;
 pub(crate) mod lanes;
 pub(crate) mod local;
 mod mesh;
@@ -46,9 +55,11 @@ mod x86;
 pub use baked::{BakeError, BakedFrames, MAX_BAKED_POSES};
 pub(crate) use channels::unit_rotation;
 pub use channels::{BoneChannels, ChannelLayout, NUM_CHANNELS};
+pub use control::ControlError;
 pub use frames::PoseFrames;
+pub use ik::{AimIk, AimIkCorrection, TwoBoneIk, TwoBoneIkCorrection};
 pub(crate) use local::nlerp_pose;
-pub use local::{Interpolation, LocalPose, Palette, sample};
+pub use local::{Interpolation, LocalPose, Palette, Root, sample};
 pub use mesh::{BindPoseMesh, BindVertex, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh};
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
 pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};

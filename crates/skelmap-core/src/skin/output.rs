@@ -139,6 +139,10 @@ fn copy(dst: &mut [[f32; 3]], src: &[[f32; 3]]) {
 pub(crate) trait Chunked: Sink + Send + Sized {
     /// The first `n` vertices in pieces of `size` (the last may be shorter).
     fn pieces(self, n: usize, size: usize) -> Vec<Self>;
+
+    /// The first `n` vertices as one piece (what [`pieces`](Chunked::pieces) gives for
+    /// `size ≥ n`, without the vector).
+    fn first(self, n: usize) -> Self;
 }
 
 impl Chunked for Split<'_> {
@@ -150,12 +154,25 @@ impl Chunked for Split<'_> {
             .map(|(positions, normals)| Split { positions, normals })
             .collect()
     }
+
+    fn first(self, n: usize) -> Self {
+        let n = n.min(self.positions.len()).min(self.normals.len());
+        Split {
+            positions: &mut self.positions[..n],
+            normals: &mut self.normals[..n],
+        }
+    }
 }
 
 impl Chunked for &mut [SkinnedVertex] {
     fn pieces(self, n: usize, size: usize) -> Vec<Self> {
         let n = n.min(self.len());
         self[..n].chunks_mut(size).collect()
+    }
+
+    fn first(self, n: usize) -> Self {
+        let n = n.min(self.len());
+        &mut self[..n]
     }
 }
 

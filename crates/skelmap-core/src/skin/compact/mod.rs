@@ -409,21 +409,27 @@ impl CompactMesh {
         };
         let streamed = streams(self.num_vertices);
         let per = piece_units(self.blocks.len(), CHUNK_VERTICES / LANES, tasks, streamed);
-        let mut pieces = sink.pieces(self.num_vertices, per * LANES);
-        if tasks > 1 {
-            for_each_piece(&mut pieces, tasks, streamed, |t, piece| {
+        // On one thread the whole output is one piece, kept out of a vector: a frame skinned
+        // on the calling thread allocates nothing.
+        let (mut many, mut one);
+        let pieces: &mut [S] = if tasks > 1 {
+            many = sink.pieces(self.num_vertices, per * LANES);
+            for_each_piece(&mut many, tasks, streamed, |t, piece| {
                 self.skin_blocks(t * per, palette, level, piece);
             });
+            &mut many
         } else {
-            for (t, piece) in pieces.iter_mut().enumerate() {
+            one = [sink.first(self.num_vertices)];
+            for (t, piece) in one.iter_mut().enumerate() {
                 self.skin_blocks(t * per, palette, level, piece);
             }
-        }
+            &mut one
+        };
         if self.exact_index.is_empty() {
             return Ok(());
         }
         let mut whole = Pieces {
-            pieces: &mut pieces,
+            pieces,
             size: per * LANES,
         };
         match palette {
