@@ -258,16 +258,44 @@ fn warn_rotation(diag: &mut Diagnostics, what: &'static str, at: u64) {
     });
 }
 
+/// Ends a section of `declared` entries with `}`: an entry starting with `extra` (a quote or
+/// a bracket) where the `}` should be is one more than `count` declares.
+fn close(
+    lex: &mut Lexer<'_>,
+    extra: u8,
+    count: &'static str,
+    declared: usize,
+    section: &'static str,
+) -> Result<()> {
+    if lex.peek()? == Some(extra) {
+        let at = lex.next_offset()?;
+        let declared = declared as u64;
+        return Err(lex.error(count, at, Problem::MoreThanDeclared { declared }));
+    }
+    lex.bracket(b'}', section)
+}
+
+/// The start both files share: the size limit, the header, and which file it must be.
+fn begin<'t>(
+    data: &'t [u8],
+    limits: &Limits,
+    want: Kind,
+    expected: &'static str,
+) -> Result<(Lexer<'t>, Span)> {
+    rules::check_file_size(FORMAT, data, limits)?;
+    let mut lex = Lexer::new(data);
+    let (commandline, kind) = header(&mut lex)?;
+    if kind != want {
+        return Err(lex.expected("header", expected));
+    }
+    Ok((lex, commandline))
+}
+
 impl<'data> Parse<'data> for MeshFile<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
-        rules::check_file_size(FORMAT, data, limits)?;
-        let mut lex = Lexer::new(data);
-        let (commandline, kind) = header(&mut lex)?;
-        if kind != Kind::Mesh {
-            return Err(lex.expected("header", "numJoints (an .md5mesh)"));
-        }
+        let (mut lex, commandline) = begin(data, limits, Kind::Mesh, "numJoints (an .md5mesh)")?;
         let num_joints = count(
             &mut lex,
             "numJoints",
@@ -342,18 +370,7 @@ fn joints(lex: &mut Lexer<'_>, n: usize, diag: &mut Diagnostics) -> Result<Vec<s
             local_translation,
         });
     }
-    if lex.peek()? != Some(b'}') {
-        if lex.peek()? == Some(b'"') {
-            let at = lex.next_offset()?;
-            return Err(lex.error(
-                "header.numJoints",
-                at,
-                Problem::MoreThanDeclared { declared: n as u64 },
-            ));
-        }
-        return Err(lex.expected("joints", "'}'"));
-    }
-    lex.bracket(b'}', "joints")?;
+    close(lex, b'"', "header.numJoints", n, "joints")?;
     Ok(joints)
 }
 
@@ -653,12 +670,7 @@ impl<'data> Parse<'data> for Anim<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
-        rules::check_file_size(FORMAT, data, limits)?;
-        let mut lex = Lexer::new(data);
-        let (commandline, kind) = header(&mut lex)?;
-        if kind != Kind::Anim {
-            return Err(lex.expected("header", "numFrames (an .md5anim)"));
-        }
+        let (mut lex, commandline) = begin(data, limits, Kind::Anim, "numFrames (an .md5anim)")?;
         let num_frames = count(
             &mut lex,
             "numFrames",
@@ -835,15 +847,7 @@ fn hierarchy(lex: &mut Lexer<'_>, n: usize, num_components: usize) -> Result<Vec
             first_component,
         });
     }
-    if lex.peek()? == Some(b'"') {
-        let at = lex.next_offset()?;
-        return Err(lex.error(
-            "header.numJoints",
-            at,
-            Problem::MoreThanDeclared { declared: n as u64 },
-        ));
-    }
-    lex.bracket(b'}', "hierarchy")?;
+    close(lex, b'"', "header.numJoints", n, "hierarchy")?;
     Ok(out)
 }
 
@@ -858,15 +862,7 @@ fn bounds(lex: &mut Lexer<'_>, n: usize) -> Result<Vec<[Vec3; 2]>> {
         let max = lex.vector::<3>("bounds.max")?;
         out.push([Vec3::from(min), Vec3::from(max)]);
     }
-    if lex.peek()? == Some(b'(') {
-        let at = lex.next_offset()?;
-        return Err(lex.error(
-            "header.numFrames",
-            at,
-            Problem::MoreThanDeclared { declared: n as u64 },
-        ));
-    }
-    lex.bracket(b'}', "bounds")?;
+    close(lex, b'(', "header.numFrames", n, "bounds")?;
     Ok(out)
 }
 
@@ -889,15 +885,7 @@ fn base_frame(
         }
         out.push((Vec3A::from(t), q));
     }
-    if lex.peek()? == Some(b'(') {
-        let at = lex.next_offset()?;
-        return Err(lex.error(
-            "header.numJoints",
-            at,
-            Problem::MoreThanDeclared { declared: n as u64 },
-        ));
-    }
-    lex.bracket(b'}', "baseframe")?;
+    close(lex, b'(', "header.numJoints", n, "baseframe")?;
     Ok(out)
 }
 
