@@ -223,6 +223,39 @@ fn rule_3_counts_over_the_limits() {
     );
 }
 
+/// The weights of all meshes together stay within `max_total_influences`: two meshes of 5
+/// weights each pass a cap of 9 one by one, not together.
+#[test]
+fn rule_6_total_influences_over_the_limit() {
+    let mesh = &MESH[MESH.find("mesh {").unwrap()..];
+    let text = with(&format!("{MESH}{mesh}"), "numMeshes 1", "numMeshes 2");
+    let limits = Limits {
+        max_total_influences: 9,
+        ..Limits::DEFAULT
+    };
+    let e = MeshFile::parse_with(text.as_bytes(), &limits, &mut Default::default()).unwrap_err();
+    let total = "mesh.numweights (total influences)";
+    assert!(
+        matches!(e, Error::Limit { what, value: 10, max: 9, .. } if what == total),
+        "{e}"
+    );
+}
+
+/// Frames × joints stay within `MAX_BAKED_POSES` (every frame is decoded at open): 65 536
+/// frames of 65 joints, with text enough for the counts, are refused at `numFrames`.
+#[test]
+fn rule_7_frames_times_joints_over_the_limit() {
+    let header = "MD5Version 10\ncommandline \"\"\nnumFrames 65536\nnumJoints 65\nframeRate 24\n\
+                  numAnimatedComponents 0\n";
+    let text = format!("{header}// {}\n", "x".repeat(700_000));
+    let e = anim_error(&text);
+    let max = skelmap::pose::MAX_BAKED_POSES as u64;
+    assert!(
+        matches!(e, Error::Limit { what: "header.numFrames × header.numJoints", offset: 29, value: 4_259_840, max: m, .. } if m == max),
+        "{e}"
+    );
+}
+
 /// A count that lies upward is refused before anything is reserved for it: the rest of the
 /// text cannot hold that many entries.
 #[test]

@@ -671,6 +671,7 @@ impl<'data> Parse<'data> for Anim<'data> {
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
         let (mut lex, commandline) = begin(data, limits, Kind::Anim, "numFrames (an .md5anim)")?;
+        let frames_at = lex.next_offset()?;
         let num_frames = count(
             &mut lex,
             "numFrames",
@@ -724,7 +725,7 @@ impl<'data> Parse<'data> for Anim<'data> {
             return Err(Error::Limit {
                 format: FORMAT,
                 what: "header.numFrames × header.numJoints",
-                offset: 0,
+                offset: frames_at,
                 value: poses,
                 max: max_poses,
             });

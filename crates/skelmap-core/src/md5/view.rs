@@ -390,13 +390,18 @@ impl<'data> Pair<'data> {
 
     /// The animation holding model frame `frame`, and the frame within it.
     fn locate(&self, frame: usize) -> Option<(&Anim<'data>, usize)> {
+        self.animation_at(frame).map(|(a, local)| (&a.anim, local))
+    }
+
+    /// The animation holding model frame `frame`, and the frame within it.
+    fn animation_at(&self, frame: usize) -> Option<(&Animation<'data>, usize)> {
         let a = self
             .animations
             .iter()
             .rev()
             .find(|a| a.first_frame <= frame)?;
         let local = frame - a.first_frame;
-        (local < a.anim.num_frames()).then_some((&a.anim, local))
+        (local < a.anim.num_frames()).then_some((a, local))
     }
 
     fn bone_of(&self, index: usize) -> Option<Bone<'data>> {
@@ -426,6 +431,11 @@ impl<'data> Pair<'data> {
     /// frame.
     fn bind_poses(&self, out: &mut Vec<(Quat, Vec3A)>) {
         out.clear();
+        self.extend_bind_poses(out);
+    }
+
+    /// Appends [`bind_poses`](Pair::bind_poses)'s poses to `out`.
+    fn extend_bind_poses(&self, out: &mut Vec<(Quat, Vec3A)>) {
         match (&self.mesh, self.animations.first()) {
             (Some(m), _) => out.extend(
                 m.joints
@@ -475,9 +485,7 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
         if self.bind_only() {
             if frame == 0 {
-                let mut bind = Vec::new();
-                self.bind_poses(&mut bind);
-                out.extend_from_slice(&bind);
+                self.extend_bind_poses(out);
             }
         } else if let Some(poses) = self.locate(frame).and_then(|(a, f)| a.frame(f)) {
             out.extend_from_slice(poses);
@@ -497,13 +505,7 @@ impl<'data> BoneVertexModel<'data> for Pair<'data> {
         if self.bind_only() {
             return (index == 0).then_some(&b"bind"[..]);
         }
-        self.locate(index)?;
-        let a = self
-            .animations
-            .iter()
-            .rev()
-            .find(|a| a.first_frame <= index)?;
-        Some(a.name.as_bytes())
+        self.animation_at(index).map(|(a, _)| a.name.as_bytes())
     }
 
     fn num_meshes(&self) -> usize {
