@@ -16,7 +16,7 @@ use glam::Affine3A;
 use super::Model;
 use super::any::with_view;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{BakeError, BakedFrames, Interpolation};
+use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose};
 use crate::skin::{self, Records, SimdLevel, SkinError, WeightedRecords};
 use crate::view::{DeformError, ModelView, Pose, Sampled};
 
@@ -102,6 +102,108 @@ impl Model<'_> {
         pose: &mut Pose,
     ) -> Result<(), DeformError> {
         pose.sampled = Sampled::Nothing;
+        let at = self.clip_at(clip, seconds, looped)?;
+        if with_view!(self.view(), v => v.sample_seconds(at.seconds, interpolation, &mut pose.local))
+        {
+            self.finish_pose(pose);
+            return Ok(());
+        }
+        self.pose(at.a, at.b, at.t, interpolation, pose)
+    }
+
+    /// Samples clip `clip` `seconds` after its start into `out`, as [`Model::pose_clip`]
+    /// times it, without building world transforms: the parent-relative pose a blend
+    /// ([`pose::blend`](crate::pose::blend)) takes as a layer. Empty for models without
+    /// bones.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::{Interpolation, LocalPose};
+    /// use skelmap_core::pose::framegroups::FrameGroup;
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?; // 9 frames
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let clip = FrameGroup { name: "all".into(), first: 0, count: 9, fps: 10.0, looped: true };
+    /// let (mut local, mut pose) = (LocalPose::default(), Pose::default());
+    /// model.sample_clip(&clip, 0.25, true, Interpolation::Nlerp, &mut local)?;
+    /// model.pose_clip(&clip, 0.25, true, Interpolation::Nlerp, &mut pose)?;
+    /// assert_eq!(&local, pose.local());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::pose_clip`]; on failure `out` is left as it was.
+    pub fn sample_clip(
+        &self,
+        clip: &FrameGroup,
+        seconds: f32,
+        looped: bool,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) -> Result<(), DeformError> {
+        let at = self.clip_at(clip, seconds, looped)?;
+        if !with_view!(self.view(), v => v.sample_seconds(at.seconds, interpolation, out)) {
+            self.sample(at.a, at.b, at.t, interpolation, out);
+        }
+        Ok(())
+    }
+
+    /// Poses the model by `local`, a parent-relative pose of its bones built by the caller
+    /// (a blend, layers, procedural bones, IK), into `pose`, as [`Model::pose`] does from
+    /// frames: world transforms and the kernels' layouts, reusing `pose`'s allocations. A
+    /// model whose frames replace vertices (MDL7) keeps its stored vertices in such a pose.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::{Interpolation, LocalPose};
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let (mut local, mut by_local, mut by_frames) = (LocalPose::default(), Pose::default(), Pose::default());
+    /// model.sample(3, 4, 0.5, Interpolation::Nlerp, &mut local);
+    /// model.pose_local(&local, &mut by_local)?;
+    /// model.pose(3, 4, 0.5, Interpolation::Nlerp, &mut by_frames)?;
+    /// assert_eq!(by_local.palette().world, by_frames.palette().world);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::WrongPose`] for a vertex-animated model, [`DeformError::PoseBones`] when
+    /// `local` holds another number of bones than the model.
+    /// On failure `pose` is left unsampled.
+    pub fn pose_local(&self, local: &LocalPose, pose: &mut Pose) -> Result<(), DeformError> {
+        pose.sampled = Sampled::Nothing;
+        if self.is_vertex_animated() {
+            return Err(DeformError::WrongPose {
+                found: "bones",
+                format: self.format(),
+            });
+        }
+        let bones = self.num_bones();
+        if local.bones.len() != bones {
+            return Err(DeformError::PoseBones {
+                found: local.bones.len(),
+                bones,
+            });
+        }
+        pose.local.bones.clone_from(&local.bones);
+        pose.local.scales.clone_from(&local.scales);
+        self.finish_pose(pose);
+        Ok(())
+    }
+
+    /// Where clip `clip` is `seconds` after its start: the timeline's seconds, and the frame
+    /// pair with its blend factor.
+    fn clip_at(
+        &self,
+        clip: &FrameGroup,
+        seconds: f32,
+        looped: bool,
+    ) -> Result<ClipAt, DeformError> {
         if !seconds.is_finite() {
             return Err(DeformError::Time(seconds));
         }
@@ -122,11 +224,6 @@ impl Model<'_> {
         } else {
             seconds.clamp(0.0, length)
         };
-        let at = clip.first as f32 / clip.fps + local;
-        if with_view!(self.view(), v => v.sample_seconds(at, interpolation, &mut pose.local)) {
-            self.finish_pose(pose);
-            return Ok(());
-        }
         // In f64: a large time at a high rate stays finite.
         let at = f64::from(seconds) * f64::from(clip.fps);
         let at = if looped {
@@ -142,8 +239,12 @@ impl Model<'_> {
             _ if looped => 0,
             _ => i,
         };
-        let (a, b) = ((clip.first + i) as usize, (clip.first + next) as usize);
-        self.pose(a, b, t.clamp(0.0, 1.0), interpolation, pose)
+        Ok(ClipAt {
+            seconds: clip.first as f32 / clip.fps + local,
+            a: (clip.first + i) as usize,
+            b: (clip.first + next) as usize,
+            t: t.clamp(0.0, 1.0),
+        })
     }
 
     /// The bind pose into `pose` ([`Model::bind_pose`]): frame 0 for DPM, SKM and SKP and for
@@ -384,4 +485,13 @@ impl Model<'_> {
     pub fn bake(&self) -> Result<BakedFrames<'_>, BakeError> {
         with_view!(self.view(), v => ModelView::bake(v))
     }
+}
+
+/// A time in a clip: seconds into the timeline (formats keyed in seconds), and the frames it
+/// falls between with its blend factor (formats keyed by frames).
+struct ClipAt {
+    seconds: f32,
+    a: usize,
+    b: usize,
+    t: f32,
 }

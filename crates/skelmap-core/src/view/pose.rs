@@ -64,6 +64,15 @@ pub enum DeformError {
         /// The model's format.
         format: Format,
     },
+    /// [`Model::pose_local`](crate::Model::pose_local) given a pose of another number of
+    /// bones than the model has.
+    #[error("a pose of {found} bones cannot pose a model of {bones}")]
+    PoseBones {
+        /// Bones the pose holds.
+        found: usize,
+        /// Bones the model has.
+        bones: usize,
+    },
     /// [`Model::prepare`](crate::Model::prepare) on a model without a skeleton.
     #[error("{0} models are not skinned: they have no skeleton to prepare")]
     NotSkeletal(Format),
