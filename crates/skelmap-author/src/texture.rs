@@ -174,6 +174,7 @@ pub fn names(material: &Material) -> Vec<String> {
 ///     tags: Vec::new(),
 ///     frame: None,
 ///     at: None,
+///     given_pose: false,
 ///     replaced_non_finite: 0,
 /// };
 /// let report = texture::attach(&mut asset, &dir.join("golem.dpm"), &[]);

@@ -104,6 +104,7 @@ fn skeletal(joints: Vec<Joint>, mesh: Mesh, frames: usize) -> Asset {
         tags: Vec::new(),
         frame: None,
         at: None,
+        given_pose: false,
         replaced_non_finite: 0,
     }
 }

@@ -34,6 +34,7 @@ fn asset(materials: Vec<Material>) -> Asset {
         tags: Vec::new(),
         frame: None,
         at: None,
+        given_pose: false,
         replaced_non_finite: 0,
     }
 }

@@ -8,6 +8,7 @@ use skelmap_core::asset::{self, Asset, ClipTime};
 use skelmap_export::gltf;
 use skelmap_export::{obj, render};
 
+use crate::layers::{self, Posing};
 use crate::load;
 use crate::output::Outputs;
 use crate::summary::count;
@@ -20,26 +21,32 @@ pub struct ExportArgs {
     /// `--format`: the output's format when its extension does not say (`-o -`).
     pub format: Option<String>,
     pub frame: Option<usize>,
-    /// `--clip NAME --time SECONDS`.
-    pub at: Option<(String, f32)>,
+    /// `--clip`, `--time`, `--blend`, `--additive`.
+    pub at: Posing,
     pub all_influences: bool,
     pub no_animations: bool,
 }
 
-/// The asset of `model` at `frame`, or at a time in a clip (whose animation is then the only
-/// one), as a one-line error.
+/// The asset of `model` at `frame`, at a time in a clip (whose animation is then the only
+/// one), or posed by layers (without animations), as a one-line error.
 pub(crate) fn scene_of(
     path: &Path,
     model: &Model<'_>,
     frame: Option<usize>,
-    at: Option<&ClipTime>,
+    at: &Posing,
     no_animations: bool,
 ) -> Result<Asset, String> {
+    let (clip, pose) = if at.is_layered() {
+        (None, Some(layers::pose(path, model, at)?))
+    } else {
+        (clip_time(path, model, at)?, None)
+    };
     let options = asset::Options {
         frame,
-        groups: at.map(|at| vec![at.clip.clone()]),
-        no_animations,
-        at: at.cloned(),
+        groups: clip.as_ref().map(|at| vec![at.clip.clone()]),
+        no_animations: no_animations || pose.is_some(),
+        at: clip,
+        pose,
         dds: Some(skelmap_author::texture::decode_dds),
     };
     model
@@ -48,12 +55,8 @@ pub(crate) fn scene_of(
 }
 
 /// The clip of `model` named `name`, `seconds` into it; an error lists the clips there are.
-fn clip_time(
-    path: &Path,
-    model: &Model<'_>,
-    at: Option<&(String, f32)>,
-) -> Result<Option<ClipTime>, String> {
-    let Some((name, seconds)) = at else {
+fn clip_time(path: &Path, model: &Model<'_>, at: &Posing) -> Result<Option<ClipTime>, String> {
+    let (Some(name), seconds) = (&at.clip, &at.time) else {
         return Ok(None);
     };
     if !seconds.is_finite() {
@@ -70,7 +73,10 @@ fn clip_time(
 }
 
 /// How the asset was posed, for the line that says what was written.
-fn posed(asset: &Asset) -> String {
+fn posed(asset: &Asset, at: &Posing) -> String {
+    if at.is_layered() {
+        return at.describe();
+    }
     match (&asset.at, asset.frame) {
         (Some((clip, seconds)), _) => format!(" (clip {clip} at {seconds} s)"),
         (None, Some(f)) => format!(" (frame {f})"),
@@ -117,12 +123,11 @@ pub fn export(
     if kind == "gltf" {
         outputs.claim(&bin)?;
     }
-    let at = clip_time(path, &model, args.at.as_ref())?;
     let mut asset = scene_of(
         path,
         &model,
         args.frame,
-        at.as_ref(),
+        &args.at,
         args.no_animations || kind == "obj",
     )?;
     if kind == "obj" && !asset.materials.is_empty() {
@@ -164,7 +169,7 @@ pub fn export(
         count(asset.num_triangles() as u64, "triangle", "triangles"),
         count(joints as u64, "joint", "joints"),
         count(clips as u64, "animation", "animations"),
-        posed(&asset),
+        posed(&asset, &args.at),
     );
     if let Some(line) = materials {
         say!("{line}");
@@ -189,12 +194,11 @@ fn export_to_stdout(
     companions: &load::Companions,
 ) -> Result<ExitCode, String> {
     use std::io::Write;
-    let at = clip_time(path, model, args.at.as_ref())?;
     let mut asset = scene_of(
         path,
         model,
         args.frame,
-        at.as_ref(),
+        &args.at,
         args.no_animations || kind == "obj",
     )?;
     if kind == "gltf" {
@@ -228,7 +232,7 @@ fn export_to_stdout(
         kind,
         count(asset.num_vertices() as u64, "vertex", "vertices"),
         count(asset.num_triangles() as u64, "triangle", "triangles"),
-        posed(&asset)
+        posed(&asset, &args.at)
     );
     if kind == "gltf" {
         for note in gltf::influence_notes(&asset, &options) {
@@ -335,8 +339,8 @@ pub(crate) fn warn_replaced(asset: &Asset) {
 /// `render`'s switches.
 pub struct RenderArgs {
     pub frame: Option<usize>,
-    /// `--clip NAME --time SECONDS`.
-    pub at: Option<(String, f32)>,
+    /// `--clip`, `--time`, `--blend`, `--additive`.
+    pub at: Posing,
     pub sheet: bool,
     /// The clips a sheet shows (all, when empty).
     pub clips: Vec<String>,
@@ -393,7 +397,7 @@ pub fn render(
         }
         let mut assets = frames
             .iter()
-            .map(|(_, f)| scene_of(path, &model, Some(*f), None, true))
+            .map(|(_, f)| scene_of(path, &model, Some(*f), &Posing::default(), true))
             .collect::<Result<Vec<_>, _>>()?;
         // Looked up once: every cell is the same model.
         if let Some((first, rest)) = assets.split_first_mut() {
@@ -410,8 +414,7 @@ pub fn render(
         render::label_cells(&mut image, &labels, columns, [size, size], view.background);
         (image, frames)
     } else {
-        let at = clip_time(path, &model, at.as_ref())?;
-        let mut asset = scene_of(path, &model, frame, at.as_ref(), true)?;
+        let mut asset = scene_of(path, &model, frame, at, true)?;
         load::textures(path, &mut asset, companions, &mut outputs)?;
         warn_replaced(&asset);
         (
@@ -483,7 +486,7 @@ fn middle(clip: &skelmap_core::pose::framegroups::FrameGroup) -> (String, usize)
 }
 
 /// The error for a clip `name` that `path`'s model lacks, listing the clips it has.
-fn no_clip(
+pub(crate) fn no_clip(
     path: &Path,
     clips: &[skelmap_core::pose::framegroups::FrameGroup],
     name: &str,

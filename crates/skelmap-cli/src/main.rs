@@ -18,6 +18,7 @@ mod bench;
 mod convert;
 mod demo;
 mod export;
+mod layers;
 mod load;
 mod output;
 mod player;
@@ -35,23 +36,46 @@ first frame, frame count, frames per second, 1 to loop, and an optional // name)
 times its clips for every command.\n\n\
 Colour only on a terminal; NO_COLOR turns it off.";
 
-/// `--clip NAME --time SECONDS`: a pose by clip and time.
+/// `--clip NAME --time SECONDS`: a pose by clip and time; `--blend` and `--additive`: a pose
+/// of layers.
 #[derive(Debug, clap::Args)]
 struct ClipArgs {
     /// Pose in the clip of this name (see `info` for the clips) instead of the bind pose; a
-    /// glTF then holds that clip's animation only.
+    /// glTF then holds that clip's animation only. With `--blend` or `--additive`, the first
+    /// layer, at weight 1.
     #[arg(long, value_name = "NAME")]
     clip: Option<String>,
-    /// Seconds into `--clip` (default 0), as a game plays it: looping if the clip loops, else
-    /// held at its last frame.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        requires = "clip",
-        default_value_t = 0.0,
-        allow_negative_numbers = true
-    )]
-    time: f32,
+    /// Seconds into `--clip` and into every layer's clip (default 0), as a game plays it:
+    /// looping if the clip loops, else held at its last frame.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    time: Option<f32>,
+    /// A layer of a blend: CLIP at WEIGHT, on bones FIRST to LAST (both included, numbered as
+    /// `info` prints them) or on every bone. Repeatable. Weights are normalised per bone
+    /// (`--blend idle:1 --blend run:1:10..20`: bones 10 to 20 half of each, the others idle
+    /// alone); a bone no layer plays holds the bind pose. A glTF then holds the pose only.
+    #[arg(long, value_name = "CLIP:WEIGHT[:FIRST..LAST]", value_parser = layers::parse)]
+    blend: Vec<layers::Spec>,
+    /// An additive layer: CLIP's difference from its first frame, added with WEIGHT
+    /// (negative takes it away) on top of the blend (or the bind pose), on bones FIRST to
+    /// LAST or every bone. Repeatable.
+    #[arg(long, value_name = "CLIP:WEIGHT[:FIRST..LAST]", value_parser = layers::parse, allow_hyphen_values = true)]
+    additive: Vec<layers::Spec>,
+}
+
+impl ClipArgs {
+    /// The pose these switches ask for; `--time` alone is an error.
+    fn posing(self) -> Result<layers::Posing, String> {
+        let posing = layers::Posing {
+            time: self.time.unwrap_or(0.0),
+            clip: self.clip,
+            blend: self.blend,
+            additive: self.additive,
+        };
+        if self.time.is_some() && posing.clip.is_none() && !posing.is_layered() {
+            return Err("--time needs --clip, --blend or --additive: the clip to time".into());
+        }
+        Ok(posing)
+    }
 }
 
 #[derive(Debug, Parser)]
@@ -180,7 +204,7 @@ enum Command {
         #[arg(long, value_parser = ["glb", "gltf", "obj"])]
         format: Option<String>,
         /// Pose at this frame (counted from 0) instead of the bind pose.
-        #[arg(long, conflicts_with = "clip")]
+        #[arg(long, conflicts_with_all = ["clip", "blend", "additive"])]
         frame: Option<usize>,
         #[command(flatten)]
         at: ClipArgs,
@@ -224,13 +248,13 @@ enum Command {
         #[arg(short, long)]
         out: PathBuf,
         /// Pose at this frame (counted from 0) instead of the bind pose.
-        #[arg(long, conflicts_with_all = ["sheet", "clip"])]
+        #[arg(long, conflicts_with_all = ["sheet", "clip", "blend", "additive"])]
         frame: Option<usize>,
         #[command(flatten)]
         at: ClipArgs,
         /// A contact sheet: the middle frame of each frame group (at most 16), or (with one
         /// group) up to 16 frames spread over the animation.
-        #[arg(long, conflicts_with = "clip")]
+        #[arg(long, conflicts_with_all = ["clip", "blend", "additive"])]
         sheet: bool,
         /// With --sheet: the clips to show, by name, in this order (`--clips walk,run`).
         #[arg(long, value_name = "NAMES", value_delimiter = ',', requires = "sheet")]
@@ -330,8 +354,18 @@ enum Command {
 /// arguments apart and calling its module, so it stays one function however many commands
 /// there are.
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
+    match run(Cli::parse().command) {
+        Ok(code) => code,
+        Err(message) => {
+            anstream::eprintln!("{} {message}", "error:".red().bold());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one command; an error is one line for standard error.
+fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
         Command::Demo { out } => demo::run(&out),
         Command::Info {
             files,
@@ -374,7 +408,7 @@ fn main() -> ExitCode {
             let args = export::ExportArgs {
                 format,
                 frame,
-                at: at.clip.map(|name| (name, at.time)),
+                at: at.posing()?,
                 all_influences,
                 no_animations,
             };
@@ -421,7 +455,7 @@ fn main() -> ExitCode {
             };
             let args = export::RenderArgs {
                 frame,
-                at: at.clip.map(|name| (name, at.time)),
+                at: at.posing()?,
                 sheet,
                 clips,
                 size,
@@ -459,13 +493,6 @@ fn main() -> ExitCode {
                 .render(&mut text)
                 .map_err(|e| format!("cannot make the manual page: {e}"))
                 .and_then(|()| print_bytes(&text))
-        }
-    };
-    match result {
-        Ok(code) => code,
-        Err(message) => {
-            anstream::eprintln!("{} {message}", "error:".red().bold());
-            ExitCode::FAILURE
         }
     }
 }

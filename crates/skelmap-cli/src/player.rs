@@ -58,10 +58,10 @@ pub fn export(
             out.display()
         ));
     }
-    if args.frame.is_some() || args.at.is_some() {
+    if args.frame.is_some() || args.at.clip.is_some() || args.at.is_layered() {
         return Err(
-            "--frame and --clip pose one model; a player's animations are chosen \
-                    with --play"
+            "--frame, --clip, --blend and --additive pose one model; a player's animations \
+                    are chosen with --play"
                 .to_string(),
         );
     }
@@ -82,7 +82,13 @@ pub fn export(
     let sets = clip_sets(&player, &player_args.play)?;
     let mut assets = Vec::with_capacity(files.len());
     for (file, part) in files.iter().zip(player.parts()) {
-        let mut asset = scene_of(file, &part.model, None, None, args.no_animations)?;
+        let mut asset = scene_of(
+            file,
+            &part.model,
+            None,
+            &crate::layers::Posing::default(),
+            args.no_animations,
+        )?;
         load::textures(file, &mut asset, companions, &mut outputs)?;
         assets.push(asset);
     }

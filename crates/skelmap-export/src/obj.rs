@@ -73,6 +73,7 @@ pub fn write_with(asset: &Asset, materials: Option<&Materials<'_>>, out: impl Wr
     let mut out = std::io::BufWriter::new(out);
     writeln!(out, "# skelmap {} export", asset.format)?;
     match (&asset.at, asset.frame) {
+        _ if asset.given_pose => writeln!(out, "# a given pose")?,
         (Some((clip, seconds)), _) => writeln!(out, "# clip {clip} at {seconds} s")?,
         (None, Some(f)) => writeln!(out, "# frame {f}")?,
         (None, None) => writeln!(out, "# bind pose")?,

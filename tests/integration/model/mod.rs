@@ -533,6 +533,61 @@ fn clips_sampled_by_time_reach_the_first_key_and_match_the_frames() {
     ));
 }
 
+/// `Model::sample_clip` gives the parent-relative pose `Model::pose_clip` builds on (an MS3D
+/// in seconds, a DPM between frames), and `Model::pose_local` turns a caller's pose into the
+/// same world transforms; a pose of another bone count, or a model without bones, is refused.
+#[test]
+fn a_clip_samples_to_a_local_pose_that_poses_the_model() {
+    let seed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/probe_any/arm_tail.ms3d");
+    let bytes = std::fs::read(seed).unwrap();
+    let ms3d = Model::from_bytes(&bytes).unwrap();
+    let (dpm, _) = tube();
+    let dpm = Model::from_bytes(&dpm).unwrap();
+    for model in [&ms3d, &dpm] {
+        let clip = skelmap::pose::framegroups::FrameGroup {
+            name: "all".into(),
+            first: 0,
+            count: model.num_frames() as u32,
+            fps: 8.0,
+            looped: true,
+        };
+        let mut local = skelmap::pose::LocalPose::default();
+        let (mut by_clip, mut by_local) = (Pose::default(), Pose::default());
+        for seconds in [0.0, 0.3125, 7.9] {
+            model
+                .sample_clip(&clip, seconds, true, Interpolation::Nlerp, &mut local)
+                .unwrap();
+            model
+                .pose_clip(&clip, seconds, true, Interpolation::Nlerp, &mut by_clip)
+                .unwrap();
+            assert_eq!(&local, by_clip.local(), "{:?} {seconds} s", model.format());
+            model.pose_local(&local, &mut by_local).unwrap();
+            assert_eq!(by_local.palette().world, by_clip.palette().world);
+            assert_eq!(by_local.matrices(), by_clip.matrices());
+        }
+        assert!(matches!(
+            model.sample_clip(&clip, f32::INFINITY, true, Interpolation::Nlerp, &mut local),
+            Err(DeformError::Time(_))
+        ));
+        let bones = model.num_bones();
+        local.bones.pop();
+        assert!(matches!(
+            model.pose_local(&local, &mut by_local),
+            Err(DeformError::PoseBones { found, bones: b }) if found == bones - 1 && b == bones
+        ));
+    }
+    let quake = skelmap::quake::Builder::triangle().write();
+    let morph = Model::from_bytes(&quake).unwrap();
+    assert!(matches!(
+        morph.pose_local(&skelmap::pose::LocalPose::default(), &mut Pose::default()),
+        Err(DeformError::WrongPose {
+            found: "bones",
+            format: Format::Quake
+        })
+    ));
+}
+
 /// Review finding: the bind pose of a vertex-animated model used to keep the bones of a
 /// skeletal model sampled into the same pose before (so a C caller saw stale bone counts
 /// and matrices).

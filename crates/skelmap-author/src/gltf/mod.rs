@@ -287,6 +287,7 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
         tags: Vec::new(),
         frame: None,
         at: None,
+        given_pose: false,
         replaced_non_finite: doc.replaced,
     };
     asset.replaced_non_finite += sanitise(&mut asset);

@@ -27,6 +27,7 @@ mod write;
 pub use pose::{FrameKeys, MAX_RESAMPLED_FRAMES, PosedMesh};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 
+use crate::pose::LocalPose;
 use crate::pose::framegroups::FrameGroup;
 use crate::view::DeformError;
 pub use crate::view::UpAxis;
@@ -147,6 +148,11 @@ pub struct Options {
     /// ([`Model::pose_clip`](crate::model::Model::pose_clip), looping as the clip does)
     /// instead of at [`frame`](Options::frame).
     pub at: Option<ClipTime>,
+    /// Pose the meshes by this parent-relative pose of the model's bones (a blend of clips,
+    /// additive layers, bones set by hand: see [`Model::pose_local`](crate::model::Model::pose_local))
+    /// instead of [`at`](Options::at) or [`frame`](Options::frame). An error for a model
+    /// without bones or a pose of another number of bones.
+    pub pose: Option<LocalPose>,
     /// The decoder of embedded DDS skins (GameStudio's skin types `0x6` and `0x16`):
     /// skelmap-core has none (it leaves image codecs to the crates above it), so `None` leaves
     /// such skins out; `skelmap_author::texture::decode_dds` is the one the tools pass.
@@ -193,6 +199,9 @@ pub struct Asset {
     pub frame: Option<usize>,
     /// The clip and the seconds into it the meshes are posed at, when a time chose the pose.
     pub at: Option<(String, f32)>,
+    /// `true` when a caller's pose ([`Options::pose`]: a blend, layers, bones set by hand)
+    /// posed the meshes, rather than a frame, a time or the bind pose.
+    pub given_pose: bool,
     /// How many NaN or infinite numbers from the file were replaced (by 0, or by the
     /// identity for rotations) so the writers get finite data.
     pub replaced_non_finite: usize,

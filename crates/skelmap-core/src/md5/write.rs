@@ -731,6 +731,7 @@ mod tests {
             tags: Vec::new(),
             frame: None,
             at: None,
+            given_pose: false,
             replaced_non_finite: 0,
         }
     }

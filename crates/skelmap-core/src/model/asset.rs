@@ -128,7 +128,7 @@ impl Model<'_> {
             skeleton,
             clips,
             tags,
-            frame: if options.at.is_some() {
+            frame: if options.at.is_some() || options.pose.is_some() {
                 None
             } else {
                 options.frame.or(morphing.then_some(0))
@@ -136,7 +136,9 @@ impl Model<'_> {
             at: options
                 .at
                 .as_ref()
+                .filter(|_| options.pose.is_none())
                 .map(|at| (at.clip.name.clone(), at.seconds)),
+            given_pose: options.pose.is_some(),
             replaced_non_finite: 0,
         };
         built.replaced_non_finite = sanitise(&mut built);
@@ -148,6 +150,10 @@ impl Model<'_> {
     /// The pose an asset is built at: a clip's time, a frame, or the stored (bind) pose.
     fn asset_pose(&self, options: &Options) -> Result<Pose> {
         let mut pose = Pose::default();
+        if let Some(local) = &options.pose {
+            self.pose_local(local, &mut pose)?;
+            return Ok(pose);
+        }
         match (&options.at, options.frame) {
             (Some(at), _) => {
                 self.pose_clip(
