@@ -386,8 +386,9 @@ fn deepest_chain(model: &Dpm<'_>) -> [usize; 3] {
 }
 
 /// A frame of sample 2 clips + blend with a mask + one two-bone IK + compact skin allocates
-/// nothing once its buffers have grown: on the synthetic tube always, and on the corpus golem
-/// (63 bones) when the shared corpus is present.
+/// nothing once its buffers have grown, and neither does the prepared kernel skinning it on
+/// one thread: on the synthetic tube always, and on the corpus golem (63 bones) when the
+/// shared corpus is present.
 #[test]
 fn a_character_frame_allocates_nothing_after_warm_up() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -427,5 +428,33 @@ fn a_character_frame_allocates_nothing_after_warm_up() {
             "{} bones",
             chain[2] + 1
         );
+        // The prepared kernel on the same frame's matrices, in both vertex orders, on the
+        // calling thread.
+        let prepared = skelmap::skin::PreparedMesh::new(&mesh);
+        let mut matrices = skelmap::skin::SkinMatrices::default();
+        matrices.update(&f.borrow().palette);
+        let skin = |order| {
+            let mut f = f.borrow_mut();
+            let Frame {
+                positions, normals, ..
+            } = &mut *f;
+            prepared
+                .skin(
+                    &matrices,
+                    skelmap::skin::SimdLevel::detect(),
+                    order,
+                    positions,
+                    normals,
+                )
+                .unwrap();
+        };
+        for order in [
+            skelmap::skin::VertexOrder::Original,
+            skelmap::skin::VertexOrder::Prepared,
+        ] {
+            skin(order);
+            let (allocations, bytes_allocated, ()) = measure(|| skin(order));
+            assert_eq!((allocations, bytes_allocated), (0, 0), "{order:?}");
+        }
     }
 }

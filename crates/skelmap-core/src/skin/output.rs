@@ -202,6 +202,45 @@ impl<S: Sink> Sink for Remap<'_, S> {
     }
 }
 
+/// The `len` vertices of `sink` from `base` on, indexed from 0: one chunk's share of a whole
+/// destination, without splitting it into a vector of pieces (the single-thread path, which
+/// allocates nothing).
+pub(crate) struct Offset<'s, S> {
+    pub sink: &'s mut S,
+    pub base: usize,
+    pub len: usize,
+}
+
+impl<S: Sink> Sink for Offset<'_, S> {
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        if i < self.len {
+            self.sink.put(self.base + i, position, normal);
+        }
+    }
+
+    #[inline]
+    fn put_run(&mut self, at: usize, positions: &[[f32; 3]], normals: &[[f32; 3]]) {
+        if at + positions.len().min(normals.len()) <= self.len {
+            self.sink.put_run(self.base + at, positions, normals);
+        }
+    }
+
+    #[inline]
+    fn block_mut(&mut self, at: usize) -> Option<BlockMut<'_>> {
+        if at.checked_add(16)? <= self.len {
+            self.sink.block_mut(self.base + at)
+        } else {
+            None
+        }
+    }
+}
+
 /// Consecutive pieces of `size` vertices (from [`Chunked::pieces`]) seen as one destination
 /// again.
 pub(crate) struct Pieces<'p, S> {

@@ -8,7 +8,7 @@ use super::SkinError;
 use super::blocks::{BlockDest, BlockOut, LANES, Run, SLOT};
 use super::fork::{for_each_piece, piece_units, split};
 use super::matrices::SkinMatrices;
-use super::output::{BlockMut, Chunked, Remap, Sink, SkinnedVertex, Split, streams};
+use super::output::{BlockMut, Chunked, Offset, Remap, Sink, SkinnedVertex, Split, streams};
 use super::scalar::check;
 use crate::pose::SkeletalMesh;
 
@@ -299,7 +299,6 @@ impl PreparedMesh {
             matrices.bones(),
         )?;
         let level = level.or_supported();
-        let mut pieces = sink.pieces(self.num_vertices, CHUNK_VERTICES);
         let stream = streams(self.num_vertices);
         let tasks = if parallel {
             split(self.num_vertices)
@@ -307,6 +306,7 @@ impl PreparedMesh {
             1
         };
         if tasks > 1 {
+            let mut pieces = sink.pieces(self.num_vertices, CHUNK_VERTICES);
             let per = piece_units(self.chunks.len(), 1, tasks, stream);
             let mut runs: Vec<_> = pieces
                 .chunks_mut(per)
@@ -318,8 +318,20 @@ impl PreparedMesh {
                 }
             });
         } else {
-            for (piece, chunk) in pieces.iter_mut().zip(&self.chunks) {
-                skin_chunk(chunk, matrices, level, order, stream, piece);
+            // One thread: each chunk writes its share of the whole destination, with no
+            // vector of pieces (so a frame allocates nothing).
+            let mut whole = sink.first(self.num_vertices);
+            for chunk in &self.chunks {
+                let len = self
+                    .num_vertices
+                    .saturating_sub(chunk.first)
+                    .min(CHUNK_VERTICES);
+                let mut piece = Offset {
+                    sink: &mut whole,
+                    base: chunk.first,
+                    len,
+                };
+                skin_chunk(chunk, matrices, level, order, stream, &mut piece);
             }
         }
         Ok(())
