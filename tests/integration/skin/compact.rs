@@ -253,13 +253,15 @@ proptest! {
 #[test]
 fn every_palette_size_and_bone_width_skins_alike() {
     // 12 bones: one-register look-ups (AVX2: two permutes); 20: two-register ones (AVX2:
-    // gathers); 40: two two-register ones; 70: gathers; 300: bones stored as u16. Each
-    // block mixes rows of a few bones with rows of many.
+    // gathers); 40: two two-register ones; 70: gathers; 300: bones stored as u16. The first
+    // block's rows name many bones, the others' rows few (so few that grouping the vertices
+    // by bones would not pay, and the file order stays).
     for bones in [12u32, 20, 40, 70, 300] {
         let vertices: Vec<_> = (0..200u32)
             .map(|i| {
+                let set = if i < 16 { i } else { i / 16 * 16 };
                 let influences = (0..1 + i % 5)
-                    .map(|j| ((i * 7 + j * 13) % bones, 0.2 + (j as f32) * 0.1))
+                    .map(|j| ((set * 7 + j * 13) % bones, 0.2 + (j as f32) * 0.1))
                     .collect();
                 let at = [(i % 13) as f32 - 6.0, (i % 7) as f32, 0.5 * (i % 3) as f32];
                 (influences, at)
@@ -277,6 +279,41 @@ fn every_palette_size_and_bone_width_skins_alike() {
             let (p, q) = compare(&exact, &got);
             assert!(p <= 5e-5 && q <= 2e-3, "{bones} bones: {p:e} {q:e}");
         }
+    }
+}
+
+/// A character whose vertices a vertex-cache order interleaved (no 16 neighbours share
+/// their bones: every row of the file order looks bones up lane by lane) is laid out grouped
+/// by bones, every row then naming a few, and skins as the exact kernels do at every level,
+/// sequential and split (at 67 200 vertices: 17 runs of `CHUNK_VERTICES` over two threads).
+/// Golem, whose file order leaves 33 of 1 428 rows to look up, keeps its file order.
+#[test]
+fn a_character_in_vertex_cache_order_is_grouped_by_bones_and_skins_exactly() {
+    for (sides, rows) in [(19, 760), (420, 16_800)] {
+        let character = skelmap::synth::iqm_character(&skelmap::synth::CharacterParams {
+            sides,
+            ..Default::default()
+        });
+        let bytes = character.model.write().unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let compact = model.compact().unwrap();
+        assert_eq!(
+            compact.mesh(0).unwrap().rows(),
+            (rows, rows),
+            "{sides} sides"
+        );
+        let (p, q, exact) = check_model(&model, &format!("character of {sides} sides"));
+        eprintln!("character of {sides} sides: position {p:.2e} of the size, normal {q:.2e}");
+        assert_eq!(exact, 0);
+    }
+    if let Some(path) = corpus_files("dpm")
+        .into_iter()
+        .find(|p| p.ends_with("xon_monsters_golem.dpm"))
+    {
+        let bytes = std::fs::read(path).unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let compact = model.compact().unwrap();
+        assert_eq!(compact.mesh(0).unwrap().rows(), (1428, 1395));
     }
 }
 

@@ -47,8 +47,12 @@ pub(crate) const WEIGHT_ONE: f32 = 32640.0;
 /// A normal component of 1, stored as an `i16`.
 pub(crate) const NORMAL_ONE: f32 = 32767.0;
 
-/// A mesh folded into one bind-space vertex per vertex, in blocks of 16 consecutive vertices
-/// (file order, so outputs are written contiguously):
+/// A mesh folded into one bind-space vertex per vertex, in blocks of 16 vertices: 16
+/// consecutive ones (file order, so outputs are written contiguously), or, for a mesh whose
+/// neighbouring vertices bind different bones (a character in an exporter's vertex-cache
+/// order), vertices grouped by the bones they bind within runs of [`CHUNK_VERTICES`], each
+/// written where it belongs; the layout chosen is the one with fewer bone look-ups, counting
+/// what writing vertices one at a time costs ([`CompactMesh::rows`] tells how it went):
 ///
 /// - the position as three `u16` steps of the mesh's bounds (at most 1/131 070 of the bounds'
 ///   extent off per axis);
@@ -128,6 +132,10 @@ pub struct CompactMesh {
     exact_index: Vec<u32>,
     /// `exact`'s records (little-endian, in reference space), for the dual-quaternion blend.
     exact_records: Vec<u8>,
+    /// Per lane of the blocks, the vertex it is (empty: lane `i` is vertex `i`). Vertices
+    /// move only within runs of [`CHUNK_VERTICES`], so a piece of whole runs writes only
+    /// its own part of the output.
+    order: Vec<u32>,
 }
 
 /// Where a block's influence rows start, how many it has, and which of its first 32 rows are
@@ -220,7 +228,7 @@ impl CompactMesh {
             + self.bones.len()
             + size_of::<Block>() * self.blocks.len()
             + self.exact.bytes()
-            + 4 * self.exact_index.len()
+            + 4 * (self.exact_index.len() + self.order.len())
     }
 
     /// This frame's skinning matrices, `world · reference⁻¹` per bone, into `out` (reusing its
@@ -409,6 +417,13 @@ impl CompactMesh {
         };
         let streamed = streams(self.num_vertices);
         let per = piece_units(self.blocks.len(), CHUNK_VERTICES / LANES, tasks, streamed);
+        // Vertices taken out of file order move within their run of `CHUNK_VERTICES` only:
+        // pieces of whole runs each write their own part of the output.
+        let per = if self.order.is_empty() {
+            per
+        } else {
+            per.next_multiple_of(CHUNK_VERTICES / LANES)
+        };
         // On one thread the whole output is one piece, kept out of a vector: a frame skinned
         // on the calling thread allocates nothing.
         let (mut many, mut one);
@@ -483,6 +498,27 @@ impl CompactMesh {
             padded,
             stream: streams(self.num_vertices),
         };
+        if !self.order.is_empty() {
+            // Lane `i` of the blocks is vertex `order[i]`: written one vertex at a time.
+            let base = first * LANES;
+            let mut moved = Moved {
+                sink,
+                order: self.order.get(base..).unwrap_or_default(),
+                base,
+            };
+            return self.skin_run(run, palette, level, &mut moved);
+        }
+        self.skin_run(run, palette, level, sink);
+    }
+
+    /// Skins `run` into `sink` (indexed from the run's first lane) at `level`.
+    fn skin_run(
+        &self,
+        run: CompactRun<'_>,
+        palette: Palettes<'_>,
+        level: SimdLevel,
+        sink: &mut impl Sink,
+    ) {
         let n = sink.len();
         match palette {
             Palettes::Linear(_) => {
@@ -509,6 +545,38 @@ impl CompactMesh {
             }
         }
         let _ = level;
+    }
+}
+
+/// A destination seen through [`CompactMesh`]'s lane order: lane `i` (from the piece's
+/// first lane, `base`) is vertex `order[i]`, written to `sink` (which starts at vertex
+/// `base`); a lane past the mesh's vertices is dropped. It lends no blocks, so the kernels
+/// hand it whole blocks through [`Sink::put_run`].
+struct Moved<'s, S> {
+    sink: &'s mut S,
+    order: &'s [u32],
+    base: usize,
+}
+
+impl<S: Sink> Sink for Moved<'_, S> {
+    fn len(&self) -> usize {
+        self.sink.len()
+    }
+
+    #[inline]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        if let Some(&to) = self.order.get(i) {
+            // Below `base` only for a lane of another piece, which the sink then ignores.
+            let to = (to as usize).wrapping_sub(self.base);
+            self.sink.put(to, position, normal);
+        }
+    }
+
+    #[inline]
+    fn put_run(&mut self, at: usize, positions: &[[f32; 3]], normals: &[[f32; 3]]) {
+        for (i, (&p, &n)) in positions.iter().zip(normals).enumerate() {
+            self.put(at + i, p, n);
+        }
     }
 }
 
