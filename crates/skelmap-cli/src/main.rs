@@ -63,8 +63,9 @@ struct ClipArgs {
 }
 
 impl ClipArgs {
-    /// The pose these switches ask for; `--time` alone is an error.
-    fn posing(self) -> Result<layers::Posing, String> {
+    /// The pose these switches ask for; `--time` alone is a usage error (exit status 2, as
+    /// the parser's own).
+    fn posing(self) -> layers::Posing {
         let posing = layers::Posing {
             time: self.time.unwrap_or(0.0),
             clip: self.clip,
@@ -72,9 +73,14 @@ impl ClipArgs {
             additive: self.additive,
         };
         if self.time.is_some() && posing.clip.is_none() && !posing.is_layered() {
-            return Err("--time needs --clip, --blend or --additive: the clip to time".into());
+            Cli::command()
+                .error(
+                    clap::error::ErrorKind::MissingRequiredArgument,
+                    "--time needs --clip, --blend or --additive: the clip to time",
+                )
+                .exit();
         }
-        Ok(posing)
+        posing
     }
 }
 
@@ -408,7 +414,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let args = export::ExportArgs {
                 format,
                 frame,
-                at: at.posing()?,
+                at: at.posing(),
                 all_influences,
                 no_animations,
             };
@@ -455,7 +461,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             };
             let args = export::RenderArgs {
                 frame,
-                at: at.posing()?,
+                at: at.posing(),
                 sheet,
                 clips,
                 size,

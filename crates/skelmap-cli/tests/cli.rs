@@ -1663,7 +1663,10 @@ fn export_writes_a_player_as_one_scene() {
             vec!["--play", "legs_fly"],
             "--play legs_fly: every name must be a clip of some part",
         ),
-        (vec!["--frame", "2"], "--frame and --clip pose one model"),
+        (
+            vec!["--frame", "2"],
+            "--frame, --clip, --blend and --additive pose one model",
+        ),
     ] {
         let mut all = vec!["export", d, "-o", glb.to_str().unwrap()];
         all.extend(args);

@@ -208,7 +208,7 @@ fn layer_mistakes_are_errors() {
     for (args, code, message) in [
         (
             &["--time", "1"][..],
-            1,
+            2,
             "--time needs --clip, --blend or --additive",
         ),
         (
