@@ -71,6 +71,41 @@ fn build_from_rebuilds_the_subtree_and_nothing_else() {
     }
 }
 
+/// ozz's `to` bound: bone 1's sub-tree rebuilt up to bone 2 only; bone 5, in the sub-tree
+/// but past `to`, keeps its marker, as the bones outside do; `to` below `from` changes
+/// nothing.
+#[test]
+fn build_between_stops_after_to() {
+    let bytes = branching();
+    let model = Dpm::parse(&bytes).unwrap();
+    let (mut pose, mut palette) = posed(&model);
+    pose.bones[1].0 = Quat::from_rotation_x(0.7) * pose.bones[1].0;
+    let marker = Affine3A::from_translation(Vec3::splat(99.0));
+    for bone in [0, 3, 4, 5] {
+        palette.world[bone] = marker;
+    }
+    let untouched = palette.clone();
+    palette.build_between(&model, &pose, 2, 1, Root::Rebuilt);
+    assert_eq!(palette, untouched);
+    palette.build_between(&model, &pose, 1, 2, Root::Rebuilt);
+    let w1 = marker * pose.bone_matrix(1);
+    let w2 = w1 * pose.bone_matrix(2);
+    for (bone, want) in [
+        (0, marker),
+        (1, w1),
+        (2, w2),
+        (3, marker),
+        (4, marker),
+        (5, marker),
+    ] {
+        assert!(
+            palette.world[bone].abs_diff_eq(want, 1e-5),
+            "bone {bone}: {:?} vs {want:?}",
+            palette.world[bone]
+        );
+    }
+}
+
 #[test]
 fn build_from_equals_a_full_build_of_the_changed_pose() {
     let bytes = branching();

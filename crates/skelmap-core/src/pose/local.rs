@@ -346,8 +346,44 @@ impl Palette {
         from: usize,
         root: Root,
     ) {
+        self.build_between(skeleton, pose, from, usize::MAX, root);
+    }
+
+    /// [`build_from`](Palette::build_from) stopping after bone `to`: bones of `from`'s
+    /// sub-tree numbered above `to` keep their transforms (ozz's `LocalToModelJob` with both
+    /// `from` and `to`; a caller that changed bones up to `to` only rebuilds no more). A `to`
+    /// below `from` changes nothing. It never allocates.
+    ///
+    /// ```
+    /// use glam::Quat;
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::pose::{Palette, Root, sample, Interpolation, LocalPose};
+    /// use skelmap_core::{dpm::Dpm, synth};
+    /// let bytes = synth::tube(&synth::TubeParams::default()).write()?; // bones 0–3, a chain
+    /// let model = Dpm::parse(&bytes)?;
+    /// let mut pose = LocalPose::default();
+    /// sample(&model, 0, 0, 0.0, Interpolation::Nlerp, &mut pose);
+    /// let mut palette = Palette::default();
+    /// palette.build(&model, &pose);
+    /// let before = palette.clone();
+    /// pose.bones[1].0 = Quat::from_rotation_z(0.5) * pose.bones[1].0;
+    /// palette.build_between(&model, &pose, 1, 2, Root::Rebuilt);
+    /// let mut full = Palette::default();
+    /// full.build(&model, &pose);
+    /// assert_eq!(palette.world[..3], full.world[..3]); // bones 1 and 2 rebuilt
+    /// assert_eq!(palette.world[3], before.world[3]); // bone 3, past `to`, as it was
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    pub fn build_between<'data>(
+        &mut self,
+        skeleton: &impl Skeleton<'data>,
+        pose: &LocalPose,
+        from: usize,
+        to: usize,
+        root: Root,
+    ) {
         let bones = skeleton.skeleton_bones().len();
-        if from >= bones || self.world.len() < bones {
+        if from >= bones || to < from || self.world.len() < bones {
             return;
         }
         let order = skeleton.hierarchy_order();
@@ -365,7 +401,7 @@ impl Palette {
                 return;
             }
             subtree.insert(bone);
-            if bone == from && root == Root::Kept {
+            if (bone == from && root == Root::Kept) || bone > to {
                 return;
             }
             let local = pose.bone_matrix(bone);
@@ -376,8 +412,14 @@ impl Palette {
         };
         match order {
             None => {
-                // Parents precede children: nothing before `from` descends from it.
-                for (bone, b) in skeleton.skeleton_bones().enumerate().skip(from) {
+                // Parents precede children: nothing before `from` descends from it, and
+                // nothing after `to` is rebuilt.
+                for (bone, b) in skeleton
+                    .skeleton_bones()
+                    .enumerate()
+                    .skip(from)
+                    .take((to - from).saturating_add(1))
+                {
                     visit(&mut self.world, bone, b.parent());
                 }
             }
