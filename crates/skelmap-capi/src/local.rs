@@ -3,7 +3,8 @@
 //! `SkelmapPose` (`skelmap_pose_from_local`) to skin and to place attachments.
 
 use skelmap_core::glam::{Affine3A, Vec3A};
-use skelmap_core::pose::{AimIk, LocalPose, Palette, TwoBoneIk};
+use skelmap_core::model::View;
+use skelmap_core::pose::{AimIk, ControlError, LocalPose, Palette, TwoBoneIk};
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
 use crate::model::SkelmapModel;
@@ -105,6 +106,51 @@ fn finite(x: f32, field: &str) -> Result<f32, Fail> {
         return Err(Fail::invalid(format!("{field} is not finite")));
     }
     Ok(x)
+}
+
+/// The body of the parent-space changes: `local` and the matrix `m` checked, then `apply`.
+///
+/// # Safety
+///
+/// `m` is NULL (refused) or valid for reading 12 floats.
+unsafe fn change<E>(
+    local: Option<&mut SkelmapLocalPose>,
+    m: *const f32,
+    apply: impl FnOnce(&mut LocalPose, Affine3A) -> Result<(), E>,
+) -> SkelmapStatus
+where
+    Fail: From<E>,
+{
+    status(|| {
+        let local = local.ok_or(Fail::null("local"))?;
+        // SAFETY: forwarded from this function's contract.
+        let m = unsafe { read_rows(m, "m") }?;
+        Ok(apply(&mut local.local, m)?)
+    })
+}
+
+/// The body of the model-space changes: the arguments checked, the pose's model-space
+/// transforms computed on `model`'s skeleton, then `apply` with them.
+///
+/// # Safety
+///
+/// `m` is NULL (refused) or valid for reading 12 floats.
+unsafe fn change_model(
+    local: Option<&mut SkelmapLocalPose>,
+    model: Option<&SkelmapModel>,
+    m: *const f32,
+    parameter: &'static str,
+    apply: impl FnOnce(&mut LocalPose, &View<'_>, &Palette, Affine3A) -> Result<(), ControlError>,
+) -> SkelmapStatus {
+    status(|| {
+        let local = local.ok_or(Fail::null("local"))?;
+        let model = model.ok_or(Fail::null("model"))?;
+        // SAFETY: forwarded from this function's contract.
+        let m = unsafe { read_rows(m, parameter) }?;
+        local.model_space(model)?;
+        let SkelmapLocalPose { local, palette } = local;
+        Ok(apply(local, model.model.view(), palette, m)?)
+    })
 }
 
 /// Creates an empty local pose (no bones) in `*out` (NULL on failure).
@@ -336,13 +382,8 @@ pub unsafe extern "C" fn skelmap_local_pose_set_bone(
     bone: u32,
     m: *const f32,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        // SAFETY: forwarded from this function's contract.
-        let m = unsafe { read_rows(m, "m") }?;
-        local.local.set_bone(bone as usize, m)?;
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { change(local, m, |local, m| local.set_bone(bone as usize, m)) }
 }
 
 /// Applies the row-major 3×4 matrix `m` to bone `bone`'s transform, in its parent's space:
@@ -360,13 +401,8 @@ pub unsafe extern "C" fn skelmap_local_pose_mul_bone(
     bone: u32,
     m: *const f32,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        // SAFETY: forwarded from this function's contract.
-        let m = unsafe { read_rows(m, "m") }?;
-        local.local.mul_bone(bone as usize, m)?;
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { change(local, m, |local, m| local.mul_bone(bone as usize, m)) }
 }
 
 /// `skelmap_local_pose_mul_bone` for every bone from `first` to `last` inclusive
@@ -388,21 +424,19 @@ pub unsafe extern "C" fn skelmap_local_pose_mul_bones(
     last: u32,
     m: *const f32,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        // SAFETY: forwarded from this function's contract.
-        let m = unsafe { read_rows(m, "m") }?;
+    let bones = |local: &mut LocalPose, m| {
         if first > last {
             return Err(Fail::invalid(format!(
                 "bone range {first}..={last} is reversed"
             )));
         }
-        if first as usize >= local.bones() {
-            return Err(Fail::out_of_range("bone", first, local.bones() as u64));
+        if first as usize >= local.bones.len() {
+            return Err(Fail::out_of_range("bone", first, local.bones.len() as u64));
         }
-        local.local.mul_bones(first as usize, last as usize, m)?;
-        Ok(())
-    })
+        Ok(local.mul_bones(first as usize, last as usize, m)?)
+    };
+    // SAFETY: forwarded from this function's contract.
+    unsafe { change(local, m, bones) }
 }
 
 /// Sets bone `bone`'s model-space transform to the row-major 3×4 matrix `world`: its local
@@ -426,16 +460,16 @@ pub unsafe extern "C" fn skelmap_local_pose_set_bone_model(
     bone: u32,
     world: *const f32,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        let model = model.ok_or(Fail::null("model"))?;
-        // SAFETY: forwarded from this function's contract.
-        let world = unsafe { read_rows(world, "world") }?;
-        local.model_space(model)?;
-        let SkelmapLocalPose { local, palette } = local;
-        local.set_bone_model(model.model.view(), palette, bone as usize, world)?;
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        change_model(
+            local,
+            model,
+            world,
+            "world",
+            |local, skeleton, palette, m| local.set_bone_model(skeleton, palette, bone as usize, m),
+        )
+    }
 }
 
 /// Applies the row-major 3×4 matrix `m` to bone `bone`'s model-space transform: it becomes
@@ -454,16 +488,12 @@ pub unsafe extern "C" fn skelmap_local_pose_mul_bone_model(
     bone: u32,
     m: *const f32,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        let model = model.ok_or(Fail::null("model"))?;
-        // SAFETY: forwarded from this function's contract.
-        let m = unsafe { read_rows(m, "m") }?;
-        local.model_space(model)?;
-        let SkelmapLocalPose { local, palette } = local;
-        local.mul_bone_model(model.model.view(), palette, bone as usize, m)?;
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        change_model(local, model, m, "m", |local, skeleton, palette, m| {
+            local.mul_bone_model(skeleton, palette, bone as usize, m)
+        })
+    }
 }
 
 /// A two-bone IK request, ozz-animation's `IKTwoBoneJob`: turn a chain (start, middle and

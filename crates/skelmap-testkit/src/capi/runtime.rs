@@ -34,6 +34,43 @@ use skelmap_capi::pose::{
 };
 use skelmap_capi::skeleton::skelmap_model_set_framegroups;
 
+/// An owning handle `$name` of the C object `$object`, made by `$new` and freed by `$free`.
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident, $object:ty, $new:ident, $free:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name(*mut $object);
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name::new()
+            }
+        }
+
+        impl $name {
+            /// A new object.
+            ///
+            /// # Panics
+            /// If the C call that makes it fails.
+            #[must_use]
+            pub fn new() -> $name {
+                let mut p = std::ptr::null_mut();
+                // SAFETY: a valid out pointer.
+                let s = unsafe { $new(Some(&mut p)) };
+                assert_eq!(s, SkelmapStatus::Ok);
+                $name(p)
+            }
+        }
+
+        impl Drop for $name {
+            fn drop(&mut self) {
+                // SAFETY: made in `new`, freed once.
+                unsafe { $free(self.0) };
+            }
+        }
+    };
+}
+
 /// A row-major 3×4 matrix, as the C ABI passes transforms.
 pub type Rows = [f32; 12];
 
@@ -88,30 +125,15 @@ fn model_ptr<'m>(model: Option<&'m CModel<'_>>) -> Option<&'m SkelmapModel> {
     model.and_then(CModel::get)
 }
 
-/// A local pose made through C (`skelmap_local_pose_new`).
-#[derive(Debug)]
-pub struct CLocal(*mut SkelmapLocalPose);
-
-impl Default for CLocal {
-    fn default() -> Self {
-        CLocal::new()
-    }
-}
+handle!(
+    /// A local pose made through C (`skelmap_local_pose_new`), freed on drop.
+    CLocal,
+    SkelmapLocalPose,
+    skelmap_local_pose_new,
+    skelmap_local_pose_free
+);
 
 impl CLocal {
-    /// A new, empty local pose.
-    ///
-    /// # Panics
-    /// If `skelmap_local_pose_new` fails.
-    #[must_use]
-    pub fn new() -> CLocal {
-        let mut p = std::ptr::null_mut();
-        // SAFETY: a valid out pointer.
-        let s = unsafe { skelmap_local_pose_new(Some(&mut p)) };
-        assert_eq!(s, SkelmapStatus::Ok);
-        CLocal(p)
-    }
-
     /// The pose's pointer, for calls made with it as a raw argument.
     fn raw(&self) -> *mut SkelmapLocalPose {
         self.0
@@ -299,13 +321,6 @@ impl CLocal {
             },
             borrows: PhantomData,
         }
-    }
-}
-
-impl Drop for CLocal {
-    fn drop(&mut self) {
-        // SAFETY: created in `new`, freed once.
-        unsafe { skelmap_local_pose_free(self.0) };
     }
 }
 
@@ -520,30 +535,15 @@ pub fn aim_ik_default(out: bool) -> (SkelmapStatus, SkelmapAimIk) {
     (unsafe { skelmap_aim_ik_default(target) }, ik)
 }
 
-/// A pose made through C (`skelmap_pose_new`).
-#[derive(Debug)]
-pub struct CPose(*mut SkelmapPose);
-
-impl Default for CPose {
-    fn default() -> Self {
-        CPose::new()
-    }
-}
+handle!(
+    /// A pose made through C (`skelmap_pose_new`), freed on drop.
+    CPose,
+    SkelmapPose,
+    skelmap_pose_new,
+    skelmap_pose_free
+);
 
 impl CPose {
-    /// A new, unsampled pose.
-    ///
-    /// # Panics
-    /// If `skelmap_pose_new` fails.
-    #[must_use]
-    pub fn new() -> CPose {
-        let mut p = std::ptr::null_mut();
-        // SAFETY: a valid out pointer.
-        let s = unsafe { skelmap_pose_new(Some(&mut p)) };
-        assert_eq!(s, SkelmapStatus::Ok);
-        CPose(p)
-    }
-
     /// `skelmap_pose_from_local` (the pose NULL when `pose` is false).
     pub fn from_local(
         &self,
@@ -607,13 +607,6 @@ impl CPose {
                 capacity,
             )
         }
-    }
-}
-
-impl Drop for CPose {
-    fn drop(&mut self) {
-        // SAFETY: created in `new`, freed once.
-        unsafe { skelmap_pose_free(self.0) };
     }
 }
 
