@@ -632,6 +632,29 @@ pub unsafe extern "C" fn skelmap_aim_ik_default(out: Option<&mut SkelmapAimIk>) 
     })
 }
 
+/// The body of the IK calls: the arguments checked, the pose's model-space transforms
+/// computed on `model`'s skeleton, then `apply` solves and applies `ik`, and what it says of
+/// the target is stored in `reached` (if given).
+fn solve<R: Copy>(
+    local: Option<&mut SkelmapLocalPose>,
+    model: Option<&SkelmapModel>,
+    ik: Option<&R>,
+    reached: Option<&mut bool>,
+    apply: impl FnOnce(&mut SkelmapLocalPose, R) -> Result<bool, Fail>,
+) -> SkelmapStatus {
+    status(|| {
+        let local = local.ok_or(Fail::null("local"))?;
+        let model = model.ok_or(Fail::null("model"))?;
+        let ik = *ik.ok_or(Fail::null("ik"))?;
+        local.model_space(model)?;
+        let hit = apply(local, ik)?;
+        if let Some(reached) = reached {
+            *reached = hit;
+        }
+        Ok(())
+    })
+}
+
 /// Solves the two-bone IK `ik` for the chain of bones `start`, `mid` and `end` (which need
 /// not be parent and child) of `local` on `model`'s skeleton, and applies it: the start and
 /// middle joints' rotations are followed by the corrections. Where the problem has no
@@ -660,11 +683,8 @@ pub unsafe extern "C" fn skelmap_local_pose_two_bone_ik(
     end: u32,
     reached: Option<&mut bool>,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        let model = model.ok_or(Fail::null("model"))?;
-        let ik = ik.ok_or(Fail::null("ik"))?.to_rust()?;
-        local.model_space(model)?;
+    solve(local, model, ik, reached, |local, ik| {
+        let ik = ik.to_rust()?;
         let chain = [
             local.world(start, "start bone")?,
             local.world(mid, "mid bone")?,
@@ -672,10 +692,7 @@ pub unsafe extern "C" fn skelmap_local_pose_two_bone_ik(
         ];
         let correction = ik.solve(&chain[0], &chain[1], &chain[2]);
         correction.apply(&mut local.local, start as usize, mid as usize);
-        if let Some(reached) = reached {
-            *reached = correction.reached;
-        }
-        Ok(())
+        Ok(correction.reached)
     })
 }
 
@@ -703,17 +720,10 @@ pub unsafe extern "C" fn skelmap_local_pose_aim_ik(
     joint: u32,
     reached: Option<&mut bool>,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        let model = model.ok_or(Fail::null("model"))?;
-        let ik = ik.ok_or(Fail::null("ik"))?.to_rust()?;
-        local.model_space(model)?;
-        let correction = ik.solve(&local.world(joint, "joint")?);
+    solve(local, model, ik, reached, |local, ik| {
+        let correction = ik.to_rust()?.solve(&local.world(joint, "joint")?);
         correction.apply(&mut local.local, joint as usize);
-        if let Some(reached) = reached {
-            *reached = correction.reached;
-        }
-        Ok(())
+        Ok(correction.reached)
     })
 }
 

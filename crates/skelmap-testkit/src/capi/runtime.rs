@@ -243,10 +243,7 @@ impl CLocal {
         bone: u32,
         m: Option<&Rows>,
     ) -> SkelmapStatus {
-        // SAFETY: as `set_bone`, with a live model or NULL.
-        unsafe {
-            skelmap_local_pose_set_bone_model(self.0.as_mut(), model_ptr(model), bone, rows_ptr(m))
-        }
+        self.in_model_space(skelmap_local_pose_set_bone_model, model, bone, m)
     }
 
     /// `skelmap_local_pose_mul_bone_model`.
@@ -256,10 +253,20 @@ impl CLocal {
         bone: u32,
         m: Option<&Rows>,
     ) -> SkelmapStatus {
-        // SAFETY: as `set_bone_model`.
-        unsafe {
-            skelmap_local_pose_mul_bone_model(self.0.as_mut(), model_ptr(model), bone, rows_ptr(m))
-        }
+        self.in_model_space(skelmap_local_pose_mul_bone_model, model, bone, m)
+    }
+
+    /// One of the model-space changes, `call`.
+    fn in_model_space(
+        &self,
+        call: ModelSpaceCall,
+        model: Option<&CModel<'_>>,
+        bone: u32,
+        m: Option<&Rows>,
+    ) -> SkelmapStatus {
+        // SAFETY: a live local pose, no other reference to it during the call; a live model
+        // or NULL; `m` NULL or 12 readable floats.
+        unsafe { call(self.0.as_mut(), model_ptr(model), bone, rows_ptr(m)) }
     }
 
     /// `skelmap_local_pose_two_bone_ik`, and what it says of `reached` (false if untouched).
@@ -270,7 +277,8 @@ impl CLocal {
         [start, mid, end]: [u32; 3],
     ) -> (SkelmapStatus, bool) {
         let mut reached = false;
-        // SAFETY: as `set_bone_model`; `ik` NULL or a live request, `reached` writable.
+        // SAFETY: a live local pose, no other reference to it during the call; a live model
+        // or NULL; `ik` NULL or a live request; `reached` writable.
         let s = unsafe {
             skelmap_local_pose_two_bone_ik(
                 self.0.as_mut(),
@@ -323,6 +331,14 @@ impl CLocal {
         }
     }
 }
+
+/// The signature `skelmap_local_pose_set_bone_model` and `_mul_bone_model` share.
+type ModelSpaceCall = unsafe extern "C" fn(
+    Option<&mut SkelmapLocalPose>,
+    Option<&SkelmapModel>,
+    u32,
+    *const f32,
+) -> SkelmapStatus;
 
 fn rows_ptr(m: Option<&Rows>) -> *const f32 {
     m.map_or(std::ptr::null(), |m| m.as_ptr())
