@@ -1031,8 +1031,8 @@ void skelmap_blender_free(struct SkelmapBlender *blender);
  * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`blender`, `rest`,
  * `out`, `layers` with `count > 0`, a layer's `pose`, or its `weights` with
  * `weight_count > 0`), `SKELMAP_STATUS_INVALID_ARGUMENT` (`threshold` negative or not
- * finite, a layer's weight not finite, an unknown `mask`, a range with `first > last`,
- * `rest` never sampled, or `out` also `rest` or a layer's pose) or
+ * finite, a `count` no array can hold, a layer's weight not finite, an unknown `mask`, a
+ * range with `first > last`, `rest` never sampled, or `out` also `rest` or a layer's pose) or
  * `SKELMAP_STATUS_WRONG_KIND` (a layer of another number of bones than `rest`). On failure
  * `out` is unchanged.
  *

@@ -192,8 +192,8 @@ pub unsafe extern "C" fn skelmap_blender_free(blender: *mut SkelmapBlender) {
 /// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`blender`, `rest`,
 /// `out`, `layers` with `count > 0`, a layer's `pose`, or its `weights` with
 /// `weight_count > 0`), `SKELMAP_STATUS_INVALID_ARGUMENT` (`threshold` negative or not
-/// finite, a layer's weight not finite, an unknown `mask`, a range with `first > last`,
-/// `rest` never sampled, or `out` also `rest` or a layer's pose) or
+/// finite, a `count` no array can hold, a layer's weight not finite, an unknown `mask`, a
+/// range with `first > last`, `rest` never sampled, or `out` also `rest` or a layer's pose) or
 /// `SKELMAP_STATUS_WRONG_KIND` (a layer of another number of bones than `rest`). On failure
 /// `out` is unchanged.
 ///
@@ -220,6 +220,9 @@ pub unsafe extern "C" fn skelmap_blend(
         distinct(rest, out, || "rest")?;
         if layers.is_null() && count > 0 {
             return Err(Fail::null("layers"));
+        }
+        if count > isize::MAX as usize / size_of::<SkelmapLayer>() {
+            return Err(Fail::invalid(format!("{count} layers cannot be in memory")));
         }
         if !(threshold.is_finite() && threshold >= 0.0) {
             return Err(Fail::invalid(format!(
