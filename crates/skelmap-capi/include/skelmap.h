@@ -1441,7 +1441,7 @@ void skelmap_local_pose_free(struct SkelmapLocalPose *local);
  */
 enum SkelmapStatus skelmap_local_pose_sample_clip(struct SkelmapLocalPose *local,
                                                   const struct SkelmapModel *model,
-                                                  uint32_t clip_index,
+                                                  uint32_t clip,
                                                   float seconds,
                                                   bool loop);
 
@@ -1465,7 +1465,7 @@ enum SkelmapStatus skelmap_local_pose_sample(struct SkelmapLocalPose *local,
                                              uint32_t a,
                                              uint32_t b,
                                              float t,
-                                             uint32_t interpolation_kind);
+                                             uint32_t interpolation);
 
 /**
  * Sets `local` to `model`'s rest (bind) pose, as `skelmap_pose_bind` poses it: the pose a

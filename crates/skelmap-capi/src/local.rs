@@ -8,7 +8,7 @@ use skelmap_core::pose::{AimIk, ControlError, LocalPose, Palette, TwoBoneIk};
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
 use crate::model::SkelmapModel;
-use crate::pose::{SkelmapPose, clip, interpolation, write_rows};
+use crate::pose::{self, SkelmapPose, write_rows};
 
 /// A local pose: per bone a rotation, a translation and (IQM) a scale, relative to the
 /// bone's parent. Opaque to C; created by `skelmap_local_pose_new`, filled by
@@ -207,14 +207,14 @@ pub unsafe extern "C" fn skelmap_local_pose_free(local: *mut SkelmapLocalPose) {
 pub unsafe extern "C" fn skelmap_local_pose_sample_clip(
     local: Option<&mut SkelmapLocalPose>,
     model: Option<&SkelmapModel>,
-    clip_index: u32,
+    clip: u32,
     seconds: f32,
     r#loop: bool,
 ) -> SkelmapStatus {
     status(|| {
         let local = local.ok_or(Fail::null("local"))?;
         let model = model.ok_or(Fail::null("model"))?;
-        let group = clip(model, clip_index)?;
+        let group = pose::clip(model, clip)?;
         skeletal(model)?;
         model.model.sample_clip(
             group,
@@ -247,12 +247,12 @@ pub unsafe extern "C" fn skelmap_local_pose_sample(
     a: u32,
     b: u32,
     t: f32,
-    interpolation_kind: u32,
+    interpolation: u32,
 ) -> SkelmapStatus {
     status(|| {
         let local = local.ok_or(Fail::null("local"))?;
         let model = model.ok_or(Fail::null("model"))?;
-        let interpolation = interpolation(interpolation_kind)?;
+        let interpolation = pose::interpolation(interpolation)?;
         let t = finite(t, "t")?;
         let frames = model.frame_count();
         if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
