@@ -19,7 +19,8 @@
  *   heights, as each function says), never in bytes or floats.
  * - No function lets a Rust panic cross into C: it becomes SKELMAP_STATUS_PANIC.
  * - A SkelmapModel is immutable after opening (except skelmap_model_set_framegroups) and
- *   may be read from several threads at once; a SkelmapPose belongs to one thread at a time.
+ *   may be read from several threads at once; a SkelmapPose, a SkelmapLocalPose and a
+ *   SkelmapBlender belong to one thread at a time.
  *
  * Changes (rebuild callers: structs grew)
  * - Drawing and time: materials and submeshes (skelmap_material, _name, _texture,
@@ -44,6 +45,15 @@
  *   4 or 8 joint indices and unorm8/unorm16 weights summing exactly to 255/65535 per
  *   vertex, inverse binds), skelmap_gpu_mesh_palette and _dual_quaternions (each frame's
  *   palette), and skelmap_model_gpu_error (their error against skelmap_model_skin).
+ * - The animation runtime: local poses (skelmap_local_pose_new, _free, _sample_clip,
+ *   _sample, _bind, _copy, _bone_count, _bone), blended in layers with bone masks by a
+ *   reusable SkelmapBlender (skelmap_blend, SKELMAP_MASK_ALL, _RANGE, _WEIGHTS), additive
+ *   layers (skelmap_additive_difference, skelmap_blender_add), crossfade weights
+ *   (skelmap_crossfade), procedural bones (skelmap_local_pose_set_bone, _mul_bone,
+ *   _mul_bones, _set_bone_model, _mul_bone_model), two-bone and aim IK
+ *   (skelmap_local_pose_two_bone_ik, _aim_ik, skelmap_two_bone_ik_default,
+ *   skelmap_aim_ik_default), and skelmap_pose_from_local, which poses a SkelmapPose for
+ *   skinning and attachments.
  */
 
 #ifndef SKELMAP_H
@@ -67,6 +77,23 @@
  * `SkelmapAttachment.kind`: the attachment is tag `index` (MD3), stored in every frame.
  */
 #define SKELMAP_ATTACHMENT_TAG 1
+
+/**
+ * `SkelmapLayer.mask`: the layer plays every bone.
+ */
+#define SKELMAP_MASK_ALL 0
+
+/**
+ * `SkelmapLayer.mask`: the layer plays bones `first` to `last` inclusive (DarkPlaces'
+ * `skel_build` range; `last` past the pose's end means "to the last bone") and no other.
+ */
+#define SKELMAP_MASK_RANGE 1
+
+/**
+ * `SkelmapLayer.mask`: the layer plays bone `i` by `weights[i]` (ozz's joint weights,
+ * clamped to 0..1, NaN as 0); bones from `weight_count` on are not played.
+ */
+#define SKELMAP_MASK_WEIGHTS 2
 
 /**
  * `SkelmapGpuOptions.influences`: 4 influences, or 8 where 4 would move a vertex farther
@@ -378,6 +405,13 @@ typedef enum SkelmapGpuMorphBuffer {
 } SkelmapGpuMorphBuffer;
 
 /**
+ * Blends local poses into one, reusing its memory from one frame to the next. Opaque to
+ * C; created by `skelmap_blender_new`, destroyed by `skelmap_blender_free`. One blender
+ * serves any number of blends in turn, of any skeleton, on one thread at a time.
+ */
+typedef struct SkelmapBlender SkelmapBlender;
+
+/**
  * A skeletal model's meshes folded for the compact kernel. Opaque to C; created by
  * `skelmap_compact_new`, destroyed by `skelmap_compact_free`. It owns its data: it does not
  * borrow the model, which may be freed first. It is read-only once made, so several threads
@@ -397,6 +431,16 @@ typedef struct SkelmapGpuMesh SkelmapGpuMesh;
  * destroyed by `skelmap_gpu_morph_free`. It owns its data and is read-only once made.
  */
 typedef struct SkelmapGpuMorph SkelmapGpuMorph;
+
+/**
+ * A local pose: per bone a rotation, a translation and (IQM) a scale, relative to the
+ * bone's parent. Opaque to C; created by `skelmap_local_pose_new`, filled by
+ * `skelmap_local_pose_sample_clip`, `_sample`, `_bind`, `_copy` or `skelmap_blend`,
+ * destroyed by `skelmap_local_pose_free`. Like a `SkelmapPose` it belongs to no model;
+ * the calls that need the skeleton (model-space changes, IK, `skelmap_pose_from_local`)
+ * take the model and refuse a pose of another number of bones.
+ */
+typedef struct SkelmapLocalPose SkelmapLocalPose;
 
 /**
  * An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -439,6 +483,42 @@ typedef struct SkelmapAttachment {
    */
   uint32_t index;
 } SkelmapAttachment;
+
+/**
+ * One pose in a blend, with its weight and the bones it plays.
+ */
+typedef struct SkelmapLayer {
+  /**
+   * The local pose played, of as many bones as the blend's rest pose.
+   */
+  const struct SkelmapLocalPose *pose;
+  /**
+   * Its weight: finite; a weight of 0 or less contributes nothing to a blend, and a
+   * negative one takes an additive layer away (`skelmap_blender_add`).
+   */
+  float weight;
+  /**
+   * `SKELMAP_MASK_ALL`, `SKELMAP_MASK_RANGE` or `SKELMAP_MASK_WEIGHTS`.
+   */
+  uint32_t mask;
+  /**
+   * `SKELMAP_MASK_RANGE`: the first bone played.
+   */
+  uint32_t first;
+  /**
+   * `SKELMAP_MASK_RANGE`: the last bone played (inclusive).
+   */
+  uint32_t last;
+  /**
+   * `SKELMAP_MASK_WEIGHTS`: `weight_count` per-bone factors (NULL when `weight_count` is
+   * 0).
+   */
+  const float *weights;
+  /**
+   * `SKELMAP_MASK_WEIGHTS`: how many floats `weights` holds.
+   */
+  uint32_t weight_count;
+} SkelmapLayer;
 
 /**
  * What `skelmap_compact_info` reports.
@@ -570,6 +650,78 @@ typedef struct SkelmapGpuMorphInfo {
    */
   uint32_t indices;
 } SkelmapGpuMorphInfo;
+
+/**
+ * A two-bone IK request, ozz-animation's `IKTwoBoneJob`: turn a chain (start, middle and
+ * end joints) so that the end joint reaches `target`. Vectors are `{x, y, z}`; fill the
+ * defaults with `skelmap_two_bone_ik_default`, then set `target` (and `mid_axis`, the
+ * bending axis of the middle joint in its own space, for the skeleton at hand).
+ */
+typedef struct SkelmapTwoBoneIk {
+  /**
+   * Where the end joint should be, in model space.
+   */
+  float target[3];
+  /**
+   * The middle joint's bending axis, in its own space (normalised; a zero axis makes no
+   * correction). A positive turn about it opens the angle between the two bones.
+   */
+  float mid_axis[3];
+  /**
+   * The direction the middle joint should point to, in model space.
+   */
+  float pole_vector[3];
+  /**
+   * A further turn of the chain about the start-to-target line, in radians.
+   */
+  float twist_angle;
+  /**
+   * The fraction of the chain's length from which the end joint lags a receding target
+   * so that the chain straightens smoothly, clamped to 0..1 (1: never).
+   */
+  float soften;
+  /**
+   * How much of the correction is applied, clamped to 0..1.
+   */
+  float weight;
+} SkelmapTwoBoneIk;
+
+/**
+ * An aim IK request, ozz-animation's `IKAimJob`: turn one joint so that its `forward`
+ * axis, shifted by `offset`, points at `target` and its `up` axis leans toward
+ * `pole_vector` (a head looking at something, a gun aimed along an offset barrel). Fill the
+ * defaults with `skelmap_aim_ik_default`.
+ */
+typedef struct SkelmapAimIk {
+  /**
+   * What to aim at, in model space.
+   */
+  float target[3];
+  /**
+   * The joint's aiming axis, in its own space (normalised).
+   */
+  float forward[3];
+  /**
+   * Where the aim starts from, relative to the joint, in its space.
+   */
+  float offset[3];
+  /**
+   * The joint's up axis, in its space.
+   */
+  float up[3];
+  /**
+   * The direction the up axis should lean to, in model space.
+   */
+  float pole_vector[3];
+  /**
+   * A further turn about the joint-to-target line, in radians.
+   */
+  float twist_angle;
+  /**
+   * How much of the correction is applied, clamped to 0..1.
+   */
+  float weight;
+} SkelmapAimIk;
 
 /**
  * One material, filled by `skelmap_material`.
@@ -844,6 +996,117 @@ enum SkelmapStatus skelmap_attachment_world(const struct SkelmapModel *model,
                                             const struct SkelmapPose *pose,
                                             uint32_t index,
                                             float *out);
+
+/**
+ * Creates a blender in `*out` (NULL on failure).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`out`).
+ *
+ * # Safety
+ *
+ * `out` is NULL or valid for writing one pointer.
+ */
+enum SkelmapStatus skelmap_blender_new(struct SkelmapBlender **out);
+
+/**
+ * Frees a blender. NULL is allowed and does nothing. Returns nothing; it cannot fail.
+ *
+ * # Safety
+ *
+ * `blender` is NULL or a pointer from `skelmap_blender_new` not freed before.
+ */
+void skelmap_blender_free(struct SkelmapBlender *blender);
+
+/**
+ * Blends `count` layers over the `rest` pose into `out`, with ozz-animation's
+ * `BlendingJob` rule. Per bone, every layer contributes its weight times its mask's factor
+ * of its rotation, translation and scale; rotations are summed in one hemisphere and
+ * normalised (a normalised linear blend) and the sums divided by the bone's total weight,
+ * so weights are relative: `{walk 1, run 1 on bones 10..20}` gives bones 10 to 20 half of
+ * each and every other bone the walk alone. Where a bone's total weight is below
+ * `threshold`, `rest` makes up the difference (a layer fading out fades into the rest
+ * pose); a bone no layer plays holds its rest pose. `out` gets as many bones as `rest`.
+ * After the first call with as many layers on a skeleton, it allocates nothing.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`blender`, `rest`,
+ * `out`, `layers` with `count > 0`, a layer's `pose`, or its `weights` with
+ * `weight_count > 0`), `SKELMAP_STATUS_INVALID_ARGUMENT` (`threshold` negative or not
+ * finite, a `count` no array can hold, a layer's weight not finite, an unknown `mask`, a
+ * range with `first > last`, `rest` never sampled, or `out` also `rest` or a layer's pose) or
+ * `SKELMAP_STATUS_WRONG_KIND` (a layer of another number of bones than `rest`). On failure
+ * `out` is unchanged.
+ *
+ * # Safety
+ *
+ * `blender` is NULL or a live blender; `rest` and every layer's `pose` are NULL or live
+ * local poses, and `out` NULL or a live local pose; `layers` is NULL or valid for reading
+ * `count` layers, each `weights` NULL or valid for reading `weight_count` floats. None of
+ * them is used by another thread during the call.
+ */
+enum SkelmapStatus skelmap_blend(struct SkelmapBlender *blender,
+                                 const struct SkelmapLocalPose *rest,
+                                 const struct SkelmapLayer *layers,
+                                 size_t count,
+                                 float threshold,
+                                 struct SkelmapLocalPose *out);
+
+/**
+ * Adds the additive layer `layer` (a pose made by `skelmap_additive_difference`) onto
+ * `pose`, with the layer's weight `w` times its mask's factor: each bone turned by
+ * `nlerp(identity, Δq, |w|)` after its own rotation, moved by `w·Δt` and scaled by
+ * `lerp(1, Δs, |w|)`; a negative weight applies the inverse turn and divides by the scale
+ * (ozz's subtractive layers). At weight 1 on the reference pose it gives the clip's pose.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`blender`, `layer`,
+ * `pose`, the layer's `pose`, or its `weights` with `weight_count > 0`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (the layer's weight not finite, an unknown mask, a
+ * reversed range, or the layer's pose also `pose`) or `SKELMAP_STATUS_WRONG_KIND` (the
+ * layer of another number of bones than `pose`). On failure `pose` is unchanged.
+ *
+ * # Safety
+ *
+ * `blender` is NULL or a live blender; `layer` is NULL or valid for reading a
+ * `SkelmapLayer` whose `pose` is NULL or a live local pose and whose `weights` is NULL or
+ * valid for reading `weight_count` floats; `pose` is NULL or a live local pose. None of
+ * them is used by another thread during the call.
+ */
+enum SkelmapStatus skelmap_blender_add(const struct SkelmapBlender *blender,
+                                       const struct SkelmapLayer *layer,
+                                       struct SkelmapLocalPose *pose);
+
+/**
+ * Writes the additive difference of `pose` from `reference` into `out`: per bone
+ * `Δq = q_ref⁻¹ · q`, `Δt = t − t_ref` and `Δs = s / s_ref` (ozz's additive animation), the
+ * layer `skelmap_blender_add` adds. The reference is typically the clip's first frame.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose`, `reference` or
+ * `out`), `SKELMAP_STATUS_INVALID_ARGUMENT` (`out` also `pose` or `reference`, or `pose`
+ * never sampled) or `SKELMAP_STATUS_WRONG_KIND` (`pose` and `reference` of different
+ * numbers of bones). On failure `out` is unchanged.
+ *
+ * # Safety
+ *
+ * `pose`, `reference` and `out` are NULL or live local poses no other thread uses during
+ * the call.
+ */
+enum SkelmapStatus skelmap_additive_difference(const struct SkelmapLocalPose *pose,
+                                               const struct SkelmapLocalPose *reference,
+                                               struct SkelmapLocalPose *out);
+
+/**
+ * The two layer weights of a crossfade from one clip to another over `duration` seconds,
+ * `time` seconds after it began: `*from = 1 − u` and `*to = u`, `u = time / duration`
+ * clamped to 0..1 (a `duration` of 0 gives the second clip at once: 0 and 1).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`from` or `to`) or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`time` not finite, `duration` negative or not
+ * finite).
+ *
+ * # Safety
+ *
+ * `from` and `to` are NULL or valid for writing a float each.
+ */
+enum SkelmapStatus skelmap_crossfade(float time, float duration, float *from, float *to);
 
 /**
  * The message of the latest call on this thread, if it failed.
@@ -1138,6 +1401,315 @@ enum SkelmapStatus skelmap_gpu_morph_vertex(const struct SkelmapGpuMorph *morph,
                                             uint32_t b,
                                             float t,
                                             float *out);
+
+/**
+ * Creates an empty local pose (no bones) in `*out` (NULL on failure).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`out`).
+ *
+ * # Safety
+ *
+ * `out` is NULL or valid for writing one pointer.
+ */
+enum SkelmapStatus skelmap_local_pose_new(struct SkelmapLocalPose **out);
+
+/**
+ * Frees a local pose. NULL is allowed and does nothing. Returns nothing; it cannot fail.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a pointer from `skelmap_local_pose_new` not freed before.
+ */
+void skelmap_local_pose_free(struct SkelmapLocalPose *local);
+
+/**
+ * Samples frame group `clip` of `model` `seconds` after the clip's start into `local`,
+ * timed as `skelmap_pose_sample_clip` times it (wrapping when `loop` is true, holding the
+ * ends otherwise), without building world transforms: a layer for `skelmap_blend`. After
+ * the first call on a model's skeleton it allocates nothing.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local` or `model`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`clip` ≥ `SkelmapCounts.frame_groups`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`seconds` is NaN or infinite) or
+ * `SKELMAP_STATUS_WRONG_KIND` (a model without bones: MDL, HMP, Quake, MD3…). On failure
+ * `local` is unchanged.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `model` is
+ * NULL or a live model.
+ */
+enum SkelmapStatus skelmap_local_pose_sample_clip(struct SkelmapLocalPose *local,
+                                                  const struct SkelmapModel *model,
+                                                  uint32_t clip,
+                                                  float seconds,
+                                                  bool loop);
+
+/**
+ * Samples `model` between frames `a` and `b` at `t` (0 = `a`, 1 = `b`) into `local`, as
+ * `skelmap_pose_sample` samples them (`interpolation`: `SKELMAP_INTERPOLATION_NLERP` or
+ * `_SLERP`), without building world transforms.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local` or `model`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (a frame ≥ `SkelmapCounts.frames`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (an unknown `interpolation`, a `t` that is not finite)
+ * or `SKELMAP_STATUS_WRONG_KIND` (a model without bones). On failure `local` is unchanged.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `model` is
+ * NULL or a live model.
+ */
+enum SkelmapStatus skelmap_local_pose_sample(struct SkelmapLocalPose *local,
+                                             const struct SkelmapModel *model,
+                                             uint32_t a,
+                                             uint32_t b,
+                                             float t,
+                                             uint32_t interpolation);
+
+/**
+ * Sets `local` to `model`'s rest (bind) pose, as `skelmap_pose_bind` poses it: the pose a
+ * blend falls back on where its layers' weights fall short (`skelmap_blend`'s `rest`).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local` or `model`) or
+ * `SKELMAP_STATUS_WRONG_KIND` (a model without bones).
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `model` is
+ * NULL or a live model.
+ */
+enum SkelmapStatus skelmap_local_pose_bind(struct SkelmapLocalPose *local,
+                                           const struct SkelmapModel *model);
+
+/**
+ * Copies `from`'s bones into `to` (DarkPlaces' `skel_copybones` of every bone), reusing
+ * `to`'s memory.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`to` or `from`), or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`to` and `from` are the same pose).
+ *
+ * # Safety
+ *
+ * `to` is NULL or a live local pose and `from` NULL or a live local pose, neither used by
+ * another thread during the call.
+ */
+enum SkelmapStatus skelmap_local_pose_copy(struct SkelmapLocalPose *to,
+                                           const struct SkelmapLocalPose *from);
+
+/**
+ * The number of bones `local` holds (0 before it is sampled).
+ *
+ * Returns 0 when `local` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose.
+ */
+uint32_t skelmap_local_pose_bone_count(const struct SkelmapLocalPose *local);
+
+/**
+ * Writes bone `bone`'s transform relative to its parent (scale, then rotation, then
+ * translation) into `out` as a row-major 3×4 matrix (`out[4·r + c]`, the translation in
+ * column 3), as DarkPlaces' `skel_get_bonerel` reads it.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`bone` ≥ `skelmap_local_pose_bone_count`).
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose; `out` is NULL or valid for writing 12 floats.
+ */
+enum SkelmapStatus skelmap_local_pose_bone(const struct SkelmapLocalPose *local,
+                                           uint32_t bone,
+                                           float *out);
+
+/**
+ * Sets bone `bone`'s transform relative to its parent to the row-major 3×4 matrix `m`
+ * (DarkPlaces' `skel_set_bone`). It is stored as a rotation, a translation and, when it
+ * scales, a scale (the pose then keeps a scale per bone: the one allocation this can make);
+ * a matrix with shear keeps its nearest rotation and scale.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local` or `m`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`bone` ≥ `skelmap_local_pose_bone_count`) or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`m` has a NaN or infinite element). On failure the
+ * pose is unchanged.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `m` is NULL
+ * or valid for reading 12 floats.
+ */
+enum SkelmapStatus skelmap_local_pose_set_bone(struct SkelmapLocalPose *local,
+                                               uint32_t bone,
+                                               const float *m);
+
+/**
+ * Applies the row-major 3×4 matrix `m` to bone `bone`'s transform, in its parent's space:
+ * `local ← m · local` (DarkPlaces' `skel_mul_bone`; a turn about the bone's own origin is
+ * a rotation `R` with the translation `t − R·t`, `t` the bone's translation).
+ *
+ * Returns as `skelmap_local_pose_set_bone`.
+ *
+ * # Safety
+ *
+ * As `skelmap_local_pose_set_bone`.
+ */
+enum SkelmapStatus skelmap_local_pose_mul_bone(struct SkelmapLocalPose *local,
+                                               uint32_t bone,
+                                               const float *m);
+
+/**
+ * `skelmap_local_pose_mul_bone` for every bone from `first` to `last` inclusive
+ * (DarkPlaces' `skel_mul_bones`): bones past the pose's end are skipped, as DarkPlaces
+ * clamps the range, so `last = UINT32_MAX` means "to the last bone".
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local` or `m`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`first` ≥ `skelmap_local_pose_bone_count`) or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`first > last`, or `m` has a NaN or infinite
+ * element). On failure the pose is unchanged.
+ *
+ * # Safety
+ *
+ * As `skelmap_local_pose_set_bone`.
+ */
+enum SkelmapStatus skelmap_local_pose_mul_bones(struct SkelmapLocalPose *local,
+                                                uint32_t first,
+                                                uint32_t last,
+                                                const float *m);
+
+/**
+ * Sets bone `bone`'s model-space transform to the row-major 3×4 matrix `world`: its local
+ * transform becomes `parent_world⁻¹ · world`, the parent's model-space transform computed
+ * from `local` on `model`'s skeleton.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local`, `model` or
+ * `world`), `SKELMAP_STATUS_OUT_OF_RANGE` (`bone` ≥ `skelmap_local_pose_bone_count`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`world` has a NaN or infinite element) or
+ * `SKELMAP_STATUS_WRONG_KIND` (`local` does not have `model`'s number of bones). On failure
+ * the pose is unchanged.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `model` is
+ * NULL or a live model; `world` is NULL or valid for reading 12 floats.
+ */
+enum SkelmapStatus skelmap_local_pose_set_bone_model(struct SkelmapLocalPose *local,
+                                                     const struct SkelmapModel *model,
+                                                     uint32_t bone,
+                                                     const float *world);
+
+/**
+ * Applies the row-major 3×4 matrix `m` to bone `bone`'s model-space transform: it becomes
+ * `m · world` (a head turned about the model's up axis), its local transform
+ * `parent_world⁻¹ · m · world`, both computed from `local` on `model`'s skeleton.
+ *
+ * Returns as `skelmap_local_pose_set_bone_model` (`m` for `world`).
+ *
+ * # Safety
+ *
+ * As `skelmap_local_pose_set_bone_model`.
+ */
+enum SkelmapStatus skelmap_local_pose_mul_bone_model(struct SkelmapLocalPose *local,
+                                                     const struct SkelmapModel *model,
+                                                     uint32_t bone,
+                                                     const float *m);
+
+/**
+ * Fills `*out` with ozz's defaults for a two-bone IK: target at the origin, bending about
+ * `{0, 0, 1}`, pole along `{0, 1, 0}`, no twist, no softening (1), full weight (1).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`out`).
+ *
+ * # Safety
+ *
+ * `out` is NULL or valid for writing a `SkelmapTwoBoneIk`.
+ */
+enum SkelmapStatus skelmap_two_bone_ik_default(struct SkelmapTwoBoneIk *out);
+
+/**
+ * Fills `*out` with ozz's defaults for an aim IK: target at the origin, forward along
+ * `{1, 0, 0}`, up and pole along `{0, 1, 0}`, no offset, no twist, full weight (1).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`out`).
+ *
+ * # Safety
+ *
+ * `out` is NULL or valid for writing a `SkelmapAimIk`.
+ */
+enum SkelmapStatus skelmap_aim_ik_default(struct SkelmapAimIk *out);
+
+/**
+ * Solves the two-bone IK `ik` for the chain of bones `start`, `mid` and `end` (which need
+ * not be parent and child) of `local` on `model`'s skeleton, and applies it: the start and
+ * middle joints' rotations are followed by the corrections. Where the problem has no
+ * answer (a zero-length bone, a pole along the target) the correction is the identity.
+ * `*reached` (when `reached` is not NULL) tells whether the end joint reaches the target:
+ * within the softened chain's reach, at full weight.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local`, `model` or
+ * `ik`), `SKELMAP_STATUS_OUT_OF_RANGE` (a bone ≥ `skelmap_local_pose_bone_count`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (a field of `ik` is NaN or infinite) or
+ * `SKELMAP_STATUS_WRONG_KIND` (`local` does not have `model`'s number of bones). On failure
+ * the pose and `*reached` are unchanged.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `model` is
+ * NULL or a live model; `ik` is NULL or valid for reading a `SkelmapTwoBoneIk`; `reached`
+ * is NULL or valid for writing a `bool`.
+ */
+enum SkelmapStatus skelmap_local_pose_two_bone_ik(struct SkelmapLocalPose *local,
+                                                  const struct SkelmapModel *model,
+                                                  const struct SkelmapTwoBoneIk *ik,
+                                                  uint32_t start,
+                                                  uint32_t mid,
+                                                  uint32_t end,
+                                                  bool *reached);
+
+/**
+ * Solves the aim IK `ik` for bone `joint` of `local` on `model`'s skeleton and applies it:
+ * the joint's rotation is followed by the correction. `*reached` (when `reached` is not
+ * NULL) tells whether the aim can reach the target (false when the target lies inside the
+ * sphere the offset sweeps).
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`local`, `model` or
+ * `ik`), `SKELMAP_STATUS_OUT_OF_RANGE` (`joint` ≥ `skelmap_local_pose_bone_count`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (a field of `ik` is NaN or infinite) or
+ * `SKELMAP_STATUS_WRONG_KIND` (`local` does not have `model`'s number of bones). On failure
+ * the pose and `*reached` are unchanged.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `model` is
+ * NULL or a live model; `ik` is NULL or valid for reading a `SkelmapAimIk`; `reached` is
+ * NULL or valid for writing a `bool`.
+ */
+enum SkelmapStatus skelmap_local_pose_aim_ik(struct SkelmapLocalPose *local,
+                                             const struct SkelmapModel *model,
+                                             const struct SkelmapAimIk *ik,
+                                             uint32_t joint,
+                                             bool *reached);
+
+/**
+ * Poses `pose` by `local` on `model`'s skeleton: world transforms and the skinning
+ * kernels' layouts, as `skelmap_pose_sample` makes them from frames, so that
+ * `skelmap_model_skin`, `skelmap_compact_skin`, `skelmap_pose_bone_world` and
+ * `skelmap_attachment_world` work on the result. Reuses `pose`'s memory: after the first
+ * call on a skeleton it allocates nothing.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose`, `model` or
+ * `local`) or `SKELMAP_STATUS_WRONG_KIND` (a model without bones, or `local` not of
+ * `model`'s number of bones). On failure the pose is left unsampled.
+ *
+ * # Safety
+ *
+ * `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+ * live model; `local` is NULL or a live local pose.
+ */
+enum SkelmapStatus skelmap_pose_from_local(struct SkelmapPose *pose,
+                                           const struct SkelmapModel *model,
+                                           const struct SkelmapLocalPose *local);
 
 /**
  * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh

@@ -1,12 +1,14 @@
 //! The status codes, the thread-local last error, and the panic boundary every export runs
 //! behind.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use skelmap_core::Error;
 use skelmap_core::model::DeformError;
+use skelmap_core::pose::ControlError;
 use skelmap_core::skin::SkinError;
 use skelmap_core::skin::morph::MorphError;
 
@@ -50,19 +52,41 @@ pub enum SkelmapStatus {
 #[derive(Debug)]
 pub(crate) struct Fail {
     pub(crate) status: SkelmapStatus,
-    pub(crate) message: String,
+    message: Message,
+}
+
+/// What a failure says.
+#[derive(Debug)]
+enum Message {
+    /// The whole message.
+    Text(String),
+    /// The name of a NULL parameter, worded only when the failure is stored: every export
+    /// builds one for each argument (`ok_or(Fail::null("pose"))`), and a call that succeeds
+    /// must not allocate.
+    Null(Cow<'static, str>),
 }
 
 impl Fail {
     pub(crate) fn new(status: SkelmapStatus, message: impl Into<String>) -> Fail {
         Fail {
             status,
-            message: message.into(),
+            message: Message::Text(message.into()),
         }
     }
 
-    pub(crate) fn null(parameter: &str) -> Fail {
-        Fail::new(SkelmapStatus::NullParameter, format!("{parameter} is NULL"))
+    pub(crate) fn null(parameter: impl Into<Cow<'static, str>>) -> Fail {
+        Fail {
+            status: SkelmapStatus::NullParameter,
+            message: Message::Null(parameter.into()),
+        }
+    }
+
+    /// The message, worded.
+    fn into_message(self) -> String {
+        match self.message {
+            Message::Text(text) => text,
+            Message::Null(parameter) => format!("{parameter} is NULL"),
+        }
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> Fail {
@@ -143,6 +167,16 @@ impl From<DeformError> for Fail {
     }
 }
 
+impl From<ControlError> for Fail {
+    fn from(e: ControlError) -> Fail {
+        let status = match e {
+            ControlError::NoBone { .. } => SkelmapStatus::OutOfRange,
+            ControlError::NotFinite { .. } => SkelmapStatus::InvalidArgument,
+        };
+        Fail::new(status, e.to_string())
+    }
+}
+
 thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
 }
@@ -162,8 +196,9 @@ pub(crate) fn status(body: impl FnOnce() -> Result<(), Fail>) -> SkelmapStatus {
             SkelmapStatus::Ok
         }
         Ok(Err(fail)) => {
-            set_last_error(fail.message);
-            fail.status
+            let status = fail.status;
+            set_last_error(fail.into_message());
+            status
         }
         Err(_) => {
             set_last_error("internal error: skelmap panicked (please report this file)".into());

@@ -8,6 +8,10 @@
 //! - [`model`]: open from a file (mapped or read) or from caller memory, free, counts.
 //! - [`skeleton`]: bones, frames and frame groups, by index and by name.
 //! - [`pose`]: frames sampled into bone transforms.
+//! - [`local`]: local poses (a skeleton's parent-relative transforms) sampled from clips,
+//!   changed bone by bone and by two-bone and aim IK, and turned into a pose.
+//! - [`blend`]: local poses blended in layers with bone masks, additive layers, crossfade
+//!   weights.
 //! - [`attach`]: attachment points (attachment bones, joints, MD3 tags) and where a pose puts
 //!   them.
 //! - [`mesh`]: triangles, texture coordinates, skinning and tweening into caller buffers
@@ -31,10 +35,12 @@
 )]
 
 pub mod attach;
+pub mod blend;
 pub mod boundary;
 pub mod compact;
 pub mod gpu;
 pub mod gpu_morph;
+pub mod local;
 pub mod material;
 pub mod mesh;
 pub mod model;
@@ -45,12 +51,14 @@ pub mod skin;
 pub mod still;
 
 pub use attach::SkelmapAttachment;
+pub use blend::{SkelmapBlender, SkelmapLayer};
 pub use boundary::SkelmapStatus;
 pub use compact::{SkelmapCompact, SkelmapCompactInfo};
 pub use gpu::{
     SkelmapGpuBuffer, SkelmapGpuError, SkelmapGpuMesh, SkelmapGpuMeshInfo, SkelmapGpuOptions,
 };
 pub use gpu_morph::{SkelmapGpuMorph, SkelmapGpuMorphBuffer, SkelmapGpuMorphInfo};
+pub use local::{SkelmapAimIk, SkelmapLocalPose, SkelmapTwoBoneIk};
 pub use material::{SkelmapMaterial, SkelmapSubmesh};
 pub use mesh::{SkelmapMeshInfo, SkelmapTerrainGrid};
 pub use model::{SkelmapCounts, SkelmapFormat, SkelmapModel};
@@ -61,11 +69,13 @@ pub use skin::{SkelmapPixelFormat, SkelmapSkinInfo};
 pub use still::SkelmapStaticMesh;
 
 // The header promises that a model and a compact model may be read from several threads at
-// once and that a pose may move between threads.
+// once and that a pose, a local pose and a blender may move between threads.
 const _: () = {
     const fn thread_safe<T: Send + Sync>() {}
     thread_safe::<SkelmapModel>();
     thread_safe::<SkelmapPose>();
+    thread_safe::<SkelmapLocalPose>();
+    thread_safe::<SkelmapBlender>();
     thread_safe::<SkelmapCompact>();
     thread_safe::<SkelmapGpuMesh>();
 };

@@ -141,7 +141,10 @@ impl SkelmapModel {
 /// # Safety
 ///
 /// `s` is NULL or a valid NUL-terminated string.
-pub(crate) unsafe fn c_str<'a>(s: *const c_char, parameter: &str) -> Result<&'a CStr, Fail> {
+pub(crate) unsafe fn c_str<'a>(
+    s: *const c_char,
+    parameter: &'static str,
+) -> Result<&'a CStr, Fail> {
     if s.is_null() {
         return Err(Fail::null(parameter));
     }
@@ -365,7 +368,11 @@ pub unsafe extern "C" fn skelmap_model_open_skm_memory(
 /// # Safety
 ///
 /// `data` is valid for reads of `len` bytes until the model that keeps the slice is freed.
-unsafe fn borrowed(data: *const u8, len: usize, parameter: &str) -> Result<&'static [u8], Fail> {
+unsafe fn borrowed(
+    data: *const u8,
+    len: usize,
+    parameter: &'static str,
+) -> Result<&'static [u8], Fail> {
     if len == 0 {
         return Ok(&[]);
     }

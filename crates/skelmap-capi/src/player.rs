@@ -250,7 +250,7 @@ pub unsafe extern "C" fn skelmap_player_place(
         // SAFETY: each pointer is NULL or a live pose by this function's contract.
         let pose = |i: usize| given.get(i).and_then(|&p| unsafe { p.as_ref() });
         if let Some(i) = (0..parts).find(|&i| pose(i).is_none()) {
-            return Err(Fail::null(&format!("poses[{i}]")));
+            return Err(Fail::null(format!("poses[{i}]")));
         }
         place_parts(
             &player.parts,

@@ -3,6 +3,7 @@
 use skelmap_core::glam::Affine3A;
 use skelmap_core::model::Pose;
 use skelmap_core::pose::Interpolation;
+use skelmap_core::pose::framegroups::FrameGroup;
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
 use crate::model::SkelmapModel;
@@ -111,12 +112,7 @@ pub unsafe extern "C" fn skelmap_pose_sample(
     status(|| {
         let pose = pose.ok_or(Fail::null("pose"))?;
         let model = model.ok_or(Fail::null("model"))?;
-        let interpolation = match interpolation {
-            SKELMAP_INTERPOLATION_NLERP => Interpolation::Nlerp,
-            SKELMAP_INTERPOLATION_SLERP => Interpolation::Slerp,
-            other => return Err(Fail::invalid(format!("unknown interpolation {other}"))),
-        };
-        pose.sample(model, a, b, t, interpolation)
+        pose.sample(model, a, b, t, self::interpolation(interpolation)?)
     })
 }
 
@@ -177,10 +173,7 @@ pub unsafe extern "C" fn skelmap_pose_sample_clip(
     status(|| {
         let pose = pose.ok_or(Fail::null("pose"))?;
         let model = model.ok_or(Fail::null("model"))?;
-        let group = model
-            .groups
-            .get(clip as usize)
-            .ok_or_else(|| Fail::out_of_range("frame group", clip, model.groups.len() as u64))?;
+        let group = self::clip(model, clip)?;
         model
             .model
             .pose_clip(group, seconds, r#loop, Interpolation::Nlerp, &mut pose.pose)?;
@@ -226,6 +219,23 @@ pub unsafe extern "C" fn skelmap_pose_bone_world(
         // SAFETY: forwarded from this function's contract.
         unsafe { write_rows(&m, out) }
     })
+}
+
+/// The interpolation a C caller names (`SKELMAP_INTERPOLATION_*`).
+pub(crate) fn interpolation(kind: u32) -> Result<Interpolation, Fail> {
+    match kind {
+        SKELMAP_INTERPOLATION_NLERP => Ok(Interpolation::Nlerp),
+        SKELMAP_INTERPOLATION_SLERP => Ok(Interpolation::Slerp),
+        other => Err(Fail::invalid(format!("unknown interpolation {other}"))),
+    }
+}
+
+/// Frame group `clip` of `model`.
+pub(crate) fn clip(model: &SkelmapModel, clip: u32) -> Result<&FrameGroup, Fail> {
+    model
+        .groups
+        .get(clip as usize)
+        .ok_or_else(|| Fail::out_of_range("frame group", clip, model.groups.len() as u64))
 }
 
 /// Writes `m` into `out` as a row-major 3×4 matrix (`out[4·r + c]`, the translation in

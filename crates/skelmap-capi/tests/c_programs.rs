@@ -2,7 +2,9 @@
 //! -Werror -fsanitize=address,undefined`), links them against the cdylib cargo built for
 //! these tests, runs them on synthetic and shared-corpus models (DPM, SKM written by the
 //! converter, MDL, MS3D, HMP) and a malformed file, and checks what they print against the
-//! Rust API.
+//! Rust API. The same for the examples in `examples/c/`: the headless renderer, and the
+//! character (`character.c`: crossfade, torso layer, attachment), whose loop the README
+//! quotes.
 //!
 //! The corpus part skips with a message when `../shared/corpus` is absent; the synthetic part
 //! always runs. Without a C compiler the test fails: `.ci/run` installs one.
@@ -382,6 +384,130 @@ fn check_c_output(out: &str, path: &Path) {
     assert_close(&last[..normals], &e.last[..normals], "last vertex");
 }
 
+/// The `.framegroups` of [`character`]: `walk` (frames 1 to 8), `run` (9 to 16) and `shoot`
+/// (17 to 24).
+const CHARACTER_GROUPS: &str = "1 8 10 1 // walk\n9 8 10 1 // run\n17 8 10 1 // shoot\n";
+
+/// A six-bone tube (bones 0 to 5, the last `seg5`, an attachment) of 25 frames with
+/// [`CHARACTER_GROUPS`] in its `.framegroups` sidecar, written into `dir`.
+fn character(dir: &Path) -> PathBuf {
+    let path = dir.join("character.dpm");
+    let tube = synth::tube(&synth::TubeParams {
+        bones: 6,
+        frames: 25,
+        ..synth::TubeParams::default()
+    });
+    std::fs::write(&path, tube.write().unwrap()).unwrap();
+    std::fs::write(dir.join("character.dpm.framegroups"), CHARACTER_GROUPS).unwrap();
+    path
+}
+
+/// Row-major 3×4 rows as the C programs print them: the diagonal, then the translation.
+fn printed(m: &skelmap_core::glam::Affine3A) -> [f32; 6] {
+    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
+    let t = m.translation;
+    [x.x, y.y, z.z, t.x, t.y, t.z]
+}
+
+/// What `check_runtime` in `smoke.c` does, with the Rust API, on the character at `path`:
+/// its `runtime` and `runtime-ik` lines.
+fn check_runtime_output(out: &str, path: &Path) {
+    use skelmap_core::glam::{Affine3A, Vec3A};
+    use skelmap_core::model::Pose;
+    use skelmap_core::pose::blend::{self, Blender, Layer, Mask};
+    use skelmap_core::pose::{AimIk, TwoBoneIk};
+    let model = skelmap_core::Model::open(path).unwrap();
+    let clips = model.clips();
+    assert_eq!(clips.len(), 3, "the sidecar's clips");
+    let sample = |clip: usize, seconds: f32| {
+        let mut local = LocalPose::default();
+        model
+            .sample_clip(
+                &clips[clip],
+                seconds,
+                true,
+                Interpolation::Nlerp,
+                &mut local,
+            )
+            .unwrap();
+        local
+    };
+    let mut rest = LocalPose::default();
+    model.bind_pose(&mut rest);
+    let (walk, run) = (sample(0, 0.3), sample(1, 0.3));
+    let mut shoot = LocalPose::default();
+    model.sample(19, 20, 0.25, Interpolation::Slerp, &mut shoot);
+    let mut shoot0 = LocalPose::default();
+    model
+        .sample_clip(&clips[2], 0.0, false, Interpolation::Nlerp, &mut shoot0)
+        .unwrap();
+    let (from, to) = blend::crossfade(0.1, 0.4);
+    let legs = [1.0, 1.0, 1.0, 0.5, 0.0, 0.0];
+    let layers = [
+        Layer::new(&walk, from).masked(Mask::Weights(&legs)),
+        Layer::new(&run, to).masked(Mask::Weights(&legs)),
+        Layer::new(&shoot, 1.0).masked(Mask::Range { first: 3, last: 5 }),
+    ];
+    let (mut blender, mut out_pose) = (Blender::default(), LocalPose::default());
+    blender.blend(&rest, &layers, 0.1, &mut out_pose);
+    let mut recoil = LocalPose::default();
+    blend::additive_difference(&shoot, &shoot0, &mut recoil);
+    blender.add(&Layer::new(&recoil, 0.5), &mut out_pose);
+    let line = fields(out, "runtime", path);
+    assert_close(
+        &floats(line["blend4"]),
+        &printed(&out_pose.bone_matrix(4)),
+        "blended bone 4",
+    );
+
+    let rows = |r: [f32; 12]| {
+        let col = |c: usize| Vec3A::new(r[c], r[4 + c], r[8 + c]);
+        Affine3A::from_cols(col(0), col(1), col(2), col(3))
+    };
+    let quarter = rows([0., -1., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0.]);
+    let up = rows([1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0.5]);
+    let place = rows([1., 0., 0., 2., 0., 1., 0., 3., 0., 0., 1., 40.]);
+    out_pose.mul_bone(1, quarter).unwrap();
+    out_pose.mul_bones(2, usize::MAX, up).unwrap();
+    let mut palette = Palette::default();
+    model.palette(&out_pose, &mut palette);
+    out_pose
+        .set_bone_model(model.view(), &palette, 3, place)
+        .unwrap();
+    model.palette(&out_pose, &mut palette);
+    out_pose
+        .mul_bone_model(model.view(), &palette, 3, up)
+        .unwrap();
+    model.palette(&out_pose, &mut palette);
+    let ik = TwoBoneIk {
+        target: Vec3A::new(10.0, 6.0, 55.0),
+        mid_axis: Vec3A::X,
+        ..TwoBoneIk::default()
+    };
+    let [s, m, e] = [3, 4, 5].map(|b| palette.world[b]);
+    let correction = ik.solve(&s, &m, &e);
+    correction.apply(&mut out_pose, 3, 4);
+    model.palette(&out_pose, &mut palette);
+    let aim = AimIk {
+        target: Vec3A::new(-30.0, 0.0, 20.0),
+        ..AimIk::default()
+    };
+    aim.solve(&palette.world[2]).apply(&mut out_pose, 2);
+    let mut pose = Pose::default();
+    model.pose_local(&out_pose, &mut pose).unwrap();
+    let end = pose.palette().world[5];
+    let line = fields(out, "runtime-ik", path);
+    assert_eq!(line["reached"], u8::from(correction.reached).to_string());
+    let t = end.translation.to_array();
+    assert_close(&floats(line["end"]), &t, "IK chain end");
+    let at = model.attachment_transform(0, &pose).unwrap();
+    assert_close(
+        &floats(line["attachment"]),
+        &at.translation.to_array(),
+        "attachment",
+    );
+}
+
 /// Writes the synthetic tube as DPM and as SKM + SKP, and a truncated copy of the DPM.
 /// The C program's player lines against `Assembly::place` with the legs in frame 3 and the
 /// torso in frame 1.
@@ -492,7 +618,10 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     let upper = player.join("upper.md3");
     args.extend([PathBuf::from("--morph"), upper.clone()]);
     args.extend([PathBuf::from("--no-morph"), dpm.clone()]);
+    let character = character(&dir);
+    args.extend([PathBuf::from("--runtime"), character.clone()]);
     let out = run(&smoke_c, &args);
+    check_runtime_output(&out, &character);
     assert!(out.contains("failures 0"), "{out}");
     check_player_output(&out, &player);
     // The MD3's GPU buffers through C: vertex 0 halfway between frames 0 and 1, as Rust's
@@ -537,6 +666,7 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
         &smoke_cpp,
     );
     let out = run(&smoke_cpp, &[dpm.clone(), malformed.clone()]);
+    assert_eq!(fields(&out, "local", &dpm)["bones"], "4", "{out}");
     let skin = fields(&out, "skin", &dpm);
     assert_close(
         &floats(skin["first"]),
@@ -677,4 +807,132 @@ fn the_c_renderer_draws_every_format_against_both_libraries() {
         "the links drew different images"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The lines of `examples/c/character.c` between its loop markers, unindented: what the
+/// README's "Playing a character" quotes.
+fn character_loop() -> String {
+    let source = std::fs::read_to_string(crate_dir().join("examples/c/character.c")).unwrap();
+    let start = source.find("/* -- the loop -- */\n").unwrap() + "/* -- the loop -- */\n".len();
+    let end = source.find("        /* -- end of the loop -- */").unwrap();
+    source[start..end]
+        .lines()
+        .map(|l| l.strip_prefix("        ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// `examples/c/character.c` plays the walk → run crossfade under a torso layer with the Rust
+/// API's numbers, frame by frame, on the synthetic character and (with the corpus) the golem
+/// (63 bones; its right palm stands in for an attachment), compiled warning-free under
+/// AddressSanitizer and UBSan; and the README quotes its loop as it is.
+#[test]
+fn the_character_example_plays_like_the_rust_api() {
+    let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).unwrap();
+    let quoted = readme
+        .split("## Playing a character")
+        .nth(1)
+        .and_then(|s| s.split("```c\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("a C block in the README's `Playing a character` section");
+    assert_eq!(
+        quoted,
+        character_loop(),
+        "the README's C loop is character.c's"
+    );
+
+    let dir = std::env::temp_dir().join(format!("skelmap-character-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("character");
+    compile(
+        "gcc",
+        &crate_dir().join("examples/c/character.c"),
+        "c99",
+        &program,
+    );
+    let mut cases = vec![(character(&dir), ["walk", "run", "shoot", "3", "5", "seg5"])];
+    if let Some(corpus) = corpus() {
+        cases.push((
+            corpus.join("dpm/xon_monsters_golem.dpm"),
+            ["idle", "run", "melee01", "10", "58", "Base HumanRPalm"],
+        ));
+    }
+    for (model_path, args) in &cases {
+        let mut argv = vec![model_path.clone()];
+        argv.extend(args.iter().map(PathBuf::from));
+        let out = run(&program, &argv);
+        println!("{}:\n{out}", model_path.display());
+        let expected = character_frames(model_path, args);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), expected.len(), "{out}");
+        for (line, (weights, at, vertex)) in lines.iter().zip(&expected) {
+            let field = |key: &str| {
+                line.split(' ')
+                    .find_map(|w| w.strip_prefix(key))
+                    .unwrap_or_else(|| panic!("no {key} in {line}"))
+            };
+            let printed_weights = [
+                field("walk=").parse().unwrap(),
+                field("run=").parse().unwrap(),
+            ];
+            assert_close(&printed_weights, weights, line);
+            assert_close(&floats(field("attachment=")), at, line);
+            assert_close(&floats(field("vertex0=")), vertex, line);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Per frame of `character.c` run on `path` with `args`, by the Rust API: the crossfade's
+/// weights, where the hand is and vertex 0 of the first mesh.
+fn character_frames(path: &Path, args: &[&str; 6]) -> Vec<([f32; 2], [f32; 3], [f32; 3])> {
+    use skelmap_core::model::Pose;
+    use skelmap_core::pose::blend::{self, Blender, Layer, Mask};
+    let model = skelmap_core::Model::open(path).unwrap();
+    let clip = |name: &str| model.clips().iter().find(|c| c.name == name).unwrap();
+    let (walk, run, torso) = (clip(args[0]), clip(args[1]), clip(args[2]));
+    let (first, last): (usize, usize) = (args[3].parse().unwrap(), args[4].parse().unwrap());
+    let hand = args[5].as_bytes();
+    let attachment = model.attachment_index(hand);
+    let bone = model.bones().position(|b| b.name() == hand);
+    let legs: Vec<f32> = (0..model.num_bones())
+        .map(|b| {
+            if (first..=last).contains(&b) {
+                0.0
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let mut rest = LocalPose::default();
+    model.bind_pose(&mut rest);
+    let (mut w, mut r, mut t, mut blended) = Default::default();
+    let (mut blender, mut pose) = (Blender::default(), Pose::default());
+    let n = model.mesh(0).unwrap().num_vertices();
+    let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    (0..8)
+        .map(|frame| {
+            let time = 0.1 * frame as f32;
+            let (from, to) = blend::crossfade(time - 0.2, 0.4);
+            let nlerp = Interpolation::Nlerp;
+            model.sample_clip(walk, time, true, nlerp, &mut w).unwrap();
+            model.sample_clip(run, time, true, nlerp, &mut r).unwrap();
+            model.sample_clip(torso, time, true, nlerp, &mut t).unwrap();
+            let layers = [
+                Layer::new(&w, from).masked(Mask::Weights(&legs)),
+                Layer::new(&r, to).masked(Mask::Weights(&legs)),
+                Layer::new(&t, 1.0).masked(Mask::Range { first, last }),
+            ];
+            blender.blend(&rest, &layers, 0.1, &mut blended);
+            model.pose_local(&blended, &mut pose).unwrap();
+            let at = match (attachment, bone) {
+                (Some(a), _) => model.attachment_transform(a, &pose).unwrap(),
+                (None, Some(b)) => pose.palette().world[b],
+                (None, None) => panic!("no hand {}", args[5]),
+            };
+            model.deform(0, &pose, &mut p, &mut q).unwrap();
+            ([from, to], at.translation.to_array(), p[0])
+        })
+        .collect()
 }

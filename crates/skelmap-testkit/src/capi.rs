@@ -61,6 +61,8 @@ use skelmap_capi::still::{
     SkelmapStaticMesh, skelmap_static_mesh_copy, skelmap_static_mesh_free, skelmap_static_mesh_new,
 };
 
+pub mod runtime;
+
 /// Largest mesh the exercise skins (bigger ones are only counted), to bound its memory.
 const MAX_SKIN_VERTICES: u32 = 1 << 20;
 
@@ -98,6 +100,7 @@ pub fn exercise(data: &[u8]) -> u64 {
         assert_eq!(skelmap_pose_new(Some(&mut pose)), SkelmapStatus::Ok);
         let p = &mut *pose;
         sum = sum.wrapping_add(samples(m, p, &counts));
+        sum = sum.wrapping_add(runtime::exercise(model, &counts));
         let mut compact: *mut SkelmapCompact = std::ptr::null_mut();
         let s = skelmap_compact_new(Some(m), Some(&mut compact));
         assert_eq!(s == SkelmapStatus::Ok, !compact.is_null());

@@ -3,7 +3,8 @@
  * UBSan (see tests/c_programs.rs, which builds and runs this and checks its output against
  * the Rust API).
  *
- * usage: smoke_c MODEL... [--malformed FILE]
+ * usage: smoke_c MODEL... [--malformed FILE] [--player DIR] [--morph MD3] [--no-morph DPM]
+ *                [--runtime DPM]
  *
  * For each model: open it mapped, print its counts, names and a skinned vertex; open it
  * again from memory and check the skinned buffers are identical; probe the error paths.
@@ -532,11 +533,150 @@ static void check_no_morph(const char *path) {
     skelmap_model_free(model);
 }
 
+/* The animation runtime on a six-bone tube with clips walk, run and shoot: every runtime
+ * function once as a program uses it, then its refusals. Prints the blended pose of bone 4,
+ * the two-bone IK's result and where the attachment goes, which the Rust test recomputes. */
+static void check_runtime(const char *path) {
+    SkelmapModel *model = NULL;
+    CHECK_STATUS(skelmap_model_open_file(path, SKELMAP_OPEN_READ, &model), SKELMAP_STATUS_OK);
+    if (model == NULL) return;
+    static const char groups[] = "1 8 10 1 // walk\n9 8 10 1 // run\n17 8 10 1 // shoot\n";
+    CHECK_STATUS(skelmap_model_set_framegroups(model, (const uint8_t *)groups, strlen(groups)),
+                 SKELMAP_STATUS_OK);
+    SkelmapLocalPose *rest = NULL, *walk = NULL, *run = NULL, *shoot = NULL, *shoot0 = NULL,
+                     *recoil = NULL, *out = NULL, *copy = NULL;
+    SkelmapLocalPose **all[] = {&rest, &walk, &run, &shoot, &shoot0, &recoil, &out, &copy};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        CHECK_STATUS(skelmap_local_pose_new(all[i]), SKELMAP_STATUS_OK);
+    SkelmapBlender *blender = NULL;
+    CHECK_STATUS(skelmap_blender_new(&blender), SKELMAP_STATUS_OK);
+    SkelmapPose *pose = NULL;
+    CHECK_STATUS(skelmap_pose_new(&pose), SKELMAP_STATUS_OK);
+    if (!rest || !walk || !run || !shoot || !shoot0 || !recoil || !out || !copy || !blender || !pose)
+        goto done;
+
+    CHECK(skelmap_local_pose_bone_count(rest) == 0);
+    CHECK_STATUS(skelmap_local_pose_bind(rest, model), SKELMAP_STATUS_OK);
+    CHECK(skelmap_local_pose_bone_count(rest) == 6);
+    CHECK_STATUS(skelmap_local_pose_sample_clip(walk, model, 0, 0.3f, true), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_sample_clip(run, model, 1, 0.3f, true), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_sample(shoot, model, 19, 20, 0.25f, SKELMAP_INTERPOLATION_SLERP),
+                 SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_sample_clip(shoot0, model, 2, 0.0f, false), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_copy(copy, walk), SKELMAP_STATUS_OK);
+
+    float from = -1.0f, to = -1.0f;
+    CHECK_STATUS(skelmap_crossfade(0.1f, 0.4f, &from, &to), SKELMAP_STATUS_OK);
+    CHECK(fabsf(from - 0.75f) < 1e-6f && fabsf(to - 0.25f) < 1e-6f);
+    const float legs[6] = {1.0f, 1.0f, 1.0f, 0.5f, 0.0f, 0.0f};
+    SkelmapLayer layers[3] = {
+        {walk, from, SKELMAP_MASK_WEIGHTS, 0, 0, legs, 6},
+        {run, to, SKELMAP_MASK_WEIGHTS, 0, 0, legs, 6},
+        {shoot, 1.0f, SKELMAP_MASK_RANGE, 3, 5, NULL, 0},
+    };
+    CHECK_STATUS(skelmap_blend(blender, rest, layers, 3, 0.1f, out), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_additive_difference(shoot, shoot0, recoil), SKELMAP_STATUS_OK);
+    SkelmapLayer additive = {recoil, 0.5f, SKELMAP_MASK_ALL, 0, 0, NULL, 0};
+    CHECK_STATUS(skelmap_blender_add(blender, &additive, out), SKELMAP_STATUS_OK);
+    float m[12];
+    CHECK_STATUS(skelmap_local_pose_bone(out, 4, m), SKELMAP_STATUS_OK);
+    printf("runtime %s blend4=%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", path, m[0], m[5], m[10], m[3], m[7],
+           m[11]);
+
+    /* Procedural bones: a quarter turn about z on bone 1 (parent space), bones 2..5 nudged
+       up, and bone 3 set by a model-space transform, then multiplied by one. */
+    const float quarter[12] = {0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0};
+    const float up[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0.5f};
+    const float place[12] = {1, 0, 0, 2, 0, 1, 0, 3, 0, 0, 1, 40};
+    CHECK_STATUS(skelmap_local_pose_mul_bone(out, 1, quarter), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_mul_bones(out, 2, UINT32_MAX, up), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_set_bone(copy, 0, up), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_set_bone_model(out, model, 3, place), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_local_pose_mul_bone_model(out, model, 3, up), SKELMAP_STATUS_OK);
+
+    /* Two-bone IK on bones 3, 4, 5 toward a point beside the chain, then an aim of bone 2. */
+    SkelmapTwoBoneIk ik;
+    CHECK_STATUS(skelmap_two_bone_ik_default(&ik), SKELMAP_STATUS_OK);
+    CHECK(ik.weight == 1.0f && ik.soften == 1.0f && ik.mid_axis[2] == 1.0f);
+    ik.target[0] = 10.0f;
+    ik.target[1] = 6.0f;
+    ik.target[2] = 55.0f;
+    ik.mid_axis[0] = 1.0f;
+    ik.mid_axis[2] = 0.0f;
+    bool reached = false;
+    CHECK_STATUS(skelmap_local_pose_two_bone_ik(out, model, &ik, 3, 4, 5, &reached),
+                 SKELMAP_STATUS_OK);
+    SkelmapAimIk aim;
+    CHECK_STATUS(skelmap_aim_ik_default(&aim), SKELMAP_STATUS_OK);
+    aim.target[0] = -30.0f;
+    aim.target[2] = 20.0f;
+    CHECK_STATUS(skelmap_local_pose_aim_ik(out, model, &aim, 2, NULL), SKELMAP_STATUS_OK);
+
+    /* Posed: the attachment (the last bone) placed, the mesh skinned. */
+    CHECK_STATUS(skelmap_pose_from_local(pose, model, out), SKELMAP_STATUS_OK);
+    CHECK(skelmap_pose_bone_count(pose) == 6);
+    float end[12], at[12];
+    CHECK_STATUS(skelmap_pose_bone_world(pose, 5, end), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_attachment_world(model, pose, 0, at), SKELMAP_STATUS_OK);
+    CHECK(memcmp(end, at, sizeof at) == 0);
+    Vertex v[1];
+    CHECK_STATUS(skelmap_model_skin(model, pose, 0, v[0].position, sizeof(Vertex), v[0].normal,
+                                    sizeof(Vertex), 1),
+                 SKELMAP_STATUS_BUFFER_TOO_SMALL);
+    printf("runtime-ik %s reached=%d end=%.6f,%.6f,%.6f attachment=%.6f,%.6f,%.6f\n", path,
+           (int)reached, end[3], end[7], end[11], at[3], at[7], at[11]);
+
+    /* Refusals: aliasing, ranges, kinds, NULLs, non-finite values. */
+    CHECK_STATUS(skelmap_blend(blender, out, layers, 3, 0.1f, out), SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_blend(blender, rest, layers, 3, -0.5f, out),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    SkelmapLayer reversed = {shoot, 1.0f, SKELMAP_MASK_RANGE, 5, 3, NULL, 0};
+    CHECK_STATUS(skelmap_blend(blender, rest, &reversed, 1, 0.0f, out),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    SkelmapLayer unknown = {shoot, 1.0f, 7, 0, 0, NULL, 0};
+    CHECK_STATUS(skelmap_blend(blender, rest, &unknown, 1, 0.0f, out),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    SkelmapLayer no_weights = {shoot, 1.0f, SKELMAP_MASK_WEIGHTS, 0, 0, NULL, 6};
+    CHECK_STATUS(skelmap_blend(blender, rest, &no_weights, 1, 0.0f, out),
+                 SKELMAP_STATUS_NULL_PARAMETER);
+    SkelmapLayer self = {out, 1.0f, SKELMAP_MASK_ALL, 0, 0, NULL, 0};
+    CHECK_STATUS(skelmap_blender_add(blender, &self, out), SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_additive_difference(shoot, shoot0, shoot), SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_local_pose_copy(copy, copy), SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_local_pose_bone(out, 6, m), SKELMAP_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(skelmap_local_pose_mul_bones(out, 6, 9, up), SKELMAP_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(skelmap_local_pose_sample_clip(walk, model, 3, 0.0f, true),
+                 SKELMAP_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(skelmap_local_pose_two_bone_ik(out, model, &ik, 3, 4, 6, NULL),
+                 SKELMAP_STATUS_OUT_OF_RANGE);
+    ik.target[0] = NAN;
+    CHECK_STATUS(skelmap_local_pose_two_bone_ik(out, model, &ik, 3, 4, 5, NULL),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_crossfade(INFINITY, 1.0f, &from, &to), SKELMAP_STATUS_INVALID_ARGUMENT);
+    SkelmapLocalPose *empty = NULL;
+    CHECK_STATUS(skelmap_local_pose_new(&empty), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_pose_from_local(pose, model, empty), SKELMAP_STATUS_WRONG_KIND);
+    CHECK_STATUS(skelmap_local_pose_aim_ik(empty, model, &aim, 0, NULL), SKELMAP_STATUS_WRONG_KIND);
+    skelmap_local_pose_free(empty);
+    CHECK_STATUS(skelmap_local_pose_new(NULL), SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK_STATUS(skelmap_blender_new(NULL), SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK_STATUS(skelmap_local_pose_set_bone(NULL, 0, up), SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK_STATUS(skelmap_local_pose_mul_bone(out, 0, NULL), SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK(skelmap_local_pose_bone_count(NULL) == 0);
+done:
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) skelmap_local_pose_free(*all[i]);
+    skelmap_blender_free(blender);
+    skelmap_pose_free(pose);
+    skelmap_model_free(model);
+}
+
 int main(int argc, char **argv) {
     printf("version %s simd=%s\n", skelmap_version(), skelmap_simd_level());
     /* NULL is accepted everywhere it could arrive. */
     skelmap_model_free(NULL);
     skelmap_pose_free(NULL);
+    skelmap_local_pose_free(NULL);
+    skelmap_blender_free(NULL);
     skelmap_gpu_mesh_free(NULL);
     CHECK_STATUS(skelmap_gpu_mesh_new(NULL, NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
     CHECK_STATUS(skelmap_model_counts(NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
@@ -557,6 +697,8 @@ int main(int argc, char **argv) {
             check_player(argv[++i]);
         } else if (strcmp(argv[i], "--morph") == 0 && i + 1 < argc) {
             check_morph(argv[++i]);
+        } else if (strcmp(argv[i], "--runtime") == 0 && i + 1 < argc) {
+            check_runtime(argv[++i]);
         } else if (strcmp(argv[i], "--no-morph") == 0 && i + 1 < argc) {
             check_no_morph(argv[++i]);
         } else {
