@@ -243,6 +243,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  skelmap render zombie.dpm -o zombie.png --frame 10\n  \
                             skelmap render zombie.dpm -o run.png --clip run --time 0.25\n  \
+                            skelmap render golem.dpm -o g.png --blend idle:1 --blend melee01:1:10..58 --time 0.5\n  \
                             skelmap render zombie.dpm -o sheet.png --sheet"
     )]
     Render {
