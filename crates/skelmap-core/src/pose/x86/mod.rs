@@ -8,6 +8,7 @@
 //! memory-safety checks, each block justified by a `// SAFETY:` comment.
 #![allow(unsafe_code)]
 
+pub(crate) mod blend;
 pub(crate) mod channels;
 pub(crate) mod euler;
 pub(crate) mod matrices;
