@@ -247,6 +247,9 @@ struct Clip {
   int frame = 0;  // the frame the next `run` call starts from
   // `blend`: the sampled layers and the blended pose.
   std::vector<std::vector<ozz::math::SoaTransform>> layer_poses;
+  // The job's layer list over `layer_poses`, built once by `sample_layers` (as a game
+  // keeps it), so the timed blend does not allocate.
+  std::vector<ozz::animation::BlendingJob::Layer> layers;
   std::vector<ozz::math::SoaTransform> blended;
 };
 
@@ -378,20 +381,20 @@ bool sample_layers(Clip& clip, int layers) {
     sampling.output = ozz::make_span(clip.layer_poses[k]);
     if (!sampling.Run()) return false;
   }
+  clip.layers.resize(clip.layer_poses.size());
+  for (size_t k = 0; k < clip.layers.size(); ++k) {
+    clip.layers[k].weight = 1.f / static_cast<float>(k + 1);
+    clip.layers[k].transform = ozz::make_span(clip.layer_poses[k]);
+  }
   return true;
 }
 
-// The sampled layers blended over the rest pose (layer k at weight 1 / (k + 1), threshold
-// 0.1) into `clip.blended`, as the bench's skelmap side blends them.
+// The sampled layers (`clip.layers`: layer k at weight 1 / (k + 1)) blended over the rest
+// pose with threshold 0.1 into `clip.blended`, as the bench's skelmap side blends them.
 bool blend(Clip& clip) {
-  std::vector<ozz::animation::BlendingJob::Layer> layers(clip.layer_poses.size());
-  for (size_t k = 0; k < layers.size(); ++k) {
-    layers[k].weight = 1.f / static_cast<float>(k + 1);
-    layers[k].transform = ozz::make_span(clip.layer_poses[k]);
-  }
   ozz::animation::BlendingJob job;
   job.threshold = 0.1f;
-  job.layers = ozz::make_span(layers);
+  job.layers = ozz::make_span(clip.layers);
   job.rest_pose = clip.skeleton->joint_rest_poses();
   job.output = ozz::make_span(clip.blended);
   return job.Run();

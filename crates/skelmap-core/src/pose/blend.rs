@@ -155,7 +155,7 @@ pub struct Blender {
     sums: Vec<Sum>,
     /// Per layer, how the 16-bone kernel weighs it.
     plan: Vec<Plan>,
-    /// Per layer, `bones` weights (filled for [`Plan::PerBone`] layers only).
+    /// Per layer, `bones` weights (grown to and filled for [`Plan::PerBone`] layers only).
     weights: Vec<f32>,
 }
 
@@ -247,11 +247,7 @@ impl Blender {
         }
         let bones = rest.bones.len();
         self.plan.clear();
-        self.weights.resize(layers.len() * bones, 0.0);
-        for (layer, row) in layers
-            .iter()
-            .zip(self.weights.chunks_exact_mut(bones.max(1)))
-        {
+        for (k, layer) in layers.iter().enumerate() {
             let played = layer.pose.bones.len().min(bones);
             let plan = if layer.mask == Mask::All && played == bones {
                 let w = layer.weight_of(0);
@@ -261,8 +257,12 @@ impl Blender {
                     Plan::Skip
                 }
             } else {
+                let end = (k + 1) * bones;
+                if self.weights.len() < end {
+                    self.weights.resize(end, 0.0);
+                }
                 let mut any = false;
-                for (bone, w) in row.iter_mut().enumerate() {
+                for (bone, w) in self.weights[k * bones..end].iter_mut().enumerate() {
                     *w = if bone < played {
                         layer.weight_of(bone)
                     } else {

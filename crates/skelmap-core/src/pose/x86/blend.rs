@@ -16,12 +16,13 @@
 
 use core::arch::x86_64::{
     __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NGE_UQ, _CMP_NGT_UQ, _CMP_NLE_UQ,
-    _mm512_add_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_fmadd_ps, _mm512_fnmadd_ps,
-    _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mask_div_ps, _mm512_mask_mov_ps,
-    _mm512_mask_storeu_ps, _mm512_mask_sub_ps, _mm512_maskz_loadu_ps, _mm512_maskz_mov_ps,
-    _mm512_mul_ps, _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_rsqrt14_ps,
-    _mm512_set1_ps, _mm512_setzero_ps, _mm512_shuffle_f32x4, _mm512_shuffle_ps, _mm512_sqrt_ps,
-    _mm512_sub_ps, _mm512_unpackhi_ps, _mm512_unpacklo_ps,
+    _mm512_add_ps, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps,
+    _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_blend_ps,
+    _mm512_mask_div_ps, _mm512_mask_mov_ps, _mm512_mask_storeu_ps, _mm512_mask_sub_ps,
+    _mm512_maskz_loadu_ps, _mm512_maskz_mov_ps, _mm512_mul_ps, _mm512_permutex2var_ps,
+    _mm512_permutexvar_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm512_shuffle_f32x4, _mm512_shuffle_ps, _mm512_sqrt_ps, _mm512_storeu_ps, _mm512_sub_ps,
+    _mm512_ternarylogic_epi32, _mm512_unpackhi_ps, _mm512_unpacklo_ps,
 };
 
 use glam::{Quat, Vec3A};
@@ -111,6 +112,8 @@ fn index(i: &Index) -> __m512i {
 struct Weigh {
     rows: __m512,
     quads: [__m512; 4],
+    /// One positive weight for every bone.
+    uniform: bool,
 }
 
 impl Weigh {
@@ -121,6 +124,7 @@ impl Weigh {
         Weigh {
             rows: v,
             quads: [v; 4],
+            uniform: true,
         }
     }
 
@@ -135,6 +139,7 @@ impl Weigh {
         Weigh {
             rows: _mm512_permutexvar_ps(index(&TO_ROWS), bones),
             quads,
+            uniform: false,
         }
     }
 }
@@ -171,7 +176,10 @@ fn load_pair(bones: &[(Quat, Vec3A)], v: usize) -> __m512 {
         // where its address lies past the mapped pages.
         0 => return _mm512_setzero_ps(),
         1 => 0x007F,
-        _ => 0x7F7F,
+        _ => {
+            // SAFETY: bones `2v` and `2v + 1` are 64 readable bytes of `bones`.
+            return unsafe { _mm512_loadu_ps(bones.as_ptr().wrapping_add(2 * v).cast()) };
+        }
     };
     // SAFETY: the mask enables floats 0–6 of bone `2v` and, where `bones` has it, of bone
     // `2v + 1`: bytes within `bones`, whose records are 8 floats each (asserted above).
@@ -199,8 +207,17 @@ fn transpose4([a, b, c, d]: [__m512; 4]) -> [__m512; 4] {
 fn load_step(bones: &[(Quat, Vec3A)]) -> ([__m512; 4], [__m512; 4]) {
     let zero = _mm512_setzero_ps();
     let (mut quats, mut translations) = ([zero; 4], [zero; 4]);
+    let full = bones.len() >= STEP;
     for (j, (q, t)) in quats.iter_mut().zip(&mut translations).enumerate() {
-        let (a, b) = (load_pair(bones, 2 * j), load_pair(bones, 2 * j + 1));
+        let (a, b) = if full {
+            // SAFETY: bones `4j .. 4j + 4` are 128 readable bytes of `bones`.
+            unsafe {
+                let at = bones.as_ptr().wrapping_add(4 * j).cast::<f32>();
+                (_mm512_loadu_ps(at), _mm512_loadu_ps(at.wrapping_add(16)))
+            }
+        } else {
+            (load_pair(bones, 2 * j), load_pair(bones, 2 * j + 1))
+        };
         // Quarters 0 and 2 of each: the rotations of its two bones; 1 and 3: translations.
         *q = _mm512_shuffle_f32x4::<0x88>(a, b);
         *t = _mm512_shuffle_f32x4::<0xDD>(a, b);
@@ -213,6 +230,8 @@ struct Sums {
     rows: [__m512; 4],
     translations: [__m512; 4],
     started: bool,
+    /// Every bone has had a positive weight (a uniform layer has been added).
+    weighed: bool,
 }
 
 impl Sums {
@@ -229,32 +248,40 @@ impl Sums {
             for ((sum, t), w) in self.translations.iter_mut().zip(translations).zip(w.quads) {
                 *sum = _mm512_mul_ps(t, w);
             }
+            self.weighed = w.uniform;
             return;
         }
         let s = &self.rows;
-        let dot = _mm512_fmadd_ps(
-            s[3],
-            rows[3],
-            _mm512_fmadd_ps(
-                s[2],
-                rows[2],
-                _mm512_fmadd_ps(s[1], rows[1], _mm512_mul_ps(s[0], rows[0])),
-            ),
+        let dot = _mm512_add_ps(
+            _mm512_fmadd_ps(s[1], rows[1], _mm512_mul_ps(s[0], rows[0])),
+            _mm512_fmadd_ps(s[3], rows[3], _mm512_mul_ps(s[2], rows[2])),
         );
-        let opposed = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot, _mm512_setzero_ps());
-        let signed = _mm512_mask_sub_ps(w.rows, opposed, _mm512_setzero_ps(), w.rows);
+        let signed = if self.weighed {
+            // Every bone's sum is a weighted rotation already, so its dot with a rotation is
+            // ±0 only in an exact tie: the dot's sign bit flips the weight, one operation.
+            _mm512_castsi512_ps(_mm512_ternarylogic_epi32::<0x78>(
+                _mm512_castps_si512(w.rows),
+                _mm512_castps_si512(dot),
+                _mm512_set1_epi32(i32::MIN),
+            ))
+        } else {
+            // A bone no layer has weighed yet sums to zero, whose dot may be −0: `dot < 0`.
+            let opposed = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot, _mm512_setzero_ps());
+            _mm512_mask_sub_ps(w.rows, opposed, _mm512_setzero_ps(), w.rows)
+        };
         for (sum, q) in self.rows.iter_mut().zip(rows) {
             *sum = _mm512_fmadd_ps(q, signed, *sum);
         }
         for ((sum, t), w) in self.translations.iter_mut().zip(translations).zip(w.quads) {
             *sum = _mm512_fmadd_ps(t, w, *sum);
         }
+        self.weighed |= w.uniform;
     }
 }
 
 /// The blend. Every layer's plan and weights are as `Blender::blend_lanes` makes them: a
 /// `Uniform` layer's pose has at least `rest.len()` bones; `weights` holds `rest.len()`
-/// weights per layer.
+/// weights for each `PerBone` layer `k` at `k · rest.len()`.
 #[target_feature(enable = "avx512f")]
 fn blend_avx512(
     rest: &[(Quat, Vec3A)],
@@ -266,64 +293,118 @@ fn blend_avx512(
 ) {
     let bones = rest.len().min(out.len());
     let per_bone = plan.contains(&Plan::PerBone);
-    // Without per-bone weights, every bone has the same total weight and rest-pose share.
+    // Without per-bone weights, every bone has the same total weight and rest-pose share;
+    // with them, the uniform layers' total starts every step's.
     let total: f32 = plan
         .iter()
         .map(|p| if let Plan::Uniform(w) = *p { w } else { 0.0 })
         .sum();
     let rest_share = if total > 0.0 { threshold - total } else { 1.0 };
     let uniform_inverse = Weigh::uniform(1.0 / (total + rest_share.max(0.0)));
-    let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
     for first in (0..bones).step_by(STEP) {
-        let count = (bones - first).min(STEP);
-        let mut sums = Sums {
-            rows: [zero; 4],
-            translations: [zero; 4],
-            started: false,
-        };
-        let mut total_weight = zero;
+        let mut step = Step::new(first, bones, total);
         for (k, (layer, plan)) in layers.iter().zip(plan).enumerate() {
-            let w = match *plan {
-                Plan::Skip => continue,
-                Plan::Uniform(w) => {
-                    total_weight = _mm512_add_ps(total_weight, _mm512_set1_ps(w));
-                    Weigh::uniform(w)
-                }
-                Plan::PerBone => {
-                    let row = weights.get(k * bones + first..).unwrap_or_default();
-                    let w = load_floats(row, count);
-                    total_weight = _mm512_add_ps(total_weight, w);
-                    Weigh::per_bone(w)
-                }
-            };
-            let poses = layer.pose.bones.get(first..).unwrap_or_default();
-            sums.add(load_step(&poses[..poses.len().min(count)]), &w);
+            match *plan {
+                Plan::Skip => {}
+                Plan::Uniform(w) => step.add(layer, &Weigh::uniform(w)),
+                Plan::PerBone => step.add_per_bone(layer, &weights[k * bones..(k + 1) * bones]),
+            }
         }
+        step.finish(rest, per_bone, threshold, rest_share, &uniform_inverse, out);
+    }
+}
+
+/// One step of the blend: its bones and running sums.
+struct Step {
+    /// Its first bone.
+    first: usize,
+    /// How many bones it blends (0 to 16).
+    count: usize,
+    sums: Sums,
+    /// Per bone (bone order), the total weight so far (the uniform layers' from the start).
+    total_weight: __m512,
+}
+
+impl Step {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new(first: usize, bones: usize, uniform_total: f32) -> Step {
+        let zero = _mm512_setzero_ps();
+        Step {
+            first,
+            count: bones.saturating_sub(first).min(STEP),
+            sums: Sums {
+                rows: [zero; 4],
+                translations: [zero; 4],
+                started: false,
+                weighed: false,
+            },
+            total_weight: _mm512_set1_ps(uniform_total),
+        }
+    }
+
+    /// Adds the step's bones of `layer` at `w`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add(&mut self, layer: &Layer<'_>, w: &Weigh) {
+        let poses = layer.pose.bones.get(self.first..).unwrap_or_default();
+        self.sums
+            .add(load_step(&poses[..poses.len().min(self.count)]), w);
+    }
+
+    /// Adds the step's bones of `layer` at their weights in `row` (one per bone of the
+    /// skeleton).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add_per_bone(&mut self, layer: &Layer<'_>, row: &[f32]) {
+        let w = load_floats(row.get(self.first..).unwrap_or_default(), self.count);
+        self.total_weight = _mm512_add_ps(self.total_weight, w);
+        self.add(layer, &Weigh::per_bone(w));
+    }
+
+    /// The rest pose's share added (`rest_share` of it everywhere, or per bone where the
+    /// layers are weighed per bone), the sums normalised, and the step written to `out`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn finish(
+        &mut self,
+        rest: &[(Quat, Vec3A)],
+        per_bone: bool,
+        threshold: f32,
+        rest_share: f32,
+        uniform_inverse: &Weigh,
+        out: &mut [(Quat, Vec3A)],
+    ) {
+        let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
+        let (first, count) = (self.first, self.count);
         let rest_step = &rest[first..first + count];
         let inverse = if per_bone {
             // Per bone: the rest pose where the total is below the threshold (all of it
             // where there is no weight), then the total's reciprocal.
-            let weighed = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(total_weight, zero);
+            let total = self.total_weight;
+            let weighed = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(total, zero);
             let share = _mm512_mask_blend_ps(
                 weighed,
                 one,
-                _mm512_sub_ps(_mm512_set1_ps(threshold), total_weight),
+                _mm512_sub_ps(_mm512_set1_ps(threshold), total),
             );
             let filled = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(share, zero) & lanes(count);
+            let mut total = total;
             if filled != 0 {
                 let share = _mm512_maskz_mov_ps(filled, share);
-                sums.add(load_step(rest_step), &Weigh::per_bone(share));
-                total_weight = _mm512_add_ps(total_weight, share);
+                self.sums.add(load_step(rest_step), &Weigh::per_bone(share));
+                total = _mm512_add_ps(total, share);
             }
-            Weigh::per_bone(_mm512_div_ps(one, total_weight))
+            Weigh::per_bone(_mm512_div_ps(one, total))
         } else {
             if rest_share > 0.0 {
-                sums.add(load_step(rest_step), &Weigh::uniform(rest_share));
+                self.sums
+                    .add(load_step(rest_step), &Weigh::uniform(rest_share));
             }
-            uniform_inverse
+            *uniform_inverse
         };
-        let rows = normalized(sums.rows, count);
-        let mut translations = sums.translations;
+        let rows = normalized(self.sums.rows, count);
+        let mut translations = self.sums.translations;
         for (t, w) in translations.iter_mut().zip(inverse.quads) {
             *t = _mm512_mul_ps(*t, w);
         }
@@ -336,14 +417,9 @@ fn blend_avx512(
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn normalized(rows: [__m512; 4], count: usize) -> [__m512; 4] {
-    let length2 = _mm512_fmadd_ps(
-        rows[3],
-        rows[3],
-        _mm512_fmadd_ps(
-            rows[2],
-            rows[2],
-            _mm512_fmadd_ps(rows[1], rows[1], _mm512_mul_ps(rows[0], rows[0])),
-        ),
+    let length2 = _mm512_add_ps(
+        _mm512_fmadd_ps(rows[1], rows[1], _mm512_mul_ps(rows[0], rows[0])),
+        _mm512_fmadd_ps(rows[3], rows[3], _mm512_mul_ps(rows[2], rows[2])),
     );
     let estimate = _mm512_rsqrt14_ps(length2);
     // One Newton step: r · (3/2 − (l²/2) · r²).
@@ -389,14 +465,30 @@ fn normalized(rows: [__m512; 4], count: usize) -> [__m512; 4] {
 fn store_step(rows: [__m512; 4], translations: [__m512; 4], out: &mut [(Quat, Vec3A)]) {
     let quats = transpose4(rows);
     let (front, back) = (index(&INTERLEAVE[0]), index(&INTERLEAVE[1]));
+    if out.len() >= STEP {
+        for (j, (q, t)) in quats.into_iter().zip(translations).enumerate() {
+            // SAFETY: bones `4j .. 4j + 4` are 128 writable bytes of `out`, whose records
+            // are 8 floats each (asserted above).
+            unsafe {
+                let at = out.as_mut_ptr().wrapping_add(4 * j).cast::<f32>();
+                _mm512_storeu_ps(at, _mm512_permutex2var_ps(q, front, t));
+                _mm512_storeu_ps(at.wrapping_add(16), _mm512_permutex2var_ps(q, back, t));
+            }
+        }
+        return;
+    }
     for (j, (q, t)) in quats.into_iter().zip(translations).enumerate() {
         for (v, i) in [(2 * j, front), (2 * j + 1, back)] {
+            let pair = _mm512_permutex2var_ps(q, i, t);
             let mask: __mmask16 = match out.len().saturating_sub(2 * v) {
                 0 => continue,
                 1 => 0x00FF,
-                _ => 0xFFFF,
+                _ => {
+                    // SAFETY: bones `2v` and `2v + 1` are 64 writable bytes of `out`.
+                    unsafe { _mm512_storeu_ps(out.as_mut_ptr().wrapping_add(2 * v).cast(), pair) };
+                    continue;
+                }
             };
-            let pair = _mm512_permutex2var_ps(q, i, t);
             // SAFETY: the mask enables the 8 floats of bone `2v` and, where `out` has it,
             // of bone `2v + 1`: bytes within `out`, whose records are 8 floats each
             // (asserted above); the unused fourth lane of a translation is written 0.
