@@ -239,7 +239,8 @@ fn levels_agree(rest: &LocalPose, layers: &[Layer<'_>], threshold: f32, what: &s
 
 /// The 16-bone kernel against the scalar blend, on every case it handles differently: bone
 /// counts around its step (1 to 40), uniform, ranged and per-bone-weighted layers, layers
-/// shorter than the rest pose, weights of zero and below, opposed hemispheres, a total
+/// shorter than the rest pose, empty, outside and short masks, weights of zero, below zero
+/// and infinite, opposed hemispheres, a total
 /// weight below the threshold (the rest pose filling in, everywhere or per bone), no layer
 /// at all, and rotations of zero length (the identity) or not normalised.
 #[test]
@@ -252,7 +253,7 @@ fn every_level_blends_as_the_scalar_blend() {
             *q = -*q;
         }
         let weights: Vec<f32> = (0..n).map(|b| (b % 5) as f32 / 4.0).collect();
-        let cases: [(&str, Vec<Layer<'_>>, f32); 9] = [
+        let cases: [(&str, Vec<Layer<'_>>, f32); 10] = [
             (
                 "two uniform",
                 vec![Layer::new(&a, 1.0), Layer::new(&b, 0.5)],
@@ -308,6 +309,24 @@ fn every_level_blends_as_the_scalar_blend() {
             (
                 "opposed",
                 vec![Layer::new(&a, 1.0), Layer::new(&flipped, 1.0)],
+                0.1,
+            ),
+            (
+                "empty, outside and short masks",
+                vec![
+                    Layer::new(&a, 0.5),
+                    Layer::new(&b, 1.0).masked(Mask::Range { first: 5, last: 2 }),
+                    Layer::new(&b, 1.0).masked(Mask::Range {
+                        first: n + 3,
+                        last: n + 9,
+                    }),
+                    Layer::new(&c, 0.8).masked(Mask::Range {
+                        first: n / 3,
+                        last: usize::MAX,
+                    }),
+                    Layer::new(&flipped, f32::INFINITY),
+                    Layer::new(&b, 0.6).masked(Mask::Weights(&weights[..n / 3])),
+                ],
                 0.1,
             ),
         ];

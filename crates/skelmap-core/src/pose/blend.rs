@@ -96,6 +96,43 @@ impl<'a> Layer<'a> {
         Layer { mask, ..self }
     }
 
+    /// Each bone's [`Layer::weight_of`] into `row` (0 from bone `played` on, which the pose
+    /// lacks); whether any is positive. A range or the whole skeleton is a fill, not a call
+    /// a bone.
+    fn fill_weights(&self, played: usize, row: &mut [f32]) -> bool {
+        let w = self.weight;
+        let played = played.min(row.len());
+        if !(w.is_finite() && w > 0.0) || played == 0 {
+            row.fill(0.0);
+            return false;
+        }
+        let (kept, rest) = row.split_at_mut(played);
+        rest.fill(0.0);
+        match self.mask {
+            Mask::All => {
+                kept.fill(w);
+                true
+            }
+            Mask::Range { first, last } => {
+                kept.fill(0.0);
+                let last = last.min(played - 1);
+                if first > last {
+                    return false;
+                }
+                kept[first..=last].fill(w);
+                true
+            }
+            Mask::Weights(_) => {
+                let mut any = false;
+                for (bone, out) in kept.iter_mut().enumerate() {
+                    *out = self.weight_of(bone);
+                    any |= *out > 0.0;
+                }
+                any
+            }
+        }
+    }
+
     /// The weight this layer gives `bone`: its weight times its mask's factor, or 0.
     fn weight_of(&self, bone: usize) -> f32 {
         let w = self.weight * self.mask.factor(bone);
@@ -261,16 +298,11 @@ impl Blender {
                 if self.weights.len() < end {
                     self.weights.resize(end, 0.0);
                 }
-                let mut any = false;
-                for (bone, w) in self.weights[k * bones..end].iter_mut().enumerate() {
-                    *w = if bone < played {
-                        layer.weight_of(bone)
-                    } else {
-                        0.0
-                    };
-                    any |= *w > 0.0;
+                if layer.fill_weights(played, &mut self.weights[k * bones..end]) {
+                    Plan::PerBone
+                } else {
+                    Plan::Skip
                 }
-                if any { Plan::PerBone } else { Plan::Skip }
             };
             self.plan.push(plan);
         }
