@@ -829,6 +829,15 @@ mod ozz {
                     ..ik(Vec3A::new(1.2, -1.5, 0.4))
                 },
             ),
+            // The target 1.59 from the shoulder, past the softened reach (60 % of 2).
+            (
+                "softened",
+                bent,
+                TwoBoneIk {
+                    soften: 0.6,
+                    ..ik(Vec3A::new(1.2, 1.0, 0.3))
+                },
+            ),
         ]
     }
 
