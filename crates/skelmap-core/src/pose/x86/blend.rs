@@ -1,7 +1,8 @@
 //! `pose::blend::Blender::blend` sixteen bones a step with AVX-512F, for poses without scales.
 //!
 //! A step loads 16 bones of a layer (`(Quat, Vec3A)`, 8 floats each: eight vectors of two
-//! bones, the translations' unused fourth lanes not read) and regroups their 128-bit quarters
+//! bones; a last, partial step leaves the missing bones and the translations' unused fourth
+//! lanes unread, through masks) and regroups their 128-bit quarters
 //! into four vectors of rotations and four of translations, four bones each. The rotations
 //! are transposed into four rows (x, y, z, w) of 16 bones, lane `4l + j` holding bone
 //! `4j + l`, where the hemisphere test and the weighted sum run lane-wise; translations need
@@ -28,6 +29,12 @@ use core::arch::x86_64::{
 use glam::{Quat, Vec3A};
 
 use crate::pose::blend::{Layer, Plan};
+
+// Full steps load each translation's fourth lane too: glam stores a `Vec3A` as one
+// `__m128` on x86-64, all 16 bytes initialised (this stops the build where it would be a
+// padded struct instead, glam's `scalar-math`).
+const _: fn(Vec3A) -> core::arch::x86_64::__m128 =
+    <core::arch::x86_64::__m128 as From<Vec3A>>::from;
 
 // The kernel reads and writes `(Quat, Vec3A)` as 8 floats, the rotation's x, y, z, w first.
 const _: () = {
@@ -176,10 +183,7 @@ fn load_pair(bones: &[(Quat, Vec3A)], v: usize) -> __m512 {
         // where its address lies past the mapped pages.
         0 => return _mm512_setzero_ps(),
         1 => 0x007F,
-        _ => {
-            // SAFETY: bones `2v` and `2v + 1` are 64 readable bytes of `bones`.
-            return unsafe { _mm512_loadu_ps(bones.as_ptr().wrapping_add(2 * v).cast()) };
-        }
+        _ => 0x7F7F,
     };
     // SAFETY: the mask enables floats 0–6 of bone `2v` and, where `bones` has it, of bone
     // `2v + 1`: bytes within `bones`, whose records are 8 floats each (asserted above).
