@@ -866,6 +866,41 @@ mod ozz {
     /// against the formulas.
     const ESTIMATE_TOLERANCE: f32 = 2e-4;
 
+    /// One IK case of a group, after its comparison `(name, largest |Δcorrection|, whether
+    /// ozz estimates there, whether the reached flags agree)` is checked (within
+    /// [`ESTIMATE_TOLERANCE`] where ozz estimates, else [`IK_TOLERANCE`]): the `ozz/<name>`
+    /// row (the harness timing `request(iters)`) and the `skelmap/<name>` row (`solve`, once
+    /// an iteration).
+    fn ik_rows<T>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        ozz: &mut Peer,
+        (name, diff, estimated, same_reach): (&str, f32, bool, bool),
+        request: impl Fn(u64) -> String,
+        solve: impl Fn() -> T,
+    ) {
+        let tolerance = if estimated {
+            ESTIMATE_TOLERANCE
+        } else {
+            IK_TOLERANCE
+        };
+        assert!(
+            diff <= tolerance && same_reach,
+            "{name}: ozz and skelmap disagree"
+        );
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(BenchmarkId::new("ozz", name), |b| {
+            b.iter_custom(|iters| {
+                let words = ozz
+                    .request(&request(iters.max(1)))
+                    .unwrap_or_else(|e| panic!("ozz {name}: {e}"));
+                Duration::from_nanos(words[0].parse().unwrap())
+            })
+        });
+        group.bench_function(BenchmarkId::new("skelmap", name), |b| {
+            b.iter(|| std::hint::black_box(solve()))
+        });
+    }
+
     /// ozz's `IKTwoBoneJob` beside `pose::TwoBoneIk::solve` on the same chains and
     /// parameters ([`ik_cases`]: reachable, unreachable, with pole, twist and weight, a
     /// chain turned off the axes, and a softened reach), one solve per iteration. Before
@@ -896,33 +931,20 @@ mod ozz {
                 "ozz-ik-two-bone {name}: max |Δcorrection| {diff:.3e}, reached {} (ozz {reached})",
                 ours.reached
             );
-            let tolerance = if ik.soften < 1.0 && !ours.reached {
-                ESTIMATE_TOLERANCE
-            } else {
-                IK_TOLERANCE
-            };
-            assert!(
-                diff <= tolerance && ours.reached == reached,
-                "{name}: ozz and skelmap disagree"
-            );
-            group.throughput(Throughput::Elements(1));
-            group.bench_function(BenchmarkId::new("ozz", name), |b| {
-                b.iter_custom(|iters| {
-                    let words = ozz
-                        .request(&ik_request(name, iters.max(1), &chain, &ik))
-                        .unwrap_or_else(|e| panic!("ozz ik {name}: {e}"));
-                    Duration::from_nanos(words[0].parse().unwrap())
-                })
-            });
-            group.bench_function(BenchmarkId::new("skelmap", name), |b| {
-                b.iter(|| {
-                    std::hint::black_box(std::hint::black_box(&ik).solve(
+            let estimated = ik.soften < 1.0 && !ours.reached;
+            ik_rows(
+                &mut group,
+                &mut ozz,
+                (name, diff, estimated, ours.reached == reached),
+                |iters| ik_request(name, iters, &chain, &ik),
+                || {
+                    std::hint::black_box(&ik).solve(
                         std::hint::black_box(&chain[0]),
                         &chain[1],
                         &chain[2],
-                    ))
-                })
-            });
+                    )
+                },
+            );
         }
         group.finish();
     }
@@ -1008,31 +1030,13 @@ mod ozz {
                 "ozz-ik-aim {name}: max |Δcorrection| {diff:.3e}, reached {} (ozz {reached})",
                 ours.reached
             );
-            let tolerance = if ik.weight < 1.0 {
-                ESTIMATE_TOLERANCE
-            } else {
-                IK_TOLERANCE
-            };
-            assert!(
-                diff <= tolerance && ours.reached == reached,
-                "{name}: ozz and skelmap disagree"
+            ik_rows(
+                &mut group,
+                &mut ozz,
+                (name, diff, ik.weight < 1.0, ours.reached == reached),
+                |iters| aim_request(name, iters, &joint, &ik),
+                || std::hint::black_box(&ik).solve(std::hint::black_box(&joint)),
             );
-            group.throughput(Throughput::Elements(1));
-            group.bench_function(BenchmarkId::new("ozz", name), |b| {
-                b.iter_custom(|iters| {
-                    let words = ozz
-                        .request(&aim_request(name, iters.max(1), &joint, &ik))
-                        .unwrap_or_else(|e| panic!("ozz aim {name}: {e}"));
-                    Duration::from_nanos(words[0].parse().unwrap())
-                })
-            });
-            group.bench_function(BenchmarkId::new("skelmap", name), |b| {
-                b.iter(|| {
-                    std::hint::black_box(
-                        std::hint::black_box(&ik).solve(std::hint::black_box(&joint)),
-                    )
-                })
-            });
         }
         group.finish();
     }
