@@ -9,7 +9,8 @@
 //!   `PreparedMesh` on the same mesh and matrices, in vertices/s, on one thread and (synthetic
 //!   inputs) two; `ozz-blend-<n>`: ozz's `BlendingJob` beside skelmap's `pose::blend::Blender`,
 //!   `n` sampled layers of every corpus DPM; `ozz-ik-two-bone`: ozz's `IKTwoBoneJob` beside
-//!   `pose::TwoBoneIk` on four chains; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
+//!   `pose::TwoBoneIk` on five chains; `ozz-ik-aim`: ozz's `IKAimJob` beside `pose::AimIk`
+//!   on three joints; `ozz-pose`: ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's
 //!   `pose::sample` + `Palette::build` on every corpus DPM's and IQM's animation (an IQM as
 //!   `iqm::Pair`, through its channel layout), in bones/s.
 //!   See the `ozz` module below.
@@ -154,7 +155,7 @@ mod ozz {
     use skelmap::dpm::{self, Dpm};
     use skelmap::glam::{self, Affine3A, Quat, Vec3, Vec3A, Vec4};
     use skelmap::iqm::Iqm;
-    use skelmap::pose::{self, Interpolation, LocalPose, Palette, TwoBoneIk};
+    use skelmap::pose::{self, AimIk, Interpolation, LocalPose, Palette, TwoBoneIk};
     use skelmap::skin::{self, CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
     use skelmap::{Diagnostics, Parse, SkeletalMesh};
 
@@ -829,6 +830,15 @@ mod ozz {
                     ..ik(Vec3A::new(1.2, -1.5, 0.4))
                 },
             ),
+            // The target 1.59 from the shoulder, past the softened reach (60 % of 2).
+            (
+                "softened",
+                bent,
+                TwoBoneIk {
+                    soften: 0.6,
+                    ..ik(Vec3A::new(1.2, 1.0, 0.3))
+                },
+            ),
         ]
     }
 
@@ -849,10 +859,53 @@ mod ozz {
     /// components, `q` and `−q` being one rotation).
     const IK_TOLERANCE: f32 = 1e-5;
 
+    /// The same where ozz computes with SSE's 12-bit estimates (relative error up to 3.7e-4)
+    /// and skelmap exactly: a two-bone chain's softened target (`SoftenTarget` divides by
+    /// `RcpEstX`) and an aim's weighted correction (`NormalizeEst4`, no Newton step). ozz's
+    /// corrections are then off by about 1e-4; tests/integration/pose/ik.rs checks skelmap's
+    /// against the formulas.
+    const ESTIMATE_TOLERANCE: f32 = 2e-4;
+
+    /// One IK case of a group, after its comparison `(name, largest |Δcorrection|, whether
+    /// ozz estimates there, whether the reached flags agree)` is checked (within
+    /// [`ESTIMATE_TOLERANCE`] where ozz estimates, else [`IK_TOLERANCE`]): the `ozz/<name>`
+    /// row (the harness timing `request(iters)`) and the `skelmap/<name>` row (`solve`, once
+    /// an iteration).
+    fn ik_rows<T>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        ozz: &mut Peer,
+        (name, diff, estimated, same_reach): (&str, f32, bool, bool),
+        request: impl Fn(u64) -> String,
+        solve: impl Fn() -> T,
+    ) {
+        let tolerance = if estimated {
+            ESTIMATE_TOLERANCE
+        } else {
+            IK_TOLERANCE
+        };
+        assert!(
+            diff <= tolerance && same_reach,
+            "{name}: ozz and skelmap disagree"
+        );
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(BenchmarkId::new("ozz", name), |b| {
+            b.iter_custom(|iters| {
+                let words = ozz
+                    .request(&request(iters.max(1)))
+                    .unwrap_or_else(|e| panic!("ozz {name}: {e}"));
+                Duration::from_nanos(words[0].parse().unwrap())
+            })
+        });
+        group.bench_function(BenchmarkId::new("skelmap", name), |b| {
+            b.iter(|| std::hint::black_box(solve()))
+        });
+    }
+
     /// ozz's `IKTwoBoneJob` beside `pose::TwoBoneIk::solve` on the same chains and
-    /// parameters ([`ik_cases`]: reachable, unreachable, with pole, twist and weight, and a
-    /// chain turned off the axes), one solve per iteration. Before timing, both corrections
-    /// and the reached flag are compared.
+    /// parameters ([`ik_cases`]: reachable, unreachable, with pole, twist and weight, a
+    /// chain turned off the axes, and a softened reach), one solve per iteration. Before
+    /// timing, both corrections (within [`IK_TOLERANCE`], or [`ESTIMATE_TOLERANCE`] where
+    /// the target is softened) and the reached flag are compared.
     pub fn two_bone_ik(c: &mut Criterion) {
         let mut ozz = Peer::spawn("ozz", HARNESS);
         let mut group = c.benchmark_group("ozz-ik-two-bone");
@@ -878,28 +931,112 @@ mod ozz {
                 "ozz-ik-two-bone {name}: max |Δcorrection| {diff:.3e}, reached {} (ozz {reached})",
                 ours.reached
             );
-            assert!(
-                diff <= IK_TOLERANCE && ours.reached == reached,
-                "{name}: ozz and skelmap disagree"
-            );
-            group.throughput(Throughput::Elements(1));
-            group.bench_function(BenchmarkId::new("ozz", name), |b| {
-                b.iter_custom(|iters| {
-                    let words = ozz
-                        .request(&ik_request(name, iters.max(1), &chain, &ik))
-                        .unwrap_or_else(|e| panic!("ozz ik {name}: {e}"));
-                    Duration::from_nanos(words[0].parse().unwrap())
-                })
-            });
-            group.bench_function(BenchmarkId::new("skelmap", name), |b| {
-                b.iter(|| {
-                    std::hint::black_box(std::hint::black_box(&ik).solve(
+            let estimated = ik.soften < 1.0 && !ours.reached;
+            ik_rows(
+                &mut group,
+                &mut ozz,
+                (name, diff, estimated, ours.reached == reached),
+                |iters| ik_request(name, iters, &chain, &ik),
+                || {
+                    std::hint::black_box(&ik).solve(
                         std::hint::black_box(&chain[0]),
                         &chain[1],
                         &chain[2],
-                    ))
-                })
-            });
+                    )
+                },
+            );
+        }
+        group.finish();
+    }
+
+    /// The aim IK cases compared with ozz: `(name, joint, ik)`.
+    fn aim_cases() -> Vec<(&'static str, Affine3A, AimIk)> {
+        let head = Affine3A::from_rotation_translation(
+            Quat::from_euler(glam::EulerRot::XYZ, 0.2, 0.5, -0.3),
+            Vec3::new(0.1, 1.6, 0.2),
+        );
+        vec![
+            (
+                "forward",
+                Affine3A::IDENTITY,
+                AimIk {
+                    target: Vec3A::new(1.0, 0.5, 2.0),
+                    ..AimIk::default()
+                },
+            ),
+            (
+                "offset-twist-weight",
+                head,
+                AimIk {
+                    target: Vec3A::new(-1.5, 2.0, 3.0),
+                    forward: Vec3A::new(0.0, 0.6, 0.8),
+                    offset: Vec3A::new(0.05, 0.2, 0.1),
+                    up: Vec3A::X,
+                    pole_vector: Vec3A::new(0.3, 1.0, 0.0),
+                    twist_angle: 0.3,
+                    weight: 0.6,
+                },
+            ),
+            (
+                "turned-joint",
+                head,
+                AimIk {
+                    target: Vec3A::new(2.0, -1.0, 0.5),
+                    pole_vector: Vec3A::Z,
+                    ..AimIk::default()
+                },
+            ),
+        ]
+    }
+
+    /// The `aim` request for a case: its matrix, target, forward, offset, up, pole, twist,
+    /// weight.
+    fn aim_request(name: &str, iters: u64, joint: &Affine3A, ik: &AimIk) -> String {
+        let mut words = vec![format!("aim {name} {iters}")];
+        words.extend(joint.to_cols_array().iter().map(|x| format!("{x:e}")));
+        for v in [ik.target, ik.forward, ik.offset, ik.up, ik.pole_vector] {
+            words.extend(v.to_array().iter().map(|x| format!("{x:e}")));
+        }
+        words.extend([ik.twist_angle, ik.weight].map(|x| format!("{x:e}")));
+        words.join(" ")
+    }
+
+    /// ozz's `IKAimJob` beside `pose::AimIk::solve` on the same joints and parameters
+    /// ([`aim_cases`]: plain, with offset, twist and weight, and a joint turned off the
+    /// axes), one solve per iteration. Before timing, the corrections (within
+    /// [`IK_TOLERANCE`] per component, `q` and `−q` alike; [`ESTIMATE_TOLERANCE`] for a
+    /// weight below 1) and the reached flag are compared.
+    pub fn aim_ik(c: &mut Criterion) {
+        let mut ozz = Peer::spawn("ozz", HARNESS);
+        let mut group = c.benchmark_group("ozz-ik-aim");
+        group
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(2))
+            .warm_up_time(Duration::from_millis(500));
+        for (name, joint, ik) in aim_cases() {
+            let words = ozz
+                .request(&aim_request(name, 1, &joint, &ik))
+                .unwrap_or_else(|e| panic!("ozz aim {name}: {e}"));
+            let t: Vec<f32> = words[1..5].iter().map(|w| w.parse().unwrap()).collect();
+            let reached = words[5] == "1";
+            let ours = ik.solve(&joint);
+            let theirs = Vec4::new(t[0], t[1], t[2], t[3]);
+            let q = Vec4::from(ours.joint);
+            let diff = (q - theirs)
+                .abs()
+                .max_element()
+                .min((q + theirs).abs().max_element());
+            println!(
+                "ozz-ik-aim {name}: max |Δcorrection| {diff:.3e}, reached {} (ozz {reached})",
+                ours.reached
+            );
+            ik_rows(
+                &mut group,
+                &mut ozz,
+                (name, diff, ik.weight < 1.0, ours.reached == reached),
+                |iters| aim_request(name, iters, &joint, &ik),
+                || std::hint::black_box(&ik).solve(std::hint::black_box(&joint)),
+            );
         }
         group.finish();
     }
@@ -1392,6 +1529,8 @@ fn all(c: &mut Criterion) {
     ozz::blending(c);
     #[cfg(feature = "ozz")]
     ozz::two_bone_ik(c);
+    #[cfg(feature = "ozz")]
+    ozz::aim_ik(c);
     #[cfg(feature = "assimp")]
     assimp::import(c);
 }

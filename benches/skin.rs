@@ -25,6 +25,10 @@
 //! - `playback`: `Model::sample` + `Model::palette` per bone while playing forward one frame
 //!   per call, halfway between frames, for every corpus DPM and MS3D: the keyed MS3D format
 //!   beside the framed DPM through the same format-neutral calls.
+//! - `frame-golem`: one game frame of the corpus golem (63 bones): two clips sampled, blended
+//!   with a bone mask, one two-bone IK, posed and skinned by the compact kernel (`whole`),
+//!   and each of those steps alone (`sample-2`, `blend-masked`, `ik`, `pose-matrices`,
+//!   `skin-compact`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -585,5 +589,163 @@ fn playback(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, skin, iqm_vs_dpm, handover, endian, pose, playback);
+/// The buffers one character's frame reuses (a game keeps them from frame to frame).
+#[derive(Default)]
+struct Frame {
+    walk: LocalPose,
+    run: LocalPose,
+    blended: LocalPose,
+    blender: pose::blend::Blender,
+    palette: Palette,
+    pose: Pose,
+    matrices: SkinMatrices,
+    positions: Vec<[f32; 3]>,
+    normals: Vec<[f32; 3]>,
+}
+
+/// What a frame of golem plays: two clips, the second masked to the bones from the IK
+/// chain's start joint on, and a two-bone IK on that chain (the deepest three bones).
+struct Scene<'m> {
+    model: &'m Model<'m>,
+    compact: skelmap::model::Compact,
+    rest: LocalPose,
+    clips: [skelmap::pose::framegroups::FrameGroup; 2],
+    chain: [usize; 3],
+}
+
+impl Scene<'_> {
+    /// Step 1: both clips sampled at `seconds`.
+    fn sample(&self, seconds: f32, f: &mut Frame) {
+        for (clip, out) in self.clips.iter().zip([&mut f.walk, &mut f.run]) {
+            self.model
+                .sample_clip(clip, seconds, true, Interpolation::Nlerp, out)
+                .unwrap();
+        }
+    }
+
+    /// Step 2: the walk everywhere, the run at half weight from the chain's start joint on.
+    fn blend(&self, f: &mut Frame) {
+        use skelmap::pose::blend::{Layer, Mask};
+        let mask = Mask::Range {
+            first: self.chain[0],
+            last: usize::MAX,
+        };
+        let layers = [
+            Layer::new(&f.walk, 1.0),
+            Layer::new(&f.run, 0.5).masked(mask),
+        ];
+        f.blender.blend(&self.rest, &layers, 0.1, &mut f.blended);
+    }
+
+    /// Step 3: world transforms for the chain, the IK solved towards a point between its
+    /// start and end, its corrections applied to the local pose.
+    fn ik(&self, f: &mut Frame) {
+        self.model.palette(&f.blended, &mut f.palette);
+        let [s, m, e] = self.chain.map(|bone| f.palette.world[bone]);
+        let ik = pose::TwoBoneIk {
+            target: (s.translation + e.translation) * 0.5 + skelmap::glam::Vec3A::splat(0.01),
+            mid_axis: skelmap::glam::Vec3A::X,
+            ..pose::TwoBoneIk::default()
+        };
+        ik.solve(&s, &m, &e)
+            .apply(&mut f.blended, self.chain[0], self.chain[1]);
+    }
+
+    /// Step 4: the model posed by the corrected local pose (world transforms, layouts) and
+    /// the compact kernel's matrices.
+    fn pose(&self, f: &mut Frame) {
+        self.model.pose_local(&f.blended, &mut f.pose).unwrap();
+        self.compact.matrices(&f.pose, &mut f.matrices).unwrap();
+    }
+
+    /// Step 5: every mesh skinned by the compact kernel, at the best level.
+    fn skin(&self, f: &mut Frame) {
+        let level = SimdLevel::detect();
+        for mesh in 0..self.compact.num_meshes() {
+            let n = self.compact.mesh(mesh).unwrap().num_vertices();
+            f.positions.resize(n, [0.0; 3]);
+            f.normals.resize(n, [0.0; 3]);
+            self.compact
+                .skin(mesh, &f.matrices, level, &mut f.positions, &mut f.normals)
+                .unwrap();
+        }
+    }
+
+    fn whole(&self, seconds: f32, f: &mut Frame) {
+        self.sample(seconds, f);
+        self.blend(f);
+        self.ik(f);
+        self.pose(f);
+        self.skin(f);
+    }
+}
+
+/// Three bones, each the parent of the next, ending at the deepest bone.
+fn deepest_chain(model: &Model) -> [usize; 3] {
+    let parent = |bone: usize| model.bone(bone).and_then(|b| b.parent());
+    (0..model.num_bones())
+        .rev()
+        .find_map(|end| {
+            let mid = parent(end)?;
+            Some([parent(mid)?, mid, end])
+        })
+        .unwrap()
+}
+
+/// One game frame of golem (issue #57): two clips sampled (`Model::sample_clip`), blended
+/// with a bone mask (`Blender::blend`), one two-bone IK (`Model::palette`,
+/// `TwoBoneIk::solve`, `apply`), posed (`Model::pose_local`, `Compact::matrices`) and skinned
+/// by the compact kernel (`Compact::skin`); `whole`, and each step alone on the buffers the
+/// whole frame leaves.
+fn frame(c: &mut Criterion) {
+    let Some((_, bytes)) = common::corpus("dpm")
+        .into_iter()
+        .find(|(name, _)| name == "xon_monsters_golem")
+    else {
+        return;
+    };
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mut rest = LocalPose::default();
+    model.bind_pose(&mut rest);
+    // The two longest clips (golem's walk and run, say), in their order.
+    let mut clips: Vec<_> = model.clips().to_vec();
+    clips.sort_by_key(|c| std::cmp::Reverse(c.count));
+    let scene = Scene {
+        model: &model,
+        compact: model.compact().unwrap(),
+        rest,
+        clips: [clips[0].clone(), clips[1 % clips.len()].clone()],
+        chain: deepest_chain(&model),
+    };
+    let mut f = Frame::default();
+    scene.whole(0.3, &mut f);
+    let vertices: usize = f.positions.len();
+    println!(
+        "frame golem: {} bones, chain {:?}, clips {:?} and {:?}, {vertices} vertices in the last mesh",
+        model.num_bones(),
+        scene.chain,
+        scene.clips[0].name,
+        scene.clips[1].name
+    );
+    let mut group = c.benchmark_group("frame-golem");
+    config(&mut group, false);
+    let mut seconds = 0.0f32;
+    let mut tick = move || {
+        seconds = (seconds + 1.0 / 60.0) % 10.0;
+        seconds
+    };
+    group.bench_function("whole", |b| b.iter(|| scene.whole(tick(), &mut f)));
+    group.bench_function("sample-2", |b| b.iter(|| scene.sample(tick(), &mut f)));
+    group.bench_function("blend-masked", |b| b.iter(|| scene.blend(&mut f)));
+    // Each call turns the chain it read a little further towards the same target: the same
+    // work as a frame's solve, from a pose already near it.
+    group.bench_function("ik", |b| b.iter(|| scene.ik(&mut f)));
+    group.bench_function("pose-matrices", |b| b.iter(|| scene.pose(&mut f)));
+    group.bench_function("skin-compact", |b| b.iter(|| scene.skin(&mut f)));
+    group.finish();
+}
+
+criterion_group!(
+    benches, skin, iqm_vs_dpm, handover, endian, pose, playback, frame
+);
 criterion_main!(benches);

@@ -52,6 +52,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -67,6 +68,7 @@
 #include "ozz/animation/offline/skeleton_builder.h"
 #include "ozz/animation/runtime/animation.h"
 #include "ozz/animation/runtime/blending_job.h"
+#include "ozz/animation/runtime/ik_aim_job.h"
 #include "ozz/animation/runtime/ik_two_bone_job.h"
 #include "ozz/animation/runtime/local_to_model_job.h"
 #include "ozz/animation/runtime/sampling_job.h"
@@ -247,6 +249,9 @@ struct Clip {
   int frame = 0;  // the frame the next `run` call starts from
   // `blend`: the sampled layers and the blended pose.
   std::vector<std::vector<ozz::math::SoaTransform>> layer_poses;
+  // The job's layer list over `layer_poses`, built once by `sample_layers` (as a game
+  // keeps it), so the timed blend does not allocate.
+  std::vector<ozz::animation::BlendingJob::Layer> layers;
   std::vector<ozz::math::SoaTransform> blended;
 };
 
@@ -378,20 +383,20 @@ bool sample_layers(Clip& clip, int layers) {
     sampling.output = ozz::make_span(clip.layer_poses[k]);
     if (!sampling.Run()) return false;
   }
+  clip.layers.resize(clip.layer_poses.size());
+  for (size_t k = 0; k < clip.layers.size(); ++k) {
+    clip.layers[k].weight = 1.f / static_cast<float>(k + 1);
+    clip.layers[k].transform = ozz::make_span(clip.layer_poses[k]);
+  }
   return true;
 }
 
-// The sampled layers blended over the rest pose (layer k at weight 1 / (k + 1), threshold
-// 0.1) into `clip.blended`, as the bench's skelmap side blends them.
+// The sampled layers (`clip.layers`: layer k at weight 1 / (k + 1)) blended over the rest
+// pose with threshold 0.1 into `clip.blended`, as the bench's skelmap side blends them.
 bool blend(Clip& clip) {
-  std::vector<ozz::animation::BlendingJob::Layer> layers(clip.layer_poses.size());
-  for (size_t k = 0; k < layers.size(); ++k) {
-    layers[k].weight = 1.f / static_cast<float>(k + 1);
-    layers[k].transform = ozz::make_span(clip.layer_poses[k]);
-  }
   ozz::animation::BlendingJob job;
   job.threshold = 0.1f;
-  job.layers = ozz::make_span(layers);
+  job.layers = ozz::make_span(clip.layers);
   job.rest_pose = clip.skeleton->joint_rest_poses();
   job.output = ozz::make_span(clip.blended);
   return job.Run();
@@ -456,6 +461,31 @@ bool skin(Input& in, int threads, Worker* worker) {
   return first && second;
 }
 
+// Runs the IK `job` ITERS times and answers `ok NS` followed by its corrections (x, y, z, w
+// each, as the job left them) and 1 or 0 for `reached`.
+template <typename Job>
+void run_ik(const Job& job, uint64_t iters,
+            std::initializer_list<const ozz::math::SimdQuaternion*> corrections,
+            const bool& reached) {
+  bool ok = true;
+  const auto begin = std::chrono::steady_clock::now();
+  for (uint64_t i = 0; i < iters; ++i) ok &= job.Run();
+  const auto stop = std::chrono::steady_clock::now();
+  if (!ok) {
+    std::cout << "err the job refused its inputs" << std::endl;
+    return;
+  }
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stop - begin);
+  std::cout << "ok " << ns.count();
+  std::cout.precision(9);
+  for (const ozz::math::SimdQuaternion* correction : corrections) {
+    float q[4];
+    ozz::math::StorePtrU(correction->xyzw, q);
+    for (float x : q) std::cout << " " << x;
+  }
+  std::cout << " " << (reached ? 1 : 0) << std::endl;
+}
+
 // `ik CASE ITERS` followed by 48 numbers: the start, middle and end joints' model-space
 // matrices (each 12 numbers: 4 columns of x, y, z), then target, pole vector and middle
 // axis (3 each), then twist angle, soften and weight. Runs ozz's `IKTwoBoneJob` ITERS times
@@ -493,22 +523,45 @@ void two_bone_ik(std::istringstream& words) {
   job.start_joint_correction = &start;
   job.mid_joint_correction = &mid;
   job.reached = &reached;
-  bool ok = true;
-  const auto begin = std::chrono::steady_clock::now();
-  for (uint64_t i = 0; i < iters; ++i) ok &= job.Run();
-  const auto stop = std::chrono::steady_clock::now();
-  if (!ok) {
-    std::cout << "err the job refused its inputs" << std::endl;
+  run_ik(job, iters, {&start, &mid}, reached);
+}
+
+// `aim CASE ITERS` followed by 29 numbers: the joint's model-space matrix (12 numbers: 4
+// columns of x, y, z), then target, forward, offset, up and pole vector (3 each), then twist
+// angle and weight. Runs ozz's `IKAimJob` ITERS times (ITERS >= 1) and answers `ok NS`
+// followed by the correction (x, y, z, w) and 1 or 0 for reached.
+void aim_ik(std::istringstream& words) {
+  uint64_t iters = 0;
+  words >> iters;
+  float v[29];
+  for (float& x : v) words >> x;
+  if (!words || iters == 0) {
+    std::cout << "err aim wants ITERS >= 1 and 29 numbers" << std::endl;
     return;
   }
-  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(stop - begin);
-  float q[8];
-  ozz::math::StorePtrU(start.xyzw, q);
-  ozz::math::StorePtrU(mid.xyzw, q + 4);
-  std::cout << "ok " << ns.count();
-  std::cout.precision(9);
-  for (float x : q) std::cout << " " << x;
-  std::cout << " " << (reached ? 1 : 0) << std::endl;
+  ozz::math::Float4x4 joint;
+  for (int c = 0; c < 4; ++c) {
+    const float* p = v + c * 3;
+    joint.cols[c] = ozz::math::simd_float4::Load(p[0], p[1], p[2], c == 3 ? 1.f : 0.f);
+  }
+  const float* rest = v + 12;
+  const auto vector = [&](int k) {
+    return ozz::math::simd_float4::Load(rest[3 * k], rest[3 * k + 1], rest[3 * k + 2], 0.f);
+  };
+  ozz::animation::IKAimJob job;
+  job.target = vector(0);
+  job.forward = vector(1);
+  job.offset = vector(2);
+  job.up = vector(3);
+  job.pole_vector = vector(4);
+  job.twist_angle = rest[15];
+  job.weight = rest[16];
+  job.joint = &joint;
+  ozz::math::SimdQuaternion correction;
+  bool reached = false;
+  job.joint_correction = &correction;
+  job.reached = &reached;
+  run_ik(job, iters, {&correction}, reached);
 }
 
 }  // namespace
@@ -558,6 +611,10 @@ int main() {
     }
     if (command == "ik") {
       two_bone_ik(words);
+      continue;
+    }
+    if (command == "aim") {
+      aim_ik(words);
       continue;
     }
     int threads = 0;

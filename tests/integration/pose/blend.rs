@@ -6,7 +6,9 @@ use skelmap::Model;
 use skelmap::glam::{Quat, Vec3, Vec3A};
 use skelmap::pose::Interpolation;
 use skelmap::pose::LocalPose;
+use skelmap::pose::Palette;
 use skelmap::pose::blend::{Blender, Layer, Mask, additive_difference, crossfade};
+use skelmap::skin::SimdLevel;
 
 /// A pose of `n` bones, each turned `angle` about `axis` and moved `x` along X.
 fn pose(n: usize, axis: Vec3, angle: f32, x: f32) -> LocalPose {
@@ -195,5 +197,197 @@ fn a_half_blend_of_two_frames_is_the_sampled_tween() {
     for (x, y) in out.bones.iter().zip(&tween.bones) {
         assert!(close(x.0, y.0), "{} {}", x.0, y.0);
         assert!(x.1.abs_diff_eq(y.1, 1e-5));
+    }
+}
+
+/// A pseudo-random pose of `n` bones (a fixed linear congruential sequence from `seed`): unit
+/// rotations in both hemispheres, translations within ±10.
+fn scrambled(n: usize, seed: u32) -> LocalPose {
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
+    let mut next = move || {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+    };
+    let mut pose = LocalPose::default();
+    pose.bones = (0..n)
+        .map(|_| {
+            let q = Quat::from_xyzw(next(), next(), next(), next()).normalize();
+            (q, Vec3A::new(next(), next(), next()) * 10.0)
+        })
+        .collect();
+    pose
+}
+
+/// `a` and `b` blended at every level the CPU has, against the scalar blend (the reference):
+/// rotations (up to sign) and translations within `tolerance`.
+fn levels_agree(rest: &LocalPose, layers: &[Layer<'_>], threshold: f32, what: &str) {
+    let (mut blender, mut reference) = (Blender::default(), LocalPose::default());
+    blender.blend_with_level(SimdLevel::Portable, rest, layers, threshold, &mut reference);
+    for level in SimdLevel::ALL {
+        let mut out = LocalPose::default();
+        blender.blend_with_level(level, rest, layers, threshold, &mut out);
+        assert_eq!(out.bones.len(), reference.bones.len(), "{what} at {level}");
+        assert_eq!(out.scales, reference.scales, "{what} at {level}");
+        for (bone, (x, y)) in out.bones.iter().zip(&reference.bones).enumerate() {
+            assert!(
+                x.0.abs_diff_eq(y.0, 1e-6) && x.1.abs_diff_eq(y.1, 1e-5),
+                "{what} at {level}, bone {bone}: {x:?} vs {y:?}"
+            );
+        }
+    }
+}
+
+/// The 16-bone kernel against the scalar blend, on every case it handles differently: bone
+/// counts around its step (1 to 40), uniform, ranged and per-bone-weighted layers, layers
+/// shorter than the rest pose, empty, outside and short masks, weights of zero, below zero
+/// and infinite, opposed hemispheres, a total
+/// weight below the threshold (the rest pose filling in, everywhere or per bone), no layer
+/// at all, and rotations of zero length (the identity) or not normalised.
+#[test]
+fn every_level_blends_as_the_scalar_blend() {
+    for n in [1, 2, 3, 5, 15, 16, 17, 31, 33, 40] {
+        let rest = scrambled(n, 1);
+        let (a, b, c) = (scrambled(n, 2), scrambled(n, 3), scrambled(n / 2, 4));
+        let mut flipped = a.clone();
+        for (q, _) in &mut flipped.bones {
+            *q = -*q;
+        }
+        let weights: Vec<f32> = (0..n).map(|b| (b % 5) as f32 / 4.0).collect();
+        let cases: [(&str, Vec<Layer<'_>>, f32); 10] = [
+            (
+                "two uniform",
+                vec![Layer::new(&a, 1.0), Layer::new(&b, 0.5)],
+                0.1,
+            ),
+            (
+                "four uniform",
+                vec![
+                    Layer::new(&a, 1.0),
+                    Layer::new(&b, 0.5),
+                    Layer::new(&flipped, 0.25),
+                    Layer::new(&rest, 0.2),
+                ],
+                0.1,
+            ),
+            (
+                "masked",
+                vec![
+                    Layer::new(&a, 0.7),
+                    Layer::new(&b, 1.0).masked(Mask::Range {
+                        first: 1,
+                        last: n / 2,
+                    }),
+                    Layer::new(&flipped, 0.3).masked(Mask::Weights(&weights)),
+                ],
+                0.1,
+            ),
+            (
+                "short layer",
+                vec![Layer::new(&c, 1.0), Layer::new(&b, 0.05)],
+                0.5,
+            ),
+            (
+                "below the threshold",
+                vec![Layer::new(&a, 0.02), Layer::new(&b, 0.03)],
+                0.1,
+            ),
+            (
+                "masked below the threshold",
+                vec![Layer::new(&a, 0.2).masked(Mask::Weights(&weights))],
+                0.3,
+            ),
+            (
+                "no weight",
+                vec![
+                    Layer::new(&a, 0.0),
+                    Layer::new(&b, -1.0),
+                    Layer::new(&c, f32::NAN),
+                ],
+                0.1,
+            ),
+            ("no layer", vec![], 0.0),
+            (
+                "opposed",
+                vec![Layer::new(&a, 1.0), Layer::new(&flipped, 1.0)],
+                0.1,
+            ),
+            (
+                "empty, outside and short masks",
+                vec![
+                    Layer::new(&a, 0.5),
+                    Layer::new(&b, 1.0).masked(Mask::Range { first: 5, last: 2 }),
+                    Layer::new(&b, 1.0).masked(Mask::Range {
+                        first: n + 3,
+                        last: n + 9,
+                    }),
+                    Layer::new(&c, 0.8).masked(Mask::Range {
+                        first: n / 3,
+                        last: usize::MAX,
+                    }),
+                    Layer::new(&flipped, f32::INFINITY),
+                    Layer::new(&b, 0.6).masked(Mask::Weights(&weights[..n / 3])),
+                ],
+                0.1,
+            ),
+        ];
+        for (what, layers, threshold) in &cases {
+            levels_agree(&rest, layers, *threshold, &format!("{what}, {n} bones"));
+        }
+    }
+    // Rotations of zero length blend to the identity; longer ones are normalised.
+    let mut odd = scrambled(20, 5);
+    for (bone, (q, _)) in odd.bones.iter_mut().enumerate() {
+        *q = match bone % 3 {
+            0 => Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            1 => *q * 3.0,
+            _ => Quat::from_xyzw(1e-30, 0.0, 0.0, 0.0),
+        };
+    }
+    let rest = odd.clone();
+    levels_agree(&rest, &[Layer::new(&odd, 1.0)], 0.1, "odd rotations");
+    let (mut blender, mut out) = (Blender::default(), LocalPose::default());
+    blender.blend(&rest, &[Layer::new(&odd, 1.0)], 0.1, &mut out);
+    assert_eq!(out.bones[0].0, Quat::IDENTITY);
+}
+
+/// On golem (63 bones): 2 and 4 layers blended as the `ozz-blend` bench blends them, at
+/// every level, give model-space matrices within 1e-5 of the model's size (its farthest
+/// joint) of the scalar blend's.
+#[test]
+fn golem_blends_alike_at_every_level() {
+    let Some(path) = skelmap_testkit::corpus_path("dpm/xon_monsters_golem.dpm") else {
+        return;
+    };
+    let model = Model::open(path).unwrap();
+    let mut rest = LocalPose::default();
+    model.sample(0, 0, 0.0, Interpolation::Nlerp, &mut rest);
+    let poses: Vec<LocalPose> = (0..4)
+        .map(|k| {
+            let mut p = LocalPose::default();
+            model.sample(k, k + 1, 0.5, Interpolation::Nlerp, &mut p);
+            p
+        })
+        .collect();
+    for layers in [2, 4] {
+        let stack: Vec<Layer<'_>> = (0..layers)
+            .map(|k| Layer::new(&poses[k], 1.0 / (k + 1) as f32))
+            .collect();
+        let (mut blender, mut pose) = (Blender::default(), LocalPose::default());
+        let (mut reference, mut palette) = (Palette::default(), Palette::default());
+        blender.blend_with_level(SimdLevel::Portable, &rest, &stack, 0.1, &mut pose);
+        model.palette(&pose, &mut reference);
+        // The model's size: its farthest joint from the origin.
+        let size = reference
+            .world
+            .iter()
+            .fold(1.0f32, |m, w| m.max(w.translation.abs().max_element()));
+        for level in SimdLevel::ALL {
+            blender.blend_with_level(level, &rest, &stack, 0.1, &mut pose);
+            model.palette(&pose, &mut palette);
+            assert_eq!(palette.world.len(), model.num_bones());
+            for (x, y) in palette.world.iter().zip(&reference.world) {
+                assert!(x.abs_diff_eq(*y, 1e-5 * size), "{layers} layers at {level}");
+            }
+        }
     }
 }

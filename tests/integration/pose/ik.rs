@@ -245,10 +245,13 @@ fn degenerate_chains_give_identity_corrections() {
 fn aim_points_forward_at_the_target_with_up_towards_the_pole() {
     let joint =
         Affine3A::from_rotation_translation(Quat::from_rotation_y(0.4), Vec3::new(1.0, 2.0, 3.0));
+    // The last target lies straight behind the joint: forward turns half a turn.
+    let behind = joint.translation - joint.matrix3.x_axis * 5.0;
     for target in [
         Vec3A::new(5.0, 2.0, 3.0),
         Vec3A::new(1.0, 2.0, -4.0),
         Vec3A::new(0.0, 0.0, 0.0),
+        behind,
     ] {
         let ik = AimIk {
             target,

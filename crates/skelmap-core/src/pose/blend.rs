@@ -18,10 +18,19 @@
 //! scales where any layer or the rest pose has them. Every buffer belongs to the caller or
 //! to the [`Blender`], so a blend allocates nothing once its buffers have grown to the
 //! skeleton.
+//!
+//! Where the CPU has AVX-512F and no pose scales, [`Blender::blend`] runs 16 bones a step
+//! (`pose/x86/blend.rs`): each layer's bones transposed in registers, the rule above
+//! lane-wise, one weight per layer hoisted out of the loop where the layer plays every bone.
+//! It differs from the scalar blend ([`Blender::blend_with_level`] at
+//! [`SimdLevel::Portable`]) only by rounding: fused multiply-adds, and a reciprocal square
+//! root refined by one Newton step (`tests/integration/pose/blend.rs` holds the two within
+//! 1e-6).
 
 use glam::{Quat, Vec3A, Vec4};
 
 use super::local::LocalPose;
+use crate::simd::SimdLevel;
 
 /// Which bones a layer plays, and how much of each.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -87,6 +96,43 @@ impl<'a> Layer<'a> {
         Layer { mask, ..self }
     }
 
+    /// Each bone's [`Layer::weight_of`] into `row` (0 from bone `played` on, which the pose
+    /// lacks); whether any is positive. A range or the whole skeleton is a fill, not a call
+    /// a bone.
+    fn fill_weights(&self, played: usize, row: &mut [f32]) -> bool {
+        let w = self.weight;
+        let played = played.min(row.len());
+        if !(w.is_finite() && w > 0.0) || played == 0 {
+            row.fill(0.0);
+            return false;
+        }
+        let (kept, rest) = row.split_at_mut(played);
+        rest.fill(0.0);
+        match self.mask {
+            Mask::All => {
+                kept.fill(w);
+                true
+            }
+            Mask::Range { first, last } => {
+                kept.fill(0.0);
+                let last = last.min(played - 1);
+                if first > last {
+                    return false;
+                }
+                kept[first..=last].fill(w);
+                true
+            }
+            Mask::Weights(_) => {
+                let mut any = false;
+                for (bone, out) in kept.iter_mut().enumerate() {
+                    *out = self.weight_of(bone);
+                    any |= *out > 0.0;
+                }
+                any
+            }
+        }
+    }
+
     /// The weight this layer gives `bone`: its weight times its mask's factor, or 0.
     fn weight_of(&self, bone: usize) -> f32 {
         let w = self.weight * self.mask.factor(bone);
@@ -144,6 +190,22 @@ fn scale_of(pose: &LocalPose, bone: usize) -> Vec3A {
 #[derive(Debug, Clone, Default)]
 pub struct Blender {
     sums: Vec<Sum>,
+    /// Per layer, how the 16-bone kernel weighs it.
+    plan: Vec<Plan>,
+    /// Per layer, `bones` weights (grown to and filled for [`Plan::PerBone`] layers only).
+    weights: Vec<f32>,
+}
+
+/// How the 16-bone kernel weighs one layer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Plan {
+    /// The layer contributes nothing.
+    Skip,
+    /// Every bone at this weight (the layer plays every bone fully and has them all).
+    Uniform(f32),
+    /// Each bone at its own weight, the layer's row of `Blender::weights` (0 for the bones
+    /// its mask leaves out or its pose lacks).
+    PerBone,
 }
 
 impl Blender {
@@ -152,6 +214,8 @@ impl Blender {
     /// below `threshold` takes `threshold − total` of its rest pose as well (a threshold
     /// that is not positive and finite counts as 0; with no weight at all a bone holds its
     /// rest pose).
+    ///
+    /// 16 bones a step where the CPU has AVX-512F and no pose scales; see the module docs.
     pub fn blend(
         &mut self,
         rest: &LocalPose,
@@ -159,9 +223,40 @@ impl Blender {
         threshold: f32,
         out: &mut LocalPose,
     ) {
-        let bones = rest.bones.len();
-        self.sums.clear();
-        self.sums.resize(bones, Sum::default());
+        self.blend_with_level(SimdLevel::Avx512, rest, layers, threshold, out);
+    }
+
+    /// [`Blender::blend`] at an instruction-set level: [`SimdLevel::Avx512`] runs 16 bones a
+    /// step where the CPU has AVX-512F and no pose scales, every other level (or a CPU
+    /// without it) the scalar blend, the reference.
+    ///
+    /// ```
+    /// use skelmap_core::glam::{Quat, Vec3A};
+    /// use skelmap_core::pose::LocalPose;
+    /// use skelmap_core::pose::blend::{Blender, Layer};
+    /// use skelmap_core::skin::SimdLevel;
+    /// let pose = |angle: f32| {
+    ///     let mut pose = LocalPose::default();
+    ///     pose.bones = (0..40).map(|b| (Quat::from_rotation_x(angle * b as f32), Vec3A::X)).collect();
+    ///     pose
+    /// };
+    /// let (rest, a, b) = (pose(0.0), pose(0.01), pose(0.03));
+    /// let layers = [Layer::new(&a, 1.0), Layer::new(&b, 0.5)];
+    /// let (mut blender, mut fast, mut scalar) = (Blender::default(), LocalPose::default(), LocalPose::default());
+    /// blender.blend_with_level(SimdLevel::Avx512, &rest, &layers, 0.1, &mut fast);
+    /// blender.blend_with_level(SimdLevel::Portable, &rest, &layers, 0.1, &mut scalar);
+    /// for (f, s) in fast.bones.iter().zip(&scalar.bones) {
+    ///     assert!(f.0.abs_diff_eq(s.0, 1e-6) && f.1.abs_diff_eq(s.1, 1e-6));
+    /// }
+    /// ```
+    pub fn blend_with_level(
+        &mut self,
+        level: SimdLevel,
+        rest: &LocalPose,
+        layers: &[Layer<'_>],
+        threshold: f32,
+        out: &mut LocalPose,
+    ) {
         let threshold = if threshold.is_finite() && threshold > 0.0 {
             threshold
         } else {
@@ -169,6 +264,72 @@ impl Blender {
         };
         // Scales are summed only where some pose has them (IQM).
         let scales = !rest.scales.is_empty() || layers.iter().any(|l| !l.pose.scales.is_empty());
+        if level == SimdLevel::Avx512 && !scales && self.blend_lanes(rest, layers, threshold, out) {
+            return;
+        }
+        self.blend_scalar(rest, layers, threshold, scales, out);
+    }
+
+    /// The 16-bone kernel's blend, if the CPU runs it: each layer's [`Plan`] and weights,
+    /// then the kernel. `false`, with `out` untouched, where it does not.
+    fn blend_lanes(
+        &mut self,
+        rest: &LocalPose,
+        layers: &[Layer<'_>],
+        threshold: f32,
+        out: &mut LocalPose,
+    ) -> bool {
+        if !super::lanes::blend_supported() {
+            return false;
+        }
+        let bones = rest.bones.len();
+        self.plan.clear();
+        for (k, layer) in layers.iter().enumerate() {
+            let played = layer.pose.bones.len().min(bones);
+            let plan = if layer.mask == Mask::All && played == bones {
+                let w = layer.weight_of(0);
+                if w > 0.0 {
+                    Plan::Uniform(w)
+                } else {
+                    Plan::Skip
+                }
+            } else {
+                let end = (k + 1) * bones;
+                if self.weights.len() < end {
+                    self.weights.resize(end, 0.0);
+                }
+                if layer.fill_weights(played, &mut self.weights[k * bones..end]) {
+                    Plan::PerBone
+                } else {
+                    Plan::Skip
+                }
+            };
+            self.plan.push(plan);
+        }
+        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
+        out.scales.clear();
+        super::lanes::blend(
+            &rest.bones,
+            layers,
+            &self.plan,
+            &self.weights,
+            threshold,
+            &mut out.bones,
+        )
+    }
+
+    /// The scalar blend, one bone of one layer at a time: the reference.
+    fn blend_scalar(
+        &mut self,
+        rest: &LocalPose,
+        layers: &[Layer<'_>],
+        threshold: f32,
+        scales: bool,
+        out: &mut LocalPose,
+    ) {
+        let bones = rest.bones.len();
+        self.sums.clear();
+        self.sums.resize(bones, Sum::default());
         for layer in layers {
             let played = layer.pose.bones.len().min(bones);
             let poses = &layer.pose.bones[..played];

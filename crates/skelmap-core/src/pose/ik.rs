@@ -111,7 +111,7 @@ impl TwoBoneIk {
     #[must_use]
     pub fn solve(&self, start: &Affine3A, mid: &Affine3A, end: &Affine3A) -> TwoBoneIkCorrection {
         let weight = clamp01(self.weight);
-        let mid_axis = self.mid_axis.normalize_or_zero();
+        let mid_axis = unit(self.mid_axis);
         if weight <= 0.0 || mid_axis == Vec3A::ZERO {
             return TwoBoneIkCorrection::NONE;
         }
@@ -276,7 +276,7 @@ impl AimIk {
         let Some(inverse) = invert(joint) else {
             return none(false);
         };
-        let forward = self.forward.normalize_or_zero();
+        let forward = unit(self.forward);
         let to_target = inverse.transform_point3a(self.target);
         let len2 = to_target.length_squared();
         // The forward line through `offset` meets the sphere through the target about the
@@ -319,24 +319,60 @@ fn clamp01(x: f32) -> f32 {
     if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
 }
 
-/// The inverse of `m`, or `None` when it has none.
+/// `v` normalised (zero where it has no direction), without a square root where it is
+/// already of unit length to within rounding (the usual axis).
+fn unit(v: Vec3A) -> Vec3A {
+    if (v.length_squared() - 1.0).abs() <= 2.0 * f32::EPSILON {
+        v
+    } else {
+        v.normalize_or_zero()
+    }
+}
+
+/// The inverse of `m`, or `None` when it has none: the cofactors and determinant computed
+/// once (as `Affine3A::inverse` does, without its second determinant).
 fn invert(m: &Affine3A) -> Option<Affine3A> {
-    let det = m.matrix3.determinant();
-    (det != 0.0 && det.is_finite() && m.translation.is_finite()).then(|| m.inverse())
+    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
+    let (yz, zx, xy) = (y.cross(z), z.cross(x), x.cross(y));
+    let det = z.dot(xy);
+    if !(det != 0.0 && det.is_finite() && m.translation.is_finite()) {
+        return None;
+    }
+    let inverse = glam::Mat3A::from_cols(yz, zx, xy).transpose() * det.recip();
+    Some(Affine3A {
+        matrix3: inverse,
+        translation: -(inverse * m.translation),
+    })
 }
 
 /// The shortest rotation taking the direction of `from` to that of `to` (the identity when
-/// either is zero; a half turn about some perpendicular axis when they are opposite).
+/// either is zero; a half turn about some perpendicular axis when they are opposite):
+/// `(from × to, |from|·|to| + from · to)` normalised, one square root for both lengths.
 fn rotation_between(from: Vec3A, to: Vec3A) -> Quat {
-    match (from.try_normalize(), to.try_normalize()) {
-        (Some(f), Some(t)) => Quat::from_rotation_arc(f.into(), t.into()),
-        _ => Quat::IDENTITY,
+    let lengths = (from.length_squared() * to.length_squared()).sqrt();
+    if !(lengths > 0.0 && lengths.is_finite()) {
+        return Quat::IDENTITY;
     }
+    let real = lengths + from.dot(to);
+    if real <= 1e-6 * lengths {
+        // Opposite: a half turn about an axis perpendicular to `from`.
+        let axis = if from.x.abs() > from.z.abs() {
+            Vec3A::new(-from.y, from.x, 0.0)
+        } else {
+            Vec3A::new(0.0, -from.z, from.y)
+        };
+        return Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0).normalize();
+    }
+    let v = from.cross(to);
+    Quat::from_xyzw(v.x, v.y, v.z, real).normalize()
 }
 
 /// The turn about the unit `axis` (or `−axis` when `flip`) by the angle between the plane
 /// normals `reference` and `normal`; the identity when either is zero (a pole along the
 /// target: no plane to align with).
+///
+/// Each normal is normalised on its own: the cosine of nearly aligned planes must round to
+/// 1, as `sqrt(1 − cos)` magnifies its last bit.
 fn plane_rotation(axis: Vec3A, reference: Vec3A, normal: Vec3A, flip: bool) -> Quat {
     match (reference.try_normalize(), normal.try_normalize()) {
         (Some(r), Some(n)) => rotation_about_cos(if flip { -axis } else { axis }, r.dot(n)),

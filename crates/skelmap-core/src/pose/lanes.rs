@@ -92,3 +92,37 @@ pub(crate) fn channels_nlerp(
         false
     }
 }
+
+/// Whether [`blend`] runs on this CPU (AVX-512F).
+pub(crate) fn blend_supported() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `layers` (weighed as `plan` and `weights` say: see `blend::Plan`) blended over `rest`
+/// into `out` (as long as `rest`) as the scalar `Blender` blends poses without scales, 16
+/// bones a step with AVX-512F; `false`, with `out` untouched, where the CPU lacks it.
+pub(crate) fn blend(
+    rest: &[(glam::Quat, glam::Vec3A)],
+    layers: &[super::blend::Layer<'_>],
+    plan: &[super::blend::Plan],
+    weights: &[f32],
+    threshold: f32,
+    out: &mut [(glam::Quat, glam::Vec3A)],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::blend::try_blend(rest, layers, plan, weights, threshold, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (rest, layers, plan, weights, threshold, out);
+        false
+    }
+}

@@ -1,6 +1,7 @@
 //! Pose conversion on x86-64 with AVX-512F, 16 bones a step: big-endian 3×4 matrices to
-//! quaternions and translations, alone or two frames blended ([`matrices`]), and keyed
-//! joints' Euler angles composed with their rest transforms and blended ([`euler`]).
+//! quaternions and translations, alone or two frames blended ([`matrices`]), keyed
+//! joints' Euler angles composed with their rest transforms and blended ([`euler`]), and
+//! weighted layers of local poses blended over a rest pose ([`blend`]).
 //!
 //! These are `unsafe fn`s with `#[target_feature]`, whose one precondition is that the CPU has
 //! the features; the safe `try_*` functions beside them check with `is_x86_feature_detected!`
@@ -8,6 +9,7 @@
 //! memory-safety checks, each block justified by a `// SAFETY:` comment.
 #![allow(unsafe_code)]
 
+pub(crate) mod blend;
 pub(crate) mod channels;
 pub(crate) mod euler;
 pub(crate) mod matrices;

@@ -1,0 +1,504 @@
+//! `pose::blend::Blender::blend` sixteen bones a step with AVX-512F, for poses without scales.
+//!
+//! A step loads 16 bones of a layer (`(Quat, Vec3A)`, 8 floats each: eight vectors of two
+//! bones; a last, partial step leaves the missing bones and the translations' unused fourth
+//! lanes unread, through masks) and regroups their 128-bit quarters
+//! into four vectors of rotations and four of translations, four bones each. The rotations
+//! are transposed into four rows (x, y, z, w) of 16 bones, lane `4l + j` holding bone
+//! `4j + l`, where the hemisphere test and the weighted sum run lane-wise; translations need
+//! no test and are summed as they were regrouped, each four-bone vector with its bones'
+//! weights. The sums stay in registers over every layer and the rest pose. A layer that
+//! plays every bone at one weight ([`Plan::Uniform`]) is one broadcast, its weight summed
+//! once for the whole skeleton; only per-bone weights ([`Plan::PerBone`]) are loaded and
+//! summed per bone. Then each rotation is normalised (a reciprocal square root refined by
+//! one Newton step; a lane whose squared length is not a normal float takes the exact
+//! `1 / sqrt`, and the identity where the scalar blend falls back to it), each translation
+//! divided by its bone's total weight, and the rows interleaved back into records.
+
+use core::arch::x86_64::{
+    __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NGE_UQ, _CMP_NGT_UQ, _CMP_NLE_UQ,
+    _mm512_add_ps, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps,
+    _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_blend_ps,
+    _mm512_mask_div_ps, _mm512_mask_mov_ps, _mm512_mask_storeu_ps, _mm512_mask_sub_ps,
+    _mm512_maskz_loadu_ps, _mm512_maskz_mov_ps, _mm512_mul_ps, _mm512_permutex2var_ps,
+    _mm512_permutexvar_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm512_shuffle_f32x4, _mm512_shuffle_ps, _mm512_sqrt_ps, _mm512_storeu_ps, _mm512_sub_ps,
+    _mm512_ternarylogic_epi32, _mm512_unpackhi_ps, _mm512_unpacklo_ps,
+};
+
+use glam::{Quat, Vec3A};
+
+use crate::pose::blend::{Layer, Plan};
+
+// Full steps load each translation's fourth lane too: glam stores a `Vec3A` as one
+// `__m128` on x86-64, all 16 bytes initialised (this stops the build where it would be a
+// padded struct instead, glam's `scalar-math`).
+const _: fn(Vec3A) -> core::arch::x86_64::__m128 =
+    <core::arch::x86_64::__m128 as From<Vec3A>>::from;
+
+// The kernel reads and writes `(Quat, Vec3A)` as 8 floats, the rotation's x, y, z, w first.
+const _: () = {
+    assert!(size_of::<(Quat, Vec3A)>() == 32);
+    assert!(core::mem::offset_of!((Quat, Vec3A), 0) == 0);
+    assert!(core::mem::offset_of!((Quat, Vec3A), 1) == 16);
+};
+
+/// Bones a step.
+const STEP: usize = 16;
+
+/// Blends as `lanes::blend` says; `false` where the CPU lacks AVX-512F.
+pub(crate) fn try_blend(
+    rest: &[(Quat, Vec3A)],
+    layers: &[Layer<'_>],
+    plan: &[Plan],
+    weights: &[f32],
+    threshold: f32,
+    out: &mut [(Quat, Vec3A)],
+) -> bool {
+    if !is_x86_feature_detected!("avx512f") {
+        return false;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F.
+    unsafe { blend_avx512(rest, layers, plan, weights, threshold, out) };
+    true
+}
+
+/// Lane-index vectors, as `vpermps` reads them.
+#[repr(C, align(64))]
+struct Index([i32; 16]);
+
+/// Bone order (lane `i`: bone `i` of the step) to row order (lane `4l + j`: bone `4j + l`).
+const TO_ROWS: Index = {
+    let mut idx = [0i32; 16];
+    let mut lane = 0;
+    while lane < 16 {
+        idx[lane] = (4 * (lane % 4) + lane / 4) as i32;
+        lane += 1;
+    }
+    Index(idx)
+};
+
+/// Bone order to the `j`-th four-bone translation vector (lanes `4l .. 4l + 4`: bone
+/// `4j + l`).
+const TO_QUADS: [Index; 4] = {
+    let mut out = [
+        Index([0; 16]),
+        Index([0; 16]),
+        Index([0; 16]),
+        Index([0; 16]),
+    ];
+    let mut j = 0;
+    while j < 4 {
+        let mut lane = 0;
+        while lane < 16 {
+            out[j].0[lane] = (4 * j + lane / 4) as i32;
+            lane += 1;
+        }
+        j += 1;
+    }
+    out
+};
+
+/// A rotation vector's four bones and a translation vector's, interleaved into the records
+/// of its first two bones (`[0]`) and last two (`[1]`), as `vpermt2ps` reads them.
+const INTERLEAVE: [Index; 2] = [
+    Index([0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23]),
+    Index([8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31]),
+];
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn index(i: &Index) -> __m512i {
+    // SAFETY: `i` is 64 readable bytes.
+    unsafe { _mm512_loadu_si512(i.0.as_ptr().cast()) }
+}
+
+/// One weight per bone of a step: in row order, for the rotations, and in the order of each
+/// four-bone translation vector.
+#[derive(Clone, Copy)]
+struct Weigh {
+    rows: __m512,
+    quads: [__m512; 4],
+    /// One positive weight for every bone.
+    uniform: bool,
+}
+
+impl Weigh {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn uniform(w: f32) -> Weigh {
+        let v = _mm512_set1_ps(w);
+        Weigh {
+            rows: v,
+            quads: [v; 4],
+            uniform: true,
+        }
+    }
+
+    /// From 16 weights in bone order.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn per_bone(bones: __m512) -> Weigh {
+        let mut quads = [bones; 4];
+        for (quad, i) in quads.iter_mut().zip(&TO_QUADS) {
+            *quad = _mm512_permutexvar_ps(index(i), bones);
+        }
+        Weigh {
+            rows: _mm512_permutexvar_ps(index(&TO_ROWS), bones),
+            quads,
+            uniform: false,
+        }
+    }
+}
+
+/// The masked-load mask of floats `0 .. count` (`count <= 16`).
+#[inline]
+fn lanes(count: usize) -> __mmask16 {
+    if count >= 16 {
+        u16::MAX
+    } else {
+        (1u16 << count) - 1
+    }
+}
+
+/// The first `count` (≤ 16) floats of `floats`, the rest zero and not read.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_floats(floats: &[f32], count: usize) -> __m512 {
+    let count = count.min(floats.len()).min(16);
+    if count == 0 {
+        return _mm512_setzero_ps();
+    }
+    // SAFETY: the mask enables floats `0 .. count`, within `floats`.
+    unsafe { _mm512_maskz_loadu_ps(lanes(count), floats.as_ptr()) }
+}
+
+/// Bones `2v` and `2v + 1` of `bones` (at most 16), each as its 8 floats but the
+/// translation's unused fourth lane (zero, not read); a bone past the end is zero.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_pair(bones: &[(Quat, Vec3A)], v: usize) -> __m512 {
+    let mask: __mmask16 = match bones.len().saturating_sub(2 * v) {
+        // No load at all: a masked load with every lane disabled may still take a slow path
+        // where its address lies past the mapped pages.
+        0 => return _mm512_setzero_ps(),
+        1 => 0x007F,
+        _ => 0x7F7F,
+    };
+    // SAFETY: the mask enables floats 0–6 of bone `2v` and, where `bones` has it, of bone
+    // `2v + 1`: bytes within `bones`, whose records are 8 floats each (asserted above).
+    unsafe { _mm512_maskz_loadu_ps(mask, bones.as_ptr().wrapping_add(2 * v).cast()) }
+}
+
+/// The 4×4 transpose of each 128-bit quarter of four vectors (its own inverse).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn transpose4([a, b, c, d]: [__m512; 4]) -> [__m512; 4] {
+    let (t0, t1) = (_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+    let (t2, t3) = (_mm512_unpacklo_ps(c, d), _mm512_unpackhi_ps(c, d));
+    [
+        _mm512_shuffle_ps::<0x44>(t0, t2),
+        _mm512_shuffle_ps::<0xEE>(t0, t2),
+        _mm512_shuffle_ps::<0x44>(t1, t3),
+        _mm512_shuffle_ps::<0xEE>(t1, t3),
+    ]
+}
+
+/// Up to 16 bones: their rotations as rows (x, y, z, w) and their translations as four
+/// four-bone vectors; missing bones are zero.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_step(bones: &[(Quat, Vec3A)]) -> ([__m512; 4], [__m512; 4]) {
+    let zero = _mm512_setzero_ps();
+    let (mut quats, mut translations) = ([zero; 4], [zero; 4]);
+    let full = bones.len() >= STEP;
+    for (j, (q, t)) in quats.iter_mut().zip(&mut translations).enumerate() {
+        let (a, b) = if full {
+            // SAFETY: bones `4j .. 4j + 4` are 128 readable bytes of `bones`.
+            unsafe {
+                let at = bones.as_ptr().wrapping_add(4 * j).cast::<f32>();
+                (_mm512_loadu_ps(at), _mm512_loadu_ps(at.wrapping_add(16)))
+            }
+        } else {
+            (load_pair(bones, 2 * j), load_pair(bones, 2 * j + 1))
+        };
+        // Quarters 0 and 2 of each: the rotations of its two bones; 1 and 3: translations.
+        *q = _mm512_shuffle_f32x4::<0x88>(a, b);
+        *t = _mm512_shuffle_f32x4::<0xDD>(a, b);
+    }
+    (transpose4(quats), translations)
+}
+
+/// The running sums of a step's bones.
+struct Sums {
+    rows: [__m512; 4],
+    translations: [__m512; 4],
+    started: bool,
+    /// Every bone has had a positive weight (a uniform layer has been added).
+    weighed: bool,
+}
+
+impl Sums {
+    /// Adds a step of poses at `w`: each rotation turned to the hemisphere of its running
+    /// sum first (none to turn to before the first).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add(&mut self, (rows, translations): ([__m512; 4], [__m512; 4]), w: &Weigh) {
+        if !self.started {
+            self.started = true;
+            for (sum, q) in self.rows.iter_mut().zip(rows) {
+                *sum = _mm512_mul_ps(q, w.rows);
+            }
+            for ((sum, t), w) in self.translations.iter_mut().zip(translations).zip(w.quads) {
+                *sum = _mm512_mul_ps(t, w);
+            }
+            self.weighed = w.uniform;
+            return;
+        }
+        let s = &self.rows;
+        let dot = _mm512_add_ps(
+            _mm512_fmadd_ps(s[1], rows[1], _mm512_mul_ps(s[0], rows[0])),
+            _mm512_fmadd_ps(s[3], rows[3], _mm512_mul_ps(s[2], rows[2])),
+        );
+        let signed = if self.weighed {
+            // Every bone's sum is a weighted rotation already, so its dot with a rotation is
+            // ±0 only in an exact tie: the dot's sign bit flips the weight, one operation.
+            _mm512_castsi512_ps(_mm512_ternarylogic_epi32::<0x78>(
+                _mm512_castps_si512(w.rows),
+                _mm512_castps_si512(dot),
+                _mm512_set1_epi32(i32::MIN),
+            ))
+        } else {
+            // A bone no layer has weighed yet sums to zero, whose dot may be −0: `dot < 0`.
+            let opposed = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot, _mm512_setzero_ps());
+            _mm512_mask_sub_ps(w.rows, opposed, _mm512_setzero_ps(), w.rows)
+        };
+        for (sum, q) in self.rows.iter_mut().zip(rows) {
+            *sum = _mm512_fmadd_ps(q, signed, *sum);
+        }
+        for ((sum, t), w) in self.translations.iter_mut().zip(translations).zip(w.quads) {
+            *sum = _mm512_fmadd_ps(t, w, *sum);
+        }
+        self.weighed |= w.uniform;
+    }
+}
+
+/// The blend. Every layer's plan and weights are as `Blender::blend_lanes` makes them: a
+/// `Uniform` layer's pose has at least `rest.len()` bones; `weights` holds `rest.len()`
+/// weights for each `PerBone` layer `k` at `k · rest.len()`.
+#[target_feature(enable = "avx512f")]
+fn blend_avx512(
+    rest: &[(Quat, Vec3A)],
+    layers: &[Layer<'_>],
+    plan: &[Plan],
+    weights: &[f32],
+    threshold: f32,
+    out: &mut [(Quat, Vec3A)],
+) {
+    let bones = rest.len().min(out.len());
+    let per_bone = plan.contains(&Plan::PerBone);
+    // Without per-bone weights, every bone has the same total weight and rest-pose share;
+    // with them, the uniform layers' total starts every step's.
+    let total: f32 = plan
+        .iter()
+        .map(|p| if let Plan::Uniform(w) = *p { w } else { 0.0 })
+        .sum();
+    let rest_share = if total > 0.0 { threshold - total } else { 1.0 };
+    let uniform_inverse = Weigh::uniform(1.0 / (total + rest_share.max(0.0)));
+    for first in (0..bones).step_by(STEP) {
+        let mut step = Step::new(first, bones, total);
+        for (k, (layer, plan)) in layers.iter().zip(plan).enumerate() {
+            match *plan {
+                Plan::Skip => {}
+                Plan::Uniform(w) => step.add(layer, &Weigh::uniform(w)),
+                Plan::PerBone => step.add_per_bone(layer, &weights[k * bones..(k + 1) * bones]),
+            }
+        }
+        step.finish(rest, per_bone, threshold, rest_share, &uniform_inverse, out);
+    }
+}
+
+/// One step of the blend: its bones and running sums.
+struct Step {
+    /// Its first bone.
+    first: usize,
+    /// How many bones it blends (0 to 16).
+    count: usize,
+    sums: Sums,
+    /// Per bone (bone order), the total weight so far (the uniform layers' from the start).
+    total_weight: __m512,
+}
+
+impl Step {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new(first: usize, bones: usize, uniform_total: f32) -> Step {
+        let zero = _mm512_setzero_ps();
+        Step {
+            first,
+            count: bones.saturating_sub(first).min(STEP),
+            sums: Sums {
+                rows: [zero; 4],
+                translations: [zero; 4],
+                started: false,
+                weighed: false,
+            },
+            total_weight: _mm512_set1_ps(uniform_total),
+        }
+    }
+
+    /// Adds the step's bones of `layer` at `w`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add(&mut self, layer: &Layer<'_>, w: &Weigh) {
+        let poses = layer.pose.bones.get(self.first..).unwrap_or_default();
+        self.sums
+            .add(load_step(&poses[..poses.len().min(self.count)]), w);
+    }
+
+    /// Adds the step's bones of `layer` at their weights in `row` (one per bone of the
+    /// skeleton).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn add_per_bone(&mut self, layer: &Layer<'_>, row: &[f32]) {
+        let w = load_floats(row.get(self.first..).unwrap_or_default(), self.count);
+        self.total_weight = _mm512_add_ps(self.total_weight, w);
+        self.add(layer, &Weigh::per_bone(w));
+    }
+
+    /// The rest pose's share added (`rest_share` of it everywhere, or per bone where the
+    /// layers are weighed per bone), the sums normalised, and the step written to `out`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn finish(
+        &mut self,
+        rest: &[(Quat, Vec3A)],
+        per_bone: bool,
+        threshold: f32,
+        rest_share: f32,
+        uniform_inverse: &Weigh,
+        out: &mut [(Quat, Vec3A)],
+    ) {
+        let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
+        let (first, count) = (self.first, self.count);
+        let rest_step = &rest[first..first + count];
+        let inverse = if per_bone {
+            // Per bone: the rest pose where the total is below the threshold (all of it
+            // where there is no weight), then the total's reciprocal.
+            let total = self.total_weight;
+            let weighed = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(total, zero);
+            let share = _mm512_mask_blend_ps(
+                weighed,
+                one,
+                _mm512_sub_ps(_mm512_set1_ps(threshold), total),
+            );
+            let filled = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(share, zero) & lanes(count);
+            let mut total = total;
+            if filled != 0 {
+                let share = _mm512_maskz_mov_ps(filled, share);
+                self.sums.add(load_step(rest_step), &Weigh::per_bone(share));
+                total = _mm512_add_ps(total, share);
+            }
+            Weigh::per_bone(_mm512_div_ps(one, total))
+        } else {
+            if rest_share > 0.0 {
+                self.sums
+                    .add(load_step(rest_step), &Weigh::uniform(rest_share));
+            }
+            *uniform_inverse
+        };
+        let rows = normalized(self.sums.rows, count);
+        let mut translations = self.sums.translations;
+        for (t, w) in translations.iter_mut().zip(inverse.quads) {
+            *t = _mm512_mul_ps(*t, w);
+        }
+        store_step(rows, translations, &mut out[first..first + count]);
+    }
+}
+
+/// The rotation rows normalised as glam's `normalize_or(identity)` does (up to the
+/// reciprocal square root's rounding), for the step's first `count` bones.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn normalized(rows: [__m512; 4], count: usize) -> [__m512; 4] {
+    let length2 = _mm512_add_ps(
+        _mm512_fmadd_ps(rows[1], rows[1], _mm512_mul_ps(rows[0], rows[0])),
+        _mm512_fmadd_ps(rows[3], rows[3], _mm512_mul_ps(rows[2], rows[2])),
+    );
+    let estimate = _mm512_rsqrt14_ps(length2);
+    // One Newton step: r · (3/2 − (l²/2) · r²).
+    let half = _mm512_mul_ps(length2, _mm512_set1_ps(0.5));
+    let mut inverse = _mm512_mul_ps(
+        estimate,
+        _mm512_fnmadd_ps(_mm512_mul_ps(half, estimate), estimate, _mm512_set1_ps(1.5)),
+    );
+    // Lanes (in row order) whose squared length is zero, subnormal, infinite or NaN: exact.
+    let valid = if count >= STEP {
+        u16::MAX
+    } else {
+        (0..STEP)
+            .filter(|lane| 4 * (lane % 4) + lane / 4 < count)
+            .fold(0u16, |m, lane| m | (1 << lane))
+    };
+    let odd = (_mm512_cmp_ps_mask::<_CMP_NGE_UQ>(length2, _mm512_set1_ps(f32::MIN_POSITIVE))
+        | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(length2, _mm512_set1_ps(f32::MAX)))
+        & valid;
+    let mut out = rows;
+    if odd == 0 {
+        for c in &mut out {
+            *c = _mm512_mul_ps(*c, inverse);
+        }
+        return out;
+    }
+    let one = _mm512_set1_ps(1.0);
+    inverse = _mm512_mask_div_ps(inverse, odd, one, _mm512_sqrt_ps(length2));
+    // The identity where the reciprocal length is not positive and finite.
+    let identity = odd
+        & (_mm512_cmp_ps_mask::<_CMP_NGT_UQ>(inverse, _mm512_setzero_ps())
+            | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(inverse, _mm512_set1_ps(f32::MAX)));
+    for c in &mut out {
+        *c = _mm512_maskz_mov_ps(!identity, _mm512_mul_ps(*c, inverse));
+    }
+    out[3] = _mm512_mask_mov_ps(out[3], identity, one);
+    out
+}
+
+/// Writes the step's rotation rows and translation vectors into `out` (at most 16 bones).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn store_step(rows: [__m512; 4], translations: [__m512; 4], out: &mut [(Quat, Vec3A)]) {
+    let quats = transpose4(rows);
+    let (front, back) = (index(&INTERLEAVE[0]), index(&INTERLEAVE[1]));
+    if out.len() >= STEP {
+        for (j, (q, t)) in quats.into_iter().zip(translations).enumerate() {
+            // SAFETY: bones `4j .. 4j + 4` are 128 writable bytes of `out`, whose records
+            // are 8 floats each (asserted above).
+            unsafe {
+                let at = out.as_mut_ptr().wrapping_add(4 * j).cast::<f32>();
+                _mm512_storeu_ps(at, _mm512_permutex2var_ps(q, front, t));
+                _mm512_storeu_ps(at.wrapping_add(16), _mm512_permutex2var_ps(q, back, t));
+            }
+        }
+        return;
+    }
+    for (j, (q, t)) in quats.into_iter().zip(translations).enumerate() {
+        for (v, i) in [(2 * j, front), (2 * j + 1, back)] {
+            let pair = _mm512_permutex2var_ps(q, i, t);
+            let mask: __mmask16 = match out.len().saturating_sub(2 * v) {
+                0 => continue,
+                1 => 0x00FF,
+                _ => {
+                    // SAFETY: bones `2v` and `2v + 1` are 64 writable bytes of `out`.
+                    unsafe { _mm512_storeu_ps(out.as_mut_ptr().wrapping_add(2 * v).cast(), pair) };
+                    continue;
+                }
+            };
+            // SAFETY: the mask enables the 8 floats of bone `2v` and, where `out` has it,
+            // of bone `2v + 1`: bytes within `out`, whose records are 8 floats each
+            // (asserted above); the unused fourth lane of a translation is written 0.
+            unsafe {
+                _mm512_mask_storeu_ps(out.as_mut_ptr().wrapping_add(2 * v).cast(), mask, pair);
+            };
+        }
+    }
+}
