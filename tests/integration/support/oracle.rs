@@ -72,15 +72,46 @@ static TOOLS: std::sync::Mutex<std::collections::BTreeMap<String, Option<PathBuf
 /// `None` (a skip) where either is missing, a failure then when `SKELMAP_REQUIRE_ASSIMP` is
 /// set.
 pub fn keyframe_tool(option: &str) -> Option<PathBuf> {
+    cached_tool(option, || build_keyframe_tool(option))
+}
+
+/// The tool built under `key` this process, or `build`'s, kept for the next caller.
+fn cached_tool(key: &str, build: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
     let mut tools = TOOLS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(tool) = tools.get(option) {
+    if let Some(tool) = tools.get(key) {
         return tool.clone();
     }
-    let tool = build_keyframe_tool(option);
-    tools.insert(option.to_string(), tool.clone());
+    let tool = build();
+    tools.insert(key.to_string(), tool.clone());
     tool
+}
+
+/// Compiles `source` as `<stem>.c` against libassimp in a scratch folder named after
+/// `folder`: the program, or `None` (a skip, a failure under `SKELMAP_REQUIRE_ASSIMP`) where
+/// `cc` or libassimp is missing.
+fn compile_assimp_tool(folder: &str, stem: &str, source: &str) -> Option<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("skelmap-assimp-{folder}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (file, tool) = (dir.join(format!("{stem}.c")), dir.join(stem));
+    std::fs::write(&file, source).unwrap();
+    let built = std::process::Command::new("cc")
+        .arg(&file)
+        .arg("-o")
+        .arg(&tool)
+        .arg("-lassimp")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !built {
+        assert!(
+            std::env::var_os("SKELMAP_REQUIRE_ASSIMP").is_none(),
+            "cc and libassimp are needed and SKELMAP_REQUIRE_ASSIMP is set"
+        );
+        eprintln!("SKIPPED: cannot build a program against libassimp");
+        return None;
+    }
+    Some(tool)
 }
 
 /// Compiles the keyframe program for `option` ([`keyframe_tool`]).
@@ -110,30 +141,7 @@ int main(int argc, char **argv) {{
 }}
 "#
     );
-    let dir = std::env::temp_dir().join(format!(
-        "skelmap-assimp-{}-{}",
-        option.to_ascii_lowercase(),
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (file, tool) = (dir.join("keyframe.c"), dir.join("keyframe"));
-    std::fs::write(&file, source).unwrap();
-    let built = std::process::Command::new("cc")
-        .arg(&file)
-        .arg("-o")
-        .arg(&tool)
-        .arg("-lassimp")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !built {
-        assert!(
-            std::env::var_os("SKELMAP_REQUIRE_ASSIMP").is_none(),
-            "cc and libassimp are needed and SKELMAP_REQUIRE_ASSIMP is set"
-        );
-        eprintln!("SKIPPED: cannot build a program against libassimp");
-        return None;
-    }
-    Some(tool)
+    compile_assimp_tool(&option.to_ascii_lowercase(), "keyframe", &source)
 }
 
 /// What assimp loads as frame `frame` of `file` through `tool`: every vertex as stored.
@@ -230,33 +238,5 @@ int main(int argc, char **argv) {
 /// The MD5 frame program, built once a process ([`keyframe_tool`]'s rules: `None` without
 /// `cc` and `libassimp`, a failure then when `SKELMAP_REQUIRE_ASSIMP` is set).
 pub fn md5_frame_tool() -> Option<PathBuf> {
-    let mut tools = TOOLS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(tool) = tools.get("md5") {
-        return tool.clone();
-    }
-    let dir = std::env::temp_dir().join(format!("skelmap-assimp-md5-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (file, tool) = (dir.join("frame.c"), dir.join("frame"));
-    std::fs::write(&file, MD5_FRAME_C).unwrap();
-    let built = std::process::Command::new("cc")
-        .arg(&file)
-        .arg("-o")
-        .arg(&tool)
-        .arg("-lassimp")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let tool = if built {
-        Some(tool)
-    } else {
-        assert!(
-            std::env::var_os("SKELMAP_REQUIRE_ASSIMP").is_none(),
-            "cc and libassimp are needed and SKELMAP_REQUIRE_ASSIMP is set"
-        );
-        eprintln!("SKIPPED: cannot build a program against libassimp");
-        None
-    };
-    tools.insert("md5".to_string(), tool.clone());
-    tool
+    cached_tool("md5", || compile_assimp_tool("md5", "frame", MD5_FRAME_C))
 }
