@@ -183,8 +183,9 @@ pub unsafe extern "C" fn skelmap_blender_free(blender: *mut SkelmapBlender) {
 /// `BlendingJob` rule. Per bone, every layer contributes its weight times its mask's factor
 /// of its rotation, translation and scale; rotations are summed in one hemisphere and
 /// normalised (a normalised linear blend) and the sums divided by the bone's total weight,
-/// so weights are relative: `{walk 1, run 1 on bones 10..20}` gives bones 10 to 20 half of
-/// each and every other bone the walk alone. Where a bone's total weight is below
+/// so weights are relative: a walk layer at weight 1 on every bone beside a run layer at
+/// weight 1 on bones 10 to 20 gives those bones half of each and every other bone the walk
+/// alone. Where a bone's total weight is below
 /// `threshold`, `rest` makes up the difference (a layer fading out fades into the rest
 /// pose); a bone no layer plays holds its rest pose. `out` gets as many bones as `rest`.
 /// After the first call with as many layers on a skeleton, it allocates nothing.
