@@ -687,6 +687,7 @@ mod ozz {
     /// Both sides sample their layers before timing; the rows time the blend alone. Before
     /// timing, the blended model-space matrices are compared, as `ozz-pose` compares them.
     pub fn blending(c: &mut Criterion) {
+        use skelmap::pose::SoaPose;
         use skelmap::pose::blend::{Blender, Layer};
         let mut ozz = Peer::spawn("ozz", HARNESS);
         let dir = peer::data_dir();
@@ -722,10 +723,34 @@ mod ozz {
                     .enumerate()
                     .map(|(k, p)| Layer::new(p, 1.0 / (k + 1) as f32))
                     .collect();
+                // The same layers as DPM's sampler writes them in the SoA layout.
+                let mut rest_soa = SoaPose::default();
+                pose::sample_soa(&m, 0, 0, 0.0, Interpolation::Nlerp, &mut rest_soa);
+                let soa: Vec<SoaPose> = (0..layers)
+                    .map(|k| {
+                        let f = k % (frames - 1);
+                        let mut p = SoaPose::default();
+                        pose::sample_soa(&m, f, f + 1, 0.5, Interpolation::Nlerp, &mut p);
+                        p
+                    })
+                    .collect();
+                let stack_soa: Vec<Layer<'_, SoaPose>> = soa
+                    .iter()
+                    .enumerate()
+                    .map(|(k, p)| Layer::new(p, 1.0 / (k + 1) as f32))
+                    .collect();
                 let (mut blender, mut out, mut palette) =
                     (Blender::default(), LocalPose::default(), Palette::default());
                 blender.blend(&rest, &stack, 0.1, &mut out);
-                palette.build(&m, &out);
+                let mut from_soa = LocalPose::default();
+                blender.blend_soa(&rest_soa, &stack_soa, 0.1, &mut from_soa);
+                for (x, y) in out.bones.iter().zip(&from_soa.bones) {
+                    assert!(
+                        x.0.abs_diff_eq(y.0, 1e-6) && x.1.abs_diff_eq(y.1, 1e-5),
+                        "{name}: the blends of both layouts differ"
+                    );
+                }
+                palette.build(&m, &from_soa);
                 let dump = dir.join(format!("ozz-blend-{name}.out"));
                 let shown = dump.to_str().unwrap();
                 ozz.request(&format!("blenddump {name} 1 {layers} {shown}"))
@@ -773,6 +798,12 @@ mod ozz {
                     })
                 });
                 group.bench_function(BenchmarkId::new("skelmap", &name), |b| {
+                    b.iter(|| {
+                        blender.blend_soa(&rest_soa, &stack_soa, 0.1, &mut out);
+                        std::hint::black_box(&out);
+                    })
+                });
+                group.bench_function(BenchmarkId::new("skelmap-local", &name), |b| {
                     b.iter(|| {
                         blender.blend(&rest, &stack, 0.1, &mut out);
                         std::hint::black_box(&out);

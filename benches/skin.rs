@@ -25,8 +25,8 @@
 //! - `playback`: `Model::sample` + `Model::palette` per bone while playing forward one frame
 //!   per call, halfway between frames, for every corpus DPM and MS3D: the keyed MS3D format
 //!   beside the framed DPM through the same format-neutral calls.
-//! - `frame-golem`: one game frame of the corpus golem (63 bones): two clips sampled, blended
-//!   with a bone mask, one two-bone IK, posed and skinned by the compact kernel (`whole`),
+//! - `frame-golem`: one game frame of the corpus golem (63 bones): two clips sampled as
+//!   `SoaPose` layers, blended with a bone mask, one two-bone IK, posed and skinned by the compact kernel (`whole`),
 //!   and each of those steps alone (`sample-2`, `blend-masked`, `ik`, `pose-matrices`,
 //!   `skin-compact`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -46,7 +46,7 @@ use skelmap::dpm::{Dpm, Mesh};
 use skelmap::iqm::Iqm;
 use skelmap::model::Pose;
 use skelmap::ms3d::Ms3d;
-use skelmap::pose::{self, Interpolation, LocalPose, Palette};
+use skelmap::pose::{self, Interpolation, LocalPose, Palette, SoaPose};
 use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
 use skelmap::skin::{self, CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
 use skelmap::skm;
@@ -592,8 +592,8 @@ fn playback(c: &mut Criterion) {
 /// The buffers one character's frame reuses (a game keeps them from frame to frame).
 #[derive(Default)]
 struct Frame {
-    walk: LocalPose,
-    run: LocalPose,
+    walk: SoaPose,
+    run: SoaPose,
     blended: LocalPose,
     blender: pose::blend::Blender,
     palette: Palette,
@@ -608,17 +608,17 @@ struct Frame {
 struct Scene<'m> {
     model: &'m Model<'m>,
     compact: skelmap::model::Compact,
-    rest: LocalPose,
+    rest: SoaPose,
     clips: [skelmap::pose::framegroups::FrameGroup; 2],
     chain: [usize; 3],
 }
 
 impl Scene<'_> {
-    /// Step 1: both clips sampled at `seconds`.
+    /// Step 1: both clips sampled at `seconds`, in the layout the blend reads.
     fn sample(&self, seconds: f32, f: &mut Frame) {
         for (clip, out) in self.clips.iter().zip([&mut f.walk, &mut f.run]) {
             self.model
-                .sample_clip(clip, seconds, true, Interpolation::Nlerp, out)
+                .sample_clip_soa(clip, seconds, true, Interpolation::Nlerp, out)
                 .unwrap();
         }
     }
@@ -634,7 +634,8 @@ impl Scene<'_> {
             Layer::new(&f.walk, 1.0),
             Layer::new(&f.run, 0.5).masked(mask),
         ];
-        f.blender.blend(&self.rest, &layers, 0.1, &mut f.blended);
+        f.blender
+            .blend_soa(&self.rest, &layers, 0.1, &mut f.blended);
     }
 
     /// Step 3: world transforms for the chain, the IK solved towards a point between its
@@ -692,8 +693,8 @@ fn deepest_chain(model: &Model) -> [usize; 3] {
         .unwrap()
 }
 
-/// One game frame of golem (issue #57): two clips sampled (`Model::sample_clip`), blended
-/// with a bone mask (`Blender::blend`), one two-bone IK (`Model::palette`,
+/// One game frame of golem (issue #57): two clips sampled (`Model::sample_clip_soa`),
+/// blended with a bone mask (`Blender::blend_soa`), one two-bone IK (`Model::palette`,
 /// `TwoBoneIk::solve`, `apply`), posed (`Model::pose_local`, `Compact::matrices`) and skinned
 /// by the compact kernel (`Compact::skin`); `whole`, and each step alone on the buffers the
 /// whole frame leaves.
@@ -705,8 +706,9 @@ fn frame(c: &mut Criterion) {
         return;
     };
     let model = Model::from_bytes(&bytes).unwrap();
-    let mut rest = LocalPose::default();
-    model.bind_pose(&mut rest);
+    let mut bind = LocalPose::default();
+    model.bind_pose(&mut bind);
+    let rest = SoaPose::from_local(&bind);
     // The two longest clips (golem's walk and run, say), in their order.
     let mut clips: Vec<_> = model.clips().to_vec();
     clips.sort_by_key(|c| std::cmp::Reverse(c.count));

@@ -307,13 +307,18 @@ fn iqm_open_allocation_does_not_grow_and_the_layout_waits_for_sampling() {
     assert_eq!((warm, bytes), (0, 0), "a warm sample allocates nothing");
 }
 
-/// The buffers one character's frame reuses: two sampled clips, their blend, the palette,
-/// the compact skin's matrices and outputs.
+/// The buffers one character's frame reuses: two sampled clips (as `LocalPose`s, or as
+/// `SoaPose`s where the frame blends that layout), their blend, the palette, the compact
+/// skin's matrices and outputs.
 #[derive(Default)]
 struct Frame {
+    soa: bool,
     rest: skelmap::pose::LocalPose,
     walk: skelmap::pose::LocalPose,
     run: skelmap::pose::LocalPose,
+    rest_soa: skelmap::pose::SoaPose,
+    walk_soa: skelmap::pose::SoaPose,
+    run_soa: skelmap::pose::SoaPose,
     blended: skelmap::pose::LocalPose,
     blender: skelmap::pose::blend::Blender,
     palette: skelmap::pose::Palette,
@@ -333,20 +338,40 @@ fn frame(
     f: &mut Frame,
 ) {
     use skelmap::pose::blend::{Layer, Mask};
-    use skelmap::pose::{Interpolation, Root, TwoBoneIk, sample};
+    use skelmap::pose::{Interpolation, Root, TwoBoneIk, sample, sample_soa};
     let last = model.num_frames() - 1;
     let (a, b) = (1 % last.max(1), last);
-    sample(model, 0, 0, 0.0, Interpolation::Nlerp, &mut f.rest);
-    sample(model, a, a + 1, t, Interpolation::Nlerp, &mut f.walk);
-    sample(model, b - 1, b, 1.0 - t, Interpolation::Nlerp, &mut f.run);
-    let layers = [
-        Layer::new(&f.walk, 1.0),
-        Layer::new(&f.run, 0.5).masked(Mask::Range {
-            first: chain[0],
-            last: usize::MAX,
-        }),
-    ];
-    f.blender.blend(&f.rest, &layers, 0.1, &mut f.blended);
+    let mask = Mask::Range {
+        first: chain[0],
+        last: usize::MAX,
+    };
+    if f.soa {
+        sample_soa(model, 0, 0, 0.0, Interpolation::Nlerp, &mut f.rest_soa);
+        sample_soa(model, a, a + 1, t, Interpolation::Nlerp, &mut f.walk_soa);
+        sample_soa(
+            model,
+            b - 1,
+            b,
+            1.0 - t,
+            Interpolation::Nlerp,
+            &mut f.run_soa,
+        );
+        let layers = [
+            Layer::new(&f.walk_soa, 1.0),
+            Layer::new(&f.run_soa, 0.5).masked(mask),
+        ];
+        f.blender
+            .blend_soa(&f.rest_soa, &layers, 0.1, &mut f.blended);
+    } else {
+        sample(model, 0, 0, 0.0, Interpolation::Nlerp, &mut f.rest);
+        sample(model, a, a + 1, t, Interpolation::Nlerp, &mut f.walk);
+        sample(model, b - 1, b, 1.0 - t, Interpolation::Nlerp, &mut f.run);
+        let layers = [
+            Layer::new(&f.walk, 1.0),
+            Layer::new(&f.run, 0.5).masked(mask),
+        ];
+        f.blender.blend(&f.rest, &layers, 0.1, &mut f.blended);
+    }
     f.palette.build(model, &f.blended);
     let [s, m, e] = chain.map(|bone| f.palette.world[bone]);
     let ik = TwoBoneIk {
@@ -413,21 +438,32 @@ fn a_character_frame_allocates_nothing_after_warm_up() {
         bind.build(&model, &reference);
         let compact = skelmap::skin::CompactMesh::new(&mesh, &bind.world).unwrap();
         let chain = deepest_chain(&model);
+        for soa in [true, false] {
+            let mut f = Frame {
+                soa,
+                ..Frame::default()
+            };
+            frame(&model, &compact, chain, 0.25, &mut f);
+            let fresh = || Frame {
+                soa,
+                ..Frame::default()
+            };
+            let (allocations, _, ()) =
+                measure(|| frame(&model, &compact, chain, 0.75, &mut fresh()));
+            assert!(allocations > 0, "a fresh frame grows its buffers");
+            let f = std::cell::RefCell::new(f);
+            let (allocations, bytes_allocated, ()) =
+                measure(|| frame(&model, &compact, chain, 0.75, &mut f.borrow_mut()));
+            assert_eq!(
+                (allocations, bytes_allocated),
+                (0, 0),
+                "{} bones, SoA layers {soa}",
+                chain[2] + 1
+            );
+        }
         let mut f = Frame::default();
         frame(&model, &compact, chain, 0.25, &mut f);
-        let (allocations, bytes_allocated, ()) =
-            measure(|| frame(&model, &compact, chain, 0.75, &mut Frame::default()));
-        assert!(allocations > 0, "a fresh frame grows its buffers");
-        let _ = bytes_allocated;
         let f = std::cell::RefCell::new(f);
-        let (allocations, bytes_allocated, ()) =
-            measure(|| frame(&model, &compact, chain, 0.75, &mut f.borrow_mut()));
-        assert_eq!(
-            (allocations, bytes_allocated),
-            (0, 0),
-            "{} bones",
-            chain[2] + 1
-        );
         // The prepared kernel on the same frame's matrices, in both vertex orders, on the
         // calling thread.
         let prepared = skelmap::skin::PreparedMesh::new(&mesh);

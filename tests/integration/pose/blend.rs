@@ -7,6 +7,7 @@ use skelmap::glam::{Quat, Vec3, Vec3A};
 use skelmap::pose::Interpolation;
 use skelmap::pose::LocalPose;
 use skelmap::pose::Palette;
+use skelmap::pose::SoaPose;
 use skelmap::pose::blend::{Blender, Layer, Mask, additive_difference, crossfade};
 use skelmap::skin::SimdLevel;
 
@@ -220,19 +221,52 @@ fn scrambled(n: usize, seed: u32) -> LocalPose {
 
 /// `a` and `b` blended at every level the CPU has, against the scalar blend (the reference):
 /// rotations (up to sign) and translations within `tolerance`.
+///
+/// The same poses as [`SoaPose`]s blended by `Blender::blend_soa`: at the portable level the
+/// scalar blend's result bit for bit, at every other level within the same tolerance.
 fn levels_agree(rest: &LocalPose, layers: &[Layer<'_>], threshold: f32, what: &str) {
     let (mut blender, mut reference) = (Blender::default(), LocalPose::default());
     blender.blend_with_level(SimdLevel::Portable, rest, layers, threshold, &mut reference);
+    let rest_soa = SoaPose::from_local(rest);
+    let poses_soa: Vec<SoaPose> = layers.iter().map(|l| SoaPose::from_local(l.pose)).collect();
+    let layers_soa: Vec<Layer<'_, SoaPose>> = layers
+        .iter()
+        .zip(&poses_soa)
+        .map(|(l, pose)| Layer {
+            pose,
+            weight: l.weight,
+            mask: l.mask,
+        })
+        .collect();
+    let mut out = LocalPose::default();
+    blender.blend_soa_with_level(
+        SimdLevel::Portable,
+        &rest_soa,
+        &layers_soa,
+        threshold,
+        &mut out,
+    );
+    assert_eq!(out, reference, "{what}: the portable blend of SoA poses");
     for level in SimdLevel::ALL {
-        let mut out = LocalPose::default();
-        blender.blend_with_level(level, rest, layers, threshold, &mut out);
-        assert_eq!(out.bones.len(), reference.bones.len(), "{what} at {level}");
-        assert_eq!(out.scales, reference.scales, "{what} at {level}");
-        for (bone, (x, y)) in out.bones.iter().zip(&reference.bones).enumerate() {
-            assert!(
-                x.0.abs_diff_eq(y.0, 1e-6) && x.1.abs_diff_eq(y.1, 1e-5),
-                "{what} at {level}, bone {bone}: {x:?} vs {y:?}"
+        for soa in [false, true] {
+            let mut out = LocalPose::default();
+            if soa {
+                blender.blend_soa_with_level(level, &rest_soa, &layers_soa, threshold, &mut out);
+            } else {
+                blender.blend_with_level(level, rest, layers, threshold, &mut out);
+            }
+            assert_eq!(
+                out.bones.len(),
+                reference.bones.len(),
+                "{what} at {level}, SoA {soa}"
             );
+            assert_eq!(out.scales, reference.scales, "{what} at {level}, SoA {soa}");
+            for (bone, (x, y)) in out.bones.iter().zip(&reference.bones).enumerate() {
+                assert!(
+                    x.0.abs_diff_eq(y.0, 1e-6) && x.1.abs_diff_eq(y.1, 1e-5),
+                    "{what} at {level}, SoA {soa}, bone {bone}: {x:?} vs {y:?}"
+                );
+            }
         }
     }
 }
@@ -351,7 +385,7 @@ fn every_level_blends_as_the_scalar_blend() {
 }
 
 /// On golem (63 bones): 2 and 4 layers blended as the `ozz-blend` bench blends them, at
-/// every level, give model-space matrices within 1e-5 of the model's size (its farthest
+/// every level and from both layouts, give model-space matrices within 1e-5 of the model's size (its farthest
 /// joint) of the scalar blend's.
 #[test]
 fn golem_blends_alike_at_every_level() {
@@ -381,12 +415,28 @@ fn golem_blends_alike_at_every_level() {
             .world
             .iter()
             .fold(1.0f32, |m, w| m.max(w.translation.abs().max_element()));
+        let rest_soa = SoaPose::from_local(&rest);
+        let soa: Vec<SoaPose> = poses[..layers].iter().map(SoaPose::from_local).collect();
+        let stack_soa: Vec<Layer<'_, SoaPose>> = stack
+            .iter()
+            .zip(&soa)
+            .map(|(l, pose)| Layer::new(pose, l.weight))
+            .collect();
         for level in SimdLevel::ALL {
-            blender.blend_with_level(level, &rest, &stack, 0.1, &mut pose);
-            model.palette(&pose, &mut palette);
-            assert_eq!(palette.world.len(), model.num_bones());
-            for (x, y) in palette.world.iter().zip(&reference.world) {
-                assert!(x.abs_diff_eq(*y, 1e-5 * size), "{layers} layers at {level}");
+            for from_soa in [false, true] {
+                if from_soa {
+                    blender.blend_soa_with_level(level, &rest_soa, &stack_soa, 0.1, &mut pose);
+                } else {
+                    blender.blend_with_level(level, &rest, &stack, 0.1, &mut pose);
+                }
+                model.palette(&pose, &mut palette);
+                assert_eq!(palette.world.len(), model.num_bones());
+                for (x, y) in palette.world.iter().zip(&reference.world) {
+                    assert!(
+                        x.abs_diff_eq(*y, 1e-5 * size),
+                        "{layers} layers at {level}, SoA {from_soa}"
+                    );
+                }
             }
         }
     }

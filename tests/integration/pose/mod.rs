@@ -7,3 +7,4 @@ mod bindpose;
 mod blend;
 mod control;
 mod ik;
+mod soa;

@@ -16,7 +16,7 @@ use crate::format::Format;
 use crate::name;
 use crate::pose::bounds::Aabb;
 use crate::pose::local::nlerp_pose;
-use crate::pose::{Bone, PoseFrames, Skeleton};
+use crate::pose::{Bone, PoseFrames, Skeleton, SoaPose};
 use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
 use crate::view::{BoneVertexModel, bone_vertex_view, skeletal_mesh_view};
@@ -266,6 +266,26 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
         let done = crate::pose::lanes::be_poses_nlerp(a.as_bytes(), b.as_bytes(), t, out);
         let rest = a.iter().zip(b).skip(done);
         out.extend(rest.map(|(a, b)| nlerp_pose(dpm_pose(a.matrix()), dpm_pose(b.matrix()), t)));
+        true
+    }
+
+    fn nlerp_frames_soa_into(&self, a: usize, b: usize, t: f32, out: &mut SoaPose) -> bool {
+        let (Some(a), Some(b)) = (self.frame(a), self.frame(b)) else {
+            return false;
+        };
+        let (a, b) = (a.poses(), b.poses());
+        let poses = a.len().min(b.len());
+        out.resize(poses);
+        let done =
+            crate::pose::lanes::be_poses_nlerp_soa(a.as_bytes(), b.as_bytes(), t, &mut out.blocks);
+        for (bone, (a, b)) in a.iter().zip(b).enumerate().skip(done) {
+            out.set_bone(
+                bone,
+                nlerp_pose(dpm_pose(a.matrix()), dpm_pose(b.matrix()), t),
+            );
+        }
+        // The lanes a last partial step left past the poses.
+        out.resize(poses);
         true
     }
 }

@@ -16,7 +16,7 @@ use glam::Affine3A;
 use super::Model;
 use super::any::with_view;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose};
+use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose, SoaPose};
 use crate::skin::{self, Records, SimdLevel, SkinError, WeightedRecords};
 use crate::view::{DeformError, ModelView, Pose, Sampled};
 
@@ -146,6 +146,31 @@ impl Model<'_> {
         let at = self.clip_at(clip, seconds, looped)?;
         if !with_view!(self.view(), v => v.sample_seconds(at.seconds, interpolation, out)) {
             self.sample(at.a, at.b, at.t, interpolation, out);
+        }
+        Ok(())
+    }
+
+    /// [`Model::sample_clip`] into a [`SoaPose`] (see [`Model::sample_soa`]): a blend layer
+    /// for [`Blender::blend_soa`](crate::pose::blend::Blender::blend_soa), the same poses bit
+    /// for bit.
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::pose_clip`]; on failure `out` is left as it was.
+    pub fn sample_clip_soa(
+        &self,
+        clip: &FrameGroup,
+        seconds: f32,
+        looped: bool,
+        interpolation: Interpolation,
+        out: &mut SoaPose,
+    ) -> Result<(), DeformError> {
+        let at = self.clip_at(clip, seconds, looped)?;
+        let keyed = out.fill_from(|local| {
+            with_view!(self.view(), v => v.sample_seconds(at.seconds, interpolation, local))
+        });
+        if !keyed {
+            self.sample_soa(at.a, at.b, at.t, interpolation, out);
         }
         Ok(())
     }

@@ -73,7 +73,7 @@ use crate::diag::Diagnostics;
 use crate::format::Format;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::{FrameGroup, groups_from_names};
-use crate::pose::{Bone, Interpolation, LocalPose, Palette, Skeleton};
+use crate::pose::{Bone, Interpolation, LocalPose, Palette, PoseFrames, Skeleton, SoaPose};
 use crate::view::ModelView;
 pub use crate::view::open::Companion;
 use crate::view::open::Files;
@@ -345,6 +345,52 @@ impl<'data> Model<'data> {
         let last = self.num_frames().saturating_sub(1);
         let (a, b) = (a.min(last), b.min(last));
         with_view!(self.view(), v => ModelView::sample(v, a, b, t, interpolation, out));
+    }
+
+    /// [`Model::sample`] into a [`SoaPose`], the layout [`Blender::blend_soa`] reads: the
+    /// same poses, bit for bit. DPM's sampler writes them in that layout as it computes them
+    /// (with [`Interpolation::Nlerp`]); other formats are sampled as a [`LocalPose`] and
+    /// copied in.
+    ///
+    /// [`Blender::blend_soa`]: crate::pose::blend::Blender::blend_soa
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::pose::{Interpolation, LocalPose, SoaPose};
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let (mut local, mut soa, mut back) = (LocalPose::default(), SoaPose::default(), LocalPose::default());
+    /// model.sample(3, 4, 0.5, Interpolation::Nlerp, &mut local);
+    /// model.sample_soa(3, 4, 0.5, Interpolation::Nlerp, &mut soa);
+    /// soa.to_local(&mut back);
+    /// assert_eq!(back, local);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sample_soa(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut SoaPose,
+    ) {
+        let last = self.num_frames().saturating_sub(1);
+        let (a, b) = (a.min(last), b.min(last));
+        let native = interpolation == Interpolation::Nlerp
+            && with_view!(self.view(), v => v.pose_frames().is_some_and(|frames| {
+                let done = !frames.has_scale() && frames.nlerp_frames_soa_into(a, b, t, out);
+                if done {
+                    out.resize(frames.skeleton_bones().len());
+                    out.scales.clear();
+                }
+                done
+            }));
+        if !native {
+            out.fill_from(|local| {
+                self.sample(a, b, t, interpolation, local);
+                true
+            });
+        }
     }
 
     /// The bind pose into `out`: frame 0 for DPM, SKM and SKP (whose meshes are stored

@@ -26,9 +26,16 @@
 //! [`SimdLevel::Portable`]) only by rounding: fused multiply-adds, and a reciprocal square
 //! root refined by one Newton step (`tests/integration/pose/blend.rs` holds the two within
 //! 1e-6).
+//!
+//! [`Blender::blend_soa`] blends layers held as [`SoaPose`]s, the same rule on the same
+//! kernel, minus the regrouping: each block's rows are loaded as they are stored (aligned
+//! to a cache line), so only the result is regrouped into records. It is the faster of the
+//! two wherever layers are sampled for blending (`benches/peers.rs`, `ozz-blend-<n>`:
+//! `skelmap` beside `skelmap-local`).
 
 use glam::{Quat, Vec3A, Vec4};
 
+use super::SoaPose;
 use super::local::LocalPose;
 use crate::simd::SimdLevel;
 
@@ -68,21 +75,30 @@ impl Mask<'_> {
     }
 }
 
-/// One pose in a blend: what it contributes, and where.
-#[derive(Debug, Clone, Copy)]
-pub struct Layer<'a> {
+/// One pose in a blend: what it contributes, and where. The pose is a [`LocalPose`] for
+/// [`Blender::blend`], a [`SoaPose`] for [`Blender::blend_soa`].
+#[derive(Debug)]
+pub struct Layer<'a, P = LocalPose> {
     /// A sampled pose of the skeleton (bones past its end do not contribute).
-    pub pose: &'a LocalPose,
+    pub pose: &'a P,
     /// Its weight; a weight that is not positive and finite contributes nothing.
     pub weight: f32,
     /// The bones it plays.
     pub mask: Mask<'a>,
 }
 
-impl<'a> Layer<'a> {
+impl<P> Clone for Layer<'_, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Layer<'_, P> {}
+
+impl<'a, P> Layer<'a, P> {
     /// `pose` on every bone with `weight`.
     #[must_use]
-    pub fn new(pose: &'a LocalPose, weight: f32) -> Layer<'a> {
+    pub fn new(pose: &'a P, weight: f32) -> Layer<'a, P> {
         Layer {
             pose,
             weight,
@@ -92,7 +108,7 @@ impl<'a> Layer<'a> {
 
     /// This layer restricted to `mask`.
     #[must_use]
-    pub fn masked(self, mask: Mask<'a>) -> Layer<'a> {
+    pub fn masked(self, mask: Mask<'a>) -> Layer<'a, P> {
         Layer { mask, ..self }
     }
 
@@ -163,8 +179,46 @@ impl Sum {
 }
 
 /// The scale of `bone` in `pose`: 1 where the pose does not scale.
-fn scale_of(pose: &LocalPose, bone: usize) -> Vec3A {
-    pose.scales.get(bone).copied().unwrap_or(Vec3A::ONE)
+fn scale_of<P: Poses>(pose: &P, bone: usize) -> Vec3A {
+    pose.scales().get(bone).copied().unwrap_or(Vec3A::ONE)
+}
+
+/// What the scalar blend reads of a pose, in either layout.
+trait Poses {
+    /// Number of bones.
+    fn bones(&self) -> usize;
+    /// Bone `bone`'s rotation and translation (`bone` below [`Poses::bones`]).
+    fn pose(&self, bone: usize) -> (Quat, Vec3A);
+    /// Per bone scales; empty where no bone scales.
+    fn scales(&self) -> &[Vec3A];
+}
+
+impl Poses for LocalPose {
+    fn bones(&self) -> usize {
+        self.bones.len()
+    }
+
+    fn pose(&self, bone: usize) -> (Quat, Vec3A) {
+        self.bones[bone]
+    }
+
+    fn scales(&self) -> &[Vec3A] {
+        &self.scales
+    }
+}
+
+impl Poses for SoaPose {
+    fn bones(&self) -> usize {
+        self.len()
+    }
+
+    fn pose(&self, bone: usize) -> (Quat, Vec3A) {
+        self.bone(bone).unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
+    }
+
+    fn scales(&self) -> &[Vec3A] {
+        &self.scales
+    }
 }
 
 /// Blends poses into one, reusing its buffers from one frame to the next.
@@ -270,22 +324,82 @@ impl Blender {
         self.blend_scalar(rest, layers, threshold, scales, out);
     }
 
-    /// The 16-bone kernel's blend, if the CPU runs it: each layer's [`Plan`] and weights,
-    /// then the kernel. `false`, with `out` untouched, where it does not.
-    fn blend_lanes(
+    /// [`Blender::blend`] of poses in the [`SoaPose`] layout, which the 16-bone kernel reads
+    /// as they are stored (no regrouping, whole cache lines): the same rule, the result as a
+    /// [`LocalPose`] for what follows (control, IK, palettes). Poses that scale, or a CPU
+    /// without AVX-512F, take the scalar blend. Layers sampled with
+    /// [`sample_soa`](super::sample_soa) (or [`Model::sample_soa`](crate::Model::sample_soa))
+    /// come out of DPM's sampler in this layout directly.
+    ///
+    /// ```
+    /// use skelmap_core::glam::{Quat, Vec3A};
+    /// use skelmap_core::pose::{LocalPose, SoaPose};
+    /// use skelmap_core::pose::blend::{Blender, Layer, Mask};
+    /// let pose = |angle: f32| {
+    ///     let mut pose = LocalPose::default();
+    ///     pose.bones = (0..40).map(|b| (Quat::from_rotation_x(angle * b as f32), Vec3A::X)).collect();
+    ///     pose
+    /// };
+    /// let (rest, a, b) = (pose(0.0), pose(0.01), pose(0.03));
+    /// let torso = Mask::Range { first: 10, last: 30 };
+    /// let (mut blender, mut from_soa, mut from_local) = (Blender::default(), LocalPose::default(), LocalPose::default());
+    /// let (rest_soa, a_soa, b_soa) = (SoaPose::from_local(&rest), SoaPose::from_local(&a), SoaPose::from_local(&b));
+    /// blender.blend_soa(&rest_soa, &[Layer::new(&a_soa, 1.0), Layer::new(&b_soa, 1.0).masked(torso)], 0.1, &mut from_soa);
+    /// blender.blend(&rest, &[Layer::new(&a, 1.0), Layer::new(&b, 1.0).masked(torso)], 0.1, &mut from_local);
+    /// for (s, l) in from_soa.bones.iter().zip(&from_local.bones) {
+    ///     assert!(s.0.abs_diff_eq(l.0, 1e-6) && s.1.abs_diff_eq(l.1, 1e-6));
+    /// }
+    /// ```
+    pub fn blend_soa(
         &mut self,
-        rest: &LocalPose,
-        layers: &[Layer<'_>],
+        rest: &SoaPose,
+        layers: &[Layer<'_, SoaPose>],
         threshold: f32,
         out: &mut LocalPose,
-    ) -> bool {
-        if !super::lanes::blend_supported() {
-            return false;
+    ) {
+        self.blend_soa_with_level(SimdLevel::Avx512, rest, layers, threshold, out);
+    }
+
+    /// [`Blender::blend_soa`] at an instruction-set level, as [`Blender::blend_with_level`].
+    pub fn blend_soa_with_level(
+        &mut self,
+        level: SimdLevel,
+        rest: &SoaPose,
+        layers: &[Layer<'_, SoaPose>],
+        threshold: f32,
+        out: &mut LocalPose,
+    ) {
+        let threshold = if threshold.is_finite() && threshold > 0.0 {
+            threshold
+        } else {
+            0.0
+        };
+        let scales = !rest.scales.is_empty() || layers.iter().any(|l| !l.pose.scales.is_empty());
+        if level == SimdLevel::Avx512 && !scales && super::lanes::blend_supported() {
+            let bones = rest.len();
+            self.plan(bones, layers);
+            out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
+            out.scales.clear();
+            if super::lanes::blend_soa(
+                rest,
+                layers,
+                &self.plan,
+                &self.weights,
+                threshold,
+                &mut out.bones,
+            ) {
+                return;
+            }
         }
-        let bones = rest.bones.len();
+        self.blend_scalar(rest, layers, threshold, scales, out);
+    }
+
+    /// Each layer's [`Plan`] into `self.plan`, and the weights of its `PerBone` layers into
+    /// `self.weights` (layer `k`'s at `k · bones`).
+    fn plan<P: Poses>(&mut self, bones: usize, layers: &[Layer<'_, P>]) {
         self.plan.clear();
         for (k, layer) in layers.iter().enumerate() {
-            let played = layer.pose.bones.len().min(bones);
+            let played = layer.pose.bones().min(bones);
             let plan = if layer.mask == Mask::All && played == bones {
                 let w = layer.weight_of(0);
                 if w > 0.0 {
@@ -306,6 +420,22 @@ impl Blender {
             };
             self.plan.push(plan);
         }
+    }
+
+    /// The 16-bone kernel's blend, if the CPU runs it: each layer's [`Plan`] and weights,
+    /// then the kernel. `false`, with `out` untouched, where it does not.
+    fn blend_lanes(
+        &mut self,
+        rest: &LocalPose,
+        layers: &[Layer<'_>],
+        threshold: f32,
+        out: &mut LocalPose,
+    ) -> bool {
+        if !super::lanes::blend_supported() {
+            return false;
+        }
+        let bones = rest.bones.len();
+        self.plan(bones, layers);
         out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
         out.scales.clear();
         super::lanes::blend(
@@ -319,27 +449,26 @@ impl Blender {
     }
 
     /// The scalar blend, one bone of one layer at a time: the reference.
-    fn blend_scalar(
+    fn blend_scalar<P: Poses>(
         &mut self,
-        rest: &LocalPose,
-        layers: &[Layer<'_>],
+        rest: &P,
+        layers: &[Layer<'_, P>],
         threshold: f32,
         scales: bool,
         out: &mut LocalPose,
     ) {
-        let bones = rest.bones.len();
+        let bones = rest.bones();
         self.sums.clear();
         self.sums.resize(bones, Sum::default());
         for layer in layers {
-            let played = layer.pose.bones.len().min(bones);
-            let poses = &layer.pose.bones[..played];
+            let played = layer.pose.bones().min(bones);
             let sums = &mut self.sums[..played];
             if layer.mask == Mask::All {
                 // One weight for every bone: no mask to look up.
                 let w = layer.weight_of(0);
                 if w > 0.0 {
-                    for (sum, &pose) in sums.iter_mut().zip(poses) {
-                        sum.add(pose, w);
+                    for (bone, sum) in sums.iter_mut().enumerate() {
+                        sum.add(layer.pose.pose(bone), w);
                     }
                     if scales {
                         for (bone, sum) in sums.iter_mut().enumerate() {
@@ -349,10 +478,10 @@ impl Blender {
                 }
                 continue;
             }
-            for (bone, (sum, &pose)) in sums.iter_mut().zip(poses).enumerate() {
+            for (bone, sum) in sums.iter_mut().enumerate() {
                 let w = layer.weight_of(bone);
                 if w > 0.0 {
-                    sum.add(pose, w);
+                    sum.add(layer.pose.pose(bone), w);
                     if scales {
                         sum.scale += scale_of(layer.pose, bone) * w;
                     }
@@ -372,7 +501,7 @@ impl Blender {
                 1.0
             };
             if fill > 0.0 {
-                sum.add(rest.bones[bone], fill);
+                sum.add(rest.pose(bone), fill);
                 if scales {
                     sum.scale += scale_of(rest, bone) * fill;
                 }

@@ -2,7 +2,7 @@
 
 use glam::{Quat, Vec3A};
 
-use super::Skeleton;
+use super::{Skeleton, SoaPose};
 
 /// A file whose frames give one parent-relative pose per bone.
 pub trait PoseFrames<'data>: Skeleton<'data> {
@@ -73,6 +73,17 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
     /// default). DPM converts and blends both frames in one pass, 16 bones at a time with
     /// AVX-512 where the CPU has it.
     fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        let _ = (a, b, t, out);
+        false
+    }
+
+    /// [`nlerp_frames_into`](PoseFrames::nlerp_frames_into) into a [`SoaPose`], resized to
+    /// the frames' poses: the same poses, bit for bit, written in its layout as they are
+    /// computed. Returns `false`, with `out` untouched, when the format has no such pass (the
+    /// default; [`sample_soa`](crate::pose::sample_soa) then copies a [`LocalPose`] in).
+    ///
+    /// [`LocalPose`]: crate::pose::LocalPose
+    fn nlerp_frames_soa_into(&self, a: usize, b: usize, t: f32, out: &mut SoaPose) -> bool {
         let _ = (a, b, t, out);
         false
     }

@@ -46,6 +46,21 @@ pub(crate) fn be_poses_nlerp(
     }
 }
 
+/// [`be_poses_nlerp`] into the blocks of a `SoaPose` (at least as many as the poses need):
+/// the same poses, bit for bit, in the blocks' lane order; returns how many it blended (the
+/// caller blends the rest one at a time, and fills the lanes past them).
+pub(crate) fn be_poses_nlerp_soa(a: &[u8], b: &[u8], t: f32, out: &mut [super::SoaBlock]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::matrices::try_be_poses_nlerp_soa(a, b, t, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, b, t, out);
+        0
+    }
+}
+
 /// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
 /// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it
 /// (a last partial step too, unless it is only a few); returns how many it converted (the
@@ -119,6 +134,27 @@ pub(crate) fn blend(
     #[cfg(target_arch = "x86_64")]
     {
         super::x86::blend::try_blend(rest, layers, plan, weights, threshold, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (rest, layers, plan, weights, threshold, out);
+        false
+    }
+}
+
+/// [`blend`] of poses in `SoaPose` blocks (`rest` as long as `out`), read as they are
+/// stored; `false`, with `out` untouched, where the CPU lacks AVX-512F.
+pub(crate) fn blend_soa(
+    rest: &super::SoaPose,
+    layers: &[super::blend::Layer<'_, super::SoaPose>],
+    plan: &[super::blend::Plan],
+    weights: &[f32],
+    threshold: f32,
+    out: &mut [(glam::Quat, glam::Vec3A)],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::blend::try_blend_soa(rest, layers, plan, weights, threshold, out)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

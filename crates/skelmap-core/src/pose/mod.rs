@@ -4,6 +4,9 @@
 //! - [`LocalPose`] holds one parent-relative rotation + translation per bone; [`sample`]
 //!   blends two frames of any [`PoseFrames`] source with shortest-arc nlerp or slerp, never
 //!   lerping raw matrices.
+//! - [`SoaPose`] holds the same pose as structure of arrays, 16 bones a cache-aligned block
+//!   (ozz-animation's `SoaTransform` layout): what [`blend::Blender::blend_soa`] reads
+//!   without regrouping; [`sample_soa`] fills it (DPM's sampler writes it directly).
 //! - [`ChannelLayout`] resolves once where each bone's quantised channels (IQM's) sit in a
 //!   frame, after which sampling decodes and blends two frames 16 bones a step.
 //! - [`BakedFrames`] converts every frame once (the explicit copy a runtime sampling the same
@@ -49,6 +52,7 @@ pub(crate) mod local;
 mod mesh;
 pub(crate) mod rotation;
 mod skeleton;
+mod soa;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -63,3 +67,5 @@ pub use local::{Interpolation, LocalPose, Palette, Root, sample};
 pub use mesh::{BindPoseMesh, BindVertex, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh};
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
 pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};
+pub(crate) use soa::{BLOCK_BONES, SoaBlock};
+pub use soa::{SoaPose, sample_soa};

@@ -28,6 +28,8 @@ use core::arch::x86_64::{
 
 use glam::{Quat, Vec3A};
 
+use crate::pose::SoaBlock;
+use crate::pose::SoaPose;
 use crate::pose::blend::{Layer, Plan};
 
 // Full steps load each translation's fourth lane too: glam stores a `Vec3A` as one
@@ -63,12 +65,29 @@ pub(crate) fn try_blend(
     true
 }
 
+/// Blends as `lanes::blend_soa` says; `false` where the CPU lacks AVX-512F.
+pub(crate) fn try_blend_soa(
+    rest: &SoaPose,
+    layers: &[Layer<'_, SoaPose>],
+    plan: &[Plan],
+    weights: &[f32],
+    threshold: f32,
+    out: &mut [(Quat, Vec3A)],
+) -> bool {
+    if !is_x86_feature_detected!("avx512f") {
+        return false;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F.
+    unsafe { blend_soa_avx512(rest, layers, plan, weights, threshold, out) };
+    true
+}
+
 /// Lane-index vectors, as `vpermps` reads them.
 #[repr(C, align(64))]
-struct Index([i32; 16]);
+pub(super) struct Index([i32; 16]);
 
 /// Bone order (lane `i`: bone `i` of the step) to row order (lane `4l + j`: bone `4j + l`).
-const TO_ROWS: Index = {
+pub(super) const TO_ROWS: Index = {
     let mut idx = [0i32; 16];
     let mut lane = 0;
     while lane < 16 {
@@ -108,7 +127,7 @@ const INTERLEAVE: [Index; 2] = [
 
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn index(i: &Index) -> __m512i {
+pub(super) fn index(i: &Index) -> __m512i {
     // SAFETY: `i` is 64 readable bytes.
     unsafe { _mm512_loadu_si512(i.0.as_ptr().cast()) }
 }
@@ -132,6 +151,18 @@ impl Weigh {
             rows: v,
             quads: [v; 4],
             uniform: true,
+        }
+    }
+
+    /// From 16 weights in a block's lane order (see `pose::SoaBlock`), for rows of
+    /// rotations and of translations alike.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn block(rows: __m512) -> Weigh {
+        Weigh {
+            rows,
+            quads: [rows; 4],
+            uniform: false,
         }
     }
 
@@ -306,16 +337,92 @@ fn blend_avx512(
     let rest_share = if total > 0.0 { threshold - total } else { 1.0 };
     let uniform_inverse = Weigh::uniform(1.0 / (total + rest_share.max(0.0)));
     for first in (0..bones).step_by(STEP) {
-        let mut step = Step::new(first, bones, total);
+        let mut step = Step::new(first, bones, total, Layout::Records);
         for (k, (layer, plan)) in layers.iter().zip(plan).enumerate() {
+            let poses = layer.pose.bones.get(first..).unwrap_or_default();
+            let poses = &poses[..poses.len().min(step.count)];
             match *plan {
                 Plan::Skip => {}
-                Plan::Uniform(w) => step.add(layer, &Weigh::uniform(w)),
-                Plan::PerBone => step.add_per_bone(layer, &weights[k * bones..(k + 1) * bones]),
+                Plan::Uniform(w) => step.sums.add(load_step(poses), &Weigh::uniform(w)),
+                Plan::PerBone => {
+                    let w = step.weights(&weights[k * bones..(k + 1) * bones]);
+                    step.sums.add(load_step(poses), &w);
+                }
             }
         }
-        step.finish(rest, per_bone, threshold, rest_share, &uniform_inverse, out);
+        let count = step.count;
+        let rest_step = || load_step(&rest[first..first + count]);
+        let (rows, translations) =
+            step.finish(rest_step, per_bone, threshold, rest_share, &uniform_inverse);
+        store_step(rows, translations, &mut out[first..first + count]);
     }
+}
+
+/// [`blend_avx512`] of poses in `SoaPose` blocks, whose rows are loaded as they are stored;
+/// the same plan and weights, `rest` as long as `out`.
+#[target_feature(enable = "avx512f")]
+fn blend_soa_avx512(
+    rest: &SoaPose,
+    layers: &[Layer<'_, SoaPose>],
+    plan: &[Plan],
+    weights: &[f32],
+    threshold: f32,
+    out: &mut [(Quat, Vec3A)],
+) {
+    let bones = rest.len().min(out.len());
+    let per_bone = plan.contains(&Plan::PerBone);
+    let total: f32 = plan
+        .iter()
+        .map(|p| if let Plan::Uniform(w) = *p { w } else { 0.0 })
+        .sum();
+    let rest_share = if total > 0.0 { threshold - total } else { 1.0 };
+    let uniform_inverse = Weigh::uniform(1.0 / (total + rest_share.max(0.0)));
+    for (block, first) in (0..bones).step_by(STEP).enumerate() {
+        let mut step = Step::new(first, bones, total, Layout::Blocks);
+        for (k, (layer, plan)) in layers.iter().zip(plan).enumerate() {
+            let Some(rows) = layer.pose.blocks.get(block) else {
+                continue;
+            };
+            match *plan {
+                Plan::Skip => {}
+                Plan::Uniform(w) => step.sums.add(load_block(rows), &Weigh::uniform(w)),
+                Plan::PerBone => {
+                    let w = step.weights(&weights[k * bones..(k + 1) * bones]);
+                    step.sums.add(load_block(rows), &w);
+                }
+            }
+        }
+        let rest_block = || load_block(&rest.blocks[block]);
+        let (rows, [x, y, z, _]) = step.finish(
+            rest_block,
+            per_bone,
+            threshold,
+            rest_share,
+            &uniform_inverse,
+        );
+        let translations = transpose4([x, y, z, _mm512_setzero_ps()]);
+        store_step(rows, translations, &mut out[first..first + step.count]);
+    }
+}
+
+/// A block's rotation rows, and its translation rows with a zero fourth.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_block(block: &SoaBlock) -> ([__m512; 4], [__m512; 4]) {
+    // SAFETY: each row is 16 readable floats.
+    let row = |k: usize| unsafe { _mm512_loadu_ps(block.rows[k].as_ptr()) };
+    (
+        [row(0), row(1), row(2), row(3)],
+        [row(4), row(5), row(6), _mm512_setzero_ps()],
+    )
+}
+
+/// How a step's translations are held: as four-bone records (`(Quat, Vec3A)` poses) or as
+/// rows in a block's lane order (`SoaPose`), where their weights are the rotations'.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    Records,
+    Blocks,
 }
 
 /// One step of the blend: its bones and running sums.
@@ -324,19 +431,22 @@ struct Step {
     first: usize,
     /// How many bones it blends (0 to 16).
     count: usize,
+    layout: Layout,
     sums: Sums,
-    /// Per bone (bone order), the total weight so far (the uniform layers' from the start).
+    /// Per bone, the total weight so far (the uniform layers' from the start): in bone
+    /// order for records, in the block's lane order for blocks.
     total_weight: __m512,
 }
 
 impl Step {
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn new(first: usize, bones: usize, uniform_total: f32) -> Step {
+    fn new(first: usize, bones: usize, uniform_total: f32, layout: Layout) -> Step {
         let zero = _mm512_setzero_ps();
         Step {
             first,
             count: bones.saturating_sub(first).min(STEP),
+            layout,
             sums: Sums {
                 rows: [zero; 4],
                 translations: [zero; 4],
@@ -347,41 +457,44 @@ impl Step {
         }
     }
 
-    /// Adds the step's bones of `layer` at `w`.
+    /// The step's weights of a layer weighed per bone, from `row` (one per bone of the
+    /// skeleton), added to the step's totals.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn add(&mut self, layer: &Layer<'_>, w: &Weigh) {
-        let poses = layer.pose.bones.get(self.first..).unwrap_or_default();
-        self.sums
-            .add(load_step(&poses[..poses.len().min(self.count)]), w);
+    fn weights(&mut self, row: &[f32]) -> Weigh {
+        let w = load_floats(row.get(self.first..).unwrap_or_default(), self.count);
+        let w = match self.layout {
+            Layout::Records => w,
+            Layout::Blocks => _mm512_permutexvar_ps(index(&TO_ROWS), w),
+        };
+        self.total_weight = _mm512_add_ps(self.total_weight, w);
+        self.weigh(w)
     }
 
-    /// Adds the step's bones of `layer` at their weights in `row` (one per bone of the
-    /// skeleton).
+    /// `w`, in the order of `total_weight`, as the sums read it.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn add_per_bone(&mut self, layer: &Layer<'_>, row: &[f32]) {
-        let w = load_floats(row.get(self.first..).unwrap_or_default(), self.count);
-        self.total_weight = _mm512_add_ps(self.total_weight, w);
-        self.add(layer, &Weigh::per_bone(w));
+    fn weigh(&self, w: __m512) -> Weigh {
+        match self.layout {
+            Layout::Records => Weigh::per_bone(w),
+            Layout::Blocks => Weigh::block(w),
+        }
     }
 
     /// The rest pose's share added (`rest_share` of it everywhere, or per bone where the
-    /// layers are weighed per bone), the sums normalised, and the step written to `out`.
+    /// layers are weighed per bone), then the rotations normalised and the translations
+    /// divided by their total weights.
     #[inline]
     #[target_feature(enable = "avx512f")]
     fn finish(
         &mut self,
-        rest: &[(Quat, Vec3A)],
+        rest: impl FnOnce() -> ([__m512; 4], [__m512; 4]),
         per_bone: bool,
         threshold: f32,
         rest_share: f32,
         uniform_inverse: &Weigh,
-        out: &mut [(Quat, Vec3A)],
-    ) {
+    ) -> ([__m512; 4], [__m512; 4]) {
         let (zero, one) = (_mm512_setzero_ps(), _mm512_set1_ps(1.0));
-        let (first, count) = (self.first, self.count);
-        let rest_step = &rest[first..first + count];
         let inverse = if per_bone {
             // Per bone: the rest pose where the total is below the threshold (all of it
             // where there is no weight), then the total's reciprocal.
@@ -392,28 +505,48 @@ impl Step {
                 one,
                 _mm512_sub_ps(_mm512_set1_ps(threshold), total),
             );
-            let filled = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(share, zero) & lanes(count);
+            let valid = match self.layout {
+                Layout::Records => lanes(self.count),
+                Layout::Blocks => row_lanes(self.count),
+            };
+            let filled = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(share, zero) & valid;
             let mut total = total;
             if filled != 0 {
                 let share = _mm512_maskz_mov_ps(filled, share);
-                self.sums.add(load_step(rest_step), &Weigh::per_bone(share));
+                self.sums.add(rest(), &self.weigh(share));
                 total = _mm512_add_ps(total, share);
             }
-            Weigh::per_bone(_mm512_div_ps(one, total))
+            self.weigh(_mm512_div_ps(one, total))
         } else {
             if rest_share > 0.0 {
-                self.sums
-                    .add(load_step(rest_step), &Weigh::uniform(rest_share));
+                self.sums.add(rest(), &Weigh::uniform(rest_share));
             }
             *uniform_inverse
         };
-        let rows = normalized(self.sums.rows, count);
+        let rows = normalized(self.sums.rows, self.count);
         let mut translations = self.sums.translations;
         for (t, w) in translations.iter_mut().zip(inverse.quads) {
             *t = _mm512_mul_ps(*t, w);
         }
-        store_step(rows, translations, &mut out[first..first + count]);
+        (rows, translations)
     }
+}
+
+/// The lanes of a row (lane `4l + j`: bone `4j + l`) that hold bones `0 .. count`.
+#[inline]
+fn row_lanes(count: usize) -> __mmask16 {
+    /// Per count 0 to 16, its lanes.
+    const MASKS: [u16; STEP + 1] = {
+        let mut masks = [0u16; STEP + 1];
+        let mut count = 1;
+        while count <= STEP {
+            let bone = count - 1;
+            masks[count] = masks[bone] | 1 << (4 * (bone % 4) + bone / 4);
+            count += 1;
+        }
+        masks
+    };
+    MASKS[count.min(STEP)]
 }
 
 /// The rotation rows normalised as glam's `normalize_or(identity)` does (up to the
@@ -433,13 +566,7 @@ fn normalized(rows: [__m512; 4], count: usize) -> [__m512; 4] {
         _mm512_fnmadd_ps(_mm512_mul_ps(half, estimate), estimate, _mm512_set1_ps(1.5)),
     );
     // Lanes (in row order) whose squared length is zero, subnormal, infinite or NaN: exact.
-    let valid = if count >= STEP {
-        u16::MAX
-    } else {
-        (0..STEP)
-            .filter(|lane| 4 * (lane % 4) + lane / 4 < count)
-            .fold(0u16, |m, lane| m | (1 << lane))
-    };
+    let valid = row_lanes(count);
     let odd = (_mm512_cmp_ps_mask::<_CMP_NGE_UQ>(length2, _mm512_set1_ps(f32::MIN_POSITIVE))
         | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(length2, _mm512_set1_ps(f32::MAX)))
         & valid;

@@ -20,12 +20,14 @@ use core::arch::x86_64::{
     _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_si512,
     _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_mask_xor_epi32,
     _mm512_maskz_loadu_epi32, _mm512_mul_ps, _mm512_or_si512, _mm512_permutex2var_ps,
-    _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_shuffle_f32x4,
-    _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps, _mm512_sub_ps,
-    _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
+    _mm512_permutexvar_ps, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps,
+    _mm512_sub_ps, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
 };
 
 use glam::{Quat, Vec3A};
+
+use crate::pose::{BLOCK_BONES, SoaBlock};
 
 /// Bytes of one pose.
 const POSE: usize = 48;
@@ -258,15 +260,59 @@ pub(crate) fn try_be_poses_nlerp(
     }
 }
 
-/// Converts both frames' poses and blends them, 16 poses a step. Frames of at most 8 poses
-/// (and at least [`MIN_PAIRED`]) take one step for both: frame `a` in lanes 0–7, frame `b`
-/// in lanes 8–15, so one conversion serves the two (see [`paired_rows_of`]).
+/// Converts both frames' poses and blends them, 16 poses a step, appending them to `out`.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX-512F.
 #[target_feature(enable = "avx512f")]
 unsafe fn be_poses_nlerp_avx512(a: &[u8], b: &[u8], t: f32, out: &mut Vec<(Quat, Vec3A)>) -> usize {
+    out.reserve(a.len().min(b.len()) / POSE);
+    nlerp_steps(a, b, t, |_, rows, lanes| push_poses(rows, lanes, out))
+}
+
+/// [`try_be_poses_nlerp`] into the blocks of a `SoaPose` (as many as the poses need) instead:
+/// the same poses, bit for bit, each step's rows stored in the blocks' lane order. Returns
+/// how many it blended (0 when the CPU lacks AVX-512F); lanes past those of a last partial
+/// step are left undefined, for the caller to fill.
+pub(crate) fn try_be_poses_nlerp_soa(a: &[u8], b: &[u8], t: f32, out: &mut [SoaBlock]) -> usize {
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        unsafe { be_poses_nlerp_soa_avx512(a, b, t, out) }
+    } else {
+        0
+    }
+}
+
+/// # Safety
+///
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+unsafe fn be_poses_nlerp_soa_avx512(a: &[u8], b: &[u8], t: f32, out: &mut [SoaBlock]) -> usize {
+    let order = super::blend::index(&super::blend::TO_ROWS);
+    nlerp_steps(a, b, t, |first, rows, _| {
+        if let Some(block) = out.get_mut(first / BLOCK_BONES) {
+            for (row, v) in block.rows.iter_mut().zip(rows) {
+                // SAFETY: `row` is 16 writable floats.
+                unsafe { _mm512_storeu_ps(row.as_mut_ptr(), _mm512_permutexvar_ps(order, v)) };
+            }
+        }
+    })
+}
+
+/// Converts both frames' poses and blends them, 16 poses a step, handing each step's seven
+/// rows to `emit` with the index of its first pose and its number of lanes; returns how many
+/// poses it blended. Frames of at most 8 poses (and at least [`MIN_PAIRED`]) take one step
+/// for both: frame `a` in lanes 0–7, frame `b` in lanes 8–15, so one conversion serves the
+/// two (see [`paired_rows_of`]).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn nlerp_steps(
+    a: &[u8],
+    b: &[u8],
+    t: f32,
+    mut emit: impl FnMut(usize, [__m512; 7], usize),
+) -> usize {
     let pairs = a.len().min(b.len()) / POSE;
     if (MIN_PAIRED..=8).contains(&pairs) {
         let (q, p) = unit_poses(paired_rows_of(a, b, pairs));
@@ -274,18 +320,16 @@ unsafe fn be_poses_nlerp_avx512(a: &[u8], b: &[u8], t: f32, out: &mut Vec<(Quat,
         let down = |v: __m512| _mm512_shuffle_f32x4::<0b01_00_11_10>(v, v);
         let qb = [down(q[0]), down(q[1]), down(q[2]), down(q[3])];
         let pb = [down(p[0]), down(p[1]), down(p[2])];
-        out.reserve(pairs);
-        push_poses(nlerp_lanes((q, p), (qb, pb), t), pairs, out);
+        emit(0, nlerp_lanes((q, p), (qb, pb), t), pairs);
         return pairs;
     }
     let poses = whole_steps(pairs);
-    out.reserve(poses);
     let [a, b] = [a, b].map(|f| f.get(..poses * POSE).unwrap_or_default());
-    for (step_a, step_b) in a.chunks(16 * POSE).zip(b.chunks(16 * POSE)) {
+    for (k, (step_a, step_b)) in a.chunks(16 * POSE).zip(b.chunks(16 * POSE)).enumerate() {
         let lanes = step_a.len() / POSE;
         let from_a = unit_poses(rows_of(step_a, lanes));
         let from_b = unit_poses(rows_of(step_b, lanes));
-        push_poses(nlerp_lanes(from_a, from_b, t), lanes, out);
+        emit(16 * k, nlerp_lanes(from_a, from_b, t), lanes);
     }
     poses
 }
