@@ -415,6 +415,25 @@ fn pose(c: &mut Criterion) {
             &baked,
             true,
         );
+        // Sampling alone, into each layout: what a blend layer costs before blending.
+        let frames = m.num_frames();
+        let (mut local, mut soa, mut frame) = (LocalPose::default(), SoaPose::default(), 0);
+        group.bench_function(BenchmarkId::new("dpm-sample", &name), |b| {
+            b.iter(|| {
+                frame = (frame + 7) % frames;
+                let next = (frame + 1) % frames;
+                pose::sample(&m, frame, next, 0.3, Interpolation::Nlerp, &mut local);
+                black_box(&local);
+            })
+        });
+        group.bench_function(BenchmarkId::new("dpm-sample-soa", &name), |b| {
+            b.iter(|| {
+                frame = (frame + 7) % frames;
+                let next = (frame + 1) % frames;
+                pose::sample_soa(&m, frame, next, 0.3, Interpolation::Nlerp, &mut soa);
+                black_box(&soa);
+            })
+        });
     }
     // MS3D: keyed joints sampled as a game plays them (one frame forward per call, so the key
     // cursors find each key pair next to the last) beside the same timeline baked into frames.

@@ -1713,6 +1713,30 @@ enum SkelmapStatus skelmap_pose_from_local(struct SkelmapPose *pose,
                                            const struct SkelmapLocalPose *local);
 
 /**
+ * `skelmap_pose_from_local` for a `local` that differs from the pose `pose` holds only in
+ * bone `bone` and the bones below it (a bone set or turned by hand, an IK correction):
+ * world transforms are rebuilt for `bone` and its descendants only, the others kept
+ * (ozz-animation's `LocalToModelJob` from a joint), then the skinning kernels' layouts
+ * refreshed. The result equals `skelmap_pose_from_local`'s when that holds. It allocates
+ * nothing.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose`, `model` or
+ * `local`), `SKELMAP_STATUS_WRONG_KIND` (a model without bones, or `local` not of
+ * `model`'s number of bones), `SKELMAP_STATUS_OUT_OF_RANGE` (`bone` past the bones) or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`pose` holds no bone pose of `model` to keep: pose it
+ * whole with `skelmap_pose_from_local` first). On failure the pose is unchanged.
+ *
+ * # Safety
+ *
+ * `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+ * live model; `local` is NULL or a live local pose.
+ */
+enum SkelmapStatus skelmap_pose_from_local_subtree(struct SkelmapPose *pose,
+                                                   const struct SkelmapModel *model,
+                                                   const struct SkelmapLocalPose *local,
+                                                   uint32_t bone);
+
+/**
  * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh
  * (its shader), the MS3D file's materials, one per GameStudio or Quake skin; none for SL.
  *

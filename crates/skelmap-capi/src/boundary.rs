@@ -155,9 +155,8 @@ impl From<DeformError> for Fail {
             DeformError::Morph(e) => e.into(),
             DeformError::NoMesh { .. }
             | DeformError::NoFrame { .. }
-            | DeformError::NoAttachment { .. } => {
-                Fail::new(SkelmapStatus::OutOfRange, e.to_string())
-            }
+            | DeformError::NoAttachment { .. }
+            | DeformError::NoBone { .. } => Fail::new(SkelmapStatus::OutOfRange, e.to_string()),
             DeformError::Blend(_)
             | DeformError::Time(_)
             | DeformError::Clip { .. }

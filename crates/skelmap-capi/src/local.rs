@@ -756,3 +756,39 @@ pub unsafe extern "C" fn skelmap_pose_from_local(
         Ok(())
     })
 }
+
+/// `skelmap_pose_from_local` for a `local` that differs from the pose `pose` holds only in
+/// bone `bone` and the bones below it (a bone set or turned by hand, an IK correction):
+/// world transforms are rebuilt for `bone` and its descendants only, the others kept
+/// (ozz-animation's `LocalToModelJob` from a joint), then the skinning kernels' layouts
+/// refreshed. The result equals `skelmap_pose_from_local`'s when that holds. It allocates
+/// nothing.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose`, `model` or
+/// `local`), `SKELMAP_STATUS_WRONG_KIND` (a model without bones, or `local` not of
+/// `model`'s number of bones), `SKELMAP_STATUS_OUT_OF_RANGE` (`bone` past the bones) or
+/// `SKELMAP_STATUS_INVALID_ARGUMENT` (`pose` holds no bone pose of `model` to keep: pose it
+/// whole with `skelmap_pose_from_local` first). On failure the pose is unchanged.
+///
+/// # Safety
+///
+/// `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+/// live model; `local` is NULL or a live local pose.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_pose_from_local_subtree(
+    pose: Option<&mut SkelmapPose>,
+    model: Option<&SkelmapModel>,
+    local: Option<&SkelmapLocalPose>,
+    bone: u32,
+) -> SkelmapStatus {
+    status(|| {
+        let pose = pose.ok_or(Fail::null("pose"))?;
+        let model = model.ok_or(Fail::null("model"))?;
+        let local = local.ok_or(Fail::null("local"))?;
+        skeletal(model)?;
+        model
+            .model
+            .pose_local_from(&local.local, bone as usize, &mut pose.pose)?;
+        Ok(())
+    })
+}

@@ -1,6 +1,6 @@
 //! The animation runtime through the C ABI (`skelmap_local_pose_*`, `skelmap_blend`,
 //! `skelmap_blender_add`, `skelmap_additive_difference`, `skelmap_crossfade`, the IK calls
-//! and `skelmap_pose_from_local`) gives exactly, bit for bit, what the Rust API gives for the
+//! and `skelmap_pose_from_local`, `skelmap_pose_from_local_subtree`) gives exactly, bit for bit, what the Rust API gives for the
 //! same inputs (`Model::sample_clip`, `pose::blend`, `LocalPose::set_bone` and the rest,
 //! `TwoBoneIk`/`AimIk`, `Model::pose_local`), and refuses what it documents with the
 //! documented status. The calls themselves go through skelmap-testkit's safe handles
@@ -358,6 +358,87 @@ fn a_pose_from_a_local_pose_skins_and_places_attachments() {
     let (mut rp, mut rq) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
     f.rust.deform(0, &rust, &mut rp, &mut rq).unwrap();
     assert_eq!((p, q), (rp, rq));
+}
+
+/// An IK correction posed through C from its chain's start only gives the world transforms
+/// and skin of posing the whole corrected pose, in C and in Rust; bones above the start keep
+/// the transforms the pose held, whatever the local pose says of them now.
+#[test]
+fn a_subtree_rebuild_is_the_whole_pose_below_the_bone() {
+    let bytes = character();
+    let f = Fixture::new(&bytes);
+    let c = f.c_sample(1, 0.4);
+    let pose = CPose::new();
+    assert_eq!(
+        pose.from_local(true, f.model(), Some(&c)),
+        SkelmapStatus::Ok
+    );
+    let turn = Affine3A::from_rotation_y(0.5);
+    assert_eq!(c.mul_bone(3, Some(&rows(&turn))), SkelmapStatus::Ok);
+    assert_eq!(
+        pose.from_local_subtree(true, f.model(), Some(&c), 3),
+        SkelmapStatus::Ok
+    );
+    let mut rust_local = f.sample(1, 0.4);
+    rust_local.mul_bone(3, turn).unwrap();
+    let mut whole = Pose::default();
+    f.rust.pose_local(&rust_local, &mut whole).unwrap();
+    for bone in 0..6 {
+        let (s, world) = pose.bone_world(bone);
+        assert_eq!(s, SkelmapStatus::Ok);
+        assert_eq!(
+            world,
+            rows(&whole.palette().world[bone as usize]),
+            "bone {bone}"
+        );
+    }
+    let n = f.rust.mesh(0).unwrap().num_vertices();
+    let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    assert_eq!(pose.skin(&f.c, 0, &mut p, Some(&mut q)), SkelmapStatus::Ok);
+    let (mut rp, mut rq) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    f.rust.deform(0, &whole, &mut rp, &mut rq).unwrap();
+    assert_eq!((p, q), (rp, rq));
+
+    // A change above the bone is not rebuilt: bone 1 keeps its world transform.
+    let (_, before) = pose.bone_world(1);
+    assert_eq!(c.mul_bone(1, Some(&rows(&turn))), SkelmapStatus::Ok);
+    assert_eq!(
+        pose.from_local_subtree(true, f.model(), Some(&c), 4),
+        SkelmapStatus::Ok
+    );
+    assert_eq!(pose.bone_world(1).1, before);
+
+    // Refusals, the pose unchanged by each.
+    let (_, kept) = pose.bone_world(5);
+    for (status, call) in [
+        (
+            SkelmapStatus::NullParameter,
+            pose.from_local_subtree(false, f.model(), Some(&c), 0),
+        ),
+        (
+            SkelmapStatus::NullParameter,
+            pose.from_local_subtree(true, None, Some(&c), 0),
+        ),
+        (
+            SkelmapStatus::NullParameter,
+            pose.from_local_subtree(true, f.model(), None, 0),
+        ),
+        (
+            SkelmapStatus::OutOfRange,
+            pose.from_local_subtree(true, f.model(), Some(&c), 6),
+        ),
+        (
+            SkelmapStatus::WrongKind,
+            pose.from_local_subtree(true, f.model(), Some(&CLocal::new()), 0),
+        ),
+        (
+            SkelmapStatus::InvalidArgument,
+            CPose::new().from_local_subtree(true, f.model(), Some(&c), 0),
+        ),
+    ] {
+        assert_eq!(call, status);
+    }
+    assert_eq!(pose.bone_world(5).1, kept);
 }
 
 /// The documented refusals: NULLs, ranges, kinds, aliasing and non-finite inputs.

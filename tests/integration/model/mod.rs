@@ -588,6 +588,76 @@ fn a_clip_samples_to_a_local_pose_that_poses_the_model() {
     ));
 }
 
+/// `Model::pose_local_from` on a bone turned by hand gives what `pose_local` gives for the
+/// whole pose (world transforms and the kernels' matrices, bit for bit) on an MS3D (whose
+/// parents may follow their children: rebuilt in hierarchy order) and a DPM, for every bone
+/// as the start; a change above the start stays unbuilt; the refusals name what is wrong and
+/// leave the pose as it was.
+#[test]
+fn a_subtree_rebuild_is_the_whole_pose_below_the_bone() {
+    use skelmap::glam::{Affine3A, Quat};
+    let seed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/probe_any/arm_tail.ms3d");
+    let ms3d = std::fs::read(seed).unwrap();
+    let (dpm, _) = tube();
+    for bytes in [&ms3d, &dpm] {
+        let model = Model::from_bytes(bytes).unwrap();
+        let bones = model.num_bones();
+        let mut local = skelmap::pose::LocalPose::default();
+        model.sample(1, 2, 0.5, Interpolation::Nlerp, &mut local);
+        for from in 0..bones {
+            let (mut pose, mut whole) = (Pose::default(), Pose::default());
+            model.pose_local(&local, &mut pose).unwrap();
+            let mut turned = local.clone();
+            turned.bones[from].0 = Quat::from_rotation_y(0.6) * turned.bones[from].0;
+            model.pose_local_from(&turned, from, &mut pose).unwrap();
+            model.pose_local(&turned, &mut whole).unwrap();
+            let what = format!("{:?}, bone {from}", model.format());
+            assert_eq!(pose.palette().world, whole.palette().world, "{what}");
+            assert_eq!(pose.matrices(), whole.matrices(), "{what}");
+            assert_eq!(pose.local(), &turned, "{what}");
+        }
+        // A change above the start is not rebuilt: the root keeps its world transform.
+        let mut pose = Pose::default();
+        model.pose_local(&local, &mut pose).unwrap();
+        let root = pose.palette().world[0];
+        let mut moved = local.clone();
+        moved.mul_bone(0, Affine3A::from_rotation_x(1.0)).unwrap();
+        model.pose_local_from(&moved, bones - 1, &mut pose).unwrap();
+        assert_eq!(pose.palette().world[0], root);
+        // Refusals.
+        let kept = pose.palette().world.clone();
+        assert!(matches!(
+            model.pose_local_from(&local, bones, &mut pose),
+            Err(DeformError::NoBone { bone, bones: b }) if bone == bones && b == bones
+        ));
+        let mut short = local.clone();
+        short.bones.pop();
+        assert!(matches!(
+            model.pose_local_from(&short, 0, &mut pose),
+            Err(DeformError::PoseBones { found, bones: b }) if found == bones - 1 && b == bones
+        ));
+        assert!(matches!(
+            model.pose_local_from(&local, 0, &mut Pose::default()),
+            Err(DeformError::NotSampled)
+        ));
+        assert_eq!(pose.palette().world, kept);
+    }
+    let quake = skelmap::quake::Builder::triangle().write();
+    let morph = Model::from_bytes(&quake).unwrap();
+    assert!(matches!(
+        morph.pose_local_from(
+            &skelmap::pose::LocalPose::default(),
+            0,
+            &mut Pose::default()
+        ),
+        Err(DeformError::WrongPose {
+            found: "bones",
+            format: Format::Quake
+        })
+    ));
+}
+
 /// Review finding: the bind pose of a vertex-animated model used to keep the bones of a
 /// skeletal model sampled into the same pose before (so a C caller saw stale bone counts
 /// and matrices).

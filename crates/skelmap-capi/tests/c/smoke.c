@@ -619,6 +619,22 @@ static void check_runtime(const char *path) {
     CHECK_STATUS(skelmap_pose_bone_world(pose, 5, end), SKELMAP_STATUS_OK);
     CHECK_STATUS(skelmap_attachment_world(model, pose, 0, at), SKELMAP_STATUS_OK);
     CHECK(memcmp(end, at, sizeof at) == 0);
+    /* Bone 4 turned and rebuilt with what hangs from it: as if posed whole. */
+    CHECK_STATUS(skelmap_local_pose_mul_bone(out, 4, quarter), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_pose_from_local_subtree(pose, model, out, 4), SKELMAP_STATUS_OK);
+    SkelmapPose *whole = NULL;
+    CHECK_STATUS(skelmap_pose_new(&whole), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_pose_from_local_subtree(whole, model, out, 4),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    CHECK_STATUS(skelmap_pose_from_local(whole, model, out), SKELMAP_STATUS_OK);
+    float rebuilt[12], posed[12];
+    CHECK_STATUS(skelmap_pose_bone_world(pose, 5, rebuilt), SKELMAP_STATUS_OK);
+    CHECK_STATUS(skelmap_pose_bone_world(whole, 5, posed), SKELMAP_STATUS_OK);
+    CHECK(memcmp(rebuilt, posed, sizeof posed) == 0);
+    CHECK_STATUS(skelmap_pose_from_local_subtree(pose, model, out, 6), SKELMAP_STATUS_OUT_OF_RANGE);
+    CHECK_STATUS(skelmap_pose_from_local_subtree(NULL, model, out, 0),
+                 SKELMAP_STATUS_NULL_PARAMETER);
+    skelmap_pose_free(whole);
     Vertex v[1];
     CHECK_STATUS(skelmap_model_skin(model, pose, 0, v[0].position, sizeof(Vertex), v[0].normal,
                                     sizeof(Vertex), 1),

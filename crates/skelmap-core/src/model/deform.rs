@@ -16,7 +16,7 @@ use glam::Affine3A;
 use super::Model;
 use super::any::with_view;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose, SoaPose};
+use crate::pose::{BakeError, BakedFrames, Interpolation, LocalPose, Root, SoaPose};
 use crate::skin::{self, Records, SimdLevel, SkinError, WeightedRecords};
 use crate::view::{DeformError, ModelView, Pose, Sampled};
 
@@ -221,6 +221,70 @@ impl Model<'_> {
         Ok(())
     }
 
+    /// [`Model::pose_local`] for a `local` that differs from the pose `pose` holds only in
+    /// bone `from` and the bones below it (a bone set or turned by hand, an IK correction):
+    /// world transforms are rebuilt for `from` and its descendants only, the others kept
+    /// (ozz-animation's `LocalToModelJob` from a joint); then the kernels' layouts are
+    /// refreshed. The result equals `pose_local(local)`'s when that holds. It allocates
+    /// nothing.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::glam::Quat;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::{Interpolation, LocalPose};
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let (mut local, mut pose, mut full) = (LocalPose::default(), Pose::default(), Pose::default());
+    /// model.sample(3, 4, 0.5, Interpolation::Nlerp, &mut local);
+    /// model.pose_local(&local, &mut pose)?;
+    /// // Bend bone 2, then rebuild it and what hangs from it.
+    /// local.bones[2].0 = Quat::from_rotation_x(0.4) * local.bones[2].0;
+    /// model.pose_local_from(&local, 2, &mut pose)?;
+    /// model.pose_local(&local, &mut full)?;
+    /// assert_eq!(pose.palette().world, full.palette().world);
+    /// assert_eq!(pose.matrices(), full.matrices());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::pose_local`], [`DeformError::NoBone`] for `from` past the bones, and
+    /// [`DeformError::NotSampled`] when `pose` holds no bone pose of this model to keep (pose
+    /// it whole first). On failure `pose` is left as it was.
+    pub fn pose_local_from(
+        &self,
+        local: &LocalPose,
+        from: usize,
+        pose: &mut Pose,
+    ) -> Result<(), DeformError> {
+        if self.is_vertex_animated() {
+            return Err(DeformError::WrongPose {
+                found: "bones",
+                format: self.format(),
+            });
+        }
+        let bones = self.num_bones();
+        if local.bones.len() != bones {
+            return Err(DeformError::PoseBones {
+                found: local.bones.len(),
+                bones,
+            });
+        }
+        if from >= bones {
+            return Err(DeformError::NoBone { bone: from, bones });
+        }
+        if pose.sampled != Sampled::Bones || pose.palette.world.len() != bones {
+            return Err(DeformError::NotSampled);
+        }
+        pose.local.bones.clone_from(&local.bones);
+        pose.local.scales.clone_from(&local.scales);
+        with_view!(self.view(), v => pose.palette.build_from(v, &pose.local, from, Root::Rebuilt));
+        self.finish_layouts(pose);
+        Ok(())
+    }
+
     /// Where clip `clip` is `seconds` after its start: the timeline's seconds, and the frame
     /// pair with its blend factor.
     fn clip_at(
@@ -292,6 +356,11 @@ impl Model<'_> {
     fn finish_pose(&self, pose: &mut Pose) {
         pose.frame_vertices.clear();
         self.palette(&pose.local, &mut pose.palette);
+        self.finish_layouts(pose);
+    }
+
+    /// The kernels' layouts of a pose whose palette is built.
+    fn finish_layouts(&self, pose: &mut Pose) {
         if self.is_bind_posed() {
             pose.palette
                 .relative_to(self.bind_palette(), &mut pose.relative);

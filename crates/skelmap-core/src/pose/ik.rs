@@ -152,17 +152,20 @@ impl TwoBoneIk {
             target_len <= hard && target_len > (start_mid_len - mid_end_len).abs() && weight >= 1.0;
 
         // The middle joint: the angle between the bones by the law of cosines, now and for the
-        // target, the present one negative when the chain bends against `mid_axis`.
+        // target, the present one negative when the chain bends against `mid_axis`; the turn
+        // from one to the other about `mid_axis`, from the half angles' sines and cosines
+        // (each angle lies in 0..=π, so theirs are the non-negative square roots).
         let half_rlen = 0.5 / (start_mid_len * mid_end_len);
         let sum2 = start_mid_len2 + mid_end_len2;
-        let corrected = ((sum2 - target_len2) * half_rlen).clamp(-1.0, 1.0).acos();
-        let mut initial = ((sum2 - start_end_len2) * half_rlen)
-            .clamp(-1.0, 1.0)
-            .acos();
+        let corrected = ((sum2 - target_len2) * half_rlen).clamp(-1.0, 1.0);
+        let initial = ((sum2 - start_end_len2) * half_rlen).clamp(-1.0, 1.0);
+        let half = |cos: f32| ((0.5 * (1.0 - cos)).sqrt(), (0.5 * (1.0 + cos)).sqrt());
+        let ((sin_c, cos_c), (mut sin_i, cos_i)) = (half(corrected), half(initial));
         if start_mid_ms.cross(mid_axis).dot(mid_end_ms) < 0.0 {
-            initial = -initial;
+            sin_i = -sin_i;
         }
-        let mid_rot = Quat::from_axis_angle(mid_axis.into(), corrected - initial);
+        let turn = mid_axis * (sin_c * cos_i - cos_c * sin_i);
+        let mid_rot = Quat::from_xyzw(turn.x, turn.y, turn.z, cos_c * cos_i + sin_c * sin_i);
 
         // The start joint: the bent chain's end onto the target, then its plane onto the
         // pole's.

@@ -35,6 +35,14 @@ pub enum DeformError {
         /// Attachments the model has.
         attachments: usize,
     },
+    /// A bone index past the model's bones.
+    #[error("bone {bone} does not exist: the model has {bones}")]
+    NoBone {
+        /// The bone asked for.
+        bone: usize,
+        /// Bones the model has.
+        bones: usize,
+    },
     /// A blend factor that is NaN or infinite.
     #[error("blend factor {0} is not finite")]
     Blend(f32),

@@ -23,7 +23,7 @@ use skelmap_capi::local::{
     skelmap_local_pose_mul_bone, skelmap_local_pose_mul_bone_model, skelmap_local_pose_mul_bones,
     skelmap_local_pose_new, skelmap_local_pose_sample, skelmap_local_pose_sample_clip,
     skelmap_local_pose_set_bone, skelmap_local_pose_set_bone_model, skelmap_local_pose_two_bone_ik,
-    skelmap_pose_from_local, skelmap_two_bone_ik_default,
+    skelmap_pose_from_local, skelmap_pose_from_local_subtree, skelmap_two_bone_ik_default,
 };
 use skelmap_capi::mesh::skelmap_model_skin;
 use skelmap_capi::model::{
@@ -579,6 +579,31 @@ impl CPose {
         }
     }
 
+    /// `skelmap_pose_from_local_subtree` (the pose NULL when `pose` is false).
+    pub fn from_local_subtree(
+        &self,
+        pose: bool,
+        model: Option<&CModel<'_>>,
+        local: Option<&CLocal>,
+        bone: u32,
+    ) -> SkelmapStatus {
+        let target = if pose {
+            // SAFETY: a live pose, no other reference to it during the call.
+            unsafe { self.0.as_mut() }
+        } else {
+            None
+        };
+        // SAFETY: live model and local pose or NULL.
+        unsafe {
+            skelmap_pose_from_local_subtree(
+                target,
+                model_ptr(model),
+                local.and_then(|l| l.0.as_ref()),
+                bone,
+            )
+        }
+    }
+
     /// `skelmap_pose_bone_world`.
     pub fn bone_world(&self, bone: u32) -> (SkelmapStatus, Rows) {
         let mut m = [0.0f32; 12];
@@ -681,7 +706,11 @@ pub(crate) fn exercise(m: *mut SkelmapModel, counts: &SkelmapCounts) -> u64 {
         sum += s as u64 + out.aim_ik(model, Some(&aim), bone).0 as u64;
     }
     let pose = CPose::new();
+    sum += pose.from_local_subtree(true, model, Some(&out), 0) as u64;
     sum += pose.from_local(true, model, Some(&out)) as u64;
+    for bone in [0, bones / 2, bones] {
+        sum += pose.from_local_subtree(true, model, Some(&out), bone) as u64;
+    }
     for bone in [0, bones] {
         let (s, m) = pose.bone_world(bone);
         sum += s as u64 + u64::from(m[3].to_bits());
