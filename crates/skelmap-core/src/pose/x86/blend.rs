@@ -14,6 +14,12 @@
 //! one Newton step; a lane whose squared length is not a normal float takes the exact
 //! `1 / sqrt`, and the identity where the scalar blend falls back to it), each translation
 //! divided by its bone's total weight, and the rows interleaved back into records.
+//!
+//! Layers held as `SoaPose` blocks (`Blender::blend_soa`) skip the regrouping: a block's
+//! seven rows are already in that lane order (rotations and translations alike, so the
+//! translations are summed as rows with the rotations' weights) and are loaded as stored;
+//! only the result's translation rows are transposed into four-bone vectors for the same
+//! interleaving into records.
 
 use core::arch::x86_64::{
     __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NGE_UQ, _CMP_NGT_UQ, _CMP_NLE_UQ,

@@ -12,7 +12,8 @@
 //! loaded) and discarded; fewer are left to the caller, for whom one scalar conversion each
 //! is cheaper than a step. Blending two frames of 2 to 8 poses takes one step for both
 //! frames, each in half the lanes: small models pay one conversion's latency and shuffles,
-//! not two.
+//! not two. The blended rows go out either interleaved into `(Quat, Vec3A)` records or, for a
+//! `SoaPose`, permuted into its blocks' lane order and stored as rows (no interleaving).
 
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
