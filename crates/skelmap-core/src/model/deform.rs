@@ -202,19 +202,7 @@ impl Model<'_> {
     /// On failure `pose` is left unsampled.
     pub fn pose_local(&self, local: &LocalPose, pose: &mut Pose) -> Result<(), DeformError> {
         pose.sampled = Sampled::Nothing;
-        if self.is_vertex_animated() {
-            return Err(DeformError::WrongPose {
-                found: "bones",
-                format: self.format(),
-            });
-        }
-        let bones = self.num_bones();
-        if local.bones.len() != bones {
-            return Err(DeformError::PoseBones {
-                found: local.bones.len(),
-                bones,
-            });
-        }
+        self.check_local(local)?;
         pose.local.bones.clone_from(&local.bones);
         pose.local.scales.clone_from(&local.scales);
         self.finish_pose(pose);
@@ -259,6 +247,23 @@ impl Model<'_> {
         from: usize,
         pose: &mut Pose,
     ) -> Result<(), DeformError> {
+        self.check_local(local)?;
+        let bones = self.num_bones();
+        if from >= bones {
+            return Err(DeformError::NoBone { bone: from, bones });
+        }
+        if pose.sampled != Sampled::Bones || pose.palette.world.len() != bones {
+            return Err(DeformError::NotSampled);
+        }
+        pose.local.bones.clone_from(&local.bones);
+        pose.local.scales.clone_from(&local.scales);
+        with_view!(self.view(), v => pose.palette.build_from(v, &pose.local, from, Root::Rebuilt));
+        self.finish_layouts(pose);
+        Ok(())
+    }
+
+    /// That `local` can pose this model: the model has bones, and `local` as many.
+    fn check_local(&self, local: &LocalPose) -> Result<(), DeformError> {
         if self.is_vertex_animated() {
             return Err(DeformError::WrongPose {
                 found: "bones",
@@ -272,16 +277,6 @@ impl Model<'_> {
                 bones,
             });
         }
-        if from >= bones {
-            return Err(DeformError::NoBone { bone: from, bones });
-        }
-        if pose.sampled != Sampled::Bones || pose.palette.world.len() != bones {
-            return Err(DeformError::NotSampled);
-        }
-        pose.local.bones.clone_from(&local.bones);
-        pose.local.scales.clone_from(&local.scales);
-        with_view!(self.view(), v => pose.palette.build_from(v, &pose.local, from, Root::Rebuilt));
-        self.finish_layouts(pose);
         Ok(())
     }
 

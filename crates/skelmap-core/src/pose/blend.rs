@@ -178,6 +178,15 @@ impl Sum {
     }
 }
 
+/// A threshold as the blend uses it: one that is not positive and finite counts as 0.
+fn usable(threshold: f32) -> f32 {
+    if threshold.is_finite() && threshold > 0.0 {
+        threshold
+    } else {
+        0.0
+    }
+}
+
 /// The scale of `bone` in `pose`: 1 where the pose does not scale.
 fn scale_of<P: Poses>(pose: &P, bone: usize) -> Vec3A {
     pose.scales().get(bone).copied().unwrap_or(Vec3A::ONE)
@@ -311,11 +320,7 @@ impl Blender {
         threshold: f32,
         out: &mut LocalPose,
     ) {
-        let threshold = if threshold.is_finite() && threshold > 0.0 {
-            threshold
-        } else {
-            0.0
-        };
+        let threshold = usable(threshold);
         // Scales are summed only where some pose has them (IQM).
         let scales = !rest.scales.is_empty() || layers.iter().any(|l| !l.pose.scales.is_empty());
         if level == SimdLevel::Avx512 && !scales && self.blend_lanes(rest, layers, threshold, out) {
@@ -369,11 +374,7 @@ impl Blender {
         threshold: f32,
         out: &mut LocalPose,
     ) {
-        let threshold = if threshold.is_finite() && threshold > 0.0 {
-            threshold
-        } else {
-            0.0
-        };
+        let threshold = usable(threshold);
         let scales = !rest.scales.is_empty() || layers.iter().any(|l| !l.pose.scales.is_empty());
         if level == SimdLevel::Avx512 && !scales && super::lanes::blend_supported() {
             let bones = rest.len();

@@ -333,15 +333,12 @@ fn blend_avx512(
     out: &mut [(Quat, Vec3A)],
 ) {
     let bones = rest.len().min(out.len());
-    let per_bone = plan.contains(&Plan::PerBone);
-    // Without per-bone weights, every bone has the same total weight and rest-pose share;
-    // with them, the uniform layers' total starts every step's.
-    let total: f32 = plan
-        .iter()
-        .map(|p| if let Plan::Uniform(w) = *p { w } else { 0.0 })
-        .sum();
-    let rest_share = if total > 0.0 { threshold - total } else { 1.0 };
-    let uniform_inverse = Weigh::uniform(1.0 / (total + rest_share.max(0.0)));
+    let Totals {
+        per_bone,
+        total,
+        rest_share,
+        uniform_inverse,
+    } = Totals::of(plan, threshold);
     for first in (0..bones).step_by(STEP) {
         let mut step = Step::new(first, bones, total, Layout::Records);
         for (k, (layer, plan)) in layers.iter().zip(plan).enumerate() {
@@ -376,13 +373,12 @@ fn blend_soa_avx512(
     out: &mut [(Quat, Vec3A)],
 ) {
     let bones = rest.len().min(out.len());
-    let per_bone = plan.contains(&Plan::PerBone);
-    let total: f32 = plan
-        .iter()
-        .map(|p| if let Plan::Uniform(w) = *p { w } else { 0.0 })
-        .sum();
-    let rest_share = if total > 0.0 { threshold - total } else { 1.0 };
-    let uniform_inverse = Weigh::uniform(1.0 / (total + rest_share.max(0.0)));
+    let Totals {
+        per_bone,
+        total,
+        rest_share,
+        uniform_inverse,
+    } = Totals::of(plan, threshold);
     for (block, first) in (0..bones).step_by(STEP).enumerate() {
         let mut step = Step::new(first, bones, total, Layout::Blocks);
         for (k, (layer, plan)) in layers.iter().zip(plan).enumerate() {
@@ -408,6 +404,37 @@ fn blend_soa_avx512(
         );
         let translations = transpose4([x, y, z, _mm512_setzero_ps()]);
         store_step(rows, translations, &mut out[first..first + step.count]);
+    }
+}
+
+/// What the plan fixes for every step of a blend.
+struct Totals {
+    /// Some layer is weighed per bone.
+    per_bone: bool,
+    /// The uniform layers' total weight: every bone's without per-bone weights; with them,
+    /// where every step's total starts.
+    total: f32,
+    /// The rest pose's share of every bone without per-bone weights.
+    rest_share: f32,
+    /// The reciprocal of every bone's total weight without per-bone weights.
+    uniform_inverse: Weigh,
+}
+
+impl Totals {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn of(plan: &[Plan], threshold: f32) -> Totals {
+        let total: f32 = plan
+            .iter()
+            .map(|p| if let Plan::Uniform(w) = *p { w } else { 0.0 })
+            .sum();
+        let rest_share = if total > 0.0 { threshold - total } else { 1.0 };
+        Totals {
+            per_bone: plan.contains(&Plan::PerBone),
+            total,
+            rest_share,
+            uniform_inverse: Weigh::uniform(1.0 / (total + rest_share.max(0.0))),
+        }
     }
 }
 
