@@ -231,7 +231,7 @@ macro_rules! format_table {
                 name: "ZYM", extensions: ["zym"],
                 magic: ZYM_MAGIC, magic_text: "\"ZYMOTICMODEL\"", c_value: 16,
                 folder: "zym", docs: "zym", fuzz: "zym",
-                writer: [],
+                writer: [zym::Builder],
                 view: zym::Zym, as_zym, "A DarkPlaces Zymotic model.",
             }
         }

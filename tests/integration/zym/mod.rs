@@ -6,6 +6,7 @@
 mod reference;
 mod rules;
 mod sweep;
+mod write;
 
 use skelmap::zym::{BoneDef, Builder, SceneDef, ShaderDef, VertexDef};
 use skelmap::{Error, Format, Limits, Problem};

@@ -5,9 +5,15 @@
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{BigEndian, F32, I32};
 
+use glam::{Affine3A, Vec3A};
+
 use super::raw::{self, Header, Lump};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
 use crate::error::{Error, Result};
 use crate::format::Format;
+
+/// The longest name a 32-byte field holds with its NUL.
+pub const MAX_NAME: usize = 31;
 
 /// One bone.
 #[derive(Debug, Clone, PartialEq)]
@@ -288,6 +294,152 @@ impl Builder {
             out.extend_from_slice(bytes);
         }
         Ok(out)
+    }
+}
+
+impl Builder {
+    /// A builder for `asset`: its joints as bones, its frames as poses (the bind pose alone
+    /// for an asset without frames), its clips as scenes laid end to end, its meshes as one
+    /// vertex array with a shader each. Each vertex is bound to its heaviest joint (ZYM has
+    /// one bone per vertex) and stored in that joint's space of the pose the asset's meshes
+    /// are posed in. What ZYM cannot keep is said in the losses: vertices that lose
+    /// influences, normals (ZYM stores none, engines derive them), joint scale.
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a bone, shader or clip name longer than [`MAX_NAME`] bytes, or for
+    /// vertex animation.
+    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        asset.refuse_vertex_animation("ZYM")?;
+        let skeleton = asset.skeleton_or_root();
+        let joint_names = skeleton.joints.iter().map(|j| j.name.as_str());
+        check_names("ZYM", "bone", joint_names, MAX_NAME)?;
+        let shaders: Vec<String> = asset
+            .meshes
+            .iter()
+            .map(|m| asset.material_name(m))
+            .collect();
+        check_names(
+            "ZYM",
+            "shader",
+            shaders.iter().map(String::as_str),
+            MAX_NAME,
+        )?;
+        check_names(
+            "ZYM",
+            "clip",
+            asset.clips.iter().map(|c| c.name.as_str()),
+            MAX_NAME,
+        )?;
+        let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
+        let mut b = Builder {
+            bones: skeleton
+                .joints
+                .iter()
+                .map(|j| BoneDef {
+                    name: j.name.clone(),
+                    parent: j.parent.map(|p| p as u32),
+                    flags: 0,
+                })
+                .collect(),
+            ..Builder::default()
+        };
+        let (mut cut, mut normals) = (0usize, false);
+        for (mesh, shader) in asset.meshes.iter().zip(shaders) {
+            let base = b.vertices.len() as u32;
+            let uvs = mesh.uvs_or_zero();
+            for (v, p) in mesh.positions.iter().enumerate() {
+                let influences = mesh.influences.of(v);
+                cut += usize::from(influences.len() > 1);
+                let bone = influences
+                    .iter()
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .map_or(0, |&(j, _)| j);
+                let to_bone = inverse.get(usize::from(bone)).copied().unwrap_or_default();
+                b.vertices.push(VertexDef {
+                    bone: bone.into(),
+                    origin: to_bone.transform_point3a(Vec3A::from_array(*p)).to_array(),
+                    texcoord: uvs.get(v).copied().unwrap_or_default(),
+                });
+            }
+            normals |= !mesh.normals.is_empty();
+            b.shaders.push(ShaderDef {
+                name: shader,
+                triangles: mesh.triangles.iter().map(|t| t.map(|i| i + base)).collect(),
+            });
+        }
+        let frames = asset.joint_frames().unwrap_or_default();
+        b.poses = frames
+            .iter()
+            .map(|keys| keys.iter().map(JointKey::matrix3x4).collect())
+            .collect();
+        if b.poses.is_empty() {
+            b.poses.push(
+                skeleton
+                    .bind_keys()
+                    .iter()
+                    .map(JointKey::matrix3x4)
+                    .collect(),
+            );
+        }
+        let mut first = 0u32;
+        for clip in asset.clips.iter().filter(|c| !c.is_empty()) {
+            let length = clip.len() as u32;
+            b.scenes.push(SceneDef {
+                name: clip.name.clone(),
+                start: first,
+                length,
+                framerate: clip.fps,
+                looped: clip.looped,
+            });
+            first += length;
+        }
+        if b.scenes.is_empty() {
+            b.scenes.push(SceneDef {
+                name: "bind".into(),
+                start: 0,
+                length: 1,
+                framerate: crate::view::NAMED_CLIP_FPS,
+                looped: true,
+            });
+        }
+        if let Some((mins, maxs)) = asset.bounds() {
+            b.mins = mins;
+            b.maxs = maxs;
+            let far = |c: usize| mins[c].abs().max(maxs[c].abs());
+            b.radius = (far(0).powi(2) + far(1).powi(2) + far(2).powi(2)).sqrt();
+        }
+        let mut losses = Vec::new();
+        if cut > 0 {
+            losses.push(format!(
+                "{cut} vertices had more than one influence; ZYM binds a vertex to one bone, so \
+                 each keeps only its heaviest"
+            ));
+        }
+        if normals {
+            losses.push("ZYM stores no normals; engines derive them from the triangles".into());
+        }
+        let scaled = asset.scaled_frames();
+        if scaled > 0 {
+            losses.push(format!(
+                "{scaled} frames scale a joint; DarkPlaces normalises rotations, so those frames \
+                 differ"
+            ));
+        }
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Zym;
+
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()?).with_notes(losses))
     }
 }
 
