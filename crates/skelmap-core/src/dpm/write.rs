@@ -414,17 +414,7 @@ impl Builder {
             skeleton.joints.iter().map(|j| j.name.as_str()),
             MAX_NAME,
         )?;
-        let shaders: Vec<String> = asset
-            .meshes
-            .iter()
-            .map(|m| asset.material_name(m))
-            .collect();
-        check_names(
-            "DPM",
-            "shader",
-            shaders.iter().map(String::as_str),
-            MAX_NAME,
-        )?;
+        let shaders = asset.shader_names("DPM", MAX_NAME)?;
         let mut losses = Vec::new();
         let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
         let mut b = Builder {

@@ -315,17 +315,7 @@ impl Builder {
         let skeleton = asset.skeleton_or_root();
         let joint_names = skeleton.joints.iter().map(|j| j.name.as_str());
         check_names("ZYM", "bone", joint_names, MAX_NAME)?;
-        let shaders: Vec<String> = asset
-            .meshes
-            .iter()
-            .map(|m| asset.material_name(m))
-            .collect();
-        check_names(
-            "ZYM",
-            "shader",
-            shaders.iter().map(String::as_str),
-            MAX_NAME,
-        )?;
+        let shaders = asset.shader_names("ZYM", MAX_NAME)?;
         check_names(
             "ZYM",
             "clip",
