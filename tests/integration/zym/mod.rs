@@ -39,8 +39,8 @@ fn put_f32(b: &mut [u8], at: u64, v: f32) {
 /// file's end.
 const EXAMPLE_LUMPS: [u64; 10] = [140, 292, 580, 660, 684, 780, 828, 872, 936, 939];
 
-/// One bone, one pose, one scene, one vertex... the least a model can be: three vertices
-/// on one bone, one triangle, one shader.
+/// The least a model can be: one bone, one pose, one scene, three vertices on the bone, one
+/// triangle, one shader.
 pub fn single() -> Builder {
     Builder {
         bones: vec![BoneDef {

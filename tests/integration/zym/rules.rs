@@ -113,6 +113,11 @@ fn rule_2_declared_size() {
             }
         )
     );
+    put_i32(&mut bytes, 16, -1);
+    assert_eq!(
+        invalid(&err(&bytes)),
+        (Z, "header.filesize", 16, Problem::Negative { value: -1 })
+    );
     let mut longer = example();
     longer.extend_from_slice(&[0; 5]);
     assert_eq!(warnings(&longer).count(WarningKind::FileSize), 1);

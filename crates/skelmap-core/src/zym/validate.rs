@@ -25,6 +25,9 @@ use crate::rules::{self, Layout, record_offset};
 
 const FORMAT: Format = Format::Zym;
 
+/// Where a `zymlump_t` keeps its length.
+const LENGTH_AT: u64 = offset_of!(Lump, length) as u64;
+
 /// The most bones DarkPlaces can draw: it keeps bone indices in bytes.
 const DARKPLACES_MAX_BONES: u32 = 256;
 
@@ -69,7 +72,7 @@ impl<'data> Parse<'data> for Zym<'data> {
             Err(Error::Invalid {
                 format: FORMAT,
                 what: LUMPS[index].length,
-                offset: LUMPS[index].at + 4,
+                offset: LUMPS[index].at + LENGTH_AT,
                 problem: Problem::Mismatch {
                     value: length,
                     expected: want,
@@ -97,7 +100,13 @@ impl<'data> Parse<'data> for Zym<'data> {
                 bone.parent.get(),
                 at + offset_of!(raw::Bone, parent) as u64,
             )?;
-            check_flags(diag, "bone.flags", at + 32, i, bone.flags.get());
+            check_flags(
+                diag,
+                "bone.flags",
+                at + offset_of!(raw::Bone, flags) as u64,
+                i,
+                bone.flags.get(),
+            );
             rules::check_name(FORMAT, diag, "bone.name", at, &bone.name);
         }
 
@@ -341,8 +350,12 @@ impl Lumps {
         let mut found = [(0u64, 0u64, 0usize); 9];
         for (i, (lump, labels)) in all.iter().zip(&LUMPS).enumerate() {
             let start = rules::non_negative(FORMAT, labels.start, labels.at, lump.start.get())?;
-            let length =
-                rules::non_negative(FORMAT, labels.length, labels.at + 4, lump.length.get())?;
+            let length = rules::non_negative(
+                FORMAT,
+                labels.length,
+                labels.at + LENGTH_AT,
+                lump.length.get(),
+            )?;
             let (start, length) = (u64::from(start), u64::from(length));
             reader.slice_at::<u8>(labels.name, start, length)?;
             layout.region(labels.name, start, start + length);
@@ -383,7 +396,7 @@ fn check_poses<'data>(
 ) -> Result<&'data [raw::Pose]> {
     let block = size_of::<raw::Pose>() as u64 * u64::from(num_bones);
     let num_poses = length / block;
-    let length_at = LUMPS[index].at + 4;
+    let length_at = LUMPS[index].at + LENGTH_AT;
     if num_poses == 0 {
         return Err(Error::Invalid {
             format: FORMAT,
@@ -524,7 +537,7 @@ fn check_vertices(vertices: &[raw::Vertex], start: u64, num_bones: u32) -> Resul
             return Err(Error::Invalid {
                 format: FORMAT,
                 what: "vertex.origin",
-                offset: at + 4 + 4 * k as u64,
+                offset: at + offset_of!(raw::Vertex, origin) as u64 + 4 * k as u64,
                 problem: Problem::NotFinite,
             });
         }
