@@ -191,10 +191,10 @@ impl<'data> Zym<'data> {
     /// Triangle `i` as the render list stores it (clockwise).
     #[must_use]
     pub fn stored_triangle(&self, i: usize) -> Option<[u32; 3]> {
-        let i32_ = u32::try_from(i).ok()?;
+        let index = u32::try_from(i).ok()?;
         let run = self
             .runs
-            .partition_point(|r| r.first_triangle + r.num_triangles <= i32_);
+            .partition_point(|r| r.first_triangle + r.num_triangles <= index);
         self.runs.get(run)?;
         // Before triangle i: the counts of runs 0..=run and 3 indices per earlier triangle.
         let at = run + 1 + 3 * i;
