@@ -160,11 +160,42 @@ fn model_open_allocation_does_not_grow_with_vertices() {
     let cases = [
         ("DPM", model(1), model(400)),
         ("MS3D", ms3d_model(300), ms3d_model(60_000)),
+        ("ZYM", zym_model(3, 2), zym_model(3000, 200)),
     ];
     for (name, small, large) in cases {
         let counts = open_counts(name, [&small, &large], |_| ());
         assert!(counts[0].0 <= 8, "{name}: {counts:?}");
     }
+}
+
+/// A ZYM of two shaders, `n` vertices on two bones in a fan of `n - 2` triangles, and `poses`
+/// poses: opening it allocates its run table (one entry per shader), whatever `n` and
+/// `poses`.
+fn zym_model(n: u32, poses: usize) -> Vec<u8> {
+    use skelmap::zym::{Builder, ShaderDef, VertexDef};
+    let mut b = Builder::example();
+    b.vertices = (0..n)
+        .map(|i| VertexDef {
+            bone: i % 2,
+            origin: [i as f32, (i * 7 % 13) as f32, 1.0],
+            texcoord: [0.0, 0.0],
+        })
+        .collect();
+    let fan: Vec<[u32; 3]> = (1..n - 1).map(|i| [0, i, i + 1]).collect();
+    let (a, c) = fan.split_at(fan.len() / 2);
+    b.shaders = vec![
+        ShaderDef {
+            name: "a".into(),
+            triangles: a.to_vec(),
+        },
+        ShaderDef {
+            name: "b".into(),
+            triangles: c.to_vec(),
+        },
+    ];
+    b.poses = (0..poses).map(|k| b.poses[k % 3].clone()).collect();
+    b.scenes[1].length = 1;
+    b.write().unwrap()
 }
 
 /// Allocations and bytes allocated by `Model::from_bytes` of a `[small, large]` pair of clean

@@ -113,6 +113,17 @@ pub fn md2(data: &[u8]) {
     }
 }
 
+/// The `zym` target: ZYM validation without the probe, every accessor of the view (scenes,
+/// bones, poses, vertices, the render list's runs and triangles), then the model it opens as
+/// through the format-neutral walk.
+pub fn zym(data: &[u8]) {
+    if let Ok(view) = skelmap_core::zym::Zym::parse(data) {
+        exercise::zym(&view);
+        let model = Model::from_bytes(data).expect("a valid ZYM opens as a model");
+        exercise::model(&model);
+    }
+}
+
 /// The `mdc` target: MDC validation without the probe, every accessor of the view (frames,
 /// tags, surfaces, base and compressed frames, both tweens), then the model it opens as
 /// through the format-neutral walk.

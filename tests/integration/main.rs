@@ -21,6 +21,7 @@ mod ms3d;
 mod quake;
 mod skm;
 mod slmdl;
+mod zym;
 
 // What several formats share: animation, the kernels, `Model`, recognition.
 mod asset;

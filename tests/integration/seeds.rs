@@ -129,6 +129,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.extend(md2_seeds());
     out.extend(mdc_seeds());
     out.extend(md5_seeds());
+    out.extend(zym_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -199,6 +200,18 @@ fn mdc_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("mdc", "animated.mdc", crate::mdc::animated().write()),
         ("mdc", "tags_only.mdc", crate::mdc::tags_only().write()),
         ("probe_any", "triangle.mdc", triangle),
+    ]
+}
+
+/// The `zym` seeds: the builder's example, a model of one bone, vertex and triangle, and
+/// the example for `probe_any`.
+fn zym_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let example = skelmap::zym::Builder::example().write().unwrap();
+    let single = crate::zym::single().write().unwrap();
+    vec![
+        ("zym", "example.zym", example.clone()),
+        ("zym", "single.zym", single),
+        ("probe_any", "example.zym", example),
     ]
 }
 

@@ -291,6 +291,11 @@ typedef enum SkelmapFormat {
    * beside it that fit its joints, or an `.md5anim` on its own.
    */
   SKELMAP_FORMAT_MD5 = 15,
+  /**
+   * DarkPlaces Zymotic model (`ZYMOTICMODEL`, type 1): one-bone vertices, 3×4 poses,
+   * scenes as clips.
+   */
+  SKELMAP_FORMAT_ZYM = 16,
 } SkelmapFormat;
 
 /**

@@ -55,6 +55,9 @@ pub enum SkelmapFormat {
     /// Doom 3 model (`MD5Version 10` text): an `.md5mesh` with the `.md5anim` animations
     /// beside it that fit its joints, or an `.md5anim` on its own.
     Md5 = 15,
+    /// DarkPlaces Zymotic model (`ZYMOTICMODEL`, type 1): one-bone vertices, 3×4 poses,
+    /// scenes as clips.
+    Zym = 16,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

@@ -590,8 +590,8 @@ mod tests {
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .md5mesh, .glb \
-                 and .gltf"
+                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .md5mesh, .zym, \
+                 .glb and .gltf"
                     .to_string()
             )
         );

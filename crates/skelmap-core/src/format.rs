@@ -51,6 +51,9 @@ pub const MD2_MAGIC: &[u8; 4] = b"IDP2";
 /// comments, which [`Format::sniff`] skips).
 pub const MD5_MAGIC: &[u8; 10] = b"MD5Version";
 
+/// The 12 bytes every DarkPlaces ZYM starts with (no terminator).
+pub const ZYM_MAGIC: &[u8; 12] = b"ZYMOTICMODEL";
+
 /// Size of an SKM header (`dskmheader_t`); `skm::raw` asserts its struct has it.
 pub const SKM_HEADER_SIZE: u64 = 24;
 /// Size of an SKP header (`dskpheader_t`).
@@ -221,6 +224,15 @@ macro_rules! format_table {
                 writer: [md5::Builder],
                 view: md5::Pair, as_md5,
                 "A Doom 3 model: a mesh with the animations found beside it, or an animation alone.",
+            }
+            /// DarkPlaces Zymotic model (`ZYMOTICMODEL`, type 1, big-endian lumps): one-bone
+            /// vertices, 3×4 poses, scenes as clips.
+            Zym {
+                name: "ZYM", extensions: ["zym"],
+                magic: ZYM_MAGIC, magic_text: "\"ZYMOTICMODEL\"", c_value: 16,
+                folder: "zym", docs: "zym", fuzz: "zym",
+                writer: [zym::Builder],
+                view: zym::Zym, as_zym, "A DarkPlaces Zymotic model.",
             }
         }
     };

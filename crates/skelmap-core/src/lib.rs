@@ -95,6 +95,7 @@ pub mod synth;
 pub mod text;
 pub mod view;
 pub mod write;
+pub mod zym;
 
 /// The maths crate whose types the animation APIs return (`Quat`, `Vec3`, `Affine3A`).
 pub use glam;

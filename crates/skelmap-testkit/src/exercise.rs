@@ -51,6 +51,8 @@ pub fn model(model: &Model<'_>) {
         mdc(m);
     } else if let Some(m) = model.as_md5() {
         md5(m);
+    } else if let Some(m) = model.as_zym() {
+        zym(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -1339,4 +1341,59 @@ fn kernels_agree<'a>(mesh: &impl SkeletalMesh<'a>, palette: &Palette, want: &[[f
             .expect("prepared skins");
         check(&p, "prepared");
     }
+}
+
+/// Every accessor of a ZYM view: scenes within the poses, bones and their parents, every pose
+/// of every bone finite, vertices on bones with finite bind positions, the runs covering the
+/// triangles in order, every triangle's indices vertices, texture coordinates, shader names.
+pub fn zym(m: &skelmap_core::zym::Zym<'_>) {
+    use skelmap_core::pose::BindPoseMesh;
+    let (bones, verts, poses) = (m.num_bones(), m.num_vertices(), m.num_poses());
+    assert!(bones >= 1 && verts >= 1 && poses >= 1 && m.num_triangles() >= 1);
+    assert_eq!(m.data().len(), m.header().filesize.get() as usize);
+    for s in m.scenes() {
+        assert!((s.start() as usize) < poses);
+        assert!(s.start() as usize + s.length() as usize <= poses);
+        assert!(s.framerate().is_finite() && s.framerate() >= 0.0);
+        let _ = (s.name(), s.looped(), s.raw());
+    }
+    assert!(m.scene(m.scenes().len()).is_none());
+    for (i, b) in m.bones().iter().enumerate() {
+        assert!(b.parent.get() >= -1 && (b.parent.get() as i64) < i as i64);
+        assert!(m.bind_world(i).is_some());
+    }
+    for p in [0, poses - 1] {
+        for b in 0..bones {
+            let matrix = m.pose(p, b).expect("pose exists");
+            assert!(matrix.iter().flatten().all(|v| v.is_finite()));
+            let (q, t) = skelmap_core::pose::PoseFrames::bone_pose(m, p, b).expect("bone pose");
+            assert!(t.is_finite() && q.is_finite());
+        }
+        assert!(m.pose(p, bones).is_none());
+    }
+    assert!(m.pose(poses, 0).is_none());
+    for v in 0..verts {
+        let (bone, origin) = m.vertex(v).expect("vertex exists");
+        assert!((bone as usize) < bones && origin.iter().all(|c| c.is_finite()));
+        let _ = m.texcoord(v).expect("texcoord exists");
+        let bind = (&m).bind_vertex(v).expect("bind vertex exists");
+        assert_eq!(bind.influences[0], Some((bone as u16, 1.0)));
+    }
+    assert!(m.vertex(verts).is_none() && m.texcoord(verts).is_none());
+    let mut next = 0u32;
+    for (i, run) in m.runs().iter().enumerate() {
+        assert_eq!(run.first_triangle, next);
+        next += run.num_triangles;
+        assert!(m.shader_name(i).is_some());
+    }
+    assert_eq!(next as usize, m.num_triangles());
+    assert_eq!(m.runs().len(), m.num_shaders());
+    for t in 0..m.num_triangles() {
+        let tri = m.triangle(t).expect("triangle exists");
+        assert!(tri.iter().all(|&i| (i as usize) < verts));
+        let stored = m.stored_triangle(t).expect("stored triangle exists");
+        assert_eq!([stored[2], stored[1], stored[0]], tri);
+    }
+    assert!(m.triangle(m.num_triangles()).is_none());
+    assert_eq!(m.trizone().len(), m.num_triangles());
 }

@@ -511,6 +511,22 @@ pub struct JointKey {
     pub scale: Vec3,
 }
 
+impl JointKey {
+    /// The key as a row-major 3×4 matrix, rows `(r00 r01 r02 tx)` … (DPM's and ZYM's
+    /// poses).
+    #[must_use]
+    pub fn matrix3x4(&self) -> [[f32; 4]; 3] {
+        let m =
+            Affine3A::from_scale_rotation_translation(self.scale, self.rotation, self.translation);
+        let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
+        [
+            [x.x, y.x, z.x, m.translation.x],
+            [x.y, y.y, z.y, m.translation.y],
+            [x.z, y.z, z.z, m.translation.z],
+        ]
+    }
+}
+
 /// The keys of a clip, one entry per frame at `1 / fps` intervals.
 #[derive(Debug, Clone)]
 pub enum ClipKeys {

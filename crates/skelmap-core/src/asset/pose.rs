@@ -183,6 +183,18 @@ impl Asset {
             .collect()
     }
 
+    /// Each mesh's [`material_name`](Asset::material_name): the shaders a format that names
+    /// them stores (DPM, SKM, ZYM), each refused past `max` bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] naming the first name too long for `format`.
+    pub fn shader_names(&self, format: &'static str, max: usize) -> Result<Vec<String>, FitError> {
+        let names: Vec<String> = self.meshes.iter().map(|m| self.material_name(m)).collect();
+        super::check_names(format, "shader", names.iter().map(String::as_str), max)?;
+        Ok(names)
+    }
+
     /// The name a file stores for mesh `mesh`'s material: its texture file when it names one,
     /// else the material's name, else the mesh's. A name the reader could not decode (it
     /// holds U+FFFD, as a legacy code page read as UTF-8 does) becomes `material_{index}`.

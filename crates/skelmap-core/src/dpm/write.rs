@@ -414,17 +414,7 @@ impl Builder {
             skeleton.joints.iter().map(|j| j.name.as_str()),
             MAX_NAME,
         )?;
-        let shaders: Vec<String> = asset
-            .meshes
-            .iter()
-            .map(|m| asset.material_name(m))
-            .collect();
-        check_names(
-            "DPM",
-            "shader",
-            shaders.iter().map(String::as_str),
-            MAX_NAME,
-        )?;
+        let shaders = asset.shader_names("DPM", MAX_NAME)?;
         let mut losses = Vec::new();
         let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
         let mut b = Builder {
@@ -453,25 +443,18 @@ impl Builder {
         b.frames = frames
             .iter()
             .zip(names)
-            .map(|(keys, name)| FrameDef::new(name, keys.iter().map(matrix3x4).collect()))
+            .map(|(keys, name)| FrameDef::new(name, keys.iter().map(JointKey::matrix3x4).collect()))
             .collect();
         if b.frames.is_empty() {
-            let poses = skeleton.bind_keys().iter().map(matrix3x4).collect();
+            let poses = skeleton
+                .bind_keys()
+                .iter()
+                .map(JointKey::matrix3x4)
+                .collect();
             b.frames.push(FrameDef::new("bind", poses));
         }
         Ok(Fitted { builder: b, losses })
     }
-}
-
-/// DPM's row-major 3×4 matrix of a joint key.
-fn matrix3x4(k: &JointKey) -> Matrix3x4 {
-    let m = Affine3A::from_scale_rotation_translation(k.scale, k.rotation, k.translation);
-    let (x, y, z) = (m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis);
-    [
-        [x.x, y.x, z.x, m.translation.x],
-        [x.y, y.y, z.y, m.translation.y],
-        [x.z, y.z, z.z, m.translation.z],
-    ]
 }
 
 impl crate::asset::Writer for Builder {

@@ -293,17 +293,7 @@ impl Builder {
             skeleton.joints.iter().map(|j| j.name.as_str()),
             MAX_NAME,
         )?;
-        let shaders: Vec<String> = asset
-            .meshes
-            .iter()
-            .map(|m| asset.material_name(m))
-            .collect();
-        check_names(
-            "SKM",
-            "shader",
-            shaders.iter().map(String::as_str),
-            MAX_NAME,
-        )?;
+        let shaders = asset.shader_names("SKM", MAX_NAME)?;
         let names: Vec<String> = (0..asset.meshes.len())
             .map(|i| asset.mesh_name(i))
             .collect();
