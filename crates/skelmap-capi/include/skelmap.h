@@ -291,6 +291,11 @@ typedef enum SkelmapFormat {
    * beside it that fit its joints, or an `.md5anim` on its own.
    */
   SKELMAP_FORMAT_MD5 = 15,
+  /**
+   * ioquake3 skeletal model (`RDM5`, version 2): model-space bone frames (plain or
+   * compressed), weighted vertices, levels of detail, tags on bones.
+   */
+  SKELMAP_FORMAT_MDR = 17,
 } SkelmapFormat;
 
 /**

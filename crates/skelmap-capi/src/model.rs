@@ -55,6 +55,9 @@ pub enum SkelmapFormat {
     /// Doom 3 model (`MD5Version 10` text): an `.md5mesh` with the `.md5anim` animations
     /// beside it that fit its joints, or an `.md5anim` on its own.
     Md5 = 15,
+    /// ioquake3 skeletal model (`RDM5`, version 2): model-space bone frames (plain or
+    /// compressed), weighted vertices, levels of detail, tags on bones.
+    Mdr = 17,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the
