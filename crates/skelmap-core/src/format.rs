@@ -222,7 +222,7 @@ macro_rules! format_table {
                 name: "MDR", extensions: ["mdr"],
                 magic: MDR_MAGIC, magic_text: "\"RDM5\"", c_value: 17,
                 folder: "mdr", docs: "mdr", fuzz: "mdr",
-                writer: [],
+                writer: [mdr::Builder],
                 view: mdr::Mdr, as_mdr,
                 "An ioquake3 skeletal model: model-space bone frames, levels of detail and tags.",
             }

@@ -7,6 +7,7 @@ mod model;
 mod reference;
 mod rules;
 mod sweep;
+mod write;
 
 use skelmap::mdr::write::{Builder, SurfaceDef, VertexDef, WeightDef, turn_z};
 use skelmap::{Diagnostics, Error, Format, Limits, Problem};

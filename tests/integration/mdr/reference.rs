@@ -8,9 +8,9 @@
 //!
 //! The expected values come from the builder's matrices, not from the file as read.
 
-use skelmap::glam::Affine3A;
 use skelmap::Model;
 use skelmap::Parse;
+use skelmap::glam::Affine3A;
 use skelmap::mdr::Mdr;
 use skelmap::mdr::write::{Builder, FrameDef, Matrix, SurfaceDef, turn_z};
 use skelmap::model::Pose;
@@ -137,7 +137,13 @@ fn deformed(model: &Model<'_>, pose: &Pose) -> Vec<[Vec<[f32; 3]>; 3]> {
 /// (the compressed ones against their decoded matrices).
 #[test]
 fn every_frame_places_vertices_normals_and_tags_as_ioquake3() {
-    for b in [animated(), Builder { compressed: true, ..animated() }] {
+    for b in [
+        animated(),
+        Builder {
+            compressed: true,
+            ..animated()
+        },
+    ] {
         let bytes = b.write();
         let model = Model::from_bytes(&bytes).unwrap();
         let mdr = Mdr::parse(&bytes).unwrap();
@@ -151,7 +157,9 @@ fn every_frame_places_vertices_normals_and_tags_as_ioquake3() {
                 b.frames[k].bones.clone()
             };
             let bones = ioq3_bones(&stored, &stored, true, 0.0);
-            model.pose(k, k, 0.0, Interpolation::Nlerp, &mut pose).unwrap();
+            model
+                .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
+                .unwrap();
             for (s, [direct, prepared, compact]) in b.lods[0].iter().zip(deformed(&model, &pose)) {
                 let (p, n) = ioq3_surface(s, &bones);
                 let tolerance = if b.compressed { 2e-4 } else { 2e-6 };
@@ -161,8 +169,15 @@ fn every_frame_places_vertices_normals_and_tags_as_ioquake3() {
                 let mut normals = vec![[0.0f32; 3]; n.len()];
                 let mut positions = normals.clone();
                 let mesh = b.lods[0].iter().position(|x| x == s).unwrap();
-                model.deform(mesh, &pose, &mut positions, &mut normals).unwrap();
-                close(normals.as_flattened(), n.as_flattened(), tolerance, "normal");
+                model
+                    .deform(mesh, &pose, &mut positions, &mut normals)
+                    .unwrap();
+                close(
+                    normals.as_flattened(),
+                    n.as_flattened(),
+                    tolerance,
+                    "normal",
+                );
             }
             for (i, tag) in b.tags.iter().enumerate() {
                 let (origin, axis) = ioq3_tag(&stored[tag.bone as usize]);
@@ -209,7 +224,9 @@ fn between_frames_that_only_move_bones_vertices_follow_ioquake3() {
     let mut pose = Pose::default();
     for t in [0.25f32, 0.5, 0.8] {
         let bones = ioq3_bones(&b.frames[0].bones, &b.frames[1].bones, false, t);
-        model.pose(0, 1, t, Interpolation::Nlerp, &mut pose).unwrap();
+        model
+            .pose(0, 1, t, Interpolation::Nlerp, &mut pose)
+            .unwrap();
         for (s, got) in b.lods[0].iter().zip(deformed(&model, &pose)) {
             let (p, _) = ioq3_surface(s, &bones);
             for g in &got {
@@ -218,7 +235,8 @@ fn between_frames_that_only_move_bones_vertices_follow_ioquake3() {
         }
         for (i, tag) in b.tags.iter().enumerate() {
             let bone = tag.bone as usize;
-            let (origin, axis) = ioq3_lerp_tag(&b.frames[0].bones[bone], &b.frames[1].bones[bone], t);
+            let (origin, axis) =
+                ioq3_lerp_tag(&b.frames[0].bones[bone], &b.frames[1].bones[bone], t);
             let placed = model.attachment_transform(i, &pose).unwrap();
             let want = Affine3A::from_cols_array_2d(&[axis[0], axis[1], axis[2], origin]);
             close(&placed.to_cols_array(), &want.to_cols_array(), 4e-6, "tag");
@@ -238,7 +256,9 @@ fn between_frames_that_turn_bones_tags_agree_and_vertices_stay_rigid() {
     let model = Model::from_bytes(&bytes).unwrap();
     let mut pose = Pose::default();
     let (fa, fb) = (1, 3);
-    model.pose(fa, fb, 0.5, Interpolation::Nlerp, &mut pose).unwrap();
+    model
+        .pose(fa, fb, 0.5, Interpolation::Nlerp, &mut pose)
+        .unwrap();
     let (a, bb) = (&b.frames[fa].bones, &b.frames[fb].bones);
     for (i, tag) in b.tags.iter().enumerate() {
         let bone = tag.bone as usize;
@@ -271,7 +291,12 @@ fn between_frames_that_turn_bones_tags_agree_and_vertices_stay_rigid() {
         let (engine, _) = ioq3_surface(s, &blended);
         let (kept, _) = ioq3_surface(s, &rigid);
         for g in &got {
-            close(g.as_flattened(), kept.as_flattened(), 4e-6, "rigid position");
+            close(
+                g.as_flattened(),
+                kept.as_flattened(),
+                4e-6,
+                "rigid position",
+            );
         }
         // And ioquake3's own differs where a weighted bone turns, by the shrink only.
         let moved = engine
@@ -301,7 +326,10 @@ fn compressed_frames_decode_as_mc_uncompress() {
         for bone in 0..b.num_bones {
             let at = layout.frames as usize + f * stride + 40 + 24 * bone;
             let word = |i: usize| {
-                f32::from(u16::from_le_bytes([bytes[at + 2 * i], bytes[at + 2 * i + 1]]))
+                f32::from(u16::from_le_bytes([
+                    bytes[at + 2 * i],
+                    bytes[at + 2 * i + 1],
+                ]))
             };
             let decoded = mdr.frame(f).unwrap().matrix(bone).unwrap();
             for r in 0..3 {
@@ -324,15 +352,27 @@ fn compressed_frames_decode_as_mc_uncompress() {
     assert_eq!(
         words,
         [
-            32768 + 64, 32768 + 128, 32768 + 192, // 1, 2, 3 at 1/64
-            32768, 32768 - 32766, 32768, // cos 90°, −sin 90°, 0 (cos rounds to 0)
-            32768 + 32766, 32768, 32768, // sin 90°, cos 90°, 0
-            32768, 32768, 32768 + 32766, // 0, 0, 1
+            32768 + 64,
+            32768 + 128,
+            32768 + 192, // 1, 2, 3 at 1/64
+            32768,
+            32768 - 32766,
+            32768, // cos 90°, −sin 90°, 0 (cos rounds to 0)
+            32768 + 32766,
+            32768,
+            32768, // sin 90°, cos 90°, 0
+            32768,
+            32768,
+            32768 + 32766, // 0, 0, 1
         ]
     );
     assert_eq!(
         mdr.frame(1).unwrap().matrix(1).unwrap(),
-        [[0.0, -1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 3.0]]
+        [
+            [0.0, -1.0, 0.0, 1.0],
+            [1.0, 0.0, 0.0, 2.0],
+            [0.0, 0.0, 1.0, 3.0]
+        ]
     );
     // No names in compressed frames.
     assert_eq!(mdr.frame(0).unwrap().name(), b"");

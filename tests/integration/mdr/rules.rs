@@ -11,9 +11,7 @@ use skelmap::mdr::raw::{
 use skelmap::mdr::write::{Builder, IDENTITY};
 use skelmap::{Error, Format, Limits, Problem, WarningKind};
 
-use super::{
-    animated, compressed, err, err_with, invalid, put_f32, put_i32, truncated, warnings,
-};
+use super::{animated, compressed, err, err_with, invalid, put_f32, put_i32, truncated, warnings};
 
 const H_NUM_FRAMES: u64 = offset_of!(MdrHeader, num_frames) as u64;
 const H_NUM_BONES: u64 = offset_of!(MdrHeader, num_bones) as u64;
@@ -108,7 +106,12 @@ fn rule_3_no_frames_or_no_bones_is_refused() {
     put_i32(&mut bytes, H_NUM_FRAMES, 0);
     assert_eq!(
         inv(&bytes),
-        (Format::Mdr, "header.num_frames", H_NUM_FRAMES, Problem::Empty)
+        (
+            Format::Mdr,
+            "header.num_frames",
+            H_NUM_FRAMES,
+            Problem::Empty
+        )
     );
     let mut bytes = Builder::triangle().write();
     put_i32(&mut bytes, H_NUM_BONES, 0);
@@ -190,7 +193,11 @@ fn rule_3_more_bones_than_ioquake3_blends_is_a_warning() {
     let diag = warnings(&b.write());
     let w = diag.get(WarningKind::SpecLimit).expect("reported");
     assert_eq!((w.what, w.offset), ("header.num_bones", H_NUM_BONES));
-    assert!(warnings(&Builder::triangle().write()).get(WarningKind::SpecLimit).is_none());
+    assert!(
+        warnings(&Builder::triangle().write())
+            .get(WarningKind::SpecLimit)
+            .is_none()
+    );
 }
 
 // ---- rule 4: where the frames are ----
@@ -243,7 +250,10 @@ fn rule_5_a_matrix_entry_that_is_not_finite_is_refused() {
     let frame = layout.frames + (56 + 48 * 2);
     let at = frame + 56 + 48 + offset_of!(MdrBone, matrix) as u64 + 4 * (4 + 3);
     put_f32(&mut bytes, at, f32::NAN);
-    assert_eq!(inv(&bytes), (Format::Mdr, "frame.bones", at, Problem::NotFinite));
+    assert_eq!(
+        inv(&bytes),
+        (Format::Mdr, "frame.bones", at, Problem::NotFinite)
+    );
 }
 
 #[test]
@@ -251,11 +261,17 @@ fn rule_5_a_summary_that_is_not_finite_is_refused_in_both_encodings() {
     let (mut bytes, layout) = compressed().write_with_layout();
     let at = layout.frames + (40 + 24 * 2) + offset_of!(MdrCompFrame, radius) as u64;
     put_f32(&mut bytes, at, f32::INFINITY);
-    assert_eq!(inv(&bytes), (Format::Mdr, "frame.radius", at, Problem::NotFinite));
+    assert_eq!(
+        inv(&bytes),
+        (Format::Mdr, "frame.radius", at, Problem::NotFinite)
+    );
     let (mut bytes, layout) = Builder::triangle().write_with_layout();
     let at = layout.frames + offset_of!(MdrFrame, bounds) as u64 + 16;
     put_f32(&mut bytes, at, f32::NAN);
-    assert_eq!(inv(&bytes), (Format::Mdr, "frame.bounds", at, Problem::NotFinite));
+    assert_eq!(
+        inv(&bytes),
+        (Format::Mdr, "frame.bounds", at, Problem::NotFinite)
+    );
 }
 
 #[test]
@@ -300,7 +316,12 @@ fn rule_6_an_unterminated_tag_name_is_refused() {
     let at = layout.tags + offset_of!(MdrTag, name) as u64;
     assert_eq!(
         inv(&bytes),
-        (Format::Mdr, "tag.name", at, Problem::Unterminated { len: 32 })
+        (
+            Format::Mdr,
+            "tag.name",
+            at,
+            Problem::Unterminated { len: 32 }
+        )
     );
 }
 
@@ -423,7 +444,12 @@ fn rule_8_a_surface_chain_leaving_the_file_is_truncation() {
     put_i32(&mut bytes, at, -168);
     assert_eq!(
         inv(&bytes),
-        (Format::Mdr, "surface.ofs_end", at, Problem::Negative { value: -168 })
+        (
+            Format::Mdr,
+            "surface.ofs_end",
+            at,
+            Problem::Negative { value: -168 }
+        )
     );
 }
 
@@ -433,9 +459,15 @@ fn rule_8_a_surface_chain_leaving_the_file_is_truncation() {
 fn rule_9_negative_surface_counts_are_refused() {
     for (field, what) in [
         (offset_of!(MdrSurface, num_verts), "surface.num_verts"),
-        (offset_of!(MdrSurface, num_triangles), "surface.num_triangles"),
+        (
+            offset_of!(MdrSurface, num_triangles),
+            "surface.num_triangles",
+        ),
         (offset_of!(MdrSurface, ofs_verts), "surface.ofs_verts"),
-        (offset_of!(MdrSurface, ofs_triangles), "surface.ofs_triangles"),
+        (
+            offset_of!(MdrSurface, ofs_triangles),
+            "surface.ofs_triangles",
+        ),
     ] {
         let (mut bytes, layout) = Builder::triangle().write_with_layout();
         let at = layout.surfaces[0][0] + field as u64;
@@ -508,7 +540,12 @@ fn rule_10_a_vertex_without_weights_is_refused() {
     put_i32(&mut bytes, at, -1);
     assert_eq!(
         inv(&bytes),
-        (Format::Mdr, "vertex.num_weights", at, Problem::Negative { value: -1 })
+        (
+            Format::Mdr,
+            "vertex.num_weights",
+            at,
+            Problem::Negative { value: -1 }
+        )
     );
 }
 
@@ -590,8 +627,15 @@ fn rule_11_weights_not_summing_to_one_are_a_warning() {
     let (bytes, layout) = b.write_with_layout();
     let diag = warnings(&bytes);
     let w = diag.get(WarningKind::InfluenceSum).expect("reported");
-    assert_eq!((w.what, w.offset), ("vertex.weights", layout.vertices[0][0][1] + 24));
-    assert!(warnings(&Builder::triangle().write()).get(WarningKind::InfluenceSum).is_none());
+    assert_eq!(
+        (w.what, w.offset),
+        ("vertex.weights", layout.vertices[0][0][1] + 24)
+    );
+    assert!(
+        warnings(&Builder::triangle().write())
+            .get(WarningKind::InfluenceSum)
+            .is_none()
+    );
 }
 
 // ---- rule 12: triangles ----

@@ -24,7 +24,10 @@ fn every_truncation_of_the_fixtures_is_refused_without_panic() {
     for bytes in fixtures() {
         for cut in 0..bytes.len() {
             // Every structure reaches the declared end, so no cut opens.
-            assert!(skelmap::mdr::Mdr::parse(&bytes[..cut]).is_err(), "cut at {cut}");
+            assert!(
+                skelmap::mdr::Mdr::parse(&bytes[..cut]).is_err(),
+                "cut at {cut}"
+            );
             assert!(Model::from_bytes(&bytes[..cut]).is_err());
         }
     }

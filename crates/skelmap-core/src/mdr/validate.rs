@@ -9,9 +9,8 @@ use std::sync::OnceLock;
 use zerocopy::byteorder::{F32, I32, LittleEndian};
 
 use super::raw::{
-    MDR_MAX_BONES, MDR_VERSION, MdrBone, MdrCompFrame, MdrFrame, MdrHeader, MdrLod,
-    MdrSurface, MdrTag, MdrTriangle, MdrVertex, MdrWeight, SHADER_MAX_INDEXES,
-    SHADER_MAX_VERTEXES,
+    MDR_MAX_BONES, MDR_VERSION, MdrBone, MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface,
+    MdrTag, MdrTriangle, MdrVertex, MdrWeight, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES,
 };
 use super::view::{FrameTable, Lod, Mdr, Surface};
 use crate::alias::idp3;
@@ -170,7 +169,13 @@ fn counts(header: &MdrHeader, limits: &Limits, diag: &mut Diagnostics) -> Result
     )?;
     let bones_at = field(offset_of!(MdrHeader, num_bones));
     let bones = non_negative("header.num_bones", bones_at, &header.num_bones)?;
-    rules::check_count(FORMAT, "header.num_bones", bones_at, bones, limits.max_bones)?;
+    rules::check_count(
+        FORMAT,
+        "header.num_bones",
+        bones_at,
+        bones,
+        limits.max_bones,
+    )?;
     let lods_at = field(offset_of!(MdrHeader, num_lods));
     let lods = non_negative("header.num_lods", lods_at, &header.num_lods)?;
     limit("header.num_lods", lods_at, lods, limits.max_meshes)?;
@@ -352,7 +357,11 @@ fn lods<'data>(
             walk.limits.max_meshes,
         )?;
         let first_at = lod_field(offset_of!(MdrLod, ofs_surfaces));
-        let first = u64::from(non_negative("lod.ofs_surfaces", first_at, &lod.ofs_surfaces)?);
+        let first = u64::from(non_negative(
+            "lod.ofs_surfaces",
+            first_at,
+            &lod.ofs_surfaces,
+        )?);
         let end_at = lod_field(offset_of!(MdrLod, ofs_end));
         let end = u64::from(non_negative("lod.ofs_end", end_at, &lod.ofs_end)?);
         let min = size_of::<MdrLod>() as u64;
@@ -434,7 +443,11 @@ fn surface<'data>(
         let ofs = u64::from(non_negative(what, field(f), value)?);
         let min = size_of::<MdrSurface>() as u64;
         if count > 0 && ofs < min {
-            return Err(invalid(what, field(f), Problem::BelowMinimum { value: ofs, min }));
+            return Err(invalid(
+                what,
+                field(f),
+                Problem::BelowMinimum { value: ofs, min },
+            ));
         }
         Ok(base + ofs)
     };
@@ -591,4 +604,3 @@ fn file_end(
     let range = (end, reader.len(), furthest);
     rules::check_declared_end(diag, FORMAT, ("header.ofs_end", field), range, "structure")
 }
-

@@ -79,7 +79,8 @@ impl<'data> FrameTable<'data> {
         let bytes = self.bytes.get(index.checked_mul(stride)?..)?;
         if self.compressed {
             let (summary, rest) = MdrCompFrame::ref_from_prefix(bytes).ok()?;
-            let (bones, _) = <[MdrCompBone]>::ref_from_prefix_with_elems(rest, self.num_bones).ok()?;
+            let (bones, _) =
+                <[MdrCompBone]>::ref_from_prefix_with_elems(rest, self.num_bones).ok()?;
             Some(Frame {
                 bounds: summary.bounds,
                 local_origin: summary.local_origin,

@@ -1,19 +1,23 @@
-//! Writing MDR files (fixtures, fuzz seeds): [`Builder`] lays out what it is given in the order
+//! Writing MDR files (fixtures, fuzz seeds and conversions): [`Builder`] lays out what it is given in the order
 //! ioquake3's loader expects (header, frames, each level of detail with its surfaces, each
 //! surface with its vertices and triangles, then the tags), counts and offsets computed, the
 //! frames plain or compressed ([`Builder::compressed`]), and says where everything went
 //! ([`Layout`]) so that a test can break one field. It writes what it is given; the parser
-//! judges.
+//! judges. [`Builder::from_asset`] makes one from any [`Asset`] (conversions).
 
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, I32, U16};
 
 use super::raw::{
-    MAX_QPATH, MC_BIAS, MC_SCALE_VECT, MC_SCALE_XYZ, MDR_MAGIC, MDR_VERSION, MdrBone,
-    MdrCompBone, MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface, MdrTag, MdrTriangle,
-    MdrVertex, MdrWeight,
+    MAX_QPATH, MC_BIAS, MC_SCALE_VECT, MC_SCALE_XYZ, MDR_MAGIC, MDR_VERSION, MdrBone, MdrCompBone,
+    MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface, MdrTag, MdrTriangle, MdrVertex,
+    MdrWeight,
 };
+use glam::Affine3A;
+
 use crate::alias::idp3_write::{field, floats, le_i32};
+use crate::asset::{Asset, FitError, Fitted, UNBOUND, UpAxis, check_names};
+use crate::format::Format;
 
 /// A row-major 3×4 matrix: rotation in the first three columns, translation in the fourth.
 pub type Matrix = [[f32; 4]; 3];
@@ -280,7 +284,13 @@ impl Builder {
     fn put_frame(&self, out: &mut Vec<u8>, frame: &FrameDef) {
         let bone = |b: usize| frame.bones.get(b).copied().unwrap_or(IDENTITY);
         let (mut min, mut max) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-        for v in self.lods.first().into_iter().flatten().flat_map(|s| &s.vertices) {
+        for v in self
+            .lods
+            .first()
+            .into_iter()
+            .flatten()
+            .flat_map(|s| &s.vertices)
+        {
             let p = place(v, |b| bone(usize::try_from(b).unwrap_or(usize::MAX)));
             for k in 0..3 {
                 min[k] = min[k].min(p[k]);
@@ -395,4 +405,245 @@ fn put_surface(out: &mut Vec<u8>, s: &SurfaceDef) -> (Vec<u64>, u64) {
     };
     out[base..base + size_of::<MdrSurface>()].copy_from_slice(header.as_bytes());
     (starts, triangles_at as u64)
+}
+
+/// The longest name each field holds with its NUL: a surface's or shader's, a tag's, a
+/// frame's.
+const MAX_PATH_NAME: usize = MAX_QPATH - 1;
+const MAX_TAG_NAME: usize = 31;
+const MAX_FRAME_NAME: usize = 15;
+
+/// `m` as MDR's row-major 3×4.
+fn matrix(m: &Affine3A) -> Matrix {
+    let (x, y, z, t) = (
+        m.matrix3.x_axis,
+        m.matrix3.y_axis,
+        m.matrix3.z_axis,
+        m.translation,
+    );
+    [
+        [x.x, y.x, z.x, t.x],
+        [x.y, y.y, z.y, t.y],
+        [x.z, y.z, z.z, t.z],
+    ]
+}
+
+impl Builder {
+    /// `asset` as an MDR (`+Z` up; a `+Y`-up asset is turned), in the semantics ioquake3's
+    /// renderer states for MDR: a frame's matrix for a joint takes a bind-pose point to where
+    /// that frame puts it (`world · bind⁻¹`), so every weight's offset is the vertex's
+    /// bind-pose position and every normal its bind-pose normal, and skinning at each frame
+    /// is exact. One bone per joint, then one bone per attachment (a flagged joint, or a tag
+    /// of the asset) holding its model-space transform, named by a tag, since a tag is placed
+    /// by its bone's matrix. One LOD of one surface per asset mesh. Every frame of every clip,
+    /// named after its clip (`walk_1` …, at most 15 bytes), so that clips come back from the
+    /// names; their rates and loops go into a `.framegroups` text beside it
+    /// ([`asset::Writer`](crate::asset::Writer)). Frames are written plain (exact); set
+    /// [`Builder::compressed`] on the result for ioquake3's 16-bit frames.
+    ///
+    /// What it cannot keep is said in [`Fitted::losses`]: the hierarchy and the joints'
+    /// names (an MDR's bones are model-space matrices without names); a joint's scale in a
+    /// frame (skelmap reads a bone's rotation without its scale); past ioquake3's 128 bones,
+    /// 999 vertices or 1999 triangles a surface, files that ioquake3 refuses or misdraws.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, mdr, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let fitted = mdr::Builder::from_asset(&asset)?;
+    /// let written = fitted.builder.write();
+    /// let model = Model::from_bytes(&written)?;
+    /// assert_eq!((model.num_bones(), model.num_frames(), model.clips().len()), (4, 9, 2));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a mesh, shader or tag name too long for its field, and for vertex
+    /// animation (morph clips), which MDR cannot hold.
+    pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        asset.refuse_vertex_animation("MDR")?;
+        let skeleton = asset.skeleton_or_root();
+        let shaders: Vec<String> = asset
+            .meshes
+            .iter()
+            .map(|m| asset.material_name(m))
+            .collect();
+        check_names(
+            "MDR",
+            "shader",
+            shaders.iter().map(String::as_str),
+            MAX_PATH_NAME,
+        )?;
+        let names: Vec<String> = (0..asset.meshes.len())
+            .map(|i| asset.mesh_name(i))
+            .collect();
+        check_names(
+            "MDR",
+            "mesh",
+            names.iter().map(String::as_str),
+            MAX_PATH_NAME,
+        )?;
+        // Attachments: flagged joints, then the asset's tags.
+        let joints = skeleton.joints.len();
+        let flagged: Vec<usize> = skeleton
+            .attachments
+            .iter()
+            .copied()
+            .filter(|&j| j < joints)
+            .collect();
+        let tag_names: Vec<String> = flagged
+            .iter()
+            .map(|&j| skeleton.joints[j].name.clone())
+            .chain(asset.tags.iter().map(|t| t.name.clone()))
+            .collect();
+        check_names(
+            "MDR",
+            "tag",
+            tag_names.iter().map(String::as_str),
+            MAX_TAG_NAME,
+        )?;
+        let mut losses = Vec::new();
+        if joints > 1 {
+            losses.push(format!(
+                "the hierarchy and names of {joints} joints are not kept: MDR stores each \
+                 bone's model-space matrix per frame (attachments come back as tags)"
+            ));
+        }
+        let scaled = asset.scaled_frames();
+        if scaled > 0 {
+            losses.push(format!(
+                "{scaled} frames scale a joint; MDR matrices hold it, but skelmap reads a \
+                 bone's rotation without its scale, so those frames differ (IQM keeps scale)"
+            ));
+        }
+        let bind = skeleton.bind_keys();
+        let frames: Vec<Vec<crate::asset::JointKey>> = match asset.joint_frames() {
+            Some(frames) if !frames.is_empty() => frames.iter().map(|f| f.to_vec()).collect(),
+            _ => vec![bind],
+        };
+        let frame_names = asset.frame_names(MAX_FRAME_NAME);
+        let mut b = Builder {
+            name: Vec::new(),
+            num_bones: joints + tag_names.len(),
+            ..Builder::default()
+        };
+        for (k, keys) in frames.iter().enumerate() {
+            let world = skeleton.world(keys);
+            let mut bones: Vec<Matrix> = skeleton.skin_matrices(keys).iter().map(matrix).collect();
+            bones.extend(flagged.iter().map(|&j| matrix(&world[j])));
+            bones.extend(
+                asset
+                    .tags
+                    .iter()
+                    .map(|t| matrix(t.frames.get(k).unwrap_or(&t.pose))),
+            );
+            let name = frame_names.get(k).cloned().unwrap_or_else(|| "bind".into());
+            b.frames.push(FrameDef {
+                name: name.into_bytes(),
+                bones,
+            });
+        }
+        b.tags = tag_names
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| TagDef {
+                name: name.into_bytes(),
+                bone: (joints + i) as i32,
+            })
+            .collect();
+        let mut surfaces = Vec::new();
+        let mut unbound = 0usize;
+        for ((mesh, shader), name) in asset.meshes.iter().zip(shaders).zip(names) {
+            let vertices = (0..mesh.positions.len())
+                .map(|v| {
+                    let offset = mesh.positions[v];
+                    let mut weights: Vec<WeightDef> = mesh
+                        .influences
+                        .of(v)
+                        .iter()
+                        .filter(|&&(j, _)| j != UNBOUND && usize::from(j) < joints)
+                        .map(|&(j, weight)| WeightDef {
+                            bone: i32::from(j),
+                            weight,
+                            offset,
+                        })
+                        .collect();
+                    if weights.is_empty() {
+                        unbound += 1;
+                        weights.push(WeightDef {
+                            bone: 0,
+                            weight: 1.0,
+                            offset,
+                        });
+                    }
+                    VertexDef {
+                        normal: mesh.normals.get(v).copied().unwrap_or_default(),
+                        tex_coords: mesh.uv(v),
+                        weights,
+                    }
+                })
+                .collect::<Vec<_>>();
+            if vertices.len() >= super::raw::SHADER_MAX_VERTEXES as usize
+                || 3 * mesh.triangles.len() >= super::raw::SHADER_MAX_INDEXES as usize
+            {
+                losses.push(format!(
+                    "mesh '{name}' has {} vertices and {} triangles: past ioquake3's 999 and \
+                     1999 a surface, which it refuses",
+                    vertices.len(),
+                    mesh.triangles.len()
+                ));
+            }
+            surfaces.push(SurfaceDef {
+                name: name.into_bytes(),
+                shader: shader.into_bytes(),
+                vertices,
+                // Counter-clockwise in the asset; MDR stores them clockwise.
+                triangles: mesh
+                    .triangles
+                    .iter()
+                    .map(|t| [t[2], t[1], t[0]].map(|i| i as i32))
+                    .collect(),
+            });
+        }
+        if unbound > 0 {
+            losses.push(format!(
+                "{unbound} vertices without an influence are bound wholly to bone 0"
+            ));
+        }
+        if b.num_bones > super::raw::MDR_MAX_BONES as usize {
+            losses.push(format!(
+                "{} bones: past the {} ioquake3 blends (its renderer writes past its array)",
+                b.num_bones,
+                super::raw::MDR_MAX_BONES
+            ));
+        }
+        b.lods = vec![surfaces];
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Mdr;
+
+    /// The MDR, and its clips in a `.framegroups` beside it (MDR stores frames, not clips).
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> Result<crate::asset::Written, crate::asset::WriteError> {
+        use crate::asset::{Place, Written, WrittenFile};
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        let mut files = vec![WrittenFile {
+            place: Place::Main,
+            bytes: builder.write(),
+        }];
+        if !asset.clips.is_empty() {
+            files.push(WrittenFile {
+                place: Place::Suffix(".framegroups"),
+                bytes: crate::asset::framegroups_text(asset).into_bytes(),
+            });
+        }
+        Ok(Written::new(Self::FORMAT, files).with_notes(losses))
+    }
 }

@@ -226,10 +226,13 @@ impl Model<'_> {
                     }
                 })
                 .collect(),
+            // Flagged bones, and bones a tag names (an MDR's): the joint carries the tag.
             attachments: self
                 .bones()
                 .enumerate()
-                .filter(|(_, b)| b.is_attachment())
+                .filter(|&(i, b)| {
+                    b.is_attachment() || (0..self.num_tags()).any(|t| self.tag_bone(t) == Some(i))
+                })
                 .map(|(i, _)| i)
                 .collect(),
         }
@@ -237,11 +240,17 @@ impl Model<'_> {
 }
 
 impl Model<'_> {
-    /// The tags (MD3's): each where `pose` puts it and, with `per_frame` (every frame is a
-    /// morph target), as every frame stores it.
+    /// The tags stored with the frames (MD3's): each where `pose` puts it and, with
+    /// `per_frame` (every frame is a morph target), as every frame stores it. Tags that name
+    /// a bone (an MDR's) are that bone's attachment in the skeleton instead.
     fn asset_tags(&self, pose: &Pose, per_frame: bool) -> Vec<Tag> {
-        let bones = self.num_bones();
+        // Tags follow the bone attachments in `attachments`.
+        let bones = self
+            .attachments()
+            .take_while(|a| matches!(a.kind, super::AttachmentKind::Bone(_)))
+            .count();
         (0..self.num_tags())
+            .filter(|&i| self.tag_bone(i).is_none())
             .map(|i| Tag {
                 name: self
                     .attachment(bones + i)

@@ -104,6 +104,13 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::num_tags(v))
     }
 
+    /// The bone tag `index` names (an MDR's tags), `None` for a tag stored with the frames
+    /// (MD3, MDC) and out of range.
+    #[must_use]
+    pub fn tag_bone(&self, index: usize) -> Option<usize> {
+        with_view!(self.view(), v => ModelView::tag_bone(v, index))
+    }
+
     /// Tag `index` as frame `frame` stores it (MD3): the columns of the linear part are its
     /// forward, left and up axes as stored, bit for bit, the translation its origin. `None`
     /// for a tag or frame out of range, and for every format without tags. What a writer
@@ -151,7 +158,7 @@ impl<'data> Model<'data> {
         match attachment.kind {
             AttachmentKind::Bone(bone) => pose.palette().bone_world(bone).ok_or(wrong("frames")),
             AttachmentKind::Tag(tag) => {
-                if let Some(bone) = with_view!(self.view(), v => ModelView::tag_bone(v, tag)) {
+                if let Some(bone) = self.tag_bone(tag) {
                     return pose.palette().bone_world(bone).ok_or(wrong("frames"));
                 }
                 let (a, b, t) = pose.frames().ok_or(wrong("bones"))?;
