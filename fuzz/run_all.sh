@@ -31,6 +31,7 @@ for target in "${targets[@]}"; do
     md2) dict=(-dict=dict/md2.dict) ;;
     mdc) dict=(-dict=dict/mdc.dict) ;;
     md5) dict=(-dict=dict/md5.dict) ;;
+    mdr) dict=(-dict=dict/mdr.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.

@@ -304,7 +304,9 @@ fn mdr_open_allocation_does_not_grow_and_records_wait_for_skinning() {
     let bytes = mdr_model(5000, 2, false);
     let model = Model::from_bytes(&bytes).unwrap();
     let mut pose = Pose::default();
-    model.pose(0, 1, 0.5, Interpolation::Nlerp, &mut pose).unwrap();
+    model
+        .pose(0, 1, 0.5, Interpolation::Nlerp, &mut pose)
+        .unwrap();
     let (mut p, mut n) = (vec![[0.0f32; 3]; 5000], vec![[0.0f32; 3]; 5000]);
     let region = Region::new(GLOBAL);
     model.deform(0, &pose, &mut p, &mut n).unwrap();

@@ -944,7 +944,12 @@ pub fn mdr(m: &skelmap_core::mdr::Mdr<'_>) {
             assert!(q.is_finite() && t.is_finite());
         }
         assert!(frame.matrix(bones).is_none());
-        let _ = (frame.bounds(), frame.local_origin(), frame.radius(), frame.name());
+        let _ = (
+            frame.bounds(),
+            frame.local_origin(),
+            frame.radius(),
+            frame.name(),
+        );
         for i in 0..m.num_tags() {
             let tag = m.tag(i).expect("tag exists");
             assert!(tag.bone() < bones);
@@ -968,7 +973,12 @@ pub fn mdr(m: &skelmap_core::mdr::Mdr<'_>) {
             assert_eq!(records.num_vertices(), verts);
             for ((vertex, stored), i) in s.vertices().zip(records.vertices()).zip(0..) {
                 assert_eq!(vertex.weights.len(), stored.len());
-                assert!(vertex.weights.iter().all(|w| (w.bone_index.get() as usize) < bones));
+                assert!(
+                    vertex
+                        .weights
+                        .iter()
+                        .all(|w| (w.bone_index.get() as usize) < bones)
+                );
                 let found = s.vertex(i).expect("vertex exists");
                 assert!(core::ptr::eq(found.raw, vertex.raw));
             }
