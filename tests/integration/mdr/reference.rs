@@ -332,14 +332,14 @@ fn compressed_frames_decode_as_mc_uncompress() {
                 ]))
             };
             let decoded = mdr.frame(f).unwrap().matrix(bone).unwrap();
-            for r in 0..3 {
+            for (r, (row, given)) in decoded.iter().zip(&frame.bones[bone]).enumerate() {
                 let t = (word(r) - 32768.0) * (1.0 / 64.0);
-                assert_eq!(decoded[r][3], t);
-                assert!((t - frame.bones[bone][r][3]).abs() <= 0.5 / 64.0);
+                assert_eq!(row[3], t);
+                assert!((t - given[3]).abs() <= 0.5 / 64.0);
                 for c in 0..3 {
                     let v = (word(3 + 3 * r + c) - 32768.0) * (1.0 / 32766.0);
-                    assert_eq!(decoded[r][c], v);
-                    assert!((v - frame.bones[bone][r][c]).abs() <= 0.5 / 32766.0);
+                    assert_eq!(row[c], v);
+                    assert!((v - given[c]).abs() <= 0.5 / 32766.0);
                 }
             }
         }

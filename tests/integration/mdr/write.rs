@@ -93,7 +93,6 @@ fn an_iqm_written_as_mdr_skins_the_same_and_says_what_it_lost() {
         sides: 3,
         frames: 3,
         scaled_joints: 0,
-        ..CharacterParams::default()
     };
     let bytes = iqm_character(&params).model.write().unwrap();
     let source = Model::from_bytes(&bytes).unwrap();
