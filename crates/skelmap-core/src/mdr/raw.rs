@@ -68,20 +68,10 @@ pub struct MdrBone {
     pub matrix: [[F32<Le>; 4]; 3],
 }
 
-/// An uncompressed frame's summary (`mdrFrame_t` without its bones), 56 bytes; `numBones`
-/// [`MdrBone`]s follow it.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct MdrFrame {
-    /// Minimum and maximum corner over every level of detail's surfaces.
-    pub bounds: [[F32<Le>; 3]; 2],
-    /// The middle of the bounds.
-    pub local_origin: [F32<Le>; 3],
-    /// Radius of the sphere around `localOrigin`.
-    pub radius: F32<Le>,
-    /// The frame's name, NUL-padded (display only).
-    pub name: [u8; 16],
-}
+/// An uncompressed frame's summary (`mdrFrame_t` without its bones), 56 bytes: `bounds`,
+/// `local_origin`, `radius` and `name[16]`, the layout of MD3's frame, which it is;
+/// `numBones` [`MdrBone`]s follow it.
+pub use crate::alias::idp3::Md3Frame as MdrFrame;
 
 /// A compressed bone (`mdrCompBone_t`), 24 bytes: twelve `u16` (`MC_UnCompress`).
 #[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]

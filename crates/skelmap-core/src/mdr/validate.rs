@@ -12,7 +12,7 @@ use super::raw::{
     MDR_MAX_BONES, MDR_VERSION, MdrBone, MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface,
     MdrTag, MdrTriangle, MdrVertex, MdrWeight, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES,
 };
-use super::view::{FrameTable, Lod, Mdr, Surface};
+use super::view::{FrameTable, Lod, Mdr, NO_TAG, Surface};
 use crate::alias::idp3;
 use crate::bonevert::INFLUENCE_SUM_TOLERANCE;
 use crate::diag::{Diagnostics, WarningKind};
@@ -130,10 +130,18 @@ impl<'data> Parse<'data> for Mdr<'data> {
             );
         }
         file_end(reader, header, walk.furthest, diag)?;
+        // Each bone's first tag: the bones are named by their tags in O(1) each.
+        let mut bone_tags = vec![NO_TAG; counts.bones as usize];
+        for (i, tag) in tags.iter().enumerate().rev() {
+            if let Some(slot) = bone_tags.get_mut(tag.bone_index.get() as usize) {
+                *slot = i as u32;
+            }
+        }
         Ok(Mdr {
             header,
             frames,
             tags,
+            bone_tags,
             lods,
         })
     }

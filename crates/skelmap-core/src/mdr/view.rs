@@ -48,8 +48,13 @@ pub struct Mdr<'data> {
     pub(super) header: &'data MdrHeader,
     pub(super) frames: FrameTable<'data>,
     pub(super) tags: &'data [MdrTag],
+    /// Per bone, the first tag on it ([`NO_TAG`]: none), found at open: names bones in O(1).
+    pub(super) bone_tags: Vec<u32>,
     pub(super) lods: Vec<Lod<'data>>,
 }
+
+/// A bone no tag names, in `Mdr::bone_tags`.
+pub(super) const NO_TAG: u32 = u32::MAX;
 
 /// The frames as stored: plain or compressed, `num_bones` bones each.
 #[derive(Debug, Clone, Copy)]
@@ -522,8 +527,8 @@ fn pose_of(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
 impl<'data> Skeleton<'data> for Mdr<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         let tags = self.tags;
-        (0..self.num_bones()).map(move |b| {
-            let tag = tags.iter().find(|t| t.bone_index.get() as usize == b);
+        self.bone_tags.iter().map(move |&t| {
+            let tag = tags.get(t as usize);
             Bone::new(tag.map_or(&[][..], |t| &t.name[..]), -1, 0)
         })
     }

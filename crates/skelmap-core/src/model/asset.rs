@@ -227,14 +227,20 @@ impl Model<'_> {
                 })
                 .collect(),
             // Flagged bones, and bones a tag names (an MDR's): the joint carries the tag.
-            attachments: self
-                .bones()
-                .enumerate()
-                .filter(|&(i, b)| {
-                    b.is_attachment() || (0..self.num_tags()).any(|t| self.tag_bone(t) == Some(i))
-                })
-                .map(|(i, _)| i)
-                .collect(),
+            attachments: {
+                let mut tagged = vec![false; self.num_bones()];
+                for bone in (0..self.num_tags()).filter_map(|t| self.tag_bone(t)) {
+                    if let Some(flag) = tagged.get_mut(bone) {
+                        *flag = true;
+                    }
+                }
+                self.bones()
+                    .zip(tagged)
+                    .enumerate()
+                    .filter(|(_, (b, tagged))| b.is_attachment() || *tagged)
+                    .map(|(i, _)| i)
+                    .collect()
+            },
         }
     }
 }
