@@ -453,7 +453,9 @@ impl Builder {
     /// let fitted = mdr::Builder::from_asset(&asset)?;
     /// let written = fitted.builder.write();
     /// let model = Model::from_bytes(&written)?;
-    /// assert_eq!((model.num_bones(), model.num_frames(), model.clips().len()), (4, 9, 2));
+    /// // The tube's four joints, and a bone for its attachment joint's tag.
+    /// assert_eq!((model.num_bones(), model.num_frames(), model.clips().len()), (5, 9, 2));
+    /// assert_eq!(model.num_tags(), 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
