@@ -32,6 +32,7 @@ for target in "${targets[@]}"; do
     mdc) dict=(-dict=dict/mdc.dict) ;;
     md5) dict=(-dict=dict/md5.dict) ;;
     zym) dict=(-dict=dict/zym.dict) ;;
+    mdr) dict=(-dict=dict/mdr.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.

@@ -304,6 +304,56 @@ fn model_open_allocation_does_not_grow_with_frames() {
     }
 }
 
+/// The MDR builder's triangle with `vertices` vertices in its surface and `frames` frames,
+/// plain or `compressed`.
+fn mdr_model(vertices: usize, frames: usize, compressed: bool) -> Vec<u8> {
+    let mut b = skelmap::mdr::Builder::triangle();
+    let surface = &mut b.lods[0][0];
+    let last = surface.vertices[2].clone();
+    surface.vertices.resize(vertices, last);
+    let frame = b.frames[1].clone();
+    b.frames.resize(frames, frame);
+    b.compressed = compressed;
+    b.write()
+}
+
+/// Opening an MDR copies nothing: the same allocations whatever its vertex and frame counts
+/// (below ioquake3's 1000 vertices a surface, past which it warns),
+/// plain or compressed; a surface's records are made on its first deform, once.
+#[test]
+fn mdr_open_allocation_does_not_grow_and_records_wait_for_skinning() {
+    use skelmap::model::Pose;
+    use skelmap::pose::Interpolation;
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for compressed in [false, true] {
+        let (small, large) = (mdr_model(3, 2, compressed), mdr_model(990, 900, compressed));
+        let counts = open_counts("MDR", [&small, &large], |model| {
+            assert!([2, 900].contains(&model.num_frames()));
+        });
+        assert!(counts[0].0 <= 8, "{counts:?}");
+    }
+    let bytes = mdr_model(5000, 2, false);
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mut pose = Pose::default();
+    model
+        .pose(0, 1, 0.5, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let (mut p, mut n) = (vec![[0.0f32; 3]; 5000], vec![[0.0f32; 3]; 5000]);
+    let region = Region::new(GLOBAL);
+    model.deform(0, &pose, &mut p, &mut n).unwrap();
+    let first = region.change();
+    // 5000 one-weight vertices: a count and a 32-byte record each, and an offset each.
+    assert!(first.bytes_allocated >= 5000 * (36 + 4), "{first:?}");
+    let region = Region::new(GLOBAL);
+    model.deform(0, &pose, &mut p, &mut n).unwrap();
+    let warm = region.change();
+    assert_eq!(
+        (warm.allocations, warm.bytes_allocated),
+        (0, 0),
+        "a warm deform allocates nothing"
+    );
+}
+
 /// The synthetic IQM character (80 joints) with `sides` vertices a ring and `frames` frames.
 fn iqm_character(sides: u32, frames: u32) -> Vec<u8> {
     use skelmap::synth::{CharacterParams, iqm_character};

@@ -102,6 +102,17 @@ pub fn md3(data: &[u8]) {
     }
 }
 
+/// The `mdr` target: MDR validation without the probe, every accessor of the view (frames
+/// plain and compressed, tags, every level of detail's surfaces and the records made from
+/// their weights), then the model it opens as through the format-neutral walk.
+pub fn mdr(data: &[u8]) {
+    if let Ok(view) = skelmap_core::mdr::Mdr::parse(data) {
+        exercise::mdr(&view);
+        let model = Model::from_bytes(data).expect("a valid MDR opens as a model");
+        exercise::model(&model);
+    }
+}
+
 /// The `md2` target: MD2 validation without the probe, every accessor of the view (frames,
 /// texture coordinates, GL commands, the tween at every level), then the model it opens as
 /// through the format-neutral walk.

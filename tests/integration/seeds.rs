@@ -130,6 +130,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.extend(mdc_seeds());
     out.extend(md5_seeds());
     out.extend(zym_seeds());
+    out.extend(mdr_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -177,6 +178,18 @@ fn md3_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("md3", "animated.md3", crate::md3::animated().write()),
         ("md3", "tags_only.md3", crate::md3::tags_only().write()),
         ("probe_any", "md3_named.mdl", triangle),
+    ]
+}
+
+/// The `mdr` seeds: the builder's triangle with plain and with compressed frames, a model of
+/// two levels of detail, and the triangle for `probe_any`.
+fn mdr_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let triangle = skelmap::mdr::Builder::triangle().write();
+    vec![
+        ("mdr", "triangle.mdr", triangle.clone()),
+        ("mdr", "compressed.mdr", crate::mdr::compressed().write()),
+        ("mdr", "lods.mdr", crate::mdr::lods().write()),
+        ("probe_any", "triangle.mdr", triangle),
     ]
 }
 
@@ -462,6 +475,13 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("mdc") => {
                     if let Ok(m) = skelmap::mdc::Mdc::parse(&bytes) {
                         crate::exercise::mdc(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
+                    }
+                }
+                Some("mdr") => {
+                    if let Ok(m) = skelmap::mdr::Mdr::parse(&bytes) {
+                        crate::exercise::mdr(&m);
                         let model = skelmap::Model::from_bytes(&bytes).unwrap();
                         crate::exercise::model(&model);
                     }

@@ -296,6 +296,11 @@ typedef enum SkelmapFormat {
    * scenes as clips.
    */
   SKELMAP_FORMAT_ZYM = 16,
+  /**
+   * ioquake3 skeletal model (`RDM5`, version 2): model-space bone frames (plain or
+   * compressed), weighted vertices, levels of detail, tags on bones.
+   */
+  SKELMAP_FORMAT_MDR = 17,
 } SkelmapFormat;
 
 /**

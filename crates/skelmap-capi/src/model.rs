@@ -58,6 +58,9 @@ pub enum SkelmapFormat {
     /// DarkPlaces Zymotic model (`ZYMOTICMODEL`, type 1): one-bone vertices, 3×4 poses,
     /// scenes as clips.
     Zym = 16,
+    /// ioquake3 skeletal model (`RDM5`, version 2): model-space bone frames (plain or
+    /// compressed), weighted vertices, levels of detail, tags on bones.
+    Mdr = 17,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

@@ -400,10 +400,15 @@ impl Summary {
             animation: companion(Companion::Animation),
             skin_file: companion(Companion::Skin),
             animation_config: companion(Companion::AnimationConfig),
-            levels_of_detail: model
+            // Levels past the model itself: companion files (SKM, MD3), or inside the file (MDR).
+            levels_of_detail: (model
                 .companions()
                 .filter(|(k, _)| *k == Companion::LevelOfDetail)
-                .count() as u32,
+                .count()
+                + model
+                    .as_mdr()
+                    .map_or(0, |m| m.lods().len().saturating_sub(1)))
+                as u32,
             bones: bone_list.len() as u32,
             roots: bone_list.iter().filter(|b| b.parent.is_none()).count() as u32,
             attachments: model.num_attachments() as u32,

@@ -3,7 +3,7 @@
 //! model and shared IQM (as `.glb`, as `.gltf` + `.bin`, with every influence, and with
 //! placeholder files for the textures it names), the SKM conversions of
 //! the corpus DPMs, the demo converted into every format skelmap writes and every corpus model
-//! converted into an MD3 (each exported again), raylib's guy playing its animation-only IQM, a
+//! converted into an MD3 (each exported again), MDR fixtures (plain and compressed frames), raylib's guy playing its animation-only IQM, a
 //! Quake III player as one scene, and `skelmap demo`'s `demo.glb` must have zero errors and
 //! zero warnings.
 //!
@@ -223,6 +223,26 @@ fn every_export_passes_the_khronos_validator() {
         let glb = format!("{md3}.glb");
         skelmap(&["export", &md3, "-o", &glb]);
         outputs.push(PathBuf::from(glb));
+    }
+
+    // MDR fixtures of issue 56 (no MDR file is public): frames plain and compressed, a tag,
+    // two levels of detail.
+    let plain = skelmap_core::mdr::Builder::triangle();
+    let compressed = skelmap_core::mdr::Builder {
+        compressed: true,
+        ..skelmap_core::mdr::Builder::triangle()
+    };
+    for (name, builder) in [("plain", plain), ("compressed", compressed)] {
+        let model = out.join(format!("{name}.mdr"));
+        std::fs::write(&model, builder.write()).unwrap();
+        let glb = out.join(format!("{name}_mdr.glb"));
+        skelmap(&[
+            "export",
+            model.to_str().unwrap(),
+            "-o",
+            glb.to_str().unwrap(),
+        ]);
+        outputs.push(glb);
     }
 
     // MDL7 fixtures of issue 52: embedded DDS skins (one DXT1 block: its texture embedded as

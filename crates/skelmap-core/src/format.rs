@@ -44,6 +44,9 @@ pub const MD3_MAGIC: &[u8; 4] = b"IDP3";
 /// The 4 bytes every Return to Castle Wolfenstein MDC starts with.
 pub const MDC_MAGIC: &[u8; 4] = b"IDPC";
 
+/// The 4 bytes every ioquake3 MDR starts with (`MDR_IDENT`).
+pub const MDR_MAGIC: &[u8; 4] = b"RDM5";
+
 /// The 4 bytes every Quake II MD2 starts with.
 pub const MD2_MAGIC: &[u8; 4] = b"IDP2";
 
@@ -214,6 +217,17 @@ macro_rules! format_table {
                 writer: [mdc::Builder],
                 view: mdc::Mdc, as_mdc,
                 "A Return to Castle Wolfenstein model: surfaces of base and compressed frames, and tags.",
+            }
+            /// ioquake3 skeletal model (`RDM5`, version 2, little-endian): frames of
+            /// model-space bone matrices (plain or 16-bit compressed), weighted vertices,
+            /// levels of detail, tags on bones.
+            Mdr {
+                name: "MDR", extensions: ["mdr"],
+                magic: MDR_MAGIC, magic_text: "\"RDM5\"", c_value: 17,
+                folder: "mdr", docs: "mdr", fuzz: "mdr",
+                writer: [mdr::Builder],
+                view: mdr::Mdr, as_mdr,
+                "An ioquake3 skeletal model: model-space bone frames, levels of detail and tags.",
             }
             /// Doom 3 model (`MD5Version 10` text): a skeletal `.md5mesh` with the `.md5anim`
             /// animations beside it, or an `.md5anim` on its own.

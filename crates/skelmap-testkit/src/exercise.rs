@@ -53,6 +53,8 @@ pub fn model(model: &Model<'_>) {
         md5(m);
     } else if let Some(m) = model.as_zym() {
         zym(m);
+    } else if let Some(m) = model.as_mdr() {
+        mdr(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -923,6 +925,66 @@ pub fn quake(m: &skelmap_core::quake::Mdl<'_>) {
             .expect("frames exist");
         for (x, y) in pa.iter().flatten().zip(pb.iter().flatten()) {
             assert!((x - y).abs() <= 1e-6 * x.abs().max(1.0) || !x.is_finite());
+        }
+    }
+}
+
+/// Deep walk of an MDR: every frame's matrices read (compressed ones decoded) and finite,
+/// every tag on a bone in range and placed at every frame, every level of detail's surfaces
+/// walked (vertices, weights, triangles), and the records made from the weights agree with
+/// the weights vertex by vertex.
+pub fn mdr(m: &skelmap_core::mdr::Mdr<'_>) {
+    let (frames, bones) = (m.num_frames(), m.num_bones());
+    assert!(frames >= 1 && bones >= 1);
+    for f in [0, frames - 1] {
+        let frame = m.frame(f).expect("frame exists");
+        assert_eq!(frame.bones.len(), bones);
+        for b in 0..bones {
+            let matrix = frame.matrix(b).expect("bone exists");
+            assert!(matrix.as_flattened().iter().all(|v| v.is_finite()));
+            let (q, t) = m.bone_pose(f, b).expect("bone pose");
+            assert!(q.is_finite() && t.is_finite());
+        }
+        assert!(frame.matrix(bones).is_none());
+        let _ = (
+            frame.bounds(),
+            frame.local_origin(),
+            frame.radius(),
+            frame.name(),
+        );
+        for i in 0..m.num_tags() {
+            let tag = m.tag(i).expect("tag exists");
+            assert!(tag.bone() < bones);
+            let pose = m.tag_pose(f, i).expect("tag placed");
+            assert!(pose.origin.iter().all(|v| v.is_finite()));
+            let between = m.tag_at(f, 0, 0.5, i).expect("tag placed");
+            assert!(between.axis.as_flattened().iter().all(|v| v.is_finite()));
+        }
+    }
+    assert!(m.frame(frames).is_none() && m.tag(m.num_tags()).is_none());
+    for lod in m.lods() {
+        for s in lod.surfaces() {
+            let verts = s.num_vertices();
+            assert_eq!(s.vertices().len(), verts);
+            for t in 0..s.num_triangles() {
+                let v = s.triangle(t).expect("triangle exists");
+                assert!(v.iter().all(|&i| (i as usize) < verts));
+            }
+            let _ = (s.name_lossy(), s.shader_name(), s.offset(), s.header());
+            let records = s.records();
+            assert_eq!(records.num_vertices(), verts);
+            for ((vertex, stored), i) in s.vertices().zip(records.vertices()).zip(0..) {
+                assert_eq!(vertex.weights.len(), stored.len());
+                assert!(
+                    vertex
+                        .weights
+                        .iter()
+                        .all(|w| (w.bone_index.get() as usize) < bones)
+                );
+                let found = s.vertex(i).expect("vertex exists");
+                assert!(core::ptr::eq(found.raw, vertex.raw));
+            }
+            assert!(s.vertex(verts).is_none());
         }
     }
 }

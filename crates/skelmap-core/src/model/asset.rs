@@ -226,22 +226,37 @@ impl Model<'_> {
                     }
                 })
                 .collect(),
-            attachments: self
-                .bones()
-                .enumerate()
-                .filter(|(_, b)| b.is_attachment())
-                .map(|(i, _)| i)
-                .collect(),
+            // Flagged bones, and bones a tag names (an MDR's): the joint carries the tag.
+            attachments: {
+                let mut tagged = vec![false; self.num_bones()];
+                for bone in (0..self.num_tags()).filter_map(|t| self.tag_bone(t)) {
+                    if let Some(flag) = tagged.get_mut(bone) {
+                        *flag = true;
+                    }
+                }
+                self.bones()
+                    .zip(tagged)
+                    .enumerate()
+                    .filter(|(_, (b, tagged))| b.is_attachment() || *tagged)
+                    .map(|(i, _)| i)
+                    .collect()
+            },
         }
     }
 }
 
 impl Model<'_> {
-    /// The tags (MD3's): each where `pose` puts it and, with `per_frame` (every frame is a
-    /// morph target), as every frame stores it.
+    /// The tags stored with the frames (MD3's): each where `pose` puts it and, with
+    /// `per_frame` (every frame is a morph target), as every frame stores it. Tags that name
+    /// a bone (an MDR's) are that bone's attachment in the skeleton instead.
     fn asset_tags(&self, pose: &Pose, per_frame: bool) -> Vec<Tag> {
-        let bones = self.num_bones();
+        // Tags follow the bone attachments in `attachments`.
+        let bones = self
+            .attachments()
+            .take_while(|a| matches!(a.kind, super::AttachmentKind::Bone(_)))
+            .count();
         (0..self.num_tags())
+            .filter(|&i| self.tag_bone(i).is_none())
             .map(|i| Tag {
                 name: self
                     .attachment(bones + i)

@@ -30,7 +30,8 @@ impl Attachment<'_> {
 pub enum AttachmentKind {
     /// Bone `0` of the skeleton: its world transform in a pose places what is attached.
     Bone(usize),
-    /// Tag `0` (MD3): a point with axes stored in every frame, blended between two.
+    /// Tag `0`: a point with axes stored in every frame, blended between two (MD3, MDC), or
+    /// a named bone, placed by its world transform in a pose (MDR).
     Tag(usize),
 }
 
@@ -40,6 +41,7 @@ impl<'data> Model<'data> {
     /// - DPM, SKM and SKP: the bones flagged as attachments ([`Bone::is_attachment`](crate::pose::Bone::is_attachment));
     /// - IQM and MS3D, which have no such flag: every joint;
     /// - MD3: its tags (`tag_weapon`, `tag_head`, …), named as in the first frame;
+    /// - MDR: its tags, each placed by the bone it names;
     /// - every other format: none.
     ///
     /// ```
@@ -102,6 +104,13 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::num_tags(v))
     }
 
+    /// The bone tag `index` names (an MDR's tags), `None` for a tag stored with the frames
+    /// (MD3, MDC) and out of range.
+    #[must_use]
+    pub fn tag_bone(&self, index: usize) -> Option<usize> {
+        with_view!(self.view(), v => ModelView::tag_bone(v, index))
+    }
+
     /// Tag `index` as frame `frame` stores it (MD3): the columns of the linear part are its
     /// forward, left and up axes as stored, bit for bit, the translation its origin. `None`
     /// for a tag or frame out of range, and for every format without tags. What a writer
@@ -122,8 +131,9 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::tag(v, frame, index))
     }
 
-    /// Where attachment `index` is in `pose`, in model space: a bone's world transform, or a
-    /// tag blended between the pose's two frames (origins linearly, axes then made orthonormal,
+    /// Where attachment `index` is in `pose`, in model space: a bone's world transform (for an
+    /// MDR's tag, the world transform of the bone it names), or a tag blended between the
+    /// pose's two frames (origins linearly, axes then made orthonormal,
     /// as [`md3::Md3::tag_at`](crate::md3::Md3::tag_at)). A model attached there is placed
     /// by this transform: its linear part's columns are the point's forward, left and up axes.
     ///
@@ -148,6 +158,9 @@ impl<'data> Model<'data> {
         match attachment.kind {
             AttachmentKind::Bone(bone) => pose.palette().bone_world(bone).ok_or(wrong("frames")),
             AttachmentKind::Tag(tag) => {
+                if let Some(bone) = self.tag_bone(tag) {
+                    return pose.palette().bone_world(bone).ok_or(wrong("frames"));
+                }
                 let (a, b, t) = pose.frames().ok_or(wrong("bones"))?;
                 let at = with_view!(self.view(), v => ModelView::tag_at(v, a, b, t, tag));
                 // The pose's frames were checked against this model's when it was sampled;

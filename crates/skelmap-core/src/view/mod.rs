@@ -313,6 +313,14 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         None
     }
 
+    /// The bone tag `index` follows, for a format whose tags name bones (MDR): a pose of bones
+    /// then places the tag by that bone's world transform. `None` (the default) for tags
+    /// stored with the frames (MD3, MDC) and out of range.
+    fn tag_bone(&self, index: usize) -> Option<usize> {
+        let _ = index;
+        None
+    }
+
     /// Tag `index` between frames `a` and `b` at `t`, in model space: the columns of its
     /// linear part are the tag's forward, left and up axes (orthonormal), its translation the
     /// tag's origin, so that a model attached to the tag is placed by this transform. `None`

@@ -1,0 +1,675 @@
+//! The validated view: [`Mdr`], its [`Frame`]s, levels of detail ([`Lod`]), [`Surface`]s and
+//! [`Tag`]s.
+//!
+//! Every offset, count and index was proven by `validate.rs`; the accessors here reach the
+//! bytes through checked reads and fall back to empty results rather than panic, which only a
+//! wrong proof could make them do.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
+use zerocopy::byteorder::LittleEndian;
+use zerocopy::{FromBytes, IntoBytes};
+
+use super::raw::{
+    MdrBone, MdrCompBone, MdrCompFrame, MdrFrame, MdrHeader, MdrSurface, MdrTag, MdrTriangle,
+    MdrVertex, MdrWeight,
+};
+pub use crate::alias::idp3::TagPose;
+use crate::alias::idp3::blend_tag;
+use crate::bonevert::BoneVert;
+use crate::format::Format;
+use crate::name;
+use crate::pose::bounds::Aabb;
+use crate::pose::{Bone, PoseFrames, Skeleton};
+use crate::skin::{Records, RecordsMesh};
+use crate::view::{
+    Conventions, IndexedNames, Material, MeshView, ModelView, NoMesh, TexcoordLayout, TextureNames,
+};
+
+/// A validated ioquake3 MDR over borrowed bytes. `Send` and `Sync`.
+///
+/// Built by [`Parse::parse`](crate::Parse::parse) or
+/// [`Parse::parse_with`](crate::Parse::parse_with).
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::mdr::{Builder, Mdr};
+/// let bytes = Builder::triangle().write();
+/// let mdr = Mdr::parse(&bytes)?;
+/// assert_eq!((mdr.num_frames(), mdr.num_bones(), mdr.num_tags()), (2, 2, 1));
+/// let surface = &mdr.lods()[0].surfaces()[0];
+/// assert_eq!((surface.num_vertices(), surface.num_triangles()), (3, 1));
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Mdr<'data> {
+    pub(super) header: &'data MdrHeader,
+    pub(super) frames: FrameTable<'data>,
+    pub(super) tags: &'data [MdrTag],
+    /// Per bone, the first tag on it ([`NO_TAG`]: none), found at open: names bones in O(1).
+    pub(super) bone_tags: Vec<u32>,
+    pub(super) lods: Vec<Lod<'data>>,
+}
+
+/// A bone no tag names, in `Mdr::bone_tags`.
+pub(super) const NO_TAG: u32 = u32::MAX;
+
+/// The frames as stored: plain or compressed, `num_bones` bones each.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FrameTable<'data> {
+    /// `num_frames` frames, back to back.
+    pub(super) bytes: &'data [u8],
+    pub(super) compressed: bool,
+    pub(super) num_frames: usize,
+    pub(super) num_bones: usize,
+}
+
+impl<'data> FrameTable<'data> {
+    /// Bytes a frame takes.
+    pub(super) fn stride(compressed: bool, num_bones: usize) -> usize {
+        if compressed {
+            size_of::<MdrCompFrame>() + num_bones * size_of::<MdrCompBone>()
+        } else {
+            size_of::<MdrFrame>() + num_bones * size_of::<MdrBone>()
+        }
+    }
+
+    fn frame(&self, index: usize) -> Option<Frame<'data>> {
+        if index >= self.num_frames {
+            return None;
+        }
+        let stride = Self::stride(self.compressed, self.num_bones);
+        let bytes = self.bytes.get(index.checked_mul(stride)?..)?;
+        if self.compressed {
+            let (summary, rest) = MdrCompFrame::ref_from_prefix(bytes).ok()?;
+            let (bones, _) =
+                <[MdrCompBone]>::ref_from_prefix_with_elems(rest, self.num_bones).ok()?;
+            Some(Frame {
+                bounds: summary.bounds,
+                local_origin: summary.local_origin,
+                radius: summary.radius.get(),
+                name: &[],
+                bones: Bones::Compressed(bones),
+            })
+        } else {
+            let (summary, rest) = MdrFrame::ref_from_prefix(bytes).ok()?;
+            let (bones, _) = <[MdrBone]>::ref_from_prefix_with_elems(rest, self.num_bones).ok()?;
+            Some(Frame {
+                bounds: summary.bounds,
+                local_origin: summary.local_origin,
+                radius: summary.radius.get(),
+                name: name::trim_nul(&summary.name),
+                bones: Bones::Plain(bones),
+            })
+        }
+    }
+}
+
+/// A frame's bones as stored.
+#[derive(Debug, Clone, Copy)]
+pub enum Bones<'data> {
+    /// Floats (`mdrBone_t`).
+    Plain(&'data [MdrBone]),
+    /// Twelve `u16` a bone (`mdrCompBone_t`), decoded on each read.
+    Compressed(&'data [MdrCompBone]),
+}
+
+impl Bones<'_> {
+    /// Bones in the frame.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        match self {
+            Bones::Plain(b) => b.len(),
+            Bones::Compressed(b) => b.len(),
+        }
+    }
+
+    /// `true` for a frame of no bones (never, in a validated file).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bone `bone`'s model-space matrix, row-major 3×4 (decoded as ioquake3's `MC_UnCompress`
+    /// decodes it for a compressed frame).
+    #[must_use]
+    pub fn matrix(&self, bone: usize) -> Option<[[f32; 4]; 3]> {
+        match self {
+            Bones::Plain(b) => b.get(bone).map(MdrBone::matrix),
+            Bones::Compressed(b) => b.get(bone).map(MdrCompBone::matrix),
+        }
+    }
+}
+
+/// One frame of an [`Mdr`]: its summary and a model-space matrix per bone.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'data> {
+    bounds: [[zerocopy::byteorder::F32<LittleEndian>; 3]; 2],
+    local_origin: [zerocopy::byteorder::F32<LittleEndian>; 3],
+    radius: f32,
+    name: &'data [u8],
+    /// The bones, as stored.
+    pub bones: Bones<'data>,
+}
+
+impl<'data> Frame<'data> {
+    /// Minimum and maximum corner, as stored.
+    #[must_use]
+    pub fn bounds(&self) -> [[f32; 3]; 2] {
+        self.bounds.map(|c| c.map(|v| v.get()))
+    }
+
+    /// The culling sphere's centre, as stored.
+    #[must_use]
+    pub fn local_origin(&self) -> [f32; 3] {
+        self.local_origin.map(|v| v.get())
+    }
+
+    /// The culling sphere's radius, as stored.
+    #[must_use]
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+
+    /// The name up to its NUL (empty for a compressed frame, which has none).
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        self.name
+    }
+
+    /// Bone `bone`'s model-space matrix, row-major 3×4.
+    #[must_use]
+    pub fn matrix(&self, bone: usize) -> Option<[[f32; 4]; 3]> {
+        self.bones.matrix(bone)
+    }
+}
+
+/// One level of detail: its surfaces, in chain order.
+#[derive(Debug, Clone)]
+pub struct Lod<'data> {
+    pub(super) surfaces: Vec<Surface<'data>>,
+}
+
+impl<'data> Lod<'data> {
+    /// The surfaces, in chain order.
+    #[must_use]
+    pub fn surfaces(&self) -> &[Surface<'data>] {
+        &self.surfaces
+    }
+}
+
+/// One surface: a mesh of weighted vertices, with its shader.
+#[derive(Debug, Clone)]
+pub struct Surface<'data> {
+    pub(super) header: &'data MdrSurface,
+    /// Where the header starts in the file.
+    pub(super) offset: u64,
+    /// From the first vertex to the end of the last.
+    pub(super) vertices: &'data [u8],
+    pub(super) num_verts: u32,
+    pub(super) triangles: &'data [MdrTriangle],
+    /// The weights as records and each vertex's start, made on first use ([`Surface::records`]).
+    pub(super) decoded: OnceLock<Decoded>,
+}
+
+/// A surface's vertices laid out for the record kernels and for random access.
+#[derive(Debug, Clone)]
+pub(super) struct Decoded {
+    /// Each vertex a little-endian count and its pre-weighted [`BoneVert`] records.
+    records: Box<[u8]>,
+    /// Each vertex's offset in [`Surface::vertices`].
+    starts: Box<[u32]>,
+}
+
+/// One vertex of a [`Surface`]: its fixed part and its weights, borrowed from the file.
+#[derive(Debug, Clone, Copy)]
+pub struct Vertex<'data> {
+    /// Normal, texture coordinate, weight count.
+    pub raw: &'data MdrVertex,
+    /// The weights.
+    pub weights: &'data [MdrWeight],
+}
+
+impl Vertex<'_> {
+    /// The normal.
+    #[must_use]
+    pub fn normal(&self) -> [f32; 3] {
+        self.raw.normal.map(|v| v.get())
+    }
+
+    /// The texture coordinate.
+    #[must_use]
+    pub fn tex_coords(&self) -> [f32; 2] {
+        self.raw.tex_coords.map(|v| v.get())
+    }
+}
+
+/// The vertices of a surface in file order (a validated walk: each a fixed part and its
+/// weights).
+#[derive(Debug, Clone)]
+pub struct Vertices<'data> {
+    rest: &'data [u8],
+    left: u32,
+}
+
+impl<'data> Iterator for Vertices<'data> {
+    type Item = Vertex<'data>;
+
+    fn next(&mut self) -> Option<Vertex<'data>> {
+        if self.left == 0 {
+            return None;
+        }
+        let (raw, rest) = MdrVertex::ref_from_prefix(self.rest).ok()?;
+        let count = usize::try_from(raw.num_weights.get()).ok()?;
+        let (weights, rest) = <[MdrWeight]>::ref_from_prefix_with_elems(rest, count).ok()?;
+        self.rest = rest;
+        self.left -= 1;
+        Some(Vertex { raw, weights })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl ExactSizeIterator for Vertices<'_> {}
+
+impl<'data> Surface<'data> {
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data MdrSurface {
+        self.header
+    }
+
+    /// Where the header starts in the file.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The surface's name, up to its NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.name())
+    }
+
+    /// The shader it is drawn with, up to its NUL.
+    #[must_use]
+    pub fn shader_name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.shader)
+    }
+
+    /// Vertices.
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.num_verts as usize
+    }
+
+    /// Triangles.
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// Triangle `i` as stored (clockwise seen from the front).
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        let t = self.triangles.get(i)?;
+        Some(t.indexes.map(|v| v.get() as u32))
+    }
+
+    /// The vertices in file order, each borrowed from the file.
+    #[must_use]
+    pub fn vertices(&self) -> Vertices<'data> {
+        Vertices {
+            rest: self.vertices,
+            left: self.num_verts,
+        }
+    }
+
+    /// Vertex `v`, found through the offsets the first call lays out ([`Surface::records`]).
+    #[must_use]
+    pub fn vertex(&self, v: usize) -> Option<Vertex<'data>> {
+        let start = *self.decoded().starts.get(v)?;
+        let rest = self.vertices.get(start as usize..)?;
+        Vertices { rest, left: 1 }.next()
+    }
+
+    /// The surface's weights as pre-weighted little-endian records (`origin = weight ·
+    /// offset`, `influence = weight`, `normal = weight · normal`), the layout the record
+    /// kernels read: made on the first call and kept, 32 bytes a weight (an MDR's weights
+    /// are not stored pre-weighted, and its normal once a vertex).
+    #[must_use]
+    pub fn records(&self) -> RecordsMesh<'_, LittleEndian> {
+        let decoded = self.decoded();
+        RecordsMesh::written(&decoded.records, self.num_verts)
+    }
+
+    fn decoded(&self) -> &Decoded {
+        self.decoded.get_or_init(|| {
+            let mut starts = Vec::with_capacity(self.num_vertices());
+            let mut records = Vec::new();
+            let mut at = 0usize;
+            for vertex in self.vertices() {
+                starts.push(at as u32);
+                at += size_of::<MdrVertex>() + size_of_val(vertex.weights);
+                records.extend_from_slice(&(vertex.weights.len() as u32).to_le_bytes());
+                let normal = vertex.normal();
+                for w in vertex.weights {
+                    let weight = w.bone_weight.get();
+                    let record = BoneVert::<LittleEndian>::new(
+                        w.offset.map(|v| v.get() * weight),
+                        weight,
+                        normal.map(|v| v * weight),
+                        w.bone_index.get() as u32,
+                    );
+                    records.extend_from_slice(record.as_bytes());
+                }
+            }
+            Decoded {
+                records: records.into_boxed_slice(),
+                starts: starts.into_boxed_slice(),
+            }
+        })
+    }
+}
+
+/// A tag: a named bone (`mdrTag_t`).
+#[derive(Debug, Clone, Copy)]
+pub struct Tag<'data> {
+    raw: &'data MdrTag,
+}
+
+impl<'data> Tag<'data> {
+    /// The raw record.
+    #[must_use]
+    pub fn raw(&self) -> &'data MdrTag {
+        self.raw
+    }
+
+    /// The name, up to its NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.raw.name)
+    }
+
+    /// The bone it follows (in range in a validated file).
+    #[must_use]
+    pub fn bone(&self) -> usize {
+        self.raw.bone_index.get() as usize
+    }
+}
+
+impl<'data> Mdr<'data> {
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data MdrHeader {
+        self.header
+    }
+
+    /// The model's name, up to its NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.name)
+    }
+
+    /// Frames (at least 1).
+    #[must_use]
+    pub fn num_frames(&self) -> usize {
+        self.frames.num_frames
+    }
+
+    /// Bones in every frame (at least 1).
+    #[must_use]
+    pub fn num_bones(&self) -> usize {
+        self.frames.num_bones
+    }
+
+    /// `true` when the frames are stored compressed (a negative `ofs_frames`).
+    #[must_use]
+    pub fn is_compressed(&self) -> bool {
+        self.frames.compressed
+    }
+
+    /// Frame `index`, or `None` out of range.
+    #[must_use]
+    pub fn frame(&self, index: usize) -> Option<Frame<'data>> {
+        self.frames.frame(index)
+    }
+
+    /// The levels of detail, LOD 0 (the model) first.
+    #[must_use]
+    pub fn lods(&self) -> &[Lod<'data>] {
+        &self.lods
+    }
+
+    /// LOD 0's surfaces: the model's meshes (none for a model of tags only).
+    #[must_use]
+    pub fn surfaces(&self) -> &[Surface<'data>] {
+        self.lods.first().map_or(&[], |lod| lod.surfaces())
+    }
+
+    /// Tags.
+    #[must_use]
+    pub fn num_tags(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// Tag `index`, or `None` out of range.
+    #[must_use]
+    pub fn tag(&self, index: usize) -> Option<Tag<'data>> {
+        self.tags.get(index).map(|raw| Tag { raw })
+    }
+
+    /// Tag `index` at frame `frame` as ioquake3's `R_GetAnimTag` gives it: the axes the
+    /// columns of its bone's rotation, the origin its translation.
+    #[must_use]
+    pub fn tag_pose(&self, frame: usize, index: usize) -> Option<TagPose<'data>> {
+        let tag = self.tag(index)?;
+        let m = self.frame(frame)?.matrix(tag.bone())?;
+        Some(TagPose {
+            name: tag.name(),
+            origin: [m[0][3], m[1][3], m[2][3]],
+            axis: core::array::from_fn(|j| [m[0][j], m[1][j], m[2][j]]),
+        })
+    }
+
+    /// Tag `index` between frames `a` and `b` at `t` (0 = `a`): the origins and axes blended
+    /// linearly, as ioquake3's `R_LerpTag` does, and the axes made orthonormal as MD3's tags
+    /// are ([`md3::Md3::tag_at`](crate::md3::Md3::tag_at)). `None` out of range.
+    #[must_use]
+    pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
+        let (ta, tb) = (self.tag_pose(a, index)?, self.tag_pose(b, index)?);
+        let (origin, axis) = blend_tag((ta.origin, ta.axis), (tb.origin, tb.axis), t);
+        Some(TagPose {
+            name: ta.name,
+            origin,
+            axis,
+        })
+    }
+
+    /// Vertices over LOD 0's surfaces.
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.surfaces().iter().map(Surface::num_vertices).sum()
+    }
+
+    /// Triangles over LOD 0's surfaces.
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.surfaces().iter().map(Surface::num_triangles).sum()
+    }
+}
+
+/// The rotation (nearest unit quaternion: a scale or shear is dropped) and translation of a
+/// row-major 3×4 matrix.
+fn pose_of(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
+    let column = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
+    let rotation = Mat3::from_cols(column(0), column(1), column(2));
+    let q = Quat::from_mat3(&rotation);
+    let q = if q.length_squared() > 0.0 && q.is_finite() {
+        q.normalize()
+    } else {
+        Quat::IDENTITY
+    };
+    (q, column(3).into())
+}
+
+/// Every bone a root, named after the first tag on it (unnamed otherwise).
+impl<'data> Skeleton<'data> for Mdr<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        let tags = self.tags;
+        self.bone_tags.iter().map(move |&t| {
+            let tag = tags.get(t as usize);
+            Bone::new(tag.map_or(&[][..], |t| &t.name[..]), -1, 0)
+        })
+    }
+}
+
+impl<'data> PoseFrames<'data> for Mdr<'data> {
+    fn num_frames(&self) -> usize {
+        self.frames.num_frames
+    }
+
+    /// The bone's model-space matrix as a rotation and a translation: every bone is a root.
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        Some(pose_of(self.frame(frame)?.matrix(bone)?))
+    }
+}
+
+/// A mesh per LOD-0 surface, its records made on first use; a material per surface, named by
+/// its shader; tags from the bones they name.
+impl<'data> ModelView<'data> for Mdr<'data> {
+    type Mesh<'a>
+        = &'a Surface<'data>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Mdr<'data>>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::Mdr
+    }
+
+    fn conventions(&self) -> Conventions {
+        Conventions {
+            textures: TextureNames::Shaders,
+            ..Conventions::QUAKE
+        }
+    }
+
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
+    }
+
+    fn frame_name(&self, index: usize) -> Option<&[u8]> {
+        Some(self.frame(index)?.name())
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn stored_bounds(&self) -> Option<Aabb> {
+        let [min, max] = self.frame(0)?.bounds();
+        let finite = min.iter().chain(&max).all(|v| v.is_finite());
+        (finite && (0..3).all(|k| min[k] <= max[k])).then_some(Aabb {
+            mins: min,
+            maxs: max,
+        })
+    }
+
+    fn num_tags(&self) -> usize {
+        Mdr::num_tags(self)
+    }
+
+    fn tag_name(&self, index: usize) -> Option<&[u8]> {
+        Some(Mdr::tag(self, index)?.name())
+    }
+
+    fn tag_bone(&self, index: usize) -> Option<usize> {
+        Some(Mdr::tag(self, index)?.bone())
+    }
+
+    fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<Affine3A> {
+        Some(Mdr::tag_at(self, a, b, t, index)?.transform())
+    }
+
+    fn tag(&self, frame: usize, index: usize) -> Option<Affine3A> {
+        Some(self.tag_pose(frame, index)?.transform())
+    }
+
+    fn num_meshes(&self) -> usize {
+        self.surfaces().len()
+    }
+
+    fn mesh(&self, index: usize) -> Option<&Surface<'data>> {
+        self.surfaces().get(index)
+    }
+
+    fn num_materials(&self) -> usize {
+        self.surfaces().len()
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        Some(Material::plain(self.surfaces().get(index)?.shader_name()))
+    }
+
+    fn records(&self, mesh: usize) -> Option<Records<'_>> {
+        Some(self.surfaces().get(mesh)?.records().into())
+    }
+}
+
+/// Triangles reversed to counter-clockwise (MDR stores them clockwise, as MD3 does); a texture
+/// coordinate per vertex; every weight an influence.
+impl<'a, 'data: 'a> MeshView<'a> for &'a Surface<'data> {
+    fn name(&self) -> &'a [u8] {
+        Surface::name(self)
+    }
+
+    fn num_vertices(&self) -> usize {
+        Surface::num_vertices(self)
+    }
+
+    fn num_triangles(&self) -> usize {
+        Surface::num_triangles(self)
+    }
+
+    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        Surface::triangle(self, i).map(|[a, b, c]| [c, b, a])
+    }
+
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        TexcoordLayout::PerVertex
+    }
+
+    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
+        Some(self.vertex(v)?.tex_coords())
+    }
+
+    fn material(&self, index: usize) -> Option<usize> {
+        Some(index)
+    }
+
+    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
+        for (v, vertex) in self.vertices().enumerate() {
+            for w in vertex.weights {
+                f(v, w.bone_index.get() as u32, w.bone_weight.get());
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! The MDR writer (`mdr::Builder::from_asset`, through the write dispatch): a DPM, an IQM and
+//! an MDR written as MDR and read back with every frame where the source puts it, clips back
+//! from the frame names and the `.framegroups` beside it, attachments as tags, and what it
+//! says it lost.
+
+use std::collections::HashMap;
+
+use skelmap::asset::{Place, WriteOptions, Written};
+use skelmap::model::convert::{self, Posed};
+use skelmap::{Format, Model};
+
+/// `model` converted and written as MDR through the write dispatch.
+fn mdr_of(model: &Model<'_>) -> Written {
+    let asset = convert::asset_of(model).unwrap();
+    skelmap::model::write(Format::Mdr, &asset, &WriteOptions::default()).unwrap()
+}
+
+/// The files of `w` as an in-memory folder, the main one at `m/out.mdr`.
+fn folder(w: &Written) -> (HashMap<String, Vec<u8>>, String) {
+    let main = std::path::PathBuf::from("m/out.mdr");
+    let files = w
+        .files
+        .iter()
+        .map(|f| {
+            let path = f.place.clone().path(&main);
+            (path.to_string_lossy().into_owned(), f.bytes.clone())
+        })
+        .collect();
+    (files, main.to_string_lossy().into_owned())
+}
+
+#[test]
+fn a_dpm_written_as_mdr_skins_the_same_at_every_frame() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let written = mdr_of(&source);
+    assert_eq!(written.format, Format::Mdr);
+    assert_eq!(
+        written
+            .files
+            .iter()
+            .map(|f| f.place.clone())
+            .collect::<Vec<_>>(),
+        [Place::Main, Place::Suffix(".framegroups")]
+    );
+    assert!(
+        written
+            .notes
+            .iter()
+            .any(|n| n.contains("hierarchy and names of 4 joints")),
+        "{:?}",
+        written.notes
+    );
+    let (files, main) = folder(&written);
+    let mdr = Model::resolve(&&files, &main, &skelmap::Limits::DEFAULT).unwrap();
+    assert_eq!(mdr.format(), Format::Mdr);
+    assert_eq!(
+        (mdr.num_frames(), mdr.num_meshes(), mdr.num_bones()),
+        (
+            source.num_frames(),
+            source.num_meshes(),
+            source.num_bones() + source.num_attachments()
+        )
+    );
+    // The attachment comes back as a tag on a bone of its own, placed as the source places it.
+    let tags = convert::attachment_error(&source, &mdr, 0).expect("an attachment");
+    assert_eq!((tags.source, tags.kept), (1, 1));
+    assert!(tags.origin <= 1e-5 && tags.angle <= 1e-3, "{tags:?}");
+    let clips = |m: &Model<'_>| {
+        m.clips()
+            .iter()
+            .map(|c| (c.name.clone(), c.first, c.count))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(clips(&mdr), clips(&source));
+    let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&mdr), 0);
+    assert_eq!(error.frames, source.num_frames());
+    assert!(error.max <= 1e-5 * error.size, "{error}");
+    // Plain frames hold the matrices exactly; compressed ones to ioquake3's 16 bits.
+    let asset = convert::asset_of(&source).unwrap();
+    let mut b = skelmap::mdr::Builder::from_asset(&asset).unwrap().builder;
+    b.compressed = true;
+    let bytes = b.write();
+    let compressed = Model::from_bytes(&bytes).unwrap();
+    let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&compressed), 0);
+    assert!(error.max <= 1e-2 * error.size, "{error}");
+}
+
+#[test]
+fn an_iqm_written_as_mdr_skins_the_same_and_says_what_it_lost() {
+    use skelmap::synth::{CharacterParams, iqm_character};
+    let params = CharacterParams {
+        sides: 3,
+        frames: 3,
+        scaled_joints: 0,
+    };
+    let bytes = iqm_character(&params).model.write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let written = mdr_of(&source);
+    let mdr = Model::from_bytes(&written.files[0].bytes).unwrap();
+    let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&mdr), 0);
+    assert!(error.max <= 1e-5 * error.size, "{error}");
+    // An IQM flags no joint as an attachment in its asset: no tag, one bone a joint.
+    assert_eq!((mdr.num_bones(), mdr.num_tags()), (source.num_bones(), 0));
+    assert!(
+        written
+            .notes
+            .iter()
+            .any(|n| n.contains("hierarchy and names of 80 joints")),
+        "{:?}",
+        written.notes
+    );
+    // The demo's head scales: MDR's reader keeps rotations, and says so.
+    let demo = Model::from_bytes(&crate::support::iqm::demo().write().unwrap())
+        .map(|m| mdr_of(&m))
+        .unwrap();
+    assert!(
+        demo.notes
+            .iter()
+            .any(|n| n.contains("frames scale a joint")),
+        "{:?}",
+        demo.notes
+    );
+}
+
+/// An MDR whose weights agree on each vertex's place in frame 0 (the builder's triangle)
+/// comes back the same model; the animated fixture, whose first vertex of its second surface
+/// has weights that do not agree, comes back as its asset holds it (one place a vertex).
+#[test]
+fn an_mdr_written_again_is_the_same_model() {
+    let bytes = skelmap::mdr::Builder::triangle().write();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let written = mdr_of(&source);
+    let (files, main) = folder(&written);
+    let again = Model::resolve(&&files, &main, &skelmap::Limits::DEFAULT).unwrap();
+    let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&again), 0);
+    assert_eq!(error.frames, 2);
+    assert!(error.max <= 1e-5 * error.size, "{error}");
+    let tags = convert::attachment_error(&source, &again, 0).expect("a tag");
+    assert_eq!((tags.source, tags.kept), (1, 1));
+    assert!(tags.origin <= 1e-5 && tags.angle <= 1e-3, "{tags:?}");
+    let bytes = super::animated().write();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = convert::asset_of(&source).unwrap();
+    let written = skelmap::model::write(Format::Mdr, &asset, &WriteOptions::default()).unwrap();
+    let again = Model::from_bytes(&written.files[0].bytes).unwrap();
+    let error = convert::skinning_error(Posed::Asset(&asset), Posed::Model(&again), 0);
+    assert!(error.max <= 1e-5 * error.size, "{error}");
+}
+
+#[test]
+fn names_too_long_for_their_fields_are_refused() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut asset = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    asset.meshes[0].name = "m".repeat(64);
+    let e = skelmap::mdr::Builder::from_asset(&asset).unwrap_err();
+    assert!(e.to_string().contains("64 bytes"), "{e}");
+}
