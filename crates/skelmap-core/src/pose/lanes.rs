@@ -47,8 +47,8 @@ pub(crate) fn be_poses_nlerp(
 }
 
 /// [`be_poses_nlerp`] into the blocks of a `SoaPose` (at least as many as the poses need):
-/// the same poses, bit for bit, in the blocks' lane order; returns how many it blended (the
-/// caller blends the rest one at a time, and fills the lanes past them).
+/// the same poses, bit for bit, in the blocks' lane order, no other lane written; returns how
+/// many it blended (the caller blends the rest one at a time).
 pub(crate) fn be_poses_nlerp_soa(a: &[u8], b: &[u8], t: f32, out: &mut [super::SoaBlock]) -> usize {
     #[cfg(target_arch = "x86_64")]
     {

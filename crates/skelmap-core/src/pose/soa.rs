@@ -125,15 +125,17 @@ impl SoaPose {
         }
     }
 
-    /// `bones` bones (the new ones, and every lane past the last, the identity), reusing the
-    /// allocation.
+    /// `bones` bones (the new ones the identity), reusing the allocation.
+    ///
+    /// Every lane past the last bone holds the identity, always: a pose that shrinks resets
+    /// the lanes it drops, so one that grows again finds them so.
     pub fn resize(&mut self, bones: usize) {
         let blocks = bones.div_ceil(BLOCK_BONES);
-        self.blocks.resize(blocks, SoaBlock::IDENTITY);
-        self.bones = bones;
-        for bone in bones..blocks * BLOCK_BONES {
+        for bone in bones..self.bones.min(blocks * BLOCK_BONES) {
             self.set_identity_lane(bone);
         }
+        self.blocks.resize(blocks, SoaBlock::IDENTITY);
+        self.bones = bones;
     }
 
     fn set_identity_lane(&mut self, bone: usize) {

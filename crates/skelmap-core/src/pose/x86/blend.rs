@@ -567,7 +567,7 @@ impl Step {
 
 /// The lanes of a row (lane `4l + j`: bone `4j + l`) that hold bones `0 .. count`.
 #[inline]
-fn row_lanes(count: usize) -> __mmask16 {
+pub(super) fn row_lanes(count: usize) -> __mmask16 {
     /// Per count 0 to 16, its lanes.
     const MASKS: [u16; STEP + 1] = {
         let mut masks = [0u16; STEP + 1];

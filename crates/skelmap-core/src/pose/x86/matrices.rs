@@ -19,7 +19,7 @@ use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
     _mm512_andnot_si512, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps_si512,
     _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_si512,
-    _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_mask_xor_epi32,
+    _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_mask_storeu_ps, _mm512_mask_xor_epi32,
     _mm512_maskz_loadu_epi32, _mm512_mul_ps, _mm512_or_si512, _mm512_permutex2var_ps,
     _mm512_permutexvar_ps, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
     _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps,
@@ -273,9 +273,8 @@ unsafe fn be_poses_nlerp_avx512(a: &[u8], b: &[u8], t: f32, out: &mut Vec<(Quat,
 }
 
 /// [`try_be_poses_nlerp`] into the blocks of a `SoaPose` (as many as the poses need) instead:
-/// the same poses, bit for bit, each step's rows stored in the blocks' lane order. Returns
-/// how many it blended (0 when the CPU lacks AVX-512F); lanes past those of a last partial
-/// step are left undefined, for the caller to fill.
+/// the same poses, bit for bit, each step's rows stored in the blocks' lane order, and no
+/// other lane written. Returns how many it blended (0 when the CPU lacks AVX-512F).
 pub(crate) fn try_be_poses_nlerp_soa(a: &[u8], b: &[u8], t: f32, out: &mut [SoaBlock]) -> usize {
     if is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU was just found to support AVX-512F.
@@ -291,11 +290,14 @@ pub(crate) fn try_be_poses_nlerp_soa(a: &[u8], b: &[u8], t: f32, out: &mut [SoaB
 #[target_feature(enable = "avx512f")]
 unsafe fn be_poses_nlerp_soa_avx512(a: &[u8], b: &[u8], t: f32, out: &mut [SoaBlock]) -> usize {
     let order = super::blend::index(&super::blend::TO_ROWS);
-    nlerp_steps(a, b, t, |first, rows, _| {
+    nlerp_steps(a, b, t, |first, rows, lanes| {
+        // Only the step's poses: the lanes past them keep the identity a `SoaPose` holds.
+        let mask = super::blend::row_lanes(lanes);
         if let Some(block) = out.get_mut(first / BLOCK_BONES) {
             for (row, v) in block.rows.iter_mut().zip(rows) {
+                let v = _mm512_permutexvar_ps(order, v);
                 // SAFETY: `row` is 16 writable floats.
-                unsafe { _mm512_storeu_ps(row.as_mut_ptr(), _mm512_permutexvar_ps(order, v)) };
+                unsafe { _mm512_mask_storeu_ps(row.as_mut_ptr(), mask, v) };
             }
         }
     })
