@@ -189,43 +189,43 @@ fn usable(threshold: f32) -> f32 {
 
 /// The scale of `bone` in `pose`: 1 where the pose does not scale.
 fn scale_of<P: Poses>(pose: &P, bone: usize) -> Vec3A {
-    pose.scales().get(bone).copied().unwrap_or(Vec3A::ONE)
+    pose.scale_slice().get(bone).copied().unwrap_or(Vec3A::ONE)
 }
 
 /// What the scalar blend reads of a pose, in either layout.
 trait Poses {
     /// Number of bones.
-    fn bones(&self) -> usize;
-    /// Bone `bone`'s rotation and translation (`bone` below [`Poses::bones`]).
-    fn pose(&self, bone: usize) -> (Quat, Vec3A);
+    fn bone_count(&self) -> usize;
+    /// Bone `bone`'s rotation and translation (`bone` below [`Poses::bone_count`]).
+    fn pose_at(&self, bone: usize) -> (Quat, Vec3A);
     /// Per bone scales; empty where no bone scales.
-    fn scales(&self) -> &[Vec3A];
+    fn scale_slice(&self) -> &[Vec3A];
 }
 
 impl Poses for LocalPose {
-    fn bones(&self) -> usize {
+    fn bone_count(&self) -> usize {
         self.bones.len()
     }
 
-    fn pose(&self, bone: usize) -> (Quat, Vec3A) {
+    fn pose_at(&self, bone: usize) -> (Quat, Vec3A) {
         self.bones[bone]
     }
 
-    fn scales(&self) -> &[Vec3A] {
+    fn scale_slice(&self) -> &[Vec3A] {
         &self.scales
     }
 }
 
 impl Poses for SoaPose {
-    fn bones(&self) -> usize {
+    fn bone_count(&self) -> usize {
         self.len()
     }
 
-    fn pose(&self, bone: usize) -> (Quat, Vec3A) {
+    fn pose_at(&self, bone: usize) -> (Quat, Vec3A) {
         self.bone(bone).unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
     }
 
-    fn scales(&self) -> &[Vec3A] {
+    fn scale_slice(&self) -> &[Vec3A] {
         &self.scales
     }
 }
@@ -400,7 +400,7 @@ impl Blender {
     fn plan<P: Poses>(&mut self, bones: usize, layers: &[Layer<'_, P>]) {
         self.plan.clear();
         for (k, layer) in layers.iter().enumerate() {
-            let played = layer.pose.bones().min(bones);
+            let played = layer.pose.bone_count().min(bones);
             let plan = if layer.mask == Mask::All && played == bones {
                 let w = layer.weight_of(0);
                 if w > 0.0 {
@@ -458,18 +458,18 @@ impl Blender {
         scales: bool,
         out: &mut LocalPose,
     ) {
-        let bones = rest.bones();
+        let bones = rest.bone_count();
         self.sums.clear();
         self.sums.resize(bones, Sum::default());
         for layer in layers {
-            let played = layer.pose.bones().min(bones);
+            let played = layer.pose.bone_count().min(bones);
             let sums = &mut self.sums[..played];
             if layer.mask == Mask::All {
                 // One weight for every bone: no mask to look up.
                 let w = layer.weight_of(0);
                 if w > 0.0 {
                     for (bone, sum) in sums.iter_mut().enumerate() {
-                        sum.add(layer.pose.pose(bone), w);
+                        sum.add(layer.pose.pose_at(bone), w);
                     }
                     if scales {
                         for (bone, sum) in sums.iter_mut().enumerate() {
@@ -482,7 +482,7 @@ impl Blender {
             for (bone, sum) in sums.iter_mut().enumerate() {
                 let w = layer.weight_of(bone);
                 if w > 0.0 {
-                    sum.add(layer.pose.pose(bone), w);
+                    sum.add(layer.pose.pose_at(bone), w);
                     if scales {
                         sum.scale += scale_of(layer.pose, bone) * w;
                     }
@@ -502,7 +502,7 @@ impl Blender {
                 1.0
             };
             if fill > 0.0 {
-                sum.add(rest.pose(bone), fill);
+                sum.add(rest.pose_at(bone), fill);
                 if scales {
                     sum.scale += scale_of(rest, bone) * fill;
                 }
