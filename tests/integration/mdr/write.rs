@@ -156,3 +156,60 @@ fn names_too_long_for_their_fields_are_refused() {
     let e = skelmap::mdr::Builder::from_asset(&asset).unwrap_err();
     assert!(e.to_string().contains("64 bytes"), "{e}");
 }
+
+/// A mesh past ioquake3's 999 vertices a surface is written as several surfaces that draw the
+/// same at every frame; a name too long for the suffix is cut for it.
+#[test]
+fn a_mesh_past_ioquake3_s_surface_limits_is_split_and_draws_the_same() {
+    use skelmap::synth::{TubeParams, tube};
+    // 41 rings of 32: 1312 vertices, 2560 triangles (past 999 and 1999).
+    let params = TubeParams {
+        rings_per_bone: 10,
+        sides: 32,
+        ..Default::default()
+    };
+    let source = tube(&params).write().unwrap();
+    let source = Model::from_bytes(&source).unwrap();
+    assert_eq!(
+        (source.num_vertices(), source.num_triangles()),
+        (1312, 2560)
+    );
+    let mut asset = convert::asset_of(&source).unwrap();
+    asset.meshes[0].name = "n".repeat(63);
+    let fitted = skelmap::mdr::Builder::from_asset(&asset).unwrap();
+    let name = "n".repeat(63);
+    assert_eq!(
+        fitted.losses[1..],
+        [
+            format!(
+                "mesh '{name}' (1312 vertices, 2560 triangles) is past ioquake3's 999 \
+                 vertices or 1999 triangles a surface: written as 2 surfaces"
+            ),
+            format!(
+                "the surface name \"{name}\" is 63 bytes: cut to 61, as an MDR's 62-byte \
+                 field holds it with its NUL"
+            ),
+        ]
+    );
+    let bytes = fitted.builder.write();
+    let mdr = <skelmap::mdr::Mdr as skelmap::Parse>::parse(&bytes).unwrap();
+    let surfaces: Vec<(usize, usize, Vec<u8>)> = mdr.lods()[0]
+        .surfaces()
+        .iter()
+        .map(|s| (s.num_vertices(), s.num_triangles(), s.name().to_vec()))
+        .collect();
+    // The first surface takes triangles in order while their vertices fit, to 999; the
+    // second copies the 34 vertices it shares with the first at the cut.
+    let mut cut = "n".repeat(61).into_bytes();
+    cut.extend_from_slice(b"_2");
+    assert_eq!(
+        surfaces,
+        [(999, 1932, "n".repeat(63).into_bytes()), (347, 628, cut)]
+    );
+    assert!(surfaces.iter().all(|&(v, t, _)| v <= 999 && t <= 1999));
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.num_triangles(), 2560);
+    let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&model), 0);
+    assert_eq!(error.frames, source.num_frames());
+    assert!(error.max <= 1e-5 * error.size, "{error}");
+}

@@ -241,13 +241,6 @@ pub(crate) fn cut_name(
     name.as_bytes()[..end].to_vec()
 }
 
-/// One surface to write from an asset mesh: the mesh's vertices it takes (each once, in
-/// order) and its triangles over them, in the asset's winding.
-pub(crate) struct Piece {
-    pub vertices: Vec<u32>,
-    pub triangles: Vec<[u32; 3]>,
-}
-
 /// Frame `frame`'s summary from the positions `surfaces` store ([`frame_summary`]).
 pub(crate) fn frame_def(name: Vec<u8>, surfaces: &[SurfaceDef], frame: usize) -> FrameDef {
     let points = surfaces

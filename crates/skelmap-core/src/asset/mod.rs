@@ -356,6 +356,61 @@ impl Influences {
     }
 }
 
+/// One surface a writer makes of an asset mesh ([`Mesh::pieces`]): the mesh's vertices it
+/// takes (each once, in order) and its triangles over them, in the asset's winding.
+pub(crate) struct Piece {
+    pub vertices: Vec<u32>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+impl Mesh {
+    /// The mesh as surfaces an engine loads: the whole mesh when it fits `max_verts` vertices
+    /// and `max_tris` triangles; else its triangles in order, a new surface begun whenever the
+    /// next triangle would take one past either limit, shared vertices copied into each
+    /// surface that uses them (triangles naming a vertex the mesh lacks are left out).
+    pub(crate) fn pieces(&self, max_verts: usize, max_tris: usize) -> Vec<Piece> {
+        let n = self.positions.len();
+        if n <= max_verts && self.triangles.len() <= max_tris {
+            return vec![Piece {
+                vertices: (0..n as u32).collect(),
+                triangles: self.triangles.clone(),
+            }];
+        }
+        let empty = || Piece {
+            vertices: Vec::new(),
+            triangles: Vec::new(),
+        };
+        let mut out = Vec::new();
+        let mut slot = vec![u32::MAX; n];
+        let mut piece = empty();
+        for t in &self.triangles {
+            if t.iter().any(|&v| v as usize >= n) {
+                continue;
+            }
+            let new = t.iter().filter(|&&v| slot[v as usize] == u32::MAX).count();
+            if piece.vertices.len() + new > max_verts || piece.triangles.len() == max_tris {
+                for &v in &piece.vertices {
+                    slot[v as usize] = u32::MAX;
+                }
+                out.push(core::mem::replace(&mut piece, empty()));
+            }
+            let mut face = [0u32; 3];
+            for (k, &v) in t.iter().enumerate() {
+                if slot[v as usize] == u32::MAX {
+                    slot[v as usize] = piece.vertices.len() as u32;
+                    piece.vertices.push(v);
+                }
+                face[k] = slot[v as usize];
+            }
+            piece.triangles.push(face);
+        }
+        if !piece.triangles.is_empty() {
+            out.push(piece);
+        }
+        out
+    }
+}
+
 /// One morph target: per-vertex displacements from the posed frame.
 #[derive(Debug, Clone, Default)]
 pub struct MorphTarget {

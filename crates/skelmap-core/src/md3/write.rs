@@ -16,10 +16,10 @@ use glam::Affine3A;
 
 pub use crate::alias::idp3_write::{FrameDef, SurfaceDef, TagDef, encode_normal};
 use crate::alias::idp3_write::{
-    MAX_COORD, MAX_FRAME_NAME, MAX_NAME, MIN_COORD, Piece, cut_name, field, floats, frame_def,
-    le_i32, put_frames, put_surface_records, put_vertices, quantise, tag_def,
+    MAX_COORD, MAX_FRAME_NAME, MAX_NAME, MIN_COORD, cut_name, field, floats, frame_def, le_i32,
+    put_frames, put_surface_records, put_vertices, quantise, tag_def,
 };
-use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, PosedMesh, UpAxis};
+use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, Piece, PosedMesh, UpAxis};
 
 /// Builds an MD3.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,7 +317,7 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
         let name = asset.mesh_name(index);
         let shader = asset.material_name(mesh);
         let shader = cut_name(&shader, MAX_NAME, (format, "shader"), &mut losses);
-        let parts = pieces(mesh, target.max_verts as usize, target.max_tris as usize);
+        let parts = mesh.pieces(target.max_verts as usize, target.max_tris as usize);
         if parts.len() > 1 {
             losses.push(format!(
                 "mesh {name:?} ({} vertices, {} triangles) is past {}'s {} vertices or {} \
@@ -377,57 +377,6 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
         surfaces,
         losses,
     })
-}
-
-/// `mesh` as surfaces an engine loads: the mesh as it is when it fits `max_verts` vertices
-/// and `max_tris` triangles; else its triangles in order, a new surface begun whenever the next triangle
-/// would take one past either limit, shared vertices copied into each surface that uses
-/// them (triangles naming a vertex the mesh lacks are left out).
-fn pieces(mesh: &Mesh, max_verts: usize, max_tris: usize) -> Vec<Piece> {
-    let n = mesh.positions.len();
-    if n <= max_verts && mesh.triangles.len() <= max_tris {
-        return vec![Piece {
-            vertices: (0..n as u32).collect(),
-            triangles: mesh.triangles.clone(),
-        }];
-    }
-    let mut out = Vec::new();
-    let mut slot = vec![u32::MAX; n];
-    let mut piece = Piece {
-        vertices: Vec::new(),
-        triangles: Vec::new(),
-    };
-    for t in &mesh.triangles {
-        if t.iter().any(|&v| v as usize >= n) {
-            continue;
-        }
-        let new = t.iter().filter(|&&v| slot[v as usize] == u32::MAX).count();
-        if piece.vertices.len() + new > max_verts || piece.triangles.len() == max_tris {
-            for &v in &piece.vertices {
-                slot[v as usize] = u32::MAX;
-            }
-            out.push(core::mem::replace(
-                &mut piece,
-                Piece {
-                    vertices: Vec::new(),
-                    triangles: Vec::new(),
-                },
-            ));
-        }
-        let mut face = [0u32; 3];
-        for (k, &v) in t.iter().enumerate() {
-            if slot[v as usize] == u32::MAX {
-                slot[v as usize] = piece.vertices.len() as u32;
-                piece.vertices.push(v);
-            }
-            face[k] = slot[v as usize];
-        }
-        piece.triangles.push(face);
-    }
-    if !piece.triangles.is_empty() {
-        out.push(piece);
-    }
-    out
 }
 
 /// Refuses a frame with a coordinate that 16 bits of 1/64 unit cannot hold, naming the

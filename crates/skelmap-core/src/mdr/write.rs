@@ -15,7 +15,7 @@ use super::raw::{
 };
 use glam::Affine3A;
 
-use crate::alias::idp3_write::{field, floats, le_i32};
+use crate::alias::idp3_write::{cut_name, field, floats, le_i32};
 use crate::asset::{Asset, FitError, Fitted, UNBOUND, UpAxis, check_names};
 use crate::format::Format;
 
@@ -444,7 +444,9 @@ impl Builder {
     /// What it cannot keep is said in [`Fitted::losses`]: the hierarchy and the joints'
     /// names (an MDR's bones are model-space matrices without names); a joint's scale in a
     /// frame (skelmap reads a bone's rotation without its scale); past ioquake3's 128 bones,
-    /// 999 vertices or 1999 triangles a surface, files that ioquake3 refuses or misdraws.
+    /// a file that ioquake3 misdraws. A mesh past ioquake3's 999 vertices or 1999 triangles a
+    /// surface is written as several surfaces (`name`, `name_2`, …), vertices shared across
+    /// a cut copied into each, as the MD3 writer does; the losses say so.
     ///
     /// ```
     /// use skelmap_core::{Model, asset, mdr, synth};
@@ -587,27 +589,44 @@ impl Builder {
                     }
                 })
                 .collect::<Vec<_>>();
-            if vertices.len() >= super::raw::SHADER_MAX_VERTEXES as usize
-                || 3 * mesh.triangles.len() >= super::raw::SHADER_MAX_INDEXES as usize
-            {
+            let max_verts = super::raw::SHADER_MAX_VERTEXES as usize - 1;
+            let max_tris = (super::raw::SHADER_MAX_INDEXES as usize - 1) / 3;
+            let pieces = mesh.pieces(max_verts, max_tris);
+            if pieces.len() > 1 {
                 losses.push(format!(
-                    "mesh '{name}' has {} vertices and {} triangles: past ioquake3's 999 and \
-                     1999 a surface, which it refuses",
+                    "mesh '{name}' ({} vertices, {} triangles) is past ioquake3's {max_verts} \
+                     vertices or {max_tris} triangles a surface: written as {} surfaces",
                     vertices.len(),
-                    mesh.triangles.len()
+                    mesh.triangles.len(),
+                    pieces.len()
                 ));
             }
-            surfaces.push(SurfaceDef {
-                name: name.into_bytes(),
-                shader: shader.into_bytes(),
-                vertices,
-                // Counter-clockwise in the asset; MDR stores them clockwise.
-                triangles: mesh
-                    .triangles
-                    .iter()
-                    .map(|t| [t[2], t[1], t[0]].map(|i| i as i32))
-                    .collect(),
-            });
+            for (k, piece) in pieces.iter().enumerate() {
+                let name = if k == 0 {
+                    name.clone().into_bytes()
+                } else {
+                    let suffix = format!("_{}", k + 1);
+                    let cut = MAX_PATH_NAME - suffix.len();
+                    let mut bytes = cut_name(&name, cut, ("MDR", "surface"), &mut losses);
+                    bytes.extend_from_slice(suffix.as_bytes());
+                    bytes
+                };
+                surfaces.push(SurfaceDef {
+                    name,
+                    shader: shader.clone().into_bytes(),
+                    vertices: piece
+                        .vertices
+                        .iter()
+                        .map(|&v| vertices[v as usize].clone())
+                        .collect(),
+                    // Counter-clockwise in the asset; MDR stores them clockwise.
+                    triangles: piece
+                        .triangles
+                        .iter()
+                        .map(|t| [t[2], t[1], t[0]].map(|i| i as i32))
+                        .collect(),
+                });
+            }
         }
         if unbound > 0 {
             losses.push(format!(
