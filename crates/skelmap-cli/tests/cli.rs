@@ -1856,3 +1856,50 @@ fn md5_survives_a_gltf_round_trip() {
         assert!(error.max <= 1e-5, "{name}: {error}");
     }
 }
+
+/// Through glTF and back with `export` and `convert`: a DPM into MDR, and a ZYM (which binds
+/// a vertex to one bone, so it is made from the DPM first) into ZYM again. Each comes back
+/// with every frame within 1e-5 of its size and its clips (MDR's from the frame names and the
+/// `.framegroups` beside it, ZYM's scenes), and `convert` reports its error.
+#[test]
+fn mdr_and_zym_survive_a_gltf_round_trip() {
+    use skelmap_core::Model;
+    use skelmap_core::model::convert::{self, Posed};
+    let dir = temp_dir("mdr-zym-gltf");
+    let dpm = write_tube(&dir);
+    let zym = dir.join("tube.zym");
+    let out = skelmap(&["convert", dpm.to_str().unwrap(), zym.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    for (source, ext) in [(dpm, "mdr"), (zym, "zym")] {
+        let glb = dir.join(format!("from-{ext}.glb"));
+        let back = dir.join(format!("back.{ext}"));
+        let out = skelmap(&[
+            "export",
+            source.to_str().unwrap(),
+            "-o",
+            glb.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let out = skelmap(&["convert", glb.to_str().unwrap(), back.to_str().unwrap()]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        let largest: f32 = text
+            .split("conversion error: largest ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(largest <= 1e-5, "{ext}: {text}");
+        let (a, b) = (Model::open(&source).unwrap(), Model::open(&back).unwrap());
+        let clips = |m: &Model<'_>| {
+            m.clips()
+                .iter()
+                .map(|c| (c.name.clone(), c.first, c.count))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(clips(&a), clips(&b), "{ext}");
+        let error = convert::skinning_error(Posed::Model(&a), Posed::Model(&b), 0);
+        assert_eq!(error.frames, a.num_frames(), "{ext}");
+        assert!(error.max <= 1e-5 * error.size, "{ext}: {error}");
+    }
+}

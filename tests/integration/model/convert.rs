@@ -391,3 +391,25 @@ fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
     eprintln!("{checked} written IQMs: assimp's static geometry equals ours");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A `+Y`-up MS3D's joints, written into `+Z`-up IQM and MD5, are measured where they are:
+/// both sides turned to `+Y` up, as the vertices are, so an exact conversion measures 0 and
+/// not the quarter turn between the axes.
+#[test]
+fn attachments_are_measured_in_the_same_axes_as_vertices() {
+    let bytes = crate::support::ms3d::arm().write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(source.conventions().up, skelmap::asset::UpAxis::Y);
+    let asset = convert::asset_of(&source).unwrap();
+    for format in [Format::Iqm, Format::Md5] {
+        let files = through(&asset, format).unwrap();
+        let converted = open(&files);
+        assert_eq!(converted.conventions().up, skelmap::asset::UpAxis::Z);
+        let error = convert::attachment_error(&source, &converted, files.offset).unwrap();
+        assert_eq!((error.source, error.kept), (2, 2), "{format:?}");
+        assert!(
+            error.origin <= 1e-5 && error.angle <= 1e-3,
+            "{format:?}: {error:?}"
+        );
+    }
+}

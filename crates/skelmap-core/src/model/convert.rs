@@ -383,9 +383,10 @@ impl core::fmt::Display for AttachmentError {
 /// The attachment points of `source` (bones flagged as attachments, IQM and MS3D joints, MD3
 /// tags: [`Model::attachments`]) against those of `converted` with the same names, frame by
 /// frame (frame `f` of the source is frame `f + offset` of the conversion), each placed by
-/// [`Model::attachment_transform`] in the model's own axes: the largest distance between
-/// origins and the largest angle between each of the three axes. `None` when the source has
-/// no attachment point.
+/// [`Model::attachment_transform`] and turned to `+Y` up, as the vertices are compared (a
+/// conversion between a `+Y`-up and a `+Z`-up format turns its joints): the largest distance
+/// between origins and the largest angle between each of the three axes. `None` when the
+/// source has no attachment point.
 ///
 /// ```
 /// use skelmap_core::{Model, md3, model::convert};
@@ -414,6 +415,8 @@ pub fn attachment_error(
         .filter_map(|(i, n)| Some((i, converted.attachment_index(n)?)))
         .collect();
     let frames = source.num_frames().max(1);
+    let turn = |m: &Model<'_>| glam::Affine3A::from_quat(m.conventions().up.to_y_up());
+    let (turn_source, turn_converted) = (turn(source), turn(converted));
     let (mut origin, mut angle) = (0.0f32, 0.0f32);
     let (mut a, mut b) = (super::Pose::default(), super::Pose::default());
     for f in 0..frames {
@@ -436,6 +439,7 @@ pub fn attachment_error(
             ) else {
                 continue;
             };
+            let (x, y) = (turn_source * x, turn_converted * y);
             origin = origin.max(x.translation.distance(y.translation));
             for (p, q) in [
                 (x.matrix3.x_axis, y.matrix3.x_axis),
