@@ -102,3 +102,55 @@ fn the_texture_and_group_files_of_man_are_found() {
         })
     ));
 }
+
+/// Two frames of the first sequence of every shared model, skinned by assimp (its scene's
+/// first animation, taken as keys and composed down its nodes) and by `Model::deform`:
+/// every vertex of ours is one of assimp's (assimp also shows the body parts' other models).
+#[test]
+fn two_animated_frames_match_assimp() {
+    let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") else {
+        return;
+    };
+    let Some(tool) = crate::support::oracle::md5_frame_tool() else {
+        return;
+    };
+    for (name, ..) in FACTS {
+        let path = dir.join(name);
+        let model = Model::open(&path).unwrap();
+        let frames = model.as_hl1().unwrap().model().sequences()[0]
+            .numframes
+            .get() as usize;
+        for frame in [frames / 2, frames - 1] {
+            let theirs: Vec<[f32; 3]> = crate::support::oracle::assimp_frame(&tool, &path, frame)
+                .into_iter()
+                .map(|v| [-v[2], -v[0], v[1]])
+                .collect();
+            let mut pose = skelmap::model::Pose::default();
+            model
+                .pose(
+                    frame,
+                    frame,
+                    0.0,
+                    skelmap::pose::Interpolation::Slerp,
+                    &mut pose,
+                )
+                .unwrap();
+            let n = model.mesh(0).unwrap().num_vertices();
+            let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+            model.deform(0, &pose, &mut p, &mut nrm).unwrap();
+            let far = p
+                .iter()
+                .map(|v| {
+                    theirs
+                        .iter()
+                        .map(|o| (0..3).map(|k| (o[k] - v[k]).powi(2)).sum::<f32>().sqrt())
+                        .fold(f32::INFINITY, f32::min)
+                })
+                .fold(0.0f32, f32::max);
+            assert!(
+                far < 2e-3,
+                "{name} frame {frame}: a vertex is {far} from assimp's"
+            );
+        }
+    }
+}

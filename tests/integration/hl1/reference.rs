@@ -102,6 +102,13 @@ fn deformed_positions_follow_the_bones_at_a_frame() {
         "{:?}",
         p[2]
     );
+    // The attachment is (1, 2, 3) in the arm's space.
+    assert_eq!(model.num_attachments(), 1);
+    let at = model.attachment_transform(0, &pose).unwrap();
+    assert!(close(
+        at.translation.into(),
+        arm.transform_point3(Vec3::new(1.0, 2.0, 3.0))
+    ));
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {

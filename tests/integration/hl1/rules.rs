@@ -325,3 +325,55 @@ fn the_example_validates_and_every_truncation_is_an_error() {
         }
     }
 }
+
+#[test]
+fn rule_3_counts_within_limits() {
+    let b = example();
+    let limits = skelmap::Limits {
+        max_bones: 1,
+        ..skelmap::Limits::default()
+    };
+    let e = crate::support::parse_error::<Hl1>(&b, &limits);
+    assert!(
+        matches!(
+            e,
+            Error::Limit {
+                format: Format::Hl1,
+                what: "header.numbones",
+                value: 2,
+                max: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn rule_8_body_parts_have_a_model() {
+    let mut b = example();
+    let parts = get_i32(&b, offset_of!(StudioHdr, bodypartindex)) as usize;
+    let at = parts + 64;
+    put_i32(&mut b, at, 0);
+    assert_eq!(
+        invalid(&err(&b)),
+        (Format::Hl1, "bodypart.nummodels", at as u64, Problem::Empty)
+    );
+}
+
+#[test]
+fn rule_11_attachments_name_bones() {
+    let mut b = example();
+    let attachments = get_i32(&b, offset_of!(StudioHdr, attachmentindex)) as usize;
+    let at = attachments + 36;
+    put_i32(&mut b, at, 2);
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "attachment.bone",
+            at as u64,
+            Problem::Index { index: 2, len: 2 }
+        )
+    );
+}

@@ -372,8 +372,9 @@ pub(super) struct SeqFrames {
 /// (`<stem>01.mdl` …). Sequences whose group file was not found are not played.
 #[derive(Debug, Clone)]
 pub struct Pair<'data> {
-    pub(super) main: Hl1<'data>,
-    pub(super) texture_file: Option<Hl1<'data>>,
+    // Boxed, so that a `Model`'s view of any format stays small.
+    pub(super) main: Box<Hl1<'data>>,
+    pub(super) texture_file: Option<Box<Hl1<'data>>>,
     /// Per sequence group, the bytes its animations are read from (group 0: the main file).
     pub(super) groups: Vec<Option<&'data [u8]>>,
     pub(super) clips: Vec<SeqFrames>,
@@ -423,8 +424,8 @@ impl<'data> Pair<'data> {
             })
             .collect();
         Pair {
-            main,
-            texture_file,
+            main: Box::new(main),
+            texture_file: texture_file.map(Box::new),
             groups,
             clips,
             num_frames: first as usize,
@@ -443,14 +444,14 @@ impl<'data> Pair<'data> {
     /// The texture file, when the model keeps its textures in one and it was found.
     #[must_use]
     pub fn texture_file(&self) -> Option<&Hl1<'data>> {
-        self.texture_file.as_ref()
+        self.texture_file.as_deref()
     }
 
     /// The file the textures and skin families are read from: the texture file, or the
     /// model.
     #[must_use]
     pub fn textures(&self) -> &Hl1<'data> {
-        self.texture_file.as_ref().unwrap_or(&self.main)
+        self.texture_file.as_deref().unwrap_or(&self.main)
     }
 
     /// Whether sequence group `g`'s animations are at hand (group 0 always is).
@@ -682,6 +683,30 @@ impl<'data> ModelView<'data> for Pair<'data> {
 
     fn mesh(&self, index: usize) -> Option<&Pair<'data>> {
         (index < self.num_meshes()).then_some(self)
+    }
+
+    /// The attachments: each a point in a bone's space.
+    fn num_tags(&self) -> usize {
+        self.main.attachments.len()
+    }
+
+    /// An attachment's name; studiomdl leaves them empty, and those are `attachment`.
+    fn tag_name(&self, index: usize) -> Option<&[u8]> {
+        let name = name::trim_nul(&self.main.attachments.get(index)?.name);
+        Some(if name.is_empty() { b"attachment" } else { name })
+    }
+
+    fn tag_bone(&self, index: usize) -> Option<usize> {
+        Some(self.main.attachments.get(index)?.bone.get() as usize)
+    }
+
+    fn tag_offset(&self, index: usize) -> Affine3A {
+        self.main
+            .attachments
+            .get(index)
+            .map_or(Affine3A::IDENTITY, |a| {
+                Affine3A::from_translation(a.org.map(|c| c.get()).into())
+            })
     }
 
     fn skins(&self) -> &[Skin<'_>] {
