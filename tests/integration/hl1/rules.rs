@@ -2,7 +2,7 @@
 
 use core::mem::offset_of;
 
-use skelmap::hl1::raw::{Anim, Bone, Model, SeqDesc, StudioHdr, Trivert};
+use skelmap::hl1::raw::{Bone, Model, SeqDesc, StudioHdr, Trivert};
 use skelmap::hl1::{Builder, Hl1};
 use skelmap::{Error, Format, Model as AnyModel, Parse, Problem};
 
@@ -127,7 +127,6 @@ fn first_run(b: &[u8]) -> usize {
     let anim = get_i32(b, turn + offset_of!(SeqDesc, animindex)) as usize;
     let offset = u16::from_le_bytes([b[anim], b[anim + 1]]) as usize;
     assert_ne!(offset, 0);
-    let _ = size_of::<Anim>();
     anim + offset
 }
 

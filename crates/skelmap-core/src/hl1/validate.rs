@@ -15,7 +15,7 @@ use zerocopy::byteorder::{F32, I16};
 
 use super::raw::{self, StudioHdr};
 use super::view::{Hl1, MeshInfo};
-use crate::diag::{Diagnostics, WarningKind};
+use crate::diag::Diagnostics;
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::limits::Limits;
@@ -250,7 +250,7 @@ impl<'data> Parse<'data> for Hl1<'data> {
             let at = record_offset::<raw::SeqDesc>(seq_at, i);
             check_sequence(reader, seq, at, numseqgroups, limits)?;
             if seq.seqgroup.get() == 0 {
-                check_anims(reader, seq, at, numbones)?;
+                check_anims(reader, seq, numbones)?;
             }
             rules::check_name(FORMAT, diag, "seqdesc.label", at, &seq.label);
         }
@@ -518,18 +518,12 @@ fn check_sequence(
 /// `IDSQ` file otherwise): `numblends × numbones` records in bounds, and every channel's
 /// run-length values covering `numframes` frames, each run with `1 ≤ valid ≤ total`, its
 /// values in bounds. The walk takes at most `numframes` steps a channel.
-pub(crate) fn check_anims(
-    reader: Reader<'_>,
-    seq: &raw::SeqDesc,
-    seq_at: u64,
-    numbones: u32,
-) -> Result<()> {
+pub(crate) fn check_anims(reader: Reader<'_>, seq: &raw::SeqDesc, numbones: u32) -> Result<()> {
     // Validated by `check_sequence`.
     let numframes = seq.numframes.get().max(0) as u64;
     let numblends = seq.numblends.get().max(0) as u64;
     let base = seq.animindex.get().max(0) as u64;
     let records = numblends * u64::from(numbones);
-    let _ = seq_at;
     let anims = reader.slice_at::<raw::Anim>("anims", base, records)?;
     for (r, anim) in anims.iter().enumerate() {
         let record_at = record_offset::<raw::Anim>(base, r);
@@ -869,17 +863,10 @@ pub(crate) fn check_group<'g>(
         diag,
     )?;
     let reader = Reader::new(data, FORMAT);
-    let seq_at = main.header.seqindex.get().max(0) as u64;
-    for (i, seq) in main.sequences.iter().enumerate() {
+    for seq in main.sequences {
         if seq.seqgroup.get() as u32 == group {
-            check_anims(
-                reader,
-                seq,
-                record_offset::<raw::SeqDesc>(seq_at, i),
-                main.bones.len() as u32,
-            )?;
+            check_anims(reader, seq, main.bones.len() as u32)?;
         }
     }
-    let _ = WarningKind::CompanionIgnored;
     Ok(data)
 }
