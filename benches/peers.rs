@@ -1334,6 +1334,18 @@ mod assimp {
                 }
             }
         }
+        // Every shared Half-Life model (../shared/corpus-engines/hl1), with the texture and
+        // sequence-group files beside it that both find; the companions alone are left out.
+        if let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") {
+            for name in [
+                "assimp_man.mdl",
+                "assimp_chrome_sphere.mdl",
+                "assimp_multiple_roots.mdl",
+            ] {
+                let path = std::fs::canonicalize(dir.join(name)).unwrap();
+                hl1_rows(&mut group, &mut assimp, &path, &dump);
+            }
+        }
         // An MD5 mesh with one animation, the only one beside it and named like it, so both
         // read it: the pistol with its reload.
         if let Some(dir) = skelmap_testkit::corpus_engines_path("md5") {
@@ -1486,6 +1498,60 @@ mod assimp {
     /// IQM loader gives the stored (bind-pose) vertices, one per IQM vertex in file order, a
     /// mesh per IQM mesh over consecutive ranges; before timing, skelmap's mesh deformed by its
     /// bind pose is checked against them, vertex by vertex.
+    /// The rows of a shared Half-Life model: `skelmap/<file>` (open with companions, pose the
+    /// bind pose, deform) and `assimp/<file>` (import, frame-0 positions). Checked first:
+    /// every bind-pose vertex of skelmap's (a vertex per triangle-command vertex of each body
+    /// part's first model) is one of assimp's (which welds them and shows every model), within
+    /// the tolerance of the model's extent.
+    fn hl1_rows(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        assimp: &mut Peer,
+        path: &Path,
+        dump: &Path,
+    ) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut ours = Vec::new();
+        skelmap_frame0(path, Some(&mut ours));
+        let words = match assimp.load(&name, path) {
+            Ok(words) => words,
+            Err(e) => {
+                eprintln!("assimp refuses {name}: {e}");
+                return;
+            }
+        };
+        let theirs = assimp.dump(&name, 1, dump);
+        let ours: Vec<f32> = ours.concat();
+        let extent = ours.iter().fold(0.0f32, |a, x| a.max(x.abs()));
+        let d = ours
+            .chunks_exact(3)
+            .map(|p| {
+                theirs
+                    .chunks_exact(3)
+                    .map(|q| peer::max_abs_diff(p, q))
+                    .fold(f32::INFINITY, f32::min)
+            })
+            .fold(0.0, f32::max);
+        println!(
+            "assimp {name}: {} meshes, {} vertices; each of skelmap's {} triangle corners is \
+             within {d:.3e} of one of them (extent {extent:.3e})",
+            words.first().map_or("?", String::as_str),
+            theirs.len() / 3,
+            ours.len() / 3,
+        );
+        assert!(
+            d <= POSITION_TOLERANCE * extent,
+            "{name}: skelmap's and assimp's bind-pose positions differ by {d}"
+        );
+        let size = std::fs::metadata(path).unwrap().len();
+        group.throughput(Throughput::Bytes(size));
+        group.bench_function(BenchmarkId::new("skelmap", &name), |b| {
+            b.iter(|| skelmap_frame0(path, None))
+        });
+        group.bench_function(BenchmarkId::new("assimp", &name), |b| {
+            b.iter_custom(|iters| assimp.run(&name, 1, iters))
+        });
+    }
+
     fn iqm_rows(
         group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
         assimp: &mut Peer,

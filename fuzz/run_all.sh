@@ -34,6 +34,7 @@ for target in "${targets[@]}"; do
     zym) dict=(-dict=dict/zym.dict) ;;
     mdr) dict=(-dict=dict/mdr.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
+    hl1) dict=(-dict=dict/hl1.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
   shared=()
@@ -44,6 +45,7 @@ for target in "${targets[@]}"; do
     md2) [ -d ../../shared/corpus-engines/md2 ] && shared=(../../shared/corpus-engines/md2) ;;
     mdc) [ -d ../../shared/corpus-engines/mdc ] && shared=(../../shared/corpus-engines/mdc) ;;
     md5) [ -d ../../shared/corpus-engines/md5 ] && shared=(../../shared/corpus-engines/md5) ;;
+    hl1) [ -d ../../shared/corpus-engines/hl1 ] && shared=(../../shared/corpus-engines/hl1) ;;
   esac
   mkdir -p logs
   log="logs/$target.log"

@@ -161,11 +161,33 @@ fn model_open_allocation_does_not_grow_with_vertices() {
         ("DPM", model(1), model(400)),
         ("MS3D", ms3d_model(300), ms3d_model(60_000)),
         ("ZYM", zym_model(3, 2), zym_model(3000, 200)),
+        ("HL1", hl1_model(4, 1), hl1_model(2000, 200)),
     ];
     for (name, small, large) in cases {
         let counts = open_counts(name, [&small, &large], |_| ());
         assert!(counts[0].0 <= 8, "{name}: {counts:?}");
     }
+}
+
+/// The HL1 example with its strip made `n` vertices long and its `turn` sequence `frames`
+/// frames of changing values: opening it allocates its mesh, sequence and skin tables,
+/// whatever `n` and `frames`.
+fn hl1_model(n: i16, frames: i16) -> Vec<u8> {
+    use skelmap::hl1::{Builder, TrivertDef};
+    let mut b = Builder::example();
+    let strip = &mut b.bodyparts[0].models[0].meshes[0].commands[0].vertices;
+    *strip = (0..n)
+        .map(|i| TrivertDef {
+            vertex: i % 5,
+            normal: 0,
+            s: i % 4,
+            t: 0,
+        })
+        .collect();
+    b.sequences[1].frames = (0..frames)
+        .map(|k| vec![[k, 0, 0, 0, 0, k % 7], [0, 0, 0, 0, 0, k]])
+        .collect();
+    b.write().unwrap()
 }
 
 /// A ZYM of two shaders, `n` vertices on two bones in a fan of `n - 2` triangles, and `poses`

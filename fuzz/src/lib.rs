@@ -243,3 +243,14 @@ pub fn structured(data: &[u8]) {
         exercise::model(&model);
     }
 }
+
+/// The `hl1` target: Half-Life MDL validation without the probe, every accessor of the view
+/// (bones, sequences and their run-length channels, body parts, triangle commands, textures),
+/// then the model it opens as through the format-neutral walk.
+pub fn hl1(data: &[u8]) {
+    if let Ok(view) = skelmap_core::hl1::Hl1::parse(data) {
+        exercise::hl1(&view);
+        let model = Model::from_bytes(data).expect("a valid HL1 MDL opens as a model");
+        exercise::model(&model);
+    }
+}

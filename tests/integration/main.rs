@@ -11,6 +11,7 @@ use skelmap_testkit::{exercise, structured};
 // One folder a format, as in skelmap-core.
 mod dpm;
 mod gamestudio;
+mod hl1;
 mod iqm;
 mod md2;
 mod md3;

@@ -28,13 +28,15 @@ fn from_bytes_dispatches_to_the_dpm_view() {
 
 #[test]
 fn unknown_data_is_an_unknown_format_and_a_broken_file_its_error() {
-    assert!(
-        matches!(
-            Model::from_bytes(b"IDST\x0a\0\0\0"),
-            Err(Error::UnknownFormat)
-        ),
-        "Half-Life's MDL is not supported"
-    );
+    // A Half-Life MDL header cut short is a Half-Life MDL's error.
+    assert!(matches!(
+        Model::from_bytes(b"IDST\x0a\0\0\0"),
+        Err(Error::Truncated {
+            format: Format::Hl1,
+            what: "header",
+            ..
+        })
+    ));
     // An MD2 header cut short is an MD2's error.
     assert!(matches!(
         Model::from_bytes(b"IDP2\x08\0\0\0"),

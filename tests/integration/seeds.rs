@@ -131,6 +131,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.extend(md5_seeds());
     out.extend(zym_seeds());
     out.extend(mdr_seeds());
+    out.extend(hl1_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -190,6 +191,18 @@ fn mdr_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("mdr", "compressed.mdr", crate::mdr::compressed().write()),
         ("mdr", "lods.mdr", crate::mdr::lods().write()),
         ("probe_any", "triangle.mdr", triangle),
+    ]
+}
+
+/// The `hl1` seeds: the builder's example (a strip, a fan, multi-run channels, two
+/// textures), its texture file, and the example for `probe_any`.
+fn hl1_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let b = skelmap::hl1::Builder::example();
+    let example = b.write().unwrap();
+    vec![
+        ("hl1", "example.mdl", example.clone()),
+        ("hl1", "textures.mdl", b.write_textures().unwrap()),
+        ("probe_any", "hl1_example.mdl", example),
     ]
 }
 
@@ -496,6 +509,13 @@ fn every_seed_and_regression_replays_without_panic() {
                 Some("iqm") => {
                     if let Ok(m) = skelmap::iqm::Iqm::parse(&bytes) {
                         crate::exercise::iqm(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
+                    }
+                }
+                Some("hl1") => {
+                    if let Ok(m) = skelmap::hl1::Hl1::parse(&bytes) {
+                        crate::exercise::hl1(&m);
                         let model = skelmap::Model::from_bytes(&bytes).unwrap();
                         crate::exercise::model(&model);
                     }

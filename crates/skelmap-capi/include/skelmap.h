@@ -301,6 +301,11 @@ typedef enum SkelmapFormat {
    * compressed), weighted vertices, levels of detail, tags on bones.
    */
   SKELMAP_FORMAT_MDR = 17,
+  /**
+   * Half-Life 1 studio model (`IDST` v10) with its `<stem>T.mdl` textures and
+   * `<stem>01.mdl` sequence groups.
+   */
+  SKELMAP_FORMAT_HL1 = 18,
 } SkelmapFormat;
 
 /**

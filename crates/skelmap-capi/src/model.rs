@@ -61,6 +61,9 @@ pub enum SkelmapFormat {
     /// ioquake3 skeletal model (`RDM5`, version 2): model-space bone frames (plain or
     /// compressed), weighted vertices, levels of detail, tags on bones.
     Mdr = 17,
+    /// Half-Life 1 studio model (`IDST` v10) with its `<stem>T.mdl` textures and
+    /// `<stem>01.mdl` sequence groups.
+    Hl1 = 18,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

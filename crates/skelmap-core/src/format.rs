@@ -57,6 +57,9 @@ pub const MD5_MAGIC: &[u8; 10] = b"MD5Version";
 /// The 12 bytes every DarkPlaces ZYM starts with (no terminator).
 pub const ZYM_MAGIC: &[u8; 12] = b"ZYMOTICMODEL";
 
+/// The 4 bytes a Half-Life 1 studio model (and its texture file) starts with.
+pub const HL1_MAGIC: &[u8; 4] = b"IDST";
+
 /// Size of an SKM header (`dskmheader_t`); `skm::raw` asserts its struct has it.
 pub const SKM_HEADER_SIZE: u64 = 24;
 /// Size of an SKP header (`dskpheader_t`).
@@ -248,6 +251,17 @@ macro_rules! format_table {
                 writer: [zym::Builder],
                 view: zym::Zym, as_zym, "A DarkPlaces Zymotic model.",
             }
+            /// Half-Life 1 studio model (`IDST`, version 10, little-endian): bones with default
+            /// values, run-length-encoded sequences, body parts of strips and fans, 8-bit
+            /// textures with their palettes; `<stem>T.mdl` and `<stem>01.mdl` companions.
+            Hl1 {
+                name: "Half-Life MDL", extensions: ["mdl"],
+                magic: HL1_MAGIC, magic_text: "\"IDST\"", c_value: 18,
+                folder: "hl1", docs: "hl1", fuzz: "hl1",
+                writer: [],
+                view: hl1::Pair, as_hl1,
+                "A Half-Life 1 model with its texture and sequence-group files.",
+            }
         }
     };
 }
@@ -378,7 +392,9 @@ impl Format {
             .iter()
             .copied()
             .find(|f| !f.magic().is_empty() && data.starts_with(f.magic()))
-            .or_else(|| starts_with_md5_keyword(data).then_some(Format::Md5))?;
+            .or_else(|| starts_with_md5_keyword(data).then_some(Format::Md5))
+            // A Half-Life sequence group is its model's companion; its reader says so.
+            .or_else(|| data.starts_with(b"IDSQ").then_some(Format::Hl1))?;
         // SKM and SKP share their magic; the header layout tells them apart.
         if format == Format::Skm && looks_like_skp(data) {
             return Some(Format::Skp);

@@ -68,6 +68,7 @@ mod floatbits;
 pub mod format;
 pub mod gamestudio;
 pub mod gpu;
+pub mod hl1;
 pub mod iqm;
 mod limits;
 pub mod md2;

@@ -55,6 +55,8 @@ pub fn model(model: &Model<'_>) {
         zym(m);
     } else if let Some(m) = model.as_mdr() {
         mdr(m);
+    } else if let Some(m) = model.as_hl1() {
+        hl1_pair(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -1458,4 +1460,97 @@ pub fn zym(m: &skelmap_core::zym::Zym<'_>) {
     }
     assert!(m.triangle(m.num_triangles()).is_none());
     assert_eq!(m.trizone().len(), m.num_triangles());
+}
+
+/// Every accessor of a Half-Life studio file: bones with parents before them, sequences,
+/// their events and groups, every model of every body part with its meshes, textures with
+/// their pixels and palettes, the skin table, attachments on bones.
+pub fn hl1(m: &skelmap_core::hl1::Hl1<'_>) {
+    let bones = m.num_bones();
+    for (i, b) in m.bones().iter().enumerate() {
+        assert!(b.parent.get() >= -1 && (b.parent.get() as i64) < i as i64);
+        let (q, t) = m.default_pose(i).expect("default pose");
+        assert!(q.is_finite() && t.is_finite());
+    }
+    assert!(m.default_pose(bones).is_none());
+    for i in 0..m.sequences().len() {
+        assert!(m.events(i).is_some());
+        let s = &m.sequences()[i];
+        assert!((s.seqgroup.get() as usize) < m.seqgroups().len());
+    }
+    assert!(m.events(m.sequences().len()).is_none());
+    for (p, part) in m.bodyparts().iter().enumerate() {
+        for c in 0..part.nummodels.get() as usize {
+            let model = m.model(p, c).expect("model exists");
+            let _ = m.model_meshes(model);
+        }
+        assert!(m.model(p, part.nummodels.get() as usize).is_none());
+    }
+    for i in 0..m.textures().len() {
+        let (pixels, _) = m.texture_pixels(i).expect("texture pixels");
+        let t = &m.textures()[i];
+        assert_eq!(
+            pixels.len(),
+            t.width.get() as usize * t.height.get() as usize
+        );
+    }
+    for f in 0..m.num_skin_families() {
+        for r in 0..m.num_skinref() {
+            assert!(m.skin_texture(f, r).expect("skin") < m.textures().len());
+        }
+    }
+    for a in m.attachments() {
+        assert!((a.bone.get() as usize) < bones);
+    }
+    let mut next = (0, 0);
+    for info in m.meshes() {
+        assert_eq!((info.first_vertex, info.first_triangle), next);
+        next = (
+            info.first_vertex + info.num_vertices,
+            info.first_triangle + info.num_triangles,
+        );
+    }
+    assert_eq!(next, (m.num_vertices() as u32, m.num_triangles() as u32));
+}
+
+/// A Half-Life model with its companions: the model file's accessors, every frame's pose of
+/// every bone finite, every vertex on a bone with a finite bind position, every triangle's
+/// indices vertices, every texture coordinate finite.
+pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
+    use skelmap_core::pose::BindPoseMesh;
+    use skelmap_core::view::MeshView;
+    hl1(p.model());
+    if let Some(t) = p.texture_file() {
+        hl1(t);
+    }
+    let bones = p.model().num_bones();
+    let frames = PoseFrames::num_frames(p);
+    for f in [0, frames / 2, frames.saturating_sub(1)] {
+        if f < frames {
+            for b in 0..bones {
+                let (q, t) = p.bone_pose(f, b).expect("bone pose");
+                assert!(q.is_finite() && t.is_finite());
+            }
+        }
+    }
+    assert!(p.bone_pose(frames, 0).is_none());
+    let verts = p.model().num_vertices();
+    for v in 0..verts {
+        let bind = (&p).bind_vertex(v).expect("bind vertex");
+        assert!(bind.position.is_finite());
+        let (bone, _) = bind.influences[0].expect("one influence");
+        assert!(usize::from(bone) < bones);
+        assert!(
+            (&p).vertex_texcoord(v)
+                .expect("texcoord")
+                .iter()
+                .all(|c| c.is_finite())
+        );
+    }
+    assert!((&p).bind_vertex(verts).is_none());
+    for t in 0..p.model().num_triangles() {
+        let tri = (&p).triangle(t).expect("triangle");
+        assert!(tri.iter().all(|&i| (i as usize) < verts));
+    }
+    assert!((&p).triangle(p.model().num_triangles()).is_none());
 }

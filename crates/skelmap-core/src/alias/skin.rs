@@ -142,6 +142,9 @@ pub struct Skin<'data> {
     external: Option<&'data [u8]>,
     reference: Option<u32>,
     name: &'data [u8],
+    /// The palette the skin carries itself (a Half-Life texture's, after its pixels), which
+    /// [`Skin::decode_rgba`] uses instead of the one it is given.
+    palette: Option<&'data [[u8; 3]; 256]>,
 }
 
 /// The default palette for 8-bit GameStudio skins: a grey ramp (index `i` → `(i, i, i)`).
@@ -167,6 +170,7 @@ impl<'data> Skin<'data> {
             external: None,
             reference: None,
             name: &[],
+            palette: None,
         }
     }
 
@@ -176,6 +180,27 @@ impl<'data> Skin<'data> {
         skin.levels[0] = texels;
         skin.num_levels = 1;
         skin
+    }
+
+    /// An 8-bit `width × height` image named `name` that carries its own `palette` (a
+    /// Half-Life texture); `code` is the format's flags.
+    pub(crate) fn indexed_with_palette(
+        code: i32,
+        (width, height): (u32, u32),
+        texels: &'data [u8],
+        palette: &'data [[u8; 3]; 256],
+        name: &'data [u8],
+    ) -> Skin<'data> {
+        let mut skin = Skin::indexed(code, width, height, texels);
+        skin.palette = Some(palette);
+        skin.name = name;
+        skin
+    }
+
+    /// The palette the skin carries itself, if any (Half-Life's textures each have one).
+    #[must_use]
+    pub fn palette(&self) -> Option<&'data [[u8; 3]; 256]> {
+        self.palette
     }
 
     /// The raw type code (format in the low 3 bits, `+8` for mips; HMP7 flags above).
@@ -265,7 +290,8 @@ impl<'data> Skin<'data> {
     }
 
     /// Level `i` decoded to RGBA8, row-major, `width · height · 4` bytes (an explicit copy).
-    /// 8-bit skins look their indices up in `palette` (alpha 255). `None` for DDS skins,
+    /// 8-bit skins look their indices up in `palette` (alpha 255), or in their own
+    /// [`palette`](Skin::palette) where they carry one. `None` for DDS skins,
     /// skins without texels and missing levels.
     #[must_use]
     pub fn decode_rgba(&self, i: usize, palette: &[[u8; 3]; 256]) -> Option<Vec<u8>> {
@@ -276,6 +302,7 @@ impl<'data> Skin<'data> {
         let scale = |v: u16, bits: u32| {
             ((u32::from(v) * 255 + ((1 << bits) - 1) / 2) / ((1 << bits) - 1)) as u8
         };
+        let palette = self.palette.unwrap_or(palette);
         match self.format {
             PixelFormat::Palette8 => texels.iter().for_each(|&p| {
                 let [r, g, b] = palette[usize::from(p)];

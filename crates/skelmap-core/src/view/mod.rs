@@ -321,6 +321,14 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         None
     }
 
+    /// For a tag that names a bone ([`tag_bone`](ModelView::tag_bone)): where it sits in that
+    /// bone's space (a Half-Life attachment's `org`); the identity by default (an MDR's tag
+    /// is its bone).
+    fn tag_offset(&self, index: usize) -> Affine3A {
+        let _ = index;
+        Affine3A::IDENTITY
+    }
+
     /// Tag `index` between frames `a` and `b` at `t`, in model space: the columns of its
     /// linear part are the tag's forward, left and up axes (orthonormal), its translation the
     /// tag's origin, so that a model attached to the tag is placed by this transform. `None`

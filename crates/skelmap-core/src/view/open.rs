@@ -31,6 +31,11 @@ pub enum Companion {
     /// `.md5anim` in an `.md5mesh`'s folder), played when it fits the model and otherwise
     /// left out with a warning.
     AnimationBeside,
+    /// A Half-Life model's texture file (`<stem>T.mdl` or `<stem>t.mdl`), read when the
+    /// model has no textures of its own.
+    Textures,
+    /// A Half-Life model's sequence-group file (`<stem>01.mdl` …, `IDSQ`), in group order.
+    SequenceGroup,
 }
 
 /// A companion: what it is, its path, its bytes.

@@ -1,0 +1,111 @@
+//! A Half-Life model's companions (`docs/formats/hl1.md`, § Companion files), found beside
+//! `dir/name.mdl`:
+//!
+//! 1. its texture file, `dir/nameT.mdl`, or `dir/namet.mdl` (many shipped models use lower
+//!    case), an `IDST` file; read only when the model has no textures of its own;
+//! 2. its sequence groups, `dir/name01.mdl`, `dir/name02.mdl` …, each an `IDSQ` file, up to
+//!    the first missing one; group `g` is used only when the model declares it.
+//!
+//! A companion that does not validate costs only what it would give: the model opens without
+//! its textures or without that group's sequences, with a
+//! [`WarningKind::CompanionIgnored`] naming the file.
+
+use super::raw::{HL1_MAGIC, HL1_SEQ_MAGIC};
+use super::validate::check_group;
+use super::view::{Hl1, Pair};
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::Result;
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::resolver::{Resolver, strip_extension};
+use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
+
+/// The most sequence-group files looked for (Half-Life's `MAXSTUDIOGROUPS` is 16).
+pub const MAX_GROUP_FILES: usize = 15;
+
+/// Where rule 1 of § Companion files looks for the texture file of the model at `path`,
+/// upper case first.
+#[must_use]
+pub fn texture_paths(path: &str) -> [String; 2] {
+    let base = strip_extension(path);
+    let ext = path.get(base.len()..).unwrap_or_default();
+    [format!("{base}T{ext}"), format!("{base}t{ext}")]
+}
+
+/// Where sequence group `g` (1 and up) of the model at `path` is.
+#[must_use]
+pub fn group_path(path: &str, g: usize) -> String {
+    let base = strip_extension(path);
+    let ext = path.get(base.len()..).unwrap_or_default();
+    format!("{base}{g:02}{ext}")
+}
+
+impl<'a> Open<'a> for Pair<'a> {
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        _given: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        let mut found = Vec::new();
+        for candidate in texture_paths(path) {
+            if let Some(bytes) = resolver.load(&candidate)?
+                && bytes.bytes().starts_with(HL1_MAGIC)
+            {
+                found.push((Companion::Textures, candidate, bytes));
+                break;
+            }
+        }
+        for g in 1..=MAX_GROUP_FILES {
+            let candidate = group_path(path, g);
+            match resolver.load(&candidate)? {
+                Some(bytes) if bytes.bytes().starts_with(HL1_SEQ_MAGIC) => {
+                    found.push((Companion::SequenceGroup, candidate, bytes));
+                }
+                _ => break,
+            }
+        }
+        Ok(found)
+    }
+
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        let main = Hl1::parse_with(files.main.bytes(), limits, diag)?;
+        let mut textures = None;
+        let mut groups = Vec::new();
+        let mut next_group = 1usize;
+        for (kind, path, source) in &files.companions {
+            match kind {
+                Companion::Textures if main.textures.is_empty() => {
+                    match Hl1::parse_with(source.bytes(), limits, diag) {
+                        Ok(t) => textures = Some(t),
+                        Err(e) => ignored(diag, path, e.offset().unwrap_or(0), &e.to_string()),
+                    }
+                }
+                Companion::SequenceGroup if next_group < main.seqgroups.len() => {
+                    let g = next_group;
+                    next_group += 1;
+                    match check_group(source.bytes(), &main, g as u32, limits, diag) {
+                        Ok(bytes) => groups.push(Some(bytes)),
+                        Err(e) => {
+                            ignored(diag, path, e.offset().unwrap_or(0), &e.to_string());
+                            groups.push(None);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(Pair::new(main, textures, groups))
+    }
+}
+
+/// Records a companion that was left out.
+fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
+    diag.warn(
+        Format::Hl1,
+        WarningKind::CompanionIgnored,
+        "companion",
+        offset,
+        || format!("{path}: {why}; left out"),
+    );
+}

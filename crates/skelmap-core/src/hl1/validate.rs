@@ -1,0 +1,872 @@
+//! The HL1 validation pass: every rule of `docs/formats/hl1.md` § Validation, in one linear
+//! walk of a studio file (`IDST`), and the animation rule for a sequence-group file (`IDSQ`).
+//!
+//! Order of work (and of the checks, so that the first error is deterministic): the header and
+//! its counts; bones; bone controllers; hit boxes; sequence groups; sequences with their events
+//! and, for group 0, their animations; body parts, models, meshes and triangle commands;
+//! textures and the skin table; attachments. Nothing is allocated but the table of the meshes
+//! the model shows (one entry per mesh of each body part's first model, capped by
+//! `Limits::max_meshes`) and the [`Diagnostics`] entries.
+
+use core::mem::offset_of;
+
+use zerocopy::LittleEndian;
+use zerocopy::byteorder::{F32, I16};
+
+use super::raw::{self, StudioHdr};
+use super::view::{Hl1, MeshInfo};
+use crate::diag::Diagnostics;
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::read::Reader;
+use crate::rules::{self, record_offset};
+
+const FORMAT: Format = Format::Hl1;
+
+/// Half-Life's `MAXSTUDIOBONES`: more is reported, not refused.
+const ENGINE_MAX_BONES: u32 = 128;
+
+/// The most blends a sequence has (`mstudioseqdesc_t` describes two blend axes; studiomdl
+/// writes at most 16 blends).
+pub const MAX_BLENDS: u32 = 16;
+
+/// Every rule of `docs/formats/hl1.md` § Validation for a studio file (see the
+/// [module docs](super)).
+///
+/// ```
+/// use skelmap_core::{hl1::{self, Hl1}, Diagnostics, Limits, Parse};
+/// let bytes = hl1::Builder::example().write()?;
+/// let mut diag = Diagnostics::new();
+/// let model = Hl1::parse_with(&bytes, &Limits::default(), &mut diag)?;
+/// assert_eq!(model.num_bones(), 2);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+impl<'data> Parse<'data> for Hl1<'data> {
+    const FORMAT: Format = FORMAT;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Hl1<'data>> {
+        if data.starts_with(raw::HL1_SEQ_MAGIC) {
+            return Err(Error::Unsupported {
+                format: FORMAT,
+                what: "header.id",
+                offset: 0,
+                value: 0,
+                supported: "an IDSQ file is the sequence group of a model; open the model \
+                            (`<stem>.mdl`) beside it",
+            });
+        }
+        rules::begin(FORMAT, data, limits)?;
+        let header: &StudioHdr = Reader::new(data, FORMAT).ref_at("header", 0)?;
+        check_version(header.version.get(), offset_of!(StudioHdr, version) as u64)?;
+        let length_at = offset_of!(StudioHdr, length) as u64;
+        let length = rules::non_negative(FORMAT, "header.length", length_at, header.length.get())?;
+        let data = rules::declared_size(
+            FORMAT,
+            data,
+            length,
+            length_at,
+            size_of::<StudioHdr>() as u64,
+            diag,
+        )?;
+        let reader = Reader::new(data, FORMAT);
+        let field = |f: usize| f as u64;
+        let count = |what: &'static str, at: usize, value: i32, max: u32| -> Result<u32> {
+            let value = rules::non_negative(FORMAT, what, field(at), value)?;
+            rules::check_limit(FORMAT, what, field(at), value, max)?;
+            Ok(value)
+        };
+        let index = |what: &'static str, at: usize, value: i32| -> Result<u64> {
+            rules::non_negative(FORMAT, what, field(at), value).map(u64::from)
+        };
+        let h = header;
+        let numbones = count(
+            "header.numbones",
+            offset_of!(StudioHdr, numbones),
+            h.numbones.get(),
+            limits.max_bones,
+        )?;
+        rules::engine_limit(
+            diag,
+            (FORMAT, "Half-Life"),
+            "header.numbones",
+            field(offset_of!(StudioHdr, numbones)),
+            numbones,
+            ENGINE_MAX_BONES,
+        );
+        let numcontrollers = count(
+            "header.numbonecontrollers",
+            offset_of!(StudioHdr, numbonecontrollers),
+            h.numbonecontrollers.get(),
+            limits.max_bones,
+        )?;
+        let numhitboxes = count(
+            "header.numhitboxes",
+            offset_of!(StudioHdr, numhitboxes),
+            h.numhitboxes.get(),
+            limits.max_bones,
+        )?;
+        let numseq = count(
+            "header.numseq",
+            offset_of!(StudioHdr, numseq),
+            h.numseq.get(),
+            limits.max_frames,
+        )?;
+        let numseqgroups = count(
+            "header.numseqgroups",
+            offset_of!(StudioHdr, numseqgroups),
+            h.numseqgroups.get(),
+            limits.max_frames,
+        )?;
+        let numtextures = count(
+            "header.numtextures",
+            offset_of!(StudioHdr, numtextures),
+            h.numtextures.get(),
+            limits.max_skins,
+        )?;
+        let numskinref = count(
+            "header.numskinref",
+            offset_of!(StudioHdr, numskinref),
+            h.numskinref.get(),
+            limits.max_skins,
+        )?;
+        let numskinfamilies = count(
+            "header.numskinfamilies",
+            offset_of!(StudioHdr, numskinfamilies),
+            h.numskinfamilies.get(),
+            limits.max_skins,
+        )?;
+        let numbodyparts = count(
+            "header.numbodyparts",
+            offset_of!(StudioHdr, numbodyparts),
+            h.numbodyparts.get(),
+            limits.max_meshes,
+        )?;
+        let numattachments = count(
+            "header.numattachments",
+            offset_of!(StudioHdr, numattachments),
+            h.numattachments.get(),
+            limits.max_bones,
+        )?;
+
+        // Bones.
+        let bone_at = index(
+            "header.boneindex",
+            offset_of!(StudioHdr, boneindex),
+            h.boneindex.get(),
+        )?;
+        let bones = reader.slice_at::<raw::Bone>("bones", bone_at, numbones.into())?;
+        for (i, bone) in bones.iter().enumerate() {
+            let at = record_offset::<raw::Bone>(bone_at, i);
+            rules::check_parent(
+                FORMAT,
+                i,
+                bone.parent.get(),
+                at + offset_of!(raw::Bone, parent) as u64,
+            )?;
+            for (j, c) in bone.bonecontroller.iter().enumerate() {
+                let c = c.get();
+                if c < -1 || i64::from(c) >= i64::from(numcontrollers) {
+                    return Err(Error::Invalid {
+                        format: FORMAT,
+                        what: "bone.bonecontroller",
+                        offset: at + offset_of!(raw::Bone, bonecontroller) as u64 + 4 * j as u64,
+                        problem: Problem::Index {
+                            index: c.into(),
+                            len: numcontrollers.into(),
+                        },
+                    });
+                }
+            }
+            finite(
+                &bone.value,
+                at + offset_of!(raw::Bone, value) as u64,
+                "bone.value",
+            )?;
+            finite(
+                &bone.scale,
+                at + offset_of!(raw::Bone, scale) as u64,
+                "bone.scale",
+            )?;
+            rules::check_name(FORMAT, diag, "bone.name", at, &bone.name);
+        }
+
+        // Bone controllers.
+        let controller_at = index(
+            "header.bonecontrollerindex",
+            offset_of!(StudioHdr, bonecontrollerindex),
+            h.bonecontrollerindex.get(),
+        )?;
+        let controllers = reader.slice_at::<raw::BoneController>(
+            "bonecontrollers",
+            controller_at,
+            numcontrollers.into(),
+        )?;
+        for (i, c) in controllers.iter().enumerate() {
+            let at = record_offset::<raw::BoneController>(controller_at, i);
+            check_bone(c.bone.get(), -1, numbones, at, "bonecontroller.bone")?;
+            let range = [c.start, c.end];
+            finite(
+                &range,
+                at + offset_of!(raw::BoneController, start) as u64,
+                "bonecontroller.start",
+            )?;
+        }
+
+        // Hit boxes.
+        let hitbox_at = index(
+            "header.hitboxindex",
+            offset_of!(StudioHdr, hitboxindex),
+            h.hitboxindex.get(),
+        )?;
+        let hitboxes = reader.slice_at::<raw::BBox>("hitboxes", hitbox_at, numhitboxes.into())?;
+        for (i, b) in hitboxes.iter().enumerate() {
+            let at = record_offset::<raw::BBox>(hitbox_at, i);
+            check_bone(b.bone.get(), 0, numbones, at, "hitbox.bone")?;
+        }
+
+        // Sequence groups.
+        let group_at = index(
+            "header.seqgroupindex",
+            offset_of!(StudioHdr, seqgroupindex),
+            h.seqgroupindex.get(),
+        )?;
+        let seqgroups =
+            reader.slice_at::<raw::SeqGroup>("seqgroups", group_at, numseqgroups.into())?;
+
+        // Sequences.
+        let seq_at = index(
+            "header.seqindex",
+            offset_of!(StudioHdr, seqindex),
+            h.seqindex.get(),
+        )?;
+        let sequences = reader.slice_at::<raw::SeqDesc>("sequences", seq_at, numseq.into())?;
+        for (i, seq) in sequences.iter().enumerate() {
+            let at = record_offset::<raw::SeqDesc>(seq_at, i);
+            check_sequence(reader, seq, at, numseqgroups, limits)?;
+            if seq.seqgroup.get() == 0 {
+                check_anims(reader, seq, numbones)?;
+            }
+            rules::check_name(FORMAT, diag, "seqdesc.label", at, &seq.label);
+        }
+
+        // Body parts, models, meshes.
+        let part_at = index(
+            "header.bodypartindex",
+            offset_of!(StudioHdr, bodypartindex),
+            h.bodypartindex.get(),
+        )?;
+        let bodyparts =
+            reader.slice_at::<raw::BodyPart>("bodyparts", part_at, numbodyparts.into())?;
+        let mut meshes = Vec::new();
+        let mut totals = (0u32, 0u32);
+        for (p, part) in bodyparts.iter().enumerate() {
+            let at = record_offset::<raw::BodyPart>(part_at, p);
+            let nummodels = rules::non_negative(
+                FORMAT,
+                "bodypart.nummodels",
+                at + offset_of!(raw::BodyPart, nummodels) as u64,
+                part.nummodels.get(),
+            )?;
+            rules::check_count(
+                FORMAT,
+                "bodypart.nummodels",
+                at + offset_of!(raw::BodyPart, nummodels) as u64,
+                nummodels,
+                limits.max_meshes,
+            )?;
+            let models_at = rules::non_negative(
+                FORMAT,
+                "bodypart.modelindex",
+                at + offset_of!(raw::BodyPart, modelindex) as u64,
+                part.modelindex.get(),
+            )?;
+            let models =
+                reader.slice_at::<raw::Model>("models", models_at.into(), nummodels.into())?;
+            for (m, model) in models.iter().enumerate() {
+                let model_at = record_offset::<raw::Model>(models_at.into(), m);
+                let shown = (m == 0).then_some((p, &mut meshes, &mut totals));
+                check_model(reader, (model, model_at), numbones, limits, shown)?;
+            }
+        }
+
+        // Textures and the skin table.
+        let texture_at = index(
+            "header.textureindex",
+            offset_of!(StudioHdr, textureindex),
+            h.textureindex.get(),
+        )?;
+        let textures =
+            reader.slice_at::<raw::Texture>("textures", texture_at, numtextures.into())?;
+        for (i, t) in textures.iter().enumerate() {
+            check_texture(
+                reader,
+                t,
+                record_offset::<raw::Texture>(texture_at, i),
+                limits,
+            )?;
+        }
+        let skin_at = index(
+            "header.skinindex",
+            offset_of!(StudioHdr, skinindex),
+            h.skinindex.get(),
+        )?;
+        let skin_len = u64::from(numskinref) * u64::from(numskinfamilies);
+        let skins = if numtextures > 0 {
+            let skins = reader.slice_at::<I16<LittleEndian>>("skins", skin_at, skin_len)?;
+            if let Some(k) = skins
+                .iter()
+                .position(|s| s.get() < 0 || s.get() as u32 >= numtextures)
+            {
+                return Err(Error::Invalid {
+                    format: FORMAT,
+                    what: "skin",
+                    offset: skin_at + 2 * k as u64,
+                    problem: Problem::Index {
+                        index: skins[k].get().into(),
+                        len: numtextures.into(),
+                    },
+                });
+            }
+            skins
+        } else {
+            &[]
+        };
+
+        // Attachments.
+        let attachment_at = index(
+            "header.attachmentindex",
+            offset_of!(StudioHdr, attachmentindex),
+            h.attachmentindex.get(),
+        )?;
+        let attachments = reader.slice_at::<raw::Attachment>(
+            "attachments",
+            attachment_at,
+            numattachments.into(),
+        )?;
+        for (i, a) in attachments.iter().enumerate() {
+            let at = record_offset::<raw::Attachment>(attachment_at, i);
+            check_bone(
+                a.bone.get(),
+                0,
+                numbones,
+                at + offset_of!(raw::Attachment, bone) as u64,
+                "attachment.bone",
+            )?;
+            finite(
+                &a.org,
+                at + offset_of!(raw::Attachment, org) as u64,
+                "attachment.org",
+            )?;
+        }
+
+        Ok(Hl1 {
+            data,
+            header,
+            bones,
+            controllers,
+            hitboxes,
+            seqgroups,
+            sequences,
+            bodyparts,
+            textures,
+            skins: if numskinref == 0 { &[] } else { skins },
+            num_skinref: numskinref as usize,
+            attachments,
+            meshes,
+            num_vertices: totals.0 as usize,
+            num_triangles: totals.1 as usize,
+        })
+    }
+}
+
+/// Rule 1: version 10, the one Half-Life writes.
+fn check_version(version: i32, at: u64) -> Result<()> {
+    if version == raw::STUDIO_VERSION {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        format: FORMAT,
+        what: "header.version",
+        offset: at,
+        value: version.into(),
+        supported: "skelmap reads version 10, Half-Life's",
+    })
+}
+
+/// Values at `at` that must be finite.
+fn finite(values: &[F32<LittleEndian>], at: u64, what: &'static str) -> Result<()> {
+    match values.iter().position(|v| !v.get().is_finite()) {
+        None => Ok(()),
+        Some(k) => Err(Error::Invalid {
+            format: FORMAT,
+            what,
+            offset: at + 4 * k as u64,
+            problem: Problem::NotFinite,
+        }),
+    }
+}
+
+/// A bone index in `min..numbones` (`min` −1 where −1 means none).
+fn check_bone(bone: i32, min: i32, numbones: u32, at: u64, what: &'static str) -> Result<()> {
+    if bone >= min && i64::from(bone) < i64::from(numbones) {
+        return Ok(());
+    }
+    Err(Error::Invalid {
+        format: FORMAT,
+        what,
+        offset: at,
+        problem: Problem::Index {
+            index: bone.into(),
+            len: numbones.into(),
+        },
+    })
+}
+
+/// Rule 5: a sequence's frames, rate, blends, group and events.
+fn check_sequence(
+    reader: Reader<'_>,
+    seq: &raw::SeqDesc,
+    at: u64,
+    numseqgroups: u32,
+    limits: &Limits,
+) -> Result<()> {
+    let f = |field: usize| at + field as u64;
+    let numframes = rules::non_negative(
+        FORMAT,
+        "seqdesc.numframes",
+        f(offset_of!(raw::SeqDesc, numframes)),
+        seq.numframes.get(),
+    )?;
+    rules::check_count(
+        FORMAT,
+        "seqdesc.numframes",
+        f(offset_of!(raw::SeqDesc, numframes)),
+        numframes,
+        limits.max_frames,
+    )?;
+    let fps = seq.fps.get();
+    if !fps.is_finite() {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "seqdesc.fps",
+            offset: f(offset_of!(raw::SeqDesc, fps)),
+            problem: Problem::NotFinite,
+        });
+    }
+    if fps < 0.0 {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "seqdesc.fps",
+            offset: f(offset_of!(raw::SeqDesc, fps)),
+            problem: Problem::Negative { value: fps as i64 },
+        });
+    }
+    let numblends = rules::non_negative(
+        FORMAT,
+        "seqdesc.numblends",
+        f(offset_of!(raw::SeqDesc, numblends)),
+        seq.numblends.get(),
+    )?;
+    rules::check_count(
+        FORMAT,
+        "seqdesc.numblends",
+        f(offset_of!(raw::SeqDesc, numblends)),
+        numblends,
+        MAX_BLENDS,
+    )?;
+    let group = seq.seqgroup.get();
+    if group < 0 || group as u32 >= numseqgroups {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "seqdesc.seqgroup",
+            offset: f(offset_of!(raw::SeqDesc, seqgroup)),
+            problem: Problem::Index {
+                index: group.into(),
+                len: numseqgroups.into(),
+            },
+        });
+    }
+    rules::non_negative(
+        FORMAT,
+        "seqdesc.animindex",
+        f(offset_of!(raw::SeqDesc, animindex)),
+        seq.animindex.get(),
+    )?;
+    let numevents = rules::non_negative(
+        FORMAT,
+        "seqdesc.numevents",
+        f(offset_of!(raw::SeqDesc, numevents)),
+        seq.numevents.get(),
+    )?;
+    let eventindex = rules::non_negative(
+        FORMAT,
+        "seqdesc.eventindex",
+        f(offset_of!(raw::SeqDesc, eventindex)),
+        seq.eventindex.get(),
+    )?;
+    reader.slice_at::<raw::Event>("events", eventindex.into(), numevents.into())?;
+    Ok(())
+}
+
+/// Rule 6: the animations of a sequence in `reader` (the main file for group 0, the group's
+/// `IDSQ` file otherwise): `numblends × numbones` records in bounds, and every channel's
+/// run-length values covering `numframes` frames, each run with `1 ≤ valid ≤ total`, its
+/// values in bounds. The walk takes at most `numframes` steps a channel.
+pub(crate) fn check_anims(reader: Reader<'_>, seq: &raw::SeqDesc, numbones: u32) -> Result<()> {
+    // Validated by `check_sequence`.
+    let numframes = seq.numframes.get().max(0) as u64;
+    let numblends = seq.numblends.get().max(0) as u64;
+    let base = seq.animindex.get().max(0) as u64;
+    let records = numblends * u64::from(numbones);
+    let anims = reader.slice_at::<raw::Anim>("anims", base, records)?;
+    for (r, anim) in anims.iter().enumerate() {
+        let record_at = record_offset::<raw::Anim>(base, r);
+        for offset in &anim.offset {
+            let offset = u64::from(offset.get());
+            if offset == 0 {
+                continue;
+            }
+            let mut at = record_at + offset;
+            let mut covered = 0u64;
+            while covered < numframes {
+                let run: &[u8; 2] = reader.ref_at("animvalue", at)?;
+                let (valid, total) = (u64::from(run[0]), u64::from(run[1]));
+                if total == 0 {
+                    return Err(Error::Invalid {
+                        format: FORMAT,
+                        what: "animvalue.total",
+                        offset: at + 1,
+                        problem: Problem::Empty,
+                    });
+                }
+                if valid == 0 {
+                    return Err(Error::Invalid {
+                        format: FORMAT,
+                        what: "animvalue.valid",
+                        offset: at,
+                        problem: Problem::Empty,
+                    });
+                }
+                if valid > total {
+                    return Err(Error::Invalid {
+                        format: FORMAT,
+                        what: "animvalue.valid",
+                        offset: at,
+                        problem: Problem::AboveMaximum {
+                            value: valid,
+                            max: total,
+                        },
+                    });
+                }
+                reader.slice_at::<raw::AnimValue>("animvalue", at + 2, valid)?;
+                covered += total;
+                at += 2 * (valid + 1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Rules 7 to 9 for one model: its vertices and normals with their bones, its meshes and
+/// their triangle commands. `shown` (a body part's first model) records each mesh in the
+/// table the model's one mesh is made of.
+fn check_model(
+    reader: Reader<'_>,
+    (model, at): (&raw::Model, u64),
+    numbones: u32,
+    limits: &Limits,
+    shown: Option<(usize, &mut Vec<MeshInfo>, &mut (u32, u32))>,
+) -> Result<()> {
+    let f = |field: usize| at + field as u64;
+    let nn = |what, field: usize, value: i32| rules::non_negative(FORMAT, what, f(field), value);
+    let numverts = nn(
+        "model.numverts",
+        offset_of!(raw::Model, numverts),
+        model.numverts.get(),
+    )?;
+    rules::check_limit(
+        FORMAT,
+        "model.numverts",
+        f(offset_of!(raw::Model, numverts)),
+        numverts,
+        limits.max_vertices_per_mesh,
+    )?;
+    let numnorms = nn(
+        "model.numnorms",
+        offset_of!(raw::Model, numnorms),
+        model.numnorms.get(),
+    )?;
+    rules::check_limit(
+        FORMAT,
+        "model.numnorms",
+        f(offset_of!(raw::Model, numnorms)),
+        numnorms,
+        limits.max_vertices_per_mesh,
+    )?;
+    let nummesh = nn(
+        "model.nummesh",
+        offset_of!(raw::Model, nummesh),
+        model.nummesh.get(),
+    )?;
+    rules::check_limit(
+        FORMAT,
+        "model.nummesh",
+        f(offset_of!(raw::Model, nummesh)),
+        nummesh,
+        limits.max_meshes,
+    )?;
+    let vertinfo_at = nn(
+        "model.vertinfoindex",
+        offset_of!(raw::Model, vertinfoindex),
+        model.vertinfoindex.get(),
+    )?;
+    let vert_at = nn(
+        "model.vertindex",
+        offset_of!(raw::Model, vertindex),
+        model.vertindex.get(),
+    )?;
+    let norminfo_at = nn(
+        "model.norminfoindex",
+        offset_of!(raw::Model, norminfoindex),
+        model.norminfoindex.get(),
+    )?;
+    let norm_at = nn(
+        "model.normindex",
+        offset_of!(raw::Model, normindex),
+        model.normindex.get(),
+    )?;
+    let mesh_at = nn(
+        "model.meshindex",
+        offset_of!(raw::Model, meshindex),
+        model.meshindex.get(),
+    )?;
+
+    let vertbones = reader.slice_at::<u8>("vertinfo", vertinfo_at.into(), numverts.into())?;
+    check_byte_bones(vertbones, vertinfo_at.into(), numbones, "vertinfo")?;
+    let verts =
+        reader.slice_at::<[F32<LittleEndian>; 3]>("verts", vert_at.into(), numverts.into())?;
+    for (i, v) in verts.iter().enumerate() {
+        finite(v, u64::from(vert_at) + 12 * i as u64, "vert")?;
+    }
+    let normbones = reader.slice_at::<u8>("norminfo", norminfo_at.into(), numnorms.into())?;
+    check_byte_bones(normbones, norminfo_at.into(), numbones, "norminfo")?;
+    let norms =
+        reader.slice_at::<[F32<LittleEndian>; 3]>("norms", norm_at.into(), numnorms.into())?;
+    for (i, n) in norms.iter().enumerate() {
+        finite(n, u64::from(norm_at) + 12 * i as u64, "norm")?;
+    }
+
+    let meshes = reader.slice_at::<raw::Mesh>("meshes", mesh_at.into(), nummesh.into())?;
+    let mut shown = shown;
+    for (k, mesh) in meshes.iter().enumerate() {
+        let m_at = record_offset::<raw::Mesh>(mesh_at.into(), k);
+        let tri_at = rules::non_negative(
+            FORMAT,
+            "mesh.triindex",
+            m_at + offset_of!(raw::Mesh, triindex) as u64,
+            mesh.triindex.get(),
+        )?;
+        let (vertices, triangles) =
+            walk_tricmds(reader, tri_at.into(), numverts, numnorms, limits)?;
+        if let Some((part, table, totals)) = shown.as_mut() {
+            let (first_vertex, first_triangle) = **totals;
+            let v = u64::from(first_vertex) + u64::from(vertices);
+            let t = u64::from(first_triangle) + u64::from(triangles);
+            if v > u64::from(limits.max_vertices_per_mesh)
+                || t > u64::from(limits.max_triangles_per_mesh)
+            {
+                return Err(Error::Limit {
+                    format: FORMAT,
+                    what: "tricmds",
+                    offset: tri_at.into(),
+                    value: v.max(t),
+                    max: limits
+                        .max_vertices_per_mesh
+                        .min(limits.max_triangles_per_mesh)
+                        .into(),
+                });
+            }
+            if table.len() >= limits.max_meshes as usize {
+                return Err(Error::Limit {
+                    format: FORMAT,
+                    what: "meshes",
+                    offset: m_at,
+                    value: table.len() as u64 + 1,
+                    max: limits.max_meshes.into(),
+                });
+            }
+            table.push(MeshInfo {
+                bodypart: *part as u32,
+                model_at: at as u32,
+                mesh_at: m_at as u32,
+                tricmds_at: tri_at,
+                first_vertex,
+                num_vertices: vertices,
+                first_triangle,
+                num_triangles: triangles,
+                skinref: mesh.skinref.get(),
+            });
+            **totals = (v as u32, t as u32);
+        }
+    }
+    Ok(())
+}
+
+/// Bone bytes (of vertices or normals) naming bones.
+fn check_byte_bones(bones: &[u8], at: u64, numbones: u32, what: &'static str) -> Result<()> {
+    match bones.iter().position(|&b| u32::from(b) >= numbones) {
+        None => Ok(()),
+        Some(k) => Err(Error::Invalid {
+            format: FORMAT,
+            what,
+            offset: at + k as u64,
+            problem: Problem::Index {
+                index: bones[k].into(),
+                len: numbones.into(),
+            },
+        }),
+    }
+}
+
+/// Rule 9: a mesh's triangle commands, from `at` to their terminating 0: each command's
+/// count at least 3 vertices either way (a strip when positive, a fan when negative), every
+/// vertex naming a model vertex and normal. Returns the vertices and triangles. The walk
+/// ends at the end of the data, each step consuming at least 2 bytes.
+pub(crate) fn walk_tricmds(
+    reader: Reader<'_>,
+    mut at: u64,
+    numverts: u32,
+    numnorms: u32,
+    limits: &Limits,
+) -> Result<(u32, u32)> {
+    let (mut vertices, mut triangles) = (0u64, 0u64);
+    loop {
+        let count: &I16<LittleEndian> = reader.ref_at("tricmd", at)?;
+        let n = i32::from(count.get()).unsigned_abs();
+        if n == 0 {
+            break;
+        }
+        if n < 3 {
+            return Err(Error::Invalid {
+                format: FORMAT,
+                what: "tricmd.count",
+                offset: at,
+                problem: Problem::BelowMinimum {
+                    value: n.into(),
+                    min: 3,
+                },
+            });
+        }
+        let triverts = reader.slice_at::<raw::Trivert>("tricmd", at + 2, n.into())?;
+        for (k, tv) in triverts.iter().enumerate() {
+            let tv_at = at + 2 + 8 * k as u64;
+            let v = tv.vertindex.get();
+            if v < 0 || v as u32 >= numverts {
+                return Err(Error::Invalid {
+                    format: FORMAT,
+                    what: "trivert.vertindex",
+                    offset: tv_at,
+                    problem: Problem::Index {
+                        index: v.into(),
+                        len: numverts.into(),
+                    },
+                });
+            }
+            let nrm = tv.normindex.get();
+            if nrm < 0 || nrm as u32 >= numnorms {
+                return Err(Error::Invalid {
+                    format: FORMAT,
+                    what: "trivert.normindex",
+                    offset: tv_at + 2,
+                    problem: Problem::Index {
+                        index: nrm.into(),
+                        len: numnorms.into(),
+                    },
+                });
+            }
+        }
+        vertices += u64::from(n);
+        triangles += u64::from(n - 2);
+        if vertices > u64::from(limits.max_vertices_per_mesh) {
+            return Err(Error::Limit {
+                format: FORMAT,
+                what: "tricmd vertices",
+                offset: at,
+                value: vertices,
+                max: limits.max_vertices_per_mesh.into(),
+            });
+        }
+        at += 2 + 8 * u64::from(n);
+    }
+    Ok((vertices as u32, triangles as u32))
+}
+
+/// Rule 10: a texture's size and its pixels and palette in bounds.
+fn check_texture(reader: Reader<'_>, t: &raw::Texture, at: u64, limits: &Limits) -> Result<()> {
+    let f = |field: usize| at + field as u64;
+    for (what, field, value) in [
+        (
+            "texture.width",
+            offset_of!(raw::Texture, width),
+            t.width.get(),
+        ),
+        (
+            "texture.height",
+            offset_of!(raw::Texture, height),
+            t.height.get(),
+        ),
+    ] {
+        let v = rules::non_negative(FORMAT, what, f(field), value)?;
+        rules::check_count(FORMAT, what, f(field), v, limits.max_skin_dimension)?;
+    }
+    let index = rules::non_negative(
+        FORMAT,
+        "texture.index",
+        f(offset_of!(raw::Texture, index)),
+        t.index.get(),
+    )?;
+    let pixels = u64::from(t.width.get() as u32) * u64::from(t.height.get() as u32);
+    reader.slice_at::<u8>("texture pixels", index.into(), pixels + raw::PALETTE_BYTES)?;
+    Ok(())
+}
+
+/// Validates a sequence-group file (`IDSQ`): its header, then the animations of every
+/// sequence of `main` in group `group`. Returns the bytes the animations are read from.
+pub(crate) fn check_group<'g>(
+    data: &'g [u8],
+    main: &Hl1<'_>,
+    group: u32,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) -> Result<&'g [u8]> {
+    rules::check_file_size(FORMAT, data, limits)?;
+    rules::check_magic(FORMAT, data, raw::HL1_SEQ_MAGIC, "\"IDSQ\"")?;
+    let header: &raw::StudioSeqHdr = Reader::new(data, FORMAT).ref_at("seqheader", 0)?;
+    check_version(
+        header.version.get(),
+        offset_of!(raw::StudioSeqHdr, version) as u64,
+    )?;
+    let length_at = offset_of!(raw::StudioSeqHdr, length) as u64;
+    let length = rules::non_negative(FORMAT, "seqheader.length", length_at, header.length.get())?;
+    let data = rules::declared_size(
+        FORMAT,
+        data,
+        length,
+        length_at,
+        size_of::<raw::StudioSeqHdr>() as u64,
+        diag,
+    )?;
+    let reader = Reader::new(data, FORMAT);
+    for seq in main.sequences {
+        if seq.seqgroup.get() as u32 == group {
+            check_anims(reader, seq, main.bones.len() as u32)?;
+        }
+    }
+    Ok(data)
+}

@@ -1,0 +1,788 @@
+//! The validated HL1 views and their accessors, and what `Model` reads through them: one
+//! mesh made of every body part's first model (a submesh per studio mesh), the triangle
+//! commands' vertices as the mesh's vertices, each rigid on its bone and presented in the
+//! bind pose of the bones' default values; the sequences' first blends as frames and clips.
+
+use std::sync::OnceLock;
+
+use glam::{Affine3A, Quat, Vec3A};
+use zerocopy::LittleEndian;
+use zerocopy::byteorder::{F32, I16};
+
+use super::raw::{self, StudioHdr};
+use crate::alias::skin::Skin;
+use crate::format::Format;
+use crate::name;
+use crate::pose::bounds::Aabb;
+use crate::pose::framegroups::FrameGroup;
+use crate::pose::{BindPoseMesh, BindVertex, Bone, LocalPose, PoseFrames, Skeleton};
+use crate::read::slice_in;
+use crate::view::{ClipOrigin, IndexedNames, MeshView, ModelView, Submesh, TexcoordLayout};
+
+/// A validated studio file (`IDST`): the main model, or a texture file (`<stem>T.mdl`).
+/// Every accessor is infallible on it.
+#[derive(Debug, Clone)]
+pub struct Hl1<'data> {
+    pub(super) data: &'data [u8],
+    pub(super) header: &'data StudioHdr,
+    pub(super) bones: &'data [raw::Bone],
+    pub(super) controllers: &'data [raw::BoneController],
+    pub(super) hitboxes: &'data [raw::BBox],
+    pub(super) seqgroups: &'data [raw::SeqGroup],
+    pub(super) sequences: &'data [raw::SeqDesc],
+    pub(super) bodyparts: &'data [raw::BodyPart],
+    pub(super) textures: &'data [raw::Texture],
+    /// `numskinfamilies × numskinref` texture indices (empty without textures).
+    pub(super) skins: &'data [I16<LittleEndian>],
+    pub(super) num_skinref: usize,
+    pub(super) attachments: &'data [raw::Attachment],
+    /// The studio meshes of every body part's first model, in order.
+    pub(super) meshes: Vec<MeshInfo>,
+    pub(super) num_vertices: usize,
+    pub(super) num_triangles: usize,
+}
+
+/// One studio mesh of the shown models: where it is and what of the model's one mesh it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshInfo {
+    /// The body part.
+    pub bodypart: u32,
+    /// Offset of its `mstudiomodel_t`.
+    pub model_at: u32,
+    /// Offset of its `mstudiomesh_t`.
+    pub mesh_at: u32,
+    /// Offset of its triangle commands.
+    pub tricmds_at: u32,
+    /// Its first vertex in the model's mesh.
+    pub first_vertex: u32,
+    /// Its vertices (one per triangle-command vertex).
+    pub num_vertices: u32,
+    /// Its first triangle in the model's mesh.
+    pub first_triangle: u32,
+    /// Its triangles.
+    pub num_triangles: u32,
+    /// Its skin reference, as stored.
+    pub skinref: i32,
+}
+
+/// One triangle command of the shown meshes, found on first use of the mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Command {
+    /// Offset of its first vertex record.
+    pub at: u32,
+    /// Its first vertex in the model's mesh.
+    pub first_vertex: u32,
+    /// Its first triangle in the model's mesh.
+    pub first_triangle: u32,
+    /// Its vertices (at least 3).
+    pub count: u16,
+    /// A fan (stored count negative) rather than a strip.
+    pub fan: bool,
+    /// The studio mesh it belongs to.
+    pub mesh: u16,
+}
+
+impl<'data> Hl1<'data> {
+    /// The bytes the view reads (the declared `length` of them).
+    #[must_use]
+    pub fn data(&self) -> &'data [u8] {
+        self.data
+    }
+
+    /// The header as stored.
+    #[must_use]
+    pub fn header(&self) -> &'data StudioHdr {
+        self.header
+    }
+
+    /// The model's name, up to its first NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.name)
+    }
+
+    /// Number of bones.
+    #[must_use]
+    pub fn num_bones(&self) -> usize {
+        self.bones.len()
+    }
+
+    /// The bones as stored.
+    #[must_use]
+    pub fn bones(&self) -> &'data [raw::Bone] {
+        self.bones
+    }
+
+    /// The bone controllers as stored.
+    #[must_use]
+    pub fn controllers(&self) -> &'data [raw::BoneController] {
+        self.controllers
+    }
+
+    /// The hit boxes as stored (metadata: each names a bone).
+    #[must_use]
+    pub fn hitboxes(&self) -> &'data [raw::BBox] {
+        self.hitboxes
+    }
+
+    /// The sequence groups as stored (group 0 is this file).
+    #[must_use]
+    pub fn seqgroups(&self) -> &'data [raw::SeqGroup] {
+        self.seqgroups
+    }
+
+    /// The sequences as stored.
+    #[must_use]
+    pub fn sequences(&self) -> &'data [raw::SeqDesc] {
+        self.sequences
+    }
+
+    /// The events of sequence `i` (metadata), or `None` out of range.
+    #[must_use]
+    pub fn events(&self, i: usize) -> Option<&'data [raw::Event]> {
+        let s = self.sequences.get(i)?;
+        slice_in(
+            self.data,
+            s.eventindex.get() as u64,
+            s.numevents.get() as u64,
+        )
+    }
+
+    /// The body parts as stored.
+    #[must_use]
+    pub fn bodyparts(&self) -> &'data [raw::BodyPart] {
+        self.bodyparts
+    }
+
+    /// Model `choice` of body part `part` (every one validated), or `None` out of range.
+    #[must_use]
+    pub fn model(&self, part: usize, choice: usize) -> Option<&'data raw::Model> {
+        let p = self.bodyparts.get(part)?;
+        let models: &[raw::Model] = slice_in(
+            self.data,
+            p.modelindex.get() as u64,
+            p.nummodels.get() as u64,
+        )?;
+        models.get(choice)
+    }
+
+    /// The meshes of a model of this file (validated with it).
+    #[must_use]
+    pub fn model_meshes(&self, model: &raw::Model) -> &'data [raw::Mesh] {
+        slice_in(
+            self.data,
+            model.meshindex.get() as u64,
+            model.nummesh.get() as u64,
+        )
+        .unwrap_or_default()
+    }
+
+    /// The textures as stored (none in a model whose textures are in `<stem>T.mdl`).
+    #[must_use]
+    pub fn textures(&self) -> &'data [raw::Texture] {
+        self.textures
+    }
+
+    /// Texture `i`'s palette indices (`width × height`, row-major) and its 256 RGB entries.
+    #[must_use]
+    pub fn texture_pixels(&self, i: usize) -> Option<(&'data [u8], &'data [[u8; 3]; 256])> {
+        let t = self.textures.get(i)?;
+        let n = t.width.get() as u64 * t.height.get() as u64;
+        let at = t.index.get() as u64;
+        let pixels: &[u8] = slice_in(self.data, at, n)?;
+        let palette: &[[u8; 3]] = slice_in(self.data, at + n, 256)?;
+        Some((pixels, palette.try_into().ok()?))
+    }
+
+    /// Number of skin references a family has.
+    #[must_use]
+    pub fn num_skinref(&self) -> usize {
+        self.num_skinref
+    }
+
+    /// Number of skin families (0 without textures).
+    #[must_use]
+    pub fn num_skin_families(&self) -> usize {
+        self.skins.len().checked_div(self.num_skinref).unwrap_or(0)
+    }
+
+    /// The texture skin reference `skinref` names in family `family`.
+    #[must_use]
+    pub fn skin_texture(&self, family: usize, skinref: usize) -> Option<usize> {
+        if skinref >= self.num_skinref {
+            return None;
+        }
+        let i = family.checked_mul(self.num_skinref)? + skinref;
+        self.skins.get(i).map(|t| t.get() as usize)
+    }
+
+    /// The attachments as stored.
+    #[must_use]
+    pub fn attachments(&self) -> &'data [raw::Attachment] {
+        self.attachments
+    }
+
+    /// The studio meshes of every body part's first model, in order.
+    #[must_use]
+    pub fn meshes(&self) -> &[MeshInfo] {
+        &self.meshes
+    }
+
+    /// Vertices of the model's one mesh (a vertex per triangle-command vertex).
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.num_vertices
+    }
+
+    /// Triangles of the model's one mesh.
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.num_triangles
+    }
+
+    /// The default (bind) pose of `bone`: its `value` channels, the angles made a rotation
+    /// as the engine's `AngleQuaternion` makes one.
+    #[must_use]
+    pub fn default_pose(&self, bone: usize) -> Option<(Quat, Vec3A)> {
+        let v = self.bones.get(bone)?.value.map(|c| c.get());
+        Some((
+            angle_quaternion([v[3], v[4], v[5]]),
+            Vec3A::new(v[0], v[1], v[2]),
+        ))
+    }
+
+    /// Decodes the triangle commands of the shown meshes: the table vertex and triangle
+    /// lookups search (made once, on the mesh's first use).
+    fn commands(&self) -> Vec<Command> {
+        let mut out = Vec::new();
+        for (m, info) in self.meshes.iter().enumerate() {
+            let (mut at, mut vertex, mut triangle) = (
+                info.tricmds_at as usize,
+                info.first_vertex,
+                info.first_triangle,
+            );
+            // Validated: every command up to the terminating 0 is in bounds.
+            while let Some(count) = self.data.get(at..at + 2) {
+                let count = i16::from_le_bytes([count[0], count[1]]);
+                let n = i32::from(count).unsigned_abs();
+                if n < 3 {
+                    break;
+                }
+                out.push(Command {
+                    at: at as u32 + 2,
+                    first_vertex: vertex,
+                    first_triangle: triangle,
+                    count: n as u16,
+                    fan: count < 0,
+                    mesh: m as u16,
+                });
+                vertex += n;
+                triangle += n - 2;
+                at += 2 + 8 * n as usize;
+            }
+        }
+        out
+    }
+
+    fn trivert(&self, commands: &[Command], v: usize) -> Option<(&'data raw::Trivert, u16)> {
+        let v = u32::try_from(v).ok()?;
+        let c = commands.partition_point(|c| c.first_vertex + u32::from(c.count) <= v);
+        let cmd = commands.get(c)?;
+        let at = u64::from(cmd.at) + 8 * u64::from(v - cmd.first_vertex);
+        let tv: &[raw::Trivert] = slice_in(self.data, at, 1)?;
+        Some((tv.first()?, cmd.mesh))
+    }
+
+    fn triangle_in(commands: &[Command], t: usize) -> Option<[u32; 3]> {
+        let t = u32::try_from(t).ok()?;
+        let c = commands.partition_point(|c| c.first_triangle + u32::from(c.count) - 2 <= t);
+        let cmd = commands.get(c)?;
+        let k = t - cmd.first_triangle;
+        let v = |i: u32| cmd.first_vertex + i;
+        // The order GL draws a strip or fan in, then reversed to face counter-clockwise.
+        Some(if cmd.fan {
+            [v(k + 2), v(k + 1), v(0)]
+        } else if k % 2 == 0 {
+            [v(k + 2), v(k + 1), v(k)]
+        } else {
+            [v(k + 2), v(k), v(k + 1)]
+        })
+    }
+
+    /// Vertex `i` of a model (bone byte and `vec3_t`).
+    fn model_vertex(&self, model: &raw::Model, i: usize, normal: bool) -> Option<(u8, Vec3A)> {
+        let (info, at) = if normal {
+            (model.norminfoindex.get(), model.normindex.get())
+        } else {
+            (model.vertinfoindex.get(), model.vertindex.get())
+        };
+        let bone = *self.data.get(info as usize + i)?;
+        let p: &[[F32<LittleEndian>; 3]] = slice_in(self.data, at as u64 + 12 * i as u64, 1)?;
+        Some((bone, Vec3A::from_array(p.first()?.map(|c| c.get()))))
+    }
+}
+
+/// `AngleQuaternion` of Half-Life's `mathlib`: roll about X, then pitch about Y, then yaw
+/// about Z (`angles` = roll, pitch, yaw in radians).
+#[must_use]
+pub fn angle_quaternion(angles: [f32; 3]) -> Quat {
+    let (sr, cr) = (angles[0] * 0.5).sin_cos();
+    let (sp, cp) = (angles[1] * 0.5).sin_cos();
+    let (sy, cy) = (angles[2] * 0.5).sin_cos();
+    Quat::from_xyzw(
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+        cr * cp * cy + sr * sp * sy,
+    )
+}
+
+/// The value of the run-length channel at `at` in `data` at frame `frame`: the engine's walk
+/// (`StudioCalcBonePosition`), past a run's stored values its last one. `None` where the runs
+/// end or leave `data`; every step consumes a frame of at least one, so the walk ends.
+#[must_use]
+pub fn channel_value(data: &[u8], mut at: usize, frame: u32) -> Option<i16> {
+    let mut k = frame;
+    loop {
+        let run = data.get(at..at + 2)?;
+        let (valid, total) = (u32::from(run[0]), u32::from(run[1]));
+        if total == 0 || valid == 0 {
+            return None;
+        }
+        if total > k {
+            let i = at + 2 * (k.min(valid - 1) as usize + 1);
+            let v = data.get(i..i + 2)?;
+            return Some(i16::from_le_bytes([v[0], v[1]]));
+        }
+        k -= total;
+        at += 2 * (valid as usize + 1);
+    }
+}
+
+/// One playable sequence (its group's file found): where its frames start among the model's.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SeqFrames {
+    pub(super) sequence: u32,
+    pub(super) first: u32,
+    pub(super) count: u32,
+}
+
+/// A Half-Life model opened with its companions: the texture file (`<stem>T.mdl`, or
+/// `<stem>t.mdl`) when the model has no textures, and the sequence-group files
+/// (`<stem>01.mdl` …). Sequences whose group file was not found are not played.
+#[derive(Debug, Clone)]
+pub struct Pair<'data> {
+    // Boxed, so that a `Model`'s view of any format stays small.
+    pub(super) main: Box<Hl1<'data>>,
+    pub(super) texture_file: Option<Box<Hl1<'data>>>,
+    /// Per sequence group, the bytes its animations are read from (group 0: the main file).
+    pub(super) groups: Vec<Option<&'data [u8]>>,
+    pub(super) clips: Vec<SeqFrames>,
+    pub(super) num_frames: usize,
+    pub(super) skins: Vec<Skin<'data>>,
+    pub(super) commands: OnceLock<Vec<Command>>,
+    pub(super) bind_world: OnceLock<Vec<Affine3A>>,
+}
+
+impl<'data> Pair<'data> {
+    /// Pairs `main` with its texture file and group files (`groups[g]` for group `g ≥ 1`,
+    /// validated against `main`).
+    pub(super) fn new(
+        main: Hl1<'data>,
+        texture_file: Option<Hl1<'data>>,
+        mut groups: Vec<Option<&'data [u8]>>,
+    ) -> Pair<'data> {
+        groups.insert(0, Some(main.data));
+        groups.resize(main.seqgroups.len().max(1), None);
+        let mut clips = Vec::new();
+        let mut first = 0u32;
+        for (i, s) in main.sequences.iter().enumerate() {
+            let group = s.seqgroup.get() as u32;
+            if groups.get(group as usize).copied().flatten().is_none() {
+                continue;
+            }
+            let count = s.numframes.get() as u32;
+            clips.push(SeqFrames {
+                sequence: i as u32,
+                first,
+                count,
+            });
+            first = first.saturating_add(count);
+        }
+        let source = texture_file.as_ref().unwrap_or(&main);
+        let skins = (0..source.textures.len())
+            .filter_map(|i| {
+                let t = &source.textures[i];
+                let (pixels, palette) = source.texture_pixels(i)?;
+                Some(Skin::indexed_with_palette(
+                    t.flags.get(),
+                    (t.width.get() as u32, t.height.get() as u32),
+                    pixels,
+                    palette,
+                    name::trim_nul(&t.name),
+                ))
+            })
+            .collect();
+        Pair {
+            main: Box::new(main),
+            texture_file: texture_file.map(Box::new),
+            groups,
+            clips,
+            num_frames: first as usize,
+            skins,
+            commands: OnceLock::new(),
+            bind_world: OnceLock::new(),
+        }
+    }
+
+    /// The model file.
+    #[must_use]
+    pub fn model(&self) -> &Hl1<'data> {
+        &self.main
+    }
+
+    /// The texture file, when the model keeps its textures in one and it was found.
+    #[must_use]
+    pub fn texture_file(&self) -> Option<&Hl1<'data>> {
+        self.texture_file.as_deref()
+    }
+
+    /// The file the textures and skin families are read from: the texture file, or the
+    /// model.
+    #[must_use]
+    pub fn textures(&self) -> &Hl1<'data> {
+        self.texture_file.as_deref().unwrap_or(&self.main)
+    }
+
+    /// Whether sequence group `g`'s animations are at hand (group 0 always is).
+    #[must_use]
+    pub fn has_group(&self, g: usize) -> bool {
+        self.groups.get(g).copied().flatten().is_some()
+    }
+
+    /// The sequence that model frame `frame` is in and the frame within it.
+    #[must_use]
+    pub fn sequence_frame(&self, frame: usize) -> Option<(usize, u32)> {
+        let f = u32::try_from(frame).ok()?;
+        let c = self.clips.partition_point(|c| c.first + c.count <= f);
+        let clip = self.clips.get(c)?;
+        Some((clip.sequence as usize, f - clip.first))
+    }
+
+    /// Bone `bone` of sequence `sequence`, blend `blend`, at frame `frame`: each channel its
+    /// default value plus the decoded value times its scale (no controller applied), the
+    /// angles made a rotation by `AngleQuaternion`. `None` out of range or where the group's
+    /// file is missing.
+    #[must_use]
+    pub fn sequence_pose(
+        &self,
+        sequence: usize,
+        blend: usize,
+        frame: u32,
+        bone: usize,
+    ) -> Option<(Quat, Vec3A)> {
+        let s = self.main.sequences.get(sequence)?;
+        if frame >= s.numframes.get() as u32 || blend >= s.numblends.get() as usize {
+            return None;
+        }
+        let b = self.main.bones.get(bone)?;
+        let data = self
+            .groups
+            .get(s.seqgroup.get() as usize)
+            .copied()
+            .flatten()?;
+        let record = s.animindex.get() as usize + 12 * (blend * self.main.bones.len() + bone);
+        let anim: &[raw::Anim] = slice_in(data, record as u64, 1)?;
+        let anim = anim.first()?;
+        let mut c = [0.0f32; 6];
+        for (j, slot) in c.iter_mut().enumerate() {
+            let offset = usize::from(anim.offset[j].get());
+            let delta = if offset == 0 {
+                0.0
+            } else {
+                f32::from(channel_value(data, record + offset, frame)?) * b.scale[j].get()
+            };
+            *slot = b.value[j].get() + delta;
+        }
+        Some((
+            angle_quaternion([c[3], c[4], c[5]]),
+            Vec3A::new(c[0], c[1], c[2]),
+        ))
+    }
+
+    fn commands(&self) -> &[Command] {
+        self.commands.get_or_init(|| self.main.commands())
+    }
+
+    /// Every bone's world transform in the default pose.
+    fn bind_world(&self) -> &[Affine3A] {
+        self.bind_world.get_or_init(|| {
+            let mut out: Vec<Affine3A> = Vec::with_capacity(self.main.bones.len());
+            for (i, b) in self.main.bones.iter().enumerate() {
+                let (q, t) = self
+                    .main
+                    .default_pose(i)
+                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO));
+                let local = Affine3A::from_rotation_translation(q, t.into());
+                let parent = usize::try_from(b.parent.get())
+                    .ok()
+                    .and_then(|p| out.get(p));
+                out.push(parent.map_or(local, |p| *p * local));
+            }
+            out
+        })
+    }
+
+    /// Vertex `v` of the model's mesh: its triangle-command record and studio mesh.
+    #[must_use]
+    pub fn trivert(&self, v: usize) -> Option<(&'data raw::Trivert, usize)> {
+        self.main
+            .trivert(self.commands(), v)
+            .map(|(t, m)| (t, usize::from(m)))
+    }
+
+    /// The texture studio mesh `m` draws with (skin family 0).
+    #[must_use]
+    pub fn mesh_texture(&self, m: usize) -> Option<usize> {
+        let skinref = usize::try_from(self.main.meshes.get(m)?.skinref).ok()?;
+        self.textures().skin_texture(0, skinref)
+    }
+
+    /// Vertex `v`'s texture coordinate: its texels divided by its texture's size (the stored
+    /// texels where the texture is missing). Chrome textures' stored coordinates are given
+    /// as stored; the engine replaces them each frame from the view.
+    #[must_use]
+    pub fn texcoord(&self, v: usize) -> Option<[f32; 2]> {
+        let (tv, m) = self.trivert(v)?;
+        let (s, t) = (f32::from(tv.s.get()), f32::from(tv.t.get()));
+        let size = self
+            .mesh_texture(m)
+            .and_then(|i| self.textures().textures.get(i))
+            .map_or((1.0, 1.0), |t| {
+                (t.width.get() as f32, t.height.get() as f32)
+            });
+        Some([s / size.0, t / size.1])
+    }
+
+    /// Vertex `v`'s bone and bind-pose position and normal.
+    #[must_use]
+    pub fn bind_vertex_of(&self, v: usize) -> Option<(u8, Vec3A, Vec3A)> {
+        let (tv, m) = self.trivert(v)?;
+        let info = self.main.meshes.get(m)?;
+        let model: &[raw::Model] = slice_in(self.main.data, u64::from(info.model_at), 1)?;
+        let model = model.first()?;
+        let (bone, p) = self
+            .main
+            .model_vertex(model, tv.vertindex.get() as usize, false)?;
+        let (nbone, n) = self
+            .main
+            .model_vertex(model, tv.normindex.get() as usize, true)?;
+        let world = self.bind_world();
+        let position = world.get(usize::from(bone))?.transform_point3a(p);
+        let normal = world.get(usize::from(nbone))?.transform_vector3a(n);
+        Some((bone, position, normal))
+    }
+}
+
+impl<'data> Skeleton<'data> for Pair<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.main
+            .bones
+            .iter()
+            .map(|b| Bone::new(&b.name, b.parent.get(), 0))
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        let b = self.main.bones.get(index)?;
+        Some(Bone::new(&b.name, b.parent.get(), 0))
+    }
+}
+
+impl<'data> PoseFrames<'data> for Pair<'data> {
+    fn num_frames(&self) -> usize {
+        self.num_frames
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let (sequence, f) = self.sequence_frame(frame)?;
+        self.sequence_pose(sequence, 0, f, bone)
+    }
+}
+
+/// One mesh of every body part's first model (a submesh per studio mesh), presented in the
+/// default pose; each playable sequence's first blend is a clip.
+impl<'data> ModelView<'data> for Pair<'data> {
+    type Mesh<'a>
+        = &'a Pair<'data>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Self>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = &'a Pair<'data>
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::Hl1
+    }
+
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameGroups
+    }
+
+    /// The playable sequences, in file order.
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        self.clips
+            .iter()
+            .filter_map(|c| {
+                let s = self.main.sequences.get(c.sequence as usize)?;
+                Some(FrameGroup {
+                    name: name::lossy(name::trim_nul(&s.label)).into_owned(),
+                    first: c.first,
+                    count: c.count,
+                    fps: s.fps.get(),
+                    looped: s.flags.get() as u32 & raw::STUDIO_LOOPING != 0,
+                })
+            })
+            .collect()
+    }
+
+    fn bind_pose(&self, out: &mut LocalPose) {
+        out.bones.clear();
+        out.scales.clear();
+        for i in 0..self.main.bones.len() {
+            out.bones.push(
+                self.main
+                    .default_pose(i)
+                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO)),
+            );
+        }
+    }
+
+    fn stored_bounds(&self) -> Option<Aabb> {
+        Some(Aabb {
+            mins: self.main.header.bbmin.map(|v| v.get()),
+            maxs: self.main.header.bbmax.map(|v| v.get()),
+        })
+    }
+
+    fn num_meshes(&self) -> usize {
+        usize::from(self.main.num_vertices > 0)
+    }
+
+    fn mesh(&self, index: usize) -> Option<&Pair<'data>> {
+        (index < self.num_meshes()).then_some(self)
+    }
+
+    /// The attachments: each a point in a bone's space.
+    fn num_tags(&self) -> usize {
+        self.main.attachments.len()
+    }
+
+    /// An attachment's name; studiomdl leaves them empty, and those are `attachment`.
+    fn tag_name(&self, index: usize) -> Option<&[u8]> {
+        let name = name::trim_nul(&self.main.attachments.get(index)?.name);
+        Some(if name.is_empty() { b"attachment" } else { name })
+    }
+
+    fn tag_bone(&self, index: usize) -> Option<usize> {
+        Some(self.main.attachments.get(index)?.bone.get() as usize)
+    }
+
+    fn tag_offset(&self, index: usize) -> Affine3A {
+        self.main
+            .attachments
+            .get(index)
+            .map_or(Affine3A::IDENTITY, |a| {
+                Affine3A::from_translation(a.org.map(|c| c.get()).into())
+            })
+    }
+
+    fn skins(&self) -> &[Skin<'_>] {
+        &self.skins
+    }
+
+    fn bind_pose_mesh(&self) -> Option<&Pair<'data>> {
+        Some(self)
+    }
+
+    fn has_skeleton(&self) -> bool {
+        !self.main.bones.is_empty()
+    }
+}
+
+impl<'a, 'data: 'a> MeshView<'a> for &'a Pair<'data> {
+    fn num_vertices(&self) -> usize {
+        self.main.num_vertices
+    }
+
+    fn num_triangles(&self) -> usize {
+        self.main.num_triangles
+    }
+
+    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        Hl1::triangle_in(self.commands(), i)
+    }
+
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        TexcoordLayout::PerVertex
+    }
+
+    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
+        self.texcoord(v)
+    }
+
+    fn num_groups(&self) -> Option<usize> {
+        Some(self.main.meshes.len())
+    }
+
+    fn group(&self, i: usize) -> Option<Submesh<'a>> {
+        let m = self.main.meshes.get(i)?;
+        let texture = self.mesh_texture(i);
+        let name = texture
+            .and_then(|t| self.textures().textures.get(t))
+            .map_or(&b""[..], |t| name::trim_nul(&t.name));
+        Some(Submesh::range(
+            name,
+            texture.filter(|&t| t < self.skins.len()),
+            m.first_triangle as usize,
+            m.num_triangles as usize,
+        ))
+    }
+
+    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
+        for v in 0..self.main.num_vertices {
+            if let Some((bone, _, _)) = self.bind_vertex_of(v) {
+                f(v, u32::from(bone), 1.0);
+            }
+        }
+    }
+}
+
+/// The mesh in the default pose: each vertex moved by its bone's default world transform,
+/// each normal by its normal's bone, bound wholly to the vertex's bone.
+impl BindPoseMesh for &Pair<'_> {
+    fn num_vertices(&self) -> usize {
+        self.main.num_vertices
+    }
+
+    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
+        let (bone, position, normal) = self.bind_vertex_of(i)?;
+        Some(BindVertex::with_four(
+            position,
+            normal,
+            [Some((u16::from(bone), 1.0)), None, None, None],
+        ))
+    }
+}

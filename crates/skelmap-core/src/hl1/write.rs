@@ -1,0 +1,670 @@
+//! [`Builder`]: writes Half-Life 1 studio models (fixtures, fuzz seeds), their texture files
+//! and their sequence-group files, laid out as studiomdl lays them out: header, bones,
+//! sequence groups, sequences, group 0's animations, body parts, models, meshes, vertex and
+//! normal tables, triangle commands, textures with their pixels and palettes, skin table,
+//! attachments. Animation channels are run-length encoded as studiomdl encodes them.
+
+use zerocopy::IntoBytes;
+
+use super::raw::{self, STUDIO_VERSION};
+use crate::error::{Error, Result};
+use crate::format::Format;
+
+/// A bone: name, parent (−1 for a root), default channel values and their scales.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneDef {
+    /// Name (at most 31 bytes).
+    pub name: String,
+    /// Parent bone, −1 for a root; an earlier bone.
+    pub parent: i32,
+    /// Default X, Y, Z, roll, pitch, yaw.
+    pub value: [f32; 6],
+    /// Scales of the animation values per channel.
+    pub scale: [f32; 6],
+}
+
+/// A sequence: its frames of per-bone channel values (`frames[f][bone][channel]`), each
+/// multiplied by the bone's scale and added to its default when played.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SequenceDef {
+    /// Label (at most 31 bytes).
+    pub label: String,
+    /// Frames per second.
+    pub fps: f32,
+    /// Whether it loops.
+    pub looping: bool,
+    /// The sequence group (0: the model file).
+    pub group: u32,
+    /// Per frame, per bone, the six channel values.
+    pub frames: Vec<Vec<[i16; 6]>>,
+}
+
+/// A vertex or normal of a model: its bone and point in that bone's space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VertexDef {
+    /// The bone.
+    pub bone: u8,
+    /// The point (or direction).
+    pub position: [f32; 3],
+}
+
+/// A vertex of a triangle command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrivertDef {
+    /// The model vertex.
+    pub vertex: i16,
+    /// The model normal.
+    pub normal: i16,
+    /// Texel column.
+    pub s: i16,
+    /// Texel row.
+    pub t: i16,
+}
+
+/// A triangle command: a strip, or a fan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandDef {
+    /// A fan rather than a strip.
+    pub fan: bool,
+    /// Its vertices (at least 3).
+    pub vertices: Vec<TrivertDef>,
+}
+
+/// A studio mesh: its skin reference and triangle commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeshDef {
+    /// The skin reference.
+    pub skinref: i32,
+    /// The commands.
+    pub commands: Vec<CommandDef>,
+}
+
+/// A model of a body part.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelDef {
+    /// Name (at most 63 bytes).
+    pub name: String,
+    /// Vertices.
+    pub vertices: Vec<VertexDef>,
+    /// Normals.
+    pub normals: Vec<VertexDef>,
+    /// Meshes.
+    pub meshes: Vec<MeshDef>,
+}
+
+/// A body part: the models it chooses from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyPartDef {
+    /// Name (at most 63 bytes).
+    pub name: String,
+    /// Models.
+    pub models: Vec<ModelDef>,
+}
+
+/// A texture: 8-bit pixels and their palette.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureDef {
+    /// Name (at most 63 bytes).
+    pub name: String,
+    /// `STUDIO_NF_*` bits.
+    pub flags: i32,
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+    /// `width × height` palette indices.
+    pub pixels: Vec<u8>,
+    /// The palette.
+    pub palette: [[u8; 3]; 256],
+}
+
+/// An attachment: a point in a bone's space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AttachmentDef {
+    /// The bone.
+    pub bone: i32,
+    /// The point.
+    pub org: [f32; 3],
+}
+
+/// Writes a Half-Life 1 model ([`write`](Builder::write)), its texture file
+/// ([`write_textures`](Builder::write_textures)) and its sequence groups
+/// ([`write_group`](Builder::write_group)).
+///
+/// ```
+/// use skelmap_core::hl1::{Builder, Hl1};
+/// use skelmap_core::Parse;
+/// let bytes = Builder::example().write()?;
+/// let model = Hl1::parse(&bytes)?;
+/// assert_eq!((model.num_bones(), model.sequences().len()), (2, 2));
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Builder {
+    /// The model's name.
+    pub name: String,
+    /// Bones.
+    pub bones: Vec<BoneDef>,
+    /// Sequence group labels past group 0 (the model file).
+    pub groups: Vec<String>,
+    /// Sequences.
+    pub sequences: Vec<SequenceDef>,
+    /// Body parts.
+    pub bodyparts: Vec<BodyPartDef>,
+    /// Textures.
+    pub textures: Vec<TextureDef>,
+    /// Skin families: per family, per skin reference, a texture.
+    pub skin_families: Vec<Vec<i16>>,
+    /// Attachments.
+    pub attachments: Vec<AttachmentDef>,
+    /// Write the textures and skin families to the texture file only
+    /// ([`write_textures`](Builder::write_textures)), the model with none.
+    pub textures_apart: bool,
+}
+
+/// A 4×4 texture of indices `0..16` and a palette of `i → (i, 2i, 255 − i)`.
+fn example_texture(name: &str, flags: i32) -> TextureDef {
+    TextureDef {
+        name: name.into(),
+        flags,
+        width: 4,
+        height: 4,
+        pixels: (0..16).collect(),
+        palette: core::array::from_fn(|i| [i as u8, (2 * i) as u8, 255 - i as u8]),
+    }
+}
+
+impl Builder {
+    /// Two bones (a root and a child 10 units up +X, turned 90° in yaw by the animation),
+    /// two sequences (`idle`, one frame; `turn`, looping, four frames whose channels take
+    /// several runs), a body part of one model with a strip and a fan, two 4×4 textures, two
+    /// skin families, an attachment.
+    #[must_use]
+    pub fn example() -> Builder {
+        let tv = |vertex: i16, s: i16, t: i16| TrivertDef {
+            vertex,
+            normal: vertex.min(1),
+            s,
+            t,
+        };
+        let bones = vec![
+            BoneDef {
+                name: "root".into(),
+                parent: -1,
+                value: [0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+                scale: [0.5, 0.5, 0.5, 0.01, 0.01, 0.01],
+            },
+            BoneDef {
+                name: "arm".into(),
+                parent: 0,
+                value: [10.0, 0.0, 0.0, 0.0, 0.0, 0.5],
+                scale: [0.25, 0.25, 0.25, 0.02, 0.02, 0.02],
+            },
+        ];
+        let turn: Vec<Vec<[i16; 6]>> = [0i16, 10, 10, 40]
+            .iter()
+            .map(|&k| vec![[k, 0, 0, 0, 0, k], [0, 0, 0, 0, 0, 2 * k]])
+            .collect();
+        Builder {
+            name: "example".into(),
+            bones,
+            groups: Vec::new(),
+            sequences: vec![
+                SequenceDef {
+                    label: "idle".into(),
+                    fps: 10.0,
+                    looping: false,
+                    group: 0,
+                    frames: vec![vec![[0; 6], [0; 6]]],
+                },
+                SequenceDef {
+                    label: "turn".into(),
+                    fps: 15.0,
+                    looping: true,
+                    group: 0,
+                    frames: turn,
+                },
+            ],
+            bodyparts: vec![BodyPartDef {
+                name: "body".into(),
+                models: vec![ModelDef {
+                    name: "body".into(),
+                    vertices: vec![
+                        VertexDef {
+                            bone: 0,
+                            position: [0.0, 0.0, 0.0],
+                        },
+                        VertexDef {
+                            bone: 0,
+                            position: [4.0, 0.0, 0.0],
+                        },
+                        VertexDef {
+                            bone: 1,
+                            position: [0.0, 4.0, 0.0],
+                        },
+                        VertexDef {
+                            bone: 1,
+                            position: [4.0, 4.0, 0.0],
+                        },
+                        VertexDef {
+                            bone: 1,
+                            position: [2.0, 6.0, 1.0],
+                        },
+                    ],
+                    normals: vec![
+                        VertexDef {
+                            bone: 0,
+                            position: [0.0, 0.0, 1.0],
+                        },
+                        VertexDef {
+                            bone: 1,
+                            position: [0.0, 0.0, 1.0],
+                        },
+                    ],
+                    meshes: vec![
+                        MeshDef {
+                            skinref: 0,
+                            commands: vec![CommandDef {
+                                fan: false,
+                                vertices: vec![tv(0, 0, 0), tv(1, 4, 0), tv(2, 0, 4), tv(3, 4, 4)],
+                            }],
+                        },
+                        MeshDef {
+                            skinref: 1,
+                            commands: vec![CommandDef {
+                                fan: true,
+                                vertices: vec![tv(4, 2, 2), tv(2, 0, 4), tv(3, 4, 4), tv(1, 4, 0)],
+                            }],
+                        },
+                    ],
+                }],
+            }],
+            textures: vec![
+                example_texture("skin.bmp", 0),
+                example_texture("chrome.bmp", raw::STUDIO_NF_CHROME as i32),
+            ],
+            skin_families: vec![vec![0, 1], vec![1, 0]],
+            attachments: vec![AttachmentDef {
+                bone: 1,
+                org: [1.0, 2.0, 3.0],
+            }],
+            textures_apart: false,
+        }
+    }
+
+    /// The model file.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Write`] where a name is too long or a count does not fit its field.
+    pub fn write(&self) -> Result<Vec<u8>> {
+        self.studio(!self.textures_apart, true)
+    }
+
+    /// The texture file (`<stem>T.mdl`): no bones, no body parts, the textures and skin
+    /// families.
+    ///
+    /// # Errors
+    ///
+    /// As [`write`](Builder::write).
+    pub fn write_textures(&self) -> Result<Vec<u8>> {
+        self.studio(true, false)
+    }
+
+    /// Sequence group `g`'s file (`<stem>0g.mdl`, `IDSQ`): the animations of its sequences,
+    /// at the offsets [`write`](Builder::write) gives them.
+    ///
+    /// # Errors
+    ///
+    /// As [`write`](Builder::write).
+    pub fn write_group(&self, g: u32) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; size_of::<raw::StudioSeqHdr>()];
+        for s in self.sequences.iter().filter(|s| s.group == g) {
+            self.write_anims(&mut out, s);
+        }
+        let header = raw::StudioSeqHdr {
+            id: *raw::HL1_SEQ_MAGIC,
+            version: STUDIO_VERSION.into(),
+            name: fixed(&format!("{}{g:02}.mdl", self.name))?,
+            length: (out.len() as i32).into(),
+        };
+        out[..size_of::<raw::StudioSeqHdr>()].copy_from_slice(header.as_bytes());
+        Ok(out)
+    }
+
+    /// Where each sequence's animations start in its group's file, as laid out there.
+    fn anim_offsets(&self, base_main: usize) -> Vec<usize> {
+        let mut next: Vec<usize> = vec![base_main];
+        let mut out = Vec::new();
+        for s in &self.sequences {
+            let g = s.group as usize;
+            if next.len() <= g {
+                next.resize(g + 1, size_of::<raw::StudioSeqHdr>());
+            }
+            out.push(next[g]);
+            next[g] += self.anim_bytes(s).len();
+        }
+        out
+    }
+
+    /// A sequence's `mstudioanim_t` records (blend 0) and their runs.
+    fn anim_bytes(&self, s: &SequenceDef) -> Vec<u8> {
+        let bones = self.bones.len();
+        let mut records = vec![0u8; 12 * bones];
+        let mut values: Vec<u8> = Vec::new();
+        for b in 0..bones {
+            for j in 0..6 {
+                let channel: Vec<i16> = s
+                    .frames
+                    .iter()
+                    .map(|f| f.get(b).map_or(0, |c| c[j]))
+                    .collect();
+                if channel.iter().all(|&v| v == 0) {
+                    continue;
+                }
+                // Offsets count from the bone's record.
+                let offset = 12 * (bones - b) + values.len();
+                let at = 12 * b + 2 * j;
+                records[at..at + 2].copy_from_slice(&(offset as u16).to_le_bytes());
+                encode_runs(&channel, &mut values);
+            }
+        }
+        records.extend(values);
+        records
+    }
+
+    fn write_anims(&self, out: &mut Vec<u8>, s: &SequenceDef) {
+        out.extend(self.anim_bytes(s));
+    }
+
+    fn studio(&self, with_textures: bool, with_model: bool) -> Result<Vec<u8>> {
+        let mut out = vec![0u8; size_of::<raw::StudioHdr>()];
+        let mut h = raw::StudioHdr {
+            id: *raw::HL1_MAGIC,
+            version: STUDIO_VERSION.into(),
+            name: fixed(&format!("{}.mdl", self.name))?,
+            length: 0.into(),
+            eyeposition: [0.0.into(); 3],
+            min: [0.0.into(); 3],
+            max: [0.0.into(); 3],
+            bbmin: [(-16.0).into(); 3],
+            bbmax: [16.0.into(); 3],
+            flags: 0.into(),
+            numbones: 0.into(),
+            boneindex: 0.into(),
+            numbonecontrollers: 0.into(),
+            bonecontrollerindex: 0.into(),
+            numhitboxes: 0.into(),
+            hitboxindex: 0.into(),
+            numseq: 0.into(),
+            seqindex: 0.into(),
+            numseqgroups: 0.into(),
+            seqgroupindex: 0.into(),
+            numtextures: 0.into(),
+            textureindex: 0.into(),
+            texturedataindex: 0.into(),
+            numskinref: 0.into(),
+            numskinfamilies: 0.into(),
+            skinindex: 0.into(),
+            numbodyparts: 0.into(),
+            bodypartindex: 0.into(),
+            numattachments: 0.into(),
+            attachmentindex: 0.into(),
+            soundtable: 0.into(),
+            soundindex: 0.into(),
+            soundgroups: 0.into(),
+            soundgroupindex: 0.into(),
+            numtransitions: 0.into(),
+            transitionindex: 0.into(),
+        };
+        let here = |out: &Vec<u8>| (out.len() as i32).into();
+        if with_model {
+            h.numbones = (self.bones.len() as i32).into();
+            h.boneindex = here(&out);
+            for b in &self.bones {
+                let bone = raw::Bone {
+                    name: fixed(&b.name)?,
+                    parent: b.parent.into(),
+                    flags: 0.into(),
+                    bonecontroller: [(-1).into(); 6],
+                    value: b.value.map(Into::into),
+                    scale: b.scale.map(Into::into),
+                };
+                out.extend_from_slice(bone.as_bytes());
+            }
+            h.bonecontrollerindex = here(&out);
+            h.hitboxindex = here(&out);
+            h.numseqgroups = (1 + self.groups.len() as i32).into();
+            h.seqgroupindex = here(&out);
+            let labels = core::iter::once("default").chain(self.groups.iter().map(String::as_str));
+            for (g, label) in labels.enumerate() {
+                let file = if g == 0 {
+                    String::new()
+                } else {
+                    format!("{}{g:02}.mdl", self.name)
+                };
+                let group = raw::SeqGroup {
+                    label: fixed(label)?,
+                    name: fixed(&file)?,
+                    unused1: 0.into(),
+                    unused2: 0.into(),
+                };
+                out.extend_from_slice(group.as_bytes());
+            }
+            h.numseq = (self.sequences.len() as i32).into();
+            h.seqindex = here(&out);
+            let seq_base = out.len();
+            let anims_at = seq_base + self.sequences.len() * size_of::<raw::SeqDesc>();
+            let offsets = self.anim_offsets(anims_at);
+            for (s, &anim) in self.sequences.iter().zip(&offsets) {
+                let seq = raw::SeqDesc {
+                    label: fixed(&s.label)?,
+                    fps: s.fps.into(),
+                    flags: i32::from(s.looping).into(),
+                    activity: 0.into(),
+                    actweight: 0.into(),
+                    numevents: 0.into(),
+                    eventindex: 0.into(),
+                    numframes: (s.frames.len() as i32).into(),
+                    numpivots: 0.into(),
+                    pivotindex: 0.into(),
+                    motiontype: 0.into(),
+                    motionbone: 0.into(),
+                    linearmovement: [0.0.into(); 3],
+                    automoveposindex: 0.into(),
+                    automoveangleindex: 0.into(),
+                    bbmin: [0.0.into(); 3],
+                    bbmax: [0.0.into(); 3],
+                    numblends: 1.into(),
+                    animindex: (anim as i32).into(),
+                    blendtype: [0.into(); 2],
+                    blendstart: [0.0.into(); 2],
+                    blendend: [0.0.into(); 2],
+                    blendparent: 0.into(),
+                    seqgroup: (s.group as i32).into(),
+                    entrynode: 0.into(),
+                    exitnode: 0.into(),
+                    nodeflags: 0.into(),
+                    nextseq: 0.into(),
+                };
+                out.extend_from_slice(seq.as_bytes());
+            }
+            for s in self.sequences.iter().filter(|s| s.group == 0) {
+                self.write_anims(&mut out, s);
+            }
+            self.write_bodyparts(&mut out, &mut h)?;
+            h.numattachments = (self.attachments.len() as i32).into();
+            h.attachmentindex = here(&out);
+            for a in &self.attachments {
+                let record = raw::Attachment {
+                    name: [0; 32],
+                    type_: 0.into(),
+                    bone: a.bone.into(),
+                    org: a.org.map(Into::into),
+                    vectors: [[0.0.into(); 3]; 3],
+                };
+                out.extend_from_slice(record.as_bytes());
+            }
+        }
+        let refs = self.skin_families.first().map_or(0, Vec::len);
+        h.numskinref = (refs as i32).into();
+        h.numskinfamilies = (self.skin_families.len() as i32).into();
+        if with_textures {
+            h.numtextures = (self.textures.len() as i32).into();
+            h.textureindex = here(&out);
+            let table = out.len();
+            out.resize(table + self.textures.len() * size_of::<raw::Texture>(), 0);
+            h.skinindex = here(&out);
+            for family in &self.skin_families {
+                for &t in family {
+                    out.extend_from_slice(&t.to_le_bytes());
+                }
+            }
+            h.texturedataindex = here(&out);
+            for (i, t) in self.textures.iter().enumerate() {
+                let record = raw::Texture {
+                    name: fixed(&t.name)?,
+                    flags: t.flags.into(),
+                    width: (t.width as i32).into(),
+                    height: (t.height as i32).into(),
+                    index: (out.len() as i32).into(),
+                };
+                let at = table + i * size_of::<raw::Texture>();
+                out[at..at + size_of::<raw::Texture>()].copy_from_slice(record.as_bytes());
+                out.extend_from_slice(&t.pixels);
+                out.extend(t.palette.iter().flatten());
+            }
+        }
+        h.length = (out.len() as i32).into();
+        out[..size_of::<raw::StudioHdr>()].copy_from_slice(h.as_bytes());
+        Ok(out)
+    }
+
+    fn write_bodyparts(&self, out: &mut Vec<u8>, h: &mut raw::StudioHdr) -> Result<()> {
+        h.numbodyparts = (self.bodyparts.len() as i32).into();
+        h.bodypartindex = (out.len() as i32).into();
+        let parts_at = out.len();
+        out.resize(
+            parts_at + self.bodyparts.len() * size_of::<raw::BodyPart>(),
+            0,
+        );
+        for (p, part) in self.bodyparts.iter().enumerate() {
+            let models_at = out.len();
+            let record = raw::BodyPart {
+                name: fixed(&part.name)?,
+                nummodels: (part.models.len() as i32).into(),
+                base: 1.into(),
+                modelindex: (models_at as i32).into(),
+            };
+            let at = parts_at + p * size_of::<raw::BodyPart>();
+            out[at..at + size_of::<raw::BodyPart>()].copy_from_slice(record.as_bytes());
+            out.resize(models_at + part.models.len() * size_of::<raw::Model>(), 0);
+            for (m, model) in part.models.iter().enumerate() {
+                let mut record = raw::Model {
+                    name: fixed(&model.name)?,
+                    type_: 0.into(),
+                    boundingradius: 0.0.into(),
+                    nummesh: (model.meshes.len() as i32).into(),
+                    meshindex: 0.into(),
+                    numverts: (model.vertices.len() as i32).into(),
+                    vertinfoindex: 0.into(),
+                    vertindex: 0.into(),
+                    numnorms: (model.normals.len() as i32).into(),
+                    norminfoindex: 0.into(),
+                    normindex: 0.into(),
+                    numgroups: 0.into(),
+                    groupindex: 0.into(),
+                };
+                record.vertinfoindex = (out.len() as i32).into();
+                out.extend(model.vertices.iter().map(|v| v.bone));
+                record.norminfoindex = (out.len() as i32).into();
+                out.extend(model.normals.iter().map(|v| v.bone));
+                out.resize(out.len().next_multiple_of(4), 0);
+                record.vertindex = (out.len() as i32).into();
+                for v in &model.vertices {
+                    out.extend_from_slice(v.position.map(f32::to_le_bytes).as_flattened());
+                }
+                record.normindex = (out.len() as i32).into();
+                for v in &model.normals {
+                    out.extend_from_slice(v.position.map(f32::to_le_bytes).as_flattened());
+                }
+                record.meshindex = (out.len() as i32).into();
+                let meshes_at = out.len();
+                out.resize(meshes_at + model.meshes.len() * size_of::<raw::Mesh>(), 0);
+                for (k, mesh) in model.meshes.iter().enumerate() {
+                    let tris: usize = mesh
+                        .commands
+                        .iter()
+                        .map(|c| c.vertices.len().saturating_sub(2))
+                        .sum();
+                    let record = raw::Mesh {
+                        numtris: (tris as i32).into(),
+                        triindex: (out.len() as i32).into(),
+                        skinref: mesh.skinref.into(),
+                        numnorms: (model.normals.len() as i32).into(),
+                        normindex: 0.into(),
+                    };
+                    let at = meshes_at + k * size_of::<raw::Mesh>();
+                    out[at..at + size_of::<raw::Mesh>()].copy_from_slice(record.as_bytes());
+                    for c in &mesh.commands {
+                        let n = i16::try_from(c.vertices.len())
+                            .map_err(|_| too_many("tricmd", c.vertices.len(), i16::MAX as usize))?;
+                        out.extend_from_slice(&(if c.fan { -n } else { n }).to_le_bytes());
+                        for v in &c.vertices {
+                            for x in [v.vertex, v.normal, v.s, v.t] {
+                                out.extend_from_slice(&x.to_le_bytes());
+                            }
+                        }
+                    }
+                    out.extend_from_slice(&0i16.to_le_bytes());
+                }
+                let at = models_at + m * size_of::<raw::Model>();
+                out[at..at + size_of::<raw::Model>()].copy_from_slice(record.as_bytes());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Appends `channel`'s runs: each as many differing values as follow one another (at most
+/// 255), then as many repeats of the last as follow (`total` at most 255).
+pub(crate) fn encode_runs(channel: &[i16], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < channel.len() {
+        let start = i;
+        let mut valid = 1usize;
+        i += 1;
+        while i < channel.len() && valid < 255 && channel[i] != channel[i - 1] {
+            valid += 1;
+            i += 1;
+        }
+        let mut total = valid;
+        while i < channel.len() && total < 255 && channel[i] == channel[i - 1] {
+            total += 1;
+            i += 1;
+        }
+        out.extend_from_slice(&[valid as u8, total as u8]);
+        for v in &channel[start..start + valid] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+fn too_many(what: &'static str, value: usize, max: usize) -> Error {
+    Error::Write {
+        format: Format::Hl1,
+        what,
+        value: value as u64,
+        max: max as u64,
+    }
+}
+
+/// A NUL-padded name field.
+fn fixed<const N: usize>(name: &str) -> Result<[u8; N]> {
+    let mut out = [0u8; N];
+    if name.len() >= N {
+        return Err(too_many("name", name.len(), N - 1));
+    }
+    out[..name.len()].copy_from_slice(name.as_bytes());
+    Ok(out)
+}

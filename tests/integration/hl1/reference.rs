@@ -1,0 +1,155 @@
+//! The example's poses, triangles and texture coordinates computed here from the spec
+//! (`docs/formats/hl1.md` § Animation and § Triangle commands), not by the reader; the
+//! lower-case texture file and a sequence group found beside the model.
+
+use skelmap::Model;
+use skelmap::glam::{Affine3A, Quat, Vec3};
+use skelmap::hl1::{Builder, SequenceDef};
+use skelmap::model::Pose;
+use skelmap::pose::Interpolation;
+use skelmap::pose::PoseFrames;
+
+/// Half-Life's `AngleQuaternion`, written out as the Euler product it is: yaw about Z of
+/// pitch about Y of roll about X.
+fn euler(roll: f32, pitch: f32, yaw: f32) -> Quat {
+    Quat::from_rotation_z(yaw) * Quat::from_rotation_y(pitch) * Quat::from_rotation_x(roll)
+}
+
+fn close(a: Vec3, b: Vec3) -> bool {
+    (a - b).length() < 1e-4
+}
+
+#[test]
+fn a_strip_alternates_and_a_fan_turns_about_its_first_vertex() {
+    let bytes = Builder::example().write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mesh = model.mesh(0).unwrap();
+    assert_eq!((mesh.num_vertices(), mesh.num_triangles()), (8, 4));
+    let tris: Vec<[u32; 3]> = mesh.triangles().collect();
+    // GL's strip order (0 1 2), (2 1 3) and fan order (4 5 6), (4 6 7), each reversed to
+    // face counter-clockwise.
+    assert_eq!(tris, [[2, 1, 0], [3, 1, 2], [6, 5, 4], [7, 6, 4]]);
+}
+
+#[test]
+fn texcoords_are_texels_over_the_texture_size() {
+    let bytes = Builder::example().write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mesh = model.mesh(0).unwrap();
+    // Vertex 3 is the strip's (3, s 4, t 4) on a 4×4 texture; vertex 4 the fan's (2, 2).
+    assert_eq!(mesh.vertex_texcoord(3), Some([1.0, 1.0]));
+    assert_eq!(mesh.vertex_texcoord(4), Some([0.5, 0.5]));
+    assert_eq!(model.skins().len(), 2);
+    let rgba = model.skins()[0].decode_rgba(0, &[[0; 3]; 256]).unwrap();
+    // Pixel 5 is index 5: (5, 10, 250) from the texture's own palette.
+    assert_eq!(&rgba[20..24], &[5, 10, 250, 255]);
+}
+
+#[test]
+fn a_multi_run_channel_decodes_at_every_frame() {
+    let bytes = Builder::example().write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let pair = model.as_hl1().unwrap();
+    // Frame 0 is `idle`; frames 1..=4 are `turn`, whose root X and yaw values are 0, 10, 10,
+    // 40 (runs: 2 values over 3 frames, then 1) and bone 1's yaw 0, 20, 20, 80.
+    assert_eq!(pair.num_frames(), 5);
+    for (k, v) in [0.0f32, 10.0, 10.0, 40.0].into_iter().enumerate() {
+        let (q, t) = pair.bone_pose(1 + k, 0).unwrap();
+        assert!(close(t.into(), Vec3::new(v * 0.5, 0.0, 1.0)), "{k}: {t}");
+        assert!(q.abs_diff_eq(euler(0.0, 0.0, v * 0.01), 1e-6), "{k}");
+        let (q, t) = pair.bone_pose(1 + k, 1).unwrap();
+        assert!(close(t.into(), Vec3::new(10.0, 0.0, 0.0)));
+        assert!(
+            q.abs_diff_eq(euler(0.0, 0.0, 0.5 + 2.0 * v * 0.02), 1e-6),
+            "{k}"
+        );
+    }
+    let clips = model.clips();
+    assert_eq!(clips.len(), 2);
+    assert_eq!(
+        (clips[1].first, clips[1].count, clips[1].looped),
+        (1, 4, true)
+    );
+    assert_eq!(clips[1].fps, 15.0);
+    assert!(!clips[0].looped);
+}
+
+#[test]
+fn deformed_positions_follow_the_bones_at_a_frame() {
+    let bytes = Builder::example().write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mut pose = Pose::default();
+    model
+        .pose(4, 4, 0.0, Interpolation::Slerp, &mut pose)
+        .unwrap();
+    let n = model.mesh(0).unwrap().num_vertices();
+    let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    model.deform(0, &pose, &mut p, &mut nrm).unwrap();
+    let root = Affine3A::from_rotation_translation(euler(0.0, 0.0, 0.4), Vec3::new(20.0, 0.0, 1.0));
+    let arm =
+        root * Affine3A::from_rotation_translation(euler(0.0, 0.0, 2.1), Vec3::new(10.0, 0.0, 0.0));
+    // Mesh vertex 1 is model vertex 1 (root, (4, 0, 0)); mesh vertex 2 model vertex 2 (arm,
+    // (0, 4, 0)).
+    assert!(close(
+        Vec3::from(p[1]),
+        root.transform_point3(Vec3::new(4.0, 0.0, 0.0))
+    ));
+    assert!(
+        close(
+            Vec3::from(p[2]),
+            arm.transform_point3(Vec3::new(0.0, 4.0, 0.0))
+        ),
+        "{:?}",
+        p[2]
+    );
+    // The attachment is (1, 2, 3) in the arm's space.
+    assert_eq!(model.num_attachments(), 1);
+    let at = model.attachment_transform(0, &pose).unwrap();
+    assert!(close(
+        at.translation.into(),
+        arm.transform_point3(Vec3::new(1.0, 2.0, 3.0))
+    ));
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("skelmap-hl1-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_lower_case_texture_file_and_a_sequence_group_are_found() {
+    let mut b = Builder::example();
+    b.textures_apart = true;
+    b.groups = vec!["extra".into()];
+    b.sequences.push(SequenceDef {
+        label: "far".into(),
+        fps: 5.0,
+        looping: true,
+        group: 1,
+        frames: vec![vec![[2, 0, 0, 0, 0, 0], [0; 6]]; 3],
+    });
+    let dir = temp_dir("companions");
+    let main = dir.join("man.mdl");
+    std::fs::write(&main, b.write().unwrap()).unwrap();
+    std::fs::write(dir.join("mant.mdl"), b.write_textures().unwrap()).unwrap();
+    std::fs::write(dir.join("man01.mdl"), b.write_group(1).unwrap()).unwrap();
+    let model = Model::open(&main).unwrap();
+    let pair = model.as_hl1().unwrap();
+    assert!(pair.texture_file().is_some());
+    assert!(pair.model().textures().is_empty());
+    assert_eq!(model.skins().len(), 2);
+    assert_eq!(model.mesh(0).unwrap().vertex_texcoord(3), Some([1.0, 1.0]));
+    assert!(pair.has_group(1));
+    assert_eq!(pair.num_frames(), 1 + 4 + 3);
+    let (_, t) = pair.bone_pose(5, 0).unwrap();
+    assert!(close(t.into(), Vec3::new(1.0, 0.0, 1.0)));
+    // Alone, the model has no textures and no group 1: texels, and two sequences.
+    let bytes = b.write().unwrap();
+    let alone = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(alone.skins().len(), 0);
+    assert_eq!(alone.as_hl1().unwrap().num_frames(), 5);
+    assert_eq!(alone.mesh(0).unwrap().vertex_texcoord(3), Some([4.0, 4.0]));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,378 @@
+//! One test per rule of `docs/formats/hl1.md` § Validation.
+
+use core::mem::offset_of;
+
+use skelmap::hl1::raw::{Bone, Model, SeqDesc, StudioHdr, Trivert};
+use skelmap::hl1::{Builder, Hl1};
+use skelmap::{Error, Format, Model as AnyModel, Parse, Problem};
+
+use super::{err, example, get_i32, invalid, put_i32};
+
+#[test]
+fn rule_1_version_10() {
+    let mut b = example();
+    put_i32(&mut b, 4, 11);
+    assert!(matches!(
+        err(&b),
+        Error::Unsupported {
+            format: Format::Hl1,
+            what: "header.version",
+            offset: 4,
+            value: 11,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn rule_1_a_sequence_group_alone_is_named_a_companion() {
+    let group = Builder::example().write_group(1).unwrap();
+    assert!(matches!(
+        AnyModel::from_bytes(&group),
+        Err(Error::Unsupported {
+            format: Format::Hl1,
+            what: "header.id",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn rule_2_declared_length() {
+    let mut b = example();
+    let len = b.len() as i32;
+    put_i32(&mut b, offset_of!(StudioHdr, length), len + 1);
+    assert!(matches!(
+        err(&b),
+        Error::Truncated {
+            format: Format::Hl1,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn rule_3_counts_not_negative() {
+    let mut b = example();
+    put_i32(&mut b, offset_of!(StudioHdr, numbones), -1);
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "header.numbones",
+            offset_of!(StudioHdr, numbones) as u64,
+            Problem::Negative { value: -1 }
+        )
+    );
+}
+
+#[test]
+fn rule_4_parents_before_children() {
+    let mut b = example();
+    let bones = get_i32(&b, offset_of!(StudioHdr, boneindex)) as usize;
+    let at = bones + size_of::<Bone>() + offset_of!(Bone, parent);
+    put_i32(&mut b, at, 1);
+    let (format, what, offset, _) = invalid(&err(&b));
+    assert_eq!(
+        (format, what, offset),
+        (Format::Hl1, "bone.parent", at as u64)
+    );
+}
+
+#[test]
+fn rule_4_bone_values_finite() {
+    let mut b = example();
+    let bones = get_i32(&b, offset_of!(StudioHdr, boneindex)) as usize;
+    let at = bones + offset_of!(Bone, scale) + 8;
+    b[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    assert_eq!(
+        invalid(&err(&b)),
+        (Format::Hl1, "bone.scale", at as u64, Problem::NotFinite)
+    );
+}
+
+#[test]
+fn rule_5_sequence_group_in_range() {
+    let mut b = example();
+    let seqs = get_i32(&b, offset_of!(StudioHdr, seqindex)) as usize;
+    let at = seqs + offset_of!(SeqDesc, seqgroup);
+    put_i32(&mut b, at, 3);
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "seqdesc.seqgroup",
+            at as u64,
+            Problem::Index { index: 3, len: 1 }
+        )
+    );
+}
+
+#[test]
+fn rule_5_sequence_has_frames() {
+    let mut b = example();
+    let seqs = get_i32(&b, offset_of!(StudioHdr, seqindex)) as usize;
+    let at = seqs + offset_of!(SeqDesc, numframes);
+    put_i32(&mut b, at, 0);
+    assert_eq!(
+        invalid(&err(&b)),
+        (Format::Hl1, "seqdesc.numframes", at as u64, Problem::Empty)
+    );
+}
+
+/// The first run of the `turn` sequence's root X channel: its header's offset.
+fn first_run(b: &[u8]) -> usize {
+    let seqs = get_i32(b, offset_of!(StudioHdr, seqindex)) as usize;
+    let turn = seqs + size_of::<SeqDesc>();
+    let anim = get_i32(b, turn + offset_of!(SeqDesc, animindex)) as usize;
+    let offset = u16::from_le_bytes([b[anim], b[anim + 1]]) as usize;
+    assert_ne!(offset, 0);
+    anim + offset
+}
+
+/// assimp #6616: a run of `total == 0` makes its walk loop forever; here it is an error.
+#[test]
+fn rule_6_anim_run_of_total_zero_is_refused_not_looped() {
+    let mut b = example();
+    let run = first_run(&b);
+    b[run + 1] = 0;
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "animvalue.total",
+            run as u64 + 1,
+            Problem::Empty
+        )
+    );
+    // The decoder alone, on such bytes, stops too.
+    assert_eq!(skelmap::hl1::channel_value(&b, run, 3), None);
+}
+
+#[test]
+fn rule_6_anim_run_of_valid_zero() {
+    let mut b = example();
+    let run = first_run(&b);
+    b[run] = 0;
+    assert_eq!(
+        invalid(&err(&b)),
+        (Format::Hl1, "animvalue.valid", run as u64, Problem::Empty)
+    );
+}
+
+#[test]
+fn rule_6_anim_run_valid_above_total() {
+    let mut b = example();
+    let run = first_run(&b);
+    let total = b[run + 1];
+    b[run] = total + 1;
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "animvalue.valid",
+            run as u64,
+            Problem::AboveMaximum {
+                value: u64::from(total) + 1,
+                max: u64::from(total)
+            }
+        )
+    );
+}
+
+#[test]
+fn rule_6_anim_runs_in_bounds() {
+    let mut b = example();
+    let seqs = get_i32(&b, offset_of!(StudioHdr, seqindex)) as usize;
+    let turn = seqs + size_of::<SeqDesc>();
+    let anim = get_i32(&b, turn + offset_of!(SeqDesc, animindex)) as usize;
+    b[anim..anim + 2].copy_from_slice(&0xfff0u16.to_le_bytes());
+    assert!(matches!(
+        err(&b),
+        Error::Truncated {
+            format: Format::Hl1,
+            what: "animvalue",
+            ..
+        }
+    ));
+}
+
+/// The first model of the first body part, and its first mesh's commands.
+fn model_at(b: &[u8]) -> usize {
+    let parts = get_i32(b, offset_of!(StudioHdr, bodypartindex)) as usize;
+    get_i32(b, parts + 72) as usize
+}
+
+fn tricmds_at(b: &[u8]) -> usize {
+    let model = model_at(b);
+    let meshes = get_i32(b, model + offset_of!(Model, meshindex)) as usize;
+    get_i32(b, meshes + 4) as usize
+}
+
+#[test]
+fn rule_7_vertex_bones_in_range() {
+    let mut b = example();
+    let info = get_i32(&b, model_at(&b) + offset_of!(Model, vertinfoindex)) as usize;
+    b[info + 2] = 2;
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "vertinfo",
+            info as u64 + 2,
+            Problem::Index { index: 2, len: 2 }
+        )
+    );
+}
+
+#[test]
+fn rule_9_command_of_fewer_than_3_vertices() {
+    let mut b = example();
+    let at = tricmds_at(&b);
+    b[at..at + 2].copy_from_slice(&(-2i16).to_le_bytes());
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "tricmd.count",
+            at as u64,
+            Problem::BelowMinimum { value: 2, min: 3 }
+        )
+    );
+}
+
+#[test]
+fn rule_9_trivert_indices_in_range() {
+    let mut b = example();
+    let at = tricmds_at(&b) + 2 + size_of::<Trivert>();
+    b[at..at + 2].copy_from_slice(&5i16.to_le_bytes());
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "trivert.vertindex",
+            at as u64,
+            Problem::Index { index: 5, len: 5 }
+        )
+    );
+    let mut b = example();
+    let at = tricmds_at(&b) + 2 + offset_of!(Trivert, normindex);
+    b[at..at + 2].copy_from_slice(&(-1i16).to_le_bytes());
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "trivert.normindex",
+            at as u64,
+            Problem::Index { index: -1, len: 2 }
+        )
+    );
+}
+
+#[test]
+fn rule_9_commands_end_within_the_file() {
+    let mut b = example();
+    // The last mesh's terminating 0 is the last command word before the textures; cutting
+    // the file's declared length inside the commands truncates them.
+    let at = tricmds_at(&b);
+    b.truncate(at + 10);
+    let len = b.len() as i32;
+    put_i32(&mut b, offset_of!(StudioHdr, length), len);
+    assert!(matches!(
+        err(&b),
+        Error::Truncated {
+            format: Format::Hl1,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn rule_10_skin_table_names_textures() {
+    let mut b = example();
+    let skins = get_i32(&b, offset_of!(StudioHdr, skinindex)) as usize;
+    b[skins + 2..skins + 4].copy_from_slice(&7i16.to_le_bytes());
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "skin",
+            skins as u64 + 2,
+            Problem::Index { index: 7, len: 2 }
+        )
+    );
+}
+
+#[test]
+fn the_example_validates_and_every_truncation_is_an_error() {
+    let b = example();
+    let view = Hl1::parse(&b).unwrap();
+    skelmap_testkit::exercise::hl1(&view);
+    for len in 0..b.len() {
+        let mut cut = b[..len].to_vec();
+        if cut.len() >= 80 {
+            put_i32(&mut cut, offset_of!(StudioHdr, length), len as i32);
+        }
+        assert!(Hl1::parse(&cut).is_err(), "{len}");
+    }
+    // Every byte flipped: an error or a view whose every accessor holds.
+    for at in 0..b.len() {
+        let mut flipped = b.clone();
+        flipped[at] ^= 0xa5;
+        if let Ok(model) = AnyModel::from_bytes(&flipped) {
+            skelmap_testkit::exercise::model(&model);
+        }
+    }
+}
+
+#[test]
+fn rule_3_counts_within_limits() {
+    let b = example();
+    let limits = skelmap::Limits {
+        max_bones: 1,
+        ..skelmap::Limits::default()
+    };
+    let e = crate::support::parse_error::<Hl1>(&b, &limits);
+    assert!(
+        matches!(
+            e,
+            Error::Limit {
+                format: Format::Hl1,
+                what: "header.numbones",
+                value: 2,
+                max: 1,
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn rule_8_body_parts_have_a_model() {
+    let mut b = example();
+    let parts = get_i32(&b, offset_of!(StudioHdr, bodypartindex)) as usize;
+    let at = parts + 64;
+    put_i32(&mut b, at, 0);
+    assert_eq!(
+        invalid(&err(&b)),
+        (Format::Hl1, "bodypart.nummodels", at as u64, Problem::Empty)
+    );
+}
+
+#[test]
+fn rule_11_attachments_name_bones() {
+    let mut b = example();
+    let attachments = get_i32(&b, offset_of!(StudioHdr, attachmentindex)) as usize;
+    let at = attachments + 36;
+    put_i32(&mut b, at, 2);
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "attachment.bone",
+            at as u64,
+            Problem::Index { index: 2, len: 2 }
+        )
+    );
+}
