@@ -34,6 +34,7 @@ for target in "${targets[@]}"; do
     zym) dict=(-dict=dict/zym.dict) ;;
     mdr) dict=(-dict=dict/mdr.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
+    mdm|mdx) dict=(-dict=dict/mdm.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
   shared=()

@@ -61,6 +61,12 @@ pub enum SkelmapFormat {
     /// ioquake3 skeletal model (`RDM5`, version 2): model-space bone frames (plain or
     /// compressed), weighted vertices, levels of detail, tags on bones.
     Mdr = 17,
+    /// Enemy Territory skeletal mesh (`MDMW`, version 3) with its MDX skeleton and animation:
+    /// weighted vertices, collapse maps, tags on bones.
+    Mdm = 21,
+    /// Enemy Territory skeleton and animation on its own (`MDXW`, version 2): bones and
+    /// frames, no meshes.
+    Mdx = 22,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the
