@@ -820,7 +820,8 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
 }
 
 /// A mesh per surface, its records made on first use; a material per surface, named by its
-/// shader; tags from the MDM on the MDX's bones.
+/// shader; tags on their bones, each with its offset and axes in the bone's space
+/// (`tag_local`), as ET places them ([`Pair::tag_pose`]).
 impl<'data> ModelView<'data> for Pair<'data> {
     type Mesh<'a>
         = &'a Surface<'data>
@@ -876,6 +877,13 @@ impl<'data> ModelView<'data> for Pair<'data> {
 
     fn tag_bone(&self, index: usize) -> Option<usize> {
         Some(self.mdm.tag(index)?.bone())
+    }
+
+    fn tag_local(&self, index: usize) -> Affine3A {
+        self.mdm.tag(index).map_or(Affine3A::IDENTITY, |tag| {
+            let [x, y, z] = tag.axis().map(Vec3A::from);
+            Affine3A::from_cols(x, y, z, Vec3A::from(tag.offset_in_bone()))
+        })
     }
 
     fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<Affine3A> {

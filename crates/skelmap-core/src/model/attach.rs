@@ -159,7 +159,9 @@ impl<'data> Model<'data> {
             AttachmentKind::Bone(bone) => pose.palette().bone_world(bone).ok_or(wrong("frames")),
             AttachmentKind::Tag(tag) => {
                 if let Some(bone) = self.tag_bone(tag) {
-                    return pose.palette().bone_world(bone).ok_or(wrong("frames"));
+                    let local = with_view!(self.view(), v => ModelView::tag_local(v, tag));
+                    let world = pose.palette().bone_world(bone).ok_or(wrong("frames"))?;
+                    return Ok(world * local);
                 }
                 let (a, b, t) = pose.frames().ok_or(wrong("bones"))?;
                 let at = with_view!(self.view(), v => ModelView::tag_at(v, a, b, t, tag));

@@ -321,6 +321,14 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         None
     }
 
+    /// Where tag `index` sits on its [`tag_bone`](ModelView::tag_bone), in the bone's space
+    /// (an MDM's tags: an offset and axes on the bone): the tag is placed by the bone's world
+    /// transform times this. Identity (the default) for a tag that is its bone (MDR).
+    fn tag_local(&self, index: usize) -> Affine3A {
+        let _ = index;
+        Affine3A::IDENTITY
+    }
+
     /// Tag `index` between frames `a` and `b` at `t`, in model space: the columns of its
     /// linear part are the tag's forward, left and up axes (orthonormal), its translation the
     /// tag's origin, so that a model attached to the tag is placed by this transform. `None`
