@@ -1540,10 +1540,11 @@ pub fn mdx(m: &skelmap_core::mdm::Mdx<'_>) {
         for b in 0..bones {
             for torso in [0, frames - 1] {
                 let placed = m.bone_transform(f, torso, b).expect("bone placed");
-                assert!(placed.is_finite() || !placed.translation.is_finite());
+                // A huge torso weight or distance may overflow: placed, never a panic.
+                let _ = placed;
             }
-            let (q, t) = m.bone_pose(f, b).expect("bone pose");
-            assert!(q.is_finite() || !t.is_finite());
+            let (q, _) = m.bone_pose(f, b).expect("bone pose");
+            assert!(q.is_finite(), "a rotation that is not one is the identity");
         }
         assert!(m.bone_transform(f, f, bones).is_none());
     }

@@ -10,6 +10,7 @@ mod reference;
 mod rules;
 mod sweep;
 
+pub use reference::three_bones;
 use skelmap::mdm::{Mdm, Mdx};
 use skelmap::{Diagnostics, Error, Format, Limits, Problem};
 

@@ -659,7 +659,15 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
         let info = self.bones.get(bone)?;
         let (rotation, direction) = self.bone_local(frame, frame, bone)?;
-        let quat = |m: Mat3| Quat::from_mat3(&m).normalize();
+        // A rotation an overflowing torso weight made not finite is the identity.
+        let quat = |m: Mat3| {
+            let q = Quat::from_mat3(&m);
+            if q.is_finite() && q.length_squared() > 0.0 {
+                q.normalize()
+            } else {
+                Quat::IDENTITY
+            }
+        };
         match usize::try_from(info.parent.get()) {
             Err(_) => Some((
                 quat(rotation),
