@@ -35,6 +35,7 @@ for target in "${targets[@]}"; do
     mdr) dict=(-dict=dict/mdr.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
     hl1) dict=(-dict=dict/hl1.dict) ;;
+    mdm|mdx) dict=(-dict=dict/mdm.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
   shared=()

@@ -597,3 +597,45 @@ fn a_character_frame_allocates_nothing_after_warm_up() {
         }
     }
 }
+
+/// The MDM builder's pair with `vertices` vertices in its surface and `frames` frames.
+fn mdm_pair(vertices: usize, frames: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut b = skelmap::mdm::Builder::triangle();
+    let surface = &mut b.surfaces[0];
+    let last = surface.vertices[2].clone();
+    surface.vertices.resize(vertices, last);
+    surface.collapse_map.resize(vertices, 0);
+    let frame = b.frames[1].clone();
+    b.frames.resize(frames, frame);
+    b.write()
+}
+
+/// Opening an MDM with its MDX copies nothing: the same allocations whatever the vertex and
+/// frame counts; an MDX alone likewise.
+#[test]
+fn mdm_open_allocation_does_not_grow() {
+    use skelmap::source::Source;
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let pairs = [mdm_pair(3, 3), mdm_pair(5000, 900)];
+    let counts = pairs.clone().map(|(mdm, mdx)| {
+        let (allocs, bytes, model) = measure(|| {
+            Model::from_mdm(
+                Source::from_bytes(&mdm),
+                Source::from_bytes(&mdx),
+                &Limits::DEFAULT,
+            )
+        });
+        let model = model.unwrap();
+        assert!([3, 900].contains(&model.num_frames()));
+        (allocs, bytes)
+    });
+    eprintln!(
+        "MDM: (allocations, bytes) small {:?}, large {:?}",
+        counts[0], counts[1]
+    );
+    assert_eq!(counts[0], counts[1], "MDM: small vs large");
+    let mdx = pairs.map(|(_, mdx)| mdx);
+    open_counts("MDX", [&mdx[0], &mdx[1]], |model| {
+        assert!([3, 900].contains(&model.num_frames()));
+    });
+}

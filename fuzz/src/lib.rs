@@ -12,7 +12,7 @@ use skelmap_core::ms3d::Ms3d;
 use skelmap_core::skm;
 use skelmap_core::skm::{Skm, Skp};
 use skelmap_core::slmdl;
-use skelmap_core::{Model, dpm::Dpm};
+use skelmap_core::{Model, dpm::Dpm, source::Source};
 
 /// The `dpm` target: DPM validation without the probe, then the deep walk.
 pub fn dpm(data: &[u8]) {
@@ -251,6 +251,38 @@ pub fn hl1(data: &[u8]) {
     if let Ok(view) = skelmap_core::hl1::Hl1::parse(data) {
         exercise::hl1(&view);
         let model = Model::from_bytes(data).expect("a valid HL1 MDL opens as a model");
+        exercise::model(&model);
+    }
+}
+
+/// The `mdm` target: the input split as for `skm_pair` (a `u16` length, that much MDM, the
+/// rest MDX); the MDM validated and walked alone, then, when both validate and pair, the
+/// model they make through the format-neutral walk.
+pub fn mdm(data: &[u8]) {
+    let Some((mdm, mdx)) = split_pair(data) else {
+        return;
+    };
+    let Ok(mesh) = skelmap_core::mdm::Mdm::parse(mdm) else {
+        return;
+    };
+    exercise::mdm(&mesh);
+    let Ok(skeleton) = skelmap_core::mdm::Mdx::parse(mdx) else {
+        return;
+    };
+    if skelmap_core::mdm::Pair::new(mesh, skeleton).is_ok() {
+        let (mdm, mdx) = (Source::from_bytes(mdm), Source::from_bytes(mdx));
+        let model = Model::from_mdm(mdm, mdx, &skelmap_core::Limits::DEFAULT)
+            .expect("a valid pair opens as a model");
+        exercise::model(&model);
+    }
+}
+
+/// The `mdx` target: MDX validation without the probe, every accessor of the view (frames,
+/// bones placed with the torso at either end), then the model it opens as.
+pub fn mdx(data: &[u8]) {
+    if let Ok(view) = skelmap_core::mdm::Mdx::parse(data) {
+        exercise::mdx(&view);
+        let model = Model::from_bytes(data).expect("a valid MDX opens as a model");
         exercise::model(&model);
     }
 }

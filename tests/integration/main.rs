@@ -18,6 +18,7 @@ mod md3;
 mod md5;
 mod mdc;
 mod mdl7;
+mod mdm;
 mod mdr;
 mod ms3d;
 mod quake;

@@ -132,6 +132,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.extend(zym_seeds());
     out.extend(mdr_seeds());
     out.extend(hl1_seeds());
+    out.extend(mdm_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -203,6 +204,28 @@ fn hl1_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("hl1", "example.mdl", example.clone()),
         ("hl1", "textures.mdl", b.write_textures().unwrap()),
         ("probe_any", "hl1_example.mdl", example),
+    ]
+}
+
+/// The `mdm` and `mdx` seeds: the builder's pair (as the `mdm` target splits its input: a
+/// `u16` MDM length, the MDM, the MDX) and the pair with a third bone and tag; the MDX alone
+/// for `mdx` and `probe_any`.
+fn mdm_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let pair = |b: &skelmap::mdm::Builder| {
+        let (mdm, mdx) = b.write();
+        let mut out = (mdm.len() as u16).to_le_bytes().to_vec();
+        out.extend_from_slice(&mdm);
+        out.extend_from_slice(&mdx);
+        out
+    };
+    let triangle = skelmap::mdm::Builder::triangle();
+    let three = crate::mdm::three_bones();
+    vec![
+        ("mdm", "triangle.pair", pair(&triangle)),
+        ("mdm", "three_bones.pair", pair(&three)),
+        ("mdx", "triangle.mdx", triangle.write_mdx()),
+        ("mdx", "three_bones.mdx", three.write_mdx()),
+        ("probe_any", "triangle.mdx", triangle.write_mdx()),
     ]
 }
 
@@ -397,7 +420,8 @@ fn committed_seeds_match_the_writers() {
             || skelmap::Model::from_bytes(&bytes).is_ok()
             || skelmap::skm::Skm::parse(&bytes).is_ok()
             || skelmap::slmdl::Animation::parse(&bytes).is_ok()
-            || target.contains("skm");
+            || target.contains("skm")
+            || (target == "mdm" && mdm_pair_opens(&bytes));
         assert!(valid, "seed {target}/{name} must be valid");
     }
 }
@@ -499,6 +523,14 @@ fn every_seed_and_regression_replays_without_panic() {
                         crate::exercise::model(&model);
                     }
                 }
+                Some("mdm") => replay_mdm(&bytes),
+                Some("mdx") => {
+                    if let Ok(m) = skelmap::mdm::Mdx::parse(&bytes) {
+                        crate::exercise::mdx(&m);
+                        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+                        crate::exercise::model(&model);
+                    }
+                }
                 Some("md3") => {
                     if let Ok(m) = skelmap::md3::Md3::parse(&bytes) {
                         crate::exercise::md3(&m);
@@ -547,4 +579,33 @@ fn structured_model(spec: &[u8]) -> Option<Vec<u8>> {
     let mut u = arbitrary::Unstructured::new(spec);
     let spec = <crate::structured::Spec as arbitrary::Arbitrary>::arbitrary(&mut u).ok()?;
     crate::structured::build(&spec)
+}
+
+/// The `mdm` input: a little-endian `u16` MDM length, the MDM, then the MDX.
+fn replay_mdm(bytes: &[u8]) {
+    let Some((len, rest)) = bytes.split_first_chunk::<2>() else {
+        return;
+    };
+    let (mdm, mdx) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
+    if let Ok(mesh) = skelmap::mdm::Mdm::parse(mdm) {
+        crate::exercise::mdm(&mesh);
+        if let Ok(skeleton) = skelmap::mdm::Mdx::parse(mdx)
+            && let Ok(pair) = skelmap::mdm::Pair::new(mesh, skeleton)
+        {
+            crate::exercise::mdm_pair(&pair);
+        }
+    }
+}
+
+/// Whether an `mdm` input (a `u16` MDM length, the MDM, the MDX) opens as a model.
+fn mdm_pair_opens(bytes: &[u8]) -> bool {
+    let Some((len, rest)) = bytes.split_first_chunk::<2>() else {
+        return false;
+    };
+    let (mdm, mdx) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
+    let (mdm, mdx) = (
+        skelmap::source::Source::from_bytes(mdm),
+        skelmap::source::Source::from_bytes(mdx),
+    );
+    skelmap::Model::from_mdm(mdm, mdx, &skelmap::Limits::DEFAULT).is_ok()
 }

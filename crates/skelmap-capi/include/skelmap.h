@@ -306,6 +306,16 @@ typedef enum SkelmapFormat {
    * `<stem>01.mdl` sequence groups.
    */
   SKELMAP_FORMAT_HL1 = 18,
+  /**
+   * Enemy Territory skeletal mesh (`MDMW`, version 3) with its MDX skeleton and animation:
+   * weighted vertices, collapse maps, tags on bones.
+   */
+  SKELMAP_FORMAT_MDM = 21,
+  /**
+   * Enemy Territory skeleton and animation on its own (`MDXW`, version 2): bones and
+   * frames, no meshes.
+   */
+  SKELMAP_FORMAT_MDX = 22,
 } SkelmapFormat;
 
 /**

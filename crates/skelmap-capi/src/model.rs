@@ -64,6 +64,12 @@ pub enum SkelmapFormat {
     /// Half-Life 1 studio model (`IDST` v10) with its `<stem>T.mdl` textures and
     /// `<stem>01.mdl` sequence groups.
     Hl1 = 18,
+    /// Enemy Territory skeletal mesh (`MDMW`, version 3) with its MDX skeleton and animation:
+    /// weighted vertices, collapse maps, tags on bones.
+    Mdm = 21,
+    /// Enemy Territory skeleton and animation on its own (`MDXW`, version 2): bones and
+    /// frames, no meshes.
+    Mdx = 22,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

@@ -60,6 +60,12 @@ pub const ZYM_MAGIC: &[u8; 12] = b"ZYMOTICMODEL";
 /// The 4 bytes a Half-Life 1 studio model (and its texture file) starts with.
 pub const HL1_MAGIC: &[u8; 4] = b"IDST";
 
+/// The 4 bytes every Enemy Territory MDM starts with (`MDM_IDENT`).
+pub const MDM_MAGIC: &[u8; 4] = b"MDMW";
+
+/// The 4 bytes every Enemy Territory MDX starts with (`MDX_IDENT`).
+pub const MDX_MAGIC: &[u8; 4] = b"MDXW";
+
 /// Size of an SKM header (`dskmheader_t`); `skm::raw` asserts its struct has it.
 pub const SKM_HEADER_SIZE: u64 = 24;
 /// Size of an SKP header (`dskpheader_t`).
@@ -261,6 +267,26 @@ macro_rules! format_table {
                 writer: [],
                 view: hl1::Pair, as_hl1,
                 "A Half-Life 1 model with its texture and sequence-group files.",
+            }
+            /// Enemy Territory skeletal mesh (`MDMW`, version 3, little-endian): surfaces of
+            /// weighted vertices with collapse maps, tags on bones; played by its MDX.
+            Mdm {
+                name: "MDM", extensions: ["mdm"],
+                magic: MDM_MAGIC, magic_text: "\"MDMW\"", c_value: 21,
+                folder: "mdm", docs: "mdm", fuzz: "mdm",
+                writer: [],
+                view: mdm::Pair, as_mdm,
+                "An Enemy Territory mesh paired with its MDX skeleton and animation.",
+            }
+            /// Enemy Territory skeleton and animation (`MDXW`, version 2, little-endian): bones
+            /// placed by parent distance and compressed angles, frames.
+            Mdx {
+                name: "MDX", extensions: ["mdx"],
+                magic: MDX_MAGIC, magic_text: "\"MDXW\"", c_value: 22,
+                folder: "mdm", docs: "mdm", fuzz: "mdx",
+                writer: [],
+                view: mdm::Mdx, as_mdx,
+                "An Enemy Territory skeleton on its own: bones and frames, no meshes.",
             }
         }
     };

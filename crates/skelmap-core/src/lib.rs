@@ -76,6 +76,7 @@ pub mod md3;
 pub mod md5;
 pub mod mdc;
 pub mod mdl7;
+pub mod mdm;
 pub mod mdr;
 pub mod model;
 pub mod ms3d;

@@ -57,6 +57,10 @@ pub fn model(model: &Model<'_>) {
         mdr(m);
     } else if let Some(m) = model.as_hl1() {
         hl1_pair(m);
+    } else if let Some(m) = model.as_mdm() {
+        mdm_pair(m);
+    } else if let Some(m) = model.as_mdx() {
+        mdx(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -1553,4 +1557,107 @@ pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
         assert!(tri.iter().all(|&i| (i as usize) < verts));
     }
     assert!((&p).triangle(p.model().num_triangles()).is_none());
+}
+
+/// Every accessor of an Enemy Territory MDM on its own: surfaces (vertices, triangles,
+/// collapse map, bone references, the records made from the weights, every level of
+/// detail's triangles) and tags.
+pub fn mdm(m: &skelmap_core::mdm::Mdm<'_>) {
+    let _ = (
+        m.name(),
+        m.lod_scale(),
+        m.lod_bias(),
+        m.header(),
+        m.max_bone(),
+    );
+    let mut lod = Vec::new();
+    for s in m.surfaces() {
+        let verts = s.num_vertices();
+        assert_eq!(s.vertices().len(), verts);
+        assert_eq!(s.collapse_map().len(), verts);
+        assert!(s.collapse_map().all(|c| c < verts));
+        assert!(s.bone_references().all(|b| Some(b) <= m.max_bone()));
+        for t in 0..s.num_triangles() {
+            let v = s.triangle(t).expect("triangle exists");
+            assert!(v.iter().all(|&i| (i as usize) < verts));
+        }
+        assert!(s.min_lod() <= verts);
+        for fraction in [0.0, 0.5, 1.0, f32::NAN] {
+            let keep = s.lod_vertices(fraction);
+            assert!(keep <= verts);
+            s.lod_triangles(keep, &mut lod);
+            assert!(lod.len() <= s.num_triangles());
+            assert!(lod.iter().flatten().all(|&i| (i as usize) < keep.max(1)));
+        }
+        let _ = (s.name_lossy(), s.shader_name(), s.offset(), s.header());
+        let records = s.records();
+        assert_eq!(records.num_vertices(), verts);
+        for ((vertex, stored), i) in s.vertices().zip(records.vertices()).zip(0..) {
+            assert_eq!(vertex.weights.len(), stored.len());
+            let found = s.vertex(i).expect("vertex exists");
+            assert!(core::ptr::eq(found.raw, vertex.raw));
+            let _ = (vertex.normal(), vertex.tex_coords());
+        }
+        assert!(s.vertex(verts).is_none());
+    }
+    for i in 0..m.num_tags() {
+        let tag = m.tag(i).expect("tag exists");
+        assert!(Some(tag.bone()) <= m.max_bone());
+        let _ = (
+            tag.name(),
+            tag.axis(),
+            tag.offset_in_bone(),
+            tag.offset(),
+            tag.raw(),
+        );
+        assert!(tag.bone_references().all(|b| Some(b) <= m.max_bone()));
+    }
+    assert!(m.tag(m.num_tags()).is_none());
+}
+
+/// Every accessor of an Enemy Territory MDX: frames, bones, their placement (model space
+/// and parent-relative) at the first and last frame, with the torso at either.
+pub fn mdx(m: &skelmap_core::mdm::Mdx<'_>) {
+    let (frames, bones) = (m.num_frames(), m.num_bones());
+    assert!(frames >= 1 && bones >= 1);
+    assert!(m.torso_parent().is_none_or(|t| t < bones));
+    skeleton(m.skeleton_bones());
+    let _ = (m.name(), m.header(), m.bones());
+    for f in [0, frames - 1] {
+        let frame = m.frame(f).expect("frame exists");
+        assert_eq!(frame.bones.len(), bones);
+        let _ = (
+            frame.bounds(),
+            frame.local_origin(),
+            frame.radius(),
+            frame.parent_offset(),
+        );
+        for b in 0..bones {
+            for torso in [0, frames - 1] {
+                let placed = m.bone_transform(f, torso, b).expect("bone placed");
+                // A huge torso weight or distance may overflow: placed, never a panic.
+                let _ = placed;
+            }
+            let (q, _) = m.bone_pose(f, b).expect("bone pose");
+            assert!(q.is_finite(), "a rotation that is not one is the identity");
+        }
+        assert!(m.bone_transform(f, f, bones).is_none());
+    }
+    assert!(m.frame(frames).is_none() && m.bone_pose(frames, 0).is_none());
+}
+
+/// An MDM with its MDX: both walked, every bone the mesh names in the skeleton, every tag
+/// placed at the first and last frame.
+pub fn mdm_pair(p: &skelmap_core::mdm::Pair<'_>) {
+    mdm(p.mdm());
+    mdx(p.mdx());
+    assert!(p.mdm().max_bone().is_none_or(|b| b < p.mdx().num_bones()));
+    let frames = p.mdx().num_frames();
+    for i in 0..p.mdm().num_tags() {
+        for f in [0, frames - 1] {
+            let _ = p.tag_pose(f, i).expect("tag placed");
+            let _ = p.tag_at(f, 0, 0.5, i).expect("tag placed");
+        }
+    }
+    assert!(p.tag_pose(frames, 0).is_none());
 }

@@ -166,6 +166,13 @@ impl<'data> Model<'data> {
                          through a resolver",
             });
         }
+        if format == Format::Mdm {
+            return Err(Error::Resolve {
+                path: String::new(),
+                reason: "an MDM mesh needs its MDX skeleton: open it with Model::from_mdm or \
+                         through a resolver",
+            });
+        }
         Model::build(format, String::new(), source, Vec::new(), limits)
     }
 
@@ -182,6 +189,29 @@ impl<'data> Model<'data> {
     ) -> Result<Model<'data>> {
         let companions = vec![(Companion::Skeleton, String::new(), skp)];
         Model::build(Format::Skm, String::new(), skm, companions, limits)
+    }
+
+    /// Validates an Enemy Territory MDM mesh and its MDX skeleton and pairs them (every bone
+    /// the mesh names must be one of the skeleton's: [`mdm::Pair::new`](crate::mdm::Pair::new)).
+    ///
+    /// ```
+    /// use skelmap_core::{Limits, Model, source::Source};
+    /// let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
+    /// let model = Model::from_mdm(Source::from_vec(mdm), Source::from_vec(mdx), &Limits::DEFAULT)?;
+    /// assert_eq!((model.num_bones(), model.num_frames(), model.num_meshes()), (2, 3, 1));
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Any validation or pairing error.
+    pub fn from_mdm(
+        mdm: Source<'data>,
+        mdx: Source<'data>,
+        limits: &Limits,
+    ) -> Result<Model<'data>> {
+        let companions = vec![(Companion::Skeleton, String::new(), mdx)];
+        Model::build(Format::Mdm, String::new(), mdm, companions, limits)
     }
 
     /// Opens the model at VFS `path` and its companions through `resolver` (see the module

@@ -322,8 +322,9 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     }
 
     /// For a tag that names a bone ([`tag_bone`](ModelView::tag_bone)): where it sits in that
-    /// bone's space (a Half-Life attachment's `org`); the identity by default (an MDR's tag
-    /// is its bone).
+    /// bone's space, so that the tag is placed by the bone's world transform times this (a
+    /// Half-Life attachment's `org`; an MDM tag's offset and axes on its bone); the identity by
+    /// default (an MDR's tag is its bone).
     fn tag_offset(&self, index: usize) -> Affine3A {
         let _ = index;
         Affine3A::IDENTITY

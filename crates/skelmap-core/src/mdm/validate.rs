@@ -1,0 +1,874 @@
+//! The validation passes: an MDM's header, its chain of surfaces with their vertices,
+//! weights, triangles, collapse maps and bone references, and its chain of tags; an MDX's
+//! header, frames and bones; and the pair's cross-check, every bone the mesh names present in
+//! the skeleton (`docs/formats/mdm.md` § Validation: MDM rules 1–9, MDX rules 1–6, pair rule
+//! 1; the module docs list them).
+
+use core::mem::offset_of;
+use std::sync::OnceLock;
+
+use zerocopy::byteorder::{F32, I32, LittleEndian};
+
+use super::raw::{
+    MDM_MAX_SURFACES, MDM_MAX_TAGS, MDM_MAX_VERTS, MDM_VERSION, MDX_MAX_BONES, MDX_VERSION,
+    MdmHeader, MdmSurface, MdmTag, MdmTriangle, MdmVertex, MdmWeight, MdxBoneInfo, MdxFrame,
+    MdxHeader, SHADER_MAX_INDEXES,
+};
+use super::view::{BoneUse, Mdm, Mdx, Pair, Surface, Tag, frame_stride};
+use crate::alias::idp3;
+use crate::bonevert::INFLUENCE_SUM_TOLERANCE;
+use crate::diag::{Diagnostics, WarningKind};
+use crate::error::{Error, Problem, Result};
+use crate::format::Format;
+use crate::limits::Limits;
+use crate::parse::Parse;
+use crate::read::Reader;
+use crate::resolver::Resolver;
+use crate::rules::{self, record_offset};
+use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
+
+type Le = LittleEndian;
+
+/// Byte offset of a field at `field` in a structure at `base`.
+fn at(base: u64, field: usize) -> u64 {
+    base + field as u64
+}
+
+/// A count or offset field that must not be negative.
+fn non_negative(format: Format, what: &'static str, offset: u64, value: &I32<Le>) -> Result<u32> {
+    rules::non_negative(format, what, offset, value.get())
+}
+
+/// Floats that must be finite, the first that is not reported at its own offset.
+fn finite(format: Format, what: &'static str, first: u64, values: &[F32<Le>]) -> Result<()> {
+    match values.iter().position(|v| !v.get().is_finite()) {
+        Some(i) => Err(idp3::invalid(
+            format,
+            what,
+            record_offset::<F32<Le>>(first, i),
+            Problem::NotFinite,
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An offset of a header of `size` bytes that must point past it.
+fn after_header(
+    format: Format,
+    what: &'static str,
+    field: u64,
+    ofs: u64,
+    size: usize,
+) -> Result<()> {
+    let min = size as u64;
+    if ofs < min {
+        let problem = Problem::BelowMinimum { value: ofs, min };
+        return Err(idp3::invalid(format, what, field, problem));
+    }
+    Ok(())
+}
+
+/// Rule 1 of both files: the one version ET reads.
+fn version(format: Format, offset: u64, found: i32, expected: i32) -> Result<()> {
+    if found != expected {
+        return Err(Error::Unsupported {
+            format,
+            what: "header.version",
+            offset,
+            value: found.into(),
+            supported: if format == Format::Mdm {
+                "MDM files are version 3"
+            } else {
+                "MDX files are version 2"
+            },
+        });
+    }
+    Ok(())
+}
+
+/// Rule 2 of both files, checked first as ET copies `ofsEnd` bytes: not negative and not
+/// past the file. Returns it.
+fn declared_end(format: Format, reader: Reader<'_>, value: &I32<Le>, field: u64) -> Result<u64> {
+    let end = u64::from(non_negative(format, "header.ofs_end", field, value)?);
+    if end > reader.len() {
+        return Err(Error::Truncated {
+            format,
+            what: "file (header.ofs_end)",
+            offset: 0,
+            need: end,
+            have: reader.len(),
+        });
+    }
+    Ok(end)
+}
+
+// ---- MDM ----
+
+const MDM: Format = Format::Mdm;
+
+/// What the MDM walk carries from one structure to the next.
+struct MdmWalk<'a, 'data> {
+    reader: Reader<'data>,
+    limits: &'a Limits,
+    /// Weights of every surface so far (against `Limits::max_total_influences`).
+    total_weights: u64,
+    /// The end of the furthest structure so far.
+    furthest: u64,
+    /// The largest bone the file names, where it first names it.
+    max_bone: Option<BoneUse>,
+}
+
+impl<'data> MdmWalk<'_, 'data> {
+    /// A bone index the MDM names at `offset` (as `what`): not negative, and remembered
+    /// when it is the largest so far, for the pair's check against the MDX.
+    fn bone(&mut self, what: &'static str, offset: u64, value: &I32<Le>) -> Result<()> {
+        let bone = non_negative(MDM, what, offset, value)?;
+        if self.max_bone.is_none_or(|m| bone > m.bone) {
+            self.max_bone = Some(BoneUse { bone, what, offset });
+        }
+        Ok(())
+    }
+
+    /// An array of `count` `i32` at `ofs` (read from `field`) from the structure at `base`.
+    fn ints(
+        &mut self,
+        what: (&'static str, &'static str),
+        (base, field, ofs): (u64, u64, &I32<Le>),
+        count: u32,
+    ) -> Result<(&'data [I32<Le>], u64)> {
+        let start = base + u64::from(non_negative(MDM, what.0, field, ofs)?);
+        let ints = self
+            .reader
+            .slice_at::<I32<Le>>(what.1, start, count.into())?;
+        self.furthest = self.furthest.max(rules::end(start, ints));
+        Ok((ints, start))
+    }
+}
+
+/// Validates `data` as an MDM under `limits`, recording findings in `diag`: the header, the
+/// surfaces in chain order, then the tags in chain order. The bones it names are checked
+/// against an MDX by [`Pair::new`].
+impl<'data> Parse<'data> for Mdm<'data> {
+    const FORMAT: Format = MDM;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Mdm<'data>> {
+        rules::begin(MDM, data, limits)?;
+        let reader = Reader::new(data, MDM);
+        let header: &MdmHeader = reader.ref_at("header", 0)?;
+        let field = |f: usize| at(0, f);
+        version(
+            MDM,
+            field(offset_of!(MdmHeader, version)),
+            header.version.get(),
+            MDM_VERSION,
+        )?;
+        let end_at = field(offset_of!(MdmHeader, ofs_end));
+        let end = declared_end(MDM, reader, &header.ofs_end, end_at)?;
+        rules::check_name(
+            MDM,
+            diag,
+            "header.name",
+            field(offset_of!(MdmHeader, name)),
+            &header.name,
+        );
+        // Rule 3: the counts and the level-of-detail factors.
+        finite(
+            MDM,
+            "header.lod_scale",
+            field(offset_of!(MdmHeader, lod_scale)),
+            core::slice::from_ref(&header.lod_scale),
+        )?;
+        finite(
+            MDM,
+            "header.lod_bias",
+            field(offset_of!(MdmHeader, lod_bias)),
+            core::slice::from_ref(&header.lod_bias),
+        )?;
+        let surfaces_at = field(offset_of!(MdmHeader, num_surfaces));
+        let num_surfaces = non_negative(
+            MDM,
+            "header.num_surfaces",
+            surfaces_at,
+            &header.num_surfaces,
+        )?;
+        rules::check_limit(
+            MDM,
+            "header.num_surfaces",
+            surfaces_at,
+            num_surfaces,
+            limits.max_meshes,
+        )?;
+        rules::engine_limit(
+            diag,
+            (MDM, "ET"),
+            "header.num_surfaces",
+            surfaces_at,
+            num_surfaces,
+            MDM_MAX_SURFACES,
+        );
+        let tags_at = field(offset_of!(MdmHeader, num_tags));
+        let num_tags = non_negative(MDM, "header.num_tags", tags_at, &header.num_tags)?;
+        rules::check_limit(MDM, "header.num_tags", tags_at, num_tags, limits.max_bones)?;
+        rules::engine_limit(
+            diag,
+            (MDM, "ET"),
+            "header.num_tags",
+            tags_at,
+            num_tags,
+            MDM_MAX_TAGS,
+        );
+        let mut walk = MdmWalk {
+            reader,
+            limits,
+            total_weights: 0,
+            furthest: size_of::<MdmHeader>() as u64,
+            max_bone: None,
+        };
+        // Rule 4: the surfaces' chain.
+        let first_at = field(offset_of!(MdmHeader, ofs_surfaces));
+        let mut base = u64::from(non_negative(
+            MDM,
+            "header.ofs_surfaces",
+            first_at,
+            &header.ofs_surfaces,
+        )?);
+        if num_surfaces > 0 {
+            after_header(
+                MDM,
+                "header.ofs_surfaces",
+                first_at,
+                base,
+                size_of::<MdmHeader>(),
+            )?;
+        }
+        let mut surfaces = Vec::with_capacity(num_surfaces as usize);
+        for _ in 0..num_surfaces {
+            let (surface, next) = self::surface(&mut walk, base, diag)?;
+            surfaces.push(surface);
+            base += u64::from(next);
+        }
+        if surfaces.is_empty() {
+            diag.warn(
+                MDM,
+                WarningKind::NoGroups,
+                "header.num_surfaces",
+                surfaces_at,
+                || "no surface: a model of tags only".into(),
+            );
+        }
+        // Rule 9: the tags' chain.
+        let first_at = field(offset_of!(MdmHeader, ofs_tags));
+        let mut base = u64::from(non_negative(
+            MDM,
+            "header.ofs_tags",
+            first_at,
+            &header.ofs_tags,
+        )?);
+        if num_tags > 0 {
+            after_header(
+                MDM,
+                "header.ofs_tags",
+                first_at,
+                base,
+                size_of::<MdmHeader>(),
+            )?;
+        }
+        let mut tags = Vec::with_capacity(num_tags as usize);
+        for _ in 0..num_tags {
+            let (tag, next) = self::tag(&mut walk, base)?;
+            tags.push(tag);
+            base += u64::from(next);
+        }
+        let range = (end, reader.len(), walk.furthest);
+        rules::check_declared_end(diag, MDM, ("header.ofs_end", end_at), range, "structure")?;
+        Ok(Mdm {
+            header,
+            surfaces,
+            tags,
+            max_bone: walk.max_bone,
+        })
+    }
+}
+
+/// Rules 4–8 for the surface whose header is at `base`. Returns it and its `ofs_end`.
+fn surface<'data>(
+    walk: &mut MdmWalk<'_, 'data>,
+    base: u64,
+    diag: &mut Diagnostics,
+) -> Result<(Surface<'data>, u32)> {
+    let reader = walk.reader;
+    let header: &'data MdmSurface = reader.ref_at("surface", base)?;
+    walk.furthest = walk.furthest.max(base + size_of::<MdmSurface>() as u64);
+    let field = |f: usize| at(base, f);
+    let end = non_negative(
+        MDM,
+        "surface.ofs_end",
+        field(offset_of!(MdmSurface, ofs_end)),
+        &header.ofs_end,
+    )?;
+    idp3::terminated(
+        MDM,
+        "surface.name",
+        field(offset_of!(MdmSurface, name)),
+        &header.name,
+    )?;
+    idp3::terminated(
+        MDM,
+        "surface.shader",
+        field(offset_of!(MdmSurface, shader)),
+        &header.shader,
+    )?;
+    // Rule 5: the counts.
+    let verts_at = field(offset_of!(MdmSurface, num_verts));
+    let verts = non_negative(MDM, "surface.num_verts", verts_at, &header.num_verts)?;
+    rules::check_limit(
+        MDM,
+        "surface.num_verts",
+        verts_at,
+        verts,
+        walk.limits.max_vertices_per_mesh,
+    )?;
+    let triangles_at = field(offset_of!(MdmSurface, num_triangles));
+    let num_triangles = non_negative(
+        MDM,
+        "surface.num_triangles",
+        triangles_at,
+        &header.num_triangles,
+    )?;
+    rules::check_limit(
+        MDM,
+        "surface.num_triangles",
+        triangles_at,
+        num_triangles,
+        walk.limits.max_triangles_per_mesh,
+    )?;
+    let refs_at = field(offset_of!(MdmSurface, num_bone_references));
+    let num_refs = non_negative(
+        MDM,
+        "surface.num_bone_references",
+        refs_at,
+        &header.num_bone_references,
+    )?;
+    rules::check_limit(
+        MDM,
+        "surface.num_bone_references",
+        refs_at,
+        num_refs,
+        walk.limits.max_bones,
+    )?;
+    rules::engine_limit(
+        diag,
+        (MDM, "ET"),
+        "surface.num_verts",
+        verts_at,
+        verts,
+        MDM_MAX_VERTS,
+    );
+    rules::engine_limit(
+        diag,
+        (MDM, "ET"),
+        "surface.num_triangles",
+        triangles_at,
+        num_triangles,
+        SHADER_MAX_INDEXES / 3,
+    );
+    // Rule 6: the vertices and their weights.
+    let verts_field = field(offset_of!(MdmSurface, ofs_verts));
+    let verts_start = base
+        + u64::from(non_negative(
+            MDM,
+            "surface.ofs_verts",
+            verts_field,
+            &header.ofs_verts,
+        )?);
+    let verts_end = vertices(walk, verts_start, verts, diag)?;
+    walk.furthest = walk.furthest.max(verts_end);
+    // Rule 7: the triangles.
+    let tri_field = field(offset_of!(MdmSurface, ofs_triangles));
+    let tri_start = base
+        + u64::from(non_negative(
+            MDM,
+            "surface.ofs_triangles",
+            tri_field,
+            &header.ofs_triangles,
+        )?);
+    let triangles = reader.slice_at::<MdmTriangle>("triangles", tri_start, num_triangles.into())?;
+    idp3::check_triangles(MDM, triangles, tri_start, verts)?;
+    walk.furthest = walk.furthest.max(rules::end(tri_start, triangles));
+    // Rule 8: the collapse map, each entry a vertex of the surface.
+    let (collapse_map, map_start) = walk.ints(
+        ("surface.ofs_collapse_map", "collapse map"),
+        (
+            base,
+            field(offset_of!(MdmSurface, ofs_collapse_map)),
+            &header.ofs_collapse_map,
+        ),
+        verts,
+    )?;
+    for (i, entry) in collapse_map.iter().enumerate() {
+        if u32::try_from(entry.get()).is_ok_and(|v| v < verts) {
+            continue;
+        }
+        let problem = Problem::Index {
+            index: entry.get().into(),
+            len: verts.into(),
+        };
+        return Err(idp3::invalid(
+            MDM,
+            "collapse_map",
+            record_offset::<I32<Le>>(map_start, i),
+            problem,
+        ));
+    }
+    // Rule 8: the bone references, each not negative (against the MDX: the pair's rule).
+    let (bone_references, refs_start) = walk.ints(
+        ("surface.ofs_bone_references", "bone references"),
+        (
+            base,
+            field(offset_of!(MdmSurface, ofs_bone_references)),
+            &header.ofs_bone_references,
+        ),
+        num_refs,
+    )?;
+    for (i, bone) in bone_references.iter().enumerate() {
+        walk.bone(
+            "surface.bone_references",
+            record_offset::<I32<Le>>(refs_start, i),
+            bone,
+        )?;
+    }
+    let vertices = reader
+        .get_bytes(verts_start, verts_end - verts_start)
+        .unwrap_or_default();
+    Ok((
+        Surface {
+            header,
+            offset: base,
+            vertices,
+            num_verts: verts,
+            triangles,
+            collapse_map,
+            bone_references,
+            decoded: OnceLock::new(),
+        },
+        end,
+    ))
+}
+
+/// Rule 6: `count` vertices from `start`, each inside the file with its weights, 1 to
+/// `max_influences_per_vertex` weights and no more than `max_total_influences` in all, every
+/// float finite, every bone not negative; weights not summing to 1 a warning. Returns the end
+/// of the last vertex.
+fn vertices(
+    walk: &mut MdmWalk<'_, '_>,
+    start: u64,
+    count: u32,
+    diag: &mut Diagnostics,
+) -> Result<u64> {
+    let reader = walk.reader;
+    let max_total = walk.limits.max_total_influences;
+    let mut offset = start;
+    for _ in 0..count {
+        let vertex: &MdmVertex = reader.ref_at("vertex", offset)?;
+        let field = |f: usize| at(offset, f);
+        finite(
+            MDM,
+            "vertex.normal",
+            field(offset_of!(MdmVertex, normal)),
+            &vertex.normal,
+        )?;
+        finite(
+            MDM,
+            "vertex.tex_coords",
+            field(offset_of!(MdmVertex, tex_coords)),
+            &vertex.tex_coords,
+        )?;
+        let weights_at = field(offset_of!(MdmVertex, num_weights));
+        let num_weights = non_negative(MDM, "vertex.num_weights", weights_at, &vertex.num_weights)?;
+        if num_weights == 0 {
+            return Err(idp3::invalid(
+                MDM,
+                "vertex.num_weights",
+                weights_at,
+                Problem::NoInfluences,
+            ));
+        }
+        rules::check_limit(
+            MDM,
+            "vertex.num_weights",
+            weights_at,
+            num_weights,
+            walk.limits.max_influences_per_vertex,
+        )?;
+        walk.total_weights += u64::from(num_weights);
+        if walk.total_weights > max_total {
+            return Err(Error::Limit {
+                format: MDM,
+                what: "weights (all surfaces)",
+                offset: weights_at,
+                value: walk.total_weights,
+                max: max_total,
+            });
+        }
+        let first = offset + size_of::<MdmVertex>() as u64;
+        let weights = reader.slice_at::<MdmWeight>("vertex.weights", first, num_weights.into())?;
+        let mut sum = 0.0f32;
+        for (i, w) in weights.iter().enumerate() {
+            let base = record_offset::<MdmWeight>(first, i);
+            walk.bone(
+                "weight.bone_index",
+                at(base, offset_of!(MdmWeight, bone_index)),
+                &w.bone_index,
+            )?;
+            finite(
+                MDM,
+                "weight.bone_weight",
+                at(base, offset_of!(MdmWeight, bone_weight)),
+                core::slice::from_ref(&w.bone_weight),
+            )?;
+            finite(
+                MDM,
+                "weight.offset",
+                at(base, offset_of!(MdmWeight, offset)),
+                &w.offset,
+            )?;
+            sum += w.bone_weight.get();
+        }
+        if (sum - 1.0).abs() > INFLUENCE_SUM_TOLERANCE {
+            diag.warn(
+                MDM,
+                WarningKind::InfluenceSum,
+                "vertex.weights",
+                first,
+                || format!("weights of a {num_weights}-weight vertex sum to {sum}"),
+            );
+        }
+        offset = rules::end(first, weights);
+    }
+    Ok(offset)
+}
+
+/// Rule 9 for the tag at `base`: inside the file, name terminated, axes and offset finite,
+/// bone and bone references not negative and inside the file. Returns it and its `ofs_end`.
+fn tag<'data>(walk: &mut MdmWalk<'_, 'data>, base: u64) -> Result<(Tag<'data>, u32)> {
+    let raw: &'data MdmTag = walk.reader.ref_at("tag", base)?;
+    walk.furthest = walk.furthest.max(base + size_of::<MdmTag>() as u64);
+    let field = |f: usize| at(base, f);
+    let end = non_negative(
+        MDM,
+        "tag.ofs_end",
+        field(offset_of!(MdmTag, ofs_end)),
+        &raw.ofs_end,
+    )?;
+    idp3::terminated(MDM, "tag.name", field(offset_of!(MdmTag, name)), &raw.name)?;
+    finite(
+        MDM,
+        "tag.axis",
+        field(offset_of!(MdmTag, axis)),
+        raw.axis.as_flattened(),
+    )?;
+    finite(
+        MDM,
+        "tag.offset",
+        field(offset_of!(MdmTag, offset)),
+        &raw.offset,
+    )?;
+    walk.bone(
+        "tag.bone_index",
+        field(offset_of!(MdmTag, bone_index)),
+        &raw.bone_index,
+    )?;
+    let refs_at = field(offset_of!(MdmTag, num_bone_references));
+    let num_refs = non_negative(
+        MDM,
+        "tag.num_bone_references",
+        refs_at,
+        &raw.num_bone_references,
+    )?;
+    rules::check_limit(
+        MDM,
+        "tag.num_bone_references",
+        refs_at,
+        num_refs,
+        walk.limits.max_bones,
+    )?;
+    let (bone_references, refs_start) = walk.ints(
+        ("tag.ofs_bone_references", "tag bone references"),
+        (
+            base,
+            field(offset_of!(MdmTag, ofs_bone_references)),
+            &raw.ofs_bone_references,
+        ),
+        num_refs,
+    )?;
+    for (i, bone) in bone_references.iter().enumerate() {
+        walk.bone(
+            "tag.bone_references",
+            record_offset::<I32<Le>>(refs_start, i),
+            bone,
+        )?;
+    }
+    Ok((
+        Tag {
+            raw,
+            offset: base,
+            bone_references,
+        },
+        end,
+    ))
+}
+
+// ---- MDX ----
+
+const MDX: Format = Format::Mdx;
+
+/// Validates `data` as an MDX under `limits`, recording findings in `diag`: the header, the
+/// frames, the bones, the torso parent.
+impl<'data> Parse<'data> for Mdx<'data> {
+    const FORMAT: Format = MDX;
+
+    fn parse_with(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<Mdx<'data>> {
+        rules::begin(MDX, data, limits)?;
+        let reader = Reader::new(data, MDX);
+        let header: &MdxHeader = reader.ref_at("header", 0)?;
+        let field = |f: usize| at(0, f);
+        version(
+            MDX,
+            field(offset_of!(MdxHeader, version)),
+            header.version.get(),
+            MDX_VERSION,
+        )?;
+        let end_at = field(offset_of!(MdxHeader, ofs_end));
+        let end = declared_end(MDX, reader, &header.ofs_end, end_at)?;
+        rules::check_name(
+            MDX,
+            diag,
+            "header.name",
+            field(offset_of!(MdxHeader, name)),
+            &header.name,
+        );
+        // Rule 3: the counts.
+        let frames_at = field(offset_of!(MdxHeader, num_frames));
+        let num_frames = non_negative(MDX, "header.num_frames", frames_at, &header.num_frames)?;
+        rules::check_count(
+            MDX,
+            "header.num_frames",
+            frames_at,
+            num_frames,
+            limits.max_frames,
+        )?;
+        let bones_at = field(offset_of!(MdxHeader, num_bones));
+        let num_bones = non_negative(MDX, "header.num_bones", bones_at, &header.num_bones)?;
+        rules::check_count(
+            MDX,
+            "header.num_bones",
+            bones_at,
+            num_bones,
+            limits.max_bones,
+        )?;
+        rules::engine_limit(
+            diag,
+            (MDX, "ET"),
+            "header.num_bones",
+            bones_at,
+            num_bones,
+            MDX_MAX_BONES,
+        );
+        // Rule 4: the frames.
+        let ofs_at = field(offset_of!(MdxHeader, ofs_frames));
+        let start = u64::from(non_negative(
+            MDX,
+            "header.ofs_frames",
+            ofs_at,
+            &header.ofs_frames,
+        )?);
+        after_header(
+            MDX,
+            "header.ofs_frames",
+            ofs_at,
+            start,
+            size_of::<MdxHeader>(),
+        )?;
+        let stride = frame_stride(num_bones as usize) as u64;
+        let bytes = u64::from(num_frames) * stride;
+        let Some(frames) = reader.get_bytes(start, bytes) else {
+            return Err(reader.truncated("frames", start, bytes));
+        };
+        for f in 0..u64::from(num_frames) {
+            let base = start + f * stride;
+            let frame: &MdxFrame = reader.ref_at("frame", base)?;
+            let field = |x: usize| at(base, x);
+            finite(
+                MDX,
+                "frame.bounds",
+                field(offset_of!(MdxFrame, bounds)),
+                frame.bounds.as_flattened(),
+            )?;
+            finite(
+                MDX,
+                "frame.local_origin",
+                field(offset_of!(MdxFrame, local_origin)),
+                &frame.local_origin,
+            )?;
+            finite(
+                MDX,
+                "frame.radius",
+                field(offset_of!(MdxFrame, radius)),
+                core::slice::from_ref(&frame.radius),
+            )?;
+            finite(
+                MDX,
+                "frame.parent_offset",
+                field(offset_of!(MdxFrame, parent_offset)),
+                &frame.parent_offset,
+            )?;
+        }
+        // Rule 5: the bones.
+        let ofs_at = field(offset_of!(MdxHeader, ofs_bones));
+        let bones_start = u64::from(non_negative(
+            MDX,
+            "header.ofs_bones",
+            ofs_at,
+            &header.ofs_bones,
+        )?);
+        after_header(
+            MDX,
+            "header.ofs_bones",
+            ofs_at,
+            bones_start,
+            size_of::<MdxHeader>(),
+        )?;
+        let bones = reader.slice_at::<MdxBoneInfo>("bones", bones_start, num_bones.into())?;
+        for (i, bone) in bones.iter().enumerate() {
+            let base = record_offset::<MdxBoneInfo>(bones_start, i);
+            let field = |x: usize| at(base, x);
+            idp3::terminated(
+                MDX,
+                "bone.name",
+                field(offset_of!(MdxBoneInfo, name)),
+                &bone.name,
+            )?;
+            rules::check_parent(
+                MDX,
+                i,
+                bone.parent.get(),
+                field(offset_of!(MdxBoneInfo, parent)),
+            )?;
+            finite(
+                MDX,
+                "bone.torso_weight",
+                field(offset_of!(MdxBoneInfo, torso_weight)),
+                core::slice::from_ref(&bone.torso_weight),
+            )?;
+            finite(
+                MDX,
+                "bone.parent_dist",
+                field(offset_of!(MdxBoneInfo, parent_dist)),
+                core::slice::from_ref(&bone.parent_dist),
+            )?;
+        }
+        // Rule 6: the torso parent, a bone or -1.
+        let torso_at = field(offset_of!(MdxHeader, torso_parent));
+        let torso = header.torso_parent.get();
+        if torso < -1 || i64::from(torso) >= i64::from(num_bones) {
+            let problem = Problem::Index {
+                index: torso.into(),
+                len: num_bones.into(),
+            };
+            return Err(idp3::invalid(MDX, "header.torso_parent", torso_at, problem));
+        }
+        let furthest = (start + bytes).max(rules::end(bones_start, bones));
+        let range = (end, reader.len(), furthest);
+        rules::check_declared_end(diag, MDX, ("header.ofs_end", end_at), range, "structure")?;
+        Ok(Mdx {
+            header,
+            frames,
+            num_frames: num_frames as usize,
+            bones,
+        })
+    }
+}
+
+// ---- the pair ----
+
+impl<'data> Pair<'data> {
+    /// Pairs a validated mesh with a validated skeleton: pair rule 1, every bone the mesh
+    /// names (weights, surfaces' and tags' bone references, tags) is one of the skeleton's.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Invalid`] naming the MDM, the field and offset of the largest bone index it
+    /// names (the first place it names it) and [`Problem::Index`] with the MDX's bone count.
+    pub fn new(mdm: Mdm<'data>, mdx: Mdx<'data>) -> Result<Pair<'data>> {
+        if let Some(used) = mdm.max_bone
+            && used.bone as usize >= mdx.num_bones()
+        {
+            let problem = Problem::Index {
+                index: used.bone.into(),
+                len: mdx.num_bones() as u64,
+            };
+            return Err(idp3::invalid(MDM, used.what, used.offset, problem));
+        }
+        Ok(Pair { mdm, mdx })
+    }
+}
+
+/// The path of the MDX beside the MDM at `path`: the same stem, `.mdx`.
+pub(super) fn skeleton_path(path: &str) -> String {
+    let stem = path
+        .rsplit_once('.')
+        .filter(|(_, ext)| !ext.contains('/'))
+        .map_or(path, |(stem, _)| stem);
+    format!("{stem}.mdx")
+}
+
+/// An MDM opens with its MDX: the one given ([`OpenOptions::skeleton`]), or the `.mdx` of the
+/// same stem beside it.
+///
+/// [`OpenOptions::skeleton`]: crate::model::OpenOptions::skeleton
+impl<'a> Open<'a> for Pair<'a> {
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        given: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        let (mdx_path, mdx) = match given.skeleton {
+            Some(given) => given,
+            None => {
+                let mdx_path = skeleton_path(path);
+                match resolver.load(&mdx_path)? {
+                    Some(mdx) => (mdx_path, mdx),
+                    None => {
+                        return Err(Error::Resolve {
+                            path: mdx_path,
+                            reason: "an MDM mesh needs its MDX skeleton (the .mdx of its \
+                                     stem beside it, or one given)",
+                        });
+                    }
+                }
+            }
+        };
+        Ok(vec![(Companion::Skeleton, mdx_path, mdx)])
+    }
+
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        let mdm = Mdm::parse_with(files.main.bytes(), limits, diag)?;
+        let mdx = files
+            .companion(Companion::Skeleton)
+            .next()
+            .ok_or_else(|| Error::Resolve {
+                path: String::new(),
+                reason: "an MDM mesh needs its MDX skeleton",
+            })?;
+        let mdx = Mdx::parse_with(mdx.bytes(), limits, diag)?;
+        Pair::new(mdm, mdx)
+    }
+}

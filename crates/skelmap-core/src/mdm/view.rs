@@ -1,0 +1,964 @@
+//! The validated views: [`Mdm`] (its [`Surface`]s and [`Tag`]s), [`Mdx`] (its [`Frame`]s
+//! and bones) and the [`Pair`] a model holds; and ET's bone placement
+//! ([`Mdx::bone_transform`]).
+//!
+//! Every offset, count and index was proven by `validate.rs`; the accessors here reach the
+//! bytes through checked reads and fall back to empty results rather than panic, which only a
+//! wrong proof could make them do.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
+use zerocopy::byteorder::{I32, LittleEndian};
+use zerocopy::{FromBytes, IntoBytes};
+
+use super::raw::{
+    MdmHeader, MdmSurface, MdmTag, MdmTriangle, MdmVertex, MdmWeight, MdxBoneFrameCompressed,
+    MdxBoneInfo, MdxFrame, MdxHeader, SHORT_TO_DEGREES,
+};
+pub use crate::alias::idp3::TagPose;
+use crate::alias::idp3::blend_tag;
+use crate::bonevert::BoneVert;
+use crate::format::Format;
+use crate::name;
+use crate::pose::bounds::Aabb;
+use crate::pose::framegroups::FrameGroup;
+use crate::pose::{Bone, PoseFrames, Skeleton};
+use crate::skin::{Records, RecordsMesh};
+use crate::view::{
+    ClipOrigin, Conventions, IndexedNames, Material, MeshView, ModelView, NoMesh, TexcoordLayout,
+    TextureNames,
+};
+
+type Le = LittleEndian;
+
+/// The rate of the one clip an MDX's frames make: ET gives each animation its rate in the
+/// character's `.anim` script, and 20 is the commonest there (ET:Legacy's
+/// `etmain/animations/human_base.anim`).
+pub const CLIP_FPS: f32 = 20.0;
+
+/// The largest bone index an MDM names and the first place it names it (the pair's check).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BoneUse {
+    pub(super) bone: u32,
+    pub(super) what: &'static str,
+    pub(super) offset: u64,
+}
+
+/// Bytes an MDX frame takes: its summary and a compressed bone per bone.
+pub(super) fn frame_stride(num_bones: usize) -> usize {
+    size_of::<MdxFrame>() + num_bones * size_of::<MdxBoneFrameCompressed>()
+}
+
+// ---- MDM ----
+
+/// A validated Enemy Territory MDM over borrowed bytes: surfaces and tags, its bones those of
+/// an MDX ([`Pair`]). `Send` and `Sync`.
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::mdm::{Builder, Mdm};
+/// let (mdm, _mdx) = Builder::triangle().write();
+/// let mdm = Mdm::parse(&mdm)?;
+/// assert_eq!((mdm.surfaces().len(), mdm.num_tags()), (1, 1));
+/// assert_eq!(mdm.surfaces()[0].num_vertices(), 3);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Mdm<'data> {
+    pub(super) header: &'data MdmHeader,
+    pub(super) surfaces: Vec<Surface<'data>>,
+    pub(super) tags: Vec<Tag<'data>>,
+    pub(super) max_bone: Option<BoneUse>,
+}
+
+impl<'data> Mdm<'data> {
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data MdmHeader {
+        self.header
+    }
+
+    /// The model's name, up to its NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.name)
+    }
+
+    /// The factor on the projected radius when ET picks a level of detail (`lodScale`).
+    #[must_use]
+    pub fn lod_scale(&self) -> f32 {
+        self.header.lod_scale.get()
+    }
+
+    /// What ET subtracts from that level (`lodBias`).
+    #[must_use]
+    pub fn lod_bias(&self) -> f32 {
+        self.header.lod_bias.get()
+    }
+
+    /// The surfaces, in chain order: the model's meshes.
+    #[must_use]
+    pub fn surfaces(&self) -> &[Surface<'data>] {
+        &self.surfaces
+    }
+
+    /// Tags.
+    #[must_use]
+    pub fn num_tags(&self) -> usize {
+        self.tags.len()
+    }
+
+    /// Tag `index` in chain order, or `None` out of range.
+    #[must_use]
+    pub fn tag(&self, index: usize) -> Option<&Tag<'data>> {
+        self.tags.get(index)
+    }
+
+    /// The largest bone index a weight, a bone reference or a tag names (`None` for a
+    /// model that names none): the MDX it is paired with has more bones.
+    #[must_use]
+    pub fn max_bone(&self) -> Option<usize> {
+        self.max_bone.map(|b| b.bone as usize)
+    }
+
+    /// Vertices over every surface.
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.surfaces.iter().map(Surface::num_vertices).sum()
+    }
+
+    /// Triangles over every surface.
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.surfaces.iter().map(Surface::num_triangles).sum()
+    }
+}
+
+/// One surface: a mesh of weighted vertices, its collapse map and bone references.
+#[derive(Debug, Clone)]
+pub struct Surface<'data> {
+    pub(super) header: &'data MdmSurface,
+    /// Where the header starts in the file.
+    pub(super) offset: u64,
+    /// From the first vertex to the end of the last.
+    pub(super) vertices: &'data [u8],
+    pub(super) num_verts: u32,
+    pub(super) triangles: &'data [MdmTriangle],
+    pub(super) collapse_map: &'data [I32<Le>],
+    pub(super) bone_references: &'data [I32<Le>],
+    /// The weights as records and each vertex's start, made on first use.
+    pub(super) decoded: OnceLock<Decoded>,
+}
+
+/// A surface's vertices laid out for the record kernels and for random access.
+#[derive(Debug, Clone)]
+pub(super) struct Decoded {
+    /// Each vertex a little-endian count and its pre-weighted [`BoneVert`] records.
+    records: Box<[u8]>,
+    /// Each vertex's offset in [`Surface::vertices`].
+    starts: Box<[u32]>,
+}
+
+/// One vertex of a [`Surface`]: its fixed part and its weights, borrowed from the file.
+#[derive(Debug, Clone, Copy)]
+pub struct Vertex<'data> {
+    /// Normal, texture coordinate, weight count.
+    pub raw: &'data MdmVertex,
+    /// The weights.
+    pub weights: &'data [MdmWeight],
+}
+
+impl Vertex<'_> {
+    /// The normal.
+    #[must_use]
+    pub fn normal(&self) -> [f32; 3] {
+        self.raw.normal.map(|v| v.get())
+    }
+
+    /// The texture coordinate.
+    #[must_use]
+    pub fn tex_coords(&self) -> [f32; 2] {
+        self.raw.tex_coords.map(|v| v.get())
+    }
+}
+
+/// The vertices of a surface in file order (a validated walk).
+#[derive(Debug, Clone)]
+pub struct Vertices<'data> {
+    rest: &'data [u8],
+    left: u32,
+}
+
+impl<'data> Iterator for Vertices<'data> {
+    type Item = Vertex<'data>;
+
+    fn next(&mut self) -> Option<Vertex<'data>> {
+        if self.left == 0 {
+            return None;
+        }
+        let (raw, rest) = MdmVertex::ref_from_prefix(self.rest).ok()?;
+        let count = usize::try_from(raw.num_weights.get()).ok()?;
+        let (weights, rest) = <[MdmWeight]>::ref_from_prefix_with_elems(rest, count).ok()?;
+        self.rest = rest;
+        self.left -= 1;
+        Some(Vertex { raw, weights })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl ExactSizeIterator for Vertices<'_> {}
+
+impl<'data> Surface<'data> {
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data MdmSurface {
+        self.header
+    }
+
+    /// Where the header starts in the file.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The surface's name, up to its NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.name)
+    }
+
+    /// The name as text (invalid UTF-8 replaced).
+    #[must_use]
+    pub fn name_lossy(&self) -> Cow<'data, str> {
+        name::lossy(self.name())
+    }
+
+    /// The shader it is drawn with, up to its NUL.
+    #[must_use]
+    pub fn shader_name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.shader)
+    }
+
+    /// Vertices.
+    #[must_use]
+    pub fn num_vertices(&self) -> usize {
+        self.num_verts as usize
+    }
+
+    /// Triangles.
+    #[must_use]
+    pub fn num_triangles(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// Triangle `i` as stored (clockwise seen from the front, as MD3's).
+    #[must_use]
+    pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        let t = self.triangles.get(i)?;
+        Some(t.indexes.map(|v| v.get() as u32))
+    }
+
+    /// The fewest vertices ET draws of the surface (`minLod`, clamped to `0..=num_vertices`).
+    #[must_use]
+    pub fn min_lod(&self) -> usize {
+        usize::try_from(self.header.min_lod.get()).map_or(0, |m| m.min(self.num_vertices()))
+    }
+
+    /// The collapse map: for each vertex, the vertex it merges into when a level of detail
+    /// leaves it out (each in range in a validated file).
+    #[must_use]
+    pub fn collapse_map(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.collapse_map.iter().map(|v| v.get() as usize)
+    }
+
+    /// The bones ET builds before drawing the surface.
+    #[must_use]
+    pub fn bone_references(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
+        self.bone_references.iter().map(|v| v.get() as usize)
+    }
+
+    /// The vertices ET draws at a level of detail: `fraction` (ET's computed `lodScale`,
+    /// 1 = every vertex) of the vertex count, rounded, no fewer than
+    /// [`min_lod`](Surface::min_lod), as ET's `RB_MDM_SurfaceAnim` counts them.
+    #[must_use]
+    pub fn lod_vertices(&self, fraction: f32) -> usize {
+        let fraction = if fraction.is_nan() {
+            1.0
+        } else {
+            fraction.clamp(0.0, 1.0)
+        };
+        let count = (self.num_vertices() as f32 * fraction).round() as usize;
+        count.max(self.min_lod()).min(self.num_vertices())
+    }
+
+    /// The triangles of the level that keeps the first `keep` vertices, as ET builds them:
+    /// each vertex from `keep` on replaced by what its collapse-map entry became, and
+    /// triangles whose corners merge left out. An entry pointing at itself or past its own
+    /// vertex (which ET would read before writing) keeps the vertex out, and its triangles
+    /// with it. `out` is cleared first; the triangles are as stored (clockwise).
+    pub fn lod_triangles(&self, keep: usize, out: &mut Vec<[u32; 3]>) {
+        out.clear();
+        let n = self.num_vertices();
+        let keep = keep.min(n);
+        let mut collapse: Vec<u32> = (0..n as u32).collect();
+        for j in keep..n {
+            let target = self.collapse_map.get(j).map_or(j, |v| v.get() as usize);
+            collapse[j] = if target < j {
+                collapse[target]
+            } else {
+                u32::MAX
+            };
+        }
+        for t in self.triangles {
+            let corner = |k: usize| {
+                collapse
+                    .get(t.indexes[k].get() as usize)
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            };
+            let [a, b, c] = [corner(0), corner(1), corner(2)];
+            if a == u32::MAX || b == u32::MAX || c == u32::MAX || a == b || b == c || a == c {
+                continue;
+            }
+            out.push([a, b, c]);
+        }
+    }
+
+    /// The vertices in file order, each borrowed from the file.
+    #[must_use]
+    pub fn vertices(&self) -> Vertices<'data> {
+        Vertices {
+            rest: self.vertices,
+            left: self.num_verts,
+        }
+    }
+
+    /// Vertex `v`, found through the offsets the first call lays out ([`Surface::records`]).
+    #[must_use]
+    pub fn vertex(&self, v: usize) -> Option<Vertex<'data>> {
+        let start = *self.decoded().starts.get(v)?;
+        let rest = self.vertices.get(start as usize..)?;
+        Vertices { rest, left: 1 }.next()
+    }
+
+    /// The surface's weights as pre-weighted little-endian records, the layout the record
+    /// kernels read, made on the first call and kept (32 bytes a weight): `origin = weight ·
+    /// offset`, `influence = weight`, and the vertex's normal whole on its first weight and
+    /// zero on the others, so that the normal turns with the first weight's bone alone, as
+    /// ET's `RB_MDM_SurfaceAnim` turns it.
+    #[must_use]
+    pub fn records(&self) -> RecordsMesh<'_, LittleEndian> {
+        let decoded = self.decoded();
+        RecordsMesh::written(&decoded.records, self.num_verts)
+    }
+
+    fn decoded(&self) -> &Decoded {
+        self.decoded.get_or_init(|| {
+            let mut starts = Vec::with_capacity(self.num_vertices());
+            let mut records = Vec::new();
+            let mut at = 0usize;
+            for vertex in self.vertices() {
+                starts.push(at as u32);
+                at += size_of::<MdmVertex>() + size_of_val(vertex.weights);
+                records.extend_from_slice(&(vertex.weights.len() as u32).to_le_bytes());
+                let normal = vertex.normal();
+                for (k, w) in vertex.weights.iter().enumerate() {
+                    let weight = w.bone_weight.get();
+                    let record = BoneVert::<LittleEndian>::new(
+                        w.offset.map(|v| v.get() * weight),
+                        weight,
+                        if k == 0 { normal } else { [0.0; 3] },
+                        w.bone_index.get() as u32,
+                    );
+                    records.extend_from_slice(record.as_bytes());
+                }
+            }
+            Decoded {
+                records: records.into_boxed_slice(),
+                starts: starts.into_boxed_slice(),
+            }
+        })
+    }
+}
+
+/// A tag: a point and axes on one bone (`mdmTag_t`).
+#[derive(Debug, Clone, Copy)]
+pub struct Tag<'data> {
+    pub(super) raw: &'data MdmTag,
+    pub(super) offset: u64,
+    pub(super) bone_references: &'data [I32<Le>],
+}
+
+impl<'data> Tag<'data> {
+    /// The raw record.
+    #[must_use]
+    pub fn raw(&self) -> &'data MdmTag {
+        self.raw
+    }
+
+    /// Where the tag starts in the file.
+    #[must_use]
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The name, up to its NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.raw.name)
+    }
+
+    /// The bone it follows.
+    #[must_use]
+    pub fn bone(&self) -> usize {
+        self.raw.bone_index.get() as usize
+    }
+
+    /// Its origin in the bone's space.
+    #[must_use]
+    pub fn offset_in_bone(&self) -> [f32; 3] {
+        self.raw.offset.map(|v| v.get())
+    }
+
+    /// Its axes in the bone's space.
+    #[must_use]
+    pub fn axis(&self) -> [[f32; 3]; 3] {
+        self.raw.axis.map(|a| a.map(|v| v.get()))
+    }
+
+    /// The bones ET builds before placing it.
+    #[must_use]
+    pub fn bone_references(&self) -> impl ExactSizeIterator<Item = usize> + 'data {
+        self.bone_references.iter().map(|v| v.get() as usize)
+    }
+}
+
+// ---- MDX ----
+
+/// A validated Enemy Territory MDX over borrowed bytes: bones and frames of compressed
+/// angles. `Send` and `Sync`.
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::mdm::{Builder, Mdx};
+/// let (_mdm, mdx) = Builder::triangle().write();
+/// let mdx = Mdx::parse(&mdx)?;
+/// assert_eq!((mdx.num_frames(), mdx.num_bones()), (3, 2));
+/// let root = mdx.bone_transform(0, 0, 0).unwrap();
+/// assert_eq!(root.translation, mdx.frame(0).unwrap().parent_offset().into());
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Mdx<'data> {
+    pub(super) header: &'data MdxHeader,
+    /// `num_frames` frames, back to back.
+    pub(super) frames: &'data [u8],
+    pub(super) num_frames: usize,
+    pub(super) bones: &'data [MdxBoneInfo],
+}
+
+/// One frame of an [`Mdx`]: its summary and a compressed bone per bone.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'data> {
+    /// The summary.
+    pub raw: &'data MdxFrame,
+    /// The bones.
+    pub bones: &'data [MdxBoneFrameCompressed],
+}
+
+impl Frame<'_> {
+    /// Minimum and maximum corner, as stored.
+    #[must_use]
+    pub fn bounds(&self) -> [[f32; 3]; 2] {
+        self.raw.bounds.map(|c| c.map(|v| v.get()))
+    }
+
+    /// The culling sphere's centre, as stored.
+    #[must_use]
+    pub fn local_origin(&self) -> [f32; 3] {
+        self.raw.local_origin.map(|v| v.get())
+    }
+
+    /// The culling sphere's radius, as stored.
+    #[must_use]
+    pub fn radius(&self) -> f32 {
+        self.raw.radius.get()
+    }
+
+    /// Where every root bone sits in this frame.
+    #[must_use]
+    pub fn parent_offset(&self) -> [f32; 3] {
+        self.raw.parent_offset.map(|v| v.get())
+    }
+}
+
+/// ET's rotation for pitch, yaw, roll in degrees, as its bones apply it: `AnglesToAxis`
+/// gives three axis vectors, and `RB_MDM_SurfaceAnim` multiplies a bone-space point by the
+/// matrix whose *rows* they are.
+#[must_use]
+pub fn angles_rotation([pitch, yaw, roll]: [f32; 3]) -> Mat3 {
+    let (sp, cp) = pitch.to_radians().sin_cos();
+    let (sy, cy) = yaw.to_radians().sin_cos();
+    let (sr, cr) = roll.to_radians().sin_cos();
+    let forward = Vec3::new(cp * cy, cp * sy, -sp);
+    let left = Vec3::new(sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, sr * cp);
+    let up = Vec3::new(cr * sp * cy + sr * sy, cr * sp * sy - sr * cy, cr * cp);
+    Mat3::from_cols(forward, left, up).transpose()
+}
+
+/// The unit direction of pitch and yaw in degrees (`LocalIngleVector`, with exact sines
+/// where ET looks them up in a 4096-entry table).
+#[must_use]
+pub fn offset_direction([pitch, yaw]: [f32; 2]) -> Vec3 {
+    let (sp, cp) = pitch.to_radians().sin_cos();
+    let (sy, cy) = yaw.to_radians().sin_cos();
+    Vec3::new(cp * cy, cp * sy, -sp)
+}
+
+impl<'data> Mdx<'data> {
+    /// The raw header.
+    #[must_use]
+    pub fn header(&self) -> &'data MdxHeader {
+        self.header
+    }
+
+    /// The skeleton's name, up to its NUL.
+    #[must_use]
+    pub fn name(&self) -> &'data [u8] {
+        name::trim_nul(&self.header.name)
+    }
+
+    /// Frames (at least 1).
+    #[must_use]
+    pub fn num_frames(&self) -> usize {
+        self.num_frames
+    }
+
+    /// Bones (at least 1).
+    #[must_use]
+    pub fn num_bones(&self) -> usize {
+        self.bones.len()
+    }
+
+    /// The raw bone records.
+    #[must_use]
+    pub fn bones(&self) -> &'data [MdxBoneInfo] {
+        self.bones
+    }
+
+    /// The bone the torso turns about, `None` for -1.
+    #[must_use]
+    pub fn torso_parent(&self) -> Option<usize> {
+        usize::try_from(self.header.torso_parent.get()).ok()
+    }
+
+    /// Frame `index`, or `None` out of range.
+    #[must_use]
+    pub fn frame(&self, index: usize) -> Option<Frame<'data>> {
+        if index >= self.num_frames {
+            return None;
+        }
+        let stride = frame_stride(self.bones.len());
+        let bytes = self.frames.get(index.checked_mul(stride)?..)?;
+        let (raw, rest) = MdxFrame::ref_from_prefix(bytes).ok()?;
+        let (bones, _) =
+            <[MdxBoneFrameCompressed]>::ref_from_prefix_with_elems(rest, self.bones.len()).ok()?;
+        Some(Frame { raw, bones })
+    }
+
+    /// Bone `bone`'s rotation and offset direction with the legs at `frame` and the torso
+    /// at `torso`, as ET's `R_CalcBone` blends them: a bone of torso weight 1 takes the
+    /// torso's angles and direction; a bone of weight `w` between takes the legs' angles
+    /// plus `w` times the shorter way to the torso's, and the legs' direction blended
+    /// linearly to the torso's by `w` and normalised; a bone of weight 0 the legs'.
+    fn bone_local(&self, frame: usize, torso: usize, bone: usize) -> Option<(Mat3, Vec3)> {
+        let info = self.bones.get(bone)?;
+        let legs = *self.frame(frame)?.bones.get(bone)?;
+        let weight = info.torso_weight.get();
+        if weight == 0.0 {
+            return Some((
+                angles_rotation(legs.angles_degrees()),
+                offset_direction(legs.ofs_angles_degrees()),
+            ));
+        }
+        let upper = *self.frame(torso)?.bones.get(bone)?;
+        if weight == 1.0 {
+            return Some((
+                angles_rotation(upper.angles_degrees()),
+                offset_direction(upper.ofs_angles_degrees()),
+            ));
+        }
+        let angles: [f32; 3] = core::array::from_fn(|k| {
+            let (a, t) = (
+                i32::from(legs.angles[k].get()),
+                i32::from(upper.angles[k].get()),
+            );
+            let mut diff = t - a;
+            if diff.abs() > 32768 {
+                diff &= 65535;
+                if diff > 32768 {
+                    diff -= 65536;
+                }
+            }
+            a as f32 * SHORT_TO_DEGREES + weight * (diff as f32 * SHORT_TO_DEGREES)
+        });
+        let from = offset_direction(legs.ofs_angles_degrees());
+        let to = offset_direction(upper.ofs_angles_degrees());
+        let direction = (from * (1.0 - weight) + to * weight).normalize_or_zero();
+        Some((angles_rotation(angles), direction))
+    }
+
+    /// Bone `bone` in model space with the legs at `frame` and the torso at `torso` (the
+    /// same frame for a plain pose), as ET's `R_CalcBone` places it: the rotation from its
+    /// compressed angles, the position its parent's plus `parent_dist` along its offset
+    /// direction, a root at the legs frame's `parent_offset`. ET then turns torso bones by
+    /// the entity's torso axis, identity unless a game sets one: not applied here. `None`
+    /// out of range.
+    #[must_use]
+    pub fn bone_transform(&self, frame: usize, torso: usize, bone: usize) -> Option<Affine3A> {
+        let (rotation, _) = self.bone_local(frame, torso, bone)?;
+        let mut translation = Vec3::ZERO;
+        let mut current = bone;
+        // Parents precede their children (validated), so the walk ends within `bone` steps.
+        for _ in 0..=bone {
+            let info = self.bones.get(current)?;
+            let Ok(parent) = usize::try_from(info.parent.get()) else {
+                translation += Vec3::from(self.frame(frame)?.parent_offset());
+                return Some(Affine3A::from_mat3_translation(rotation, translation));
+            };
+            let (_, direction) = self.bone_local(frame, torso, current)?;
+            translation += direction * info.parent_dist.get();
+            current = parent;
+        }
+        None
+    }
+}
+
+/// The MDX's bones: names, parents, and `BONEFLAG_TAG` (bit 0) as the attachment flag.
+impl<'data> Skeleton<'data> for Mdx<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.bones
+            .iter()
+            .map(|b| Bone::new(&b.name[..], b.parent.get(), b.flags.get() as u32))
+    }
+}
+
+/// Parent-relative poses from ET's model-space placement: a root's is its model-space
+/// rotation at `parent_offset`; a child's rotation is its parent's inverse times its own,
+/// its translation `parent_dist` along its offset direction turned into the parent's space.
+impl<'data> PoseFrames<'data> for Mdx<'data> {
+    fn num_frames(&self) -> usize {
+        self.num_frames
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let info = self.bones.get(bone)?;
+        let (rotation, direction) = self.bone_local(frame, frame, bone)?;
+        // A rotation an overflowing torso weight made not finite is the identity.
+        let quat = |m: Mat3| {
+            let q = Quat::from_mat3(&m);
+            if q.is_finite() && q.length_squared() > 0.0 {
+                q.normalize()
+            } else {
+                Quat::IDENTITY
+            }
+        };
+        match usize::try_from(info.parent.get()) {
+            Err(_) => Some((
+                quat(rotation),
+                Vec3A::from(self.frame(frame)?.parent_offset()),
+            )),
+            Ok(parent) => {
+                let (parent_rotation, _) = self.bone_local(frame, frame, parent)?;
+                let inverse = parent_rotation.transpose();
+                let local = quat(inverse * rotation);
+                let offset = inverse * (direction * info.parent_dist.get());
+                Some((local, offset.into()))
+            }
+        }
+    }
+}
+
+/// One clip of every frame at [`CLIP_FPS`], looping.
+fn one_clip(num_frames: usize) -> Vec<FrameGroup> {
+    vec![FrameGroup {
+        name: "all".into(),
+        first: 0,
+        count: num_frames as u32,
+        fps: CLIP_FPS,
+        looped: true,
+    }]
+}
+
+/// The bounds frame 0 stores, when they are a box.
+fn frame_bounds(mdx: &Mdx<'_>) -> Option<Aabb> {
+    let [min, max] = mdx.frame(0)?.bounds();
+    (0..3).all(|k| min[k] <= max[k]).then_some(Aabb {
+        mins: min,
+        maxs: max,
+    })
+}
+
+/// An MDX alone: a skeleton and its frames, no meshes.
+impl<'data> ModelView<'data> for Mdx<'data> {
+    type Mesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Mdx<'data>>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::Mdx
+    }
+
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameGroups
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        one_clip(self.num_frames)
+    }
+
+    fn stored_bounds(&self) -> Option<Aabb> {
+        frame_bounds(self)
+    }
+}
+
+// ---- the pair ----
+
+/// An MDM with the MDX that plays it: the mesh's surfaces and tags on the skeleton's bones
+/// and frames. Made by [`Pair::new`] (every bone the mesh names checked against the
+/// skeleton) or by opening an `.mdm` ([`Model::open`](crate::Model::open) finds the `.mdx`
+/// of its stem beside it, or takes the one `OpenOptions::skeleton` gives).
+///
+/// ```
+/// use skelmap_core::Parse;
+/// use skelmap_core::mdm::{Builder, Mdm, Mdx, Pair};
+/// let (mdm, mdx) = Builder::triangle().write();
+/// let pair = Pair::new(Mdm::parse(&mdm)?, Mdx::parse(&mdx)?)?;
+/// assert_eq!(pair.mdx().num_bones(), 2);
+/// let tag = pair.tag_pose(0, 0).unwrap();
+/// assert_eq!(tag.name, b"tag_head");
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Pair<'data> {
+    pub(super) mdm: Mdm<'data>,
+    pub(super) mdx: Mdx<'data>,
+}
+
+impl<'data> Pair<'data> {
+    /// The mesh.
+    #[must_use]
+    pub fn mdm(&self) -> &Mdm<'data> {
+        &self.mdm
+    }
+
+    /// The skeleton and animation.
+    #[must_use]
+    pub fn mdx(&self) -> &Mdx<'data> {
+        &self.mdx
+    }
+
+    /// Tag `index` at `frame` as ET's `R_MDM_GetBoneTag` places it: its bone's model-space
+    /// rotation turns its offset and axes, the bone's position is added to the offset.
+    #[must_use]
+    pub fn tag_pose(&self, frame: usize, index: usize) -> Option<TagPose<'data>> {
+        let tag = self.mdm.tag(index)?;
+        let bone = self.mdx.bone_transform(frame, frame, tag.bone())?;
+        let origin = bone.transform_point3(Vec3::from(tag.offset_in_bone()));
+        let axis = tag
+            .axis()
+            .map(|a| bone.transform_vector3(Vec3::from(a)).to_array());
+        Some(TagPose {
+            name: tag.name(),
+            origin: origin.to_array(),
+            axis,
+        })
+    }
+
+    /// Tag `index` between frames `a` and `b` at `t` (0 = `a`): origins and axes blended
+    /// linearly and the axes made orthonormal, as MD3's tags are.
+    #[must_use]
+    pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
+        let (ta, tb) = (self.tag_pose(a, index)?, self.tag_pose(b, index)?);
+        let (origin, axis) = blend_tag((ta.origin, ta.axis), (tb.origin, tb.axis), t);
+        Some(TagPose {
+            name: ta.name,
+            origin,
+            axis,
+        })
+    }
+}
+
+impl<'data> Skeleton<'data> for Pair<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.mdx.skeleton_bones()
+    }
+}
+
+impl<'data> PoseFrames<'data> for Pair<'data> {
+    fn num_frames(&self) -> usize {
+        self.mdx.num_frames
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        self.mdx.bone_pose(frame, bone)
+    }
+}
+
+/// A mesh per surface, its records made on first use; a material per surface, named by its
+/// shader; tags on their bones, each with its offset and axes in the bone's space
+/// (`tag_offset`), as ET places them ([`Pair::tag_pose`]).
+impl<'data> ModelView<'data> for Pair<'data> {
+    type Mesh<'a>
+        = &'a Surface<'data>
+    where
+        Self: 'a;
+    type FrameNames<'a>
+        = IndexedNames<'a, 'data, Pair<'data>>
+    where
+        Self: 'a;
+    type BindMesh<'a>
+        = NoMesh
+    where
+        Self: 'a;
+
+    fn format(&self) -> Format {
+        Format::Mdm
+    }
+
+    fn conventions(&self) -> Conventions {
+        Conventions {
+            textures: TextureNames::Shaders,
+            ..Conventions::QUAKE
+        }
+    }
+
+    fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
+        Some(self)
+    }
+
+    fn frame_names(&self) -> Self::FrameNames<'_> {
+        IndexedNames::new(self)
+    }
+
+    fn clip_origin(&self) -> ClipOrigin {
+        ClipOrigin::FrameGroups
+    }
+
+    fn built_in_clips(&self) -> Vec<FrameGroup> {
+        one_clip(self.mdx.num_frames)
+    }
+
+    fn stored_bounds(&self) -> Option<Aabb> {
+        frame_bounds(&self.mdx)
+    }
+
+    fn num_tags(&self) -> usize {
+        self.mdm.num_tags()
+    }
+
+    fn tag_name(&self, index: usize) -> Option<&[u8]> {
+        Some(self.mdm.tag(index)?.name())
+    }
+
+    fn tag_bone(&self, index: usize) -> Option<usize> {
+        Some(self.mdm.tag(index)?.bone())
+    }
+
+    fn tag_offset(&self, index: usize) -> Affine3A {
+        self.mdm.tag(index).map_or(Affine3A::IDENTITY, |tag| {
+            let [x, y, z] = tag.axis().map(Vec3A::from);
+            Affine3A::from_cols(x, y, z, Vec3A::from(tag.offset_in_bone()))
+        })
+    }
+
+    fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<Affine3A> {
+        Some(Pair::tag_at(self, a, b, t, index)?.transform())
+    }
+
+    fn tag(&self, frame: usize, index: usize) -> Option<Affine3A> {
+        Some(self.tag_pose(frame, index)?.transform())
+    }
+
+    fn num_meshes(&self) -> usize {
+        self.mdm.surfaces.len()
+    }
+
+    fn mesh(&self, index: usize) -> Option<&Surface<'data>> {
+        self.mdm.surfaces.get(index)
+    }
+
+    fn num_materials(&self) -> usize {
+        self.mdm.surfaces.len()
+    }
+
+    fn material(&self, index: usize) -> Option<Material<'_>> {
+        Some(Material::plain(self.mdm.surfaces.get(index)?.shader_name()))
+    }
+
+    fn records(&self, mesh: usize) -> Option<Records<'_>> {
+        Some(self.mdm.surfaces.get(mesh)?.records().into())
+    }
+}
+
+/// Triangles reversed to counter-clockwise (MDM stores them clockwise, as MD3 does); a
+/// texture coordinate per vertex; every weight an influence.
+impl<'a, 'data: 'a> MeshView<'a> for &'a Surface<'data> {
+    fn name(&self) -> &'a [u8] {
+        Surface::name(self)
+    }
+
+    fn num_vertices(&self) -> usize {
+        Surface::num_vertices(self)
+    }
+
+    fn num_triangles(&self) -> usize {
+        Surface::num_triangles(self)
+    }
+
+    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
+        Surface::triangle(self, i).map(|[a, b, c]| [c, b, a])
+    }
+
+    fn texcoord_layout(&self) -> TexcoordLayout {
+        TexcoordLayout::PerVertex
+    }
+
+    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
+        Some(self.vertex(v)?.tex_coords())
+    }
+
+    fn material(&self, index: usize) -> Option<usize> {
+        Some(index)
+    }
+
+    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
+        for (v, vertex) in self.vertices().enumerate() {
+            for w in vertex.weights {
+                f(v, w.bone_index.get() as u32, w.bone_weight.get());
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! Bones, vertices, normals and tags against Enemy Territory, written out here from
+//! ET:Legacy's sources (not by calling skelmap's placement): `R_CalcBone` and `InglesToAxis` /
+//! `LocalIngleVector` in `src/renderer/tr_animation_mdm.c` (a bone's rotation from pitch, yaw
+//! and roll in 65536ths of a turn, applied as rows; its position the parent's plus
+//! `parentDist` along the offset direction; a root at the frame's `parentOffset`; a torso bone
+//! blending the torso frame's angles by its weight), `RB_MDM_SurfaceAnim` (`Σ weight · (M ·
+//! offset + position)`, the normal turned by the first weight's bone) and `R_MDM_GetBoneTag`.
+//!
+//! The expected values come from the builder's fields in `f64`, not from the file as read.
+
+use skelmap::Model;
+use skelmap::Parse;
+use skelmap::mdm::write::{Builder, Frame};
+use skelmap::mdm::{Mdx, Pair};
+use skelmap::model::Pose;
+use skelmap::pose::Interpolation;
+use skelmap::skin::{SimdLevel, SkinMatrices};
+use skelmap::source::Source;
+use skelmap::{Limits, mdm::Mdm};
+
+type V3 = [f64; 3];
+
+/// A bone as ET holds it: the rows `axis` (forward, left, up) and the position.
+#[derive(Clone, Copy)]
+struct EtBone {
+    axis: [V3; 3],
+    position: V3,
+}
+
+fn deg(short: i16) -> f64 {
+    f64::from(short) * 360.0 / 65536.0
+}
+
+/// `AnglesToAxis` of pitch, yaw, roll in degrees: forward, left (minus right), up.
+fn angles_to_axis([pitch, yaw, roll]: [f64; 3]) -> [V3; 3] {
+    let (sp, cp) = pitch.to_radians().sin_cos();
+    let (sy, cy) = yaw.to_radians().sin_cos();
+    let (sr, cr) = roll.to_radians().sin_cos();
+    [
+        [cp * cy, cp * sy, -sp],
+        [sr * sp * cy + cr * -sy, sr * sp * sy + cr * cy, sr * cp],
+        [cr * sp * cy + -sr * -sy, cr * sp * sy + -sr * cy, cr * cp],
+    ]
+}
+
+/// `LocalIngleVector`: the forward of pitch and yaw.
+fn ingle_vector(pitch: f64, yaw: f64) -> V3 {
+    let (sp, cp) = pitch.to_radians().sin_cos();
+    let (sy, cy) = yaw.to_radians().sin_cos();
+    [cp * cy, cp * sy, -sp]
+}
+
+/// `R_CalcBone` for every bone, legs at `legs`, torso at `torso`, in bone order (parents
+/// first).
+fn et_bones(b: &Builder, legs: &Frame, torso: &Frame) -> Vec<EtBone> {
+    let mut out: Vec<EtBone> = Vec::new();
+    for (i, info) in b.bones.iter().enumerate() {
+        let w = f64::from(info.torso_weight);
+        let l = legs.bones[i];
+        let t = torso.bones[i];
+        let full = info.torso_weight == 1.0;
+        let is_torso = info.torso_weight != 0.0;
+        let mut angles = [deg(l.angles[0]), deg(l.angles[1]), deg(l.angles[2])];
+        if full {
+            angles = [deg(t.angles[0]), deg(t.angles[1]), deg(t.angles[2])];
+        } else if is_torso {
+            for (j, a) in angles.iter_mut().enumerate() {
+                let mut diff = deg(t.angles[j]) - *a;
+                if diff.abs() > 180.0 {
+                    // AngleNormalize180 of the difference.
+                    diff = diff.rem_euclid(360.0);
+                    if diff > 180.0 {
+                        diff -= 360.0;
+                    }
+                }
+                *a += w * diff;
+            }
+        }
+        let axis = angles_to_axis(angles);
+        let position = if info.parent < 0 {
+            legs.parent_offset.map(f64::from)
+        } else {
+            let parent = out[info.parent as usize].position;
+            let dl = ingle_vector(deg(l.ofs_angles[0]), deg(l.ofs_angles[1]));
+            let dt = ingle_vector(deg(t.ofs_angles[0]), deg(t.ofs_angles[1]));
+            let d = if full {
+                dt
+            } else if is_torso {
+                let v: V3 = core::array::from_fn(|k| dl[k] * (1.0 - w) + dt[k] * w);
+                let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+                v.map(|x| x / len)
+            } else {
+                dl
+            };
+            let dist = f64::from(info.parent_dist);
+            core::array::from_fn(|k| parent[k] + dist * d[k])
+        };
+        out.push(EtBone { axis, position });
+    }
+    out
+}
+
+/// `M · v` with `M`'s rows the bone's axes.
+fn turn(bone: &EtBone, v: [f32; 3]) -> V3 {
+    let v = v.map(f64::from);
+    bone.axis
+        .map(|row| row[0] * v[0] + row[1] * v[1] + row[2] * v[2])
+}
+
+/// `RB_MDM_SurfaceAnim` for surface `s`: positions and normals.
+fn et_surface(b: &Builder, s: usize, bones: &[EtBone]) -> (Vec<V3>, Vec<V3>) {
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    for v in &b.surfaces[s].vertices {
+        let mut p = [0.0; 3];
+        for w in &v.weights {
+            let bone = &bones[w.bone as usize];
+            let m = turn(bone, w.offset);
+            for k in 0..3 {
+                p[k] += f64::from(w.weight) * (m[k] + bone.position[k]);
+            }
+        }
+        positions.push(p);
+        normals.push(turn(&bones[v.weights[0].bone as usize], v.normal));
+    }
+    (positions, normals)
+}
+
+fn close(got: &[f32], want: &[f64], tolerance: f64, what: &str) {
+    assert_eq!(got.len(), want.len());
+    for (i, (x, y)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (f64::from(*x) - y).abs() <= tolerance * y.abs().max(1.0),
+            "{what}[{i}]: {x} ≠ {y}"
+        );
+    }
+}
+
+fn model(b: &Builder) -> Model<'static> {
+    let (mdm, mdx) = b.write();
+    Model::from_mdm(
+        Source::from_vec(mdm),
+        Source::from_vec(mdx),
+        &Limits::DEFAULT,
+    )
+    .unwrap()
+}
+
+/// The fixture with a third bone under the second, so that a grandchild's position walks two
+/// distances, and a second tag on it.
+pub fn three_bones() -> Builder {
+    let mut b = Builder::triangle();
+    b.bones.push(skelmap::mdm::write::Bone {
+        name: "hand".into(),
+        parent: 1,
+        torso_weight: 1.0,
+        parent_dist: 3.5,
+        flags: 1,
+    });
+    let extra = [
+        ([0, 0, 0], [0, 16384]),
+        ([1000, -2000, 3000], [4000, 8000]),
+        ([-9000, 12000, 300], [-20000, -6000]),
+    ];
+    for (f, (angles, ofs_angles)) in b.frames.iter_mut().zip(extra) {
+        f.bones
+            .push(skelmap::mdm::write::BoneFrame { angles, ofs_angles });
+    }
+    b.surfaces[0].vertices[2].weights[1].bone = 2;
+    b.surfaces[0].bone_references.push(2);
+    b.tags.push(skelmap::mdm::write::Tag {
+        name: "tag_weapon".into(),
+        axis: [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
+        bone: 2,
+        offset: [1.0, -1.0, 0.25],
+        bone_references: vec![0, 1, 2],
+    });
+    b
+}
+
+/// At frame 0 and two other frames, every vertex, normal and tag is where ET puts it: the
+/// deform, prepared and compact kernels, and the attachment API.
+#[test]
+fn every_frame_places_vertices_normals_and_tags_as_et() {
+    for b in [Builder::triangle(), three_bones()] {
+        let model = model(&b);
+        let prepared = model.prepare().unwrap();
+        let compact = model.compact().unwrap();
+        let mut pose = Pose::default();
+        let mut matrices = SkinMatrices::default();
+        for k in 0..b.frames.len() {
+            let bones = et_bones(&b, &b.frames[k], &b.frames[k]);
+            model
+                .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+            compact.matrices(&pose, &mut matrices).unwrap();
+            let (p, n) = et_surface(&b, 0, &bones);
+            let count = p.len();
+            let mut positions = vec![[0.0f32; 3]; count];
+            let mut normals = vec![[0.0f32; 3]; count];
+            model
+                .deform(0, &pose, &mut positions, &mut normals)
+                .unwrap();
+            close(positions.as_flattened(), p.as_flattened(), 1e-5, "position");
+            close(normals.as_flattened(), n.as_flattened(), 1e-5, "normal");
+            let mut scratch = vec![[0.0f32; 3]; count];
+            prepared
+                .skin(
+                    0,
+                    &pose,
+                    SimdLevel::detect(),
+                    skelmap::skin::VertexOrder::Original,
+                    &mut positions,
+                    &mut scratch,
+                )
+                .unwrap();
+            close(positions.as_flattened(), p.as_flattened(), 1e-5, "prepared");
+            compact
+                .skin_pose(
+                    0,
+                    &pose,
+                    &matrices,
+                    SimdLevel::detect(),
+                    &mut positions,
+                    &mut scratch,
+                )
+                .unwrap();
+            close(positions.as_flattened(), p.as_flattened(), 1e-4, "compact");
+            for (i, tag) in b.tags.iter().enumerate() {
+                let bone = &bones[tag.bone as usize];
+                let m = turn(bone, tag.offset);
+                let origin: V3 = core::array::from_fn(|c| m[c] + bone.position[c]);
+                let axis = tag.axis.map(|a| turn(bone, a));
+                // Flagged bones come first among the attachments.
+                let index = model.attachment_index(tag.name.as_bytes()).unwrap();
+                assert_eq!(model.tag_bone(i), Some(tag.bone as usize));
+                let placed = model.attachment_transform(index, &pose).unwrap();
+                let want: Vec<f64> = axis.iter().flatten().chain(&origin).copied().collect();
+                close(&placed.to_cols_array(), &want, 1e-5, "tag");
+            }
+        }
+    }
+}
+
+/// With a different torso frame, each bone is placed by `R_CalcBone`'s blend: legs bones from
+/// the legs frame, full-torso bones from the torso frame, the half-torso bone in between.
+#[test]
+fn a_torso_frame_blends_bones_by_their_torso_weight() {
+    let b = three_bones();
+    let (_, mdx) = b.write();
+    let mdx = Mdx::parse(&mdx).unwrap();
+    for (legs, torso) in [(0, 2), (2, 1), (1, 0), (1, 1)] {
+        let bones = et_bones(&b, &b.frames[legs], &b.frames[torso]);
+        for (i, want) in bones.iter().enumerate() {
+            let got = mdx.bone_transform(legs, torso, i).unwrap();
+            // glam's columns are the transposed rows ET applies.
+            let rows: Vec<f64> = want.axis.iter().flatten().copied().collect();
+            let cols = got.matrix3.transpose().to_cols_array();
+            close(&cols, &rows, 1e-5, "rotation");
+            close(
+                &got.translation.to_array(),
+                &want.position,
+                1e-5,
+                "position",
+            );
+        }
+    }
+}
+
+/// The pair's tags at a frame, from the view: as the model's attachments.
+#[test]
+fn tag_poses_of_the_view_match_et() {
+    let b = three_bones();
+    let (mdm, mdx) = b.write();
+    let pair = Pair::new(Mdm::parse(&mdm).unwrap(), Mdx::parse(&mdx).unwrap()).unwrap();
+    for k in 0..3 {
+        let bones = et_bones(&b, &b.frames[k], &b.frames[k]);
+        for (i, tag) in b.tags.iter().enumerate() {
+            let bone = &bones[tag.bone as usize];
+            let m = turn(bone, tag.offset);
+            let origin: V3 = core::array::from_fn(|c| m[c] + bone.position[c]);
+            let got = pair.tag_pose(k, i).unwrap();
+            close(&got.origin, &origin, 1e-5, "origin");
+            let want: Vec<f64> = tag.axis.iter().flat_map(|a| turn(bone, *a)).collect();
+            close(got.axis.as_flattened(), &want, 1e-5, "axis");
+        }
+    }
+}
