@@ -19,6 +19,7 @@ mod mdc;
 mod mdl7;
 mod mdr;
 mod ms3d;
+mod psk;
 mod quake;
 mod skm;
 mod slmdl;

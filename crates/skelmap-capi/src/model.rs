@@ -61,6 +61,11 @@ pub enum SkelmapFormat {
     /// ioquake3 skeletal model (`RDM5`, version 2): model-space bone frames (plain or
     /// compressed), weighted vertices, levels of detail, tags on bones.
     Mdr = 17,
+    /// Unreal skeletal mesh (ActorX `.psk`/`.pskx` chunks): wedges of points, faces by
+    /// material, a reference skeleton, raw weights; the `.psa` beside it as its animations.
+    Psk = 19,
+    /// Unreal skeletal animation (ActorX `.psa`) opened alone: bones and sequences of keys.
+    Psa = 20,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the
