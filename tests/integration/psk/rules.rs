@@ -421,35 +421,36 @@ fn rule_11_rest_poses_are_finite_and_rotations_not_zero() {
 #[test]
 fn rule_12_weights_are_finite_not_negative_and_name_a_point_and_a_bone() {
     let weight = |i: u64| PSK_CHUNKS[6] + HEADER + 12 * i;
-    let cases: [(u64, Box<dyn Fn(&mut Vec<u8>)>, &str, Problem); 4] = [
+    // (the field's offset, its new bytes, what, problem)
+    let cases = [
         (
             weight(1),
-            Box::new(move |b| put_f32_le(b, weight(1), f32::NAN)),
+            f32::NAN.to_le_bytes(),
             "weight.weight",
             Problem::NotFinite,
         ),
         (
             weight(2),
-            Box::new(move |b| put_f32_le(b, weight(2), -0.5)),
+            (-0.5f32).to_le_bytes(),
             "weight.weight",
             Problem::Weight { value: -0.5 },
         ),
         (
             weight(3) + 4,
-            Box::new(move |b| put_u32_le(b, weight(3) + 4, 7)),
+            7u32.to_le_bytes(),
             "weight.point_index",
             Problem::Index { index: 7, len: 4 },
         ),
         (
             weight(4) + 8,
-            Box::new(move |b| put_u32_le(b, weight(4) + 8, 2)),
+            2u32.to_le_bytes(),
             "weight.bone_index",
             Problem::Index { index: 2, len: 2 },
         ),
     ];
-    for (offset, edit, what, problem) in cases {
+    for (offset, value, what, problem) in cases {
         let mut b = example_psk();
-        edit(&mut b);
+        b[offset as usize..offset as usize + 4].copy_from_slice(&value);
         assert_eq!(invalid(&psk_err(&b)), (Format::Psk, what, offset, problem));
     }
 }

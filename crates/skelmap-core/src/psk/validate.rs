@@ -469,9 +469,11 @@ impl<'data> Parse<'data> for Psk<'data> {
             faces_per_material,
             bones,
             weights,
-            extra_uvs,
-            colors,
-            normals,
+            extras: Box::new(super::view::Extras {
+                extra_uvs,
+                colors,
+                normals,
+            }),
             influences: std::sync::OnceLock::new(),
         })
     }

@@ -152,11 +152,19 @@ pub struct Psk<'data> {
     pub(super) faces_per_material: Vec<u32>,
     pub(super) bones: &'data [FNamedBoneBinary],
     pub(super) weights: &'data [VRawBoneInfluence],
+    /// The optional per-wedge and per-point chunks, boxed to keep the view small.
+    pub(super) extras: Box<Extras<'data>>,
+    /// Each point's influences, gathered on the first skinning.
+    pub(super) influences: OnceLock<Box<PointWeights>>,
+}
+
+/// A PSK's optional chunks: extra texture coordinates and colours per wedge, normals per
+/// point (each empty when absent).
+#[derive(Debug, Clone)]
+pub(super) struct Extras<'data> {
     pub(super) extra_uvs: [&'data [VMeshUV]; MAX_EXTRA_UVS],
     pub(super) colors: &'data [VColor],
     pub(super) normals: &'data [VNormal],
-    /// Each point's influences, gathered on the first skinning.
-    pub(super) influences: OnceLock<PointWeights>,
 }
 
 /// A stored vector mirrored into right-handed axes (`Y` negated).
@@ -285,32 +293,38 @@ impl<'data> Psk<'data> {
     /// Wedge `i`'s texture coordinate of extra set `set` (`EXTRAUVS<set>`), if the file has it.
     #[must_use]
     pub fn extra_texcoord(&self, set: usize, i: usize) -> Option<[f32; 2]> {
-        let uv = self.extra_uvs.get(set)?.get(i)?;
+        let uv = self.extras.extra_uvs.get(set)?.get(i)?;
         Some([uv.u.get(), uv.v.get()])
     }
 
     /// Which extra texture-coordinate sets the file has.
     #[must_use]
     pub fn has_extra_texcoords(&self, set: usize) -> bool {
-        self.extra_uvs.get(set).is_some_and(|s| !s.is_empty())
+        self.extras
+            .extra_uvs
+            .get(set)
+            .is_some_and(|s| !s.is_empty())
     }
 
     /// Wedge `i`'s colour as RGBA (`VERTEXCOLOR` stores BGRA), if the file has colours.
     #[must_use]
     pub fn color(&self, i: usize) -> Option<[u8; 4]> {
-        self.colors.get(i).map(|c| [c.r, c.g, c.b, c.a])
+        self.extras.colors.get(i).map(|c| [c.r, c.g, c.b, c.a])
     }
 
     /// Point `i`'s stored normal (`VTXNORMS`) in right-handed axes, if the file has normals.
     #[must_use]
     pub fn normal(&self, i: usize) -> Option<[f32; 3]> {
-        self.normals.get(i).map(|n| mirrored(&n.normal).to_array())
+        self.extras
+            .normals
+            .get(i)
+            .map(|n| mirrored(&n.normal).to_array())
     }
 
     /// `true` when the file stores normals (`VTXNORMS`).
     #[must_use]
     pub fn has_normals(&self) -> bool {
-        !self.normals.is_empty()
+        !self.extras.normals.is_empty()
     }
 
     /// Material `i`'s name, up to its first NUL.
@@ -363,7 +377,7 @@ impl<'data> Psk<'data> {
 
     fn point_weights(&self) -> &PointWeights {
         self.influences
-            .get_or_init(|| PointWeights::build(self.points.len(), self.weights))
+            .get_or_init(|| Box::new(PointWeights::build(self.points.len(), self.weights)))
     }
 
     fn bone_of(&self, i: usize) -> Option<Bone<'data>> {
@@ -614,7 +628,8 @@ const UNMATCHED: u16 = u16::MAX;
 #[derive(Debug, Clone)]
 pub struct Pair<'data> {
     pub(super) psk: Psk<'data>,
-    pub(super) psa: Option<Psa<'data>>,
+    /// Boxed to keep the view small.
+    pub(super) psa: Option<Box<Psa<'data>>>,
     /// Per PSK bone, its PSA bone, or [`UNMATCHED`].
     pub(super) matched: Vec<u16>,
 }
@@ -653,7 +668,7 @@ impl<'data> Pair<'data> {
         (
             Pair {
                 psk,
-                psa: Some(psa),
+                psa: Some(Box::new(psa)),
                 matched,
             },
             unmatched,
@@ -669,7 +684,7 @@ impl<'data> Pair<'data> {
     /// The animations, if a PSA was found or given.
     #[must_use]
     pub fn psa(&self) -> Option<&Psa<'data>> {
-        self.psa.as_ref()
+        self.psa.as_deref()
     }
 
     /// The PSA bone PSK bone `bone` plays, if one matches it.
@@ -683,7 +698,7 @@ impl<'data> Pair<'data> {
 
     /// The PSA, when it has frames to play.
     fn playing(&self) -> Option<&Psa<'data>> {
-        self.psa.as_ref().filter(|a| a.num_frames() > 0)
+        self.psa.as_deref().filter(|a| a.num_frames() > 0)
     }
 }
 
@@ -904,6 +919,7 @@ impl BindPoseMesh for &Psk<'_> {
         let point = self.wedge_point(i)? as usize;
         let position = mirrored(&self.points.get(point)?.point);
         let normal = self
+            .extras
             .normals
             .get(point)
             .map_or(Vec3A::ZERO, |n| mirrored(&n.normal));

@@ -435,12 +435,7 @@ impl Builder {
             let colors: Vec<VColor> = self
                 .colors
                 .iter()
-                .map(|&[r, g, b, a]| VColor {
-                    b: b,
-                    g: g,
-                    r: r,
-                    a: a,
-                })
+                .map(|&[r, g, b, a]| VColor { b, g, r, a })
                 .collect();
             chunk(&mut out, "VERTEXCOLOR", &colors)?;
         }
