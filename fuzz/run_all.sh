@@ -33,6 +33,7 @@ for target in "${targets[@]}"; do
     md5) dict=(-dict=dict/md5.dict) ;;
     zym) dict=(-dict=dict/zym.dict) ;;
     mdr) dict=(-dict=dict/mdr.dict) ;;
+    psk|psa) dict=(-dict=dict/psk.dict) ;;
     gltf_import) dict=(-dict=dict/gltf.dict) ;;
     hl1) dict=(-dict=dict/hl1.dict) ;;
     mdm|mdx) dict=(-dict=dict/mdm.dict) ;;

@@ -162,6 +162,7 @@ fn model_open_allocation_does_not_grow_with_vertices() {
         ("MS3D", ms3d_model(300), ms3d_model(60_000)),
         ("ZYM", zym_model(3, 2), zym_model(3000, 200)),
         ("HL1", hl1_model(4, 1), hl1_model(2000, 200)),
+        ("PSK", psk_model(3), psk_model(3000)),
     ];
     for (name, small, large) in cases {
         let counts = open_counts(name, [&small, &large], |_| ());
@@ -638,4 +639,38 @@ fn mdm_open_allocation_does_not_grow() {
     open_counts("MDX", [&mdx[0], &mdx[1]], |model| {
         assert!([3, 900].contains(&model.num_frames()));
     });
+}
+
+/// A PSK of two materials and `n` wedges on as many points, weighted to two bones, in a fan of
+/// `n - 2` faces: opening it allocates its face count per material, whatever `n` (each
+/// point's weights are gathered on the first skinning, not at open).
+fn psk_model(n: u32) -> Vec<u8> {
+    use skelmap::psk::Builder;
+    use skelmap::psk::write::{FaceDef, WedgeDef, WeightDef};
+    let mut b = Builder::example();
+    b.points = (0..n)
+        .map(|i| [i as f32, (i * 7 % 13) as f32, 1.0])
+        .collect();
+    b.wedges = (0..n)
+        .map(|i| WedgeDef {
+            point: i,
+            texcoord: [0.0, 0.0],
+            material: (i % 2) as u8,
+        })
+        .collect();
+    b.faces = (1..n - 1)
+        .map(|i| FaceDef {
+            wedges: [0, i, i + 1],
+            material: (i % 2) as u8,
+            smoothing: 1,
+        })
+        .collect();
+    b.weights = (0..n)
+        .map(|i| WeightDef {
+            point: i,
+            bone: i % 2,
+            weight: 1.0,
+        })
+        .collect();
+    b.write_psk().unwrap()
 }

@@ -286,3 +286,24 @@ pub fn mdx(data: &[u8]) {
         exercise::model(&model);
     }
 }
+
+/// The `psk` target: PSK validation without the probe, every accessor of the view (points,
+/// wedges, faces, materials, bones, weights gathered per point, extras), then the model it
+/// opens as through the format-neutral walk.
+pub fn psk(data: &[u8]) {
+    if let Ok(view) = skelmap_core::psk::Psk::parse(data) {
+        exercise::psk(&view);
+        let model = Model::from_bytes(data).expect("a valid PSK opens as a model");
+        exercise::model(&model);
+    }
+}
+
+/// The `psa` target: PSA validation without the probe, every accessor of the view (bones,
+/// sequences within the keys, every key), then the model it opens as.
+pub fn psa(data: &[u8]) {
+    if let Ok(view) = skelmap_core::psk::Psa::parse(data) {
+        exercise::psa(&view);
+        let model = Model::from_bytes(data).expect("a valid PSA opens as a model");
+        exercise::model(&model);
+    }
+}

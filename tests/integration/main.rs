@@ -21,6 +21,7 @@ mod mdl7;
 mod mdm;
 mod mdr;
 mod ms3d;
+mod psk;
 mod quake;
 mod skm;
 mod slmdl;

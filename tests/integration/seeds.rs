@@ -133,6 +133,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.extend(mdr_seeds());
     out.extend(hl1_seeds());
     out.extend(mdm_seeds());
+    out.extend(psk_seeds());
     let mdl7 = mdl7_seeds();
     let dds = mdl7.iter().filter(|(name, _)| *name == "dds.mdl");
     out.extend(dds.map(|(_, bytes)| ("probe_any", "mdl7_dds.mdl", bytes.clone())));
@@ -261,6 +262,26 @@ fn zym_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("zym", "example.zym", example.clone()),
         ("zym", "single.zym", single),
         ("probe_any", "example.zym", example),
+    ]
+}
+
+/// The `psk` and `psa` seeds: the builder's example (PSK, and PSKX with every optional
+/// chunk), its PSA, and both for `probe_any`.
+fn psk_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let example = skelmap::psk::Builder::example();
+    let psk = example.write_psk().unwrap();
+    let psa = example.write_psa().unwrap();
+    let mut wide = example;
+    wide.wide = true;
+    wide.normals = vec![[0.0, 0.0, 1.0]; 4];
+    wide.colors = vec![[255, 128, 0, 255]; 4];
+    wide.extra_uvs = vec![vec![[0.5, 0.5]; 4]];
+    vec![
+        ("psk", "example.psk", psk.clone()),
+        ("psk", "wide.pskx", wide.write_psk().unwrap()),
+        ("psa", "example.psa", psa.clone()),
+        ("probe_any", "example.psk", psk),
+        ("probe_any", "example.psa", psa),
     ]
 }
 

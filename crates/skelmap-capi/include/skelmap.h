@@ -316,6 +316,15 @@ typedef enum SkelmapFormat {
    * frames, no meshes.
    */
   SKELMAP_FORMAT_MDX = 22,
+  /**
+   * Unreal skeletal mesh (ActorX `.psk`/`.pskx` chunks): wedges of points, faces by
+   * material, a reference skeleton, raw weights; the `.psa` beside it as its animations.
+   */
+  SKELMAP_FORMAT_PSK = 19,
+  /**
+   * Unreal skeletal animation (ActorX `.psa`) opened alone: bones and sequences of keys.
+   */
+  SKELMAP_FORMAT_PSA = 20,
 } SkelmapFormat;
 
 /**

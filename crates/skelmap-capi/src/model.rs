@@ -70,6 +70,11 @@ pub enum SkelmapFormat {
     /// Enemy Territory skeleton and animation on its own (`MDXW`, version 2): bones and
     /// frames, no meshes.
     Mdx = 22,
+    /// Unreal skeletal mesh (ActorX `.psk`/`.pskx` chunks): wedges of points, faces by
+    /// material, a reference skeleton, raw weights; the `.psa` beside it as its animations.
+    Psk = 19,
+    /// Unreal skeletal animation (ActorX `.psa`) opened alone: bones and sequences of keys.
+    Psa = 20,
 }
 
 /// Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the

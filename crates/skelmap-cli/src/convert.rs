@@ -586,12 +586,13 @@ mod tests {
         );
         assert_eq!(of("a.md5mesh", None), Ok(Target::Format(Format::Md5)));
         assert_eq!(of("a.mdr", None), Ok(Target::Format(Format::Mdr)));
+        assert_eq!(of("a.psk", None), Ok(Target::Format(Format::Psk)));
         assert!(of("a.md5anim", None).is_err());
         assert_eq!(
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .mdr, .md5mesh, .zym, \
+                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .mdr, .md5mesh, .zym, .psk, \
                  .glb and .gltf"
                     .to_string()
             )

@@ -71,6 +71,9 @@ pub enum WarningKind {
     /// An animation a companion file lists (a player's `animation.cfg`) runs past the model's
     /// frames; it is left out of the clips (the game plays frame 0 instead).
     ClipOutsideFrames,
+    /// A chunk this reader does not read (an unknown name, or morph targets) was skipped;
+    /// the detail names it.
+    SkippedChunk,
 }
 
 impl WarningKind {
@@ -125,6 +128,7 @@ impl WarningKind {
             WarningKind::ClipOutsideFrames => {
                 "an animation runs past the model's frames and is left out of its clips"
             }
+            WarningKind::SkippedChunk => "a chunk this reader does not read was skipped",
         }
     }
 }

@@ -420,6 +420,18 @@ pub enum Problem {
         /// The longest the game keeps.
         max: u64,
     },
+    /// A chunk the file needs is not in it (PSK, PSA).
+    #[error("the file has no {chunk} chunk")]
+    MissingChunk {
+        /// The chunk's name.
+        chunk: &'static str,
+    },
+    /// A chunk appears a second time (PSK, PSA).
+    #[error("repeats the chunk at offset {first}")]
+    RepeatedChunk {
+        /// Offset of the first one.
+        first: u64,
+    },
 }
 
 impl Error {

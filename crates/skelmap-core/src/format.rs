@@ -66,6 +66,13 @@ pub const MDM_MAGIC: &[u8; 4] = b"MDMW";
 /// The 4 bytes every Enemy Territory MDX starts with (`MDX_IDENT`).
 pub const MDX_MAGIC: &[u8; 4] = b"MDXW";
 
+/// The first chunk of every Unreal PSK (`VChunkHeader::ChunkID`, NUL-padded: the NUL is part
+/// of the magic).
+pub const PSK_MAGIC: &[u8; 9] = b"ACTRHEAD\0";
+
+/// The first chunk of every Unreal PSA (`VChunkHeader::ChunkID`, NUL-padded).
+pub const PSA_MAGIC: &[u8; 9] = b"ANIMHEAD\0";
+
 /// Size of an SKM header (`dskmheader_t`); `skm::raw` asserts its struct has it.
 pub const SKM_HEADER_SIZE: u64 = 24;
 /// Size of an SKP header (`dskpheader_t`).
@@ -287,6 +294,26 @@ macro_rules! format_table {
                 writer: [],
                 view: mdm::Mdx, as_mdx,
                 "An Enemy Territory skeleton on its own: bones and frames, no meshes.",
+            }
+            /// Unreal skeletal mesh (ActorX `.psk`, `.pskx`: chunks from `ACTRHEAD`): points,
+            /// wedges, faces by material, a reference skeleton, raw weights; the `.psa` of the
+            /// same name as its animations.
+            Psk {
+                name: "PSK", extensions: ["psk", "pskx"],
+                magic: PSK_MAGIC, magic_text: "\"ACTRHEAD\"", c_value: 19,
+                folder: "psk", docs: "psk", fuzz: "psk",
+                writer: [psk::Builder],
+                view: psk::Pair, as_psk,
+                "An Unreal PSK mesh, with the PSA beside it as its animations when one was found.",
+            }
+            /// Unreal skeletal animation (ActorX `.psa`: chunks from `ANIMHEAD`), opened alone:
+            /// bones and sequences of keys, no meshes.
+            Psa {
+                name: "PSA", extensions: ["psa"],
+                magic: PSA_MAGIC, magic_text: "\"ANIMHEAD\"", c_value: 20,
+                folder: "psk", docs: "psk", fuzz: "psa",
+                writer: [],
+                view: psk::Psa, as_psa, "An Unreal PSA on its own: bones and sequences, no meshes.",
             }
         }
     };

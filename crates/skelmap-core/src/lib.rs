@@ -83,6 +83,7 @@ pub mod ms3d;
 pub mod name;
 mod parse;
 pub mod pose;
+pub mod psk;
 pub mod quake;
 mod read;
 pub mod resolver;

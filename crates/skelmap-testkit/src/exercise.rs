@@ -61,6 +61,13 @@ pub fn model(model: &Model<'_>) {
         mdm_pair(m);
     } else if let Some(m) = model.as_mdx() {
         mdx(m);
+    } else if let Some(m) = model.as_psk() {
+        psk(m.psk());
+        if let Some(a) = m.psa() {
+            psa(a);
+        }
+    } else if let Some(m) = model.as_psa() {
+        psa(m);
     } else if let Some(m) = model.as_iqm() {
         iqm(m.mesh());
         if let Some(a) = m.animation() {
@@ -1660,4 +1667,80 @@ pub fn mdm_pair(p: &skelmap_core::mdm::Pair<'_>) {
         }
     }
     assert!(p.tag_pose(frames, 0).is_none());
+}
+
+/// Every accessor of a PSK view: each wedge's point, texture coordinate, colour and extra
+/// sets; each face's wedges and material; each material's name; each bone's parent before it
+/// and rest pose finite; each point's gathered influences (at most 8, on bones, summing to 1).
+pub fn psk(m: &skelmap_core::psk::Psk<'_>) {
+    use skelmap_core::pose::BindPoseMesh;
+    let (points, wedges, bones) = (m.num_points(), m.num_wedges(), m.num_bones());
+    assert!(bones >= 1);
+    for w in 0..wedges {
+        assert!((m.wedge_point(w).expect("wedge") as usize) < points);
+        let _ = (m.texcoord(w).expect("texcoord"), m.color(w));
+        for set in 0..skelmap_core::psk::MAX_EXTRA_UVS {
+            assert_eq!(
+                m.extra_texcoord(set, w).is_some(),
+                m.has_extra_texcoords(set)
+            );
+        }
+        let v = (&m).bind_vertex(w).expect("bind vertex");
+        assert!(v.position.is_finite() && v.normal.is_finite());
+    }
+    assert!(m.wedge_point(wedges).is_none());
+    for f in 0..m.num_faces() {
+        let tri = m.triangle(f).expect("face");
+        assert!(tri.iter().all(|&w| (w as usize) < wedges));
+        assert!(m.face_material(f).expect("material") < m.num_materials());
+    }
+    assert!(m.triangle(m.num_faces()).is_none());
+    for i in 0..m.num_materials() {
+        let _ = m.material_name(i).expect("material name");
+    }
+    for b in 0..bones {
+        let (q, t) = m.rest_pose(b).expect("rest pose");
+        assert!(q.is_finite() && t.is_finite());
+        let parent = m.bones()[b].parent_index.get();
+        assert!(b == 0 || (parent >= 0 && (parent as usize) < b));
+    }
+    for p in 0..points {
+        assert!(m.point(p).expect("point").iter().all(|c| c.is_finite()));
+        let influences = m.point_influences(p);
+        assert!(!influences.is_empty() && influences.len() <= 8);
+        assert!(
+            influences
+                .iter()
+                .all(|&(b, w)| (b as usize) < bones && w > 0.0)
+        );
+        let sum: f32 = influences.iter().map(|i| i.1).sum();
+        assert!((sum - 1.0).abs() < 1e-3, "weights sum to {sum}");
+        let _ = m.normal(p);
+    }
+    let _ = m.weight_findings();
+}
+
+/// Every accessor of a PSA view: bones with parents before them, each sequence within the
+/// frames, every key finite.
+pub fn psa(a: &skelmap_core::psk::Psa<'_>) {
+    let (bones, frames) = (a.num_bones(), a.num_frames());
+    assert!(bones >= 1);
+    for s in a.sequences() {
+        assert!(s.first_frame() as usize + s.num_frames() as usize <= frames);
+        assert!(s.rate() > 0.0 && s.rate().is_finite());
+        let _ = (s.name(), s.group(), s.raw());
+    }
+    assert!(a.sequence(a.num_sequences()).is_none());
+    for f in 0..frames {
+        for b in 0..bones {
+            let (q, t) = a.key(f, b).expect("key");
+            assert!(q.is_finite() && t.is_finite());
+            let _ = a.scale(f, b);
+        }
+        assert!(a.key(f, bones).is_none());
+    }
+    assert!(a.key(frames, 0).is_none());
+    for b in 0..bones {
+        let _ = a.bone_name(b).expect("bone name");
+    }
 }

@@ -952,6 +952,7 @@ impl<'a, 'data: 'a> MeshView<'a> for &'a Mdl7<'data> {
                     table: group.triangles.bytes(),
                     stride: group.triangles.stride(),
                     at: size_of::<TrianglePrefix>(),
+                    mask: u32::MAX,
                     value,
                     first: group.first_triangle,
                     count: part.count,

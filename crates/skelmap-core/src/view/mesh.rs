@@ -61,8 +61,9 @@ enum SubmeshTriangles<'a> {
     Selected(Selected<'a>),
 }
 
-/// The triangles of a table whose little-endian `u32` at byte `at` of the record equals
-/// `value` (an MDL7 triangle's material), `count` of them, numbered from `first`.
+/// The triangles of a table whose little-endian `u32` at byte `at` of the record, masked by
+/// `mask`, equals `value` (an MDL7 triangle's material; a PSK face's material byte), `count`
+/// of them, numbered from `first`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Selected<'a> {
     /// The table: `records` records of `stride` bytes.
@@ -71,6 +72,8 @@ pub(crate) struct Selected<'a> {
     pub(crate) stride: usize,
     /// Where the selecting `u32` lies in a record.
     pub(crate) at: usize,
+    /// The bits of the `u32` that are compared (`u32::MAX` for all of it).
+    pub(crate) mask: u32,
     /// The value that selects a record.
     pub(crate) value: u32,
     /// The mesh triangle number of the table's first record.
@@ -85,7 +88,7 @@ impl Selected<'_> {
         let at = i * self.stride + self.at;
         self.table
             .get(at..at + 4)
-            .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) == self.value)
+            .is_some_and(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) & self.mask == self.value)
     }
 }
 
@@ -167,7 +170,8 @@ impl<'a> Submesh<'a> {
         }
     }
 
-    /// The triangles of an MDL7 group that use one of its skins.
+    /// The triangles of a table that one value selects (an MDL7 group's that use one of its
+    /// skins, a PSK's faces of one material).
     pub(crate) fn selected(
         name: &'a [u8],
         material: Option<usize>,

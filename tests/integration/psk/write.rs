@@ -1,0 +1,128 @@
+//! The PSK writer through the write dispatch: a PSK and PSA written again move every vertex
+//! as the asset made of them at every frame, with their clips; a glTF-like asset of another
+//! format (a DPM) written as PSK and PSA moves as the source at every frame; the files go
+//! beside each other (`x.psk`, `x.psa`).
+
+use std::collections::HashMap;
+
+use skelmap::asset::{Asset, Place, WriteOptions, Written};
+use skelmap::model::Pose;
+use skelmap::pose::Interpolation;
+use skelmap::{Format, Limits, Model};
+
+use super::pair_files;
+
+fn written(asset: &Asset) -> Written {
+    skelmap::model::write(Format::Psk, asset, &WriteOptions::default()).unwrap()
+}
+
+fn at(model: &Model<'_>, k: usize) -> Vec<[f32; 3]> {
+    let mut pose = Pose::default();
+    model
+        .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let n = model.mesh(0).unwrap().num_vertices();
+    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    model.deform(0, &pose, &mut p, &mut q).unwrap();
+    p
+}
+
+fn close(a: [f32; 3], b: [f32; 3]) -> bool {
+    (0..3).all(|c| (a[c] - b[c]).abs() <= 1e-4 * (1.0 + b[c].abs()))
+}
+
+/// The written files as a folder, and the PSK's path in it.
+fn folder(w: &Written) -> HashMap<String, Vec<u8>> {
+    w.files
+        .iter()
+        .map(|f| {
+            let path = f.place.clone().path(std::path::Path::new("out/x.psk"));
+            (path.to_str().unwrap().to_string(), f.bytes.clone())
+        })
+        .collect()
+}
+
+fn moves_as_the_asset(asset: &Asset, out: &Written) {
+    let files = folder(out);
+    let again = Model::resolve(&&files, "out/x.psk", &Limits::default()).unwrap();
+    assert_eq!(again.format(), Format::Psk);
+    let frames = asset.num_frames().max(1);
+    assert_eq!(again.num_frames(), frames);
+    for k in 0..frames {
+        let want: Vec<[f32; 3]> = asset
+            .posed(Some(k))
+            .unwrap()
+            .into_iter()
+            .flat_map(|m| m.positions)
+            .collect();
+        let got = at(&again, k);
+        assert_eq!(want.len(), got.len());
+        for (v, (w, g)) in want.iter().zip(&got).enumerate() {
+            assert!(close(*g, *w), "frame {k}, vertex {v}: {g:?} against {w:?}");
+        }
+    }
+    let clips = |m: &Model<'_>| {
+        m.clips()
+            .iter()
+            .map(|c| (c.name.clone(), c.count, c.fps))
+            .collect::<Vec<_>>()
+    };
+    let want: Vec<_> = asset
+        .clips
+        .iter()
+        .filter(|c| !c.is_empty())
+        .map(|c| (c.name.clone(), c.len() as u32, c.fps))
+        .collect();
+    assert_eq!(clips(&again), want);
+}
+
+#[test]
+fn a_psk_and_psa_written_again_move_as_the_original_at_every_frame() {
+    let files = pair_files();
+    let source = Model::resolve(&&files, "models/soldier.psk", &Limits::default()).unwrap();
+    let asset = source.to_asset(&Default::default()).unwrap();
+    let out = written(&asset);
+    assert_eq!(out.files.len(), 2);
+    assert_eq!(out.files[0].place, Place::Main);
+    assert_eq!(out.files[1].place, Place::Extension("psa"));
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
+    moves_as_the_asset(&asset, &out);
+    // And the source itself moves as its asset.
+    for k in 0..source.num_frames() {
+        let want = &asset.posed(Some(k)).unwrap()[0].positions;
+        for (v, (w, g)) in want.iter().zip(at(&source, k)).enumerate() {
+            assert!(close(g, *w), "frame {k}, vertex {v}: {g:?} against {w:?}");
+        }
+    }
+}
+
+#[test]
+fn a_dpm_written_as_psk_moves_as_the_dpm_at_every_frame() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = source.to_asset(&Default::default()).unwrap();
+    assert!(asset.num_frames() > 2);
+    let out = written(&asset);
+    assert_eq!(out.files.len(), 2);
+    moves_as_the_asset(&asset, &out);
+}
+
+#[test]
+fn a_psk_without_animation_writes_no_psa_and_keeps_its_points_bit_for_bit() {
+    let files = pair_files();
+    let alone = HashMap::from([("a.psk".to_string(), files["models/soldier.psk"].clone())]);
+    let source = Model::resolve(&&alone, "a.psk", &Limits::default()).unwrap();
+    let asset = source.to_asset(&Default::default()).unwrap();
+    let out = written(&asset);
+    // The mesh alone has no animation: no PSA is written.
+    assert_eq!(asset.num_frames(), 0);
+    assert_eq!(out.files.len(), 1);
+    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+    let want: Vec<[f32; 3]> = asset
+        .posed(None)
+        .unwrap()
+        .into_iter()
+        .flat_map(|m| m.positions)
+        .collect();
+    assert_eq!(at(&again, 0), want);
+}
