@@ -176,6 +176,26 @@ fn points_with_more_than_8_weights_keep_the_8_heaviest_normalised() {
     assert_eq!(diag.get(WarningKind::ZeroWeights).unwrap().count, 1);
 }
 
+/// Fuzz crash `psk/crash-6c306462`: weights near f32's largest overflowed their f32 sum to
+/// infinity and every normalised weight of the point became 0. Summed in f64 they keep their
+/// ratio, and a weight too light beside them to survive the division is left out.
+#[test]
+fn weights_whose_sum_overflows_f32_keep_their_ratios() {
+    let mut b = Builder::example();
+    b.weights.retain(|w| w.point != 0);
+    for (bone, weight) in [(0, f32::MAX), (1, f32::MAX / 2.0), (1, 1e-30)] {
+        b.weights.push(skelmap::psk::write::WeightDef {
+            point: 0,
+            bone,
+            weight,
+        });
+    }
+    let bytes = b.write_psk().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let psk = model.as_psk().unwrap().psk();
+    assert_eq!(psk.point_influences(0), &[(0, 2.0 / 3.0), (1, 1.0 / 3.0)]);
+}
+
 #[test]
 fn colours_normals_and_extra_texture_coordinates_are_read_per_wedge_and_point() {
     let mut b = Builder::example();

@@ -84,9 +84,15 @@ impl PointWeights {
             own.sort_by(|a, b| b.1.total_cmp(&a.1));
             let kept = &own[..own.len().min(MAX_BIND_INFLUENCES)];
             out.capped += usize::from(own.len() > MAX_BIND_INFLUENCES);
-            let sum: f32 = kept.iter().map(|k| k.1).sum();
-            out.entries
-                .extend(kept.iter().map(|&(bone, weight)| (bone, weight / sum)));
+            // Summed and divided in f64: eight f32 weights cannot overflow it, so weights near
+            // f32's largest keep their ratios. A weight too light beside the others to be an
+            // f32 after the division is left out (the heaviest is at least 1/8).
+            let sum: f64 = kept.iter().map(|k| f64::from(k.1)).sum();
+            out.entries.extend(
+                kept.iter()
+                    .map(|&(bone, weight)| (bone, (f64::from(weight) / sum) as f32))
+                    .filter(|&(_, weight)| weight > 0.0),
+            );
         }
         out.starts.push(out.entries.len() as u32);
         out
