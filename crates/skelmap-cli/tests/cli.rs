@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use skelmap_core::synth::{TubeParams, tube};
-use support::{pixels, skelmap, stderr, stdout, temp_dir, write_tube};
+use support::{largest_conversion_error, pixels, skelmap, stderr, stdout, temp_dir, write_tube};
 
 #[test]
 fn demo_writes_validates_exports_and_renders() {
@@ -1538,11 +1538,7 @@ fn convert_measures_its_gltf_and_glb_outputs() {
             .find(|l| l.starts_with("conversion error: largest "))
             .unwrap_or_else(|| panic!("{text}"));
         assert!(line.ends_with("over 9 frames of 136 vertices"), "{line}");
-        let largest: f32 = line["conversion error: largest ".len()..]
-            .split_whitespace()
-            .next()
-            .and_then(|v| v.parse().ok())
-            .unwrap();
+        let largest = largest_conversion_error(line);
         assert!(largest <= 1e-5, "{line}");
     }
 }
@@ -1839,12 +1835,7 @@ fn md5_survives_a_gltf_round_trip() {
         let out = skelmap(&["convert", glb.to_str().unwrap(), back.to_str().unwrap()]);
         assert!(out.status.success(), "{out:?}");
         let text = stdout(&out);
-        let largest: f32 = text
-            .split("conversion error: largest ")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{text}"));
+        let largest = largest_conversion_error(&text);
         assert!(largest <= 1e-5, "{name}: {text}");
         let (a, b) = (Model::open(&source).unwrap(), Model::open(&back).unwrap());
         assert_eq!(
@@ -1883,12 +1874,7 @@ fn mdr_and_zym_survive_a_gltf_round_trip() {
         let out = skelmap(&["convert", glb.to_str().unwrap(), back.to_str().unwrap()]);
         assert!(out.status.success(), "{out:?}");
         let text = stdout(&out);
-        let largest: f32 = text
-            .split("conversion error: largest ")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("{text}"));
+        let largest = largest_conversion_error(&text);
         assert!(largest <= 1e-5, "{ext}: {text}");
         let (a, b) = (Model::open(&source).unwrap(), Model::open(&back).unwrap());
         let clips = |m: &Model<'_>| {

@@ -116,6 +116,17 @@ fn corpus_models() -> Vec<PathBuf> {
             }
         }
     }
+    // The shared Half-Life models, each with the texture and sequence-group files beside it
+    // (those companions are not models of their own: a texture file has no mesh, a group file
+    // alone is refused).
+    if let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if skelmap_core::Model::open(&path).is_ok_and(|m| m.num_meshes() > 0) {
+                files.push(path);
+            }
+        }
+    }
     files.sort();
     files
 }
@@ -244,6 +255,20 @@ fn every_export_passes_the_khronos_validator() {
         ]);
         outputs.push(glb);
     }
+
+    // An MDM with its MDX beside it (issue 56: no MDM file is public): a tag on a bone.
+    let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
+    let model = out.join("triangle.mdm");
+    std::fs::write(&model, mdm).unwrap();
+    std::fs::write(out.join("triangle.mdx"), mdx).unwrap();
+    let glb = out.join("triangle_mdm.glb");
+    skelmap(&[
+        "export",
+        model.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+    ]);
+    outputs.push(glb);
 
     // MDL7 fixtures of issue 52: embedded DDS skins (one DXT1 block: its texture embedded as
     // a PNG) and skeletal frames that also replace vertices (baked as morph targets).
