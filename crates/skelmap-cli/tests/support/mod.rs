@@ -61,9 +61,11 @@ pub fn pixels(path: &Path) -> (u32, Vec<u8>) {
 /// The largest error `convert` reports (relative to the model's size) in its standard output
 /// `text`: the number after "conversion error: largest ".
 pub fn largest_conversion_error(text: &str) -> f32 {
-    text.split("conversion error: largest ")
+    let largest = text
+        .split("conversion error: largest ")
         .nth(1)
         .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no conversion error in {text}"))
+        .and_then(|v| v.parse().ok());
+    assert!(largest.is_some(), "no conversion error in {text}");
+    largest.unwrap()
 }
