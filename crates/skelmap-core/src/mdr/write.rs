@@ -443,8 +443,8 @@ impl Builder {
     ///
     /// What it cannot keep is said in [`Fitted::losses`]: the hierarchy and the joints'
     /// names (an MDR's bones are model-space matrices without names); a joint's scale in a
-    /// frame (skelmap reads a bone's rotation without its scale); past ioquake3's 128 bones,
-    /// a file that ioquake3 misdraws. A mesh past ioquake3's 999 vertices or 1999 triangles a
+    /// frame (skelmap reads a bone's rotation without its scale); more than ioquake3's 128
+    /// bones (it misdraws such a file). A mesh past ioquake3's 999 vertices or 1999 triangles a
     /// surface is written as several surfaces (`name`, `name_2`, …), vertices shared across
     /// a cut copied into each, as the MD3 writer does; the losses say so.
     ///
