@@ -91,6 +91,20 @@ fn rule_4_bone_values_finite() {
     );
 }
 
+/// Fuzz crash `hl1/crash-98e52b34`: a finite scale so large that a decoded channel
+/// (`value + v · scale`) overflowed to infinity and a sampled pose was not finite.
+#[test]
+fn rule_4_a_scale_whose_decoded_channel_overflows_is_refused() {
+    let mut b = example();
+    let bones = get_i32(&b, offset_of!(StudioHdr, boneindex)) as usize;
+    let at = bones + offset_of!(Bone, scale) + 4;
+    b[at..at + 4].copy_from_slice(&1e35f32.to_le_bytes());
+    assert_eq!(
+        invalid(&err(&b)),
+        (Format::Hl1, "bone.scale", at as u64, Problem::NotFinite)
+    );
+}
+
 #[test]
 fn rule_5_sequence_group_in_range() {
     let mut b = example();

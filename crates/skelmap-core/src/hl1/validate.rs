@@ -193,6 +193,21 @@ impl<'data> Parse<'data> for Hl1<'data> {
                 at + offset_of!(raw::Bone, scale) as u64,
                 "bone.scale",
             )?;
+            // Every channel a frame can decode (`value + v · scale`, `v` a 16-bit value) is
+            // finite: a scale that overflows f32 at `v = ±32768` is refused at its offset.
+            let reach = bone
+                .value
+                .iter()
+                .zip(&bone.scale)
+                .position(|(v, s)| !(v.get().abs() + 32768.0 * s.get().abs()).is_finite());
+            if let Some(j) = reach {
+                return Err(Error::Invalid {
+                    format: FORMAT,
+                    what: "bone.scale",
+                    offset: at + offset_of!(raw::Bone, scale) as u64 + 4 * j as u64,
+                    problem: Problem::NotFinite,
+                });
+            }
             rules::check_name(FORMAT, diag, "bone.name", at, &bone.name);
         }
 
