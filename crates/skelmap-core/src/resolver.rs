@@ -122,11 +122,7 @@ impl FsResolver {
 impl Resolver<'static> for FsResolver {
     fn load(&self, path: &str) -> Result<Option<Source<'static>>> {
         check_path(path)?;
-        let full = self.root.join(path);
-        if !full.is_file() {
-            return Ok(None);
-        }
-        Source::open(full, self.access).map(Some)
+        Source::open_if_file(self.root.join(path), self.access)
     }
 
     fn list(&self, dir: &str) -> Result<Vec<String>> {

@@ -10,6 +10,7 @@
 #![allow(unsafe_code)]
 
 use std::fs::File;
+use std::io::{ErrorKind, Read};
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -62,14 +63,28 @@ impl Source<'static> {
             source,
         };
         let file = File::open(path).map_err(io)?;
-        if file.metadata().map_err(io)?.len() == 0 {
+        let len = file.metadata().map_err(io)?.len();
+        // SAFETY: the caller's contract is this function's.
+        unsafe { Source::map_file(&file, len, path) }
+    }
+
+    /// Maps `file`, `len` bytes long, found at `path` (for errors).
+    ///
+    /// # Safety
+    ///
+    /// As [`Source::map`].
+    unsafe fn map_file(file: &File, len: u64, path: &Path) -> Result<Source<'static>> {
+        if len == 0 {
             // mmap(2) refuses zero-length mappings; an empty file is simply no bytes.
             return Ok(Source::from_vec(Vec::new()));
         }
         // SAFETY: the mapping is read-only and private to this `Source`; the caller upholds the
         // documented contract that the file is not modified or truncated while it is mapped,
         // which is the only condition under which reading a `&[u8]` over it could be unsound.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+        let map = unsafe { memmap2::Mmap::map(file) }.map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Ok(Source {
             bytes: Bytes::Mapped(map),
         })
@@ -103,10 +118,65 @@ impl Source<'static> {
     /// Reads the whole file at `path` into memory (safe; one copy of the file).
     pub fn read(path: impl AsRef<Path>) -> Result<Source<'static>> {
         let path = path.as_ref();
-        let data = std::fs::read(path).map_err(|source| Error::Io {
+        let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let mut file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        Source::read_file(&mut file, len, path)
+    }
+
+    /// [`Source::open`] when `path` names a regular file; `None` when nothing is there or it
+    /// is something else (a directory). The one `open(2)` answers both, so a file that is
+    /// there costs no separate lookup.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] naming the path when it exists but cannot be opened, read or mapped.
+    pub fn open_if_file(path: impl AsRef<Path>, access: Access) -> Result<Option<Source<'static>>> {
+        let path = path.as_ref();
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = match File::open(path) {
+            Ok(file) => file,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                return Ok(None);
+            }
+            Err(e) => return Err(io(e)),
+        };
+        let metadata = file.metadata().map_err(io)?;
+        if !metadata.is_file() {
+            return Ok(None);
+        }
+        match access {
+            Access::Read => Source::read_file(&mut file, metadata.len(), path).map(Some),
+            Access::Map(_promise) => {
+                // SAFETY: the promise's contract is `Source::map`'s: whoever made it
+                // guarantees that the files opened with it are not modified or truncated
+                // while mapped.
+                let mapped = unsafe { Source::map_file(&file, metadata.len(), path) };
+                mapped.map(Some)
+            }
+        }
+    }
+
+    /// The first `len` bytes of `file` (its length when opened), found at `path` (for
+    /// errors): one read of the size the metadata gave, no probing past it. A file that
+    /// grows meanwhile is read as it was; one that shrinks is an I/O error.
+    fn read_file(file: &mut File, len: u64, path: &Path) -> Result<Source<'static>> {
+        let io = |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let len = usize::try_from(len).map_err(|_| io(ErrorKind::OutOfMemory.into()))?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(len)
+            .map_err(|_| io(ErrorKind::OutOfMemory.into()))?;
+        data.resize(len, 0);
+        file.read_exact(&mut data).map_err(io)?;
         Ok(Source::from_vec(data))
     }
 
@@ -205,6 +275,25 @@ mod tests {
         let source = Source::open(&path, Access::Map(unsafe { MapPromise::new() }))?;
         assert!(source.bytes().is_empty());
         std::fs::remove_file(&path)?;
+        Ok(())
+    }
+
+    #[test]
+    fn open_if_file_finds_only_regular_files() -> Outcome {
+        let dir = std::env::temp_dir().join(format!("skelmap-if-file-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub"))?;
+        std::fs::write(dir.join("a.bin"), b"abc")?;
+        // SAFETY: the files are private to this test and not modified while mapped.
+        let promise = unsafe { MapPromise::new() };
+        for access in [Access::Read, Access::Map(promise)] {
+            let found = Source::open_if_file(dir.join("a.bin"), access)?;
+            assert_eq!(found.as_ref().map(Source::bytes), Some(&b"abc"[..]));
+            assert!(Source::open_if_file(dir.join("missing.bin"), access)?.is_none());
+            assert!(Source::open_if_file(dir.join("sub"), access)?.is_none());
+            // A path through a file is no file either.
+            assert!(Source::open_if_file(dir.join("a.bin/b"), access)?.is_none());
+        }
+        std::fs::remove_dir_all(&dir)?;
         Ok(())
     }
 
