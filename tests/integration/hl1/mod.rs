@@ -1,12 +1,14 @@
 //! Half-Life 1 MDL (`IDST` v10): one test per validation rule of `docs/formats/hl1.md`
 //! (fixtures from `hl1::Builder`, exact errors and offsets), the run-length walk's bounds,
 //! the truncation sweep, a reference whose poses and triangles the test computes from the
-//! spec, the companions (the lower-case `t.mdl` included) and the shared corpus against
+//! spec, the companions (the lower-case `t.mdl` included, and which files opening asks
+//! for), the batch paths against the one-at-a-time accessors and the shared corpus against
 //! assimp's oracle.
 
 mod corpus;
 mod reference;
 mod rules;
+mod view;
 
 use skelmap::hl1::{Builder, Hl1};
 use skelmap::{Error, Format, Limits, Problem};

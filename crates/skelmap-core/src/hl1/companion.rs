@@ -2,15 +2,17 @@
 //! `dir/name.mdl`:
 //!
 //! 1. its texture file, `dir/nameT.mdl`, or `dir/namet.mdl` (many shipped models use lower
-//!    case), an `IDST` file; read only when the model has no textures of its own;
+//!    case), an `IDST` file; looked for only when the model has no textures of its own;
 //! 2. its sequence groups, `dir/name01.mdl`, `dir/name02.mdl` …, each an `IDSQ` file, up to
-//!    the first missing one; group `g` is used only when the model declares it.
+//!    the first missing one; looked for only up to the groups the model declares.
 //!
 //! A companion that does not validate costs only what it would give: the model opens without
 //! its textures or without that group's sequences, with a
 //! [`WarningKind::CompanionIgnored`] naming the file.
 
-use super::raw::{HL1_MAGIC, HL1_SEQ_MAGIC};
+use zerocopy::FromBytes;
+
+use super::raw::{HL1_MAGIC, HL1_SEQ_MAGIC, StudioHdr};
 use super::validate::check_group;
 use super::view::{Hl1, Pair};
 use crate::diag::{Diagnostics, WarningKind};
@@ -45,18 +47,27 @@ impl<'a> Open<'a> for Pair<'a> {
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
+        main: &[u8],
         _given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
         let mut found = Vec::new();
-        for candidate in texture_paths(path) {
-            if let Some(bytes) = resolver.load(&candidate)?
-                && bytes.bytes().starts_with(HL1_MAGIC)
-            {
-                found.push((Companion::Textures, candidate, bytes));
-                break;
+        // Only what the header says the model uses is looked for: a file system lookup
+        // costs a system call, found or not.
+        let Ok((header, _)) = StudioHdr::ref_from_prefix(main) else {
+            return Ok(found);
+        };
+        if header.numtextures.get() == 0 {
+            for candidate in texture_paths(path) {
+                if let Some(bytes) = resolver.load(&candidate)?
+                    && bytes.bytes().starts_with(HL1_MAGIC)
+                {
+                    found.push((Companion::Textures, candidate, bytes));
+                    break;
+                }
             }
         }
-        for g in 1..=MAX_GROUP_FILES {
+        let groups = usize::try_from(header.numseqgroups.get()).unwrap_or(0);
+        for g in 1..groups.min(MAX_GROUP_FILES + 1) {
             let candidate = group_path(path, g);
             match resolver.load(&candidate)? {
                 Some(bytes) if bytes.bytes().starts_with(HL1_SEQ_MAGIC) => {

@@ -280,6 +280,7 @@ impl<'a> Open<'a> for Pair<'a> {
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         _: &R,
         _: &str,
+        _: &[u8],
         given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
         Ok(given

@@ -838,6 +838,7 @@ impl<'a> Open<'a> for Pair<'a> {
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
+        _: &[u8],
         given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
         let (mdx_path, mdx) = match given.skeleton {

@@ -98,12 +98,13 @@ macro_rules! formats {
                 format: crate::format::Format,
                 resolver: &R,
                 path: &str,
+                main: &[u8],
                 given: Given<'data>,
             ) -> crate::error::Result<Vec<CompanionFile<'data>>> {
                 match format {
                     $( crate::format::Format::$variant => {
                         <crate::$($view)::+<'static> as Open<'static>>::companions(
-                            resolver, path, given,
+                            resolver, path, main, given,
                         )
                     } )+
                 }

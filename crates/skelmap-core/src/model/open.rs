@@ -261,7 +261,7 @@ impl<'data> Model<'data> {
     ) -> Result<Model<'data>> {
         let extension = Path::new(path).extension().and_then(|e| e.to_str());
         let format = Format::detect(main.bytes(), extension).ok_or(Error::UnknownFormat)?;
-        let mut companions = View::companions(format, resolver, path, given)?;
+        let mut companions = View::companions(format, resolver, path, main.bytes(), given)?;
         let sidecar = format!("{path}.framegroups");
         if let Some(text) = resolver.load(&sidecar)? {
             companions.push((Companion::FrameGroups, sidecar, text));

@@ -16,6 +16,7 @@ impl<'a> Open<'a> for Pair<'a> {
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
+        _: &[u8],
         given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
         if let Some((path, anim)) = given.animation {

@@ -330,6 +330,7 @@ impl<'a> Open<'a> for Pair<'a> {
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
+        _: &[u8],
         _: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
         let anim_path = format!("{}.anim", strip_extension(path));

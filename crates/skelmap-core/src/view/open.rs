@@ -70,14 +70,16 @@ pub(crate) struct Given<'data> {
 
 /// A view opened from a model's files.
 pub(crate) trait Open<'a>: Sized {
-    /// The companions of the file at `path` (a VFS path `resolver` serves), `given` first
-    /// where it holds them; none by default.
+    /// The companions of the file at `path` (a VFS path `resolver` serves) whose bytes are
+    /// `main` (not yet validated: a format may read its header to know which companions it
+    /// uses), `given` first where it holds them; none by default.
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
+        main: &[u8],
         given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
-        let _ = (resolver, path, given);
+        let _ = (resolver, path, main, given);
         Ok(Vec::new())
     }
 

@@ -1,0 +1,174 @@
+//! The view's batch paths against its one-at-a-time accessors, bit for bit: the bind pose
+//! walked over the triangle commands (`BindPoseMesh::copy_bind_pose`) against
+//! `bind_vertex`, a frame's poses resolved once (`PoseFrames::frame_poses_into`) against
+//! `bone_pose`; and which companion files opening asks for.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use skelmap::Skeleton;
+use skelmap::hl1::{Builder, Pair, SequenceDef};
+use skelmap::pose::{BindPoseMesh, PoseFrames};
+use skelmap::{Limits, Model, Resolver, Source};
+
+/// The example with its textures in a texture file and a second sequence in group 1.
+fn apart() -> Builder {
+    let mut b = Builder::example();
+    b.textures_apart = true;
+    b.groups = vec!["extra".into()];
+    b.sequences.push(SequenceDef {
+        label: "far".into(),
+        fps: 5.0,
+        looping: true,
+        group: 1,
+        frames: vec![vec![[2, 0, 0, 0, 0, 0], [0; 6]]; 3],
+    });
+    b
+}
+
+/// Every corpus model (with its companions) and the example, each checked by `check`.
+fn each_model(check: impl Fn(&str, &Pair<'_>)) {
+    let bytes = Builder::example().write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    check("example", model.as_hl1().unwrap());
+    if let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") {
+        for name in [
+            "assimp_man.mdl",
+            "assimp_chrome_sphere.mdl",
+            "assimp_multiple_roots.mdl",
+        ] {
+            let model = Model::open(dir.join(name)).unwrap();
+            check(name, model.as_hl1().unwrap());
+        }
+    }
+}
+
+#[test]
+fn the_bind_pose_walk_gives_each_vertex_as_bind_vertex_does() {
+    each_model(|name, pair| {
+        let n = BindPoseMesh::num_vertices(&pair);
+        assert!(n > 0, "{name}");
+        let (mut p, mut q) = (vec![[f32::NAN; 3]; n], vec![[f32::NAN; 3]; n]);
+        pair.copy_bind_pose(&mut p, &mut q);
+        for v in 0..n {
+            let one = pair.bind_vertex(v).unwrap();
+            let bits = |a: [f32; 3]| a.map(f32::to_bits);
+            assert_eq!(
+                bits(p[v]),
+                bits(one.position.to_array()),
+                "{name} vertex {v}"
+            );
+            assert_eq!(bits(q[v]), bits(one.normal.to_array()), "{name} vertex {v}");
+        }
+        // A short output takes the first vertices only.
+        let (mut p2, mut q2) = (vec![[0.0; 3]; 2], vec![[0.0; 3]; 3]);
+        pair.copy_bind_pose(&mut p2, &mut q2);
+        assert_eq!((&p2[..], &q2[..2]), (&p[..2], &q[..2]), "{name}");
+        assert_eq!(q2[2], [0.0; 3], "{name}");
+    });
+}
+
+#[test]
+fn a_frames_poses_are_each_bones_pose() {
+    let check = |name: &str, pair: &Pair<'_>| {
+        let bones = pair.skeleton_bones().len();
+        assert!(pair.num_frames() > 1, "{name}");
+        let mut out = Vec::new();
+        for frame in 0..pair.num_frames() {
+            out.clear();
+            pair.frame_poses_into(frame, &mut out);
+            assert_eq!(out.len(), bones, "{name} frame {frame}");
+            for (bone, &(q, t)) in out.iter().enumerate() {
+                let (q1, t1) = pair.bone_pose(frame, bone).unwrap();
+                let bits = |q: skelmap::glam::Quat, t: skelmap::glam::Vec3A| {
+                    (
+                        q.to_array().map(f32::to_bits),
+                        t.to_array().map(f32::to_bits),
+                    )
+                };
+                assert_eq!(bits(q, t), bits(q1, t1), "{name} frame {frame} bone {bone}");
+            }
+        }
+        out.clear();
+        pair.frame_poses_into(pair.num_frames(), &mut out);
+        assert!(out.is_empty(), "{name}: past the last frame");
+    };
+    each_model(check);
+    // A frame in a sequence group's file.
+    let b = apart();
+    let files: HashMap<String, Vec<u8>> = [
+        ("man.mdl", b.write().unwrap()),
+        ("manT.mdl", b.write_textures().unwrap()),
+        ("man01.mdl", b.write_group(1).unwrap()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let model = Model::resolve(&&files, "man.mdl", &Limits::default()).unwrap();
+    assert_eq!(model.num_frames(), 1 + 4 + 3);
+    check("apart", model.as_hl1().unwrap());
+}
+
+/// An in-memory resolver that records every path asked for.
+struct Recording {
+    files: HashMap<String, Vec<u8>>,
+    asked: RefCell<Vec<String>>,
+}
+
+impl<'m> Resolver<'m> for &'m Recording {
+    fn load(&self, path: &str) -> skelmap::Result<Option<Source<'m>>> {
+        self.asked.borrow_mut().push(path.to_string());
+        Ok(self.files.get(path).map(|b| Source::from_bytes(b)))
+    }
+}
+
+fn asked(files: &[(&str, Vec<u8>)]) -> Vec<String> {
+    let recording = Recording {
+        files: files
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
+        asked: RefCell::new(Vec::new()),
+    };
+    Model::resolve(&&recording, "man.mdl", &Limits::default()).unwrap();
+    recording.asked.into_inner()
+}
+
+#[test]
+fn only_the_companions_the_header_uses_are_looked_for() {
+    // Textures inside and one sequence group: nothing beside the model but the DarkPlaces
+    // sidecar every model may have.
+    let inside = Builder::example().write().unwrap();
+    assert_eq!(
+        asked(&[("man.mdl", inside)]),
+        ["man.mdl", "man.mdl.framegroups"]
+    );
+    // Textures apart and two groups: the texture file (upper case found first) and group 1,
+    // and no group 2.
+    let b = apart();
+    let (main, textures, group) = (
+        b.write().unwrap(),
+        b.write_textures().unwrap(),
+        b.write_group(1).unwrap(),
+    );
+    assert_eq!(
+        asked(&[
+            ("man.mdl", main.clone()),
+            ("manT.mdl", textures.clone()),
+            ("man01.mdl", group.clone())
+        ]),
+        ["man.mdl", "manT.mdl", "man01.mdl", "man.mdl.framegroups"]
+    );
+    // The lower-case texture file after the upper case one is missed; a missing group
+    // ends the search.
+    assert_eq!(
+        asked(&[("man.mdl", main), ("mant.mdl", textures)]),
+        [
+            "man.mdl",
+            "manT.mdl",
+            "mant.mdl",
+            "man01.mdl",
+            "man.mdl.framegroups"
+        ]
+    );
+}
