@@ -337,6 +337,28 @@ pub fn angle_quaternion(angles: [f32; 3]) -> Quat {
     )
 }
 
+/// Bone `b`'s pose at frame `frame` from its animation record at `record` in `data`: each
+/// channel its default value plus the decoded value times its scale, the angles made a
+/// rotation by [`angle_quaternion`]. `None` where the record or a channel's runs leave `data`.
+fn bone_pose_at(data: &[u8], record: usize, b: &raw::Bone, frame: u32) -> Option<(Quat, Vec3A)> {
+    let anim: &[raw::Anim] = slice_in(data, record as u64, 1)?;
+    let anim = anim.first()?;
+    let mut c = [0.0f32; 6];
+    for (j, slot) in c.iter_mut().enumerate() {
+        let offset = usize::from(anim.offset[j].get());
+        let delta = if offset == 0 {
+            0.0
+        } else {
+            f32::from(channel_value(data, record + offset, frame)?) * b.scale[j].get()
+        };
+        *slot = b.value[j].get() + delta;
+    }
+    Some((
+        angle_quaternion([c[3], c[4], c[5]]),
+        Vec3A::new(c[0], c[1], c[2]),
+    ))
+}
+
 /// The value of the run-length channel at `at` in `data` at frame `frame`: the engine's walk
 /// (`StudioCalcBonePosition`), past a run's stored values its last one. `None` where the runs
 /// end or leave `data`; every step consumes a frame of at least one, so the walk ends.
@@ -481,32 +503,32 @@ impl<'data> Pair<'data> {
         frame: u32,
         bone: usize,
     ) -> Option<(Quat, Vec3A)> {
+        let (data, first) = self.sequence_anims(sequence, blend, frame)?;
+        let b = self.main.bones.get(bone)?;
+        bone_pose_at(data, first + 12 * bone, b, frame)
+    }
+
+    /// The bytes sequence `sequence`'s animations are in and the offset of its blend
+    /// `blend`'s first bone record (`mstudioanim_t`, one per bone); `None` out of range or
+    /// where the group's file is missing.
+    fn sequence_anims(
+        &self,
+        sequence: usize,
+        blend: usize,
+        frame: u32,
+    ) -> Option<(&'data [u8], usize)> {
         let s = self.main.sequences.get(sequence)?;
         if frame >= s.numframes.get() as u32 || blend >= s.numblends.get() as usize {
             return None;
         }
-        let b = self.main.bones.get(bone)?;
         let data = self
             .groups
             .get(s.seqgroup.get() as usize)
             .copied()
             .flatten()?;
-        let record = s.animindex.get() as usize + 12 * (blend * self.main.bones.len() + bone);
-        let anim: &[raw::Anim] = slice_in(data, record as u64, 1)?;
-        let anim = anim.first()?;
-        let mut c = [0.0f32; 6];
-        for (j, slot) in c.iter_mut().enumerate() {
-            let offset = usize::from(anim.offset[j].get());
-            let delta = if offset == 0 {
-                0.0
-            } else {
-                f32::from(channel_value(data, record + offset, frame)?) * b.scale[j].get()
-            };
-            *slot = b.value[j].get() + delta;
-        }
         Some((
-            angle_quaternion([c[3], c[4], c[5]]),
-            Vec3A::new(c[0], c[1], c[2]),
+            data,
+            s.animindex.get() as usize + 12 * blend * self.main.bones.len(),
         ))
     }
 
@@ -582,6 +604,87 @@ impl<'data> Pair<'data> {
         let normal = world.get(usize::from(nbone))?.transform_vector3a(n);
         Some((bone, position, normal))
     }
+
+    /// [`bind_vertex_of`](Pair::bind_vertex_of) for every vertex, in order, as
+    /// `f(v, bone, position, normal)`: one walk over the triangle commands, each studio
+    /// model's arrays resolved once per studio mesh rather than once per vertex. A vertex whose
+    /// records leave the file (impossible once validated) is skipped.
+    pub fn for_each_bind_vertex(&self, mut f: impl FnMut(usize, u8, Vec3A, Vec3A)) {
+        let world = self.bind_world();
+        let data = self.main.data;
+        let mut arrays: Option<(u16, ModelArrays<'data>)> = None;
+        for cmd in self.commands() {
+            if arrays.as_ref().is_none_or(|(m, _)| *m != cmd.mesh) {
+                arrays = self.model_arrays(cmd.mesh).map(|a| (cmd.mesh, a));
+            }
+            let Some((_, arrays)) = &arrays else {
+                continue;
+            };
+            let Some(tvs) = slice_in::<raw::Trivert>(data, cmd.at.into(), cmd.count.into()) else {
+                continue;
+            };
+            for (k, tv) in tvs.iter().enumerate() {
+                let (vi, ni) = (tv.vertindex.get() as usize, tv.normindex.get() as usize);
+                let (Some(&bone), Some(p), Some(&nbone), Some(n)) = (
+                    arrays.vertex_bones.get(vi),
+                    arrays.vertices.get(vi),
+                    arrays.normal_bones.get(ni),
+                    arrays.normals.get(ni),
+                ) else {
+                    continue;
+                };
+                let (Some(bw), Some(nw)) =
+                    (world.get(usize::from(bone)), world.get(usize::from(nbone)))
+                else {
+                    continue;
+                };
+                let p = bw.transform_point3a(Vec3A::from_array(p.map(|c| c.get())));
+                let n = nw.transform_vector3a(Vec3A::from_array(n.map(|c| c.get())));
+                f(cmd.first_vertex as usize + k, bone, p, n);
+            }
+        }
+    }
+
+    /// The vertex and normal arrays (with their bone bytes) of the studio model studio mesh
+    /// `m` belongs to.
+    fn model_arrays(&self, m: u16) -> Option<ModelArrays<'data>> {
+        let data = self.main.data;
+        let info = self.main.meshes.get(usize::from(m))?;
+        let model: &[raw::Model] = slice_in(data, u64::from(info.model_at), 1)?;
+        let model = model.first()?;
+        let array = |count: i32, bones: i32, at: i32| {
+            let count = u64::try_from(count).ok()?;
+            let bones = data
+                .get(usize::try_from(bones).ok()?..)?
+                .get(..count as usize)?;
+            let values = slice_in::<[F32<LittleEndian>; 3]>(data, u64::try_from(at).ok()?, count)?;
+            Some((bones, values))
+        };
+        let (vertex_bones, vertices) = array(
+            model.numverts.get(),
+            model.vertinfoindex.get(),
+            model.vertindex.get(),
+        )?;
+        let (normal_bones, normals) = array(
+            model.numnorms.get(),
+            model.norminfoindex.get(),
+            model.normindex.get(),
+        )?;
+        Some(ModelArrays {
+            vertex_bones,
+            vertices,
+            normal_bones,
+            normals,
+        })
+    }
+}
+
+/// A studio model's vertices and normals, each in its bone's space, with the bone of each.
+struct ModelArrays<'data> {
+    vertex_bones: &'data [u8],
+    vertices: &'data [[F32<LittleEndian>; 3]],
+    normal_bones: &'data [u8],
+    normals: &'data [[F32<LittleEndian>; 3]],
 }
 
 impl<'data> Skeleton<'data> for Pair<'data> {
@@ -606,6 +709,19 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
         let (sequence, f) = self.sequence_frame(frame)?;
         self.sequence_pose(sequence, 0, f, bone)
+    }
+
+    /// The sequence and its animation records resolved once for every bone.
+    fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        let Some((sequence, f)) = self.sequence_frame(frame) else {
+            return;
+        };
+        let anims = self.sequence_anims(sequence, 0, f);
+        out.extend(self.main.bones.iter().enumerate().map(|(bone, b)| {
+            anims
+                .and_then(|(data, first)| bone_pose_at(data, first + 12 * bone, b, f))
+                .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
+        }));
     }
 }
 
@@ -762,11 +878,7 @@ impl<'a, 'data: 'a> MeshView<'a> for &'a Pair<'data> {
     }
 
     fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
-        for v in 0..self.main.num_vertices {
-            if let Some((bone, _, _)) = self.bind_vertex_of(v) {
-                f(v, u32::from(bone), 1.0);
-            }
-        }
+        self.for_each_bind_vertex(|v, bone, _, _| f(v, u32::from(bone), 1.0));
     }
 }
 
@@ -784,5 +896,16 @@ impl BindPoseMesh for &Pair<'_> {
             normal,
             [Some((u16::from(bone), 1.0)), None, None, None],
         ))
+    }
+
+    /// One walk over the triangle commands ([`Pair::for_each_bind_vertex`]).
+    fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
+        let n = positions.len().min(normals.len());
+        self.for_each_bind_vertex(|v, _, p, q| {
+            if v < n {
+                positions[v] = p.to_array();
+                normals[v] = q.to_array();
+            }
+        });
     }
 }
