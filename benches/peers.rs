@@ -130,20 +130,38 @@ fn ms3d_crate(c: &mut Criterion) {
 /// vertex. Both write 24 bytes per vertex.
 ///
 /// `ozz-pose`: each corpus DPM and IQM (`../shared/corpus-next/iqm`) with more than one frame,
-/// and each shared MD5 mesh with its animations,
+/// each shared MD5 mesh with its animations, and each shared Half-Life model with more than
+/// one frame (its sequences one after another),
 /// becomes an ozz skeleton and animation through ozz's offline `SkpBuilder` and
 /// `AnimationBuilder` (once, untimed): the file's parents, frame 0 as the rest pose, and every
 /// frame's parent-relative rotation and translation as skelmap samples them (an IQM's decoded
 /// from its 16-bit channels), plus its scale when the IQM scales a joint, as one key per
 /// track at time `f`. The rows play forward one frame per call, halfway between frames,
 /// wrapping before the last frame: `ozz` runs `SamplingJob` (at ratio
-/// `(f + 0.5) / (frames − 1)`, with a reused context) and `LocalToModelJob`; `skelmap-dpm`
-/// and `skelmap-iqm` run `pose::sample` (frames `f`, `f + 1` at 0.5, nlerp) straight from the
+/// `(f + 0.5) / (frames − 1)`, with a reused context) and `LocalToModelJob`; `skelmap-dpm`,
+/// `skelmap-iqm`, `skelmap-md5` and `skelmap-hl1` run `pose::sample` (frames `f`, `f + 1` at 0.5, nlerp) straight from the
 /// file and `Palette::build`; `skelmap-baked` the same from `BakedFrames` (the file's poses
 /// converted once). Throughput in bones. ozz's builder stores rotations as 16-bit fixed
 /// point and translations as half floats, so its model-space matrices differ from skelmap's
 /// at that precision (the bench prints the largest differences and checks them against a
 /// tolerance of 1e-2: rotations absolute, translations relative to the skeleton's extent).
+/// Every shared Half-Life model (../shared/corpus-engines/hl1), canonical: the companions
+/// (texture and sequence-group files) left out.
+#[cfg(any(feature = "ozz", feature = "assimp"))]
+fn hl1_models() -> Vec<std::path::PathBuf> {
+    let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") else {
+        return Vec::new();
+    };
+    [
+        "assimp_man.mdl",
+        "assimp_chrome_sphere.mdl",
+        "assimp_multiple_roots.mdl",
+    ]
+    .into_iter()
+    .map(|name| std::fs::canonicalize(dir.join(name)).unwrap())
+    .collect()
+}
+
 #[cfg(feature = "ozz")]
 mod ozz {
     use std::collections::BTreeMap;
@@ -606,6 +624,26 @@ mod ozz {
             let model = skelmap::Model::open(&path).unwrap();
             let m = model.as_md5().unwrap();
             clip_rows(&mut group, &mut ozz, &name, "skelmap-md5", m);
+        }
+        // Every shared Half-Life model with more than one frame, as `Model` opens it (with its
+        // companions): each channel's run-length runs walked per sample.
+        for path in super::hl1_models() {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let model = skelmap::Model::open(&path).unwrap();
+            if model.num_frames() < 2 {
+                eprintln!(
+                    "ozz-pose: {name} has {} frames; left out",
+                    model.num_frames()
+                );
+                continue;
+            }
+            clip_rows(
+                &mut group,
+                &mut ozz,
+                &name,
+                "skelmap-hl1",
+                model.as_hl1().unwrap(),
+            );
         }
         group.finish();
     }
@@ -1334,17 +1372,10 @@ mod assimp {
                 }
             }
         }
-        // Every shared Half-Life model (../shared/corpus-engines/hl1), with the texture and
-        // sequence-group files beside it that both find; the companions alone are left out.
-        if let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") {
-            for name in [
-                "assimp_man.mdl",
-                "assimp_chrome_sphere.mdl",
-                "assimp_multiple_roots.mdl",
-            ] {
-                let path = std::fs::canonicalize(dir.join(name)).unwrap();
-                hl1_rows(&mut group, &mut assimp, &path, &dump);
-            }
+        // Every shared Half-Life model, with the texture and sequence-group files beside it
+        // that both find.
+        for path in super::hl1_models() {
+            hl1_rows(&mut group, &mut assimp, &path, &dump);
         }
         // An MD5 mesh with one animation, the only one beside it and named like it, so both
         // read it: the pistol with its reload.
