@@ -1848,12 +1848,13 @@ fn md5_survives_a_gltf_round_trip() {
     }
 }
 
-/// Through glTF and back with `export` and `convert`: a DPM into MDR, and a ZYM (which binds
-/// a vertex to one bone, so it is made from the DPM first) into ZYM again. Each comes back
-/// with every frame within 1e-5 of its size and its clips (MDR's from the frame names and the
-/// `.framegroups` beside it, ZYM's scenes), and `convert` reports its error.
+/// Through glTF and back with `export` and `convert`: a DPM into MDR and into PSK (with its
+/// PSA beside it), and a ZYM (which binds a vertex to one bone, so it is made from the DPM
+/// first) into ZYM again. Each comes back with every frame within 1e-5 of its size and its
+/// clips (MDR's from the frame names and the `.framegroups` beside it, ZYM's scenes, PSA's
+/// sequences), and `convert` reports its error.
 #[test]
-fn mdr_and_zym_survive_a_gltf_round_trip() {
+fn mdr_zym_and_psk_survive_a_gltf_round_trip() {
     use skelmap_core::Model;
     use skelmap_core::model::convert::{self, Posed};
     let dir = temp_dir("mdr-zym-gltf");
@@ -1861,7 +1862,7 @@ fn mdr_and_zym_survive_a_gltf_round_trip() {
     let zym = dir.join("tube.zym");
     let out = skelmap(&["convert", dpm.to_str().unwrap(), zym.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
-    for (source, ext) in [(dpm, "mdr"), (zym, "zym")] {
+    for (source, ext) in [(dpm.clone(), "mdr"), (zym, "zym"), (dpm, "psk")] {
         let glb = dir.join(format!("from-{ext}.glb"));
         let back = dir.join(format!("back.{ext}"));
         let out = skelmap(&[
