@@ -881,3 +881,38 @@ fn regress_timeout_keys_836131_seconds_apart() {
     };
     assert_eq!((found, limit), (836_133, 65_536));
 }
+
+#[test]
+fn a_mask_materials_cutoff_survives_export_and_import() {
+    let bytes = tube_bytes();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mut source = asset_at(&model, None);
+    assert!(!source.materials.is_empty());
+    source.materials[0].alpha_cutoff = Some(0.25);
+    let back = import(&glb_of(&source)).unwrap();
+    assert_eq!(back.materials[0].alpha_cutoff, Some(0.25));
+    assert!(back.materials[1..].iter().all(|m| m.alpha_cutoff.is_none()));
+    // `MASK` without a cutoff is glTF's default, 0.5; `BLEND` is drawn opaque.
+    for (mode, cutoff) in [
+        (r#""alphaMode":"MASK""#, Some(0.5)),
+        (r#""alphaMode":"BLEND""#, None),
+    ] {
+        let json = format!(r#"{{"asset":{{"version":"2.0"}},"materials":[{{{mode}}}]}}"#);
+        let asset = import(json.as_bytes()).unwrap();
+        assert_eq!(asset.materials[0].alpha_cutoff, cutoff, "{mode}");
+    }
+    let json =
+        br#"{"asset":{"version":"2.0"},"materials":[{"alphaMode":"MASK","alphaCutoff":-1}]}"#;
+    let err = import(json).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Material {
+                index: 0,
+                field: "alphaCutoff",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

@@ -153,3 +153,28 @@ fn a_lower_case_texture_file_and_a_sequence_group_are_found() {
     assert_eq!(alone.mesh(0).unwrap().vertex_texcoord(3), Some([4.0, 4.0]));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_masked_texture_draws_its_last_palette_entry_transparent() {
+    use skelmap::hl1::raw::STUDIO_NF_MASKED;
+    let mut b = Builder::example();
+    b.textures[0].flags |= STUDIO_NF_MASKED as i32;
+    b.textures[0].pixels[5] = 255;
+    b.textures[1].pixels[6] = 255;
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.skin(0).unwrap().transparent_index(), Some(255));
+    assert_eq!(model.skin(1).unwrap().transparent_index(), None);
+    let alpha = |skin: usize| -> Vec<u8> {
+        let rgba = model.skin_rgba(skin).unwrap();
+        rgba.chunks_exact(4).map(|p| p[3]).collect()
+    };
+    let mut masked = vec![255u8; 16];
+    masked[5] = 0;
+    assert_eq!(alpha(0), masked);
+    // Index 255 of a texture without the flag is a colour like any other.
+    assert_eq!(alpha(1), vec![255u8; 16]);
+    let asset = model.to_asset(&Default::default()).unwrap();
+    let cutoffs: Vec<Option<f32>> = asset.materials.iter().map(|m| m.alpha_cutoff).collect();
+    assert_eq!(cutoffs, [Some(0.5), None]);
+}

@@ -1,7 +1,10 @@
-//! Materials: the base colour factor and the base colour texture, decoded to RGBA8.
+//! Materials: the base colour factor, the base colour texture decoded to RGBA8, and the
+//! alpha cutoff of a `MASK` material.
 
 use std::path::Path;
 
+use gltf::json::material::AlphaMode;
+use gltf::json::validation::Checked::Valid;
 use skelmap_core::asset::{Image, Material};
 
 use super::access::Doc;
@@ -19,13 +22,16 @@ pub(crate) fn materials(
     let mut decoded_bytes = 0u64;
     let mut materials = Vec::with_capacity(doc.root.materials.len());
     for i in 0..doc.root.materials.len() {
-        let (name, factor, texture) = {
+        let (name, factor, texture, alpha_cutoff) = {
             let m = &doc.root.materials[i];
             let pbr = &m.pbr_metallic_roughness;
+            // Only `MASK` is kept: the formats written from an asset draw texels or not.
+            let mask = m.alpha_mode == Valid(AlphaMode::Mask);
             (
                 m.name.clone().unwrap_or_else(|| format!("material {i}")),
                 pbr.base_color_factor.0,
                 pbr.base_color_texture.as_ref().map(|t| t.index.value()),
+                mask.then(|| m.alpha_cutoff.map_or(0.5, |c| c.0)),
             )
         };
         let error = |field, problem| Error::Material {
@@ -33,6 +39,12 @@ pub(crate) fn materials(
             field,
             problem,
         };
+        if alpha_cutoff.is_some_and(|c| !(c >= 0.0 && c.is_finite())) {
+            return Err(error(
+                "alphaCutoff",
+                "not a finite number at least 0".into(),
+            ));
+        }
         if !factor.iter().all(|c| c.is_finite()) {
             return Err(error(
                 "pbrMetallicRoughness.baseColorFactor",
@@ -72,6 +84,7 @@ pub(crate) fn materials(
                                 image: None,
                                 external,
                                 texture: None,
+                                alpha_cutoff,
                             });
                             continue;
                         };
@@ -96,6 +109,7 @@ pub(crate) fn materials(
             image,
             external,
             texture: None,
+            alpha_cutoff,
         });
     }
     Ok((materials, images))

@@ -145,6 +145,8 @@ pub struct Skin<'data> {
     /// The palette the skin carries itself (a Half-Life texture's, after its pixels), which
     /// [`Skin::decode_rgba`] uses instead of the one it is given.
     palette: Option<&'data [[u8; 3]; 256]>,
+    /// The palette index drawn transparent (a Half-Life masked texture's 255).
+    transparent: Option<u8>,
 }
 
 /// The default palette for 8-bit GameStudio skins: a grey ramp (index `i` → `(i, i, i)`).
@@ -171,6 +173,7 @@ impl<'data> Skin<'data> {
             reference: None,
             name: &[],
             palette: None,
+            transparent: None,
         }
     }
 
@@ -183,18 +186,27 @@ impl<'data> Skin<'data> {
     }
 
     /// An 8-bit `width × height` image named `name` that carries its own `palette` (a
-    /// Half-Life texture); `code` is the format's flags.
+    /// Half-Life texture), with `transparent` its index drawn transparent if any; `code` is
+    /// the format's flags.
     pub(crate) fn indexed_with_palette(
         code: i32,
         (width, height): (u32, u32),
         texels: &'data [u8],
-        palette: &'data [[u8; 3]; 256],
+        (palette, transparent): (&'data [[u8; 3]; 256], Option<u8>),
         name: &'data [u8],
     ) -> Skin<'data> {
         let mut skin = Skin::indexed(code, width, height, texels);
         skin.palette = Some(palette);
+        skin.transparent = transparent;
         skin.name = name;
         skin
+    }
+
+    /// The palette index an 8-bit skin draws transparent, if any: 255 for a Half-Life
+    /// texture flagged `STUDIO_NF_MASKED`. [`Skin::decode_rgba`] gives its texels alpha 0.
+    #[must_use]
+    pub fn transparent_index(&self) -> Option<u8> {
+        self.transparent
     }
 
     /// The palette the skin carries itself, if any (Half-Life's textures each have one).
@@ -290,7 +302,8 @@ impl<'data> Skin<'data> {
     }
 
     /// Level `i` decoded to RGBA8, row-major, `width · height · 4` bytes (an explicit copy).
-    /// 8-bit skins look their indices up in `palette` (alpha 255), or in their own
+    /// 8-bit skins look their indices up in `palette` (alpha 255, 0 for the
+    /// [`transparent_index`](Skin::transparent_index)), or in their own
     /// [`palette`](Skin::palette) where they carry one. `None` for DDS skins,
     /// skins without texels and missing levels.
     #[must_use]
@@ -306,7 +319,8 @@ impl<'data> Skin<'data> {
         match self.format {
             PixelFormat::Palette8 => texels.iter().for_each(|&p| {
                 let [r, g, b] = palette[usize::from(p)];
-                out.extend_from_slice(&[r, g, b, 255]);
+                let a = if Some(p) == self.transparent { 0 } else { 255 };
+                out.extend_from_slice(&[r, g, b, a]);
             }),
             PixelFormat::Rgb565 => texels.chunks_exact(2).map(word).for_each(|v| {
                 out.extend_from_slice(&[

@@ -441,10 +441,13 @@ pub struct Material {
     /// external skin. `None` where the format names shaders instead (DPM, SKM, IQM: the
     /// [`name`](Material::name) is the one to look a texture up by) or stores its skins.
     pub texture: Option<String>,
+    /// Where texels whose alpha is below this are not drawn at all (glTF's `alphaMode`
+    /// `MASK` with this `alphaCutoff`): a Half-Life masked texture, 0.5. `None`: opaque.
+    pub alpha_cutoff: Option<f32>,
 }
 
 impl Default for Material {
-    /// An unnamed white material with no image.
+    /// An unnamed white opaque material with no image.
     fn default() -> Self {
         Self {
             name: String::new(),
@@ -452,6 +455,7 @@ impl Default for Material {
             image: None,
             external: None,
             texture: None,
+            alpha_cutoff: None,
         }
     }
 }

@@ -436,11 +436,13 @@ impl<'data> Pair<'data> {
             .filter_map(|i| {
                 let t = &source.textures[i];
                 let (pixels, palette) = source.texture_pixels(i)?;
+                // The engine draws a masked texture's last palette entry transparent.
+                let masked = t.flags.get() as u32 & raw::STUDIO_NF_MASKED != 0;
                 Some(Skin::indexed_with_palette(
                     t.flags.get(),
                     (t.width.get() as u32, t.height.get() as u32),
                     pixels,
-                    palette,
+                    (palette, masked.then_some(255)),
                     name::trim_nul(&t.name),
                 ))
             })

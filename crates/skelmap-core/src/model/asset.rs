@@ -374,6 +374,11 @@ pub(super) fn materials(
             },
             texture: (image.is_none() && !m.texture.is_empty() && names_files)
                 .then(|| crate::name::lossy(m.texture).into_owned()),
+            // A skin with a transparent index: its texels are drawn or not, never blended.
+            alpha_cutoff: image
+                .and(m.skin)
+                .and_then(|skin| model.skin(skin)?.transparent_index())
+                .map(|_| 0.5),
         });
     }
     (materials, images, sources)

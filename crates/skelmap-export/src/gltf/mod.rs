@@ -270,8 +270,9 @@ impl Builder {
         copy
     }
 
-    /// One material per asset material, in order: metallic 0, roughness 1, its colour, and as
-    /// base colour texture its image (one of `textures`) or else its external file.
+    /// One material per asset material, in order: metallic 0, roughness 1, its colour, as
+    /// base colour texture its image (one of `textures`) or else its external file, and
+    /// `alphaMode` `MASK` where it has an alpha cutoff.
     fn materials(
         &mut self,
         asset: &Asset,
@@ -300,6 +301,10 @@ impl Builder {
                     extensions: None,
                     extras: Default::default(),
                 });
+                if let Some(cutoff) = m.alpha_cutoff {
+                    material.alpha_mode = Valid(json::material::AlphaMode::Mask);
+                    material.alpha_cutoff = Some(json::material::AlphaCutoff(cutoff));
+                }
                 self.root.push(material)
             })
             .collect()
