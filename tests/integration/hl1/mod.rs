@@ -10,7 +10,7 @@ mod reference;
 mod rules;
 mod view;
 
-use skelmap::hl1::{Builder, Hl1};
+use skelmap::hl1::{Builder, Hl1, SequenceDef};
 use skelmap::{Error, Format, Limits, Problem};
 
 fn err(bytes: &[u8]) -> Error {
@@ -33,4 +33,20 @@ fn get_i32(b: &[u8], at: usize) -> i32 {
 /// The example written.
 fn example() -> Vec<u8> {
     Builder::example().write().unwrap()
+}
+
+/// The example with its textures in a texture file and a third sequence, `far`, in
+/// sequence group 1.
+fn apart() -> Builder {
+    let mut b = Builder::example();
+    b.textures_apart = true;
+    b.groups = vec!["extra".into()];
+    b.sequences.push(SequenceDef {
+        label: "far".into(),
+        fps: 5.0,
+        looping: true,
+        group: 1,
+        frames: vec![vec![[2, 0, 0, 0, 0, 0], [0; 6]]; 3],
+    });
+    b
 }

@@ -4,7 +4,7 @@
 
 use skelmap::Model;
 use skelmap::glam::{Affine3A, Quat, Vec3};
-use skelmap::hl1::{Builder, SequenceDef};
+use skelmap::hl1::Builder;
 use skelmap::model::Pose;
 use skelmap::pose::Interpolation;
 use skelmap::pose::PoseFrames;
@@ -120,16 +120,7 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_lower_case_texture_file_and_a_sequence_group_are_found() {
-    let mut b = Builder::example();
-    b.textures_apart = true;
-    b.groups = vec!["extra".into()];
-    b.sequences.push(SequenceDef {
-        label: "far".into(),
-        fps: 5.0,
-        looping: true,
-        group: 1,
-        frames: vec![vec![[2, 0, 0, 0, 0, 0], [0; 6]]; 3],
-    });
+    let b = super::apart();
     let dir = temp_dir("companions");
     let main = dir.join("man.mdl");
     std::fs::write(&main, b.write().unwrap()).unwrap();

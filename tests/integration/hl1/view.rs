@@ -7,24 +7,11 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use skelmap::Skeleton;
-use skelmap::hl1::{Builder, Pair, SequenceDef};
+use skelmap::hl1::{Builder, Pair};
+
+use super::apart;
 use skelmap::pose::{BindPoseMesh, PoseFrames};
 use skelmap::{Limits, Model, Resolver, Source};
-
-/// The example with its textures in a texture file and a second sequence in group 1.
-fn apart() -> Builder {
-    let mut b = Builder::example();
-    b.textures_apart = true;
-    b.groups = vec!["extra".into()];
-    b.sequences.push(SequenceDef {
-        label: "far".into(),
-        fps: 5.0,
-        looping: true,
-        group: 1,
-        frames: vec![vec![[2, 0, 0, 0, 0, 0], [0; 6]]; 3],
-    });
-    b
-}
 
 /// Every corpus model (with its companions) and the example, each checked by `check`.
 fn each_model(check: impl Fn(&str, &Pair<'_>)) {
