@@ -169,3 +169,34 @@ fn a_masked_texture_draws_its_last_palette_entry_transparent() {
     let cutoffs: Vec<Option<f32>> = asset.materials.iter().map(|m| m.alpha_cutoff).collect();
     assert_eq!(cutoffs, [Some(0.5), None]);
 }
+
+#[test]
+fn a_sequences_motion_bone_stays_where_its_motiontype_says() {
+    use skelmap::hl1::raw::{STUDIO_X, STUDIO_Z};
+    let plain = Builder::example().write().unwrap();
+    let mut moved = plain.clone();
+    // The second sequence (`turn`, frames 1 to 4) names bone 1 and zeroes its X and Z.
+    let seq = super::get_i32(&plain, 168) as usize + 176;
+    super::put_i32(&mut moved, seq + 68, (STUDIO_X | STUDIO_Z) as i32);
+    super::put_i32(&mut moved, seq + 72, 1);
+    let (a, b) = (
+        Model::from_bytes(&plain).unwrap(),
+        Model::from_bytes(&moved).unwrap(),
+    );
+    let (a, b) = (a.as_hl1().unwrap(), b.as_hl1().unwrap());
+    for frame in 0..a.num_frames() {
+        for bone in 0..2 {
+            let (qa, ta) = a.bone_pose(frame, bone).unwrap();
+            let (qb, tb) = b.bone_pose(frame, bone).unwrap();
+            assert_eq!(qa, qb, "frame {frame} bone {bone}");
+            let expected = if bone == 1 && frame >= 1 {
+                Vec3::new(0.0, ta.y, 0.0)
+            } else {
+                ta.into()
+            };
+            assert_eq!(Vec3::from(tb), expected, "frame {frame} bone {bone}");
+        }
+    }
+    // The arm's default X, 10, is what the engine zeroes.
+    assert_eq!(a.bone_pose(1, 1).unwrap().1.x, 10.0);
+}

@@ -29,6 +29,13 @@ pub const STUDIO_NF_MASKED: u32 = 0x0040;
 /// `mstudioseqdesc_t::flags`: the sequence loops.
 pub const STUDIO_LOOPING: u32 = 0x0001;
 
+/// `motiontype` bit: the motion bone's X position is zeroed when drawn.
+pub const STUDIO_X: u32 = 0x0001;
+/// `motiontype` bit: the motion bone's Y position is zeroed when drawn.
+pub const STUDIO_Y: u32 = 0x0002;
+/// `motiontype` bit: the motion bone's Z position is zeroed when drawn.
+pub const STUDIO_Z: u32 = 0x0004;
+
 /// Bytes of a texture's palette, after its pixels: 256 RGB entries.
 pub const PALETTE_BYTES: u64 = 768;
 

@@ -337,10 +337,29 @@ pub fn angle_quaternion(angles: [f32; 3]) -> Quat {
     )
 }
 
+/// The position components of `bone` that sequence `s` zeroes: on its motion bone, those its
+/// `motiontype` flags `STUDIO_X`, `STUDIO_Y`, `STUDIO_Z`, as the engine's and the model
+/// viewer's `StudioCalcRotations` do (the movement is the entity's, not the bone's). A motion
+/// bone out of range zeroes nothing.
+fn motion_zeroed(s: &raw::SeqDesc, bone: usize) -> [bool; 3] {
+    if usize::try_from(s.motionbone.get()).ok() != Some(bone) {
+        return [false; 3];
+    }
+    let motion = s.motiontype.get() as u32;
+    [raw::STUDIO_X, raw::STUDIO_Y, raw::STUDIO_Z].map(|bit| motion & bit != 0)
+}
+
 /// Bone `b`'s pose at frame `frame` from its animation record at `record` in `data`: each
-/// channel its default value plus the decoded value times its scale, the angles made a
-/// rotation by [`angle_quaternion`]. `None` where the record or a channel's runs leave `data`.
-fn bone_pose_at(data: &[u8], record: usize, b: &raw::Bone, frame: u32) -> Option<(Quat, Vec3A)> {
+/// channel its default value plus the decoded value times its scale, the position
+/// components `zeroed` flags 0, the angles made a rotation by [`angle_quaternion`]. `None`
+/// where the record or a channel's runs leave `data`.
+fn bone_pose_at(
+    data: &[u8],
+    record: usize,
+    b: &raw::Bone,
+    frame: u32,
+    zeroed: [bool; 3],
+) -> Option<(Quat, Vec3A)> {
     let anim: &[raw::Anim] = slice_in(data, record as u64, 1)?;
     let anim = anim.first()?;
     let mut c = [0.0f32; 6];
@@ -352,6 +371,11 @@ fn bone_pose_at(data: &[u8], record: usize, b: &raw::Bone, frame: u32) -> Option
             f32::from(channel_value(data, record + offset, frame)?) * b.scale[j].get()
         };
         *slot = b.value[j].get() + delta;
+    }
+    for (slot, zero) in c.iter_mut().zip(zeroed) {
+        if zero {
+            *slot = 0.0;
+        }
     }
     Some((
         angle_quaternion([c[3], c[4], c[5]]),
@@ -495,6 +519,7 @@ impl<'data> Pair<'data> {
 
     /// Bone `bone` of sequence `sequence`, blend `blend`, at frame `frame`: each channel its
     /// default value plus the decoded value times its scale (no controller applied), the
+    /// motion bone's position components zeroed as the sequence's `motiontype` says, the
     /// angles made a rotation by `AngleQuaternion`. `None` out of range or where the group's
     /// file is missing.
     #[must_use]
@@ -507,7 +532,8 @@ impl<'data> Pair<'data> {
     ) -> Option<(Quat, Vec3A)> {
         let (data, first) = self.sequence_anims(sequence, blend, frame)?;
         let b = self.main.bones.get(bone)?;
-        bone_pose_at(data, first + 12 * bone, b, frame)
+        let zeroed = motion_zeroed(self.main.sequences.get(sequence)?, bone);
+        bone_pose_at(data, first + 12 * bone, b, frame, zeroed)
     }
 
     /// The bytes sequence `sequence`'s animations are in and the offset of its blend
@@ -719,9 +745,11 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
             return;
         };
         let anims = self.sequence_anims(sequence, 0, f);
+        let seq = self.main.sequences.get(sequence);
         out.extend(self.main.bones.iter().enumerate().map(|(bone, b)| {
+            let zeroed = seq.map_or([false; 3], |s| motion_zeroed(s, bone));
             anims
-                .and_then(|(data, first)| bone_pose_at(data, first + 12 * bone, b, f))
+                .and_then(|(data, first)| bone_pose_at(data, first + 12 * bone, b, f, zeroed))
                 .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
         }));
     }
