@@ -30,6 +30,14 @@
 //!   `.md5mesh` and `.md5anim` in ../shared/corpus-engines/md5, and of a synthetic
 //!   `.md5mesh` (`synthetic_md5_<n>MB`: 64 joints, 100k vertices of two weights each, as
 //!   exporters print them), beside the read of its bytes.
+//! - `hl1/<model>`, `bytesum/<model>` and `open/hl1_<model>`: the same for every Half-Life
+//!   model and texture file in ../shared/corpus-engines/hl1 (all under 64 KB), and `hl1/` of
+//!   a synthetic model (`synthetic_hl1_<n>KB`: 32 bones, 2000 vertices in strips, two
+//!   sequences of 60 frames) from `hl1::Builder`.
+//! - `psk/`, `zym/`, `mdr/`, `mdm/` and `mdx/` of one synthetic file each, beside the read of
+//!   its bytes: the PSK, ZYM and MDR written by `model::write` from the skinning benches' tube
+//!   (`common::synthetic(32, 98)`: 32 bones, about 100k vertices, 4 frames), the MDM and MDX
+//!   from `mdm::Builder::triangle` with its surface repeated (60k vertices, 200 frames).
 //!
 //! Inputs of `dpm/` and `skm/`: every DPM in ../shared/corpus/dpm (skipped with a message when
 //! absent) and a synthetic ≥ 50 MB model from the writer (a 64-bone tube with ~410k vertices).
@@ -162,7 +170,157 @@ fn open_validate(c: &mut Criterion) {
             .or_else(|_| Anim::parse(bytes).map(|a| a.num_frames()))
             .expect("valid input")
     });
+    skeletal_rows(&mut group);
     group.finish();
+}
+
+/// The rows of the other skeletal formats (see the module docs): the shared Half-Life models
+/// and one synthetic file of each format.
+fn skeletal_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    use skelmap::asset::WriteOptions;
+    use skelmap::{Format, hl1, mdm, mdr, psk, zym};
+    let mb = |kind: &str, bytes: Vec<u8>| {
+        let name = format!("synthetic_{kind}_{}KB", bytes.len() / 1000);
+        println!("open_validate {kind}/{name}: {} bytes", bytes.len());
+        vec![(name, bytes)]
+    };
+    // The shared models and texture file (a sequence-group file is no model), and a grid.
+    let mut shared = common::corpus_engines("hl1");
+    shared.retain(|(_, bytes)| bytes.starts_with(b"IDST"));
+    format_rows(group, "hl1", &shared, &mb("hl1", hl1_grid()), |bytes| {
+        hl1::Hl1::parse(bytes).expect("valid input").num_bones()
+    });
+    // PSK, ZYM and MDR written from the skinning benches' tube (32 bones, about 100k
+    // vertices, 4 frames) through `model::write`, as `convert` writes them.
+    let tube = common::synthetic(32, 98);
+    let asset = Model::from_bytes(&tube)
+        .expect("valid input")
+        .to_asset(&Default::default())
+        .expect("an asset");
+    let written = |format: Format| {
+        let mut out = skelmap::model::write(format, &asset, &WriteOptions::default())
+            .expect("writable")
+            .files;
+        out.swap_remove(0).bytes
+    };
+    format_rows(
+        group,
+        "psk",
+        &[],
+        &mb("psk", written(Format::Psk)),
+        |bytes| psk::Psk::parse(bytes).expect("valid input").num_points(),
+    );
+    format_rows(
+        group,
+        "zym",
+        &[],
+        &mb("zym", written(Format::Zym)),
+        |bytes| zym::Zym::parse(bytes).expect("valid input").num_poses(),
+    );
+    format_rows(
+        group,
+        "mdr",
+        &[],
+        &mb("mdr", written(Format::Mdr)),
+        |bytes| mdr::Mdr::parse(bytes).expect("valid input").num_frames(),
+    );
+    // MDM and MDX from the builder's triangle, its surface repeated.
+    let (mdm, mdx) = mdm_grid();
+    format_rows(group, "mdm", &[], &mb("mdm", mdm), |bytes| {
+        mdm::Mdm::parse(bytes).expect("valid input").num_vertices()
+    });
+    format_rows(group, "mdx", &[], &mb("mdx", mdx), |bytes| {
+        mdm::Mdx::parse(bytes).expect("valid input").num_frames()
+    });
+}
+
+/// A Half-Life model of 32 bones and the example's mesh repeated: 2000 vertices, a strip of
+/// 80 for each of 40 rows, and two sequences of 60 frames whose every channel changes each
+/// frame (a run of values per channel).
+fn hl1_grid() -> Vec<u8> {
+    use skelmap::hl1::{BoneDef, Builder, CommandDef, SequenceDef, TrivertDef, VertexDef};
+    let mut b = Builder::example();
+    b.bones = (0..32)
+        .map(|i| BoneDef {
+            name: format!("bone{i}"),
+            parent: i - 1,
+            value: [1.0, 0.0, 0.0, 0.0, 0.0, 0.1],
+            scale: [0.01; 6],
+        })
+        .collect();
+    let (rows, columns) = (40i16, 50i16);
+    let model = &mut b.bodyparts[0].models[0];
+    model.vertices = (0..rows * columns)
+        .map(|v| VertexDef {
+            bone: (v / 63) as u8,
+            position: [f32::from(v % columns), f32::from(v / columns), 0.0],
+        })
+        .collect();
+    model.normals = model.vertices.clone();
+    let mesh = &mut model.meshes[0];
+    mesh.commands = (0..rows - 1)
+        .map(|r| CommandDef {
+            fan: false,
+            vertices: (0..2 * columns)
+                .map(|k| {
+                    let v = (r + k % 2) * columns + k / 2;
+                    TrivertDef {
+                        vertex: v,
+                        normal: v,
+                        s: k / 2,
+                        t: r,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    model.meshes.truncate(1);
+    b.attachments.clear();
+    let frames = |shift: i16| -> Vec<Vec<[i16; 6]>> {
+        (0..60)
+            .map(|f| {
+                (0..32)
+                    .map(|bone| {
+                        core::array::from_fn(|c| (f * 7 + bone * 3 + c as i16 + shift) % 200)
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    b.sequences = vec![
+        SequenceDef {
+            label: "a".into(),
+            fps: 30.0,
+            looping: true,
+            group: 0,
+            frames: frames(0),
+        },
+        SequenceDef {
+            label: "b".into(),
+            fps: 30.0,
+            looping: false,
+            group: 0,
+            frames: frames(50),
+        },
+    ];
+    b.write().expect("writable")
+}
+
+/// The MDM builder's triangle pair with its surface's three vertices repeated 20 000 times
+/// (a triangle each) and 200 frames.
+fn mdm_grid() -> (Vec<u8>, Vec<u8>) {
+    let mut b = skelmap::mdm::Builder::triangle();
+    let surface = &mut b.surfaces[0];
+    let one = surface.vertices.clone();
+    let copies: i32 = 20_000;
+    surface.vertices = (0..copies).flat_map(|_| one.iter().cloned()).collect();
+    surface.triangles = (0..copies)
+        .map(|k| [3 * k, 3 * k + 1, 3 * k + 2])
+        .collect();
+    surface.collapse_map = (0..3 * copies).collect();
+    let frame = b.frames[0].clone();
+    b.frames = vec![frame; 200];
+    b.write()
 }
 
 /// An `.md5mesh` of a chain of `joints` joints and one mesh of `verts` vertices, two weights
