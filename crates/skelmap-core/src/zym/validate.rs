@@ -9,8 +9,8 @@
 
 use core::mem::offset_of;
 
-use zerocopy::BigEndian;
 use zerocopy::byteorder::{F32, I32};
+use zerocopy::{BigEndian, IntoBytes};
 
 use super::raw::{self, Header, Lump};
 use super::view::{Run, Zym};
@@ -22,6 +22,7 @@ use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::Reader;
 use crate::rules::{self, Layout, record_offset};
+use crate::scan;
 
 const FORMAT: Format = Format::Zym;
 
@@ -518,6 +519,16 @@ fn check_scene(
 
 /// Rule 10: every `bonenum` names a bone, every origin is finite.
 fn check_vertices(vertices: &[raw::Vertex], start: u64, num_bones: u32) -> Result<()> {
+    // Two flat passes prove a valid table; the walk below finds the first failure. The float
+    // pass reads the bone numbers too: a valid one (far below 0x7F80_0000) is a finite float.
+    let words: &[F32<BigEndian>] =
+        zerocopy::FromBytes::ref_from_bytes(vertices.as_bytes()).unwrap_or_default();
+    let bones_fail = vertices
+        .iter()
+        .fold(false, |acc, v| acc | (v.bonenum.get() as u32 >= num_bones));
+    if !bones_fail && !scan::any_non_finite(words) {
+        return Ok(());
+    }
     let masks = Masks::of::<BigEndian>();
     for (i, v) in vertices.iter().enumerate() {
         let at = record_offset::<raw::Vertex>(start, i);
@@ -547,6 +558,9 @@ fn check_vertices(vertices: &[raw::Vertex], start: u64, num_bones: u32) -> Resul
 
 /// Warns about texture coordinates that are NaN or infinite.
 fn check_texcoords(diag: &mut Diagnostics, texcoords: &[[F32<BigEndian>; 2]], start: u64) {
+    if !scan::any_non_finite(texcoords.as_flattened()) {
+        return;
+    }
     let masks = Masks::of::<BigEndian>();
     let bad =
         |st: &[F32<BigEndian>; 2]| masks.non_finite(bits(st[0])) | masks.non_finite(bits(st[1]));
@@ -596,10 +610,15 @@ fn walk_render(
         let indices = render
             .get(next + 1..next + 1 + 3 * count as usize)
             .unwrap_or_default();
-        if let Some(k) = indices
-            .iter()
-            .position(|i| i.get() < 0 || i.get() as u32 >= verts)
-        {
+        // A negative index is at least `verts` as a `u32`: one scan proves the run.
+        let fails =
+            scan::any_word_fails(indices.as_bytes(), true, scan::below(verts)).unwrap_or(true);
+        let first_bad = || {
+            indices
+                .iter()
+                .position(|i| i.get() < 0 || i.get() as u32 >= verts)
+        };
+        if let Some(k) = fails.then(first_bad).flatten() {
             return Err(Error::Invalid {
                 format: FORMAT,
                 what: "render.indices",
