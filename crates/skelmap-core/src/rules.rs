@@ -243,6 +243,25 @@ pub(crate) fn check_name(
     }
 }
 
+/// Floats that must be finite (`values`, the first at file offset `first`): the first that is
+/// not is reported at its own offset, as [`Problem::NotFinite`].
+pub(crate) fn check_finite<O: ByteOrder>(
+    format: Format,
+    what: &'static str,
+    first: u64,
+    values: &[F32<O>],
+) -> Result<()> {
+    match values.iter().position(|v| !v.get().is_finite()) {
+        Some(i) => Err(Error::Invalid {
+            format,
+            what,
+            offset: record_offset::<F32<O>>(first, i),
+            problem: Problem::NotFinite,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Offset of record `index` in a table of `T`s at `base`.
 pub(crate) fn record_offset<T>(base: u64, index: usize) -> u64 {
     base + index as u64 * size_of::<T>() as u64

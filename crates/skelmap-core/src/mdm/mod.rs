@@ -66,7 +66,7 @@ mod view;
 pub mod write;
 
 pub use view::{
-    CLIP_FPS, Frame, Mdm, Mdx, Pair, Surface, Tag, TagPose, Vertex, Vertices, angles_rotation,
-    offset_direction,
+    CLIP_FPS, Frame, Mdm, Mdx, Pair, Surface, SurfaceArrays, Tag, TagPose, Vertex, Vertices,
+    angles_rotation, offset_direction,
 };
 pub use write::Builder;
