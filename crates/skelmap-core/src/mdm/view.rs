@@ -15,7 +15,6 @@ use super::raw::{
     SHORT_TO_DEGREES,
 };
 pub use crate::alias::idp3::TagPose;
-use crate::alias::idp3::blend_tag;
 use crate::format::Format;
 use crate::md4;
 pub use crate::md4::{Vertex, Vertices};
@@ -634,13 +633,7 @@ impl<'data> Pair<'data> {
     /// linearly and the axes made orthonormal, as MD3's tags are.
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
-        let (ta, tb) = (self.tag_pose(a, index)?, self.tag_pose(b, index)?);
-        let (origin, axis) = blend_tag((ta.origin, ta.axis), (tb.origin, tb.axis), t);
-        Some(TagPose {
-            name: ta.name,
-            origin,
-            axis,
-        })
+        Some(self.tag_pose(a, index)?.blend(&self.tag_pose(b, index)?, t))
     }
 }
 

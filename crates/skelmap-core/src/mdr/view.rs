@@ -11,7 +11,6 @@ use zerocopy::byteorder::LittleEndian;
 
 use super::raw::{MdrBone, MdrCompBone, MdrCompFrame, MdrFrame, MdrHeader, MdrSurface, MdrTag};
 pub use crate::alias::idp3::TagPose;
-use crate::alias::idp3::blend_tag;
 use crate::format::Format;
 use crate::md4;
 pub use crate::md4::{Vertex, Vertices};
@@ -303,13 +302,7 @@ impl<'data> Mdr<'data> {
     /// are ([`md3::Md3::tag_at`](crate::md3::Md3::tag_at)). `None` out of range.
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
-        let (ta, tb) = (self.tag_pose(a, index)?, self.tag_pose(b, index)?);
-        let (origin, axis) = blend_tag((ta.origin, ta.axis), (tb.origin, tb.axis), t);
-        Some(TagPose {
-            name: ta.name,
-            origin,
-            axis,
-        })
+        Some(self.tag_pose(a, index)?.blend(&self.tag_pose(b, index)?, t))
     }
 
     /// Vertices over LOD 0's surfaces.
