@@ -13,6 +13,7 @@
 //!   the pre-weighted records the kernels skin it from, made on first use
 //!   ([`Surface::records`]), with each format's rule for normals ([`Normals`]); and its
 //!   `MeshView`;
+//! - [`write`](mod@write): a vertex and its weights as builders define them, and laid out;
 //! - validating the vertices (`validate::vertices`, crate-internal): every vertex and weight
 //!   inside the file, counts within the limits, floats finite, each bone checked as the
 //!   format checks it (MDR: in range; MDM: not negative, against the MDX when paired).
@@ -25,5 +26,6 @@
 pub mod raw;
 pub(crate) mod validate;
 mod view;
+pub mod write;
 
 pub use view::{Normals, Surface, SurfaceHeader, Vertex, Vertices};
