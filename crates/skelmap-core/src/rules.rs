@@ -466,6 +466,26 @@ impl MeshPass<'_, '_> {
     }
 }
 
+/// A header's `ofs_end` (`value`, read at file offset `field`) checked before anything else,
+/// as loaders that copy `ofsEnd` bytes check it (ioquake3's MDR, ET's MDM and MDX): not
+/// negative (`header.ofs_end`, [`Problem::Negative`]) and not past the data (`file
+/// (header.ofs_end)`, truncated). Returns it; [`check_declared_end`] judges it against the
+/// structures once they are walked.
+pub(crate) fn declared_end_first(reader: Reader<'_>, field: u64, value: i32) -> Result<u64> {
+    let format = reader.format();
+    let end = u64::from(non_negative(format, "header.ofs_end", field, value)?);
+    if end > reader.len() {
+        return Err(Error::Truncated {
+            format,
+            what: "file (header.ofs_end)",
+            offset: 0,
+            need: end,
+            have: reader.len(),
+        });
+    }
+    Ok(end)
+}
+
 /// A declared file end (`end`, read from the field `what` at `offset`) against the data's
 /// length `len`: past the data is truncation; short of what the file's `part`s reach
 /// (`furthest`) or of the data, a warning; bytes between the last `part` and the end, a

@@ -72,22 +72,6 @@ fn version(format: Format, offset: u64, found: i32, expected: i32) -> Result<()>
     Ok(())
 }
 
-/// Rule 2 of both files, checked first as ET copies `ofsEnd` bytes: not negative and not
-/// past the file. Returns it.
-fn declared_end(format: Format, reader: Reader<'_>, value: &I32<Le>, field: u64) -> Result<u64> {
-    let end = u64::from(non_negative(format, "header.ofs_end", field, value)?);
-    if end > reader.len() {
-        return Err(Error::Truncated {
-            format,
-            what: "file (header.ofs_end)",
-            offset: 0,
-            need: end,
-            have: reader.len(),
-        });
-    }
-    Ok(end)
-}
-
 // ---- MDM ----
 
 const MDM: Format = Format::Mdm;
@@ -164,7 +148,8 @@ impl<'data> Parse<'data> for Mdm<'data> {
             MDM_VERSION,
         )?;
         let end_at = field(offset_of!(MdmHeader, ofs_end));
-        let end = declared_end(MDM, reader, &header.ofs_end, end_at)?;
+        // Rule 2, checked first as ET copies `ofsEnd` bytes.
+        let end = rules::declared_end_first(reader, end_at, header.ofs_end.get())?;
         rules::check_name(
             MDM,
             diag,
@@ -553,7 +538,8 @@ impl<'data> Parse<'data> for Mdx<'data> {
             MDX_VERSION,
         )?;
         let end_at = field(offset_of!(MdxHeader, ofs_end));
-        let end = declared_end(MDX, reader, &header.ofs_end, end_at)?;
+        // Rule 2, as the MDM's.
+        let end = rules::declared_end_first(reader, end_at, header.ofs_end.get())?;
         rules::check_name(
             MDX,
             diag,

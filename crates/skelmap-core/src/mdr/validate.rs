@@ -90,7 +90,9 @@ impl<'data> Parse<'data> for Mdr<'data> {
         let reader = Reader::new(data, FORMAT);
         let header: &MdrHeader = reader.ref_at("header", 0)?;
         version(header)?;
-        declared_end(reader, header)?;
+        // Rule 2, checked first as ioquake3 does.
+        let end_at = at(0, offset_of!(MdrHeader, ofs_end));
+        let end = rules::declared_end_first(reader, end_at, header.ofs_end.get())?;
         rules::check_name(
             FORMAT,
             diag,
@@ -121,7 +123,7 @@ impl<'data> Parse<'data> for Mdr<'data> {
                 || "no surface in LOD 0: a model of tags only".into(),
             );
         }
-        file_end(reader, header, walk.furthest, diag)?;
+        file_end(reader, (end, end_at), walk.furthest, diag)?;
         // Each bone's first tag: the bones are named by their tags in O(1) each.
         let mut bone_tags = vec![NO_TAG; counts.bones as usize];
         for (i, tag) in tags.iter().enumerate().rev() {
@@ -490,31 +492,14 @@ fn surface<'data>(
     ))
 }
 
-/// Rule 2, checked first as ioquake3 does: `ofs_end` not negative and not past the file.
-fn declared_end(reader: Reader<'_>, header: &MdrHeader) -> Result<()> {
-    let field = at(0, offset_of!(MdrHeader, ofs_end));
-    let end = u64::from(non_negative("header.ofs_end", field, &header.ofs_end)?);
-    if end > reader.len() {
-        return Err(Error::Truncated {
-            format: FORMAT,
-            what: "file (header.ofs_end)",
-            offset: 0,
-            need: end,
-            have: reader.len(),
-        });
-    }
-    Ok(())
-}
-
-/// Rule 2: `ofs_end` not past the file; short of the structures or of the data, a warning.
+/// Rule 2: `ofs_end` (`end`, read at `field`) not past the file; short of the structures or
+/// of the data, a warning.
 fn file_end(
     reader: Reader<'_>,
-    header: &MdrHeader,
+    (end, field): (u64, u64),
     furthest: u64,
     diag: &mut Diagnostics,
 ) -> Result<()> {
-    let field = at(0, offset_of!(MdrHeader, ofs_end));
-    let end = u64::from(non_negative("header.ofs_end", field, &header.ofs_end)?);
     let range = (end, reader.len(), furthest);
     rules::check_declared_end(diag, FORMAT, ("header.ofs_end", field), range, "structure")
 }
