@@ -90,7 +90,7 @@ fn unsafe_code_is_allowed_only_where_the_project_allows_it() {
 /// The floors of skelmap-core, lowest first, each a list of its top-level modules (a file
 /// `name.rs` or a folder `name/`). A file may name (`crate::m`, or `super::m` at the top level)
 /// only modules on its own floor or below; ARCHITECTURE.md's floor table says the same.
-const FLOORS: [(&str, &[&str]); 7] = [
+const FLOORS: [(&str, &[&str]); 8] = [
     (
         "foundation",
         &[
@@ -116,6 +116,7 @@ const FLOORS: [(&str, &[&str]); 7] = [
     ("skin", &["skin"]),
     ("alias", &["alias"]),
     ("view", &["asset", "gpu", "view"]),
+    ("md4 family", &["md4"]),
     // Every folder of the format table (`Format::folder`): see `floor_of`.
     ("formats", &[]),
     ("model", &["model", "synth"]),

@@ -73,6 +73,7 @@ pub mod iqm;
 mod limits;
 pub mod md2;
 pub mod md3;
+pub mod md4;
 pub mod md5;
 pub mod mdc;
 pub mod mdl7;

@@ -243,6 +243,25 @@ pub(crate) fn check_name(
     }
 }
 
+/// Floats that must be finite (`values`, the first at file offset `first`): the first that is
+/// not is reported at its own offset, as [`Problem::NotFinite`].
+pub(crate) fn check_finite<O: ByteOrder>(
+    format: Format,
+    what: &'static str,
+    first: u64,
+    values: &[F32<O>],
+) -> Result<()> {
+    match values.iter().position(|v| !v.get().is_finite()) {
+        Some(i) => Err(Error::Invalid {
+            format,
+            what,
+            offset: record_offset::<F32<O>>(first, i),
+            problem: Problem::NotFinite,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Offset of record `index` in a table of `T`s at `base`.
 pub(crate) fn record_offset<T>(base: u64, index: usize) -> u64 {
     base + index as u64 * size_of::<T>() as u64
@@ -445,6 +464,26 @@ impl MeshPass<'_, '_> {
             &mut self.layout,
         )
     }
+}
+
+/// A header's `ofs_end` (`value`, read at file offset `field`) checked before anything else,
+/// as loaders that copy `ofsEnd` bytes check it (ioquake3's MDR, ET's MDM and MDX): not
+/// negative (`header.ofs_end`, [`Problem::Negative`]) and not past the data (`file
+/// (header.ofs_end)`, truncated). Returns it; [`check_declared_end`] judges it against the
+/// structures once they are walked.
+pub(crate) fn declared_end_first(reader: Reader<'_>, field: u64, value: i32) -> Result<u64> {
+    let format = reader.format();
+    let end = u64::from(non_negative(format, "header.ofs_end", field, value)?);
+    if end > reader.len() {
+        return Err(Error::Truncated {
+            format,
+            what: "file (header.ofs_end)",
+            offset: 0,
+            need: end,
+            have: reader.len(),
+        });
+    }
+    Ok(end)
 }
 
 /// A declared file end (`end`, read from the field `what` at `offset`) against the data's

@@ -1,8 +1,8 @@
 //! What Quake III's MD3 and Return to Castle Wolfenstein's MDC (its compressed descendant)
 //! share: the frame, shader, triangle, texture-coordinate and vertex records (ioquake3's
 //! `md3Frame_t`, `md3Shader_t`, `md3Triangle_t`, `md3St_t`, `md3XyzNormal_t`, which ET:Legacy's
-//! `mdcSurface_t` reuses), and placing a tag between two frames ([`TagPose`],
-//! [`blend_tag`]), and the validation steps both walk the same way (names, triangles, a
+//! `mdcSurface_t` reuses), and placing a tag between two frames ([`TagPose::blend`], which
+//! MDR's and MDM's tags use too, over [`blend_tag`]), and the validation steps both walk the same way (names, triangles, a
 //! surface's arrays, frame summaries against the vertices). Each format's `raw.rs` re-exports the records under its own name.
 
 use core::mem::offset_of;
@@ -93,7 +93,29 @@ pub struct TagPose<'data> {
     pub axis: [[f32; 3]; 3],
 }
 
-impl TagPose<'_> {
+impl<'data> TagPose<'data> {
+    /// This pose blended toward `to` at `t` (0 = this, 1 = `to`) as [`blend_tag`] blends
+    /// them: the origins linearly, the axes row by row and then made orthonormal; the name
+    /// this one's. Every format's `tag_at` places a tag between two frames this way.
+    ///
+    /// ```
+    /// use skelmap_core::md3::TagPose;
+    /// let axis = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    /// let a = TagPose { name: b"tag_head", origin: [0.0, 0.0, 0.0], axis };
+    /// let b = TagPose { name: b"tag_head", origin: [2.0, 4.0, 0.0], axis };
+    /// let half = a.blend(&b, 0.5);
+    /// assert_eq!((half.name, half.origin, half.axis), (&b"tag_head"[..], [1.0, 2.0, 0.0], axis));
+    /// ```
+    #[must_use]
+    pub fn blend(&self, to: &TagPose<'_>, t: f32) -> TagPose<'data> {
+        let (origin, axis) = blend_tag((self.origin, self.axis), (to.origin, to.axis), t);
+        TagPose {
+            name: self.name,
+            origin,
+            axis,
+        }
+    }
+
     /// The tag as a transform of the attached model into this one: its axes (forward, left,
     /// up) are the columns of the linear part, its origin the translation, so a point `p` of
     /// the attached model lands at `origin + p.x·forward + p.y·left + p.z·up`, as Quake III

@@ -11,7 +11,6 @@ use super::raw::{
     Md3XyzNormal,
 };
 pub use crate::alias::idp3::TagPose;
-use crate::alias::idp3::blend_tag;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::format::Format;
 use crate::name;
@@ -183,6 +182,16 @@ impl<'data> Tag<'data> {
     pub fn axis(&self) -> [[f32; 3]; 3] {
         self.raw.axis.map(|r| r.map(|v| v.get()))
     }
+
+    /// The tag in its frame as a [`TagPose`]: its name, origin and axes as stored.
+    #[must_use]
+    pub fn pose(&self) -> TagPose<'data> {
+        TagPose {
+            name: self.name(),
+            origin: self.origin(),
+            axis: self.axis(),
+        }
+    }
 }
 
 /// A validated Quake III model (`IDP3`, version 15). `Send`, `Sync`, `Clone`; opening keeps a
@@ -290,12 +299,7 @@ impl<'data> Md3<'data> {
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
         let (ta, tb) = (self.tag(a, index)?, self.tag(b, index)?);
-        let (origin, axis) = blend_tag((ta.origin(), ta.axis()), (tb.origin(), tb.axis()), t);
-        Some(TagPose {
-            name: ta.name(),
-            origin,
-            axis,
-        })
+        Some(ta.pose().blend(&tb.pose(), t))
     }
 
     /// The surfaces that have vertices, in the file's order (empty surfaces are skipped at
@@ -498,13 +502,7 @@ impl<'data> ModelView<'data> for Pair<'data> {
     }
 
     fn tag(&self, frame: usize, index: usize) -> Option<Affine3A> {
-        let tag = self.md3.tag(frame, index)?;
-        let stored = TagPose {
-            name: tag.name(),
-            origin: tag.origin(),
-            axis: tag.axis(),
-        };
-        Some(stored.transform())
+        Some(self.md3.tag(frame, index)?.pose().transform())
     }
 
     fn stored_bounds(&self) -> Option<Aabb> {

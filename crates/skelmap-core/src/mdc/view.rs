@@ -12,7 +12,6 @@ use super::raw::{
     MdcXyzCompressed,
 };
 pub use crate::alias::idp3::TagPose;
-use crate::alias::idp3::blend_tag;
 use crate::diag::Diagnostics;
 use crate::format::Format;
 use crate::name;
@@ -351,6 +350,16 @@ impl<'data> Tag<'data> {
     pub fn axis(&self) -> [[f32; 3]; 3] {
         angles_to_axis(self.angles())
     }
+
+    /// The tag in its frame as a [`TagPose`]: its name, origin and the axes of its angles.
+    #[must_use]
+    pub fn pose(&self) -> TagPose<'data> {
+        TagPose {
+            name: self.name(),
+            origin: self.origin(),
+            axis: self.axis(),
+        }
+    }
 }
 
 /// Quake's angles (pitch, yaw, roll, in degrees) as axes: forward, left, up.
@@ -452,12 +461,7 @@ impl<'data> Mdc<'data> {
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
         let (ta, tb) = (self.tag(a, index)?, self.tag(b, index)?);
-        let (origin, axis) = blend_tag((ta.origin(), ta.axis()), (tb.origin(), tb.axis()), t);
-        Some(TagPose {
-            name: ta.name(),
-            origin,
-            axis,
-        })
+        Some(ta.pose().blend(&tb.pose(), t))
     }
 
     /// The surfaces that have vertices, in the file's order (empty surfaces are skipped at

@@ -3,7 +3,9 @@
 //! the rules, the bone model and the sources: ET:Legacy's `qfiles.h`, `tr_model.c`,
 //! `tr_animation_mdm.c`).
 //!
-//! - [`raw`]: the on-disk records, with ET's names;
+//! - [`raw`]: the on-disk records, with ET's names (the vertex and weight records are MD4's,
+//!   which MDR keeps too: [`md4`](crate::md4) holds them, with the surface over them, its
+//!   records and its validation walk);
 //! - [`Mdm`]: the validated mesh: [`Surface`]s of weighted vertices, each with its collapse
 //!   map (ET's levels of detail: [`Surface::lod_vertices`], [`Surface::lod_triangles`]) and
 //!   bone references, and [`Tag`]s on bones;
@@ -66,7 +68,7 @@ mod view;
 pub mod write;
 
 pub use view::{
-    CLIP_FPS, Frame, Mdm, Mdx, Pair, Surface, Tag, TagPose, Vertex, Vertices, angles_rotation,
-    offset_direction,
+    CLIP_FPS, Frame, Mdm, Mdx, Pair, Surface, SurfaceArrays, Tag, TagPose, Vertex, Vertices,
+    angles_rotation, offset_direction,
 };
 pub use write::Builder;

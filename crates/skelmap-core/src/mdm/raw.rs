@@ -13,6 +13,8 @@
 use zerocopy::byteorder::{F32, I16, I32, LittleEndian};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+use crate::md4::{Normals, SurfaceHeader};
+
 type Le = LittleEndian;
 
 /// The magic of an MDM file (`MDM_IDENT`).
@@ -100,31 +102,16 @@ pub struct MdmSurface {
     pub ofs_end: I32<Le>,
 }
 
-/// A vertex's fixed part (`mdmVertex_t` without its weights), 24 bytes; `numWeights`
-/// [`MdmWeight`]s follow it.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct MdmVertex {
-    /// The normal, turned by the first weight's bone.
-    pub normal: [F32<Le>; 3],
-    /// Texture coordinate.
-    pub tex_coords: [F32<Le>; 2],
-    /// Weights that follow (at least 1 in a validated file).
-    pub num_weights: I32<Le>,
-}
+/// A vertex's fixed part (`mdmVertex_t` without its weights), 24 bytes: MD4's
+/// (`md4Vertex_t`), which it is (RtCW's `mdsVertex_t` adds two fields; ET's drops them
+/// again); `numWeights` [`MdmWeight`]s follow it. Its normal is turned by the first weight's
+/// bone.
+pub use crate::md4::raw::Md4Vertex as MdmVertex;
 
-/// One weight of a vertex (`mdmWeight_t`), 20 bytes.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct MdmWeight {
-    /// The bone: an index into the MDX's bones (the header comment says the surface's bone
-    /// references; ET's renderer reads it as the bone's own index).
-    pub bone_index: I32<Le>,
-    /// The weight.
-    pub bone_weight: F32<Le>,
-    /// The vertex's position in the bone's space.
-    pub offset: [F32<Le>; 3],
-}
+/// One weight of a vertex (`mdmWeight_t`), 20 bytes: MD4's (`md4Weight_t`), which it is; its
+/// bone an index into the MDX's bones (the header comment says the surface's bone
+/// references; ET's renderer reads it as the bone's own index).
+pub use crate::md4::raw::Md4Weight as MdmWeight;
 
 /// A triangle (`mdmTriangle_t`), 12 bytes: `indexes` into the surface's vertices, the layout
 /// of MD3's triangle, which it is.
@@ -226,6 +213,19 @@ const _: () = assert!(size_of::<MdxHeader>() == 96);
 const _: () = assert!(size_of::<MdxFrame>() == 52);
 const _: () = assert!(size_of::<MdxBoneFrameCompressed>() == 12);
 const _: () = assert!(size_of::<MdxBoneInfo>() == 80);
+
+/// ET turns a vertex's normal by its first weight's bone alone (`RB_MDM_SurfaceAnim`).
+impl SurfaceHeader for MdmSurface {
+    const NORMALS: Normals = Normals::FirstWeight;
+
+    fn name_field(&self) -> &[u8] {
+        &self.name
+    }
+
+    fn shader_field(&self) -> &[u8] {
+        &self.shader
+    }
+}
 
 impl MdxBoneFrameCompressed {
     /// Pitch, yaw and roll in degrees (`SHORT2ANGLE`).

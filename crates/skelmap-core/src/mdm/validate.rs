@@ -5,26 +5,25 @@
 //! 1; the module docs list them).
 
 use core::mem::offset_of;
-use std::sync::OnceLock;
 
-use zerocopy::byteorder::{F32, I32, LittleEndian};
+use zerocopy::byteorder::{I32, LittleEndian};
 
 use super::raw::{
     MDM_MAX_SURFACES, MDM_MAX_TAGS, MDM_MAX_VERTS, MDM_VERSION, MDX_MAX_BONES, MDX_VERSION,
-    MdmHeader, MdmSurface, MdmTag, MdmTriangle, MdmVertex, MdmWeight, MdxBoneInfo, MdxFrame,
-    MdxHeader, SHADER_MAX_INDEXES,
+    MdmHeader, MdmSurface, MdmTag, MdmTriangle, MdxBoneInfo, MdxFrame, MdxHeader,
+    SHADER_MAX_INDEXES,
 };
-use super::view::{BoneUse, Mdm, Mdx, Pair, Surface, Tag, frame_stride};
+use super::view::{BoneUse, Mdm, Mdx, Pair, Surface, SurfaceArrays, Tag, frame_stride};
 use crate::alias::idp3;
-use crate::bonevert::INFLUENCE_SUM_TOLERANCE;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::md4;
 use crate::parse::Parse;
 use crate::read::Reader;
 use crate::resolver::Resolver;
-use crate::rules::{self, record_offset};
+use crate::rules::{self, check_finite as finite, record_offset};
 use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
 
 type Le = LittleEndian;
@@ -37,19 +36,6 @@ fn at(base: u64, field: usize) -> u64 {
 /// A count or offset field that must not be negative.
 fn non_negative(format: Format, what: &'static str, offset: u64, value: &I32<Le>) -> Result<u32> {
     rules::non_negative(format, what, offset, value.get())
-}
-
-/// Floats that must be finite, the first that is not reported at its own offset.
-fn finite(format: Format, what: &'static str, first: u64, values: &[F32<Le>]) -> Result<()> {
-    match values.iter().position(|v| !v.get().is_finite()) {
-        Some(i) => Err(idp3::invalid(
-            format,
-            what,
-            record_offset::<F32<Le>>(first, i),
-            Problem::NotFinite,
-        )),
-        None => Ok(()),
-    }
 }
 
 /// An offset of a header of `size` bytes that must point past it.
@@ -86,22 +72,6 @@ fn version(format: Format, offset: u64, found: i32, expected: i32) -> Result<()>
     Ok(())
 }
 
-/// Rule 2 of both files, checked first as ET copies `ofsEnd` bytes: not negative and not
-/// past the file. Returns it.
-fn declared_end(format: Format, reader: Reader<'_>, value: &I32<Le>, field: u64) -> Result<u64> {
-    let end = u64::from(non_negative(format, "header.ofs_end", field, value)?);
-    if end > reader.len() {
-        return Err(Error::Truncated {
-            format,
-            what: "file (header.ofs_end)",
-            offset: 0,
-            need: end,
-            have: reader.len(),
-        });
-    }
-    Ok(end)
-}
-
 // ---- MDM ----
 
 const MDM: Format = Format::Mdm;
@@ -118,15 +88,26 @@ struct MdmWalk<'a, 'data> {
     max_bone: Option<BoneUse>,
 }
 
+/// A bone index the MDM names at `offset` (as `what`): not negative, and kept in `max_bone`
+/// when it is the largest so far, for the pair's check against the MDX.
+fn note_bone(
+    max_bone: &mut Option<BoneUse>,
+    what: &'static str,
+    offset: u64,
+    value: &I32<Le>,
+) -> Result<()> {
+    let bone = non_negative(MDM, what, offset, value)?;
+    if max_bone.is_none_or(|m| bone > m.bone) {
+        *max_bone = Some(BoneUse { bone, what, offset });
+    }
+    Ok(())
+}
+
 impl<'data> MdmWalk<'_, 'data> {
     /// A bone index the MDM names at `offset` (as `what`): not negative, and remembered
     /// when it is the largest so far, for the pair's check against the MDX.
     fn bone(&mut self, what: &'static str, offset: u64, value: &I32<Le>) -> Result<()> {
-        let bone = non_negative(MDM, what, offset, value)?;
-        if self.max_bone.is_none_or(|m| bone > m.bone) {
-            self.max_bone = Some(BoneUse { bone, what, offset });
-        }
-        Ok(())
+        note_bone(&mut self.max_bone, what, offset, value)
     }
 
     /// An array of `count` `i32` at `ofs` (read from `field`) from the structure at `base`.
@@ -167,7 +148,8 @@ impl<'data> Parse<'data> for Mdm<'data> {
             MDM_VERSION,
         )?;
         let end_at = field(offset_of!(MdmHeader, ofs_end));
-        let end = declared_end(MDM, reader, &header.ofs_end, end_at)?;
+        // Rule 2, checked first as ET copies `ofsEnd` bytes.
+        let end = rules::declared_end_first(reader, end_at, header.ofs_end.get())?;
         rules::check_name(
             MDM,
             diag,
@@ -385,7 +367,14 @@ fn surface<'data>(
             verts_field,
             &header.ofs_verts,
         )?);
-    let verts_end = vertices(walk, verts_start, verts, diag)?;
+    let max_bone = &mut walk.max_bone;
+    let verts_end = md4::validate::vertices(
+        (reader, walk.limits),
+        &mut walk.total_weights,
+        (verts_start, verts),
+        diag,
+        |what, offset, value| note_bone(max_bone, what, offset, value),
+    )?;
     walk.furthest = walk.furthest.max(verts_end);
     // Rule 7: the triangles.
     let tri_field = field(offset_of!(MdmSurface, ofs_triangles));
@@ -444,112 +433,14 @@ fn surface<'data>(
     let vertices = reader
         .get_bytes(verts_start, verts_end - verts_start)
         .unwrap_or_default();
+    let arrays = SurfaceArrays {
+        collapse_map,
+        bone_references,
+    };
     Ok((
-        Surface {
-            header,
-            offset: base,
-            vertices,
-            num_verts: verts,
-            triangles,
-            collapse_map,
-            bone_references,
-            decoded: OnceLock::new(),
-        },
+        Surface::new((header, base), (vertices, verts), triangles, arrays),
         end,
     ))
-}
-
-/// Rule 6: `count` vertices from `start`, each inside the file with its weights, 1 to
-/// `max_influences_per_vertex` weights and no more than `max_total_influences` in all, every
-/// float finite, every bone not negative; weights not summing to 1 a warning. Returns the end
-/// of the last vertex.
-fn vertices(
-    walk: &mut MdmWalk<'_, '_>,
-    start: u64,
-    count: u32,
-    diag: &mut Diagnostics,
-) -> Result<u64> {
-    let reader = walk.reader;
-    let max_total = walk.limits.max_total_influences;
-    let mut offset = start;
-    for _ in 0..count {
-        let vertex: &MdmVertex = reader.ref_at("vertex", offset)?;
-        let field = |f: usize| at(offset, f);
-        finite(
-            MDM,
-            "vertex.normal",
-            field(offset_of!(MdmVertex, normal)),
-            &vertex.normal,
-        )?;
-        finite(
-            MDM,
-            "vertex.tex_coords",
-            field(offset_of!(MdmVertex, tex_coords)),
-            &vertex.tex_coords,
-        )?;
-        let weights_at = field(offset_of!(MdmVertex, num_weights));
-        let num_weights = non_negative(MDM, "vertex.num_weights", weights_at, &vertex.num_weights)?;
-        if num_weights == 0 {
-            return Err(idp3::invalid(
-                MDM,
-                "vertex.num_weights",
-                weights_at,
-                Problem::NoInfluences,
-            ));
-        }
-        rules::check_limit(
-            MDM,
-            "vertex.num_weights",
-            weights_at,
-            num_weights,
-            walk.limits.max_influences_per_vertex,
-        )?;
-        walk.total_weights += u64::from(num_weights);
-        if walk.total_weights > max_total {
-            return Err(Error::Limit {
-                format: MDM,
-                what: "weights (all surfaces)",
-                offset: weights_at,
-                value: walk.total_weights,
-                max: max_total,
-            });
-        }
-        let first = offset + size_of::<MdmVertex>() as u64;
-        let weights = reader.slice_at::<MdmWeight>("vertex.weights", first, num_weights.into())?;
-        let mut sum = 0.0f32;
-        for (i, w) in weights.iter().enumerate() {
-            let base = record_offset::<MdmWeight>(first, i);
-            walk.bone(
-                "weight.bone_index",
-                at(base, offset_of!(MdmWeight, bone_index)),
-                &w.bone_index,
-            )?;
-            finite(
-                MDM,
-                "weight.bone_weight",
-                at(base, offset_of!(MdmWeight, bone_weight)),
-                core::slice::from_ref(&w.bone_weight),
-            )?;
-            finite(
-                MDM,
-                "weight.offset",
-                at(base, offset_of!(MdmWeight, offset)),
-                &w.offset,
-            )?;
-            sum += w.bone_weight.get();
-        }
-        if (sum - 1.0).abs() > INFLUENCE_SUM_TOLERANCE {
-            diag.warn(
-                MDM,
-                WarningKind::InfluenceSum,
-                "vertex.weights",
-                first,
-                || format!("weights of a {num_weights}-weight vertex sum to {sum}"),
-            );
-        }
-        offset = rules::end(first, weights);
-    }
-    Ok(offset)
 }
 
 /// Rule 9 for the tag at `base`: inside the file, name terminated, axes and offset finite,
@@ -647,7 +538,8 @@ impl<'data> Parse<'data> for Mdx<'data> {
             MDX_VERSION,
         )?;
         let end_at = field(offset_of!(MdxHeader, ofs_end));
-        let end = declared_end(MDX, reader, &header.ofs_end, end_at)?;
+        // Rule 2, as the MDM's.
+        let end = rules::declared_end_first(reader, end_at, header.ofs_end.get())?;
         rules::check_name(
             MDX,
             diag,

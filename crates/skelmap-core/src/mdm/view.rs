@@ -6,29 +6,25 @@
 //! bytes through checked reads and fall back to empty results rather than panic, which only a
 //! wrong proof could make them do.
 
-use std::borrow::Cow;
-use std::sync::OnceLock;
-
 use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
+use zerocopy::FromBytes;
 use zerocopy::byteorder::{I32, LittleEndian};
-use zerocopy::{FromBytes, IntoBytes};
 
 use super::raw::{
-    MdmHeader, MdmSurface, MdmTag, MdmTriangle, MdmVertex, MdmWeight, MdxBoneFrameCompressed,
-    MdxBoneInfo, MdxFrame, MdxHeader, SHORT_TO_DEGREES,
+    MdmHeader, MdmSurface, MdmTag, MdxBoneFrameCompressed, MdxBoneInfo, MdxFrame, MdxHeader,
+    SHORT_TO_DEGREES,
 };
 pub use crate::alias::idp3::TagPose;
-use crate::alias::idp3::blend_tag;
-use crate::bonevert::BoneVert;
 use crate::format::Format;
+use crate::md4;
+pub use crate::md4::{Vertex, Vertices};
 use crate::name;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Bone, PoseFrames, Skeleton};
-use crate::skin::{Records, RecordsMesh};
+use crate::skin::Records;
 use crate::view::{
-    ClipOrigin, Conventions, IndexedNames, Material, MeshView, ModelView, NoMesh, TexcoordLayout,
-    TextureNames,
+    ClipOrigin, Conventions, IndexedNames, Material, ModelView, NoMesh, TextureNames,
 };
 
 type Le = LittleEndian;
@@ -136,150 +132,38 @@ impl<'data> Mdm<'data> {
     }
 }
 
-/// One surface: a mesh of weighted vertices, its collapse map and bone references.
-#[derive(Debug, Clone)]
-pub struct Surface<'data> {
-    pub(super) header: &'data MdmSurface,
-    /// Where the header starts in the file.
-    pub(super) offset: u64,
-    /// From the first vertex to the end of the last.
-    pub(super) vertices: &'data [u8],
-    pub(super) num_verts: u32,
-    pub(super) triangles: &'data [MdmTriangle],
+/// One surface: a mesh of MD4's weighted vertices, with its shader (the surface
+/// [`md4`](crate::md4) reads for MDR and MDM, over an `mdmSurface_t`), its collapse map and
+/// bone references ([`SurfaceArrays`]): its records turn each normal by the first weight's
+/// bone, as ET does.
+pub type Surface<'data> = md4::Surface<'data, MdmSurface, SurfaceArrays<'data>>;
+
+/// What an MDM surface adds to MD4's: the arrays ET's levels of detail and bone building
+/// read, each validated.
+#[derive(Debug, Clone, Copy)]
+pub struct SurfaceArrays<'data> {
     pub(super) collapse_map: &'data [I32<Le>],
     pub(super) bone_references: &'data [I32<Le>],
-    /// The weights as records and each vertex's start, made on first use.
-    pub(super) decoded: OnceLock<Decoded>,
 }
-
-/// A surface's vertices laid out for the record kernels and for random access.
-#[derive(Debug, Clone)]
-pub(super) struct Decoded {
-    /// Each vertex a little-endian count and its pre-weighted [`BoneVert`] records.
-    records: Box<[u8]>,
-    /// Each vertex's offset in [`Surface::vertices`].
-    starts: Box<[u32]>,
-}
-
-/// One vertex of a [`Surface`]: its fixed part and its weights, borrowed from the file.
-#[derive(Debug, Clone, Copy)]
-pub struct Vertex<'data> {
-    /// Normal, texture coordinate, weight count.
-    pub raw: &'data MdmVertex,
-    /// The weights.
-    pub weights: &'data [MdmWeight],
-}
-
-impl Vertex<'_> {
-    /// The normal.
-    #[must_use]
-    pub fn normal(&self) -> [f32; 3] {
-        self.raw.normal.map(|v| v.get())
-    }
-
-    /// The texture coordinate.
-    #[must_use]
-    pub fn tex_coords(&self) -> [f32; 2] {
-        self.raw.tex_coords.map(|v| v.get())
-    }
-}
-
-/// The vertices of a surface in file order (a validated walk).
-#[derive(Debug, Clone)]
-pub struct Vertices<'data> {
-    rest: &'data [u8],
-    left: u32,
-}
-
-impl<'data> Iterator for Vertices<'data> {
-    type Item = Vertex<'data>;
-
-    fn next(&mut self) -> Option<Vertex<'data>> {
-        if self.left == 0 {
-            return None;
-        }
-        let (raw, rest) = MdmVertex::ref_from_prefix(self.rest).ok()?;
-        let count = usize::try_from(raw.num_weights.get()).ok()?;
-        let (weights, rest) = <[MdmWeight]>::ref_from_prefix_with_elems(rest, count).ok()?;
-        self.rest = rest;
-        self.left -= 1;
-        Some(Vertex { raw, weights })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left as usize, Some(self.left as usize))
-    }
-}
-
-impl ExactSizeIterator for Vertices<'_> {}
 
 impl<'data> Surface<'data> {
-    /// The raw header.
-    #[must_use]
-    pub fn header(&self) -> &'data MdmSurface {
-        self.header
-    }
-
-    /// Where the header starts in the file.
-    #[must_use]
-    pub fn offset(&self) -> u64 {
-        self.offset
-    }
-
-    /// The surface's name, up to its NUL.
-    #[must_use]
-    pub fn name(&self) -> &'data [u8] {
-        name::trim_nul(&self.header.name)
-    }
-
-    /// The name as text (invalid UTF-8 replaced).
-    #[must_use]
-    pub fn name_lossy(&self) -> Cow<'data, str> {
-        name::lossy(self.name())
-    }
-
-    /// The shader it is drawn with, up to its NUL.
-    #[must_use]
-    pub fn shader_name(&self) -> &'data [u8] {
-        name::trim_nul(&self.header.shader)
-    }
-
-    /// Vertices.
-    #[must_use]
-    pub fn num_vertices(&self) -> usize {
-        self.num_verts as usize
-    }
-
-    /// Triangles.
-    #[must_use]
-    pub fn num_triangles(&self) -> usize {
-        self.triangles.len()
-    }
-
-    /// Triangle `i` as stored (clockwise seen from the front, as MD3's).
-    #[must_use]
-    pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
-        let t = self.triangles.get(i)?;
-        Some(t.indexes.map(|v| v.get() as u32))
-    }
-
     /// The fewest vertices ET draws of the surface (`minLod`, clamped to `0..=num_vertices`).
     #[must_use]
     pub fn min_lod(&self) -> usize {
-        usize::try_from(self.header.min_lod.get()).map_or(0, |m| m.min(self.num_vertices()))
+        usize::try_from(self.header().min_lod.get()).map_or(0, |m| m.min(self.num_vertices()))
     }
 
     /// The collapse map: for each vertex, the vertex it merges into when a level of detail
     /// leaves it out (each in range in a validated file).
     #[must_use]
     pub fn collapse_map(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
-        self.collapse_map.iter().map(|v| v.get() as usize)
+        self.extra.collapse_map.iter().map(|v| v.get() as usize)
     }
 
     /// The bones ET builds before drawing the surface.
     #[must_use]
     pub fn bone_references(&self) -> impl ExactSizeIterator<Item = usize> + '_ {
-        self.bone_references.iter().map(|v| v.get() as usize)
+        self.extra.bone_references.iter().map(|v| v.get() as usize)
     }
 
     /// The vertices ET draws at a level of detail: `fraction` (ET's computed `lodScale`,
@@ -307,14 +191,18 @@ impl<'data> Surface<'data> {
         let keep = keep.min(n);
         let mut collapse: Vec<u32> = (0..n as u32).collect();
         for j in keep..n {
-            let target = self.collapse_map.get(j).map_or(j, |v| v.get() as usize);
+            let target = self
+                .extra
+                .collapse_map
+                .get(j)
+                .map_or(j, |v| v.get() as usize);
             collapse[j] = if target < j {
                 collapse[target]
             } else {
                 u32::MAX
             };
         }
-        for t in self.triangles {
+        for t in self.raw_triangles() {
             let corner = |k: usize| {
                 collapse
                     .get(t.indexes[k].get() as usize)
@@ -327,62 +215,6 @@ impl<'data> Surface<'data> {
             }
             out.push([a, b, c]);
         }
-    }
-
-    /// The vertices in file order, each borrowed from the file.
-    #[must_use]
-    pub fn vertices(&self) -> Vertices<'data> {
-        Vertices {
-            rest: self.vertices,
-            left: self.num_verts,
-        }
-    }
-
-    /// Vertex `v`, found through the offsets the first call lays out ([`Surface::records`]).
-    #[must_use]
-    pub fn vertex(&self, v: usize) -> Option<Vertex<'data>> {
-        let start = *self.decoded().starts.get(v)?;
-        let rest = self.vertices.get(start as usize..)?;
-        Vertices { rest, left: 1 }.next()
-    }
-
-    /// The surface's weights as pre-weighted little-endian records, the layout the record
-    /// kernels read, made on the first call and kept (32 bytes a weight): `origin = weight ·
-    /// offset`, `influence = weight`, and the vertex's normal whole on its first weight and
-    /// zero on the others, so that the normal turns with the first weight's bone alone, as
-    /// ET's `RB_MDM_SurfaceAnim` turns it.
-    #[must_use]
-    pub fn records(&self) -> RecordsMesh<'_, LittleEndian> {
-        let decoded = self.decoded();
-        RecordsMesh::written(&decoded.records, self.num_verts)
-    }
-
-    fn decoded(&self) -> &Decoded {
-        self.decoded.get_or_init(|| {
-            let mut starts = Vec::with_capacity(self.num_vertices());
-            let mut records = Vec::new();
-            let mut at = 0usize;
-            for vertex in self.vertices() {
-                starts.push(at as u32);
-                at += size_of::<MdmVertex>() + size_of_val(vertex.weights);
-                records.extend_from_slice(&(vertex.weights.len() as u32).to_le_bytes());
-                let normal = vertex.normal();
-                for (k, w) in vertex.weights.iter().enumerate() {
-                    let weight = w.bone_weight.get();
-                    let record = BoneVert::<LittleEndian>::new(
-                        w.offset.map(|v| v.get() * weight),
-                        weight,
-                        if k == 0 { normal } else { [0.0; 3] },
-                        w.bone_index.get() as u32,
-                    );
-                    records.extend_from_slice(record.as_bytes());
-                }
-            }
-            Decoded {
-                records: records.into_boxed_slice(),
-                starts: starts.into_boxed_slice(),
-            }
-        })
     }
 }
 
@@ -801,13 +633,7 @@ impl<'data> Pair<'data> {
     /// linearly and the axes made orthonormal, as MD3's tags are.
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
-        let (ta, tb) = (self.tag_pose(a, index)?, self.tag_pose(b, index)?);
-        let (origin, axis) = blend_tag((ta.origin, ta.axis), (tb.origin, tb.axis), t);
-        Some(TagPose {
-            name: ta.name,
-            origin,
-            axis,
-        })
+        Some(self.tag_pose(a, index)?.blend(&self.tag_pose(b, index)?, t))
     }
 }
 
@@ -920,45 +746,5 @@ impl<'data> ModelView<'data> for Pair<'data> {
 
     fn records(&self, mesh: usize) -> Option<Records<'_>> {
         Some(self.mdm.surfaces.get(mesh)?.records().into())
-    }
-}
-
-/// Triangles reversed to counter-clockwise (MDM stores them clockwise, as MD3 does); a
-/// texture coordinate per vertex; every weight an influence.
-impl<'a, 'data: 'a> MeshView<'a> for &'a Surface<'data> {
-    fn name(&self) -> &'a [u8] {
-        Surface::name(self)
-    }
-
-    fn num_vertices(&self) -> usize {
-        Surface::num_vertices(self)
-    }
-
-    fn num_triangles(&self) -> usize {
-        Surface::num_triangles(self)
-    }
-
-    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
-        Surface::triangle(self, i).map(|[a, b, c]| [c, b, a])
-    }
-
-    fn texcoord_layout(&self) -> TexcoordLayout {
-        TexcoordLayout::PerVertex
-    }
-
-    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
-        Some(self.vertex(v)?.tex_coords())
-    }
-
-    fn material(&self, index: usize) -> Option<usize> {
-        Some(index)
-    }
-
-    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
-        for (v, vertex) in self.vertices().enumerate() {
-            for w in vertex.weights {
-                f(v, w.bone_index.get() as u32, w.bone_weight.get());
-            }
-        }
     }
 }

@@ -7,33 +7,13 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, I16, I32};
 
 use super::raw::{
-    MAX_QPATH, MDM_VERSION, MDX_VERSION, MdmHeader, MdmSurface, MdmTag, MdmVertex, MdmWeight,
-    MdxBoneFrameCompressed, MdxBoneInfo, MdxFrame, MdxHeader,
+    MAX_QPATH, MDM_VERSION, MDX_VERSION, MdmHeader, MdmSurface, MdmTag, MdxBoneFrameCompressed,
+    MdxBoneInfo, MdxFrame, MdxHeader,
 };
 use crate::alias::idp3::Md3Triangle;
 use crate::format::{MDM_MAGIC, MDX_MAGIC};
 
-/// One weight of a vertex.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Weight {
-    /// The MDX bone.
-    pub bone: i32,
-    /// The weight.
-    pub weight: f32,
-    /// The vertex's position in the bone's space.
-    pub offset: [f32; 3],
-}
-
-/// One vertex of a surface.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Vertex {
-    /// The normal, in the first weight's bone space.
-    pub normal: [f32; 3],
-    /// The texture coordinate.
-    pub tex_coords: [f32; 2],
-    /// The weights (written as many as given, none included).
-    pub weights: Vec<Weight>,
-}
+pub use crate::md4::write::{VertexDef as Vertex, WeightDef as Weight};
 
 /// One surface.
 #[derive(Debug, Clone, PartialEq)]
@@ -296,10 +276,8 @@ impl Builder {
         for s in &self.surfaces {
             let start = at;
             let vertices = start + size_of::<MdmSurface>() as u64;
-            let weights: usize = s.vertices.iter().map(|v| v.weights.len()).sum();
-            let triangles = vertices
-                + (s.vertices.len() * size_of::<MdmVertex>() + weights * size_of::<MdmWeight>())
-                    as u64;
+            let bytes: usize = s.vertices.iter().map(Vertex::stored_len).sum();
+            let triangles = vertices + bytes as u64;
             let collapse_map = triangles + 12 * s.triangles.len() as u64;
             let bone_references = collapse_map + 4 * s.collapse_map.len() as u64;
             let end = bone_references + 4 * s.bone_references.len() as u64;
@@ -371,20 +349,7 @@ impl Builder {
             };
             out.extend_from_slice(header.as_bytes());
             for v in &s.vertices {
-                let raw = MdmVertex {
-                    normal: f32x3(v.normal),
-                    tex_coords: v.tex_coords.map(F32::new),
-                    num_weights: I32::new(v.weights.len() as i32),
-                };
-                out.extend_from_slice(raw.as_bytes());
-                for w in &v.weights {
-                    let raw = MdmWeight {
-                        bone_index: I32::new(w.bone),
-                        bone_weight: F32::new(w.weight),
-                        offset: f32x3(w.offset),
-                    };
-                    out.extend_from_slice(raw.as_bytes());
-                }
+                v.put(&mut out);
             }
             for t in &s.triangles {
                 let raw = Md3Triangle {

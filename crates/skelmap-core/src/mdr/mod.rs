@@ -1,7 +1,9 @@
 //! ioquake3 skeletal models (`RDM5`, version 2; `docs/formats/mdr.md` for the layout, the
 //! rules and the sources: ioquake3's `qfiles.h`, `tr_model.c`, `tr_animation.c`).
 //!
-//! - [`raw`]: the on-disk records, with ioquake3's names;
+//! - [`raw`]: the on-disk records, with ioquake3's names (the vertex and weight records are
+//!   MD4's, which MDM keeps too: [`md4`](crate::md4) holds them, with the surface over them,
+//!   its records and its validation walk);
 //! - [`Mdr`]: the validated view: [`Frame`]s of model-space bone matrices, plain or
 //!   compressed (decoded where read, as ioquake3's `MC_UnCompress` does), levels of detail
 //!   ([`Lod`]) of [`Surface`]s of weighted vertices, and [`Tag`]s on bones (between frames,

@@ -10,6 +10,8 @@
 use zerocopy::byteorder::{F32, I32, LittleEndian, U16};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 
+use crate::md4::{Normals, SurfaceHeader};
+
 type Le = LittleEndian;
 
 /// The magic of an MDR file (`MDR_IDENT`).
@@ -136,30 +138,14 @@ pub struct MdrSurface {
     pub ofs_end: I32<Le>,
 }
 
-/// A vertex's fixed part (`mdrVertex_t` without its weights), 24 bytes; `numWeights`
-/// [`MdrWeight`]s follow it.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct MdrVertex {
-    /// The normal, turned by the weights' bones.
-    pub normal: [F32<Le>; 3],
-    /// Texture coordinate.
-    pub tex_coords: [F32<Le>; 2],
-    /// Weights that follow (at least 1 in a validated file).
-    pub num_weights: I32<Le>,
-}
+/// A vertex's fixed part (`mdrVertex_t` without its weights), 24 bytes: MD4's
+/// (`md4Vertex_t`), which it is; `numWeights` [`MdrWeight`]s follow it. Its normal is turned
+/// by every weight's bone, each its weight's share.
+pub use crate::md4::raw::Md4Vertex as MdrVertex;
 
-/// One weight of a vertex (`mdrWeight_t`), 20 bytes.
-#[derive(Debug, Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
-#[repr(C)]
-pub struct MdrWeight {
-    /// The bone (the frame's bone index, as ioquake3's renderer reads it).
-    pub bone_index: I32<Le>,
-    /// The weight.
-    pub bone_weight: F32<Le>,
-    /// The vertex's position in the bone's space.
-    pub offset: [F32<Le>; 3],
-}
+/// One weight of a vertex (`mdrWeight_t`), 20 bytes: MD4's (`md4Weight_t`), which it is; its
+/// bone the frame's bone index, as ioquake3's renderer reads it.
+pub use crate::md4::raw::Md4Weight as MdrWeight;
 
 /// A triangle (`mdrTriangle_t`), 12 bytes: `indexes`, clockwise seen from the front; the
 /// layout of MD3's triangle, which it is.
@@ -186,6 +172,19 @@ const _: () = assert!(size_of::<MdrVertex>() == 24);
 const _: () = assert!(size_of::<MdrWeight>() == 20);
 const _: () = assert!(size_of::<MdrTriangle>() == 12);
 const _: () = assert!(size_of::<MdrTag>() == 36);
+
+/// ioquake3 turns a vertex's normal by every weight's bone (`RB_MDRSurfaceAnim`).
+impl SurfaceHeader for MdrSurface {
+    const NORMALS: Normals = Normals::Weighted;
+
+    fn name_field(&self) -> &[u8] {
+        &self.name
+    }
+
+    fn shader_field(&self) -> &[u8] {
+        &self.shader
+    }
+}
 
 impl MdrBone {
     /// The matrix as native floats, row-major.

@@ -4,21 +4,20 @@
 //! list them).
 
 use core::mem::offset_of;
-use std::sync::OnceLock;
 
 use zerocopy::byteorder::{F32, I32, LittleEndian};
 
 use super::raw::{
     MDR_MAX_BONES, MDR_VERSION, MdrBone, MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface,
-    MdrTag, MdrTriangle, MdrVertex, MdrWeight, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES,
+    MdrTag, MdrTriangle, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES,
 };
 use super::view::{FrameTable, Lod, Mdr, NO_TAG, Surface};
 use crate::alias::idp3;
-use crate::bonevert::INFLUENCE_SUM_TOLERANCE;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::limits::Limits;
+use crate::md4;
 use crate::name;
 use crate::parse::Parse;
 use crate::read::Reader;
@@ -55,14 +54,7 @@ fn engine_limit(diag: &mut Diagnostics, what: &'static str, offset: u64, value: 
 
 /// Floats that must be finite, the first that is not reported at its own offset.
 fn finite(what: &'static str, first: u64, values: &[F32<Le>]) -> Result<()> {
-    match values.iter().position(|v| !v.get().is_finite()) {
-        Some(i) => Err(invalid(
-            what,
-            record_offset::<F32<Le>>(first, i),
-            Problem::NotFinite,
-        )),
-        None => Ok(()),
-    }
+    rules::check_finite(FORMAT, what, first, values)
 }
 
 /// An offset of the header that must point past it.
@@ -98,7 +90,9 @@ impl<'data> Parse<'data> for Mdr<'data> {
         let reader = Reader::new(data, FORMAT);
         let header: &MdrHeader = reader.ref_at("header", 0)?;
         version(header)?;
-        declared_end(reader, header)?;
+        // Rule 2, checked first as ioquake3 does.
+        let end_at = at(0, offset_of!(MdrHeader, ofs_end));
+        let end = rules::declared_end_first(reader, end_at, header.ofs_end.get())?;
         rules::check_name(
             FORMAT,
             diag,
@@ -129,7 +123,7 @@ impl<'data> Parse<'data> for Mdr<'data> {
                 || "no surface in LOD 0: a model of tags only".into(),
             );
         }
-        file_end(reader, header, walk.furthest, diag)?;
+        file_end(reader, (end, end_at), walk.furthest, diag)?;
         // Each bone's first tag: the bones are named by their tags in O(1) each.
         let mut bone_tags = vec![NO_TAG; counts.bones as usize];
         for (i, tag) in tags.iter().enumerate().rev() {
@@ -471,7 +465,15 @@ fn surface<'data>(
         &header.ofs_triangles,
         num_triangles,
     )?;
-    let verts_end = vertices(walk, verts_start, verts, diag)?;
+    // Rules 10 and 11: the vertices and their weights, every bone in range.
+    let bones = walk.bones;
+    let verts_end = md4::validate::vertices(
+        (reader, walk.limits),
+        &mut walk.total_weights,
+        (verts_start, verts),
+        diag,
+        |what, offset, value| bone_index(what, offset, value, bones).map(drop),
+    )?;
     let triangles =
         reader.slice_at::<MdrTriangle>("triangles", triangles_start, num_triangles.into())?;
     idp3::check_triangles(FORMAT, triangles, triangles_start, verts)?;
@@ -485,130 +487,19 @@ fn surface<'data>(
         .get_bytes(verts_start, verts_end - verts_start)
         .unwrap_or_default();
     Ok((
-        Surface {
-            header,
-            offset: base,
-            vertices,
-            num_verts: verts,
-            triangles,
-            decoded: OnceLock::new(),
-        },
+        Surface::new((header, base), (vertices, verts), triangles, ()),
         end,
     ))
 }
 
-/// Rules 10 and 11: `count` vertices from `start`, each inside the file with its weights, at
-/// least one weight a vertex and no more than the limits allow, every bone in range and every
-/// float finite; weights not summing to 1 a warning. Returns the end of the last vertex.
-fn vertices(
-    walk: &mut SurfaceWalk<'_, '_>,
-    start: u64,
-    count: u32,
-    diag: &mut Diagnostics,
-) -> Result<u64> {
-    let reader = walk.reader;
-    let max_total = walk.limits.max_total_influences;
-    let mut offset = start;
-    for _ in 0..count {
-        let vertex: &MdrVertex = reader.ref_at("vertex", offset)?;
-        let field = |f: usize| at(offset, f);
-        finite(
-            "vertex.normal",
-            field(offset_of!(MdrVertex, normal)),
-            &vertex.normal,
-        )?;
-        finite(
-            "vertex.tex_coords",
-            field(offset_of!(MdrVertex, tex_coords)),
-            &vertex.tex_coords,
-        )?;
-        let weights_at = field(offset_of!(MdrVertex, num_weights));
-        let num_weights = non_negative("vertex.num_weights", weights_at, &vertex.num_weights)?;
-        if num_weights == 0 {
-            return Err(invalid(
-                "vertex.num_weights",
-                weights_at,
-                Problem::NoInfluences,
-            ));
-        }
-        limit(
-            "vertex.num_weights",
-            weights_at,
-            num_weights,
-            walk.limits.max_influences_per_vertex,
-        )?;
-        walk.total_weights += u64::from(num_weights);
-        if walk.total_weights > max_total {
-            return Err(Error::Limit {
-                format: FORMAT,
-                what: "weights (all surfaces)",
-                offset: weights_at,
-                value: walk.total_weights,
-                max: max_total,
-            });
-        }
-        let first = offset + size_of::<MdrVertex>() as u64;
-        let weights = reader.slice_at::<MdrWeight>("vertex.weights", first, num_weights.into())?;
-        let mut sum = 0.0f32;
-        for (i, w) in weights.iter().enumerate() {
-            let base = record_offset::<MdrWeight>(first, i);
-            bone_index(
-                "weight.bone_index",
-                at(base, offset_of!(MdrWeight, bone_index)),
-                &w.bone_index,
-                walk.bones,
-            )?;
-            finite(
-                "weight.bone_weight",
-                at(base, offset_of!(MdrWeight, bone_weight)),
-                core::slice::from_ref(&w.bone_weight),
-            )?;
-            finite(
-                "weight.offset",
-                at(base, offset_of!(MdrWeight, offset)),
-                &w.offset,
-            )?;
-            sum += w.bone_weight.get();
-        }
-        if (sum - 1.0).abs() > INFLUENCE_SUM_TOLERANCE {
-            diag.warn(
-                FORMAT,
-                WarningKind::InfluenceSum,
-                "vertex.weights",
-                first,
-                || format!("weights of a {num_weights}-weight vertex sum to {sum}"),
-            );
-        }
-        offset = rules::end(first, weights);
-    }
-    Ok(offset)
-}
-
-/// Rule 2, checked first as ioquake3 does: `ofs_end` not negative and not past the file.
-fn declared_end(reader: Reader<'_>, header: &MdrHeader) -> Result<()> {
-    let field = at(0, offset_of!(MdrHeader, ofs_end));
-    let end = u64::from(non_negative("header.ofs_end", field, &header.ofs_end)?);
-    if end > reader.len() {
-        return Err(Error::Truncated {
-            format: FORMAT,
-            what: "file (header.ofs_end)",
-            offset: 0,
-            need: end,
-            have: reader.len(),
-        });
-    }
-    Ok(())
-}
-
-/// Rule 2: `ofs_end` not past the file; short of the structures or of the data, a warning.
+/// Rule 2: `ofs_end` (`end`, read at `field`) not past the file; short of the structures or
+/// of the data, a warning.
 fn file_end(
     reader: Reader<'_>,
-    header: &MdrHeader,
+    (end, field): (u64, u64),
     furthest: u64,
     diag: &mut Diagnostics,
 ) -> Result<()> {
-    let field = at(0, offset_of!(MdrHeader, ofs_end));
-    let end = u64::from(non_negative("header.ofs_end", field, &header.ofs_end)?);
     let range = (end, reader.len(), furthest);
     rules::check_declared_end(diag, FORMAT, ("header.ofs_end", field), range, "structure")
 }

@@ -5,28 +5,20 @@
 //! bytes through checked reads and fall back to empty results rather than panic, which only a
 //! wrong proof could make them do.
 
-use std::borrow::Cow;
-use std::sync::OnceLock;
-
 use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
+use zerocopy::FromBytes;
 use zerocopy::byteorder::LittleEndian;
-use zerocopy::{FromBytes, IntoBytes};
 
-use super::raw::{
-    MdrBone, MdrCompBone, MdrCompFrame, MdrFrame, MdrHeader, MdrSurface, MdrTag, MdrTriangle,
-    MdrVertex, MdrWeight,
-};
+use super::raw::{MdrBone, MdrCompBone, MdrCompFrame, MdrFrame, MdrHeader, MdrSurface, MdrTag};
 pub use crate::alias::idp3::TagPose;
-use crate::alias::idp3::blend_tag;
-use crate::bonevert::BoneVert;
 use crate::format::Format;
+use crate::md4;
+pub use crate::md4::{Vertex, Vertices};
 use crate::name;
 use crate::pose::bounds::Aabb;
 use crate::pose::{Bone, PoseFrames, Skeleton};
-use crate::skin::{Records, RecordsMesh};
-use crate::view::{
-    Conventions, IndexedNames, Material, MeshView, ModelView, NoMesh, TexcoordLayout, TextureNames,
-};
+use crate::skin::Records;
+use crate::view::{Conventions, IndexedNames, Material, ModelView, NoMesh, TextureNames};
 
 /// A validated ioquake3 MDR over borrowed bytes. `Send` and `Sync`.
 ///
@@ -200,187 +192,10 @@ impl<'data> Lod<'data> {
     }
 }
 
-/// One surface: a mesh of weighted vertices, with its shader.
-#[derive(Debug, Clone)]
-pub struct Surface<'data> {
-    pub(super) header: &'data MdrSurface,
-    /// Where the header starts in the file.
-    pub(super) offset: u64,
-    /// From the first vertex to the end of the last.
-    pub(super) vertices: &'data [u8],
-    pub(super) num_verts: u32,
-    pub(super) triangles: &'data [MdrTriangle],
-    /// The weights as records and each vertex's start, made on first use ([`Surface::records`]).
-    pub(super) decoded: OnceLock<Decoded>,
-}
-
-/// A surface's vertices laid out for the record kernels and for random access.
-#[derive(Debug, Clone)]
-pub(super) struct Decoded {
-    /// Each vertex a little-endian count and its pre-weighted [`BoneVert`] records.
-    records: Box<[u8]>,
-    /// Each vertex's offset in [`Surface::vertices`].
-    starts: Box<[u32]>,
-}
-
-/// One vertex of a [`Surface`]: its fixed part and its weights, borrowed from the file.
-#[derive(Debug, Clone, Copy)]
-pub struct Vertex<'data> {
-    /// Normal, texture coordinate, weight count.
-    pub raw: &'data MdrVertex,
-    /// The weights.
-    pub weights: &'data [MdrWeight],
-}
-
-impl Vertex<'_> {
-    /// The normal.
-    #[must_use]
-    pub fn normal(&self) -> [f32; 3] {
-        self.raw.normal.map(|v| v.get())
-    }
-
-    /// The texture coordinate.
-    #[must_use]
-    pub fn tex_coords(&self) -> [f32; 2] {
-        self.raw.tex_coords.map(|v| v.get())
-    }
-}
-
-/// The vertices of a surface in file order (a validated walk: each a fixed part and its
-/// weights).
-#[derive(Debug, Clone)]
-pub struct Vertices<'data> {
-    rest: &'data [u8],
-    left: u32,
-}
-
-impl<'data> Iterator for Vertices<'data> {
-    type Item = Vertex<'data>;
-
-    fn next(&mut self) -> Option<Vertex<'data>> {
-        if self.left == 0 {
-            return None;
-        }
-        let (raw, rest) = MdrVertex::ref_from_prefix(self.rest).ok()?;
-        let count = usize::try_from(raw.num_weights.get()).ok()?;
-        let (weights, rest) = <[MdrWeight]>::ref_from_prefix_with_elems(rest, count).ok()?;
-        self.rest = rest;
-        self.left -= 1;
-        Some(Vertex { raw, weights })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left as usize, Some(self.left as usize))
-    }
-}
-
-impl ExactSizeIterator for Vertices<'_> {}
-
-impl<'data> Surface<'data> {
-    /// The raw header.
-    #[must_use]
-    pub fn header(&self) -> &'data MdrSurface {
-        self.header
-    }
-
-    /// Where the header starts in the file.
-    #[must_use]
-    pub fn offset(&self) -> u64 {
-        self.offset
-    }
-
-    /// The surface's name, up to its NUL.
-    #[must_use]
-    pub fn name(&self) -> &'data [u8] {
-        name::trim_nul(&self.header.name)
-    }
-
-    /// The name as text (invalid UTF-8 replaced).
-    #[must_use]
-    pub fn name_lossy(&self) -> Cow<'data, str> {
-        name::lossy(self.name())
-    }
-
-    /// The shader it is drawn with, up to its NUL.
-    #[must_use]
-    pub fn shader_name(&self) -> &'data [u8] {
-        name::trim_nul(&self.header.shader)
-    }
-
-    /// Vertices.
-    #[must_use]
-    pub fn num_vertices(&self) -> usize {
-        self.num_verts as usize
-    }
-
-    /// Triangles.
-    #[must_use]
-    pub fn num_triangles(&self) -> usize {
-        self.triangles.len()
-    }
-
-    /// Triangle `i` as stored (clockwise seen from the front).
-    #[must_use]
-    pub fn triangle(&self, i: usize) -> Option<[u32; 3]> {
-        let t = self.triangles.get(i)?;
-        Some(t.indexes.map(|v| v.get() as u32))
-    }
-
-    /// The vertices in file order, each borrowed from the file.
-    #[must_use]
-    pub fn vertices(&self) -> Vertices<'data> {
-        Vertices {
-            rest: self.vertices,
-            left: self.num_verts,
-        }
-    }
-
-    /// Vertex `v`, found through the offsets the first call lays out ([`Surface::records`]).
-    #[must_use]
-    pub fn vertex(&self, v: usize) -> Option<Vertex<'data>> {
-        let start = *self.decoded().starts.get(v)?;
-        let rest = self.vertices.get(start as usize..)?;
-        Vertices { rest, left: 1 }.next()
-    }
-
-    /// The surface's weights as pre-weighted little-endian records (`origin = weight ·
-    /// offset`, `influence = weight`, `normal = weight · normal`), the layout the record
-    /// kernels read: made on the first call and kept, 32 bytes a weight (an MDR's weights
-    /// are not stored pre-weighted, and its normal once a vertex).
-    #[must_use]
-    pub fn records(&self) -> RecordsMesh<'_, LittleEndian> {
-        let decoded = self.decoded();
-        RecordsMesh::written(&decoded.records, self.num_verts)
-    }
-
-    fn decoded(&self) -> &Decoded {
-        self.decoded.get_or_init(|| {
-            let mut starts = Vec::with_capacity(self.num_vertices());
-            let mut records = Vec::new();
-            let mut at = 0usize;
-            for vertex in self.vertices() {
-                starts.push(at as u32);
-                at += size_of::<MdrVertex>() + size_of_val(vertex.weights);
-                records.extend_from_slice(&(vertex.weights.len() as u32).to_le_bytes());
-                let normal = vertex.normal();
-                for w in vertex.weights {
-                    let weight = w.bone_weight.get();
-                    let record = BoneVert::<LittleEndian>::new(
-                        w.offset.map(|v| v.get() * weight),
-                        weight,
-                        normal.map(|v| v * weight),
-                        w.bone_index.get() as u32,
-                    );
-                    records.extend_from_slice(record.as_bytes());
-                }
-            }
-            Decoded {
-                records: records.into_boxed_slice(),
-                starts: starts.into_boxed_slice(),
-            }
-        })
-    }
-}
+/// One surface: a mesh of MD4's weighted vertices, with its shader (the surface
+/// [`md4`](crate::md4) reads for MDR and MDM, over an `mdrSurface_t`): its records turn each
+/// normal by every weight's bone, as ioquake3 does.
+pub type Surface<'data> = md4::Surface<'data, MdrSurface>;
 
 /// A tag: a named bone (`mdrTag_t`).
 #[derive(Debug, Clone, Copy)]
@@ -487,13 +302,7 @@ impl<'data> Mdr<'data> {
     /// are ([`md3::Md3::tag_at`](crate::md3::Md3::tag_at)). `None` out of range.
     #[must_use]
     pub fn tag_at(&self, a: usize, b: usize, t: f32, index: usize) -> Option<TagPose<'data>> {
-        let (ta, tb) = (self.tag_pose(a, index)?, self.tag_pose(b, index)?);
-        let (origin, axis) = blend_tag((ta.origin, ta.axis), (tb.origin, tb.axis), t);
-        Some(TagPose {
-            name: ta.name,
-            origin,
-            axis,
-        })
+        Some(self.tag_pose(a, index)?.blend(&self.tag_pose(b, index)?, t))
     }
 
     /// Vertices over LOD 0's surfaces.
@@ -631,45 +440,5 @@ impl<'data> ModelView<'data> for Mdr<'data> {
 
     fn records(&self, mesh: usize) -> Option<Records<'_>> {
         Some(self.surfaces().get(mesh)?.records().into())
-    }
-}
-
-/// Triangles reversed to counter-clockwise (MDR stores them clockwise, as MD3 does); a texture
-/// coordinate per vertex; every weight an influence.
-impl<'a, 'data: 'a> MeshView<'a> for &'a Surface<'data> {
-    fn name(&self) -> &'a [u8] {
-        Surface::name(self)
-    }
-
-    fn num_vertices(&self) -> usize {
-        Surface::num_vertices(self)
-    }
-
-    fn num_triangles(&self) -> usize {
-        Surface::num_triangles(self)
-    }
-
-    fn triangle(&self, i: usize) -> Option<[u32; 3]> {
-        Surface::triangle(self, i).map(|[a, b, c]| [c, b, a])
-    }
-
-    fn texcoord_layout(&self) -> TexcoordLayout {
-        TexcoordLayout::PerVertex
-    }
-
-    fn vertex_texcoord(&self, v: usize) -> Option<[f32; 2]> {
-        Some(self.vertex(v)?.tex_coords())
-    }
-
-    fn material(&self, index: usize) -> Option<usize> {
-        Some(index)
-    }
-
-    fn for_each_influence(&self, mut f: impl FnMut(usize, u32, f32)) {
-        for (v, vertex) in self.vertices().enumerate() {
-            for w in vertex.weights {
-                f(v, w.bone_index.get() as u32, w.bone_weight.get());
-            }
-        }
     }
 }

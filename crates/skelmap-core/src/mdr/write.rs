@@ -10,8 +10,7 @@ use zerocopy::byteorder::{F32, I32, U16};
 
 use super::raw::{
     MAX_QPATH, MC_BIAS, MC_SCALE_VECT, MC_SCALE_XYZ, MDR_MAGIC, MDR_VERSION, MdrBone, MdrCompBone,
-    MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface, MdrTag, MdrTriangle, MdrVertex,
-    MdrWeight,
+    MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface, MdrTag, MdrTriangle,
 };
 use glam::Affine3A;
 
@@ -39,27 +38,7 @@ pub struct FrameDef {
     pub bones: Vec<Matrix>,
 }
 
-/// One weight of a vertex.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WeightDef {
-    /// The bone.
-    pub bone: i32,
-    /// The weight.
-    pub weight: f32,
-    /// The vertex in the bone's space.
-    pub offset: [f32; 3],
-}
-
-/// One vertex.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VertexDef {
-    /// Its normal.
-    pub normal: [f32; 3],
-    /// Its texture coordinate.
-    pub tex_coords: [f32; 2],
-    /// Its weights.
-    pub weights: Vec<WeightDef>,
-}
+pub use crate::md4::write::{VertexDef, WeightDef};
 
 /// One surface.
 #[derive(Debug, Clone, PartialEq)]
@@ -367,20 +346,7 @@ fn put_surface(out: &mut Vec<u8>, s: &SurfaceDef) -> (Vec<u64>, u64) {
     let mut starts = Vec::with_capacity(s.vertices.len());
     for v in &s.vertices {
         starts.push(out.len() as u64);
-        let raw = MdrVertex {
-            normal: floats(v.normal),
-            tex_coords: floats(v.tex_coords),
-            num_weights: le_i32(v.weights.len()),
-        };
-        out.extend_from_slice(raw.as_bytes());
-        for w in &v.weights {
-            let raw = MdrWeight {
-                bone_index: I32::new(w.bone),
-                bone_weight: F32::new(w.weight),
-                offset: floats(w.offset),
-            };
-            out.extend_from_slice(raw.as_bytes());
-        }
+        v.put(out);
     }
     let triangles_at = out.len();
     for t in &s.triangles {
