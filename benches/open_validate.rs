@@ -314,9 +314,7 @@ fn mdm_grid() -> (Vec<u8>, Vec<u8>) {
     let one = surface.vertices.clone();
     let copies: i32 = 20_000;
     surface.vertices = (0..copies).flat_map(|_| one.iter().cloned()).collect();
-    surface.triangles = (0..copies)
-        .map(|k| [3 * k, 3 * k + 1, 3 * k + 2])
-        .collect();
+    surface.triangles = (0..copies).map(|k| [3 * k, 3 * k + 1, 3 * k + 2]).collect();
     surface.collapse_map = (0..3 * copies).collect();
     let frame = b.frames[0].clone();
     b.frames = vec![frame; 200];
