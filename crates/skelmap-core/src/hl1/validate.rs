@@ -22,6 +22,7 @@ use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::read::Reader;
 use crate::rules::{self, record_offset};
+use crate::scan;
 
 const FORMAT: Format = Format::Hl1;
 
@@ -416,6 +417,10 @@ fn check_version(version: i32, at: u64) -> Result<()> {
 
 /// Values at `at` that must be finite.
 fn finite(values: &[F32<LittleEndian>], at: u64, what: &'static str) -> Result<()> {
+    // A flat scan proves the values; the search only names the first failure.
+    if !scan::any_non_finite(values) {
+        return Ok(());
+    }
     match values.iter().position(|v| !v.get().is_finite()) {
         None => Ok(()),
         Some(k) => Err(Error::Invalid {
@@ -666,16 +671,12 @@ fn check_model(
     check_byte_bones(vertbones, vertinfo_at.into(), numbones, "vertinfo")?;
     let verts =
         reader.slice_at::<[F32<LittleEndian>; 3]>("verts", vert_at.into(), numverts.into())?;
-    for (i, v) in verts.iter().enumerate() {
-        finite(v, u64::from(vert_at) + 12 * i as u64, "vert")?;
-    }
+    finite(verts.as_flattened(), vert_at.into(), "vert")?;
     let normbones = reader.slice_at::<u8>("norminfo", norminfo_at.into(), numnorms.into())?;
     check_byte_bones(normbones, norminfo_at.into(), numbones, "norminfo")?;
     let norms =
         reader.slice_at::<[F32<LittleEndian>; 3]>("norms", norm_at.into(), numnorms.into())?;
-    for (i, n) in norms.iter().enumerate() {
-        finite(n, u64::from(norm_at) + 12 * i as u64, "norm")?;
-    }
+    finite(norms.as_flattened(), norm_at.into(), "norm")?;
 
     let meshes = reader.slice_at::<raw::Mesh>("meshes", mesh_at.into(), nummesh.into())?;
     let mut shown = shown;
@@ -735,6 +736,13 @@ fn check_model(
 
 /// Bone bytes (of vertices or normals) naming bones.
 fn check_byte_bones(bones: &[u8], at: u64, numbones: u32, what: &'static str) -> Result<()> {
+    // A branch-free pass proves the table; the search only names the first failure.
+    if !bones
+        .iter()
+        .fold(false, |bad, &b| bad | (u32::from(b) >= numbones))
+    {
+        return Ok(());
+    }
     match bones.iter().position(|&b| u32::from(b) >= numbones) {
         None => Ok(()),
         Some(k) => Err(Error::Invalid {
@@ -779,7 +787,17 @@ pub(crate) fn walk_tricmds(
             });
         }
         let triverts = reader.slice_at::<raw::Trivert>("tricmd", at + 2, n.into())?;
-        for (k, tv) in triverts.iter().enumerate() {
+        // Sign-extended to a `u32`, a negative index is above any count (at most
+        // `i32::MAX`): a branch-free pass proves the command, and the walk only names the
+        // first failure.
+        let out_of_range = |tv: &raw::Trivert| {
+            (i32::from(tv.vertindex.get()) as u32 >= numverts)
+                | (i32::from(tv.normindex.get()) as u32 >= numnorms)
+        };
+        let fails = triverts
+            .iter()
+            .fold(false, |bad, tv| bad | out_of_range(tv));
+        for (k, tv) in triverts.iter().enumerate().filter(|_| fails) {
             let tv_at = at + 2 + 8 * k as u64;
             let v = tv.vertindex.get();
             if v < 0 || v as u32 >= numverts {
