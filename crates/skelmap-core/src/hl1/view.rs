@@ -427,6 +427,7 @@ pub struct Pair<'data> {
     pub(super) num_frames: usize,
     pub(super) skins: Vec<Skin<'data>>,
     pub(super) commands: OnceLock<Vec<Command>>,
+    pub(super) bind_local: OnceLock<Vec<(Quat, Vec3A)>>,
     pub(super) bind_world: OnceLock<Vec<Affine3A>>,
 }
 
@@ -479,6 +480,7 @@ impl<'data> Pair<'data> {
             num_frames: first as usize,
             skins,
             commands: OnceLock::new(),
+            bind_local: OnceLock::new(),
             bind_world: OnceLock::new(),
         }
     }
@@ -564,15 +566,25 @@ impl<'data> Pair<'data> {
         self.commands.get_or_init(|| self.main.commands())
     }
 
+    /// Every bone's default pose, relative to its parent: made on first use and kept, since
+    /// each is three `sin_cos` and the bind pose is asked for again and again.
+    fn bind_local(&self) -> &[(Quat, Vec3A)] {
+        self.bind_local.get_or_init(|| {
+            (0..self.main.bones.len())
+                .map(|i| {
+                    self.main
+                        .default_pose(i)
+                        .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
+                })
+                .collect()
+        })
+    }
+
     /// Every bone's world transform in the default pose.
     fn bind_world(&self) -> &[Affine3A] {
         self.bind_world.get_or_init(|| {
             let mut out: Vec<Affine3A> = Vec::with_capacity(self.main.bones.len());
-            for (i, b) in self.main.bones.iter().enumerate() {
-                let (q, t) = self
-                    .main
-                    .default_pose(i)
-                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO));
+            for (b, &(q, t)) in self.main.bones.iter().zip(self.bind_local()) {
                 let local = Affine3A::from_rotation_translation(q, t.into());
                 let parent = usize::try_from(b.parent.get())
                     .ok()
@@ -807,13 +819,7 @@ impl<'data> ModelView<'data> for Pair<'data> {
     fn bind_pose(&self, out: &mut LocalPose) {
         out.bones.clear();
         out.scales.clear();
-        for i in 0..self.main.bones.len() {
-            out.bones.push(
-                self.main
-                    .default_pose(i)
-                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO)),
-            );
-        }
+        out.bones.extend_from_slice(self.bind_local());
     }
 
     fn stored_bounds(&self) -> Option<Aabb> {
