@@ -123,8 +123,15 @@ impl Source<'static> {
             source,
         };
         let mut file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        Source::read_file(&mut file, len, path)
+        let metadata = file.metadata().map_err(io)?;
+        if !metadata.is_file() || metadata.len() == 0 {
+            // A pipe, a device or a file whose size the metadata does not give (`/proc`):
+            // read until the end, however long.
+            let mut data = Vec::new();
+            file.read_to_end(&mut data).map_err(io)?;
+            return Ok(Source::from_vec(data));
+        }
+        Source::read_file(&mut file, metadata.len(), path)
     }
 
     /// [`Source::open`] when `path` names a regular file; `None` when nothing is there or it
@@ -163,9 +170,9 @@ impl Source<'static> {
         }
     }
 
-    /// The first `len` bytes of `file` (its length when opened), found at `path` (for
-    /// errors): one read of the size the metadata gave, no probing past it. A file that
-    /// grows meanwhile is read as it was; one that shrinks is an I/O error.
+    /// The first `len` bytes of the regular file `file` (its length when opened), found at
+    /// `path` (for errors): one read of the size the metadata gave, no probing past it. A
+    /// file that grows meanwhile is read as it was; one that shrinks is an I/O error.
     fn read_file(file: &mut File, len: u64, path: &Path) -> Result<Source<'static>> {
         let io = |source| Error::Io {
             path: path.to_path_buf(),
@@ -292,6 +299,10 @@ mod tests {
             assert!(Source::open_if_file(dir.join("sub"), access)?.is_none());
             // A path through a file is no file either.
             assert!(Source::open_if_file(dir.join("a.bin/b"), access)?.is_none());
+        }
+        // A file whose metadata gives no size is read to its end.
+        if cfg!(target_os = "linux") {
+            assert!(!Source::read("/proc/self/status")?.bytes().is_empty());
         }
         std::fs::remove_dir_all(&dir)?;
         Ok(())
