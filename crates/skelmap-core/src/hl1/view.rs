@@ -649,6 +649,18 @@ impl<'data> Pair<'data> {
     /// `f(v, bone, position, normal)`: one walk over the triangle commands, each studio
     /// model's arrays resolved once per studio mesh rather than once per vertex. A vertex whose
     /// records leave the file (impossible once validated) is skipped.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, hl1::Builder};
+    /// let bytes = Builder::example().write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let mut bones = Vec::new();
+    /// if let Some(pair) = model.as_hl1() {
+    ///     pair.for_each_bind_vertex(|_, bone, _, _| bones.push(bone));
+    /// }
+    /// assert_eq!(bones.len(), 8);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
     pub fn for_each_bind_vertex(&self, mut f: impl FnMut(usize, u8, Vec3A, Vec3A)) {
         let world = self.bind_world();
         let data = self.main.data;
