@@ -11,8 +11,8 @@
 
 use core::mem::offset_of;
 
-use zerocopy::LittleEndian;
 use zerocopy::byteorder::F32;
+use zerocopy::{IntoBytes, LittleEndian};
 
 use super::raw::{
     AnimInfoBinary, FNamedBoneBinary, VChunkHeader, VColor, VJointPos, VMaterial, VMeshUV, VNormal,
@@ -28,6 +28,7 @@ use crate::name;
 use crate::parse::Parse;
 use crate::read::Reader;
 use crate::rules::{self, record_offset};
+use crate::scan;
 
 /// Where a chunk header keeps its record size.
 const SIZE_AT: u64 = offset_of!(VChunkHeader, data_size) as u64;
@@ -569,6 +570,17 @@ fn check_weights(
     num_bones: usize,
 ) -> Result<()> {
     const FORMAT: Format = Format::Psk;
+    // One scan of the records' three words proves the table: a weight's bits at most the
+    // largest finite float (finite and not negative; -0.0 goes to the walk, which keeps it),
+    // each index at most its last (a negative one is above, as a `u32`). The walk only names
+    // the first failure.
+    let last = |n: usize| n.checked_sub(1).map(|m| m.min(i32::MAX as usize) as u32);
+    if let (Some(points), Some(bones)) = (last(num_points), last(num_bones))
+        && let Some(scan) = scan::Fields::<4>::new(&[0x7F7F_FFFF, points, bones])
+        && scan.any_above(weights.as_bytes()) == Some(false)
+    {
+        return Ok(());
+    }
     for (i, w) in weights.iter().enumerate() {
         let at = record_offset::<VRawBoneInfluence>(start, i);
         let weight = w.weight.get();
