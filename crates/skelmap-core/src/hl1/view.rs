@@ -308,18 +308,6 @@ impl<'data> Hl1<'data> {
             [v(k + 2), v(k), v(k + 1)]
         })
     }
-
-    /// Vertex `i` of a model (bone byte and `vec3_t`).
-    fn model_vertex(&self, model: &raw::Model, i: usize, normal: bool) -> Option<(u8, Vec3A)> {
-        let (info, at) = if normal {
-            (model.norminfoindex.get(), model.normindex.get())
-        } else {
-            (model.vertinfoindex.get(), model.vertindex.get())
-        };
-        let bone = *self.data.get(info as usize + i)?;
-        let p: &[[F32<LittleEndian>; 3]] = slice_in(self.data, at as u64 + 12 * i as u64, 1)?;
-        Some((bone, Vec3A::from_array(p.first()?.map(|c| c.get()))))
-    }
 }
 
 /// `AngleQuaternion` of Half-Life's `mathlib`: roll about X, then pitch about Y, then yaw
@@ -630,19 +618,8 @@ impl<'data> Pair<'data> {
     #[must_use]
     pub fn bind_vertex_of(&self, v: usize) -> Option<(u8, Vec3A, Vec3A)> {
         let (tv, m) = self.trivert(v)?;
-        let info = self.main.meshes.get(m)?;
-        let model: &[raw::Model] = slice_in(self.main.data, u64::from(info.model_at), 1)?;
-        let model = model.first()?;
-        let (bone, p) = self
-            .main
-            .model_vertex(model, tv.vertindex.get() as usize, false)?;
-        let (nbone, n) = self
-            .main
-            .model_vertex(model, tv.normindex.get() as usize, true)?;
-        let world = self.bind_world();
-        let position = world.get(usize::from(bone))?.transform_point3a(p);
-        let normal = world.get(usize::from(nbone))?.transform_vector3a(n);
-        Some((bone, position, normal))
+        let arrays = self.model_arrays(u16::try_from(m).ok()?)?;
+        arrays.bind_vertex(tv, self.bind_world())
     }
 
     /// [`bind_vertex_of`](Pair::bind_vertex_of) for every vertex, in order, as
@@ -676,23 +653,9 @@ impl<'data> Pair<'data> {
                 continue;
             };
             for (k, tv) in tvs.iter().enumerate() {
-                let (vi, ni) = (tv.vertindex.get() as usize, tv.normindex.get() as usize);
-                let (Some(&bone), Some(p), Some(&nbone), Some(n)) = (
-                    arrays.vertex_bones.get(vi),
-                    arrays.vertices.get(vi),
-                    arrays.normal_bones.get(ni),
-                    arrays.normals.get(ni),
-                ) else {
-                    continue;
-                };
-                let (Some(bw), Some(nw)) =
-                    (world.get(usize::from(bone)), world.get(usize::from(nbone)))
-                else {
-                    continue;
-                };
-                let p = bw.transform_point3a(Vec3A::from_array(p.map(|c| c.get())));
-                let n = nw.transform_vector3a(Vec3A::from_array(n.map(|c| c.get())));
-                f(cmd.first_vertex as usize + k, bone, p, n);
+                if let Some((bone, p, n)) = arrays.bind_vertex(tv, world) {
+                    f(cmd.first_vertex as usize + k, bone, p, n);
+                }
             }
         }
     }
@@ -737,6 +700,21 @@ struct ModelArrays<'data> {
     vertices: &'data [[F32<LittleEndian>; 3]],
     normal_bones: &'data [u8],
     normals: &'data [[F32<LittleEndian>; 3]],
+}
+
+impl ModelArrays<'_> {
+    /// The triangle-command vertex `tv`'s bone and its position and normal moved by their
+    /// bones' transforms in `world`; `None` where an index or bone is out of range.
+    fn bind_vertex(&self, tv: &raw::Trivert, world: &[Affine3A]) -> Option<(u8, Vec3A, Vec3A)> {
+        let (vi, ni) = (tv.vertindex.get() as usize, tv.normindex.get() as usize);
+        let bone = *self.vertex_bones.get(vi)?;
+        let nbone = *self.normal_bones.get(ni)?;
+        let p = Vec3A::from_array(self.vertices.get(vi)?.map(|c| c.get()));
+        let n = Vec3A::from_array(self.normals.get(ni)?.map(|c| c.get()));
+        let position = world.get(usize::from(bone))?.transform_point3a(p);
+        let normal = world.get(usize::from(nbone))?.transform_vector3a(n);
+        Some((bone, position, normal))
+    }
 }
 
 impl<'data> Skeleton<'data> for Pair<'data> {

@@ -10,7 +10,7 @@
 use core::mem::offset_of;
 
 use zerocopy::byteorder::{F32, I32};
-use zerocopy::{BigEndian, IntoBytes};
+use zerocopy::{BigEndian, FromBytes, IntoBytes};
 
 use super::raw::{self, Header, Lump};
 use super::view::{Run, Zym};
@@ -521,12 +521,12 @@ fn check_scene(
 fn check_vertices(vertices: &[raw::Vertex], start: u64, num_bones: u32) -> Result<()> {
     // Two flat passes prove a valid table; the walk below finds the first failure. The float
     // pass reads the bone numbers too: a valid one (far below 0x7F80_0000) is a finite float.
-    let words: &[F32<BigEndian>] =
-        zerocopy::FromBytes::ref_from_bytes(vertices.as_bytes()).unwrap_or_default();
+    // (A view that cannot be made proves nothing: the walk runs.)
+    let words = <[F32<BigEndian>]>::ref_from_bytes(vertices.as_bytes());
     let bones_fail = vertices
         .iter()
         .fold(false, |acc, v| acc | (v.bonenum.get() as u32 >= num_bones));
-    if !bones_fail && !scan::any_non_finite(words) {
+    if !bones_fail && words.is_ok_and(|w| !scan::any_non_finite(w)) {
         return Ok(());
     }
     let masks = Masks::of::<BigEndian>();
