@@ -283,29 +283,52 @@ impl Palette {
     /// SL), otherwise in the skeleton's [`hierarchy_order`](Skeleton::hierarchy_order)
     /// (MS3D). It allocates only when the palette grows.
     pub fn build<'data>(&mut self, skeleton: &impl Skeleton<'data>, pose: &LocalPose) {
-        self.world.clear();
-        let local = |i: usize| pose.bone_matrix(i);
+        let bones = skeleton.skeleton_bones();
+        self.local_matrices(pose, bones.len());
+        let world = self.world.as_mut_slice();
         let Some(order) = skeleton.hierarchy_order() else {
-            for (i, bone) in skeleton.skeleton_bones().enumerate() {
-                let world = match bone.parent().and_then(|p| self.world.get(p)) {
-                    Some(parent) => *parent * local(i),
-                    None => local(i),
-                };
-                self.world.push(world);
+            // Each bone's parent is final before the bone: a parent numbered at or after its
+            // child (which validation refuses) leaves the child a root, as no world
+            // transform for it exists yet.
+            for (i, bone) in bones.enumerate() {
+                if let Some(p) = bone.parent().filter(|&p| p < i) {
+                    world[i] = world[p] * world[i];
+                }
             }
             return;
         };
-        self.world
-            .extend((0..skeleton.skeleton_bones().len()).map(local));
         for &j in order {
             let j = usize::from(j);
             let parent = skeleton.bone(j).and_then(|b| b.parent());
-            if let Some(parent) = parent.and_then(|p| self.world.get(p)).copied()
-                && let Some(slot) = self.world.get_mut(j)
+            if let Some(parent) = parent.and_then(|p| world.get(p)).copied()
+                && let Some(slot) = world.get_mut(j)
             {
                 *slot = parent * *slot;
             }
         }
+    }
+
+    /// Every bone's [`LocalPose::bone_matrix`] into `world`, one pass over the pose's slices:
+    /// the concatenation then runs in place without a call per bone.
+    fn local_matrices(&mut self, pose: &LocalPose, bones: usize) {
+        self.world.clear();
+        self.world.reserve(bones);
+        let posed = &pose.bones[..bones.min(pose.bones.len())];
+        if pose.scales.is_empty() {
+            self.world.extend(
+                posed
+                    .iter()
+                    .map(|&(q, t)| Affine3A::from_rotation_translation(q, t.into())),
+            );
+        } else {
+            let scales = pose.scales.iter().map(Some).chain(std::iter::repeat(None));
+            self.world
+                .extend(posed.iter().zip(scales).map(|(&(q, t), s)| match s {
+                    Some(&s) => Affine3A::from_scale_rotation_translation(s.into(), q, t.into()),
+                    None => Affine3A::from_rotation_translation(q, t.into()),
+                }));
+        }
+        self.world.resize(bones, Affine3A::IDENTITY);
     }
 
     /// Rebuilds the world transforms of bone `from`'s descendants from `pose`, and of `from`
