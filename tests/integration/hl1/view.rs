@@ -1,7 +1,8 @@
 //! The view's batch paths against its one-at-a-time accessors, bit for bit: the bind pose
 //! walked over the triangle commands (`BindPoseMesh::copy_bind_pose`) against
 //! `bind_vertex`, a frame's poses resolved once (`PoseFrames::frame_poses_into`) against
-//! `bone_pose`; and which companion files opening asks for.
+//! `bone_pose`, and two frames decoded together (`frame_pair_poses_into`) against each
+//! alone; and which companion files opening asks for.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -79,6 +80,32 @@ fn a_frames_poses_are_each_bones_pose() {
         out.clear();
         pair.frame_poses_into(pair.num_frames(), &mut out);
         assert!(out.is_empty(), "{name}: past the last frame");
+        // Two frames decoded together (each channel walked once when they share a
+        // sequence): the next frame, the same frame, the first frame and one past the end.
+        let frames = pair.num_frames();
+        let (mut a, mut b, mut one) = (Vec::new(), Vec::new(), Vec::new());
+        for f in 0..frames {
+            for g in [f + 1, f, 0, frames - 1 - f, frames] {
+                a.clear();
+                b.clear();
+                pair.frame_pair_poses_into(f, g, &mut a, &mut b);
+                for (frame, got) in [(f, &a), (g, &b)] {
+                    one.clear();
+                    pair.frame_poses_into(frame, &mut one);
+                    let bits = |v: &[(skelmap::glam::Quat, skelmap::glam::Vec3A)]| {
+                        v.iter()
+                            .map(|(q, t)| {
+                                (
+                                    q.to_array().map(f32::to_bits),
+                                    t.to_array().map(f32::to_bits),
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(bits(got), bits(&one), "{name} frames {f} and {g}: {frame}");
+                }
+            }
+        }
     };
     each_model(check);
     // A frame in a sequence group's file.

@@ -1,7 +1,8 @@
 //! Euler angles to a quaternion, with the three sines and cosines computed together.
 //!
-//! Formats that key rotations as Euler angles (MS3D) convert one key per joint whenever
-//! playback crosses a key. Three calls to `f32::sin_cos` made that conversion most of the cost
+//! Formats that key rotations as Euler angles convert them as they sample: MS3D one key per
+//! joint whenever playback crosses a key, Half-Life every bone of both frames, sixteen bones
+//! at a time ([`quats_from_zyx`]). Three calls to `f32::sin_cos` made that conversion most of the cost
 //! of a pose; here the three half angles go through one four-lane polynomial instead, written
 //! lane by lane so that the compiler turns it into vector instructions on any x86-64.
 //!
@@ -49,6 +50,23 @@ pub(crate) fn quat_from_zyx(angles: [f32; 3]) -> Quat {
         cx * cy * sz - sx * sy * cz,
         cx * cy * cz + sx * sy * sz,
     )
+}
+
+/// [`quat_from_zyx`] of the first `count` (at most sixteen) Euler angle triples given as rows
+/// x, y, z, written into those lanes of `out` as rows x, y, z, w (other lanes may be written
+/// too): each lane's rotation is the one `quat_from_zyx` gives its three angles, bit for
+/// bit. With AVX-512F the sixteen are converted together when there are a few and every
+/// angle is in the polynomial's range.
+pub(crate) fn quats_from_zyx(angles: &[[f32; 16]; 3], count: usize, out: &mut [[f32; 16]; 4]) {
+    // Below four lanes, converting them one by one costs less than the sixteen.
+    #[cfg(target_arch = "x86_64")]
+    if count >= 4 && super::x86::euler::try_quats_from_zyx(angles, out).is_some() {
+        return;
+    }
+    for i in 0..count.min(16) {
+        let [x, y, z, w] = quat_from_zyx([angles[0][i], angles[1][i], angles[2][i]]).to_array();
+        (out[0][i], out[1][i], out[2][i], out[3][i]) = (x, y, z, w);
+    }
 }
 
 /// Up to sixteen keyed joints gathered for one sampling step, one lane per joint: what the
@@ -160,6 +178,33 @@ mod tests {
             let (s, c) = sin_cos4([bad, 1.0, 2.0, 3.0]);
             assert!(s[0].is_nan() && c[0].is_nan());
             assert_eq!((s[1], c[1]), 1.0f32.sin_cos());
+        }
+    }
+
+    #[test]
+    fn sixteen_at_once_are_each_alone_bit_for_bit() {
+        let values: Vec<f32> = angles().step_by(31).collect();
+        for (chunk, start) in (0..values.len()).step_by(48).enumerate() {
+            let mut rows = [[0.0f32; 16]; 3];
+            for (k, row) in rows.iter_mut().enumerate() {
+                for (i, v) in row.iter_mut().enumerate() {
+                    *v = values[(start + 16 * k + i) % values.len()];
+                }
+            }
+            // One chunk with a NaN: the others lanes still convert as alone.
+            if chunk == 3 {
+                rows[1][5] = f32::NAN;
+            }
+            for count in [16, 3] {
+                let mut all = [[0.0f32; 16]; 4];
+                quats_from_zyx(&rows, count, &mut all);
+                for i in 0..count {
+                    let one = quat_from_zyx([rows[0][i], rows[1][i], rows[2][i]]);
+                    let got = [all[0][i], all[1][i], all[2][i], all[3][i]];
+                    let bits = |q: [f32; 4]| q.map(f32::to_bits);
+                    assert_eq!(bits(got), bits(one.to_array()), "chunk {chunk} lane {i}");
+                }
+            }
         }
     }
 

@@ -34,6 +34,22 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
         out.extend(self.frame_poses(frame));
     }
 
+    /// Appends frame `a`'s poses to `out_a` and frame `b`'s to `out_b`, exactly as two calls
+    /// of [`frame_poses_into`](PoseFrames::frame_poses_into) would (what
+    /// [`sample`](crate::pose::sample) blends when the format has no
+    /// [`nlerp_frames_into`](PoseFrames::nlerp_frames_into)). The default makes those two
+    /// calls; Half-Life walks each channel's run-length runs once for both frames.
+    fn frame_pair_poses_into(
+        &self,
+        a: usize,
+        b: usize,
+        out_a: &mut Vec<(Quat, Vec3A)>,
+        out_b: &mut Vec<(Quat, Vec3A)>,
+    ) {
+        self.frame_poses_into(a, out_a);
+        self.frame_poses_into(b, out_b);
+    }
+
     /// `true` when some frame scales a bone (IQM): [`sample`](crate::pose::sample) then fills
     /// [`LocalPose::scales`](crate::pose::LocalPose::scales) from
     /// [`frame_scales_into`](PoseFrames::frame_scales_into). `false` (the default) for formats

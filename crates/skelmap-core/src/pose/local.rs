@@ -122,10 +122,9 @@ pub fn sample<'data, S: PoseFrames<'data>>(
         return;
     }
     out.bones.clear();
-    source.frame_poses_into(a, &mut out.bones);
-    out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
     out.frame_b.clear();
-    source.frame_poses_into(b, &mut out.frame_b);
+    source.frame_pair_poses_into(a, b, &mut out.bones, &mut out.frame_b);
+    out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
     // A bone missing from frame `b` keeps its pose from `a`.
     let mut poses_b = out.frame_b.iter().copied();
     for chunk in out.bones.chunks_mut(LANES) {

@@ -15,9 +15,9 @@ use core::arch::x86_64::{
     _mm512_add_ps, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps_si512, _mm512_castsi512_ps,
     _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_ps, _mm512_mask_blend_ps,
     _mm512_mask_xor_epi32, _mm512_maskz_mov_ps, _mm512_max_ps, _mm512_min_ps, _mm512_mul_ps,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sqrt_ps, _mm512_sub_ps,
-    _mm512_test_epi32_mask, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd,
-    _mm512_unpacklo_ps,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sqrt_ps, _mm512_storeu_ps,
+    _mm512_sub_ps, _mm512_test_epi32_mask, _mm512_unpackhi_pd, _mm512_unpackhi_ps,
+    _mm512_unpacklo_pd, _mm512_unpacklo_ps,
 };
 
 use glam::{Quat, Vec3A};
@@ -39,6 +39,41 @@ pub(crate) fn try_keyed_nlerp(
     }
     // SAFETY: the CPU was just found to support AVX-512F.
     unsafe { keyed_nlerp(keys, count.min(16), out) }
+}
+
+/// `Rz(z) · Ry(y) · Rx(x)` of sixteen Euler angle triples given as rows x, y, z, lane by lane
+/// as the scalar `pose::euler::quat_from_zyx` computes each, bit for bit, written into `out`
+/// as rows x, y, z, w. `None`, with `out` untouched, when the CPU lacks AVX-512F, or when an
+/// angle is beyond the polynomial's range or a NaN (the scalar conversion uses the standard
+/// library there).
+pub(crate) fn try_quats_from_zyx(angles: &[[f32; 16]; 3], out: &mut [[f32; 16]; 4]) -> Option<()> {
+    if !is_x86_feature_detected!("avx512f") {
+        return None;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F.
+    unsafe { quats_from_zyx(angles, out) }
+}
+
+/// # Safety
+///
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+unsafe fn quats_from_zyx(angles: &[[f32; 16]; 3], out: &mut [[f32; 16]; 4]) -> Option<()> {
+    // SAFETY: each row is 16 floats, which the load reads.
+    let a: [__m512; 3] = core::array::from_fn(|k| unsafe { _mm512_loadu_ps(angles[k].as_ptr()) });
+    // Half angles up to REDUCED_MAX are reduced, as in `sin_cos4`.
+    let limit = _mm512_set1_ps(2.0 * REDUCED_MAX);
+    let beyond = a.iter().fold(0, |m, &a| {
+        m | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(_mm512_abs_ps(a), limit)
+    });
+    if beyond != 0 {
+        return None;
+    }
+    for (row, q) in out.iter_mut().zip(quat_from_zyx(a)) {
+        // SAFETY: each row is 16 floats, which the store writes.
+        unsafe { _mm512_storeu_ps(row.as_mut_ptr(), q) };
+    }
+    Some(())
 }
 
 /// `c − a · b`, fused where glam fuses it.
@@ -106,7 +141,11 @@ fn sin_cos(a: __m512) -> (__m512, __m512) {
 fn quat_from_zyx(angles: [__m512; 3]) -> [__m512; 4] {
     let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
     let half = _mm512_set1_ps(0.5);
-    let [(sx, cx), (sy, cy), (sz, cz)] = angles.map(|a| sin_cos(mul(half, a)));
+    // Called one by one, not through `map`: a closure is not compiled with this function's
+    // target features, so it was called out of line with its vectors in memory.
+    let (sx, cx) = sin_cos(mul(half, angles[0]));
+    let (sy, cy) = sin_cos(mul(half, angles[1]));
+    let (sz, cz) = sin_cos(mul(half, angles[2]));
     [
         sub(mul(mul(sx, cy), cz), mul(mul(cx, sy), sz)),
         add(mul(mul(cx, sy), cz), mul(mul(sx, cy), sz)),
