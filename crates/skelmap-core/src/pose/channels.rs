@@ -385,6 +385,49 @@ mod tests {
         }
     }
 
+    /// `bones` bones whose ten channels all read the frame: frames of `10 · bones` values.
+    fn every_channel(bones: usize) -> (ChannelLayout, Vec<u16>) {
+        let mut bits = Bits(0x2545_f491 ^ bones as u32);
+        let channels: Vec<_> = (0..bones)
+            .map(|i| {
+                let mut offset = [0.0; NUM_CHANNELS];
+                offset[3..7].copy_from_slice(&[0.5, -0.5, 0.5, 0.5]);
+                BoneChannels {
+                    mask: 0x3ff,
+                    first: 10 * i as u32,
+                    offset,
+                    scale: core::array::from_fn(|_| bits.float(1.0) / 65535.0),
+                }
+            })
+            .collect();
+        let values = (0..20 * bones).map(|_| bits.next() as u16).collect();
+        (ChannelLayout::new(channels, 10 * bones), values)
+    }
+
+    #[test]
+    fn frames_of_up_to_128_values_are_permuted_as_the_scalar_code_decodes() {
+        // 60 values: one register pair; 70 and 120: both pairs; 130: past the permutes.
+        for bones in [1, 6, 7, 12, 13] {
+            let (layout, values) = every_channel(bones);
+            let (a, b) = values.split_at(layout.values_per_frame());
+            let (mut poses, mut scales) = (Vec::new(), Vec::new());
+            layout.nlerp_frames(a, b, 0.3, &mut poses, Some(&mut scales));
+            let (mut want, mut want_scales) = (Vec::new(), Vec::new());
+            for (k, block) in layout.blocks.iter().enumerate() {
+                let lanes = (bones - k * LANES).min(LANES);
+                scalar_block(block, a, b, 0.3, lanes, &mut want, Some(&mut want_scales));
+            }
+            let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
+                p.iter()
+                    .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
+                    .map(f32::to_bits)
+                    .collect()
+            };
+            assert_eq!(bits(&poses), bits(&want), "{bones} bones");
+            assert_eq!(scales, want_scales, "{bones} bones");
+        }
+    }
+
     #[test]
     fn the_step_reads_only_frames_that_hold_every_gathered_word() {
         let (layout, values) = random(17, 0x51ed_270b);

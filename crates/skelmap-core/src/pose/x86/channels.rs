@@ -4,15 +4,21 @@
 //! Each channel some lane of the block reads is one masked gather of sixteen 32-bit words
 //! per frame (the value in the low or high half, as the layout says), converted to float,
 //! scaled and offset by separate multiplies and adds (the scalar decode's roundings, no fused
-//! multiply-add); a channel no lane reads is its offsets. The stored rotations are then
+//! multiply-add); a channel no lane reads is its offsets. A frame of at most
+//! [`PERMUTED_MAX`] bytes (a skeleton of a dozen bones) is instead loaded whole into four
+//! registers, and each channel's sixteen values are picked out of them by word permutes
+//! (AVX-512BW): gathers cost more than the rest of the step on such frames. The stored rotations are then
 //! normalised lane-wise as `unit_rotation` does, and both frames blended by `nlerp_lanes`,
 //! `pose::sample`'s nlerp in its order: the scalar results, bit for bit.
 
 use core::arch::x86_64::{
-    __m512, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_cmp_ps_mask,
-    _mm512_cvtepi32_ps, _mm512_div_ps, _mm512_load_ps, _mm512_load_si512, _mm512_mask_blend_ps,
-    _mm512_mask_i32gather_epi32, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps,
-    _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32, _mm512_storeu_ps,
+    __m512, __m512i, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
+    _mm512_castsi512_si256, _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps,
+    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_load_ps, _mm512_load_si512,
+    _mm512_mask_blend_epi16, _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32,
+    _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16, _mm512_set1_epi16,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32,
+    _mm512_storeu_ps, _mm512_test_epi16_mask, _mm512_zextsi256_si512,
 };
 
 use glam::{Quat, Vec3A};
@@ -33,10 +39,15 @@ pub(crate) fn try_channels_nlerp(
     if !is_x86_feature_detected!("avx512f") || !reads_within(block, a) || !reads_within(block, b) {
         return false;
     }
-    // SAFETY: the CPU was just found to support AVX-512F, and every word the block gathers
-    // lies within `a` and within `b`.
-    unsafe { channels_nlerp_avx512(block, a, b, t, lanes, out, scales) }
+    let permuted = a.len().max(b.len()) <= PERMUTED_MAX && is_x86_feature_detected!("avx512bw");
+    // SAFETY: the CPU was just found to support AVX-512F (and AVX-512BW where `permuted`),
+    // and every word the block gathers lies within `a` and within `b`.
+    unsafe { channels_nlerp_avx512(block, [a, b], t, lanes, out, scales, permuted) }
 }
+
+/// The longest frame, in bytes, whose values are picked by permutes: 128 values, four
+/// registers.
+pub(crate) const PERMUTED_MAX: usize = 256;
 
 /// `true` when every word `block` gathers (four bytes from each reading lane's `byte`) lies
 /// within `frame`: one comparison with the end the layout found once.
@@ -89,6 +100,63 @@ unsafe fn decode(block: &Block, frame: &[u8]) -> [__m512; NUM_CHANNELS] {
     rows
 }
 
+/// [`decode`] of a frame of at most [`PERMUTED_MAX`] bytes: the frame loaded into four
+/// registers of 32 values (the bytes past its end read as zeros, never loaded), each read
+/// channel's sixteen values picked by two word permutes and a blend on the index's bit 6.
+/// The same values, so the same rows, bit for bit.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and AVX-512BW, `frame` must be at most [`PERMUTED_MAX`]
+/// bytes long, and every value the block reads must lie within it.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn decode_permuted(block: &Block, frame: &[u8]) -> [__m512; NUM_CHANNELS] {
+    let words = frame.len() / 2;
+    let registers: [__m512i; 4] = core::array::from_fn(|k| {
+        let valid = words.saturating_sub(32 * k).min(32);
+        if valid == 0 {
+            return _mm512_setzero_si512();
+        }
+        let mask = u32::MAX >> (32 - valid);
+        // SAFETY: the load reads the `valid` values from value 32k on, all within `frame`;
+        // the masked-off lanes are not read.
+        unsafe { _mm512_maskz_loadu_epi16(mask, frame.as_ptr().wrapping_add(64 * k).cast()) }
+    });
+    let mut rows = [_mm512_set1_ps(0.0); NUM_CHANNELS];
+    for (c, row) in rows.iter_mut().enumerate() {
+        // SAFETY: `Block` is 64-byte aligned and each row is 64 bytes at a multiple of 64.
+        let offset = unsafe { _mm512_load_ps(block.offset[c].as_ptr()) };
+        let reads = block.reads[c];
+        if reads == 0 {
+            *row = offset;
+            continue;
+        }
+        // SAFETY: as above, for the integer and scale rows.
+        let (index, scale) = unsafe {
+            (
+                _mm512_load_si512(block.index[c].as_ptr().cast()),
+                _mm512_load_ps(block.scale[c].as_ptr()),
+            )
+        };
+        // The sixteen indices (each below 128, as the frame holds every value read) as the
+        // first sixteen words of a permute's index register.
+        let index = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(index));
+        let low = _mm512_permutex2var_epi16(registers[0], index, registers[1]);
+        let picked = if words <= 64 {
+            low
+        } else {
+            let high = _mm512_permutex2var_epi16(registers[2], index, registers[3]);
+            let upper = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
+            _mm512_mask_blend_epi16(upper, low, high)
+        };
+        let value = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(picked)));
+        let decoded = _mm512_add_ps(offset, _mm512_mul_ps(value, scale));
+        *row = _mm512_mask_blend_ps(reads, offset, decoded);
+    }
+    rows
+}
+
 /// Normalises the stored rotations of `rows` (channels 3 to 6) as `unit_rotation` does;
 /// `None` when a lane's squared length is zero or not finite (the scalar fallback's case).
 #[inline]
@@ -116,16 +184,18 @@ fn unit_rotations(rows: &[__m512; NUM_CHANNELS], lanes: u16) -> Option<[__m512; 
 
 /// # Safety
 ///
-/// The CPU must support AVX-512F, and every word `block` gathers must lie within `a` and `b`.
+/// The CPU must support AVX-512F, and every word `block` gathers must lie within both
+/// frames; where `permuted`, the CPU must support AVX-512BW and both frames be at most
+/// [`PERMUTED_MAX`] bytes long.
 #[target_feature(enable = "avx512f")]
 unsafe fn channels_nlerp_avx512(
     block: &Block,
-    a: &[u8],
-    b: &[u8],
+    [a, b]: [&[u8]; 2],
     t: f32,
     lanes: usize,
     out: &mut Vec<(Quat, Vec3A)>,
     scales: Option<&mut Vec<Vec3A>>,
+    permuted: bool,
 ) -> bool {
     let lanes = lanes.min(LANES);
     let active = if lanes == LANES {
@@ -134,7 +204,13 @@ unsafe fn channels_nlerp_avx512(
         (1u16 << lanes) - 1
     };
     // SAFETY: the caller's precondition.
-    let (ra, rb) = unsafe { (decode(block, a), decode(block, b)) };
+    let (ra, rb) = unsafe {
+        if permuted {
+            (decode_permuted(block, a), decode_permuted(block, b))
+        } else {
+            (decode(block, a), decode(block, b))
+        }
+    };
     let (Some(qa), Some(qb)) = (unit_rotations(&ra, active), unit_rotations(&rb, active)) else {
         return false;
     };
