@@ -13,9 +13,10 @@
 //! [`sample`](super::sample)'s nlerp blends the decoded poses: each stored rotation normalised
 //! ([`unit_rotation`]), `b` turned towards `a`, both blended and normalised again,
 //! translations and scales blended linearly, bit for bit the scalar arithmetic. With AVX-512F
-//! a step gathers each read channel's 16 values at once (a channel no bone of the block
-//! reads costs nothing), converts and scales them, and runs the blend lane-wise; elsewhere
-//! the same layout is decoded bone by bone.
+//! and AVX-512BW a step gathers each read channel's 16 values at once (picks them by permutes
+//! from a frame of at most 256 bytes; a channel no bone of the block reads costs nothing),
+//! converts and scales them, and runs the blend lane-wise; elsewhere the same layout is
+//! decoded bone by bone.
 
 use glam::{Quat, Vec3A, Vec4};
 
@@ -369,7 +370,9 @@ mod tests {
                 assert_eq!(bits(&poses), bits(&want), "{bones} bones at {t}");
                 assert_eq!(scales, want_scales, "{bones} bones at {t}");
                 // The step ran where the CPU has it (the last value read from its high half).
-                if std::arch::is_x86_feature_detected!("avx512f") {
+                if std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512bw")
+                {
                     let mut stepped = Vec::new();
                     assert!(super::super::lanes::channels_nlerp(
                         &layout.blocks[0],
@@ -443,7 +446,10 @@ mod tests {
                 .unwrap_or(0);
             assert_eq!(block.reads_end, furthest);
             assert!(furthest as usize <= bytes.len());
-            if std::arch::is_x86_feature_detected!("avx512f") && furthest > 0 {
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && furthest > 0
+            {
                 let short = &bytes[..furthest as usize - 1];
                 let step = |frame| {
                     super::super::lanes::channels_nlerp(

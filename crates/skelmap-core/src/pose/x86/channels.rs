@@ -1,5 +1,5 @@
 //! Quantised channels of sixteen bones decoded from two frames and blended (nlerp), one
-//! AVX-512F step (see `pose/channels.rs`).
+//! AVX-512F and AVX-512BW step (see `pose/channels.rs`).
 //!
 //! Each channel some lane of the block reads is one masked gather of sixteen 32-bit words
 //! per frame (the value in the low or high half, as the layout says), converted to float,
@@ -36,12 +36,16 @@ pub(crate) fn try_channels_nlerp(
     out: &mut Vec<(Quat, Vec3A)>,
     scales: Option<&mut Vec<Vec3A>>,
 ) -> bool {
-    if !is_x86_feature_detected!("avx512f") || !reads_within(block, a) || !reads_within(block, b) {
+    if !is_x86_feature_detected!("avx512f")
+        || !is_x86_feature_detected!("avx512bw")
+        || !reads_within(block, a)
+        || !reads_within(block, b)
+    {
         return false;
     }
-    let permuted = a.len().max(b.len()) <= PERMUTED_MAX && is_x86_feature_detected!("avx512bw");
-    // SAFETY: the CPU was just found to support AVX-512F (and AVX-512BW where `permuted`),
-    // and every word the block gathers lies within `a` and within `b`.
+    let permuted = a.len().max(b.len()) <= PERMUTED_MAX;
+    // SAFETY: the CPU was just found to support AVX-512F and AVX-512BW, and every word the
+    // block gathers lies within `a` and within `b`.
     unsafe { channels_nlerp_avx512(block, [a, b], t, lanes, out, scales, permuted) }
 }
 
@@ -184,10 +188,10 @@ fn unit_rotations(rows: &[__m512; NUM_CHANNELS], lanes: u16) -> Option<[__m512; 
 
 /// # Safety
 ///
-/// The CPU must support AVX-512F, and every word `block` gathers must lie within both
-/// frames; where `permuted`, the CPU must support AVX-512BW and both frames be at most
-/// [`PERMUTED_MAX`] bytes long.
-#[target_feature(enable = "avx512f")]
+/// The CPU must support AVX-512F and AVX-512BW, and every word `block` gathers must lie
+/// within both frames; where `permuted`, both frames must be at most [`PERMUTED_MAX`] bytes
+/// long.
+#[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn channels_nlerp_avx512(
     block: &Block,
     [a, b]: [&[u8]; 2],
