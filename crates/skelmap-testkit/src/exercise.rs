@@ -1525,7 +1525,7 @@ pub fn hl1(m: &skelmap_core::hl1::Hl1<'_>) {
 }
 
 /// A Half-Life model with its companions: the model file's accessors, every frame's pose of
-/// every bone finite, every vertex on a bone with a finite bind position, every triangle's
+/// every bone finite (with its controllers set past their ranges too), every vertex on a bone with a finite bind position, every triangle's
 /// indices vertices, every texture coordinate finite.
 pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
     use skelmap_core::pose::BindPoseMesh;
@@ -1545,6 +1545,24 @@ pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
         }
     }
     assert!(p.bone_pose(frames, 0).is_none());
+    // Controllers at settings past every range: clamped or wrapped, every pose still finite.
+    let controls = skelmap_core::hl1::Controls {
+        values: [1e30, -1e30, 725.5, -0.25, 1e9],
+    };
+    let controlled = p.controlled(controls);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for f in [0, frames / 2, frames.saturating_sub(1)] {
+        if f < frames {
+            a.clear();
+            b.clear();
+            controlled.frame_pair_poses_into(f, (f + 1) % frames, &mut a, &mut b);
+            assert!(
+                a.iter()
+                    .chain(&b)
+                    .all(|(q, t)| q.is_finite() && t.is_finite())
+            );
+        }
+    }
     let verts = p.model().num_vertices();
     for v in 0..verts {
         let bind = (&p).bind_vertex(v).expect("bind vertex");

@@ -200,3 +200,87 @@ fn a_sequences_motion_bone_stays_where_its_motiontype_says() {
     // The arm's default X, 10, is what the engine zeroes.
     assert_eq!(a.bone_pose(1, 1).unwrap().1.x, 10.0);
 }
+
+/// The example with three controllers: the arm's yaw (controller 0, −45° to 45°), the arm's
+/// roll wrapping around (controller 1, `STUDIO_RLOOP`, −180° to 180°), and the mouth moving
+/// the root along Y (0 to 5 units).
+fn controlled_example() -> Vec<u8> {
+    use skelmap::hl1::ControllerDef;
+    use skelmap::hl1::raw::{STUDIO_RLOOP, STUDIO_XR, STUDIO_Y, STUDIO_ZR};
+    let mut b = Builder::example();
+    b.controllers = vec![
+        ControllerDef {
+            bone: 1,
+            type_: STUDIO_ZR,
+            start: -45.0,
+            end: 45.0,
+            index: 0,
+        },
+        ControllerDef {
+            bone: 1,
+            type_: STUDIO_XR | STUDIO_RLOOP,
+            start: -180.0,
+            end: 180.0,
+            index: 1,
+        },
+        ControllerDef {
+            bone: 0,
+            type_: STUDIO_Y,
+            start: 0.0,
+            end: 5.0,
+            index: 4,
+        },
+    ];
+    b.write().unwrap()
+}
+
+#[test]
+fn a_controller_adds_to_the_channel_it_drives_as_the_renderer_does() {
+    use skelmap::hl1::Controls;
+    let bytes = controlled_example();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let pair = model.as_hl1().unwrap();
+    let stored = pair.model().controllers();
+    assert_eq!(stored.len(), 3);
+    // Yaw 60° clamps to 45°; roll 400° wraps to 40°; the mouth's 3 units stand.
+    let controls = Controls {
+        values: [60.0, 400.0, 0.0, 0.0, 3.0],
+    };
+    let adjust = |i: usize| controls.adjustment(&stored[i]);
+    assert!((adjust(0) - 45f32.to_radians()).abs() < 1e-7);
+    assert!((adjust(1) - 40f32.to_radians()).abs() < 1e-6);
+    assert_eq!(adjust(2), 3.0);
+    // The mouth never wraps: the looping roll, driven by the mouth, clamps 400° to 180°.
+    let mut by_mouth = stored[1];
+    by_mouth.index = 4.into();
+    let loud = Controls {
+        values: [0.0, 0.0, 0.0, 0.0, 400.0],
+    };
+    assert_eq!(loud.adjustment(&by_mouth), 180f32.to_radians());
+    let controlled = pair.controlled(controls);
+    // The example's channels (`Builder::example`): frame 0 is `idle` (all zero), frames 1–4
+    // `turn` with k = 0, 10, 10, 40: the root's X and yaw step k, the arm's yaw 2k.
+    for (frame, k) in [0.0f32, 0.0, 10.0, 10.0, 40.0].into_iter().enumerate() {
+        let (q0, t0) = controlled.bone_pose(frame, 0).unwrap();
+        let (q1, t1) = controlled.bone_pose(frame, 1).unwrap();
+        let root = (euler(0.0, 0.0, 0.01 * k), Vec3::new(0.5 * k, 3.0, 1.0));
+        let yaw = 0.5 + 0.02 * 2.0 * k + 45f32.to_radians();
+        let arm = (
+            euler(40f32.to_radians(), 0.0, yaw),
+            Vec3::new(10.0, 0.0, 0.0),
+        );
+        for ((q, t), (wq, wt), bone) in [((q0, t0), root, 0), ((q1, t1), arm, 1)] {
+            assert!(q.dot(wq).abs() > 1.0 - 1e-6, "frame {frame} bone {bone}");
+            assert!(close(t.into(), wt), "frame {frame} bone {bone}");
+        }
+    }
+    // Settings of 0 leave every pose as sampling without controls gives it.
+    let neutral = pair.controlled(Controls::default());
+    for frame in 0..pair.num_frames() {
+        for bone in 0..2 {
+            let (q, t) = neutral.bone_pose(frame, bone).unwrap();
+            let (wq, wt) = pair.bone_pose(frame, bone).unwrap();
+            assert_eq!((q, t), (wq, wt), "frame {frame} bone {bone}");
+        }
+    }
+}

@@ -105,6 +105,40 @@ fn rule_4_a_scale_whose_decoded_channel_overflows_is_refused() {
     );
 }
 
+/// A controller whose end, added to the channel it drives at its largest decoded value,
+/// overflows: refused at the controller, so that no setting makes a pose infinite.
+#[test]
+fn rule_4_a_controller_whose_adjusted_channel_overflows_is_refused() {
+    use skelmap::hl1::ControllerDef;
+    use skelmap::hl1::raw::{BoneController, STUDIO_X};
+    let mut builder = Builder::example();
+    builder.bones[0].value[0] = 1e37;
+    let mut controller = ControllerDef {
+        bone: 0,
+        type_: STUDIO_X,
+        start: 0.0,
+        end: 3.0e38,
+        index: 0,
+    };
+    builder.controllers = vec![controller];
+    // Within f32: 1e37 + 0.5 · 32768 + 3e38 + 360.
+    assert!(Hl1::parse(&builder.write().unwrap()).is_ok());
+    controller.end = 3.4e38;
+    builder.controllers = vec![controller];
+    let b = builder.write().unwrap();
+    let at = get_i32(&b, offset_of!(StudioHdr, bonecontrollerindex)) as usize
+        + offset_of!(BoneController, start);
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "bonecontroller.start",
+            at as u64,
+            Problem::NotFinite
+        )
+    );
+}
+
 #[test]
 fn rule_5_sequence_group_in_range() {
     let mut b = example();

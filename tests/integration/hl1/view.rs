@@ -123,6 +123,45 @@ fn a_frames_poses_are_each_bones_pose() {
     check("apart", model.as_hl1().unwrap());
 }
 
+#[test]
+fn a_controlled_frames_poses_are_each_bones_pose() {
+    use skelmap::hl1::Controls;
+    let controls = Controls {
+        values: [30.0, -20.0, 1.5, 0.0, 0.25],
+    };
+    each_model(|name, pair| {
+        let controlled = pair.controlled(controls);
+        let bones = pair.skeleton_bones().len();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for f in 0..pair.num_frames() {
+            let g = (f + 1) % pair.num_frames();
+            a.clear();
+            b.clear();
+            controlled.frame_pair_poses_into(f, g, &mut a, &mut b);
+            for (frame, got) in [(f, &a), (g, &b)] {
+                assert_eq!(got.len(), bones, "{name}");
+                for (bone, &(q, t)) in got.iter().enumerate() {
+                    let (q1, t1) = controlled.bone_pose(frame, bone).unwrap();
+                    let bits = |q: skelmap::glam::Quat, t: skelmap::glam::Vec3A| {
+                        (
+                            q.to_array().map(f32::to_bits),
+                            t.to_array().map(f32::to_bits),
+                        )
+                    };
+                    assert_eq!(bits(q, t), bits(q1, t1), "{name} frame {frame} bone {bone}");
+                }
+            }
+        }
+        // A model without controllers samples as it does without controls.
+        if pair.model().controllers().is_empty() {
+            let (mut plain, mut one) = (Vec::new(), Vec::new());
+            pair.frame_poses_into(0, &mut plain);
+            controlled.frame_poses_into(0, &mut one);
+            assert_eq!(plain, one, "{name}");
+        }
+    });
+}
+
 /// An in-memory resolver that records every path asked for.
 struct Recording {
     files: HashMap<String, Vec<u8>>,

@@ -12,8 +12,10 @@
 //!
 //! - A bone's pose at a frame is, per channel (X, Y, Z, roll, pitch, yaw), its default
 //!   `value` plus the decoded run-length value times its `scale`; the angles become a rotation
-//!   as the engine's `AngleQuaternion` makes one ([`angle_quaternion`]). Controllers are not
-//!   applied. The bind pose is the defaults alone.
+//!   as the engine's `AngleQuaternion` makes one ([`angle_quaternion`]). Bone controllers
+//!   (a turning head, an opening mouth) add to their channels where the model is sampled
+//!   through [`Pair::controlled`] with their [`Controls`]; sampled directly, the model has
+//!   none applied. The bind pose is the defaults alone.
 //! - The model's one mesh is every body part's first model; each studio mesh is a submesh.
 //!   Its vertices are the triangle commands' vertices in order (each a position, a normal and
 //!   texels), rigid on the position's bone; strips alternate their winding as GL draws them,
@@ -40,8 +42,10 @@ pub mod write;
 
 pub use companion::{MAX_GROUP_FILES, group_path, texture_paths};
 pub use validate::MAX_BLENDS;
-pub use view::{Command, Hl1, MeshInfo, Pair, angle_quaternion, channel_value};
+pub use view::{
+    Command, Controlled, Controls, Hl1, MeshInfo, Pair, angle_quaternion, channel_value,
+};
 pub use write::{
-    AttachmentDef, BodyPartDef, BoneDef, Builder, CommandDef, MeshDef, ModelDef, SequenceDef,
-    TextureDef, TrivertDef, VertexDef,
+    AttachmentDef, BodyPartDef, BoneDef, Builder, CommandDef, ControllerDef, MeshDef, ModelDef,
+    SequenceDef, TextureDef, TrivertDef, VertexDef,
 };

@@ -29,12 +29,25 @@ pub const STUDIO_NF_MASKED: u32 = 0x0040;
 /// `mstudioseqdesc_t::flags`: the sequence loops.
 pub const STUDIO_LOOPING: u32 = 0x0001;
 
-/// `motiontype` bit: the motion bone's X position is zeroed when drawn.
+/// `motiontype` bit: the motion bone's X position is zeroed when drawn. As a bone
+/// controller's type: it moves its bone along X.
 pub const STUDIO_X: u32 = 0x0001;
-/// `motiontype` bit: the motion bone's Y position is zeroed when drawn.
+/// `motiontype` bit: the motion bone's Y position is zeroed when drawn. As a bone
+/// controller's type: it moves its bone along Y.
 pub const STUDIO_Y: u32 = 0x0002;
-/// `motiontype` bit: the motion bone's Z position is zeroed when drawn.
+/// `motiontype` bit: the motion bone's Z position is zeroed when drawn. As a bone
+/// controller's type: it moves its bone along Z.
 pub const STUDIO_Z: u32 = 0x0004;
+/// A bone controller's type: it turns its bone about X (roll).
+pub const STUDIO_XR: u32 = 0x0008;
+/// A bone controller's type: it turns its bone about Y (pitch).
+pub const STUDIO_YR: u32 = 0x0010;
+/// A bone controller's type: it turns its bone about Z (yaw).
+pub const STUDIO_ZR: u32 = 0x0020;
+/// The bits of a bone controller's type that say what it moves.
+pub const STUDIO_TYPES: u32 = 0x7FFF;
+/// A bone controller's type bit: its turn wraps around (360° over its range of bytes).
+pub const STUDIO_RLOOP: u32 = 0x8000;
 
 /// Bytes of a texture's palette, after its pixels: 256 RGB entries.
 pub const PALETTE_BYTES: u64 = 768;

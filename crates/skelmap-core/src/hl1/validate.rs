@@ -233,6 +233,30 @@ impl<'data> Parse<'data> for Hl1<'data> {
                 "bonecontroller.start",
             )?;
         }
+        // A controlled channel stays finite at any setting: the adjustment reaches at most
+        // the larger end, plus a turn's 360° where it wraps (in degrees, above its radians).
+        for bone in bones {
+            for (j, c) in bone.bonecontroller.iter().enumerate() {
+                let Some(controller) = usize::try_from(c.get())
+                    .ok()
+                    .and_then(|c| controllers.get(c).map(|r| (c, r)))
+                else {
+                    continue;
+                };
+                let (c, r) = controller;
+                let (value, scale) = (bone.value[j].get(), bone.scale[j].get());
+                let most = r.start.get().abs().max(r.end.get().abs()) + 360.0;
+                if !(value.abs() + 32768.0 * scale.abs() + most).is_finite() {
+                    return Err(Error::Invalid {
+                        format: FORMAT,
+                        what: "bonecontroller.start",
+                        offset: record_offset::<raw::BoneController>(controller_at, c)
+                            + offset_of!(raw::BoneController, start) as u64,
+                        problem: Problem::NotFinite,
+                    });
+                }
+            }
+        }
 
         // Hit boxes.
         let hitbox_at = index(

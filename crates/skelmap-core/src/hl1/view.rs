@@ -337,16 +337,16 @@ type ChannelRows<const N: usize> = [[[f32; 16]; 6]; N];
 
 /// Bone `b`'s six channels at each of `frames`, from its animation record at `record` in
 /// `data`, written into lane `lane` of `rows`: each its default value plus the decoded value
-/// times its scale, the position components `zeroed` flags 0. Each channel's runs are walked
-/// once for all the frames. Returns, per frame, whether its channels were decoded: not where
-/// the record or one of the frame's channel's runs leave `data` (the lane is then partly
-/// written).
+/// times its scale, plus its controller's adjustment where `adjust` has one, the position
+/// components `zeroed` flags 0. Each channel's runs are walked once for all the frames.
+/// Returns, per frame, whether its channels were decoded: not where the record or one of the
+/// frame's channel's runs leave `data` (the lane is then partly written).
 fn bone_channels_into<const N: usize>(
     data: &[u8],
     record: usize,
     b: &raw::Bone,
     frames: [u32; N],
-    zeroed: [bool; 3],
+    (zeroed, adjust): ([bool; 3], [Option<f32>; 6]),
     (rows, lane): (&mut ChannelRows<N>, usize),
 ) -> [bool; N] {
     let Some(anim) = slice_in::<raw::Anim>(data, record as u64, 1).and_then(<[_]>::first) else {
@@ -356,19 +356,21 @@ fn bone_channels_into<const N: usize>(
     for j in 0..6 {
         let offset = usize::from(anim.offset[j].get());
         let (value, scale) = (b.value[j].get(), b.scale[j].get());
+        // The engine adds a controller's adjustment to the decoded channel.
+        let adjusted = |x: f32| adjust[j].map_or(x, |a| x + a);
         if j < 3 && zeroed[j] {
             for rows in rows.iter_mut() {
                 rows[j][lane] = 0.0;
             }
         } else if offset == 0 {
             for rows in rows.iter_mut() {
-                rows[j][lane] = value;
+                rows[j][lane] = adjusted(value);
             }
         } else {
             let values = channel_values(data, record + offset, frames);
             for ((rows, decoded), v) in rows.iter_mut().zip(&mut decoded).zip(values) {
                 match v {
-                    Some(v) => rows[j][lane] = value + f32::from(v) * scale,
+                    Some(v) => rows[j][lane] = adjusted(value + f32::from(v) * scale),
                     None => *decoded = false,
                 }
             }
@@ -547,14 +549,82 @@ impl<'data> Pair<'data> {
         frame: u32,
         bone: usize,
     ) -> Option<(Quat, Vec3A)> {
+        self.sequence_pose_with(sequence, blend, frame, bone, None)
+    }
+
+    /// [`sequence_pose`](Pair::sequence_pose) with the bone controllers set as `controls`
+    /// says (`StudioCalcBoneAdj`): each controller's adjustment added to the channel it
+    /// drives before the angles become a rotation.
+    ///
+    /// ```
+    /// use skelmap_core::hl1::{Builder, ControllerDef, Controls, raw::STUDIO_ZR};
+    /// use skelmap_core::Model;
+    /// let mut b = Builder::example();
+    /// // Controller 0 turns the arm (bone 1) about Z, from −90° to 90°.
+    /// b.controllers.push(ControllerDef { bone: 1, type_: STUDIO_ZR, start: -90.0, end: 90.0, index: 0 });
+    /// let bytes = b.write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let pair = model.as_hl1().unwrap();
+    /// let turned = Controls { values: [30.0, 0.0, 0.0, 0.0, 0.0] };
+    /// let (q, _) = pair.sequence_pose_controlled(0, 0, 0, 1, &turned).unwrap();
+    /// let (q0, _) = pair.sequence_pose(0, 0, 0, 1).unwrap();
+    /// // 30° further about Z than without the controller.
+    /// assert!((q0.angle_between(q) - 30f32.to_radians()).abs() < 1e-5);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sequence_pose_controlled(
+        &self,
+        sequence: usize,
+        blend: usize,
+        frame: u32,
+        bone: usize,
+        controls: &Controls,
+    ) -> Option<(Quat, Vec3A)> {
+        self.sequence_pose_with(sequence, blend, frame, bone, Some(controls))
+    }
+
+    fn sequence_pose_with(
+        &self,
+        sequence: usize,
+        blend: usize,
+        frame: u32,
+        bone: usize,
+        controls: Option<&Controls>,
+    ) -> Option<(Quat, Vec3A)> {
         let (data, first) = self.sequence_anims(sequence, blend, frame)?;
         let b = self.main.bones.get(bone)?;
         let zeroed = motion_zeroed(self.main.sequences.get(sequence)?, bone);
+        let adjust = self.adjustments(b, controls);
         let mut rows = [[[0.0; 16]; 6]];
         let record = first + 12 * bone;
-        let [decoded] = bone_channels_into(data, record, b, [frame], zeroed, (&mut rows, 0));
+        let [decoded] =
+            bone_channels_into(data, record, b, [frame], (zeroed, adjust), (&mut rows, 0));
         let [[x, y, z, roll, pitch, yaw]] = rows.map(|rows| rows.map(|row| row[0]));
         decoded.then(|| (angle_quaternion([roll, pitch, yaw]), Vec3A::new(x, y, z)))
+    }
+
+    /// Per channel of bone `b`, the adjustment its controller makes under `controls`; none
+    /// without controls or where the channel has no controller.
+    fn adjustments(&self, b: &raw::Bone, controls: Option<&Controls>) -> [Option<f32>; 6] {
+        let Some(controls) = controls else {
+            return [None; 6];
+        };
+        b.bonecontroller.map(|c| {
+            let c = self.main.controllers.get(usize::try_from(c.get()).ok()?)?;
+            Some(controls.adjustment(c))
+        })
+    }
+
+    /// The model sampled with its bone controllers set as `controls` says: a [`PoseFrames`]
+    /// (and [`Skeleton`]) that [`pose::sample`](crate::pose::sample) and
+    /// [`Palette::build`](crate::pose::Palette::build) take in place of the model.
+    #[must_use]
+    pub fn controlled(&self, controls: Controls) -> Controlled<'_, 'data> {
+        Controlled {
+            pair: self,
+            controls,
+        }
     }
 
     /// The bytes sequence `sequence`'s animations are in and the offset of its blend
@@ -581,8 +651,8 @@ impl<'data> Pair<'data> {
         ))
     }
 
-    /// Every bone's pose in sequence `sequence` (blend 0) at each of `frames`, appended to
-    /// the matching `out`: the sequence's records resolved once, each bone's channels decoded
+    /// Every bone's pose in sequence `sequence` (blend 0) at each of `frames`, with `controls`
+    /// applied where given, appended to the matching `out`: the sequence's records resolved once, each bone's channels decoded
     /// once for all the frames, and sixteen bones' angles made rotations together. A pose
     /// that cannot be decoded (its group's file missing, a frame out of the sequence, runs
     /// that end early) is the identity.
@@ -591,6 +661,7 @@ impl<'data> Pair<'data> {
         sequence: usize,
         frames: [u32; N],
         mut out: [&mut Vec<(Quat, Vec3A)>; N],
+        controls: Option<&Controls>,
     ) {
         let anims = frames.map(|f| self.sequence_anims(sequence, 0, f));
         // Every frame's records start at the same place; only the range check differs.
@@ -605,7 +676,8 @@ impl<'data> Pair<'data> {
                     let bone = 16 * chunk + lane;
                     let zeroed = seq.map_or([false; 3], |s| motion_zeroed(s, bone));
                     let record = first + 12 * bone;
-                    let ok = bone_channels_into(data, record, b, frames, zeroed, (&mut rows, lane));
+                    let fixed = (zeroed, self.adjustments(b, controls));
+                    let ok = bone_channels_into(data, record, b, frames, fixed, (&mut rows, lane));
                     for ((decoded, ok), anims) in decoded.iter_mut().zip(ok).zip(&anims) {
                         decoded[lane] = ok && anims.is_some();
                     }
@@ -623,6 +695,37 @@ impl<'data> Pair<'data> {
                         (Quat::IDENTITY, Vec3A::ZERO)
                     }
                 }));
+            }
+        }
+    }
+
+    /// [`PoseFrames::frame_poses_into`] with `controls` applied where given.
+    fn frame_poses_with(
+        &self,
+        frame: usize,
+        out: &mut Vec<(Quat, Vec3A)>,
+        controls: Option<&Controls>,
+    ) {
+        if let Some((sequence, f)) = self.sequence_frame(frame) {
+            self.sequence_poses_into(sequence, [f], [out], controls);
+        }
+    }
+
+    /// [`PoseFrames::frame_pair_poses_into`] with `controls` applied where given: both frames
+    /// decoded together when they are of one sequence.
+    fn frame_pair_poses_with(
+        &self,
+        [a, b]: [usize; 2],
+        [out_a, out_b]: [&mut Vec<(Quat, Vec3A)>; 2],
+        controls: Option<&Controls>,
+    ) {
+        match (self.sequence_frame(a), self.sequence_frame(b)) {
+            (Some((sa, fa)), Some((sb, fb))) if sa == sb => {
+                self.sequence_poses_into(sa, [fa, fb], [out_a, out_b], controls);
+            }
+            _ => {
+                self.frame_poses_with(a, out_a, controls);
+                self.frame_poses_with(b, out_b, controls);
             }
         }
     }
@@ -820,9 +923,7 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
 
     /// The sequence and its animation records resolved once for every bone.
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
-        if let Some((sequence, f)) = self.sequence_frame(frame) {
-            self.sequence_poses_into(sequence, [f], [out]);
-        }
+        self.frame_poses_with(frame, out, None);
     }
 
     /// Both frames decoded together when they are of one sequence: each channel's runs are
@@ -834,15 +935,115 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
         out_a: &mut Vec<(Quat, Vec3A)>,
         out_b: &mut Vec<(Quat, Vec3A)>,
     ) {
-        match (self.sequence_frame(a), self.sequence_frame(b)) {
-            (Some((sa, fa)), Some((sb, fb))) if sa == sb => {
-                self.sequence_poses_into(sa, [fa, fb], [out_a, out_b]);
-            }
-            _ => {
-                self.frame_poses_into(a, out_a);
-                self.frame_poses_into(b, out_b);
-            }
+        self.frame_pair_poses_with([a, b], [out_a, out_b], None);
+    }
+}
+
+/// How a Half-Life model's bone controllers are set, as a game sets them (a head turned
+/// towards the player, a mouth open while speaking), applied as the renderer applies them
+/// (`StudioCalcBoneAdj`, `cl_dll/StudioModelRenderer.cpp`): each controller's value added to
+/// the bone channel it drives, before the angles become a rotation.
+///
+/// The values are in each controller's own units: degrees for one that turns its bone
+/// (`STUDIO_XR`, `STUDIO_YR`, `STUDIO_ZR`), model units for one that moves it (`STUDIO_X`,
+/// `STUDIO_Y`, `STUDIO_Z`). A value is clamped to the controller's range from `start` to
+/// `end`, or, for one of the four that wraps (`STUDIO_RLOOP`), wrapped into
+/// `start .. start + 360`: the range the renderer maps the entity's setting bytes onto. The game code's own conversion to
+/// those bytes (`SetBoneController`: its rounding, and its sign flip where `end < start`) is
+/// the caller's. All zeros, the default, is what games set at spawn; a non-finite value gives
+/// a non-finite pose.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Controls {
+    /// Per controller `index`: 0–3 the entity's four controllers, 4 the mouth (which the
+    /// renderer also uses for any other index).
+    pub values: [f32; 5],
+}
+
+impl Controls {
+    /// What controller `c` adds to its channel: radians for a turn, units for a move, 0 for
+    /// a type the renderer does not apply.
+    #[must_use]
+    pub fn adjustment(&self, c: &raw::BoneController) -> f32 {
+        let slot = usize::try_from(c.index.get()).map_or(4, |i| i.min(4));
+        let value = self.values[slot];
+        let (start, end) = (c.start.get(), c.end.get());
+        let kind = c.type_.get() as u32;
+        // Only the entity's four controllers wrap; the mouth is always clamped.
+        let value = if kind & raw::STUDIO_RLOOP != 0 && slot < 4 {
+            start + (value - start).rem_euclid(360.0)
+        } else {
+            // Validation keeps both ends finite, so the bounds are ordered.
+            value.clamp(start.min(end), start.max(end))
+        };
+        match kind & raw::STUDIO_TYPES {
+            raw::STUDIO_XR | raw::STUDIO_YR | raw::STUDIO_ZR => value.to_radians(),
+            raw::STUDIO_X | raw::STUDIO_Y | raw::STUDIO_Z => value,
+            _ => 0.0,
         }
+    }
+}
+
+/// A Half-Life model sampled with its bone controllers set ([`Pair::controlled`]): its frames
+/// are the model's, each bone's channels adjusted as [`Controls`] says.
+///
+/// ```
+/// use skelmap_core::hl1::{Builder, ControllerDef, Controls, raw::STUDIO_Y};
+/// use skelmap_core::Model;
+/// use skelmap_core::pose::{Interpolation, LocalPose, sample};
+/// let mut b = Builder::example();
+/// // The mouth moves the arm (bone 1) along Y, up to 2 units.
+/// b.controllers.push(ControllerDef { bone: 1, type_: STUDIO_Y, start: 0.0, end: 2.0, index: 4 });
+/// let bytes = b.write()?;
+/// let model = Model::from_bytes(&bytes)?;
+/// let pair = model.as_hl1().unwrap();
+/// let (mut plain, mut open) = (LocalPose::default(), LocalPose::default());
+/// sample(pair, 2, 3, 0.5, Interpolation::Nlerp, &mut plain);
+/// let mouth = pair.controlled(Controls { values: [0.0, 0.0, 0.0, 0.0, 5.0] });
+/// sample(&mouth, 2, 3, 0.5, Interpolation::Nlerp, &mut open);
+/// // Clamped to the controller's end: 2 units further along Y.
+/// assert_eq!(open.bones[1].1.y, plain.bones[1].1.y + 2.0);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Controlled<'a, 'data> {
+    pair: &'a Pair<'data>,
+    controls: Controls,
+}
+
+impl<'data> Skeleton<'data> for Controlled<'_, 'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.pair.skeleton_bones()
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        Skeleton::bone(self.pair, index)
+    }
+}
+
+impl<'data> PoseFrames<'data> for Controlled<'_, 'data> {
+    fn num_frames(&self) -> usize {
+        self.pair.num_frames
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let (sequence, f) = self.pair.sequence_frame(frame)?;
+        self.pair
+            .sequence_pose_controlled(sequence, 0, f, bone, &self.controls)
+    }
+
+    fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        self.pair.frame_poses_with(frame, out, Some(&self.controls));
+    }
+
+    fn frame_pair_poses_into(
+        &self,
+        a: usize,
+        b: usize,
+        out_a: &mut Vec<(Quat, Vec3A)>,
+        out_b: &mut Vec<(Quat, Vec3A)>,
+    ) {
+        self.pair
+            .frame_pair_poses_with([a, b], [out_a, out_b], Some(&self.controls));
     }
 }
 

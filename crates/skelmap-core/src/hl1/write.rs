@@ -127,6 +127,38 @@ pub struct AttachmentDef {
     pub org: [f32; 3],
 }
 
+/// A bone controller: what it moves of which bone, over which range, driven by which of the
+/// entity's settings. The bone's channel it adjusts follows from `type_` (`STUDIO_X` … the
+/// positions, `STUDIO_XR` … the angles), as studiomdl assigns it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ControllerDef {
+    /// The bone.
+    pub bone: i32,
+    /// `STUDIO_X`, `STUDIO_Y`, `STUDIO_Z`, `STUDIO_XR`, `STUDIO_YR` or `STUDIO_ZR`, with
+    /// `STUDIO_RLOOP` for a turn that wraps around.
+    pub type_: u32,
+    /// The value at setting 0 (degrees for a turn).
+    pub start: f32,
+    /// The value at setting 255.
+    pub end: f32,
+    /// 0–3: the entity's controller; 4: the mouth.
+    pub index: i32,
+}
+
+/// The bone channel a controller of type `type_` adjusts (0–2 the position along X, Y, Z, 3–5
+/// the angles about X, Y, Z), as studiomdl assigns it; `None` for another type.
+fn controller_channel(type_: u32) -> Option<usize> {
+    match type_ & raw::STUDIO_TYPES {
+        raw::STUDIO_X => Some(0),
+        raw::STUDIO_Y => Some(1),
+        raw::STUDIO_Z => Some(2),
+        raw::STUDIO_XR => Some(3),
+        raw::STUDIO_YR => Some(4),
+        raw::STUDIO_ZR => Some(5),
+        _ => None,
+    }
+}
+
 /// Writes a Half-Life 1 model ([`write`](Builder::write)), its texture file
 /// ([`write_textures`](Builder::write_textures)) and its sequence groups
 /// ([`write_group`](Builder::write_group)).
@@ -157,6 +189,8 @@ pub struct Builder {
     pub skin_families: Vec<Vec<i16>>,
     /// Attachments.
     pub attachments: Vec<AttachmentDef>,
+    /// Bone controllers.
+    pub controllers: Vec<ControllerDef>,
     /// Write the textures and skin families to the texture file only
     /// ([`write_textures`](Builder::write_textures)), the model with none.
     pub textures_apart: bool,
@@ -288,6 +322,7 @@ impl Builder {
                 bone: 1,
                 org: [1.0, 2.0, 3.0],
             }],
+            controllers: Vec::new(),
             textures_apart: false,
         }
     }
@@ -421,18 +456,39 @@ impl Builder {
         if with_model {
             h.numbones = (self.bones.len() as i32).into();
             h.boneindex = here(&out);
-            for b in &self.bones {
+            for (i, b) in self.bones.iter().enumerate() {
+                let mut bonecontroller = [-1i32; 6];
+                for (c, def) in self.controllers.iter().enumerate() {
+                    let channel = controller_channel(def.type_);
+                    if usize::try_from(def.bone) == Ok(i)
+                        && let Some(slot) = channel.and_then(|j| bonecontroller.get_mut(j))
+                    {
+                        *slot = c as i32;
+                    }
+                }
                 let bone = raw::Bone {
                     name: fixed(&b.name)?,
                     parent: b.parent.into(),
                     flags: 0.into(),
-                    bonecontroller: [(-1).into(); 6],
+                    bonecontroller: bonecontroller.map(Into::into),
                     value: b.value.map(Into::into),
                     scale: b.scale.map(Into::into),
                 };
                 out.extend_from_slice(bone.as_bytes());
             }
+            h.numbonecontrollers = (self.controllers.len() as i32).into();
             h.bonecontrollerindex = here(&out);
+            for c in &self.controllers {
+                let controller = raw::BoneController {
+                    bone: c.bone.into(),
+                    type_: (c.type_ as i32).into(),
+                    start: c.start.into(),
+                    end: c.end.into(),
+                    rest: 0.into(),
+                    index: c.index.into(),
+                };
+                out.extend_from_slice(controller.as_bytes());
+            }
             h.hitboxindex = here(&out);
             h.numseqgroups = (1 + self.groups.len() as i32).into();
             h.seqgroupindex = here(&out);
