@@ -61,65 +61,23 @@ fn reads_within(block: &Block, frame: &[u8]) -> bool {
 }
 
 /// The ten channel rows of `frame` for `block`'s lanes (lanes past the block's bones hold
-/// their zero offsets).
+/// their zero offsets). Each read channel's sixteen values are gathered from `frame`, or,
+/// where `permuted`, picked out of the frame loaded whole into four registers of 32 values
+/// (the bytes past its end read as zeros, never loaded) by two word permutes and a blend on
+/// the index's bit 6: the same values either way, so the same rows, bit for bit.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F, and every word the block gathers must lie within `frame`.
-#[inline]
-#[target_feature(enable = "avx512f")]
-unsafe fn decode(block: &Block, frame: &[u8]) -> [__m512; NUM_CHANNELS] {
-    let low = _mm512_set1_epi32(0xFFFF);
-    let mut rows = [_mm512_set1_ps(0.0); NUM_CHANNELS];
-    for (c, row) in rows.iter_mut().enumerate() {
-        // SAFETY: `Block` is 64-byte aligned and each row is 64 bytes at a multiple of 64.
-        let offset = unsafe { _mm512_load_ps(block.offset[c].as_ptr()) };
-        let reads = block.reads[c];
-        if reads == 0 {
-            *row = offset;
-            continue;
-        }
-        // SAFETY: as above, for the integer rows.
-        let (at, shift, scale) = unsafe {
-            (
-                _mm512_load_si512(block.byte[c].as_ptr().cast()),
-                _mm512_load_si512(block.shift[c].as_ptr().cast()),
-                _mm512_load_ps(block.scale[c].as_ptr()),
-            )
-        };
-        // SAFETY: only the lanes of `reads` are gathered, each four bytes from its `byte`,
-        // within `frame` (the caller's precondition).
-        let words = unsafe {
-            _mm512_mask_i32gather_epi32::<1>(
-                _mm512_setzero_si512(),
-                reads,
-                at,
-                frame.as_ptr().cast(),
-            )
-        };
-        let value = _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srlv_epi32(words, shift), low));
-        let decoded = _mm512_add_ps(offset, _mm512_mul_ps(value, scale));
-        *row = _mm512_mask_blend_ps(reads, offset, decoded);
-    }
-    rows
-}
-
-/// [`decode`] of a frame of at most [`PERMUTED_MAX`] bytes: the frame loaded into four
-/// registers of 32 values (the bytes past its end read as zeros, never loaded), each read
-/// channel's sixteen values picked by two word permutes and a blend on the index's bit 6.
-/// The same values, so the same rows, bit for bit.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F and AVX-512BW, `frame` must be at most [`PERMUTED_MAX`]
-/// bytes long, and every value the block reads must lie within it.
+/// The CPU must support AVX-512F and AVX-512BW, every word the block gathers must lie within
+/// `frame`, and where `permuted` the frame must be at most [`PERMUTED_MAX`] bytes long.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn decode_permuted(block: &Block, frame: &[u8]) -> [__m512; NUM_CHANNELS] {
+unsafe fn decode(block: &Block, frame: &[u8], permuted: bool) -> [__m512; NUM_CHANNELS] {
+    let low = _mm512_set1_epi32(0xFFFF);
     let words = frame.len() / 2;
     let registers: [__m512i; 4] = core::array::from_fn(|k| {
         let valid = words.saturating_sub(32 * k).min(32);
-        if valid == 0 {
+        if !permuted || valid == 0 {
             return _mm512_setzero_si512();
         }
         let mask = u32::MAX >> (32 - valid);
@@ -136,26 +94,44 @@ unsafe fn decode_permuted(block: &Block, frame: &[u8]) -> [__m512; NUM_CHANNELS]
             *row = offset;
             continue;
         }
-        // SAFETY: as above, for the integer and scale rows.
-        let (index, scale) = unsafe {
-            (
-                _mm512_load_si512(block.index[c].as_ptr().cast()),
-                _mm512_load_ps(block.scale[c].as_ptr()),
-            )
-        };
-        // The sixteen indices (each below 128, as the frame holds every value read) as the
-        // first sixteen words of a permute's index register.
-        let index = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(index));
-        let low = _mm512_permutex2var_epi16(registers[0], index, registers[1]);
-        let picked = if words <= 64 {
-            low
+        // SAFETY: as above, for the scale row.
+        let scale = unsafe { _mm512_load_ps(block.scale[c].as_ptr()) };
+        let value = if permuted {
+            // SAFETY: as above, for the index row.
+            let index = unsafe { _mm512_load_si512(block.index[c].as_ptr().cast()) };
+            // The sixteen indices (each below 128, as the frame holds every value read) as
+            // the first sixteen words of a permute's index register.
+            let index = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(index));
+            let first = _mm512_permutex2var_epi16(registers[0], index, registers[1]);
+            let picked = if words <= 64 {
+                first
+            } else {
+                let second = _mm512_permutex2var_epi16(registers[2], index, registers[3]);
+                let upper = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
+                _mm512_mask_blend_epi16(upper, first, second)
+            };
+            _mm512_cvtepu16_epi32(_mm512_castsi512_si256(picked))
         } else {
-            let high = _mm512_permutex2var_epi16(registers[2], index, registers[3]);
-            let upper = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
-            _mm512_mask_blend_epi16(upper, low, high)
+            // SAFETY: as above, for the integer rows.
+            let (at, shift) = unsafe {
+                (
+                    _mm512_load_si512(block.byte[c].as_ptr().cast()),
+                    _mm512_load_si512(block.shift[c].as_ptr().cast()),
+                )
+            };
+            // SAFETY: only the lanes of `reads` are gathered, each four bytes from its
+            // `byte`, within `frame` (the caller's precondition).
+            let words = unsafe {
+                _mm512_mask_i32gather_epi32::<1>(
+                    _mm512_setzero_si512(),
+                    reads,
+                    at,
+                    frame.as_ptr().cast(),
+                )
+            };
+            _mm512_and_si512(_mm512_srlv_epi32(words, shift), low)
         };
-        let value = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(picked)));
-        let decoded = _mm512_add_ps(offset, _mm512_mul_ps(value, scale));
+        let decoded = _mm512_add_ps(offset, _mm512_mul_ps(_mm512_cvtepi32_ps(value), scale));
         *row = _mm512_mask_blend_ps(reads, offset, decoded);
     }
     rows
@@ -208,13 +184,7 @@ unsafe fn channels_nlerp_avx512(
         (1u16 << lanes) - 1
     };
     // SAFETY: the caller's precondition.
-    let (ra, rb) = unsafe {
-        if permuted {
-            (decode_permuted(block, a), decode_permuted(block, b))
-        } else {
-            (decode(block, a), decode(block, b))
-        }
-    };
+    let (ra, rb) = unsafe { (decode(block, a, permuted), decode(block, b, permuted)) };
     let (Some(qa), Some(qb)) = (unit_rotations(&ra, active), unit_rotations(&rb, active)) else {
         return false;
     };
