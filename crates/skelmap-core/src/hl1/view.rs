@@ -337,16 +337,16 @@ type ChannelRows<const N: usize> = [[[f32; 16]; 6]; N];
 
 /// Bone `b`'s six channels at each of `frames`, from its animation record at `record` in
 /// `data`, written into lane `lane` of `rows`: each its default value plus the decoded value
-/// times its scale, plus its controller's adjustment where `adjust` has one, the position
-/// components `zeroed` flags 0. Each channel's runs are walked once for all the frames.
-/// Returns, per frame, whether its channels were decoded: not where the record or one of the
-/// frame's channel's runs leave `data` (the lane is then partly written).
+/// times its scale, the position components `zeroed` flags 0. Each channel's runs are walked
+/// once for all the frames. Returns, per frame, whether its channels were decoded: not where
+/// the record or one of the frame's channel's runs leave `data` (the lane is then partly
+/// written).
 fn bone_channels_into<const N: usize>(
     data: &[u8],
     record: usize,
     b: &raw::Bone,
     frames: [u32; N],
-    (zeroed, adjust): ([bool; 3], [Option<f32>; 6]),
+    zeroed: [bool; 3],
     (rows, lane): (&mut ChannelRows<N>, usize),
 ) -> [bool; N] {
     let Some(anim) = slice_in::<raw::Anim>(data, record as u64, 1).and_then(<[_]>::first) else {
@@ -356,27 +356,43 @@ fn bone_channels_into<const N: usize>(
     for j in 0..6 {
         let offset = usize::from(anim.offset[j].get());
         let (value, scale) = (b.value[j].get(), b.scale[j].get());
-        // The engine adds a controller's adjustment to the decoded channel.
-        let adjusted = |x: f32| adjust[j].map_or(x, |a| x + a);
         if j < 3 && zeroed[j] {
             for rows in rows.iter_mut() {
                 rows[j][lane] = 0.0;
             }
         } else if offset == 0 {
             for rows in rows.iter_mut() {
-                rows[j][lane] = adjusted(value);
+                rows[j][lane] = value;
             }
         } else {
             let values = channel_values(data, record + offset, frames);
             for ((rows, decoded), v) in rows.iter_mut().zip(&mut decoded).zip(values) {
                 match v {
-                    Some(v) => rows[j][lane] = adjusted(value + f32::from(v) * scale),
+                    Some(v) => rows[j][lane] = value + f32::from(v) * scale,
                     None => *decoded = false,
                 }
             }
         }
     }
     decoded
+}
+
+/// Adds each controller's adjustment in `adjust` to its channel in lane `lane` of `rows`, as
+/// the engine adds it to the decoded channel; a position `zeroed` stays 0.
+fn adjust_lane<const N: usize>(
+    (rows, lane): (&mut ChannelRows<N>, usize),
+    zeroed: [bool; 3],
+    adjust: [Option<f32>; 6],
+) {
+    for (j, a) in adjust.into_iter().enumerate() {
+        if let Some(a) = a
+            && !(j < 3 && zeroed[j])
+        {
+            for rows in rows.iter_mut() {
+                rows[j][lane] += a;
+            }
+        }
+    }
 }
 
 /// The value of the run-length channel at `at` in `data` at frame `frame`: the engine's walk
@@ -595,11 +611,12 @@ impl<'data> Pair<'data> {
         let (data, first) = self.sequence_anims(sequence, blend, frame)?;
         let b = self.main.bones.get(bone)?;
         let zeroed = motion_zeroed(self.main.sequences.get(sequence)?, bone);
-        let adjust = self.adjustments(b, controls);
         let mut rows = [[[0.0; 16]; 6]];
         let record = first + 12 * bone;
-        let [decoded] =
-            bone_channels_into(data, record, b, [frame], (zeroed, adjust), (&mut rows, 0));
+        let [decoded] = bone_channels_into(data, record, b, [frame], zeroed, (&mut rows, 0));
+        if controls.is_some() {
+            adjust_lane((&mut rows, 0), zeroed, self.adjustments(b, controls));
+        }
         let [[x, y, z, roll, pitch, yaw]] = rows.map(|rows| rows.map(|row| row[0]));
         decoded.then(|| (angle_quaternion([roll, pitch, yaw]), Vec3A::new(x, y, z)))
     }
@@ -676,8 +693,11 @@ impl<'data> Pair<'data> {
                     let bone = 16 * chunk + lane;
                     let zeroed = seq.map_or([false; 3], |s| motion_zeroed(s, bone));
                     let record = first + 12 * bone;
-                    let fixed = (zeroed, self.adjustments(b, controls));
-                    let ok = bone_channels_into(data, record, b, frames, fixed, (&mut rows, lane));
+                    let ok = bone_channels_into(data, record, b, frames, zeroed, (&mut rows, lane));
+                    if controls.is_some() {
+                        let adjust = self.adjustments(b, controls);
+                        adjust_lane((&mut rows, lane), zeroed, adjust);
+                    }
                     for ((decoded, ok), anims) in decoded.iter_mut().zip(ok).zip(&anims) {
                         decoded[lane] = ok && anims.is_some();
                     }

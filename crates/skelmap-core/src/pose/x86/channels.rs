@@ -12,13 +12,13 @@
 //! `pose::sample`'s nlerp in its order: the scalar results, bit for bit.
 
 use core::arch::x86_64::{
-    __m512, __m512i, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
-    _mm512_castsi512_si256, _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps,
-    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_load_ps, _mm512_load_si512,
-    _mm512_mask_blend_epi16, _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32,
-    _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16, _mm512_set1_epi16,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32,
-    _mm512_storeu_ps, _mm512_test_epi16_mask, _mm512_zextsi256_si512,
+    __m512, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_castsi512_si256,
+    _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps, _mm512_cvtepu16_epi32,
+    _mm512_div_ps, _mm512_load_ps, _mm512_load_si512, _mm512_mask_blend_epi16,
+    _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32, _mm512_maskz_loadu_epi16, _mm512_mul_ps,
+    _mm512_permutex2var_epi16, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps,
+    _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32, _mm512_storeu_ps,
+    _mm512_test_epi16_mask, _mm512_zextsi256_si512,
 };
 
 use glam::{Quat, Vec3A};
@@ -60,81 +60,93 @@ fn reads_within(block: &Block, frame: &[u8]) -> bool {
     block.reads_end as usize <= frame.len()
 }
 
-/// The ten channel rows of `frame` for `block`'s lanes (lanes past the block's bones hold
-/// their zero offsets). Each read channel's sixteen values are gathered from `frame`, or,
-/// where `permuted`, picked out of the frame loaded whole into four registers of 32 values
-/// (the bytes past its end read as zeros, never loaded) by two word permutes and a blend on
-/// the index's bit 6: the same values either way, so the same rows, bit for bit.
+/// The ten channel rows of each of `frames` for `block`'s lanes (lanes past the block's bones
+/// hold their zero offsets). Each read channel's sixteen values are gathered from the frame,
+/// or, where `permuted`, picked out of the frame loaded whole into four registers of 32
+/// values (the bytes past its end read as zeros, never loaded) by two word permutes and a
+/// blend on the index's bit 6: the same values either way, so the same rows, bit for bit.
+/// Both frames in one call, so that it is inlined into its one caller.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW, every word the block gathers must lie within
-/// `frame`, and where `permuted` the frame must be at most [`PERMUTED_MAX`] bytes long.
+/// each frame, and where `permuted` each frame must be at most [`PERMUTED_MAX`] bytes long.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn decode(block: &Block, frame: &[u8], permuted: bool) -> [__m512; NUM_CHANNELS] {
+unsafe fn decode(block: &Block, frames: [&[u8]; 2], permuted: bool) -> [[__m512; NUM_CHANNELS]; 2] {
     let low = _mm512_set1_epi32(0xFFFF);
-    let words = frame.len() / 2;
-    let registers: [__m512i; 4] = core::array::from_fn(|k| {
-        let valid = words.saturating_sub(32 * k).min(32);
-        if !permuted || valid == 0 {
-            return _mm512_setzero_si512();
+    let words = frames.map(|frame| frame.len() / 2);
+    let mut registers = [[_mm512_setzero_si512(); 4]; 2];
+    if permuted {
+        for ((registers, frame), &words) in registers.iter_mut().zip(frames).zip(&words) {
+            for (k, register) in registers.iter_mut().enumerate() {
+                let valid = words.saturating_sub(32 * k).min(32);
+                if valid > 0 {
+                    let mask = u32::MAX >> (32 - valid);
+                    let at = frame.as_ptr().wrapping_add(64 * k).cast();
+                    // SAFETY: the load reads the `valid` values from value 32k on, all
+                    // within the frame; the masked-off lanes are not read.
+                    *register = unsafe { _mm512_maskz_loadu_epi16(mask, at) };
+                }
+            }
         }
-        let mask = u32::MAX >> (32 - valid);
-        // SAFETY: the load reads the `valid` values from value 32k on, all within `frame`;
-        // the masked-off lanes are not read.
-        unsafe { _mm512_maskz_loadu_epi16(mask, frame.as_ptr().wrapping_add(64 * k).cast()) }
-    });
-    let mut rows = [_mm512_set1_ps(0.0); NUM_CHANNELS];
-    for (c, row) in rows.iter_mut().enumerate() {
+    }
+    // Per channel, both frames' rows.
+    let mut rows = [[_mm512_set1_ps(0.0); 2]; NUM_CHANNELS];
+    for (c, pair) in rows.iter_mut().enumerate() {
         // SAFETY: `Block` is 64-byte aligned and each row is 64 bytes at a multiple of 64.
         let offset = unsafe { _mm512_load_ps(block.offset[c].as_ptr()) };
         let reads = block.reads[c];
         if reads == 0 {
-            *row = offset;
+            *pair = [offset; 2];
             continue;
         }
-        // SAFETY: as above, for the scale row.
-        let scale = unsafe { _mm512_load_ps(block.scale[c].as_ptr()) };
-        let value = if permuted {
-            // SAFETY: as above, for the index row.
-            let index = unsafe { _mm512_load_si512(block.index[c].as_ptr().cast()) };
-            // The sixteen indices (each below 128, as the frame holds every value read) as
-            // the first sixteen words of a permute's index register.
-            let index = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(index));
-            let first = _mm512_permutex2var_epi16(registers[0], index, registers[1]);
-            let picked = if words <= 64 {
-                first
-            } else {
-                let second = _mm512_permutex2var_epi16(registers[2], index, registers[3]);
-                let upper = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
-                _mm512_mask_blend_epi16(upper, first, second)
-            };
-            _mm512_cvtepu16_epi32(_mm512_castsi512_si256(picked))
-        } else {
-            // SAFETY: as above, for the integer rows.
-            let (at, shift) = unsafe {
-                (
-                    _mm512_load_si512(block.byte[c].as_ptr().cast()),
-                    _mm512_load_si512(block.shift[c].as_ptr().cast()),
-                )
-            };
-            // SAFETY: only the lanes of `reads` are gathered, each four bytes from its
-            // `byte`, within `frame` (the caller's precondition).
-            let words = unsafe {
-                _mm512_mask_i32gather_epi32::<1>(
-                    _mm512_setzero_si512(),
-                    reads,
-                    at,
-                    frame.as_ptr().cast(),
-                )
-            };
-            _mm512_and_si512(_mm512_srlv_epi32(words, shift), low)
+        // SAFETY: as above, for the scale and integer rows.
+        let (scale, index, at, shift) = unsafe {
+            (
+                _mm512_load_ps(block.scale[c].as_ptr()),
+                _mm512_load_si512(block.index[c].as_ptr().cast()),
+                _mm512_load_si512(block.byte[c].as_ptr().cast()),
+                _mm512_load_si512(block.shift[c].as_ptr().cast()),
+            )
         };
-        let decoded = _mm512_add_ps(offset, _mm512_mul_ps(_mm512_cvtepi32_ps(value), scale));
-        *row = _mm512_mask_blend_ps(reads, offset, decoded);
+        // The sixteen indices (each below 128, as the frame holds every value read) as the
+        // first sixteen words of a permute's index register.
+        let index = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(index));
+        let upper = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
+        for (f, row) in pair.iter_mut().enumerate() {
+            let value = if permuted {
+                let r = &registers[f];
+                let first = _mm512_permutex2var_epi16(r[0], index, r[1]);
+                let picked = if words[f] <= 64 {
+                    first
+                } else {
+                    let second = _mm512_permutex2var_epi16(r[2], index, r[3]);
+                    _mm512_mask_blend_epi16(upper, first, second)
+                };
+                _mm512_cvtepu16_epi32(_mm512_castsi512_si256(picked))
+            } else {
+                // SAFETY: only the lanes of `reads` are gathered, each four bytes from its
+                // `byte`, within the frame (the caller's precondition).
+                let words = unsafe {
+                    _mm512_mask_i32gather_epi32::<1>(
+                        _mm512_setzero_si512(),
+                        reads,
+                        at,
+                        frames[f].as_ptr().cast(),
+                    )
+                };
+                _mm512_and_si512(_mm512_srlv_epi32(words, shift), low)
+            };
+            let decoded = _mm512_add_ps(offset, _mm512_mul_ps(_mm512_cvtepi32_ps(value), scale));
+            *row = _mm512_mask_blend_ps(reads, offset, decoded);
+        }
     }
-    rows
+    let mut frames_rows = [[_mm512_set1_ps(0.0); NUM_CHANNELS]; 2];
+    for (c, [a, b]) in rows.into_iter().enumerate() {
+        (frames_rows[0][c], frames_rows[1][c]) = (a, b);
+    }
+    frames_rows
 }
 
 /// Normalises the stored rotations of `rows` (channels 3 to 6) as `unit_rotation` does;
@@ -184,7 +196,7 @@ unsafe fn channels_nlerp_avx512(
         (1u16 << lanes) - 1
     };
     // SAFETY: the caller's precondition.
-    let (ra, rb) = unsafe { (decode(block, a, permuted), decode(block, b, permuted)) };
+    let [ra, rb] = unsafe { decode(block, [a, b], permuted) };
     let (Some(qa), Some(qb)) = (unit_rotations(&ra, active), unit_rotations(&rb, active)) else {
         return false;
     };
