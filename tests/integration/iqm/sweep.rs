@@ -116,3 +116,21 @@ fn a_joint_scaled_to_nothing_used_to_fail_the_prepared_against_deform_check() {
     let seed = std::fs::read(seed).unwrap();
     walk(&seed);
 }
+
+/// Regression (found by the `iqm` fuzz target): a vertex whose float blend weights were both
+/// subnormal (8.8e-44, on joint 0) was skinned by `deform` through joint 0 and left at its
+/// bind position by the prepared kernel. A subnormal weight now counts as zero, as it does
+/// as a byte: the vertex is bound wholly to its first blend index, on every path.
+#[test]
+fn subnormal_blend_weights_count_as_zero_on_every_path() {
+    use skelmap::pose::BindPoseMesh;
+    let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds/iqm/regress-subnormal-weights.iqm");
+    let seed = std::fs::read(seed).unwrap();
+    let iqm = skelmap::iqm::Iqm::parse(&seed).unwrap();
+    let v1 = (&iqm).bind_vertex(1).unwrap();
+    let mut bound = v1.influences.iter().flatten();
+    assert_eq!(bound.next(), Some(&(0, 1.0)));
+    assert_eq!(bound.next(), None);
+    walk(&seed);
+}

@@ -708,7 +708,10 @@ impl<'data> Pass<'data, '_> {
     fn zero_weights(&mut self, quad: Quad<'data>, data_at: u64, n: usize) {
         let zero = |v: usize| match quad {
             Quad::U8(a) => a.get(v).is_some_and(|w| *w == [0; 4]),
-            Quad::F32(a) => a.get(v).is_some_and(|w| w.iter().all(|c| c.get() == 0.0)),
+            // Below the smallest normal float a weight counts as zero (`iqm::view`).
+            Quad::F32(a) => a
+                .get(v)
+                .is_some_and(|w| w.iter().all(|c| c.get() < f32::MIN_POSITIVE)),
             Quad::U32(_) => false,
         };
         // Counted in one branch-free pass (four weight bytes are one word); the first found

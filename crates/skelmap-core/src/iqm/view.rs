@@ -893,12 +893,15 @@ fn influences(iqm: &Iqm<'_>, v: usize) -> [Option<(u16, f32)>; 4] {
     let Some(weights) = iqm.arrays.blend_weights.and_then(|a| a.unit(v)) else {
         return out;
     };
-    if weights.iter().all(|&w| w <= 0.0) {
+    // A subnormal float weight counts as zero: no skinning path can blend by it (the
+    // kernels' sums and normalisations flush or lose it), and as a byte it is 0.
+    let counts = |w: f32| w >= f32::MIN_POSITIVE;
+    if !weights.iter().any(|&w| counts(w)) {
         out[0] = Some((indexes[0] as u16, 1.0));
         return out;
     }
     for ((slot, bone), weight) in out.iter_mut().zip(indexes).zip(weights) {
-        if weight > 0.0 {
+        if counts(weight) {
             *slot = Some((bone as u16, weight));
         }
     }
