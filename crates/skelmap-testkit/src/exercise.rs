@@ -1525,8 +1525,9 @@ pub fn hl1(m: &skelmap_core::hl1::Hl1<'_>) {
 }
 
 /// A Half-Life model with its companions: the model file's accessors, every frame's pose of
-/// every bone finite (with its controllers set past their ranges too), every vertex on a bone with a finite bind position, every triangle's
-/// indices vertices, every texture coordinate finite.
+/// every bone finite (with its controllers set past their ranges too), every vertex on a
+/// bone with a finite bind position, every triangle's indices vertices, every texture
+/// coordinate finite.
 pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
     use skelmap_core::pose::BindPoseMesh;
     use skelmap_core::view::MeshView;

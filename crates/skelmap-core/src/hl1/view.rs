@@ -577,7 +577,13 @@ impl<'data> Pair<'data> {
     /// use skelmap_core::Model;
     /// let mut b = Builder::example();
     /// // Controller 0 turns the arm (bone 1) about Z, from −90° to 90°.
-    /// b.controllers.push(ControllerDef { bone: 1, type_: STUDIO_ZR, start: -90.0, end: 90.0, index: 0 });
+    /// b.controllers.push(ControllerDef {
+    ///     bone: 1,
+    ///     type_: STUDIO_ZR,
+    ///     start: -90.0,
+    ///     end: 90.0,
+    ///     index: 0,
+    /// });
     /// let bytes = b.write()?;
     /// let model = Model::from_bytes(&bytes)?;
     /// let pair = model.as_hl1().unwrap();
@@ -669,10 +675,10 @@ impl<'data> Pair<'data> {
     }
 
     /// Every bone's pose in sequence `sequence` (blend 0) at each of `frames`, with `controls`
-    /// applied where given, appended to the matching `out`: the sequence's records resolved once, each bone's channels decoded
-    /// once for all the frames, and sixteen bones' angles made rotations together. A pose
-    /// that cannot be decoded (its group's file missing, a frame out of the sequence, runs
-    /// that end early) is the identity.
+    /// applied where given, appended to the matching `out`: the sequence's records resolved
+    /// once, each bone's channels decoded once for all the frames, and sixteen bones' angles
+    /// made rotations together. A pose that cannot be decoded (its group's file missing, a
+    /// frame out of the sequence, runs that end early) is the identity.
     fn sequence_poses_into<const N: usize>(
         &self,
         sequence: usize,
@@ -968,10 +974,10 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
 /// (`STUDIO_XR`, `STUDIO_YR`, `STUDIO_ZR`), model units for one that moves it (`STUDIO_X`,
 /// `STUDIO_Y`, `STUDIO_Z`). A value is clamped to the controller's range from `start` to
 /// `end`, or, for one of the four that wraps (`STUDIO_RLOOP`), wrapped into
-/// `start .. start + 360`: the range the renderer maps the entity's setting bytes onto. The game code's own conversion to
-/// those bytes (`SetBoneController`: its rounding, and its sign flip where `end < start`) is
-/// the caller's. All zeros, the default, is what games set at spawn; a non-finite value gives
-/// a non-finite pose.
+/// `start .. start + 360`: the range the renderer maps the entity's setting bytes onto. The
+/// game code's own conversion to those bytes (`SetBoneController`: its rounding, and its sign
+/// flip where `end < start`) is the caller's. All zeros, the default, is what games set at
+/// spawn; a non-finite value gives a non-finite pose.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Controls {
     /// Per controller `index`: 0–3 the entity's four controllers, 4 the mouth (which the
@@ -1012,7 +1018,13 @@ impl Controls {
 /// use skelmap_core::pose::{Interpolation, LocalPose, sample};
 /// let mut b = Builder::example();
 /// // The mouth moves the arm (bone 1) along Y, up to 2 units.
-/// b.controllers.push(ControllerDef { bone: 1, type_: STUDIO_Y, start: 0.0, end: 2.0, index: 4 });
+/// b.controllers.push(ControllerDef {
+///     bone: 1,
+///     type_: STUDIO_Y,
+///     start: 0.0,
+///     end: 2.0,
+///     index: 4,
+/// });
 /// let bytes = b.write()?;
 /// let model = Model::from_bytes(&bytes)?;
 /// let pair = model.as_hl1().unwrap();

@@ -2,9 +2,10 @@
 //!
 //! Formats that key rotations as Euler angles convert them as they sample: MS3D one key per
 //! joint whenever playback crosses a key, Half-Life every bone of both frames, sixteen bones
-//! at a time ([`quats_from_zyx`]). Three calls to `f32::sin_cos` made that conversion most of the cost
-//! of a pose; here the three half angles go through one four-lane polynomial instead, written
-//! lane by lane so that the compiler turns it into vector instructions on any x86-64.
+//! at a time ([`quats_from_zyx`]). Three calls to `f32::sin_cos` made that conversion most of
+//! the cost of a pose; here the three half angles go through one four-lane polynomial
+//! instead, written lane by lane so that the compiler turns it into vector instructions on
+//! any x86-64.
 //!
 //! Accuracy: range reduction by π/2 in three parts (the first two with few enough bits that
 //! their products with the quadrant are exact), then minimax polynomials on [−π/4, π/4]. The

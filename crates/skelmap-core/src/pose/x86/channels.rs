@@ -7,9 +7,9 @@
 //! multiply-add); a channel no lane reads is its offsets. A frame of at most
 //! [`PERMUTED_MAX`] bytes (a skeleton of a dozen bones) is instead loaded whole into four
 //! registers, and each channel's sixteen values are picked out of them by word permutes
-//! (AVX-512BW): gathers cost more than the rest of the step on such frames. The stored rotations are then
-//! normalised lane-wise as `unit_rotation` does, and both frames blended by `nlerp_lanes`,
-//! `pose::sample`'s nlerp in its order: the scalar results, bit for bit.
+//! (AVX-512BW): gathers cost more than the rest of the step on such frames. The stored
+//! rotations are then normalised lane-wise as `unit_rotation` does, and both frames blended
+//! by `nlerp_lanes`, `pose::sample`'s nlerp in its order: the scalar results, bit for bit.
 
 use core::arch::x86_64::{
     __m512, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_castsi512_si256,
