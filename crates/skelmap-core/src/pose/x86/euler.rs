@@ -61,12 +61,7 @@ pub(crate) fn try_quats_from_zyx(angles: &[[f32; 16]; 3], out: &mut [[f32; 16]; 
 unsafe fn quats_from_zyx(angles: &[[f32; 16]; 3], out: &mut [[f32; 16]; 4]) -> Option<()> {
     // SAFETY: each row is 16 floats, which the load reads.
     let a: [__m512; 3] = core::array::from_fn(|k| unsafe { _mm512_loadu_ps(angles[k].as_ptr()) });
-    // Half angles up to REDUCED_MAX are reduced, as in `sin_cos4`.
-    let limit = _mm512_set1_ps(2.0 * REDUCED_MAX);
-    let beyond = a.iter().fold(0, |m, &a| {
-        m | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(_mm512_abs_ps(a), limit)
-    });
-    if beyond != 0 {
+    if beyond_reduced(&a) != 0 {
         return None;
     }
     for (row, q) in out.iter_mut().zip(quat_from_zyx(a)) {
@@ -74,6 +69,18 @@ unsafe fn quats_from_zyx(angles: &[[f32; 16]; 3], out: &mut [[f32; 16]; 4]) -> O
         unsafe { _mm512_storeu_ps(row.as_mut_ptr(), q) };
     }
     Some(())
+}
+
+/// The lanes where an angle of `angles` is beyond what the polynomial reduces (a half angle
+/// above `REDUCED_MAX`) or a NaN: where the scalar conversion uses the standard library.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn beyond_reduced(angles: &[__m512; 3]) -> __mmask16 {
+    let limit = _mm512_set1_ps(2.0 * REDUCED_MAX);
+    let [x, y, z] = *angles;
+    _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(_mm512_abs_ps(x), limit)
+        | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(_mm512_abs_ps(y), limit)
+        | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(_mm512_abs_ps(z), limit)
 }
 
 /// `c − a · b`, fused where glam fuses it.
@@ -263,11 +270,7 @@ unsafe fn keyed_nlerp(keys: &KeyLanes, count: usize, out: &mut Vec<(Quat, Vec3A)
     // The polynomial reduces half angles up to REDUCED_MAX; beyond it (or for a NaN, which
     // validation does not let through) the scalar sampler uses the standard library, so
     // such a step is the caller's.
-    let limit = _mm512_set1_ps(2.0 * REDUCED_MAX);
-    let beyond = [key_a, key_b].iter().flatten().fold(0, |m, &a| {
-        m | _mm512_cmp_ps_mask::<_CMP_NLE_UQ>(_mm512_abs_ps(a), limit)
-    });
-    if beyond & enabled != 0 {
+    if (beyond_reduced(&key_a) | beyond_reduced(&key_b)) & enabled != 0 {
         return None;
     }
     let [rotated, positioned] = keys.keyed;
