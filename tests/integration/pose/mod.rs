@@ -7,4 +7,5 @@ mod bindpose;
 mod blend;
 mod control;
 mod ik;
+mod local;
 mod soa;

@@ -709,13 +709,32 @@ impl<'data> Pair<'data> {
                     }
                 }
             }
-            for ((out, rows), decoded) in out.iter_mut().zip(&rows).zip(&decoded) {
+            // Every frame's angles in one conversion where they fit in its sixteen lanes (frame
+            // `k` from lane `k · bones`), else one conversion per frame.
+            let lanes = bones.len();
+            let shared = N > 1 && (4..=16).contains(&(N * lanes));
+            let mut q = [[0.0f32; 16]; 4];
+            if shared {
+                let mut angles = [[0.0f32; 16]; 3];
+                for (k, rows) in rows.iter().enumerate() {
+                    for (to, from) in angles.iter_mut().zip(&rows[3..]) {
+                        to[k * lanes..(k + 1) * lanes].copy_from_slice(&from[..lanes]);
+                    }
+                }
+                euler::quats_from_zyx(&angles, N * lanes, &mut q);
+            }
+            for (k, ((out, rows), decoded)) in out.iter_mut().zip(&rows).zip(&decoded).enumerate() {
                 let [x, y, z, angles @ ..] = rows;
-                let mut q = [[0.0f32; 16]; 4];
-                euler::quats_from_zyx(angles, bones.len(), &mut q);
-                out.extend((0..bones.len()).map(|i| {
+                let first = if shared {
+                    k * lanes
+                } else {
+                    euler::quats_from_zyx(angles, lanes, &mut q);
+                    0
+                };
+                out.extend((0..lanes).map(|i| {
                     if decoded[i] {
-                        let rotation = Quat::from_xyzw(q[0][i], q[1][i], q[2][i], q[3][i]);
+                        let l = first + i;
+                        let rotation = Quat::from_xyzw(q[0][l], q[1][l], q[2][l], q[3][l]);
                         (rotation, Vec3A::new(x[i], y[i], z[i]))
                     } else {
                         (Quat::IDENTITY, Vec3A::ZERO)

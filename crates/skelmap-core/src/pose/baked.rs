@@ -12,6 +12,8 @@
 use glam::{Quat, Vec3A};
 
 use super::PoseFrames;
+use super::local::blend_in_place;
+use crate::pose::Interpolation;
 use crate::pose::{Bone, Skeleton};
 
 /// The most poses (frames × bones) [`BakedFrames::new`] converts by default: 4 Mi, 128 MiB.
@@ -151,6 +153,22 @@ impl<'data> PoseFrames<'data> for BakedFrames<'data> {
 
     fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
         self.frame(frame).unwrap_or_default().iter().copied()
+    }
+
+    fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        out.extend_from_slice(self.frame(frame).unwrap_or_default());
+    }
+
+    /// Frame `a` copied into `out`, then blended towards frame `b` in place by `sample`'s own
+    /// blend: no copy of `b`.
+    fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        let (Some(a), Some(b)) = (self.frame(a), self.frame(b)) else {
+            return false;
+        };
+        out.clear();
+        out.extend_from_slice(a);
+        blend_in_place(out, b, t, Interpolation::Nlerp);
+        true
     }
 
     fn has_scale(&self) -> bool {

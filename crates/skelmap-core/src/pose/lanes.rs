@@ -24,6 +24,65 @@ pub(crate) fn keyed_nlerp(
     }
 }
 
+/// Blends the leading poses of `a` towards those of `b` at `t` in place, as
+/// `pose::sample`'s nlerp does, bit for bit, 16 at a time with AVX-512 where the CPU has it (a
+/// last partial step too, unless it is only a few); returns how many it blended (the caller
+/// blends the rest, up to the shorter of the two, one at a time).
+pub(crate) fn nlerp_in_place(
+    a: &mut [(glam::Quat, glam::Vec3A)],
+    b: &[(glam::Quat, glam::Vec3A)],
+    t: f32,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::blend::try_nlerp_in_place(a, b, t)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, b, t);
+        0
+    }
+}
+
+/// Writes the local matrix of each leading pose of `poses` into `out` (glam's
+/// `Affine3A::from_scale_rotation_translation`, with scale 1 for a bone past `scales`), bit
+/// for bit, 16 at a time with AVX-512 where the CPU has it (a last partial step too, unless
+/// it is only a few); returns how many it wrote (the caller writes the rest, up to the
+/// shorter of `poses` and `out`, one at a time).
+pub(crate) fn local_matrices(
+    poses: &[(glam::Quat, glam::Vec3A)],
+    scales: &[glam::Vec3A],
+    out: &mut [glam::Affine3A],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::palette::try_local_matrices(poses, scales, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (poses, scales, out);
+        0
+    }
+}
+
+/// For each `(child, parent)` of `links` in turn, both in range, `world[child] =
+/// world[parent] * world[child]` as glam computes it, bit for bit, with AVX where the CPU has
+/// it; `false`, with `world` untouched, where it does not (the caller concatenates).
+pub(crate) fn concatenate(
+    world: &mut [glam::Affine3A],
+    links: impl Iterator<Item = (usize, usize)>,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::palette::try_concatenate(world, links)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (world, links);
+        false
+    }
+}
+
 /// Blends the leading poses of two DPM frames (`a` and `b`, big-endian 3×4 matrices) at `t`
 /// as `pose::sample`'s nlerp does and appends them to `out`, 16 at a time with AVX-512 where
 /// the CPU has it (a last partial step too, unless it is only a few; both frames in one step

@@ -23,13 +23,14 @@
 
 use core::arch::x86_64::{
     __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NGE_UQ, _CMP_NGT_UQ, _CMP_NLE_UQ,
-    _mm512_add_ps, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps,
-    _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_blend_ps,
-    _mm512_mask_div_ps, _mm512_mask_mov_ps, _mm512_mask_storeu_ps, _mm512_mask_sub_ps,
-    _mm512_maskz_loadu_ps, _mm512_maskz_mov_ps, _mm512_mul_ps, _mm512_permutex2var_ps,
-    _mm512_permutexvar_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
-    _mm512_shuffle_f32x4, _mm512_shuffle_ps, _mm512_sqrt_ps, _mm512_storeu_ps, _mm512_sub_ps,
-    _mm512_ternarylogic_epi32, _mm512_unpackhi_ps, _mm512_unpacklo_ps,
+    _mm256_loadu_ps, _mm512_add_ps, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask,
+    _mm512_div_ps, _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_loadu_ps, _mm512_loadu_si512,
+    _mm512_mask_blend_ps, _mm512_mask_div_ps, _mm512_mask_mov_ps, _mm512_mask_storeu_ps,
+    _mm512_mask_sub_ps, _mm512_maskz_loadu_ps, _mm512_maskz_mov_ps, _mm512_mul_ps,
+    _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32,
+    _mm512_set1_ps, _mm512_setzero_ps, _mm512_shuffle_f32x4, _mm512_shuffle_ps, _mm512_sqrt_ps,
+    _mm512_storeu_ps, _mm512_sub_ps, _mm512_ternarylogic_epi32, _mm512_unpackhi_ps,
+    _mm512_unpacklo_ps, _mm512_zextps256_ps512,
 };
 
 use glam::{Quat, Vec3A};
@@ -86,6 +87,43 @@ pub(crate) fn try_blend_soa(
     // SAFETY: the CPU was just found to support AVX-512F.
     unsafe { blend_soa_avx512(rest, layers, plan, weights, threshold, out) };
     true
+}
+
+/// Blends as `lanes::nlerp_in_place` says; returns how many poses it blended (0 where the
+/// CPU lacks AVX-512F).
+pub(crate) fn try_nlerp_in_place(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -> usize {
+    if !is_x86_feature_detected!("avx512f") {
+        return 0;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F.
+    unsafe { nlerp_in_place_avx512(a, b, t) }
+}
+
+/// The fewest poses [`nlerp_in_place_avx512`] blends: a step is bound by the latency of its
+/// square root and division, which a few four-lane SSE blends (the caller's) overlap better.
+/// The `ozz-pose` rows of `benches/peers.rs` time both: `assimp_man` (8 bones) the SSE
+/// blends, `assimp_multiple_roots` (19) a step.
+const MIN_NLERP: usize = 12;
+
+/// Each step's poses of both frames loaded as [`load_step`] regroups them (the rotations as
+/// rows, the translations as four-bone vectors: the same lanes in both), blended lane-wise
+/// by `pose::sample`'s arithmetic (`matrices::nlerp_rows`) and stored back over `a`'s. Rows,
+/// rather than two bones a vector as stored: the square root and the division then serve 16
+/// bones each, and they bound a step.
+#[target_feature(enable = "avx512f")]
+fn nlerp_in_place_avx512(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -> usize {
+    let poses = a.len().min(b.len());
+    if poses < MIN_NLERP {
+        return 0;
+    }
+    let poses = super::matrices::whole_steps(poses);
+    let (a, b) = (&mut a[..poses], &b[..poses]);
+    for (step_a, step_b) in a.chunks_mut(STEP).zip(b.chunks(STEP)) {
+        let (rows, translations) =
+            super::matrices::nlerp_rows(load_step(step_a), load_step(step_b), t);
+        store_step(rows, translations, step_a);
+    }
+    poses
 }
 
 /// Lane-index vectors, as `vpermps` reads them.
@@ -210,27 +248,27 @@ fn load_floats(floats: &[f32], count: usize) -> __m512 {
     unsafe { _mm512_maskz_loadu_ps(lanes(count), floats.as_ptr()) }
 }
 
-/// Bones `2v` and `2v + 1` of `bones` (at most 16), each as its 8 floats but the
-/// translation's unused fourth lane (zero, not read); a bone past the end is zero.
+/// Bones `2v` and `2v + 1` of `bones` (at most 16), each as its 8 floats; a bone past the end
+/// is zero (not read). Plain loads, not masked ones: a masked load does not take its data
+/// from a store still in flight, and the poses loaded were often just written.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn load_pair(bones: &[(Quat, Vec3A)], v: usize) -> __m512 {
-    let mask: __mmask16 = match bones.len().saturating_sub(2 * v) {
-        // No load at all: a masked load with every lane disabled may still take a slow path
-        // where its address lies past the mapped pages.
-        0 => return _mm512_setzero_ps(),
-        1 => 0x007F,
-        _ => 0x7F7F,
-    };
-    // SAFETY: the mask enables floats 0–6 of bone `2v` and, where `bones` has it, of bone
-    // `2v + 1`: bytes within `bones`, whose records are 8 floats each (asserted above).
-    unsafe { _mm512_maskz_loadu_ps(mask, bones.as_ptr().wrapping_add(2 * v).cast()) }
+    let at = bones.as_ptr().wrapping_add(2 * v).cast::<f32>();
+    match bones.len().saturating_sub(2 * v) {
+        0 => _mm512_setzero_ps(),
+        // SAFETY: bone `2v` is 8 readable floats of `bones`, whose records are 8 floats each
+        // (asserted above).
+        1 => _mm512_zextps256_ps512(unsafe { _mm256_loadu_ps(at) }),
+        // SAFETY: bones `2v` and `2v + 1` are 16 readable floats of `bones`.
+        _ => unsafe { _mm512_loadu_ps(at) },
+    }
 }
 
 /// The 4×4 transpose of each 128-bit quarter of four vectors (its own inverse).
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn transpose4([a, b, c, d]: [__m512; 4]) -> [__m512; 4] {
+pub(super) fn transpose4([a, b, c, d]: [__m512; 4]) -> [__m512; 4] {
     let (t0, t1) = (_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
     let (t2, t3) = (_mm512_unpacklo_ps(c, d), _mm512_unpackhi_ps(c, d));
     [
@@ -245,7 +283,7 @@ fn transpose4([a, b, c, d]: [__m512; 4]) -> [__m512; 4] {
 /// four-bone vectors; missing bones are zero.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn load_step(bones: &[(Quat, Vec3A)]) -> ([__m512; 4], [__m512; 4]) {
+pub(super) fn load_step(bones: &[(Quat, Vec3A)]) -> ([__m512; 4], [__m512; 4]) {
     let zero = _mm512_setzero_ps();
     let (mut quats, mut translations) = ([zero; 4], [zero; 4]);
     let full = bones.len() >= STEP;

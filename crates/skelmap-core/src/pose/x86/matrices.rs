@@ -338,10 +338,8 @@ fn nlerp_steps(
 }
 
 /// The arithmetic of `pose::sample`'s nlerp, lane-wise and in its order, of poses `a` and `b`
-/// (quaternion rows `x y z w`, translation rows `x y z`) at `t`: the dot product as
-/// `(x + z) + (y + w)`, the far quaternion negated, each blend `a (1 − t) + b t`, and the
-/// normalisation by one reciprocal of the square root of the squared length. Returns the
-/// seven rows, quaternion first.
+/// (quaternion rows `x y z w`, translation rows `x y z`) at `t`: see [`nlerp_rows`]. Returns
+/// the seven rows, quaternion first.
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(super) fn nlerp_lanes(
@@ -349,6 +347,23 @@ pub(super) fn nlerp_lanes(
     b: ([__m512; 4], [__m512; 3]),
     t: f32,
 ) -> [__m512; 7] {
+    let (q, p) = nlerp_rows(a, b, t);
+    [q[0], q[1], q[2], q[3], p[0], p[1], p[2]]
+}
+
+/// The arithmetic of `pose::sample`'s nlerp, lane-wise and in its order, of poses `a` and `b`
+/// at `t`: the rotations as four rows (`x y z w`, the same lane order in both), the
+/// translations as any `N` vectors whose lanes match between `a` and `b` (rows, or bones'
+/// `x y z` records). The dot product as `(x + z) + (y + w)`, the far quaternion negated,
+/// each blend `a (1 − t) + b t`, and the normalisation by one reciprocal of the square root
+/// of the squared length.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(super) fn nlerp_rows<const N: usize>(
+    a: ([__m512; 4], [__m512; N]),
+    b: ([__m512; 4], [__m512; N]),
+    t: f32,
+) -> ([__m512; 4], [__m512; N]) {
     let (add, mul) = (_mm512_add_ps, _mm512_mul_ps);
     let (s, u) = (_mm512_set1_ps(t), _mm512_set1_ps(1.0 - t));
     let ((qa, ta), (qb, tb)) = (a, b);
@@ -373,20 +388,20 @@ pub(super) fn nlerp_lanes(
         lerp(qa[3], qb[3]),
     ];
     let inverse = _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_sqrt_ps(dot(q, q)));
-    [
-        mul(q[0], inverse),
-        mul(q[1], inverse),
-        mul(q[2], inverse),
-        mul(q[3], inverse),
-        lerp(ta[0], tb[0]),
-        lerp(ta[1], tb[1]),
-        lerp(ta[2], tb[2]),
-    ]
+    (
+        [
+            mul(q[0], inverse),
+            mul(q[1], inverse),
+            mul(q[2], inverse),
+            mul(q[3], inverse),
+        ],
+        core::array::from_fn(|k| lerp(ta[k], tb[k])),
+    )
 }
 
 /// Of `poses`, how many the steps cover: every one, unless fewer than [`MIN_LANES`] follow
 /// the last full step (those are left to the caller).
-fn whole_steps(poses: usize) -> usize {
+pub(super) fn whole_steps(poses: usize) -> usize {
     if poses % 16 < MIN_LANES {
         poses - poses % 16
     } else {

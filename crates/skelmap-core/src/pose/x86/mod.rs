@@ -1,7 +1,8 @@
 //! Pose conversion on x86-64 with AVX-512F, 16 bones a step: big-endian 3×4 matrices to
 //! quaternions and translations, alone or two frames blended ([`matrices`]), keyed
 //! joints' Euler angles composed with their rest transforms and blended ([`euler`]), and
-//! weighted layers of local poses blended over a rest pose ([`blend`]).
+//! weighted layers of local poses blended over a rest pose ([`blend`]), and a palette's local
+//! matrices and their concatenation ([`palette`], the concatenation with AVX).
 //!
 //! These are `unsafe fn`s with `#[target_feature]`, whose one precondition is that the CPU has
 //! the features; the safe `try_*` functions beside them check with `is_x86_feature_detected!`
@@ -13,3 +14,4 @@ pub(crate) mod blend;
 pub(crate) mod channels;
 pub(crate) mod euler;
 pub(crate) mod matrices;
+pub(crate) mod palette;

@@ -1,0 +1,160 @@
+//! `pose::sample`'s blend and `Palette::build` against glam's arithmetic written out per bone,
+//! bit for bit, at skeleton sizes that take every path: one pose at a time, four-lane blends,
+//! 16-bone steps, partial steps of a few and of many, with and without scales.
+
+use skelmap::Parse;
+use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
+use skelmap::glam::{Affine3A, Mat3, Quat, Vec3A, Vec4};
+use skelmap::pose::{self, BakedFrames, Interpolation, LocalPose, Palette};
+
+/// Skeleton sizes around every threshold: steps of 16, partial steps of fewer than four (left
+/// to scalar code), the 12 from which sampling blends 16 at a time.
+const SIZES: [usize; 18] = [
+    1, 2, 3, 4, 5, 7, 8, 11, 12, 13, 15, 16, 17, 19, 20, 31, 33, 40,
+];
+
+/// A fixed pseudo-random sequence in −1..1 from `seed`.
+fn sequence(seed: u32) -> impl FnMut() -> f32 {
+    let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(7);
+    move || {
+        state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+    }
+}
+
+/// A DPM of `bones` bones (each a root or the child of a pseudo-random earlier bone) and three
+/// frames of pseudo-random rotations (both hemispheres) and translations within ±10.
+fn model(bones: usize) -> Vec<u8> {
+    let mut next = sequence(bones as u32);
+    let mut b = dpm::Builder::default();
+    for i in 0..bones {
+        let parent = if i == 0 || next() < -0.6 {
+            -1
+        } else {
+            ((next() * 0.5 + 0.5) * i as f32).min(i as f32 - 1.0) as i32
+        };
+        b.bones.push(BoneDef::new(format!("b{i}"), parent));
+    }
+    // One triangle on bone 0: a DPM has a mesh.
+    b.meshes.push(MeshDef {
+        shader: b"skin".to_vec(),
+        vertices: (0..3)
+            .map(|i| {
+                vec![Influence::weighted(
+                    0,
+                    1.0,
+                    [i as f32, 0.0, 0.0],
+                    [0.0, 0.0, 1.0],
+                )]
+            })
+            .collect(),
+        texcoords: vec![[0.0, 0.0]; 3],
+        triangles: vec![[0, 1, 2]],
+        group_ids: vec![],
+    });
+    for f in 0..3 {
+        let poses = (0..bones)
+            .map(|_| {
+                let q = Quat::from_xyzw(next(), next(), next(), next()).normalize();
+                let m = Mat3::from_quat(q);
+                let t = [next() * 10.0, next() * 10.0, next() * 10.0];
+                core::array::from_fn(|r| {
+                    let row = m.row(r);
+                    [row.x, row.y, row.z, t[r]]
+                })
+            })
+            .collect();
+        b.frames.push(FrameDef::new(format!("f{f}"), poses));
+    }
+    b.write().unwrap()
+}
+
+/// One bone's nlerp as `pose::sample` documents it, in glam's operations.
+fn nlerp(a: (Quat, Vec3A), b: (Quat, Vec3A), t: f32) -> (Quat, Vec3A) {
+    let ((qa, ta), (qb, tb)) = (a, b);
+    let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+    let q = Vec4::from(qa).lerp(Vec4::from(qb), t);
+    let inverse = 1.0 / q.length_squared().sqrt();
+    (Quat::from_vec4(q * inverse), ta.lerp(tb, t))
+}
+
+fn same_pose(x: (Quat, Vec3A), y: (Quat, Vec3A)) -> bool {
+    x.0.to_array().map(f32::to_bits) == y.0.to_array().map(f32::to_bits)
+        && x.1.to_array().map(f32::to_bits) == y.1.to_array().map(f32::to_bits)
+}
+
+fn same_affine(x: &Affine3A, y: &Affine3A) -> bool {
+    x.to_cols_array().map(f32::to_bits) == y.to_cols_array().map(f32::to_bits)
+}
+
+#[test]
+fn sampling_blends_every_bone_as_its_nlerp_at_every_size() {
+    for bones in SIZES {
+        let bytes = model(bones);
+        let file = Dpm::parse(&bytes).unwrap();
+        let baked = BakedFrames::new(&file).unwrap();
+        let (mut from_baked, mut from_file) = (LocalPose::default(), LocalPose::default());
+        for (a, b, t) in [(0, 1, 0.5), (1, 2, 0.25), (2, 0, 0.9), (1, 1, 0.3)] {
+            pose::sample(&baked, a, b, t, Interpolation::Nlerp, &mut from_baked);
+            // DPM's own pass, which converts and blends the file's matrices.
+            pose::sample(&file, a, b, t, Interpolation::Nlerp, &mut from_file);
+            assert_eq!(from_baked.bones.len(), bones);
+            let (fa, fb) = (baked.frame(a).unwrap(), baked.frame(b).unwrap());
+            for (i, &got) in from_baked.bones.iter().enumerate() {
+                let want = nlerp(fa[i], fb[i], t);
+                assert!(
+                    same_pose(got, want),
+                    "{bones} bones, bone {i}: {got:?} {want:?}"
+                );
+                assert!(
+                    same_pose(from_file.bones[i], want),
+                    "{bones} bones, bone {i}, file"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn palettes_are_glams_products_at_every_size_with_and_without_scales() {
+    let mut palette = Palette::default();
+    for bones in SIZES {
+        let bytes = model(bones);
+        let file = Dpm::parse(&bytes).unwrap();
+        let parents: Vec<Option<usize>> = file.bones().map(|b| b.parent()).collect();
+        let mut pose = LocalPose::default();
+        pose::sample(&file, 0, 1, 0.4, Interpolation::Nlerp, &mut pose);
+        let mut next = sequence(1000 + bones as u32);
+        // No scales; a scale for every bone; scales for the first few only (scale 1 after).
+        for scaled in [0, bones, bones / 2 + 1] {
+            pose.scales = (0..scaled)
+                .map(|_| Vec3A::new(next(), next(), next()) * 2.0)
+                .collect();
+            palette.build(&file, &pose);
+            let mut want: Vec<Affine3A> = Vec::with_capacity(bones);
+            for (i, &(q, t)) in pose.bones.iter().enumerate() {
+                let local = match pose.scales.get(i) {
+                    Some(&s) => Affine3A::from_scale_rotation_translation(s.into(), q, t.into()),
+                    None => Affine3A::from_rotation_translation(q, t.into()),
+                };
+                want.push(parents[i].map_or(local, |p| want[p] * local));
+            }
+            assert_eq!(palette.world.len(), bones);
+            for (i, (got, want)) in palette.world.iter().zip(&want).enumerate() {
+                assert!(
+                    same_affine(got, want),
+                    "{bones} bones, {scaled} scaled, bone {i}"
+                );
+            }
+        }
+        // A pose shorter than the skeleton: the bones past it are at the identity locally.
+        pose.scales.clear();
+        pose.bones.truncate(bones / 2);
+        palette.build(&file, &pose);
+        for (i, world) in palette.world.iter().enumerate().skip(bones / 2) {
+            let parent = parents[i].map_or(Affine3A::IDENTITY, |p| palette.world[p]);
+            // Equal, not bit for bit: a product by the identity turns −0 into +0.
+            assert_eq!(*world, parent, "{bones} bones, short pose, bone {i}");
+        }
+    }
+}
