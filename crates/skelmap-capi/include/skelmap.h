@@ -686,6 +686,19 @@ typedef struct SkelmapGpuMorphInfo {
 } SkelmapGpuMorphInfo;
 
 /**
+ * How a model's bone controllers are set, for `skelmap_local_pose_sample_controlled`.
+ */
+typedef struct SkelmapControls {
+  /**
+   * Per controller slot (`SkelmapController.index`): 0–3 the entity's four controllers, 4
+   * the mouth; each in its controller's units (degrees for a turn, units for a move),
+   * clamped to its range, or wrapped into it for a turn that wraps. All zeros is what
+   * games set at spawn.
+   */
+  float values[5];
+} SkelmapControls;
+
+/**
  * A two-bone IK request, ozz-animation's `IKTwoBoneJob`: turn a chain (start, middle and
  * end joints) so that the end joint reaches `target`. Vectors are `{x, y, z}`; fill the
  * defaults with `skelmap_two_bone_ik_default`, then set `target` (and `mid_axis`, the
@@ -887,7 +900,43 @@ typedef struct SkelmapCounts {
    * MD3 tags.
    */
   uint32_t attachments;
+  /**
+   * Bone controllers (see `skelmap_controller`): a Half-Life model's; 0 elsewhere.
+   */
+  uint32_t controllers;
 } SkelmapCounts;
+
+/**
+ * One bone controller, as the file stores it, filled by `skelmap_controller`: the
+ * channel of a bone that a game turns or moves at run time (a Half-Life head, a mouth).
+ */
+typedef struct SkelmapController {
+  /**
+   * The bone it drives.
+   */
+  int32_t bone;
+  /**
+   * The motion type bits: `STUDIO_X` (1), `_Y` (2), `_Z` (4), `_XR` (8), `_YR` (16) or
+   * `_ZR` (32), with `STUDIO_RLOOP` (0x8000) for a turn that wraps around.
+   */
+  uint32_t type_;
+  /**
+   * The value at setting 0 (degrees for a turn, units for a move).
+   */
+  float start;
+  /**
+   * The value at setting 255.
+   */
+  float end;
+  /**
+   * The setting byte at rest.
+   */
+  int32_t rest;
+  /**
+   * Its slot in `SkelmapControls.values`: 0–3 the entity's controllers, 4 the mouth.
+   */
+  int32_t index;
+} SkelmapController;
 
 /**
  * One bone, filled by `skelmap_bone`.
@@ -1501,6 +1550,28 @@ enum SkelmapStatus skelmap_local_pose_sample(struct SkelmapLocalPose *local,
                                              uint32_t b,
                                              float t,
                                              uint32_t interpolation);
+
+/**
+ * `skelmap_local_pose_sample` with `model`'s bone controllers set as `controls` says: a
+ * Half-Life model's channels adjusted as the game's renderer adjusts them. For a model
+ * without controllers (`SkelmapCounts.controllers` 0) the same as `skelmap_local_pose_sample`.
+ *
+ * Returns as `skelmap_local_pose_sample` does, and `SKELMAP_STATUS_NULL_PARAMETER` for a
+ * NULL `controls`, `SKELMAP_STATUS_INVALID_ARGUMENT` for a value that is not finite. On
+ * failure `local` is unchanged.
+ *
+ * # Safety
+ *
+ * `local` is NULL or a live local pose no other thread uses during the call; `model` is
+ * NULL or a live model; `controls` is NULL or valid for reading a `SkelmapControls`.
+ */
+enum SkelmapStatus skelmap_local_pose_sample_controlled(struct SkelmapLocalPose *local,
+                                                        const struct SkelmapModel *model,
+                                                        uint32_t a,
+                                                        uint32_t b,
+                                                        float t,
+                                                        uint32_t interpolation,
+                                                        const struct SkelmapControls *controls);
 
 /**
  * Sets `local` to `model`'s rest (bind) pose, as `skelmap_pose_bind` poses it: the pose a
@@ -2462,6 +2533,20 @@ uint32_t skelmap_pose_bone_count(const struct SkelmapPose *pose);
 enum SkelmapStatus skelmap_pose_bone_world(const struct SkelmapPose *pose,
                                            uint32_t bone,
                                            float *out);
+
+/**
+ * Fills `*out` with bone controller `index` of `model`, as stored.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.controllers`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model; `out` is NULL or valid for writing a `SkelmapController`.
+ */
+enum SkelmapStatus skelmap_controller(const struct SkelmapModel *model,
+                                      uint32_t index,
+                                      struct SkelmapController *out);
 
 /**
  * Fills `*out` with bone `index`'s parent and flags.

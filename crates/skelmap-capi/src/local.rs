@@ -249,20 +249,78 @@ pub unsafe extern "C" fn skelmap_local_pose_sample(
     t: f32,
     interpolation: u32,
 ) -> SkelmapStatus {
-    status(|| {
-        let local = local.ok_or(Fail::null("local"))?;
-        let model = model.ok_or(Fail::null("model"))?;
-        let interpolation = pose::interpolation(interpolation)?;
-        let t = finite(t, "t")?;
-        let frames = model.frame_count();
-        if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
-            return Err(Fail::out_of_range("frame", frame, u64::from(frames)));
-        }
-        skeletal(model)?;
-        model
+    status(|| sample_frames(local, model, (a, b, t, interpolation), None))
+}
+
+/// The body of `skelmap_local_pose_sample` and `_sample_controlled`: every argument checked,
+/// then `model` sampled into `local`, with its controllers set where `controls` is given.
+fn sample_frames(
+    local: Option<&mut SkelmapLocalPose>,
+    model: Option<&SkelmapModel>,
+    (a, b, t, interpolation): (u32, u32, f32, u32),
+    controls: Option<&skelmap_core::hl1::Controls>,
+) -> Result<(), Fail> {
+    let local = local.ok_or(Fail::null("local"))?;
+    let model = model.ok_or(Fail::null("model"))?;
+    let interpolation = pose::interpolation(interpolation)?;
+    let t = finite(t, "t")?;
+    let frames = model.frame_count();
+    if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
+        return Err(Fail::out_of_range("frame", frame, u64::from(frames)));
+    }
+    skeletal(model)?;
+    let (a, b, out) = (a as usize, b as usize, &mut local.local);
+    match controls {
+        Some(controls) => model
             .model
-            .sample(a as usize, b as usize, t, interpolation, &mut local.local);
-        Ok(())
+            .sample_controlled(a, b, t, interpolation, controls, out),
+        None => model.model.sample(a, b, t, interpolation, out),
+    }
+    Ok(())
+}
+
+/// How a model's bone controllers are set, for `skelmap_local_pose_sample_controlled`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SkelmapControls {
+    /// Per controller slot (`SkelmapController.index`): 0–3 the entity's four controllers, 4
+    /// the mouth; each in its controller's units (degrees for a turn, units for a move),
+    /// clamped to its range, or wrapped into it for a turn that wraps. All zeros is what
+    /// games set at spawn.
+    pub values: [f32; 5],
+}
+
+/// `skelmap_local_pose_sample` with `model`'s bone controllers set as `controls` says: a
+/// Half-Life model's channels adjusted as the game's renderer adjusts them. For a model
+/// without controllers (`SkelmapCounts.controllers` 0) the same as `skelmap_local_pose_sample`.
+///
+/// Returns as `skelmap_local_pose_sample` does, and `SKELMAP_STATUS_NULL_PARAMETER` for a
+/// NULL `controls`, `SKELMAP_STATUS_INVALID_ARGUMENT` for a value that is not finite. On
+/// failure `local` is unchanged.
+///
+/// # Safety
+///
+/// `local` is NULL or a live local pose no other thread uses during the call; `model` is
+/// NULL or a live model; `controls` is NULL or valid for reading a `SkelmapControls`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_local_pose_sample_controlled(
+    local: Option<&mut SkelmapLocalPose>,
+    model: Option<&SkelmapModel>,
+    a: u32,
+    b: u32,
+    t: f32,
+    interpolation: u32,
+    controls: Option<&SkelmapControls>,
+) -> SkelmapStatus {
+    status(|| {
+        let controls = controls.ok_or(Fail::null("controls"))?;
+        for &v in &controls.values {
+            finite(v, "a control value")?;
+        }
+        let controls = skelmap_core::hl1::Controls {
+            values: controls.values,
+        };
+        sample_frames(local, model, (a, b, t, interpolation), Some(&controls))
     })
 }
 

@@ -103,6 +103,8 @@ pub struct SkelmapCounts {
     /// Attachment points (see `skelmap_attachment`): attachment bones, IQM and MS3D joints,
     /// MD3 tags.
     pub attachments: u32,
+    /// Bone controllers (see `skelmap_controller`): a Half-Life model's; 0 elsewhere.
+    pub controllers: u32,
 }
 
 /// An open, validated model. Opaque to C; created by the `skelmap_model_open_*` functions and
@@ -152,6 +154,7 @@ impl SkelmapModel {
             skins: m.skins().len() as u32,
             materials: m.num_materials() as u32,
             attachments: m.num_attachments() as u32,
+            controllers: m.controllers().len() as u32,
         }
     }
 }

@@ -38,6 +38,58 @@ pub struct SkelmapFrameGroup {
     pub looped: bool,
 }
 
+/// One bone controller, as the file stores it, filled by `skelmap_controller`: the
+/// channel of a bone that a game turns or moves at run time (a Half-Life head, a mouth).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SkelmapController {
+    /// The bone it drives.
+    pub bone: i32,
+    /// The motion type bits: `STUDIO_X` (1), `_Y` (2), `_Z` (4), `_XR` (8), `_YR` (16) or
+    /// `_ZR` (32), with `STUDIO_RLOOP` (0x8000) for a turn that wraps around.
+    pub type_: u32,
+    /// The value at setting 0 (degrees for a turn, units for a move).
+    pub start: f32,
+    /// The value at setting 255.
+    pub end: f32,
+    /// The setting byte at rest.
+    pub rest: i32,
+    /// Its slot in `SkelmapControls.values`: 0–3 the entity's controllers, 4 the mouth.
+    pub index: i32,
+}
+
+/// Fills `*out` with bone controller `index` of `model`, as stored.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.controllers`).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model; `out` is NULL or valid for writing a `SkelmapController`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_controller(
+    model: Option<&SkelmapModel>,
+    index: u32,
+    out: Option<&mut SkelmapController>,
+) -> SkelmapStatus {
+    status(|| {
+        let model = model.ok_or(Fail::null("model"))?;
+        let controllers = model.model.controllers();
+        let c = controllers
+            .get(index as usize)
+            .ok_or_else(|| Fail::out_of_range("controller", index, controllers.len() as u64))?;
+        *out.ok_or(Fail::null("out"))? = SkelmapController {
+            bone: c.bone.get(),
+            type_: c.type_.get() as u32,
+            start: c.start.get(),
+            end: c.end.get(),
+            rest: c.rest.get(),
+            index: c.index.get(),
+        };
+        Ok(())
+    })
+}
+
 fn bone(model: &SkelmapModel, index: u32) -> Result<Bone<'_>, Fail> {
     model
         .model

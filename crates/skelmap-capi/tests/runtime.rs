@@ -698,3 +698,97 @@ fn blended_poses_through_c_are_the_rust_ones_for_every_skeletal_format() {
     assert!(compared >= 2, "only {compared} models compared");
     println!("{compared} models compared");
 }
+
+/// Bone controllers through C: counted, read as stored, and set for sampling exactly as
+/// `Model::sample_controlled` sets them; a model without them samples as without controls.
+#[test]
+fn controlled_sampling_is_the_rust_one() {
+    use skelmap_capi::local::SkelmapControls;
+    use skelmap_core::hl1::{Builder, ControllerDef, Controls, raw::STUDIO_RLOOP, raw::STUDIO_ZR};
+    let mut b = Builder::example();
+    b.controllers.push(ControllerDef {
+        bone: 1,
+        type_: STUDIO_ZR | STUDIO_RLOOP,
+        start: -90.0,
+        end: 90.0,
+        index: 2,
+    });
+    let hl1 = b.write().unwrap();
+    let tube = character();
+    let values = [0.0, 0.0, 400.0, 0.0, 3.0];
+    for (bytes, controllers) in [(&hl1, 1u32), (&tube, 0)] {
+        let c = CModel::open(bytes).unwrap();
+        let rust = Model::from_bytes(bytes).unwrap();
+        let (s, counts) = c.counts();
+        assert_eq!(s, SkelmapStatus::Ok);
+        assert_eq!(counts.controllers, controllers);
+        for (i, stored) in rust.controllers().iter().enumerate() {
+            let (s, read) = c.controller(i as u32, true);
+            assert_eq!(s, SkelmapStatus::Ok);
+            assert_eq!(
+                (
+                    read.bone, read.type_, read.start, read.end, read.rest, read.index
+                ),
+                (
+                    stored.bone.get(),
+                    stored.type_.get() as u32,
+                    stored.start.get(),
+                    stored.end.get(),
+                    stored.rest.get(),
+                    stored.index.get(),
+                )
+            );
+        }
+        assert_eq!(c.controller(controllers, true).0, SkelmapStatus::OutOfRange);
+        if controllers > 0 {
+            assert_eq!(c.controller(0, false).0, SkelmapStatus::NullParameter);
+        }
+        let local = CLocal::new();
+        let controls = SkelmapControls { values };
+        let frame = (0, 1, 0.5, 0);
+        assert_eq!(
+            local.sample_controlled(Some(&c), frame, Some(&controls)),
+            SkelmapStatus::Ok
+        );
+        let mut want = LocalPose::default();
+        rust.sample_controlled(
+            0,
+            1,
+            0.5,
+            Interpolation::Nlerp,
+            &Controls { values },
+            &mut want,
+        );
+        assert_eq!(local.matrices(), matrices(&want));
+        let mut plain = LocalPose::default();
+        rust.sample(0, 1, 0.5, Interpolation::Nlerp, &mut plain);
+        // The HL1 controller turns bone 1 (400° wrapped to 40°); the tube has none.
+        assert_eq!(matrices(&want) == matrices(&plain), controllers == 0);
+        // Refusals leave the pose as it was.
+        let nan = SkelmapControls {
+            values: [0.0, f32::NAN, 0.0, 0.0, 0.0],
+        };
+        let refused = [
+            (
+                local.sample_controlled(Some(&c), frame, Some(&nan)),
+                SkelmapStatus::InvalidArgument,
+            ),
+            (
+                local.sample_controlled(Some(&c), frame, None),
+                SkelmapStatus::NullParameter,
+            ),
+            (
+                local.sample_controlled(None, frame, Some(&controls)),
+                SkelmapStatus::NullParameter,
+            ),
+            (
+                local.sample_controlled(Some(&c), (0, 10_000, 0.5, 0), Some(&controls)),
+                SkelmapStatus::OutOfRange,
+            ),
+        ];
+        for (got, want) in refused {
+            assert_eq!(got, want);
+        }
+        assert_eq!(local.matrices(), matrices(&want));
+    }
+}

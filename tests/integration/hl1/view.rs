@@ -162,6 +162,76 @@ fn a_controlled_frames_poses_are_each_bones_pose() {
     });
 }
 
+/// `Model::sample_controlled` is the controlled pair's sample, bit for bit, and for a model
+/// without controllers (a DPM, and any shared model without them) `Model::sample` itself;
+/// `Model::controllers` lists what the file stores.
+#[test]
+fn the_model_samples_with_its_controllers_set() {
+    use skelmap::hl1::{ControllerDef, Controls, raw::STUDIO_RLOOP, raw::STUDIO_YR};
+    use skelmap::pose::{Interpolation, LocalPose};
+    let controls = Controls {
+        values: [30.0, -20.0, 1.5, 0.0, 0.25],
+    };
+    let mut b = Builder::example();
+    b.controllers.push(ControllerDef {
+        bone: 1,
+        type_: STUDIO_YR | STUDIO_RLOOP,
+        start: -45.0,
+        end: 45.0,
+        index: 0,
+    });
+    let example = b.write().unwrap();
+    let tube = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut models = vec![("example".to_string(), Model::from_bytes(&example).unwrap())];
+    if let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") {
+        for name in ["assimp_man.mdl", "assimp_chrome_sphere.mdl"] {
+            models.push((name.to_string(), Model::open(dir.join(name)).unwrap()));
+        }
+    }
+    models.push(("tube".to_string(), Model::from_bytes(&tube).unwrap()));
+    let (mut got, mut want) = (LocalPose::default(), LocalPose::default());
+    for (name, model) in &models {
+        let stored = model.as_hl1().map_or(&[][..], |p| p.model().controllers());
+        // The same records: the model's are the view's.
+        let read = model.controllers();
+        assert_eq!(read.len(), stored.len(), "{name}");
+        assert!(
+            read.is_empty() || read.as_ptr() == stored.as_ptr(),
+            "{name}"
+        );
+        let frames = model.num_frames();
+        for (a, b, t) in [(0, 1, 0.5), (frames - 1, 0, 0.25), (1, 1, 0.0)] {
+            model.sample_controlled(a, b, t, Interpolation::Nlerp, &controls, &mut got);
+            match model.as_hl1() {
+                Some(pair) => skelmap::pose::sample(
+                    &pair.controlled(controls),
+                    a.min(frames - 1),
+                    b.min(frames - 1),
+                    t,
+                    Interpolation::Nlerp,
+                    &mut want,
+                ),
+                None => model.sample(a, b, t, Interpolation::Nlerp, &mut want),
+            }
+            assert_eq!(got, want, "{name} {a} {b} {t}");
+            if model.controllers().is_empty() {
+                model.sample(a, b, t, Interpolation::Nlerp, &mut want);
+                assert_eq!(got, want, "{name}: no controllers, no change");
+            }
+        }
+    }
+    assert_eq!(models[0].1.controllers().len(), 1);
+    // The example's controller turns bone 1: its pose differs from the plain sample's.
+    models[0]
+        .1
+        .sample(0, 1, 0.5, Interpolation::Nlerp, &mut want);
+    models[0]
+        .1
+        .sample_controlled(0, 1, 0.5, Interpolation::Nlerp, &controls, &mut got);
+    assert_eq!(got.bones[0], want.bones[0]);
+    assert_ne!(got.bones[1], want.bones[1]);
+}
+
 /// An in-memory resolver that records every path asked for.
 struct Recording {
     files: HashMap<String, Vec<u8>>,

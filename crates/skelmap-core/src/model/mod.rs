@@ -347,6 +347,67 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::sample(v, a, b, t, interpolation, out));
     }
 
+    /// The bone controllers the model declares, as stored (a Half-Life model's: which bone
+    /// and channel each drives, its range and its slot); empty for every other format.
+    /// [`Model::sample_controlled`] sets them.
+    #[must_use]
+    pub fn controllers(&self) -> &[crate::hl1::raw::BoneController] {
+        // Half-Life's alone: the format traits sit below the formats and cannot name its
+        // records, and no other format has controllers.
+        self.as_hl1().map_or(&[], |pair| pair.model().controllers())
+    }
+
+    /// [`Model::sample`] with the model's bone controllers set as `controls` says: a
+    /// Half-Life model's channels adjusted as the game's renderer adjusts them (a head turned
+    /// towards the player, a mouth opened; see [`hl1::Controls`](crate::hl1::Controls) for
+    /// units, ranges and wrapping). For a model without controllers, [`Model::sample`]
+    /// itself. All-zero controls are what games set at spawn, not "no adjustment": a
+    /// controller whose range excludes 0 is clamped into it.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::hl1::{Builder, ControllerDef, Controls, raw::STUDIO_ZR};
+    /// use skelmap_core::pose::{Interpolation, LocalPose};
+    /// let mut b = Builder::example();
+    /// // Controller 0 turns bone 1 about Z, from −90° to 90°.
+    /// b.controllers.push(ControllerDef {
+    ///     bone: 1,
+    ///     type_: STUDIO_ZR,
+    ///     start: -90.0,
+    ///     end: 90.0,
+    ///     index: 0,
+    /// });
+    /// let bytes = b.write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// assert_eq!(model.controllers().len(), 1);
+    /// let (mut plain, mut turned) = (LocalPose::default(), LocalPose::default());
+    /// model.sample(0, 1, 0.5, Interpolation::Nlerp, &mut plain);
+    /// let controls = Controls { values: [30.0, 0.0, 0.0, 0.0, 0.0] };
+    /// model.sample_controlled(0, 1, 0.5, Interpolation::Nlerp, &controls, &mut turned);
+    /// assert_eq!(turned.bones[0], plain.bones[0]);
+    /// assert_ne!(turned.bones[1], plain.bones[1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sample_controlled(
+        &self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        controls: &crate::hl1::Controls,
+        out: &mut LocalPose,
+    ) {
+        match self.as_hl1() {
+            Some(pair) if !pair.model().controllers().is_empty() => {
+                let last = self.num_frames().saturating_sub(1);
+                let (a, b) = (a.min(last), b.min(last));
+                let controlled = pair.controlled(*controls);
+                crate::pose::sample(&controlled, a, b, t, interpolation, out);
+            }
+            _ => self.sample(a, b, t, interpolation, out),
+        }
+    }
+
     /// [`Model::sample`] into a [`SoaPose`], the layout [`Blender::blend_soa`] reads: the
     /// same poses, bit for bit. DPM's sampler writes them in that layout as it computes them
     /// (with [`Interpolation::Nlerp`]); other formats are sampled as a [`LocalPose`] and

@@ -17,22 +17,26 @@ use skelmap_capi::blend::{
     skelmap_blender_new, skelmap_crossfade,
 };
 use skelmap_capi::local::{
-    SkelmapAimIk, SkelmapLocalPose, SkelmapTwoBoneIk, skelmap_aim_ik_default,
+    SkelmapAimIk, SkelmapControls, SkelmapLocalPose, SkelmapTwoBoneIk, skelmap_aim_ik_default,
     skelmap_local_pose_aim_ik, skelmap_local_pose_bind, skelmap_local_pose_bone,
     skelmap_local_pose_bone_count, skelmap_local_pose_copy, skelmap_local_pose_free,
     skelmap_local_pose_mul_bone, skelmap_local_pose_mul_bone_model, skelmap_local_pose_mul_bones,
     skelmap_local_pose_new, skelmap_local_pose_sample, skelmap_local_pose_sample_clip,
-    skelmap_local_pose_set_bone, skelmap_local_pose_set_bone_model, skelmap_local_pose_two_bone_ik,
-    skelmap_pose_from_local, skelmap_pose_from_local_subtree, skelmap_two_bone_ik_default,
+    skelmap_local_pose_sample_controlled, skelmap_local_pose_set_bone,
+    skelmap_local_pose_set_bone_model, skelmap_local_pose_two_bone_ik, skelmap_pose_from_local,
+    skelmap_pose_from_local_subtree, skelmap_two_bone_ik_default,
 };
 use skelmap_capi::mesh::skelmap_model_skin;
 use skelmap_capi::model::{
-    SkelmapCounts, SkelmapModel, skelmap_model_free, skelmap_model_open_memory,
+    SkelmapCounts, SkelmapModel, skelmap_model_counts, skelmap_model_free,
+    skelmap_model_open_memory,
 };
 use skelmap_capi::pose::{
     SkelmapPose, skelmap_pose_bone_world, skelmap_pose_free, skelmap_pose_new,
 };
-use skelmap_capi::skeleton::skelmap_model_set_framegroups;
+use skelmap_capi::skeleton::{
+    SkelmapController, skelmap_controller, skelmap_model_set_framegroups,
+};
 
 /// An owning handle `$name` of the C object `$object`, made by `$new` and freed by `$free`.
 macro_rules! handle {
@@ -105,6 +109,23 @@ impl<'a> CModel<'a> {
         // SAFETY: a live model, borrowed exclusively through `self`; `text` is readable for
         // its length.
         unsafe { skelmap_model_set_framegroups(self.ptr.as_mut(), text.as_ptr(), text.len()) }
+    }
+
+    /// The model's counts (`skelmap_model_counts`).
+    pub fn counts(&self) -> (SkelmapStatus, SkelmapCounts) {
+        let mut counts = SkelmapCounts::default();
+        // SAFETY: a live model; `counts` is a writable `SkelmapCounts`.
+        let s = unsafe { skelmap_model_counts(self.get(), Some(&mut counts)) };
+        (s, counts)
+    }
+
+    /// Bone controller `index` (`skelmap_controller`), into a `SkelmapController` or, without
+    /// `out`, NULL.
+    pub fn controller(&self, index: u32, out: bool) -> (SkelmapStatus, SkelmapController) {
+        let mut c = SkelmapController::default();
+        // SAFETY: a live model; the out pointer is NULL or a writable `SkelmapController`.
+        let s = unsafe { skelmap_controller(self.get(), index, out.then_some(&mut c)) };
+        (s, c)
     }
 
     fn get(&self) -> Option<&SkelmapModel> {
@@ -200,6 +221,27 @@ impl CLocal {
         // SAFETY: as `sample_clip`.
         unsafe {
             skelmap_local_pose_sample(self.0.as_mut(), model_ptr(model), a, b, t, interpolation)
+        }
+    }
+
+    /// `skelmap_local_pose_sample_controlled`.
+    pub fn sample_controlled(
+        &self,
+        model: Option<&CModel<'_>>,
+        (a, b, t, interpolation): (u32, u32, f32, u32),
+        controls: Option<&SkelmapControls>,
+    ) -> SkelmapStatus {
+        // SAFETY: as `sample_clip`; `controls` is NULL or a readable `SkelmapControls`.
+        unsafe {
+            skelmap_local_pose_sample_controlled(
+                self.0.as_mut(),
+                model_ptr(model),
+                a,
+                b,
+                t,
+                interpolation,
+                controls,
+            )
         }
     }
 
@@ -679,6 +721,16 @@ pub(crate) fn exercise(m: *mut SkelmapModel, counts: &SkelmapCounts) -> u64 {
         sum += b.sample_clip(model, clip / 2, -seconds, false) as u64;
     }
     sum += b.sample(model, 0, counts.frames.saturating_sub(1), 0.5, 1) as u64;
+    // Every controller read, one past them refused; settings far past any range.
+    for c in 0..=counts.controllers.min(8) {
+        let (s, read) = borrowed.controller(c, true);
+        sum += s as u64 + u64::from(read.start.to_bits());
+    }
+    let controls = SkelmapControls {
+        values: [1e30, -1e30, 720.5, -361.0, 1e9],
+    };
+    let last = counts.frames.saturating_sub(1);
+    sum += a.sample_controlled(model, (last, 0, 0.25, 0), Some(&controls)) as u64;
     let bones = counts.bones;
     let weights: Vec<f32> = (0..bones.min(64)).map(|i| (i % 3) as f32 * 0.5).collect();
     let mut blender = CBlender::new();
