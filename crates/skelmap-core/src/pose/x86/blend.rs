@@ -249,8 +249,8 @@ fn load_floats(floats: &[f32], count: usize) -> __m512 {
 }
 
 /// Bones `2v` and `2v + 1` of `bones` (at most 16), each as its 8 floats; a bone past the end
-/// is zero (not read). Plain loads, not masked ones: a masked load does not take its data
-/// from a store still in flight, and the poses loaded were often just written.
+/// is zero (not read). Plain loads, as a full step's: the poses loaded were often just
+/// written, and a masked load may not take its data from a store still in flight.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn load_pair(bones: &[(Quat, Vec3A)], v: usize) -> __m512 {
