@@ -24,15 +24,24 @@ pub(crate) fn keyed_nlerp(
     }
 }
 
+/// The fewest poses [`nlerp_in_place`] blends: a step is bound by the latency of its square
+/// root and division, which a few four-lane SSE blends (the caller's) overlap better. The
+/// `ozz-pose` rows of `benches/peers.rs` time both: `assimp_man` (8 bones) the SSE blends,
+/// `assimp_multiple_roots` (19) a step.
+const MIN_NLERP: usize = 12;
+
 /// Blends the leading poses of `a` towards those of `b` at `t` in place, as
-/// `pose::sample`'s nlerp does, bit for bit, 16 at a time with AVX-512 where the CPU has it (a
-/// last partial step too, unless it is only a few); returns how many it blended (the caller
-/// blends the rest, up to the shorter of the two, one at a time).
+/// `pose::sample`'s nlerp does, bit for bit, 16 at a time with AVX-512 where the CPU has it and
+/// there are at least [`MIN_NLERP`] (a last partial step too, unless it is only a few);
+/// returns how many it blended (the caller blends the rest, up to the shorter of the two).
 pub(crate) fn nlerp_in_place(
     a: &mut [(glam::Quat, glam::Vec3A)],
     b: &[(glam::Quat, glam::Vec3A)],
     t: f32,
 ) -> usize {
+    if a.len().min(b.len()) < MIN_NLERP {
+        return 0;
+    }
     #[cfg(target_arch = "x86_64")]
     {
         super::x86::blend::try_nlerp_in_place(a, b, t)
@@ -43,6 +52,12 @@ pub(crate) fn nlerp_in_place(
         0
     }
 }
+
+/// The fewest poses for which [`local_matrices`] is worth calling: below it, a step's fixed
+/// cost (the regrouping, its latency) exceeds glam's per-bone conversions. The `ozz-pose`
+/// rows of `benches/peers.rs` time both sides of it: the MD5 weapons (4 and 8 joints) and
+/// `crogine_body_animated` (6) per bone, `raylib_guy` (14) and the DPMs a step.
+pub(crate) const MIN_LOCAL_MATRICES: usize = 12;
 
 /// Writes the local matrix of each leading pose of `poses` into `out` (glam's
 /// `Affine3A::from_scale_rotation_translation`, with scale 1 for a bone past `scales`), bit

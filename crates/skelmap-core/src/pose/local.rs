@@ -134,6 +134,7 @@ pub fn sample<'data, S: PoseFrames<'data>>(
 /// `interpolation`, translations linearly. Nlerp runs 16 poses a step with AVX-512 where the
 /// CPU has it and the skeleton is large enough to pay, four at a time otherwise (one square
 /// root and one division for four), bit for bit alike.
+#[inline]
 pub(crate) fn blend_in_place(
     a: &mut [(Quat, Vec3A)],
     b: &[(Quat, Vec3A)],
@@ -146,20 +147,26 @@ pub(crate) fn blend_in_place(
         Interpolation::Nlerp => lanes::nlerp_in_place(a, b, t),
         Interpolation::Slerp => 0,
     };
-    for (chunk, chunk_b) in a[done..].chunks_mut(LANES).zip(b[done..].chunks(LANES)) {
+    let mut poses_b = b[done..].iter().copied();
+    for chunk in a[done..].chunks_mut(LANES) {
         let mut blended = [Vec4::W; LANES];
-        for ((slot, &(qb, tb)), blended) in chunk.iter_mut().zip(chunk_b).zip(&mut blended) {
+        let mut filled = 0;
+        for (k, slot) in chunk.iter_mut().enumerate() {
+            let Some((qb, tb)) = poses_b.next() else {
+                break;
+            };
             let (qa, ta) = *slot;
             // q and −q are the same rotation: blend towards the nearer one.
             let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
             match interpolation {
-                Interpolation::Nlerp => *blended = Vec4::from(qa).lerp(Vec4::from(qb), t),
+                Interpolation::Nlerp => blended[k] = Vec4::from(qa).lerp(Vec4::from(qb), t),
                 Interpolation::Slerp => slot.0 = qa.slerp(qb, t),
             }
             slot.1 = ta.lerp(tb, t);
+            filled = k + 1;
         }
         if interpolation == Interpolation::Nlerp {
-            for (slot, q) in chunk.iter_mut().zip(normalize_lanes(blended)) {
+            for (slot, q) in chunk.iter_mut().zip(normalize_lanes(blended)).take(filled) {
                 slot.0 = Quat::from_vec4(q);
             }
         }
@@ -306,7 +313,8 @@ impl Palette {
             let links = bones
                 .enumerate()
                 .filter_map(|(i, bone)| Some((i, bone.parent().filter(|&p| p < i)?)));
-            if !lanes::concatenate(world, links.clone()) {
+            if world.len() < lanes::MIN_LOCAL_MATRICES || !lanes::concatenate(world, links.clone())
+            {
                 for (i, p) in links {
                     world[i] = world[p] * world[i];
                 }
@@ -317,7 +325,7 @@ impl Palette {
             let j = usize::from(j);
             Some((j, skeleton.bone(j)?.parent()?))
         });
-        if !lanes::concatenate(world, links.clone()) {
+        if world.len() < lanes::MIN_LOCAL_MATRICES || !lanes::concatenate(world, links.clone()) {
             for (j, p) in links {
                 if let Some(parent) = world.get(p).copied()
                     && let Some(slot) = world.get_mut(j)
@@ -329,22 +337,31 @@ impl Palette {
     }
 
     /// Every bone's [`LocalPose::bone_matrix`] into `world`, resized to `bones` (a bone past
-    /// the pose the identity), 16 bones a step where the CPU allows: the concatenation then
-    /// runs in place without a call per bone.
+    /// the pose the identity), 16 bones a step where the CPU allows and the skeleton is large
+    /// enough to pay: the concatenation then runs in place without a call per bone.
     fn local_matrices(&mut self, pose: &LocalPose, bones: usize) {
-        self.world.resize(bones, Affine3A::IDENTITY);
         let posed = &pose.bones[..bones.min(pose.bones.len())];
-        let (world, rest) = self.world.split_at_mut(posed.len());
-        rest.fill(Affine3A::IDENTITY);
-        let done = lanes::local_matrices(posed, &pose.scales, world);
         let scales = pose.scales.iter().map(Some).chain(std::iter::repeat(None));
-        let each = posed.iter().zip(scales).skip(done);
-        for (slot, (&(q, t), s)) in world[done..].iter_mut().zip(each) {
-            *slot = match s {
-                Some(&s) => Affine3A::from_scale_rotation_translation(s.into(), q, t.into()),
-                None => Affine3A::from_rotation_translation(q, t.into()),
-            };
+        let local = |(&(q, t), s): (&(Quat, Vec3A), Option<&Vec3A>)| match s {
+            Some(&s) => Affine3A::from_scale_rotation_translation(s.into(), q, t.into()),
+            None => Affine3A::from_rotation_translation(q, t.into()),
+        };
+        self.world.clear();
+        self.world.reserve(bones);
+        if posed.len() >= lanes::MIN_LOCAL_MATRICES {
+            self.world.resize(posed.len(), Affine3A::IDENTITY);
+            let done = lanes::local_matrices(posed, &pose.scales, &mut self.world);
+            // Sliced, not skipped: `skip` on the zipped iterators walked them to `done`.
+            let scales = pose.scales.get(done..).unwrap_or_default();
+            let scales = scales.iter().map(Some).chain(std::iter::repeat(None));
+            let rest = posed[done..].iter().zip(scales);
+            for (slot, pose) in self.world[done..].iter_mut().zip(rest) {
+                *slot = local(pose);
+            }
+        } else {
+            self.world.extend(posed.iter().zip(scales).map(local));
         }
+        self.world.resize(bones, Affine3A::IDENTITY);
     }
 
     /// Rebuilds the world transforms of bone `from`'s descendants from `pose`, and of `from`

@@ -99,12 +99,6 @@ pub(crate) fn try_nlerp_in_place(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t
     unsafe { nlerp_in_place_avx512(a, b, t) }
 }
 
-/// The fewest poses [`nlerp_in_place_avx512`] blends: a step is bound by the latency of its
-/// square root and division, which a few four-lane SSE blends (the caller's) overlap better.
-/// The `ozz-pose` rows of `benches/peers.rs` time both: `assimp_man` (8 bones) the SSE
-/// blends, `assimp_multiple_roots` (19) a step.
-const MIN_NLERP: usize = 12;
-
 /// Each step's poses of both frames loaded as [`load_step`] regroups them (the rotations as
 /// rows, the translations as four-bone vectors: the same lanes in both), blended lane-wise
 /// by `pose::sample`'s arithmetic (`matrices::nlerp_rows`) and stored back over `a`'s. Rows,
@@ -112,11 +106,7 @@ const MIN_NLERP: usize = 12;
 /// bones each, and they bound a step.
 #[target_feature(enable = "avx512f")]
 fn nlerp_in_place_avx512(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -> usize {
-    let poses = a.len().min(b.len());
-    if poses < MIN_NLERP {
-        return 0;
-    }
-    let poses = super::matrices::whole_steps(poses);
+    let poses = super::matrices::whole_steps(a.len().min(b.len()));
     let (a, b) = (&mut a[..poses], &b[..poses]);
     for (step_a, step_b) in a.chunks_mut(STEP).zip(b.chunks(STEP)) {
         let (rows, translations) =

@@ -32,12 +32,6 @@ const _: () = {
 /// Bones a step.
 const STEP: usize = 16;
 
-/// The fewest poses [`local_matrices_avx512`] converts: below it, a step's fixed cost (the
-/// regrouping, its latency) exceeds glam's per-bone conversions. The `ozz-pose` rows of
-/// `benches/peers.rs` time both sides of it: the MD5 weapons (4 and 8 joints) and
-/// `crogine_body_animated` (6) per bone, `raylib_guy` (14) and the DPMs a step.
-const MIN_MATRICES: usize = 12;
-
 /// Writes `Affine3A::from_scale_rotation_translation(scale, rotation, translation)` of the
 /// leading `poses` into `out` (scale 1 for a bone past `scales`, which glam's product leaves
 /// exact), as `lanes::local_matrices` says; returns how many it wrote (0 where the CPU lacks
@@ -91,11 +85,7 @@ unsafe fn local_matrices_avx512(
     scales: &[Vec3A],
     out: &mut [Affine3A],
 ) -> usize {
-    let count = poses.len().min(out.len());
-    if count < MIN_MATRICES {
-        return 0;
-    }
-    let count = super::matrices::whole_steps(count);
+    let count = super::matrices::whole_steps(poses.len().min(out.len()));
     let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
     let one = _mm512_set1_ps(1.0);
     for (k, (step, dst)) in poses[..count]
