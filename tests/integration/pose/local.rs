@@ -1,6 +1,7 @@
 //! `pose::sample`'s blend and `Palette::build` against glam's arithmetic written out per bone,
 //! bit for bit, at skeleton sizes that take every path: one pose at a time, four-lane blends,
-//! 16-bone steps, partial steps of a few and of many, with and without scales.
+//! 16-bone steps, partial steps of a few and of many, with and without scales; and the
+//! formats that blend frames stored as poses (baked frames, MD5) without the generic copy.
 
 use skelmap::Parse;
 use skelmap::dpm::{self, BoneDef, Dpm, FrameDef, Influence, MeshDef};
@@ -155,6 +156,51 @@ fn palettes_are_glams_products_at_every_size_with_and_without_scales() {
             let parent = parents[i].map_or(Affine3A::IDENTITY, |p| palette.world[p]);
             // Equal, not bit for bit: a product by the identity turns −0 into +0.
             assert_eq!(*world, parent, "{bones} bones, short pose, bone {i}");
+        }
+    }
+}
+
+/// Formats whose frames are stored as poses blend them without the generic path's copy of
+/// frame `b` (`PoseFrames::nlerp_frames_into`): MD5's decoded frames give what each bone's
+/// nlerp of `frame_poses_into` gives, bit for bit, within an animation and across two.
+#[test]
+fn decoded_md5_frames_sample_as_each_bones_nlerp() {
+    use skelmap::Model;
+    use skelmap::pose::PoseFrames;
+    let Some(dir) = skelmap_testkit::corpus_engines_path("md5") else {
+        return;
+    };
+    let mut meshes: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md5mesh"))
+        .collect();
+    meshes.sort();
+    assert!(!meshes.is_empty());
+    let mut got = LocalPose::default();
+    for path in meshes {
+        let model = Model::open(&path).unwrap();
+        let m = model.as_md5().unwrap();
+        let frames = m.num_frames();
+        let (mut fa, mut fb) = (Vec::new(), Vec::new());
+        for (a, b, t) in [
+            (0, 1, 0.5),
+            (frames - 1, 0, 0.3),
+            (frames / 2, frames / 2 + 1, 0.8),
+        ] {
+            let (a, b) = (a.min(frames - 1), b.min(frames - 1));
+            pose::sample(m, a, b, t, Interpolation::Nlerp, &mut got);
+            fa.clear();
+            fb.clear();
+            m.frame_poses_into(a, &mut fa);
+            m.frame_poses_into(b, &mut fb);
+            assert_eq!(got.bones.len(), fa.len(), "{path:?}");
+            for (i, (&x, (&pa, &pb))) in got.bones.iter().zip(fa.iter().zip(&fb)).enumerate() {
+                assert!(
+                    same_pose(x, nlerp(pa, pb, t)),
+                    "{path:?} frames {a} {b} bone {i}"
+                );
+            }
         }
     }
 }

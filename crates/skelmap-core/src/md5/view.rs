@@ -491,6 +491,19 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
             out.extend_from_slice(poses);
         }
     }
+
+    /// The decoded frames blended as baked frames are: frame `a` copied, then blended towards
+    /// frame `b` in place (no copy of `b`). Not for the bind pose alone, which has one frame.
+    fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        let frame = |frame| self.locate(frame).and_then(|(anim, f)| anim.frame(f));
+        match (self.bind_only(), frame(a), frame(b)) {
+            (false, Some(a), Some(b)) => {
+                crate::pose::nlerp_frames(a, b, t, out);
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 impl<'data> BoneVertexModel<'data> for Pair<'data> {

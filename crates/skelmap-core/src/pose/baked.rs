@@ -12,8 +12,7 @@
 use glam::{Quat, Vec3A};
 
 use super::PoseFrames;
-use super::local::blend_in_place;
-use crate::pose::Interpolation;
+use super::local::nlerp_frames;
 use crate::pose::{Bone, Skeleton};
 
 /// The most poses (frames × bones) [`BakedFrames::new`] converts by default: 4 Mi, 128 MiB.
@@ -165,9 +164,7 @@ impl<'data> PoseFrames<'data> for BakedFrames<'data> {
         let (Some(a), Some(b)) = (self.frame(a), self.frame(b)) else {
             return false;
         };
-        out.clear();
-        out.extend_from_slice(a);
-        blend_in_place(out, b, t, Interpolation::Nlerp);
+        nlerp_frames(a, b, t, out);
         true
     }
 

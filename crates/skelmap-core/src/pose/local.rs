@@ -129,6 +129,21 @@ pub fn sample<'data, S: PoseFrames<'data>>(
     blend_in_place(&mut out.bones, &out.frame_b, t, interpolation);
 }
 
+/// For a format whose frames are stored as poses (baked frames, MD5's decoded frames): its
+/// [`PoseFrames::nlerp_frames_into`], frame `a` copied into `out` and blended towards frame `b`
+/// in place by [`sample`]'s own blend, bit for bit what `sample` makes of the two frames, but
+/// without copying `b`.
+pub(crate) fn nlerp_frames(
+    a: &[(Quat, Vec3A)],
+    b: &[(Quat, Vec3A)],
+    t: f32,
+    out: &mut Vec<(Quat, Vec3A)>,
+) {
+    out.clear();
+    out.extend_from_slice(a);
+    blend_in_place(out, b, t, Interpolation::Nlerp);
+}
+
 /// [`sample`]'s blend: each pose of `a` blended towards `b`'s at `t` in place, up to the
 /// shorter of the two (the rest of `a` unchanged); rotations along the shorter arc by
 /// `interpolation`, translations linearly. Nlerp runs 16 poses a step with AVX-512 where the
