@@ -141,7 +141,9 @@ fn ms3d_crate(c: &mut Criterion) {
 /// `(f + 0.5) / (frames − 1)`, with a reused context) and `LocalToModelJob`; `skelmap-dpm`,
 /// `skelmap-iqm`, `skelmap-md5` and `skelmap-hl1` run `pose::sample` (frames `f`, `f + 1` at 0.5, nlerp) straight from the
 /// file and `Palette::build`; `skelmap-baked` the same from `BakedFrames` (the file's poses
-/// converted once). Throughput in bones. ozz's builder stores rotations as 16-bit fixed
+/// converted once); `skelmap-hl1-sampler` the Half-Life rows through a `pose::Sampler`, which
+/// keeps the frames it decoded (each frame decoded once, as ozz's context keeps its keys).
+/// Throughput in bones. ozz's builder stores rotations as 16-bit fixed
 /// point and translations as half floats, so its model-space matrices differ from skelmap's
 /// at that precision (the bench prints the largest differences and checks them against a
 /// tolerance of 1e-2: rotations absolute, translations relative to the skeleton's extent).
@@ -589,6 +591,28 @@ mod ozz {
         });
     }
 
+    /// [`pose_row`] through a `pose::Sampler`, which keeps the frames it decoded: playing
+    /// forward as `pose_row` does, each frame is decoded once (a clip of two frames never
+    /// again), as ozz's `SamplingJob::Context` keeps its keys between samples.
+    fn sampler_row<'d, S: pose::PoseFrames<'d>>(
+        group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        id: BenchmarkId,
+        source: &S,
+    ) {
+        let frames = source.num_frames();
+        let (mut local, mut palette) = (LocalPose::default(), Palette::default());
+        let mut sampler = pose::Sampler::new(source);
+        let mut frame = 0;
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                sampler.sample(frame, frame + 1, 0.5, Interpolation::Nlerp, &mut local);
+                palette.build(source, &local);
+                frame = if frame + 2 < frames { frame + 1 } else { 0 };
+                std::hint::black_box(&palette);
+            })
+        });
+    }
+
     /// ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's `pose::sample` +
     /// `Palette::build`, per bone, for every corpus DPM and IQM (see the module docs).
     pub fn playback(c: &mut Criterion) {
@@ -637,12 +661,12 @@ mod ozz {
                 );
                 continue;
             }
-            clip_rows(
+            let pair = model.as_hl1().unwrap();
+            clip_rows(&mut group, &mut ozz, &name, "skelmap-hl1", pair);
+            sampler_row(
                 &mut group,
-                &mut ozz,
-                &name,
-                "skelmap-hl1",
-                model.as_hl1().unwrap(),
+                BenchmarkId::new("skelmap-hl1-sampler", &name),
+                pair,
             );
         }
         group.finish();

@@ -8,4 +8,5 @@ mod blend;
 mod control;
 mod ik;
 mod local;
+mod sampler;
 mod soa;

@@ -109,16 +109,7 @@ pub fn sample<'data, S: PoseFrames<'data>>(
     let last = source.num_frames().saturating_sub(1);
     let (a, b) = (a.min(last), b.min(last));
     let bones = source.skeleton_bones().len();
-    if interpolation == Interpolation::Nlerp
-        && source.has_scale()
-        && source.nlerp_frames_scaled_into(a, b, t, &mut out.bones, &mut out.scales)
-    {
-        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
-        return;
-    }
-    sample_scales(source, a, b, t, out);
-    if interpolation == Interpolation::Nlerp && source.nlerp_frames_into(a, b, t, &mut out.bones) {
-        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
+    if sample_fused(source, (a, b, t), interpolation, bones, out) {
         return;
     }
     out.bones.clear();
@@ -186,6 +177,31 @@ pub(crate) fn blend_in_place(
             }
         }
     }
+}
+
+/// [`sample`]'s passes that need no frame of poses, frames `a` and `b` in range: a format's
+/// own blend of both frames (with their scales, or without), and `true` when it did; else
+/// `false`, with `out.scales` filled and `out.bones` left for the blend of two frames.
+pub(crate) fn sample_fused<'data, S: PoseFrames<'data>>(
+    source: &S,
+    (a, b, t): (usize, usize, f32),
+    interpolation: Interpolation,
+    bones: usize,
+    out: &mut LocalPose,
+) -> bool {
+    if interpolation == Interpolation::Nlerp
+        && source.has_scale()
+        && source.nlerp_frames_scaled_into(a, b, t, &mut out.bones, &mut out.scales)
+    {
+        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
+        return true;
+    }
+    sample_scales(source, a, b, t, out);
+    if interpolation == Interpolation::Nlerp && source.nlerp_frames_into(a, b, t, &mut out.bones) {
+        out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
+        return true;
+    }
+    false
 }
 
 /// The scales of frames `a` and `b` blended linearly at `t` into `out.scales`, or `scales`
