@@ -399,8 +399,7 @@ impl<'data> Model<'data> {
     ) {
         match self.as_hl1() {
             Some(pair) if !pair.model().controllers().is_empty() => {
-                let last = self.num_frames().saturating_sub(1);
-                let (a, b) = (a.min(last), b.min(last));
+                // `sample` clamps the frames, as `Model::sample` does.
                 let controlled = pair.controlled(*controls);
                 crate::pose::sample(&controlled, a, b, t, interpolation, out);
             }

@@ -53,10 +53,11 @@ pub(crate) fn nlerp_in_place(
     }
 }
 
-/// The fewest poses for which [`local_matrices`] is worth calling: below it, a step's fixed
-/// cost (the regrouping, its latency) exceeds glam's per-bone conversions. The `ozz-pose`
-/// rows of `benches/peers.rs` time both sides of it: the MD5 weapons (4 and 8 joints) and
-/// `crogine_body_animated` (6) per bone, `raylib_guy` (14) and the DPMs a step.
+/// The fewest bones for which the palette's own passes, [`local_matrices`] and
+/// [`concatenate`], are worth calling: below it, their fixed costs (a step's regrouping and
+/// latency, the calls) exceed glam's per-bone code. The `ozz-pose` rows of
+/// `benches/peers.rs` time both sides of it: the MD5 weapons (4 and 8 joints) and
+/// `crogine_body_animated` (6) per bone, `raylib_guy` (14) and the DPMs in steps.
 pub(crate) const MIN_LOCAL_MATRICES: usize = 12;
 
 /// Writes the local matrix of each leading pose of `poses` into `out` (glam's

@@ -1,8 +1,9 @@
-//! `pose::blend::Blender::blend` sixteen bones a step with AVX-512F, for poses without scales.
+//! `pose::blend::Blender::blend` sixteen bones a step with AVX-512F, for poses without scales;
+//! and `pose::sample`'s blend of two frames (`try_nlerp_in_place`), on the same loads.
 //!
 //! A step loads 16 bones of a layer (`(Quat, Vec3A)`, 8 floats each: eight vectors of two
-//! bones; a last, partial step leaves the missing bones and the translations' unused fourth
-//! lanes unread, through masks) and regroups their 128-bit quarters
+//! bones; a last, partial step leaves the missing bones unread, loading a last odd bone's
+//! 8 floats alone) and regroups their 128-bit quarters
 //! into four vectors of rotations and four of translations, four bones each. The rotations
 //! are transposed into four rows (x, y, z, w) of 16 bones, lane `4l + j` holding bone
 //! `4j + l`, where the hemisphere test and the weighted sum run lane-wise; translations need

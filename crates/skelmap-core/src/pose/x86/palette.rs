@@ -7,9 +7,10 @@
 //!   back into four-bone vectors and their 128-bit quarters regrouped into one 64-byte
 //!   `Affine3A` per bone.
 //! - Concatenation, one bone at a time with AVX: glam's `Affine3A` product (each column the
-//!   parent's axes times the child's entries, summed in glam's order), the child's twelve
-//!   entries broadcast from memory rather than shuffled out of registers: the shuffles were
-//!   what the scalar loop spent its time on.
+//!   parent's axes times the child's entries, summed in glam's order), each of the child's
+//!   columns loaded once and its entries splatted with VEX shuffles, and the last product
+//!   kept in registers when the next bone is its child. The scalar loop spent its time on
+//!   SSE2's destructive shuffles and their register copies.
 
 use core::arch::x86_64::{
     __m128, __m512, __mmask16, _mm_add_ps, _mm_loadu_ps, _mm_mul_ps, _mm_permute_ps, _mm_storeu_ps,
