@@ -83,11 +83,15 @@ pub(crate) fn local_matrices(
 
 /// For each `(child, parent)` of `links` in turn, both in range, `world[child] =
 /// world[parent] * world[child]` as glam computes it, bit for bit, with AVX where the CPU has
-/// it; `false`, with `world` untouched, where it does not (the caller concatenates).
+/// it and `world` has at least [`MIN_LOCAL_MATRICES`] bones; `false`, with `world` untouched,
+/// otherwise (the caller concatenates).
 pub(crate) fn concatenate(
     world: &mut [glam::Affine3A],
     links: impl Iterator<Item = (usize, usize)>,
 ) -> bool {
+    if world.len() < MIN_LOCAL_MATRICES {
+        return false;
+    }
     #[cfg(target_arch = "x86_64")]
     {
         super::x86::palette::try_concatenate(world, links)

@@ -344,8 +344,7 @@ impl Palette {
             let links = bones
                 .enumerate()
                 .filter_map(|(i, bone)| Some((i, bone.parent().filter(|&p| p < i)?)));
-            if world.len() < lanes::MIN_LOCAL_MATRICES || !lanes::concatenate(world, links.clone())
-            {
+            if !lanes::concatenate(world, links.clone()) {
                 for (i, p) in links {
                     world[i] = world[p] * world[i];
                 }
@@ -356,7 +355,7 @@ impl Palette {
             let j = usize::from(j);
             Some((j, skeleton.bone(j)?.parent()?))
         });
-        if world.len() < lanes::MIN_LOCAL_MATRICES || !lanes::concatenate(world, links.clone()) {
+        if !lanes::concatenate(world, links.clone()) {
             for (j, p) in links {
                 if let Some(parent) = world.get(p).copied()
                     && let Some(slot) = world.get_mut(j)

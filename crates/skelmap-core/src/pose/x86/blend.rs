@@ -248,9 +248,12 @@ fn load_pair(bones: &[(Quat, Vec3A)], v: usize) -> __m512 {
     let at = bones.as_ptr().wrapping_add(2 * v).cast::<f32>();
     match bones.len().saturating_sub(2 * v) {
         0 => _mm512_setzero_ps(),
-        // SAFETY: bone `2v` is 8 readable floats of `bones`, whose records are 8 floats each
-        // (asserted above).
-        1 => _mm512_zextps256_ps512(unsafe { _mm256_loadu_ps(at) }),
+        1 => {
+            // SAFETY: bone `2v` is 8 readable floats of `bones`, whose records are 8 floats
+            // each (asserted above).
+            let bone = unsafe { _mm256_loadu_ps(at) };
+            _mm512_zextps256_ps512(bone)
+        }
         // SAFETY: bones `2v` and `2v + 1` are 16 readable floats of `bones`.
         _ => unsafe { _mm512_loadu_ps(at) },
     }
