@@ -50,3 +50,62 @@ fn apart() -> Builder {
     });
     b
 }
+
+/// The example with `bones` bones (at least 2; a chain from bone 1 on, the example's arm
+/// first) in three sequences of 21, 3 and 1 frames: channel `j` of bone `i` animated where
+/// `(i + j) % 3 != 0`, still otherwise; a controller turning bone 1 and one moving the last.
+pub(crate) fn chain(bones: usize) -> Builder {
+    use skelmap::hl1::{BoneDef, ControllerDef, raw};
+    let mut b = Builder::example();
+    let arm = b.bones[1].clone();
+    b.bones.truncate(1);
+    for i in 1..bones {
+        b.bones.push(BoneDef {
+            name: format!("bone{i}"),
+            parent: i as i32 - 1,
+            value: arm.value.map(|v| v + i as f32 * 0.125),
+            ..arm.clone()
+        });
+    }
+    let frame = |f: usize| -> Vec<[i16; 6]> {
+        (0..bones)
+            .map(|i| {
+                std::array::from_fn(|j| {
+                    if (i + j) % 3 == 0 {
+                        0
+                    } else {
+                        // Runs of equal values and of changing ones both.
+                        ((f / 2 * 7 + i * 3 + j) % 50) as i16 - 25
+                    }
+                })
+            })
+            .collect()
+    };
+    b.sequences = [("long", 21), ("short", 3), ("one", 1)]
+        .into_iter()
+        .map(|(label, n)| SequenceDef {
+            label: label.into(),
+            fps: 10.0,
+            looping: true,
+            group: 0,
+            frames: (0..n).map(frame).collect(),
+        })
+        .collect();
+    b.controllers = vec![
+        ControllerDef {
+            bone: 1,
+            type_: raw::STUDIO_ZR,
+            start: -90.0,
+            end: 90.0,
+            index: 0,
+        },
+        ControllerDef {
+            bone: bones as i32 - 1,
+            type_: raw::STUDIO_X,
+            start: -2.0,
+            end: 2.0,
+            index: 2,
+        },
+    ];
+    b
+}

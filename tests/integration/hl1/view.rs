@@ -108,6 +108,7 @@ fn a_frames_poses_are_each_bones_pose() {
         }
     };
     each_model(check);
+    each_size(check);
     // A frame in a sequence group's file.
     let b = apart();
     let files: HashMap<String, Vec<u8>> = [
@@ -123,13 +124,90 @@ fn a_frames_poses_are_each_bones_pose() {
     check("apart", model.as_hl1().unwrap());
 }
 
+/// A run of frames decoded together (`frame_run_poses_into`), with and without controls, is
+/// each frame decoded alone, bit for bit: as long as asked for at most, at least two frames
+/// where its sequence has them, never past the sequence's last frame.
+#[test]
+fn a_run_of_frames_is_each_frame_alone() {
+    use skelmap::hl1::Controls;
+    let controls = Controls {
+        values: [30.0, -20.0, 1.5, 0.0, 0.25],
+    };
+    let check = |name: &str, pair: &Pair<'_>| {
+        let bones = pair.skeleton_bones().len();
+        let frames = pair.num_frames();
+        let controlled = pair.controlled(controls);
+        let (mut run, mut one) = (Vec::new(), Vec::new());
+        for first in 0..=frames {
+            let (sequence, f) = pair.sequence_frame(first).unwrap_or((0, 0));
+            let left = if first < frames {
+                pair.model().sequences()[sequence].numframes.get() as usize - f as usize
+            } else {
+                0
+            };
+            for max in [0, 1, 2, 3, 5, 16, 100] {
+                for with_controls in [false, true] {
+                    run.clear();
+                    let n = if with_controls {
+                        controlled.frame_run_poses_into(first, max, &mut run)
+                    } else {
+                        pair.frame_run_poses_into(first, max, &mut run)
+                    };
+                    let at = format!("{name} from {first}, at most {max}, {with_controls}");
+                    assert!(n <= max.min(left), "{at}: {n}");
+                    assert!(n >= max.min(left).min(2), "{at}: {n}");
+                    assert_eq!(run.len(), n * bones, "{at}");
+                    for k in 0..n {
+                        one.clear();
+                        if with_controls {
+                            controlled.frame_poses_into(first + k, &mut one);
+                        } else {
+                            pair.frame_poses_into(first + k, &mut one);
+                        }
+                        assert_eq!(
+                            bits(&run[k * bones..(k + 1) * bones]),
+                            bits(&one),
+                            "{at}: frame {}",
+                            first + k
+                        );
+                    }
+                }
+            }
+        }
+    };
+    fn bits(v: &[(skelmap::glam::Quat, skelmap::glam::Vec3A)]) -> Vec<([u32; 4], [u32; 3])> {
+        v.iter()
+            .map(|(q, t)| {
+                (
+                    q.to_array().map(f32::to_bits),
+                    t.to_array().map(f32::to_bits),
+                )
+            })
+            .collect()
+    }
+    each_model(check);
+    each_size(check);
+}
+
+/// Models of the example's bones repeated to 2, 5, 8, 9, 16, 17 and 40 bones (a chain each
+/// after the first), every bone animated on some channel and still on others: the sizes
+/// where a frame's decoding changes its layout (several frames to sixteen lanes, one, more
+/// than sixteen bones).
+fn each_size(check: impl Fn(&str, &Pair<'_>)) {
+    for bones in [2usize, 5, 8, 9, 16, 17, 40] {
+        let bytes = super::chain(bones).write().unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        check(&format!("{bones} bones"), model.as_hl1().unwrap());
+    }
+}
+
 #[test]
 fn a_controlled_frames_poses_are_each_bones_pose() {
     use skelmap::hl1::Controls;
     let controls = Controls {
         values: [30.0, -20.0, 1.5, 0.0, 0.25],
     };
-    each_model(|name, pair| {
+    let check = |name: &str, pair: &Pair<'_>| {
         let controlled = pair.controlled(controls);
         let bones = pair.skeleton_bones().len();
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -159,7 +237,9 @@ fn a_controlled_frames_poses_are_each_bones_pose() {
             controlled.frame_poses_into(0, &mut one);
             assert_eq!(plain, one, "{name}");
         }
-    });
+    };
+    each_model(check);
+    each_size(check);
 }
 
 /// `Model::sample_controlled` is the controlled pair's sample, bit for bit, and for a model

@@ -8,6 +8,7 @@ mod assembly;
 mod attach;
 mod convert;
 mod gpu;
+mod sampler;
 mod still;
 
 use std::collections::HashMap;

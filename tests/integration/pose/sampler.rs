@@ -1,7 +1,7 @@
 //! `pose::Sampler` against `pose::sample`, bit for bit, over sequences of calls that play
 //! forward, backward, repeat a pair, jump and wrap: on Half-Life models (whose frames it
-//! keeps), one with its bone controllers set, and formats with a pass of their own (a DPM,
-//! baked frames), which it samples through.
+//! keeps, decoded in runs), some with their bone controllers set, and formats with a pass of
+//! their own (a DPM, baked frames), which it samples through; and which frames it decodes.
 
 use skelmap::Model;
 use skelmap::Parse;
@@ -87,6 +87,18 @@ fn a_sampler_gives_what_sampling_gives_on_every_call() {
             agrees(name, model.as_hl1().unwrap());
         }
     }
+    // Runs of eight, four and two frames, and more than sixteen bones; sequences of 21, 3
+    // and 1 frames.
+    for bones in [2, 3, 8, 9, 17] {
+        let bytes = crate::hl1::chain(bones).write().unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        let pair = model.as_hl1().unwrap();
+        agrees(&format!("{bones} bones"), pair);
+        agrees(
+            &format!("{bones} bones controlled"),
+            &pair.controlled(controls),
+        );
+    }
     let tube = skelmap::synth::tube(&Default::default()).write().unwrap();
     let dpm = Dpm::parse(&tube).unwrap();
     agrees("tube", &dpm);
@@ -131,6 +143,77 @@ impl<'d, S: PoseFrames<'d>> PoseFrames<'d> for Counting<'_, S> {
     }
 }
 
+/// [`Counting`], passing runs of frames on to its source (counted by the frames decoded) and
+/// recording each run's first frame and length.
+struct CountingRuns<'a, S> {
+    counting: Counting<'a, S>,
+    runs: std::cell::RefCell<Vec<(usize, usize)>>,
+}
+
+impl<'d, S: PoseFrames<'d>> skelmap::Skeleton<'d> for CountingRuns<'_, S> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = skelmap::Bone<'d>> + Clone {
+        self.counting.skeleton_bones()
+    }
+}
+
+impl<'d, S: PoseFrames<'d>> PoseFrames<'d> for CountingRuns<'_, S> {
+    fn num_frames(&self) -> usize {
+        self.counting.num_frames()
+    }
+
+    fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        self.counting.bone_pose(frame, bone)
+    }
+
+    fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        self.counting.frame_poses_into(frame, out);
+    }
+
+    fn frame_run_poses_into(
+        &self,
+        first: usize,
+        max: usize,
+        out: &mut Vec<(Quat, Vec3A)>,
+    ) -> usize {
+        let n = self.counting.inner.frame_run_poses_into(first, max, out);
+        let decoded = &self.counting.decoded;
+        decoded.set(decoded.get() + n);
+        self.runs.borrow_mut().push((first, n));
+        n
+    }
+}
+
+/// Playing a Half-Life model of two bones forward, the sampler decodes each frame once, in
+/// runs of eight (sixteen poses, what one conversion of the angles takes), shorter at the end
+/// of a sequence, never across one; the poses are `pose::sample`'s.
+#[test]
+fn playing_forward_decodes_each_frame_once_in_runs() {
+    let bytes = crate::hl1::chain(2).write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let pair = model.as_hl1().unwrap();
+    // Sequences of 21, 3 and 1 frames.
+    assert_eq!(pair.num_frames(), 25);
+    let source = CountingRuns {
+        counting: Counting {
+            inner: pair,
+            decoded: std::cell::Cell::new(0),
+        },
+        runs: Default::default(),
+    };
+    let mut sampler = Sampler::new(&source);
+    let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
+    for f in 0..24 {
+        sampler.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut kept);
+        pose::sample(pair, f, f + 1, 0.5, Interpolation::Nlerp, &mut fresh);
+        assert_eq!(bits(&kept), bits(&fresh), "{f}");
+    }
+    assert_eq!(source.counting.decoded.get(), 25);
+    assert_eq!(
+        *source.runs.borrow(),
+        [(0, 8), (8, 8), (16, 4), (20, 1), (21, 2), (23, 1), (24, 1)]
+    );
+}
+
 #[test]
 fn a_sampler_decodes_only_the_frames_it_does_not_keep() {
     let example = Builder::example().write().unwrap();
@@ -148,14 +231,14 @@ fn a_sampler_decodes_only_the_frames_it_does_not_keep() {
         sampler.sample(a, b, 0.5, Interpolation::Nlerp, &mut out);
         assert_eq!(source.decoded.get() - before, decoded, "{a} {b}");
     };
-    step(0, 1, 2); // both, in one pass
+    step(0, 1, 2); // both (this source decodes one frame at a time)
     step(0, 1, 0); // the same pair
     step(1, 2, 1); // forward: frame 1 kept
     step(2, 3, 1);
     step(3, 2, 0); // backward over the same two
     step(1, 1, 1); // a frame with itself, not kept
     step(1, 1, 0);
-    step(frames - 1, 0, 2); // a jump: neither kept
+    step(frames - 1, 0, 2); // a jump: neither kept, both in one pass
     // Without a sampler, every sample decodes both frames.
     let before = source.decoded.get();
     pose::sample(&source, 1, 2, 0.5, Interpolation::Nlerp, &mut out);

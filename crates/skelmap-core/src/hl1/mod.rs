@@ -34,6 +34,7 @@
 //! file. An `IDSQ` file opened alone is [`Error::Unsupported`](crate::Error::Unsupported):
 //! it is a model's companion.
 
+mod channels;
 mod companion;
 pub mod raw;
 mod validate;

@@ -9,6 +9,7 @@ use glam::{Affine3A, Quat, Vec3A};
 use zerocopy::LittleEndian;
 use zerocopy::byteorder::{F32, I16};
 
+use super::channels::{ChannelRows, SequenceChannels};
 use super::raw::{self, StudioHdr};
 use crate::alias::skin::Skin;
 use crate::format::Format;
@@ -331,10 +332,6 @@ fn motion_zeroed(s: &raw::SeqDesc, bone: usize) -> [bool; 3] {
     [raw::STUDIO_X, raw::STUDIO_Y, raw::STUDIO_Z].map(|bit| motion & bit != 0)
 }
 
-/// Per frame, six channels (position x, y, z, then roll, pitch, yaw) as rows of sixteen
-/// bones: what a frame's rotations are made from sixteen at a time.
-type ChannelRows<const N: usize> = [[[f32; 16]; 6]; N];
-
 /// Bone `b`'s six channels at each of `frames`, from its animation record at `record` in
 /// `data`, written into lane `lane` of `rows`: each its default value plus the decoded value
 /// times its scale, the position components `zeroed` flags 0. Each channel's runs are walked
@@ -347,7 +344,7 @@ fn bone_channels_into<const N: usize>(
     b: &raw::Bone,
     frames: [u32; N],
     zeroed: [bool; 3],
-    (rows, lane): (&mut ChannelRows<N>, usize),
+    (rows, lane): (&mut [ChannelRows; N], usize),
 ) -> [bool; N] {
     let Some(anim) = slice_in::<raw::Anim>(data, record as u64, 1).and_then(<[_]>::first) else {
         return [false; N];
@@ -379,18 +376,17 @@ fn bone_channels_into<const N: usize>(
 
 /// Adds each controller's adjustment in `adjust` to its channel in lane `lane` of `rows`, as
 /// the engine adds it to the decoded channel; a position `zeroed` stays 0.
-fn adjust_lane<const N: usize>(
-    (rows, lane): (&mut ChannelRows<N>, usize),
+fn adjust_lane(
+    (rows, lane): (&mut ChannelRows, usize),
     zeroed: [bool; 3],
     adjust: [Option<f32>; 6],
 ) {
     for (j, a) in adjust.into_iter().enumerate() {
         if let Some(a) = a
             && !(j < 3 && zeroed[j])
+            && let Some(slot) = rows[j].get_mut(lane)
         {
-            for rows in rows.iter_mut() {
-                rows[j][lane] += a;
-            }
+            *slot += a;
         }
     }
 }
@@ -412,6 +408,28 @@ fn channel_values<const N: usize>(
     frames: [u32; N],
 ) -> [Option<i16>; N] {
     let mut out = [None; N];
+    if N > 2 && (1..N).all(|k| frames[k] == frames[0].wrapping_add(k as u32)) {
+        // Consecutive frames: walk to the first, then on, run after run.
+        let (mut k, mut i) = (frames[0], 0);
+        while i < N {
+            let Some(&[valid, total]) = data.get(at..at + 2) else {
+                break;
+            };
+            let (valid, total) = (u32::from(valid), u32::from(total));
+            if total == 0 || valid == 0 {
+                break;
+            }
+            while i < N && k < total {
+                let v = at + 2 * (k.min(valid - 1) as usize + 1);
+                out[i] = data.get(v..v + 2).map(|v| i16::from_le_bytes([v[0], v[1]]));
+                (i, k) = (i + 1, k + 1);
+            }
+            // Every step fills a frame or moves past a run of at least one frame.
+            k = k.saturating_sub(total);
+            at += 2 * (valid as usize + 1);
+        }
+        return out;
+    }
     let (mut left, mut pending) = (frames, [true; N]);
     while pending.contains(&true) {
         let Some(&[valid, total]) = data.get(at..at + 2) else {
@@ -438,6 +456,18 @@ fn channel_values<const N: usize>(
     out
 }
 
+/// What [`Pair::chunk_poses`] decodes: frames of one sequence, its channels and the bytes
+/// they are in (`None` where the group's file is missing or no frame is in the sequence).
+struct Frames<'a, 'data, const N: usize> {
+    data: Option<&'data [u8]>,
+    channels: Option<&'a SequenceChannels>,
+    frames: [u32; N],
+    /// Per frame, whether it is in the sequence.
+    decodable: [bool; N],
+    sequence: usize,
+    controls: Option<&'a Controls>,
+}
+
 /// One playable sequence (its group's file found): where its frames start among the model's.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct SeqFrames {
@@ -462,6 +492,8 @@ pub struct Pair<'data> {
     pub(super) commands: OnceLock<Vec<Command>>,
     pub(super) bind_local: OnceLock<Vec<(Quat, Vec3A)>>,
     pub(super) bind_world: OnceLock<Vec<Affine3A>>,
+    /// Per sequence, its channels resolved, made on first use.
+    pub(super) channels: OnceLock<Box<[OnceLock<SequenceChannels>]>>,
 }
 
 impl<'data> Pair<'data> {
@@ -515,6 +547,7 @@ impl<'data> Pair<'data> {
             commands: OnceLock::new(),
             bind_local: OnceLock::new(),
             bind_world: OnceLock::new(),
+            channels: OnceLock::new(),
         }
     }
 
@@ -621,7 +654,7 @@ impl<'data> Pair<'data> {
         let record = first + 12 * bone;
         let [decoded] = bone_channels_into(data, record, b, [frame], zeroed, (&mut rows, 0));
         if controls.is_some() {
-            adjust_lane((&mut rows, 0), zeroed, self.adjustments(b, controls));
+            adjust_lane((&mut rows[0], 0), zeroed, self.adjustments(b, controls));
         }
         let [[x, y, z, roll, pitch, yaw]] = rows.map(|rows| rows.map(|row| row[0]));
         decoded.then(|| (angle_quaternion([roll, pitch, yaw]), Vec3A::new(x, y, z)))
@@ -674,72 +707,162 @@ impl<'data> Pair<'data> {
         ))
     }
 
+    /// Sequence `sequence`'s channels, resolved on first use; `None` out of range or where
+    /// its group's file is missing.
+    fn sequence_channels(&self, sequence: usize) -> Option<&SequenceChannels> {
+        let all = self.channels.get_or_init(|| {
+            (0..self.main.sequences.len())
+                .map(|_| OnceLock::new())
+                .collect()
+        });
+        let cell = all.get(sequence)?;
+        if let Some(channels) = cell.get() {
+            return Some(channels);
+        }
+        let (data, first) = self.sequence_anims(sequence, 0, 0)?;
+        let s = self.main.sequences.get(sequence)?;
+        Some(cell.get_or_init(|| {
+            SequenceChannels::new(data, first, self.main.bones, |bone| motion_zeroed(s, bone))
+        }))
+    }
+
     /// Every bone's pose in sequence `sequence` (blend 0) at each of `frames`, with `controls`
-    /// applied where given, appended to the matching `out`: the sequence's records resolved
-    /// once, each bone's channels decoded once for all the frames, and sixteen bones' angles
-    /// made rotations together. A pose that cannot be decoded (its group's file missing, a
-    /// frame out of the sequence, runs that end early) is the identity.
+    /// applied where given, written into the matching `out` (one pose per bone): the
+    /// sequence's channels resolved on its first use and kept ([`SequenceChannels`]), each
+    /// animated channel's runs walked once for all the frames, and sixteen bones' angles made
+    /// rotations together, every frame's in one conversion where they all fit in its sixteen
+    /// lanes. A pose that cannot be decoded (its group's file missing, a frame out of the
+    /// sequence, runs that end early) is the identity.
     fn sequence_poses_into<const N: usize>(
         &self,
         sequence: usize,
         frames: [u32; N],
-        mut out: [&mut Vec<(Quat, Vec3A)>; N],
+        mut out: [&mut [(Quat, Vec3A)]; N],
         controls: Option<&Controls>,
     ) {
-        let anims = frames.map(|f| self.sequence_anims(sequence, 0, f));
-        // Every frame's records start at the same place; only the range check differs.
-        let records = anims.iter().flatten().next().copied();
-        let seq = self.main.sequences.get(sequence);
-        for (chunk, bones) in self.main.bones.chunks(16).enumerate() {
-            // Per frame, the six channels as rows of sixteen bones, and which were decoded.
-            let mut rows = [[[0.0f32; 16]; 6]; N];
-            let mut decoded = [[false; 16]; N];
-            if let Some((data, first)) = records {
-                for (lane, b) in bones.iter().enumerate() {
-                    let bone = 16 * chunk + lane;
-                    let zeroed = seq.map_or([false; 3], |s| motion_zeroed(s, bone));
-                    let record = first + 12 * bone;
-                    let ok = bone_channels_into(data, record, b, frames, zeroed, (&mut rows, lane));
-                    if controls.is_some() {
-                        let adjust = self.adjustments(b, controls);
-                        adjust_lane((&mut rows, lane), zeroed, adjust);
+        // The records of every frame start at the same place: only the range check differs.
+        let data = self.sequence_anims(sequence, 0, 0).map(|(data, _)| data);
+        let count = match (data, self.main.sequences.get(sequence)) {
+            (Some(_), Some(s)) => u32::try_from(s.numframes.get()).unwrap_or(0),
+            _ => 0,
+        };
+        let at = Frames {
+            data,
+            channels: self.sequence_channels(sequence),
+            frames,
+            decodable: frames.map(|f| f < count),
+            sequence,
+            controls,
+        };
+        let bones = self.main.bones.len();
+        // Frames to a set of rows: as many as fit in sixteen lanes, a power of two.
+        let per = (16 / bones.max(1)).min(N).max(1);
+        let per = 1 << per.ilog2();
+        // More than sixteen bones: chunk after chunk, a set of rows per frame.
+        match if bones > 16 { 0 } else { N / per } {
+            1 => self.chunk_poses::<N, 1>(&at, 0, &mut out),
+            2 => self.chunk_poses::<N, 2>(&at, 0, &mut out),
+            4 => self.chunk_poses::<N, 4>(&at, 0, &mut out),
+            8 => self.chunk_poses::<N, 8>(&at, 0, &mut out),
+            _ => {
+                for chunk in 0..bones.div_ceil(16) {
+                    self.chunk_poses::<N, N>(&at, chunk, &mut out);
+                }
+            }
+        }
+    }
+
+    /// [`sequence_poses_into`](Pair::sequence_poses_into) for the bones of chunk `chunk`
+    /// (sixteen bones from `16 · chunk`), the frames' channels in `R` sets of rows of sixteen
+    /// lanes, `N / R` frames to a set: frame `k` in set `k / (N / R)`, from lane
+    /// `k % (N / R)` times the chunk's bones.
+    fn chunk_poses<const N: usize, const R: usize>(
+        &self,
+        at: &Frames<'_, 'data, N>,
+        chunk: usize,
+        out: &mut [&mut [(Quat, Vec3A)]; N],
+    ) {
+        let bones = self.main.bones.get(16 * chunk..).unwrap_or_default();
+        let bones = bones.get(..16).unwrap_or(bones);
+        let lanes = bones.len();
+        // Frame `k`'s set of rows and its first lane.
+        let per = N / R;
+        let place = |k: usize| (k / per % R, k % per * lanes);
+        let mut rows = [[[0.0f32; 16]; 6]; R];
+        let mut decoded = [0u16; R];
+        if let (Some(data), Some(channels)) = (at.data, at.channels) {
+            // Each channel's rest value in every frame's lanes; every bone decoded so far.
+            match channels.tiled.as_ref().filter(|_| chunk == 0) {
+                Some((rest, present)) => {
+                    for (rows, decoded) in rows.iter_mut().zip(&mut decoded) {
+                        // Row by row: a copy of the six became a call to `memcpy`.
+                        for (to, from) in rows.iter_mut().zip(rest) {
+                            *to = *from;
+                        }
+                        *decoded = *present;
                     }
-                    for ((decoded, ok), anims) in decoded.iter_mut().zip(ok).zip(&anims) {
-                        decoded[lane] = ok && anims.is_some();
+                }
+                None => {
+                    let rest = channels.rest.get(chunk).copied().unwrap_or_default();
+                    let present = channels.present.get(chunk).copied().unwrap_or(0);
+                    for k in 0..N {
+                        let (r, first) = place(k);
+                        for (row, rest) in rows[r].iter_mut().zip(&rest) {
+                            let to = row.iter_mut().skip(first).take(lanes);
+                            for (to, from) in to.zip(rest) {
+                                *to = *from;
+                            }
+                        }
+                        decoded[r] |= present << first;
                     }
                 }
             }
-            // Every frame's angles in one conversion where they fit in its sixteen lanes (frame
-            // `k` from lane `k · bones`), else one conversion per frame.
-            let lanes = bones.len();
-            let shared = N > 1 && (4..=16).contains(&(N * lanes));
-            let mut q = [[0.0f32; 16]; 4];
-            if shared {
-                let mut angles = [[0.0f32; 16]; 3];
-                for (k, rows) in rows.iter().enumerate() {
-                    for (to, from) in angles.iter_mut().zip(&rows[3..]) {
-                        to[k * lanes..(k + 1) * lanes].copy_from_slice(&from[..lanes]);
+            for (k, decodable) in at.decodable.into_iter().enumerate() {
+                let (r, first) = place(k);
+                if !decodable {
+                    decoded[r] &= !((((1u32 << lanes) - 1) << first) as u16);
+                }
+            }
+            for c in channels.chunk(chunk) {
+                let values = channel_values(data, c.at, at.frames);
+                let (row, lane) = (usize::from(c.row).min(5), usize::from(c.lane));
+                for (k, v) in values.into_iter().enumerate() {
+                    let (r, first) = place(k);
+                    let lane = (first + lane) % 16;
+                    match v {
+                        Some(v) => rows[r][row][lane] = c.value + f32::from(v) * c.scale,
+                        None => decoded[r] &= !(1 << lane),
                     }
                 }
-                euler::quats_from_zyx(&angles, N * lanes, &mut q);
             }
-            for (k, ((out, rows), decoded)) in out.iter_mut().zip(&rows).zip(&decoded).enumerate() {
-                let [x, y, z, angles @ ..] = rows;
-                let first = if shared {
-                    k * lanes
-                } else {
-                    euler::quats_from_zyx(angles, lanes, &mut q);
-                    0
-                };
-                out.extend((0..lanes).map(|i| {
-                    if decoded[i] {
-                        let l = first + i;
+            if at.controls.is_some() {
+                let seq = self.main.sequences.get(at.sequence);
+                for (i, b) in bones.iter().enumerate() {
+                    let zeroed = seq.map_or([false; 3], |s| motion_zeroed(s, 16 * chunk + i));
+                    let adjust = self.adjustments(b, at.controls);
+                    for k in 0..N {
+                        let (r, first) = place(k);
+                        adjust_lane((&mut rows[r], first + i), zeroed, adjust);
+                    }
+                }
+            }
+        }
+        let mut q = [[0.0f32; 16]; 4];
+        for (r, (rows, decoded)) in rows.iter().zip(decoded).enumerate() {
+            let [x, y, z, angles @ ..] = rows;
+            euler::quats_from_zyx(angles, per * lanes, &mut q);
+            for k in r * per..(r + 1) * per {
+                let first = k % per * lanes;
+                let to = out.get_mut(k).and_then(|o| o.get_mut(16 * chunk..));
+                for (i, to) in to.unwrap_or_default().iter_mut().take(lanes).enumerate() {
+                    let l = (first + i) % 16;
+                    *to = if decoded & (1 << l) != 0 {
                         let rotation = Quat::from_xyzw(q[0][l], q[1][l], q[2][l], q[3][l]);
-                        (rotation, Vec3A::new(x[i], y[i], z[i]))
+                        (rotation, Vec3A::new(x[l], y[l], z[l]))
                     } else {
                         (Quat::IDENTITY, Vec3A::ZERO)
-                    }
-                }));
+                    };
+                }
             }
         }
     }
@@ -752,7 +875,59 @@ impl<'data> Pair<'data> {
         controls: Option<&Controls>,
     ) {
         if let Some((sequence, f)) = self.sequence_frame(frame) {
-            self.sequence_poses_into(sequence, [f], [out], controls);
+            let to = self.grow(out, 1);
+            self.sequence_poses_into(sequence, [f], [to], controls);
+        }
+    }
+
+    /// Appends `frames` frames of identity poses to `out` and returns them.
+    fn grow<'o>(&self, out: &'o mut Vec<(Quat, Vec3A)>, frames: usize) -> &'o mut [(Quat, Vec3A)] {
+        let len = out.len();
+        let poses = frames * self.main.bones.len();
+        out.resize(len + poses, (Quat::IDENTITY, Vec3A::ZERO));
+        out.get_mut(len..).unwrap_or_default()
+    }
+
+    /// [`PoseFrames::frame_run_poses_into`] with `controls` applied where given: frames of
+    /// one sequence, `K` together.
+    fn frame_run_with<const K: usize>(
+        &self,
+        (sequence, first): (usize, u32),
+        out: &mut Vec<(Quat, Vec3A)>,
+        controls: Option<&Controls>,
+    ) -> usize {
+        let bones = self.main.bones.len();
+        let mut to = self.grow(out, K).chunks_exact_mut(bones.max(1));
+        let to: [_; K] = std::array::from_fn(|_| to.next().unwrap_or_default());
+        let frames = std::array::from_fn(|k| first.saturating_add(k as u32));
+        self.sequence_poses_into(sequence, frames, to, controls);
+        K
+    }
+
+    /// [`PoseFrames::frame_run_poses_into`] with `controls` applied where given: as many
+    /// frames of `first`'s sequence as fill sixteen lanes, at least two and at most `max`
+    /// (rounded down to a power of two).
+    fn frame_run_poses_with(
+        &self,
+        first: usize,
+        max: usize,
+        out: &mut Vec<(Quat, Vec3A)>,
+        controls: Option<&Controls>,
+    ) -> usize {
+        let Some((sequence, f)) = self.sequence_frame(first) else {
+            return 0;
+        };
+        let left = self.main.sequences.get(sequence).map_or(0, |s| {
+            usize::try_from(s.numframes.get()).map_or(0, |n| n.saturating_sub(f as usize))
+        });
+        let fit = (16 / self.main.bones.len().max(1)).max(2);
+        match fit.min(left).min(max) {
+            0 => 0,
+            1 => self.frame_run_with::<1>((sequence, f), out, controls),
+            2 | 3 => self.frame_run_with::<2>((sequence, f), out, controls),
+            4..=7 => self.frame_run_with::<4>((sequence, f), out, controls),
+            8..=15 => self.frame_run_with::<8>((sequence, f), out, controls),
+            _ => self.frame_run_with::<16>((sequence, f), out, controls),
         }
     }
 
@@ -766,6 +941,7 @@ impl<'data> Pair<'data> {
     ) {
         match (self.sequence_frame(a), self.sequence_frame(b)) {
             (Some((sa, fa)), Some((sb, fb))) if sa == sb => {
+                let (out_a, out_b) = (self.grow(out_a, 1), self.grow(out_b, 1));
                 self.sequence_poses_into(sa, [fa, fb], [out_a, out_b], controls);
             }
             _ => {
@@ -982,6 +1158,17 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
     ) {
         self.frame_pair_poses_with([a, b], [out_a, out_b], None);
     }
+
+    /// Frames of one sequence together: at least two, and as many as fill the sixteen lanes
+    /// the angles are converted in.
+    fn frame_run_poses_into(
+        &self,
+        first: usize,
+        max: usize,
+        out: &mut Vec<(Quat, Vec3A)>,
+    ) -> usize {
+        self.frame_run_poses_with(first, max, out, None)
+    }
 }
 
 /// How a Half-Life model's bone controllers are set, as a game sets them (a head turned
@@ -1095,6 +1282,16 @@ impl<'data> PoseFrames<'data> for Controlled<'_, 'data> {
     ) {
         self.pair
             .frame_pair_poses_with([a, b], [out_a, out_b], Some(&self.controls));
+    }
+
+    fn frame_run_poses_into(
+        &self,
+        first: usize,
+        max: usize,
+        out: &mut Vec<(Quat, Vec3A)>,
+    ) -> usize {
+        self.pair
+            .frame_run_poses_with(first, max, out, Some(&self.controls))
     }
 }
 

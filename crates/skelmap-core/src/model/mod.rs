@@ -47,6 +47,7 @@ mod mesh;
 mod open;
 mod prepared;
 mod replace;
+mod sampler;
 mod still;
 mod write;
 
@@ -60,6 +61,7 @@ pub use attach::{Attachment, AttachmentKind};
 pub use mesh::Mesh;
 pub use open::OpenOptions;
 pub use prepared::{Compact, Prepared};
+pub use sampler::Sampler;
 pub use still::StaticMesh;
 pub use write::{stores_images, write};
 

@@ -17,7 +17,7 @@ use glam::{Affine3A, Vec3A};
 use crate::format::Format;
 use crate::name;
 use crate::pose::framegroups::FrameGroup;
-use crate::pose::{Bone, Interpolation, LocalPose, PoseFrames, Skeleton};
+use crate::pose::{Bone, Interpolation, KeptFrames, LocalPose, PoseFrames, Skeleton};
 use crate::read::Reader;
 use crate::skin::SkinError;
 use crate::view::{self, ClipOrigin, IndexedNames, MeshView, ModelView, Submesh, TexcoordLayout};
@@ -514,6 +514,17 @@ impl<'data> ModelView<'data> for Ms3d<'data> {
     ) {
         let frame = a as f32 + t * (b as f32 - a as f32);
         self.local_pose_at(self.frame_seconds(frame), interpolation, out);
+    }
+
+    /// Its timeline, as `sample` evaluates it: nothing to keep.
+    fn sample_kept(
+        &self,
+        _: &mut KeptFrames,
+        (a, b, t): (usize, usize, f32),
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        ModelView::sample(self, a, b, t, interpolation, out);
     }
 
     fn sample_seconds(

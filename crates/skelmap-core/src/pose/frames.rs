@@ -50,6 +50,26 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
         self.frame_poses_into(b, out_b);
     }
 
+    /// Appends the poses of frames `first`, `first + 1`, … to `out`, one frame after another
+    /// and each as [`frame_poses_into`](PoseFrames::frame_poses_into) gives it, bit for bit:
+    /// at most `max`, none past the last frame, as many as the format decodes together for
+    /// little more than one. Returns how many (0 when `first` is out of range or `max` is
+    /// 0). The default decodes one; Half-Life decodes at least two and as many as fill the
+    /// sixteen lanes its angles are converted in, within one sequence: what a
+    /// [`Sampler`](crate::pose::Sampler) playing forward asks for next.
+    fn frame_run_poses_into(
+        &self,
+        first: usize,
+        max: usize,
+        out: &mut Vec<(Quat, Vec3A)>,
+    ) -> usize {
+        if max == 0 || first >= self.num_frames() {
+            return 0;
+        }
+        self.frame_poses_into(first, out);
+        1
+    }
+
     /// `true` when some frame scales a bone (IQM): [`sample`](crate::pose::sample) then fills
     /// [`LocalPose::scales`](crate::pose::LocalPose::scales) from
     /// [`frame_scales_into`](PoseFrames::frame_scales_into). `false` (the default) for formats

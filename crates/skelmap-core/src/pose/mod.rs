@@ -67,7 +67,7 @@ pub use local::{Interpolation, LocalPose, Palette, Root, sample};
 pub(crate) use local::{nlerp_frames, nlerp_pose};
 pub use mesh::{BindPoseMesh, BindVertex, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh};
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
-pub use sampler::Sampler;
+pub use sampler::{KeptFrames, Sampler};
 pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};
 pub(crate) use soa::{BLOCK_BONES, SoaBlock};
 pub use soa::{SoaPose, sample_soa};

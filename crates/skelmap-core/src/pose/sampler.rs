@@ -1,6 +1,10 @@
 //! Sampling one source again and again, as a game plays a clip: the frames decoded last are
-//! kept, so that playing forward decodes one new frame a sample rather than two, and a clip
-//! of two frames none at all. ozz-animation's `SamplingJob::Context` plays the same part.
+//! kept, so that playing forward decodes at most one new frame a sample rather than two, and
+//! a clip of two frames none at all. A frame is decoded with the frames after it that its
+//! source decodes together for little more ([`PoseFrames::frame_run_poses_into`]): a
+//! Half-Life skeleton of a few bones fills the sixteen lanes its angles are converted in with
+//! the next frames, which the next samples then find kept. ozz-animation's
+//! `SamplingJob::Context` plays the same part.
 
 use glam::{Quat, Vec3A};
 
@@ -16,7 +20,8 @@ use super::local::{Interpolation, LocalPose, blend_in_place, sample_fused};
 /// (DPM, IQM, MD5, [`BakedFrames`](super::BakedFrames)) sample through it, as `sample`
 /// does, and keep nothing. The context borrows its source, so what it keeps cannot go
 /// stale; a model with other controller settings is another source, with a context of its
-/// own. It allocates on its first samples only (two frames of poses).
+/// own. It keeps two runs of frames (on Half-Life two frames, or for a skeleton of at most
+/// eight bones as many as make sixteen poses) and allocates only while they grow.
 ///
 /// ```
 /// use skelmap_core::Model;
@@ -38,15 +43,47 @@ use super::local::{Interpolation, LocalPose, blend_in_place, sample_fused};
 #[derive(Debug)]
 pub struct Sampler<'s, S> {
     source: &'s S,
-    /// The frames decoded last.
+    kept: KeptFrames,
+}
+
+/// The frames a sampling context keeps between samples: two runs of consecutive frames and
+/// their poses. Opaque; a [`Sampler`] holds one for its source, and
+/// [`model::Sampler`](crate::model::Sampler) one for its model, through
+/// [`ModelView::sample_kept`](crate::view::ModelView::sample_kept).
+#[derive(Debug, Default)]
+pub struct KeptFrames {
     kept: [Kept; 2],
 }
 
-/// A frame a [`Sampler`] keeps: which, and its poses.
+/// The most frames a sampling context asks its source for at once.
+const RUN: usize = 16;
+
+/// A run of consecutive frames a sampling context keeps: which, and their poses, frame
+/// after frame.
 #[derive(Debug, Default)]
 struct Kept {
-    frame: Option<usize>,
+    first: usize,
+    count: usize,
     poses: Vec<(Quat, Vec3A)>,
+}
+
+impl Kept {
+    #[inline]
+    fn holds(&self, frame: usize) -> bool {
+        frame
+            .checked_sub(self.first)
+            .is_some_and(|k| k < self.count)
+    }
+
+    /// The poses of `frame`, which it holds (every frame of a run has as many).
+    #[inline]
+    fn poses(&self, frame: usize) -> &[(Quat, Vec3A)] {
+        let stride = self.poses.len() / self.count.max(1);
+        let start = frame.saturating_sub(self.first).saturating_mul(stride);
+        self.poses
+            .get(start..)
+            .map_or(&[], |p| p.get(..stride).unwrap_or(p))
+    }
 }
 
 impl<'s, 'data, S: PoseFrames<'data>> Sampler<'s, S> {
@@ -55,7 +92,7 @@ impl<'s, 'data, S: PoseFrames<'data>> Sampler<'s, S> {
     pub fn new(source: &'s S) -> Self {
         Sampler {
             source,
-            kept: [Kept::default(), Kept::default()],
+            kept: KeptFrames::default(),
         }
     }
 
@@ -75,58 +112,90 @@ impl<'s, 'data, S: PoseFrames<'data>> Sampler<'s, S> {
         interpolation: Interpolation,
         out: &mut LocalPose,
     ) {
-        let source = self.source;
+        self.kept.sample(self.source, (a, b, t), interpolation, out);
+    }
+}
+
+impl KeptFrames {
+    /// Forgets every frame it keeps (their memory stays for the next).
+    pub fn clear(&mut self) {
+        for kept in &mut self.kept {
+            kept.count = 0;
+        }
+    }
+
+    /// [`sample`](super::sample)`(source, a, b, t, interpolation, out)` through the frames it
+    /// keeps. Crate-only: every call must give the source it kept frames of (or follow a
+    /// [`clear`](KeptFrames::clear)), which [`Sampler`] and `model::Sampler` make sure of.
+    pub(crate) fn sample<'data, S: PoseFrames<'data>>(
+        &mut self,
+        source: &S,
+        (a, b, t): (usize, usize, f32),
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
         let last = source.num_frames().saturating_sub(1);
         let (a, b) = (a.min(last), b.min(last));
         let bones = source.skeleton_bones().len();
         if sample_fused(source, (a, b, t), interpolation, bones, out) {
             return;
         }
-        let (slot_a, slot_b) = self.keep(a, b);
+        let (slot_a, slot_b) = self.keep(source, a, b);
         out.bones.clear();
-        out.bones.extend_from_slice(&self.kept[slot_a].poses);
+        out.bones.extend_from_slice(self.kept[slot_a].poses(a));
         out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
         // A bone missing from frame `b` keeps its pose from `a`, as `sample` leaves it.
-        blend_in_place(&mut out.bones, &self.kept[slot_b].poses, t, interpolation);
+        let to = self.kept[slot_b].poses(b);
+        blend_in_place(&mut out.bones, to, t, interpolation);
     }
 
-    /// Makes sure frames `a` and `b` are kept, decoding what is not (both in one pass when
-    /// neither is); returns their slots.
-    fn keep(&mut self, a: usize, b: usize) -> (usize, usize) {
-        let slot = |kept: &[Kept; 2], frame| kept.iter().position(|k| k.frame == Some(frame));
-        let source = self.source;
+    /// Makes sure frames `a` and `b` of `source` are kept, decoding what is not; returns their
+    /// slots. A missing frame is decoded with the frames after it that its source decodes
+    /// together ([`PoseFrames::frame_run_poses_into`]): playing forward, the next samples find
+    /// them kept. Two frames further apart than a run, both missing, are decoded in one pass
+    /// ([`PoseFrames::frame_pair_poses_into`]).
+    fn keep<'data, S: PoseFrames<'data>>(
+        &mut self,
+        source: &S,
+        a: usize,
+        b: usize,
+    ) -> (usize, usize) {
+        let slot = |kept: &[Kept; 2], frame| kept.iter().position(|k| k.holds(frame));
         match (slot(&self.kept, a), slot(&self.kept, b)) {
             (Some(i), Some(j)) => (i, j),
             (Some(i), None) => {
-                let j = 1 - i;
-                self.decode(j, b);
-                (i, j)
+                self.decode(source, 1 - i, b);
+                (i, 1 - i)
             }
             (None, Some(j)) => {
-                let i = 1 - j;
-                self.decode(i, a);
-                (i, j)
+                self.decode(source, 1 - j, a);
+                (1 - j, j)
             }
-            (None, None) if a == b => {
-                self.decode(1, a);
-                (1, 1)
+            (None, None) if b.checked_sub(a).is_some_and(|d| d < RUN) => {
+                self.decode(source, 0, a);
+                if self.kept[0].holds(b) {
+                    (0, 0)
+                } else {
+                    self.decode(source, 1, b);
+                    (0, 1)
+                }
             }
             (None, None) => {
                 let [ka, kb] = &mut self.kept;
                 ka.poses.clear();
                 kb.poses.clear();
                 source.frame_pair_poses_into(a, b, &mut ka.poses, &mut kb.poses);
-                (ka.frame, kb.frame) = (Some(a), Some(b));
+                (ka.first, ka.count, kb.first, kb.count) = (a, 1, b, 1);
                 (0, 1)
             }
         }
     }
 
-    /// Frame `frame` decoded into slot `slot`.
-    fn decode(&mut self, slot: usize, frame: usize) {
+    /// Frame `frame` of `source`, and the frames it decodes with it, into slot `slot`.
+    fn decode<'data, S: PoseFrames<'data>>(&mut self, source: &S, slot: usize, frame: usize) {
         let kept = &mut self.kept[slot];
         kept.poses.clear();
-        self.source.frame_poses_into(frame, &mut kept.poses);
-        kept.frame = Some(frame);
+        kept.first = frame;
+        kept.count = source.frame_run_poses_into(frame, RUN, &mut kept.poses);
     }
 }

@@ -48,8 +48,8 @@ use crate::format::Format;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{
-    BakeError, BakedFrames, BindPoseMesh, BindVertex, Bone, Interpolation, LocalPose, PoseFrames,
-    Skeleton, sample,
+    BakeError, BakedFrames, BindPoseMesh, BindVertex, Bone, Interpolation, KeptFrames, LocalPose,
+    PoseFrames, Skeleton, sample,
 };
 use crate::skin::morph::{Keyframe, NormalTable};
 use crate::skin::{Records, SimdLevel, SkinError};
@@ -241,6 +241,25 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
                 out.bones.clear();
                 out.scales.clear();
             }
+        }
+    }
+
+    /// [`sample`](ModelView::sample) through a sampling context's `kept` frames, which it
+    /// keeps for the next call: the same poses, bit for bit, decoding only the frames `kept`
+    /// does not hold. `kept` must hold frames of this view only
+    /// ([`model::Sampler`](crate::model::Sampler) ties one to its model). By default
+    /// through [`pose_frames`](ModelView::pose_frames); a format that overrides `sample`
+    /// overrides this too (MS3D: its timeline, nothing kept).
+    fn sample_kept(
+        &self,
+        kept: &mut KeptFrames,
+        (a, b, t): (usize, usize, f32),
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        match self.pose_frames() {
+            Some(frames) => kept.sample(frames, (a, b, t), interpolation, out),
+            None => self.sample(a, b, t, interpolation, out),
         }
     }
 

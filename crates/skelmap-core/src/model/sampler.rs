@@ -1,0 +1,100 @@
+//! A model's sampling context: [`Model::sample`] again and again, with the frames decoded
+//! last kept for the next call.
+
+use super::Model;
+use super::any::with_view;
+use crate::hl1::Controls;
+use crate::pose::{Interpolation, KeptFrames, LocalPose};
+use crate::view::ModelView;
+
+/// A sampling context for one model, as a game keeps one per playing character:
+/// [`sample`](Sampler::sample) gives [`Model::sample`]'s poses bit for bit (or, once
+/// [`set_controls`](Sampler::set_controls) is called, [`Model::sample_controlled`]'s) and
+/// keeps the frames it decoded for the next call, as [`pose::Sampler`](crate::pose::Sampler)
+/// does for one source. Playing forward, a Half-Life model decodes at most one new frame a
+/// sample (a skeleton of a few bones, one conversion for several); formats with a pass of
+/// their own (DPM, IQM, MD5) and formats keyed in time (MS3D) sample as `Model::sample`
+/// does and keep nothing. It borrows the model, so what it keeps cannot go stale.
+///
+/// ```
+/// use skelmap_core::Model;
+/// use skelmap_core::hl1::Builder;
+/// use skelmap_core::pose::{Interpolation, LocalPose};
+/// let bytes = Builder::example().write()?;
+/// let model = Model::from_bytes(&bytes)?;
+/// let mut sampler = model.sampler();
+/// let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
+/// for frame in 0..model.num_frames() - 1 {
+///     sampler.sample(frame, frame + 1, 0.5, Interpolation::Nlerp, &mut kept);
+///     model.sample(frame, frame + 1, 0.5, Interpolation::Nlerp, &mut fresh);
+///     assert_eq!(kept, fresh);
+/// }
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Sampler<'m, 'data> {
+    model: &'m Model<'data>,
+    kept: KeptFrames,
+    controls: Option<Controls>,
+}
+
+impl<'data> Model<'data> {
+    /// A sampling context for this model, keeping nothing yet: see [`Sampler`].
+    #[must_use]
+    pub fn sampler(&self) -> Sampler<'_, 'data> {
+        Sampler {
+            model: self,
+            kept: KeptFrames::default(),
+            controls: None,
+        }
+    }
+}
+
+impl<'m, 'data> Sampler<'m, 'data> {
+    /// The model it samples.
+    #[must_use]
+    pub fn model(&self) -> &'m Model<'data> {
+        self.model
+    }
+
+    /// The controller settings it samples with, once set.
+    #[must_use]
+    pub fn controls(&self) -> Option<&Controls> {
+        self.controls.as_ref()
+    }
+
+    /// Samples with the model's bone controllers set as `controls` says, as
+    /// [`Model::sample_controlled`] does, from the next call on. Other settings than before
+    /// make other poses: the frames kept are forgotten.
+    pub fn set_controls(&mut self, controls: Controls) {
+        if self.controls != Some(controls) {
+            self.kept.clear();
+            self.controls = Some(controls);
+        }
+    }
+
+    /// [`Model::sample`]`(a, b, t, interpolation, out)`, or with the controls set
+    /// [`Model::sample_controlled`], the same poses bit for bit, decoding only the frames it
+    /// does not keep.
+    pub fn sample(
+        &mut self,
+        a: usize,
+        b: usize,
+        t: f32,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) {
+        let model = self.model;
+        let last = model.num_frames().saturating_sub(1);
+        let (a, b) = (a.min(last), b.min(last));
+        match (self.controls, model.as_hl1()) {
+            (Some(controls), Some(pair)) if !pair.model().controllers().is_empty() => {
+                let controlled = pair.controlled(controls);
+                self.kept.sample(&controlled, (a, b, t), interpolation, out);
+            }
+            _ => with_view!(model.view(), v => {
+                ModelView::sample_kept(v, &mut self.kept, (a, b, t), interpolation, out)
+            }),
+        }
+    }
+}
