@@ -497,6 +497,12 @@ typedef struct SkelmapPlayer SkelmapPlayer;
 typedef struct SkelmapPose SkelmapPose;
 
 /**
+ * A sampling context for one model, as a game keeps one per playing character. Opaque to C;
+ * created by `skelmap_sampler_new` and destroyed by `skelmap_sampler_free`.
+ */
+typedef struct SkelmapSampler SkelmapSampler;
+
+/**
  * Every mesh of a model of one frame, deformed by that frame. Opaque to C; created by
  * `skelmap_static_mesh_new`, destroyed by `skelmap_static_mesh_free`. It owns its data: it
  * does not borrow the model, which may be freed first. It is read-only once made, so several
@@ -2535,6 +2541,68 @@ enum SkelmapStatus skelmap_pose_bone_world(const struct SkelmapPose *pose,
                                            float *out);
 
 /**
+ * Creates a sampling context for `model` in `*out` (NULL on failure):
+ * `skelmap_sampler_sample` gives `skelmap_local_pose_sample`'s poses, bit for bit, and keeps
+ * the frames it decoded for the next call. Playing forward, a Half-Life model then decodes
+ * at most one new frame a sample; other formats sample as `skelmap_local_pose_sample` does.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model that stays alive, and is not given to
+ * `skelmap_model_set_framegroups`, until the sampler is freed; `out` is NULL or valid for
+ * writing one pointer. A sampler may be used by one thread at a time.
+ */
+enum SkelmapStatus skelmap_sampler_new(const struct SkelmapModel *model,
+                                       struct SkelmapSampler **out);
+
+/**
+ * Frees a sampler. NULL is allowed and does nothing. Returns nothing; it cannot fail.
+ *
+ * # Safety
+ *
+ * `sampler` is NULL or a pointer from `skelmap_sampler_new` not freed before.
+ */
+void skelmap_sampler_free(struct SkelmapSampler *sampler);
+
+/**
+ * Samples the sampler's model between frames `a` and `b` at `t` into `local`, as
+ * `skelmap_local_pose_sample` samples them, or, once `skelmap_sampler_set_controls` was
+ * called, as `skelmap_local_pose_sample_controlled` does with those controls.
+ *
+ * Returns as `skelmap_local_pose_sample` does (`SKELMAP_STATUS_NULL_PARAMETER` for a NULL
+ * `sampler` or `local`). On failure `local` is unchanged.
+ *
+ * # Safety
+ *
+ * `sampler` is NULL or a live sampler, and `local` NULL or a live local pose, that no other
+ * thread uses during the call.
+ */
+enum SkelmapStatus skelmap_sampler_sample(struct SkelmapSampler *sampler,
+                                          struct SkelmapLocalPose *local,
+                                          uint32_t a,
+                                          uint32_t b,
+                                          float t,
+                                          uint32_t interpolation);
+
+/**
+ * From the next sample on, samples with the model's bone controllers set as `controls` says
+ * (as `skelmap_local_pose_sample_controlled` does); other settings than before forget the
+ * frames kept.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`sampler` or `controls`)
+ * or `SKELMAP_STATUS_INVALID_ARGUMENT` (a value that is not finite; the sampler unchanged).
+ *
+ * # Safety
+ *
+ * `sampler` is NULL or a live sampler no other thread uses during the call; `controls` is
+ * NULL or valid for reading a `SkelmapControls`.
+ */
+enum SkelmapStatus skelmap_sampler_set_controls(struct SkelmapSampler *sampler,
+                                                const struct SkelmapControls *controls);
+
+/**
  * Fills `*out` with bone controller `index` of `model`, as stored.
  *
  * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
@@ -2659,8 +2727,9 @@ size_t skelmap_frame_group_name(const struct SkelmapModel *model,
  *
  * # Safety
  *
- * `model` is NULL or a live model used by no other thread during the call; `text` is valid
- * for reads of `len` bytes (NULL allowed when `len` is 0).
+ * `model` is NULL or a live model used by no other thread during the call and without a
+ * live sampler (`skelmap_sampler_new`); `text` is valid for reads of `len` bytes (NULL
+ * allowed when `len` is 0).
  */
 enum SkelmapStatus skelmap_model_set_framegroups(struct SkelmapModel *model,
                                                  const uint8_t *text,

@@ -2,9 +2,10 @@
 //! blended (`blend`), changed bone by bone and by inverse kinematics, then turned into a
 //! `SkelmapPose` (`skelmap_pose_from_local`) to skin and to place attachments.
 
+use skelmap_core::Model;
 use skelmap_core::glam::{Affine3A, Vec3A};
 use skelmap_core::model::View;
-use skelmap_core::pose::{AimIk, ControlError, LocalPose, Palette, TwoBoneIk};
+use skelmap_core::pose::{AimIk, ControlError, Interpolation, LocalPose, Palette, TwoBoneIk};
 
 use crate::boundary::{Fail, SkelmapStatus, status, value};
 use crate::model::SkelmapModel;
@@ -257,8 +258,28 @@ pub unsafe extern "C" fn skelmap_local_pose_sample(
 fn sample_frames(
     local: Option<&mut SkelmapLocalPose>,
     model: Option<&SkelmapModel>,
-    (a, b, t, interpolation): (u32, u32, f32, u32),
+    frames: (u32, u32, f32, u32),
     controls: Option<&skelmap_core::hl1::Controls>,
+) -> Result<(), Fail> {
+    sample_checked(
+        local,
+        model,
+        frames,
+        |model, (a, b, t), interpolation, out| match controls {
+            Some(controls) => model.sample_controlled(a, b, t, interpolation, controls, out),
+            None => model.sample(a, b, t, interpolation, out),
+        },
+    )
+}
+
+/// Every argument of a sample of frames `a` and `b` at `t` checked (`local` and `model` not
+/// NULL, the interpolation known, `t` finite, both frames in range, the model skeletal),
+/// then `sample` run with them into `local`'s pose.
+pub(crate) fn sample_checked(
+    local: Option<&mut SkelmapLocalPose>,
+    model: Option<&SkelmapModel>,
+    (a, b, t, interpolation): (u32, u32, f32, u32),
+    sample: impl FnOnce(&Model<'static>, (usize, usize, f32), Interpolation, &mut LocalPose),
 ) -> Result<(), Fail> {
     let local = local.ok_or(Fail::null("local"))?;
     let model = model.ok_or(Fail::null("model"))?;
@@ -269,14 +290,22 @@ fn sample_frames(
         return Err(Fail::out_of_range("frame", frame, u64::from(frames)));
     }
     skeletal(model)?;
-    let (a, b, out) = (a as usize, b as usize, &mut local.local);
-    match controls {
-        Some(controls) => model
-            .model
-            .sample_controlled(a, b, t, interpolation, controls, out),
-        None => model.model.sample(a, b, t, interpolation, out),
-    }
+    let frames = (a as usize, b as usize, t);
+    sample(&model.model, frames, interpolation, &mut local.local);
     Ok(())
+}
+
+/// `controls` as the core takes them: NULL and values that are not finite refused.
+pub(crate) fn controls(
+    controls: Option<&SkelmapControls>,
+) -> Result<skelmap_core::hl1::Controls, Fail> {
+    let controls = controls.ok_or(Fail::null("controls"))?;
+    for &v in &controls.values {
+        finite(v, "a control value")?;
+    }
+    Ok(skelmap_core::hl1::Controls {
+        values: controls.values,
+    })
 }
 
 /// How a model's bone controllers are set, for `skelmap_local_pose_sample_controlled`.
@@ -313,13 +342,7 @@ pub unsafe extern "C" fn skelmap_local_pose_sample_controlled(
     controls: Option<&SkelmapControls>,
 ) -> SkelmapStatus {
     status(|| {
-        let controls = controls.ok_or(Fail::null("controls"))?;
-        for &v in &controls.values {
-            finite(v, "a control value")?;
-        }
-        let controls = skelmap_core::hl1::Controls {
-            values: controls.values,
-        };
+        let controls = self::controls(controls)?;
         sample_frames(local, model, (a, b, t, interpolation), Some(&controls))
     })
 }

@@ -288,8 +288,9 @@ pub unsafe extern "C" fn skelmap_frame_group_name(
 ///
 /// # Safety
 ///
-/// `model` is NULL or a live model used by no other thread during the call; `text` is valid
-/// for reads of `len` bytes (NULL allowed when `len` is 0).
+/// `model` is NULL or a live model used by no other thread during the call and without a
+/// live sampler (`skelmap_sampler_new`); `text` is valid for reads of `len` bytes (NULL
+/// allowed when `len` is 0).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn skelmap_model_set_framegroups(
     model: Option<&mut SkelmapModel>,

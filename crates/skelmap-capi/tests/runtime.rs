@@ -18,8 +18,8 @@ use skelmap_core::pose::framegroups::{self, FrameGroup};
 use skelmap_core::pose::{AimIk, Interpolation, LocalPose, Palette, TwoBoneIk};
 use skelmap_core::synth;
 use skelmap_testkit::capi::runtime::{
-    CBlender, CLayer, CLocal, CModel, CPose, Rows, additive_difference, aim_ik_default, crossfade,
-    two_bone_ik_default,
+    CBlender, CLayer, CLocal, CModel, CPose, CSampler, Rows, additive_difference, aim_ik_default,
+    crossfade, null_sampler_statuses, two_bone_ik_default,
 };
 
 /// Three clips of a six-bone tube (bones 0 to 5, the last an attachment): `walk` (frames 1
@@ -791,4 +791,88 @@ fn controlled_sampling_is_the_rust_one() {
         }
         assert_eq!(local.matrices(), matrices(&want));
     }
+}
+
+/// A sampler made through C samples as `skelmap_local_pose_sample` does (and, with controls
+/// set, as `skelmap_local_pose_sample_controlled`), bit for bit, playing forward, backward
+/// and jumping, and refuses what it documents, leaving the pose unchanged.
+#[test]
+fn a_sampler_samples_as_local_poses_do() {
+    use skelmap_capi::local::SkelmapControls;
+    use skelmap_core::hl1::{Builder, ControllerDef, raw::STUDIO_ZR};
+    let mut b = Builder::example();
+    b.controllers.push(ControllerDef {
+        bone: 1,
+        type_: STUDIO_ZR,
+        start: -90.0,
+        end: 90.0,
+        index: 0,
+    });
+    let hl1 = b.write().unwrap();
+    let tube = character();
+    let controls = SkelmapControls {
+        values: [35.0, 0.0, 0.0, 0.0, 0.0],
+    };
+    for bytes in [&hl1, &tube] {
+        let c = CModel::open(bytes).unwrap();
+        let frames = c.counts().1.frames;
+        let mut sampler = CSampler::new(Some(&c)).unwrap();
+        let (kept, fresh) = (CLocal::new(), CLocal::new());
+        let mut calls: Vec<_> = (0..frames - 1).map(|f| (f, f + 1, 0.25, f % 2)).collect();
+        calls.extend([(2, 1, 0.5, 0), (frames - 1, 0, 0.75, 1), (1, 1, 0.0, 0)]);
+        for set in [false, true] {
+            if set {
+                assert_eq!(sampler.set_controls(Some(&controls)), SkelmapStatus::Ok);
+            }
+            for &call in &calls {
+                assert_eq!(sampler.sample(Some(&kept), call), SkelmapStatus::Ok);
+                let s = if set {
+                    fresh.sample_controlled(Some(&c), call, Some(&controls))
+                } else {
+                    fresh.sample(Some(&c), call.0, call.1, call.2, call.3)
+                };
+                assert_eq!(s, SkelmapStatus::Ok);
+                assert_eq!(kept.matrices(), fresh.matrices(), "{call:?} {set}");
+            }
+        }
+        // Refusals, the pose unchanged.
+        let before = kept.matrices();
+        let bad = SkelmapControls {
+            values: [0.0, 0.0, f32::INFINITY, 0.0, 0.0],
+        };
+        assert_eq!(
+            [
+                sampler.sample(None, (0, 1, 0.5, 0)),
+                sampler.sample(Some(&kept), (0, frames, 0.5, 0)),
+                sampler.sample(Some(&kept), (0, 1, f32::NAN, 0)),
+                sampler.sample(Some(&kept), (0, 1, 0.5, 7)),
+                sampler.set_controls(None),
+                sampler.set_controls(Some(&bad)),
+            ],
+            [
+                SkelmapStatus::NullParameter,
+                SkelmapStatus::OutOfRange,
+                SkelmapStatus::InvalidArgument,
+                SkelmapStatus::InvalidArgument,
+                SkelmapStatus::NullParameter,
+                SkelmapStatus::InvalidArgument,
+            ]
+        );
+        assert_eq!(kept.matrices(), before);
+        // The refused settings changed nothing: still sampled with `controls`.
+        assert_eq!(
+            sampler.sample(Some(&kept), (0, 1, 0.5, 0)),
+            SkelmapStatus::Ok
+        );
+        fresh.sample_controlled(Some(&c), (0, 1, 0.5, 0), Some(&controls));
+        assert_eq!(kept.matrices(), fresh.matrices());
+        assert_eq!(
+            null_sampler_statuses(&kept),
+            [SkelmapStatus::NullParameter; 2]
+        );
+    }
+    assert_eq!(
+        CSampler::new(None).unwrap_err(),
+        SkelmapStatus::NullParameter
+    );
 }

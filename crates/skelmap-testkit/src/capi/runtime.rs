@@ -34,6 +34,10 @@ use skelmap_capi::model::{
 use skelmap_capi::pose::{
     SkelmapPose, skelmap_pose_bone_world, skelmap_pose_free, skelmap_pose_new,
 };
+use skelmap_capi::sampler::{
+    SkelmapSampler, skelmap_sampler_free, skelmap_sampler_new, skelmap_sampler_sample,
+    skelmap_sampler_set_controls,
+};
 use skelmap_capi::skeleton::{
     SkelmapController, skelmap_controller, skelmap_model_set_framegroups,
 };
@@ -144,6 +148,71 @@ impl Drop for CModel<'_> {
 /// `Some(model)`'s pointer, or NULL for `None` (to test the NULL checks).
 fn model_ptr<'m>(model: Option<&'m CModel<'_>>) -> Option<&'m SkelmapModel> {
     model.and_then(CModel::get)
+}
+
+/// A sampler made through C (`skelmap_sampler_new`) for a model it borrows (so the model
+/// outlives it and keeps its frame groups), freed on drop.
+#[derive(Debug)]
+pub struct CSampler<'m> {
+    ptr: *mut SkelmapSampler,
+    model: PhantomData<&'m SkelmapModel>,
+}
+
+impl<'m> CSampler<'m> {
+    /// `skelmap_sampler_new` for `model` (NULL for `None`), or the status that refused it.
+    ///
+    /// # Errors
+    /// The status of the failed call.
+    pub fn new(model: Option<&'m CModel<'_>>) -> Result<CSampler<'m>, SkelmapStatus> {
+        let mut ptr = std::ptr::null_mut();
+        // SAFETY: a live model or NULL, borrowed for `'m`, which the sampler cannot outlive;
+        // a valid out pointer.
+        let s = unsafe { skelmap_sampler_new(model_ptr(model), Some(&mut ptr)) };
+        if s != SkelmapStatus::Ok {
+            return Err(s);
+        }
+        Ok(CSampler {
+            ptr,
+            model: PhantomData,
+        })
+    }
+
+    /// `skelmap_sampler_sample` into `local` (NULL for `None`).
+    pub fn sample(
+        &mut self,
+        local: Option<&CLocal>,
+        (a, b, t, interpolation): (u32, u32, f32, u32),
+    ) -> SkelmapStatus {
+        let local = local.map_or(std::ptr::null_mut(), CLocal::raw);
+        // SAFETY: a live sampler, borrowed exclusively through `self`; a live local pose or
+        // NULL, no other reference to it during the call.
+        unsafe { skelmap_sampler_sample(self.ptr.as_mut(), local.as_mut(), a, b, t, interpolation) }
+    }
+
+    /// `skelmap_sampler_set_controls` (NULL for `None`).
+    pub fn set_controls(&mut self, controls: Option<&SkelmapControls>) -> SkelmapStatus {
+        // SAFETY: a live sampler, borrowed exclusively through `self`; `controls` is NULL or
+        // a readable `SkelmapControls`.
+        unsafe { skelmap_sampler_set_controls(self.ptr.as_mut(), controls) }
+    }
+}
+
+impl Drop for CSampler<'_> {
+    fn drop(&mut self) {
+        // SAFETY: made in `new`, freed once.
+        unsafe { skelmap_sampler_free(self.ptr) };
+    }
+}
+
+/// `skelmap_sampler_sample` and `skelmap_sampler_set_controls` with a NULL sampler.
+#[must_use]
+pub fn null_sampler_statuses(local: &CLocal) -> [SkelmapStatus; 2] {
+    // SAFETY: NULL sampler (refused before anything is read); a live local pose.
+    let sample = unsafe { skelmap_sampler_sample(None, local.raw().as_mut(), 0, 0, 0.0, 0) };
+    let controls = SkelmapControls::default();
+    // SAFETY: NULL sampler, refused; `controls` is readable.
+    let set = unsafe { skelmap_sampler_set_controls(None, Some(&controls)) };
+    [sample, set]
 }
 
 handle!(
@@ -731,6 +800,20 @@ pub(crate) fn exercise(m: *mut SkelmapModel, counts: &SkelmapCounts) -> u64 {
     };
     let last = counts.frames.saturating_sub(1);
     sum += a.sample_controlled(model, (last, 0, 0.25, 0), Some(&controls)) as u64;
+    // A sampler playing forward past the last frame, then with those settings, then with a
+    // value that is not finite (refused).
+    if let Ok(mut sampler) = CSampler::new(model) {
+        for f in 0..counts.frames.min(20) + 2 {
+            sum += sampler.sample(Some(&b), (f, f + 1, 0.5, f % 3)) as u64;
+        }
+        sum += sampler.set_controls(Some(&controls)) as u64;
+        sum += sampler.sample(Some(&b), (last, 0, 0.25, 1)) as u64;
+        let bad = SkelmapControls {
+            values: [0.0, f32::NAN, 0.0, 0.0, 0.0],
+        };
+        sum += sampler.set_controls(Some(&bad)) as u64;
+        sum += sampler.set_controls(None) as u64 + sampler.sample(None, (0, 0, 0.0, 0)) as u64;
+    }
     let bones = counts.bones;
     let weights: Vec<f32> = (0..bones.min(64)).map(|i| (i % 3) as f32 * 0.5).collect();
     let mut blender = CBlender::new();
