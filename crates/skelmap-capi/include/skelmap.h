@@ -2587,6 +2587,26 @@ enum SkelmapStatus skelmap_sampler_sample(struct SkelmapSampler *sampler,
                                           uint32_t interpolation);
 
 /**
+ * Samples frame group `clip` of the sampler's model `seconds` after the clip's start into
+ * `local`, as `skelmap_local_pose_sample_clip` does (with controls set, its frames as
+ * `skelmap_local_pose_sample_controlled` samples them), keeping the frames it decoded: a
+ * character playing a clip.
+ *
+ * Returns as `skelmap_local_pose_sample_clip` does (`SKELMAP_STATUS_NULL_PARAMETER` for a
+ * NULL `sampler` or `local`). On failure `local` is unchanged.
+ *
+ * # Safety
+ *
+ * `sampler` is NULL or a live sampler, and `local` NULL or a live local pose, that no other
+ * thread uses during the call.
+ */
+enum SkelmapStatus skelmap_sampler_sample_clip(struct SkelmapSampler *sampler,
+                                               struct SkelmapLocalPose *local,
+                                               uint32_t clip,
+                                               float seconds,
+                                               bool loop);
+
+/**
  * From the next sample on, samples with the model's bone controllers set as `controls` says
  * (as `skelmap_local_pose_sample_controlled` does); other settings than before forget the
  * frames kept.

@@ -62,7 +62,7 @@ impl SkelmapLocalPose {
 }
 
 /// Refuses a model without bones, whose frames a local pose cannot hold.
-fn skeletal(model: &SkelmapModel) -> Result<(), Fail> {
+pub(crate) fn skeletal(model: &SkelmapModel) -> Result<(), Fail> {
     if model.model.num_bones() == 0 {
         return Err(Fail::wrong_kind(format!(
             "{:?} models have no bones: they have no local pose",

@@ -2,10 +2,12 @@
 //! last kept for the next call.
 
 use skelmap_core::model::Sampler;
+use skelmap_core::pose::Interpolation;
 
 use crate::boundary::{Fail, SkelmapStatus, status};
-use crate::local::{SkelmapControls, SkelmapLocalPose, controls, sample_checked};
+use crate::local::{SkelmapControls, SkelmapLocalPose, controls, sample_checked, skeletal};
 use crate::model::SkelmapModel;
+use crate::pose;
 
 /// A sampling context for one model, as a game keeps one per playing character. Opaque to C;
 /// created by `skelmap_sampler_new` and destroyed by `skelmap_sampler_free`.
@@ -93,6 +95,37 @@ pub unsafe extern "C" fn skelmap_sampler_sample(
                 sampler.sample(a, b, t, i, out);
             },
         )
+    })
+}
+
+/// Samples frame group `clip` of the sampler's model `seconds` after the clip's start into
+/// `local`, as `skelmap_local_pose_sample_clip` does (with controls set, its frames as
+/// `skelmap_local_pose_sample_controlled` samples them), keeping the frames it decoded: a
+/// character playing a clip.
+///
+/// Returns as `skelmap_local_pose_sample_clip` does (`SKELMAP_STATUS_NULL_PARAMETER` for a
+/// NULL `sampler` or `local`). On failure `local` is unchanged.
+///
+/// # Safety
+///
+/// `sampler` is NULL or a live sampler, and `local` NULL or a live local pose, that no other
+/// thread uses during the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_sampler_sample_clip(
+    sampler: Option<&mut SkelmapSampler>,
+    local: Option<&mut SkelmapLocalPose>,
+    clip: u32,
+    seconds: f32,
+    r#loop: bool,
+) -> SkelmapStatus {
+    status(|| {
+        let SkelmapSampler { model, sampler } = sampler.ok_or(Fail::null("sampler"))?;
+        let local = local.ok_or(Fail::null("local"))?;
+        let group = pose::clip(model, clip)?;
+        skeletal(model)?;
+        let out = &mut local.local;
+        sampler.sample_clip(group, seconds, r#loop, Interpolation::Nlerp, out)?;
+        Ok(())
     })
 }
 

@@ -876,3 +876,45 @@ fn a_sampler_samples_as_local_poses_do() {
         SkelmapStatus::NullParameter
     );
 }
+
+/// A sampler made through C plays clips as `skelmap_local_pose_sample_clip` does, bit for
+/// bit, at 60 ticks a second, looped and held, before and far past the clip; it refuses a
+/// clip past the model's and a time that is not finite, the pose unchanged.
+#[test]
+fn a_sampler_plays_clips_as_local_poses_do() {
+    let hl1 = skelmap_core::hl1::Builder::example().write().unwrap();
+    let tube = character();
+    let f = Fixture::new(&tube);
+    for c in [&CModel::open(&hl1).unwrap(), &f.c] {
+        let clips = c.counts().1.frame_groups;
+        assert!(clips >= 2);
+        let mut sampler = CSampler::new(Some(c)).unwrap();
+        let (kept, fresh) = (CLocal::new(), CLocal::new());
+        for clip in 0..clips {
+            for looped in [true, false] {
+                let times = (0..120).map(|tick| tick as f32 / 60.0);
+                for seconds in times.chain([-0.25, 1e4]) {
+                    let call = (clip, seconds, looped);
+                    assert_eq!(sampler.sample_clip(Some(&kept), call), SkelmapStatus::Ok);
+                    let s = fresh.sample_clip(Some(c), clip, seconds, looped);
+                    assert_eq!(s, SkelmapStatus::Ok);
+                    assert_eq!(kept.matrices(), fresh.matrices(), "{call:?}");
+                }
+            }
+        }
+        let before = kept.matrices();
+        assert_eq!(
+            [
+                sampler.sample_clip(None, (0, 0.0, true)),
+                sampler.sample_clip(Some(&kept), (clips, 0.0, true)),
+                sampler.sample_clip(Some(&kept), (0, f32::INFINITY, true)),
+            ],
+            [
+                SkelmapStatus::NullParameter,
+                SkelmapStatus::OutOfRange,
+                SkelmapStatus::InvalidArgument,
+            ]
+        );
+        assert_eq!(kept.matrices(), before);
+    }
+}

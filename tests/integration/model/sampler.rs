@@ -1,7 +1,8 @@
-//! `model::Sampler` against `Model::sample` and `Model::sample_controlled`, bit for bit, on
-//! every fuzz seed that opens as a model with frames (every format), the shared Half-Life
-//! models and Half-Life models of several sizes, over calls that play forward, repeat,
-//! jump, wrap and run past the last frame; and controls set, changed and set again.
+//! `model::Sampler` against `Model::sample`, `Model::sample_controlled` and
+//! `Model::sample_clip`, bit for bit, on every fuzz seed that opens as a model with frames
+//! (every format), the shared Half-Life models and Half-Life models of several sizes, over
+//! calls that play forward, repeat, jump, wrap and run past the last frame, and clips played
+//! by time; and controls set, changed and set again.
 
 use std::path::Path;
 
@@ -71,7 +72,75 @@ fn agrees(name: &str, model: &Model<'_>) -> usize {
         }
         assert!(std::ptr::eq(sampler.model(), model));
     }
+    clips_agree(name, model);
     frames
+}
+
+/// Each of the model's first three clips played through one sampler against
+/// `Model::sample_clip`, at 60 ticks a second for two seconds and at times before, far past
+/// and (not looped) beyond its end; with controls set, whole frames against
+/// `Model::sample_controlled`; and the errors `Model::sample_clip` gives, `out` unchanged.
+fn clips_agree(name: &str, model: &Model<'_>) {
+    let nlerp = Interpolation::Nlerp;
+    let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
+    for clip in model.clips().iter().take(3) {
+        for looped in [true, false] {
+            let mut sampler = model.sampler();
+            let times = (0..120).map(|tick| tick as f32 / 60.0);
+            for seconds in times.chain([-0.25, 1e4, 0.0]) {
+                sampler
+                    .sample_clip(clip, seconds, looped, nlerp, &mut kept)
+                    .unwrap();
+                model
+                    .sample_clip(clip, seconds, looped, nlerp, &mut fresh)
+                    .unwrap();
+                let at = format!("{name} clip {} {seconds} {looped}", clip.name);
+                assert_eq!(bits(&kept), bits(&fresh), "{at}");
+            }
+        }
+        // A looped clip with controls, against the frames its time falls between (frame
+        // `seconds · fps` of the clip, computed in f64 as `sample_clip` documents).
+        let controls = Controls {
+            values: [30.0, -20.0, 1.5, 0.0, 0.25],
+        };
+        let mut sampler = model.sampler();
+        sampler.set_controls(controls);
+        if model.format() == skelmap::Format::Ms3d {
+            continue; // keyed in seconds: whole frames are not its frame pairs
+        }
+        for tick in 0..120 {
+            let seconds = tick as f32 / 60.0;
+            sampler
+                .sample_clip(clip, seconds, true, nlerp, &mut kept)
+                .unwrap();
+            let at = (f64::from(seconds) * f64::from(clip.fps)).rem_euclid(f64::from(clip.count));
+            let i = (at.floor() as u32).min(clip.count - 1);
+            let t = (at - f64::from(i)) as f32;
+            let a = (clip.first + i) as usize;
+            let b = (clip.first + (i + 1) % clip.count) as usize;
+            model.sample_controlled(a, b, t, nlerp, &controls, &mut fresh);
+            assert_eq!(
+                bits(&kept),
+                bits(&fresh),
+                "{name} clip {} {seconds}",
+                clip.name
+            );
+        }
+        let before = bits(&kept);
+        let err = sampler.sample_clip(clip, f32::NAN, true, nlerp, &mut kept);
+        assert!(
+            matches!(err, Err(skelmap::model::DeformError::Time(_))),
+            "{name}"
+        );
+        let mut beyond = clip.clone();
+        beyond.first = model.num_frames() as u32;
+        let err = sampler.sample_clip(&beyond, 0.0, true, nlerp, &mut kept);
+        assert!(
+            matches!(err, Err(skelmap::model::DeformError::Clip { .. })),
+            "{name}"
+        );
+        assert_eq!(bits(&kept), before, "{name}");
+    }
 }
 
 #[test]

@@ -282,7 +282,7 @@ impl Model<'_> {
 
     /// Where clip `clip` is `seconds` after its start: the timeline's seconds, and the frame
     /// pair with its blend factor.
-    fn clip_at(
+    pub(super) fn clip_at(
         &self,
         clip: &FrameGroup,
         seconds: f32,
@@ -578,9 +578,9 @@ impl Model<'_> {
 
 /// A time in a clip: seconds into the timeline (formats keyed in seconds), and the frames it
 /// falls between with its blend factor (formats keyed by frames).
-struct ClipAt {
-    seconds: f32,
-    a: usize,
-    b: usize,
-    t: f32,
+pub(super) struct ClipAt {
+    pub(super) seconds: f32,
+    pub(super) a: usize,
+    pub(super) b: usize,
+    pub(super) t: f32,
 }

@@ -4,8 +4,9 @@
 use super::Model;
 use super::any::with_view;
 use crate::hl1::Controls;
+use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Interpolation, KeptFrames, LocalPose};
-use crate::view::ModelView;
+use crate::view::{DeformError, ModelView};
 
 /// A sampling context for one model, as a game keeps one per playing character:
 /// [`sample`](Sampler::sample) gives [`Model::sample`]'s poses bit for bit (or, once
@@ -71,6 +72,47 @@ impl<'m, 'data> Sampler<'m, 'data> {
             self.kept.clear();
             self.controls = Some(controls);
         }
+    }
+
+    /// [`Model::sample_clip`]`(clip, seconds, looped, interpolation, out)` (with the controls
+    /// set, its frames sampled as [`Model::sample_controlled`] samples them), the same poses
+    /// bit for bit, decoding only the frames it does not keep: a character playing a clip.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::hl1::Builder;
+    /// use skelmap_core::pose::{Interpolation, LocalPose};
+    /// let bytes = Builder::example().write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let turn = model.clip("turn").unwrap(); // a sequence of 4 frames at 15 fps
+    /// let mut sampler = model.sampler();
+    /// let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
+    /// for tick in 0..20 {
+    ///     let seconds = tick as f32 / 60.0;
+    ///     sampler.sample_clip(turn, seconds, true, Interpolation::Nlerp, &mut kept)?;
+    ///     model.sample_clip(turn, seconds, true, Interpolation::Nlerp, &mut fresh)?;
+    ///     assert_eq!(kept, fresh);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::sample_clip`]; on failure `out` is left as it was.
+    pub fn sample_clip(
+        &mut self,
+        clip: &FrameGroup,
+        seconds: f32,
+        looped: bool,
+        interpolation: Interpolation,
+        out: &mut LocalPose,
+    ) -> Result<(), DeformError> {
+        let model = self.model;
+        let at = model.clip_at(clip, seconds, looped)?;
+        if !with_view!(model.view(), v => v.sample_seconds(at.seconds, interpolation, out)) {
+            self.sample(at.a, at.b, at.t, interpolation, out);
+        }
+        Ok(())
     }
 
     /// [`Model::sample`]`(a, b, t, interpolation, out)`, or with the controls set

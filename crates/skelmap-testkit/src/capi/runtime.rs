@@ -36,7 +36,7 @@ use skelmap_capi::pose::{
 };
 use skelmap_capi::sampler::{
     SkelmapSampler, skelmap_sampler_free, skelmap_sampler_new, skelmap_sampler_sample,
-    skelmap_sampler_set_controls,
+    skelmap_sampler_sample_clip, skelmap_sampler_set_controls,
 };
 use skelmap_capi::skeleton::{
     SkelmapController, skelmap_controller, skelmap_model_set_framegroups,
@@ -187,6 +187,19 @@ impl<'m> CSampler<'m> {
         // SAFETY: a live sampler, borrowed exclusively through `self`; a live local pose or
         // NULL, no other reference to it during the call.
         unsafe { skelmap_sampler_sample(self.ptr.as_mut(), local.as_mut(), a, b, t, interpolation) }
+    }
+
+    /// `skelmap_sampler_sample_clip` into `local` (NULL for `None`).
+    pub fn sample_clip(
+        &mut self,
+        local: Option<&CLocal>,
+        (clip, seconds, looped): (u32, f32, bool),
+    ) -> SkelmapStatus {
+        let local = local.map_or(std::ptr::null_mut(), CLocal::raw);
+        // SAFETY: as `sample`.
+        unsafe {
+            skelmap_sampler_sample_clip(self.ptr.as_mut(), local.as_mut(), clip, seconds, looped)
+        }
     }
 
     /// `skelmap_sampler_set_controls` (NULL for `None`).
@@ -806,8 +819,13 @@ pub(crate) fn exercise(m: *mut SkelmapModel, counts: &SkelmapCounts) -> u64 {
         for f in 0..counts.frames.min(20) + 2 {
             sum += sampler.sample(Some(&b), (f, f + 1, 0.5, f % 3)) as u64;
         }
+        for (clip, seconds) in [(0, 0.0), (clips.saturating_sub(1), 0.7), (clips, 0.1)] {
+            sum += sampler.sample_clip(Some(&a), (clip, seconds, true)) as u64;
+            sum += sampler.sample_clip(Some(&a), (clip, -seconds, false)) as u64;
+        }
         sum += sampler.set_controls(Some(&controls)) as u64;
         sum += sampler.sample(Some(&b), (last, 0, 0.25, 1)) as u64;
+        sum += sampler.sample_clip(Some(&b), (0, f32::NAN, true)) as u64;
         let bad = SkelmapControls {
             values: [0.0, f32::NAN, 0.0, 0.0, 0.0],
         };
