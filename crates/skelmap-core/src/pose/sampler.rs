@@ -64,6 +64,8 @@ const RUN: usize = 16;
 struct Kept {
     first: usize,
     count: usize,
+    /// Poses a frame (every frame of a run has as many).
+    stride: usize,
     poses: Vec<(Quat, Vec3A)>,
 }
 
@@ -75,14 +77,19 @@ impl Kept {
             .is_some_and(|k| k < self.count)
     }
 
-    /// The poses of `frame`, which it holds (every frame of a run has as many).
+    /// The poses of `frame`, which it holds.
     #[inline]
     fn poses(&self, frame: usize) -> &[(Quat, Vec3A)] {
-        let stride = self.poses.len() / self.count.max(1);
-        let start = frame.saturating_sub(self.first).saturating_mul(stride);
+        let start = frame.saturating_sub(self.first).saturating_mul(self.stride);
         self.poses
             .get(start..)
-            .map_or(&[], |p| p.get(..stride).unwrap_or(p))
+            .map_or(&[], |p| p.get(..self.stride).unwrap_or(p))
+    }
+
+    /// Records that it holds `count` frames from `first`, its poses already written.
+    fn set(&mut self, first: usize, count: usize) {
+        (self.first, self.count) = (first, count);
+        self.stride = self.poses.len() / count.max(1);
     }
 }
 
@@ -185,7 +192,8 @@ impl KeptFrames {
                 ka.poses.clear();
                 kb.poses.clear();
                 source.frame_pair_poses_into(a, b, &mut ka.poses, &mut kb.poses);
-                (ka.first, ka.count, kb.first, kb.count) = (a, 1, b, 1);
+                ka.set(a, 1);
+                kb.set(b, 1);
                 (0, 1)
             }
         }
@@ -195,7 +203,7 @@ impl KeptFrames {
     fn decode<'data, S: PoseFrames<'data>>(&mut self, source: &S, slot: usize, frame: usize) {
         let kept = &mut self.kept[slot];
         kept.poses.clear();
-        kept.first = frame;
-        kept.count = source.frame_run_poses_into(frame, RUN, &mut kept.poses);
+        let count = source.frame_run_poses_into(frame, RUN, &mut kept.poses);
+        kept.set(frame, count);
     }
 }
