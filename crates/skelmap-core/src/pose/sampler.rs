@@ -21,7 +21,7 @@ use super::local::{Interpolation, LocalPose, blend_in_place, sample_fused};
 /// does, and keep nothing. The context borrows its source, so what it keeps cannot go
 /// stale; a model with other controller settings is another source, with a context of its
 /// own. It keeps two runs of frames (on Half-Life two frames, or for a skeleton of at most
-/// eight bones as many as make sixteen poses) and allocates only while they grow.
+/// eight bones as many as fit in sixteen lanes) and allocates only while they grow.
 ///
 /// ```
 /// use skelmap_core::Model;
@@ -50,6 +50,24 @@ pub struct Sampler<'s, S> {
 /// their poses. Opaque; a [`Sampler`] holds one for its source, and
 /// [`model::Sampler`](crate::model::Sampler) one for its model, through
 /// [`ModelView::sample_kept`](crate::view::ModelView::sample_kept).
+///
+/// ```
+/// use skelmap_core::Model;
+/// use skelmap_core::hl1::Builder;
+/// use skelmap_core::pose::{Interpolation, KeptFrames, LocalPose};
+/// use skelmap_core::view::ModelView;
+/// let bytes = Builder::example().write()?;
+/// let model = Model::from_bytes(&bytes)?;
+/// let pair = model.as_hl1().unwrap();
+/// let (mut kept, mut out, mut fresh) = (KeptFrames::default(), LocalPose::default(), LocalPose::default());
+/// // Frames 0 and 1 decoded and kept; the same pair again decodes nothing.
+/// pair.sample_kept(&mut kept, (0, 1, 0.5), Interpolation::Nlerp, &mut out);
+/// pair.sample_kept(&mut kept, (0, 1, 0.25), Interpolation::Nlerp, &mut out);
+/// model.sample(0, 1, 0.25, Interpolation::Nlerp, &mut fresh);
+/// assert_eq!(out, fresh);
+/// kept.clear(); // before keeping frames of another view
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct KeptFrames {
     kept: [Kept; 2],
