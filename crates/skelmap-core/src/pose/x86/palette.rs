@@ -175,11 +175,10 @@ unsafe fn concatenate_avx(world: &mut [Affine3A], links: impl Iterator<Item = (u
             base.wrapping_add(16 * child),
             base.wrapping_add(16 * parent),
         );
-        // SAFETY: `from` is the parent's 16 floats and `at` the child's, each one `Affine3A`
-        // of `world` (both indices in range; 64 bytes each, asserted above), reached through
-        // one pointer to `world`; every read of either happens before the child's writes, so
-        // a bone its own parent is squared, as the scalar product does. `last` holds what
-        // was last stored at its bone.
+        // `last` holds what was last stored at its bone; a bone its own parent is squared, as
+        // the scalar product does, since every read comes before the child's writes.
+        // SAFETY: `from` and `at` are the parent's and the child's `Affine3A` of `world` (both
+        // indices in range, 64 bytes each), reached through one pointer to `world`.
         unsafe {
             let axes: [__m128; 4] = match last {
                 Some((bone, columns)) if bone == parent => columns,
