@@ -18,7 +18,7 @@ use super::SkinError;
 use super::blocks::{BlockOut, LANES};
 use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::fork::{for_each_piece, piece_units, split};
-use super::matrices::SkinMatrices;
+use super::matrices::{PAIRED, SkinMatrices};
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split, streams};
 use super::prepared::{CHUNK_VERTICES, PreparedMesh};
 use super::records::RecordsMesh;
@@ -479,9 +479,9 @@ impl CompactMesh {
         let Some(blocks) = self.blocks.get(first..first + count) else {
             return;
         };
-        let (soa, padded) = match palette {
-            Palettes::Linear(matrices) => matrices.soa(),
-            Palettes::Dual(dual_quats) => dual_quats.soa(),
+        let ((soa, padded), paired) = match palette {
+            Palettes::Linear(matrices) => (matrices.soa(), matrices.paired()),
+            Palettes::Dual(dual_quats) => (dual_quats.soa(), &[][..]),
         };
         let run = CompactRun {
             blocks,
@@ -496,6 +496,7 @@ impl CompactMesh {
             step: self.step,
             soa,
             padded,
+            paired,
             stream: streams(self.num_vertices),
         };
         if !self.order.is_empty() {
@@ -613,6 +614,10 @@ pub(crate) struct CompactRun<'a> {
     /// Twelve palette rows of `padded` floats.
     pub soa: &'a [f32],
     pub padded: usize,
+    /// The linear palette's matrices bone by bone (see
+    /// [`SkinMatrices`](super::SkinMatrices)), where a row of a few bones reads each bone's
+    /// entries at fixed offsets from one address; empty for dual quaternions.
+    pub paired: &'a [[f32; PAIRED]],
     /// Whether to write the results with non-temporal stores (see
     /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES)).
     pub stream: bool,

@@ -192,15 +192,6 @@ fn few_columns(run: &CompactRun<'_>, record: &FewBones) -> ([*const f32; FEW], [
     (columns, masks, n)
 }
 
-/// `m[e] += w · entry(e)` in `lanes`, for the twelve entries.
-#[inline]
-#[target_feature(enable = "avx512f,fma")]
-fn add_row(m: &mut [__m512; 12], w: __m512, lanes: __mmask16, entry: impl Fn(usize) -> __m512) {
-    for (e, acc) in m.iter_mut().enumerate() {
-        *acc = _mm512_mask3_fmadd_ps(w, entry(e), *acc, lanes);
-    }
-}
-
 /// Entry `e` of the palette column at `column`, broadcast.
 ///
 /// # Safety
@@ -313,9 +304,10 @@ fn blocks<const MODE: u8, const STREAM: bool>(run: CompactRun<'_>, sink: &mut im
         let Some(block) = run.block(i) else {
             return;
         };
-        // The linear blend, entry by entry: a few-bone row builds each entry from one
-        // broadcast per bone and adds it at once, so only one entry is live beside the twelve
-        // sums (the registers hold them all).
+        // The linear blend: a few-bone row adds each bone's entries into the lanes of its
+        // mask, one masked multiply-add per entry whose operand is broadcast straight from
+        // the bone's matrix (the masks of a row are disjoint, so each lane still takes one
+        // multiply-add per row, as in the look-up rows and the other kernels).
         let mut m = [_mm512_setzero_ps(); 12];
         for j in 0..block.k {
             let Some((b, w)) = row_input(&run, &decode, &block, j) else {
@@ -325,24 +317,18 @@ fn blocks<const MODE: u8, const STREAM: bool>(run: CompactRun<'_>, sink: &mut im
                 let Some(record) = FewBones::read(b) else {
                     return;
                 };
-                let (c, k, n) = few_columns(&run, &record);
-                let lanes = k.iter().fold(0, |all, m| all | m);
-                // Entry `e` of the row's bone `i`, broadcast.
-                let bone = |i: usize, e: usize| {
-                    // SAFETY: the columns come from `few_columns` (`i < FEW`) and `e < 12`.
-                    unsafe { broadcast(&run, c[i.min(FEW - 1)], e.min(11)) }
-                };
-                match n {
-                    0 => {}
-                    1 => add_row(&mut m, w, lanes, |e| bone(0, e)),
-                    2 => add_row(&mut m, w, lanes, |e| {
-                        _mm512_mask_mov_ps(bone(0, e), k[1], bone(1, e))
-                    }),
-                    _ => add_row(&mut m, w, lanes, |e| {
-                        let t = _mm512_mask_mov_ps(bone(0, e), k[1], bone(1, e));
-                        let t = _mm512_mask_mov_ps(t, k[2], bone(2, e));
-                        _mm512_mask_mov_ps(t, k[3], bone(3, e))
-                    }),
+                for (&bone, &lanes) in record.bones.iter().zip(&record.masks) {
+                    let Some(matrix) = run.paired.get(usize::from(bone)) else {
+                        break;
+                    };
+                    if lanes == 0 {
+                        break;
+                    }
+                    for (e, acc) in m.iter_mut().enumerate() {
+                        // Entry `e` (row `e / 4`, column `e % 4`) in the paired layout.
+                        let entry = _mm512_set1_ps(matrix[e % 4 * 8 + e / 4]);
+                        *acc = _mm512_mask3_fmadd_ps(w, entry, *acc, lanes);
+                    }
                 }
             } else {
                 let (idx, upper) = lookup.index(bones(b, run.wide));
