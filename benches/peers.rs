@@ -289,7 +289,8 @@ mod ozz {
     fn compact_1t<'x>(s: &'x Skinned<'x>) -> Kernel<'x> {
         Box::new(move |p, n| {
             s.each(&s.compact, p, n, |m, p, n| {
-                m.skin(&s.compact_matrices, s.level, p, n).unwrap();
+                m.skin(&s.compact_matrices, s.level, VertexOrder::Original, p, n)
+                    .unwrap();
             });
         })
     }
@@ -298,7 +299,8 @@ mod ozz {
         Box::new(move |p, n| {
             common::on_two_threads(s.two, || {
                 s.each(&s.compact, p, n, |m, p, n| {
-                    m.skin_par(&s.compact_matrices, s.level, p, n).unwrap();
+                    m.skin_par(&s.compact_matrices, s.level, VertexOrder::Original, p, n)
+                        .unwrap();
                 });
             });
         })

@@ -229,7 +229,8 @@ fn level_rows(
         group.bench_function(BenchmarkId::new("compact-dqs", level), |b| {
             b.iter(|| {
                 for x in compact {
-                    x.skin_dqs(&dual_quats, level, p, q).unwrap();
+                    x.skin_dqs(&dual_quats, level, VertexOrder::Original, p, q)
+                        .unwrap();
                 }
             })
         });
@@ -245,7 +246,8 @@ fn level_rows(
         group.bench_function(BenchmarkId::new("compact", level), |b| {
             b.iter(|| {
                 for x in compact {
-                    x.skin(compact_matrices, level, p, q).unwrap();
+                    x.skin(compact_matrices, level, VertexOrder::Original, p, q)
+                        .unwrap();
                 }
             })
         });
@@ -287,7 +289,8 @@ fn best_level_rows(
         b.iter(|| {
             common::on_two_threads(two, || {
                 for x in compact {
-                    x.skin_par(&inputs.compact_matrices, best, p, q).unwrap();
+                    x.skin_par(&inputs.compact_matrices, best, VertexOrder::Original, p, q)
+                        .unwrap();
                 }
             })
         })

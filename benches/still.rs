@@ -135,7 +135,8 @@ fn still(c: &mut Criterion) {
             b.iter(|| {
                 for (m, (p, n)) in out.iter_mut().enumerate() {
                     let mesh = compact.mesh(m).unwrap();
-                    mesh.skin(black_box(&matrices), level, p, n).unwrap();
+                    mesh.skin(black_box(&matrices), level, VertexOrder::Original, p, n)
+                        .unwrap();
                 }
             })
         });

@@ -495,6 +495,7 @@ fn frame(
         .skin(
             &f.matrices,
             skelmap::skin::SimdLevel::detect(),
+            skelmap::skin::VertexOrder::Original,
             &mut f.positions,
             &mut f.normals,
         )

@@ -567,6 +567,34 @@ fn bench_measures_every_kernel() {
     );
 }
 
+/// Where the compact layout grouped vertices by the bones they bind (a character in an
+/// exporter's vertex-cache order), `bench` also times the best level writing the blocks in
+/// their own order; where it kept file order (the tube), it does not.
+#[test]
+fn bench_times_grouped_compact_blocks_in_their_own_order_too() {
+    let dir = temp_dir("bench-grouped");
+    let character = dir.join("character.iqm");
+    let bytes = skelmap_core::synth::iqm_character(&Default::default())
+        .model
+        .write()
+        .unwrap();
+    std::fs::write(&character, bytes).unwrap();
+    let tube = write_tube(&dir);
+    let level = skelmap_core::skin::SimdLevel::detect();
+    let line = format!("compact {level} prepared order ");
+    for (model, timed) in [(&character, true), (&tube, false)] {
+        let path = model.to_str().unwrap();
+        let out = skelmap(&["bench", path, "--seconds", "0.01", "-j", "1"]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with(&line)).collect();
+        assert_eq!(rows.len(), usize::from(timed), "{path}:\n{text}");
+        for row in rows {
+            assert!(row.contains("% "), "{row}");
+        }
+    }
+}
+
 #[test]
 fn every_command_has_help_with_an_example() {
     for command in [

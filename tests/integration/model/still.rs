@@ -94,8 +94,14 @@ fn copies_are_the_kernels(model: &Model<'_>, name: &str) -> usize {
 
         let mut want = buffers(n);
         let mesh = compact.mesh(m).unwrap();
-        mesh.skin(&matrices, level, &mut want.0, &mut want.1)
-            .unwrap();
+        mesh.skin(
+            &matrices,
+            level,
+            VertexOrder::Original,
+            &mut want.0,
+            &mut want.1,
+        )
+        .unwrap();
         let mut out = buffers(n);
         compact
             .skin(m, &matrices, level, &mut out.0, &mut out.1)

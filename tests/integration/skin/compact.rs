@@ -9,14 +9,20 @@ use skelmap::dpm::Dpm;
 use skelmap::model::Pose;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
 use skelmap::skin::dqs::DualQuatPalette;
-use skelmap::skin::{CompactMesh, PreparedMesh, SimdLevel, SkinError, SkinMatrices, SkinnedVertex};
+use skelmap::skin::{
+    CHUNK_VERTICES, CompactMesh, PreparedMesh, SimdLevel, SkinError, SkinMatrices, SkinnedVertex,
+    VertexOrder,
+};
 use skelmap::skm::convert;
 use skelmap::synth::TubeParams;
 use skelmap::{Diagnostics, Limits, Model, SkeletalMesh, Source};
 
 use crate::support::{Streams, corpus_files, levels, zeros};
 
-use super::{compare, distance, many_bone_model, skin_both, tube_case, tube_dpm, two_bone_model};
+use super::{
+    compare, distance, many_bone_model, many_bone_records, skin_both, tube_case, tube_dpm,
+    two_bone_model,
+};
 
 /// Every mesh of `model` at frames 0, 1, middle and last, exact (`Model::deform`) against
 /// compact at every level, sequential and split; returns the worst position and normal
@@ -53,7 +59,13 @@ fn check_model(model: &Model<'_>, name: &str) -> (f32, f32, usize) {
                 compact
                     .mesh(mesh)
                     .unwrap()
-                    .skin_par(&matrices, level, &mut split.0, &mut split.1)
+                    .skin_par(
+                        &matrices,
+                        level,
+                        VertexOrder::Original,
+                        &mut split.0,
+                        &mut split.1,
+                    )
                     .unwrap();
                 assert_eq!(split, got, "{name} mesh {mesh} frame {frame} {level} split");
             }
@@ -113,7 +125,13 @@ fn every_tube_vertex_folds_into_about_a_quarter_of_the_prepared_bytes_and_every_
     for level in levels() {
         let mut got = zeros(n);
         compact
-            .skin(&matrices, level, &mut got.0, &mut got.1)
+            .skin(
+                &matrices,
+                level,
+                VertexOrder::Original,
+                &mut got.0,
+                &mut got.1,
+            )
             .unwrap();
         let (p, q) = compare(&exact, &got);
         assert!(p <= 5e-5 && q <= 2e-3, "{level}: {p:e} {q:e}");
@@ -128,7 +146,7 @@ fn every_tube_vertex_folds_into_about_a_quarter_of_the_prepared_bytes_and_every_
         first.get_or_insert(got.clone());
         let mut interleaved = vec![SkinnedVertex::default(); n];
         compact
-            .skin_vertices(&matrices, level, &mut interleaved)
+            .skin_vertices(&matrices, level, VertexOrder::Original, &mut interleaved)
             .unwrap();
         assert!(
             interleaved
@@ -200,12 +218,12 @@ fn compact_reports_short_outputs_small_palettes_and_missing_reference_bones() {
     for level in SimdLevel::ALL {
         let (mut p, mut q) = zeros(n);
         assert_eq!(
-            compact.skin(&small, level, &mut p, &mut q),
+            compact.skin(&small, level, VertexOrder::Original, &mut p, &mut q),
             Err(SkinError::Palette { bone: 3, have: 3 })
         );
         let (mut short, _) = zeros(n - 1);
         assert_eq!(
-            compact.skin_par(&matrices, level, &mut short, &mut q),
+            compact.skin_par(&matrices, level, VertexOrder::Original, &mut short, &mut q),
             Err(SkinError::Output {
                 need: n,
                 have: n - 1
@@ -317,6 +335,140 @@ fn a_character_in_vertex_cache_order_is_grouped_by_bones_and_skins_exactly() {
     }
 }
 
+/// A DPM of 80 bones whose 600 vertices each bind one of 20 limbs' four bones, the limbs
+/// shuffled through the file (so the layout groups vertices by bones), every 37th vertex's
+/// influences naming points half a unit apart (so it stays on the exact path).
+fn shuffled_limbs() -> Vec<u8> {
+    let vertices: Vec<Vec<(u32, f32, [f32; 3])>> = (0..600u32)
+        .map(|v| {
+            let limb = v.wrapping_mul(2_654_435_761) >> 7 & 0xFFFF;
+            let limb = limb % 20;
+            let at = [(v % 7) as f32, (v % 11) as f32 * 0.3, (v % 5) as f32];
+            let apart = if v % 37 == 0 { 0.5 } else { 0.0 };
+            [0.4, 0.3, 0.2, 0.1]
+                .into_iter()
+                .enumerate()
+                .map(|(j, w)| {
+                    let at = [at[0] + apart * j as f32, at[1], at[2]];
+                    (4 * limb + j as u32, w, at)
+                })
+                .collect()
+        })
+        .collect();
+    many_bone_records(80, &vertices)
+}
+
+/// Asserts that `prepared` holds at position `i` what `original` holds at `order[i]`, bit
+/// for bit.
+fn assert_moved(order: &[u32], original: &Streams, prepared: &Streams, what: &str) {
+    let bits = |v: [f32; 3]| v.map(f32::to_bits);
+    for (at, &vertex) in order.iter().enumerate() {
+        let v = vertex as usize;
+        assert_eq!(bits(prepared.0[at]), bits(original.0[v]), "{what}: {at}");
+        assert_eq!(bits(prepared.1[at]), bits(original.1[v]), "{what}: {at}");
+    }
+}
+
+/// `VertexOrder::Prepared` writes each vertex where `prepared_order` puts it, with the values
+/// `VertexOrder::Original` writes for it, bit for bit, through every entry point at every
+/// level, and `remap_triangles` indexes them so: on a character grouped by bones, on a DPM
+/// grouped by bones with vertices on the exact path, and on the tube, which keeps file order
+/// (then both orders are one).
+#[test]
+fn prepared_order_writes_each_vertex_where_prepared_order_says() {
+    let character = skelmap::synth::iqm_character(&Default::default())
+        .model
+        .write()
+        .unwrap();
+    let limbs = shuffled_limbs();
+    let tube = tube_dpm(&TubeParams::default());
+    for (name, bytes, grouped, exact) in [
+        ("character", &character[..], true, 0),
+        ("shuffled limbs", &limbs[..], true, 17),
+        ("tube", &tube[..], false, 0),
+    ] {
+        let model = Model::from_bytes(bytes).unwrap();
+        let compact = model.compact().unwrap();
+        let mesh = compact.mesh(0).unwrap();
+        let n = mesh.num_vertices();
+        let order = mesh.prepared_order();
+        assert_eq!(mesh.exact_vertices(), exact, "{name}");
+        // A permutation, each vertex moved within its run of `CHUNK_VERTICES`.
+        let mut seen = vec![false; n];
+        for (at, &v) in order.iter().enumerate() {
+            assert!(
+                !std::mem::replace(&mut seen[v as usize], true),
+                "{name}: {v}"
+            );
+            assert_eq!(at / CHUNK_VERTICES, v as usize / CHUNK_VERTICES);
+        }
+        let moved = order.iter().enumerate().any(|(at, &v)| at != v as usize);
+        assert_eq!(moved, grouped, "{name}");
+        let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
+        model
+            .pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        compact.matrices(&pose, &mut matrices).unwrap();
+        // The character's keys scale: no dual quaternions for it.
+        let mut dual_quats = DualQuatPalette::default();
+        let dual = compact.dual_quats(&pose, &mut dual_quats).is_ok();
+        assert_eq!(dual, name != "character");
+        let triangles: Vec<[u32; 3]> = model.mesh(0).unwrap().triangles().collect();
+        let remapped = mesh.remap_triangles(triangles.iter().copied());
+        for level in levels() {
+            let what = |call: &str| format!("{name} {level} {call}");
+            let both = |f: &dyn Fn(VertexOrder, &mut Streams)| {
+                let (mut original, mut prepared) = (zeros(n), zeros(n));
+                f(VertexOrder::Original, &mut original);
+                f(VertexOrder::Prepared, &mut prepared);
+                (original, prepared)
+            };
+            let (original, prepared) = both(&|o, out| {
+                mesh.skin(&matrices, level, o, &mut out.0, &mut out.1)
+                    .unwrap()
+            });
+            assert_moved(&order, &original, &prepared, &what("skin"));
+            for (t, r) in triangles.iter().zip(&remapped) {
+                let corners = |s: &Streams, t: &[u32; 3]| t.map(|i| s.0[i as usize]);
+                assert_eq!(corners(&prepared, r), corners(&original, t), "{name} {t:?}");
+            }
+            let (original, prepared) = both(&|o, out| {
+                let (p, q) = (&mut out.0, &mut out.1);
+                mesh.skin_par(&matrices, level, o, p, q).unwrap();
+            });
+            assert_moved(&order, &original, &prepared, &what("skin_par"));
+            for parallel in [false, true] {
+                let (original, prepared) = both(&|o, out| {
+                    let mut v = vec![SkinnedVertex::default(); n];
+                    if parallel {
+                        mesh.skin_vertices_par(&matrices, level, o, &mut v).unwrap();
+                    } else {
+                        mesh.skin_vertices(&matrices, level, o, &mut v).unwrap();
+                    }
+                    *out = (
+                        v.iter().map(|v| v.position).collect(),
+                        v.iter().map(|v| v.normal).collect(),
+                    );
+                });
+                let call = format!("skin_vertices, parallel {parallel}");
+                assert_moved(&order, &original, &prepared, &what(&call));
+            }
+            if dual {
+                let (original, prepared) = both(&|o, out| {
+                    let (p, q) = (&mut out.0, &mut out.1);
+                    mesh.skin_dqs(&dual_quats, level, o, p, q).unwrap();
+                });
+                assert_moved(&order, &original, &prepared, &what("skin_dqs"));
+                let (original, prepared) = both(&|o, out| {
+                    let (p, q) = (&mut out.0, &mut out.1);
+                    mesh.skin_dqs_par(&dual_quats, level, o, p, q).unwrap();
+                });
+                assert_moved(&order, &original, &prepared, &what("skin_dqs_par"));
+            }
+        }
+    }
+}
+
 /// One mesh's matrices serve every mesh of the model: this used to fail with
 /// `SkinError::Palette` when the first mesh named fewer bones than another (its matrices
 /// stopped at its own highest bone), as on the corpus DPMs whose meshes bind different limbs.
@@ -349,10 +501,22 @@ fn one_meshs_matrices_skin_every_mesh_of_the_model() {
         assert_eq!(matrices.bones(), m.num_bones());
         for c in &compact {
             let mut out = zeros(c.num_vertices());
-            c.skin(&matrices, SimdLevel::detect(), &mut out.0, &mut out.1)
-                .unwrap();
-            c.skin_dqs(&dual_quats, SimdLevel::detect(), &mut out.0, &mut out.1)
-                .unwrap();
+            c.skin(
+                &matrices,
+                SimdLevel::detect(),
+                VertexOrder::Original,
+                &mut out.0,
+                &mut out.1,
+            )
+            .unwrap();
+            c.skin_dqs(
+                &dual_quats,
+                SimdLevel::detect(),
+                VertexOrder::Original,
+                &mut out.0,
+                &mut out.1,
+            )
+            .unwrap();
         }
         checked += usize::from(compact.len() > 1);
     }

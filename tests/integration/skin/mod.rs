@@ -163,19 +163,32 @@ type Folding = (Vec<(u32, f32)>, [f32; 3]);
 /// reference pose) and frame 1 each bone turned and moved; every influence of a vertex names
 /// the vertex's point, so every vertex folds.
 fn many_bone_model(bones: u32, vertices: &[Folding]) -> Vec<u8> {
+    let vertices: Vec<_> = vertices
+        .iter()
+        .map(|(influences, at)| {
+            let total: f32 = influences.iter().map(|i| i.1).sum();
+            influences
+                .iter()
+                .map(|&(bone, w)| (bone, w / total, *at))
+                .collect()
+        })
+        .collect();
+    many_bone_records(bones, &vertices)
+}
+
+/// [`many_bone_model`]'s skeleton and frames, with vertices given as `(bone, weight, origin
+/// in the bone's space)` influences (bones taken modulo `bones`).
+fn many_bone_records(bones: u32, vertices: &[Vec<(u32, f32, [f32; 3])>]) -> Vec<u8> {
     let mut b = dpm::Builder::default();
     for j in 0..bones {
         b.bones.push(BoneDef::new(format!("b{j}"), j as i32 - 1));
     }
     let mut mesh = MeshDef::default();
-    for (influences, at) in vertices {
-        let total: f32 = influences.iter().map(|i| i.1).sum();
+    for influences in vertices {
         mesh.vertices.push(
             influences
                 .iter()
-                .map(|&(bone, w)| {
-                    Influence::weighted(bone % bones, w / total, *at, [0.0, 0.6, 0.8])
-                })
+                .map(|&(bone, w, at)| Influence::weighted(bone % bones, w, at, [0.0, 0.6, 0.8]))
                 .collect(),
         );
         mesh.texcoords.push([0.0, 0.0]);

@@ -4,7 +4,7 @@
 use skelmap::Parse;
 use skelmap::dpm::Dpm;
 use skelmap::pose::{self, Interpolation, LocalPose, Palette};
-use skelmap::skin::{PARALLEL_MIN_VERTICES, PreparedMesh, SimdLevel, SkinMatrices};
+use skelmap::skin::{PARALLEL_MIN_VERTICES, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
 use skelmap::synth::TubeParams;
 
 use crate::support::{levels, zeros};
@@ -36,15 +36,35 @@ fn a_mesh_large_enough_is_split_over_threads_into_the_same_bytes() {
     for level in levels() {
         let (mut one, mut two) = (zeros(n), zeros(n));
         compact
-            .skin(&matrices, level, &mut one.0, &mut one.1)
+            .skin(
+                &matrices,
+                level,
+                VertexOrder::Original,
+                &mut one.0,
+                &mut one.1,
+            )
             .unwrap();
-        pool.install(|| compact.skin_par(&matrices, level, &mut two.0, &mut two.1))
-            .unwrap();
+        pool.install(|| {
+            compact.skin_par(
+                &matrices,
+                level,
+                VertexOrder::Original,
+                &mut two.0,
+                &mut two.1,
+            )
+        })
+        .unwrap();
         assert_eq!(one, two, "{level}");
         // From outside any pool (the calling thread skins a piece, then waits spinning).
         let mut outside = zeros(n);
         compact
-            .skin_par(&matrices, level, &mut outside.0, &mut outside.1)
+            .skin_par(
+                &matrices,
+                level,
+                VertexOrder::Original,
+                &mut outside.0,
+                &mut outside.1,
+            )
             .unwrap();
         assert_eq!(one, outside, "{level}, from outside the pool");
     }
@@ -80,9 +100,9 @@ fn an_output_large_enough_is_streamed_into_the_same_bytes() {
         let (p_out, q_out) = (&mut p[at_p..at_p + n], &mut q[at_q..at_q + n]);
         let level = SimdLevel::detect();
         if parallel {
-            pool.install(|| compact.skin_par(&matrices, level, p_out, q_out))
+            pool.install(|| compact.skin_par(&matrices, level, VertexOrder::Original, p_out, q_out))
         } else {
-            compact.skin(&matrices, level, p_out, q_out)
+            compact.skin(&matrices, level, VertexOrder::Original, p_out, q_out)
         }
         .unwrap();
         (p[at_p..at_p + n].to_vec(), q[at_q..at_q + n].to_vec())
@@ -99,7 +119,7 @@ fn an_output_large_enough_is_streamed_into_the_same_bytes() {
 /// stores, in either vertex order, on one thread and on two.
 #[test]
 fn a_large_prepared_output_is_streamed_into_the_same_bytes() {
-    use skelmap::skin::{STREAM_MIN_BYTES, VertexOrder};
+    use skelmap::skin::STREAM_MIN_BYTES;
     let bytes = wide_tube(220);
     let m = Dpm::parse(&bytes).unwrap();
     let mesh = m.mesh(0).unwrap();

@@ -194,14 +194,21 @@ impl Compact {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        Ok(self
-            .checked(mesh)?
-            .skin_dqs(dual_quats, level, positions, normals)?)
+        Ok(self.checked(mesh)?.skin_dqs(
+            dual_quats,
+            level,
+            VertexOrder::Original,
+            positions,
+            normals,
+        )?)
     }
 
     /// Skins mesh `mesh` with `matrices` (from [`Compact::matrices`]) into `positions` and
     /// `normals`, in file order, with the compact kernel at `level` (see [`CompactMesh::skin`]),
-    /// on the calling thread.
+    /// on the calling thread. A runtime that draws through its own index buffer can skin
+    /// [`Compact::mesh`] in [`VertexOrder::Prepared`] instead, with
+    /// [`CompactMesh::remap_triangles`]' indices, and skip the scattered write per vertex that
+    /// file order costs where the layout grouped vertices by their bones.
     ///
     /// Of a model of one frame, the mesh that frame gives is skinned once, by
     /// [`Model::compact`] (at [`SimdLevel::detect`], with the matrices of the pose
@@ -229,7 +236,7 @@ impl Compact {
         if (self.still.as_ref()).is_some_and(|s| s.copied(level, same, mesh, positions, normals)) {
             return Ok(());
         }
-        Ok(compact.skin(matrices, level, positions, normals)?)
+        Ok(compact.skin(matrices, level, VertexOrder::Original, positions, normals)?)
     }
 
     /// [`Compact::skin`] by `matrices` (made from `pose` by [`Compact::matrices`]), and then,

@@ -305,6 +305,18 @@ impl CompactMesh {
         }
         let records = RecordsMesh::<zerocopy::LittleEndian>::written(&bytes, indices.len() as u32);
         self.exact = PreparedMesh::new(&records);
+        if !self.order.is_empty() {
+            let mut lane = vec![0u32; self.num_vertices];
+            for (at, &vertex) in self.order.iter().enumerate() {
+                if let Some(slot) = lane.get_mut(vertex as usize) {
+                    *slot = at as u32;
+                }
+            }
+            self.exact_lane = indices
+                .iter()
+                .map(|&v| lane.get(v as usize).copied().unwrap_or(v))
+                .collect();
+        }
         self.exact_index = indices;
         self.exact_records = bytes;
     }

@@ -20,7 +20,7 @@ use super::dqs::{Blend, DualQuat, DualQuatPalette, dqs_vertex};
 use super::fork::{for_each_piece, piece_units, split};
 use super::matrices::{PAIRED, SkinMatrices};
 use super::output::{Chunked, Pieces, Sink, SkinnedVertex, Split, streams};
-use super::prepared::{CHUNK_VERTICES, PreparedMesh};
+use super::prepared::{CHUNK_VERTICES, PreparedMesh, VertexOrder, remap_through};
 use super::records::RecordsMesh;
 use super::scalar::check;
 use crate::pose::{Palette, SkeletalMesh};
@@ -51,7 +51,8 @@ pub(crate) const NORMAL_ONE: f32 = 32767.0;
 /// consecutive ones (file order, so outputs are written contiguously), or, for a mesh whose
 /// neighbouring vertices bind different bones (a character in an exporter's vertex-cache
 /// order), vertices grouped by the bones they bind within runs of [`CHUNK_VERTICES`], each
-/// written where it belongs; the layout chosen is the one with fewer bone look-ups, counting
+/// written where it belongs (or left in the blocks' order, [`VertexOrder::Prepared`]); the
+/// layout chosen is the one with fewer bone look-ups, counting
 /// what writing vertices one at a time costs ([`CompactMesh::rows`] tells how it went):
 ///
 /// - the position as three `u16` steps of the mesh's bounds (at most 1/131 070 of the bounds'
@@ -80,7 +81,7 @@ pub(crate) const NORMAL_ONE: f32 = 32767.0;
 /// ```
 /// use skelmap_core::Parse;
 /// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
-/// use skelmap_core::skin::{CompactMesh, SimdLevel, SkinMatrices};
+/// use skelmap_core::skin::{CompactMesh, SimdLevel, SkinMatrices, VertexOrder};
 /// use skelmap_core::{SkeletalMesh, dpm::Dpm, synth};
 ///
 /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
@@ -99,7 +100,7 @@ pub(crate) const NORMAL_ONE: f32 = 32767.0;
 /// compact.matrices(&palette, &mut matrices);
 /// let n = compact.num_vertices();
 /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-/// compact.skin(&matrices, SimdLevel::detect(), &mut p, &mut q)?;
+/// compact.skin(&matrices, SimdLevel::detect(), VertexOrder::Original, &mut p, &mut q)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -130,6 +131,9 @@ pub struct CompactMesh {
     exact: PreparedMesh,
     /// Original index of each vertex of `exact`.
     exact_index: Vec<u32>,
+    /// Where each vertex of `exact` is in the blocks' order, when that is not file order
+    /// (else empty: `exact_index` says it).
+    exact_lane: Vec<u32>,
     /// `exact`'s records (little-endian, in reference space), for the dual-quaternion blend.
     exact_records: Vec<u8>,
     /// Per lane of the blocks, the vertex it is (empty: lane `i` is vertex `i`). Vertices
@@ -228,7 +232,7 @@ impl CompactMesh {
             + self.bones.len()
             + size_of::<Block>() * self.blocks.len()
             + self.exact.bytes()
-            + 4 * (self.exact_index.len() + self.order.len())
+            + 4 * (self.exact_index.len() + self.exact_lane.len() + self.order.len())
     }
 
     /// This frame's skinning matrices, `world · reference⁻¹` per bone, into `out` (reusing its
@@ -244,11 +248,66 @@ impl CompactMesh {
         );
     }
 
+    /// For each position [`VertexOrder::Prepared`] writes, the original index of the vertex
+    /// written there: file order, or, where the layout grouped vertices by the bones they
+    /// bind (see [`CompactMesh`]), that order, vertices moved only within runs of
+    /// [`CHUNK_VERTICES`].
+    #[must_use]
+    pub fn prepared_order(&self) -> Vec<u32> {
+        if self.order.is_empty() {
+            (0..self.num_vertices as u32).collect()
+        } else {
+            self.order.clone()
+        }
+    }
+
+    /// `triangles` (original vertex indices) rewritten to index vertices skinned in
+    /// [`VertexOrder::Prepared`]. An index out of range is kept as it is.
+    ///
+    /// ```
+    /// use skelmap_core::model::{Model, Pose};
+    /// use skelmap_core::pose::Interpolation;
+    /// use skelmap_core::skin::{SimdLevel, SkinMatrices, VertexOrder};
+    /// use skelmap_core::synth;
+    ///
+    /// let bytes = synth::iqm_character(&synth::CharacterParams::default()).model.write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let compact = model.compact()?;
+    /// let mesh = compact.mesh(0).expect("one mesh");
+    /// // Once, at load: the index buffer for vertices in the mesh's own order.
+    /// let triangles = mesh.remap_triangles(model.mesh(0).expect("one mesh").triangles());
+    ///
+    /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
+    /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?; // every frame
+    /// compact.matrices(&pose, &mut matrices)?;
+    /// let n = mesh.num_vertices();
+    /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    /// mesh.skin(&matrices, SimdLevel::detect(), VertexOrder::Prepared, &mut p, &mut q)?;
+    /// # let (mut p0, mut q0) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    /// # mesh.skin(&matrices, SimdLevel::detect(), VertexOrder::Original, &mut p0, &mut q0)?;
+    /// # let original = model.mesh(0).expect("one mesh").triangles().collect::<Vec<_>>();
+    /// # for (t, o) in triangles.iter().zip(&original) {
+    /// #     assert_eq!(t.map(|i| p[i as usize]), o.map(|i| p0[i as usize]));
+    /// # }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn remap_triangles(&self, triangles: impl Iterator<Item = [u32; 3]>) -> Vec<[u32; 3]> {
+        remap_through(&self.prepared_order(), triangles)
+    }
+
     /// Skins every vertex with `matrices` (from [`matrices`](Self::matrices)) into `positions`
-    /// and `normals` in file order, at `level` (a level the CPU lacks falls back to the best it
+    /// and `normals` in `order`, at `level` (a level the CPU lacks falls back to the best it
     /// has: the compact kernel on AVX-512F with 16 folded vertices a block, on AVX2 + FMA in two
     /// halves of 8, or in plain Rust; the vertices that did not fold through the prepared
     /// kernel at the same level), on the calling thread.
+    ///
+    /// [`VertexOrder::Original`] writes vertex `i` of the file at index `i`: one vertex at a
+    /// time where the layout grouped vertices by their bones, which on a mesh in an exporter's
+    /// vertex-cache order costs about as much as the blend (the `compact avx512` and `compact
+    /// avx512 prepared order` lines of `skelmap bench`). [`VertexOrder::Prepared`] writes the
+    /// blocks as they are, drawn with [`remap_triangles`](Self::remap_triangles)' indices:
+    /// the same values, vertex for vertex.
     ///
     /// # Errors
     ///
@@ -257,12 +316,14 @@ impl CompactMesh {
         &self,
         matrices: &SkinMatrices,
         level: SimdLevel,
+        order: VertexOrder,
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
         self.skin_into(
             Palettes::Linear(matrices),
             level,
+            order,
             Split { positions, normals },
             false,
         )
@@ -283,12 +344,14 @@ impl CompactMesh {
         &self,
         matrices: &SkinMatrices,
         level: SimdLevel,
+        order: VertexOrder,
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
         self.skin_into(
             Palettes::Linear(matrices),
             level,
+            order,
             Split { positions, normals },
             true,
         )
@@ -303,9 +366,10 @@ impl CompactMesh {
         &self,
         matrices: &SkinMatrices,
         level: SimdLevel,
+        order: VertexOrder,
         out: &mut [SkinnedVertex],
     ) -> Result<(), SkinError> {
-        self.skin_into(Palettes::Linear(matrices), level, out, false)
+        self.skin_into(Palettes::Linear(matrices), level, order, out, false)
     }
 
     /// [`skin_vertices`](Self::skin_vertices) split over the current rayon pool as
@@ -318,9 +382,10 @@ impl CompactMesh {
         &self,
         matrices: &SkinMatrices,
         level: SimdLevel,
+        order: VertexOrder,
         out: &mut [SkinnedVertex],
     ) -> Result<(), SkinError> {
-        self.skin_into(Palettes::Linear(matrices), level, out, true)
+        self.skin_into(Palettes::Linear(matrices), level, order, out, true)
     }
 
     /// This frame's dual quaternions, `world · reference⁻¹` per bone as in
@@ -337,15 +402,15 @@ impl CompactMesh {
 
     /// Skins every vertex by dual quaternions (see [`dqs`](super::dqs)): each vertex's bones'
     /// `dual_quats` weighted, taken in the hemisphere of its first, normalised and applied to
-    /// its reference-pose position and normal; in file order, at `level` (AVX-512, or the
-    /// portable kernel below it), on the calling thread ([`skin_dqs_par`](Self::skin_dqs_par)
+    /// its reference-pose position and normal; in `order` (as [`skin`](Self::skin)), at
+    /// `level` (AVX-512, or the portable kernel below it), on the calling thread ([`skin_dqs_par`](Self::skin_dqs_par)
     /// splits a large mesh over the rayon pool).
     ///
     /// ```
     /// use skelmap_core::Parse;
     /// use skelmap_core::pose::{self, Interpolation, LocalPose, Palette};
     /// use skelmap_core::skin::dqs::DualQuatPalette;
-    /// use skelmap_core::skin::{CompactMesh, SimdLevel};
+    /// use skelmap_core::skin::{CompactMesh, SimdLevel, VertexOrder};
     /// use skelmap_core::{dpm::Dpm, synth};
     ///
     /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
@@ -361,7 +426,7 @@ impl CompactMesh {
     /// compact.dual_quats(&palette, &mut dual_quats);
     /// let n = compact.num_vertices();
     /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    /// compact.skin_dqs(&dual_quats, SimdLevel::detect(), &mut p, &mut q)?;
+    /// compact.skin_dqs(&dual_quats, SimdLevel::detect(), VertexOrder::Original, &mut p, &mut q)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -372,11 +437,12 @@ impl CompactMesh {
         &self,
         dual_quats: &DualQuatPalette,
         level: SimdLevel,
+        order: VertexOrder,
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
         let sink = Split { positions, normals };
-        self.skin_into(Palettes::Dual(dual_quats), level, sink, false)
+        self.skin_into(Palettes::Dual(dual_quats), level, order, sink, false)
     }
 
     /// [`skin_dqs`](Self::skin_dqs) split over the current rayon pool as
@@ -389,17 +455,19 @@ impl CompactMesh {
         &self,
         dual_quats: &DualQuatPalette,
         level: SimdLevel,
+        order: VertexOrder,
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), SkinError> {
         let sink = Split { positions, normals };
-        self.skin_into(Palettes::Dual(dual_quats), level, sink, true)
+        self.skin_into(Palettes::Dual(dual_quats), level, order, sink, true)
     }
 
     fn skin_into<S: Chunked>(
         &self,
         palette: Palettes<'_>,
         level: SimdLevel,
+        order: VertexOrder,
         sink: S,
         parallel: bool,
     ) -> Result<(), SkinError> {
@@ -430,13 +498,13 @@ impl CompactMesh {
         let pieces: &mut [S] = if tasks > 1 {
             many = sink.pieces(self.num_vertices, per * LANES);
             for_each_piece(&mut many, tasks, streamed, |t, piece| {
-                self.skin_blocks(t * per, palette, level, piece);
+                self.skin_blocks(t * per, palette, level, order, piece);
             });
             &mut many
         } else {
             one = [sink.first(self.num_vertices)];
             for (t, piece) in one.iter_mut().enumerate() {
-                self.skin_blocks(t * per, palette, level, piece);
+                self.skin_blocks(t * per, palette, level, order, piece);
             }
             &mut one
         };
@@ -447,17 +515,21 @@ impl CompactMesh {
             pieces,
             size: per * LANES,
         };
+        // Where each vertex of the exact path goes.
+        let at = match order {
+            VertexOrder::Prepared if !self.exact_lane.is_empty() => &self.exact_lane,
+            _ => &self.exact_index,
+        };
         match palette {
             Palettes::Linear(matrices) => {
-                self.exact
-                    .skin_remapped(matrices, level, &self.exact_index, &mut whole)?;
+                self.exact.skin_remapped(matrices, level, at, &mut whole)?;
             }
             Palettes::Dual(dual_quats) => {
                 let records = RecordsMesh::<zerocopy::LittleEndian>::written(
                     &self.exact_records,
                     self.exact_index.len() as u32,
                 );
-                for (records, &at) in records.vertices().zip(&self.exact_index) {
+                for (records, &at) in records.vertices().zip(at) {
                     let (p, n) = dqs_vertex(records, None, dual_quats.deltas())?;
                     whole.put(at as usize, p.to_array(), n.to_array());
                 }
@@ -467,12 +539,13 @@ impl CompactMesh {
     }
 
     /// Skins the blocks from `first` on that `sink` holds (indexed from block `first`'s first
-    /// vertex).
+    /// vertex), in `order`.
     fn skin_blocks(
         &self,
         first: usize,
         palette: Palettes<'_>,
         level: SimdLevel,
+        order: VertexOrder,
         sink: &mut impl Sink,
     ) {
         let count = sink.len().div_ceil(LANES);
@@ -499,7 +572,7 @@ impl CompactMesh {
             paired,
             stream: streams(self.num_vertices),
         };
-        if !self.order.is_empty() {
+        if !self.order.is_empty() && order == VertexOrder::Original {
             // Lane `i` of the blocks is vertex `order[i]`: written one vertex at a time.
             let base = first * LANES;
             let mut moved = Moved {

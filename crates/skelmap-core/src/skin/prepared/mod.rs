@@ -25,8 +25,10 @@ pub enum VertexOrder {
     /// Vertex `i` of the file lands at index `i` (a scattered write per vertex).
     #[default]
     Original,
-    /// Vertices land in prepared order (contiguous writes); draw them with the index buffer
-    /// from [`PreparedMesh::remap_triangles`].
+    /// Vertices land in the order the mesh was laid out in when it was prepared or compacted
+    /// (contiguous writes); draw them with the index buffer from
+    /// [`PreparedMesh::remap_triangles`] or
+    /// [`CompactMesh::remap_triangles`](crate::skin::CompactMesh::remap_triangles).
     Prepared,
 }
 
@@ -198,15 +200,7 @@ impl PreparedMesh {
     /// [`VertexOrder::Prepared`]. An index out of range is kept as it is.
     #[must_use]
     pub fn remap_triangles(&self, triangles: impl Iterator<Item = [u32; 3]>) -> Vec<[u32; 3]> {
-        let mut to_prepared = vec![0u32; self.num_vertices];
-        for (pos, &original) in self.prepared_order().iter().enumerate() {
-            if let Some(slot) = to_prepared.get_mut(original as usize) {
-                *slot = pos as u32;
-            }
-        }
-        triangles
-            .map(|t| t.map(|i| to_prepared.get(i as usize).copied().unwrap_or(i)))
-            .collect()
+        remap_through(&self.prepared_order(), triangles)
     }
 
     /// Skins every vertex with `matrices` into `positions` and `normals` in `order`, at
@@ -364,6 +358,24 @@ impl PreparedMesh {
         }
         Ok(())
     }
+}
+
+/// `triangles` (original vertex indices) rewritten to index vertices laid out in `order` (for
+/// each position, the original index of the vertex there). An index out of range is kept as
+/// it is.
+pub(crate) fn remap_through(
+    order: &[u32],
+    triangles: impl Iterator<Item = [u32; 3]>,
+) -> Vec<[u32; 3]> {
+    let mut to_position = vec![0u32; order.len()];
+    for (position, &original) in order.iter().enumerate() {
+        if let Some(slot) = to_position.get_mut(original as usize) {
+            *slot = position as u32;
+        }
+    }
+    triangles
+        .map(|t| t.map(|i| to_position.get(i as usize).copied().unwrap_or(i)))
+        .collect()
 }
 
 /// Skins one chunk into `sink`, indexed from the chunk's first vertex.
