@@ -33,6 +33,11 @@ pub(crate) struct Block {
     /// frame at least this long holds every word the block gathers, checked once per frame
     /// instead of lane by lane.
     pub(crate) reads_end: u32,
+    /// The first value any lane reads, and how many values from it to the last one read (0
+    /// where none reads): a block whose values span at most 128 picks them by permutes from
+    /// four registers loaded at `window`, instead of gathering them.
+    pub(crate) window: u32,
+    pub(crate) span: u32,
 }
 
 impl Default for Block {
@@ -45,6 +50,8 @@ impl Default for Block {
             scale: [[0.0; LANES]; NUM_CHANNELS],
             reads: [0; NUM_CHANNELS],
             reads_end: 0,
+            window: 0,
+            span: 0,
         }
     }
 }

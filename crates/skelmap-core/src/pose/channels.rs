@@ -14,9 +14,9 @@
 //! ([`unit_rotation`]), `b` turned towards `a`, both blended and normalised again,
 //! translations and scales blended linearly, bit for bit the scalar arithmetic. With AVX-512F
 //! and AVX-512BW a step gathers each read channel's 16 values at once (picks them by permutes
-//! from a frame of at most 256 bytes; a channel no bone of the block reads costs nothing),
-//! converts and scales them, and runs the blend lane-wise; elsewhere the same layout is
-//! decoded bone by bone.
+//! where the block's values span at most 128; a channel no bone of the block reads costs
+//! nothing), converts and scales them, and runs the blend lane-wise; elsewhere the same
+//! layout is decoded bone by bone.
 
 use glam::{Quat, Vec3A, Vec4};
 
@@ -117,6 +117,12 @@ impl ChannelLayout {
                     block.scale[c][lane] = bone.scale[c];
                     block.reads[c] |= 1 << lane;
                     block.reads_end = (block.reads_end).max(block.byte[c][lane].saturating_add(4));
+                    let at = at as u32;
+                    let (first, last) = match block.span {
+                        0 => (at, at),
+                        span => (block.window.min(at), (block.window + span - 1).max(at)),
+                    };
+                    (block.window, block.span) = (first, last - first + 1);
                 }
                 at += 1;
             }
@@ -428,6 +434,61 @@ mod tests {
             };
             assert_eq!(bits(&poses), bits(&want), "{bones} bones");
             assert_eq!(scales, want_scales, "{bones} bones");
+        }
+    }
+
+    /// `bones` bones of seven channels (translation and rotation) whose values start `lead`
+    /// values into frames of `lead + 7 · bones + tail` values.
+    fn seven_channels(bones: usize, lead: usize, tail: usize) -> (ChannelLayout, Vec<u16>) {
+        let mut bits = Bits(0x6a09_e667 ^ bones as u32);
+        let channels: Vec<_> = (0..bones)
+            .map(|i| {
+                let mut offset = [1.0; NUM_CHANNELS];
+                offset[3..7].copy_from_slice(&[0.5, -0.5, 0.5, 0.5]);
+                BoneChannels {
+                    mask: 0x7f,
+                    first: (lead + 7 * i) as u32,
+                    offset,
+                    scale: core::array::from_fn(|_| bits.float(1.0) / 65535.0),
+                }
+            })
+            .collect();
+        let per_frame = lead + 7 * bones + tail;
+        let values = (0..2 * per_frame).map(|_| bits.next() as u16).collect();
+        (ChannelLayout::new(channels, per_frame), values)
+    }
+
+    #[test]
+    fn blocks_spanning_up_to_128_values_of_longer_frames_are_permuted_as_the_scalar_code_decodes()
+    {
+        // Windows of 112 values at odd starts; the last block's ending at the frame's end
+        // (`tail` 0) or before it; a block of 9 bones spanning 63 values (one register pair).
+        for (bones, lead, tail) in [(40, 3, 0), (40, 1, 5), (25, 0, 0), (80, 7, 2)] {
+            let (layout, values) = seven_channels(bones, lead, tail);
+            assert!(layout.values_per_frame() > 128);
+            let spans: Vec<u32> = layout.blocks.iter().map(|b| b.span).collect();
+            let windows: Vec<u32> = layout.blocks.iter().map(|b| b.window).collect();
+            for (k, (&span, &window)) in spans.iter().zip(&windows).enumerate() {
+                let lanes = (bones - k * LANES).min(LANES);
+                assert_eq!(span, 7 * lanes as u32, "{bones} bones, block {k}");
+                assert_eq!(window as usize, lead + 7 * LANES * k);
+            }
+            let (a, b) = values.split_at(layout.values_per_frame());
+            let (mut poses, mut scales) = (Vec::new(), Vec::new());
+            layout.nlerp_frames(a, b, 0.3, &mut poses, Some(&mut scales));
+            let (mut want, mut want_scales) = (Vec::new(), Vec::new());
+            for (k, block) in layout.blocks.iter().enumerate() {
+                let lanes = (bones - k * LANES).min(LANES);
+                scalar_block(block, a, b, 0.3, lanes, &mut want, Some(&mut want_scales));
+            }
+            let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
+                p.iter()
+                    .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
+                    .map(f32::to_bits)
+                    .collect()
+            };
+            assert_eq!(bits(&poses), bits(&want), "{bones} bones from {lead}");
+            assert_eq!(scales, want_scales, "{bones} bones from {lead}");
         }
     }
 

@@ -4,10 +4,11 @@
 //! Each channel some lane of the block reads is one masked gather of sixteen 32-bit words
 //! per frame (the value in the low or high half, as the layout says), converted to float,
 //! scaled and offset by separate multiplies and adds (the scalar decode's roundings, no fused
-//! multiply-add); a channel no lane reads is its offsets. A frame of at most
-//! [`PERMUTED_MAX`] bytes (a skeleton of a dozen bones) is instead loaded whole into four
-//! registers, and each channel's sixteen values are picked out of them by word permutes
-//! (AVX-512BW): gathers cost more than the rest of the step on such frames. The stored
+//! multiply-add); a channel no lane reads is its offsets. A block whose values span at most
+//! [`PERMUTED_VALUES`] of the frame (sixteen bones of up to eight channels each, or a whole
+//! frame of a dozen bones) instead loads that window into four registers, and each
+//! channel's sixteen values are picked out of them by word permutes (AVX-512BW): gathers cost
+//! more than the rest of the step. The stored
 //! rotations are then normalised lane-wise as `unit_rotation` does, and both frames blended
 //! by `nlerp_lanes`, `pose::sample`'s nlerp in its order: the scalar results, bit for bit.
 
@@ -17,7 +18,7 @@ use core::arch::x86_64::{
     _mm512_div_ps, _mm512_load_ps, _mm512_load_si512, _mm512_mask_blend_epi16,
     _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32, _mm512_maskz_loadu_epi16, _mm512_mul_ps,
     _mm512_permutex2var_epi16, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps,
-    _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32, _mm512_storeu_ps,
+    _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32, _mm512_storeu_ps, _mm512_sub_epi32,
     _mm512_test_epi16_mask, _mm512_zextsi256_si512,
 };
 
@@ -43,15 +44,14 @@ pub(crate) fn try_channels_nlerp(
     {
         return false;
     }
-    let permuted = a.len().max(b.len()) <= PERMUTED_MAX;
     // SAFETY: the CPU was just found to support AVX-512F and AVX-512BW, and every word the
     // block gathers lies within `a` and within `b`.
-    unsafe { channels_nlerp_avx512(block, [a, b], t, lanes, out, scales, permuted) }
+    unsafe { channels_nlerp_avx512(block, [a, b], t, lanes, out, scales) }
 }
 
-/// The longest frame, in bytes, whose values are picked by permutes: 128 values, four
-/// registers.
-pub(crate) const PERMUTED_MAX: usize = 256;
+/// The most values a block's window may span for its values to be picked by permutes: four
+/// registers of 32.
+pub(crate) const PERMUTED_VALUES: u32 = 128;
 
 /// `true` when every word `block` gathers (four bytes from each reading lane's `byte`) lies
 /// within `frame`: one comparison with the end the layout found once.
@@ -62,35 +62,41 @@ fn reads_within(block: &Block, frame: &[u8]) -> bool {
 
 /// The ten channel rows of each of `frames` for `block`'s lanes (lanes past the block's bones
 /// hold their zero offsets). Each read channel's sixteen values are gathered from the frame,
-/// or, where `permuted`, picked out of the frame loaded whole into four registers of 32
-/// values (the bytes past its end read as zeros, never loaded) by two word permutes and a
-/// blend on the index's bit 6: the same values either way, so the same rows, bit for bit.
-/// Both frames in one call, so that it is inlined into its one caller.
+/// or, where the block's window spans at most [`PERMUTED_VALUES`], picked out of the window
+/// loaded into four registers of 32 values (values past the frame's end read as zeros, never
+/// loaded) by two word permutes and a blend on the index's bit 6, the index counted from the
+/// window: the same values either way, so the same rows, bit for bit. Both frames in one
+/// call, so that it is inlined into its one caller.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F and AVX-512BW, every word the block gathers must lie within
-/// each frame, and where `permuted` each frame must be at most [`PERMUTED_MAX`] bytes long.
+/// The CPU must support AVX-512F and AVX-512BW, and every word the block gathers must lie
+/// within each frame.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn decode(block: &Block, frames: [&[u8]; 2], permuted: bool) -> [[__m512; NUM_CHANNELS]; 2] {
+unsafe fn decode(block: &Block, frames: [&[u8]; 2]) -> [[__m512; NUM_CHANNELS]; 2] {
     let low = _mm512_set1_epi32(0xFFFF);
-    let words = frames.map(|frame| frame.len() / 2);
+    let permuted = block.span <= PERMUTED_VALUES;
+    let window = block.window as usize;
     let mut registers = [[_mm512_setzero_si512(); 4]; 2];
     if permuted {
-        for ((registers, frame), &words) in registers.iter_mut().zip(frames).zip(&words) {
-            for (k, register) in registers.iter_mut().enumerate() {
+        // Registers past the span hold nothing read.
+        let used = (block.span as usize).div_ceil(32);
+        for (registers, frame) in registers.iter_mut().zip(frames) {
+            let words = (frame.len() / 2).saturating_sub(window);
+            for (k, register) in registers.iter_mut().enumerate().take(used) {
                 let valid = words.saturating_sub(32 * k).min(32);
                 if valid > 0 {
                     let mask = u32::MAX >> (32 - valid);
-                    let at = frame.as_ptr().wrapping_add(64 * k).cast();
-                    // SAFETY: the load reads the `valid` values from value 32k on, all
-                    // within the frame; the masked-off lanes are not read.
+                    let at = frame.as_ptr().wrapping_add(2 * window + 64 * k).cast();
+                    // SAFETY: the load reads the `valid` values from value `window + 32k` on,
+                    // all within the frame; the masked-off lanes are not read.
                     *register = unsafe { _mm512_maskz_loadu_epi16(mask, at) };
                 }
             }
         }
     }
+    let from = _mm512_set1_epi32(window as i32);
     // Per channel, both frames' rows.
     let mut rows = [[_mm512_set1_ps(0.0); 2]; NUM_CHANNELS];
     for (c, pair) in rows.iter_mut().enumerate() {
@@ -110,15 +116,17 @@ unsafe fn decode(block: &Block, frames: [&[u8]; 2], permuted: bool) -> [[__m512;
                 _mm512_load_si512(block.shift[c].as_ptr().cast()),
             )
         };
-        // The sixteen indices (each below 128, as the frame holds every value read) as the
-        // first sixteen words of a permute's index register.
+        // The sixteen indices counted from the window (each reading lane's below 128; the
+        // others' values are not kept) as the first sixteen words of a permute's index
+        // register.
+        let index = _mm512_sub_epi32(index, from);
         let index = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(index));
         let upper = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
         for (f, row) in pair.iter_mut().enumerate() {
             let value = if permuted {
                 let r = &registers[f];
                 let first = _mm512_permutex2var_epi16(r[0], index, r[1]);
-                let picked = if words[f] <= 64 {
+                let picked = if block.span <= 64 {
                     first
                 } else {
                     let second = _mm512_permutex2var_epi16(r[2], index, r[3]);
@@ -177,8 +185,7 @@ fn unit_rotations(rows: &[__m512; NUM_CHANNELS], lanes: u16) -> Option<[__m512; 
 /// # Safety
 ///
 /// The CPU must support AVX-512F and AVX-512BW, and every word `block` gathers must lie
-/// within both frames; where `permuted`, both frames must be at most [`PERMUTED_MAX`] bytes
-/// long.
+/// within both frames.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn channels_nlerp_avx512(
     block: &Block,
@@ -187,7 +194,6 @@ unsafe fn channels_nlerp_avx512(
     lanes: usize,
     out: &mut Vec<(Quat, Vec3A)>,
     scales: Option<&mut Vec<Vec3A>>,
-    permuted: bool,
 ) -> bool {
     let lanes = lanes.min(LANES);
     let active = if lanes == LANES {
@@ -196,7 +202,7 @@ unsafe fn channels_nlerp_avx512(
         (1u16 << lanes) - 1
     };
     // SAFETY: the caller's precondition.
-    let [ra, rb] = unsafe { decode(block, [a, b], permuted) };
+    let [ra, rb] = unsafe { decode(block, [a, b]) };
     let (Some(qa), Some(qb)) = (unit_rotations(&ra, active), unit_rotations(&rb, active)) else {
         return false;
     };
