@@ -40,6 +40,40 @@ pub(crate) struct Block {
     pub(crate) span: u32,
 }
 
+/// Where a block's decoded bones go: appended to `out` (`to` empty), or lane `l`'s written
+/// at `out[to[l]]` (`out` sized already; an index past its end is dropped).
+pub(crate) struct Placed<'a, T> {
+    pub(crate) out: &'a mut Vec<T>,
+    pub(crate) to: &'a [u32],
+}
+
+impl<T> Placed<'_, T> {
+    /// Puts `items`, lane by lane.
+    #[inline]
+    pub(crate) fn put(self, items: impl Iterator<Item = T>) {
+        if self.to.is_empty() {
+            self.out.extend(items);
+            return;
+        }
+        for (item, &to) in items.zip(self.to) {
+            if let Some(slot) = self.out.get_mut(to as usize) {
+                *slot = item;
+            }
+        }
+    }
+
+    /// Puts lane `lane`'s item (the lanes in order, when appending).
+    #[inline]
+    pub(crate) fn set(&mut self, lane: usize, item: T) {
+        if self.to.is_empty() {
+            self.out.push(item);
+        } else if let Some(slot) = (self.to.get(lane)).and_then(|&to| self.out.get_mut(to as usize))
+        {
+            *slot = item;
+        }
+    }
+}
+
 impl Default for Block {
     fn default() -> Self {
         Block {

@@ -21,7 +21,7 @@
 use glam::{Quat, Vec3A, Vec4};
 
 pub use super::block::NUM_CHANNELS;
-use super::block::{Block, LANES};
+use super::block::{Block, LANES, Placed};
 use super::local::nlerp_pose;
 
 /// One bone's channels as a file stores them: which channels read a value of the frame (bit
@@ -83,19 +83,48 @@ pub struct ChannelLayout {
     bones: usize,
     /// Values per frame.
     per_frame: usize,
+    /// Where each bone of the blocks (taken in the order of their values in a frame) is
+    /// written: bone `k` of the blocks is the `order[k]`-th bone given; empty where that is
+    /// the order given.
+    order: Vec<u32>,
 }
 
 impl ChannelLayout {
     /// The layout of `bones` over frames of `per_frame` values. A channel whose value would
     /// lie past the frame's end reads none (its offset stands), which a validated file never
     /// asks for.
+    ///
+    /// Bones given in another order than their values in a frame (an animation played on a
+    /// model whose joints it names in another order) are laid out in the frame's order, each
+    /// bone that reads nothing beside the bone given before it, so that sixteen neighbouring
+    /// bones read one short window of the frame; decoding writes each pose where its bone
+    /// was given.
     #[must_use]
     pub fn new(bones: impl IntoIterator<Item = BoneChannels>, per_frame: usize) -> Self {
+        let bones: Vec<BoneChannels> = bones.into_iter().collect();
+        // Each bone's place in the frame: its first value, or for a bone that reads nothing
+        // that of the last bone before it that reads.
+        let mut place = Vec::with_capacity(bones.len());
+        let mut last = 0;
+        for bone in &bones {
+            if bone.mask & 0x3ff != 0 {
+                last = bone.first;
+            }
+            place.push(last);
+        }
+        let mut order: Vec<u32> = (0..bones.len() as u32).collect();
+        order.sort_by_key(|&i| place[i as usize]);
+        let moved = order.iter().enumerate().any(|(k, &i)| k != i as usize);
         let mut layout = ChannelLayout {
             per_frame,
             ..ChannelLayout::default()
         };
-        for bone in bones {
+        if moved {
+            layout.order = order;
+        }
+        let given = |k: usize| layout.order.get(k).map_or(k, |&i| i as usize);
+        let laid_out: Vec<BoneChannels> = (0..bones.len()).map(|k| bones[given(k)]).collect();
+        for bone in laid_out {
             let lane = layout.bones % LANES;
             if lane == 0 {
                 layout.blocks.push(Block::default());
@@ -179,14 +208,24 @@ impl ChannelLayout {
         poses: &mut Vec<(Quat, Vec3A)>,
         mut scales: Option<&mut Vec<Vec3A>>,
     ) {
-        poses.clear();
-        poses.reserve(self.bones);
-        if let Some(s) = scales.as_deref_mut() {
-            s.clear();
-            s.reserve(self.bones);
+        // Bones laid out in another order than given are written where they were given, each
+        // slot once: outputs of the right length (a pose sampled before) are only overwritten.
+        if self.order.is_empty() {
+            poses.clear();
+            poses.reserve(self.bones);
+            if let Some(s) = scales.as_deref_mut() {
+                s.clear();
+                s.reserve(self.bones);
+            }
+        } else {
+            poses.resize(self.bones, (Quat::IDENTITY, Vec3A::ZERO));
+            if let Some(s) = scales.as_deref_mut() {
+                s.resize(self.bones, Vec3A::ONE);
+            }
         }
         for (k, block) in self.blocks.iter().enumerate() {
             let lanes = (self.bones - k * LANES).min(LANES);
+            let to = (self.order.get(k * LANES..k * LANES + lanes)).unwrap_or_default();
             let stepped = self.per_frame >= 2
                 && super::lanes::channels_nlerp(
                     block,
@@ -194,11 +233,12 @@ impl ChannelLayout {
                     V::bytes(b),
                     t,
                     lanes,
-                    poses,
-                    scales.as_deref_mut(),
+                    Placed { out: poses, to },
+                    scales.as_deref_mut().map(|out| Placed { out, to }),
                 );
             if !stepped {
-                scalar_block(block, a, b, t, lanes, poses, scales.as_deref_mut());
+                let scales = scales.as_deref_mut().map(|out| Placed { out, to });
+                scalar_block(block, a, b, t, lanes, Placed { out: poses, to }, scales);
             }
         }
     }
@@ -243,10 +283,10 @@ fn scalar_block<V: Value>(
     b: &[V],
     t: f32,
     lanes: usize,
-    poses: &mut Vec<(Quat, Vec3A)>,
-    mut scales: Option<&mut Vec<Vec3A>>,
+    mut poses: Placed<'_, (Quat, Vec3A)>,
+    mut scales: Option<Placed<'_, Vec3A>>,
 ) {
-    for lane in 0..lanes {
+    for lane in 0..lanes.min(LANES) {
         let decode = |frame: &[V]| -> [f32; NUM_CHANNELS] {
             core::array::from_fn(|c| {
                 let offset = block.offset[c][lane];
@@ -266,13 +306,13 @@ fn scalar_block<V: Value>(
                 Vec3A::new(c[0], c[1], c[2]),
             )
         };
-        poses.push(nlerp_pose(pose(ca), pose(cb), t));
-        if let Some(s) = scales.as_deref_mut() {
+        poses.set(lane, nlerp_pose(pose(ca), pose(cb), t));
+        if let Some(s) = scales.as_mut() {
             let (sa, sb) = (
                 Vec3A::new(ca[7], ca[8], ca[9]),
                 Vec3A::new(cb[7], cb[8], cb[9]),
             );
-            s.push(sa.lerp(sb, t));
+            s.set(lane, sa.lerp(sb, t));
         }
     }
 }
@@ -301,6 +341,11 @@ pub(crate) fn unit_rotation(x: f32, y: f32, z: f32, w: f32) -> Quat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `out`, appended to.
+    fn placed<T>(out: &mut Vec<T>) -> Placed<'_, T> {
+        Placed { out, to: &[] }
+    }
 
     /// A small deterministic generator (xorshift).
     struct Bits(u32);
@@ -365,7 +410,15 @@ mod tests {
                 let (mut want, mut want_scales) = (Vec::new(), Vec::new());
                 for (k, block) in layout.blocks.iter().enumerate() {
                     let lanes = (bones - k * LANES).min(LANES);
-                    scalar_block(block, a, b, t, lanes, &mut want, Some(&mut want_scales));
+                    scalar_block(
+                        block,
+                        a,
+                        b,
+                        t,
+                        lanes,
+                        placed(&mut want),
+                        Some(placed(&mut want_scales)),
+                    );
                 }
                 let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
                     p.iter()
@@ -386,7 +439,7 @@ mod tests {
                         Value::bytes(b),
                         t,
                         bones.min(LANES),
-                        &mut stepped,
+                        placed(&mut stepped),
                         None,
                     ));
                 }
@@ -424,7 +477,15 @@ mod tests {
             let (mut want, mut want_scales) = (Vec::new(), Vec::new());
             for (k, block) in layout.blocks.iter().enumerate() {
                 let lanes = (bones - k * LANES).min(LANES);
-                scalar_block(block, a, b, 0.3, lanes, &mut want, Some(&mut want_scales));
+                scalar_block(
+                    block,
+                    a,
+                    b,
+                    0.3,
+                    lanes,
+                    placed(&mut want),
+                    Some(placed(&mut want_scales)),
+                );
             }
             let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
                 p.iter()
@@ -438,8 +499,13 @@ mod tests {
     }
 
     /// `bones` bones of seven channels (translation and rotation) whose values start `lead`
-    /// values into frames of `lead + 7 · bones + tail` values.
-    fn seven_channels(bones: usize, lead: usize, tail: usize) -> (ChannelLayout, Vec<u16>) {
+    /// values into frames of `lead + 7 · bones + tail` values: the bones, the frame's length
+    /// and two frames.
+    fn seven_channel_bones(
+        bones: usize,
+        lead: usize,
+        tail: usize,
+    ) -> (Vec<BoneChannels>, usize, Vec<u16>) {
         let mut bits = Bits(0x6a09_e667 ^ bones as u32);
         let channels: Vec<_> = (0..bones)
             .map(|i| {
@@ -455,12 +521,17 @@ mod tests {
             .collect();
         let per_frame = lead + 7 * bones + tail;
         let values = (0..2 * per_frame).map(|_| bits.next() as u16).collect();
+        (channels, per_frame, values)
+    }
+
+    /// [`seven_channel_bones`] laid out.
+    fn seven_channels(bones: usize, lead: usize, tail: usize) -> (ChannelLayout, Vec<u16>) {
+        let (channels, per_frame, values) = seven_channel_bones(bones, lead, tail);
         (ChannelLayout::new(channels, per_frame), values)
     }
 
     #[test]
-    fn blocks_spanning_up_to_128_values_of_longer_frames_are_permuted_as_the_scalar_code_decodes()
-    {
+    fn blocks_spanning_up_to_128_values_of_longer_frames_are_permuted_as_the_scalar_code_decodes() {
         // Windows of 112 values at odd starts; the last block's ending at the frame's end
         // (`tail` 0) or before it; a block of 9 bones spanning 63 values (one register pair).
         for (bones, lead, tail) in [(40, 3, 0), (40, 1, 5), (25, 0, 0), (80, 7, 2)] {
@@ -479,7 +550,15 @@ mod tests {
             let (mut want, mut want_scales) = (Vec::new(), Vec::new());
             for (k, block) in layout.blocks.iter().enumerate() {
                 let lanes = (bones - k * LANES).min(LANES);
-                scalar_block(block, a, b, 0.3, lanes, &mut want, Some(&mut want_scales));
+                scalar_block(
+                    block,
+                    a,
+                    b,
+                    0.3,
+                    lanes,
+                    placed(&mut want),
+                    Some(placed(&mut want_scales)),
+                );
             }
             let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
                 p.iter()
@@ -490,6 +569,59 @@ mod tests {
             assert_eq!(bits(&poses), bits(&want), "{bones} bones from {lead}");
             assert_eq!(scales, want_scales, "{bones} bones from {lead}");
         }
+    }
+
+    /// Bones given in another order than their values in a frame (an animation whose joints
+    /// a model names in another order), some reading nothing: laid out in the frame's order,
+    /// so each block reads one short window, and each pose (and scale) written where its bone
+    /// was given, bit for bit the pose of that bone decoded alone; into outputs of any length.
+    #[test]
+    fn bones_given_out_of_frame_order_are_decoded_in_it_and_written_where_given() {
+        let (channels, per_frame, values) = seven_channel_bones(40, 3, 2);
+        // Every seventh bone moved to the end, the rest reversed, and three bones that read
+        // nothing among them.
+        let mut given: Vec<BoneChannels> = channels.iter().rev().copied().collect();
+        given.sort_by_key(|b| (b.first % 7 == 3) as u8);
+        for at in [0, 11, 30] {
+            given.insert(
+                at,
+                BoneChannels::constant([1.0, 2.0, 3.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+            );
+        }
+        let layout = ChannelLayout::new(given.iter().copied(), per_frame);
+        assert_eq!(layout.order.len(), given.len());
+        for block in &layout.blocks {
+            assert!(block.span <= 7 * LANES as u32, "{}", block.span);
+        }
+        let (a, b) = values.split_at(per_frame);
+        for stale in [0, 5, given.len(), 100] {
+            let mut poses = vec![(Quat::IDENTITY, Vec3A::ZERO); stale];
+            let mut scales = vec![Vec3A::ZERO; stale];
+            layout.nlerp_frames(a, b, 0.3, &mut poses, Some(&mut scales));
+            assert_eq!((poses.len(), scales.len()), (given.len(), given.len()));
+            for (i, bone) in given.iter().enumerate() {
+                let alone = ChannelLayout::new([*bone], per_frame);
+                assert!(alone.order.is_empty());
+                let (mut want, mut want_scales) = (Vec::new(), Vec::new());
+                alone.nlerp_frames(a, b, 0.3, &mut want, Some(&mut want_scales));
+                let bits = |(q, v): (Quat, Vec3A)| {
+                    (
+                        q.to_array().map(f32::to_bits),
+                        v.to_array().map(f32::to_bits),
+                    )
+                };
+                assert_eq!(bits(poses[i]), bits(want[0]), "bone {i}, from {stale}");
+                assert_eq!(scales[i], want_scales[0], "bone {i}");
+            }
+        }
+        // Bones given in the frame's order (those that read nothing beside the ones before
+        // them) keep it.
+        let mut in_order = channels.clone();
+        in_order.insert(
+            5,
+            BoneChannels::constant([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+        );
+        assert!(ChannelLayout::new(in_order, per_frame).order.is_empty());
     }
 
     #[test]
@@ -519,7 +651,7 @@ mod tests {
                         Some(frame),
                         0.5,
                         1,
-                        &mut Vec::new(),
+                        placed(&mut Vec::new()),
                         None,
                     )
                 };

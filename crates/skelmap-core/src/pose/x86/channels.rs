@@ -24,8 +24,8 @@ use core::arch::x86_64::{
 
 use glam::{Quat, Vec3A};
 
-use super::matrices::{nlerp_lanes, push_poses};
-use crate::pose::block::{Block, LANES, NUM_CHANNELS};
+use super::matrices::{nlerp_lanes, push_poses, scatter_poses};
+use crate::pose::block::{Block, LANES, NUM_CHANNELS, Placed};
 
 /// See `pose::lanes::channels_nlerp`.
 pub(crate) fn try_channels_nlerp(
@@ -34,8 +34,8 @@ pub(crate) fn try_channels_nlerp(
     b: &[u8],
     t: f32,
     lanes: usize,
-    out: &mut Vec<(Quat, Vec3A)>,
-    scales: Option<&mut Vec<Vec3A>>,
+    out: Placed<'_, (Quat, Vec3A)>,
+    scales: Option<Placed<'_, Vec3A>>,
 ) -> bool {
     if !is_x86_feature_detected!("avx512f")
         || !is_x86_feature_detected!("avx512bw")
@@ -97,15 +97,13 @@ unsafe fn decode(block: &Block, frames: [&[u8]; 2]) -> [[__m512; NUM_CHANNELS]; 
         }
     }
     let from = _mm512_set1_epi32(window as i32);
-    // Per channel, both frames' rows.
-    let mut rows = [[_mm512_set1_ps(0.0); 2]; NUM_CHANNELS];
-    for (c, pair) in rows.iter_mut().enumerate() {
+    // Channel `c`'s rows in both frames.
+    let channel = |c: usize| -> [__m512; 2] {
         // SAFETY: `Block` is 64-byte aligned and each row is 64 bytes at a multiple of 64.
         let offset = unsafe { _mm512_load_ps(block.offset[c].as_ptr()) };
         let reads = block.reads[c];
         if reads == 0 {
-            *pair = [offset; 2];
-            continue;
+            return [offset; 2];
         }
         // SAFETY: as above, for the scale and integer rows.
         let (scale, index, at, shift) = unsafe {
@@ -122,7 +120,7 @@ unsafe fn decode(block: &Block, frames: [&[u8]; 2]) -> [[__m512; NUM_CHANNELS]; 
         let index = _mm512_sub_epi32(index, from);
         let index = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(index));
         let upper = _mm512_test_epi16_mask(index, _mm512_set1_epi16(64));
-        for (f, row) in pair.iter_mut().enumerate() {
+        let row = |f: usize| {
             let value = if permuted {
                 let r = &registers[f];
                 let first = _mm512_permutex2var_epi16(r[0], index, r[1]);
@@ -147,14 +145,30 @@ unsafe fn decode(block: &Block, frames: [&[u8]; 2]) -> [[__m512; NUM_CHANNELS]; 
                 _mm512_and_si512(_mm512_srlv_epi32(words, shift), low)
             };
             let decoded = _mm512_add_ps(offset, _mm512_mul_ps(_mm512_cvtepi32_ps(value), scale));
-            *row = _mm512_mask_blend_ps(reads, offset, decoded);
-        }
-    }
-    let mut frames_rows = [[_mm512_set1_ps(0.0); NUM_CHANNELS]; 2];
-    for (c, [a, b]) in rows.into_iter().enumerate() {
-        (frames_rows[0][c], frames_rows[1][c]) = (a, b);
-    }
-    frames_rows
+            _mm512_mask_blend_ps(reads, offset, decoded)
+        };
+        [row(0), row(1)]
+    };
+    // Written out rather than filled in a loop over a zeroed array, which the compiler
+    // cleared with a call to `memset` on every block.
+    let [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9] = [
+        channel(0),
+        channel(1),
+        channel(2),
+        channel(3),
+        channel(4),
+        channel(5),
+        channel(6),
+        channel(7),
+        channel(8),
+        channel(9),
+    ];
+    let frame = |f: usize| {
+        [
+            c0[f], c1[f], c2[f], c3[f], c4[f], c5[f], c6[f], c7[f], c8[f], c9[f],
+        ]
+    };
+    [frame(0), frame(1)]
 }
 
 /// Normalises the stored rotations of `rows` (channels 3 to 6) as `unit_rotation` does;
@@ -192,8 +206,8 @@ unsafe fn channels_nlerp_avx512(
     [a, b]: [&[u8]; 2],
     t: f32,
     lanes: usize,
-    out: &mut Vec<(Quat, Vec3A)>,
-    scales: Option<&mut Vec<Vec3A>>,
+    out: Placed<'_, (Quat, Vec3A)>,
+    scales: Option<Placed<'_, Vec3A>>,
 ) -> bool {
     let lanes = lanes.min(LANES);
     let active = if lanes == LANES {
@@ -208,7 +222,12 @@ unsafe fn channels_nlerp_avx512(
     };
     let ta = [ra[0], ra[1], ra[2]];
     let tb = [rb[0], rb[1], rb[2]];
-    push_poses(nlerp_lanes((qa, ta), (qb, tb), t), lanes, out);
+    let rows = nlerp_lanes((qa, ta), (qb, tb), t);
+    if out.to.is_empty() {
+        push_poses(rows, lanes, out.out);
+    } else {
+        scatter_poses(rows, lanes, out.to, out.out);
+    }
     if let Some(scales) = scales {
         let (s, u) = (_mm512_set1_ps(t), _mm512_set1_ps(1.0 - t));
         let lerp = |p: __m512, q: __m512| _mm512_add_ps(_mm512_mul_ps(p, u), _mm512_mul_ps(q, s));
@@ -217,7 +236,7 @@ unsafe fn channels_nlerp_avx512(
             // SAFETY: `row` is 16 writable floats.
             unsafe { _mm512_storeu_ps(row.as_mut_ptr(), lerp(ra[7 + k], rb[7 + k])) };
         }
-        scales.extend((0..lanes).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l])));
+        scales.put((0..lanes).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l])));
     }
     true
 }

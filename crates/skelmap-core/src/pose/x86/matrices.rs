@@ -470,3 +470,28 @@ pub(super) fn push_poses(rows: [__m512; 7], lanes: usize, out: &mut Vec<(Quat, V
         )
     }));
 }
+
+/// The first `lanes` of seven rows as [`push_poses`] reads them, lane `l`'s pose written at
+/// `out[to[l]]` (dropped where that is past `out`'s end).
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(super) fn scatter_poses(
+    rows: [__m512; 7],
+    lanes: usize,
+    to: &[u32],
+    out: &mut [(Quat, Vec3A)],
+) {
+    let mut lanes_out = [[0.0f32; 8]; 16];
+    for (pair, v) in lanes_out.chunks_exact_mut(2).zip(interleave(rows)) {
+        // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.
+        unsafe { _mm512_storeu_ps(pair.as_mut_ptr().cast(), v) };
+    }
+    for (p, &to) in lanes_out.iter().take(lanes).zip(to) {
+        if let Some(slot) = out.get_mut(to as usize) {
+            *slot = (
+                Quat::from_xyzw(p[0], p[1], p[2], p[3]),
+                Vec3A::new(p[4], p[5], p[6]),
+            );
+        }
+    }
+}
