@@ -458,17 +458,28 @@ fn unit_poses(m: [__m512; 12]) -> ([__m512; 4], [__m512; 3]) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(super) fn push_poses(rows: [__m512; 7], lanes: usize, out: &mut Vec<(Quat, Vec3A)>) {
+    out.extend(lane_floats(rows).iter().take(lanes).map(pose_of));
+}
+
+/// Seven rows (quaternion `x y z w`, translation `x y z`) as each lane's eight floats.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn lane_floats(rows: [__m512; 7]) -> [[f32; 8]; 16] {
     let mut lanes_out = [[0.0f32; 8]; 16];
     for (pair, v) in lanes_out.chunks_exact_mut(2).zip(interleave(rows)) {
         // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.
         unsafe { _mm512_storeu_ps(pair.as_mut_ptr().cast(), v) };
     }
-    out.extend(lanes_out.iter().take(lanes).map(|p| {
-        (
-            Quat::from_xyzw(p[0], p[1], p[2], p[3]),
-            Vec3A::new(p[4], p[5], p[6]),
-        )
-    }));
+    lanes_out
+}
+
+/// A lane's eight floats from [`lane_floats`] as a pose.
+#[inline]
+fn pose_of(p: &[f32; 8]) -> (Quat, Vec3A) {
+    (
+        Quat::from_xyzw(p[0], p[1], p[2], p[3]),
+        Vec3A::new(p[4], p[5], p[6]),
+    )
 }
 
 /// The first `lanes` of seven rows as [`push_poses`] reads them, lane `l`'s pose written at
@@ -481,17 +492,9 @@ pub(super) fn scatter_poses(
     to: &[u32],
     out: &mut [(Quat, Vec3A)],
 ) {
-    let mut lanes_out = [[0.0f32; 8]; 16];
-    for (pair, v) in lanes_out.chunks_exact_mut(2).zip(interleave(rows)) {
-        // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.
-        unsafe { _mm512_storeu_ps(pair.as_mut_ptr().cast(), v) };
-    }
-    for (p, &to) in lanes_out.iter().take(lanes).zip(to) {
+    for (p, &to) in lane_floats(rows).iter().take(lanes).zip(to) {
         if let Some(slot) = out.get_mut(to as usize) {
-            *slot = (
-                Quat::from_xyzw(p[0], p[1], p[2], p[3]),
-                Vec3A::new(p[4], p[5], p[6]),
-            );
+            *slot = pose_of(p);
         }
     }
 }
