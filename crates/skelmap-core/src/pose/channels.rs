@@ -174,7 +174,8 @@ impl ChannelLayout {
 
     /// Decodes frames `a` and `b` of `values` (frame `f` is
     /// `values[f · per_frame .. (f + 1) · per_frame]`, values as stored) and blends them at
-    /// `t` into `poses` (and `scales`, when given), both cleared first: rotations by nlerp
+    /// `t` into `poses` (and `scales`, when given), each left with one entry per bone, in
+    /// the order the bones were given: rotations by nlerp
     /// and translations and scales linearly, as [`sample`](super::sample) blends decoded
     /// poses, bit for bit. Returns `false`, with both untouched, when either frame lies past
     /// the end of `values`.

@@ -403,8 +403,8 @@ impl CompactMesh {
     /// Skins every vertex by dual quaternions (see [`dqs`](super::dqs)): each vertex's bones'
     /// `dual_quats` weighted, taken in the hemisphere of its first, normalised and applied to
     /// its reference-pose position and normal; in `order` (as [`skin`](Self::skin)), at
-    /// `level` (AVX-512, or the portable kernel below it), on the calling thread ([`skin_dqs_par`](Self::skin_dqs_par)
-    /// splits a large mesh over the rayon pool).
+    /// `level` (AVX-512, or the portable kernel below it), on the calling thread
+    /// ([`skin_dqs_par`](Self::skin_dqs_par) splits a large mesh over the rayon pool).
     ///
     /// ```
     /// use skelmap_core::Parse;
