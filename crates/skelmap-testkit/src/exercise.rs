@@ -566,6 +566,25 @@ fn compact_skins(
         c.skin_dqs(mesh, dual_quats, level, &mut r, &mut s)
             .expect("the compact mesh blends dual quaternions with its model's pose");
     }
+    // In the layout's own order, each vertex is where `prepared_order` says, bit for bit.
+    if let Some(folded) = c.mesh(mesh) {
+        let n = folded.num_vertices();
+        let skinned = |order| {
+            let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            folded
+                .skin(matrices, level, order, &mut p, &mut q)
+                .expect("the compact mesh skins in either order");
+            (p, q)
+        };
+        let original = skinned(skin::VertexOrder::Original);
+        let prepared = skinned(skin::VertexOrder::Prepared);
+        let bits = |v: [f32; 3]| v.map(f32::to_bits);
+        for (at, &vertex) in folded.prepared_order().iter().enumerate() {
+            let v = vertex as usize;
+            assert_eq!(bits(prepared.0[at]), bits(original.0[v]), "vertex {v}");
+            assert_eq!(bits(prepared.1[at]), bits(original.1[v]), "vertex {v}");
+        }
+    }
 }
 
 /// The prepared kernel's vertices of mesh `mesh` equal `deformed`, the zero-copy deform's,
