@@ -406,29 +406,7 @@ mod tests {
             let n = layout.values_per_frame();
             let (a, b) = values.split_at(n);
             for t in [0.0, 0.3, 0.5, 1.0] {
-                let (mut poses, mut scales) = (Vec::new(), Vec::new());
-                layout.nlerp_frames(a, b, t, &mut poses, Some(&mut scales));
-                let (mut want, mut want_scales) = (Vec::new(), Vec::new());
-                for (k, block) in layout.blocks.iter().enumerate() {
-                    let lanes = (bones - k * LANES).min(LANES);
-                    scalar_block(
-                        block,
-                        a,
-                        b,
-                        t,
-                        lanes,
-                        placed(&mut want),
-                        Some(placed(&mut want_scales)),
-                    );
-                }
-                let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
-                    p.iter()
-                        .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
-                        .map(f32::to_bits)
-                        .collect()
-                };
-                assert_eq!(bits(&poses), bits(&want), "{bones} bones at {t}");
-                assert_eq!(scales, want_scales, "{bones} bones at {t}");
+                assert_decodes_as_scalar(&layout, &values, t, &format!("{bones} bones at {t}"));
                 // The step ran where the CPU has it (the last value read from its high half).
                 if std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512bw")
@@ -467,35 +445,34 @@ mod tests {
         (ChannelLayout::new(channels, 10 * bones), values)
     }
 
+    /// `layout`'s decode of the first two frames of `values` at `t` is the scalar
+    /// reference's, block by block, bit for bit (poses and scales).
+    fn assert_decodes_as_scalar(layout: &ChannelLayout, values: &[u16], t: f32, what: &str) {
+        let (a, b) = values.split_at(layout.values_per_frame());
+        let (mut poses, mut scales) = (Vec::new(), Vec::new());
+        layout.nlerp_frames(a, b, t, &mut poses, Some(&mut scales));
+        let (mut want, mut want_scales) = (Vec::new(), Vec::new());
+        for (k, block) in layout.blocks.iter().enumerate() {
+            let lanes = (layout.bones - k * LANES).min(LANES);
+            let (p, s) = (placed(&mut want), Some(placed(&mut want_scales)));
+            scalar_block(block, a, b, t, lanes, p, s);
+        }
+        let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
+            p.iter()
+                .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
+                .map(f32::to_bits)
+                .collect()
+        };
+        assert_eq!(bits(&poses), bits(&want), "{what}");
+        assert_eq!(scales, want_scales, "{what}");
+    }
+
     #[test]
     fn frames_of_up_to_128_values_are_permuted_as_the_scalar_code_decodes() {
         // 60 values: one register pair; 70 and 120: both pairs; 130: past the permutes.
         for bones in [1, 6, 7, 12, 13] {
             let (layout, values) = every_channel(bones);
-            let (a, b) = values.split_at(layout.values_per_frame());
-            let (mut poses, mut scales) = (Vec::new(), Vec::new());
-            layout.nlerp_frames(a, b, 0.3, &mut poses, Some(&mut scales));
-            let (mut want, mut want_scales) = (Vec::new(), Vec::new());
-            for (k, block) in layout.blocks.iter().enumerate() {
-                let lanes = (bones - k * LANES).min(LANES);
-                scalar_block(
-                    block,
-                    a,
-                    b,
-                    0.3,
-                    lanes,
-                    placed(&mut want),
-                    Some(placed(&mut want_scales)),
-                );
-            }
-            let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
-                p.iter()
-                    .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
-                    .map(f32::to_bits)
-                    .collect()
-            };
-            assert_eq!(bits(&poses), bits(&want), "{bones} bones");
-            assert_eq!(scales, want_scales, "{bones} bones");
+            assert_decodes_as_scalar(&layout, &values, 0.3, &format!("{bones} bones"));
         }
     }
 
@@ -545,30 +522,8 @@ mod tests {
                 assert_eq!(span, 7 * lanes as u32, "{bones} bones, block {k}");
                 assert_eq!(window as usize, lead + 7 * LANES * k);
             }
-            let (a, b) = values.split_at(layout.values_per_frame());
-            let (mut poses, mut scales) = (Vec::new(), Vec::new());
-            layout.nlerp_frames(a, b, 0.3, &mut poses, Some(&mut scales));
-            let (mut want, mut want_scales) = (Vec::new(), Vec::new());
-            for (k, block) in layout.blocks.iter().enumerate() {
-                let lanes = (bones - k * LANES).min(LANES);
-                scalar_block(
-                    block,
-                    a,
-                    b,
-                    0.3,
-                    lanes,
-                    placed(&mut want),
-                    Some(placed(&mut want_scales)),
-                );
-            }
-            let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
-                p.iter()
-                    .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
-                    .map(f32::to_bits)
-                    .collect()
-            };
-            assert_eq!(bits(&poses), bits(&want), "{bones} bones from {lead}");
-            assert_eq!(scales, want_scales, "{bones} bones from {lead}");
+            let what = format!("{bones} bones from {lead}");
+            assert_decodes_as_scalar(&layout, &values, 0.3, &what);
         }
     }
 
