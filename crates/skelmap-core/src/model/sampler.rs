@@ -84,7 +84,7 @@ impl<'m, 'data> Sampler<'m, 'data> {
     /// use skelmap_core::pose::{Interpolation, LocalPose};
     /// let bytes = Builder::example().write()?;
     /// let model = Model::from_bytes(&bytes)?;
-    /// let turn = model.clip("turn").unwrap(); // a sequence of 4 frames at 15 fps
+    /// let turn = model.clip("turn").ok_or("no turn")?; // a sequence of 4 frames at 15 fps
     /// let mut sampler = model.sampler();
     /// let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
     /// for tick in 0..20 {

@@ -58,7 +58,7 @@ pub struct Sampler<'s, S> {
 /// use skelmap_core::view::ModelView;
 /// let bytes = Builder::example().write()?;
 /// let model = Model::from_bytes(&bytes)?;
-/// let pair = model.as_hl1().unwrap();
+/// let pair = model.as_hl1().ok_or("not Half-Life")?;
 /// let (mut kept, mut out, mut fresh) = (KeptFrames::default(), LocalPose::default(), LocalPose::default());
 /// // Frames 0 and 1 decoded and kept; the same pair again decodes nothing.
 /// pair.sample_kept(&mut kept, (0, 1, 0.5), Interpolation::Nlerp, &mut out);
@@ -66,7 +66,7 @@ pub struct Sampler<'s, S> {
 /// model.sample(0, 1, 0.25, Interpolation::Nlerp, &mut fresh);
 /// assert_eq!(out, fresh);
 /// kept.clear(); // before keeping frames of another view
-/// # Ok::<(), skelmap_core::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct KeptFrames {

@@ -273,9 +273,9 @@ impl CompactMesh {
     /// let bytes = synth::iqm_character(&synth::CharacterParams::default()).model.write()?;
     /// let model = Model::from_bytes(&bytes)?;
     /// let compact = model.compact()?;
-    /// let mesh = compact.mesh(0).expect("one mesh");
+    /// let mesh = compact.mesh(0).ok_or("no mesh")?;
     /// // Once, at load: the index buffer for vertices in the mesh's own order.
-    /// let triangles = mesh.remap_triangles(model.mesh(0).expect("one mesh").triangles());
+    /// let triangles = mesh.remap_triangles(model.mesh(0).ok_or("no mesh")?.triangles());
     ///
     /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
     /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?; // every frame
@@ -285,7 +285,7 @@ impl CompactMesh {
     /// mesh.skin(&matrices, SimdLevel::detect(), VertexOrder::Prepared, &mut p, &mut q)?;
     /// # let (mut p0, mut q0) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     /// # mesh.skin(&matrices, SimdLevel::detect(), VertexOrder::Original, &mut p0, &mut q0)?;
-    /// # let original = model.mesh(0).expect("one mesh").triangles().collect::<Vec<_>>();
+    /// # let original = model.mesh(0).ok_or("no mesh")?.triangles().collect::<Vec<_>>();
     /// # for (t, o) in triangles.iter().zip(&original) {
     /// #     assert_eq!(t.map(|i| p[i as usize]), o.map(|i| p0[i as usize]));
     /// # }
