@@ -3,6 +3,7 @@
 //! threads or streamed. This module holds the fixtures the kernel tests share: comparisons of
 //! skinned streams, the tube's compact case, and DPMs of two or many bones.
 
+mod bind;
 mod compact;
 mod compact_dqs;
 mod kernels;

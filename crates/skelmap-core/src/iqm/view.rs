@@ -10,7 +10,8 @@ use crate::format::Format;
 use crate::pose::bounds::Aabb;
 use crate::pose::framegroups::FrameGroup;
 use crate::pose::{
-    BindPoseMesh, BindVertex, Bone, BoneChannels, LocalPose, PoseFrames, Skeleton, unit_rotation,
+    BindPoseMesh, BindVertex, Bone, BoneChannels, FourInfluences, LocalPose, PoseFrames, Skeleton,
+    unit_rotation,
 };
 use crate::view::{
     ClipOrigin, IndexedNames, Material, MeshView, ModelView, NAMED_CLIP_FPS, Submesh,
@@ -950,5 +951,27 @@ impl BindPoseMesh for &Iqm<'_> {
             let n = vertices.min(normals.len());
             normals[..n].fill([0.0; 3]);
         }
+    }
+
+    /// The arrays, where the model has joints and its blend indexes and weights are bytes (as
+    /// most IQMs store them): each vertex reads from them as [`FourInfluences`] says.
+    fn four_influences(&self) -> Option<FourInfluences<'_>> {
+        let a = &self.arrays;
+        let (Some(positions), Some(Quad::U8(indexes)), Some(Quad::U8(weights))) =
+            (a.position, a.blend_indexes, a.blend_weights)
+        else {
+            return None;
+        };
+        let n = Iqm::num_vertices(self);
+        let full = |len: usize| len == n;
+        let same = full(positions.len()) && full(indexes.len()) && full(weights.len());
+        (self.has_skeleton() && same && a.normal.is_none_or(|v| full(v.len()))).then_some(
+            FourInfluences {
+                positions,
+                normals: a.normal,
+                indexes,
+                weights,
+            },
+        )
     }
 }

@@ -377,9 +377,10 @@ impl Model<'_> {
     ///   kernel ([`skin::stream`](fn@crate::skin::stream)), zero-copy, at the best level this
     ///   CPU has: AVX-512 (F, BW) for one-influence vertices and AVX2 + FMA for the others,
     ///   else AVX2 + FMA, else plain Rust;
-    /// - MS3D, SL: linear blend of the bind-pose vertices by `world(t) · world(bind)⁻¹`
-    ///   ([`skin::bind_lbs`], plain Rust; MS3D stores normals per
-    ///   triangle corner: its vertex normals come out zero). [`Model::prepare`] and
+    /// - IQM, MS3D, SL and the other bind-pose formats: linear blend of the bind-pose vertices
+    ///   by `world(t) · world(bind)⁻¹` ([`skin::bind_lbs`]: an IQM of byte weights on at most
+    ///   64 joints sixteen vertices a step at AVX-512, the rest plain Rust; MS3D stores normals
+    ///   per triangle corner: its vertex normals come out zero). [`Model::prepare`] and
     ///   [`Model::compact`] give these formats the AVX-512 kernels;
     /// - MDL, Quake: the pose's two frames tweened by the morph kernel
     ///   ([`tween_with_level`](crate::skin::morph::tween_with_level): AVX-512 on 16 vertices a
@@ -409,9 +410,10 @@ impl Model<'_> {
     }
 
     /// [`Model::deform`] at an explicit instruction-set level (a level the CPU lacks falls
-    /// back to the best it has below it): the stream kernel and the morph run that level's
-    /// code ([`SimdLevel::Portable`]: plain Rust); the bind-pose blend and the terrain tween
-    /// have one version.
+    /// back to the best it has below it): the stream kernel, the morph and the bind-pose blend
+    /// ([`skin::bind_lbs_with_level`]) run that level's code ([`SimdLevel::Portable`]: plain
+    /// Rust); the terrain tween has one version. The bind-pose blend gives the same bits at
+    /// every level.
     ///
     /// # Errors
     ///
@@ -474,7 +476,8 @@ impl Model<'_> {
                         &[Affine3A::IDENTITY; 256]
                     };
                     if pose.frame_vertices.is_empty() {
-                        Ok(skin::bind_lbs(&bind, relative, positions, normals)?)
+                        let (p, n) = (positions, normals);
+                        Ok(skin::bind_lbs_with_level(&bind, relative, level, p, n)?)
                     } else {
                         // Frames that replace vertices: replaced first, then skinned.
                         let framed = super::replace::Framed { mesh: &bind, pose };

@@ -6,7 +6,7 @@
 //!   (MS3D, SL mdl, IQM, MDL7).
 
 use glam::Vec3A;
-use zerocopy::byteorder::{ByteOrder, F32, U32};
+use zerocopy::byteorder::{ByteOrder, F32, LittleEndian, U32};
 
 use crate::bonevert::Vertices;
 use crate::read::slice_in;
@@ -157,6 +157,31 @@ pub trait BindPoseMesh {
             *n = v.normal.to_array();
         }
     }
+
+    /// The vertices as arrays of four byte weights each, where the mesh stores them so and
+    /// every vertex reads as [`bind_vertex`](BindPoseMesh::bind_vertex) reads it from them:
+    /// the skinning loops then read the arrays instead of one [`BindVertex`] at a time. The
+    /// default is `None`; IQM gives its arrays.
+    fn four_influences(&self) -> Option<FourInfluences<'_>> {
+        None
+    }
+}
+
+/// A bind-pose mesh's vertex arrays with four influences a vertex, each weight a byte over
+/// 255 (IQM's usual layout), all [`num_vertices`](BindPoseMesh::num_vertices) long. Vertex
+/// `i` is bound to `indexes[i][k]` by `weights[i][k] / 255` for each `k` whose weight is not
+/// zero, in that order; a vertex whose four weights are zero is bound wholly (weight 1) to
+/// `indexes[i][0]`. Its normal is zero where `normals` is `None`.
+#[derive(Debug, Clone, Copy)]
+pub struct FourInfluences<'a> {
+    /// Positions in the bind pose, little-endian floats.
+    pub positions: &'a [[F32<LittleEndian>; 3]],
+    /// Normals in the bind pose, where the mesh has them.
+    pub normals: Option<&'a [[F32<LittleEndian>; 3]]>,
+    /// Four bone indexes a vertex.
+    pub indexes: &'a [[u8; 4]],
+    /// Four weights a vertex, each over 255.
+    pub weights: &'a [[u8; 4]],
 }
 
 impl<M: BindPoseMesh + ?Sized> BindPoseMesh for &M {
@@ -170,5 +195,9 @@ impl<M: BindPoseMesh + ?Sized> BindPoseMesh for &M {
 
     fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
         (**self).copy_bind_pose(positions, normals);
+    }
+
+    fn four_influences(&self) -> Option<FourInfluences<'_>> {
+        (**self).four_influences()
     }
 }

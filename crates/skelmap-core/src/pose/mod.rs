@@ -65,7 +65,9 @@ pub use frames::PoseFrames;
 pub use ik::{AimIk, AimIkCorrection, TwoBoneIk, TwoBoneIkCorrection};
 pub use local::{Interpolation, LocalPose, Palette, Root, sample};
 pub(crate) use local::{nlerp_frames, nlerp_pose};
-pub use mesh::{BindPoseMesh, BindVertex, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh};
+pub use mesh::{
+    BindPoseMesh, BindVertex, FourInfluences, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh,
+};
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
 pub use sampler::{KeptFrames, Sampler};
 pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};

@@ -1,8 +1,9 @@
 //! The `std::arch` pieces that several skinning kernels share: the in-register palette
 //! look-ups ([`Lookup`]: AVX-512F, [`Lookup8`]: AVX2), the interleaved stores of 16 results
-//! ([`store_interleaved`], [`stream_interleaved`]) and the dispatch on palette width and
-//! streaming ([`by_palette_and_stream!`]). Each kernel's own code lives beside its portable
-//! code (`stream/x86.rs`, `prepared/x86.rs`, `compact/x86.rs`, `morph/x86.rs`).
+//! ([`store_interleaved`], [`stream_interleaved`]), the loads of 16 stored vertices
+//! ([`load_deinterleaved`]) and the dispatch on palette width and streaming
+//! ([`by_palette_and_stream!`]). Each kernel's own code lives beside its portable code
+//! (`stream/x86.rs`, `prepared/x86.rs`, `compact/x86.rs`, `morph/x86.rs`, `bind/x86.rs`).
 //!
 //! Like every `x86` module, this one may opt out of the compiler's memory-safety checks, each
 //! block justified by a `// SAFETY:` comment; its functions carry `#[target_feature]`, and
@@ -44,6 +45,8 @@ use core::arch::x86_64::{
     _mm512_setzero_ps, _mm512_storeu_ps, _mm512_stream_ps, _mm512_test_epi32_mask,
 };
 
+use zerocopy::byteorder::{F32, LittleEndian};
+
 use super::blocks::LANES;
 
 /// For output register `r` of an interleaved `x y z x y z …` run of 16 vertices (48 floats in
@@ -84,6 +87,46 @@ pub(crate) fn store_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f32
             _mm512_storeu_ps(dst.add(16 * r), v);
         }
     }
+}
+
+/// For component `c` of 16 interleaved `x y z` vertices (48 floats in three registers): per
+/// lane, where float `3 · lane + c` lies among the first two registers (0..32), and, for the
+/// lanes whose float lies in the third, where in it and the mask of those lanes.
+const fn deinterleave(c: usize) -> ([i32; 16], [i32; 16], u16) {
+    let (mut low, mut high, mut mask) = ([0i32; 16], [0i32; 16], 0u16);
+    let mut lane = 0;
+    while lane < 16 {
+        let at = 3 * lane + c;
+        if at < 32 {
+            low[lane] = at as i32;
+        } else {
+            high[lane] = (at - 32) as i32;
+            mask |= 1 << lane;
+        }
+        lane += 1;
+    }
+    (low, high, mask)
+}
+
+const DEINTERLEAVE: [([i32; 16], [i32; 16], u16); 3] =
+    [deinterleave(0), deinterleave(1), deinterleave(2)];
+
+/// The rows `x`, `y`, `z` of 16 interleaved vertices stored as little-endian floats (48, the
+/// native ones on x86-64): the inverse of [`store_interleaved`].
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn load_deinterleaved(from: &[[F32<LittleEndian>; 3]; LANES]) -> [__m512; 3] {
+    let src = from.as_ptr().cast::<f32>();
+    // SAFETY: `from` is 48 contiguous 4-byte floats (arrays have no padding; the unaligned
+    // loads need no alignment): the loads read floats `0 .. 16`, `16 .. 32` and `32 .. 48`.
+    let r = unsafe { [0, 16, 32].map(|at| _mm512_loadu_ps(src.add(at))) };
+    DEINTERLEAVE.map(|(low, high, mask)| {
+        // SAFETY: `low` and `high` are 16 `i32`s each.
+        unsafe {
+            let t = _mm512_permutex2var_ps(r[0], _mm512_loadu_si512(low.as_ptr().cast()), r[1]);
+            _mm512_mask_permutexvar_ps(t, mask, _mm512_loadu_si512(high.as_ptr().cast()), r[2])
+        }
+    })
 }
 
 /// [`store_interleaved`] with non-temporal stores, which write whole cache lines to memory

@@ -12,13 +12,16 @@
 
 use glam::{Affine3A, Vec3, Vec3A};
 use zerocopy::IntoBytes;
-use zerocopy::byteorder::{LittleEndian, U32};
+use zerocopy::byteorder::{F32, LittleEndian, U32};
 
-use super::SkinError;
 use super::dqs::{Blend, DualQuat};
 use super::records::RecordsMesh;
+use super::{SimdLevel, SkinError};
 use crate::bonevert::BoneVert;
-use crate::pose::{BindPoseMesh, BindVertex};
+use crate::pose::{BindPoseMesh, BindVertex, FourInfluences};
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// A bind-pose mesh as pre-weighted bone-space records (little-endian, the layout of
 /// [`BoneVert`]): an explicit copy, about `4 + 32 · influences` bytes per vertex.
@@ -206,8 +209,28 @@ pub fn bind_lbs(
     positions: &mut [[f32; 3]],
     normals: &mut [[f32; 3]],
 ) -> Result<(), SkinError> {
+    bind_lbs_with_level(mesh, deltas, SimdLevel::detect(), positions, normals)
+}
+
+/// [`bind_lbs`] at an explicit instruction-set level (a level the CPU lacks falls back to the
+/// best it has below it). [`SimdLevel::Avx512`] blends sixteen vertices a step where the mesh
+/// gives its vertices as arrays of four byte weights
+/// ([`BindPoseMesh::four_influences`]: IQM) and `deltas` has at most 64 bones; every other
+/// case, and the last vertices of a mesh whose count is not a multiple of sixteen, run plain
+/// Rust. Every level gives the same bits.
+///
+/// # Errors
+///
+/// As [`bind_lbs`].
+pub fn bind_lbs_with_level(
+    mesh: &impl BindPoseMesh,
+    deltas: &[Affine3A],
+    level: SimdLevel,
+    positions: &mut [[f32; 3]],
+    normals: &mut [[f32; 3]],
+) -> Result<(), SkinError> {
     outputs(mesh, positions, normals)?;
-    lbs(mesh, deltas, positions, Some(normals))
+    lbs(mesh, deltas, level, positions, Some(normals))
 }
 
 /// [`bind_lbs`] without normals: writes the first `mesh.num_vertices()` entries of
@@ -222,37 +245,115 @@ pub fn bind_positions(
     positions: &mut [[f32; 3]],
 ) -> Result<(), SkinError> {
     outputs(mesh, positions, positions)?;
-    lbs(mesh, deltas, positions, None)
+    lbs(mesh, deltas, SimdLevel::detect(), positions, None)
 }
 
 /// Linear blend of the first `min(positions.len(), vertices)` vertices (and their normals,
-/// when asked for).
+/// when asked for): from the mesh's arrays where it gives them
+/// ([`BindPoseMesh::four_influences`]), the same sums in the same order.
 fn lbs(
     mesh: &impl BindPoseMesh,
     deltas: &[Affine3A],
+    level: SimdLevel,
     positions: &mut [[f32; 3]],
     mut normals: Option<&mut [[f32; 3]]>,
 ) -> Result<(), SkinError> {
+    if let Some(arrays) = mesh.four_influences() {
+        return lbs_four(arrays, deltas, level, positions, normals);
+    }
     for (i, pos) in positions.iter_mut().enumerate().take(mesh.num_vertices()) {
         let Some(v) = mesh.bind_vertex(i) else { break };
-        let (mut p, mut n, mut total) = (Vec3A::ZERO, Vec3A::ZERO, 0.0);
+        let mut sum = Lbs::default();
         for entry in weighted(&v, deltas) {
             let (_, m, weight) = entry?;
-            p += weight * m.transform_point3a(v.position);
-            n += weight * m.transform_vector3a(v.normal);
-            total += weight;
+            sum.add(m, weight, v.position, v.normal);
         }
-        let (p, n) = if total > 0.0 {
-            (p / total, n / total)
-        } else {
-            (v.position, v.normal)
-        };
+        let (p, n) = sum.finish(v.position, v.normal);
         *pos = p.to_array();
         if let Some(slot) = normals.as_deref_mut().and_then(|out| out.get_mut(i)) {
             *slot = n.to_array();
         }
     }
     Ok(())
+}
+
+/// [`lbs`] over [`FourInfluences`]' arrays: each vertex as its [`BindVertex`] reads; at
+/// AVX-512, the whole blocks of sixteen first.
+fn lbs_four(
+    arrays: FourInfluences<'_>,
+    deltas: &[Affine3A],
+    level: SimdLevel,
+    positions: &mut [[f32; 3]],
+    mut normals: Option<&mut [[f32; 3]]>,
+) -> Result<(), SkinError> {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if level >= SimdLevel::Avx512 {
+        let normals = normals.as_deref_mut();
+        done = x86::try_lbs_four_avx512(arrays, deltas, positions, normals).unwrap_or(0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = level;
+    let vec = |v: &[F32<LittleEndian>; 3]| Vec3A::new(v[0].get(), v[1].get(), v[2].get());
+    let delta = |bone: u8| {
+        deltas.get(usize::from(bone)).ok_or(SkinError::Palette {
+            bone: u32::from(bone),
+            have: deltas.len(),
+        })
+    };
+    let bound = arrays.indexes.iter().zip(arrays.weights);
+    let vertices = positions.iter_mut().zip(arrays.positions).zip(bound);
+    for (i, ((pos, stored), (indexes, weights))) in vertices.enumerate().skip(done) {
+        let position = vec(stored);
+        let normal = arrays
+            .normals
+            .and_then(|n| n.get(i))
+            .map_or(Vec3A::ZERO, vec);
+        let mut sum = Lbs::default();
+        if *weights == [0; 4] {
+            sum.add(delta(indexes[0])?, 1.0, position, normal);
+        } else {
+            for (&bone, &weight) in indexes.iter().zip(weights) {
+                if weight != 0 {
+                    sum.add(delta(bone)?, f32::from(weight) / 255.0, position, normal);
+                }
+            }
+        }
+        let (p, n) = sum.finish(position, normal);
+        *pos = p.to_array();
+        if let Some(slot) = normals.as_deref_mut().and_then(|out| out.get_mut(i)) {
+            *slot = n.to_array();
+        }
+    }
+    Ok(())
+}
+
+/// One vertex's linear blend, summed influence by influence.
+#[derive(Default)]
+struct Lbs {
+    position: Vec3A,
+    normal: Vec3A,
+    total: f32,
+}
+
+impl Lbs {
+    /// Adds bone matrix `m` at `weight` (> 0) to the blend of `position` and `normal`.
+    #[inline(always)]
+    fn add(&mut self, m: &Affine3A, weight: f32, position: Vec3A, normal: Vec3A) {
+        self.position += weight * m.transform_point3a(position);
+        self.normal += weight * m.transform_vector3a(normal);
+        self.total += weight;
+    }
+
+    /// The blend divided by the total weight; the vertex as stored without one.
+    #[inline(always)]
+    fn finish(self, position: Vec3A, normal: Vec3A) -> (Vec3A, Vec3A) {
+        if self.total > 0.0 {
+            (self.position / self.total, self.normal / self.total)
+        } else {
+            (position, normal)
+        }
+    }
 }
 
 /// Dual-quaternion skinning of a bind-pose mesh: the vertex's weighted `deltas` (from
