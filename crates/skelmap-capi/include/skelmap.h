@@ -1306,6 +1306,67 @@ enum SkelmapStatus skelmap_compact_skin(const struct SkelmapCompact *compact,
                                         size_t capacity);
 
 /**
+ * `skelmap_compact_skin` in the compact layout's own vertex order: position `i` of the
+ * buffers gets the vertex `skelmap_compact_prepared_order` names at `i`, with the values
+ * `skelmap_compact_skin` gives it, bit for bit. Where the layout grouped vertices by the
+ * bones they use (a mesh in an exporter's vertex-cache order), file order costs a scattered
+ * write per vertex, about as much as the blend; a runtime that draws through
+ * `skelmap_compact_remap_triangles`' indices skips it.
+ *
+ * Returns what `skelmap_compact_skin` returns, for the same reasons.
+ *
+ * # Safety
+ *
+ * As `skelmap_compact_skin`.
+ */
+enum SkelmapStatus skelmap_compact_skin_prepared(const struct SkelmapCompact *compact,
+                                                 const struct SkelmapPose *pose,
+                                                 uint32_t mesh,
+                                                 float *positions,
+                                                 size_t position_stride,
+                                                 float *normals,
+                                                 size_t normal_stride,
+                                                 size_t capacity);
+
+/**
+ * Writes, for each position `i` of `skelmap_compact_skin_prepared`'s output for mesh `mesh`,
+ * the vertex of the file written there (`out[i]`, a permutation of `0 ..` the mesh's vertex
+ * count), for `capacity` elements.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`compact` or `out`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh) or `SKELMAP_STATUS_BUFFER_TOO_SMALL` (`capacity`
+ * below the mesh's vertices).
+ *
+ * # Safety
+ *
+ * `compact` is NULL or a live compact model; `out` is NULL or valid for writes of `capacity`
+ * `uint32_t`s.
+ */
+enum SkelmapStatus skelmap_compact_prepared_order(const struct SkelmapCompact *compact,
+                                                  uint32_t mesh,
+                                                  uint32_t *out,
+                                                  size_t capacity);
+
+/**
+ * Rewrites `count` triangles of mesh `mesh` (three vertex indices each, as
+ * `skelmap_mesh_triangles` writes them), in place, to index the vertices
+ * `skelmap_compact_skin_prepared` writes. An index past the mesh's vertices is kept as it is.
+ *
+ * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`compact`, or `triangles`
+ * with `count` above zero), `SKELMAP_STATUS_OUT_OF_RANGE` (mesh) or
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (`3 · count` indices overflow the address space).
+ *
+ * # Safety
+ *
+ * `compact` is NULL or a live compact model; `triangles` is NULL or valid for reads and
+ * writes of `3 · count` `uint32_t`s.
+ */
+enum SkelmapStatus skelmap_compact_remap_triangles(const struct SkelmapCompact *compact,
+                                                   uint32_t mesh,
+                                                   uint32_t *triangles,
+                                                   size_t count);
+
+/**
  * Builds the GPU skinning buffers of a skeletal model (DPM, SKM, MS3D, SL, IQM, MDL7 with
  * bones) into `*out` (NULL on failure), as `options` asks (NULL: the defaults).
  *

@@ -13,10 +13,10 @@
 use std::cell::RefCell;
 
 use skelmap_core::model::Compact;
-use skelmap_core::skin::{SimdLevel, SkinMatrices};
+use skelmap_core::skin::{CompactMesh, SimdLevel, SkinMatrices, VertexOrder};
 
 use crate::boundary::{Fail, SkelmapStatus, status};
-use crate::mesh::{deform_outputs, write_deformed};
+use crate::mesh::{Strided, deform_outputs, write_deformed};
 use crate::model::SkelmapModel;
 use crate::pose::SkelmapPose;
 
@@ -151,31 +151,166 @@ pub unsafe extern "C" fn skelmap_compact_skin(
     normal_stride: usize,
     capacity: usize,
 ) -> SkelmapStatus {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        skin(
+            (compact, pose, mesh),
+            [(positions, position_stride), (normals, normal_stride)],
+            capacity,
+            VertexOrder::Original,
+        )
+    }
+}
+
+/// `skelmap_compact_skin` in the compact layout's own vertex order: position `i` of the
+/// buffers gets the vertex `skelmap_compact_prepared_order` names at `i`, with the values
+/// `skelmap_compact_skin` gives it, bit for bit. Where the layout grouped vertices by the
+/// bones they use (a mesh in an exporter's vertex-cache order), file order costs a scattered
+/// write per vertex, about as much as the blend; a runtime that draws through
+/// `skelmap_compact_remap_triangles`' indices skips it.
+///
+/// Returns what `skelmap_compact_skin` returns, for the same reasons.
+///
+/// # Safety
+///
+/// As `skelmap_compact_skin`.
+#[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_compact_skin_prepared(
+    compact: Option<&SkelmapCompact>,
+    pose: Option<&SkelmapPose>,
+    mesh: u32,
+    positions: *mut f32,
+    position_stride: usize,
+    normals: *mut f32,
+    normal_stride: usize,
+    capacity: usize,
+) -> SkelmapStatus {
+    // SAFETY: forwarded from this function's contract.
+    unsafe {
+        skin(
+            (compact, pose, mesh),
+            [(positions, position_stride), (normals, normal_stride)],
+            capacity,
+            VertexOrder::Prepared,
+        )
+    }
+}
+
+/// Writes, for each position `i` of `skelmap_compact_skin_prepared`'s output for mesh `mesh`,
+/// the vertex of the file written there (`out[i]`, a permutation of `0 ..` the mesh's vertex
+/// count), for `capacity` elements.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`compact` or `out`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh) or `SKELMAP_STATUS_BUFFER_TOO_SMALL` (`capacity`
+/// below the mesh's vertices).
+///
+/// # Safety
+///
+/// `compact` is NULL or a live compact model; `out` is NULL or valid for writes of `capacity`
+/// `uint32_t`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_compact_prepared_order(
+    compact: Option<&SkelmapCompact>,
+    mesh: u32,
+    out: *mut u32,
+    capacity: usize,
+) -> SkelmapStatus {
     status(|| {
-        let compact = &compact.ok_or(Fail::null("compact"))?.compact;
+        let folded = folded(compact, mesh)?;
+        // SAFETY: forwarded from this function's contract (tightly packed).
+        let out = unsafe { Strided::<u32, 1>::new(out, 0, capacity, "out") }?;
+        let order: Vec<[u32; 1]> = folded.prepared_order().into_iter().map(|v| [v]).collect();
+        out.ok_or(Fail::null("out"))?.write(&order, "out")
+    })
+}
+
+/// Rewrites `count` triangles of mesh `mesh` (three vertex indices each, as
+/// `skelmap_mesh_triangles` writes them), in place, to index the vertices
+/// `skelmap_compact_skin_prepared` writes. An index past the mesh's vertices is kept as it is.
+///
+/// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`compact`, or `triangles`
+/// with `count` above zero), `SKELMAP_STATUS_OUT_OF_RANGE` (mesh) or
+/// `SKELMAP_STATUS_INVALID_ARGUMENT` (`3 · count` indices overflow the address space).
+///
+/// # Safety
+///
+/// `compact` is NULL or a live compact model; `triangles` is NULL or valid for reads and
+/// writes of `3 · count` `uint32_t`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_compact_remap_triangles(
+    compact: Option<&SkelmapCompact>,
+    mesh: u32,
+    triangles: *mut u32,
+    count: usize,
+) -> SkelmapStatus {
+    status(|| {
+        let folded = folded(compact, mesh)?;
+        if count == 0 {
+            return Ok(());
+        }
+        if triangles.is_null() {
+            return Err(Fail::null("triangles"));
+        }
+        let len = count
+            .checked_mul(3)
+            .filter(|&len| len <= isize::MAX as usize / size_of::<u32>())
+            .ok_or_else(|| Fail::invalid("count: 3 · count indices overflow the address space"))?;
+        // SAFETY: `triangles` is not NULL and, by this function's contract, valid for reads and
+        // writes of `3 · count` `uint32_t`s, which nothing else accesses during the call.
+        let indices = unsafe { std::slice::from_raw_parts_mut(triangles, len) };
+        let (chunks, _) = indices.as_chunks_mut::<3>();
+        let remapped = folded.remap_triangles(chunks.iter().copied());
+        for (to, from) in chunks.iter_mut().zip(remapped) {
+            *to = from;
+        }
+        Ok(())
+    })
+}
+
+/// Mesh `mesh` of `compact`, or the status naming what is wrong.
+fn folded(compact: Option<&SkelmapCompact>, mesh: u32) -> Result<&CompactMesh, Fail> {
+    let compact = &compact.ok_or(Fail::null("compact"))?.compact;
+    compact
+        .mesh(mesh as usize)
+        .ok_or_else(|| Fail::out_of_range("mesh", mesh, compact.num_meshes() as u64))
+}
+
+/// `skelmap_compact_skin` and `skelmap_compact_skin_prepared`: the mesh skinned in `order`.
+///
+/// # Safety
+///
+/// As `skelmap_compact_skin`, for the buffers `outputs` (pointer and stride each).
+unsafe fn skin(
+    (compact, pose, mesh): (Option<&SkelmapCompact>, Option<&SkelmapPose>, u32),
+    outputs: [(*mut f32, usize); 2],
+    capacity: usize,
+    order: VertexOrder,
+) -> SkelmapStatus {
+    status(|| {
+        let whole = &compact.ok_or(Fail::null("compact"))?.compact;
         let pose = &pose.ok_or(Fail::null("pose"))?.pose;
-        let folded = compact
-            .mesh(mesh as usize)
-            .ok_or_else(|| Fail::out_of_range("mesh", mesh, compact.num_meshes() as u64))?;
+        let folded = folded(compact, mesh)?;
         if pose.frames().is_some() {
             return Err(Fail::wrong_kind(
                 "the pose holds a frame pair of a vertex-animated model, not bones",
             ));
         }
         // SAFETY: forwarded from this function's contract.
-        let outputs = unsafe {
-            deform_outputs(
-                [(positions, position_stride), (normals, normal_stride)],
-                capacity,
-                folded.num_vertices(),
-            )
-        }?;
+        let outputs = unsafe { deform_outputs(outputs, capacity, folded.num_vertices()) }?;
         MATRICES.with(|matrices| {
             let matrices = &mut *matrices.borrow_mut();
-            compact.matrices(pose, matrices)?;
+            whole.matrices(pose, matrices)?;
             write_deformed(outputs, folded.num_vertices(), |positions, normals| {
-                let level = SimdLevel::detect();
-                Ok(compact.skin_pose(mesh as usize, pose, matrices, level, positions, normals)?)
+                let (level, mesh) = (SimdLevel::detect(), mesh as usize);
+                let (p, n) = (positions, normals);
+                match order {
+                    VertexOrder::Original => whole.skin_pose(mesh, pose, matrices, level, p, n),
+                    VertexOrder::Prepared => {
+                        whole.skin_pose_prepared(mesh, pose, matrices, level, p, n)
+                    }
+                }
+                .map_err(Fail::from)
             })
         })
     })

@@ -19,7 +19,8 @@ use skelmap_capi::attach::{
 use skelmap_capi::boundary::{SkelmapStatus, skelmap_last_error, skelmap_status_str};
 use skelmap_capi::compact::{
     SkelmapCompact, SkelmapCompactInfo, skelmap_compact_free, skelmap_compact_info,
-    skelmap_compact_new, skelmap_compact_skin,
+    skelmap_compact_new, skelmap_compact_prepared_order, skelmap_compact_remap_triangles,
+    skelmap_compact_skin, skelmap_compact_skin_prepared,
 };
 use skelmap_capi::gpu::{
     SKELMAP_GPU_INFLUENCES_WITHIN, SkelmapGpuError, SkelmapGpuMesh, SkelmapGpuMeshInfo,
@@ -588,6 +589,22 @@ unsafe fn compact_skin(m: &SkelmapModel, c: &SkelmapCompact, p: &SkelmapPose, me
         }
         let s = skelmap_compact_skin(Some(c), Some(p), mesh, base, 32, std::ptr::null_mut(), 0, n);
         sum += s as u64;
+        // In the layout's own order, with the order and a remapped triangle list.
+        let s = skelmap_compact_skin_prepared(Some(c), Some(p), mesh, base, 32, base.add(3), 32, n);
+        sum += s as u64;
+        let mut order = vec![0u32; n];
+        for capacity in [n, n.saturating_sub(1)] {
+            sum +=
+                skelmap_compact_prepared_order(Some(c), mesh, order.as_mut_ptr(), capacity) as u64;
+        }
+        let mut triangles: Vec<u32> = (0..3 * n as u32).collect();
+        let (t, count) = (triangles.as_mut_ptr(), n);
+        sum += skelmap_compact_remap_triangles(Some(c), mesh, t, count) as u64;
+        sum += triangles
+            .iter()
+            .chain(&order)
+            .map(|&i| u64::from(i & 1))
+            .sum::<u64>();
     }
     sum + out.iter().map(|v| v.to_bits() as u64 & 1).sum::<u64>()
 }
@@ -738,6 +755,7 @@ pub fn compact_against_file(bytes: &[u8]) -> Option<(f32, f32)> {
                     assert_eq!(s, SkelmapStatus::Ok);
                     let s = skelmap_compact_skin(Some(c), Some(p), mesh, g, 24, g.add(3), 24, n);
                     assert_eq!(s, SkelmapStatus::Ok);
+                    prepared_as_file_order(m, (c, &*p), mesh, &folded);
                     let size = file
                         .iter()
                         .flat_map(|v| &v[..3])
@@ -761,11 +779,76 @@ pub fn compact_against_file(bytes: &[u8]) -> Option<(f32, f32)> {
     worst
 }
 
+/// Checks `skelmap_compact_skin_prepared` of `mesh` against `file_order`, what
+/// `skelmap_compact_skin` wrote (position and normal per vertex): position `i` holds vertex
+/// `skelmap_compact_prepared_order`'s `i`, bit for bit, and each triangle remapped by
+/// `skelmap_compact_remap_triangles` has the corners of the triangle in file order.
+///
+/// # Safety
+///
+/// `m`, `c` and `p` are live; `c` was made from `m` and `p` sampled from it.
+unsafe fn prepared_as_file_order(
+    m: &SkelmapModel,
+    (c, p): (&SkelmapCompact, &SkelmapPose),
+    mesh: u32,
+    file_order: &[[f32; 6]],
+) {
+    let n = file_order.len();
+    let mut prepared = vec![[f32::NAN; 6]; n];
+    let mut order = vec![u32::MAX; n];
+    let mut info = SkelmapMeshInfo::default();
+    let g = prepared.as_mut_ptr().cast::<f32>();
+    // SAFETY: live objects (this function's contract); `prepared` holds `n` vertices of 24
+    // bytes, `order` `n` indices, `triangles` the mesh's triangles.
+    unsafe {
+        let s = skelmap_compact_skin_prepared(Some(c), Some(p), mesh, g, 24, g.add(3), 24, n);
+        assert_eq!(s, SkelmapStatus::Ok);
+        let s = skelmap_compact_prepared_order(Some(c), mesh, order.as_mut_ptr(), n);
+        assert_eq!(s, SkelmapStatus::Ok);
+        assert_eq!(
+            skelmap_mesh_info(Some(m), mesh, Some(&mut info)),
+            SkelmapStatus::Ok
+        );
+        let mut file = vec![[0u32; 3]; info.triangles as usize];
+        let (t, count) = (file.as_mut_ptr().cast::<u32>(), file.len());
+        assert_eq!(
+            skelmap_mesh_triangles(Some(m), mesh, t, count),
+            SkelmapStatus::Ok
+        );
+        let mut remapped = file.clone();
+        let t = remapped.as_mut_ptr().cast::<u32>();
+        assert_eq!(
+            skelmap_compact_remap_triangles(Some(c), mesh, t, count),
+            SkelmapStatus::Ok
+        );
+        let bits = |v: &[f32; 6]| v.map(f32::to_bits);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert!(sorted.iter().copied().eq(0..n as u32), "not a permutation");
+        for (at, &v) in order.iter().enumerate() {
+            assert_eq!(
+                bits(&prepared[at]),
+                bits(&file_order[v as usize]),
+                "vertex {v}"
+            );
+        }
+        for (a, b) in file.iter().zip(&remapped) {
+            for (&i, &j) in a.iter().zip(b) {
+                assert_eq!(bits(&file_order[i as usize]), bits(&prepared[j as usize]));
+            }
+        }
+    }
+}
+
 /// The statuses of the compact calls, in this order: made from `terrain` (a vertex-animated
 /// model; also whether it left NULL, as `Ok` for yes), from NULL, into NULL, from `skeletal`;
 /// info into NULL; skinning mesh 0 of `skeletal` with an unsampled pose, a sampled one (frames
 /// 1 and 2), a NULL pose, mesh 1, one vertex short, an 8-byte stride, both outputs NULL, and
-/// a pose of frames sampled from `terrain`. Empty if a model does not open.
+/// a pose of frames sampled from `terrain`; in the layout's own order, with that pose, with
+/// frames 1 and 2 again, a NULL pose, mesh 1 and one vertex short; the order of mesh 0, of
+/// no compact model, of mesh 1, into NULL and one short; one triangle remapped, with no
+/// compact model, of mesh 1, from NULL, none from NULL, and a count whose indices overflow.
+/// Empty if a model does not open.
 #[must_use]
 pub fn compact_statuses(skeletal: &[u8], terrain: &[u8]) -> Vec<SkelmapStatus> {
     let opened = (open(skeletal), open(terrain));
@@ -833,6 +916,34 @@ pub fn compact_statuses(skeletal: &[u8], terrain: &[u8]) -> Vec<SkelmapStatus> {
                 SkelmapStatus::Ok
             );
             statuses.push(skin(Some(p), 0, 0, n));
+            // In the layout's own order: the same checks, then its order and triangles.
+            let prepared = |pose: Option<&SkelmapPose>, mesh, cap| {
+                skelmap_compact_skin_prepared(Some(c), pose, mesh, o_ptr, 0, null, 0, cap)
+            };
+            statuses.push(prepared(Some(p), 0, n));
+            assert_eq!(
+                skelmap_pose_sample(Some(p), Some(m), 1, 2, 0.5, 0),
+                SkelmapStatus::Ok
+            );
+            statuses.push(prepared(Some(p), 0, n));
+            statuses.push(prepared(None, 0, n));
+            statuses.push(prepared(Some(p), 1, n));
+            statuses.push(prepared(Some(p), 0, n - 1));
+            let mut order = vec![0u32; n];
+            let ord = order.as_mut_ptr();
+            statuses.push(skelmap_compact_prepared_order(Some(c), 0, ord, n));
+            statuses.push(skelmap_compact_prepared_order(None, 0, ord, n));
+            statuses.push(skelmap_compact_prepared_order(Some(c), 1, ord, n));
+            statuses.push(skelmap_compact_prepared_order(Some(c), 0, null.cast(), n));
+            statuses.push(skelmap_compact_prepared_order(Some(c), 0, ord, n - 1));
+            let mut triangles = [0u32, 1, 2];
+            let t = triangles.as_mut_ptr();
+            statuses.push(skelmap_compact_remap_triangles(Some(c), 0, t, 1));
+            statuses.push(skelmap_compact_remap_triangles(None, 0, t, 1));
+            statuses.push(skelmap_compact_remap_triangles(Some(c), 1, t, 1));
+            statuses.push(skelmap_compact_remap_triangles(Some(c), 0, null.cast(), 1));
+            statuses.push(skelmap_compact_remap_triangles(Some(c), 0, null.cast(), 0));
+            statuses.push(skelmap_compact_remap_triangles(Some(c), 0, t, usize::MAX));
         }
         skelmap_compact_free(compact);
         skelmap_compact_free(std::ptr::null_mut());

@@ -321,6 +321,82 @@ fn mixed_frames_replace_then_skin_on_deform_prepare_and_compact() {
 }
 
 #[test]
+fn frames_replace_vertices_where_a_grouped_compact_layout_puts_them() {
+    // 32 bones in a chain and 256 vertices, vertex `i` on bone `i % 32`: every block of
+    // sixteen in file order binds sixteen bones, so the compact layout groups the vertices by
+    // bone. Frame 1 replaces vertices 5, 37 and 200.
+    let bones = (0..32u16)
+        .map(|b| BoneDef {
+            name: format!("b{b}").into_bytes(),
+            parent: if b == 0 { mdl7::raw::NONE16 } else { b - 1 },
+            position: [0.0, 0.0, 1.0],
+        })
+        .collect();
+    let vertex = |i: u16| VertexDef {
+        position: [
+            f32::from(i % 7) * 0.1,
+            f32::from(i % 5) * 0.2,
+            f32::from(i % 32),
+        ],
+        vertindex: i % 32,
+        normal: [0.0, 0.0, 1.0],
+    };
+    let frame = |f: u16, replaced: &[u16]| FrameDef {
+        name: format!("frame {f}").into_bytes(),
+        vertices: (replaced.iter())
+            .map(|&v| VertexDef {
+                vertindex: v,
+                position: [0.5, 0.25, f32::from(v % 32) + 0.1],
+                ..vertex(v)
+            })
+            .collect(),
+        transforms: (0..32u16)
+            .map(|b| {
+                (
+                    b,
+                    mdl7::write::turn_about([0.0, 0.0, f32::from(b)], 3.0 * f32::from(f)),
+                )
+            })
+            .collect(),
+    };
+    let b = Builder {
+        bones,
+        groups: vec![GroupDef {
+            max_weights: 1,
+            texcoords: vec![[0.0; 2]],
+            triangles: (0..85u16)
+                .map(|t| mdl7::TriangleDef {
+                    v_index: [3 * t, 3 * t + 1, 3 * t + 2],
+                    st_index: [0; 3],
+                    material: 0,
+                })
+                .collect(),
+            vertices: (0..256).map(vertex).collect(),
+            frames: vec![frame(0, &[]), frame(1, &[5, 37, 200])],
+            ..GroupDef::default()
+        }],
+        ..Builder::demo()
+    };
+    let bytes = b.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert!(model.frames_replace_vertices());
+    let order = model.compact().unwrap().mesh(0).unwrap().prepared_order();
+    assert!(
+        !order.iter().copied().eq(0..256),
+        "the layout kept file order"
+    );
+    // `skinned_between` checks the compact kernel's own order against file order, bit for
+    // bit; here also against the rule.
+    for (f, g, t) in [(1, 1, 0.0), (0, 1, 0.5)] {
+        let kernels = skinned_between(&bytes, Some((f, g, t)));
+        assert_kernels(&kernels, &kernels[0], 1e-5, &format!("frames {f} → {g}"));
+    }
+    let expected = skin_reference(&b, &b.groups[0].frames[1].transforms, &replaced(&b, 1));
+    let kernels = skinned_between(&bytes, Some((1, 1, 0.0)));
+    assert_kernels(&kernels, &expected, 1e-5, "frame 1");
+}
+
+#[test]
 fn mixed_frames_go_to_gltf_as_morph_targets_and_refuse_one_set_of_gpu_buffers() {
     let bytes = Builder::mixed().write();
     let model = Model::from_bytes(&bytes).unwrap();

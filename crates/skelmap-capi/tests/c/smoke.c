@@ -319,6 +319,32 @@ static void check_model(const char *path) {
                     worst = fmaxf(worst, fabsf(mapped[i].position[k] - folded[i].position[k]));
                 }
             CHECK(worst <= 1e-4f * size);
+            /* In the layout's own order: each vertex where the order says, the same bits, and
+             * the triangles remapped to index them there. */
+            Vertex *own = calloc(info.vertices, sizeof(Vertex));
+            uint32_t *order = calloc(info.vertices, sizeof(uint32_t));
+            uint32_t *tris = calloc(3 * (size_t)info.triangles, sizeof(uint32_t));
+            uint32_t *remapped = calloc(3 * (size_t)info.triangles, sizeof(uint32_t));
+            CHECK_STATUS(skelmap_compact_skin_prepared(compact, pose, 0, own[0].position,
+                                                       sizeof(Vertex), own[0].normal,
+                                                       sizeof(Vertex), info.vertices),
+                         SKELMAP_STATUS_OK);
+            CHECK_STATUS(skelmap_compact_prepared_order(compact, 0, order, info.vertices),
+                         SKELMAP_STATUS_OK);
+            for (uint32_t i = 0; i < info.vertices; i++) {
+                CHECK(order[i] < info.vertices);
+                CHECK(memcmp(&own[i], &folded[order[i]], sizeof(Vertex)) == 0);
+            }
+            CHECK_STATUS(skelmap_mesh_triangles(model, 0, tris, info.triangles), SKELMAP_STATUS_OK);
+            memcpy(remapped, tris, 3 * (size_t)info.triangles * sizeof(uint32_t));
+            CHECK_STATUS(skelmap_compact_remap_triangles(compact, 0, remapped, info.triangles),
+                         SKELMAP_STATUS_OK);
+            for (size_t k = 0; k < 3 * (size_t)info.triangles; k++)
+                CHECK(memcmp(&own[remapped[k]], &folded[tris[k]], sizeof(Vertex)) == 0);
+            free(remapped);
+            free(tris);
+            free(order);
+            free(own);
             free(folded);
         } else {
             CHECK(cs == SKELMAP_STATUS_WRONG_KIND && compact == NULL);

@@ -80,15 +80,7 @@ impl Prepared {
             // replacements, where this order puts them.
             let slots = match order {
                 VertexOrder::Original => Vec::new(),
-                VertexOrder::Prepared => {
-                    let mut slots = vec![0usize; prepared.num_vertices()];
-                    for (at, &v) in prepared.prepared_order().iter().enumerate() {
-                        if let Some(slot) = slots.get_mut(v as usize) {
-                            *slot = at;
-                        }
-                    }
-                    slots
-                }
+                VertexOrder::Prepared => slots(&prepared.prepared_order()),
             };
             let slot = |i: usize| slots.get(i).copied().unwrap_or(i);
             replacer.skin(pose, slot, positions, normals)?;
@@ -282,6 +274,58 @@ impl Compact {
         Ok(())
     }
 
+    /// [`Compact::skin_pose`] in [`VertexOrder::Prepared`]: position `i` of `positions` and
+    /// `normals` gets vertex [`CompactMesh::prepared_order`]`()[i]` of the file, the same bits
+    /// as `skin_pose` gives it (a vertex a frame replaces too). A runtime that draws through
+    /// [`CompactMesh::remap_triangles`]' indices skips the scattered write per vertex that file
+    /// order costs where the layout grouped vertices by their bones.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::Interpolation;
+    /// use skelmap_core::skin::{SimdLevel, SkinMatrices};
+    ///
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let compact = model.compact()?;
+    /// let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
+    /// model.pose(1, 2, 0.5, Interpolation::Nlerp, &mut pose)?;
+    /// compact.matrices(&pose, &mut matrices)?;
+    /// let mesh = compact.mesh(0).ok_or("no mesh")?;
+    /// let n = mesh.num_vertices();
+    /// let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    /// compact.skin_pose_prepared(0, &pose, &matrices, SimdLevel::detect(), &mut p, &mut q)?;
+    /// // The index buffer to draw them with.
+    /// let triangles = mesh.remap_triangles(model.mesh(0).ok_or("no mesh")?.triangles());
+    /// assert_eq!(triangles.len(), model.mesh(0).ok_or("no mesh")?.num_triangles());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Compact::skin`].
+    pub fn skin_pose_prepared(
+        &self,
+        mesh: usize,
+        pose: &Pose,
+        matrices: &SkinMatrices,
+        level: SimdLevel,
+        positions: &mut [[f32; 3]],
+        normals: &mut [[f32; 3]],
+    ) -> Result<(), DeformError> {
+        let compact = self.checked(mesh)?;
+        compact.skin(matrices, level, VertexOrder::Prepared, positions, normals)?;
+        if let Some(replacer) = &self.replacer
+            && !pose.frame_vertices.is_empty()
+        {
+            let slots = slots(&compact.prepared_order());
+            let slot = |i: usize| slots.get(i).copied().unwrap_or(i);
+            replacer.skin(pose, slot, positions, normals)?;
+        }
+        Ok(())
+    }
+
     /// Mesh `mesh`, or [`DeformError::NoMesh`].
     fn checked(&self, mesh: usize) -> Result<&CompactMesh, DeformError> {
         self.meshes.get(mesh).ok_or(DeformError::NoMesh {
@@ -416,4 +460,15 @@ impl Model<'_> {
         }
         Ok(records)
     }
+}
+
+/// Per vertex of the file, where a prepared `order` (which vertex is at each position) puts it.
+fn slots(order: &[u32]) -> Vec<usize> {
+    let mut slots = vec![0usize; order.len()];
+    for (at, &v) in order.iter().enumerate() {
+        if let Some(slot) = slots.get_mut(v as usize) {
+            *slot = at;
+        }
+    }
+    slots
 }
