@@ -12,6 +12,9 @@
 //!   shape at 4M vertices, from DRAM) and the corpus DPMs, each at a mid-animation frame.
 //!   The kernels write into position and normal slices that start on 64-byte boundaries, as
 //!   a GPU staging buffer's do (so the 4M outputs are streamed: `skin::STREAM_MIN_BYTES`).
+//! - `bind-iqm`: the bind-pose blend (`skin::bind_lbs`) of each corpus IQM and of
+//!   `synth::iqm_character`, in vertices/s: the mesh read one `BindVertex` at a time, and its
+//!   arrays at `portable` and `avx512`.
 //! - `handover`: an empty fork-join on two threads, from outside the pool: the fixed cost a
 //!   `-2t` row pays on top of its halves.
 //! - `endian-<model>`: the stream and prepared kernels on a corpus DPM (big-endian) and on
@@ -46,7 +49,7 @@ use skelmap::dpm::{Dpm, Mesh};
 use skelmap::iqm::Iqm;
 use skelmap::model::Pose;
 use skelmap::ms3d::Ms3d;
-use skelmap::pose::{self, Interpolation, LocalPose, Palette, SoaPose};
+use skelmap::pose::{self, BindPoseMesh, BindVertex, Interpolation, LocalPose, Palette, SoaPose};
 use skelmap::skin::dqs::{DualQuatPalette, deltas, skin_dqs};
 use skelmap::skin::{self, CompactMesh, PreparedMesh, SimdLevel, SkinMatrices, VertexOrder};
 use skelmap::skm;
@@ -558,6 +561,76 @@ fn iqm_vs_dpm(c: &mut Criterion) {
     group.finish();
 }
 
+/// A mesh read one `BindVertex` at a time: `skin::bind_lbs`'s path for a mesh that gives no
+/// arrays, and IQM's before it gave them.
+struct OneAtATime<'a>(&'a Iqm<'a>);
+
+impl BindPoseMesh for OneAtATime<'_> {
+    fn num_vertices(&self) -> usize {
+        self.0.num_vertices()
+    }
+
+    fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
+        self.0.bind_vertex(i)
+    }
+}
+
+/// The bind-pose blend (`skin::bind_lbs`) of every corpus IQM with a mesh and frames and of
+/// `synth::iqm_character` (80 joints: past the 64 the AVX-512 step holds), at frame n/2 and
+/// n/2 + 1 blended at 0.5: `one-at-a-time` (the mesh read one `BindVertex` at a time),
+/// `portable` and `avx512` (its arrays, `bind_lbs_with_level`), in vertices/s, after checking
+/// that the three agree bit for bit.
+fn bind_iqm(c: &mut Criterion) {
+    let character = skelmap::synth::iqm_character(&Default::default())
+        .model
+        .write()
+        .unwrap();
+    let mut inputs = common::corpus_next("iqm");
+    inputs.push(("synthetic_character".into(), character));
+    let mut group = c.benchmark_group("bind-iqm");
+    config(&mut group, false);
+    for (name, bytes) in &inputs {
+        let model = Model::from_bytes(bytes).unwrap();
+        let iqm = Iqm::parse(bytes).unwrap();
+        if model.num_frames() < 2 || iqm.num_vertices() == 0 || model.num_bones() == 0 {
+            continue;
+        }
+        let (mut local, mut now, mut bind) =
+            (LocalPose::default(), Palette::default(), Palette::default());
+        model.bind_pose(&mut local);
+        model.palette(&local, &mut bind);
+        let f = model.num_frames() / 2;
+        model.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut local);
+        model.palette(&local, &mut now);
+        let mut deltas = Vec::new();
+        now.relative_to(&bind, &mut deltas);
+        let n = iqm.num_vertices();
+        let view = &iqm;
+        let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        skin::bind_lbs(&OneAtATime(view), &deltas, &mut p, &mut q).unwrap();
+        let levels = [SimdLevel::Portable, SimdLevel::Avx512];
+        for level in levels.into_iter().filter(|l| l.is_supported()) {
+            let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+            skin::bind_lbs_with_level(&view, &deltas, level, &mut r, &mut s).unwrap();
+            assert!(
+                r == p && s == q,
+                "{name}: {level:?} differs from one at a time"
+            );
+        }
+        println!("  bind-iqm {name}: {n} vertices, {} joints", deltas.len());
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("one-at-a-time", name), |b| {
+            b.iter(|| skin::bind_lbs(&OneAtATime(view), &deltas, &mut p, &mut q).unwrap())
+        });
+        for level in levels.into_iter().filter(|l| l.is_supported()) {
+            group.bench_function(BenchmarkId::new(level.name(), name), |b| {
+                b.iter(|| skin::bind_lbs_with_level(&view, &deltas, level, &mut p, &mut q).unwrap())
+            });
+        }
+    }
+    group.finish();
+}
+
 /// What handing work to a second thread costs, with no work: an empty `rayon::join` from a
 /// thread outside a two-thread pool (as `on_two_threads` calls the kernels), and an empty
 /// spawn waited for in `rayon::in_place_scope` (the pattern `CompactMesh::skin_par` builds on).
@@ -770,6 +843,6 @@ fn frame(c: &mut Criterion) {
 }
 
 criterion_group!(
-    benches, skin, iqm_vs_dpm, handover, endian, pose, playback, frame
+    benches, skin, iqm_vs_dpm, bind_iqm, handover, endian, pose, playback, frame
 );
 criterion_main!(benches);
