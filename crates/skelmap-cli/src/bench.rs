@@ -672,12 +672,15 @@ impl<'k> Setup<'k> {
         } else {
             model.size() as usize
         };
-        let deform_levels: &[SimdLevel] = if model.num_bones() > 0 {
-            &[SimdLevel::Portable]
+        // A skeletal model's deform once, as `Model::deform` runs it on this CPU (the best
+        // level: a DPM's stream kernel, timed at each level below too; an IQM's bind-pose
+        // blend sixteen vertices a step); a morph at each level.
+        let deform_levels: Vec<SimdLevel> = if model.num_bones() > 0 {
+            self.levels.last().copied().into_iter().collect()
         } else {
-            &self.levels
+            self.levels.clone()
         };
-        for &level in deform_levels {
+        for level in deform_levels {
             let (meshes, now) = (self.meshes.clone(), self.now.clone());
             lines.push(Line {
                 name: if model.num_bones() > 0 {

@@ -596,6 +596,49 @@ fn bench_times_grouped_compact_blocks_in_their_own_order_too() {
 }
 
 #[test]
+fn bench_times_a_skeletal_deform_once_and_a_morph_at_each_level() {
+    let dir = temp_dir("bench-deform");
+    let character = dir.join("character.iqm");
+    let bytes = skelmap_core::synth::iqm_character(&Default::default())
+        .model
+        .write()
+        .unwrap();
+    std::fs::write(&character, bytes).unwrap();
+    let quake = dir.join("triangle.mdl");
+    std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
+    let tube = write_tube(&dir);
+    let levels: Vec<String> = skelmap_core::skin::SimdLevel::ALL
+        .into_iter()
+        .filter(|l| l.is_supported())
+        .map(|l| format!("deform {l} "))
+        .collect();
+    for (model, morph) in [(&character, false), (&tube, false), (&quake, true)] {
+        let path = model.to_str().unwrap();
+        let out = skelmap(&["bench", path, "--seconds", "0.01", "-j", "1"]);
+        assert!(out.status.success(), "{out:?}");
+        let text = stdout(&out);
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("deform ")).collect();
+        if morph {
+            let named: Vec<bool> = levels
+                .iter()
+                .map(|n| rows.iter().any(|r| r.starts_with(n)))
+                .collect();
+            assert!(
+                named.iter().all(|&n| n) && rows.len() == levels.len(),
+                "{path}:\n{text}"
+            );
+        } else {
+            assert_eq!(rows.len(), 1, "{path}:\n{text}");
+            assert!(
+                rows[0].split_whitespace().nth(1) == Some("1"),
+                "{}",
+                rows[0]
+            );
+        }
+    }
+}
+
+#[test]
 fn every_command_has_help_with_an_example() {
     for command in [
         "demo", "info", "validate", "bench", "export", "render", "convert",
