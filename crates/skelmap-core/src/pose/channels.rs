@@ -101,30 +101,29 @@ impl ChannelLayout {
     /// was given.
     #[must_use]
     pub fn new(bones: impl IntoIterator<Item = BoneChannels>, per_frame: usize) -> Self {
-        let bones: Vec<BoneChannels> = bones.into_iter().collect();
+        let mut bones: Vec<BoneChannels> = bones.into_iter().collect();
         // Each bone's place in the frame: its first value, or for a bone that reads nothing
         // that of the last bone before it that reads.
-        let mut place = Vec::with_capacity(bones.len());
-        let mut last = 0;
-        for bone in &bones {
+        let place = bones.iter().scan(0, |last, bone| {
             if bone.mask & 0x3ff != 0 {
-                last = bone.first;
+                *last = bone.first;
             }
-            place.push(last);
-        }
-        let mut order: Vec<u32> = (0..bones.len() as u32).collect();
-        order.sort_by_key(|&i| place[i as usize]);
-        let moved = order.iter().enumerate().any(|(k, &i)| k != i as usize);
+            Some(*last)
+        });
         let mut layout = ChannelLayout {
             per_frame,
+            blocks: Vec::with_capacity(bones.len().div_ceil(LANES)),
             ..ChannelLayout::default()
         };
-        if moved {
+        // Bones given in frame order (an IQM's own frames) are laid out as given.
+        if !place.clone().is_sorted() {
+            let place: Vec<u32> = place.collect();
+            let mut order: Vec<u32> = (0..bones.len() as u32).collect();
+            order.sort_by_key(|&i| place[i as usize]);
+            bones = order.iter().map(|&i| bones[i as usize]).collect();
             layout.order = order;
         }
-        let given = |k: usize| layout.order.get(k).map_or(k, |&i| i as usize);
-        let laid_out: Vec<BoneChannels> = (0..bones.len()).map(|k| bones[given(k)]).collect();
-        for bone in laid_out {
+        for bone in bones {
             let lane = layout.bones % LANES;
             if lane == 0 {
                 layout.blocks.push(Block::default());
