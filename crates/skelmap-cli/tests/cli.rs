@@ -8,7 +8,10 @@ use std::path::Path;
 use std::process::Command;
 
 use skelmap_core::synth::{TubeParams, tube};
-use support::{largest_conversion_error, pixels, skelmap, stderr, stdout, temp_dir, write_tube};
+use support::{
+    largest_conversion_error, pixels, skelmap, stderr, stdout, temp_dir, write_character,
+    write_tube,
+};
 
 #[test]
 fn demo_writes_validates_exports_and_renders() {
@@ -573,12 +576,7 @@ fn bench_measures_every_kernel() {
 #[test]
 fn bench_times_grouped_compact_blocks_in_their_own_order_too() {
     let dir = temp_dir("bench-grouped");
-    let character = dir.join("character.iqm");
-    let bytes = skelmap_core::synth::iqm_character(&Default::default())
-        .model
-        .write()
-        .unwrap();
-    std::fs::write(&character, bytes).unwrap();
+    let character = write_character(&dir);
     let tube = write_tube(&dir);
     let level = skelmap_core::skin::SimdLevel::detect();
     let line = format!("compact {level} prepared order ");
@@ -598,12 +596,7 @@ fn bench_times_grouped_compact_blocks_in_their_own_order_too() {
 #[test]
 fn bench_times_a_skeletal_deform_once_and_a_morph_at_each_level() {
     let dir = temp_dir("bench-deform");
-    let character = dir.join("character.iqm");
-    let bytes = skelmap_core::synth::iqm_character(&Default::default())
-        .model
-        .write()
-        .unwrap();
-    std::fs::write(&character, bytes).unwrap();
+    let character = write_character(&dir);
     let quake = dir.join("triangle.mdl");
     std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
     let tube = write_tube(&dir);

@@ -33,6 +33,18 @@ pub fn write_tube(dir: &Path) -> PathBuf {
     path
 }
 
+/// Writes `synth::iqm_character` (80 joints, its vertices in a vertex-cache order) as
+/// `dir/character.iqm`.
+pub fn write_character(dir: &Path) -> PathBuf {
+    let path = dir.join("character.iqm");
+    let bytes = skelmap_core::synth::iqm_character(&Default::default())
+        .model
+        .write()
+        .unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
 /// Standard error, as UTF-8.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
