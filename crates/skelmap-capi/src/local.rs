@@ -401,6 +401,7 @@ pub unsafe extern "C" fn skelmap_local_pose_copy(
         let (to, from) = unsafe { (&mut *to, &*from) };
         to.local.bones.clone_from(&from.local.bones);
         to.local.scales.clone_from(&from.local.scales);
+        to.local.skin_scales.clone_from(&from.local.skin_scales);
         Ok(())
     })
 }

@@ -686,7 +686,7 @@ impl Mesh {
     /// [`Error::PoseBones`] for a pose with fewer bones than the mesh has joints (one of a
     /// vertex-animated model, or not sampled, has none).
     pub fn palette(&self, pose: &Pose, out: &mut Vec<Matrix3x4>) -> Result<(), Error> {
-        self.palette_from_world(&pose.palette().world, out)
+        self.palette_from_world(&pose.record_palette().world, out)
     }
 
     /// [`Mesh::palette`] from world transforms (one per joint, as

@@ -49,6 +49,7 @@ impl Model<'_> {
         if self.is_vertex_animated() {
             pose.local.bones.clear();
             pose.local.scales.clear();
+            pose.local.skin_scales.clear();
             pose.palette.world.clear();
             pose.sampled = Sampled::Frames { a, b, t };
             return Ok(());
@@ -144,6 +145,7 @@ impl Model<'_> {
         out: &mut LocalPose,
     ) -> Result<(), DeformError> {
         let at = self.clip_at(clip, seconds, looped)?;
+        out.skin_scales.clear();
         if !with_view!(self.view(), v => v.sample_seconds(at.seconds, interpolation, out)) {
             self.sample(at.a, at.b, at.t, interpolation, out);
         }
@@ -205,6 +207,7 @@ impl Model<'_> {
         self.check_local(local)?;
         pose.local.bones.clone_from(&local.bones);
         pose.local.scales.clone_from(&local.scales);
+        pose.local.skin_scales.clone_from(&local.skin_scales);
         self.finish_pose(pose);
         Ok(())
     }
@@ -257,6 +260,7 @@ impl Model<'_> {
         }
         pose.local.bones.clone_from(&local.bones);
         pose.local.scales.clone_from(&local.scales);
+        pose.local.skin_scales.clone_from(&local.skin_scales);
         with_view!(self.view(), v => pose.palette.build_from(v, &pose.local, from, Root::Rebuilt));
         self.finish_layouts(pose);
         Ok(())
@@ -338,6 +342,7 @@ impl Model<'_> {
         if self.is_vertex_animated() {
             pose.local.bones.clear();
             pose.local.scales.clear();
+            pose.local.skin_scales.clear();
             pose.palette.world.clear();
             pose.sampled = Sampled::Frames { a: 0, b: 0, t: 0.0 };
             return;
@@ -356,11 +361,19 @@ impl Model<'_> {
 
     /// The kernels' layouts of a pose whose palette is built.
     fn finish_layouts(&self, pose: &mut Pose) {
-        if self.is_bind_posed() {
-            pose.palette
-                .relative_to(self.bind_palette(), &mut pose.relative);
+        // Skin scales move vertices, not bones: a scaled copy of the palette skins.
+        let scaled = pose.local.skin_scales.iter().any(|&s| s != 1.0);
+        if scaled || self.is_bind_posed() {
             pose.extended.world.clone_from(&pose.palette.world);
+            pose.extended.apply_skin_scales(&pose.local.skin_scales);
+        }
+        if self.is_bind_posed() {
+            pose.extended
+                .relative_to(self.bind_palette(), &mut pose.relative);
             pose.extended.world.push(Affine3A::IDENTITY);
+            pose.matrices.update(&pose.extended);
+        } else if scaled {
+            pose.relative.clear();
             pose.matrices.update(&pose.extended);
         } else {
             pose.relative.clear();

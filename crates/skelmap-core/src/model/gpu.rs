@@ -388,7 +388,7 @@ impl Model<'_> {
                 return None;
             }
             self.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose).ok()?;
-            out.clone_from(&pose.palette().world);
+            out.clone_from(&pose.record_palette().world);
             Some(())
         })
     }

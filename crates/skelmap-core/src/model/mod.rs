@@ -346,6 +346,8 @@ impl<'data> Model<'data> {
     ) {
         let last = self.num_frames().saturating_sub(1);
         let (a, b) = (a.min(last), b.min(last));
+        // Formats that sample themselves (MS3D) leave skin scales alone.
+        out.skin_scales.clear();
         with_view!(self.view(), v => ModelView::sample(v, a, b, t, interpolation, out));
     }
 
@@ -440,10 +442,13 @@ impl<'data> Model<'data> {
         let (a, b) = (a.min(last), b.min(last));
         let native = interpolation == Interpolation::Nlerp
             && with_view!(self.view(), v => v.pose_frames().is_some_and(|frames| {
-                let done = !frames.has_scale() && frames.nlerp_frames_soa_into(a, b, t, out);
+                let done = !frames.has_scale()
+                    && !frames.has_skin_scale()
+                    && frames.nlerp_frames_soa_into(a, b, t, out);
                 if done {
                     out.resize(frames.skeleton_bones().len());
                     out.scales.clear();
+                    out.skin_scales.clear();
                 }
                 done
             }));
@@ -459,6 +464,7 @@ impl<'data> Model<'data> {
     /// relative to it) and SL (keyframe 0); the joints' rest pose for MS3D; empty for
     /// formats without bones.
     pub fn bind_pose(&self, out: &mut LocalPose) {
+        out.skin_scales.clear();
         with_view!(self.view(), v => ModelView::bind_pose(v, out));
     }
 

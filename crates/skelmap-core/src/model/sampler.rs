@@ -109,6 +109,7 @@ impl<'m, 'data> Sampler<'m, 'data> {
     ) -> Result<(), DeformError> {
         let model = self.model;
         let at = model.clip_at(clip, seconds, looped)?;
+        out.skin_scales.clear();
         if !with_view!(model.view(), v => v.sample_seconds(at.seconds, interpolation, out)) {
             self.sample(at.a, at.b, at.t, interpolation, out);
         }
@@ -129,6 +130,8 @@ impl<'m, 'data> Sampler<'m, 'data> {
         let model = self.model;
         let last = model.num_frames().saturating_sub(1);
         let (a, b) = (a.min(last), b.min(last));
+        // Formats that sample themselves (MS3D) leave skin scales alone.
+        out.skin_scales.clear();
         match (self.controls, model.as_hl1()) {
             (Some(controls), Some(pair)) if !pair.model().controllers().is_empty() => {
                 let controlled = pair.controlled(controls);

@@ -217,6 +217,7 @@ impl Model<'_> {
         }
         pose.sampled == Sampled::Bones
             && pose.frame_vertices.is_empty()
+            && pose.local.skin_scales.iter().all(|&s| s == 1.0)
             && self.is_bind_posed()
             && (!with_view!(self.view(), v => v.has_skeleton())
                 || bits(&pose.palette.world).eq(bits(&self.bind_palette().world)))

@@ -61,6 +61,8 @@ pub struct BakedFrames<'data> {
     poses: Vec<(Quat, Vec3A)>,
     /// Per frame and bone, the scale; empty for a source without scale.
     scales: Vec<Vec3A>,
+    /// Per frame and bone, the skin scale; empty for a source without them.
+    skin_scales: Vec<f32>,
 }
 
 impl<'data> BakedFrames<'data> {
@@ -108,21 +110,37 @@ impl<'data> BakedFrames<'data> {
                 scales.resize(start + bones, Vec3A::ONE);
             }
         }
+        let mut skin_scales = Vec::new();
+        if source.has_skin_scale() {
+            skin_scales.reserve_exact(count);
+            for frame in 0..frames {
+                let start = skin_scales.len();
+                source.frame_skin_scales_into(frame, &mut skin_scales);
+                skin_scales.truncate(start + bones);
+                skin_scales.resize(start + bones, 1.0);
+            }
+        }
         Ok(BakedFrames {
             bones: source.skeleton_bones().collect(),
             order: source.hierarchy_order().map(<[u16]>::to_vec),
             frames,
             poses,
             scales,
+            skin_scales,
         })
     }
 
     /// The poses of `frame`, one per bone, or `None` out of range.
     #[must_use]
     pub fn frame(&self, frame: usize) -> Option<&[(Quat, Vec3A)]> {
+        self.poses.get(self.frame_range(frame)?)
+    }
+
+    /// Where `frame`'s entries lie in the per-frame-and-bone arrays.
+    fn frame_range(&self, frame: usize) -> Option<std::ops::Range<usize>> {
         let bones = self.bones.len();
         let start = frame.checked_mul(bones)?;
-        self.poses.get(start..start.checked_add(bones)?)
+        Some(start..start.checked_add(bones)?)
     }
 }
 
@@ -173,11 +191,20 @@ impl<'data> PoseFrames<'data> for BakedFrames<'data> {
     }
 
     fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
-        let bones = self.bones.len();
-        let range = frame
-            .checked_mul(bones)
-            .and_then(|start| Some(start..start.checked_add(bones)?));
-        if let Some(scales) = range.and_then(|r| self.scales.get(r)) {
+        if let Some(scales) = self.frame_range(frame).and_then(|r| self.scales.get(r)) {
+            out.extend_from_slice(scales);
+        }
+    }
+
+    fn has_skin_scale(&self) -> bool {
+        !self.skin_scales.is_empty()
+    }
+
+    fn frame_skin_scales_into(&self, frame: usize, out: &mut Vec<f32>) {
+        if let Some(scales) = self
+            .frame_range(frame)
+            .and_then(|r| self.skin_scales.get(r))
+        {
             out.extend_from_slice(scales);
         }
     }

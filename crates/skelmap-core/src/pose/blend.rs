@@ -15,7 +15,9 @@
 //!   `w·Δt` and scales it by `lerp(1, Δs, w)`; a negative weight takes the same amounts away.
 //!
 //! Poses scale only where their [`LocalPose::scales`] are not empty (IQM); the blend has
-//! scales where any layer or the rest pose has them. Every buffer belongs to the caller or
+//! scales where any layer or the rest pose has them. [Skin scales](LocalPose::skin_scales)
+//! (which no bone passes on) are not blended: the result takes the rest pose's, and additive
+//! layers leave them. Every buffer belongs to the caller or
 //! to the [`Blender`], so a blend allocates nothing once its buffers have grown to the
 //! skeleton.
 //!
@@ -321,6 +323,7 @@ impl Blender {
         out: &mut LocalPose,
     ) {
         let threshold = usable(threshold);
+        out.skin_scales.clone_from(&rest.skin_scales);
         // Scales are summed only where some pose has them (IQM).
         let scales = !rest.scales.is_empty() || layers.iter().any(|l| !l.pose.scales.is_empty());
         if level == SimdLevel::Avx512 && !scales && self.blend_lanes(rest, layers, threshold, out) {
@@ -375,6 +378,7 @@ impl Blender {
         out: &mut LocalPose,
     ) {
         let threshold = usable(threshold);
+        out.skin_scales.clone_from(&rest.skin_scales);
         let scales = !rest.scales.is_empty() || layers.iter().any(|l| !l.pose.scales.is_empty());
         if level == SimdLevel::Avx512 && !scales && super::lanes::blend_supported() {
             let bones = rest.len();
@@ -568,6 +572,7 @@ pub fn additive_difference(pose: &LocalPose, reference: &LocalPose, out: &mut Lo
     let bones = pose.bones.len().min(reference.bones.len());
     out.bones.clear();
     out.scales.clear();
+    out.skin_scales.clear();
     for bone in 0..bones {
         let ((q, t), (qr, tr)) = (pose.bones[bone], reference.bones[bone]);
         out.bones.push(((qr.inverse() * q).normalize(), t - tr));

@@ -83,6 +83,20 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
         let _ = (frame, out);
     }
 
+    /// `true` when some frame scales a bone's own vertices without passing the scale to its
+    /// children (MD5 with the Quake II remaster's `.md5scale`): [`sample`](crate::pose::sample)
+    /// then fills [`LocalPose::skin_scales`](crate::pose::LocalPose::skin_scales) from
+    /// [`frame_skin_scales_into`](PoseFrames::frame_skin_scales_into). `false` by default.
+    fn has_skin_scale(&self) -> bool {
+        false
+    }
+
+    /// Appends every bone's skin scale in `frame` to `out`, in bone order (nothing by
+    /// default).
+    fn frame_skin_scales_into(&self, frame: usize, out: &mut Vec<f32>) {
+        let _ = (frame, out);
+    }
+
     /// For formats with scale: [`nlerp_frames_into`](PoseFrames::nlerp_frames_into), and the
     /// scales of both frames blended linearly into `scales` (cleared first) in the same pass,
     /// exactly as [`sample`](crate::pose::sample) blends those of

@@ -21,7 +21,8 @@ pub enum Interpolation {
 /// stood in formats stored as sparse keys (MS3D): the next sample resumes from there instead of
 /// searching, and each key's rotation is converted once rather than once per sample. What it
 /// remembers is checked against the keys themselves, so reusing a pose across models stays
-/// correct. Equality compares [`bones`](LocalPose::bones) and [`scales`](LocalPose::scales).
+/// correct. Equality compares [`bones`](LocalPose::bones), [`scales`](LocalPose::scales) and
+/// [`skin_scales`](LocalPose::skin_scales).
 #[derive(Debug, Clone, Default)]
 pub struct LocalPose {
     /// Per bone `(rotation, translation)`.
@@ -29,6 +30,12 @@ pub struct LocalPose {
     /// Per bone, the scale applied before the rotation; empty when no bone scales (every
     /// format but IQM), which [`Palette::build`] then skips. A bone past its end has scale 1.
     pub scales: Vec<Vec3A>,
+    /// Per bone, a uniform scale of the vertices the bone moves, about the bone, that its
+    /// children do not inherit (MD5 with the Quake II remaster's `.md5scale`; 0 hides the
+    /// vertices). Empty when the pose has none (every other format). [`Palette::build`]
+    /// leaves it out of the world transforms; [`Palette::apply_skin_scales`] puts it into
+    /// a palette used for skinning, as `Model::deform` does. A bone past its end has 1.
+    pub skin_scales: Vec<f32>,
     /// Per bone, where the last sample of a keyed format stood.
     pub(crate) cursors: Vec<KeyCursor>,
     /// Scratch: the second frame's poses while sampling.
@@ -39,7 +46,9 @@ pub struct LocalPose {
 
 impl PartialEq for LocalPose {
     fn eq(&self, other: &Self) -> bool {
-        self.bones == other.bones && self.scales == other.scales
+        self.bones == other.bones
+            && self.scales == other.scales
+            && self.skin_scales == other.skin_scales
     }
 }
 
@@ -96,8 +105,8 @@ impl<T: Copy> Keyed<T> {
 }
 
 /// Blends frames `a` and `b` of `source` at `t` (0 = `a`, 1 = `b`) into `out`, reusing its
-/// allocation: rotations along the shorter arc by `interpolation`, translations linearly.
-/// Frames out of range are clamped to the last frame.
+/// allocation: rotations along the shorter arc by `interpolation`, translations and scales
+/// linearly, skin scales frame `b`'s. Frames out of range are clamped to the last frame.
 pub fn sample<'data, S: PoseFrames<'data>>(
     source: &S,
     a: usize,
@@ -179,9 +188,10 @@ pub(crate) fn blend_in_place(
     }
 }
 
-/// [`sample`]'s passes that need no frame of poses, frames `a` and `b` in range: a format's
-/// own blend of both frames (with their scales, or without), and `true` when it did; else
-/// `false`, with `out.scales` filled and `out.bones` left for the blend of two frames.
+/// [`sample`]'s passes that need no frame of poses, frames `a` and `b` in range: frame `b`'s
+/// skin scales, a format's own blend of both frames (with their scales, or without), and
+/// `true` when it did; else `false`, with `out.scales` and `out.skin_scales` filled and
+/// `out.bones` left for the blend of two frames.
 pub(crate) fn sample_fused<'data, S: PoseFrames<'data>>(
     source: &S,
     (a, b, t): (usize, usize, f32),
@@ -189,6 +199,11 @@ pub(crate) fn sample_fused<'data, S: PoseFrames<'data>>(
     bones: usize,
     out: &mut LocalPose,
 ) -> bool {
+    out.skin_scales.clear();
+    if source.has_skin_scale() {
+        // Not blended: frame `b`'s, as the Quake II remaster takes them.
+        source.frame_skin_scales_into(b, &mut out.skin_scales);
+    }
     if interpolation == Interpolation::Nlerp
         && source.has_scale()
         && source.nlerp_frames_scaled_into(a, b, t, &mut out.bones, &mut out.scales)
@@ -536,5 +551,27 @@ impl Palette {
     #[must_use]
     pub fn bone_world(&self, bone: usize) -> Option<Affine3A> {
         self.world.get(bone).copied()
+    }
+
+    /// Scales each bone's transform by its skin scale ([`LocalPose::skin_scales`]; a bone
+    /// past the end keeps its transform): `world · scale`, so the bone's vertices are scaled
+    /// about it while it stays where it is. For a palette that skins, after the hierarchy is
+    /// concatenated: the children of a bone built from a scaled palette would inherit the
+    /// scale.
+    ///
+    /// ```
+    /// use glam::{Affine3A, Vec3};
+    /// use skelmap_core::pose::Palette;
+    /// let mut palette = Palette { world: vec![Affine3A::from_translation(Vec3::X); 2] };
+    /// palette.apply_skin_scales(&[0.5]);
+    /// assert_eq!(palette.world[0].transform_point3(Vec3::Y), Vec3::new(1.0, 0.5, 0.0));
+    /// assert_eq!(palette.world[1].transform_point3(Vec3::Y), Vec3::new(1.0, 1.0, 0.0));
+    /// ```
+    pub fn apply_skin_scales(&mut self, skin_scales: &[f32]) {
+        for (world, &s) in self.world.iter_mut().zip(skin_scales) {
+            if s != 1.0 {
+                world.matrix3 *= s;
+            }
+        }
     }
 }

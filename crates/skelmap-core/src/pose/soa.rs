@@ -68,13 +68,18 @@ pub struct SoaPose {
     /// Per bone, the scale applied before the rotation; empty when no bone scales, as in
     /// [`LocalPose::scales`].
     pub scales: Vec<Vec3A>,
+    /// Per bone, the scale of its own vertices, as in [`LocalPose::skin_scales`].
+    pub skin_scales: Vec<f32>,
     /// Scratch: the pose of formats sampled as a [`LocalPose`] first.
     scratch: LocalPose,
 }
 
 impl PartialEq for SoaPose {
     fn eq(&self, other: &Self) -> bool {
-        self.bones == other.bones && self.blocks == other.blocks && self.scales == other.scales
+        self.bones == other.bones
+            && self.blocks == other.blocks
+            && self.scales == other.scales
+            && self.skin_scales == other.skin_scales
     }
 }
 
@@ -146,22 +151,24 @@ impl SoaPose {
         }
     }
 
-    /// Replaces this pose by `local` (bones and scales), reusing the allocation.
+    /// Replaces this pose by `local` (bones, scales and skin scales), reusing the allocation.
     pub fn copy_from_local(&mut self, local: &LocalPose) {
         self.resize(local.bones.len());
         for (bone, &pose) in local.bones.iter().enumerate() {
             self.set_bone(bone, pose);
         }
         self.scales.clone_from(&local.scales);
+        self.skin_scales.clone_from(&local.skin_scales);
     }
 
-    /// This pose as a [`LocalPose`] into `out` (bones and scales replaced, its sampling
-    /// scratch kept).
+    /// This pose as a [`LocalPose`] into `out` (bones, scales and skin scales replaced, its
+    /// sampling scratch kept).
     pub fn to_local(&self, out: &mut LocalPose) {
         out.bones.clear();
         out.bones
             .extend((0..self.bones).filter_map(|bone| self.bone(bone)));
         out.scales.clone_from(&self.scales);
+        out.skin_scales.clone_from(&self.skin_scales);
     }
 
     /// The pose `fill` samples as a [`LocalPose`] (into this pose's scratch, reusing its
@@ -205,11 +212,12 @@ pub fn sample_soa<'data, S: PoseFrames<'data>>(
 ) {
     let last = source.num_frames().saturating_sub(1);
     let (a, b) = (a.min(last), b.min(last));
-    if interpolation == Interpolation::Nlerp && !source.has_scale() {
+    if interpolation == Interpolation::Nlerp && !source.has_scale() && !source.has_skin_scale() {
         let bones = source.skeleton_bones().len();
         if source.nlerp_frames_soa_into(a, b, t, out) {
             out.resize(bones);
             out.scales.clear();
+            out.skin_scales.clear();
             return;
         }
     }

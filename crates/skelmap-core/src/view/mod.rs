@@ -240,6 +240,7 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
             None => {
                 out.bones.clear();
                 out.scales.clear();
+                out.skin_scales.clear();
             }
         }
     }

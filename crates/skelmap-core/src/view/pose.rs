@@ -132,12 +132,13 @@ pub struct Pose {
     pub(crate) sampled: Sampled,
     pub(crate) local: LocalPose,
     pub(crate) palette: Palette,
-    /// The palette in kernel layouts; for bind-pose formats with an identity appended for
-    /// unbound vertices ([`WeightedRecords::unbound_bone`](crate::skin::WeightedRecords::unbound_bone)).
+    /// The palette in kernel layouts, with the skin scales; for bind-pose formats with an
+    /// identity appended for unbound vertices ([`WeightedRecords::unbound_bone`](crate::skin::WeightedRecords::unbound_bone)).
     pub(crate) matrices: SkinMatrices,
-    /// Bind-pose formats: per bone `world(t) · world(bind)⁻¹`.
+    /// Bind-pose formats: per bone `world(t) · skin scale · world(bind)⁻¹`.
     pub(crate) relative: Vec<Affine3A>,
-    /// Scratch: the palette with the unbound bone's identity appended.
+    /// The palette the kernels read, when it is not `palette` itself: with the skin scales
+    /// applied, and for bind-pose formats the unbound bone's identity appended.
     pub(crate) extended: Palette,
     /// Skeletal formats whose frames also replace vertices (MDL7): the pose's bind-space
     /// vertices, which the bones then move.
@@ -201,16 +202,18 @@ impl Pose {
         &self.palette
     }
 
-    /// The world transforms in the kernels' layouts (for bind-pose formats with one identity
-    /// more, for unbound vertices).
+    /// The world transforms in the kernels' layouts, with the pose's skin scales (for
+    /// bind-pose formats with one identity more, for unbound vertices).
     #[must_use]
     pub fn matrices(&self) -> &SkinMatrices {
         &self.matrices
     }
 
     /// The palette the record kernels use with this pose ([`Model::records`](crate::Model::records),
-    /// [`Model::weighted_records`](crate::Model::weighted_records)): [`Pose::palette`], and for bind-pose formats one identity
-    /// more, for unbound vertices ([`WeightedRecords::unbound_bone`](crate::skin::WeightedRecords::unbound_bone)).
+    /// [`Model::weighted_records`](crate::Model::weighted_records)): [`Pose::palette`] with the
+    /// pose's [skin scales](LocalPose::skin_scales) applied
+    /// ([`Palette::apply_skin_scales`]), and for bind-pose formats one identity more, for
+    /// unbound vertices ([`WeightedRecords::unbound_bone`](crate::skin::WeightedRecords::unbound_bone)).
     #[must_use]
     pub fn record_palette(&self) -> &Palette {
         if self.extended.world.is_empty() {
