@@ -152,13 +152,18 @@ pub fn mdc(data: &[u8]) {
 /// the animation found beside the mesh and played when it fits, and the model is walked.
 pub fn md5(data: &[u8]) {
     use skelmap_core::md5::{Anim, MeshFile};
-    let split = data.iter().position(|&b| b == 0).unwrap_or(data.len());
-    let (mesh, anim) = (&data[..split], data.get(split + 1..).unwrap_or_default());
+    let mut parts = data.splitn(3, |&b| b == 0);
+    let mesh = parts.next().unwrap_or_default();
+    let anim = parts.next().unwrap_or_default();
     let _ = MeshFile::parse(mesh);
     let _ = Anim::parse(anim);
     let mut files = std::collections::HashMap::new();
     files.insert("m/a.md5mesh".to_string(), mesh);
     files.insert("m/a.md5anim".to_string(), anim);
+    // A third part is the animation's `.md5scale`.
+    if let Some(scale) = parts.next() {
+        files.insert("m/a.md5scale".to_string(), scale);
+    }
     if let Ok(model) = Model::resolve(&files, "m/a.md5mesh", &skelmap_core::Limits::DEFAULT) {
         exercise::model(&model);
     }

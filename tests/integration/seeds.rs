@@ -286,12 +286,16 @@ fn psk_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
 }
 
 /// The `md5` seeds: the hand-worked fixture's mesh and animation as the target takes them
-/// (mesh, NUL, animation), the mesh alone, and the animation alone.
+/// (mesh, NUL, animation), with an `.md5scale` (a second NUL, the sidecar), the mesh alone,
+/// and the animation alone.
 fn md5_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     use crate::md5::{ANIM, MESH};
     let pair = [MESH.as_bytes(), b"\0", ANIM.as_bytes()].concat();
+    let scale = br#"{ "arm": { "1": 0.5, "scale_positions": true }, "hand": { "0": 0 } }"#;
+    let scaled = [&pair[..], b"\0", scale].concat();
     vec![
         ("md5", "pair.md5", pair),
+        ("md5", "scaled.md5", scaled),
         ("md5", "mesh.md5mesh", MESH.as_bytes().to_vec()),
         ("md5", "anim.md5anim", [b"\0", ANIM.as_bytes()].concat()),
         ("probe_any", "fixture.md5mesh", MESH.as_bytes().to_vec()),
@@ -436,8 +440,13 @@ fn committed_seeds_match_the_writers() {
         // A seed is a valid file: a model, or a lone SKM (which needs its skeleton to be one),
         // or a pair of SKM and SKP, or an MD5 mesh and animation either side of a NUL.
         let md5_half = |b: &[u8]| b.is_empty() || skelmap::Model::from_bytes(b).is_ok();
+        let md5_scale = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).is_ok();
+        let md5_parts = |b: &[u8]| {
+            let mut parts = b.splitn(3, |&c| c == 0);
+            parts.by_ref().take(2).all(md5_half) && parts.all(md5_scale)
+        };
         let valid = (target == "structured" && structured_model(&bytes).is_some())
-            || (target == "md5" && bytes.split(|&b| b == 0).all(md5_half))
+            || (target == "md5" && md5_parts(&bytes))
             || skelmap::Model::from_bytes(&bytes).is_ok()
             || skelmap::skm::Skm::parse(&bytes).is_ok()
             || skelmap::slmdl::Animation::parse(&bytes).is_ok()

@@ -77,6 +77,7 @@ impl Outputs {
                 skelmap_core::model::Companion::Skin => "the model's skin",
                 skelmap_core::model::Companion::AnimationConfig => "the player's animation.cfg",
                 skelmap_core::model::Companion::AnimationBeside => "an animation beside the model",
+                skelmap_core::model::Companion::Scale => "an animation's scales",
                 _ => "a file the model was opened with",
             };
             self.read(&base.join(companion), role);

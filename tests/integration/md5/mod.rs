@@ -6,6 +6,7 @@
 mod corpus;
 mod model;
 mod rules;
+mod scale;
 mod sweep;
 mod write;
 

@@ -3,9 +3,11 @@
 //! `rocket_launcher.md5mesh` with `idle.md5anim`). A found animation plays when it fits the
 //! mesh's joints (names and parents, in order) and is otherwise left out with a warning (a
 //! folder may hold a second mesh with another skeleton); a given one that does not fit is an
-//! error.
+//! error. Each animation's `.md5scale` (the Quake II remaster's; [`scale`](super::scale)) is
+//! read with it.
 
 use super::lex::{Lexer, line_column};
+use super::scale;
 use super::validate::{Kind, header};
 use super::view::{Anim, MeshFile, Pair};
 use crate::diag::{Diagnostics, WarningKind};
@@ -14,6 +16,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::resolver::Resolver;
+use crate::source::{Access, Source};
 use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
 
 /// The most animations found beside one mesh that are opened.
@@ -34,25 +37,51 @@ impl<'a> Open<'a> for Pair<'a> {
         _: &[u8],
         given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
+        let mut found = Vec::new();
         if let Some((path, anim)) = given.animation {
-            return Ok(vec![(Companion::Animation, path, anim)]);
+            // A given animation is read from its own path, outside the resolver's root as
+            // likely as inside, and so is its sidecar.
+            let sidecar = scale::path_of(&path);
+            let named = !path.is_empty();
+            found.push((Companion::Animation, path, anim));
+            if named && let Some(source) = Source::open_if_file(&sidecar, Access::Read)? {
+                found.push((Companion::Scale, sidecar, source));
+            }
+            return Ok(found);
         }
         if is_anim(path) {
-            return Ok(Vec::new());
+            let sidecar = scale::path_of(path);
+            if let Some(source) = resolver.load(&sidecar)? {
+                found.push((Companion::Scale, sidecar, source));
+            }
+            return Ok(found);
         }
         let (dir, _) = path.rsplit_once('/').unwrap_or(("", path));
-        let mut found = Vec::new();
-        for name in resolver.list(dir)?.into_iter().filter(|n| is_anim(n)) {
-            if found.len() == MAX_ANIMATIONS {
-                break;
-            }
-            let full = if dir.is_empty() {
-                name
+        let names = resolver.list(dir)?;
+        let listed: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        let full = |name: &str| {
+            if dir.is_empty() {
+                name.to_string()
             } else {
                 format!("{dir}/{name}")
+            }
+        };
+        let mut anims = 0;
+        for name in names.iter().filter(|n| is_anim(n)) {
+            if anims == MAX_ANIMATIONS {
+                break;
+            }
+            let Some(source) = resolver.load(&full(name))? else {
+                continue;
             };
-            if let Some(source) = resolver.load(&full)? {
-                found.push((Companion::AnimationBeside, full, source));
+            anims += 1;
+            found.push((Companion::AnimationBeside, full(name), source));
+            // Looked up in the listing rather than asked for as a file.
+            let sidecar = scale::path_of(name);
+            if listed.contains(sidecar.as_str())
+                && let Some(source) = resolver.load(&full(&sidecar))?
+            {
+                found.push((Companion::Scale, full(&sidecar), source));
             }
         }
         Ok(found)
@@ -62,7 +91,8 @@ impl<'a> Open<'a> for Pair<'a> {
         let text = files.main.bytes();
         crate::rules::check_file_size(Format::Md5, text, limits)?;
         if header(&mut Lexer::new(text))?.1 == Kind::Anim {
-            let anim = Anim::parse_with(text, limits, diag)?;
+            let mut anim = Anim::parse_with(text, limits, diag)?;
+            read_scales(files, &files.path, &mut anim, limits, diag);
             return Ok(Pair::new(None, vec![(stem(&files.path).to_string(), anim)]));
         }
         let mesh = MeshFile::parse_with(text, limits, diag)?;
@@ -73,7 +103,7 @@ impl<'a> Open<'a> for Pair<'a> {
                 Companion::AnimationBeside => false,
                 _ => continue,
             };
-            let anim = match Anim::parse_with(source.bytes(), limits, diag) {
+            let mut anim = match Anim::parse_with(source.bytes(), limits, diag) {
                 Ok(anim) => anim,
                 Err(e) if given => return Err(e),
                 Err(e) => {
@@ -89,9 +119,39 @@ impl<'a> Open<'a> for Pair<'a> {
                 ignored(diag, path, error.offset().unwrap_or(0), &error.to_string());
                 continue;
             }
+            read_scales(files, path, &mut anim, limits, diag);
             anims.push((clip_name(stem(&files.path), stem(path)), anim));
         }
         Ok(Pair::new(Some(mesh), anims))
+    }
+}
+
+/// Reads the `.md5scale` of the animation at `path` into `anim`, if one came with it. One
+/// larger than the limits allow a file is left out with a warning, as a malformed one is.
+fn read_scales(
+    files: &Files<'_>,
+    path: &str,
+    anim: &mut Anim<'_>,
+    limits: &Limits,
+    diag: &mut Diagnostics,
+) {
+    let sidecar = scale::path_of(path);
+    let found = files
+        .companions
+        .iter()
+        .find(|(kind, p, _)| *kind == Companion::Scale && *p == sidecar);
+    if let Some((_, _, source)) = found {
+        let text = source.bytes();
+        match crate::rules::check_file_size(Format::Md5, text, limits) {
+            Ok(()) => scale::apply(anim, &sidecar, text, diag),
+            Err(e) => diag.warn(
+                Format::Md5,
+                WarningKind::CompanionIgnored,
+                "scale",
+                0,
+                || format!("{sidecar}: {e}; the animation plays without its scales"),
+            ),
+        }
     }
 }
 

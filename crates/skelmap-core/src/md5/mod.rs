@@ -9,7 +9,9 @@
 //!   decoding derives: bind-pose positions, normals, and pre-weighted records in an SKM's
 //!   layout) lie in one block grown by each checked count;
 //! - an [`Anim`]: the hierarchy, a box per frame, the base frame and every frame's pose per
-//!   joint;
+//!   joint, and the per-joint scales of the Quake II remaster's `.md5scale` beside it
+//!   ([`Anim::skin_scales`]; a JSON sidecar, read with `serde_json`, whose oddities are
+//!   warnings, as q2pro skips them);
 //! - a [`Pair`]: the mesh file with the animations that fit it ([`companion`](mod@companion)),
 //!   which [`Model`](crate::Model) holds; its frames are the animations' one after another,
 //!   a clip each. After open, sampling is a load and a blend of decoded poses, and the meshes
@@ -54,7 +56,9 @@
 //! 9. An animation plays on a mesh only with the same joints, in order, with the same
 //!    parents; one found beside the mesh that does not fit (or does not validate) is left
 //!    out with [`WarningKind::CompanionIgnored`](crate::WarningKind::CompanionIgnored), one
-//!    given that does not fit is an error.
+//!    given that does not fit is an error. An `.md5scale` that does not read, and each of
+//!    its entries that names no joint or frame of its animation or holds no finite number,
+//!    is left out with the same warning.
 //!
 //! Warnings: weights of a vertex that do not sum to 1 within 0.01
 //! ([`WarningKind::InfluenceSum`](crate::WarningKind::InfluenceSum)); a rotation whose
@@ -64,6 +68,7 @@
 pub mod companion;
 pub mod lex;
 pub mod raw;
+mod scale;
 pub mod validate;
 pub mod view;
 pub mod write;

@@ -755,6 +755,7 @@ impl<'data> Parse<'data> for Anim<'data> {
             bounds,
             base_frame,
             poses: Vec::with_capacity(poses as usize),
+            skin_scales: Vec::new(),
         };
         let mut components = Vec::with_capacity(num_components);
         for i in 0..num_frames {

@@ -236,6 +236,9 @@ pub struct Anim<'data> {
     pub(crate) bounds: Vec<[Vec3; 2]>,
     pub(crate) base_frame: Vec<(Vec3A, [f32; 3])>,
     pub(crate) poses: Vec<(Quat, Vec3A)>,
+    /// Per frame and joint, the scale of the joint's own vertices from the animation's
+    /// `.md5scale`; empty without one.
+    pub(crate) skin_scales: Vec<f32>,
 }
 
 impl<'data> Anim<'data> {
@@ -300,6 +303,57 @@ impl<'data> Anim<'data> {
         let n = self.num_joints();
         let start = frame.checked_mul(n)?;
         self.poses.get(start..start.checked_add(n)?)
+    }
+
+    /// Every joint's skin scale in `frame` (the scale of the vertices it moves, which its
+    /// children do not inherit), from the Quake II remaster's `.md5scale` beside the
+    /// animation; `None` without one, or out of range.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use skelmap_core::glam::{Quat, Vec3};
+    /// use skelmap_core::md5::write::{AnimDef, Builder};
+    /// use skelmap_core::{Limits, Model};
+    /// let mut b = Builder::triangle();
+    /// b.anims.push(AnimDef {
+    ///     name: "walk".into(),
+    ///     frame_rate: 24.0,
+    ///     frames: vec![vec![(Quat::IDENTITY, Vec3::ZERO)]; 2],
+    ///     bounds: vec![[Vec3::ZERO, Vec3::ONE]; 2],
+    /// });
+    /// let mut files = HashMap::new();
+    /// files.insert("m.md5mesh".to_string(), b.mesh_text().into_bytes());
+    /// files.insert("m-walk.md5anim".to_string(), b.anim_text(0).unwrap().into_bytes());
+    /// files.insert("m-walk.md5scale".to_string(), br#"{ "root": { "1": 0.5 } }"#.to_vec());
+    /// let model = Model::resolve(&&files, "m.md5mesh", &Limits::DEFAULT)?;
+    /// let anim = &model.as_md5().ok_or("not an MD5")?.animations()[0].anim;
+    /// assert_eq!(anim.skin_scales(1), Some(&[0.5][..]));
+    /// assert_eq!(anim.skin_scales(0), Some(&[1.0][..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn skin_scales(&self, frame: usize) -> Option<&[f32]> {
+        let n = self.num_joints();
+        let start = frame.checked_mul(n)?;
+        self.skin_scales.get(start..start.checked_add(n)?)
+    }
+
+    /// Takes `scales` (per frame and joint, as many as the frames' poses) as the skin scales,
+    /// and scales the animated position of each joint `positions` marks by its scale in each
+    /// frame (`scale_positions`: the joint's children follow).
+    pub(crate) fn set_skin_scales(&mut self, scales: Vec<f32>, positions: &[bool]) {
+        let n = self.num_joints();
+        if n > 0 && scales.len() == self.poses.len() {
+            for (frame, frame_scales) in self.poses.chunks_mut(n).zip(scales.chunks(n)) {
+                for ((pose, &s), _) in (frame.iter_mut().zip(frame_scales))
+                    .zip(positions)
+                    .filter(|(_, on)| **on)
+                {
+                    pose.1 *= s;
+                }
+            }
+            self.skin_scales = scales;
+        }
     }
 
     /// The base frame as poses (what an animation opened alone is bound to).
@@ -489,6 +543,24 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
             }
         } else if let Some(poses) = self.locate(frame).and_then(|(a, f)| a.frame(f)) {
             out.extend_from_slice(poses);
+        }
+    }
+
+    /// `true` when an animation has an `.md5scale`.
+    fn has_skin_scale(&self) -> bool {
+        self.animations
+            .iter()
+            .any(|a| !a.anim.skin_scales.is_empty())
+    }
+
+    /// The frame's skin scales from its animation's `.md5scale`, 1 for each joint of an
+    /// animation without one.
+    fn frame_skin_scales_into(&self, frame: usize, out: &mut Vec<f32>) {
+        if let Some((anim, local)) = self.locate(frame) {
+            match anim.skin_scales(local) {
+                Some(scales) => out.extend_from_slice(scales),
+                None => out.resize(out.len() + anim.num_joints(), 1.0),
+            }
         }
     }
 

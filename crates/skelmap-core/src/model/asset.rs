@@ -16,6 +16,11 @@
 //!   the clips play the targets; the skeleton and influences are kept, its joints still at
 //!   that frame (so a glTF viewer skins the targets by identities). Joint keys alone could
 //!   not carry the replacements.
+//! - skin scales (an MD5's `.md5scale`: [`LocalPose::skin_scales`](crate::pose::LocalPose::skin_scales))
+//!   are not carried: a joint key's scale passes to the joint's children in every format an
+//!   asset is written to. The meshes are deformed with them at the asset's frame; the clips
+//!   play the joints without them, and a conversion's error over every frame shows what
+//!   they moved.
 
 use std::collections::HashMap;
 

@@ -36,6 +36,9 @@ pub enum Companion {
     Textures,
     /// A Half-Life model's sequence-group file (`<stem>01.mdl` …, `IDSQ`), in group order.
     SequenceGroup,
+    /// The Quake II remaster's `.md5scale` beside an `.md5anim` (`<anim stem>.md5scale`): the
+    /// animation's per-joint scales.
+    Scale,
 }
 
 /// A companion: what it is, its path, its bytes.
