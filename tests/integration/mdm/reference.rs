@@ -286,3 +286,105 @@ fn tag_poses_of_the_view_match_et() {
         }
     }
 }
+
+/// `R_CalcBoneLerp` (ET:Legacy builds it with `YD_INGLES`) between frame `old` and `new` at
+/// ET's `backlerp`, legs and torso alike: per rotation angle the shorter way in 16-bit units
+/// (the difference wrapped to `−32768..=32767`), `new − backlerp · diff` computed in `float`
+/// and truncated to an `int`; the offset directions blended by `SLerp_Normal` (weights
+/// `1 − frontlerp` and `frontlerp`, then normalised); a root at the two `parentOffset`s
+/// blended by `frontlerp` and `backlerp`.
+fn et_lerp_bones(b: &Builder, old: &Frame, new: &Frame, backlerp: f32) -> Vec<EtBone> {
+    let frontlerp = 1.0 - backlerp;
+    let mut out: Vec<EtBone> = Vec::new();
+    for (i, info) in b.bones.iter().enumerate() {
+        let (o, n) = (old.bones[i], new.bones[i]);
+        let angles: [f64; 3] = core::array::from_fn(|j| {
+            let mut diff = (i32::from(n.angles[j]) - i32::from(o.angles[j])) & 65535;
+            if diff > 32767 {
+                diff -= 65536;
+            }
+            let ingle = (f32::from(n.angles[j]) - backlerp * diff as f32) as i32;
+            f64::from(ingle) * 360.0 / 65536.0
+        });
+        let axis = angles_to_axis(angles);
+        let position = if info.parent < 0 {
+            core::array::from_fn(|k| {
+                f64::from(frontlerp * new.parent_offset[k] + backlerp * old.parent_offset[k])
+            })
+        } else {
+            let parent = out[info.parent as usize].position;
+            let from = ingle_vector(deg(o.ofs_angles[0]), deg(o.ofs_angles[1]));
+            let to = ingle_vector(deg(n.ofs_angles[0]), deg(n.ofs_angles[1]));
+            let ft = 1.0 - f64::from(frontlerp);
+            let v: V3 = core::array::from_fn(|k| from[k] * ft + to[k] * f64::from(frontlerp));
+            let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            let dist = f64::from(info.parent_dist);
+            core::array::from_fn(|k| parent[k] + dist * v[k] / len)
+        };
+        out.push(EtBone { axis, position });
+    }
+    out
+}
+
+/// Between frames, every vertex and tag is where ET's lerp puts it (not where a blend of
+/// the frames' poses would), through `Model::pose` and a sampler; at a frame, the frame.
+#[test]
+fn between_frames_bones_follow_ets_lerp() {
+    let b = three_bones();
+    let model = model(&b);
+    let mut pose = Pose::default();
+    let mut sampler = model.sampler();
+    let mut far = 0.0_f64;
+    for (a, c) in [(0, 1), (1, 2), (2, 0), (2, 1)] {
+        for t in [0.0_f32, 0.25, 0.5, 0.85, 1.0] {
+            let bones = et_lerp_bones(&b, &b.frames[a], &b.frames[c], 1.0 - t);
+            model
+                .pose(a, c, t, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+            let (p, _) = et_surface(&b, 0, &bones);
+            let mut positions = vec![[0.0f32; 3]; p.len()];
+            let mut normals = positions.clone();
+            model
+                .deform(0, &pose, &mut positions, &mut normals)
+                .unwrap();
+            let what = format!("frames {a} → {c} at {t}");
+            close(positions.as_flattened(), p.as_flattened(), 1e-5, &what);
+            for (i, tag) in b.tags.iter().enumerate() {
+                let bone = &bones[tag.bone as usize];
+                let m = turn(bone, tag.offset);
+                let origin: V3 = core::array::from_fn(|k| m[k] + bone.position[k]);
+                let index = model.attachment_index(tag.name.as_bytes()).unwrap();
+                let placed = model.attachment_transform(index, &pose).unwrap();
+                close(&placed.translation.to_array(), &origin, 1e-5, &what);
+                assert_eq!(model.tag_bone(i), Some(tag.bone as usize));
+            }
+            let mut local = skelmap::pose::LocalPose::default();
+            sampler.sample(a, c, t, Interpolation::Nlerp, &mut local);
+            assert_eq!(&local, pose.local(), "{what}: sampler");
+            // How far a blend of the two frames' poses would have put the vertices.
+            let mut blended = skelmap::pose::LocalPose::default();
+            model.sample(a, a, 0.0, Interpolation::Nlerp, &mut blended);
+            let mut to = skelmap::pose::LocalPose::default();
+            model.sample(c, c, 0.0, Interpolation::Nlerp, &mut to);
+            for (x, y) in blended.bones.iter_mut().zip(&to.bones) {
+                let q = if x.0.dot(y.0) < 0.0 { -y.0 } else { y.0 };
+                *x = (x.0.lerp(q, t).normalize(), x.1.lerp(y.1, t));
+            }
+            let mut other = Pose::default();
+            model.pose_local(&blended, &mut other).unwrap();
+            model
+                .deform(0, &other, &mut positions, &mut normals)
+                .unwrap();
+            for (g, w) in positions.iter().zip(&p) {
+                for k in 0..3 {
+                    far = far.max((f64::from(g[k]) - w[k]).abs());
+                }
+            }
+        }
+    }
+    // The fixture's turns are large enough that the rules differ visibly.
+    assert!(
+        far > 1e-2,
+        "a blend of poses lands within {far} of ET's lerp"
+    );
+}

@@ -491,29 +491,110 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
         let info = self.bones.get(bone)?;
         let (rotation, direction) = self.bone_local(frame, frame, bone)?;
-        // A rotation an overflowing torso weight made not finite is the identity.
-        let quat = |m: Mat3| {
-            let q = Quat::from_mat3(&m);
-            if q.is_finite() && q.length_squared() > 0.0 {
-                q.normalize()
-            } else {
-                Quat::IDENTITY
-            }
-        };
         match usize::try_from(info.parent.get()) {
             Err(_) => Some((
-                quat(rotation),
+                rotation_quat(rotation),
                 Vec3A::from(self.frame(frame)?.parent_offset()),
             )),
             Ok(parent) => {
                 let (parent_rotation, _) = self.bone_local(frame, frame, parent)?;
-                let inverse = parent_rotation.transpose();
-                let local = quat(inverse * rotation);
-                let offset = inverse * (direction * info.parent_dist.get());
-                Some((local, offset.into()))
+                Some(child_pose(parent_rotation, rotation, direction, info))
             }
         }
     }
+
+    /// Between two frames, ET's `R_CalcBoneLerp` (rather than a blend of the frames' poses),
+    /// given as the parent-relative poses [`bone_pose`](PoseFrames::bone_pose) makes of a
+    /// frame. Frames `a` and `b` at `t` (ET's `frontlerp`, `backlerp = 1 − t`), per bone:
+    ///
+    /// - each rotation angle, in 16-bit units, goes from `b`'s back by `backlerp` times the
+    ///   shorter way from `a`'s (the difference wrapped to `−32768..=32767`), truncated to
+    ///   an integer as ET stores it; the angles give the model-space rotation as a frame's
+    ///   do;
+    /// - the offset directions of `a` and `b` are blended linearly by `t` and normalised
+    ///   (`SLerp_Normal`), and the bone sits `parent_dist` along it from its parent;
+    /// - a root sits at the two frames' `parent_offset`s blended linearly.
+    ///
+    /// The legs and the torso are the same frames, so torso weights change nothing. At
+    /// `t = 0`, at `t = 1` and for `a = b` the frame's own poses, bit for bit. The rotation
+    /// angles' lerp takes the shorter way per angle, not per rotation: for large turns
+    /// between frames it leaves the arc a quaternion blend would take, as ET does.
+    fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        let (Some(old), Some(new)) = (self.frame(a), self.frame(b)) else {
+            return false;
+        };
+        out.clear();
+        if t == 0.0 || t == 1.0 || a == b {
+            let frame = if t == 1.0 { b } else { a };
+            out.extend((0..self.bones.len()).map(|bone| {
+                self.bone_pose(frame, bone)
+                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
+            }));
+            return true;
+        }
+        let backlerp = 1.0 - t;
+        let frontlerp = 1.0 - backlerp;
+        let rotation = |bone: usize| -> Option<Mat3> {
+            let (o, n) = (old.bones.get(bone)?, new.bones.get(bone)?);
+            let angles = core::array::from_fn(|k| {
+                let (from, to) = (o.angles[k].get(), n.angles[k].get());
+                let mut diff = (i32::from(to) - i32::from(from)) & 65535;
+                if diff > 32767 {
+                    diff -= 65536;
+                }
+                // C's float-to-int conversion truncates towards zero, as `as` does.
+                let ingle = (f32::from(to) - backlerp * diff as f32) as i32;
+                ingle as f32 * SHORT_TO_DEGREES
+            });
+            Some(angles_rotation(angles))
+        };
+        for (bone, info) in self.bones.iter().enumerate() {
+            let Some(own) = rotation(bone) else {
+                return false;
+            };
+            let pose = match usize::try_from(info.parent.get()) {
+                Err(_) => {
+                    let (o, n) = (old.parent_offset(), new.parent_offset());
+                    let at = core::array::from_fn(|k| frontlerp * n[k] + backlerp * o[k]);
+                    (rotation_quat(own), Vec3A::from_array(at))
+                }
+                Ok(parent) => {
+                    let (Some(parent_rotation), Some(o), Some(n)) =
+                        (rotation(parent), old.bones.get(bone), new.bones.get(bone))
+                    else {
+                        return false;
+                    };
+                    let from = offset_direction(o.ofs_angles_degrees());
+                    let to = offset_direction(n.ofs_angles_degrees());
+                    // `SLerp_Normal(old, new, frontlerp)` weighs the old by `1 − frontlerp`.
+                    let direction = (from * (1.0 - frontlerp) + to * frontlerp).normalize_or_zero();
+                    child_pose(parent_rotation, own, direction, info)
+                }
+            };
+            out.push(pose);
+        }
+        true
+    }
+}
+
+/// A model-space rotation as a unit quaternion; one an overflowing torso weight made not
+/// finite is the identity.
+fn rotation_quat(m: Mat3) -> Quat {
+    let q = Quat::from_mat3(&m);
+    if q.is_finite() && q.length_squared() > 0.0 {
+        q.normalize()
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// A child's parent-relative pose from its parent's model-space rotation, its own, and its
+/// offset direction (in model space): `parent⁻¹ · rotation`, and `parent_dist` along the
+/// direction turned into the parent's space.
+fn child_pose(parent: Mat3, rotation: Mat3, direction: Vec3, info: &MdxBoneInfo) -> (Quat, Vec3A) {
+    let inverse = parent.transpose();
+    let offset = inverse * (direction * info.parent_dist.get());
+    (rotation_quat(inverse * rotation), offset.into())
 }
 
 /// One clip of every frame at [`CLIP_FPS`], looping.
@@ -650,6 +731,11 @@ impl<'data> PoseFrames<'data> for Pair<'data> {
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
         self.mdx.bone_pose(frame, bone)
+    }
+
+    /// ET's lerp between frames, as [`Mdx`]'s.
+    fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
+        self.mdx.nlerp_frames_into(a, b, t, out)
     }
 }
 

@@ -34,7 +34,10 @@ pub enum BakeError {
 }
 
 /// Every frame of a [`PoseFrames`] source as parent-relative `(rotation, translation)` per
-/// bone, rotations unit length, with a copy of the source's bones.
+/// bone, rotations unit length, with a copy of the source's bones (and its scales and skin
+/// scales). Sampling gives what sampling the source gives, bit for bit, except between the
+/// frames of a format whose engine blends frames by a rule of its own (ET's MDX): baked
+/// frames blend their poses.
 ///
 /// ```
 /// use skelmap_core::Parse;
