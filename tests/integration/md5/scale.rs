@@ -315,13 +315,15 @@ fn what_the_engine_skips_is_skipped_with_a_warning() {
     assert_eq!(anim.skin_scales(1), Some(&[1.0, 0.5, 1.0][..]));
     assert_eq!(anim.skin_scales(0), Some(&[1.0, 1.0, 1.0][..]));
 
-    // Where the JSON parser stopped: the last byte before the end, the stray `x`.
+    // Where the JSON parser stopped: the last byte before the end, a stray `x`.
     let stray = "{\n  \"arm\": { \"1\": 0.5 },\n  x\n}";
     for (text, offset) in [
         ("{ \"arm\": { \"1\": 0.5 ", 19),
         (stray, stray.find('x').unwrap() as u64),
         ("[1, 2]", 0),
-        ("{ \"arm\": [1] }", 0),
+        // The parser stops on the blank before the array it did not expect.
+        ("{ \"arm\": [1] }", 8),
+        ("{ \"arm\": { \"1\": 0.5 } } x", 24),
         ("", 0),
     ] {
         let files = with_scale(text);

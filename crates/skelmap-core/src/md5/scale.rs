@@ -12,9 +12,11 @@
 //! object (the whole file), a joint the animation lacks, a frame past its frames, a value
 //! that is not a finite number (that entry).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt;
 
-use serde_json::Value;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::view::Anim;
 use crate::diag::{Diagnostics, WarningKind};
@@ -27,17 +29,11 @@ pub(crate) fn path_of(anim_path: &str) -> String {
 }
 
 /// Reads the sidecar `text` (at `path`, for messages) into `anim`: its skin scales, and the
-/// positions of joints marked `scale_positions` scaled in its frames.
+/// positions of joints marked `scale_positions` scaled in its frames. The JSON is walked as
+/// it is parsed, never held as a tree, so memory stays the animation's scales whatever the
+/// file holds.
 pub(crate) fn apply(anim: &mut Anim<'_>, path: &str, text: &[u8], diag: &mut Diagnostics) {
-    let root = match serde_json::from_slice::<Value>(text) {
-        Ok(Value::Object(root)) => root,
-        Ok(_) => return ignored(diag, path, 0, "the top level is not an object"),
-        Err(e) => {
-            let offset = offset_of(text, e.line(), e.column());
-            return ignored(diag, path, offset, &e.to_string());
-        }
-    };
-    let (joints, frames) = (anim.num_joints(), anim.num_frames());
+    let joints = anim.num_joints();
     let mut names = HashMap::with_capacity(joints);
     for i in 0..joints {
         if let Some(name) = anim.joint_name(i) {
@@ -45,48 +41,187 @@ pub(crate) fn apply(anim: &mut Anim<'_>, path: &str, text: &[u8], diag: &mut Dia
             names.entry(name).or_insert(i);
         }
     }
-    // As many as the frames' poses, which validation bounded.
-    let mut scales = vec![1.0_f32; anim.poses.len()];
-    let mut positions = vec![false; joints];
-    for (name, entries) in &root {
-        let Value::Object(entries) = entries else {
-            return ignored(diag, path, 0, &format!("joint \"{name}\" is not an object"));
-        };
-        let Some(&joint) = names.get(name.as_bytes()) else {
-            skipped(diag, path, &format!("no joint \"{name}\" in the animation"));
-            continue;
-        };
-        for (key, value) in entries {
+    let mut read = Read {
+        names,
+        joints,
+        frames: anim.num_frames(),
+        // As many as the frames' poses, which validation bounded.
+        scales: vec![1.0_f32; anim.poses.len()],
+        positions: vec![false; joints],
+        skipped: (0, String::new()),
+    };
+    let mut parser = serde_json::Deserializer::from_slice(text);
+    let parsed = parser
+        .deserialize_map(&mut read)
+        .and_then(|()| parser.end());
+    if let Err(e) = parsed {
+        let offset = offset_of(text, e.line(), e.column());
+        return ignored(diag, path, offset, &e.to_string());
+    }
+    let (count, first) = read.skipped;
+    for _ in 0..count {
+        diag.warn(
+            Format::Md5,
+            WarningKind::CompanionIgnored,
+            "scale",
+            0,
+            || format!("{path}: {first}; the entry is skipped"),
+        );
+    }
+    anim.set_skin_scales(read.scales, &read.positions);
+}
+
+/// The sidecar's contents as its entries are parsed.
+struct Read<'n> {
+    names: HashMap<&'n [u8], usize>,
+    joints: usize,
+    frames: usize,
+    /// Per frame and joint.
+    scales: Vec<f32>,
+    /// Per joint, `scale_positions`.
+    positions: Vec<bool>,
+    /// How many entries were skipped, and why the first was.
+    skipped: (u64, String),
+}
+
+impl Read<'_> {
+    fn skip(&mut self, why: impl FnOnce() -> String) {
+        if self.skipped.0 == 0 {
+            self.skipped.1 = why();
+        }
+        self.skipped.0 += 1;
+    }
+}
+
+/// The top level: an object of joints.
+impl<'de> Visitor<'de> for &mut Read<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object of joint names")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(name) = map.next_key::<Cow<'de, str>>()? {
+            match self.names.get(name.as_bytes()).copied() {
+                Some(joint) => map.next_value_seed(Joint {
+                    read: &mut *self,
+                    joint,
+                    name: &name,
+                })?,
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                    self.skip(|| format!("no joint \"{name}\" in the animation"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One joint's object of frames (and `scale_positions`).
+struct Joint<'r, 'n, 'k> {
+    read: &'r mut Read<'n>,
+    joint: usize,
+    name: &'k str,
+}
+
+impl<'de> DeserializeSeed<'de> for Joint<'_, '_, '_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Joint<'_, '_, '_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an object of frames for joint \"{}\"", self.name)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let (read, joint, name) = (self.read, self.joint, self.name);
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let value = map.next_value::<Scalar>()?;
             if key == "scale_positions" {
                 match value {
-                    Value::Bool(on) => positions[joint] = *on,
-                    _ => skipped(
-                        diag,
-                        path,
-                        &format!("\"{name}\".scale_positions is not a boolean"),
-                    ),
+                    Scalar::Bool(on) => read.positions[joint] = on,
+                    _ => read.skip(|| format!("\"{name}\".scale_positions is not a boolean")),
                 }
                 continue;
             }
-            let Some(frame) = key.parse::<usize>().ok().filter(|&f| f < frames) else {
-                skipped(
-                    diag,
-                    path,
-                    &format!("\"{name}\": no frame \"{key}\" in the animation"),
-                );
+            let Some(frame) = key.parse::<usize>().ok().filter(|&f| f < read.frames) else {
+                read.skip(|| format!("\"{name}\": no frame \"{key}\" in the animation"));
                 continue;
             };
-            match value.as_f64().map(|v| v as f32).filter(|v| v.is_finite()) {
-                Some(scale) => scales[frame * joints + joint] = scale,
-                None => skipped(
-                    diag,
-                    path,
-                    &format!("\"{name}\".\"{key}\" is not a finite number"),
-                ),
+            match value {
+                Scalar::Number(v) if (v as f32).is_finite() => {
+                    read.scales[frame * read.joints + joint] = v as f32;
+                }
+                _ => read.skip(|| format!("\"{name}\".\"{key}\" is not a finite number")),
             }
         }
+        Ok(())
     }
-    anim.set_skin_scales(scales, &positions);
+}
+
+/// A frame's value: a number, a boolean, or anything else (skipped whole).
+enum Scalar {
+    Number(f64),
+    Bool(bool),
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Scalar, D::Error> {
+        deserializer.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number or a boolean")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+        Ok(Scalar::Bool(v))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+        Ok(Scalar::Number(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+        Ok(Scalar::Number(v as f64))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+        Ok(Scalar::Number(v as f64))
+    }
+
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+        Ok(Scalar::Other)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
 }
 
 /// The byte offset of 1-based `line` and `column` in `text` (the end where they run past it).
@@ -109,16 +244,5 @@ fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
         "scale",
         offset,
         || format!("{path}: {why}; the animation plays without its scales"),
-    );
-}
-
-/// Records one entry of a sidecar left out.
-fn skipped(diag: &mut Diagnostics, path: &str, why: &str) {
-    diag.warn(
-        Format::Md5,
-        WarningKind::CompanionIgnored,
-        "scale",
-        0,
-        || format!("{path}: {why}; the entry is skipped"),
     );
 }
