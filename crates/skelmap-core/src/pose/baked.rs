@@ -95,34 +95,21 @@ impl<'data> BakedFrames<'data> {
                 max: max_poses as u64,
             });
         };
-        let mut poses = Vec::with_capacity(count);
-        for frame in 0..frames {
-            // The conversion sampling uses, so baked frames sample exactly like the file.
-            let start = poses.len();
-            source.frame_poses_into(frame, &mut poses);
-            poses.truncate(start + bones);
-            poses.resize(start + bones, (Quat::IDENTITY, Vec3A::ZERO));
-        }
-        let mut scales = Vec::new();
-        if source.has_scale() {
-            scales.reserve_exact(count);
-            for frame in 0..frames {
-                let start = scales.len();
-                source.frame_scales_into(frame, &mut scales);
-                scales.truncate(start + bones);
-                scales.resize(start + bones, Vec3A::ONE);
-            }
-        }
-        let mut skin_scales = Vec::new();
-        if source.has_skin_scale() {
-            skin_scales.reserve_exact(count);
-            for frame in 0..frames {
-                let start = skin_scales.len();
-                source.frame_skin_scales_into(frame, &mut skin_scales);
-                skin_scales.truncate(start + bones);
-                skin_scales.resize(start + bones, 1.0);
-            }
-        }
+        let shape = (frames, bones, count);
+        // The conversion sampling uses, so baked frames sample exactly like the file.
+        let poses = per_bone(shape, (Quat::IDENTITY, Vec3A::ZERO), |frame, out| {
+            source.frame_poses_into(frame, out);
+        });
+        let scales = if source.has_scale() {
+            per_bone(shape, Vec3A::ONE, |f, out| source.frame_scales_into(f, out))
+        } else {
+            Vec::new()
+        };
+        let skin_scales = if source.has_skin_scale() {
+            per_bone(shape, 1.0, |f, out| source.frame_skin_scales_into(f, out))
+        } else {
+            Vec::new()
+        };
         Ok(BakedFrames {
             bones: source.skeleton_bones().collect(),
             order: source.hierarchy_order().map(<[u16]>::to_vec),
@@ -145,6 +132,23 @@ impl<'data> BakedFrames<'data> {
         let start = frame.checked_mul(bones)?;
         Some(start..start.checked_add(bones)?)
     }
+}
+
+/// Per frame, what `fill` appends for it, cut or padded with `default` to `bones` entries:
+/// `count` (frames × bones, which the caller has checked) in all.
+fn per_bone<T: Copy>(
+    (frames, bones, count): (usize, usize, usize),
+    default: T,
+    mut fill: impl FnMut(usize, &mut Vec<T>),
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(count);
+    for frame in 0..frames {
+        let start = out.len();
+        fill(frame, &mut out);
+        out.truncate(start + bones);
+        out.resize(start + bones, default);
+    }
+    out
 }
 
 /// The source's bones and hierarchy.
