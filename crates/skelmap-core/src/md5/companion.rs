@@ -3,8 +3,8 @@
 //! `rocket_launcher.md5mesh` with `idle.md5anim`). A found animation plays when it fits the
 //! mesh's joints (names and parents, in order) and is otherwise left out with a warning (a
 //! folder may hold a second mesh with another skeleton); a given one that does not fit is an
-//! error. Each animation's `.md5scale` (the Quake II remaster's; [`scale`](super::scale)) is
-//! read with it.
+//! error. Each animation's `.md5scale` (the Quake II remaster's per-joint scales;
+//! `docs/formats/md5.md`) is read with it.
 
 use super::lex::{Lexer, line_column};
 use super::scale;
