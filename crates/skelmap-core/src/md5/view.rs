@@ -323,7 +323,8 @@ impl<'data> Anim<'data> {
     /// });
     /// let mut files = HashMap::new();
     /// files.insert("m.md5mesh".to_string(), b.mesh_text().into_bytes());
-    /// files.insert("m-walk.md5anim".to_string(), b.anim_text(0).unwrap().into_bytes());
+    /// let anim = b.anim_text(0).ok_or("no animation")?;
+    /// files.insert("m-walk.md5anim".to_string(), anim.into_bytes());
     /// files.insert("m-walk.md5scale".to_string(), br#"{ "root": { "1": 0.5 } }"#.to_vec());
     /// let model = Model::resolve(&&files, "m.md5mesh", &Limits::DEFAULT)?;
     /// let anim = &model.as_md5().ok_or("not an MD5")?.animations()[0].anim;
