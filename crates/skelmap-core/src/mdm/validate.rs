@@ -373,7 +373,10 @@ fn surface<'data>(
         &mut walk.total_weights,
         (verts_start, verts),
         diag,
-        |what, offset, value| note_bone(max_bone, what, offset, value),
+        // Any index not negative passes; the pair checks the largest against the MDX.
+        (i32::MAX.cast_unsigned() + 1, |what, offset, value| {
+            note_bone(max_bone, what, offset, value)
+        }),
     )?;
     walk.furthest = walk.furthest.max(verts_end);
     // Rule 7: the triangles.

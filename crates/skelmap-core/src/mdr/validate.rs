@@ -472,7 +472,9 @@ fn surface<'data>(
         &mut walk.total_weights,
         (verts_start, verts),
         diag,
-        |what, offset, value| bone_index(what, offset, value, bones).map(drop),
+        (bones, |what, offset, value| {
+            bone_index(what, offset, value, bones).map(drop)
+        }),
     )?;
     let triangles =
         reader.slice_at::<MdrTriangle>("triangles", triangles_start, num_triangles.into())?;
