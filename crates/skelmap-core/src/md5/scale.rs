@@ -59,15 +59,14 @@ pub(crate) fn apply(anim: &mut Anim<'_>, path: &str, text: &[u8], diag: &mut Dia
         return ignored(diag, path, offset, &e.to_string());
     }
     let (count, first) = read.skipped;
-    for _ in 0..count {
-        diag.warn(
-            Format::Md5,
-            WarningKind::CompanionIgnored,
-            "scale",
-            0,
-            || format!("{path}: {first}; the entry is skipped"),
-        );
-    }
+    diag.warn_n(
+        Format::Md5,
+        WarningKind::CompanionIgnored,
+        "scale",
+        0,
+        count,
+        || format!("{path}: {first}; the entry is skipped"),
+    );
     anim.set_skin_scales(read.scales, &read.positions);
 }
 
