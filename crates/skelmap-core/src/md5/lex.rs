@@ -31,8 +31,30 @@ impl Span {
 
 /// `true` for a byte that ends a keyword or number.
 #[inline]
-fn ends_token(b: u8) -> bool {
+const fn ends_token(b: u8) -> bool {
     b <= b' ' || matches!(b, b'{' | b'}' | b'(' | b')' | b'"')
+}
+
+/// [`ends_token`] as a table, which a token's bytes are scanned with.
+static STOPS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = ends_token(b as u8);
+        b += 1;
+    }
+    table
+};
+
+/// `true` when a keyword or number token starting `rest` ends before byte `i`: at the end, at
+/// a byte that ends tokens, or at a comment.
+#[inline]
+fn ends_word_at(rest: &[u8], i: usize) -> bool {
+    match rest.get(i) {
+        None => true,
+        Some(&b'/') => matches!(rest.get(i + 1), Some(b'/' | b'*')),
+        Some(&b) => STOPS[usize::from(b)],
+    }
 }
 
 /// Line and column (both from 1; the column in bytes) of byte `offset` of `text`.
@@ -112,12 +134,15 @@ impl<'t> Lexer<'t> {
             while self.text.get(self.pos).is_some_and(|&b| b <= b' ') {
                 self.pos += 1;
             }
-            match self.text.get(self.pos..self.pos + 2) {
-                Some(b"//") => {
+            if self.text.get(self.pos) != Some(&b'/') {
+                return Ok(());
+            }
+            match self.text.get(self.pos + 1) {
+                Some(b'/') => {
                     let rest = self.text.get(self.pos..).unwrap_or_default();
                     self.pos += rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
                 }
-                Some(b"/*") => {
+                Some(b'*') => {
                     let body = self.text.get(self.pos + 2..).unwrap_or_default();
                     match body.windows(2).position(|w| w == b"*/") {
                         Some(end) => self.pos += 2 + end + 2,
@@ -144,12 +169,10 @@ impl<'t> Lexer<'t> {
         self.skip()?;
         let start = self.pos;
         let rest = self.text.get(start..).unwrap_or_default();
-        let len = (0..rest.len())
-            .find(|&i| {
-                let b = rest.get(i).copied().unwrap_or(b' ');
-                ends_token(b) || b == b'/' && matches!(rest.get(i + 1), Some(b'/' | b'*'))
-            })
-            .unwrap_or(rest.len());
+        let mut len = 0;
+        while !ends_word_at(rest, len) {
+            len += 1;
+        }
         Ok((len > 0).then(|| (rest.get(..len).unwrap_or_default(), start as u64)))
     }
 
@@ -179,14 +202,19 @@ impl<'t> Lexer<'t> {
     }
 
     /// `true`, consuming it, if the next token is the keyword `keyword` (ASCII case ignored).
+    #[inline]
     pub(crate) fn accept(&mut self, keyword: &'static str) -> Result<bool> {
-        match self.peek_word()? {
-            Some((word, _)) if word.eq_ignore_ascii_case(keyword.as_bytes()) => {
-                self.pos += word.len();
-                Ok(true)
-            }
-            _ => Ok(false),
+        self.skip()?;
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let len = keyword.len();
+        let found = rest
+            .get(..len)
+            .is_some_and(|word| word.eq_ignore_ascii_case(keyword.as_bytes()))
+            && ends_word_at(rest, len);
+        if found {
+            self.pos += len;
         }
+        Ok(found)
     }
 
     /// Consumes the bracket `bracket`.
@@ -248,6 +276,28 @@ impl<'t> Lexer<'t> {
     /// that is not a whole number in `i64`.
     #[inline]
     pub(crate) fn integer(&mut self, what: &'static str) -> Result<(i64, u64)> {
+        self.skip()?;
+        // Most integers are a few digits, maybe after a minus, then white space or a bracket:
+        // read in the one pass that finds their end. Anything else takes the token's way.
+        let at = self.pos;
+        let rest = self.text.get(at..).unwrap_or_default();
+        let negative = rest.first() == Some(&b'-');
+        let mut end = usize::from(negative);
+        let mut magnitude: i64 = 0;
+        while let Some(&b) = rest.get(end) {
+            let digit = b.wrapping_sub(b'0');
+            // Eighteen digits at most, which `i64` holds whatever they are.
+            if digit > 9 || end - usize::from(negative) == 18 {
+                break;
+            }
+            magnitude = magnitude * 10 + i64::from(digit);
+            end += 1;
+        }
+        if end > usize::from(negative) && rest.get(end).is_none_or(|&b| ends_token(b)) {
+            self.pos = at + end;
+            let value = if negative { -magnitude } else { magnitude };
+            return Ok((value, at as u64));
+        }
         let Some((word, at)) = self.peek_word()? else {
             return Err(self.expected(what, "an integer"));
         };
@@ -342,6 +392,77 @@ mod tests {
         assert_eq!(s.of(lex.text()), b"a b");
         assert_eq!(lex.integer("i")?, (7, 33));
         assert!(lex.at_end()?);
+        Ok(())
+    }
+
+    #[test]
+    fn integers_read_as_i64_from_str_reads_their_token() {
+        let words = [
+            "0",
+            "7",
+            "-0",
+            "-12",
+            "+5",
+            "-",
+            "+",
+            "007",
+            "12a",
+            "12/3",
+            "1.5",
+            "--1",
+            "123456789012345678",
+            "-123456789012345678",
+            "1234567890123456789",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999",
+        ];
+        for word in words {
+            for after in ["", " x", "(", ")", "\"", "//c", "/*c*/", "\r\n"] {
+                let text = format!("{word}{after}");
+                let mut lex = Lexer::new(text.as_bytes());
+                let read = lex.integer("i").map(|(v, at)| (v, at, lex.offset()));
+                let expected = word.parse::<i64>();
+                match (read, expected) {
+                    (Ok((v, at, end)), Ok(e)) => {
+                        assert_eq!((v, at, end), (e, 0, word.len() as u64), "{text:?}");
+                    }
+                    (
+                        Err(Error::Text {
+                            problem, offset, ..
+                        }),
+                        Err(_),
+                    ) => {
+                        assert_eq!((problem, offset), (Problem::Number, 0), "{text:?}");
+                    }
+                    (read, expected) => panic!("{text:?}: {read:?} against {expected:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_keyword_is_accepted_only_as_a_whole_token() -> Result<()> {
+        for (text, accepted) in [
+            ("vert 0", true),
+            ("VERT(", true),
+            ("vert//c", true),
+            ("vert/*c*/", true),
+            ("vert", true),
+            ("  \tvert\r\n", true),
+            ("vertx", false),
+            ("vert/x", false),
+            ("ver", false),
+            ("\"vert\"", false),
+        ] {
+            let mut lex = Lexer::new(text.as_bytes());
+            let start = lex.next_offset()?;
+            assert_eq!(lex.accept("vert")?, accepted, "{text:?}");
+            let end = if accepted { start + 4 } else { start };
+            assert_eq!(lex.offset(), end, "{text:?}");
+        }
         Ok(())
     }
 

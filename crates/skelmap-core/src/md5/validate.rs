@@ -641,19 +641,17 @@ fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec
             }
         }
     }
-    // Vertices at one position, found by sorting on the position's bits.
-    let mut order: Vec<u32> = (0..positions.len() as u32).collect();
-    let key = |i: u32| {
-        positions
-            .get(i as usize)
-            .map_or([0; 3], |p| p.to_array().map(f32::to_bits))
-    };
-    order.sort_unstable_by_key(|&i| key(i));
+    // Vertices at one position, found by sorting on the position's bits (each vertex's key
+    // beside its index, so that comparisons read no other array).
+    let mut order: Vec<([u32; 3], u32)> = (positions.iter().enumerate())
+        .map(|(i, p)| (p.to_array().map(f32::to_bits), i as u32))
+        .collect();
+    order.sort_unstable();
     let mut out = sums.clone();
-    for run in order.chunk_by(|&a, &b| key(a) == key(b)) {
+    for run in order.chunk_by(|a, b| a.0 == b.0) {
         if run.len() > 1 {
-            let total: Vec3A = run.iter().filter_map(|&i| sums.get(i as usize)).sum();
-            for &i in run {
+            let total: Vec3A = run.iter().filter_map(|&(_, i)| sums.get(i as usize)).sum();
+            for &(_, i) in run {
                 if let Some(o) = out.get_mut(i as usize) {
                     *o = total;
                 }
