@@ -1885,6 +1885,29 @@ enum SkelmapStatus skelmap_pose_from_local(struct SkelmapPose *pose,
                                            const struct SkelmapLocalPose *local);
 
 /**
+ * Turns the torso of `pose`, sampled on `model`, by the entity's torso rotation `axis`, as
+ * Enemy Territory does for an MDM/MDX character whose upper body aims apart from its legs:
+ * each bone of positive torso weight `w` turned about the torso parent by
+ * `w · axis + (1 − w) · I`, then the skinning kernels' layouts refreshed, so that
+ * `skelmap_model_skin`, `skelmap_pose_bone_world` and `skelmap_attachment_world` follow.
+ * `axis` is nine floats laid out as ET's `vec3_t torsoAxis[3]`: the forward, left and up
+ * vectors one after another (the rotation's columns). A model without torso weights (every
+ * format but MDM and MDX) is left as it is. Sampling again starts without the turn.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose`, `model` or
+ * `axis`) or `SKELMAP_STATUS_INVALID_ARGUMENT` (`axis` not finite, or `pose` holding no
+ * bone pose of `model`: sample it first). On failure the pose is unchanged.
+ *
+ * # Safety
+ *
+ * `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+ * live model; `axis` is NULL or valid for reading 9 floats.
+ */
+enum SkelmapStatus skelmap_pose_turn_torso(struct SkelmapPose *pose,
+                                           const struct SkelmapModel *model,
+                                           const float *axis);
+
+/**
  * `skelmap_pose_from_local` for a `local` that differs from the pose `pose` holds only in
  * bone `bone` and the bones below it (a bone set or turned by hand, an IK correction):
  * world transforms are rebuilt for `bone` and its descendants only, the others kept

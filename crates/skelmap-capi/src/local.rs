@@ -3,7 +3,7 @@
 //! `SkelmapPose` (`skelmap_pose_from_local`) to skin and to place attachments.
 
 use skelmap_core::Model;
-use skelmap_core::glam::{Affine3A, Vec3A};
+use skelmap_core::glam::{Affine3A, Mat3, Vec3A};
 use skelmap_core::model::View;
 use skelmap_core::pose::{AimIk, ControlError, Interpolation, LocalPose, Palette, TwoBoneIk};
 
@@ -835,6 +835,46 @@ pub unsafe extern "C" fn skelmap_pose_from_local(
         let local = local.ok_or(Fail::null("local"))?;
         skeletal(model)?;
         model.model.pose_local(&local.local, &mut pose.pose)?;
+        Ok(())
+    })
+}
+
+/// Turns the torso of `pose`, sampled on `model`, by the entity's torso rotation `axis`, as
+/// Enemy Territory does for an MDM/MDX character whose upper body aims apart from its legs:
+/// each bone of positive torso weight `w` turned about the torso parent by
+/// `w · axis + (1 − w) · I`, then the skinning kernels' layouts refreshed, so that
+/// `skelmap_model_skin`, `skelmap_pose_bone_world` and `skelmap_attachment_world` follow.
+/// `axis` is nine floats laid out as ET's `vec3_t torsoAxis[3]`: the forward, left and up
+/// vectors one after another (the rotation's columns). A model without torso weights (every
+/// format but MDM and MDX) is left as it is. Sampling again starts without the turn.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose`, `model` or
+/// `axis`) or `SKELMAP_STATUS_INVALID_ARGUMENT` (`axis` not finite, or `pose` holding no
+/// bone pose of `model`: sample it first). On failure the pose is unchanged.
+///
+/// # Safety
+///
+/// `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+/// live model; `axis` is NULL or valid for reading 9 floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_pose_turn_torso(
+    pose: Option<&mut SkelmapPose>,
+    model: Option<&SkelmapModel>,
+    axis: *const f32,
+) -> SkelmapStatus {
+    status(|| {
+        let pose = pose.ok_or(Fail::null("pose"))?;
+        let model = model.ok_or(Fail::null("model"))?;
+        if axis.is_null() {
+            return Err(Fail::null("axis"));
+        }
+        // SAFETY: non-NULL and readable for 9 floats by the caller's contract.
+        let a = unsafe { std::slice::from_raw_parts(axis, 9) };
+        let axis = Mat3::from_cols_slice(a);
+        if !axis.is_finite() {
+            return Err(Fail::invalid("axis is not finite"));
+        }
+        model.model.turn_torso(axis, &mut pose.pose)?;
         Ok(())
     })
 }

@@ -1,8 +1,9 @@
 //! The animation runtime through the C ABI (`skelmap_local_pose_*`, `skelmap_blend`,
 //! `skelmap_blender_add`, `skelmap_additive_difference`, `skelmap_crossfade`, the IK calls
-//! and `skelmap_pose_from_local`, `skelmap_pose_from_local_subtree`) gives exactly, bit for bit, what the Rust API gives for the
-//! same inputs (`Model::sample_clip`, `pose::blend`, `LocalPose::set_bone` and the rest,
-//! `TwoBoneIk`/`AimIk`, `Model::pose_local`), and refuses what it documents with the
+//! and `skelmap_pose_from_local`, `skelmap_pose_from_local_subtree`, `skelmap_pose_turn_torso`)
+//! gives exactly, bit for bit, what the Rust API gives for the same inputs
+//! (`Model::sample_clip`, `pose::blend`, `LocalPose::set_bone` and the rest,
+//! `TwoBoneIk`/`AimIk`, `Model::pose_local`, `Model::turn_torso`), and refuses what it documents with the
 //! documented status. The calls themselves go through skelmap-testkit's safe handles
 //! (`capi::runtime`).
 #![allow(clippy::unwrap_used)]
@@ -916,5 +917,63 @@ fn a_sampler_plays_clips_as_local_poses_do() {
             ]
         );
         assert_eq!(kept.matrices(), before);
+    }
+}
+
+/// An Enemy Territory skeleton's torso turned through C is the Rust turn, bit for bit; a
+/// NULL axis, a NaN in it and an unsampled pose are refused with their documented statuses.
+#[test]
+fn a_turned_torso_is_the_rust_one() {
+    let (_, bytes) = skelmap_core::mdm::write::Builder::triangle().write();
+    let c = CModel::open(&bytes).unwrap();
+    let rust = Model::from_bytes(&bytes).unwrap();
+    let axis = skelmap_core::glam::Mat3::from_rotation_z(0.8)
+        * skelmap_core::glam::Mat3::from_rotation_y(-0.3);
+    let floats = axis.to_cols_array();
+    let pose = CPose::new();
+    assert_eq!(
+        pose.turn_torso(true, Some(&c), Some(&floats)),
+        SkelmapStatus::InvalidArgument
+    );
+    let local = CLocal::new();
+    assert_eq!(local.sample(Some(&c), 1, 2, 0.25, 0), SkelmapStatus::Ok);
+    assert_eq!(
+        pose.from_local(true, Some(&c), Some(&local)),
+        SkelmapStatus::Ok
+    );
+    assert_eq!(
+        pose.turn_torso(true, Some(&c), None),
+        SkelmapStatus::NullParameter
+    );
+    assert_eq!(
+        pose.turn_torso(false, Some(&c), Some(&floats)),
+        SkelmapStatus::NullParameter
+    );
+    assert_eq!(
+        pose.turn_torso(true, None, Some(&floats)),
+        SkelmapStatus::NullParameter
+    );
+    let mut nan = floats;
+    nan[4] = f32::NAN;
+    assert_eq!(
+        pose.turn_torso(true, Some(&c), Some(&nan)),
+        SkelmapStatus::InvalidArgument
+    );
+    assert_eq!(
+        pose.turn_torso(true, Some(&c), Some(&floats)),
+        SkelmapStatus::Ok
+    );
+
+    let mut rust_local = LocalPose::default();
+    rust.sample(1, 2, 0.25, Interpolation::Nlerp, &mut rust_local);
+    let (mut placed, mut turned) = (Pose::default(), Pose::default());
+    rust.pose_local(&rust_local, &mut placed).unwrap();
+    rust.pose_local(&rust_local, &mut turned).unwrap();
+    rust.turn_torso(axis, &mut turned).unwrap();
+    assert_ne!(turned.palette().world[1], placed.palette().world[1]);
+    for bone in 0..2 {
+        let (s, world) = pose.bone_world(bone);
+        assert_eq!(s, SkelmapStatus::Ok);
+        assert_eq!(world, rows(&turned.palette().world[bone as usize]));
     }
 }

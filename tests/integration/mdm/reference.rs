@@ -388,3 +388,140 @@ fn between_frames_bones_follow_ets_lerp() {
         "a blend of poses lands within {far} of ET's lerp"
     );
 }
+
+/// ET's torso turn, once every bone is placed (`R_CalcBones`, with
+/// `Matrix4FromScaledAxisPlusTranslation` and `Matrix4MultiplyInto3x3AndTranslation`): each
+/// bone of positive torso weight `w` gets `M = w · A + (1 − w) · I`, `A` the transpose of the
+/// entity's `torsoAxis` rows, its rows `M · R` and its position `M · (t − p) + p`, `p` the
+/// torso parent's position before the turn.
+fn et_turned(b: &Builder, bones: &[EtBone], torso_axis: [V3; 3]) -> Vec<EtBone> {
+    let a: [V3; 3] = core::array::from_fn(|i| core::array::from_fn(|j| torso_axis[j][i]));
+    let pivot = bones[b.torso_parent as usize].position;
+    let turned = |bone: &EtBone, w: f64| {
+        let m: [V3; 3] = core::array::from_fn(|i| {
+            core::array::from_fn(|j| w * a[i][j] + if i == j { 1.0 - w } else { 0.0 })
+        });
+        let axis = core::array::from_fn(|i| {
+            core::array::from_fn(|j| (0..3).map(|k| m[i][k] * bone.axis[k][j]).sum())
+        });
+        let t: V3 = core::array::from_fn(|k| bone.position[k] - pivot[k]);
+        let position =
+            core::array::from_fn(|i| m[i][0] * t[0] + m[i][1] * t[1] + m[i][2] * t[2] + pivot[i]);
+        EtBone { axis, position }
+    };
+    bones
+        .iter()
+        .zip(&b.bones)
+        .map(|(bone, info)| match f64::from(info.torso_weight) {
+            w if w > 0.0 => turned(bone, w),
+            _ => *bone,
+        })
+        .collect()
+}
+
+/// A torso axis as a game sets it: pitch, yaw and roll turned into ET's rows (forward, left,
+/// up), and the same as the matrix skelmap takes (those rows as its columns).
+fn torso_axis(angles: [f64; 3]) -> ([V3; 3], skelmap::glam::Mat3) {
+    let rows = angles_to_axis(angles);
+    let col = |r: V3| skelmap::glam::Vec3::from_array(r.map(|x| x as f32));
+    let matrix = skelmap::glam::Mat3::from_cols(col(rows[0]), col(rows[1]), col(rows[2]));
+    (rows, matrix)
+}
+
+/// With the entity's torso turned, the torso bones (half and whole weight) turn about the
+/// torso parent as ET turns them, with legs and torso at any frames; the legs bone stays.
+#[test]
+fn a_torso_axis_turns_torso_bones_about_the_torso_parent_as_et() {
+    let b = three_bones();
+    let (_, mdx) = b.write();
+    let mdx = Mdx::parse(&mdx).unwrap();
+    for angles in [[10.0, 35.0, -20.0], [0.0, -90.0, 0.0], [45.0, 170.0, 60.0]] {
+        let (rows, axis) = torso_axis(angles);
+        for (legs, torso) in [(0, 0), (1, 1), (2, 1), (0, 2)] {
+            let want = et_turned(&b, &et_bones(&b, &b.frames[legs], &b.frames[torso]), rows);
+            let mut world: Vec<_> = (0..b.bones.len())
+                .map(|i| mdx.bone_transform(legs, torso, i).unwrap())
+                .collect();
+            let placed = world.clone();
+            mdx.turn_torso(&mut world, axis);
+            assert_eq!(world[0], placed[0], "the legs bone");
+            for (got, want) in world.iter().zip(&want) {
+                let rows: Vec<f64> = want.axis.iter().flatten().copied().collect();
+                close(
+                    &got.matrix3.transpose().to_cols_array(),
+                    &rows,
+                    1e-5,
+                    "rotation",
+                );
+                close(
+                    &got.translation.to_array(),
+                    &want.position,
+                    1e-5,
+                    "position",
+                );
+            }
+            assert!(
+                !world[1].matrix3.abs_diff_eq(placed[1].matrix3, 1e-2),
+                "{angles:?}: the half-torso bone did not turn"
+            );
+        }
+    }
+}
+
+/// Through the model: after `Model::turn_torso`, the deformed vertices, their normals and the
+/// tags are where ET puts them with the torso turned; the identity turns nothing; an
+/// unsampled pose is refused; another format's pose is left as it is.
+#[test]
+fn a_turned_torso_moves_vertices_normals_and_tags_as_et() {
+    let b = three_bones();
+    let model = model(&b);
+    let (rows, axis) = torso_axis([-15.0, 50.0, 5.0]);
+    let mut pose = Pose::default();
+    assert!(matches!(
+        model.turn_torso(axis, &mut pose),
+        Err(skelmap::model::DeformError::NotSampled)
+    ));
+    for k in 0..b.frames.len() {
+        let bones = et_turned(&b, &et_bones(&b, &b.frames[k], &b.frames[k]), rows);
+        model
+            .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        let before = pose.palette().world.clone();
+        model
+            .turn_torso(skelmap::glam::Mat3::IDENTITY, &mut pose)
+            .unwrap();
+        for (got, was) in pose.palette().world.iter().zip(&before) {
+            assert!(got.abs_diff_eq(*was, 1e-6), "the identity turned a bone");
+        }
+        model
+            .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        model.turn_torso(axis, &mut pose).unwrap();
+        let (p, n) = et_surface(&b, 0, &bones);
+        let mut positions = vec![[0.0f32; 3]; p.len()];
+        let mut normals = vec![[0.0f32; 3]; p.len()];
+        model
+            .deform(0, &pose, &mut positions, &mut normals)
+            .unwrap();
+        close(positions.as_flattened(), p.as_flattened(), 1e-5, "position");
+        close(normals.as_flattened(), n.as_flattened(), 1e-5, "normal");
+        for tag in &b.tags {
+            let bone = &bones[tag.bone as usize];
+            let m = turn(bone, tag.offset);
+            let origin: V3 = core::array::from_fn(|c| m[c] + bone.position[c]);
+            let axis = tag.axis.map(|a| turn(bone, a));
+            let index = model.attachment_index(tag.name.as_bytes()).unwrap();
+            let placed = model.attachment_transform(index, &pose).unwrap();
+            let want: Vec<f64> = axis.iter().flatten().chain(&origin).copied().collect();
+            close(&placed.to_cols_array(), &want, 1e-5, "tag");
+        }
+    }
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let other = Model::from_bytes(&bytes).unwrap();
+    other
+        .pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let before = pose.palette().world.clone();
+    other.turn_torso(axis, &mut pose).unwrap();
+    assert_eq!(pose.palette().world, before);
+}

@@ -6,7 +6,7 @@
 //! bytes through checked reads and fall back to empty results rather than panic, which only a
 //! wrong proof could make them do.
 
-use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
+use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
 use zerocopy::FromBytes;
 use zerocopy::byteorder::{I32, LittleEndian};
 
@@ -449,8 +449,8 @@ impl<'data> Mdx<'data> {
     /// same frame for a plain pose), as ET's `R_CalcBone` places it: the rotation from its
     /// compressed angles, the position its parent's plus `parent_dist` along its offset
     /// direction, a root at the legs frame's `parent_offset`. ET then turns torso bones by
-    /// the entity's torso axis, identity unless a game sets one: not applied here. `None`
-    /// out of range.
+    /// the entity's torso axis, identity unless a game sets one, which
+    /// [`turn_torso`](Mdx::turn_torso) applies to the placed bones. `None` out of range.
     #[must_use]
     pub fn bone_transform(&self, frame: usize, torso: usize, bone: usize) -> Option<Affine3A> {
         let (rotation, _) = self.bone_local(frame, torso, bone)?;
@@ -468,6 +468,64 @@ impl<'data> Mdx<'data> {
             current = parent;
         }
         None
+    }
+
+    /// Turns the torso as ET's `R_CalcBones` does once every bone is placed, in `world`: the
+    /// model-space transforms of this skeleton's bones in bone order (a
+    /// [`Palette`](crate::pose::Palette) built from a pose of it, or each bone's
+    /// [`bone_transform`](Mdx::bone_transform)). Each bone of positive `torso_weight` `w` is
+    /// turned about `p`, the position of [`torso_parent`](Mdx::torso_parent) before any turn
+    /// (the origin for a skeleton that names none), by `M = w · axis + (1 − w) · I`
+    /// (`Matrix4FromScaledAxisPlusTranslation`): its rotation `R` becomes `M · R`, its
+    /// position `t` becomes `M · (t − p) + p`. Between weights 0 and 1 `M` is a blend of
+    /// matrices rather than a rotation, as in ET. Bones of weight 0, and entries past the
+    /// skeleton's bones, are left as they are.
+    ///
+    /// `axis` is the entity's torso rotation: its columns are ET's `refEntity_t.torsoAxis`
+    /// vectors (forward, left, up), which the game sets each frame (cgame's `torsoAxis`).
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::glam::{Affine3A, Mat3, Vec3, Vec3A};
+    /// use skelmap_core::mdm::{Mdx, write::Builder};
+    /// let (_, bytes) = Builder::triangle().write(); // bone 1 is half torso, on bone 0
+    /// let mdx = Mdx::parse(&bytes)?;
+    /// let mut world: Vec<Affine3A> = (0..2).map(|b| mdx.bone_transform(0, 0, b).unwrap()).collect();
+    /// let placed = world.clone();
+    /// // A quarter turn about up: the half-torso bone turns by the blend of it and identity.
+    /// let axis = Mat3::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    /// mdx.turn_torso(&mut world, axis);
+    /// assert_eq!(world[0], placed[0]);
+    /// let m = axis * 0.5 + Mat3::IDENTITY * 0.5;
+    /// let pivot = placed[0].translation;
+    /// let moved = Vec3A::from(m * Vec3::from(placed[1].translation - pivot)) + pivot;
+    /// assert!(world[1].translation.abs_diff_eq(moved, 1e-6));
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    pub fn turn_torso(&self, world: &mut [Affine3A], axis: Mat3) {
+        let pivot = self
+            .torso_parent()
+            .and_then(|p| world.get(p))
+            .map_or(Vec3A::ZERO, |t| t.translation);
+        let mut last: Option<(f32, Mat3A)> = None;
+        for (bone, info) in world.iter_mut().zip(self.bones) {
+            let weight = info.torso_weight.get();
+            // Validation keeps weights finite; a NaN would turn nothing.
+            if weight <= 0.0 || weight.is_nan() {
+                continue;
+            }
+            // As ET keeps it: the matrix of the weight before, when it is the same.
+            let m = match last {
+                Some((w, m)) if w == weight => m,
+                _ => {
+                    let m = Mat3A::from(axis * weight + Mat3::IDENTITY * (1.0 - weight));
+                    last = Some((weight, m));
+                    m
+                }
+            };
+            bone.matrix3 = m * bone.matrix3;
+            bone.translation = m * (bone.translation - pivot) + pivot;
+        }
     }
 }
 

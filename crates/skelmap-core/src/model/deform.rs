@@ -266,6 +266,53 @@ impl Model<'_> {
         Ok(())
     }
 
+    /// Turns the torso of a sampled `pose` by the entity's torso rotation `axis`, as Enemy
+    /// Territory does for an MDM/MDX character whose upper body aims apart from its legs
+    /// ([`mdx::turn_torso`](crate::mdm::Mdx::turn_torso): each bone of positive torso weight
+    /// `w` turned about the torso parent by `w · axis + (1 − w) · I`), then refreshes the
+    /// kernels' layouts, so that deforming, the GPU palette and attachments all follow. A
+    /// model without torso weights (every other format) is left as it is. Posing again starts
+    /// from the pose's parent-relative poses, without the turn: turn after each pose.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::glam::Mat3;
+    /// use skelmap_core::mdm::write::Builder;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::Interpolation;
+    /// let dir = std::env::temp_dir().join("skelmap-turn-torso-doctest");
+    /// std::fs::create_dir_all(&dir)?;
+    /// let (mdm, mdx) = Builder::triangle().write(); // bone 1 is half torso
+    /// std::fs::write(dir.join("triangle.mdm"), &mdm)?;
+    /// std::fs::write(dir.join("triangle.mdx"), &mdx)?;
+    /// let model = Model::open(dir.join("triangle.mdm"))?;
+    /// let (mut pose, mut turned) = (Pose::default(), Pose::default());
+    /// model.pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)?;
+    /// model.pose(1, 1, 0.0, Interpolation::Nlerp, &mut turned)?;
+    /// model.turn_torso(Mat3::from_rotation_z(0.5), &mut turned)?;
+    /// assert_eq!(turned.palette().world[0], pose.palette().world[0]);
+    /// assert_ne!(turned.palette().world[1], pose.palette().world[1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DeformError::NotSampled`] when `pose` holds no bone pose of this model (pose it
+    /// first); `pose` is then left as it was.
+    pub fn turn_torso(&self, axis: glam::Mat3, pose: &mut Pose) -> Result<(), DeformError> {
+        let mdx = match (self.as_mdm(), self.as_mdx()) {
+            (Some(pair), _) => pair.mdx(),
+            (None, Some(mdx)) => mdx,
+            (None, None) => return Ok(()),
+        };
+        if pose.sampled != Sampled::Bones || pose.palette.world.len() != self.num_bones() {
+            return Err(DeformError::NotSampled);
+        }
+        mdx.turn_torso(&mut pose.palette.world, axis);
+        self.finish_layouts(pose);
+        Ok(())
+    }
+
     /// That `local` can pose this model: the model has bones, and `local` as many.
     fn check_local(&self, local: &LocalPose) -> Result<(), DeformError> {
         if self.is_vertex_animated() {

@@ -24,7 +24,7 @@ use skelmap_capi::local::{
     skelmap_local_pose_new, skelmap_local_pose_sample, skelmap_local_pose_sample_clip,
     skelmap_local_pose_sample_controlled, skelmap_local_pose_set_bone,
     skelmap_local_pose_set_bone_model, skelmap_local_pose_two_bone_ik, skelmap_pose_from_local,
-    skelmap_pose_from_local_subtree, skelmap_two_bone_ik_default,
+    skelmap_pose_from_local_subtree, skelmap_pose_turn_torso, skelmap_two_bone_ik_default,
 };
 use skelmap_capi::mesh::skelmap_model_skin;
 use skelmap_capi::model::{
@@ -726,6 +726,25 @@ impl CPose {
                 bone,
             )
         }
+    }
+
+    /// `skelmap_pose_turn_torso` (the pose NULL when `pose` is false, `axis` NULL when
+    /// `None`).
+    pub fn turn_torso(
+        &self,
+        pose: bool,
+        model: Option<&CModel<'_>>,
+        axis: Option<&[f32; 9]>,
+    ) -> SkelmapStatus {
+        let target = if pose {
+            // SAFETY: a live pose, no other reference to it during the call.
+            unsafe { self.0.as_mut() }
+        } else {
+            None
+        };
+        let axis = axis.map_or(std::ptr::null(), |a| a.as_ptr());
+        // SAFETY: a live model or NULL, and nine readable floats or NULL.
+        unsafe { skelmap_pose_turn_torso(target, model_ptr(model), axis) }
     }
 
     /// `skelmap_pose_bone_world`.
