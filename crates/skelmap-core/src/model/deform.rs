@@ -268,7 +268,7 @@ impl Model<'_> {
 
     /// Turns the torso of a sampled `pose` by the entity's torso rotation `axis`, as Enemy
     /// Territory does for an MDM/MDX character whose upper body aims apart from its legs
-    /// ([`mdx::turn_torso`](crate::mdm::Mdx::turn_torso): each bone of positive torso weight
+    /// ([`Mdx::turn_torso`](crate::mdm::Mdx::turn_torso): each bone of positive torso weight
     /// `w` turned about the torso parent by `w · axis + (1 − w) · I`), then refreshes the
     /// kernels' layouts, so that deforming, the GPU palette and attachments all follow. A
     /// model without torso weights (every other format) is left as it is. Posing again starts
