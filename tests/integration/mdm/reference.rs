@@ -292,7 +292,10 @@ fn tag_poses_of_the_view_match_et() {
 /// (the difference wrapped to `−32768..=32767`), `new − backlerp · diff` computed in `float`
 /// and truncated to an `int`; the offset directions blended by `SLerp_Normal` (weights
 /// `1 − frontlerp` and `frontlerp`, then normalised); a root at the two `parentOffset`s
-/// blended by `frontlerp` and `backlerp`.
+/// blended by `frontlerp` and `backlerp`. A bone of partial torso weight `w` then has its
+/// direction blended once more, by `w`, towards `SLerp_Normal(vec, v2, torsoFrontlerp)`:
+/// ET:Legacy fills both `vec` and `v2` from the torso frame's new offset angles there (`sh`
+/// twice), so with the torso at the legs' frames that is the new frame's direction.
 fn et_lerp_bones(b: &Builder, old: &Frame, new: &Frame, backlerp: f32) -> Vec<EtBone> {
     let frontlerp = 1.0 - backlerp;
     let mut out: Vec<EtBone> = Vec::new();
@@ -316,10 +319,22 @@ fn et_lerp_bones(b: &Builder, old: &Frame, new: &Frame, backlerp: f32) -> Vec<Et
             let from = ingle_vector(deg(o.ofs_angles[0]), deg(o.ofs_angles[1]));
             let to = ingle_vector(deg(n.ofs_angles[0]), deg(n.ofs_angles[1]));
             let ft = 1.0 - f64::from(frontlerp);
-            let v: V3 = core::array::from_fn(|k| from[k] * ft + to[k] * f64::from(frontlerp));
-            let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            let normal = |v: V3| {
+                let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+                v.map(|x| x / len)
+            };
+            let mut d = normal(core::array::from_fn(|k| {
+                from[k] * ft + to[k] * f64::from(frontlerp)
+            }));
+            let w = f64::from(info.torso_weight);
+            if w > 0.0 && w < 1.0 {
+                let torso = normal(core::array::from_fn(|k| {
+                    to[k] * ft + to[k] * f64::from(frontlerp)
+                }));
+                d = normal(core::array::from_fn(|k| d[k] * (1.0 - w) + torso[k] * w));
+            }
             let dist = f64::from(info.parent_dist);
-            core::array::from_fn(|k| parent[k] + dist * v[k] / len)
+            core::array::from_fn(|k| parent[k] + dist * d[k])
         };
         out.push(EtBone { axis, position });
     }

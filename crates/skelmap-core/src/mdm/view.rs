@@ -570,24 +570,53 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     ///   an integer as ET stores it; the angles give the model-space rotation as a frame's
     ///   do;
     /// - the offset directions of `a` and `b` are blended linearly by `t` and normalised
-    ///   (`SLerp_Normal`), and the bone sits `parent_dist` along it from its parent;
+    ///   (`SLerp_Normal`), and the bone sits `parent_dist` along it from its parent; a bone
+    ///   of partial torso weight (above 0, below 1) has its direction pulled towards `b`'s
+    ///   by its weight ([`lerp_direction`]), as ET does;
     /// - a root sits at the two frames' `parent_offset`s blended linearly.
     ///
-    /// The legs and the torso are the same frames, so torso weights change nothing. At
-    /// `t = 0`, at `t = 1` and for `a = b` the frame's own poses, bit for bit. The rotation
-    /// angles' lerp takes the shorter way per angle, not per rotation: for large turns
-    /// between frames it leaves the arc a quaternion blend would take, as ET does.
+    /// The legs and the torso are the same frames, so torso weights change no rotation. At
+    /// `t = 1` and for `a = b` the frame's own poses, bit for bit; at `t = 0` frame `a`'s,
+    /// but for the pull of partial torso bones (ET lerps unless `backlerp` is 0). The
+    /// rotation angles' lerp takes the shorter way per angle, not per rotation: for large
+    /// turns between frames it leaves the arc a quaternion blend would take, as ET does.
     fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
         let (Some(old), Some(new)) = (self.frame(a), self.frame(b)) else {
             return false;
         };
         out.clear();
-        if t == 0.0 || t == 1.0 || a == b {
-            let frame = if t == 1.0 { b } else { a };
+        if t == 1.0 || a == b {
             out.extend((0..self.bones.len()).map(|bone| {
-                self.bone_pose(frame, bone)
+                self.bone_pose(b, bone)
                     .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
             }));
+            return true;
+        }
+        if t == 0.0 {
+            // Frame `a`, its partial torso bones pulled towards `b`'s directions.
+            for (bone, info) in self.bones.iter().enumerate() {
+                let pose = match usize::try_from(info.parent.get()) {
+                    Ok(parent) if partial_torso(info) => {
+                        let (Some((parent_rotation, _)), Some((own, _)), Some(o), Some(n)) = (
+                            self.bone_local(a, a, parent),
+                            self.bone_local(a, a, bone),
+                            old.bones.get(bone),
+                            new.bones.get(bone),
+                        ) else {
+                            return false;
+                        };
+                        let from = offset_direction(o.ofs_angles_degrees());
+                        let to = offset_direction(n.ofs_angles_degrees());
+                        let direction = lerp_direction(from, to, 0.0, info);
+                        child_pose(parent_rotation, own, direction, info)
+                    }
+                    _ => match self.bone_pose(a, bone) {
+                        Some(pose) => pose,
+                        None => return false,
+                    },
+                };
+                out.push(pose);
+            }
             return true;
         }
         let backlerp = 1.0 - t;
@@ -624,8 +653,7 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
                     };
                     let from = offset_direction(o.ofs_angles_degrees());
                     let to = offset_direction(n.ofs_angles_degrees());
-                    // `SLerp_Normal(old, new, frontlerp)` weighs the old by `1 − frontlerp`.
-                    let direction = (from * (1.0 - frontlerp) + to * frontlerp).normalize_or_zero();
+                    let direction = lerp_direction(from, to, frontlerp, info);
                     child_pose(parent_rotation, own, direction, info)
                 }
             };
@@ -633,6 +661,29 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
         }
         true
     }
+}
+
+/// Whether `info` is a partial torso bone: its torso weight above 0 and below 1.
+fn partial_torso(info: &MdxBoneInfo) -> bool {
+    let weight = info.torso_weight.get();
+    weight > 0.0 && weight < 1.0
+}
+
+/// A bone's offset direction between frames as ET's `R_CalcBoneLerp` makes it with the torso
+/// at the legs' frames: `SLerp_Normal(from, to, frontlerp)` (the old weighed by
+/// `1 − frontlerp`, then normalised), and for a partial torso bone that blended once more,
+/// by its weight, towards `SLerp_Normal(to, to, frontlerp)`: ET:Legacy reads both ends of
+/// that second blend from the torso frame's new offset angles (`vec` and `v2` both from
+/// `sh`), so the pull is towards the new frame's direction wherever between the frames.
+fn lerp_direction(from: Vec3, to: Vec3, frontlerp: f32, info: &MdxBoneInfo) -> Vec3 {
+    let back = 1.0 - frontlerp;
+    let direction = (from * back + to * frontlerp).normalize_or_zero();
+    if !partial_torso(info) {
+        return direction;
+    }
+    let weight = info.torso_weight.get();
+    let torso = (to * back + to * frontlerp).normalize_or_zero();
+    (direction * (1.0 - weight) + torso * weight).normalize_or_zero()
 }
 
 /// A model-space rotation as a unit quaternion; one an overflowing torso weight made not
