@@ -572,7 +572,7 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     /// - the offset directions of `a` and `b` are blended linearly by `t` and normalised
     ///   (`SLerp_Normal`), and the bone sits `parent_dist` along it from its parent; a bone
     ///   of partial torso weight (above 0, below 1) has its direction pulled towards `b`'s
-    ///   by its weight ([`lerp_direction`]), as ET does;
+    ///   by its weight, as ET does (see `docs/formats/mdm.md`);
     /// - a root sits at the two frames' `parent_offset`s blended linearly.
     ///
     /// The legs and the torso are the same frames, so torso weights change no rotation. At
