@@ -540,3 +540,36 @@ fn a_turned_torso_moves_vertices_normals_and_tags_as_et() {
     other.turn_torso(axis, &mut pose).unwrap();
     assert_eq!(pose.palette().world, before);
 }
+
+/// A skeleton whose header names no torso parent turns its torso bones about the origin (ET
+/// keeps whatever `torsoParentOffset` it last set, which no file decides).
+#[test]
+fn without_a_torso_parent_the_torso_turns_about_the_origin() {
+    let mut b = three_bones();
+    b.torso_parent = -1;
+    let (_, bytes) = b.write();
+    let mdx = Mdx::parse(&bytes).unwrap();
+    assert_eq!(mdx.torso_parent(), None);
+    let (_, axis) = torso_axis([5.0, -40.0, 12.0]);
+    let mut world: Vec<_> = (0..3)
+        .map(|i| mdx.bone_transform(2, 2, i).unwrap())
+        .collect();
+    let placed = world.clone();
+    mdx.turn_torso(&mut world, axis);
+    for (bone, weight) in [(0, 0.0_f32), (1, 0.5), (2, 1.0)] {
+        let m = skelmap::glam::Mat3A::from(
+            axis * weight + skelmap::glam::Mat3::IDENTITY * (1.0 - weight),
+        );
+        let want = m * placed[bone].translation;
+        assert!(
+            world[bone].translation.abs_diff_eq(want, 1e-5),
+            "bone {bone}: {} against {want}",
+            world[bone].translation
+        );
+        assert!(
+            world[bone]
+                .matrix3
+                .abs_diff_eq(m * placed[bone].matrix3, 1e-6)
+        );
+    }
+}
