@@ -490,7 +490,8 @@ impl<'data> Mdx<'data> {
     /// use skelmap_core::mdm::{Mdx, write::Builder};
     /// let (_, bytes) = Builder::triangle().write(); // bone 1 is half torso, on bone 0
     /// let mdx = Mdx::parse(&bytes)?;
-    /// let mut world: Vec<Affine3A> = (0..2).map(|b| mdx.bone_transform(0, 0, b).unwrap()).collect();
+    /// let mut world: Vec<Affine3A> = (0..2).filter_map(|b| mdx.bone_transform(0, 0, b)).collect();
+    /// assert_eq!(world.len(), 2);
     /// let placed = world.clone();
     /// // A quarter turn about up: the half-torso bone turns by the blend of it and identity.
     /// let axis = Mat3::from_rotation_z(std::f32::consts::FRAC_PI_2);
@@ -507,22 +508,13 @@ impl<'data> Mdx<'data> {
             .torso_parent()
             .and_then(|p| world.get(p))
             .map_or(Vec3A::ZERO, |t| t.translation);
-        let mut last: Option<(f32, Mat3A)> = None;
         for (bone, info) in world.iter_mut().zip(self.bones) {
             let weight = info.torso_weight.get();
             // Validation keeps weights finite; a NaN would turn nothing.
             if weight <= 0.0 || weight.is_nan() {
                 continue;
             }
-            // As ET keeps it: the matrix of the weight before, when it is the same.
-            let m = match last {
-                Some((w, m)) if w == weight => m,
-                _ => {
-                    let m = Mat3A::from(axis * weight + Mat3::IDENTITY * (1.0 - weight));
-                    last = Some((weight, m));
-                    m
-                }
-            };
+            let m = Mat3A::from(axis * weight + Mat3::IDENTITY * (1.0 - weight));
             bone.matrix3 = m * bone.matrix3;
             bone.translation = m * (bone.translation - pivot) + pivot;
         }
