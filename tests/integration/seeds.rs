@@ -623,6 +623,13 @@ fn replay_mdm(bytes: &[u8]) {
             && let Ok(pair) = skelmap::mdm::Pair::new(mesh, skeleton)
         {
             crate::exercise::mdm_pair(&pair);
+            // As the fuzz target: the pair as a model too.
+            let (mdm, mdx) = (
+                skelmap::source::Source::from_bytes(mdm),
+                skelmap::source::Source::from_bytes(mdx),
+            );
+            let model = skelmap::Model::from_mdm(mdm, mdx, &skelmap::Limits::DEFAULT).unwrap();
+            crate::exercise::model(&model);
         }
     }
 }

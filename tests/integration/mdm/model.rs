@@ -100,3 +100,60 @@ fn levels_of_detail_follow_the_collapse_map() {
     s.lod_triangles(2, &mut out);
     assert!(out.is_empty());
 }
+
+/// Fuzz timeout `mdm/regress-timeout-one-tag-read-as-many` (a seed): ET walks tags by
+/// `ofs_end`, so a tag whose `ofs_end` is 0 is read again as every following tag, and a
+/// 1,342-byte file held 23,810 of them. Finding an attachment must not walk those before it,
+/// nor an error be built (counting them all) when none is returned: either makes placing
+/// every attachment quadratic. This places 20,000 of them.
+#[test]
+fn one_tag_read_as_many_places_every_attachment() {
+    use core::mem::offset_of;
+    use skelmap::mdm::raw::{MdmHeader, MdmTag};
+    use skelmap::model::{AttachmentKind, Pose};
+    use skelmap::view::DeformError;
+
+    const TAGS: usize = 20_000;
+    let b = super::three_bones();
+    let mut mdm = b.write_mdm();
+    let tag = b.mdm_layout().1[0].start;
+    super::put_i32(
+        &mut mdm,
+        offset_of!(MdmHeader, num_tags) as u64,
+        TAGS as i32,
+    );
+    super::put_i32(&mut mdm, tag + offset_of!(MdmTag, ofs_end) as u64, 0);
+    let m = Model::from_mdm(
+        Source::from_vec(mdm),
+        Source::from_vec(b.write_mdx()),
+        &Limits::DEFAULT,
+    )
+    .unwrap();
+    assert_eq!((m.num_tags(), m.num_attachments()), (TAGS, TAGS + 1));
+    let listed: Vec<_> = m.attachments().collect();
+    assert_eq!(listed.len(), TAGS + 1);
+    assert_eq!(
+        (listed[0].name, listed[0].kind),
+        (&b"hand"[..], AttachmentKind::Bone(2))
+    );
+    let mut pose = Pose::default();
+    m.pose(1, 2, 0.25, skelmap::pose::Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let first = m.attachment_transform(1, &pose).unwrap();
+    for (i, listed) in listed.iter().enumerate() {
+        assert_eq!(m.attachment(i).as_ref(), Some(listed));
+        if i > 0 {
+            assert_eq!(listed.kind, AttachmentKind::Tag(i - 1));
+            assert_eq!(listed.name, b"tag_head");
+            assert_eq!(m.attachment_transform(i, &pose).unwrap(), first);
+        }
+    }
+    assert_eq!(m.attachment(TAGS + 1), None);
+    assert_eq!(
+        m.attachment_transform(TAGS + 1, &pose),
+        Err(DeformError::NoAttachment {
+            attachment: TAGS + 1,
+            attachments: TAGS + 1
+        })
+    );
+}

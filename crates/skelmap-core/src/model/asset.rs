@@ -256,10 +256,7 @@ impl Model<'_> {
     /// a bone (an MDR's) are that bone's attachment in the skeleton instead.
     fn asset_tags(&self, pose: &Pose, per_frame: bool) -> Vec<Tag> {
         // Tags follow the bone attachments in `attachments`.
-        let bones = self
-            .attachments()
-            .take_while(|a| matches!(a.kind, super::AttachmentKind::Bone(_)))
-            .count();
+        let bones = self.num_bone_attachments();
         (0..self.num_tags())
             .filter(|&i| self.tag_bone(i).is_none())
             .map(|i| Tag {

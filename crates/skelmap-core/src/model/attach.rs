@@ -63,7 +63,7 @@ impl<'data> Model<'data> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn attachments(&self) -> impl Iterator<Item = Attachment<'_>> + Clone + '_ {
-        let every = with_view!(self.view(), v => ModelView::every_bone_attaches(v));
+        let every = self.every_bone_attaches();
         let bones = self
             .bones()
             .enumerate()
@@ -72,23 +72,58 @@ impl<'data> Model<'data> {
                 name: b.name(),
                 kind: AttachmentKind::Bone(i),
             });
-        let tags = (0..self.num_tags()).map(move |i| Attachment {
-            name: with_view!(self.view(), v => ModelView::tag_name(v, i)).unwrap_or_default(),
-            kind: AttachmentKind::Tag(i),
-        });
+        let tags = (0..self.num_tags()).map(move |i| self.tag_attachment(i));
         bones.chain(tags)
     }
 
-    /// Number of [`attachments`](Model::attachments).
+    /// Number of [`attachments`](Model::attachments): the bones that attach (counted, without
+    /// reading their names) and the tags.
     #[must_use]
     pub fn num_attachments(&self) -> usize {
-        self.attachments().count()
+        self.num_bone_attachments() + self.num_tags()
     }
 
-    /// Attachment `index`, or `None` out of range.
+    /// Attachment `index`, or `None` out of range. A tag is found directly; a bone among
+    /// those flagged as attachments by one pass over the flags (DPM, SKM, SKP), so placing
+    /// every attachment of a model of many tags costs no more than one walk of its bones each.
     #[must_use]
     pub fn attachment(&self, index: usize) -> Option<Attachment<'_>> {
-        self.attachments().nth(index)
+        let bones = self.num_bone_attachments();
+        let Some(tag) = index.checked_sub(bones) else {
+            let every = self.every_bone_attaches();
+            let (i, b) = self
+                .bones()
+                .enumerate()
+                .filter(|(_, b)| every || b.is_attachment())
+                .nth(index)?;
+            return Some(Attachment {
+                name: b.name(),
+                kind: AttachmentKind::Bone(i),
+            });
+        };
+        (tag < self.num_tags()).then(|| self.tag_attachment(tag))
+    }
+
+    /// Whether every bone is an attachment (formats without the flag).
+    fn every_bone_attaches(&self) -> bool {
+        with_view!(self.view(), v => ModelView::every_bone_attaches(v))
+    }
+
+    /// How many bones are attachments: the first entries of [`attachments`](Model::attachments).
+    pub(super) fn num_bone_attachments(&self) -> usize {
+        if self.every_bone_attaches() {
+            self.num_bones()
+        } else {
+            self.bones().filter(|b| b.is_attachment()).count()
+        }
+    }
+
+    /// Tag `index` (in range) as an attachment.
+    fn tag_attachment(&self, index: usize) -> Attachment<'_> {
+        Attachment {
+            name: with_view!(self.view(), v => ModelView::tag_name(v, index)).unwrap_or_default(),
+            kind: AttachmentKind::Tag(index),
+        }
     }
 
     /// The index of the first attachment named exactly `name` (bytes, without NUL).
@@ -144,10 +179,12 @@ impl<'data> Model<'data> {
     /// pose of another kind of model (bones for a model with tags, or frames for one with
     /// bones).
     pub fn attachment_transform(&self, index: usize, pose: &Pose) -> Result<Affine3A, DeformError> {
-        let attachment = self.attachment(index).ok_or(DeformError::NoAttachment {
-            attachment: index,
-            attachments: self.num_attachments(),
-        })?;
+        let attachment = self
+            .attachment(index)
+            .ok_or_else(|| DeformError::NoAttachment {
+                attachment: index,
+                attachments: self.num_attachments(),
+            })?;
         if !pose.is_sampled() {
             return Err(DeformError::NotSampled);
         }
