@@ -475,6 +475,13 @@ pub fn neutral(model: &Model<'_>) {
     } else {
         vec![None, Some(0), Some(frames / 2), Some(frames - 1)]
     };
+    if frames > 0 {
+        // Legs and torso at their own pairs (MDM, MDX; every other model follows its legs).
+        let last = frames - 1;
+        model
+            .pose_legs_torso((0, last, 0.5), (last, 0, 0.25), &mut pose)
+            .expect("frames below num_frames pose legs and torso");
+    }
     for pick in picks {
         match pick {
             Some(f) => model
@@ -1689,6 +1696,19 @@ pub fn mdx(m: &skelmap_core::mdm::Mdx<'_>) {
         assert!(m.bone_transform(f, f, bones).is_none());
     }
     assert!(m.frame(frames).is_none() && m.bone_pose(frames, 0).is_none());
+    // Legs and torso at their own pairs: one pose a bone, rotations made finite; a frame
+    // past the skeleton's refused.
+    let (last, mut poses) = (frames - 1, Vec::new());
+    for (legs, torso) in [
+        ((0, last, 0.5), (last, 0, 0.25)),
+        ((last, last, 0.0), (0, last, 1.0)),
+        ((0, last, 0.0), (0, 0, 0.75)),
+    ] {
+        assert!(m.legs_torso_poses_into(legs, torso, &mut poses));
+        assert_eq!(poses.len(), bones);
+        assert!(poses.iter().all(|(q, _)| q.is_finite()));
+    }
+    assert!(!m.legs_torso_poses_into((0, 0, 0.5), (0, frames, 0.5), &mut poses));
 }
 
 /// An MDM with its MDX: both walked, every bone the mesh names in the skeleton, every tag

@@ -287,51 +287,76 @@ fn tag_poses_of_the_view_match_et() {
     }
 }
 
-/// `R_CalcBoneLerp` (ET:Legacy builds it with `YD_INGLES`) between frame `old` and `new` at
-/// ET's `backlerp`, legs and torso alike: per rotation angle the shorter way in 16-bit units
-/// (the difference wrapped to `−32768..=32767`), `new − backlerp · diff` computed in `float`
-/// and truncated to an `int`; the offset directions blended by `SLerp_Normal` (weights
-/// `1 − frontlerp` and `frontlerp`, then normalised); a root at the two `parentOffset`s
-/// blended by `frontlerp` and `backlerp`. A bone of partial torso weight `w` then has its
-/// direction blended once more, by `w`, towards `SLerp_Normal(vec, v2, torsoFrontlerp)`:
-/// ET:Legacy fills both `vec` and `v2` from the torso frame's new offset angles there (`sh`
-/// twice), so with the torso at the legs' frames that is the new frame's direction.
+/// `R_CalcBoneLerp` for every bone with the legs and the torso at the same frames.
 fn et_lerp_bones(b: &Builder, old: &Frame, new: &Frame, backlerp: f32) -> Vec<EtBone> {
-    let frontlerp = 1.0 - backlerp;
+    et_split_bones(b, (old, new, backlerp), (old, new, backlerp))
+}
+
+/// `R_CalcBoneLerp` (the `YD_INGLES` path ET:Legacy builds) for every bone: the legs from
+/// `legs.0` to `legs.1` with `backlerp` `legs.2`, the torso likewise. Rotation angles are
+/// lerped in 16-bit integers, truncated as C converts; a partial torso bone adds its weight
+/// times the wrapped difference to the torso's, truncated again. Offset directions are
+/// `SLerp_Normal`ed, a partial bone's pulled by its weight towards the new torso frame's
+/// (both ends of that lerp read from it).
+fn et_split_bones(
+    b: &Builder,
+    legs: (&Frame, &Frame, f32),
+    torso: (&Frame, &Frame, f32),
+) -> Vec<EtBone> {
+    let wrap = |d: i32| {
+        let d = d & 65535;
+        if d > 32767 { d - 65536 } else { d }
+    };
+    let ingles = |o: &[i16; 3], n: &[i16; 3], backlerp: f32| -> [i32; 3] {
+        core::array::from_fn(|j| {
+            let diff = wrap(i32::from(n[j]) - i32::from(o[j]));
+            (f32::from(n[j]) - backlerp * diff as f32) as i32
+        })
+    };
+    let normal = |v: V3| {
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        v.map(|x| x / len)
+    };
+    let slerp_normal = |from: V3, to: V3, t: f32| {
+        let (t, ft) = (f64::from(t), 1.0 - f64::from(t));
+        normal(core::array::from_fn(|k| from[k] * ft + to[k] * t))
+    };
+    let dir = |f: &Frame, i: usize| {
+        let a = f.bones[i].ofs_angles;
+        ingle_vector(deg(a[0]), deg(a[1]))
+    };
+    let (lo, ln, backlerp) = legs;
+    let (to, tn, torso_backlerp) = torso;
+    let (frontlerp, torso_frontlerp) = (1.0 - backlerp, 1.0 - torso_backlerp);
     let mut out: Vec<EtBone> = Vec::new();
     for (i, info) in b.bones.iter().enumerate() {
-        let (o, n) = (old.bones[i], new.bones[i]);
-        let angles: [f64; 3] = core::array::from_fn(|j| {
-            let mut diff = (i32::from(n.angles[j]) - i32::from(o.angles[j])) & 65535;
-            if diff > 32767 {
-                diff -= 65536;
+        let w = info.torso_weight;
+        let (full, is_torso) = (w == 1.0, w != 0.0);
+        let upper = ingles(&to.bones[i].angles, &tn.bones[i].angles, torso_backlerp);
+        let mut angles = ingles(&lo.bones[i].angles, &ln.bones[i].angles, backlerp);
+        if full {
+            angles = upper;
+        } else if is_torso {
+            for j in 0..3 {
+                let diff = wrap(upper[j] - angles[j]);
+                angles[j] = (angles[j] as f32 + w * diff as f32) as i32;
             }
-            let ingle = (f32::from(n.angles[j]) - backlerp * diff as f32) as i32;
-            f64::from(ingle) * 360.0 / 65536.0
-        });
-        let axis = angles_to_axis(angles);
+        }
+        let axis = angles_to_axis(angles.map(|a| f64::from(a) * 360.0 / 65536.0));
         let position = if info.parent < 0 {
             core::array::from_fn(|k| {
-                f64::from(frontlerp * new.parent_offset[k] + backlerp * old.parent_offset[k])
+                f64::from(frontlerp * ln.parent_offset[k] + backlerp * lo.parent_offset[k])
             })
         } else {
             let parent = out[info.parent as usize].position;
-            let from = ingle_vector(deg(o.ofs_angles[0]), deg(o.ofs_angles[1]));
-            let to = ingle_vector(deg(n.ofs_angles[0]), deg(n.ofs_angles[1]));
-            let ft = 1.0 - f64::from(frontlerp);
-            let normal = |v: V3| {
-                let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-                v.map(|x| x / len)
+            let mut d = if full {
+                slerp_normal(dir(to, i), dir(tn, i), torso_frontlerp)
+            } else {
+                slerp_normal(dir(lo, i), dir(ln, i), frontlerp)
             };
-            let mut d = normal(core::array::from_fn(|k| {
-                from[k] * ft + to[k] * f64::from(frontlerp)
-            }));
-            let w = f64::from(info.torso_weight);
-            if w > 0.0 && w < 1.0 {
-                let torso = normal(core::array::from_fn(|k| {
-                    to[k] * ft + to[k] * f64::from(frontlerp)
-                }));
-                d = normal(core::array::from_fn(|k| d[k] * (1.0 - w) + torso[k] * w));
+            if is_torso && !full {
+                let v2 = slerp_normal(dir(tn, i), dir(tn, i), torso_frontlerp);
+                d = slerp_normal(d, v2, w);
             }
             let dist = f64::from(info.parent_dist);
             core::array::from_fn(|k| parent[k] + dist * d[k])
@@ -512,24 +537,7 @@ fn a_turned_torso_moves_vertices_normals_and_tags_as_et() {
             .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
             .unwrap();
         model.turn_torso(axis, &mut pose).unwrap();
-        let (p, n) = et_surface(&b, 0, &bones);
-        let mut positions = vec![[0.0f32; 3]; p.len()];
-        let mut normals = vec![[0.0f32; 3]; p.len()];
-        model
-            .deform(0, &pose, &mut positions, &mut normals)
-            .unwrap();
-        close(positions.as_flattened(), p.as_flattened(), 1e-5, "position");
-        close(normals.as_flattened(), n.as_flattened(), 1e-5, "normal");
-        for tag in &b.tags {
-            let bone = &bones[tag.bone as usize];
-            let m = turn(bone, tag.offset);
-            let origin: V3 = core::array::from_fn(|c| m[c] + bone.position[c]);
-            let axis = tag.axis.map(|a| turn(bone, a));
-            let index = model.attachment_index(tag.name.as_bytes()).unwrap();
-            let placed = model.attachment_transform(index, &pose).unwrap();
-            let want: Vec<f64> = axis.iter().flatten().chain(&origin).copied().collect();
-            close(&placed.to_cols_array(), &want, 1e-5, "tag");
-        }
+        assert_placed_as_et(&model, &b, &pose, &bones, &format!("frame {k} turned"));
     }
     let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
     let other = Model::from_bytes(&bytes).unwrap();
@@ -539,6 +547,127 @@ fn a_turned_torso_moves_vertices_normals_and_tags_as_et() {
     let before = pose.palette().world.clone();
     other.turn_torso(axis, &mut pose).unwrap();
     assert_eq!(pose.palette().world, before);
+}
+
+/// Surface 0's vertices and normals deformed by `pose`, and every tag placed by it, are where
+/// ET puts them with its bones at `bones`.
+fn assert_placed_as_et(model: &Model<'_>, b: &Builder, pose: &Pose, bones: &[EtBone], what: &str) {
+    let (p, n) = et_surface(b, 0, bones);
+    let mut positions = vec![[0.0f32; 3]; p.len()];
+    let mut normals = vec![[0.0f32; 3]; p.len()];
+    model.deform(0, pose, &mut positions, &mut normals).unwrap();
+    close(positions.as_flattened(), p.as_flattened(), 1e-5, what);
+    close(normals.as_flattened(), n.as_flattened(), 1e-5, what);
+    for tag in &b.tags {
+        let bone = &bones[tag.bone as usize];
+        let m = turn(bone, tag.offset);
+        let origin: V3 = core::array::from_fn(|c| m[c] + bone.position[c]);
+        let axis = tag.axis.map(|a| turn(bone, a));
+        let index = model.attachment_index(tag.name.as_bytes()).unwrap();
+        let placed = model.attachment_transform(index, pose).unwrap();
+        let want: Vec<f64> = axis.iter().flatten().chain(&origin).copied().collect();
+        close(&placed.to_cols_array(), &want, 1e-5, what);
+    }
+}
+
+/// Legs and torso at their own frame pairs (ET's `oldframe`, `frame`, `backlerp` and
+/// `oldTorsoFrame`, `torsoFrame`, `torsoBacklerp`), through `Model::pose_legs_torso`:
+/// vertices, normals and tags where ET's `R_CalcBoneLerp` puts them, or `R_CalcBone` where
+/// neither pair lerps (one frame twice, or `t = 1`); the torso's pair turned afterwards as
+/// ET turns it; the same pair twice is `Model::pose`.
+#[test]
+fn legs_and_torso_at_their_own_frames_place_vertices_and_tags_as_et() {
+    let b = three_bones();
+    let model = model(&b);
+    let (rows, axis) = torso_axis([10.0, -35.0, 20.0]);
+    let (mut pose, mut plain) = (Pose::default(), Pose::default());
+    let backlerp = |(a, c, t): (usize, usize, f32)| if a == c { 0.0 } else { 1.0 - t };
+    let pairs = [
+        (0, 1, 0.25),
+        (2, 0, 0.5),
+        (1, 1, 0.7),
+        (2, 1, 1.0),
+        (1, 2, 0.0),
+    ];
+    for legs in pairs {
+        for torso in pairs {
+            let (lb, tb) = (backlerp(legs), backlerp(torso));
+            let frame = |i: usize| &b.frames[i];
+            let bones = if lb == 0.0 && tb == 0.0 {
+                et_bones(&b, frame(legs.1), frame(torso.1))
+            } else {
+                et_split_bones(
+                    &b,
+                    (frame(legs.0), frame(legs.1), lb),
+                    (frame(torso.0), frame(torso.1), tb),
+                )
+            };
+            model.pose_legs_torso(legs, torso, &mut pose).unwrap();
+            let what = format!("legs {legs:?}, torso {torso:?}");
+            assert_placed_as_et(&model, &b, &pose, &bones, &what);
+            model.turn_torso(axis, &mut pose).unwrap();
+            let turned = et_turned(&b, &bones, rows);
+            assert_placed_as_et(&model, &b, &pose, &turned, &format!("{what} turned"));
+            if legs == torso {
+                let (a, c, t) = legs;
+                model
+                    .pose(a, c, t, Interpolation::Nlerp, &mut plain)
+                    .unwrap();
+                model.pose_legs_torso(legs, torso, &mut pose).unwrap();
+                assert_eq!(pose.local(), plain.local(), "{what}");
+            }
+        }
+    }
+}
+
+/// `Model::pose_legs_torso` refuses a frame past the model's and a `t` that is not finite in
+/// either pair, leaving the pose unsampled; a model without torso weights (a DPM) follows
+/// its legs' pair.
+#[test]
+fn legs_and_torso_refuse_missing_frames_and_other_formats_follow_the_legs() {
+    use skelmap::model::DeformError;
+    let model = model(&three_bones());
+    let mut pose = Pose::default();
+    model
+        .pose_legs_torso((0, 1, 0.5), (1, 2, 0.5), &mut pose)
+        .unwrap();
+    assert_eq!(
+        model.pose_legs_torso((0, 1, 0.5), (1, 3, 0.5), &mut pose),
+        Err(DeformError::NoFrame {
+            frame: 3,
+            frames: 3
+        })
+    );
+    assert!(!pose.is_sampled());
+    assert_eq!(
+        model.pose_legs_torso((5, 1, 0.5), (1, 2, 0.5), &mut pose),
+        Err(DeformError::NoFrame {
+            frame: 5,
+            frames: 3
+        })
+    );
+    assert!(matches!(
+        model.pose_legs_torso((0, 1, 0.5), (1, 2, f32::NAN), &mut pose),
+        Err(DeformError::Blend(t)) if t.is_nan()
+    ));
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let other = Model::from_bytes(&bytes).unwrap();
+    let mut legs = Pose::default();
+    other
+        .pose_legs_torso((1, 2, 0.25), (3, 0, 0.5), &mut pose)
+        .unwrap();
+    other
+        .pose(1, 2, 0.25, Interpolation::Nlerp, &mut legs)
+        .unwrap();
+    assert_eq!(pose.palette().world, legs.palette().world);
+    let frames = other.num_frames();
+    assert_eq!(
+        other.pose_legs_torso((1, 2, 0.25), (frames, 0, 0.5), &mut pose),
+        Err(DeformError::NoFrame {
+            frame: frames,
+            frames
+        })
+    );
 }
 
 /// A skeleton whose header names no torso parent turns its torso bones about the origin (ET

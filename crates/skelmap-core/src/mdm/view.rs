@@ -563,47 +563,93 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     ///   do;
     /// - the offset directions of `a` and `b` are blended linearly by `t` and normalised
     ///   (`SLerp_Normal`), and the bone sits `parent_dist` along it from its parent; a bone
-    ///   of partial torso weight (above 0, below 1) has its direction pulled towards `b`'s
+    ///   of partial torso weight (neither 0 nor 1) has its direction pulled towards `b`'s
     ///   by its weight, as ET does (see `docs/formats/mdm.md`);
     /// - a root sits at the two frames' `parent_offset`s blended linearly.
     ///
-    /// The legs and the torso are the same frames, so torso weights change no rotation. At
+    /// This is [`Mdx::legs_torso_poses_into`] with the legs and the torso at the same
+    /// frames, so torso weights change no rotation. At
     /// `t = 1` and for `a = b` the frame's own poses, bit for bit; at `t = 0` frame `a`'s,
     /// but for the pull of partial torso bones (ET lerps unless `backlerp` is 0). The
     /// rotation angles' lerp takes the shorter way per angle, not per rotation: for large
     /// turns between frames it leaves the arc a quaternion blend would take, as ET does.
     fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
-        let (Some(old), Some(new)) = (self.frame(a), self.frame(b)) else {
+        self.legs_torso_poses_into((a, b, t), (a, b, t), out)
+    }
+}
+
+impl Mdx<'_> {
+    /// The parent-relative poses of every bone with the legs between one pair of frames and
+    /// the torso between another, as ET's `R_CalcBones` places a player whose upper body
+    /// plays its own animation: `legs` and `torso` are each `(a, b, t)`, frames `a` (ET's
+    /// `oldframe`, `oldTorsoFrame`) and `b` (`frame`, `torsoFrame`) at `t` (`1 − backlerp`,
+    /// `1 − torsoBacklerp`). A bone of torso weight 0 follows the legs, one of weight 1 the
+    /// torso, and one of any other weight `w` the legs pulled towards the torso by `w`:
+    ///
+    /// - a pair with `a = b`, or `t = 1`, is frame `b` (ET's backlerp 0); when both pairs
+    ///   are, each bone is placed as [`bone_transform`](Mdx::bone_transform) places it with
+    ///   the legs at `legs.b` and the torso at `torso.b` (`R_CalcBone`);
+    /// - otherwise (`R_CalcBoneLerp`) each rotation angle, in 16-bit units, goes from `b`'s
+    ///   back by `1 − t` times the shorter way from `a`'s, truncated to an integer; a partial
+    ///   bone adds `w` times the shorter way from the legs' angle to the torso's, truncated
+    ///   again. The offset direction is the pair's two directions blended linearly by `t`
+    ///   and normalised (the torso's pair for a bone of weight 1); a partial bone's is then
+    ///   blended by `w` towards the torso's new frame's direction (ET:Legacy reads both ends
+    ///   of that blend from the new frame; see `docs/formats/mdm.md`). A root sits at the
+    ///   legs frames' `parent_offset`s blended linearly.
+    ///
+    /// With the same pair for both, this is [`PoseFrames::nlerp_frames_into`]. `out` is
+    /// cleared and filled with one pose per bone; `false` (and `out` left unspecified) for a
+    /// frame out of range. ET then turns torso bones by the entity's torso axis:
+    /// [`turn_torso`](Mdx::turn_torso) on the placed bones.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::mdm::{Mdx, write::Builder};
+    /// use skelmap_core::pose::PoseFrames;
+    /// let (_, bytes) = Builder::triangle().write(); // bone 0 legs, bone 1 half torso
+    /// let mdx = Mdx::parse(&bytes)?;
+    /// let (mut split, mut legs, mut torso) = (Vec::new(), Vec::new(), Vec::new());
+    /// assert!(mdx.legs_torso_poses_into((0, 1, 0.5), (2, 2, 0.0), &mut split));
+    /// assert!(mdx.nlerp_frames_into(0, 1, 0.5, &mut legs));
+    /// assert!(mdx.nlerp_frames_into(2, 2, 0.0, &mut torso));
+    /// // The root follows the legs; the half-torso bone is neither the legs' nor the torso's.
+    /// assert_eq!(split[0], legs[0]);
+    /// assert!(split[1] != legs[1] && split[1] != torso[1]);
+    /// assert!(!mdx.legs_torso_poses_into((0, 1, 0.5), (0, 3, 0.5), &mut split));
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    pub fn legs_torso_poses_into(
+        &self,
+        legs: (usize, usize, f32),
+        torso: (usize, usize, f32),
+        out: &mut Vec<(Quat, Vec3A)>,
+    ) -> bool {
+        let (Some(legs_old), Some(legs_new), Some(torso_old), Some(torso_new)) = (
+            self.frame(legs.0),
+            self.frame(legs.1),
+            self.frame(torso.0),
+            self.frame(torso.1),
+        ) else {
             return false;
         };
         out.clear();
-        if t == 1.0 || a == b {
-            out.extend((0..self.bones.len()).map(|bone| {
-                self.bone_pose(b, bone)
-                    .unwrap_or((Quat::IDENTITY, Vec3A::ZERO))
-            }));
-            return true;
-        }
-        if t == 0.0 {
-            // Frame `a`, its partial torso bones pulled towards `b`'s directions.
+        let (backlerp, torso_backlerp) = (backlerp(legs), backlerp(torso));
+        if backlerp == 0.0 && torso_backlerp == 0.0 {
+            // `R_CalcBone`: the legs at `legs.1`, the torso at `torso.1`.
             for (bone, info) in self.bones.iter().enumerate() {
+                let Some((rotation, direction)) = self.bone_local(legs.1, torso.1, bone) else {
+                    return false;
+                };
                 let pose = match usize::try_from(info.parent.get()) {
-                    Ok(parent) if partial_torso(info) => {
-                        let (Some((parent_rotation, _)), Some((own, _)), Some(o), Some(n)) = (
-                            self.bone_local(a, a, parent),
-                            self.bone_local(a, a, bone),
-                            old.bones.get(bone),
-                            new.bones.get(bone),
-                        ) else {
-                            return false;
-                        };
-                        let from = offset_direction(o.ofs_angles_degrees());
-                        let to = offset_direction(n.ofs_angles_degrees());
-                        let direction = lerp_direction(from, to, 0.0, info);
-                        child_pose(parent_rotation, own, direction, info)
-                    }
-                    _ => match self.bone_pose(a, bone) {
-                        Some(pose) => pose,
+                    Err(_) => (
+                        rotation_quat(rotation),
+                        Vec3A::from(legs_new.parent_offset()),
+                    ),
+                    Ok(parent) => match self.bone_local(legs.1, torso.1, parent) {
+                        Some((parent_rotation, _)) => {
+                            child_pose(parent_rotation, rotation, direction, info)
+                        }
                         None => return false,
                     },
                 };
@@ -611,21 +657,53 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
             }
             return true;
         }
-        let backlerp = 1.0 - t;
-        let frontlerp = 1.0 - backlerp;
+        let (frontlerp, torso_frontlerp) = (1.0 - backlerp, 1.0 - torso_backlerp);
         let rotation = |bone: usize| -> Option<Mat3> {
-            let (o, n) = (old.bones.get(bone)?, new.bones.get(bone)?);
-            let angles = core::array::from_fn(|k| {
-                let (from, to) = (o.angles[k].get(), n.angles[k].get());
-                let mut diff = (i32::from(to) - i32::from(from)) & 65535;
-                if diff > 32767 {
-                    diff -= 65536;
+            let weight = self.bones.get(bone)?.torso_weight.get();
+            let torso_ingles = || {
+                let (o, n) = (torso_old.bones.get(bone)?, torso_new.bones.get(bone)?);
+                Some(lerp_ingles(o, n, torso_backlerp))
+            };
+            let ingles = if weight == 1.0 {
+                torso_ingles()?
+            } else {
+                let (o, n) = (legs_old.bones.get(bone)?, legs_new.bones.get(bone)?);
+                let legs = lerp_ingles(o, n, backlerp);
+                if weight == 0.0 {
+                    legs
+                } else {
+                    let upper = torso_ingles()?;
+                    core::array::from_fn(|k| {
+                        let diff = wrap_short(upper[k] - legs[k]);
+                        // C's `int += float`: the sum in floats, truncated.
+                        (legs[k] as f32 + weight * diff as f32) as i32
+                    })
                 }
-                // C's float-to-int conversion truncates towards zero, as `as` does.
-                let ingle = (f32::from(to) - backlerp * diff as f32) as i32;
-                ingle as f32 * SHORT_TO_DEGREES
-            });
-            Some(angles_rotation(angles))
+            };
+            Some(angles_rotation(ingles.map(|i| i as f32 * SHORT_TO_DEGREES)))
+        };
+        let direction = |bone: usize, weight: f32| -> Option<Vec3> {
+            let of = |f: &Frame<'_>| {
+                let b = f.bones.get(bone)?;
+                Some(offset_direction(b.ofs_angles_degrees()))
+            };
+            if weight == 1.0 {
+                return Some(slerp_normal(
+                    of(&torso_old)?,
+                    of(&torso_new)?,
+                    torso_frontlerp,
+                ));
+            }
+            let legs = slerp_normal(of(&legs_old)?, of(&legs_new)?, frontlerp);
+            if weight == 0.0 {
+                return Some(legs);
+            }
+            let to = of(&torso_new)?;
+            Some(slerp_normal(
+                legs,
+                slerp_normal(to, to, torso_frontlerp),
+                weight,
+            ))
         };
         for (bone, info) in self.bones.iter().enumerate() {
             let Some(own) = rotation(bone) else {
@@ -633,19 +711,16 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
             };
             let pose = match usize::try_from(info.parent.get()) {
                 Err(_) => {
-                    let (o, n) = (old.parent_offset(), new.parent_offset());
+                    let (o, n) = (legs_old.parent_offset(), legs_new.parent_offset());
                     let at = core::array::from_fn(|k| frontlerp * n[k] + backlerp * o[k]);
                     (rotation_quat(own), Vec3A::from_array(at))
                 }
                 Ok(parent) => {
-                    let (Some(parent_rotation), Some(o), Some(n)) =
-                        (rotation(parent), old.bones.get(bone), new.bones.get(bone))
+                    let (Some(parent_rotation), Some(direction)) =
+                        (rotation(parent), direction(bone, info.torso_weight.get()))
                     else {
                         return false;
                     };
-                    let from = offset_direction(o.ofs_angles_degrees());
-                    let to = offset_direction(n.ofs_angles_degrees());
-                    let direction = lerp_direction(from, to, frontlerp, info);
                     child_pose(parent_rotation, own, direction, info)
                 }
             };
@@ -655,27 +730,31 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     }
 }
 
-/// Whether `info` is a partial torso bone: its torso weight above 0 and below 1.
-fn partial_torso(info: &MdxBoneInfo) -> bool {
-    let weight = info.torso_weight.get();
-    weight > 0.0 && weight < 1.0
+/// ET's `backlerp` of a pair of frames `(a, b, t)`: 0 for one frame twice, else `1 − t`.
+fn backlerp((a, b, t): (usize, usize, f32)) -> f32 {
+    if a == b { 0.0 } else { 1.0 - t }
 }
 
-/// A bone's offset direction between frames as ET's `R_CalcBoneLerp` makes it with the torso
-/// at the legs' frames: `SLerp_Normal(from, to, frontlerp)` (the old weighed by
-/// `1 − frontlerp`, then normalised), and for a partial torso bone that blended once more,
-/// by its weight, towards `SLerp_Normal(to, to, frontlerp)`: ET:Legacy reads both ends of
-/// that second blend from the torso frame's new offset angles (`vec` and `v2` both from
-/// `sh`), so the pull is towards the new frame's direction wherever between the frames.
-fn lerp_direction(from: Vec3, to: Vec3, frontlerp: f32, info: &MdxBoneInfo) -> Vec3 {
-    let back = 1.0 - frontlerp;
-    let direction = (from * back + to * frontlerp).normalize_or_zero();
-    if !partial_torso(info) {
-        return direction;
-    }
-    let weight = info.torso_weight.get();
-    let torso = (to * back + to * frontlerp).normalize_or_zero();
-    (direction * (1.0 - weight) + torso * weight).normalize_or_zero()
+/// A 16-bit angle difference made the shorter way round: `−32768..=32767`.
+fn wrap_short(diff: i32) -> i32 {
+    let diff = diff & 65535;
+    if diff > 32767 { diff - 65536 } else { diff }
+}
+
+/// A bone's three rotation angles between frames as ET's integer path lerps them (16-bit
+/// units): `b`'s back by `backlerp` times the shorter way from `a`'s, truncated towards zero
+/// as C's float-to-int conversion does.
+fn lerp_ingles(a: &MdxBoneFrameCompressed, b: &MdxBoneFrameCompressed, backlerp: f32) -> [i32; 3] {
+    core::array::from_fn(|k| {
+        let (from, to) = (a.angles[k].get(), b.angles[k].get());
+        let diff = wrap_short(i32::from(to) - i32::from(from));
+        (f32::from(to) - backlerp * diff as f32) as i32
+    })
+}
+
+/// ET's `SLerp_Normal`: `from` weighed by `1 − t` plus `to` by `t`, normalised.
+fn slerp_normal(from: Vec3, to: Vec3, t: f32) -> Vec3 {
+    (from * (1.0 - t) + to * t).normalize_or_zero()
 }
 
 /// A model-space rotation as a unit quaternion; one an overflowing torso weight made not

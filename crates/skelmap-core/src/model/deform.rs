@@ -313,6 +313,74 @@ impl Model<'_> {
         Ok(())
     }
 
+    /// Poses an Enemy Territory character with its legs between one pair of frames and its
+    /// torso between another, as ET draws a player whose upper body plays its own animation
+    /// ([`Mdx::legs_torso_poses_into`](crate::mdm::Mdx::legs_torso_poses_into)): `legs` and
+    /// `torso` are each `(a, b, t)` as [`Model::pose`] takes them (ET's `oldframe`, `frame`,
+    /// `1 − backlerp` and `oldTorsoFrame`, `torsoFrame`, `1 − torsoBacklerp`). Bones of torso
+    /// weight 0 follow the legs, of weight 1 the torso, others the legs pulled towards the
+    /// torso by their weight. With the same pair twice it is `pose` with
+    /// [`Interpolation::Nlerp`]. A model without torso weights (every other format) follows
+    /// its legs: `pose` of the legs' pair, the torso's checked and unused. Turn the torso by
+    /// the entity's torso axis afterwards with [`Model::turn_torso`].
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::mdm::write::Builder;
+    /// use skelmap_core::model::Pose;
+    /// use skelmap_core::pose::Interpolation;
+    /// let dir = std::env::temp_dir().join("skelmap-legs-torso-doctest");
+    /// std::fs::create_dir_all(&dir)?;
+    /// let (mdm, mdx) = Builder::triangle().write(); // bone 0 legs, bone 1 half torso
+    /// std::fs::write(dir.join("triangle.mdm"), &mdm)?;
+    /// std::fs::write(dir.join("triangle.mdx"), &mdx)?;
+    /// let model = Model::open(dir.join("triangle.mdm"))?;
+    /// let (mut split, mut legs) = (Pose::default(), Pose::default());
+    /// model.pose_legs_torso((0, 1, 0.5), (2, 2, 0.0), &mut split)?;
+    /// model.pose(0, 1, 0.5, Interpolation::Nlerp, &mut legs)?;
+    /// assert_eq!(split.palette().world[0], legs.palette().world[0]);
+    /// assert_ne!(split.palette().world[1], legs.palette().world[1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::pose`], for either pair. On failure `pose` is left unsampled.
+    pub fn pose_legs_torso(
+        &self,
+        legs: (usize, usize, f32),
+        torso: (usize, usize, f32),
+        pose: &mut Pose,
+    ) -> Result<(), DeformError> {
+        pose.sampled = Sampled::Nothing;
+        let frames = self.num_frames();
+        for (a, b, t) in [legs, torso] {
+            if !t.is_finite() {
+                return Err(DeformError::Blend(t));
+            }
+            if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
+                return Err(DeformError::NoFrame { frame, frames });
+            }
+        }
+        let mdx = match (self.as_mdm(), self.as_mdx()) {
+            (Some(pair), _) => pair.mdx(),
+            (None, Some(mdx)) => mdx,
+            (None, None) => return self.pose(legs.0, legs.1, legs.2, Interpolation::Nlerp, pose),
+        };
+        let local = &mut pose.local;
+        local.scales.clear();
+        local.skin_scales.clear();
+        if !mdx.legs_torso_poses_into(legs, torso, &mut local.bones) {
+            // Both pairs are within the frames the MDX holds.
+            return Err(DeformError::NoFrame {
+                frame: frames,
+                frames,
+            });
+        }
+        self.finish_pose(pose);
+        Ok(())
+    }
+
     /// That `local` can pose this model: the model has bones, and `local` as many.
     fn check_local(&self, local: &LocalPose) -> Result<(), DeformError> {
         if self.is_vertex_animated() {
