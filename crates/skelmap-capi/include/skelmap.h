@@ -2559,6 +2559,36 @@ enum SkelmapStatus skelmap_pose_sample(struct SkelmapPose *pose,
                                        uint32_t interpolation);
 
 /**
+ * Samples an Enemy Territory character (MDM/MDX) into `pose` with its legs between frames
+ * `legs_a` and `legs_b` at `legs_t` and its torso between `torso_a` and `torso_b` at
+ * `torso_t`, as ET draws a player whose upper body plays its own animation (`refEntity_t`'s
+ * `oldframe`, `frame`, `1 − backlerp` and `oldTorsoFrame`, `torsoFrame`, `1 − torsoBacklerp`):
+ * bones of torso weight 0 follow the legs, of weight 1 the torso, others the legs pulled
+ * towards the torso by their weight. With the same pair twice it is `skelmap_pose_sample`
+ * with `SKELMAP_INTERPOLATION_NLERP`; a model without torso weights (every other format)
+ * follows its legs. Turn the torso afterwards with `skelmap_pose_turn_torso`.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model`),
+ * `SKELMAP_STATUS_OUT_OF_RANGE` (a frame at or past `SkelmapCounts.frames`),
+ * `SKELMAP_STATUS_INVALID_ARGUMENT` (a `t` that is not finite), or
+ * `SKELMAP_STATUS_WRONG_KIND` (a model without frames). On failure the pose is left
+ * unsampled.
+ *
+ * # Safety
+ *
+ * `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+ * live model.
+ */
+enum SkelmapStatus skelmap_pose_sample_legs_torso(struct SkelmapPose *pose,
+                                                  const struct SkelmapModel *model,
+                                                  uint32_t legs_a,
+                                                  uint32_t legs_b,
+                                                  float legs_t,
+                                                  uint32_t torso_a,
+                                                  uint32_t torso_b,
+                                                  float torso_t);
+
+/**
  * Sets `pose` to `model`'s rest (bind) pose: the pose its meshes are stored in (MS3D's rest
  * transforms, an SL animation's keyframe 0) or frame 0 (DPM, SKM, SKP, and the
  * vertex-animated MDL, HMP and Quake models). Skinning with it gives the mesh as stored.

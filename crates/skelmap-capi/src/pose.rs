@@ -33,17 +33,23 @@ impl SkelmapPose {
         t: f32,
         interpolation: Interpolation,
     ) -> Result<(), Fail> {
-        if model.frame_count() == 0 {
-            return Err(Fail::wrong_kind(format!(
-                "{:?} models without frames have nothing to sample",
-                model.format()
-            )));
-        }
+        has_frames(model)?;
         model
             .model
             .pose(a as usize, b as usize, t, interpolation, &mut self.pose)?;
         Ok(())
     }
+}
+
+/// That `model` has frames to sample.
+fn has_frames(model: &SkelmapModel) -> Result<(), Fail> {
+    if model.frame_count() == 0 {
+        return Err(Fail::wrong_kind(format!(
+            "{:?} models without frames have nothing to sample",
+            model.format()
+        )));
+    }
+    Ok(())
 }
 
 /// Creates an empty pose in `*out` (NULL on failure).
@@ -113,6 +119,48 @@ pub unsafe extern "C" fn skelmap_pose_sample(
         let pose = pose.ok_or(Fail::null("pose"))?;
         let model = model.ok_or(Fail::null("model"))?;
         pose.sample(model, a, b, t, self::interpolation(interpolation)?)
+    })
+}
+
+/// Samples an Enemy Territory character (MDM/MDX) into `pose` with its legs between frames
+/// `legs_a` and `legs_b` at `legs_t` and its torso between `torso_a` and `torso_b` at
+/// `torso_t`, as ET draws a player whose upper body plays its own animation (`refEntity_t`'s
+/// `oldframe`, `frame`, `1 − backlerp` and `oldTorsoFrame`, `torsoFrame`, `1 − torsoBacklerp`):
+/// bones of torso weight 0 follow the legs, of weight 1 the torso, others the legs pulled
+/// towards the torso by their weight. With the same pair twice it is `skelmap_pose_sample`
+/// with `SKELMAP_INTERPOLATION_NLERP`; a model without torso weights (every other format)
+/// follows its legs. Turn the torso afterwards with `skelmap_pose_turn_torso`.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model`),
+/// `SKELMAP_STATUS_OUT_OF_RANGE` (a frame at or past `SkelmapCounts.frames`),
+/// `SKELMAP_STATUS_INVALID_ARGUMENT` (a `t` that is not finite), or
+/// `SKELMAP_STATUS_WRONG_KIND` (a model without frames). On failure the pose is left
+/// unsampled.
+///
+/// # Safety
+///
+/// `pose` is NULL or a live pose no other thread uses during the call; `model` is NULL or a
+/// live model.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)] // Two frame pairs, flat for C.
+pub unsafe extern "C" fn skelmap_pose_sample_legs_torso(
+    pose: Option<&mut SkelmapPose>,
+    model: Option<&SkelmapModel>,
+    legs_a: u32,
+    legs_b: u32,
+    legs_t: f32,
+    torso_a: u32,
+    torso_b: u32,
+    torso_t: f32,
+) -> SkelmapStatus {
+    status(|| {
+        let pose = pose.ok_or(Fail::null("pose"))?;
+        let model = model.ok_or(Fail::null("model"))?;
+        has_frames(model)?;
+        let legs = (legs_a as usize, legs_b as usize, legs_t);
+        let torso = (torso_a as usize, torso_b as usize, torso_t);
+        model.model.pose_legs_torso(legs, torso, &mut pose.pose)?;
+        Ok(())
     })
 }
 

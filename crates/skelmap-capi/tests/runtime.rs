@@ -977,3 +977,46 @@ fn a_turned_torso_is_the_rust_one() {
         assert_eq!(world, rows(&turned.palette().world[bone as usize]));
     }
 }
+
+/// An Enemy Territory character sampled through C with its legs and torso at their own
+/// frames is the Rust pose, bit for bit; NULLs, a frame past the model's and a NaN blend
+/// factor are refused with their documented statuses, leaving the pose unsampled.
+#[test]
+fn legs_and_torso_at_their_own_frames_are_the_rust_pose() {
+    let (_, bytes) = skelmap_core::mdm::write::Builder::triangle().write();
+    let c = CModel::open(&bytes).unwrap();
+    let rust = Model::from_bytes(&bytes).unwrap();
+    let (legs, torso) = ((0, 1, 0.25), (2, 1, 0.5));
+    let pose = CPose::new();
+    assert_eq!(
+        pose.sample_legs_torso(false, Some(&c), legs, torso),
+        SkelmapStatus::NullParameter
+    );
+    assert_eq!(
+        pose.sample_legs_torso(true, None, legs, torso),
+        SkelmapStatus::NullParameter
+    );
+    assert_eq!(
+        pose.sample_legs_torso(true, Some(&c), legs, (2, 3, 0.5)),
+        SkelmapStatus::OutOfRange
+    );
+    assert_eq!(
+        pose.sample_legs_torso(true, Some(&c), (0, 1, f32::NAN), torso),
+        SkelmapStatus::InvalidArgument
+    );
+    // Unsampled: the pose holds no bone.
+    assert_eq!(pose.bone_world(0).0, SkelmapStatus::OutOfRange);
+    assert_eq!(
+        pose.sample_legs_torso(true, Some(&c), legs, torso),
+        SkelmapStatus::Ok
+    );
+    let mut split = Pose::default();
+    let as_usize = |(a, b, t): (u32, u32, f32)| (a as usize, b as usize, t);
+    rust.pose_legs_torso(as_usize(legs), as_usize(torso), &mut split)
+        .unwrap();
+    for bone in 0..2 {
+        let (s, world) = pose.bone_world(bone);
+        assert_eq!(s, SkelmapStatus::Ok);
+        assert_eq!(world, rows(&split.palette().world[bone as usize]));
+    }
+}

@@ -33,6 +33,7 @@ use skelmap_capi::model::{
 };
 use skelmap_capi::pose::{
     SkelmapPose, skelmap_pose_bone_world, skelmap_pose_free, skelmap_pose_new,
+    skelmap_pose_sample_legs_torso,
 };
 use skelmap_capi::sampler::{
     SkelmapSampler, skelmap_sampler_free, skelmap_sampler_new, skelmap_sampler_sample,
@@ -724,6 +725,36 @@ impl CPose {
                 model_ptr(model),
                 local.and_then(|l| l.0.as_ref()),
                 bone,
+            )
+        }
+    }
+
+    /// `skelmap_pose_sample_legs_torso` of the pairs `legs` and `torso`, each `(a, b, t)`
+    /// (the pose NULL when `pose` is false).
+    pub fn sample_legs_torso(
+        &self,
+        pose: bool,
+        model: Option<&CModel<'_>>,
+        (legs_a, legs_b, legs_t): (u32, u32, f32),
+        (torso_a, torso_b, torso_t): (u32, u32, f32),
+    ) -> SkelmapStatus {
+        let target = if pose {
+            // SAFETY: a live pose, no other reference to it during the call.
+            unsafe { self.0.as_mut() }
+        } else {
+            None
+        };
+        // SAFETY: a live model or NULL.
+        unsafe {
+            skelmap_pose_sample_legs_torso(
+                target,
+                model_ptr(model),
+                legs_a,
+                legs_b,
+                legs_t,
+                torso_a,
+                torso_b,
+                torso_t,
             )
         }
     }
