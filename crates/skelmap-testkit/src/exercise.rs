@@ -524,6 +524,14 @@ pub fn neutral(model: &Model<'_>) {
 fn neutral_counts(model: &Model<'_>) {
     let bones = model.num_bones();
     assert_eq!(model.bones().len(), bones);
+    // A bone looked up by index (directly, where a format holds a table) is the listed one.
+    assert!(
+        model
+            .bones()
+            .enumerate()
+            .all(|(i, b)| model.bone(i) == Some(b))
+    );
+    assert_eq!(model.bone(bones), None);
     assert!(model.bones().all(|b| b.parent().is_none_or(|p| p < bones)));
     let frames = model.num_frames();
     for clip in model.clips() {

@@ -695,13 +695,20 @@ impl BindPoseMesh for BindMesh<'_, '_> {
 impl<'data> Skeleton<'data> for Mdl7<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         let bones = self.bones;
-        (0..bones.len()).map(move |i| {
-            let record = bones.record(i).unwrap_or_default();
-            let name = record.get(size_of::<BonePrefix>()..).unwrap_or_default();
-            let parent = bones.get(i).and_then(parent_of).map_or(-1, |p| p as i32);
-            Bone::new(name, parent, 0)
-        })
+        (0..bones.len()).map(move |i| mdl7_bone(&bones, i))
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        (index < self.bones.len()).then(|| mdl7_bone(&self.bones, index))
+    }
+}
+
+/// Bone `i` of `bones` (in range): its name after the prefix, and its parent.
+fn mdl7_bone<'data>(bones: &Table<'data, BonePrefix>, i: usize) -> Bone<'data> {
+    let record = bones.record(i).unwrap_or_default();
+    let name = record.get(size_of::<BonePrefix>()..).unwrap_or_default();
+    let parent = bones.get(i).and_then(parent_of).map_or(-1, |p| p as i32);
+    Bone::new(name, parent, 0)
 }
 
 /// Group 0's frames of bone motions, for skeletal files.

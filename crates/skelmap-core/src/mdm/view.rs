@@ -528,6 +528,11 @@ impl<'data> Skeleton<'data> for Mdx<'data> {
             .iter()
             .map(|b| Bone::new(&b.name[..], b.parent.get(), b.flags.get() as u32))
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        let b = self.bones.get(index)?;
+        Some(Bone::new(&b.name[..], b.parent.get(), b.flags.get() as u32))
+    }
 }
 
 /// Parent-relative poses from ET's model-space placement: a root's is its model-space
@@ -901,6 +906,10 @@ impl<'data> Pair<'data> {
 impl<'data> Skeleton<'data> for Pair<'data> {
     fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
         self.mdx.skeleton_bones()
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        self.mdx.bone(index)
     }
 }
 

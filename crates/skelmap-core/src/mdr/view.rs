@@ -341,6 +341,11 @@ impl<'data> Skeleton<'data> for Mdr<'data> {
             Bone::new(tag.map_or(&[][..], |t| &t.name[..]), -1, 0)
         })
     }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        let tag = self.tags.get(*self.bone_tags.get(index)? as usize);
+        Some(Bone::new(tag.map_or(&[][..], |t| &t.name[..]), -1, 0))
+    }
 }
 
 impl<'data> PoseFrames<'data> for Mdr<'data> {
