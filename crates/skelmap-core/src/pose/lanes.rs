@@ -53,6 +53,29 @@ pub(crate) fn nlerp_in_place(
     }
 }
 
+/// Blends the leading poses of `a` towards those of `b` at `t` into `out`, as
+/// [`nlerp_in_place`] blends them in place, bit for bit, under the same conditions (all three
+/// at least [`MIN_NLERP`] long); returns how many it blended (the caller blends the rest).
+pub(crate) fn nlerp_into(
+    a: &[(glam::Quat, glam::Vec3A)],
+    b: &[(glam::Quat, glam::Vec3A)],
+    t: f32,
+    out: &mut [(glam::Quat, glam::Vec3A)],
+) -> usize {
+    if a.len().min(b.len()).min(out.len()) < MIN_NLERP {
+        return 0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        super::x86::blend::try_nlerp_into(a, b, t, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, b, t, out);
+        0
+    }
+}
+
 /// The fewest bones for which the palette's own passes, [`local_matrices`] and
 /// [`concatenate`], are worth calling: below it, their fixed costs (a step's regrouping and
 /// latency, the calls) exceed glam's per-bone code. The `ozz-pose` rows of

@@ -130,18 +130,30 @@ pub fn sample<'data, S: PoseFrames<'data>>(
 }
 
 /// For a format whose frames are stored as poses (baked frames, MD5's decoded frames): its
-/// [`PoseFrames::nlerp_frames_into`], frame `a` copied into `out` and blended towards frame `b`
-/// in place by [`sample`]'s own blend, bit for bit what `sample` makes of the two frames, but
-/// without copying `b`.
+/// [`PoseFrames::nlerp_frames_into`], frame `a` blended towards frame `b` into `out` by
+/// [`sample`]'s own blend, bit for bit what `sample` makes of the two frames, but without
+/// copying either frame first: each pose is read from `a` and `b` and written once (frame
+/// `a`'s poses past the end of `b` copied as they are).
 pub(crate) fn nlerp_frames(
     a: &[(Quat, Vec3A)],
     b: &[(Quat, Vec3A)],
     t: f32,
     out: &mut Vec<(Quat, Vec3A)>,
 ) {
-    out.clear();
-    out.extend_from_slice(a);
-    blend_in_place(out, b, t, Interpolation::Nlerp);
+    if out.len() != a.len() {
+        out.clear();
+        out.resize(a.len(), (Quat::IDENTITY, Vec3A::ZERO));
+    }
+    // Whole steps, then the few poses left, each read from `a` and written to `out`.
+    let done = lanes::nlerp_into(a, b, t, out);
+    let (rest, from) = (&mut out[done..], &a[done..]);
+    let b = b.get(done..).unwrap_or_default();
+    let read = |i: usize, slot| from.get(i).copied().unwrap_or(slot);
+    blend_rest(rest, read, b, t, Interpolation::Nlerp);
+    // Past `b`, frame `a`'s poses as they are.
+    if let (Some(rest), Some(from)) = (rest.get_mut(b.len()..), from.get(b.len()..)) {
+        rest.copy_from_slice(from);
+    }
 }
 
 /// [`sample`]'s blend: each pose of `a` blended towards `b`'s at `t` in place, up to the
@@ -162,15 +174,28 @@ pub(crate) fn blend_in_place(
         Interpolation::Nlerp => lanes::nlerp_in_place(a, b, t),
         Interpolation::Slerp => 0,
     };
-    let mut poses_b = b[done..].iter().copied();
-    for chunk in a[done..].chunks_mut(LANES) {
+    blend_rest(&mut a[done..], |_, slot| slot, &b[done..], t, interpolation);
+}
+
+/// [`blend_in_place`]'s poses past its steps, four at a time: pose `i` of `out` set to
+/// `from(i, out[i])` blended towards `b`'s, up to the shorter of `out` and `b`; the rest of
+/// `out` unchanged. `from` gives the pose blended from: `out`'s own, or another frame's.
+fn blend_rest(
+    out: &mut [(Quat, Vec3A)],
+    from: impl Fn(usize, (Quat, Vec3A)) -> (Quat, Vec3A),
+    b: &[(Quat, Vec3A)],
+    t: f32,
+    interpolation: Interpolation,
+) {
+    let mut poses_b = b.iter().copied();
+    for (c, chunk) in out.chunks_mut(LANES).enumerate() {
         let mut blended = [Vec4::W; LANES];
         let mut filled = 0;
         for (k, slot) in chunk.iter_mut().enumerate() {
             let Some((qb, tb)) = poses_b.next() else {
                 break;
             };
-            let (qa, ta) = *slot;
+            let (qa, ta) = from(c * LANES + k, *slot);
             // q and −q are the same rotation: blend towards the nearer one.
             let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
             match interpolation {

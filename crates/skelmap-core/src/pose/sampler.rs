@@ -9,7 +9,7 @@
 use glam::{Quat, Vec3A};
 
 use super::PoseFrames;
-use super::local::{Interpolation, LocalPose, blend_in_place, sample_fused};
+use super::local::{Interpolation, LocalPose, blend_in_place, nlerp_frames, sample_fused};
 
 /// A sampling context for one source: [`sample`](super::sample)'s results, bit for bit, with
 /// the last two frames it decoded kept for the next call.
@@ -166,6 +166,12 @@ impl KeptFrames {
             return;
         }
         let (slot_a, slot_b) = self.keep(source, a, b);
+        let (from, to) = (self.kept[slot_a].poses(a), self.kept[slot_b].poses(b));
+        if interpolation == Interpolation::Nlerp && from.len() == bones {
+            // Straight from the kept frames into `out`, without copying frame `a` first.
+            nlerp_frames(from, to, t, &mut out.bones);
+            return;
+        }
         out.bones.clear();
         out.bones.extend_from_slice(self.kept[slot_a].poses(a));
         out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));

@@ -117,6 +117,40 @@ fn nlerp_in_place_avx512(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -
     poses
 }
 
+/// Blends as `lanes::nlerp_into` says; returns how many it blended (0 where the CPU lacks
+/// AVX-512F).
+pub(crate) fn try_nlerp_into(
+    a: &[(Quat, Vec3A)],
+    b: &[(Quat, Vec3A)],
+    t: f32,
+    out: &mut [(Quat, Vec3A)],
+) -> usize {
+    if !is_x86_feature_detected!("avx512f") {
+        return 0;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F.
+    unsafe { nlerp_into_avx512(a, b, t, out) }
+}
+
+/// [`nlerp_in_place_avx512`]'s steps with the blend stored into `out`, so that `a` need not
+/// be copied there first.
+#[target_feature(enable = "avx512f")]
+fn nlerp_into_avx512(
+    a: &[(Quat, Vec3A)],
+    b: &[(Quat, Vec3A)],
+    t: f32,
+    out: &mut [(Quat, Vec3A)],
+) -> usize {
+    let poses = super::matrices::whole_steps(a.len().min(b.len()).min(out.len()));
+    let steps = a[..poses].chunks(STEP).zip(b[..poses].chunks(STEP));
+    for ((step_a, step_b), step_out) in steps.zip(out[..poses].chunks_mut(STEP)) {
+        let (rows, translations) =
+            super::matrices::nlerp_rows(load_step(step_a), load_step(step_b), t);
+        store_step(rows, translations, step_out);
+    }
+    poses
+}
+
 /// Lane-index vectors, as `vpermps` reads them.
 #[repr(C, align(64))]
 pub(super) struct Index([i32; 16]);
