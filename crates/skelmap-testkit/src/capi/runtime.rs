@@ -685,6 +685,16 @@ handle!(
 );
 
 impl CPose {
+    /// The pose to hand to a call: the live pose, or NULL when `pose` is false.
+    #[allow(clippy::mut_from_ref)] // The C object behind the handle, as the C calls take it.
+    fn target(&self, pose: bool) -> Option<&mut SkelmapPose> {
+        if !pose {
+            return None;
+        }
+        // SAFETY: a live pose; a call gets it for its duration only, with no other reference.
+        unsafe { self.0.as_mut() }
+    }
+
     /// `skelmap_pose_from_local` (the pose NULL when `pose` is false).
     pub fn from_local(
         &self,
@@ -692,12 +702,7 @@ impl CPose {
         model: Option<&CModel<'_>>,
         local: Option<&CLocal>,
     ) -> SkelmapStatus {
-        let target = if pose {
-            // SAFETY: a live pose, no other reference to it during the call.
-            unsafe { self.0.as_mut() }
-        } else {
-            None
-        };
+        let target = self.target(pose);
         // SAFETY: live model and local pose or NULL.
         unsafe {
             skelmap_pose_from_local(target, model_ptr(model), local.and_then(|l| l.0.as_ref()))
@@ -712,12 +717,7 @@ impl CPose {
         local: Option<&CLocal>,
         bone: u32,
     ) -> SkelmapStatus {
-        let target = if pose {
-            // SAFETY: a live pose, no other reference to it during the call.
-            unsafe { self.0.as_mut() }
-        } else {
-            None
-        };
+        let target = self.target(pose);
         // SAFETY: live model and local pose or NULL.
         unsafe {
             skelmap_pose_from_local_subtree(
@@ -738,12 +738,7 @@ impl CPose {
         (legs_a, legs_b, legs_t): (u32, u32, f32),
         (torso_a, torso_b, torso_t): (u32, u32, f32),
     ) -> SkelmapStatus {
-        let target = if pose {
-            // SAFETY: a live pose, no other reference to it during the call.
-            unsafe { self.0.as_mut() }
-        } else {
-            None
-        };
+        let target = self.target(pose);
         // SAFETY: a live model or NULL.
         unsafe {
             skelmap_pose_sample_legs_torso(
@@ -767,12 +762,7 @@ impl CPose {
         model: Option<&CModel<'_>>,
         axis: Option<&[f32; 9]>,
     ) -> SkelmapStatus {
-        let target = if pose {
-            // SAFETY: a live pose, no other reference to it during the call.
-            unsafe { self.0.as_mut() }
-        } else {
-            None
-        };
+        let target = self.target(pose);
         let axis = axis.map_or(std::ptr::null(), |a| a.as_ptr());
         // SAFETY: a live model or NULL, and nine readable floats or NULL.
         unsafe { skelmap_pose_turn_torso(target, model_ptr(model), axis) }
