@@ -416,10 +416,14 @@ impl Palette {
             Some(&s) => Affine3A::from_scale_rotation_translation(s.into(), q, t.into()),
             None => Affine3A::from_rotation_translation(q, t.into()),
         };
-        self.world.clear();
-        self.world.reserve(bones);
         if posed.len() >= lanes::MIN_LOCAL_MATRICES {
-            self.world.resize(posed.len(), Affine3A::IDENTITY);
+            // Every entry is written below: a palette of the right length (the last build's)
+            // is only overwritten.
+            if self.world.len() != posed.len() {
+                self.world.clear();
+                self.world.reserve(bones);
+                self.world.resize(posed.len(), Affine3A::IDENTITY);
+            }
             let done = lanes::local_matrices(posed, &pose.scales, &mut self.world);
             // Sliced, not skipped: `skip` on the zipped iterators walked them to `done`.
             let scales = pose.scales.get(done..).unwrap_or_default();
@@ -429,6 +433,8 @@ impl Palette {
                 *slot = local(pose);
             }
         } else {
+            self.world.clear();
+            self.world.reserve(bones);
             self.world.extend(posed.iter().zip(scales).map(local));
         }
         self.world.resize(bones, Affine3A::IDENTITY);
