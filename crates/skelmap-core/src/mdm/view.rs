@@ -445,6 +445,25 @@ impl<'data> Mdx<'data> {
         Some((angles_rotation(angles), direction))
     }
 
+    /// Bone `bone`'s parent-relative pose with the legs at `frame` and the torso at `torso`,
+    /// placed as `R_CalcBone` places it ([`bone_local`](Mdx::bone_local)): a root its
+    /// rotation at the legs frame's `parent_offset`, a child [`child_pose`] of its parent's
+    /// rotation. `None` out of range.
+    fn placed_pose(&self, frame: usize, torso: usize, bone: usize) -> Option<(Quat, Vec3A)> {
+        let info = self.bones.get(bone)?;
+        let (rotation, direction) = self.bone_local(frame, torso, bone)?;
+        match usize::try_from(info.parent.get()) {
+            Err(_) => Some((
+                rotation_quat(rotation),
+                Vec3A::from(self.frame(frame)?.parent_offset()),
+            )),
+            Ok(parent) => {
+                let (parent_rotation, _) = self.bone_local(frame, torso, parent)?;
+                Some(child_pose(parent_rotation, rotation, direction, info))
+            }
+        }
+    }
+
     /// Bone `bone` in model space with the legs at `frame` and the torso at `torso` (the
     /// same frame for a plain pose), as ET's `R_CalcBone` places it: the rotation from its
     /// compressed angles, the position its parent's plus `parent_dist` along its offset
@@ -544,18 +563,7 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     }
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        let info = self.bones.get(bone)?;
-        let (rotation, direction) = self.bone_local(frame, frame, bone)?;
-        match usize::try_from(info.parent.get()) {
-            Err(_) => Some((
-                rotation_quat(rotation),
-                Vec3A::from(self.frame(frame)?.parent_offset()),
-            )),
-            Ok(parent) => {
-                let (parent_rotation, _) = self.bone_local(frame, frame, parent)?;
-                Some(child_pose(parent_rotation, rotation, direction, info))
-            }
-        }
+        self.placed_pose(frame, frame, bone)
     }
 
     /// Between two frames, ET's `R_CalcBoneLerp` (rather than a blend of the frames' poses),
@@ -573,11 +581,11 @@ impl<'data> PoseFrames<'data> for Mdx<'data> {
     /// - a root sits at the two frames' `parent_offset`s blended linearly.
     ///
     /// This is [`Mdx::legs_torso_poses_into`] with the legs and the torso at the same
-    /// frames, so torso weights change no rotation. At
-    /// `t = 1` and for `a = b` the frame's own poses, bit for bit; at `t = 0` frame `a`'s,
-    /// but for the pull of partial torso bones (ET lerps unless `backlerp` is 0). The
-    /// rotation angles' lerp takes the shorter way per angle, not per rotation: for large
-    /// turns between frames it leaves the arc a quaternion blend would take, as ET does.
+    /// frames, so torso weights change no rotation. At `t = 1` and for `a = b` the frame's
+    /// own poses, bit for bit; at `t = 0` frame `a`'s, but for the pull of partial torso
+    /// bones (ET lerps unless `backlerp` is 0). The rotation angles' lerp takes the shorter
+    /// way per angle, not per rotation: for large turns between frames it leaves the arc a
+    /// quaternion blend would take, as ET does.
     fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
         self.legs_torso_poses_into((a, b, t), (a, b, t), out)
     }
@@ -642,21 +650,9 @@ impl Mdx<'_> {
         let (backlerp, torso_backlerp) = (backlerp(legs), backlerp(torso));
         if backlerp == 0.0 && torso_backlerp == 0.0 {
             // `R_CalcBone`: the legs at `legs.1`, the torso at `torso.1`.
-            for (bone, info) in self.bones.iter().enumerate() {
-                let Some((rotation, direction)) = self.bone_local(legs.1, torso.1, bone) else {
+            for bone in 0..self.bones.len() {
+                let Some(pose) = self.placed_pose(legs.1, torso.1, bone) else {
                     return false;
-                };
-                let pose = match usize::try_from(info.parent.get()) {
-                    Err(_) => (
-                        rotation_quat(rotation),
-                        Vec3A::from(legs_new.parent_offset()),
-                    ),
-                    Ok(parent) => match self.bone_local(legs.1, torso.1, parent) {
-                        Some((parent_rotation, _)) => {
-                            child_pose(parent_rotation, rotation, direction, info)
-                        }
-                        None => return false,
-                    },
                 };
                 out.push(pose);
             }

@@ -39,13 +39,7 @@ impl Model<'_> {
         pose: &mut Pose,
     ) -> Result<(), DeformError> {
         pose.sampled = Sampled::Nothing;
-        if !t.is_finite() {
-            return Err(DeformError::Blend(t));
-        }
-        let frames = self.num_frames();
-        if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
-            return Err(DeformError::NoFrame { frame, frames });
-        }
+        self.check_frames((a, b, t))?;
         if self.is_vertex_animated() {
             pose.local.bones.clear();
             pose.local.scales.clear();
@@ -300,10 +294,8 @@ impl Model<'_> {
     /// [`DeformError::NotSampled`] when `pose` holds no bone pose of this model (pose it
     /// first); `pose` is then left as it was.
     pub fn turn_torso(&self, axis: glam::Mat3, pose: &mut Pose) -> Result<(), DeformError> {
-        let mdx = match (self.as_mdm(), self.as_mdx()) {
-            (Some(pair), _) => pair.mdx(),
-            (None, Some(mdx)) => mdx,
-            (None, None) => return Ok(()),
+        let Some(mdx) = self.torso_skeleton() else {
+            return Ok(());
         };
         if pose.sampled != Sampled::Bones || pose.palette.world.len() != self.num_bones() {
             return Err(DeformError::NotSampled);
@@ -353,20 +345,12 @@ impl Model<'_> {
         pose: &mut Pose,
     ) -> Result<(), DeformError> {
         pose.sampled = Sampled::Nothing;
-        let frames = self.num_frames();
-        for (a, b, t) in [legs, torso] {
-            if !t.is_finite() {
-                return Err(DeformError::Blend(t));
-            }
-            if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
-                return Err(DeformError::NoFrame { frame, frames });
-            }
-        }
-        let mdx = match (self.as_mdm(), self.as_mdx()) {
-            (Some(pair), _) => pair.mdx(),
-            (None, Some(mdx)) => mdx,
-            (None, None) => return self.pose(legs.0, legs.1, legs.2, Interpolation::Nlerp, pose),
+        self.check_frames(legs)?;
+        self.check_frames(torso)?;
+        let Some(mdx) = self.torso_skeleton() else {
+            return self.pose(legs.0, legs.1, legs.2, Interpolation::Nlerp, pose);
         };
+        let frames = self.num_frames();
         let local = &mut pose.local;
         local.scales.clear();
         local.skin_scales.clear();
@@ -379,6 +363,26 @@ impl Model<'_> {
         }
         self.finish_pose(pose);
         Ok(())
+    }
+
+    /// That a pair of frames `(a, b, t)` can be sampled: `t` finite, both frames in range.
+    fn check_frames(&self, (a, b, t): (usize, usize, f32)) -> Result<(), DeformError> {
+        if !t.is_finite() {
+            return Err(DeformError::Blend(t));
+        }
+        let frames = self.num_frames();
+        if let Some(&frame) = [a, b].iter().find(|&&f| f >= frames) {
+            return Err(DeformError::NoFrame { frame, frames });
+        }
+        Ok(())
+    }
+
+    /// The skeleton whose bones carry torso weights: an MDM pair's MDX, or an MDX alone.
+    fn torso_skeleton(&self) -> Option<&crate::mdm::Mdx<'_>> {
+        match (self.as_mdm(), self.as_mdx()) {
+            (Some(pair), _) => Some(pair.mdx()),
+            (None, mdx) => mdx,
+        }
     }
 
     /// That `local` can pose this model: the model has bones, and `local` as many.
