@@ -681,6 +681,40 @@ fn playback(c: &mut Criterion) {
             });
         }
     }
+    // `Model::pose`, all a deform needs, every corpus model of two or more frames: as above
+    // plus the skinning layouts (and, for a format stored in its bind pose, each bone's move
+    // from it).
+    let inputs = [
+        ("dpm-pose", common::corpus("dpm")),
+        ("ms3d-pose", common::corpus("ms3d")),
+        ("iqm-pose", common::corpus_next("iqm")),
+        ("hl1-pose", common::corpus_engines("hl1")),
+    ];
+    for (row, files) in inputs {
+        for (name, bytes) in files {
+            // A Half-Life texture or sequence-group file is not a model on its own.
+            let Ok(model) = Model::from_bytes(&bytes) else {
+                continue;
+            };
+            let frames = model.num_frames();
+            if frames < 2 || model.num_bones() == 0 {
+                continue;
+            }
+            group.throughput(Throughput::Elements(model.num_bones() as u64));
+            let mut pose = Pose::default();
+            let mut frame = 0;
+            group.bench_function(BenchmarkId::new(row, &name), |b| {
+                b.iter(|| {
+                    frame = (frame + 1) % frames;
+                    let next = (frame + 1) % frames;
+                    model
+                        .pose(frame, next, 0.5, Interpolation::Nlerp, &mut pose)
+                        .unwrap();
+                    black_box(&pose);
+                })
+            });
+        }
+    }
     group.finish();
 }
 

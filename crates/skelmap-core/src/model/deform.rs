@@ -487,8 +487,8 @@ impl Model<'_> {
             pose.extended.apply_skin_scales(&pose.local.skin_scales);
         }
         if self.is_bind_posed() {
-            pose.extended
-                .relative_to(self.bind_palette(), &mut pose.relative);
+            let inverse = self.bind_inverse().iter().copied();
+            pose.extended.relative_by(inverse, &mut pose.relative);
             pose.extended.world.push(Affine3A::IDENTITY);
             pose.matrices.update(&pose.extended);
         } else if scaled {

@@ -51,6 +51,7 @@ mod sampler;
 mod still;
 mod write;
 
+use glam::Affine3A;
 use std::sync::OnceLock;
 
 pub use any::View;
@@ -113,6 +114,8 @@ pub struct Model<'data> {
     /// The bind pose's world transforms, for formats stored in their bind pose (MS3D, SL),
     /// computed on first use.
     bind: OnceLock<Palette>,
+    /// Their inverses, which every pose of such a format multiplies by, computed on first use.
+    bind_inverse: OnceLock<Vec<Affine3A>>,
     /// A model of one frame: its meshes deformed by that frame, made on the first deform
     /// (`still.rs`).
     still: OnceLock<Option<Box<still::Still<Pose>>>>,
@@ -483,6 +486,17 @@ impl<'data> Model<'data> {
             self.bind_pose(&mut local);
             self.palette(&local, &mut palette);
             palette
+        })
+    }
+
+    /// The inverse of each of [`Model::bind_palette`]'s transforms, computed once and kept.
+    pub(crate) fn bind_inverse(&self) -> &[Affine3A] {
+        self.bind_inverse.get_or_init(|| {
+            self.bind_palette()
+                .world
+                .iter()
+                .map(Affine3A::inverse)
+                .collect()
         })
     }
 

@@ -314,6 +314,7 @@ impl<'data> Model<'data> {
             clips: OnceLock::new(),
             clip_origin,
             bind: OnceLock::new(),
+            bind_inverse: OnceLock::new(),
             still: OnceLock::new(),
         };
         let sidecar = model

@@ -569,13 +569,18 @@ impl Palette {
     /// `bind` (an MS3D rest pose, an SL first keyframe) to this pose, written into `out`
     /// (cleared first). Bones missing from either palette are left out.
     pub fn relative_to(&self, bind: &Palette, out: &mut Vec<Affine3A>) {
+        self.relative_by(bind.world.iter().map(Affine3A::inverse), out);
+    }
+
+    /// [`relative_to`](Palette::relative_to) given the bind transforms' inverses (which a
+    /// `Model` computes once): per bone `self · inverse`, into `out` (cleared first).
+    pub(crate) fn relative_by(
+        &self,
+        inverse: impl Iterator<Item = Affine3A>,
+        out: &mut Vec<Affine3A>,
+    ) {
         out.clear();
-        out.extend(
-            self.world
-                .iter()
-                .zip(&bind.world)
-                .map(|(now, rest)| *now * rest.inverse()),
-        );
+        out.extend(self.world.iter().zip(inverse).map(|(now, inv)| *now * inv));
     }
 
     /// The world transform of `bone` (for attachments), or `None` out of range.

@@ -1,6 +1,6 @@
 //! The bone palette laid out for the SIMD kernels, rebuilt from a [`Palette`] once per frame.
 
-use glam::Affine3A;
+use glam::{Affine3A, Vec4};
 
 use crate::pose::Palette;
 
@@ -49,34 +49,42 @@ impl SkinMatrices {
         self.update_with(palette.world.iter().copied());
     }
 
-    /// Rebuilds from one transform per bone, reusing the allocations.
+    /// Rebuilds from one transform per bone, reusing the allocations: the records as the
+    /// transforms are read, then the rows from the records (the table is cleared and
+    /// resized only when its size changes; every entry is written).
     pub(crate) fn update_with(&mut self, world: impl ExactSizeIterator<Item = Affine3A>) {
         let bones = world.len();
         let padded = padded(bones);
         self.bones = bones;
         self.padded = padded;
         self.paired.clear();
-        self.soa.clear();
-        self.soa.resize(12 * padded, 0.0);
-        for (b, w) in world.enumerate() {
-            let cols = [
+        self.paired.reserve(bones);
+        if self.soa.len() != 12 * padded {
+            self.soa.clear();
+            self.soa.resize(12 * padded, 0.0);
+        }
+        // `take`: an iterator longer than it said cannot grow the table past its rows.
+        for w in world.take(bones) {
+            let columns = [
                 w.matrix3.x_axis,
                 w.matrix3.y_axis,
                 w.matrix3.z_axis,
                 w.translation,
             ];
-            let mut rec = [0.0f32; PAIRED];
-            for (c, col) in cols.iter().enumerate() {
-                let v = col.to_array();
-                rec[c * 8..c * 8 + 3].copy_from_slice(&v);
-                if c < 3 {
-                    rec[c * 8 + 4..c * 8 + 7].copy_from_slice(&v);
-                }
-                for (r, value) in v.into_iter().enumerate() {
-                    self.soa[(r * 4 + c) * padded + b] = value;
-                }
+            let [x, y, z, t] = columns.map(|c| c.extend(0.0));
+            // Whole columns, so that the record is written in vectors, not float by float.
+            self.paired
+                .push(bytemuck::cast([x, x, y, y, z, z, t, Vec4::ZERO]));
+        }
+        // Row `r * 4 + c` (row `r` of column `c`) from the records, a row at a time so that
+        // each is written in order; its padding zeroed.
+        for (k, row) in self.soa.chunks_exact_mut(padded).enumerate() {
+            let at = (k % 4) * 8 + k / 4;
+            let (values, padding) = row.split_at_mut(self.paired.len().min(padded));
+            for (slot, record) in values.iter_mut().zip(&self.paired) {
+                *slot = record[at];
             }
-            self.paired.push(rec);
+            padding.fill(0.0);
         }
     }
 
