@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use skelmap::Skeleton;
-use skelmap::hl1::{Builder, Pair};
+use skelmap::hl1::{BodyPartDef, Builder, Pair};
 
 use super::apart;
 use skelmap::pose::{BindPoseMesh, PoseFrames};
@@ -19,6 +19,27 @@ fn each_model(check: impl Fn(&str, &Pair<'_>)) {
     let bytes = Builder::example().write().unwrap();
     let model = Model::from_bytes(&bytes).unwrap();
     check("example", model.as_hl1().unwrap());
+    // Two body parts' studio models, the first of three meshes: the walk keeps a model's
+    // moved arrays between its meshes and moves the next model's.
+    let mut b = Builder::example();
+    let mut second = b.bodyparts[0].models[0].clone();
+    let mesh = second.meshes[0].clone();
+    b.bodyparts[0].models[0].meshes.push(mesh);
+    for v in &mut second.vertices {
+        v.position[0] += 7.0;
+        v.bone = 1 - v.bone;
+    }
+    second.normals.reverse();
+    b.bodyparts.push(BodyPartDef {
+        name: "second".into(),
+        models: vec![second],
+    });
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let pair = model.as_hl1().unwrap();
+    // Three meshes and two, a command of four vertices each.
+    assert_eq!(BindPoseMesh::num_vertices(&pair), 20);
+    check("two models", pair);
     if let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") {
         for name in [
             "assimp_man.mdl",
