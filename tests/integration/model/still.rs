@@ -306,8 +306,9 @@ fn only_one_frame_is_static() {
     assert_eq!(out.1, held.normals(0).unwrap());
 }
 
-/// `model`'s bind pose deforms every mesh into `stored`, its vertices as the file stores
-/// them, bit for bit (a copy, not the blend); the prepared kernel's blend by the same pose
+/// `model`'s bind pose is its kept bind palette, bit for bit, and deforms every mesh into
+/// `stored`, its vertices as the file stores them, bit for bit (a copy, not the blend); the
+/// prepared kernel's blend by the same pose
 /// lands within `tolerance` of them, and frame `frame` (another pose) is blended.
 fn bind_pose_is_the_stored_mesh(
     model: &Model<'_>,
@@ -317,6 +318,11 @@ fn bind_pose_is_the_stored_mesh(
 ) {
     let mut pose = Pose::default();
     model.pose_bind(&mut pose);
+    let world_bits = |p: &skelmap::pose::Palette| -> Vec<u32> {
+        let cols = p.world.iter().flat_map(|m| m.to_cols_array());
+        cols.map(f32::to_bits).collect()
+    };
+    assert_eq!(world_bits(pose.palette()), world_bits(model.bind_palette()));
     let prepared = model.prepare().unwrap();
     for (m, want) in stored.iter().enumerate() {
         let mut got = buffers(want.0.len());

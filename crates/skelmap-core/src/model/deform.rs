@@ -457,6 +457,9 @@ impl Model<'_> {
     /// The bind pose into `pose` ([`Model::bind_pose`]): frame 0 for DPM, SKM and SKP and for
     /// vertex-animated models, the MS3D rest pose, SL keyframe 0. Deforming with it gives the
     /// mesh as stored (bind-pose formats) or as frame 0 poses it.
+    ///
+    /// On a bind-posed model the pose's palette is [`Model::bind_palette`], bit for bit, and
+    /// each bone's transform relative to the bind pose is the identity, exactly.
     pub fn pose_bind(&self, pose: &mut Pose) {
         if self.is_vertex_animated() {
             pose.local.bones.clear();
@@ -467,7 +470,22 @@ impl Model<'_> {
             return;
         }
         self.bind_pose(&mut pose.local);
-        self.finish_pose(pose);
+        if !self.is_bind_posed() || pose.local.skin_scales.iter().any(|&s| s != 1.0) {
+            self.finish_pose(pose);
+            return;
+        }
+        // The bind palette is kept, and its transforms relative to themselves are exactly
+        // the identity: neither is computed again, nor are the inverses (a model opened to be
+        // drawn once in its bind pose never needs them).
+        pose.frame_vertices.clear();
+        pose.palette.world.clone_from(&self.bind_palette().world);
+        pose.extended.world.clone_from(&pose.palette.world);
+        pose.relative.clear();
+        pose.relative
+            .resize(pose.palette.world.len(), Affine3A::IDENTITY);
+        pose.extended.world.push(Affine3A::IDENTITY);
+        pose.matrices.update(&pose.extended);
+        pose.sampled = Sampled::Bones;
     }
 
     /// World transforms, kernel layouts and (bind-pose formats) relative transforms of

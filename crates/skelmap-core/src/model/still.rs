@@ -212,15 +212,24 @@ impl Model<'_> {
     /// frame may move vertices while its bones stay bound). Deforming by it gives the mesh
     /// as stored.
     pub(crate) fn is_stored_pose(&self, pose: &Pose) -> bool {
-        fn bits(m: &[Affine3A]) -> impl Iterator<Item = u32> + '_ {
-            m.iter().flat_map(Affine3A::to_cols_array).map(f32::to_bits)
+        // Bit for bit, padding lanes aside: each matrix's differing bits folded together,
+        // which compiles to vector operations (a flat iterator of floats, or an array
+        // comparison through `memcmp`, cost more than the rest of the check).
+        fn same_bits(a: &[Affine3A], b: &[Affine3A]) -> bool {
+            let differ = |(a, b): (&Affine3A, &Affine3A)| {
+                let (a, b) = (a.to_cols_array(), b.to_cols_array());
+                a.iter()
+                    .zip(&b)
+                    .fold(0, |d, (a, b)| d | (a.to_bits() ^ b.to_bits()))
+            };
+            a.len() == b.len() && a.iter().zip(b).all(|m| differ(m) == 0)
         }
         pose.sampled == Sampled::Bones
             && pose.frame_vertices.is_empty()
             && pose.local.skin_scales.iter().all(|&s| s == 1.0)
             && self.is_bind_posed()
             && (!with_view!(self.view(), v => v.has_skeleton())
-                || bits(&pose.palette.world).eq(bits(&self.bind_palette().world)))
+                || same_bits(&pose.palette.world, &self.bind_palette().world))
     }
 
     /// Mesh `mesh` of a bind-posed model as stored, copied into `positions` and `normals`:
