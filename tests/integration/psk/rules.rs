@@ -607,3 +607,99 @@ fn rule_15_scale_keys_are_one_per_key() {
     b.extend(scales);
     assert_eq!(Psa::parse(&b).unwrap().scale(2, 1), Some([2.0; 3]));
 }
+
+/// The example with its wedges repeated 40 times (160, past what the record scans take) and
+/// 120 faces over them, materials in runs (0, 0, 0, 1, 1, 1, …); with `wide`, PSKX's 32-bit
+/// indices.
+fn large_psk(wide: bool) -> Vec<u8> {
+    let mut b = Builder::example();
+    let one = b.wedges.clone();
+    b.wedges = (0..40).flat_map(|_| one.iter().cloned()).collect();
+    b.faces = (0..120u32)
+        .map(|i| skelmap::psk::FaceDef {
+            wedges: [i % 160, (i + 1) % 160, (i + 2) % 160],
+            material: ((i / 3) % 2) as u8,
+            smoothing: 1,
+        })
+        .collect();
+    b.wide = wide;
+    b.write_psk().unwrap()
+}
+
+/// Where chunk `id`'s records start.
+fn records_of(bytes: &[u8], id: &[u8; 8]) -> u64 {
+    bytes.windows(8).position(|w| w == id).unwrap() as u64 + HEADER
+}
+
+#[test]
+fn rules_8_and_9_on_tables_the_scans_prove_name_the_first_failure_as_the_walk_does() {
+    for wide in [false, true] {
+        let clean = large_psk(wide);
+        let psk = Psk::parse(&clean).unwrap();
+        assert_eq!((psk.num_wedges(), psk.num_faces()), (160, 120));
+        assert_eq!(psk.wide_wedges(), wide);
+        // Faces per material, counted on first use: 60 of each, in runs of three.
+        let model = skelmap::Model::from_bytes(&clean).unwrap();
+        let mesh = model.mesh(0).unwrap();
+        let per: Vec<usize> = mesh
+            .submeshes()
+            .map(|s| s.triangle_indices().count())
+            .collect();
+        assert_eq!(per, [60, 60]);
+        let (wedges, faces) = match wide {
+            false => (b"VTXW0000", b"FACE0000"),
+            true => (b"VTXW3200", b"FACE3200"),
+        };
+        // A face's stride, its second wedge index's offset and its material's.
+        let (stride, second, material) = if wide { (18, 4, 12) } else { (12, 2, 6) };
+        let wedge = |i: u64| records_of(&clean, wedges) + 16 * i;
+        let face = |i: u64| records_of(&clean, faces) + stride * i;
+        for i in [0, 77, 159] {
+            let mut b = clean.clone();
+            put_u32_le(&mut b, wedge(i), 4);
+            let problem = Problem::Index { index: 4, len: 4 };
+            let want = (Format::Psk, "wedge.point_index", wedge(i), problem);
+            assert_eq!(invalid(&psk_err(&b)), want);
+            // A second bad wedge after it: the first is named.
+            put_u32_le(&mut b, wedge(159.min(i + 1)), 5);
+            assert_eq!(invalid(&psk_err(&b)).2, wedge(i));
+            let mut b = clean.clone();
+            put_f32_le(&mut b, wedge(i) + 8, f32::INFINITY);
+            put_f32_le(&mut b, wedge(159 - i / 2) + 4, f32::NAN);
+            let diag = crate::support::parse_warnings::<Psk>(&b);
+            let w = diag.get(WarningKind::NonFiniteTexcoord).unwrap();
+            let count = if 159 - i / 2 == i { 1 } else { 2 };
+            assert_eq!((w.offset, w.count), (wedge(i.min(159 - i / 2)) + 4, count));
+        }
+        for i in [0, 61, 119] {
+            let mut b = clean.clone();
+            put_u16_le(&mut b, face(i) + second, 160);
+            let problem = Problem::Index {
+                index: 160,
+                len: 160,
+            };
+            let want = (Format::Psk, "face.wedge_index", face(i), problem);
+            assert_eq!(invalid(&psk_err(&b)), want);
+            if wide {
+                // All 32 bits count.
+                let mut b = clean.clone();
+                put_u16_le(&mut b, face(i) + second + 2, 1);
+                let problem = Problem::Index {
+                    index: 0x1_0000 + i64::from((i + 1) as u32 % 160),
+                    len: 160,
+                };
+                let want = (Format::Psk, "face.wedge_index", face(i), problem);
+                assert_eq!(invalid(&psk_err(&b)), want);
+            }
+            let mut b = clean.clone();
+            b[(face(i) + material) as usize] = 2;
+            let problem = Problem::Index { index: 2, len: 2 };
+            let want = (Format::Psk, "face.mat_index", face(i), problem);
+            assert_eq!(invalid(&psk_err(&b)), want);
+            // The auxiliary material is not checked.
+            let mut b = clean.clone();
+            b[(face(i) + material + 1) as usize] = 0xFF;
+            assert!(Psk::parse(&b).is_ok());
+        }
+    }
+}

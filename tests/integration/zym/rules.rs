@@ -485,3 +485,44 @@ fn the_warnings() {
     put_i32(&mut bytes, 16, 1019);
     assert_eq!(warnings(&bytes).count(WarningKind::LayoutOrder), 1);
 }
+
+/// Rules 9 and 10 on tables the scans prove (the example's vertices repeated 40 times): the
+/// first failure is named as the walk names it.
+#[test]
+fn rules_9_and_10_on_tables_the_scans_prove_name_the_first_failure() {
+    let mut b = Builder::example();
+    let one = b.vertices.clone();
+    b.vertices = (0..40).flat_map(|_| one.iter().cloned()).collect();
+    let n = b.vertices.len() as u64;
+    let clean = b.write().unwrap();
+    assert_eq!(Zym::parse(&clean).unwrap().num_vertices() as u64, n);
+    // `lump_vertbonecounts.start` and `lump_verts.start`, big-endian, in the header.
+    let start = |at: usize| u64::from(u32::from_be_bytes(clean[at..at + 4].try_into().unwrap()));
+    let (counts, verts) = (start(92), start(100));
+    for i in [0, n / 2 + 1, n - 1] {
+        let mut bytes = clean.clone();
+        put_i32(&mut bytes, counts + 4 * i, 2);
+        let problem = Problem::Mismatch {
+            value: 2,
+            expected: 1,
+        };
+        assert_eq!(
+            invalid(&err(&bytes)),
+            (Z, "vertbonecounts", counts + 4 * i, problem)
+        );
+        let mut bytes = clean.clone();
+        put_i32(&mut bytes, verts + 16 * i, 2);
+        put_f32(&mut bytes, verts + 16 * (n - 1) + 8, f32::NAN);
+        let problem = Problem::Index { index: 2, len: 2 };
+        assert_eq!(
+            invalid(&err(&bytes)),
+            (Z, "vertex.bonenum", verts + 16 * i, problem)
+        );
+        let mut bytes = clean.clone();
+        put_f32(&mut bytes, verts + 16 * i + 4, f32::NEG_INFINITY);
+        assert_eq!(
+            invalid(&err(&bytes)),
+            (Z, "vertex.origin", verts + 16 * i + 4, Problem::NotFinite)
+        );
+    }
+}

@@ -36,4 +36,4 @@ mod view;
 pub mod write;
 
 pub use view::{DEFAULT_RATE, Faces, MAX_EXTRA_UVS, Pair, Psa, Psk, Sequence};
-pub use write::Builder;
+pub use write::{BoneDef, Builder, FaceDef, SequenceDef, WedgeDef, WeightDef};

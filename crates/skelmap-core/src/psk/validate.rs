@@ -6,8 +6,12 @@
 //! chunk's record size and count, no chunk twice, unknown chunks skipped with a warning);
 //! then the chunks the file needs; then the records, in the order points, wedges, faces,
 //! materials, bones, weights, extra texture coordinates, colours, normals (PSK) or bones,
-//! sequences, keys, scale keys (PSA). Nothing is allocated but the faces counted per material
-//! (one entry per material, capped by `Limits::max_meshes`) and the [`Diagnostics`] entries.
+//! sequences, keys, scale keys (PSA). Nothing is allocated but the [`Diagnostics`] entries
+//! (the view counts faces per material on first use, one entry per material, capped by
+//! `Limits::max_meshes`).
+//!
+//! Wedges, faces and weights are proven by scans of their records where the CPU has
+//! them; the walks that name the first failure run only where a scan does not pass.
 
 use core::mem::offset_of;
 
@@ -365,50 +369,32 @@ impl<'data> Parse<'data> for Psk<'data> {
         // Wedges (rule 8).
         let wedges = records::<VVertex>(reader, "VTXW0000", wedges_chunk)?;
         let mask = if wide_wedges { u32::MAX } else { 0xFFFF };
-        if let Some(k) = wedges
-            .iter()
-            .position(|w| (w.point_index.get() & mask) as usize >= points.len())
-        {
-            return Err(Error::Invalid {
-                format: FORMAT,
-                what: "wedge.point_index",
-                offset: record_offset::<VVertex>(wedges_chunk.data, k),
-                problem: Problem::Index {
-                    index: (wedges[k].point_index.get() & mask).into(),
-                    len: points.len() as u64,
-                },
-            });
-        }
-        let bad_uv = |w: &VVertex| !(w.u.get().is_finite() && w.v.get().is_finite());
-        if let Some(first) = wedges.iter().position(bad_uv) {
-            let count = wedges.iter().filter(|w| bad_uv(w)).count() as u64;
-            diag.warn_n(
-                FORMAT,
-                WarningKind::NonFiniteTexcoord,
-                "wedge.u",
-                record_offset::<VVertex>(wedges_chunk.data, first) + 4,
-                count,
-                || format!("texture coordinate of wedge {first} is NaN or infinite"),
-            );
+        if !wedges_pass(wedges, mask, points.len()) {
+            check_wedges(diag, wedges, (wedges_chunk.data, mask), points.len())?;
         }
 
         // Faces (rule 9) and materials.
         let materials = records::<VMaterial>(reader, "MATT0000", materials_chunk)?;
-        let mut faces_per_material = vec![0u32; materials.len()];
         let faces = if wide_faces {
             let faces = records::<VTriangle32>(reader, "FACE3200", faces_chunk)?;
-            for (i, f) in faces.iter().enumerate() {
-                let at = record_offset::<VTriangle32>(faces_chunk.data, i);
-                let w = f.wedge_index.map(|w| u64::from(w.get()));
-                check_face(at, w, f.mat_index, wedges.len(), &mut faces_per_material)?;
+            let layout = (4, offset_of!(VTriangle32, mat_index));
+            if !faces_pass(faces, layout, wedges.len(), materials.len()) {
+                for (i, f) in faces.iter().enumerate() {
+                    let at = record_offset::<VTriangle32>(faces_chunk.data, i);
+                    let w = f.wedge_index.map(|w| u64::from(w.get()));
+                    check_face(at, w, f.mat_index, (wedges.len(), materials.len()))?;
+                }
             }
             Faces::Wide(faces)
         } else {
             let faces = records::<VTriangle16>(reader, "FACE0000", faces_chunk)?;
-            for (i, f) in faces.iter().enumerate() {
-                let at = record_offset::<VTriangle16>(faces_chunk.data, i);
-                let w = f.wedge_index.map(|w| u64::from(w.get()));
-                check_face(at, w, f.mat_index, wedges.len(), &mut faces_per_material)?;
+            let layout = (2, offset_of!(VTriangle16, mat_index));
+            if !faces_pass(faces, layout, wedges.len(), materials.len()) {
+                for (i, f) in faces.iter().enumerate() {
+                    let at = record_offset::<VTriangle16>(faces_chunk.data, i);
+                    let w = f.wedge_index.map(|w| u64::from(w.get()));
+                    check_face(at, w, f.mat_index, (wedges.len(), materials.len()))?;
+                }
             }
             Faces::Narrow(faces)
         };
@@ -467,7 +453,7 @@ impl<'data> Parse<'data> for Psk<'data> {
             wide_wedges,
             faces,
             materials,
-            faces_per_material,
+            faces_per_material: std::sync::OnceLock::new(),
             bones,
             weights,
             extras: Box::new(super::view::Extras {
@@ -480,14 +466,12 @@ impl<'data> Parse<'data> for Psk<'data> {
     }
 }
 
-/// Rule 9 for the face at `at`: each wedge in range, the material a material of the file;
-/// counts the face for its material.
+/// Rule 9 for the face at `at`: each wedge in range, the material a material of the file.
 fn check_face(
     at: u64,
     wedges: [u64; 3],
     material: u8,
-    num_wedges: usize,
-    per_material: &mut [u32],
+    (num_wedges, num_materials): (usize, usize),
 ) -> Result<()> {
     const FORMAT: Format = Format::Psk;
     if let Some(k) = wedges.iter().position(|&w| w >= num_wedges as u64) {
@@ -501,20 +485,93 @@ fn check_face(
             },
         });
     }
-    match per_material.get_mut(usize::from(material)) {
-        Some(n) => *n += 1,
-        None => {
-            return Err(Error::Invalid {
-                format: FORMAT,
-                what: "face.mat_index",
-                offset: at,
-                problem: Problem::Index {
-                    index: material.into(),
-                    len: per_material.len() as u64,
-                },
-            });
-        }
+    if usize::from(material) >= num_materials {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "face.mat_index",
+            offset: at,
+            problem: Problem::Index {
+                index: material.into(),
+                len: num_materials as u64,
+            },
+        });
     }
+    Ok(())
+}
+
+/// Whether one scan proves every face of `table` (rule 9), records of `T` with three wedge
+/// indices `width` bytes wide from their start and the material byte at `material_at`: each
+/// wedge below `num_wedges`, the material below `num_materials`. `false` when a face fails,
+/// and where there is no scan: the walk then checks them.
+fn faces_pass<T: IntoBytes + zerocopy::Immutable>(
+    table: &[T],
+    (width, material_at): (usize, usize),
+    num_wedges: usize,
+    num_materials: usize,
+) -> bool {
+    let last = |n: usize| n.checked_sub(1).map(|m| m.min(u32::MAX as usize) as u32);
+    let (Some(wedge), Some(material)) = (last(num_wedges), last(num_materials)) else {
+        return table.is_empty();
+    };
+    let fields = [
+        (0, width, wedge),
+        (width, width, wedge),
+        (2 * width, width, wedge),
+        (material_at, 1, material),
+    ];
+    scan::Packed::new(size_of::<T>(), &fields).is_some_and(|s| !s.any_above(table.as_bytes()))
+}
+
+/// Whether one scan proves every wedge: the point index (its low 16 bits, or all 32 with
+/// `mask`) below `num_points` (rule 8) and the texture coordinate finite (else a warning).
+/// `false` when one fails, and where there is no scan: [`check_wedges`] then walks them.
+fn wedges_pass(wedges: &[VVertex], mask: u32, num_points: usize) -> bool {
+    let (keep, low, span) = scan::below(num_points.min(u32::MAX as usize) as u32);
+    let tests = [
+        (keep & mask, low, span),
+        scan::FINITE,
+        scan::FINITE,
+        scan::ANY,
+    ];
+    scan::any_record_word_fails(wedges.as_bytes(), false, &tests) == Some(false)
+}
+
+/// Rule 8 for every wedge, the first failure named; warns of texture coordinates that are
+/// NaN or infinite.
+fn check_wedges(
+    diag: &mut Diagnostics,
+    wedges: &[VVertex],
+    (start, mask): (u64, u32),
+    num_points: usize,
+) -> Result<()> {
+    const FORMAT: Format = Format::Psk;
+    if let Some(k) = wedges
+        .iter()
+        .position(|w| (w.point_index.get() & mask) as usize >= num_points)
+    {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "wedge.point_index",
+            offset: record_offset::<VVertex>(start, k),
+            problem: Problem::Index {
+                index: (wedges[k].point_index.get() & mask).into(),
+                len: num_points as u64,
+            },
+        });
+    }
+    let bad_uv = |w: &VVertex| !(w.u.get().is_finite() && w.v.get().is_finite());
+    if let Some(first) = wedges.iter().position(bad_uv) {
+        let count = wedges.iter().filter(|w| bad_uv(w)).count() as u64;
+        diag.warn_n(
+            FORMAT,
+            WarningKind::NonFiniteTexcoord,
+            "wedge.u",
+            record_offset::<VVertex>(start, first) + 4,
+            count,
+            || format!("texture coordinate of wedge {first} is NaN or infinite"),
+        );
+    }
+
     Ok(())
 }
 

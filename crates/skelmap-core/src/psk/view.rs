@@ -155,7 +155,8 @@ pub struct Psk<'data> {
     pub(super) wide_wedges: bool,
     pub(super) faces: Faces<'data>,
     pub(super) materials: &'data [VMaterial],
-    pub(super) faces_per_material: Vec<u32>,
+    /// Faces counted per material, on the first [`ModelView`] group asked for.
+    pub(super) faces_per_material: OnceLock<Vec<u32>>,
     pub(super) bones: &'data [FNamedBoneBinary],
     pub(super) weights: &'data [VRawBoneInfluence],
     /// The optional per-wedge and per-point chunks, boxed to keep the view small.
@@ -220,6 +221,35 @@ impl<'data> Psk<'data> {
     #[must_use]
     pub fn num_materials(&self) -> usize {
         self.materials.len()
+    }
+
+    /// Faces per material, counted on the first call and kept (validation proved every
+    /// material byte names a material). Faces come sorted by material in exported files, so
+    /// the count goes a run of equal materials at a time.
+    fn faces_per_material(&self) -> &[u32] {
+        self.faces_per_material.get_or_init(|| {
+            let mut counts = vec![0u32; self.materials.len()];
+            let mut add = |material: u8, run: u32| {
+                if let Some(n) = counts.get_mut(usize::from(material)) {
+                    *n += run;
+                }
+            };
+            let mut run = (0u8, 0u32);
+            let mut step = |material: u8| {
+                if material == run.0 {
+                    run.1 += 1;
+                } else {
+                    add(run.0, run.1);
+                    run = (material, 1);
+                }
+            };
+            match self.faces {
+                Faces::Narrow(f) => f.iter().for_each(|f| step(f.mat_index)),
+                Faces::Wide(f) => f.iter().for_each(|f| step(f.mat_index)),
+            }
+            add(run.0, run.1);
+            counts
+        })
     }
 
     /// Number of bones.
@@ -876,7 +906,7 @@ impl<'a, 'data: 'a> MeshView<'a> for &'a Psk<'data> {
 
     /// The faces of material `i`, found in the face table by their `MatIndex` byte.
     fn group(&self, i: usize) -> Option<Submesh<'a>> {
-        let count = *self.faces_per_material.get(i)? as usize;
+        let count = *self.faces_per_material().get(i)? as usize;
         let (table, stride, at): (&'a [u8], usize, usize) = match self.faces {
             Faces::Narrow(f) => (
                 zerocopy::IntoBytes::as_bytes(f),

@@ -137,6 +137,40 @@ impl<const W: usize> Fields<W> {
     }
 }
 
+/// The scan of unsigned little-endian fields at any byte offset of records of a fixed stride
+/// (PSK's faces: 32-bit wedge indices in packed 18-byte records), each field at most its own
+/// maximum.
+#[derive(Debug, Clone)]
+pub(crate) struct Packed {
+    #[cfg(target_arch = "x86_64")]
+    scan: x86::packed::PackedScan,
+}
+
+impl Packed {
+    /// Records of `stride` bytes (1 to 64) whose fields are `(offset, width, maximum)`, each
+    /// inside the record and 1 to 4 bytes wide, at most sixteen; `None` for another shape, and
+    /// without AVX-512 (F, BW and VBMI).
+    pub(crate) fn new(stride: usize, fields: &[(usize, usize, u32)]) -> Option<Packed> {
+        x86_or_none!(
+            x86::packed::PackedScan::new(stride, fields).map(|scan| Packed { scan });
+            stride, fields
+        )
+    }
+
+    /// Whether any field of the whole records of `bytes` is above its maximum.
+    pub(crate) fn any_above(&self, bytes: &[u8]) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.scan.any_above(bytes)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = bytes;
+            true
+        }
+    }
+}
+
 /// Whether any whole word of a flat table (big-endian or little-endian `u32`s) fails its test:
 /// `(word & keep) - low` (wrapping unsigned) at most `span`, which [`below`] and [`FINITE`]
 /// set; `None` for tables under [`SHORT`] bytes or without AVX-512.
@@ -145,14 +179,28 @@ pub(crate) fn any_word_fails(
     big_endian: bool,
     test: (u32, u32, u32),
 ) -> Option<bool> {
+    any_record_word_fails(bytes, big_endian, &[test])
+}
+
+/// [`any_word_fails`] with a test per word of a record: records of `tests.len()` words (1, 2,
+/// 4, 8 or 16; `bytes` starts at one), word `k` of each taking test `k`. `None` for another
+/// length, for tables under [`SHORT`] bytes and without AVX-512.
+pub(crate) fn any_record_word_fails(
+    bytes: &[u8],
+    big_endian: bool,
+    tests: &[(u32, u32, u32)],
+) -> Option<bool> {
     if bytes.len() < SHORT {
         return None;
     }
     x86_or_none!(
-        x86::words::try_any_word_fails(bytes, big_endian, test);
-        bytes, big_endian, test
+        x86::words::try_any_word_fails(bytes, big_endian, tests);
+        bytes, big_endian, tests
     )
 }
+
+/// The test of [`any_word_fails`] that every value passes.
+pub(crate) const ANY: (u32, u32, u32) = (0, 0, 0);
 
 /// The test of [`any_word_fails`] that a value at or above `bound` fails (every value, when
 /// `bound` is 0).

@@ -127,7 +127,13 @@ impl<'data> Parse<'data> for Zym<'data> {
         let counts_at = lumps.vertbonecounts.0;
         let bonecounts =
             reader.slice_at::<I32<BigEndian>>("lump_vertbonecounts", counts_at, verts.into())?;
-        if let Some(k) = bonecounts.iter().position(|c| c.get() != 1) {
+        // Every count is 1: one scan where there is one (`count - 1` at most 0).
+        let ones = scan::any_word_fails(bonecounts.as_bytes(), true, (u32::MAX, 1, 0));
+        let other = match ones {
+            Some(false) => None,
+            _ => bonecounts.iter().position(|c| c.get() != 1),
+        };
+        if let Some(k) = other {
             let value = bonecounts[k].get();
             let offset = counts_at + 4 * k as u64;
             let count = rules::non_negative(FORMAT, "vertbonecounts", offset, value)?;
@@ -519,14 +525,28 @@ fn check_scene(
 
 /// Rule 10: every `bonenum` names a bone, every origin is finite.
 fn check_vertices(vertices: &[raw::Vertex], start: u64, num_bones: u32) -> Result<()> {
-    // Two flat passes prove a valid table; the walk below finds the first failure. The float
-    // pass reads the bone numbers too: a valid one (far below 0x7F80_0000) is a finite float.
-    // (A view that cannot be made proves nothing: the walk runs.)
-    let words = <[F32<BigEndian>]>::ref_from_bytes(vertices.as_bytes());
-    let bones_fail = vertices
-        .iter()
-        .fold(false, |acc, v| acc | (v.bonenum.get() as u32 >= num_bones));
-    if !bones_fail && words.is_ok_and(|w| !scan::any_non_finite(w)) {
+    // One scan of every word (the bone number below the count, the origin finite) proves a
+    // valid table; without it, two flat passes do (the float pass reads the bone numbers too:
+    // a valid one, far below 0x7F80_0000, is a finite float). The walk below finds the first
+    // failure. (A view that cannot be made proves nothing: the walk runs.)
+    let bytes = vertices.as_bytes();
+    let tests = [
+        scan::below(num_bones),
+        scan::FINITE,
+        scan::FINITE,
+        scan::FINITE,
+    ];
+    let valid = scan::any_record_word_fails(bytes, true, &tests).map_or_else(
+        || {
+            let words = <[F32<BigEndian>]>::ref_from_bytes(bytes);
+            let bones_fail = vertices
+                .iter()
+                .fold(false, |acc, v| acc | (v.bonenum.get() as u32 >= num_bones));
+            !bones_fail && words.is_ok_and(|w| !scan::any_non_finite(w))
+        },
+        |fails| !fails,
+    );
+    if valid {
         return Ok(());
     }
     let masks = Masks::of::<BigEndian>();

@@ -6,6 +6,8 @@
 //!   corners, bone references, texture coordinates).
 //! - [`fields`]: unsigned fields of fixed-stride records against a maximum per field (normal
 //!   indices, triangle corners, texture coordinates).
+//! - [`packed`]: unsigned fields at any byte offset of fixed-stride records, gathered into
+//!   lanes by one byte permutation (PSK's packed faces).
 //! - [`records`]: MS3D's vertex, triangle, vertex extra and key records.
 //! - [`poses`]: float tables of either byte order (pose matrices, texture coordinates) for
 //!   non-finite values, and quaternion poses (lengths off unit).
@@ -18,6 +20,7 @@
 #![allow(unsafe_code)]
 
 pub(crate) mod fields;
+pub(crate) mod packed;
 pub(crate) mod poses;
 pub(crate) mod read;
 pub(crate) mod records;

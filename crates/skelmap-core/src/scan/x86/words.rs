@@ -13,8 +13,9 @@
 //!   time and a record (eight words, one 256-bit register) at a time: the chain stays, but
 //!   each record costs a load, a byte swap and one test of its eight words where the scalar
 //!   walk tests them one by one.
-//! - [`try_any_word_fails`]: one test for every word of a flat table (triangle corners, bone
-//!   references, texture coordinates), four registers a step.
+//! - [`try_any_word_fails`]: a test for every word of a flat table (triangle corners, bone
+//!   references, texture coordinates), or one per word of records of up to sixteen words
+//!   (ZYM's vertices: a bone number and three floats), four registers a step.
 
 use crate::scan::{FINITE, ONE_INFLUENCE_GROUP, WalkStop, Walked};
 use core::arch::x86_64::{
@@ -103,12 +104,19 @@ fn supported() -> bool {
 /// Whether any whole word of `bytes`, read big-endian or little-endian, fails its test:
 /// `(word & keep) - low` (wrapping unsigned) at most `span`; `None` when the CPU lacks
 /// AVX-512F and BW.
+///
+/// `tests` holds one test per word of a record (1, 2, 4, 8 or 16 words, `bytes` starting at
+/// a record): word `k` of the table takes test `k % tests.len()`. `None` for another length.
 pub(crate) fn try_any_word_fails(
     bytes: &[u8],
     big_endian: bool,
-    (keep, low, span): (u32, u32, u32),
+    tests: &[(u32, u32, u32)],
 ) -> Option<bool> {
-    let tests = WordTests::new(|_| (keep, low, span));
+    // A register's sixteen words are then whole records, and every register starts one.
+    if tests.is_empty() || 16 % tests.len() != 0 {
+        return None;
+    }
+    let tests = WordTests::new(|w| tests[w % tests.len()]);
     // SAFETY: the CPU was just found to support AVX-512F and BW.
     supported().then(|| unsafe {
         if big_endian {
@@ -629,15 +637,17 @@ mod tests {
 
     #[test]
     fn the_word_scan_finds_any_failing_word_at_every_position_and_length() {
-        use crate::scan::below;
+        use crate::scan::{ANY, FINITE, below};
         if !supported() {
             return;
         }
         for big_endian in [false, true] {
             let encode = |w: u32| encode(w, big_endian);
             let words_of = |values: &[u32]| values.iter().flat_map(|&w| encode(w)).collect();
-            let reference = |bytes: &[u8], (keep, low, span): (u32, u32, u32)| {
-                bytes.chunks_exact(4).any(|b| {
+            // Word `k` takes test `k % tests.len()`, one word at a time.
+            let reference = |bytes: &[u8], tests: &[(u32, u32, u32)]| {
+                bytes.chunks_exact(4).enumerate().any(|(k, b)| {
+                    let (keep, low, span) = tests[k % tests.len()];
                     let b = [b[0], b[1], b[2], b[3]];
                     let w = if big_endian {
                         u32::from_be_bytes(b)
@@ -647,38 +657,47 @@ mod tests {
                     (w & keep).wrapping_sub(low) > span
                 })
             };
-            let check = |bytes: &[u8], test| {
+            let check = |bytes: &[u8], tests: &[(u32, u32, u32)]| {
                 assert_eq!(
-                    try_any_word_fails(bytes, big_endian, test),
-                    Some(reference(bytes, test)),
-                    "{big_endian}: {} bytes, test {test:x?}",
+                    try_any_word_fails(bytes, big_endian, tests),
+                    Some(reference(bytes, tests)),
+                    "{big_endian}: {} bytes, tests {tests:x?}",
                     bytes.len()
                 );
             };
+            // Records of four words: a bone number, two floats and a word left unchecked.
+            let record = [below(7), FINITE, FINITE, ANY];
             // Every length up to five registers and a bit, each position broken in turn.
             for len in 0..84 {
                 let values: Vec<u32> = (0..len).map(|i| i % 7).collect();
                 let clean: Vec<u8> = words_of(&values);
                 for test in [below(7), below(6), below(0), below(u32::MAX)] {
-                    check(&clean, test);
+                    check(&clean, &[test]);
                 }
+                check(&clean, &record);
                 for at in 0..len as usize {
                     for value in [6, 7, 8, u32::MAX, 0x0700_0000] {
                         let mut b = clean.clone();
                         b[4 * at..4 * at + 4].copy_from_slice(&encode(value));
-                        check(&b, below(7));
+                        check(&b, &[below(7)]);
+                        check(&b, &record);
                     }
                     for value in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -0.0] {
                         let mut b = clean.clone();
                         b[4 * at..4 * at + 4].copy_from_slice(&encode(value.to_bits()));
-                        check(&b, crate::scan::FINITE);
+                        check(&b, &[FINITE]);
+                        check(&b, &record);
                     }
                 }
                 // A trailing partial word is not looked at.
                 let mut b = clean.clone();
                 b.extend_from_slice(&[0xFF; 3]);
-                assert_eq!(try_any_word_fails(&b, big_endian, below(7)), Some(false));
+                assert_eq!(try_any_word_fails(&b, big_endian, &[below(7)]), Some(false));
             }
+        }
+        // Records whose words do not tile a register are refused.
+        for len in [0, 3, 5, 6, 7, 12, 17] {
+            assert_eq!(try_any_word_fails(&[0; 256], false, &vec![ANY; len]), None);
         }
     }
 }
