@@ -317,6 +317,58 @@ fn rule_9_trivert_indices_in_range() {
     );
 }
 
+/// Rule 9 on a command long enough for the trivert scan (60 vertices): the first index out
+/// of range is named, wherever it is.
+#[test]
+fn rule_9_trivert_indices_in_range_in_a_scanned_command() {
+    use skelmap::hl1::{CommandDef, TrivertDef};
+    let mut builder = Builder::example();
+    let model = &mut builder.bodyparts[0].models[0];
+    let (verts, norms) = (model.vertices.len() as i16, model.normals.len() as i16);
+    model.meshes[0].commands = vec![CommandDef {
+        fan: false,
+        vertices: (0..60)
+            .map(|k: i16| TrivertDef {
+                vertex: k % verts,
+                normal: k % norms,
+                s: 0,
+                t: 0,
+            })
+            .collect(),
+    }];
+    let clean = builder.write().unwrap();
+    Hl1::parse(&clean).unwrap();
+    let trivert = |k: usize| tricmds_at(&clean) + 2 + size_of::<Trivert>() * k;
+    for k in [0, 31, 59] {
+        let cases = [
+            (0, verts, "trivert.vertindex", i64::from(verts)),
+            (0, -1, "trivert.vertindex", -1),
+            (2, norms, "trivert.normindex", i64::from(norms)),
+            (2, i16::MIN, "trivert.normindex", i64::from(i16::MIN)),
+        ];
+        for (field, value, what, index) in cases {
+            let mut b = clean.clone();
+            let at = trivert(k) + field;
+            b[at..at + 2].copy_from_slice(&value.to_le_bytes());
+            // A second fault after it: the first is named.
+            let later = trivert(59.min(k + 1));
+            b[later..later + 2].copy_from_slice(&(-7i16).to_le_bytes());
+            let len = if field == 0 { verts } else { norms };
+            let problem = Problem::Index {
+                index,
+                len: len as u64,
+            };
+            let want = (Format::Hl1, what, at as u64, problem);
+            if later > at {
+                assert_eq!(invalid(&err(&b)), want, "trivert {k}");
+            }
+            let mut b = clean.clone();
+            b[at..at + 2].copy_from_slice(&value.to_le_bytes());
+            assert_eq!(invalid(&err(&b)), want, "trivert {k}");
+        }
+    }
+}
+
 #[test]
 fn rule_9_commands_end_within_the_file() {
     let mut b = example();

@@ -10,8 +10,8 @@
 
 use core::mem::offset_of;
 
-use zerocopy::LittleEndian;
 use zerocopy::byteorder::{F32, I16};
+use zerocopy::{IntoBytes, LittleEndian};
 
 use super::raw::{self, StudioHdr};
 use super::view::{Hl1, MeshInfo};
@@ -578,43 +578,64 @@ pub(crate) fn check_anims(reader: Reader<'_>, seq: &raw::SeqDesc, numbones: u32)
             }
             let mut at = record_at + offset;
             let mut covered = 0u64;
+            let data = reader.bytes();
             while covered < numframes {
-                let run: &[u8; 2] = reader.ref_at("animvalue", at)?;
-                let (valid, total) = (u64::from(run[0]), u64::from(run[1]));
-                if total == 0 {
-                    return Err(Error::Invalid {
-                        format: FORMAT,
-                        what: "animvalue.total",
-                        offset: at + 1,
-                        problem: Problem::Empty,
-                    });
-                }
-                if valid == 0 {
-                    return Err(Error::Invalid {
-                        format: FORMAT,
-                        what: "animvalue.valid",
-                        offset: at,
-                        problem: Problem::Empty,
-                    });
-                }
-                if valid > total {
-                    return Err(Error::Invalid {
-                        format: FORMAT,
-                        what: "animvalue.valid",
-                        offset: at,
-                        problem: Problem::AboveMaximum {
-                            value: valid,
-                            max: total,
-                        },
-                    });
-                }
-                reader.slice_at::<raw::AnimValue>("animvalue", at + 2, valid)?;
+                // One test for the usual run (`1 ..= total` values, in the file); any other
+                // goes to `anim_run`, which names the fault.
+                let run = usize::try_from(at)
+                    .ok()
+                    .and_then(|a| data.get(a..a.checked_add(2)?));
+                let (total, end) = match run {
+                    Some(&[valid, total])
+                        if valid.wrapping_sub(1) < total
+                            && at + 2 * (u64::from(valid) + 1) <= reader.len() =>
+                    {
+                        (u64::from(total), at + 2 * (u64::from(valid) + 1))
+                    }
+                    _ => anim_run(reader, at)?,
+                };
                 covered += total;
-                at += 2 * (valid + 1);
+                at = end;
             }
         }
     }
     Ok(())
+}
+
+/// The run of animation values at `at` (rule 6): its header whole, `1 ..= total` values, all
+/// in the file. Returns its `total` and where the next run starts.
+fn anim_run(reader: Reader<'_>, at: u64) -> Result<(u64, u64)> {
+    let run: &[u8; 2] = reader.ref_at("animvalue", at)?;
+    let (valid, total) = (u64::from(run[0]), u64::from(run[1]));
+    if total == 0 {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "animvalue.total",
+            offset: at + 1,
+            problem: Problem::Empty,
+        });
+    }
+    if valid == 0 {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "animvalue.valid",
+            offset: at,
+            problem: Problem::Empty,
+        });
+    }
+    if valid > total {
+        return Err(Error::Invalid {
+            format: FORMAT,
+            what: "animvalue.valid",
+            offset: at,
+            problem: Problem::AboveMaximum {
+                value: valid,
+                max: total,
+            },
+        });
+    }
+    reader.slice_at::<raw::AnimValue>("animvalue", at + 2, valid)?;
+    Ok((total, at + 2 * (valid + 1)))
 }
 
 /// Rules 7 to 9 for one model: its vertices and normals with their bones, its meshes and
@@ -760,11 +781,18 @@ fn check_model(
 
 /// Bone bytes (of vertices or normals) naming bones.
 fn check_byte_bones(bones: &[u8], at: u64, numbones: u32, what: &'static str) -> Result<()> {
-    // A branch-free pass proves the table; the search only names the first failure.
-    if !bones
-        .iter()
-        .fold(false, |bad, &b| bad | (u32::from(b) >= numbones))
-    {
+    // A scan (or a branch-free pass) proves the table; the search only names the first
+    // failure.
+    let scanned = numbones
+        .checked_sub(1)
+        .and_then(|last| scan::Fields::<1>::new(&[last]))
+        .and_then(|s| s.any_above(bones));
+    let fails = scanned.unwrap_or_else(|| {
+        bones
+            .iter()
+            .fold(false, |bad, &b| bad | (u32::from(b) >= numbones))
+    });
+    if !fails {
         return Ok(());
     }
     match bones.iter().position(|&b| u32::from(b) >= numbones) {
@@ -793,6 +821,13 @@ pub(crate) fn walk_tricmds(
     limits: &Limits,
 ) -> Result<(u32, u32)> {
     let (mut vertices, mut triangles) = (0u64, 0u64);
+    // A scan of a command's triverts (for commands long enough to pay for it): the indices
+    // as 16-bit fields, a negative one above any maximum (at most `i16::MAX`).
+    let last = |n: u32| n.checked_sub(1).map(|m| m.min(i16::MAX as u32));
+    let scan = match (last(numverts), last(numnorms)) {
+        (Some(v), Some(n)) => scan::Fields::<2>::new(&[v, n, u32::MAX, u32::MAX]),
+        _ => None,
+    };
     loop {
         let count: &I16<LittleEndian> = reader.ref_at("tricmd", at)?;
         let n = i32::from(count.get()).unsigned_abs();
@@ -818,9 +853,12 @@ pub(crate) fn walk_tricmds(
             (i32::from(tv.vertindex.get()) as u32 >= numverts)
                 | (i32::from(tv.normindex.get()) as u32 >= numnorms)
         };
-        let fails = triverts
-            .iter()
-            .fold(false, |bad, tv| bad | out_of_range(tv));
+        let scanned = scan.as_ref().and_then(|s| s.any_above(triverts.as_bytes()));
+        let fails = scanned.unwrap_or_else(|| {
+            triverts
+                .iter()
+                .fold(false, |bad, tv| bad | out_of_range(tv))
+        });
         for (k, tv) in triverts.iter().enumerate().filter(|_| fails) {
             let tv_at = at + 2 + 8 * k as u64;
             let v = tv.vertindex.get();
