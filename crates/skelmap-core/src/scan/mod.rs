@@ -179,7 +179,13 @@ pub(crate) fn any_word_fails(
     big_endian: bool,
     test: (u32, u32, u32),
 ) -> Option<bool> {
-    any_record_word_fails(bytes, big_endian, &[test])
+    if bytes.len() < SHORT {
+        return None;
+    }
+    x86_or_none!(
+        x86::words::try_any_word_fails(bytes, big_endian, test);
+        bytes, big_endian, test
+    )
 }
 
 /// [`any_word_fails`] with a test per word of a record: records of `tests.len()` words (1, 2,
@@ -194,7 +200,7 @@ pub(crate) fn any_record_word_fails(
         return None;
     }
     x86_or_none!(
-        x86::words::try_any_word_fails(bytes, big_endian, tests);
+        x86::words::try_any_record_word_fails(bytes, big_endian, tests);
         bytes, big_endian, tests
     )
 }

@@ -13,9 +13,10 @@
 //!   time and a record (eight words, one 256-bit register) at a time: the chain stays, but
 //!   each record costs a load, a byte swap and one test of its eight words where the scalar
 //!   walk tests them one by one.
-//! - [`try_any_word_fails`]: a test for every word of a flat table (triangle corners, bone
-//!   references, texture coordinates), or one per word of records of up to sixteen words
-//!   (ZYM's vertices: a bone number and three floats), four registers a step.
+//! - [`try_any_word_fails`]: one test for every word of a flat table (triangle corners, bone
+//!   references, texture coordinates), four registers a step; [`try_any_record_word_fails`]
+//!   the same with a test per word of records of up to sixteen words (ZYM's vertices: a bone
+//!   number and three floats).
 
 use crate::scan::{FINITE, ONE_INFLUENCE_GROUP, WalkStop, Walked};
 use core::arch::x86_64::{
@@ -104,25 +105,39 @@ fn supported() -> bool {
 /// Whether any whole word of `bytes`, read big-endian or little-endian, fails its test:
 /// `(word & keep) - low` (wrapping unsigned) at most `span`; `None` when the CPU lacks
 /// AVX-512F and BW.
-///
-/// `tests` holds one test per word of a record (1, 2, 4, 8 or 16 words, `bytes` starting at
-/// a record): word `k` of the table takes test `k % tests.len()`. `None` for another length.
 pub(crate) fn try_any_word_fails(
+    bytes: &[u8],
+    big_endian: bool,
+    (keep, low, span): (u32, u32, u32),
+) -> Option<bool> {
+    words_fail(bytes, big_endian, &WordTests::new(|_| (keep, low, span)))
+}
+
+/// [`try_any_word_fails`] with a test per word of a record: records of `tests.len()` words
+/// (1, 2, 4, 8 or 16, `bytes` starting at one), word `k` of each taking test `k`. `None` for
+/// another length.
+pub(crate) fn try_any_record_word_fails(
     bytes: &[u8],
     big_endian: bool,
     tests: &[(u32, u32, u32)],
 ) -> Option<bool> {
-    // A register's sixteen words are then whole records, and every register starts one.
-    if tests.is_empty() || 16 % tests.len() != 0 {
+    // A register's sixteen words are then whole records, and every register starts one; the
+    // length being a power of two, a mask finds a word's test.
+    if !tests.len().is_power_of_two() || tests.len() > 16 {
         return None;
     }
-    let tests = WordTests::new(|w| tests[w % tests.len()]);
+    let last = tests.len() - 1;
+    words_fail(bytes, big_endian, &WordTests::new(|w| tests[w & last]))
+}
+
+/// The scan of [`try_any_word_fails`] with each lane's test given.
+fn words_fail(bytes: &[u8], big_endian: bool, tests: &WordTests) -> Option<bool> {
     // SAFETY: the CPU was just found to support AVX-512F and BW.
     supported().then(|| unsafe {
         if big_endian {
-            any_word_fails::<true>(&tests, bytes)
+            any_word_fails::<true>(tests, bytes)
         } else {
-            any_word_fails::<false>(&tests, bytes)
+            any_word_fails::<false>(tests, bytes)
         }
     })
 }
@@ -658,8 +673,12 @@ mod tests {
                 })
             };
             let check = |bytes: &[u8], tests: &[(u32, u32, u32)]| {
+                let got = match tests {
+                    [test] => try_any_word_fails(bytes, big_endian, *test),
+                    _ => try_any_record_word_fails(bytes, big_endian, tests),
+                };
                 assert_eq!(
-                    try_any_word_fails(bytes, big_endian, tests),
+                    got,
                     Some(reference(bytes, tests)),
                     "{big_endian}: {} bytes, tests {tests:x?}",
                     bytes.len()
@@ -692,12 +711,15 @@ mod tests {
                 // A trailing partial word is not looked at.
                 let mut b = clean.clone();
                 b.extend_from_slice(&[0xFF; 3]);
-                assert_eq!(try_any_word_fails(&b, big_endian, &[below(7)]), Some(false));
+                assert_eq!(try_any_word_fails(&b, big_endian, below(7)), Some(false));
             }
         }
         // Records whose words do not tile a register are refused.
-        for len in [0, 3, 5, 6, 7, 12, 17] {
-            assert_eq!(try_any_word_fails(&[0; 256], false, &vec![ANY; len]), None);
+        for len in [0, 3, 5, 6, 7, 12, 17, 32] {
+            assert_eq!(
+                try_any_record_word_fails(&[0; 256], false, &vec![ANY; len]),
+                None
+            );
         }
     }
 }
