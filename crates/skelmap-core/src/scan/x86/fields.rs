@@ -116,28 +116,7 @@ impl<const W: usize> FieldScan<W> {
         let (step, checked) = (self.step, self.checked);
         let len = bytes.len();
         let at = |offset: usize| bytes.as_ptr().wrapping_add(offset).cast::<__m512i>();
-        let mut above_max = 0u64;
-        let mut offset = 0;
-        // Four steps a round, while the fourth step's register ends within the records.
-        while offset + 3 * step + 64 <= len {
-            // SAFETY: the four 64-byte loads start `step` bytes apart from `offset`, and the
-            // last ends at `offset + 3 · step + 64 ≤ len`, within `bytes`.
-            let v = unsafe {
-                [
-                    _mm512_loadu_si512(at(offset)),
-                    _mm512_loadu_si512(at(offset + step)),
-                    _mm512_loadu_si512(at(offset + 2 * step)),
-                    _mm512_loadu_si512(at(offset + 3 * step)),
-                ]
-            };
-            above_max |= v.into_iter().fold(0, |a, v| a | above(v, checked));
-            offset += 4 * step;
-        }
-        while offset + 64 <= len {
-            // SAFETY: the load reads `offset..offset + 64`, within `bytes`.
-            above_max |= above(unsafe { _mm512_loadu_si512(at(offset)) }, checked);
-            offset += step;
-        }
+        let (mut above_max, offset) = super::strided_registers(bytes, step, |v| above(v, checked));
         // Fewer than 64 bytes are left: at most one step's records.
         let rest = len.saturating_sub(offset);
         if rest > 0 {

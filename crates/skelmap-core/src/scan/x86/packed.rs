@@ -98,28 +98,8 @@ impl PackedScan {
         let step = self.records * self.stride;
         let len = bytes.len();
         let at = |offset: usize| bytes.as_ptr().wrapping_add(offset).cast::<__m512i>();
-        let mut above_max = 0u16;
-        let mut offset = 0;
-        // Four steps a round, while the fourth step's register ends within the records.
-        while offset + 3 * step + 64 <= len {
-            // SAFETY: the four 64-byte loads start `step` bytes apart from `offset`, and the
-            // last ends at `offset + 3 · step + 64 ≤ len`, within `bytes`.
-            let v = unsafe {
-                [
-                    _mm512_loadu_si512(at(offset)),
-                    _mm512_loadu_si512(at(offset + step)),
-                    _mm512_loadu_si512(at(offset + 2 * step)),
-                    _mm512_loadu_si512(at(offset + 3 * step)),
-                ]
-            };
-            above_max |= v.into_iter().fold(0, |a, v| a | above(v, self.lanes));
-            offset += 4 * step;
-        }
-        while offset + 64 <= len {
-            // SAFETY: the load reads `offset..offset + 64`, within `bytes`.
-            above_max |= above(unsafe { _mm512_loadu_si512(at(offset)) }, self.lanes);
-            offset += step;
-        }
+        let (mut above_max, mut offset) =
+            super::strided_registers(bytes, step, |v| above(v, self.lanes).into());
         // Fewer than 64 bytes are left: a step at a time, each over the whole records left.
         let per_record = self.lanes.count_ones() as usize / self.records;
         while offset < len {
@@ -129,7 +109,7 @@ impl PackedScan {
             // SAFETY: the enabled bytes are `offset..len` (fewer than 64), within `bytes`, and
             // a masked load reads no other memory.
             let v = unsafe { _mm512_maskz_loadu_epi8((1u64 << rest) - 1, at(offset).cast()) };
-            above_max |= above(v, lanes);
+            above_max |= u64::from(above(v, lanes));
             offset += step;
         }
         above_max != 0
