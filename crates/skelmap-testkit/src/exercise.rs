@@ -623,7 +623,14 @@ fn prepared_agrees(
             &mut s,
         )
         .expect("the prepared mesh skins with its model's pose");
-    let scale = rounding_scale(model, pose, deformed);
+    // The bind-pose vertices both paths start from (a bind-pose format's stored ones).
+    let mut bind_pose = Pose::default();
+    model.pose_bind(&mut bind_pose);
+    let (mut start, mut unused) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+    model
+        .deform(mesh, &bind_pose, &mut start, &mut unused)
+        .expect("a validated model deforms with its bind pose");
+    let scale = rounding_scale(model, pose, &[deformed, &start]);
     for (a, b) in deformed.iter().flatten().zip(r.iter().flatten()) {
         if a.is_finite() && b.is_finite() && scale < 1e12 {
             assert!((a - b).abs() <= 1e-4 * scale, "prepared {b} vs deform {a}");
@@ -631,13 +638,16 @@ fn prepared_agrees(
     }
 }
 
-/// The magnitude two skinning paths round at: the largest finite vertex coordinate or
-/// translation of the pose or of the bind pose, times the most a bone's `world · bind⁻¹` can
-/// magnify a vertex.
-fn rounding_scale(model: &Model<'_>, pose: &Pose, deformed: &[[f32; 3]]) -> f32 {
-    // Both paths round at the magnitude of the largest value they meet: the vertices, and the
-    // translations of the pose and of the bind pose (a joint 1e31 units away leaves nothing
-    // of a unit offset in either; regression
+/// The magnitude two skinning paths round at: the largest finite coordinate of `vertices`
+/// (the deformed ones and those the paths start from) or translation of the pose or of the
+/// bind pose, times the most a bone's `world · bind⁻¹` can magnify a vertex.
+fn rounding_scale(model: &Model<'_>, pose: &Pose, vertices: &[&[[f32; 3]]]) -> f32 {
+    // Both paths round at the magnitude of the largest value they meet: the vertices they
+    // start from and give (a stored vertex 1e20 units out, flattened by a bone scaled to zero
+    // on one axis, comes out near 0 from one path and 1e11 from the other; regression
+    // `a_far_vertex_flattened_by_a_zero_scale_used_to_fail_the_prepared_against_deform_check`),
+    // and the translations of the pose and of the bind pose (a joint 1e31 units away leaves
+    // nothing of a unit offset in either; regression
     // `a_joint_far_away_used_to_fail_the_prepared_against_deform_check`).
     let translations = |palette: &Palette| {
         palette
@@ -649,8 +659,10 @@ fn rounding_scale(model: &Model<'_>, pose: &Pose, deformed: &[[f32; 3]]) -> f32 
     let far = translations(pose.record_palette())
         .into_iter()
         .chain(translations(model.bind_palette()));
-    let scale = deformed
+    let scale = vertices
         .iter()
+        .copied()
+        .flatten()
         .flatten()
         .copied()
         .chain(far)

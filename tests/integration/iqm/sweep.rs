@@ -117,6 +117,52 @@ fn a_joint_scaled_to_nothing_used_to_fail_the_prepared_against_deform_check() {
     walk(&seed);
 }
 
+/// Regression (found by the `iqm` fuzz target in CI): a stored vertex 3.3e21 units out, bound
+/// to bones whose only frame flattens it (the root scaled by 0 on one axis) and whose bind
+/// rotations are not exact, came out at -5.1e-19 from `deform` and 10.29 from the prepared
+/// kernel. Neither path was wrong: one multiplies the matrices first, the other the inverse
+/// bind by the vertex first, and both round at the vertex's magnitude (3.3e21 · 2⁻²⁴ is about
+/// 2e14). The harness's tolerance now counts the vertices the paths start from, not only the
+/// ones they give; the model still opens, poses and deforms without a panic.
+#[test]
+fn a_far_vertex_flattened_by_a_zero_scale_used_to_fail_the_prepared_against_deform_check() {
+    let mut b = demo();
+    b.frames.truncate(1);
+    for anim in &mut b.anims {
+        (anim.first_frame, anim.num_frames) = (0, 1);
+    }
+    b.joints[2].transform.translate = [0.0, 5.92, 0.0];
+    b.joints[2].transform.rotate = [-1.0, -7.607_528_5e-10, 3.207_496_2e38, 1e26];
+    b.frames[0][2] = b.joints[2].transform;
+    b.frames[0][0].rotate = [-6.77, 1e10, 1.0, 8.414_737_6e-22];
+    b.frames[0][0].scale = [1.0, 0.0, 1.810_810_8];
+    b.positions[4] = [1e-27, -3.321_976_4e21, 2.08];
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    // The flattened vertex: small from one path, at rounding of 3.3e21 from the other.
+    let mut pose = skelmap::model::Pose::default();
+    model
+        .pose(0, 0, 0.0, skelmap::pose::Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let (mut p, mut n) = (vec![[0.0f32; 3]; 8], vec![[0.0f32; 3]; 8]);
+    model.deform(0, &pose, &mut p, &mut n).unwrap();
+    assert!(p[4].iter().all(|v| v.abs() < 1e3), "{:?}", p[4]);
+    let prepared = model.prepare().unwrap();
+    let (mut q, mut m) = (vec![[0.0f32; 3]; 8], vec![[0.0f32; 3]; 8]);
+    let (level, order) = (
+        skelmap::skin::SimdLevel::detect(),
+        skelmap::skin::VertexOrder::Original,
+    );
+    prepared
+        .skin(0, &pose, level, order, &mut q, &mut m)
+        .unwrap();
+    let rounding = 3.4e21 * f32::EPSILON * 4.0;
+    for (a, b) in p[4].iter().zip(&q[4]) {
+        assert!((a - b).abs() <= rounding, "{:?} against {:?}", p[4], q[4]);
+    }
+    crate::exercise::model(&model);
+}
+
 /// Regression (found by the `iqm` fuzz target): a vertex whose float blend weights were both
 /// subnormal (8.8e-44, on joint 0) was skinned by `deform` through joint 0 and left at its
 /// bind position by the prepared kernel. A subnormal weight now counts as zero, as it does
