@@ -105,6 +105,7 @@ impl Target {
                     2 => "two".to_string(),
                     3 => "three".to_string(),
                     4 => "four".to_string(),
+                    5 => "five".to_string(),
                     n => n.to_string(),
                 },
                 either(
@@ -576,11 +577,12 @@ mod tests {
             of("a.mdl", Some("quake")),
             Ok(Target::Format(Format::Quake))
         );
+        assert_eq!(of("a.mdl", Some("hl1")), Ok(Target::Format(Format::Hl1)));
         assert_eq!(
             of("a.mdl", None),
             Err(
-                "a.mdl: four formats end in .mdl; say which with --to mdl7, --to mdl, --to \
-                 slmdl or --to quake"
+                "a.mdl: five formats end in .mdl; say which with --to mdl7, --to mdl, --to \
+                 slmdl, --to quake or --to hl1"
                     .to_string()
             )
         );
@@ -592,7 +594,7 @@ mod tests {
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl or quake), .iqm, .md3, .md2, .mdc, .mdr, .md5mesh, .zym, .psk, \
+                 (--to mdl7, mdl, slmdl, quake or hl1), .iqm, .md3, .md2, .mdc, .mdr, .md5mesh, .zym, .psk, \
                  .glb and .gltf"
                     .to_string()
             )

@@ -297,7 +297,7 @@ enum Command {
     /// Outputs: `.iqm`, `.dpm` (with a `.framegroups` beside it), `.skm` (also a stem
     /// without an extension, or `.skp`: the SKM and its SKP from one stem unless the SKP is
     /// named), `.ms3d`, `.mdl` with `--to mdl7`, `--to mdl` (MDL5), `--to slmdl` (and its
-    /// `.anim`) or `--to quake`, `.md3`, `.md2`, `.glb` and `.gltf`. The input is any model skelmap reads, or a glTF 2.0 file (`.gltf`
+    /// `.anim`), `--to quake` or `--to hl1` (Half-Life), `.md3`, `.md2`, `.glb` and `.gltf`. The input is any model skelmap reads, or a glTF 2.0 file (`.gltf`
     /// with its buffers and images, or `.glb`): skins with every influence, animations
     /// sampled at `--fps` (default: each clip's own keys), morph targets, base-colour
     /// textures.

@@ -1276,7 +1276,7 @@ fn an_mdl7_is_read_validated_exported_and_converted() {
 }
 
 /// `convert … out.mdl --to mdl7` writes an MDL7 from any skeletal model, measures it, and
-/// says what it lost; `.mdl` alone asks which of the four formats.
+/// says what it lost; `.mdl` alone asks which of the five formats.
 #[test]
 fn convert_writes_mdl7_when_asked_by_its_docs_name() {
     let dir = temp_dir("convert-mdl7");
@@ -1286,8 +1286,8 @@ fn convert_writes_mdl7_when_asked_by_its_docs_name() {
     assert!(!out.status.success());
     assert!(
         stderr(&out).contains(
-            "four formats end in .mdl; say which with --to mdl7, --to mdl, --to slmdl or --to \
-             quake"
+            "five formats end in .mdl; say which with --to mdl7, --to mdl, --to slmdl, --to \
+             quake or --to hl1"
         ),
         "{}",
         stderr(&out)

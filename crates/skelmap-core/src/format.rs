@@ -271,7 +271,7 @@ macro_rules! format_table {
                 name: "Half-Life MDL", extensions: ["mdl"],
                 magic: HL1_MAGIC, magic_text: "\"IDST\"", c_value: 18,
                 folder: "hl1", docs: "hl1", fuzz: "hl1",
-                writer: [],
+                writer: [hl1::Builder],
                 view: hl1::Pair, as_hl1,
                 "A Half-Life 1 model with its texture and sequence-group files.",
             }

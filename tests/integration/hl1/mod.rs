@@ -2,13 +2,14 @@
 //! (fixtures from `hl1::Builder`, exact errors and offsets), the run-length walk's bounds,
 //! the truncation sweep, a reference whose poses and triangles the test computes from the
 //! spec, the companions (the lower-case `t.mdl` included, and which files opening asks
-//! for), the batch paths against the one-at-a-time accessors and the shared corpus against
-//! assimp's oracle.
+//! for), the batch paths against the one-at-a-time accessors, the shared corpus against
+//! assimp's oracle, and the writer (`Builder::from_asset`).
 
 mod corpus;
 mod reference;
 mod rules;
 mod view;
+mod write;
 
 use skelmap::hl1::{Builder, Hl1, SequenceDef};
 use skelmap::{Error, Format, Limits, Problem};

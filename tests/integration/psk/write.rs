@@ -6,25 +6,13 @@
 use std::collections::HashMap;
 
 use skelmap::asset::{Asset, Place, WriteOptions, Written};
-use skelmap::model::Pose;
-use skelmap::pose::Interpolation;
 use skelmap::{Format, Limits, Model};
 
 use super::pair_files;
+use crate::support::frame_vertices;
 
 fn written(asset: &Asset) -> Written {
     skelmap::model::write(Format::Psk, asset, &WriteOptions::default()).unwrap()
-}
-
-fn at(model: &Model<'_>, k: usize) -> Vec<[f32; 3]> {
-    let mut pose = Pose::default();
-    model
-        .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
-        .unwrap();
-    let n = model.mesh(0).unwrap().num_vertices();
-    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    model.deform(0, &pose, &mut p, &mut q).unwrap();
-    p
 }
 
 fn close(a: [f32; 3], b: [f32; 3]) -> bool {
@@ -55,7 +43,7 @@ fn moves_as_the_asset(asset: &Asset, out: &Written) {
             .into_iter()
             .flat_map(|m| m.positions)
             .collect();
-        let got = at(&again, k);
+        let got = frame_vertices(&again, k);
         assert_eq!(want.len(), got.len());
         for (v, (w, g)) in want.iter().zip(&got).enumerate() {
             assert!(close(*g, *w), "frame {k}, vertex {v}: {g:?} against {w:?}");
@@ -90,7 +78,7 @@ fn a_psk_and_psa_written_again_move_as_the_original_at_every_frame() {
     // And the source itself moves as its asset.
     for k in 0..source.num_frames() {
         let want = &asset.posed(Some(k)).unwrap()[0].positions;
-        for (v, (w, g)) in want.iter().zip(at(&source, k)).enumerate() {
+        for (v, (w, g)) in want.iter().zip(frame_vertices(&source, k)).enumerate() {
             assert!(close(g, *w), "frame {k}, vertex {v}: {g:?} against {w:?}");
         }
     }
@@ -124,5 +112,5 @@ fn a_psk_without_animation_writes_no_psa_and_keeps_its_points_bit_for_bit() {
         .into_iter()
         .flat_map(|m| m.positions)
         .collect();
-    assert_eq!(at(&again, 0), want);
+    assert_eq!(frame_vertices(&again, 0), want);
 }

@@ -229,3 +229,16 @@ pub fn truncated_parts(e: &Error, expected: Format) -> (&'static str, u64, u64, 
         other => panic!("not a Truncated error: {other}"),
     }
 }
+
+/// Every vertex of mesh 0 of `model` deformed at frame `k` (the writers' tests: a converted
+/// model against the asset it was made from).
+pub fn frame_vertices(model: &skelmap::Model<'_>, k: usize) -> Vec<[f32; 3]> {
+    let mut pose = skelmap::model::Pose::default();
+    model
+        .pose(k, k, 0.0, skelmap::pose::Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let n = model.mesh(0).unwrap().num_vertices();
+    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    model.deform(0, &pose, &mut p, &mut q).unwrap();
+    p
+}

@@ -5,24 +5,12 @@
 //! says what it cut, and keeps its clips.
 
 use skelmap::asset::{Asset, WriteOptions, Written};
-use skelmap::model::Pose;
-use skelmap::pose::Interpolation;
 use skelmap::{Format, Model};
+
+use crate::support::frame_vertices;
 
 fn written(asset: &Asset) -> Written {
     skelmap::model::write(Format::Zym, asset, &WriteOptions::default()).unwrap()
-}
-
-/// Every vertex of mesh 0 of `model` at pose `k`.
-fn at(model: &Model<'_>, k: usize) -> Vec<[f32; 3]> {
-    let mut pose = Pose::default();
-    model
-        .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
-        .unwrap();
-    let n = model.mesh(0).unwrap().num_vertices();
-    let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    model.deform(0, &pose, &mut p, &mut q).unwrap();
-    p
 }
 
 fn close(a: [f32; 3], b: [f32; 3]) -> bool {
@@ -59,7 +47,7 @@ fn a_zym_written_again_moves_as_the_original_with_its_scenes() {
             .into_iter()
             .flat_map(|m| m.positions)
             .collect();
-        let got = at(&again, k);
+        let got = frame_vertices(&again, k);
         assert_eq!(want.len(), got.len());
         for (v, (w, g)) in want.iter().zip(&got).enumerate() {
             assert!(close(*g, *w), "pose {k}, vertex {v}: {g:?} against {w:?}");
@@ -68,7 +56,7 @@ fn a_zym_written_again_moves_as_the_original_with_its_scenes() {
     // And the source's own vertices move as the asset's first mesh's.
     for k in 0..source.num_frames() {
         let want = &asset.posed(Some(k)).unwrap()[0].positions;
-        for (v, (w, g)) in want.iter().zip(at(&source, k)).enumerate() {
+        for (v, (w, g)) in want.iter().zip(frame_vertices(&source, k)).enumerate() {
             assert!(close(g, *w), "pose {k}, vertex {v}: {g:?} against {w:?}");
         }
     }
@@ -114,7 +102,7 @@ fn a_dpm_of_blended_vertices_keeps_its_one_bone_vertices_and_says_what_it_cut() 
             .into_iter()
             .flat_map(|m| m.positions)
             .collect();
-        let got = at(&zym, k);
+        let got = frame_vertices(&zym, k);
         assert_eq!(got.len(), posed.len());
         for v in (0..got.len()).filter(|&v| single[v]) {
             assert!(

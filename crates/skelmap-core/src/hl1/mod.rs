@@ -6,7 +6,8 @@
 //! - [`Hl1`]: the validated zero-copy view of one studio file ([`Parse`](crate::Parse));
 //! - [`Pair`]: a model with its texture file (`<stem>T.mdl` or `<stem>t.mdl`) and sequence
 //!   groups (`<stem>01.mdl` …), what [`Model`](crate::Model) holds;
-//! - [`write`](mod@write): [`Builder`], which writes models, texture files and group files.
+//! - [`write`](mod@write): [`Builder`], which writes models, texture files and group files,
+//!   and makes a model of any [`Asset`](crate::asset::Asset) ([`Builder::from_asset`]).
 //!
 //! ## Semantics worth knowing
 //!
@@ -47,6 +48,6 @@ pub use view::{
     Command, Controlled, Controls, Hl1, MeshInfo, Pair, angle_quaternion, channel_value,
 };
 pub use write::{
-    AttachmentDef, BodyPartDef, BoneDef, Builder, CommandDef, ControllerDef, MeshDef, ModelDef,
-    SequenceDef, TextureDef, TrivertDef, VertexDef,
+    AttachmentDef, BodyPartDef, BoneDef, Builder, CommandDef, ControllerDef, ENGINE_MAX_VERTICES,
+    MAX_BONES, MeshDef, ModelDef, PLACEHOLDER_SIDE, SequenceDef, TextureDef, TrivertDef, VertexDef,
 };

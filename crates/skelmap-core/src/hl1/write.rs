@@ -4,9 +4,11 @@
 //! normal tables, triangle commands, textures with their pixels and palettes, skin table,
 //! attachments. Animation channels are run-length encoded as studiomdl encodes them.
 
+use glam::{Affine3A, EulerRot, Quat, Vec3};
 use zerocopy::IntoBytes;
 
 use super::raw::{self, STUDIO_VERSION};
+use crate::asset::{Asset, FitError, Fitted, JointKey, Mesh, UpAxis, check_names};
 use crate::error::{Error, Result};
 use crate::format::Format;
 
@@ -194,6 +196,9 @@ pub struct Builder {
     /// Write the textures and skin families to the texture file only
     /// ([`write_textures`](Builder::write_textures)), the model with none.
     pub textures_apart: bool,
+    /// The model's bounds (`min`, `max`): the header's and every sequence's boxes, which the
+    /// engine culls by; `None` writes the header's ±16 and empty sequence boxes.
+    pub bounds: Option<([f32; 3], [f32; 3])>,
 }
 
 /// A 4×4 texture of indices `0..16` and a palette of `i → (i, 2i, 255 − i)`.
@@ -324,6 +329,7 @@ impl Builder {
             }],
             controllers: Vec::new(),
             textures_apart: false,
+            bounds: None,
         }
     }
 
@@ -331,7 +337,8 @@ impl Builder {
     ///
     /// # Errors
     ///
-    /// [`Error::Write`] where a name is too long or a count does not fit its field.
+    /// [`Error::Write`] where a name is too long, a count does not fit its field, or a
+    /// sequence's values start past the 65,535 bytes an `mstudioanim_t` offset reaches.
     pub fn write(&self) -> Result<Vec<u8>> {
         self.studio(!self.textures_apart, true)
     }
@@ -355,7 +362,7 @@ impl Builder {
     pub fn write_group(&self, g: u32) -> Result<Vec<u8>> {
         let mut out = vec![0u8; size_of::<raw::StudioSeqHdr>()];
         for s in self.sequences.iter().filter(|s| s.group == g) {
-            self.write_anims(&mut out, s);
+            out.extend(self.anim_bytes(s)?);
         }
         let header = raw::StudioSeqHdr {
             id: *raw::HL1_SEQ_MAGIC,
@@ -368,7 +375,7 @@ impl Builder {
     }
 
     /// Where each sequence's animations start in its group's file, as laid out there.
-    fn anim_offsets(&self, base_main: usize) -> Vec<usize> {
+    fn anim_offsets(&self, base_main: usize) -> Result<Vec<usize>> {
         let mut next: Vec<usize> = vec![base_main];
         let mut out = Vec::new();
         for s in &self.sequences {
@@ -377,13 +384,14 @@ impl Builder {
                 next.resize(g + 1, size_of::<raw::StudioSeqHdr>());
             }
             out.push(next[g]);
-            next[g] += self.anim_bytes(s).len();
+            next[g] += self.anim_bytes(s)?.len();
         }
-        out
+        Ok(out)
     }
 
-    /// A sequence's `mstudioanim_t` records (blend 0) and their runs.
-    fn anim_bytes(&self, s: &SequenceDef) -> Vec<u8> {
+    /// A sequence's `mstudioanim_t` records (blend 0) and their runs, or [`Error::Write`]
+    /// where a channel's runs start past the 65,535 bytes its record's offset reaches.
+    fn anim_bytes(&self, s: &SequenceDef) -> Result<Vec<u8>> {
         let bones = self.bones.len();
         let mut records = vec![0u8; 12 * bones];
         let mut values: Vec<u8> = Vec::new();
@@ -399,17 +407,15 @@ impl Builder {
                 }
                 // Offsets count from the bone's record.
                 let offset = 12 * (bones - b) + values.len();
+                let offset = u16::try_from(offset)
+                    .map_err(|_| too_many("mstudioanim_t.offset", offset, u16::MAX.into()))?;
                 let at = 12 * b + 2 * j;
-                records[at..at + 2].copy_from_slice(&(offset as u16).to_le_bytes());
+                records[at..at + 2].copy_from_slice(&offset.to_le_bytes());
                 encode_runs(&channel, &mut values);
             }
         }
         records.extend(values);
-        records
-    }
-
-    fn write_anims(&self, out: &mut Vec<u8>, s: &SequenceDef) {
-        out.extend(self.anim_bytes(s));
+        Ok(records)
     }
 
     fn studio(&self, with_textures: bool, with_model: bool) -> Result<Vec<u8>> {
@@ -452,6 +458,11 @@ impl Builder {
             numtransitions: 0.into(),
             transitionindex: 0.into(),
         };
+        let (seq_min, seq_max) = self.bounds.unwrap_or_default();
+        if let Some((min, max)) = self.bounds {
+            (h.min, h.max) = (min.map(Into::into), max.map(Into::into));
+            (h.bbmin, h.bbmax) = (h.min, h.max);
+        }
         let here = |out: &Vec<u8>| (out.len() as i32).into();
         if with_model {
             h.numbones = (self.bones.len() as i32).into();
@@ -511,7 +522,7 @@ impl Builder {
             h.seqindex = here(&out);
             let seq_base = out.len();
             let anims_at = seq_base + self.sequences.len() * size_of::<raw::SeqDesc>();
-            let offsets = self.anim_offsets(anims_at);
+            let offsets = self.anim_offsets(anims_at)?;
             for (s, &anim) in self.sequences.iter().zip(&offsets) {
                 let seq = raw::SeqDesc {
                     label: fixed(&s.label)?,
@@ -529,8 +540,8 @@ impl Builder {
                     linearmovement: [0.0.into(); 3],
                     automoveposindex: 0.into(),
                     automoveangleindex: 0.into(),
-                    bbmin: [0.0.into(); 3],
-                    bbmax: [0.0.into(); 3],
+                    bbmin: seq_min.map(Into::into),
+                    bbmax: seq_max.map(Into::into),
                     numblends: 1.into(),
                     animindex: (anim as i32).into(),
                     blendtype: [0.into(); 2],
@@ -546,7 +557,7 @@ impl Builder {
                 out.extend_from_slice(seq.as_bytes());
             }
             for s in self.sequences.iter().filter(|s| s.group == 0) {
-                self.write_anims(&mut out, s);
+                out.extend(self.anim_bytes(s)?);
             }
             self.write_bodyparts(&mut out, &mut h)?;
             h.numattachments = (self.attachments.len() as i32).into();
@@ -680,6 +691,562 @@ impl Builder {
         }
         Ok(())
     }
+}
+
+/// The format's name in [`FitError`]s.
+const NAME: &str = "Half-Life MDL";
+
+/// The most bones a model holds (`MAXSTUDIOBONES` of `studio.h`).
+pub const MAX_BONES: usize = 128;
+
+/// The most vertices the GoldSrc renderer transforms per model (`MAXSTUDIOVERTS` of
+/// `studio.h`). [`Builder::from_asset`] writes more (the format holds 32,767, a triangle
+/// command's index being a `short`) and says so in its losses.
+pub const ENGINE_MAX_VERTICES: usize = 2048;
+
+/// The side, in texels, of the texture [`Builder::from_asset`] writes for a material without an
+/// image: texture coordinates are texels, so this keeps them to 1/256.
+pub const PLACEHOLDER_SIDE: u32 = 256;
+
+/// The largest channel value a sequence stores (an `mstudioanimvalue_t` is a `short`).
+const MAX_VALUE: f32 = 32_767.0;
+
+impl Builder {
+    /// A builder for `asset` (made `+Z` up): its joints as bones, their bind rotation and
+    /// translation as the bones' default values (the angles roll, pitch and yaw that
+    /// [`angle_quaternion`](super::angle_quaternion) turns back into the rotation); each
+    /// clip a sequence in the model file, every channel that moves scaled to use the whole
+    /// `short` range; every mesh a studio mesh of one body part's one model, each vertex on
+    /// its heaviest bone, in that bone's space as the defaults place it; each triangle one
+    /// three-vertex strip; a texture per material, coordinates in texels of it; the
+    /// skeleton's attachment joints as attachments; the bounds as the header's and each
+    /// sequence's boxes.
+    ///
+    /// Textures are 8-bit with a palette each: an image of at most 256 colours (255 when some
+    /// texels are transparent, which become index 255 of a `STUDIO_NF_MASKED` texture) keeps
+    /// them exactly; a richer one is mapped to a fixed palette of 8 reds, 8 greens and 4
+    /// blues, and a material without an image gets a [`PLACEHOLDER_SIDE`]-texel square of
+    /// its colour; meshes of one material share its texture. What Half-Life cannot keep is
+    /// said in the losses: influences past the heaviest, joint scale, colours, vertices past
+    /// what the engine draws, clips split.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, Parse, hl1, model::convert, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = convert::asset_of(&Model::from_bytes(&bytes)?)?;
+    /// let fitted = hl1::Builder::from_asset(&asset)?;
+    /// let written = fitted.builder.write()?;
+    /// let model = hl1::Hl1::parse(&written)?;
+    /// assert_eq!(model.sequences().len(), asset.clips.len());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a bone or clip name over 31 bytes, a material name over 63, more
+    /// than [`MAX_BONES`] bones, a bone whose parent comes after it, more than 32,767
+    /// vertices or meshes, or vertex animation.
+    pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        asset.refuse_vertex_animation(NAME)?;
+        let skeleton = asset.skeleton_or_root();
+        let joints = &skeleton.joints;
+        check_names(NAME, "bone", joints.iter().map(|j| j.name.as_str()), 31)?;
+        check_names(
+            NAME,
+            "clip",
+            asset.clips.iter().map(|c| c.name.as_str()),
+            31,
+        )?;
+        let shaders = asset.shader_names(NAME, 63)?;
+        fits(
+            joints.len(),
+            MAX_BONES,
+            "bones",
+            "merge or remove bones in the source model",
+        )?;
+        let shorts = i16::MAX as usize;
+        let advice = "split the model into several";
+        fits(asset.num_vertices(), shorts, "vertices", advice)?;
+        fits(asset.meshes.len(), shorts, "meshes", advice)?;
+        if let Some((j, joint)) = (joints.iter().enumerate()).find(|(j, b)| b.parent >= Some(*j)) {
+            return Err(FitError::new(
+                NAME,
+                format!("bone '{}' (bone {j}) after its parent", joint.name),
+                "a bone's parent comes before it",
+                "reorder the source model's bones, parents first",
+            ));
+        }
+        let defaults: Vec<[f32; 6]> = skeleton.bind_keys().iter().map(channels).collect();
+        // Each bone's world transform as a reader builds it from the defaults, so that the
+        // vertices placed in their bone's space come back where they were.
+        let mut world: Vec<Affine3A> = Vec::with_capacity(joints.len());
+        for (joint, d) in joints.iter().zip(&defaults) {
+            let rotation = super::angle_quaternion([d[3], d[4], d[5]]);
+            let local = Affine3A::from_rotation_translation(rotation, Vec3::new(d[0], d[1], d[2]));
+            let parent = joint.parent.and_then(|p| world.get(p).copied());
+            world.push(parent.map_or(local, |p| p * local));
+        }
+        let mut b = Builder {
+            name: "model".into(),
+            bones: Vec::new(),
+            groups: Vec::new(),
+            sequences: Vec::new(),
+            bodyparts: Vec::new(),
+            textures: Vec::new(),
+            skin_families: Vec::new(),
+            attachments: (skeleton.attachments.iter())
+                .map(|&j| AttachmentDef {
+                    bone: j as i32,
+                    org: [0.0; 3],
+                })
+                .collect(),
+            controllers: Vec::new(),
+            textures_apart: false,
+            bounds: asset.bounds(),
+        };
+        let frames = asset.joint_frames().unwrap_or_default();
+        let scales = channel_scales(&frames, &defaults);
+        b.bones = (joints.iter().zip(&defaults).zip(&scales))
+            .map(|((j, d), scale)| BoneDef {
+                name: j.name.clone(),
+                parent: j.parent.map_or(-1, |p| p as i32),
+                value: *d,
+                scale: *scale,
+            })
+            .collect();
+        let values: Vec<Vec<[i16; 6]>> = (frames.iter())
+            .map(|keys| {
+                (keys.iter().zip(&defaults).zip(&scales))
+                    .map(|((k, d), scale)| quantised(&channels(k), d, scale))
+                    .collect()
+            })
+            .collect();
+        let (mut first, mut split) = (0usize, Vec::new());
+        for clip in asset.clips.iter().filter(|c| !c.is_empty()) {
+            let Some(frames) = values.get(first..first + clip.len()) else {
+                break;
+            };
+            first += clip.len();
+            let whole = SequenceDef {
+                label: clip.name.clone(),
+                fps: clip.fps,
+                looping: clip.looped,
+                group: 0,
+                frames: frames.to_vec(),
+            };
+            if b.anim_bytes(&whole).is_ok() {
+                b.sequences.push(whole);
+                continue;
+            }
+            // A channel's runs start at most 65,535 bytes past its bone's record: a clip
+            // whose values reach further plays as consecutive sequences, each within reach.
+            // The fewest parts that fit, by bisection (shorter parts only fit better).
+            let chunks = |parts: usize| frames.chunks(frames.len().div_ceil(parts));
+            let fit = |parts: usize| {
+                chunks(parts).all(|f| {
+                    let part = SequenceDef {
+                        frames: f.to_vec(),
+                        ..whole.clone()
+                    };
+                    b.anim_bytes(&part).is_ok()
+                })
+            };
+            let (mut low, mut high) = (2, frames.len());
+            while low < high {
+                let mid = low + (high - low) / 2;
+                if fit(mid) {
+                    high = mid;
+                } else {
+                    low = mid + 1;
+                }
+            }
+            if !fit(low) {
+                return Err(FitError::new(
+                    NAME,
+                    format!("a frame of clip '{}' on {} bones", clip.name, joints.len()),
+                    "a frame's animation values within 65,535 bytes of its bone records",
+                    "remove bones from the source model",
+                ));
+            }
+            let parts = chunks(low);
+            let count = parts.len();
+            for (i, f) in parts.enumerate() {
+                let suffix = format!("_{}", i + 1);
+                let mut end = clip.name.len().min(31 - suffix.len());
+                while !clip.name.is_char_boundary(end) {
+                    end -= 1;
+                }
+                b.sequences.push(SequenceDef {
+                    label: format!("{}{suffix}", &clip.name[..end]),
+                    looping: false,
+                    frames: f.to_vec(),
+                    ..whole.clone()
+                });
+            }
+            split.push(format!(
+                "clip '{}' ({} frames) plays as {count} sequences, '{}' to '{}': a sequence's \
+                 animation values lie within 65,535 bytes of its bone records",
+                clip.name,
+                frames.len(),
+                b.sequences[b.sequences.len() - count].label,
+                b.sequences[b.sequences.len() - 1].label,
+            ));
+        }
+        if b.sequences.is_empty() {
+            b.sequences.push(SequenceDef {
+                label: "idle".into(),
+                fps: crate::view::NAMED_CLIP_FPS,
+                looping: true,
+                group: 0,
+                frames: vec![vec![[0; 6]; joints.len()]],
+            });
+        }
+        let mut lost = Lost::default();
+        let mut model = ModelDef {
+            name: "body".into(),
+            vertices: Vec::new(),
+            normals: Vec::new(),
+            meshes: Vec::new(),
+        };
+        // A texture per material, which every mesh of that material shows.
+        let mut skins: Vec<Option<usize>> = Vec::new();
+        for (mesh, shader) in asset.meshes.iter().zip(shaders) {
+            let skinref = match skins.iter().position(|&m| m == mesh.material) {
+                Some(skinref) => skinref,
+                None => {
+                    skins.push(mesh.material);
+                    b.textures.push(texture_of(&asset, mesh, shader, &mut lost));
+                    skins.len() - 1
+                }
+            };
+            let texture = &b.textures[skinref];
+            let base = model.vertices.len();
+            let normals = if mesh.normals.len() == mesh.positions.len() {
+                mesh.normals.clone()
+            } else {
+                lost.normals += 1;
+                smooth_normals(&mesh.positions, &mesh.triangles)
+            };
+            for (v, (p, n)) in mesh.positions.iter().zip(&normals).enumerate() {
+                let influences = mesh.influences.of(v);
+                lost.influences += usize::from(influences.len() > 1);
+                let bone = (influences.iter())
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .map_or(0, |&(j, _)| usize::from(j))
+                    .min(joints.len() - 1);
+                let to_bone = world[bone].inverse();
+                let normal = to_bone.transform_vector3(Vec3::from_array(*n));
+                model.vertices.push(VertexDef {
+                    bone: bone as u8,
+                    position: to_bone.transform_point3(Vec3::from_array(*p)).to_array(),
+                });
+                model.normals.push(VertexDef {
+                    bone: bone as u8,
+                    position: normal.normalize_or_zero().to_array(),
+                });
+            }
+            let uvs = mesh.uvs_or_zero();
+            let size = [texture.width, texture.height].map(|s| s as f32);
+            let mut corner = |i: u32| {
+                let uv = uvs.get(i as usize).copied().unwrap_or_default();
+                let [s, t] = [0, 1].map(|c| {
+                    let texel = (uv[c] * size[c]).round();
+                    lost.clamped += usize::from(!(-32_768.0..=32_767.0).contains(&texel));
+                    texel.clamp(-32_768.0, 32_767.0) as i16
+                });
+                let vertex = (base + i as usize) as i16;
+                TrivertDef {
+                    vertex,
+                    normal: vertex,
+                    s,
+                    t,
+                }
+            };
+            // A strip's first triangle is reported reversed: written reversed, each triangle
+            // reads back as the asset winds it.
+            let commands = (mesh.triangles.iter())
+                .map(|t| CommandDef {
+                    fan: false,
+                    vertices: vec![corner(t[2]), corner(t[1]), corner(t[0])],
+                })
+                .collect();
+            model.meshes.push(MeshDef {
+                skinref: skinref as i32,
+                commands,
+            });
+        }
+        b.skin_families = vec![(0..b.textures.len() as i16).collect()];
+        b.bodyparts.push(BodyPartDef {
+            name: "body".into(),
+            models: vec![model],
+        });
+        let scaled_joints = (joints.iter())
+            .filter(|j| !j.scale.abs_diff_eq(Vec3::ONE, 1e-6))
+            .count();
+        let mut losses = lost.sentences(asset.num_vertices(), scaled_joints, asset.scaled_frames());
+        losses.extend(split);
+        Ok(Fitted { builder: b, losses })
+    }
+}
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Hl1;
+
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()?).with_notes(losses))
+    }
+}
+
+/// [`FitError`] when `count` `what` are more than `max`.
+fn fits(count: usize, max: usize, what: &str, advice: &str) -> core::result::Result<(), FitError> {
+    if count <= max {
+        return Ok(());
+    }
+    Err(FitError::new(
+        NAME,
+        format!("{count} {what}"),
+        format!("at most {max} {what}"),
+        advice,
+    ))
+}
+
+/// What [`Builder::from_asset`] could not keep, counted as it goes.
+#[derive(Debug, Default)]
+struct Lost {
+    /// Vertices with more than one influence.
+    influences: usize,
+    /// Meshes without normals (computed from their triangles).
+    normals: usize,
+    /// Texture coordinates past a `short` of texels.
+    clamped: usize,
+    /// Images of more colours than a palette holds.
+    quantised: usize,
+    /// Materials without an image.
+    placeholders: usize,
+}
+
+impl Lost {
+    /// The losses in words.
+    fn sentences(
+        &self,
+        vertices: usize,
+        scaled_joints: usize,
+        scaled_frames: usize,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.influences > 0 {
+            out.push(format!(
+                "{} vertices had more than one influence; Half-Life binds a vertex to one bone, \
+                 so each keeps only its heaviest",
+                self.influences
+            ));
+        }
+        if scaled_joints + scaled_frames > 0 {
+            out.push(format!(
+                "{scaled_joints} joints scale in the bind pose and {scaled_frames} frames scale \
+                 a joint; Half-Life bones do not scale, so the scale is left out"
+            ));
+        }
+        if vertices > ENGINE_MAX_VERTICES {
+            out.push(format!(
+                "{vertices} vertices in one model; the GoldSrc renderer draws at most \
+                 {ENGINE_MAX_VERTICES} (MAXSTUDIOVERTS)"
+            ));
+        }
+        if self.normals > 0 {
+            out.push(format!(
+                "{} meshes had no normals; they are computed from the triangles",
+                self.normals
+            ));
+        }
+        if self.quantised > 0 {
+            out.push(format!(
+                "{} images have more colours than a 256-colour palette; their colours are \
+                 mapped to 8 reds, 8 greens and 4 blues",
+                self.quantised
+            ));
+        }
+        if self.placeholders > 0 {
+            out.push(format!(
+                "{} materials have no image; a {PLACEHOLDER_SIDE}×{PLACEHOLDER_SIDE} texture of \
+                 each material's colour stands in",
+                self.placeholders
+            ));
+        }
+        if self.clamped > 0 {
+            out.push(format!(
+                "{} texture coordinates lie past 32,767 texels and are clamped there",
+                self.clamped
+            ));
+        }
+        out
+    }
+}
+
+/// A joint key's six channels: position X, Y, Z, then the angles roll, pitch and yaw that
+/// `AngleQuaternion` makes its rotation from (`q = qz · qy · qx`).
+fn channels(key: &JointKey) -> [f32; 6] {
+    let q = key.rotation;
+    let q = if q.length_squared() > 0.0 {
+        q.normalize()
+    } else {
+        Quat::IDENTITY
+    };
+    let (yaw, pitch, roll) = q.to_euler(EulerRot::ZYX);
+    let t = key.translation;
+    [t.x, t.y, t.z, roll, pitch, yaw]
+}
+
+/// `value − default` per channel, each angle's the turn of at most half a circle that goes
+/// there.
+fn deltas(value: &[f32; 6], default: &[f32; 6]) -> [f32; 6] {
+    core::array::from_fn(|j| {
+        let d = value[j] - default[j];
+        if j < 3 {
+            d
+        } else {
+            (d + core::f32::consts::PI).rem_euclid(core::f32::consts::TAU) - core::f32::consts::PI
+        }
+    })
+}
+
+/// Per bone, the scale of each channel: its largest move from the default over `frames`
+/// spread over the whole `short` range (0 for a channel that never moves).
+fn channel_scales(frames: &[&[JointKey]], defaults: &[[f32; 6]]) -> Vec<[f32; 6]> {
+    let mut largest = vec![[0.0f32; 6]; defaults.len()];
+    for keys in frames {
+        for ((k, d), out) in keys.iter().zip(defaults).zip(&mut largest) {
+            let deltas = deltas(&channels(k), d);
+            for (o, delta) in out.iter_mut().zip(deltas) {
+                *o = o.max(delta.abs());
+            }
+        }
+    }
+    largest
+        .into_iter()
+        .map(|l| l.map(|m| m / MAX_VALUE))
+        .collect()
+}
+
+/// The stored values of one bone's channels: the moves from the defaults in units of the
+/// scales.
+fn quantised(value: &[f32; 6], default: &[f32; 6], scale: &[f32; 6]) -> [i16; 6] {
+    let deltas = deltas(value, default);
+    core::array::from_fn(|j| {
+        if scale[j] > 0.0 {
+            (deltas[j] / scale[j]).round().clamp(-MAX_VALUE, MAX_VALUE) as i16
+        } else {
+            0
+        }
+    })
+}
+
+/// Mesh `mesh`'s texture, named `name`: its material's image in a palette of its own, or a
+/// placeholder of the material's colour; counted in `lost` where it is not exact.
+fn texture_of(asset: &Asset, mesh: &Mesh, name: String, lost: &mut Lost) -> TextureDef {
+    let material = mesh.material.and_then(|m| asset.materials.get(m));
+    let image = (material.and_then(|m| m.image))
+        .and_then(|i| asset.images.get(i))
+        .filter(|i| i.width > 0 && i.height > 0);
+    let Some(image) = image else {
+        lost.placeholders += 1;
+        let colour = material.map_or([1.0; 4], |m| m.base_color);
+        let mut palette = [[0u8; 3]; 256];
+        palette[0] = core::array::from_fn(|c| (colour[c].clamp(0.0, 1.0) * 255.0).round() as u8);
+        return TextureDef {
+            name,
+            flags: 0,
+            width: PLACEHOLDER_SIDE,
+            height: PLACEHOLDER_SIDE,
+            pixels: vec![0; (PLACEHOLDER_SIDE * PLACEHOLDER_SIDE) as usize],
+            palette,
+        };
+    };
+    let texels = || image.rgba.chunks_exact(4);
+    let masked = texels().any(|p| p[3] < 128);
+    let capacity = if masked { 255 } else { 256 };
+    let mut palette = [[0u8; 3]; 256];
+    let mut index: std::collections::HashMap<[u8; 3], u8> = std::collections::HashMap::new();
+    for p in texels().filter(|p| p[3] >= 128 || !masked) {
+        let rgb = [p[0], p[1], p[2]];
+        if !index.contains_key(&rgb) {
+            if index.len() == capacity {
+                index.clear();
+                break;
+            }
+            palette[index.len()] = rgb;
+            index.insert(rgb, index.len() as u8);
+        }
+    }
+    let exact = !index.is_empty() || texels().all(|p| masked && p[3] < 128);
+    if !exact {
+        lost.quantised += 1;
+        palette = core::array::from_fn(|i| {
+            let level = |value: usize, levels: usize| (value * 255 / (levels - 1)) as u8;
+            [
+                level((i >> 5) & 7, 8),
+                level((i >> 2) & 7, 8),
+                level(i & 3, 4),
+            ]
+        });
+    }
+    if masked {
+        // The engine's transparent index; blue, as studiomdl's tools show it.
+        palette[255] = [0, 0, 255];
+    }
+    let pixels = texels()
+        .map(|p| {
+            let rgb = [p[0], p[1], p[2]];
+            if masked && p[3] < 128 {
+                255
+            } else if exact {
+                index.get(&rgb).copied().unwrap_or(0)
+            } else {
+                let i = (p[0] & 0xe0) | ((p[1] >> 3) & 0x1c) | (p[2] >> 6);
+                if masked && i == 255 { 254 } else { i }
+            }
+        })
+        .collect();
+    TextureDef {
+        name,
+        flags: if masked {
+            raw::STUDIO_NF_MASKED as i32
+        } else {
+            0
+        },
+        width: image.width,
+        height: image.height,
+        pixels,
+        palette,
+    }
+}
+
+/// Each vertex's normal from the triangles around it, weighted by their areas (zero for a
+/// vertex on none).
+fn smooth_normals(positions: &[[f32; 3]], triangles: &[[u32; 3]]) -> Vec<[f32; 3]> {
+    let mut sums = vec![Vec3::ZERO; positions.len()];
+    let at = |i: u32| {
+        positions
+            .get(i as usize)
+            .map_or(Vec3::ZERO, |p| Vec3::from_array(*p))
+    };
+    for t in triangles {
+        let [a, b, c] = t.map(at);
+        let n = (b - a).cross(c - a);
+        for &i in t {
+            if let Some(sum) = sums.get_mut(i as usize) {
+                *sum += n;
+            }
+        }
+    }
+    sums.into_iter()
+        .map(|n| n.normalize_or_zero().to_array())
+        .collect()
 }
 
 /// Appends `channel`'s runs: each as many differing values as follow one another (at most

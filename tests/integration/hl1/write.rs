@@ -1,0 +1,374 @@
+//! The Half-Life writer (`hl1::Builder::from_asset`, through the write dispatch): a model
+//! written again moves every triangle corner as the asset made of it at every frame, with
+//! its sequences, texture coordinates and textures; a DPM of blended vertices keeps its
+//! one-bone vertices and says what it cut; a clip too long for one sequence plays as
+//! consecutive ones; images beyond a palette, transparent texels and what does not fit.
+
+use skelmap::asset::{Asset, WriteOptions, Written};
+use skelmap::hl1::{self, BoneDef, Builder, SequenceDef};
+use skelmap::model::Pose;
+use skelmap::model::convert::{self, Posed};
+use skelmap::pose::Interpolation;
+use skelmap::{Format, Model, Parse};
+
+use crate::support::frame_vertices;
+
+fn written(asset: &Asset) -> Written {
+    skelmap::model::write(Format::Hl1, asset, &WriteOptions::default()).unwrap()
+}
+
+/// The asset's triangle corners at frame `k` (or its bind pose), mesh after mesh, in the
+/// order the written model's vertices come: a triangle's command is written reversed, so
+/// its vertex `i` is the triangle's corner `2 − i`.
+fn corners(asset: &Asset, k: Option<usize>) -> Vec<[f32; 3]> {
+    let posed = asset.posed(k).unwrap();
+    (asset.meshes.iter().zip(&posed))
+        .flat_map(|(mesh, p)| {
+            (mesh.triangles.iter()).flat_map(|t| [2, 1, 0].map(|c| p.positions[t[c] as usize]))
+        })
+        .collect()
+}
+
+fn close(a: [f32; 3], b: [f32; 3], size: f32) -> bool {
+    (0..3).all(|c| (a[c] - b[c]).abs() <= 1e-4 * size)
+}
+
+#[test]
+fn a_half_life_model_written_again_moves_as_the_original_with_its_sequences() {
+    let bytes = Builder::example().write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = source.to_asset(&Default::default()).unwrap();
+    let out = written(&asset);
+    assert_eq!(out.files.len(), 1);
+    // One-bone vertices, no scale, images of 16 colours, normals stored: nothing lost.
+    assert_eq!(out.notes, Vec::<String>::new());
+    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+    assert_eq!(again.format(), Format::Hl1);
+    assert!(again.diagnostics().is_empty(), "{:?}", again.diagnostics());
+    assert_eq!(again.num_bones(), 2);
+    let clips = |m: &Model<'_>| {
+        (m.clips().iter())
+            .map(|c| (c.name.clone(), c.first, c.count, c.fps, c.looped))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(clips(&again), clips(&source));
+    for k in 0..source.num_frames() {
+        let (want, got) = (corners(&asset, Some(k)), frame_vertices(&again, k));
+        assert_eq!(want.len(), got.len());
+        for (v, (w, g)) in want.iter().zip(&got).enumerate() {
+            assert!(
+                close(*g, *w, 20.0),
+                "frame {k}, vertex {v}: {g:?} against {w:?}"
+            );
+        }
+    }
+    // The textures come back texel for texel, the coordinates as they were (texels of
+    // the same sizes).
+    let back = again.to_asset(&Default::default()).unwrap();
+    assert_eq!(back.images.len(), asset.images.len());
+    for (a, b) in back.images.iter().zip(&asset.images) {
+        assert_eq!((a.width, a.height, &a.rgba), (b.width, b.height, &b.rgba));
+    }
+    let uvs = |a: &Asset| -> Vec<[f32; 2]> {
+        (a.meshes.iter())
+            .flat_map(|m| {
+                let uvs = m.uvs.clone().unwrap();
+                (m.triangles.iter()).flat_map(move |t| t.map(|c| uvs[c as usize]))
+            })
+            .collect()
+    };
+    assert_eq!(uvs(&back), uvs(&asset));
+    // Over every frame, as `convert` measures it.
+    // Over every frame, as `convert` measures it: the channels stored again in steps of
+    // their largest move over 32,767 (the source's own steps were coarser).
+    let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&again), 0);
+    assert!(error.max < 5e-5, "{error}");
+}
+
+#[test]
+fn a_dpm_of_blended_vertices_keeps_its_one_bone_vertices_and_says_what_it_cut() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = convert::asset_of(&source).unwrap();
+    let blended: usize = (asset.meshes.iter())
+        .map(|m| {
+            (0..m.positions.len())
+                .filter(|&v| m.influences.of(v).len() > 1)
+                .count()
+        })
+        .sum();
+    assert!(blended > 0);
+    let out = written(&asset);
+    let lines = [
+        format!("{blended} vertices had more than one influence"),
+        "materials have no image; a 256×256 texture".to_string(),
+    ];
+    for line in &lines {
+        assert!(
+            out.notes.iter().any(|n| n.contains(line.as_str())),
+            "{:?}",
+            out.notes
+        );
+    }
+    let hl1 = Model::from_bytes(&out.files[0].bytes).unwrap();
+    assert_eq!(
+        (hl1.num_frames(), hl1.clips().len()),
+        (source.num_frames(), asset.clips.len())
+    );
+    // A corner whose vertex has one influence moves exactly as the source's.
+    let single: Vec<bool> = (asset.meshes.iter())
+        .flat_map(|m| {
+            (m.triangles.iter())
+                .flat_map(|t| [2, 1, 0].map(|c| m.influences.of(t[c] as usize).len() == 1))
+        })
+        .collect();
+    assert!(single.iter().any(|&s| s));
+    for k in 0..source.num_frames() {
+        let (want, got) = (corners(&asset, Some(k)), frame_vertices(&hl1, k));
+        assert_eq!(want.len(), got.len());
+        for v in (0..got.len()).filter(|&v| single[v]) {
+            assert!(
+                close(got[v], want[v], 10.0),
+                "frame {k}, vertex {v}: {:?} against {:?}",
+                got[v],
+                want[v]
+            );
+        }
+    }
+}
+
+/// `bones` bones in a chain and one sequence of `frames` frames in which every channel of
+/// every bone changes every frame: 12 bytes of record and about `12 · frames` of values a
+/// bone.
+fn restless(bones: usize, frames: usize) -> Builder {
+    let mut b = Builder::example();
+    b.bones = (0..bones)
+        .map(|i| BoneDef {
+            name: format!("b{i}"),
+            parent: i as i32 - 1,
+            value: [1.0, 0.0, 0.0, 0.0, 0.0, 0.1],
+            scale: [0.01; 6],
+        })
+        .collect();
+    b.sequences = vec![SequenceDef {
+        label: "restless".into(),
+        fps: 20.0,
+        looping: true,
+        group: 0,
+        frames: (0..frames)
+            .map(|f| {
+                (0..bones)
+                    .map(|i| std::array::from_fn(|c| ((f * 7 + i * 3 + c) % 400) as i16 - 200))
+                    .collect()
+            })
+            .collect(),
+    }];
+    b
+}
+
+#[test]
+fn a_clip_too_long_for_one_sequence_plays_as_consecutive_ones_that_fit() {
+    // 64 bones of 120 frames: about 93 KB of values, past the 65,535 bytes an offset reaches.
+    assert!(matches!(
+        restless(64, 120).write(),
+        Err(skelmap::Error::Write {
+            what: "mstudioanim_t.offset",
+            max: 65_535,
+            ..
+        })
+    ));
+    let params = skelmap::synth::TubeParams {
+        bones: 120,
+        frames: 300,
+        rings_per_bone: 1,
+        sides: 3,
+        ..Default::default()
+    };
+    let bytes = skelmap::synth::tube(&params).write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = convert::asset_of(&source).unwrap();
+    let out = written(&asset);
+    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+    assert_eq!(again.num_frames(), source.num_frames());
+    let split: Vec<&String> = out
+        .notes
+        .iter()
+        .filter(|n| n.contains("sequences, '"))
+        .collect();
+    assert!(!split.is_empty(), "{:?}", out.notes);
+    // Each clip is its sequences `name_1` … in turn, their frames adding up to the clip's.
+    let mut sequences = again.clips().iter().peekable();
+    for clip in &asset.clips {
+        let mut frames = 0;
+        while let Some(s) = sequences
+            .next_if(|s| s.name == clip.name || s.name.starts_with(&format!("{}_", clip.name)))
+        {
+            frames += s.count;
+        }
+        assert_eq!(frames as usize, clip.len(), "{}", clip.name);
+    }
+    assert!(sequences.next().is_none());
+    // Every bone as the source poses it relative to its parent, at every frame: within a
+    // step of each channel (a turn of at most half a circle over 32,767 steps; translations
+    // that do not move are stored exactly). Down a chain of 120 bones the steps add up.
+    let (mut a, mut b) = (Pose::default(), Pose::default());
+    for k in 0..source.num_frames() {
+        source
+            .pose(k, k, 0.0, Interpolation::Nlerp, &mut a)
+            .unwrap();
+        again.pose(k, k, 0.0, Interpolation::Nlerp, &mut b).unwrap();
+        for (bone, (x, y)) in a.local().bones.iter().zip(&b.local().bones).enumerate() {
+            // A quaternion's difference is about half the angle between the rotations.
+            let apart = (x.0 - y.0).length().min((x.0 + y.0).length());
+            let turned = apart <= std::f32::consts::PI / 32_767.0;
+            let placed = x.1.abs_diff_eq(y.1, 1e-4);
+            assert!(
+                turned && placed,
+                "frame {k}, bone {bone}: {x:?} against {y:?}"
+            );
+        }
+    }
+}
+
+/// An asset of one square whose material has `image`.
+fn square(image: skelmap::asset::Image) -> Asset {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut asset = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    asset.images = vec![image];
+    asset.materials = vec![skelmap::asset::Material {
+        image: Some(0),
+        ..asset.materials.first().cloned().unwrap_or_default()
+    }];
+    asset.meshes.truncate(1);
+    asset.meshes[0].material = Some(0);
+    asset
+}
+
+#[test]
+fn images_keep_their_colours_up_to_a_palette_and_transparent_texels_become_index_255() {
+    let texture = |asset: &Asset| {
+        let out = written(asset);
+        let hl1 = hl1::Hl1::parse(&out.files[0].bytes).unwrap();
+        let flags = hl1.textures()[0].flags.get();
+        let model = Model::from_bytes(&out.files[0].bytes).unwrap();
+        let skin = model.skins()[0];
+        let (_, _, pixels) = skin.level(0).unwrap();
+        (out.notes, flags, *skin.palette().unwrap(), pixels.to_vec())
+    };
+    // 300 greys, the first texel transparent: more than a palette holds.
+    let (w, h) = (20u32, 15u32);
+    let rgba: Vec<u8> = (0..w * h)
+        .flat_map(|i| {
+            let v = (i * 255 / 299) as u8;
+            [v, v / 2, 255 - v, if i == 0 { 0 } else { 255 }]
+        })
+        .collect();
+    let image = skelmap::asset::Image {
+        width: w,
+        height: h,
+        rgba,
+        jpeg: None,
+    };
+    let (notes, flags, palette, pixels) = texture(&square(image.clone()));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("1 images have more colours")),
+        "{notes:?}"
+    );
+    assert_eq!(flags, hl1::raw::STUDIO_NF_MASKED as i32);
+    assert_eq!((pixels[0], palette[255]), (255, [0, 0, 255]));
+    // Texel 299 is (255, 127, 0): red 7, green 3, blue 0 of the fixed palette.
+    let red7_green3_blue0 = (7 << 5) | (3 << 2);
+    assert_eq!(pixels[299], red7_green3_blue0);
+    assert_eq!(palette[usize::from(red7_green3_blue0)], [255, 109, 0]);
+    // The same texels in 4 colours, opaque: each kept exactly.
+    let rgba: Vec<u8> = (0..w * h)
+        .flat_map(|i| [(i % 4) as u8 * 60, 1, 2, 255])
+        .collect();
+    let (notes, flags, palette, pixels) = texture(&square(skelmap::asset::Image { rgba, ..image }));
+    assert!(notes.iter().all(|n| !n.contains("colours")), "{notes:?}");
+    assert_eq!(flags, 0);
+    assert_eq!(
+        &palette[..4],
+        &[[0, 1, 2], [60, 1, 2], [120, 1, 2], [180, 1, 2]]
+    );
+    assert_eq!(&pixels[..6], &[0, 1, 2, 3, 0, 1]);
+}
+
+#[test]
+fn what_half_life_cannot_hold_is_refused_before_anything_is_written() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let asset = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    let refused = |asset: &Asset| Builder::from_asset(asset).unwrap_err().to_string();
+    // 129 bones.
+    let mut many = asset.clone();
+    let skeleton = many.skeleton.as_mut().unwrap();
+    let last = skeleton.joints.last().unwrap().clone();
+    while skeleton.joints.len() < 129 {
+        skeleton.joints.push(last.clone());
+    }
+    assert_eq!(
+        refused(&many),
+        "Half-Life MDL cannot hold 129 bones: at most 128 bones; merge or remove bones in the \
+         source model"
+    );
+    // A parent after its bone.
+    let mut late = asset.clone();
+    late.skeleton.as_mut().unwrap().joints[0].parent = Some(2);
+    assert!(
+        refused(&late).contains("after its parent"),
+        "{}",
+        refused(&late)
+    );
+    // A bone name of 32 bytes.
+    let mut long = asset;
+    long.skeleton.as_mut().unwrap().joints[1].name = "b".repeat(32);
+    assert!(
+        refused(&long).contains("at most 31 bytes"),
+        "{}",
+        refused(&long)
+    );
+}
+
+#[test]
+fn every_corpus_model_converts_or_is_refused_in_words() {
+    use crate::support::{corpus_engines_dir, corpus_files, corpus_next_files};
+    let mut files = Vec::new();
+    for sub in ["dpm", "mdl", "ms3d"] {
+        files.extend(corpus_files(sub));
+    }
+    files.extend(corpus_next_files("iqm"));
+    files.extend(corpus_next_files("mdl7"));
+    for sub in ["hl1", "md5"] {
+        if let Some(dir) = corpus_engines_dir(sub) {
+            files.extend(std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Ok(source) = Model::open(&path) else {
+            continue; // a companion alone
+        };
+        // The first clips, at most 48 frames, to keep the test quick.
+        let mut asset = convert::asset_of(&source).unwrap();
+        let mut frames = 0;
+        asset.retain_clips(|c| {
+            frames += c.len();
+            frames - c.len() < 48
+        });
+        match skelmap::model::write(Format::Hl1, &asset, &WriteOptions::default()) {
+            Ok(out) => {
+                let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+                assert_eq!(again.num_frames(), asset.num_frames().max(1), "{name}");
+                assert_eq!(
+                    again.num_bones(),
+                    asset.skeleton_or_root().joints.len(),
+                    "{name}"
+                );
+            }
+            // Only what the format cannot hold (vertex animation: GameStudio's MDLs).
+            Err(e) => assert!(e.to_string().contains("cannot hold"), "{name}: {e}"),
+        }
+    }
+}
