@@ -372,3 +372,70 @@ fn every_corpus_model_converts_or_is_refused_in_words() {
         }
     }
 }
+
+/// Half-Life models written from the corpus open in assimp 5.2.5 with our bind-pose
+/// vertices: the same points (assimp welds equal corners), in its `+Y`-up axes.
+#[test]
+fn written_models_open_in_assimp_with_the_same_bind_pose() {
+    use crate::support::{corpus_files, corpus_next_files};
+    let Some(assimp) = crate::support::oracle::assimp() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("skelmap-hl1-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = corpus_files("dpm");
+    files.extend(corpus_files("ms3d"));
+    files.extend(corpus_next_files("iqm"));
+    let mut checked = 0;
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let source = Model::open(&path).unwrap();
+        if source.num_meshes() == 0 {
+            continue;
+        }
+        // The bind pose is what assimp shows: one frame is enough.
+        let mut asset = convert::asset_of(&source).unwrap();
+        asset.retain_clips(|_| false);
+        let out = written(&asset);
+        let (mdl, obj) = (
+            dir.join(format!("{name}.mdl")),
+            dir.join(format!("{name}.obj")),
+        );
+        std::fs::write(&mdl, &out.files[0].bytes).unwrap();
+        let run = std::process::Command::new(&assimp)
+            .arg("export")
+            .args([&mdl, &obj])
+            .output()
+            .unwrap();
+        assert!(run.status.success(), "{name}: assimp: {run:?}");
+        // assimp's `(x, y, z)` is skelmap's `(−y, z, −x)`.
+        let theirs: Vec<[f32; 3]> = crate::support::oracle::obj_points(&String::from_utf8_lossy(
+            &std::fs::read(&obj).unwrap(),
+        ))
+        .into_iter()
+        .map(|[x, y, z]| [-z, -x, y])
+        .collect();
+        let model = Model::from_bytes(&out.files[0].bytes).unwrap();
+        let mut pose = Pose::default();
+        model.pose_bind(&mut pose);
+        let n = model.mesh(0).unwrap().num_vertices();
+        let (mut ours, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+        model.deform(0, &pose, &mut ours, &mut normals).unwrap();
+        let extent = ours.iter().flatten().fold(0.0f32, |m, v| m.max(v.abs()));
+        let near = |p: &[f32; 3], set: &[[f32; 3]]| {
+            set.iter()
+                .any(|q| (0..3).all(|c| (p[c] - q[c]).abs() <= 1e-5 * extent))
+        };
+        assert!(
+            ours.iter().all(|p| near(p, &theirs)),
+            "{name}: a vertex assimp lacks"
+        );
+        assert!(
+            theirs.iter().all(|p| near(p, &ours)),
+            "{name}: an assimp vertex we lack"
+        );
+        checked += 1;
+    }
+    eprintln!("{checked} written Half-Life models: assimp's bind pose equals ours");
+    let _ = std::fs::remove_dir_all(&dir);
+}

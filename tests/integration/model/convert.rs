@@ -294,26 +294,11 @@ fn writers_refuse_what_does_not_fit() {
     }
 }
 
-/// The `assimp` command, if installed (the `assimp-utils` package); CI requires it.
-fn assimp() -> Option<std::path::PathBuf> {
-    let found = std::process::Command::new("assimp")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("SKELMAP_REQUIRE_ASSIMP").is_none(),
-            "assimp is not installed and SKELMAP_REQUIRE_ASSIMP is set"
-        );
-        eprintln!("SKIPPED: the assimp command is not installed");
-        return None;
-    }
-    Some("assimp".into())
-}
-
 #[test]
 fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
-    let Some(assimp) = assimp() else { return };
+    let Some(assimp) = crate::support::oracle::assimp() else {
+        return;
+    };
     let dir = std::env::temp_dir().join(format!("skelmap-convert-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut files = corpus_files("dpm");

@@ -240,3 +240,20 @@ int main(int argc, char **argv) {
 pub fn md5_frame_tool() -> Option<PathBuf> {
     cached_tool("md5", || compile_assimp_tool("md5", "frame", MD5_FRAME_C))
 }
+
+/// The `assimp` command, if installed (the `assimp-utils` package); CI requires it.
+pub fn assimp() -> Option<PathBuf> {
+    let found = std::process::Command::new("assimp")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert!(
+            std::env::var_os("SKELMAP_REQUIRE_ASSIMP").is_none(),
+            "assimp is not installed and SKELMAP_REQUIRE_ASSIMP is set"
+        );
+        eprintln!("SKIPPED: the assimp command is not installed");
+        return None;
+    }
+    Some("assimp".into())
+}
