@@ -992,13 +992,20 @@ impl Builder {
 
 impl crate::asset::Writer for Builder {
     const FORMAT: Format = Format::Hl1;
+    const STORES_IMAGES: bool = true;
 
+    /// The model [`Builder::from_asset`] makes, written, and validated as a reader would
+    /// validate it: values the format cannot hold that no limit names (a position so far
+    /// out that its bone's space overflows) are refused with the rule they break, rather
+    /// than written.
     fn write_asset(
         asset: &Asset,
         _: &crate::asset::WriteOptions,
     ) -> core::result::Result<crate::asset::Written, crate::asset::WriteError> {
         let Fitted { builder, losses } = Builder::from_asset(asset)?;
-        Ok(crate::asset::Written::one(Self::FORMAT, builder.write()?).with_notes(losses))
+        let bytes = builder.write()?;
+        <super::Hl1<'_> as crate::Parse<'_>>::parse(&bytes)?;
+        Ok(crate::asset::Written::one(Self::FORMAT, bytes).with_notes(losses))
     }
 }
 
