@@ -242,3 +242,15 @@ pub fn frame_vertices(model: &skelmap::Model<'_>, k: usize) -> Vec<[f32; 3]> {
     model.deform(0, &pose, &mut p, &mut q).unwrap();
     p
 }
+
+/// How many of `asset`'s vertices have more than one influence (what a writer of one-bone
+/// vertices cuts and says it cut).
+pub fn blended_vertices(asset: &skelmap::asset::Asset) -> usize {
+    (asset.meshes.iter())
+        .map(|m| {
+            (0..m.positions.len())
+                .filter(|&v| m.influences.of(v).len() > 1)
+                .count()
+        })
+        .sum()
+}

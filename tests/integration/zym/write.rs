@@ -67,15 +67,7 @@ fn a_dpm_of_blended_vertices_keeps_its_one_bone_vertices_and_says_what_it_cut() 
     let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
     let source = Model::from_bytes(&bytes).unwrap();
     let asset = source.to_asset(&Default::default()).unwrap();
-    let blended: usize = asset
-        .meshes
-        .iter()
-        .map(|m| {
-            (0..m.positions.len())
-                .filter(|&v| m.influences.of(v).len() > 1)
-                .count()
-        })
-        .sum();
+    let blended = crate::support::blended_vertices(&asset);
     assert!(blended > 0);
     let out = written(&asset);
     assert!(
