@@ -364,6 +364,15 @@ impl Skeleton {
             .collect()
     }
 
+    /// How many joints scale in the bind pose (by more than rounding, 1e-6 on an axis): what
+    /// a writer whose bones do not scale drops and says it dropped.
+    #[must_use]
+    pub fn scaled_joints(&self) -> usize {
+        (self.joints.iter())
+            .filter(|j| !j.scale.abs_diff_eq(Vec3::ONE, 1e-6))
+            .count()
+    }
+
     /// Each joint's pose as its stored bind keys.
     #[must_use]
     pub fn bind_keys(&self) -> Vec<JointKey> {

@@ -981,9 +981,7 @@ impl Builder {
             name: "body".into(),
             models: vec![model],
         });
-        let scaled_joints = (joints.iter())
-            .filter(|j| !j.scale.abs_diff_eq(Vec3::ONE, 1e-6))
-            .count();
+        let scaled_joints = skeleton.scaled_joints();
         let mut losses = lost.sentences(asset.num_vertices(), scaled_joints, asset.scaled_frames());
         losses.extend(split);
         Ok(Fitted { builder: b, losses })

@@ -3,7 +3,7 @@
 //! Unreal's on the way (`docs/formats/psk.md` § Writer order). Fixtures, fuzz seeds and
 //! conversions use it.
 
-use glam::{Quat, Vec3};
+use glam::Quat;
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, I32, LittleEndian, U16, U32};
 
@@ -574,11 +574,7 @@ impl Builder {
         };
         // Mesh positions are in the pose the joints' world transforms give; the reference
         // skeleton is rebuilt from their local parts, so a joint that scales is dropped.
-        let scaled = skeleton
-            .joints
-            .iter()
-            .filter(|j| !j.scale.abs_diff_eq(Vec3::ONE, 1e-6))
-            .count();
+        let scaled = skeleton.scaled_joints();
         if scaled > 0 {
             losses.push(format!(
                 "{scaled} joints scale in the bind pose; PSK bones do not scale, so the \
