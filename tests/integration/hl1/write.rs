@@ -371,15 +371,12 @@ fn every_corpus_model_converts_or_is_refused_in_words() {
 /// vertices: the same points (assimp welds equal corners), in its `+Y`-up axes.
 #[test]
 fn written_models_open_in_assimp_with_the_same_bind_pose() {
-    use crate::support::{corpus_files, corpus_next_files};
     let Some(assimp) = crate::support::oracle::assimp() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("skelmap-hl1-write-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut files = corpus_files("dpm");
-    files.extend(corpus_files("ms3d"));
-    files.extend(corpus_next_files("iqm"));
+    let files = crate::support::skeletal_corpus_files();
     let mut checked = 0;
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

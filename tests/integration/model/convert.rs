@@ -14,7 +14,7 @@ use skelmap::glam::Vec3;
 use skelmap::model::convert::{self, Posed, SkinningError};
 use skelmap::{Format, Model, gamestudio, iqm, ms3d, quake, skm, slmdl};
 
-use crate::support::{corpus_files, corpus_next_files};
+use crate::support::corpus_next_files;
 
 /// The skeletal formats an asset is written to here; the vertex formats take it baked.
 const SKELETAL: [Format; 6] = [
@@ -66,9 +66,7 @@ fn open(files: &Files) -> Model<'_> {
 /// The corpus's skeletal models with meshes, each as an asset cut to its first clips (at
 /// most 48 frames, so that the matrix stays quick).
 fn skeletal_corpus() -> Vec<(String, Asset)> {
-    let mut files = corpus_files("dpm");
-    files.extend(corpus_files("ms3d"));
-    files.extend(corpus_next_files("iqm"));
+    let mut files = crate::support::skeletal_corpus_files();
     files.extend(corpus_next_files("mdl7"));
     files
         .into_iter()
@@ -301,9 +299,7 @@ fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
     };
     let dir = std::env::temp_dir().join(format!("skelmap-convert-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut files = corpus_files("dpm");
-    files.extend(corpus_files("ms3d"));
-    files.extend(corpus_next_files("iqm"));
+    let files = crate::support::skeletal_corpus_files();
     let mut checked = 0;
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();

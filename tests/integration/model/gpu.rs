@@ -121,9 +121,7 @@ fn every_choice(model: &Model<'_>, what: &str) -> Vec<SkinningError> {
 }
 
 fn skeletal_corpus() -> Vec<PathBuf> {
-    let mut files = corpus_files("dpm");
-    files.extend(corpus_files("ms3d"));
-    files.extend(corpus_next_files("iqm"));
+    let mut files = crate::support::skeletal_corpus_files();
     files.extend(corpus_next_files("mdl7"));
     files
 }

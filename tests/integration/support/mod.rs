@@ -254,3 +254,11 @@ pub fn blended_vertices(asset: &skelmap::asset::Asset) -> usize {
         })
         .sum()
 }
+
+/// The shared DPM, MS3D and IQM files: the skeletal models that assimp and every writer read.
+pub fn skeletal_corpus_files() -> Vec<std::path::PathBuf> {
+    let mut files = corpus_files("dpm");
+    files.extend(corpus_files("ms3d"));
+    files.extend(corpus_next_files("iqm"));
+    files
+}
