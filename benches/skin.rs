@@ -576,8 +576,8 @@ impl BindPoseMesh for OneAtATime<'_> {
 }
 
 /// The bind-pose blend (`skin::bind_lbs`) of every corpus IQM with a mesh and frames and of
-/// `synth::iqm_character` (80 joints: past the 64 the AVX-512 step holds), at frame n/2 and
-/// n/2 + 1 blended at 0.5: `one-at-a-time` (the mesh read one `BindVertex` at a time),
+/// `synth::iqm_character` (80 joints: the AVX-512 step's widest look-up, 128 bones), at frame
+/// n/2 and n/2 + 1 blended at 0.5: `one-at-a-time` (the mesh read one `BindVertex` at a time),
 /// `portable` and `avx512` (its arrays, `bind_lbs_with_level`), in vertices/s, after checking
 /// that the three agree bit for bit.
 fn bind_iqm(c: &mut Criterion) {

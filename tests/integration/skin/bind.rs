@@ -101,9 +101,9 @@ fn bits(v: &[[f32; 3]]) -> Vec<[u32; 3]> {
 #[test]
 fn four_byte_influences_blend_as_one_vertex_at_a_time_at_every_level() {
     // Vertex counts around the blocks of sixteen, palettes of each look-up width (16, 32 and
-    // 64 bones) and past the widest (the plain loop then reads the arrays).
+    // 64 and 128 bones) and past the widest (the plain loop then reads the arrays).
     for vertices in [1, 15, 16, 17, 40, 168] {
-        for bones in [1, 6, 16, 17, 32, 33, 64, 65, 80] {
+        for bones in [1, 6, 16, 17, 32, 33, 64, 65, 80, 128, 129, 256, 300] {
             for with_normals in [true, false] {
                 let bytes = fixture(vertices, bones, with_normals).write().unwrap();
                 let mesh = Iqm::parse(&bytes).unwrap();
@@ -134,24 +134,29 @@ fn four_byte_influences_blend_as_one_vertex_at_a_time_at_every_level() {
 
 #[test]
 fn a_bone_past_the_palette_is_named_with_the_vertices_before_it_written() {
-    // 48 vertices on 21 joints, a palette of 20: joint 20 named by vertex 36 with weight (the
-    // third block of sixteen), by the weightless vertex 37 (bound wholly to its first index),
-    // or only where vertex 38 has no weight (not an error).
-    let bones = 21;
-    let deltas = deltas(20);
-    for (vertex, slot, failing) in [(36, 1, true), (37, 0, true), (38, 1, false)] {
-        let mut b = fixture(48, bones, true);
+    // 48 vertices on one joint more than the palette: the last joint named by vertex 36 with
+    // weight (the third block of sixteen), by the weightless vertex 37 (bound wholly to its
+    // first index), or only where vertex 38 has no weight (not an error). Palettes of 20 and
+    // 100 bones: two look-up widths.
+    for (have, vertex, slot, failing) in [20u8, 100].into_iter().flat_map(|have| {
+        [(36, 1, true), (37, 0, true), (38, 1, false)].map(|(v, s, f)| (have, v, s, f))
+    }) {
+        let deltas = deltas(usize::from(have));
+        let mut b = fixture(48, usize::from(have) + 1, true);
         for (i, k) in b.blend_indexes.iter_mut().enumerate() {
-            *k = k.map(|j| j % 20);
+            *k = k.map(|j| j % have);
             if i == vertex {
-                k[slot] = 20;
+                k[slot] = have;
             }
         }
         let bytes = b.write().unwrap();
         let mesh = Iqm::parse(&bytes).unwrap();
         let (mut p, mut n): Streams = zeros(48);
         let reference = skin::bind_lbs(&OneAtATime(&mesh), &deltas, &mut p, &mut n);
-        let error = SkinError::Palette { bone: 20, have: 20 };
+        let error = SkinError::Palette {
+            bone: u32::from(have),
+            have: usize::from(have),
+        };
         assert_eq!(reference.err(), failing.then_some(error), "vertex {vertex}");
         let written = if failing { vertex } else { 48 };
         for level in levels() {

@@ -528,9 +528,9 @@ impl Model<'_> {
     ///   CPU has: AVX-512 (F, BW) for one-influence vertices and AVX2 + FMA for the others,
     ///   else AVX2 + FMA, else plain Rust;
     /// - IQM, MS3D, SL and the other bind-pose formats: linear blend of the bind-pose vertices
-    ///   by `world(t) · world(bind)⁻¹` ([`skin::bind_lbs`]: an IQM of byte weights on at most
-    ///   64 joints sixteen vertices a step at AVX-512, the rest plain Rust; MS3D stores normals
-    ///   per triangle corner: its vertex normals come out zero). [`Model::prepare`] and
+    ///   by `world(t) · world(bind)⁻¹` ([`skin::bind_lbs`]: an IQM of byte weights sixteen
+    ///   vertices a step at AVX-512, the rest plain Rust; MS3D stores normals per triangle
+    ///   corner: its vertex normals come out zero). [`Model::prepare`] and
     ///   [`Model::compact`] give these formats the AVX-512 kernels;
     /// - MDL, Quake: the pose's two frames tweened by the morph kernel
     ///   ([`tween_with_level`](crate::skin::morph::tween_with_level): AVX-512 on 16 vertices a

@@ -14,9 +14,9 @@ pub(crate) const PAIRED: usize = 32;
 ///   each as `[c, c]` (8 floats) so one 256-bit load feeds the position and normal halves of a
 ///   32-byte record at once; the translation's normal half is zero;
 /// - **structure of arrays**, for the prepared kernel: twelve rows `m[r][c]` of one float per
-///   bone, padded to 16, 32 or 64 bones (a multiple of 16 above that) so a palette of up to 64
-///   bones sits in one to four AVX-512 registers per row and lanes look their bone up with
-///   permutes rather than gathers.
+///   bone, padded to 16, 32, 64 or 128 bones (a multiple of 16 above that) so a palette of up
+///   to 128 bones sits in one to eight AVX-512 registers per row and lanes look their bone up
+///   with permutes rather than gathers.
 ///
 /// ```
 /// use skelmap_core::pose::Palette;
@@ -114,13 +114,14 @@ impl SkinMatrices {
     }
 }
 
-/// The row length of a palette of `bones` in structure-of-arrays layout: 16, 32 or 64 (the
-/// sizes the permute look-ups serve), else a multiple of 16.
+/// The row length of a palette of `bones` in structure-of-arrays layout: 16, 32, 64 or 128
+/// (the sizes the permute look-ups serve), else a multiple of 16.
 pub(crate) fn padded(bones: usize) -> usize {
     match bones {
         0..=16 => 16,
         17..=32 => 32,
         33..=64 => 64,
+        65..=128 => 128,
         _ => bones.div_ceil(16) * 16,
     }
 }

@@ -13,19 +13,23 @@
 /// Runs `$kernel::<MODE, STREAM>($run, $sink)` with the look-up mode that suits the run's
 /// padded palette and its streaming choice, then, after non-temporal stores, the store fence
 /// that orders them before any store that follows (so that a thread that sees the call
-/// finish sees its results).
+/// finish sees its results). `$wide` is the mode for a palette padded to 128 bones: 4
+/// (permutes) for the prepared kernel, 3 (gathers) for the compact kernel, each the faster
+/// for it on `synth::iqm_character` (80 joints; `skelmap bench`).
 macro_rules! by_palette_and_stream {
-    ($kernel:ident, $run:expr, $sink:expr) => {{
+    ($kernel:ident, $run:expr, $sink:expr, $wide:literal) => {{
         let (run, sink) = ($run, $sink);
         let stream = run.stream;
         match (run.padded, stream) {
             (16, false) => $kernel::<0, false>(run, sink),
             (32, false) => $kernel::<1, false>(run, sink),
             (64, false) => $kernel::<2, false>(run, sink),
+            (128, false) => $kernel::<$wide, false>(run, sink),
             (_, false) => $kernel::<3, false>(run, sink),
             (16, true) => $kernel::<0, true>(run, sink),
             (32, true) => $kernel::<1, true>(run, sink),
             (64, true) => $kernel::<2, true>(run, sink),
+            (128, true) => $kernel::<$wide, true>(run, sink),
             (_, true) => $kernel::<3, true>(run, sink),
         }
         if stream {
@@ -156,7 +160,10 @@ pub(crate) fn stream_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f3
 /// structure-of-arrays layout) held for AVX-512 look-ups of 16 lanes' bones at once.
 ///
 /// `MODE` 0: one-register permute (≤ 16 bones); 1: two-register permute (≤ 32); 2: two
-/// two-register permutes and a blend (≤ 64); 3: clamped gather.
+/// two-register permutes and a blend (≤ 64); 4: four two-register permutes and three blends
+/// (≤ 128); 3: clamped gather (any width). The permutes read each row from memory (L1) per
+/// look-up in modes 2 and 4; they still beat a gather, which on Zen 4 costs more than the
+/// rest of a blend step.
 pub(crate) struct Lookup<'a, const MODE: u8> {
     lo: [__m512; 12],
     hi: [__m512; 12],
@@ -164,17 +171,19 @@ pub(crate) struct Lookup<'a, const MODE: u8> {
     padded: usize,
     last: __m512i,
     bit5: __m512i,
+    bit6: __m512i,
 }
 
 impl<'a, const MODE: u8> Lookup<'a, MODE> {
     /// The look-up over `soa`, twelve rows of `padded` floats; `None` unless `soa` holds them
-    /// and `padded` is a non-zero multiple of 16 that suits `MODE` (16, 32, 64, any).
+    /// and `padded` is a non-zero multiple of 16 that suits `MODE` (16, 32, 64, any, 128).
     #[target_feature(enable = "avx512f")]
     pub(crate) fn new(soa: &'a [f32], padded: usize) -> Option<Self> {
         let suits = match MODE {
             0 => padded == 16,
             1 => padded == 32,
             2 => padded == 64,
+            4 => padded == 128,
             _ => padded > 0 && padded.is_multiple_of(LANES),
         };
         if !suits || soa.len() < 12 * padded {
@@ -201,6 +210,7 @@ impl<'a, const MODE: u8> Lookup<'a, MODE> {
             padded,
             last: _mm512_set1_epi32((padded - 1) as i32),
             bit5: _mm512_set1_epi32(32),
+            bit6: _mm512_set1_epi32(64),
         })
     }
 
@@ -232,6 +242,21 @@ impl<'a, const MODE: u8> Lookup<'a, MODE> {
                     _mm512_permutex2var_ps(t(0), idx, t(1)),
                     _mm512_permutex2var_ps(t(2), idx, t(3)),
                 )
+            },
+            // SAFETY: mode 4 has `padded` = 128 (checked by `new`), so row `e` < 12 is floats
+            // `128e .. 128e + 128` of `soa`, read as eight 16-float loads.
+            4 => unsafe {
+                let row = self.soa.as_ptr().add(e * self.padded);
+                let t = |q: usize| _mm512_loadu_ps(row.add(16 * q));
+                let half = |q: usize| {
+                    _mm512_mask_blend_ps(
+                        upper,
+                        _mm512_permutex2var_ps(t(q), idx, t(q + 1)),
+                        _mm512_permutex2var_ps(t(q + 2), idx, t(q + 3)),
+                    )
+                };
+                let high = _mm512_test_epi32_mask(idx, self.bit6);
+                _mm512_mask_blend_ps(high, half(0), half(4))
             },
             // SAFETY: `index` clamped `idx ≤ padded − 1` lane-wise and row `e` < 12 spans floats
             // `e·padded .. (e + 1)·padded` of `soa`; the scale 4 is `size_of::<f32>`.

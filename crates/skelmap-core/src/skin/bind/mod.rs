@@ -215,7 +215,7 @@ pub fn bind_lbs(
 /// [`bind_lbs`] at an explicit instruction-set level (a level the CPU lacks falls back to the
 /// best it has below it). [`SimdLevel::Avx512`] blends sixteen vertices a step where the mesh
 /// gives its vertices as arrays of four byte weights
-/// ([`BindPoseMesh::four_influences`]: IQM) and `deltas` has at most 64 bones; every other
+/// ([`BindPoseMesh::four_influences`]: IQM) and `deltas` has at most 128 bones; every other
 /// case, and the last vertices of a mesh whose count is not a multiple of sixteen, run plain
 /// Rust. Every level gives the same bits.
 ///

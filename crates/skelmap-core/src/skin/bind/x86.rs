@@ -1,6 +1,7 @@
 //! The bind-pose linear blend on x86-64 (AVX-512F), for meshes whose influences are four byte
-//! weights a vertex ([`FourInfluences`]) and palettes of at most 64 bones: sixteen vertices a
-//! step, each bone's twelve entries looked up in registers ([`Lookup`]).
+//! weights a vertex ([`FourInfluences`]) and palettes of at most 128 bones: sixteen vertices a
+//! step, each bone's twelve entries picked out of registers by permutes ([`Lookup`]). A larger
+//! palette is left to the portable loop: gathering the entries instead is slower than it.
 //!
 //! Each lane computes what the portable loop computes for its vertex, operation for operation
 //! (the weight `byte / 255` by a division, each transform as glam evaluates it, multiplications
@@ -21,9 +22,9 @@ use crate::pose::FourInfluences;
 use crate::skin::blocks::LANES;
 use crate::skin::x86::{Lookup, load_deinterleaved, store_interleaved};
 
-/// The most bones the kernel looks up in registers: a larger palette is blended by the portable
+/// The most bones the kernel picks by permutes: a larger palette is blended by the portable
 /// loop.
-const MAX_BONES: usize = 64;
+const MAX_BONES: usize = 128;
 
 /// Runs [`lbs_four_avx512`] if the CPU supports AVX-512F (`None` otherwise).
 pub(super) fn try_lbs_four_avx512(
@@ -60,8 +61,10 @@ fn lbs_four_avx512(
         (16, None) => blocks::<0, false, 16>(arrays, &palette(deltas), bones, positions, &mut []),
         (32, Some(n)) => blocks::<1, true, 32>(arrays, &palette(deltas), bones, positions, n),
         (32, None) => blocks::<1, false, 32>(arrays, &palette(deltas), bones, positions, &mut []),
-        (_, Some(n)) => blocks::<2, true, 64>(arrays, &palette(deltas), bones, positions, n),
-        (_, None) => blocks::<2, false, 64>(arrays, &palette(deltas), bones, positions, &mut []),
+        (64, Some(n)) => blocks::<2, true, 64>(arrays, &palette(deltas), bones, positions, n),
+        (64, None) => blocks::<2, false, 64>(arrays, &palette(deltas), bones, positions, &mut []),
+        (_, Some(n)) => blocks::<4, true, 128>(arrays, &palette(deltas), bones, positions, n),
+        (_, None) => blocks::<4, false, 128>(arrays, &palette(deltas), bones, positions, &mut []),
     }
 }
 

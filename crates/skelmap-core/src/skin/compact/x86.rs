@@ -79,7 +79,7 @@ macro_rules! each3 {
 /// The CPU must support AVX-512F, AVX2 and FMA.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn compact_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
-    by_palette_and_stream!(blocks, run, sink);
+    by_palette_and_stream!(blocks, run, sink, 3);
 }
 
 /// 16 lanes of `u16` from `row` (at least 16 long) as `i32`.
@@ -378,7 +378,7 @@ pub(crate) fn try_compact_dqs(run: CompactRun<'_>, sink: &mut impl Sink) -> bool
 /// The CPU must support AVX-512F, AVX2 and FMA.
 #[target_feature(enable = "avx512f,avx2,fma")]
 unsafe fn compact_dqs_avx512(run: CompactRun<'_>, sink: &mut impl Sink) {
-    by_palette_and_stream!(dqs_blocks, run, sink);
+    by_palette_and_stream!(dqs_blocks, run, sink, 3);
 }
 
 /// `a × b` of row triples.

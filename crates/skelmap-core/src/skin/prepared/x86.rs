@@ -47,7 +47,7 @@ unsafe fn prepared_avx512(run: Run<'_>, dest: &mut impl BlockDest) {
     if !run.consistent() {
         return;
     }
-    by_palette_and_stream!(blocks_avx512, run, dest);
+    by_palette_and_stream!(blocks_avx512, run, dest, 4);
 }
 
 #[target_feature(enable = "avx512f,avx2,fma")]
