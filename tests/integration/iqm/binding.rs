@@ -108,6 +108,32 @@ fn the_layout_samples_a_models_own_frames_as_the_view_decodes_them() {
 }
 
 #[test]
+fn the_first_sample_without_the_layout_gives_the_bits_of_the_layouts() {
+    // The first sample of a fresh model playing its own frames walks the poses; the layout
+    // is made on the second (on the first for an animation-only IQM). Each blend, as a
+    // model's first sample and as a later one, on the model's own frames and on the
+    // animation-only IQM played by joint name.
+    let (model, animation) = character();
+    let mut later = LocalPose::default();
+    for (a, b, t) in BLENDS {
+        for (which, fresh) in [
+            ("own frames", Model::from_bytes(&model).unwrap()),
+            ("animation", paired(&model, &animation)),
+        ] {
+            let mut first = LocalPose::default();
+            fresh.sample(a, b, t, Interpolation::Nlerp, &mut first);
+            fresh.sample(a, b, t, Interpolation::Nlerp, &mut later);
+            assert_eq!(first, later, "{which}: frames {a}, {b} at {t}");
+            assert_eq!(
+                first,
+                reference(fresh.as_iqm().unwrap(), a, b, t),
+                "{which}"
+            );
+        }
+    }
+}
+
+#[test]
 fn an_animation_in_another_joint_order_samples_as_the_models_own() {
     let (model, animation) = character();
     let own = Model::from_bytes(&model).unwrap();

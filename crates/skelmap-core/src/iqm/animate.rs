@@ -59,8 +59,11 @@ pub struct Pair<'data> {
     /// Per bone of `anim`, the joint of `mesh` it drives ([`NONE`]: none).
     target: Vec<u16>,
     /// The channels of the frames that play, per joint of `mesh` (per pose for a file
-    /// without joints), resolved on the first sample ([`Pair::layout`]).
+    /// without joints), resolved on the second sample ([`Pair::layout`]).
     layout: OnceLock<Option<ChannelLayout>>,
+    /// Set by the first sample of a model playing its own frames, which decodes them in one
+    /// walk of the poses, without the layout.
+    sampled: OnceLock<()>,
 }
 
 impl<'data> Pair<'data> {
@@ -73,6 +76,7 @@ impl<'data> Pair<'data> {
             source: Vec::new(),
             target: Vec::new(),
             layout: OnceLock::new(),
+            sampled: OnceLock::new(),
         }
     }
 
@@ -131,6 +135,7 @@ impl<'data> Pair<'data> {
             source,
             target,
             layout: OnceLock::new(),
+            sampled: OnceLock::new(),
         })
     }
 
@@ -162,9 +167,12 @@ impl<'data> Pair<'data> {
     /// decodes through it, so a model playing an animation-only IQM samples as fast as one
     /// playing its own frames.
     ///
-    /// Made on the first call (sampling makes it) and kept: one allocation of about 3.2 KB
-    /// per 16 joints, left out of opening so that opening allocates O(meshes). `None` for a
-    /// file without poses (its frames are its joints' bind pose).
+    /// Made on the first call and kept: one allocation of about 3.2 KB per 16 joints, left
+    /// out of opening so that opening allocates O(meshes). Sampling makes it on its first
+    /// call for an animation-only IQM, and on its second for a model playing its own frames:
+    /// the first decodes both frames in one walk of the poses (the same poses, bit for bit),
+    /// so that a model posed once (a conversion, a thumbnail, a frame-0 export) never pays
+    /// for it. `None` for a file without poses (its frames are its joints' bind pose).
     ///
     /// ```
     /// use skelmap_core::{Parse, iqm};
@@ -202,7 +210,9 @@ impl<'data> Pair<'data> {
     }
 
     /// Frames `a` and `b` decoded through [`Pair::layout`] and blended (nlerp) into `out`
-    /// and `scales`; `false` where there is no layout or a frame is out of range.
+    /// and `scales` (on the first sample of a model playing its own frames, by the view's
+    /// walk of its poses instead); `false` where there is no layout or a frame is out of
+    /// range.
     fn nlerp_layout(
         &self,
         a: usize,
@@ -211,6 +221,12 @@ impl<'data> Pair<'data> {
         out: &mut Vec<(Quat, Vec3A)>,
         scales: Option<&mut Vec<Vec3A>>,
     ) -> bool {
+        if self.anim.is_none() && self.layout.get().is_none() && self.sampled.set(()).is_ok() {
+            return match scales {
+                Some(scales) => self.mesh.nlerp_frames_scaled_into(a, b, t, out, scales),
+                None => self.mesh.nlerp_frames_into(a, b, t, out),
+            };
+        }
         let frames = self.frames();
         let (Some(layout), Some(va), Some(vb)) = (
             self.layout(),

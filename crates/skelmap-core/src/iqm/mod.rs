@@ -17,8 +17,9 @@
 //! - A frame stores, per pose, only the channels its mask selects; each value is
 //!   `channeloffset + u16 · channelscale`. Where a pose's values sit in a frame depends on
 //!   the masks before it: [`Pair::layout`] resolves that once per model (the binding of an
-//!   animation-only IQM to the model's joints included), on the first sample, and sampling
-//!   through it decodes and blends 16 joints a step
+//!   animation-only IQM to the model's joints included), on the first sample (the second of
+//!   a model playing its own frames: the first walks the poses), and sampling through it
+//!   decodes and blends 16 joints a step
 //!   ([`ChannelLayout`](crate::pose::ChannelLayout)). The [`Iqm`] view sampled on its own
 //!   decodes pose by pose, to the same bits.
 //! - A file may hold only animation (poses and anims, no joints or meshes), to be applied to

@@ -778,6 +778,10 @@ impl<'data> ModelView<'data> for Iqm<'data> {
         }
         out.bones.clear();
         out.scales.clear();
+        out.bones.reserve(self.joints.len());
+        if self.has_scale {
+            out.scales.reserve(self.joints.len());
+        }
         for i in 0..self.joints.len() {
             if let Some((q, t, s)) = self.joint_transform(i) {
                 out.bones.push((q, t));

@@ -479,7 +479,7 @@ impl Model<'_> {
         // drawn once in its bind pose never needs them).
         pose.frame_vertices.clear();
         pose.palette.world.clone_from(&self.bind_palette().world);
-        pose.extended.world.clone_from(&pose.palette.world);
+        copy_with_room(&pose.palette.world, &mut pose.extended.world);
         pose.relative.clear();
         pose.relative
             .resize(pose.palette.world.len(), Affine3A::IDENTITY);
@@ -501,7 +501,7 @@ impl Model<'_> {
         // Skin scales move vertices, not bones: a scaled copy of the palette skins.
         let scaled = pose.local.skin_scales.iter().any(|&s| s != 1.0);
         if scaled || self.is_bind_posed() {
-            pose.extended.world.clone_from(&pose.palette.world);
+            copy_with_room(&pose.palette.world, &mut pose.extended.world);
             pose.extended.apply_skin_scales(&pose.local.skin_scales);
         }
         if self.is_bind_posed() {
@@ -736,4 +736,12 @@ pub(super) struct ClipAt {
     pub(super) a: usize,
     pub(super) b: usize,
     pub(super) t: f32,
+}
+
+/// `from` copied into `to`, with room for one transform more (the identity a bind-pose
+/// format's extended palette ends with), so that pushing it never reallocates.
+fn copy_with_room(from: &[Affine3A], to: &mut Vec<Affine3A>) {
+    to.clear();
+    to.reserve(from.len() + 1);
+    to.extend_from_slice(from);
 }
