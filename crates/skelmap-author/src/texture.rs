@@ -141,6 +141,10 @@ pub fn names(material: &Material) -> Vec<String> {
                 push(candidate.clone());
             }
             let stem = strip_image_extension(&candidate);
+            // An empty shader name (MD5 exporters write `shader ""`) or a folder names no file.
+            if stem.is_empty() || stem.ends_with('/') {
+                continue;
+            }
             for extension in SHADER_EXTENSIONS {
                 push(format!("{stem}.{extension}"));
             }

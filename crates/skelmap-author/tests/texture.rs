@@ -71,6 +71,9 @@ fn shader_names_try_darkplaces_extensions_and_stored_names_their_path_then_file_
         ..shader("x")
     };
     assert!(names(&with_image).is_empty());
+    // An empty shader (`shader ""`, as MD5 exporters write it) or a folder alone names no file.
+    assert!(names(&shader("")).is_empty());
+    assert!(names(&shader("models/")).is_empty());
 }
 
 #[test]

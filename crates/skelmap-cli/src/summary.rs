@@ -660,7 +660,10 @@ fn render_contents(s: &Summary, out: &mut String) {
             .material_list
             .iter()
             .map(|m| {
-                if m.texture.is_empty() || m.texture == m.name {
+                if m.name.is_empty() && m.texture.is_empty() {
+                    // Shown, not left blank: `shader ""` is common in MD5 files.
+                    "(unnamed)".to_string()
+                } else if m.texture.is_empty() || m.texture == m.name {
                     m.name.clone()
                 } else {
                     format!("{}: texture {:?}", m.name, m.texture)

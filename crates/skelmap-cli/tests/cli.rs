@@ -1645,6 +1645,38 @@ fn convert_reads_gltf_and_glb() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// MD5 exporters write `shader ""` (assimp's BoarMan test model has fourteen such meshes, 13
+/// of them empty): `info` shows the material as unnamed, and `convert` looks for no texture.
+#[test]
+fn an_md5_mesh_with_an_empty_shader_is_unnamed_and_looks_for_no_texture() {
+    let dir = temp_dir("md5-empty-shader");
+    let mesh = dir.join("boar.md5mesh");
+    std::fs::write(
+        &mesh,
+        "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes 2\njoints {\n\t\"Bone\"\t-1 \
+         ( 0 0 0 ) ( -0.707107 0 0 )\t\t// \n}\nmesh {\n\tshader \"\"\n\tnumverts 0\n\tnumtris 0\n\
+         \tnumweights 0\n}\nmesh {\n\tshader \"\"\n\tnumverts 3\n\tvert 0 ( 0 0 ) 0 1\n\
+         \tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n\tnumtris 1\n\ttri 0 0 2 1\n\tnumweights 3\n\
+         \tweight 0 0 1 ( 0 0 0 )\n\tweight 1 0 1 ( 1 0 0 )\n\tweight 2 0 1 ( 0 1 0 )\n}\n",
+    )
+    .unwrap();
+    let out = skelmap(&["info", mesh.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    for line in [
+        "materials: (unnamed); (unnamed)",
+        "1 bone (1 root, 1 attachment), 2 meshes, 1 frame",
+        "0 0 vertices, 0 triangles",
+        "1 3 vertices, 1 triangle, 3 influences (max 1)",
+    ] {
+        assert!(text.contains(line), "{line:?} in:\n{text}");
+    }
+    let glb = dir.join("boar.glb");
+    let out = skelmap(&["convert", mesh.to_str().unwrap(), glb.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(!stderr(&out).contains("texture"), "{}", stderr(&out));
+}
+
 /// An MD3 player's legs: `info` names the skin chosen with `--skin`, the levels of detail,
 /// the clips of `animation.cfg`, and the tags with where frame 0 puts them.
 #[test]
