@@ -671,6 +671,8 @@ impl<'data> PoseFrames<'data> for Iqm<'data> {
         }
         out.clear();
         scales.clear();
+        out.reserve(self.poses.len());
+        scales.reserve(self.poses.len());
         let channels = self.num_framechannels();
         let (mut next_a, mut next_b) = (a * channels, b * channels);
         for pose in self.poses {
@@ -696,6 +698,7 @@ impl<'data> PoseFrames<'data> for Iqm<'data> {
             return false;
         }
         out.clear();
+        out.reserve(self.poses.len());
         let channels = self.num_framechannels();
         let (mut next_a, mut next_b) = (a * channels, b * channels);
         for pose in self.poses {
