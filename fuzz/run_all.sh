@@ -9,7 +9,13 @@ cd "$(dirname "$0")"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || mapfile -t targets < <(cargo fuzz list)
+if [ "${#targets[@]}" -eq 0 ]; then
+  # Listed first, so that a missing cargo-fuzz fails the run (a process substitution's
+  # failure would not), and an empty list is an error rather than a pass.
+  listed="$(cargo fuzz list)"
+  mapfile -t targets <<<"$listed"
+  [ -n "$listed" ] || { echo "cargo fuzz list named no target" >&2; exit 1; }
+fi
 if rustup toolchain list 2>/dev/null | grep -q nightly; then
   fuzz=(cargo +nightly fuzz run)
 else
