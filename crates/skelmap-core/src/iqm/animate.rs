@@ -59,7 +59,7 @@ pub struct Pair<'data> {
     /// Per bone of `anim`, the joint of `mesh` it drives ([`NONE`]: none).
     target: Vec<u16>,
     /// The channels of the frames that play, per joint of `mesh` (per pose for a file
-    /// without joints), resolved on the second sample ([`Pair::layout`]).
+    /// without joints), resolved when a sample first goes through it ([`Pair::layout`]).
     layout: OnceLock<Option<ChannelLayout>>,
     /// Set by the first sample of a model playing its own frames, which decodes them in one
     /// walk of the poses, without the layout.

@@ -162,8 +162,8 @@ pub(crate) fn stream_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f3
 /// `MODE` 0: one-register permute (≤ 16 bones); 1: two-register permute (≤ 32); 2: two
 /// two-register permutes and a blend (≤ 64); 4: four two-register permutes and three blends
 /// (≤ 128); 3: clamped gather (any width). The permutes read each row from memory (L1) per
-/// look-up in modes 2 and 4; they still beat a gather, which on Zen 4 costs more than the
-/// rest of a blend step.
+/// look-up in modes 2 and 4; they still beat a gather in the bind-pose blend (the `bind-iqm`
+/// bench) and the prepared kernel.
 pub(crate) struct Lookup<'a, const MODE: u8> {
     lo: [__m512; 12],
     hi: [__m512; 12],
