@@ -338,8 +338,8 @@ fn a_character_in_vertex_cache_order_is_grouped_by_bones_and_skins_exactly() {
 /// A DPM of 80 bones whose 600 vertices each bind one of 20 limbs' four bones, the limbs
 /// shuffled through the file (so the layout groups vertices by bones), every 37th vertex's
 /// influences naming points half a unit apart (so it stays on the exact path).
-fn shuffled_limbs() -> Vec<u8> {
-    let vertices: Vec<Vec<(u32, f32, [f32; 3])>> = (0..600u32)
+fn shuffled_limbs(n: u32) -> Vec<u8> {
+    let vertices: Vec<Vec<(u32, f32, [f32; 3])>> = (0..n)
         .map(|v| {
             let limb = v.wrapping_mul(2_654_435_761) >> 7 & 0xFFFF;
             let limb = limb % 20;
@@ -371,20 +371,23 @@ fn assert_moved(order: &[u32], original: &Streams, prepared: &Streams, what: &st
 
 /// `VertexOrder::Prepared` writes each vertex where `prepared_order` puts it, with the values
 /// `VertexOrder::Original` writes for it, bit for bit, through every entry point at every
-/// level, and `remap_triangles` indexes them so: on a character grouped by bones, on a DPM
-/// grouped by bones with vertices on the exact path, and on the tube, which keeps file order
-/// (then both orders are one).
+/// level, and `remap_triangles` indexes them so: on a character grouped by bones, on DPMs
+/// grouped by bones with vertices on the exact path (the larger over three runs of
+/// `CHUNK_VERTICES`, its last block short, and skinning as the exact kernels do), and on the
+/// tube, which keeps file order (then both orders are one).
 #[test]
 fn prepared_order_writes_each_vertex_where_prepared_order_says() {
     let character = skelmap::synth::iqm_character(&Default::default())
         .model
         .write()
         .unwrap();
-    let limbs = shuffled_limbs();
+    let limbs = shuffled_limbs(600);
+    let runs = shuffled_limbs(2 * CHUNK_VERTICES as u32 + 809);
     let tube = tube_dpm(&TubeParams::default());
     for (name, bytes, grouped, exact) in [
         ("character", &character[..], true, 0),
         ("shuffled limbs", &limbs[..], true, 17),
+        ("shuffled limbs over three runs", &runs[..], true, 244),
         ("tube", &tube[..], false, 0),
     ] {
         let model = Model::from_bytes(bytes).unwrap();
@@ -404,6 +407,10 @@ fn prepared_order_writes_each_vertex_where_prepared_order_says() {
         }
         let moved = order.iter().enumerate().any(|(at, &v)| at != v as usize);
         assert_eq!(moved, grouped, "{name}");
+        if name.ends_with("runs") {
+            let (p, q, on_exact_path) = check_model(&model, name);
+            assert_eq!(on_exact_path, exact, "{name}: {p:e} {q:e}");
+        }
         let (mut pose, mut matrices) = (Pose::default(), SkinMatrices::default());
         model
             .pose(1, 1, 0.0, Interpolation::Nlerp, &mut pose)

@@ -41,12 +41,13 @@ macro_rules! by_palette_and_stream {
 pub(crate) use by_palette_and_stream;
 
 use core::arch::x86_64::{
-    __m256, __m256i, __m512, __m512i, __mmask16, _mm256_blendv_ps, _mm256_castsi256_ps,
-    _mm256_cmpgt_epi32, _mm256_i32gather_ps, _mm256_loadu_ps, _mm256_min_epu32,
-    _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_setzero_ps, _mm512_i32gather_ps,
-    _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps,
-    _mm512_min_epu32, _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_set1_epi32,
-    _mm512_setzero_ps, _mm512_storeu_ps, _mm512_stream_ps, _mm512_test_epi32_mask,
+    __m256, __m256i, __m512, __m512i, __mmask16, _MM_HINT_ET0, _mm_prefetch, _mm256_blendv_ps,
+    _mm256_castsi256_ps, _mm256_cmpgt_epi32, _mm256_i32gather_ps, _mm256_loadu_ps,
+    _mm256_min_epu32, _mm256_permutevar8x32_ps, _mm256_set1_epi32, _mm256_setzero_ps,
+    _mm512_i32gather_ps, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_blend_ps,
+    _mm512_mask_permutexvar_ps, _mm512_min_epu32, _mm512_permutex2var_ps, _mm512_permutexvar_ps,
+    _mm512_set1_epi32, _mm512_setzero_ps, _mm512_storeu_ps, _mm512_stream_ps,
+    _mm512_test_epi32_mask,
 };
 
 use zerocopy::byteorder::{F32, LittleEndian};
@@ -90,6 +91,17 @@ pub(crate) fn store_interleaved(x: __m512, y: __m512, z: __m512, out: &mut [[f32
             let v = _mm512_mask_permutexvar_ps(t, *mask, _mm512_loadu_si512(zi.as_ptr().cast()), z);
             _mm512_storeu_ps(dst.add(16 * r), v);
         }
+    }
+}
+
+/// Asks for the cache lines of `block` (192 bytes, three or four lines) for writing, without
+/// waiting for them.
+#[inline]
+pub(crate) fn prefetch_for_write(block: &[[f32; 3]; LANES]) {
+    let at = block.as_ptr().cast::<i8>();
+    for offset in [0, 64, 128, 191] {
+        // SAFETY: a prefetch neither faults nor changes memory; the address lies in `block`.
+        unsafe { _mm_prefetch::<_MM_HINT_ET0>(at.add(offset)) };
     }
 }
 

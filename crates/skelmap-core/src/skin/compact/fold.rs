@@ -138,7 +138,7 @@ impl CompactMesh {
     /// The blocks of `measures` under `rule`, and the vertices left for the exact path: in
     /// file order, or in [`grouped_order`] where that saves more rows looked up lane by lane
     /// (a mesh whose neighbouring vertices bind different bones, as a vertex-cache order
-    /// leaves a character) than writing the vertices one at a time costs.
+    /// leaves a character) than copying the blocks into file order costs.
     fn lay_out_blocks(
         measures: &Measures,
         rule: &FoldRule,
@@ -153,9 +153,11 @@ impl CompactMesh {
             let (all, few) = c.rows();
             all - few
         };
-        // A row looked up lane by lane costs about as much as 1.5 blocks written one vertex
-        // at a time (the `compact avx512` lines of `skelmap bench` on golem, whose file order
-        // leaves a few such rows, and on `synth::iqm_character`, whose file order leaves all).
+        // A row looked up lane by lane costs about as much as a block copied into file order
+        // (the `compact avx512` and `compact avx512 prepared order` lines of `skelmap bench`
+        // on `synth::iqm_character`, whose file order looks up every row, and on golem, whose
+        // file order leaves a few such rows); grouping is kept from two thirds of a row saved
+        // a block, where the two are within that estimate's reach of each other.
         let saved = looked_up(&file.0).saturating_sub(looked_up(&grouped.0));
         if saved * 3 > file.0.blocks.len() * 2 {
             grouped
@@ -221,6 +223,15 @@ impl CompactMesh {
         }
         exact.sort_unstable();
         compact.order = order.unwrap_or_default();
+        if !compact.order.is_empty() {
+            compact.place = vec![0; compact.order.len()];
+            for (lane, &vertex) in compact.order.iter().enumerate() {
+                if let Some(place) = compact.place.get_mut(vertex as usize) {
+                    // Vertices move within their run, so the lane is in the vertex's run.
+                    *place = (lane % CHUNK_VERTICES) as u16;
+                }
+            }
+        }
         (compact, exact)
     }
 

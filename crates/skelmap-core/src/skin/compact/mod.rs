@@ -51,9 +51,9 @@ pub(crate) const NORMAL_ONE: f32 = 32767.0;
 /// consecutive ones (file order, so outputs are written contiguously), or, for a mesh whose
 /// neighbouring vertices bind different bones (a character in an exporter's vertex-cache
 /// order), vertices grouped by the bones they bind within runs of [`CHUNK_VERTICES`], each
-/// written where it belongs (or left in the blocks' order, [`VertexOrder::Prepared`]); the
-/// layout chosen is the one with fewer bone look-ups, counting
-/// what writing vertices one at a time costs ([`CompactMesh::rows`] tells how it went):
+/// run skinned into a scratch and copied out in file order (or left in the blocks' order,
+/// [`VertexOrder::Prepared`]); the layout chosen is the one with fewer bone look-ups,
+/// counting what the copy costs ([`CompactMesh::rows`] tells how it went):
 ///
 /// - the position as three `u16` steps of the mesh's bounds (at most 1/131 070 of the bounds'
 ///   extent off per axis);
@@ -140,6 +140,10 @@ pub struct CompactMesh {
     /// move only within runs of [`CHUNK_VERTICES`], so a piece of whole runs writes only
     /// its own part of the output.
     order: Vec<u32>,
+    /// Per vertex, its lane within its run of [`CHUNK_VERTICES`] lanes (the inverse of
+    /// `order`, empty with it): file order is written by reading the run's results through
+    /// it.
+    place: Vec<u16>,
 }
 
 /// Where a block's influence rows start, how many it has, and which of its first 32 rows are
@@ -233,6 +237,7 @@ impl CompactMesh {
             + size_of::<Block>() * self.blocks.len()
             + self.exact.bytes()
             + 4 * (self.exact_index.len() + self.exact_lane.len() + self.order.len())
+            + 2 * self.place.len()
     }
 
     /// This frame's skinning matrices, `world · reference⁻¹` per bone, into `out` (reusing its
@@ -302,12 +307,14 @@ impl CompactMesh {
     /// halves of 8, or in plain Rust; the vertices that did not fold through the prepared
     /// kernel at the same level), on the calling thread.
     ///
-    /// [`VertexOrder::Original`] writes vertex `i` of the file at index `i`: one vertex at a
-    /// time where the layout grouped vertices by their bones, which on a mesh in an exporter's
-    /// vertex-cache order costs about as much as the blend (the `compact avx512` and `compact
-    /// avx512 prepared order` lines of `skelmap bench`). [`VertexOrder::Prepared`] writes the
-    /// blocks as they are, drawn with [`remap_triangles`](Self::remap_triangles)' indices:
-    /// the same values, vertex for vertex.
+    /// [`VertexOrder::Original`] writes vertex `i` of the file at index `i`: where the layout
+    /// grouped vertices by their bones, each run of [`CHUNK_VERTICES`] is skinned into a
+    /// scratch of this thread's (96 KiB, allocated by the thread's first such call) and copied
+    /// out front to back, which on a mesh in an exporter's vertex-cache order costs about
+    /// two thirds of the blend (the `compact avx512` and `compact avx512 prepared order` lines
+    /// of `skelmap bench`). [`VertexOrder::Prepared`] writes the blocks as they are, drawn
+    /// with [`remap_triangles`](Self::remap_triangles)' indices: the same values, vertex for
+    /// vertex.
     ///
     /// # Errors
     ///
@@ -573,16 +580,65 @@ impl CompactMesh {
             stream: streams(self.num_vertices),
         };
         if !self.order.is_empty() && order == VertexOrder::Original {
+            return self.skin_placed(run, palette, level, sink);
+        }
+        self.skin_run(run, palette, level, sink);
+    }
+
+    /// Skins `run` (whole runs of [`CHUNK_VERTICES`] lanes, from block `run.first`) into
+    /// `sink` in file order: a run at a time into this thread's scratch in the blocks' order,
+    /// then copied out vertex after vertex through `place`. Writing the lanes where they
+    /// belong straight from the kernel would scatter stores over the run's output, each a
+    /// cache miss when the output is not in the caches; this writes it front to back. The
+    /// scratch (a run's positions and normals, 96 KiB) is allocated once per thread;
+    /// where it is already borrowed, the lanes are scattered instead.
+    fn skin_placed(
+        &self,
+        run: CompactRun<'_>,
+        palette: Palettes<'_>,
+        level: SimdLevel,
+        sink: &mut impl Sink,
+    ) {
+        const RUN_BLOCKS: usize = CHUNK_VERTICES / LANES;
+        let base = run.first * LANES;
+        let placed = SCRATCH.with(|scratch| {
+            let Ok(mut scratch) = scratch.try_borrow_mut() else {
+                return false;
+            };
+            if scratch.is_empty() {
+                scratch.resize(2, [[0.0; 3]; CHUNK_VERTICES + 1]);
+            }
+            let [positions, normals] = &mut scratch[..] else {
+                return false;
+            };
+            for (r, blocks) in run.blocks.chunks(RUN_BLOCKS).enumerate() {
+                let at = r * CHUNK_VERTICES;
+                let lanes = blocks.len() * LANES;
+                let mut ahead = Ahead {
+                    scratch: Split {
+                        positions: &mut positions[..lanes],
+                        normals: &mut normals[..lanes],
+                    },
+                    sink: &mut *sink,
+                    at,
+                };
+                let part = run.part(blocks, run.first + r * RUN_BLOCKS);
+                self.skin_run(part, palette, level, &mut ahead);
+                let n = sink.len().saturating_sub(at).min(lanes);
+                let place = self.place.get(base + at..base + at + n).unwrap_or_default();
+                copy_placed(positions, normals, place, at, sink);
+            }
+            true
+        });
+        if !placed {
             // Lane `i` of the blocks is vertex `order[i]`: written one vertex at a time.
-            let base = first * LANES;
             let mut moved = Moved {
                 sink,
                 order: self.order.get(base..).unwrap_or_default(),
                 base,
             };
-            return self.skin_run(run, palette, level, &mut moved);
+            self.skin_run(run, palette, level, &mut moved);
         }
-        self.skin_run(run, palette, level, sink);
     }
 
     /// Skins `run` into `sink` (indexed from the run's first lane) at `level`.
@@ -619,6 +675,101 @@ impl CompactMesh {
             }
         }
         let _ = level;
+    }
+}
+
+std::thread_local! {
+    /// Each thread's scratch for [`CompactMesh::skin_placed`]: a run's positions, then its
+    /// normals.
+    static SCRATCH: core::cell::RefCell<Vec<RunScratch>> =
+        const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// A run's results in the blocks' order, and one vertex of padding, which a 16-byte read of
+/// the last lane reaches into.
+pub(crate) type RunScratch = [[f32; 3]; CHUNK_VERTICES + 1];
+
+/// Writes vertices `at .. at + place.len()` of `sink` (vertex `at + i` from lane `place[i]`
+/// of `positions` and `normals`), front to back, a block at a time: straight into the
+/// block the sink lends, else through [`Sink::put_run`].
+fn copy_placed(
+    positions: &RunScratch,
+    normals: &RunScratch,
+    place: &[u16],
+    at: usize,
+    sink: &mut impl Sink,
+) {
+    for (b, lanes) in place.chunks(LANES).enumerate() {
+        let at = at + b * LANES;
+        if let (Some((p, q)), Ok(lanes)) = (sink.block_mut(at), <&[u16; LANES]>::try_from(lanes)) {
+            copy_block(positions, lanes, p);
+            copy_block(normals, lanes, q);
+            continue;
+        }
+        let mut out = BlockOut::ZERO;
+        for ((p, q), &lane) in out.positions.iter_mut().zip(&mut out.normals).zip(lanes) {
+            (*p, *q) = (positions[lane_of(lane)], normals[lane_of(lane)]);
+        }
+        sink.put_run(
+            at,
+            &out.positions[..lanes.len()],
+            &out.normals[..lanes.len()],
+        );
+    }
+}
+
+/// A lane of a run, taken modulo [`CHUNK_VERTICES`] (a power of two): a read of a
+/// [`RunScratch`] through it needs no bounds check.
+#[inline(always)]
+fn lane_of(lane: u16) -> usize {
+    const _: () = assert!(CHUNK_VERTICES.is_power_of_two());
+    usize::from(lane) & (CHUNK_VERTICES - 1)
+}
+
+/// `out[i] = from[lanes[i]]`, lanes taken by [`lane_of`].
+#[inline]
+fn copy_block(from: &RunScratch, lanes: &[u16; LANES], out: &mut [[f32; 3]; LANES]) {
+    #[cfg(target_arch = "x86_64")]
+    x86::copy_placed(from, lanes, out);
+    #[cfg(not(target_arch = "x86_64"))]
+    for (to, &lane) in out.iter_mut().zip(lanes) {
+        *to = from[lane_of(lane)];
+    }
+}
+
+/// The scratch [`CompactMesh::skin_placed`] skins a run into, lending its blocks to the
+/// kernel; as the kernel takes block `i`, the lines of the destination's block `i` (from
+/// vertex `at` of `sink`) are fetched for writing, so the copy that follows writes lines
+/// already in the caches, fetched while the kernel computed.
+struct Ahead<'s, S> {
+    scratch: Split<'s>,
+    sink: &'s mut S,
+    at: usize,
+}
+
+impl<S: Sink> Sink for Ahead<'_, S> {
+    fn len(&self) -> usize {
+        self.scratch.len()
+    }
+
+    #[inline]
+    fn put(&mut self, i: usize, position: [f32; 3], normal: [f32; 3]) {
+        self.scratch.put(i, position, normal);
+    }
+
+    #[inline]
+    fn put_run(&mut self, at: usize, positions: &[[f32; 3]], normals: &[[f32; 3]]) {
+        self.scratch.put_run(at, positions, normals);
+    }
+
+    #[inline]
+    fn block_mut(&mut self, at: usize) -> Option<super::output::BlockMut<'_>> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some((p, q)) = self.sink.block_mut(self.at + at) {
+            super::x86::prefetch_for_write(p);
+            super::x86::prefetch_for_write(q);
+        }
+        self.scratch.block_mut(at)
     }
 }
 
@@ -694,6 +845,19 @@ pub(crate) struct CompactRun<'a> {
     /// Whether to write the results with non-temporal stores (see
     /// [`STREAM_MIN_BYTES`](super::STREAM_MIN_BYTES)).
     pub stream: bool,
+}
+
+impl<'a> CompactRun<'a> {
+    /// The same palette and arrays over `blocks`, block `first` on, stored without
+    /// non-temporal stores (into a scratch that is read again at once).
+    fn part(&self, blocks: &'a [Block], first: usize) -> CompactRun<'a> {
+        CompactRun {
+            blocks,
+            first,
+            stream: false,
+            ..*self
+        }
+    }
 }
 
 /// One block's arrays (see [`CompactMesh`]).

@@ -11,17 +11,18 @@
 
 use core::arch::x86_64::{
     __m256, __m256i, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_loadl_epi64,
-    _mm_loadu_si128, _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmpeq_epi32,
-    _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps, _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32,
-    _mm256_fmadd_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps,
-    _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32,
-    _mm512_cvtepu16_epi32, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps, _mm512_mask_add_ps,
-    _mm512_mask_mov_ps, _mm512_mask_mul_ps, _mm512_mask_sub_ps, _mm512_mask3_fmadd_ps,
-    _mm512_mul_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm_loadu_ps, _mm_loadu_si128, _mm_storeu_ps, _mm256_and_si256, _mm256_blendv_ps,
+    _mm256_castsi256_ps, _mm256_cmpeq_epi32, _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps,
+    _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32, _mm256_fmadd_ps, _mm256_loadu_si256,
+    _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps,
+    _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps, _mm512_cmp_ps_mask,
+    _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_cvtepu16_epi32,
+    _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps, _mm512_mask_add_ps, _mm512_mask_mov_ps,
+    _mm512_mask_mul_ps, _mm512_mask_sub_ps, _mm512_mask3_fmadd_ps, _mm512_mul_ps,
+    _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
 };
 
-use super::{BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, WEIGHT_ONE};
+use super::{BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, RunScratch, WEIGHT_ONE, lane_of};
 use crate::skin::blocks::{BlockOut, LANES};
 use crate::skin::output::Sink;
 use crate::skin::x86::{
@@ -682,4 +683,23 @@ fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
             &block.normals[..lanes],
         );
     }
+}
+
+/// Copies vertex `lanes[i]` of `from` (taken by [`lane_of`]) to `out[i]`, each as one
+/// 16-byte read and one 16-byte write (SSE, which every x86-64 CPU has) whose fourth float
+/// the next vertex's write then covers: two memory operations a vertex where copying the
+/// three floats takes four.
+#[inline]
+pub(crate) fn copy_placed(from: &RunScratch, lanes: &[u16; LANES], out: &mut [[f32; 3]; LANES]) {
+    let (src, dst) = (from.as_ptr().cast::<f32>(), out.as_mut_ptr().cast::<f32>());
+    let [front @ .., last] = lanes;
+    for (i, &lane) in front.iter().enumerate() {
+        let at = 3 * lane_of(lane);
+        // SAFETY: the read is floats `at .. at + 4`, `at + 4 ≤ 3 · CHUNK_VERTICES + 1` (a lane
+        // is below `CHUNK_VERTICES`), within `from`'s `3 · (CHUNK_VERTICES + 1)` contiguous
+        // floats; the write is floats `3i .. 3i + 4`, `i < 15`, within `out`'s 48 (arrays have
+        // no padding).
+        unsafe { _mm_storeu_ps(dst.add(3 * i), _mm_loadu_ps(src.add(at))) };
+    }
+    out[LANES - 1] = from[lane_of(*last)];
 }
