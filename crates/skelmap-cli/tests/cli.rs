@@ -1944,6 +1944,60 @@ fn md5_survives_a_gltf_round_trip() {
     }
 }
 
+/// An MD5 whose animation has the Quake II remaster's `.md5scale` (the arm's own vertices
+/// halved in frame 1): through glTF and back to MD5 with `export` and
+/// `convert`, the skin scale travels as a leaf joint's scale key and comes back as an
+/// `.md5scale` beside the animation, every frame within 1e-5 of the model's size, and
+/// `convert` reports an error to match.
+#[test]
+fn an_md5_s_skin_scales_survive_a_gltf_round_trip() {
+    use skelmap_core::Model;
+    use skelmap_core::model::convert::{self, Posed};
+    let dir = temp_dir("md5-scale-gltf");
+    let mesh = dir.join("m.md5mesh");
+    std::fs::write(
+        &mesh,
+        "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 1\njoints {\n\t\"root\"\t-1 \
+         ( 0 0 0 ) ( 0 0 0 )\n\t\"arm\"\t0 ( 0 0 1 ) ( 0 0 0 )\n}\nmesh {\n\tshader \"skin\"\n\
+         \tnumverts 3\n\tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n\
+         \tnumtris 1\n\ttri 0 0 2 1\n\tnumweights 3\n\tweight 0 0 1 ( 1 0 0 )\n\
+         \tweight 1 1 1 ( 1 0 0 )\n\tweight 2 1 1 ( 0 1 0 )\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("m-idle.md5anim"),
+        "MD5Version 10\ncommandline \"\"\nnumFrames 2\nnumJoints 2\nframeRate 24\n\
+         numAnimatedComponents 1\nhierarchy {\n\t\"root\"\t-1 0 0\n\t\"arm\"\t0 4 0\n}\n\
+         bounds {\n\t( 0 0 0 ) ( 1 1 1 )\n\t( 0 0 0 ) ( 1 1 2 )\n}\nbaseframe {\n\
+         \t( 0 0 0 ) ( 0 0 0 )\n\t( 0 0 1 ) ( 0 0 0 )\n}\nframe 0 {\n\t1\n}\nframe 1 {\n\t2\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("m-idle.md5scale"), r#"{ "arm": { "1": 0.5 } }"#).unwrap();
+    let glb = dir.join("m.glb");
+    let back = dir.join("back.md5mesh");
+    let out = skelmap(&[
+        "export",
+        mesh.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let out = skelmap(&["convert", glb.to_str().unwrap(), back.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(largest_conversion_error(&text) <= 1e-5, "{text}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("back-idle.md5scale")).unwrap(),
+        r#"{"arm_skin":{"1":0.5}}"#
+    );
+    let (a, b) = (Model::open(&mesh).unwrap(), Model::open(&back).unwrap());
+    assert_eq!((a.num_frames(), b.num_frames()), (2, 2));
+    let map = convert::frames_by_clip(Posed::Model(&a), &b).expect("the same clips");
+    let error = convert::skinning_error_with(Posed::Model(&a), Posed::Model(&b), |f| map[f]);
+    assert!(error.max <= 1e-5, "{error}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Through glTF and back with `export` and `convert`: a DPM into MDR and into PSK (with its
 /// PSA beside it), and a ZYM (which binds a vertex to one bone, so it is made from the DPM
 /// first) into ZYM again. Each comes back with every frame within 1e-5 of its size and its

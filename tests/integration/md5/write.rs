@@ -278,3 +278,80 @@ fn vertices_bound_to_no_joint_stay_where_they_are() {
         assert_eq!(p[0], asset.meshes[0].positions[0], "frame {f}");
     }
 }
+
+/// The fixture with the Quake II remaster's `.md5scale` (the arm's own vertices halved in
+/// frame 1, the hand's tripled in frame 0): the asset gives each scaled joint a leaf joint
+/// that holds its influences and scales by the skin scale, at the asset's pose (frame 1, so
+/// the arm's leaf is bound at ½) and in every key; written as IQM (which keeps scale keys)
+/// every frame lands where the source puts it, and written as MD5 the leaves' scales go into
+/// the animation's `.md5scale`, every frame again where it was.
+#[test]
+fn skin_scales_survive_iqm_and_md5_as_leaf_joints() {
+    // Vertex 1's weights name one point at the asset's pose (frame 1, the arm at (0, 0, 2)
+    // unturned and its skin halved): `(0.5, 0, 2)`, so that a format storing one bind-space
+    // point a vertex holds it exactly; and shares that IQM's 8-bit weights hold exactly.
+    let mesh = MESH
+        .replace("weight 1 0 0.5 ( 0 1 0 )", "weight 1 0 0.6 ( 0.5 0 2 )")
+        .replace("weight 2 1 0.5 ( 1 0 0 )", "weight 2 1 0.4 ( 1 0 0 )");
+    let mut source_files = files(&mesh, ANIM);
+    source_files.insert(
+        "m/fixture-idle.md5scale".to_string(),
+        br#"{ "arm": { "1": 0.5 }, "hand": { "0": 3 } }"#.to_vec(),
+    );
+    let source = open_pair(&source_files, "m/fixture.md5mesh").unwrap();
+    let options = skelmap::asset::Options {
+        frame: Some(1),
+        ..Default::default()
+    };
+    let asset = source.to_asset(&options).unwrap();
+    let skeleton = asset.skeleton.as_ref().unwrap();
+    let names: Vec<&str> = skeleton.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["root", "arm", "hand", "arm_skin", "hand_skin"]);
+    let (arm, hand) = (&skeleton.joints[3], &skeleton.joints[4]);
+    assert_eq!((arm.parent, hand.parent), (Some(1), Some(2)));
+    assert_eq!((arm.scale, hand.scale), (Vec3::splat(0.5), Vec3::ONE));
+    // Every influence on the arm or the hand now names its leaf.
+    let joints: Vec<u16> = asset.meshes[0]
+        .influences
+        .weights
+        .iter()
+        .map(|w| w.0)
+        .collect();
+    assert!(!joints.iter().any(|&j| j == 1 || j == 2), "{joints:?}");
+    let skelmap::asset::ClipKeys::Joints(keys) = &asset.clips[0].keys else {
+        panic!("joint keys");
+    };
+    let leaf_scales: Vec<[f32; 2]> = keys.iter().map(|k| [k[3].scale.x, k[4].scale.x]).collect();
+    assert_eq!(leaf_scales, [[1.0, 3.0], [0.5, 1.0]]);
+
+    let w = written(Format::Iqm, &asset);
+    let (out, main) = folder(&w, "iqm");
+    let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
+    let (d, size) = largest_distance(&source, &model);
+    assert!(d <= 1e-5 * size, "IQM: {d} of {size}");
+
+    let w = written(Format::Md5, &asset);
+    let places: Vec<&Place> = w.files.iter().map(|f| &f.place).collect();
+    assert_eq!(
+        places,
+        [
+            &Place::Main,
+            &Place::StemSuffix("-idle.md5anim".into()),
+            &Place::StemSuffix("-idle.md5scale".into()),
+        ]
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&w.files[2].bytes),
+        r#"{"arm_skin":{"1":0.5},"hand_skin":{"0":3.0}}"#
+    );
+    assert!(
+        !w.notes.iter().any(|n| n.contains("scale")),
+        "{:?}",
+        w.notes
+    );
+    let (out, main) = folder(&w, "md5mesh");
+    let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
+    assert!(model.diagnostics().is_empty());
+    let (d, size) = largest_distance(&source, &model);
+    assert!(d <= 1e-5 * size, "MD5: {d} of {size}");
+}

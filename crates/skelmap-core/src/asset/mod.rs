@@ -478,7 +478,7 @@ pub struct Image {
 /// model-space transforms the meshes are bound with.
 #[derive(Debug, Clone, Default)]
 pub struct Skeleton {
-    /// The joints, in the model's bone order.
+    /// The joints, in the model's bone order (then any leaf joints carrying skin scales).
     pub joints: Vec<Joint>,
     /// Joints that are attachment points (where a weapon or a light is held): kept by
     /// optimisation though no vertex uses them. Ascending, each a valid joint index.
@@ -496,7 +496,8 @@ pub struct Joint {
     pub rotation: Quat,
     /// Translation relative to the parent at the asset's frame.
     pub translation: Vec3,
-    /// Scale, applied before the rotation, at the asset's frame (1 but for IQM joints).
+    /// Scale, applied before the rotation, at the asset's frame (1 but for IQM joints and
+    /// the leaf joints that carry an MD5's skin scales).
     pub scale: Vec3,
     /// Model-space transform at the asset's frame (the bind transform: its inverse is the
     /// inverse bind matrix).
@@ -566,7 +567,8 @@ pub struct JointKey {
     pub rotation: Quat,
     /// Translation.
     pub translation: Vec3,
-    /// Scale, applied before the rotation (1 but for IQM).
+    /// Scale, applied before the rotation (1 but for IQM and the leaf joints that carry an
+    /// MD5's skin scales).
     pub scale: Vec3,
 }
 

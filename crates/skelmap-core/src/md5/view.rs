@@ -320,6 +320,7 @@ impl<'data> Anim<'data> {
     ///     frame_rate: 24.0,
     ///     frames: vec![vec![(Quat::IDENTITY, Vec3::ZERO)]; 2],
     ///     bounds: vec![[Vec3::ZERO, Vec3::ONE]; 2],
+    ///     skin_scales: Vec::new(),
     /// });
     /// let mut files = HashMap::new();
     /// files.insert("m.md5mesh".to_string(), b.mesh_text().into_bytes());

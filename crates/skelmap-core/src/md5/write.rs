@@ -75,6 +75,10 @@ pub struct AnimDef {
     pub frames: Vec<Vec<(Quat, Vec3)>>,
     /// Per frame, the box the posed meshes fill (`[min, max]`).
     pub bounds: Vec<[Vec3; 2]>,
+    /// Per frame, each joint's skin scale (the Quake II remaster's `.md5scale`: the joint's
+    /// own vertices scaled about it, its children not), written beside the animation by
+    /// [`scale_text`](Builder::scale_text); empty for none.
+    pub skin_scales: Vec<Vec<f32>>,
 }
 
 /// What a Doom 3 model is made of, ready to print (see the [module docs](self)).
@@ -296,6 +300,28 @@ impl Builder {
         Some(t)
     }
 
+    /// The `.md5scale` JSON of animation `index` (`{ "<joint>": { "<frame>": scale } }`, the
+    /// frames whose scale is not 1), or `None` when it has no skin scale other than 1 (or
+    /// there is no such animation).
+    #[must_use]
+    pub fn scale_text(&self, index: usize) -> Option<String> {
+        let anim = self.anims.get(index)?;
+        let mut joints = serde_json::Map::new();
+        for (j, joint) in self.joints.iter().enumerate() {
+            let frames: serde_json::Map<String, serde_json::Value> = (anim.skin_scales.iter())
+                .enumerate()
+                .filter_map(|(f, scales)| {
+                    let s = scales.get(j).copied().filter(|&s| s != 1.0)?;
+                    Some((f.to_string(), serde_json::Value::from(f64::from(s))))
+                })
+                .collect();
+            if !frames.is_empty() {
+                joints.insert(joint.name.clone(), frames.into());
+            }
+        }
+        (!joints.is_empty()).then(|| serde_json::Value::from(joints).to_string())
+    }
+
     /// A model from `asset`: the skeleton in its bind pose (or one root joint for an asset
     /// without one), each mesh's vertices with the weights they have (zero weights dropped,
     /// none refused: MD5 has no cap per vertex), positions in each joint's bind space, and an
@@ -306,7 +332,10 @@ impl Builder {
     /// added after the others at the origin, which no animation moves. What MD5 cannot hold
     /// is said in the losses: scale (joints and keys are rotation and translation only; the
     /// frames that scale and the farthest a vertex moves for it, over every frame), normals
-    /// (derived by readers), vertex colours, morph-target clips.
+    /// (derived by readers), vertex colours, morph-target clips. A leaf joint that scales
+    /// uniformly, alone of its line (as [`Model::to_asset`](crate::Model::to_asset) carries an
+    /// MD5's skin scales), keeps its scale as a skin scale ([`AnimDef::skin_scales`], the
+    /// `.md5scale` beside each animation): its weights are given in its scaled bind space.
     ///
     /// # Errors
     ///
@@ -318,13 +347,15 @@ impl Builder {
         let skeleton = asset.skeleton_or_root();
         let mut losses = Vec::new();
         let mut scaled = false;
+        let skin = skin_joints(&skeleton, &asset.clips);
         let mut joints: Vec<JointDef> = skeleton
             .joints
             .iter()
             .enumerate()
             .map(|(i, j)| {
                 let (scale, orientation, position) = j.world.to_scale_rotation_translation();
-                scaled |= (scale - Vec3::ONE).abs().max_element() > 1e-6;
+                scaled |= (scale - Vec3::ONE).abs().max_element() > 1e-6
+                    && skin.get(i).is_none_or(Option::is_none);
                 JointDef {
                     name: j.name.clone(),
                     parent: j.parent.filter(|&p| p < i),
@@ -361,10 +392,19 @@ impl Builder {
         } else {
             0
         };
-        // Each joint's bind transform as MD5 keeps it (no scale), and its inverse.
+        // Each joint's bind transform as MD5 keeps it (no scale), and its inverse; a skin
+        // joint's weights are in its scaled bind space, which its skin scales then scale.
         let inverse: Vec<Affine3A> = joints
             .iter()
-            .map(|j| Affine3A::from_rotation_translation(j.orientation, j.position).inverse())
+            .enumerate()
+            .map(|(i, j)| {
+                let inverse =
+                    Affine3A::from_rotation_translation(j.orientation, j.position).inverse();
+                match skin.get(i).copied().flatten() {
+                    Some(s) => Affine3A::from_scale(Vec3::splat(1.0 / s)) * inverse,
+                    None => inverse,
+                }
+            })
             .collect();
         let mut meshes = Vec::with_capacity(asset.meshes.len());
         for mesh in &asset.meshes {
@@ -428,16 +468,20 @@ impl Builder {
             };
             let mut posed = Vec::with_capacity(frames.len());
             let mut bounds = Vec::with_capacity(frames.len());
+            let mut skin_scales = Vec::new();
             for keys in frames {
                 let mut pose: Vec<(Quat, Vec3)> = keys
                     .iter()
                     .map(|k| (k.rotation.normalize(), k.translation))
                     .collect();
-                let ours = skinned(asset, &skeleton, &inverse, &pose);
+                // Each joint's skin scale: a skin joint's key scale, else 1.
+                let mut own: Vec<f32> = (keys.iter().zip(&skin))
+                    .map(|(k, s)| if s.is_some() { k.scale.x } else { 1.0 })
+                    .collect();
+                let ours = skinned(asset, &skeleton, &inverse, (&pose, &own));
                 total_frames += 1;
-                let scales = keys
-                    .iter()
-                    .any(|k| (k.scale - Vec3::ONE).abs().max_element() > 1e-6);
+                let scales = (keys.iter().zip(&skin))
+                    .any(|(k, s)| s.is_none() && (k.scale - Vec3::ONE).abs().max_element() > 1e-6);
                 if scales || scaled {
                     scaled_frames += usize::from(scales);
                     let matrices = skeleton.skin_matrices(keys);
@@ -452,14 +496,19 @@ impl Builder {
                 bounds.push(bounds_of(&ours));
                 if added {
                     pose.push((Quat::IDENTITY, Vec3::ZERO));
+                    own.push(1.0);
                 }
                 posed.push(pose);
+                if skin.iter().any(Option::is_some) {
+                    skin_scales.push(own);
+                }
             }
             anims.push(AnimDef {
                 name: clip.name.clone(),
                 frame_rate: if clip.fps > 0.0 { clip.fps } else { 24.0 },
                 frames: posed,
                 bounds,
+                skin_scales,
             });
         }
         if scaled || scaled_frames > 0 {
@@ -522,14 +571,77 @@ fn unused_name(joints: &[JointDef], stem: &str) -> String {
     name
 }
 
+/// Per joint of `skeleton`, its bind scale if it is a skin joint: a leaf that scales, whose
+/// bind transform and every key of `clips` scale it uniformly (its bind by more than 0),
+/// while no joint above it scales, at the bind or in a key; else `None`.
+fn skin_joints(
+    skeleton: &crate::asset::Skeleton,
+    clips: &[crate::asset::Clip],
+) -> Vec<Option<f32>> {
+    let joints = &skeleton.joints;
+    let uniform = |v: Vec3| {
+        let tolerance = 1e-6 * v.x.abs().max(1.0);
+        ((v.x - v.y).abs() <= tolerance && (v.x - v.z).abs() <= tolerance && v.x >= 0.0)
+            .then_some(v.x)
+    };
+    let keys = || {
+        clips.iter().flat_map(|c| match &c.keys {
+            ClipKeys::Joints(frames) => frames.as_slice(),
+            ClipKeys::Morph(_) => &[],
+        })
+    };
+    let still = |j: usize| {
+        let one = |v: Vec3| (v - Vec3::ONE).abs().max_element() <= 1e-6;
+        joints
+            .get(j)
+            .is_some_and(|joint| one(joint.world.to_scale_rotation_translation().0))
+            && keys().all(|k| k.get(j).is_none_or(|k| one(k.scale)))
+    };
+    let mut parent = vec![false; joints.len()];
+    for p in joints.iter().filter_map(|j| j.parent) {
+        if let Some(flag) = parent.get_mut(p) {
+            *flag = true;
+        }
+    }
+    (0..joints.len())
+        .map(|j| {
+            let joint = joints.get(j)?;
+            if parent.get(j).copied().unwrap_or(true) {
+                return None;
+            }
+            let bind = uniform(joint.world.to_scale_rotation_translation().0)
+                .filter(|&s| s > 0.0 && s.is_finite())?;
+            if !keys().all(|k| k.get(j).is_none_or(|k| uniform(k.scale).is_some())) {
+                return None;
+            }
+            let scales = (bind - 1.0).abs() > 1e-6
+                || keys().any(|k| k.get(j).is_some_and(|k| (k.scale.x - 1.0).abs() > 1e-6));
+            if !scales {
+                return None;
+            }
+            // Every joint above it, walked at most once each.
+            let mut above = joint.parent;
+            for _ in 0..joints.len() {
+                let Some(a) = above else { break };
+                if !still(a) {
+                    return None;
+                }
+                above = joints.get(a).and_then(|a| a.parent);
+            }
+            Some(bind)
+        })
+        .collect()
+}
+
 /// Every vertex of every mesh of `asset`, one after another, placed as an MD5 reader places
-/// it when `keys` (parent-relative, without scale) pose `skeleton`: through each joint's
-/// unscaled bind `inverse`. A share bound to no joint stays, as the added joint keeps it.
+/// it when `keys` (parent-relative, without scale) pose `skeleton` with each joint's skin
+/// scale of `own`: through each joint's bind `inverse` (unscaled, but for skin joints). A
+/// share bound to no joint stays, as the added joint keeps it.
 fn skinned(
     asset: &Asset,
     skeleton: &crate::asset::Skeleton,
     inverse: &[Affine3A],
-    keys: &[(Quat, Vec3)],
+    (keys, own): (&[(Quat, Vec3)], &[f32]),
 ) -> Vec<Vec3> {
     let keys: Vec<JointKey> = keys
         .iter()
@@ -543,7 +655,11 @@ fn skinned(
         .world(&keys)
         .into_iter()
         .zip(inverse)
-        .map(|(w, i)| w * *i)
+        .enumerate()
+        .map(|(j, (w, i))| {
+            let s = own.get(j).copied().unwrap_or(1.0);
+            w * Affine3A::from_scale(Vec3::splat(s)) * *i
+        })
         .collect();
     asset
         .meshes
@@ -566,7 +682,8 @@ fn bounds_of(points: &[Vec3]) -> [Vec3; 2] {
 impl crate::asset::Writer for Builder {
     const FORMAT: Format = Format::Md5;
 
-    /// The `.md5mesh`, and beside it an `.md5anim` a clip, named `<stem>-<clip>.md5anim`.
+    /// The `.md5mesh`, and beside it an `.md5anim` a clip, named `<stem>-<clip>.md5anim`
+    /// (and its `.md5scale`, where the clip has skin scales).
     fn write_asset(
         asset: &Asset,
         _: &crate::asset::WriteOptions,
@@ -608,6 +725,12 @@ impl crate::asset::Writer for Builder {
                 place: Place::StemSuffix(format!("-{name}.md5anim")),
                 bytes: builder.anim_text(i).unwrap_or_default().into_bytes(),
             });
+            if let Some(scales) = builder.scale_text(i) {
+                files.push(WrittenFile {
+                    place: Place::StemSuffix(format!("-{name}.md5scale")),
+                    bytes: scales.into_bytes(),
+                });
+            }
             used.push(name);
         }
         Ok(Written::new(Self::FORMAT, files).with_notes(losses))
@@ -640,6 +763,7 @@ mod tests {
                 vec![rest, (turn, 2.0 * Vec3::Z)],
             ],
             bounds: vec![[Vec3::ZERO, Vec3::ONE]; 2],
+            skin_scales: Vec::new(),
         });
         b
     }
@@ -677,7 +801,7 @@ mod tests {
     /// Two joints: `root` at the origin, `arm` its child at `(0, 0, 1)`; one mesh of three
     /// vertices bound by `influences` (see [`loose`]); one clip of two frames, the arm at rest then 1 further up (with
     /// `scale` in frame 1), the root turned a quarter about `+Z` in frame 1.
-    fn rising(scale: f32, influences: Influences) -> Asset {
+    fn rising(scale: Vec3, influences: Influences) -> Asset {
         let joint = |name: &str, parent, translation: Vec3| Joint {
             name: name.into(),
             parent,
@@ -724,7 +848,7 @@ mod tests {
                     ],
                     vec![
                         key(turn, Vec3::ZERO, Vec3::ONE),
-                        key(Quat::IDENTITY, 2.0 * Vec3::Z, Vec3::splat(scale)),
+                        key(Quat::IDENTITY, 2.0 * Vec3::Z, scale),
                     ],
                 ]),
             }],
@@ -770,7 +894,7 @@ mod tests {
     /// moves half as far as the arm; what the asset's own skinning says.
     #[test]
     fn vertices_bound_to_no_joint_stay_where_they_are() {
-        let asset = rising(1.0, loose());
+        let asset = rising(Vec3::ONE, loose());
         let Fitted { builder, losses } = Builder::from_asset(&asset).unwrap();
         let names: Vec<&str> = builder.joints.iter().map(|j| j.name.as_str()).collect();
         assert_eq!(names, ["root", "arm", "origin"]);
@@ -812,7 +936,7 @@ mod tests {
             weights: vec![(1, 1.0), (0, 1.0), (0, 1.0)],
         };
         assert_eq!(
-            Builder::from_asset(&rising(1.0, bound))
+            Builder::from_asset(&rising(Vec3::ONE, bound))
                 .unwrap()
                 .builder
                 .joints
@@ -824,21 +948,49 @@ mod tests {
             starts: vec![0, 1, 2, 3],
             weights: vec![(2, 1.0), (0, 1.0), (0, 1.0)],
         };
-        let e = Builder::from_asset(&rising(1.0, wrong)).unwrap_err();
+        let e = Builder::from_asset(&rising(Vec3::ONE, wrong)).unwrap_err();
         assert_eq!(e.what, "a vertex of mesh \"m\" naming joint 2");
     }
 
-    /// A key that scales: the frame is counted and the farthest a vertex lands from the
-    /// asset's place over every frame said (vertex 0, on the arm at `(1, 0, 1)` from its
-    /// `(1, 0, 0)` offset, lands 1 from where scale 2 puts it, the root's quarter turn
-    /// turning both).
+    /// A key that scales, not uniformly: the frame is counted and the farthest a vertex
+    /// lands from the asset's place over every frame said (vertex 0, on the arm at
+    /// `(1, 0, 1)` from its `(1, 0, 0)` offset, lands 1 from where scale `(2, 1, 1)` puts it,
+    /// the root's quarter turn turning both).
     #[test]
     fn scale_is_reported_with_its_error_over_every_frame() {
-        let losses = Builder::from_asset(&rising(2.0, loose())).unwrap().losses;
+        let scale = Vec3::new(2.0, 1.0, 1.0);
+        let losses = Builder::from_asset(&rising(scale, loose())).unwrap().losses;
         let note = losses.iter().find(|n| n.contains("cannot scale")).unwrap();
         assert!(note.contains("1 of 2 frames scale a joint"), "{note}");
         assert!(note.contains("up to 1.000e0 from"), "{note}");
-        let losses = Builder::from_asset(&rising(1.0, loose())).unwrap().losses;
+        let losses = Builder::from_asset(&rising(Vec3::ONE, loose()))
+            .unwrap()
+            .losses;
         assert!(!losses.iter().any(|n| n.contains("scale")), "{losses:?}");
+    }
+
+    /// A leaf that scales uniformly keeps its scale as a skin scale: the arm's 2 in frame 1,
+    /// written as the animation's `.md5scale`, nothing said lost (the reader's placing,
+    /// which the loss note measures, is the asset's). The joint added for the loose vertices
+    /// scales by 1.
+    #[test]
+    fn a_leaf_that_scales_uniformly_keeps_it_as_a_skin_scale() {
+        let Fitted { builder, losses } =
+            Builder::from_asset(&rising(Vec3::splat(2.0), loose())).unwrap();
+        assert!(!losses.iter().any(|n| n.contains("scale")), "{losses:?}");
+        assert_eq!(
+            builder.anims[0].skin_scales,
+            [[1.0, 1.0, 1.0], [1.0, 2.0, 1.0]]
+        );
+        assert_eq!(
+            builder.scale_text(0).as_deref(),
+            Some(r#"{"arm":{"1":2.0}}"#)
+        );
+        // Without scale, no sidecar.
+        let plain = Builder::from_asset(&rising(Vec3::ONE, loose()))
+            .unwrap()
+            .builder;
+        assert!(plain.anims[0].skin_scales.is_empty());
+        assert_eq!(plain.scale_text(0), None);
     }
 }

@@ -16,11 +16,13 @@
 //!   the clips play the targets; the skeleton and influences are kept, its joints still at
 //!   that frame (so a glTF viewer skins the targets by identities). Joint keys alone could
 //!   not carry the replacements.
-//! - skin scales (an MD5's `.md5scale`: [`LocalPose::skin_scales`](crate::pose::LocalPose::skin_scales))
-//!   are not carried: a joint key's scale passes to the joint's children in every format an
-//!   asset is written to. The meshes are deformed with them at the asset's frame; the clips
-//!   play the joints without them, and a conversion's error over every frame shows what
-//!   they moved.
+//! - skin scales (an MD5's `.md5scale`: [`LocalPose::skin_scales`](crate::pose::LocalPose::skin_scales),
+//!   a joint's own vertices scaled without its children) become leaf joints: each joint with
+//!   them gets a child `<joint>_skin` at the joint itself, whose scale (at the asset's frame
+//!   and in every key) is the skin scale and which holds the joint's influences. A joint
+//!   key's scale passes to the joint's children in every format an asset is written to; a
+//!   leaf has none, so a format that keeps scale keys keeps skin scales exactly (see
+//!   [`skin_joints`]).
 
 use std::collections::HashMap;
 
@@ -92,6 +94,8 @@ impl Model<'_> {
         }
 
         let mut clips = Vec::new();
+        // Per clip and frame, the joints' skin scales (empty where the frame has none).
+        let mut skin_scales = Vec::new();
         let mut targets_made = false;
         if morphing && model.num_frames() > 1 && !groups.is_empty() {
             // Every frame becomes a target: refused before they are built.
@@ -116,12 +120,18 @@ impl Model<'_> {
                 .collect();
         } else if skeletal {
             check_keys(&groups, model.num_bones())?;
-            clips = model.joint_clips(&groups);
+            (clips, skin_scales) = model.joint_clips(&groups);
         }
         for mesh in &mut meshes {
             mesh.normals.iter_mut().for_each(|n| *n = unit(*n));
         }
-        let skeleton = skeletal.then(|| model.asset_skeleton(&pose));
+        let mut skeleton = skeletal.then(|| model.asset_skeleton(&pose));
+        if let Some(skeleton) = &mut skeleton
+            && !morph_clips
+        {
+            let at = &pose.local().skin_scales;
+            skin_joints(skeleton, &mut meshes, &mut clips, &skin_scales, at)?;
+        }
         let tags = model.asset_tags(&pose, morph_clips);
         let mut built = Asset {
             format: model.format().name(),
@@ -178,13 +188,14 @@ impl Model<'_> {
     }
 
     /// Each of `groups` as a clip of joint keys: every frame's parent-relative pose of every
-    /// bone (with its scale where the frames scale).
-    fn joint_clips(&self, groups: &[FrameGroup]) -> Vec<Clip> {
+    /// bone (with its scale where the frames scale); and per clip and frame, the bones' skin
+    /// scales (empty for a frame without them).
+    fn joint_clips(&self, groups: &[FrameGroup]) -> (Vec<Clip>, Vec<Vec<Vec<f32>>>) {
         let mut local = crate::pose::LocalPose::default();
         groups
             .iter()
             .map(|g| {
-                let keys = (g.first..g.first + g.count)
+                let (keys, skin_scales) = (g.first..g.first + g.count)
                     .map(|f| {
                         self.sample(
                             f as usize,
@@ -193,7 +204,7 @@ impl Model<'_> {
                             Interpolation::Nlerp,
                             &mut local,
                         );
-                        local
+                        let keys = local
                             .bones
                             .iter()
                             .enumerate()
@@ -202,12 +213,13 @@ impl Model<'_> {
                                 translation: t.into(),
                                 scale: local.scales.get(i).map_or(Vec3::ONE, |&s| s.into()),
                             })
-                            .collect()
+                            .collect();
+                        (keys, local.skin_scales.clone())
                     })
-                    .collect();
-                clip(g, ClipKeys::Joints(keys))
+                    .unzip();
+                (clip(g, ClipKeys::Joints(keys)), skin_scales)
             })
-            .collect()
+            .unzip()
     }
 
     /// The bones as joints at `pose` (names, parents, parent-relative and model-space
@@ -277,6 +289,94 @@ impl Model<'_> {
             })
             .collect()
     }
+}
+
+/// Gives each joint of `skeleton` whose skin scale ([`LocalPose::skin_scales`](crate::pose::LocalPose::skin_scales):
+/// its own vertices scaled about it, its children not) differs from 1 at the asset's pose
+/// (`at`) or in a frame of `clips` (`keyed`, per clip and frame) a leaf joint, appended after
+/// the others: named `<joint>_skin` (a number added if that is taken), at the joint with no
+/// rotation or translation of its own and the skin scale as its uniform scale, at the pose
+/// and in each clip's keys (1 in a frame without skin scales). The joint's influences in
+/// `meshes` move to its leaf. The meshes were deformed with the skin scales at the pose, so
+/// the leaf's bind transform (the joint's, scaled) takes them back out and each frame's
+/// scale puts its own in: the frames' vertices exactly, in any format that keeps scale keys.
+/// A joint whose skin scale at the pose is 0 (its vertices hidden, collapsed onto it) or not
+/// finite gets no leaf: no transform undoes the collapse.
+///
+/// # Errors
+///
+/// [`Error::TooManyJoints`] when the leaves take the skeleton past 16-bit joint indices.
+fn skin_joints(
+    skeleton: &mut Skeleton,
+    meshes: &mut [asset::Mesh],
+    clips: &mut [Clip],
+    keyed: &[Vec<Vec<f32>>],
+    at: &[f32],
+) -> Result<()> {
+    let joints = skeleton.joints.len();
+    let scale_at = |j: usize| at.get(j).copied().unwrap_or(1.0);
+    let varies = |j: usize| {
+        keyed
+            .iter()
+            .flatten()
+            .any(|frame| frame.get(j).is_some_and(|&s| s != 1.0))
+    };
+    let scaled: Vec<usize> = (0..joints)
+        .filter(|&j| {
+            let s = scale_at(j);
+            s.is_finite() && s != 0.0 && (s != 1.0 || varies(j))
+        })
+        .collect();
+    if scaled.is_empty() {
+        return Ok(());
+    }
+    let mut leaf = vec![None; joints];
+    for &j in &scaled {
+        let index = joint_index(skeleton.joints.len())?;
+        let Some(joint) = skeleton.joints.get(j) else {
+            continue;
+        };
+        let stem = format!("{}_skin", joint.name);
+        let mut name = stem.clone();
+        let mut n = 1;
+        while skeleton.joints.iter().any(|other| other.name == name) {
+            n += 1;
+            name = format!("{stem}{n}");
+        }
+        let s = Vec3::splat(scale_at(j));
+        let world = joint.world * Affine3A::from_scale(s);
+        skeleton.joints.push(Joint {
+            name,
+            parent: Some(j),
+            rotation: Quat::IDENTITY,
+            translation: Vec3::ZERO,
+            scale: s,
+            world,
+        });
+        if let Some(slot) = leaf.get_mut(j) {
+            *slot = Some(index);
+        }
+    }
+    for mesh in meshes {
+        for (joint, _) in &mut mesh.influences.weights {
+            if let Some(&Some(to)) = leaf.get(usize::from(*joint)) {
+                *joint = to;
+            }
+        }
+    }
+    for (clip, keyed) in clips.iter_mut().zip(keyed) {
+        let ClipKeys::Joints(frames) = &mut clip.keys else {
+            continue;
+        };
+        for (keys, scales) in frames.iter_mut().zip(keyed) {
+            keys.extend(scaled.iter().map(|&j| JointKey {
+                rotation: Quat::IDENTITY,
+                translation: Vec3::ZERO,
+                scale: Vec3::splat(scales.get(j).copied().unwrap_or(1.0)),
+            }));
+        }
+    }
+    Ok(())
 }
 
 fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
