@@ -10,7 +10,7 @@ use std::process::Command;
 use skelmap_core::synth::{TubeParams, tube};
 use support::{
     largest_conversion_error, pixels, skelmap, stderr, stdout, temp_dir, write_character,
-    write_tube,
+    write_md5_with_skin_scale, write_tube,
 };
 
 #[test]
@@ -1954,25 +1954,7 @@ fn an_md5_s_skin_scales_survive_a_gltf_round_trip() {
     use skelmap_core::Model;
     use skelmap_core::model::convert::{self, Posed};
     let dir = temp_dir("md5-scale-gltf");
-    let mesh = dir.join("m.md5mesh");
-    std::fs::write(
-        &mesh,
-        "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 1\njoints {\n\t\"root\"\t-1 \
-         ( 0 0 0 ) ( 0 0 0 )\n\t\"arm\"\t0 ( 0 0 1 ) ( 0 0 0 )\n}\nmesh {\n\tshader \"skin\"\n\
-         \tnumverts 3\n\tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n\
-         \tnumtris 1\n\ttri 0 0 2 1\n\tnumweights 3\n\tweight 0 0 1 ( 1 0 0 )\n\
-         \tweight 1 1 1 ( 1 0 0 )\n\tweight 2 1 1 ( 0 1 0 )\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("m-idle.md5anim"),
-        "MD5Version 10\ncommandline \"\"\nnumFrames 2\nnumJoints 2\nframeRate 24\n\
-         numAnimatedComponents 1\nhierarchy {\n\t\"root\"\t-1 0 0\n\t\"arm\"\t0 4 0\n}\n\
-         bounds {\n\t( 0 0 0 ) ( 1 1 1 )\n\t( 0 0 0 ) ( 1 1 2 )\n}\nbaseframe {\n\
-         \t( 0 0 0 ) ( 0 0 0 )\n\t( 0 0 1 ) ( 0 0 0 )\n}\nframe 0 {\n\t1\n}\nframe 1 {\n\t2\n}\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("m-idle.md5scale"), r#"{ "arm": { "1": 0.5 } }"#).unwrap();
+    let mesh = write_md5_with_skin_scale(&dir);
     let glb = dir.join("m.glb");
     let back = dir.join("back.md5mesh");
     let out = skelmap(&[

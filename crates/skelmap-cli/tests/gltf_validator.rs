@@ -3,13 +3,16 @@
 //! model and shared IQM (as `.glb`, as `.gltf` + `.bin`, with every influence, and with
 //! placeholder files for the textures it names), the SKM conversions of
 //! the corpus DPMs, the demo converted into every format skelmap writes and every corpus model
-//! converted into an MD3 (each exported again), MDR fixtures (plain and compressed frames), raylib's guy playing its animation-only IQM, a
+//! converted into an MD3 (each exported again), MDR fixtures (plain and compressed frames),
+//! an MD5 with an `.md5scale`, raylib's guy playing its animation-only IQM, a
 //! Quake III player as one scene, and `skelmap demo`'s `demo.glb` must have zero errors and
 //! zero warnings.
 //!
 //! Without `npm` on the machine the test skips with a message, unless
 //! `SKELMAP_REQUIRE_GLTF_VALIDATOR=1` (set by `.ci/run`) makes that a failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -268,6 +271,25 @@ fn every_export_passes_the_khronos_validator() {
         "-o",
         glb.to_str().unwrap(),
     ]);
+    outputs.push(glb);
+
+    // An MD5 whose animation has a `.md5scale` (issue 55): the skin scale a leaf joint's
+    // scale keys.
+    let md5 = out.join("skin_scale");
+    std::fs::create_dir_all(&md5).unwrap();
+    let mesh = support::write_md5_with_skin_scale(&md5);
+    let glb = out.join("skin_scale_md5.glb");
+    skelmap(&[
+        "export",
+        mesh.to_str().unwrap(),
+        "-o",
+        glb.to_str().unwrap(),
+    ]);
+    let json = glb_json(&glb);
+    let names: Vec<&str> = (json["nodes"].as_array().unwrap().iter())
+        .filter_map(|n| n["name"].as_str())
+        .collect();
+    assert!(names.contains(&"arm_skin"), "{names:?}");
     outputs.push(glb);
 
     // MDL7 fixtures of issue 52: embedded DDS skins (one DXT1 block: its texture embedded as

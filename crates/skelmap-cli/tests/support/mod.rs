@@ -81,3 +81,30 @@ pub fn largest_conversion_error(text: &str) -> f32 {
     assert!(largest.is_some(), "no conversion error in {text}");
     largest.unwrap()
 }
+
+/// An MD5 in `dir`: `m.md5mesh` (a root and its child `arm` a unit up, a vertex on the root
+/// and two on the arm), its animation `m-idle.md5anim` (the arm a unit further up in its
+/// second frame) and that animation's `.md5scale` (the arm's own vertices halved in the
+/// second frame). Returns the mesh's path.
+pub fn write_md5_with_skin_scale(dir: &Path) -> PathBuf {
+    let mesh = dir.join("m.md5mesh");
+    std::fs::write(
+        &mesh,
+        "MD5Version 10\ncommandline \"\"\nnumJoints 2\nnumMeshes 1\njoints {\n\t\"root\"\t-1 \
+         ( 0 0 0 ) ( 0 0 0 )\n\t\"arm\"\t0 ( 0 0 1 ) ( 0 0 0 )\n}\nmesh {\n\tshader \"skin\"\n\
+         \tnumverts 3\n\tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n\
+         \tnumtris 1\n\ttri 0 0 2 1\n\tnumweights 3\n\tweight 0 0 1 ( 1 0 0 )\n\
+         \tweight 1 1 1 ( 1 0 0 )\n\tweight 2 1 1 ( 0 1 0 )\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("m-idle.md5anim"),
+        "MD5Version 10\ncommandline \"\"\nnumFrames 2\nnumJoints 2\nframeRate 24\n\
+         numAnimatedComponents 1\nhierarchy {\n\t\"root\"\t-1 0 0\n\t\"arm\"\t0 4 0\n}\n\
+         bounds {\n\t( 0 0 0 ) ( 1 1 1 )\n\t( 0 0 0 ) ( 1 1 2 )\n}\nbaseframe {\n\
+         \t( 0 0 0 ) ( 0 0 0 )\n\t( 0 0 1 ) ( 0 0 0 )\n}\nframe 0 {\n\t1\n}\nframe 1 {\n\t2\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("m-idle.md5scale"), r#"{ "arm": { "1": 0.5 } }"#).unwrap();
+    mesh
+}
