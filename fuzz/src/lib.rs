@@ -149,7 +149,8 @@ pub fn mdc(data: &[u8]) {
 /// The `md5` target, fed with both halves of a model: the bytes before the first NUL as an
 /// `.md5mesh`, those after it as an `.md5anim` beside it. Each validates alone (the mesh
 /// file, the animation file); then the pair opens as a model through an in-memory resolver,
-/// the animation found beside the mesh and played when it fits, and the model is walked.
+/// the animation found beside the mesh and played when it fits, and the model is walked,
+/// exported and written as MD5 again.
 pub fn md5(data: &[u8]) {
     use skelmap_core::md5::{Anim, MeshFile};
     let mut parts = data.splitn(3, |&b| b == 0);
@@ -166,6 +167,13 @@ pub fn md5(data: &[u8]) {
     }
     if let Ok(model) = Model::resolve(&files, "m/a.md5mesh", &skelmap_core::Limits::DEFAULT) {
         exercise::model(&model);
+        // Its assets (skin scales as leaf joints) through the exporters, and written as
+        // MD5 again (leaves as skin scales).
+        skelmap_testkit::export::drive(&model);
+        if let Ok(asset) = model.to_asset(&skelmap_core::asset::Options::default()) {
+            let options = skelmap_core::asset::WriteOptions::default();
+            let _ = skelmap_core::model::write(skelmap_core::Format::Md5, &asset, &options);
+        }
     }
     if let Ok(model) = Model::resolve(&files, "m/a.md5anim", &skelmap_core::Limits::DEFAULT) {
         exercise::model(&model);

@@ -355,3 +355,41 @@ fn skin_scales_survive_iqm_and_md5_as_leaf_joints() {
     let (d, size) = largest_distance(&source, &model);
     assert!(d <= 1e-5 * size, "MD5: {d} of {size}");
 }
+
+/// A skin scale so small that its inverse overflows (a subnormal `1e-40`): at the pose
+/// that has it, the joint gets no leaf (nothing could undo the collapse), and the MD5
+/// written from that asset prints finite numbers only; at the bind pose the leaf is made
+/// (bound at 1) and its key keeps the scale.
+#[test]
+fn a_subnormal_skin_scale_makes_no_leaf_where_it_is_the_pose() {
+    let mut source_files = files(MESH, ANIM);
+    source_files.insert(
+        "m/fixture-idle.md5scale".to_string(),
+        br#"{ "arm": { "1": 1e-40 } }"#.to_vec(),
+    );
+    let source = open_pair(&source_files, "m/fixture.md5mesh").unwrap();
+    let at = |frame| {
+        let options = skelmap::asset::Options {
+            frame,
+            ..Default::default()
+        };
+        source.to_asset(&options).unwrap()
+    };
+    let names = |asset: &Asset| -> Vec<String> {
+        let skeleton = asset.skeleton.as_ref().unwrap();
+        skeleton.joints.iter().map(|j| j.name.clone()).collect()
+    };
+    let collapsed = at(Some(1));
+    assert_eq!(names(&collapsed), ["root", "arm", "hand"]);
+    let w = written(Format::Md5, &collapsed);
+    for file in &w.files {
+        let text = String::from_utf8_lossy(&file.bytes).to_lowercase();
+        assert!(!text.contains("inf") && !text.contains("nan"), "{text}");
+    }
+    let bind = at(None);
+    assert_eq!(names(&bind), ["root", "arm", "hand", "arm_skin"]);
+    let skelmap::asset::ClipKeys::Joints(keys) = &bind.clips[0].keys else {
+        panic!("joint keys");
+    };
+    assert_eq!(keys[1][3].scale, Vec3::splat(1e-40));
+}

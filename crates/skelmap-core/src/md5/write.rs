@@ -572,7 +572,8 @@ fn unused_name(joints: &[JointDef], stem: &str) -> String {
 }
 
 /// Per joint of `skeleton`, its bind scale if it is a skin joint: a leaf that scales, whose
-/// bind transform and every key of `clips` scale it uniformly (its bind by more than 0),
+/// bind transform and every key of `clips` scale it uniformly (its bind by a scale whose
+/// inverse is finite),
 /// while no joint above it scales, at the bind or in a key; else `None`.
 fn skin_joints(
     skeleton: &crate::asset::Skeleton,
@@ -610,7 +611,7 @@ fn skin_joints(
                 return None;
             }
             let bind = uniform(joint.world.to_scale_rotation_translation().0)
-                .filter(|&s| s > 0.0 && s.is_finite())?;
+                .filter(|&s| s > 0.0 && (1.0 / s).is_finite())?;
             if !keys().all(|k| k.get(j).is_none_or(|k| uniform(k.scale).is_some())) {
                 return None;
             }

@@ -300,8 +300,9 @@ impl Model<'_> {
 /// `meshes` move to its leaf. The meshes were deformed with the skin scales at the pose, so
 /// the leaf's bind transform (the joint's, scaled) takes them back out and each frame's
 /// scale puts its own in: the frames' vertices exactly, in any format that keeps scale keys.
-/// A joint whose skin scale at the pose is 0 (its vertices hidden, collapsed onto it) or not
-/// finite gets no leaf: no transform undoes the collapse.
+/// A joint whose skin scale at the pose is 0 (its vertices hidden, collapsed onto it), so
+/// small that its inverse overflows, or not finite gets no leaf: no transform undoes the
+/// collapse.
 ///
 /// # Errors
 ///
@@ -323,8 +324,9 @@ fn skin_joints(
     };
     let scaled: Vec<usize> = (0..joints)
         .filter(|&j| {
+            // A scale whose inverse overflows (a subnormal one) has no bind to undo.
             let s = scale_at(j);
-            s.is_finite() && s != 0.0 && (s != 1.0 || varies(j))
+            s.is_finite() && (1.0 / s).is_finite() && (s != 1.0 || varies(j))
         })
         .collect();
     if scaled.is_empty() {

@@ -500,7 +500,8 @@ impl CompactMesh {
             per.next_multiple_of(CHUNK_VERTICES / LANES)
         };
         // On one thread the whole output is one piece, kept out of a vector: a frame skinned
-        // on the calling thread allocates nothing.
+        // on the calling thread allocates nothing (but for the thread's scratch, made by its
+        // first call that writes a grouped layout in file order).
         let (mut many, mut one);
         let pieces: &mut [S] = if tasks > 1 {
             many = sink.pieces(self.num_vertices, per * LANES);
