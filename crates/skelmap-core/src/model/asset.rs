@@ -314,6 +314,10 @@ fn skin_joints(
     keyed: &[Vec<Vec<f32>>],
     at: &[f32],
 ) -> Result<()> {
+    // Every format but MD5 with an `.md5scale`: nothing to look at, joint by joint.
+    if at.is_empty() && keyed.iter().flatten().all(Vec::is_empty) {
+        return Ok(());
+    }
     let joints = skeleton.joints.len();
     let scale_at = |j: usize| at.get(j).copied().unwrap_or(1.0);
     let varies = |j: usize| {
