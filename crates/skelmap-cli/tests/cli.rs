@@ -1996,17 +1996,7 @@ fn mdr_zym_and_psk_survive_a_gltf_round_trip() {
     for (source, ext) in [(dpm.clone(), "mdr"), (zym, "zym"), (dpm, "psk")] {
         let glb = dir.join(format!("from-{ext}.glb"));
         let back = dir.join(format!("back.{ext}"));
-        let out = skelmap(&[
-            "export",
-            source.to_str().unwrap(),
-            "-o",
-            glb.to_str().unwrap(),
-        ]);
-        assert!(out.status.success(), "{out:?}");
-        let out = skelmap(&["convert", glb.to_str().unwrap(), back.to_str().unwrap()]);
-        assert!(out.status.success(), "{out:?}");
-        let text = stdout(&out);
-        let largest = largest_conversion_error(&text);
+        let (largest, text) = through_gltf(&source, &glb, &back);
         assert!(largest <= 1e-5, "{ext}: {text}");
         let (a, b) = (Model::open(&source).unwrap(), Model::open(&back).unwrap());
         let clips = |m: &Model<'_>| {
