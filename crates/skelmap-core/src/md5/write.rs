@@ -620,7 +620,7 @@ fn skin_joints(
             if !scales {
                 return None;
             }
-            // Every joint above it, walked at most once each.
+            // Every joint above it (the walk bounded by the joint count).
             let mut above = joint.parent;
             for _ in 0..joints.len() {
                 let Some(a) = above else { break };
@@ -657,9 +657,9 @@ fn skinned(
         .into_iter()
         .zip(inverse)
         .enumerate()
-        .map(|(j, (w, i))| {
-            let s = own.get(j).copied().unwrap_or(1.0);
-            w * Affine3A::from_scale(Vec3::splat(s)) * *i
+        .map(|(j, (w, i))| match own.get(j).copied() {
+            Some(s) if s != 1.0 => w * Affine3A::from_scale(Vec3::splat(s)) * *i,
+            _ => w * *i,
         })
         .collect();
     asset
