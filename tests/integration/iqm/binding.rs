@@ -212,6 +212,40 @@ fn a_view_and_its_model_sample_alike_on_every_shape_of_mask() {
     assert!(pose.scales.iter().any(|s| *s != Vec3A::ONE));
 }
 
+/// A pair keeps its joints' parents in one table (`Skeleton::parent_table`), the bones'
+/// parents in file order, and its palettes are those of the bones' walk (baked frames walk
+/// them), bit for bit, for its own frames and an animation played on it.
+#[test]
+fn a_pair_s_parent_table_is_its_joints_parents() {
+    use skelmap::Skeleton;
+    use skelmap::pose::{BakedFrames, NO_PARENT, Palette};
+    let (model, animation) = character();
+    let own = iqm::Pair::single(Iqm::parse(&model).unwrap());
+    let played =
+        iqm::Pair::new(Iqm::parse(&model).unwrap(), Iqm::parse(&animation).unwrap()).unwrap();
+    for pair in [&own, &played] {
+        let want: Vec<u16> = pair
+            .skeleton_bones()
+            .map(|b| b.parent().map_or(NO_PARENT, |p| p as u16))
+            .collect();
+        assert_eq!(pair.parent_table(), Some(want.as_slice()));
+        assert!(want.iter().filter(|&&p| p == NO_PARENT).count() >= 1);
+        let baked = BakedFrames::new(pair).unwrap();
+        let mut pose = LocalPose::default();
+        let (mut got, mut walked) = (Palette::default(), Palette::default());
+        for (a, b, t) in BLENDS {
+            sample(pair, a, b, t, Interpolation::Nlerp, &mut pose);
+            got.build(pair, &pose);
+            walked.build(&baked, &pose);
+            assert_eq!(got.world.len(), want.len());
+            for (i, (x, y)) in got.world.iter().zip(&walked.world).enumerate() {
+                let bits = |m: &skelmap::glam::Affine3A| m.to_cols_array().map(f32::to_bits);
+                assert_eq!(bits(x), bits(y), "frames {a}, {b} at {t}: joint {i}");
+            }
+        }
+    }
+}
+
 /// Writes the character (`character.iqm`) and its animation (`character_anim.iqm`) into
 /// `SKELMAP_CHARACTER_DIR` for `skelmap bench` (see benches/README.md).
 #[test]

@@ -204,3 +204,77 @@ fn decoded_md5_frames_sample_as_each_bones_nlerp() {
         }
     }
 }
+
+/// A DPM's bones behind a skeleton that may give a hierarchy order and a parent table, for
+/// `Palette::build`'s walks by each.
+struct Walked<'a, 'data> {
+    file: &'a Dpm<'data>,
+    order: Option<Vec<u16>>,
+    table: Option<Vec<u16>>,
+}
+
+impl<'data> skelmap::Skeleton<'data> for Walked<'_, 'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = skelmap::pose::Bone<'data>> + Clone {
+        self.file.skeleton_bones()
+    }
+
+    fn hierarchy_order(&self) -> Option<&[u16]> {
+        self.order.as_deref()
+    }
+
+    fn parent_table(&self) -> Option<&[u16]> {
+        self.table.as_deref()
+    }
+}
+
+/// `Palette::build` through a skeleton's parent table gives what the walk of its bones gives,
+/// bit for bit, in file order and in a hierarchy order (parents by depth, not by index), at
+/// every size.
+#[test]
+fn palettes_through_a_parent_table_are_those_of_the_bones() {
+    use skelmap::Skeleton;
+    use skelmap::pose::NO_PARENT;
+    for bones in SIZES {
+        let bytes = model(bones);
+        let file = Dpm::parse(&bytes).unwrap();
+        let parents: Vec<Option<usize>> = file.bones().map(|b| b.parent()).collect();
+        let table: Vec<u16> = parents
+            .iter()
+            .map(|p| p.map_or(NO_PARENT, |p| p as u16))
+            .collect();
+        // Breadth first: every parent before its children, not in index order.
+        let mut depth = vec![0usize; bones];
+        for i in 0..bones {
+            depth[i] = parents[i].map_or(0, |p| depth[p] + 1);
+        }
+        let mut by_depth: Vec<u16> = (0..bones as u16).collect();
+        by_depth.sort_by_key(|&i| (depth[usize::from(i)], std::cmp::Reverse(i)));
+        let mut pose = LocalPose::default();
+        pose::sample(&file, 0, 1, 0.4, Interpolation::Nlerp, &mut pose);
+        let mut want = Palette::default();
+        want.build(&file, &pose);
+        for order in [None, Some(by_depth)] {
+            let bare = Walked {
+                file: &file,
+                order: order.clone(),
+                table: None,
+            };
+            let tabled = Walked {
+                file: &file,
+                order,
+                table: Some(table.clone()),
+            };
+            let (mut walked, mut got) = (Palette::default(), Palette::default());
+            walked.build(&bare, &pose);
+            got.build(&tabled, &pose);
+            let ordered = tabled.hierarchy_order().is_some();
+            for i in 0..bones {
+                assert!(
+                    same_affine(&got.world[i], &walked.world[i])
+                        && same_affine(&got.world[i], &want.world[i]),
+                    "{bones} bones, hierarchy order {ordered}, bone {i}"
+                );
+            }
+        }
+    }
+}

@@ -64,6 +64,8 @@ pub struct Pair<'data> {
     /// Set by the first sample of a model playing its own frames, which decodes them in one
     /// walk of the poses, without the layout.
     sampled: OnceLock<()>,
+    /// Every joint's parent ([`Skeleton::parent_table`]), made by the first palette built.
+    parents: OnceLock<Vec<u16>>,
 }
 
 impl<'data> Pair<'data> {
@@ -77,6 +79,7 @@ impl<'data> Pair<'data> {
             target: Vec::new(),
             layout: OnceLock::new(),
             sampled: OnceLock::new(),
+            parents: OnceLock::new(),
         }
     }
 
@@ -136,6 +139,7 @@ impl<'data> Pair<'data> {
             target,
             layout: OnceLock::new(),
             sampled: OnceLock::new(),
+            parents: OnceLock::new(),
         })
     }
 
@@ -322,6 +326,12 @@ impl<'data> Skeleton<'data> for Pair<'data> {
 
     fn bone(&self, index: usize) -> Option<Bone<'data>> {
         Skeleton::bone(&*self.mesh, index)
+    }
+
+    fn parent_table(&self) -> Option<&[u16]> {
+        let table =
+            (self.parents).get_or_init(|| crate::pose::parent_table(self.mesh.skeleton_bones()));
+        Some(table)
     }
 }
 

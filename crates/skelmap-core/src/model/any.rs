@@ -159,6 +159,10 @@ impl<'data> Skeleton<'data> for View<'data> {
         with_view!(self, v => v.hierarchy_order())
     }
 
+    fn parent_table(&self) -> Option<&[u16]> {
+        with_view!(self, v => v.parent_table())
+    }
+
     fn bone(&self, index: usize) -> Option<Bone<'data>> {
         with_view!(self, v => Skeleton::bone(v, index))
     }

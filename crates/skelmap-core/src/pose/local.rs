@@ -2,6 +2,7 @@
 
 use glam::{Affine3A, Quat, Vec3A, Vec4};
 
+use super::skeleton::NO_PARENT;
 use super::{PoseFrames, Skeleton, lanes};
 
 /// How two rotations are blended.
@@ -361,6 +362,21 @@ fn descends<'data>(skeleton: &impl Skeleton<'data>, mut bone: usize, ancestor: u
     bone == ancestor
 }
 
+/// `world[child] = world[parent] * world[child]` for each link in turn (a link out of range
+/// skipped), with AVX where [`lanes::concatenate`] takes it.
+fn concatenate(world: &mut [Affine3A], links: impl Iterator<Item = (usize, usize)> + Clone) {
+    if lanes::concatenate(world, links.clone()) {
+        return;
+    }
+    for (j, p) in links {
+        if let Some(parent) = world.get(p).copied()
+            && let Some(slot) = world.get_mut(j)
+        {
+            *slot = parent * *slot;
+        }
+    }
+}
+
 /// World transforms of every bone, built from a local pose in one forward pass.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Palette {
@@ -372,37 +388,47 @@ impl Palette {
     /// Concatenates `pose` down the hierarchy of `skeleton`, reusing the palette's
     /// allocation: one forward pass in file order when parents precede children (DPM, SKP,
     /// SL), otherwise in the skeleton's [`hierarchy_order`](Skeleton::hierarchy_order)
-    /// (MS3D). It allocates only when the palette grows.
+    /// (MS3D); each bone's parent read from the skeleton's
+    /// [`parent_table`](Skeleton::parent_table) where it keeps one (IQM, Half-Life), else
+    /// from its bones. It allocates only when the palette grows.
     pub fn build<'data>(&mut self, skeleton: &impl Skeleton<'data>, pose: &LocalPose) {
         let bones = skeleton.skeleton_bones();
         self.local_matrices(pose, bones.len());
         let world = self.world.as_mut_slice();
-        let Some(order) = skeleton.hierarchy_order() else {
-            // Each bone's parent is final before the bone: a parent numbered at or after its
-            // child (which validation refuses) leaves the child a root, as no world
-            // transform for it exists yet.
-            let links = bones
-                .enumerate()
-                .filter_map(|(i, bone)| Some((i, bone.parent().filter(|&p| p < i)?)));
-            if !lanes::concatenate(world, links.clone()) {
-                for (i, p) in links {
-                    world[i] = world[p] * world[i];
+        // Without a hierarchy order, each bone's parent is final before the bone: a parent
+        // numbered at or after its child (which validation refuses) leaves the child a root,
+        // as no world transform for it exists yet.
+        let order = skeleton.hierarchy_order();
+        if let Some(parents) = skeleton.parent_table() {
+            let parent = |j: usize| {
+                let p = *parents.get(j)?;
+                (p != NO_PARENT).then_some((j, usize::from(p)))
+            };
+            match order {
+                None => concatenate(
+                    world,
+                    (0..parents.len()).filter_map(|i| parent(i).filter(|&(_, p)| p < i)),
+                ),
+                Some(order) => {
+                    concatenate(world, order.iter().filter_map(|&j| parent(usize::from(j))))
                 }
             }
             return;
-        };
-        let links = order.iter().filter_map(|&j| {
-            let j = usize::from(j);
-            Some((j, skeleton.bone(j)?.parent()?))
-        });
-        if !lanes::concatenate(world, links.clone()) {
-            for (j, p) in links {
-                if let Some(parent) = world.get(p).copied()
-                    && let Some(slot) = world.get_mut(j)
-                {
-                    *slot = parent * *slot;
-                }
-            }
+        }
+        match order {
+            None => concatenate(
+                world,
+                bones
+                    .enumerate()
+                    .filter_map(|(i, bone)| Some((i, bone.parent().filter(|&p| p < i)?))),
+            ),
+            Some(order) => concatenate(
+                world,
+                order.iter().filter_map(|&j| {
+                    let j = usize::from(j);
+                    Some((j, skeleton.bone(j)?.parent()?))
+                }),
+            ),
         }
     }
 

@@ -70,6 +70,7 @@ pub use mesh::{
 };
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
 pub use sampler::{KeptFrames, Sampler};
-pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, Skeleton};
+pub(crate) use skeleton::parent_table;
+pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, NO_PARENT, Skeleton};
 pub(crate) use soa::{BLOCK_BONES, SoaBlock};
 pub use soa::{SoaPose, sample_soa};

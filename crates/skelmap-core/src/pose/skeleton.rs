@@ -58,6 +58,18 @@ impl<'data> Bone<'data> {
     }
 }
 
+/// A root's entry in a [`Skeleton::parent_table`].
+pub const NO_PARENT: u16 = u16::MAX;
+
+/// The [`Skeleton::parent_table`] of `bones`, for a skeleton that keeps one: a parent that
+/// does not fit below [`NO_PARENT`] (which validation's bone limits rule out) is a root's.
+pub(crate) fn parent_table<'data>(bones: impl Iterator<Item = Bone<'data>>) -> Vec<u16> {
+    let parent = |b: Bone<'_>| b.parent().and_then(|p| u16::try_from(p).ok());
+    bones
+        .map(|b| parent(b).filter(|&p| p != NO_PARENT).unwrap_or(NO_PARENT))
+        .collect()
+}
+
 /// What every skeleton offers: its bones and the look-ups built on them. Implemented by
 /// [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp), [`skm::Pair`](crate::skm::Pair),
 /// [`Ms3d`](crate::ms3d::Ms3d) and [`slmdl::Animation`](crate::slmdl::Animation) (unnamed, unparented
@@ -81,6 +93,15 @@ pub trait Skeleton<'data> {
     /// is not such an order; `None` (the default) when every parent precedes its children in
     /// the file, as validation proves for DPM and SKP. MS3D returns its computed order.
     fn hierarchy_order(&self) -> Option<&[u16]> {
+        None
+    }
+
+    /// Every bone's parent in file order, [`NO_PARENT`] for a root, when the skeleton keeps
+    /// them in one table: [`Palette::build`](super::Palette::build) then walks the table
+    /// instead of decoding each bone from the file on every build. `None` (the default) where
+    /// the skeleton keeps no such table. It must agree with [`bone`](Skeleton::bone)'s
+    /// parents.
+    fn parent_table(&self) -> Option<&[u16]> {
         None
     }
 
