@@ -13,17 +13,19 @@
 //! by `nlerp_lanes`, `pose::sample`'s nlerp in its order: the scalar results, bit for bit.
 
 use core::arch::x86_64::{
-    __m512, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_castsi512_si256,
-    _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps, _mm512_cvtepu16_epi32,
-    _mm512_div_ps, _mm512_load_ps, _mm512_load_si512, _mm512_mask_blend_epi16,
-    _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32, _mm512_maskz_loadu_epi16, _mm512_mul_ps,
-    _mm512_permutex2var_epi16, _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps,
-    _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32, _mm512_storeu_ps, _mm512_sub_epi32,
+    __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
+    _mm512_castsi512_si256, _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps,
+    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_load_ps, _mm512_load_si512,
+    _mm512_mask_blend_epi16, _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32,
+    _mm512_mask_storeu_ps, _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16,
+    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512,
+    _mm512_shuffle_f32x4, _mm512_sqrt_ps, _mm512_srlv_epi32, _mm512_storeu_ps, _mm512_sub_epi32,
     _mm512_test_epi16_mask, _mm512_zextsi256_si512,
 };
 
 use glam::{Quat, Vec3A};
 
+use super::blend::transpose4;
 use super::matrices::{nlerp_lanes, push_poses, scatter_poses};
 use crate::pose::block::{Block, LANES, NUM_CHANNELS, Placed};
 
@@ -231,12 +233,59 @@ unsafe fn channels_nlerp_avx512(
     if let Some(scales) = scales {
         let (s, u) = (_mm512_set1_ps(t), _mm512_set1_ps(1.0 - t));
         let lerp = |p: __m512, q: __m512| _mm512_add_ps(_mm512_mul_ps(p, u), _mm512_mul_ps(q, s));
-        let mut rows = [[0.0f32; LANES]; 3];
-        for (k, row) in rows.iter_mut().enumerate() {
-            // SAFETY: `row` is 16 writable floats.
-            unsafe { _mm512_storeu_ps(row.as_mut_ptr(), lerp(ra[7 + k], rb[7 + k])) };
+        let [x, y, z] = [7, 8, 9].map(|k| lerp(ra[k], rb[k]));
+        if scales.to.is_empty() {
+            push_vectors([x, y, z], lanes, scales.out);
+        } else {
+            let mut rows = [[0.0f32; LANES]; 3];
+            for (row, v) in rows.iter_mut().zip([x, y, z]) {
+                // SAFETY: `row` is 16 writable floats.
+                unsafe { _mm512_storeu_ps(row.as_mut_ptr(), v) };
+            }
+            scales.put((0..lanes).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l])));
         }
-        scales.put((0..lanes).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l])));
     }
     true
+}
+
+/// Appends the first `lanes` of three rows (`x y z`) to `out` as vectors, four a store (each
+/// padded with its z, as `Vec3A::new` pads it): whole stores, from which the palette's
+/// vector loads of the scales are forwarded.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn push_vectors([x, y, z]: [__m512; 3], lanes: usize, out: &mut Vec<Vec3A>) {
+    let lanes = lanes.min(LANES);
+    out.reserve(lanes);
+    let len = out.len();
+    // Vector `k` of the transpose holds bones `k`, `4 + k`, `8 + k`, `12 + k` in its quarters;
+    // the shuffles gather bones `4j .. 4j + 4` into vector `j`.
+    let [v0, v1, v2, v3] = transpose4([x, y, z, z]);
+    let (t0, t1) = (
+        _mm512_shuffle_f32x4::<0x44>(v0, v1),
+        _mm512_shuffle_f32x4::<0xEE>(v0, v1),
+    );
+    let (t2, t3) = (
+        _mm512_shuffle_f32x4::<0x44>(v2, v3),
+        _mm512_shuffle_f32x4::<0xEE>(v2, v3),
+    );
+    let quads = [
+        _mm512_shuffle_f32x4::<0x88>(t0, t2),
+        _mm512_shuffle_f32x4::<0xDD>(t0, t2),
+        _mm512_shuffle_f32x4::<0x88>(t1, t3),
+        _mm512_shuffle_f32x4::<0xDD>(t1, t3),
+    ];
+    let at = out.as_mut_ptr().wrapping_add(len).cast::<f32>();
+    for (j, quad) in quads.into_iter().enumerate().take(lanes.div_ceil(4)) {
+        let have = (lanes - 4 * j).min(4);
+        let mask: __mmask16 = if have == 4 {
+            u16::MAX
+        } else {
+            (1 << (4 * have)) - 1
+        };
+        // SAFETY: the mask enables vectors `len + 4j ..` below `len + lanes`, within the
+        // capacity reserved above, each four floats.
+        unsafe { _mm512_mask_storeu_ps(at.wrapping_add(16 * j), mask, quad) };
+    }
+    // SAFETY: the `lanes` vectors from `len` on were written above, four plain floats each.
+    unsafe { out.set_len(len + lanes) };
 }

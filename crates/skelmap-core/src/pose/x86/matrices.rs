@@ -174,13 +174,14 @@ fn transpose(vectors: [__m512; 12]) -> [__m512; 12] {
 }
 
 /// Seven rows of 16 lanes (quaternion `x y z w`, translation `x y z`) as 16 lanes of 8 floats
-/// (the seven, then 0), two lanes per vector: pairs, then quadruples interleaved within each
+/// (the seven, then the seventh again: a `Vec3A`'s padding), two lanes per vector: pairs, then quadruples interleaved within each
 /// 128-bit quarter, then quarters gathered.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn interleave(rows: [__m512; 7]) -> [__m512; 8] {
     let [r0, r1, r2, r3, r4, r5, r6] = rows;
-    let r7 = _mm512_setzero_ps();
+    // A translation's padding lane is its z, as `Vec3A::new` makes it.
+    let r7 = r6;
     // Per quarter `q`: rows `a`, `b` at lanes 4q, 4q + 1 (lo) and 4q + 2, 4q + 3 (hi).
     let pairs = |a: __m512, b: __m512| (_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
     let ((l01, h01), (l23, h23)) = (pairs(r0, r1), pairs(r2, r3));
@@ -458,7 +459,27 @@ fn unit_poses(m: [__m512; 12]) -> ([__m512; 4], [__m512; 3]) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(super) fn push_poses(rows: [__m512; 7], lanes: usize, out: &mut Vec<(Quat, Vec3A)>) {
-    out.extend(lane_floats(rows).iter().take(lanes).map(pose_of));
+    let lanes = lanes.min(16);
+    out.reserve(lanes);
+    let len = out.len();
+    // Two records a vector, stored whole: a reader that loads the poses back in vectors (the
+    // palette's local matrices, a blend) then takes them from these stores, where records
+    // written a float group at a time could not be forwarded to its loads and stalled them.
+    let at = out.as_mut_ptr().wrapping_add(len).cast::<f32>();
+    for (k, pair) in interleave(rows)
+        .into_iter()
+        .enumerate()
+        .take(lanes.div_ceil(2))
+    {
+        let mask: __mmask16 = if 2 * k + 1 < lanes { u16::MAX } else { 0x00FF };
+        // SAFETY: records `len + 2k` and, where the mask enables it, `len + 2k + 1` are below
+        // `len + lanes`, within the capacity reserved above; each is 8 floats (asserted in
+        // `blend`).
+        unsafe { _mm512_mask_storeu_ps(at.wrapping_add(16 * k), mask, pair) };
+    }
+    // SAFETY: the `lanes` records from `len` on were written above, each a quaternion and a
+    // vector of plain floats.
+    unsafe { out.set_len(len + lanes) };
 }
 
 /// Seven rows (quaternion `x y z w`, translation `x y z`) as each lane's eight floats.
