@@ -396,19 +396,3 @@ fn only_the_companions_the_header_uses_are_looked_for() {
         ]
     );
 }
-
-/// A model keeps its bones' parents in one table (`Skeleton::parent_table`), the bones'
-/// parents in file order, and a controlled view gives the same.
-#[test]
-fn a_pair_s_parent_table_is_its_bones_parents() {
-    use skelmap::pose::NO_PARENT;
-    each_model(|name, pair| {
-        let want: Vec<u16> = pair
-            .skeleton_bones()
-            .map(|b| b.parent().map_or(NO_PARENT, |p| p as u16))
-            .collect();
-        assert_eq!(pair.parent_table(), Some(want.as_slice()), "{name}");
-        let controlled = pair.controlled(skelmap::hl1::Controls::default());
-        assert_eq!(controlled.parent_table(), Some(want.as_slice()), "{name}");
-    });
-}

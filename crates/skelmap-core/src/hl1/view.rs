@@ -494,8 +494,6 @@ pub struct Pair<'data> {
     pub(super) bind_world: OnceLock<Vec<Affine3A>>,
     /// Per sequence, its channels resolved, made on first use.
     pub(super) channels: OnceLock<Box<[OnceLock<SequenceChannels>]>>,
-    /// Every bone's parent ([`Skeleton::parent_table`]), made by the first palette built.
-    pub(super) parents: OnceLock<Vec<u16>>,
 }
 
 impl<'data> Pair<'data> {
@@ -550,7 +548,6 @@ impl<'data> Pair<'data> {
             bind_local: OnceLock::new(),
             bind_world: OnceLock::new(),
             channels: OnceLock::new(),
-            parents: OnceLock::new(),
         }
     }
 
@@ -1133,11 +1130,6 @@ impl<'data> Skeleton<'data> for Pair<'data> {
         let b = self.main.bones.get(index)?;
         Some(Bone::new(&b.name, b.parent.get(), 0))
     }
-
-    fn parent_table(&self) -> Option<&[u16]> {
-        let table = (self.parents).get_or_init(|| crate::pose::parent_table(self.skeleton_bones()));
-        Some(table)
-    }
 }
 
 impl<'data> PoseFrames<'data> for Pair<'data> {
@@ -1263,10 +1255,6 @@ impl<'data> Skeleton<'data> for Controlled<'_, 'data> {
 
     fn bone(&self, index: usize) -> Option<Bone<'data>> {
         Skeleton::bone(self.pair, index)
-    }
-
-    fn parent_table(&self) -> Option<&[u16]> {
-        self.pair.parent_table()
     }
 }
 

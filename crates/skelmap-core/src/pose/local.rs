@@ -389,7 +389,7 @@ impl Palette {
     /// allocation: one forward pass in file order when parents precede children (DPM, SKP,
     /// SL), otherwise in the skeleton's [`hierarchy_order`](Skeleton::hierarchy_order)
     /// (MS3D); each bone's parent read from the skeleton's
-    /// [`parent_table`](Skeleton::parent_table) where it keeps one (IQM, Half-Life), else
+    /// [`parent_table`](Skeleton::parent_table) where it keeps one (IQM), else
     /// from its bones. It allocates only when the palette grows.
     pub fn build<'data>(&mut self, skeleton: &impl Skeleton<'data>, pose: &LocalPose) {
         let bones = skeleton.skeleton_bones();
