@@ -103,6 +103,19 @@ pub trait Skeleton<'data> {
     /// parents. It pays where a bone costs more to decode than a table entry to read (an IQM
     /// joint); a skeleton whose bones are a slice of fixed records (DPM, Half-Life) is walked
     /// as fast without one (the `ozz-pose` rows of `benches/peers.rs`).
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::iqm::{self, Iqm};
+    /// use skelmap_core::pose::{NO_PARENT, Skeleton};
+    /// let bytes = iqm::Builder::demo().write()?;
+    /// let pair = iqm::Pair::single(Iqm::parse(&bytes)?);
+    /// let table = pair.parent_table().ok_or("an IQM pair keeps one")?;
+    /// for (bone, &parent) in pair.skeleton_bones().zip(table) {
+    ///     assert_eq!(bone.parent(), (parent != NO_PARENT).then_some(usize::from(parent)));
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     fn parent_table(&self) -> Option<&[u16]> {
         None
     }

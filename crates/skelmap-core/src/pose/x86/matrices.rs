@@ -174,8 +174,8 @@ fn transpose(vectors: [__m512; 12]) -> [__m512; 12] {
 }
 
 /// Seven rows of 16 lanes (quaternion `x y z w`, translation `x y z`) as 16 lanes of 8 floats
-/// (the seven, then the seventh again: a `Vec3A`'s padding), two lanes per vector: pairs, then quadruples interleaved within each
-/// 128-bit quarter, then quarters gathered.
+/// (the seven, then the seventh again: a `Vec3A`'s padding), two lanes per vector: pairs,
+/// then quadruples interleaved within each 128-bit quarter, then quarters gathered.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn interleave(rows: [__m512; 7]) -> [__m512; 8] {
