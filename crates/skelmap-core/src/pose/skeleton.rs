@@ -65,9 +65,7 @@ pub const NO_PARENT: u16 = u16::MAX;
 /// does not fit below [`NO_PARENT`] (which validation's bone limits rule out) is a root's.
 pub(crate) fn parent_table<'data>(bones: impl Iterator<Item = Bone<'data>>) -> Vec<u16> {
     let parent = |b: Bone<'_>| b.parent().and_then(|p| u16::try_from(p).ok());
-    bones
-        .map(|b| parent(b).filter(|&p| p != NO_PARENT).unwrap_or(NO_PARENT))
-        .collect()
+    bones.map(|b| parent(b).unwrap_or(NO_PARENT)).collect()
 }
 
 /// What every skeleton offers: its bones and the look-ups built on them. Implemented by

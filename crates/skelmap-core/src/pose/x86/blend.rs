@@ -307,6 +307,27 @@ pub(super) fn transpose4([a, b, c, d]: [__m512; 4]) -> [__m512; 4] {
     ]
 }
 
+/// The 4×4 transpose of four vectors' 128-bit quarters: vector `q` of the result holds
+/// quarter `q` of each of the four, in order.
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(super) fn transpose_quarters([a, b, c, d]: [__m512; 4]) -> [__m512; 4] {
+    let (t0, t1) = (
+        _mm512_shuffle_f32x4::<0x44>(a, b),
+        _mm512_shuffle_f32x4::<0xEE>(a, b),
+    );
+    let (t2, t3) = (
+        _mm512_shuffle_f32x4::<0x44>(c, d),
+        _mm512_shuffle_f32x4::<0xEE>(c, d),
+    );
+    [
+        _mm512_shuffle_f32x4::<0x88>(t0, t2),
+        _mm512_shuffle_f32x4::<0xDD>(t0, t2),
+        _mm512_shuffle_f32x4::<0x88>(t1, t3),
+        _mm512_shuffle_f32x4::<0xDD>(t1, t3),
+    ]
+}
+
 /// Up to 16 bones: their rotations as rows (x, y, z, w) and their translations as four
 /// four-bone vectors; missing bones are zero.
 #[inline]

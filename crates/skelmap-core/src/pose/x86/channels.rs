@@ -18,14 +18,14 @@ use core::arch::x86_64::{
     _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_load_ps, _mm512_load_si512,
     _mm512_mask_blend_epi16, _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32,
     _mm512_mask_storeu_ps, _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16,
-    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512,
-    _mm512_shuffle_f32x4, _mm512_sqrt_ps, _mm512_srlv_epi32, _mm512_storeu_ps, _mm512_sub_epi32,
-    _mm512_test_epi16_mask, _mm512_zextsi256_si512,
+    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_sqrt_ps,
+    _mm512_srlv_epi32, _mm512_storeu_ps, _mm512_sub_epi32, _mm512_test_epi16_mask,
+    _mm512_zextsi256_si512,
 };
 
 use glam::{Quat, Vec3A};
 
-use super::blend::transpose4;
+use super::blend::{transpose_quarters, transpose4};
 use super::matrices::{nlerp_lanes, push_poses, scatter_poses};
 use crate::pose::block::{Block, LANES, NUM_CHANNELS, Placed};
 
@@ -258,22 +258,8 @@ fn push_vectors([x, y, z]: [__m512; 3], lanes: usize, out: &mut Vec<Vec3A>) {
     out.reserve(lanes);
     let len = out.len();
     // Vector `k` of the transpose holds bones `k`, `4 + k`, `8 + k`, `12 + k` in its quarters;
-    // the shuffles gather bones `4j .. 4j + 4` into vector `j`.
-    let [v0, v1, v2, v3] = transpose4([x, y, z, z]);
-    let (t0, t1) = (
-        _mm512_shuffle_f32x4::<0x44>(v0, v1),
-        _mm512_shuffle_f32x4::<0xEE>(v0, v1),
-    );
-    let (t2, t3) = (
-        _mm512_shuffle_f32x4::<0x44>(v2, v3),
-        _mm512_shuffle_f32x4::<0xEE>(v2, v3),
-    );
-    let quads = [
-        _mm512_shuffle_f32x4::<0x88>(t0, t2),
-        _mm512_shuffle_f32x4::<0xDD>(t0, t2),
-        _mm512_shuffle_f32x4::<0x88>(t1, t3),
-        _mm512_shuffle_f32x4::<0xDD>(t1, t3),
-    ];
+    // transposing the quarters gathers bones `4j .. 4j + 4` into vector `j`.
+    let quads = transpose_quarters(transpose4([x, y, z, z]));
     let at = out.as_mut_ptr().wrapping_add(len).cast::<f32>();
     for (j, quad) in quads.into_iter().enumerate().take(lanes.div_ceil(4)) {
         let have = (lanes - 4 * j).min(4);

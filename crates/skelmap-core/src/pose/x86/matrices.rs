@@ -28,6 +28,8 @@ use core::arch::x86_64::{
 
 use glam::{Quat, Vec3A};
 
+use super::blend::transpose_quarters;
+
 use crate::pose::{BLOCK_BONES, SoaBlock};
 
 /// Bytes of one pose.
@@ -159,16 +161,8 @@ fn transpose(vectors: [__m512; 12]) -> [__m512; 12] {
         })
     });
     let mut rows = [_mm512_setzero_ps(); 12];
-    for r in 0..3 {
-        let q = |g: usize| grouped[g][r];
-        let t0 = _mm512_shuffle_f32x4::<0x44>(q(0), q(1));
-        let t1 = _mm512_shuffle_f32x4::<0xEE>(q(0), q(1));
-        let t2 = _mm512_shuffle_f32x4::<0x44>(q(2), q(3));
-        let t3 = _mm512_shuffle_f32x4::<0xEE>(q(2), q(3));
-        rows[4 * r] = _mm512_shuffle_f32x4::<0x88>(t0, t2);
-        rows[4 * r + 1] = _mm512_shuffle_f32x4::<0xDD>(t0, t2);
-        rows[4 * r + 2] = _mm512_shuffle_f32x4::<0x88>(t1, t3);
-        rows[4 * r + 3] = _mm512_shuffle_f32x4::<0xDD>(t1, t3);
+    for (r, out) in rows.chunks_exact_mut(4).enumerate() {
+        out.copy_from_slice(&transpose_quarters(core::array::from_fn(|g| grouped[g][r])));
     }
     rows
 }

@@ -15,12 +15,12 @@
 use core::arch::x86_64::{
     __m128, __m512, __mmask16, _mm_add_ps, _mm_loadu_ps, _mm_mul_ps, _mm_permute_ps, _mm_storeu_ps,
     _mm512_add_ps, _mm512_mask_loadu_ps, _mm512_mul_ps, _mm512_permute_ps, _mm512_set1_ps,
-    _mm512_shuffle_f32x4, _mm512_storeu_ps, _mm512_sub_ps,
+    _mm512_storeu_ps, _mm512_sub_ps,
 };
 
 use glam::{Affine3A, Quat, Vec3A};
 
-use super::blend::{load_step, transpose4};
+use super::blend::{load_step, transpose_quarters, transpose4};
 
 // The passes read and write an `Affine3A` as 16 floats: the three axes, then the translation,
 // each a `Vec3A` of 4 (glam's SIMD layout, asserted in `blend`).
@@ -118,20 +118,7 @@ unsafe fn local_matrices_avx512(
         let [ax, ay, az] = axes.map(|[a, b, c]| transpose4([a, b, c, c]));
         for (j, t) in translations.into_iter().enumerate() {
             let t = _mm512_permute_ps::<0b10_10_01_00>(t);
-            let (t0, t1) = (
-                _mm512_shuffle_f32x4::<0x44>(ax[j], ay[j]),
-                _mm512_shuffle_f32x4::<0xEE>(ax[j], ay[j]),
-            );
-            let (t2, t3) = (
-                _mm512_shuffle_f32x4::<0x44>(az[j], t),
-                _mm512_shuffle_f32x4::<0xEE>(az[j], t),
-            );
-            let bones = [
-                _mm512_shuffle_f32x4::<0x88>(t0, t2),
-                _mm512_shuffle_f32x4::<0xDD>(t0, t2),
-                _mm512_shuffle_f32x4::<0x88>(t1, t3),
-                _mm512_shuffle_f32x4::<0xDD>(t1, t3),
-            ];
+            let bones = transpose_quarters([ax[j], ay[j], az[j], t]);
             for (l, v) in bones.into_iter().enumerate() {
                 if let Some(slot) = dst.get_mut(4 * j + l) {
                     // SAFETY: `slot` is one `Affine3A`, 16 writable floats (asserted above).
