@@ -27,14 +27,35 @@ mod validate;
 
 use summary::Summary;
 
-const AFTER_HELP: &str = "Formats: DarkPlaces DPM, Qfusion SKM (+ SKP skeleton), Inter-Quake \
-IQM (+ an animation-only IQM with --animation), GameStudio MDL2/3/4/5/7 and HMP5/7 terrain, \
-Quake MDL, MilkShape MS3D, SL mdl (+ .anim). Files are recognised by their first bytes, not \
-their names.\n\n\
-Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per clip: \
-first frame, frame count, frames per second, 1 to loop, and an optional // name) names and \
-times its clips for every command.\n\n\
-Colour only on a terminal; NO_COLOR turns it off.";
+/// What `--help` and the manual page say after the commands: every format of the format
+/// table (so a format added there is listed here), then clips and colour.
+fn after_help() -> String {
+    let formats: String = skelmap_core::Format::ALL
+        .iter()
+        .map(|format| {
+            let extensions: Vec<String> = format
+                .extensions()
+                .iter()
+                .map(|e| format!(".{e}"))
+                .collect();
+            let written = if format.writable() { ", written" } else { "" };
+            let (name, summary) = (format.name(), format.summary());
+            format!("\n  {name} ({}{written}): {summary}", extensions.join(" "))
+        })
+        .collect();
+    format!(
+        "Formats, recognised by their first bytes, not their names (`convert` writes those \
+         marked written, chosen by the output's extension):{formats}\n\n\
+         Companions are found beside a model: an SKM's skeleton, an SL mdl's .anim, an MD5 \
+         mesh's .md5anim files, a Half-Life model's texture and sequence-group files, an MD3's \
+         levels of detail, .skin and animation.cfg, an MDM's MDX, a PSK's PSA; `--animation` \
+         plays an animation-only IQM on an IQM.\n\n\
+         Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per \
+         clip: first frame, frame count, frames per second, 1 to loop, and an optional // name) \
+         names and times its clips for every command.\n\n\
+         Colour only on a terminal; NO_COLOR turns it off."
+    )
+}
 
 /// `--clip NAME --time SECONDS`: a pose by clip and time; `--blend` and `--additive`: a pose
 /// of layers.
@@ -90,7 +111,7 @@ impl ClipArgs {
     version,
     about = "Validated zero-copy views of classic game model files: inspect, validate, \
              benchmark, export to glTF/OBJ and preview as PNG",
-    after_help = AFTER_HELP
+    after_help = after_help()
 )]
 struct Cli {
     #[command(subcommand)]

@@ -1081,11 +1081,19 @@ fn errors_and_help_say_what_is_wrong_and_what_to_do() {
         )
     );
 
+    // The formats come from the format table: each its own line, with its extensions and
+    // whether `convert` writes it.
     let help = stdout(&skelmap(&["--help"]));
+    for format in skelmap_core::Format::ALL {
+        let line = format!("\n  {} (.{}", format.name(), format.extensions()[0]);
+        assert!(help.contains(&line), "{line:?} missing from:\n{help}");
+    }
     for words in [
-        "Quake MDL",
-        "MDL2/3/4/5",
-        "HMP5/7",
+        "  MD5 (.md5mesh .md5anim, written): A Doom 3 model",
+        "  MDX (.mdx): An Enemy Territory skeleton",
+        "  Quake MDL (.mdl, written): A Quake model, or a GameStudio MDL2",
+        "MDL3, MDL4 or MDL5",
+        "HMP5 or HMP7",
         "zombie.dpm.framegroups",
     ] {
         assert!(help.contains(words), "{words:?} missing from:\n{help}");
@@ -1115,7 +1123,8 @@ fn completions_and_the_manual_page_come_from_the_cli() {
         ".TH skelmap 1",
         ".SH SUBCOMMANDS",
         "skelmap\\-export",
-        "Formats: DarkPlaces DPM",
+        "Formats, recognised by their first bytes",
+        "Half\\-Life MDL (.mdl, written)",
     ] {
         assert!(
             man.contains(words),

@@ -159,7 +159,7 @@ macro_rules! format_table {
                 c_value: 5,
                 folder: "gamestudio", docs: "mdl", fuzz: "mdl",
                 writer: [gamestudio::MdlBuilder],
-                view: gamestudio::Mdl, as_mdl, "A GameStudio model.",
+                view: gamestudio::Mdl, as_mdl, "A GameStudio MDL3, MDL4 or MDL5 model: vertex frames.",
             }
             /// 3D GameStudio terrain (`HMP5`, `HMP7`; `HMP4` is refused).
             Hmp {
@@ -167,7 +167,7 @@ macro_rules! format_table {
                 magic: HMP_MAGIC_PREFIX, magic_text: "\"HMP5\" or \"HMP7\"", c_value: 6,
                 folder: "gamestudio", docs: "hmp", fuzz: "hmp",
                 writer: [],
-                view: gamestudio::Hmp, as_hmp, "A GameStudio terrain.",
+                view: gamestudio::Hmp, as_hmp, "A GameStudio HMP5 or HMP7 terrain.",
             }
             /// The "SL" engine's mesh (`mdl\0`: interleaved vertices with a declared layout).
             SlMdl {
@@ -399,6 +399,21 @@ macro_rules! declare_format {
             pub fn folder(self) -> &'static str {
                 match self {
                     $( Format::$variant => $folder, )+
+                }
+            }
+
+            /// One sentence saying what a file of this format opens as (`"A DarkPlaces
+            /// model."`), for lists of formats such as the command line's help.
+            ///
+            /// ```
+            /// use skelmap_core::Format;
+            /// assert_eq!(Format::Dpm.summary(), "A DarkPlaces model.");
+            /// assert!(Format::ALL.iter().all(|f| f.summary().ends_with('.')));
+            /// ```
+            #[must_use]
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $( Format::$variant => $view_doc, )+
                 }
             }
 
