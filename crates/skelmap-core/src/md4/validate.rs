@@ -16,6 +16,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::read::Reader;
 use crate::rules::{self, check_finite, record_offset};
+use crate::scan;
 
 type Le = LittleEndian;
 
@@ -95,9 +96,11 @@ struct Passed {
 /// (all of them while it is `None`) becomes it and goes to `bone`, whose error stops the
 /// pass.
 ///
-/// The checks of a vertex's fixed part, and those of each weight, are folded into one
-/// branch, taken only at a fault: what is left is the chain of counts (each vertex's count
-/// says where the next starts), the loads and the sum.
+/// Where the CPU has a scan for them, runs of vertices whose bone indices are no larger than
+/// one seen before go through it ([`scan::md4_vertices`]), and this pass takes the vertex it
+/// stops at. Here the checks of a vertex's fixed part, and those of each weight, are folded
+/// into one branch, taken only at a fault: what is left is the chain of counts (each
+/// vertex's count says where the next starts), the loads and the sum.
 fn passing(
     (bytes, base): (&[u8], u64),
     count: u32,
@@ -116,6 +119,25 @@ fn passing(
     let mut seen = *largest;
     let mut rest = bytes;
     'vertices: while passed.vertices < count {
+        // The scan takes what it can while no index is new, up to a vertex this pass must
+        // look at.
+        if let (Some(seen), Some(max_index)) = (seen, rules.bone_limit.checked_sub(1)) {
+            let stop = scan::Md4Stop {
+                most: count - passed.vertices,
+                max_weights,
+                budget: rules.budget - passed.weights,
+                max_index: seen.min(max_index),
+                tolerance: INFLUENCE_SUM_TOLERANCE,
+            };
+            if let Some(walked) = scan::md4_vertices(rest, stop) {
+                passed.vertices += walked.vertices;
+                passed.weights += walked.influences;
+                rest = rest.get(walked.bytes..).unwrap_or_default();
+                if passed.vertices == count {
+                    break;
+                }
+            }
+        }
         let Ok((head, after)) = Md4Vertex::ref_from_prefix(rest) else {
             break;
         };

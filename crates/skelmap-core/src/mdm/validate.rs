@@ -401,8 +401,9 @@ fn surface<'data>(
         ),
         verts,
     )?;
+    let scanned = crate::scan::le_words_below(zerocopy::IntoBytes::as_bytes(collapse_map), verts);
     for (i, entry) in collapse_map.iter().enumerate() {
-        if u32::try_from(entry.get()).is_ok_and(|v| v < verts) {
+        if scanned || u32::try_from(entry.get()).is_ok_and(|v| v < verts) {
             continue;
         }
         let problem = Problem::Index {

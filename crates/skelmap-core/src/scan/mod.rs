@@ -188,6 +188,13 @@ pub(crate) fn any_word_fails(
     )
 }
 
+/// Whether a scan shows every little-endian word of `bytes` (`u32`, or `i32` read as one, a
+/// negative value then at least 2³¹) below `bound`: `false` where some word is not, and
+/// where no scan ran (short tables, no AVX-512), so that the caller's walk then looks.
+pub(crate) fn le_words_below(bytes: &[u8], bound: u32) -> bool {
+    any_word_fails(bytes, false, below(bound)) == Some(false)
+}
+
 /// [`any_word_fails`] with a test per word of a record: records of `tests.len()` words (1, 2,
 /// 4, 8 or 16; `bytes` starts at one), word `k` of each taking test `k`. `None` for another
 /// length, for tables under [`SHORT`] bytes and without AVX-512.
@@ -356,6 +363,32 @@ impl VertexWalk {
             Walked::default()
         }
     }
+}
+
+/// Where [`md4_vertices`] stops: before the first vertex that breaks a rule, whose count is
+/// not 1 to 4 or above `max_weights`, or that would take the weights past `budget`, and
+/// after `most` vertices.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Md4Stop {
+    /// Vertices to walk at most.
+    pub most: u32,
+    /// Weights a vertex may have.
+    pub max_weights: u32,
+    /// Weights the vertices may have in total.
+    pub budget: u64,
+    /// The largest bone index a weight may name.
+    pub max_index: u32,
+    /// How far from 1 a vertex's weights may sum.
+    pub tolerance: f32,
+}
+
+/// MD4 vertices (MDR, MDM: a normal, a texture coordinate and a weight count, then 20-byte
+/// weights of bone index, weight and offset, little-endian) at the start of `bytes`, walked
+/// while each has every float finite, every bone index at most `stop.max_index` and weights
+/// summing to within `stop.tolerance` of 1, up to `stop`; `None` without AVX-512 (F and BW),
+/// where the format's pass does all the work.
+pub(crate) fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Option<Walked> {
+    x86_or_none!(x86::words::try_md4_vertices(bytes, stop); bytes, stop)
 }
 
 #[cfg(test)]

@@ -13,12 +13,16 @@
 //!   time and a record (eight words, one 256-bit register) at a time: the chain stays, but
 //!   each record costs a load, a byte swap and one test of its eight words where the scalar
 //!   walk tests them one by one.
+//! - [`try_md4_vertices`]: MD4 vertices (MDR, MDM), a 24-byte head and 20-byte weights, a
+//!   vertex of 1 to 4 weights in one or two registers with a test per word; each count has
+//!   its own code, which steps by a constant, so the chain of counts runs through a
+//!   predicted branch rather than through the loaded count.
 //! - [`try_any_word_fails`]: one test for every word of a flat table (triangle corners, bone
 //!   references, texture coordinates), four registers a step; [`try_any_record_word_fails`]
 //!   the same with a test per word of records of up to sixteen words (ZYM's vertices: a bone
 //!   number and three floats).
 
-use crate::scan::{FINITE, ONE_INFLUENCE_GROUP, WalkStop, Walked};
+use crate::scan::{ANY, FINITE, Md4Stop, ONE_INFLUENCE_GROUP, WalkStop, Walked};
 use core::arch::x86_64::{
     __m256i, __m512i, _mm_extract_epi32, _mm256_and_si256, _mm256_castsi256_si128,
     _mm256_cmpgt_epu32_mask, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_setr_epi32,
@@ -360,6 +364,106 @@ unsafe fn walk_vertices<const SWAP: bool>(
         walked.influences += u64::from(count);
     }
     walked
+}
+
+/// `scan::md4_vertices`; `None` when the CPU lacks AVX-512F and BW.
+pub(crate) fn try_md4_vertices(bytes: &[u8], stop: Md4Stop) -> Option<Walked> {
+    // SAFETY: the CPU supports AVX-512F and BW.
+    supported().then(|| unsafe { md4_vertices(bytes, stop) })
+}
+
+/// Lanes of an MD4 vertex of at most 4 weights: a head of 6 words, 5 a weight.
+const MD4_LANES: usize = 6 + 5 * 4;
+
+/// The bytes of an MD4 vertex of at most 4 weights.
+const MD4_BYTES: usize = 4 * MD4_LANES;
+
+/// The walk of MD4 vertices: a vertex at a time, its words in one register (1 or 2 weights)
+/// or two (3 or 4), each word against its test: the head's normal and texture coordinate
+/// finite, its count taken as it is (checked before), each weight's bone index at most
+/// `stop.max_index` and its weight and offset finite. It stops short of the last
+/// [`MD4_BYTES`] of `bytes` (the end of a file), which the format's pass takes, so that
+/// every vertex it reads lies in a window of known length.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Walked {
+    let index = (u32::MAX, 0, stop.max_index);
+    let test = |w: usize| match w {
+        0..5 => FINITE,
+        5 => ANY,
+        w if w < MD4_LANES && (w - 6) % 5 == 0 => index,
+        w if w < MD4_LANES => FINITE,
+        _ => ANY,
+    };
+    let tests = [WordTests::new(test), WordTests::new(|w| test(16 + w))];
+    let mut walked = Walked::default();
+    while walked.vertices < stop.most {
+        let Some(window) = bytes
+            .get(walked.bytes..)
+            .and_then(<[u8]>::first_chunk::<MD4_BYTES>)
+        else {
+            break;
+        };
+        let [.., a, b, c, d] = *window.first_chunk::<24>().unwrap_or(&[0; 24]);
+        let count = u32::from_le_bytes([a, b, c, d]);
+        if count.wrapping_sub(1) >= stop.max_weights
+            || u64::from(count) > stop.budget - walked.influences
+        {
+            break;
+        }
+        let (tolerance, tests) = (stop.tolerance, &tests);
+        // Each arm's step is its own constant (the branch decides it, not the count).
+        let step = match count {
+            1 => md4_vertex::<1>(window, tests, tolerance),
+            2 => md4_vertex::<2>(window, tests, tolerance),
+            3 => md4_vertex::<3>(window, tests, tolerance),
+            4 => md4_vertex::<4>(window, tests, tolerance),
+            _ => None,
+        };
+        let Some(step) = step else {
+            break;
+        };
+        walked.vertices += 1;
+        walked.bytes += step;
+        walked.influences += u64::from(count);
+    }
+    walked
+}
+
+/// The bytes of the vertex of `N` weights at the start of `window` when it passes `tests`
+/// and its weights, added in order from 0 as `f32`, sum to within `tolerance` of 1.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn md4_vertex<const N: usize>(
+    window: &[u8; MD4_BYTES],
+    tests: &[WordTests; 2],
+    tolerance: f32,
+) -> Option<usize> {
+    const { assert!(N >= 1 && N <= 4) };
+    let size = 24 + 20 * N;
+    let lanes = size / 4;
+    let first = u16::MAX >> 16usize.saturating_sub(lanes);
+    // SAFETY: the masked load reads the first `min(lanes, 16)` words of `window`, which has
+    // `MD4_LANES ≥ lanes` words.
+    let v = unsafe { _mm512_maskz_loadu_epi32(first, window.as_ptr().cast()) };
+    let mut failing = tests[0].failing(v) & first;
+    if lanes > 16 {
+        let second = u16::MAX >> (32 - lanes);
+        // SAFETY: the masked load reads words 16 .. lanes of `window`, which has
+        // `MD4_LANES ≥ lanes` words.
+        let v = unsafe { _mm512_maskz_loadu_epi32(second, window.as_ptr().add(64).cast()) };
+        failing |= tests[1].failing(v) & second;
+    }
+    let weight = |k: usize| {
+        let at = 24 + 20 * k + 4;
+        let [a, b, c, d] = [window[at], window[at + 1], window[at + 2], window[at + 3]];
+        f32::from_le_bytes([a, b, c, d])
+    };
+    let sum = (0..N).fold(0.0f32, |sum, k| sum + weight(k));
+    (failing == 0 && (sum - 1.0).abs() <= tolerance).then_some(size)
 }
 
 #[cfg(test)]
@@ -721,5 +825,133 @@ mod tests {
                 None
             );
         }
+    }
+
+    /// MD4 vertices of the given weight counts: normal, texture coordinate, count, then per
+    /// weight a bone index below `bones`, an even share and an offset.
+    fn md4_vertices_of(counts: &[u32], bones: u32) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let put = |bytes: &mut Vec<u8>, w: u32| bytes.extend_from_slice(&w.to_le_bytes());
+        for (v, &n) in counts.iter().enumerate() {
+            for f in [0.0f32, -0.6, 0.8, f32::MAX, 0.5] {
+                put(&mut bytes, f.to_bits());
+            }
+            put(&mut bytes, n);
+            for w in 0..n {
+                put(&mut bytes, (v as u32 + w) % bones);
+                put(&mut bytes, (1.0 / n as f32).to_bits());
+                for f in [w as f32, f32::MIN, -0.0] {
+                    put(&mut bytes, f.to_bits());
+                }
+            }
+        }
+        bytes
+    }
+
+    /// The MD4 walk in plain Rust, field by field, with the scan's stops.
+    fn md4_reference(bytes: &[u8], stop: Md4Stop) -> Walked {
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let finite = |at: usize| f32::from_bits(word(at)).is_finite();
+        let mut walked = Walked::default();
+        while walked.vertices < stop.most && walked.bytes + MD4_BYTES <= bytes.len() {
+            let at = walked.bytes;
+            let count = word(at + 20);
+            if !(1..=4).contains(&count)
+                || count > stop.max_weights
+                || u64::from(count) > stop.budget - walked.influences
+                || !(0..5).all(|k| finite(at + 4 * k))
+            {
+                break;
+            }
+            let mut sum = 0.0f32;
+            let weights_pass = (0..count as usize).all(|k| {
+                let w = at + 24 + 20 * k;
+                sum += f32::from_bits(word(w + 4));
+                word(w) <= stop.max_index && (1..5).all(|f| finite(w + 4 * f))
+            });
+            if !weights_pass || (sum - 1.0).abs() > stop.tolerance {
+                break;
+            }
+            walked.vertices += 1;
+            walked.bytes += 24 + 20 * count as usize;
+            walked.influences += u64::from(count);
+        }
+        walked
+    }
+
+    #[test]
+    fn the_md4_walk_agrees_with_the_field_by_field_walk_on_every_damaged_word() {
+        let counts = [
+            1, 2, 3, 4, 2, 2, 1, 4, 3, 3, 1, 1, 2, 4, 5, 1, 2, 3, 1, 1, 1, 1,
+        ];
+        let clean = md4_vertices_of(&counts, 6);
+        let stop = Md4Stop {
+            most: u32::MAX,
+            max_weights: 8,
+            budget: u64::MAX,
+            max_index: 5,
+            tolerance: 0.01,
+        };
+        let Some(whole) = try_md4_vertices(&clean, stop) else {
+            return;
+        };
+        // Up to the vertex of 5 weights, which the format's pass takes.
+        assert_eq!(whole.vertices, 14);
+        assert_eq!(whole, md4_reference(&clean, stop));
+        let stops = [
+            stop,
+            Md4Stop {
+                max_weights: 3,
+                ..stop
+            },
+            Md4Stop { budget: 20, ..stop },
+            Md4Stop { most: 9, ..stop },
+            Md4Stop {
+                max_index: 4,
+                ..stop
+            },
+            Md4Stop {
+                tolerance: 0.0,
+                ..stop
+            },
+        ];
+        let damage = [
+            f32::NAN.to_bits(),
+            f32::INFINITY.to_bits(),
+            f32::NEG_INFINITY.to_bits(),
+            0,
+            1,
+            4,
+            6,
+            u32::MAX,
+            0x3F00_0000,
+        ];
+        let mut differ = 0;
+        for stop in stops {
+            for at in (0..clean.len()).step_by(4) {
+                for value in damage {
+                    let mut bytes = clean.clone();
+                    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+                    let walked = try_md4_vertices(&bytes, stop);
+                    assert_eq!(
+                        walked,
+                        Some(md4_reference(&bytes, stop)),
+                        "word {at} = {value:#x}"
+                    );
+                    differ += usize::from(walked != Some(whole));
+                }
+            }
+            for len in 0..clean.len() {
+                let walked = try_md4_vertices(&clean[..len], stop);
+                assert_eq!(
+                    walked,
+                    Some(md4_reference(&clean[..len], stop)),
+                    "cut at {len}"
+                );
+            }
+        }
+        assert!(differ > 1000, "{differ}");
     }
 }
