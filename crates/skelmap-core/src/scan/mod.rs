@@ -1,7 +1,8 @@
 //! The validation's SIMD scans, dispatched. Each asks of a run of records whether every one
 //! passes the checks the format's scalar walk makes (or, for one-influence vertices, how many
-//! at its start do), with AVX-512 where the CPU has it, and answers `None` elsewhere (the walk
-//! then does all the work). The walks search for the first record that fails, and build its
+//! at its start do), with AVX-512 where the CPU has it (AVX2 for the flat scans and the
+//! DPM/SKM vertex walks where it has not), and answers `None` elsewhere (the walk then does
+//! all the work). The walks search for the first record that fails, and build its
 //! error or warning, only where a scan does not pass; so a scan decides how fast validation
 //! is, never what it reports.
 
@@ -119,7 +120,7 @@ impl<const W: usize> Fields<W> {
 
     /// Whether any field of the records of `bytes` (whole records, as a slice of them gives)
     /// is above its maximum; `None` for tables under [`SHORT`] bytes or without AVX-512 (F
-    /// and BW).
+    /// and BW) and AVX2.
     pub(crate) fn any_above(&self, bytes: &[u8]) -> Option<bool> {
         if bytes.len() < SHORT {
             return None;
@@ -128,7 +129,7 @@ impl<const W: usize> Fields<W> {
     }
 
     /// [`Fields::any_above`] of several tables (each whole records) at once, short ones
-    /// included; `None` without AVX-512 (F and BW).
+    /// included; `None` without AVX-512 (F and BW) and AVX2.
     pub(crate) fn any_above_each<'a>(
         &self,
         tables: impl Iterator<Item = &'a [u8]>,
@@ -173,7 +174,7 @@ impl Packed {
 
 /// Whether any whole word of a flat table (big-endian or little-endian `u32`s) fails its test:
 /// `(word & keep) - low` (wrapping unsigned) at most `span`, which [`below`] and [`FINITE`]
-/// set; `None` for tables under [`SHORT`] bytes or without AVX-512.
+/// set; `None` for tables under [`SHORT`] bytes or without AVX-512 and AVX2.
 pub(crate) fn any_word_fails(
     bytes: &[u8],
     big_endian: bool,
@@ -190,14 +191,15 @@ pub(crate) fn any_word_fails(
 
 /// Whether a scan shows every little-endian word of `bytes` (`u32`, or `i32` read as one, a
 /// negative value then at least 2³¹) below `bound`: `false` where some word is not, and
-/// where no scan ran (short tables, no AVX-512), so that the caller's walk then looks.
+/// where no scan ran (short tables, no AVX-512 or AVX2), so that the caller's walk then
+/// looks.
 pub(crate) fn le_words_below(bytes: &[u8], bound: u32) -> bool {
     any_word_fails(bytes, false, below(bound)) == Some(false)
 }
 
 /// [`any_word_fails`] with a test per word of a record: records of `tests.len()` words (1, 2,
 /// 4, 8 or 16; `bytes` starts at one), word `k` of each taking test `k`. `None` for another
-/// length, for tables under [`SHORT`] bytes and without AVX-512.
+/// length, for tables under [`SHORT`] bytes and without AVX-512 and AVX2.
 pub(crate) fn any_record_word_fails(
     bytes: &[u8],
     big_endian: bool,
@@ -273,7 +275,7 @@ pub(crate) struct OneInfluenceRun {
 impl OneInfluenceRun {
     /// The scan for a model of `num_bones` bones whose accepted influence values are the
     /// positive floats with bits `influence.0 ..= influence.1`; `None` without AVX-512 (F and
-    /// BW) or without a bone.
+    /// BW) and AVX2, or without a bone.
     pub(crate) fn new(big_endian: bool, num_bones: u32, influence: (u32, u32)) -> Option<Self> {
         x86_or_none!(
             x86::words::OneInfluenceScan::new(big_endian, num_bones, influence)
@@ -336,8 +338,8 @@ pub(crate) struct Walked {
 }
 
 impl VertexWalk {
-    /// The walk for a model of `num_bones` bones; `None` without AVX-512 (F, BW and VL) or
-    /// without a bone.
+    /// The walk for a model of `num_bones` bones; `None` without AVX-512 (F, BW and
+    /// VL) and AVX2, or without a bone.
     pub(crate) fn new(
         big_endian: bool,
         num_bones: u32,
@@ -408,6 +410,15 @@ mod tests {
         })
     }
 
+    /// The answers of every scan this CPU has for `bytes`: the widest's (what `any_above`
+    /// runs) and AVX2's.
+    fn answers<const W: usize>(scan: &Fields<W>, bytes: &[u8]) -> Vec<bool> {
+        let mut answers: Vec<bool> = scan.any_above(bytes).into_iter().collect();
+        #[cfg(target_arch = "x86_64")]
+        answers.extend(scan.scan.try_any_above_avx2(bytes));
+        answers
+    }
+
     /// Records of every stride the scan takes for width `W`, their maxima a mix of checked
     /// and unchecked fields; each table (alone, and as one of two scanned in one call)
     /// passing, then failing at one field of its first, of a middle and of its last
@@ -446,7 +457,7 @@ mod tests {
                     })
                     .collect();
                 assert!(!any_above_scalar::<W>(&bytes, &max));
-                if let Some(any) = scan.any_above(&bytes) {
+                for any in answers(&scan, &bytes) {
                     assert!(!any, "width {W}, stride {stride}, {records} records");
                 }
                 let twice = [bytes.as_slice(), bytes.as_slice()];
@@ -461,7 +472,7 @@ mod tests {
                         let v = max[k] + 1;
                         bad[at..at + W].copy_from_slice(&v.to_le_bytes()[..W]);
                         assert!(any_above_scalar::<W>(&bad, &max));
-                        if let Some(any) = scan.any_above(&bad) {
+                        for any in answers(&scan, &bad) {
                             assert!(
                                 any,
                                 "width {W}, stride {stride}, record {record}, field {k}"

@@ -9,14 +9,16 @@
 //! loaded as zero passes any maximum.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_loadu_si512, _mm512_mask_cmpgt_epu8_mask, _mm512_mask_cmpgt_epu16_mask,
-    _mm512_mask_cmpgt_epu32_mask, _mm512_maskz_loadu_epi8,
+    __m256i, __m512i, _mm256_max_epu8, _mm256_max_epu16, _mm256_max_epu32, _mm256_or_si256,
+    _mm256_testz_si256, _mm256_xor_si256, _mm512_loadu_si512, _mm512_mask_cmpgt_epu8_mask,
+    _mm512_mask_cmpgt_epu16_mask, _mm512_mask_cmpgt_epu32_mask, _mm512_maskz_loadu_epi8,
 };
 
 /// The scan of records of `stride` bytes whose fields are `W` bytes wide.
 #[derive(Debug, Clone)]
 pub(crate) struct FieldScan<const W: usize> {
-    /// Each lane's maximum, little-endian: the record's fields, record after record.
+    /// Each lane's maximum, little-endian: the record's fields, record after record; every
+    /// bit set in the lanes without one (AVX2 compares every lane).
     max: [u8; 64],
     /// The lanes that have a maximum: whole records' fields whose maximum is below the
     /// field's largest value.
@@ -45,7 +47,7 @@ impl<const W: usize> FieldScan<W> {
         let step = 64 / stride * stride;
         let largest = u32::MAX >> (32 - 8 * W);
         let mut scan = FieldScan {
-            max: [0; 64],
+            max: [u8::MAX; 64],
             checked: 0,
             step,
         };
@@ -70,11 +72,21 @@ impl<const W: usize> FieldScan<W> {
 
     /// Whether any field of the records of `bytes` (whole records, as a slice of them gives;
     /// the fields of a partial one at the end are not all checked) is above its maximum;
-    /// `None` when the CPU lacks AVX-512F and BW.
+    /// `None` when the CPU lacks AVX-512 (F and BW) and AVX2.
     pub(crate) fn try_any_above(&self, bytes: &[u8]) -> Option<bool> {
-        // SAFETY: the CPU was just found to support AVX-512F and BW, and `new` made `W` 1, 2
-        // or 4.
-        supported().then(|| unsafe { self.any_above(bytes) })
+        if supported() {
+            // SAFETY: the CPU was just found to support AVX-512F and BW, and `new` made `W`
+            // 1, 2 or 4.
+            Some(unsafe { self.any_above(bytes) })
+        } else {
+            self.try_any_above_avx2(bytes)
+        }
+    }
+
+    /// [`FieldScan::try_any_above`] on AVX2, whatever else the CPU has; `None` without it.
+    pub(crate) fn try_any_above_avx2(&self, bytes: &[u8]) -> Option<bool> {
+        // SAFETY: the CPU was just found to support AVX2.
+        super::avx2().then(|| unsafe { self.any_above_avx2(bytes) })
     }
 
     /// [`FieldScan::try_any_above`] of several tables at once, in one call (a model's frames:
@@ -83,8 +95,53 @@ impl<const W: usize> FieldScan<W> {
         &self,
         tables: impl Iterator<Item = &'a [u8]>,
     ) -> Option<bool> {
-        // SAFETY: as in `try_any_above`.
-        supported().then(|| unsafe { self.any_above_each(tables) })
+        if supported() {
+            // SAFETY: as in `try_any_above`.
+            Some(unsafe { self.any_above_each(tables) })
+        } else {
+            // SAFETY: as in `try_any_above_avx2`.
+            super::avx2().then(|| unsafe { self.any_above_each_avx2(tables) })
+        }
+    }
+
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn any_above_each_avx2<'a>(&self, tables: impl Iterator<Item = &'a [u8]>) -> bool {
+        tables.fold(false, |any, table| {
+            // SAFETY: the caller's promise is `any_above_avx2`'s.
+            any | unsafe { self.any_above_avx2(table) }
+        })
+    }
+
+    /// [`FieldScan::any_above`] in two 32-byte halves a step: a lane is above its maximum
+    /// where the unsigned maximum of the two is not the maximum itself. The lanes without a
+    /// maximum have every bit set, and the zeros after the end of the last partial step
+    /// pass any maximum.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn any_above_avx2(&self, bytes: &[u8]) -> bool {
+        let max = super::halves(&self.max);
+        let above = |v: __m256i, max: __m256i| {
+            let top = match W {
+                1 => _mm256_max_epu8(v, max),
+                2 => _mm256_max_epu16(v, max),
+                _ => _mm256_max_epu32(v, max),
+            };
+            _mm256_xor_si256(top, max)
+        };
+        let test = |[a, b]: [__m256i; 2]| _mm256_or_si256(above(a, max[0]), above(b, max[1]));
+        let (mut any, offset) = super::strided_halves(bytes, self.step, test);
+        // Fewer than 64 bytes are left: at most one step's records.
+        if let Some(rest) = bytes.get(offset..).filter(|rest| !rest.is_empty()) {
+            any = _mm256_or_si256(any, test(super::halves(&super::padded(rest))));
+        }
+        _mm256_testz_si256(any, any) == 0
     }
 
     /// # Safety

@@ -1,28 +1,77 @@
 //! Validation's scans of pose tables with AVX-512F: any float table (DPM's big-endian 3×4
-//! matrices, SKP's poses, texture coordinates) for non-finite values, 256 bytes a step, and
+//! matrices, SKP's poses, texture coordinates) for non-finite values, 256 bytes a step (and
+//! on AVX2, 128), and
 //! little-endian quaternion poses (SKP's) for lengths off unit, sixteen poses at a time.
 
 use core::arch::x86_64::{
-    __mmask16, _CMP_GT_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_andnot_si512,
-    _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_loadu_ps,
-    _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_maskz_loadu_epi32, _mm512_min_epu32,
-    _mm512_mul_ps, _mm512_permutex2var_ps, _mm512_reduce_min_epu32, _mm512_set1_epi32,
-    _mm512_set1_ps, _mm512_setzero_ps, _mm512_sub_ps,
+    __mmask16, _CMP_GT_OQ, _mm256_andnot_si256, _mm256_cmpeq_epi32, _mm256_min_epu32,
+    _mm256_set1_epi32, _mm256_setzero_si256, _mm256_testz_si256, _mm512_add_ps, _mm512_and_si512,
+    _mm512_andnot_si512, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask,
+    _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_blend_ps, _mm512_maskz_loadu_epi32,
+    _mm512_min_epu32, _mm512_mul_ps, _mm512_permutex2var_ps, _mm512_reduce_min_epu32,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_sub_ps,
 };
 
 /// Whether any whole word of `bytes`, read in the file's byte order, is a NaN or an infinity
-/// (every exponent bit set); `None` when the CPU lacks AVX-512F. Pose tables are most of a
-/// skeletal file's bytes, so this is validation's widest scan.
+/// (every exponent bit set); `None` when the CPU lacks AVX-512F and AVX2. Pose tables are
+/// most of a skeletal file's bytes, so this is validation's widest scan.
 pub(crate) fn try_any_non_finite(bytes: &[u8], big_endian: bool) -> Option<bool> {
-    // The exponent bits in the file's byte order, as a native load sees them.
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        Some(unsafe { any_non_finite(bytes, exponent(big_endian)) })
+    } else {
+        try_any_non_finite_avx2(bytes, big_endian)
+    }
+}
+
+/// [`try_any_non_finite`] on AVX2, whatever else the CPU has; `None` without it.
+pub(crate) fn try_any_non_finite_avx2(bytes: &[u8], big_endian: bool) -> Option<bool> {
+    // SAFETY: the CPU was just found to support AVX2.
+    super::avx2().then(|| unsafe { any_non_finite_avx2(bytes, exponent(big_endian)) })
+}
+
+/// A float's exponent bits in the file's byte order, as a native load sees them.
+fn exponent(big_endian: bool) -> u32 {
     let exponent = 0x7F80_0000u32;
-    let exponent = if big_endian {
+    if big_endian {
         u32::from_ne_bytes(exponent.to_be_bytes())
     } else {
         u32::from_ne_bytes(exponent.to_le_bytes())
-    };
-    // SAFETY: the CPU was just found to support AVX-512F.
-    is_x86_feature_detected!("avx512f").then(|| unsafe { any_non_finite(bytes, exponent) })
+    }
+}
+
+/// [`any_non_finite`] in 32-byte registers, 128 bytes a step, the last partial step from a
+/// zero-padded copy (a zero word's exponent bits are all clear: it passes).
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn any_non_finite_avx2(bytes: &[u8], exponent: u32) -> bool {
+    let exponent = _mm256_set1_epi32(exponent as i32);
+    let mut clear = [_mm256_set1_epi32(-1); 4];
+    let words = &bytes[..bytes.len() / 4 * 4];
+    let mut steps = words.chunks_exact(128);
+    for step in &mut steps {
+        for (clear, half) in clear.chunks_exact_mut(2).zip(step.chunks_exact(64)) {
+            let Some(block) = half.first_chunk::<64>() else {
+                continue;
+            };
+            for (clear, v) in clear.iter_mut().zip(super::halves(block)) {
+                *clear = _mm256_min_epu32(*clear, _mm256_andnot_si256(v, exponent));
+            }
+        }
+    }
+    for rest in steps.remainder().chunks(64) {
+        for (clear, v) in clear.iter_mut().zip(super::halves(&super::padded(rest))) {
+            *clear = _mm256_min_epu32(*clear, _mm256_andnot_si256(v, exponent));
+        }
+    }
+    let [a, b, c, d] = clear;
+    let least = _mm256_min_epu32(_mm256_min_epu32(a, b), _mm256_min_epu32(c, d));
+    // Some lane's least is zero where comparing with zero sets it.
+    let zero = _mm256_cmpeq_epi32(least, _mm256_setzero_si256());
+    _mm256_testz_si256(zero, zero) == 0
 }
 
 /// Four registers a step, two operations a register and no byte swap: a word's exponent bits
@@ -145,7 +194,7 @@ unsafe fn quats_off_unit(bytes: &[u8], tolerance: f32) -> (u64, usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{SKP_POSE, try_any_non_finite, try_quats_off_unit};
+    use super::{SKP_POSE, try_any_non_finite, try_any_non_finite_avx2, try_quats_off_unit};
 
     fn bytes(values: &[f32], big_endian: bool) -> Vec<u8> {
         let word = |v: &f32| {
@@ -160,11 +209,14 @@ mod tests {
 
     #[test]
     fn the_finite_scan_finds_every_nan_and_infinity_at_every_position_and_length() {
-        if !is_x86_feature_detected!("avx512f") {
-            return;
-        }
-        for big_endian in [false, true] {
-            // Every length up to five steps and a bit (the tail under a mask included), and
+        // The widest scan this CPU has, then AVX2's; each where the CPU has it.
+        type Scan = fn(&[u8], bool) -> Option<bool>;
+        let scans: [Scan; 2] = [try_any_non_finite, try_any_non_finite_avx2];
+        for (scan, big_endian) in scans.into_iter().flat_map(|s| [(s, false), (s, true)]) {
+            if scan(&[], big_endian).is_none() {
+                continue;
+            }
+            // Every length up to five steps and a bit (the partial tail included), and
             // values whose bits come close to an exponent of all ones without reaching it.
             for len in 0..330 {
                 let plain: Vec<f32> = (0..len)
@@ -177,17 +229,17 @@ mod tests {
                     })
                     .collect();
                 let mut clean = bytes(&plain, big_endian);
-                assert_eq!(try_any_non_finite(&clean, big_endian), Some(false));
+                assert_eq!(scan(&clean, big_endian), Some(false));
                 // A trailing partial word is not looked at.
                 clean.extend_from_slice(&[0xFF; 3]);
-                assert_eq!(try_any_non_finite(&clean, big_endian), Some(false));
+                assert_eq!(scan(&clean, big_endian), Some(false));
                 let positions = (0..len).filter(|at| len < 40 || at % 17 == 0 || at + 1 == len);
                 for at in positions {
                     for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -f32::NAN] {
                         let mut values = plain.clone();
                         values[at] = bad;
                         assert_eq!(
-                            try_any_non_finite(&bytes(&values, big_endian), big_endian),
+                            scan(&bytes(&values, big_endian), big_endian),
                             Some(true),
                             "{big_endian}: {len} words, {bad} at {at}"
                         );

@@ -21,13 +21,18 @@
 //!   references, texture coordinates), four registers a step; [`try_any_record_word_fails`]
 //!   the same with a test per word of records of up to sixteen words (ZYM's vertices: a bone
 //!   number and three floats).
+//!
+//! Without AVX-512, AVX2 runs the flat tables, the one-influence runs and the vertex walk the
+//! same way in 32-byte registers (see the parent module); the MD4 walk is AVX-512's only.
 
 use crate::scan::{ANY, FINITE, Md4Stop, ONE_INFLUENCE_GROUP, WalkStop, Walked};
 use core::arch::x86_64::{
-    __m256i, __m512i, _mm_extract_epi32, _mm256_and_si256, _mm256_castsi256_si128,
-    _mm256_cmpgt_epu32_mask, _mm256_loadu_si256, _mm256_set1_epi32, _mm256_setr_epi32,
-    _mm256_shuffle_epi8, _mm256_sub_epi32, _mm512_and_si512, _mm512_cmpgt_epu32_mask,
-    _mm512_loadu_si512, _mm512_maskz_loadu_epi32, _mm512_shuffle_epi8, _mm512_sub_epi32,
+    __m256i, __m512i, _mm_extract_epi32, _mm256_and_si256, _mm256_castsi256_ps,
+    _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpgt_epu32_mask, _mm256_loadu_si256,
+    _mm256_max_epu32, _mm256_movemask_ps, _mm256_or_si256, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_sub_epi32, _mm256_testz_si256, _mm256_xor_si256, _mm512_and_si512,
+    _mm512_cmpgt_epu32_mask, _mm512_loadu_si512, _mm512_maskz_loadu_epi32, _mm512_shuffle_epi8,
+    _mm512_sub_epi32,
 };
 
 /// `pshufb` indices that reverse the bytes of every word.
@@ -83,6 +88,56 @@ impl WordTests {
         let offset = _mm512_sub_epi32(_mm512_and_si512(v, keep), low);
         _mm512_cmpgt_epu32_mask(offset, span)
     }
+
+    /// [`WordTests::failing`] of words `8 H ..` of the tables, on AVX2: the failing lanes of
+    /// `v` are those not zero (a word's offset above its span changes their maximum).
+    #[target_feature(enable = "avx2")]
+    fn failing_avx2<const H: usize>(&self, v: __m256i) -> __m256i {
+        const { assert!(H < 2) };
+        // SAFETY: each table is sixteen words, and an unaligned load reads words `8 H ..
+        // 8 H + 8` of it.
+        let (keep, low, span) = unsafe {
+            (
+                _mm256_loadu_si256(self.keep.as_ptr().add(8 * H).cast()),
+                _mm256_loadu_si256(self.low.as_ptr().add(8 * H).cast()),
+                _mm256_loadu_si256(self.span.as_ptr().add(8 * H).cast()),
+            )
+        };
+        let offset = _mm256_sub_epi32(_mm256_and_si256(v, keep), low);
+        _mm256_xor_si256(_mm256_max_epu32(offset, span), span)
+    }
+
+    /// The failing words of a 64-byte block (bit `w` for word `w`), on AVX2.
+    #[target_feature(enable = "avx2")]
+    fn failing_block_avx2<const SWAP: bool>(&self, block: &[u8; 64]) -> u16 {
+        let [a, b] = native_halves::<SWAP>(block);
+        let zero = _mm256_setzero_si256();
+        let passing = |v: __m256i| {
+            _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))) as u16
+        };
+        !(passing(self.failing_avx2::<0>(a)) | (passing(self.failing_avx2::<1>(b)) << 8))
+    }
+}
+
+/// The two registers of a 64-byte block, in native word order.
+#[target_feature(enable = "avx2")]
+fn native_halves<const SWAP: bool>(block: &[u8; 64]) -> [__m256i; 2] {
+    let [a, b] = super::halves(block);
+    [native_avx2::<SWAP>(a), native_avx2::<SWAP>(b)]
+}
+
+/// `v` in native word order on AVX2: byte-swapped word by word when the file is big-endian.
+#[target_feature(enable = "avx2")]
+fn native_avx2<const SWAP: bool>(v: __m256i) -> __m256i {
+    if SWAP {
+        // SAFETY: `SWAP_WORDS` is 64 bytes, and an unaligned load reads the first 32. Each
+        // 128-bit half of the shuffle indexes its own bytes: those 32 indices reverse every
+        // word of both halves.
+        let swap = unsafe { _mm256_loadu_si256(SWAP_WORDS.as_ptr().cast()) };
+        _mm256_shuffle_epi8(v, swap)
+    } else {
+        v
+    }
 }
 
 /// The word-reversing shuffle, as a register.
@@ -114,7 +169,12 @@ pub(crate) fn try_any_word_fails(
     big_endian: bool,
     (keep, low, span): (u32, u32, u32),
 ) -> Option<bool> {
-    words_fail(bytes, big_endian, &WordTests::new(|_| (keep, low, span)))
+    words_fail(
+        bytes,
+        big_endian,
+        &WordTests::new(|_| (keep, low, span)),
+        true,
+    )
 }
 
 /// [`try_any_word_fails`] with a test per word of a record: records of `tests.len()` words
@@ -131,19 +191,65 @@ pub(crate) fn try_any_record_word_fails(
         return None;
     }
     let last = tests.len() - 1;
-    words_fail(bytes, big_endian, &WordTests::new(|w| tests[w & last]))
+    words_fail(
+        bytes,
+        big_endian,
+        &WordTests::new(|w| tests[w & last]),
+        true,
+    )
 }
 
-/// The scan of [`try_any_word_fails`] with each lane's test given.
-fn words_fail(bytes: &[u8], big_endian: bool, tests: &WordTests) -> Option<bool> {
-    // SAFETY: the CPU was just found to support AVX-512F and BW.
-    supported().then(|| unsafe {
-        if big_endian {
-            any_word_fails::<true>(tests, bytes)
-        } else {
-            any_word_fails::<false>(tests, bytes)
-        }
-    })
+/// The scan of [`try_any_word_fails`] with each lane's test given: AVX-512's where the CPU
+/// has it and `wide` is set, else AVX2's.
+fn words_fail(bytes: &[u8], big_endian: bool, tests: &WordTests, wide: bool) -> Option<bool> {
+    if wide && supported() {
+        // SAFETY: the CPU was just found to support AVX-512F and BW.
+        Some(unsafe {
+            if big_endian {
+                any_word_fails::<true>(tests, bytes)
+            } else {
+                any_word_fails::<false>(tests, bytes)
+            }
+        })
+    } else {
+        // SAFETY: the CPU was just found to support AVX2.
+        super::avx2().then(|| unsafe {
+            if big_endian {
+                any_word_fails_avx2::<true>(tests, bytes)
+            } else {
+                any_word_fails_avx2::<false>(tests, bytes)
+            }
+        })
+    }
+}
+
+/// [`any_word_fails`] on AVX2: 64 bytes a step in two registers, the last partial step from
+/// a zero-padded copy whose words after the end are left out.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn any_word_fails_avx2<const SWAP: bool>(tests: &WordTests, bytes: &[u8]) -> bool {
+    let words = &bytes[..bytes.len() / 4 * 4];
+    let mut bad = _mm256_setzero_si256();
+    let mut steps = words.chunks_exact(64);
+    for step in &mut steps {
+        let Some(block) = step.first_chunk::<64>() else {
+            continue;
+        };
+        let [a, b] = native_halves::<SWAP>(block);
+        bad = _mm256_or_si256(bad, tests.failing_avx2::<0>(a));
+        bad = _mm256_or_si256(bad, tests.failing_avx2::<1>(b));
+    }
+    let rest = steps.remainder();
+    let tail = if rest.is_empty() {
+        0
+    } else {
+        let lanes = u16::MAX >> (16 - rest.len() / 4);
+        tests.failing_block_avx2::<SWAP>(&super::padded(rest)) & lanes
+    };
+    _mm256_testz_si256(bad, bad) == 0 || tail != 0
 }
 
 /// Four registers a step, and the last partial register under a mask; the failing lanes are
@@ -183,15 +289,19 @@ unsafe fn any_word_fails<const SWAP: bool>(tests: &WordTests, bytes: &[u8]) -> b
 #[derive(Debug, Clone)]
 pub(crate) struct OneInfluenceScan {
     big_endian: bool,
+    /// Whether AVX-512 runs the scan (else AVX2).
+    wide: bool,
     tests: [WordTests; 9],
 }
 
 impl OneInfluenceScan {
-    /// `None` when the CPU lacks AVX-512F and BW, or the model has no bone (no record passes).
-    /// `influence` is the accepted influence range, as the bits of two positive floats.
+    /// `None` when the CPU lacks AVX-512 (F and BW) and AVX2, or the model has no bone (no
+    /// record passes). `influence` is the accepted influence range, as the bits of two
+    /// positive floats.
     pub(crate) fn new(big_endian: bool, num_bones: u32, influence: (u32, u32)) -> Option<Self> {
         let max_bone = num_bones.checked_sub(1)?;
-        if !supported() || influence.1 < influence.0 {
+        let wide = supported();
+        if !(wide || super::avx2()) || influence.1 < influence.0 {
             return None;
         }
         let tests = core::array::from_fn(|register| {
@@ -204,21 +314,71 @@ impl OneInfluenceScan {
                 _ => FINITE,
             })
         });
-        Some(OneInfluenceScan { big_endian, tests })
+        Some(OneInfluenceScan {
+            big_endian,
+            wide,
+            tests,
+        })
     }
 
     /// How many one-influence vertices at the start of `bytes` pass, up to the first that does
     /// not; `bytes` is looked at in whole groups of sixteen (a partial group passes nothing).
     pub(crate) fn passing_vertices(&self, bytes: &[u8]) -> usize {
-        // SAFETY: the constructor found the CPU to support AVX-512F and BW.
+        // SAFETY: the constructor found the CPU to support AVX-512F and BW where `wide` is
+        // set, and AVX2 where it is not.
         unsafe {
-            if self.big_endian {
-                one_influence_vertices::<true>(self, bytes)
-            } else {
-                one_influence_vertices::<false>(self, bytes)
+            match (self.wide, self.big_endian) {
+                (true, true) => one_influence_vertices::<true>(self, bytes),
+                (true, false) => one_influence_vertices::<false>(self, bytes),
+                (false, true) => one_influence_vertices_avx2::<true>(self, bytes),
+                (false, false) => one_influence_vertices_avx2::<false>(self, bytes),
             }
         }
     }
+
+    /// The same scan run by AVX2, whatever else the CPU has.
+    #[cfg(test)]
+    fn narrow(self) -> Self {
+        OneInfluenceScan {
+            wide: false,
+            ..self
+        }
+    }
+}
+
+/// [`one_influence_vertices`] on AVX2: a group is nine 64-byte blocks, each in two registers
+/// against its tables' halves.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn one_influence_vertices_avx2<const SWAP: bool>(
+    scan: &OneInfluenceScan,
+    bytes: &[u8],
+) -> usize {
+    let mut vertices = 0;
+    for group in bytes.chunks_exact(ONE_INFLUENCE_GROUP) {
+        let blocks = group.chunks_exact(64).filter_map(<[u8]>::first_chunk::<64>);
+        let mut bad = _mm256_setzero_si256();
+        for (block, tests) in blocks.clone().zip(&scan.tests) {
+            let [a, b] = native_halves::<SWAP>(block);
+            bad = _mm256_or_si256(bad, tests.failing_avx2::<0>(a));
+            bad = _mm256_or_si256(bad, tests.failing_avx2::<1>(b));
+        }
+        if _mm256_testz_si256(bad, bad) == 0 {
+            // The first failing word, found again only for the group that stops the scan.
+            for (r, (block, tests)) in blocks.zip(&scan.tests).enumerate() {
+                let failing = tests.failing_block_avx2::<SWAP>(block);
+                if failing != 0 {
+                    let word = 16 * r + failing.trailing_zeros() as usize;
+                    return vertices + word / 9;
+                }
+            }
+        }
+        vertices += 16;
+    }
+    vertices
 }
 
 /// One group (nine registers) a step; in the first group with a failing word, the vertices
@@ -263,6 +423,8 @@ unsafe fn one_influence_vertices<const SWAP: bool>(scan: &OneInfluenceScan, byte
 #[derive(Debug, Clone)]
 pub(crate) struct VertexWalkScan {
     big_endian: bool,
+    /// Whether AVX-512 runs the walk (else AVX2).
+    wide: bool,
     max_per_vertex: u32,
     tolerance: f32,
     /// The highest bone index.
@@ -270,8 +432,8 @@ pub(crate) struct VertexWalkScan {
 }
 
 impl VertexWalkScan {
-    /// `None` when the CPU lacks AVX-512F, BW and VL, or the model has no bone (no record
-    /// passes).
+    /// `None` when the CPU lacks AVX-512 (F, BW and VL) and AVX2, or the model has no bone (no
+    /// record passes).
     pub(crate) fn new(
         big_endian: bool,
         num_bones: u32,
@@ -279,9 +441,10 @@ impl VertexWalkScan {
         tolerance: f32,
     ) -> Option<Self> {
         let max_bone = num_bones.checked_sub(1)?;
-        let vl = is_x86_feature_detected!("avx512vl");
-        (supported() && vl).then_some(VertexWalkScan {
+        let wide = supported() && is_x86_feature_detected!("avx512vl");
+        (wide || super::avx2()).then_some(VertexWalkScan {
             big_endian,
+            wide,
             max_per_vertex,
             tolerance,
             max_bone,
@@ -290,45 +453,47 @@ impl VertexWalkScan {
 
     /// `scan::VertexWalk::walk`.
     pub(crate) fn walk(&self, bytes: &[u8], stop: WalkStop) -> Walked {
-        // SAFETY: the constructor found the CPU to support AVX-512F, BW and VL.
+        // SAFETY: the constructor found the CPU to support AVX-512F, BW and VL where `wide`
+        // is set, and AVX2 where it is not.
         unsafe {
-            if self.big_endian {
-                walk_vertices::<true>(self, bytes, stop)
-            } else {
-                walk_vertices::<false>(self, bytes, stop)
+            match (self.wide, self.big_endian) {
+                (true, true) => walk_vertices::<true>(self, bytes, stop),
+                (true, false) => walk_vertices::<false>(self, bytes, stop),
+                (false, true) => walk_vertices_avx2::<true>(self, bytes, stop),
+                (false, false) => walk_vertices_avx2::<false>(self, bytes, stop),
             }
         }
     }
+
+    /// The same walk run by AVX2, whatever else the CPU has.
+    #[cfg(test)]
+    fn narrow(self) -> Self {
+        VertexWalkScan {
+            wide: false,
+            ..self
+        }
+    }
+
+    /// A record's tests, as `(keep, low, span)` words: seven finite floats, then `bonenum`.
+    fn record_tests(&self) -> [[i32; 8]; 3] {
+        let (keep, low, max) = (FINITE.0 as i32, FINITE.1 as i32, FINITE.2 as i32);
+        let mut span = [max; 8];
+        span[7] = self.max_bone as i32;
+        let mut keeps = [keep; 8];
+        keeps[7] = -1;
+        [keeps, [low; 8], span]
+    }
 }
 
-/// A vertex a step, a record (one register) at a time; the chain of counts bounds it.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F, BW and VL.
-#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn walk_vertices<const SWAP: bool>(
+/// The walk of both widths, a vertex a step: `records` says whether a vertex's records (in
+/// the file's order) pass their tests, and the sum of their influences.
+#[inline(always)]
+fn walk_with<const SWAP: bool>(
     scan: &VertexWalkScan,
     bytes: &[u8],
     stop: WalkStop,
+    mut records: impl FnMut(&[u8]) -> (bool, f32),
 ) -> Walked {
-    // A record's test (see `WordTests`): seven finite floats, then `bonenum`.
-    let (keep, low, max) = (FINITE.0 as i32, FINITE.1 as i32, FINITE.2 as i32);
-    let keep = _mm256_setr_epi32(keep, keep, keep, keep, keep, keep, keep, -1);
-    let low = _mm256_set1_epi32(low);
-    let bone = scan.max_bone as i32;
-    let span = _mm256_setr_epi32(max, max, max, max, max, max, max, bone);
-    // SAFETY: `SWAP_WORDS` is 64 bytes, and an unaligned load reads the first 32. Each
-    // 128-bit half of the shuffle indexes its own bytes: those 32 indices reverse every word
-    // of both halves.
-    let swap = unsafe { _mm256_loadu_si256(SWAP_WORDS.as_ptr().cast()) };
-    let native = |v: __m256i| {
-        if SWAP {
-            _mm256_shuffle_epi8(v, swap)
-        } else {
-            v
-        }
-    };
     let mut walked = Walked::default();
     while let Some(&[a, b, c, d]) = bytes.get(walked.bytes..walked.bytes + 4) {
         let count = if SWAP {
@@ -346,24 +511,87 @@ unsafe fn walk_vertices<const SWAP: bool>(
             break;
         }
         let start = walked.bytes + 4;
-        let Some(records) = bytes.get(start..start + 32 * count as usize) else {
+        let Some(vertex) = bytes.get(start..start + 32 * count as usize) else {
             break;
         };
-        let (mut bad, mut sum) = (0u8, 0.0f32);
-        for record in records.chunks_exact(32) {
-            // SAFETY: the chunk is 32 bytes, and an unaligned load reads exactly those.
-            let v = native(unsafe { _mm256_loadu_si256(record.as_ptr().cast()) });
-            bad |= _mm256_cmpgt_epu32_mask(_mm256_sub_epi32(_mm256_and_si256(v, keep), low), span);
-            sum += f32::from_bits(_mm_extract_epi32::<3>(_mm256_castsi256_si128(v)) as u32);
-        }
-        if bad != 0 || (sum - 1.0).abs() > scan.tolerance {
+        let (pass, sum) = records(vertex);
+        if !pass || (sum - 1.0).abs() > scan.tolerance {
             break;
         }
         walked.vertices += 1;
-        walked.bytes = start + records.len();
+        walked.bytes = start + vertex.len();
         walked.influences += u64::from(count);
     }
     walked
+}
+
+/// A vertex a step, a record (one register) at a time; the chain of counts bounds it.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F, BW and VL.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn walk_vertices<const SWAP: bool>(
+    scan: &VertexWalkScan,
+    bytes: &[u8],
+    stop: WalkStop,
+) -> Walked {
+    let [keep, low, span] = scan.record_tests();
+    // SAFETY: each table is eight words (32 bytes), and an unaligned load reads exactly those.
+    let [keep, low, span] = unsafe {
+        [
+            _mm256_loadu_si256(keep.as_ptr().cast()),
+            _mm256_loadu_si256(low.as_ptr().cast()),
+            _mm256_loadu_si256(span.as_ptr().cast()),
+        ]
+    };
+    let records = |records: &[u8]| {
+        let (mut bad, mut sum) = (0u8, 0.0f32);
+        for record in records.chunks_exact(32) {
+            // SAFETY: the chunk is 32 bytes, and an unaligned load reads exactly those.
+            let v = native_avx2::<SWAP>(unsafe { _mm256_loadu_si256(record.as_ptr().cast()) });
+            bad |= _mm256_cmpgt_epu32_mask(_mm256_sub_epi32(_mm256_and_si256(v, keep), low), span);
+            sum += f32::from_bits(_mm_extract_epi32::<3>(_mm256_castsi256_si128(v)) as u32);
+        }
+        (bad == 0, sum)
+    };
+    walk_with::<SWAP>(scan, bytes, stop, records)
+}
+
+/// [`walk_vertices`] on AVX2: a record's words fail where their offset's unsigned maximum
+/// with the span is not the span.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn walk_vertices_avx2<const SWAP: bool>(
+    scan: &VertexWalkScan,
+    bytes: &[u8],
+    stop: WalkStop,
+) -> Walked {
+    let [keep, low, span] = scan.record_tests();
+    // SAFETY: as in `walk_vertices`.
+    let [keep, low, span] = unsafe {
+        [
+            _mm256_loadu_si256(keep.as_ptr().cast()),
+            _mm256_loadu_si256(low.as_ptr().cast()),
+            _mm256_loadu_si256(span.as_ptr().cast()),
+        ]
+    };
+    let records = |records: &[u8]| {
+        let (mut bad, mut sum) = (_mm256_setzero_si256(), 0.0f32);
+        for record in records.chunks_exact(32) {
+            // SAFETY: the chunk is 32 bytes, and an unaligned load reads exactly those.
+            let v = native_avx2::<SWAP>(unsafe { _mm256_loadu_si256(record.as_ptr().cast()) });
+            let offset = _mm256_sub_epi32(_mm256_and_si256(v, keep), low);
+            let above = _mm256_xor_si256(_mm256_max_epu32(offset, span), span);
+            bad = _mm256_or_si256(bad, above);
+            sum += f32::from_bits(_mm_extract_epi32::<3>(_mm256_castsi256_si128(v)) as u32);
+        }
+        (_mm256_testz_si256(bad, bad) == 1, sum)
+    };
+    walk_with::<SWAP>(scan, bytes, stop, records)
 }
 
 /// `scan::md4_vertices`; `None` when the CPU lacks AVX-512F and BW.
@@ -533,16 +761,20 @@ mod tests {
 
     #[test]
     fn the_one_influence_scan_stops_at_the_first_vertex_with_any_failing_word() {
-        if !supported() {
+        if !super::super::avx2() {
             return;
         }
         let accepted = (0.99f32.to_bits(), 1.01f32.to_bits());
         assert!(OneInfluenceScan::new(false, 0, accepted).is_none());
         assert!(OneInfluenceScan::new(false, 4, (accepted.1, accepted.0)).is_none());
-        for big_endian in [false, true] {
+        // The widest scan, then AVX2's.
+        let scans = [false, true].into_iter().flat_map(|big_endian| {
             let scan = OneInfluenceScan::new(big_endian, 5, accepted);
-            assert!(scan.is_some(), "the CPU has AVX-512F and BW");
-            let Some(scan) = scan else { return };
+            assert!(scan.is_some(), "the CPU has AVX2");
+            scan.into_iter().flat_map(|s| [s.clone(), s.narrow()])
+        });
+        for scan in scans {
+            let big_endian = scan.big_endian;
             let put = |bytes: &mut [u8], at: usize, w: u32| {
                 bytes[at..at + 4].copy_from_slice(&encode(w, big_endian));
             };
@@ -667,11 +899,16 @@ mod tests {
         let counts = [1, 2, 3, 1, 1, 4, 8, 2, 5, 1, 7, 3, 6, 1, 2, 2];
         let total: u32 = counts.iter().sum();
         let n = counts.len() as u32;
-        for big_endian in [false, true] {
+        // Each byte order, by the widest walk and by AVX2's.
+        let walks = [false, true].into_iter().flat_map(|big_endian| {
             let walk = VertexWalkScan {
                 big_endian,
                 ..walk.clone()
             };
+            [walk.clone(), walk.narrow()]
+        });
+        for walk in walks {
+            let big_endian = walk.big_endian;
             let put = |bytes: &mut [u8], at: usize, w: u32| {
                 bytes[at..at + 4].copy_from_slice(&encode(w, big_endian));
             };
@@ -757,7 +994,7 @@ mod tests {
     #[test]
     fn the_word_scan_finds_any_failing_word_at_every_position_and_length() {
         use crate::scan::{ANY, FINITE, below};
-        if !supported() {
+        if !super::super::avx2() {
             return;
         }
         for big_endian in [false, true] {
@@ -781,12 +1018,13 @@ mod tests {
                     [test] => try_any_word_fails(bytes, big_endian, *test),
                     _ => try_any_record_word_fails(bytes, big_endian, tests),
                 };
-                assert_eq!(
-                    got,
-                    Some(reference(bytes, tests)),
-                    "{big_endian}: {} bytes, tests {tests:x?}",
-                    bytes.len()
-                );
+                let expected = Some(reference(bytes, tests));
+                let bytes_tests = (bytes.len(), tests);
+                assert_eq!(got, expected, "{big_endian}: {bytes_tests:x?}");
+                // AVX2's scan, whatever else the CPU has.
+                let tests = WordTests::new(|w| tests[w % tests.len()]);
+                let narrow = words_fail(bytes, big_endian, &tests, false);
+                assert_eq!(narrow, expected, "AVX2, {big_endian}: {bytes_tests:x?}");
             };
             // Records of four words: a bone number, two floats and a word left unchecked.
             let record = [below(7), FINITE, FINITE, ANY];
