@@ -113,7 +113,11 @@ impl BonePose {
     #[inline]
     #[must_use]
     pub fn matrix(&self) -> [[f32; 4]; 3] {
-        self.matrix.map(|row| row.map(|v| v.get()))
+        // Entry by entry: nested `map`s stayed out-of-line calls in the scalar sampler's loop
+        // (the `ozz-pose/skelmap-dpm` rows of `benches/peers.rs` without AVX-512).
+        let row = |r: &[F32<BigEndian>; 4]| [r[0].get(), r[1].get(), r[2].get(), r[3].get()];
+        let [a, b, c] = &self.matrix;
+        [row(a), row(b), row(c)]
     }
 
     /// A pose from native floats (for writers).
