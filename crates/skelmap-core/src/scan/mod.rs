@@ -1,7 +1,7 @@
 //! The validation's SIMD scans, dispatched. Each asks of a run of records whether every one
 //! passes the checks the format's scalar walk makes (or, for one-influence vertices, how many
 //! at its start do), with AVX-512 where the CPU has it (AVX2 for the flat scans and the
-//! DPM/SKM vertex walks where it has not), and answers `None` elsewhere (the walk then does
+//! vertex walks where it has not), and answers `None` elsewhere (the walk then does
 //! all the work). The walks search for the first record that fails, and build its
 //! error or warning, only where a scan does not pass; so a scan decides how fast validation
 //! is, never what it reports.
@@ -387,8 +387,8 @@ pub(crate) struct Md4Stop {
 /// MD4 vertices (MDR, MDM: a normal, a texture coordinate and a weight count, then 20-byte
 /// weights of bone index, weight and offset, little-endian) at the start of `bytes`, walked
 /// while each has every float finite, every bone index at most `stop.max_index` and weights
-/// summing to within `stop.tolerance` of 1, up to `stop`; `None` without AVX-512 (F and BW),
-/// where the format's pass does all the work.
+/// summing to within `stop.tolerance` of 1, up to `stop`; `None` without AVX-512 (F and BW)
+/// and AVX2, where the format's pass does all the work.
 pub(crate) fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Option<Walked> {
     x86_or_none!(x86::words::try_md4_vertices(bytes, stop); bytes, stop)
 }

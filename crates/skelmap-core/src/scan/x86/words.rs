@@ -22,8 +22,8 @@
 //!   the same with a test per word of records of up to sixteen words (ZYM's vertices: a bone
 //!   number and three floats).
 //!
-//! Without AVX-512, AVX2 runs the flat tables, the one-influence runs and the vertex walk the
-//! same way in 32-byte registers (see the parent module); the MD4 walk is AVX-512's only.
+//! Without AVX-512, AVX2 runs each of these the same way in 32-byte registers (see the parent
+//! module).
 
 use crate::scan::{ANY, FINITE, Md4Stop, ONE_INFLUENCE_GROUP, WalkStop, Walked};
 use core::arch::x86_64::{
@@ -594,10 +594,20 @@ unsafe fn walk_vertices_avx2<const SWAP: bool>(
     walk_with::<SWAP>(scan, bytes, stop, records)
 }
 
-/// `scan::md4_vertices`; `None` when the CPU lacks AVX-512F and BW.
+/// `scan::md4_vertices`; `None` when the CPU lacks AVX-512 (F and BW) and AVX2.
 pub(crate) fn try_md4_vertices(bytes: &[u8], stop: Md4Stop) -> Option<Walked> {
-    // SAFETY: the CPU supports AVX-512F and BW.
-    supported().then(|| unsafe { md4_vertices(bytes, stop) })
+    if supported() {
+        // SAFETY: the CPU supports AVX-512F and BW.
+        Some(unsafe { md4_vertices(bytes, stop) })
+    } else {
+        try_md4_vertices_avx2(bytes, stop)
+    }
+}
+
+/// [`try_md4_vertices`] on AVX2, whatever else the CPU has; `None` without it.
+pub(crate) fn try_md4_vertices_avx2(bytes: &[u8], stop: Md4Stop) -> Option<Walked> {
+    // SAFETY: the CPU supports AVX2.
+    super::avx2().then(|| unsafe { md4_vertices_avx2(bytes, stop) })
 }
 
 /// Lanes of an MD4 vertex of at most 4 weights: a head of 6 words, 5 a weight.
@@ -606,27 +616,29 @@ const MD4_LANES: usize = 6 + 5 * 4;
 /// The bytes of an MD4 vertex of at most 4 weights.
 const MD4_BYTES: usize = 4 * MD4_LANES;
 
-/// The walk of MD4 vertices: a vertex at a time, its words in one register (1 or 2 weights)
-/// or two (3 or 4), each word against its test: the head's normal and texture coordinate
-/// finite, its count taken as it is (checked before), each weight's bone index at most
-/// `stop.max_index` and its weight and offset finite. It stops short of the last
-/// [`MD4_BYTES`] of `bytes` (the end of a file), which the format's pass takes, so that
-/// every vertex it reads lies in a window of known length.
-///
-/// # Safety
-///
-/// The CPU must support AVX-512F and BW.
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Walked {
-    let index = (u32::MAX, 0, stop.max_index);
-    let test = |w: usize| match w {
+/// The test of word `w` of an MD4 vertex of up to 4 weights: the head's normal and texture
+/// coordinate finite, its count taken as it is (checked before), each weight's bone index at
+/// most `max_index` and its weight and offset finite; words past the vertex pass.
+fn md4_test(w: usize, max_index: u32) -> (u32, u32, u32) {
+    match w {
         0..5 => FINITE,
         5 => ANY,
-        w if w < MD4_LANES && (w - 6) % 5 == 0 => index,
+        w if w < MD4_LANES && (w - 6) % 5 == 0 => (u32::MAX, 0, max_index),
         w if w < MD4_LANES => FINITE,
         _ => ANY,
-    };
-    let tests = [WordTests::new(test), WordTests::new(|w| test(16 + w))];
+    }
+}
+
+/// The walk of both widths: `vertex(window, count)` is the bytes of the vertex at the start
+/// of `window` when it passes (its count already checked), else `None`. It stops short of
+/// the last [`MD4_BYTES`] of `bytes` (the end of a file), which the format's pass takes, so
+/// that every vertex it reads lies in a window of known length.
+#[inline(always)]
+fn md4_walk(
+    bytes: &[u8],
+    stop: Md4Stop,
+    mut vertex: impl FnMut(&[u8; MD4_BYTES], u32) -> Option<usize>,
+) -> Walked {
     let mut walked = Walked::default();
     while walked.vertices < stop.most {
         let Some(window) = bytes
@@ -642,16 +654,7 @@ unsafe fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Walked {
         {
             break;
         }
-        let (tolerance, tests) = (stop.tolerance, &tests);
-        // Each arm's step is its own constant (the branch decides it, not the count).
-        let step = match count {
-            1 => md4_vertex::<1>(window, tests, tolerance),
-            2 => md4_vertex::<2>(window, tests, tolerance),
-            3 => md4_vertex::<3>(window, tests, tolerance),
-            4 => md4_vertex::<4>(window, tests, tolerance),
-            _ => None,
-        };
-        let Some(step) = step else {
+        let Some(step) = vertex(window, count) else {
             break;
         };
         walked.vertices += 1;
@@ -659,6 +662,39 @@ unsafe fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Walked {
         walked.influences += u64::from(count);
     }
     walked
+}
+
+/// The sum of the `N` weights of the vertex at the start of `window`, added in order from 0
+/// as `f32`.
+#[inline(always)]
+fn md4_weight_sum<const N: usize>(window: &[u8; MD4_BYTES]) -> f32 {
+    let weight = |k: usize| {
+        let at = 24 + 20 * k + 4;
+        let [a, b, c, d] = [window[at], window[at + 1], window[at + 2], window[at + 3]];
+        f32::from_le_bytes([a, b, c, d])
+    };
+    (0..N).fold(0.0f32, |sum, k| sum + weight(k))
+}
+
+/// The walk of MD4 vertices: a vertex at a time, its words in one register (1 or 2 weights)
+/// or two (3 or 4), each word against [`md4_test`]. Each count has its own code, which steps
+/// by a constant, so the chain of counts runs through a predicted branch.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F and BW.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Walked {
+    let test = |w: usize| md4_test(w, stop.max_index);
+    let tests = [WordTests::new(test), WordTests::new(|w| test(16 + w))];
+    let (tolerance, tests) = (stop.tolerance, &tests);
+    md4_walk(bytes, stop, |window, count| match count {
+        1 => md4_vertex::<1>(window, tests, tolerance),
+        2 => md4_vertex::<2>(window, tests, tolerance),
+        3 => md4_vertex::<3>(window, tests, tolerance),
+        4 => md4_vertex::<4>(window, tests, tolerance),
+        _ => None,
+    })
 }
 
 /// The bytes of the vertex of `N` weights at the start of `window` when it passes `tests`
@@ -685,12 +721,67 @@ fn md4_vertex<const N: usize>(
         let v = unsafe { _mm512_maskz_loadu_epi32(second, window.as_ptr().add(64).cast()) };
         failing |= tests[1].failing(v) & second;
     }
-    let weight = |k: usize| {
-        let at = 24 + 20 * k + 4;
-        let [a, b, c, d] = [window[at], window[at + 1], window[at + 2], window[at + 3]];
-        f32::from_le_bytes([a, b, c, d])
+    let sum = md4_weight_sum::<N>(window);
+    (failing == 0 && (sum - 1.0).abs() <= tolerance).then_some(size)
+}
+
+/// [`md4_vertices`] on AVX2: a vertex's words in registers of eight from words 0, 8 and 16,
+/// and from word 18 (so that no load passes the window's 26 words), as many as its count
+/// needs.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn md4_vertices_avx2(bytes: &[u8], stop: Md4Stop) -> Walked {
+    let test = |w: usize| md4_test(w, stop.max_index);
+    let tests = [
+        WordTests::new(test),
+        WordTests::new(|w| test(16 + w)),
+        WordTests::new(|w| test(18 + w)),
+    ];
+    let (tolerance, tests) = (stop.tolerance, &tests);
+    md4_walk(bytes, stop, |window, count| match count {
+        1 => md4_vertex_avx2::<1>(window, tests, tolerance),
+        2 => md4_vertex_avx2::<2>(window, tests, tolerance),
+        3 => md4_vertex_avx2::<3>(window, tests, tolerance),
+        4 => md4_vertex_avx2::<4>(window, tests, tolerance),
+        _ => None,
+    })
+}
+
+/// [`md4_vertex`] on AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn md4_vertex_avx2<const N: usize>(
+    window: &[u8; MD4_BYTES],
+    tests: &[WordTests; 3],
+    tolerance: f32,
+) -> Option<usize> {
+    const { assert!(N >= 1 && N <= 4) };
+    let size = 24 + 20 * N;
+    let lanes = size / 4;
+    // The failing words of the register of words `word ..= word + 7`, as bits `word ..`.
+    let bits = |word: usize, failing: __m256i| {
+        let zero = _mm256_setzero_si256();
+        let passing = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(failing, zero)));
+        u32::from(!(passing as u8)) << word
     };
-    let sum = (0..N).fold(0.0f32, |sum, k| sum + weight(k));
+    let load = |word: usize| match window.get(4 * word..).and_then(<[u8]>::first_chunk::<32>) {
+        // SAFETY: the chunk is 32 bytes, and an unaligned load reads exactly those.
+        Some(chunk) => unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) },
+        None => _mm256_setzero_si256(),
+    };
+    let mut failing = bits(0, tests[0].failing_avx2::<0>(load(0)));
+    failing |= bits(8, tests[0].failing_avx2::<1>(load(8)));
+    if lanes > 16 {
+        failing |= bits(16, tests[1].failing_avx2::<0>(load(16)));
+    }
+    if lanes > 24 {
+        failing |= bits(18, tests[2].failing_avx2::<0>(load(18)));
+    }
+    let failing = failing & (u32::MAX >> (32 - lanes));
+    let sum = md4_weight_sum::<N>(window);
     (failing == 0 && (sum - 1.0).abs() <= tolerance).then_some(size)
 }
 
@@ -1173,21 +1264,22 @@ mod tests {
                     let mut bytes = clean.clone();
                     bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
                     let walked = try_md4_vertices(&bytes, stop);
-                    assert_eq!(
-                        walked,
-                        Some(md4_reference(&bytes, stop)),
-                        "word {at} = {value:#x}"
-                    );
+                    let expected = Some(md4_reference(&bytes, stop));
+                    assert_eq!(walked, expected, "word {at} = {value:#x}");
+                    let narrow = try_md4_vertices_avx2(&bytes, stop);
+                    assert_eq!(narrow, expected, "AVX2: word {at} = {value:#x}");
                     differ += usize::from(walked != Some(whole));
                 }
             }
             for len in 0..clean.len() {
-                let walked = try_md4_vertices(&clean[..len], stop);
+                let expected = Some(md4_reference(&clean[..len], stop));
                 assert_eq!(
-                    walked,
-                    Some(md4_reference(&clean[..len], stop)),
+                    try_md4_vertices(&clean[..len], stop),
+                    expected,
                     "cut at {len}"
                 );
+                let narrow = try_md4_vertices_avx2(&clean[..len], stop);
+                assert_eq!(narrow, expected, "AVX2: cut at {len}");
             }
         }
         assert!(differ > 1000, "{differ}");
