@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use glam::{BVec4A, Quat, Vec3A, Vec4};
+use glam::{Quat, Vec3A};
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{BigEndian, F32, U32};
 
@@ -16,6 +16,7 @@ use crate::format::Format;
 use crate::name;
 use crate::pose::bounds::Aabb;
 use crate::pose::local::nlerp_pose;
+use crate::pose::rotation::pose_of_matrix;
 use crate::pose::{Bone, PoseFrames, Skeleton, SoaPose};
 use crate::pose::{MeshGeometry, SkeletalMesh};
 use crate::read::Reader;
@@ -187,50 +188,6 @@ impl<'data> Skeleton<'data> for Dpm<'data> {
     }
 }
 
-/// The rotation (as a unit quaternion; a non-orthonormal rotation, such as old dpmodel's
-/// baked scale, loses its scale here) and translation of a DPM 3×4 row-major pose.
-///
-/// Of the four textbook formulas (one per quaternion component it divides by), the one whose
-/// divisor `tᵢ` is largest is selected without branching: the `tᵢ` sum to 4, so the chosen one
-/// is at least 1 and the result is accurate for every rotation. Each formula's vector is the
-/// quaternion times `2√tᵢ`, so normalising it finishes the conversion: one square root and
-/// one division, and no branch to mispredict.
-#[inline]
-fn dpm_pose(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
-    let [
-        [r00, r01, r02, tx],
-        [r10, r11, r12, ty],
-        [r20, r21, r22, tz],
-    ] = m;
-    let t = Vec4::new(
-        1.0 + r00 - r11 - r22,
-        1.0 - r00 + r11 - r22,
-        1.0 - r00 - r11 + r22,
-        1.0 + r00 + r11 + r22,
-    );
-    let (xy, yz, zx) = (r10 + r01, r21 + r12, r02 + r20);
-    let (sx, sy, sz) = (r21 - r12, r02 - r20, r10 - r01);
-    let by_x = Vec4::new(t.x, xy, zx, sx);
-    let by_y = Vec4::new(xy, t.y, yz, sy);
-    let by_z = Vec4::new(zx, yz, t.z, sz);
-    let by_w = Vec4::new(sx, sy, sz, t.w);
-    let pick = |a: (Vec4, f32), b: (Vec4, f32)| {
-        let first = a.1 >= b.1;
-        (
-            Vec4::select(BVec4A::splat(first), a.0, b.0),
-            if first { a.1 } else { b.1 },
-        )
-    };
-    let (v, _) = pick(
-        pick((by_x, t.x), (by_y, t.y)),
-        pick((by_z, t.z), (by_w, t.w)),
-    );
-    // Times the reciprocal of the length, as the 16-lane conversion (`pose::lanes::be_poses`)
-    // normalises: the two give the same bits. (`Vec4::normalize` divides each component.)
-    let inverse = 1.0 / v.length();
-    (Quat::from_vec4(v * inverse), Vec3A::new(tx, ty, tz))
-}
-
 impl<'data> PoseFrames<'data> for Dpm<'data> {
     fn num_frames(&self) -> usize {
         self.num_frames()
@@ -239,22 +196,22 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
     /// The 3×4 matrix's rotation as a unit quaternion (a non-orthonormal rotation, such as old
     /// dpmodel's baked scale, loses its scale here) and its translation.
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        Some(dpm_pose(self.frame(frame)?.pose(bone)?))
+        Some(pose_of_matrix(self.frame(frame)?.pose(bone)?))
     }
 
     fn frame_poses(&self, frame: usize) -> impl Iterator<Item = (Quat, Vec3A)> + '_ {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
-        poses.iter().map(|pose| dpm_pose(pose.matrix()))
+        poses.iter().map(|pose| pose_of_matrix(pose.matrix()))
     }
 
-    /// 16 poses at a time with AVX-512 where the CPU has it, a last partial step of a few or
-    /// more included (the same arithmetic lane-wise, so the poses of
+    /// 16 poses at a time with AVX-512 where the CPU has it, 8 with AVX2 where it has only
+    /// that, a last partial step of a few or more included (the same arithmetic lane-wise, so the poses of
     /// [`frame_poses`](PoseFrames::frame_poses) bit for bit), the rest one at a time.
     fn frame_poses_into(&self, frame: usize, out: &mut Vec<(Quat, Vec3A)>) {
         let poses = self.frame(frame).map(|f| f.poses()).unwrap_or_default();
         let done = crate::pose::lanes::be_poses(poses.as_bytes(), out);
         let rest = poses.get(done..).unwrap_or_default();
-        out.extend(rest.iter().map(|pose| dpm_pose(pose.matrix())));
+        out.extend(rest.iter().map(|pose| pose_of_matrix(pose.matrix())));
     }
 
     fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
@@ -265,7 +222,11 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
         out.clear();
         let done = crate::pose::lanes::be_poses_nlerp(a.as_bytes(), b.as_bytes(), t, out);
         let rest = a.iter().zip(b).skip(done);
-        out.extend(rest.map(|(a, b)| nlerp_pose(dpm_pose(a.matrix()), dpm_pose(b.matrix()), t)));
+        out.extend(
+            rest.map(|(a, b)| {
+                nlerp_pose(pose_of_matrix(a.matrix()), pose_of_matrix(b.matrix()), t)
+            }),
+        );
         true
     }
 
@@ -281,7 +242,7 @@ impl<'data> PoseFrames<'data> for Dpm<'data> {
         for (bone, (a, b)) in a.iter().zip(b).enumerate().skip(done) {
             out.set_bone(
                 bone,
-                nlerp_pose(dpm_pose(a.matrix()), dpm_pose(b.matrix()), t),
+                nlerp_pose(pose_of_matrix(a.matrix()), pose_of_matrix(b.matrix()), t),
             );
         }
         // The lanes a last partial step left past the poses.

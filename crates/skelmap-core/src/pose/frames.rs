@@ -121,7 +121,7 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
     /// [`Nlerp`](crate::pose::Interpolation::Nlerp), bit for bit, but without an intermediate
     /// frame. Returns `false`, with `out` untouched, when the format has no faster way (the
     /// default). DPM converts and blends both frames in one pass, 16 bones at a time with
-    /// AVX-512 where the CPU has it. A format whose engine blends frames by a rule of its own
+    /// AVX-512 where the CPU has it (8 with AVX2). A format whose engine blends frames by a rule of its own
     /// gives that rule here instead (ET's MDX: angles and offset directions lerped, not
     /// poses), which every sampler then follows; [`BakedFrames`](crate::pose::BakedFrames)
     /// of it hold the frames as poses and blend those.

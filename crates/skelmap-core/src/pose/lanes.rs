@@ -1,5 +1,6 @@
 //! Pose conversion sixteen bones a step, dispatched: AVX-512F where the CPU has it (the `x86`
-//! module), nothing elsewhere, where the callers convert one bone at a time. Every lane-wise
+//! module; some passes eight bones a step with AVX2 where it has only that), nothing
+//! elsewhere, where the callers convert one bone at a time. Every lane-wise
 //! result is the scalar conversion's, bit for bit, so the choice decides speed only.
 
 /// Samples the first `count` lanes of `keys` with nlerp as the scalar sampler does, bit for
@@ -128,9 +129,9 @@ pub(crate) fn concatenate(
 
 /// Blends the leading poses of two DPM frames (`a` and `b`, big-endian 3×4 matrices) at `t`
 /// as `pose::sample`'s nlerp does and appends them to `out`, 16 at a time with AVX-512 where
-/// the CPU has it (a last partial step too, unless it is only a few; both frames in one step
-/// when they hold 2 to 8 poses); returns how many it blended (the caller blends the rest one
-/// at a time).
+/// the CPU has it, 8 with AVX2 where it has only that (a last partial step too, unless it is
+/// only a few; both frames in one step when they hold 2 to 8 poses, 2 to 4 with AVX2);
+/// returns how many it blended (the caller blends the rest one at a time).
 pub(crate) fn be_poses_nlerp(
     a: &[u8],
     b: &[u8],
@@ -164,9 +165,9 @@ pub(crate) fn be_poses_nlerp_soa(a: &[u8], b: &[u8], t: f32, out: &mut [super::S
 }
 
 /// Appends the leading poses of `bytes` (DPM's big-endian 3×4 matrices, 48 bytes each) to
-/// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it
-/// (a last partial step too, unless it is only a few); returns how many it converted (the
-/// caller converts the rest one at a time).
+/// `out` as unit quaternions and translations, 16 at a time with AVX-512 where the CPU has it,
+/// 8 with AVX2 where it has only that (a last partial step too, unless it is only a few);
+/// returns how many it converted (the caller converts the rest one at a time).
 pub(crate) fn be_poses(bytes: &[u8], out: &mut Vec<(glam::Quat, glam::Vec3A)>) -> usize {
     #[cfg(target_arch = "x86_64")]
     {

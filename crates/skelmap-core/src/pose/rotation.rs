@@ -1,10 +1,56 @@
 //! Whether a stored 3×3 rotation is one: the test the DPM validation and the DPM → SKM
 //! conversion share, so that a model warned about at open is the model the conversion warns
-//! about.
+//! about; and the quaternion and translation such a pose holds.
+
+use glam::{BVec4A, Quat, Vec3A, Vec4};
 
 /// How far `R·Rᵀ` may stray from the identity (per element) before a rotation is reported as
 /// not orthonormal.
 pub const ORTHONORMAL_TOLERANCE: f32 = 1e-3;
+
+/// The rotation (as a unit quaternion; a non-orthonormal rotation, such as old dpmodel's
+/// baked scale, loses its scale here) and translation of a 3×4 row-major pose (DPM's).
+///
+/// Of the four textbook formulas (one per quaternion component it divides by), the one whose
+/// divisor `tᵢ` is largest is selected without branching: the `tᵢ` sum to 4, so the chosen one
+/// is at least 1 and the result is accurate for every rotation. Each formula's vector is the
+/// quaternion times `2√tᵢ`, so normalising it finishes the conversion: one square root and
+/// one division, and no branch to mispredict.
+#[inline]
+pub(crate) fn pose_of_matrix(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
+    let [
+        [r00, r01, r02, tx],
+        [r10, r11, r12, ty],
+        [r20, r21, r22, tz],
+    ] = m;
+    let t = Vec4::new(
+        1.0 + r00 - r11 - r22,
+        1.0 - r00 + r11 - r22,
+        1.0 - r00 - r11 + r22,
+        1.0 + r00 + r11 + r22,
+    );
+    let (xy, yz, zx) = (r10 + r01, r21 + r12, r02 + r20);
+    let (sx, sy, sz) = (r21 - r12, r02 - r20, r10 - r01);
+    let by_x = Vec4::new(t.x, xy, zx, sx);
+    let by_y = Vec4::new(xy, t.y, yz, sy);
+    let by_z = Vec4::new(zx, yz, t.z, sz);
+    let by_w = Vec4::new(sx, sy, sz, t.w);
+    let pick = |a: (Vec4, f32), b: (Vec4, f32)| {
+        let first = a.1 >= b.1;
+        (
+            Vec4::select(BVec4A::splat(first), a.0, b.0),
+            if first { a.1 } else { b.1 },
+        )
+    };
+    let (v, _) = pick(
+        pick((by_x, t.x), (by_y, t.y)),
+        pick((by_z, t.z), (by_w, t.w)),
+    );
+    // Times the reciprocal of the length, as the 16-lane conversion (`pose::lanes::be_poses`)
+    // normalises: the two give the same bits. (`Vec4::normalize` divides each component.)
+    let inverse = 1.0 / v.length();
+    (Quat::from_vec4(v * inverse), Vec3A::new(tx, ty, tz))
+}
 
 /// `true` if the rotation part of a row-major 3×4 pose is a proper rotation: `R·Rᵀ` within
 /// [`ORTHONORMAL_TOLERANCE`] of the identity per element, and determinant positive (no

@@ -14,6 +14,9 @@
 //! frames, each in half the lanes: small models pay one conversion's latency and shuffles,
 //! not two. The blended rows go out either interleaved into `(Quat, Vec3A)` records or, for a
 //! `SoaPose`, permuted into its blocks' lane order and stored as rows (no interleaving).
+//!
+//! Without AVX-512, AVX2 converts and blends 8 poses a step into records, with the same
+//! arithmetic in the same order (module `avx2`); a `SoaPose` is then filled by the callers.
 
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
@@ -29,6 +32,7 @@ use core::arch::x86_64::{
 use glam::{Quat, Vec3A};
 
 use super::blend::transpose_quarters;
+use avx2::{be_poses_avx2, be_poses_nlerp_avx2};
 
 use crate::pose::{BLOCK_BONES, SoaBlock};
 
@@ -47,11 +51,14 @@ const MIN_PAIRED: usize = 2;
 
 /// Appends the poses of `bytes` (big-endian 3×4 matrices) to `out` as unit quaternions and
 /// translations, but for a last few (fewer than [`MIN_LANES`] past the last full step);
-/// returns how many it converted (0 when the CPU lacks AVX-512F).
+/// returns how many it converted (0 when the CPU lacks AVX-512F and AVX2).
 pub(crate) fn try_be_poses(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
     if is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU was just found to support AVX-512F.
         unsafe { be_poses_avx512(bytes, out) }
+    } else if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to support AVX2.
+        unsafe { be_poses_avx2(bytes, out) }
     } else {
         0
     }
@@ -241,7 +248,8 @@ unsafe fn be_poses_avx512(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
 /// shorter holds) at `t` and appends them to `out`, but for a last few (fewer than
 /// [`MIN_LANES`] past the last full step, or a single pose): each converted to a unit
 /// quaternion and a translation, the quaternions blended along the shorter arc and
-/// normalised (nlerp), the translations linearly. Returns how many it blended (0 when the CPU lacks AVX-512F).
+/// normalised (nlerp), the translations linearly. Returns how many it blended (0 when the CPU
+/// lacks AVX-512F and AVX2).
 pub(crate) fn try_be_poses_nlerp(
     a: &[u8],
     b: &[u8],
@@ -251,6 +259,9 @@ pub(crate) fn try_be_poses_nlerp(
     if is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU was just found to support AVX-512F.
         unsafe { be_poses_nlerp_avx512(a, b, t, out) }
+    } else if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to support AVX2.
+        unsafe { be_poses_nlerp_avx2(a, b, t, out) }
     } else {
         0
     }
@@ -394,11 +405,16 @@ pub(super) fn nlerp_rows<const N: usize>(
     )
 }
 
-/// Of `poses`, how many the steps cover: every one, unless fewer than [`MIN_LANES`] follow
-/// the last full step (those are left to the caller).
+/// Of `poses`, how many steps of 16 cover: every one, unless fewer than [`MIN_LANES`]
+/// follow the last full step (those are left to the caller).
 pub(super) fn whole_steps(poses: usize) -> usize {
-    if poses % 16 < MIN_LANES {
-        poses - poses % 16
+    whole_steps_of::<16>(poses)
+}
+
+/// Of `poses`, how many steps of `LANES` cover, as [`whole_steps`] counts them.
+fn whole_steps_of<const LANES: usize>(poses: usize) -> usize {
+    if poses % LANES < MIN_LANES {
+        poses - poses % LANES
     } else {
         poses
     }
@@ -406,7 +422,8 @@ pub(super) fn whole_steps(poses: usize) -> usize {
 
 /// The unit quaternions (rows `x y z w`) and translations of a step's twelve entry rows: the
 /// four textbook formulas, the one with the largest divisor chosen by mask (ties to the
-/// first, as the scalar `pick` chooses), then normalised: the scalar `dpm_pose`, bit for bit.
+/// first, as the scalar `pick` chooses), then normalised: the scalar
+/// `pose::rotation::pose_of_matrix`, bit for bit.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn unit_poses(m: [__m512; 12]) -> ([__m512; 4], [__m512; 3]) {
@@ -510,6 +527,384 @@ pub(super) fn scatter_poses(
     for (p, &to) in lane_floats(rows).iter().take(lanes).zip(to) {
         if let Some(slot) = out.get_mut(to as usize) {
             *slot = pose_of(p);
+        }
+    }
+}
+
+/// The conversion and blend on AVX2, 8 poses a step: the AVX-512 kernels' arithmetic, in
+/// their order (so the scalar conversion's poses, bit for bit), on 256-bit vectors. A step
+/// loads each pose's three rows as 128-bit quarters, pairs pose `k` with pose `k + 4` in one
+/// vector, byte-swaps and transposes the four pairs of each row within their halves: the
+/// twelve entry rows, lane `j` pose `j`. Frames of 2 to 4 poses share one step, frame `a` in
+/// lanes 0–3 and frame `b` in lanes 4–7.
+mod avx2 {
+    use core::arch::x86_64::{
+        __m128i, __m256, _CMP_GE_OQ, _CMP_LT_OQ, _mm_loadu_si128, _mm_setzero_si128, _mm256_add_ps,
+        _mm256_and_ps, _mm256_blendv_ps, _mm256_castpd_ps, _mm256_castps_pd, _mm256_castsi256_ps,
+        _mm256_cmp_ps, _mm256_div_ps, _mm256_mul_ps, _mm256_permute2f128_ps, _mm256_set_m128i,
+        _mm256_set1_ps, _mm256_setr_epi8, _mm256_setzero_ps, _mm256_shuffle_epi8,
+        _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm256_unpackhi_pd,
+        _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps, _mm256_xor_ps,
+    };
+
+    use glam::{Quat, Vec3A};
+
+    use super::{MIN_LANES, POSE, whole_steps_of};
+
+    /// Poses a step.
+    const LANES: usize = 8;
+
+    /// Converts the poses of `bytes` as `try_be_poses` says, 8 a step.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn be_poses_avx2(bytes: &[u8], out: &mut Vec<(Quat, Vec3A)>) -> usize {
+        let poses = whole_steps_of::<LANES>(bytes.len() / POSE);
+        out.reserve(poses);
+        for step in bytes
+            .get(..poses * POSE)
+            .unwrap_or_default()
+            .chunks(LANES * POSE)
+        {
+            let lanes = step.len() / POSE;
+            let (q, t) = unit_poses(rows_of(|k| pose(step, k)));
+            push_poses([q[0], q[1], q[2], q[3], t[0], t[1], t[2]], lanes, out);
+        }
+        poses
+    }
+
+    /// Converts and blends two frames' poses as `try_be_poses_nlerp` says, 8 a step; frames
+    /// of 2 to 4 poses in one step, `a` in lanes 0–3 and `b` in lanes 4–7.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn be_poses_nlerp_avx2(
+        a: &[u8],
+        b: &[u8],
+        t: f32,
+        out: &mut Vec<(Quat, Vec3A)>,
+    ) -> usize {
+        let pairs = a.len().min(b.len()) / POSE;
+        out.reserve(pairs);
+        if (2..=LANES / 2).contains(&pairs) {
+            let rows = rows_of(|k| {
+                if k < LANES / 2 {
+                    pose(a, k).filter(|_| k < pairs)
+                } else {
+                    pose(b, k - LANES / 2).filter(|_| k - LANES / 2 < pairs)
+                }
+            });
+            let (q, p) = unit_poses(rows);
+            // Lanes 4–7 (frame `b`) down to 0–3.
+            let down = |v: __m256| _mm256_permute2f128_ps::<0x01>(v, v);
+            let qb = [down(q[0]), down(q[1]), down(q[2]), down(q[3])];
+            let pb = [down(p[0]), down(p[1]), down(p[2])];
+            push_poses(nlerp_rows((q, p), (qb, pb), t), pairs, out);
+            return pairs;
+        }
+        let poses = whole_steps_of::<LANES>(pairs);
+        let [a, b] = [a, b].map(|f| f.get(..poses * POSE).unwrap_or_default());
+        for (step_a, step_b) in a.chunks(LANES * POSE).zip(b.chunks(LANES * POSE)) {
+            let lanes = step_a.len() / POSE;
+            let from_a = unit_poses(rows_of(|k| pose(step_a, k)));
+            let from_b = unit_poses(rows_of(|k| pose(step_b, k)));
+            push_poses(nlerp_rows(from_a, from_b, t), lanes, out);
+        }
+        poses
+    }
+
+    /// Pose `k` of `bytes` (48 bytes), if `bytes` holds it whole.
+    fn pose(bytes: &[u8], k: usize) -> Option<&[u8; POSE]> {
+        bytes.get(k * POSE..(k + 1) * POSE)?.try_into().ok()
+    }
+
+    /// The twelve entry rows of the poses `at` gives for lanes 0–7 (zero where it gives
+    /// none): row `4i + j` is entry `j` of each pose's matrix row `i`, native floats.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn rows_of<'a>(at: impl Fn(usize) -> Option<&'a [u8; POSE]>) -> [__m256; 12] {
+        let poses: [Option<&[u8; POSE]>; LANES] = core::array::from_fn(at);
+        // Reverses the bytes of each 32-bit float.
+        let swap = _mm256_setr_epi8(
+            3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10,
+            9, 8, 15, 14, 13, 12,
+        );
+        let quarter = |k: usize, i: usize| -> __m128i {
+            match poses[k] {
+                // SAFETY: the pose is 48 bytes; quarter `i < 3` is bytes `16i .. 16i + 16`.
+                Some(p) => unsafe { _mm_loadu_si128(p.as_ptr().add(16 * i).cast()) },
+                None => _mm_setzero_si128(),
+            }
+        };
+        let mut rows = [_mm256_setzero_ps(); 12];
+        for (i, out) in rows.chunks_exact_mut(4).enumerate() {
+            let pairs: [__m256; 4] = core::array::from_fn(|k| {
+                let v = _mm256_set_m128i(quarter(k + 4, i), quarter(k, i));
+                _mm256_castsi256_ps(_mm256_shuffle_epi8(v, swap))
+            });
+            out.copy_from_slice(&transpose_halves(pairs));
+        }
+        rows
+    }
+
+    /// The 4×4 transpose of each 128-bit half of four vectors: lane `j` of output `r` (in
+    /// either half) is lane `r` of input `j` (in that half).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn transpose_halves(v: [__m256; 4]) -> [__m256; 4] {
+        let (t0, t1) = (
+            _mm256_unpacklo_ps(v[0], v[1]),
+            _mm256_unpackhi_ps(v[0], v[1]),
+        );
+        let (t2, t3) = (
+            _mm256_unpacklo_ps(v[2], v[3]),
+            _mm256_unpackhi_ps(v[2], v[3]),
+        );
+        let (t0, t1, t2, t3) = (
+            _mm256_castps_pd(t0),
+            _mm256_castps_pd(t1),
+            _mm256_castps_pd(t2),
+            _mm256_castps_pd(t3),
+        );
+        [
+            _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2)),
+            _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2)),
+            _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3)),
+            _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3)),
+        ]
+    }
+
+    /// The unit quaternions (rows `x y z w`) and translations of twelve entry rows, as the
+    /// AVX-512 `unit_poses` computes them, in its order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn unit_poses(m: [__m256; 12]) -> ([__m256; 4], [__m256; 3]) {
+        let one = _mm256_set1_ps(1.0);
+        let [r00, r01, r02, tx, r10, r11, r12, ty, r20, r21, r22, tz] = m;
+        let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+        let t = [
+            sub(sub(add(one, r00), r11), r22),
+            sub(add(sub(one, r00), r11), r22),
+            add(sub(sub(one, r00), r11), r22),
+            add(add(add(one, r00), r11), r22),
+        ];
+        let (xy, yz, zx) = (add(r10, r01), add(r21, r12), add(r02, r20));
+        let (sx, sy, sz) = (sub(r21, r12), sub(r02, r20), sub(r10, r01));
+        let by = [
+            [t[0], xy, zx, sx],
+            [xy, t[1], yz, sy],
+            [zx, yz, t[2], sz],
+            [sx, sy, sz, t[3]],
+        ];
+        let pick = |a: ([__m256; 4], __m256), b: ([__m256; 4], __m256)| {
+            let first = _mm256_cmp_ps::<_CMP_GE_OQ>(a.1, b.1);
+            (
+                core::array::from_fn(|c| _mm256_blendv_ps(b.0[c], a.0[c], first)),
+                _mm256_blendv_ps(b.1, a.1, first),
+            )
+        };
+        let (v, _): ([__m256; 4], __m256) = pick(
+            pick((by[0], t[0]), (by[1], t[1])),
+            pick((by[2], t[2]), (by[3], t[3])),
+        );
+        let [x, y, z, w] = v;
+        let dot = add(add(mul(x, x), mul(z, z)), add(mul(y, y), mul(w, w)));
+        let inverse = _mm256_div_ps(one, _mm256_sqrt_ps(dot));
+        (v.map(|c| mul(c, inverse)), [tx, ty, tz])
+    }
+
+    /// The AVX-512 `nlerp_lanes` on 8 lanes, in its order: the seven rows, quaternion first.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn nlerp_rows(
+        a: ([__m256; 4], [__m256; 3]),
+        b: ([__m256; 4], [__m256; 3]),
+        t: f32,
+    ) -> [__m256; 7] {
+        let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
+        let (s, u) = (_mm256_set1_ps(t), _mm256_set1_ps(1.0 - t));
+        let ((qa, ta), (qb, tb)) = (a, b);
+        let dot = |p: [__m256; 4], q: [__m256; 4]| {
+            add(
+                add(mul(p[0], q[0]), mul(p[2], q[2])),
+                add(mul(p[1], q[1]), mul(p[3], q[3])),
+            )
+        };
+        let far = _mm256_cmp_ps::<_CMP_LT_OQ>(dot(qa, qb), _mm256_setzero_ps());
+        // The sign bit where the far quaternion is negated.
+        let sign = _mm256_and_ps(far, _mm256_set1_ps(-0.0));
+        let qb = qb.map(|c| _mm256_xor_ps(c, sign));
+        let lerp = |p: __m256, q: __m256| add(mul(p, u), mul(q, s));
+        let q: [__m256; 4] = core::array::from_fn(|c| lerp(qa[c], qb[c]));
+        let inverse = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(dot(q, q)));
+        [
+            mul(q[0], inverse),
+            mul(q[1], inverse),
+            mul(q[2], inverse),
+            mul(q[3], inverse),
+            lerp(ta[0], tb[0]),
+            lerp(ta[1], tb[1]),
+            lerp(ta[2], tb[2]),
+        ]
+    }
+
+    /// Appends the first `lanes` of seven rows (quaternion `x y z w`, translation `x y z`) to
+    /// `out` as poses: an 8×8 transpose (the translation's `z` again as its padding, as
+    /// `Vec3A::new` makes it), one 32-byte record a lane.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn push_poses(rows: [__m256; 7], lanes: usize, out: &mut Vec<(Quat, Vec3A)>) {
+        let lanes = lanes.min(LANES);
+        out.reserve(lanes);
+        let [r0, r1, r2, r3, r4, r5, r6] = rows;
+        let r7 = r6;
+        let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
+        let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
+        let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
+        let (t6, t7) = (_mm256_unpacklo_ps(r6, r7), _mm256_unpackhi_ps(r6, r7));
+        // `front[k]`: rows 0–3 of lanes k and k + 4; `back[k]`: rows 4–7.
+        let front = [
+            _mm256_shuffle_ps::<0x44>(t0, t2),
+            _mm256_shuffle_ps::<0xEE>(t0, t2),
+            _mm256_shuffle_ps::<0x44>(t1, t3),
+            _mm256_shuffle_ps::<0xEE>(t1, t3),
+        ];
+        let back = [
+            _mm256_shuffle_ps::<0x44>(t4, t6),
+            _mm256_shuffle_ps::<0xEE>(t4, t6),
+            _mm256_shuffle_ps::<0x44>(t5, t7),
+            _mm256_shuffle_ps::<0xEE>(t5, t7),
+        ];
+        let records: [__m256; LANES] = core::array::from_fn(|lane| {
+            let (f, b) = (front[lane % 4], back[lane % 4]);
+            if lane < 4 {
+                _mm256_permute2f128_ps::<0x20>(f, b)
+            } else {
+                _mm256_permute2f128_ps::<0x31>(f, b)
+            }
+        });
+        let len = out.len();
+        let at = out.as_mut_ptr().wrapping_add(len).cast::<f32>();
+        for (lane, &record) in records.iter().enumerate().take(lanes) {
+            // SAFETY: record `len + lane` is below `len + lanes`, within the capacity reserved
+            // above; each record is 8 floats (asserted in `blend`).
+            unsafe { _mm256_storeu_ps(at.wrapping_add(8 * lane), record) };
+        }
+        // SAFETY: the `lanes` records from `len` on were written above, each a quaternion and
+        // a vector of plain floats.
+        unsafe { out.set_len(len + lanes) };
+    }
+
+    const _: () = assert!(MIN_LANES <= LANES);
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Mat3, Quat, Vec3, Vec3A};
+
+    use super::avx2::{be_poses_avx2, be_poses_nlerp_avx2};
+    use super::whole_steps_of;
+    use crate::pose::local::nlerp_pose;
+    use crate::pose::rotation::pose_of_matrix;
+
+    /// `n` row-major 3×4 poses, and their big-endian bytes: rotations half a turn about each
+    /// axis (each of the four formulas chosen), the identity, a scaled rotation and turns
+    /// about axes from a sequence.
+    fn poses(n: usize, seed: u32) -> (Vec<[[f32; 4]; 3]>, Vec<u8>) {
+        let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(1);
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        let special = [
+            Mat3::from_rotation_x(core::f32::consts::PI),
+            Mat3::from_rotation_y(core::f32::consts::PI),
+            Mat3::from_rotation_z(core::f32::consts::PI),
+            Mat3::IDENTITY,
+            Mat3::from_rotation_y(0.7) * 1.5,
+        ];
+        let matrices: Vec<[[f32; 4]; 3]> = (0..n)
+            .map(|k| {
+                let m = special.get(k % 8).copied().unwrap_or_else(|| {
+                    let axis = Vec3::new(next(), next(), next()).normalize_or(Vec3::X);
+                    Mat3::from_quat(Quat::from_axis_angle(axis, 4.0 * next()))
+                });
+                let t = [next() * 50.0, next() * 50.0, next() * 50.0];
+                core::array::from_fn(|r| {
+                    let row = m.row(r);
+                    [row.x, row.y, row.z, t[r]]
+                })
+            })
+            .collect();
+        let bytes = matrices
+            .iter()
+            .flatten()
+            .flatten()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        (matrices, bytes)
+    }
+
+    fn bits(p: &(Quat, Vec3A)) -> ([u32; 4], [u32; 3]) {
+        (
+            p.0.to_array().map(f32::to_bits),
+            p.1.to_array().map(f32::to_bits),
+        )
+    }
+
+    /// The AVX2 conversion gives the scalar conversion's poses, bit for bit, at every count
+    /// around its steps of 8, appended after what `out` held; it leaves a tail of fewer than
+    /// 4 past its last whole step to the caller.
+    #[test]
+    fn the_avx2_conversion_is_the_scalar_one_at_every_count() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        for n in 0..=41 {
+            let (matrices, bytes) = poses(n, n as u32);
+            let held = (Quat::IDENTITY, Vec3A::splat(7.0));
+            let mut out = vec![held];
+            // SAFETY: the CPU was just found to support AVX2.
+            let done = unsafe { be_poses_avx2(&bytes, &mut out) };
+            assert_eq!(done, whole_steps_of::<8>(n), "{n} poses");
+            assert_eq!(out.len(), 1 + done);
+            assert_eq!(bits(&out[0]), bits(&held));
+            for (k, (got, m)) in out[1..].iter().zip(&matrices).enumerate() {
+                assert_eq!(bits(got), bits(&pose_of_matrix(*m)), "{n} poses, pose {k}");
+            }
+        }
+    }
+
+    /// The AVX2 blend of two frames gives the scalar conversions' nlerp, bit for bit, at every
+    /// count (frames of 2 to 4 poses in one shared step) and for frames of unequal lengths.
+    #[test]
+    fn the_avx2_blend_is_the_scalar_nlerp_at_every_count() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        for n in 0..=41 {
+            for (extra, t) in [(0, 0.3), (3, 0.75), (1, 0.0), (0, 1.0)] {
+                let (ma, a) = poses(n, 7 * n as u32 + 1);
+                let (mb, b) = poses(n + extra, 7 * n as u32 + 2);
+                let mut out = Vec::new();
+                // SAFETY: the CPU was just found to support AVX2.
+                let done = unsafe { be_poses_nlerp_avx2(&a, &b, t, &mut out) };
+                let want = if (2..=4).contains(&n) {
+                    n
+                } else {
+                    whole_steps_of::<8>(n)
+                };
+                assert_eq!(done, want, "{n} poses");
+                assert_eq!(out.len(), done);
+                for (k, got) in out.iter().enumerate() {
+                    let scalar = nlerp_pose(pose_of_matrix(ma[k]), pose_of_matrix(mb[k]), t);
+                    assert_eq!(bits(got), bits(&scalar), "{n} poses, t {t}, pose {k}");
+                }
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Pose conversion on x86-64 with AVX-512F, 16 bones a step: big-endian 3×4 matrices to
-//! quaternions and translations, alone or two frames blended ([`matrices`]), keyed
+//! quaternions and translations, alone or two frames blended ([`matrices`], 8 bones a step
+//! with AVX2 on CPUs without AVX-512), keyed
 //! joints' Euler angles composed with their rest transforms and blended ([`euler`]), and
 //! weighted layers of local poses blended over a rest pose ([`blend`]), and a palette's local
 //! matrices and their concatenation ([`palette`], the concatenation with AVX).
