@@ -32,8 +32,9 @@ pub(crate) fn keyed_nlerp(
 const MIN_NLERP: usize = 12;
 
 /// Blends the leading poses of `a` towards those of `b` at `t` in place, as
-/// `pose::sample`'s nlerp does, bit for bit, 16 at a time with AVX-512 where the CPU has it and
-/// there are at least [`MIN_NLERP`] (a last partial step too, unless it is only a few);
+/// `pose::sample`'s nlerp does, bit for bit, 16 at a time with AVX-512 where the CPU has it (8
+/// with AVX2 where it has only that) and there are at least [`MIN_NLERP`] (a last partial
+/// step too, unless it is only a few);
 /// returns how many it blended (the caller blends the rest, up to the shorter of the two).
 pub(crate) fn nlerp_in_place(
     a: &mut [(glam::Quat, glam::Vec3A)],
@@ -86,8 +87,8 @@ pub(crate) const MIN_LOCAL_MATRICES: usize = 12;
 
 /// Writes the local matrix of each leading pose of `poses` into `out` (glam's
 /// `Affine3A::from_scale_rotation_translation`, with scale 1 for a bone past `scales`), bit
-/// for bit, 16 at a time with AVX-512 where the CPU has it (a last partial step too, unless
-/// it is only a few); returns how many it wrote (the caller writes the rest, up to the
+/// for bit, 16 at a time with AVX-512 where the CPU has it, 8 with AVX2 where it has only that
+/// (a last partial step too, unless it is only a few); returns how many it wrote (the caller writes the rest, up to the
 /// shorter of `poses` and `out`, one at a time).
 pub(crate) fn local_matrices(
     poses: &[(glam::Quat, glam::Vec3A)],

@@ -21,21 +21,26 @@
 //! translations are summed as rows with the rotations' weights) and are loaded as stored;
 //! only the result's translation rows are transposed into four-bone vectors for the same
 //! interleaving into records.
+//!
+//! Without AVX-512, the blend of two frames runs on AVX2, 8 bones a step: each frame's
+//! records paired into rotation and translation vectors, the rotations transposed into rows
+//! within 128-bit halves, the same arithmetic, and the records paired back.
 
 use core::arch::x86_64::{
-    __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NGE_UQ, _CMP_NGT_UQ, _CMP_NLE_UQ,
-    _mm256_loadu_ps, _mm512_add_ps, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask,
-    _mm512_div_ps, _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_loadu_ps, _mm512_loadu_si512,
-    _mm512_mask_blend_ps, _mm512_mask_div_ps, _mm512_mask_mov_ps, _mm512_mask_storeu_ps,
-    _mm512_mask_sub_ps, _mm512_maskz_loadu_ps, _mm512_maskz_mov_ps, _mm512_mul_ps,
-    _mm512_permutex2var_ps, _mm512_permutexvar_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32,
-    _mm512_set1_ps, _mm512_setzero_ps, _mm512_shuffle_f32x4, _mm512_shuffle_ps, _mm512_sqrt_ps,
-    _mm512_storeu_ps, _mm512_sub_ps, _mm512_ternarylogic_epi32, _mm512_unpackhi_ps,
-    _mm512_unpacklo_ps, _mm512_zextps256_ps512,
+    __m256, __m512, __m512i, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NGE_UQ, _CMP_NGT_UQ,
+    _CMP_NLE_UQ, _mm256_loadu_ps, _mm256_permute2f128_ps, _mm256_setzero_ps, _mm256_storeu_ps,
+    _mm512_add_ps, _mm512_castps_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps,
+    _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mask_blend_ps,
+    _mm512_mask_div_ps, _mm512_mask_mov_ps, _mm512_mask_storeu_ps, _mm512_mask_sub_ps,
+    _mm512_maskz_loadu_ps, _mm512_maskz_mov_ps, _mm512_mul_ps, _mm512_permutex2var_ps,
+    _mm512_permutexvar_ps, _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm512_shuffle_f32x4, _mm512_shuffle_ps, _mm512_sqrt_ps, _mm512_storeu_ps, _mm512_sub_ps,
+    _mm512_ternarylogic_epi32, _mm512_unpackhi_ps, _mm512_unpacklo_ps, _mm512_zextps256_ps512,
 };
 
 use glam::{Quat, Vec3A};
 
+use super::ymm::transpose_halves;
 use crate::pose::SoaBlock;
 use crate::pose::SoaPose;
 use crate::pose::blend::{Layer, Plan};
@@ -91,13 +96,17 @@ pub(crate) fn try_blend_soa(
 }
 
 /// Blends as `lanes::nlerp_in_place` says; returns how many poses it blended (0 where the
-/// CPU lacks AVX-512F).
+/// CPU lacks AVX-512F and AVX2).
 pub(crate) fn try_nlerp_in_place(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -> usize {
-    if !is_x86_feature_detected!("avx512f") {
-        return 0;
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        unsafe { nlerp_in_place_avx512(a, b, t) }
+    } else if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to support AVX2.
+        unsafe { nlerp_in_place_avx2(a, b, t) }
+    } else {
+        0
     }
-    // SAFETY: the CPU was just found to support AVX-512F.
-    unsafe { nlerp_in_place_avx512(a, b, t) }
 }
 
 /// Each step's poses of both frames loaded as [`load_step`] regroups them (the rotations as
@@ -118,18 +127,22 @@ fn nlerp_in_place_avx512(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -
 }
 
 /// Blends as `lanes::nlerp_into` says; returns how many it blended (0 where the CPU lacks
-/// AVX-512F).
+/// AVX-512F and AVX2).
 pub(crate) fn try_nlerp_into(
     a: &[(Quat, Vec3A)],
     b: &[(Quat, Vec3A)],
     t: f32,
     out: &mut [(Quat, Vec3A)],
 ) -> usize {
-    if !is_x86_feature_detected!("avx512f") {
-        return 0;
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        unsafe { nlerp_into_avx512(a, b, t, out) }
+    } else if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to support AVX2.
+        unsafe { nlerp_into_avx2(a, b, t, out) }
+    } else {
+        0
     }
-    // SAFETY: the CPU was just found to support AVX-512F.
-    unsafe { nlerp_into_avx512(a, b, t, out) }
 }
 
 /// [`nlerp_in_place_avx512`]'s steps with the blend stored into `out`, so that `a` need not
@@ -149,6 +162,80 @@ fn nlerp_into_avx512(
         store_step(rows, translations, step_out);
     }
     poses
+}
+
+/// Poses a step on AVX2.
+const STEP_AVX2: usize = 8;
+
+/// [`nlerp_in_place_avx512`] on AVX2, 8 poses a step (see [`nlerp_step_avx2`]).
+#[target_feature(enable = "avx2")]
+fn nlerp_in_place_avx2(a: &mut [(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -> usize {
+    let poses = super::matrices::whole_steps_of::<STEP_AVX2>(a.len().min(b.len()));
+    let (a, b) = (&mut a[..poses], &b[..poses]);
+    for (step_a, step_b) in a.chunks_mut(STEP_AVX2).zip(b.chunks(STEP_AVX2)) {
+        let records = nlerp_step_avx2(step_a, step_b, t);
+        store_records_avx2(records, step_a);
+    }
+    poses
+}
+
+/// [`nlerp_into_avx512`] on AVX2, 8 poses a step (see [`nlerp_step_avx2`]).
+#[target_feature(enable = "avx2")]
+fn nlerp_into_avx2(
+    a: &[(Quat, Vec3A)],
+    b: &[(Quat, Vec3A)],
+    t: f32,
+    out: &mut [(Quat, Vec3A)],
+) -> usize {
+    let poses = super::matrices::whole_steps_of::<STEP_AVX2>(a.len().min(b.len()).min(out.len()));
+    let steps = a[..poses]
+        .chunks(STEP_AVX2)
+        .zip(b[..poses].chunks(STEP_AVX2));
+    for ((step_a, step_b), step_out) in steps.zip(out[..poses].chunks_mut(STEP_AVX2)) {
+        store_records_avx2(nlerp_step_avx2(step_a, step_b, t), step_out);
+    }
+    poses
+}
+
+/// The nlerp of up to 8 poses of `a` and `b` (lanes past the shorter zero), as records: each
+/// frame's records paired (`k` with `k + 4`) into rotation and translation vectors, the
+/// rotations transposed into rows within halves, blended by `matrices::avx2::nlerp_rows`
+/// (the translations, padding lanes too, as the four-float lerp glam runs), and paired back.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn nlerp_step_avx2(a: &[(Quat, Vec3A)], b: &[(Quat, Vec3A)], t: f32) -> [__m256; STEP_AVX2] {
+    let load = |step: &[(Quat, Vec3A)]| {
+        let records: [__m256; STEP_AVX2] = core::array::from_fn(|l| match step.get(l) {
+            // SAFETY: a pose is 8 floats (asserted above).
+            Some(p) => unsafe { _mm256_loadu_ps(core::ptr::from_ref(p).cast()) },
+            None => _mm256_setzero_ps(),
+        });
+        let quats: [__m256; 4] =
+            core::array::from_fn(|k| _mm256_permute2f128_ps::<0x20>(records[k], records[k + 4]));
+        let translations: [__m256; 4] =
+            core::array::from_fn(|k| _mm256_permute2f128_ps::<0x31>(records[k], records[k + 4]));
+        (transpose_halves(quats), translations)
+    };
+    let (rows, translations) = super::matrices::avx2::nlerp_rows(load(a), load(b), t);
+    let quats = transpose_halves(rows);
+    core::array::from_fn(|l| {
+        let (q, p) = (quats[l % 4], translations[l % 4]);
+        if l < 4 {
+            _mm256_permute2f128_ps::<0x20>(q, p)
+        } else {
+            _mm256_permute2f128_ps::<0x31>(q, p)
+        }
+    })
+}
+
+/// Stores the first `out.len()` (at most 8) of `records` into `out`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_records_avx2(records: [__m256; STEP_AVX2], out: &mut [(Quat, Vec3A)]) {
+    for (slot, record) in out.iter_mut().zip(records) {
+        // SAFETY: `slot` is one pose, 8 writable floats (asserted above).
+        unsafe { _mm256_storeu_ps(core::ptr::from_mut(slot).cast(), record) };
+    }
 }
 
 /// Lane-index vectors, as `vpermps` reads them.
@@ -746,6 +833,76 @@ fn store_step(rows: [__m512; 4], translations: [__m512; 4], out: &mut [(Quat, Ve
             unsafe {
                 _mm512_mask_storeu_ps(out.as_mut_ptr().wrapping_add(2 * v).cast(), mask, pair);
             };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3, Vec3A};
+
+    use super::{nlerp_in_place_avx2, nlerp_into_avx2};
+    use crate::pose::local::nlerp_pose;
+    use crate::pose::x86::matrices::whole_steps_of;
+
+    /// `n` unit poses (rotations about axes from a sequence, some across the hemisphere of
+    /// the other frame's).
+    fn frame(n: usize, seed: u32) -> Vec<(Quat, Vec3A)> {
+        let mut state = seed.wrapping_mul(2_654_435_761).wrapping_add(7);
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        (0..n)
+            .map(|_| {
+                let axis = Vec3::new(next(), next(), next()).normalize_or(Vec3::Z);
+                let q = Quat::from_axis_angle(axis, 6.0 * next());
+                (q, Vec3A::new(next(), next(), next()) * 30.0)
+            })
+            .collect()
+    }
+
+    fn bits(p: &(Quat, Vec3A)) -> ([u32; 4], [u32; 3]) {
+        (
+            p.0.to_array().map(f32::to_bits),
+            p.1.to_array().map(f32::to_bits),
+        )
+    }
+
+    /// The AVX2 blends of two frames, in place and into a third slice, are the scalar nlerp's,
+    /// bit for bit, at every count around their steps of 8, leaving a tail of fewer than 4 (and
+    /// everything past the shortest slice) untouched.
+    #[test]
+    fn the_avx2_blends_are_the_scalar_nlerp_at_every_count() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        for n in 0..=37 {
+            for t in [0.0, 0.35, 1.0] {
+                let (a, b) = (frame(n, n as u32), frame(n + 2, 100 + n as u32));
+                let want: Vec<_> = a
+                    .iter()
+                    .zip(&b)
+                    .map(|(&x, &y)| nlerp_pose(x, y, t))
+                    .collect();
+                let done = whole_steps_of::<8>(n);
+                let mut in_place = a.clone();
+                // SAFETY: the CPU was just found to support AVX2.
+                assert_eq!(unsafe { nlerp_in_place_avx2(&mut in_place, &b, t) }, done);
+                let mut into = vec![(Quat::IDENTITY, Vec3A::ZERO); n];
+                // SAFETY: as above.
+                assert_eq!(unsafe { nlerp_into_avx2(&a, &b, t, &mut into) }, done);
+                for k in 0..n {
+                    let (p, i) = (bits(&in_place[k]), bits(&into[k]));
+                    if k < done {
+                        assert_eq!(p, bits(&want[k]), "{n} poses, t {t}, pose {k}, in place");
+                        assert_eq!(i, bits(&want[k]), "{n} poses, t {t}, pose {k}, into");
+                    } else {
+                        assert_eq!(p, bits(&a[k]), "{n} poses, pose {k} left in place");
+                        assert_eq!(i, bits(&(Quat::IDENTITY, Vec3A::ZERO)));
+                    }
+                }
+            }
         }
     }
 }

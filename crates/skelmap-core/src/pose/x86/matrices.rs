@@ -412,7 +412,7 @@ pub(super) fn whole_steps(poses: usize) -> usize {
 }
 
 /// Of `poses`, how many steps of `LANES` cover, as [`whole_steps`] counts them.
-fn whole_steps_of<const LANES: usize>(poses: usize) -> usize {
+pub(super) fn whole_steps_of<const LANES: usize>(poses: usize) -> usize {
     if poses % LANES < MIN_LANES {
         poses - poses % LANES
     } else {
@@ -537,18 +537,18 @@ pub(super) fn scatter_poses(
 /// vector, byte-swaps and transposes the four pairs of each row within their halves: the
 /// twelve entry rows, lane `j` pose `j`. Frames of 2 to 4 poses share one step, frame `a` in
 /// lanes 0–3 and frame `b` in lanes 4–7.
-mod avx2 {
+pub(super) mod avx2 {
     use core::arch::x86_64::{
         __m128i, __m256, _CMP_GE_OQ, _CMP_LT_OQ, _mm_loadu_si128, _mm_setzero_si128, _mm256_add_ps,
-        _mm256_and_ps, _mm256_blendv_ps, _mm256_castpd_ps, _mm256_castps_pd, _mm256_castsi256_ps,
-        _mm256_cmp_ps, _mm256_div_ps, _mm256_mul_ps, _mm256_permute2f128_ps, _mm256_set_m128i,
-        _mm256_set1_ps, _mm256_setr_epi8, _mm256_setzero_ps, _mm256_shuffle_epi8,
-        _mm256_shuffle_ps, _mm256_sqrt_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm256_unpackhi_pd,
-        _mm256_unpackhi_ps, _mm256_unpacklo_pd, _mm256_unpacklo_ps, _mm256_xor_ps,
+        _mm256_and_ps, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_div_ps,
+        _mm256_mul_ps, _mm256_permute2f128_ps, _mm256_set_m128i, _mm256_set1_ps, _mm256_setr_epi8,
+        _mm256_setzero_ps, _mm256_shuffle_epi8, _mm256_sqrt_ps, _mm256_storeu_ps, _mm256_sub_ps,
+        _mm256_xor_ps,
     };
 
     use glam::{Quat, Vec3A};
 
+    use super::super::ymm::{transpose_halves, transpose8};
     use super::{MIN_LANES, POSE, whole_steps_of};
 
     /// Poses a step.
@@ -603,7 +603,7 @@ mod avx2 {
             let down = |v: __m256| _mm256_permute2f128_ps::<0x01>(v, v);
             let qb = [down(q[0]), down(q[1]), down(q[2]), down(q[3])];
             let pb = [down(p[0]), down(p[1]), down(p[2])];
-            push_poses(nlerp_rows((q, p), (qb, pb), t), pairs, out);
+            push_poses(nlerp_lanes((q, p), (qb, pb), t), pairs, out);
             return pairs;
         }
         let poses = whole_steps_of::<LANES>(pairs);
@@ -612,7 +612,7 @@ mod avx2 {
             let lanes = step_a.len() / POSE;
             let from_a = unit_poses(rows_of(|k| pose(step_a, k)));
             let from_b = unit_poses(rows_of(|k| pose(step_b, k)));
-            push_poses(nlerp_rows(from_a, from_b, t), lanes, out);
+            push_poses(nlerp_lanes(from_a, from_b, t), lanes, out);
         }
         poses
     }
@@ -649,33 +649,6 @@ mod avx2 {
             out.copy_from_slice(&transpose_halves(pairs));
         }
         rows
-    }
-
-    /// The 4×4 transpose of each 128-bit half of four vectors: lane `j` of output `r` (in
-    /// either half) is lane `r` of input `j` (in that half).
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    fn transpose_halves(v: [__m256; 4]) -> [__m256; 4] {
-        let (t0, t1) = (
-            _mm256_unpacklo_ps(v[0], v[1]),
-            _mm256_unpackhi_ps(v[0], v[1]),
-        );
-        let (t2, t3) = (
-            _mm256_unpacklo_ps(v[2], v[3]),
-            _mm256_unpackhi_ps(v[2], v[3]),
-        );
-        let (t0, t1, t2, t3) = (
-            _mm256_castps_pd(t0),
-            _mm256_castps_pd(t1),
-            _mm256_castps_pd(t2),
-            _mm256_castps_pd(t3),
-        );
-        [
-            _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2)),
-            _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2)),
-            _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3)),
-            _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3)),
-        ]
     }
 
     /// The unit quaternions (rows `x y z w`) and translations of twelve entry rows, as the
@@ -717,14 +690,15 @@ mod avx2 {
         (v.map(|c| mul(c, inverse)), [tx, ty, tz])
     }
 
-    /// The AVX-512 `nlerp_lanes` on 8 lanes, in its order: the seven rows, quaternion first.
+    /// The AVX-512 `nlerp_rows` on 8 lanes, in its order: the rotations as four rows, the
+    /// translations as any `N` vectors whose lanes match between `a` and `b`.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn nlerp_rows(
-        a: ([__m256; 4], [__m256; 3]),
-        b: ([__m256; 4], [__m256; 3]),
+    pub(in crate::pose::x86) fn nlerp_rows<const N: usize>(
+        a: ([__m256; 4], [__m256; N]),
+        b: ([__m256; 4], [__m256; N]),
         t: f32,
-    ) -> [__m256; 7] {
+    ) -> ([__m256; 4], [__m256; N]) {
         let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
         let (s, u) = (_mm256_set1_ps(t), _mm256_set1_ps(1.0 - t));
         let ((qa, ta), (qb, tb)) = (a, b);
@@ -741,15 +715,22 @@ mod avx2 {
         let lerp = |p: __m256, q: __m256| add(mul(p, u), mul(q, s));
         let q: [__m256; 4] = core::array::from_fn(|c| lerp(qa[c], qb[c]));
         let inverse = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(dot(q, q)));
-        [
-            mul(q[0], inverse),
-            mul(q[1], inverse),
-            mul(q[2], inverse),
-            mul(q[3], inverse),
-            lerp(ta[0], tb[0]),
-            lerp(ta[1], tb[1]),
-            lerp(ta[2], tb[2]),
-        ]
+        (
+            q.map(|c| mul(c, inverse)),
+            core::array::from_fn(|k| lerp(ta[k], tb[k])),
+        )
+    }
+
+    /// [`nlerp_rows`] of two converted steps as seven rows, quaternion first.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn nlerp_lanes(
+        a: ([__m256; 4], [__m256; 3]),
+        b: ([__m256; 4], [__m256; 3]),
+        t: f32,
+    ) -> [__m256; 7] {
+        let (q, p) = nlerp_rows(a, b, t);
+        [q[0], q[1], q[2], q[3], p[0], p[1], p[2]]
     }
 
     /// Appends the first `lanes` of seven rows (quaternion `x y z w`, translation `x y z`) to
@@ -761,32 +742,7 @@ mod avx2 {
         let lanes = lanes.min(LANES);
         out.reserve(lanes);
         let [r0, r1, r2, r3, r4, r5, r6] = rows;
-        let r7 = r6;
-        let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
-        let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
-        let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
-        let (t6, t7) = (_mm256_unpacklo_ps(r6, r7), _mm256_unpackhi_ps(r6, r7));
-        // `front[k]`: rows 0–3 of lanes k and k + 4; `back[k]`: rows 4–7.
-        let front = [
-            _mm256_shuffle_ps::<0x44>(t0, t2),
-            _mm256_shuffle_ps::<0xEE>(t0, t2),
-            _mm256_shuffle_ps::<0x44>(t1, t3),
-            _mm256_shuffle_ps::<0xEE>(t1, t3),
-        ];
-        let back = [
-            _mm256_shuffle_ps::<0x44>(t4, t6),
-            _mm256_shuffle_ps::<0xEE>(t4, t6),
-            _mm256_shuffle_ps::<0x44>(t5, t7),
-            _mm256_shuffle_ps::<0xEE>(t5, t7),
-        ];
-        let records: [__m256; LANES] = core::array::from_fn(|lane| {
-            let (f, b) = (front[lane % 4], back[lane % 4]);
-            if lane < 4 {
-                _mm256_permute2f128_ps::<0x20>(f, b)
-            } else {
-                _mm256_permute2f128_ps::<0x31>(f, b)
-            }
-        });
+        let records = transpose8([r0, r1, r2, r3, r4, r5, r6, r6]);
         let len = out.len();
         let at = out.as_mut_ptr().wrapping_add(len).cast::<f32>();
         for (lane, &record) in records.iter().enumerate().take(lanes) {

@@ -5,7 +5,9 @@
 //!   (rotations as rows, translations as four-bone vectors, `blend::load_step`), glam's
 //!   `Mat3A::from_quat` and the columns' scaling run lane-wise, then the columns transposed
 //!   back into four-bone vectors and their 128-bit quarters regrouped into one 64-byte
-//!   `Affine3A` per bone.
+//!   `Affine3A` per bone. Without AVX-512, 8 bones a step with AVX2: the poses' records
+//!   transposed into rows, the same arithmetic, and each bone's 16 floats transposed back
+//!   as two halves.
 //! - Concatenation, one bone at a time with AVX: glam's `Affine3A` product (each column the
 //!   parent's axes times the child's entries, summed in glam's order), each of the child's
 //!   columns loaded once and its entries splatted with VEX shuffles, and the last product
@@ -13,14 +15,17 @@
 //!   SSE2's destructive shuffles and their register copies.
 
 use core::arch::x86_64::{
-    __m128, __m512, __mmask16, _mm_add_ps, _mm_loadu_ps, _mm_mul_ps, _mm_permute_ps, _mm_storeu_ps,
-    _mm512_add_ps, _mm512_mask_loadu_ps, _mm512_mul_ps, _mm512_permute_ps, _mm512_set1_ps,
-    _mm512_storeu_ps, _mm512_sub_ps,
+    __m128, __m256, __m512, __mmask16, _mm_add_ps, _mm_loadu_ps, _mm_mul_ps, _mm_permute_ps,
+    _mm_set1_ps, _mm_storeu_ps, _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set_m128,
+    _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_ps,
+    _mm512_mask_loadu_ps, _mm512_mul_ps, _mm512_permute_ps, _mm512_set1_ps, _mm512_storeu_ps,
+    _mm512_sub_ps,
 };
 
 use glam::{Affine3A, Quat, Vec3A};
 
 use super::blend::{load_step, transpose_quarters, transpose4};
+use super::ymm::{transpose_halves, transpose8};
 
 // The passes read and write an `Affine3A` as 16 floats: the three axes, then the translation,
 // each a `Vec3A` of 4 (glam's SIMD layout, asserted in `blend`).
@@ -36,17 +41,21 @@ const STEP: usize = 16;
 /// Writes `Affine3A::from_scale_rotation_translation(scale, rotation, translation)` of the
 /// leading `poses` into `out` (scale 1 for a bone past `scales`, which glam's product leaves
 /// exact), as `lanes::local_matrices` says; returns how many it wrote (0 where the CPU lacks
-/// AVX-512F).
+/// AVX-512F and AVX2).
 pub(crate) fn try_local_matrices(
     poses: &[(Quat, Vec3A)],
     scales: &[Vec3A],
     out: &mut [Affine3A],
 ) -> usize {
-    if !is_x86_feature_detected!("avx512f") {
-        return 0;
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        unsafe { local_matrices_avx512(poses, scales, out) }
+    } else if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to support AVX2.
+        unsafe { local_matrices_avx2(poses, scales, out) }
+    } else {
+        0
     }
-    // SAFETY: the CPU was just found to support AVX-512F.
-    unsafe { local_matrices_avx512(poses, scales, out) }
 }
 
 /// The scales of bones `first .. first + 16` as four four-bone vectors (quarter `l` of vector
@@ -130,6 +139,75 @@ unsafe fn local_matrices_avx512(
     count
 }
 
+/// [`local_matrices_avx512`] on AVX2, 8 bones a step: the poses' records transposed into
+/// rows, the same arithmetic in the same order, and each bone's matrix transposed back as
+/// two 8-float halves.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn local_matrices_avx2(
+    poses: &[(Quat, Vec3A)],
+    scales: &[Vec3A],
+    out: &mut [Affine3A],
+) -> usize {
+    const LANES: usize = 8;
+    let count = super::matrices::whole_steps_of::<LANES>(poses.len().min(out.len()));
+    let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+    let one = _mm256_set1_ps(1.0);
+    for (k, (step, dst)) in poses[..count]
+        .chunks(LANES)
+        .zip(out[..count].chunks_mut(LANES))
+        .enumerate()
+    {
+        let records: [__m256; LANES] = core::array::from_fn(|l| match step.get(l) {
+            // SAFETY: a pose is 8 floats (asserted in `blend`).
+            Some(p) => unsafe { _mm256_loadu_ps(core::ptr::from_ref(p).cast()) },
+            None => _mm256_setzero_ps(),
+        });
+        let [x, y, z, w, tx, ty, tz, _] = transpose8(records);
+        // `Mat3A::from_quat`, lane-wise.
+        let (x2, y2, z2) = (add(x, x), add(y, y), add(z, z));
+        let (xx, xy, xz) = (mul(x, x2), mul(x, y2), mul(x, z2));
+        let (yy, yz, zz) = (mul(y, y2), mul(y, z2), mul(z, z2));
+        let (wx, wy, wz) = (mul(w, x2), mul(w, y2), mul(w, z2));
+        let mut axes = [
+            [sub(one, add(yy, zz)), add(xy, wz), sub(xz, wy)],
+            [sub(xy, wz), sub(one, add(xx, zz)), add(yz, wx)],
+            [add(xz, wy), sub(yz, wx), sub(one, add(xx, yy))],
+        ];
+        if !scales.is_empty() {
+            // Bones `j` and `j + 4` of the step paired, then rows `x y z` (1 past `scales`).
+            let scale = |bone: usize| match scales.get(LANES * k + bone) {
+                // SAFETY: a `Vec3A` is 4 floats.
+                Some(s) => unsafe { _mm_loadu_ps(core::ptr::from_ref(s).cast()) },
+                None => _mm_set1_ps(1.0),
+            };
+            let pairs = core::array::from_fn(|j| _mm256_set_m128(scale(j + 4), scale(j)));
+            let s = transpose_halves(pairs);
+            for (axis, s) in axes.iter_mut().zip(s) {
+                for c in axis.iter_mut() {
+                    *c = mul(*c, s);
+                }
+            }
+        }
+        // Each axis's padding lane its z (as `Vec3A::new` fills it), the translation's too.
+        let [[ax, ay, az], [bx, by, bz], [cx, cy, cz]] = axes;
+        let front = transpose8([ax, ay, az, az, bx, by, bz, bz]);
+        let back = transpose8([cx, cy, cz, cz, tx, ty, tz, tz]);
+        for (slot, (f, b)) in dst.iter_mut().zip(front.into_iter().zip(back)) {
+            let at = core::ptr::from_mut(slot).cast::<f32>();
+            // SAFETY: `slot` is one `Affine3A`, 16 writable floats (asserted above).
+            unsafe {
+                _mm256_storeu_ps(at, f);
+                _mm256_storeu_ps(at.wrapping_add(8), b);
+            }
+        }
+    }
+    count
+}
+
 /// Concatenates as `lanes::concatenate` says; `false`, with `world` untouched, where the CPU
 /// lacks AVX.
 pub(crate) fn try_concatenate(
@@ -184,6 +262,65 @@ unsafe fn concatenate_avx(world: &mut [Affine3A], links: impl Iterator<Item = (u
                 _mm_storeu_ps(at.wrapping_add(4 * c), v);
             }
             last = Some((child, columns));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Affine3A, Quat, Vec3, Vec3A};
+
+    use super::local_matrices_avx2;
+    use crate::pose::x86::matrices::whole_steps_of;
+
+    /// `n` poses (rotations about axes from a sequence, one not of unit length) and scales.
+    fn poses(n: usize) -> (Vec<(Quat, Vec3A)>, Vec<Vec3A>) {
+        let mut state = 0x9E37_79B9u32.wrapping_add(n as u32);
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        let mut poses = Vec::new();
+        let mut scales = Vec::new();
+        for k in 0..n {
+            let axis = Vec3::new(next(), next(), next()).normalize_or(Vec3::Y);
+            let mut q = Quat::from_axis_angle(axis, 3.0 * next());
+            if k == 5 {
+                q *= 1.25;
+            }
+            poses.push((q, Vec3A::new(next(), next(), next()) * 40.0));
+            scales.push(Vec3A::new(1.0 + next(), 1.0 + next(), 1.0 + next()));
+        }
+        (poses, scales)
+    }
+
+    /// The AVX2 local matrices are glam's `Affine3A::from_scale_rotation_translation`, bit for
+    /// bit, at every count around its steps of 8, with no scales, every bone's, or the first
+    /// few bones' (1 after them); a tail of fewer than 4 is left to the caller.
+    #[test]
+    fn the_avx2_local_matrices_are_glams_at_every_count() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        for n in 0..=37 {
+            let (poses, all) = poses(n);
+            for scaled in [0, n, n / 2 + 1] {
+                let scales = &all[..scaled.min(n)];
+                let mut out = vec![Affine3A::ZERO; n];
+                // SAFETY: the CPU was just found to support AVX2.
+                let done = unsafe { local_matrices_avx2(&poses, scales, &mut out) };
+                assert_eq!(done, whole_steps_of::<8>(n), "{n} bones");
+                for (k, (got, &(q, t))) in out.iter().zip(&poses).enumerate().take(done) {
+                    let s = scales.get(k).map_or(Vec3::ONE, |&s| s.into());
+                    let want = Affine3A::from_scale_rotation_translation(s, q, t.into());
+                    assert_eq!(
+                        got.to_cols_array().map(f32::to_bits),
+                        want.to_cols_array().map(f32::to_bits),
+                        "{n} bones, {scaled} scales, bone {k}"
+                    );
+                }
+                assert!(out[done..].iter().all(|m| *m == Affine3A::ZERO));
+            }
         }
     }
 }
