@@ -466,6 +466,78 @@ mod tests {
         assert_eq!(scales, want_scales, "{what}");
     }
 
+    /// The AVX2 step (which the dispatch takes only without AVX-512) decodes and blends each
+    /// block as the scalar code does, bit for bit (poses and scales, appended or placed in
+    /// another order), wherever the CPU has AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_step_decodes_and_blends_as_the_scalar_code_does_bit_for_bit() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let bits = |p: &[(Quat, Vec3A)]| -> Vec<u32> {
+            p.iter()
+                .flat_map(|(q, v)| q.to_array().into_iter().chain(v.to_array()))
+                .map(f32::to_bits)
+                .collect()
+        };
+        for bones in [1, 2, 5, 8, 9, 13, 16, 17, 33, 80] {
+            for (layout, values) in [
+                random(bones, 0x51ed_270b ^ bones as u32),
+                every_channel(bones),
+            ] {
+                let (a, b) = values.split_at(layout.values_per_frame());
+                for t in [0.0, 0.3, 1.0] {
+                    for (k, block) in layout.blocks.iter().enumerate() {
+                        let lanes = (layout.bones - k * LANES).min(LANES);
+                        let what = format!("{bones} bones, block {k}, t {t}");
+                        let (mut got, mut got_scales) = (Vec::new(), Vec::new());
+                        assert!(
+                            crate::pose::x86::channels::try_channels_nlerp_avx2(
+                                block,
+                                Value::bytes(a).unwrap_or_default(),
+                                Value::bytes(b).unwrap_or_default(),
+                                t,
+                                lanes,
+                                placed(&mut got),
+                                Some(placed(&mut got_scales)),
+                            ),
+                            "{what}"
+                        );
+                        let (mut want, mut want_scales) = (Vec::new(), Vec::new());
+                        let (p, s) = (placed(&mut want), Some(placed(&mut want_scales)));
+                        scalar_block(block, a, b, t, lanes, p, s);
+                        assert_eq!(bits(&got), bits(&want), "{what}");
+                        assert_eq!(got_scales, want_scales, "{what}");
+                        // Placed in reverse order instead of appended.
+                        let to: Vec<u32> = (0..lanes as u32).rev().collect();
+                        let mut placed_out = vec![(Quat::IDENTITY, Vec3A::ZERO); lanes];
+                        let mut placed_scales = vec![Vec3A::ONE; lanes];
+                        assert!(crate::pose::x86::channels::try_channels_nlerp_avx2(
+                            block,
+                            Value::bytes(a).unwrap_or_default(),
+                            Value::bytes(b).unwrap_or_default(),
+                            t,
+                            lanes,
+                            Placed {
+                                out: &mut placed_out,
+                                to: &to
+                            },
+                            Some(Placed {
+                                out: &mut placed_scales,
+                                to: &to
+                            }),
+                        ));
+                        placed_out.reverse();
+                        placed_scales.reverse();
+                        assert_eq!(bits(&placed_out), bits(&want), "{what}, placed");
+                        assert_eq!(placed_scales, want_scales, "{what}, placed");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn frames_of_up_to_128_values_are_permuted_as_the_scalar_code_decodes() {
         // 60 values: one register pair; 70 and 120: both pairs; 130: past the permutes.

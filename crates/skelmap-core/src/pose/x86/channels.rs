@@ -1,5 +1,5 @@
 //! Quantised channels of sixteen bones decoded from two frames and blended (nlerp), one
-//! AVX-512F and AVX-512BW step (see `pose/channels.rs`).
+//! AVX-512F and AVX-512BW step, or two AVX2 steps (see `pose/channels.rs`).
 //!
 //! Each channel some lane of the block reads is one masked gather of sixteen 32-bit words
 //! per frame (the value in the low or high half, as the layout says), converted to float,
@@ -11,22 +11,29 @@
 //! more than the rest of the step. The stored
 //! rotations are then normalised lane-wise as `unit_rotation` does, and both frames blended
 //! by `nlerp_lanes`, `pose::sample`'s nlerp in its order: the scalar results, bit for bit.
+//!
+//! Without AVX-512, AVX2 runs the block as two halves of 8 lanes, every read channel's values
+//! gathered (no word permutes), with the same arithmetic: the same results.
 
 use core::arch::x86_64::{
-    __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
-    _mm512_castsi512_si256, _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps,
-    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_load_ps, _mm512_load_si512,
-    _mm512_mask_blend_epi16, _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32,
-    _mm512_mask_storeu_ps, _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16,
-    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_sqrt_ps,
-    _mm512_srlv_epi32, _mm512_storeu_ps, _mm512_sub_epi32, _mm512_test_epi16_mask,
-    _mm512_zextsi256_si512,
+    __m256, __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm256_add_ps, _mm256_and_ps,
+    _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32,
+    _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_loadu_ps, _mm256_loadu_si256,
+    _mm256_mask_i32gather_epi32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_epi32,
+    _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_sqrt_ps,
+    _mm256_srlv_epi32, _mm256_storeu_ps, _mm512_add_ps, _mm512_and_si512, _mm512_castsi512_si256,
+    _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps, _mm512_cvtepu16_epi32,
+    _mm512_div_ps, _mm512_load_ps, _mm512_load_si512, _mm512_mask_blend_epi16,
+    _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32, _mm512_mask_storeu_ps,
+    _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16, _mm512_set1_epi16,
+    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32,
+    _mm512_storeu_ps, _mm512_sub_epi32, _mm512_test_epi16_mask, _mm512_zextsi256_si512,
 };
 
 use glam::{Quat, Vec3A};
 
 use super::blend::{transpose_quarters, transpose4};
-use super::matrices::{nlerp_lanes, push_poses, scatter_poses};
+use super::matrices::{avx2, nlerp_lanes, push_poses, scatter_poses};
 use crate::pose::block::{Block, LANES, NUM_CHANNELS, Placed};
 
 /// See `pose::lanes::channels_nlerp`.
@@ -39,16 +46,20 @@ pub(crate) fn try_channels_nlerp(
     out: Placed<'_, (Quat, Vec3A)>,
     scales: Option<Placed<'_, Vec3A>>,
 ) -> bool {
-    if !is_x86_feature_detected!("avx512f")
-        || !is_x86_feature_detected!("avx512bw")
-        || !reads_within(block, a)
-        || !reads_within(block, b)
-    {
+    if !reads_within(block, a) || !reads_within(block, b) {
         return false;
     }
-    // SAFETY: the CPU was just found to support AVX-512F and AVX-512BW, and every word the
-    // block gathers lies within `a` and within `b`.
-    unsafe { channels_nlerp_avx512(block, [a, b], t, lanes, out, scales) }
+    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
+        // SAFETY: the CPU was just found to support AVX-512F and AVX-512BW, and every word the
+        // block gathers lies within `a` and within `b`.
+        unsafe { channels_nlerp_avx512(block, [a, b], t, lanes, out, scales) }
+    } else if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to support AVX2, and every word the block gathers
+        // lies within `a` and within `b`.
+        unsafe { channels_nlerp_avx2(block, [a, b], t, lanes, out, scales) }
+    } else {
+        false
+    }
 }
 
 /// The most values a block's window may span for its values to be picked by permutes: four
@@ -274,4 +285,170 @@ fn push_vectors([x, y, z]: [__m512; 3], lanes: usize, out: &mut Vec<Vec3A>) {
     }
     // SAFETY: the `lanes` vectors from `len` on were written above, four plain floats each.
     unsafe { out.set_len(len + lanes) };
+}
+
+/// [`channels_nlerp_avx2`] where the CPU has AVX2 and the frames hold every word the block
+/// reads (`false` otherwise): for tests on CPUs whose dispatch takes AVX-512 instead.
+#[cfg(test)]
+pub(crate) fn try_channels_nlerp_avx2(
+    block: &Block,
+    a: &[u8],
+    b: &[u8],
+    t: f32,
+    lanes: usize,
+    out: Placed<'_, (Quat, Vec3A)>,
+    scales: Option<Placed<'_, Vec3A>>,
+) -> bool {
+    if !is_x86_feature_detected!("avx2") || !reads_within(block, a) || !reads_within(block, b) {
+        return false;
+    }
+    // SAFETY: the CPU was just found to support AVX2, and every word the block gathers lies
+    // within `a` and within `b`.
+    unsafe { channels_nlerp_avx2(block, [a, b], t, lanes, out, scales) }
+}
+
+/// Lanes a half block: an AVX2 register.
+const HALF: usize = LANES / 2;
+
+/// [`channels_nlerp_avx512`] on AVX2: the block as two halves of 8 lanes, each read channel's
+/// values gathered (AVX2 has no word permute across registers), decoded, normalised and
+/// blended with the same arithmetic in the same order. Both halves are decoded and checked
+/// before anything is put, so that a refusal leaves the outputs as they were.
+///
+/// # Safety
+///
+/// The CPU must support AVX2, and every word `block` gathers must lie within both frames.
+#[target_feature(enable = "avx2")]
+unsafe fn channels_nlerp_avx2(
+    block: &Block,
+    frames: [&[u8]; 2],
+    t: f32,
+    lanes: usize,
+    out: Placed<'_, (Quat, Vec3A)>,
+    scales: Option<Placed<'_, Vec3A>>,
+) -> bool {
+    let lanes = lanes.min(LANES);
+    let halves = lanes.div_ceil(HALF);
+    let mut poses = [[_mm256_setzero_ps(); 7]; 2];
+    let mut scaled = [[_mm256_setzero_ps(); 3]; 2];
+    for h in 0..halves {
+        let active = (lanes - HALF * h).min(HALF);
+        // SAFETY: the caller's precondition.
+        let [ra, rb] = unsafe { decode_half(block, frames, h) };
+        let (Some(qa), Some(qb)) = (
+            unit_rotations_half(&ra, active),
+            unit_rotations_half(&rb, active),
+        ) else {
+            return false;
+        };
+        let (q, p) = avx2::nlerp_rows((qa, [ra[0], ra[1], ra[2]]), (qb, [rb[0], rb[1], rb[2]]), t);
+        poses[h] = [q[0], q[1], q[2], q[3], p[0], p[1], p[2]];
+        let (s, u) = (_mm256_set1_ps(t), _mm256_set1_ps(1.0 - t));
+        let lerp = |p: __m256, q: __m256| _mm256_add_ps(_mm256_mul_ps(p, u), _mm256_mul_ps(q, s));
+        scaled[h] = [7, 8, 9].map(|k| lerp(ra[k], rb[k]));
+    }
+    let Placed { out, to } = out;
+    for (h, rows) in poses.into_iter().enumerate().take(halves) {
+        let active = (lanes - HALF * h).min(HALF);
+        if to.is_empty() {
+            avx2::push_poses(rows, active, out);
+        } else {
+            for (record, &to) in avx2::records(rows)
+                .into_iter()
+                .zip(to.get(HALF * h..).unwrap_or_default())
+                .take(active)
+            {
+                if let Some(slot) = out.get_mut(to as usize) {
+                    // SAFETY: `slot` is one pose, 8 writable floats (asserted in `blend`).
+                    unsafe { _mm256_storeu_ps(core::ptr::from_mut(slot).cast(), record) };
+                }
+            }
+        }
+    }
+    if let Some(scales) = scales {
+        let mut rows = [[0.0f32; LANES]; 3];
+        for (h, half) in scaled.into_iter().enumerate().take(halves) {
+            for (row, v) in rows.iter_mut().zip(half) {
+                // SAFETY: `row[HALF * h ..]` is at least 8 writable floats (`h` is 0 or 1).
+                unsafe { _mm256_storeu_ps(row.as_mut_ptr().wrapping_add(HALF * h), v) };
+            }
+        }
+        scales.put((0..lanes).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l])));
+    }
+    true
+}
+
+/// The ten channel rows of half `h` (lanes `8h .. 8h + 8`) of `block` in each of `frames`, as
+/// [`decode`] gives them for those lanes: each read channel's values gathered, shifted,
+/// masked, converted and scaled; a lane that reads none its offset.
+///
+/// # Safety
+///
+/// The CPU must support AVX2, and every word the block gathers must lie within each frame.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn decode_half(block: &Block, frames: [&[u8]; 2], h: usize) -> [[__m256; NUM_CHANNELS]; 2] {
+    let first = HALF * (h & 1);
+    let low = _mm256_set1_epi32(0xFFFF);
+    let bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    let mut rows = [[_mm256_setzero_ps(); NUM_CHANNELS]; 2];
+    let [rows_a, rows_b] = &mut rows;
+    for (c, (row_a, row_b)) in rows_a.iter_mut().zip(rows_b.iter_mut()).enumerate() {
+        // SAFETY: each row holds 16 values; lanes `first .. first + 8` lie within it.
+        let offset = unsafe { _mm256_loadu_ps(block.offset[c].as_ptr().wrapping_add(first)) };
+        let reads = i32::from((block.reads[c] >> first) as u8);
+        if reads == 0 {
+            (*row_a, *row_b) = (offset, offset);
+            continue;
+        }
+        // SAFETY: as above, for the scale and integer rows.
+        let (scale, at, shift) = unsafe {
+            (
+                _mm256_loadu_ps(block.scale[c].as_ptr().wrapping_add(first)),
+                _mm256_loadu_si256(block.byte[c].as_ptr().wrapping_add(first).cast()),
+                _mm256_loadu_si256(block.shift[c].as_ptr().wrapping_add(first).cast()),
+            )
+        };
+        let mask = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(reads), bit), bit);
+        let row = |frame: &[u8]| {
+            // SAFETY: only the lanes of `reads` are gathered, each four bytes from its `byte`,
+            // within the frame (the caller's precondition).
+            let words = unsafe {
+                _mm256_mask_i32gather_epi32::<1>(
+                    _mm256_setzero_si256(),
+                    frame.as_ptr().cast(),
+                    at,
+                    mask,
+                )
+            };
+            let value = _mm256_and_si256(_mm256_srlv_epi32(words, shift), low);
+            let decoded = _mm256_add_ps(offset, _mm256_mul_ps(_mm256_cvtepi32_ps(value), scale));
+            _mm256_blendv_ps(offset, decoded, _mm256_castsi256_ps(mask))
+        };
+        (*row_a, *row_b) = (row(frames[0]), row(frames[1]));
+    }
+    rows
+}
+
+/// [`unit_rotations`] of half a block's rows, its first `active` lanes checked.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn unit_rotations_half(rows: &[__m256; NUM_CHANNELS], active: usize) -> Option<[__m256; 4]> {
+    let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
+    let [x, y, z, w] = [rows[3], rows[4], rows[5], rows[6]];
+    let squared = add(add(mul(x, x), mul(z, z)), add(mul(y, y), mul(w, w)));
+    let positive = _mm256_cmp_ps::<_CMP_GT_OQ>(squared, _mm256_setzero_ps());
+    let finite = _mm256_cmp_ps::<_CMP_LT_OQ>(squared, _mm256_set1_ps(f32::INFINITY));
+    let good = _mm256_movemask_ps(_mm256_and_ps(positive, finite)) as u32;
+    let wanted = (1u32 << active.min(HALF)) - 1;
+    if good & wanted != wanted {
+        return None;
+    }
+    let inverse = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(squared));
+    Some([
+        mul(x, inverse),
+        mul(y, inverse),
+        mul(z, inverse),
+        mul(w, inverse),
+    ])
 }

@@ -738,11 +738,14 @@ pub(super) mod avx2 {
     /// `Vec3A::new` makes it), one 32-byte record a lane.
     #[inline]
     #[target_feature(enable = "avx2")]
-    fn push_poses(rows: [__m256; 7], lanes: usize, out: &mut Vec<(Quat, Vec3A)>) {
+    pub(in crate::pose::x86) fn push_poses(
+        rows: [__m256; 7],
+        lanes: usize,
+        out: &mut Vec<(Quat, Vec3A)>,
+    ) {
         let lanes = lanes.min(LANES);
         out.reserve(lanes);
-        let [r0, r1, r2, r3, r4, r5, r6] = rows;
-        let records = transpose8([r0, r1, r2, r3, r4, r5, r6, r6]);
+        let records = records(rows);
         let len = out.len();
         let at = out.as_mut_ptr().wrapping_add(len).cast::<f32>();
         for (lane, &record) in records.iter().enumerate().take(lanes) {
@@ -753,6 +756,15 @@ pub(super) mod avx2 {
         // SAFETY: the `lanes` records from `len` on were written above, each a quaternion and
         // a vector of plain floats.
         unsafe { out.set_len(len + lanes) };
+    }
+
+    /// Seven rows (quaternion `x y z w`, translation `x y z`) as each lane's 32-byte record,
+    /// the translation's `z` again as its padding.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(in crate::pose::x86) fn records(rows: [__m256; 7]) -> [__m256; LANES] {
+        let [r0, r1, r2, r3, r4, r5, r6] = rows;
+        transpose8([r0, r1, r2, r3, r4, r5, r6, r6])
     }
 
     const _: () = assert!(MIN_LANES <= LANES);
