@@ -9,6 +9,9 @@
 //! (when the build targets FMA) fused the same way. A lane's pose is therefore the scalar
 //! one, bit for bit. Angles the polynomial does not reduce (beyond
 //! `pose::euler::REDUCED_MAX`) are the caller's: the step reports them instead of sampling.
+//!
+//! The conversion of Euler angles alone (Half-Life's frames, `try_quats_from_zyx`) also runs
+//! on AVX2, as two halves of eight lanes with the same arithmetic.
 
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NLE_UQ, _mm512_abs_ps, _mm512_add_epi32,
@@ -43,15 +46,19 @@ pub(crate) fn try_keyed_nlerp(
 
 /// `Rz(z) · Ry(y) · Rx(x)` of sixteen Euler angle triples given as rows x, y, z, lane by lane
 /// as the scalar `pose::euler::quat_from_zyx` computes each, bit for bit, written into `out`
-/// as rows x, y, z, w. `None`, with `out` untouched, when the CPU lacks AVX-512F, or when an
-/// angle is beyond the polynomial's range or a NaN (the scalar conversion uses the standard
-/// library there).
+/// as rows x, y, z, w (with AVX2 where the CPU lacks AVX-512F, eight lanes at a time).
+/// `None`, with `out` untouched, when the CPU lacks both, or when an angle is beyond the
+/// polynomial's range or a NaN (the scalar conversion uses the standard library there).
 pub(crate) fn try_quats_from_zyx(angles: &[[f32; 16]; 3], out: &mut [[f32; 16]; 4]) -> Option<()> {
-    if !is_x86_feature_detected!("avx512f") {
-        return None;
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F.
+        unsafe { quats_from_zyx(angles, out) }
+    } else if is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU was just found to support AVX2.
+        unsafe { avx2::quats_from_zyx(angles, out) }
+    } else {
+        None
     }
-    // SAFETY: the CPU was just found to support AVX-512F.
-    unsafe { quats_from_zyx(angles, out) }
 }
 
 /// # Safety
@@ -311,4 +318,150 @@ unsafe fn keyed_nlerp(keys: &KeyLanes, count: usize, out: &mut Vec<(Quat, Vec3A)
     });
     push_poses([q[0], q[1], q[2], q[3], p[0], p[1], p[2]], count, out);
     Some(())
+}
+
+/// `try_quats_from_zyx` on AVX2: the sixteen lanes as two halves of eight, the AVX-512
+/// arithmetic in its order (`pose::euler`'s `sin_cos4` and `quat_from_zyx`, lane-wise).
+mod avx2 {
+    use core::arch::x86_64::{
+        __m256, _CMP_NLE_UQ, _mm256_add_epi32, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256,
+        _mm256_andnot_ps, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
+        _mm256_cmp_ps, _mm256_cmpeq_epi32, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps,
+        _mm256_set1_epi32, _mm256_set1_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm256_xor_ps,
+    };
+
+    use crate::pose::euler::{COSINE, PIO2_HI, PIO2_LO, PIO2_MID, REDUCED_MAX, ROUND, SINE};
+
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn quats_from_zyx(
+        angles: &[[f32; 16]; 3],
+        out: &mut [[f32; 16]; 4],
+    ) -> Option<()> {
+        // SAFETY: each row is 16 floats; half `h` reads floats `8h .. 8h + 8`.
+        let load = |k: usize, h: usize| unsafe { _mm256_loadu_ps(angles[k].as_ptr().add(8 * h)) };
+        let halves: [[__m256; 3]; 2] =
+            core::array::from_fn(|h| core::array::from_fn(|k| load(k, h)));
+        let limit = _mm256_set1_ps(2.0 * REDUCED_MAX);
+        let sign = _mm256_set1_ps(-0.0);
+        for a in &halves {
+            for &v in a {
+                let beyond = _mm256_cmp_ps::<_CMP_NLE_UQ>(_mm256_andnot_ps(sign, v), limit);
+                if _mm256_movemask_ps(beyond) != 0 {
+                    return None;
+                }
+            }
+        }
+        for (h, a) in halves.into_iter().enumerate() {
+            for (row, q) in out.iter_mut().zip(quat_from_zyx(a)) {
+                // SAFETY: each row is 16 floats; half `h` writes floats `8h .. 8h + 8`.
+                unsafe { _mm256_storeu_ps(row.as_mut_ptr().add(8 * h), q) };
+            }
+        }
+        Some(())
+    }
+
+    /// The sines and cosines of eight half angles, as the AVX-512 `sin_cos`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn sin_cos(a: __m256) -> (__m256, __m256) {
+        let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+        let k = _mm256_set1_ps;
+        let round = k(ROUND);
+        let shifted = add(mul(a, k(core::f32::consts::FRAC_2_PI)), round);
+        let q = sub(shifted, round);
+        let r = sub(
+            sub(sub(a, mul(q, k(PIO2_HI))), mul(q, k(PIO2_MID))),
+            mul(q, k(PIO2_LO)),
+        );
+        let z = mul(r, r);
+        let sine_poly = sub(mul(add(mul(k(SINE[0]), z), k(SINE[1])), z), k(SINE[2]));
+        let s = add(r, mul(mul(r, z), sine_poly));
+        let cosine_poly = add(
+            mul(sub(mul(k(COSINE[0]), z), k(COSINE[1])), z),
+            k(COSINE[2]),
+        );
+        let c = add(sub(k(1.0), mul(k(0.5), z)), mul(mul(z, z), cosine_poly));
+        let quadrant = _mm256_castps_si256(shifted);
+        // All ones where bit `b` of `v` is set.
+        let bit = |b: i32, v| {
+            let b = _mm256_set1_epi32(b);
+            _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(v, b), b))
+        };
+        let odd = bit(1, quadrant);
+        let (s, c) = (_mm256_blendv_ps(s, c, odd), _mm256_blendv_ps(c, s, odd));
+        let next = _mm256_add_epi32(quadrant, _mm256_set1_epi32(1));
+        let negate = |v: __m256, lanes: __m256| _mm256_xor_ps(v, _mm256_and_ps(lanes, k(-0.0)));
+        (negate(s, bit(2, quadrant)), negate(c, bit(2, next)))
+    }
+
+    /// `Rz(z) · Ry(y) · Rx(x)` of eight Euler angle triples, as the AVX-512 `quat_from_zyx`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn quat_from_zyx(angles: [__m256; 3]) -> [__m256; 4] {
+        let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
+        let half = _mm256_set1_ps(0.5);
+        let (sx, cx) = sin_cos(mul(half, angles[0]));
+        let (sy, cy) = sin_cos(mul(half, angles[1]));
+        let (sz, cz) = sin_cos(mul(half, angles[2]));
+        [
+            sub(mul(mul(sx, cy), cz), mul(mul(cx, sy), sz)),
+            add(mul(mul(cx, sy), cz), mul(mul(sx, cy), sz)),
+            sub(mul(mul(cx, cy), sz), mul(mul(sx, sy), cz)),
+            add(mul(mul(cx, cy), cz), mul(mul(sx, sy), sz)),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::pose::euler::{REDUCED_MAX, quat_from_zyx};
+
+    /// The AVX2 conversion is the scalar `quat_from_zyx` of every lane, bit for bit, over
+    /// angles of every quadrant up to the polynomial's range, and refuses (leaving `out` as
+    /// it was) a set with one angle beyond it or a NaN, in either half.
+    #[test]
+    fn the_avx2_conversion_is_the_scalar_one_in_every_lane() {
+        if !is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut state = 0x1234_5678u32;
+        let mut next = move |scale: f32| {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            ((state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0) * scale
+        };
+        for round in 0..400 {
+            let scale = [4.0, 40.0, 2.0 * REDUCED_MAX][round % 3];
+            let angles: [[f32; 16]; 3] =
+                core::array::from_fn(|_| core::array::from_fn(|_| next(scale)));
+            let mut out = [[0.0f32; 16]; 4];
+            // SAFETY: the CPU was just found to support AVX2.
+            let done = unsafe { super::avx2::quats_from_zyx(&angles, &mut out) };
+            assert_eq!(done, Some(()));
+            for lane in 0..16 {
+                let want = quat_from_zyx([angles[0][lane], angles[1][lane], angles[2][lane]]);
+                let got = [out[0][lane], out[1][lane], out[2][lane], out[3][lane]];
+                assert_eq!(
+                    got.map(f32::to_bits),
+                    want.to_array().map(f32::to_bits),
+                    "round {round}, lane {lane}"
+                );
+            }
+        }
+        for (k, lane, bad) in [
+            (0, 3, f32::NAN),
+            (2, 12, 2.0 * REDUCED_MAX + 1.0),
+            (1, 8, f32::NEG_INFINITY),
+        ] {
+            let mut angles = [[0.5f32; 16]; 3];
+            angles[k][lane] = bad;
+            let mut out = [[7.0f32; 16]; 4];
+            // SAFETY: as above.
+            let done = unsafe { super::avx2::quats_from_zyx(&angles, &mut out) };
+            assert_eq!(done, None);
+            assert_eq!(out, [[7.0f32; 16]; 4]);
+        }
+    }
 }
