@@ -9,7 +9,8 @@ cd "$(dirname "$0")"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ "${#targets[@]}" -eq 0 ]; then
+named="${#targets[@]}"
+if [ "$named" -eq 0 ]; then
   # Listed first, so that a missing cargo-fuzz fails the run (a process substitution's
   # failure would not), and an empty list is an error rather than a pass.
   listed="$(cargo fuzz list)"
@@ -18,8 +19,15 @@ if [ "${#targets[@]}" -eq 0 ]; then
 fi
 if rustup toolchain list 2>/dev/null | grep -q nightly; then
   fuzz=(cargo +nightly fuzz run)
+  build=(cargo +nightly fuzz build)
 else
   fuzz=(cargo fuzz run -s none)
+  build=(cargo fuzz build -s none)
+fi
+if [ "$named" -eq 0 ]; then
+  # Every target built by one cargo invocation, which compiles and links them side by side,
+  # instead of one at a time as each run starts (the runs then find them built).
+  "${build[@]}"
 fi
 failed=0
 for target in "${targets[@]}"; do

@@ -184,8 +184,9 @@ pub(crate) fn be_poses(bytes: &[u8], out: &mut Vec<(glam::Quat, glam::Vec3A)>) -
 /// Decodes the first `lanes` bones of `block` in two frames (`a` and `b`: each frame's
 /// little-endian bytes, `None` where they are not at hand) and blends them at `t` as the
 /// scalar decode and nlerp do, bit for bit, putting the poses where `out` says (and the
-/// scales where `scales` says): one AVX-512 step. `false`, with nothing put, where the CPU
-/// lacks AVX-512F or AVX-512BW, a frame's bytes are missing or shorter than the block reads,
+/// scales where `scales` says): one AVX-512 step, or two AVX2 steps where the CPU lacks
+/// AVX-512F or AVX-512BW. `false`, with nothing put, where it lacks AVX2 as well, a frame's
+/// bytes are missing or shorter than the block reads,
 /// or a stored rotation is too small or large to normalise in `f32` (the scalar decode's
 /// then).
 pub(crate) fn channels_nlerp(
