@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use skelmap_core::asset::{Asset, FitError};
 use skelmap_core::model::convert::{self, Posed};
 use skelmap_core::{Limits, Model, dpm, iqm, ms3d, skm, slmdl};
@@ -117,24 +119,34 @@ fn into_every_format(label: &str, source: &Asset, back: &Asset, rows: &mut Vec<S
     }
 }
 
+/// `source` out to glTF with every influence, back through the importer, and into every
+/// skeletal format: a row per format.
+fn round_trip(path: &Path, source: &Asset) -> Vec<String> {
+    let mut glb = Vec::new();
+    let options = gltf::Options {
+        all_influences: true,
+        ..gltf::Options::default()
+    };
+    write_glb(source, &options, &mut glb).unwrap();
+    let back = skelmap_author::gltf::from_slice(&glb, None, &Default::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", name(path)));
+    let joints = |a: &Asset| a.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    assert_eq!(joints(&back), joints(source), "{}", name(path));
+    assert_eq!(back.num_frames(), source.num_frames(), "{}", name(path));
+    let mut rows = Vec::new();
+    into_every_format(&name(path), source, &back, &mut rows);
+    rows
+}
+
 #[test]
 fn every_corpus_skeletal_model_comes_back_from_gltf_into_every_format() {
-    let mut rows = Vec::new();
     let corpus = corpus();
-    for (path, source) in &corpus {
-        let mut glb = Vec::new();
-        let options = gltf::Options {
-            all_influences: true,
-            ..gltf::Options::default()
-        };
-        write_glb(source, &options, &mut glb).unwrap();
-        let back = skelmap_author::gltf::from_slice(&glb, None, &Default::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", name(path)));
-        let joints = |a: &Asset| a.skeleton.as_ref().map_or(0, |s| s.joints.len());
-        assert_eq!(joints(&back), joints(source), "{}", name(path));
-        assert_eq!(back.num_frames(), source.num_frames(), "{}", name(path));
-        into_every_format(&name(path), source, &back, &mut rows);
-    }
+    // The models on every core: each is independent, and one at a time this test was the
+    // slowest of its crate.
+    let rows: Vec<String> = corpus
+        .par_iter()
+        .flat_map_iter(|(path, source)| round_trip(path, source))
+        .collect();
     eprintln!("{}", rows.join("\n"));
     assert_eq!(rows.len(), corpus.len() * FORMATS.len());
 }

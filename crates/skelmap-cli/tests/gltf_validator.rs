@@ -17,6 +17,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use rayon::prelude::*;
+
 /// The validator version the results were checked with.
 const VALIDATOR: &str = "gltf-validator@2.0.0-dev.3.10";
 
@@ -96,6 +98,67 @@ fn mdl7_fixtures() -> [(&'static str, skelmap_core::mdl7::Builder); 2] {
     [("dds", dds), ("mixed", Builder::mixed())]
 }
 
+/// `model` exported as `.glb` and `.gltf` (and with placeholder textures where it names
+/// missing ones), its `.glb` imported and written again, and the extra files some models get
+/// (every influence and an SKM for DPMs, raylib's guy playing its animation-only IQM), into
+/// `out`; whether it was also exported with its textures.
+fn export_model(model: &Path, out: &Path) -> (Vec<PathBuf>, bool) {
+    let o = |name: &str| out.join(name).to_str().unwrap().to_string();
+    let mut outputs = Vec::new();
+    let mut textured = false;
+    let name = model.file_name().unwrap().to_str().unwrap();
+    let m = model.to_str().unwrap();
+    let warnings = skelmap(&["export", m, "-o", &o(&format!("{name}.glb"))]);
+    skelmap(&["export", m, "-o", &o(&format!("{name}.gltf"))]);
+    outputs.push(out.join(format!("{name}.glb")));
+    outputs.push(out.join(format!("{name}.gltf")));
+    // With the textures it names present (placeholders under the names looked for).
+    let missing = missing_textures(&warnings, model.parent().unwrap());
+    if !missing.is_empty() {
+        let folder = out.join(format!("{name}.textures"));
+        for texture in &missing {
+            write_texture(&folder.join(texture));
+        }
+        let folder = folder.to_str().unwrap();
+        for ext in ["glb", "gltf"] {
+            let file = o(&format!("{name}.textured.{ext}"));
+            let warnings = skelmap(&["export", m, "--textures", folder, "-o", &file]);
+            assert_eq!(warnings, "", "{name} with its textures");
+            outputs.push(PathBuf::from(file));
+        }
+        textured = true;
+    }
+    // Imported back and written again: glTF from an imported model.
+    let again = o(&format!("{name}.again.glb"));
+    skelmap(&["convert", &o(&format!("{name}.glb")), &again]);
+    outputs.push(PathBuf::from(again));
+    if name.ends_with(".dpm") {
+        let all = o(&format!("{name}.all.glb"));
+        skelmap(&["export", m, "-o", &all, "--all-influences"]);
+        outputs.push(PathBuf::from(all));
+        let skm = o(&format!("{}.skm", name.trim_end_matches(".dpm")));
+        skelmap(&["convert", m, &skm]);
+        let glb = format!("{skm}.glb");
+        skelmap(&["export", &skm, "-o", &glb]);
+        outputs.push(PathBuf::from(glb));
+    }
+    // An IQM with the animation-only IQM it plays (raylib's guy).
+    if name == "raylib_guy.iqm" {
+        let anim = model.with_file_name("raylib_guyanim.iqm");
+        let glb = o("raylib_guy+anim.glb");
+        skelmap(&[
+            "export",
+            m,
+            "--animation",
+            anim.to_str().unwrap(),
+            "-o",
+            &glb,
+        ]);
+        outputs.push(PathBuf::from(glb));
+    }
+    (outputs, textured)
+}
+
 /// The JSON chunk of the `.glb` at `path`.
 fn glb_json(path: &Path) -> serde_json::Value {
     let bytes = std::fs::read(path).unwrap();
@@ -155,89 +218,57 @@ fn every_export_passes_the_khronos_validator() {
     std::fs::write(out.join("piped.gltf"), &piped.stdout).unwrap();
     outputs.push(out.join("piped.gltf"));
     let models = corpus_models();
+    // Each model's files on every core: `skelmap` runs hundreds of times here.
+    let exported: Vec<(Vec<PathBuf>, bool)> =
+        models.par_iter().map(|m| export_model(m, &out)).collect();
     let mut textured_models = 0;
-    for model in &models {
-        let name = model.file_name().unwrap().to_str().unwrap();
-        let m = model.to_str().unwrap();
-        let warnings = skelmap(&["export", m, "-o", &o(&format!("{name}.glb"))]);
-        skelmap(&["export", m, "-o", &o(&format!("{name}.gltf"))]);
-        outputs.push(out.join(format!("{name}.glb")));
-        outputs.push(out.join(format!("{name}.gltf")));
-        // With the textures it names present (placeholders under the names looked for).
-        let missing = missing_textures(&warnings, model.parent().unwrap());
-        if !missing.is_empty() {
-            let folder = out.join(format!("{name}.textures"));
-            for texture in &missing {
-                write_texture(&folder.join(texture));
-            }
-            let folder = folder.to_str().unwrap();
-            for ext in ["glb", "gltf"] {
-                let textured = o(&format!("{name}.textured.{ext}"));
-                let warnings = skelmap(&["export", m, "--textures", folder, "-o", &textured]);
-                assert_eq!(warnings, "", "{name} with its textures");
-                outputs.push(PathBuf::from(textured));
-            }
-            textured_models += 1;
-        }
-        // Imported back and written again: glTF from an imported model.
-        let again = o(&format!("{name}.again.glb"));
-        skelmap(&["convert", &o(&format!("{name}.glb")), &again]);
-        outputs.push(PathBuf::from(again));
-        if name.ends_with(".dpm") {
-            let all = o(&format!("{name}.all.glb"));
-            skelmap(&["export", m, "-o", &all, "--all-influences"]);
-            outputs.push(PathBuf::from(all));
-            let skm = o(&format!("{}.skm", name.trim_end_matches(".dpm")));
-            skelmap(&["convert", m, &skm]);
-            let glb = format!("{skm}.glb");
-            skelmap(&["export", &skm, "-o", &glb]);
-            outputs.push(PathBuf::from(glb));
-        }
-        // An IQM with the animation-only IQM it plays (raylib's guy).
-        if name == "raylib_guy.iqm" {
-            let anim = model.with_file_name("raylib_guyanim.iqm");
-            let glb = o("raylib_guy+anim.glb");
-            skelmap(&[
-                "export",
-                m,
-                "--animation",
-                anim.to_str().unwrap(),
-                "-o",
-                &glb,
-            ]);
-            outputs.push(PathBuf::from(glb));
-        }
+    for (files, textured) in exported {
+        outputs.extend(files);
+        textured_models += usize::from(textured);
     }
 
     // Converted models exported again: the demo into every format skelmap writes (baked
     // where the format has no joints), and every corpus model baked into an MD3.
-    for format in skelmap_core::Format::ALL.iter().filter(|f| f.writable()) {
-        let ext = format.extension();
-        let converted = o(&format!("demo/demo.{}.{ext}", format.docs_page()));
-        let page = format.docs_page();
-        skelmap(&[
-            "convert",
-            &o("demo/demo.dpm"),
-            &converted,
-            "--bake",
-            "--to",
-            page,
-        ]);
-        let glb = format!("{converted}.glb");
-        skelmap(&["export", &converted, "-o", &glb]);
-        outputs.push(PathBuf::from(glb));
-    }
-    for model in &models {
-        let name = model.file_name().unwrap().to_str().unwrap();
-        if skelmap_core::Model::open(model).unwrap().num_meshes() == 0 {
-            continue; // an animation on its own
-        }
-        let md3 = o(&format!("{name}.md3"));
-        skelmap(&["convert", model.to_str().unwrap(), &md3, "--bake"]);
-        let glb = format!("{md3}.glb");
-        skelmap(&["export", &md3, "-o", &glb]);
-        outputs.push(PathBuf::from(glb));
-    }
+    let formats: Vec<_> = (skelmap_core::Format::ALL.iter())
+        .filter(|f| f.writable())
+        .collect();
+    outputs.extend(
+        formats
+            .par_iter()
+            .map(|format| {
+                let ext = format.extension();
+                let converted = o(&format!("demo/demo.{}.{ext}", format.docs_page()));
+                let page = format.docs_page();
+                skelmap(&[
+                    "convert",
+                    &o("demo/demo.dpm"),
+                    &converted,
+                    "--bake",
+                    "--to",
+                    page,
+                ]);
+                let glb = format!("{converted}.glb");
+                skelmap(&["export", &converted, "-o", &glb]);
+                PathBuf::from(glb)
+            })
+            .collect::<Vec<_>>(),
+    );
+    outputs.extend(
+        models
+            .par_iter()
+            .filter_map(|model| {
+                let name = model.file_name().unwrap().to_str().unwrap();
+                if skelmap_core::Model::open(model).unwrap().num_meshes() == 0 {
+                    return None; // an animation on its own
+                }
+                let md3 = o(&format!("{name}.md3"));
+                skelmap(&["convert", model.to_str().unwrap(), &md3, "--bake"]);
+                let glb = format!("{md3}.glb");
+                skelmap(&["export", &md3, "-o", &glb]);
+                Some(PathBuf::from(glb))
+            })
+            .collect::<Vec<_>>(),
+    );
 
     // MDR fixtures of issue 56 (no MDR file is public): frames plain and compressed, a tag,
     // two levels of detail.
@@ -346,17 +377,23 @@ fn every_export_passes_the_khronos_validator() {
     let json = glb_json(&out.join("player-run.glb"));
     assert_eq!(json["animations"][0]["name"], "legs_run+torso_attack");
 
+    // The validator in one Node process per core, each on its share of the files.
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gltf_validator.js");
-    let report = Command::new("node")
-        .arg(&script)
-        .args(&outputs)
-        .env("GLTF_VALIDATOR_DIR", &validator)
-        .output()
-        .unwrap();
-    assert!(report.status.success(), "{report:?}");
-    let text = String::from_utf8(report.stdout).unwrap();
-    let lines: Vec<serde_json::Value> = text
-        .lines()
+    let share = outputs.len().div_ceil(rayon::current_num_threads());
+    let reports: Vec<String> = outputs
+        .par_chunks(share.max(1))
+        .map(|files| {
+            let report = Command::new("node")
+                .arg(&script)
+                .args(files)
+                .env("GLTF_VALIDATOR_DIR", &validator)
+                .output()
+                .unwrap();
+            assert!(report.status.success(), "{report:?}");
+            String::from_utf8(report.stdout).unwrap()
+        })
+        .collect();
+    let lines: Vec<serde_json::Value> = (reports.iter().flat_map(|r| r.lines()))
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), outputs.len());
