@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every fuzz target (or the TARGETs named) for SECONDS each (default 60):
+# Runs every fuzz target (or the TARGETs named) for SECONDS each (default 60), as many at once
+# as the machine has cores:
 #   fuzz/run_all.sh [SECONDS [TARGET...]]
 # Uses nightly with AddressSanitizer when a nightly toolchain is installed, otherwise stable
 # with `-s none` (panics, overflow checks, OOM and timeouts are still caught).
@@ -29,10 +30,10 @@ if [ "$named" -eq 0 ]; then
   # instead of one at a time as each run starts (the runs then find them built).
   "${build[@]}"
 fi
-failed=0
-for target in "${targets[@]}"; do
-  mkdir -p "corpus/$target"
-  dict=()
+# One target's run: its summary printed in one piece when it ends, its exit status left in
+# logs/<target>.status.
+run_target() {
+  local target="$1" dict=() shared=() status=0
   case "$target" in
     dpm|probe_any) dict=(-dict=dict/dpm.dict) ;;
     skm|skp|skm_pair) dict=(-dict=dict/skm.dict) ;;
@@ -53,7 +54,6 @@ for target in "${targets[@]}"; do
     mdm|mdx) dict=(-dict=dict/mdm.dict) ;;
   esac
   # Real files of the formats added later seed their targets where the shared corpus is.
-  shared=()
   case "$target" in
     iqm) [ -d ../../shared/corpus-next/iqm ] && shared=(../../shared/corpus-next/iqm) ;;
     mdl7) [ -d ../../shared/corpus-next/mdl7 ] && shared=(../../shared/corpus-next/mdl7) ;;
@@ -63,15 +63,34 @@ for target in "${targets[@]}"; do
     md5) [ -d ../../shared/corpus-engines/md5 ] && shared=(../../shared/corpus-engines/md5) ;;
     hl1) [ -d ../../shared/corpus-engines/hl1 ] && shared=(../../shared/corpus-engines/hl1) ;;
   esac
-  mkdir -p logs
-  log="logs/$target.log"
-  echo "== $target (${seconds}s, full log in $log)"
-  status=0
+  local log="logs/$target.log"
   "${fuzz[@]}" "$target" "corpus/$target" "seeds/$target" "${shared[@]}" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=2 "${dict[@]}" >"$log" 2>&1 || status=$?
+  echo "$status" >"logs/$target.status"
   # The last coverage line (#runs, cov, ft, corpus), the run count, and any failure.
-  grep -E '^#[0-9]+' "$log" | tail -n 1 || true
-  grep -E '^Done [0-9]+ runs|ERROR|panicked|deadly signal|Test unit written' "$log" || true
-  [ "$status" -eq 0 ] || { echo "$target failed (exit $status)"; failed=1; }
+  {
+    echo "== $target (${seconds}s, full log in $log)"
+    grep -E '^#[0-9]+' "$log" | tail -n 1 || true
+    grep -E '^Done [0-9]+ runs|ERROR|panicked|deadly signal|Test unit written' "$log" || true
+    [ "$status" -eq 0 ] || echo "$target failed (exit $status)"
+  }
+}
+
+# Targets side by side, as many as the machine has cores (FUZZ_JOBS to choose): each fuzzer
+# is one process on one core, so every target is fuzzed as long in a fraction of the time.
+jobs_at_once="${FUZZ_JOBS:-$(nproc)}"
+mkdir -p logs
+rm -f logs/*.status
+for target in "${targets[@]}"; do
+  mkdir -p "corpus/$target"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do
+    wait -n || true
+  done
+  run_target "$target" &
+done
+wait
+failed=0
+for target in "${targets[@]}"; do
+  [ "$(cat "logs/$target.status" 2>/dev/null)" = 0 ] || failed=1
 done
 exit "$failed"
