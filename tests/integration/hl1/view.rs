@@ -210,12 +210,12 @@ fn a_run_of_frames_is_each_frame_alone() {
     each_size(check);
 }
 
-/// Models of the example's bones repeated to 2, 5, 8, 9, 16, 17 and 40 bones (a chain each
-/// after the first), every bone animated on some channel and still on others: the sizes
-/// where a frame's decoding changes its layout (several frames to sixteen lanes, one, more
-/// than sixteen bones).
+/// Models of the example's bones repeated to 2, 5, 8, 9, 16, 17, 19, 40 and 44 bones (a
+/// chain each after the first), every bone animated on some channel and still on others: the
+/// sizes where a frame's decoding changes its layout (several frames to sixteen lanes, one,
+/// more than sixteen bones, a last chunk of one, three, eight or twelve bones).
 fn each_size(check: impl Fn(&str, &Pair<'_>)) {
-    for bones in [2usize, 5, 8, 9, 16, 17, 40] {
+    for bones in [2usize, 5, 8, 9, 16, 17, 19, 40, 44] {
         let bytes = super::chain(bones).write().unwrap();
         let model = Model::from_bytes(&bytes).unwrap();
         check(&format!("{bones} bones"), model.as_hl1().unwrap());

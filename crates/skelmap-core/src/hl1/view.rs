@@ -730,8 +730,9 @@ impl<'data> Pair<'data> {
     /// applied where given, written into the matching `out` (one pose per bone): the
     /// sequence's channels resolved on its first use and kept ([`SequenceChannels`]), each
     /// animated channel's runs walked once for all the frames, and sixteen bones' angles made
-    /// rotations together, every frame's in one conversion where they all fit in its sixteen
-    /// lanes. A pose that cannot be decoded (its group's file missing, a frame out of the
+    /// rotations together, the frames of a chunk of fewer bones (a skeleton of at most eight,
+    /// or the last few of a larger one) converted together where they fit in sixteen lanes.
+    /// A pose that cannot be decoded (its group's file missing, a frame out of the
     /// sequence, runs that end early) is the identity.
     fn sequence_poses_into<const N: usize>(
         &self,
@@ -754,28 +755,46 @@ impl<'data> Pair<'data> {
             sequence,
             controls,
         };
+        let last = self.main.bones.len().saturating_sub(1) / 16;
+        for chunk in 0..last {
+            self.chunk_poses::<N, N>(&at, chunk, &mut out);
+        }
+        if last == 0 {
+            // A skeleton of one chunk: chunk 0 named as such, so that its look-ups fold.
+            self.chunk_poses_shared(&at, 0, &mut out);
+        } else {
+            self.chunk_poses_shared(&at, last, &mut out);
+        }
+    }
+
+    /// [`chunk_poses`](Pair::chunk_poses) of chunk `chunk`, its frames sharing sets of rows:
+    /// as many frames to a set as its bones fit in sixteen lanes, a power of two (a set per
+    /// frame for a whole chunk).
+    #[inline(always)]
+    fn chunk_poses_shared<const N: usize>(
+        &self,
+        at: &Frames<'_, 'data, N>,
+        chunk: usize,
+        out: &mut [&mut [(Quat, Vec3A)]; N],
+    ) {
         let bones = self.main.bones.len();
-        // Frames to a set of rows: as many as fit in sixteen lanes, a power of two.
-        let per = (16 / bones.max(1)).min(N).max(1);
-        let per = 1 << per.ilog2();
-        // More than sixteen bones: chunk after chunk, a set of rows per frame.
-        match if bones > 16 { 0 } else { N / per } {
-            1 => self.chunk_poses::<N, 1>(&at, 0, &mut out),
-            2 => self.chunk_poses::<N, 2>(&at, 0, &mut out),
-            4 => self.chunk_poses::<N, 4>(&at, 0, &mut out),
-            8 => self.chunk_poses::<N, 8>(&at, 0, &mut out),
-            _ => {
-                for chunk in 0..bones.div_ceil(16) {
-                    self.chunk_poses::<N, N>(&at, chunk, &mut out);
-                }
-            }
+        let lanes = bones.saturating_sub(16 * chunk).clamp(1, 16);
+        let per = (16 / lanes).min(N).max(1);
+        match N >> per.ilog2() {
+            1 => self.chunk_poses::<N, 1>(at, chunk, out),
+            2 => self.chunk_poses::<N, 2>(at, chunk, out),
+            4 => self.chunk_poses::<N, 4>(at, chunk, out),
+            8 => self.chunk_poses::<N, 8>(at, chunk, out),
+            _ => self.chunk_poses::<N, N>(at, chunk, out),
         }
     }
 
     /// [`sequence_poses_into`](Pair::sequence_poses_into) for the bones of chunk `chunk`
     /// (sixteen bones from `16 · chunk`), the frames' channels in `R` sets of rows of sixteen
     /// lanes, `N / R` frames to a set: frame `k` in set `k / (N / R)`, from lane
-    /// `k % (N / R)` times the chunk's bones.
+    /// `k % (N / R)` times the chunk's bones. Inlined into its few call sites, where the chunk
+    /// is often a constant its look-ups fold with.
+    #[inline(always)]
     fn chunk_poses<const N: usize, const R: usize>(
         &self,
         at: &Frames<'_, 'data, N>,
