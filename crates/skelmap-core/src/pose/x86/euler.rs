@@ -29,6 +29,58 @@ use crate::pose::euler::{COSINE, KeyLanes, PIO2_HI, PIO2_LO, PIO2_MID, REDUCED_M
 
 use super::matrices::push_poses;
 
+/// The reduction and polynomials of `pose::euler`'s `sin_cos4`, lane-wise at any width: `$a`
+/// the half angles; `$add`, `$sub` and `$mul` the width's lane-wise operations and `$splat`
+/// its broadcast. Gives the sine and cosine of each reduced angle and the shifted angle whose
+/// low bits are its quadrant (see `ROUND`); each width swaps and signs them by the quadrant
+/// with its own masks. Written once for the AVX-512 and AVX2 conversions, which expand it in
+/// their own `target_feature` functions.
+macro_rules! reduced_sin_cos {
+    ($a:expr, $add:expr, $sub:expr, $mul:expr, $splat:expr) => {{
+        let (add, sub, mul, k) = ($add, $sub, $mul, $splat);
+        let a = $a;
+        let round = k(ROUND);
+        let shifted = add(mul(a, k(core::f32::consts::FRAC_2_PI)), round);
+        let q = sub(shifted, round);
+        let r = sub(
+            sub(sub(a, mul(q, k(PIO2_HI))), mul(q, k(PIO2_MID))),
+            mul(q, k(PIO2_LO)),
+        );
+        let z = mul(r, r);
+        let sine_poly = sub(mul(add(mul(k(SINE[0]), z), k(SINE[1])), z), k(SINE[2]));
+        let s = add(r, mul(mul(r, z), sine_poly));
+        let cosine_poly = add(
+            mul(sub(mul(k(COSINE[0]), z), k(COSINE[1])), z),
+            k(COSINE[2]),
+        );
+        let c = add(sub(k(1.0), mul(k(0.5), z)), mul(mul(z, z), cosine_poly));
+        (s, c, shifted)
+    }};
+}
+
+/// `Rz(z) · Ry(y) · Rx(x)` of Euler angle rows x, y, z, lane-wise at any width, as
+/// `pose::euler::quat_from_zyx`: `$sin_cos` the width's sines and cosines of half angles,
+/// the operations as for `reduced_sin_cos!`. Gives the rows x, y, z, w. Written once for the
+/// AVX-512 and AVX2 conversions.
+macro_rules! quat_from_zyx_rows {
+    ($angles:expr, $sin_cos:ident, $add:expr, $sub:expr, $mul:expr, $splat:expr) => {{
+        let (add, sub, mul) = ($add, $sub, $mul);
+        let angles = $angles;
+        let half = $splat(0.5);
+        // Called one by one, not through `map`: through a closure, `perf` showed the call
+        // out of line (its own symbol), its vectors passed in memory.
+        let (sx, cx) = $sin_cos(mul(half, angles[0]));
+        let (sy, cy) = $sin_cos(mul(half, angles[1]));
+        let (sz, cz) = $sin_cos(mul(half, angles[2]));
+        [
+            sub(mul(mul(sx, cy), cz), mul(mul(cx, sy), sz)),
+            add(mul(mul(cx, sy), cz), mul(mul(sx, cy), sz)),
+            sub(mul(mul(cx, cy), sz), mul(mul(sx, sy), cz)),
+            add(mul(mul(cx, cy), cz), mul(mul(sx, sy), sz)),
+        ]
+    }};
+}
+
 /// Samples the first `count` (at most 16) lanes of `keys` and appends their poses to `out`;
 /// `None`, with nothing appended, when the CPU lacks AVX-512F or an angle of those lanes is
 /// beyond the polynomial's range.
@@ -121,23 +173,13 @@ fn negate(v: __m512, mask: __mmask16) -> __m512 {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn sin_cos(a: __m512) -> (__m512, __m512) {
-    let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
-    let k = _mm512_set1_ps;
-    let round = k(ROUND);
-    let shifted = add(mul(a, k(core::f32::consts::FRAC_2_PI)), round);
-    let q = sub(shifted, round);
-    let r = sub(
-        sub(sub(a, mul(q, k(PIO2_HI))), mul(q, k(PIO2_MID))),
-        mul(q, k(PIO2_LO)),
+    let (s, c, shifted) = reduced_sin_cos!(
+        a,
+        _mm512_add_ps,
+        _mm512_sub_ps,
+        _mm512_mul_ps,
+        _mm512_set1_ps
     );
-    let z = mul(r, r);
-    let sine_poly = sub(mul(add(mul(k(SINE[0]), z), k(SINE[1])), z), k(SINE[2]));
-    let s = add(r, mul(mul(r, z), sine_poly));
-    let cosine_poly = add(
-        mul(sub(mul(k(COSINE[0]), z), k(COSINE[1])), z),
-        k(COSINE[2]),
-    );
-    let c = add(sub(k(1.0), mul(k(0.5), z)), mul(mul(z, z), cosine_poly));
     let quadrant = _mm512_castps_si512(shifted);
     let bit = |b: i32, v| _mm512_test_epi32_mask(v, _mm512_set1_epi32(b));
     let odd = bit(1, quadrant);
@@ -153,19 +195,14 @@ fn sin_cos(a: __m512) -> (__m512, __m512) {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn quat_from_zyx(angles: [__m512; 3]) -> [__m512; 4] {
-    let (add, sub, mul) = (_mm512_add_ps, _mm512_sub_ps, _mm512_mul_ps);
-    let half = _mm512_set1_ps(0.5);
-    // Called one by one, not through `map`: through a closure, `perf` showed the call out
-    // of line (its own symbol), its vectors passed in memory.
-    let (sx, cx) = sin_cos(mul(half, angles[0]));
-    let (sy, cy) = sin_cos(mul(half, angles[1]));
-    let (sz, cz) = sin_cos(mul(half, angles[2]));
-    [
-        sub(mul(mul(sx, cy), cz), mul(mul(cx, sy), sz)),
-        add(mul(mul(cx, sy), cz), mul(mul(sx, cy), sz)),
-        sub(mul(mul(cx, cy), sz), mul(mul(sx, sy), cz)),
-        add(mul(mul(cx, cy), cz), mul(mul(sx, sy), sz)),
-    ]
+    quat_from_zyx_rows!(
+        angles,
+        sin_cos,
+        _mm512_add_ps,
+        _mm512_sub_ps,
+        _mm512_mul_ps,
+        _mm512_set1_ps
+    )
 }
 
 /// glam's `Quat * Quat`, lane-wise: `(lx · r.wzyx) · (1, −1, 1, −1) + lw · r` plus
@@ -367,23 +404,13 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn sin_cos(a: __m256) -> (__m256, __m256) {
-        let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
-        let k = _mm256_set1_ps;
-        let round = k(ROUND);
-        let shifted = add(mul(a, k(core::f32::consts::FRAC_2_PI)), round);
-        let q = sub(shifted, round);
-        let r = sub(
-            sub(sub(a, mul(q, k(PIO2_HI))), mul(q, k(PIO2_MID))),
-            mul(q, k(PIO2_LO)),
+        let (s, c, shifted) = reduced_sin_cos!(
+            a,
+            _mm256_add_ps,
+            _mm256_sub_ps,
+            _mm256_mul_ps,
+            _mm256_set1_ps
         );
-        let z = mul(r, r);
-        let sine_poly = sub(mul(add(mul(k(SINE[0]), z), k(SINE[1])), z), k(SINE[2]));
-        let s = add(r, mul(mul(r, z), sine_poly));
-        let cosine_poly = add(
-            mul(sub(mul(k(COSINE[0]), z), k(COSINE[1])), z),
-            k(COSINE[2]),
-        );
-        let c = add(sub(k(1.0), mul(k(0.5), z)), mul(mul(z, z), cosine_poly));
         let quadrant = _mm256_castps_si256(shifted);
         // All ones where bit `b` of `v` is set.
         let bit = |b: i32, v| {
@@ -393,7 +420,8 @@ mod avx2 {
         let odd = bit(1, quadrant);
         let (s, c) = (_mm256_blendv_ps(s, c, odd), _mm256_blendv_ps(c, s, odd));
         let next = _mm256_add_epi32(quadrant, _mm256_set1_epi32(1));
-        let negate = |v: __m256, lanes: __m256| _mm256_xor_ps(v, _mm256_and_ps(lanes, k(-0.0)));
+        let sign = _mm256_set1_ps(-0.0);
+        let negate = |v: __m256, lanes: __m256| _mm256_xor_ps(v, _mm256_and_ps(lanes, sign));
         (negate(s, bit(2, quadrant)), negate(c, bit(2, next)))
     }
 
@@ -401,17 +429,14 @@ mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn quat_from_zyx(angles: [__m256; 3]) -> [__m256; 4] {
-        let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
-        let half = _mm256_set1_ps(0.5);
-        let (sx, cx) = sin_cos(mul(half, angles[0]));
-        let (sy, cy) = sin_cos(mul(half, angles[1]));
-        let (sz, cz) = sin_cos(mul(half, angles[2]));
-        [
-            sub(mul(mul(sx, cy), cz), mul(mul(cx, sy), sz)),
-            add(mul(mul(cx, sy), cz), mul(mul(sx, cy), sz)),
-            sub(mul(mul(cx, cy), sz), mul(mul(sx, sy), cz)),
-            add(mul(mul(cx, cy), cz), mul(mul(sx, sy), sz)),
-        ]
+        quat_from_zyx_rows!(
+            angles,
+            sin_cos,
+            _mm256_add_ps,
+            _mm256_sub_ps,
+            _mm256_mul_ps,
+            _mm256_set1_ps
+        )
     }
 }
 

@@ -49,6 +49,87 @@ const MIN_LANES: usize = 4;
 /// takes the scalar one, `xon_onslaught_reactor` (six bones) the shared step.
 const MIN_PAIRED: usize = 2;
 
+/// The arithmetic of `pose::sample`'s nlerp, lane-wise and in its order, at any width: see
+/// [`nlerp_rows`]. `$v` is the width's vector type; `$add`, `$mul`, `$div`, `$sqrt` its
+/// lane-wise operations and `$splat` its broadcast; `$toward` negates the four rows of a
+/// quaternion in the lanes where the dot product it is given is negative. Written once for
+/// the AVX-512 and AVX2 blends, which expand it in their own `target_feature` functions.
+macro_rules! nlerp_rows_at_width {
+    ($v:ty, ($a:expr, $b:expr, $t:expr), $add:expr, $mul:expr, $div:expr, $sqrt:expr,
+     $splat:expr, $toward:expr) => {{
+        let (add, mul) = ($add, $mul);
+        let (s, u) = ($splat($t), $splat(1.0 - $t));
+        let ((qa, ta), (qb, tb)) = ($a, $b);
+        let dot = |p: [$v; 4], q: [$v; 4]| {
+            add(
+                add(mul(p[0], q[0]), mul(p[2], q[2])),
+                add(mul(p[1], q[1]), mul(p[3], q[3])),
+            )
+        };
+        let qb: [$v; 4] = $toward(dot(qa, qb), qb);
+        let lerp = |p: $v, q: $v| add(mul(p, u), mul(q, s));
+        let q = [
+            lerp(qa[0], qb[0]),
+            lerp(qa[1], qb[1]),
+            lerp(qa[2], qb[2]),
+            lerp(qa[3], qb[3]),
+        ];
+        let inverse = $div($splat(1.0), $sqrt(dot(q, q)));
+        (
+            [
+                mul(q[0], inverse),
+                mul(q[1], inverse),
+                mul(q[2], inverse),
+                mul(q[3], inverse),
+            ],
+            core::array::from_fn(|k| lerp(ta[k], tb[k])),
+        )
+    }};
+}
+
+/// The arithmetic of [`unit_poses`] at any width: `$v` the width's vector type, `$add`,
+/// `$sub`, `$mul`, `$div`, `$sqrt` its lane-wise operations, `$splat` its broadcast, `$ge`
+/// the lanes where one vector is at least another and `$blend(ge, b, a)` `a` in those lanes,
+/// `b` elsewhere. Written once for the AVX-512 and AVX2 conversions.
+macro_rules! unit_poses_at_width {
+    ($v:ty, $m:expr, $add:expr, $sub:expr, $mul:expr, $div:expr, $sqrt:expr, $splat:expr,
+     $ge:expr, $blend:expr) => {{
+        let (add, sub, mul) = ($add, $sub, $mul);
+        let one = $splat(1.0);
+        let [r00, r01, r02, tx, r10, r11, r12, ty, r20, r21, r22, tz] = $m;
+        let t = [
+            sub(sub(add(one, r00), r11), r22),
+            sub(add(sub(one, r00), r11), r22),
+            add(sub(sub(one, r00), r11), r22),
+            add(add(add(one, r00), r11), r22),
+        ];
+        let (xy, yz, zx) = (add(r10, r01), add(r21, r12), add(r02, r20));
+        let (sx, sy, sz) = (sub(r21, r12), sub(r02, r20), sub(r10, r01));
+        let by = [
+            [t[0], xy, zx, sx],
+            [xy, t[1], yz, sy],
+            [zx, yz, t[2], sz],
+            [sx, sy, sz, t[3]],
+        ];
+        let pick = |a: ([$v; 4], $v), b: ([$v; 4], $v)| {
+            let first = $ge(a.1, b.1);
+            (
+                core::array::from_fn(|c| $blend(first, b.0[c], a.0[c])),
+                $blend(first, b.1, a.1),
+            )
+        };
+        let (v, _): ([$v; 4], $v) = pick(
+            pick((by[0], t[0]), (by[1], t[1])),
+            pick((by[2], t[2]), (by[3], t[3])),
+        );
+        let [x, y, z, w] = v;
+        // `(x + z) + (y + w)`, as glam's `Vec4::length` adds (the scalar conversion's order).
+        let dot = add(add(mul(x, x), mul(z, z)), add(mul(y, y), mul(w, w)));
+        let inverse = $div(one, $sqrt(dot));
+        (v.map(|c| mul(c, inverse)), [tx, ty, tz])
+    }};
+}
+
 /// Appends the poses of `bytes` (big-endian 3×4 matrices) to `out` as unit quaternions and
 /// translations, but for a last few (fewer than [`MIN_LANES`] past the last full step);
 /// returns how many it converted (0 when the CPU lacks AVX-512F and AVX2).
@@ -370,38 +451,23 @@ pub(super) fn nlerp_rows<const N: usize>(
     b: ([__m512; 4], [__m512; N]),
     t: f32,
 ) -> ([__m512; 4], [__m512; N]) {
-    let (add, mul) = (_mm512_add_ps, _mm512_mul_ps);
-    let (s, u) = (_mm512_set1_ps(t), _mm512_set1_ps(1.0 - t));
-    let ((qa, ta), (qb, tb)) = (a, b);
-    let dot = |p: [__m512; 4], q: [__m512; 4]| {
-        add(
-            add(mul(p[0], q[0]), mul(p[2], q[2])),
-            add(mul(p[1], q[1]), mul(p[3], q[3])),
-        )
-    };
-    let far = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot(qa, qb), _mm512_setzero_ps());
-    let sign = _mm512_set1_epi32(i32::MIN);
-    let toward = |c: __m512| {
-        let c = _mm512_castps_si512(c);
-        _mm512_castsi512_ps(_mm512_mask_xor_epi32(c, far, c, sign))
-    };
-    let qb = [toward(qb[0]), toward(qb[1]), toward(qb[2]), toward(qb[3])];
-    let lerp = |p: __m512, q: __m512| add(mul(p, u), mul(q, s));
-    let q = [
-        lerp(qa[0], qb[0]),
-        lerp(qa[1], qb[1]),
-        lerp(qa[2], qb[2]),
-        lerp(qa[3], qb[3]),
-    ];
-    let inverse = _mm512_div_ps(_mm512_set1_ps(1.0), _mm512_sqrt_ps(dot(q, q)));
-    (
-        [
-            mul(q[0], inverse),
-            mul(q[1], inverse),
-            mul(q[2], inverse),
-            mul(q[3], inverse),
-        ],
-        core::array::from_fn(|k| lerp(ta[k], tb[k])),
+    nlerp_rows_at_width!(
+        __m512,
+        (a, b, t),
+        _mm512_add_ps,
+        _mm512_mul_ps,
+        _mm512_div_ps,
+        _mm512_sqrt_ps,
+        _mm512_set1_ps,
+        |dot, q: [__m512; 4]| {
+            let far = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(dot, _mm512_setzero_ps());
+            let sign = _mm512_set1_epi32(i32::MIN);
+            let toward = |c: __m512| {
+                let c = _mm512_castps_si512(c);
+                _mm512_castsi512_ps(_mm512_mask_xor_epi32(c, far, c, sign))
+            };
+            [toward(q[0]), toward(q[1]), toward(q[2]), toward(q[3])]
+        }
     )
 }
 
@@ -427,42 +493,18 @@ pub(super) fn whole_steps_of<const LANES: usize>(poses: usize) -> usize {
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn unit_poses(m: [__m512; 12]) -> ([__m512; 4], [__m512; 3]) {
-    let one = _mm512_set1_ps(1.0);
-    let [r00, r01, r02, tx, r10, r11, r12, ty, r20, r21, r22, tz] = m;
-    let (add, sub) = (_mm512_add_ps, _mm512_sub_ps);
-    let t = [
-        sub(sub(add(one, r00), r11), r22),
-        sub(add(sub(one, r00), r11), r22),
-        add(sub(sub(one, r00), r11), r22),
-        add(add(add(one, r00), r11), r22),
-    ];
-    let (xy, yz, zx) = (add(r10, r01), add(r21, r12), add(r02, r20));
-    let (sx, sy, sz) = (sub(r21, r12), sub(r02, r20), sub(r10, r01));
-    let by = [
-        [t[0], xy, zx, sx],
-        [xy, t[1], yz, sy],
-        [zx, yz, t[2], sz],
-        [sx, sy, sz, t[3]],
-    ];
-    let pick = |a: ([__m512; 4], __m512), b: ([__m512; 4], __m512)| {
-        let first = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(a.1, b.1);
-        (
-            core::array::from_fn(|c| _mm512_mask_blend_ps(first, b.0[c], a.0[c])),
-            _mm512_mask_blend_ps(first, b.1, a.1),
-        )
-    };
-    let (v, _) = pick(
-        pick((by[0], t[0]), (by[1], t[1])),
-        pick((by[2], t[2]), (by[3], t[3])),
-    );
-    let [x, y, z, w] = v;
-    // `(x + z) + (y + w)`, as glam's `Vec4::length` adds (the scalar conversion's order).
-    let dot = add(
-        add(_mm512_mul_ps(x, x), _mm512_mul_ps(z, z)),
-        add(_mm512_mul_ps(y, y), _mm512_mul_ps(w, w)),
-    );
-    let inverse = _mm512_div_ps(one, _mm512_sqrt_ps(dot));
-    (v.map(|c| _mm512_mul_ps(c, inverse)), [tx, ty, tz])
+    unit_poses_at_width!(
+        __m512,
+        m,
+        _mm512_add_ps,
+        _mm512_sub_ps,
+        _mm512_mul_ps,
+        _mm512_div_ps,
+        _mm512_sqrt_ps,
+        _mm512_set1_ps,
+        _mm512_cmp_ps_mask::<_CMP_GE_OQ>,
+        _mm512_mask_blend_ps
+    )
 }
 
 /// Appends the first `lanes` of seven rows (quaternion `x y z w`, translation `x y z`) to
@@ -656,38 +698,18 @@ pub(super) mod avx2 {
     #[inline]
     #[target_feature(enable = "avx2")]
     fn unit_poses(m: [__m256; 12]) -> ([__m256; 4], [__m256; 3]) {
-        let one = _mm256_set1_ps(1.0);
-        let [r00, r01, r02, tx, r10, r11, r12, ty, r20, r21, r22, tz] = m;
-        let (add, sub, mul) = (_mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps);
-        let t = [
-            sub(sub(add(one, r00), r11), r22),
-            sub(add(sub(one, r00), r11), r22),
-            add(sub(sub(one, r00), r11), r22),
-            add(add(add(one, r00), r11), r22),
-        ];
-        let (xy, yz, zx) = (add(r10, r01), add(r21, r12), add(r02, r20));
-        let (sx, sy, sz) = (sub(r21, r12), sub(r02, r20), sub(r10, r01));
-        let by = [
-            [t[0], xy, zx, sx],
-            [xy, t[1], yz, sy],
-            [zx, yz, t[2], sz],
-            [sx, sy, sz, t[3]],
-        ];
-        let pick = |a: ([__m256; 4], __m256), b: ([__m256; 4], __m256)| {
-            let first = _mm256_cmp_ps::<_CMP_GE_OQ>(a.1, b.1);
-            (
-                core::array::from_fn(|c| _mm256_blendv_ps(b.0[c], a.0[c], first)),
-                _mm256_blendv_ps(b.1, a.1, first),
-            )
-        };
-        let (v, _): ([__m256; 4], __m256) = pick(
-            pick((by[0], t[0]), (by[1], t[1])),
-            pick((by[2], t[2]), (by[3], t[3])),
-        );
-        let [x, y, z, w] = v;
-        let dot = add(add(mul(x, x), mul(z, z)), add(mul(y, y), mul(w, w)));
-        let inverse = _mm256_div_ps(one, _mm256_sqrt_ps(dot));
-        (v.map(|c| mul(c, inverse)), [tx, ty, tz])
+        unit_poses_at_width!(
+            __m256,
+            m,
+            _mm256_add_ps,
+            _mm256_sub_ps,
+            _mm256_mul_ps,
+            _mm256_div_ps,
+            _mm256_sqrt_ps,
+            _mm256_set1_ps,
+            _mm256_cmp_ps::<_CMP_GE_OQ>,
+            |ge, b, a| _mm256_blendv_ps(b, a, ge)
+        )
     }
 
     /// The AVX-512 `nlerp_rows` on 8 lanes, in its order: the rotations as four rows, the
@@ -699,25 +721,20 @@ pub(super) mod avx2 {
         b: ([__m256; 4], [__m256; N]),
         t: f32,
     ) -> ([__m256; 4], [__m256; N]) {
-        let (add, mul) = (_mm256_add_ps, _mm256_mul_ps);
-        let (s, u) = (_mm256_set1_ps(t), _mm256_set1_ps(1.0 - t));
-        let ((qa, ta), (qb, tb)) = (a, b);
-        let dot = |p: [__m256; 4], q: [__m256; 4]| {
-            add(
-                add(mul(p[0], q[0]), mul(p[2], q[2])),
-                add(mul(p[1], q[1]), mul(p[3], q[3])),
-            )
-        };
-        let far = _mm256_cmp_ps::<_CMP_LT_OQ>(dot(qa, qb), _mm256_setzero_ps());
-        // The sign bit where the far quaternion is negated.
-        let sign = _mm256_and_ps(far, _mm256_set1_ps(-0.0));
-        let qb = qb.map(|c| _mm256_xor_ps(c, sign));
-        let lerp = |p: __m256, q: __m256| add(mul(p, u), mul(q, s));
-        let q: [__m256; 4] = core::array::from_fn(|c| lerp(qa[c], qb[c]));
-        let inverse = _mm256_div_ps(_mm256_set1_ps(1.0), _mm256_sqrt_ps(dot(q, q)));
-        (
-            q.map(|c| mul(c, inverse)),
-            core::array::from_fn(|k| lerp(ta[k], tb[k])),
+        nlerp_rows_at_width!(
+            __m256,
+            (a, b, t),
+            _mm256_add_ps,
+            _mm256_mul_ps,
+            _mm256_div_ps,
+            _mm256_sqrt_ps,
+            _mm256_set1_ps,
+            |dot, q: [__m256; 4]| {
+                let far = _mm256_cmp_ps::<_CMP_LT_OQ>(dot, _mm256_setzero_ps());
+                // The sign bit where the far quaternion is negated.
+                let sign = _mm256_and_ps(far, _mm256_set1_ps(-0.0));
+                q.map(|c| _mm256_xor_ps(c, sign))
+            }
         )
     }
 

@@ -58,6 +58,26 @@ pub(crate) fn try_local_matrices(
     }
 }
 
+/// `Mat3A::from_quat` of quaternion rows `x y z w`, lane-wise at any width, in glam's order:
+/// the three axes, each as its rows `x y z`. `$add`, `$sub`, `$mul` are the width's lane-wise
+/// operations and `$one` its vector of ones. Written once for the AVX-512 and AVX2 local
+/// matrices, which expand it in their own `target_feature` functions.
+macro_rules! from_quat_rows {
+    ($q:expr, $add:expr, $sub:expr, $mul:expr, $one:expr) => {{
+        let (add, sub, mul, one) = ($add, $sub, $mul, $one);
+        let [x, y, z, w] = $q;
+        let (x2, y2, z2) = (add(x, x), add(y, y), add(z, z));
+        let (xx, xy, xz) = (mul(x, x2), mul(x, y2), mul(x, z2));
+        let (yy, yz, zz) = (mul(y, y2), mul(y, z2), mul(z, z2));
+        let (wx, wy, wz) = (mul(w, x2), mul(w, y2), mul(w, z2));
+        [
+            [sub(one, add(yy, zz)), add(xy, wz), sub(xz, wy)],
+            [sub(xy, wz), sub(one, add(xx, zz)), add(yz, wx)],
+            [add(xz, wy), sub(yz, wx), sub(one, add(xx, yy))],
+        ]
+    }};
+}
+
 /// The scales of bones `first .. first + 16` as four four-bone vectors (quarter `l` of vector
 /// `j`: bone `first + 4j + l`), 1 for a bone past `scales` (not read).
 #[inline]
@@ -104,16 +124,7 @@ unsafe fn local_matrices_avx512(
         .enumerate()
     {
         let ([x, y, z, w], translations) = load_step(step);
-        // `Mat3A::from_quat`, lane-wise.
-        let (x2, y2, z2) = (add(x, x), add(y, y), add(z, z));
-        let (xx, xy, xz) = (mul(x, x2), mul(x, y2), mul(x, z2));
-        let (yy, yz, zz) = (mul(y, y2), mul(y, z2), mul(z, z2));
-        let (wx, wy, wz) = (mul(w, x2), mul(w, y2), mul(w, z2));
-        let mut axes = [
-            [sub(one, add(yy, zz)), add(xy, wz), sub(xz, wy)],
-            [sub(xy, wz), sub(one, add(xx, zz)), add(yz, wx)],
-            [add(xz, wy), sub(yz, wx), sub(one, add(xx, yy))],
-        ];
+        let mut axes = from_quat_rows!([x, y, z, w], add, sub, mul, one);
         if !scales.is_empty() {
             // Axis `a` times the scale's component `a`: rows in the rotations' lane order.
             let s = transpose4(load_scales(scales, STEP * k));
@@ -167,16 +178,7 @@ unsafe fn local_matrices_avx2(
             None => _mm256_setzero_ps(),
         });
         let [x, y, z, w, tx, ty, tz, _] = transpose8(records);
-        // `Mat3A::from_quat`, lane-wise.
-        let (x2, y2, z2) = (add(x, x), add(y, y), add(z, z));
-        let (xx, xy, xz) = (mul(x, x2), mul(x, y2), mul(x, z2));
-        let (yy, yz, zz) = (mul(y, y2), mul(y, z2), mul(z, z2));
-        let (wx, wy, wz) = (mul(w, x2), mul(w, y2), mul(w, z2));
-        let mut axes = [
-            [sub(one, add(yy, zz)), add(xy, wz), sub(xz, wy)],
-            [sub(xy, wz), sub(one, add(xx, zz)), add(yz, wx)],
-            [add(xz, wy), sub(yz, wx), sub(one, add(xx, yy))],
-        ];
+        let mut axes = from_quat_rows!([x, y, z, w], add, sub, mul, one);
         if !scales.is_empty() {
             // Bones `j` and `j + 4` of the step paired, then rows `x y z` (1 past `scales`).
             let scale = |bone: usize| match scales.get(LANES * k + bone) {
