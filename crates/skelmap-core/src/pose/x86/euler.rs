@@ -11,7 +11,8 @@
 //! `pose::euler::REDUCED_MAX`) are the caller's: the step reports them instead of sampling.
 //!
 //! The conversion of Euler angles alone (Half-Life's frames, `try_quats_from_zyx`) also runs
-//! on AVX2, as two halves of eight lanes with the same arithmetic.
+//! on AVX2, as two halves of eight lanes with the same arithmetic (both widths expand
+//! `reduced_sin_cos!` and `quat_from_zyx_rows!`).
 
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _CMP_NLE_UQ, _mm512_abs_ps, _mm512_add_epi32,

@@ -16,7 +16,8 @@
 //! `SoaPose`, permuted into its blocks' lane order and stored as rows (no interleaving).
 //!
 //! Without AVX-512, AVX2 converts and blends 8 poses a step into records, with the same
-//! arithmetic in the same order (module `avx2`); a `SoaPose` is then filled by the callers.
+//! arithmetic in the same order (module `avx2`: both widths expand `unit_poses_at_width!`
+//! and `nlerp_rows_at_width!`); a `SoaPose` is then filled by the callers.
 
 use core::arch::x86_64::{
     __m512, __mmask16, _CMP_GE_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
