@@ -78,11 +78,11 @@ pub(crate) fn nlerp_into(
     }
 }
 
-/// The fewest bones for which the palette's own passes, [`local_matrices`] and
-/// [`concatenate`], are worth calling: below it, their fixed costs (a step's regrouping and
-/// latency, the calls) exceed glam's per-bone code. The `ozz-pose` rows of
-/// `benches/peers.rs` time both sides of it: the MD5 weapons (4 and 8 joints) and
-/// `crogine_body_animated` (6) per bone, `raylib_guy` (14) and the DPMs in steps.
+/// The fewest bones for which the palette's pass of local matrices, [`local_matrices`], is
+/// worth calling: below it, its fixed costs (a step's regrouping and latency, the call)
+/// exceed glam's per-bone code. The `ozz-pose` rows of `benches/peers.rs` time both sides of
+/// it: the MD5 weapons (4 and 8 joints) and `crogine_body_animated` (6) per bone, `raylib_guy`
+/// (14) and the DPMs in steps.
 pub(crate) const MIN_LOCAL_MATRICES: usize = 12;
 
 /// Writes the local matrix of each leading pose of `poses` into `out` (glam's
@@ -108,13 +108,14 @@ pub(crate) fn local_matrices(
 
 /// For each `(child, parent)` of `links` in turn, both in range, `world[child] =
 /// world[parent] * world[child]` as glam computes it, bit for bit, with AVX where the CPU has
-/// it and `world` has at least [`MIN_LOCAL_MATRICES`] bones; `false`, with `world` untouched,
-/// otherwise (the caller concatenates).
+/// it (two columns a register, fewer instructions a bone than glam's SSE2 product at every
+/// size) and `world` has two bones or more; `false`, with `world` untouched, otherwise (the
+/// caller concatenates).
 pub(crate) fn concatenate(
     world: &mut [glam::Affine3A],
     links: impl Iterator<Item = (usize, usize)>,
 ) -> bool {
-    if world.len() < MIN_LOCAL_MATRICES {
+    if world.len() < 2 {
         return false;
     }
     #[cfg(target_arch = "x86_64")]

@@ -9,17 +9,18 @@
 //!   transposed into rows, the same arithmetic, and each bone's 16 floats transposed back
 //!   as two halves.
 //! - Concatenation, one bone at a time with AVX: glam's `Affine3A` product (each column the
-//!   parent's axes times the child's entries, summed in glam's order), each of the child's
-//!   columns loaded once and its entries splatted with VEX shuffles, and the last product
-//!   kept in registers when the next bone is its child. The scalar loop spent its time on
-//!   SSE2's destructive shuffles and their register copies.
+//!   parent's axes times the child's entries, summed in glam's order), two of the child's
+//!   columns a 256-bit register, each of the parent's axes loaded into both halves, and the
+//!   last product kept in registers when the next bone is its child. A bone costs half the
+//!   multiplications and shuffles of a column a register (`valgrind --tool=callgrind`:
+//!   instructions of `Palette::build` in `benches/README.md`).
 
 use core::arch::x86_64::{
-    __m128, __m256, __m512, __mmask16, _mm_add_ps, _mm_loadu_ps, _mm_mul_ps, _mm_permute_ps,
-    _mm_set1_ps, _mm_storeu_ps, _mm256_add_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_set_m128,
-    _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm256_sub_ps, _mm512_add_ps,
-    _mm512_mask_loadu_ps, _mm512_mul_ps, _mm512_permute_ps, _mm512_set1_ps, _mm512_storeu_ps,
-    _mm512_sub_ps,
+    __m128, __m256, __m512, __mmask16, _mm_loadu_ps, _mm_set1_ps, _mm256_add_ps, _mm256_blend_ps,
+    _mm256_broadcast_ps, _mm256_loadu_ps, _mm256_mul_ps, _mm256_permute_ps, _mm256_permute2f128_ps,
+    _mm256_set_m128, _mm256_set1_ps, _mm256_setzero_ps, _mm256_storeu_ps, _mm256_sub_ps,
+    _mm512_add_ps, _mm512_mask_loadu_ps, _mm512_mul_ps, _mm512_permute_ps, _mm512_set1_ps,
+    _mm512_storeu_ps, _mm512_sub_ps,
 };
 
 use glam::{Affine3A, Quat, Vec3A};
@@ -231,9 +232,9 @@ pub(crate) fn try_concatenate(
 unsafe fn concatenate_avx(world: &mut [Affine3A], links: impl Iterator<Item = (usize, usize)>) {
     let bones = world.len();
     let base = world.as_mut_ptr().cast::<f32>();
-    // The last product and its bone: a chain's next bone takes its parent from registers
-    // rather than through a store and a reload.
-    let mut last: Option<(usize, [__m128; 4])> = None;
+    // The last product, as columns 0–1 and 2–3, and its bone: a chain's next bone takes its
+    // parent from registers rather than through a store and a reload.
+    let mut last: Option<(usize, [__m256; 2])> = None;
     for (child, parent) in links {
         if child >= bones || parent >= bones {
             continue;
@@ -245,25 +246,35 @@ unsafe fn concatenate_avx(world: &mut [Affine3A], links: impl Iterator<Item = (u
         // `last` holds what was last stored at its bone; a bone its own parent is squared, as
         // the scalar product does, since every read comes before the child's writes.
         // SAFETY: `from` and `at` are the parent's and the child's `Affine3A` of `world` (both
-        // indices in range, 64 bytes each), reached through one pointer to `world`.
+        // indices in range, 64 bytes each, 16-byte aligned as `Affine3A` is, so each column
+        // is an aligned `__m128`), reached through one pointer to `world`.
         unsafe {
-            let axes: [__m128; 4] = match last {
-                Some((bone, columns)) if bone == parent => columns,
-                _ => core::array::from_fn(|c| _mm_loadu_ps(from.wrapping_add(4 * c))),
+            // Each of the parent's columns in both halves of a register.
+            let axes: [__m256; 4] = match last {
+                Some((bone, [low, high])) if bone == parent => [
+                    _mm256_permute2f128_ps::<0x00>(low, low),
+                    _mm256_permute2f128_ps::<0x11>(low, low),
+                    _mm256_permute2f128_ps::<0x00>(high, high),
+                    _mm256_permute2f128_ps::<0x11>(high, high),
+                ],
+                _ => core::array::from_fn(|c| {
+                    _mm256_broadcast_ps(&*from.wrapping_add(4 * c).cast::<__m128>())
+                }),
             };
-            // Column `c` of the product: `Mat3A::mul_vec3a` of the child's column `c`, plus
-            // the parent's translation for the translation column.
-            let columns: [__m128; 4] = core::array::from_fn(|c| {
-                let local = _mm_loadu_ps(at.wrapping_add(4 * c));
-                let mut v = _mm_mul_ps(axes[0], _mm_permute_ps::<0x00>(local));
-                v = _mm_add_ps(v, _mm_mul_ps(axes[1], _mm_permute_ps::<0x55>(local)));
-                v = _mm_add_ps(v, _mm_mul_ps(axes[2], _mm_permute_ps::<0xAA>(local)));
-                if c == 3 { _mm_add_ps(v, axes[3]) } else { v }
+            // Two columns of the product a register: `Mat3A::mul_vec3a` of the child's
+            // columns, each half's entries splatted within the half.
+            let [low, high] = [at, at.wrapping_add(8)].map(|half| {
+                let local = _mm256_loadu_ps(half);
+                let mut v = _mm256_mul_ps(axes[0], _mm256_permute_ps::<0x00>(local));
+                v = _mm256_add_ps(v, _mm256_mul_ps(axes[1], _mm256_permute_ps::<0x55>(local)));
+                _mm256_add_ps(v, _mm256_mul_ps(axes[2], _mm256_permute_ps::<0xAA>(local)))
             });
-            for (c, v) in columns.into_iter().enumerate() {
-                _mm_storeu_ps(at.wrapping_add(4 * c), v);
-            }
-            last = Some((child, columns));
+            // The translation column (the upper half) adds the parent's translation; the
+            // third axis keeps its sum, as `x + 0` would turn −0 into +0.
+            let high = _mm256_blend_ps::<0xF0>(high, _mm256_add_ps(high, axes[3]));
+            _mm256_storeu_ps(at, low);
+            _mm256_storeu_ps(at.wrapping_add(8), high);
+            last = Some((child, [low, high]));
         }
     }
 }
@@ -272,7 +283,7 @@ unsafe fn concatenate_avx(world: &mut [Affine3A], links: impl Iterator<Item = (u
 mod tests {
     use glam::{Affine3A, Quat, Vec3, Vec3A};
 
-    use super::local_matrices_avx2;
+    use super::{concatenate_avx, local_matrices_avx2};
     use crate::pose::x86::matrices::whole_steps_of;
 
     /// `n` poses (rotations about axes from a sequence, one not of unit length) and scales.
@@ -323,6 +334,52 @@ mod tests {
                 }
                 assert!(out[done..].iter().all(|m| *m == Affine3A::ZERO));
             }
+        }
+    }
+
+    /// The AVX concatenation is glam's product, bit for bit, link by link: a chain (the
+    /// parent the last product, taken from registers), a parent stored earlier, a bone its
+    /// own parent (squared, from memory and from registers), and links out of range (skipped).
+    #[test]
+    fn the_avx_products_are_glams_through_chains_squares_and_strays() {
+        if !is_x86_feature_detected!("avx") {
+            return;
+        }
+        let (poses, scales) = poses(12);
+        let locals: Vec<Affine3A> = poses
+            .iter()
+            .zip(&scales)
+            .map(|(&(q, t), &s)| Affine3A::from_scale_rotation_translation(s.into(), q, t.into()))
+            .collect();
+        let links = [
+            (1, 0),
+            (2, 1),
+            (3, 1),
+            (4, 4),
+            (5, 99),
+            (99, 0),
+            (6, 3),
+            (7, 6),
+            (7, 7),
+            (8, 2),
+            (11, 8),
+            (10, 9),
+        ];
+        let mut want = locals.clone();
+        for &(j, p) in &links {
+            if j < want.len() && p < want.len() {
+                want[j] = want[p] * want[j];
+            }
+        }
+        let mut got = locals;
+        // SAFETY: the CPU was just found to support AVX.
+        unsafe { concatenate_avx(&mut got, links.into_iter()) };
+        for (k, (got, want)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(
+                got.to_cols_array().map(f32::to_bits),
+                want.to_cols_array().map(f32::to_bits),
+                "bone {k}"
+            );
         }
     }
 }
