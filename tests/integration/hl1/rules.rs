@@ -245,6 +245,53 @@ fn rule_6_anim_runs_in_bounds() {
     ));
 }
 
+/// A record whose channels are one run each passes without a walk; a channel of several
+/// runs is walked to its end, and a fault in a later run is named there, whatever the
+/// record's other channels are.
+#[test]
+fn rule_6_a_channel_of_several_runs_is_walked_to_its_end() {
+    let mut builder = Builder::example();
+    let bones = builder.bones.len();
+    // Bone 0's X: 0, 0, 5, 5 (two runs of one value and one repeat); every other channel
+    // one value repeated (one run).
+    builder.sequences[0].frames = [0i16, 0, 5, 5]
+        .iter()
+        .map(|&x| {
+            (0..bones)
+                .map(|bone| {
+                    if bone == 0 {
+                        [x, 1, 2, 3, 4, 5]
+                    } else {
+                        [7; 6]
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut b = builder.write().unwrap();
+    Hl1::parse(&b).unwrap();
+    let seqs = get_i32(&b, offset_of!(StudioHdr, seqindex)) as usize;
+    let anim = get_i32(&b, seqs + offset_of!(SeqDesc, animindex)) as usize;
+    let run = anim + u16::from_le_bytes([b[anim], b[anim + 1]]) as usize;
+    assert_eq!(
+        b[run..run + 2],
+        [1, 2],
+        "the first run: one value, two frames"
+    );
+    let second = run + 4;
+    assert_eq!(b[second..second + 2], [1, 2], "the second run");
+    b[second] = 0;
+    assert_eq!(
+        invalid(&err(&b)),
+        (
+            Format::Hl1,
+            "animvalue.valid",
+            second as u64,
+            Problem::Empty
+        )
+    );
+}
+
 /// The first model of the first body part, and its first mesh's commands.
 fn model_at(b: &[u8]) -> usize {
     let parts = get_i32(b, offset_of!(StudioHdr, bodypartindex)) as usize;
