@@ -79,11 +79,12 @@ pub(crate) fn nlerp_into(
 }
 
 /// The fewest bones for which the palette's pass of local matrices, [`local_matrices`], is
-/// worth calling: below it, its fixed costs (a step's regrouping and latency, the call)
-/// exceed glam's per-bone code. The `ozz-pose` rows of `benches/peers.rs` time both sides of
-/// it: the MD5 weapons (4 and 8 joints) and `crogine_body_animated` (6) per bone, `raylib_guy`
-/// (14) and the DPMs in steps.
-pub(crate) const MIN_LOCAL_MATRICES: usize = 12;
+/// called: the fewest lanes its steps take (a skeleton of 4 to 15 bones is one partial
+/// step). From there a step costs fewer instructions than glam's per-bone code, with the
+/// concatenation's two columns a register beside it; `benches/README.md` (Sampling against
+/// ozz) gives the counts and the `ozz-pose` rows of the MD5 weapons (4 and 8 joints),
+/// `crogine_body_animated` (6) and Half-Life's `assimp_man` (8).
+pub(crate) const MIN_LOCAL_MATRICES: usize = 4;
 
 /// Writes the local matrix of each leading pose of `poses` into `out` (glam's
 /// `Affine3A::from_scale_rotation_translation`, with scale 1 for a bone past `scales`), bit
@@ -108,9 +109,9 @@ pub(crate) fn local_matrices(
 
 /// For each `(child, parent)` of `links` in turn, both in range, `world[child] =
 /// world[parent] * world[child]` as glam computes it, bit for bit, with AVX where the CPU has
-/// it (two columns a register, fewer instructions a bone than glam's SSE2 product at every
-/// size) and `world` has two bones or more; `false`, with `world` untouched, otherwise (the
-/// caller concatenates).
+/// it (two columns a register: fewer instructions a bone than glam's SSE2 product) and
+/// `world` has two bones or more; `false`, with `world` untouched, otherwise (the caller
+/// concatenates).
 pub(crate) fn concatenate(
     world: &mut [glam::Affine3A],
     links: impl Iterator<Item = (usize, usize)>,
