@@ -89,6 +89,13 @@ fn rule_4_bone_values_finite() {
         invalid(&err(&b)),
         (Format::Hl1, "bone.scale", at as u64, Problem::NotFinite)
     );
+    // A bone's values are named before its scales, wherever each fault stands.
+    let value = bones + offset_of!(Bone, value) + 16;
+    b[value..value + 4].copy_from_slice(&f32::NEG_INFINITY.to_le_bytes());
+    assert_eq!(
+        invalid(&err(&b)),
+        (Format::Hl1, "bone.value", value as u64, Problem::NotFinite)
+    );
 }
 
 /// Fuzz crash `hl1/crash-98e52b34`: a finite scale so large that a decoded channel

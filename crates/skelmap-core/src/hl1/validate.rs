@@ -184,24 +184,26 @@ impl<'data> Parse<'data> for Hl1<'data> {
                     });
                 }
             }
-            finite(
-                &bone.value,
-                at + offset_of!(raw::Bone, value) as u64,
-                "bone.value",
-            )?;
-            finite(
-                &bone.scale,
-                at + offset_of!(raw::Bone, scale) as u64,
-                "bone.scale",
-            )?;
             // Every channel a frame can decode (`value + v · scale`, `v` a 16-bit value) is
             // finite: a scale that overflows f32 at `v = ±32768` is refused at its offset.
-            let reach = bone
-                .value
-                .iter()
-                .zip(&bone.scale)
-                .position(|(v, s)| !(v.get().abs() + 32768.0 * s.get().abs()).is_finite());
-            if let Some(j) = reach {
+            // The bound is finite only where the value and the scale are, so one pass over
+            // the six channels proves all three rules; the searches name a fault.
+            let reach = |(v, s): (&F32<LittleEndian>, &F32<LittleEndian>)| {
+                (v.get().abs() + 32768.0 * s.get().abs()).is_finite()
+            };
+            let channels = || bone.value.iter().zip(&bone.scale);
+            if !channels().fold(true, |all, pair| all & reach(pair)) {
+                finite(
+                    &bone.value,
+                    at + offset_of!(raw::Bone, value) as u64,
+                    "bone.value",
+                )?;
+                finite(
+                    &bone.scale,
+                    at + offset_of!(raw::Bone, scale) as u64,
+                    "bone.scale",
+                )?;
+                let j = channels().position(|pair| !reach(pair)).unwrap_or_default();
                 return Err(Error::Invalid {
                     format: FORMAT,
                     what: "bone.scale",
