@@ -32,8 +32,10 @@
 //!   exporters print them), beside the read of its bytes.
 //! - `hl1/<model>`, `bytesum/<model>` and `open/hl1_<model>`: the same for every Half-Life
 //!   model and texture file in ../shared/corpus-engines/hl1 (all under 64 KB), and `hl1/` of
-//!   a synthetic model (`synthetic_hl1_<n>KB`: 32 bones, 2000 vertices in strips, two
-//!   sequences of 60 frames) from `hl1::Builder`.
+//!   two synthetic models from `hl1::Builder` (32 bones, 2000 vertices in strips, two
+//!   sequences of 60 frames): `synthetic_hl1_<n>KB`, whose every channel changes each frame
+//!   (one run of values a channel), and `synthetic_hl1_held_<n>KB`, whose every channel
+//!   holds each value three frames (twenty runs a channel, the chains validation walks).
 //! - `psk/`, `zym/`, `mdr/`, `mdm/` and `mdx/` of one synthetic file each, beside the read of
 //!   its bytes: the PSK, ZYM and MDR written by `model::write` from the skinning benches' tube
 //!   (`common::synthetic(32, 98)`: 32 bones, about 100k vertices, 4 frames), the MDM and MDX
@@ -187,7 +189,9 @@ fn skeletal_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measuremen
     // The shared models and texture file (a sequence-group file is no model), and a grid.
     let mut shared = common::corpus_engines("hl1");
     shared.retain(|(_, bytes)| bytes.starts_with(b"IDST"));
-    format_rows(group, "hl1", &shared, &mb("hl1", hl1_grid()), |bytes| {
+    let mut grids = mb("hl1", hl1_grid(1));
+    grids.extend(mb("hl1_held", hl1_grid(3)));
+    format_rows(group, "hl1", &shared, &grids, |bytes| {
         hl1::Hl1::parse(bytes).expect("valid input").num_bones()
     });
     // PSK, ZYM and MDR written from the skinning benches' tube (32 bones, about 100k
@@ -235,9 +239,9 @@ fn skeletal_rows(group: &mut criterion::BenchmarkGroup<'_, criterion::measuremen
 }
 
 /// A Half-Life model of 32 bones and the example's mesh repeated: 2000 vertices, a strip of
-/// 80 for each of 40 rows, and two sequences of 60 frames whose every channel changes each
-/// frame (a run of values per channel).
-fn hl1_grid() -> Vec<u8> {
+/// 80 for each of 40 rows, and two sequences of 60 frames whose every channel holds each
+/// value `hold` frames (at 1, a run of values a channel; at 3, twenty runs of one value).
+fn hl1_grid(hold: i16) -> Vec<u8> {
     use skelmap::hl1::{BoneDef, Builder, CommandDef, SequenceDef, TrivertDef, VertexDef};
     let mut b = Builder::example();
     b.bones = (0..32)
@@ -281,7 +285,7 @@ fn hl1_grid() -> Vec<u8> {
             .map(|f| {
                 (0..32)
                     .map(|bone| {
-                        core::array::from_fn(|c| (f * 7 + bone * 3 + c as i16 + shift) % 200)
+                        core::array::from_fn(|c| (f / hold * 7 + bone * 3 + c as i16 + shift) % 200)
                     })
                     .collect()
             })

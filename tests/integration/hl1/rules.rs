@@ -299,6 +299,72 @@ fn rule_6_a_channel_of_several_runs_is_walked_to_its_end() {
     );
 }
 
+/// A model of 40 bones whose 240 channels are each ten runs (a value held two frames, then
+/// the next): more chains than validation walks side by side in one step, each longer than
+/// one run. Such a model passes; a fault in any run of any chain is named at its offset, and
+/// of two faults, the one in the earlier channel.
+#[test]
+fn rule_6_many_chains_of_many_runs_are_each_walked_to_their_ends() {
+    let mut builder = Builder::example();
+    builder.bones = (0..40)
+        .map(|i| skelmap::hl1::BoneDef {
+            name: format!("bone{i}"),
+            parent: i - 1,
+            value: [0.0; 6],
+            scale: [0.01; 6],
+        })
+        .collect();
+    builder.sequences.truncate(1);
+    builder.sequences[0].frames = (0..20i16)
+        .map(|f| (0..40i16).map(|bone| [f / 2 + bone; 6]).collect())
+        .collect();
+    let b = builder.write().unwrap();
+    Hl1::parse(&b).unwrap();
+    let seqs = get_i32(&b, offset_of!(StudioHdr, seqindex)) as usize;
+    let anim = get_i32(&b, seqs + offset_of!(SeqDesc, animindex)) as usize;
+    // Channel `c` of bone `bone`: its record's offset, from the record.
+    let chain = |bone: usize, c: usize| {
+        let record = anim + 12 * bone;
+        record + u16::from_le_bytes([b[record + 2 * c], b[record + 2 * c + 1]]) as usize
+    };
+    for (bone, c) in [(0, 0), (17, 3), (39, 5)] {
+        let start = chain(bone, c);
+        for run in 0..10 {
+            assert_eq!(
+                b[start + 4 * run..start + 4 * run + 2],
+                [1, 2],
+                "{bone} {c} {run}"
+            );
+        }
+    }
+    let last_run = |bone, c| chain(bone, c) + 4 * 9;
+    for (bone, c) in [(0, 0), (17, 3), (39, 5)] {
+        let mut broken = b.clone();
+        broken[last_run(bone, c)] = 0;
+        assert_eq!(
+            invalid(&err(&broken)),
+            (
+                Format::Hl1,
+                "animvalue.valid",
+                last_run(bone, c) as u64,
+                Problem::Empty
+            )
+        );
+    }
+    let mut broken = b.clone();
+    broken[last_run(39, 5) + 1] = 0;
+    broken[chain(30, 1) + 4 * 4] = 3;
+    assert_eq!(
+        invalid(&err(&broken)),
+        (
+            Format::Hl1,
+            "animvalue.valid",
+            chain(30, 1) as u64 + 16,
+            Problem::AboveMaximum { value: 3, max: 2 }
+        )
+    );
+}
+
 /// The first model of the first body part, and its first mesh's commands.
 fn model_at(b: &[u8]) -> usize {
     let parts = get_i32(b, offset_of!(StudioHdr, bodypartindex)) as usize;

@@ -13,6 +13,8 @@
 //! - [`packed`]: unsigned fields at any byte offset of fixed-stride records, gathered into
 //!   lanes by one byte permutation (PSK's packed faces).
 //! - [`records`]: MS3D's vertex, triangle, vertex extra and key records.
+//! - [`runs`]: Half-Life's chains of animation-value runs, many walked at once by gathers
+//!   (AVX-512F, or AVX2).
 //! - [`poses`]: float tables of either byte order (pose matrices, texture coordinates) for
 //!   non-finite values, and quaternion poses (lengths off unit).
 //! - [`read`]: the read pass, the widest loads the CPU has.
@@ -28,6 +30,7 @@ pub(crate) mod packed;
 pub(crate) mod poses;
 pub(crate) mod read;
 pub(crate) mod records;
+pub(crate) mod runs;
 pub(crate) mod words;
 
 use core::arch::x86_64::{
