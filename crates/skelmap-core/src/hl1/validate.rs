@@ -571,7 +571,12 @@ pub(crate) fn check_anims(reader: Reader<'_>, seq: &raw::SeqDesc, numbones: u32)
     let base = seq.animindex.get().max(0) as u64;
     let records = numblends * u64::from(numbones);
     let anims = reader.slice_at::<raw::Anim>("anims", base, records)?;
-    if runs_pass(reader.bytes(), anims, base, numframes) {
+    // A scan proves every channel's runs at once; the walk names a fault.
+    let scanned = match (usize::try_from(base), u32::try_from(numframes)) {
+        (Ok(base), Ok(frames)) => scan::hl1_anim_runs(reader.bytes(), base, anims.len(), frames),
+        _ => None,
+    };
+    if scanned == Some(true) {
         return Ok(());
     }
     for (r, anim) in anims.iter().enumerate() {
@@ -605,37 +610,6 @@ pub(crate) fn check_anims(reader: Reader<'_>, seq: &raw::SeqDesc, numbones: u32)
         }
     }
     Ok(())
-}
-
-/// Whether the scan of every channel's chain of runs of `anims` (records from `base`) passes
-/// rule 6; `false` where one does not or no scan ran, and the walk then looks. The chains'
-/// starts are gathered a few records at a time and scanned side by side.
-fn runs_pass(bytes: &[u8], anims: &[raw::Anim], base: u64, numframes: u64) -> bool {
-    const CHANNELS: usize = 6;
-    let Ok(frames) = u32::try_from(numframes) else {
-        return false;
-    };
-    let mut starts = [0u32; 16 * CHANNELS];
-    let mut n = 0;
-    for (r, anim) in anims.iter().enumerate() {
-        let record_at = record_offset::<raw::Anim>(base, r);
-        for offset in &anim.offset {
-            // A channel without values (offset 0) takes no place.
-            let offset = offset.get();
-            let Ok(at) = u32::try_from(record_at + u64::from(offset)) else {
-                return false;
-            };
-            starts[n] = at;
-            n += usize::from(offset != 0);
-        }
-        if n > starts.len() - CHANNELS {
-            if scan::hl1_anim_runs(bytes, &starts[..n], frames) != Some(true) {
-                return false;
-            }
-            n = 0;
-        }
-    }
-    n == 0 || scan::hl1_anim_runs(bytes, &starts[..n], frames) == Some(true)
 }
 
 /// The run of animation values at `at` (rule 6): its header whole, `1 ..= total` values, all

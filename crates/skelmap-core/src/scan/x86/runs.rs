@@ -4,33 +4,52 @@
 //! sequence of dependent loads. The chains of a sequence are independent of one another, and
 //! the scans walk them side by side (AVX-512: sixteen a register, AVX2: eight), a gather a
 //! register and several registers a round, so that their loads overlap instead of waiting
-//! on each other.
+//! on each other. A lane is a channel of a record: its start is read from the records
+//! (`mstudioanim_t`, six 16-bit offsets from the record's own start), a zero offset leaving
+//! the lane out.
 
 use core::arch::x86_64::{
-    _mm256_add_epi32, _mm256_and_si256, _mm256_blendv_epi8, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
-    _mm256_loadu_si256, _mm256_mask_i32gather_epi32, _mm256_or_si256, _mm256_set1_epi32,
-    _mm256_setzero_si256, _mm256_slli_epi32, _mm256_srli_epi32, _mm256_testz_si256,
-    _mm512_add_epi32, _mm512_and_si512, _mm512_mask_add_epi32, _mm512_mask_cmple_epu32_mask,
-    _mm512_mask_cmplt_epu32_mask, _mm512_mask_i32gather_epi32, _mm512_maskz_loadu_epi32,
-    _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32,
-    _mm512_sub_epi32,
+    __m256i, __m512i, _mm_loadu_si128, _mm256_add_epi32, _mm256_and_si256, _mm256_blendv_epi8,
+    _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32, _mm256_loadu_si256,
+    _mm256_mask_i32gather_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_setzero_si256,
+    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_testz_si256, _mm512_add_epi32, _mm512_and_si512,
+    _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_mask_add_epi32, _mm512_mask_cmple_epu32_mask,
+    _mm512_mask_cmplt_epu32_mask, _mm512_mask_i32gather_epi32, _mm512_set1_epi32,
+    _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32, _mm512_sub_epi32,
+    _mm512_test_epi32_mask,
 };
 
-/// Whether every chain of Half-Life animation-value runs that starts at one of `starts` (byte
-/// offsets into `bytes`) passes until its runs cover `frames`: each run a whole two-byte
-/// header `valid, total` with `1 ≤ valid ≤ total`, followed by its `valid` 16-bit values, all
-/// within `bytes`. `None` where the CPU lacks AVX-512F and AVX2, or where `bytes` is too
-/// long for the gathers' signed 32-bit offsets (and the sums past them).
-pub(crate) fn try_anim_runs(bytes: &[u8], starts: &[u32], frames: u32) -> Option<bool> {
-    if bytes.len() > MAX_LEN || frames > MAX_LEN as u32 {
+/// Channels a record has: six 16-bit offsets, twelve bytes.
+const CHANNELS: usize = 6;
+
+/// Whether every chain of Half-Life animation-value runs of the `records` records at `base`
+/// in `bytes` (one chain a channel whose offset is not 0, from the record's start) passes
+/// until its runs cover `frames`: each run a whole two-byte header `valid, total` with
+/// `1 ≤ valid ≤ total`, followed by its `valid` 16-bit values, all within `bytes`. `None`
+/// where the records do not lie within `bytes`, where the CPU lacks AVX-512F and AVX2, or
+/// where `bytes` is too long for the gathers' signed 32-bit offsets (and the sums past them).
+pub(crate) fn try_anim_runs(
+    bytes: &[u8],
+    base: usize,
+    records: usize,
+    frames: u32,
+) -> Option<bool> {
+    let end = records.checked_mul(2 * CHANNELS)?.checked_add(base)?;
+    if end > bytes.len() || bytes.len() > MAX_LEN || frames > MAX_LEN as u32 {
         return None;
     }
+    let lanes = Lanes {
+        bytes,
+        base,
+        count: CHANNELS * records,
+    };
     if is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU was just found to support AVX-512F; `bytes` is short enough.
-        Some(unsafe { anim_runs(bytes, starts, frames) })
+        // SAFETY: the CPU was just found to support AVX-512F; `bytes` is short enough and
+        // holds the records.
+        Some(unsafe { anim_runs(lanes, frames) })
     } else if super::avx2() {
-        // SAFETY: the CPU was just found to support AVX2; `bytes` is short enough.
-        Some(unsafe { anim_runs_avx2(bytes, starts, frames) })
+        // SAFETY: the CPU was just found to support AVX2; as above.
+        Some(unsafe { anim_runs_avx2(lanes, frames) })
     } else {
         None
     }
@@ -41,8 +60,53 @@ pub(crate) fn try_anim_runs(bytes: &[u8], starts: &[u32], frames: u32) -> Option
 /// signed and unsigned comparisons agree.
 const MAX_LEN: usize = 1 << 30;
 
-/// Sixteen chains a register and four registers side by side, each lane stepping one run a
-/// round until its runs cover `frames`: a round's four gathers are independent, so their
+/// The lanes of a scan: the channels of the records at `base`, `count` of them (six a
+/// record), which lie within `bytes` (at most [`MAX_LEN`] long).
+#[derive(Clone, Copy)]
+struct Lanes<'a> {
+    bytes: &'a [u8],
+    base: usize,
+    count: usize,
+}
+
+impl Lanes<'_> {
+    /// The offsets of the `N` lanes from `first` (a multiple of 8) as little-endian 16-bit
+    /// words, zero past the last lane, and what each lane's record adds to `base`; the
+    /// lane's chain starts at `base` plus both.
+    #[inline(always)]
+    fn offsets<const N: usize>(&self, first: usize) -> ([u8; N], [i32; 16]) {
+        let at = self.base + 2 * first;
+        let mut words = [0; N];
+        match self.bytes.get(at..).and_then(<[u8]>::first_chunk::<N>) {
+            Some(whole) if first + N / 2 <= self.count => words = *whole,
+            _ => {
+                let n = 2 * self.count.saturating_sub(first).min(N / 2);
+                words[..n].copy_from_slice(&self.bytes[at..at + n]);
+            }
+        }
+        // Lane `first + j` is channel `(first + j) mod 6` of record `⌊(first + j) / 6⌋`; the
+        // pattern repeats every 48 lanes (eight records, 96 bytes).
+        let mut record = [0; 16];
+        record.copy_from_slice(&RECORD_OF_LANE[first % 48..first % 48 + 16]);
+        let whole = (self.base + 96 * (first / 48)) as i32;
+        (words, record.map(|r| r + whole))
+    }
+}
+
+/// `12 · ⌊lane / 6⌋` for 64 lanes: where a lane's record starts, from the records' start (the
+/// last 16 read from a start of at most 40).
+const RECORD_OF_LANE: [i32; 64] = {
+    let mut table = [0; 64];
+    let mut lane = 0;
+    while lane < 64 {
+        table[lane] = 12 * (lane / CHANNELS) as i32;
+        lane += 1;
+    }
+    table
+};
+
+/// Sixteen chains a register and six registers side by side, each lane stepping one
+/// run a round until its runs cover `frames`: a round's gathers are independent, so their
 /// loads overlap. A lane reads four bytes at its run (the header and the first value, which
 /// a valid run has) and only where those lie within `bytes`; any lane that fails ends the
 /// scan.
@@ -51,28 +115,38 @@ const MAX_LEN: usize = 1 << 30;
 ///
 /// The CPU must support AVX-512F, and `bytes.len()` must be at most [`MAX_LEN`].
 #[target_feature(enable = "avx512f")]
-unsafe fn anim_runs(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
-    const REGISTERS: usize = 8;
+unsafe fn anim_runs(lanes: Lanes<'_>, frames: u32) -> bool {
+    // Six registers' state (position, frames covered) and the constants fit the 32 registers;
+    // eight spilled, and ran slower (open_validate's synthetic_hl1_held row).
+    const REGISTERS: usize = 6;
+    let bytes = lanes.bytes;
     if frames == 0 {
         return true;
     }
-    let Some(last) = bytes.len().checked_sub(4) else {
-        // Not even one run fits.
-        return starts.is_empty();
-    };
-    // Both fit: `bytes.len()` and `frames` are at most `MAX_LEN`.
-    let last = _mm512_set1_epi32(last as i32);
+    // Every start is below `MAX_LEN + 2¹⁶`, and fits.
+    let last = _mm512_set1_epi32(bytes.len().saturating_sub(4) as i32);
     let len = _mm512_set1_epi32(bytes.len() as i32);
     let frames = _mm512_set1_epi32(frames as i32);
     let (one, byte) = (_mm512_set1_epi32(1), _mm512_set1_epi32(0xFF));
-    for group in starts.chunks(16 * REGISTERS) {
+    for group in (0..lanes.count).step_by(16 * REGISTERS) {
         let mut at = [_mm512_setzero_si512(); REGISTERS];
         let mut covered = [_mm512_setzero_si512(); REGISTERS];
         let mut active = [0u16; REGISTERS];
-        for (r, chunk) in group.chunks(16).enumerate() {
-            active[r] = ((1u32 << chunk.len()) - 1) as u16;
-            // SAFETY: the enabled lanes are `chunk`'s words, within it.
-            at[r] = unsafe { _mm512_maskz_loadu_epi32(active[r], chunk.as_ptr().cast()) };
+        for r in 0..REGISTERS {
+            let first = group + 16 * r;
+            if first >= lanes.count {
+                break;
+            }
+            let (words, record) = lanes.offsets::<32>(first);
+            // SAFETY: both loads read arrays of exactly their widths (32 and 64 bytes).
+            let (offsets, record) = unsafe {
+                (
+                    _mm512_cvtepu16_epi32(_mm256_loadu_si256(words.as_ptr().cast())),
+                    _mm512_loadu_si512(record.as_ptr().cast::<__m512i>()),
+                )
+            };
+            active[r] = _mm512_test_epi32_mask(offsets, offsets);
+            at[r] = _mm512_add_epi32(record, offsets);
         }
         // Each round takes every active lane's `at` four bytes further and its `covered` at
         // least one frame on, so a lane is active for at most `frames` rounds.
@@ -81,7 +155,11 @@ unsafe fn anim_runs(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
                 if active[r] == 0 {
                     continue;
                 }
-                if _mm512_mask_cmple_epu32_mask(active[r], at[r], last) != active[r] {
+                // Four bytes from `at`, within `bytes`: a run has them, so a lane without
+                // fails (and a table shorter than four bytes fails every lane).
+                if bytes.len() < 4
+                    || _mm512_mask_cmple_epu32_mask(active[r], at[r], last) != active[r]
+                {
                     return false;
                 }
                 // SAFETY: every gathered lane reads `at..at + 4`, and `at ≤ bytes.len() − 4`
@@ -99,7 +177,7 @@ unsafe fn anim_runs(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
                 // `valid − 1` below `total`, unsigned: 0 wraps to the largest word.
                 let counted =
                     _mm512_mask_cmplt_epu32_mask(active[r], _mm512_sub_epi32(valid, one), total);
-                // Past the header and the values: `at + 2 · (valid + 1)`, below 2³¹ + 2¹⁰.
+                // Past the header and the values: `at + 2 · (valid + 1)`, below 2³¹.
                 let end =
                     _mm512_add_epi32(at[r], _mm512_slli_epi32::<1>(_mm512_add_epi32(valid, one)));
                 if _mm512_mask_cmple_epu32_mask(counted, end, len) != active[r] {
@@ -114,23 +192,22 @@ unsafe fn anim_runs(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
     true
 }
 
-/// [`anim_runs`] on AVX2: eight chains a register, eight registers side by side, the lanes'
+/// [`anim_runs`] on AVX2: eight chains a register, four registers side by side, the lanes'
 /// states kept as all-ones or zero words in place of mask registers.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX2, and `bytes.len()` must be at most [`MAX_LEN`].
 #[target_feature(enable = "avx2")]
-unsafe fn anim_runs_avx2(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
-    const REGISTERS: usize = 8;
+unsafe fn anim_runs_avx2(lanes: Lanes<'_>, frames: u32) -> bool {
+    // The state of four registers and the constants nearly fill the 16 registers AVX2 has.
+    const REGISTERS: usize = 4;
+    let bytes = lanes.bytes;
     if frames == 0 {
         return true;
     }
-    let Some(last) = bytes.len().checked_sub(4) else {
-        return starts.is_empty();
-    };
-    // Both fit, and every sum below stays under 2³¹: see `MAX_LEN`.
-    let last = _mm256_set1_epi32(last as i32);
+    // As in `anim_runs`: every sum below stays under 2³¹.
+    let last = _mm256_set1_epi32(bytes.len().saturating_sub(4) as i32);
     let len = _mm256_set1_epi32(bytes.len() as i32);
     let frames = _mm256_set1_epi32(frames as i32);
     let (zero, one, byte) = (
@@ -138,20 +215,25 @@ unsafe fn anim_runs_avx2(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
         _mm256_set1_epi32(1),
         _mm256_set1_epi32(0xFF),
     );
-    for group in starts.chunks(8 * REGISTERS) {
+    for group in (0..lanes.count).step_by(8 * REGISTERS) {
         let mut at = [zero; REGISTERS];
         let mut covered = [zero; REGISTERS];
         let mut active = [zero; REGISTERS];
-        for (r, chunk) in group.chunks(8).enumerate() {
-            let mut lanes = [0u32; 8];
-            lanes[..chunk.len()].copy_from_slice(chunk);
-            let mut on = [0i32; 8];
-            on[..chunk.len()].fill(-1);
-            // SAFETY: both arrays are eight words, what the unaligned loads read.
-            unsafe {
-                at[r] = _mm256_loadu_si256(lanes.as_ptr().cast());
-                active[r] = _mm256_loadu_si256(on.as_ptr().cast());
+        for r in 0..REGISTERS {
+            let first = group + 8 * r;
+            if first >= lanes.count {
+                break;
             }
+            let (words, record) = lanes.offsets::<16>(first);
+            // SAFETY: both loads read arrays at least their widths (16 and 32 bytes).
+            let (offsets, record) = unsafe {
+                (
+                    _mm256_cvtepu16_epi32(_mm_loadu_si128(words.as_ptr().cast())),
+                    _mm256_loadu_si256(record.as_ptr().cast::<__m256i>()),
+                )
+            };
+            active[r] = _mm256_cmpgt_epi32(offsets, zero);
+            at[r] = _mm256_add_epi32(record, offsets);
         }
         // As in `anim_runs`: a lane is active for at most `frames` rounds.
         while active.iter().any(|&a| _mm256_testz_si256(a, a) == 0) {
@@ -159,7 +241,9 @@ unsafe fn anim_runs_avx2(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
                 if _mm256_testz_si256(active[r], active[r]) != 0 {
                     continue;
                 }
-                if _mm256_testz_si256(_mm256_cmpgt_epi32(at[r], last), active[r]) == 0 {
+                if bytes.len() < 4
+                    || _mm256_testz_si256(_mm256_cmpgt_epi32(at[r], last), active[r]) == 0
+                {
                     return false;
                 }
                 // SAFETY: every gathered lane (the active ones) reads `at..at + 4`, and
@@ -190,11 +274,17 @@ unsafe fn anim_runs_avx2(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
     true
 }
 
-/// The chains of `starts`, one at a time, as the scan must judge them.
+/// The chains of the records, one at a time, as the scan must judge them.
 #[cfg(test)]
-fn anim_runs_scalar(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
-    starts.iter().all(|&start| {
-        let (mut at, mut covered) = (start as usize, 0u32);
+fn anim_runs_scalar(bytes: &[u8], base: usize, records: usize, frames: u32) -> bool {
+    (0..records * CHANNELS).all(|lane| {
+        let record = base + 12 * (lane / CHANNELS);
+        let field = record + 2 * (lane % CHANNELS);
+        let offset = usize::from(u16::from_le_bytes([bytes[field], bytes[field + 1]]));
+        if offset == 0 {
+            return true;
+        }
+        let (mut at, mut covered) = (record + offset, 0u32);
         while covered < frames {
             let Some(&[valid, total]) = bytes.get(at..at + 2) else {
                 return false;
@@ -212,18 +302,23 @@ fn anim_runs_scalar(bytes: &[u8], starts: &[u32], frames: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{anim_runs, anim_runs_avx2, anim_runs_scalar};
+    use super::{Lanes, anim_runs, anim_runs_avx2, anim_runs_scalar};
 
     /// Each path the CPU has, with the answer of the first.
-    fn try_anim_runs(bytes: &[u8], starts: &[u32], frames: u32) -> Option<bool> {
-        let answer = super::try_anim_runs(bytes, starts, frames);
+    fn try_anim_runs(bytes: &[u8], base: usize, records: usize, frames: u32) -> Option<bool> {
+        let answer = super::try_anim_runs(bytes, base, records, frames);
+        let lanes = Lanes {
+            bytes,
+            base,
+            count: 6 * records,
+        };
         if is_x86_feature_detected!("avx512f") {
             // SAFETY: the CPU has AVX-512F, and the tests' tables are short.
-            assert_eq!(answer, Some(unsafe { anim_runs(bytes, starts, frames) }));
+            assert_eq!(answer, Some(unsafe { anim_runs(lanes, frames) }));
         }
         if is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2, and the tests' tables are short.
-            let avx2 = unsafe { anim_runs_avx2(bytes, starts, frames) };
+            let avx2 = unsafe { anim_runs_avx2(lanes, frames) };
             assert_eq!(answer, Some(avx2));
         }
         answer
@@ -240,9 +335,23 @@ mod tests {
             .collect()
     }
 
+    /// `records` records, then the chains their channels name: `chains(lane)` for each lane,
+    /// `None` for a channel without values (offset 0).
+    fn file(records: usize, chains: impl Fn(usize) -> Option<Vec<u8>>) -> Vec<u8> {
+        let mut bytes = vec![0; 12 * records];
+        for lane in 0..6 * records {
+            if let Some(runs) = chains(lane) {
+                let offset = (bytes.len() - 12 * (lane / 6)) as u16;
+                bytes[2 * lane..2 * lane + 2].copy_from_slice(&offset.to_le_bytes());
+                bytes.extend_from_slice(&runs);
+            }
+        }
+        bytes
+    }
+
     #[test]
     fn the_scan_judges_every_chain_as_the_walk_does() {
-        let Some(true) = try_anim_runs(&[0; 8], &[0; 0], 1) else {
+        let Some(true) = try_anim_runs(&[0; 12], 0, 1, 1) else {
             return; // Neither AVX-512F nor AVX2 here: nothing to compare.
         };
         // Chains of one run, of several, of a run that covers more than the frames, and
@@ -258,54 +367,53 @@ mod tests {
             chain(&[(1, 2), (5, 4)]),
             chain(&[(2, 2), (1, 0)]),
         ];
-        let mut bytes = Vec::new();
-        let mut starts = Vec::new();
-        let mut faults = Vec::new();
-        for k in 0..40 {
-            let (runs, fault) = if k % 13 == 7 {
-                (&bad[k % bad.len()], true)
-            } else {
-                (&good[k % good.len()], false)
-            };
-            starts.push(bytes.len() as u32);
-            faults.push(fault);
-            bytes.extend_from_slice(runs);
-        }
-        // The last chain's values cut short, and a chain starting at the last byte.
-        let cut = bytes.len() as u32;
-        bytes.extend_from_slice(&chain(&[(4, 10)])[..7]);
-        for frames in [0, 1, 3, 9, 10, 11, 30] {
-            for window in [1, 5, 16, 17, 40] {
-                for set in starts.chunks(window) {
-                    let expected = anim_runs_scalar(&bytes, set, frames);
-                    assert_eq!(try_anim_runs(&bytes, set, frames), Some(expected));
+        // 40 records (240 lanes: more than a round of registers of either width); every
+        // fifth channel without values; a fault in some of them.
+        let (good, bad) = (&good, &bad);
+        let chains = |faults: bool| {
+            move |lane: usize| match lane {
+                _ if lane % 5 == 2 => None,
+                _ if faults && lane % 53 == 40 => Some(bad[lane % bad.len()].clone()),
+                _ => Some(good[lane % good.len()].clone()),
+            }
+        };
+        for faults in [false, true] {
+            let mut bytes = file(40, chains(faults));
+            // Past the chains, bytes that are no run: the last chain's values cut short.
+            bytes.extend_from_slice(&chain(&[(4, 10)])[..7]);
+            for frames in [0, 1, 3, 9, 10, 11, 30] {
+                for (first, records) in [(0, 40), (0, 1), (3, 5), (7, 33), (39, 1), (0, 0)] {
+                    let expected = anim_runs_scalar(&bytes, 12 * first, records, frames);
+                    let answer = try_anim_runs(&bytes, 12 * first, records, frames);
+                    assert_eq!(
+                        answer,
+                        Some(expected),
+                        "{faults} {frames} {first} {records}"
+                    );
                 }
             }
-            for tail in [
-                cut,
-                bytes.len() as u32 - 1,
-                bytes.len() as u32,
-                u32::MAX / 2,
-            ] {
-                let set = [starts[0], tail];
-                let expected = anim_runs_scalar(&bytes, &set, frames);
-                assert_eq!(
-                    try_anim_runs(&bytes, &set, frames),
-                    Some(expected),
-                    "{tail}"
-                );
-            }
         }
-        // A chain that ends where the bytes do passes; one a byte shorter fails.
-        let whole = chain(&[(1, 1), (3, 4)]);
+        // Both answers occur.
+        let clean = file(40, chains(false));
+        let faulty = file(40, chains(true));
+        assert!(anim_runs_scalar(&clean, 0, 40, 9));
+        assert!(!anim_runs_scalar(&faulty, 0, 40, 9));
+        // A chain that ends where the bytes do passes; one a byte shorter fails, as does
+        // one starting past the end, or at its last byte.
+        let whole = file(1, |lane| (lane == 4).then(|| chain(&[(1, 1), (3, 4)])));
         for frames in [1, 2, 5] {
-            assert_eq!(try_anim_runs(&whole, &[0], frames), Some(true));
+            assert_eq!(try_anim_runs(&whole, 0, 1, frames), Some(true));
             let short = &whole[..whole.len() - 1];
-            assert_eq!(try_anim_runs(short, &[0], frames), Some(frames == 1));
+            assert_eq!(try_anim_runs(short, 0, 1, frames), Some(frames == 1));
         }
-        assert_eq!(try_anim_runs(&whole, &[0], 6), Some(false));
-        // Both answers occur: some sets pass, the faulty chains fail.
-        assert!(anim_runs_scalar(&bytes, &starts[..7], 9));
-        assert!(faults[7] && !anim_runs_scalar(&bytes, &starts[7..8], 9));
+        assert_eq!(try_anim_runs(&whole, 0, 1, 6), Some(false));
+        for offset in [whole.len() - 1, whole.len(), 0xFFFF] {
+            let mut past = whole.clone();
+            past[2..4].copy_from_slice(&(offset as u16).to_le_bytes());
+            assert_eq!(try_anim_runs(&past, 0, 1, 1), Some(false), "{offset}");
+        }
+        // Records that do not lie within the bytes: no answer.
+        assert_eq!(super::try_anim_runs(&whole, whole.len() - 11, 1, 1), None);
+        assert_eq!(super::try_anim_runs(&whole, 0, usize::MAX, 1), None);
     }
 }
