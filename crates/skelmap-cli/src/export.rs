@@ -1,6 +1,6 @@
 //! `skelmap export` (glTF 2.0 / OBJ) and `skelmap render` (PNG preview or contact sheet).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use skelmap_core::Model;
@@ -532,6 +532,18 @@ pub fn batch(
             crate::validate::extensions_text()
         ));
     }
+    // A Half-Life sequence group goes with its model, when the walk found that: no job of its
+    // own.
+    let found: std::collections::HashSet<&PathBuf> = files.iter().collect();
+    let groups: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter(|path| {
+            crate::load::sequence_group(path).is_some_and(|(model, _)| found.contains(&model))
+        })
+        .cloned()
+        .collect();
+    files.retain(|path| !groups.contains(path));
+    let grouped = groups.len();
     let bar = ProgressBar::new(files.len() as u64);
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -558,7 +570,7 @@ pub fn batch(
         anstream::eprintln!("{} {message}", "error:".red().bold());
     }
     say!(
-        "wrote {} of {} to {}{}",
+        "wrote {} of {} to {}{}{}",
         files.len() - failed.len(),
         count(files.len() as u64, "file", "files"),
         out_dir.display(),
@@ -566,6 +578,14 @@ pub fn batch(
             String::new()
         } else {
             format!("; {} failed", failed.len())
+        },
+        match grouped {
+            0 => String::new(),
+            n => format!(
+                " ({} read with {})",
+                count(n as u64, "sequence-group file", "sequence-group files"),
+                if n == 1 { "its model" } else { "their models" }
+            ),
         }
     );
     Ok(if failed.is_empty() {

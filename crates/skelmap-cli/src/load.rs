@@ -44,6 +44,20 @@ impl Companions {
     }
 }
 
+/// A Half-Life sequence-group file (`IDSQ`, named as group `g` of a model:
+/// [`hl1::group_model`](skelmap_core::hl1::group_model)): its model's path, beside it, and
+/// `g`. Such a file is no model of its own; it is read and validated with its model. `None`
+/// for any other file.
+pub fn sequence_group(path: &Path) -> Option<(PathBuf, usize)> {
+    use std::io::Read;
+    let (model, g) = skelmap_core::hl1::group_model(path.to_str()?)?;
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .ok()?;
+    (&magic == skelmap_core::hl1::raw::HL1_SEQ_MAGIC).then(|| (PathBuf::from(model), g))
+}
+
 /// The options a model is opened with, from the companion switches.
 pub fn open_options(companions: &Companions) -> OpenOptions {
     OpenOptions {

@@ -519,7 +519,7 @@ impl GroupSummary {
 
 impl DiagnosticSummary {
     /// Warning `w`, its kind in words.
-    fn of(w: &Warning) -> DiagnosticSummary {
+    pub fn of(w: &Warning) -> DiagnosticSummary {
         DiagnosticSummary {
             kind: w.kind.describe().to_string(),
             what: w.what,

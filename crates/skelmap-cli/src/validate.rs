@@ -35,6 +35,10 @@ struct Outcome {
     error: Option<String>,
     /// Each kind of warning with its first occurrence and its count.
     warnings: Vec<DiagnosticSummary>,
+    /// For a file read only with a model (a Half-Life sequence group), the model it was
+    /// checked with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
 }
 
 pub fn run(
@@ -125,6 +129,9 @@ pub fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Stri
 }
 
 fn check(path: &Path, companions: &crate::load::Companions, strict: bool) -> Outcome {
+    if let Some((model, g)) = crate::load::sequence_group(path) {
+        return check_group(path, (&model, g), companions, strict);
+    }
     let file = path.display().to_string();
     match crate::summarise(path, companions) {
         Ok(summary) => Outcome {
@@ -133,6 +140,7 @@ fn check(path: &Path, companions: &crate::load::Companions, strict: bool) -> Out
             ok: !strict || summary.diagnostics.is_empty(),
             error: None,
             warnings: summary.diagnostics,
+            model: None,
         },
         Err(message) => Outcome {
             file,
@@ -140,8 +148,74 @@ fn check(path: &Path, companions: &crate::load::Companions, strict: bool) -> Out
             ok: false,
             error: Some(message),
             warnings: Vec::new(),
+            model: None,
         },
     }
+}
+
+/// A Half-Life sequence group (`path`, group `g` of `model`), checked as the model reads it:
+/// the model opened, then the group validated against it. It passes when both pass and the
+/// model reads it (it declares the group, and reads its groups up to the first missing file).
+fn check_group(
+    path: &Path,
+    (model, g): (&Path, usize),
+    companions: &crate::load::Companions,
+    strict: bool,
+) -> Outcome {
+    let file = path.display().to_string();
+    let mut outcome = Outcome {
+        file: file.clone(),
+        format: Format::Hl1.name().to_string(),
+        ok: false,
+        error: None,
+        warnings: Vec::new(),
+        model: Some(model.display().to_string()),
+    };
+    let checked = (|| {
+        if !model.is_file() {
+            return Err(format!(
+                "{file}: a Half-Life sequence group, read with its model, and {} is not beside it",
+                model.display()
+            ));
+        }
+        let opened = crate::load::open(model, companions).map_err(|e| {
+            format!("{file}: sequence group {g} of a model that does not open: {e}")
+        })?;
+        let pair = opened
+            .as_hl1()
+            .ok_or_else(|| format!("{file}: {} is not a Half-Life model", model.display()))?;
+        let bytes = std::fs::read(path).map_err(|e| format!("{file}: {e}"))?;
+        let mut diag = skelmap_core::Diagnostics::new();
+        let limits = crate::load::open_options(companions).limits;
+        pair.model()
+            .check_group(&bytes, g, &limits, &mut diag)
+            .map_err(|e| format!("{file}: {e}"))?;
+        let declared = pair.model().seqgroups().len();
+        if g >= declared {
+            return Err(format!(
+                "{file}: not read: {} declares {} sequence group{} besides itself",
+                model.display(),
+                declared.saturating_sub(1),
+                if declared == 2 { "" } else { "s" }
+            ));
+        }
+        if !pair.has_group(g) {
+            return Err(format!(
+                "{file}: not read: {} reads its sequence groups from 01 up to the first file \
+                 missing, and one before {g:02} is",
+                model.display()
+            ));
+        }
+        Ok(diag)
+    })();
+    match checked {
+        Ok(diag) => {
+            outcome.warnings = diag.warnings().iter().map(DiagnosticSummary::of).collect();
+            outcome.ok = !strict || outcome.warnings.is_empty();
+        }
+        Err(message) => outcome.error = Some(message),
+    }
+    outcome
 }
 
 /// The format a failed file claims by its magic (or, for the SL `.anim`, which has none, by
@@ -167,7 +241,10 @@ fn print_text(outcomes: &[Outcome]) {
     for o in outcomes {
         match (&o.error, o.ok, o.warnings.len()) {
             (Some(e), _, _) => say!("{}  {e}", "FAIL".red().bold()),
-            (None, true, 0) => say!("{}    {}", "OK".green(), o.file),
+            (None, true, 0) => match &o.model {
+                Some(model) => say!("{}    {} (with {model})", "OK".green(), o.file),
+                None => say!("{}    {}", "OK".green(), o.file),
+            },
             (None, ok, n) => {
                 say!(
                     "{}  {} ({}{})",

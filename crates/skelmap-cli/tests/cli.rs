@@ -9,7 +9,7 @@ use std::process::Command;
 
 use skelmap_core::synth::{TubeParams, tube};
 use support::{
-    largest_conversion_error, pixels, skelmap, stderr, stdout, temp_dir, write_character,
+    glb_json, largest_conversion_error, pixels, skelmap, stderr, stdout, temp_dir, write_character,
     write_md5_with_skin_scale, write_tube,
 };
 
@@ -1550,6 +1550,113 @@ fn export_and_render_a_directory_of_models() {
     assert_eq!(run.status.code(), Some(1));
     assert!(stderr(&run).contains("this is a file"), "{}", stderr(&run));
     assert_eq!(std::fs::read(models.join("tube.dpm")).unwrap(), before);
+}
+
+/// A Half-Life sequence group (`<stem>NN.mdl`, `IDSQ`) is no model of its own: `validate`
+/// checks it with the model beside it (which must open, declare the group, read it, and find
+/// its animations valid), and a directory's `export` writes it with its model.
+#[test]
+fn sequence_groups_are_checked_and_exported_with_their_models() {
+    use skelmap_core::hl1::{Builder, SequenceDef};
+    let dir = temp_dir("hl1_groups");
+    let mut b = Builder::example();
+    b.groups = vec!["far".into(), "farther".into()];
+    for g in 1..=2 {
+        b.sequences.push(SequenceDef {
+            label: format!("group{g}"),
+            fps: 5.0,
+            looping: true,
+            group: g,
+            frames: vec![vec![[2, 0, 0, 0, 0, 0], [0; 6]]; 3],
+        });
+    }
+    std::fs::write(dir.join("man.mdl"), b.write().unwrap()).unwrap();
+    std::fs::write(dir.join("man01.mdl"), b.write_group(1).unwrap()).unwrap();
+    // Group 2 cut short: its runs leave the file.
+    let two = b.write_group(2).unwrap();
+    std::fs::write(dir.join("man02.mdl"), &two[..two.len() - 2]).unwrap();
+    // Group 3, which the model does not declare; a group whose model is missing.
+    std::fs::write(dir.join("man03.mdl"), b.write_group(1).unwrap()).unwrap();
+    std::fs::write(dir.join("lost01.mdl"), b.write_group(1).unwrap()).unwrap();
+    let out = skelmap(&["validate", "--json", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let files = json["files"].as_array().unwrap();
+    let outcome = |name: &str| {
+        files
+            .iter()
+            .find(|f| f["file"].as_str().unwrap().ends_with(name))
+            .unwrap()
+    };
+    let model = dir.join("man.mdl").display().to_string();
+    let one = outcome("man01.mdl");
+    assert_eq!(
+        (
+            one["ok"].as_bool(),
+            one["format"].as_str(),
+            one["model"].as_str()
+        ),
+        (Some(true), Some("Half-Life MDL"), Some(model.as_str()))
+    );
+    let error = |name: &str| outcome(name)["error"].as_str().unwrap().to_string();
+    assert!(
+        error("man02.mdl").contains("man02.mdl: Half-Life MDL: truncated"),
+        "{}",
+        error("man02.mdl")
+    );
+    assert!(
+        error("man03.mdl").ends_with(&format!(
+            "man03.mdl: not read: {model} declares 2 sequence groups besides itself"
+        )),
+        "{}",
+        error("man03.mdl")
+    );
+    assert!(
+        error("lost01.mdl").contains("lost.mdl is not beside it"),
+        "{}",
+        error("lost01.mdl")
+    );
+    assert_eq!(
+        (json["passed"].as_u64(), json["failed"].as_u64()),
+        (Some(2), Some(3))
+    );
+    // With group 1 gone, group 2 is not read, however it is.
+    std::fs::remove_file(dir.join("man01.mdl")).unwrap();
+    std::fs::write(dir.join("man02.mdl"), &two).unwrap();
+    let out = skelmap(&["validate", dir.join("man02.mdl").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("reads its sequence groups from 01 up to the first file missing"),
+        "{}",
+        stdout(&out)
+    );
+    // In a directory, the groups beside their model go with it; the lost one fails alone.
+    std::fs::write(dir.join("man01.mdl"), b.write_group(1).unwrap()).unwrap();
+    std::fs::remove_file(dir.join("man03.mdl")).unwrap();
+    let glbs = dir.join("glb");
+    let run = skelmap(&[
+        "export",
+        dir.to_str().unwrap(),
+        "-o",
+        glbs.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stdout(&run).contains(&format!(
+            "wrote 1 of 2 files to {}; 1 failed (2 sequence-group files read with their models)",
+            glbs.display()
+        )),
+        "{}",
+        stdout(&run)
+    );
+    assert!(stderr(&run).contains("lost01.mdl"), "{}", stderr(&run));
+    assert!(glbs.join("man.mdl.glb").is_file());
+    // Every sequence, the groups' among them, is an animation.
+    let gltf = glb_json(&glbs.join("man.mdl.glb"));
+    assert_eq!(
+        gltf["animations"].as_array().map(Vec::len),
+        Some(b.sequences.len())
+    );
 }
 
 /// `export -o -` writes the glTF (its buffer inside, as a base64 data URI) or the OBJ to

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rayon::prelude::*;
+use support::glb_json;
 
 /// The validator version the results were checked with.
 const VALIDATOR: &str = "gltf-validator@2.0.0-dev.3.10";
@@ -157,13 +158,6 @@ fn export_model(model: &Path, out: &Path) -> (Vec<PathBuf>, bool) {
         outputs.push(PathBuf::from(glb));
     }
     (outputs, textured)
-}
-
-/// The JSON chunk of the `.glb` at `path`.
-fn glb_json(path: &Path) -> serde_json::Value {
-    let bytes = std::fs::read(path).unwrap();
-    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
 }
 
 fn corpus_models() -> Vec<PathBuf> {

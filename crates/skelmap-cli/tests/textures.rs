@@ -6,10 +6,9 @@ mod support;
 
 use std::path::Path;
 
-use serde_json::Value;
 use skelmap_core::Model;
 use skelmap_core::synth::{TubeParams, tube};
-use support::{pixels, skelmap, stderr, stdout, temp_dir, write_tube};
+use support::{glb_json, pixels, skelmap, stderr, stdout, temp_dir, write_tube};
 
 /// Writes a `size × size` PNG of one colour.
 fn write_png(path: &Path, size: u32, rgb: [u8; 3]) {
@@ -49,13 +48,6 @@ fn write_bmp(path: &Path, size: u32, rgb: [u8; 3]) {
         bytes.extend_from_slice(&line);
     }
     std::fs::write(path, bytes).unwrap();
-}
-
-/// The JSON chunk of a `.glb`.
-fn glb_json(path: &Path) -> Value {
-    let bytes = std::fs::read(path).unwrap();
-    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
 }
 
 /// A DPM's shader name `tube` is looked for as `tube.tga`, `tube.png`, `tube.jpg`, beside

@@ -37,6 +37,93 @@ fn rule_1_a_sequence_group_alone_is_named_a_companion() {
     ));
 }
 
+/// A sequence group checked against its model (`Hl1::check_group`, what opening the model
+/// with its companions does): it passes as written; a fault of rule 6 in it is named at its
+/// offset in the group's bytes; a file that is not `IDSQ` is refused by its magic; and for a
+/// group the model does not declare, only the header is checked.
+#[test]
+fn rule_6_a_sequence_group_is_checked_against_its_model() {
+    let b = super::apart(); // its last sequence in group 1
+    let model = b.write().unwrap();
+    let model = Hl1::parse(&model).unwrap();
+    let limits = skelmap::Limits::default();
+    let check = |group: &[u8], g: usize| {
+        let mut diag = skelmap::Diagnostics::new();
+        model
+            .check_group(group, g, &limits, &mut diag)
+            .map(|()| diag)
+    };
+    let group = b.write_group(1).unwrap();
+    assert!(check(&group, 1).unwrap().is_empty());
+    // The first run of the first animated channel: its `total` zeroed.
+    let header = size_of::<skelmap::hl1::raw::StudioSeqHdr>();
+    let record = &group[header..header + 12];
+    let offset = (0..6)
+        .map(|j| u16::from_le_bytes([record[2 * j], record[2 * j + 1]]) as usize)
+        .find(|&o| o != 0)
+        .unwrap();
+    let mut broken = group.clone();
+    broken[header + offset + 1] = 0;
+    assert_eq!(
+        invalid(&check(&broken, 1).unwrap_err()),
+        (
+            Format::Hl1,
+            "animvalue.total",
+            (header + offset + 1) as u64,
+            Problem::Empty
+        )
+    );
+    assert!(matches!(
+        check(&b.write().unwrap(), 1),
+        Err(Error::BadMagic {
+            format: Format::Hl1,
+            ..
+        })
+    ));
+    // Group 2 holds no sequence of the model: the broken runs are not read.
+    assert!(check(&broken, 2).unwrap().is_empty());
+    assert!(check(&broken, usize::MAX).unwrap().is_empty());
+    // Short of its header, any group is refused.
+    assert!(matches!(
+        check(&group[..40], 2),
+        Err(Error::Truncated {
+            format: Format::Hl1,
+            ..
+        })
+    ));
+}
+
+/// A sequence group's name leads back to its model's, for the groups a model can have.
+#[test]
+fn rule_6_a_sequence_groups_name_gives_its_model() {
+    use skelmap::hl1::{MAX_GROUP_FILES, group_model, group_path};
+    for g in 1..=MAX_GROUP_FILES {
+        for model in [
+            "man.mdl",
+            "dir/sub/scientist.MDL",
+            "C:\\hl\\barney.mdl",
+            "noext",
+        ] {
+            assert_eq!(
+                group_model(&group_path(model, g)),
+                Some((model.to_string(), g))
+            );
+        }
+    }
+    for other in [
+        "man.mdl",
+        "man00.mdl",
+        "man16.mdl",
+        "man1.mdl",
+        "dir/01.mdl",
+        "man0a.mdl",
+        "man٠١.mdl",
+        "",
+    ] {
+        assert_eq!(group_model(other), None, "{other}");
+    }
+}
+
 #[test]
 fn rule_2_declared_length() {
     let mut b = example();

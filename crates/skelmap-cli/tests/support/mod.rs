@@ -108,3 +108,10 @@ pub fn write_md5_with_skin_scale(dir: &Path) -> PathBuf {
     std::fs::write(dir.join("m-idle.md5scale"), r#"{ "arm": { "1": 0.5 } }"#).unwrap();
     mesh
 }
+
+/// The JSON chunk of the `.glb` at `path`.
+pub fn glb_json(path: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).unwrap();
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    serde_json::from_slice(&bytes[20..20 + len]).unwrap()
+}

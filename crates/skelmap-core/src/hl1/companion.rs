@@ -43,6 +43,34 @@ pub fn group_path(path: &str, g: usize) -> String {
     format!("{base}{g:02}{ext}")
 }
 
+/// The model whose sequence group the file at `path` is by its name, and the group's number:
+/// `dir/name01.mdl` … `dir/name15.mdl` belong to `dir/name.mdl` as groups 1 to 15 (the
+/// inverse of [`group_path`]). `None` for any other name; the name alone does not make a
+/// file a group (its magic, `IDSQ`, does).
+///
+/// ```
+/// use skelmap_core::hl1::{group_model, group_path};
+/// assert_eq!(group_model("models/scientist02.mdl"), Some(("models/scientist.mdl".to_string(), 2)));
+/// assert_eq!(group_model(&group_path("a/b.MDL", 15)), Some(("a/b.MDL".to_string(), 15)));
+/// assert_eq!(group_model("models/scientist.mdl"), None); // no digits
+/// assert_eq!(group_model("models/w_9mm00.mdl"), None); // group 0 is the model itself
+/// assert_eq!(group_model("models/01.mdl"), None); // no model name before them
+/// ```
+#[must_use]
+pub fn group_model(path: &str) -> Option<(String, usize)> {
+    let base = strip_extension(path);
+    let ext = path.get(base.len()..).unwrap_or_default();
+    let (stem, digits) = base.split_at_checked(base.len().checked_sub(2)?)?;
+    let name_start = stem.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    if stem.len() == name_start || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let g: usize = digits.parse().ok()?;
+    (1..=MAX_GROUP_FILES)
+        .contains(&g)
+        .then(|| (format!("{stem}{ext}"), g))
+}
+
 impl<'a> Open<'a> for Pair<'a> {
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,

@@ -42,7 +42,7 @@ mod validate;
 mod view;
 pub mod write;
 
-pub use companion::{MAX_GROUP_FILES, group_path, texture_paths};
+pub use companion::{MAX_GROUP_FILES, group_model, group_path, texture_paths};
 pub use validate::MAX_BLENDS;
 pub use view::{
     Command, Controlled, Controls, Hl1, MeshInfo, Pair, angle_quaternion, channel_value,

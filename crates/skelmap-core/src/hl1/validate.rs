@@ -941,6 +941,44 @@ fn check_texture(reader: Reader<'_>, t: &raw::Texture, at: u64, limits: &Limits)
     Ok(())
 }
 
+impl Hl1<'_> {
+    /// Validates `data` as this model's sequence group `group` (its `IDSQ` file, `1 ..`), as
+    /// opening the model with its companions does: the group's header, then rule 6 for every
+    /// sequence the model keeps in the group. Its findings go to `diag`. A group the model
+    /// does not declare has no sequence to check: only its header is.
+    ///
+    /// ```
+    /// use skelmap_core::{hl1::{Builder, Hl1}, Diagnostics, Limits, Parse};
+    /// let mut b = Builder::example();
+    /// b.groups.push("far".into());
+    /// b.sequences[0].group = 1; // its animations in `<stem>01.mdl`
+    /// let model = b.write()?;
+    /// let model = Hl1::parse(&model)?;
+    /// let (group, limits) = (b.write_group(1)?, Limits::default());
+    /// model.check_group(&group, 1, &limits, &mut Diagnostics::new())?;
+    /// // Cut short, the group's runs leave its bytes.
+    /// let cut = &group[..group.len() - 2];
+    /// assert!(model.check_group(cut, 1, &limits, &mut Diagnostics::new()).is_err());
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BadMagic`] for a file that is not `IDSQ`; the errors of its header (rules 1
+    /// and 2) and of rule 6, each at its offset in `data`.
+    pub fn check_group(
+        &self,
+        data: &[u8],
+        group: usize,
+        limits: &Limits,
+        diag: &mut Diagnostics,
+    ) -> Result<()> {
+        // A number past `u32` is no group of the model: its header alone is checked.
+        let group = u32::try_from(group).unwrap_or(u32::MAX);
+        check_group(data, self, group, limits, diag).map(|_| ())
+    }
+}
+
 /// Validates a sequence-group file (`IDSQ`): its header, then the animations of every
 /// sequence of `main` in group `group`. Returns the bytes the animations are read from.
 pub(crate) fn check_group<'g>(
