@@ -50,8 +50,9 @@ pub enum WarningKind {
     UnknownSubVersion,
     /// A triangle names a group that does not exist (loaders use the groups' lists instead).
     TriangleGroup,
-    /// A companion file that only adds information (a `.framegroups` sidecar) is malformed
-    /// and was ignored; the detail names the file.
+    /// A companion file that only adds information (a `.framegroups` sidecar, an MD5
+    /// animation beside its mesh, a Half-Life texture or sequence-group file) is malformed or
+    /// does not fit the model, and was left out; the detail names the file and why.
     CompanionIgnored,
     /// A section does not start at the alignment the specification asks for (it is read
     /// unaligned).
@@ -109,7 +110,9 @@ impl WarningKind {
                 "an optional section has a sub-version this reader does not know, ignored"
             }
             WarningKind::TriangleGroup => "a triangle names a group that does not exist",
-            WarningKind::CompanionIgnored => "a companion file is malformed and was ignored",
+            WarningKind::CompanionIgnored => {
+                "a companion file is malformed or does not fit the model, and was left out"
+            }
             WarningKind::Unaligned => {
                 "a section is not aligned as the specification asks; read anyway"
             }
