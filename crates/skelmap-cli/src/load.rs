@@ -32,6 +32,10 @@ pub struct Companions {
     /// texture by its stored path and then by its file name.
     #[arg(long = "textures", value_name = "DIR")]
     pub textures: Vec<PathBuf>,
+    /// A Half-Life model's body value, as an entity's `body`: each body part shows its model
+    /// `(N / base) % models` (`info` lists them); default 0, every part's first model.
+    #[arg(long, value_name = "N")]
+    pub body: Option<u32>,
 }
 
 impl Companions {
@@ -72,6 +76,7 @@ pub fn open_options(companions: &Companions) -> OpenOptions {
             .as_deref()
             .map(|anim| std::path::absolute(anim).unwrap_or_else(|_| anim.to_path_buf())),
         skin: companions.skin.clone(),
+        body: companions.body,
         ..OpenOptions::default()
     }
 }

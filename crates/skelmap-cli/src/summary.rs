@@ -55,6 +55,9 @@ pub struct Summary {
     pub grid: Option<[u32; 2]>,
     /// SL mdl: the declared vertex attributes, in order (`null` for other formats).
     pub attributes: Option<Vec<String>>,
+    /// Half-Life: the body value shown and each body part's models (`null` for other
+    /// formats).
+    pub body: Option<BodySummary>,
     /// Stored bounds (DPM); `null` for formats that store none.
     pub bounds: Option<BoundsSummary>,
     /// The box around the vertices in the bind pose (frame 0; MS3D: the rest pose), computed.
@@ -75,6 +78,46 @@ pub struct Summary {
     pub mesh_list: Vec<MeshSummary>,
     pub frame_names: Vec<String>,
     pub diagnostics: Vec<DiagnosticSummary>,
+}
+
+/// A Half-Life model's body value and its body parts.
+#[derive(Debug, Serialize)]
+pub struct BodySummary {
+    /// The body value the mesh shows (`--body`).
+    pub value: u32,
+    pub parts: Vec<BodyPartSummary>,
+}
+
+/// One body part: its name, `base`, models (by name) and the one the body value shows.
+#[derive(Debug, Serialize)]
+pub struct BodyPartSummary {
+    pub name: String,
+    pub base: i32,
+    pub models: Vec<String>,
+    pub shown: usize,
+}
+
+impl BodySummary {
+    /// The body parts of a Half-Life model, the model each shows as opened.
+    fn of(model: &skelmap_core::hl1::Hl1<'_>) -> BodySummary {
+        let parts = model
+            .bodyparts()
+            .iter()
+            .enumerate()
+            .map(|(p, part)| BodyPartSummary {
+                name: text(name::trim_nul(&part.name)),
+                base: part.base.get(),
+                models: (0..part.nummodels.get().max(0) as usize)
+                    .filter_map(|m| model.model(p, m).map(|m| text(name::trim_nul(&m.name))))
+                    .collect(),
+                shown: model.body_model(p, model.body()).unwrap_or(0),
+            })
+            .collect();
+        BodySummary {
+            value: model.body(),
+            parts,
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -434,6 +477,7 @@ impl Summary {
                     .map(|(_, kind, v)| format!("{kind:?} ({} bytes)", v.size()))
                     .collect()
             }),
+            body: model.as_hl1().map(|pair| BodySummary::of(pair.model())),
             bounds: model.as_dpm().map(|m| BoundsSummary {
                 mins: m.mins(),
                 maxs: m.maxs(),
@@ -651,6 +695,31 @@ fn render_contents(s: &Summary, out: &mut String) {
     }
     if let Some(attributes) = &s.attributes {
         let _ = writeln!(out, "  attributes: {}", attributes.join(", "));
+    }
+    if let Some(body) = s.body.as_ref().filter(|b| !b.parts.is_empty()) {
+        let _ = writeln!(
+            out,
+            "  body {} (--body N: each part shows model N / base % models):",
+            body.value
+        );
+        for (p, part) in body.parts.iter().enumerate() {
+            let models: Vec<String> = part
+                .models
+                .iter()
+                .enumerate()
+                .map(|(m, name)| {
+                    let mark = if m == part.shown { "*" } else { "" };
+                    format!("{mark}{m} {name}")
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "    part {p} {} (base {}): {}",
+                part.name,
+                part.base,
+                models.join(", ")
+            );
+        }
     }
     if let Some(animation) = &s.animation {
         let _ = writeln!(out, "  animation {animation}");

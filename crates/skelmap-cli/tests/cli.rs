@@ -1659,6 +1659,65 @@ fn sequence_groups_are_checked_and_exported_with_their_models() {
     );
 }
 
+/// `--body N` opens a Half-Life model as an entity whose `body` is N shows it: `info` lists
+/// each body part's models with the one shown, and the mesh is made of those.
+#[test]
+fn the_body_value_chooses_each_half_life_parts_model() {
+    use skelmap_core::hl1::{BodyPartDef, Builder};
+    let dir = temp_dir("hl1_body");
+    let mut b = Builder::example();
+    let full = b.bodyparts[0].models[0].clone();
+    let mut one = full.clone();
+    one.name = "one".into();
+    one.meshes.truncate(1);
+    b.bodyparts = vec![
+        BodyPartDef {
+            name: "head".into(),
+            models: vec![full.clone(), one.clone()],
+        },
+        BodyPartDef {
+            name: "gun".into(),
+            models: vec![one, full],
+        },
+    ];
+    let path = dir.join("two_parts.mdl");
+    std::fs::write(&path, b.write().unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let out = skelmap(&["info", p, "--json", "--body", "1"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["body"]["value"], 1);
+    let parts = v["body"]["parts"].as_array().unwrap();
+    let part = |i: usize| {
+        (
+            parts[i]["name"].as_str().unwrap(),
+            parts[i]["base"].as_i64().unwrap(),
+            parts[i]["shown"].as_u64().unwrap(),
+            parts[i]["models"].as_array().unwrap().len(),
+        )
+    };
+    assert_eq!([part(0), part(1)], [("head", 1, 1, 2), ("gun", 2, 0, 2)]);
+    // Body 1 shows the one-mesh model of each part (the example's first mesh: 2 triangles);
+    // body 0 the full head (its two meshes: 4) and the one-mesh gun.
+    assert_eq!(v["triangles"], 4);
+    let out = skelmap(&["info", p, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (v["body"]["value"].as_u64(), v["triangles"].as_u64()),
+        (Some(0), Some(6))
+    );
+    let out = skelmap(&["info", p, "--body", "2"]);
+    assert!(
+        stdout(&out).contains("    part 1 gun (base 2): 0 one, *1 body"),
+        "{}",
+        stdout(&out)
+    );
+    let glb = dir.join("body1.glb");
+    let out = skelmap(&["export", p, "--body", "1", "-o", glb.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains("4 triangles"), "{}", stdout(&out));
+}
+
 /// `export -o -` writes the glTF (its buffer inside, as a base64 data URI) or the OBJ to
 /// standard output, and says what it wrote on standard error.
 #[test]

@@ -284,3 +284,106 @@ fn a_controller_adds_to_the_channel_it_drives_as_the_renderer_does() {
         }
     }
 }
+
+/// The body value picks each body part's model as the engine does, `(body / base) %
+/// models`, with the bases written as studiomdl writes them (the product of the earlier
+/// parts' model counts): for a model of two parts of two and three models (one of them
+/// blank), every body value (past their product too, where the choice wraps) shows the mesh
+/// that a file holding just those two models shows at body 0, through `Hl1::with_body` and
+/// `OpenOptions::body`, frame 3 deformed alike.
+#[test]
+fn the_body_value_shows_each_parts_model_as_the_engine_picks_it() {
+    use skelmap::Parse;
+    use skelmap::hl1::{BodyPartDef, Hl1, ModelDef};
+    use skelmap::model::OpenOptions;
+    let mut b = Builder::example();
+    let full = b.bodyparts[0].models[0].clone();
+    let mut one = full.clone();
+    one.name = "one".into();
+    one.meshes.truncate(1);
+    let blank = ModelDef {
+        name: "blank".into(),
+        vertices: Vec::new(),
+        normals: Vec::new(),
+        meshes: Vec::new(),
+    };
+    b.bodyparts = vec![
+        BodyPartDef {
+            name: "head".into(),
+            models: vec![full.clone(), one.clone()],
+        },
+        BodyPartDef {
+            name: "gun".into(),
+            models: vec![blank, one, full],
+        },
+    ];
+    let bytes = b.write().unwrap();
+    let model = Hl1::parse(&bytes).unwrap();
+    let bases: Vec<i32> = model.bodyparts().iter().map(|p| p.base.get()).collect();
+    assert_eq!(bases, [1, 2]);
+    let dir = temp_dir("body");
+    let path = dir.join("two_parts.mdl");
+    std::fs::write(&path, &bytes).unwrap();
+    let shown = |m: &Model<'_>| {
+        let mut pose = Pose::default();
+        m.pose(3, 3, 0.0, Interpolation::Slerp, &mut pose).unwrap();
+        let mesh = m.mesh(0).unwrap();
+        let n = mesh.num_vertices();
+        let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+        m.deform(0, &pose, &mut p, &mut nrm).unwrap();
+        let tris: Vec<[u32; 3]> = mesh.triangles().collect();
+        (p, nrm, tris, mesh.submeshes().len())
+    };
+    for body in 0..9u32 {
+        let chosen = [body as usize % 2, body as usize / 2 % 3];
+        assert_eq!(
+            [model.body_model(0, body), model.body_model(1, body)],
+            chosen.map(Some),
+            "body {body}"
+        );
+        let mut alone = b.clone();
+        for (part, &m) in alone.bodyparts.iter_mut().zip(&chosen) {
+            part.models = vec![part.models[m].clone()];
+        }
+        let alone = alone.write().unwrap();
+        let with = model.with_body(body, &skelmap::Limits::default()).unwrap();
+        let reference = Hl1::parse(&alone).unwrap();
+        assert_eq!(with.body(), body);
+        assert_eq!(
+            (
+                with.num_vertices(),
+                with.num_triangles(),
+                with.meshes().len()
+            ),
+            (
+                reference.num_vertices(),
+                reference.num_triangles(),
+                reference.meshes().len()
+            ),
+            "body {body}"
+        );
+        let options = OpenOptions {
+            body: Some(body),
+            ..OpenOptions::default()
+        };
+        let opened = Model::open_with(&path, &options).unwrap();
+        assert_eq!(opened.as_hl1().unwrap().model().body(), body);
+        assert_eq!(
+            shown(&opened),
+            shown(&Model::from_bytes(&alone).unwrap()),
+            "body {body}"
+        );
+    }
+    // The default is body 0; the mesh limit holds for the models a body value shows: body
+    // 0's two meshes pass three, body 4's four do not.
+    assert_eq!(model.body(), 0);
+    let limits = skelmap::Limits {
+        max_meshes: 3,
+        ..skelmap::Limits::default()
+    };
+    let body_0 = Hl1::parse_with(&bytes, &limits, &mut skelmap::Diagnostics::new()).unwrap();
+    assert!(matches!(
+        body_0.with_body(4, &limits),
+        Err(skelmap::Error::Limit { what: "meshes", .. })
+    ));
+}

@@ -109,6 +109,10 @@ impl<'a> Open<'a> for Pair<'a> {
 
     fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
         let main = Hl1::parse_with(files.main.bytes(), limits, diag)?;
+        let main = match files.body {
+            Some(body) if body != 0 => main.with_body(body, limits)?,
+            _ => main,
+        };
         let mut textures = None;
         let mut groups = Vec::new();
         let mut next_group = 1usize;

@@ -420,6 +420,7 @@ impl<'data> Parse<'data> for Hl1<'data> {
             skins: if numskinref == 0 { &[] } else { skins },
             num_skinref: numskinref as usize,
             attachments,
+            body: 0,
             meshes,
             num_vertices: totals.0 as usize,
             num_triangles: totals.1 as usize,
@@ -941,7 +942,75 @@ fn check_texture(reader: Reader<'_>, t: &raw::Texture, at: u64, limits: &Limits)
     Ok(())
 }
 
-impl Hl1<'_> {
+impl<'data> Hl1<'data> {
+    /// The model body part `part` shows for the body value `body` (an entity's `body`), as
+    /// the engine picks it: `(body / base) % nummodels`. A part whose `base` is not positive
+    /// (the engine would divide by it) shows its first model; `None` for no such part.
+    ///
+    /// ```
+    /// use skelmap_core::{hl1::{Builder, Hl1}, Parse};
+    /// let bytes = Builder::example().write()?;
+    /// let model = Hl1::parse(&bytes)?;
+    /// assert_eq!(model.body_model(0, 0), Some(0));
+    /// assert_eq!(model.body_model(0, 7), Some(0)); // the example's part has one model
+    /// assert_eq!(model.body_model(9, 0), None);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn body_model(&self, part: usize, body: u32) -> Option<usize> {
+        let p = self.bodyparts.get(part)?;
+        let models = u32::try_from(p.nummodels.get()).ok()?.max(1);
+        let base = u32::try_from(p.base.get()).ok().filter(|&b| b > 0);
+        Some(base.map_or(0, |base| body / base % models) as usize)
+    }
+
+    /// This model showing body value `body` ([`body_model`](Hl1::body_model) of each part)
+    /// instead of body 0 (every part's first model), as an entity whose `body` is `body`
+    /// shows it: the same file, its mesh made of the chosen models' studio meshes. Every model
+    /// was validated at open; the new mesh's totals are held to `limits` as body 0's were.
+    ///
+    /// ```
+    /// use skelmap_core::{hl1::{Builder, Hl1}, Limits, Parse};
+    /// let mut b = Builder::example();
+    /// let mut second = b.bodyparts[0].models[0].clone();
+    /// second.meshes.truncate(1);
+    /// b.bodyparts[0].models.push(second); // base 1: body 1 shows it
+    /// let bytes = b.write()?;
+    /// let model = Hl1::parse(&bytes)?;
+    /// let one = model.with_body(1, &Limits::default())?;
+    /// assert_eq!(one.meshes().len(), 1);
+    /// assert_eq!(model.with_body(2, &Limits::default())?.meshes(), model.meshes());
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Limit`] where the chosen models' vertices, triangles or meshes together pass
+    /// `limits`.
+    pub fn with_body(&self, body: u32, limits: &Limits) -> Result<Hl1<'data>> {
+        let reader = Reader::new(self.data, FORMAT);
+        let numbones = self.bones.len() as u32;
+        let mut meshes = Vec::new();
+        let mut totals = (0u32, 0u32);
+        for (p, part) in self.bodyparts.iter().enumerate() {
+            let m = self.body_model(p, body).unwrap_or(0);
+            // Validated at open: the part's models are in bounds, `m` one of them.
+            let Some(model) = self.model(p, m) else {
+                continue;
+            };
+            let model_at = record_offset::<raw::Model>(part.modelindex.get() as u64, m);
+            let shown = Some((p, &mut meshes, &mut totals));
+            check_model(reader, (model, model_at), numbones, limits, shown)?;
+        }
+        Ok(Hl1 {
+            body,
+            meshes,
+            num_vertices: totals.0 as usize,
+            num_triangles: totals.1 as usize,
+            ..self.clone()
+        })
+    }
+
     /// Validates `data` as this model's sequence group `group` (its `IDSQ` file, `1 ..`), as
     /// opening the model with its companions does: the group's header, then rule 6 for every
     /// sequence the model keeps in the group. Its findings go to `diag`. A group the model

@@ -37,7 +37,9 @@ pub struct Hl1<'data> {
     pub(super) skins: &'data [I16<LittleEndian>],
     pub(super) num_skinref: usize,
     pub(super) attachments: &'data [raw::Attachment],
-    /// The studio meshes of every body part's first model, in order.
+    /// The body value shown: which model of each body part ([`Hl1::body_model`]).
+    pub(super) body: u32,
+    /// The studio meshes of the model each body part shows, in order.
     pub(super) meshes: Vec<MeshInfo>,
     pub(super) num_vertices: usize,
     pub(super) num_triangles: usize,
@@ -153,6 +155,13 @@ impl<'data> Hl1<'data> {
     #[must_use]
     pub fn bodyparts(&self) -> &'data [raw::BodyPart] {
         self.bodyparts
+    }
+
+    /// The body value whose models the mesh shows: 0 as parsed (every body part's first
+    /// model), or the one [`with_body`](Hl1::with_body) chose.
+    #[must_use]
+    pub fn body(&self) -> u32 {
+        self.body
     }
 
     /// Model `choice` of body part `part` (every one validated), or `None` out of range.

@@ -94,7 +94,9 @@ pub struct ModelDef {
     pub meshes: Vec<MeshDef>,
 }
 
-/// A body part: the models it chooses from.
+/// A body part: the models it chooses from. Its `base` is written as studiomdl writes it,
+/// the product of the earlier parts' model counts, so that each body value below the product
+/// of all of them shows one combination of models ([`Hl1::body_model`](super::Hl1::body_model)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodyPartDef {
     /// Name (at most 63 bytes).
@@ -615,14 +617,18 @@ impl Builder {
             parts_at + self.bodyparts.len() * size_of::<raw::BodyPart>(),
             0,
         );
+        // As studiomdl numbers them: a part's `base` is the product of the earlier parts'
+        // model counts, so that each body value shows one combination of models.
+        let mut base = 1i32;
         for (p, part) in self.bodyparts.iter().enumerate() {
             let models_at = out.len();
             let record = raw::BodyPart {
                 name: fixed(&part.name)?,
                 nummodels: (part.models.len() as i32).into(),
-                base: 1.into(),
+                base: base.into(),
                 modelindex: (models_at as i32).into(),
             };
+            base = base.saturating_mul((part.models.len() as i32).max(1));
             let at = parts_at + p * size_of::<raw::BodyPart>();
             out[at..at + size_of::<raw::BodyPart>()].copy_from_slice(record.as_bytes());
             out.resize(models_at + part.models.len() * size_of::<raw::Model>(), 0);

@@ -28,7 +28,7 @@ use crate::quake::raw::MDL2_MAGIC;
 use crate::resolver::{FsResolver, Resolver, check_path};
 use crate::source::{Access, MapPromise, Source};
 use crate::view::ModelView;
-use crate::view::open::{Files, Given};
+use crate::view::open::{CompanionFile, Files, Given};
 
 /// What [`Model::open_with`] needs besides the path.
 #[derive(Debug, Clone, Default)]
@@ -52,6 +52,12 @@ pub struct OpenOptions {
     /// must exist). `None`: `name_default.skin`, when there is one. Ignored for the other
     /// formats.
     pub skin: Option<String>,
+    /// The body value to open a Half-Life model with (an entity's `body`): each body part
+    /// shows its model `(body / base) % nummodels` ([`hl1::Hl1::body_model`]). `None`: 0,
+    /// every part's first model. Ignored for the other formats.
+    ///
+    /// [`hl1::Hl1::body_model`]: crate::hl1::Hl1::body_model
+    pub body: Option<u32>,
 }
 
 impl Model<'static> {
@@ -119,6 +125,7 @@ impl Model<'static> {
             skeleton: given(&options.skeleton)?,
             animation: given(&options.animation)?,
             skin: options.skin.clone(),
+            body: options.body,
         };
         Model::with_companions(&resolver, &relative, main, given, &options.limits)
     }
@@ -173,7 +180,7 @@ impl<'data> Model<'data> {
                          through a resolver",
             });
         }
-        Model::build(format, String::new(), source, Vec::new(), limits)
+        Model::build(format, (String::new(), source, Vec::new()), None, limits)
     }
 
     /// Validates an SKM mesh and its SKP skeleton and pairs them (their bone counts must
@@ -188,7 +195,7 @@ impl<'data> Model<'data> {
         limits: &Limits,
     ) -> Result<Model<'data>> {
         let companions = vec![(Companion::Skeleton, String::new(), skp)];
-        Model::build(Format::Skm, String::new(), skm, companions, limits)
+        Model::build(Format::Skm, (String::new(), skm, companions), None, limits)
     }
 
     /// Validates an Enemy Territory MDM mesh and its MDX skeleton and pairs them (every bone
@@ -211,7 +218,7 @@ impl<'data> Model<'data> {
         limits: &Limits,
     ) -> Result<Model<'data>> {
         let companions = vec![(Companion::Skeleton, String::new(), mdx)];
-        Model::build(Format::Mdm, String::new(), mdm, companions, limits)
+        Model::build(Format::Mdm, (String::new(), mdm, companions), None, limits)
     }
 
     /// Opens the model at VFS `path` and its companions through `resolver` (see the module
@@ -261,12 +268,13 @@ impl<'data> Model<'data> {
     ) -> Result<Model<'data>> {
         let extension = Path::new(path).extension().and_then(|e| e.to_str());
         let format = Format::detect(main.bytes(), extension).ok_or(Error::UnknownFormat)?;
+        let body = given.body;
         let mut companions = View::companions(format, resolver, path, main.bytes(), given)?;
         let sidecar = format!("{path}.framegroups");
         if let Some(text) = resolver.load(&sidecar)? {
             companions.push((Companion::FrameGroups, sidecar, text));
         }
-        Model::build(format, path.to_string(), main, companions, limits)
+        Model::build(format, (path.to_string(), main, companions), body, limits)
     }
 
     /// Validates an IQM and an animation-only IQM and plays the animation on the model (see
@@ -282,21 +290,27 @@ impl<'data> Model<'data> {
         limits: &Limits,
     ) -> Result<Model<'data>> {
         let companions = vec![(Companion::Animation, String::new(), animation)];
-        Model::build(Format::Iqm, String::new(), model, companions, limits)
+        Model::build(
+            Format::Iqm,
+            (String::new(), model, companions),
+            None,
+            limits,
+        )
     }
 
-    /// Validates `main` as `format` and its companions, and pairs them.
+    /// Validates `main` (found at `path`) as `format` and its companions, and pairs them; a
+    /// Half-Life model showing `body`.
     fn build(
         format: Format,
-        path: String,
-        main: Source<'data>,
-        companions: Vec<(Companion, String, Source<'data>)>,
+        (path, main, companions): (String, Source<'data>, Vec<CompanionFile<'data>>),
+        body: Option<u32>,
         limits: &Limits,
     ) -> Result<Model<'data>> {
         let files = Files {
             path,
             main,
             companions,
+            body,
         };
         let mut diag = Diagnostics::new();
         // MDL2 has Quake's layout, not MDL3's: the Quake view reads it (and says MDL).

@@ -50,6 +50,8 @@ pub(crate) struct Files<'data> {
     pub(crate) path: String,
     pub(crate) main: Source<'data>,
     pub(crate) companions: Vec<CompanionFile<'data>>,
+    /// The body value a Half-Life model shows ([`OpenOptions::body`](crate::model::OpenOptions::body)).
+    pub(crate) body: Option<u32>,
 }
 
 impl<'data> Files<'data> {
@@ -69,6 +71,7 @@ pub(crate) struct Given<'data> {
     pub(crate) skeleton: Option<(String, Source<'data>)>,
     pub(crate) animation: Option<(String, Source<'data>)>,
     pub(crate) skin: Option<String>,
+    pub(crate) body: Option<u32>,
 }
 
 /// A view opened from a model's files.
