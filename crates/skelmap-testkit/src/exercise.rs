@@ -1559,6 +1559,30 @@ pub fn hl1(m: &skelmap_core::hl1::Hl1<'_>) {
     for a in m.attachments() {
         assert!((a.bone.get() as usize) < bones);
     }
+    hl1_mesh_table(m);
+    // A body value showing each of a part's first few models: the engine's pick is one of
+    // the part's models, and the mesh made of them is as consistent as body 0's, or passes
+    // a limit.
+    for (p, part) in m.bodyparts().iter().enumerate() {
+        let models = part.nummodels.get().max(0) as u32;
+        let base = u32::try_from(part.base.get()).unwrap_or(1).max(1);
+        for c in 0..models.min(4) {
+            let body = base.saturating_mul(c);
+            assert!(m.body_model(p, body).expect("body part") < models.max(1) as usize);
+            match m.with_body(body, &skelmap_core::Limits::DEFAULT) {
+                Ok(shown) => {
+                    assert_eq!(shown.body(), body);
+                    hl1_mesh_table(&shown);
+                }
+                Err(e) => assert!(matches!(e, skelmap_core::Error::Limit { .. }), "{e}"),
+            }
+        }
+    }
+}
+
+/// A Half-Life model's table of shown meshes: each starts where the one before it ends, and
+/// together they are the model's vertices and triangles.
+fn hl1_mesh_table(m: &skelmap_core::hl1::Hl1<'_>) {
     let mut next = (0, 0);
     for info in m.meshes() {
         assert_eq!((info.first_vertex, info.first_triangle), next);
