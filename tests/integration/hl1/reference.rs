@@ -387,3 +387,53 @@ fn the_body_value_shows_each_parts_model_as_the_engine_picks_it() {
         Err(skelmap::Error::Limit { what: "meshes", .. })
     ));
 }
+
+/// A model drawn in several studio meshes becomes an asset mesh per studio mesh holding only
+/// the vertices its triangles use, in the model's order (each part used to carry every
+/// vertex of the model): the example's strip and fan, four vertices each, and each asset
+/// triangle's corners where the model's triangle puts them, with their normals, texture
+/// coordinates and bones.
+#[test]
+fn each_studio_mesh_is_an_asset_mesh_of_its_own_vertices() {
+    let bytes = Builder::example().write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mesh = model.mesh(0).unwrap();
+    let mut pose = Pose::default();
+    model.pose_bind(&mut pose);
+    let pair = model.as_hl1().unwrap();
+    let n = mesh.num_vertices();
+    let (mut p, mut nrm) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    model.deform(0, &pose, &mut p, &mut nrm).unwrap();
+    let asset = model.to_asset(&Default::default()).unwrap();
+    let counts: Vec<(usize, usize)> = asset
+        .meshes
+        .iter()
+        .map(|m| (m.positions.len(), m.triangles.len()))
+        .collect();
+    assert_eq!(counts, [(4, 2), (4, 2)]);
+    let model_triangles: Vec<[u32; 3]> = mesh.triangles().collect();
+    let mut k = 0;
+    for part in &asset.meshes {
+        let uvs = part.uvs.as_ref().unwrap();
+        for tri in &part.triangles {
+            for (corner, &v) in tri.iter().zip(&model_triangles[k]) {
+                let c = *corner as usize;
+                assert_eq!(part.positions[c], p[v as usize], "triangle {k}");
+                assert_eq!(part.normals[c], nrm[v as usize], "triangle {k}");
+                assert_eq!(
+                    Some(uvs[c]),
+                    mesh.vertex_texcoord(v as usize),
+                    "triangle {k}"
+                );
+                let bone = pair.bind_vertex_of(v as usize).unwrap().0;
+                assert_eq!(
+                    part.influences.of(c),
+                    [(u16::from(bone), 1.0)],
+                    "triangle {k}"
+                );
+            }
+            k += 1;
+        }
+    }
+    assert_eq!(k, model_triangles.len());
+}

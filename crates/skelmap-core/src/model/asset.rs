@@ -5,7 +5,8 @@
 //! - the meshes are deformed at the asset's frame ([`Model::deform`]);
 //! - a mesh that keeps texture coordinates or normals per triangle corner (MS3D, MDL) is
 //!   unwelded per submesh by (vertex, corner texture coordinate, corner normal); one that
-//!   keeps them per vertex keeps its vertex arrays;
+//!   keeps them per vertex keeps its vertex arrays (a mesh drawn in several submeshes,
+//!   Half-Life's studio meshes: each asset mesh the vertices its triangles use, in order);
 //! - skeletal models get their joints, posed at the frame, per-vertex influences and one clip
 //!   of joint keys per frame group;
 //! - vertex-animated models (MDL, HMP, Quake) get every frame as a morph target, when the
@@ -555,6 +556,10 @@ pub(super) fn mesh_parts(
     if parts.is_empty() && mesh.num_triangles() > 0 {
         parts.push((&[], None, (0..mesh.num_triangles()).collect()));
     }
+    // Where a welded mesh is drawn in several parts (Half-Life's studio meshes), each asset
+    // mesh keeps only the vertices its triangles use, in the model's order: not every part
+    // a copy of every vertex.
+    let compact = parts.len() > 1;
     for (sub_name, sub_material, sub_triangles) in parts {
         let name = mesh_name(model, mesh, sub_name, sub_material, materials);
         let material = if model.conventions().own_materials {
@@ -605,19 +610,41 @@ pub(super) fn mesh_parts(
                 built.triangles.push(face);
             }
         } else {
-            picked = (0..n as u32).collect();
-            built.positions.clone_from(&positions);
-            built.normals.clone_from(&normals);
+            let triangles = sub_triangles.iter().filter_map(|&t| mesh.triangle(t));
+            if compact {
+                // Each used vertex's index in the part, in the model's order.
+                let mut index = vec![u32::MAX; n];
+                for v in triangles.clone().flatten() {
+                    if let Some(slot) = index.get_mut(v as usize) {
+                        *slot = 0;
+                    }
+                }
+                for (v, slot) in index.iter_mut().enumerate() {
+                    if *slot == 0 {
+                        *slot = picked.len() as u32;
+                        picked.push(v as u32);
+                    }
+                }
+                built.triangles = triangles
+                    .filter_map(|tri| {
+                        let face = tri.map(|v| index.get(v as usize).copied().unwrap_or(u32::MAX));
+                        face.iter().all(|&i| i != u32::MAX).then_some(face)
+                    })
+                    .collect();
+            } else {
+                picked = (0..n as u32).collect();
+                built.triangles = triangles.collect();
+            }
+            let at =
+                |v: &u32, from: &[[f32; 3]]| from.get(*v as usize).copied().unwrap_or_default();
+            built.positions = picked.iter().map(|v| at(v, &positions)).collect();
+            built.normals = picked.iter().map(|v| at(v, &normals)).collect();
             if let Some(list) = built.uvs.as_mut() {
-                *list = (0..n)
-                    .map(|v| mesh.vertex_texcoord(v).unwrap_or_default())
+                *list = picked
+                    .iter()
+                    .map(|&v| mesh.vertex_texcoord(v as usize).unwrap_or_default())
                     .collect();
             }
-            built.triangles = sub_triangles
-                .iter()
-                .copied()
-                .filter_map(|t| mesh.triangle(t))
-                .collect();
         }
         built.colors = picked
             .iter()
