@@ -15,12 +15,13 @@ pub struct Companions {
     /// (default: the model's own directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// An SKM's skeleton (`.skp`): this file instead of the one its `.cfg` imports or its
-    /// own name gives.
+    /// A mesh's skeleton, instead of the one found by name: an SKM's `.skp` (default: the
+    /// one its `.cfg` imports or its own name gives), an MDM's `.mdx`.
     #[arg(long, value_name = "FILE")]
     pub skeleton: Option<PathBuf>,
-    /// An animation to play on an IQM: an animation-only IQM whose bones match the model's
-    /// joints by name, or by count and parents.
+    /// An animation to play, instead of those found by name: on an IQM an animation-only
+    /// IQM whose bones match the model's joints by name, or by count and parents; on an MD5
+    /// mesh an `.md5anim`; on a PSK a `.psa`.
     #[arg(long, value_name = "FILE")]
     pub animation: Option<PathBuf>,
     /// An MD3's skin: `--skin red` reads `head_red.skin` beside `head.md3` for its surfaces'

@@ -48,8 +48,9 @@ fn after_help() -> String {
          marked written, chosen by the output's extension):{formats}\n\n\
          Companions are found beside a model: an SKM's skeleton, an SL mdl's .anim, an MD5 \
          mesh's .md5anim files, a Half-Life model's texture and sequence-group files, an MD3's \
-         levels of detail, .skin and animation.cfg, an MDM's MDX, a PSK's PSA; `--animation` \
-         plays an animation-only IQM on an IQM.\n\n\
+         levels of detail, .skin and animation.cfg, an MDM's MDX, a PSK's PSA. `--skeleton` \
+         names an SKM's or MDM's skeleton; `--animation` an animation to play: an \
+         animation-only IQM on an IQM, an .md5anim on an MD5 mesh, a PSA on a PSK.\n\n\
          Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per \
          clip: first frame, frame count, frames per second, 1 to loop, and an optional // name) \
          names and times its clips for every command.\n\n\

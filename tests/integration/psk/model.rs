@@ -1,6 +1,7 @@
 //! A PSK through `Model`: counts, a submesh per material, per-wedge texture coordinates and
 //! colours, materials, the skeleton; the PSA beside it found by name, its sequences as clips,
-//! its bones matched by name; a PSA alone; a PSA that fits nothing left out with a warning.
+//! its bones matched by name; a PSA given by path instead; a PSA alone; a PSA that fits
+//! nothing left out with a warning (given, an error).
 
 use std::collections::HashMap;
 
@@ -128,6 +129,50 @@ fn psa_bones_are_matched_by_name_and_the_unmatched_are_warned_about() {
     files3.insert("models/soldier.psa".into(), broken);
     let model = Model::resolve(&&files3, "models/soldier.psk", &Limits::default()).unwrap();
     assert!(model.as_psk().unwrap().psa().is_none());
+}
+
+#[test]
+fn a_psa_given_by_path_plays_instead_of_the_one_beside_and_a_misfit_is_an_error() {
+    use skelmap::model::OpenOptions;
+    let dir = std::env::temp_dir().join(format!("skelmap-psk-given-{}", std::process::id()));
+    let elsewhere = dir.join("anims");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(dir.join("soldier.psk"), example_psk()).unwrap();
+    std::fs::write(dir.join("soldier.psa"), example_psa()).unwrap();
+    // The given PSA: only the example's second sequence, renamed.
+    let mut only = Builder::example();
+    only.sequences.remove(0);
+    only.sequences[0].name = "salute".into();
+    let given = elsewhere.join("salute.psa");
+    std::fs::write(&given, only.write_psa().unwrap()).unwrap();
+    let open = |animation: Option<&std::path::Path>| {
+        let options = OpenOptions {
+            animation: animation.map(std::path::Path::to_path_buf),
+            ..OpenOptions::default()
+        };
+        Model::open_with(dir.join("soldier.psk"), &options)
+    };
+    let beside = open(None).unwrap();
+    assert_eq!(clips(&beside).len(), 2);
+    let model = open(Some(&given)).unwrap();
+    assert_eq!(
+        clips(&model),
+        vec![("salute".to_string(), 1, 2, 20.0)],
+        "the given PSA's sequence, over the same frames of the same file layout"
+    );
+    // A given PSA whose bones match none of the mesh's is an error, not a warning.
+    let mut none = Builder::example();
+    none.bones[0].name = "x".into();
+    none.bones[1].name = "y".into();
+    let misfit = elsewhere.join("misfit.psa");
+    std::fs::write(&misfit, none.write_psa().unwrap()).unwrap();
+    assert!(open(Some(&misfit)).is_err());
+    // One that cannot be read is an I/O error naming it.
+    match open(Some(&elsewhere.join("missing.psa"))) {
+        Err(skelmap::Error::Io { path, .. }) => assert!(path.ends_with("missing.psa")),
+        other => panic!("{:?}", other.map(|m| m.num_frames())),
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

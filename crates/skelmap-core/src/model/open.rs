@@ -41,11 +41,14 @@ pub struct OpenOptions {
     pub root: Option<PathBuf>,
     /// Read the files into memory, or map them.
     pub access: Access,
-    /// An SKM's skeleton: this file (any path, not looked up under the root) instead of the
-    /// one its `.cfg` imports or its own name gives. Ignored for the other formats.
+    /// A mesh's skeleton, this file (any path, not looked up under the root) instead of the
+    /// one found by name: an SKM's `.skp` (else the one its `.cfg` imports or its own name
+    /// gives), an MDM's `.mdx` (else the one of its stem). Ignored for the other formats.
     pub skeleton: Option<PathBuf>,
-    /// An animation to play on the model: for an IQM, an animation-only IQM (any path, not
-    /// looked up under the root) whose bones are matched to the model's joints. Ignored for
+    /// An animation to play on the model, this file (any path, not looked up under the
+    /// root): for an IQM an animation-only IQM whose bones are matched to the model's joints,
+    /// for an MD5 mesh an `.md5anim` (instead of those beside it; one that does not fit the
+    /// joints is an error), for a PSK a `.psa` (instead of the one of its stem). Ignored for
     /// the other formats.
     pub animation: Option<PathBuf>,
     /// The skin to open an MD3 with: `red` opens `name_red.skin` beside `name.md3` (which
