@@ -861,6 +861,46 @@ typedef struct SkelmapTerrainGrid {
 } SkelmapTerrainGrid;
 
 /**
+ * How `skelmap_model_open_file_with` opens a model and its companions. All zero
+ * (`SkelmapOpenOptions options = {0};`, or a NULL pointer) opens as
+ * `skelmap_model_open_file` does with `flags` 0. The strings are UTF-8 and NUL-terminated,
+ * or NULL for the default; the library keeps none of them.
+ */
+typedef struct SkelmapOpenOptions {
+  /**
+   * `SKELMAP_OPEN_READ` or 0, as `skelmap_model_open_file`'s `flags`.
+   */
+  uint32_t flags;
+  /**
+   * A Half-Life model's body value (an entity's `body`): each body part shows its model
+   * `(body / base) % models`. 0: every part's first model. Other formats ignore it.
+   */
+  uint32_t body;
+  /**
+   * The game's base directory: companions are read only from inside it, and an SKM's
+   * `.cfg` `import` paths are relative to it; the model's path must lie inside it. NULL:
+   * the model's own directory.
+   */
+  const char *root;
+  /**
+   * An MD3's skin by name, as `skelmap_model_open_file_skin`'s `skin`. NULL:
+   * `<stem>_default.skin`, when there is one.
+   */
+  const char *skin;
+  /**
+   * A mesh's skeleton file, any path, instead of the one found by name: an SKM's `.skp`,
+   * an MDM's `.mdx`. NULL: found by name.
+   */
+  const char *skeleton;
+  /**
+   * An animation file to play, any path, instead of those found by name: an
+   * animation-only IQM on an IQM, an `.md5anim` on an MD5 mesh, a `.psa` on a PSK. NULL:
+   * found by name.
+   */
+  const char *animation;
+} SkelmapOpenOptions;
+
+/**
  * Counts of a model, filled by `skelmap_model_counts`. Fields that do not apply to the
  * format are 0.
  */
@@ -2291,6 +2331,37 @@ enum SkelmapStatus skelmap_model_open_file(const char *path,
 enum SkelmapStatus skelmap_model_open_file_skin(const char *path,
                                                 uint32_t flags,
                                                 const char *skin,
+                                                struct SkelmapModel **out);
+
+/**
+ * `skelmap_model_open_file` with the options a game gives: a Half-Life model's body value,
+ * the game's base directory, an MD3's skin, a mesh's skeleton or an animation given by path
+ * (see `SkelmapOpenOptions`). `options` NULL: the defaults (all zero).
+ *
+ * Returns as `skelmap_model_open_file` does; `SKELMAP_STATUS_INVALID_ARGUMENT` also for a
+ * string in `options` that is not UTF-8, `SKELMAP_STATUS_IO` for a skeleton or animation
+ * file that cannot be read, `SKELMAP_STATUS_RESOLVE` for a model outside `root` or a skin
+ * asked for by name that does not exist, `SKELMAP_STATUS_MALFORMED` for a given skeleton or
+ * animation that does not fit the model.
+ *
+ * ```c
+ * SkelmapOpenOptions options = {0};
+ * options.flags = SKELMAP_OPEN_READ;
+ * options.body = 3; // the entity's body value
+ * SkelmapModel *model = NULL;
+ * if (skelmap_model_open_file_with("models/scientist.mdl", &options, &model) != SKELMAP_STATUS_OK)
+ *     return 1;
+ * ```
+ *
+ * # Safety
+ *
+ * As `skelmap_model_open_file`; `options` is NULL or points to a `SkelmapOpenOptions` whose
+ * strings are NULL or NUL-terminated (read during the call only). Unless the flags have
+ * `SKELMAP_OPEN_READ`, the given skeleton and animation files are mapped too, and must not
+ * change until the model is freed.
+ */
+enum SkelmapStatus skelmap_model_open_file_with(const char *path,
+                                                const struct SkelmapOpenOptions *options,
                                                 struct SkelmapModel **out);
 
 /**

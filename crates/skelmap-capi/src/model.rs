@@ -2,7 +2,7 @@
 //! functions that open, free and count.
 
 use std::ffi::{CStr, c_char};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use skelmap_core::model::OpenOptions;
 use skelmap_core::pose::framegroups::FrameGroup;
@@ -269,6 +269,53 @@ pub unsafe extern "C" fn skelmap_model_open_file_skin(
     unsafe { hand_out(out, open) }
 }
 
+/// How `skelmap_model_open_file_with` opens a model and its companions. All zero
+/// (`SkelmapOpenOptions options = {0};`, or a NULL pointer) opens as
+/// `skelmap_model_open_file` does with `flags` 0. The strings are UTF-8 and NUL-terminated,
+/// or NULL for the default; the library keeps none of them.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SkelmapOpenOptions {
+    /// `SKELMAP_OPEN_READ` or 0, as `skelmap_model_open_file`'s `flags`.
+    pub flags: u32,
+    /// A Half-Life model's body value (an entity's `body`): each body part shows its model
+    /// `(body / base) % models`. 0: every part's first model. Other formats ignore it.
+    pub body: u32,
+    /// The game's base directory: companions are read only from inside it, and an SKM's
+    /// `.cfg` `import` paths are relative to it; the model's path must lie inside it. NULL:
+    /// the model's own directory.
+    pub root: *const c_char,
+    /// An MD3's skin by name, as `skelmap_model_open_file_skin`'s `skin`. NULL:
+    /// `<stem>_default.skin`, when there is one.
+    pub skin: *const c_char,
+    /// A mesh's skeleton file, any path, instead of the one found by name: an SKM's `.skp`,
+    /// an MDM's `.mdx`. NULL: found by name.
+    pub skeleton: *const c_char,
+    /// An animation file to play, any path, instead of those found by name: an
+    /// animation-only IQM on an IQM, an `.md5anim` on an MD5 mesh, a `.psa` on a PSK. NULL:
+    /// found by name.
+    pub animation: *const c_char,
+}
+
+/// A NUL-terminated UTF-8 string argument that may be NULL.
+///
+/// # Safety
+///
+/// `s` is NULL or a valid NUL-terminated string that outlives `'a`.
+unsafe fn optional_str<'a>(
+    s: *const c_char,
+    parameter: &'static str,
+) -> Result<Option<&'a str>, Fail> {
+    if s.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-NULL and NUL-terminated by this function's contract.
+    let s = unsafe { c_str(s, parameter) }?;
+    s.to_str()
+        .map(Some)
+        .map_err(|_| Fail::invalid(format!("{parameter} is not UTF-8")))
+}
+
 /// The path and the options of a file opened with `flags` and the skin name `skin`.
 ///
 /// # Safety
@@ -280,20 +327,49 @@ pub(crate) unsafe fn file_options<'a>(
     flags: u32,
     skin: *const c_char,
 ) -> Result<(&'a Path, OpenOptions), Fail> {
-    let read = check_flags(flags, SKELMAP_OPEN_READ)?;
+    let options = SkelmapOpenOptions {
+        flags,
+        skin,
+        ..SkelmapOpenOptions::DEFAULT
+    };
+    // SAFETY: forwarded from this function's contract; the other strings are NULL.
+    unsafe { open_options(path, &options) }
+}
+
+impl SkelmapOpenOptions {
+    /// Every field zero: the defaults.
+    const DEFAULT: SkelmapOpenOptions = SkelmapOpenOptions {
+        flags: 0,
+        body: 0,
+        root: std::ptr::null(),
+        skin: std::ptr::null(),
+        skeleton: std::ptr::null(),
+        animation: std::ptr::null(),
+    };
+}
+
+/// The path and the Rust options of a file opened with `options`.
+///
+/// # Safety
+///
+/// `path` and `options`' strings are NULL or NUL-terminated; with the map access the flags
+/// give, the files opened must not change while the model is alive (the caller's contract).
+unsafe fn open_options<'a>(
+    path: *const c_char,
+    options: &SkelmapOpenOptions,
+) -> Result<(&'a Path, OpenOptions), Fail> {
+    let read = check_flags(options.flags, SKELMAP_OPEN_READ)?;
     // SAFETY: `path` is NULL or NUL-terminated by this function's contract.
     let path = unsafe { c_str(path, "path") }?
         .to_str()
         .map_err(|_| Fail::invalid("path is not UTF-8"))?;
-    let skin = if skin.is_null() {
-        None
-    } else {
-        // SAFETY: non-NULL and NUL-terminated by this function's contract.
-        let skin = unsafe { c_str(skin, "skin") }?;
-        Some(
-            skin.to_str()
-                .map_err(|_| Fail::invalid("skin is not UTF-8"))?
-                .to_string(),
+    // SAFETY: each string is NULL or NUL-terminated by this function's contract.
+    let (root, skin, skeleton, animation) = unsafe {
+        (
+            optional_str(options.root, "root")?,
+            optional_str(options.skin, "skin")?,
+            optional_str(options.skeleton, "skeleton")?,
+            optional_str(options.animation, "animation")?,
         )
     };
     let access = if read {
@@ -305,10 +381,56 @@ pub(crate) unsafe fn file_options<'a>(
     };
     let options = OpenOptions {
         access,
-        skin,
+        root: root.map(PathBuf::from),
+        skin: skin.map(str::to_string),
+        skeleton: skeleton.map(PathBuf::from),
+        animation: animation.map(PathBuf::from),
+        // Body 0 shows what no body value shows.
+        body: (options.body != 0).then_some(options.body),
         ..OpenOptions::default()
     };
     Ok((Path::new(path), options))
+}
+
+/// `skelmap_model_open_file` with the options a game gives: a Half-Life model's body value,
+/// the game's base directory, an MD3's skin, a mesh's skeleton or an animation given by path
+/// (see `SkelmapOpenOptions`). `options` NULL: the defaults (all zero).
+///
+/// Returns as `skelmap_model_open_file` does; `SKELMAP_STATUS_INVALID_ARGUMENT` also for a
+/// string in `options` that is not UTF-8, `SKELMAP_STATUS_IO` for a skeleton or animation
+/// file that cannot be read, `SKELMAP_STATUS_RESOLVE` for a model outside `root` or a skin
+/// asked for by name that does not exist, `SKELMAP_STATUS_MALFORMED` for a given skeleton or
+/// animation that does not fit the model.
+///
+/// ```c
+/// SkelmapOpenOptions options = {0};
+/// options.flags = SKELMAP_OPEN_READ;
+/// options.body = 3; // the entity's body value
+/// SkelmapModel *model = NULL;
+/// if (skelmap_model_open_file_with("models/scientist.mdl", &options, &model) != SKELMAP_STATUS_OK)
+///     return 1;
+/// ```
+///
+/// # Safety
+///
+/// As `skelmap_model_open_file`; `options` is NULL or points to a `SkelmapOpenOptions` whose
+/// strings are NULL or NUL-terminated (read during the call only). Unless the flags have
+/// `SKELMAP_OPEN_READ`, the given skeleton and animation files are mapped too, and must not
+/// change until the model is freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_model_open_file_with(
+    path: *const c_char,
+    options: Option<&SkelmapOpenOptions>,
+    out: *mut *mut SkelmapModel,
+) -> SkelmapStatus {
+    let open = || {
+        let options = options.unwrap_or(&SkelmapOpenOptions::DEFAULT);
+        // SAFETY: forwarded from this function's contract.
+        let (path, options) = unsafe { open_options(path, options) }?;
+        Ok(SkelmapModel::new(Model::open_with(path, &options)?))
+    };
+    // SAFETY: `out` is valid for one pointer write by this function's contract.
+    unsafe { hand_out(out, open) }
 }
 
 /// Validates the model in caller memory `data[0..len]`, storing a new model in `*out` (NULL

@@ -545,6 +545,104 @@ fn check_player_output(out: &str, dir: &Path) {
     assert!(placed[2].translation.length() > 1.0);
 }
 
+/// For `check_options` in `smoke.c`: a Half-Life model of two body parts, `head` (models
+/// `full` and `one`, the first mesh of `full`) and `gun` (`blank`, `one`, `full`), so that
+/// body values 0, 1 and 2 show three different meshes; and an MD5 mesh alone in its folder
+/// with an animation elsewhere.
+fn options_inputs(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    use skelmap_core::hl1::{BodyPartDef, Builder, ModelDef};
+    let mut b = Builder::example();
+    let full = b.bodyparts[0].models[0].clone();
+    let mut one = full.clone();
+    one.name = "one".into();
+    one.meshes.truncate(1);
+    let blank = ModelDef {
+        name: "blank".into(),
+        vertices: Vec::new(),
+        normals: Vec::new(),
+        meshes: Vec::new(),
+    };
+    b.bodyparts = vec![
+        BodyPartDef {
+            name: "head".into(),
+            models: vec![full.clone(), one.clone()],
+        },
+        BodyPartDef {
+            name: "gun".into(),
+            models: vec![blank, one, full],
+        },
+    ];
+    let hl1 = dir.join("two_parts.mdl");
+    std::fs::write(&hl1, b.write().unwrap()).unwrap();
+    let alone = dir.join("md5_alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::write(alone.join("arm.md5mesh"), MD5_MESH).unwrap();
+    let wave = dir.join("wave.md5anim");
+    std::fs::write(&wave, MD5_ANIM).unwrap();
+    (hl1, alone.join("arm.md5mesh"), wave)
+}
+
+/// What `check_options` printed is what the Rust API opens with the same options: per body
+/// value, the counts of the meshes it shows (three different ones); the MD5 mesh's frames
+/// with its animation given and alone.
+fn check_options_output(out: &str, hl1: &Path, md5: &Path, wave: &Path) {
+    use skelmap_core::model::OpenOptions;
+    let open = |path: &Path, options: OpenOptions| skelmap_core::Model::open_with(path, &options);
+    let prefix = format!("options {} body=", hl1.display());
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with(&prefix)).collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    let mut seen = Vec::new();
+    for (body, line) in (0u32..).zip(&lines) {
+        let model = open(
+            hl1,
+            OpenOptions {
+                body: Some(body),
+                ..OpenOptions::default()
+            },
+        )
+        .unwrap();
+        let counts = (model.num_vertices(), model.num_triangles());
+        assert_eq!(
+            *line,
+            format!(
+                "{prefix}{body} vertices={} triangles={}",
+                counts.0, counts.1
+            )
+        );
+        seen.push(counts);
+    }
+    seen.dedup();
+    assert_eq!(seen.len(), 3, "three bodies, three meshes: {seen:?}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(&format!("options {} default", hl1.display())))
+        .unwrap();
+    assert!(line.ends_with(&format!("vertices={}", seen[0].0)), "{line}");
+
+    let animated = open(
+        md5,
+        OpenOptions {
+            animation: Some(wave.to_path_buf()),
+            ..OpenOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(animated.num_frames(), 3);
+    let f = fields(out, "options", md5);
+    assert_eq!(
+        (f["frames"], f["groups"]),
+        ("3", animated.clips().len().to_string().as_str()),
+        "{out}"
+    );
+    let alone = open(md5, OpenOptions::default()).unwrap();
+    let line = format!(
+        "options {} alone frames={}",
+        md5.display(),
+        alone.num_frames()
+    );
+    assert!(out.lines().any(|l| l == line), "no `{line}` in:\n{out}");
+}
+
 fn synthetic_inputs(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let dpm = synth::tube(&synth::TubeParams::default()).write().unwrap();
     let (dpm_path, skm_path) = (dir.join("tube.dpm"), dir.join("tube.skm"));
@@ -620,7 +718,11 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     args.extend([PathBuf::from("--no-morph"), dpm.clone()]);
     let character = character(&dir);
     args.extend([PathBuf::from("--runtime"), character.clone()]);
+    let (hl1, md5_alone, wave) = options_inputs(&dir);
+    args.extend([PathBuf::from("--options"), hl1.clone(), md5_alone.clone()]);
+    args.push(wave.clone());
     let out = run(&smoke_c, &args);
+    check_options_output(&out, &hl1, &md5_alone, &wave);
     check_runtime_output(&out, &character);
     assert!(out.contains("failures 0"), "{out}");
     check_player_output(&out, &player);

@@ -510,6 +510,67 @@ static void check_player(const char *dir) {
     skelmap_player_free(NULL);
 }
 
+/* Opening with options: a Half-Life model at body values 0, 1 and 2 (each part's model as the
+ * engine picks it) and with no options, an MD5 mesh with an animation given by path, then
+ * the refusals. */
+static void check_options(const char *hl1, const char *md5, const char *anim) {
+    SkelmapOpenOptions options = {0};
+    options.flags = SKELMAP_OPEN_READ;
+    SkelmapModel *model = NULL;
+    SkelmapCounts c;
+    for (uint32_t body = 0; body < 3; body++) {
+        options.body = body;
+        CHECK_STATUS(skelmap_model_open_file_with(hl1, &options, &model), SKELMAP_STATUS_OK);
+        if (model == NULL) continue;
+        CHECK_STATUS(skelmap_model_counts(model, &c), SKELMAP_STATUS_OK);
+        printf("options %s body=%u vertices=%llu triangles=%llu\n", hl1, body,
+               (unsigned long long)c.vertices, (unsigned long long)c.triangles);
+        skelmap_model_free(model);
+    }
+    CHECK_STATUS(skelmap_model_open_file_with(hl1, NULL, &model), SKELMAP_STATUS_OK);
+    if (model != NULL) {
+        CHECK_STATUS(skelmap_model_counts(model, &c), SKELMAP_STATUS_OK);
+        printf("options %s default vertices=%llu\n", hl1, (unsigned long long)c.vertices);
+        skelmap_model_free(model);
+    }
+    options = (SkelmapOpenOptions){0};
+    options.animation = anim;
+    CHECK_STATUS(skelmap_model_open_file_with(md5, &options, &model), SKELMAP_STATUS_OK);
+    if (model != NULL) {
+        CHECK_STATUS(skelmap_model_counts(model, &c), SKELMAP_STATUS_OK);
+        printf("options %s animation frames=%u groups=%u\n", md5, c.frames, c.frame_groups);
+        skelmap_model_free(model);
+    }
+    /* Alone, the mesh has no animation beside it. */
+    CHECK_STATUS(skelmap_model_open_file_with(md5, NULL, &model), SKELMAP_STATUS_OK);
+    if (model != NULL) {
+        CHECK_STATUS(skelmap_model_counts(model, &c), SKELMAP_STATUS_OK);
+        printf("options %s alone frames=%u\n", md5, c.frames);
+        skelmap_model_free(model);
+    }
+    SkelmapModel *none = (SkelmapModel *)&failures; /* must be overwritten with NULL */
+    options.animation = "/nonexistent/skelmap.md5anim";
+    CHECK_STATUS(skelmap_model_open_file_with(md5, &options, &none), SKELMAP_STATUS_IO);
+    CHECK(none == NULL);
+    options.animation = hl1; /* no animation at all */
+    CHECK_STATUS(skelmap_model_open_file_with(md5, &options, &none), SKELMAP_STATUS_MALFORMED);
+    options.animation = NULL;
+    options.flags = 0x80;
+    CHECK_STATUS(skelmap_model_open_file_with(md5, &options, &none),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    options.flags = 0;
+    options.skin = "\xff";
+    CHECK_STATUS(skelmap_model_open_file_with(md5, &options, &none),
+                 SKELMAP_STATUS_INVALID_ARGUMENT);
+    options.skin = NULL;
+    options.root = "/nonexistent/root";
+    CHECK_STATUS(skelmap_model_open_file_with(md5, &options, &none), SKELMAP_STATUS_RESOLVE);
+    CHECK_STATUS(skelmap_model_open_file_with(NULL, NULL, &none), SKELMAP_STATUS_NULL_PARAMETER);
+    CHECK_STATUS(skelmap_model_open_file_with(md5, NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
+    size_t n = skelmap_last_error(NULL, 0);
+    CHECK(n > 0);
+}
+
 /* A vertex-animated model's GPU buffers: counts, buffer sizes, and vertex 0 tweened halfway
  * from frame 0 to frame 1 by the shader reference; a skeletal model is refused. */
 static void check_morph(const char *path) {
@@ -741,6 +802,9 @@ int main(int argc, char **argv) {
             check_morph(argv[++i]);
         } else if (strcmp(argv[i], "--runtime") == 0 && i + 1 < argc) {
             check_runtime(argv[++i]);
+        } else if (strcmp(argv[i], "--options") == 0 && i + 3 < argc) {
+            check_options(argv[i + 1], argv[i + 2], argv[i + 3]);
+            i += 3;
         } else if (strcmp(argv[i], "--no-morph") == 0 && i + 1 < argc) {
             check_no_morph(argv[++i]);
         } else {
