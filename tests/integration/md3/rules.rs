@@ -5,7 +5,7 @@
 use core::mem::offset_of;
 
 use skelmap::md3::Md3;
-use skelmap::md3::raw::{Md3Frame, Md3Shader, Md3Surface, Md3Tag, Md3Triangle};
+use skelmap::md3::raw::{Md3Frame, Md3Surface, Md3Tag, Md3Triangle};
 use skelmap::md3::write::{Builder, TagDef};
 use skelmap::{Error, Format, Limits, Parse, Problem, WarningKind};
 
@@ -395,10 +395,12 @@ fn rule_7_a_negative_surface_offset_is_refused() {
 
 // ---- rule 8: names ----
 
-/// assimp #6771: names without their NUL. Surface and shader names, which engines read as C
-/// strings, are errors; frame and model names, display-only, warnings.
+/// assimp #6771: names without their NUL. A surface name, which engines look up as a C
+/// string, is an error; frame and model names, display-only, warnings; and a shader name too:
+/// exporters cut a texture's path to the field (Sauerbraten's `horse.md3`), ioquake3 reads on
+/// to the index after it and opens the model, and the whole field is the name.
 #[test]
-fn assimp_6771_unterminated_surface_and_shader_names_are_refused() {
+fn assimp_6771_an_unterminated_surface_name_is_refused_a_shader_path_read_whole() {
     let mut b = Builder::triangle();
     b.surfaces[0].name = vec![b's'; 64];
     let (bytes, layout) = b.write_with_layout();
@@ -412,19 +414,21 @@ fn assimp_6771_unterminated_surface_and_shader_names_are_refused() {
         )
     );
     let mut b = Builder::triangle();
-    b.surfaces[0].shaders.push(vec![b'x'; 64]);
+    let path = b"/home/modder/sauer/packages/models/monster/rat/Material_horse_01".to_vec();
+    assert_eq!(path.len(), 64);
+    b.surfaces[0].shaders = vec![path.clone(), b"second".to_vec()];
     let (bytes, layout) = b.write_with_layout();
-    // The second shader, after the header and the first.
-    let at = layout.surfaces[0] + 108 + size_of::<Md3Shader>() as u64;
-    assert_eq!(
-        invalid(&err(&bytes)),
-        (
-            Format::Md3,
-            "shader.name",
-            at,
-            Problem::Unterminated { len: 64 }
-        )
-    );
+    let w = warnings(&bytes)
+        .get(WarningKind::UnterminatedName)
+        .cloned()
+        .unwrap();
+    let at = layout.surfaces[0] + 108;
+    assert_eq!((w.what, w.offset, w.count), ("shader.name", at, 1));
+    let md3 = Md3::parse(&bytes).unwrap();
+    let surface = &md3.surfaces()[0];
+    assert_eq!(surface.shader_name(), &path[..]);
+    let shaders: Vec<&[u8]> = surface.shaders().collect();
+    assert_eq!(shaders, [&path[..], b"second"]);
 }
 
 #[test]

@@ -172,6 +172,16 @@ fn mdm_rule_4_surfaces_start_past_the_header_lie_inside_and_name_terminated() {
         mdm_inv(&b),
         (M, "surface.name", name, Problem::Unterminated { len: 64 })
     );
+    // A shader path cut to its field, as MD3 exporters write it: a warning, the whole field
+    // the name.
+    let mut b = bytes.clone();
+    let shader = s.start + off::<MdmSurface>(offset_of!(MdmSurface, shader));
+    b[shader as usize..shader as usize + 64].fill(b'p');
+    let w = mdm_warnings(&b)
+        .get(WarningKind::UnterminatedName)
+        .cloned()
+        .unwrap();
+    assert_eq!((w.what, w.offset), ("surface.shader", shader));
     let mut b = bytes.clone();
     let end = s.start + off::<MdmSurface>(offset_of!(MdmSurface, ofs_end));
     put_i32(&mut b, end, -176);

@@ -194,7 +194,7 @@ pub(crate) fn invalid(format: Format, what: &'static str, offset: u64, problem: 
     }
 }
 
-/// A name field an engine reads as a C string (a surface, shader or tag name): it must end
+/// A name field an engine looks up as a C string (a surface or tag name): it must end
 /// inside its field.
 pub(crate) fn terminated(
     format: Format,

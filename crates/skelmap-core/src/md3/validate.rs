@@ -55,7 +55,7 @@ fn engine_limit(diag: &mut Diagnostics, what: &'static str, offset: u64, value: 
     rules::engine_limit(diag, (FORMAT, "ioquake3"), what, offset, value, max);
 }
 
-/// A name field an engine reads as a C string (a surface, shader or tag name): it must end
+/// A name field an engine looks up as a C string (a surface or tag name): it must end
 /// inside its field.
 fn terminated(what: &'static str, offset: u64, field: &[u8]) -> Result<()> {
     idp3::terminated(FORMAT, what, offset, field)
@@ -352,11 +352,15 @@ fn surface<'data>(
     }
     for (i, shader) in shaders.iter().enumerate() {
         let offset = record_offset::<Md3Shader>(rel(&header.ofs_shaders), i);
-        terminated(
+        // Exporters write a shader's path cut to its 64 bytes: the engines read past the
+        // field to the index after it (usually 0), so the name is the whole field.
+        rules::check_name(
+            FORMAT,
+            diag,
             "shader.name",
             at(offset, offset_of!(Md3Shader, name)),
             &shader.name,
-        )?;
+        );
     }
     idp3::check_triangles(FORMAT, triangles, rel(&header.ofs_triangles), fields.verts)?;
     if let Some(i) = st

@@ -313,12 +313,14 @@ fn surface<'data>(
     let rel = |v: &I32<Le>| base + u64::from(v.get() as u32);
     for (i, shader) in surface.shaders.iter().enumerate() {
         let offset = record_offset::<Md3Shader>(rel(&header.ofs_shaders), i);
-        idp3::terminated(
+        // A shader path cut to its 64 bytes, as for MD3: the whole field is the name.
+        rules::check_name(
             FORMAT,
+            diag,
             "shader.name",
             at(offset, offset_of!(Md3Shader, name)),
             &shader.name,
-        )?;
+        );
     }
     let triangles_at = rel(&header.ofs_triangles);
     idp3::check_triangles(FORMAT, surface.triangles, triangles_at, fields.verts)?;

@@ -298,12 +298,14 @@ fn surface<'data>(
         field(offset_of!(MdmSurface, name)),
         &header.name,
     )?;
-    idp3::terminated(
+    // A shader path cut to its 64 bytes, as for MD3: the whole field is the name.
+    rules::check_name(
         MDM,
+        diag,
         "surface.shader",
         field(offset_of!(MdmSurface, shader)),
         &header.shader,
-    )?;
+    );
     // Rule 5: the counts.
     let verts_at = field(offset_of!(MdmSurface, num_verts));
     let verts = non_negative(MDM, "surface.num_verts", verts_at, &header.num_verts)?;

@@ -405,12 +405,14 @@ fn surface<'data>(
         field(offset_of!(MdrSurface, name)),
         &header.name,
     )?;
-    idp3::terminated(
+    // A shader path cut to its 64 bytes, as for MD3: the whole field is the name.
+    rules::check_name(
         FORMAT,
+        diag,
         "surface.shader",
         field(offset_of!(MdrSurface, shader)),
         &header.shader,
-    )?;
+    );
     let verts_at = field(offset_of!(MdrSurface, num_verts));
     let verts = non_negative("surface.num_verts", verts_at, &header.num_verts)?;
     limit(
