@@ -89,7 +89,6 @@ impl<'t> Lexer<'t> {
     }
 
     /// The whole text.
-    #[cfg(test)]
     pub(crate) fn text(&self) -> &'t [u8] {
         self.text
     }
@@ -352,11 +351,6 @@ impl<'t> Lexer<'t> {
         self.bracket(b')', what)?;
         Ok(out)
     }
-
-    /// `true` when only white space and comments are left.
-    pub(crate) fn at_end(&mut self) -> Result<bool> {
-        Ok(self.peek()?.is_none())
-    }
 }
 
 /// How an error names a bracket it expected.
@@ -391,7 +385,7 @@ mod tests {
         let s = lex.string("s")?;
         assert_eq!(s.of(lex.text()), b"a b");
         assert_eq!(lex.integer("i")?, (7, 33));
-        assert!(lex.at_end()?);
+        assert_eq!(lex.peek()?, None);
         Ok(())
     }
 

@@ -42,7 +42,8 @@
 //! 4. Each section lists exactly the entries its count declares
 //!    ([`Problem::FewerThanDeclared`](crate::Problem::FewerThanDeclared),
 //!    [`Problem::MoreThanDeclared`](crate::Problem::MoreThanDeclared)), and each entry's own
-//!    index (`vert 3`, `tri 3`, `weight 3`, `frame 3`) is its place.
+//!    index (`vert 3`, `tri 3`, `weight 3`, `frame 3`) is its place; the file's meshes and
+//!    frames at least as many as declared (rule 8 for more).
 //! 5. A joint's parent is -1 or an earlier joint (not itself, not a later one).
 //! 6. Triangle corners name vertices of their mesh; a weight names a joint; a vertex has at
 //!    least one weight and at most `Limits::max_influences_per_vertex`, all inside the
@@ -52,7 +53,9 @@
 //!    components lie inside `numAnimatedComponents` (at most 6 a joint); its frame rate is
 //!    not negative (0 is read as 24, with a warning); its frames × joints stay within
 //!    [`MAX_BAKED_POSES`](crate::pose::MAX_BAKED_POSES).
-//! 8. Nothing but white space and comments follows the last section.
+//! 8. What follows the declared meshes or frames (an extra `mesh` or `frame` block, an
+//!    editor's leftovers) is not read, as Doom 3 does not read it, with a
+//!    [`WarningKind::TrailingBytes`](crate::WarningKind::TrailingBytes) at its first byte.
 //! 9. An animation plays on a mesh only with the same joints, in order, with the same
 //!    parents; one found beside the mesh that does not fit (or does not validate) is left
 //!    out with [`WarningKind::CompanionIgnored`](crate::WarningKind::CompanionIgnored), one

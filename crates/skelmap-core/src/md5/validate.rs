@@ -10,7 +10,7 @@ use glam::{Quat, Vec3, Vec3A};
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, LittleEndian, U32};
 
-use super::lex::{Lexer, Span};
+use super::lex::{Lexer, Span, line_column};
 use super::raw::{
     ANIM_ALL, ANIM_QX, ANIM_QY, ANIM_QZ, ANIM_TX, ANIM_TY, ANIM_TZ, JointAnimInfo, MD5_VERSION,
     MeshLayout, UNIT_TOLERANCE, Weight, WeightRange,
@@ -252,6 +252,26 @@ pub fn rotation(xyz: [f32; 3]) -> (Quat, bool) {
 }
 
 /// Records one rotation past unit length.
+/// What follows the last declared `section` (`mesh` or `frame`): Doom 3 reads the declared
+/// number and stops, so an extra block or an editor's leftovers after it are never read.
+/// They are not read here either (so neither is a comment left open there): a warning at
+/// their first byte.
+fn unread_rest(lex: &mut Lexer<'_>, diag: &mut Diagnostics, section: &'static str) {
+    // An unterminated comment stops the skip at its start: text all the same.
+    if matches!(lex.peek(), Ok(None)) {
+        return;
+    }
+    let at = lex.offset();
+    let (line, column) = line_column(lex.text(), at);
+    let bytes = lex.remaining();
+    diag.warn(FORMAT, WarningKind::TrailingBytes, "end", at, || {
+        format!(
+            "{bytes} bytes of text after the last declared {section}, from line {line}, \
+             column {column}, not read (Doom 3 reads the declared {section}s and stops)"
+        )
+    });
+}
+
 fn warn_rotation(diag: &mut Diagnostics, what: &'static str, at: u64) {
     diag.warn(FORMAT, WarningKind::QuatNotUnit, what, at, || {
         "x² + y² + z² of a rotation passes 1; it was normalised".to_string()
@@ -326,10 +346,7 @@ impl<'data> Parse<'data> for MeshFile<'data> {
             let layout = mesh(&mut lex, &mut file, limits, diag, &mut influences)?;
             file.meshes.push(layout);
         }
-        no_more(&mut lex, "mesh", "header.numMeshes", num_meshes)?;
-        if !lex.at_end()? {
-            return Err(lex.expected("end", "the end of the text"));
-        }
+        unread_rest(&mut lex, diag, "mesh");
         Ok(file)
     }
 }
@@ -794,10 +811,7 @@ impl<'data> Parse<'data> for Anim<'data> {
                 warn_rotation(diag, "frame.component", at);
             }
         }
-        no_more(&mut lex, "frame", "header.numFrames", num_frames)?;
-        if !lex.at_end()? {
-            return Err(lex.expected("end", "the end of the text"));
-        }
+        unread_rest(&mut lex, diag, "frame");
         Ok(anim)
     }
 }
