@@ -516,6 +516,55 @@ fn rule_13_sequences_lie_within_the_keys() {
     assert_eq!(psa.sequence(0).unwrap().rate(), skelmap::psk::DEFAULT_RATE);
 }
 
+/// CUE4Parse before its fix of issue 103 wrote each sequence's frame count as its first
+/// frame; the Blender importer reads such sequences back to back from frame 0 when the first
+/// one starts at its own count, and so does skelmap, with a warning. The example's `idle`
+/// (1 frame at 0) and `wave` (2 at 1) stored that way read as stored correctly.
+#[test]
+fn rule_13_cue4parse_103_first_frames_that_are_counts_are_read_back_to_back() {
+    let info = |i: u64| PSA_CHUNKS[2] + HEADER + 168 * i;
+    let mut b = example_psa();
+    put_i32_le(&mut b, info(0) + 160, 1);
+    put_i32_le(&mut b, info(1) + 160, 2);
+    let w = crate::support::parse_warnings::<Psa>(&b)
+        .get(WarningKind::SpecLimit)
+        .cloned()
+        .unwrap();
+    assert_eq!((w.what, w.offset), ("info.first_raw_frame", info(0) + 160));
+    let psa = Psa::parse(&b).unwrap();
+    let starts: Vec<(u32, u32)> = psa
+        .sequences()
+        .map(|s| (s.first_frame(), s.num_frames()))
+        .collect();
+    assert_eq!(starts, [(0, 1), (1, 2)]);
+    let one = |i| psa.sequence(i).map(|s| (s.first_frame(), s.num_frames()));
+    assert_eq!((one(0), one(1)), (Some((0, 1)), Some((1, 2))));
+    let original = example_psa();
+    let stored = Psa::parse(&original).unwrap();
+    assert!(
+        psa.sequences()
+            .map(|s| s.first_frame())
+            .eq(stored.sequences().map(|s| s.first_frame()))
+    );
+    // Read back to back, the sequences must still fit the keys.
+    put_i32_le(&mut b, info(1) + 164, 3);
+    assert_eq!(
+        invalid(&psa_err(&b)),
+        (
+            Format::Psa,
+            "info.num_raw_frames",
+            info(1) + 164,
+            Problem::AboveMaximum { value: 3, max: 2 }
+        )
+    );
+    // A first sequence of no frames at frame 0 is no sign of it: the starts stay as stored.
+    let mut b = example_psa();
+    put_i32_le(&mut b, info(0) + 164, 0);
+    let psa = Psa::parse(&b).unwrap();
+    assert_eq!(psa.sequence(1).map(|s| s.first_frame()), Some(1));
+    assert!(crate::support::parse_warnings::<Psa>(&b).is_empty());
+}
+
 #[test]
 fn rule_14_keys_are_whole_frames_finite_with_rotations_not_zero() {
     let key = |i: u64| PSA_CHUNKS[3] + HEADER + 32 * i;

@@ -785,9 +785,28 @@ impl<'data> Parse<'data> for Psa<'data> {
 
         // Sequences (rule 13).
         let infos = records::<AnimInfoBinary>(reader, "ANIMINFO", infos_chunk)?;
+        let back_to_back = firsts_are_counts(infos);
+        if back_to_back {
+            let at = infos_chunk.data + offset_of!(AnimInfoBinary, first_raw_frame) as u64;
+            diag.warn(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "info.first_raw_frame",
+                at,
+                || {
+                    "the first sequence starts at its own frame count, as CUE4Parse wrote \
+                     every sequence's start before its fix of issue 103: the sequences are \
+                     read back to back from frame 0, as the Blender importer reads them"
+                        .to_string()
+                },
+            );
+        }
+        let mut next = 0u64;
         for (i, info) in infos.iter().enumerate() {
             let at = record_offset::<AnimInfoBinary>(infos_chunk.data, i);
-            check_info(diag, info, at, num_bones, num_frames)?;
+            let first = back_to_back.then_some(next);
+            check_info(diag, (info, first), at, num_bones, num_frames)?;
+            next += u64::from(info.num_raw_frames.get() as u32);
         }
 
         // Scale keys (rule 15).
@@ -807,14 +826,26 @@ impl<'data> Parse<'data> for Psa<'data> {
             keys,
             scales,
             num_frames: num_frames as usize,
+            back_to_back,
         })
     }
 }
 
-/// Rule 13 for the sequence at `at`.
+/// `true` for the sequence table CUE4Parse wrote before its fix of issue 103: every
+/// `FirstRawFrame` the sequence's own frame count. Told, as the Blender importer
+/// (io_scene_psk_psa) tells it, by the first sequence (here: one of at least a frame, so that
+/// a first sequence of no frames at frame 0 stays as stored).
+pub(crate) fn firsts_are_counts(infos: &[AnimInfoBinary]) -> bool {
+    infos.first().is_some_and(|s| {
+        s.num_raw_frames.get() > 0 && s.first_raw_frame.get() == s.num_raw_frames.get()
+    })
+}
+
+/// Rule 13 for the sequence at `at`; `start` its first frame where the stored one is not
+/// ([`firsts_are_counts`]).
 fn check_info(
     diag: &mut Diagnostics,
-    info: &AnimInfoBinary,
+    (info, start): (&AnimInfoBinary, Option<u64>),
     at: u64,
     num_bones: u64,
     num_frames: u64,
@@ -848,14 +879,15 @@ fn check_info(
         count_at,
         info.num_raw_frames.get(),
     )?;
-    if u64::from(first) + u64::from(count) > num_frames {
+    let first = start.unwrap_or(first.into());
+    if first + u64::from(count) > num_frames {
         return Err(Error::Invalid {
             format: FORMAT,
             what: "info.num_raw_frames",
             offset: count_at,
             problem: Problem::AboveMaximum {
                 value: count.into(),
-                max: num_frames.saturating_sub(first.into()),
+                max: num_frames.saturating_sub(first),
             },
         });
     }

@@ -437,12 +437,16 @@ pub struct Psa<'data> {
     pub(super) keys: &'data [VQuatAnimKey],
     pub(super) scales: &'data [VScaleAnimKey],
     pub(super) num_frames: usize,
+    /// The sequences lie back to back from frame 0, whatever their `FirstRawFrame`
+    /// ([`firsts_are_counts`](super::validate::firsts_are_counts)).
+    pub(super) back_to_back: bool,
 }
 
 /// One sequence of a PSA.
 #[derive(Debug, Clone, Copy)]
 pub struct Sequence<'data> {
     raw: &'data AnimInfoBinary,
+    first: u32,
 }
 
 impl<'data> Sequence<'data> {
@@ -464,10 +468,12 @@ impl<'data> Sequence<'data> {
         name::trim_nul(&self.raw.group)
     }
 
-    /// The first frame (validated with [`num_frames`](Sequence::num_frames) within the file's).
+    /// The first frame (validated with [`num_frames`](Sequence::num_frames) within the file's):
+    /// `FirstRawFrame`, or where a file written by CUE4Parse before its fix of issue 103
+    /// stores every sequence's frame count there, the frames of the sequences before it.
     #[must_use]
     pub fn first_frame(&self) -> u32 {
-        self.raw.first_raw_frame.get() as u32
+        self.first
     }
 
     /// Number of frames.
@@ -524,12 +530,31 @@ impl<'data> Psa<'data> {
     /// Sequence `i`.
     #[must_use]
     pub fn sequence(&self, i: usize) -> Option<Sequence<'data>> {
-        self.infos.get(i).map(|raw| Sequence { raw })
+        let raw = self.infos.get(i)?;
+        let first = if self.back_to_back {
+            // Validated: the counts before it sum within the file's frames.
+            let before = self.infos.get(..i).unwrap_or_default();
+            before.iter().map(|s| s.num_raw_frames.get() as u32).sum()
+        } else {
+            raw.first_raw_frame.get() as u32
+        };
+        Some(Sequence { raw, first })
     }
 
     /// The sequences in file order.
     pub fn sequences(&self) -> impl ExactSizeIterator<Item = Sequence<'data>> + Clone + 'data {
-        self.infos.iter().map(|raw| Sequence { raw })
+        let back_to_back = self.back_to_back;
+        let mut next = 0u32;
+        self.infos.iter().map(move |raw| {
+            let count = raw.num_raw_frames.get() as u32;
+            let first = if back_to_back {
+                next
+            } else {
+                raw.first_raw_frame.get() as u32
+            };
+            next = next.wrapping_add(count);
+            Sequence { raw, first }
+        })
     }
 
     /// The key of bone `bone` at frame `frame` as stored.
