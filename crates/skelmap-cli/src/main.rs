@@ -52,7 +52,8 @@ fn after_help() -> String {
          names an SKM's or MDM's skeleton; `--animation` an animation to play: an \
          animation-only IQM on an IQM, an .md5anim on an MD5 mesh, a PSA on a PSK.\n\n\
          Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per \
-         clip: first frame, frame count, frames per second, 1 to loop, and an optional // name) \
+         clip: first frame and frame count, then optionally frames per second (20), 0 not to loop, \
+         and a name, else the line's // comment; /* */ comments too, as DarkPlaces reads it) \
          names and times its clips for every command.\n\n\
          Colour only on a terminal; NO_COLOR turns it off."
     )

@@ -2,9 +2,12 @@
 //!
 //! Frame names such as `walk_1`, `walk_2`, `walk_3` group into `walk` (a trailing `_N` or
 //! trailing digits are stripped; consecutive frames with the same stem form one group). The
-//! `.framegroups` sidecar lists one group per line: `first count fps loop`, where `loop` is
-//! `0` or `1`, optionally followed by `// name`; blank lines and lines starting with `//` are
-//! skipped.
+//! `.framegroups` sidecar lists one group per line, as DarkPlaces reads it: `first count
+//! [fps [loop [name]]]` (fps 20 and looping when left out; `loop` an integer, 0 for no),
+//! further words ignored; words are split by white space, a quoted word is one; `//` comments
+//! run to the end of the line and `/* */` comments may span lines. Where the fifth word
+//! gives no name, the line's `//` comment does (Xonotic's files name their groups so), else
+//! the group is `group N`. Lines without words are skipped.
 
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -62,56 +65,141 @@ pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) ->
     groups
 }
 
+/// The rate of a group whose line gives none, as DarkPlaces plays it.
+pub const DEFAULT_FPS: f32 = 20.0;
+
+/// The words of one line of a `.framegroups` file (a `/* */` comment across lines joins
+/// them), its comment, its number (from 1) and where it starts.
+struct Line<'t> {
+    number: u64,
+    offset: u64,
+    words: Vec<&'t [u8]>,
+    comment: Option<&'t [u8]>,
+}
+
+/// Splits `text` into the lines that hold words, as DarkPlaces' tokeniser does (see the
+/// module docs). Bounded by the text: each step moves on by at least a byte.
+fn lines(text: &[u8]) -> Vec<Line<'_>> {
+    let find = |from: usize, what: &[u8]| {
+        text.get(from..)
+            .and_then(|rest| rest.windows(what.len()).position(|w| w == what))
+            .map_or(text.len(), |p| from + p)
+    };
+    let newlines = |a: usize, b: usize| {
+        text.get(a..b)
+            .map_or(0, |s| s.iter().filter(|&&c| c == b'\n').count()) as u64
+    };
+    let mut out = Vec::new();
+    let (mut number, mut i) = (1u64, 0usize);
+    let new_line = |number, at: usize| Line {
+        number,
+        offset: at as u64,
+        words: Vec::new(),
+        comment: None,
+    };
+    let mut line = new_line(number, 0);
+    while let Some(&c) = text.get(i) {
+        let next = text.get(i + 1).copied();
+        if c == b'\n' {
+            number += 1;
+            i += 1;
+            let done = std::mem::replace(&mut line, new_line(number, i));
+            if !done.words.is_empty() {
+                out.push(done);
+            }
+        } else if c <= b' ' {
+            i += 1;
+        } else if c == b'/' && next == Some(b'/') {
+            let end = find(i, b"\n");
+            line.comment = text.get(i + 2..end);
+            i = end;
+        } else if c == b'/' && next == Some(b'*') {
+            let end = (find(i + 2, b"*/") + 2).min(text.len());
+            number += newlines(i, end);
+            i = end;
+        } else if c == b'"' {
+            let end = find(i + 1, b"\"");
+            line.words.extend(text.get(i + 1..end));
+            number += newlines(i, end);
+            i = (end + 1).min(text.len());
+        } else {
+            let len = text
+                .get(i..)
+                .unwrap_or_default()
+                .iter()
+                .zip(text.get(i + 1..).unwrap_or_default().iter().chain([&b' ']))
+                .take_while(|&(&a, &b)| a > b' ' && !(a == b'/' && (b == b'/' || b == b'*')))
+                .count()
+                .max(1);
+            line.words.extend(text.get(i..i + len));
+            i += len;
+        }
+    }
+    if !line.words.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
 /// Parses a `.framegroups` file for a model of `format` with `num_frames` frames, checking
 /// every group lies within them.
+///
+/// ```
+/// use skelmap_core::{Format, pose::framegroups};
+/// let text = b"/*\nGenerated for the golem\n*/\n0 1 10 0 // bind\n1 30 // walk\n31 20 15 1 \"run\"\n";
+/// let groups = framegroups::parse(text, 51, Format::Dpm)?;
+/// let summary: Vec<(&str, u32, u32, f32, bool)> =
+///     groups.iter().map(|g| (g.name.as_str(), g.first, g.count, g.fps, g.looped)).collect();
+/// assert_eq!(summary, [("bind", 0, 1, 10.0, false), ("walk", 1, 30, 20.0, true), ("run", 31, 20, 15.0, true)]);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
 ///
 /// # Errors
 ///
 /// [`Error::Invalid`] (of `format`, `what` `"framegroups line"`) naming the line (as its byte
-/// offset in `text`) for a malformed line, a zero count, a non-positive or non-finite rate, or
-/// a range past the model's frames.
+/// offset in `text`) for a line of one word, a first frame, count, rate or loop flag that is
+/// not a number (or a count of 0, a rate not positive), or a range past the model's frames.
 pub fn parse(text: &[u8], num_frames: u32, format: Format) -> Result<Vec<FrameGroup>> {
     let mut groups = Vec::new();
-    let mut offset = 0u64;
-    for (n, raw_line) in text.split(|&b| b == b'\n').enumerate() {
-        let line_at = offset;
-        offset += raw_line.len() as u64 + 1;
-        let line = String::from_utf8_lossy(raw_line);
-        let (fields, name) = match line.split_once("//") {
-            Some((f, c)) => (f, Some(c.trim())),
-            None => (line.as_ref(), None),
-        };
-        let words: Vec<&str> = fields.split_whitespace().collect();
-        if words.is_empty() {
-            continue;
-        }
-        let line = n as u64 + 1;
+    for line in lines(text) {
+        let number = line.number;
         let bad = |problem| Error::Invalid {
             format,
             what: "framegroups line",
-            offset: line_at,
+            offset: line.offset,
             problem,
         };
-        let field = |field| bad(Problem::Field { line, field });
-        // `first count fps loop`.
-        let [first, count, fps, looped] = words.as_slice() else {
+        let field = |field| {
+            bad(Problem::Field {
+                line: number,
+                field,
+            })
+        };
+        let word = |k: usize| {
+            line.words
+                .get(k)
+                .map(|w| String::from_utf8_lossy(w).into_owned())
+        };
+        let (Some(first), Some(count)) = (word(0), word(1)) else {
             return Err(bad(Problem::Fields {
-                line,
-                fields: words.len() as u64,
-                expected: 4,
+                line: number,
+                fields: line.words.len() as u64,
+                expected: 2,
             }));
         };
         let first: u32 = first.parse().map_err(|_| field(1))?;
         let count: u32 = count.parse().ok().filter(|&c| c > 0).ok_or(field(2))?;
-        let fps: f32 = fps
-            .parse()
-            .ok()
-            .filter(|f: &f32| f.is_finite() && *f > 0.0)
-            .ok_or(field(3))?;
-        let looped = match *looped {
-            "0" => false,
-            "1" => true,
-            _ => return Err(field(4)),
+        let fps = match word(2) {
+            None => DEFAULT_FPS,
+            Some(fps) => fps
+                .parse()
+                .ok()
+                .filter(|f: &f32| f.is_finite() && *f > 0.0)
+                .ok_or(field(3))?,
+        };
+        let looped = match word(3) {
+            None => true,
+            Some(flag) => flag.parse::<i64>().map_err(|_| field(4))? != 0,
         };
         let last = u64::from(first) + u64::from(count) - 1;
         if last >= u64::from(num_frames) {
@@ -120,9 +208,13 @@ pub fn parse(text: &[u8], num_frames: u32, format: Format) -> Result<Vec<FrameGr
                 len: num_frames.into(),
             }));
         }
-        let name = name
+        let comment = line
+            .comment
+            .map(|c| String::from_utf8_lossy(c).trim().to_string());
+        let name = word(4)
+            .or(comment)
             .filter(|n| !n.is_empty())
-            .map_or_else(|| format!("group {}", groups.len()), str::to_string);
+            .unwrap_or_else(|| format!("group {}", groups.len()));
         groups.push(FrameGroup {
             name,
             first,
@@ -164,13 +256,52 @@ mod tests {
                 ..
             })
         ));
-        assert!(parse(b"0 1 10\n", 5, Format::Dpm).is_err(), "three fields");
-        assert!(parse(b"0 1 10 2\n", 5, Format::Dpm).is_err(), "loop flag 2");
+        assert!(parse(b"0\n", 5, Format::Dpm).is_err(), "one field");
+        assert!(parse(b"0 1 10 x\n", 5, Format::Dpm).is_err(), "loop flag x");
         assert!(parse(b"0 0 10 1\n", 5, Format::Dpm).is_err(), "no frames");
         assert!(
             parse(b"0 1 -3 1\n", 5, Format::Dpm).is_err(),
             "negative rate"
         );
+    }
+
+    /// DarkPlaces' tokens: a block comment over lines (Xonotic's files open with one), a
+    /// quoted name, the rate and loop flag left out, words past the fifth ignored; errors
+    /// name the line a group starts on.
+    #[test]
+    fn framegroups_are_read_as_darkplaces_tokenises_them() {
+        let text =
+            b"/*\nGenerated framegroups file for wyvern\n*/\n\n1 101 30 1 // wyvern idle\r\n\
+                     102 /* over\nlines */ 20 15 0 \"fly fast\" extra\n120 5\n";
+        let groups = parse(text, 130, Format::Dpm).ok();
+        type Row = (String, u32, u32, f32, bool);
+        let summary: Option<Vec<Row>> = groups.map(|g| {
+            g.into_iter()
+                .map(|g| (g.name, g.first, g.count, g.fps, g.looped))
+                .collect()
+        });
+        assert_eq!(
+            summary,
+            Some(vec![
+                ("wyvern idle".to_string(), 1, 101, 30.0, true),
+                ("fly fast".to_string(), 102, 20, 15.0, false),
+                ("group 2".to_string(), 120, 5, DEFAULT_FPS, true),
+            ])
+        );
+        let bad = b"/* two\nlines */\n0 1 x\n";
+        match parse(bad, 5, Format::Dpm) {
+            Err(Error::Invalid {
+                offset,
+                problem: Problem::Field { line, field },
+                ..
+            }) => assert_eq!((offset, line, field), (16, 3, 3)),
+            other => panic!("{other:?}"),
+        }
+        let named = parse(b"0 2 10 1 \"walk\" // not this\n", 5, Format::Dpm).ok();
+        assert_eq!(named.map(|g| g[0].name.clone()), Some("walk".to_string()));
+        // A comment never closed runs to the end, taking the next line with it.
+        let open = parse(b"0 2 /* never closed\n1 1 1 1", 5, Format::Dpm).ok();
+        assert_eq!(open.map(|g| (g.len(), g[0].count)), Some((1, 2)));
     }
 
     #[test]
