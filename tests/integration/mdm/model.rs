@@ -51,6 +51,16 @@ fn a_pair_has_the_skeleton_clip_meshes_materials_and_tags() {
     crate::exercise::model(&m);
 }
 
+/// ET's player meshes leave their shaders empty for a `.skin` file to fill by surface name:
+/// the material is named after the surface, as an MD3's.
+#[test]
+fn a_surface_without_a_shader_names_its_material_after_itself() {
+    let mut b = super::three_bones();
+    b.surfaces[0].shader.clear();
+    let m = model(&b);
+    assert_eq!(m.material(0).unwrap().name, b.surfaces[0].name.as_bytes());
+}
+
 #[test]
 fn an_mdx_alone_is_a_skeleton_with_frames_and_no_mesh() {
     let mdx = Builder::triangle().write_mdx();

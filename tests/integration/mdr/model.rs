@@ -9,6 +9,21 @@ use skelmap::{Format, Model, Parse};
 
 use super::{animated, compressed, lods};
 
+/// A surface with no shader is named for a `.skin` file to fill by surface name, as an MD3's.
+#[test]
+fn a_surface_without_a_shader_names_its_material_after_itself() {
+    let mut b = animated();
+    b.lods[0][1].shader.clear();
+    let bytes = b.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let name = b.lods[0][1].name.clone();
+    assert_eq!(model.material(1).unwrap().name, &name[..]);
+    assert_eq!(
+        model.as_mdr().unwrap().surfaces()[1].shader_name(),
+        &name[..]
+    );
+}
+
 #[test]
 fn an_mdr_is_recognised_by_its_magic_whatever_its_name() {
     let bytes = animated().write();

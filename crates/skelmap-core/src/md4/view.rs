@@ -219,10 +219,15 @@ impl<'data, H: SurfaceHeader, X> Surface<'data, H, X> {
         name::lossy(self.name())
     }
 
-    /// The shader it is drawn with, up to its NUL.
+    /// The name that stands for the surface's material: its shader, up to its NUL, or its own
+    /// name when the shader is empty (ET's player meshes leave it empty for a `.skin` file to
+    /// fill by surface name), as an MD3 surface's ([`crate::md3::Surface::shader_name`]).
     #[must_use]
     pub fn shader_name(&self) -> &'data [u8] {
-        name::trim_nul(self.header.shader_field())
+        match name::trim_nul(self.header.shader_field()) {
+            [] => self.name(),
+            shader => shader,
+        }
     }
 
     /// Vertex `v`, found through the offsets the first call lays out ([`Surface::records`]).
