@@ -1547,14 +1547,6 @@ mod assimp {
         sum
     }
 
-    /// The rows of a corpus IQM with a mesh and frames (others are left out, with a message):
-    /// `skelmap/<file>` opens it from its path (`Model::open`) and deforms it at frame 0,
-    /// `assimp/<file>` imports it from its path (`ReadFile`); `skelmap-memory/<file>` and
-    /// `assimp-memory/<file>` do the same from the file's bytes in memory
-    /// (`Model::from_bytes`, `ReadFileFromMemory`), without the file system. assimp 5.2.5's
-    /// IQM loader gives the stored (bind-pose) vertices, one per IQM vertex in file order, a
-    /// mesh per IQM mesh over consecutive ranges; before timing, skelmap's mesh deformed by its
-    /// bind pose is checked against them, vertex by vertex.
     /// The rows of a shared Half-Life model: `skelmap/<file>` (open with companions, pose the
     /// bind pose, deform) and `assimp/<file>` (import, frame-0 positions). Checked first:
     /// every bind-pose vertex of skelmap's (a vertex per triangle-command vertex of each body
@@ -1609,6 +1601,14 @@ mod assimp {
         });
     }
 
+    /// The rows of a corpus IQM with a mesh and frames (others are left out, with a message):
+    /// `skelmap/<file>` opens it from its path (`Model::open`) and deforms it at frame 0,
+    /// `assimp/<file>` imports it from its path (`ReadFile`); `skelmap-memory/<file>` and
+    /// `assimp-memory/<file>` do the same from the file's bytes in memory
+    /// (`Model::from_bytes`, `ReadFileFromMemory`), without the file system. assimp 5.2.5's
+    /// IQM loader gives the stored (bind-pose) vertices, one per IQM vertex in file order, a
+    /// mesh per IQM mesh over consecutive ranges; before timing, skelmap's mesh deformed by its
+    /// bind pose is checked against them, vertex by vertex.
     fn iqm_rows(
         group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
         assimp: &mut Peer,
