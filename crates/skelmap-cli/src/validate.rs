@@ -121,11 +121,35 @@ pub fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), Stri
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| Format::all_extensions().any(|x| x.eq_ignore_ascii_case(e)))
+            && !another_games_text(&path)
         {
             out.push(path);
         }
     }
     Ok(())
+}
+
+/// `true` for a file that only formats without magic name by its extension and that no
+/// format recognises (its first bytes are text): another game's file of that name, such as
+/// Enemy Territory's `.anim` animation groups, which the walk leaves alone.
+fn another_games_text(path: &Path) -> bool {
+    use std::io::Read;
+    let Some(extension) = path.extension().and_then(|e| e.to_str()) else {
+        return false;
+    };
+    let magicless = Format::ALL
+        .iter()
+        .filter(|f| {
+            f.extensions()
+                .iter()
+                .any(|x| x.eq_ignore_ascii_case(extension))
+        })
+        .all(|f| f.magic().is_empty());
+    let mut head = Vec::new();
+    magicless
+        && std::fs::File::open(path)
+            .and_then(|f| f.take(16).read_to_end(&mut head))
+            .is_ok_and(|n| n >= 4 && Format::detect(&head, Some(extension)).is_none())
 }
 
 fn check(path: &Path, companions: &crate::load::Companions, strict: bool) -> Outcome {

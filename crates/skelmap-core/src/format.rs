@@ -471,17 +471,25 @@ impl Format {
     }
 
     /// Recognises `data` by its magic, or, when no magic matches, by `extension` (without the
-    /// dot, any case) for the formats that have no magic (the SL `.anim`).
+    /// dot, any case) for the formats that have no magic (the SL `.anim`). Data whose first
+    /// four bytes are text is not taken for a format without magic: those start with a binary
+    /// count, and other games' text files share their extension (Enemy Territory's `.anim`
+    /// animation groups).
     ///
     /// ```
     /// use skelmap_core::Format;
     /// assert_eq!(Format::detect(b"\x01\0\0\0", Some("ANIM")), Some(Format::SlAnim));
     /// assert_eq!(Format::detect(b"MS3D000000\x04\0\0\0", Some("anim")), Some(Format::Ms3d));
     /// assert_eq!(Format::detect(b"\x01\0\0\0", Some("dpm")), None);
+    /// assert_eq!(Format::detect(b"animgroup\n{", Some("anim")), None);
     /// ```
     #[must_use]
     pub fn detect(data: &[u8], extension: Option<&str>) -> Option<Format> {
         Format::sniff(data).or_else(|| {
+            let text = |b: &u8| b.is_ascii_graphic() || b.is_ascii_whitespace();
+            if data.get(..4).is_some_and(|head| head.iter().all(text)) {
+                return None;
+            }
             let extension = extension?;
             Format::ALL.iter().copied().find(|f| {
                 f.magic().is_empty()
