@@ -35,6 +35,37 @@ pub trait Resolver<'data> {
         let _ = dir;
         Ok(Vec::new())
     }
+
+    /// The names of the folders directly in directory `dir` (as [`list`](Resolver::list)
+    /// takes it), sorted: for a format whose companions are named in files found by walking
+    /// a folder (Enemy Territory's `characters/**/*.char`, which name an MDM's skeleton).
+    /// None by default.
+    ///
+    /// # Errors
+    ///
+    /// As [`list`](Resolver::list).
+    fn folders(&self, dir: &str) -> Result<Vec<String>> {
+        let _ = dir;
+        Ok(Vec::new())
+    }
+}
+
+/// The names of the folders the keys of an in-memory table have directly in `dir`, sorted and
+/// each once.
+fn folder_keys<'k>(keys: impl Iterator<Item = &'k String>, dir: &str) -> Vec<String> {
+    let dir = dir.trim_end_matches('/');
+    let mut names: Vec<String> = keys
+        .filter_map(|key| {
+            let rest = match dir {
+                "" => key.as_str(),
+                dir => key.strip_prefix(dir)?.strip_prefix('/')?,
+            };
+            rest.split_once('/').map(|(folder, _)| folder.to_string())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The names of the keys of an in-memory table that lie directly in `dir`, sorted.
@@ -126,6 +157,19 @@ impl Resolver<'static> for FsResolver {
     }
 
     fn list(&self, dir: &str) -> Result<Vec<String>> {
+        self.names(dir, |kind| kind.is_file())
+    }
+
+    // Symbolic links are neither files nor folders here: a walk over folders cannot loop.
+    fn folders(&self, dir: &str) -> Result<Vec<String>> {
+        self.names(dir, |kind| kind.is_dir())
+    }
+}
+
+impl FsResolver {
+    /// The sorted names of the entries of directory `dir` whose kind passes `keep`; none when
+    /// it does not exist.
+    fn names(&self, dir: &str, keep: fn(std::fs::FileType) -> bool) -> Result<Vec<String>> {
         check_dir(dir)?;
         let full = self.root.join(dir);
         let entries = match std::fs::read_dir(&full) {
@@ -136,7 +180,7 @@ impl Resolver<'static> for FsResolver {
         let mut names: Vec<String> = entries
             .filter_map(|entry| {
                 let entry = entry.ok()?;
-                entry.file_type().ok()?.is_file().then_some(())?;
+                keep(entry.file_type().ok()?).then_some(())?;
                 entry.file_name().into_string().ok()
             })
             .collect();
@@ -156,6 +200,11 @@ impl<'m> Resolver<'m> for &'m HashMap<String, Vec<u8>> {
         check_dir(dir)?;
         Ok(list_keys(self.keys(), dir))
     }
+
+    fn folders(&self, dir: &str) -> Result<Vec<String>> {
+        check_dir(dir)?;
+        Ok(folder_keys(self.keys(), dir))
+    }
 }
 
 /// An in-memory resolver over borrowed buffers.
@@ -168,6 +217,11 @@ impl<'m> Resolver<'m> for HashMap<String, &'m [u8]> {
     fn list(&self, dir: &str) -> Result<Vec<String>> {
         check_dir(dir)?;
         Ok(list_keys(self.keys(), dir))
+    }
+
+    fn folders(&self, dir: &str) -> Result<Vec<String>> {
+        check_dir(dir)?;
+        Ok(folder_keys(self.keys(), dir))
     }
 }
 
@@ -203,6 +257,39 @@ mod tests {
         for good in ["a.skp", "models/x/y.skp", "a..b.skp", "./a.skp"] {
             assert!(check_path(good).is_ok(), "{good:?}");
         }
+    }
+
+    #[test]
+    fn folders_are_listed_apart_from_files_each_once()
+    -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let mut table = HashMap::new();
+        for key in [
+            "a.txt",
+            "c/x.char",
+            "c/t/y.char",
+            "c/t/z.char",
+            "c/s/w/v.char",
+            "b/q",
+        ] {
+            table.insert(key.to_string(), Vec::new());
+        }
+        let table = &table;
+        assert_eq!(table.folders("")?, ["b", "c"]);
+        assert_eq!(table.folders("c")?, ["s", "t"]);
+        assert_eq!(table.list("c")?, ["x.char"]);
+        assert!(table.folders("c/t")?.is_empty());
+        assert!(table.folders("../c").is_err());
+        let dir = std::env::temp_dir().join(format!("skelmap-folders-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("c/t"))?;
+        std::fs::write(dir.join("c/x.char"), b"")?;
+        let fs = FsResolver::new(&dir);
+        assert_eq!(
+            (fs.folders("c")?, fs.list("c")?),
+            (vec!["t".to_string()], vec!["x.char".to_string()])
+        );
+        assert!(fs.folders("missing")?.is_empty());
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
     }
 
     #[test]
