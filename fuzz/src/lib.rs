@@ -270,8 +270,10 @@ pub fn hl1(data: &[u8]) {
 
 /// The `mdm` target: the input split as for `skm_pair` (a `u16` length, that much MDM, the
 /// rest MDX); the MDM validated and walked alone, then, when both validate and pair, the
-/// model they make through the format-neutral walk.
+/// model they make through the format-neutral walk. The same input is also read as the
+/// three text files an MDM's skeleton is found through ([`exercise::et_character`]).
 pub fn mdm(data: &[u8]) {
+    exercise::et_character(data);
     let Some((mdm, mdx)) = split_pair(data) else {
         return;
     };

@@ -224,6 +224,15 @@ fn mdm_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     vec![
         ("mdm", "triangle.pair", pair(&triangle)),
         ("mdm", "three_bones.pair", pair(&three)),
+        (
+            "mdm",
+            "et_character.txt",
+            b"characterDef { mesh \"m/body.mdm\" animationGroup \"a/group.anim\" }\0\
+              animgroup { animfile \"a/body.mdx\" { #include \"a/body.aninc\" \
+              wave 1 2 2 15 0 0 0 } animfile \"b.mdx\" { } }\0\
+              idle 0 3 3 20 0 0 0 1\nnone 2 0 0 0 0 0 0\n/* x */ far 2 9 0 12.5 0 0 0\n"
+                .to_vec(),
+        ),
         ("mdx", "triangle.mdx", triangle.write_mdx()),
         ("mdx", "three_bones.mdx", three.write_mdx()),
         ("probe_any", "triangle.mdx", triangle.write_mdx()),
@@ -451,7 +460,8 @@ fn committed_seeds_match_the_writers() {
             || skelmap::skm::Skm::parse(&bytes).is_ok()
             || skelmap::slmdl::Animation::parse(&bytes).is_ok()
             || target.contains("skm")
-            || (target == "mdm" && mdm_pair_opens(&bytes));
+            || (target == "mdm"
+                && (mdm_pair_opens(&bytes) || crate::exercise::et_character(&bytes)));
         assert!(valid, "seed {target}/{name} must be valid");
     }
 }
@@ -611,8 +621,10 @@ fn structured_model(spec: &[u8]) -> Option<Vec<u8>> {
     crate::structured::build(&spec)
 }
 
-/// The `mdm` input: a little-endian `u16` MDM length, the MDM, then the MDX.
+/// The `mdm` input: a little-endian `u16` MDM length, the MDM, then the MDX; and, as the
+/// fuzz target reads it too, three texts an MDM's skeleton is found through.
 fn replay_mdm(bytes: &[u8]) {
+    crate::exercise::et_character(bytes);
     let Some((len, rest)) = bytes.split_first_chunk::<2>() else {
         return;
     };

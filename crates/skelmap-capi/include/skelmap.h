@@ -878,8 +878,9 @@ typedef struct SkelmapOpenOptions {
   uint32_t body;
   /**
    * The game's base directory: companions are read only from inside it, and an SKM's
-   * `.cfg` `import` paths are relative to it; the model's path must lie inside it. NULL:
-   * the model's own directory.
+   * `.cfg` `import` paths and an MDM's character files are relative to it; the model's
+   * path must lie inside it. NULL: for an MDM the nearest folder above it holding
+   * `characters/`, else the model's own directory.
    */
   const char *root;
   /**
@@ -889,7 +890,7 @@ typedef struct SkelmapOpenOptions {
   const char *skin;
   /**
    * A mesh's skeleton file, any path, instead of the one found by name: an SKM's `.skp`,
-   * an MDM's `.mdx`. NULL: found by name.
+   * an MDM's `.mdx`. NULL: found by name (an MDM's also through its character file).
    */
   const char *skeleton;
   /**

@@ -282,14 +282,15 @@ pub struct SkelmapOpenOptions {
     /// `(body / base) % models`. 0: every part's first model. Other formats ignore it.
     pub body: u32,
     /// The game's base directory: companions are read only from inside it, and an SKM's
-    /// `.cfg` `import` paths are relative to it; the model's path must lie inside it. NULL:
-    /// the model's own directory.
+    /// `.cfg` `import` paths and an MDM's character files are relative to it; the model's
+    /// path must lie inside it. NULL: for an MDM the nearest folder above it holding
+    /// `characters/`, else the model's own directory.
     pub root: *const c_char,
     /// An MD3's skin by name, as `skelmap_model_open_file_skin`'s `skin`. NULL:
     /// `<stem>_default.skin`, when there is one.
     pub skin: *const c_char,
     /// A mesh's skeleton file, any path, instead of the one found by name: an SKM's `.skp`,
-    /// an MDM's `.mdx`. NULL: found by name.
+    /// an MDM's `.mdx`. NULL: found by name (an MDM's also through its character file).
     pub skeleton: *const c_char,
     /// An animation file to play, any path, instead of those found by name: an
     /// animation-only IQM on an IQM, an `.md5anim` on an MD5 mesh, a `.psa` on a PSK. NULL:

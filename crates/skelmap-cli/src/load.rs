@@ -11,12 +11,14 @@ use skelmap_core::{FsResolver, Model};
 /// Where a model's companions are found: the switches of every command that opens one.
 #[derive(Debug, Clone, Default, Args)]
 pub struct Companions {
-    /// Game base directory for an SKM's skeleton and `.cfg` import paths
-    /// (default: the model's own directory).
+    /// Game base directory for an SKM's skeleton and `.cfg` import paths and an MDM's
+    /// character files (default: for an MDM the nearest folder above it holding
+    /// `characters/`, else the model's own directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
     /// A mesh's skeleton, instead of the one found by name: an SKM's `.skp` (default: the
-    /// one its `.cfg` imports or its own name gives), an MDM's `.mdx`.
+    /// one its `.cfg` imports or its own name gives), an MDM's `.mdx` (default: the one of
+    /// its stem, else the one its character file's animation group names).
     #[arg(long, value_name = "FILE")]
     pub skeleton: Option<PathBuf>,
     /// An animation to play, instead of those found by name: on an IQM an animation-only

@@ -67,7 +67,9 @@ impl Outputs {
     /// (an SKM's `.cfg`, a `.framegroups`), when they exist.
     pub fn read_model(&mut self, path: &Path, companions: &Companions, model: &Model<'_>) {
         self.read(path, "the model");
-        let base = companions.base(path);
+        let base = model
+            .base()
+            .map_or_else(|| companions.base(path), Path::to_path_buf);
         for (kind, companion) in model.companions() {
             let role = match kind {
                 skelmap_core::model::Companion::Skeleton => "the model's skeleton",
@@ -78,6 +80,8 @@ impl Outputs {
                 skelmap_core::model::Companion::AnimationConfig => "the player's animation.cfg",
                 skelmap_core::model::Companion::AnimationBeside => "an animation beside the model",
                 skelmap_core::model::Companion::Scale => "an animation's scales",
+                skelmap_core::model::Companion::Character => "the model's character file",
+                skelmap_core::model::Companion::AnimationGroup => "the model's animation group",
                 _ => "a file the model was opened with",
             };
             self.read(&base.join(companion), role);

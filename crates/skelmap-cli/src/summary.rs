@@ -633,6 +633,7 @@ fn groups_from(origin: ClipOrigin) -> &'static str {
         ClipOrigin::Timeline => "timeline",
         ClipOrigin::FrameGroups => "groups in the model",
         ClipOrigin::AnimationConfig => "animation.cfg",
+        ClipOrigin::AnimationGroup => "animation group",
         _ => "none",
     }
 }

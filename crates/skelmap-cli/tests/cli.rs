@@ -476,6 +476,57 @@ fn validate_walks_directories_and_reports_json() {
     );
 }
 
+/// An Enemy Territory game folder: the mesh with no MDX beside it, found through its
+/// character file and animation group. `validate` of the folder opens the mesh (the game
+/// folder found above it) and leaves the `.anim` text alone, which an SL `.anim` walk used
+/// to fail; `info` names the clips the group gives.
+#[test]
+fn an_et_game_folder_validates_and_names_its_clips() {
+    let dir = temp_dir("et-game");
+    let etmain = dir.join("etmain");
+    let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
+    let files: [(&str, &[u8]); 5] = [
+        ("models/players/soldier/body.mdm", &mdm),
+        ("animations/body.mdx", &mdx),
+        (
+            "characters/axis/soldier.char",
+            b"characterDef {\n mesh \"models/players/soldier/body.mdm\"\n \
+              animationGroup \"animations/human.anim\"\n}\n",
+        ),
+        (
+            "animations/human.anim",
+            b"animgroup {\n animfile \"animations/body.mdx\" {\n  #include \
+              \"animations/body.aninc\"\n }\n}\n",
+        ),
+        (
+            "animations/body.aninc",
+            b"idle 0 3 3 20 0 0 0\nwave 1 2 0 12.5 0 0 0\n",
+        ),
+    ];
+    for (path, bytes) in files {
+        let full = etmain.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+    let out = skelmap(&["validate", "--json", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let formats: Vec<_> = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["format"].as_str().unwrap(), f["ok"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(formats, [("MDX", true), ("MDM", true)]);
+    let mesh = etmain.join("models/players/soldier/body.mdm");
+    let out = skelmap(&["info", mesh.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("skeleton animations/body.mdx"), "{text}");
+    assert!(text.contains("clips (from animation group)"), "{text}");
+    assert!(text.contains("    wave "), "{text}");
+}
+
 #[test]
 fn export_and_render_write_their_files() {
     let dir = temp_dir("export");

@@ -144,6 +144,46 @@ fn the_model_s_companions_are_inputs_too() {
     );
 }
 
+/// A companion found from the game folder above the model (an MDM's MDX, through its
+/// character file) is an input too, named by its path under that folder.
+#[cfg(unix)]
+#[test]
+fn a_companion_found_from_the_game_folder_is_an_input() {
+    let dir = temp_dir("guard-game-folder");
+    let etmain = dir.join("etmain");
+    let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
+    let files: [(&str, &[u8]); 4] = [
+        ("models/body.mdm", &mdm),
+        ("animations/body.mdx", &mdx),
+        (
+            "characters/c.char",
+            b"characterDef { mesh \"models/body.mdm\" animationGroup \"animations/g.anim\" }",
+        ),
+        (
+            "animations/g.anim",
+            b"animgroup { animfile \"animations/body.mdx\" { } }",
+        ),
+    ];
+    for (path, bytes) in files {
+        let full = etmain.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+    std::os::unix::fs::symlink(etmain.join("animations/body.mdx"), dir.join("rig.png")).unwrap();
+    let mesh = etmain.join("models/body.mdm");
+    let rig = dir.join("rig.png");
+    let rig = rig.to_str().unwrap();
+    refused(
+        &dir,
+        &["render", mesh.to_str().unwrap(), "-o", rig, "--size", "32"],
+        &format!(
+            "{rig} would overwrite the model's skeleton ({}), which this command reads; \
+             choose another output",
+            etmain.join("animations/body.mdx").display()
+        ),
+    );
+}
+
 /// `convert a.dpm a.dpm` used to overwrite its own input, and `convert a.dpm a.skp` wrote the
 /// SKM to a.skp and then the SKP over it. Outputs come from one stem now; neither may be the
 /// input (compared as canonical paths) or the other output; no temporary file is left over.

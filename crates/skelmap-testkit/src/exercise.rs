@@ -1655,6 +1655,30 @@ pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
     assert!((&p).triangle(p.model().num_triangles()).is_none());
 }
 
+/// `data` as Enemy Territory's text files, split at NULs: a character file
+/// (`characters/c.char`), the animation group it may name (`a/group.anim`) and the clips the
+/// group may include (`a/body.aninc`), beside a built MDM (`m/body.mdm`) and MDX
+/// (`a/body.mdx`), opened through an in-memory resolver as ET finds the MDX. The model, when
+/// it opens, is walked; `true` when it opened.
+pub fn et_character(data: &[u8]) -> bool {
+    static PAIR: std::sync::OnceLock<(Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
+    let (mdm, mdx) = PAIR.get_or_init(|| skelmap_core::mdm::Builder::triangle().write());
+    let mut parts = data.splitn(3, |&b| b == 0);
+    let mut files = std::collections::HashMap::new();
+    files.insert("m/body.mdm".to_string(), &mdm[..]);
+    files.insert("a/body.mdx".to_string(), &mdx[..]);
+    for path in ["characters/c.char", "a/group.anim", "a/body.aninc"] {
+        files.insert(path.to_string(), parts.next().unwrap_or_default());
+    }
+    match Model::resolve(&files, "m/body.mdm", &skelmap_core::Limits::DEFAULT) {
+        Ok(opened) => {
+            model(&opened);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
 /// Every accessor of an Enemy Territory MDM on its own: surfaces (vertices, triangles,
 /// collapse map, bone references, the records made from the weights, every level of
 /// detail's triangles) and tags.

@@ -1,9 +1,10 @@
 //! Enemy Territory MDM + MDX (`MDMW` / `MDXW`): one test per validation rule of `mdm`'s
 //! module docs (fixtures from `mdm::Builder`, exact errors and offsets), bones, vertices and
 //! tags against ET's placement written out in the tests, the MDX found beside the MDM, given,
-//! or missing, the `Model` API over built pairs and an MDX alone, and truncation and
+//! through a character file and its animation group (`companion.rs`), or missing, the `Model` API over built pairs and an MDX alone, and truncation and
 //! byte-flip sweeps. No MDM or MDX may be shared: every fixture is built.
 
+mod companion;
 mod model;
 mod pair;
 mod reference;

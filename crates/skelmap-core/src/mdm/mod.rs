@@ -12,8 +12,11 @@
 //! - [`Mdx`]: the validated skeleton: bones (name, parent, torso weight, parent distance)
 //!   and [`Frame`]s of compressed angles, placed as ET places them
 //!   ([`Mdx::bone_transform`]); opened alone, a skeleton without meshes;
-//! - [`Pair`]: an MDM with its MDX, the view a model of an `.mdm` holds (the `.mdx` of the
-//!   same stem beside it, or the one given);
+//! - [`Pair`]: an MDM with its MDX, the view a model of an `.mdm` holds (the one given, the
+//!   `.mdx` of the same stem beside it, or the first animation file of the animation group
+//!   that a character file under the game's `characters/` folder gives the mesh, whose clips
+//!   are then the model's: `companion.rs`, as ET:Legacy's `bg_character.c` and
+//!   `bg_animgroup.c` read them);
 //! - [`write`](mod@write): [`Builder`], both files, for fixtures and seeds.
 //!
 //! A bone is not stored as a local transform: its model-space rotation comes from three
@@ -62,6 +65,7 @@
 //!
 //! Pair: 1. every bone the MDM names (weights, bone references, tags) is a bone of the MDX.
 
+mod companion;
 pub mod raw;
 mod validate;
 mod view;

@@ -8,6 +8,7 @@ use core::mem::offset_of;
 
 use zerocopy::byteorder::{I32, LittleEndian};
 
+use super::companion;
 use super::raw::{
     MDM_MAX_SURFACES, MDM_MAX_TAGS, MDM_MAX_VERTS, MDM_VERSION, MDX_MAX_BONES, MDX_VERSION,
     MdmHeader, MdmSurface, MdmTag, MdmTriangle, MdxBoneInfo, MdxFrame, MdxHeader,
@@ -21,6 +22,7 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::md4;
 use crate::parse::Parse;
+use crate::pose::framegroups::FrameGroup;
 use crate::read::Reader;
 use crate::resolver::Resolver;
 use crate::rules::{self, check_finite as finite, record_offset};
@@ -715,7 +717,11 @@ impl<'data> Pair<'data> {
             };
             return Err(idp3::invalid(MDM, used.what, used.offset, problem));
         }
-        Ok(Pair { mdm, mdx })
+        Ok(Pair {
+            mdm,
+            mdx,
+            clips: None,
+        })
     }
 }
 
@@ -728,8 +734,10 @@ pub(super) fn skeleton_path(path: &str) -> String {
     format!("{stem}.mdx")
 }
 
-/// An MDM opens with its MDX: the one given ([`OpenOptions::skeleton`]), or the `.mdx` of the
-/// same stem beside it.
+/// An MDM opens with its MDX: the one given ([`OpenOptions::skeleton`]), else the `.mdx` of the
+/// same stem beside it, else the one Enemy Territory draws it with: the first animation file
+/// of the animation group that a character file under `characters/` gives the mesh (the
+/// group and the files it includes then name the model's clips).
 ///
 /// [`OpenOptions::skeleton`]: crate::model::OpenOptions::skeleton
 impl<'a> Open<'a> for Pair<'a> {
@@ -739,23 +747,57 @@ impl<'a> Open<'a> for Pair<'a> {
         _: &[u8],
         given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
-        let (mdx_path, mdx) = match given.skeleton {
-            Some(given) => given,
-            None => {
-                let mdx_path = skeleton_path(path);
-                match resolver.load(&mdx_path)? {
-                    Some(mdx) => (mdx_path, mdx),
-                    None => {
-                        return Err(Error::Resolve {
-                            path: mdx_path,
-                            reason: "an MDM mesh needs its MDX skeleton (the .mdx of its \
-                                     stem beside it, or one given)",
-                        });
-                    }
-                }
-            }
+        if let Some((mdx_path, mdx)) = given.skeleton {
+            return Ok(vec![(Companion::Skeleton, mdx_path, mdx)]);
+        }
+        let mdx_path = skeleton_path(path);
+        if let Some(mdx) = resolver.load(&mdx_path)? {
+            return Ok(vec![(Companion::Skeleton, mdx_path, mdx)]);
+        }
+        let not_found = |path: String| Error::Resolve {
+            path,
+            reason: "an MDM mesh needs its MDX skeleton (the .mdx of its stem beside it, one \
+                     given, or the first animfile of the animation group a character file \
+                     under the game's characters/ folder names for it)",
         };
-        Ok(vec![(Companion::Skeleton, mdx_path, mdx)])
+        let Some((character_path, group_path)) = companion::find_character(resolver, path)? else {
+            return Err(not_found(mdx_path));
+        };
+        let character = resolver.load(&character_path)?;
+        let group_text = resolver.load(&group_path)?.ok_or_else(|| Error::Resolve {
+            path: group_path.clone(),
+            reason: "the animation group a character file names for the MDM is missing",
+        })?;
+        let group = companion::read_group(&group_path, group_text.bytes())?;
+        let mdx = resolver.load(&group.mdx)?.ok_or_else(|| Error::Resolve {
+            path: format!(
+                "{} (the first animfile of {group_path}, the animation group \
+                 {character_path} gives the mesh)",
+                group.mdx
+            ),
+            reason: "the MDX skeleton is missing",
+        })?;
+        let mut files = vec![(Companion::Skeleton, group.mdx.clone(), mdx)];
+        files.extend(character.map(|c| (Companion::Character, character_path, c)));
+        for include in companion::includes(&group) {
+            if let Some(text) = resolver.load(include)? {
+                files.push((Companion::AnimationGroup, include.to_string(), text));
+            }
+        }
+        // The group last of its kind: `open` finds it there.
+        files.push((Companion::AnimationGroup, group_path, group_text));
+        Ok(files)
+    }
+
+    /// The nearest folder above the mesh that holds a `characters/` folder (ET's base
+    /// directory, `etmain/` or a mod's), looking at most 16 folders up.
+    fn base_dir(path: &std::path::Path) -> Option<std::path::PathBuf> {
+        let path = std::path::absolute(path).ok()?;
+        path.ancestors()
+            .skip(1)
+            .take(16)
+            .find(|dir| dir.join(companion::CHARACTERS).is_dir())
+            .map(std::path::Path::to_path_buf)
     }
 
     fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
@@ -768,6 +810,59 @@ impl<'a> Open<'a> for Pair<'a> {
                 reason: "an MDM mesh needs its MDX skeleton",
             })?;
         let mdx = Mdx::parse_with(mdx.bytes(), limits, diag)?;
-        Pair::new(mdm, mdx)
+        let mut pair = Pair::new(mdm, mdx)?;
+        pair.clips = group_clips(files, pair.mdx.num_frames, diag)?;
+        Ok(pair)
     }
+}
+
+/// The clips of the animation group an MDM was found through (the last
+/// [`Companion::AnimationGroup`] of `files`, the others the files it includes), checked
+/// against the skeleton's `num_frames`; `None` without a group. A clip that is not one, or
+/// runs past the frames, is left out with a warning.
+fn group_clips(
+    files: &Files<'_>,
+    num_frames: usize,
+    diag: &mut Diagnostics,
+) -> Result<Option<Vec<FrameGroup>>> {
+    let mut groups = files
+        .companions
+        .iter()
+        .filter(|(kind, _, _)| *kind == Companion::AnimationGroup);
+    let Some((_, group_path, group_text)) = groups.next_back() else {
+        return Ok(None);
+    };
+    let group = companion::read_group(group_path, group_text.bytes())?;
+    let included = |wanted: &str| {
+        files
+            .companions
+            .iter()
+            .find(|(kind, path, _)| *kind == Companion::AnimationGroup && path == wanted)
+            .and_then(|(_, path, text)| companion::read_included(path, text.bytes()).ok())
+    };
+    let clips = companion::clips(&group.items, &included, num_frames, &mut |why| {
+        diag.warn(
+            Format::Mdm,
+            WarningKind::ClipOutsideFrames,
+            "animation group",
+            0,
+            || why,
+        );
+    });
+    if group.others > 0 {
+        diag.warn(
+            Format::Mdm,
+            WarningKind::CompanionIgnored,
+            "animation group",
+            0,
+            || {
+                format!(
+                    "{group_path}: {} more animation files (each its own MDX) are not read; \
+                     open one with --skeleton to play its clips",
+                    group.others
+                )
+            },
+        );
+    }
+    Ok(Some(clips))
 }

@@ -859,6 +859,8 @@ impl<'data> ModelView<'data> for Mdx<'data> {
 pub struct Pair<'data> {
     pub(super) mdm: Mdm<'data>,
     pub(super) mdx: Mdx<'data>,
+    /// The clips of the animation group the MDX was found through, if it was.
+    pub(super) clips: Option<Vec<FrameGroup>>,
 }
 
 impl<'data> Pair<'data> {
@@ -961,11 +963,16 @@ impl<'data> ModelView<'data> for Pair<'data> {
     }
 
     fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameGroups
+        match self.clips {
+            Some(_) => ClipOrigin::AnimationGroup,
+            None => ClipOrigin::FrameGroups,
+        }
     }
 
     fn built_in_clips(&self) -> Vec<FrameGroup> {
-        one_clip(self.mdx.num_frames)
+        self.clips
+            .clone()
+            .unwrap_or_else(|| one_clip(self.mdx.num_frames))
     }
 
     fn stored_bounds(&self) -> Option<Aabb> {

@@ -110,6 +110,19 @@ macro_rules! formats {
                 }
             }
 
+            /// The game's base directory `format`'s view finds for a file at `path`
+            /// ([`Open::base_dir`]).
+            pub(super) fn base_dir(
+                format: crate::format::Format,
+                path: &std::path::Path,
+            ) -> Option<std::path::PathBuf> {
+                match format {
+                    $( crate::format::Format::$variant => {
+                        <crate::$($view)::+<'static> as Open<'static>>::base_dir(path)
+                    } )+
+                }
+            }
+
             /// Mesh `index` of whichever format.
             pub(super) fn mesh_kind(&self, index: usize) -> Option<MeshKind<'_>> {
                 match self {

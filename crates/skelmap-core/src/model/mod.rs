@@ -119,6 +119,9 @@ pub struct Model<'data> {
     /// A model of one frame: its meshes deformed by that frame, made on the first deform
     /// (`still.rs`).
     still: OnceLock<Option<Box<still::Still<Pose>>>>,
+    /// The directory [`Model::path`] and the companions' paths are relative to, for a model
+    /// opened from a file.
+    base: Option<std::path::PathBuf>,
 }
 
 impl<'data> Model<'data> {
@@ -199,6 +202,15 @@ impl<'data> Model<'data> {
     #[must_use]
     pub fn path(&self) -> &str {
         &self.cell.borrow_owner().path
+    }
+
+    /// The directory [`Model::path`] and the companions' paths are relative to, for a model
+    /// opened from a file ([`Model::open_with`]): the root given, else the game's base
+    /// directory the format found above the file (an MDM's, holding `characters/`), else the
+    /// file's own directory. `None` for a model made from bytes or through a resolver.
+    #[must_use]
+    pub fn base(&self) -> Option<&std::path::Path> {
+        self.base.as_deref()
     }
 
     /// The companion files opened with the model, by role and path (as the resolver was
@@ -320,7 +332,10 @@ impl<'data> Model<'data> {
     fn default_clips(&self) -> Vec<FrameGroup> {
         match self.clip_origin() {
             ClipOrigin::FrameNames => groups_from_names(self.frame_names(), NAMED_CLIP_FPS),
-            ClipOrigin::Timeline | ClipOrigin::FrameGroups | ClipOrigin::AnimationConfig => {
+            ClipOrigin::Timeline
+            | ClipOrigin::FrameGroups
+            | ClipOrigin::AnimationConfig
+            | ClipOrigin::AnimationGroup => {
                 with_view!(self.view(), v => ModelView::built_in_clips(v))
             }
             ClipOrigin::FrameGroupsFile | ClipOrigin::None => Vec::new(),

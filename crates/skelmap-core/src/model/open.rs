@@ -35,15 +35,18 @@ use crate::view::open::{CompanionFile, Files, Given};
 pub struct OpenOptions {
     /// Denial-of-service bounds applied to every file.
     pub limits: Limits,
-    /// The game's base directory: paths named inside files (an SKM's `.cfg` `import`) are
-    /// relative to it, and no companion is read from outside it. `None`: the model's own
-    /// directory. The model's path may be relative; it must lie inside the root.
+    /// The game's base directory: paths named inside files (an SKM's `.cfg` `import`, an ET
+    /// character file's) are relative to it, and no companion is read from outside it.
+    /// `None`: the one the format finds above the file (an MDM's: the nearest folder holding
+    /// `characters/`), else the model's own directory ([`Model::base`] says which). The
+    /// model's path may be relative; it must lie inside the root.
     pub root: Option<PathBuf>,
     /// Read the files into memory, or map them.
     pub access: Access,
     /// A mesh's skeleton, this file (any path, not looked up under the root) instead of the
     /// one found by name: an SKM's `.skp` (else the one its `.cfg` imports or its own name
-    /// gives), an MDM's `.mdx` (else the one of its stem). Ignored for the other formats.
+    /// gives), an MDM's `.mdx` (else the one of its stem, else the one its character file's
+    /// animation group names). Ignored for the other formats.
     pub skeleton: Option<PathBuf>,
     /// An animation to play on the model, this file (any path, not looked up under the
     /// root): for an IQM an animation-only IQM whose bones are matched to the model's joints,
@@ -111,9 +114,23 @@ impl Model<'static> {
     /// As [`Model::open`]; [`Error::Resolve`] when `path` is not inside `options.root`.
     pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Model<'static>> {
         let path = path.as_ref();
-        let (root, relative) = split_root(path, options.root.as_deref())?;
+        // A path outside the root given is refused before anything is read.
+        let given_root = match &options.root {
+            Some(root) => Some(split_root(path, Some(root))?),
+            None => None,
+        };
         // The model itself is opened directly, so that a missing file is an I/O error naming it.
         let main = Source::open(path, options.access)?;
+        let (root, relative) = match given_root {
+            Some(split) => split,
+            // Without a root, a format may find the game's base directory above the file.
+            None => {
+                let extension = path.extension().and_then(|e| e.to_str());
+                let found = Format::detect(main.bytes(), extension)
+                    .and_then(|format| View::base_dir(format, path));
+                split_root(path, found.as_deref())?
+            }
+        };
         let resolver = FsResolver::new(root).with_access(options.access);
         let given = |path: &Option<PathBuf>| -> Result<Option<(String, Source<'static>)>> {
             match path {
@@ -130,7 +147,9 @@ impl Model<'static> {
             skin: options.skin.clone(),
             body: options.body,
         };
-        Model::with_companions(&resolver, &relative, main, given, &options.limits)
+        let mut model = Model::with_companions(&resolver, &relative, main, given, &options.limits)?;
+        model.base = Some(resolver.root().to_path_buf());
+        Ok(model)
     }
 
     /// Validates bytes the model takes ownership of (no companions: see
@@ -333,6 +352,7 @@ impl<'data> Model<'data> {
             bind: OnceLock::new(),
             bind_inverse: OnceLock::new(),
             still: OnceLock::new(),
+            base: None,
         };
         let sidecar = model
             .cell

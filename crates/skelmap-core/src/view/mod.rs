@@ -94,6 +94,9 @@ pub enum ClipOrigin {
     /// Quake III's `animation.cfg` beside a player's legs or torso
     /// ([`pose::animation_cfg`](crate::pose::animation_cfg)).
     AnimationConfig,
+    /// The animation group an Enemy Territory character file names for an MDM (`.anim`, and
+    /// the `.aninc` files it includes).
+    AnimationGroup,
     /// The model has no frames to group.
     None,
 }
@@ -210,7 +213,8 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     }
 
     /// The clips the format defines itself, for [`ClipOrigin::Timeline`],
-    /// [`ClipOrigin::FrameGroups`] and [`ClipOrigin::AnimationConfig`] (clips from frame names
+    /// [`ClipOrigin::FrameGroups`], [`ClipOrigin::AnimationConfig`] and
+    /// [`ClipOrigin::AnimationGroup`] (clips from frame names
     /// are built by the model).
     fn built_in_clips(&self) -> Vec<FrameGroup> {
         Vec::new()

@@ -39,6 +39,12 @@ pub enum Companion {
     /// The Quake II remaster's `.md5scale` beside an `.md5anim` (`<anim stem>.md5scale`): the
     /// animation's per-joint scales.
     Scale,
+    /// An Enemy Territory character file (`characters/**/*.char`) naming an MDM and the
+    /// animation group its skeleton is found through.
+    Character,
+    /// An Enemy Territory animation group (`.anim`) or a file of clips it includes
+    /// (`.aninc`): an MDM's skeleton and clips.
+    AnimationGroup,
 }
 
 /// A companion: what it is, its path, its bytes.
@@ -87,6 +93,14 @@ pub(crate) trait Open<'a>: Sized {
     ) -> Result<Vec<CompanionFile<'data>>> {
         let _ = (resolver, path, main, given);
         Ok(Vec::new())
+    }
+
+    /// The game's base directory of a file at `path` on disk opened without one given, for a
+    /// format whose companions are named from there (an MDM's character files, under
+    /// `characters/`); `None`, the file's own directory, by default.
+    fn base_dir(path: &std::path::Path) -> Option<std::path::PathBuf> {
+        let _ = path;
+        None
     }
 
     /// Validates `files` (the main file, then its companions) into the view.
