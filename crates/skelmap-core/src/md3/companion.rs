@@ -22,15 +22,13 @@ use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
 use crate::pose::animation_cfg::{AnimationCfg, Body};
-use crate::resolver::{Resolver, check_path, strip_extension};
-use crate::view::SkinFile;
+use crate::resolver::{Resolver, strip_extension};
 use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
+use crate::view::skin_file::{self, SkinFile};
+pub use crate::view::skin_file::{DEFAULT_SKIN, skin_path};
 
 /// Levels of detail past the model itself (ioquake3's `MD3_MAX_LODS` is 3).
 pub const MAX_LODS: usize = 2;
-
-/// The skin a model opens with unless another is asked for.
-pub const DEFAULT_SKIN: &str = "default";
 
 /// The file name of a player's animations, beside its parts.
 pub const ANIMATION_CFG: &str = "animation.cfg";
@@ -57,12 +55,6 @@ fn directory(path: &str) -> &str {
         .unwrap_or_default()
 }
 
-/// Where rule 2 looks for skin `name` of the model at `path`.
-#[must_use]
-pub fn skin_path(path: &str, name: &str) -> String {
-    format!("{}_{name}.skin", strip_extension(path))
-}
-
 /// An MD3 opens with its levels of detail, its skin and, for a player's legs or torso, the
 /// player's `animation.cfg` (see the [module docs](self)).
 impl<'a> Open<'a> for Pair<'a> {
@@ -83,28 +75,10 @@ impl<'a> Open<'a> for Pair<'a> {
                 companions.push((Companion::LevelOfDetail, lod, bytes));
             }
         }
-        let skin = skin_path(path, given.skin.as_deref().unwrap_or(DEFAULT_SKIN));
-        // The name asked for is the caller's: it may not lead out of the root.
-        check_path(&skin)?;
-        if given
-            .skin
-            .as_deref()
-            .is_some_and(|n| n.contains(['/', '\\']))
+        if let Some((skin, text)) =
+            skin_file::find(resolver, path, given.skin.as_deref(), DEFAULT_SKIN)?
         {
-            return Err(Error::Resolve {
-                path: skin,
-                reason: "a skin name names no folder",
-            });
-        }
-        match resolver.load(&skin)? {
-            Some(text) => companions.push((Companion::Skin, skin, text)),
-            None if given.skin.is_some() => {
-                return Err(Error::Resolve {
-                    path: skin,
-                    reason: "no such skin beside the model",
-                });
-            }
-            None => {}
+            companions.push((Companion::Skin, skin, text));
         }
         if part_of(path).is_some() {
             let cfg = format!("{}{ANIMATION_CFG}", directory(path));

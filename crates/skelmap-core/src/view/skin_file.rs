@@ -14,7 +14,51 @@
 
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
+use crate::resolver::{Resolver, check_path, strip_extension};
+use crate::source::Source;
 use crate::text::{self, Commas};
+
+/// The skin a model opens with unless another is asked for.
+pub const DEFAULT_SKIN: &str = "default";
+
+/// Where skin `name` of the model at `path` is: `<stem>_<name>.skin` beside it, as Quake III
+/// and Enemy Territory name a model's skins.
+#[must_use]
+pub fn skin_path(path: &str, name: &str) -> String {
+    format!("{}_{name}.skin", strip_extension(path))
+}
+
+/// The skin file of the model at VFS `path`: skin `asked` (which must exist), else skin
+/// `fallback` (which may be missing), as `(path, bytes)`.
+///
+/// # Errors
+///
+/// [`Error::Resolve`] when `asked` names a folder or leads out of the root, or no such skin
+/// lies beside the model; the resolver's errors.
+pub(crate) fn find<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    path: &str,
+    asked: Option<&str>,
+    fallback: &str,
+) -> Result<Option<(String, Source<'data>)>> {
+    let skin = skin_path(path, asked.unwrap_or(fallback));
+    // The name asked for is the caller's: it may not lead out of the root.
+    check_path(&skin)?;
+    if asked.is_some_and(|n| n.contains(['/', '\\'])) {
+        return Err(Error::Resolve {
+            path: skin,
+            reason: "a skin name names no folder",
+        });
+    }
+    match resolver.load(&skin)? {
+        Some(text) => Ok(Some((skin, text))),
+        None if asked.is_some() => Err(Error::Resolve {
+            path: skin,
+            reason: "no such skin beside the model",
+        }),
+        None => Ok(None),
+    }
+}
 
 /// The longest `.skin` file read, in bytes.
 pub const MAX_BYTES: u64 = 1 << 16;
