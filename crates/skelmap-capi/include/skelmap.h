@@ -884,8 +884,8 @@ typedef struct SkelmapOpenOptions {
    */
   const char *root;
   /**
-   * An MD3's skin by name, as `skelmap_model_open_file_skin`'s `skin`. NULL:
-   * `<stem>_default.skin`, when there is one.
+   * An MD3's or MDM's skin by name, as `skelmap_model_open_file_skin`'s `skin`. NULL: an
+   * MDM's character's skin, else `<stem>_default.skin`, when there is one.
    */
   const char *skin;
   /**

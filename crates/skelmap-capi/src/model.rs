@@ -286,8 +286,8 @@ pub struct SkelmapOpenOptions {
     /// path must lie inside it. NULL: for an MDM the nearest folder above it holding
     /// `characters/`, else the model's own directory.
     pub root: *const c_char,
-    /// An MD3's skin by name, as `skelmap_model_open_file_skin`'s `skin`. NULL:
-    /// `<stem>_default.skin`, when there is one.
+    /// An MD3's or MDM's skin by name, as `skelmap_model_open_file_skin`'s `skin`. NULL: an
+    /// MDM's character's skin, else `<stem>_default.skin`, when there is one.
     pub skin: *const c_char,
     /// A mesh's skeleton file, any path, instead of the one found by name: an SKM's `.skp`,
     /// an MDM's `.mdx`. NULL: found by name (an MDM's also through its character file).

@@ -207,7 +207,7 @@ pub fn convert(
         Target::Glb | Target::Gltf => true,
         Target::Format(format) => model::stores_images(format),
     } {
-        load::textures(input, &mut asset, companions, &mut outputs)?;
+        load::textures(input, &mut asset, companions, model.base(), &mut outputs)?;
     }
     let untouched = switches.clips.is_empty()
         && switches.fps.is_none()

@@ -133,7 +133,7 @@ pub fn export(
     if kind == "obj" && !asset.materials.is_empty() {
         outputs.claim(&out.with_extension("mtl"))?;
     }
-    load::textures(path, &mut asset, companions, &mut outputs)?;
+    load::textures(path, &mut asset, companions, model.base(), &mut outputs)?;
     let options = gltf::Options {
         all_influences: args.all_influences,
         no_animations: args.no_animations,
@@ -202,7 +202,13 @@ fn export_to_stdout(
         args.no_animations || kind == "obj",
     )?;
     if kind == "gltf" {
-        load::textures(path, &mut asset, companions, &mut Outputs::new())?;
+        load::textures(
+            path,
+            &mut asset,
+            companions,
+            model.base(),
+            &mut Outputs::new(),
+        )?;
     }
     let fail = |e: skelmap_export::Error| format!("{}: {e}", path.display());
     let options = gltf::Options {
@@ -401,7 +407,7 @@ pub fn render(
             .collect::<Result<Vec<_>, _>>()?;
         // Looked up once: every cell is the same model.
         if let Some((first, rest)) = assets.split_first_mut() {
-            load::textures(path, first, companions, &mut outputs)?;
+            load::textures(path, first, companions, model.base(), &mut outputs)?;
             for other in rest {
                 other.materials.clone_from(&first.materials);
                 other.images.clone_from(&first.images);
@@ -415,7 +421,7 @@ pub fn render(
         (image, frames)
     } else {
         let mut asset = scene_of(path, &model, frame, at, true)?;
-        load::textures(path, &mut asset, companions, &mut outputs)?;
+        load::textures(path, &mut asset, companions, model.base(), &mut outputs)?;
         warn_replaced(&asset);
         (
             render::render_with(&asset, size, size, view).map_err(fail)?,

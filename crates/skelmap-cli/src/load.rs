@@ -26,13 +26,15 @@ pub struct Companions {
     /// mesh an `.md5anim`; on a PSK a `.psa`.
     #[arg(long, value_name = "FILE")]
     pub animation: Option<PathBuf>,
-    /// An MD3's skin: `--skin red` reads `head_red.skin` beside `head.md3` for its surfaces'
-    /// shaders (default: `head_default.skin`, when there is one).
+    /// An MD3's or MDM's skin: `--skin red` reads `head_red.skin` beside `head.md3` for its
+    /// surfaces' shaders (default: an MDM's character's skin, else `head_default.skin`, when
+    /// there is one).
     #[arg(long, value_name = "NAME")]
     pub skin: Option<String>,
     /// A folder to look for the textures a model names in, after the model's own folder
-    /// (repeatable, searched in order): a shader name as `.tga`, `.png` or `.jpg`, an MS3D's
-    /// texture by its stored path and then by its file name.
+    /// (repeatable, searched in order; the game folder the model was opened from, `--root`
+    /// or an MDM's, last): a shader name as `.tga`, `.png` or `.jpg`, an MS3D's texture by
+    /// its stored path and then by its file name.
     #[arg(long = "textures", value_name = "DIR")]
     pub textures: Vec<PathBuf>,
     /// A Half-Life model's body value, as an entity's `body`: each body part shows its model
@@ -194,8 +196,10 @@ fn missing_skeleton(model: &Path, skp: &str, companions: &Companions) -> String 
 }
 
 /// Finds and decodes the textures `asset`'s materials name (beside the model at `path`, then
-/// in each `--textures` folder), records each file read as an input of the command, and
-/// warns once for each texture not found or not readable, naming what was searched.
+/// in each `--textures` folder, then in the game folder the model was opened from, `base`,
+/// where Quake-lineage shader paths start), records each file read as an input of the
+/// command, and warns once for each texture not found or not readable, naming what was
+/// searched.
 ///
 /// # Errors
 ///
@@ -204,10 +208,19 @@ pub fn textures(
     path: &Path,
     asset: &mut skelmap_core::asset::Asset,
     companions: &Companions,
+    base: Option<&Path>,
     outputs: &mut crate::output::Outputs,
 ) -> Result<(), String> {
     use owo_colors::OwoColorize;
-    let report = skelmap_author::texture::attach(asset, path, &companions.textures);
+    let mut folders = companions.textures.clone();
+    let absolute = |p: &Path| std::path::absolute(p).ok();
+    if let Some(base) = base
+        && absolute(base) != path.parent().and_then(absolute)
+        && !folders.iter().any(|f| absolute(f) == absolute(base))
+    {
+        folders.push(base.to_path_buf());
+    }
+    let report = skelmap_author::texture::attach(asset, path, &folders);
     for found in &report.found {
         outputs.read_late(&found.path, "a texture of the model")?;
     }

@@ -50,8 +50,9 @@ fn after_help() -> String {
          mesh's .md5anim files, a Half-Life model's texture and sequence-group files, an MD3's \
          levels of detail, .skin and animation.cfg, a PSK's PSA, an MDM's MDX (of its stem, \
          else as Enemy Territory finds it: the first animfile, and its clips, of the animation \
-         group that a .char under the game folder's characters/ gives the mesh; the game \
-         folder is --root, else the nearest folder above holding characters/). `--skeleton` \
+         group that a .char under the game folder's characters/ gives the mesh, and the \
+         .skin the character names; the game folder is --root, else the nearest folder above \
+         holding characters/). `--skeleton` \
          names an SKM's or MDM's skeleton; `--animation` an animation to play: an \
          animation-only IQM on an IQM, an .md5anim on an MD5 mesh, a PSA on a PSK.\n\n\
          Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per \

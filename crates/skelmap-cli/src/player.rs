@@ -89,7 +89,13 @@ pub fn export(
             &crate::layers::Posing::default(),
             args.no_animations,
         )?;
-        load::textures(file, &mut asset, companions, &mut outputs)?;
+        load::textures(
+            file,
+            &mut asset,
+            companions,
+            part.model.base(),
+            &mut outputs,
+        )?;
         assets.push(asset);
     }
     let sets = if args.no_animations { Vec::new() } else { sets };

@@ -261,3 +261,57 @@ fn gbk_names_are_decoded_and_looked_up() {
     assert_eq!(warnings.lines().count(), 3, "{warnings}");
     assert!(warnings.contains("looked for 龟壳.tga in"), "{warnings}");
 }
+
+/// An Enemy Territory mesh opened from its game folder (found above it through
+/// `characters/`): its character's skin names the surface's texture by a path from the game
+/// folder, which is searched after the model's own folder.
+#[test]
+fn a_texture_named_from_the_game_folder_is_found_there() {
+    let dir = temp_dir("textures-game-folder");
+    let etmain = dir.join("etmain");
+    let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
+    let files: [(&str, &[u8]); 5] = [
+        ("models/soldier/body.mdm", &mdm),
+        ("animations/body.mdx", &mdx),
+        (
+            "characters/soldier.char",
+            b"characterDef { mesh \"models/soldier/body.mdm\" \
+              animationGroup \"animations/g.anim\" skin \"s\" }",
+        ),
+        (
+            "animations/g.anim",
+            b"animgroup { animfile \"animations/body.mdx\" { } }",
+        ),
+        (
+            "models/soldier/body_s.skin",
+            b"body, models/soldier/skins/body_s.tga\n",
+        ),
+    ];
+    for (path, bytes) in files {
+        let full = etmain.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+    std::fs::create_dir_all(etmain.join("models/soldier/skins")).unwrap();
+    write_png(
+        &etmain.join("models/soldier/skins/body_s.png"),
+        2,
+        [200, 0, 0],
+    );
+    let out_path = dir.join("soldier.glb");
+    let mesh = etmain.join("models/soldier/body.mdm");
+    let out = skelmap(&[
+        "export",
+        mesh.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(stderr(&out), "");
+    let json = glb_json(&out_path);
+    assert_eq!(json["images"].as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(
+        json["materials"][0]["name"],
+        "models/soldier/skins/body_s.tga"
+    );
+}

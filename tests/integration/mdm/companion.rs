@@ -1,7 +1,7 @@
 //! An MDM's skeleton found as Enemy Territory finds it: a character file under
 //! `characters/` names the mesh and its animation group, whose first `animfile` is the MDX
-//! and whose block (with the `.aninc` it includes) names the clips; on disk, the game's base
-//! directory is found above the mesh.
+//! and whose block (with the `.aninc` it includes) names the clips, and whose `skin` names the
+//! `.skin` file; on disk, the game's base directory is found above the mesh.
 
 use std::collections::HashMap;
 
@@ -39,6 +39,17 @@ fn game() -> HashMap<String, Vec<u8>> {
           \tanimfile \"animations/human/base/mortar.mdx\"\n\t{\n\t}\n}\n"
             .to_vec(),
     );
+    // The skin the character names, `<mesh stem>_s.skin`, and another.
+    let stem = MESH.trim_end_matches(".mdm");
+    files.insert(
+        format!("{stem}_s.skin"),
+        b"md3_hat, \"models/players/hat.md3\"\nbody, \"models/players/soldier/body_s.tga\"\n"
+            .to_vec(),
+    );
+    files.insert(
+        format!("{stem}_red.skin"),
+        b"body, models/players/soldier/body_red.tga\n".to_vec(),
+    );
     files.insert(
         "animations/human/base/body.aninc".to_string(),
         b"// <name> <first> <length> <looping> <fps> <move speed> <transition> <reversed>\n\
@@ -68,7 +79,16 @@ fn a_character_names_the_mdx_and_its_group_the_clips() {
                 "animations/human/base/body.aninc"
             ),
             (Companion::AnimationGroup, "animations/human_base.anim"),
+            (
+                Companion::Skin,
+                "models/players/temperate/axis/soldier/body_s.skin"
+            ),
         ]
+    );
+    // The skin names the surface's shader; its accessory line (`md3_hat`) names no surface.
+    assert_eq!(
+        model.material(0).unwrap().name,
+        b"models/players/soldier/body_s.tga"
     );
     assert_eq!(model.clip_origin(), ClipOrigin::AnimationGroup);
     let clips: Vec<_> = model
@@ -107,15 +127,31 @@ fn a_character_names_the_mdx_and_its_group_the_clips() {
     );
 }
 
+/// An MDX beside the mesh, or one given, comes before the character's group (whose clips are
+/// then not the model's); the character's skin still names the shaders.
 #[test]
-fn the_mdx_beside_the_mesh_comes_before_the_character() {
+fn the_mdx_beside_the_mesh_comes_before_the_character_s_group() {
     let mut files = game();
     let (_, beside) = Builder::triangle().write();
     files.insert(MESH.replace(".mdm", ".mdx"), beside);
     let model = Model::resolve(&&files, MESH, &Limits::DEFAULT).unwrap();
     let companions: Vec<_> = model.companions().map(|(kind, _)| kind).collect();
-    assert_eq!(companions, [Companion::Skeleton]);
+    assert_eq!(
+        companions,
+        [Companion::Skeleton, Companion::Character, Companion::Skin]
+    );
     assert_eq!(model.clip_origin(), ClipOrigin::FrameGroups);
+    assert_eq!(
+        model.material(0).unwrap().name,
+        b"models/players/soldier/body_s.tga"
+    );
+    drop(model);
+    // No character names the mesh: the surface's own shader, with no `_default.skin`.
+    files.retain(|path, _| !path.starts_with("characters/"));
+    let model = Model::resolve(&&files, MESH, &Limits::DEFAULT).unwrap();
+    let companions: Vec<_> = model.companions().map(|(kind, _)| kind).collect();
+    assert_eq!(companions, [Companion::Skeleton]);
+    assert_eq!(model.material(0).unwrap().name, b"models/players/body");
 }
 
 #[test]
@@ -202,6 +238,26 @@ fn on_disk_the_base_directory_is_found_above_the_mesh() {
     );
     assert_eq!(model.path(), MESH);
     assert_eq!(model.clips().len(), 2);
+    // A skin asked for by name replaces the character's; one that does not exist is an error.
+    let skin = |name: &str| skelmap::model::OpenOptions {
+        skin: Some(name.to_string()),
+        ..Default::default()
+    };
+    let red = Model::open_with(etmain.join(MESH), &skin("red")).unwrap();
+    assert_eq!(
+        red.material(0).unwrap().name,
+        b"models/players/soldier/body_red.tga"
+    );
+    match Model::open_with(etmain.join(MESH), &skin("blue")) {
+        Err(Error::Resolve { path, reason }) => assert_eq!(
+            (path.as_str(), reason),
+            (
+                "models/players/temperate/axis/soldier/body_blue.skin",
+                "no such skin beside the model"
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
     // A root given is used as given: here the mesh's folder, where nothing names its MDX.
     let options = skelmap::model::OpenOptions {
         root: Some(etmain.join("models/players/temperate/axis/soldier")),

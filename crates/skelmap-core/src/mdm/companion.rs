@@ -13,6 +13,7 @@ use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::pose::framegroups::FrameGroup;
 use crate::resolver::Resolver;
+use crate::source::Source;
 use crate::text::{Commas, check_size, tokens};
 
 /// The folder of character files, directly under the game's base directory.
@@ -161,8 +162,20 @@ fn character_values<'t, const N: usize>(text: &'t [u8], keys: [&str; N]) -> [Opt
     values
 }
 
-/// The first character file (in walk order) whose `mesh` is `mesh`, and the animation group
-/// it names: `(character, group)` paths.
+/// A character file that names a mesh and its animation group.
+#[derive(Debug)]
+pub(super) struct Character<'data> {
+    /// Its path and bytes.
+    pub(super) path: String,
+    pub(super) text: Source<'data>,
+    /// The animation group's path.
+    pub(super) group: String,
+    /// The skin it names (`<mesh stem>_<skin>.skin`), if it names one.
+    pub(super) skin: Option<String>,
+}
+
+/// The first character file (in walk order) whose `mesh` is `mesh` and that names an
+/// animation group.
 ///
 /// # Errors
 ///
@@ -170,18 +183,25 @@ fn character_values<'t, const N: usize>(text: &'t [u8], keys: [&str; N]) -> [Opt
 pub(super) fn find_character<'data, R: Resolver<'data> + ?Sized>(
     resolver: &R,
     mesh: &str,
-) -> Result<Option<(String, String)>> {
+) -> Result<Option<Character<'data>>> {
     let wanted = folded(mesh.as_bytes());
     for path in character_files(resolver)? {
         let Some(text) = resolver.load(&path)? else {
             continue;
         };
-        let text = text.bytes();
-        check_size(text, Format::Mdm, "character file", MAX_BYTES, MAX_LINES)?;
-        if let [Some(m), Some(group)] = character_values(text, ["mesh", "animationGroup"])
+        let bytes = text.bytes();
+        check_size(bytes, Format::Mdm, "character file", MAX_BYTES, MAX_LINES)?;
+        if let [Some(m), Some(group), skin] =
+            character_values(bytes, ["mesh", "animationGroup", "skin"])
             && folded(m) == wanted
         {
-            return Ok(Some((path, vfs_path(group))));
+            let (group, skin) = (vfs_path(group), skin.map(vfs_path));
+            return Ok(Some(Character {
+                path,
+                text,
+                group,
+                skin,
+            }));
         }
     }
     Ok(None)
@@ -442,26 +462,25 @@ mod tests {
         files.insert(
             "characters/temperate/axis/medic.char".to_string(),
             b"characterDef {\n MESH \"Models\\Players\\medic\\body.mdm\"\n \
-              animationgroup \"animations/human_base.anim\" }"
+              animationgroup \"animations/human_base.anim\" Skin \"red\" }"
                 .to_vec(),
         );
         files.insert(
             "characters/temperate/axis/soldier.char".to_string(),
             b"characterDef { mesh \"models/players/soldier/body.mdm\" }".to_vec(),
         );
-        let found = find_character(&&files, "models/players/medic/body.mdm")?;
+        let found = find_character(&&files, "models/players/medic/body.mdm")?
+            .map(|c| (c.path, c.group, c.skin));
         assert_eq!(
             found,
             Some((
                 "characters/temperate/axis/medic.char".to_string(),
-                "animations/human_base.anim".to_string()
+                "animations/human_base.anim".to_string(),
+                Some("red".to_string())
             ))
         );
         // Named, but with no animation group: not the skeleton's source.
-        assert_eq!(
-            find_character(&&files, "models/players/soldier/body.mdm")?,
-            None
-        );
+        assert!(find_character(&&files, "models/players/soldier/body.mdm")?.is_none());
         Ok(())
     }
 

@@ -26,7 +26,10 @@ use crate::pose::framegroups::FrameGroup;
 use crate::read::Reader;
 use crate::resolver::Resolver;
 use crate::rules::{self, check_finite as finite, record_offset};
+use crate::source::Source;
+use crate::view::SkinFile;
 use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
+use crate::view::skin_file::{self, DEFAULT_SKIN};
 
 type Le = LittleEndian;
 
@@ -721,6 +724,7 @@ impl<'data> Pair<'data> {
             mdm,
             mdx,
             clips: None,
+            skin: None,
         })
     }
 }
@@ -734,12 +738,78 @@ pub(super) fn skeleton_path(path: &str) -> String {
     format!("{stem}.mdx")
 }
 
+/// The MDX the MDM at `path` opens with (the one given, the one of its stem beside it, or the
+/// one its character file's animation group names, with the group and the files it
+/// includes), the character file that names the mesh, if one does, and the skin it names.
+fn skeleton_files<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    path: &str,
+    given: Option<(String, Source<'data>)>,
+) -> Result<(Vec<CompanionFile<'data>>, Option<String>)> {
+    let character = companion::find_character(resolver, path)?;
+    let mut files = Vec::new();
+    let skin = character.as_ref().and_then(|c| c.skin.clone());
+    let mdx_path = skeleton_path(path);
+    if let Some((mdx_path, mdx)) = given {
+        files.push((Companion::Skeleton, mdx_path, mdx));
+    } else if let Some(mdx) = resolver.load(&mdx_path)? {
+        files.push((Companion::Skeleton, mdx_path, mdx));
+    } else if let Some(character) = &character {
+        files.extend(group_files(resolver, character)?);
+    } else {
+        return Err(Error::Resolve {
+            path: mdx_path,
+            reason: "an MDM mesh needs its MDX skeleton (the .mdx of its stem beside it, one \
+                     given, or the first animfile of the animation group a character file \
+                     under the game's characters/ folder names for it)",
+        });
+    }
+    if let Some(character) = character {
+        // After the skeleton: `open` takes the first of that kind.
+        files.insert(1, (Companion::Character, character.path, character.text));
+    }
+    Ok((files, skin))
+}
+
+/// The MDX `character`'s animation group names first, then the files the group's block
+/// includes, then the group.
+fn group_files<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    character: &companion::Character<'data>,
+) -> Result<Vec<CompanionFile<'data>>> {
+    let group_path = &character.group;
+    let group_text = resolver.load(group_path)?.ok_or_else(|| Error::Resolve {
+        path: group_path.clone(),
+        reason: "the animation group a character file names for the MDM is missing",
+    })?;
+    let group = companion::read_group(group_path, group_text.bytes())?;
+    let mdx = resolver.load(&group.mdx)?.ok_or_else(|| Error::Resolve {
+        path: format!(
+            "{} (the first animfile of {group_path}, the animation group {} gives the mesh)",
+            group.mdx, character.path
+        ),
+        reason: "the MDX skeleton is missing",
+    })?;
+    let mut files = vec![(Companion::Skeleton, group.mdx.clone(), mdx)];
+    for include in companion::includes(&group) {
+        if let Some(text) = resolver.load(include)? {
+            files.push((Companion::AnimationGroup, include.to_string(), text));
+        }
+    }
+    // The group last of its kind: `open` finds it there.
+    files.push((Companion::AnimationGroup, group_path.clone(), group_text));
+    Ok(files)
+}
+
 /// An MDM opens with its MDX: the one given ([`OpenOptions::skeleton`]), else the `.mdx` of the
 /// same stem beside it, else the one Enemy Territory draws it with: the first animation file
 /// of the animation group that a character file under `characters/` gives the mesh (the
-/// group and the files it includes then name the model's clips).
+/// group and the files it includes then name the model's clips). Its skin is
+/// `<stem>_<name>.skin` beside it, `name` the one asked for ([`OpenOptions::skin`], which must
+/// exist), else the `skin` of a character file naming the mesh, else `default`.
 ///
 /// [`OpenOptions::skeleton`]: crate::model::OpenOptions::skeleton
+/// [`OpenOptions::skin`]: crate::model::OpenOptions::skin
 impl<'a> Open<'a> for Pair<'a> {
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
@@ -747,45 +817,13 @@ impl<'a> Open<'a> for Pair<'a> {
         _: &[u8],
         given: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
-        if let Some((mdx_path, mdx)) = given.skeleton {
-            return Ok(vec![(Companion::Skeleton, mdx_path, mdx)]);
+        let (mut files, character_skin) = skeleton_files(resolver, path, given.skeleton)?;
+        let fallback = character_skin.as_deref().unwrap_or(DEFAULT_SKIN);
+        if let Some((skin, text)) =
+            skin_file::find(resolver, path, given.skin.as_deref(), fallback)?
+        {
+            files.push((Companion::Skin, skin, text));
         }
-        let mdx_path = skeleton_path(path);
-        if let Some(mdx) = resolver.load(&mdx_path)? {
-            return Ok(vec![(Companion::Skeleton, mdx_path, mdx)]);
-        }
-        let not_found = |path: String| Error::Resolve {
-            path,
-            reason: "an MDM mesh needs its MDX skeleton (the .mdx of its stem beside it, one \
-                     given, or the first animfile of the animation group a character file \
-                     under the game's characters/ folder names for it)",
-        };
-        let Some((character_path, group_path)) = companion::find_character(resolver, path)? else {
-            return Err(not_found(mdx_path));
-        };
-        let character = resolver.load(&character_path)?;
-        let group_text = resolver.load(&group_path)?.ok_or_else(|| Error::Resolve {
-            path: group_path.clone(),
-            reason: "the animation group a character file names for the MDM is missing",
-        })?;
-        let group = companion::read_group(&group_path, group_text.bytes())?;
-        let mdx = resolver.load(&group.mdx)?.ok_or_else(|| Error::Resolve {
-            path: format!(
-                "{} (the first animfile of {group_path}, the animation group \
-                 {character_path} gives the mesh)",
-                group.mdx
-            ),
-            reason: "the MDX skeleton is missing",
-        })?;
-        let mut files = vec![(Companion::Skeleton, group.mdx.clone(), mdx)];
-        files.extend(character.map(|c| (Companion::Character, character_path, c)));
-        for include in companion::includes(&group) {
-            if let Some(text) = resolver.load(include)? {
-                files.push((Companion::AnimationGroup, include.to_string(), text));
-            }
-        }
-        // The group last of its kind: `open` finds it there.
-        files.push((Companion::AnimationGroup, group_path, group_text));
         Ok(files)
     }
 
@@ -812,6 +850,24 @@ impl<'a> Open<'a> for Pair<'a> {
         let mdx = Mdx::parse_with(mdx.bytes(), limits, diag)?;
         let mut pair = Pair::new(mdm, mdx)?;
         pair.clips = group_clips(files, pair.mdx.num_frames, diag)?;
+        for (path, text) in files
+            .companions
+            .iter()
+            .filter(|(kind, _, _)| *kind == Companion::Skin)
+            .map(|(_, path, text)| (path, text))
+        {
+            // A skin that does not parse costs only its shaders, as an MD3's.
+            match SkinFile::parse(text.bytes(), Format::Mdm) {
+                Ok(skin) => pair.skin = Some(skin),
+                Err(e) => diag.warn(
+                    Format::Mdm,
+                    WarningKind::CompanionIgnored,
+                    ".skin",
+                    e.offset().unwrap_or(0),
+                    || format!("{path}: {e}; ignored"),
+                ),
+            }
+        }
         Ok(pair)
     }
 }

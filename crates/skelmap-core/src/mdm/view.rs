@@ -24,7 +24,7 @@ use crate::pose::framegroups::FrameGroup;
 use crate::pose::{Bone, PoseFrames, Skeleton};
 use crate::skin::Records;
 use crate::view::{
-    ClipOrigin, Conventions, IndexedNames, Material, ModelView, NoMesh, TextureNames,
+    ClipOrigin, Conventions, IndexedNames, Material, ModelView, NoMesh, SkinFile, TextureNames,
 };
 
 type Le = LittleEndian;
@@ -861,6 +861,8 @@ pub struct Pair<'data> {
     pub(super) mdx: Mdx<'data>,
     /// The clips of the animation group the MDX was found through, if it was.
     pub(super) clips: Option<Vec<FrameGroup>>,
+    /// The `.skin` file opened with it, naming its surfaces' shaders.
+    pub(super) skin: Option<SkinFile<'data>>,
 }
 
 impl<'data> Pair<'data> {
@@ -874,6 +876,21 @@ impl<'data> Pair<'data> {
     #[must_use]
     pub fn mdx(&self) -> &Mdx<'data> {
         &self.mdx
+    }
+
+    /// The `.skin` file opened with it, if any.
+    #[must_use]
+    pub fn skin(&self) -> Option<&SkinFile<'data>> {
+        self.skin.as_ref()
+    }
+
+    /// The shader surface `index` draws with: the skin's, where the skin names the surface,
+    /// else the surface's own ([`Surface::shader_name`]); `None` past the surfaces.
+    #[must_use]
+    pub fn shader_name(&self, index: usize) -> Option<&'data [u8]> {
+        let surface = self.mdm.surfaces.get(index)?;
+        let skinned = self.skin.as_ref().and_then(|s| s.shader(surface.name()));
+        Some(skinned.unwrap_or_else(|| surface.shader_name()))
     }
 
     /// Tag `index` at `frame` as ET's `R_MDM_GetBoneTag` places it: its bone's model-space
@@ -1019,7 +1036,7 @@ impl<'data> ModelView<'data> for Pair<'data> {
     }
 
     fn material(&self, index: usize) -> Option<Material<'_>> {
-        Some(Material::plain(self.mdm.surfaces.get(index)?.shader_name()))
+        Some(Material::plain(self.shader_name(index)?))
     }
 
     fn records(&self, mesh: usize) -> Option<Records<'_>> {

@@ -54,8 +54,9 @@ pub struct OpenOptions {
     /// joints is an error), for a PSK a `.psa` (instead of the one of its stem). Ignored for
     /// the other formats.
     pub animation: Option<PathBuf>,
-    /// The skin to open an MD3 with: `red` opens `name_red.skin` beside `name.md3` (which
-    /// must exist). `None`: `name_default.skin`, when there is one. Ignored for the other
+    /// The skin to open an MD3 or an MDM with: `red` opens `name_red.skin` beside `name.md3`
+    /// (which must exist). `None`: for an MDM the skin of a character file naming it, else
+    /// `name_default.skin`, when there is one. Ignored for the other
     /// formats.
     pub skin: Option<String>,
     /// The body value to open a Half-Life model with (an entity's `body`): each body part

@@ -23,7 +23,8 @@ pub enum Companion {
     Animation,
     /// DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`).
     FrameGroups,
-    /// A Quake III `.skin` file naming the shader of each surface (`head_default.skin`).
+    /// A Quake III or Enemy Territory `.skin` file naming the shader of each surface
+    /// (`head_default.skin`, `body_s.skin`).
     Skin,
     /// A Quake III player's `animation.cfg`, beside its `lower.md3` and `upper.md3`.
     AnimationConfig,
