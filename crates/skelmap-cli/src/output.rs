@@ -82,6 +82,7 @@ impl Outputs {
                 skelmap_core::model::Companion::Scale => "an animation's scales",
                 skelmap_core::model::Companion::Character => "the model's character file",
                 skelmap_core::model::Companion::AnimationGroup => "the model's animation group",
+                skelmap_core::model::Companion::ClipList => "the model's clip list",
                 _ => "a file the model was opened with",
             };
             self.read(&base.join(companion), role);

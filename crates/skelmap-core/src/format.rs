@@ -292,7 +292,7 @@ macro_rules! format_table {
                 magic: MDX_MAGIC, magic_text: "\"MDXW\"", c_value: 22,
                 folder: "mdm", docs: "mdm", fuzz: "mdx",
                 writer: [],
-                view: mdm::Mdx, as_mdx,
+                view: mdm::MdxFile, as_mdx,
                 "An Enemy Territory skeleton on its own: bones and frames, no meshes.",
             }
             /// Unreal skeletal mesh (ActorX `.psk`, `.pskx`: chunks from `ACTRHEAD`): points,

@@ -60,7 +60,7 @@ pub fn model(model: &Model<'_>) {
     } else if let Some(m) = model.as_mdm() {
         mdm_pair(m);
     } else if let Some(m) = model.as_mdx() {
-        mdx(m);
+        mdx(m.mdx());
     } else if let Some(m) = model.as_psk() {
         psk(m.psk());
         if let Some(a) = m.psa() {

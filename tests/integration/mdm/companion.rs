@@ -269,3 +269,61 @@ fn on_disk_the_base_directory_is_found_above_the_mesh() {
     ));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Without a group, an MDX's clips are the `.aninc` file of its stem beside it (the block ET's
+/// groups include for it): for the MDX alone, and for an MDM whose MDX lies beside it.
+#[test]
+fn the_aninc_beside_an_mdx_names_its_clips() {
+    let (mdm, mdx) = Builder::triangle().write();
+    let mut files = HashMap::new();
+    files.insert("anims/body.mdx".to_string(), mdx.clone());
+    files.insert(
+        "anims/body.aninc".to_string(),
+        b"// <name> <first> <length> <looping> <fps>\nidle 0 3 3 20 0 0 0\nrun 1 5 0 20 0 0 0\n"
+            .to_vec(),
+    );
+    files.insert("models/body.mdm".to_string(), mdm);
+    files.insert("models/body.mdx".to_string(), mdx);
+    files.insert(
+        "models/body.aninc".to_string(),
+        b"wave 1 2 0 10 0 0 0\n".to_vec(),
+    );
+    let alone = Model::resolve(&&files, "anims/body.mdx", &Limits::DEFAULT).unwrap();
+    assert_eq!(
+        alone.companions().collect::<Vec<_>>(),
+        [(Companion::ClipList, "anims/body.aninc")]
+    );
+    assert_eq!(alone.clip_origin(), ClipOrigin::AnimationGroup);
+    let clips: Vec<_> = alone
+        .clips()
+        .iter()
+        .map(|c| (c.name.as_str(), c.first, c.count, c.looped))
+        .collect();
+    assert_eq!(clips, [("idle", 0, 3, true)]);
+    let warnings: Vec<_> = alone
+        .diagnostics()
+        .warnings()
+        .iter()
+        .map(|w| (w.kind, w.detail.as_str()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [(
+            WarningKind::ClipOutsideFrames,
+            "anims/body.aninc, line 3: run plays frames 1..6 of a skeleton of 3 frames; left out"
+        )]
+    );
+    let pair = Model::resolve(&&files, "models/body.mdm", &Limits::DEFAULT).unwrap();
+    let clips: Vec<_> = pair.clips().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(clips, ["wave"]);
+    drop((alone, pair));
+    // A list over the size bound costs its clips, not the model.
+    files.insert("anims/body.aninc".to_string(), vec![b' '; (1 << 20) + 1]);
+    let alone = Model::resolve(&&files, "anims/body.mdx", &Limits::DEFAULT).unwrap();
+    assert_eq!(alone.clip_origin(), ClipOrigin::FrameGroups);
+    assert_eq!(alone.clips().len(), 1);
+    assert_eq!(
+        alone.diagnostics().warnings()[0].kind,
+        WarningKind::CompanionIgnored
+    );
+}

@@ -368,6 +368,12 @@ pub(super) fn read_included(path: &str, text: &[u8]) -> Result<Vec<Item>> {
         .collect())
 }
 
+/// Where the clips of the MDX at `path` are when no group names them: the `.aninc` file of
+/// its stem beside it.
+pub(super) fn clip_list_path(path: &str) -> String {
+    format!("{}.aninc", crate::resolver::strip_extension(path))
+}
+
 /// The files a group's block includes, in order, at most [`MAX_INCLUDES`].
 pub(super) fn includes(group: &Group) -> impl Iterator<Item = &str> {
     group

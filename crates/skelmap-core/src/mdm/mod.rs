@@ -11,7 +11,8 @@
 //!   bone references, and [`Tag`]s on bones;
 //! - [`Mdx`]: the validated skeleton: bones (name, parent, torso weight, parent distance)
 //!   and [`Frame`]s of compressed angles, placed as ET places them
-//!   ([`Mdx::bone_transform`]); opened alone, a skeleton without meshes;
+//!   ([`Mdx::bone_transform`]); opened alone ([`MdxFile`]), a skeleton without meshes whose
+//!   clips are the `.aninc` file of its stem beside it, when there is one;
 //! - [`Pair`]: an MDM with its MDX, the view a model of an `.mdm` holds (the one given, the
 //!   `.mdx` of the same stem beside it, or the first animation file of the animation group
 //!   that a character file under the game's `characters/` folder gives the mesh, whose clips
@@ -72,7 +73,7 @@ mod view;
 pub mod write;
 
 pub use view::{
-    CLIP_FPS, Frame, Mdm, Mdx, Pair, Surface, SurfaceArrays, Tag, TagPose, Vertex, Vertices,
-    angles_rotation, offset_direction,
+    CLIP_FPS, Frame, Mdm, Mdx, MdxFile, Pair, Surface, SurfaceArrays, Tag, TagPose, Vertex,
+    Vertices, angles_rotation, offset_direction,
 };
 pub use write::Builder;

@@ -14,7 +14,7 @@ use super::raw::{
     MdmHeader, MdmSurface, MdmTag, MdmTriangle, MdxBoneInfo, MdxFrame, MdxHeader,
     SHADER_MAX_INDEXES,
 };
-use super::view::{BoneUse, Mdm, Mdx, Pair, Surface, SurfaceArrays, Tag, frame_stride};
+use super::view::{BoneUse, Mdm, Mdx, MdxFile, Pair, Surface, SurfaceArrays, Tag, frame_stride};
 use crate::alias::idp3;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
@@ -753,7 +753,13 @@ fn skeleton_files<'data, R: Resolver<'data> + ?Sized>(
     if let Some((mdx_path, mdx)) = given {
         files.push((Companion::Skeleton, mdx_path, mdx));
     } else if let Some(mdx) = resolver.load(&mdx_path)? {
+        let list = companion::clip_list_path(&mdx_path);
         files.push((Companion::Skeleton, mdx_path, mdx));
+        files.extend(
+            resolver
+                .load(&list)?
+                .map(|t| (Companion::ClipList, list, t)),
+        );
     } else if let Some(character) = &character {
         files.extend(group_files(resolver, character)?);
     } else {
@@ -849,7 +855,10 @@ impl<'a> Open<'a> for Pair<'a> {
             })?;
         let mdx = Mdx::parse_with(mdx.bytes(), limits, diag)?;
         let mut pair = Pair::new(mdm, mdx)?;
-        pair.clips = group_clips(files, pair.mdx.num_frames, diag)?;
+        pair.clips = match group_clips(files, pair.mdx.num_frames, diag)? {
+            Some(clips) => Some(clips),
+            None => listed_clips(files, pair.mdx.num_frames, diag),
+        };
         for (path, text) in files
             .companions
             .iter()
@@ -870,6 +879,72 @@ impl<'a> Open<'a> for Pair<'a> {
         }
         Ok(pair)
     }
+}
+
+/// An MDX opens with the `.aninc` file of its stem beside it, when there is one, for its
+/// clips.
+impl<'a> Open<'a> for MdxFile<'a> {
+    fn companions<'data, R: Resolver<'data> + ?Sized>(
+        resolver: &R,
+        path: &str,
+        _: &[u8],
+        _: Given<'data>,
+    ) -> Result<Vec<CompanionFile<'data>>> {
+        let list = companion::clip_list_path(path);
+        Ok(resolver
+            .load(&list)?
+            .map(|text| (Companion::ClipList, list, text))
+            .into_iter()
+            .collect())
+    }
+
+    fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        let mdx = Mdx::parse_with(files.main.bytes(), limits, diag)?;
+        let clips = listed_clips(files, mdx.num_frames, diag);
+        Ok(MdxFile { mdx, clips })
+    }
+}
+
+/// The clips of the `.aninc` file opened with an MDX ([`Companion::ClipList`]), checked
+/// against its `num_frames`; `None` without one. A file over the size bounds costs its clips
+/// (a [`WarningKind::CompanionIgnored`]); a clip that is not one, or runs past the frames, is
+/// left out with a warning.
+fn listed_clips(
+    files: &Files<'_>,
+    num_frames: usize,
+    diag: &mut Diagnostics,
+) -> Option<Vec<FrameGroup>> {
+    let (_, path, text) = files
+        .companions
+        .iter()
+        .find(|(kind, _, _)| *kind == Companion::ClipList)?;
+    let items = match companion::read_included(path, text.bytes()) {
+        Ok(items) => items,
+        Err(e) => {
+            diag.warn(
+                Format::Mdx,
+                WarningKind::CompanionIgnored,
+                "clip list",
+                e.offset().unwrap_or(0),
+                || format!("{path}: {e}; ignored"),
+            );
+            return None;
+        }
+    };
+    Some(companion::clips(
+        &items,
+        &|_| None,
+        num_frames,
+        &mut |why| {
+            diag.warn(
+                Format::Mdx,
+                WarningKind::ClipOutsideFrames,
+                "clip list",
+                0,
+                || why,
+            );
+        },
+    ))
 }
 
 /// The clips of the animation group an MDM was found through (the last

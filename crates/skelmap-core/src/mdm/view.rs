@@ -798,14 +798,41 @@ fn frame_bounds(mdx: &Mdx<'_>) -> Option<Aabb> {
     })
 }
 
-/// An MDX alone: a skeleton and its frames, no meshes.
-impl<'data> ModelView<'data> for Mdx<'data> {
+/// An MDX opened alone: a skeleton and its frames, no meshes, with the clips of the `.aninc`
+/// file of its stem beside it when there is one (ET's animation groups include such a file
+/// for each MDX: `animations/human/base/body.aninc` for `body.mdx`).
+#[derive(Debug, Clone)]
+pub struct MdxFile<'data> {
+    pub(super) mdx: Mdx<'data>,
+    pub(super) clips: Option<Vec<FrameGroup>>,
+}
+
+impl<'data> MdxFile<'data> {
+    /// The skeleton and animation.
+    #[must_use]
+    pub fn mdx(&self) -> &Mdx<'data> {
+        &self.mdx
+    }
+}
+
+impl<'data> Skeleton<'data> for MdxFile<'data> {
+    fn skeleton_bones(&self) -> impl ExactSizeIterator<Item = Bone<'data>> + Clone {
+        self.mdx.skeleton_bones()
+    }
+
+    fn bone(&self, index: usize) -> Option<Bone<'data>> {
+        self.mdx.bone(index)
+    }
+}
+
+/// Its frames are the MDX's; its clips the `.aninc`'s, else one of every frame.
+impl<'data> ModelView<'data> for MdxFile<'data> {
     type Mesh<'a>
         = NoMesh
     where
         Self: 'a;
     type FrameNames<'a>
-        = IndexedNames<'a, 'data, Mdx<'data>>
+        = IndexedNames<'a, 'data, MdxFile<'data>>
     where
         Self: 'a;
     type BindMesh<'a>
@@ -818,7 +845,7 @@ impl<'data> ModelView<'data> for Mdx<'data> {
     }
 
     fn pose_frames(&self) -> Option<&impl PoseFrames<'data>> {
-        Some(self)
+        Some(&self.mdx)
     }
 
     fn frame_names(&self) -> Self::FrameNames<'_> {
@@ -826,15 +853,20 @@ impl<'data> ModelView<'data> for Mdx<'data> {
     }
 
     fn clip_origin(&self) -> ClipOrigin {
-        ClipOrigin::FrameGroups
+        match self.clips {
+            Some(_) => ClipOrigin::AnimationGroup,
+            None => ClipOrigin::FrameGroups,
+        }
     }
 
     fn built_in_clips(&self) -> Vec<FrameGroup> {
-        one_clip(self.num_frames)
+        self.clips
+            .clone()
+            .unwrap_or_else(|| one_clip(self.mdx.num_frames))
     }
 
     fn stored_bounds(&self) -> Option<Aabb> {
-        frame_bounds(self)
+        frame_bounds(&self.mdx)
     }
 }
 

@@ -381,7 +381,7 @@ impl Model<'_> {
     fn torso_skeleton(&self) -> Option<&crate::mdm::Mdx<'_>> {
         match (self.as_mdm(), self.as_mdx()) {
             (Some(pair), _) => Some(pair.mdx()),
-            (None, mdx) => mdx,
+            (None, mdx) => mdx.map(crate::mdm::MdxFile::mdx),
         }
     }
 

@@ -95,7 +95,7 @@ pub enum ClipOrigin {
     /// ([`pose::animation_cfg`](crate::pose::animation_cfg)).
     AnimationConfig,
     /// The animation group an Enemy Territory character file names for an MDM (`.anim`, and
-    /// the `.aninc` files it includes).
+    /// the `.aninc` files it includes), or the `.aninc` file beside an MDX.
     AnimationGroup,
     /// The model has no frames to group.
     None,

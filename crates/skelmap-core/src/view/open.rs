@@ -46,6 +46,9 @@ pub enum Companion {
     /// An Enemy Territory animation group (`.anim`) or a file of clips it includes
     /// (`.aninc`): an MDM's skeleton and clips.
     AnimationGroup,
+    /// The clips of an Enemy Territory MDX: the `.aninc` file of its stem beside it, the block
+    /// ET's animation groups include for it.
+    ClipList,
 }
 
 /// A companion: what it is, its path, its bytes.
