@@ -503,11 +503,7 @@ fn an_et_game_folder_validates_and_names_its_clips() {
             b"idle 0 3 3 20 0 0 0\nwave 1 2 0 12.5 0 0 0\n",
         ),
     ];
-    for (path, bytes) in files {
-        let full = etmain.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, bytes).unwrap();
-    }
+    support::write_files(&etmain, &files);
     let out = skelmap(&["validate", "--json", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();

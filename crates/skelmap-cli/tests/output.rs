@@ -164,11 +164,7 @@ fn a_companion_found_from_the_game_folder_is_an_input() {
             b"animgroup { animfile \"animations/body.mdx\" { } }",
         ),
     ];
-    for (path, bytes) in files {
-        let full = etmain.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, bytes).unwrap();
-    }
+    support::write_files(&etmain, &files);
     std::os::unix::fs::symlink(etmain.join("animations/body.mdx"), dir.join("rig.png")).unwrap();
     let mesh = etmain.join("models/body.mdm");
     let rig = dir.join("rig.png");

@@ -287,11 +287,7 @@ fn a_texture_named_from_the_game_folder_is_found_there() {
             b"body, models/soldier/skins/body_s.tga\n",
         ),
     ];
-    for (path, bytes) in files {
-        let full = etmain.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, bytes).unwrap();
-    }
+    support::write_files(&etmain, &files);
     std::fs::create_dir_all(etmain.join("models/soldier/skins")).unwrap();
     write_png(
         &etmain.join("models/soldier/skins/body_s.png"),

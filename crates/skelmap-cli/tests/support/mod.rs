@@ -45,6 +45,16 @@ pub fn write_character(dir: &Path) -> PathBuf {
     path
 }
 
+/// Writes each `(path, bytes)` of `files` under `dir`, creating its folders: a game folder
+/// laid out as a test needs it.
+pub fn write_files(dir: &Path, files: &[(&str, &[u8])]) {
+    for (path, bytes) in files {
+        let full = dir.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+    }
+}
+
 /// Standard error, as UTF-8.
 pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
