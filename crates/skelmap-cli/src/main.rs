@@ -58,7 +58,8 @@ fn after_help() -> String {
          Clips: a DarkPlaces `.framegroups` file beside the model (`zombie.dpm.framegroups`; per \
          clip: first frame and frame count, then optionally frames per second (20), 0 not to loop, \
          and a name, else the line's // comment; /* */ comments too, as DarkPlaces reads it) \
-         names and times its clips for every command.\n\n\
+         names and times its clips for every command (not looked for beside Half-Life, MD5 \
+         and MDM/MDX models, whose clips are their own).\n\n\
          Colour only on a terminal; NO_COLOR turns it off."
     )
 }

@@ -360,13 +360,10 @@ fn asked(files: &[(&str, Vec<u8>)]) -> Vec<String> {
 
 #[test]
 fn only_the_companions_the_header_uses_are_looked_for() {
-    // Textures inside and one sequence group: nothing beside the model but the DarkPlaces
-    // sidecar every model may have.
+    // Textures inside and one sequence group: nothing beside the model (no `.framegroups`
+    // either: the sequences are the clips).
     let inside = Builder::example().write().unwrap();
-    assert_eq!(
-        asked(&[("man.mdl", inside)]),
-        ["man.mdl", "man.mdl.framegroups"]
-    );
+    assert_eq!(asked(&[("man.mdl", inside)]), ["man.mdl"]);
     // Textures apart and two groups: the texture file (upper case found first) and group 1,
     // and no group 2.
     let b = apart();
@@ -381,18 +378,12 @@ fn only_the_companions_the_header_uses_are_looked_for() {
             ("manT.mdl", textures.clone()),
             ("man01.mdl", group.clone())
         ]),
-        ["man.mdl", "manT.mdl", "man01.mdl", "man.mdl.framegroups"]
+        ["man.mdl", "manT.mdl", "man01.mdl"]
     );
     // The lower-case texture file after the upper case one is missed; a missing group
     // ends the search.
     assert_eq!(
         asked(&[("man.mdl", main), ("mant.mdl", textures)]),
-        [
-            "man.mdl",
-            "manT.mdl",
-            "mant.mdl",
-            "man01.mdl",
-            "man.mdl.framegroups"
-        ]
+        ["man.mdl", "manT.mdl", "mant.mdl", "man01.mdl",]
     );
 }

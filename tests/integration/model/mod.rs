@@ -347,6 +347,46 @@ fn a_framegroups_sidecar_gives_the_clips() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Half-Life sequences, MD5 animations and ET's animation groups are their models' clips: no
+/// engine reads a `.framegroups` file for them, and one beside them is neither looked for nor
+/// a companion, while an MD3 beside it takes its clips from it.
+#[test]
+fn formats_with_clips_of_their_own_do_not_look_for_framegroups() {
+    let dir = temp_dir("own-clips");
+    let md5 = skelmap::md5::Builder::triangle();
+    let (mdm, mdx) = skelmap::mdm::Builder::triangle().write();
+    let files: [(&str, Vec<u8>); 5] = [
+        ("man.mdl", skelmap::hl1::Builder::example().write().unwrap()),
+        ("tri.md5mesh", md5.mesh_text().into_bytes()),
+        ("body.mdm", mdm),
+        ("body.mdx", mdx),
+        ("tri.md3", skelmap::md3::Builder::triangle().write()),
+    ];
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+        std::fs::write(
+            dir.join(format!("{name}.framegroups")),
+            "0 1 10 0 // rest\n",
+        )
+        .unwrap();
+    }
+    for (name, _) in &files {
+        let model = Model::open(dir.join(name)).unwrap();
+        let sidecar = model
+            .companions()
+            .any(|(kind, _)| kind == Companion::FrameGroups);
+        let named = model.clips().iter().any(|c| c.name == "rest");
+        let reads = name.ends_with(".md3");
+        assert_eq!((sidecar, named), (reads, reads), "{name}");
+        assert_eq!(
+            model.clip_origin() == ClipOrigin::FrameGroupsFile,
+            reads,
+            "{name}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn an_sl_mesh_is_paired_with_its_animation_and_skinned_like_the_others() {
     let dir = temp_dir("sl");

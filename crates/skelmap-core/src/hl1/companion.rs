@@ -72,6 +72,8 @@ pub fn group_model(path: &str) -> Option<(String, usize)> {
 }
 
 impl<'a> Open<'a> for Pair<'a> {
+    const FRAME_GROUPS: bool = false;
+
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,

@@ -31,6 +31,8 @@ fn is_anim(name: &str) -> bool {
 }
 
 impl<'a> Open<'a> for Pair<'a> {
+    const FRAME_GROUPS: bool = false;
+
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,

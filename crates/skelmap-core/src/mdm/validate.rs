@@ -817,6 +817,8 @@ fn group_files<'data, R: Resolver<'data> + ?Sized>(
 /// [`OpenOptions::skeleton`]: crate::model::OpenOptions::skeleton
 /// [`OpenOptions::skin`]: crate::model::OpenOptions::skin
 impl<'a> Open<'a> for Pair<'a> {
+    const FRAME_GROUPS: bool = false;
+
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
@@ -884,6 +886,8 @@ impl<'a> Open<'a> for Pair<'a> {
 /// An MDX opens with the `.aninc` file of its stem beside it, when there is one, for its
 /// clips.
 impl<'a> Open<'a> for MdxFile<'a> {
+    const FRAME_GROUPS: bool = false;
+
     fn companions<'data, R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,

@@ -110,6 +110,16 @@ macro_rules! formats {
                 }
             }
 
+            /// Whether a `.framegroups` file is looked for beside a `format` file
+            /// ([`Open::FRAME_GROUPS`]).
+            pub(super) fn frame_groups(format: crate::format::Format) -> bool {
+                match format {
+                    $( crate::format::Format::$variant => {
+                        <crate::$($view)::+<'static> as Open<'static>>::FRAME_GROUPS
+                    } )+
+                }
+            }
+
             /// The game's base directory `format`'s view finds for a file at `path`
             /// ([`Open::base_dir`]).
             pub(super) fn base_dir(

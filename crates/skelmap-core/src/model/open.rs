@@ -293,9 +293,11 @@ impl<'data> Model<'data> {
         let format = Format::detect(main.bytes(), extension).ok_or(Error::UnknownFormat)?;
         let body = given.body;
         let mut companions = View::companions(format, resolver, path, main.bytes(), given)?;
-        let sidecar = format!("{path}.framegroups");
-        if let Some(text) = resolver.load(&sidecar)? {
-            companions.push((Companion::FrameGroups, sidecar, text));
+        if View::frame_groups(format) {
+            let sidecar = format!("{path}.framegroups");
+            if let Some(text) = resolver.load(&sidecar)? {
+                companions.push((Companion::FrameGroups, sidecar, text));
+            }
         }
         Model::build(format, (path.to_string(), main, companions), body, limits)
     }

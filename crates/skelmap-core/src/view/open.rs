@@ -86,6 +86,13 @@ pub(crate) struct Given<'data> {
 
 /// A view opened from a model's files.
 pub(crate) trait Open<'a>: Sized {
+    /// Whether a DarkPlaces `.framegroups` file beside the model is looked for to name and
+    /// time its clips: yes by default, as DarkPlaces and FTE do for the formats whose frames
+    /// carry no clips; no for a format that names its own clips in its files or companions
+    /// (Half-Life sequences, MD5 animations, ET's animation groups), which no engine reads a
+    /// sidecar for and whose opening then skips the look-up.
+    const FRAME_GROUPS: bool = true;
+
     /// The companions of the file at `path` (a VFS path `resolver` serves) whose bytes are
     /// `main` (not yet validated: a format may read its header to know which companions it
     /// uses), `given` first where it holds them; none by default.
