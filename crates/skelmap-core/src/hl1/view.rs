@@ -1132,6 +1132,31 @@ struct ModelArrays<'data> {
 }
 
 impl ModelArrays<'_> {
+    /// Every vertex moved by its bone's transform in `world`, then every normal by its
+    /// normal bone's, appended to `out`; one whose bone is out of range (impossible once
+    /// validated) is left at the origin.
+    fn move_into(&self, world: &[Affine3A], out: &mut Vec<[f32; 3]>) {
+        let start = out.len();
+        out.resize(start + self.vertices.len() + self.normals.len(), [0.0; 3]);
+        let (vertices, normals) = out[start..].split_at_mut(self.vertices.len());
+        let values = self.vertex_bones.iter().zip(self.vertices);
+        for (slot, (&bone, value)) in vertices.iter_mut().zip(values) {
+            if let Some(m) = world.get(usize::from(bone)) {
+                *slot = m
+                    .transform_point3a(Vec3A::from_array(value.map(|c| c.get())))
+                    .to_array();
+            }
+        }
+        let values = self.normal_bones.iter().zip(self.normals);
+        for (slot, (&bone, value)) in normals.iter_mut().zip(values) {
+            if let Some(m) = world.get(usize::from(bone)) {
+                *slot = m
+                    .transform_vector3a(Vec3A::from_array(value.map(|c| c.get())))
+                    .to_array();
+            }
+        }
+    }
+
     /// The triangle-command vertex `tv`'s bone and its position and normal moved by their
     /// bones' transforms in `world`; `None` where an index or bone is out of range.
     fn bind_vertex(&self, tv: &raw::Trivert, world: &[Affine3A]) -> Option<(u8, Vec3A, Vec3A)> {
@@ -1490,14 +1515,53 @@ impl BindPoseMesh for &Pair<'_> {
         ))
     }
 
-    /// One walk over the triangle commands ([`Pair::for_each_bind_vertex`]).
+    /// Each studio model's vertices and normals moved by their bones once, then one walk over
+    /// the triangle commands copying them out: a strip or fan names most model vertices
+    /// several times, and a copy is a few instructions where a move is several times more.
+    /// The same values as [`Pair::for_each_bind_vertex`].
     fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
         let n = positions.len().min(normals.len());
-        self.for_each_bind_vertex(|v, _, p, q| {
-            if v < n {
-                positions[v] = p.to_array();
-                normals[v] = q.to_array();
+        let (positions, normals) = (&mut positions[..n], &mut normals[..n]);
+        let world = self.bind_world();
+        let data = self.main.data;
+        // The studio model whose arrays are moved (its record's offset), and them: the
+        // vertices, then the normals.
+        let mut moved: Vec<[f32; 3]> = Vec::new();
+        let mut model: Option<(u32, usize)> = None;
+        for cmd in self.commands() {
+            let Some(info) = self.main.meshes.get(usize::from(cmd.mesh)) else {
+                continue;
+            };
+            if model.is_none_or(|(at, _)| at != info.model_at) {
+                model = None;
+                moved.clear();
+                let Some(arrays) = self.model_arrays(cmd.mesh) else {
+                    continue;
+                };
+                arrays.move_into(world, &mut moved);
+                model = Some((info.model_at, arrays.vertices.len()));
             }
-        });
+            let Some((_, split)) = model else {
+                continue;
+            };
+            let (vertices, norms) = moved.split_at(split.min(moved.len()));
+            let Some(tvs) = slice_in::<raw::Trivert>(data, cmd.at.into(), cmd.count.into()) else {
+                continue;
+            };
+            let first = cmd.first_vertex as usize;
+            // Two passes, each with few values live: the positions, then the normals.
+            let ps = positions.get_mut(first..).unwrap_or_default();
+            for (tv, p) in tvs.iter().zip(ps) {
+                if let Some(v) = vertices.get(tv.vertindex.get() as usize) {
+                    *p = *v;
+                }
+            }
+            let qs = normals.get_mut(first..).unwrap_or_default();
+            for (tv, q) in tvs.iter().zip(qs) {
+                if let Some(n) = norms.get(tv.normindex.get() as usize) {
+                    *q = *n;
+                }
+            }
+        }
     }
 }
