@@ -91,6 +91,42 @@ pub(crate) fn extension(path: &Path) -> String {
         .to_ascii_lowercase()
 }
 
+/// What to add to a "no triangles" error for a Half-Life model whose body shows no mesh
+/// while a model of one of its body parts has one (a gib model's empty first template): the
+/// `--body` value that shows that model. Empty otherwise.
+fn empty_body_hint(model: &Model<'_>) -> String {
+    let Some(pair) = model.as_hl1() else {
+        return String::new();
+    };
+    if model.num_meshes() > 0 {
+        return String::new();
+    }
+    let hl1 = pair.model();
+    let shown = hl1.bodyparts().iter().enumerate().find_map(|(p, part)| {
+        let models = usize::try_from(part.nummodels.get()).unwrap_or(0);
+        (0..models)
+            .find(|&m| hl1.model(p, m).is_some_and(|r| r.nummesh.get() > 0))
+            .map(|m| (p, m, i64::from(part.base.get())))
+    });
+    shown.map_or_else(String::new, |(p, m, base)| {
+        format!(
+            "; body {} shows no mesh: --body {} shows model {m} of body part {p} (`info` \
+             lists them)",
+            hl1.body(),
+            m as i64 * base
+        )
+    })
+}
+
+/// An export error as printed: the file it concerns, and `hint` after an error for a model
+/// without triangles.
+fn failure(place: &Path, e: &skelmap_export::Error, hint: &str) -> String {
+    match e {
+        skelmap_export::Error::NoGeometry { .. } => format!("{}: {e}{hint}", place.display()),
+        _ => format!("{}: {e}", place.display()),
+    }
+}
+
 pub fn export(
     path: &Path,
     out: &Path,
@@ -138,7 +174,8 @@ pub fn export(
         all_influences: args.all_influences,
         no_animations: args.no_animations,
     };
-    let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
+    let hint = empty_body_hint(&model);
+    let fail = |e: skelmap_export::Error| failure(out, &e, &hint);
     let mut materials = None;
     match kind.as_str() {
         "glb" => {
@@ -157,7 +194,7 @@ pub fn export(
                 outputs.write(&bin, &data)?;
             }
         }
-        _ => materials = write_obj(out, &asset, &mut outputs)?,
+        _ => materials = write_obj(out, &asset, &mut outputs, &hint)?,
     }
     let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
     let clips = if kind == "obj" { 0 } else { asset.clips.len() };
@@ -210,7 +247,8 @@ fn export_to_stdout(
             &mut Outputs::new(),
         )?;
     }
-    let fail = |e: skelmap_export::Error| format!("{}: {e}", path.display());
+    let hint = empty_body_hint(model);
+    let fail = |e: skelmap_export::Error| failure(path, &e, &hint);
     let options = gltf::Options {
         all_influences: args.all_influences,
         no_animations: args.no_animations,
@@ -275,8 +313,14 @@ fn base64(bytes: &[u8]) -> String {
 /// `<out stem>_<material>.png` beside them. Every file is claimed before the first is
 /// written (the `.mtl` by the caller, before the textures are looked up). Returns the line
 /// that says where the materials went, if any.
-fn write_obj(out: &Path, asset: &Asset, outputs: &mut Outputs) -> Result<Option<String>, String> {
-    let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
+/// `hint` follows an error for an asset without triangles ([`empty_body_hint`]).
+fn write_obj(
+    out: &Path,
+    asset: &Asset,
+    outputs: &mut Outputs,
+    hint: &str,
+) -> Result<Option<String>, String> {
+    let fail = |e: skelmap_export::Error| failure(out, &e, hint);
     let mtl = out.with_extension("mtl");
     let stem = out
         .file_stem()
@@ -385,8 +429,9 @@ pub fn render(
             out.display()
         ));
     }
-    let fail = |e: skelmap_export::Error| format!("{}: {e}", out.display());
     let model = load::open(path, companions)?;
+    let hint = empty_body_hint(&model);
+    let fail = |e: skelmap_export::Error| failure(out, &e, &hint);
     let mut outputs = Outputs::new();
     outputs.read_model(path, companions, &model);
     outputs.claim(out)?;

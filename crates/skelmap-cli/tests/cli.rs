@@ -1765,6 +1765,45 @@ fn the_body_value_chooses_each_half_life_parts_model() {
     assert!(stdout(&out).contains("4 triangles"), "{}", stdout(&out));
 }
 
+/// A gib model's first template is empty (Half-Life picks a random body for each gib): an
+/// OBJ or a render of body 0 has no triangles, and the error names the `--body` value that
+/// shows a model with a mesh.
+#[test]
+fn an_empty_half_life_body_names_one_that_shows_a_mesh() {
+    use skelmap_core::hl1::{BodyPartDef, Builder};
+    let dir = temp_dir("hl1_empty_body");
+    let mut b = Builder::example();
+    let full = b.bodyparts[0].models[0].clone();
+    let mut empty = full.clone();
+    empty.name = "template".into();
+    (empty.vertices, empty.normals, empty.meshes) = (Vec::new(), Vec::new(), Vec::new());
+    b.bodyparts = vec![BodyPartDef {
+        name: "gibs".into(),
+        models: vec![empty, full],
+    }];
+    let path = dir.join("gibs.mdl");
+    std::fs::write(&path, b.write().unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let obj = dir.join("gibs.obj");
+    let o = obj.to_str().unwrap();
+    let hint = "; body 0 shows no mesh: --body 1 shows model 1 of body part 0 (`info` lists them)";
+    let out = skelmap(&["export", p, "-o", o]);
+    assert!(!out.status.success(), "{out:?}");
+    assert_eq!(
+        stderr(&out).trim_end(),
+        format!("error: {o}: the Half-Life MDL model has no triangles to write as OBJ{hint}")
+    );
+    let png = dir.join("gibs.png");
+    let out = skelmap(&["render", p, "-o", png.to_str().unwrap()]);
+    assert!(
+        stderr(&out).contains(&format!("has no triangles to render{hint}")),
+        "{out:?}"
+    );
+    let out = skelmap(&["export", p, "--body", "1", "-o", o]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).contains("4 triangles"), "{}", stdout(&out));
+}
+
 /// `export -o -` writes the glTF (its buffer inside, as a base64 data URI) or the OBJ to
 /// standard output, and says what it wrote on standard error.
 #[test]
