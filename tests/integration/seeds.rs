@@ -197,13 +197,19 @@ fn mdr_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
 }
 
 /// The `hl1` seeds: the builder's example (a strip, a fan, multi-run channels, two
-/// textures), its texture file, and the example for `probe_any`.
+/// textures), its texture file, the default pose past `f32` (`hl1::bind_overflow`), and the
+/// example for `probe_any`.
 fn hl1_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let b = skelmap::hl1::Builder::example();
     let example = b.write().unwrap();
     vec![
         ("hl1", "example.mdl", example.clone()),
         ("hl1", "textures.mdl", b.write_textures().unwrap()),
+        (
+            "hl1",
+            "regress-bind-overflow.mdl",
+            crate::hl1::bind_overflow(),
+        ),
         ("probe_any", "hl1_example.mdl", example),
     ]
 }

@@ -1596,8 +1596,9 @@ fn hl1_mesh_table(m: &skelmap_core::hl1::Hl1<'_>) {
 
 /// A Half-Life model with its companions: the model file's accessors, every frame's pose of
 /// every bone finite (with its controllers set past their ranges too), every vertex on a
-/// bone with a finite bind position, every triangle's indices vertices, every texture
-/// coordinate finite.
+/// bone with a finite bind position where the stored translations and vertices are far from
+/// `f32`'s range (see [`hl1_near_f32_limit`]), every triangle's indices vertices, every
+/// texture coordinate finite.
 pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
     use skelmap_core::pose::BindPoseMesh;
     use skelmap_core::view::MeshView;
@@ -1635,9 +1636,10 @@ pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
         }
     }
     let verts = p.model().num_vertices();
+    let near_limit = hl1_near_f32_limit(p.model());
     for v in 0..verts {
         let bind = (&p).bind_vertex(v).expect("bind vertex");
-        assert!(bind.position.is_finite());
+        assert!(bind.position.is_finite() || near_limit);
         let (bone, _) = bind.influences[0].expect("one influence");
         assert!(usize::from(bone) < bones);
         assert!(
@@ -1653,6 +1655,40 @@ pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
         assert!(tri.iter().all(|&i| (i as usize) < verts));
     }
     assert!((&p).triangle(p.model().num_triangles()).is_none());
+}
+
+/// Whether a bone's default translation or a stored vertex of any studio model exceeds
+/// 1e30 in a coordinate. Below that a bind position is finite: it is a vertex moved through at
+/// most 128 bones' rotations (entries at most 1, up to rounding) and translations, so a
+/// coordinate stays below about 128 · 3 · 2 · 1e30 + 3 · 1e30, far from `f32::MAX`; above
+/// it, the chain may overflow, as any chain of transforms of such values does, and a
+/// non-finite position is what the arithmetic gives.
+pub fn hl1_near_f32_limit(m: &skelmap_core::hl1::Hl1<'_>) -> bool {
+    const FAR: f32 = 1e30;
+    let bones = m
+        .bones()
+        .iter()
+        .any(|b| b.value[..3].iter().any(|v| v.get().abs() > FAR));
+    let vertices = m.bodyparts().iter().enumerate().any(|(part, bodypart)| {
+        (0..usize::try_from(bodypart.nummodels.get()).unwrap_or(0)).any(|choice| {
+            let Some(model) = m.model(part, choice) else {
+                return false;
+            };
+            let (at, n) = (model.vertindex.get(), model.numverts.get());
+            let (Ok(at), Ok(n)) = (usize::try_from(at), usize::try_from(n)) else {
+                return false;
+            };
+            m.data()
+                .get(at..)
+                .and_then(|rest| rest.get(..12 * n))
+                .is_some_and(|bytes| {
+                    bytes
+                        .chunks_exact(4)
+                        .any(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).abs() > FAR)
+                })
+        })
+    });
+    bones || vertices
 }
 
 /// `data` as Enemy Territory's text files, split at NULs: a character file

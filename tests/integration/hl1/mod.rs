@@ -36,6 +36,19 @@ fn example() -> Vec<u8> {
     Builder::example().write().unwrap()
 }
 
+/// The example with both bones translated by −3e38 along x: each translation is finite, and
+/// validation proves every channel finite, but bone 1's place in the default pose (−6e38)
+/// is past `f32`, so its vertices' bind positions are not finite. A fixture for the `hl1`
+/// fuzz target's first crash (2026-12-03), which took a translation of −1.7e38 and vertices
+/// near it; the seed `regress-bind-overflow.mdl` is this file.
+pub fn bind_overflow() -> Vec<u8> {
+    let mut b = Builder::example();
+    for bone in &mut b.bones {
+        bone.value[0] = -3e38;
+    }
+    b.write().unwrap()
+}
+
 /// The example with its textures in a texture file and a third sequence, `far`, in
 /// sequence group 1.
 fn apart() -> Builder {

@@ -12,7 +12,7 @@ use skelmap::hl1::{BodyPartDef, Builder, Pair};
 
 use super::apart;
 use skelmap::pose::{BindPoseMesh, PoseFrames};
-use skelmap::{Limits, Model, Resolver, Source};
+use skelmap::{Limits, Model, Parse, Resolver, Source};
 
 /// Every corpus model (with its companions) and the example, each checked by `check`.
 fn each_model(check: impl Fn(&str, &Pair<'_>)) {
@@ -386,4 +386,34 @@ fn only_the_companions_the_header_uses_are_looked_for() {
         asked(&[("man.mdl", main), ("mant.mdl", textures)]),
         ["man.mdl", "manT.mdl", "mant.mdl", "man01.mdl",]
     );
+}
+
+/// Regression (the `hl1` fuzz target's first crash): a default pose whose translations chain
+/// past `f32` (each one finite, as validation proves) opens, gives non-finite bind positions
+/// for the vertices of the bone past the range and finite ones for the others, and goes
+/// through every accessor and the format-neutral walk without a panic. The harness had
+/// asserted every bind position finite, which only holds where the stored values are far from
+/// `f32`'s range (`exercise::hl1_near_f32_limit`).
+#[test]
+fn a_default_pose_past_f32_gives_non_finite_bind_positions_only() {
+    let bytes = super::bind_overflow();
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    let pair = model.as_hl1().unwrap();
+    assert!(crate::exercise::hl1_near_f32_limit(pair.model()));
+    let mut per_bone = [0usize; 2];
+    pair.for_each_bind_vertex(|_, bone, p, _| {
+        if bone == 1 {
+            assert!(!p.is_finite(), "{p}");
+        } else {
+            assert!(p.is_finite(), "{p}");
+        }
+        per_bone[usize::from(bone)] += 1;
+    });
+    assert_eq!(per_bone, [3, 5]);
+    crate::exercise::hl1(pair.model());
+    crate::exercise::model(&model);
+    // The example itself is far from the limit.
+    let example = super::example();
+    let example = skelmap::hl1::Hl1::parse(&example).unwrap();
+    assert!(!crate::exercise::hl1_near_f32_limit(&example));
 }
