@@ -1524,8 +1524,8 @@ impl BindPoseMesh for &Pair<'_> {
         let (positions, normals) = (&mut positions[..n], &mut normals[..n]);
         let world = self.bind_world();
         let data = self.main.data;
-        // The studio model whose arrays are moved (its record's offset), and them: the
-        // vertices, then the normals.
+        // `moved` holds one studio model's vertices, then its normals, moved; `model` says
+        // which (its record's offset) and where the normals start.
         let mut moved: Vec<[f32; 3]> = Vec::new();
         let mut model: Option<(u32, usize)> = None;
         for cmd in self.commands() {
