@@ -417,3 +417,55 @@ fn a_default_pose_past_f32_gives_non_finite_bind_positions_only() {
     let example = skelmap::hl1::Hl1::parse(&example).unwrap();
     assert!(!crate::exercise::hl1_near_f32_limit(&example));
 }
+
+/// A sequence group whose file is not at hand leaves its sequences without frames, and says
+/// so: one warning naming the first missing file and how many sequences it costs (real files:
+/// a `scientist.mdl` whose folder lacks `scientist08.mdl`). Opened from bytes, no group file
+/// is at hand.
+#[test]
+fn a_missing_sequence_group_is_a_warning_naming_its_file() {
+    use skelmap::WarningKind;
+    let b = apart();
+    let (main, textures) = (b.write().unwrap(), b.write_textures().unwrap());
+    let files: HashMap<String, Vec<u8>> = [
+        ("man.mdl".to_string(), main.clone()),
+        ("manT.mdl".to_string(), textures),
+    ]
+    .into_iter()
+    .collect();
+    let model = Model::resolve(&&files, "man.mdl", &Limits::default()).unwrap();
+    let warning = model
+        .diagnostics()
+        .get(WarningKind::CompanionIgnored)
+        .unwrap();
+    assert_eq!(
+        (warning.what, warning.offset, warning.count),
+        ("companion", 0, 1)
+    );
+    assert_eq!(
+        warning.detail,
+        "man01.mdl not found: sequence group 1 left out, with its 1 sequences"
+    );
+    let clips: Vec<&str> = model.clips().iter().map(|c| c.name.as_str()).collect();
+    assert!(!clips.contains(&"far"), "{clips:?}");
+    let model = Model::from_bytes(&main).unwrap();
+    let warning = model
+        .diagnostics()
+        .get(WarningKind::CompanionIgnored)
+        .unwrap();
+    assert_eq!(
+        warning.detail,
+        "the file of sequence group 1 not found: sequence group 1 left out, with its 1 sequences"
+    );
+    // With the group at hand, nothing is said.
+    let mut files = files.clone();
+    files.insert("man01.mdl".to_string(), b.write_group(1).unwrap());
+    let model = Model::resolve(&&files, "man.mdl", &Limits::default()).unwrap();
+    assert!(
+        model
+            .diagnostics()
+            .get(WarningKind::CompanionIgnored)
+            .is_none()
+    );
+    assert!(model.clips().iter().any(|c| c.name == "far"));
+}

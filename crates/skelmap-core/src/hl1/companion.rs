@@ -140,6 +140,37 @@ impl<'a> Open<'a> for Pair<'a> {
                 _ => {}
             }
         }
+        // Groups from the first one not at hand on have no file: their sequences get no
+        // frames. Opened from bytes alone, none is at hand.
+        let wanted = main.seqgroups.len();
+        if next_group < wanted {
+            let missing = main
+                .sequences
+                .iter()
+                .filter(|s| usize::try_from(s.seqgroup.get()).is_ok_and(|g| g >= next_group))
+                .count();
+            let file = if files.path.is_empty() {
+                format!("the file of sequence group {next_group}")
+            } else {
+                group_path(&files.path, next_group)
+            };
+            let range = if next_group + 1 == wanted {
+                format!("group {next_group}")
+            } else {
+                format!("groups {next_group} to {}", wanted - 1)
+            };
+            diag.warn(
+                Format::Hl1,
+                WarningKind::CompanionIgnored,
+                "companion",
+                0,
+                || {
+                    format!(
+                        "{file} not found: sequence {range} left out, with its {missing} sequences"
+                    )
+                },
+            );
+        }
         Ok(Pair::new(main, textures, groups))
     }
 }
