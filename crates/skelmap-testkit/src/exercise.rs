@@ -1658,11 +1658,11 @@ pub fn hl1_pair(p: &skelmap_core::hl1::Pair<'_>) {
 }
 
 /// Whether a bone's default translation or a stored vertex of any studio model exceeds
-/// 1e30 in a coordinate. Below that a bind position is finite: it is a vertex moved through at
-/// most 128 bones' rotations (entries at most 1, up to rounding) and translations, so a
-/// coordinate stays below about 128 · 3 · 2 · 1e30 + 3 · 1e30, far from `f32::MAX`; above
-/// it, the chain may overflow, as any chain of transforms of such values does, and a
-/// non-finite position is what the arithmetic gives.
+/// 1e30 in a coordinate. Below that a bind position is finite: it is a vertex moved through a
+/// chain of bones' rotations (entries at most 1, up to rounding) and translations, and even
+/// 100 000 bones keep a coordinate below about 100 000 · 3 · 2 · 1e30 + 3 · 1e30 < 1e36, far
+/// from `f32::MAX`; above it, the chain may overflow, as any chain of transforms of such
+/// values does, and a non-finite position is what the arithmetic gives.
 pub fn hl1_near_f32_limit(m: &skelmap_core::hl1::Hl1<'_>) -> bool {
     const FAR: f32 = 1e30;
     let bones = m
