@@ -468,4 +468,24 @@ fn a_missing_sequence_group_is_a_warning_naming_its_file() {
             .is_none()
     );
     assert!(model.clips().iter().any(|c| c.name == "far"));
+    // Groups past the 15 files looked for are not asked for at all, and the warning says so.
+    let mut b = apart();
+    b.groups = (1..=16).map(|g| format!("group{g}")).collect();
+    b.sequences.last_mut().unwrap().group = 16;
+    let mut files: HashMap<String, Vec<u8>> = (1..=15)
+        .map(|g| (format!("man{g:02}.mdl"), b.write_group(g).unwrap()))
+        .collect();
+    files.insert("man.mdl".to_string(), b.write().unwrap());
+    files.insert("manT.mdl".to_string(), b.write_textures().unwrap());
+    let model = Model::resolve(&&files, "man.mdl", &Limits::default()).unwrap();
+    assert_eq!(
+        model
+            .diagnostics()
+            .get(WarningKind::CompanionIgnored)
+            .map(|w| w.detail.as_str()),
+        Some(
+            "man16.mdl not looked for (at most 15 sequence-group files are): sequence group \
+             16 left out, with its 1 sequences"
+        )
+    );
 }

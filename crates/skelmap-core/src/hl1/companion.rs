@@ -159,16 +159,18 @@ impl<'a> Open<'a> for Pair<'a> {
             } else {
                 format!("groups {next_group} to {}", wanted - 1)
             };
+            // Past Half-Life's 16 groups, a file is not looked for at all.
+            let why = if next_group > MAX_GROUP_FILES {
+                "not looked for (at most 15 sequence-group files are)"
+            } else {
+                "not found"
+            };
             diag.warn(
                 Format::Hl1,
                 WarningKind::CompanionIgnored,
                 "companion",
                 0,
-                || {
-                    format!(
-                        "{file} not found: sequence {range} left out, with its {missing} sequences"
-                    )
-                },
+                || format!("{file} {why}: sequence {range} left out, with its {missing} sequences"),
             );
         }
         Ok(Pair::new(main, textures, groups))
