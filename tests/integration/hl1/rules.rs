@@ -452,6 +452,76 @@ fn rule_6_many_chains_of_many_runs_are_each_walked_to_their_ends() {
     );
 }
 
+/// The chains of every sequence of a file are judged together: sequences of unequal lengths
+/// (a channel of one run beside one of many, as real models have) pass, and a fault in any
+/// sequence's chain, the first or the last, is named at its offset; of faults in two
+/// sequences, the one in the earlier sequence.
+#[test]
+fn rule_6_the_chains_of_every_sequence_are_judged_together() {
+    let mut builder = Builder::example();
+    builder.bones = (0..20)
+        .map(|i| skelmap::hl1::BoneDef {
+            name: format!("bone{i}"),
+            parent: i - 1,
+            value: [0.0; 6],
+            scale: [0.01; 6],
+        })
+        .collect();
+    // Sequence `s` of `4 + 3s` frames; bone `bone`'s channels change every `1 + bone % 3`
+    // frames, bone 0's not at all.
+    let template = builder.sequences[0].clone();
+    builder.sequences = (0..12i16)
+        .map(|s| skelmap::hl1::SequenceDef {
+            label: format!("seq{s}"),
+            frames: (0..4 + 3 * s)
+                .map(|f| {
+                    (0..20i16)
+                        .map(|bone| match bone {
+                            0 => [s; 6],
+                            _ => [f / (1 + bone % 3) + bone; 6],
+                        })
+                        .collect()
+                })
+                .collect(),
+            ..template.clone()
+        })
+        .collect();
+    let b = builder.write().unwrap();
+    assert_eq!(Hl1::parse(&b).unwrap().sequences().len(), 12);
+    let seqs = get_i32(&b, offset_of!(StudioHdr, seqindex)) as usize;
+    // Sequence `s`, bone `bone`, channel `c`: where its chain starts.
+    let chain = |s: usize, bone: usize, c: usize| {
+        let anim = get_i32(
+            &b,
+            seqs + s * size_of::<SeqDesc>() + offset_of!(SeqDesc, animindex),
+        );
+        let record = anim as usize + 12 * bone;
+        record + u16::from_le_bytes([b[record + 2 * c], b[record + 2 * c + 1]]) as usize
+    };
+    for (s, bone, c) in [(0, 1, 0), (5, 7, 2), (11, 19, 5)] {
+        let run = chain(s, bone, c);
+        let mut broken = b.clone();
+        broken[run] = 0;
+        assert_eq!(
+            invalid(&err(&broken)),
+            (Format::Hl1, "animvalue.valid", run as u64, Problem::Empty),
+            "{s} {bone} {c}"
+        );
+    }
+    let mut broken = b.clone();
+    broken[chain(11, 1, 0)] = 0;
+    broken[chain(3, 19, 4) + 1] = 0;
+    assert_eq!(
+        invalid(&err(&broken)),
+        (
+            Format::Hl1,
+            "animvalue.total",
+            chain(3, 19, 4) as u64 + 1,
+            Problem::Empty
+        )
+    );
+}
+
 /// The first model of the first body part, and its first mesh's commands.
 fn model_at(b: &[u8]) -> usize {
     let parts = get_i32(b, offset_of!(StudioHdr, bodypartindex)) as usize;

@@ -291,11 +291,9 @@ impl<'data> Parse<'data> for Hl1<'data> {
         for (i, seq) in sequences.iter().enumerate() {
             let at = record_offset::<raw::SeqDesc>(seq_at, i);
             check_sequence(reader, seq, at, numseqgroups, limits)?;
-            if seq.seqgroup.get() == 0 {
-                check_anims(reader, seq, numbones)?;
-            }
             rules::check_name(FORMAT, diag, "seqdesc.label", at, &seq.label);
         }
+        check_anims(reader, sequences, 0, numbones)?;
 
         // Body parts, models, meshes.
         let part_at = index(
@@ -561,25 +559,49 @@ fn check_sequence(
     Ok(())
 }
 
-/// Rule 6: the animations of a sequence in `reader` (the main file for group 0, the group's
-/// `IDSQ` file otherwise): `numblends × numbones` records in bounds, and every channel's
-/// run-length values covering `numframes` frames, each run with `1 ≤ valid ≤ total`, its
-/// values in bounds. The walk takes at most `numframes` steps a channel.
-pub(crate) fn check_anims(reader: Reader<'_>, seq: &raw::SeqDesc, numbones: u32) -> Result<()> {
+/// Rule 6 for every sequence of sequence group `group` in `reader` (the main file for group
+/// 0, the group's `IDSQ` file otherwise): their channels' runs proven by one scan, each
+/// sequence walked by [`walk_anims`] where the scan does not pass (to name the fault) or
+/// cannot run.
+pub(crate) fn check_anims(
+    reader: Reader<'_>,
+    sequences: &[raw::SeqDesc],
+    group: u32,
+    numbones: u32,
+) -> Result<()> {
+    let ours = || {
+        sequences
+            .iter()
+            .filter(move |seq| u32::try_from(seq.seqgroup.get()) == Ok(group))
+    };
+    let chains = |seq: &raw::SeqDesc| {
+        // Validated by `check_sequence`: each is at least 0.
+        let records = u64::from(numbones) * seq.numblends.get().max(0) as u64;
+        Some(scan::AnimChains {
+            base: usize::try_from(seq.animindex.get()).ok()?,
+            records: usize::try_from(records).ok()?,
+            frames: u32::try_from(seq.numframes.get()).ok()?,
+        })
+    };
+    if ours().all(|seq| chains(seq).is_some())
+        && scan::hl1_anim_runs(reader.bytes(), ours().filter_map(chains)) == Some(true)
+    {
+        return Ok(());
+    }
+    ours().try_for_each(|seq| walk_anims(reader, seq, numbones))
+}
+
+/// Rule 6 for one sequence, a channel at a time: `numblends × numbones` records in bounds,
+/// and every channel's run-length values covering `numframes` frames, each run with
+/// `1 ≤ valid ≤ total`, its values in bounds. The walk takes at most `numframes` steps a
+/// channel.
+fn walk_anims(reader: Reader<'_>, seq: &raw::SeqDesc, numbones: u32) -> Result<()> {
     // Validated by `check_sequence`.
     let numframes = seq.numframes.get().max(0) as u64;
     let numblends = seq.numblends.get().max(0) as u64;
     let base = seq.animindex.get().max(0) as u64;
     let records = numblends * u64::from(numbones);
     let anims = reader.slice_at::<raw::Anim>("anims", base, records)?;
-    // A scan proves every channel's runs at once; the walk names a fault.
-    let scanned = match (usize::try_from(base), u32::try_from(numframes)) {
-        (Ok(base), Ok(frames)) => scan::hl1_anim_runs(reader.bytes(), base, anims.len(), frames),
-        _ => None,
-    };
-    if scanned == Some(true) {
-        return Ok(());
-    }
     for (r, anim) in anims.iter().enumerate() {
         let record_at = record_offset::<raw::Anim>(base, r);
         for offset in &anim.offset {
@@ -1075,10 +1097,6 @@ pub(crate) fn check_group<'g>(
         diag,
     )?;
     let reader = Reader::new(data, FORMAT);
-    for seq in main.sequences {
-        if seq.seqgroup.get() as u32 == group {
-            check_anims(reader, seq, main.bones.len() as u32)?;
-        }
-    }
+    check_anims(reader, main.sequences, group, main.bones.len() as u32)?;
     Ok(data)
 }

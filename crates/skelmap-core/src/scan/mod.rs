@@ -393,22 +393,26 @@ pub(crate) fn md4_vertices(bytes: &[u8], stop: Md4Stop) -> Option<Walked> {
     x86_or_none!(x86::words::try_md4_vertices(bytes, stop); bytes, stop)
 }
 
-/// Half-Life's chains of animation-value runs: one from each channel of the `records`
-/// records (`mstudioanim_t`: six 16-bit offsets from the record's start, 0 for none) at
-/// `base` in `bytes`, walked until their runs cover `frames`. Whether every run has its
-/// two-byte header, `1 ..= total` values and its end within `bytes`; the chains are walked
-/// many at a time, so that their dependent reads overlap. `None` without AVX-512 and AVX2,
-/// or for records outside `bytes`, where the format's walk does all the work.
+/// Where one Half-Life sequence's chains of animation-value runs are: `records` records
+/// (`mstudioanim_t`: six 16-bit offsets from the record's start, 0 for none) at `base`, each
+/// channel's chain walked until its runs cover `frames`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AnimChains {
+    pub base: usize,
+    pub records: usize,
+    pub frames: u32,
+}
+
+/// Half-Life's chains of animation-value runs: one from each channel of the records of every
+/// entry of `chains` in `bytes`. Whether every run has its two-byte header, `1 ..= total`
+/// values and its end within `bytes`; the chains are walked many at a time, so that their
+/// dependent reads overlap. `None` without AVX-512 and AVX2, or for records outside `bytes`,
+/// where the format's walk does all the work.
 pub(crate) fn hl1_anim_runs(
     bytes: &[u8],
-    base: usize,
-    records: usize,
-    frames: u32,
+    chains: impl Iterator<Item = AnimChains> + Clone,
 ) -> Option<bool> {
-    x86_or_none!(
-        x86::runs::try_anim_runs(bytes, base, records, frames);
-        bytes, base, records, frames
-    )
+    x86_or_none!(x86::runs::try_anim_runs(bytes, chains); bytes, chains)
 }
 
 #[cfg(test)]

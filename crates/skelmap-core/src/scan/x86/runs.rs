@@ -1,55 +1,64 @@
 //! Chains of run-length records (Half-Life's animation values), walked many at once.
 //!
 //! A chain is a walk: each run's header says where the next run starts, so one chain is a
-//! sequence of dependent loads. The chains of a sequence are independent of one another, and
-//! the scans walk them side by side (AVX-512: sixteen a register, AVX2: eight), a gather a
-//! register and several registers a round, so that their loads overlap instead of waiting
-//! on each other. A lane is a channel of a record: its start is read from the records
-//! (`mstudioanim_t`, six 16-bit offsets from the record's own start), a zero offset leaving
-//! the lane out.
+//! sequence of dependent loads. The chains are independent of one another, and the scans
+//! walk them side by side (AVX-512: sixteen a register, AVX2: eight), a gather a register and
+//! several registers a round, so that their loads overlap instead of waiting on each other.
+//! A chain starts at a channel of a record: its offset is read from the records
+//! (`mstudioanim_t`, six 16-bit offsets from the record's own start), a zero offset meaning
+//! no chain. With AVX-512 the chains of every sequence of a file are queued, and a lane whose
+//! chain ends takes the next; with AVX2 a lane is a channel, a sequence at a time.
 
 use core::arch::x86_64::{
     __m256i, __m512i, _mm_loadu_si128, _mm256_add_epi32, _mm256_and_si256, _mm256_blendv_epi8,
     _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32, _mm256_loadu_si256,
     _mm256_mask_i32gather_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_setzero_si256,
     _mm256_slli_epi32, _mm256_srli_epi32, _mm256_testz_si256, _mm512_add_epi32, _mm512_and_si512,
-    _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_mask_add_epi32, _mm512_mask_cmple_epu32_mask,
-    _mm512_mask_cmplt_epu32_mask, _mm512_mask_i32gather_epi32, _mm512_set1_epi32,
-    _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32, _mm512_sub_epi32,
-    _mm512_test_epi32_mask,
+    _mm512_cmplt_epu32_mask, _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_mask_add_epi32,
+    _mm512_mask_cmple_epu32_mask, _mm512_mask_cmplt_epu32_mask, _mm512_mask_expand_epi32,
+    _mm512_mask_i32gather_epi32, _mm512_mask_mov_epi32, _mm512_maskz_compress_epi32,
+    _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32,
+    _mm512_storeu_si512, _mm512_sub_epi32, _mm512_test_epi32_mask,
 };
+
+use crate::scan::AnimChains;
 
 /// Channels a record has: six 16-bit offsets, twelve bytes.
 const CHANNELS: usize = 6;
 
-/// Whether every chain of Half-Life animation-value runs of the `records` records at `base`
-/// in `bytes` (one chain a channel whose offset is not 0, from the record's start) passes
-/// until its runs cover `frames`: each run a whole two-byte header `valid, total` with
-/// `1 ≤ valid ≤ total`, followed by its `valid` 16-bit values, all within `bytes`. `None`
-/// where the records do not lie within `bytes`, where the CPU lacks AVX-512F and AVX2, or
-/// where `bytes` is too long for the gathers' signed 32-bit offsets (and the sums past them).
+/// Whether every chain of Half-Life animation-value runs of every entry of `chains` passes
+/// (an entry's records at its `base` in `bytes`, one chain a channel whose offset is not 0,
+/// from the record's start, walked until its runs cover the entry's `frames`): each run a
+/// whole two-byte header `valid, total` with `1 ≤ valid ≤ total`, followed by its `valid`
+/// 16-bit values, all within `bytes`. `None` where an entry's records do not lie within
+/// `bytes`, where the CPU lacks AVX-512F and AVX2, or where `bytes` is too long for the
+/// gathers' signed 32-bit offsets (and the sums past them).
 pub(crate) fn try_anim_runs(
     bytes: &[u8],
-    base: usize,
-    records: usize,
-    frames: u32,
+    chains: impl Iterator<Item = AnimChains> + Clone,
 ) -> Option<bool> {
-    let end = records.checked_mul(2 * CHANNELS)?.checked_add(base)?;
-    if end > bytes.len() || bytes.len() > MAX_LEN || frames > MAX_LEN as u32 {
+    if bytes.len() > MAX_LEN {
         return None;
     }
-    let lanes = Lanes {
-        bytes,
-        base,
-        count: CHANNELS * records,
-    };
-    if is_x86_feature_detected!("avx512f") {
-        // SAFETY: the CPU was just found to support AVX-512F; `bytes` is short enough and
-        // holds the records.
-        Some(unsafe { anim_runs(lanes, frames) })
+    for entry in chains.clone() {
+        let end = entry
+            .records
+            .checked_mul(2 * CHANNELS)?
+            .checked_add(entry.base)?;
+        if end > bytes.len() || entry.frames > MAX_LEN as u32 {
+            return None;
+        }
+    }
+    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU was just found to support AVX-512F and POPCNT; `bytes` is short
+        // enough and holds every entry's records.
+        Some(unsafe { anim_runs(bytes, chains) })
     } else if super::avx2() {
-        // SAFETY: the CPU was just found to support AVX2; as above.
-        Some(unsafe { anim_runs_avx2(lanes, frames) })
+        Some(chains.into_iter().all(|entry| {
+            let lanes = Lanes::of(bytes, entry);
+            // SAFETY: the CPU was just found to support AVX2; as above.
+            unsafe { anim_runs_avx2(lanes, entry.frames) }
+        }))
     } else {
         None
     }
@@ -69,7 +78,16 @@ struct Lanes<'a> {
     count: usize,
 }
 
-impl Lanes<'_> {
+impl<'a> Lanes<'a> {
+    /// The lanes of `entry`'s records in `bytes`.
+    fn of(bytes: &'a [u8], entry: AnimChains) -> Self {
+        Lanes {
+            bytes,
+            base: entry.base,
+            count: CHANNELS * entry.records,
+        }
+    }
+
     /// The offsets of the `N` lanes from `first` (a multiple of 8) as little-endian 16-bit
     /// words, zero past the last lane, and what each lane's record adds to `base`; the
     /// lane's chain starts at `base` plus both.
@@ -105,60 +123,63 @@ const RECORD_OF_LANE: [i32; 64] = {
     table
 };
 
-/// Sixteen chains a register and six registers side by side, each lane stepping one
-/// run a round until its runs cover `frames`: a round's gathers are independent, so their
-/// loads overlap. A lane reads four bytes at its run (the header and the first value, which
-/// a valid run has) and only where those lie within `bytes`; any lane that fails ends the
-/// scan.
+/// Chains waiting for a lane, as many as [`anim_runs`] queues at a time.
+const QUEUE: usize = 256;
+
+/// The chains of `chains` walked sixteen a register, [`REGISTERS`](anim_runs) registers side
+/// by side, each lane stepping one run a round: a round's gathers are independent, so their
+/// loads overlap. A lane whose chain ends (its runs cover its entry's frames) takes the next
+/// chain waiting, so that the lanes stay busy however unequal the chains are (most of a real
+/// model's channels hold one or two runs, a few dozens): the chains' starts (channels whose
+/// offset is not 0) are compressed into a queue, [`QUEUE`] at a time, and expanded into the
+/// free lanes. A lane reads four bytes at its run (the header and the first value, which a
+/// valid run has) and only where those lie within `bytes`; any lane that fails ends the scan.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX-512F, and `bytes.len()` must be at most [`MAX_LEN`].
-#[target_feature(enable = "avx512f")]
-unsafe fn anim_runs(lanes: Lanes<'_>, frames: u32) -> bool {
-    // Six registers' state (position, frames covered) and the constants fit the 32 registers;
-    // eight spilled, and ran slower (open_validate's synthetic_hl1_held row).
+/// The CPU must support AVX-512F and POPCNT, `bytes.len()` must be at most [`MAX_LEN`], and
+/// every entry's records must lie within `bytes` with its `frames` at most [`MAX_LEN`].
+#[target_feature(enable = "avx512f,popcnt")]
+unsafe fn anim_runs(bytes: &[u8], chains: impl Iterator<Item = AnimChains>) -> bool {
+    // Six registers' state (position, frames covered, frames to cover) and the constants
+    // nearly fill the 32 registers. Where chains are short (real models) four ran as fast
+    // (the gathers' loads bound the walk); long ones wait on the gathers' latency.
     const REGISTERS: usize = 6;
-    let bytes = lanes.bytes;
-    if frames == 0 {
-        return true;
-    }
+    let zero = _mm512_setzero_si512();
     // Every start is below `MAX_LEN + 2¹⁶`, and fits.
     let last = _mm512_set1_epi32(bytes.len().saturating_sub(4) as i32);
     let len = _mm512_set1_epi32(bytes.len() as i32);
-    let frames = _mm512_set1_epi32(frames as i32);
     let (one, byte) = (_mm512_set1_epi32(1), _mm512_set1_epi32(0xFF));
-    for group in (0..lanes.count).step_by(16 * REGISTERS) {
-        let mut at = [_mm512_setzero_si512(); REGISTERS];
-        let mut covered = [_mm512_setzero_si512(); REGISTERS];
-        let mut active = [0u16; REGISTERS];
-        for r in 0..REGISTERS {
-            let first = group + 16 * r;
-            if first >= lanes.count {
-                break;
-            }
-            let (words, record) = lanes.offsets::<32>(first);
-            // SAFETY: both loads read arrays of exactly their widths (32 and 64 bytes).
-            let (offsets, record) = unsafe {
-                (
-                    _mm512_cvtepu16_epi32(_mm256_loadu_si256(words.as_ptr().cast())),
-                    _mm512_loadu_si512(record.as_ptr().cast::<__m512i>()),
-                )
+    let mut queue = Queue::new(bytes, chains);
+    let mut at = [zero; REGISTERS];
+    let mut covered = [zero; REGISTERS];
+    let mut target = [zero; REGISTERS];
+    let mut active = [0u16; REGISTERS];
+    // One register's round, written out for each register (`$r` a literal): indexed by a
+    // loop counter, the registers' state lived on the stack.
+    macro_rules! round {
+        ($busy:ident, $r:literal) => {
+            let free = !active[$r];
+            let refill = if free == 0 {
+                None
+            } else {
+                // SAFETY: this function's CPU has what `next` needs.
+                unsafe { queue.next(free.count_ones() as usize) }
             };
-            active[r] = _mm512_test_epi32_mask(offsets, offsets);
-            at[r] = _mm512_add_epi32(record, offsets);
-        }
-        // Each round takes every active lane's `at` four bytes further and its `covered` at
-        // least one frame on, so a lane is active for at most `frames` rounds.
-        while active != [0; REGISTERS] {
-            for r in 0..REGISTERS {
-                if active[r] == 0 {
-                    continue;
-                }
+            if let Some((starts, targets)) = refill {
+                // The free lanes take the next chains in order; a lane past the queue's last
+                // takes frames 0 and stays free.
+                at[$r] = _mm512_mask_expand_epi32(at[$r], free, starts);
+                target[$r] = _mm512_mask_expand_epi32(target[$r], free, targets);
+                covered[$r] = _mm512_mask_mov_epi32(covered[$r], free, zero);
+                active[$r] = _mm512_cmplt_epu32_mask(covered[$r], target[$r]);
+            }
+            if active[$r] != 0 {
+                $busy = true;
                 // Four bytes from `at`, within `bytes`: a run has them, so a lane without
                 // fails (and a table shorter than four bytes fails every lane).
                 if bytes.len() < 4
-                    || _mm512_mask_cmple_epu32_mask(active[r], at[r], last) != active[r]
+                    || _mm512_mask_cmple_epu32_mask(active[$r], at[$r], last) != active[$r]
                 {
                     return false;
                 }
@@ -166,9 +187,9 @@ unsafe fn anim_runs(lanes: Lanes<'_>, frames: u32) -> bool {
                 // was just checked for each; `at` is below 2³¹, a nonnegative offset.
                 let run = unsafe {
                     _mm512_mask_i32gather_epi32::<1>(
-                        _mm512_setzero_si512(),
-                        active[r],
-                        at[r],
+                        zero,
+                        active[$r],
+                        at[$r],
                         bytes.as_ptr().cast(),
                     )
                 };
@@ -176,20 +197,180 @@ unsafe fn anim_runs(lanes: Lanes<'_>, frames: u32) -> bool {
                 let total = _mm512_and_si512(_mm512_srli_epi32::<8>(run), byte);
                 // `valid − 1` below `total`, unsigned: 0 wraps to the largest word.
                 let counted =
-                    _mm512_mask_cmplt_epu32_mask(active[r], _mm512_sub_epi32(valid, one), total);
+                    _mm512_mask_cmplt_epu32_mask(active[$r], _mm512_sub_epi32(valid, one), total);
                 // Past the header and the values: `at + 2 · (valid + 1)`, below 2³¹.
                 let end =
-                    _mm512_add_epi32(at[r], _mm512_slli_epi32::<1>(_mm512_add_epi32(valid, one)));
-                if _mm512_mask_cmple_epu32_mask(counted, end, len) != active[r] {
+                    _mm512_add_epi32(at[$r], _mm512_slli_epi32::<1>(_mm512_add_epi32(valid, one)));
+                if _mm512_mask_cmple_epu32_mask(counted, end, len) != active[$r] {
                     return false;
                 }
-                at[r] = end;
-                covered[r] = _mm512_mask_add_epi32(covered[r], active[r], covered[r], total);
-                active[r] = _mm512_mask_cmplt_epu32_mask(active[r], covered[r], frames);
+                at[$r] = end;
+                covered[$r] = _mm512_mask_add_epi32(covered[$r], active[$r], covered[$r], total);
+                active[$r] = _mm512_mask_cmplt_epu32_mask(active[$r], covered[$r], target[$r]);
             }
+        };
+    }
+    loop {
+        let mut busy = false;
+        round!(busy, 0);
+        round!(busy, 1);
+        round!(busy, 2);
+        round!(busy, 3);
+        round!(busy, 4);
+        round!(busy, 5);
+        // Each round takes every active lane at least one frame on, and a lane is active for
+        // at most its entry's frames rounds; the queue ends with the entries.
+        if !busy && queue.is_done() {
+            return true;
         }
     }
-    true
+}
+
+/// The chains [`anim_runs`] has yet to give a lane: their starts and frames, [`QUEUE`] at a
+/// time, gathered from the entries' records sixteen channels a step.
+struct Queue<'a, I> {
+    bytes: &'a [u8],
+    chains: I,
+    /// The entry being queued, its frames and its next lane.
+    current: Option<(Lanes<'a>, u32, usize)>,
+    /// Where each queued chain starts, and the frames it covers; past `fill`, frames 0.
+    starts: [i32; QUEUE + 32],
+    targets: [i32; QUEUE + 32],
+    head: usize,
+    fill: usize,
+    done: bool,
+}
+
+impl<'a, I: Iterator<Item = AnimChains>> Queue<'a, I> {
+    // Inlined, so that the queue is made in place rather than copied there.
+    #[inline(always)]
+    fn new(bytes: &'a [u8], chains: I) -> Self {
+        Queue {
+            bytes,
+            chains,
+            current: None,
+            starts: [0; QUEUE + 32],
+            targets: [0; QUEUE + 32],
+            head: 0,
+            fill: 0,
+            done: false,
+        }
+    }
+
+    /// Whether every chain has been given out.
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The next sixteen chains (starts and frames, frames 0 past the last), of which up to
+    /// `wanted` are taken; `None` once every chain has been given out. Inlined into the walk
+    /// (a call would spill its registers, all of which a call may clobber).
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX-512F and POPCNT.
+    #[inline(always)]
+    unsafe fn next(&mut self, wanted: usize) -> Option<(__m512i, __m512i)> {
+        if self.done {
+            return None;
+        }
+        if self.head >= self.fill {
+            // SAFETY: the caller's CPU supports what `refill` needs.
+            unsafe { self.refill() };
+            if self.fill == 0 {
+                self.done = true;
+                return None;
+            }
+        }
+        let head = self.head;
+        let starts = &self.starts[head..head + 16];
+        let targets = &self.targets[head..head + 16];
+        // SAFETY: both slices are sixteen words long; the caller's CPU has AVX-512F.
+        let (starts, targets) = unsafe {
+            (
+                _mm512_loadu_si512(starts.as_ptr().cast()),
+                _mm512_loadu_si512(targets.as_ptr().cast()),
+            )
+        };
+        self.head += wanted.min(self.fill - head);
+        Some((starts, targets))
+    }
+
+    /// Queues the chains of the entries from where the last refill stopped, until the queue
+    /// holds at least [`QUEUE`] or the entries end.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX-512F and POPCNT.
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn refill(&mut self) {
+        let mut fill = 0;
+        while fill < QUEUE {
+            let Some((lanes, frames, first)) = &mut self.current else {
+                match self.chains.next() {
+                    // An entry of no frames has no runs to walk.
+                    Some(entry) if entry.frames > 0 => {
+                        self.current = Some((Lanes::of(self.bytes, entry), entry.frames, 0));
+                    }
+                    Some(_) => {}
+                    None => break,
+                }
+                continue;
+            };
+            if *first >= lanes.count {
+                self.current = None;
+                continue;
+            }
+            let frames = _mm512_set1_epi32(*frames as i32);
+            // Sixteen lanes a step while the queue has room; the records' offsets loaded
+            // straight from the bytes while sixteen lanes remain, through `offsets` after.
+            while fill < QUEUE && *first < lanes.count {
+                let at = lanes.base + 2 * *first;
+                let (offsets, record) = match lanes.bytes.get(at..at + 32) {
+                    Some(words) if *first + 16 <= lanes.count => {
+                        let pattern = &RECORD_OF_LANE[*first % 48..*first % 48 + 16];
+                        let whole = (lanes.base + 96 * (*first / 48)) as i32;
+                        // SAFETY: both loads read slices of exactly their widths (32 bytes,
+                        // sixteen words).
+                        unsafe {
+                            (
+                                _mm512_cvtepu16_epi32(_mm256_loadu_si256(words.as_ptr().cast())),
+                                _mm512_add_epi32(
+                                    _mm512_loadu_si512(pattern.as_ptr().cast()),
+                                    _mm512_set1_epi32(whole),
+                                ),
+                            )
+                        }
+                    }
+                    _ => {
+                        let (words, record) = lanes.offsets::<32>(*first);
+                        // SAFETY: both loads read arrays of exactly their widths (32 and 64
+                        // bytes).
+                        unsafe {
+                            (
+                                _mm512_cvtepu16_epi32(_mm256_loadu_si256(words.as_ptr().cast())),
+                                _mm512_loadu_si512(record.as_ptr().cast::<__m512i>()),
+                            )
+                        }
+                    }
+                };
+                let some = _mm512_test_epi32_mask(offsets, offsets);
+                let starts = _mm512_maskz_compress_epi32(some, _mm512_add_epi32(record, offsets));
+                let to = &mut self.starts[fill..fill + 16];
+                // SAFETY: `to` is sixteen words long.
+                unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), starts) };
+                let to = &mut self.targets[fill..fill + 16];
+                // SAFETY: as above.
+                unsafe { _mm512_storeu_si512(to.as_mut_ptr().cast(), frames) };
+                fill += some.count_ones() as usize;
+                *first += 16;
+            }
+        }
+        let past = &mut self.targets[fill..fill + 16];
+        // SAFETY: `past` is sixteen words long.
+        unsafe { _mm512_storeu_si512(past.as_mut_ptr().cast(), _mm512_setzero_si512()) };
+        (self.head, self.fill) = (0, fill);
+    }
 }
 
 /// [`anim_runs`] on AVX2: eight chains a register, four registers side by side, the lanes'
@@ -302,26 +483,37 @@ fn anim_runs_scalar(bytes: &[u8], base: usize, records: usize, frames: u32) -> b
 
 #[cfg(test)]
 mod tests {
-    use super::{Lanes, anim_runs, anim_runs_avx2, anim_runs_scalar};
+    use super::{AnimChains, Lanes, anim_runs, anim_runs_avx2, anim_runs_scalar};
 
-    /// Each path the CPU has, with the answer of the first.
-    fn try_anim_runs(bytes: &[u8], base: usize, records: usize, frames: u32) -> Option<bool> {
-        let answer = super::try_anim_runs(bytes, base, records, frames);
-        let lanes = Lanes {
-            bytes,
-            base,
-            count: 6 * records,
-        };
+    /// Each path the CPU has, with the answer of the first, for the entries of `chains`.
+    fn try_entries(bytes: &[u8], chains: &[AnimChains]) -> Option<bool> {
+        let answer = super::try_anim_runs(bytes, chains.iter().copied());
         if is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F, and the tests' tables are short.
-            assert_eq!(answer, Some(unsafe { anim_runs(lanes, frames) }));
+            // SAFETY: the CPU has AVX-512F, the tests' tables are short, and `answer` is
+            // `None` (compared against `Some` below) where an entry lies outside `bytes`.
+            let avx512 = answer.map(|_| unsafe { anim_runs(bytes, chains.iter().copied()) });
+            assert_eq!(answer, avx512);
         }
         if is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, and the tests' tables are short.
-            let avx2 = unsafe { anim_runs_avx2(lanes, frames) };
-            assert_eq!(answer, Some(avx2));
+            let avx2 = answer.map(|_| {
+                chains.iter().all(|&entry| {
+                    // SAFETY: the CPU has AVX2; as above.
+                    unsafe { anim_runs_avx2(Lanes::of(bytes, entry), entry.frames) }
+                })
+            });
+            assert_eq!(answer, avx2);
         }
         answer
+    }
+
+    /// [`try_entries`] of one entry.
+    fn try_anim_runs(bytes: &[u8], base: usize, records: usize, frames: u32) -> Option<bool> {
+        let entry = AnimChains {
+            base,
+            records,
+            frames,
+        };
+        try_entries(bytes, &[entry])
     }
 
     /// A chain of runs of `(valid, total)`, each followed by its values.
@@ -413,7 +605,84 @@ mod tests {
             assert_eq!(try_anim_runs(&past, 0, 1, 1), Some(false), "{offset}");
         }
         // Records that do not lie within the bytes: no answer.
-        assert_eq!(super::try_anim_runs(&whole, whole.len() - 11, 1, 1), None);
-        assert_eq!(super::try_anim_runs(&whole, 0, usize::MAX, 1), None);
+        assert_eq!(try_anim_runs(&whole, whole.len() - 11, 1, 1), None);
+        assert_eq!(try_anim_runs(&whole, 0, usize::MAX, 1), None);
+    }
+
+    /// Entries of many chains each, unequal in length, are judged together as one at a time:
+    /// lanes freed by short chains take the queue's next ones, across entries and refills of
+    /// the queue.
+    #[test]
+    fn the_scan_of_many_entries_judges_them_as_one_at_a_time() {
+        let Some(true) = try_anim_runs(&[0; 12], 0, 1, 1) else {
+            return;
+        };
+        // Chains of 0 to 19 runs of one frame each, then one of 21: each walked as far as the
+        // frames reach, and each covering 21 frames at least; every seventh channel without
+        // values.
+        let runs = |lane: usize| {
+            let mut runs = vec![(1, 1); (lane * 7919) % 20];
+            runs.push((1, 21));
+            chain(&runs)
+        };
+        // 900 lanes, several refills of the queue; the chains within a record's 16-bit reach.
+        let records = 150;
+        let chains = |fault: Option<usize>| {
+            move |lane: usize| match lane {
+                _ if lane % 7 == 3 => None,
+                _ if Some(lane) == fault => Some(chain(&[(2, 1)])),
+                _ => Some(runs(lane)),
+            }
+        };
+        for fault in [None, Some(0), Some(1), Some(450), Some(898)] {
+            let bytes = file(records, chains(fault));
+            assert!(bytes.len() < 0x10000);
+            for frames in [0, 1, 2, 17, 21, 22] {
+                // The records split into entries of unequal sizes, some of no frames.
+                let entries: Vec<AnimChains> = [(0, 1), (1, 50), (51, 0), (51, 70), (121, 29)]
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, (first, records))| AnimChains {
+                        base: 12 * first,
+                        records,
+                        frames: if k == 1 { frames / 2 } else { frames },
+                    })
+                    .collect();
+                let expected = entries
+                    .iter()
+                    .all(|entry| anim_runs_scalar(&bytes, entry.base, entry.records, entry.frames));
+                // Clean chains pass while their runs cover the frames; a fault fails them.
+                if frames <= 21 {
+                    assert_eq!(
+                        expected,
+                        fault.is_none() || frames == 0,
+                        "{fault:?} {frames}"
+                    );
+                }
+                assert_eq!(
+                    try_entries(&bytes, &entries),
+                    Some(expected),
+                    "{fault:?} {frames}"
+                );
+            }
+        }
+        // A fault is found: in an entry's chain of 1 run, and not where it is past the frames.
+        let faulty = file(records, chains(Some(1)));
+        let all = AnimChains {
+            base: 0,
+            records,
+            frames: 1,
+        };
+        assert_eq!(try_entries(&faulty, &[all]), Some(false));
+        let clean = file(records, chains(None));
+        assert_eq!(try_entries(&clean, &[all, all]), Some(true));
+        // No entries, and an entry outside the bytes among good ones.
+        assert_eq!(try_entries(&clean, &[]), Some(true));
+        let outside = AnimChains {
+            base: clean.len(),
+            records: 1,
+            frames: 1,
+        };
+        assert_eq!(try_entries(&clean, &[all, outside]), None);
     }
 }
