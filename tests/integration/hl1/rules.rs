@@ -386,6 +386,18 @@ fn rule_6_a_channel_of_several_runs_is_walked_to_its_end() {
     );
 }
 
+/// `n` bones, each the child of the one before, at rest at the origin.
+fn chain_of_bones(n: i32) -> Vec<skelmap::hl1::BoneDef> {
+    (0..n)
+        .map(|i| skelmap::hl1::BoneDef {
+            name: format!("bone{i}"),
+            parent: i - 1,
+            value: [0.0; 6],
+            scale: [0.01; 6],
+        })
+        .collect()
+}
+
 /// A model of 40 bones whose 240 channels are each ten runs (a value held two frames, then
 /// the next): more chains than validation walks side by side in one step, each longer than
 /// one run. Such a model passes; a fault in any run of any chain is named at its offset, and
@@ -393,14 +405,7 @@ fn rule_6_a_channel_of_several_runs_is_walked_to_its_end() {
 #[test]
 fn rule_6_many_chains_of_many_runs_are_each_walked_to_their_ends() {
     let mut builder = Builder::example();
-    builder.bones = (0..40)
-        .map(|i| skelmap::hl1::BoneDef {
-            name: format!("bone{i}"),
-            parent: i - 1,
-            value: [0.0; 6],
-            scale: [0.01; 6],
-        })
-        .collect();
+    builder.bones = chain_of_bones(40);
     builder.sequences.truncate(1);
     builder.sequences[0].frames = (0..20i16)
         .map(|f| (0..40i16).map(|bone| [f / 2 + bone; 6]).collect())
@@ -459,14 +464,7 @@ fn rule_6_many_chains_of_many_runs_are_each_walked_to_their_ends() {
 #[test]
 fn rule_6_the_chains_of_every_sequence_are_judged_together() {
     let mut builder = Builder::example();
-    builder.bones = (0..20)
-        .map(|i| skelmap::hl1::BoneDef {
-            name: format!("bone{i}"),
-            parent: i - 1,
-            value: [0.0; 6],
-            scale: [0.01; 6],
-        })
-        .collect();
+    builder.bones = chain_of_bones(20);
     // Sequence `s` of `4 + 3s` frames; bone `bone`'s channels change every `1 + bone % 3`
     // frames, bone 0's not at all.
     let template = builder.sequences[0].clone();
