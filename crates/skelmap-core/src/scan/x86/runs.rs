@@ -54,7 +54,7 @@ pub(crate) fn try_anim_runs(
         // enough and holds every entry's records.
         Some(unsafe { anim_runs(bytes, chains) })
     } else if super::avx2() {
-        Some(chains.into_iter().all(|entry| {
+        Some({ chains }.all(|entry| {
             let lanes = Lanes::of(bytes, entry);
             // SAFETY: the CPU was just found to support AVX2; as above.
             unsafe { anim_runs_avx2(lanes, entry.frames) }
