@@ -235,7 +235,8 @@ fn mdm_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             "et_character.txt",
             b"characterDef { mesh \"m/body.mdm\" animationGroup \"a/group.anim\" }\0\
               animgroup { animfile \"a/body.mdx\" { #include \"a/body.aninc\" \
-              wave 1 2 2 15 0 0 0 } animfile \"b.mdx\" { } }\0\
+              wave 1 2 2 15 0 0 0 } animfile \"a/more.mdx\" { fire 0 2 0 10 0 0 0 } \
+              animfile \"a/other.mdx\" { } animfile \"b.mdx\" { } }\0\
               idle 0 3 3 20 0 0 0 1\nnone 2 0 0 0 0 0 0\n/* x */ far 2 9 0 12.5 0 0 0\n"
                 .to_vec(),
         ),

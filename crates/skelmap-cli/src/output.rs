@@ -83,6 +83,7 @@ impl Outputs {
                 skelmap_core::model::Companion::Character => "the model's character file",
                 skelmap_core::model::Companion::AnimationGroup => "the model's animation group",
                 skelmap_core::model::Companion::ClipList => "the model's clip list",
+                skelmap_core::model::Companion::AnimationFile => "an animation file of the model",
                 _ => "a file the model was opened with",
             };
             self.read(&base.join(companion), role);

@@ -1694,20 +1694,39 @@ pub fn hl1_near_f32_limit(m: &skelmap_core::hl1::Hl1<'_>) -> bool {
 /// `data` as Enemy Territory's text files, split at NULs: a character file
 /// (`characters/c.char`), the animation group it may name (`a/group.anim`) and the clips the
 /// group may include (`a/body.aninc`), beside a built MDM (`m/body.mdm`) and MDX
-/// (`a/body.mdx`), opened through an in-memory resolver as ET finds the MDX. The model, when
-/// it opens, is walked; `true` when it opened.
+/// (`a/body.mdx`), and two more MDXs a group may name after it: `a/more.mdx` (the same bones
+/// at other distances, two frames) and `a/other.mdx` (a bone more). Opened through an
+/// in-memory resolver as ET finds the MDX; the model, when it opens, is walked; `true` when it
+/// opened.
 pub fn et_character(data: &[u8]) -> bool {
-    static PAIR: std::sync::OnceLock<(Vec<u8>, Vec<u8>)> = std::sync::OnceLock::new();
-    let (mdm, mdx) = PAIR.get_or_init(|| skelmap_core::mdm::Builder::triangle().write());
+    static FILES: std::sync::OnceLock<[Vec<u8>; 4]> = std::sync::OnceLock::new();
+    let [mdm, mdx, more, other] = FILES.get_or_init(|| {
+        let triangle = skelmap_core::mdm::Builder::triangle();
+        let (mdm, mdx) = triangle.write();
+        let mut more = triangle.clone();
+        more.bones[1].parent_dist = 6.0;
+        more.frames.truncate(2);
+        let mut other = triangle;
+        other.bones.push(other.bones[1].clone());
+        [mdm, mdx, more.write_mdx(), other.write_mdx()]
+    });
     let mut parts = data.splitn(3, |&b| b == 0);
     let mut files = std::collections::HashMap::new();
     files.insert("m/body.mdm".to_string(), &mdm[..]);
     files.insert("a/body.mdx".to_string(), &mdx[..]);
+    files.insert("a/more.mdx".to_string(), &more[..]);
+    files.insert("a/other.mdx".to_string(), &other[..]);
     for path in ["characters/c.char", "a/group.anim", "a/body.aninc"] {
         files.insert(path.to_string(), parts.next().unwrap_or_default());
     }
     match Model::resolve(&files, "m/body.mdm", &skelmap_core::Limits::DEFAULT) {
         Ok(opened) => {
+            if let Some(pair) = opened.as_mdm() {
+                let owned: Vec<_> = pair.animation_files().map(|m| m.own_frames()).collect();
+                assert_eq!(owned.first().map(|r| r.start), Some(0));
+                assert!(owned.windows(2).all(|w| w[0].end == w[1].start));
+                assert_eq!(owned.last().map(|r| r.end), Some(opened.num_frames()));
+            }
             model(&opened);
             true
         }
@@ -1815,11 +1834,15 @@ pub fn mdx(m: &skelmap_core::mdm::Mdx<'_>) {
     assert!(!m.legs_torso_poses_into((0, 0, 0.5), (0, frames, 0.5), &mut poses));
 }
 
-/// An MDM with its MDX: both walked, every bone the mesh names in the skeleton, every tag
-/// placed at the first and last frame.
+/// An MDM with its MDX (and a group's other animation files): all walked, every bone the mesh
+/// names in the skeleton, every tag placed at the first and last frame.
 pub fn mdm_pair(p: &skelmap_core::mdm::Pair<'_>) {
     mdm(p.mdm());
-    mdx(p.mdx());
+    // Every animation file reaches every frame, placing them with its bones.
+    for file in p.animation_files() {
+        mdx(file);
+        assert_eq!(file.num_frames(), p.mdx().num_frames());
+    }
     assert!(p.mdm().max_bone().is_none_or(|b| b < p.mdx().num_bones()));
     let frames = p.mdx().num_frames();
     for i in 0..p.mdm().num_tags() {

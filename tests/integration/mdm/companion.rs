@@ -1,7 +1,8 @@
 //! An MDM's skeleton found as Enemy Territory finds it: a character file under
 //! `characters/` names the mesh and its animation group, whose first `animfile` is the MDX
-//! and whose block (with the `.aninc` it includes) names the clips, and whose `skin` names the
-//! `.skin` file; on disk, the game's base directory is found above the mesh.
+//! and whose block (with the `.aninc` it includes) names the clips, whose other animation
+//! files play after it, and whose `skin` names the `.skin` file; on disk, the game's base
+//! directory is found above the mesh.
 
 use std::collections::HashMap;
 
@@ -9,11 +10,13 @@ use skelmap::mdm::Builder;
 use skelmap::model::{ClipOrigin, Companion};
 use skelmap::{Error, Limits, Model, Problem, WarningKind};
 
+use crate::support;
+
 const MESH: &str = "models/players/temperate/axis/soldier/body.mdm";
 
 /// A game folder as ET lays it out: the mesh with no MDX beside it, a character naming it,
 /// the group, its first animation file (the triangle's three frames) and the clips it
-/// includes, and a second animation file that is not read.
+/// includes, and a second animation file that is missing.
 fn game() -> HashMap<String, Vec<u8>> {
     let (mdm, mdx) = Builder::triangle().write();
     let mut files = HashMap::new();
@@ -91,40 +94,235 @@ fn a_character_names_the_mdx_and_its_group_the_clips() {
         b"models/players/soldier/body_s.tga"
     );
     assert_eq!(model.clip_origin(), ClipOrigin::AnimationGroup);
-    let clips: Vec<_> = model
-        .clips()
-        .iter()
-        .map(|c| (c.name.as_str(), c.first, c.count, c.fps, c.looped))
-        .collect();
+    let clips = support::clips(&model);
     // The included file's clips where it is included, then the block's; names lowered as
     // ET lowers them; the placeholder of no frames is no clip.
     assert_eq!(
         clips,
         [("idle", 0, 3, 20.0, true), ("wave", 1, 2, 15.0, true)]
     );
-    let warnings: Vec<_> = model
-        .diagnostics()
-        .warnings()
-        .iter()
-        .map(|w| (w.kind, w.detail.clone()))
-        .collect();
     assert_eq!(
-        warnings,
+        support::warnings(&model),
         [
+            (
+                WarningKind::CompanionIgnored,
+                "animations/human_base.anim: animation files left out with their clips: \
+                 animations/human/base/mortar.mdx is missing"
+            ),
             (
                 WarningKind::ClipOutsideFrames,
                 "animations/human/base/body.aninc, line 4: too_long plays frames 1..6 of a \
                  skeleton of 3 frames; left out"
-                    .to_string()
-            ),
-            (
-                WarningKind::CompanionIgnored,
-                "animations/human_base.anim: 1 more animation files (each its own MDX) are not \
-                 read; open one with --skeleton to play its clips"
-                    .to_string()
             ),
         ]
     );
+}
+
+/// A second animation file's MDX: the triangle's bones with the head 6 units from the root
+/// rather than 8, and two frames of its own.
+fn mortar() -> Builder {
+    let mut mortar = Builder::triangle();
+    mortar.bones[1].parent_dist = 6.0;
+    mortar.frames.remove(0);
+    mortar.frames[0].bones[1].angles = [-7000, 1200, 300];
+    mortar.frames[1].parent_offset = [2.0, -1.0, 20.0];
+    mortar
+}
+
+/// `Builder`'s MDX of `bones` and `frames`, parsed alone: the reference a joined frame is
+/// placed as.
+fn alone(bones: &Builder, frames: Vec<skelmap::mdm::write::Frame>) -> Vec<u8> {
+    let mut builder = bones.clone();
+    builder.frames = frames;
+    builder.write().1
+}
+
+/// Every animation file of the group plays after the skeleton, its frames placed by its own
+/// bones (ET's `R_CalcBones` takes the new frame's model's bone records), its block's clips
+/// on its frames; a file missing, of another skeleton or that does not open is left out with
+/// its clips and a warning naming it.
+#[test]
+fn the_group_s_other_animation_files_play_after_the_skeleton() {
+    use skelmap::mdm::Mdx;
+    use skelmap::pose::PoseFrames;
+    use skelmap::{Parse, Skeleton};
+
+    let mut files = game();
+    let base = "animations/human/base";
+    let mortar = mortar();
+    files.insert(format!("{base}/mortar.mdx"), mortar.write().1);
+    // Four frames: the triangle's in reverse, then its first again.
+    let mut swim = Builder::triangle();
+    swim.frames.reverse();
+    swim.frames.push(swim.frames[0].clone());
+    files.insert(format!("{base}/swim.mdx"), swim.write().1);
+    let mut other = Builder::triangle();
+    other.bones.push(other.bones[1].clone());
+    files.insert(format!("{base}/other.mdx"), other.write().1);
+    let mut renamed = Builder::triangle();
+    renamed.bones[1].name = "neck".into();
+    files.insert(format!("{base}/renamed.mdx"), renamed.write().1);
+    let mut broken = mortar.write().1;
+    broken.truncate(100);
+    files.insert(format!("{base}/broken.mdx"), broken);
+    files.insert(
+        "animations/human_base.anim".to_string(),
+        format!(
+            "animgroup\n{{\n\tanimfile \"{base}/body.mdx\"\n\t{{\n\
+             \t\t#include \"{base}/body.aninc\"\n\t\tWAVE\t1 2 2 15 0 0 0\n\t}}\n\
+             \tanimfile \"{base}/mortar.mdx\" {{ fire 0 2 0 10 0 0 0\n late 1 5 0 20 0 0 0 }}\n\
+             \tanimfile \"{base}/gone.mdx\" {{ gone 0 1 0 20 0 0 0 }}\n\
+             \tanimfile \"{base}/other.mdx\" {{ other 0 1 0 20 0 0 0 }}\n\
+             \tanimfile \"{base}/renamed.mdx\" {{ renamed 0 1 0 20 0 0 0 }}\n\
+             \tanimfile \"{base}/broken.mdx\" {{ broken 0 1 0 20 0 0 0 }}\n\
+             \tanimfile \"{base}/swim.mdx\" {{ swim 0 4 4 15 0 0 0 }}\n}}\n"
+        )
+        .into_bytes(),
+    );
+    let model = Model::resolve(&&files, MESH, &Limits::DEFAULT).unwrap();
+    assert_eq!((model.num_bones(), model.num_frames()), (2, 3 + 2 + 4));
+    let companions: Vec<_> = model.companions().collect();
+    let file = |name: &str| format!("{base}/{name}");
+    assert_eq!(
+        companions,
+        [
+            (Companion::Skeleton, file("body.mdx").as_str()),
+            (
+                Companion::Character,
+                "characters/temperate/axis/soldier.char"
+            ),
+            (Companion::AnimationFile, &file("mortar.mdx")),
+            (Companion::AnimationFile, &file("other.mdx")),
+            (Companion::AnimationFile, &file("renamed.mdx")),
+            (Companion::AnimationFile, &file("broken.mdx")),
+            (Companion::AnimationFile, &file("swim.mdx")),
+            (Companion::AnimationGroup, &file("body.aninc")),
+            (Companion::AnimationGroup, "animations/human_base.anim"),
+            (
+                Companion::Skin,
+                "models/players/temperate/axis/soldier/body_s.skin"
+            ),
+        ]
+    );
+    let clips = support::clips(&model);
+    assert_eq!(
+        clips,
+        [
+            ("idle", 0, 3, 20.0, true),
+            ("wave", 1, 2, 15.0, true),
+            ("fire", 3, 2, 10.0, false),
+            ("swim", 5, 4, 15.0, true),
+        ]
+    );
+    let warnings = support::warnings(&model);
+    // One warning names every file left out (a diagnostic keeps a kind's first detail).
+    let group = "animations/human_base.anim";
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    assert_eq!(
+        (warnings[0].0, warnings[1]),
+        (
+            WarningKind::CompanionIgnored,
+            (
+                WarningKind::ClipOutsideFrames,
+                "animations/human/base/body.aninc, line 4: too_long plays frames 1..6 of a \
+                 skeleton of 3 frames; left out"
+            )
+        )
+    );
+    let left_out = warnings[0].1;
+    let (head, broken) = left_out.split_once(" does not open (").unwrap();
+    assert_eq!(
+        head,
+        format!(
+            "{group}: animation files left out with their clips: {base}/gone.mdx is missing; \
+             {base}/other.mdx has 3 bones where the skeleton has 2; {base}/renamed.mdx gives \
+             bone 1 (head) another name than the skeleton; {base}/broken.mdx"
+        )
+    );
+    assert!(
+        broken.starts_with("MDX: ") && broken.ends_with(')'),
+        "{broken}"
+    );
+    // The mortar's clip past its two frames counts with the first file's.
+    assert_eq!(model.diagnostics().warnings()[1].count, 2);
+
+    // Each file's frames where the timeline puts them, placed by its own bones.
+    let pair = model.as_mdm().unwrap();
+    let owned: Vec<_> = pair
+        .animation_files()
+        .map(|mdx| (mdx.name().to_vec(), mdx.own_frames()))
+        .collect();
+    let name = |b: &Builder| b.skeleton_name.as_bytes().to_vec();
+    assert_eq!(
+        owned,
+        [
+            (name(&Builder::triangle()), 0..3),
+            (name(&mortar), 3..5),
+            (name(&swim), 5..9),
+        ]
+    );
+    let triangle = Builder::triangle();
+    let references = [
+        (&triangle, triangle.write().1, 0),
+        (&mortar, mortar.write().1, 3),
+        (&swim, swim.write().1, 5),
+    ];
+    for (builder, bytes, start) in &references {
+        let mdx = Mdx::parse(bytes).unwrap();
+        for local in 0..builder.frames.len() {
+            for bone in 0..2 {
+                assert_eq!(
+                    pair.bone_pose(start + local, bone),
+                    mdx.bone_pose(local, bone),
+                    "frame {local} of {}, bone {bone}",
+                    builder.skeleton_name
+                );
+            }
+        }
+    }
+    // A lerp from one file's frame to another's takes the bones of the frame lerped towards:
+    // the skeleton's last frame to the mortar's first, and back.
+    let pairs = [
+        (
+            2,
+            3,
+            &mortar,
+            [triangle.frames[2].clone(), mortar.frames[0].clone()],
+        ),
+        (
+            3,
+            2,
+            &triangle,
+            [mortar.frames[0].clone(), triangle.frames[2].clone()],
+        ),
+    ];
+    for (a, b, bones, frames) in pairs {
+        let bytes = alone(bones, frames.to_vec());
+        let reference = Mdx::parse(&bytes).unwrap();
+        for t in [0.0, 0.25, 1.0] {
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            assert!(pair.nlerp_frames_into(a, b, t, &mut got));
+            assert!(reference.nlerp_frames_into(0, 1, t, &mut want));
+            assert_eq!(got, want, "{a} to {b} at {t}");
+        }
+    }
+    // The tag and the legs-and-torso pose of a mortar frame are the mortar's.
+    let mortar_bytes = mortar.write().1;
+    let mortar_mdx = Mdx::parse(&mortar_bytes).unwrap();
+    let (mdm, _) = Builder::triangle().write();
+    let mortar_pair =
+        skelmap::mdm::Pair::new(skelmap::mdm::Mdm::parse(&mdm).unwrap(), mortar_mdx.clone())
+            .unwrap();
+    assert_eq!(pair.tag_pose(4, 0), mortar_pair.tag_pose(1, 0));
+    assert_ne!(pair.tag_pose(4, 0), pair.tag_pose(1, 0));
+    let mut pose = skelmap::model::Pose::default();
+    model
+        .pose_legs_torso((3, 4, 0.5), (4, 4, 0.0), &mut pose)
+        .unwrap();
+    let mut want = Vec::new();
+    assert!(mortar_mdx.legs_torso_poses_into((0, 1, 0.5), (1, 1, 0.0), &mut want));
+    assert_eq!(pose.local().bones, want);
+    assert_eq!(pair.mdx().skeleton_bones().len(), 2);
 }
 
 /// An MDX beside the mesh, or one given, comes before the character's group (whose clips are
@@ -294,20 +492,9 @@ fn the_aninc_beside_an_mdx_names_its_clips() {
         [(Companion::ClipList, "anims/body.aninc")]
     );
     assert_eq!(alone.clip_origin(), ClipOrigin::AnimationGroup);
-    let clips: Vec<_> = alone
-        .clips()
-        .iter()
-        .map(|c| (c.name.as_str(), c.first, c.count, c.looped))
-        .collect();
-    assert_eq!(clips, [("idle", 0, 3, true)]);
-    let warnings: Vec<_> = alone
-        .diagnostics()
-        .warnings()
-        .iter()
-        .map(|w| (w.kind, w.detail.as_str()))
-        .collect();
+    assert_eq!(support::clips(&alone), [("idle", 0, 3, 20.0, true)]);
     assert_eq!(
-        warnings,
+        support::warnings(&alone),
         [(
             WarningKind::ClipOutsideFrames,
             "anims/body.aninc, line 3: run plays frames 1..6 of a skeleton of 3 frames; left out"

@@ -230,6 +230,20 @@ pub fn truncated_parts(e: &Error, expected: Format) -> (&'static str, u64, u64, 
     }
 }
 
+/// `model`'s clips as `(name, first, count, fps, looped)`, in order.
+pub fn clips<'m>(model: &'m skelmap::Model<'_>) -> Vec<(&'m str, u32, u32, f32, bool)> {
+    (model.clips().iter())
+        .map(|c| (c.name.as_str(), c.first, c.count, c.fps, c.looped))
+        .collect()
+}
+
+/// `model`'s warnings as `(kind, detail)`, in order.
+pub fn warnings<'m>(model: &'m skelmap::Model<'_>) -> Vec<(skelmap::WarningKind, &'m str)> {
+    (model.diagnostics().warnings().iter())
+        .map(|w| (w.kind, w.detail.as_str()))
+        .collect()
+}
+
 /// Every vertex of mesh 0 of `model` deformed at frame `k` (the writers' tests: a converted
 /// model against the asset it was made from).
 pub fn frame_vertices(model: &skelmap::Model<'_>, k: usize) -> Vec<[f32; 3]> {

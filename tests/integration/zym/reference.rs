@@ -117,13 +117,8 @@ fn deform_and_compact_match_darkplaces_formula_at_every_pose() {
 fn scenes_are_the_clips_with_their_names_rates_ranges_and_loop_flags() {
     let bytes = chain().write().unwrap();
     let model = Model::from_bytes(&bytes).unwrap();
-    let clips: Vec<_> = model
-        .clips()
-        .iter()
-        .map(|c| (c.name.as_str(), c.first, c.count, c.fps, c.looped))
-        .collect();
     assert_eq!(
-        clips,
+        crate::support::clips(&model),
         [("idle", 0, 1, 10.0, true), ("bend", 1, 3, 5.0, false)]
     );
 }

@@ -4,8 +4,9 @@
 //! (`mesh "models/…/body.mdm"`) and its animation group (`animationGroup "animations/….anim"`).
 //! The group lists animation files, `animgroup { animfile "<mdx>" { <clips> } … }`, each clip
 //! `name first length looping fps move_speed transition reversed [priority]`, a block's clips
-//! often `#include "<….aninc>"`d. The first animation file is the MDX the model opens with, and
-//! its clips are the model's. The files are read as ET:Legacy's `bg_character.c` and
+//! often `#include "<….aninc>"`d. The first animation file is the MDX the model opens with;
+//! every animation file's frames follow one another on the model's timeline, and each block's
+//! clips play its file's frames. The files are read as ET:Legacy's `bg_character.c` and
 //! `bg_animgroup.c` read them (keywords in any case, `//` and `/* */` comments, quoted words);
 //! `docs/formats/mdm.md` says what is kept.
 
@@ -26,8 +27,10 @@ const MAX_NAMES: usize = 4096;
 /// A character, group or included file: at most this many bytes and lines.
 const MAX_BYTES: u64 = 1 << 20;
 const MAX_LINES: u64 = 1 << 16;
-/// `#include`s followed in a group's block, at most.
+/// `#include`s followed in a group, at most.
 const MAX_INCLUDES: usize = 64;
+/// Animation files read from a group, at most (ET's own bound is its 512 animations).
+pub(super) const MAX_FILES: usize = 64;
 
 /// A word of one of these files: a token, with `{` and `}` split off as ET's lexer splits
 /// punctuation, and whether it was quoted.
@@ -229,13 +232,28 @@ pub(super) enum Item {
     Bad(String),
 }
 
-/// An animation group's first animation file: its MDX, the items of its block, and how many
-/// animation files follow it.
+/// An animation file of a group: its MDX and the items of its block.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Group {
+pub(super) struct AnimFile {
     pub(super) mdx: String,
     pub(super) items: Vec<Item>,
-    pub(super) others: usize,
+}
+
+/// An animation group: its first animation file (the skeleton), the others in order, and,
+/// where reading stopped before the group's end, at which line and why (an entry that is not
+/// `animfile <mdx> { … }`, or more than [`MAX_FILES`] files).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Group {
+    pub(super) first: AnimFile,
+    pub(super) more: Vec<AnimFile>,
+    pub(super) stopped: Option<String>,
+}
+
+impl Group {
+    /// Every animation file, in order.
+    pub(super) fn files(&self) -> impl Iterator<Item = &AnimFile> {
+        core::iter::once(&self.first).chain(&self.more)
+    }
 }
 
 /// The error of a group file that does not say `animgroup { animfile "<mdx>" { … } }`.
@@ -311,12 +329,13 @@ fn block_items(words: &[Word<'_>], mut at: usize, path: &str) -> (Vec<Item>, usi
     (items, at)
 }
 
-/// Reads the group file at `path`: its first animation file and that file's block.
+/// Reads the group file at `path`: its animation files and their blocks.
 ///
 /// # Errors
 ///
 /// [`Error::Text`] (`animation group`) where the file does not start `animgroup {
-/// animfile <mdx> {`; [`Error::Limit`] over the size bounds.
+/// animfile <mdx> {`; [`Error::Limit`] over the size bounds. A later entry that is not an
+/// animation file ends the reading (the files before it are kept): [`Group::stopped`].
 pub(super) fn read_group(path: &str, text: &[u8]) -> Result<Group> {
     check_size(text, Format::Mdm, "animation group", MAX_BYTES, MAX_LINES)?;
     let words = words(text);
@@ -325,30 +344,56 @@ pub(super) fn read_group(path: &str, text: &[u8]) -> Result<Group> {
             .get(at)
             .is_some_and(|w| !w.quoted && w.text.eq_ignore_ascii_case(what.as_bytes()))
     };
+    let name = |at: usize| {
+        words
+            .get(at)
+            .filter(|w| w.quoted || (w.text != b"{" && w.text != b"}"))
+    };
     for (at, what) in [(0, "animgroup"), (1, "{"), (2, "animfile")] {
         if !is(at, what) {
             return Err(expected(words.get(at), text, what));
         }
     }
-    let mdx = words
-        .get(3)
-        .filter(|w| w.text != b"{" && w.text != b"}")
-        .ok_or_else(|| expected(words.get(3), text, "the animation file's name"))?;
+    let mdx = name(3).ok_or_else(|| expected(words.get(3), text, "the animation file's name"))?;
     if !is(4, "{") {
         return Err(expected(words.get(4), text, "{"));
     }
     let (items, mut at) = block_items(&words, 5, path);
-    let mut others = 0;
-    while let Some(word) = words.get(at) {
-        if !word.quoted && word.text.eq_ignore_ascii_case(b"animfile") {
-            others += 1;
-        }
-        at += 1;
-    }
-    Ok(Group {
+    let first = AnimFile {
         mdx: vfs_path(mdx.text),
         items,
-        others,
+    };
+    let (mut more, mut stopped) = (Vec::new(), None);
+    // ET reads `animfile <mdx> { … }` entries up to the group's `}`.
+    while let Some(word) = words.get(at) {
+        if !word.quoted && word.text == b"}" {
+            break;
+        }
+        let line = word.line;
+        let entry = is(at, "animfile") && is(at + 2, "{");
+        let (Some(mdx), true) = (name(at + 1).filter(|_| entry), more.len() + 1 < MAX_FILES) else {
+            stopped = Some(if entry {
+                format!("line {line}: more than {MAX_FILES} animation files; the rest are not read")
+            } else {
+                format!(
+                    "line {line}: `{}` where an animfile or the group's end belongs; the rest is \
+                     not read",
+                    String::from_utf8_lossy(word.text)
+                )
+            });
+            break;
+        };
+        let (items, next) = block_items(&words, at + 3, path);
+        more.push(AnimFile {
+            mdx: vfs_path(mdx.text),
+            items,
+        });
+        at = next;
+    }
+    Ok(Group {
+        first,
+        more,
+        stopped,
     })
 }
 
@@ -374,11 +419,11 @@ pub(super) fn clip_list_path(path: &str) -> String {
     format!("{}.aninc", crate::resolver::strip_extension(path))
 }
 
-/// The files a group's block includes, in order, at most [`MAX_INCLUDES`].
+/// The files the group's blocks include, in order, at most [`MAX_INCLUDES`].
 pub(super) fn includes(group: &Group) -> impl Iterator<Item = &str> {
     group
-        .items
-        .iter()
+        .files()
+        .flat_map(|file| &file.items)
         .filter_map(|item| match item {
             Item::Include(file) => Some(file.as_str()),
             _ => None,
@@ -491,13 +536,19 @@ mod tests {
     }
 
     #[test]
-    fn a_group_gives_its_first_file_and_the_clips_of_its_block() -> Result<()> {
-        let text = b"animgroup\n{\n animfile \"anims/body.mdx\"\n {\n  #include \"anims/body.aninc\"\n  \
-                     wave 10 5 5 15.5 0 0 0 1\n  broken 1 2\n }\n animfile \"anims/other.mdx\" { }\n}\n";
+    fn a_group_gives_its_files_and_the_clips_of_their_blocks() -> Result<()> {
+        let text =
+            b"animgroup\n{\n animfile \"anims/body.mdx\"\n {\n  #include \"anims/body.aninc\"\n  \
+                     wave 10 5 5 15.5 0 0 0 1\n  broken 1 2\n }\n animfile \"anims/other.mdx\" { \
+                     #include \"anims/other.aninc\" }\n}\n";
         let group = read_group("g.anim", text)?;
-        assert_eq!(group.mdx, "anims/body.mdx");
-        assert_eq!(group.others, 1);
-        assert_eq!(includes(&group).collect::<Vec<_>>(), ["anims/body.aninc"]);
+        let files: Vec<_> = group.files().map(|f| f.mdx.as_str()).collect();
+        assert_eq!(files, ["anims/body.mdx", "anims/other.mdx"]);
+        assert_eq!(group.stopped, None);
+        assert_eq!(
+            includes(&group).collect::<Vec<_>>(),
+            ["anims/body.aninc", "anims/other.aninc"]
+        );
         let included = |file: &str| {
             (file == "anims/body.aninc").then(|| {
                 read_included(
@@ -508,7 +559,9 @@ mod tests {
             })
         };
         let mut left_out = Vec::new();
-        let groups = clips(&group.items, &included, 16, &mut |why| left_out.push(why));
+        let groups = clips(&group.first.items, &included, 16, &mut |why| {
+            left_out.push(why)
+        });
         let summary: Vec<_> = groups
             .iter()
             .map(|g| (g.name.as_str(), g.first, g.count, g.fps, g.looped))
@@ -525,6 +578,42 @@ mod tests {
                 "g.anim, line 7: broken has 2 numbers; first frame, length, looping and rate \
                  expected"
             ]
+        );
+        Ok(())
+    }
+
+    /// An entry after the first file that is not `animfile <mdx> { … }` ends the reading, and
+    /// so does the file past [`MAX_FILES`]; the files before are kept.
+    #[test]
+    fn a_group_s_reading_stops_at_an_entry_that_is_not_an_animation_file() -> Result<()> {
+        let text = b"animgroup {\n animfile a.mdx { }\n animfile b.mdx { x 0 1 0 20 }\n \
+                     animation c.mdx { }\n animfile d.mdx { }\n}";
+        let group = read_group("g.anim", text)?;
+        let files: Vec<_> = group.files().map(|f| f.mdx.as_str()).collect();
+        assert_eq!(files, ["a.mdx", "b.mdx"]);
+        assert_eq!(
+            group.stopped.as_deref(),
+            Some(
+                "line 4: `animation` where an animfile or the group's end belongs; the rest is \
+                 not read"
+            )
+        );
+        // An animfile of no block is not one either.
+        let group = read_group("g.anim", b"animgroup { animfile a.mdx { } animfile b.mdx }")?;
+        assert_eq!(group.more.len(), 0);
+        assert!(group.stopped.is_some_and(|s| s.contains("`animfile`")));
+        let mut text = b"animgroup {\n".to_vec();
+        for k in 0..=MAX_FILES {
+            text.extend(format!("animfile f{k}.mdx {{ }}\n").bytes());
+        }
+        let group = read_group("g.anim", &text)?;
+        assert_eq!(group.files().count(), MAX_FILES);
+        assert_eq!(
+            group.stopped,
+            Some(format!(
+                "line {}: more than {MAX_FILES} animation files; the rest are not read",
+                MAX_FILES + 2
+            ))
         );
         Ok(())
     }

@@ -21,6 +21,7 @@ use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::md4;
+use crate::name;
 use crate::parse::Parse;
 use crate::pose::framegroups::FrameGroup;
 use crate::read::Reader;
@@ -696,6 +697,7 @@ impl<'data> Parse<'data> for Mdx<'data> {
             frames,
             num_frames: num_frames as usize,
             bones,
+            joined: None,
         })
     }
 }
@@ -723,6 +725,7 @@ impl<'data> Pair<'data> {
         Ok(Pair {
             mdm,
             mdx,
+            more: Vec::new(),
             clips: None,
             skin: None,
         })
@@ -777,8 +780,9 @@ fn skeleton_files<'data, R: Resolver<'data> + ?Sized>(
     Ok((files, skin))
 }
 
-/// The MDX `character`'s animation group names first, then the files the group's block
-/// includes, then the group.
+/// The MDX `character`'s animation group names first, then the group's other animation
+/// files that exist (the others are reported at open), then the files the group's blocks
+/// include, then the group.
 fn group_files<'data, R: Resolver<'data> + ?Sized>(
     resolver: &R,
     character: &companion::Character<'data>,
@@ -789,14 +793,20 @@ fn group_files<'data, R: Resolver<'data> + ?Sized>(
         reason: "the animation group a character file names for the MDM is missing",
     })?;
     let group = companion::read_group(group_path, group_text.bytes())?;
-    let mdx = resolver.load(&group.mdx)?.ok_or_else(|| Error::Resolve {
+    let first = &group.first;
+    let mdx = resolver.load(&first.mdx)?.ok_or_else(|| Error::Resolve {
         path: format!(
             "{} (the first animfile of {group_path}, the animation group {} gives the mesh)",
-            group.mdx, character.path
+            first.mdx, character.path
         ),
         reason: "the MDX skeleton is missing",
     })?;
-    let mut files = vec![(Companion::Skeleton, group.mdx.clone(), mdx)];
+    let mut files = vec![(Companion::Skeleton, first.mdx.clone(), mdx)];
+    for file in &group.more {
+        if let Some(mdx) = resolver.load(&file.mdx)? {
+            files.push((Companion::AnimationFile, file.mdx.clone(), mdx));
+        }
+    }
     for include in companion::includes(&group) {
         if let Some(text) = resolver.load(include)? {
             files.push((Companion::AnimationGroup, include.to_string(), text));
@@ -857,10 +867,9 @@ impl<'a> Open<'a> for Pair<'a> {
             })?;
         let mdx = Mdx::parse_with(mdx.bytes(), limits, diag)?;
         let mut pair = Pair::new(mdm, mdx)?;
-        pair.clips = match group_clips(files, pair.mdx.num_frames, diag)? {
-            Some(clips) => Some(clips),
-            None => listed_clips(files, pair.mdx.num_frames, diag),
-        };
+        if !group_animations(files, &mut pair, limits, diag)? {
+            pair.clips = listed_clips(files, pair.mdx.num_frames, diag);
+        }
         for (path, text) in files
             .companions
             .iter()
@@ -951,23 +960,83 @@ fn listed_clips(
     ))
 }
 
-/// The clips of the animation group an MDM was found through (the last
-/// [`Companion::AnimationGroup`] of `files`, the others the files it includes), checked
-/// against the skeleton's `num_frames`; `None` without a group. A clip that is not one, or
-/// runs past the frames, is left out with a warning.
-fn group_clips(
-    files: &Files<'_>,
-    num_frames: usize,
+/// The animation group an MDM was found through (the last [`Companion::AnimationGroup`] of
+/// `files`, the others the files it includes): its other animation files joined to `pair`'s
+/// skeleton where they [fit](fits) it, and the clips of every joined file's block, each on
+/// its file's frames; `false` without a group. A file that is missing, malformed, of another
+/// skeleton or past the frame limit is left out with its clips, and where the group could not
+/// be read to its end the rest is (one [`WarningKind::CompanionIgnored`] names them all); a
+/// clip that is not one, or runs past its file's frames, is left out with a warning.
+fn group_animations<'a>(
+    files: &'a Files<'_>,
+    pair: &mut Pair<'a>,
+    limits: &Limits,
     diag: &mut Diagnostics,
-) -> Result<Option<Vec<FrameGroup>>> {
+) -> Result<bool> {
     let mut groups = files
         .companions
         .iter()
         .filter(|(kind, _, _)| *kind == Companion::AnimationGroup);
     let Some((_, group_path, group_text)) = groups.next_back() else {
-        return Ok(None);
+        return Ok(false);
     };
     let group = companion::read_group(group_path, group_text.bytes())?;
+    // The files `group_files` found, in the group's order.
+    let mut found = files
+        .companions
+        .iter()
+        .filter(|(kind, _, _)| *kind == Companion::AnimationFile)
+        .peekable();
+    let (mut blocks, mut more, mut left_out) = (vec![&group.first], Vec::new(), Vec::new());
+    let mut frames = pair.mdx.num_frames as u64;
+    for file in &group.more {
+        let Some((_, _, bytes)) = found.next_if(|(_, path, _)| *path == file.mdx) else {
+            left_out.push(format!("{} is missing", file.mdx));
+            continue;
+        };
+        let mdx = match Mdx::parse_with(bytes.bytes(), limits, diag) {
+            Ok(mdx) => mdx,
+            Err(e) => {
+                left_out.push(format!("{} does not open ({e})", file.mdx));
+                continue;
+            }
+        };
+        if let Err(why) = fits(&pair.mdx, &mdx) {
+            left_out.push(format!("{} {why}", file.mdx));
+            continue;
+        }
+        frames += mdx.num_frames as u64;
+        if frames > u64::from(limits.max_frames) {
+            left_out.push(format!(
+                "{} would take the frames past the limit of {}, and the files after it are \
+                 not read",
+                file.mdx, limits.max_frames
+            ));
+            break;
+        }
+        blocks.push(file);
+        more.push(mdx);
+    }
+    // One warning for the group: a diagnostic keeps the first detail of each kind.
+    let mut detail = Vec::new();
+    if !left_out.is_empty() {
+        detail.push(format!(
+            "animation files left out with their clips: {}",
+            left_out.join("; ")
+        ));
+    }
+    detail.extend(group.stopped.clone());
+    if !detail.is_empty() {
+        diag.warn(
+            Format::Mdm,
+            WarningKind::CompanionIgnored,
+            "animation group",
+            0,
+            || format!("{group_path}: {}", detail.join("; ")),
+        );
+    }
+    Mdx::join(&mut pair.mdx, &mut more);
+    pair.more = more;
     let included = |wanted: &str| {
         files
             .companions
@@ -975,29 +1044,58 @@ fn group_clips(
             .find(|(kind, path, _)| *kind == Companion::AnimationGroup && path == wanted)
             .and_then(|(_, path, text)| companion::read_included(path, text.bytes()).ok())
     };
-    let clips = companion::clips(&group.items, &included, num_frames, &mut |why| {
-        diag.warn(
-            Format::Mdm,
-            WarningKind::ClipOutsideFrames,
-            "animation group",
-            0,
-            || why,
-        );
-    });
-    if group.others > 0 {
-        diag.warn(
-            Format::Mdm,
-            WarningKind::CompanionIgnored,
-            "animation group",
-            0,
-            || {
-                format!(
-                    "{group_path}: {} more animation files (each its own MDX) are not read; \
-                     open one with --skeleton to play its clips",
-                    group.others
-                )
-            },
-        );
+    let mut clips = Vec::new();
+    for (block, mdx) in blocks.into_iter().zip(pair.animation_files()) {
+        let own = mdx.own_frames();
+        // Within `limits.max_frames`, a `u32`.
+        let start = own.start as u32;
+        let found = companion::clips(&block.items, &included, own.len(), &mut |why| {
+            diag.warn(
+                Format::Mdm,
+                WarningKind::ClipOutsideFrames,
+                "animation group",
+                0,
+                || why,
+            );
+        });
+        clips.extend(found.into_iter().map(|clip| FrameGroup {
+            first: clip.first + start,
+            ..clip
+        }));
     }
-    Ok(Some(clips))
+    pair.clips = Some(clips);
+    Ok(true)
+}
+
+/// Whether `other`, an animation file of a group after `skeleton`'s, has its bones: as many,
+/// each of the same name, parent and torso weight, about the same torso parent; otherwise
+/// what differs. A bone's distance from its parent may differ: each file's frames are placed
+/// with its own ([`Pair::animation_file`]).
+fn fits(skeleton: &Mdx<'_>, other: &Mdx<'_>) -> core::result::Result<(), String> {
+    if other.num_bones() != skeleton.num_bones() {
+        return Err(format!(
+            "has {} bones where the skeleton has {}",
+            other.num_bones(),
+            skeleton.num_bones()
+        ));
+    }
+    if other.torso_parent() != skeleton.torso_parent() {
+        return Err("turns the torso about another bone than the skeleton".to_string());
+    }
+    for (k, (a, b)) in skeleton.bones.iter().zip(other.bones).enumerate() {
+        let what = if name::trim_nul(&a.name) != name::trim_nul(&b.name) {
+            "name"
+        } else if a.parent.get() != b.parent.get() {
+            "parent"
+        } else if a.torso_weight.get().to_bits() != b.torso_weight.get().to_bits() {
+            "torso weight"
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "gives bone {k} ({}) another {what} than the skeleton",
+            String::from_utf8_lossy(name::trim_nul(&a.name))
+        ));
+    }
+    Ok(())
 }

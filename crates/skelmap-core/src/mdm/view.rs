@@ -6,6 +6,8 @@
 //! bytes through checked reads and fall back to empty results rather than panic, which only a
 //! wrong proof could make them do.
 
+use std::sync::Arc;
+
 use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
 use zerocopy::FromBytes;
 use zerocopy::byteorder::{I32, LittleEndian};
@@ -275,6 +277,13 @@ impl<'data> Tag<'data> {
 /// A validated Enemy Territory MDX over borrowed bytes: bones and frames of compressed
 /// angles. `Send` and `Sync`.
 ///
+/// The MDX of an MDM opened through an animation group whose other animation files are read
+/// too ([`Pair::animation_files`]) reaches the frames of all of them, one file's after
+/// another in the group's order: its [`num_frames`](Mdx::num_frames) and
+/// [`frame`](Mdx::frame) count them all, and [`own_frames`](Mdx::own_frames) says which are
+/// its own. Its bones place any frame asked of it; ET places each with its own file's
+/// ([`Pair::animation_file`]).
+///
 /// ```
 /// use skelmap_core::Parse;
 /// use skelmap_core::mdm::{Builder, Mdx};
@@ -288,10 +297,24 @@ impl<'data> Tag<'data> {
 #[derive(Debug, Clone)]
 pub struct Mdx<'data> {
     pub(super) header: &'data MdxHeader,
-    /// `num_frames` frames, back to back.
+    /// The file's own frames, back to back.
     pub(super) frames: &'data [u8],
+    /// The frames it reaches: its own, or with others joined, all of theirs.
     pub(super) num_frames: usize,
     pub(super) bones: &'data [MdxBoneInfo],
+    /// With the frames of a group's other files joined, where they are.
+    pub(super) joined: Option<Joined<'data>>,
+}
+
+/// The frames of an animation group's files on one timeline, as each of its [`Mdx`]s reaches
+/// them.
+#[derive(Debug, Clone)]
+pub(super) struct Joined<'data> {
+    /// Every file's frames in the group's order: its bytes and how many frames they hold,
+    /// each on as many bones as every other file's.
+    files: Arc<[(&'data [u8], usize)]>,
+    /// This file's frames on the timeline.
+    own: core::ops::Range<usize>,
 }
 
 /// One frame of an [`Mdx`]: its summary and a compressed bone per bone.
@@ -365,10 +388,53 @@ impl<'data> Mdx<'data> {
         name::trim_nul(&self.header.name)
     }
 
-    /// Frames (at least 1).
+    /// Frames (at least 1): the file's own, or with a group's other files joined, every
+    /// file's.
     #[must_use]
     pub fn num_frames(&self) -> usize {
         self.num_frames
+    }
+
+    /// Which of [`num_frames`](Mdx::num_frames) are the file's own: all of them, unless a
+    /// group's other files are joined.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::mdm::{Builder, Mdx};
+    /// let (_, bytes) = Builder::triangle().write();
+    /// assert_eq!(Mdx::parse(&bytes)?.own_frames(), 0..3);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn own_frames(&self) -> core::ops::Range<usize> {
+        match &self.joined {
+            None => 0..self.num_frames,
+            Some(joined) => joined.own.clone(),
+        }
+    }
+
+    /// `first` and `more` (each not joined before) reaching one another's frames, `first`'s
+    /// then each of `more`'s in order: every one must have `first`'s bone count (the caller
+    /// checks the skeletons).
+    pub(super) fn join(first: &mut Mdx<'data>, more: &mut [Mdx<'data>]) {
+        if more.is_empty() {
+            return;
+        }
+        let files: Arc<[(&'data [u8], usize)]> = core::iter::once(&*first)
+            .chain(more.iter())
+            .map(|mdx| (mdx.frames, mdx.num_frames))
+            .collect();
+        let total = files.iter().map(|&(_, n)| n).sum();
+        let mut start = 0;
+        for mdx in core::iter::once(first).chain(more.iter_mut()) {
+            let own = start..start + mdx.num_frames;
+            start = own.end;
+            mdx.num_frames = total;
+            mdx.joined = Some(Joined {
+                files: Arc::clone(&files),
+                own,
+            });
+        }
     }
 
     /// Bones (at least 1).
@@ -395,8 +461,22 @@ impl<'data> Mdx<'data> {
         if index >= self.num_frames {
             return None;
         }
+        let (frames, index) = match &self.joined {
+            None => (self.frames, index),
+            Some(joined) => {
+                let (mut index, mut files) = (index, joined.files.iter());
+                let frames = loop {
+                    let &(frames, n) = files.next()?;
+                    if index < n {
+                        break frames;
+                    }
+                    index -= n;
+                };
+                (frames, index)
+            }
+        };
         let stride = frame_stride(self.bones.len());
-        let bytes = self.frames.get(index.checked_mul(stride)?..)?;
+        let bytes = frames.get(index.checked_mul(stride)?..)?;
         let (raw, rest) = MdxFrame::ref_from_prefix(bytes).ok()?;
         let (bones, _) =
             <[MdxBoneFrameCompressed]>::ref_from_prefix_with_elems(rest, self.bones.len()).ok()?;
@@ -891,6 +971,8 @@ impl<'data> ModelView<'data> for MdxFile<'data> {
 pub struct Pair<'data> {
     pub(super) mdm: Mdm<'data>,
     pub(super) mdx: Mdx<'data>,
+    /// The animation group's other animation files whose frames follow the skeleton's.
+    pub(super) more: Vec<Mdx<'data>>,
     /// The clips of the animation group the MDX was found through, if it was.
     pub(super) clips: Option<Vec<FrameGroup>>,
     /// The `.skin` file opened with it, naming its surfaces' shaders.
@@ -904,10 +986,30 @@ impl<'data> Pair<'data> {
         &self.mdm
     }
 
-    /// The skeleton and animation.
+    /// The skeleton and animation: the MDX of the group's first animation file when the
+    /// mesh was found through an animation group, reaching the frames of the others (each
+    /// placed as ET places it by [`animation_file`](Pair::animation_file)).
     #[must_use]
     pub fn mdx(&self) -> &Mdx<'data> {
         &self.mdx
+    }
+
+    /// Every animation file whose frames the model plays, in timeline order: the skeleton
+    /// ([`mdx`](Pair::mdx)), then the animation group's other files that fit it (an MDM found
+    /// through an Enemy Territory character; `docs/formats/mdm.md`). Each reaches every
+    /// file's frames and owns [`Mdx::own_frames`] of them.
+    pub fn animation_files(&self) -> impl Iterator<Item = &Mdx<'data>> + Clone {
+        core::iter::once(&self.mdx).chain(&self.more)
+    }
+
+    /// The animation file whose frames include `frame`, whose bones place it as ET places a
+    /// frame with its own file's bone records; the skeleton past the frames.
+    #[must_use]
+    pub fn animation_file(&self, frame: usize) -> &Mdx<'data> {
+        self.more
+            .iter()
+            .find(|mdx| mdx.own_frames().contains(&frame))
+            .unwrap_or(&self.mdx)
     }
 
     /// The `.skin` file opened with it, if any.
@@ -930,7 +1032,9 @@ impl<'data> Pair<'data> {
     #[must_use]
     pub fn tag_pose(&self, frame: usize, index: usize) -> Option<TagPose<'data>> {
         let tag = self.mdm.tag(index)?;
-        let bone = self.mdx.bone_transform(frame, frame, tag.bone())?;
+        let bone = self
+            .animation_file(frame)
+            .bone_transform(frame, frame, tag.bone())?;
         let origin = bone.transform_point3(Vec3::from(tag.offset_in_bone()));
         let axis = tag
             .axis()
@@ -960,18 +1064,21 @@ impl<'data> Skeleton<'data> for Pair<'data> {
     }
 }
 
+/// A frame is placed by its animation file's bones ([`Pair::animation_file`]); a lerp between
+/// two by frame `b`'s file's, as ET's `R_CalcBones` takes the bone records of the new
+/// frame's model.
 impl<'data> PoseFrames<'data> for Pair<'data> {
     fn num_frames(&self) -> usize {
         self.mdx.num_frames
     }
 
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
-        self.mdx.bone_pose(frame, bone)
+        self.animation_file(frame).bone_pose(frame, bone)
     }
 
     /// ET's lerp between frames, as [`Mdx`]'s.
     fn nlerp_frames_into(&self, a: usize, b: usize, t: f32, out: &mut Vec<(Quat, Vec3A)>) -> bool {
-        self.mdx.nlerp_frames_into(a, b, t, out)
+        self.animation_file(b).nlerp_frames_into(a, b, t, out)
     }
 }
 

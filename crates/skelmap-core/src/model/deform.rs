@@ -266,7 +266,9 @@ impl Model<'_> {
     /// `w` turned about the torso parent by `w · axis + (1 − w) · I`), then refreshes the
     /// kernels' layouts, so that deforming, the GPU palette and attachments all follow. A
     /// model without torso weights (every other format) is left as it is. Posing again starts
-    /// from the pose's parent-relative poses, without the turn: turn after each pose.
+    /// from the pose's parent-relative poses, without the turn: turn after each pose. The
+    /// weights are the skeleton's (an animation group's first file's; its other files may
+    /// differ only in their bones' distances, which placing the frames used).
     ///
     /// ```
     /// use skelmap_core::Model;
@@ -294,7 +296,7 @@ impl Model<'_> {
     /// [`DeformError::NotSampled`] when `pose` holds no bone pose of this model (pose it
     /// first); `pose` is then left as it was.
     pub fn turn_torso(&self, axis: glam::Mat3, pose: &mut Pose) -> Result<(), DeformError> {
-        let Some(mdx) = self.torso_skeleton() else {
+        let Some(mdx) = self.torso_skeleton(0) else {
             return Ok(());
         };
         if pose.sampled != Sampled::Bones || pose.palette.world.len() != self.num_bones() {
@@ -347,7 +349,7 @@ impl Model<'_> {
         pose.sampled = Sampled::Nothing;
         self.check_frames(legs)?;
         self.check_frames(torso)?;
-        let Some(mdx) = self.torso_skeleton() else {
+        let Some(mdx) = self.torso_skeleton(legs.1) else {
             return self.pose(legs.0, legs.1, legs.2, Interpolation::Nlerp, pose);
         };
         let frames = self.num_frames();
@@ -377,10 +379,12 @@ impl Model<'_> {
         Ok(())
     }
 
-    /// The skeleton whose bones carry torso weights: an MDM pair's MDX, or an MDX alone.
-    fn torso_skeleton(&self) -> Option<&crate::mdm::Mdx<'_>> {
+    /// The skeleton whose bones carry torso weights, placing frame `frame`: an MDM pair's
+    /// animation file of that frame (ET takes the bone records of the legs' new frame's
+    /// model), or an MDX alone.
+    fn torso_skeleton(&self, frame: usize) -> Option<&crate::mdm::Mdx<'_>> {
         match (self.as_mdm(), self.as_mdx()) {
-            (Some(pair), _) => Some(pair.mdx()),
+            (Some(pair), _) => Some(pair.animation_file(frame)),
             (None, mdx) => mdx.map(crate::mdm::MdxFile::mdx),
         }
     }

@@ -49,6 +49,10 @@ pub enum Companion {
     /// The clips of an Enemy Territory MDX: the `.aninc` file of its stem beside it, the block
     /// ET's animation groups include for it.
     ClipList,
+    /// An Enemy Territory animation group's animation file after its first (which is the
+    /// MDM's [`Skeleton`](Companion::Skeleton)): an MDX of more frames on the same bones,
+    /// played after the skeleton's.
+    AnimationFile,
 }
 
 /// A companion: what it is, its path, its bytes.
