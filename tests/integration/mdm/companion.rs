@@ -111,8 +111,8 @@ fn a_character_names_the_mdx_and_its_group_the_clips() {
             ),
             (
                 WarningKind::ClipOutsideFrames,
-                "animations/human/base/body.aninc, line 4: too_long plays frames 1..6 of a \
-                 skeleton of 3 frames; left out"
+                "animations/human/base/body.aninc, line 4: too_long plays frames 1..6 of \
+                 animations/human/base/body.mdx, which has 3 frames; left out"
             ),
         ]
     );
@@ -224,8 +224,8 @@ fn the_group_s_other_animation_files_play_after_the_skeleton() {
             WarningKind::CompanionIgnored,
             (
                 WarningKind::ClipOutsideFrames,
-                "animations/human/base/body.aninc, line 4: too_long plays frames 1..6 of a \
-                 skeleton of 3 frames; left out"
+                "animations/human/base/body.aninc, line 4: too_long plays frames 1..6 of \
+                 animations/human/base/body.mdx, which has 3 frames; left out"
             )
         )
     );

@@ -434,13 +434,18 @@ pub(super) fn includes(group: &Group) -> impl Iterator<Item = &str> {
 /// The clips of `items` (an included file's expanded by `included`, which gives its items
 /// or `None` when it was not read) that lie in `0..num_frames`, as frame groups: a clip
 /// loops when it names frames to loop. A clip of no frames (ET's files list placeholders)
-/// is no clip; what else is left out is reported to `left_out` (where, and why).
+/// is no clip; what else is left out is reported to `left_out` (where, and why, naming the
+/// animation file `mdx` the frames are of, when given).
 pub(super) fn clips(
     items: &[Item],
     included: &dyn Fn(&str) -> Option<Vec<Item>>,
-    num_frames: usize,
+    (num_frames, mdx): (usize, Option<&str>),
     left_out: &mut dyn FnMut(String),
 ) -> Vec<FrameGroup> {
+    let frames = match mdx {
+        Some(mdx) => format!("{mdx}, which has {num_frames} frames"),
+        None => format!("a skeleton of {num_frames} frames"),
+    };
     let mut groups = Vec::new();
     let mut take = |clip: &Clip, left_out: &mut dyn FnMut(String)| {
         let end = clip.first.checked_add(clip.length);
@@ -457,7 +462,7 @@ pub(super) fn clips(
                 });
             }
             _ => left_out(format!(
-                "{}: {} plays frames {}..{} of a skeleton of {num_frames} frames; left out",
+                "{}: {} plays frames {}..{} of {frames}; left out",
                 clip.place,
                 clip.name,
                 clip.first,
@@ -559,7 +564,7 @@ mod tests {
             })
         };
         let mut left_out = Vec::new();
-        let groups = clips(&group.first.items, &included, 16, &mut |why| {
+        let groups = clips(&group.first.items, &included, (16, None), &mut |why| {
             left_out.push(why)
         });
         let summary: Vec<_> = groups
@@ -577,6 +582,27 @@ mod tests {
                  frames; left out",
                 "g.anim, line 7: broken has 2 numbers; first frame, length, looping and rate \
                  expected"
+            ]
+        );
+        // A group's clip past its file's frames names the file.
+        let other = &group.more[0];
+        let wave = [Item::Clip(Clip {
+            name: "wave".into(),
+            first: 1,
+            length: 2,
+            looping: 0,
+            fps: 20.0,
+            place: "g.anim, line 9".into(),
+        })];
+        left_out.clear();
+        let none = clips(&wave, &included, (2, Some(&other.mdx)), &mut |why| {
+            left_out.push(why)
+        });
+        assert!(none.is_empty());
+        assert_eq!(
+            left_out,
+            [
+                "g.anim, line 9: wave plays frames 1..3 of anims/other.mdx, which has 2 frames; left out"
             ]
         );
         Ok(())

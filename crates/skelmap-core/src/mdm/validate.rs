@@ -947,7 +947,7 @@ fn listed_clips(
     Some(companion::clips(
         &items,
         &|_| None,
-        num_frames,
+        (num_frames, None),
         &mut |why| {
             diag.warn(
                 Format::Mdx,
@@ -1049,7 +1049,8 @@ fn group_animations<'a>(
         let own = mdx.own_frames();
         // Within `limits.max_frames`, a `u32`.
         let start = own.start as u32;
-        let found = companion::clips(&block.items, &included, own.len(), &mut |why| {
+        let frames = (own.len(), Some(block.mdx.as_str()));
+        let found = companion::clips(&block.items, &included, frames, &mut |why| {
             diag.warn(
                 Format::Mdm,
                 WarningKind::ClipOutsideFrames,
