@@ -30,6 +30,8 @@ pub struct Summary {
     pub skin_file: Option<String>,
     /// The `animation.cfg` a player's legs or torso (MD3) took its clips from.
     pub animation_config: Option<String>,
+    /// Every file the model was opened with besides its own, in the order read.
+    pub companions: Vec<CompanionSummary>,
     pub levels_of_detail: u32,
     pub bones: u32,
     pub roots: u32,
@@ -78,6 +80,14 @@ pub struct Summary {
     pub mesh_list: Vec<MeshSummary>,
     pub frame_names: Vec<String>,
     pub diagnostics: Vec<DiagnosticSummary>,
+}
+
+/// A file a model was opened with: what it is to the model ([`Companion::name`]) and its
+/// path (relative to the model's base directory where it has one).
+#[derive(Debug, Serialize)]
+pub struct CompanionSummary {
+    pub kind: &'static str,
+    pub path: String,
 }
 
 /// A Half-Life model's body value and its body parts.
@@ -443,6 +453,13 @@ impl Summary {
             animation: companion(Companion::Animation),
             skin_file: companion(Companion::Skin),
             animation_config: companion(Companion::AnimationConfig),
+            companions: model
+                .companions()
+                .map(|(kind, path)| CompanionSummary {
+                    kind: kind.name(),
+                    path: path.to_string(),
+                })
+                .collect(),
             // Levels past the model itself: companion files (SKM, MD3), or inside the file (MDR).
             levels_of_detail: (model
                 .companions()
@@ -680,7 +697,7 @@ pub fn render_text(s: &Summary, out: &mut String) {
 }
 
 /// The first line (file, format, size), then the skins, grid, attributes, animation,
-/// materials and skeleton, each where the model has them.
+/// materials, skeleton and the files opened with the model, each where the model has them.
 fn render_contents(s: &Summary, out: &mut String) {
     let _ = writeln!(out, "{}: {} model, {} bytes", s.file, s.format, s.size);
     if let Some(skins) = &s.skins {
@@ -760,6 +777,13 @@ fn render_contents(s: &Summary, out: &mut String) {
     }
     if let Some(cfg) = &s.animation_config {
         let _ = writeln!(out, "  clips from {cfg}");
+    }
+    if !s.companions.is_empty() {
+        let files = count(s.companions.len() as u32, "file", "files");
+        let _ = writeln!(out, "  opened with {files}:");
+        for c in &s.companions {
+            let _ = writeln!(out, "    {} ({})", c.path, c.kind.replace('_', " "));
+        }
     }
 }
 

@@ -479,15 +479,20 @@ fn validate_walks_directories_and_reports_json() {
 /// An Enemy Territory game folder: the mesh with no MDX beside it, found through its
 /// character file and animation group. `validate` of the folder opens the mesh (the game
 /// folder found above it) and leaves the `.anim` text alone, which an SL `.anim` walk used
-/// to fail; `info` names the clips the group gives.
+/// to fail; `info` names the clips the group gives (its second animation file's after the
+/// first's) and every file the mesh was opened with.
 #[test]
 fn an_et_game_folder_validates_and_names_its_clips() {
     let dir = temp_dir("et-game");
     let etmain = dir.join("etmain");
-    let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
-    let files: [(&str, &[u8]); 5] = [
+    let mut builder = skelmap_core::mdm::Builder::triangle();
+    let (mdm, mdx) = builder.write();
+    builder.frames.truncate(2);
+    let mortar = builder.write_mdx();
+    let files: [(&str, &[u8]); 6] = [
         ("models/players/soldier/body.mdm", &mdm),
         ("animations/body.mdx", &mdx),
+        ("animations/mortar.mdx", &mortar),
         (
             "characters/axis/soldier.char",
             b"characterDef {\n mesh \"models/players/soldier/body.mdm\"\n \
@@ -496,7 +501,8 @@ fn an_et_game_folder_validates_and_names_its_clips() {
         (
             "animations/human.anim",
             b"animgroup {\n animfile \"animations/body.mdx\" {\n  #include \
-              \"animations/body.aninc\"\n }\n}\n",
+              \"animations/body.aninc\"\n }\n animfile \"animations/mortar.mdx\" {\n  \
+              fire 0 2 0 10 0 0 0\n }\n}\n",
         ),
         (
             "animations/body.aninc",
@@ -513,14 +519,33 @@ fn an_et_game_folder_validates_and_names_its_clips() {
         .iter()
         .map(|f| (f["format"].as_str().unwrap(), f["ok"].as_bool().unwrap()))
         .collect();
-    assert_eq!(formats, [("MDX", true), ("MDM", true)]);
+    assert_eq!(formats, [("MDX", true), ("MDX", true), ("MDM", true)]);
     let mesh = etmain.join("models/players/soldier/body.mdm");
     let out = skelmap(&["info", mesh.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
-    assert!(text.contains("skeleton animations/body.mdx"), "{text}");
-    assert!(text.contains("clips (from animation group)"), "{text}");
-    assert!(text.contains("    wave "), "{text}");
+    for line in [
+        "skeleton animations/body.mdx",
+        "2 bones (1 root, 1 attachment), 1 mesh, 5 frames",
+        "clips (from animation group)",
+        "    wave ",
+        "    fire ",
+        "  opened with 5 files:\n    animations/body.mdx (skeleton)\n    \
+         characters/axis/soldier.char (character)\n    animations/mortar.mdx (animation file)\n    \
+         animations/body.aninc (animation group)\n    animations/human.anim (animation group)\n",
+    ] {
+        assert!(text.contains(line), "{line:?} in:\n{text}");
+    }
+    let out = skelmap(&["info", mesh.to_str().unwrap(), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let companions: Vec<_> = json["companions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(companions[2], ("animation_file", "animations/mortar.mdx"));
+    assert_eq!(json["frames"], 5);
 }
 
 #[test]

@@ -55,6 +55,35 @@ pub enum Companion {
     AnimationFile,
 }
 
+impl Companion {
+    /// A stable identifier for what the file is to the model, in snake case (the name `info
+    /// --json` gives it).
+    ///
+    /// ```
+    /// use skelmap_core::model::Companion;
+    /// assert_eq!(Companion::SequenceGroup.name(), "sequence_group");
+    /// ```
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Companion::Skeleton => "skeleton",
+            Companion::LevelOfDetail => "level_of_detail",
+            Companion::Animation => "animation",
+            Companion::FrameGroups => "frame_groups",
+            Companion::Skin => "skin",
+            Companion::AnimationConfig => "animation_config",
+            Companion::AnimationBeside => "animation_beside",
+            Companion::Textures => "textures",
+            Companion::SequenceGroup => "sequence_group",
+            Companion::Scale => "scale",
+            Companion::Character => "character",
+            Companion::AnimationGroup => "animation_group",
+            Companion::ClipList => "clip_list",
+            Companion::AnimationFile => "animation_file",
+        }
+    }
+}
+
 /// A companion: what it is, its path, its bytes.
 pub(crate) type CompanionFile<'data> = (Companion, String, Source<'data>);
 
