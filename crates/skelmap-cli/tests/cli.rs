@@ -480,7 +480,7 @@ fn validate_walks_directories_and_reports_json() {
 /// character file and animation group. `validate` of the folder opens the mesh (the game
 /// folder found above it) and leaves the `.anim` text alone, which an SL `.anim` walk used
 /// to fail; `info` names the clips the group gives (its second animation file's after the
-/// first's) and every file the mesh was opened with.
+/// first's) and every file the mesh was opened with, and the second MDX alone its block's.
 #[test]
 fn an_et_game_folder_validates_and_names_its_clips() {
     let dir = temp_dir("et-game");
@@ -546,6 +546,17 @@ fn an_et_game_folder_validates_and_names_its_clips() {
         .collect();
     assert_eq!(companions[2], ("animation_file", "animations/mortar.mdx"));
     assert_eq!(json["frames"], 5);
+    // Alone, with no `.aninc` beside it, the second MDX takes its block's clips from the
+    // group found through the game folder above it.
+    let mortar = etmain.join("animations/mortar.mdx");
+    let out = skelmap(&["info", mortar.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(text.contains("clips (from animation group)"), "{text}");
+    assert!(text.contains("    fire "), "{text}");
+    assert!(
+        text.contains("characters/axis/soldier.char (character)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1696,8 +1696,8 @@ pub fn hl1_near_f32_limit(m: &skelmap_core::hl1::Hl1<'_>) -> bool {
 /// group may include (`a/body.aninc`), beside a built MDM (`m/body.mdm`) and MDX
 /// (`a/body.mdx`), and two more MDXs a group may name after it: `a/more.mdx` (the same bones
 /// at other distances, two frames) and `a/other.mdx` (a bone more). Opened through an
-/// in-memory resolver as ET finds the MDX; the model, when it opens, is walked; `true` when it
-/// opened.
+/// in-memory resolver as ET finds the MDX (and `a/more.mdx` alone, as ET finds its clips);
+/// each model that opens is walked; `true` when the mesh opened.
 pub fn et_character(data: &[u8]) -> bool {
     static FILES: std::sync::OnceLock<[Vec<u8>; 4]> = std::sync::OnceLock::new();
     let [mdm, mdx, more, other] = FILES.get_or_init(|| {
@@ -1718,6 +1718,12 @@ pub fn et_character(data: &[u8]) -> bool {
     files.insert("a/other.mdx".to_string(), &other[..]);
     for path in ["characters/c.char", "a/group.anim", "a/body.aninc"] {
         files.insert(path.to_string(), parts.next().unwrap_or_default());
+    }
+    // `a/more.mdx` alone, with no `.aninc` beside it: its clips from a group naming it.
+    if let Ok(alone) = Model::resolve(&files, "a/more.mdx", &skelmap_core::Limits::DEFAULT) {
+        let frames = alone.num_frames() as u64;
+        assert!((alone.clips().iter()).all(|c| u64::from(c.first) + u64::from(c.count) <= frames));
+        model(&alone);
     }
     match Model::resolve(&files, "m/body.mdm", &skelmap_core::Limits::DEFAULT) {
         Ok(opened) => {

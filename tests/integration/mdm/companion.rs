@@ -514,3 +514,73 @@ fn the_aninc_beside_an_mdx_names_its_clips() {
         WarningKind::CompanionIgnored
     );
 }
+
+/// An MDX opened alone without an `.aninc` beside it takes the clips of the block of the
+/// first animation group naming it (the path compared as ET compares them: any case, `\`
+/// as `/`), with the files that block includes; an MDX no group names plays every frame.
+#[test]
+fn an_mdx_alone_takes_its_clips_from_the_group_naming_it() {
+    let mut files = game();
+    let base = "animations/human/base";
+    files.insert(format!("{base}/mortar.mdx"), mortar().write().1);
+    files.insert(
+        format!("{base}/mortar_extra.aninc"),
+        b"aim 1 1 1 20 0 0 0\n".to_vec(),
+    );
+    files.insert(
+        "animations/human_base.anim".to_string(),
+        b"animgroup {\n animfile \"animations/human/base/body.mdx\" { }\n \
+          animfile \"Animations\\Human\\Base\\MORTAR.mdx\" {\n  \
+          #include \"animations/human/base/mortar_extra.aninc\"\n  fire 0 2 0 10 0 0 0\n  \
+          late 1 5 0 20 0 0 0\n }\n}\n"
+            .to_vec(),
+    );
+    let mortar = format!("{base}/mortar.mdx");
+    let model = Model::resolve(&&files, &mortar, &Limits::DEFAULT).unwrap();
+    assert_eq!(model.num_frames(), 2);
+    assert_eq!(
+        model.companions().collect::<Vec<_>>(),
+        [
+            (
+                Companion::Character,
+                "characters/temperate/axis/soldier.char"
+            ),
+            (
+                Companion::AnimationGroup,
+                "animations/human/base/mortar_extra.aninc"
+            ),
+            (Companion::AnimationGroup, "animations/human_base.anim"),
+        ]
+    );
+    assert_eq!(model.clip_origin(), ClipOrigin::AnimationGroup);
+    assert_eq!(
+        support::clips(&model),
+        [("aim", 1, 1, 20.0, true), ("fire", 0, 2, 10.0, false)]
+    );
+    assert_eq!(
+        support::warnings(&model),
+        [(
+            WarningKind::ClipOutsideFrames,
+            "animations/human_base.anim, line 6: late plays frames 1..6 of \
+             Animations/Human/Base/MORTAR.mdx, which has 2 frames; left out"
+        )]
+    );
+    drop(model);
+    // The `.aninc` beside it comes first; no group naming it, every frame at 20 fps.
+    files.insert(
+        format!("{base}/mortar.aninc"),
+        b"idle 0 2 2 20 0 0 0\n".to_vec(),
+    );
+    let model = Model::resolve(&&files, &mortar, &Limits::DEFAULT).unwrap();
+    assert_eq!(support::clips(&model), [("idle", 0, 2, 20.0, true)]);
+    drop(model);
+    files.remove(&format!("{base}/mortar.aninc"));
+    files.insert(
+        "animations/human_base.anim".to_string(),
+        b"animgroup { animfile \"animations/human/base/body.mdx\" { } }".to_vec(),
+    );
+    let model = Model::resolve(&&files, &mortar, &Limits::DEFAULT).unwrap();
+    assert_eq!(model.companions().count(), 0);
+    assert_eq!(model.clip_origin(), ClipOrigin::FrameGroups);
+    assert_eq!(support::clips(&model), [("all", 0, 2, 20.0, true)]);
+}

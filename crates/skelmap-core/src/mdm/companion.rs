@@ -210,6 +210,78 @@ pub(super) fn find_character<'data, R: Resolver<'data> + ?Sized>(
     Ok(None)
 }
 
+/// An animation group that names an MDX: the character file that led to it, and the group's
+/// path and text.
+#[derive(Debug)]
+pub(super) struct GroupNaming<'data> {
+    pub(super) character: (String, Source<'data>),
+    pub(super) group: (String, Source<'data>),
+}
+
+/// The first animation group (in the walk order of the character files that name one) with
+/// an animation file that is `mdx`, compared as ET compares paths. A group that is not one,
+/// or over the size bounds, is passed over (it is another character's).
+///
+/// # Errors
+///
+/// The resolver's; a character file over the size bounds.
+pub(super) fn find_group_naming<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    mdx: &str,
+) -> Result<Option<GroupNaming<'data>>> {
+    let wanted = folded(mdx.as_bytes());
+    let mut tried: Vec<String> = Vec::new();
+    for path in character_files(resolver)? {
+        let Some(text) = resolver.load(&path)? else {
+            continue;
+        };
+        check_size(
+            text.bytes(),
+            Format::Mdm,
+            "character file",
+            MAX_BYTES,
+            MAX_LINES,
+        )?;
+        let [Some(group)] = character_values(text.bytes(), ["animationGroup"]) else {
+            continue;
+        };
+        let group = vfs_path(group);
+        if tried.contains(&folded(group.as_bytes())) {
+            continue;
+        }
+        tried.push(folded(group.as_bytes()));
+        let Some(group_text) = resolver.load(&group)? else {
+            continue;
+        };
+        let names_it = read_group(&group, group_text.bytes())
+            .is_ok_and(|g| g.files().any(|f| folded(f.mdx.as_bytes()) == wanted));
+        if names_it {
+            return Ok(Some(GroupNaming {
+                character: (path, text),
+                group: (group, group_text),
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// The animation file of `group` that is `mdx` (compared as ET compares paths), if any.
+pub(super) fn file_naming<'g>(group: &'g Group, mdx: &str) -> Option<&'g AnimFile> {
+    let wanted = folded(mdx.as_bytes());
+    group.files().find(|f| folded(f.mdx.as_bytes()) == wanted)
+}
+
+/// The nearest folder above the file at `path` that holds a `characters/` folder (ET's base
+/// directory, `etmain/` or a mod's), looking at most 16 folders up.
+pub(super) fn base_dir(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let path = std::path::absolute(path).ok()?;
+    path.ancestors()
+        .skip(1)
+        .take(16)
+        .find(|dir| dir.join(CHARACTERS).is_dir())
+        .map(std::path::Path::to_path_buf)
+}
+
 /// One clip of an animation file's block, as written.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Clip {
@@ -421,8 +493,14 @@ pub(super) fn clip_list_path(path: &str) -> String {
 
 /// The files the group's blocks include, in order, at most [`MAX_INCLUDES`].
 pub(super) fn includes(group: &Group) -> impl Iterator<Item = &str> {
-    group
-        .files()
+    block_includes(group.files())
+}
+
+/// The files `blocks` include, in order, at most [`MAX_INCLUDES`].
+pub(super) fn block_includes<'g>(
+    blocks: impl Iterator<Item = &'g AnimFile>,
+) -> impl Iterator<Item = &'g str> {
+    blocks
         .flat_map(|file| &file.items)
         .filter_map(|item| match item {
             Item::Include(file) => Some(file.as_str()),

@@ -848,12 +848,7 @@ impl<'a> Open<'a> for Pair<'a> {
     /// The nearest folder above the mesh that holds a `characters/` folder (ET's base
     /// directory, `etmain/` or a mod's), looking at most 16 folders up.
     fn base_dir(path: &std::path::Path) -> Option<std::path::PathBuf> {
-        let path = std::path::absolute(path).ok()?;
-        path.ancestors()
-            .skip(1)
-            .take(16)
-            .find(|dir| dir.join(companion::CHARACTERS).is_dir())
-            .map(std::path::Path::to_path_buf)
+        companion::base_dir(path)
     }
 
     fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
@@ -893,7 +888,8 @@ impl<'a> Open<'a> for Pair<'a> {
 }
 
 /// An MDX opens with the `.aninc` file of its stem beside it, when there is one, for its
-/// clips.
+/// clips; else with the block of the first animation group (a character file under the game's
+/// `characters/` names it) whose animation file it is, as ET plays it.
 impl<'a> Open<'a> for MdxFile<'a> {
     const FRAME_GROUPS: bool = false;
 
@@ -904,18 +900,79 @@ impl<'a> Open<'a> for MdxFile<'a> {
         _: Given<'data>,
     ) -> Result<Vec<CompanionFile<'data>>> {
         let list = companion::clip_list_path(path);
-        Ok(resolver
-            .load(&list)?
-            .map(|text| (Companion::ClipList, list, text))
-            .into_iter()
-            .collect())
+        if let Some(text) = resolver.load(&list)? {
+            return Ok(vec![(Companion::ClipList, list, text)]);
+        }
+        let Some(found) = companion::find_group_naming(resolver, path)? else {
+            return Ok(Vec::new());
+        };
+        let (group_path, group_text) = found.group;
+        let mut files = vec![(Companion::Character, found.character.0, found.character.1)];
+        // The files the block of this MDX includes, then the group, last of its kind.
+        if let Ok(group) = companion::read_group(&group_path, group_text.bytes()) {
+            let block = companion::file_naming(&group, path);
+            for include in companion::block_includes(block.into_iter()) {
+                if let Some(text) = resolver.load(include)? {
+                    files.push((Companion::AnimationGroup, include.to_string(), text));
+                }
+            }
+        }
+        files.push((Companion::AnimationGroup, group_path, group_text));
+        Ok(files)
+    }
+
+    /// The nearest folder above the MDX that holds a `characters/` folder, as for an MDM.
+    fn base_dir(path: &std::path::Path) -> Option<std::path::PathBuf> {
+        companion::base_dir(path)
     }
 
     fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
         let mdx = Mdx::parse_with(files.main.bytes(), limits, diag)?;
-        let clips = listed_clips(files, mdx.num_frames, diag);
+        let clips = listed_clips(files, mdx.num_frames, diag)
+            .or_else(|| naming_group_clips(files, mdx.num_frames, diag));
         Ok(MdxFile { mdx, clips })
     }
+}
+
+/// The clips of the block of the animation group an MDX opened alone was found in (the last
+/// [`Companion::AnimationGroup`] of `files`, the others the files the block includes),
+/// checked against its `num_frames`; `None` without such a group. A clip that is not one, or
+/// runs past the frames, is left out with a warning.
+fn naming_group_clips(
+    files: &Files<'_>,
+    num_frames: usize,
+    diag: &mut Diagnostics,
+) -> Option<Vec<FrameGroup>> {
+    let (_, group_path, group_text) = files
+        .companions
+        .iter()
+        .rfind(|(kind, _, _)| *kind == Companion::AnimationGroup)?;
+    let group = companion::read_group(group_path, group_text.bytes()).ok()?;
+    let block = companion::file_naming(&group, &files.path)?;
+    Some(companion::clips(
+        &block.items,
+        &|wanted| included(files, wanted),
+        (num_frames, Some(&block.mdx)),
+        &mut |why| {
+            diag.warn(
+                Format::Mdx,
+                WarningKind::ClipOutsideFrames,
+                "animation group",
+                0,
+                || why,
+            );
+        },
+    ))
+}
+
+/// The items of the included file `wanted` among `files`' animation-group companions, if
+/// it was read and is one.
+fn included(files: &Files<'_>, wanted: &str) -> Option<Vec<companion::Item>> {
+    files
+        .companions
+        .iter()
+        .find(|(kind, path, _)| *kind == Companion::AnimationGroup && path == wanted)
+        .and_then(|(_, path, text)| companion::read_included(path, text.bytes()).ok())
 }
 
 /// The clips of the `.aninc` file opened with an MDX ([`Companion::ClipList`]), checked
@@ -1037,13 +1094,7 @@ fn group_animations<'a>(
     }
     Mdx::join(&mut pair.mdx, &mut more);
     pair.more = more;
-    let included = |wanted: &str| {
-        files
-            .companions
-            .iter()
-            .find(|(kind, path, _)| *kind == Companion::AnimationGroup && path == wanted)
-            .and_then(|(_, path, text)| companion::read_included(path, text.bytes()).ok())
-    };
+    let included = |wanted: &str| included(files, wanted);
     let mut clips = Vec::new();
     for (block, mdx) in blocks.into_iter().zip(pair.animation_files()) {
         let own = mdx.own_frames();
