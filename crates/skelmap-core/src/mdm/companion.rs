@@ -210,12 +210,13 @@ pub(super) fn find_character<'data, R: Resolver<'data> + ?Sized>(
     Ok(None)
 }
 
-/// An animation group that names an MDX: the character file that led to it, and the group's
-/// path and text.
+/// An animation group that names an MDX: the character file that led to it, the group's path
+/// and text, and the files the MDX's block includes.
 #[derive(Debug)]
 pub(super) struct GroupNaming<'data> {
     pub(super) character: (String, Source<'data>),
     pub(super) group: (String, Source<'data>),
+    pub(super) includes: Vec<String>,
 }
 
 /// The first animation group (in the walk order of the character files that name one) with
@@ -229,7 +230,6 @@ pub(super) fn find_group_naming<'data, R: Resolver<'data> + ?Sized>(
     resolver: &R,
     mdx: &str,
 ) -> Result<Option<GroupNaming<'data>>> {
-    let wanted = folded(mdx.as_bytes());
     let mut tried: Vec<String> = Vec::new();
     for path in character_files(resolver)? {
         let Some(text) = resolver.load(&path)? else {
@@ -253,11 +253,14 @@ pub(super) fn find_group_naming<'data, R: Resolver<'data> + ?Sized>(
         let Some(group_text) = resolver.load(&group)? else {
             continue;
         };
-        let names_it = read_group(&group, group_text.bytes())
-            .is_ok_and(|g| g.files().any(|f| folded(f.mdx.as_bytes()) == wanted));
-        if names_it {
+        let Ok(read) = read_group(&group, group_text.bytes()) else {
+            continue;
+        };
+        if let Some(block) = file_naming(&read, mdx) {
+            let includes = block_includes(core::iter::once(block)).map(String::from);
             return Ok(Some(GroupNaming {
                 character: (path, text),
+                includes: includes.collect(),
                 group: (group, group_text),
             }));
         }

@@ -909,12 +909,9 @@ impl<'a> Open<'a> for MdxFile<'a> {
         let (group_path, group_text) = found.group;
         let mut files = vec![(Companion::Character, found.character.0, found.character.1)];
         // The files the block of this MDX includes, then the group, last of its kind.
-        if let Ok(group) = companion::read_group(&group_path, group_text.bytes()) {
-            let block = companion::file_naming(&group, path);
-            for include in companion::block_includes(block.into_iter()) {
-                if let Some(text) = resolver.load(include)? {
-                    files.push((Companion::AnimationGroup, include.to_string(), text));
-                }
+        for include in found.includes {
+            if let Some(text) = resolver.load(&include)? {
+                files.push((Companion::AnimationGroup, include, text));
             }
         }
         files.push((Companion::AnimationGroup, group_path, group_text));
