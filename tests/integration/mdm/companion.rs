@@ -584,3 +584,35 @@ fn an_mdx_alone_takes_its_clips_from_the_group_naming_it() {
     assert_eq!(model.clip_origin(), ClipOrigin::FrameGroups);
     assert_eq!(support::clips(&model), [("all", 0, 2, 20.0, true)]);
 }
+
+/// A later animation file that would take the model's frames past `Limits::max_frames` is
+/// left out, and the files after it are not read.
+#[test]
+fn a_group_s_file_past_the_frame_limit_is_left_out_with_the_rest() {
+    let mut files = game();
+    let base = "animations/human/base";
+    files.insert(format!("{base}/mortar.mdx"), mortar().write().1);
+    files.insert(
+        "animations/human_base.anim".to_string(),
+        format!(
+            "animgroup {{ animfile \"{base}/body.mdx\" {{ }} animfile \"{base}/mortar.mdx\" \
+             {{ }} animfile \"{base}/gone.mdx\" {{ }} }}"
+        )
+        .into_bytes(),
+    );
+    let limits = Limits {
+        max_frames: 4,
+        ..Limits::DEFAULT
+    };
+    let model = Model::resolve(&&files, MESH, &limits).unwrap();
+    assert_eq!(model.num_frames(), 3);
+    assert_eq!(
+        support::warnings(&model),
+        [(
+            WarningKind::CompanionIgnored,
+            "animations/human_base.anim: animation files left out with their clips: \
+             animations/human/base/mortar.mdx would take the frames past the limit of 4, and \
+             the files after it are not read"
+        )]
+    );
+}
