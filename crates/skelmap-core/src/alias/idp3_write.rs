@@ -217,6 +217,34 @@ pub fn encode_normal(n: [f32; 3]) -> u16 {
     best.1
 }
 
+/// `a × b`.
+pub(crate) fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// Pitch, yaw and roll in degrees whose axes (Quake III's `AnglesToAxis`, see
+/// `mdc::Tag::axis`: an MDC tag's, and an MDX bone's rows) are `axis` (rows forward, left,
+/// up) for a rotation; the up axis is taken as forward × left, so that a mirrored tag keeps
+/// its forward and left axes. Where the forward axis is vertical, yaw is 0 and roll carries
+/// the turn.
+pub(crate) fn axis_to_angles(axis: &[[f32; 3]; 3]) -> [f64; 3] {
+    let [f, l, _] = axis.map(|r| r.map(f64::from));
+    let u = cross(f, l);
+    let flat = f[0].hypot(f[1]);
+    // An arctangent rather than the arcsine of `-f[2]`, which loses the angle near ±90°.
+    let pitch = (-f[2]).atan2(flat);
+    let (yaw, roll) = if flat > 1e-6 {
+        (f[1].atan2(f[0]), l[2].atan2(u[2]))
+    } else {
+        (0.0, (-u[1]).atan2(l[1]))
+    };
+    [pitch, yaw, roll].map(f64::to_degrees)
+}
+
 /// `name` cut at a character boundary to at most `max` bytes, with a note of what was cut
 /// (`kind` says what it names, `format` the file's format).
 pub(crate) fn cut_name(

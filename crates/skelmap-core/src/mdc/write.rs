@@ -19,8 +19,8 @@ use super::raw::{
 use super::view::compressed_offset;
 pub use crate::alias::idp3_write::FrameDef;
 use crate::alias::idp3_write::{
-    encode_normal, field, frame_summary, le_i32, put_frames, put_surface_records, put_vertices,
-    quantise,
+    axis_to_angles, cross, encode_normal, field, frame_summary, le_i32, put_frames,
+    put_surface_records, put_vertices, quantise,
 };
 use crate::asset::{Asset, FitError, Fitted};
 // ET:Legacy makes an MDC from an MD3: the MD3 writer lays the asset out, this one compresses it.
@@ -397,32 +397,6 @@ const ET_LEGACY: Target = Target {
 
 /// The most frames an MDC holds: its frame tables are `i16`.
 const MAX_FRAMES: usize = i16::MAX as usize + 1;
-
-/// `a × b`.
-fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
-}
-
-/// Pitch, yaw and roll in degrees whose axes (`AnglesToAxis`, see `mdc::Tag::axis`) are
-/// `axis` (rows forward, left, up) for a rotation; the up axis is taken as forward × left,
-/// so that a mirrored tag keeps its forward and left axes. Where the forward axis is
-/// vertical, yaw is 0 and roll carries the turn.
-fn axis_to_angles(axis: &[[f32; 3]; 3]) -> [f64; 3] {
-    let [f, l, _] = axis.map(|r| r.map(f64::from));
-    let u = cross(f, l);
-    let pitch = (-f[2]).clamp(-1.0, 1.0).asin();
-    let flat = f[0].hypot(f[1]);
-    let (yaw, roll) = if flat > 1e-6 {
-        (f[1].atan2(f[0]), l[2].atan2(u[2]))
-    } else {
-        (0.0, (-u[1]).atan2(l[1]))
-    };
-    [pitch, yaw, roll].map(f64::to_degrees)
-}
 
 /// A tag angle in degrees as stored: units of `360 / 32700` degrees, turned into ±180°.
 fn angle_units(degrees: f64) -> i16 {
