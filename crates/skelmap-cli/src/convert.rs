@@ -594,8 +594,8 @@ mod tests {
             of("a.hmp", None),
             Err(
                 "a.hmp: skelmap does not write .hmp files; it writes .dpm, .skm, .ms3d, .mdl \
-                 (--to mdl7, mdl, slmdl, quake or hl1), .iqm, .md3, .md2, .mdc, .mdr, .md5mesh, .zym, .psk, \
-                 .glb and .gltf"
+                 (--to mdl7, mdl, slmdl, quake or hl1), .iqm, .md3, .md2, .mdc, .mdr, .md5mesh, \
+                 .zym, .mdm, .psk, .glb and .gltf"
                     .to_string()
             )
         );

@@ -281,7 +281,7 @@ macro_rules! format_table {
                 name: "MDM", extensions: ["mdm"],
                 magic: MDM_MAGIC, magic_text: "\"MDMW\"", c_value: 21,
                 folder: "mdm", docs: "mdm", fuzz: "mdm",
-                writer: [],
+                writer: [mdm::Builder],
                 view: mdm::Pair, as_mdm,
                 "An Enemy Territory mesh paired with its MDX skeleton and animation.",
             }

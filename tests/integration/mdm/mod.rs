@@ -10,6 +10,7 @@ mod pair;
 mod reference;
 mod rules;
 mod sweep;
+mod write;
 
 pub use reference::three_bones;
 use skelmap::mdm::{Mdm, Mdx};

@@ -1,8 +1,10 @@
-//! [`Builder`]: writes an MDM and its MDX from plain values, for fixtures, fuzz seeds and
-//! tests. Layout: the MDM header, each surface (header, vertices with their weights,
-//! triangles, collapse map, bone references) one after another, then each tag and its bone
-//! references; the MDX header, the frames, then the bones.
+//! [`Builder`]: writes an MDM and its MDX from plain values (fixtures, fuzz seeds, tests) or
+//! from an asset ([`Builder::from_asset`], `skelmap convert … x.mdm`). Layout: the MDM
+//! header, each surface (header, vertices with their weights, triangles, collapse map, bone
+//! references) one after another, then each tag and its bone references; the MDX header, the
+//! frames, then the bones.
 
+use glam::{Affine3A, Mat3, Quat, Vec3};
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, I16, I32};
 
@@ -11,7 +13,9 @@ use super::raw::{
     MdxBoneInfo, MdxFrame, MdxHeader,
 };
 use crate::alias::idp3::Md3Triangle;
-use crate::format::{MDM_MAGIC, MDX_MAGIC};
+use crate::alias::idp3_write::{axis_to_angles, cut_name};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UNBOUND, UpAxis, check_names};
+use crate::format::{Format, MDM_MAGIC, MDX_MAGIC};
 
 pub use crate::md4::write::{VertexDef as Vertex, WeightDef as Weight};
 
@@ -443,5 +447,729 @@ impl Builder {
     #[must_use]
     pub fn write(&self) -> (Vec<u8>, Vec<u8>) {
         (self.write_mdm(), self.write_mdx())
+    }
+}
+
+/// The longest name a 64-byte field holds with its NUL.
+const MAX_NAME: usize = MAX_QPATH - 1;
+
+/// `degrees` as an MDX's 16-bit angle (`SHORT2ANGLE`'s 65536 units a turn): the nearest unit,
+/// wrapped into a turn.
+fn angle_units(degrees: f64) -> i16 {
+    let units = (degrees * 65536.0 / 360.0).round().rem_euclid(65536.0);
+    // In 0..65536: its low 16 bits are the two's-complement angle.
+    (units as u32 as u16).cast_signed()
+}
+
+/// The compressed angles of a model-space bone rotation. ET applies a bone as the matrix whose
+/// rows are the `AnglesToAxis` vectors of its angles (`mdm::angles_rotation`), so the rows of
+/// `rotation` are the forward, left and up axes the angles must give.
+fn rotation_angles(rotation: Quat) -> [i16; 3] {
+    let m = Mat3::from_quat(rotation);
+    let rows = [m.row(0), m.row(1), m.row(2)].map(|r| r.to_array());
+    axis_to_angles(&rows).map(angle_units)
+}
+
+/// The compressed pitch and yaw of the direction `d` (`mdm::offset_direction` inverted); 0
+/// and 0 for a bone at its parent's place, whose direction nothing reads.
+fn direction_angles(d: Vec3) -> [i16; 2] {
+    let d = d.as_dvec3();
+    if d.length() <= f64::from(f32::EPSILON) {
+        return [0, 0];
+    }
+    let flat = d.x.hypot(d.y);
+    let pitch = (-d.z).atan2(flat);
+    // Straight up or down, the yaw turns nothing: 0 rather than the arctangent of zeros.
+    let yaw = if flat > 0.0 { d.y.atan2(d.x) } else { 0.0 };
+    [pitch, yaw].map(|a| angle_units(a.to_degrees()))
+}
+
+/// A transform's rotation and translation, its scale dropped (an MDX bone has none).
+fn rotation_translation(m: &Affine3A) -> (Quat, Vec3) {
+    let (_, rotation, translation) = m.to_scale_rotation_translation();
+    let rotation = if rotation.is_finite() {
+        rotation.normalize()
+    } else {
+        Quat::IDENTITY
+    };
+    (rotation, translation)
+}
+
+/// `bone` and its ancestors in `parents`, ascending: the bones ET builds before it.
+fn with_ancestors(bones: impl IntoIterator<Item = usize>, parents: &[Option<usize>]) -> Vec<i32> {
+    let mut wanted = vec![false; parents.len()];
+    for bone in bones {
+        let mut at = Some(bone);
+        // Parents precede children, so each step goes down and the walk ends.
+        while let Some(b) = at.filter(|&b| b < wanted.len() && !wanted[b]) {
+            wanted[b] = true;
+            at = parents[b];
+        }
+    }
+    (0..parents.len())
+        .filter(|&b| wanted[b])
+        .map(|b| b as i32)
+        .collect()
+}
+
+/// A clip's name as an `.aninc` line takes it: bare when it is one token ET reads as a
+/// name, else quoted (a quote in it becomes `'`).
+fn clip_token(name: &str) -> String {
+    let plain = !name.is_empty()
+        && !name.starts_with('#')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "'"))
+    }
+}
+
+/// The text of the `.aninc` beside an MDX written for `asset`: one line a clip, as the block
+/// of an ET animation group lists them (`name first length looping fps move_speed transition
+/// reversed priority`), the frames those the MDX numbers, the game's own numbers 0.
+fn aninc_text(asset: &Asset) -> String {
+    let mut text = String::from(
+        "// name, first frame, length, looping (frames; 0: plays once), fps, move speed, \
+         transition, reversed, priority\n",
+    );
+    for clip in asset.clips.iter().filter(|c| !c.is_empty()) {
+        let looping = if clip.looped { clip.len() } else { 0 };
+        text.push_str(&format!(
+            "{} {} {} {looping} {} 0 0 0 0\n",
+            clip_token(&clip.name),
+            clip.first,
+            clip.len(),
+            // ET reads the rate to its hundredths.
+            (clip.fps * 100.0).round() / 100.0
+        ));
+    }
+    text
+}
+
+impl Builder {
+    /// `asset` as an MDM and the MDX that plays it, in the semantics ET:Legacy's renderer
+    /// gives them (`docs/formats/mdm.md`), `+Z` up (a `+Y`-up asset is turned). One MDX bone
+    /// a joint, and one root before them when the asset has several roots (ET places every
+    /// root at a frame's `parent_offset`), placed where the root of the most influences is;
+    /// every frame of every clip, each bone's model-space rotation as ET's 16-bit angles and
+    /// its place as the direction from its parent's place as written, at a fixed distance
+    /// (the middle of the distances the frames give); the frame's bounds and culling sphere
+    /// from the skinned vertices. One surface a mesh (split
+    /// past ET's 6000 vertices, its collapse table, or 20 000 triangles), each weight's offset
+    /// the vertex in its bone's bind space, the normal in the first weight's bone's (ET turns
+    /// it by that bone only, so the heaviest weight comes first). Attachment joints, and joints
+    /// named `tag_…`, become tags on their bones, the asset's tags tags on bone 0. The clips go into the
+    /// `.aninc` beside the MDX ([`asset::Writer`](crate::asset::Writer)), where skelmap finds
+    /// them and an animation group can `#include` them.
+    ///
+    /// A bone that carries vertices or tags and does not keep its distance from its parent
+    /// hangs in the MDX from the earlier bone it keeps its distance to best, where that
+    /// halves its miss (ET places a bone from its MDX parent only; its rotation is its own).
+    ///
+    /// What it cannot keep is said in [`Fitted::losses`]: a joint's scale; a bone whose
+    /// distance from its parent changes between frames (by how much, apart for bones that
+    /// carry no vertex or tag); the added root; bones hung from another; ET's level of detail
+    /// (each surface is drawn whole: `min_lod` is its vertex count, and its collapse map
+    /// points each vertex at the one before it); torso weights (all 0: ET plays the legs'
+    /// animation on every bone); clip names ET lower-cases; more than ET's 128 bones, 32
+    /// surfaces or 128 tags.
+    ///
+    /// ```
+    /// use skelmap_core::{Limits, Model, Source, asset, mdm, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let fitted = mdm::Builder::from_asset(&asset)?;
+    /// let (mdm, mdx) = fitted.builder.write();
+    /// let model = Model::from_mdm(Source::from_vec(mdm), Source::from_vec(mdx), &Limits::DEFAULT)?;
+    /// assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
+    /// assert_eq!(model.num_tags(), 1); // the tube's attachment joint
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] for a surface, shader, bone, tag or clip name past its 63 bytes, and for
+    /// vertex animation (morph clips), which an MDX cannot hold.
+    pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
+        let asset = asset.with_up(UpAxis::Z);
+        asset.refuse_vertex_animation("MDM")?;
+        let skeleton = asset.skeleton_or_root();
+        let shaders: Vec<String> = asset
+            .meshes
+            .iter()
+            .map(|m| asset.material_name(m))
+            .collect();
+        check_names(
+            "MDM",
+            "shader",
+            shaders.iter().map(String::as_str),
+            MAX_NAME,
+        )?;
+        let names: Vec<String> = (0..asset.meshes.len())
+            .map(|i| asset.mesh_name(i))
+            .collect();
+        check_names("MDM", "surface", names.iter().map(String::as_str), MAX_NAME)?;
+        let joint_names = skeleton.joints.iter().map(|j| j.name.as_str());
+        check_names("MDX", "bone", joint_names, MAX_NAME)?;
+        let joints = skeleton.joints.len();
+        // Attachments: the flagged joints, and those Quake III's and ET's tools name `tag_…`
+        // (an MD5 weapon's `tag_muzzle`), where a game looks for them.
+        let flagged: Vec<usize> = (0..joints)
+            .filter(|&j| {
+                let name = skeleton.joints[j].name.as_bytes();
+                skeleton.attachments.contains(&j)
+                    || name
+                        .get(..4)
+                        .is_some_and(|n| n.eq_ignore_ascii_case(b"tag_"))
+            })
+            .collect();
+        let tag_names = (flagged.iter().map(|&j| skeleton.joints[j].name.as_str()))
+            .chain(asset.tags.iter().map(|t| t.name.as_str()));
+        check_names("MDM", "tag", tag_names, MAX_NAME)?;
+        let clip_names = asset.clips.iter().map(|c| c.name.as_str());
+        check_names("MDX", "clip", clip_names, MAX_NAME)?;
+        let mut losses = Vec::new();
+
+        // Bones: one a joint, each parent as `Skeleton::world` takes it (one after its child
+        // is a root); several roots hang from a bone added before them.
+        let joint_parent = |j: usize| skeleton.joints[j].parent.filter(|&p| p < j);
+        let roots: Vec<usize> = (0..joints).filter(|&j| joint_parent(j).is_none()).collect();
+        let shift = usize::from(roots.len() > 1);
+        let mut parents: Vec<Option<usize>> = vec![None; shift];
+        parents.extend((0..joints).map(|j| match joint_parent(j) {
+            Some(p) => Some(p + shift),
+            None => (shift == 1).then_some(0),
+        }));
+        // Which bones show when misplaced: those vertices or tags hang on.
+        let mut carries = vec![false; parents.len()];
+        let mut influences = vec![0usize; joints];
+        for mesh in &asset.meshes {
+            for v in 0..mesh.positions.len() {
+                let mut bound = false;
+                for &(j, _) in mesh.influences.of(v) {
+                    if let Some(count) = influences.get_mut(usize::from(j)) {
+                        *count += 1;
+                        carries[usize::from(j) + shift] = true;
+                        bound = true;
+                    }
+                }
+                // Bound wholly to the first joint below.
+                carries[shift] |= !bound;
+            }
+        }
+        for &j in &flagged {
+            carries[j + shift] = true;
+        }
+        carries[0] |= !asset.tags.is_empty();
+        let mut bones: Vec<Bone> = Vec::with_capacity(parents.len());
+        // The added root sits each frame where the root of the most influences in its
+        // sub-tree is, which so stays exact.
+        let main = {
+            let mut held = influences.clone();
+            for j in (0..joints).rev() {
+                if let Some(p) = joint_parent(j) {
+                    held[p] += held[j];
+                }
+            }
+            (roots.iter().copied())
+                .max_by_key(|&r| (held[r], core::cmp::Reverse(r)))
+                .unwrap_or(0)
+        };
+        if shift == 1 {
+            let taken = |n: &str| {
+                skeleton
+                    .joints
+                    .iter()
+                    .any(|j| j.name.eq_ignore_ascii_case(n))
+            };
+            let name = (0..)
+                .map(|k| {
+                    if k == 0 {
+                        "root".to_string()
+                    } else {
+                        format!("root_{k}")
+                    }
+                })
+                .find(|n| !taken(n))
+                .unwrap_or_default();
+            losses.push(format!(
+                "the {} root joints hang from a bone '{name}' added where '{}' is in each \
+                 frame: ET places every root bone at one point a frame",
+                roots.len(),
+                skeleton.joints[main].name
+            ));
+            bones.push(Bone {
+                name,
+                parent: -1,
+                torso_weight: 0.0,
+                parent_dist: 0.0,
+                flags: 0,
+            });
+        }
+
+        // Every frame's model-space rotations and places, a bone each.
+        let bind = skeleton.bind_keys();
+        let frames: Vec<Vec<JointKey>> = match asset.joint_frames() {
+            Some(frames) if !frames.is_empty() => frames.iter().map(|f| f.to_vec()).collect(),
+            _ => vec![bind],
+        };
+        let placed: Vec<Vec<(Quat, Vec3)>> = frames
+            .iter()
+            .map(|keys| {
+                let world: Vec<(Quat, Vec3)> = skeleton
+                    .world(keys)
+                    .iter()
+                    .map(rotation_translation)
+                    .collect();
+                let added = (Quat::IDENTITY, world[main].1);
+                core::iter::repeat_n(added, shift).chain(world).collect()
+            })
+            .collect();
+        let size = asset.bounds().map_or(1.0, |(lo, hi)| {
+            Vec3::from(lo).distance(Vec3::from(hi)).max(1.0)
+        });
+        // Each bone placed from its parent's place as the MDX gives it back, so that no bone
+        // takes on its parent's miss: the distance the middle of the frames', the direction
+        // each frame's, in whole angle steps.
+        let mut back: Vec<Vec<Vec3>> = vec![vec![Vec3::ZERO; parents.len()]; frames.len()];
+        let mut directions: Vec<Vec<[i16; 2]>> = vec![vec![[0, 0]; parents.len()]; frames.len()];
+        let mut misses = [(0usize, 0.0f32); 2];
+        // Half the spread of bone `b`'s distances from bone `a`'s written places over the
+        // frames, and their middle.
+        let spread = |b: usize, a: usize, back: &[Vec<Vec3>]| {
+            let distances =
+                (back.iter().zip(&placed)).map(|(back, placed)| placed[b].1.distance(back[a]));
+            let (lo, hi) = distances.fold((f32::MAX, 0.0f32), |(lo, hi), d| (lo.min(d), hi.max(d)));
+            let half = (hi - lo.min(hi)) / 2.0;
+            (half, lo.min(hi) + half)
+        };
+        let tolerance = 1e-5 * size;
+        let mut anchored = Vec::new();
+        for b in 0..parents.len() {
+            let Some(mut p) = parents[b] else {
+                for (back, placed) in back.iter_mut().zip(&placed) {
+                    back[b] = placed[b].1;
+                }
+                if b >= shift {
+                    bones.push(Bone {
+                        name: skeleton.joints[b - shift].name.clone(),
+                        parent: -1,
+                        torso_weight: 0.0,
+                        parent_dist: 0.0,
+                        flags: 0,
+                    });
+                }
+                continue;
+            };
+            let (mut half, mut distance) = spread(b, p, &back);
+            // ET only places a bone from its MDX parent, and turns it by its own angles: a bone
+            // that shows and does not keep its distance from its parent hangs in the MDX from
+            // the earlier bone it keeps its distance to best, where that halves its miss.
+            if carries[b] && half > tolerance {
+                let best = (0..b)
+                    .filter(|&a| a != p)
+                    .map(|a| (a, spread(b, a, &back)))
+                    .min_by(|x, y| x.1.0.total_cmp(&y.1.0));
+                if let Some((a, (h, d))) = best
+                    && h < half / 2.0
+                {
+                    anchored.push((b, p));
+                    (p, half, distance) = (a, h, d);
+                    parents[b] = Some(a);
+                }
+            }
+            if half > tolerance {
+                let miss = &mut misses[usize::from(!carries[b])];
+                *miss = (miss.0 + 1, miss.1.max(half));
+            }
+            for ((back, direction), placed) in back.iter_mut().zip(&mut directions).zip(&placed) {
+                let angles = direction_angles(placed[b].1 - back[p]);
+                direction[b] = angles;
+                let degrees = angles.map(|a| f32::from(a) * super::raw::SHORT_TO_DEGREES);
+                back[b] = back[p] + distance * super::offset_direction(degrees);
+            }
+            bones.push(Bone {
+                name: skeleton.joints[b - shift].name.clone(),
+                parent: p as i32,
+                torso_weight: 0.0,
+                parent_dist: distance,
+                // An attachment is its tag (below); a flag too would list it twice.
+                flags: 0,
+            });
+        }
+        if !anchored.is_empty() {
+            let name = |b: usize| bones.get(b).map_or("", |bone: &Bone| bone.name.as_str());
+            let some: Vec<String> = (anchored.iter().take(4))
+                .map(|&(b, was)| {
+                    let now = parents[b].unwrap_or(0);
+                    format!("'{}' from '{}', not '{}'", name(b), name(now), name(was))
+                })
+                .collect();
+            let more = if anchored.len() > 4 { ", …" } else { "" };
+            losses.push(format!(
+                "{} bones that carry vertices or tags hang in the MDX from the bone they keep \
+                 their distance to, not their parent ({}{more}): the MDX's hierarchy differs",
+                anchored.len(),
+                some.join("; ")
+            ));
+        }
+        if let [(moved, worst), _] = misses
+            && moved > 0
+        {
+            losses.push(format!(
+                "{moved} bones that carry vertices or tags move toward or away from their \
+                 parents between frames, and an MDX keeps one distance a bone: they are placed \
+                 up to {worst} units off"
+            ));
+        }
+        if let [_, (idle, worst)] = misses
+            && idle > 0
+        {
+            losses.push(format!(
+                "{idle} bones that carry no vertex or tag move toward or away from their \
+                 parents between frames (placed up to {worst} units off), which nothing drawn \
+                 shows"
+            ));
+        }
+        let scaled = asset
+            .scaled_frames()
+            .max(usize::from(skeleton.scaled_joints() > 0));
+        if scaled > 0 {
+            losses.push(format!(
+                "{scaled} frames scale a joint, and an MDX bone does not scale: the scale is \
+                 dropped (IQM keeps it)"
+            ));
+        }
+        if bones.len() > super::raw::MDX_MAX_BONES as usize {
+            losses.push(format!(
+                "{} bones: past the {} ET's renderer has room for",
+                bones.len(),
+                super::raw::MDX_MAX_BONES
+            ));
+        }
+
+        // The meshes at each frame, for the frames' bounds and culling spheres.
+        let inverse_bind: Vec<Affine3A> =
+            skeleton.joints.iter().map(|j| j.world.inverse()).collect();
+        let mdx_frames: Vec<Frame> = (frames.iter().zip(&placed))
+            .zip(back.iter().zip(&directions))
+            .map(|((keys, placed), (back, directions))| {
+                let matrices: Vec<Affine3A> = (skeleton.world(keys).iter())
+                    .zip(&inverse_bind)
+                    .map(|(w, i)| *w * *i)
+                    .collect();
+                let posed: Vec<Vec<[f32; 3]>> = (asset.meshes.iter())
+                    .map(|m| m.skin(&matrices).positions)
+                    .collect();
+                let points: Vec<[f32; 3]> = match posed.iter().flatten().next() {
+                    Some(_) => posed.into_iter().flatten().collect(),
+                    None => placed.iter().map(|(_, t)| t.to_array()).collect(),
+                };
+                let (lo, hi) = crate::asset::bounds_of(points.iter()).unwrap_or_default();
+                let centre = (Vec3::from(lo) + Vec3::from(hi)) / 2.0;
+                let radius = (points.iter())
+                    .map(|&p| centre.distance(Vec3::from(p)))
+                    .fold(0.0f32, f32::max);
+                let bones = (placed.iter().zip(directions))
+                    .map(|(&(rotation, _), &ofs_angles)| BoneFrame {
+                        angles: rotation_angles(rotation),
+                        ofs_angles,
+                    })
+                    .collect();
+                Frame {
+                    bounds: [lo, hi],
+                    local_origin: centre.to_array(),
+                    radius,
+                    parent_offset: back.first().map_or([0.0; 3], |t| t.to_array()),
+                    bones,
+                }
+            })
+            .collect();
+
+        // Surfaces: each weight's offset in its bone's bind space, the heaviest first.
+        let bind: Vec<(Quat, Vec3)> = skeleton
+            .joints
+            .iter()
+            .map(|j| rotation_translation(&j.world))
+            .collect();
+        let mut surfaces = Vec::new();
+        let mut unbound = 0usize;
+        for ((mesh, shader), name) in asset.meshes.iter().zip(shaders).zip(names) {
+            let vertices: Vec<Vertex> = (0..mesh.positions.len())
+                .map(|v| {
+                    let p = Vec3::from(mesh.positions[v]);
+                    let mut influences: Vec<(usize, f32)> = (mesh.influences.of(v).iter())
+                        .filter(|&&(j, _)| j != UNBOUND && usize::from(j) < joints)
+                        .map(|&(j, w)| (usize::from(j), w))
+                        .collect();
+                    influences.sort_by(|a, b| b.1.total_cmp(&a.1));
+                    if influences.is_empty() {
+                        unbound += 1;
+                        influences.push((0, 1.0));
+                    }
+                    let weights = (influences.iter())
+                        .map(|&(j, weight)| {
+                            let (r, t) = bind[j];
+                            Weight {
+                                bone: (j + shift) as i32,
+                                weight,
+                                offset: (r.inverse() * (p - t)).to_array(),
+                            }
+                        })
+                        .collect();
+                    let n = Vec3::from(mesh.normals.get(v).copied().unwrap_or_default());
+                    Vertex {
+                        normal: (bind[influences[0].0].0.inverse() * n).to_array(),
+                        tex_coords: mesh.uv(v),
+                        weights,
+                    }
+                })
+                .collect();
+            let max_tris = (super::raw::SHADER_MAX_INDEXES / 3) as usize;
+            let max_verts = super::raw::MDM_MAX_VERTS as usize;
+            let pieces = mesh.pieces(max_verts, max_tris);
+            if pieces.len() > 1 {
+                losses.push(format!(
+                    "mesh '{name}' ({} vertices, {} triangles) is past ET's {max_verts} \
+                     vertices or {max_tris} triangles a surface: written as {} surfaces",
+                    vertices.len(),
+                    mesh.triangles.len(),
+                    pieces.len()
+                ));
+            }
+            for (k, piece) in pieces.iter().enumerate() {
+                let name = if k == 0 {
+                    name.clone()
+                } else {
+                    let suffix = format!("_{}", k + 1);
+                    let cut = cut_name(
+                        &name,
+                        MAX_NAME - suffix.len(),
+                        ("MDM", "surface"),
+                        &mut losses,
+                    );
+                    format!("{}{suffix}", String::from_utf8_lossy(&cut))
+                };
+                let vertices: Vec<Vertex> = (piece.vertices.iter())
+                    .map(|&v| vertices[v as usize].clone())
+                    .collect();
+                let used =
+                    (vertices.iter()).flat_map(|v| v.weights.iter().map(|w| w.bone as usize));
+                let n = vertices.len();
+                surfaces.push(Surface {
+                    name,
+                    shader: shader.clone(),
+                    min_lod: n as i32,
+                    bone_references: with_ancestors(used, &parents),
+                    vertices,
+                    // Counter-clockwise in the asset; an MDM stores them clockwise.
+                    triangles: (piece.triangles.iter())
+                        .map(|t| [t[2], t[1], t[0]].map(|i| i as i32))
+                        .collect(),
+                    collapse_map: (0..n).map(|j| j.saturating_sub(1) as i32).collect(),
+                });
+            }
+        }
+        if unbound > 0 {
+            losses.push(format!(
+                "{unbound} vertices without an influence are bound wholly to bone {shift}"
+            ));
+        }
+        if !surfaces.is_empty() {
+            losses.push(
+                "every surface is drawn whole at every distance: its min_lod is its vertex \
+                 count, as skelmap makes no collapse order for ET's level of detail"
+                    .into(),
+            );
+        }
+        if surfaces.len() > super::raw::MDM_MAX_SURFACES as usize {
+            losses.push(format!(
+                "{} surfaces: past the {} ET's tools write",
+                surfaces.len(),
+                super::raw::MDM_MAX_SURFACES
+            ));
+        }
+
+        // Tags: attachment joints on their bones, the asset's tags on bone 0.
+        let mut tags: Vec<Tag> = (flagged.iter())
+            .map(|&j| Tag {
+                name: skeleton.joints[j].name.clone(),
+                axis: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+                bone: (j + shift) as i32,
+                offset: [0.0; 3],
+                bone_references: with_ancestors([j + shift], &parents),
+            })
+            .collect();
+        let (r0, t0) = if shift == 1 {
+            (
+                Quat::IDENTITY,
+                skeleton.joints[main].world.translation.into(),
+            )
+        } else {
+            bind[0]
+        };
+        let inverse = r0.inverse();
+        tags.extend(asset.tags.iter().map(|t| {
+            Tag {
+                name: t.name.clone(),
+                axis: [
+                    t.pose.matrix3.x_axis,
+                    t.pose.matrix3.y_axis,
+                    t.pose.matrix3.z_axis,
+                ]
+                .map(|a| (inverse * Vec3::from(a)).to_array()),
+                bone: 0,
+                offset: (inverse * (Vec3::from(t.pose.translation) - t0)).to_array(),
+                bone_references: vec![0],
+            }
+        }));
+        if !asset.tags.is_empty() {
+            losses.push(format!(
+                "{} tags of the asset ride on bone 0 ('{}'), placed where the asset has them \
+                 in the bind pose",
+                asset.tags.len(),
+                bones.first().map_or("", |b| b.name.as_str())
+            ));
+        }
+        if tags.len() > super::raw::MDM_MAX_TAGS as usize {
+            losses.push(format!(
+                "{} tags: past the {} ET's tools write",
+                tags.len(),
+                super::raw::MDM_MAX_TAGS
+            ));
+        }
+        if !asset.clips.is_empty() {
+            losses.push(
+                "every bone's torso weight is 0: ET plays the legs' animation on the whole \
+                 body"
+                    .into(),
+            );
+        }
+        let renamed = (asset.clips.iter())
+            .filter(|c| c.name != c.name.to_ascii_lowercase())
+            .count();
+        if renamed > 0 {
+            losses.push(format!(
+                "{renamed} clip names have capitals, which ET lower-cases when it reads them"
+            ));
+        }
+        Ok(Fitted {
+            builder: Builder {
+                name: String::new(),
+                lod_scale: 1.0,
+                lod_bias: 0.0,
+                surfaces,
+                tags,
+                skeleton_name: String::new(),
+                bones,
+                frames: mdx_frames,
+                torso_parent: -1,
+            },
+            losses,
+        })
+    }
+}
+
+impl crate::asset::Writer for Builder {
+    const FORMAT: Format = Format::Mdm;
+
+    /// The MDM, the MDX of its stem beside it, and the clips in the `.aninc` of that stem.
+    fn write_asset(
+        asset: &Asset,
+        _: &crate::asset::WriteOptions,
+    ) -> Result<crate::asset::Written, crate::asset::WriteError> {
+        use crate::asset::{Place, Written, WrittenFile};
+        let Fitted { builder, losses } = Builder::from_asset(asset)?;
+        let (mdm, mdx) = builder.write();
+        let mut files = vec![
+            WrittenFile {
+                place: Place::Main,
+                bytes: mdm,
+            },
+            WrittenFile {
+                place: Place::Extension("mdx"),
+                bytes: mdx,
+            },
+        ];
+        if asset.clips.iter().any(|c| !c.is_empty()) {
+            files.push(WrittenFile {
+                place: Place::Extension("aninc"),
+                bytes: aninc_text(asset).into_bytes(),
+            });
+        }
+        Ok(Written::new(Self::FORMAT, files).with_notes(losses))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Mat3, Quat, Vec3};
+
+    use super::{direction_angles, rotation_angles};
+    use crate::mdm::raw::SHORT_TO_DEGREES;
+    use crate::mdm::{angles_rotation, offset_direction};
+
+    /// Half of an angle step, in radians, with room for the three angles adding up.
+    const STEP: f32 = 3.0 * core::f32::consts::PI / 65536.0;
+
+    /// Rotations about axes from a sequence, the vertical ones (where yaw and roll turn about
+    /// the same axis) among them.
+    fn rotations() -> Vec<Quat> {
+        let mut state = 0x2545_F491u32;
+        let mut next = move || {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        let mut out: Vec<Quat> = (0..500)
+            .map(|_| {
+                let axis = Vec3::new(next(), next(), next()).normalize_or(Vec3::Z);
+                Quat::from_axis_angle(axis, 3.2 * next())
+            })
+            .collect();
+        out.push(Quat::from_rotation_y(core::f32::consts::FRAC_PI_2));
+        out.push(Quat::from_rotation_y(-core::f32::consts::FRAC_PI_2) * Quat::from_rotation_x(1.0));
+        out.push(Quat::IDENTITY);
+        out
+    }
+
+    fn degrees(units: &[i16]) -> Vec<f32> {
+        units
+            .iter()
+            .map(|&u| f32::from(u) * SHORT_TO_DEGREES)
+            .collect()
+    }
+
+    /// ET's rotation of the angles written for a rotation is that rotation, to half a step
+    /// an angle.
+    #[test]
+    fn written_angles_give_the_rotation_back() {
+        for q in rotations() {
+            let a = degrees(&rotation_angles(q));
+            let back = angles_rotation([a[0], a[1], a[2]]);
+            let want = Mat3::from_quat(q);
+            let off = (back - want).to_cols_array().map(f32::abs);
+            assert!(off.iter().all(|&d| d <= 2.0 * STEP), "{q:?}: {off:?}");
+        }
+    }
+
+    /// The offset direction of the angles written for a direction is that direction, to half
+    /// a step; a bone at its parent's place gets 0 and 0.
+    #[test]
+    fn written_directions_give_the_direction_back() {
+        for q in rotations() {
+            let d = q * Vec3::new(3.0, -1.0, 2.0);
+            let a = degrees(&direction_angles(d));
+            let back = offset_direction([a[0], a[1]]);
+            assert!(
+                back.distance(d.normalize()) <= 2.0 * STEP,
+                "{d:?}: {back:?}"
+            );
+        }
+        assert_eq!(direction_angles(Vec3::ZERO), [0, 0]);
+        assert_eq!(direction_angles(-Vec3::Z), [16384, 0]);
+        assert_eq!(direction_angles(-Vec3::X), [0, -32768]);
     }
 }
