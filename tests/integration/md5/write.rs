@@ -3,8 +3,6 @@
 //! was, MD5 → IQM → MD5 within 1e-5 of the model's size, a DPM written as MD5 within the
 //! converter's skinning error, and what it says it lost.
 
-use std::collections::HashMap;
-
 use skelmap::asset::{Asset, Place, WriteOptions, Written};
 use skelmap::glam::Vec3;
 use skelmap::md5::write::Builder;
@@ -20,20 +18,6 @@ use crate::support::{corpus_dir, corpus_engines_dir};
 /// `asset` written as `format` through the write dispatch.
 fn written(format: Format, asset: &Asset) -> Written {
     skelmap::model::write(format, asset, &WriteOptions::default()).unwrap()
-}
-
-/// The files of `w` as an in-memory folder, the main one at `m/out.<extension>`.
-fn folder(w: &Written, extension: &str) -> (HashMap<String, Vec<u8>>, String) {
-    let main = std::path::PathBuf::from(format!("m/out.{extension}"));
-    let files = w
-        .files
-        .iter()
-        .map(|f| {
-            let path = f.place.clone().path(&main);
-            (path.to_string_lossy().into_owned(), f.bytes.clone())
-        })
-        .collect();
-    (files, main.to_string_lossy().into_owned())
 }
 
 /// Every triangle corner of every frame of `model` (the bind pose when it has none), mesh
@@ -124,7 +108,7 @@ fn the_fixture_is_written_again_with_every_frame_where_it_was() {
         "{:?}",
         w.notes
     );
-    let (out, main) = folder(&w, "md5mesh");
+    let (out, main) = crate::support::written_folder(&w, "md5mesh");
     let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
     assert_eq!((model.format(), model.num_frames()), (Format::Md5, 2));
     let (d, size) = largest_distance(&source, &model);
@@ -145,13 +129,13 @@ fn the_shared_weapons_survive_md5_and_iqm_round_trips() {
     for name in ["reweap_pistol", "reweap_flamer", "reweap_rocket_launcher"] {
         let source = Model::open(dir.join(format!("{name}.md5mesh"))).unwrap();
         let asset = convert::asset_of(&source).unwrap();
-        let (out, main) = folder(&written(Format::Md5, &asset), "md5mesh");
+        let (out, main) = crate::support::written_folder(&written(Format::Md5, &asset), "md5mesh");
         let again = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
         let (d, size) = largest_distance(&source, &again);
         assert!(d <= 1e-5 * size, "{name} MD5 → MD5: {d} of {size}");
         let iqm = written(Format::Iqm, &asset);
         let iqm = Model::from_bytes(&iqm.files[0].bytes).unwrap();
-        let (out, main) = folder(
+        let (out, main) = crate::support::written_folder(
             &written(Format::Md5, &convert::asset_of(&iqm).unwrap()),
             "md5mesh",
         );
@@ -179,7 +163,7 @@ fn a_dpm_is_written_as_md5_with_every_clip() {
         "{:?}",
         w.notes
     );
-    let (out, main) = folder(&w, "md5mesh");
+    let (out, main) = crate::support::written_folder(&w, "md5mesh");
     let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
     assert!(
         model.diagnostics().is_empty(),
@@ -257,7 +241,7 @@ fn vertices_bound_to_no_joint_stay_where_they_are() {
         "{:?}",
         w.notes
     );
-    let (out, main) = folder(&w, "md5mesh");
+    let (out, main) = crate::support::written_folder(&w, "md5mesh");
     let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
     assert_eq!((model.num_bones(), model.num_frames()), (4, 2));
     let mut pose = Pose::default();
@@ -325,7 +309,7 @@ fn skin_scales_survive_iqm_and_md5_as_leaf_joints() {
     assert_eq!(leaf_scales, [[1.0, 3.0], [0.5, 1.0]]);
 
     let w = written(Format::Iqm, &asset);
-    let (out, main) = folder(&w, "iqm");
+    let (out, main) = crate::support::written_folder(&w, "iqm");
     let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
     let (d, size) = largest_distance(&source, &model);
     assert!(d <= 1e-5 * size, "IQM: {d} of {size}");
@@ -349,7 +333,7 @@ fn skin_scales_survive_iqm_and_md5_as_leaf_joints() {
         "{:?}",
         w.notes
     );
-    let (out, main) = folder(&w, "md5mesh");
+    let (out, main) = crate::support::written_folder(&w, "md5mesh");
     let model = Model::resolve(&&out, &main, &Limits::DEFAULT).unwrap();
     assert!(model.diagnostics().is_empty());
     let (d, size) = largest_distance(&source, &model);

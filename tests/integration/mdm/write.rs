@@ -15,23 +15,9 @@ fn mdm_of(model: &Model<'_>) -> Written {
     skelmap::model::write(Format::Mdm, &asset, &WriteOptions::default()).unwrap()
 }
 
-/// The files of `w` as an in-memory folder, the main one at `m/out.mdm`.
-fn folder(w: &Written) -> (HashMap<String, Vec<u8>>, String) {
-    let main = std::path::PathBuf::from("m/out.mdm");
-    let files = w
-        .files
-        .iter()
-        .map(|f| {
-            let path = f.place.clone().path(&main);
-            (path.to_string_lossy().into_owned(), f.bytes.clone())
-        })
-        .collect();
-    (files, main.to_string_lossy().into_owned())
-}
-
 /// The written files read back as `Model::open` reads them from a folder.
 fn read_back(w: &Written) -> Model<'static> {
-    let (files, main) = folder(w);
+    let (files, main) = crate::support::written_folder(w, "mdm");
     let files: &'static HashMap<String, Vec<u8>> = Box::leak(Box::new(files));
     Model::resolve(&files, &main, &skelmap::Limits::DEFAULT).unwrap()
 }

@@ -3,8 +3,6 @@
 //! from the frame names and the `.framegroups` beside it, attachments as tags, and what it
 //! says it lost.
 
-use std::collections::HashMap;
-
 use skelmap::asset::{Place, WriteOptions, Written};
 use skelmap::model::convert::{self, Posed};
 use skelmap::{Format, Model};
@@ -13,20 +11,6 @@ use skelmap::{Format, Model};
 fn mdr_of(model: &Model<'_>) -> Written {
     let asset = convert::asset_of(model).unwrap();
     skelmap::model::write(Format::Mdr, &asset, &WriteOptions::default()).unwrap()
-}
-
-/// The files of `w` as an in-memory folder, the main one at `m/out.mdr`.
-fn folder(w: &Written) -> (HashMap<String, Vec<u8>>, String) {
-    let main = std::path::PathBuf::from("m/out.mdr");
-    let files = w
-        .files
-        .iter()
-        .map(|f| {
-            let path = f.place.clone().path(&main);
-            (path.to_string_lossy().into_owned(), f.bytes.clone())
-        })
-        .collect();
-    (files, main.to_string_lossy().into_owned())
 }
 
 #[test]
@@ -51,7 +35,7 @@ fn a_dpm_written_as_mdr_skins_the_same_at_every_frame() {
         "{:?}",
         written.notes
     );
-    let (files, main) = folder(&written);
+    let (files, main) = crate::support::written_folder(&written, "mdr");
     let mdr = Model::resolve(&&files, &main, &skelmap::Limits::DEFAULT).unwrap();
     assert_eq!(mdr.format(), Format::Mdr);
     assert_eq!(
@@ -131,7 +115,7 @@ fn an_mdr_written_again_is_the_same_model() {
     let bytes = skelmap::mdr::Builder::triangle().write();
     let source = Model::from_bytes(&bytes).unwrap();
     let written = mdr_of(&source);
-    let (files, main) = folder(&written);
+    let (files, main) = crate::support::written_folder(&written, "mdr");
     let again = Model::resolve(&&files, &main, &skelmap::Limits::DEFAULT).unwrap();
     let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&again), 0);
     assert_eq!(error.frames, 2);

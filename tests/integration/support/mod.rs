@@ -276,3 +276,21 @@ pub fn skeletal_corpus_files() -> Vec<std::path::PathBuf> {
     files.extend(corpus_next_files("iqm"));
     files
 }
+
+/// The files a writer made as an in-memory folder, the main one at `m/out.<extension>`: the
+/// table `Model::resolve` reads, and the main path.
+pub fn written_folder(
+    w: &skelmap::asset::Written,
+    extension: &str,
+) -> (std::collections::HashMap<String, Vec<u8>>, String) {
+    let main = std::path::PathBuf::from(format!("m/out.{extension}"));
+    let files = w
+        .files
+        .iter()
+        .map(|f| {
+            let path = f.place.clone().path(&main);
+            (path.to_string_lossy().into_owned(), f.bytes.clone())
+        })
+        .collect();
+    (files, main.to_string_lossy().into_owned())
+}

@@ -597,17 +597,7 @@ impl Builder {
         let asset = asset.with_up(UpAxis::Z);
         asset.refuse_vertex_animation("MDM")?;
         let skeleton = asset.skeleton_or_root();
-        let shaders: Vec<String> = asset
-            .meshes
-            .iter()
-            .map(|m| asset.material_name(m))
-            .collect();
-        check_names(
-            "MDM",
-            "shader",
-            shaders.iter().map(String::as_str),
-            MAX_NAME,
-        )?;
+        let shaders = asset.shader_names("MDM", MAX_NAME)?;
         let names: Vec<String> = (0..asset.meshes.len())
             .map(|i| asset.mesh_name(i))
             .collect();
