@@ -211,8 +211,8 @@ fn a_mesh_past_ioquake3_s_surface_limits_is_split_and_draws_the_same() {
     assert_eq!(
         notes,
         [
-            "mesh \"textures/triangle\" (5002 vertices, 5000 triangles) is past ioquake3's 4096 vertices \
-             or 8192 triangles a surface: written as 2 surfaces"
+            "mesh 'textures/triangle' (5002 vertices, 5000 triangles) is past ioquake3's 4096 \
+             vertices or 8192 triangles a surface: written as 2 surfaces"
         ]
     );
     let md3 = Md3::parse(&bytes).unwrap();

@@ -27,6 +27,7 @@ mod write;
 pub use pose::{FrameKeys, MAX_RESAMPLED_FRAMES, PosedMesh};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 
+use crate::alias::idp3_write::cut_name;
 use crate::pose::LocalPose;
 use crate::pose::framegroups::FrameGroup;
 use crate::view::DeformError;
@@ -408,6 +409,45 @@ impl Mesh {
             out.push(piece);
         }
         out
+    }
+}
+
+impl Mesh {
+    /// [`pieces`](Mesh::pieces), each with the name a writer stores for it: `name` for the
+    /// first, `name_2`, `name_3` … for the others, each cut with its suffix to `max_name`
+    /// bytes (a note in `losses` says so), and a note when the mesh is split past `engine`'s
+    /// limits (`format` names the file's format).
+    pub(crate) fn named_pieces(
+        &self,
+        name: &str,
+        (max_verts, max_tris): (usize, usize),
+        max_name: usize,
+        (format, engine): (&str, &str),
+        losses: &mut Vec<String>,
+    ) -> Vec<(Vec<u8>, Piece)> {
+        let pieces = self.pieces(max_verts, max_tris);
+        if pieces.len() > 1 {
+            losses.push(format!(
+                "mesh '{name}' ({} vertices, {} triangles) is past {engine}'s {max_verts} \
+                 vertices or {max_tris} triangles a surface: written as {} surfaces",
+                self.positions.len(),
+                self.triangles.len(),
+                pieces.len()
+            ));
+        }
+        (pieces.into_iter().enumerate())
+            .map(|(k, piece)| {
+                let suffix = if k > 0 {
+                    format!("_{}", k + 1)
+                } else {
+                    String::new()
+                };
+                let max = max_name.saturating_sub(suffix.len());
+                let mut bytes = cut_name(name, max, (format, "surface"), losses);
+                bytes.extend_from_slice(suffix.as_bytes());
+                (bytes, piece)
+            })
+            .collect()
     }
 }
 

@@ -317,30 +317,17 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
         let name = asset.mesh_name(index);
         let shader = asset.material_name(mesh);
         let shader = cut_name(&shader, MAX_NAME, (format, "shader"), &mut losses);
-        let parts = mesh.pieces(target.max_verts as usize, target.max_tris as usize);
-        if parts.len() > 1 {
-            losses.push(format!(
-                "mesh {name:?} ({} vertices, {} triangles) is past {}'s {} vertices or {} \
-                 triangles a surface: written as {} surfaces",
-                mesh.positions.len(),
-                mesh.triangles.len(),
-                target.engine,
-                target.max_verts,
-                target.max_tris,
-                parts.len()
-            ));
-        }
-        for (k, piece) in parts.iter().enumerate() {
-            let suffix = if k > 0 {
-                format!("_{}", k + 1)
-            } else {
-                String::new()
-            };
-            let max = MAX_NAME - suffix.len();
-            let mut name_bytes = cut_name(&name, max, (format, "surface"), &mut losses);
-            name_bytes.extend_from_slice(suffix.as_bytes());
+        let limits = (target.max_verts as usize, target.max_tris as usize);
+        let parts = mesh.named_pieces(
+            &name,
+            limits,
+            MAX_NAME,
+            (format, target.engine),
+            &mut losses,
+        );
+        for (name_bytes, piece) in &parts {
             surfaces.push(surface_def(
-                name_bytes,
+                name_bytes.clone(),
                 shader.clone(),
                 mesh,
                 piece,

@@ -13,7 +13,7 @@ use super::raw::{
     MdxBoneInfo, MdxFrame, MdxHeader,
 };
 use crate::alias::idp3::Md3Triangle;
-use crate::alias::idp3_write::{axis_to_angles, cut_name};
+use crate::alias::idp3_write::axis_to_angles;
 use crate::asset::{Asset, FitError, Fitted, JointKey, UNBOUND, UpAxis, check_names};
 use crate::format::{Format, MDM_MAGIC, MDX_MAGIC};
 
@@ -920,29 +920,14 @@ impl Builder {
                 .collect();
             let max_tris = (super::raw::SHADER_MAX_INDEXES / 3) as usize;
             let max_verts = super::raw::MDM_MAX_VERTS as usize;
-            let pieces = mesh.pieces(max_verts, max_tris);
-            if pieces.len() > 1 {
-                losses.push(format!(
-                    "mesh '{name}' ({} vertices, {} triangles) is past ET's {max_verts} \
-                     vertices or {max_tris} triangles a surface: written as {} surfaces",
-                    vertices.len(),
-                    mesh.triangles.len(),
-                    pieces.len()
-                ));
-            }
-            for (k, piece) in pieces.iter().enumerate() {
-                let name = if k == 0 {
-                    name.clone()
-                } else {
-                    let suffix = format!("_{}", k + 1);
-                    let cut = cut_name(
-                        &name,
-                        MAX_NAME - suffix.len(),
-                        ("MDM", "surface"),
-                        &mut losses,
-                    );
-                    format!("{}{suffix}", String::from_utf8_lossy(&cut))
-                };
+            let pieces = mesh.named_pieces(
+                &name,
+                (max_verts, max_tris),
+                MAX_NAME,
+                ("MDM", "ET"),
+                &mut losses,
+            );
+            for (name, piece) in pieces {
                 let vertices: Vec<Vertex> = (piece.vertices.iter())
                     .map(|&v| vertices[v as usize].clone())
                     .collect();
@@ -950,7 +935,8 @@ impl Builder {
                     (vertices.iter()).flat_map(|v| v.weights.iter().map(|w| w.bone as usize));
                 let n = vertices.len();
                 surfaces.push(Surface {
-                    name,
+                    // Cut at a character's end: valid UTF-8.
+                    name: String::from_utf8_lossy(&name).into_owned(),
                     shader: shader.clone(),
                     min_lod: n as i32,
                     bone_references: with_ancestors(used, &parents),

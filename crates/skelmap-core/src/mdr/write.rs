@@ -14,7 +14,7 @@ use super::raw::{
 };
 use glam::Affine3A;
 
-use crate::alias::idp3_write::{cut_name, field, floats, le_i32};
+use crate::alias::idp3_write::{field, floats, le_i32};
 use crate::asset::{Asset, FitError, Fitted, UNBOUND, UpAxis, check_names};
 use crate::format::Format;
 
@@ -557,26 +557,14 @@ impl Builder {
                 .collect::<Vec<_>>();
             let max_verts = super::raw::SHADER_MAX_VERTEXES as usize - 1;
             let max_tris = (super::raw::SHADER_MAX_INDEXES as usize - 1) / 3;
-            let pieces = mesh.pieces(max_verts, max_tris);
-            if pieces.len() > 1 {
-                losses.push(format!(
-                    "mesh '{name}' ({} vertices, {} triangles) is past ioquake3's {max_verts} \
-                     vertices or {max_tris} triangles a surface: written as {} surfaces",
-                    vertices.len(),
-                    mesh.triangles.len(),
-                    pieces.len()
-                ));
-            }
-            for (k, piece) in pieces.iter().enumerate() {
-                let name = if k == 0 {
-                    name.clone().into_bytes()
-                } else {
-                    let suffix = format!("_{}", k + 1);
-                    let cut = MAX_PATH_NAME - suffix.len();
-                    let mut bytes = cut_name(&name, cut, ("MDR", "surface"), &mut losses);
-                    bytes.extend_from_slice(suffix.as_bytes());
-                    bytes
-                };
+            let pieces = mesh.named_pieces(
+                &name,
+                (max_verts, max_tris),
+                MAX_PATH_NAME,
+                ("MDR", "ioquake3"),
+                &mut losses,
+            );
+            for (name, piece) in pieces {
                 surfaces.push(SurfaceDef {
                     name,
                     shader: shader.clone().into_bytes(),
