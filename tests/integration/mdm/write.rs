@@ -171,8 +171,8 @@ fn several_roots_hang_from_an_added_root_and_a_bone_from_the_one_it_keeps_to() {
             "the 2 root joints hang from a bone 'root_1' added where 'root' is in each frame: \
              ET places every root bone at one point a frame",
             "1 bones that carry vertices or tags hang in the MDX from the bone they keep their \
-             distance to, not their parent ('seg2' from 'TAG_grip', not 'root_1'): the MDX's hierarchy \
-             differs"
+             distance to, not their parent ('seg2' from 'TAG_grip', not 'root_1'): the MDX's \
+             hierarchy differs"
         ]
     );
     assert!(

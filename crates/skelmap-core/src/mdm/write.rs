@@ -557,13 +557,13 @@ impl Builder {
     /// every frame of every clip, each bone's model-space rotation as ET's 16-bit angles and
     /// its place as the direction from its parent's place as written, at a fixed distance
     /// (the middle of the distances the frames give); the frame's bounds and culling sphere
-    /// from the skinned vertices. One surface a mesh (split
-    /// past ET's 6000 vertices, its collapse table, or 20 000 triangles), each weight's offset
-    /// the vertex in its bone's bind space, the normal in the first weight's bone's (ET turns
-    /// it by that bone only, so the heaviest weight comes first). Attachment joints, and joints
-    /// named `tag_…`, become tags on their bones, the asset's tags tags on bone 0. The clips go into the
-    /// `.aninc` beside the MDX ([`asset::Writer`](crate::asset::Writer)), where skelmap finds
-    /// them and an animation group can `#include` them.
+    /// from the skinned vertices. One surface a mesh (split past ET's 6000 vertices, its
+    /// collapse table, or 20 000 triangles), each weight's offset the vertex in its bone's bind
+    /// space, the normal in the first weight's bone's (ET turns it by that bone only, so the
+    /// heaviest weight comes first). Attachment joints, and joints named `tag_…`, become tags
+    /// on their bones, the asset's tags tags on bone 0. The clips go into the `.aninc` beside
+    /// the MDX ([`asset::Writer`](crate::asset::Writer)), where skelmap finds them and an
+    /// animation group can `#include` them.
     ///
     /// A bone that carries vertices or tags and does not keep its distance from its parent
     /// hangs in the MDX from the earlier bone it keeps its distance to best, where that
@@ -583,7 +583,8 @@ impl Builder {
     /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
     /// let fitted = mdm::Builder::from_asset(&asset)?;
     /// let (mdm, mdx) = fitted.builder.write();
-    /// let model = Model::from_mdm(Source::from_vec(mdm), Source::from_vec(mdx), &Limits::DEFAULT)?;
+    /// let (mdm, mdx) = (Source::from_vec(mdm), Source::from_vec(mdx));
+    /// let model = Model::from_mdm(mdm, mdx, &Limits::DEFAULT)?;
     /// assert_eq!((model.num_bones(), model.num_frames()), (4, 9));
     /// assert_eq!(model.num_tags(), 1); // the tube's attachment joint
     /// # Ok::<(), Box<dyn std::error::Error>>(())
