@@ -450,6 +450,9 @@ impl Builder {
     }
 }
 
+/// A frame's bounds, and the centre and radius of its culling sphere.
+type Sphere = ([[f32; 3]; 2], Vec3, f32);
+
 /// The longest name a 64-byte field holds with its NUL.
 const MAX_NAME: usize = MAX_QPATH - 1;
 
@@ -707,18 +710,36 @@ impl Builder {
             Some(frames) if !frames.is_empty() => frames.iter().map(|f| f.to_vec()).collect(),
             _ => vec![bind],
         };
-        let placed: Vec<Vec<(Quat, Vec3)>> = frames
+        // Each frame once: its bones' model-space rotations and places, and the bounds and
+        // culling sphere of its skinned vertices (of the bones' places for a model of no mesh).
+        let inverse_bind: Vec<Affine3A> =
+            skeleton.joints.iter().map(|j| j.world.inverse()).collect();
+        let (placed, spheres): (Vec<Vec<(Quat, Vec3)>>, Vec<Sphere>) = frames
             .iter()
             .map(|keys| {
-                let world: Vec<(Quat, Vec3)> = skeleton
-                    .world(keys)
-                    .iter()
-                    .map(rotation_translation)
+                let world = skeleton.world(keys);
+                let added = (Quat::IDENTITY, Vec3::from(world[main].translation));
+                let placed: Vec<(Quat, Vec3)> = core::iter::repeat_n(added, shift)
+                    .chain(world.iter().map(rotation_translation))
                     .collect();
-                let added = (Quat::IDENTITY, world[main].1);
-                core::iter::repeat_n(added, shift).chain(world).collect()
+                let matrices: Vec<Affine3A> = (world.iter().zip(&inverse_bind))
+                    .map(|(w, i)| *w * *i)
+                    .collect();
+                let posed: Vec<Vec<[f32; 3]>> = (asset.meshes.iter())
+                    .map(|m| m.skin(&matrices).positions)
+                    .collect();
+                let points: Vec<[f32; 3]> = match posed.iter().flatten().next() {
+                    Some(_) => posed.into_iter().flatten().collect(),
+                    None => placed.iter().map(|(_, t)| t.to_array()).collect(),
+                };
+                let (lo, hi) = crate::asset::bounds_of(points.iter()).unwrap_or_default();
+                let centre = (Vec3::from(lo) + Vec3::from(hi)) / 2.0;
+                let radius = (points.iter())
+                    .map(|&p| centre.distance(Vec3::from(p)))
+                    .fold(0.0f32, f32::max);
+                (placed, ([lo, hi], centre, radius))
             })
-            .collect();
+            .unzip();
         let size = asset.bounds().map_or(1.0, |(lo, hi)| {
             Vec3::from(lo).distance(Vec3::from(hi)).max(1.0)
         });
@@ -842,42 +863,22 @@ impl Builder {
             ));
         }
 
-        // The meshes at each frame, for the frames' bounds and culling spheres.
-        let inverse_bind: Vec<Affine3A> =
-            skeleton.joints.iter().map(|j| j.world.inverse()).collect();
-        let mdx_frames: Vec<Frame> = (frames.iter().zip(&placed))
+        let mdx_frames: Vec<Frame> = (placed.iter().zip(&spheres))
             .zip(back.iter().zip(&directions))
-            .map(|((keys, placed), (back, directions))| {
-                let matrices: Vec<Affine3A> = (skeleton.world(keys).iter())
-                    .zip(&inverse_bind)
-                    .map(|(w, i)| *w * *i)
-                    .collect();
-                let posed: Vec<Vec<[f32; 3]>> = (asset.meshes.iter())
-                    .map(|m| m.skin(&matrices).positions)
-                    .collect();
-                let points: Vec<[f32; 3]> = match posed.iter().flatten().next() {
-                    Some(_) => posed.into_iter().flatten().collect(),
-                    None => placed.iter().map(|(_, t)| t.to_array()).collect(),
-                };
-                let (lo, hi) = crate::asset::bounds_of(points.iter()).unwrap_or_default();
-                let centre = (Vec3::from(lo) + Vec3::from(hi)) / 2.0;
-                let radius = (points.iter())
-                    .map(|&p| centre.distance(Vec3::from(p)))
-                    .fold(0.0f32, f32::max);
-                let bones = (placed.iter().zip(directions))
-                    .map(|(&(rotation, _), &ofs_angles)| BoneFrame {
-                        angles: rotation_angles(rotation),
-                        ofs_angles,
-                    })
-                    .collect();
-                Frame {
-                    bounds: [lo, hi],
+            .map(
+                |((placed, &(bounds, centre, radius)), (back, directions))| Frame {
+                    bounds,
                     local_origin: centre.to_array(),
                     radius,
                     parent_offset: back.first().map_or([0.0; 3], |t| t.to_array()),
-                    bones,
-                }
-            })
+                    bones: (placed.iter().zip(directions))
+                        .map(|(&(rotation, _), &ofs_angles)| BoneFrame {
+                            angles: rotation_angles(rotation),
+                            ofs_angles,
+                        })
+                        .collect(),
+                },
+            )
             .collect();
 
         // Surfaces: each weight's offset in its bone's bind space, the heaviest first.
