@@ -46,6 +46,9 @@ fn a_half_life_model_written_again_moves_as_the_original_with_its_sequences() {
     assert_eq!(again.format(), Format::Hl1);
     assert!(again.diagnostics().is_empty(), "{:?}", again.diagnostics());
     assert_eq!(again.num_bones(), 2);
+    // The attachment, a leaf joint of the asset, is an attachment of its bone again.
+    assert_eq!((again.num_tags(), again.tag_bone(0)), (1, Some(1)));
+    assert_eq!(again.tag_offset(0), source.tag_offset(0));
     let clips = |m: &Model<'_>| {
         (m.clips().iter())
             .map(|c| (c.name.clone(), c.first, c.count, c.fps, c.looped))
@@ -355,11 +358,17 @@ fn every_corpus_model_converts_or_is_refused_in_words() {
             Ok(out) => {
                 let again = Model::from_bytes(&out.files[0].bytes).unwrap();
                 assert_eq!(again.num_frames(), asset.num_frames().max(1), "{name}");
+                // Attachments that sit still on their bones are attachments, not bones.
+                let (bones, points) = asset.split_bone_tags(false);
                 assert_eq!(
                     again.num_bones(),
-                    asset.skeleton_or_root().joints.len(),
+                    bones.skeleton_or_root().joints.len(),
                     "{name}"
                 );
+                if source.format() == Format::Hl1 {
+                    assert_eq!(points.len(), source.num_tags(), "{name}");
+                    assert_eq!(again.num_tags(), source.num_tags(), "{name}");
+                }
             }
             // Only what the format cannot hold (vertex animation: GameStudio's MDLs).
             Err(e) => assert!(e.to_string().contains("cannot hold"), "{name}: {e}"),

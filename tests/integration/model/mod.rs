@@ -2,9 +2,10 @@
 //! its view's; every skeletal model's prepared kernel agrees with its zero-copy deform on
 //! every frame checked; companions (SKM skeleton, SL animation, `.framegroups`) are found
 //! through the resolver. `convert.rs`: conversions to IQM and DPM, measured. `still.rs`: the
-//! one-frame path.
+//! one-frame path. `asset.rs`: tags that name bones in `Model::to_asset`.
 
 mod assembly;
+mod asset;
 mod attach;
 mod convert;
 mod gpu;

@@ -24,7 +24,7 @@ pub mod cut;
 mod pose;
 mod write;
 
-pub use pose::{FrameKeys, MAX_RESAMPLED_FRAMES, PosedMesh};
+pub use pose::{BoneTag, FrameKeys, MAX_RESAMPLED_FRAMES, PosedMesh};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 
 use crate::alias::idp3_write::cut_name;
@@ -518,7 +518,8 @@ pub struct Image {
 /// model-space transforms the meshes are bound with.
 #[derive(Debug, Clone, Default)]
 pub struct Skeleton {
-    /// The joints, in the model's bone order (then any leaf joints carrying skin scales).
+    /// The joints, in the model's bone order (then any leaf joints carrying skin scales, then
+    /// any leaf joints a tag on a bone became: see [`Model::to_asset`](crate::Model::to_asset)).
     pub joints: Vec<Joint>,
     /// Joints that are attachment points (where a weapon or a light is held): kept by
     /// optimisation though no vertex uses them. Ascending, each a valid joint index.

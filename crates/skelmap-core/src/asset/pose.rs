@@ -17,6 +17,7 @@ use crate::write::{BoneDef, Influence};
 /// Most frames [`Clip::resample`] makes of one clip.
 pub const MAX_RESAMPLED_FRAMES: usize = 1 << 16;
 
+
 /// What one frame of an asset shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FrameKeys<'a> {
@@ -334,6 +335,149 @@ impl Asset {
             first = first.saturating_add(u32::try_from(clip.len()).unwrap_or(u32::MAX));
         }
     }
+
+    /// The attachment joints a format can store as points on their parent bones (an MDM's
+    /// tags, a Half-Life model's attachments), as such points, and the asset without them
+    /// (itself when there are none). A joint is one when it is flagged as an attachment, has a
+    /// parent before it, no joint below it and no influence, and holds one parent-relative
+    /// transform at the asset's frame and in every key: what [`Model::to_asset`](crate::Model::to_asset)
+    /// makes of a tag on a bone. With `turns` false (a format whose points have an origin
+    /// alone), only joints that neither turn nor scale against their parent are.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset::Options};
+    /// // A Half-Life model with one attachment, at (1, 2, 3) in bone 1's space.
+    /// let bytes = skelmap_core::hl1::Builder::example().write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&Options::default())?;
+    /// let (without, tags) = asset.split_bone_tags(false);
+    /// assert_eq!((tags.len(), tags[0].name.as_str(), tags[0].bone), (1, "attachment", 1));
+    /// assert_eq!(tags[0].offset.translation.to_array(), [1.0, 2.0, 3.0]);
+    /// let joints = |a: &skelmap_core::asset::Asset| a.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    /// assert_eq!(joints(&without), joints(&asset) - 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn split_bone_tags(&self, turns: bool) -> (Cow<'_, Asset>, Vec<BoneTag>) {
+        let Some(skeleton) = &self.skeleton else {
+            return (Cow::Borrowed(self), Vec::new());
+        };
+        let joints = skeleton.joints.len();
+        // Joints with a joint below them or an influence: bones either way.
+        let mut bones = vec![false; joints];
+        for (j, joint) in skeleton.joints.iter().enumerate() {
+            if let Some(p) = joint.parent.filter(|&p| p < j) {
+                bones[p] = true;
+            }
+        }
+        for mesh in &self.meshes {
+            for &(j, _) in &mesh.influences.weights {
+                if let Some(b) = bones.get_mut(usize::from(j)) {
+                    *b = true;
+                }
+            }
+        }
+        let frames = self.joint_frames().unwrap_or_default();
+        let same = |a: &JointKey, b: &JointKey| {
+            a.rotation.dot(b.rotation).abs() >= 1.0 - 1e-6
+                && a.translation
+                    .abs_diff_eq(b.translation, 1e-5 * (1.0 + b.translation.length()))
+                && a.scale.abs_diff_eq(b.scale, 1e-5)
+        };
+        let still = |j: usize| {
+            let joint = &skeleton.joints[j];
+            let key = JointKey {
+                rotation: joint.rotation,
+                translation: joint.translation,
+                scale: joint.scale,
+            };
+            let plain = JointKey {
+                rotation: Quat::IDENTITY,
+                translation: key.translation,
+                scale: Vec3::ONE,
+            };
+            (turns || same(&key, &plain))
+                && frames
+                    .iter()
+                    .all(|f| f.get(j).is_some_and(|k| same(k, &key)))
+        };
+        let folded: Vec<usize> = (skeleton.attachments.iter().copied())
+            .filter(|&j| {
+                j < joints
+                    && skeleton.joints[j].parent.is_some_and(|p| p < j)
+                    && !bones[j]
+                    && still(j)
+            })
+            .collect();
+        if folded.is_empty() {
+            return (Cow::Borrowed(self), Vec::new());
+        }
+        // Each kept joint's new index.
+        let mut index: Vec<Option<usize>> = (0..joints).map(Some).collect();
+        for &j in &folded {
+            index[j] = None;
+        }
+        for (next, slot) in index.iter_mut().flatten().enumerate() {
+            *slot = next;
+        }
+        let new = |j: usize| index.get(j).copied().flatten();
+        let tags = (folded.iter())
+            .filter_map(|&j| {
+                let joint = &skeleton.joints[j];
+                Some(BoneTag {
+                    name: joint.name.clone(),
+                    bone: new(joint.parent?)?,
+                    offset: Affine3A::from_scale_rotation_translation(
+                        joint.scale,
+                        joint.rotation,
+                        joint.translation,
+                    ),
+                })
+            })
+            .collect();
+        let mut kept = self.clone();
+        if let Some(s) = &mut kept.skeleton {
+            let mut j = 0;
+            s.joints.retain(|_| {
+                j += 1;
+                index[j - 1].is_some()
+            });
+            for joint in &mut s.joints {
+                joint.parent = joint.parent.and_then(new);
+            }
+            s.attachments = (s.attachments.iter()).filter_map(|&a| new(a)).collect();
+        }
+        for mesh in &mut kept.meshes {
+            for (j, _) in &mut mesh.influences.weights {
+                if let Some(to) = new(usize::from(*j)) {
+                    // Fewer joints than before: the index fits.
+                    *j = to as u16;
+                }
+            }
+        }
+        for clip in &mut kept.clips {
+            if let ClipKeys::Joints(frames) = &mut clip.keys {
+                for keys in frames {
+                    let mut j = 0;
+                    keys.retain(|_| {
+                        j += 1;
+                        index.get(j - 1).is_none_or(Option::is_some)
+                    });
+                }
+            }
+        }
+        (Cow::Owned(kept), tags)
+    }
+}
+
+/// An attachment joint stored as a point on its parent bone ([`Asset::split_bone_tags`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoneTag {
+    /// The joint's name.
+    pub name: String,
+    /// Its parent, as a joint of the asset without the points.
+    pub bone: usize,
+    /// Where it sits in the bone's space: the joint's parent-relative transform.
+    pub offset: Affine3A,
 }
 
 /// One mesh posed: positions and normals.

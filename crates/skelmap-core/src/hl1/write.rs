@@ -123,8 +123,10 @@ pub struct TextureDef {
 }
 
 /// An attachment: a point in a bone's space.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AttachmentDef {
+    /// The name (at most 31 bytes; studiomdl leaves it empty, and GoldSrc reads no name).
+    pub name: String,
     /// The bone.
     pub bone: i32,
     /// The point.
@@ -326,6 +328,7 @@ impl Builder {
             ],
             skin_families: vec![vec![0, 1], vec![1, 0]],
             attachments: vec![AttachmentDef {
+                name: String::new(),
                 bone: 1,
                 org: [1.0, 2.0, 3.0],
             }],
@@ -565,8 +568,11 @@ impl Builder {
             h.numattachments = (self.attachments.len() as i32).into();
             h.attachmentindex = here(&out);
             for a in &self.attachments {
+                let mut name = [0u8; 32];
+                let n = a.name.len().min(31);
+                name[..n].copy_from_slice(&a.name.as_bytes()[..n]);
                 let record = raw::Attachment {
-                    name: [0; 32],
+                    name,
                     type_: 0.into(),
                     bone: a.bone.into(),
                     org: a.org.map(Into::into),
@@ -725,7 +731,10 @@ impl Builder {
     /// `short` range; every mesh a studio mesh of one body part's one model, each vertex on
     /// its heaviest bone, in that bone's space as the defaults place it; each triangle one
     /// three-vertex strip; a texture per material, coordinates in texels of it; the
-    /// skeleton's attachment joints as attachments; the bounds as the header's and each
+    /// skeleton's attachment joints as attachments (a leaf joint without influences that sits
+    /// still on its parent, unturned, as [`Model::to_asset`](crate::Model::to_asset) makes of
+    /// a Half-Life attachment, as an attachment of the parent at the joint's origin and no
+    /// bone: [`Asset::split_bone_tags`]); the bounds as the header's and each
     /// sequence's boxes.
     ///
     /// Textures are 8-bit with a palette each: an image of at most 256 colours (255 when some
@@ -749,15 +758,20 @@ impl Builder {
     ///
     /// # Errors
     ///
-    /// [`FitError`] for a bone or clip name over 31 bytes, a material name over 63, more
+    /// [`FitError`] for a bone, attachment or clip name over 31 bytes, a material name over 63, more
     /// than [`MAX_BONES`] bones, a bone whose parent comes after it, more than 32,767
     /// vertices or meshes, or vertex animation.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
         asset.refuse_vertex_animation(NAME)?;
+        let (asset, points) = asset.split_bone_tags(false);
         let skeleton = asset.skeleton_or_root();
         let joints = &skeleton.joints;
         check_names(NAME, "bone", joints.iter().map(|j| j.name.as_str()), 31)?;
+        let flagged = || (skeleton.attachments.iter()).filter_map(|&j| Some((j, joints.get(j)?)));
+        let attachment_names =
+            (flagged().map(|(_, j)| j.name.as_str())).chain(points.iter().map(|t| t.name.as_str()));
+        check_names(NAME, "attachment", attachment_names, 31)?;
         check_names(
             NAME,
             "clip",
@@ -801,12 +815,17 @@ impl Builder {
             bodyparts: Vec::new(),
             textures: Vec::new(),
             skin_families: Vec::new(),
-            attachments: (skeleton.attachments.iter())
-                .map(|&j| AttachmentDef {
-                    bone: j as i32,
-                    org: [0.0; 3],
-                })
-                .collect(),
+            attachments: (flagged().map(|(j, joint)| AttachmentDef {
+                name: joint.name.clone(),
+                bone: j as i32,
+                org: [0.0; 3],
+            }))
+            .chain(points.iter().map(|t| AttachmentDef {
+                name: t.name.clone(),
+                bone: t.bone as i32,
+                org: t.offset.translation.to_array(),
+            }))
+            .collect(),
             controllers: Vec::new(),
             textures_apart: false,
             bounds: asset.bounds(),

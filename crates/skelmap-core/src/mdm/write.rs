@@ -563,8 +563,12 @@ impl Builder {
     /// from the skinned vertices. One surface a mesh (split past ET's 6000 vertices, its
     /// collapse table, or 20 000 triangles), each weight's offset the vertex in its bone's bind
     /// space, the normal in the first weight's bone's (ET turns it by that bone only, so the
-    /// heaviest weight comes first). Attachment joints, and joints named `tag_…`, become tags
-    /// on their bones, the asset's tags tags on bone 0. The clips go into the `.aninc` beside
+    /// heaviest weight comes first). An attachment joint that is a fixed point on its parent
+    /// (a leaf without influences, still against its parent: an MDM's or a Half-Life model's
+    /// tag, as [`Model::to_asset`](crate::Model::to_asset) makes it,
+    /// [`Asset::split_bone_tags`]) becomes a tag on the parent's bone with its offset and axes,
+    /// and no bone; other attachment joints, and joints named `tag_…`, tags on their own
+    /// bones; the asset's tags tags on bone 0. The clips go into the `.aninc` beside
     /// the MDX ([`asset::Writer`](crate::asset::Writer)), where skelmap finds them and an
     /// animation group can `#include` them.
     ///
@@ -600,6 +604,7 @@ impl Builder {
     pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
         asset.refuse_vertex_animation("MDM")?;
+        let (asset, bone_tags) = asset.split_bone_tags(true);
         let skeleton = asset.skeleton_or_root();
         let shaders = asset.shader_names("MDM", MAX_NAME)?;
         let names: Vec<String> = (0..asset.meshes.len())
@@ -621,6 +626,7 @@ impl Builder {
             })
             .collect();
         let tag_names = (flagged.iter().map(|&j| skeleton.joints[j].name.as_str()))
+            .chain(bone_tags.iter().map(|t| t.name.as_str()))
             .chain(asset.tags.iter().map(|t| t.name.as_str()));
         check_names("MDM", "tag", tag_names, MAX_NAME)?;
         let clip_names = asset.clips.iter().map(|c| c.name.as_str());
@@ -654,7 +660,7 @@ impl Builder {
                 carries[shift] |= !bound;
             }
         }
-        for &j in &flagged {
+        for j in flagged.iter().chain(bone_tags.iter().map(|t| &t.bone)) {
             carries[j + shift] = true;
         }
         carries[0] |= !asset.tags.is_empty();
@@ -971,15 +977,23 @@ impl Builder {
             ));
         }
 
-        // Tags: attachment joints on their bones, the asset's tags on bone 0.
+        // Tags: attachment joints on their bones, fixed points on theirs, the asset's tags on
+        // bone 0.
+        let on_bone = |name: &str, j: usize, offset: Affine3A| Tag {
+            name: name.to_string(),
+            axis: [
+                offset.matrix3.x_axis,
+                offset.matrix3.y_axis,
+                offset.matrix3.z_axis,
+            ]
+            .map(|a| a.to_array()),
+            bone: (j + shift) as i32,
+            offset: offset.translation.to_array(),
+            bone_references: with_ancestors([j + shift], &parents),
+        };
         let mut tags: Vec<Tag> = (flagged.iter())
-            .map(|&j| Tag {
-                name: skeleton.joints[j].name.clone(),
-                axis: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-                bone: (j + shift) as i32,
-                offset: [0.0; 3],
-                bone_references: with_ancestors([j + shift], &parents),
-            })
+            .map(|&j| on_bone(&skeleton.joints[j].name, j, Affine3A::IDENTITY))
+            .chain(bone_tags.iter().map(|t| on_bone(&t.name, t.bone, t.offset)))
             .collect();
         let (r0, t0) = if shift == 1 {
             (

@@ -24,6 +24,9 @@
 //!   key's scale passes to the joint's children in every format an asset is written to; a
 //!   leaf has none, so a format that keeps scale keys keeps skin scales exactly (see
 //!   [`skin_joints`]).
+//! - tags that name a bone (MDR's, MDM's, Half-Life's attachments) become attachment joints:
+//!   the bone itself for a tag that is its bone (MDR's), else a leaf joint named as the tag,
+//!   placed where the tag sits in its bone's space (see [`tag_joints`]).
 
 use std::collections::HashMap;
 
@@ -120,7 +123,8 @@ impl Model<'_> {
                 .map(|g| clip(g, ClipKeys::Morph((g.first..g.first + g.count).collect())))
                 .collect();
         } else if skeletal {
-            check_keys(&groups, model.num_bones())?;
+            let bone_tags = (0..model.num_tags()).filter(|&t| model.tag_bone(t).is_some());
+            check_keys(&groups, model.num_bones() + bone_tags.count())?;
             (clips, skin_scales) = model.joint_clips(&groups);
         }
         for mesh in &mut meshes {
@@ -132,6 +136,9 @@ impl Model<'_> {
         {
             let at = &pose.local().skin_scales;
             skin_joints(skeleton, &mut meshes, &mut clips, &skin_scales, at)?;
+        }
+        if let Some(skeleton) = &mut skeleton {
+            tag_joints(model, skeleton, &mut clips)?;
         }
         let tags = model.asset_tags(&pose, morph_clips);
         let mut built = Asset {
@@ -224,7 +231,7 @@ impl Model<'_> {
     }
 
     /// The bones as joints at `pose` (names, parents, parent-relative and model-space
-    /// transforms), and which are attachments.
+    /// transforms), and which are flagged as attachments.
     fn asset_skeleton(&self, pose: &Pose) -> Skeleton {
         Skeleton {
             joints: self
@@ -244,21 +251,13 @@ impl Model<'_> {
                     }
                 })
                 .collect(),
-            // Flagged bones, and bones a tag names (an MDR's): the joint carries the tag.
-            attachments: {
-                let mut tagged = vec![false; self.num_bones()];
-                for bone in (0..self.num_tags()).filter_map(|t| self.tag_bone(t)) {
-                    if let Some(flag) = tagged.get_mut(bone) {
-                        *flag = true;
-                    }
-                }
-                self.bones()
-                    .zip(tagged)
-                    .enumerate()
-                    .filter(|(_, (b, tagged))| b.is_attachment() || *tagged)
-                    .map(|(i, _)| i)
-                    .collect()
-            },
+            // The flagged bones; the tags that name bones are added by `tag_joints`.
+            attachments: self
+                .bones()
+                .enumerate()
+                .filter(|(_, b)| b.is_attachment())
+                .map(|(i, _)| i)
+                .collect(),
         }
     }
 }
@@ -266,7 +265,7 @@ impl Model<'_> {
 impl Model<'_> {
     /// The tags stored with the frames (MD3's): each where `pose` puts it and, with
     /// `per_frame` (every frame is a morph target), as every frame stores it. Tags that name
-    /// a bone (an MDR's) are that bone's attachment in the skeleton instead.
+    /// a bone (MDR's, MDM's, Half-Life's attachments) are joints instead ([`tag_joints`]).
     fn asset_tags(&self, pose: &Pose, per_frame: bool) -> Vec<Tag> {
         // Tags follow the bone attachments in `attachments`.
         let bones = self.num_bone_attachments();
@@ -338,18 +337,13 @@ fn skin_joints(
         return Ok(());
     }
     let mut leaf = vec![None; joints];
+    let mut names = Names::of(skeleton);
     for &j in &scaled {
         let index = joint_index(skeleton.joints.len())?;
         let Some(joint) = skeleton.joints.get(j) else {
             continue;
         };
-        let stem = format!("{}_skin", joint.name);
-        let mut name = stem.clone();
-        let mut n = 1;
-        while skeleton.joints.iter().any(|other| other.name == name) {
-            n += 1;
-            name = format!("{stem}{n}");
-        }
+        let name = names.free(&format!("{}_skin", joint.name));
         let s = Vec3::splat(scale_at(j));
         let world = joint.world * Affine3A::from_scale(s);
         skeleton.joints.push(Joint {
@@ -381,6 +375,123 @@ fn skin_joints(
                 translation: Vec3::ZERO,
                 scale: Vec3::splat(scales.get(j).copied().unwrap_or(1.0)),
             }));
+        }
+    }
+    Ok(())
+}
+
+/// The names of a skeleton's joints, for naming joints added to it.
+struct Names {
+    taken: std::collections::HashSet<String>,
+    /// Per stem, the last number tried.
+    tried: HashMap<String, u32>,
+}
+
+impl Names {
+    fn of(skeleton: &Skeleton) -> Names {
+        Names {
+            taken: skeleton.joints.iter().map(|j| j.name.clone()).collect(),
+            tried: HashMap::new(),
+        }
+    }
+
+    /// `stem`, or `stem` with a number from 2 on when a joint is named that; taken from now
+    /// on. Each stem's numbers are tried once, so that naming many joints alike (a file's
+    /// thousands of tags of one name) costs no more than their count.
+    fn free(&mut self, stem: &str) -> String {
+        let mut name = stem.to_string();
+        if self.taken.contains(&name) {
+            let n = self.tried.entry(name.clone()).or_insert(1);
+            loop {
+                *n += 1;
+                name = format!("{stem}{n}");
+                if !self.taken.contains(&name) {
+                    break;
+                }
+            }
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+}
+
+/// Gives each of the model's tags that names a bone (an MDR's tag, an MDM's, a Half-Life
+/// attachment) its place among the joints of `skeleton`, flagged as an attachment: the bone
+/// itself when the tag is the bone (no offset from it, and the bone's name: an MDR's tags,
+/// which name MDR's bones), else a leaf joint appended after the others, named as the tag
+/// (a number added if that is taken: Half-Life's unnamed attachments are all `attachment`),
+/// with the bone as its parent and the tag's place in the bone's space
+/// ([`Model::tag_offset`]) as its transform, at the asset's pose and in every key of `clips`.
+/// So every writer keeps the tag's name and place; the MDM and Half-Life writers store such a
+/// leaf as a tag on its bone again ([`Asset::split_bone_tags`](crate::asset::Asset::split_bone_tags)).
+///
+/// # Errors
+///
+/// [`Error::TooManyJoints`] when the leaves take the skeleton past 16-bit joint indices.
+fn tag_joints(model: &Model<'_>, skeleton: &mut Skeleton, clips: &mut [Clip]) -> Result<()> {
+    let bones = model.num_bones().min(skeleton.joints.len());
+    let first_tag = model.num_bone_attachments();
+    let mut flagged = vec![false; bones];
+    for &a in &skeleton.attachments {
+        if let Some(f) = flagged.get_mut(a) {
+            *f = true;
+        }
+    }
+    let mut names = Names::of(skeleton);
+    let mut keys = Vec::new();
+    for t in 0..model.num_tags() {
+        let Some(bone) = model.tag_bone(t).filter(|&b| b < bones) else {
+            continue;
+        };
+        let name = model
+            .attachment(first_tag + t)
+            .map(|a| a.name_lossy().into_owned())
+            .unwrap_or_default();
+        let offset = model.tag_offset(t);
+        let parent = &skeleton.joints[bone];
+        if offset == Affine3A::IDENTITY && name == parent.name && !flagged[bone] {
+            skeleton.attachments.push(bone);
+            flagged[bone] = true;
+            continue;
+        }
+        let index = usize::from(joint_index(skeleton.joints.len())?);
+        let (scale, rotation, translation) = offset.to_scale_rotation_translation();
+        let key = if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
+            JointKey {
+                rotation,
+                translation,
+                scale,
+            }
+        } else {
+            // Axes that are no rotation (zero, or overflowing): the tag at its origin.
+            JointKey {
+                rotation: Quat::IDENTITY,
+                translation: offset.translation.into(),
+                scale: Vec3::ONE,
+            }
+        };
+        let world = parent.world
+            * Affine3A::from_scale_rotation_translation(key.scale, key.rotation, key.translation);
+        let name = names.free(&name);
+        skeleton.joints.push(Joint {
+            name,
+            parent: Some(bone),
+            rotation: key.rotation,
+            translation: key.translation,
+            scale: key.scale,
+            world,
+        });
+        skeleton.attachments.push(index);
+        keys.push(key);
+    }
+    skeleton.attachments.sort_unstable();
+    if !keys.is_empty() {
+        for clip in clips {
+            if let ClipKeys::Joints(frames) = &mut clip.keys {
+                for frame in frames {
+                    frame.extend_from_slice(&keys);
+                }
+            }
         }
     }
     Ok(())

@@ -41,7 +41,8 @@ impl<'data> Model<'data> {
     /// - DPM, SKM and SKP: the bones flagged as attachments ([`Bone::is_attachment`](crate::pose::Bone::is_attachment));
     /// - IQM and MS3D, which have no such flag: every joint;
     /// - MD3: its tags (`tag_weapon`, `tag_head`, …), named as in the first frame;
-    /// - MDR: its tags, each placed by the bone it names;
+    /// - MDR, MDM and Half-Life: their tags (Half-Life's attachments), each placed by the
+    ///   bone it names (with the offset from it an MDM tag or a Half-Life attachment holds);
     /// - every other format: none.
     ///
     /// ```
@@ -146,6 +147,28 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::tag_bone(v, index))
     }
 
+    /// Where tag `index` sits in the space of the bone it names ([`tag_bone`](Model::tag_bone)),
+    /// so that a pose places it by that bone's world transform times this: an MDM tag's axes
+    /// and offset, a Half-Life attachment's origin; the identity for an MDR's tag (its bone
+    /// itself), for a tag stored with the frames and out of range.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// // A Half-Life model whose one attachment sits at (1, 2, 3) in bone 1's space.
+    /// let bytes = skelmap_core::hl1::Builder::example().write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// assert_eq!(model.tag_bone(0), Some(1));
+    /// assert_eq!(model.tag_offset(0).translation.to_array(), [1.0, 2.0, 3.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn tag_offset(&self, index: usize) -> Affine3A {
+        if self.tag_bone(index).is_none() {
+            return Affine3A::IDENTITY;
+        }
+        with_view!(self.view(), v => ModelView::tag_offset(v, index))
+    }
+
     /// Tag `index` as frame `frame` stores it (MD3): the columns of the linear part are its
     /// forward, left and up axes as stored, bit for bit, the translation its origin. `None`
     /// for a tag or frame out of range, and for every format without tags. What a writer
@@ -196,7 +219,7 @@ impl<'data> Model<'data> {
             AttachmentKind::Bone(bone) => pose.palette().bone_world(bone).ok_or(wrong("frames")),
             AttachmentKind::Tag(tag) => {
                 if let Some(bone) = self.tag_bone(tag) {
-                    let offset = with_view!(self.view(), v => ModelView::tag_offset(v, tag));
+                    let offset = self.tag_offset(tag);
                     let world = pose.palette().bone_world(bone).ok_or(wrong("frames"))?;
                     return Ok(world * offset);
                 }
