@@ -2,7 +2,8 @@
 //! its view's; every skeletal model's prepared kernel agrees with its zero-copy deform on
 //! every frame checked; companions (SKM skeleton, SL animation, `.framegroups`) are found
 //! through the resolver. `convert.rs`: conversions to IQM and DPM, measured. `still.rs`: the
-//! one-frame path. `asset.rs`: tags that name bones in `Model::to_asset`.
+//! one-frame path. `asset.rs`: tags that name bones in `Model::to_asset`. `write.rs`: the
+//! write dispatch's refusals.
 
 mod assembly;
 mod asset;
@@ -11,6 +12,7 @@ mod convert;
 mod gpu;
 mod sampler;
 mod still;
+mod write;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -24,7 +24,7 @@ pub mod cut;
 mod pose;
 mod write;
 
-pub use pose::{BoneTag, FrameKeys, MAX_RESAMPLED_FRAMES, PosedMesh};
+pub use pose::{BoneTag, FrameKeys, MAX_COORDINATE, MAX_RESAMPLED_FRAMES, PosedMesh};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 
 use crate::alias::idp3_write::cut_name;

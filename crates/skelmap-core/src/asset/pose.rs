@@ -17,6 +17,10 @@ use crate::write::{BoneDef, Influence};
 /// Most frames [`Clip::resample`] makes of one clip.
 pub const MAX_RESAMPLED_FRAMES: usize = 1 << 16;
 
+/// The largest coordinate, or entry of a joint's transform, an asset may hold to be written
+/// ([`Asset::refuse_out_of_range`]): a million units (ten kilometres in centimetres), so
+/// that a skinned vertex's squared length stays within `f32`.
+pub const MAX_COORDINATE: f32 = 1e6;
 
 /// What one frame of an asset shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -298,6 +302,119 @@ impl Asset {
             ));
         }
         Ok(())
+    }
+
+    /// Refuses an asset whose numbers a writer's `f32` arithmetic could overflow: a vertex
+    /// position or morph offset, a tag's place, an entry of a joint's bind transform or of
+    /// its inverse (a joint scaled to nothing has none), or of a joint's model-space
+    /// transform in any frame, past ±[`MAX_COORDINATE`]. Within it, a skinned vertex (three
+    /// such factors) and the squares its bounds and radius take stay finite. What
+    /// [`model::write`](fn@crate::model::write) checks before any writer runs.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset::MAX_COORDINATE};
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// let mut asset = Model::from_bytes(&bytes)?.to_asset(&Default::default())?;
+    /// assert!(asset.refuse_out_of_range("DPM").is_ok());
+    /// asset.meshes[0].positions[7][2] = 2.0 * MAX_COORDINATE;
+    /// let e = asset.refuse_out_of_range("DPM").unwrap_err();
+    /// assert_eq!(e.what, "vertex 7 of mesh 0 at 2e6 units");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] naming the first number out of range.
+    pub fn refuse_out_of_range(&self, format: &'static str) -> Result<(), FitError> {
+        // NaN is beyond it too.
+        fn beyond(values: impl IntoIterator<Item = f32>) -> Option<f32> {
+            use core::cmp::Ordering::{Equal, Less};
+            (values.into_iter())
+                .find(|v| !matches!(v.abs().partial_cmp(&MAX_COORDINATE), Some(Less | Equal)))
+                .map(f32::abs)
+        }
+        let refuse = |what: String| {
+            FitError::new(
+                format,
+                what,
+                format!(
+                    "coordinates and transforms within ±{MAX_COORDINATE:e}, which a writer's \
+                     arithmetic holds"
+                ),
+                "scale the model down, or remove the vertices or joints that are that far",
+            )
+        };
+        for (m, mesh) in self.meshes.iter().enumerate() {
+            let targets = mesh.targets.iter().flat_map(|t| &t.positions);
+            for (v, p) in mesh.positions.iter().chain(targets).enumerate() {
+                if let Some(far) = beyond(*p) {
+                    let v = v % mesh.positions.len().max(1);
+                    return Err(refuse(format!("vertex {v} of mesh {m} at {far:e} units")));
+                }
+            }
+        }
+        let entries = |a: &Affine3A| a.to_cols_array();
+        for tag in &self.tags {
+            let places = core::iter::once(&tag.pose).chain(&tag.frames);
+            if let Some(far) = beyond(places.flat_map(entries)) {
+                return Err(refuse(format!("tag '{}' at {far:e} units", tag.name)));
+            }
+        }
+        let Some(skeleton) = &self.skeleton else {
+            return Ok(());
+        };
+        for joint in &skeleton.joints {
+            let both = [joint.world, joint.world.inverse()];
+            if let Some(far) = beyond(both.iter().flat_map(entries)) {
+                return Err(refuse(format!(
+                    "joint '{}' bound at {far:e} (a place, a scale or its inverse)",
+                    joint.name
+                )));
+            }
+        }
+        for (f, keys) in self.joint_frames().unwrap_or_default().iter().enumerate() {
+            let world = skeleton.world(keys);
+            for (joint, w) in skeleton.joints.iter().zip(&world) {
+                if let Some(far) = beyond(entries(w)) {
+                    return Err(refuse(format!(
+                        "joint '{}' in frame {f} at {far:e} (a place or a scale)",
+                        joint.name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The asset without its meshes that draw nothing (no vertex or no triangle), for a
+    /// format whose meshes each need both, and a note of how many were left out (`None` for
+    /// none).
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] when no mesh is left: `format` needs something to draw.
+    pub fn drawable(
+        &self,
+        format: &'static str,
+    ) -> Result<(Cow<'_, Asset>, Option<String>), FitError> {
+        let draws = |m: &Mesh| !m.positions.is_empty() && !m.triangles.is_empty();
+        let empty = self.meshes.iter().filter(|m| !draws(m)).count();
+        if empty == self.meshes.len() {
+            return Err(FitError::new(
+                format,
+                "no triangles",
+                "a model has at least one mesh of at least one triangle",
+                "convert a model with a mesh; a skeleton or animation alone can be written \
+                 as IQM, MD5 or glTF",
+            ));
+        }
+        if empty == 0 {
+            return Ok((Cow::Borrowed(self), None));
+        }
+        let mut kept = self.clone();
+        kept.meshes.retain(draws);
+        let note = format!("{empty} meshes without vertices or triangles are left out");
+        Ok((Cow::Owned(kept), Some(note)))
     }
 
     /// The skeleton, or for an asset without joints one root at the origin (where DPM and

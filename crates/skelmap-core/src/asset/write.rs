@@ -147,6 +147,15 @@ pub enum WriteError {
     /// skelmap does not write this format.
     #[error("skelmap does not write {0} files")]
     NotWritable(Format),
+    /// The files written do not open again (a writer's defect: every limit it cannot hold
+    /// should be a [`Fit`](WriteError::Fit)); nothing is handed out.
+    #[error("the {format} files written do not open again, so none is given: {error}")]
+    Unreadable {
+        /// The format written.
+        format: Format,
+        /// Why they do not open.
+        error: crate::error::Error,
+    },
 }
 
 /// A format's writer: its builder made from an asset, written out.

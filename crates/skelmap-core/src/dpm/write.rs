@@ -406,6 +406,7 @@ impl Builder {
     /// animation (morph clips), which DPM cannot hold.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        let (asset, dropped) = asset.drawable("DPM")?;
         asset.refuse_vertex_animation("DPM")?;
         let skeleton = asset.skeleton_or_root();
         check_names(
@@ -416,6 +417,7 @@ impl Builder {
         )?;
         let shaders = asset.shader_names("DPM", MAX_NAME)?;
         let mut losses = Vec::new();
+        losses.extend(dropped);
         let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
         let mut b = Builder {
             bones: skeleton.bone_defs(),

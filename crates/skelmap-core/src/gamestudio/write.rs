@@ -230,6 +230,7 @@ impl MdlBuilder {
     /// [`FitError`] for skeletal animation without `bake`, or more than 65,535 vertices.
     pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<MdlBuilder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        let (asset, dropped) = asset.drawable("MDL5")?;
         if asset.skeleton.is_some() && asset.num_frames() > 0 && !bake {
             return Err(FitError::new(
                 "MDL5",
@@ -249,6 +250,7 @@ impl MdlBuilder {
             ));
         }
         let mut losses = Vec::new();
+        losses.extend(dropped);
         let skins: Vec<SkinDef> = asset
             .materials
             .iter()

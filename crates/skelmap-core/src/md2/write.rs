@@ -240,6 +240,7 @@ impl Builder {
     /// triangle's 16-bit indices reach.
     pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        let (asset, dropped) = asset.drawable("MD2")?;
         asset.refuse_unbaked("MD2", bake)?;
         let vertices: usize = asset.meshes.iter().map(|m| m.positions.len()).sum();
         if vertices > MAX_INDEXED {
@@ -251,6 +252,7 @@ impl Builder {
             ));
         }
         let mut losses = Vec::new();
+        losses.extend(dropped);
         let (skin_size, skin) = skin_of(&asset, &mut losses);
         let (w, h) = (skin_size[0] as f32, skin_size[1] as f32);
         let mut b = Builder {

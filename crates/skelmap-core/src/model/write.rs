@@ -3,8 +3,12 @@
 //! builder's [`Writer`] impl. Converters (the CLI's `convert`, the conversion tests) call
 //! [`write`] and keep no list of formats of their own.
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use crate::asset::{Asset, WriteError, WriteOptions, Writer, Written};
 use crate::format::Format;
+use crate::limits::Limits;
 
 /// Makes [`write`] and [`stores_images`] from the rows of the format table.
 macro_rules! writers {
@@ -32,11 +36,33 @@ macro_rules! writers {
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
         ///
+        /// Before any writer runs, an asset whose numbers a writer's arithmetic could
+        /// overflow is refused ([`Asset::refuse_out_of_range`]); after, the files are opened
+        /// again as a caller would save them (the main file as `out.<extension>`, the others
+        /// in their [`Place`](crate::asset::Place)s), so that no file skelmap cannot read is
+        /// handed out.
+        ///
         /// # Errors
         ///
         /// [`WriteError::NotWritable`] for a format skelmap does not write
-        /// ([`Format::writable`]); else the writer's [`WriteError`].
+        /// ([`Format::writable`]); [`WriteError::Fit`] for numbers out of range; the writer's
+        /// [`WriteError`]; [`WriteError::Unreadable`] when what it wrote does not open.
         pub fn write(
+            format: Format,
+            asset: &Asset,
+            options: &WriteOptions,
+        ) -> Result<Written, WriteError> {
+            if !format.writable() {
+                return Err(WriteError::NotWritable(format));
+            }
+            asset.refuse_out_of_range(format.name())?;
+            let written = dispatch(format, asset, options)?;
+            reopen(&written).map_err(|error| WriteError::Unreadable { format, error })?;
+            Ok(written)
+        }
+
+        /// The writer of `format`'s row.
+        fn dispatch(
             format: Format,
             asset: &Asset,
             options: &WriteOptions,
@@ -80,3 +106,35 @@ macro_rules! writers {
 }
 
 crate::format::format_table!(writers);
+
+/// Opens `written` as saved beside each other: the main file as `out.<extension>`, the others
+/// in their places, with no limit but the format's own (a writer may write past
+/// [`Limits::DEFAULT`], which a caller can raise).
+fn reopen(written: &Written) -> Result<(), crate::error::Error> {
+    let extension = written
+        .format
+        .extensions()
+        .first()
+        .copied()
+        .unwrap_or("bin");
+    let main = format!("out.{extension}");
+    let files: HashMap<String, &[u8]> = (written.files.iter())
+        .map(|f| {
+            let path = f.place.clone().path(Path::new(&main));
+            (path.to_string_lossy().into_owned(), f.bytes.as_slice())
+        })
+        .collect();
+    let open = Limits {
+        max_bones: u32::MAX,
+        max_meshes: u32::MAX,
+        max_frames: u32::MAX,
+        max_vertices_per_mesh: u32::MAX,
+        max_triangles_per_mesh: u32::MAX,
+        max_influences_per_vertex: u32::MAX,
+        max_total_influences: u64::MAX,
+        max_file_size: u64::MAX,
+        max_skins: u32::MAX,
+        max_skin_dimension: u32::MAX,
+    };
+    super::Model::resolve(&files, &main, &open).map(drop)
+}

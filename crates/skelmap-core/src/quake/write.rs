@@ -251,8 +251,10 @@ impl Builder {
     /// [`FitError`] for skeletal animation without `bake`.
     pub fn from_asset(asset: &Asset, bake: bool) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        let (asset, dropped) = asset.drawable("Quake MDL")?;
         asset.refuse_unbaked("Quake MDL", bake)?;
         let mut losses = Vec::new();
+        losses.extend(dropped);
         let frames = asset.baked();
         let grid = grid(frames.iter().flat_map(|(_, f)| f.positions.iter()), 255);
         let (skin_size, skin) = skin_of(&asset, &mut losses);

@@ -285,6 +285,7 @@ impl Builder {
     /// (morph clips), which SKM cannot hold.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        let (asset, dropped) = asset.drawable("SKM")?;
         asset.refuse_vertex_animation("SKM")?;
         let skeleton = asset.skeleton_or_root();
         check_names(
@@ -322,6 +323,7 @@ impl Builder {
         let pose = |k: &JointKey| (k.rotation.to_array(), k.translation.to_array());
         let frames = asset.joint_frames().unwrap_or_default();
         let mut losses = Vec::new();
+        losses.extend(dropped);
         let scaled = asset.scaled_frames();
         if scaled > 0 {
             losses.push(format!(

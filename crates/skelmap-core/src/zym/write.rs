@@ -311,6 +311,7 @@ impl Builder {
     /// vertex animation.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        let (asset, dropped) = asset.drawable("ZYM")?;
         asset.refuse_vertex_animation("ZYM")?;
         let skeleton = asset.skeleton_or_root();
         let joint_names = skeleton.joints.iter().map(|j| j.name.as_str());
@@ -401,6 +402,7 @@ impl Builder {
             b.radius = (far(0).powi(2) + far(1).powi(2) + far(2).powi(2)).sqrt();
         }
         let mut losses = Vec::new();
+        losses.extend(dropped);
         if cut > 0 {
             losses.push(format!(
                 "{cut} vertices had more than one influence; ZYM binds a vertex to one bone, so \
