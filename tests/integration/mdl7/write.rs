@@ -80,6 +80,36 @@ fn iqm_demo_says_its_scale_is_lost_and_measures_it() {
     assert!(e.max > 0.1 && e.max < 0.2, "{e}");
 }
 
+/// The `write` fuzz target's first find in a writer (`fuzz/seeds/write/crash-write-mdl7-
+/// collapsed-parent.iqm`): an IQM whose spine is keyed to scale 0 in every frame. A bone's
+/// MDL7 motion is its parent's skinning matrix inverted times its own, and a matrix scaled to
+/// nothing has no inverse: the head's motions were NaN, which no MDL7 reader opens. Now the
+/// parent's rotation and place alone are undone there (MDL7 readers drop scale anyway).
+#[test]
+fn a_parent_scaled_to_nothing_used_to_give_its_children_nan_motions() {
+    let mut asset = asset_of(&skelmap::iqm::Builder::demo().write().unwrap());
+    for clip in &mut asset.clips {
+        let skelmap::asset::ClipKeys::Joints(frames) = &mut clip.keys else {
+            panic!("joint keys");
+        };
+        for keys in frames {
+            keys[1].scale = Vec3::ZERO;
+        }
+    }
+    let (bytes, _) = through(&asset);
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!((model.num_bones(), model.num_frames()), (3, 4));
+    // The head, below the spine, turns with it as the asset turns it.
+    let mut pose = skelmap::model::Pose::default();
+    for frame in 0..4 {
+        model
+            .pose(frame, frame, 0.0, Default::default(), &mut pose)
+            .unwrap();
+        let head = pose.palette().bone_world(2).unwrap();
+        assert!(head.is_finite(), "frame {frame}");
+    }
+}
+
 #[test]
 fn ms3d_arm_keeps_its_frames_and_says_its_bind_rotations_go() {
     let asset = asset_of(&crate::support::ms3d::arm().write().unwrap());

@@ -145,3 +145,24 @@ fn a_mesh_that_draws_nothing_is_left_out_in_words() {
     let again = Model::from_bytes(&written.files[0].bytes).unwrap();
     assert_eq!(again.num_meshes(), 1);
 }
+
+/// The `write` fuzz target's first find in the writers themselves
+/// (`fuzz/seeds/write/crash-write-mdl7-collapsed-parent.iqm`): an IQM whose spine is keyed to
+/// scale 0 in every frame (IQM animations hide parts so). MDL7 inverted the spine's skinning
+/// matrix for the head's motion and SL took the spine's rotation from its scaled matrix: NaN
+/// in both files. Now every format writes it or refuses it in words (`every_format` fails on
+/// anything else), and MDL7 and SL write it.
+#[test]
+fn a_joint_scaled_to_nothing_used_to_be_written_as_nan_by_mdl7_and_sl() {
+    let mut asset = asset_of(&skelmap::iqm::Builder::demo().write().unwrap());
+    for clip in &mut asset.clips {
+        let skelmap::asset::ClipKeys::Joints(frames) = &mut clip.keys else {
+            panic!("joint keys");
+        };
+        for keys in frames {
+            keys[1].scale = skelmap::glam::Vec3::ZERO;
+        }
+    }
+    let refused: Vec<Format> = every_format(&asset).into_iter().map(|(f, _)| f).collect();
+    assert!(!refused.contains(&Format::Mdl7) && !refused.contains(&Format::SlMdl));
+}

@@ -24,6 +24,7 @@ pub mod cut;
 mod pose;
 mod write;
 
+pub(crate) use pose::rotation_translation;
 pub use pose::{BoneTag, FrameKeys, MAX_COORDINATE, MAX_RESAMPLED_FRAMES, PosedMesh};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 

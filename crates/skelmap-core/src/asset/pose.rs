@@ -597,6 +597,19 @@ pub struct BoneTag {
     pub offset: Affine3A,
 }
 
+/// The rotation (unit) and translation of `m`, its scale dropped; the identity rotation where
+/// `m` has none (a frame that scales a joint to nothing): what the writers whose bones do not
+/// scale store.
+pub(crate) fn rotation_translation(m: &Affine3A) -> (Quat, Vec3) {
+    let (_, rotation, translation) = m.to_scale_rotation_translation();
+    let rotation = if rotation.is_finite() && rotation.length_squared() > 0.0 {
+        rotation.normalize()
+    } else {
+        Quat::IDENTITY
+    };
+    (rotation, translation)
+}
+
 /// One mesh posed: positions and normals.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PosedMesh {

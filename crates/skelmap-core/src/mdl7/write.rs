@@ -891,7 +891,7 @@ fn bone_motions(skeleton: &Skeleton, keys: &[JointKey]) -> Vec<(u16, [f32; 16])>
                 .and_then(|p| skins.get(p))
                 .copied()
                 .unwrap_or(Affine3A::IDENTITY);
-            let m = parent.inverse() * own;
+            let m = unscaled_inverse(parent) * own;
             let (x, y, z, t) = (
                 m.matrix3.x_axis,
                 m.matrix3.y_axis,
@@ -904,6 +904,19 @@ fn bone_motions(skeleton: &Skeleton, keys: &[JointKey]) -> Vec<(u16, [f32; 16])>
             (b as u16, row)
         })
         .collect()
+}
+
+/// The inverse of `m`, or where a scale collapses it to a plane, a line or a point in a
+/// frame (an IQM joint keyed to scale 0, hiding what it carries) and it has none, the inverse
+/// of its rotation and translation alone: the bones below it then move as its rotation and
+/// place take them, where an inverse would give them NaN (MDL7 readers drop a motion's scale).
+fn unscaled_inverse(m: Affine3A) -> Affine3A {
+    let inverse = m.inverse();
+    if inverse.is_finite() {
+        return inverse;
+    }
+    let (rotation, translation) = crate::asset::rotation_translation(&m);
+    Affine3A::from_rotation_translation(rotation, translation).inverse()
 }
 
 /// The vertices morph target `target` moves, at their moved positions.

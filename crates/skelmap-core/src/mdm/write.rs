@@ -14,7 +14,9 @@ use super::raw::{
 };
 use crate::alias::idp3::Md3Triangle;
 use crate::alias::idp3_write::axis_to_angles;
-use crate::asset::{Asset, FitError, Fitted, JointKey, UNBOUND, UpAxis, check_names};
+use crate::asset::{
+    Asset, FitError, Fitted, JointKey, UNBOUND, UpAxis, check_names, rotation_translation,
+};
 use crate::format::{Format, MDM_MAGIC, MDX_MAGIC};
 
 pub use crate::md4::write::{VertexDef as Vertex, WeightDef as Weight};
@@ -485,17 +487,6 @@ fn direction_angles(d: Vec3) -> [i16; 2] {
     // Straight up or down, the yaw turns nothing: 0 rather than the arctangent of zeros.
     let yaw = if flat > 0.0 { d.y.atan2(d.x) } else { 0.0 };
     [pitch, yaw].map(|a| angle_units(a.to_degrees()))
-}
-
-/// A transform's rotation and translation, its scale dropped (an MDX bone has none).
-fn rotation_translation(m: &Affine3A) -> (Quat, Vec3) {
-    let (_, rotation, translation) = m.to_scale_rotation_translation();
-    let rotation = if rotation.is_finite() {
-        rotation.normalize()
-    } else {
-        Quat::IDENTITY
-    };
-    (rotation, translation)
 }
 
 /// `bone` and its ancestors in `parents`, ascending: the bones ET builds before it.

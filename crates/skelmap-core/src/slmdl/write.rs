@@ -231,8 +231,9 @@ impl Builder {
         }
         losses.extend(cuts.notes("vertices"));
         let animation = asset.skeleton.as_ref().map(|skeleton| {
+            // A frame that scales a joint to nothing keeps its rotation as the identity.
             let key = |m: &Affine3A| {
-                let (_, rotation, translation) = m.to_scale_rotation_translation();
+                let (rotation, translation) = crate::asset::rotation_translation(m);
                 (rotation.to_array(), translation.to_array())
             };
             let fps = asset
