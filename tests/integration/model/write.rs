@@ -166,3 +166,42 @@ fn a_joint_scaled_to_nothing_used_to_be_written_as_nan_by_mdl7_and_sl() {
     let refused: Vec<Format> = every_format(&asset).into_iter().map(|(f, _)| f).collect();
     assert!(!refused.contains(&Format::Mdl7) && !refused.contains(&Format::SlMdl));
 }
+
+/// The `write` fuzz target's second find (`fuzz/seeds/write/crash-write-unbound-vertex.mdr`):
+/// a vertex bound to no joint (`asset::UNBOUND`, as a glTF's vertex of zero weights is)
+/// became a ZYM vertex and a PSK weight of bone 65535, which neither reader opens. Now both
+/// bind it to bone 0 and say so; every format writes the asset or refuses it in words.
+#[test]
+fn a_vertex_bound_to_no_joint_used_to_name_bone_65535() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut asset = asset_of(&bytes);
+    let mut influences = skelmap::asset::Influences::default();
+    let mesh = &mut asset.meshes[0];
+    for v in 0..mesh.positions.len() {
+        let kept = if v == 3 {
+            vec![(skelmap::asset::UNBOUND, 1.0)]
+        } else {
+            mesh.influences.of(v).to_vec()
+        };
+        influences.push(kept.into_iter(), 0);
+    }
+    mesh.influences = influences;
+    assert!(every_format(&asset).is_empty());
+    for (format, note) in [
+        (
+            Format::Zym,
+            "1 vertices bound to no joint follow bone 0 ('root')",
+        ),
+        (
+            Format::Psk,
+            "1 vertices bound to no joint are weighted wholly to bone 0",
+        ),
+    ] {
+        let written = skelmap::model::write(format, &asset, &WriteOptions::default()).unwrap();
+        assert!(
+            written.notes.iter().any(|n| n == note),
+            "{format}: {:?}",
+            written.notes
+        );
+    }
+}

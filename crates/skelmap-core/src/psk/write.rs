@@ -581,7 +581,8 @@ impl Builder {
                  reference skeleton leaves their scale out"
             ));
         }
-        let (mut capped, mut normals) = (0usize, true);
+        let (mut capped, mut unbound, mut normals) = (0usize, 0usize, true);
+        let joints = skeleton.joints.len();
         let mut colors = asset.meshes.iter().any(|m| m.colors.is_some());
         for (m, mesh) in asset.meshes.iter().enumerate() {
             let base = b.points.len() as u32;
@@ -597,11 +598,24 @@ impl Builder {
                 });
                 let influences = mesh.influences.of(v);
                 capped += usize::from(influences.len() > crate::pose::MAX_BIND_INFLUENCES);
+                let mut bound = false;
                 for &(bone, weight) in influences {
+                    // `UNBOUND`: no joint of the skeleton.
+                    if usize::from(bone) < joints {
+                        b.weights.push(WeightDef {
+                            point,
+                            bone: bone.into(),
+                            weight,
+                        });
+                        bound = true;
+                    }
+                }
+                if !bound && !influences.is_empty() {
+                    unbound += 1;
                     b.weights.push(WeightDef {
                         point,
-                        bone: bone.into(),
-                        weight,
+                        bone: 0,
+                        weight: 1.0,
                     });
                 }
                 if colors {
@@ -629,6 +643,11 @@ impl Builder {
         if capped > 0 {
             losses.push(format!(
                 "{capped} vertices have more than 8 influences; readers keep the 8 heaviest"
+            ));
+        }
+        if unbound > 0 {
+            losses.push(format!(
+                "{unbound} vertices bound to no joint are weighted wholly to bone 0"
             ));
         }
         if let Some(frames) = asset.joint_frames() {

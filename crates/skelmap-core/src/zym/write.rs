@@ -336,17 +336,19 @@ impl Builder {
                 .collect(),
             ..Builder::default()
         };
-        let (mut cut, mut normals) = (0usize, false);
+        let (mut cut, mut unbound, mut normals) = (0usize, 0usize, false);
         for (mesh, shader) in asset.meshes.iter().zip(shaders) {
             let base = b.vertices.len() as u32;
             let uvs = mesh.uvs_or_zero();
             for (v, p) in mesh.positions.iter().enumerate() {
                 let influences = mesh.influences.of(v);
                 cut += usize::from(influences.len() > 1);
-                let bone = influences
-                    .iter()
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map_or(0, |&(j, _)| j);
+                // A vertex bound to no joint (`UNBOUND`) follows the first bone.
+                let heaviest = (influences.iter())
+                    .filter(|&&(j, _)| usize::from(j) < inverse.len())
+                    .max_by(|a, b| a.1.total_cmp(&b.1));
+                unbound += usize::from(heaviest.is_none() && !influences.is_empty());
+                let bone = heaviest.map_or(0, |&(j, _)| j);
                 let to_bone = inverse.get(usize::from(bone)).copied().unwrap_or_default();
                 b.vertices.push(VertexDef {
                     bone: bone.into(),
@@ -407,6 +409,12 @@ impl Builder {
             losses.push(format!(
                 "{cut} vertices had more than one influence; ZYM binds a vertex to one bone, so \
                  each keeps only its heaviest"
+            ));
+        }
+        if unbound > 0 {
+            losses.push(format!(
+                "{unbound} vertices bound to no joint follow bone 0 ('{}')",
+                skeleton.joints[0].name
             ));
         }
         if normals {
