@@ -394,3 +394,25 @@ fn attachments_are_measured_in_the_same_axes_as_vertices() {
         );
     }
 }
+
+/// Half-Life attachments all read as `attachment` (studiomdl leaves them unnamed); the asset
+/// numbers the second `attachment2`. Each is measured against its own: the `k`-th of a name
+/// against the `k`-th of that name, or the one numbered `k`. Matched by name alone, both
+/// were measured against the first, 4 units away in a model of 10 on Half-Life's `man`.
+#[test]
+fn attachments_of_one_name_are_measured_each_against_its_own() {
+    let mut b = skelmap::hl1::Builder::example();
+    let mut second = b.attachments[0].clone();
+    second.org = [-1.0, 5.0, 0.5];
+    b.attachments.push(second);
+    let bytes = b.write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = convert::asset_of(&source).unwrap();
+    for format in [Format::Hl1, Format::Iqm, Format::Dpm] {
+        let files = through(&asset, format).unwrap();
+        let converted = open(&files);
+        let error = convert::attachment_error(&source, &converted, files.offset).unwrap();
+        assert_eq!((error.source, error.kept), (2, 2), "{format:?}");
+        assert!(error.origin <= 1e-3, "{format:?}: {error:?}");
+    }
+}

@@ -408,7 +408,9 @@ impl core::fmt::Display for AttachmentError {
 }
 
 /// The attachment points of `source` (bones flagged as attachments, IQM and MS3D joints, MD3
-/// tags: [`Model::attachments`]) against those of `converted` with the same names, frame by
+/// tags: [`Model::attachments`]) against those of `converted` with the same names (each taken
+/// once; a name the source holds several times matched in order, or by the number
+/// [`Model::to_asset`] gives the second and later), frame by
 /// frame (frame `f` of the source is frame `f + offset` of the conversion), each placed by
 /// [`Model::attachment_transform`] and turned to `+Y` up, as the vertices are compared (a
 /// conversion between a `+Y`-up and a `+Z`-up format turns its joints): the largest distance
@@ -436,11 +438,31 @@ pub fn attachment_error(
     if names.is_empty() {
         return None;
     }
-    let pairs: Vec<(usize, usize)> = names
-        .iter()
-        .enumerate()
-        .filter_map(|(i, n)| Some((i, converted.attachment_index(n)?)))
-        .collect();
+    // The converted attachments by name, each taken once: the `k`-th of a name the source
+    // holds several times (Half-Life's unnamed attachments, all `attachment`) is the `k`-th
+    // of that name, or the joint `Model::to_asset` numbered `<name><k>` for it.
+    let mut by_name: std::collections::HashMap<&[u8], Vec<usize>> = Default::default();
+    for (j, a) in converted.attachments().enumerate() {
+        by_name.entry(a.name).or_default().push(j);
+    }
+    let mut seen: std::collections::HashMap<&[u8], usize> = Default::default();
+    let mut taken = vec![false; converted.num_attachments()];
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (i, &name) in names.iter().enumerate() {
+        let k = seen.entry(name).or_insert(0);
+        *k += 1;
+        let numbered = [name, format!("{k}").as_bytes()].concat();
+        let found = [name, numbered.as_slice()]
+            .into_iter()
+            .filter_map(|n| by_name.get(n))
+            .flatten()
+            .copied()
+            .find(|&j| !taken[j]);
+        if let Some(j) = found {
+            taken[j] = true;
+            pairs.push((i, j));
+        }
+    }
     let frames = source.num_frames().max(1);
     let turn = |m: &Model<'_>| glam::Affine3A::from_quat(m.conventions().up.to_y_up());
     let (turn_source, turn_converted) = (turn(source), turn(converted));
