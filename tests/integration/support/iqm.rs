@@ -41,3 +41,20 @@ pub fn animation_only() -> iqm::Builder {
         ..demo()
     }
 }
+
+/// The demo as an asset whose spine (joint 1) is keyed to scale 0 in every frame, as an IQM
+/// animation hides a part: its skinning matrix has no inverse in any frame.
+pub fn demo_spine_collapsed() -> skelmap::asset::Asset {
+    let bytes = demo().write().unwrap();
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    let mut asset = model.to_asset(&Default::default()).unwrap();
+    for clip in &mut asset.clips {
+        let skelmap::asset::ClipKeys::Joints(frames) = &mut clip.keys else {
+            panic!("joint keys");
+        };
+        for keys in frames {
+            keys[1].scale = skelmap::glam::Vec3::ZERO;
+        }
+    }
+    asset
+}
