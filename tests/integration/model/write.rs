@@ -197,3 +197,24 @@ fn a_vertex_bound_to_no_joint_used_to_name_bone_65535() {
         );
     }
 }
+
+/// The `write` fuzz target's third find (`fuzz/seeds/write/crash-write-mdm-far-own-key.mdr`):
+/// an MDR whose asset holds a joint's own key 2.5e38 units out while its bind transform is
+/// at the origin, and no frame. The range check read the bind transforms and the frames;
+/// the MDM writer, for an asset without frames, writes the joints' own keys, and its frame's
+/// radius overflowed. The joints' own keys are checked too.
+#[test]
+fn a_far_own_key_used_to_give_an_infinite_mdx_radius() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut asset = asset_of(&bytes);
+    asset.clips.clear();
+    asset.skeleton.as_mut().unwrap().joints[0].translation.x = -2.5e38;
+    let e = asset.refuse_out_of_range("MDM").unwrap_err();
+    assert_eq!(
+        e.what,
+        "joint 'root' at the asset's frame at 2.5e38 (a place or a scale)"
+    );
+    assert_eq!(every_format(&asset).len(), writable().count());
+    let seeded = asset_of(&seed("write/crash-write-mdm-far-own-key.mdr"));
+    assert_eq!(every_format(&seeded).len(), writable().count());
+}

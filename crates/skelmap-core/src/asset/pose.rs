@@ -307,7 +307,7 @@ impl Asset {
     /// Refuses an asset whose numbers a writer's `f32` arithmetic could overflow: a vertex
     /// position or morph offset, a tag's place, an entry of a joint's bind transform or of
     /// its inverse (a joint scaled to nothing has none), or of a joint's model-space
-    /// transform in any frame, past ±[`MAX_COORDINATE`]. Within it, a skinned vertex (three
+    /// transform from its own keys or in any frame, past ±[`MAX_COORDINATE`]. Within it, a skinned vertex (three
     /// such factors) and the squares its bounds and radius take stay finite. What
     /// [`model::write`](fn@crate::model::write) checks before any writer runs.
     ///
@@ -372,12 +372,18 @@ impl Asset {
                 )));
             }
         }
-        for (f, keys) in self.joint_frames().unwrap_or_default().iter().enumerate() {
+        // The joints' own keys too (what a writer stores for an asset without frames), whose
+        // transforms need not be the bind transforms' (the asset's frame).
+        let own = skeleton.bind_keys();
+        let frames = self.joint_frames().unwrap_or_default();
+        let keyed = frames.iter().enumerate().map(|(f, keys)| (Some(f), *keys));
+        for (f, keys) in core::iter::once((None, own.as_slice())).chain(keyed) {
             let world = skeleton.world(keys);
             for (joint, w) in skeleton.joints.iter().zip(&world) {
                 if let Some(far) = beyond(entries(w)) {
+                    let when = f.map_or("at the asset's frame".into(), |f| format!("in frame {f}"));
                     return Err(refuse(format!(
-                        "joint '{}' in frame {f} at {far:e} (a place or a scale)",
+                        "joint '{}' {when} at {far:e} (a place or a scale)",
                         joint.name
                     )));
                 }
