@@ -4,6 +4,7 @@
 
 pub use skelmap_testkit::assembly::assembly;
 pub use skelmap_testkit::export::export;
+pub use skelmap_testkit::write::write;
 use skelmap_testkit::{exercise, structured};
 
 use skelmap_core::Parse;

@@ -157,16 +157,17 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         out.push((target, "chain12.dpm", long.clone()));
         out.push((target, "two_meshes.dpm", two.clone()));
     }
-    // The C ABI and export targets read any model: every probe_any seed, and the terrain.
+    // The C ABI, export and write targets read any model: every probe_any seed, and the
+    // terrain.
     let any: Vec<_> = out
         .iter()
         .filter(|(target, ..)| *target == "probe_any")
         .flat_map(|(_, name, bytes)| {
-            ["capi", "export"].map(|target| (target, *name, bytes.clone()))
+            ["capi", "export", "write"].map(|target| (target, *name, bytes.clone()))
         })
         .collect();
     out.extend(any);
-    for target in ["capi", "export"] {
+    for target in ["capi", "export", "write"] {
         out.push((target, "field.hmp", gamestudio::field().write()));
     }
     out
@@ -571,6 +572,7 @@ fn every_seed_and_regression_replays_without_panic() {
                     }
                 }
                 Some("mdm") => replay_mdm(&bytes),
+                Some("write") => skelmap_testkit::write::write(&bytes),
                 Some("mdx") => {
                     if let Ok(m) = skelmap::mdm::Mdx::parse(&bytes) {
                         crate::exercise::mdx(&m);

@@ -17,6 +17,7 @@
 //! - `assembly` opens a Quake III player held in memory, plays its clip sets and writes it as
 //!   one scene.
 //! - `capi` calls every export of the C ABI the way a careless C caller would.
+//! - `write` writes any model that opens in every writable format and opens what it wrote.
 
 // Test support: failing loudly is its purpose.
 #![allow(clippy::panic, clippy::expect_used, clippy::unwrap_used)]
@@ -31,6 +32,8 @@ pub mod exercise;
 pub mod export;
 #[cfg(feature = "structured")]
 pub mod structured;
+#[cfg(feature = "write")]
+pub mod write;
 
 use std::path::PathBuf;
 

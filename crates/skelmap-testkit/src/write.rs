@@ -1,0 +1,38 @@
+//! The `write` fuzz target's harness: every model that opens is made an asset and written in
+//! every writable format (skeletal frames baked for the formats without joints). A writer
+//! refuses what it cannot hold with an error, or writes files that open again:
+//! `model::write` opens them before it hands them out, and its
+//! [`WriteError::Unreadable`] (a writer's defect, which a refusal should have caught) fails
+//! the harness. Also replayed by the integration tests.
+
+use skelmap_core::Model;
+use skelmap_core::asset::{self, WriteError, WriteOptions};
+use skelmap_core::format::Format;
+
+/// Opens `data` as any format and writes it in every writable format.
+pub fn write(data: &[u8]) {
+    if let Ok(model) = Model::from_bytes(data) {
+        drive(&model);
+    }
+}
+
+/// The asset of `model` at its bind pose, written in every writable format.
+///
+/// # Panics
+///
+/// When a writer panics or writes files that do not open again.
+pub fn drive(model: &Model<'_>) {
+    let asset = match model.to_asset(&asset::Options::default()) {
+        Ok(asset) => asset,
+        Err(asset::Error::TooManyKeys { .. } | asset::Error::TooManyJoints { .. }) => return,
+        Err(e) => panic!("the asset of a validated model failed: {e}"),
+    };
+    for &format in Format::ALL.iter().filter(|f| f.writable()) {
+        let options = WriteOptions::bake(true);
+        if let Err(e @ WriteError::Unreadable { .. }) =
+            skelmap_core::model::write(format, &asset, &options)
+        {
+            panic!("{e}");
+        }
+    }
+}
