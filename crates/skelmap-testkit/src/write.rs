@@ -9,6 +9,9 @@ use skelmap_core::Model;
 use skelmap_core::asset::{self, WriteError, WriteOptions};
 use skelmap_core::format::Format;
 
+/// The most frames a model may have to be written here.
+pub const MAX_FRAMES: usize = 4096;
+
 /// Opens `data` as any format and writes it in every writable format.
 pub fn write(data: &[u8]) {
     if let Ok(model) = Model::from_bytes(data) {
@@ -22,6 +25,12 @@ pub fn write(data: &[u8]) {
 ///
 /// When a writer panics or writes files that do not open again.
 pub fn drive(model: &Model<'_>) {
+    // Every writer's work is linear in the frames, and an MS3D of 900 bytes declares a
+    // timeline of 65 536 (about 1.3 s for all of them, optimised): long timelines would only
+    // slow the search.
+    if model.num_frames() > MAX_FRAMES {
+        return;
+    }
     let asset = match model.to_asset(&asset::Options::default()) {
         Ok(asset) => asset,
         Err(asset::Error::TooManyKeys { .. } | asset::Error::TooManyJoints { .. }) => return,
