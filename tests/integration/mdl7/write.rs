@@ -204,6 +204,26 @@ fn more_than_eight_influences_keep_the_eight_that_err_least() {
     assert!(e.max < 0.05, "{e}");
 }
 
+/// The `write` fuzz target's fourth find (`fuzz/seeds/write/crash-write-mdl7-long-texture.md5`):
+/// an MD5 whose shader name ran to 1 239 bytes became an MDL7 external texture of that many,
+/// past the 1 024 MDL7 readers take with its NUL; now refused in words.
+#[test]
+fn a_texture_name_past_1023_bytes_used_to_be_written_unreadable() {
+    let mut asset = asset_of(&skelmap::iqm::Builder::demo().write().unwrap());
+    for m in &mut asset.materials {
+        m.image = None;
+        m.texture = None;
+    }
+    asset.materials[0].name = "t".repeat(1023);
+    through(&asset);
+    asset.materials[0].name = "t".repeat(1024);
+    let e = skelmap::model::write(Format::Mdl7, &asset, &WriteOptions::default()).unwrap_err();
+    assert!(
+        matches!(&e, WriteError::Fit(f) if f.what.starts_with("the texture name")),
+        "{e}"
+    );
+}
+
 #[test]
 fn refuses_a_bone_name_past_31_bytes() {
     let mut asset = asset_of(&skelmap::synth::tube(&Default::default()).write().unwrap());

@@ -677,7 +677,7 @@ impl Builder {
 }
 
 /// Refuses what MDL7 cannot address: a group's vertices past 16 bits, bones past 16 bits,
-/// bone names past the longest record's field.
+/// bone names past the longest record's field, an external texture's name past 1023 bytes.
 fn check_fit(asset: &Asset) -> Result<(), FitError> {
     if let Some(mesh) = asset
         .meshes
@@ -705,7 +705,15 @@ fn check_fit(asset: &Asset) -> Result<(), FitError> {
         "bone",
         joints.iter().map(|j| j.name.as_str()),
         MAX_BONE_NAME,
-    )
+    )?;
+    // A material without an image is an external texture: its name and NUL fill at most
+    // the 1024 bytes MDL7 readers take (`MAX_EXTERNAL_NAME`).
+    let textures: Vec<String> = (asset.materials.iter())
+        .filter(|m| m.image.is_none())
+        .map(|m| m.texture_file().unwrap_or_else(|| m.name.clone()))
+        .collect();
+    let most = crate::alias::raw::MAX_EXTERNAL_NAME as usize - 1;
+    check_names("MDL7", "texture", textures.iter().map(String::as_str), most)
 }
 
 /// The joints as bone records: parent, and bind position relative to the parent's.
