@@ -89,3 +89,48 @@ fn a_tag_that_is_its_bone_flags_the_bone() {
     let tag = model.tag_bone(0).unwrap();
     assert!(skeleton.attachments.contains(&tag));
 }
+
+/// A stored bone matrix whose rotation part overflows (the `write` fuzz target's third find,
+/// `fuzz/seeds/write/crash-write-mdm-far-own-key.mdr`, holds entries of -2.6e38) has no
+/// rotation: the asset keeps the identity and the matrix's place. The joint's bind transform used to be
+/// replaced on its own (the identity, at the origin) and disagree with its keys; it is now
+/// made again from the keys as kept.
+#[test]
+fn a_degenerate_bone_matrix_keeps_its_keys_and_bind_in_step() {
+    let mut builder = skelmap::mdr::Builder::triangle();
+    builder.frames[0].bones[0] = [
+        [0.0, 0.0, 0.0, 5.0],
+        [0.0, 0.0, -2.5e38, 0.0],
+        [0.0, 5.8e25, 6.1e31, -2.0],
+    ];
+    let bytes = builder.write();
+    let asset = Model::from_bytes(&bytes)
+        .unwrap()
+        .to_asset(&Options::default())
+        .unwrap();
+    assert!(
+        asset.replaced_non_finite >= 1,
+        "{}",
+        asset.replaced_non_finite
+    );
+    let root = &asset.skeleton.as_ref().unwrap().joints[0];
+    let place = Vec3::new(5.0, 0.0, -2.0);
+    assert_eq!(
+        (root.rotation, root.translation),
+        (skelmap::glam::Quat::IDENTITY, place)
+    );
+    assert_eq!(root.world, Affine3A::from_translation(place));
+
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/seeds/write/crash-write-mdm-far-own-key.mdr"
+    ))
+    .unwrap();
+    let asset = Model::from_bytes(&bytes)
+        .unwrap()
+        .to_asset(&Options::default())
+        .unwrap();
+    let root = &asset.skeleton.as_ref().unwrap().joints[0];
+    assert_eq!(root.world.translation.x, root.translation.x);
+    assert_eq!(root.translation.x, -2.545_471_6e38);
+}

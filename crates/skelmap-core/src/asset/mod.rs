@@ -205,7 +205,8 @@ pub struct Asset {
     /// posed the meshes, rather than a frame, a time or the bind pose.
     pub given_pose: bool,
     /// How many NaN or infinite numbers from the file were replaced (by 0, or by the
-    /// identity for rotations) so the writers get finite data.
+    /// identity for rotations) so the writers get finite data. Where a joint's keys or bind
+    /// transform were replaced, the bind transforms are made again from the keys as kept.
     pub replaced_non_finite: usize,
 }
 

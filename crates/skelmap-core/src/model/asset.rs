@@ -866,37 +866,49 @@ fn sanitise(asset: &mut Asset) -> usize {
             fix(target.normals.as_flattened_mut());
         }
     }
-    let mut keys = 0usize;
-    let mut fix_pose = |q: &mut Quat, t: &mut Vec3, s: &mut Vec3| {
+    // Per key, how many of its rotation, translation and scale were replaced.
+    let fix_pose = |q: &mut Quat, t: &mut Vec3, s: &mut Vec3| {
+        let mut fixed = 0;
         if !q.is_finite() || q.length_squared() < 1e-12 {
             *q = Quat::IDENTITY;
-            keys += 1;
+            fixed += 1;
         }
         if !t.is_finite() {
             *t = Vec3::ZERO;
-            keys += 1;
+            fixed += 1;
         }
         if !s.is_finite() {
             *s = Vec3::ONE;
-            keys += 1;
+            fixed += 1;
         }
+        fixed
     };
+    let mut keys = 0usize;
     if let Some(skeleton) = asset.skeleton.as_mut() {
+        let mut worlds = false;
         for joint in &mut skeleton.joints {
-            fix_pose(
+            keys += fix_pose(
                 &mut joint.rotation,
                 &mut joint.translation,
                 &mut joint.scale,
             );
-            if !joint.world.is_finite() {
-                joint.world = Affine3A::IDENTITY;
+            worlds |= !joint.world.is_finite();
+        }
+        // A joint's bind transform is its keys concatenated down the hierarchy: where either
+        // was replaced, the transforms are made again from the keys as kept, so that the two
+        // agree (a degenerate stored matrix gives a rotation of NaN and a finite place, which
+        // the place keeps). What overflows even so is the identity.
+        if worlds || keys > 0 {
+            let world = skeleton.world(&skeleton.bind_keys());
+            for (joint, w) in skeleton.joints.iter_mut().zip(world) {
+                joint.world = if w.is_finite() { w } else { Affine3A::IDENTITY };
             }
         }
     }
     for clip in &mut asset.clips {
         if let ClipKeys::Joints(frames) = &mut clip.keys {
             for key in frames.iter_mut().flatten() {
-                fix_pose(&mut key.rotation, &mut key.translation, &mut key.scale);
+                keys += fix_pose(&mut key.rotation, &mut key.translation, &mut key.scale);
             }
         }
     }
