@@ -395,24 +395,24 @@ fn rule_7_a_negative_surface_offset_is_refused() {
 
 // ---- rule 8: names ----
 
-/// assimp #6771: names without their NUL. A surface name, which engines look up as a C
-/// string, is an error; frame and model names, display-only, warnings; and a shader name too:
-/// exporters cut a texture's path to the field (Sauerbraten's `horse.md3`), ioquake3 reads on
-/// to the index after it and opens the model, and the whole field is the name.
+/// assimp #6771: names without their NUL (a tag's aside, rule 4), each a warning with the
+/// whole field as the name (skelmap reads no name past its field). A surface name: 3ds Max
+/// exporters fill it with long object names (a DarkPlaces SDK's `muzzle1.md3`:
+/// `Plane001___Duplicate___…`), and ioquake3 and DarkPlaces open such a model; frame and
+/// model names, display-only; and a shader name: exporters cut a texture's path to the field
+/// (Sauerbraten's `horse.md3`), ioquake3 reads on to the index after it and opens the model.
 #[test]
-fn assimp_6771_an_unterminated_surface_name_is_refused_a_shader_path_read_whole() {
+fn assimp_6771_an_unterminated_surface_name_or_shader_path_is_read_whole() {
     let mut b = Builder::triangle();
     b.surfaces[0].name = vec![b's'; 64];
     let (bytes, layout) = b.write_with_layout();
-    assert_eq!(
-        invalid(&err(&bytes)),
-        (
-            Format::Md3,
-            "surface.name",
-            layout.surfaces[0] + 4,
-            Problem::Unterminated { len: 64 }
-        )
-    );
+    let w = warnings(&bytes)
+        .get(WarningKind::UnterminatedName)
+        .cloned()
+        .unwrap();
+    let at = layout.surfaces[0] + 4;
+    assert_eq!((w.what, w.offset, w.count), ("surface.name", at, 1));
+    assert_eq!(Md3::parse(&bytes).unwrap().surfaces()[0].name(), [b's'; 64]);
     let mut b = Builder::triangle();
     let path = b"/home/modder/sauer/packages/models/monster/rat/Material_horse_01".to_vec();
     assert_eq!(path.len(), 64);

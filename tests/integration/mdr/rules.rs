@@ -412,20 +412,18 @@ fn rule_7_no_lod_is_a_model_of_tags_only() {
 
 // ---- rule 8: the surface chain ----
 
+/// A surface name without its NUL (exporters fill it with long object names, as MD3's do) is
+/// a warning, the whole field the name, as a shader path cut to its field is.
 #[test]
-fn rule_8_an_unterminated_surface_name_is_refused_a_shader_path_warned_about() {
+fn rule_8_an_unterminated_surface_name_or_shader_path_is_warned_about() {
     let (mut bytes, layout) = Builder::triangle().write_with_layout();
     let at = layout.surfaces[0][0] + offset_of!(MdrSurface, name) as u64;
     bytes[at as usize..at as usize + 64].fill(b'x');
-    assert_eq!(
-        inv(&bytes),
-        (
-            Format::Mdr,
-            "surface.name",
-            at,
-            Problem::Unterminated { len: 64 }
-        )
-    );
+    let w = warnings(&bytes)
+        .get(WarningKind::UnterminatedName)
+        .cloned()
+        .unwrap();
+    assert_eq!((w.what, w.offset, w.count), ("surface.name", at, 1));
     // A shader path cut to its field, as MD3 exporters write it: the whole field the name.
     let (mut bytes, layout) = Builder::triangle().write_with_layout();
     let at = layout.surfaces[0][0] + offset_of!(MdrSurface, shader) as u64;

@@ -310,11 +310,13 @@ fn surface<'data>(
             },
         ));
     }
-    terminated(
+    rules::check_name(
+        FORMAT,
+        diag,
         "surface.name",
         field(offset_of!(Md3Surface, name)),
         &header.name,
-    )?;
+    );
     if &header.ident != MD3_MAGIC {
         diag.warn(
             FORMAT,

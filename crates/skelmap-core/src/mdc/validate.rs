@@ -299,12 +299,13 @@ fn surface<'data>(
             Problem::Empty,
         ));
     }
-    idp3::terminated(
+    rules::check_name(
         FORMAT,
+        diag,
         "surface.name",
         field(offset_of!(MdcSurface, name)),
         &header.name,
-    )?;
+    );
     check_layout(header, base, &fields, counts.frames, empty)?;
     if empty {
         return Ok(Step::Empty(fields.end));

@@ -298,12 +298,13 @@ fn surface<'data>(
         field(offset_of!(MdmSurface, ofs_end)),
         &header.ofs_end,
     )?;
-    idp3::terminated(
+    rules::check_name(
         MDM,
+        diag,
         "surface.name",
         field(offset_of!(MdmSurface, name)),
         &header.name,
-    )?;
+    );
     // A shader path cut to its 64 bytes, as for MD3: the whole field is the name.
     rules::check_name(
         MDM,

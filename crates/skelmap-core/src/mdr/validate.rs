@@ -399,12 +399,13 @@ fn surface<'data>(
         field(offset_of!(MdrSurface, ofs_end)),
         &header.ofs_end,
     )?;
-    idp3::terminated(
+    rules::check_name(
         FORMAT,
+        diag,
         "surface.name",
         field(offset_of!(MdrSurface, name)),
         &header.name,
-    )?;
+    );
     // A shader path cut to its 64 bytes, as for MD3: the whole field is the name.
     rules::check_name(
         FORMAT,
