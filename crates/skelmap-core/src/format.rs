@@ -540,8 +540,9 @@ impl fmt::Display for Format {
 pub struct UnknownFormat;
 
 /// `true` if the first token of `data`, after a UTF-8 byte-order mark, white space and `//` or
-/// `/* */` comments, is [`MD5_MAGIC`]: Doom 3's lexer skips them, and a file may open with a
-/// comment. Looks at most [`MD5_SNIFF_BYTES`] bytes.
+/// `/* */` comments, is [`MD5_MAGIC`] (Doom 3's lexer skips them, and a file may open with a
+/// comment), or `commandline`, where Tesseract's exporter starts a file without the version
+/// line. Looks at most [`MD5_SNIFF_BYTES`] bytes.
 #[must_use]
 pub fn starts_with_md5_keyword(data: &[u8]) -> bool {
     let data = data.get(..MD5_SNIFF_BYTES).unwrap_or(data);
@@ -557,10 +558,19 @@ pub fn starts_with_md5_keyword(data: &[u8]) -> bool {
             };
             rest = block.get(end + 2..).unwrap_or_default();
         } else {
-            return rest.starts_with(MD5_MAGIC);
+            let commandline = rest
+                .get(..MD5_COMMANDLINE.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(MD5_COMMANDLINE))
+                && rest
+                    .get(MD5_COMMANDLINE.len())
+                    .is_some_and(|&b| b.is_ascii_whitespace() || b == b'"');
+            return rest.starts_with(MD5_MAGIC) || commandline;
         }
     }
 }
+
+/// The keyword that follows `MD5Version 10`, and opens a file written without it.
+const MD5_COMMANDLINE: &[u8] = b"commandline";
 
 /// How far into a file [`starts_with_md5_keyword`] looks for the keyword.
 pub const MD5_SNIFF_BYTES: usize = 4096;

@@ -35,6 +35,38 @@ fn rule_1_another_version_is_unsupported() {
     ));
 }
 
+/// Tesseract's exporter starts a file at its `commandline` (Red Eclipse's
+/// `weapons/zapper/mesh.md5mesh`); Tesseract reads the version line only when there is one,
+/// where Doom 3 and assimp refuse the file. It is recognised as MD5, read as version 10 and
+/// warned about, a mesh and an animation alike, and `Model` opens the pair.
+#[test]
+fn rule_1_a_text_without_its_version_line_is_read_as_version_10() {
+    let mesh = with(MESH, "MD5Version 10\n", "");
+    let anim = with(ANIM, "MD5Version 10\n", "");
+    assert!(mesh.starts_with("commandline") && anim.starts_with("commandline"));
+    assert_eq!(Format::detect(mesh.as_bytes(), None), Some(Format::Md5));
+    let diag = mesh_warnings(&mesh);
+    let w = diag.get(WarningKind::SpecLimit).unwrap();
+    assert_eq!(
+        (w.what, w.offset, diag.warnings().len()),
+        ("header.MD5Version", 0, 1)
+    );
+    let mut diag = skelmap::Diagnostics::new();
+    Anim::parse_with(anim.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+    assert!(diag.get(WarningKind::SpecLimit).is_some());
+    let (plain, bare) = (files(MESH, ANIM), files(&mesh, &anim));
+    let counts = |m: skelmap::Model<'_>| (m.num_bones(), m.num_vertices(), m.num_frames());
+    assert_eq!(
+        counts(open_pair(&bare, "m/fixture.md5mesh").unwrap()),
+        counts(open_pair(&plain, "m/fixture.md5mesh").unwrap())
+    );
+    // Another first word is still no MD5 file.
+    assert_eq!(
+        Format::detect(b"commandlines \"\"\nnumJoints 1", None),
+        None
+    );
+}
+
 /// Doom 3's pre-release models (`numbones`, `bone N { … }`) are refused, where assimp
 /// aborts on them.
 #[test]

@@ -31,7 +31,8 @@
 //! ([`Error::Unsupported`](crate::Error::Unsupported)).
 //!
 //! 1. The text starts (after a byte-order mark, white space and comments) with
-//!    `MD5Version 10` and a `commandline`; then `numJoints` (a mesh) or `numFrames` (an
+//!    `MD5Version 10` and a `commandline` (or the `commandline` alone, read as version 10
+//!    with a warning, as Tesseract writes it); then `numJoints` (a mesh) or `numFrames` (an
 //!    animation).
 //! 2. Every token is what the grammar needs there: keywords (ASCII case ignored), brackets,
 //!    quoted strings closed on their line, integers in range and floats finite. `/* */`

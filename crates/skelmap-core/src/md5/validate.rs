@@ -48,22 +48,30 @@ pub(crate) enum Kind {
 }
 
 /// Reads the header both files share (`MD5Version 10`, `commandline`), returning the
-/// command line and which file follows.
+/// command line, which file follows, and where the text starts when it has no `MD5Version`
+/// line (Tesseract's exporter, Red Eclipse's weapons, opens with the `commandline`;
+/// Tesseract reads the version line only when there is one).
 ///
 /// # Errors
 ///
 /// As [`Parse::parse_with`] for the header.
-pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<(Span, Kind)> {
-    lex.keyword("MD5Version", "header.MD5Version", "MD5Version")?;
-    let (version, at) = lex.integer("header.MD5Version")?;
-    if version != MD5_VERSION {
-        return Err(Error::Unsupported {
-            format: FORMAT,
-            what: "header.MD5Version",
-            offset: at,
-            value: version,
-            supported: "skelmap reads version 10",
-        });
+pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<(Span, Kind, Option<u64>)> {
+    let unversioned = match lex.peek_word()? {
+        Some((w, at)) if w.eq_ignore_ascii_case(b"commandline") => Some(at),
+        _ => None,
+    };
+    if unversioned.is_none() {
+        lex.keyword("MD5Version", "header.MD5Version", "MD5Version")?;
+        let (version, at) = lex.integer("header.MD5Version")?;
+        if version != MD5_VERSION {
+            return Err(Error::Unsupported {
+                format: FORMAT,
+                what: "header.MD5Version",
+                offset: at,
+                value: version,
+                supported: "skelmap reads version 10",
+            });
+        }
     }
     lex.keyword("commandline", "header.commandline", "commandline")?;
     let commandline = match lex.peek()? {
@@ -84,7 +92,7 @@ pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<(Span, Kind)> {
         Some((w, _)) if w.eq_ignore_ascii_case(b"numFrames") => Kind::Anim,
         _ => return Err(lex.expected("header", "numJoints or numFrames")),
     };
-    Ok((commandline, kind))
+    Ok((commandline, kind, unversioned))
 }
 
 /// Reads `keyword count` and checks the count: at least `min`, within `limit`, and not more
@@ -299,14 +307,23 @@ fn close(
 fn begin<'t>(
     data: &'t [u8],
     limits: &Limits,
-    want: Kind,
-    expected: &'static str,
+    (want, expected): (Kind, &'static str),
+    diag: &mut Diagnostics,
 ) -> Result<(Lexer<'t>, Span)> {
     rules::check_file_size(FORMAT, data, limits)?;
     let mut lex = Lexer::new(data);
-    let (commandline, kind) = header(&mut lex)?;
+    let (commandline, kind, unversioned) = header(&mut lex)?;
     if kind != want {
         return Err(lex.expected("header", expected));
+    }
+    if let Some(at) = unversioned {
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "header.MD5Version",
+            at,
+            || "no MD5Version line: read as version 10, as Tesseract reads it".into(),
+        );
     }
     Ok((lex, commandline))
 }
@@ -315,7 +332,8 @@ impl<'data> Parse<'data> for MeshFile<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
-        let (mut lex, commandline) = begin(data, limits, Kind::Mesh, "numJoints (an .md5mesh)")?;
+        let (mut lex, commandline) =
+            begin(data, limits, (Kind::Mesh, "numJoints (an .md5mesh)"), diag)?;
         let num_joints = count(
             &mut lex,
             "numJoints",
@@ -685,7 +703,8 @@ impl<'data> Parse<'data> for Anim<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
-        let (mut lex, commandline) = begin(data, limits, Kind::Anim, "numFrames (an .md5anim)")?;
+        let (mut lex, commandline) =
+            begin(data, limits, (Kind::Anim, "numFrames (an .md5anim)"), diag)?;
         let frames_at = lex.next_offset()?;
         let num_frames = count(
             &mut lex,
