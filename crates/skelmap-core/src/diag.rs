@@ -75,6 +75,8 @@ pub enum WarningKind {
     /// A chunk this reader does not read (an unknown name, or morph targets) was skipped;
     /// the detail names it.
     SkippedChunk,
+    /// A joint names a parent no joint has; it is read as a root.
+    UnknownParent,
 }
 
 impl WarningKind {
@@ -132,6 +134,7 @@ impl WarningKind {
                 "an animation runs past the model's frames and is left out of its clips"
             }
             WarningKind::SkippedChunk => "a chunk this reader does not read was skipped",
+            WarningKind::UnknownParent => "a joint names a parent no joint has; it is a root",
         }
     }
 }

@@ -269,18 +269,22 @@ fn rule7_names_end_at_their_first_nul() {
     assert_duplicate_name(&b, 1, 0);
 }
 
+/// A parent name no joint has makes a root, with a warning: H3DView's `bonesgroup.ms3d`
+/// names its first joint `<MS3DRoot>` with the parent `none`, and assimp opens it.
 #[test]
-fn rule7_parent_must_exist() {
+fn rule7_a_parent_no_joint_has_makes_a_root() {
     let mut b = arm();
-    b.joints[1].parent = b"nobody".to_vec();
-    assert!(matches!(
-        err(&b),
-        Error::Invalid {
-            what: "joint.parentName",
-            problem: Problem::UnknownParent { bone: 1 },
-            ..
-        }
-    ));
+    b.joints[1].parent = b"none".to_vec();
+    let bytes = b.write().unwrap();
+    let diag = warnings(&b);
+    let w = diag.get(WarningKind::UnknownParent).unwrap();
+    let m = Ms3d::parse(&bytes).unwrap();
+    assert_eq!((w.what, w.count), ("joint.parentName", 1));
+    assert_eq!(w.detail, "joint 1 names the parent \"none\"");
+    assert_eq!(
+        m.joints().iter().map(|j| j.parent()).collect::<Vec<_>>(),
+        [None, None]
+    );
 }
 
 #[test]

@@ -53,7 +53,7 @@ impl<'data> Parse<'data> for Ms3d<'data> {
         let keyframer_at = walk.offset();
         let keyframer = walk.read::<Keyframer>("keyframer")?;
         let (mut joints, joint_offsets) = read_joints(&mut walk, limits, masks, diag)?;
-        let order = resolve_parents(&mut joints, &joint_offsets)?;
+        let order = resolve_parents(&mut joints, &joint_offsets, diag)?;
 
         check_vertices(vertices, vertices_at, joints.len(), masks)?;
         check_triangles(
@@ -701,9 +701,15 @@ fn name_key(field: &[u8; 32]) -> NameKey {
     key
 }
 
-/// Resolves every joint's parent name to an index (unique names, no self-parent, no missing
-/// parent, no cycle) and returns an order in which parents precede children.
-fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>> {
+/// Resolves every joint's parent name to an index (unique names, no self-parent, no cycle) and
+/// returns an order in which parents precede children. A parent name no joint has makes a
+/// root, with a warning: an exporter writes `none` for the root's (H3DView's
+/// `bonesgroup.ms3d`), and assimp opens such a file.
+fn resolve_parents(
+    joints: &mut [Joint<'_>],
+    offsets: &[u64],
+    diag: &mut Diagnostics,
+) -> Result<Vec<u16>> {
     let at = |i: usize| offsets.get(i).copied().unwrap_or(0);
     let mut sorted: Vec<(NameKey, usize)> = joints
         .iter()
@@ -745,11 +751,20 @@ fn resolve_parents(joints: &mut [Joint<'_>], offsets: &[u64]) -> Result<Vec<u16>
             .and_then(|k| sorted.get(k))
             .map(|&(_, p)| p);
         let Some(p) = found else {
-            return Err(invalid(
+            let at = at(i) + offset_of!(JointHead, parent_name) as u64;
+            diag.warn(
+                FORMAT,
+                WarningKind::UnknownParent,
                 "joint.parentName",
-                at(i) + offset_of!(JointHead, parent_name) as u64,
-                Problem::UnknownParent { bone: i as u64 },
-            ));
+                at,
+                || {
+                    format!(
+                        "joint {i} names the parent {:?}",
+                        name::lossy(name::trim_nul(field))
+                    )
+                },
+            );
+            continue;
         };
         if p == i {
             return Err(invalid(
