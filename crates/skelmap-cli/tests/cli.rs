@@ -767,6 +767,25 @@ fn relative_model_path_and_relative_root_work_together() {
     );
 }
 
+/// A model named by its bare file name, run from its folder, finds its companions as it does
+/// by any other path: an MD5 mesh listed the empty folder and played no animation.
+#[test]
+fn a_bare_file_name_finds_the_animations_beside_it() {
+    let dir = temp_dir("bare-name");
+    write_md5_with_skin_scale(&dir);
+    let frames = |path: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_skelmap"))
+            .args(["info", path, "--json"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["frames"].as_u64().unwrap()
+    };
+    assert_eq!((frames("m.md5mesh"), frames("./m.md5mesh")), (2, 2));
+}
+
 /// `render -o x.jpg` used to write PNG bytes under a JPEG name.
 #[test]
 fn render_refuses_extensions_it_does_not_write() {

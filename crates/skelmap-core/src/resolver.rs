@@ -172,7 +172,14 @@ impl FsResolver {
     fn names(&self, dir: &str, keep: fn(std::fs::FileType) -> bool) -> Result<Vec<String>> {
         check_dir(dir)?;
         let full = self.root.join(dir);
-        let entries = match std::fs::read_dir(&full) {
+        // A model opened by its bare file name has the empty root: the working directory,
+        // which `read_dir` needs spelt out.
+        let listed = if full.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            &full
+        };
+        let entries = match std::fs::read_dir(listed) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(source) => return Err(Error::Io { path: full, source }),
@@ -289,6 +296,12 @@ mod tests {
         );
         assert!(fs.folders("missing")?.is_empty());
         std::fs::remove_dir_all(&dir)?;
+        // The empty root is the working directory (the package's, under `cargo test`).
+        assert!(
+            FsResolver::new("")
+                .list("")?
+                .contains(&"Cargo.toml".to_string())
+        );
         Ok(())
     }
 
