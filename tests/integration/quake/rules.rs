@@ -163,16 +163,41 @@ fn rule4_skin_size_positive_and_limited_with_a_width_warning() {
     assert_eq!((w.what, w.offset), ("header.skinwidth", 52));
 }
 
+/// Quake's skins are types 0 and 1; an `IDPO` file may hold GameStudio's 16-bit records too
+/// (codes 2 and 3, at the header's size: Acknex's `griechin.mdl`, 300 × 300 RGB565, which
+/// assimp opens), and no other code.
 #[test]
 fn rule5_skin_types() {
     let mut bytes = quake::Builder::triangle().write();
-    put_i32(&mut bytes, SKIN, 2);
+    put_i32(&mut bytes, SKIN, 4);
     let e = err(&bytes);
-    assert_eq!(unsupported(&e), ("skin.type", SKIN, 2));
+    assert_eq!(unsupported(&e), ("skin.type", SKIN, 4));
     assert!(
-        e.to_string().contains("type 0 (single) or 1 (group)"),
+        e.to_string()
+            .contains("type 0 (single) or 1 (group); GameStudio's 2 or 3"),
         "{e}"
     );
+    for (code, format) in [(2, PixelFormat::Rgb565), (3, PixelFormat::Argb4444)] {
+        let b = quake::Builder {
+            skins: vec![SkinDef::Single {
+                code,
+                texels: vec![7; 128],
+            }],
+            ..quake::Builder::triangle()
+        };
+        let bytes = b.write();
+        let mdl = quake::Mdl::parse(&bytes).unwrap();
+        let skin = &mdl.skins()[0];
+        assert_eq!(mdl.format(), Format::Quake);
+        assert_eq!((skin.format(), skin.width(), skin.height()), (format, 8, 8));
+        // Half of the texels were an 8-bit skin's: the 16-bit one runs on into the rest.
+        let mut short = b.clone();
+        short.skins = vec![SkinDef::Single {
+            code,
+            texels: vec![7; 64],
+        }];
+        assert!(quake::Mdl::parse(&short.write()).is_err(), "code {code}");
+    }
     // MDL2 skins are GameStudio codes: 1 is not one.
     let mut bytes = quake::Builder::mdl2_triangle().write();
     put_i32(&mut bytes, SKIN, 1);

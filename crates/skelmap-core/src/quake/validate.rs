@@ -106,6 +106,10 @@ fn ok(t: &Dtriangle, k: usize, numverts: u32) -> bool {
         .is_some_and(|v| v < numverts)
 }
 
+/// GameStudio's skin codes for 16-bit texels (RGB565, ARGB4444), read in an `IDPO` file too.
+const GAMESTUDIO_RGB565: i32 = 2;
+const GAMESTUDIO_ARGB4444: i32 = 3;
+
 /// The entry of a single skin or frame, member `index`.
 fn single<'data>(index: usize) -> Group<'data> {
     Group {
@@ -262,7 +266,9 @@ impl Check {
     }
 
     /// The skin records, each entry's group and every image: MDL2's GameStudio records of the
-    /// header's size, Quake's single skins and groups.
+    /// header's size, Quake's single skins and groups, and in an `IDPO` file GameStudio's
+    /// 16-bit records too (codes 2 and 3, which Quake does not use: GameStudio's own
+    /// `IDPO` files hold them).
     #[inline(always)]
     fn skins<'data>(
         self,
@@ -279,7 +285,10 @@ impl Check {
         let mut skins = Vec::with_capacity(numskins as usize);
         let mut skin_groups = Vec::with_capacity(numskins as usize);
         for _ in 0..numskins {
-            let group = if self.format == Format::Mdl {
+            // The record's code, looked at without reading past it.
+            let code = { *walk }.next::<I32<Le>>().map(|c| c.get());
+            let sixteen_bits = matches!(code, Some(GAMESTUDIO_RGB565 | GAMESTUDIO_ARGB4444));
+            let group = if self.format == Format::Mdl || sixteen_bits {
                 let layout = SkinLayout::Sized { width, height };
                 skins.push(read_skin(walk, layout, self.format, limits)?);
                 single(skins.len() - 1)
@@ -527,7 +536,7 @@ impl Check {
                 what: "skin.type",
                 offset: type_at,
                 value: value.into(),
-                supported: "Quake skins are type 0 (single) or 1 (group)",
+                supported: "Quake skins are type 0 (single) or 1 (group); GameStudio's 2 or 3",
             }),
         }
     }
