@@ -198,12 +198,6 @@ pub enum Problem {
         /// The bone.
         bone: u64,
     },
-    /// A bone (joint) names a parent no bone has the name of.
-    #[error("the parent name of joint {bone} matches no joint")]
-    UnknownParent {
-        /// The bone.
-        bone: u64,
-    },
     /// Following parents from a bone comes back to it.
     #[error("joint {bone} is part of a parent cycle")]
     ParentCycle {
