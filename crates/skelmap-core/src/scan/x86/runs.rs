@@ -7,18 +7,21 @@
 //! A chain starts at a channel of a record: its offset is read from the records
 //! (`mstudioanim_t`, six 16-bit offsets from the record's own start), a zero offset meaning
 //! no chain. With AVX-512 the chains of every sequence of a file are queued, and a lane whose
-//! chain ends takes the next; with AVX2 a lane is a channel, a sequence at a time.
+//! chain ends takes the next; with AVX2 the chains of a sequence are packed, their first runs
+//! judged eight a register, and the few chains of more than one run walked on one at a time.
 
 use core::arch::x86_64::{
-    __m256i, __m512i, _mm_loadu_si128, _mm256_add_epi32, _mm256_and_si256, _mm256_blendv_epi8,
+    __m256i, __m512i, _mm_loadu_si128, _mm256_add_epi32, _mm256_and_si256, _mm256_castsi256_ps,
     _mm256_cmpeq_epi32, _mm256_cmpgt_epi32, _mm256_cvtepu16_epi32, _mm256_loadu_si256,
-    _mm256_mask_i32gather_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_setzero_si256,
-    _mm256_slli_epi32, _mm256_srli_epi32, _mm256_testz_si256, _mm512_add_epi32, _mm512_and_si512,
-    _mm512_cmplt_epu32_mask, _mm512_cvtepu16_epi32, _mm512_loadu_si512, _mm512_mask_add_epi32,
-    _mm512_mask_cmple_epu32_mask, _mm512_mask_cmplt_epu32_mask, _mm512_mask_expand_epi32,
-    _mm512_mask_i32gather_epi32, _mm512_mask_mov_epi32, _mm512_maskz_compress_epi32,
-    _mm512_set1_epi32, _mm512_setzero_si512, _mm512_slli_epi32, _mm512_srli_epi32,
-    _mm512_storeu_si512, _mm512_sub_epi32, _mm512_test_epi32_mask,
+    _mm256_mask_i32gather_epi32, _mm256_movemask_ps, _mm256_or_si256, _mm256_permutevar8x32_epi32,
+    _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_slli_epi32,
+    _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_storeu_si256, _mm256_testz_si256,
+    _mm512_add_epi32, _mm512_and_si512, _mm512_cmplt_epu32_mask, _mm512_cvtepu16_epi32,
+    _mm512_loadu_si512, _mm512_mask_add_epi32, _mm512_mask_cmple_epu32_mask,
+    _mm512_mask_cmplt_epu32_mask, _mm512_mask_expand_epi32, _mm512_mask_i32gather_epi32,
+    _mm512_mask_mov_epi32, _mm512_maskz_compress_epi32, _mm512_set1_epi32, _mm512_setzero_si512,
+    _mm512_slli_epi32, _mm512_srli_epi32, _mm512_storeu_si512, _mm512_sub_epi32,
+    _mm512_test_epi32_mask,
 };
 
 use crate::scan::AnimChains;
@@ -53,10 +56,10 @@ pub(crate) fn try_anim_runs(
         // SAFETY: the CPU was just found to support AVX-512F and POPCNT; `bytes` is short
         // enough and holds every entry's records.
         Some(unsafe { anim_runs(bytes, chains) })
-    } else if super::avx2() {
+    } else if super::avx2() && is_x86_feature_detected!("popcnt") {
         Some({ chains }.all(|entry| {
             let lanes = Lanes::of(bytes, entry);
-            // SAFETY: the CPU was just found to support AVX2; as above.
+            // SAFETY: the CPU was just found to support AVX2 and POPCNT; as above.
             unsafe { anim_runs_avx2(lanes, entry.frames) }
         }))
     } else {
@@ -373,84 +376,216 @@ impl<'a, I: Iterator<Item = AnimChains>> Queue<'a, I> {
     }
 }
 
-/// [`anim_runs`] on AVX2: eight chains a register, four registers side by side, the lanes'
-/// states kept as all-ones or zero words in place of mask registers.
+/// [`anim_runs`] on AVX2, for one entry, in two passes over its chains, since AVX2 has no
+/// compress, expand or mask registers to keep lanes busy as [`anim_runs`] does. First the
+/// starts of the channels whose offset is not 0 are packed, eight channels a step
+/// ([`COMPRESS`]), into a block of [`PACKED`] at a time. Then the packed chains' first runs
+/// are gathered eight a register and judged; the few chains whose first run does not cover
+/// the frames (most of a real model's channels hold one run) are walked on one at a time
+/// ([`walk_on`]). Walking every chain to its end in the registers instead kept a register
+/// going as long as its longest chain, and branching on each channel's offset mispredicted
+/// where a model's channels mix runs and none (most of a real model's are none).
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2, and `bytes.len()` must be at most [`MAX_LEN`].
-#[target_feature(enable = "avx2")]
+/// The CPU must support AVX2 and POPCNT, `bytes.len()` must be at most [`MAX_LEN`], and the
+/// records of `lanes` must lie within its bytes.
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn anim_runs_avx2(lanes: Lanes<'_>, frames: u32) -> bool {
-    // The state of four registers and the constants nearly fill the 16 registers AVX2 has.
-    const REGISTERS: usize = 4;
-    let bytes = lanes.bytes;
     if frames == 0 {
         return true;
     }
-    // As in `anim_runs`: every sum below stays under 2³¹.
-    let last = _mm256_set1_epi32(bytes.len().saturating_sub(4) as i32);
+    let mut packed = [0i32; PACKED + 8];
+    let mut fill = 0;
+    // The shifts that take lane `k`'s nibble of a `COMPRESS` entry to the bottom.
+    let nibbles = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    // Lane `first`'s record starts `whole + RECORD_OF_LANE[phase]` bytes in, `phase` being
+    // `first mod 48` (the pattern repeats every eight records).
+    let (mut whole, mut phase) = (lanes.base as i32, 0);
+    for first in (0..lanes.count).step_by(8) {
+        let (offsets, record) = if first + 8 <= lanes.count {
+            // SAFETY: the eight words at `base + 2 · first` are channels of the records,
+            // which lie within `bytes`; `phase + 8 ≤ 48` words of the 64-word table.
+            unsafe {
+                (
+                    _mm256_cvtepu16_epi32(_mm_loadu_si128(
+                        lanes.bytes.as_ptr().add(lanes.base + 2 * first).cast(),
+                    )),
+                    _mm256_add_epi32(
+                        _mm256_loadu_si256(RECORD_OF_LANE.as_ptr().add(phase).cast()),
+                        _mm256_set1_epi32(whole),
+                    ),
+                )
+            }
+        } else {
+            let (words, record) = lanes.offsets::<16>(first);
+            // SAFETY: both loads read arrays at least their widths (16 and 32 bytes).
+            unsafe {
+                (
+                    _mm256_cvtepu16_epi32(_mm_loadu_si128(words.as_ptr().cast())),
+                    _mm256_loadu_si256(record.as_ptr().cast::<__m256i>()),
+                )
+            }
+        };
+        phase += 8;
+        if phase == 48 {
+            (whole, phase) = (whole + 96, 0);
+        }
+        let some = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(
+            offsets,
+            _mm256_setzero_si256(),
+        ))) as usize;
+        let order = compressing(some, nibbles);
+        let starts = _mm256_permutevar8x32_epi32(_mm256_add_epi32(record, offsets), order);
+        let to = &mut packed[fill..fill + 8];
+        // SAFETY: `to` is eight words long.
+        unsafe { _mm256_storeu_si256(to.as_mut_ptr().cast(), starts) };
+        fill += some.count_ones() as usize;
+        if fill >= PACKED {
+            // SAFETY: this function's CPU has what `first_runs` needs; as for this one.
+            if !unsafe { first_runs(lanes.bytes, &packed[..fill], frames) } {
+                return false;
+            }
+            fill = 0;
+        }
+    }
+    // SAFETY: as above.
+    unsafe { first_runs(lanes.bytes, &packed[..fill], frames) }
+}
+
+/// Chains [`anim_runs_avx2`] packs before judging them.
+const PACKED: usize = 256;
+
+/// For each mask of eight lanes, the lanes whose bit is set, in order, then the others: lane
+/// `k` of the result takes the lane in bits `4k..4k + 4`.
+const COMPRESS: [u32; 256] = {
+    let mut table = [0; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut code, mut slot, mut lane) = (0u32, 0, 0);
+        while lane < 8 {
+            if mask & (1 << lane) != 0 {
+                code |= lane << (4 * slot);
+                slot += 1;
+            }
+            lane += 1;
+        }
+        table[mask] = code;
+        mask += 1;
+    }
+    table
+};
+
+/// The chains starting at `starts` (each below 2³¹), each walked until its runs cover
+/// `frames`: every first run gathered and judged eight a register, then any chain it leaves
+/// short walked on by [`walk_on`].
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and POPCNT, `bytes.len()` must be at most [`MAX_LEN`], and
+/// `starts` at most [`PACKED`] + 8 long.
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn first_runs(bytes: &[u8], starts: &[i32], frames: u32) -> bool {
+    // Signed: every start and end is below 2³¹, and a table shorter than four bytes makes
+    // `last` negative, failing every lane.
+    let last = _mm256_set1_epi32(bytes.len() as i32 - 4);
     let len = _mm256_set1_epi32(bytes.len() as i32);
-    let frames = _mm256_set1_epi32(frames as i32);
+    let frames_v = _mm256_set1_epi32(frames as i32);
     let (zero, one, byte) = (
         _mm256_setzero_si256(),
         _mm256_set1_epi32(1),
         _mm256_set1_epi32(0xFF),
     );
-    for group in (0..lanes.count).step_by(8 * REGISTERS) {
-        let mut at = [zero; REGISTERS];
-        let mut covered = [zero; REGISTERS];
-        let mut active = [zero; REGISTERS];
-        for r in 0..REGISTERS {
-            let first = group + 8 * r;
-            if first >= lanes.count {
-                break;
+    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let nibbles = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    // Where each chain left short ends, and the frames it has covered.
+    let mut ends = [0i32; PACKED + 16];
+    let mut totals = [0i32; PACKED + 16];
+    let mut shorts = 0;
+    for block in starts.chunks(8) {
+        let at_v = match block.first_chunk::<8>() {
+            // SAFETY: `block` is eight words long.
+            Some(whole) => unsafe { _mm256_loadu_si256(whole.as_ptr().cast()) },
+            None => {
+                let mut at = [0i32; 8];
+                at[..block.len()].copy_from_slice(block);
+                // SAFETY: `at` is eight words long.
+                unsafe { _mm256_loadu_si256(at.as_ptr().cast()) }
             }
-            let (words, record) = lanes.offsets::<16>(first);
-            // SAFETY: both loads read arrays at least their widths (16 and 32 bytes).
-            let (offsets, record) = unsafe {
-                (
-                    _mm256_cvtepu16_epi32(_mm_loadu_si128(words.as_ptr().cast())),
-                    _mm256_loadu_si256(record.as_ptr().cast::<__m256i>()),
-                )
-            };
-            active[r] = _mm256_cmpgt_epi32(offsets, zero);
-            at[r] = _mm256_add_epi32(record, offsets);
+        };
+        let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(block.len() as i32), lane);
+        // Four bytes from `at`, within `bytes`: a run has them.
+        if _mm256_testz_si256(_mm256_cmpgt_epi32(at_v, last), active) == 0 {
+            return false;
         }
-        // As in `anim_runs`: a lane is active for at most `frames` rounds.
-        while active.iter().any(|&a| _mm256_testz_si256(a, a) == 0) {
-            for r in 0..REGISTERS {
-                if _mm256_testz_si256(active[r], active[r]) != 0 {
-                    continue;
-                }
-                if bytes.len() < 4
-                    || _mm256_testz_si256(_mm256_cmpgt_epi32(at[r], last), active[r]) == 0
-                {
-                    return false;
-                }
-                // SAFETY: every gathered lane (the active ones) reads `at..at + 4`, and
-                // `at ≤ bytes.len() − 4` was just checked for each; `at` is nonnegative.
-                let run = unsafe {
-                    _mm256_mask_i32gather_epi32::<1>(zero, bytes.as_ptr().cast(), at[r], active[r])
-                };
-                let valid = _mm256_and_si256(run, byte);
-                let total = _mm256_and_si256(_mm256_srli_epi32::<8>(run), byte);
-                let end =
-                    _mm256_add_epi32(at[r], _mm256_slli_epi32::<1>(_mm256_add_epi32(valid, one)));
-                let bad = _mm256_or_si256(
-                    _mm256_or_si256(
-                        _mm256_cmpeq_epi32(valid, zero),
-                        _mm256_cmpgt_epi32(valid, total),
-                    ),
-                    _mm256_cmpgt_epi32(end, len),
-                );
-                if _mm256_testz_si256(bad, active[r]) == 0 {
-                    return false;
-                }
-                at[r] = _mm256_blendv_epi8(at[r], end, active[r]);
-                covered[r] = _mm256_add_epi32(covered[r], _mm256_and_si256(total, active[r]));
-                active[r] = _mm256_and_si256(active[r], _mm256_cmpgt_epi32(frames, covered[r]));
-            }
+        // SAFETY: every gathered lane (the active ones) reads `at..at + 4`, and
+        // `at ≤ bytes.len() − 4` was just checked for each; `at` is nonnegative.
+        let run =
+            unsafe { _mm256_mask_i32gather_epi32::<1>(zero, bytes.as_ptr().cast(), at_v, active) };
+        let valid = _mm256_and_si256(run, byte);
+        let total = _mm256_and_si256(_mm256_srli_epi32::<8>(run), byte);
+        let end = _mm256_add_epi32(at_v, _mm256_slli_epi32::<1>(_mm256_add_epi32(valid, one)));
+        let bad = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_cmpeq_epi32(valid, zero),
+                _mm256_cmpgt_epi32(valid, total),
+            ),
+            _mm256_cmpgt_epi32(end, len),
+        );
+        if _mm256_testz_si256(bad, active) == 0 {
+            return false;
         }
+        // A chain its first run leaves short is queued, not walked here: a branch on the
+        // gathered runs waits for the gather, and mispredicts on a real model's mix.
+        let short = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(
+            _mm256_cmpgt_epi32(frames_v, total),
+            active,
+        ))) as usize;
+        let order = compressing(short, nibbles);
+        let (to_end, to_total) = (
+            &mut ends[shorts..shorts + 8],
+            &mut totals[shorts..shorts + 8],
+        );
+        // SAFETY: both slices are eight words long.
+        unsafe {
+            _mm256_storeu_si256(
+                to_end.as_mut_ptr().cast(),
+                _mm256_permutevar8x32_epi32(end, order),
+            );
+            _mm256_storeu_si256(
+                to_total.as_mut_ptr().cast(),
+                _mm256_permutevar8x32_epi32(total, order),
+            );
+        }
+        shorts += short.count_ones() as usize;
+    }
+    (0..shorts).all(|j| walk_on(bytes, ends[j] as usize, totals[j] as u32, frames))
+}
+
+/// The permutation that takes the lanes of `mask`'s set bits to the front ([`COMPRESS`]),
+/// `nibbles` holding the shifts `4k` for lane `k`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn compressing(mask: usize, nibbles: __m256i) -> __m256i {
+    _mm256_and_si256(
+        _mm256_srlv_epi32(_mm256_set1_epi32(COMPRESS[mask] as i32), nibbles),
+        _mm256_set1_epi32(0xF),
+    )
+}
+
+/// A chain walked on from its run at `at`, its runs so far covering `covered` frames, until
+/// they cover `frames`: each run judged as [`anim_runs`] judges it.
+fn walk_on(bytes: &[u8], mut at: usize, mut covered: u32, frames: u32) -> bool {
+    while covered < frames {
+        let Some(&[valid, total]) = bytes.get(at..at.saturating_add(2)) else {
+            return false;
+        };
+        let end = at + 2 * (usize::from(valid) + 1);
+        if valid == 0 || valid > total || end > bytes.len() {
+            return false;
+        }
+        covered += u32::from(total);
+        at = end;
     }
     true
 }
@@ -494,10 +629,10 @@ mod tests {
             let avx512 = answer.map(|_| unsafe { anim_runs(bytes, chains.iter().copied()) });
             assert_eq!(answer, avx512);
         }
-        if is_x86_feature_detected!("avx2") {
+        if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("popcnt") {
             let avx2 = answer.map(|_| {
                 chains.iter().all(|&entry| {
-                    // SAFETY: the CPU has AVX2; as above.
+                    // SAFETY: the CPU has AVX2 and POPCNT; as above.
                     unsafe { anim_runs_avx2(Lanes::of(bytes, entry), entry.frames) }
                 })
             });
