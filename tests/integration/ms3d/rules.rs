@@ -279,7 +279,9 @@ fn rule7_a_parent_no_joint_has_makes_a_root() {
     let diag = warnings(&b);
     let w = diag.get(WarningKind::UnknownParent).unwrap();
     let m = Ms3d::parse(&bytes).unwrap();
-    assert_eq!((w.what, w.count), ("joint.parentName", 1));
+    // The name field of joint 1's parent: the only place these bytes occur.
+    let field = bytes.windows(5).position(|w| w == b"none\0").unwrap() as u64;
+    assert_eq!((w.what, w.offset, w.count), ("joint.parentName", field, 1));
     assert_eq!(w.detail, "joint 1 names the parent \"none\"");
     assert_eq!(
         m.joints().iter().map(|j| j.parent()).collect::<Vec<_>>(),
