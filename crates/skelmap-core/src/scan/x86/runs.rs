@@ -535,8 +535,8 @@ unsafe fn first_runs(bytes: &[u8], starts: &[i32], frames: u32) -> bool {
         if _mm256_testz_si256(bad, active) == 0 {
             return false;
         }
-        // A chain its first run leaves short is queued, not walked here: a branch on the
-        // gathered runs waits for the gather, and mispredicts on a real model's mix.
+        // A chain its first run leaves short is queued, not walked here, so that no branch
+        // waits on the gather.
         let short = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(
             _mm256_cmpgt_epi32(frames_v, total),
             active,
