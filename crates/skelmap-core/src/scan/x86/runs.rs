@@ -383,8 +383,8 @@ impl<'a, I: Iterator<Item = AnimChains>> Queue<'a, I> {
 /// are gathered eight a register and judged; the few chains whose first run does not cover
 /// the frames (most of a real model's channels hold one run) are walked on one at a time
 /// ([`walk_on`]). Walking every chain to its end in the registers instead kept a register
-/// going as long as its longest chain, and branching on each channel's offset mispredicted
-/// where a model's channels mix runs and none (most of a real model's are none).
+/// gathering, for all its eight channels, as long as its longest chain, and most of a real
+/// model's channels have no values at all.
 ///
 /// # Safety
 ///
