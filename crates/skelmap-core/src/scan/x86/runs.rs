@@ -518,10 +518,10 @@ unsafe fn first_runs(bytes: &[u8], starts: &[i32], frames: u32) -> bool {
         if _mm256_testz_si256(_mm256_cmpgt_epi32(at_v, last), active) == 0 {
             return false;
         }
+        let base = bytes.as_ptr().cast();
         // SAFETY: every gathered lane (the active ones) reads `at..at + 4`, and
         // `at ≤ bytes.len() − 4` was just checked for each; `at` is nonnegative.
-        let run =
-            unsafe { _mm256_mask_i32gather_epi32::<1>(zero, bytes.as_ptr().cast(), at_v, active) };
+        let run = unsafe { _mm256_mask_i32gather_epi32::<1>(zero, base, at_v, active) };
         let valid = _mm256_and_si256(run, byte);
         let total = _mm256_and_si256(_mm256_srli_epi32::<8>(run), byte);
         let end = _mm256_add_epi32(at_v, _mm256_slli_epi32::<1>(_mm256_add_epi32(valid, one)));
