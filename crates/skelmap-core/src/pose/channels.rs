@@ -538,6 +538,62 @@ mod tests {
         }
     }
 
+    /// A rotation of zero length in the second half of a block (bone 10 of 12, which reads
+    /// no channel and has zero offsets) refuses the AVX2 step before either half is put:
+    /// nothing appended, nothing placed.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_avx2_step_refuses_a_zero_rotation_in_its_second_half_untouched() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let mut bits = Bits(0x3c6e_f372);
+        let channels: Vec<_> = (0..12u32)
+            .map(|i| {
+                let mut offset = [0.0; NUM_CHANNELS];
+                if i != 10 {
+                    offset[3..7].copy_from_slice(&[0.5, -0.5, 0.5, 0.5]);
+                }
+                BoneChannels {
+                    mask: if i == 10 { 0 } else { 0x3ff },
+                    first: 10 * i.min(10),
+                    offset,
+                    scale: core::array::from_fn(|_| bits.float(1.0) / 65535.0),
+                }
+            })
+            .collect();
+        let layout = ChannelLayout::new(channels, 110);
+        let values: Vec<u16> = (0..220).map(|_| bits.next() as u16).collect();
+        let (a, b) = values.split_at(110);
+        let (a, b) = (
+            Value::bytes(a).unwrap_or_default(),
+            Value::bytes(b).unwrap_or_default(),
+        );
+        let (mut poses, mut scales) = (Vec::new(), Vec::new());
+        let step = crate::pose::x86::channels::try_channels_nlerp_avx2;
+        let (p, s) = (placed(&mut poses), Some(placed(&mut scales)));
+        assert!(!step(&layout.blocks[0], a, b, 0.5, 12, p, s));
+        assert!(poses.is_empty() && scales.is_empty());
+        let to: Vec<u32> = (0..12).collect();
+        let mut poses = vec![(Quat::IDENTITY, Vec3A::splat(7.0)); 12];
+        let mut scales = vec![Vec3A::splat(3.0); 12];
+        let p = Placed {
+            out: &mut poses,
+            to: &to,
+        };
+        let s = Some(Placed {
+            out: &mut scales,
+            to: &to,
+        });
+        assert!(!step(&layout.blocks[0], a, b, 0.5, 12, p, s));
+        assert!(
+            poses
+                .iter()
+                .all(|&p| p == (Quat::IDENTITY, Vec3A::splat(7.0)))
+        );
+        assert!(scales.iter().all(|&s| s == Vec3A::splat(3.0)));
+    }
+
     #[test]
     fn frames_of_up_to_128_values_are_permuted_as_the_scalar_code_decodes() {
         // 60 values: one register pair; 70 and 120: both pairs; 130: past the permutes.

@@ -313,7 +313,9 @@ const HALF: usize = LANES / 2;
 /// [`channels_nlerp_avx512`] on AVX2: the block as two halves of 8 lanes, each read channel's
 /// values gathered (AVX2 has no word permute across registers), decoded, normalised and
 /// blended with the same arithmetic in the same order. Both halves are decoded and checked
-/// before anything is put, so that a refusal leaves the outputs as they were.
+/// before anything is put, so that a refusal leaves the outputs as they were. Each half is
+/// its own registers, named (not an array of halves indexed in a loop, which the compiler
+/// kept in memory and copied).
 ///
 /// # Safety
 ///
@@ -328,54 +330,97 @@ unsafe fn channels_nlerp_avx2(
     scales: Option<Placed<'_, Vec3A>>,
 ) -> bool {
     let lanes = lanes.min(LANES);
-    let halves = lanes.div_ceil(HALF);
-    let mut poses = [[_mm256_setzero_ps(); 7]; 2];
-    let mut scaled = [[_mm256_setzero_ps(); 3]; 2];
-    for h in 0..halves {
-        let active = (lanes - HALF * h).min(HALF);
+    // SAFETY: the caller's precondition.
+    let Some(low) = (unsafe { blend_half(block, frames, t, 0, lanes.min(HALF)) }) else {
+        return false;
+    };
+    let high = if lanes > HALF {
         // SAFETY: the caller's precondition.
-        let [ra, rb] = unsafe { decode_half(block, frames, h) };
-        let (Some(qa), Some(qb)) = (
-            unit_rotations_half(&ra, active),
-            unit_rotations_half(&rb, active),
-        ) else {
-            return false;
-        };
-        let (q, p) = avx2::nlerp_rows((qa, [ra[0], ra[1], ra[2]]), (qb, [rb[0], rb[1], rb[2]]), t);
-        poses[h] = [q[0], q[1], q[2], q[3], p[0], p[1], p[2]];
-        let (s, u) = (_mm256_set1_ps(t), _mm256_set1_ps(1.0 - t));
-        let lerp = |p: __m256, q: __m256| _mm256_add_ps(_mm256_mul_ps(p, u), _mm256_mul_ps(q, s));
-        scaled[h] = [7, 8, 9].map(|k| lerp(ra[k], rb[k]));
-    }
+        match unsafe { blend_half(block, frames, t, 1, lanes - HALF) } {
+            Some(high) => Some(high),
+            None => return false,
+        }
+    } else {
+        None
+    };
     let Placed { out, to } = out;
-    for (h, rows) in poses.into_iter().enumerate().take(halves) {
-        let active = (lanes - HALF * h).min(HALF);
-        if to.is_empty() {
-            avx2::push_poses(rows, active, out);
-        } else {
-            for (record, &to) in avx2::records(rows)
-                .into_iter()
-                .zip(to.get(HALF * h..).unwrap_or_default())
-                .take(active)
-            {
-                if let Some(slot) = out.get_mut(to as usize) {
-                    // SAFETY: `slot` is one pose, 8 writable floats (asserted in `blend`).
-                    unsafe { _mm256_storeu_ps(core::ptr::from_mut(slot).cast(), record) };
-                }
+    let mut scales = scales;
+    put_half(low, 0, lanes.min(HALF), (&mut *out, to), scales.as_mut());
+    if let Some(high) = high {
+        put_half(high, 1, lanes - HALF, (out, to), scales.as_mut());
+    }
+    true
+}
+
+/// Half `h` of the block decoded from both frames, its first `active` rotations checked,
+/// and blended at `t`: the pose rows (quaternion `x y z w`, translation `x y z`) and the
+/// scale rows; `None` where a checked rotation is zero or not finite.
+///
+/// # Safety
+///
+/// As [`channels_nlerp_avx2`].
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn blend_half(
+    block: &Block,
+    frames: [&[u8]; 2],
+    t: f32,
+    h: usize,
+    active: usize,
+) -> Option<([__m256; 7], [__m256; 3])> {
+    // SAFETY: the caller's precondition.
+    let [ra, rb] = unsafe { decode_half(block, frames, h) };
+    let qa = unit_rotations_half(&ra, active)?;
+    let qb = unit_rotations_half(&rb, active)?;
+    let (q, p) = avx2::nlerp_rows((qa, [ra[0], ra[1], ra[2]]), (qb, [rb[0], rb[1], rb[2]]), t);
+    let (s, u) = (_mm256_set1_ps(t), _mm256_set1_ps(1.0 - t));
+    let lerp = |p: __m256, q: __m256| _mm256_add_ps(_mm256_mul_ps(p, u), _mm256_mul_ps(q, s));
+    Some((
+        [q[0], q[1], q[2], q[3], p[0], p[1], p[2]],
+        [lerp(ra[7], rb[7]), lerp(ra[8], rb[8]), lerp(ra[9], rb[9])],
+    ))
+}
+
+/// Puts the first `active` lanes of half `h`'s rows ([`blend_half`]): the poses into `out`
+/// (appended where `to` is empty, else lane `l` at `out[to[8h + l]]`), the scales likewise.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn put_half(
+    (poses, scaled): ([__m256; 7], [__m256; 3]),
+    h: usize,
+    active: usize,
+    (out, to): (&mut Vec<(Quat, Vec3A)>, &[u32]),
+    scales: Option<&mut Placed<'_, Vec3A>>,
+) {
+    if to.is_empty() {
+        avx2::push_poses(poses, active, out);
+    } else {
+        let to = to.get(HALF * h..).unwrap_or_default();
+        for (record, &to) in avx2::records(poses).into_iter().zip(to).take(active) {
+            if let Some(slot) = out.get_mut(to as usize) {
+                // SAFETY: `slot` is one pose, 8 writable floats (asserted in `blend`).
+                unsafe { _mm256_storeu_ps(core::ptr::from_mut(slot).cast(), record) };
             }
         }
     }
     if let Some(scales) = scales {
-        let mut rows = [[0.0f32; LANES]; 3];
-        for (h, half) in scaled.into_iter().enumerate().take(halves) {
-            for (row, v) in rows.iter_mut().zip(half) {
-                // SAFETY: `row[HALF * h ..]` is at least 8 writable floats (`h` is 0 or 1).
-                unsafe { _mm256_storeu_ps(row.as_mut_ptr().wrapping_add(HALF * h), v) };
+        let mut rows = [[0.0f32; HALF]; 3];
+        for (row, v) in rows.iter_mut().zip(scaled) {
+            // SAFETY: `row` is 8 writable floats.
+            unsafe { _mm256_storeu_ps(row.as_mut_ptr(), v) };
+        }
+        let items = (0..active).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l]));
+        if scales.to.is_empty() {
+            scales.out.extend(items);
+        } else {
+            let to = scales.to.get(HALF * h..).unwrap_or_default();
+            for (item, &to) in items.zip(to) {
+                if let Some(slot) = scales.out.get_mut(to as usize) {
+                    *slot = item;
+                }
             }
         }
-        scales.put((0..lanes).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l])));
     }
-    true
 }
 
 /// The ten channel rows of half `h` (lanes `8h .. 8h + 8`) of `block` in each of `frames`, as
