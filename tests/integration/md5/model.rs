@@ -137,6 +137,40 @@ fn every_joint_is_an_attachment() {
     assert!(at.translation.distance(Vec3A::new(2.0, 0.0, 2.0)) < 1e-6);
 }
 
+/// The pair keeps a parent table (made by the first palette) that agrees with its bones, for
+/// a mesh with its animation and for an animation alone, and a palette built over the pair is
+/// the one built over its baked frames, bit for bit.
+#[test]
+fn the_parent_table_agrees_with_the_bones_and_the_palette() {
+    use skelmap::pose::{self, BakedFrames, LocalPose, NO_PARENT, Palette, Skeleton};
+    let files = files(MESH, ANIM);
+    for path in ["m/fixture.md5mesh", "m/fixture-idle.md5anim"] {
+        let model = open_pair(&files, path).unwrap();
+        let pair = model.as_md5().unwrap();
+        let table = pair.parent_table().unwrap();
+        let parents: Vec<Option<usize>> = pair.skeleton_bones().map(|b| b.parent()).collect();
+        let from_table: Vec<Option<usize>> = table
+            .iter()
+            .map(|&p| (p != NO_PARENT).then_some(usize::from(p)))
+            .collect();
+        assert_eq!((from_table, table.len()), (parents, 3), "{path}");
+        let baked = BakedFrames::new(pair).unwrap();
+        let mut local = LocalPose::default();
+        pose::sample(pair, 0, 1, 0.5, Interpolation::Nlerp, &mut local);
+        let (mut over_pair, mut over_baked) = (Palette::default(), Palette::default());
+        over_pair.build(pair, &local);
+        over_baked.build(&baked, &local);
+        let bits = |p: &Palette| -> Vec<u32> {
+            p.world
+                .iter()
+                .flat_map(|m| m.to_cols_array())
+                .map(f32::to_bits)
+                .collect()
+        };
+        assert_eq!(bits(&over_pair), bits(&over_baked), "{path}");
+    }
+}
+
 /// An `.md5anim` opened alone is its skeleton (the base frame as bind pose) and its frames.
 #[test]
 fn an_animation_alone_is_a_skeleton_with_frames() {

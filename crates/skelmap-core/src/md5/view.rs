@@ -386,6 +386,9 @@ pub struct Animation<'data> {
 pub struct Pair<'data> {
     pub(crate) mesh: Option<MeshFile<'data>>,
     pub(crate) animations: Vec<Animation<'data>>,
+    /// Every joint's parent ([`Skeleton::parent_table`]), made by the first palette built:
+    /// a bone of the text costs a look-up of its name and its file on every build.
+    parents: std::sync::OnceLock<Vec<u16>>,
 }
 
 impl<'data> Pair<'data> {
@@ -405,7 +408,11 @@ impl<'data> Pair<'data> {
                 a
             })
             .collect();
-        Pair { mesh, animations }
+        Pair {
+            mesh,
+            animations,
+            parents: std::sync::OnceLock::new(),
+        }
     }
 
     /// The mesh file, unless an animation was opened alone.
@@ -511,6 +518,11 @@ impl<'data> Skeleton<'data> for Pair<'data> {
 
     fn bone(&self, index: usize) -> Option<Bone<'data>> {
         self.bone_of(index)
+    }
+
+    fn parent_table(&self) -> Option<&[u16]> {
+        let table = (self.parents).get_or_init(|| crate::pose::parent_table(self.skeleton_bones()));
+        Some(table)
     }
 }
 
