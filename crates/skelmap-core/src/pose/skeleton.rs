@@ -99,8 +99,9 @@ pub trait Skeleton<'data> {
     /// instead of decoding each bone from the file on every build. `None` (the default) where
     /// the skeleton keeps no such table. It must agree with [`bone`](Skeleton::bone)'s
     /// parents. It pays where a bone costs more to decode than a table entry to read (an IQM
-    /// joint); a skeleton whose bones are a slice of fixed records (DPM, Half-Life) is walked
-    /// as fast without one (the `ozz-pose` rows of `benches/peers.rs`).
+    /// joint, an MD5 joint of the decoded text); a skeleton whose bones are a slice of fixed
+    /// records (DPM, Half-Life) is walked as fast without one (the `ozz-pose` rows of
+    /// `benches/peers.rs`).
     ///
     /// ```
     /// use skelmap_core::Parse;
