@@ -48,20 +48,6 @@ pub(crate) struct Placed<'a, T> {
 }
 
 impl<T> Placed<'_, T> {
-    /// Puts `items`, lane by lane.
-    #[inline]
-    pub(crate) fn put(self, items: impl Iterator<Item = T>) {
-        if self.to.is_empty() {
-            self.out.extend(items);
-            return;
-        }
-        for (item, &to) in items.zip(self.to) {
-            if let Some(slot) = self.out.get_mut(to as usize) {
-                *slot = item;
-            }
-        }
-    }
-
     /// Puts lane `lane`'s item (the lanes in order, when appending).
     #[inline]
     pub(crate) fn set(&mut self, lane: usize, item: T) {

@@ -16,18 +16,18 @@
 //! gathered (no word permutes), with the same arithmetic: the same results.
 
 use core::arch::x86_64::{
-    __m256, __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm256_add_ps, _mm256_and_ps,
-    _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32,
-    _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_loadu_ps, _mm256_loadu_si256,
+    __m128, __m256, __m512, __mmask16, _CMP_GT_OQ, _CMP_LT_OQ, _mm_storeu_ps, _mm256_add_ps,
+    _mm256_and_ps, _mm256_and_si256, _mm256_blendv_ps, _mm256_castsi256_ps, _mm256_cmp_ps,
+    _mm256_cmpeq_epi32, _mm256_cvtepi32_ps, _mm256_div_ps, _mm256_loadu_ps, _mm256_loadu_si256,
     _mm256_mask_i32gather_epi32, _mm256_movemask_ps, _mm256_mul_ps, _mm256_set1_epi32,
     _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_setzero_si256, _mm256_sqrt_ps,
-    _mm256_srlv_epi32, _mm256_storeu_ps, _mm512_add_ps, _mm512_and_si512, _mm512_castsi512_si256,
-    _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps, _mm512_cvtepu16_epi32,
-    _mm512_div_ps, _mm512_load_ps, _mm512_load_si512, _mm512_mask_blend_epi16,
-    _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32, _mm512_mask_storeu_ps,
-    _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16, _mm512_set1_epi16,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_sqrt_ps, _mm512_srlv_epi32,
-    _mm512_storeu_ps, _mm512_sub_epi32, _mm512_test_epi16_mask, _mm512_zextsi256_si512,
+    _mm256_srlv_epi32, _mm256_storeu_ps, _mm512_add_ps, _mm512_and_si512, _mm512_castps512_ps128,
+    _mm512_castsi512_si256, _mm512_cmp_ps_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_ps,
+    _mm512_cvtepu16_epi32, _mm512_div_ps, _mm512_extractf32x4_ps, _mm512_load_ps,
+    _mm512_load_si512, _mm512_mask_blend_epi16, _mm512_mask_blend_ps, _mm512_mask_i32gather_epi32,
+    _mm512_mask_storeu_ps, _mm512_maskz_loadu_epi16, _mm512_mul_ps, _mm512_permutex2var_epi16,
+    _mm512_set1_epi16, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_si512, _mm512_sqrt_ps,
+    _mm512_srlv_epi32, _mm512_sub_epi32, _mm512_test_epi16_mask, _mm512_zextsi256_si512,
 };
 
 use glam::{Quat, Vec3A};
@@ -248,12 +248,7 @@ unsafe fn channels_nlerp_avx512(
         if scales.to.is_empty() {
             push_vectors([x, y, z], lanes, scales.out);
         } else {
-            let mut rows = [[0.0f32; LANES]; 3];
-            for (row, v) in rows.iter_mut().zip([x, y, z]) {
-                // SAFETY: `row` is 16 writable floats.
-                unsafe { _mm512_storeu_ps(row.as_mut_ptr(), v) };
-            }
-            scales.put((0..lanes).map(|l| Vec3A::new(rows[0][l], rows[1][l], rows[2][l])));
+            scatter_vectors([x, y, z], lanes, scales.to, scales.out);
         }
     }
     true
@@ -285,6 +280,32 @@ fn push_vectors([x, y, z]: [__m512; 3], lanes: usize, out: &mut Vec<Vec3A>) {
     }
     // SAFETY: the `lanes` vectors from `len` on were written above, four plain floats each.
     unsafe { out.set_len(len + lanes) };
+}
+
+/// The first `lanes` of three rows (`x y z`) as [`push_vectors`] makes them, lane `l`'s
+/// vector written at `out[to[l]]` (dropped where that is past `out`'s end): each one 128-bit
+/// store of its quarter.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn scatter_vectors([x, y, z]: [__m512; 3], lanes: usize, to: &[u32], out: &mut [Vec3A]) {
+    let to = to.get(..lanes.min(LANES)).unwrap_or(to);
+    let mut put = |lane: usize, v: __m128| {
+        if let Some(slot) = to.get(lane).and_then(|&at| out.get_mut(at as usize)) {
+            // SAFETY: `slot` is one `Vec3A`, four writable floats.
+            unsafe { _mm_storeu_ps(core::ptr::from_mut(slot).cast(), v) };
+        }
+    };
+    // As in `push_vectors`: vector `j` holds bones `4j .. 4j + 4`, a quarter each.
+    let quads = transpose_quarters(transpose4([x, y, z, z]));
+    for (j, quad) in quads.into_iter().enumerate() {
+        if 4 * j >= to.len() {
+            break;
+        }
+        put(4 * j, _mm512_castps512_ps128(quad));
+        put(4 * j + 1, _mm512_extractf32x4_ps::<1>(quad));
+        put(4 * j + 2, _mm512_extractf32x4_ps::<2>(quad));
+        put(4 * j + 3, _mm512_extractf32x4_ps::<3>(quad));
+    }
 }
 
 /// [`channels_nlerp_avx2`] where the CPU has AVX2 and the frames hold every word the block

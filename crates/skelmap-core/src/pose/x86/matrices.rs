@@ -20,14 +20,15 @@
 //! and `nlerp_rows_at_width!`); a `SoaPose` is then filled by the callers.
 
 use core::arch::x86_64::{
-    __m512, __mmask16, _CMP_GE_OQ, _CMP_LT_OQ, _mm512_add_ps, _mm512_and_si512,
-    _mm512_andnot_si512, _mm512_castpd_ps, _mm512_castps_pd, _mm512_castps_si512,
-    _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_div_ps, _mm512_loadu_si512,
-    _mm512_mask_blend_ps, _mm512_mask_permutexvar_ps, _mm512_mask_storeu_ps, _mm512_mask_xor_epi32,
+    __m256, __m512, __mmask16, _CMP_GE_OQ, _CMP_LT_OQ, _mm256_castpd_ps, _mm256_storeu_ps,
+    _mm512_add_ps, _mm512_and_si512, _mm512_andnot_si512, _mm512_castpd_ps, _mm512_castps_pd,
+    _mm512_castps_si512, _mm512_castps512_ps256, _mm512_castsi512_ps, _mm512_cmp_ps_mask,
+    _mm512_div_ps, _mm512_extractf64x4_pd, _mm512_loadu_si512, _mm512_mask_blend_ps,
+    _mm512_mask_permutexvar_ps, _mm512_mask_storeu_ps, _mm512_mask_xor_epi32,
     _mm512_maskz_loadu_epi32, _mm512_mul_ps, _mm512_or_si512, _mm512_permutex2var_ps,
     _mm512_permutexvar_ps, _mm512_rol_epi32, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
-    _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_storeu_ps,
-    _mm512_sub_ps, _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
+    _mm512_shuffle_f32x4, _mm512_slli_epi32, _mm512_sqrt_ps, _mm512_srli_epi32, _mm512_sub_ps,
+    _mm512_unpackhi_pd, _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
 };
 
 use glam::{Quat, Vec3A};
@@ -536,29 +537,9 @@ pub(super) fn push_poses(rows: [__m512; 7], lanes: usize, out: &mut Vec<(Quat, V
     unsafe { out.set_len(len + lanes) };
 }
 
-/// Seven rows (quaternion `x y z w`, translation `x y z`) as each lane's eight floats.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn lane_floats(rows: [__m512; 7]) -> [[f32; 8]; 16] {
-    let mut lanes_out = [[0.0f32; 8]; 16];
-    for (pair, v) in lanes_out.chunks_exact_mut(2).zip(interleave(rows)) {
-        // SAFETY: `pair` is two arrays of 8 floats, 16 contiguous writable floats.
-        unsafe { _mm512_storeu_ps(pair.as_mut_ptr().cast(), v) };
-    }
-    lanes_out
-}
-
-/// A lane's eight floats from [`lane_floats`] as a pose.
-#[inline]
-fn pose_of(p: &[f32; 8]) -> (Quat, Vec3A) {
-    (
-        Quat::from_xyzw(p[0], p[1], p[2], p[3]),
-        Vec3A::new(p[4], p[5], p[6]),
-    )
-}
-
 /// The first `lanes` of seven rows as [`push_poses`] reads them, lane `l`'s pose written at
-/// `out[to[l]]` (dropped where that is past `out`'s end).
+/// `out[to[l]]` (dropped where that is past `out`'s end): each record one 256-bit store of
+/// its half of [`interleave`]'s vectors, as `push_poses` stores them.
 #[inline]
 #[target_feature(enable = "avx512f")]
 pub(super) fn scatter_poses(
@@ -567,10 +548,20 @@ pub(super) fn scatter_poses(
     to: &[u32],
     out: &mut [(Quat, Vec3A)],
 ) {
-    for (p, &to) in lane_floats(rows).iter().take(lanes).zip(to) {
-        if let Some(slot) = out.get_mut(to as usize) {
-            *slot = pose_of(p);
+    let to = to.get(..lanes.min(16)).unwrap_or(to);
+    let mut put = |lane: usize, record: __m256| {
+        if let Some(slot) = to.get(lane).and_then(|&at| out.get_mut(at as usize)) {
+            // SAFETY: `slot` is one record of 8 writable floats (asserted in `blend`).
+            unsafe { _mm256_storeu_ps(core::ptr::from_mut(slot).cast(), record) };
         }
+    };
+    for (k, pair) in interleave(rows).into_iter().enumerate() {
+        if 2 * k >= to.len() {
+            break;
+        }
+        put(2 * k, _mm512_castps512_ps256(pair));
+        let high = _mm512_extractf64x4_pd::<1>(_mm512_castps_pd(pair));
+        put(2 * k + 1, _mm256_castpd_ps(high));
     }
 }
 
