@@ -475,6 +475,24 @@ impl<'data> Iqm<'data> {
         ]
     }
 
+    /// [`Iqm::channels`] of pose `pose` in two frames (their values from `next[0]` and
+    /// `next[1]`) and the poses they hold, decoded once where both are the same frame (a
+    /// model posed at a frame).
+    #[inline]
+    fn both_frames(
+        &self,
+        pose: &raw::Pose,
+        next: [usize; 2],
+    ) -> ([[f32; NUM_CHANNELS]; 2], [(Quat, Vec3A); 2]) {
+        let a = self.channels(pose, next[0]);
+        if next[0] == next[1] {
+            ([a; 2], [pose_of(a); 2])
+        } else {
+            let b = self.channels(pose, next[1]);
+            ([a, b], [pose_of(a), pose_of(b)])
+        }
+    }
+
     /// The scale channels (7 to 9) of pose `pose` alone, decoded as [`Iqm::channels`] decodes
     /// them.
     fn scale_channels(&self, pose: &raw::Pose, next: usize) -> Vec3A {
@@ -676,8 +694,8 @@ impl<'data> PoseFrames<'data> for Iqm<'data> {
         let channels = self.num_framechannels();
         let (mut next_a, mut next_b) = (a * channels, b * channels);
         for pose in self.poses {
-            let (ca, cb) = (self.channels(pose, next_a), self.channels(pose, next_b));
-            out.push(crate::pose::nlerp_pose(pose_of(ca), pose_of(cb), t));
+            let ([ca, cb], [pa, pb]) = self.both_frames(pose, [next_a, next_b]);
+            out.push(crate::pose::nlerp_pose(pa, pb, t));
             let (sa, sb) = (
                 Vec3A::new(ca[7], ca[8], ca[9]),
                 Vec3A::new(cb[7], cb[8], cb[9]),
@@ -702,8 +720,8 @@ impl<'data> PoseFrames<'data> for Iqm<'data> {
         let channels = self.num_framechannels();
         let (mut next_a, mut next_b) = (a * channels, b * channels);
         for pose in self.poses {
-            let (ca, cb) = (self.channels(pose, next_a), self.channels(pose, next_b));
-            out.push(crate::pose::nlerp_pose(pose_of(ca), pose_of(cb), t));
+            let (_, [pa, pb]) = self.both_frames(pose, [next_a, next_b]);
+            out.push(crate::pose::nlerp_pose(pa, pb, t));
             let step = (pose.channelmask.get() & raw::CHANNEL_MASK).count_ones() as usize;
             next_a += step;
             next_b += step;
