@@ -80,6 +80,24 @@ pub fn iqm(data: &[u8]) {
     }
 }
 
+/// The `iqm_pair` target, fed with a model and an animation to play on it: a little-endian
+/// `u16` length, the model IQM's bytes, then an animation-only IQM's. Each validates alone;
+/// then the animation is bound to the model's joints (by name, else by count and parents),
+/// and the model is walked through the format-neutral walk: its frames sampled through the
+/// joints' channel layout, placed in the model's joint order where the animation lists its
+/// bones in another one.
+pub fn iqm_pair(data: &[u8]) {
+    let Some((mesh, anim)) = split_pair(data) else {
+        return;
+    };
+    let _ = skelmap_core::iqm::Iqm::parse(mesh);
+    let _ = skelmap_core::iqm::Iqm::parse(anim);
+    let (mesh, anim) = (Source::from_bytes(mesh), Source::from_bytes(anim));
+    if let Ok(model) = Model::from_iqm(mesh, anim, &skelmap_core::Limits::DEFAULT) {
+        exercise::model(&model);
+    }
+}
+
 /// The `mdl7` target: MDL7 validation without the probe, every accessor of the view (bones,
 /// groups, frames, weights, the bind mesh, tweens), then the model it opens as through the
 /// format-neutral walk.

@@ -124,6 +124,7 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     out.push(("iqm", "animation.iqm", iqm_anim.write().unwrap()));
     out.push(("iqm", "extended.iqm", iqm_extended.write().unwrap()));
     out.push(("probe_any", "demo.iqm", iqm_demo.write().unwrap()));
+    out.extend(iqm_pair_seeds());
     // Embedded DDS skins also for every target that reads any model (the C ABI decodes them).
     out.extend(md3_seeds());
     out.extend(md2_seeds());
@@ -171,6 +172,33 @@ fn generated() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         out.push((target, "field.hmp", gamestudio::field().write()));
     }
     out
+}
+
+/// `iqm_pair` inputs (a `u16` model length, the model IQM, an animation-only IQM): a small
+/// `synth::iqm_character` with its animation, whose joints are listed in another order (so
+/// the sample places each block's poses), and the demo with the animation-only test file.
+fn iqm_pair_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let pair = |model: &[u8], animation: &[u8]| {
+        let mut v = u16::try_from(model.len()).unwrap().to_le_bytes().to_vec();
+        v.extend_from_slice(model);
+        v.extend_from_slice(animation);
+        v
+    };
+    let character = skelmap::synth::iqm_character(&skelmap::synth::CharacterParams {
+        sides: 3,
+        frames: 3,
+        scaled_joints: 2,
+    });
+    let (model, animation) = (
+        character.model.write().unwrap(),
+        character.animation.write().unwrap(),
+    );
+    let demo = crate::support::iqm::demo().write().unwrap();
+    let animation_only = crate::support::iqm::animation_only().write().unwrap();
+    vec![
+        ("iqm_pair", "character.pair", pair(&model, &animation)),
+        ("iqm_pair", "demo.pair", pair(&demo, &animation_only)),
+    ]
 }
 
 /// The `md3` seeds: the builder's triangle, a model of two surfaces and three frames with
@@ -469,7 +497,8 @@ fn committed_seeds_match_the_writers() {
             || skelmap::slmdl::Animation::parse(&bytes).is_ok()
             || target.contains("skm")
             || (target == "mdm"
-                && (mdm_pair_opens(&bytes) || crate::exercise::et_character(&bytes)));
+                && (mdm_pair_opens(&bytes) || crate::exercise::et_character(&bytes)))
+            || (target == "iqm_pair" && replay_iqm_pair(&bytes));
         assert!(valid, "seed {target}/{name} must be valid");
     }
 }
@@ -587,6 +616,9 @@ fn every_seed_and_regression_replays_without_panic() {
                         crate::exercise::model(&model);
                     }
                 }
+                Some("iqm_pair") => {
+                    replay_iqm_pair(&bytes);
+                }
                 Some("iqm") => {
                     if let Ok(m) = skelmap::iqm::Iqm::parse(&bytes) {
                         crate::exercise::iqm(&m);
@@ -609,18 +641,38 @@ fn every_seed_and_regression_replays_without_panic() {
     assert!(replayed >= 8, "only {replayed} seeds found");
 }
 
+/// The two files of a pair input: a little-endian `u16` length, the first file's bytes, then
+/// the second's (as the fuzz crate's `split_pair` reads them).
+fn split_pair(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (len, rest) = bytes.split_first_chunk::<2>()?;
+    Some(rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len())))
+}
+
 /// The `skm_pair` input: a little-endian `u16` SKM length, the SKM, then the SKP.
 fn replay_pair(bytes: &[u8]) {
-    let Some((len, rest)) = bytes.split_first_chunk::<2>() else {
+    let Some((skm, skp)) = split_pair(bytes) else {
         return;
     };
-    let (skm, skp) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
     if let (Ok(skm), Ok(skp)) = (skelmap::skm::Skm::parse(skm), skelmap::skm::Skp::parse(skp))
         && let Ok(model) = skelmap::skm::Pair::new(skm, skp, &[skm])
     {
         crate::exercise::skm_model(&model);
         crate::exercise::skin_every_mesh(&model, model.skm().meshes());
     }
+}
+
+/// The `iqm_pair` input, as the fuzz target reads it: a little-endian `u16` model length, the
+/// model IQM, the animation-only IQM; the animation bound to the model and the model walked.
+/// Whether the pair opened as a model.
+fn replay_iqm_pair(bytes: &[u8]) -> bool {
+    let source = skelmap::source::Source::from_bytes;
+    split_pair(bytes)
+        .and_then(|(model, animation)| {
+            let limits = &skelmap::Limits::DEFAULT;
+            skelmap::Model::from_iqm(source(model), source(animation), limits).ok()
+        })
+        .inspect(|model| crate::exercise::model(model))
+        .is_some()
 }
 
 /// The file a `structured` seed describes (see `skelmap_testkit::structured`).
@@ -634,10 +686,9 @@ fn structured_model(spec: &[u8]) -> Option<Vec<u8>> {
 /// fuzz target reads it too, three texts an MDM's skeleton is found through.
 fn replay_mdm(bytes: &[u8]) {
     crate::exercise::et_character(bytes);
-    let Some((len, rest)) = bytes.split_first_chunk::<2>() else {
+    let Some((mdm, mdx)) = split_pair(bytes) else {
         return;
     };
-    let (mdm, mdx) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
     if let Ok(mesh) = skelmap::mdm::Mdm::parse(mdm) {
         crate::exercise::mdm(&mesh);
         if let Ok(skeleton) = skelmap::mdm::Mdx::parse(mdx)
@@ -657,10 +708,9 @@ fn replay_mdm(bytes: &[u8]) {
 
 /// Whether an `mdm` input (a `u16` MDM length, the MDM, the MDX) opens as a model.
 fn mdm_pair_opens(bytes: &[u8]) -> bool {
-    let Some((len, rest)) = bytes.split_first_chunk::<2>() else {
+    let Some((mdm, mdx)) = split_pair(bytes) else {
         return false;
     };
-    let (mdm, mdx) = rest.split_at(usize::from(u16::from_le_bytes(*len)).min(rest.len()));
     let (mdm, mdx) = (
         skelmap::source::Source::from_bytes(mdm),
         skelmap::source::Source::from_bytes(mdx),
