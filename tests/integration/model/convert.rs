@@ -395,6 +395,29 @@ fn attachments_are_measured_in_the_same_axes_as_vertices() {
     }
 }
 
+/// An attachment turned by 10⁻⁴ rad (0.0057°) reads as that turn, and an unturned one as 0:
+/// the angle between axes is not `acos` of their dot product, whose step below 1 is
+/// 3.5·10⁻⁴ rad in `f32` (every exact conversion measured "within 0.020°").
+#[test]
+fn attachment_angles_below_a_thousandth_of_a_radian_are_measured() {
+    let source_bytes = skelmap::md3::Builder::triangle().write();
+    let source = Model::from_bytes(&source_bytes).unwrap();
+    let turn = 1e-4f32;
+    let mut b = skelmap::md3::Builder::triangle();
+    b.tags[0][0].axis = [
+        [turn.cos(), turn.sin(), 0.0],
+        [-turn.sin(), turn.cos(), 0.0],
+        [0.0, 0.0, 1.0],
+    ];
+    let turned_bytes = b.write();
+    let turned = Model::from_bytes(&turned_bytes).unwrap();
+    let error = convert::attachment_error(&source, &turned, 0).unwrap();
+    assert_eq!((error.kept, error.origin), (1, 0.0));
+    assert!((error.angle - turn).abs() < 1e-9, "{error:?}");
+    let same = convert::attachment_error(&source, &source, 0).unwrap();
+    assert_eq!(same.angle, 0.0);
+}
+
 /// Half-Life attachments all read as `attachment` (studiomdl leaves them unnamed); the asset
 /// numbers the second `attachment2`. Each is measured against its own: the `k`-th of a name
 /// against the `k`-th of that name, or the one numbered `k`. Matched by name alone, both

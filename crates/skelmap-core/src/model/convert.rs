@@ -495,7 +495,7 @@ pub fn attachment_error(
                 (x.matrix3.y_axis, y.matrix3.y_axis),
                 (x.matrix3.z_axis, y.matrix3.z_axis),
             ] {
-                angle = angle.max(p.angle_between(q));
+                angle = angle.max(angle_between(p, q));
             }
         }
     }
@@ -508,11 +508,31 @@ pub fn attachment_error(
     })
 }
 
+/// The angle between `p` and `q` (0 for a zero vector), as `atan2(|p × q|, p · q)`: exact to
+/// a few ulps at any angle, where `acos` of the normalised dot product cannot tell apart two
+/// directions closer than about 3.5·10⁻⁴ rad (0.02°) in `f32`, the step of `acos` below 1.
+fn angle_between(p: Vec3A, q: Vec3A) -> f32 {
+    p.cross(q).length().atan2(p.dot(q))
+}
+
 #[cfg(test)]
 mod tests {
     use glam::Vec3A;
 
-    use super::nearest_distances;
+    use super::{angle_between, nearest_distances};
+
+    /// The angle is exact where `acos` reads 0 or its first step: a turn of 10⁻⁵ rad, equal
+    /// directions, opposite ones and a zero vector.
+    #[test]
+    fn angles_are_exact_below_the_step_of_acos() {
+        let x = Vec3A::X;
+        let turned = Vec3A::new(1e-5f32.cos(), 1e-5f32.sin(), 0.0);
+        assert!((angle_between(x, turned) - 1e-5).abs() < 1e-11);
+        assert_eq!(x.angle_between(turned), 0.0, "acos cannot see it");
+        assert_eq!(angle_between(x, 2.0 * x), 0.0);
+        assert_eq!(angle_between(x, -x), core::f32::consts::PI);
+        assert_eq!(angle_between(Vec3A::ZERO, x), 0.0);
+    }
 
     /// The grids' ring search finds what looking at every point finds: points near each
     /// other (the fine grid), a few cells apart (the coarse one) and far from all (every
