@@ -951,7 +951,9 @@ fn joint_losses(asset: &Asset, joints: &[Joint]) -> Vec<String> {
         .iter()
         .filter(|j| {
             let (_, rotation, _) = j.world.to_scale_rotation_translation();
-            rotation.angle_between(glam::Quat::IDENTITY) > 1e-4
+            // The turn's angle, `2·atan2(|xyz|, |w|)`: exact for small turns, where
+            // `Quat::angle_between` (an `acos`) reads every turn under 7·10⁻⁴ rad as none.
+            2.0 * rotation.xyz().length().atan2(rotation.w.abs()) > 1e-4
         })
         .count();
     if turned > 0 {
