@@ -98,6 +98,14 @@ pub fn open(path: &Path, companions: &Companions) -> Result<Model<'static>, Stri
     if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
         return Err(format!("{}: the file is empty (0 bytes)", path.display()));
     }
+    if let Some((model, g)) = sequence_group(path) {
+        return Err(format!(
+            "{}: sequence group {g} of the Half-Life model {}, animations only, which that \
+             model reads: open the model",
+            path.display(),
+            model.display()
+        ));
+    }
     let options = open_options(companions);
     Model::open_with(path, &options).map_err(|e| match e {
         // The animation is at fault when the model opens without it.

@@ -1722,6 +1722,17 @@ fn sequence_groups_are_checked_and_exported_with_their_models() {
         (json["passed"].as_u64(), json["failed"].as_u64()),
         (Some(2), Some(3))
     );
+    // `info` on a group names it and its model.
+    let info = skelmap(&["info", dir.join("man01.mdl").to_str().unwrap()]);
+    assert_eq!(info.status.code(), Some(1));
+    assert!(
+        stderr(&info).contains(&format!(
+            "man01.mdl: sequence group 1 of the Half-Life model {model}, animations only, which \
+             that model reads: open the model"
+        )),
+        "{}",
+        stderr(&info)
+    );
     // With group 1 gone, group 2 is not read, however it is.
     std::fs::remove_file(dir.join("man01.mdl")).unwrap();
     std::fs::write(dir.join("man02.mdl"), &two).unwrap();
