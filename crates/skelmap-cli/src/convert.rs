@@ -80,23 +80,16 @@ impl Target {
         });
         match (formats.as_slice(), chosen) {
             ([one], _) => Ok(Target::Format(*one)),
-            ([], _) => {
-                let written: Vec<String> = writable_extensions()
-                    .map(|e| {
-                        if writable().filter(|f| f.extension() == e).count() > 1 {
-                            format!(".{e} ({})", to_choices(e))
-                        } else {
-                            format!(".{e}")
-                        }
-                    })
-                    .collect();
-                Err(format!(
-                    "{}: skelmap does not write .{extension} files; it writes {}, .glb and \
-                     .gltf",
-                    output.display(),
-                    written.join(", ")
-                ))
-            }
+            ([], _) => Err(format!(
+                "{}: skelmap does not write .{extension} files; it writes {}{}",
+                output.display(),
+                outputs_list(),
+                if extension == "obj" {
+                    " (`skelmap export MODEL -o OUT.obj` writes one frame as OBJ)"
+                } else {
+                    ""
+                }
+            )),
             (_, Some(Some(format))) => Ok(Target::Format(format)),
             (several, _) => Err(format!(
                 "{}: {} formats end in .{extension}; say which with {}",
@@ -122,6 +115,50 @@ impl Target {
 /// The formats skelmap-core writes, in the format table's order.
 fn writable() -> impl Iterator<Item = Format> + Clone {
     Format::ALL.iter().copied().filter(|f| f.writable())
+}
+
+/// Every output `convert` writes, by extension, in the format table's order and then glTF:
+/// `.dpm, …, .mdl (--to mdl7, mdl, slmdl, quake or hl1), …, .glb and .gltf`. Made from the
+/// table, so a format that gains a writer is listed here and in `convert --help`.
+fn outputs_list() -> String {
+    let mut written: Vec<String> = writable_extensions()
+        .map(|e| {
+            if writable().filter(|f| f.extension() == e).count() > 1 {
+                format!(".{e} ({})", to_choices(e))
+            } else {
+                format!(".{e}")
+            }
+        })
+        .collect();
+    written.push(".glb".to_string());
+    format!("{} and .gltf", written.join(", "))
+}
+
+/// What `skelmap convert --help` (and the manual page) says: the outputs from the format
+/// table ([`outputs_list`]), then what every conversion checks, measures and never does.
+pub fn long_about() -> String {
+    format!(
+        "Convert a model to another format, chosen by the output's extension.\n\n\
+         Outputs: {}. A format's other files are written beside the output and named after \
+         it: an SKM's SKP (from one stem: an output without an extension, or named .skp, \
+         writes both; a third argument names the SKP), a DPM's and an MDR's .framegroups, an \
+         SL mdl's .anim, an MD5 mesh's .md5anim (one a clip), a PSK's .psa, an MDM's .mdx and \
+         .aninc. The input is any model skelmap reads, or a glTF 2.0 file (.gltf with its \
+         buffers and images, or .glb): skins with every influence, animations sampled at \
+         --fps (default: each clip's own keys), morph targets, base-colour textures.\n\n\
+         Every format's limits (joints, vertices, influences, name lengths) are checked \
+         before anything is written; what does not fit is refused with what to do about it. \
+         What a format cannot keep is said in a note (influences past four, scale, clip \
+         names). A skeletal model becomes a vertex-animated one (Quake MDL, MDL5, MD3, MD2, \
+         MDC) only with --bake. Every conversion is measured: the output is read back and \
+         every frame compared with the source, as sets of points, and the largest and RMS \
+         distance printed relative to the model's size and in its units. A DPM becomes an \
+         SKM exactly.\n\n\
+         No output may be the input, a file it was opened with, or another output. Each is \
+         written to a temporary file beside it and renamed into place, so an interrupted run \
+         leaves no half-written file; folders are created.",
+        outputs_list()
+    )
 }
 
 /// The usual extensions of the formats skelmap-core writes, each once.

@@ -175,8 +175,11 @@ enum Command {
     /// exits non-zero if any file fails.
     #[command(after_help = "Example:\n  skelmap validate models/ extra/zombie.dpm")]
     Validate {
-        /// Model files, or directories searched for .dpm .skm .skp .mdl .hmp .ms3d .anim .iqm.
-        #[arg(required = true)]
+        /// Model files, or directories searched for every extension of the format table
+        /// (`validate::extensions_text`).
+        #[arg(required = true, help = format!(
+            "Model files, or directories searched for {}", validate::extensions_text()
+        ))]
         paths: Vec<PathBuf>,
         /// Print JSON instead of text (no progress bar).
         #[arg(long)]
@@ -322,26 +325,8 @@ enum Command {
     Man,
     /// Convert a model to another format, chosen by the output's extension.
     ///
-    /// Outputs: `.iqm`, `.dpm` (with a `.framegroups` beside it), `.skm` (also a stem
-    /// without an extension, or `.skp`: the SKM and its SKP from one stem unless the SKP is
-    /// named), `.ms3d`, `.mdl` with `--to mdl7`, `--to mdl` (MDL5), `--to slmdl` (and its
-    /// `.anim`), `--to quake` or `--to hl1` (Half-Life), `.md3`, `.md2`, `.glb` and `.gltf`. The input is any model skelmap reads, or a glTF 2.0 file (`.gltf`
-    /// with its buffers and images, or `.glb`): skins with every influence, animations
-    /// sampled at `--fps` (default: each clip's own keys), morph targets, base-colour
-    /// textures.
-    ///
-    /// Every format's limits (joints, vertices, influences, name lengths) are checked before
-    /// anything is written; what does not fit is refused with what to do about it. What a
-    /// format cannot keep is said in a note (influences past four, scale, clip names). A
-    /// skeletal model becomes a vertex-animated one (Quake MDL, MDL5, MD3, MD2, MDC) only with
-    /// `--bake`.
-    /// Every conversion is measured: the output is read back and every frame compared with
-    /// the source, as sets of points, and the largest and RMS distance printed relative to
-    /// the model's size and in its units. A DPM becomes an SKM exactly.
-    ///
-    /// No output may be the input, a file it was opened with, or another output. Each is
-    /// written to a temporary file beside it and renamed into place, so an interrupted run
-    /// leaves no half-written file; folders are created.
+    /// The long help is `convert::long_about`'s: the outputs, listed from the format table.
+    #[command(long_about = convert::long_about())]
     #[command(after_help = "Examples:\n  skelmap convert player.dpm out/player   \
                             (writes out/player.skm and out/player.skp)\n  \
                             skelmap convert player.dpm a.skm b.skp\n  \

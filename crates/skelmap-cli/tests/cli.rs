@@ -1206,6 +1206,66 @@ fn errors_and_help_say_what_is_wrong_and_what_to_do() {
     }
 }
 
+/// `convert --help` and the refusal of an output skelmap does not write list the same
+/// outputs, from the format table: every written format's usual extension (the formats
+/// sharing `.mdl` by `--to`), then glTF's two.
+#[test]
+fn convert_lists_every_output_the_format_table_writes() {
+    let listed = ".dpm, .skm, .ms3d, .mdl (--to mdl7, mdl, slmdl, quake or hl1), .iqm, .md3, \
+                  .md2, .mdc, .mdr, .md5mesh, .zym, .mdm, .psk, .glb and .gltf";
+    let help = stdout(&skelmap(&["convert", "--help"]));
+    assert!(help.contains(&format!("Outputs: {listed}. ")), "{help}");
+    for format in skelmap_core::Format::ALL.iter().filter(|f| f.writable()) {
+        let extension = format!(".{}", format.extensions()[0]);
+        assert!(listed.contains(&extension), "{format:?}");
+    }
+    // The short help keeps to one line.
+    let short = stdout(&skelmap(&["help"]));
+    assert!(
+        short.contains(
+            "  convert      Convert a model to another format, chosen by the output's extension\n"
+        ),
+        "{short}"
+    );
+    let dir = temp_dir("convert-outputs");
+    let dpm = write_tube(&dir);
+    let out = dir.join("tube.obj");
+    let refused = skelmap(&["convert", dpm.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert_eq!(
+        stderr(&refused),
+        format!(
+            "error: {}: skelmap does not write .obj files; it writes {listed} (`skelmap \
+             export MODEL -o OUT.obj` writes one frame as OBJ)\n",
+            out.display()
+        )
+    );
+    assert!(!out.exists());
+    let out = dir.join("tube.fbx");
+    let refused = skelmap(&["convert", dpm.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(
+        stderr(&refused),
+        format!(
+            "error: {}: skelmap does not write .fbx files; it writes {listed}\n",
+            out.display()
+        )
+    );
+}
+
+/// `validate --help` names every extension a folder is searched for: the format table's.
+#[test]
+fn validate_help_names_every_extension_it_searches() {
+    let help = stdout(&skelmap(&["validate", "--help"]));
+    let all: Vec<String> = skelmap_core::Format::all_extensions()
+        .map(|e| format!(".{e}"))
+        .collect();
+    let line = format!("directories searched for {}\n", all.join(" "));
+    assert!(help.contains(&line), "{line:?} missing from:\n{help}");
+    for extension in [".md5mesh", ".psa", ".mdx", ".zym"] {
+        assert!(all.iter().any(|e| e == extension), "{extension}");
+    }
+}
+
 /// Shell completions and the manual page come from the CLI's own definition, so they name
 /// every command and switch it has.
 #[test]
