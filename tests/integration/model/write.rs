@@ -186,7 +186,7 @@ fn a_vertex_bound_to_no_joint_used_to_name_bone_65535() {
         ),
         (
             Format::Psk,
-            "1 vertices bound to no joint are weighted wholly to bone 0",
+            "1 vertices bound to no joint are weighted wholly to bone 0 ('root')",
         ),
     ] {
         let written = skelmap::model::write(format, &asset, &WriteOptions::default()).unwrap();

@@ -1,7 +1,7 @@
 //! The PSK writer through the write dispatch: a PSK and PSA written again move every vertex
 //! as the asset made of them at every frame, with their clips; a glTF-like asset of another
-//! format (a DPM) written as PSK and PSA moves as the source at every frame; the files go
-//! beside each other (`x.psk`, `x.psa`).
+//! format (a DPM) written as PSK and PSA moves as the source at every frame, also when its
+//! skeleton has several roots; the files go beside each other (`x.psk`, `x.psa`).
 
 use std::collections::HashMap;
 
@@ -93,6 +93,56 @@ fn a_dpm_written_as_psk_moves_as_the_dpm_at_every_frame() {
     let out = written(&asset);
     assert_eq!(out.files.len(), 2);
     moves_as_the_asset(&asset, &out);
+}
+
+/// PSK's only root is bone 0. A skeleton of several roots hangs them from a bone added at
+/// the origin (named apart from the tube's own `root`), the joints one place down, so every
+/// vertex moves as the source's at every frame: written as bone 0's children, the tube's
+/// second root followed bone 0 and its vertices landed up to the tube's length off.
+#[test]
+fn a_skeleton_of_several_roots_hangs_them_from_an_added_root() {
+    let mut dpm = skelmap::synth::tube(&Default::default());
+    dpm.bones[2].parent = -1;
+    let bytes = dpm.write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = source.to_asset(&Default::default()).unwrap();
+    let out = written(&asset);
+    moves_as_the_asset(&asset, &out);
+    assert_eq!(
+        out.notes,
+        ["the 2 root joints hang from a bone 'root_1' added at the origin: a PSK has one root"]
+    );
+    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+    let bones: Vec<(String, Option<usize>)> = again
+        .bones()
+        .map(|b| (String::from_utf8_lossy(b.name()).into_owned(), b.parent()))
+        .collect();
+    let want = [
+        ("root_1", None),
+        ("root", Some(0)),
+        ("seg1", Some(1)),
+        ("seg2", Some(0)),
+        ("seg3", Some(3)),
+    ];
+    assert_eq!(bones.len(), want.len());
+    for ((name, parent), (want_name, want_parent)) in bones.iter().zip(want) {
+        assert_eq!((name.as_str(), *parent), (want_name, want_parent));
+    }
+    // Whatever frame it plays, the added root stays at the origin.
+    let psa = &out.files[1].bytes;
+    let pair = HashMap::from([
+        ("x.psk".to_string(), out.files[0].bytes.clone()),
+        ("x.psa".to_string(), psa.clone()),
+    ]);
+    let played = Model::resolve(&&pair, "x.psk", &Limits::default()).unwrap();
+    for k in 0..played.num_frames() {
+        let mut pose = skelmap::model::Pose::default();
+        played
+            .pose(k, k, 0.0, skelmap::pose::Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        let world = pose.palette().world[0];
+        assert_eq!(world, skelmap::glam::Affine3A::IDENTITY, "frame {k}");
+    }
 }
 
 #[test]

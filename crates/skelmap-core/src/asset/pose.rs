@@ -644,6 +644,39 @@ impl Skeleton {
             .collect()
     }
 
+    /// A name for a bone a writer adds (a common root): `stem`, else `stem_1`, `stem_2` …,
+    /// the first no joint has (compared ignoring ASCII case, as engines look bones up).
+    ///
+    /// ```
+    /// use glam::{Affine3A, Quat, Vec3};
+    /// use skelmap_core::asset::{Joint, Skeleton};
+    /// let joint = |name: &str| Joint {
+    ///     name: name.into(),
+    ///     parent: None,
+    ///     rotation: Quat::IDENTITY,
+    ///     translation: Vec3::ZERO,
+    ///     scale: Vec3::ONE,
+    ///     world: Affine3A::IDENTITY,
+    /// };
+    /// let skeleton = Skeleton { joints: vec![joint("Root"), joint("root_1")], ..Skeleton::default() };
+    /// assert_eq!(skeleton.free_name("root"), "root_2");
+    /// assert_eq!(skeleton.free_name("base"), "base");
+    /// ```
+    #[must_use]
+    pub fn free_name(&self, stem: &str) -> String {
+        let taken = |n: &str| self.joints.iter().any(|j| j.name.eq_ignore_ascii_case(n));
+        (0..=self.joints.len())
+            .map(|k| {
+                if k == 0 {
+                    stem.to_string()
+                } else {
+                    format!("{stem}_{k}")
+                }
+            })
+            .find(|n| !taken(n))
+            .unwrap_or_default()
+    }
+
     /// How many joints scale in the bind pose (by more than rounding, 1e-6 on an axis): what
     /// a writer whose bones do not scale drops and says it dropped.
     #[must_use]

@@ -670,22 +670,7 @@ impl Builder {
                 .unwrap_or(0)
         };
         if shift == 1 {
-            let taken = |n: &str| {
-                skeleton
-                    .joints
-                    .iter()
-                    .any(|j| j.name.eq_ignore_ascii_case(n))
-            };
-            let name = (0..)
-                .map(|k| {
-                    if k == 0 {
-                        "root".to_string()
-                    } else {
-                        format!("root_{k}")
-                    }
-                })
-                .find(|n| !taken(n))
-                .unwrap_or_default();
+            let name = skeleton.free_name("root");
             losses.push(format!(
                 "the {} root joints hang from a bone '{name}' added where '{}' is in each \
                  frame: ET places every root bone at one point a frame",

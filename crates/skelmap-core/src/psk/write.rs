@@ -558,17 +558,38 @@ impl Builder {
             ));
         }
         let mut losses = Vec::new();
+        // Bone 0 is a PSK's only root: several roots hang from a bone added before them, at
+        // the origin in every frame, and every other bone moves up by one.
+        let parent = |i: usize| skeleton.joints[i].parent.filter(|&p| p < i);
+        let roots = (0..skeleton.joints.len())
+            .filter(|&i| parent(i).is_none())
+            .count();
+        let shift = usize::from(roots > 1);
+        let mut bones = Vec::with_capacity(skeleton.joints.len() + shift);
+        if shift == 1 {
+            let name = skeleton.free_name("root");
+            losses.push(format!(
+                "the {roots} root joints hang from a bone '{name}' added at the origin: a PSK \
+                 has one root"
+            ));
+            bones.push(BoneDef {
+                name,
+                parent: None,
+                rotation: Quat::IDENTITY,
+                translation: [0.0; 3],
+            });
+        }
+        bones.extend(skeleton.joints.iter().enumerate().map(|(i, j)| BoneDef {
+            name: j.name.clone(),
+            parent: match parent(i) {
+                Some(p) => Some((p + shift) as u32),
+                None => (shift == 1).then_some(0),
+            },
+            rotation: j.rotation,
+            translation: j.translation.to_array(),
+        }));
         let mut b = Builder {
-            bones: skeleton
-                .joints
-                .iter()
-                .map(|j| BoneDef {
-                    name: j.name.clone(),
-                    parent: j.parent.map(|p| p as u32),
-                    rotation: j.rotation,
-                    translation: j.translation.to_array(),
-                })
-                .collect(),
+            bones,
             materials,
             ..Builder::default()
         };
@@ -604,7 +625,7 @@ impl Builder {
                     if usize::from(bone) < joints {
                         b.weights.push(WeightDef {
                             point,
-                            bone: bone.into(),
+                            bone: u32::from(bone) + shift as u32,
                             weight,
                         });
                         bound = true;
@@ -647,16 +668,17 @@ impl Builder {
         }
         if unbound > 0 {
             losses.push(format!(
-                "{unbound} vertices bound to no joint are weighted wholly to bone 0"
+                "{unbound} vertices bound to no joint are weighted wholly to bone 0 ('{}')",
+                b.bones.first().map_or("", |bone| bone.name.as_str())
             ));
         }
         if let Some(frames) = asset.joint_frames() {
+            let still = (Quat::IDENTITY, [0.0; 3]);
             b.frames = frames
                 .iter()
                 .map(|keys| {
-                    keys.iter()
-                        .map(|k| (k.rotation, k.translation.to_array()))
-                        .collect()
+                    let keys = keys.iter().map(|k| (k.rotation, k.translation.to_array()));
+                    core::iter::repeat_n(still, shift).chain(keys).collect()
                 })
                 .collect();
             let mut first = 0u32;
