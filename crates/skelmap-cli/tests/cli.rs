@@ -934,7 +934,9 @@ fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
     assert!(
         stderr(&out).contains(
             "IQM cannot hold vertex animation (morph-target frames): its frames pose joints \
-             only; convert to GameStudio MDL5 or Quake MDL"
+             only; convert to a format of vertex frames (MD3, MD2, MDC, Quake MDL or \
+             GameStudio MDL5) or to glTF (morph targets), or leave the animation out with \
+             `--no-animations`"
         ),
         "{}",
         stderr(&out)

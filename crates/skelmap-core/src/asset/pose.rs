@@ -297,7 +297,8 @@ impl Asset {
                 format,
                 "vertex animation (morph-target frames)",
                 "its frames pose joints only",
-                "convert to GameStudio MDL5 or Quake MDL, or leave the animation out with \
+                "convert to a format of vertex frames (MD3, MD2, MDC, Quake MDL or \
+                 GameStudio MDL5) or to glTF (morph targets), or leave the animation out with \
                  `--no-animations`",
             ));
         }
