@@ -292,6 +292,58 @@ fn writers_refuse_what_does_not_fit() {
     }
 }
 
+/// Vertex animation (a Quake triangle of two frames) into every format whose frames pose
+/// joints only is refused, each writer naming itself and the formats that keep it; the
+/// formats of vertex frames and glTF take it. MD5 left its morph clips out with a note, and
+/// `convert` then measured each frame against none (largest 1, RMS 0).
+#[test]
+fn every_skeletal_writer_refuses_vertex_animation_and_says_where_it_goes() {
+    let mut builder = quake::Builder::triangle();
+    let second = builder.frames[0].clone();
+    builder.frames.push(second);
+    let bytes = builder.write();
+    let asset = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    assert!(asset.has_morph_clips());
+    let refusing = [
+        (Format::Dpm, "DPM"),
+        (Format::Skm, "SKM"),
+        (Format::Ms3d, "MS3D"),
+        (Format::SlMdl, "SL"),
+        (Format::Iqm, "IQM"),
+        (Format::Mdr, "MDR"),
+        (Format::Md5, "MD5"),
+        (Format::Zym, "ZYM"),
+        (Format::Mdm, "MDM"),
+        (Format::Psk, "PSK"),
+        (Format::Hl1, "Half-Life MDL"),
+    ];
+    for (format, name) in refusing {
+        let Err(WriteError::Fit(e)) =
+            skelmap::model::write(format, &asset, &WriteOptions::default())
+        else {
+            panic!("{format:?} wrote vertex animation");
+        };
+        assert_eq!(e.format, name);
+        assert_eq!(e.what, "vertex animation (morph-target frames)");
+        assert!(
+            e.to_string()
+                .contains("convert to a format of vertex frames (MD3, MD2, MDC, Quake MDL or"),
+            "{e}"
+        );
+    }
+    for format in [
+        Format::Md3,
+        Format::Md2,
+        Format::Mdc,
+        Format::Quake,
+        Format::Mdl,
+        Format::Mdl7,
+    ] {
+        let written = skelmap::model::write(format, &asset, &WriteOptions::default());
+        assert!(written.is_ok(), "{format:?}: {written:?}");
+    }
+}
+
 #[test]
 fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
     let Some(assimp) = crate::support::oracle::assimp() else {

@@ -332,15 +332,17 @@ impl Builder {
     /// added after the others at the origin, which no animation moves. What MD5 cannot hold
     /// is said in the losses: scale (joints and keys are rotation and translation only; the
     /// frames that scale and the farthest a vertex moves for it, over every frame), normals
-    /// (derived by readers), vertex colours, morph-target clips. A leaf joint that scales
+    /// (derived by readers), vertex colours. A leaf joint that scales
     /// uniformly, alone of its line (as [`Model::to_asset`](crate::Model::to_asset) carries an
     /// MD5's skin scales), keeps its scale as a skin scale ([`AnimDef::skin_scales`], the
     /// `.md5scale` beside each animation): its weights are given in its scaled bind space.
     ///
     /// # Errors
     ///
-    /// [`FitError`] when a vertex names a joint the skeleton lacks.
+    /// [`FitError`] when a vertex names a joint the skeleton lacks, or for vertex animation
+    /// (morph-target clips), which MD5 cannot hold.
     pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
+        asset.refuse_vertex_animation("MD5")?;
         // Doom 3's axes: +Z up.
         let asset = asset.with_up(UpAxis::Z);
         let asset = asset.as_ref();
@@ -459,11 +461,8 @@ impl Builder {
         // puts it for want of scale, over every frame.
         let (mut scaled_frames, mut total_frames, mut farthest) = (0usize, 0usize, 0.0f32);
         for clip in &asset.clips {
+            // Morph-target clips were refused above; an empty one holds nothing to write.
             let ClipKeys::Joints(frames) = &clip.keys else {
-                losses.push(format!(
-                    "MD5 has no vertex animation: clip {:?} (morph targets) was left out",
-                    clip.name
-                ));
                 continue;
             };
             let mut posed = Vec::with_capacity(frames.len());
