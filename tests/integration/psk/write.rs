@@ -1,7 +1,8 @@
 //! The PSK writer through the write dispatch: a PSK and PSA written again move every vertex
 //! as the asset made of them at every frame, with their clips; a glTF-like asset of another
 //! format (a DPM) written as PSK and PSA moves as the source at every frame, also when its
-//! skeleton has several roots; the files go beside each other (`x.psk`, `x.psa`).
+//! skeleton has several roots or joints of one name; the files go beside each other (`x.psk`,
+//! `x.psa`).
 
 use std::collections::HashMap;
 
@@ -143,6 +144,30 @@ fn a_skeleton_of_several_roots_hangs_them_from_an_added_root() {
         let world = pose.palette().world[0];
         assert_eq!(world, skelmap::glam::Affine3A::IDENTITY, "frame {k}");
     }
+}
+
+/// A PSA's keys find their bones by name, ASCII case ignored: a joint whose name an earlier
+/// one has (`SEG1` after `seg1`, as DarkPlaces' spider has four bones named `Spider`) is
+/// renamed, so each plays its own keys; it played the first one's and landed off.
+#[test]
+fn joints_of_one_name_are_renamed_to_play_their_own_keys() {
+    let mut dpm = skelmap::synth::tube(&Default::default());
+    dpm.bones[2].name = b"SEG1".to_vec();
+    let bytes = dpm.write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let asset = source.to_asset(&Default::default()).unwrap();
+    let out = written(&asset);
+    moves_as_the_asset(&asset, &out);
+    assert_eq!(
+        out.notes,
+        ["joint 2 is renamed 'SEG1_2': a PSA's keys find their bones by name, and 'SEG1' is taken"]
+    );
+    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+    let names: Vec<String> = again
+        .bones()
+        .map(|b| String::from_utf8_lossy(b.name()).into_owned())
+        .collect();
+    assert_eq!(names, ["root", "seg1", "SEG1_2", "seg3"]);
 }
 
 #[test]

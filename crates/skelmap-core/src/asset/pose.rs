@@ -678,6 +678,60 @@ impl Skeleton {
             .unwrap_or_default()
     }
 
+    /// The joints' names made distinct for a format that finds joints by name: a name an
+    /// earlier joint has (compared ignoring ASCII case with `ignore_case`) gets `_<index>`
+    /// appended, cut to `max` bytes at a character boundary; each such joint's index, new
+    /// and old name are returned beside the names, for the writer's note.
+    ///
+    /// ```
+    /// use glam::{Affine3A, Quat, Vec3};
+    /// use skelmap_core::asset::{Joint, Skeleton};
+    /// let joint = |name: &str| Joint {
+    ///     name: name.into(),
+    ///     parent: None,
+    ///     rotation: Quat::IDENTITY,
+    ///     translation: Vec3::ZERO,
+    ///     scale: Vec3::ONE,
+    ///     world: Affine3A::IDENTITY,
+    /// };
+    /// let skeleton = Skeleton { joints: vec![joint("Leg"), joint("leg"), joint("Leg")], ..Skeleton::default() };
+    /// let (names, renamed) = skeleton.distinct_names(63, true);
+    /// assert_eq!(names, ["Leg", "leg_1", "Leg_2"]);
+    /// assert_eq!(renamed.len(), 2);
+    /// assert_eq!(skeleton.distinct_names(63, false).0, ["Leg", "leg", "Leg_2"]);
+    /// ```
+    #[must_use]
+    pub fn distinct_names(
+        &self,
+        max: usize,
+        ignore_case: bool,
+    ) -> (Vec<String>, Vec<(usize, String, String)>) {
+        let same = |a: &str, b: &str| {
+            if ignore_case {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
+        let mut renamed = Vec::new();
+        let names = (self.joints.iter().enumerate())
+            .map(|(i, j)| {
+                if !self.joints[..i].iter().any(|k| same(&k.name, &j.name)) {
+                    return j.name.clone();
+                }
+                let suffix = format!("_{i}");
+                let mut cut = max.saturating_sub(suffix.len()).min(j.name.len());
+                while !j.name.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                let name = format!("{}{suffix}", j.name.get(..cut).unwrap_or_default());
+                renamed.push((i, name.clone(), j.name.clone()));
+                name
+            })
+            .collect();
+        (names, renamed)
+    }
+
     /// How many joints scale in the bind pose (by more than rounding, 1e-6 on an axis): what
     /// a writer whose bones do not scale drops and says it dropped.
     #[must_use]

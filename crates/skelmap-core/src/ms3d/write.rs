@@ -14,7 +14,7 @@ use glam::{EulerRot, Quat, Vec3};
 use super::anim::DEFAULT_FPS;
 use crate::asset::cut::{Cut, SkinFrames};
 use crate::asset::{
-    Asset, FitError, Fitted, Joint, JointKey, UpAxis, check_names, quantise_weights,
+    Asset, FitError, Fitted, Joint, JointKey, Skeleton, UpAxis, check_names, quantise_weights,
 };
 use crate::error::Result;
 use crate::format::Format;
@@ -348,7 +348,7 @@ impl Builder {
         let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
         let mut b = Builder::default();
         let mut losses = Vec::new();
-        let names = joint_names(joints, &mut losses);
+        let names = joint_names(asset.skeleton.as_ref(), &mut losses);
         let (extras, cuts) = b.add_meshes(&asset, joints.len());
         losses.extend(cuts.notes("vertices"));
         b.materials = asset
@@ -501,29 +501,15 @@ fn check_fit(asset: &Asset) -> core::result::Result<(Vec<String>, Vec<String>), 
 
 /// The joints' names, unique: joints find their parents by name, so a name used before gets
 /// its index appended (a loss, noted).
-fn joint_names(joints: &[Joint], losses: &mut Vec<String>) -> Vec<String> {
-    joints
-        .iter()
-        .enumerate()
-        .map(|(i, j)| {
-            if joints.iter().take(i).any(|k| k.name == j.name) {
-                let suffix = format!("_{i}");
-                let mut cut = (MAX_NAME - suffix.len()).min(j.name.len());
-                while !j.name.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                let name = format!("{}{suffix}", j.name.get(..cut).unwrap_or_default());
-                losses.push(format!(
-                    "joint {i} is renamed '{name}': MS3D finds parents by name, and '{}' \
-                     is taken",
-                    j.name
-                ));
-                name
-            } else {
-                j.name.clone()
-            }
-        })
-        .collect()
+fn joint_names(skeleton: Option<&Skeleton>, losses: &mut Vec<String>) -> Vec<String> {
+    let Some(skeleton) = skeleton else {
+        return Vec::new();
+    };
+    let (names, renamed) = skeleton.distinct_names(MAX_NAME, false);
+    losses.extend(renamed.into_iter().map(|(i, name, taken)| {
+        format!("joint {i} is renamed '{name}': MS3D finds parents by name, and '{taken}' is taken")
+    }));
+    names
 }
 
 /// The rate of MilkShape's one timeline (the first clip's), noting what it loses: joint

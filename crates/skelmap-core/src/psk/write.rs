@@ -579,15 +579,31 @@ impl Builder {
                 translation: [0.0; 3],
             });
         }
-        bones.extend(skeleton.joints.iter().enumerate().map(|(i, j)| BoneDef {
-            name: j.name.clone(),
-            parent: match parent(i) {
-                Some(p) => Some((p + shift) as u32),
-                None => (shift == 1).then_some(0),
-            },
-            rotation: j.rotation,
-            translation: j.translation.to_array(),
+        // A PSA's keys find their bones by name, ASCII case ignored: a name an earlier joint
+        // has would take that joint's keys.
+        let (names, renamed) = skeleton.distinct_names(MAX_NAME, true);
+        losses.extend(renamed.into_iter().map(|(i, name, taken)| {
+            format!(
+                "joint {i} is renamed '{name}': a PSA's keys find their bones by name, and \
+                 '{taken}' is taken"
+            )
         }));
+        bones.extend(
+            skeleton
+                .joints
+                .iter()
+                .zip(names)
+                .enumerate()
+                .map(|(i, (j, name))| BoneDef {
+                    name,
+                    parent: match parent(i) {
+                        Some(p) => Some((p + shift) as u32),
+                        None => (shift == 1).then_some(0),
+                    },
+                    rotation: j.rotation,
+                    translation: j.translation.to_array(),
+                }),
+        );
         let mut b = Builder {
             bones,
             materials,
