@@ -7,6 +7,7 @@
 //! runtime's kernels in `skin/` never see an asset.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
 
@@ -665,23 +666,22 @@ impl Skeleton {
     /// ```
     #[must_use]
     pub fn free_name(&self, stem: &str) -> String {
-        let taken = |n: &str| self.joints.iter().any(|j| j.name.eq_ignore_ascii_case(n));
+        let taken: HashSet<String> = self.joints.iter().map(|j| folded(&j.name, true)).collect();
+        // Of the joints' count + 1 candidates, one is free.
         (0..=self.joints.len())
-            .map(|k| {
-                if k == 0 {
-                    stem.to_string()
-                } else {
-                    format!("{stem}_{k}")
-                }
+            .map(|k| match k {
+                0 => stem.to_string(),
+                k => format!("{stem}_{k}"),
             })
-            .find(|n| !taken(n))
+            .find(|n| !taken.contains(&folded(n, true)))
             .unwrap_or_default()
     }
 
     /// The joints' names made distinct for a format that finds joints by name: a name an
     /// earlier joint has (compared ignoring ASCII case with `ignore_case`) gets `_<index>`
-    /// appended, cut to `max` bytes at a character boundary; each such joint's index, new
-    /// and old name are returned beside the names, for the writer's note.
+    /// appended (a larger number where that name is taken too), the name cut to `max` bytes
+    /// at a character boundary; each such joint's index, new and old name are returned beside
+    /// the names, for the writer's note. Linear in the joints, by a set of names.
     ///
     /// ```
     /// use glam::{Affine3A, Quat, Vec3};
@@ -694,11 +694,14 @@ impl Skeleton {
     ///     scale: Vec3::ONE,
     ///     world: Affine3A::IDENTITY,
     /// };
-    /// let skeleton = Skeleton { joints: vec![joint("Leg"), joint("leg"), joint("Leg")], ..Skeleton::default() };
+    /// let skeleton = Skeleton {
+    ///     joints: vec![joint("Leg"), joint("leg"), joint("Leg"), joint("Leg_2")],
+    ///     ..Skeleton::default()
+    /// };
     /// let (names, renamed) = skeleton.distinct_names(63, true);
-    /// assert_eq!(names, ["Leg", "leg_1", "Leg_2"]);
+    /// assert_eq!(names, ["Leg", "leg_1", "Leg_3", "Leg_2"]);
     /// assert_eq!(renamed.len(), 2);
-    /// assert_eq!(skeleton.distinct_names(63, false).0, ["Leg", "leg", "Leg_2"]);
+    /// assert_eq!(skeleton.distinct_names(63, false).0, ["Leg", "leg", "Leg_3", "Leg_2"]);
     /// ```
     #[must_use]
     pub fn distinct_names(
@@ -706,25 +709,31 @@ impl Skeleton {
         max: usize,
         ignore_case: bool,
     ) -> (Vec<String>, Vec<(usize, String, String)>) {
-        let same = |a: &str, b: &str| {
-            if ignore_case {
-                a.eq_ignore_ascii_case(b)
-            } else {
-                a == b
-            }
-        };
+        // Every name given out or held by a joint, as compared.
+        let mut used: HashSet<String> = (self.joints.iter())
+            .map(|j| folded(&j.name, ignore_case))
+            .collect();
+        let mut seen: HashSet<String> = HashSet::with_capacity(self.joints.len());
         let mut renamed = Vec::new();
         let names = (self.joints.iter().enumerate())
             .map(|(i, j)| {
-                if !self.joints[..i].iter().any(|k| same(&k.name, &j.name)) {
+                if seen.insert(folded(&j.name, ignore_case)) {
                     return j.name.clone();
                 }
-                let suffix = format!("_{i}");
-                let mut cut = max.saturating_sub(suffix.len()).min(j.name.len());
-                while !j.name.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                let name = format!("{}{suffix}", j.name.get(..cut).unwrap_or_default());
+                // Of the joints' count + 1 numbers from `i` on, one gives a free name.
+                let name = (i..=i + self.joints.len())
+                    .map(|k| {
+                        let suffix = format!("_{k}");
+                        let mut cut = max.saturating_sub(suffix.len()).min(j.name.len());
+                        while !j.name.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        format!("{}{suffix}", j.name.get(..cut).unwrap_or_default())
+                    })
+                    .find(|n| !used.contains(&folded(n, ignore_case)))
+                    .unwrap_or_default();
+                used.insert(folded(&name, ignore_case));
+                seen.insert(folded(&name, ignore_case));
                 renamed.push((i, name.clone(), j.name.clone()));
                 name
             })
@@ -985,4 +994,13 @@ fn percent_decoded(uri: &str) -> Option<String> {
         }
     }
     String::from_utf8(decoded).ok()
+}
+
+/// `name` as joint names compare: ASCII case folded when `ignore_case`.
+fn folded(name: &str, ignore_case: bool) -> String {
+    if ignore_case {
+        name.to_ascii_lowercase()
+    } else {
+        name.to_string()
+    }
 }
