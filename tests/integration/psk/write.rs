@@ -96,28 +96,41 @@ fn a_dpm_written_as_psk_moves_as_the_dpm_at_every_frame() {
     moves_as_the_asset(&asset, &out);
 }
 
+/// The synthetic tube DPM changed by `change`, written as PSK + PSA and checked to move as
+/// its asset at every frame: the files, and the PSK's bones (name, parent).
+fn changed_tube_as_psk(
+    change: impl FnOnce(&mut skelmap::dpm::Builder),
+) -> (Written, Vec<(String, Option<usize>)>) {
+    let mut dpm = skelmap::synth::tube(&Default::default());
+    change(&mut dpm);
+    let bytes = dpm.write().unwrap();
+    let asset = Model::from_bytes(&bytes)
+        .unwrap()
+        .to_asset(&Default::default())
+        .unwrap();
+    let out = written(&asset);
+    moves_as_the_asset(&asset, &out);
+    let bones = {
+        let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+        again
+            .bones()
+            .map(|b| (String::from_utf8_lossy(b.name()).into_owned(), b.parent()))
+            .collect()
+    };
+    (out, bones)
+}
+
 /// PSK's only root is bone 0. A skeleton of several roots hangs them from a bone added at
 /// the origin (named apart from the tube's own `root`), the joints one place down, so every
 /// vertex moves as the source's at every frame: written as bone 0's children, the tube's
 /// second root followed bone 0 and its vertices landed up to the tube's length off.
 #[test]
 fn a_skeleton_of_several_roots_hangs_them_from_an_added_root() {
-    let mut dpm = skelmap::synth::tube(&Default::default());
-    dpm.bones[2].parent = -1;
-    let bytes = dpm.write().unwrap();
-    let source = Model::from_bytes(&bytes).unwrap();
-    let asset = source.to_asset(&Default::default()).unwrap();
-    let out = written(&asset);
-    moves_as_the_asset(&asset, &out);
+    let (out, bones) = changed_tube_as_psk(|dpm| dpm.bones[2].parent = -1);
     assert_eq!(
         out.notes,
         ["the 2 root joints hang from a bone 'root_1' added at the origin: a PSK has one root"]
     );
-    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
-    let bones: Vec<(String, Option<usize>)> = again
-        .bones()
-        .map(|b| (String::from_utf8_lossy(b.name()).into_owned(), b.parent()))
-        .collect();
     let want = [
         ("root_1", None),
         ("root", Some(0)),
@@ -151,22 +164,12 @@ fn a_skeleton_of_several_roots_hangs_them_from_an_added_root() {
 /// renamed, so each plays its own keys; it played the first one's and landed off.
 #[test]
 fn joints_of_one_name_are_renamed_to_play_their_own_keys() {
-    let mut dpm = skelmap::synth::tube(&Default::default());
-    dpm.bones[2].name = b"SEG1".to_vec();
-    let bytes = dpm.write().unwrap();
-    let source = Model::from_bytes(&bytes).unwrap();
-    let asset = source.to_asset(&Default::default()).unwrap();
-    let out = written(&asset);
-    moves_as_the_asset(&asset, &out);
+    let (out, bones) = changed_tube_as_psk(|dpm| dpm.bones[2].name = b"SEG1".to_vec());
     assert_eq!(
         out.notes,
         ["joint 2 is renamed 'SEG1_2': a PSA's keys find their bones by name, and 'SEG1' is taken"]
     );
-    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
-    let names: Vec<String> = again
-        .bones()
-        .map(|b| String::from_utf8_lossy(b.name()).into_owned())
-        .collect();
+    let names: Vec<&str> = bones.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(names, ["root", "seg1", "SEG1_2", "seg3"]);
 }
 
