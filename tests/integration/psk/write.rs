@@ -173,6 +173,26 @@ fn joints_of_one_name_are_renamed_to_play_their_own_keys() {
     assert_eq!(names, ["root", "seg1", "SEG1_2", "seg3"]);
 }
 
+/// The added root is named apart from the names as written: with `Root` renamed `Root_1`
+/// after the tube's `root`, it is `root_2`, not `root_1`, which would take `Root_1`'s keys.
+#[test]
+fn the_added_root_is_named_apart_from_renamed_joints() {
+    let (out, bones) = changed_tube_as_psk(|dpm| {
+        dpm.bones[1].name = b"Root".to_vec();
+        dpm.bones[2].parent = -1;
+    });
+    let names: Vec<&str> = bones.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["root_2", "root", "Root_1", "seg2", "seg3"]);
+    assert_eq!(
+        out.notes,
+        [
+            "joint 1 is renamed 'Root_1': a PSA's keys find their bones by name, and 'Root' \
+             is taken",
+            "the 2 root joints hang from a bone 'root_2' added at the origin: a PSK has one root",
+        ]
+    );
+}
+
 #[test]
 fn a_psk_without_animation_writes_no_psa_and_keeps_its_points_bit_for_bit() {
     let files = pair_files();

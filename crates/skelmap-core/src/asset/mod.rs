@@ -24,8 +24,8 @@ pub mod cut;
 mod pose;
 mod write;
 
-pub(crate) use pose::rotation_translation;
 pub use pose::{BoneTag, FrameKeys, MAX_COORDINATE, MAX_RESAMPLED_FRAMES, PosedMesh};
+pub(crate) use pose::{free_name_among, rotation_translation};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 
 use crate::alias::idp3_write::cut_name;

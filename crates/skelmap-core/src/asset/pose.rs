@@ -666,15 +666,7 @@ impl Skeleton {
     /// ```
     #[must_use]
     pub fn free_name(&self, stem: &str) -> String {
-        let taken: HashSet<String> = self.joints.iter().map(|j| folded(&j.name, true)).collect();
-        // Of the joints' count + 1 candidates, one is free.
-        (0..=self.joints.len())
-            .map(|k| match k {
-                0 => stem.to_string(),
-                k => format!("{stem}_{k}"),
-            })
-            .find(|n| !taken.contains(&folded(n, true)))
-            .unwrap_or_default()
+        free_name_among(self.joints.iter().map(|j| j.name.as_str()), stem)
     }
 
     /// The joints' names made distinct for a format that finds joints by name: a name an
@@ -1003,4 +995,18 @@ fn folded(name: &str, ignore_case: bool) -> String {
     } else {
         name.to_string()
     }
+}
+
+/// [`Skeleton::free_name`] among `names` (a writer's names after it renamed some): `stem`,
+/// else `stem_1`, `stem_2` …, the first none of them is, ignoring ASCII case.
+pub(crate) fn free_name_among<'a>(names: impl IntoIterator<Item = &'a str>, stem: &str) -> String {
+    let taken: HashSet<String> = names.into_iter().map(|n| folded(n, true)).collect();
+    // Of the names' count + 1 candidates, one is free.
+    (0..=taken.len())
+        .map(|k| match k {
+            0 => stem.to_string(),
+            k => format!("{stem}_{k}"),
+        })
+        .find(|n| !taken.contains(&folded(n, true)))
+        .unwrap_or_default()
 }

@@ -11,7 +11,7 @@ use super::raw::{
     AnimInfoBinary, FNamedBoneBinary, VChunkHeader, VColor, VJointPos, VMaterial, VMeshUV, VNormal,
     VPoint, VQuatAnimKey, VRawBoneInfluence, VTriangle16, VTriangle32, VVertex,
 };
-use crate::asset::{Asset, FitError, Fitted, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, UpAxis, check_names, free_name_among};
 use crate::error::{Error, Result};
 use crate::format::Format;
 
@@ -565,9 +565,19 @@ impl Builder {
             .filter(|&i| parent(i).is_none())
             .count();
         let shift = usize::from(roots > 1);
+        // A PSA's keys find their bones by name, ASCII case ignored: a name an earlier joint
+        // has would take that joint's keys.
+        let (names, renamed) = skeleton.distinct_names(MAX_NAME, true);
+        losses.extend(renamed.into_iter().map(|(i, name, taken)| {
+            format!(
+                "joint {i} is renamed '{name}': a PSA's keys find their bones by name, and \
+                 '{taken}' is taken"
+            )
+        }));
         let mut bones = Vec::with_capacity(skeleton.joints.len() + shift);
         if shift == 1 {
-            let name = skeleton.free_name("root");
+            // Named apart from the joints' names as written, renamed ones included.
+            let name = free_name_among(names.iter().map(String::as_str), "root");
             losses.push(format!(
                 "the {roots} root joints hang from a bone '{name}' added at the origin: a PSK \
                  has one root"
@@ -579,15 +589,6 @@ impl Builder {
                 translation: [0.0; 3],
             });
         }
-        // A PSA's keys find their bones by name, ASCII case ignored: a name an earlier joint
-        // has would take that joint's keys.
-        let (names, renamed) = skeleton.distinct_names(MAX_NAME, true);
-        losses.extend(renamed.into_iter().map(|(i, name, taken)| {
-            format!(
-                "joint {i} is renamed '{name}': a PSA's keys find their bones by name, and \
-                 '{taken}' is taken"
-            )
-        }));
         bones.extend(
             skeleton
                 .joints
