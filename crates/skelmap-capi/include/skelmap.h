@@ -1493,7 +1493,7 @@ enum SkelmapStatus skelmap_gpu_mesh_palette(const struct SkelmapGpuMesh *mesh,
  * floats, the real part then the dual part, each `x, y, z, w`.
  *
  * Returns as `skelmap_gpu_mesh_palette`, and `SKELMAP_STATUS_WRONG_KIND` for a pose that
- * scales a bone (an IQM's), which dual quaternions cannot hold.
+ * scales a bone (an IQM's or MDR's), which dual quaternions cannot hold.
  *
  * # Safety
  *

@@ -329,7 +329,7 @@ pub unsafe extern "C" fn skelmap_gpu_mesh_palette(
 /// floats, the real part then the dual part, each `x, y, z, w`.
 ///
 /// Returns as `skelmap_gpu_mesh_palette`, and `SKELMAP_STATUS_WRONG_KIND` for a pose that
-/// scales a bone (an IQM's), which dual quaternions cannot hold.
+/// scales a bone (an IQM's or MDR's), which dual quaternions cannot hold.
 ///
 /// # Safety
 ///

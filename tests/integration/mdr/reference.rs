@@ -196,6 +196,102 @@ fn every_frame_places_vertices_normals_and_tags_as_ioquake3() {
     }
 }
 
+/// `m` with its first three columns multiplied by `scale`: a scale along the bone's axes.
+fn scaled(m: Matrix, scale: [f32; 3]) -> Matrix {
+    m.map(|row| {
+        [
+            row[0] * scale[0],
+            row[1] * scale[1],
+            row[2] * scale[2],
+            row[3],
+        ]
+    })
+}
+
+/// ioquake3 applies a bone's whole matrix to each offset: frames whose bones scale along
+/// their axes, unevenly, or mirror place every vertex where its matrix puts it, in plain
+/// frames and in compressed ones (whose rotation words hold entries up to 1, so the scales
+/// there shrink). Pure turns, even compressed, read as unscaled.
+#[test]
+fn frames_that_scale_or_mirror_bones_place_vertices_as_ioquake3() {
+    for compressed in [false, true] {
+        let mut b = Builder {
+            compressed,
+            ..animated()
+        };
+        let unscaled = b.write();
+        assert!(!Mdr::parse(&unscaled).unwrap().has_scale(), "{compressed}");
+        let factors: [[f32; 3]; 3] = if compressed {
+            [[0.5, 0.75, 0.9], [-1.0, 1.0, 1.0], [0.8, 0.8, 0.8]]
+        } else {
+            [[1.5, 0.5, 2.0], [-1.0, 1.0, 1.0], [0.25, 3.0, 1.0]]
+        };
+        for frame in &mut b.frames[1..] {
+            for (bone, factor) in frame.bones.iter_mut().zip(factors) {
+                *bone = scaled(*bone, factor);
+            }
+        }
+        let bytes = b.write();
+        let model = Model::from_bytes(&bytes).unwrap();
+        assert!(Mdr::parse(&bytes).unwrap().has_scale());
+        let mut pose = Pose::default();
+        for k in 0..b.frames.len() {
+            let stored: Vec<Matrix> = b.frames[k]
+                .bones
+                .iter()
+                .map(|m| {
+                    if compressed {
+                        skelmap::mdr::write::compress(m).matrix()
+                    } else {
+                        *m
+                    }
+                })
+                .collect();
+            model
+                .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
+                .unwrap();
+            let tolerance = if compressed { 2e-4 } else { 2e-6 };
+            for (s, got) in b.lods[0].iter().zip(deformed(&model, &pose)) {
+                let (p, _) = ioq3_surface(s, &stored);
+                for g in &got {
+                    close(g.as_flattened(), p.as_flattened(), tolerance, "position");
+                }
+            }
+        }
+    }
+}
+
+/// A bone flattened along one axis (a column of zeros, as a game hides a part) keeps its
+/// turn, and its vertices land where ioquake3's matrix puts them, flat.
+#[test]
+fn a_bone_flattened_along_an_axis_keeps_its_turn() {
+    use skelmap::pose::PoseFrames;
+    let mut b = animated();
+    for axis in 0..3 {
+        let mut factor = [1.0f32; 3];
+        factor[axis] = 0.0;
+        b.frames[axis + 1].bones[2] = scaled(b.frames[axis + 1].bones[2], factor);
+    }
+    let bytes = b.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let mdr = Mdr::parse(&bytes).unwrap();
+    let mut pose = Pose::default();
+    for k in 1..4 {
+        let (q, _) = mdr.bone_pose(k, 2).unwrap();
+        let want = skelmap::glam::Quat::from_rotation_z((45.0 * k as f32).to_radians());
+        assert!(q.dot(want).abs() > 1.0 - 1e-6, "frame {k}: {q} ≠ {want}");
+        model
+            .pose(k, k, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        for (s, got) in b.lods[0].iter().zip(deformed(&model, &pose)) {
+            let (p, _) = ioq3_surface(s, &b.frames[k].bones);
+            for g in &got {
+                close(g.as_flattened(), p.as_flattened(), 2e-6, "position");
+            }
+        }
+    }
+}
+
 /// Between frames whose rotations are the same, ioquake3's entry-by-entry blend and
 /// skelmap's quaternion blend agree: each bone only moves.
 #[test]

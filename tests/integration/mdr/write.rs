@@ -94,16 +94,46 @@ fn an_iqm_written_as_mdr_skins_the_same_and_says_what_it_lost() {
         "{:?}",
         written.notes
     );
-    // The demo's head scales: MDR's reader keeps rotations, and says so.
-    let demo = Model::from_bytes(&crate::support::iqm::demo().write().unwrap())
-        .map(|m| mdr_of(&m))
-        .unwrap();
+    // The demo's head scales: MDR's matrices hold it, and the reader gives it back.
+    let demo = crate::support::iqm::demo().write().unwrap();
+    let demo = Model::from_bytes(&demo).unwrap();
+    let written = mdr_of(&demo);
+    let again = Model::from_bytes(&written.files[0].bytes).unwrap();
+    let error = convert::skinning_error(Posed::Model(&demo), Posed::Model(&again), 0);
+    assert_eq!(error.frames, demo.num_frames());
+    assert!(error.max <= 1e-5 * error.size, "{error}");
     assert!(
-        demo.notes
+        !written
+            .notes
             .iter()
-            .any(|n| n.contains("frames scale a joint")),
+            .any(|n| n.contains("scale") || n.contains("shear")),
         "{:?}",
-        demo.notes
+        written.notes
+    );
+}
+
+/// A joint scaled unevenly under a turned one shears its bone's matrix, which a turn and a
+/// scale along the bone's axes cannot give back: the writer counts those frames.
+#[test]
+fn frames_that_shear_a_bone_are_counted_in_the_notes() {
+    use skelmap::asset::ClipKeys;
+    use skelmap::glam::{Quat, Vec3};
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut asset = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    let ClipKeys::Joints(frames) = &mut asset.clips[0].keys else {
+        panic!("a skeletal clip");
+    };
+    let sheared = frames.len();
+    for keys in frames.iter_mut() {
+        keys[0].scale = Vec3::new(2.0, 1.0, 1.0);
+        keys[1].rotation = Quat::from_rotation_z(0.7) * keys[1].rotation;
+    }
+    let fitted = skelmap::mdr::Builder::from_asset(&asset).unwrap();
+    let want = format!("{sheared} frames shear a bone");
+    assert!(
+        fitted.losses.iter().any(|n| n.starts_with(&want)),
+        "{want}: {:?}",
+        fitted.losses
     );
 }
 

@@ -747,7 +747,7 @@ impl Mesh {
     /// # Errors
     ///
     /// [`Error::PoseBones`] as [`Mesh::palette`]; [`Error::Scale`] for a pose that scales a
-    /// joint (an IQM's).
+    /// joint (an IQM's or MDR's).
     pub fn dual_quaternions(
         &self,
         pose: &Pose,

@@ -8,10 +8,10 @@ use core::mem::offset_of;
 use zerocopy::byteorder::{F32, I32, LittleEndian};
 
 use super::raw::{
-    MDR_MAX_BONES, MDR_VERSION, MdrBone, MdrCompFrame, MdrFrame, MdrHeader, MdrLod, MdrSurface,
-    MdrTag, MdrTriangle, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES,
+    MDR_MAX_BONES, MDR_VERSION, MdrBone, MdrCompBone, MdrCompFrame, MdrFrame, MdrHeader, MdrLod,
+    MdrSurface, MdrTag, MdrTriangle, SHADER_MAX_INDEXES, SHADER_MAX_VERTEXES,
 };
-use super::view::{FrameTable, Lod, Mdr, NO_TAG, Surface};
+use super::view::{self, FrameTable, Lod, Mdr, NO_TAG, Surface};
 use crate::alias::idp3;
 use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
@@ -212,28 +212,31 @@ fn frames<'data>(
     let Some(table) = reader.get_bytes(start, bytes) else {
         return Err(reader.truncated("frames", start, bytes));
     };
+    let mut has_scale = false;
+    for f in 0..u64::from(counts.frames) {
+        let base = start + f * stride;
+        has_scale |= frame(reader, base, compressed, counts.bones, diag)?;
+    }
     let frames = FrameTable {
         bytes: table,
         compressed,
         num_frames: counts.frames as usize,
         num_bones,
+        has_scale,
     };
-    for f in 0..u64::from(counts.frames) {
-        let base = start + f * stride;
-        frame(reader, base, compressed, counts.bones, diag)?;
-    }
     Ok((frames, start + bytes))
 }
 
 /// Rule 5 for the frame at `base`: its summary's floats finite, and for a plain frame every
-/// matrix entry; a name filling its field is a warning.
+/// matrix entry; a name filling its field is a warning. Returns whether a bone of the frame
+/// scales ([`view::scales`]).
 fn frame(
     reader: Reader<'_>,
     base: u64,
     compressed: bool,
     bones: u32,
     diag: &mut Diagnostics,
-) -> Result<()> {
+) -> Result<bool> {
     // The summary's floats lie at the same places in both encodings.
     let summary: &MdrCompFrame = reader.ref_at("frame", base)?;
     finite(
@@ -252,7 +255,9 @@ fn frame(
         core::slice::from_ref(&summary.radius),
     )?;
     if compressed {
-        return Ok(());
+        let first = base + size_of::<MdrCompFrame>() as u64;
+        let matrices = reader.slice_at::<MdrCompBone>("frame.bones", first, bones.into())?;
+        return Ok(matrices.iter().any(|bone| view::scales(&bone.matrix())));
     }
     let plain: &MdrFrame = reader.ref_at("frame", base)?;
     if !name::is_terminated(&plain.name) {
@@ -273,7 +278,7 @@ fn frame(
             bone.matrix.as_flattened(),
         )?;
     }
-    Ok(())
+    Ok(matrices.iter().any(|bone| view::scales(&bone.matrix())))
 }
 
 /// Rule 6: the tags at `ofs_tags`, past the header and inside the file, each name terminated

@@ -56,6 +56,8 @@ pub(super) struct FrameTable<'data> {
     pub(super) compressed: bool,
     pub(super) num_frames: usize,
     pub(super) num_bones: usize,
+    /// Whether some bone of some frame scales ([`scales`]), found at open.
+    pub(super) has_scale: bool,
 }
 
 impl<'data> FrameTable<'data> {
@@ -248,6 +250,13 @@ impl<'data> Mdr<'data> {
         self.frames.num_bones
     }
 
+    /// `true` when a bone of some frame scales or mirrors: a column of its matrix off unit
+    /// length by more than 1e-4. Sampling then gives each bone's scale with its pose.
+    #[must_use]
+    pub fn has_scale(&self) -> bool {
+        self.frames.has_scale
+    }
+
     /// `true` when the frames are stored compressed (a negative `ofs_frames`).
     #[must_use]
     pub fn is_compressed(&self) -> bool {
@@ -318,18 +327,69 @@ impl<'data> Mdr<'data> {
     }
 }
 
-/// The rotation (nearest unit quaternion: a scale or shear is dropped) and translation of a
-/// row-major 3×4 matrix.
+/// How far a column's length may be from 1 before a bone counts as scaling: above the
+/// 2.6e-5 the 16-bit steps of a compressed rotation can make it (`√3 · MC_SCALE_VECT / 2`),
+/// so that compressed frames of pure turns do not pay for scales. A bone within it reads as
+/// unscaled, off by at most this fraction of a weight's offset.
+pub(super) const SCALE_TOLERANCE: f32 = 1e-4;
+
+/// A row-major 3×4 matrix's columns.
+fn columns(m: &[[f32; 4]; 3]) -> [Vec3; 4] {
+    core::array::from_fn(|c| Vec3::new(m[0][c], m[1][c], m[2][c]))
+}
+
+/// A bone's scale: the lengths of its matrix's first three columns, the first negated when
+/// the matrix mirrors (a negative determinant), so that the rotation left is proper.
+fn scale_of(m: &[[f32; 4]; 3]) -> Vec3 {
+    let [x, y, z, _] = columns(m);
+    let scale = Vec3::new(x.length(), y.length(), z.length());
+    if x.dot(y.cross(z)) < 0.0 {
+        scale * Vec3::new(-1.0, 1.0, 1.0)
+    } else {
+        scale
+    }
+}
+
+/// Whether bone matrix `m` scales: a column's length off 1 by more than
+/// [`SCALE_TOLERANCE`], or a mirror.
+pub(super) fn scales(m: &[[f32; 4]; 3]) -> bool {
+    let scale = scale_of(m);
+    (scale - Vec3::ONE).abs().max_element() > SCALE_TOLERANCE
+}
+
+/// Whether bone matrix `m` shears: two of its first three columns off square by more than
+/// [`SCALE_TOLERANCE`] (as a cosine), which a turn and a scale along the turned axes cannot
+/// make.
+pub(super) fn shears(m: &[[f32; 4]; 3]) -> bool {
+    let [x, y, z, _] = columns(m);
+    [(x, y), (y, z), (z, x)]
+        .iter()
+        .any(|(a, b)| a.dot(*b).abs() > SCALE_TOLERANCE * a.length() * b.length())
+}
+
+/// The rotation and translation of a row-major 3×4 matrix, its scale ([`scale_of`]) divided
+/// out of the columns first: the nearest unit quaternion to what is left (a shear is
+/// dropped). A column of no length or of an infinite one has no direction: one such is made
+/// square to the other two (a bone flattened along an axis keeps its turn); with two or
+/// three, the matrix has no rotation and the identity stands in.
 fn pose_of(m: [[f32; 4]; 3]) -> (Quat, Vec3A) {
-    let column = |c: usize| Vec3::new(m[0][c], m[1][c], m[2][c]);
-    let rotation = Mat3::from_cols(column(0), column(1), column(2));
-    let q = Quat::from_mat3(&rotation);
+    let [x, y, z, origin] = columns(&m);
+    let scale = scale_of(&m);
+    let unit = |c: Vec3, s: f32| (s != 0.0 && s.is_finite()).then(|| c / s);
+    let rotation = match [unit(x, scale.x), unit(y, scale.y), unit(z, scale.z)] {
+        [Some(x), Some(y), Some(z)] => Some(Mat3::from_cols(x, y, z)),
+        [None, Some(y), Some(z)] => Some(Mat3::from_cols(y.cross(z), y, z)),
+        [Some(x), None, Some(z)] => Some(Mat3::from_cols(x, z.cross(x), z)),
+        [Some(x), Some(y), None] => Some(Mat3::from_cols(x, y, x.cross(y))),
+        _ => None,
+    };
+    let q = rotation.map_or(Quat::IDENTITY, |r| Quat::from_mat3(&r));
     let q = if q.length_squared() > 0.0 && q.is_finite() {
         q.normalize()
     } else {
         Quat::IDENTITY
     };
-    (q, column(3).into())
+    (q, origin.into())
 }
 
 /// Every bone a root, named after the first tag on it (unnamed otherwise).
@@ -356,6 +416,22 @@ impl<'data> PoseFrames<'data> for Mdr<'data> {
     /// The bone's model-space matrix as a rotation and a translation: every bone is a root.
     fn bone_pose(&self, frame: usize, bone: usize) -> Option<(Quat, Vec3A)> {
         Some(pose_of(self.frame(frame)?.matrix(bone)?))
+    }
+
+    /// `true` when a bone of some frame scales: a column of its matrix off unit length by
+    /// more than 1e-4, or a mirror (found at open).
+    fn has_scale(&self) -> bool {
+        self.frames.has_scale
+    }
+
+    /// Each bone's column lengths, the first negated for a mirror: ioquake3 applies the
+    /// whole matrix to a weight's offset, scale included.
+    fn frame_scales_into(&self, frame: usize, out: &mut Vec<Vec3A>) {
+        if let Some(f) = self.frame(frame) {
+            out.extend(
+                (0..f.bones.len()).filter_map(|b| Some(Vec3A::from(scale_of(&f.matrix(b)?)))),
+            );
+        }
     }
 }
 

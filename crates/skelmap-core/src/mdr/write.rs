@@ -408,8 +408,9 @@ impl Builder {
     /// [`Builder::compressed`] on the result for ioquake3's 16-bit frames.
     ///
     /// What it cannot keep is said in [`Fitted::losses`]: the hierarchy and the joints'
-    /// names (an MDR's bones are model-space matrices without names); a joint's scale in a
-    /// frame (skelmap reads a bone's rotation without its scale); more than ioquake3's 128
+    /// names (an MDR's bones are model-space matrices without names); a bone matrix that
+    /// shears (skelmap reads a bone as a turn and a scale along its axes, which a joint
+    /// scaled unevenly under a turned one is not); more than ioquake3's 128
     /// bones (it misdraws such a file). A mesh past ioquake3's 999 vertices or 1999 triangles a
     /// surface is written as several surfaces (`name`, `name_2`, …), vertices shared across
     /// a cut copied into each, as the MD3 writer does; the losses say so.
@@ -481,13 +482,6 @@ impl Builder {
                  bone's model-space matrix per frame (attachments come back as tags)"
             ));
         }
-        let scaled = asset.scaled_frames();
-        if scaled > 0 {
-            losses.push(format!(
-                "{scaled} frames scale a joint; MDR matrices hold it, but skelmap reads a \
-                 bone's rotation without its scale, so those frames differ (IQM keeps scale)"
-            ));
-        }
         let bind = skeleton.bind_keys();
         let frames: Vec<Vec<crate::asset::JointKey>> = match asset.joint_frames() {
             Some(frames) if !frames.is_empty() => frames.iter().map(|f| f.to_vec()).collect(),
@@ -514,6 +508,18 @@ impl Builder {
                 name: name.into_bytes(),
                 bones,
             });
+        }
+        let sheared = b
+            .frames
+            .iter()
+            .filter(|f| f.bones.iter().any(super::view::shears))
+            .count();
+        if sheared > 0 {
+            losses.push(format!(
+                "{sheared} frames shear a bone (a joint scaled unevenly under a turned one): \
+                 ioquake3 draws the matrices as written, but skelmap reads a bone as a turn \
+                 and a scale along its axes, so those frames differ (IQM keeps them)"
+            ));
         }
         b.tags = tag_names
             .into_iter()

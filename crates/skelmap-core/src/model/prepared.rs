@@ -142,7 +142,7 @@ impl Compact {
     /// # Errors
     ///
     /// [`DeformError::NotSampled`] for a pose without bones; [`DeformError::Scale`] for a pose
-    /// in which a bone scales (an IQM's), which dual quaternions cannot express.
+    /// in which a bone scales (an IQM's or MDR's), which dual quaternions cannot express.
     pub fn dual_quats(&self, pose: &Pose, out: &mut DualQuatPalette) -> Result<(), DeformError> {
         for (bone, m) in self.relative(pose)?.enumerate() {
             let lengths = [m.x_axis.length(), m.y_axis.length(), m.z_axis.length()];

@@ -70,7 +70,7 @@ pub trait PoseFrames<'data>: Skeleton<'data> {
         1
     }
 
-    /// `true` when some frame scales a bone (IQM): [`sample`](crate::pose::sample) then fills
+    /// `true` when some frame scales a bone (IQM, MDR): [`sample`](crate::pose::sample) then fills
     /// [`LocalPose::scales`](crate::pose::LocalPose::scales) from
     /// [`frame_scales_into`](PoseFrames::frame_scales_into). `false` (the default) for formats
     /// without scale, whose poses keep `scales` empty and cost nothing for it.
