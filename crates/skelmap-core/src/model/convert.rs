@@ -8,9 +8,8 @@
 //! the source's as sets of points, since conversion splits vertices (per-corner texture
 //! coordinates) and optimisation merges and reorders them.
 
-use std::collections::HashMap;
-
 use glam::Vec3A;
+use rayon::prelude::*;
 
 use super::Model;
 use crate::asset::{self, Asset};
@@ -183,7 +182,7 @@ pub fn skinning_error(
 pub fn skinning_error_with(
     source: Posed<'_, '_>,
     converted: Posed<'_, '_>,
-    frame: impl Fn(usize) -> usize,
+    frame: impl Fn(usize) -> usize + Sync,
 ) -> SkinningError {
     let base = source.points(None);
     let (lo, hi) = base.iter().fold(
@@ -195,26 +194,36 @@ pub fn skinning_error_with(
         .filter(|s| s.is_finite())
         .map_or(f32::MIN_POSITIVE, |s| s.max(f32::MIN_POSITIVE));
     let frames = source.num_frames();
-    let (mut max, mut sum, mut count) = (0.0f32, 0.0f64, 0usize);
-    for f in 0..frames.max(1) {
-        let (a, b) = if frames == 0 {
-            (base.clone(), converted.points(None))
-        } else {
-            (source.points(Some(f)), converted.points(Some(frame(f))))
-        };
-        if a.is_empty() || b.is_empty() {
-            max = max.max(f32::from(u8::from(a.len() != b.len())) * size);
-            continue;
-        }
-        for d in nearest_distances(&a, &b, size)
-            .into_iter()
-            .chain(nearest_distances(&b, &a, size))
-        {
-            max = max.max(d);
-            sum += f64::from(d) * f64::from(d);
-            count += 1;
-        }
-    }
+    // Frames are measured in parallel, then summed in frame order: the same figures on any
+    // number of threads.
+    let per_frame: Vec<(f32, f64, usize)> = (0..frames.max(1))
+        .into_par_iter()
+        .map(|f| {
+            let (a, b) = if frames == 0 {
+                (base.clone(), converted.points(None))
+            } else {
+                (source.points(Some(f)), converted.points(Some(frame(f))))
+            };
+            if a.is_empty() || b.is_empty() {
+                return (f32::from(u8::from(a.len() != b.len())) * size, 0.0, 0);
+            }
+            let (mut max, mut sum, mut count) = (0.0f32, 0.0f64, 0usize);
+            for d in nearest_distances(&a, &b)
+                .into_iter()
+                .chain(nearest_distances(&b, &a))
+            {
+                max = max.max(d);
+                sum += f64::from(d) * f64::from(d);
+                count += 1;
+            }
+            (max, sum, count)
+        })
+        .collect();
+    let (max, sum, count) = per_frame
+        .iter()
+        .fold((0.0f32, 0.0f64, 0usize), |(m, s, c), &(fm, fs, fc)| {
+            (m.max(fm), s + fs, c + fc)
+        });
     SkinningError {
         max: max / size,
         rms: ((sum / count.max(1) as f64).sqrt() as f32) / size,
@@ -277,103 +286,90 @@ pub fn frames_by_clip(source: Posed<'_, '_>, converted: &Model<'_>) -> Option<Ve
 }
 
 /// For each point of `from`, the distance to the nearest point of `to` (not empty), found
-/// through grids of cells `size / 256` and `size / 16` wide searched ring by ring, and by
-/// looking at every point only for one farther than a quarter of `size` from all.
-fn nearest_distances(from: &[Vec3A], to: &[Vec3A], size: f32) -> Vec<f32> {
-    let fine = Grid::new(to, size / 256.0);
-    let coarse = Grid::new(to, size / 16.0);
-    from.iter()
-        .map(|&p| {
-            fine.nearest(p, 4)
-                .or_else(|| coarse.nearest(p, 4))
-                .unwrap_or_else(|| {
-                    to.iter()
-                        .map(|q| p.distance(*q))
-                        .fold(f32::INFINITY, f32::min)
-                })
-        })
-        .collect()
+/// in a k-d tree of `to`: as fast for a conversion that moved points far as for one that
+/// kept them in place.
+fn nearest_distances(from: &[Vec3A], to: &[Vec3A]) -> Vec<f32> {
+    let tree = KdTree::new(to);
+    from.iter().map(|&p| tree.nearest(p)).collect()
 }
 
-/// A multiply-and-rotate hasher for grid cells: a cell's key is three small integers that no
-/// one chooses, so SipHash's guard against chosen keys bought nothing and cost most of each
-/// of a search's up to 729 look-ups a grid.
-#[derive(Debug, Default, Clone, Copy)]
-struct CellHasher(u64);
-
-impl core::hash::Hasher for CellHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        // An odd constant near 2^64 / φ spreads each word over the high bits the table
-        // reads.
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
+/// Points in a k-d tree laid out in place: in each range of more than [`KdTree::LEAF`]
+/// points, the median along the axis the range spreads widest sits at the range's middle,
+/// the points before it not above it along that axis and those after not below.
+struct KdTree {
+    points: Vec<Vec3A>,
+    /// Per split, at its median's index: the axis (0, 1 or 2).
+    axes: Vec<u8>,
 }
 
-/// Points bucketed by the cube of side `cell` they fall in.
-struct Grid {
-    cell: f32,
-    cells: HashMap<[i64; 3], Vec<Vec3A>, core::hash::BuildHasherDefault<CellHasher>>,
-}
+impl KdTree {
+    /// Ranges this small are searched point by point.
+    const LEAF: usize = 8;
 
-impl Grid {
-    fn new(points: &[Vec3A], cell: f32) -> Grid {
-        let mut grid = Grid {
-            cell: cell.max(f32::MIN_POSITIVE),
-            cells: HashMap::default(),
+    fn new(points: &[Vec3A]) -> KdTree {
+        let mut tree = KdTree {
+            points: points.to_vec(),
+            axes: vec![0; points.len()],
         };
-        for &p in points {
-            grid.cells.entry(grid.key(p)).or_default().push(p);
+        // Ranges still to split; their depth is the tree's, about log₂ of the points.
+        let mut ranges = vec![(0, points.len())];
+        while let Some((lo, hi)) = ranges.pop() {
+            if hi - lo <= Self::LEAF {
+                continue;
+            }
+            let range = &mut tree.points[lo..hi];
+            let (min, max) = range.iter().fold(
+                (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
+                |(min, max), p| (min.min(*p), max.max(*p)),
+            );
+            let spread = max - min;
+            let axis = if spread.x >= spread.y && spread.x >= spread.z {
+                0
+            } else if spread.y >= spread.z {
+                1
+            } else {
+                2
+            };
+            let mid = (hi - lo) / 2;
+            range.select_nth_unstable_by(mid, |a, b| a[axis].total_cmp(&b[axis]));
+            tree.axes[lo + mid] = axis as u8;
+            ranges.push((lo, lo + mid));
+            ranges.push((lo + mid + 1, hi));
         }
-        grid
+        tree
     }
 
-    fn key(&self, p: Vec3A) -> [i64; 3] {
-        let c = (p / self.cell).floor();
-        [c.x as i64, c.y as i64, c.z as i64]
-    }
-
-    /// The distance from `p` to the nearest point, if one lies within `rings` cells: after
-    /// ring `r`, every point not yet seen lies more than `r` cells away, so a point found
-    /// that close is the nearest.
-    fn nearest(&self, p: Vec3A, rings: i64) -> Option<f32> {
-        let k = self.key(p);
+    /// The distance from `p` to the nearest point (infinite for no points).
+    fn nearest(&self, p: Vec3A) -> f32 {
         let mut best = f32::INFINITY;
-        for r in 0..=rings {
-            for x in -r..=r {
-                for y in -r..=r {
-                    // Ring `r` only: every `z` on the faces where `x` or `y` is `±r`, else the
-                    // two faces `z = ±r`.
-                    let edge = x.abs() == r || y.abs() == r;
-                    let step = if edge { 1 } else { (2 * r).max(1) };
-                    for z in (-r..=r).step_by(step as usize) {
-                        for q in self
-                            .cells
-                            .get(&[k[0] + x, k[1] + y, k[2] + z])
-                            .into_iter()
-                            .flatten()
-                        {
-                            best = best.min(p.distance(*q));
-                        }
-                    }
-                }
+        self.search(p, 0, self.points.len(), &mut best);
+        best.sqrt()
+    }
+
+    /// Lowers `best`, a squared distance, to that of the nearest point of `lo..hi` to `p`:
+    /// the side of each split `p` lies on first, the other only if the split's plane is
+    /// nearer than the best found.
+    fn search(&self, p: Vec3A, lo: usize, hi: usize, best: &mut f32) {
+        if hi - lo <= Self::LEAF {
+            for q in &self.points[lo..hi] {
+                *best = best.min(p.distance_squared(*q));
             }
-            if best <= r as f32 * self.cell {
-                return Some(best);
-            }
+            return;
         }
-        None
+        let mid = lo + (hi - lo) / 2;
+        let q = self.points[mid];
+        *best = best.min(p.distance_squared(q));
+        let axis = usize::from(self.axes[mid]);
+        let across = p[axis] - q[axis];
+        let (near, far) = if across < 0.0 {
+            ((lo, mid), (mid + 1, hi))
+        } else {
+            ((mid + 1, hi), (lo, mid))
+        };
+        self.search(p, near.0, near.1, best);
+        if across * across < *best {
+            self.search(p, far.0, far.1, best);
+        }
     }
 }
 
@@ -534,27 +530,26 @@ mod tests {
         assert_eq!(angle_between(Vec3A::ZERO, x), 0.0);
     }
 
-    /// The grids' ring search finds what looking at every point finds: points near each
-    /// other (the fine grid), a few cells apart (the coarse one) and far from all (every
-    /// point looked at), on the faces and corners of a ring alike.
+    /// The k-d tree finds what looking at every point finds, bit for bit: points near each
+    /// other, far apart and far from all, and points repeated on a split.
     #[test]
-    fn the_ring_search_finds_the_nearest_point() {
+    fn the_tree_search_finds_the_nearest_point() {
         let mut state = 0x1234_5678u32;
         let mut next = move || {
             state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
             (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
         };
-        let size = 100.0;
-        let to: Vec<Vec3A> = (0..400)
+        let mut to: Vec<Vec3A> = (0..400)
             .map(|_| Vec3A::new(next(), next(), next()) * 50.0)
             .collect();
+        to.extend([Vec3A::new(1.0, 2.0, 3.0); 20]);
         let mut from: Vec<Vec3A> = Vec::new();
         for (k, q) in to.iter().enumerate() {
             let spread = [0.01, 0.5, 3.0, 9.0, 40.0][k % 5];
             from.push(*q + Vec3A::new(next(), next(), next()) * spread);
         }
-        from.push(Vec3A::splat(500.0));
-        let got = nearest_distances(&from, &to, size);
+        from.extend([Vec3A::splat(500.0), Vec3A::new(1.0, 2.0, 3.5)]);
+        let got = nearest_distances(&from, &to);
         for (p, d) in from.iter().zip(got) {
             let want = to
                 .iter()
