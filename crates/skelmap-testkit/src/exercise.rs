@@ -1005,7 +1005,13 @@ pub fn mdr(m: &skelmap_core::mdr::Mdr<'_>) {
             assert!(q.is_finite() && t.is_finite());
         }
         assert!(frame.matrix(bones).is_none());
+        // A bone's scale: its column lengths, never NaN (a huge column's is infinite).
+        let mut scales = Vec::new();
+        m.frame_scales_into(f, &mut scales);
+        assert_eq!(scales.len(), bones);
+        assert!(scales.iter().all(|s| !s.is_nan()));
         let _ = (
+            m.has_scale(),
             frame.bounds(),
             frame.local_origin(),
             frame.radius(),
