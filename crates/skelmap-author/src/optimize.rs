@@ -94,9 +94,10 @@ use skelmap_core::asset::{Asset, ClipKeys, Influences, Mesh, Skeleton, UNBOUND};
 /// (see the [module docs](self#the-cache-figures) for why 16).
 pub const CACHE_SIZE: u32 = 16;
 
-/// Bones named with this prefix are attachment points by the Quake III and DarkPlaces
-/// convention (QuakeC finds them by name with `gettaginfo`): [`optimize`] always keeps them.
-pub const TAG_PREFIX: &str = "tag_";
+/// Bones named with this prefix (ASCII case ignored) are attachment points by the Quake III
+/// and DarkPlaces convention (QuakeC finds them by name with `gettaginfo`): [`optimize`]
+/// always keeps them ([`Skeleton::attachment_points`]).
+pub use skelmap_core::asset::TAG_PREFIX;
 
 /// What [`optimize`] does beyond the steps it always takes (dropping unused bones, unused
 /// vertices and zero-weight influences).
@@ -676,13 +677,10 @@ fn needed_joints(
             }
         }
     }
-    for &a in &skeleton.attachments {
+    for a in skeleton.attachment_points() {
         if let Some(k) = kept.get_mut(a) {
             *k = true;
         }
-    }
-    for (k, joint) in kept.iter_mut().zip(&skeleton.joints) {
-        *k |= joint.name.starts_with(TAG_PREFIX);
     }
     for name in &options.keep {
         let mut found = false;

@@ -344,6 +344,39 @@ fn every_skeletal_writer_refuses_vertex_animation_and_says_where_it_goes() {
     }
 }
 
+/// A joint named `tag_…` (ASCII case ignored) is an attachment point to every writer of a
+/// format that holds tags or attachments, flagged or not (an MD5 weapon's `tag_muzzle`, an
+/// IQM's joints, which an asset flags none of): each written model has it by that name.
+#[test]
+fn every_writer_of_tags_makes_one_of_a_joint_named_tag() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let mut asset = convert::asset_of(&source).unwrap();
+    let skeleton = asset.skeleton.as_mut().unwrap();
+    let joint = (0..skeleton.joints.len())
+        .rev()
+        .find(|j| !skeleton.attachments.contains(j))
+        .unwrap();
+    skeleton.joints[joint].name = "Tag_Muzzle".into();
+    assert!(skeleton.attachment_points().contains(&joint));
+    for (format, extension) in [
+        (Format::Md3, "md3"),
+        (Format::Mdc, "mdc"),
+        (Format::Mdr, "mdr"),
+        (Format::Mdm, "mdm"),
+        (Format::Hl1, "mdl"),
+    ] {
+        let written = skelmap::model::write(format, &asset, &WriteOptions::bake(true)).unwrap();
+        let (files, main) = crate::support::written_folder(&written, extension);
+        let model = Model::resolve(&&files, &main, &Limits::DEFAULT).unwrap();
+        let kept = model
+            .attachments()
+            .filter(|a| a.name == b"Tag_Muzzle")
+            .count();
+        assert_eq!(kept, 1, "{format:?}");
+    }
+}
+
 #[test]
 fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
     let Some(assimp) = crate::support::oracle::assimp() else {

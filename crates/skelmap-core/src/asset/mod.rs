@@ -528,6 +528,62 @@ pub struct Skeleton {
     pub attachments: Vec<usize>,
 }
 
+/// The prefix Quake III's, Enemy Territory's and Doom 3's tools give the joints a game finds
+/// attached things on by name (`tag_weapon`, `tag_muzzle`; QuakeC's `gettaginfo`).
+pub const TAG_PREFIX: &str = "tag_";
+
+/// Whether `name` is a tag's: it begins with [`TAG_PREFIX`], ASCII case ignored.
+///
+/// ```
+/// use skelmap_core::asset::is_tag_name;
+/// assert!(is_tag_name("tag_weapon") && is_tag_name("TAG_Head"));
+/// assert!(!is_tag_name("tag") && !is_tag_name("stag_horn"));
+/// ```
+#[must_use]
+pub fn is_tag_name(name: &str) -> bool {
+    name.as_bytes()
+        .get(..TAG_PREFIX.len())
+        .is_some_and(|p| p.eq_ignore_ascii_case(TAG_PREFIX.as_bytes()))
+}
+
+impl Skeleton {
+    /// The joints a game finds attached things on, ascending: those flagged in
+    /// [`attachments`](Skeleton::attachments) and those named `tag_…` ([`is_tag_name`]). The
+    /// writers of formats that hold tags or attachments (MD3, MDC, MDR, MDM, Half-Life) make
+    /// one of each, and optimisation keeps them.
+    ///
+    /// ```
+    /// use glam::{Affine3A, Quat, Vec3};
+    /// use skelmap_core::asset::{Joint, Skeleton};
+    /// let joint = |name: &str| Joint {
+    ///     name: name.into(),
+    ///     parent: None,
+    ///     rotation: Quat::IDENTITY,
+    ///     translation: Vec3::ZERO,
+    ///     scale: Vec3::ONE,
+    ///     world: Affine3A::IDENTITY,
+    /// };
+    /// let skeleton = Skeleton {
+    ///     joints: vec![joint("root"), joint("Tag_Muzzle"), joint("hand"), joint("light")],
+    ///     attachments: vec![3],
+    /// };
+    /// assert_eq!(skeleton.attachment_points(), [1, 3]);
+    /// ```
+    #[must_use]
+    pub fn attachment_points(&self) -> Vec<usize> {
+        let mut flagged = vec![false; self.joints.len()];
+        for &a in &self.attachments {
+            if let Some(f) = flagged.get_mut(a) {
+                *f = true;
+            }
+        }
+        (self.joints.iter().zip(flagged).enumerate())
+            .filter(|(_, (joint, flagged))| *flagged || is_tag_name(&joint.name))
+            .map(|(j, _)| j)
+            .collect()
+    }
+}
+
 /// One joint.
 #[derive(Debug, Clone)]
 pub struct Joint {

@@ -731,7 +731,9 @@ impl Builder {
     /// `short` range; every mesh a studio mesh of one body part's one model, each vertex on
     /// its heaviest bone, in that bone's space as the defaults place it; each triangle one
     /// three-vertex strip; a texture per material, coordinates in texels of it; the
-    /// skeleton's attachment joints as attachments (a leaf joint without influences that sits
+    /// skeleton's attachment points (flagged joints and joints named `tag_…`:
+    /// [`Skeleton::attachment_points`](crate::asset::Skeleton::attachment_points)) as
+    /// attachments (a leaf joint without influences that sits
     /// still on its parent, unturned, as [`Model::to_asset`](crate::Model::to_asset) makes of
     /// a Half-Life attachment, as an attachment of the parent at the joint's origin and no
     /// bone: [`Asset::split_bone_tags`]); the bounds as the header's and each
@@ -768,7 +770,8 @@ impl Builder {
         let skeleton = asset.skeleton_or_root();
         let joints = &skeleton.joints;
         check_names(NAME, "bone", joints.iter().map(|j| j.name.as_str()), 31)?;
-        let flagged = || (skeleton.attachments.iter()).filter_map(|&j| Some((j, joints.get(j)?)));
+        let points_of_joints = skeleton.attachment_points();
+        let flagged = || (points_of_joints.iter()).filter_map(|&j| Some((j, joints.get(j)?)));
         let attachment_names =
             (flagged().map(|(_, j)| j.name.as_str())).chain(points.iter().map(|t| t.name.as_str()));
         check_names(NAME, "attachment", attachment_names, 31)?;

@@ -19,7 +19,7 @@ use crate::alias::idp3_write::{
     MAX_COORD, MAX_FRAME_NAME, MAX_NAME, MIN_COORD, cut_name, field, floats, frame_def, le_i32,
     put_frames, put_surface_records, put_vertices, quantise, tag_def,
 };
-use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, Piece, PosedMesh, UpAxis};
+use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, Piece, PosedMesh, Skeleton, UpAxis};
 
 /// Builds an MD3.
 #[derive(Debug, Clone, PartialEq)]
@@ -175,9 +175,8 @@ impl Builder {
     ///   [`Asset::baked`] makes them; each frame's bounds, its centre as the local origin,
     ///   and the radius around it computed from the stored positions;
     /// - tags: the asset's own ([`Asset::tags`], an MD3's, copied bit for bit), then the
-    ///   skeleton's attachment joints ([`Skeleton::attachments`](crate::asset::Skeleton::attachments))
-    ///   and joints named `tag_…`, each frame's world transform with its axes made
-    ///   orthonormal.
+    ///   skeleton's attachment points ([`Skeleton::attachment_points`]: flagged joints and
+    ///   joints named `tag_…`), each frame's world transform with its axes made orthonormal.
     ///
     /// Names are cut to what their fields hold with a NUL (63 bytes, 15 for frames), with a
     /// note; past ioquake3's 1024 frames, 16 tags or 32 surfaces is a note too (DarkPlaces
@@ -446,11 +445,7 @@ fn tags_of(
     format: &'static str,
     losses: &mut Vec<String>,
 ) -> Vec<Vec<TagDef>> {
-    let joints: Vec<usize> = asset.skeleton.as_ref().map_or(Vec::new(), |s| {
-        (0..s.joints.len())
-            .filter(|j| s.attachments.contains(j) || s.joints[*j].name.starts_with("tag_"))
-            .collect()
-    });
+    let joints = (asset.skeleton.as_ref()).map_or(Vec::new(), Skeleton::attachment_points);
     let mut names: Vec<Vec<u8>> = Vec::new();
     for tag in &asset.tags {
         names.push(cut_name(&tag.name, MAX_NAME, (format, "tag"), losses));

@@ -607,15 +607,7 @@ impl Builder {
         let joints = skeleton.joints.len();
         // Attachments: the flagged joints, and those Quake III's and ET's tools name `tag_…`
         // (an MD5 weapon's `tag_muzzle`), where a game looks for them.
-        let flagged: Vec<usize> = (0..joints)
-            .filter(|&j| {
-                let name = skeleton.joints[j].name.as_bytes();
-                skeleton.attachments.contains(&j)
-                    || name
-                        .get(..4)
-                        .is_some_and(|n| n.eq_ignore_ascii_case(b"tag_"))
-            })
-            .collect();
+        let flagged = skeleton.attachment_points();
         let tag_names = (flagged.iter().map(|&j| skeleton.joints[j].name.as_str()))
             .chain(bone_tags.iter().map(|t| t.name.as_str()))
             .chain(asset.tags.iter().map(|t| t.name.as_str()));

@@ -399,11 +399,12 @@ impl Builder {
     /// renderer states for MDR: a frame's matrix for a joint takes a bind-pose point to where
     /// that frame puts it (`world · bind⁻¹`), so every weight's offset is the vertex's
     /// bind-pose position and every normal its bind-pose normal, and skinning at each frame
-    /// is exact. One bone per joint, then one bone per attachment (a flagged joint, or a tag
-    /// of the asset) holding its model-space transform, named by a tag, since a tag is placed
-    /// by its bone's matrix. One LOD of one surface per asset mesh. Every frame of every clip,
-    /// named after its clip (`walk_1` …, at most 15 bytes), so that clips come back from the
-    /// names; their rates and loops go into a `.framegroups` text beside it
+    /// is exact. One bone per joint, then one bone per attachment (a flagged joint, a joint
+    /// named `tag_…`, or a tag of the asset) holding its model-space transform, named by a
+    /// tag, since a tag is placed by its bone's matrix. One LOD of one surface per asset
+    /// mesh. Every frame of every clip, named after its clip (`walk_1` …, at most 15 bytes),
+    /// so that clips come back from the names; their rates and loops go into a
+    /// `.framegroups` text beside it
     /// ([`asset::Writer`](crate::asset::Writer)). Frames are written plain (exact); set
     /// [`Builder::compressed`] on the result for ioquake3's 16-bit frames.
     ///
@@ -456,14 +457,9 @@ impl Builder {
             names.iter().map(String::as_str),
             MAX_PATH_NAME,
         )?;
-        // Attachments: flagged joints, then the asset's tags.
+        // Attachments: flagged joints and joints named `tag_…`, then the asset's tags.
         let joints = skeleton.joints.len();
-        let flagged: Vec<usize> = skeleton
-            .attachments
-            .iter()
-            .copied()
-            .filter(|&j| j < joints)
-            .collect();
+        let flagged = skeleton.attachment_points();
         let tag_names: Vec<String> = flagged
             .iter()
             .map(|&j| skeleton.joints[j].name.clone())
