@@ -4,7 +4,7 @@ use core::mem::offset_of;
 
 use skelmap::hl1::raw::{Bone, Model, SeqDesc, StudioHdr, Trivert};
 use skelmap::hl1::{Builder, Hl1};
-use skelmap::{Error, Format, Model as AnyModel, Parse, Problem};
+use skelmap::{Error, Format, Model as AnyModel, Parse, Problem, WarningKind};
 
 use super::{err, example, get_i32, invalid, put_i32};
 
@@ -748,6 +748,32 @@ fn rule_11_attachments_name_bones() {
             "attachment.bone",
             at as u64,
             Problem::Index { index: 2, len: 2 }
+        )
+    );
+}
+
+/// The Half-Life SDK's client places four attachments and exits on a model with more
+/// (`StudioCalcAttachments`): a fifth is reported at the header's count, and opens.
+#[test]
+fn rule_11_more_than_four_attachments_is_a_warning() {
+    let mut builder = Builder::example();
+    let first = builder.attachments[0].clone();
+    builder.attachments.resize(4, first.clone());
+    let diag = |b: &Builder| {
+        let bytes = b.write().unwrap();
+        let mut diag = skelmap::Diagnostics::new();
+        Hl1::parse_with(&bytes, &skelmap::Limits::DEFAULT, &mut diag).unwrap();
+        diag
+    };
+    assert!(diag(&builder).get(WarningKind::SpecLimit).is_none());
+    builder.attachments.push(first);
+    let diag = diag(&builder);
+    let w = diag.get(WarningKind::SpecLimit).expect("reported");
+    assert_eq!(
+        (w.what, w.offset),
+        (
+            "header.numattachments",
+            offset_of!(StudioHdr, numattachments) as u64
         )
     );
 }

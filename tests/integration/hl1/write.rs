@@ -439,3 +439,34 @@ fn written_models_open_in_assimp_with_the_same_bind_pose() {
     eprintln!("{checked} written Half-Life models: assimp's bind pose equals ours");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The Half-Life SDK's client exits on a model of more than four attachments: the writer
+/// keeps the first four and names the others in a note.
+#[test]
+fn attachments_past_four_are_left_out_and_named() {
+    let mut builder = Builder::example();
+    let first = builder.attachments[0].clone();
+    builder.attachments = (0..6)
+        .map(|i| hl1::AttachmentDef {
+            name: format!("point_{i}"),
+            org: [i as f32, 0.0, 0.0],
+            ..first.clone()
+        })
+        .collect();
+    let bytes = builder.write().unwrap();
+    let asset = convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+    let out = written(&asset);
+    let again = hl1::Hl1::parse(&out.files[0].bytes).unwrap();
+    assert_eq!(again.header().numattachments.get(), 4);
+    let model = Model::from_bytes(&out.files[0].bytes).unwrap();
+    let names: Vec<&[u8]> = model.attachments().map(|a| a.name).collect();
+    assert_eq!(names, [&b"point_0"[..], b"point_1", b"point_2", b"point_3"]);
+    assert!(
+        out.notes.iter().any(|n| n.starts_with(
+            "2 attachments past the 4 the Half-Life SDK's client places (it exits on a model \
+             with more) left out: 'point_4', 'point_5'"
+        )),
+        "{:?}",
+        out.notes
+    );
+}

@@ -43,7 +43,7 @@ mod view;
 pub mod write;
 
 pub use companion::{MAX_GROUP_FILES, group_model, group_path, texture_paths};
-pub use validate::MAX_BLENDS;
+pub use validate::{ENGINE_MAX_ATTACHMENTS, MAX_BLENDS};
 pub use view::{
     Command, Controlled, Controls, Hl1, MeshInfo, Pair, angle_quaternion, channel_value,
 };

@@ -15,7 +15,7 @@ use zerocopy::{IntoBytes, LittleEndian};
 
 use super::raw::{self, StudioHdr};
 use super::view::{Hl1, MeshInfo};
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::limits::Limits;
@@ -28,6 +28,10 @@ const FORMAT: Format = Format::Hl1;
 
 /// Half-Life's `MAXSTUDIOBONES`: more is reported, not refused.
 const ENGINE_MAX_BONES: u32 = 128;
+
+/// The attachments the Half-Life SDK's client places (`cl_entity_t::attachment[4]`); its
+/// `StudioCalcAttachments` exits the game on a model with more. Reported, not refused.
+pub const ENGINE_MAX_ATTACHMENTS: u32 = 4;
 
 /// The most blends a sequence has (`mstudioseqdesc_t` describes two blend axes; studiomdl
 /// writes at most 16 blends).
@@ -154,6 +158,20 @@ impl<'data> Parse<'data> for Hl1<'data> {
             h.numattachments.get(),
             limits.max_bones,
         )?;
+        if numattachments > ENGINE_MAX_ATTACHMENTS {
+            diag.warn(
+                FORMAT,
+                WarningKind::SpecLimit,
+                "header.numattachments",
+                field(offset_of!(StudioHdr, numattachments)),
+                || {
+                    format!(
+                        "{numattachments} attachments: the Half-Life SDK's client places \
+                         {ENGINE_MAX_ATTACHMENTS} and exits on a model with more"
+                    )
+                },
+            );
+        }
 
         // Bones.
         let bone_at = index(

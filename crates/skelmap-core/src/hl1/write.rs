@@ -745,7 +745,8 @@ impl Builder {
     /// blues, and a material without an image gets a [`PLACEHOLDER_SIDE`]-texel square of
     /// its colour; meshes of one material share its texture. What Half-Life cannot keep is
     /// said in the losses: influences past the heaviest, joint scale, colours, vertices past
-    /// what the engine draws, clips split.
+    /// what the engine draws, clips split, attachments past the first four (the SDK's client
+    /// exits on a model with more: [`ENGINE_MAX_ATTACHMENTS`](super::ENGINE_MAX_ATTACHMENTS)).
     ///
     /// ```
     /// use skelmap_core::{Model, Parse, hl1, model::convert, synth};
@@ -1012,6 +1013,18 @@ impl Builder {
         let scaled_joints = skeleton.scaled_joints();
         let mut losses = lost.sentences(asset.num_vertices(), scaled_joints, asset.scaled_frames());
         losses.extend(split);
+        let max = super::ENGINE_MAX_ATTACHMENTS as usize;
+        if b.attachments.len() > max {
+            let left: Vec<String> = (b.attachments.drain(max..))
+                .map(|a| format!("'{}'", a.name))
+                .collect();
+            losses.push(format!(
+                "{} attachments past the {max} the Half-Life SDK's client places (it exits on \
+                 a model with more) left out: {}",
+                left.len(),
+                left.join(", ")
+            ));
+        }
         Ok(Fitted { builder: b, losses })
     }
 }
