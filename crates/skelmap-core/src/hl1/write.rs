@@ -771,10 +771,10 @@ impl Builder {
         let skeleton = asset.skeleton_or_root();
         let joints = &skeleton.joints;
         check_names(NAME, "bone", joints.iter().map(|j| j.name.as_str()), 31)?;
-        let points_of_joints = skeleton.attachment_points();
-        let flagged = || (points_of_joints.iter()).filter_map(|&j| Some((j, joints.get(j)?)));
-        let attachment_names =
-            (flagged().map(|(_, j)| j.name.as_str())).chain(points.iter().map(|t| t.name.as_str()));
+        let attached = skeleton.attachment_points();
+        let attached_joints = || (attached.iter()).filter_map(|&j| Some((j, joints.get(j)?)));
+        let attachment_names = (attached_joints().map(|(_, j)| j.name.as_str()))
+            .chain(points.iter().map(|t| t.name.as_str()));
         check_names(NAME, "attachment", attachment_names, 31)?;
         check_names(
             NAME,
@@ -819,7 +819,7 @@ impl Builder {
             bodyparts: Vec::new(),
             textures: Vec::new(),
             skin_families: Vec::new(),
-            attachments: (flagged().map(|(j, joint)| AttachmentDef {
+            attachments: (attached_joints().map(|(j, joint)| AttachmentDef {
                 name: joint.name.clone(),
                 bone: j as i32,
                 org: [0.0; 3],

@@ -607,8 +607,8 @@ impl Builder {
         let joints = skeleton.joints.len();
         // Attachments: the flagged joints, and those Quake III's and ET's tools name `tag_…`
         // (an MD5 weapon's `tag_muzzle`), where a game looks for them.
-        let flagged = skeleton.attachment_points();
-        let tag_names = (flagged.iter().map(|&j| skeleton.joints[j].name.as_str()))
+        let attached = skeleton.attachment_points();
+        let tag_names = (attached.iter().map(|&j| skeleton.joints[j].name.as_str()))
             .chain(bone_tags.iter().map(|t| t.name.as_str()))
             .chain(asset.tags.iter().map(|t| t.name.as_str()));
         check_names("MDM", "tag", tag_names, MAX_NAME)?;
@@ -643,7 +643,7 @@ impl Builder {
                 carries[shift] |= !bound;
             }
         }
-        for j in flagged.iter().chain(bone_tags.iter().map(|t| &t.bone)) {
+        for j in attached.iter().chain(bone_tags.iter().map(|t| &t.bone)) {
             carries[j + shift] = true;
         }
         carries[0] |= !asset.tags.is_empty();
@@ -959,7 +959,7 @@ impl Builder {
             offset: offset.translation.to_array(),
             bone_references: with_ancestors([j + shift], &parents),
         };
-        let mut tags: Vec<Tag> = (flagged.iter())
+        let mut tags: Vec<Tag> = (attached.iter())
             .map(|&j| on_bone(&skeleton.joints[j].name, j, Affine3A::IDENTITY))
             .chain(bone_tags.iter().map(|t| on_bone(&t.name, t.bone, t.offset)))
             .collect();

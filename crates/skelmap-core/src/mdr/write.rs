@@ -459,8 +459,8 @@ impl Builder {
         )?;
         // Attachments: flagged joints and joints named `tag_…`, then the asset's tags.
         let joints = skeleton.joints.len();
-        let flagged = skeleton.attachment_points();
-        let tag_names: Vec<String> = flagged
+        let attached = skeleton.attachment_points();
+        let tag_names: Vec<String> = attached
             .iter()
             .map(|&j| skeleton.joints[j].name.clone())
             .chain(asset.tags.iter().map(|t| t.name.clone()))
@@ -492,7 +492,7 @@ impl Builder {
         for (k, keys) in frames.iter().enumerate() {
             let world = skeleton.world(keys);
             let mut bones: Vec<Matrix> = skeleton.skin_matrices(keys).iter().map(matrix).collect();
-            bones.extend(flagged.iter().map(|&j| matrix(&world[j])));
+            bones.extend(attached.iter().map(|&j| matrix(&world[j])));
             bones.extend(
                 asset
                     .tags
