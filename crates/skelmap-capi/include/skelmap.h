@@ -2729,8 +2729,10 @@ enum SkelmapStatus skelmap_pose_bone_world(const struct SkelmapPose *pose,
 /**
  * Creates a sampling context for `model` in `*out` (NULL on failure):
  * `skelmap_sampler_sample` gives `skelmap_local_pose_sample`'s poses, bit for bit, and keeps
- * the frames it decoded for the next call. Playing forward, a Half-Life model then decodes
- * at most one new frame a sample; other formats sample as `skelmap_local_pose_sample` does.
+ * the frames it decoded for the next calls, up to 64 KiB of poses unless
+ * `skelmap_sampler_set_budget` says otherwise. Playing forward, a Half-Life model then
+ * decodes each frame once, and a clip played again within the budget none; other formats
+ * sample as `skelmap_local_pose_sample` does.
  *
  * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`).
  *
@@ -2807,6 +2809,20 @@ enum SkelmapStatus skelmap_sampler_sample_clip(struct SkelmapSampler *sampler,
  */
 enum SkelmapStatus skelmap_sampler_set_controls(struct SkelmapSampler *sampler,
                                                 const struct SkelmapControls *controls);
+
+/**
+ * Keeps at most `bytes` of decoded poses from the next frame the sampler decodes on: when
+ * the frames a sample may decode would pass them, the frames kept but the one the sample
+ * still needs are forgotten first. However small, it keeps the two runs of frames one
+ * sample needs. Many characters playing at once may want less than the default 64 KiB each.
+ *
+ * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`sampler`).
+ *
+ * # Safety
+ *
+ * `sampler` is NULL or a live sampler no other thread uses during the call.
+ */
+enum SkelmapStatus skelmap_sampler_set_budget(struct SkelmapSampler *sampler, size_t bytes);
 
 /**
  * Fills `*out` with bone controller `index` of `model`, as stored.

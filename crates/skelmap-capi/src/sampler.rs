@@ -1,5 +1,5 @@
 //! A model's sampling context: `skelmap_local_pose_sample` again and again, the frames decoded
-//! last kept for the next call.
+//! kept for the next calls.
 
 use skelmap_core::model::Sampler;
 use skelmap_core::pose::Interpolation;
@@ -19,8 +19,10 @@ pub struct SkelmapSampler {
 
 /// Creates a sampling context for `model` in `*out` (NULL on failure):
 /// `skelmap_sampler_sample` gives `skelmap_local_pose_sample`'s poses, bit for bit, and keeps
-/// the frames it decoded for the next call. Playing forward, a Half-Life model then decodes
-/// at most one new frame a sample; other formats sample as `skelmap_local_pose_sample` does.
+/// the frames it decoded for the next calls, up to 64 KiB of poses unless
+/// `skelmap_sampler_set_budget` says otherwise. Playing forward, a Half-Life model then
+/// decodes each frame once, and a clip played again within the budget none; other formats
+/// sample as `skelmap_local_pose_sample` does.
 ///
 /// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`).
 ///
@@ -148,6 +150,28 @@ pub unsafe extern "C" fn skelmap_sampler_set_controls(
     status(|| {
         let sampler = sampler.ok_or(Fail::null("sampler"))?;
         sampler.sampler.set_controls(self::controls(controls)?);
+        Ok(())
+    })
+}
+
+/// Keeps at most `bytes` of decoded poses from the next frame the sampler decodes on: when
+/// the frames a sample may decode would pass them, the frames kept but the one the sample
+/// still needs are forgotten first. However small, it keeps the two runs of frames one
+/// sample needs. Many characters playing at once may want less than the default 64 KiB each.
+///
+/// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`sampler`).
+///
+/// # Safety
+///
+/// `sampler` is NULL or a live sampler no other thread uses during the call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_sampler_set_budget(
+    sampler: Option<&mut SkelmapSampler>,
+    bytes: usize,
+) -> SkelmapStatus {
+    status(|| {
+        let sampler = sampler.ok_or(Fail::null("sampler"))?;
+        sampler.sampler.set_budget(bytes);
         Ok(())
     })
 }

@@ -38,12 +38,18 @@ fn bits(pose: &LocalPose) -> Vec<([u32; 4], [u32; 3])> {
 }
 
 /// Every call of [`calls`] through one sampler against `pose::sample`, with both
-/// interpolations.
+/// interpolations, keeping what fits the default budget and what fits none (so that it starts
+/// over on every frame it lacks).
 fn agrees<'d, S: PoseFrames<'d>>(name: &str, source: &S) {
     let frames = source.num_frames();
     assert!(frames >= 2, "{name}");
-    for interpolation in [Interpolation::Nlerp, Interpolation::Slerp] {
+    let budgets = [skelmap::pose::DEFAULT_BUDGET, 0];
+    for (interpolation, budget) in [Interpolation::Nlerp, Interpolation::Slerp]
+        .into_iter()
+        .flat_map(|i| budgets.map(|b| (i, b)))
+    {
         let mut sampler = Sampler::new(source);
+        sampler.set_budget(budget);
         let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
         for (a, b, t) in calls(frames) {
             sampler.sample(a, b, t, interpolation, &mut kept);
@@ -51,7 +57,7 @@ fn agrees<'d, S: PoseFrames<'d>>(name: &str, source: &S) {
             assert_eq!(
                 bits(&kept),
                 bits(&fresh),
-                "{name} {interpolation:?} {a} {b} {t}"
+                "{name} {interpolation:?} budget {budget}: {a} {b} {t}"
             );
             assert_eq!(kept.scales, fresh.scales, "{name}");
         }
@@ -212,6 +218,57 @@ fn playing_forward_decodes_each_frame_once_in_runs() {
         *source.runs.borrow(),
         [(0, 8), (8, 8), (16, 4), (20, 1), (21, 2), (23, 1), (24, 1)]
     );
+    // Played again, as a loop: every frame is kept, nothing is decoded.
+    for f in 0..24 {
+        sampler.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut kept);
+        pose::sample(pair, f, f + 1, 0.5, Interpolation::Nlerp, &mut fresh);
+        assert_eq!(bits(&kept), bits(&fresh), "again {f}");
+    }
+    assert_eq!(source.counting.decoded.get(), 25);
+}
+
+/// A sampler whose budget is smaller than the clip starts over when the next run would pass
+/// it, keeping the frame the sample still needs: the poses stay `pose::sample`'s, each frame
+/// is decoded once a pass, and a second pass decodes again. However small the budget, it
+/// keeps the two runs a sample needs.
+#[test]
+fn a_sampler_past_its_budget_starts_over() {
+    let bytes = crate::hl1::chain(2).write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let pair = model.as_hl1().unwrap();
+    let source = CountingRuns {
+        counting: Counting {
+            inner: pair,
+            decoded: std::cell::Cell::new(0),
+        },
+        runs: Default::default(),
+    };
+    let mut sampler = Sampler::new(&source);
+    sampler.set_budget(0);
+    let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
+    let mut passes = Vec::new();
+    for pass in 0..2 {
+        let before = source.counting.decoded.get();
+        for f in 0..24 {
+            sampler.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut kept);
+            pose::sample(pair, f, f + 1, 0.5, Interpolation::Nlerp, &mut fresh);
+            assert_eq!(bits(&kept), bits(&fresh), "pass {pass} frame {f}");
+        }
+        passes.push(source.counting.decoded.get() - before);
+    }
+    // Each pass decodes every frame once, in the runs of the first pass above.
+    assert_eq!(passes, [25, 25]);
+    let runs = source.runs.borrow();
+    assert_eq!(
+        runs[..7],
+        [(0, 8), (8, 8), (16, 4), (20, 1), (21, 2), (23, 1), (24, 1)]
+    );
+    assert_eq!(runs[..7], runs[7..]);
+    // The budget counts whole poses of 32 bytes.
+    let mut kept = skelmap::pose::KeptFrames::with_budget(100);
+    assert_eq!(kept.budget(), 96);
+    kept.set_budget(skelmap::pose::DEFAULT_BUDGET);
+    assert_eq!(kept.budget(), 64 * 1024);
 }
 
 #[test]
@@ -236,9 +293,13 @@ fn a_sampler_decodes_only_the_frames_it_does_not_keep() {
     step(1, 2, 1); // forward: frame 1 kept
     step(2, 3, 1);
     step(3, 2, 0); // backward over the same two
-    step(1, 1, 1); // a frame with itself, not kept
-    step(1, 1, 0);
-    step(frames - 1, 0, 2); // a jump: neither kept, both in one pass
+    step(1, 1, 0); // kept since the first call
+    step(0, 3, 0); // any two kept frames
+    // A jump on a fresh sampler: neither kept, both in one pass.
+    let mut fresh = Sampler::new(&source);
+    let before = source.decoded.get();
+    fresh.sample(frames - 1, 0, 0.5, Interpolation::Nlerp, &mut out);
+    assert_eq!(source.decoded.get() - before, 2);
     // Without a sampler, every sample decodes both frames.
     let before = source.decoded.get();
     pose::sample(&source, 1, 2, 0.5, Interpolation::Nlerp, &mut out);

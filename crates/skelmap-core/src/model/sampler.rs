@@ -1,5 +1,5 @@
 //! A model's sampling context: [`Model::sample`] again and again, with the frames decoded
-//! last kept for the next call.
+//! kept for the next calls.
 
 use super::Model;
 use super::any::with_view;
@@ -11,11 +11,12 @@ use crate::view::{DeformError, ModelView};
 /// A sampling context for one model, as a game keeps one per playing character:
 /// [`sample`](Sampler::sample) gives [`Model::sample`]'s poses bit for bit (or, once
 /// [`set_controls`](Sampler::set_controls) is called, [`Model::sample_controlled`]'s) and
-/// keeps the frames it decoded for the next call, as [`pose::Sampler`](crate::pose::Sampler)
-/// does for one source. Playing forward, a Half-Life model decodes at most one new frame a
-/// sample (a skeleton of a few bones, one conversion for several); formats with a pass of
-/// their own (DPM, IQM, MD5) and formats keyed in time (MS3D) sample as `Model::sample`
-/// does and keep nothing. It borrows the model, so what it keeps cannot go stale.
+/// keeps the frames it decoded for the next calls, up to a budget, as
+/// [`pose::Sampler`](crate::pose::Sampler) does for one source. Playing forward, a Half-Life
+/// model decodes each frame once (a skeleton of a few bones, one conversion for several), and
+/// a clip played again within the budget none; formats with a pass of their own (DPM, IQM,
+/// MD5) and formats keyed in time (MS3D) sample as `Model::sample` does and keep nothing. It
+/// borrows the model, so what it keeps cannot go stale.
 ///
 /// ```
 /// use skelmap_core::Model;
@@ -56,6 +57,28 @@ impl<'m, 'data> Sampler<'m, 'data> {
     #[must_use]
     pub fn model(&self) -> &'m Model<'data> {
         self.model
+    }
+
+    /// Keeps at most `bytes` of decoded poses
+    /// ([`pose::DEFAULT_BUDGET`](crate::pose::DEFAULT_BUDGET) until set; see
+    /// [`KeptFrames::set_budget`]): many characters playing at once may want less each.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::hl1::Builder;
+    /// use skelmap_core::pose::{Interpolation, LocalPose};
+    /// let bytes = Builder::example().write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let mut sampler = model.sampler();
+    /// sampler.set_budget(16 * 1024);
+    /// let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
+    /// sampler.sample(0, 1, 0.5, Interpolation::Nlerp, &mut kept);
+    /// model.sample(0, 1, 0.5, Interpolation::Nlerp, &mut fresh);
+    /// assert_eq!(kept, fresh);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    pub fn set_budget(&mut self, bytes: usize) {
+        self.kept.set_budget(bytes);
     }
 
     /// The controller settings it samples with, once set.

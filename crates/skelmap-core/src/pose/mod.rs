@@ -69,7 +69,7 @@ pub use mesh::{
     BindPoseMesh, BindVertex, FourInfluences, MAX_BIND_INFLUENCES, MeshGeometry, SkeletalMesh,
 };
 pub use rotation::{ORTHONORMAL_TOLERANCE, is_rotation};
-pub use sampler::{KeptFrames, Sampler};
+pub use sampler::{DEFAULT_BUDGET, KeptFrames, Sampler};
 pub(crate) use skeleton::parent_table;
 pub use skeleton::{BONE_FLAG_ATTACHMENT, Bone, NO_PARENT, Skeleton};
 pub(crate) use soa::{BLOCK_BONES, SoaBlock};

@@ -1,10 +1,10 @@
-//! Sampling one source again and again, as a game plays a clip: the frames decoded last are
-//! kept, so that playing forward decodes at most one new frame a sample rather than two, and
-//! a clip of two frames none at all. A frame is decoded with the frames after it that its
-//! source decodes together for little more ([`PoseFrames::frame_run_poses_into`]): a
-//! Half-Life skeleton of a few bones fills the sixteen lanes its angles are converted in with
-//! the next frames, which the next samples then find kept. ozz-animation's
-//! `SamplingJob::Context` plays the same part.
+//! Sampling one source again and again, as a game plays a clip: the frames decoded are
+//! kept, up to a budget, so that a clip played forward decodes each frame once, and played
+//! again (a loop) none. A frame is decoded with the frames after it that its source decodes
+//! together for little more ([`PoseFrames::frame_run_poses_into`]): a Half-Life skeleton of a
+//! few bones fills the sixteen lanes its angles are converted in with the next frames, which
+//! the next samples then find kept. ozz-animation's `SamplingJob::Context` plays the same
+//! part beside an animation whose keys are decoded once, offline.
 
 use glam::{Quat, Vec3A};
 
@@ -12,7 +12,7 @@ use super::PoseFrames;
 use super::local::{Interpolation, LocalPose, blend_in_place, nlerp_frames, sample_fused};
 
 /// A sampling context for one source: [`sample`](super::sample)'s results, bit for bit, with
-/// the last two frames it decoded kept for the next call.
+/// the frames it decoded kept for the next calls.
 ///
 /// It pays where frames are decoded from the file on every sample and the format has no
 /// pass of its own that blends while it decodes: Half-Life's run-length channels (and a
@@ -20,8 +20,11 @@ use super::local::{Interpolation, LocalPose, blend_in_place, nlerp_frames, sampl
 /// (DPM, IQM, MD5, [`BakedFrames`](super::BakedFrames)) sample through it, as `sample`
 /// does, and keep nothing. The context borrows its source, so what it keeps cannot go
 /// stale; a model with other controller settings is another source, with a context of its
-/// own. It keeps two runs of frames (on Half-Life two frames, or for a skeleton of at most
-/// eight bones as many as fit in sixteen lanes) and allocates only while they grow.
+/// own. It keeps every frame it decodes until its budget
+/// ([`DEFAULT_BUDGET`] bytes of poses unless [`set_budget`](Sampler::set_budget) says
+/// otherwise; never less than two runs of frames) would be passed, then forgets them all but
+/// the one frame the sample still needs, and goes on from there. It allocates only while what it keeps grows, and a table of eight bytes a
+/// frame of the source on its first sample.
 ///
 /// ```
 /// use skelmap_core::Model;
@@ -46,10 +49,17 @@ pub struct Sampler<'s, S> {
     kept: KeptFrames,
 }
 
-/// The frames a sampling context keeps between samples: two runs of consecutive frames and
-/// their poses. Opaque; a [`Sampler`] holds one for its source, and
-/// [`model::Sampler`](crate::model::Sampler) one for its model, through
-/// [`ModelView::sample_kept`](crate::view::ModelView::sample_kept).
+/// How many bytes of decoded poses a sampling context keeps unless told otherwise: 64 KiB,
+/// 2 048 poses of 32 bytes (a Half-Life character of 50 bones playing a clip of 40 frames
+/// keeps all of it).
+pub const DEFAULT_BUDGET: usize = 64 * 1024;
+
+/// The bytes of one kept pose.
+const POSE_BYTES: usize = size_of::<(Quat, Vec3A)>();
+
+/// The frames a sampling context keeps between samples and their poses. Opaque; a
+/// [`Sampler`] holds one for its source, and [`model::Sampler`](crate::model::Sampler) one
+/// for its model, through [`ModelView::sample_kept`](crate::view::ModelView::sample_kept).
 ///
 /// ```
 /// use skelmap_core::Model;
@@ -68,48 +78,31 @@ pub struct Sampler<'s, S> {
 /// kept.clear(); // before keeping frames of another view
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct KeptFrames {
-    kept: [Kept; 2],
+    /// Per frame of the source, where its poses lie in `poses`: start and length, the start
+    /// [`NOT_KEPT`] for a frame it does not keep.
+    at: Vec<(u32, u32)>,
+    /// The kept frames' poses, run after run.
+    poses: Vec<(Quat, Vec3A)>,
+    /// Frame `b`'s poses while a pair of frames far apart is decoded, before they join
+    /// `poses`.
+    scratch: Vec<(Quat, Vec3A)>,
+    /// The most poses it keeps before it starts over (two runs of frames where that is more).
+    budget: usize,
 }
+
+impl Default for KeptFrames {
+    fn default() -> Self {
+        KeptFrames::with_budget(DEFAULT_BUDGET)
+    }
+}
+
+/// The start of a frame [`KeptFrames`] does not keep.
+const NOT_KEPT: u32 = u32::MAX;
 
 /// The most frames a sampling context asks its source for at once.
 const RUN: usize = 16;
-
-/// A run of consecutive frames a sampling context keeps: which, and their poses, frame
-/// after frame.
-#[derive(Debug, Default)]
-struct Kept {
-    first: usize,
-    count: usize,
-    /// Poses a frame (every frame of a run has as many).
-    stride: usize,
-    poses: Vec<(Quat, Vec3A)>,
-}
-
-impl Kept {
-    #[inline]
-    fn holds(&self, frame: usize) -> bool {
-        frame
-            .checked_sub(self.first)
-            .is_some_and(|k| k < self.count)
-    }
-
-    /// The poses of `frame`, which it holds.
-    #[inline]
-    fn poses(&self, frame: usize) -> &[(Quat, Vec3A)] {
-        let start = frame.saturating_sub(self.first).saturating_mul(self.stride);
-        self.poses
-            .get(start..)
-            .map_or(&[], |p| p.get(..self.stride).unwrap_or(p))
-    }
-
-    /// Records that it holds `count` frames from `first`, its poses already written.
-    fn set(&mut self, first: usize, count: usize) {
-        (self.first, self.count) = (first, count);
-        self.stride = self.poses.len() / count.max(1);
-    }
-}
 
 impl<'s, 'data, S: PoseFrames<'data>> Sampler<'s, S> {
     /// A context for `source`, keeping nothing yet.
@@ -127,6 +120,11 @@ impl<'s, 'data, S: PoseFrames<'data>> Sampler<'s, S> {
         self.source
     }
 
+    /// Keeps at most `bytes` of decoded poses ([`KeptFrames::set_budget`]).
+    pub fn set_budget(&mut self, bytes: usize) {
+        self.kept.set_budget(bytes);
+    }
+
     /// [`sample`](super::sample)`(source, a, b, t, interpolation, out)`, the same poses bit for
     /// bit, decoding only the frames it does not keep.
     pub fn sample(
@@ -142,11 +140,42 @@ impl<'s, 'data, S: PoseFrames<'data>> Sampler<'s, S> {
 }
 
 impl KeptFrames {
+    /// Keeping nothing yet, and at most `bytes` of decoded poses (see [`set_budget`]).
+    ///
+    /// [`set_budget`]: KeptFrames::set_budget
+    #[must_use]
+    pub fn with_budget(bytes: usize) -> Self {
+        let mut kept = KeptFrames {
+            at: Vec::new(),
+            poses: Vec::new(),
+            scratch: Vec::new(),
+            budget: 0,
+        };
+        kept.set_budget(bytes);
+        kept
+    }
+
+    /// Keeps at most `bytes` of decoded poses from the next frame it decodes on: when the runs
+    /// a sample may decode would pass them, every kept frame but the one the sample still
+    /// needs is forgotten first.
+    /// However small, it keeps the two runs of frames one sample needs (on a skeleton of `n`
+    /// bones, up to 32 × `n` poses of 32 bytes).
+    pub fn set_budget(&mut self, bytes: usize) {
+        // Starts stay below `NOT_KEPT` whatever the budget.
+        self.budget = (bytes / POSE_BYTES).min(u32::MAX as usize / 4);
+    }
+
+    /// The most bytes of decoded poses it keeps (what [`set_budget`](KeptFrames::set_budget)
+    /// was given, rounded down to whole poses).
+    #[must_use]
+    pub fn budget(&self) -> usize {
+        self.budget * POSE_BYTES
+    }
+
     /// Forgets every frame it keeps (their memory stays for the next).
     pub fn clear(&mut self) {
-        for kept in &mut self.kept {
-            kept.count = 0;
-        }
+        self.at.clear();
+        self.poses.clear();
     }
 
     /// [`sample`](super::sample)`(source, a, b, t, interpolation, out)` through the frames it
@@ -165,69 +194,118 @@ impl KeptFrames {
         if sample_fused(source, (a, b, t), interpolation, bones, out) {
             return;
         }
-        let (slot_a, slot_b) = self.keep(source, a, b);
-        let (from, to) = (self.kept[slot_a].poses(a), self.kept[slot_b].poses(b));
+        self.keep(source, a, b, bones);
+        let (from, to) = (self.poses_of(a), self.poses_of(b));
         if interpolation == Interpolation::Nlerp && from.len() == bones {
             // Straight from the kept frames into `out`, without copying frame `a` first.
             nlerp_frames(from, to, t, &mut out.bones);
             return;
         }
         out.bones.clear();
-        out.bones.extend_from_slice(self.kept[slot_a].poses(a));
+        out.bones.extend_from_slice(from);
         out.bones.resize(bones, (Quat::IDENTITY, Vec3A::ZERO));
         // A bone missing from frame `b` keeps its pose from `a`, as `sample` leaves it.
-        let to = self.kept[slot_b].poses(b);
         blend_in_place(&mut out.bones, to, t, interpolation);
     }
 
-    /// Makes sure frames `a` and `b` of `source` are kept, decoding what is not; returns their
-    /// slots. A missing frame is decoded with the frames after it that its source decodes
-    /// together ([`PoseFrames::frame_run_poses_into`]): playing forward, the next samples find
-    /// them kept. Two frames further apart than a run, both missing, are decoded in one pass
-    /// ([`PoseFrames::frame_pair_poses_into`]).
-    fn keep<'data, S: PoseFrames<'data>>(
-        &mut self,
-        source: &S,
-        a: usize,
-        b: usize,
-    ) -> (usize, usize) {
-        let slot = |kept: &[Kept; 2], frame| kept.iter().position(|k| k.holds(frame));
-        match (slot(&self.kept, a), slot(&self.kept, b)) {
-            (Some(i), Some(j)) => (i, j),
-            (Some(i), None) => {
-                self.decode(source, 1 - i, b);
-                (i, 1 - i)
-            }
-            (None, Some(j)) => {
-                self.decode(source, 1 - j, a);
-                (1 - j, j)
-            }
-            (None, None) if b.checked_sub(a).is_some_and(|d| d < RUN) => {
-                self.decode(source, 0, a);
-                if self.kept[0].holds(b) {
-                    (0, 0)
-                } else {
-                    self.decode(source, 1, b);
-                    (0, 1)
+    /// Whether it keeps frame `frame`.
+    #[inline]
+    fn holds(&self, frame: usize) -> bool {
+        self.at
+            .get(frame)
+            .is_some_and(|&(start, _)| start != NOT_KEPT)
+    }
+
+    /// The poses of frame `frame`: empty when it does not keep it.
+    #[inline]
+    fn poses_of(&self, frame: usize) -> &[(Quat, Vec3A)] {
+        let Some(&(start, len)) = self.at.get(frame).filter(|&&(s, _)| s != NOT_KEPT) else {
+            return &[];
+        };
+        let start = start as usize;
+        self.poses
+            .get(start..start.saturating_add(len as usize))
+            .unwrap_or_default()
+    }
+
+    /// Makes sure frames `a` and `b` of `source` are kept, decoding what is not. A missing
+    /// frame is decoded with the frames after it that its source decodes together
+    /// ([`PoseFrames::frame_run_poses_into`]): playing forward, the next samples find them
+    /// kept. Two frames further apart than a run, both missing, are decoded in one pass
+    /// ([`PoseFrames::frame_pair_poses_into`]). Where two more runs of `bones` poses a frame
+    /// would pass the budget, it starts over, keeping the one of the two it holds.
+    fn keep<'data, S: PoseFrames<'data>>(&mut self, source: &S, a: usize, b: usize, bones: usize) {
+        let frames = source.num_frames();
+        if self.at.len() != frames {
+            self.at.clear();
+            self.at.resize(frames, (NOT_KEPT, 0));
+            self.poses.clear();
+        }
+        let (has_a, has_b) = (self.holds(a), self.holds(b));
+        if has_a && has_b {
+            return;
+        }
+        let runs = 2 * RUN * bones.max(1);
+        if self.poses.len().saturating_add(runs) > self.budget.max(runs) {
+            self.start_over(if has_a { a } else { b });
+        }
+        match (has_a, has_b) {
+            (true, _) => self.decode(source, b),
+            (false, true) => self.decode(source, a),
+            (false, false) if b.checked_sub(a).is_some_and(|d| d < RUN) => {
+                self.decode(source, a);
+                if !self.holds(b) {
+                    self.decode(source, b);
                 }
             }
-            (None, None) => {
-                let [ka, kb] = &mut self.kept;
-                ka.poses.clear();
-                kb.poses.clear();
-                source.frame_pair_poses_into(a, b, &mut ka.poses, &mut kb.poses);
-                ka.set(a, 1);
-                kb.set(b, 1);
-                (0, 1)
+            (false, false) => {
+                let start = self.poses.len();
+                self.scratch.clear();
+                source.frame_pair_poses_into(a, b, &mut self.poses, &mut self.scratch);
+                self.record(a, 1, start);
+                let start = self.poses.len();
+                self.poses.extend_from_slice(&self.scratch);
+                self.record(b, 1, start);
             }
         }
     }
 
-    /// Frame `frame` of `source`, and the frames it decodes with it, into slot `slot`.
-    fn decode<'data, S: PoseFrames<'data>>(&mut self, source: &S, slot: usize, frame: usize) {
-        let kept = &mut self.kept[slot];
-        kept.poses.clear();
-        let count = source.frame_run_poses_into(frame, RUN, &mut kept.poses);
-        kept.set(frame, count);
+    /// Forgets every frame but `frame` (which it may not keep), whose poses move to the
+    /// front: a sample that needs one new frame keeps the other.
+    fn start_over(&mut self, frame: usize) {
+        let kept = self.at.get(frame).copied().filter(|&(s, _)| s != NOT_KEPT);
+        self.at.fill((NOT_KEPT, 0));
+        let Some((start, len)) = kept else {
+            self.poses.clear();
+            return;
+        };
+        let (start, len) = (start as usize, len as usize);
+        if let Some(end) = start
+            .checked_add(len)
+            .filter(|&end| end <= self.poses.len())
+        {
+            self.poses.copy_within(start..end, 0);
+            self.poses.truncate(len);
+            self.record(frame, 1, 0);
+        } else {
+            self.poses.clear();
+        }
+    }
+
+    /// Frame `frame` of `source`, and the frames it decodes with it, kept.
+    fn decode<'data, S: PoseFrames<'data>>(&mut self, source: &S, frame: usize) {
+        let start = self.poses.len();
+        let count = source.frame_run_poses_into(frame, RUN, &mut self.poses);
+        self.record(frame, count, start);
+    }
+
+    /// Records that the poses from `start` to the end are those of `count` frames from
+    /// `first`, as many to each.
+    fn record(&mut self, first: usize, count: usize, start: usize) {
+        let len = self.poses.len().saturating_sub(start) / count.max(1);
+        let as_u32 = |n: usize| u32::try_from(n).unwrap_or(NOT_KEPT);
+        for (k, slot) in self.at.iter_mut().skip(first).take(count).enumerate() {
+            *slot = (as_u32(start + k * len), as_u32(len));
+        }
     }
 }

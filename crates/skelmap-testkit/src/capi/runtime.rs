@@ -37,7 +37,7 @@ use skelmap_capi::pose::{
 };
 use skelmap_capi::sampler::{
     SkelmapSampler, skelmap_sampler_free, skelmap_sampler_new, skelmap_sampler_sample,
-    skelmap_sampler_sample_clip, skelmap_sampler_set_controls,
+    skelmap_sampler_sample_clip, skelmap_sampler_set_budget, skelmap_sampler_set_controls,
 };
 use skelmap_capi::skeleton::{
     SkelmapController, skelmap_controller, skelmap_model_set_framegroups,
@@ -209,6 +209,12 @@ impl<'m> CSampler<'m> {
         // a readable `SkelmapControls`.
         unsafe { skelmap_sampler_set_controls(self.ptr.as_mut(), controls) }
     }
+
+    /// `skelmap_sampler_set_budget`.
+    pub fn set_budget(&mut self, bytes: usize) -> SkelmapStatus {
+        // SAFETY: a live sampler, borrowed exclusively through `self`.
+        unsafe { skelmap_sampler_set_budget(self.ptr.as_mut(), bytes) }
+    }
 }
 
 impl Drop for CSampler<'_> {
@@ -218,15 +224,18 @@ impl Drop for CSampler<'_> {
     }
 }
 
-/// `skelmap_sampler_sample` and `skelmap_sampler_set_controls` with a NULL sampler.
+/// `skelmap_sampler_sample`, `skelmap_sampler_set_controls` and `skelmap_sampler_set_budget`
+/// with a NULL sampler.
 #[must_use]
-pub fn null_sampler_statuses(local: &CLocal) -> [SkelmapStatus; 2] {
+pub fn null_sampler_statuses(local: &CLocal) -> [SkelmapStatus; 3] {
     // SAFETY: NULL sampler (refused before anything is read); a live local pose.
     let sample = unsafe { skelmap_sampler_sample(None, local.raw().as_mut(), 0, 0, 0.0, 0) };
     let controls = SkelmapControls::default();
     // SAFETY: NULL sampler, refused; `controls` is readable.
     let set = unsafe { skelmap_sampler_set_controls(None, Some(&controls)) };
-    [sample, set]
+    // SAFETY: NULL sampler, refused.
+    let budget = unsafe { skelmap_sampler_set_budget(None, 0) };
+    [sample, set, budget]
 }
 
 handle!(
@@ -853,8 +862,8 @@ pub(crate) fn exercise(m: *mut SkelmapModel, counts: &SkelmapCounts) -> u64 {
     };
     let last = counts.frames.saturating_sub(1);
     sum += a.sample_controlled(model, (last, 0, 0.25, 0), Some(&controls)) as u64;
-    // A sampler playing forward past the last frame, then with those settings, then with a
-    // value that is not finite (refused).
+    // A sampler playing forward past the last frame, then on the least budget with those
+    // settings, then with a value that is not finite (refused).
     if let Ok(mut sampler) = CSampler::new(model) {
         for f in 0..counts.frames.min(20) + 2 {
             sum += sampler.sample(Some(&b), (f, f + 1, 0.5, f % 3)) as u64;
@@ -863,6 +872,8 @@ pub(crate) fn exercise(m: *mut SkelmapModel, counts: &SkelmapCounts) -> u64 {
             sum += sampler.sample_clip(Some(&a), (clip, seconds, true)) as u64;
             sum += sampler.sample_clip(Some(&a), (clip, -seconds, false)) as u64;
         }
+        // Keeping no more than a sample needs, so that it starts over.
+        sum += sampler.set_budget(0) as u64;
         sum += sampler.set_controls(Some(&controls)) as u64;
         sum += sampler.sample(Some(&b), (last, 0, 0.25, 1)) as u64;
         sum += sampler.sample_clip(Some(&b), (0, f32::NAN, true)) as u64;
