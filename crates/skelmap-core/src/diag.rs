@@ -243,12 +243,23 @@ impl Diagnostics {
             warnings: before.to_vec(),
         };
         check(&mut out);
-        for w in after {
-            out.warn_n(w.format, w.kind, w.what, w.offset, w.count, || {
+        out.add_all(after);
+        out
+    }
+
+    /// Adds `other`'s findings to these, as if the pass that found them had recorded them
+    /// here: a kind already seen adds to its entry. Where a companion file is read into
+    /// findings of its own, they join the model's only if the file is kept.
+    pub(crate) fn absorb(&mut self, other: &Diagnostics) {
+        self.add_all(&other.warnings);
+    }
+
+    fn add_all(&mut self, warnings: &[Warning]) {
+        for w in warnings {
+            self.warn_n(w.format, w.kind, w.what, w.offset, w.count, || {
                 w.detail.clone()
             });
         }
-        out
     }
 
     /// The findings, one per kind, in the order they were first seen.

@@ -2,7 +2,7 @@
 //! loaders broke on, each asserting the error's variant, section and field, line and column.
 
 use skelmap::md5::{Anim, MeshFile};
-use skelmap::{Error, Format, Limits, Parse, Problem, WarningKind};
+use skelmap::{Error, Format, Limits, Model, Parse, Problem, WarningKind};
 
 use super::{ANIM, MESH, anim_error, files, located, mesh_error, mesh_warnings, open_pair, with};
 
@@ -709,6 +709,46 @@ fn rule_9_an_animation_of_other_joints_beside_the_mesh_is_left_out() {
         .get(WarningKind::CompanionIgnored)
         .unwrap();
     assert!(w.detail.contains("fixture-idle.md5anim"), "{}", w.detail);
+}
+
+/// An animation beside the mesh is fitted as soon as its hierarchy is read: one of other
+/// joints is left out without its frames read (a frame that would be refused and a rotation
+/// that would be warned of change nothing), and what the parse of an animation left out
+/// found does not join the model's findings; what that of one played found does.
+#[test]
+fn rule_9_an_animation_left_out_brings_no_findings_of_its_own() {
+    let unit = "0 0 1 0 0 -0.70710677 1";
+    let long = "0 0 1 0.9 0.9 -0.70710677 1";
+    let kinds = |model: &Model<'_>| {
+        let w = model.diagnostics().warnings();
+        w.iter().map(|w| (w.kind, w.count)).collect::<Vec<_>>()
+    };
+    // Other joints, a rotation past unit length in frame 0 and a NaN in frame 1.
+    let other = with(&with(ANIM, "\"hand\"", "\"claw\""), unit, long);
+    let other = with(&other, "0 0 2 0 0 0 2", "0 0 2 0 0 0 nan");
+    let files = files(MESH, &other);
+    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+    assert_eq!(model.num_frames(), 1);
+    assert_eq!(kinds(&model), [(WarningKind::CompanionIgnored, 1)]);
+    let detail = &model.diagnostics().warnings()[0].detail;
+    assert!(
+        detail.contains("hierarchy.name at line 12, column 3"),
+        "{detail}"
+    );
+    // The same joints, refused at frame 1 after the warning at frame 0.
+    let refused = with(&with(ANIM, unit, long), "0 0 2 0 0 0 2", "0 0 2 0 0 0 nan");
+    let files = self::files(MESH, &refused);
+    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+    assert_eq!(model.num_frames(), 1);
+    assert_eq!(kinds(&model), [(WarningKind::CompanionIgnored, 1)]);
+    let detail = &model.diagnostics().warnings()[0].detail;
+    assert!(detail.contains("frame.component"), "{detail}");
+    // Played: its finding is the model's.
+    let played = with(ANIM, unit, long);
+    let files = self::files(MESH, &played);
+    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+    assert_eq!(model.num_frames(), 2);
+    assert_eq!(kinds(&model), [(WarningKind::QuatNotUnit, 1)]);
 }
 
 /// vkQuake #980: an animation of another joint count aborted the engine; given explicitly,

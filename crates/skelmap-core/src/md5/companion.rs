@@ -7,6 +7,7 @@
 //! `docs/formats/md5.md`) is read with it.
 
 use super::lex::{Lexer, line_column};
+use super::raw::JointAnimInfo;
 use super::scale;
 use super::validate::{Kind, header};
 use super::view::{Anim, MeshFile, Pair};
@@ -105,7 +106,21 @@ impl<'a> Open<'a> for Pair<'a> {
                 Companion::AnimationBeside => false,
                 _ => continue,
             };
-            let mut anim = match Anim::parse_with(source.bytes(), limits, diag) {
+            // Fitted to the mesh as soon as its hierarchy is read: another skeleton's
+            // animation is left out without its frames read, and its findings with it.
+            let text = source.bytes();
+            let mut own = Diagnostics::new();
+            let fitted =
+                Anim::parse_checked(
+                    text,
+                    limits,
+                    &mut own,
+                    |hierarchy| match Pair::hierarchy_fits(&mesh, hierarchy, text) {
+                        Some(joint) => Err(misfit(&mesh, hierarchy, text, joint)),
+                        None => Ok(()),
+                    },
+                );
+            let mut anim = match fitted {
                 Ok(anim) => anim,
                 Err(e) if given => return Err(e),
                 Err(e) => {
@@ -113,14 +128,7 @@ impl<'a> Open<'a> for Pair<'a> {
                     continue;
                 }
             };
-            if let Some(joint) = Pair::fits(&mesh, &anim) {
-                let error = misfit(&mesh, &anim, joint);
-                if given {
-                    return Err(error);
-                }
-                ignored(diag, path, error.offset().unwrap_or(0), &error.to_string());
-                continue;
-            }
+            diag.absorb(&own);
             read_scales(files, path, &mut anim, limits, diag);
             anims.push((clip_name(stem(&files.path), stem(path)), anim));
         }
@@ -168,10 +176,10 @@ fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
     );
 }
 
-/// The error for an animation whose joint `joint` does not fit the mesh, located in the
-/// animation's text.
-fn misfit(mesh: &MeshFile<'_>, anim: &Anim<'_>, joint: usize) -> Error {
-    let (what, problem, offset) = match anim.hierarchy.get(joint) {
+/// The error for an animation (its `hierarchy`, read from `text`) whose joint `joint` does not
+/// fit the mesh, located in the animation's text.
+fn misfit(mesh: &MeshFile<'_>, hierarchy: &[JointAnimInfo], text: &[u8], joint: usize) -> Error {
+    let (what, problem, offset) = match hierarchy.get(joint) {
         Some(h) if joint < mesh.joints.len() => (
             "hierarchy.name",
             Problem::JointMismatch {
@@ -182,13 +190,13 @@ fn misfit(mesh: &MeshFile<'_>, anim: &Anim<'_>, joint: usize) -> Error {
         other => (
             "header.numJoints",
             Problem::Mismatch {
-                value: anim.num_joints() as u64,
+                value: hierarchy.len() as u64,
                 expected: mesh.num_joints() as u64,
             },
             other.map_or(0, |h| u64::from(h.name.start)),
         ),
     };
-    let (line, column) = line_column(anim.text, offset);
+    let (line, column) = line_column(text, offset);
     Error::Text {
         format: Format::Md5,
         what,

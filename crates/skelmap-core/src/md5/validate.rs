@@ -703,6 +703,20 @@ impl<'data> Parse<'data> for Anim<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
+        Anim::parse_checked(data, limits, diag, |_| Ok(()))
+    }
+}
+
+impl<'data> Anim<'data> {
+    /// [`parse_with`](Parse::parse_with), with `check` asked about the hierarchy as soon as it
+    /// is read: its error ends the parse before the bounds, base frame and frames are (an
+    /// animation of another skeleton need not be read whole to be left out).
+    pub(crate) fn parse_checked(
+        data: &'data [u8],
+        limits: &Limits,
+        diag: &mut Diagnostics,
+        check: impl FnOnce(&[JointAnimInfo]) -> Result<()>,
+    ) -> Result<Self> {
         let (mut lex, commandline) =
             begin(data, limits, (Kind::Anim, "numFrames (an .md5anim)"), diag)?;
         let frames_at = lex.next_offset()?;
@@ -778,6 +792,7 @@ impl<'data> Parse<'data> for Anim<'data> {
             ));
         }
         let hierarchy = hierarchy(&mut lex, num_joints, num_components)?;
+        check(&hierarchy)?;
         let bounds = bounds(&mut lex, num_frames)?;
         let base_frame = base_frame(&mut lex, num_joints, diag)?;
         let mut anim = Anim {

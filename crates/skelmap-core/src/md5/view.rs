@@ -433,14 +433,24 @@ impl<'data> Pair<'data> {
     /// same order, with the same parents.
     #[must_use]
     pub fn fits(mesh: &MeshFile<'_>, anim: &Anim<'_>) -> Option<usize> {
-        let joints = mesh.joints.iter().zip(&anim.hierarchy);
+        Pair::hierarchy_fits(mesh, &anim.hierarchy, anim.text)
+    }
+
+    /// [`fits`](Pair::fits) of an animation's `hierarchy`, read from `text`: what an
+    /// animation's parse can ask before it reads the frames.
+    pub(crate) fn hierarchy_fits(
+        mesh: &MeshFile<'_>,
+        hierarchy: &[JointAnimInfo],
+        text: &[u8],
+    ) -> Option<usize> {
+        let joints = mesh.joints.iter().zip(hierarchy);
         let differs = joints.enumerate().find(|(_, (j, h))| {
-            j.parent != h.parent_num || j.name.of(mesh.text) != h.name.of(anim.text)
+            j.parent != h.parent_num || j.name.of(mesh.text) != h.name.of(text)
         });
         match differs {
             Some((i, _)) => Some(i),
-            None if mesh.joints.len() != anim.hierarchy.len() => {
-                Some(mesh.joints.len().min(anim.hierarchy.len()))
+            None if mesh.joints.len() != hierarchy.len() => {
+                Some(mesh.joints.len().min(hierarchy.len()))
             }
             None => None,
         }
