@@ -189,6 +189,34 @@ impl<'d, S: PoseFrames<'d>> PoseFrames<'d> for CountingRuns<'_, S> {
     }
 }
 
+impl<'a, S> CountingRuns<'a, S> {
+    /// Counting the frames and runs decoded from `inner`, none yet.
+    fn new(inner: &'a S) -> Self {
+        CountingRuns {
+            counting: Counting {
+                inner,
+                decoded: std::cell::Cell::new(0),
+            },
+            runs: Default::default(),
+        }
+    }
+}
+
+/// Frames 0 to 24 of `pair` played forward, one pair at 0.5 a sample, through `sampler`:
+/// each sample `pose::sample`'s, bit for bit.
+fn play_forward<'d, S: PoseFrames<'d>>(
+    sampler: &mut Sampler<'_, S>,
+    pair: &skelmap::hl1::Pair<'_>,
+    label: &str,
+) {
+    let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
+    for f in 0..24 {
+        sampler.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut kept);
+        pose::sample(pair, f, f + 1, 0.5, Interpolation::Nlerp, &mut fresh);
+        assert_eq!(bits(&kept), bits(&fresh), "{label} {f}");
+    }
+}
+
 /// Playing a Half-Life model of two bones forward, the sampler decodes each frame once, in
 /// runs of eight (sixteen poses, what one conversion of the angles takes), shorter at the end
 /// of a sequence, never across one; the poses are `pose::sample`'s.
@@ -199,31 +227,16 @@ fn playing_forward_decodes_each_frame_once_in_runs() {
     let pair = model.as_hl1().unwrap();
     // Sequences of 21, 3 and 1 frames.
     assert_eq!(pair.num_frames(), 25);
-    let source = CountingRuns {
-        counting: Counting {
-            inner: pair,
-            decoded: std::cell::Cell::new(0),
-        },
-        runs: Default::default(),
-    };
+    let source = CountingRuns::new(pair);
     let mut sampler = Sampler::new(&source);
-    let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
-    for f in 0..24 {
-        sampler.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut kept);
-        pose::sample(pair, f, f + 1, 0.5, Interpolation::Nlerp, &mut fresh);
-        assert_eq!(bits(&kept), bits(&fresh), "{f}");
-    }
+    play_forward(&mut sampler, pair, "first pass");
     assert_eq!(source.counting.decoded.get(), 25);
     assert_eq!(
         *source.runs.borrow(),
         [(0, 8), (8, 8), (16, 4), (20, 1), (21, 2), (23, 1), (24, 1)]
     );
     // Played again, as a loop: every frame is kept, nothing is decoded.
-    for f in 0..24 {
-        sampler.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut kept);
-        pose::sample(pair, f, f + 1, 0.5, Interpolation::Nlerp, &mut fresh);
-        assert_eq!(bits(&kept), bits(&fresh), "again {f}");
-    }
+    play_forward(&mut sampler, pair, "again");
     assert_eq!(source.counting.decoded.get(), 25);
 }
 
@@ -236,24 +249,13 @@ fn a_sampler_past_its_budget_starts_over() {
     let bytes = crate::hl1::chain(2).write().unwrap();
     let model = Model::from_bytes(&bytes).unwrap();
     let pair = model.as_hl1().unwrap();
-    let source = CountingRuns {
-        counting: Counting {
-            inner: pair,
-            decoded: std::cell::Cell::new(0),
-        },
-        runs: Default::default(),
-    };
+    let source = CountingRuns::new(pair);
     let mut sampler = Sampler::new(&source);
     sampler.set_budget(0);
-    let (mut kept, mut fresh) = (LocalPose::default(), LocalPose::default());
     let mut passes = Vec::new();
-    for pass in 0..2 {
+    for pass in ["first pass", "second pass"] {
         let before = source.counting.decoded.get();
-        for f in 0..24 {
-            sampler.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut kept);
-            pose::sample(pair, f, f + 1, 0.5, Interpolation::Nlerp, &mut fresh);
-            assert_eq!(bits(&kept), bits(&fresh), "pass {pass} frame {f}");
-        }
+        play_forward(&mut sampler, pair, pass);
         passes.push(source.counting.decoded.get() - before);
     }
     // Each pass decodes every frame once, in the runs of the first pass above.
