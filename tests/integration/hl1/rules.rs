@@ -644,6 +644,90 @@ fn rule_9_trivert_indices_in_range_in_a_scanned_command() {
     }
 }
 
+/// Rule 9 on a mesh of many short commands (which validation proves in one walk with their
+/// indices scanned): the vertex and triangle counts, and where a command fails, the first
+/// fault in the file's order, an index or a count, whatever follows it.
+#[test]
+fn rule_9_the_first_fault_among_many_commands() {
+    use skelmap::hl1::{CommandDef, TrivertDef};
+    let mut builder = Builder::example();
+    let model = &mut builder.bodyparts[0].models[0];
+    let (verts, norms) = (model.vertices.len() as i16, model.normals.len() as i16);
+    let lengths: [usize; 7] = [3, 5, 4, 9, 3, 12, 7];
+    // The example's other meshes' vertices and triangles.
+    let bytes = example();
+    let example = Hl1::parse(&bytes).unwrap();
+    let old = &model.meshes[0].commands;
+    let old_vertices: usize = old.iter().map(|c| c.vertices.len()).sum();
+    let others = (
+        example.num_vertices() - old_vertices,
+        example.num_triangles() - (old_vertices - 2 * old.len()),
+    );
+    model.meshes[0].commands = lengths
+        .iter()
+        .enumerate()
+        .map(|(c, &n)| CommandDef {
+            fan: c % 2 == 1,
+            vertices: (0..n as i16)
+                .map(|k| TrivertDef {
+                    vertex: k % verts,
+                    normal: k % norms,
+                    s: 0,
+                    t: 0,
+                })
+                .collect(),
+        })
+        .collect();
+    let clean = builder.write().unwrap();
+    let vertices: usize = lengths.iter().sum();
+    let parsed = Hl1::parse(&clean).unwrap();
+    assert_eq!(parsed.num_vertices(), others.0 + vertices);
+    assert_eq!(
+        parsed.num_triangles(),
+        others.1 + vertices - 2 * lengths.len()
+    );
+    // Command `c`'s count, and its trivert `k`'s field at `field`.
+    let command = |c: usize| {
+        tricmds_at(&clean)
+            + lengths[..c]
+                .iter()
+                .map(|n| 2 + size_of::<Trivert>() * n)
+                .sum::<usize>()
+    };
+    let trivert =
+        |c: usize, k: usize, field: usize| command(c) + 2 + size_of::<Trivert>() * k + field;
+    let index = |at: usize, what, value: i16, len: i16| {
+        let problem = Problem::Index {
+            index: value.into(),
+            len: len as u64,
+        };
+        (Format::Hl1, what, at as u64, problem)
+    };
+    let short = |c: usize| {
+        let problem = Problem::BelowMinimum { value: 2, min: 3 };
+        (Format::Hl1, "tricmd.count", command(c) as u64, problem)
+    };
+    let put = |b: &mut Vec<u8>, at: usize, value: i16| {
+        b[at..at + 2].copy_from_slice(&value.to_le_bytes());
+    };
+    // An index in command 3, then a count of 2 in command 5: the index.
+    let mut b = clean.clone();
+    put(&mut b, trivert(3, 8, 0), verts);
+    put(&mut b, command(5), -2);
+    let want = index(trivert(3, 8, 0), "trivert.vertindex", verts, verts);
+    assert_eq!(invalid(&err(&b)), want);
+    // A count of 2 in command 2, then an index in command 3: the count.
+    let mut b = clean.clone();
+    put(&mut b, command(2), 2);
+    put(&mut b, trivert(3, 0, 2), -1);
+    assert_eq!(invalid(&err(&b)), short(2));
+    // A normal index in the last command alone.
+    let mut b = clean.clone();
+    put(&mut b, trivert(6, 6, 2), norms);
+    let want = index(trivert(6, 6, 2), "trivert.normindex", norms, norms);
+    assert_eq!(invalid(&err(&b)), want);
+}
+
 #[test]
 fn rule_9_commands_end_within_the_file() {
     let mut b = example();

@@ -871,10 +871,27 @@ pub(crate) fn walk_tricmds(
     numnorms: u32,
     limits: &Limits,
 ) -> Result<(u32, u32)> {
-    let (mut vertices, mut triangles) = (0u64, 0u64);
-    // A scan of a command's triverts (for commands long enough to pay for it): the indices
-    // as 16-bit fields, a negative one above any maximum (at most `i16::MAX`).
+    // The largest index of `n` items, as the scans take it: 16-bit, a negative one above any
+    // maximum (at most `i16::MAX`).
     let last = |n: u32| n.checked_sub(1).map(|m| m.min(i16::MAX as u32));
+    // A mesh whose every command passes is proven by one walk of its commands with their
+    // triverts' indices scanned; only where that walk stops does this one name the fault.
+    let proven = match (last(numverts), last(numnorms), usize::try_from(at)) {
+        (Some(v), Some(n), Ok(at)) => scan::hl1_tricmds(
+            reader.bytes(),
+            at,
+            [v as u16, n as u16],
+            limits.max_vertices_per_mesh.into(),
+        ),
+        _ => None,
+    };
+    if let Some(walked) = proven {
+        // At most `max_vertices_per_mesh` vertices, and at least 3 a command.
+        let triangles = walked.vertices - 2 * walked.commands;
+        return Ok((walked.vertices as u32, triangles as u32));
+    }
+    let (mut vertices, mut triangles) = (0u64, 0u64);
+    // A scan of a command's triverts (for commands long enough to pay for it).
     let scan = match (last(numverts), last(numnorms)) {
         (Some(v), Some(n)) => scan::Fields::<2>::new(&[v, n, u32::MAX, u32::MAX]),
         _ => None,

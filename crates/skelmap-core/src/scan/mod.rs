@@ -415,6 +415,24 @@ pub(crate) fn hl1_anim_runs(
     x86_or_none!(x86::runs::try_anim_runs(bytes, chains); bytes, chains)
 }
 
+/// What [`hl1_tricmds`] walked: the commands and their vertices.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Tricmds {
+    pub commands: u64,
+    pub vertices: u64,
+}
+
+/// One Half-Life mesh's triangle commands from `at` in `bytes` (each a little-endian `i16`
+/// count, negative for a fan, then that many 8-byte triverts; a count of 0 ends them), walked
+/// when every one passes: its count at least 3 either way, its triverts within `bytes`, their
+/// vertex and normal indices (read as unsigned, so a negative one is above any maximum up to
+/// `i16::MAX`) at most `max`, and the vertices up to each command at most `most`. `None`
+/// where any fails, and without AVX-512 (F and BW), where the format's walk does all the
+/// work and names the first fault.
+pub(crate) fn hl1_tricmds(bytes: &[u8], at: usize, max: [u16; 2], most: u64) -> Option<Tricmds> {
+    x86_or_none!(x86::tricmds::try_tricmds(bytes, at, max, most); bytes, at, max, most)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Fields, SHORT};

@@ -15,6 +15,8 @@
 //! - [`records`]: MS3D's vertex, triangle, vertex extra and key records.
 //! - [`runs`]: Half-Life's chains of animation-value runs, many walked at once by gathers
 //!   (AVX-512F, or AVX2).
+//! - [`tricmds`]: Half-Life's chains of triangle commands, a command a step, its triverts'
+//!   indices eight a register (AVX-512F and BW).
 //! - [`poses`]: float tables of either byte order (pose matrices, texture coordinates) for
 //!   non-finite values, and quaternion poses (lengths off unit).
 //! - [`read`]: the read pass, the widest loads the CPU has.
@@ -31,6 +33,7 @@ pub(crate) mod poses;
 pub(crate) mod read;
 pub(crate) mod records;
 pub(crate) mod runs;
+pub(crate) mod tricmds;
 pub(crate) mod words;
 
 use core::arch::x86_64::{
