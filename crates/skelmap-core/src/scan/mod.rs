@@ -427,8 +427,8 @@ pub(crate) struct Tricmds {
 /// when every one passes: its count at least 3 either way, its triverts within `bytes`, their
 /// vertex and normal indices (read as unsigned, so a negative one is above any maximum up to
 /// `i16::MAX`) at most `max`, and the vertices up to each command at most `most`. `None`
-/// where any fails, and without AVX-512 (F and BW), where the format's walk does all the
-/// work and names the first fault.
+/// where any fails, and without AVX-512 (F and BW) and AVX2, where the format's walk does
+/// all the work and names the first fault.
 pub(crate) fn hl1_tricmds(bytes: &[u8], at: usize, max: [u16; 2], most: u64) -> Option<Tricmds> {
     x86_or_none!(x86::tricmds::try_tricmds(bytes, at, max, most); bytes, at, max, most)
 }

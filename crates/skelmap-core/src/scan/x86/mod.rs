@@ -16,7 +16,7 @@
 //! - [`runs`]: Half-Life's chains of animation-value runs, many walked at once by gathers
 //!   (AVX-512F, or AVX2).
 //! - [`tricmds`]: Half-Life's chains of triangle commands, a command a step, its triverts'
-//!   indices eight a register (AVX-512F and BW).
+//!   indices eight a register (AVX-512F and BW; AVX2: four).
 //! - [`poses`]: float tables of either byte order (pose matrices, texture coordinates) for
 //!   non-finite values, and quaternion poses (lengths off unit).
 //! - [`read`]: the read pass, the widest loads the CPU has.

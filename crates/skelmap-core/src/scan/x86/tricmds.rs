@@ -2,11 +2,14 @@
 //! when positive, a fan when negative, 0 ending the chain) and that many 8-byte triverts
 //! (`vertindex`, `normindex`, `s`, `t`, 16 bits each). A mesh's chain is one walk of
 //! dependent reads, and its commands are short (a strip of a dozen vertices is a long one):
-//! the walk takes one command a step and tests its triverts' indices a register (eight
-//! triverts) at a time, the last partial register by a masked load.
+//! the walk takes one command a step and tests its triverts' indices a register at a time
+//! (AVX-512: eight triverts, AVX2: four), the last partial register by a masked load.
 
 use core::arch::x86_64::{
-    _mm512_cmpgt_epu16_mask, _mm512_loadu_si512, _mm512_maskz_loadu_epi8, _mm512_set1_epi64,
+    __m256i, _mm256_cmpgt_epi32, _mm256_loadu_si256, _mm256_maskload_epi32, _mm256_max_epu16,
+    _mm256_or_si256, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32,
+    _mm256_setzero_si256, _mm256_testz_si256, _mm256_xor_si256, _mm512_cmpgt_epu16_mask,
+    _mm512_loadu_si512, _mm512_maskz_loadu_epi8, _mm512_set1_epi64,
 };
 
 use crate::scan::Tricmds;
@@ -14,42 +17,66 @@ use crate::scan::Tricmds;
 /// Bytes of a trivert.
 const TRIVERT: usize = 8;
 
-/// [`crate::scan::hl1_tricmds`] where the CPU has AVX-512 (F and BW), else `None`.
+/// [`crate::scan::hl1_tricmds`] where the CPU has AVX-512 (F and BW) or AVX2, else `None`.
 pub(crate) fn try_tricmds(bytes: &[u8], at: usize, max: [u16; 2], most: u64) -> Option<Tricmds> {
     if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
         // SAFETY: the CPU was just found to support AVX-512F and BW.
         unsafe { tricmds(bytes, at, max, most) }
+    } else if super::avx2() {
+        // SAFETY: the CPU was just found to support AVX2.
+        unsafe { tricmds_avx2(bytes, at, max, most) }
     } else {
         None
     }
 }
 
-/// The walk of [`try_tricmds`].
+/// A trivert's maxima as one 64-bit lane: its vertex and normal indices at most `vertex` and
+/// `normal`, `s` and `t` anything.
+fn trivert_max([vertex, normal]: [u16; 2]) -> i64 {
+    (u64::from(vertex) | u64::from(normal) << 16 | 0xffff_ffff << 32) as i64
+}
+
+/// The walk of commands from `at` that both widths share: `triverts(bytes)` says whether
+/// any index of a command's triverts is above its maximum. `None` as soon as a command
+/// fails.
+#[inline(always)]
+fn walk(
+    bytes: &[u8],
+    mut at: usize,
+    most: u64,
+    mut triverts: impl FnMut(&[u8]) -> bool,
+) -> Option<Tricmds> {
+    let mut walked = Tricmds::default();
+    loop {
+        let count = bytes.get(at..at.checked_add(2)?)?;
+        let n = usize::from(i16::from_le_bytes([count[0], count[1]]).unsigned_abs());
+        if n == 0 {
+            return Some(walked);
+        }
+        if n < 3 || triverts(bytes.get(at + 2..at + 2 + TRIVERT * n)?) {
+            return None;
+        }
+        walked.vertices += n as u64;
+        walked.commands += 1;
+        if walked.vertices > most {
+            return None;
+        }
+        at += 2 + TRIVERT * n;
+    }
+}
+
+/// The walk of [`try_tricmds`] with AVX-512: eight triverts a register. The faults of a
+/// command are folded into one mask that stops the walk at once; a command's few registers
+/// are tested without a branch each.
 ///
 /// # Safety
 ///
 /// The CPU must support AVX-512F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn tricmds(
-    bytes: &[u8],
-    mut at: usize,
-    [vertex, normal]: [u16; 2],
-    most: u64,
-) -> Option<Tricmds> {
-    // Per trivert: its vertex and normal indices at most their maxima, `s` and `t` anything.
-    let max = u64::from(vertex) | u64::from(normal) << 16 | 0xffff_ffff << 32;
-    let max = _mm512_set1_epi64(max as i64);
-    let (mut above, mut walked) = (0u32, Tricmds::default());
-    loop {
-        let count = bytes.get(at..at.checked_add(2)?)?;
-        let n = usize::from(i16::from_le_bytes([count[0], count[1]]).unsigned_abs());
-        if n == 0 {
-            break;
-        }
-        if n < 3 {
-            return None;
-        }
-        let triverts = bytes.get(at + 2..at + 2 + TRIVERT * n)?;
+unsafe fn tricmds(bytes: &[u8], at: usize, max: [u16; 2], most: u64) -> Option<Tricmds> {
+    let max = _mm512_set1_epi64(trivert_max(max));
+    walk(bytes, at, most, |triverts| {
+        let mut above = 0u32;
         let mut registers = triverts.chunks_exact(64);
         for register in registers.by_ref() {
             // SAFETY: `register` is 64 bytes, and an unaligned load reads exactly those.
@@ -64,14 +91,42 @@ unsafe fn tricmds(
                 unsafe { _mm512_maskz_loadu_epi8((1u64 << rest.len()) - 1, rest.as_ptr().cast()) };
             above |= _mm512_cmpgt_epu16_mask(v, max);
         }
-        walked.vertices += n as u64;
-        walked.commands += 1;
-        if walked.vertices > most {
-            return None;
+        above != 0
+    })
+}
+
+/// The walk of [`try_tricmds`] with AVX2: four triverts a register, a lane above its maximum
+/// where the unsigned maximum of the two is not the maximum itself.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+unsafe fn tricmds_avx2(bytes: &[u8], at: usize, max: [u16; 2], most: u64) -> Option<Tricmds> {
+    let max = _mm256_set1_epi64x(trivert_max(max));
+    let above = |v: __m256i| _mm256_xor_si256(_mm256_max_epu16(v, max), max);
+    let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    walk(bytes, at, most, |triverts| {
+        let mut any = _mm256_setzero_si256();
+        let mut registers = triverts.chunks_exact(32);
+        for register in registers.by_ref() {
+            // SAFETY: `register` is 32 bytes, and an unaligned load reads exactly those.
+            let v = unsafe { _mm256_loadu_si256(register.as_ptr().cast()) };
+            any = _mm256_or_si256(any, above(v));
         }
-        at += 2 + TRIVERT * n;
-    }
-    (above == 0).then_some(walked)
+        let rest = registers.remainder();
+        if !rest.is_empty() {
+            // Whole triverts, so whole 32-bit words: the first `rest.len() / 4` lanes.
+            let words = _mm256_set1_epi32((rest.len() / 4) as i32);
+            let mask = _mm256_cmpgt_epi32(words, lanes);
+            // SAFETY: the enabled words are `rest`'s (fewer than eight whole words), and a
+            // masked load reads no other memory; the others load as zero, which passes any
+            // maximum.
+            let v = unsafe { _mm256_maskload_epi32(rest.as_ptr().cast(), mask) };
+            any = _mm256_or_si256(any, above(v));
+        }
+        _mm256_testz_si256(any, any) == 0
+    })
 }
 
 #[cfg(test)]
@@ -143,27 +198,44 @@ mod tests {
     fn the_walk_passes_what_a_walk_of_every_trivert_passes() {
         let counts = [3, -3, 8, -9, 16, 17, -40, 3, 100, 4];
         let clean = commands(&counts);
-        let total: u64 = counts.iter().map(|c| u64::from(c.unsigned_abs())).sum();
         let max = [6, 4];
-        let scan = |bytes: &[u8], most: u64| try_tricmds(bytes, 5, max, most);
-        if !(is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw")) {
-            assert_eq!(scan(&clean, u64::MAX), None);
-            return;
+        let mut widths: Vec<Walk> = Vec::new();
+        if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
+            // SAFETY: the CPU was just found to support AVX-512F and BW.
+            widths.push(|b, at, max, most| unsafe { tricmds(b, at, max, most) });
         }
+        if super::super::avx2() {
+            // SAFETY: the CPU was just found to support AVX2.
+            widths.push(|b, at, max, most| unsafe { tricmds_avx2(b, at, max, most) });
+        }
+        if widths.is_empty() {
+            assert_eq!(try_tricmds(&clean, 5, max, u64::MAX), None);
+        }
+        for width in widths {
+            check(width, &counts, &clean, max);
+        }
+    }
+
+    type Walk = fn(&[u8], usize, [u16; 2], u64) -> Option<Tricmds>;
+
+    /// `walk` against [`reference`] on the commands of `counts` (`clean`) and its faults.
+    fn check(walk: Walk, counts: &[i16], clean: &[u8], max: [u16; 2]) {
+        let scan = |bytes: &[u8], most: u64| walk(bytes, 5, max, most);
+        let total: u64 = counts.iter().map(|c| u64::from(c.unsigned_abs())).sum();
         let walked = Tricmds {
             commands: counts.len() as u64,
             vertices: total,
         };
-        assert_eq!(reference(&clean, 5, max, u64::MAX), Some(walked));
-        assert_eq!(scan(&clean, u64::MAX), Some(walked));
+        assert_eq!(reference(clean, 5, max, u64::MAX), Some(walked));
+        assert_eq!(scan(clean, u64::MAX), Some(walked));
         // Up to the limit, not past it.
-        assert_eq!(scan(&clean, total), Some(walked));
-        assert_eq!(scan(&clean, total - 1), None);
+        assert_eq!(scan(clean, total), Some(walked));
+        assert_eq!(scan(clean, total - 1), None);
         // An index above its maximum, or negative, anywhere.
         for k in 0..total as usize {
-            let at = trivert_at(&counts, k);
+            let at = trivert_at(counts, k);
             for (field, value) in [(0, 7u16), (0, 0x8000), (2, 5), (2, 0xffff)] {
-                let mut b = clean.clone();
+                let mut b = clean.to_vec();
                 b[at + field..at + field + 2].copy_from_slice(&value.to_le_bytes());
                 assert_eq!(reference(&b, 5, max, u64::MAX), None);
                 assert_eq!(scan(&b, u64::MAX), None, "trivert {k}, field {field}");
@@ -171,9 +243,9 @@ mod tests {
         }
         // A count of 1 or 2 either way in the place of any command's.
         let mut at = 5;
-        for &count in &counts {
+        for &count in counts {
             for short in [1i16, 2, -1, -2] {
-                let mut b = clean.clone();
+                let mut b = clean.to_vec();
                 b[at..at + 2].copy_from_slice(&short.to_le_bytes());
                 assert_eq!(scan(&b, u64::MAX), None, "command at {at}");
             }
@@ -185,7 +257,7 @@ mod tests {
             assert_eq!(scan(&clean[..len], u64::MAX), None, "{len} bytes");
         }
         // No command at all, and a start past the end.
-        assert_eq!(try_tricmds(&[0, 0], 0, max, 0), Some(Tricmds::default()));
-        assert_eq!(try_tricmds(&clean, usize::MAX, max, u64::MAX), None);
+        assert_eq!(walk(&[0, 0], 0, max, 0), Some(Tricmds::default()));
+        assert_eq!(walk(clean, usize::MAX, max, u64::MAX), None);
     }
 }
