@@ -133,32 +133,30 @@ unsafe fn tricmds_avx2(bytes: &[u8], at: usize, max: [u16; 2], most: u64) -> Opt
 mod tests {
     use super::*;
 
-    /// [`try_tricmds`] one trivert at a time, in plain Rust.
+    /// What [`try_tricmds`] answers, from its contract: the chain cut into commands up to
+    /// the terminating 0 (`None` where it runs past the end), then every count and index
+    /// checked, and the vertices counted.
     fn reference(bytes: &[u8], mut at: usize, max: [u16; 2], most: u64) -> Option<Tricmds> {
-        let mut walked = Tricmds::default();
-        loop {
-            let count = bytes.get(at..at + 2)?;
-            let n = usize::from(i16::from_le_bytes([count[0], count[1]]).unsigned_abs());
-            if n == 0 {
-                return Some(walked);
-            }
-            if n < 3 {
-                return None;
-            }
-            let triverts = bytes.get(at + 2..at + 2 + TRIVERT * n)?;
-            for tv in triverts.chunks_exact(TRIVERT) {
-                let index = |k: usize| u16::from_le_bytes([tv[2 * k], tv[2 * k + 1]]);
-                if index(0) > max[0] || index(1) > max[1] {
-                    return None;
-                }
-            }
-            walked.vertices += n as u64;
-            walked.commands += 1;
-            if walked.vertices > most {
-                return None;
-            }
+        let mut commands: Vec<&[u8]> = Vec::new();
+        while let n @ (i16::MIN..=-1 | 1..) =
+            i16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?)
+        {
+            let n = usize::from(n.unsigned_abs());
+            commands.push(bytes.get(at + 2..at + 2 + TRIVERT * n)?);
             at += 2 + TRIVERT * n;
         }
+        let index = |tv: &[u8], k: usize| u16::from_le_bytes([tv[2 * k], tv[2 * k + 1]]);
+        let sound = commands.iter().all(|triverts| {
+            triverts.len() >= 3 * TRIVERT
+                && triverts
+                    .chunks_exact(TRIVERT)
+                    .all(|tv| index(tv, 0) <= max[0] && index(tv, 1) <= max[1])
+        });
+        let vertices = commands.iter().map(|t| (t.len() / TRIVERT) as u64).sum();
+        (sound && vertices <= most).then_some(Tricmds {
+            commands: commands.len() as u64,
+            vertices,
+        })
     }
 
     /// Five bytes of something else, then commands of `counts` (negative: a fan) and the
