@@ -264,34 +264,41 @@ impl<'data> Hl1<'data> {
     /// Decodes the triangle commands of the shown meshes: the table vertex and triangle
     /// lookups search (made once, on the mesh's first use).
     fn commands(&self) -> Vec<Command> {
-        let mut out = Vec::new();
-        for (m, info) in self.meshes.iter().enumerate() {
-            let (mut at, mut vertex, mut triangle) = (
-                info.tricmds_at as usize,
-                info.first_vertex,
-                info.first_triangle,
-            );
-            // Validated: every command up to the terminating 0 is in bounds.
-            while let Some(count) = self.data.get(at..at + 2) {
-                let count = i16::from_le_bytes([count[0], count[1]]);
-                let n = i32::from(count).unsigned_abs();
-                if n < 3 {
-                    break;
-                }
-                out.push(Command {
-                    at: at as u32 + 2,
-                    first_vertex: vertex,
-                    first_triangle: triangle,
-                    count: n as u16,
-                    fan: count < 0,
-                    mesh: m as u16,
-                });
-                vertex += n;
-                triangle += n - 2;
-                at += 2 + 8 * n as usize;
+        let meshes = self.meshes.iter().enumerate();
+        meshes
+            .flat_map(|(m, info)| self.mesh_commands(m, info))
+            .collect()
+    }
+
+    /// The triangle commands of studio mesh `m` (`info`), in order, read as they are walked.
+    fn mesh_commands(&self, m: usize, info: &MeshInfo) -> impl Iterator<Item = Command> + 'data {
+        let data = self.data;
+        let (mut at, mut vertex, mut triangle) = (
+            info.tricmds_at as usize,
+            info.first_vertex,
+            info.first_triangle,
+        );
+        // Validated: every command up to the terminating 0 is in bounds.
+        core::iter::from_fn(move || {
+            let count = data.get(at..at + 2)?;
+            let count = i16::from_le_bytes([count[0], count[1]]);
+            let n = i32::from(count).unsigned_abs();
+            if n < 3 {
+                return None;
             }
-        }
-        out
+            let command = Command {
+                at: at as u32 + 2,
+                first_vertex: vertex,
+                first_triangle: triangle,
+                count: n as u16,
+                fan: count < 0,
+                mesh: m as u16,
+            };
+            vertex += n;
+            triangle += n - 2;
+            at += 2 + 8 * n as usize;
+            Some(command)
+        })
     }
 
     fn trivert(&self, commands: &[Command], v: usize) -> Option<(&'data raw::Trivert, u16)> {
@@ -1520,22 +1527,17 @@ impl BindPoseMesh for &Pair<'_> {
     /// several times, and a copy is a few instructions where a move is several times more.
     /// The same values as [`Pair::for_each_bind_vertex`].
     fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
-        let n = positions.len().min(normals.len());
-        let (positions, normals) = (&mut positions[..n], &mut normals[..n]);
         let world = self.bind_world();
         let data = self.main.data;
         // `moved` holds one studio model's vertices, then its normals, moved; `model` says
         // which (its record's offset) and where the normals start.
         let mut moved: Vec<[f32; 3]> = Vec::new();
         let mut model: Option<(u32, usize)> = None;
-        for cmd in self.commands() {
-            let Some(info) = self.main.meshes.get(usize::from(cmd.mesh)) else {
-                continue;
-            };
+        for (m, info) in self.main.meshes.iter().enumerate() {
             if model.is_none_or(|(at, _)| at != info.model_at) {
                 model = None;
                 moved.clear();
-                let Some(arrays) = self.model_arrays(cmd.mesh) else {
+                let Some(arrays) = self.model_arrays(m as u16) else {
                     continue;
                 };
                 arrays.move_into(world, &mut moved);
@@ -1545,21 +1547,24 @@ impl BindPoseMesh for &Pair<'_> {
                 continue;
             };
             let (vertices, norms) = moved.split_at(split.min(moved.len()));
-            let Some(tvs) = slice_in::<raw::Trivert>(data, cmd.at.into(), cmd.count.into()) else {
-                continue;
-            };
-            let first = cmd.first_vertex as usize;
-            // Two passes, each with few values live: the positions, then the normals.
-            let ps = positions.get_mut(first..).unwrap_or_default();
-            for (tv, p) in tvs.iter().zip(ps) {
-                if let Some(v) = vertices.get(tv.vertindex.get() as usize) {
-                    *p = *v;
-                }
-            }
-            let qs = normals.get_mut(first..).unwrap_or_default();
-            for (tv, q) in tvs.iter().zip(qs) {
-                if let Some(n) = norms.get(tv.normindex.get() as usize) {
-                    *q = *n;
+            // A command at a time, its records read straight from the bytes (a vertex record
+            // is four 16-bit fields: vertex index, normal index, s, t).
+            for cmd in self.main.mesh_commands(m, info) {
+                let (at, count) = (cmd.at as usize, usize::from(cmd.count));
+                let Some(records) = data.get(at..at + 8 * count) else {
+                    break;
+                };
+                let first = cmd.first_vertex as usize;
+                let outs = positions.get_mut(first..).unwrap_or_default().iter_mut();
+                let outs = outs.zip(normals.get_mut(first..).unwrap_or_default());
+                for (r, (p, q)) in records.as_chunks::<8>().0.iter().zip(outs) {
+                    let both = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
+                    if let Some(v) = vertices.get((both & 0xFFFF) as usize) {
+                        *p = *v;
+                    }
+                    if let Some(n) = norms.get((both >> 16) as usize) {
+                        *q = *n;
+                    }
                 }
             }
         }
