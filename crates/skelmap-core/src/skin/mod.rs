@@ -57,6 +57,7 @@ mod stream;
 mod x86;
 
 pub use crate::simd::SimdLevel;
+pub(crate) use bind::move_rigid;
 pub use bind::{WeightedRecords, bind_dqs, bind_lbs, bind_lbs_with_level, bind_positions};
 pub use bounds::skinned_frame_bounds;
 pub use compact::{CompactMesh, FOLD_TOLERANCE, NORMAL_TOLERANCE};

@@ -248,6 +248,29 @@ pub fn bind_positions(
     lbs(mesh, deltas, SimdLevel::detect(), positions, None)
 }
 
+/// Each of `values` moved by the transform in `world` of its bone (`bones[i]` for
+/// `values[i]`) into `out`: as glam's `Affine3A::transform_point3a` where `points`, else
+/// `transform_vector3a` (no translation), the same bits. Returns how many it wrote, from the
+/// first: whole blocks of sixteen where the CPU has AVX-512 and `world` has at most 128
+/// bones, up to a block naming a bone `world` lacks; the caller moves the rest.
+pub(crate) fn move_rigid(
+    values: &[[F32<LittleEndian>; 3]],
+    bones: &[u8],
+    world: &[Affine3A],
+    points: bool,
+    out: &mut [[f32; 3]],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::try_rigid_avx512(values, bones, world, points, out)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (values, bones, world, points, out);
+        0
+    }
+}
+
 /// Linear blend of the first `min(positions.len(), vertices)` vertices (and their normals,
 /// when asked for): from the mesh's arrays where it gives them
 /// ([`BindPoseMesh::four_influences`]), the same sums in the same order.
@@ -384,4 +407,96 @@ pub fn bind_dqs(
         *nrm = Vec3A::from(blended.real * Vec3::from(v.normal)).to_array();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Affine3A, Quat, Vec3, Vec3A};
+    use zerocopy::byteorder::{F32, LittleEndian};
+
+    use super::move_rigid;
+
+    /// Whether `move_rigid` has its AVX-512 blocks on this CPU.
+    fn avx512() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            is_x86_feature_detected!("avx512f")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// `n` transforms with scale, rotation and translation from a sequence.
+    fn world(n: usize) -> Vec<Affine3A> {
+        (0..n)
+            .map(|b| {
+                let b = b as f32;
+                Affine3A::from_scale_rotation_translation(
+                    Vec3::new(1.0 + 0.01 * b, 0.9, 1.1),
+                    Quat::from_axis_angle(Vec3::new(1.0, b, 2.0).normalize(), 0.37 * b),
+                    Vec3::new(b, -2.0 * b, 0.5),
+                )
+            })
+            .collect()
+    }
+
+    /// What `move_rigid` writes is glam's `transform_point3a` or `transform_vector3a` of each
+    /// value, bit for bit, for palettes of every look-up width (1 to 128 bones) and counts
+    /// around the blocks of sixteen; it writes whole blocks only (the rest is the caller's),
+    /// stops at a block naming a bone the palette lacks, and writes nothing above 128 bones.
+    #[test]
+    fn moved_values_are_glams_transforms() {
+        for bones in [1, 3, 16, 17, 32, 33, 64, 65, 128, 129] {
+            let world = world(bones);
+            for n in [0, 1, 15, 16, 17, 40, 48] {
+                let values: Vec<[F32<LittleEndian>; 3]> = (0..n)
+                    .map(|i| {
+                        let i = i as f32;
+                        [
+                            F32::new(i * 0.25 - 3.0),
+                            F32::new(1.5 - i),
+                            F32::new(i * i * 0.01),
+                        ]
+                    })
+                    .collect();
+                let index: Vec<u8> = (0..n).map(|i| ((i * 7 + 3) % bones) as u8).collect();
+                for points in [true, false] {
+                    let mut out = vec![[f32::NAN; 3]; n];
+                    let done = move_rigid(&values, &index, &world, points, &mut out);
+                    let expected = if avx512() && bones <= 128 {
+                        n - n % 16
+                    } else {
+                        0
+                    };
+                    assert_eq!(done, expected, "{bones} bones, {n} values");
+                    for (i, got) in out.iter().enumerate() {
+                        let m = world[usize::from(index[i])];
+                        let v = Vec3A::from_array(values[i].map(|c| c.get()));
+                        let want = if points {
+                            m.transform_point3a(v)
+                        } else {
+                            m.transform_vector3a(v)
+                        };
+                        if i < done {
+                            let bits = |a: [f32; 3]| a.map(f32::to_bits);
+                            assert_eq!(bits(*got), bits(want.to_array()), "{bones}/{n}/{i}");
+                        } else {
+                            assert!(got.iter().all(|c| c.is_nan()), "{bones}/{n}/{i}");
+                        }
+                    }
+                }
+                // A bone past the palette in the second block: only the first is written.
+                if n >= 32 {
+                    let mut stray = index.clone();
+                    stray[20] = bones.min(255) as u8;
+                    let mut out = vec![[0.0; 3]; n];
+                    let done = move_rigid(&values, &stray, &world, true, &mut out);
+                    let expected = if avx512() && bones <= 128 { 16 } else { 0 };
+                    assert_eq!(done, expected, "{bones} bones, {n} values, a stray bone");
+                }
+            }
+        }
+    }
 }

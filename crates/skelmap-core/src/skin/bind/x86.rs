@@ -7,16 +7,21 @@
 //! (the weight `byte / 255` by a division, each transform as glam evaluates it, multiplications
 //! and additions apart, never fused; the sum divided by the total), so the results are the same
 //! bits. A block naming a bone the palette lacks is left to the portable loop, which reports it.
+//!
+//! The same look-up moves values stored in one bone's space each (Half-Life's vertices and
+//! normals) by that bone's transform, sixteen a step: [`try_rigid_avx512`].
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
-    __m512, __m512i, __mmask16, _CMP_GT_OQ, _mm512_add_ps, _mm512_and_si512, _mm512_cmp_ps_mask,
-    _mm512_cmpeq_epi32_mask, _mm512_cmpge_epu32_mask, _mm512_cmpneq_epi32_mask, _mm512_cvtepi32_ps,
-    _mm512_div_ps, _mm512_loadu_si512, _mm512_mask_add_ps, _mm512_mask_blend_ps, _mm512_mul_ps,
-    _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_setzero_si512, _mm512_srli_epi32,
+    __m512, __m512i, __mmask16, _CMP_GT_OQ, _mm_loadu_si128, _mm512_add_ps, _mm512_and_si512,
+    _mm512_cmp_ps_mask, _mm512_cmpeq_epi32_mask, _mm512_cmpge_epu32_mask, _mm512_cmpneq_epi32_mask,
+    _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_div_ps, _mm512_loadu_si512,
+    _mm512_mask_add_ps, _mm512_mask_blend_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps,
+    _mm512_setzero_ps, _mm512_setzero_si512, _mm512_srli_epi32,
 };
 
 use glam::Affine3A;
+use zerocopy::byteorder::{F32, LittleEndian};
 
 use crate::pose::FourInfluences;
 use crate::skin::blocks::LANES;
@@ -66,6 +71,90 @@ fn lbs_four_avx512(
         (_, Some(n)) => blocks::<4, true, 128>(arrays, &palette(deltas), bones, positions, n),
         (_, None) => blocks::<4, false, 128>(arrays, &palette(deltas), bones, positions, &mut []),
     }
+}
+
+/// Runs [`rigid_avx512`] if the CPU supports AVX-512F (0, nothing written, otherwise).
+pub(super) fn try_rigid_avx512(
+    values: &[[F32<LittleEndian>; 3]],
+    bones: &[u8],
+    world: &[Affine3A],
+    points: bool,
+    out: &mut [[f32; 3]],
+) -> usize {
+    if is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU was just found to support AVX-512F, the only feature
+        // `rigid_avx512` enables and its only precondition.
+        unsafe { rigid_avx512(values, bones, world, points, out) }
+    } else {
+        0
+    }
+}
+
+/// Moves the whole blocks of sixteen values from the start, as far as `bones` and `out` hold
+/// them and up to the first block naming a bone `world` lacks; returns how many it wrote.
+#[target_feature(enable = "avx512f")]
+fn rigid_avx512(
+    values: &[[F32<LittleEndian>; 3]],
+    bones: &[u8],
+    world: &[Affine3A],
+    points: bool,
+    out: &mut [[f32; 3]],
+) -> usize {
+    let arrays = (values, bones);
+    match world.len() {
+        0 => 0,
+        1..=16 => rigid_blocks::<0, 16>(arrays, &palette(world), world.len(), points, out),
+        17..=32 => rigid_blocks::<1, 32>(arrays, &palette(world), world.len(), points, out),
+        33..=64 => rigid_blocks::<2, 64>(arrays, &palette(world), world.len(), points, out),
+        65..=MAX_BONES => rigid_blocks::<4, 128>(arrays, &palette(world), world.len(), points, out),
+        _ => 0,
+    }
+}
+
+/// [`rigid_avx512`] with the look-up `MODE` that suits the palette's `rows`: each lane moved
+/// as glam moves one value, `((x · v.x + y · v.y) + z · v.z)`, plus `t` for a point.
+#[target_feature(enable = "avx512f")]
+fn rigid_blocks<const MODE: u8, const PADDED: usize>(
+    (values, bones): (&[[F32<LittleEndian>; 3]], &[u8]),
+    rows: &[[f32; PADDED]; 12],
+    count: usize,
+    points: bool,
+    out: &mut [[f32; 3]],
+) -> usize {
+    let Some(look) = Lookup::<MODE>::new(rows.as_flattened(), PADDED) else {
+        return 0;
+    };
+    let n = values.len().min(bones.len()).min(out.len());
+    let whole = n - n % LANES;
+    let last = _mm512_set1_epi32(count as i32);
+    let blocks = values[..whole].as_chunks::<LANES>().0.iter();
+    let blocks = blocks.zip(bones[..whole].as_chunks::<LANES>().0);
+    for (block, ((values, bones), out)) in blocks
+        .zip(out[..whole].as_chunks_mut::<LANES>().0)
+        .enumerate()
+    {
+        // SAFETY: 16 bytes, the width of one unaligned load.
+        let idx = _mm512_cvtepu8_epi32(unsafe { _mm_loadu_si128(bones.as_ptr().cast()) });
+        if _mm512_cmpge_epu32_mask(idx, last) != 0 {
+            return block * LANES;
+        }
+        let v = load_deinterleaved(values);
+        let (bone, upper) = look.index(idx);
+        let m = |e: usize| look.entry(e, bone, upper);
+        let [x, y, z] = [0, 1, 2].map(|c| {
+            let moved = _mm512_add_ps(
+                _mm512_add_ps(_mm512_mul_ps(m(c), v[0]), _mm512_mul_ps(m(3 + c), v[1])),
+                _mm512_mul_ps(m(6 + c), v[2]),
+            );
+            if points {
+                _mm512_add_ps(moved, m(9 + c))
+            } else {
+                moved
+            }
+        });
+        store_interleaved(x, y, z, out);
+    }
+    whole
 }
 
 /// `deltas` (at most `PADDED`) as twelve rows of `PADDED` floats: row `3 · axis + c` holds
