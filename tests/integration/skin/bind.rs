@@ -133,6 +133,42 @@ fn four_byte_influences_blend_as_one_vertex_at_a_time_at_every_level() {
 }
 
 #[test]
+fn blocks_whose_weights_all_total_one_blend_as_one_vertex_at_a_time() {
+    // Byte weights summing to 255 whose quotients add up to exactly 1 in every vertex of a
+    // block (the kernel then keeps its sums as they are), and one vertex in the third block
+    // whose do not (that block divides by its totals).
+    let patterns = [
+        [255, 0, 0, 0],
+        [128, 127, 0, 0],
+        [0, 200, 55, 0],
+        [51, 51, 51, 102],
+    ];
+    let total = |w: [u8; 4]| {
+        w.iter()
+            .filter(|&&b| b != 0)
+            .fold(0.0f32, |t, &b| t + f32::from(b) / 255.0)
+    };
+    assert!(patterns.iter().all(|&w| total(w) == 1.0));
+    assert_ne!(total([64, 64, 64, 63]), 1.0);
+    for bones in [6, 40, 100] {
+        let mut b = fixture(64, bones, true);
+        b.blend_weights = (0..64).map(|i| patterns[i % 4]).collect();
+        b.blend_weights[37] = [64, 64, 64, 63];
+        let bytes = b.write().unwrap();
+        let mesh = Iqm::parse(&bytes).unwrap();
+        let deltas = deltas(bones);
+        let (mut p, mut n): Streams = zeros(64);
+        skin::bind_lbs(&OneAtATime(&mesh), &deltas, &mut p, &mut n).unwrap();
+        for level in levels() {
+            let (mut q, mut m): Streams = zeros(64);
+            skin::bind_lbs_with_level(&&mesh, &deltas, level, &mut q, &mut m).unwrap();
+            assert_eq!(bits(&q), bits(&p), "{bones} bones, {level:?}: positions");
+            assert_eq!(bits(&m), bits(&n), "{bones} bones, {level:?}: normals");
+        }
+    }
+}
+
+#[test]
 fn a_bone_past_the_palette_is_named_with_the_vertices_before_it_written() {
     // 48 vertices on one joint more than the palette: the last joint named by vertex 36 with
     // weight (the third block of sixteen), by the weightless vertex 37 (bound wholly to its
@@ -165,6 +201,39 @@ fn a_bone_past_the_palette_is_named_with_the_vertices_before_it_written() {
             assert_eq!(result.err(), failing.then_some(error), "{level:?}");
             assert_eq!(bits(&q[..written]), bits(&p[..written]), "{level:?}");
             assert_eq!(bits(&m[..written]), bits(&n[..written]), "{level:?}");
+        }
+    }
+}
+
+#[test]
+fn a_bone_past_the_palette_in_the_last_partial_block_is_named_there() {
+    // 44 vertices: two blocks of sixteen and a last block of twelve, blended as a padded
+    // whole one. Vertex 41 names the bone past a palette of 20 (or 100) with weight; the 41
+    // vertices before it are written, as the reference writes them.
+    for have in [20u8, 100] {
+        let deltas = deltas(usize::from(have));
+        let mut b = fixture(44, usize::from(have) + 1, true);
+        for (i, k) in b.blend_indexes.iter_mut().enumerate() {
+            *k = k.map(|j| j % have);
+            if i == 41 {
+                k[1] = have;
+            }
+        }
+        let bytes = b.write().unwrap();
+        let mesh = Iqm::parse(&bytes).unwrap();
+        let (mut p, mut n): Streams = zeros(44);
+        let error = SkinError::Palette {
+            bone: u32::from(have),
+            have: usize::from(have),
+        };
+        let reference = skin::bind_lbs(&OneAtATime(&mesh), &deltas, &mut p, &mut n);
+        assert_eq!(reference.err(), Some(error));
+        for level in levels() {
+            let (mut q, mut m): Streams = zeros(44);
+            let result = skin::bind_lbs_with_level(&&mesh, &deltas, level, &mut q, &mut m);
+            assert_eq!(result.err(), Some(error), "{level:?}");
+            assert_eq!(bits(&q[..41]), bits(&p[..41]), "{level:?}");
+            assert_eq!(bits(&m[..41]), bits(&n[..41]), "{level:?}");
         }
     }
 }

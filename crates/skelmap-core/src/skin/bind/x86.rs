@@ -6,7 +6,8 @@
 //! Each lane computes what the portable loop computes for its vertex, operation for operation
 //! (the weight `byte / 255` by a division, each transform as glam evaluates it, multiplications
 //! and additions apart, never fused; the sum divided by the total), so the results are the same
-//! bits. A block naming a bone the palette lacks is left to the portable loop, which reports it.
+//! bits. Only divisions whose results are known are left out: those of a slot no vertex of the
+//! block uses, and those by totals that are all exactly 1. A block naming a bone the palette lacks is left to the portable loop, which reports it.
 //!
 //! The same look-up moves values stored in one bone's space each (Half-Life's vertices and
 //! normals) by that bone's transform, sixteen a step: [`try_rigid_avx512`].
@@ -14,10 +15,10 @@
 
 use core::arch::x86_64::{
     __m512, __m512i, __mmask16, _CMP_GT_OQ, _mm_loadu_si128, _mm512_add_ps, _mm512_and_si512,
-    _mm512_cmp_ps_mask, _mm512_cmpeq_epi32_mask, _mm512_cmpge_epu32_mask, _mm512_cmpneq_epi32_mask,
-    _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_div_ps, _mm512_loadu_si512,
-    _mm512_mask_add_ps, _mm512_mask_blend_ps, _mm512_mul_ps, _mm512_set1_epi32, _mm512_set1_ps,
-    _mm512_setzero_ps, _mm512_setzero_si512, _mm512_srli_epi32,
+    _mm512_cmp_ps_mask, _mm512_cmpeq_epi32_mask, _mm512_cmpeq_ps_mask, _mm512_cmpge_epu32_mask,
+    _mm512_cmpneq_epi32_mask, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_div_ps,
+    _mm512_loadu_si512, _mm512_mask_add_ps, _mm512_mask_blend_ps, _mm512_mul_ps, _mm512_set1_epi32,
+    _mm512_set1_ps, _mm512_setzero_ps, _mm512_setzero_si512, _mm512_srli_epi32,
 };
 
 use glam::Affine3A;
@@ -222,7 +223,12 @@ fn blocks<const MODE: u8, const NORMALS: bool, const PADDED: usize>(
         for (k, entry) in slots.iter_mut().enumerate() {
             let (bone, w) = (slot(k as u32, idx), slot(k as u32, wts));
             let mut active = _mm512_cmpneq_epi32_mask(w, _mm512_setzero_si512());
-            let mut weight = _mm512_div_ps(_mm512_cvtepi32_ps(w), max);
+            // A slot no vertex of the block uses is skipped below: its division spared.
+            let mut weight = if active == 0 {
+                _mm512_setzero_ps()
+            } else {
+                _mm512_div_ps(_mm512_cvtepi32_ps(w), max)
+            };
             if k == 0 {
                 active |= unweighted;
                 weight = _mm512_mask_blend_ps(unweighted, weight, one);
@@ -272,8 +278,14 @@ fn blocks<const MODE: u8, const NORMALS: bool, const PADDED: usize>(
             total = _mm512_mask_add_ps(total, active, total, weight);
         }
         // The blend over its total where the vertex has weight, else the vertex as stored.
+        // Where every total is exactly 1 (most blocks: byte weights summing to 255 add up to
+        // 1 in most orders), the division would return the sums as they are.
         let weighted = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(total, _mm512_setzero_ps());
+        let whole_sums = _mm512_cmpeq_ps_mask(total, one) == u16::MAX;
         let finish = |sum: [__m512; 3], stored: [__m512; 3]| {
+            if whole_sums {
+                return sum;
+            }
             [0, 1, 2]
                 .map(|c| _mm512_mask_blend_ps(weighted, stored[c], _mm512_div_ps(sum[c], total)))
         };
