@@ -690,3 +690,57 @@ fn psk_model(n: u32) -> Vec<u8> {
         .collect();
     b.write_psk().unwrap()
 }
+
+/// An `.md5mesh` of `n` vertices in a strip (two weights each on two joints): `n - 2`
+/// triangles.
+fn md5_mesh(n: usize) -> String {
+    use skelmap::md5::write::{Builder, JointDef, VertexDef, WeightDef};
+    let mut b = Builder::triangle();
+    b.joints.push(JointDef {
+        name: "tip".into(),
+        parent: Some(0),
+        position: skelmap::glam::Vec3::new(0.0, 5.0, 0.0),
+        orientation: skelmap::glam::Quat::IDENTITY,
+    });
+    let mesh = &mut b.meshes[0];
+    mesh.vertices = (0..n)
+        .map(|i| {
+            let (x, y) = ((i / 2) as f32, (i % 2) as f32);
+            let weight = |joint, bias| WeightDef {
+                joint,
+                bias,
+                position: skelmap::glam::Vec3::new(x, y, 0.25),
+            };
+            VertexDef {
+                st: [x / n as f32, y],
+                weights: vec![weight(0, 0.75), weight(1, 0.25)],
+            }
+        })
+        .collect();
+    mesh.triangles = (0..n as u32 - 2).map(|i| [i, i + 1, i + 2]).collect();
+    b.mesh_text()
+}
+
+/// An `.md5mesh` decodes into its block moving it once at most, small mesh or large: the block
+/// has room for the text's size from the start (a real mesh's arrays fit in it; this strip of
+/// two weights a vertex, with numbers shorter than exporters print, needs more once), where
+/// growing it from empty moved it at each section.
+#[test]
+fn md5_mesh_block_moves_once_at_most() {
+    use skelmap::md5::MeshFile;
+    let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for n in [3, 4000] {
+        let text = md5_mesh(n);
+        let reallocations = || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            let region = Region::new(GLOBAL);
+            let file = MeshFile::parse(text.as_bytes()).unwrap();
+            let change = region.change();
+            assert_eq!(file.mesh(0).unwrap().num_verts(), n);
+            change.reallocations
+        };
+        let least = (0..3).map(|_| reallocations()).min().unwrap_or(usize::MAX);
+        eprintln!("MD5 mesh of {n} vertices: {least} reallocations");
+        assert!(least <= 1, "{n} vertices: {least} reallocations");
+    }
+}

@@ -7,7 +7,8 @@
 //! - a [`MeshFile`]: joints (bind pose in model space as stored, and parent-relative) and
 //!   meshes whose arrays (texture coordinates, weight ranges, triangles, weights, and what
 //!   decoding derives: bind-pose positions, normals, and pre-weighted records in an SKM's
-//!   layout) lie in one block grown by each checked count;
+//!   layout) lie in one block, with room for the text's size and grown past it by each
+//!   checked count;
 //! - an [`Anim`]: the hierarchy, a box per frame, the base frame and every frame's pose per
 //!   joint, and the per-joint scales of the Quake II remaster's `.md5scale` beside it
 //!   ([`Anim::skin_scales`]; a JSON sidecar, read with `serde_json`, whose oddities are
