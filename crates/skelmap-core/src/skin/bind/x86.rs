@@ -7,7 +7,8 @@
 //! (the weight `byte / 255` by a division, each transform as glam evaluates it, multiplications
 //! and additions apart, never fused; the sum divided by the total), so the results are the same
 //! bits. Only divisions whose results are known are left out: those of a slot no vertex of the
-//! block uses, and those by totals that are all exactly 1. A block naming a bone the palette lacks is left to the portable loop, which reports it.
+//! block uses, and those by totals that are all exactly 1. A block naming a bone the palette
+//! lacks is left to the portable loop, which reports it.
 //!
 //! The same look-up moves values stored in one bone's space each (Half-Life's vertices and
 //! normals) by that bone's transform, sixteen a step: [`try_rigid_avx512`].
@@ -278,8 +279,8 @@ fn blocks<const MODE: u8, const NORMALS: bool, const PADDED: usize>(
             total = _mm512_mask_add_ps(total, active, total, weight);
         }
         // The blend over its total where the vertex has weight, else the vertex as stored.
-        // Where every total is exactly 1 (most blocks: byte weights summing to 255 add up to
-        // 1 in most orders), the division would return the sums as they are.
+        // Where every total is exactly 1 (most blocks: byte weights that sum to 255 mostly
+        // give a total of exactly 1), the division would return the sums as they are.
         let weighted = _mm512_cmp_ps_mask::<_CMP_GT_OQ>(total, _mm512_setzero_ps());
         let whole_sums = _mm512_cmpeq_ps_mask(total, one) == u16::MAX;
         let finish = |sum: [__m512; 3], stored: [__m512; 3]| {
