@@ -368,10 +368,14 @@ impl Lbs {
         self.total += weight;
     }
 
-    /// The blend divided by the total weight; the vertex as stored without one.
+    /// The blend divided by the total weight; the vertex as stored without one. A total of
+    /// exactly 1 (most vertices of byte weights) leaves the sums as they are, which is what
+    /// dividing by it gives, without the two divisions.
     #[inline(always)]
     fn finish(self, position: Vec3A, normal: Vec3A) -> (Vec3A, Vec3A) {
-        if self.total > 0.0 {
+        if self.total == 1.0 {
+            (self.position, self.normal)
+        } else if self.total > 0.0 {
             (self.position / self.total, self.normal / self.total)
         } else {
             (position, normal)
