@@ -1,9 +1,11 @@
 //! The `std::arch` pieces that several skinning kernels share: the in-register palette
 //! look-ups ([`Lookup`]: AVX-512F, [`Lookup8`]: AVX2), the interleaved stores of 16 results
 //! ([`store_interleaved`], [`stream_interleaved`]), the loads of 16 stored vertices
-//! ([`load_deinterleaved`]) and the dispatch on palette width and streaming
-//! ([`by_palette_and_stream!`]). Each kernel's own code lives beside its portable code
-//! (`stream/x86.rs`, `prepared/x86.rs`, `compact/x86.rs`, `morph/x86.rs`, `bind/x86.rs`).
+//! ([`load_deinterleaved`]), the dispatch on palette width and streaming
+//! ([`by_palette_and_stream!`]), and the rows of [`SkinMatrices`](super::SkinMatrices)
+//! transposed from its records ([`soa_rows`]). Each kernel's own code lives beside its
+//! portable code (`stream/x86.rs`, `prepared/x86.rs`, `compact/x86.rs`, `morph/x86.rs`,
+//! `bind/x86.rs`).
 //!
 //! Like every `x86` module, this one may opt out of the compiler's memory-safety checks, each
 //! block justified by a `// SAFETY:` comment; its functions carry `#[target_feature]`, and
@@ -350,5 +352,116 @@ impl<'a, const PERMUTE: bool> Lookup8<'a, PERMUTE> {
             // `e·padded .. (e + 1)·padded` of `soa`; scale 4 = `size_of::<f32>`.
             unsafe { _mm256_i32gather_ps::<4>(self.soa.as_ptr().add(e * self.padded), idx) }
         }
+    }
+}
+
+/// The twelve structure-of-arrays rows of [`SkinMatrices`](super::SkinMatrices) from its
+/// paired records (see `skin/matrices.rs`), sixteen bones a step: each bone's four columns
+/// picked out of its record into one register, then transposed, four bones at a time within
+/// each column's quarter and then across the quarters. Row `r * 4 + c` (row `r` of column
+/// `c`) goes to `soa[(r * 4 + c) * padded ..]`; lanes past the records, up to `padded`, are
+/// zeroed. The same floats as the one-at-a-time copy, moved, never computed. `false`, with
+/// `soa` untouched, where the CPU lacks AVX-512F.
+pub(crate) fn soa_rows(
+    paired: &[[f32; super::matrices::PAIRED]],
+    padded: usize,
+    soa: &mut [f32],
+) -> bool {
+    if !is_x86_feature_detected!("avx512f")
+        || padded == 0
+        || !padded.is_multiple_of(LANES)
+        || paired.len() > padded
+        || soa.len() < 12 * padded
+    {
+        return false;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F; `padded` is a nonzero multiple of
+    // 16 at least the records' count, and `soa` holds twelve rows of it.
+    unsafe { soa_rows_avx512(paired, padded, soa) };
+    true
+}
+
+/// # Safety
+///
+/// The CPU must support AVX-512F; `padded` must be a multiple of 16, at least
+/// `paired.len()`, and `soa` at least `12 · padded` floats.
+#[target_feature(enable = "avx512f")]
+unsafe fn soa_rows_avx512(
+    paired: &[[f32; super::matrices::PAIRED]],
+    padded: usize,
+    soa: &mut [f32],
+) {
+    use core::arch::x86_64::{
+        _mm512_castpd_ps, _mm512_castps_pd, _mm512_shuffle_f32x4, _mm512_unpackhi_pd,
+        _mm512_unpackhi_ps, _mm512_unpacklo_pd, _mm512_unpacklo_ps,
+    };
+    // A record's columns `x y z t`, each the first of its pair: floats 0, 8, 16 and 24 on.
+    const COLUMNS: [i32; 16] = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+    let bones = paired.len();
+    // SAFETY: `COLUMNS` is 16 `i32`s.
+    let columns = unsafe { _mm512_loadu_si512(COLUMNS.as_ptr().cast()) };
+    let steps = bones.div_ceil(LANES);
+    for step in 0..steps {
+        let first = step * LANES;
+        // Bone `first + b`'s columns, or zeros past the records.
+        let v: [__m512; LANES] = core::array::from_fn(|b| match paired.get(first + b) {
+            Some(record) => {
+                let at = record.as_ptr();
+                // SAFETY: a record is 32 contiguous floats: the loads read floats 0..16 and
+                // 16..32.
+                unsafe {
+                    _mm512_permutex2var_ps(
+                        _mm512_loadu_ps(at),
+                        columns,
+                        _mm512_loadu_ps(at.add(16)),
+                    )
+                }
+            }
+            None => _mm512_setzero_ps(),
+        });
+        // Per four bones, components 0, 1 and 2 of every column: quarter `c` of `w[q][r]`
+        // holds component `r` of column `c` of bones `4q .. 4q + 4`.
+        let w: [[__m512; 3]; 4] = core::array::from_fn(|q| {
+            let [a, b, c, d] = [v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]];
+            let (ab_lo, ab_hi) = (_mm512_unpacklo_ps(a, b), _mm512_unpackhi_ps(a, b));
+            let (cd_lo, cd_hi) = (_mm512_unpacklo_ps(c, d), _mm512_unpackhi_ps(c, d));
+            let pd = |x: __m512, y: __m512, high: bool| {
+                let (x, y) = (_mm512_castps_pd(x), _mm512_castps_pd(y));
+                _mm512_castpd_ps(if high {
+                    _mm512_unpackhi_pd(x, y)
+                } else {
+                    _mm512_unpacklo_pd(x, y)
+                })
+            };
+            [
+                pd(ab_lo, cd_lo, false),
+                pd(ab_lo, cd_lo, true),
+                pd(ab_hi, cd_hi, false),
+            ]
+        });
+        // Component `r` of every column, per four bones.
+        let components: [[__m512; 4]; 3] = core::array::from_fn(|r| w.map(|quad| quad[r]));
+        for (r, [x0, x1, x2, x3]) in components.into_iter().enumerate() {
+            let u0 = _mm512_shuffle_f32x4::<0b01_00_01_00>(x0, x1);
+            let u1 = _mm512_shuffle_f32x4::<0b11_10_11_10>(x0, x1);
+            let u2 = _mm512_shuffle_f32x4::<0b01_00_01_00>(x2, x3);
+            let u3 = _mm512_shuffle_f32x4::<0b11_10_11_10>(x2, x3);
+            let rows = [
+                _mm512_shuffle_f32x4::<0b10_00_10_00>(u0, u2),
+                _mm512_shuffle_f32x4::<0b11_01_11_01>(u0, u2),
+                _mm512_shuffle_f32x4::<0b10_00_10_00>(u1, u3),
+                _mm512_shuffle_f32x4::<0b11_01_11_01>(u1, u3),
+            ];
+            for (c, row) in rows.into_iter().enumerate() {
+                let at = (r * 4 + c) * padded + first;
+                // SAFETY: `first + 16 ≤ padded` (a multiple of 16 at least `bones`), so the
+                // store writes floats `at .. at + 16` of row `r * 4 + c`, within `soa`'s
+                // `12 · padded` (the caller's precondition).
+                unsafe { _mm512_storeu_ps(soa.as_mut_ptr().add(at), row) };
+            }
+        }
+    }
+    for row in soa.chunks_exact_mut(padded).take(12) {
+        row[steps * LANES..].fill(0.0);
     }
 }
