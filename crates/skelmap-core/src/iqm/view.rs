@@ -447,8 +447,12 @@ impl<'data> Iqm<'data> {
     /// translation, rotation (as stored), scale. A channel in the mask adds its stored value
     /// (the one after as many values as the mask has bits below it) times its scale to its
     /// offset. Each channel is computed on its own, in registers: filling an array by a
-    /// running index made every later read wait for the stores.
-    #[inline]
+    /// running index made every later read wait for the stores. Always inlined, as
+    /// [`both_frames`](Iqm::both_frames) is, for the same reason: a call returns the ten
+    /// values through memory, and the caller, which reads them as vectors, waits for its
+    /// loads to find the callee's scalar stores (the first pose of a model from memory in the
+    /// `peers` bench's `assimp` group).
+    #[inline(always)]
     fn channels(&self, pose: &raw::Pose, next: usize) -> [f32; NUM_CHANNELS] {
         let mask = pose.channelmask.get() & raw::CHANNEL_MASK;
         let values = self.frames.get(next..).unwrap_or_default();
@@ -478,7 +482,7 @@ impl<'data> Iqm<'data> {
     /// [`Iqm::channels`] of pose `pose` in two frames (their values from `next[0]` and
     /// `next[1]`) and the poses they hold, decoded once where both are the same frame (a
     /// model posed at a frame).
-    #[inline]
+    #[inline(always)]
     fn both_frames(
         &self,
         pose: &raw::Pose,
