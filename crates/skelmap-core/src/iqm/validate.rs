@@ -961,24 +961,37 @@ impl<'data> Pass<'data, '_> {
                 );
             }
             channels += u64::from((mask & raw::CHANNEL_MASK).count_ones());
-            for c in 0..raw::NUM_CHANNELS {
-                let (offset, scale) = (p.channeloffset[c].get(), p.channelscale[c].get());
-                // The largest value a channel can decode to must be finite too.
-                let animated = mask >> c & 1 == 1;
-                let top = offset.abs() + if animated { 65535.0 * scale.abs() } else { 0.0 };
-                if !offset.is_finite() || !scale.is_finite() || !top.is_finite() {
-                    let which = if offset.is_finite() {
-                        offset_of!(raw::Pose, channelscale)
-                    } else {
-                        offset_of!(raw::Pose, channeloffset)
-                    };
-                    return Err(invalid(
-                        "pose.channel",
-                        field(which) + 4 * c as u64,
-                        Problem::NotFinite,
-                    ));
+            // Every channel's offset and scale finite, and the largest value it decodes to
+            // (`|offset| + 65535 |scale|` when animated). One sum of terms, each finite
+            // exactly when its channel passes, says so without a branch per channel; only a
+            // sum that is not finite (a failing channel, or finite terms whose total
+            // overflows) looks at the channels one by one.
+            let reach = |c: usize| if mask >> c & 1 == 1 { 65535.0 } else { 1.0 };
+            let sum: f32 = (0..raw::NUM_CHANNELS)
+                .map(|c| p.channeloffset[c].get().abs() + p.channelscale[c].get().abs() * reach(c))
+                .sum();
+            if !sum.is_finite() {
+                for c in 0..raw::NUM_CHANNELS {
+                    let (offset, scale) = (p.channeloffset[c].get(), p.channelscale[c].get());
+                    let animated = mask >> c & 1 == 1;
+                    let top = offset.abs() + if animated { 65535.0 * scale.abs() } else { 0.0 };
+                    if !offset.is_finite() || !scale.is_finite() || !top.is_finite() {
+                        let which = if offset.is_finite() {
+                            offset_of!(raw::Pose, channelscale)
+                        } else {
+                            offset_of!(raw::Pose, channeloffset)
+                        };
+                        return Err(invalid(
+                            "pose.channel",
+                            field(which) + 4 * c as u64,
+                            Problem::NotFinite,
+                        ));
+                    }
                 }
-                if c >= 7 && (offset != 1.0 || (animated && scale != 0.0)) {
+            }
+            for c in 7..raw::NUM_CHANNELS {
+                let (offset, scale) = (p.channeloffset[c].get(), p.channelscale[c].get());
+                if offset != 1.0 || (mask >> c & 1 == 1 && scale != 0.0) {
                     scales = true;
                 }
             }
