@@ -6,6 +6,12 @@
 //!
 //! Positions are byte offsets; an error turns its offset into a line and column only when it
 //! is made, so reading pays nothing for them.
+//!
+//! The readers the validators call once a token (`skip`, `accept`, `bracket`, `integer`)
+//! are always inlined into their loops, which opens a mesh faster than calling them
+//! (`peers`' `assimp-memory` rows of the MD5 meshes). `float` is left to the compiler, which
+//! then inlines `fast-float2`'s parser into it: forced into its callers as well, the parser
+//! became a call of its own and gave back half the gain.
 
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -127,7 +133,7 @@ impl<'t> Lexer<'t> {
     /// # Errors
     ///
     /// [`Problem::UnterminatedComment`] for a `/*` never closed.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn skip(&mut self) -> Result<()> {
         loop {
             while self.text.get(self.pos).is_some_and(|&b| b <= b' ') {
@@ -201,7 +207,7 @@ impl<'t> Lexer<'t> {
     }
 
     /// `true`, consuming it, if the next token is the keyword `keyword` (ASCII case ignored).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn accept(&mut self, keyword: &'static str) -> Result<bool> {
         self.skip()?;
         let rest = self.text.get(self.pos..).unwrap_or_default();
@@ -221,7 +227,7 @@ impl<'t> Lexer<'t> {
     /// # Errors
     ///
     /// [`Problem::Expected`] when the next token is anything else.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn bracket(&mut self, bracket: u8, what: &'static str) -> Result<()> {
         self.skip()?;
         if self.text.get(self.pos) == Some(&bracket) {
@@ -273,7 +279,7 @@ impl<'t> Lexer<'t> {
     ///
     /// [`Problem::Expected`] at a bracket, quote or the end; [`Problem::Number`] for a token
     /// that is not a whole number in `i64`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn integer(&mut self, what: &'static str) -> Result<(i64, u64)> {
         self.skip()?;
         // Most integers are a few digits, maybe after a minus, then white space or a bracket:
