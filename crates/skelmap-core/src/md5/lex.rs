@@ -12,6 +12,14 @@
 //! (`peers`' `assimp-memory` rows of the MD5 meshes). `float` is left to the compiler, which
 //! then inlines `fast-float2`'s parser into it: forced into its callers as well, the parser
 //! became a call of its own and gave back half the gain.
+//!
+//! A numbered entry's head (`vert 12`, `tri 12`, `weight 12`, `frame 12`) is known before it
+//! is read: its keyword and the index it must carry. Where the text prints it as writers do
+//! (the keyword, one space or tab, the digits without a sign or leading zeros, then a byte
+//! that ends a token), `Lexer::head` matches it with two word compares against a `Head`
+//! that counts in decimal; any other spelling goes to the token readers, which accept or name
+//! it as before. That spares a keyword's compare loop and an integer's digit loop on most
+//! lines of a mesh.
 
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -359,6 +367,124 @@ impl<'t> Lexer<'t> {
     }
 }
 
+/// The head of the next entry of a numbered section (`vert 12`, `tri 12`, `weight 12`): its
+/// keyword and the index it must carry, as writers print them, so that
+/// [`Lexer::head`] matches a head with two word compares instead of reading its tokens.
+#[derive(Debug, Clone)]
+pub(crate) struct Head {
+    /// The keyword.
+    name: &'static str,
+    /// The keyword's bytes in lower case, the first in the lowest byte.
+    keyword: u64,
+    /// Bytes of the keyword (at most 7; 0 disables the match).
+    keyword_len: usize,
+    /// The index's decimal digits, the first in the lowest byte.
+    digits: u64,
+    /// Digits of the index (at most 8; 0 disables the match).
+    digits_len: usize,
+    /// The index.
+    index: usize,
+}
+
+impl Head {
+    /// The head of entry 0 of the section whose entries start with `keyword`.
+    pub(crate) fn new(keyword: &'static str) -> Head {
+        let bytes = keyword.as_bytes();
+        let letters = bytes.len() < 8 && bytes.iter().all(u8::is_ascii_alphabetic);
+        let mut word = [0u8; 8];
+        for (w, b) in word.iter_mut().zip(bytes) {
+            *w = b.to_ascii_lowercase();
+        }
+        let mut head = Head {
+            name: keyword,
+            keyword: u64::from_le_bytes(word),
+            keyword_len: if letters { bytes.len() } else { 0 },
+            digits: 0,
+            digits_len: 0,
+            index: 0,
+        };
+        head.set(0);
+        head
+    }
+
+    /// The keyword.
+    pub(crate) fn keyword(&self) -> &'static str {
+        self.name
+    }
+
+    /// The index the next entry must carry.
+    pub(crate) fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Moves on to the next entry's index.
+    #[inline(always)]
+    pub(crate) fn advance(&mut self) {
+        let last = self.digits_len.wrapping_sub(1);
+        let shift = 8 * last;
+        if last < 8 && (self.digits >> shift) & 0xff < u64::from(b'9') {
+            self.digits += 1 << shift;
+            self.index += 1;
+        } else {
+            self.set(self.index + 1);
+        }
+    }
+
+    /// Sets the index to `index`, its digits written out (none past eight: no match then).
+    fn set(&mut self, index: usize) {
+        self.index = index;
+        let (mut digits, mut len, mut rest) = (0u64, 0usize, index);
+        loop {
+            digits = (digits << 8) | (b'0' + (rest % 10) as u8) as u64;
+            len += 1;
+            rest /= 10;
+            if rest == 0 || len > 8 {
+                break;
+            }
+        }
+        (self.digits, self.digits_len) = if len <= 8 { (digits, len) } else { (0, 0) };
+    }
+}
+
+impl Lexer<'_> {
+    /// Consumes the head `head` names, `true`, when the text holds it as writers print it:
+    /// its keyword (ASCII case ignored), one space or tab, the index's digits, then a byte
+    /// that ends a token. Anything else (other white space, a comment, leading zeros, a
+    /// sign, another index, the end of the text near) is left, only the white space and
+    /// comments before it skipped, for the token readers to accept or name (`false`); what
+    /// this accepts, they accept the same.
+    ///
+    /// # Errors
+    ///
+    /// [`Problem::UnterminatedComment`] for a `/*` never closed before the head.
+    #[inline(always)]
+    pub(crate) fn head(&mut self, head: &Head) -> Result<bool> {
+        self.skip()?;
+        let (k, d) = (head.keyword_len, head.digits_len);
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let (Some(first), Some(index)) = (
+            rest.first_chunk::<8>(),
+            rest.get(k + 1..).and_then(<[u8]>::first_chunk::<8>),
+        ) else {
+            return Ok(false);
+        };
+        // A keyword of letters matches its upper and lower case with bit 5 set in each byte.
+        let keyword_mask = u64::MAX >> (64 - 8 * k.clamp(1, 7));
+        let digits_mask = u64::MAX >> (64 - 8 * d.clamp(1, 8));
+        let word = u64::from_le_bytes(*first);
+        let found = k > 0
+            && d > 0
+            && (word | 0x2020_2020_2020_2020) & keyword_mask == head.keyword
+            && matches!(rest.get(k), Some(b' ' | b'\t'))
+            && u64::from_le_bytes(*index) & digits_mask == head.digits
+            && rest.get(k + 1 + d).is_some_and(|&b| ends_token(b));
+        if found {
+            self.pos += k + 1 + d;
+        }
+        Ok(found)
+    }
+}
+
 /// How an error names a bracket it expected.
 fn bracket_name(bracket: u8) -> &'static str {
     match bracket {
@@ -441,6 +567,65 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_head_is_matched_only_as_writers_print_it() -> Result<()> {
+        let pad = "                ";
+        for (text, matched) in [
+            ("vert 7 (", true),
+            ("\r\n\tVeRt\t7\n", true),
+            ("/* c */ vert 7)", true),
+            ("vert 7//c", false),
+            ("vert  7 ", false),
+            ("vert 07 ", false),
+            ("vert +7 ", false),
+            ("vert 8 ", false),
+            ("vert 70 ", false),
+            ("vert 7x ", false),
+            ("verts 7 ", false),
+            ("vertx7 ", false),
+            ("\"vert\" 7 ", false),
+        ] {
+            let mut head = Head::new("vert");
+            for _ in 0..7 {
+                head.advance();
+            }
+            let padded = format!("{text}{pad}");
+            let mut lex = Lexer::new(padded.as_bytes());
+            let start = lex.next_offset()?;
+            assert_eq!(lex.head(&head)?, matched, "{text:?}");
+            let end = if matched { start + 6 } else { start };
+            assert_eq!(lex.offset(), end, "{text:?}");
+        }
+        // Too near the end to compare words: left to the token readers.
+        assert!(!Lexer::new(b"vert 7 ").head(&Head::new("vert"))?);
+        Ok(())
+    }
+
+    #[test]
+    fn a_head_counts_its_index_in_decimal() -> Result<()> {
+        let mut head = Head::new("tri");
+        for i in 0..100_200usize {
+            assert_eq!(head.index(), i);
+            if i % 997 == 0 || i.to_string().ends_with('9') || i.to_string().ends_with('0') {
+                let text = format!("tri {i} 1 2 3                ");
+                let mut lex = Lexer::new(text.as_bytes());
+                assert!(lex.head(&head)?, "{i}");
+                assert_eq!(lex.integer("x")?.0, 1);
+            }
+            head.advance();
+        }
+        // Eight digits are matched; nine are left to the token readers.
+        let mut head = Head::new("tri");
+        head.set(99_999_999);
+        assert!(Lexer::new(b"tri 99999999 1 2 3      ").head(&head)?);
+        head.advance();
+        assert_eq!(head.index(), 100_000_000);
+        assert!(!Lexer::new(b"tri 100000000 1 2 3     ").head(&head)?);
+        // A keyword of other bytes than letters is never matched.
+        assert!(!Lexer::new(b"tr1 0 1 2 3             ").head(&Head::new("tr1"))?);
+        Ok(())
     }
 
     #[test]

@@ -11,7 +11,7 @@ use glam::{Quat, Vec3, Vec3A};
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, LittleEndian, U32};
 
-use super::lex::{Lexer, Span, line_column};
+use super::lex::{Head, Lexer, Span, line_column};
 use super::raw::{
     ANIM_ALL, ANIM_QX, ANIM_QY, ANIM_QZ, ANIM_TX, ANIM_TY, ANIM_TZ, JointAnimInfo, MD5_VERSION,
     MeshLayout, UNIT_TOLERANCE, Weight, WeightRange,
@@ -129,6 +129,24 @@ fn count(
     }
     usize::try_from(value)
         .map_err(|_| lex.error(what, at, Problem::AboveMaximum { value, max: room }))
+}
+
+/// Starts the entry `head` names, of `declared` (`what` the count), and checks its own index
+/// (`index_what`): as [`entry`] and [`own_index`] do, or at once where the text prints the
+/// head as writers do ([`Lexer::head`]); then moves `head` on.
+#[inline(always)]
+fn entry_head(
+    lex: &mut Lexer<'_>,
+    head: &mut Head,
+    (what, index_what): (&'static str, &'static str),
+    declared: usize,
+) -> Result<()> {
+    if !lex.head(head)? {
+        entry(lex, head.keyword(), what, head.index(), declared)?;
+        own_index(lex, index_what, head.index())?;
+    }
+    head.advance();
+    Ok(())
 }
 
 /// Starts entry `i` of `declared` (its keyword, when it has one): the error when the section
@@ -451,9 +469,9 @@ fn mesh(
     block.reserve(num_verts * 16);
     layout.ofs_texcoords = block.len();
     let mut ranges: Vec<(u32, u32, u64)> = Vec::with_capacity(num_verts);
-    for i in 0..num_verts {
-        entry(lex, "vert", "mesh.numverts", i, num_verts)?;
-        own_index(lex, "vert.index", i)?;
+    let mut head = Head::new("vert");
+    for _ in 0..num_verts {
+        entry_head(lex, &mut head, ("mesh.numverts", "vert.index"), num_verts)?;
         let st = lex.vector::<2>("vert.texcoord")?;
         put(block, &[st.map(F32::<LittleEndian>::new)]);
         let (first, first_at) = lex.integer("vert.startWeight")?;
@@ -504,9 +522,9 @@ fn mesh(
     layout.num_tris = num_tris as u32;
     block.reserve(num_tris * 12);
     layout.ofs_tris = block.len();
-    for i in 0..num_tris {
-        entry(lex, "tri", "mesh.numtris", i, num_tris)?;
-        own_index(lex, "tri.index", i)?;
+    let mut head = Head::new("tri");
+    for _ in 0..num_tris {
+        entry_head(lex, &mut head, ("mesh.numtris", "tri.index"), num_tris)?;
         let mut tri = [U32::<LittleEndian>::new(0); 3];
         for corner in &mut tri {
             *corner = U32::new(index(lex, "tri.vertIndex", num_verts)?);
@@ -530,9 +548,14 @@ fn mesh(
     layout.num_weights = num_weights as u32;
     block.reserve(num_weights * 20);
     layout.ofs_weights = block.len();
-    for i in 0..num_weights {
-        entry(lex, "weight", "mesh.numweights", i, num_weights)?;
-        own_index(lex, "weight.index", i)?;
+    let mut head = Head::new("weight");
+    for _ in 0..num_weights {
+        entry_head(
+            lex,
+            &mut head,
+            ("mesh.numweights", "weight.index"),
+            num_weights,
+        )?;
         let joint = index(lex, "weight.joint", file.joints.len())?;
         let bias = lex.float("weight.bias")?;
         let offset = lex.vector::<3>("weight.pos")?;
@@ -813,9 +836,14 @@ impl<'data> Anim<'data> {
             skin_scales: Vec::new(),
         };
         let mut components = Vec::with_capacity(num_components);
-        for i in 0..num_frames {
-            entry(&mut lex, "frame", "header.numFrames", i, num_frames)?;
-            own_index(&mut lex, "frame.index", i)?;
+        let mut head = Head::new("frame");
+        for _ in 0..num_frames {
+            entry_head(
+                &mut lex,
+                &mut head,
+                ("header.numFrames", "frame.index"),
+                num_frames,
+            )?;
             lex.bracket(b'{', "frame")?;
             components.clear();
             for c in 0..num_components {
