@@ -705,18 +705,23 @@ fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec
             }
         }
     }
-    // Vertices at one position, found by sorting on the position's bits (each vertex's key
-    // beside its index, so that comparisons read no other array).
-    let mut order: Vec<([u32; 3], u32)> = (positions.iter().enumerate())
-        .map(|(i, p)| (p.to_array().map(f32::to_bits), i as u32))
+    // Vertices at one position, found by sorting on the position's bits: each vertex one
+    // 128-bit key, the bits of x, y and z above its index, so that a comparison is two
+    // integer comparisons and reads no other array.
+    let mut order: Vec<u128> = (positions.iter().enumerate())
+        .map(|(i, p)| {
+            let [x, y, z] = p.to_array().map(|v| u128::from(v.to_bits()));
+            (x << 96) | (y << 64) | (z << 32) | i as u128
+        })
         .collect();
     order.sort_unstable();
+    let vertex = |key: u128| key as u32 as usize;
     let mut out = sums.clone();
-    for run in order.chunk_by(|a, b| a.0 == b.0) {
+    for run in order.chunk_by(|a, b| a >> 32 == b >> 32) {
         if run.len() > 1 {
-            let total: Vec3A = run.iter().filter_map(|&(_, i)| sums.get(i as usize)).sum();
-            for &(_, i) in run {
-                if let Some(o) = out.get_mut(i as usize) {
+            let total: Vec3A = run.iter().filter_map(|&k| sums.get(vertex(k))).sum();
+            for &k in run {
+                if let Some(o) = out.get_mut(vertex(k)) {
                     *o = total;
                 }
             }
