@@ -185,6 +185,7 @@ pub fn names(material: &Material) -> Vec<String> {
 /// assert_eq!(report.found.len(), 1); // `Golem.tga` matched `golem.tga`, ignoring case
 /// assert_eq!(asset.images[0].rgba, [255, 0, 0, 255]);
 /// assert_eq!(asset.materials[0].image, Some(0));
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn attach(asset: &mut Asset, model: &Path, folders: &[PathBuf]) -> Report {

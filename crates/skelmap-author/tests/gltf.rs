@@ -432,7 +432,11 @@ fn cubic_spline_interpolates_between_keys() {
 
 #[test]
 fn gltf_with_external_buffer_is_read_from_its_folder() {
-    let dir = std::env::temp_dir().join(format!("skelmap-author-test-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-author-test-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     std::fs::create_dir_all(dir.join("data")).unwrap();
     let bin = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
     std::fs::write(dir.join("data/tri angle.bin"), &bin).unwrap();
@@ -473,7 +477,6 @@ fn gltf_with_external_buffer_is_read_from_its_folder() {
         matches!(&err, Error::Io { path, .. } if path.ends_with("gone.bin")),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The fuzz seeds: skelmap's export of synth models and the hand-made morph file. Written

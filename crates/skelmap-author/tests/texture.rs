@@ -2,10 +2,11 @@
 //! what a report says.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use skelmap_author::texture::{self, Error, names};
 use skelmap_core::asset::{Asset, Image, Material, UpAxis};
+use tempfile::TempDir;
 
 /// A 1 × 1 uncompressed true-colour TGA of `bgr`.
 fn tga(bgr: [u8; 3]) -> Vec<u8> {
@@ -14,11 +15,13 @@ fn tga(bgr: [u8; 3]) -> Vec<u8> {
     bytes
 }
 
-fn fresh(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-texture-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test, removed with its files when the returned value drops (also
+/// when the test panics).
+fn fresh(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skelmap-texture-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn asset(materials: Vec<Material>) -> Asset {
@@ -79,6 +82,7 @@ fn shader_names_try_darkplaces_extensions_and_stored_names_their_path_then_file_
 #[test]
 fn the_model_s_folder_comes_first_then_each_folder_in_order() {
     let dir = fresh("order");
+    let dir = dir.path();
     write(&dir.join("m/golem.png"), &[0; 4]); // beside the model, but not an image
     write(&dir.join("a/golem.tga"), &tga([0, 0, 255]));
     write(&dir.join("b/golem.tga"), &tga([255, 0, 0]));
@@ -138,6 +142,7 @@ fn the_model_s_folder_comes_first_then_each_folder_in_order() {
 #[test]
 fn a_texture_nowhere_is_reported_with_every_name_and_folder_tried() {
     let dir = fresh("missing");
+    let dir = dir.path();
     let mut a = asset(vec![Material {
         texture: Some(".\\skins\\hero.jpg".into()),
         external: Some("skins/hero.jpg".into()),
@@ -149,7 +154,7 @@ fn a_texture_nowhere_is_reported_with_every_name_and_folder_tried() {
         [texture::Missing {
             material: 0,
             names: vec!["skins/hero.jpg".into(), "hero.jpg".into()],
-            folders: vec![dir.clone(), dir.join("extra")],
+            folders: vec![dir.to_path_buf(), dir.join("extra")],
         }]
     );
     assert_eq!(a.materials[0].external, None);
@@ -164,6 +169,7 @@ fn a_texture_nowhere_is_reported_with_every_name_and_folder_tried() {
 #[test]
 fn names_that_climb_out_of_a_folder_are_not_followed() {
     let dir = fresh("climb");
+    let dir = dir.path();
     write(&dir.join("secret.tga"), &tga([1, 2, 3]));
     let mut a = asset(vec![Material {
         texture: Some("../secret.tga".into()),
@@ -178,6 +184,7 @@ fn names_that_climb_out_of_a_folder_are_not_followed() {
 #[test]
 fn read_refuses_what_is_not_an_image() {
     let dir = fresh("read");
+    let dir = dir.path();
     write(&dir.join("x.jpg"), b"not a jpeg");
     assert!(matches!(
         texture::read(&dir.join("x.jpg")),
@@ -203,6 +210,7 @@ fn read_refuses_what_is_not_an_image() {
 #[test]
 fn a_jpeg_is_embedded_in_gltf_as_it_is() {
     let dir = fresh("jpeg");
+    let dir = dir.path();
     let mut jpeg = Vec::new();
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90)
         .encode(&[200u8; 8 * 8 * 3], 8, 8, image::ExtendedColorType::Rgb8)

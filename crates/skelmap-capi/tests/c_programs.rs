@@ -668,9 +668,12 @@ fn corpus() -> Option<PathBuf> {
 
 #[test]
 fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
-    let dir = std::env::temp_dir().join(format!("skelmap-capi-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (dpm, skm, malformed) = synthetic_inputs(&dir);
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-capi-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
+    let (dpm, skm, malformed) = synthetic_inputs(dir);
     let mut models = vec![dpm.clone(), skm];
     if let Some(corpus) = corpus() {
         let raptor = corpus.join("dpm/xon_vehicles_raptor.dpm");
@@ -716,9 +719,9 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     let upper = player.join("upper.md3");
     args.extend([PathBuf::from("--morph"), upper.clone()]);
     args.extend([PathBuf::from("--no-morph"), dpm.clone()]);
-    let character = character(&dir);
+    let character = character(dir);
     args.extend([PathBuf::from("--runtime"), character.clone()]);
-    let (hl1, md5_alone, wave) = options_inputs(&dir);
+    let (hl1, md5_alone, wave) = options_inputs(dir);
     args.extend([PathBuf::from("--options"), hl1.clone(), md5_alone.clone()]);
     args.push(wave.clone());
     let out = run(&smoke_c, &args);
@@ -840,8 +843,6 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
             );
         }
     }
-
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The headless C renderer (`examples/c/render.c`, C99, the C ABI alone) draws a textured,
@@ -852,9 +853,12 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
 /// one instead of the plain cdylib, so that writes inside the library are checked as well.
 #[test]
 fn the_c_renderer_draws_every_format_against_both_libraries() {
-    let dir = std::env::temp_dir().join(format!("skelmap-render-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (dpm, _, _) = synthetic_inputs(&dir);
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-render-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
+    let (dpm, _, _) = synthetic_inputs(dir);
     let mut models = vec![(dpm, false)];
     if let Some(corpus) = corpus() {
         models.extend([
@@ -908,7 +912,6 @@ fn the_c_renderer_draws_every_format_against_both_libraries() {
         images.windows(2).all(|w| w[0] == w[1]),
         "the links drew different images"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The lines of `examples/c/character.c` between its loop markers, unindented: what the
@@ -944,8 +947,11 @@ fn the_character_example_plays_like_the_rust_api() {
         "the README's C loop is character.c's"
     );
 
-    let dir = std::env::temp_dir().join(format!("skelmap-character-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-character-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let program = dir.join("character");
     compile(
         "gcc",
@@ -953,7 +959,7 @@ fn the_character_example_plays_like_the_rust_api() {
         "c99",
         &program,
     );
-    let mut cases = vec![(character(&dir), ["walk", "run", "shoot", "3", "5", "seg5"])];
+    let mut cases = vec![(character(dir), ["walk", "run", "shoot", "3", "5", "seg5"])];
     if let Some(corpus) = corpus() {
         cases.push((
             corpus.join("dpm/xon_monsters_golem.dpm"),
@@ -983,7 +989,6 @@ fn the_character_example_plays_like_the_rust_api() {
             assert_close(&floats(field("vertex0=")), vertex, line);
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Per frame of `character.c` run on `path` with `args`, by the Rust API: the crossfade's

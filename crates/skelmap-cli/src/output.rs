@@ -261,16 +261,19 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("skelmap-output-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A fresh folder for one test, removed with its files when the returned value drops (also
+    /// when the test panics).
+    fn temp_dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("skelmap-output-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
     fn an_input_reached_by_another_path_is_refused() {
         let dir = temp_dir("paths");
+        let dir = dir.path();
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         std::fs::write(dir.join("m.dpm"), b"x").unwrap();
         let mut outputs = Outputs::new();
@@ -287,13 +290,13 @@ mod tests {
         );
         assert!(outputs.claim(&dir.join("sub/m.glb")).is_ok());
         assert!(outputs.claim(&dir.join("new/../sub/m.glb")).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn links_to_an_input_are_refused() {
         let dir = temp_dir("links");
+        let dir = dir.path();
         std::fs::write(dir.join("m.obj"), b"x").unwrap();
         std::os::unix::fs::symlink(dir.join("m.obj"), dir.join("soft.obj")).unwrap();
         std::fs::hard_link(dir.join("m.obj"), dir.join("hard.obj")).unwrap();
@@ -301,17 +304,16 @@ mod tests {
         outputs.read(&dir.join("m.obj"), "the model");
         assert!(outputs.claim(&dir.join("soft.obj")).is_err());
         assert!(outputs.claim(&dir.join("hard.obj")).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn write_file_replaces_the_whole_file_and_leaves_no_temporary() {
         let dir = temp_dir("write");
+        let dir = dir.path();
         let path = dir.join("a/b.bin");
         write_file(&path, b"first, and longer").unwrap();
         write_file(&path, b"second").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
         assert_eq!(std::fs::read_dir(dir.join("a")).unwrap().count(), 1);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -44,8 +44,11 @@ fn schema_errors(validator: &jsonschema::Validator, report: &Value) -> Vec<Strin
 /// naming the joint and its scale, in the JSON and in the table; every other line is timed.
 #[test]
 fn bench_says_why_the_dual_quaternion_lines_refuse_a_pose_that_scales() {
-    let dir = std::env::temp_dir().join(format!("skelmap-bench-scale-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-bench-scale-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let iqm = dir.join("scaled.iqm");
     std::fs::write(&iqm, skelmap_core::iqm::Builder::demo().write().unwrap()).unwrap();
     let report = bench(&iqm);
@@ -92,14 +95,16 @@ fn bench_says_why_the_dual_quaternion_lines_refuse_a_pose_that_scales() {
         "{text}"
     );
     assert!(!text.lines().last().unwrap().contains("dqs"), "{text}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bench_json_matches_its_schema_for_skeletal_and_vertex_animated_models() {
     let validator = validator();
-    let dir = std::env::temp_dir().join(format!("skelmap-bench-json-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-bench-json-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let dpm = dir.join("tube.dpm");
     let tube = skelmap_core::synth::tube(&skelmap_core::synth::TubeParams::default());
     std::fs::write(&dpm, tube.write().unwrap()).unwrap();
@@ -130,5 +135,4 @@ fn bench_json_matches_its_schema_for_skeletal_and_vertex_animated_models() {
             assert!(kernels.iter().all(|k| k["layout"] == "frames"));
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -16,6 +16,7 @@ use support::{
 #[test]
 fn demo_writes_validates_exports_and_renders() {
     let dir = temp_dir("demo");
+    let dir = dir.path();
     let out = skelmap(&["demo", "-o", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
@@ -50,7 +51,8 @@ fn demo_writes_validates_exports_and_renders() {
 #[test]
 fn info_json_reports_the_counts() {
     let dir = temp_dir("json");
-    let path = write_tube(&dir);
+    let dir = dir.path();
+    let path = write_tube(dir);
     let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{out:?}");
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -95,7 +97,8 @@ fn info_json_on_a_corpus_model() {
 #[test]
 fn validate_reports_each_file_and_fails_if_any_fails() {
     let dir = temp_dir("validate");
-    let good = write_tube(&dir);
+    let dir = dir.path();
+    let good = write_tube(dir);
     let mut bytes = std::fs::read(&good).unwrap();
     bytes[152..156].copy_from_slice(&(-7i32).to_be_bytes()); // bone 1 . parent
     let broken = dir.join("broken.dpm");
@@ -137,6 +140,7 @@ fn validate_reports_each_file_and_fails_if_any_fails() {
 #[test]
 fn info_on_a_broken_file_prints_one_error_line() {
     let dir = temp_dir("broken");
+    let dir = dir.path();
     let path = dir.join("short.dpm");
     std::fs::write(&path, b"DARKPLACESMODEL\0\0\0\0\x02").unwrap();
     let out = skelmap(&["info", path.to_str().unwrap()]);
@@ -155,7 +159,8 @@ fn info_on_a_broken_file_prints_one_error_line() {
 #[test]
 fn convert_writes_skm_and_skp_that_info_reads_back() {
     let dir = temp_dir("convert");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let skm = dir.join("out.skm");
     let out = skelmap(&["convert", dpm.to_str().unwrap(), skm.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
@@ -191,7 +196,8 @@ fn convert_writes_skm_and_skp_that_info_reads_back() {
 #[test]
 fn skm_without_its_skeleton_fails_validation() {
     let dir = temp_dir("lonely");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let skm = dir.join("lonely.skm");
     assert!(
         skelmap(&["convert", dpm.to_str().unwrap(), skm.to_str().unwrap()])
@@ -299,6 +305,7 @@ fn skm_without_its_skeleton_fails_validation() {
 #[test]
 fn convert_reports_an_input_it_cannot_read() {
     let dir = temp_dir("convert-bad");
+    let dir = dir.path();
     let bad = dir.join("x.dpm");
     std::fs::write(&bad, b"SKM1 not a dpm").unwrap();
     let out = skelmap(&[
@@ -342,6 +349,7 @@ fn info_json_on_a_corpus_ms3d() {
 fn info_and_validate_understand_sl_mdl_and_anim() {
     use skelmap_core::slmdl::{self, Easing, KeyframeDef};
     let dir = temp_dir("sl");
+    let dir = dir.path();
     let mdl = dir.join("tri.mdl");
     let vertex = slmdl::VertexDef {
         weights: [1.0, 0.0, 0.0],
@@ -449,9 +457,10 @@ fn info_json_on_corpus_mdl_and_hmp() {
 #[test]
 fn validate_walks_directories_and_reports_json() {
     let dir = temp_dir("walk");
+    let dir = dir.path();
     let nested = dir.join("a/b");
     std::fs::create_dir_all(&nested).unwrap();
-    write_tube(&dir);
+    write_tube(dir);
     write_tube(&nested);
     // Not a model extension: skipped by the walk.
     std::fs::write(nested.join("notes.txt"), b"hello").unwrap();
@@ -484,6 +493,7 @@ fn validate_walks_directories_and_reports_json() {
 #[test]
 fn an_et_game_folder_validates_and_names_its_clips() {
     let dir = temp_dir("et-game");
+    let dir = dir.path();
     let etmain = dir.join("etmain");
     let mut builder = skelmap_core::mdm::Builder::triangle();
     let (mdm, mdx) = builder.write();
@@ -562,7 +572,8 @@ fn an_et_game_folder_validates_and_names_its_clips() {
 #[test]
 fn export_and_render_write_their_files() {
     let dir = temp_dir("export");
-    let tube = write_tube(&dir);
+    let dir = dir.path();
+    let tube = write_tube(dir);
     let t = tube.to_str().unwrap();
     let o = |n: &str| dir.join(n).to_str().unwrap().to_string();
     let out = skelmap(&["export", t, "-o", &o("t.glb")]);
@@ -612,7 +623,8 @@ fn export_and_render_write_their_files() {
 #[test]
 fn bench_measures_every_kernel() {
     let dir = temp_dir("bench");
-    let tube = write_tube(&dir);
+    let dir = dir.path();
+    let tube = write_tube(dir);
     let out = skelmap(&[
         "bench",
         tube.to_str().unwrap(),
@@ -659,8 +671,9 @@ fn bench_measures_every_kernel() {
 #[test]
 fn bench_times_grouped_compact_blocks_in_their_own_order_too() {
     let dir = temp_dir("bench-grouped");
-    let character = write_character(&dir);
-    let tube = write_tube(&dir);
+    let dir = dir.path();
+    let character = write_character(dir);
+    let tube = write_tube(dir);
     let level = skelmap_core::skin::SimdLevel::detect();
     let line = format!("compact {level} prepared order ");
     for (model, timed) in [(&character, true), (&tube, false)] {
@@ -679,10 +692,11 @@ fn bench_times_grouped_compact_blocks_in_their_own_order_too() {
 #[test]
 fn bench_times_a_skeletal_deform_once_and_a_morph_at_each_level() {
     let dir = temp_dir("bench-deform");
-    let character = write_character(&dir);
+    let dir = dir.path();
+    let character = write_character(dir);
     let quake = dir.join("triangle.mdl");
     std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
-    let tube = write_tube(&dir);
+    let tube = write_tube(dir);
     let levels: Vec<String> = skelmap_core::skin::SimdLevel::ALL
         .into_iter()
         .filter(|l| l.is_supported())
@@ -732,16 +746,17 @@ fn every_command_has_help_with_an_example() {
 #[test]
 fn relative_model_path_and_relative_root_work_together() {
     let dir = temp_dir("relative-root");
+    let dir = dir.path();
     let models = dir.join("models");
     std::fs::create_dir_all(&models).unwrap();
-    let dpm = write_tube(&dir);
+    let dpm = write_tube(dir);
     let skm = models.join("z.skm");
     let out = skelmap(&["convert", dpm.to_str().unwrap(), skm.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_skelmap"))
             .args(args)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .unwrap()
     };
@@ -772,11 +787,12 @@ fn relative_model_path_and_relative_root_work_together() {
 #[test]
 fn a_bare_file_name_finds_the_animations_beside_it() {
     let dir = temp_dir("bare-name");
-    write_md5_with_skin_scale(&dir);
+    let dir = dir.path();
+    write_md5_with_skin_scale(dir);
     let frames = |path: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_skelmap"))
             .args(["info", path, "--json"])
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .unwrap();
         assert!(out.status.success(), "{out:?}");
@@ -790,7 +806,8 @@ fn a_bare_file_name_finds_the_animations_beside_it() {
 #[test]
 fn render_refuses_extensions_it_does_not_write() {
     let dir = temp_dir("render-jpg");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let jpg = dir.join("x.jpg");
     let out = skelmap(&["render", dpm.to_str().unwrap(), "-o", jpg.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -807,6 +824,7 @@ fn render_refuses_extensions_it_does_not_write() {
 #[test]
 fn contact_sheets_show_middle_frames_say_what_they_drop_and_their_limits() {
     let dir = temp_dir("sheet");
+    let dir = dir.path();
     let dpm = dir.join("tube.dpm");
     let params = TubeParams {
         frames: 40,
@@ -864,6 +882,7 @@ fn contact_sheets_show_middle_frames_say_what_they_drop_and_their_limits() {
 #[test]
 fn validate_says_when_it_finds_no_model_files() {
     let dir = temp_dir("validate-empty");
+    let dir = dir.path();
     std::fs::write(dir.join("readme.txt"), "not a model").unwrap();
     let out = skelmap(&["validate", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -879,6 +898,7 @@ fn validate_says_when_it_finds_no_model_files() {
 #[test]
 fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
     let dir = temp_dir("convert-ms3d");
+    let dir = dir.path();
     let ms3d = dir.join("arm.ms3d");
     let bytes = skelmap_core::ms3d::Builder {
         vertices: vec![([0.0; 3], -1); 3],
@@ -961,7 +981,8 @@ fn convert_takes_any_mesh_and_names_what_it_cannot_convert() {
 #[test]
 fn convert_measures_a_dpm_as_iqm_and_an_iqm_as_dpm_with_its_clips() {
     let dir = temp_dir("convert-iqm");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let iqm = dir.join("tube.iqm");
     let out = skelmap(&["convert", dpm.to_str().unwrap(), iqm.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
@@ -994,6 +1015,7 @@ fn convert_measures_a_dpm_as_iqm_and_an_iqm_as_dpm_with_its_clips() {
 #[test]
 fn info_counts_read_as_english_and_agree() {
     let dir = temp_dir("info-wording");
+    let dir = dir.path();
     let hmp = dir.join("field.hmp");
     let field = skelmap_core::gamestudio::HmpBuilder {
         row: 2.0,
@@ -1013,7 +1035,7 @@ fn info_counts_read_as_english_and_agree() {
     );
     assert!(!text.lines().any(|l| l.trim().is_empty()), "{text}");
 
-    let dpm = write_tube(&dir);
+    let dpm = write_tube(dir);
     let text = stdout(&skelmap(&["info", dpm.to_str().unwrap()]));
     assert!(
         text.contains("4 bones (1 root, 1 attachment), 1 mesh, 9 frames"),
@@ -1039,7 +1061,8 @@ fn info_counts_read_as_english_and_agree() {
 #[test]
 fn info_lists_clips_in_aligned_columns() {
     let dir = temp_dir("clips");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     std::fs::write(
         dir.join("tube.dpm.framegroups"),
         "0 4 10 1 // idle\n4 5 2.5 0 // a_clip_name_longer_than_sixteen\n",
@@ -1057,7 +1080,8 @@ fn info_lists_clips_in_aligned_columns() {
 #[test]
 fn jobs_only_where_they_are_used() {
     let dir = temp_dir("jobs");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let out = skelmap(&["info", "-j", "2", dpm.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "clap refuses it");
     let out = skelmap(&["validate", "-j", "1", dpm.to_str().unwrap()]);
@@ -1088,6 +1112,7 @@ fn bench_help_gives_the_time_a_run_takes() {
 #[test]
 fn validate_counts_kinds_of_warning_in_plain_english() {
     let dir = temp_dir("warning-kinds");
+    let dir = dir.path();
     let path = dir.join("tail.mdl");
     let model = skelmap_core::quake::Builder {
         trailing: b"QMEX".to_vec(),
@@ -1137,7 +1162,8 @@ fn validate_counts_kinds_of_warning_in_plain_english() {
 #[test]
 fn errors_and_help_say_what_is_wrong_and_what_to_do() {
     let dir = temp_dir("errors");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let dir_arg = dir.to_str().unwrap();
     let error = |args: &[&str]| {
         let out = skelmap(args);
@@ -1230,7 +1256,8 @@ fn convert_lists_every_output_the_format_table_writes() {
         "{short}"
     );
     let dir = temp_dir("convert-outputs");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let out = dir.join("tube.obj");
     let refused = skelmap(&["convert", dpm.to_str().unwrap(), out.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(1), "{refused:?}");
@@ -1308,6 +1335,7 @@ fn completions_and_the_manual_page_come_from_the_cli() {
 #[test]
 fn obj_export_writes_its_materials_and_skins() {
     let dir = temp_dir("obj-mtl");
+    let dir = dir.path();
     let model = dir.join("tri.mdl");
     std::fs::write(&model, skelmap_core::quake::Builder::triangle().write()).unwrap();
     let obj = dir.join("out/tri.obj");
@@ -1347,7 +1375,8 @@ fn obj_export_writes_its_materials_and_skins() {
 #[test]
 fn info_describes_several_files() {
     let dir = temp_dir("info-several");
-    let tube = write_tube(&dir);
+    let dir = dir.path();
+    let tube = write_tube(dir);
     let quake = dir.join("tri.mdl");
     std::fs::write(&quake, skelmap_core::quake::Builder::triangle().write()).unwrap();
     let missing = dir.join("missing.dpm");
@@ -1412,6 +1441,7 @@ fn an_iqm_plays_the_animation_given_with_it() {
 #[test]
 fn an_mdl7_is_read_validated_exported_and_converted() {
     let dir = temp_dir("mdl7");
+    let dir = dir.path();
     let mdl = dir.join("demo.mdl");
     std::fs::write(&mdl, skelmap_core::mdl7::Builder::demo().write()).unwrap();
     let out = skelmap(&["info", mdl.to_str().unwrap(), "--json"]);
@@ -1453,7 +1483,8 @@ fn an_mdl7_is_read_validated_exported_and_converted() {
 #[test]
 fn convert_writes_mdl7_when_asked_by_its_docs_name() {
     let dir = temp_dir("convert-mdl7");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let mdl = dir.join("tube.mdl");
     let out = skelmap(&["convert", dpm.to_str().unwrap(), mdl.to_str().unwrap()]);
     assert!(!out.status.success());
@@ -1491,7 +1522,8 @@ fn convert_writes_mdl7_when_asked_by_its_docs_name() {
 #[test]
 fn export_and_render_pose_by_clip_and_time() {
     let dir = temp_dir("clip-time");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     std::fs::write(
         dir.join("tube.dpm.framegroups"),
         "0 4 10 1 // idle\n4 5 2 0 // bend\n",
@@ -1580,7 +1612,8 @@ fn export_and_render_pose_by_clip_and_time() {
 #[test]
 fn render_turns_the_camera_colours_the_background_and_picks_clips() {
     let dir = temp_dir("view");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     std::fs::write(
         dir.join("tube.dpm.framegroups"),
         "0 4 10 1 // idle\n4 5 2 0 // bend\n",
@@ -1656,6 +1689,7 @@ fn render_turns_the_camera_colours_the_background_and_picks_clips() {
 #[test]
 fn export_and_render_a_directory_of_models() {
     let dir = temp_dir("batch");
+    let dir = dir.path();
     let models = dir.join("models");
     std::fs::create_dir_all(models.join("gamestudio")).unwrap();
     write_tube(&models);
@@ -1723,6 +1757,7 @@ fn export_and_render_a_directory_of_models() {
 fn sequence_groups_are_checked_and_exported_with_their_models() {
     use skelmap_core::hl1::{Builder, SequenceDef};
     let dir = temp_dir("hl1_groups");
+    let dir = dir.path();
     let mut b = Builder::example();
     b.groups = vec!["far".into(), "farther".into()];
     for g in 1..=2 {
@@ -1840,6 +1875,7 @@ fn sequence_groups_are_checked_and_exported_with_their_models() {
 fn the_body_value_chooses_each_half_life_parts_model() {
     use skelmap_core::hl1::{BodyPartDef, Builder};
     let dir = temp_dir("hl1_body");
+    let dir = dir.path();
     let mut b = Builder::example();
     let full = b.bodyparts[0].models[0].clone();
     let mut one = full.clone();
@@ -1900,6 +1936,7 @@ fn the_body_value_chooses_each_half_life_parts_model() {
 fn an_empty_half_life_body_names_one_that_shows_a_mesh() {
     use skelmap_core::hl1::{BodyPartDef, Builder};
     let dir = temp_dir("hl1_empty_body");
+    let dir = dir.path();
     let mut b = Builder::example();
     let full = b.bodyparts[0].models[0].clone();
     let mut empty = full.clone();
@@ -1937,7 +1974,8 @@ fn an_empty_half_life_body_names_one_that_shows_a_mesh() {
 #[test]
 fn export_writes_text_to_standard_output() {
     let dir = temp_dir("stdout");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let d = dpm.to_str().unwrap();
     let run = skelmap(&["export", d, "-o", "-", "--format", "obj"]);
     assert!(run.status.success(), "{run:?}");
@@ -1977,7 +2015,8 @@ fn export_writes_text_to_standard_output() {
 #[test]
 fn convert_measures_its_gltf_and_glb_outputs() {
     let dir = temp_dir("convert-to-gltf");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     for name in ["out.gltf", "out.glb"] {
         let out = skelmap(&[
             "convert",
@@ -1999,7 +2038,8 @@ fn convert_measures_its_gltf_and_glb_outputs() {
 #[test]
 fn convert_reads_gltf_and_glb() {
     let dir = temp_dir("convert-gltf");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     for name in ["tube.gltf", "tube.glb"] {
         let out = skelmap(&[
             "export",
@@ -2039,6 +2079,7 @@ fn convert_reads_gltf_and_glb() {
 #[test]
 fn an_md5_mesh_with_an_empty_shader_is_unnamed_and_looks_for_no_texture() {
     let dir = temp_dir("md5-empty-shader");
+    let dir = dir.path();
     let mesh = dir.join("boar.md5mesh");
     std::fs::write(
         &mesh,
@@ -2073,6 +2114,7 @@ fn info_shows_an_md3s_companions_and_tags() {
     use skelmap_core::md3::Builder;
     use skelmap_core::md3::write::TagDef;
     let dir = temp_dir("md3-companions");
+    let dir = dir.path();
     let mut legs = Builder::triangle();
     legs.tags = vec![vec![TagDef::at("tag_torso", [0.0, 0.0, 24.0])]];
     let bytes = legs.write();
@@ -2109,7 +2151,8 @@ fn info_shows_an_md3s_companions_and_tags() {
 #[test]
 fn export_writes_a_player_as_one_scene() {
     let dir = temp_dir("player-export");
-    skelmap_core::synth::player(1).write_to(&dir).unwrap();
+    let dir = dir.path();
+    skelmap_core::synth::player(1).write_to(dir).unwrap();
     let (d, lower) = (dir.to_str().unwrap(), dir.join("lower.md3"));
     let glb = dir.join("out/player.glb");
     let out = skelmap(&["export", d, "-o", glb.to_str().unwrap()]);
@@ -2178,6 +2221,7 @@ fn export_writes_a_player_as_one_scene() {
 #[test]
 fn convert_writes_md3_and_md2_and_measures_every_frame() {
     let dir = temp_dir("convert-md3");
+    let dir = dir.path();
     let md3 = dir.join("animated.md3");
     let mut b = skelmap_core::md3::Builder::triangle();
     b.frames.push(b.frames[0].clone());
@@ -2220,7 +2264,7 @@ fn convert_writes_md3_and_md2_and_measures_every_frame() {
         stdout(&out)
     );
 
-    let dpm = write_tube(&dir);
+    let dpm = write_tube(dir);
     let refused = dir.join("tube.md3");
     let out = skelmap(&["convert", dpm.to_str().unwrap(), refused.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
@@ -2272,6 +2316,7 @@ fn export_says_which_influences_a_gltf_keeps() {
         return;
     };
     let dir = temp_dir("export-influences");
+    let dir = dir.path();
     let note = "note: 412 vertices had more than 4 influences; the 4 whose largest error over \
                 551 frames is smallest were kept (118 differ from the 4 heaviest)";
     let path = path.to_str().unwrap();
@@ -2292,7 +2337,6 @@ fn export_says_which_influences_a_gltf_keeps() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stdout(&out).contains("note:"), "{}", stdout(&out));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// MD5 → glTF → MD5 with `export` and `convert`: each shared weapon's mesh and its
@@ -2305,6 +2349,7 @@ fn md5_survives_a_gltf_round_trip() {
         return;
     };
     let dir = temp_dir("md5-gltf");
+    let dir = dir.path();
     for name in ["reweap_pistol", "reweap_flamer", "reweap_rocket_launcher"] {
         let source = corpus.join(format!("{name}.md5mesh"));
         let back = dir.join(format!("{name}.md5mesh"));
@@ -2353,7 +2398,8 @@ fn frames_error(a: &skelmap_core::Model<'_>, b: &skelmap_core::Model<'_>) -> f32
 fn an_md5_s_skin_scales_survive_a_gltf_round_trip() {
     use skelmap_core::Model;
     let dir = temp_dir("md5-scale-gltf");
-    let mesh = write_md5_with_skin_scale(&dir);
+    let dir = dir.path();
+    let mesh = write_md5_with_skin_scale(dir);
     let back = dir.join("back.md5mesh");
     let (largest, text) = through_gltf(&mesh, &dir.join("m.glb"), &back);
     assert!(largest <= 1e-5, "{text}");
@@ -2365,7 +2411,6 @@ fn an_md5_s_skin_scales_survive_a_gltf_round_trip() {
     assert_eq!((a.num_frames(), b.num_frames()), (2, 2));
     let error = frames_error(&a, &b);
     assert!(error <= 1e-5, "{error}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Through glTF and back with `export` and `convert`: a DPM into MDR and into PSK (with its
@@ -2378,7 +2423,8 @@ fn mdr_zym_and_psk_survive_a_gltf_round_trip() {
     use skelmap_core::Model;
     use skelmap_core::model::convert::{self, Posed};
     let dir = temp_dir("mdr-zym-gltf");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let zym = dir.join("tube.zym");
     let out = skelmap(&["convert", dpm.to_str().unwrap(), zym.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");

@@ -11,6 +11,7 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 use skelmap_core::gamestudio;
 use skelmap_core::gamestudio::write::{MdlFrameDef, SkinDef};
+use tempfile::TempDir;
 
 const SCHEMA: &str = include_str!("../schema/info.schema.json");
 
@@ -54,11 +55,13 @@ fn info_text(path: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("skelmap-cli-schema-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test, removed with its files when the returned value drops (also
+/// when the test panics).
+fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skelmap-cli-schema-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// The vertex-animated formats: one mesh, and a list of skins. GameStudio's MDL (MDL2 too)
@@ -309,9 +312,10 @@ fn synthetic_models(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn a_synthetic_model_of_every_format_matches_the_info_schema() {
     let dir = temp_dir("synthetic");
+    let dir = dir.path();
     let validator = validator();
     let mut formats = BTreeSet::new();
-    for path in synthetic_models(&dir) {
+    for path in synthetic_models(dir) {
         let output = info_json(&path).unwrap_or_else(|out| panic!("{}: {out:?}", path.display()));
         let errors = violations(&validator, &output);
         assert!(
@@ -359,6 +363,7 @@ fn a_synthetic_model_of_every_format_matches_the_info_schema() {
 #[test]
 fn info_gives_each_skin_as_numbers_and_as_one_line() {
     let dir = temp_dir("skins");
+    let dir = dir.path();
     let hmp = dir.join("field.hmp");
     std::fs::write(&hmp, skinned_hmp()).unwrap();
     let output = info_json(&hmp).unwrap();
@@ -429,6 +434,7 @@ fn info_gives_each_skin_as_numbers_and_as_one_line() {
 #[test]
 fn the_schema_refuses_prose_and_drift() {
     let dir = temp_dir("strict");
+    let dir = dir.path();
     let hmp = dir.join("field.hmp");
     std::fs::write(&hmp, skinned_hmp()).unwrap();
     let good = info_json(&hmp).unwrap();

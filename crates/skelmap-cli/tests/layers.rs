@@ -105,7 +105,8 @@ fn clip_pose(model: &Model<'_>, name: &str, seconds: f32) -> LocalPose {
 #[test]
 fn blend_normalises_weights_per_bone() {
     let dir = temp_dir("layers-blend");
-    let dpm = tube_with_clips(&dir);
+    let dir = dir.path();
+    let dpm = tube_with_clips(dir);
     let args = [
         "--blend",
         "idle:1",
@@ -142,7 +143,6 @@ fn blend_normalises_weights_per_bone() {
         &["--clip", "idle", "--blend", "bend:1:1..2", "--time", "0.25"],
     );
     assert_eq!(vertices(&with_clip), vertices(&text));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `--additive bend:0.5` on the bind pose: each bone turned by half (normalised linear
@@ -151,7 +151,8 @@ fn blend_normalises_weights_per_bone() {
 #[test]
 fn additive_adds_the_difference_from_the_first_frame() {
     let dir = temp_dir("layers-additive");
-    let dpm = tube_with_clips(&dir);
+    let dir = dir.path();
+    let dpm = tube_with_clips(dir);
     let (text, said) = export_obj(
         &dpm,
         "add.obj",
@@ -191,14 +192,14 @@ fn additive_adds_the_difference_from_the_first_frame() {
         ],
     );
     assert_close(&vertices(&back), &posed_by(&model, bind));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Each mistake is one line naming what is wrong.
 #[test]
 fn layer_mistakes_are_errors() {
     let dir = temp_dir("layers-errors");
-    let dpm = tube_with_clips(&dir);
+    let dir = dir.path();
+    let dpm = tube_with_clips(dir);
     let png = dir.join("x.png");
     let run = |args: &[&str]| {
         let mut all = vec!["render", dpm.to_str().unwrap(), "-o", png.to_str().unwrap()];
@@ -266,5 +267,4 @@ fn layer_mistakes_are_errors() {
         "{}",
         stderr(&out)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -47,16 +47,17 @@ fn model_named(dir: &Path, name: &str) -> PathBuf {
 #[test]
 fn export_and_render_never_write_over_the_model() {
     let dir = temp_dir("guard-model");
+    let dir = dir.path();
     for (command, name) in [
         ("export", "g.obj"),
         ("export", "g.glb"),
         ("export", "g.gltf"),
         ("render", "g.png"),
     ] {
-        let model = model_named(&dir, name);
+        let model = model_named(dir, name);
         let arg = model.to_str().unwrap();
         refused(
-            &dir,
+            dir,
             &[command, arg, "-o", arg],
             &format!(
                 "{arg} would overwrite the model, which this command reads; choose another \
@@ -71,7 +72,8 @@ fn export_and_render_never_write_over_the_model() {
 #[test]
 fn another_path_to_the_model_is_the_model() {
     let dir = temp_dir("guard-paths");
-    let model = model_named(&dir, "g.glb");
+    let dir = dir.path();
+    let model = model_named(dir, "g.glb");
     let arg = model.to_str().unwrap();
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     let mut others = vec![dir.join("sub/../g.glb")];
@@ -84,7 +86,7 @@ fn another_path_to_the_model_is_the_model() {
     for other in &others {
         let out = other.to_str().unwrap();
         refused(
-            &dir,
+            dir,
             &["export", arg, "-o", out],
             &format!(
                 "{out} would overwrite the model ({arg}), which this command reads; choose \
@@ -99,12 +101,13 @@ fn another_path_to_the_model_is_the_model() {
 #[test]
 fn a_gltf_buffer_never_writes_over_the_model() {
     let dir = temp_dir("guard-bin");
+    let dir = dir.path();
     for (name, output) in [("g.bin", "g.gltf"), ("m.mtl", "m.obj")] {
-        let model = model_named(&dir, name);
+        let model = model_named(dir, name);
         let output = dir.join(output);
         let model = model.to_str().unwrap();
         refused(
-            &dir,
+            dir,
             &["export", model, "-o", output.to_str().unwrap()],
             &format!(
                 "{model} would overwrite the model, which this command reads; choose another \
@@ -121,7 +124,8 @@ fn a_gltf_buffer_never_writes_over_the_model() {
 #[test]
 fn the_model_s_companions_are_inputs_too() {
     let dir = temp_dir("guard-companions");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let out = skelmap(&[
         "convert",
         dpm.to_str().unwrap(),
@@ -134,7 +138,7 @@ fn the_model_s_companions_are_inputs_too() {
     let rig = dir.join("rig.png");
     let rig = rig.to_str().unwrap();
     refused(
-        &dir,
+        dir,
         &["render", skm.to_str().unwrap(), "-o", rig, "--size", "32"],
         &format!(
             "{rig} would overwrite the model's skeleton ({}), which this command reads; \
@@ -150,6 +154,7 @@ fn the_model_s_companions_are_inputs_too() {
 #[test]
 fn a_companion_found_from_the_game_folder_is_an_input() {
     let dir = temp_dir("guard-game-folder");
+    let dir = dir.path();
     let etmain = dir.join("etmain");
     let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
     let files: [(&str, &[u8]); 4] = [
@@ -170,7 +175,7 @@ fn a_companion_found_from_the_game_folder_is_an_input() {
     let rig = dir.join("rig.png");
     let rig = rig.to_str().unwrap();
     refused(
-        &dir,
+        dir,
         &["render", mesh.to_str().unwrap(), "-o", rig, "--size", "32"],
         &format!(
             "{rig} would overwrite the model's skeleton ({}), which this command reads; \
@@ -186,7 +191,8 @@ fn a_companion_found_from_the_game_folder_is_an_input() {
 #[test]
 fn convert_never_overwrites_its_input_or_its_other_output() {
     let dir = temp_dir("convert-safe");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let before = std::fs::read(&dpm).unwrap();
     let dpm_arg = dpm.to_str().unwrap();
 
@@ -229,7 +235,7 @@ fn convert_never_overwrites_its_input_or_its_other_output() {
     ]);
     assert!(out.status.success(), "{}", stdout(&out));
     assert_eq!(
-        listing(&dir),
+        listing(dir),
         ["a.skm", "a.skp", "tube.dpm"],
         "no temporary files"
     );
@@ -256,7 +262,8 @@ fn convert_never_overwrites_its_input_or_its_other_output() {
 #[test]
 fn outputs_into_folders_that_do_not_exist_yet() {
     let dir = temp_dir("new-folders");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let dpm = dpm.to_str().unwrap();
     for args in [
         vec!["export", dpm, "-o", "a/b/tube.glb"],

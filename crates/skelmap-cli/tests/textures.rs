@@ -57,7 +57,8 @@ fn write_bmp(path: &Path, size: u32, rgb: [u8; 3]) {
 #[test]
 fn a_shader_s_texture_is_found_beside_the_model_or_in_a_textures_folder() {
     let dir = temp_dir("textures-shader");
-    let dpm = write_tube(&dir);
+    let dir = dir.path();
+    let dpm = write_tube(dir);
     let tex = dir.join("tex");
     std::fs::create_dir_all(&tex).unwrap();
     write_png(&tex.join("TUBE.png"), 4, [0, 220, 0]);
@@ -152,6 +153,7 @@ fn a_shader_s_texture_is_found_beside_the_model_or_in_a_textures_folder() {
 #[test]
 fn an_ms3d_texture_is_found_by_its_stored_path_then_by_its_file_name() {
     let dir = temp_dir("textures-ms3d");
+    let dir = dir.path();
     let bytes = tube(&TubeParams::default()).write().unwrap();
     let mut asset = Model::from_bytes(&bytes)
         .unwrap()
@@ -250,6 +252,7 @@ fn gbk_names_are_decoded_and_looked_up() {
     );
     assert!(!text.contains('\u{FFFD}'), "{text}");
     let dir = temp_dir("textures-gbk");
+    let dir = dir.path();
     let out = skelmap(&[
         "export",
         path.to_str().unwrap(),
@@ -268,6 +271,7 @@ fn gbk_names_are_decoded_and_looked_up() {
 #[test]
 fn a_texture_named_from_the_game_folder_is_found_there() {
     let dir = temp_dir("textures-game-folder");
+    let dir = dir.path();
     let etmain = dir.join("etmain");
     let (mdm, mdx) = skelmap_core::mdm::Builder::triangle().write();
     let files: [(&str, &[u8]); 5] = [

@@ -286,16 +286,19 @@ mod tests {
         assert_eq!(table.list("c")?, ["x.char"]);
         assert!(table.folders("c/t")?.is_empty());
         assert!(table.folders("../c").is_err());
-        let dir = std::env::temp_dir().join(format!("skelmap-folders-{}", std::process::id()));
+        let temp = tempfile::Builder::new()
+            .prefix("skelmap-folders-")
+            .tempdir()?;
+        let dir = temp.path();
         std::fs::create_dir_all(dir.join("c/t"))?;
         std::fs::write(dir.join("c/x.char"), b"")?;
-        let fs = FsResolver::new(&dir);
+        let fs = FsResolver::new(dir);
         assert_eq!(
             (fs.folders("c")?, fs.list("c")?),
             (vec!["t".to_string()], vec!["x.char".to_string()])
         );
         assert!(fs.folders("missing")?.is_empty());
-        std::fs::remove_dir_all(&dir)?;
+        temp.close()?;
         // The empty root is the working directory (the package's, under `cargo test`).
         assert!(
             FsResolver::new("")

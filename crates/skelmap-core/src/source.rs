@@ -276,18 +276,25 @@ mod tests {
 
     #[test]
     fn mapping_an_empty_file_gives_no_bytes() -> Outcome {
-        let path = std::env::temp_dir().join(format!("skelmap-empty-{}.dpm", std::process::id()));
-        std::fs::write(&path, b"")?;
+        let file = tempfile::Builder::new()
+            .prefix("skelmap-empty-")
+            .suffix(".dpm")
+            .tempfile()?;
+        let path = file.path();
+        std::fs::write(path, b"")?;
         // SAFETY: the file is private to this test and not modified while mapped.
-        let source = Source::open(&path, Access::Map(unsafe { MapPromise::new() }))?;
+        let source = Source::open(path, Access::Map(unsafe { MapPromise::new() }))?;
         assert!(source.bytes().is_empty());
-        std::fs::remove_file(&path)?;
+        file.close()?;
         Ok(())
     }
 
     #[test]
     fn open_if_file_finds_only_regular_files() -> Outcome {
-        let dir = std::env::temp_dir().join(format!("skelmap-if-file-{}", std::process::id()));
+        let temp = tempfile::Builder::new()
+            .prefix("skelmap-if-file-")
+            .tempdir()?;
+        let dir = temp.path();
         std::fs::create_dir_all(dir.join("sub"))?;
         std::fs::write(dir.join("a.bin"), b"abc")?;
         // SAFETY: the files are private to this test and not modified while mapped.
@@ -304,7 +311,7 @@ mod tests {
         if cfg!(target_os = "linux") {
             assert!(!Source::read("/proc/self/status")?.bytes().is_empty());
         }
-        std::fs::remove_dir_all(&dir)?;
+        temp.close()?;
         Ok(())
     }
 
@@ -313,11 +320,15 @@ mod tests {
         use crate::dpm::Dpm;
         use crate::parse::Parse;
         let bytes = crate::synth::tube(&crate::synth::TubeParams::default()).write()?;
-        let path = std::env::temp_dir().join(format!("skelmap-map-{}.dpm", std::process::id()));
-        std::fs::write(&path, &bytes)?;
+        let file = tempfile::Builder::new()
+            .prefix("skelmap-map-")
+            .suffix(".dpm")
+            .tempfile()?;
+        let path = file.path();
+        std::fs::write(path, &bytes)?;
         // SAFETY: the file is private to this test and not modified while mapped.
-        let mapped = unsafe { Source::map(&path) }?;
-        let read = Source::read(&path)?;
+        let mapped = unsafe { Source::map(path) }?;
+        let read = Source::read(path)?;
         assert!(mapped.is_mapped() && !read.is_mapped());
         assert_eq!((mapped.bytes(), read.bytes()), (&bytes[..], &bytes[..]));
         let (a, b) = (Dpm::parse(mapped.bytes())?, Dpm::parse(read.bytes())?);
@@ -325,7 +336,7 @@ mod tests {
         assert!(pose(&a).is_some());
         assert_eq!(pose(&a), pose(&b));
         drop(mapped);
-        std::fs::remove_file(&path)?;
+        file.close()?;
         Ok(())
     }
 }

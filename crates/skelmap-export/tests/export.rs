@@ -841,13 +841,15 @@ fn an_mdl7_keeps_a_material_for_each_skin_its_triangles_use() {
 fn a_player_is_one_scene_with_parts_on_tags_and_clip_sets_animated() {
     use skelmap_core::model::{Assembly, OpenOptions, Pose};
     use skelmap_core::pose::Interpolation;
-    let dir = std::env::temp_dir().join(format!("skelmap-export-player-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    synth::player(2).write_to(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-export-player-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
+    synth::player(2).write_to(dir).unwrap();
     let weapon = dir.join("weapon.md3");
     std::fs::write(&weapon, skelmap_core::md3::Builder::triangle().write()).unwrap();
-    let player = Assembly::open_player(&dir, Some(&weapon), &OpenOptions::default()).unwrap();
+    let player = Assembly::open_player(dir, Some(&weapon), &OpenOptions::default()).unwrap();
     let assets: Vec<Asset> = player
         .parts()
         .iter()

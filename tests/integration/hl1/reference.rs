@@ -111,17 +111,20 @@ fn deformed_positions_follow_the_bones_at_a_frame() {
     ));
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-hl1-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test, removed with its files when the returned value drops (also
+/// when the test panics).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skelmap-hl1-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 #[test]
 fn a_lower_case_texture_file_and_a_sequence_group_are_found() {
     let b = super::apart();
     let dir = temp_dir("companions");
+    let dir = dir.path();
     let main = dir.join("man.mdl");
     std::fs::write(&main, b.write().unwrap()).unwrap();
     std::fs::write(dir.join("mant.mdl"), b.write_textures().unwrap()).unwrap();
@@ -142,7 +145,6 @@ fn a_lower_case_texture_file_and_a_sequence_group_are_found() {
     assert_eq!(alone.skins().len(), 0);
     assert_eq!(alone.as_hl1().unwrap().num_frames(), 5);
     assert_eq!(alone.mesh(0).unwrap().vertex_texcoord(3), Some([4.0, 4.0]));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -322,6 +324,7 @@ fn the_body_value_shows_each_parts_model_as_the_engine_picks_it() {
     let bases: Vec<i32> = model.bodyparts().iter().map(|p| p.base.get()).collect();
     assert_eq!(bases, [1, 2]);
     let dir = temp_dir("body");
+    let dir = dir.path();
     let path = dir.join("two_parts.mdl");
     std::fs::write(&path, &bytes).unwrap();
     let shown = |m: &Model<'_>| {

@@ -383,8 +383,11 @@ fn written_models_open_in_assimp_with_the_same_bind_pose() {
     let Some(assimp) = crate::support::oracle::assimp() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("skelmap-hl1-write-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-hl1-write-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let files = crate::support::skeletal_corpus_files();
     let mut checked = 0;
     for path in files {
@@ -437,7 +440,6 @@ fn written_models_open_in_assimp_with_the_same_bind_pose() {
         checked += 1;
     }
     eprintln!("{checked} written Half-Life models: assimp's bind pose equals ours");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The Half-Life SDK's client exits on a model of more than four attachments: the writer

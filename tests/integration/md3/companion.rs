@@ -10,11 +10,13 @@ use skelmap::{Error, Model, WarningKind};
 
 use super::part;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-md3-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test, removed with its files when the returned value drops (also
+/// when the test panics).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skelmap-md3-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
@@ -64,33 +66,34 @@ fn animation_cfg() -> String {
 #[test]
 fn a_players_legs_open_with_lods_skin_and_animation_cfg() {
     let dir = temp_dir("legs");
+    let dir = dir.path();
     // 6 deaths, then 14 legs frames (LEGS_WALKCR at 14 less 8 torso-only frames: 6).
     let lower = write(
-        &dir,
+        dir,
         "lower.md3",
         &part("l_legs", 20, &["tag_torso"]).write(),
     );
     write(
-        &dir,
+        dir,
         "lower_1.md3",
         &part("l_legs", 20, &["tag_torso"]).write(),
     );
     write(
-        &dir,
+        dir,
         "lower_2.md3",
         &part("l_legs", 20, &["tag_torso"]).write(),
     );
     write(
-        &dir,
+        dir,
         "lower_default.skin",
         b"tag_torso,\nl_legs,models/players/test/legs.tga\n",
     );
     write(
-        &dir,
+        dir,
         "lower_red.skin",
         b"L_LEGS , \"models/players/test/red legs\"\n",
     );
-    write(&dir, "animation.cfg", animation_cfg().as_bytes());
+    write(dir, "animation.cfg", animation_cfg().as_bytes());
 
     let model = Model::open(&lower).unwrap();
     let companions: Vec<_> = model
@@ -157,12 +160,13 @@ fn a_players_legs_open_with_lods_skin_and_animation_cfg() {
 #[test]
 fn a_players_torso_plays_the_torso_clips() {
     let dir = temp_dir("torso");
+    let dir = dir.path();
     let upper = write(
-        &dir,
+        dir,
         "upper.md3",
         &part("u_torso", 14, &["tag_head", "tag_weapon", "tag_torso"]).write(),
     );
-    write(&dir, "animation.cfg", animation_cfg().as_bytes());
+    write(dir, "animation.cfg", animation_cfg().as_bytes());
     let model = Model::open(&upper).unwrap();
     let clips: Vec<_> = model
         .clips()
@@ -180,8 +184,9 @@ fn a_players_torso_plays_the_torso_clips() {
 #[test]
 fn other_models_ignore_animation_cfg_and_take_frame_name_clips() {
     let dir = temp_dir("head");
-    let head = write(&dir, "head.md3", &part("h_head", 3, &[]).write());
-    write(&dir, "animation.cfg", animation_cfg().as_bytes());
+    let dir = dir.path();
+    let head = write(dir, "head.md3", &part("h_head", 3, &[]).write());
+    write(dir, "animation.cfg", animation_cfg().as_bytes());
     let model = Model::open(&head).unwrap();
     assert_eq!(model.companions().count(), 0);
     assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
@@ -193,14 +198,15 @@ fn other_models_ignore_animation_cfg_and_take_frame_name_clips() {
 #[test]
 fn broken_companions_are_ignored_with_a_warning() {
     let dir = temp_dir("broken");
-    let lower = write(&dir, "lower.md3", &part("l_legs", 20, &[]).write());
+    let dir = dir.path();
+    let lower = write(dir, "lower.md3", &part("l_legs", 20, &[]).write());
     let mut lod = part("l_legs", 20, &[]).write();
     lod[4] = 14; // version 14
-    write(&dir, "lower_1.md3", &lod);
+    write(dir, "lower_1.md3", &lod);
     let long = format!("l_legs,{}\n", "x".repeat(64));
-    write(&dir, "lower_default.skin", long.as_bytes());
+    write(dir, "lower_default.skin", long.as_bytes());
     let cfg = animation_cfg().replace("15\t3\t3\t15", "15\t3\t3\tfast");
-    write(&dir, "animation.cfg", cfg.as_bytes());
+    write(dir, "animation.cfg", cfg.as_bytes());
 
     let model = Model::open(&lower).unwrap();
     let pair = model.as_md3().unwrap();
@@ -232,10 +238,11 @@ fn broken_companions_are_ignored_with_a_warning() {
 #[test]
 fn animations_past_the_frames_are_left_out_with_a_warning() {
     let dir = temp_dir("outside");
-    skelmap::synth::player(2).write_to(&dir).unwrap();
+    let dir = dir.path();
+    skelmap::synth::player(2).write_to(dir).unwrap();
     // The legs of a player of one frame an animation: 18 frames where the file numbers 36.
     let short = skelmap::synth::player(1);
-    write(&dir, "lower.md3", short.file("lower.md3").unwrap());
+    write(dir, "lower.md3", short.file("lower.md3").unwrap());
     let model = Model::open(dir.join("lower.md3")).unwrap();
     assert_eq!(model.num_frames(), 18);
     let names: Vec<&str> = model.clips().iter().map(|c| c.name.as_str()).collect();

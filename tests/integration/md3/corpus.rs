@@ -159,7 +159,7 @@ fn assimp_keyframes_are_our_frames_or_its_frame_0() {
                 first_only += 1;
             }
         }
-        let past = std::process::Command::new(&tool)
+        let past = std::process::Command::new(tool.path())
             .arg(&path)
             .arg(frames.to_string())
             .output()

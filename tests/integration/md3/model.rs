@@ -15,8 +15,11 @@ use super::animated;
 /// Six of Xonotic's nineteen `.mdl` files are MD3s: the content decides.
 #[test]
 fn an_md3_named_mdl_opens_as_an_md3() {
-    let dir = std::env::temp_dir().join(format!("skelmap-md3-named-mdl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-md3-named-mdl-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let path = dir.join("weapon.mdl");
     std::fs::write(&path, animated().write()).unwrap();
     let model = Model::open(&path).unwrap();
@@ -27,7 +30,6 @@ fn an_md3_named_mdl_opens_as_an_md3() {
         Format::detect(&animated().write(), Some("mdl")),
         Some(Format::Md3)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

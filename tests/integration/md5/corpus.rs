@@ -142,8 +142,11 @@ fn every_shared_animation_matches_assimp_at_three_frames() {
     let Some(tool) = md5_frame_tool() else {
         return;
     };
-    let scratch = std::env::temp_dir().join(format!("skelmap-md5-frames-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).unwrap();
+    let scratch = tempfile::Builder::new()
+        .prefix("skelmap-md5-frames-")
+        .tempdir()
+        .unwrap();
+    let scratch = scratch.path();
     let mut compared = 0;
     for mesh in ["reweap_pistol", "reweap_flamer", "reweap_rocket_launcher"] {
         let model = Model::open(dir.join(format!("{mesh}.md5mesh"))).unwrap();
@@ -185,7 +188,6 @@ fn every_shared_animation_matches_assimp_at_three_frames() {
             }
         }
     }
-    std::fs::remove_dir_all(&scratch).unwrap();
     assert_eq!(compared, 3 * 7);
 }
 

@@ -756,6 +756,7 @@ fn rule_9_an_animation_left_out_brings_no_findings_of_its_own() {
 #[test]
 fn rule_9_an_animation_given_that_does_not_fit_is_an_error() {
     let dir = tempfile_dir();
+    let dir = dir.path();
     let (mesh, anim) = (dir.join("m.md5mesh"), dir.join("a.md5anim"));
     std::fs::write(&mesh, MESH).unwrap();
     let open = |text: &str| {
@@ -797,14 +798,15 @@ fn rule_9_an_animation_given_that_does_not_fit_is_an_error() {
             expected: 3
         }
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A fresh directory under the system's temporary one.
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-md5-rules-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory under the system's temporary one, removed with its files when the
+/// returned value drops (also when the test panics).
+fn tempfile_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("skelmap-md5-rules-")
+        .tempdir()
+        .unwrap()
 }
 
 // ---- warnings ----

@@ -342,7 +342,11 @@ fn what_the_engine_skips_is_skipped_with_a_warning() {
 
 #[test]
 fn a_given_animation_reads_the_sidecar_beside_it() {
-    let dir = std::env::temp_dir().join(format!("skelmap-md5-scale-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-md5-scale-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let (mesh, anim) = (dir.join("m.md5mesh"), elsewhere.join("run.md5anim"));
@@ -363,5 +367,4 @@ fn a_given_animation_reads_the_sidecar_beside_it() {
     assert!(sample().is_empty());
     std::fs::write(elsewhere.join("run.md5scale"), r#"{ "arm": { "1": 0.5 } }"#).unwrap();
     assert_eq!(sample(), [1.0, 0.5, 1.0]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

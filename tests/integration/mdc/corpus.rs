@@ -209,8 +209,11 @@ fn compressed_frames_with_offsets_match_assimp_with_its_keyframe_option() {
     let Some(tool) = keyframe_tool("AI_CONFIG_IMPORT_MDC_KEYFRAME") else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("skelmap-mdc-keyframes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-mdc-keyframes-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let path = dir.join("animated.mdc");
     let bytes = super::animated().write();
     std::fs::write(&path, &bytes).unwrap();
@@ -228,5 +231,4 @@ fn compressed_frames_with_offsets_match_assimp_with_its_keyframe_option() {
         assert_eq!(ours.len(), theirs.len());
         assert_same_points(&ours, &theirs, &format!("animated frame {f}"));
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

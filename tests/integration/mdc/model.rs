@@ -15,8 +15,11 @@ use super::animated;
 /// Content decides, not the name: an MDC named `.mdl` or `.md3` opens as an MDC.
 #[test]
 fn an_mdc_named_otherwise_opens_as_an_mdc() {
-    let dir = std::env::temp_dir().join(format!("skelmap-mdc-named-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-mdc-named-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     for name in ["weapon.mdl", "weapon.md3"] {
         let path = dir.join(name);
         std::fs::write(&path, animated().write()).unwrap();
@@ -28,7 +31,6 @@ fn an_mdc_named_otherwise_opens_as_an_mdc() {
         Format::detect(&animated().write(), Some("mdl")),
         Some(Format::Mdc)
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -422,7 +422,11 @@ fn a_group_that_is_not_one_is_a_text_error_at_its_place() {
 /// game's base directory; the model says so, and its paths are relative to it.
 #[test]
 fn on_disk_the_base_directory_is_found_above_the_mesh() {
-    let dir = std::env::temp_dir().join(format!("skelmap-et-game-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-et-game-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let etmain = dir.join("etmain");
     for (path, bytes) in game() {
         let full = etmain.join(&path);
@@ -465,7 +469,6 @@ fn on_disk_the_base_directory_is_found_above_the_mesh() {
         Model::open_with(etmain.join(MESH), &options),
         Err(Error::Resolve { .. })
     ));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Without a group, an MDX's clips are the `.aninc` file of its stem beside it (the block ET's

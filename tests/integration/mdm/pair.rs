@@ -45,8 +45,11 @@ fn a_missing_mdx_is_a_resolve_error_naming_it() {
 
 #[test]
 fn an_mdx_given_by_path_is_used_instead_of_the_stem() {
-    let dir = std::env::temp_dir().join(format!("skelmap-mdm-given-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-mdm-given-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let three = super::three_bones();
     let (mdm, _) = three.write();
     let (_, other) = Builder::triangle().write();
@@ -71,7 +74,6 @@ fn an_mdx_given_by_path_is_used_instead_of_the_stem() {
     };
     let model = Model::open_with(dir.join("body.mdm"), &options).unwrap();
     assert_eq!(model.num_bones(), 3);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

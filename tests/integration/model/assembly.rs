@@ -1,20 +1,22 @@
 //! `Assembly`: models attached at one another's attachment points, and the Quake III player
 //! opened from its folder (legs, torso, head, a weapon), each part posed by its own clip.
 
-use std::path::PathBuf;
-
 use skelmap::Error;
 use skelmap::Model;
 use skelmap::model::{Assembly, AttachError, OpenOptions, Pose};
 use skelmap::pose::Interpolation;
+use tempfile::TempDir;
 
 use crate::md3::part;
 
-fn player_dir(name: &str, with_head: bool) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-player-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |file: &str, bytes: Vec<u8>| std::fs::write(dir.join(file), bytes).unwrap();
+/// A player's folder for one test, removed with its files when the returned value drops (also
+/// when the test panics).
+fn player_dir(name: &str, with_head: bool) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("skelmap-player-{name}-"))
+        .tempdir()
+        .unwrap();
+    let write = |file: &str, bytes: Vec<u8>| std::fs::write(dir.path().join(file), bytes).unwrap();
     write("lower.md3", part("l_legs", 20, &["tag_torso"]).write());
     write(
         "upper.md3",
@@ -44,8 +46,9 @@ fn player_dir(name: &str, with_head: bool) -> PathBuf {
 #[test]
 fn the_player_places_each_part_on_its_parents_tag() {
     let dir = player_dir("place", true);
+    let dir = dir.path();
     let weapon = dir.join("weapon.md3");
-    let player = Assembly::open_player(&dir, Some(&weapon), &OpenOptions::default()).unwrap();
+    let player = Assembly::open_player(dir, Some(&weapon), &OpenOptions::default()).unwrap();
     let names: Vec<_> = player.parts().iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["lower", "upper", "head", "weapon"]);
     let parents: Vec<_> = player.parts().iter().map(|p| p.parent).collect();
@@ -95,7 +98,8 @@ fn the_player_places_each_part_on_its_parents_tag() {
 #[test]
 fn a_player_without_a_part_or_a_tag_is_refused() {
     let dir = player_dir("missing", false);
-    match Assembly::open_player(&dir, None, &OpenOptions::default()) {
+    let dir = dir.path();
+    match Assembly::open_player(dir, None, &OpenOptions::default()) {
         Err(Error::Io { .. }) => {}
         other => panic!("{other:?}"),
     }
@@ -107,7 +111,7 @@ fn a_player_without_a_part_or_a_tag_is_refused() {
     )
     .unwrap();
     let weapon = dir.join("weapon.md3");
-    match Assembly::open_player(&dir, Some(&weapon), &OpenOptions::default()) {
+    match Assembly::open_player(dir, Some(&weapon), &OpenOptions::default()) {
         Err(Error::Resolve { path, .. }) => {
             assert!(path.ends_with("upper.md3: tag_weapon"), "{path}")
         }
@@ -143,12 +147,14 @@ fn attaching_needs_a_part_and_an_attachment() {
     assert!(assembly.place(&[Pose::default()], &mut placed).is_err());
 }
 
-/// The synthetic player of `frames` frames an animation, written to a folder of its own.
-fn synth_player(name: &str, frames: usize) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-synth-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    skelmap::synth::player(frames).write_to(&dir).unwrap();
+/// The synthetic player of `frames` frames an animation, written to a folder of its own that
+/// is removed with its files when the returned value drops (also when the test panics).
+fn synth_player(name: &str, frames: usize) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("skelmap-synth-{name}-"))
+        .tempdir()
+        .unwrap();
+    skelmap::synth::player(frames).write_to(dir.path()).unwrap();
     dir
 }
 
@@ -158,7 +164,8 @@ fn synth_player(name: &str, frames: usize) -> PathBuf {
 #[test]
 fn a_players_clip_sets_pair_each_clip_with_the_other_parts_idle() {
     let dir = synth_player("sets", 2);
-    let player = Assembly::open_player(&dir, None, &OpenOptions::default()).unwrap();
+    let dir = dir.path();
+    let player = Assembly::open_player(dir, None, &OpenOptions::default()).unwrap();
     let clips: Vec<usize> = player
         .parts()
         .iter()
@@ -205,8 +212,6 @@ fn a_players_clip_sets_pair_each_clip_with_the_other_parts_idle() {
         .find(|c| c.name == "legs_walkcr")
         .unwrap();
     assert_eq!((walkcr.first, walkcr.count), (12, 2));
-    drop(player);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A Quake III-style player with no `animation.cfg` beside it (the held-out set has them):
@@ -215,8 +220,9 @@ fn a_players_clip_sets_pair_each_clip_with_the_other_parts_idle() {
 #[test]
 fn a_player_without_animation_cfg_assembles_with_frame_name_clips() {
     let dir = synth_player("no-cfg", 2);
+    let dir = dir.path();
     std::fs::remove_file(dir.join("animation.cfg")).unwrap();
-    let player = Assembly::open_player(&dir, None, &OpenOptions::default()).unwrap();
+    let player = Assembly::open_player(dir, None, &OpenOptions::default()).unwrap();
     let names: Vec<&str> = player.parts().iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["lower", "upper", "head"]);
     let parents: Vec<_> = player.parts().iter().map(|p| p.parent).collect();
@@ -249,5 +255,4 @@ fn a_player_without_animation_cfg_assembles_with_frame_name_clips() {
     let torso = lower.attachment_transform(0, &poses[0]).unwrap();
     assert!(placed[1].abs_diff_eq(placed[0] * torso, 1e-5));
     assert!(!player.clip_sets().is_empty());
-    std::fs::remove_dir_all(&dir).unwrap();
 }

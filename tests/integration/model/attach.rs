@@ -144,8 +144,11 @@ fn attachment_transform_refuses_what_it_cannot_place() {
 fn attachment_bones_are_the_attachments_of_dpm_and_skm() {
     let (dpm, _) = tube();
     let ((skm, _), (skp, _)) = tube_skm();
-    let dir = std::env::temp_dir().join(format!("skelmap-attach-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-attach-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     std::fs::write(dir.join("tube.skm"), &skm).unwrap();
     std::fs::write(dir.join("tube.skp"), &skp).unwrap();
     for model in [

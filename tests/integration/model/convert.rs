@@ -382,8 +382,11 @@ fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
     let Some(assimp) = crate::support::oracle::assimp() else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("skelmap-convert-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-convert-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let files = crate::support::skeletal_corpus_files();
     let mut checked = 0;
     for path in files {
@@ -455,7 +458,6 @@ fn written_iqms_open_in_assimp_with_the_same_static_geometry() {
         checked += 1;
     }
     eprintln!("{checked} written IQMs: assimp's static geometry equals ours");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A `+Y`-up MS3D's joints, written into `+Z`-up IQM and MD5, are measured where they are:

@@ -15,7 +15,6 @@ mod still;
 mod write;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use skelmap::glam::Vec3;
 use skelmap::model::{ClipOrigin, Companion, DeformError, Pose, Records, TexcoordLayout};
@@ -25,10 +24,13 @@ use skelmap::{Error, Format, Limits, Model, Source, WarningKind};
 
 use crate::support::{corpus_files, tube, tube_skm};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-model-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test, removed with its files when the returned value drops (also
+/// when the test panics).
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skelmap-model-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// The largest coordinate of `points`, at least 1: the scale tolerances are relative to.
@@ -206,6 +208,7 @@ fn ms3d_records_at_rest_reproduce_the_stored_vertices_with_every_kernel() {
 #[test]
 fn an_skm_opens_with_its_skeleton_from_disk_and_from_memory() {
     let dir = temp_dir("skm");
+    let dir = dir.path();
     let ((skm, _), (skp, _)) = tube_skm();
     std::fs::write(dir.join("tube.skm"), &skm).unwrap();
     std::fs::write(dir.join("tube.skp"), &skp).unwrap();
@@ -232,12 +235,12 @@ fn an_skm_opens_with_its_skeleton_from_disk_and_from_memory() {
         matches!(&e, Error::Resolve { path, .. } if path == "tube.skp"),
         "{e}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_relative_model_path_works_with_a_root_that_contains_it() {
     let dir = temp_dir("root");
+    let dir = dir.path();
     std::fs::create_dir_all(dir.join("models/tube")).unwrap();
     let ((skm, _), (skp, _)) = tube_skm();
     std::fs::write(dir.join("models/tube/tube.skm"), &skm).unwrap();
@@ -248,7 +251,7 @@ fn a_relative_model_path_works_with_a_root_that_contains_it() {
     )
     .unwrap();
     let options = skelmap::model::OpenOptions {
-        root: Some(dir.clone()),
+        root: Some(dir.to_path_buf()),
         ..Default::default()
     };
     // `./` and the root's own spelling do not matter.
@@ -260,7 +263,6 @@ fn a_relative_model_path_works_with_a_root_that_contains_it() {
     );
     let e = Model::open_with(std::env::temp_dir().join("x.skm"), &options).unwrap_err();
     assert!(matches!(e, Error::Resolve { .. }), "{e}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Clips from frame names only when some frame has a name: an MDL whose frames are all
@@ -295,6 +297,7 @@ fn frames_without_names_make_no_clips() {
 #[test]
 fn a_framegroups_sidecar_gives_the_clips() {
     let dir = temp_dir("framegroups");
+    let dir = dir.path();
     let (bytes, _) = tube();
     let path = dir.join("tube.dpm");
     std::fs::write(&path, &bytes).unwrap();
@@ -347,7 +350,6 @@ fn a_framegroups_sidecar_gives_the_clips() {
         warning.detail,
         "tube.dpm.framegroups: line 1 has 1 fields; 2 expected; the model's own clips are used"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Half-Life sequences, MD5 animations and ET's animation groups are their models' clips: no
@@ -356,6 +358,7 @@ fn a_framegroups_sidecar_gives_the_clips() {
 #[test]
 fn formats_with_clips_of_their_own_do_not_look_for_framegroups() {
     let dir = temp_dir("own-clips");
+    let dir = dir.path();
     let md5 = skelmap::md5::Builder::triangle();
     let (mdm, mdx) = skelmap::mdm::Builder::triangle().write();
     let files: [(&str, Vec<u8>); 5] = [
@@ -387,12 +390,12 @@ fn formats_with_clips_of_their_own_do_not_look_for_framegroups() {
             "{name}"
         );
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn an_sl_mesh_is_paired_with_its_animation_and_skinned_like_the_others() {
     let dir = temp_dir("sl");
+    let dir = dir.path();
     let (mdl, anim) = skelmap::synth::sl_twist(4, 8, 120.0);
     std::fs::write(dir.join("twist.mdl"), mdl.write()).unwrap();
     std::fs::write(dir.join("twist.anim"), anim.write()).unwrap();
@@ -442,7 +445,6 @@ fn an_sl_mesh_is_paired_with_its_animation_and_skinned_like_the_others() {
     let (mut p, mut q) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     static_mesh.deform(0, &still, &mut p, &mut q).unwrap();
     assert_eq!(p, stored);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -134,7 +134,11 @@ fn psa_bones_are_matched_by_name_and_the_unmatched_are_warned_about() {
 #[test]
 fn a_psa_given_by_path_plays_instead_of_the_one_beside_and_a_misfit_is_an_error() {
     use skelmap::model::OpenOptions;
-    let dir = std::env::temp_dir().join(format!("skelmap-psk-given-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-psk-given-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     let elsewhere = dir.join("anims");
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::fs::write(dir.join("soldier.psk"), example_psk()).unwrap();
@@ -172,7 +176,6 @@ fn a_psa_given_by_path_plays_instead_of_the_one_beside_and_a_misfit_is_an_error(
         Err(skelmap::Error::Io { path, .. }) => assert!(path.ends_with("missing.psa")),
         other => panic!("{:?}", other.map(|m| m.num_frames())),
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

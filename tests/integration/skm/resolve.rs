@@ -78,12 +78,16 @@ fn cfg_import_escaping_the_root_is_refused() {
 
 #[test]
 fn filesystem_resolver_refuses_escapes_and_reads_files() {
-    let dir = std::env::temp_dir().join(format!("skelmap-fs-resolver-{}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-fs-resolver-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
     std::fs::create_dir_all(dir.join("m")).unwrap();
     let ((skm, _), (skp, _)) = tube_skm();
     std::fs::write(dir.join("m/tube.skm"), &skm).unwrap();
     std::fs::write(dir.join("m/tube.skp"), &skp).unwrap();
-    let fs = FsResolver::new(&dir);
+    let fs = FsResolver::new(dir);
     assert_eq!(
         resolve(&fs, "m/tube.skm")
             .unwrap()
@@ -97,7 +101,6 @@ fn filesystem_resolver_refuses_escapes_and_reads_files() {
         resolve(&fs, "../m/tube.skm"),
         Err(Error::Resolve { .. })
     ));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A LOD of the tube: the same skeleton, its one mesh renamed `tube_N`.

@@ -61,40 +61,32 @@ pub fn assert_same_points(ours: &[[f32; 3]], theirs: &[[f32; 3]], what: &str) {
     }
 }
 
-/// The tools built so far, by option: one build per option and process, so that tests
-/// running at once never execute a tool another is still writing.
-static TOOLS: std::sync::Mutex<std::collections::BTreeMap<String, Option<PathBuf>>> =
-    std::sync::Mutex::new(std::collections::BTreeMap::new());
-
-/// A C program that loads a model with assimp's keyframe option `option`
-/// (`AI_CONFIG_IMPORT_MD2_KEYFRAME`, …) set to its second argument and prints every vertex of
-/// every mesh as stored (no node transform): built with the system's `cc` and `libassimp`,
-/// `None` (a skip) where either is missing, a failure then when `SKELMAP_REQUIRE_ASSIMP` is
-/// set.
-pub fn keyframe_tool(option: &str) -> Option<PathBuf> {
-    cached_tool(option, || build_keyframe_tool(option))
+/// A C program built against libassimp for one caller, in a scratch folder of its own that is
+/// removed with the program when this drops (also when the test panics). Each test builds its
+/// own, so no test runs a program another is still writing.
+#[derive(Debug)]
+pub struct Tool {
+    /// Keeps the folder, and the program in it, until the tool drops.
+    _dir: tempfile::TempDir,
+    path: PathBuf,
 }
 
-/// The tool built under `key` this process, or `build`'s, kept for the next caller.
-fn cached_tool(key: &str, build: impl FnOnce() -> Option<PathBuf>) -> Option<PathBuf> {
-    let mut tools = TOOLS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(tool) = tools.get(key) {
-        return tool.clone();
+impl Tool {
+    /// The program.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    let tool = build();
-    tools.insert(key.to_string(), tool.clone());
-    tool
 }
 
 /// Compiles `source` as `<stem>.c` against libassimp in a scratch folder named after
 /// `folder`: the program, or `None` (a skip, a failure under `SKELMAP_REQUIRE_ASSIMP`) where
 /// `cc` or libassimp is missing.
-fn compile_assimp_tool(folder: &str, stem: &str, source: &str) -> Option<PathBuf> {
-    let dir = std::env::temp_dir().join(format!("skelmap-assimp-{folder}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (file, tool) = (dir.join(format!("{stem}.c")), dir.join(stem));
+fn compile_assimp_tool(folder: &str, stem: &str, source: &str) -> Option<Tool> {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("skelmap-assimp-{folder}-"))
+        .tempdir()
+        .unwrap();
+    let (file, tool) = (dir.path().join(format!("{stem}.c")), dir.path().join(stem));
     std::fs::write(&file, source).unwrap();
     let built = std::process::Command::new("cc")
         .arg(&file)
@@ -111,11 +103,18 @@ fn compile_assimp_tool(folder: &str, stem: &str, source: &str) -> Option<PathBuf
         eprintln!("SKIPPED: cannot build a program against libassimp");
         return None;
     }
-    Some(tool)
+    Some(Tool {
+        _dir: dir,
+        path: tool,
+    })
 }
 
-/// Compiles the keyframe program for `option` ([`keyframe_tool`]).
-fn build_keyframe_tool(option: &str) -> Option<PathBuf> {
+/// A C program that loads a model with assimp's keyframe option `option`
+/// (`AI_CONFIG_IMPORT_MD2_KEYFRAME`, …) set to its second argument and prints every vertex of
+/// every mesh as stored (no node transform): built with the system's `cc` and `libassimp`,
+/// `None` (a skip) where either is missing, a failure then when `SKELMAP_REQUIRE_ASSIMP` is
+/// set.
+pub fn keyframe_tool(option: &str) -> Option<Tool> {
     let source = format!(
         r#"
 #include <assimp/cimport.h>
@@ -145,8 +144,8 @@ int main(int argc, char **argv) {{
 }
 
 /// What assimp loads as frame `frame` of `file` through `tool`: every vertex as stored.
-pub fn assimp_frame(tool: &Path, file: &Path, frame: usize) -> Vec<[f32; 3]> {
-    let out = std::process::Command::new(tool)
+pub fn assimp_frame(tool: &Tool, file: &Path, frame: usize) -> Vec<[f32; 3]> {
+    let out = std::process::Command::new(tool.path())
         .arg(file)
         .arg(frame.to_string())
         .output()
@@ -235,10 +234,10 @@ int main(int argc, char **argv) {
 }
 "#;
 
-/// The MD5 frame program, built once a process ([`keyframe_tool`]'s rules: `None` without
+/// The MD5 frame program, built for the caller ([`keyframe_tool`]'s rules: `None` without
 /// `cc` and `libassimp`, a failure then when `SKELMAP_REQUIRE_ASSIMP` is set).
-pub fn md5_frame_tool() -> Option<PathBuf> {
-    cached_tool("md5", || compile_assimp_tool("md5", "frame", MD5_FRAME_C))
+pub fn md5_frame_tool() -> Option<Tool> {
+    compile_assimp_tool("md5", "frame", MD5_FRAME_C)
 }
 
 /// The `assimp` command, if installed (the `assimp-utils` package); CI requires it.

@@ -180,6 +180,7 @@ pub struct Options {
 /// // The buffer is looked for beside the file, and is not there.
 /// let err = gltf::import(&path, &Options::default()).unwrap_err();
 /// assert!(matches!(&err, Error::Io { path, .. } if path.ends_with("missing.bin")));
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

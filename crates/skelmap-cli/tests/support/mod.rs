@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use skelmap_core::synth::{TubeParams, tube};
+use tempfile::TempDir;
 
 /// Runs the `skelmap` binary built for these tests.
 pub fn skelmap(args: &[&str]) -> Output {
@@ -19,11 +20,14 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
-/// A fresh folder for one test, named after it and this process.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("skelmap-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test, named after it, in the system's temporary folder. It is removed
+/// with everything in it when the returned value drops, also when the test panics: keep it
+/// bound until the test ends.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("skelmap-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 /// Writes the default synthetic tube as `dir/tube.dpm`.

@@ -288,6 +288,7 @@ impl Model<'_> {
     /// model.turn_torso(Mat3::from_rotation_z(0.5), &mut turned)?;
     /// assert_eq!(turned.palette().world[0], pose.palette().world[0]);
     /// assert_ne!(turned.palette().world[1], pose.palette().world[1]);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -334,6 +335,7 @@ impl Model<'_> {
     /// model.pose(0, 1, 0.5, Interpolation::Nlerp, &mut legs)?;
     /// assert_eq!(split.palette().world[0], legs.palette().world[0]);
     /// assert_ne!(split.palette().world[1], legs.palette().world[1]);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
