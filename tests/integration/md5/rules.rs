@@ -35,6 +35,17 @@ fn rule_1_another_version_is_unsupported() {
     ));
 }
 
+/// `mesh` and `anim` open as a pair (`Model`, the animation found beside the mesh) with the
+/// bones, vertices and frames of the fixtures they were made from.
+fn assert_pair_opens_as_the_fixtures(mesh: &str, anim: &str) {
+    let (plain, changed) = (files(MESH, ANIM), files(mesh, anim));
+    let counts = |m: skelmap::Model<'_>| (m.num_bones(), m.num_vertices(), m.num_frames());
+    assert_eq!(
+        counts(open_pair(&changed, "m/fixture.md5mesh").unwrap()),
+        counts(open_pair(&plain, "m/fixture.md5mesh").unwrap())
+    );
+}
+
 /// Tesseract's exporter starts a file at its `commandline` (Red Eclipse's
 /// `weapons/zapper/mesh.md5mesh`); Tesseract reads the version line only when there is one,
 /// where Doom 3 and assimp refuse the file. It is recognised as MD5, read as version 10 and
@@ -54,12 +65,7 @@ fn rule_1_a_text_without_its_version_line_is_read_as_version_10() {
     let mut diag = skelmap::Diagnostics::new();
     Anim::parse_with(anim.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
     assert!(diag.get(WarningKind::SpecLimit).is_some());
-    let (plain, bare) = (files(MESH, ANIM), files(&mesh, &anim));
-    let counts = |m: skelmap::Model<'_>| (m.num_bones(), m.num_vertices(), m.num_frames());
-    assert_eq!(
-        counts(open_pair(&bare, "m/fixture.md5mesh").unwrap()),
-        counts(open_pair(&plain, "m/fixture.md5mesh").unwrap())
-    );
+    assert_pair_opens_as_the_fixtures(&mesh, &anim);
     // Another first word is still no MD5 file.
     assert_eq!(
         Format::detect(b"commandlines \"\"\nnumJoints 1", None),
@@ -67,15 +73,54 @@ fn rule_1_a_text_without_its_version_line_is_read_as_version_10() {
     );
 }
 
-/// Doom 3's pre-release models (`numbones`, `bone N { … }`) are refused, where assimp
-/// aborts on them.
+/// Red Eclipse's `weapons/grenade/grenade.md5mesh` has its version line and no
+/// `commandline`; Red Eclipse's loader skips that line, Doom 3 requires it. Read with an
+/// empty command line and warned about, at the keyword after the version, a mesh and an
+/// animation alike; without both lines the text is still refused.
+#[test]
+fn rule_1_a_text_without_its_commandline_is_read_with_an_empty_one() {
+    let mesh = with(MESH, "commandline \"fixture\"\n", "");
+    let anim = with(ANIM, "commandline \"fixture\"\n", "");
+    assert!(mesh.starts_with("MD5Version 10\n\nnumJoints"), "{mesh}");
+    let diag = mesh_warnings(&mesh);
+    let w = diag.get(WarningKind::SpecLimit).unwrap();
+    assert_eq!(
+        (w.what, w.offset, diag.warnings().len()),
+        ("header.commandline", 15, 1)
+    );
+    let file = MeshFile::parse(mesh.as_bytes()).unwrap();
+    assert_eq!(file.commandline(), b"");
+    let mut diag = skelmap::Diagnostics::new();
+    let parsed = Anim::parse_with(anim.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+    assert_eq!(parsed.commandline(), b"");
+    let w = diag.get(WarningKind::SpecLimit).unwrap();
+    assert_eq!((w.what, diag.warnings().len()), ("header.commandline", 1));
+    assert_pair_opens_as_the_fixtures(&mesh, &anim);
+    // Another word where the command line stands is still an error, and so is a text
+    // without both lines.
+    assert_eq!(
+        located(&mesh_error(&with(MESH, "commandline", "command"))),
+        ("header.commandline", 2, 1, expected("commandline"))
+    );
+    assert_eq!(
+        located(&mesh_error(&with(&mesh, "MD5Version 10\n", ""))),
+        ("header.MD5Version", 2, 1, expected("MD5Version"))
+    );
+}
+
+/// Doom 3's pre-release models (`numbones`, `bone N { … }`; their animations `numchannels`,
+/// `channel N { … }`) are refused with the reason, where assimp aborts on the mesh; a real
+/// one (`lamp.md5mesh`, a version 6 text that says `MD5Version 10`) begins so.
 #[test]
 fn rule_1_pre_release_syntax_under_version_10_is_refused() {
-    let e = mesh_error(&with(MESH, "numJoints 3", "numbones 3"));
-    assert_eq!(
-        located(&e),
-        ("header", 4, 1, expected("numJoints or numFrames"))
+    let pre_release = expected(
+        "numJoints or numFrames (numbones and numchannels begin the pre-release layout of \
+         MD5Version 6, which skelmap does not read)",
     );
+    let e = mesh_error(&with(MESH, "numJoints 3", "numbones 3"));
+    assert_eq!(located(&e), ("header", 4, 1, pre_release));
+    let e = anim_error(&with(ANIM, "numFrames", "numchannels"));
+    assert_eq!(located(&e), ("header", 4, 1, pre_release));
 }
 
 #[test]

@@ -93,7 +93,7 @@ impl<'a> Open<'a> for Pair<'a> {
     fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
         let text = files.main.bytes();
         crate::rules::check_file_size(Format::Md5, text, limits)?;
-        if header(&mut Lexer::new(text))?.1 == Kind::Anim {
+        if header(&mut Lexer::new(text))?.kind == Kind::Anim {
             let mut anim = Anim::parse_with(text, limits, diag)?;
             read_scales(files, &files.path, &mut anim, limits, diag);
             return Ok(Pair::new(None, vec![(stem(&files.path).to_string(), anim)]));

@@ -32,9 +32,11 @@
 //! ([`Error::Unsupported`](crate::Error::Unsupported)).
 //!
 //! 1. The text starts (after a byte-order mark, white space and comments) with
-//!    `MD5Version 10` and a `commandline` (or the `commandline` alone, read as version 10
-//!    with a warning, as Tesseract writes it); then `numJoints` (a mesh) or `numFrames` (an
-//!    animation).
+//!    `MD5Version 10` and a `commandline`, or with one of the two (the `commandline` alone
+//!    read as version 10, as Tesseract writes it; the version alone with an empty command
+//!    line, as Red Eclipse reads it; each with a warning); then `numJoints` (a mesh) or
+//!    `numFrames` (an animation). Doom 3's pre-release layout (`numbones`, `numchannels`) is
+//!    refused as such.
 //! 2. Every token is what the grammar needs there: keywords (ASCII case ignored), brackets,
 //!    quoted strings closed on their line, integers in range and floats finite. `/* */`
 //!    comments are closed.

@@ -48,15 +48,28 @@ pub(crate) enum Kind {
     Anim,
 }
 
-/// Reads the header both files share (`MD5Version 10`, `commandline`), returning the
-/// command line, which file follows, and where the text starts when it has no `MD5Version`
-/// line (Tesseract's exporter, Red Eclipse's weapons, opens with the `commandline`;
-/// Tesseract reads the version line only when there is one).
+/// What [`header`] read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Header {
+    /// The command line (empty where it is `missing`).
+    pub(crate) commandline: Span,
+    /// Which file follows.
+    pub(crate) kind: Kind,
+    /// Where the text starts when it has no `MD5Version` line.
+    pub(crate) unversioned: Option<u64>,
+    /// Where the keyword after the version line starts when no `commandline` line is there.
+    pub(crate) missing: Option<u64>,
+}
+
+/// Reads the header both files share (`MD5Version 10`, `commandline`). Either line may be
+/// missing, not both: Tesseract's exporter, and Red Eclipse's weapons, open with the
+/// `commandline` (Tesseract reads the version line only when there is one), and one of Red
+/// Eclipse's meshes has the version line and no `commandline`.
 ///
 /// # Errors
 ///
 /// As [`Parse::parse_with`] for the header.
-pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<(Span, Kind, Option<u64>)> {
+pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<Header> {
     let unversioned = match lex.peek_word()? {
         Some((w, at)) if w.eq_ignore_ascii_case(b"commandline") => Some(at),
         _ => None,
@@ -74,26 +87,78 @@ pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<(Span, Kind, Option<u64>)> {
             });
         }
     }
-    lex.keyword("commandline", "header.commandline", "commandline")?;
-    let commandline = match lex.peek()? {
-        Some(b'"') => lex.string("header.commandline")?,
-        _ => match lex.peek_word()? {
-            Some((word, at)) => {
-                lex.consume(word.len());
-                Span {
-                    start: u32::try_from(at).unwrap_or(u32::MAX),
-                    len: u32::try_from(word.len()).unwrap_or(0),
-                }
+    // After a version line the `commandline` may be missing (Red Eclipse's
+    // `weapons/grenade/grenade.md5mesh`; its loader and Tesseract's skip the line, Doom 3
+    // requires it): the command line is then empty, where the next keyword starts.
+    let mut missing = None;
+    let commandline = match lex.peek_word()? {
+        Some((w, at)) if unversioned.is_none() && kind_of(w).is_some() => {
+            missing = Some(at);
+            Span {
+                start: u32::try_from(at).unwrap_or(u32::MAX),
+                len: 0,
             }
-            None => return Err(lex.expected("header.commandline", "a quoted string")),
+        }
+        _ => {
+            lex.keyword("commandline", "header.commandline", "commandline")?;
+            command_line(lex)?
+        }
+    };
+    let word = lex.peek_word()?;
+    let kind = match word.and_then(|(w, _)| kind_of(w)) {
+        Some(kind) => kind,
+        None => match word {
+            Some((w, at))
+                if w.eq_ignore_ascii_case(b"numbones")
+                    || w.eq_ignore_ascii_case(b"numchannels") =>
+            {
+                return Err(lex.error(
+                    "header",
+                    at,
+                    Problem::Expected {
+                        expected: "numJoints or numFrames (numbones and numchannels begin the \
+                                   pre-release layout of MD5Version 6, which skelmap does not read)",
+                    },
+                ));
+            }
+            _ => return Err(lex.expected("header", "numJoints or numFrames")),
         },
     };
-    let kind = match lex.peek_word()? {
-        Some((w, _)) if w.eq_ignore_ascii_case(b"numJoints") => Kind::Mesh,
-        Some((w, _)) if w.eq_ignore_ascii_case(b"numFrames") => Kind::Anim,
-        _ => return Err(lex.expected("header", "numJoints or numFrames")),
-    };
-    Ok((commandline, kind, unversioned))
+    Ok(Header {
+        commandline,
+        kind,
+        unversioned,
+        missing,
+    })
+}
+
+/// Which file the keyword that follows the header begins: `numJoints` a mesh, `numFrames`
+/// an animation (ASCII case ignored).
+fn kind_of(word: &[u8]) -> Option<Kind> {
+    if word.eq_ignore_ascii_case(b"numJoints") {
+        Some(Kind::Mesh)
+    } else if word.eq_ignore_ascii_case(b"numFrames") {
+        Some(Kind::Anim)
+    } else {
+        None
+    }
+}
+
+/// The value after `commandline`: a quoted string, or one bare word.
+fn command_line(lex: &mut Lexer<'_>) -> Result<Span> {
+    if lex.peek()? == Some(b'"') {
+        return lex.string("header.commandline");
+    }
+    match lex.peek_word()? {
+        Some((word, at)) => {
+            lex.consume(word.len());
+            Ok(Span {
+                start: u32::try_from(at).unwrap_or(u32::MAX),
+                len: u32::try_from(word.len()).unwrap_or(0),
+            })
+        }
+        None => Err(lex.expected("header.commandline", "a quoted string")),
+    }
 }
 
 /// Reads `keyword count` and checks the count: at least `min`, within `limit`, and not more
@@ -331,11 +396,11 @@ fn begin<'t>(
 ) -> Result<(Lexer<'t>, Span)> {
     rules::check_file_size(FORMAT, data, limits)?;
     let mut lex = Lexer::new(data);
-    let (commandline, kind, unversioned) = header(&mut lex)?;
-    if kind != want {
+    let header = header(&mut lex)?;
+    if header.kind != want {
         return Err(lex.expected("header", expected));
     }
-    if let Some(at) = unversioned {
+    if let Some(at) = header.unversioned {
         diag.warn(
             FORMAT,
             WarningKind::SpecLimit,
@@ -344,7 +409,16 @@ fn begin<'t>(
             || "no MD5Version line: read as version 10, as Tesseract reads it".into(),
         );
     }
-    Ok((lex, commandline))
+    if let Some(at) = header.missing {
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "header.commandline",
+            at,
+            || "no commandline line: read with an empty one, as Red Eclipse reads it".into(),
+        );
+    }
+    Ok((lex, header.commandline))
 }
 
 impl<'data> Parse<'data> for MeshFile<'data> {
