@@ -157,15 +157,25 @@ fn check(path: &Path, companions: &crate::load::Companions, strict: bool) -> Out
         return check_group(path, (&model, g), companions, strict);
     }
     let file = path.display().to_string();
-    match crate::summarise(path, companions) {
-        Ok(summary) => Outcome {
-            file,
-            format: summary.format.to_string(),
-            ok: !strict || summary.diagnostics.is_empty(),
-            error: None,
-            warnings: summary.diagnostics,
-            model: None,
-        },
+    // Opening validates; what `info` measures on top (GPU buffers and their error over every
+    // frame, bounds) is not validation, and costs vertices × frames on a large model.
+    match crate::load::open(path, companions) {
+        Ok(model) => {
+            let warnings: Vec<DiagnosticSummary> = model
+                .diagnostics()
+                .warnings()
+                .iter()
+                .map(DiagnosticSummary::of)
+                .collect();
+            Outcome {
+                file,
+                format: model.format().name().to_string(),
+                ok: !strict || warnings.is_empty(),
+                error: None,
+                warnings,
+                model: None,
+            }
+        }
         Err(message) => Outcome {
             file,
             format: format_guess(path),
