@@ -138,9 +138,15 @@ pub struct BoundsSummary {
     pub all_radius: f32,
 }
 
-/// Per choice of influences and weight precision, [`Model::gpu_error`].
+/// Per choice of influences and weight precision, [`Model::gpu_error`], over every frame
+/// or, on a model whose vertices × frames pass [`GPU_ERROR_BUDGET`], over frames spread
+/// evenly through it.
 #[derive(Debug, Serialize)]
 pub struct GpuError {
+    /// Frames measured.
+    pub frames: usize,
+    /// The model's frames (1 for the bind pose of a model without frames).
+    pub of_frames: usize,
     pub top4_unorm8: GpuChoice,
     pub top4_unorm16: GpuChoice,
     pub top8_unorm8: GpuChoice,
@@ -172,12 +178,17 @@ impl GpuError {
         };
         let (four, eight) = (gpu::Influences::Four, gpu::Influences::Eight);
         let (u8, u16) = (gpu::Precision::Unorm8, gpu::Precision::Unorm16);
-        let e = model.gpu_errors(&[
-            choice(four, u8),
-            choice(four, u16),
-            choice(eight, u8),
-            choice(eight, u16),
-        ])?;
+        let of_frames = model.num_frames().max(1);
+        let over = measured_frames(of_frames, model.num_vertices());
+        let e = model.gpu_errors_over(
+            &[
+                choice(four, u8),
+                choice(four, u16),
+                choice(eight, u8),
+                choice(eight, u16),
+            ],
+            &over,
+        )?;
         let c = |i: usize| {
             e.get(i)
                 .map_or(GpuChoice { max: 0.0, rms: 0.0 }, |e| GpuChoice {
@@ -186,6 +197,8 @@ impl GpuError {
                 })
         };
         Ok(Some(GpuError {
+            frames: over.len(),
+            of_frames,
             top4_unorm8: c(0),
             top4_unorm16: c(1),
             top8_unorm8: c(2),
@@ -193,18 +206,46 @@ impl GpuError {
         }))
     }
 
-    /// One line: each choice's largest and RMS error.
+    /// One line: each choice's largest and RMS error, and the frames measured where they are
+    /// not all of them.
     fn line(&self) -> String {
         let c = |c: &GpuChoice| format!("{:.2e}/{:.2e}", c.max, c.rms);
+        let over = if self.frames < self.of_frames {
+            format!(" over {} of {} frames", self.frames, self.of_frames)
+        } else {
+            String::new()
+        };
         format!(
-            "GPU skinning error, max/RMS of the bind-pose diagonal: top-4 unorm8 {}, unorm16 {}; \
-             top-8 unorm8 {}, unorm16 {}",
+            "GPU skinning error{over}, max/RMS of the bind-pose diagonal: top-4 unorm8 {}, \
+             unorm16 {}; top-8 unorm8 {}, unorm16 {}",
             c(&self.top4_unorm8),
             c(&self.top4_unorm16),
             c(&self.top8_unorm8),
             c(&self.top8_unorm16)
         )
     }
+}
+
+/// Vertices × frames that `info` deforms to measure the GPU buffers' error: every frame of a
+/// model within it (every corpus model: the spider's 7,427 vertices × 1,139 frames are the
+/// most, 8.5 M), an even spread of frames beyond it (a Sven Co-op player of 71,346 vertices
+/// and 5,031 frames is 359 M: about a minute of deforms).
+pub const GPU_ERROR_BUDGET: usize = 16_000_000;
+
+/// The frames [`GpuError::of`] measures of a model of `frames` frames (at least 1) and
+/// `vertices` vertices: all of them within [`GPU_ERROR_BUDGET`], else as many as it allows
+/// (at least 2), spread evenly from frame 0 to the last.
+pub fn measured_frames(frames: usize, vertices: usize) -> Vec<usize> {
+    let most = (GPU_ERROR_BUDGET / vertices.max(1)).max(2);
+    if frames <= most {
+        return (0..frames).collect();
+    }
+    // `i · (frames − 1) / (most − 1)` for i in 0..most: 0 and the last frame included,
+    // strictly increasing since frames − 1 ≥ most − 1.
+    let (last, steps) = ((frames - 1) as u64, (most - 1) as u64);
+    (0..most as u64)
+        .map(|i| usize::try_from(i * last / steps).unwrap_or(frames - 1))
+        .collect()
 }
 
 /// [`Model::gpu_morph`]'s buffers and [`Model::gpu_morph_error`].
@@ -986,5 +1027,24 @@ fn render_diagnostics(s: &Summary, out: &mut String) {
         for d in &s.diagnostics {
             let _ = writeln!(out, "    - {}", d.line());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GPU_ERROR_BUDGET, measured_frames};
+
+    #[test]
+    fn every_frame_is_measured_within_the_budget_and_an_even_spread_beyond() {
+        assert_eq!(measured_frames(1, 10), [0]);
+        assert_eq!(measured_frames(703, 8_507), (0..703).collect::<Vec<_>>());
+        // 80,000 vertices: 200 of 5,031 frames, the first and the last among them.
+        let spread = measured_frames(5_031, 80_000);
+        assert_eq!(spread.len(), GPU_ERROR_BUDGET / 80_000);
+        assert_eq!((spread[0], spread[199]), (0, 5_030));
+        assert!(spread.windows(2).all(|w| w[0] < w[1] && w[1] - w[0] <= 26));
+        // Past the budget in one frame: the first and the last.
+        assert_eq!(measured_frames(9, GPU_ERROR_BUDGET * 2), [0, 8]);
+        assert_eq!(measured_frames(1, GPU_ERROR_BUDGET * 2), [0]);
     }
 }

@@ -168,6 +168,14 @@ fn info_reports_the_gpu_error_of_skeletal_models() {
             continue;
         }
         skeletal += 1;
+        // Every corpus model is within the budget: every frame measured.
+        let frames = output["frames"].as_u64().unwrap().max(1);
+        assert_eq!(
+            (gpu["frames"].as_u64(), gpu["of_frames"].as_u64()),
+            (Some(frames), Some(frames)),
+            "{}: {gpu}",
+            path.display()
+        );
         for choice in ["top4_unorm8", "top4_unorm16", "top8_unorm8", "top8_unorm16"] {
             let (max, rms) = (
                 gpu[choice]["max"].as_f64().unwrap(),

@@ -93,12 +93,42 @@ impl Model<'_> {
     ///
     /// As [`Model::gpu_mesh`].
     pub fn gpu_errors(&self, options: &[gpu::Options]) -> Result<Vec<SkinningError>, Error> {
+        let all: Vec<usize> = (0..self.num_frames()).collect();
+        self.gpu_errors_over(options, &all)
+    }
+
+    /// [`Model::gpu_errors`] over the frames `over` only (for a model without frames, the
+    /// bind pose whatever `over` holds): what a caller with a budget measures on a model of
+    /// many frames and vertices, whose every frame costs a deform. `frames` in each result
+    /// counts the frames measured.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, gpu, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?; // 9 frames
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let options = [gpu::Options::default()];
+    /// let some = model.gpu_errors_over(&options, &[0, 4, 8])?;
+    /// let all = model.gpu_errors(&options)?;
+    /// assert_eq!((some[0].frames, all[0].frames), (3, 9));
+    /// assert!(some[0].max <= all[0].max);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Model::gpu_mesh`]; [`Error::Deform`] for a frame out of range.
+    pub fn gpu_errors_over(
+        &self,
+        options: &[gpu::Options],
+        over: &[usize],
+    ) -> Result<Vec<SkinningError>, Error> {
         let (built, binds) = self.gpu_parts()?;
         let meshes = options
             .iter()
             .map(|o| self.gpu_build(&built, &binds, o))
             .collect::<Result<Vec<_>, _>>()?;
         let frames = self.num_frames();
+        let over: &[usize] = if frames == 0 { &[0] } else { over };
         // Each mesh's influences once, as (joint, weight) with the weight 0 slots left out
         // (they add 0 · a finite matrix).
         let flat: Vec<Vec<Vec<(usize, f32)>>> = meshes
@@ -167,18 +197,15 @@ impl Model<'_> {
             }
             Ok(totals)
         };
-        let totals = (0..frames.max(1))
-            .into_par_iter()
-            .map(per_frame)
-            .try_reduce(
-                || vec![(0.0f32, 0.0f64, 0usize); meshes.len()],
-                |a, b| {
-                    Ok(a.iter()
-                        .zip(&b)
-                        .map(|(x, y)| (x.0.max(y.0), x.1 + y.1, x.2 + y.2))
-                        .collect())
-                },
-            )?;
+        let totals = over.par_iter().map(|&f| per_frame(f)).try_reduce(
+            || vec![(0.0f32, 0.0f64, 0usize); meshes.len()],
+            |a, b| {
+                Ok(a.iter()
+                    .zip(&b)
+                    .map(|(x, y)| (x.0.max(y.0), x.1 + y.1, x.2 + y.2))
+                    .collect())
+            },
+        )?;
         Ok(meshes
             .iter()
             .zip(totals)
@@ -188,7 +215,7 @@ impl Model<'_> {
                     max: max / size,
                     rms: ((sum / count.max(1) as f64).sqrt() as f32) / size,
                     size: mesh.size,
-                    frames: frames.max(1),
+                    frames: over.len(),
                     vertices: mesh.positions.len(),
                 }
             })
