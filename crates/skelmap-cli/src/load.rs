@@ -64,7 +64,35 @@ pub fn sequence_group(path: &Path) -> Option<(PathBuf, usize)> {
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut magic))
         .ok()?;
-    (&magic == skelmap_core::hl1::raw::HL1_SEQ_MAGIC).then(|| (PathBuf::from(model), g))
+    (&magic == skelmap_core::hl1::raw::HL1_SEQ_MAGIC).then(|| (any_case(PathBuf::from(model)), g))
+}
+
+/// `path`, or where no file has that name, the first file of its folder (sorted) whose name
+/// equals it in any ASCII case, as the model finds its groups (`Hgrunt03.mdl` is group 3 of
+/// `hgrunt.mdl`); `path` itself when there is none.
+fn any_case(path: PathBuf) -> PathBuf {
+    if path.is_file() {
+        return path;
+    }
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return path;
+    };
+    let listed = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    });
+    let mut names: Vec<std::ffi::OsString> = listed
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .filter(|n| n.eq_ignore_ascii_case(name))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .next()
+        .map_or(path.clone(), |n| dir.join(n))
 }
 
 /// The options a model is opened with, from the companion switches.

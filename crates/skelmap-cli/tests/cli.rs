@@ -1750,6 +1750,44 @@ fn export_and_render_a_directory_of_models() {
     assert_eq!(std::fs::read(models.join("tube.dpm")).unwrap(), before);
 }
 
+/// A group named in another case than its model (`Hgrunt03.mdl` beside `hgrunt.mdl`, as a
+/// mod ships it) is its model's group: read with the model, and checked against it alone.
+#[test]
+fn a_sequence_group_in_another_case_is_its_models() {
+    use skelmap_core::hl1::{Builder, SequenceDef};
+    let dir = temp_dir("hl1_group_case");
+    let dir = dir.path();
+    let mut b = Builder::example();
+    b.groups = vec!["far".into()];
+    b.sequences.push(SequenceDef {
+        label: "group1".into(),
+        fps: 5.0,
+        looping: true,
+        group: 1,
+        frames: vec![vec![[2, 0, 0, 0, 0, 0], [0; 6]]; 3],
+    });
+    std::fs::write(dir.join("hgrunt.mdl"), b.write().unwrap()).unwrap();
+    std::fs::write(dir.join("Hgrunt01.mdl"), b.write_group(1).unwrap()).unwrap();
+    let out = skelmap(&["validate", "--json", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let group = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["file"].as_str().unwrap().ends_with("Hgrunt01.mdl"))
+        .unwrap();
+    let model = dir.join("hgrunt.mdl").display().to_string();
+    assert_eq!(
+        (group["ok"].as_bool(), group["model"].as_str()),
+        (Some(true), Some(model.as_str()))
+    );
+    let info = skelmap(&["info", dir.join("hgrunt.mdl").to_str().unwrap()]);
+    let text = stdout(&info);
+    assert!(text.contains("Hgrunt01.mdl (sequence group)"), "{text}");
+    assert!(text.contains("diagnostics: none"), "{text}");
+}
+
 /// A Half-Life sequence group (`<stem>NN.mdl`, `IDSQ`) is no model of its own: `validate`
 /// checks it with the model beside it (which must open, declare the group, read it, and find
 /// its animations valid), and a directory's `export` writes it with its model.

@@ -232,6 +232,38 @@ impl<'m> Resolver<'m> for HashMap<String, &'m [u8]> {
     }
 }
 
+/// The file at `path`, or where there is none, the first file of its folder (in
+/// [`list`](Resolver::list)'s order) whose name equals its name in any ASCII case, as the
+/// engines that look files up without case find it (Windows' file system; Xash3D's own):
+/// the path found and its bytes. Listing the folder costs a call only when the exact name is
+/// missing.
+///
+/// # Errors
+///
+/// As [`Resolver::load`] and [`Resolver::list`].
+pub(crate) fn load_any_case<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    path: &str,
+) -> Result<Option<(String, Source<'data>)>> {
+    if let Some(bytes) = resolver.load(path)? {
+        return Ok(Some((path.to_string(), bytes)));
+    }
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let Some(found) = resolver
+        .list(dir)?
+        .into_iter()
+        .find(|f| f.eq_ignore_ascii_case(name) && f != name)
+    else {
+        return Ok(None);
+    };
+    let found = if dir.is_empty() {
+        found
+    } else {
+        format!("{dir}/{found}")
+    };
+    Ok(resolver.load(&found)?.map(|bytes| (found, bytes)))
+}
+
 /// `path` without the extension of its last component.
 pub(crate) fn strip_extension(path: &str) -> &str {
     let name_start = path.rfind(['/', '\\']).map_or(0, |i| i + 1);
@@ -264,6 +296,39 @@ mod tests {
         for good in ["a.skp", "models/x/y.skp", "a..b.skp", "./a.skp"] {
             assert!(check_path(good).is_ok(), "{good:?}");
         }
+    }
+
+    #[test]
+    fn a_name_missing_as_spelled_is_found_in_any_case() -> Result<()> {
+        let table: HashMap<String, &[u8]> = [
+            ("m/Hgrunt03.mdl", &b"upper"[..]),
+            ("m/hgrunt03.MDL", b"mixed"),
+            ("m/man01.mdl", b"exact"),
+            ("m/MAN01.mdl", b"other"),
+            ("top.mdl", b"root"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let found = |path: &str| -> Result<Option<(String, Vec<u8>)>> {
+            Ok(load_any_case(&table, path)?.map(|(p, b)| (p, b.bytes().to_vec())))
+        };
+        // The exact name first; else the first of the folder's names in sorted order.
+        assert_eq!(
+            found("m/man01.mdl")?,
+            Some(("m/man01.mdl".into(), b"exact".to_vec()))
+        );
+        assert_eq!(
+            found("m/hgrunt03.mdl")?,
+            Some(("m/Hgrunt03.mdl".into(), b"upper".to_vec()))
+        );
+        assert_eq!(
+            found("TOP.MDL")?,
+            Some(("top.mdl".into(), b"root".to_vec()))
+        );
+        assert_eq!(found("m/hgrunt04.mdl")?, None);
+        assert_eq!(found("n/top.mdl")?, None);
+        Ok(())
     }
 
     #[test]

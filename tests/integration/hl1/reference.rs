@@ -147,6 +147,33 @@ fn a_lower_case_texture_file_and_a_sequence_group_are_found() {
     assert_eq!(alone.mesh(0).unwrap().vertex_texcoord(3), Some([4.0, 4.0]));
 }
 
+/// A mod ships `Hgrunt03.mdl` beside `hgrunt.mdl` (phoenixprojectsoftware/lad), and its
+/// texture file as `MANT.MDL`: Windows and Xash3D find names in any case, and so does the
+/// model, as spelled on disk.
+#[test]
+fn companions_named_in_another_case_are_found() {
+    let b = super::apart();
+    let dir = temp_dir("any-case");
+    let dir = dir.path();
+    let main = dir.join("man.mdl");
+    std::fs::write(&main, b.write().unwrap()).unwrap();
+    std::fs::write(dir.join("MANT.MDL"), b.write_textures().unwrap()).unwrap();
+    std::fs::write(dir.join("Man01.mdl"), b.write_group(1).unwrap()).unwrap();
+    let model = Model::open(&main).unwrap();
+    let pair = model.as_hl1().unwrap();
+    assert!(pair.texture_file().is_some());
+    assert_eq!(model.skins().len(), 2);
+    assert!(pair.has_group(1));
+    assert_eq!(pair.num_frames(), 1 + 4 + 3);
+    let names: Vec<String> = model.companions().map(|(_, p)| p.to_string()).collect();
+    assert!(
+        names.iter().any(|p| p.ends_with("MANT.MDL"))
+            && names.iter().any(|p| p.ends_with("Man01.mdl")),
+        "{names:?}"
+    );
+    assert!(model.diagnostics().is_empty(), "{:?}", model.diagnostics());
+}
+
 #[test]
 fn a_masked_texture_draws_its_last_palette_entry_transparent() {
     use skelmap::hl1::raw::STUDIO_NF_MASKED;

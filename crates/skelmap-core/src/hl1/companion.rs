@@ -6,6 +6,10 @@
 //! 2. its sequence groups, `dir/name01.mdl`, `dir/name02.mdl` …, each an `IDSQ` file, up to
 //!    the first missing one; looked for only up to the groups the model declares.
 //!
+//! A name missing as spelled is looked for in any case in its folder (where the resolver
+//! lists folders), as Windows and Xash3D find it: a mod ships `Hgrunt03.mdl` beside
+//! `hgrunt.mdl`.
+//!
 //! A companion that does not validate costs only what it would give: the model opens without
 //! its textures or without that group's sequences, with a
 //! [`WarningKind::CompanionIgnored`] naming the file.
@@ -20,7 +24,7 @@ use crate::error::Result;
 use crate::format::Format;
 use crate::limits::Limits;
 use crate::parse::Parse;
-use crate::resolver::{Resolver, strip_extension};
+use crate::resolver::{Resolver, load_any_case, strip_extension};
 use crate::view::open::{Companion, CompanionFile, Files, Given, Open};
 
 /// The most sequence-group files looked for (Half-Life's `MAXSTUDIOGROUPS` is 16).
@@ -87,20 +91,27 @@ impl<'a> Open<'a> for Pair<'a> {
             return Ok(found);
         };
         if header.numtextures.get() == 0 {
-            for candidate in texture_paths(path) {
-                if let Some(bytes) = resolver.load(&candidate)?
-                    && bytes.bytes().starts_with(HL1_MAGIC)
-                {
-                    found.push((Companion::Textures, candidate, bytes));
-                    break;
-                }
+            let [upper, lower] = texture_paths(path);
+            // Both spellings exactly first; then any case, as a file system without case
+            // finds them.
+            let exact = match resolver.load(&upper)? {
+                Some(bytes) => Some((upper, bytes)),
+                None => resolver.load(&lower)?.map(|bytes| (lower.clone(), bytes)),
+            };
+            let texture = match exact {
+                Some(found) => Some(found),
+                None => load_any_case(resolver, &lower)?,
+            };
+            if let Some((candidate, bytes)) = texture
+                && bytes.bytes().starts_with(HL1_MAGIC)
+            {
+                found.push((Companion::Textures, candidate, bytes));
             }
         }
         let groups = usize::try_from(header.numseqgroups.get()).unwrap_or(0);
         for g in 1..groups.min(MAX_GROUP_FILES + 1) {
-            let candidate = group_path(path, g);
-            match resolver.load(&candidate)? {
-                Some(bytes) if bytes.bytes().starts_with(HL1_SEQ_MAGIC) => {
+            match load_any_case(resolver, &group_path(path, g))? {
+                Some((candidate, bytes)) if bytes.bytes().starts_with(HL1_SEQ_MAGIC) => {
                     found.push((Companion::SequenceGroup, candidate, bytes));
                 }
                 _ => break,
