@@ -82,10 +82,10 @@ pub fn iqm(data: &[u8]) {
 
 /// The `iqm_pair` target, fed with a model and an animation to play on it: a little-endian
 /// `u16` length, the model IQM's bytes, then an animation-only IQM's. Each validates alone;
-/// then the animation is bound to the model's joints (by name, else by count and parents),
-/// and the model is walked through the format-neutral walk: its frames sampled through the
-/// joints' channel layout, placed in the model's joint order where the animation lists its
-/// bones in another one.
+/// then the animation is bound to the model's joints (by name, else by index when the counts
+/// match), and the model is walked through the format-neutral walk: its frames sampled
+/// through the joints' channel layout, placed in the model's joint order where the animation
+/// lists its bones in another one.
 pub fn iqm_pair(data: &[u8]) {
     let Some((mesh, anim)) = split_pair(data) else {
         return;

@@ -222,6 +222,51 @@ fn an_animation_with_named_joints_plays_on_a_model_by_name() {
     }
 }
 
+/// The IQM SDK's loader plays an unnamed animation's poses on the joints of the same index
+/// whatever their parents, and Red Eclipse ships a `crouch.iqm` with 4 of 78 poses whose
+/// parent is not their joint's. Each pose plays on its joint, in the model's hierarchy, with
+/// a warning naming the first.
+#[test]
+fn an_animation_whose_parents_differ_plays_by_index_with_a_warning() {
+    use skelmap::{Limits, Source, WarningKind};
+    let own = demo().write().unwrap();
+    let differ = skelmap::iqm::Builder {
+        pose_parents: vec![-1, 0, 0],
+        ..animation_only()
+    }
+    .write()
+    .unwrap();
+    let same = animation_only().write().unwrap();
+    let pair = |anim| {
+        Model::from_iqm(
+            Source::from_bytes(&own),
+            Source::from_bytes(anim),
+            &Limits::DEFAULT,
+        )
+        .unwrap()
+    };
+    let (paired, reference) = (pair(&differ[..]), pair(&same[..]));
+    let iqm = paired.as_iqm().unwrap();
+    assert_eq!((iqm.matched_joints(), iqm.reparented()), (3, Some((2, 1))));
+    assert_eq!(reference.as_iqm().unwrap().reparented(), None);
+    let w = paired.diagnostics().get(WarningKind::SpecLimit).unwrap();
+    assert_eq!((w.what, w.offset), ("animation.poses", 76));
+    assert!(
+        w.detail
+            .contains("1 have another parent (pose 2: parent 0, the joint's 1)"),
+        "{}",
+        w.detail
+    );
+    assert!(
+        reference
+            .diagnostics()
+            .get(WarningKind::SpecLimit)
+            .is_none()
+    );
+    // The same frames in the model's hierarchy.
+    assert_eq!(palettes(&paired), palettes(&reference));
+}
+
 #[test]
 fn an_animation_that_matches_no_joint_is_refused() {
     use skelmap::{Error, Limits, Problem, Source};

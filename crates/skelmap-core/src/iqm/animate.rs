@@ -11,7 +11,7 @@ use glam::{Quat, Vec3A};
 use std::sync::OnceLock;
 
 use super::view::Iqm;
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostics, WarningKind};
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
 use crate::limits::Limits;
@@ -66,6 +66,9 @@ pub struct Pair<'data> {
     sampled: OnceLock<()>,
     /// Every joint's parent ([`Skeleton::parent_table`]), made by the first palette built.
     parents: OnceLock<Vec<u16>>,
+    /// For an animation without joints matched by index, its first pose whose parent is not
+    /// its joint's, and how many are not.
+    reparented: Option<(usize, usize)>,
 }
 
 impl<'data> Pair<'data> {
@@ -80,12 +83,16 @@ impl<'data> Pair<'data> {
             layout: OnceLock::new(),
             sampled: OnceLock::new(),
             parents: OnceLock::new(),
+            reparented: None,
         }
     }
 
     /// `mesh` playing the frames of `anim`, its bones matched to `mesh`'s joints: by name
-    /// where `anim` has joints, else by index when it has as many poses as `mesh` has joints,
-    /// with the same parents. A joint left unmatched keeps its bind pose.
+    /// where `anim` has joints, else by index when it has as many poses as `mesh` has joints.
+    /// Poses whose parents are not their joints' still play on them, in the model's
+    /// hierarchy, as the IQM SDK's loader plays them (it checks the counts only; Red
+    /// Eclipse's player ships a `crouch.iqm` with four such poses of 78);
+    /// [`Pair::reparented`] says which. A joint left unmatched keeps its bind pose.
     ///
     /// # Errors
     ///
@@ -102,6 +109,7 @@ impl<'data> Pair<'data> {
             return Err(fail(Problem::Empty));
         }
         let joints = mesh.num_joints();
+        let mut reparented = None;
         let mut source = vec![NONE; joints];
         let mut target = vec![NONE; anim.num_poses()];
         if anim.num_joints() > 0 {
@@ -115,15 +123,14 @@ impl<'data> Pair<'data> {
                     *t = i as u16;
                 }
             }
-        } else {
-            let same = anim.num_poses() == joints
-                && (0..joints)
-                    .all(|i| anim.bone(i).map(|b| b.parent()) == mesh.bone(i).map(|b| b.parent()));
-            if same {
-                for i in 0..joints {
-                    source[i] = i as u16;
-                    target[i] = i as u16;
-                }
+        } else if anim.num_poses() == joints {
+            let differ =
+                |i: &usize| anim.bone(*i).map(|b| b.parent()) != mesh.bone(*i).map(|b| b.parent());
+            let count = (0..joints).filter(differ).count();
+            reparented = (0..joints).find(differ).map(|first| (first, count));
+            for i in 0..joints {
+                source[i] = i as u16;
+                target[i] = i as u16;
             }
         }
         if source.iter().all(|&s| s == NONE) {
@@ -140,7 +147,16 @@ impl<'data> Pair<'data> {
             layout: OnceLock::new(),
             sampled: OnceLock::new(),
             parents: OnceLock::new(),
+            reparented,
         })
+    }
+
+    /// Where an animation without joints plays by index on joints whose parents are not its
+    /// poses': the first such pose, and how many there are. `None` when every parent agrees,
+    /// the bones were matched by name, or the model plays its own frames.
+    #[must_use]
+    pub fn reparented(&self) -> Option<(usize, usize)> {
+        self.reparented
     }
 
     /// The model.
@@ -312,10 +328,32 @@ impl<'a> Open<'a> for Pair<'a> {
 
     fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
         let mesh = Iqm::parse_with(files.main.bytes(), limits, diag)?;
-        match files.companion(Companion::Animation).next() {
-            Some(anim) => Pair::new(mesh, Iqm::parse_with(anim.bytes(), limits, diag)?),
-            None => Ok(Pair::single(mesh)),
+        let Some(anim) = files.companion(Companion::Animation).next() else {
+            return Ok(Pair::single(mesh));
+        };
+        let pair = Pair::new(mesh, Iqm::parse_with(anim.bytes(), limits, diag)?)?;
+        if let Some((first, count)) = pair.reparented() {
+            let parent = |iqm: Option<&Iqm<'_>>| {
+                iqm.and_then(|m| m.bone(first))
+                    .and_then(|b| b.parent())
+                    .map_or_else(|| "none".to_string(), |p| p.to_string())
+            };
+            let (theirs, ours) = (parent(pair.animation()), parent(Some(pair.mesh())));
+            diag.warn(
+                Format::Iqm,
+                WarningKind::SpecLimit,
+                "animation.poses",
+                core::mem::offset_of!(super::raw::Header, num_poses) as u64,
+                || {
+                    format!(
+                        "the animation's poses play on the model's joints by index, as the IQM \
+                         SDK's loader plays them, though {count} have another parent (pose \
+                         {first}: parent {theirs}, the joint's {ours})"
+                    )
+                },
+            );
         }
+        Ok(pair)
     }
 }
 
