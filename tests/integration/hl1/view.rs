@@ -1,6 +1,6 @@
 //! The view's batch paths against its one-at-a-time accessors, bit for bit: the bind pose
 //! walked over the triangle commands (`BindPoseMesh::copy_bind_pose`) against
-//! `bind_vertex`, a frame's poses resolved once (`PoseFrames::frame_poses_into`) against
+//! `bind_vertex` (and the blends that read it: `BindPoseMesh::for_each_rigid_vertex`), a frame's poses resolved once (`PoseFrames::frame_poses_into`) against
 //! `bone_pose`, and two frames decoded together (`frame_pair_poses_into`) against each
 //! alone; and which companion files opening asks for.
 
@@ -74,6 +74,97 @@ fn the_bind_pose_walk_gives_each_vertex_as_bind_vertex_does() {
         pair.copy_bind_pose(&mut p2, &mut q2);
         assert_eq!((&p2[..], &q2[..2]), (&p[..2], &q[..2]), "{name}");
         assert_eq!(q2[2], [0.0; 3], "{name}");
+    });
+}
+
+/// A mesh as the blends read it without its rigid walk: one `bind_vertex` a vertex.
+struct OneByOne<'p, 'a>(&'p Pair<'a>);
+
+impl BindPoseMesh for OneByOne<'_, '_> {
+    fn num_vertices(&self) -> usize {
+        BindPoseMesh::num_vertices(&self.0)
+    }
+
+    fn bind_vertex(&self, i: usize) -> Option<skelmap::pose::BindVertex> {
+        self.0.bind_vertex(i)
+    }
+}
+
+#[test]
+fn the_blends_read_the_rigid_walk_as_each_bind_vertex() {
+    use skelmap::glam::{Affine3A, Quat, Vec3};
+    use skelmap::skin::dqs::DualQuat;
+    use skelmap::skin::{self, SimdLevel, SkinError};
+    let bits =
+        |a: &[[f32; 3]]| -> Vec<[u32; 3]> { a.iter().map(|v| v.map(f32::to_bits)).collect() };
+    each_model(|name, pair| {
+        let n = BindPoseMesh::num_vertices(&pair);
+        let mut walked = Vec::new();
+        assert!(pair.for_each_rigid_vertex(|v, bone, p, q| walked.push((v, bone, p, q))));
+        assert_eq!(walked.len(), n, "{name}");
+        for (k, &(v, bone, p, q)) in walked.iter().enumerate() {
+            let one = pair.bind_vertex(v).unwrap();
+            assert_eq!(v, k, "{name}");
+            assert_eq!(one.influences[0], Some((bone, 1.0)), "{name} vertex {v}");
+            assert!(
+                one.influences[1..].iter().all(Option::is_none),
+                "{name} vertex {v}"
+            );
+            assert_eq!(
+                p.to_array().map(f32::to_bits),
+                one.position.to_array().map(f32::to_bits)
+            );
+            assert_eq!(
+                q.to_array().map(f32::to_bits),
+                one.normal.to_array().map(f32::to_bits)
+            );
+        }
+        // A different turn, scale and move for every bone, so that a vertex read with
+        // another bone's delta would show.
+        let deltas: Vec<Affine3A> = (0..pair.skeleton_bones().len())
+            .map(|b| {
+                let b = b as f32;
+                Affine3A::from_scale_rotation_translation(
+                    Vec3::new(1.0 + 0.1 * b, 0.9, 1.1),
+                    Quat::from_euler(skelmap::glam::EulerRot::XYZ, 0.3 * b, -0.2, 0.1 + b),
+                    Vec3::new(b, -2.0 * b, 0.5),
+                )
+            })
+            .collect();
+        let dual: Vec<DualQuat> = deltas.iter().map(DualQuat::from_affine).collect();
+        let blank = || (vec![[f32::NAN; 3]; n], vec![[f32::NAN; 3]; n]);
+        for level in [SimdLevel::Portable, SimdLevel::detect()] {
+            let ((mut p, mut q), (mut p1, mut q1)) = (blank(), blank());
+            skin::bind_lbs_with_level(&pair, &deltas, level, &mut p, &mut q).unwrap();
+            skin::bind_lbs_with_level(&OneByOne(pair), &deltas, level, &mut p1, &mut q1).unwrap();
+            assert_eq!(
+                (bits(&p), bits(&q)),
+                (bits(&p1), bits(&q1)),
+                "{name} {level:?}"
+            );
+        }
+        let ((mut p, mut q), (mut p1, mut q1)) = (blank(), blank());
+        skin::bind_dqs(&pair, &dual, &mut p, &mut q).unwrap();
+        skin::bind_dqs(&OneByOne(pair), &dual, &mut p1, &mut q1).unwrap();
+        assert_eq!((bits(&p), bits(&q)), (bits(&p1), bits(&q1)), "{name} DQS");
+        let ((mut p, _), (mut p1, _)) = (blank(), blank());
+        skin::bind_positions(&pair, &deltas, &mut p).unwrap();
+        skin::bind_positions(&OneByOne(pair), &deltas, &mut p1).unwrap();
+        assert_eq!(bits(&p), bits(&p1), "{name} positions");
+        // A palette short of a bone a vertex uses: the same error, after the same vertices.
+        let used = walked.iter().map(|w| w.1).max().unwrap();
+        let short = &deltas[..usize::from(used)];
+        let ((mut p, mut q), (mut p1, mut q1)) = (blank(), blank());
+        let e = skin::bind_lbs(&pair, short, &mut p, &mut q).unwrap_err();
+        let e1 = skin::bind_lbs(&OneByOne(pair), short, &mut p1, &mut q1).unwrap_err();
+        let want = SkinError::Palette {
+            bone: u32::from(used),
+            have: usize::from(used),
+        };
+        assert_eq!((&e, &e1), (&want, &want), "{name}");
+        assert_eq!((bits(&p), bits(&q)), (bits(&p1), bits(&q1)), "{name} short");
+        let e = skin::bind_dqs(&pair, &dual[..usize::from(used)], &mut p, &mut q).unwrap_err();
+        assert_eq!(e, want, "{name} DQS");
     });
 }
 

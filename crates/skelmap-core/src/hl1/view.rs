@@ -1075,23 +1075,64 @@ impl<'data> Pair<'data> {
     /// # Ok::<(), skelmap_core::Error>(())
     /// ```
     pub fn for_each_bind_vertex(&self, mut f: impl FnMut(usize, u8, Vec3A, Vec3A)) {
+        self.walk_bind_pose(|v, bone, p, n| {
+            f(v, bone, Vec3A::from_array(*p), Vec3A::from_array(*n));
+        });
+    }
+
+    /// [`Pair::for_each_bind_vertex`] as `f(v, bone, position, normal)`.
+    fn walk_bind_pose(&self, mut f: impl FnMut(usize, u8, &[f32; 3], &[f32; 3])) {
+        self.walk_commands(|first, records, moved| {
+            for (k, r) in records.iter().enumerate() {
+                let (vi, ni) = (Moved::vertex(r), Moved::normal(r));
+                if let (Some(&bone), Some(p), Some(n)) = (
+                    moved.bones.get(vi),
+                    moved.vertices.get(vi),
+                    moved.normals.get(ni),
+                ) {
+                    f(first + k, bone, p, n);
+                }
+            }
+        });
+    }
+
+    /// Each triangle command as `f(first vertex, records, moved)`: its vertex records (four
+    /// 16-bit fields each: vertex index, normal index, s, t), read straight from the bytes,
+    /// and its studio model's vertices and normals moved by their bones into the bind pose.
+    /// Each model is moved once: a strip or fan names most model vertices several times, and
+    /// handing one out is a few instructions where moving it is several times more.
+    fn walk_commands(&self, mut f: impl FnMut(usize, &[[u8; 8]], Moved<'_, 'data>)) {
         let world = self.bind_world();
         let data = self.main.data;
-        let mut arrays: Option<(u16, ModelArrays<'data>)> = None;
-        for cmd in self.commands() {
-            if arrays.as_ref().is_none_or(|(m, _)| *m != cmd.mesh) {
-                arrays = self.model_arrays(cmd.mesh).map(|a| (cmd.mesh, a));
+        // `moved` holds one studio model's vertices, then its normals, moved; `model` names
+        // the model (its record's offset) and keeps its vertex bones.
+        let mut moved: Vec<[f32; 3]> = Vec::new();
+        let mut model: Option<(u32, &'data [u8])> = None;
+        for (m, info) in self.main.meshes.iter().enumerate() {
+            if model.is_none_or(|(at, _)| at != info.model_at) {
+                model = None;
+                moved.clear();
+                let Some(arrays) = self.model_arrays(m as u16) else {
+                    continue;
+                };
+                arrays.move_into(world, &mut moved);
+                model = Some((info.model_at, arrays.vertex_bones));
             }
-            let Some((_, arrays)) = &arrays else {
+            let Some((_, bones)) = model else {
                 continue;
             };
-            let Some(tvs) = slice_in::<raw::Trivert>(data, cmd.at.into(), cmd.count.into()) else {
-                continue;
-            };
-            for (k, tv) in tvs.iter().enumerate() {
-                if let Some((bone, p, n)) = arrays.bind_vertex(tv, world) {
-                    f(cmd.first_vertex as usize + k, bone, p, n);
-                }
+            let (vertices, normals) = moved.split_at(bones.len().min(moved.len()));
+            for cmd in self.main.mesh_commands(m, info) {
+                let (at, count) = (cmd.at as usize, usize::from(cmd.count));
+                let Some(records) = data.get(at..at + 8 * count) else {
+                    break;
+                };
+                let moved = Moved {
+                    bones,
+                    vertices,
+                    normals,
+                };
+                f(cmd.first_vertex as usize, records.as_chunks::<8>().0, moved);
             }
         }
     }
@@ -1127,6 +1168,27 @@ impl<'data> Pair<'data> {
             normal_bones,
             normals,
         })
+    }
+}
+
+/// One studio model's vertices and normals in the bind pose, and its vertex bones, as
+/// [`Pair::walk_commands`] hands them out.
+#[derive(Clone, Copy)]
+struct Moved<'a, 'data> {
+    bones: &'data [u8],
+    vertices: &'a [[f32; 3]],
+    normals: &'a [[f32; 3]],
+}
+
+impl Moved<'_, '_> {
+    /// A vertex record's vertex index.
+    fn vertex(record: &[u8; 8]) -> usize {
+        usize::from(u16::from_le_bytes([record[0], record[1]]))
+    }
+
+    /// A vertex record's normal index.
+    fn normal(record: &[u8; 8]) -> usize {
+        usize::from(u16::from_le_bytes([record[2], record[3]]))
     }
 }
 
@@ -1529,51 +1591,33 @@ impl BindPoseMesh for &Pair<'_> {
         ))
     }
 
-    /// Each studio model's vertices and normals moved by their bones once, then one walk over
-    /// the triangle commands copying them out: a strip or fan names most model vertices
-    /// several times, and a copy is a few instructions where a move is several times more.
-    /// The same values as [`Pair::for_each_bind_vertex`].
+    /// The same values as [`Pair::for_each_bind_vertex`], written out.
     fn copy_bind_pose(&self, positions: &mut [[f32; 3]], normals: &mut [[f32; 3]]) {
-        let world = self.bind_world();
-        let data = self.main.data;
-        // `moved` holds one studio model's vertices, then its normals, moved; `model` says
-        // which (its record's offset) and where the normals start.
-        let mut moved: Vec<[f32; 3]> = Vec::new();
-        let mut model: Option<(u32, usize)> = None;
-        for (m, info) in self.main.meshes.iter().enumerate() {
-            if model.is_none_or(|(at, _)| at != info.model_at) {
-                model = None;
-                moved.clear();
-                let Some(arrays) = self.model_arrays(m as u16) else {
-                    continue;
-                };
-                arrays.move_into(world, &mut moved);
-                model = Some((info.model_at, arrays.vertices.len()));
-            }
-            let Some((_, split)) = model else {
-                continue;
-            };
-            let (vertices, norms) = moved.split_at(split.min(moved.len()));
-            // A command at a time, its records read straight from the bytes (a vertex record
-            // is four 16-bit fields: vertex index, normal index, s, t).
-            for cmd in self.main.mesh_commands(m, info) {
-                let (at, count) = (cmd.at as usize, usize::from(cmd.count));
-                let Some(records) = data.get(at..at + 8 * count) else {
-                    break;
-                };
-                let first = cmd.first_vertex as usize;
-                let outs = positions.get_mut(first..).unwrap_or_default().iter_mut();
-                let outs = outs.zip(normals.get_mut(first..).unwrap_or_default());
-                for (r, (p, q)) in records.as_chunks::<8>().0.iter().zip(outs) {
-                    let both = u32::from_le_bytes([r[0], r[1], r[2], r[3]]);
-                    if let Some(v) = vertices.get((both & 0xFFFF) as usize) {
-                        *p = *v;
-                    }
-                    if let Some(n) = norms.get((both >> 16) as usize) {
-                        *q = *n;
-                    }
+        self.walk_commands(|first, records, moved| {
+            let outs = positions.get_mut(first..).unwrap_or_default().iter_mut();
+            let outs = outs.zip(normals.get_mut(first..).unwrap_or_default());
+            for (r, (p, q)) in records.iter().zip(outs) {
+                if let Some(v) = moved.vertices.get(Moved::vertex(r)) {
+                    *p = *v;
+                }
+                if let Some(n) = moved.normals.get(Moved::normal(r)) {
+                    *q = *n;
                 }
             }
-        }
+        });
+    }
+
+    /// Every vertex is bound wholly to its bone: the values of
+    /// [`Pair::for_each_bind_vertex`].
+    fn for_each_rigid_vertex(&self, mut f: impl FnMut(usize, u16, Vec3A, Vec3A)) -> bool {
+        self.walk_bind_pose(|v, bone, p, n| {
+            f(
+                v,
+                u16::from(bone),
+                Vec3A::from_array(*p),
+                Vec3A::from_array(*n),
+            );
+        });
+        true
     }
 }

@@ -3,7 +3,7 @@
 //! - [`SkeletalMesh`]: pre-weighted variable-length vertices in bone space (DPM, SKM), with
 //!   texture coordinates and triangles, generic over the file's byte order;
 //! - [`BindPoseMesh`]: vertices stored in the bind pose with up to eight weighted bones
-//!   (MS3D, SL mdl, IQM, MDL7).
+//!   (MS3D, SL mdl, IQM, MDL7, and Half-Life's one bone a vertex).
 
 use glam::Vec3A;
 use zerocopy::byteorder::{ByteOrder, F32, LittleEndian, U32};
@@ -165,6 +165,16 @@ pub trait BindPoseMesh {
     fn four_influences(&self) -> Option<FourInfluences<'_>> {
         None
     }
+
+    /// For a mesh whose every vertex is bound wholly to one bone (Half-Life): each vertex's
+    /// bone, bind position and normal, in order, as `f(i, bone, position, normal)`, then
+    /// `true`. Each vertex given is the one [`bind_vertex`](BindPoseMesh::bind_vertex) gives,
+    /// bound to `bone` at weight 1; the blends read them so instead of one lookup a vertex.
+    /// The default gives none and returns `false`.
+    fn for_each_rigid_vertex(&self, f: impl FnMut(usize, u16, Vec3A, Vec3A)) -> bool {
+        let _ = f;
+        false
+    }
 }
 
 /// A bind-pose mesh's vertex arrays with four influences a vertex, each weight a byte over
@@ -199,5 +209,9 @@ impl<M: BindPoseMesh + ?Sized> BindPoseMesh for &M {
 
     fn four_influences(&self) -> Option<FourInfluences<'_>> {
         (**self).four_influences()
+    }
+
+    fn for_each_rigid_vertex(&self, f: impl FnMut(usize, u16, Vec3A, Vec3A)) -> bool {
+        (**self).for_each_rigid_vertex(f)
     }
 }

@@ -171,6 +171,33 @@ fn weighted<'t, T>(
         })
 }
 
+/// The vertices of a mesh bound wholly to one bone each
+/// ([`BindPoseMesh::for_each_rigid_vertex`]) as `f(i, entry, position, normal)` with their
+/// bone's entry in `table`, up to the first whose bone `table` lacks (the error). `None` for
+/// a mesh that is not so bound.
+fn for_each_rigid<T>(
+    mesh: &impl BindPoseMesh,
+    table: &[T],
+    mut f: impl FnMut(usize, &T, Vec3A, Vec3A),
+) -> Option<Result<(), SkinError>> {
+    let mut result = Ok(());
+    let rigid = mesh.for_each_rigid_vertex(|i, bone, position, normal| {
+        if result.is_err() {
+            return;
+        }
+        match table.get(usize::from(bone)) {
+            Some(entry) => f(i, entry, position, normal),
+            None => {
+                result = Err(SkinError::Palette {
+                    bone: u32::from(bone),
+                    have: table.len(),
+                });
+            }
+        }
+    });
+    rigid.then_some(result)
+}
+
 /// Linear blend skinning of a bind-pose mesh: `pos = Σ wᵢ Dᵢ · p / Σ wᵢ` and
 /// `nrm = Σ wᵢ Rᵢ · n / Σ wᵢ` (not renormalised) with `deltas` from
 /// [`Palette::relative_to`](crate::pose::Palette::relative_to). A vertex with no positive weight
@@ -217,7 +244,8 @@ pub fn bind_lbs(
 /// gives its vertices as arrays of four byte weights
 /// ([`BindPoseMesh::four_influences`]: IQM) and `deltas` has at most 128 bones; every other
 /// case, and the last vertices of a mesh whose count is not a multiple of sixteen, run plain
-/// Rust. Every level gives the same bits.
+/// Rust. A mesh bound one bone a vertex ([`BindPoseMesh::for_each_rigid_vertex`]: Half-Life)
+/// is read by its walk rather than a vertex at a time. Every level gives the same bits.
 ///
 /// # Errors
 ///
@@ -283,6 +311,20 @@ fn lbs(
 ) -> Result<(), SkinError> {
     if let Some(arrays) = mesh.four_influences() {
         return lbs_four(arrays, deltas, level, positions, normals);
+    }
+    let rigid = for_each_rigid(mesh, deltas, |i, m, position, normal| {
+        let mut sum = Lbs::default();
+        sum.add(m, 1.0, position, normal);
+        let (p, n) = sum.finish(position, normal);
+        if let Some(slot) = positions.get_mut(i) {
+            *slot = p.to_array();
+        }
+        if let Some(slot) = normals.as_deref_mut().and_then(|out| out.get_mut(i)) {
+            *slot = n.to_array();
+        }
+    });
+    if let Some(result) = rigid {
+        return result;
     }
     for (i, pos) in positions.iter_mut().enumerate().take(mesh.num_vertices()) {
         let Some(v) = mesh.bind_vertex(i) else { break };
@@ -399,6 +441,18 @@ pub fn bind_dqs(
     normals: &mut [[f32; 3]],
 ) -> Result<(), SkinError> {
     let need = outputs(mesh, positions, normals)?;
+    let rigid = for_each_rigid(mesh, deltas, |i, d, position, normal| {
+        let mut blend = Blend::default();
+        blend.add(d, 1.0);
+        let blended = blend.finish();
+        if let (Some(pos), Some(nrm)) = (positions.get_mut(i), normals.get_mut(i)) {
+            *pos = blended.transform_point(position).to_array();
+            *nrm = Vec3A::from(blended.real * Vec3::from(normal)).to_array();
+        }
+    });
+    if let Some(result) = rigid {
+        return result;
+    }
     for (i, (pos, nrm)) in positions.iter_mut().zip(normals).enumerate().take(need) {
         let Some(v) = mesh.bind_vertex(i) else { break };
         let mut blend = Blend::default();
