@@ -74,6 +74,61 @@ fn unknown_data_is_an_unknown_format_and_a_broken_file_its_error() {
 }
 
 #[test]
+fn a_sprite_map_or_archive_is_named_and_other_bytes_are_unknown() {
+    // Half-Life sprites named `.mdl` sit in real models folders; opened from the path (where
+    // the extension could also decide) and from bytes, each is named, not just unknown.
+    let sprite = b"IDSP\x02\0\0\0\x02\0\0\0\0\0\0\0";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("muzzleflash.mdl");
+    std::fs::write(&path, sprite).unwrap();
+    for e in [
+        Model::open(&path).unwrap_err(),
+        Model::from_bytes(sprite).unwrap_err(),
+    ] {
+        assert!(
+            matches!(
+                e,
+                Error::NotAModel {
+                    kind: "a Half-Life or Quake sprite (IDSP)"
+                }
+            ),
+            "{e}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "not a model: the first bytes are those of a Half-Life or Quake sprite (IDSP)"
+        );
+        assert_eq!((e.format(), e.offset(), e.what()), (None, None, None));
+    }
+    let kinds = [
+        (&b"IDS2"[..], "a Quake II sprite (IDS2)"),
+        (b"IBSP", "a Quake II or Quake III map (IBSP)"),
+        (b"VBSP", "a Source map (VBSP)"),
+        (b"WAD2", "a Quake texture archive (WAD2)"),
+        (b"WAD3", "a Half-Life texture archive (WAD3)"),
+        (b"PACK", "a Quake or Quake II file archive (PACK)"),
+        (b"PK\x03\x04", "a zip archive (a .pk3, .pk4 or .zip)"),
+    ];
+    for (magic, kind) in kinds {
+        let mut bytes = magic.to_vec();
+        bytes.extend([0; 60]);
+        assert!(
+            matches!(Model::from_bytes(&bytes), Err(Error::NotAModel { kind: k }) if k == kind),
+            "{kind}"
+        );
+        // Cut short of its magic, nothing names it.
+        assert!(matches!(
+            Model::from_bytes(&magic[..3]),
+            Err(Error::UnknownFormat)
+        ));
+    }
+    for bytes in [&b"not a model at all"[..], b"", b"IDS"] {
+        let e = Model::from_bytes(bytes).unwrap_err();
+        assert!(matches!(e, Error::UnknownFormat), "{e}");
+    }
+}
+
+#[test]
 fn reading_a_missing_file_is_an_io_error_naming_the_path() {
     let e = Source::read("/nonexistent/skelmap/model.dpm").unwrap_err();
     assert!(

@@ -182,7 +182,7 @@ typedef enum SkelmapStatus {
    */
   SKELMAP_STATUS_IO = 3,
   /**
-   * The bytes match no supported format.
+   * The bytes match no supported format (the message names a sprite, map or archive).
    */
   SKELMAP_STATUS_UNKNOWN_FORMAT = 4,
   /**

@@ -26,7 +26,7 @@ pub enum SkelmapStatus {
     InvalidArgument = 2,
     /// The file could not be opened, read or mapped.
     Io = 3,
-    /// The bytes match no supported format.
+    /// The bytes match no supported format (the message names a sprite, map or archive).
     UnknownFormat = 4,
     /// The file is malformed: truncated, bad magic, an offset, count or index out of range.
     Malformed = 5,
@@ -119,7 +119,7 @@ impl From<Error> for Fail {
             Error::Resolve { .. } => SkelmapStatus::Resolve,
             Error::Unsupported { .. } => SkelmapStatus::Unsupported,
             Error::Limit { .. } => SkelmapStatus::Limit,
-            Error::UnknownFormat => SkelmapStatus::UnknownFormat,
+            Error::UnknownFormat | Error::NotAModel { .. } => SkelmapStatus::UnknownFormat,
             // Truncated, BadMagic, WrongFormat, Invalid, and whatever a later version adds.
             _ => SkelmapStatus::Malformed,
         };

@@ -56,6 +56,14 @@ pub enum Error {
     /// The first bytes match no format skelmap knows (and the file name gives no hint).
     #[error("unrecognised file: the first bytes match no supported format")]
     UnknownFormat,
+    /// The first bytes are those of a kind of file skelmap does not read but game folders
+    /// hold beside their models: a sprite named `.mdl`, a map, a texture or file archive
+    /// ([`format::other_kind`](crate::format::other_kind)).
+    #[error("not a model: the first bytes are those of {kind}")]
+    NotAModel {
+        /// What the file is, in words, with its magic.
+        kind: &'static str,
+    },
     /// A companion file (skeleton, LOD, config) could not be found or its path is refused.
     #[error("cannot resolve {path}: {reason}")]
     Resolve {
@@ -429,6 +437,13 @@ pub enum Problem {
 }
 
 impl Error {
+    /// The error for `data` that no format recognises: [`Error::NotAModel`] where its first
+    /// bytes name another kind of game file, else [`Error::UnknownFormat`].
+    pub(crate) fn unrecognised(data: &[u8]) -> Error {
+        crate::format::other_kind(data)
+            .map_or(Error::UnknownFormat, |kind| Error::NotAModel { kind })
+    }
+
     /// The format the error concerns, if it comes from file contents.
     #[must_use]
     pub fn format(&self) -> Option<Format> {
@@ -441,7 +456,10 @@ impl Error {
             | Error::Limit { format, .. }
             | Error::Write { format, .. } => Some(*format),
             Error::WrongFormat { expected, .. } => Some(*expected),
-            Error::Io { .. } | Error::Resolve { .. } | Error::UnknownFormat => None,
+            Error::Io { .. }
+            | Error::Resolve { .. }
+            | Error::UnknownFormat
+            | Error::NotAModel { .. } => None,
         }
     }
 
@@ -458,7 +476,8 @@ impl Error {
             Error::Io { .. }
             | Error::Write { .. }
             | Error::Resolve { .. }
-            | Error::UnknownFormat => None,
+            | Error::UnknownFormat
+            | Error::NotAModel { .. } => None,
         }
     }
 
@@ -474,7 +493,10 @@ impl Error {
             | Error::Write { what, .. } => Some(what),
             Error::BadMagic { .. } => Some("header.id"),
             Error::WrongFormat { .. } => Some("header"),
-            Error::Io { .. } | Error::Resolve { .. } | Error::UnknownFormat => None,
+            Error::Io { .. }
+            | Error::Resolve { .. }
+            | Error::UnknownFormat
+            | Error::NotAModel { .. } => None,
         }
     }
 

@@ -539,6 +539,31 @@ impl fmt::Display for Format {
 #[error("unrecognised file: the first bytes match no supported format")]
 pub struct UnknownFormat;
 
+/// What `data` is, from its first bytes, where they are the magic of a kind of file that game
+/// folders hold beside their models and skelmap does not read (a sprite, a map, a texture or
+/// file archive): the words [`Error::NotAModel`](crate::Error::NotAModel) gives. `None` for
+/// anything else, models included.
+///
+/// ```
+/// use skelmap_core::format::other_kind;
+/// assert_eq!(other_kind(b"IDSP\x02\0\0\0"), Some("a Half-Life or Quake sprite (IDSP)"));
+/// assert_eq!(other_kind(b"IDPO\x06\0\0\0"), None);
+/// ```
+#[must_use]
+pub fn other_kind(data: &[u8]) -> Option<&'static str> {
+    Some(match data.get(..4)? {
+        b"IDSP" => "a Half-Life or Quake sprite (IDSP)",
+        b"IDS2" => "a Quake II sprite (IDS2)",
+        b"IBSP" => "a Quake II or Quake III map (IBSP)",
+        b"VBSP" => "a Source map (VBSP)",
+        b"WAD2" => "a Quake texture archive (WAD2)",
+        b"WAD3" => "a Half-Life texture archive (WAD3)",
+        b"PACK" => "a Quake or Quake II file archive (PACK)",
+        b"PK\x03\x04" => "a zip archive (a .pk3, .pk4 or .zip)",
+        _ => return None,
+    })
+}
+
 /// `true` if the first token of `data`, after a UTF-8 byte-order mark, white space and `//` or
 /// `/* */` comments, is [`MD5_MAGIC`] (Doom 3's lexer skips them, and a file may open with a
 /// comment), or `commandline`, where Tesseract's exporter starts a file without the version

@@ -82,7 +82,8 @@ impl Model<'static> {
     /// # Errors
     ///
     /// [`Error::Io`] when a file cannot be read, [`Error::Resolve`] for a missing companion
-    /// (an SKM's skeleton), [`Error::UnknownFormat`], and any validation error.
+    /// (an SKM's skeleton), [`Error::UnknownFormat`] ([`Error::NotAModel`] for a sprite, map
+    /// or archive), and any validation error.
     pub fn open(path: impl AsRef<Path>) -> Result<Model<'static>> {
         Model::open_with(path, &OpenOptions::default())
     }
@@ -181,14 +182,16 @@ impl<'data> Model<'data> {
     ///
     /// # Errors
     ///
-    /// [`Error::UnknownFormat`]; [`Error::Resolve`] for an SKM, which needs its skeleton
+    /// [`Error::UnknownFormat`] ([`Error::NotAModel`] for a sprite, map or archive);
+    /// [`Error::Resolve`] for an SKM, which needs its skeleton
     /// ([`Model::from_skm`] or [`Model::resolve`]); any validation error.
     pub fn from_source(
         source: Source<'data>,
         extension: Option<&str>,
         limits: &Limits,
     ) -> Result<Model<'data>> {
-        let format = Format::detect(source.bytes(), extension).ok_or(Error::UnknownFormat)?;
+        let format = Format::detect(source.bytes(), extension)
+            .ok_or_else(|| Error::unrecognised(source.bytes()))?;
         if format == Format::Skm {
             return Err(Error::Resolve {
                 path: String::new(),
@@ -265,7 +268,8 @@ impl<'data> Model<'data> {
     /// # Errors
     ///
     /// [`Error::Resolve`] when the model or a companion it needs is missing or a path is
-    /// refused; [`Error::UnknownFormat`]; errors of the resolver; any validation error.
+    /// refused; [`Error::UnknownFormat`] or [`Error::NotAModel`]; errors of the resolver; any
+    /// validation error.
     pub fn resolve<R: Resolver<'data> + ?Sized>(
         resolver: &R,
         path: &str,
@@ -290,7 +294,8 @@ impl<'data> Model<'data> {
         limits: &Limits,
     ) -> Result<Model<'data>> {
         let extension = Path::new(path).extension().and_then(|e| e.to_str());
-        let format = Format::detect(main.bytes(), extension).ok_or(Error::UnknownFormat)?;
+        let format = Format::detect(main.bytes(), extension)
+            .ok_or_else(|| Error::unrecognised(main.bytes()))?;
         let body = given.body;
         let mut companions = View::companions(format, resolver, path, main.bytes(), given)?;
         if View::frame_groups(format) {
