@@ -36,13 +36,14 @@ pub enum WarningKind {
     NonFiniteTexcoord,
     /// A rotation quaternion's length is far from 1 (it is normalised when evaluated).
     QuatNotUnit,
-    /// A rotation matrix is not orthonormal (scale or shear baked into a pose).
+    /// A rotation matrix is not orthonormal (scale or shear baked into a bone's pose or a
+    /// tag's axes).
     NonOrthonormal,
     /// A level-of-detail file's meshes differ in count or names from its base model.
     LodMismatch,
     /// A count or value beyond what the format's specification allows (engines tolerate it).
     SpecLimit,
-    /// The model has no groups (meshes); some loaders reject it.
+    /// The model has no groups or surfaces (meshes) to draw; some loaders reject it.
     NoGroups,
     /// Keyframe times that do not increase.
     KeyOrder,
@@ -101,12 +102,14 @@ impl WarningKind {
             WarningKind::QuatNotUnit => {
                 "a rotation quaternion is not of length 1; normalised when read"
             }
-            WarningKind::NonOrthonormal => "a bone's rotation matrix also scales or skews",
+            WarningKind::NonOrthonormal => {
+                "a rotation (a bone's matrix, a tag's axes) also scales or skews"
+            }
             WarningKind::LodMismatch => "a level of detail does not match its base model",
             WarningKind::SpecLimit => {
                 "goes past what the format's specification allows (some engines refuse it)"
             }
-            WarningKind::NoGroups => "the model has no groups",
+            WarningKind::NoGroups => "the model has no mesh to draw (no group or surface)",
             WarningKind::KeyOrder => "animation key times do not increase",
             WarningKind::UnknownSubVersion => {
                 "an optional section has a sub-version this reader does not know, ignored"
