@@ -642,6 +642,10 @@ impl PerMesh {
     }
 }
 
+/// The bytes a deform reads per vertex of a mesh stored in its bind pose: its position,
+/// normal and four byte influences, as IQM stores them.
+const BIND_VERTEX_BYTES: usize = 32;
+
 /// What every kernel line of a model shares.
 struct Setup<'k> {
     model: &'k Model<'k>,
@@ -659,8 +663,9 @@ impl<'k> Setup<'k> {
         let model = self.model;
         // What one deform reads: a morph, two packed frames (4 bytes a vertex; MDL's
         // word-packed frames read 8, so the fraction is if anything too low); a DPM or SKM,
-        // its records; an MS3D or SL mesh, its file (an upper bound: the bind-pose vertices
-        // and weights in it).
+        // its records; a mesh stored in its bind pose (IQM, MS3D, SL, Half-Life, ...), a
+        // position, a normal and four byte influences a vertex, 32 bytes, at most the file
+        // (not the whole file, whose frames and textures a deform never reads).
         let file_records: usize = (0..self.meshes.0.len())
             .filter_map(|i| model.records(i))
             .map(|r| r.num_records() * 32)
@@ -670,7 +675,7 @@ impl<'k> Setup<'k> {
         } else if file_records > 0 {
             file_records
         } else {
-            model.size() as usize
+            (BIND_VERTEX_BYTES * vertices).min(model.size() as usize)
         };
         // A skeletal model's deform once, as `Model::deform` runs it on this CPU (the best
         // level: a DPM's stream kernel, timed at each level below too; an IQM's bind-pose
