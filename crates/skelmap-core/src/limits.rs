@@ -45,7 +45,9 @@ pub struct Limits {
     pub max_file_size: u64,
     /// Maximum skins (textures) in a GameStudio model or terrain. Default 256.
     pub max_skins: u32,
-    /// Maximum width or height of a skin, in texels. Default 4096 (assimp's cap).
+    /// Maximum width or height of a skin, in texels. Default 65 536, the bound DarkPlaces
+    /// puts on a Quake MDL's skin (real mods ship 8192-texel skins). Each skin's texels must
+    /// also be in the file, which bounds what a skin costs by the file's size.
     pub max_skin_dimension: u32,
 }
 
@@ -61,7 +63,7 @@ impl Limits {
         max_total_influences: 1 << 26,
         max_file_size: 2 << 30,
         max_skins: 256,
-        max_skin_dimension: 4096,
+        max_skin_dimension: 65_536,
     };
 }
 

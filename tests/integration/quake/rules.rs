@@ -149,6 +149,21 @@ fn rule4_skin_size_positive_and_limited_with_a_width_warning() {
     };
     let e = err_with(&quake::Builder::triangle().write(), &tight);
     assert_eq!(limit(&e), ("header.skinwidth", 52, 8, 4));
+    // The default bound is DarkPlaces' 65 536: a mod's 8192 × 256 view-model skin (copper's
+    // `v_rebar.mdl`) is read; one texel wider than the bound is not.
+    let wide = |width: i32, height: i32| quake::Builder {
+        skin_size: [width, height],
+        skins: vec![SkinDef::Single {
+            code: 0,
+            texels: vec![7; (width * height) as usize],
+        }],
+        ..quake::Builder::triangle()
+    };
+    let mdl = wide(8192, 256).write();
+    let view = quake::Mdl::parse(&mdl).unwrap();
+    assert_eq!(view.skin_size(), (8192, 256));
+    let e = err(&wide(65_537, 1).write());
+    assert_eq!(limit(&e), ("header.skinwidth", 52, 65_537, 65_536));
     let odd = quake::Builder {
         skin_size: [6, 8],
         skins: vec![SkinDef::Single {
