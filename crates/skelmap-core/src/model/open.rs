@@ -378,7 +378,7 @@ impl<'data> Model<'data> {
                     .and_then(Error::offset)
                     .map_or(1, |at| {
                         let before = text.bytes().get(..at as usize).unwrap_or_default();
-                        before.iter().filter(|&&b| b == b'\n').count() + 1
+                        framegroups::line_breaks(before) + 1
                     });
                 (path.clone(), line, groups)
             });

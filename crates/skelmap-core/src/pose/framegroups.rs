@@ -5,7 +5,8 @@
 //! `.framegroups` sidecar lists one group per line, as DarkPlaces reads it: `first count
 //! [fps [loop [name]]]` (fps 20 and looping when left out; `loop` an integer, 0 for no),
 //! further words ignored; words are split by white space, a quoted word is one; `//` comments
-//! run to the end of the line and `/* */` comments may span lines. Where the fifth word
+//! run to the end of the line and `/* */` comments may span lines. A line ends at `\n`,
+//! `\r\n` or a lone `\r` (files saved with the Mac's line endings), as in DarkPlaces. Where the fifth word
 //! gives no name, the line's `//` comment does (Xonotic's files name their groups so), else
 //! the group is `group N`. Lines without words are skipped.
 
@@ -77,6 +78,17 @@ struct Line<'t> {
     comment: Option<&'t [u8]>,
 }
 
+/// How many lines `text` ends: its `\n`s and its `\r`s not followed by `\n` (a `\r\n` is
+/// one), as DarkPlaces' tokeniser counts them.
+pub(crate) fn line_breaks(text: &[u8]) -> usize {
+    let lone_returns = text
+        .iter()
+        .zip(text.iter().skip(1).chain([&0]))
+        .filter(|&(&a, &b)| a == b'\r' && b != b'\n')
+        .count();
+    text.iter().filter(|&&c| c == b'\n').count() + lone_returns
+}
+
 /// Splits `text` into the lines that hold words, as DarkPlaces' tokeniser does (see the
 /// module docs). Bounded by the text: each step moves on by at least a byte.
 fn lines(text: &[u8]) -> Vec<Line<'_>> {
@@ -85,10 +97,7 @@ fn lines(text: &[u8]) -> Vec<Line<'_>> {
             .and_then(|rest| rest.windows(what.len()).position(|w| w == what))
             .map_or(text.len(), |p| from + p)
     };
-    let newlines = |a: usize, b: usize| {
-        text.get(a..b)
-            .map_or(0, |s| s.iter().filter(|&&c| c == b'\n').count()) as u64
-    };
+    let newlines = |a: usize, b: usize| line_breaks(text.get(a..b).unwrap_or_default()) as u64;
     let mut out = Vec::new();
     let (mut number, mut i) = (1u64, 0usize);
     let new_line = |number, at: usize| Line {
@@ -100,7 +109,9 @@ fn lines(text: &[u8]) -> Vec<Line<'_>> {
     let mut line = new_line(number, 0);
     while let Some(&c) = text.get(i) {
         let next = text.get(i + 1).copied();
-        if c == b'\n' {
+        // A line ends at `\n`, at `\r\n` and at a lone `\r` (the Mac's line ending, which
+        // DarkPlaces' tokeniser reads as `\n`).
+        if c == b'\n' || (c == b'\r' && next != Some(b'\n')) {
             number += 1;
             i += 1;
             let done = std::mem::replace(&mut line, new_line(number, i));
@@ -110,7 +121,7 @@ fn lines(text: &[u8]) -> Vec<Line<'_>> {
         } else if c <= b' ' {
             i += 1;
         } else if c == b'/' && next == Some(b'/') {
-            let end = find(i, b"\n");
+            let end = find(i, b"\n").min(find(i, b"\r"));
             line.comment = text.get(i + 2..end);
             i = end;
         } else if c == b'/' && next == Some(b'*') {
@@ -302,6 +313,41 @@ mod tests {
         // A comment never closed runs to the end, taking the next line with it.
         let open = parse(b"0 2 /* never closed\n1 1 1 1", 5, Format::Dpm).ok();
         assert_eq!(open.map(|g| (g.len(), g[0].count)), Some((1, 2)));
+    }
+
+    /// Files saved with the Mac's line endings (8 of the 17 `.framegroups` files of
+    /// MarioSMB/xonotic-quake1.pk3dir, `demon.mdl.framegroups` among them) end each line with
+    /// a lone `\r`: a line each, its `//` comment ending there, as DarkPlaces reads them;
+    /// the three endings mixed in one file; errors name the line as they count.
+    #[test]
+    fn a_lone_carriage_return_ends_a_line() {
+        let text = b"1 12 10 1 // demon stand\r14 7 10 1 // demon walk\r22 5 10 1 // demon run";
+        let groups = parse(text, 60, Format::Quake).ok();
+        let summary: Option<Vec<(String, u32, u32)>> =
+            groups.map(|g| g.into_iter().map(|g| (g.name, g.first, g.count)).collect());
+        assert_eq!(
+            summary,
+            Some(vec![
+                ("demon stand".to_string(), 1, 12),
+                ("demon walk".to_string(), 14, 7),
+                ("demon run".to_string(), 22, 5),
+            ])
+        );
+        let mixed = b"0 1 // a\r\n1 1 // b\r2 1 // c\n\r3 1 // d\r\r4 1 x\r";
+        match parse(mixed, 10, Format::Quake) {
+            Err(Error::Invalid {
+                problem: Problem::Field { line, field },
+                offset,
+                ..
+            }) => assert_eq!((line, field, offset), (7, 3, 39)),
+            other => panic!("{other:?}"),
+        }
+        let groups = parse(&mixed[..39], 10, Format::Quake).ok();
+        let names: Option<Vec<String>> = groups.map(|g| g.into_iter().map(|g| g.name).collect());
+        assert_eq!(names, Some(["a", "b", "c", "d"].map(String::from).to_vec()));
+        assert_eq!(line_breaks(b"a\r\nb\rc\n\rd\r\r"), 6);
+        assert_eq!(line_breaks(b"\r"), 1);
+        assert_eq!(line_breaks(b""), 0);
     }
 
     #[test]
