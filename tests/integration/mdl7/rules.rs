@@ -624,7 +624,6 @@ fn every_warning_names_its_field() {
         [
             (WarningKind::SpecLimit, "header.version"),
             (WarningKind::UnterminatedName, "bone.name"),
-            (WarningKind::TrailingBytes, "lumps"),
             // The rotation check after validation, as `Model::diagnostics` runs it.
             (WarningKind::NonOrthonormal, "bone_transform.m"),
         ],
@@ -641,6 +640,45 @@ fn every_warning_names_its_field() {
         "{}",
         skewed.detail
     );
+    // The entity lump the header sizes is part of the file (real A6/A7 models end with it
+    // and an editor lump: Acknex/Ackmania's `lotterDrums.mdl`, 4,896 + 63,972 bytes); bytes
+    // past both lumps, or lumps cut short, are said.
+    let mut lumped = demo();
+    lumped.trailing = b"entity lump".to_vec();
+    let bytes = lumped.write();
+    assert!(warnings_bytes(&bytes).is_empty());
+    let main_end = bytes.len() as u64 - 11;
+    let mut extra = bytes.clone();
+    extra.extend_from_slice(b"xyz");
+    let diag = warnings_bytes(&extra);
+    let w = diag.get(WarningKind::TrailingBytes).unwrap();
+    assert_eq!((w.what, w.offset), ("lumps", main_end + 11));
+    assert_eq!(
+        w.detail,
+        "3 bytes after the main data and the entity and editor lumps (11 bytes), ignored"
+    );
+    let short = &bytes[..bytes.len() - 4];
+    let diag = warnings_bytes(short);
+    let w = diag.get(WarningKind::FileSize).unwrap();
+    assert_eq!((w.what, w.offset), ("header.entlump_size", 20));
+    assert_eq!(
+        w.detail,
+        "the entity and editor lumps declare 11 + 0 bytes; the file holds 7 after the main data"
+    );
+    let view = Mdl7::parse(short).unwrap();
+    assert_eq!(
+        (view.entity_lump(), view.editor_lump()),
+        (&b"entity "[..], &b""[..])
+    );
+    let mut both = bytes.clone();
+    put_u32_le(&mut both, 20, 7);
+    put_u32_le(&mut both, 24, 4);
+    let view = Mdl7::parse(&both).unwrap();
+    assert_eq!(
+        (view.entity_lump(), view.editor_lump()),
+        (&b"entity "[..], &b"lump"[..])
+    );
+    assert!(warnings_bytes(&both).is_empty());
     let bytes = demo().write();
     let mut wrong = bytes.clone();
     put_u32_le(&mut wrong, 16, 10);

@@ -6,7 +6,8 @@
 //! 2. bones: parents before children, finite positions;
 //! 3. each group: head, skins, texture coordinates, triangles, vertices, frames;
 //! 4. the deformers after the last group: type, group, bones, vertices, weights, sizes;
-//! 5. what follows the main data (entity and editor lumps) as a diagnostic.
+//! 5. the entity and editor lumps after the main data, as the header sizes them (bytes past
+//!    them, or lumps cut short, as a diagnostic).
 //!
 //! Every count is checked against the bytes left before anything is read or reserved by it.
 //! Allocations: one record per group, skin and submesh, and the [`Diagnostics`] entries.
@@ -82,6 +83,7 @@ impl<'data> Parse<'data> for Mdl7<'data> {
             num_vertices: 0,
             num_triangles: 0,
             vertex_frames: false,
+            main_end: 0,
         };
         for index in 0..groups_num as usize {
             let group = read_group(&mut walk, &mut view, index, sizes, limits, diag)?;
@@ -116,15 +118,39 @@ impl<'data> Parse<'data> for Mdl7<'data> {
                 || format!("the main data ends at {end}, the header says {declared}"),
             );
         }
-        let len = data.len() as u64;
-        if len > end {
-            let lumps = u64::from(header.entlump_size.get()) + u64::from(header.medlump_size.get());
-            diag.warn(FORMAT, WarningKind::TrailingBytes, "lumps", end, || {
-                format!(
-                    "{} bytes after the main data (entity and editor lumps declare {lumps})",
-                    len - end
-                )
-            });
+        view.main_end = usize::try_from(end).unwrap_or(usize::MAX);
+        // The entity and editor lumps follow the main data: bytes they declare are part of
+        // the file; bytes past them, or lumps cut short, are said.
+        let after = (data.len() as u64).saturating_sub(end);
+        let lumps = u64::from(header.entlump_size.get()) + u64::from(header.medlump_size.get());
+        if after > lumps {
+            diag.warn(
+                FORMAT,
+                WarningKind::TrailingBytes,
+                "lumps",
+                end + lumps,
+                || {
+                    format!(
+                        "{} bytes after the main data and the entity and editor lumps ({lumps} \
+                     bytes), ignored",
+                        after - lumps
+                    )
+                },
+            );
+        } else if after < lumps {
+            let (ent, med) = (header.entlump_size.get(), header.medlump_size.get());
+            diag.warn(
+                FORMAT,
+                WarningKind::FileSize,
+                "header.entlump_size",
+                offset_of!(Header, entlump_size) as u64,
+                || {
+                    format!(
+                        "the entity and editor lumps declare {ent} + {med} bytes; the file \
+                         holds {after} after the main data"
+                    )
+                },
+            );
         }
         Ok(view)
     }

@@ -380,6 +380,8 @@ pub struct Mdl7<'data> {
     pub(crate) num_triangles: usize,
     /// Whether any frame of any group replaces vertices.
     pub(crate) vertex_frames: bool,
+    /// Where the main data ends and the entity lump starts.
+    pub(crate) main_end: usize,
 }
 
 impl<'data> Mdl7<'data> {
@@ -393,6 +395,38 @@ impl<'data> Mdl7<'data> {
     #[must_use]
     pub fn data(&self) -> &'data [u8] {
         self.data
+    }
+
+    /// The entity lump after the main data (`header.entlump_size` bytes, as many as the file
+    /// holds; empty without one): MED's entity data, kept as stored.
+    ///
+    /// ```
+    /// use skelmap_core::{Parse, mdl7};
+    /// let mut b = mdl7::Builder::demo();
+    /// b.trailing = b"entity".to_vec();
+    /// let bytes = b.write();
+    /// let view = mdl7::Mdl7::parse(&bytes)?;
+    /// assert_eq!((view.entity_lump(), view.editor_lump()), (&b"entity"[..], &b""[..]));
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn entity_lump(&self) -> &'data [u8] {
+        self.lump(0, self.header.entlump_size.get())
+    }
+
+    /// The editor lump after the entity lump (`header.medlump_size` bytes, as many as the
+    /// file holds; empty without one), kept as stored.
+    #[must_use]
+    pub fn editor_lump(&self) -> &'data [u8] {
+        let skip = self.header.entlump_size.get();
+        self.lump(skip, self.header.medlump_size.get())
+    }
+
+    /// `len` bytes from `skip` past the main data, clipped to the file.
+    fn lump(&self, skip: u32, len: u32) -> &'data [u8] {
+        let rest = self.data.get(self.main_end..).unwrap_or_default();
+        let rest = rest.get(skip as usize..).unwrap_or_default();
+        rest.get(..len as usize).unwrap_or(rest)
     }
 
     /// The bones: parent and position relative to it (parents before children).
