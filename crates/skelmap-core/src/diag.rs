@@ -124,8 +124,8 @@ impl WarningKind {
             WarningKind::ZeroWeights => "a vertex has no bone weights",
             WarningKind::FrameRate => "an animation's frame rate is not positive",
             WarningKind::NormalIndex => {
-                "a vertex's normal index is past the normal table; that normal is read as zero \
-                 (MDL7) or as the table's first (MD2, as DarkPlaces reads it)"
+                "a vertex's normal index is past the normal table; the detail says how that \
+                 normal is read"
             }
             WarningKind::BoneWithoutSkeleton => {
                 "a vertex names a bone, but the model has no bones; the bone is ignored"

@@ -59,8 +59,12 @@ fn normal_index_past_the_table_reads_zero_with_one_warning() {
     model.deform(0, &pose, &mut p, &mut q).unwrap();
     assert_eq!((q[3], q[7], q[2]), ([0.0; 3], [0.0; 3], q[2]));
     assert_eq!(q[2], pose_normal_of(&model, &pose, 2));
-    // validate's words for it.
-    assert!(WarningKind::NormalIndex.describe().contains("read as zero"));
+    // validate's words for it: the detail says how the normal is read.
+    assert!(
+        w.detail.ends_with("there are 162, and it is read as zero"),
+        "{}",
+        w.detail
+    );
 }
 
 /// Vertex `v`'s deformed normal by `pose`.

@@ -600,7 +600,12 @@ fn read_vertices<'data>(
             diag,
             WarningKind::NormalIndex,
             "vertex.norm162index",
-            |i, v| format!("vertex {v} of group {index} has normal index {i}; there are 162"),
+            |i, v| {
+                format!(
+                    "vertex {v} of group {index} has normal index {i}; there are 162, and it \
+                     is read as zero"
+                )
+            },
         );
         stray.warn(
             diag,
@@ -803,7 +808,10 @@ fn read_frame(
         WarningKind::NormalIndex,
         "frame_vertex.norm162index",
         |i, v| {
-            format!("vertex {v} of frame {f} of group {group} has normal index {i}; there are 162")
+            format!(
+                "vertex {v} of frame {f} of group {group} has normal index {i}; there are 162, \
+                 and it is read as zero"
+            )
         },
     );
     order.warn(
