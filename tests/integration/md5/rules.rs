@@ -111,16 +111,180 @@ fn rule_1_a_text_without_its_commandline_is_read_with_an_empty_one() {
 /// Doom 3's pre-release models (`numbones`, `bone N { … }`; their animations `numchannels`,
 /// `channel N { … }`) are refused with the reason, where assimp aborts on the mesh; a real
 /// one (`lamp.md5mesh`, a version 6 text that says `MD5Version 10`) begins so.
+/// [`MESH`] in Doom 3's pre-release layout (`MD5Version 6`): bones with a named parent and a
+/// bind matrix, its three columns one after another, the meshes numbered, vectors without
+/// brackets. The arm's and the hand's matrices turn `x` to `y` (a quarter turn about `z`):
+/// the rotation [`MESH`]'s `( 0 0 -0.70710677 )` recovers.
+const PRE_RELEASE: &str = r#"MD5Version 6
+commandline "fixture"
+
+numbones 3
+
+bone 0 {
+	name "root"
+	bindpos 0 0 0
+	bindmat 1 0 0 0 1 0 0 0 1
+}
+
+bone 1 {
+	name "arm"
+	bindpos 0 0 1
+	bindmat 0 1 0 -1 0 0 0 0 1
+	parent "root"
+}
+
+bone 2 {
+	name "hand"
+	bindpos 0 1 1
+	bindmat 0 1 0 -1 0 0 0 0 1
+	parent "arm"
+}
+
+nummeshes 1
+
+mesh 0 {
+	shader "models/fixture/skin"
+
+	numverts 4
+	vert 0 0 0 0 1
+	vert 1 1 0 1 2
+	vert 2 0 1 3 1
+	vert 3 1 1 4 1
+
+	numtris 2
+	tri 0 0 1 2
+	tri 1 0 2 3
+
+	numweights 5
+	weight 0 0 1 1 0 0
+	weight 1 0 0.5 0 1 0
+	weight 2 1 0.5 1 0 0
+	weight 3 2 1 0 0 0
+	weight 4 1 1 0 -1 0
+}
+"#;
+
+/// The pre-release mesh layout is read (under `MD5Version 6`, and under 10, where
+/// 21region/ik's `lamp.md5mesh` has it and assimp aborts), with a warning at `numbones`:
+/// the joints are [`MESH`]'s (names, parents, positions, rotations), its vertices land at
+/// [`BIND`](super::BIND), and the version-10 animation plays on it.
 #[test]
-fn rule_1_pre_release_syntax_under_version_10_is_refused() {
-    let pre_release = expected(
-        "numJoints or numFrames (numbones and numchannels begin the pre-release layout of \
-         MD5Version 6, which skelmap does not read)",
+fn rule_1_the_pre_release_mesh_layout_is_read() {
+    let plain = MeshFile::parse(MESH.as_bytes()).unwrap();
+    for text in [
+        PRE_RELEASE.to_string(),
+        with(PRE_RELEASE, "MD5Version 6", "MD5Version 10"),
+    ] {
+        let diag = mesh_warnings(&text);
+        let w = diag.get(WarningKind::SpecLimit).unwrap();
+        let at = text.find("numbones").unwrap() as u64;
+        assert_eq!(
+            (w.what, w.offset, diag.warnings().len()),
+            ("header.numbones", at, 1)
+        );
+        assert!(
+            w.detail
+                .starts_with("the pre-release layout of MD5Version 6"),
+            "{}",
+            w.detail
+        );
+        let file = MeshFile::parse(text.as_bytes()).unwrap();
+        assert_eq!(file.joints().len(), 3);
+        for (i, (j, k)) in file.joints().iter().zip(plain.joints()).enumerate() {
+            assert_eq!(file.joint_name(i), plain.joint_name(i));
+            assert_eq!((j.parent, j.position), (k.parent, k.position), "joint {i}");
+            // The same rotation, with w ≤ 0 as version 10 recovers it.
+            assert!(j.orientation.w <= 0.0, "joint {i}");
+            assert!(j.orientation.abs_diff_eq(k.orientation, 1e-6), "joint {i}");
+            assert!(
+                j.local_rotation.dot(k.local_rotation).abs() > 1.0 - 1e-6,
+                "joint {i}"
+            );
+            assert!(
+                j.local_translation.abs_diff_eq(k.local_translation, 1e-6),
+                "joint {i}"
+            );
+        }
+        let files = files(&text, ANIM);
+        let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+        assert_eq!(
+            (model.num_bones(), model.num_vertices(), model.num_frames()),
+            (3, 4, 2)
+        );
+        let mut pose = skelmap::model::Pose::default();
+        model.pose_bind(&mut pose);
+        let (mut p, mut q) = (vec![[0.0; 3]; 4], vec![[0.0; 3]; 4]);
+        model.deform(0, &pose, &mut p, &mut q).unwrap();
+        for (got, want) in p.iter().zip(super::BIND) {
+            let d = (0..3).map(|k| (got[k] - want[k]).abs()).fold(0.0, f32::max);
+            assert!(d < 1e-6, "{got:?} {want:?}");
+        }
+    }
+}
+
+/// Each part of a pre-release bone is checked where it stands: its index, a parent that is
+/// no earlier bone, a missing bind matrix, a bone more than declared; a bind matrix that
+/// scales is read with a warning; version 6 holds only the pre-release mesh; the
+/// pre-release animation layout (`numchannels`) is refused by name.
+#[test]
+fn rule_1_a_pre_release_bone_is_checked() {
+    let e = mesh_error(&with(PRE_RELEASE, "bone 1 {", "bone 2 {"));
+    let mismatch = Problem::Mismatch {
+        value: 2,
+        expected: 1,
+    };
+    assert_eq!(located(&e), ("bone.index", 12, 6, mismatch));
+    let earlier = expected("the name of an earlier bone");
+    let e = mesh_error(&with(PRE_RELEASE, "parent \"root\"", "parent \"hand\""));
+    assert_eq!(located(&e), ("bone.parent", 16, 9, earlier));
+    let e = mesh_error(&with(PRE_RELEASE, "parent \"arm\"", "parent \"hand\""));
+    assert_eq!(located(&e), ("bone.parent", 23, 9, earlier));
+    let e = mesh_error(&with(PRE_RELEASE, "\tbindmat 1 0 0 0 1 0 0 0 1\n", ""));
+    assert_eq!(located(&e), ("bone.bindmat", 9, 1, expected("bindmat")));
+    let e = mesh_error(&with(PRE_RELEASE, "numbones 3", "numbones 2"));
+    let more = Problem::MoreThanDeclared { declared: 2 };
+    assert_eq!(located(&e), ("header.numbones", 19, 1, more));
+    let scaled = with(
+        PRE_RELEASE,
+        "bindmat 0 1 0 -1 0 0 0 0 1",
+        "bindmat 0 2 0 -2 0 0 0 0 2",
     );
-    let e = mesh_error(&with(MESH, "numJoints 3", "numbones 3"));
-    assert_eq!(located(&e), ("header", 4, 1, pre_release));
+    let diag = mesh_warnings(&scaled);
+    let w = diag.get(WarningKind::NonOrthonormal).unwrap();
+    assert_eq!(w.what, "bone.bindmat");
+    assert_eq!(
+        w.detail,
+        "bone 1's bind matrix also scales or skews; its rotation is read"
+    );
+    let file = MeshFile::parse(scaled.as_bytes()).unwrap();
+    let plain = MeshFile::parse(MESH.as_bytes()).unwrap();
+    assert!(
+        file.joints()[1]
+            .orientation
+            .abs_diff_eq(plain.joints()[1].orientation, 1e-6)
+    );
+    // Version 6 with version 10's mesh layout is neither.
+    let e = mesh_error(&with(MESH, "MD5Version 10", "MD5Version 6"));
+    assert!(matches!(
+        e,
+        Error::Unsupported {
+            what: "header.MD5Version",
+            value: 6,
+            offset: 11,
+            ..
+        }
+    ));
+    let channels = expected(
+        "numFrames (numchannels begins the pre-release animation layout of MD5Version 6, \
+         which skelmap does not read)",
+    );
     let e = anim_error(&with(ANIM, "numFrames", "numchannels"));
-    assert_eq!(located(&e), ("header", 4, 1, pre_release));
+    assert_eq!(located(&e), ("header", 4, 1, channels));
+    // A pre-release mesh is not an animation.
+    assert_eq!(
+        located(&anim_error(PRE_RELEASE)),
+        ("header", 4, 1, expected("numFrames (an .md5anim)"))
+    );
 }
 
 #[test]

@@ -358,11 +358,21 @@ impl<'t> Lexer<'t> {
     /// Consumes `( a b c )` (or as many numbers as `N`), a vector as MD5 writes them.
     pub(crate) fn vector<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N]> {
         self.bracket(b'(', what)?;
+        let out = self.floats(what)?;
+        self.bracket(b')', what)?;
+        Ok(out)
+    }
+
+    /// Consumes `N` finite floats without brackets (the pre-release layout's vectors).
+    ///
+    /// # Errors
+    ///
+    /// As [`float`](Lexer::float).
+    pub(crate) fn floats<const N: usize>(&mut self, what: &'static str) -> Result<[f32; N]> {
         let mut out = [0.0; N];
         for v in &mut out {
             *v = self.float(what)?;
         }
-        self.bracket(b')', what)?;
         Ok(out)
     }
 }

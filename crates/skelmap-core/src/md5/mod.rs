@@ -35,7 +35,9 @@
 //!    `MD5Version 10` and a `commandline`, or with one of the two (the `commandline` alone
 //!    read as version 10, as Tesseract writes it; the version alone with an empty command
 //!    line, as Red Eclipse reads it; each with a warning); then `numJoints` (a mesh) or
-//!    `numFrames` (an animation). Doom 3's pre-release layout (`numbones`, `numchannels`) is
+//!    `numFrames` (an animation), or `numbones`: a mesh in Doom 3's pre-release layout
+//!    (`MD5Version 6`, bones with a named parent and a bind matrix, vectors without
+//!    brackets), read with a warning. The pre-release animation layout (`numchannels`) is
 //!    refused as such.
 //! 2. Every token is what the grammar needs there: keywords (ASCII case ignored), brackets,
 //!    quoted strings closed on their line, integers in range and floats finite. `/* */`

@@ -11,8 +11,12 @@ use super::lex::Span;
 
 pub use crate::format::MD5_MAGIC;
 
-/// The one version skelmap reads (`MD5Version 10`, Doom 3's `MD5_VERSION`).
+/// The version skelmap reads (`MD5Version 10`, Doom 3's `MD5_VERSION`).
 pub const MD5_VERSION: i64 = 10;
+
+/// The pre-release version (`MD5Version 6`), whose mesh layout (`numbones`, bones with a
+/// bind matrix) skelmap also reads; its animation layout (`numchannels`) it does not.
+pub const MD5_VERSION_PRE_RELEASE: i64 = 6;
 
 /// Hierarchy flag (`animBits`): the frame stores the translation's x.
 pub const ANIM_TX: u32 = 1;

@@ -7,6 +7,8 @@
 //! needs, so a mesh file is decoded into one block and a few small tables (joints, meshes),
 //! an animation into its frames' poses.
 
+use std::collections::HashMap;
+
 use glam::{Quat, Vec3, Vec3A};
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, LittleEndian, U32};
@@ -14,7 +16,7 @@ use zerocopy::byteorder::{F32, LittleEndian, U32};
 use super::lex::{Head, Lexer, Span, line_column};
 use super::raw::{
     ANIM_ALL, ANIM_QX, ANIM_QY, ANIM_QZ, ANIM_TX, ANIM_TY, ANIM_TZ, JointAnimInfo, MD5_VERSION,
-    MeshLayout, UNIT_TOLERANCE, Weight, WeightRange,
+    MD5_VERSION_PRE_RELEASE, MeshLayout, UNIT_TOLERANCE, Weight, WeightRange,
 };
 use super::view::{Anim, MeshFile};
 use crate::bonevert::{BoneVert, INFLUENCE_SUM_TOLERANCE};
@@ -35,6 +37,8 @@ const MIN_VERT: u64 = 14;
 const MIN_TRI: u64 = 11;
 const MIN_WEIGHT: u64 = 19;
 const MIN_MESH: u64 = 40;
+/// The pre-release layout's bone: `bone 0{name""bindpos 0 0 0 bindmat` and nine `0`s.
+const MIN_BONE: u64 = 48;
 const MIN_HIERARCHY: u64 = 7;
 const MIN_COMPONENT: u64 = 2;
 const MIN_FRAME: u64 = 9;
@@ -59,6 +63,8 @@ pub(crate) struct Header {
     pub(crate) unversioned: Option<u64>,
     /// Where the keyword after the version line starts when no `commandline` line is there.
     pub(crate) missing: Option<u64>,
+    /// Where `numbones` starts in a mesh of the pre-release layout.
+    pub(crate) pre_release: Option<u64>,
 }
 
 /// Reads the header both files share (`MD5Version 10`, `commandline`). Either line may be
@@ -74,17 +80,12 @@ pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<Header> {
         Some((w, at)) if w.eq_ignore_ascii_case(b"commandline") => Some(at),
         _ => None,
     };
+    let mut version = (MD5_VERSION, 0);
     if unversioned.is_none() {
         lex.keyword("MD5Version", "header.MD5Version", "MD5Version")?;
-        let (version, at) = lex.integer("header.MD5Version")?;
-        if version != MD5_VERSION {
-            return Err(Error::Unsupported {
-                format: FORMAT,
-                what: "header.MD5Version",
-                offset: at,
-                value: version,
-                supported: "skelmap reads version 10",
-            });
+        version = lex.integer("header.MD5Version")?;
+        if version.0 != MD5_VERSION && version.0 != MD5_VERSION_PRE_RELEASE {
+            return Err(unsupported_version(version));
         }
     }
     // After a version line the `commandline` may be missing (Red Eclipse's
@@ -104,32 +105,51 @@ pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<Header> {
             command_line(lex)?
         }
     };
+    // The pre-release layout's mesh begins with `numbones` (under `MD5Version 6`, or under
+    // 10 as some converted files have it); its animation, with `numchannels`.
     let word = lex.peek_word()?;
-    let kind = match word.and_then(|(w, _)| kind_of(w)) {
-        Some(kind) => kind,
-        None => match word {
-            Some((w, at))
-                if w.eq_ignore_ascii_case(b"numbones")
-                    || w.eq_ignore_ascii_case(b"numchannels") =>
-            {
-                return Err(lex.error(
-                    "header",
-                    at,
-                    Problem::Expected {
-                        expected: "numJoints or numFrames (numbones and numchannels begin the \
-                                   pre-release layout of MD5Version 6, which skelmap does not read)",
-                    },
-                ));
-            }
-            _ => return Err(lex.expected("header", "numJoints or numFrames")),
-        },
+    let mut pre_release = None;
+    let kind = match (word, word.and_then(|(w, _)| kind_of(w))) {
+        (_, Some(kind)) => kind,
+        (Some((w, at)), None) if w.eq_ignore_ascii_case(b"numbones") => {
+            pre_release = Some(at);
+            Kind::Mesh
+        }
+        (Some((w, at)), None) if w.eq_ignore_ascii_case(b"numchannels") => {
+            return Err(lex.error(
+                "header",
+                at,
+                Problem::Expected {
+                    expected: "numFrames (numchannels begins the pre-release animation layout \
+                               of MD5Version 6, which skelmap does not read)",
+                },
+            ));
+        }
+        _ => return Err(lex.expected("header", "numJoints or numFrames")),
     };
+    // Version 6 is read only in the layout it names.
+    if version.0 == MD5_VERSION_PRE_RELEASE && pre_release.is_none() {
+        return Err(unsupported_version(version));
+    }
     Ok(Header {
         commandline,
         kind,
         unversioned,
         missing,
+        pre_release,
     })
+}
+
+/// The error for a version line skelmap does not read: `(version, offset)`.
+fn unsupported_version((value, offset): (i64, u64)) -> Error {
+    Error::Unsupported {
+        format: FORMAT,
+        what: "header.MD5Version",
+        offset,
+        value,
+        supported: "skelmap reads version 10, and version 6's pre-release mesh layout \
+                    (numbones)",
+    }
 }
 
 /// Which file the keyword that follows the header begins: `numJoints` a mesh, `numFrames`
@@ -393,7 +413,7 @@ fn begin<'t>(
     limits: &Limits,
     (want, expected): (Kind, &'static str),
     diag: &mut Diagnostics,
-) -> Result<(Lexer<'t>, Span)> {
+) -> Result<(Lexer<'t>, Header)> {
     rules::check_file_size(FORMAT, data, limits)?;
     let mut lex = Lexer::new(data);
     let header = header(&mut lex)?;
@@ -418,35 +438,61 @@ fn begin<'t>(
             || "no commandline line: read with an empty one, as Red Eclipse reads it".into(),
         );
     }
-    Ok((lex, header.commandline))
+    if let Some(at) = header.pre_release {
+        diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "header.numbones",
+            at,
+            || {
+                "the pre-release layout of MD5Version 6 (numbones, bones with a bind matrix), \
+             which the released Doom 3 refuses: read, each bind matrix as its rotation"
+                    .into()
+            },
+        );
+    }
+    Ok((lex, header))
 }
 
 impl<'data> Parse<'data> for MeshFile<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
-        let (mut lex, commandline) =
-            begin(data, limits, (Kind::Mesh, "numJoints (an .md5mesh)"), diag)?;
-        let num_joints = count(
-            &mut lex,
-            "numJoints",
-            "header.numJoints",
-            1,
-            limits.max_bones.into(),
-            MIN_JOINT,
-        )?;
-        let num_meshes = count(
-            &mut lex,
-            "numMeshes",
-            "header.numMeshes",
-            0,
-            limits.max_meshes.into(),
-            MIN_MESH,
-        )?;
-        let joints = joints(&mut lex, num_joints, diag)?;
+        let (mut lex, header) = begin(data, limits, (Kind::Mesh, "numJoints (an .md5mesh)"), diag)?;
+        let pre_release = header.pre_release.is_some();
+        // Version 10: the counts, then the joints. The pre-release layout: the bones with their
+        // count, then the meshes' count.
+        let (joints, num_meshes, meshes_what) = if pre_release {
+            let max = limits.max_bones.into();
+            let num_bones = count(&mut lex, "numbones", "header.numbones", 1, max, MIN_BONE)?;
+            let joints = bones(&mut lex, num_bones, diag)?;
+            let max = limits.max_meshes.into();
+            let what = "header.nummeshes";
+            let num_meshes = count(&mut lex, "nummeshes", what, 0, max, MIN_MESH)?;
+            (joints, num_meshes, what)
+        } else {
+            let num_joints = count(
+                &mut lex,
+                "numJoints",
+                "header.numJoints",
+                1,
+                limits.max_bones.into(),
+                MIN_JOINT,
+            )?;
+            let num_meshes = count(
+                &mut lex,
+                "numMeshes",
+                "header.numMeshes",
+                0,
+                limits.max_meshes.into(),
+                MIN_MESH,
+            )?;
+            let joints = joints(&mut lex, num_joints, diag)?;
+            (joints, num_meshes, "header.numMeshes")
+        };
         let mut file = MeshFile {
             text: data,
-            commandline,
+            commandline: header.commandline,
             joints,
             meshes: Vec::with_capacity(num_meshes),
             block: Vec::new(),
@@ -458,8 +504,12 @@ impl<'data> Parse<'data> for MeshFile<'data> {
         let _ = file.block.try_reserve_exact(data.len());
         let mut influences = 0u64;
         for i in 0..num_meshes {
-            entry(&mut lex, "mesh", "header.numMeshes", i, num_meshes)?;
-            let layout = mesh(&mut lex, &mut file, limits, diag, &mut influences)?;
+            entry(&mut lex, "mesh", meshes_what, i, num_meshes)?;
+            if pre_release {
+                own_index(&mut lex, "mesh.index", i)?;
+            }
+            let syntax = (limits, pre_release);
+            let layout = mesh(&mut lex, &mut file, syntax, diag, &mut influences)?;
             file.meshes.push(layout);
         }
         unread_rest(&mut lex, diag, "mesh");
@@ -483,27 +533,123 @@ fn joints(lex: &mut Lexer<'_>, n: usize, diag: &mut Diagnostics) -> Result<Vec<s
         if stretched {
             warn_rotation(diag, "joints.orientation", at);
         }
-        let (local_rotation, local_translation) =
-            match usize::try_from(parent).ok().and_then(|p| joints.get(p)) {
-                Some(p) => {
-                    let inverse = p.orientation.conjugate();
-                    (
-                        (inverse * orientation).normalize(),
-                        inverse * (position - p.position),
-                    )
-                }
-                None => (orientation, position),
-            };
-        joints.push(super::raw::Joint {
-            name,
-            parent,
-            position,
-            orientation,
-            local_rotation,
-            local_translation,
-        });
+        joints.push(joint(&joints, name, parent, position, orientation));
     }
     close(lex, b'"', "header.numJoints", n, "joints")?;
+    Ok(joints)
+}
+
+/// A joint of `name` under `parent` (an index into `joints`, or -1) at `position` and
+/// `orientation` in model space, with the same pose relative to its parent.
+fn joint(
+    joints: &[super::raw::Joint],
+    name: Span,
+    parent: i32,
+    position: Vec3A,
+    orientation: Quat,
+) -> super::raw::Joint {
+    let (local_rotation, local_translation) =
+        match usize::try_from(parent).ok().and_then(|p| joints.get(p)) {
+            Some(p) => {
+                let inverse = p.orientation.conjugate();
+                (
+                    (inverse * orientation).normalize(),
+                    inverse * (position - p.position),
+                )
+            }
+            None => (orientation, position),
+        };
+    super::raw::Joint {
+        name,
+        parent,
+        position,
+        orientation,
+        local_rotation,
+        local_translation,
+    }
+}
+
+/// The pre-release layout's bones, `bone N { name "…" bindpos x y z bindmat m0 … m8 [parent
+/// "…"] }`: each bone's position and rotation in model space, its bind matrix's three
+/// columns written one after another (as version 10's rotation of the same joint gives
+/// them), its parent named (an earlier bone; none for a root).
+fn bones(lex: &mut Lexer<'_>, n: usize, diag: &mut Diagnostics) -> Result<Vec<super::raw::Joint>> {
+    let text = lex.text();
+    let mut joints: Vec<super::raw::Joint> = Vec::with_capacity(n);
+    // Each name's first bone: a parent is looked up once, not against every earlier bone.
+    let mut named: HashMap<&[u8], usize> = HashMap::with_capacity(n);
+    for i in 0..n {
+        entry(lex, "bone", "header.numbones", i, n)?;
+        own_index(lex, "bone.index", i)?;
+        lex.bracket(b'{', "bone")?;
+        lex.keyword("name", "bone.name", "name")?;
+        let name = lex.string("bone.name")?;
+        lex.keyword("bindpos", "bone.bindpos", "bindpos")?;
+        let position = Vec3A::from(lex.floats::<3>("bone.bindpos")?);
+        let at = lex.keyword("bindmat", "bone.bindmat", "bindmat")?;
+        // Its columns, one after another: as rows of a 3×4 pose.
+        let m = lex.floats::<9>("bone.bindmat")?;
+        let row = |i: usize| [m[i], m[i + 3], m[i + 6], 0.0];
+        let pose = [row(0), row(1), row(2)];
+        if !crate::pose::is_rotation(&pose) {
+            diag.warn(
+                FORMAT,
+                WarningKind::NonOrthonormal,
+                "bone.bindmat",
+                at,
+                || format!("bone {i}'s bind matrix also scales or skews; its rotation is read"),
+            );
+        }
+        // The rotation with w ≤ 0, as version 10's rotations are recovered: each column
+        // brought to unit length first, so that a matrix that scales its axes gives the
+        // rotation it scales; one too far from a rotation to give any (its numbers overflow)
+        // is none.
+        let unit = |i: usize| {
+            let column = Vec3A::new(m[3 * i], m[3 * i + 1], m[3 * i + 2]);
+            let length = column.length();
+            if length > 0.0 {
+                column / length
+            } else {
+                column
+            }
+        };
+        let (x, y, z) = (unit(0), unit(1), unit(2));
+        let rows = [
+            [x.x, y.x, z.x, 0.0],
+            [x.y, y.y, z.y, 0.0],
+            [x.z, y.z, z.z, 0.0],
+        ];
+        let (rotation, _) = crate::pose::rotation::pose_of_matrix(rows);
+        let rotation = if rotation.is_finite() {
+            rotation
+        } else {
+            Quat::IDENTITY
+        };
+        let orientation = if rotation.w > 0.0 {
+            -rotation
+        } else {
+            rotation
+        };
+        let mut parent = -1;
+        if lex.accept("parent")? {
+            let at = lex.next_offset()?;
+            let of = lex.string("bone.parent")?;
+            let Some(&p) = named.get(of.of(text)) else {
+                return Err(lex.error(
+                    "bone.parent",
+                    at,
+                    Problem::Expected {
+                        expected: "the name of an earlier bone",
+                    },
+                ));
+            };
+            parent = p as i32;
+        }
+        lex.bracket(b'}', "bone")?;
+        named.entry(name.of(text)).or_insert(i);
+        joints.push(joint(&joints, name, parent, position, orientation));
+    }
+    no_more(lex, "bone", "header.numbones", n)?;
     Ok(joints)
 }
 
@@ -517,7 +663,7 @@ fn put<T: IntoBytes + zerocopy::Immutable>(block: &mut Vec<u8>, values: &[T]) {
 fn mesh(
     lex: &mut Lexer<'_>,
     file: &mut MeshFile<'_>,
-    limits: &Limits,
+    (limits, bare): (&Limits, bool),
     diag: &mut Diagnostics,
     influences: &mut u64,
 ) -> Result<MeshLayout> {
@@ -546,7 +692,11 @@ fn mesh(
     let mut head = Head::new("vert");
     for _ in 0..num_verts {
         entry_head(lex, &mut head, ("mesh.numverts", "vert.index"), num_verts)?;
-        let st = lex.vector::<2>("vert.texcoord")?;
+        let st = if bare {
+            lex.floats::<2>("vert.texcoord")?
+        } else {
+            lex.vector::<2>("vert.texcoord")?
+        };
         put(block, &[st.map(F32::<LittleEndian>::new)]);
         let (first, first_at) = lex.integer("vert.startWeight")?;
         let (count, at) = lex.integer("vert.countWeight")?;
@@ -611,13 +761,15 @@ fn mesh(
     no_more(lex, "tri", "mesh.numtris", num_tris)?;
 
     let max_weights = limits.max_total_influences.min(u64::from(u32::MAX));
+    // A weight without its brackets takes a byte less.
+    let min_weight = MIN_WEIGHT - u64::from(bare);
     let num_weights = count(
         lex,
         "numweights",
         "mesh.numweights",
         0,
         max_weights,
-        MIN_WEIGHT,
+        min_weight,
     )?;
     layout.num_weights = num_weights as u32;
     block.reserve(num_weights * 20);
@@ -632,7 +784,11 @@ fn mesh(
         )?;
         let joint = index(lex, "weight.joint", file.joints.len())?;
         let bias = lex.float("weight.bias")?;
-        let offset = lex.vector::<3>("weight.pos")?;
+        let offset = if bare {
+            lex.floats::<3>("weight.pos")?
+        } else {
+            lex.vector::<3>("weight.pos")?
+        };
         put(
             block,
             &[Weight {
@@ -825,8 +981,8 @@ impl<'data> Anim<'data> {
         diag: &mut Diagnostics,
         check: impl FnOnce(&[JointAnimInfo]) -> Result<()>,
     ) -> Result<Self> {
-        let (mut lex, commandline) =
-            begin(data, limits, (Kind::Anim, "numFrames (an .md5anim)"), diag)?;
+        let (mut lex, header) = begin(data, limits, (Kind::Anim, "numFrames (an .md5anim)"), diag)?;
+        let commandline = header.commandline;
         let frames_at = lex.next_offset()?;
         let num_frames = count(
             &mut lex,
