@@ -332,9 +332,9 @@ fn psk_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
 
 /// The `md5` seeds: the hand-worked fixture's mesh and animation as the target takes them
 /// (mesh, NUL, animation), with an `.md5scale` (a second NUL, the sidecar), the mesh alone,
-/// and the animation alone.
+/// the animation alone, and the mesh in the pre-release layout with the animation.
 fn md5_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
-    use crate::md5::{ANIM, MESH};
+    use crate::md5::{ANIM, MESH, PRE_RELEASE};
     let pair = [MESH.as_bytes(), b"\0", ANIM.as_bytes()].concat();
     let scale = br#"{ "arm": { "1": 0.5, "scale_positions": true }, "hand": { "0": 0 } }"#;
     let scaled = [&pair[..], b"\0", scale].concat();
@@ -343,6 +343,11 @@ fn md5_seeds() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("md5", "scaled.md5", scaled),
         ("md5", "mesh.md5mesh", MESH.as_bytes().to_vec()),
         ("md5", "anim.md5anim", [b"\0", ANIM.as_bytes()].concat()),
+        (
+            "md5",
+            "pre_release.md5",
+            [PRE_RELEASE.as_bytes(), b"\0", ANIM.as_bytes()].concat(),
+        ),
         ("probe_any", "fixture.md5mesh", MESH.as_bytes().to_vec()),
     ]
 }

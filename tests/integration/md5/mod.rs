@@ -55,6 +55,59 @@ mesh {
 }
 "#;
 
+/// [`MESH`] in Doom 3's pre-release layout (`MD5Version 6`): bones with a named parent and a
+/// bind matrix, its three columns one after another, the meshes numbered, vectors without
+/// brackets. The arm's and the hand's matrices turn `x` to `y` (a quarter turn about `z`):
+/// the rotation [`MESH`]'s `( 0 0 -0.70710677 )` recovers.
+pub const PRE_RELEASE: &str = r#"MD5Version 6
+commandline "fixture"
+
+numbones 3
+
+bone 0 {
+	name "root"
+	bindpos 0 0 0
+	bindmat 1 0 0 0 1 0 0 0 1
+}
+
+bone 1 {
+	name "arm"
+	bindpos 0 0 1
+	bindmat 0 1 0 -1 0 0 0 0 1
+	parent "root"
+}
+
+bone 2 {
+	name "hand"
+	bindpos 0 1 1
+	bindmat 0 1 0 -1 0 0 0 0 1
+	parent "arm"
+}
+
+nummeshes 1
+
+mesh 0 {
+	shader "models/fixture/skin"
+
+	numverts 4
+	vert 0 0 0 0 1
+	vert 1 1 0 1 2
+	vert 2 0 1 3 1
+	vert 3 1 1 4 1
+
+	numtris 2
+	tri 0 0 1 2
+	tri 1 0 2 3
+
+	numweights 5
+	weight 0 0 1 1 0 0
+	weight 1 0 0.5 0 1 0
+	weight 2 1 0.5 1 0 0
+	weight 3 2 1 0 0 0
+	weight 4 1 1 0 -1 0
+}
+"#;
+
 /// The bind positions of [`MESH`], by hand.
 pub const BIND: [[f32; 3]; 4] = [
     [1.0, 0.0, 0.0],

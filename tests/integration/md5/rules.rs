@@ -4,7 +4,9 @@
 use skelmap::md5::{Anim, MeshFile};
 use skelmap::{Error, Format, Limits, Model, Parse, Problem, WarningKind};
 
-use super::{ANIM, MESH, anim_error, files, located, mesh_error, mesh_warnings, open_pair, with};
+use super::{
+    ANIM, MESH, PRE_RELEASE, anim_error, files, located, mesh_error, mesh_warnings, open_pair, with,
+};
 
 fn expected(expected: &'static str) -> Problem {
     Problem::Expected { expected }
@@ -111,59 +113,6 @@ fn rule_1_a_text_without_its_commandline_is_read_with_an_empty_one() {
 /// Doom 3's pre-release models (`numbones`, `bone N { … }`; their animations `numchannels`,
 /// `channel N { … }`) are refused with the reason, where assimp aborts on the mesh; a real
 /// one (`lamp.md5mesh`, a version 6 text that says `MD5Version 10`) begins so.
-/// [`MESH`] in Doom 3's pre-release layout (`MD5Version 6`): bones with a named parent and a
-/// bind matrix, its three columns one after another, the meshes numbered, vectors without
-/// brackets. The arm's and the hand's matrices turn `x` to `y` (a quarter turn about `z`):
-/// the rotation [`MESH`]'s `( 0 0 -0.70710677 )` recovers.
-const PRE_RELEASE: &str = r#"MD5Version 6
-commandline "fixture"
-
-numbones 3
-
-bone 0 {
-	name "root"
-	bindpos 0 0 0
-	bindmat 1 0 0 0 1 0 0 0 1
-}
-
-bone 1 {
-	name "arm"
-	bindpos 0 0 1
-	bindmat 0 1 0 -1 0 0 0 0 1
-	parent "root"
-}
-
-bone 2 {
-	name "hand"
-	bindpos 0 1 1
-	bindmat 0 1 0 -1 0 0 0 0 1
-	parent "arm"
-}
-
-nummeshes 1
-
-mesh 0 {
-	shader "models/fixture/skin"
-
-	numverts 4
-	vert 0 0 0 0 1
-	vert 1 1 0 1 2
-	vert 2 0 1 3 1
-	vert 3 1 1 4 1
-
-	numtris 2
-	tri 0 0 1 2
-	tri 1 0 2 3
-
-	numweights 5
-	weight 0 0 1 1 0 0
-	weight 1 0 0.5 0 1 0
-	weight 2 1 0.5 1 0 0
-	weight 3 2 1 0 0 0
-	weight 4 1 1 0 -1 0
-}
-"#;
-
 /// The pre-release mesh layout is read (under `MD5Version 6`, and under 10, where
 /// 21region/ik's `lamp.md5mesh` has it and assimp aborts), with a warning at `numbones`:
 /// the joints are [`MESH`]'s (names, parents, positions, rotations), its vertices land at
