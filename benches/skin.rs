@@ -563,9 +563,9 @@ fn iqm_vs_dpm(c: &mut Criterion) {
 
 /// A mesh read one `BindVertex` at a time: `skin::bind_lbs`'s path for a mesh that gives no
 /// arrays, and IQM's before it gave them.
-struct OneAtATime<'a>(&'a Iqm<'a>);
+struct OneAtATime<M>(M);
 
-impl BindPoseMesh for OneAtATime<'_> {
+impl<M: BindPoseMesh> BindPoseMesh for OneAtATime<M> {
     fn num_vertices(&self) -> usize {
         self.0.num_vertices()
     }
@@ -573,6 +573,21 @@ impl BindPoseMesh for OneAtATime<'_> {
     fn bind_vertex(&self, i: usize) -> Option<BindVertex> {
         self.0.bind_vertex(i)
     }
+}
+
+/// `model`'s bones at frame n/2 and n/2 + 1 blended at 0.5, relative to its bind pose: the
+/// deltas a bind-pose blend reads.
+fn mid_deltas(model: &Model<'_>) -> Vec<skelmap::glam::Affine3A> {
+    let (mut local, mut now, mut bind) =
+        (LocalPose::default(), Palette::default(), Palette::default());
+    model.bind_pose(&mut local);
+    model.palette(&local, &mut bind);
+    let f = model.num_frames() / 2;
+    model.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut local);
+    model.palette(&local, &mut now);
+    let mut deltas = Vec::new();
+    now.relative_to(&bind, &mut deltas);
+    deltas
 }
 
 /// The bind-pose blend (`skin::bind_lbs`) of every corpus IQM with a mesh and frames and of
@@ -595,15 +610,7 @@ fn bind_iqm(c: &mut Criterion) {
         if model.num_frames() < 2 || iqm.num_vertices() == 0 || model.num_bones() == 0 {
             continue;
         }
-        let (mut local, mut now, mut bind) =
-            (LocalPose::default(), Palette::default(), Palette::default());
-        model.bind_pose(&mut local);
-        model.palette(&local, &mut bind);
-        let f = model.num_frames() / 2;
-        model.sample(f, f + 1, 0.5, Interpolation::Nlerp, &mut local);
-        model.palette(&local, &mut now);
-        let mut deltas = Vec::new();
-        now.relative_to(&bind, &mut deltas);
+        let deltas = mid_deltas(&model);
         let n = iqm.num_vertices();
         let view = &iqm;
         let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
@@ -627,6 +634,63 @@ fn bind_iqm(c: &mut Criterion) {
                 b.iter(|| skin::bind_lbs_with_level(&view, &deltas, level, &mut p, &mut q).unwrap())
             });
         }
+    }
+    group.finish();
+}
+
+/// The bind-pose blend (`skin::bind_lbs`, what `Model::deform` runs for a Half-Life model
+/// posed by anything but its bind pose) of every shared Half-Life model of two or more
+/// frames (opened with its companions) and of `common::hl1_grid` (2,000 vertices in strips,
+/// 32 bones), at frame n/2 and n/2 + 1 blended at 0.5: `one-at-a-time` (the mesh read one
+/// `bind_vertex` at a time, as every bind-pose mesh without arrays was) and `walk` (its
+/// `for_each_rigid_vertex`: each studio model moved into the bind pose once, then its
+/// triangle commands read in order), in vertices/s, after checking that the two agree bit
+/// for bit.
+fn bind_hl1(c: &mut Criterion) {
+    let mut models: Vec<(String, Model<'static>)> = Vec::new();
+    if let Some(dir) = skelmap_testkit::corpus_engines_path("hl1") {
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            // Each model file (texture and sequence-group files are its companions).
+            if let Ok(model) = Model::open(&path)
+                && model.as_hl1().is_some()
+            {
+                models.push((name, model));
+            }
+        }
+    }
+    let grid: &'static [u8] = Box::leak(common::hl1_grid(1).into_boxed_slice());
+    models.push(("synthetic_grid".into(), Model::from_bytes(grid).unwrap()));
+    let mut group = c.benchmark_group("bind-hl1");
+    config(&mut group, false);
+    for (name, model) in &models {
+        let Some(pair) = model.as_hl1() else { continue };
+        let n = BindPoseMesh::num_vertices(&pair);
+        if model.num_frames() < 2 || n == 0 {
+            continue;
+        }
+        let deltas = mid_deltas(model);
+        let (mut p, mut q) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        skin::bind_lbs(&OneAtATime(pair), &deltas, &mut p, &mut q).unwrap();
+        let (mut r, mut s) = (vec![[0.0f32; 3]; n], vec![[0.0f32; 3]; n]);
+        skin::bind_lbs(&pair, &deltas, &mut r, &mut s).unwrap();
+        assert!(
+            r == p && s == q,
+            "{name}: the walk differs from one at a time"
+        );
+        println!("  bind-hl1 {name}: {n} vertices, {} bones", deltas.len());
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(BenchmarkId::new("one-at-a-time", name), |b| {
+            b.iter(|| skin::bind_lbs(&OneAtATime(pair), &deltas, &mut p, &mut q).unwrap())
+        });
+        group.bench_function(BenchmarkId::new("walk", name), |b| {
+            b.iter(|| skin::bind_lbs(&pair, &deltas, &mut r, &mut s).unwrap())
+        });
     }
     group.finish();
 }
@@ -877,6 +941,6 @@ fn frame(c: &mut Criterion) {
 }
 
 criterion_group!(
-    benches, skin, iqm_vs_dpm, bind_iqm, handover, endian, pose, playback, frame
+    benches, skin, iqm_vs_dpm, bind_iqm, bind_hl1, handover, endian, pose, playback, frame
 );
 criterion_main!(benches);

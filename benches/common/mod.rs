@@ -418,3 +418,76 @@ pub fn mdl7_tube(
     builder.groups.push(group);
     builder
 }
+
+/// A Half-Life model of 32 bones and the example's mesh repeated: 2000 vertices, a strip of
+/// 80 for each of 40 rows, and two sequences of 60 frames whose every channel holds each
+/// value `hold` frames (at 1, a run of values a channel; at 3, twenty runs of one value).
+#[allow(dead_code)]
+pub fn hl1_grid(hold: i16) -> Vec<u8> {
+    use skelmap::hl1::{BoneDef, Builder, CommandDef, SequenceDef, TrivertDef, VertexDef};
+    let mut b = Builder::example();
+    b.bones = (0..32)
+        .map(|i| BoneDef {
+            name: format!("bone{i}"),
+            parent: i - 1,
+            value: [1.0, 0.0, 0.0, 0.0, 0.0, 0.1],
+            scale: [0.01; 6],
+        })
+        .collect();
+    let (rows, columns) = (40i16, 50i16);
+    let model = &mut b.bodyparts[0].models[0];
+    model.vertices = (0..rows * columns)
+        .map(|v| VertexDef {
+            bone: (v / 63) as u8,
+            position: [f32::from(v % columns), f32::from(v / columns), 0.0],
+        })
+        .collect();
+    model.normals = model.vertices.clone();
+    let mesh = &mut model.meshes[0];
+    mesh.commands = (0..rows - 1)
+        .map(|r| CommandDef {
+            fan: false,
+            vertices: (0..2 * columns)
+                .map(|k| {
+                    let v = (r + k % 2) * columns + k / 2;
+                    TrivertDef {
+                        vertex: v,
+                        normal: v,
+                        s: k / 2,
+                        t: r,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    model.meshes.truncate(1);
+    b.attachments.clear();
+    let frames = |shift: i16| -> Vec<Vec<[i16; 6]>> {
+        (0..60)
+            .map(|f| {
+                (0..32)
+                    .map(|bone| {
+                        core::array::from_fn(|c| (f / hold * 7 + bone * 3 + c as i16 + shift) % 200)
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    b.sequences = vec![
+        SequenceDef {
+            label: "a".into(),
+            fps: 30.0,
+            looping: true,
+            group: 0,
+            frames: frames(0),
+        },
+        SequenceDef {
+            label: "b".into(),
+            fps: 30.0,
+            looping: false,
+            group: 0,
+            frames: frames(50),
+        },
+    ];
+    b.write().expect("writable")
+}
