@@ -6,6 +6,7 @@ mod anim;
 mod bindpose;
 mod blend;
 mod control;
+mod framegroups;
 mod ik;
 mod local;
 mod sampler;
