@@ -193,6 +193,20 @@ fn rule_1_a_pre_release_bone_is_checked() {
     let e = mesh_error(&with(PRE_RELEASE, "numbones 3", "numbones 2"));
     let more = Problem::MoreThanDeclared { declared: 2 };
     assert_eq!(located(&e), ("header.numbones", 19, 1, more));
+    // A pre-release mesh's index is its place; the meshes are as many as declared.
+    let e = mesh_error(&with(PRE_RELEASE, "mesh 0 {", "mesh 1 {"));
+    let mismatch = Problem::Mismatch {
+        value: 1,
+        expected: 0,
+    };
+    assert_eq!(located(&e), ("mesh.index", 28, 6, mismatch));
+    let e = mesh_error(&with(PRE_RELEASE, "nummeshes 1", "nummeshes 2"));
+    let fewer = Problem::FewerThanDeclared {
+        declared: 2,
+        found: 1,
+    };
+    // At the end of the text, the line after the last mesh.
+    assert_eq!(located(&e), ("header.nummeshes", 48, 1, fewer));
     let scaled = with(
         PRE_RELEASE,
         "bindmat 0 1 0 -1 0 0 0 0 1",
