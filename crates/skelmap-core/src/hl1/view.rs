@@ -508,6 +508,10 @@ pub struct Pair<'data> {
     pub(super) commands: OnceLock<Vec<Command>>,
     pub(super) bind_local: OnceLock<Vec<(Quat, Vec3A)>>,
     pub(super) bind_world: OnceLock<Vec<Affine3A>>,
+    /// Each studio model's vertices, then its normals, moved into the bind pose, the models
+    /// in the order their studio meshes first name them; made on first use
+    /// ([`Pair::bind_moved`]).
+    pub(super) bind_moved: OnceLock<Vec<[f32; 3]>>,
     /// Per sequence, its channels resolved, made on first use.
     pub(super) channels: OnceLock<Box<[OnceLock<SequenceChannels>]>>,
 }
@@ -563,6 +567,7 @@ impl<'data> Pair<'data> {
             commands: OnceLock::new(),
             bind_local: OnceLock::new(),
             bind_world: OnceLock::new(),
+            bind_moved: OnceLock::new(),
             channels: OnceLock::new(),
         }
     }
@@ -1098,43 +1103,72 @@ impl<'data> Pair<'data> {
 
     /// Each triangle command as `f(first vertex, records, moved)`: its vertex records (four
     /// 16-bit fields each: vertex index, normal index, s, t), read straight from the bytes,
-    /// and its studio model's vertices and normals moved by their bones into the bind pose.
-    /// Each model is moved once: a strip or fan names most model vertices several times, and
-    /// handing one out is a few instructions where moving it is several times more.
+    /// and its studio model's vertices and normals moved by their bones into the bind pose
+    /// ([`Pair::bind_moved`], made on the first walk).
     fn walk_commands(&self, mut f: impl FnMut(usize, &[[u8; 8]], Moved<'_, 'data>)) {
-        let world = self.bind_world();
         let data = self.main.data;
-        // `moved` holds one studio model's vertices, then its normals, moved; `model` names
-        // the model (its record's offset) and keeps its vertex bones.
-        let mut moved: Vec<[f32; 3]> = Vec::new();
-        let mut model: Option<(u32, &'data [u8])> = None;
+        let mut moved_models = self.bind_moved();
+        // The studio model being read (its record's offset), with its vertex bones and its
+        // moved vertices and normals: the next ones of `bind_moved`, whose models are in this
+        // order.
+        let mut model: Option<(u32, Moved<'_, 'data>)> = None;
         for (m, info) in self.main.meshes.iter().enumerate() {
             if model.is_none_or(|(at, _)| at != info.model_at) {
                 model = None;
-                moved.clear();
                 let Some(arrays) = self.model_arrays(m as u16) else {
                     continue;
                 };
-                arrays.move_into(world, &mut moved);
-                model = Some((info.model_at, arrays.vertex_bones));
+                let (nv, nn) = (arrays.vertices.len(), arrays.normals.len());
+                let Some((vertices, rest)) = moved_models.split_at_checked(nv) else {
+                    break;
+                };
+                let Some((normals, rest)) = rest.split_at_checked(nn) else {
+                    break;
+                };
+                moved_models = rest;
+                let moved = Moved {
+                    bones: arrays.vertex_bones,
+                    vertices,
+                    normals,
+                };
+                model = Some((info.model_at, moved));
             }
-            let Some((_, bones)) = model else {
+            let Some((_, moved)) = model else {
                 continue;
             };
-            let (vertices, normals) = moved.split_at(bones.len().min(moved.len()));
             for cmd in self.main.mesh_commands(m, info) {
                 let (at, count) = (cmd.at as usize, usize::from(cmd.count));
                 let Some(records) = data.get(at..at + 8 * count) else {
                     break;
                 };
-                let moved = Moved {
-                    bones,
-                    vertices,
-                    normals,
-                };
                 f(cmd.first_vertex as usize, records.as_chunks::<8>().0, moved);
             }
         }
+    }
+
+    /// Each studio model's vertices, then its normals, moved by their bones into the bind
+    /// pose, the models in the order the studio meshes first name them (a model whose arrays
+    /// leave the file, impossible once validated, is left out). Made on first use and kept:
+    /// the bind pose never changes, and a strip or fan names most model vertices several
+    /// times, so [`Pair::walk_commands`] hands them out rather than moving each.
+    fn bind_moved(&self) -> &[[f32; 3]] {
+        self.bind_moved.get_or_init(|| {
+            let world = self.bind_world();
+            let mut moved = Vec::new();
+            let mut model = None;
+            for (m, info) in self.main.meshes.iter().enumerate() {
+                if model == Some(info.model_at) {
+                    continue;
+                }
+                // Set before the arrays are read, as the walk does, so that the walk and this
+                // agree on which models follow even past one whose arrays fail.
+                model = Some(info.model_at);
+                if let Some(arrays) = self.model_arrays(m as u16) {
+                    arrays.move_into(world, &mut moved);
+                }
+            }
+            moved
+        })
     }
 
     /// The vertex and normal arrays (with their bone bytes) of the studio model studio mesh
