@@ -86,6 +86,45 @@ fn groups_flatten_with_their_intervals_and_become_clips() {
 }
 
 #[test]
+fn a_group_and_the_singles_after_it_of_one_stem_are_two_clips_named_apart() {
+    // openqw's v_axe.mdl: a group `knife0`…`knife25`, then single frames `knife26`….
+    let single = |i: u8| FrameEntry::Single(pose(&format!("knife{i}"), i));
+    let b = quake::Builder {
+        frames: vec![
+            FrameEntry::Group {
+                intervals: vec![0.1, 0.2, 0.3],
+                frames: (0..3).map(|i| pose(&format!("knife{i}"), i)).collect(),
+            },
+            single(3),
+            single(4),
+            // Another stem between two runs of one stem.
+            FrameEntry::Single(pose("knife3_", 5)),
+            single(6),
+        ],
+        ..quake::Builder::triangle()
+    };
+    let bytes = b.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let clips: Vec<_> = (model.clips().iter())
+        .map(|c| (c.name.as_str(), c.first, c.count))
+        .collect();
+    // The singles' stems: `knife` (frames 3, 4), `knife3` (5: `knife3_` less its `_`),
+    // `knife` (6). The repeated `knife`s take `_2` and `_3`.
+    assert_eq!(
+        clips,
+        [
+            ("knife", 0, 3),
+            ("knife_2", 3, 2),
+            ("knife3", 5, 1),
+            ("knife_3", 6, 1)
+        ]
+    );
+    for c in model.clips() {
+        assert_eq!(model.clip(&c.name), Some(c));
+    }
+}
+
+#[test]
 fn seam_vertices_of_back_facing_triangles_move_half_a_skin() {
     let b = quake::Builder {
         stverts: vec![[0x20, 0, 0], [0, 4, 0], [1, 0, 4]],

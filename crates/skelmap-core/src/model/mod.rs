@@ -75,7 +75,7 @@ pub use crate::view::{
 use crate::diag::Diagnostics;
 use crate::format::Format;
 use crate::pose::bounds::Aabb;
-use crate::pose::framegroups::{FrameGroup, groups_from_names};
+use crate::pose::framegroups::{FrameGroup, groups_from_names, unique_names};
 use crate::pose::{Bone, Interpolation, LocalPose, Palette, PoseFrames, Skeleton, SoaPose};
 use crate::view::ModelView;
 pub use crate::view::open::Companion;
@@ -305,9 +305,16 @@ impl<'data> Model<'data> {
 
     /// The named animations: from a `.framegroups` sidecar when one was opened, else from
     /// frame names (or the MS3D timeline); see [`Model::clip_origin`]. Built on first use.
+    /// Each has its own name ([`unique_names`]): a clip whose name an earlier one has (a Quake
+    /// model's frame group and the single frames after it, of one stem; a DPM's second
+    /// `dead01`) gets `_2`, `_3` ….
     #[must_use]
     pub fn clips(&self) -> &[FrameGroup] {
-        self.clips.get_or_init(|| self.default_clips())
+        self.clips.get_or_init(|| {
+            let mut clips = self.default_clips();
+            unique_names(&mut clips);
+            clips
+        })
     }
 
     /// Where [`Model::clips`] come from. Frames without names (a terrain's, usually) make no

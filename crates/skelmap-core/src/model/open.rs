@@ -384,6 +384,8 @@ impl<'data> Model<'data> {
             });
         match sidecar {
             Some((_, _, Ok(groups))) => {
+                let mut groups = groups;
+                framegroups::unique_names(&mut groups);
                 model.clips = OnceLock::from(groups);
                 model.clip_origin = ClipOrigin::FrameGroupsFile;
             }

@@ -66,6 +66,42 @@ pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) ->
     groups
 }
 
+/// Gives every group its own name, so that each can be asked for by name: a group whose name
+/// an earlier group has gets the name with the smallest `_N` (from 2) no group has, as
+/// writers name a clip's repeats (`dead01`, `dead01_2`, `dead01_3`). Names already unique are
+/// kept.
+///
+/// ```
+/// use skelmap_core::pose::framegroups::{groups_from_names, unique_names};
+/// // A Quake model's group `knife0`…`knife2`, then single frames `knife3`, `knife4`.
+/// let names: [&[u8]; 5] = [b"knife0", b"knife1", b"knife2", b"knife3", b"knife4"];
+/// let mut groups = groups_from_names(names[..3].iter().copied(), 10.0);
+/// groups.extend(groups_from_names(names[3..].iter().copied(), 10.0));
+/// unique_names(&mut groups);
+/// let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+/// assert_eq!(names, ["knife", "knife_2"]);
+/// ```
+pub fn unique_names(groups: &mut [FrameGroup]) {
+    use std::collections::HashSet;
+    let mut taken: HashSet<String> = HashSet::with_capacity(groups.len());
+    let mut repeated = Vec::new();
+    for (i, g) in groups.iter().enumerate() {
+        if !taken.insert(g.name.clone()) {
+            repeated.push(i);
+        }
+    }
+    // `taken` holds every name kept, so a new name never meets a later group's own.
+    for i in repeated {
+        let Some(g) = groups.get_mut(i) else { continue };
+        let name = (2u64..)
+            .map(|k| format!("{}_{k}", g.name))
+            .find(|n| !taken.contains(n))
+            .unwrap_or_default();
+        taken.insert(name.clone());
+        g.name = name;
+    }
+}
+
 /// The rate of a group whose line gives none, as DarkPlaces plays it.
 pub const DEFAULT_FPS: f32 = 20.0;
 
