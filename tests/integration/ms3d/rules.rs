@@ -605,3 +605,21 @@ fn warnings_no_groups_key_order_triangle_group_smoothing() {
     b.triangles[0].smoothing_group = 33;
     assert_eq!(warnings(&b).count(WarningKind::SpecLimit), 1);
 }
+
+#[test]
+fn a_model_of_no_vertex_has_no_mesh() {
+    // Simple3DWorld's `Data/Model.ms3d`: a material and a timeline, no vertex or group.
+    let mut b = arm();
+    let with_vertices = |b: &ms3d::Builder| {
+        let bytes = b.write().unwrap();
+        let model = skelmap::Model::from_bytes(&bytes).unwrap();
+        (model.num_meshes(), model.mesh(0).map(|m| m.num_vertices()))
+    };
+    b.groups.clear();
+    // Without groups the vertices and triangles are still one mesh (and a warning).
+    assert_eq!(with_vertices(&b), (1, Some(b.vertices.len())));
+    b.triangles.clear();
+    b.vertices.clear();
+    b.joints.clear();
+    assert_eq!(with_vertices(&b), (0, None));
+}

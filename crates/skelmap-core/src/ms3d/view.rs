@@ -542,12 +542,14 @@ impl<'data> ModelView<'data> for Ms3d<'data> {
         self.local_rest_pose(out);
     }
 
+    /// One mesh of every vertex, or none where the model has no vertex (a file of joints or
+    /// materials alone): a mesh of nothing is not reported.
     fn num_meshes(&self) -> usize {
-        1
+        usize::from(!self.vertices().is_empty())
     }
 
     fn mesh(&self, index: usize) -> Option<&Ms3d<'data>> {
-        (index == 0).then_some(self)
+        (index < self.num_meshes()).then_some(self)
     }
 
     fn num_materials(&self) -> usize {
