@@ -67,32 +67,21 @@ pub fn sequence_group(path: &Path) -> Option<(PathBuf, usize)> {
     (&magic == skelmap_core::hl1::raw::HL1_SEQ_MAGIC).then(|| (any_case(PathBuf::from(model)), g))
 }
 
-/// `path`, or where no file has that name, the first file of its folder (sorted) whose name
-/// equals it in any ASCII case, as the model finds its groups (`Hgrunt03.mdl` is group 3 of
-/// `hgrunt.mdl`); `path` itself when there is none.
+/// `path`, or where no file has that name, the file of its folder
+/// [`other_case`](skelmap_core::resolver::other_case) finds, as the model finds its groups
+/// (`Hgrunt03.mdl` is group 3 of `hgrunt.mdl`); `path` itself when there is none.
 fn any_case(path: PathBuf) -> PathBuf {
     if path.is_file() {
         return path;
     }
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
         return path;
     };
-    let listed = std::fs::read_dir(if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    });
-    let mut names: Vec<std::ffi::OsString> = listed
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.file_name()))
-        .filter(|n| n.eq_ignore_ascii_case(name))
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .next()
-        .map_or(path.clone(), |n| dir.join(n))
+    let files = FsResolver::new(dir);
+    match skelmap_core::resolver::other_case(&files, name) {
+        Ok(Some(found)) => dir.join(found),
+        _ => path,
+    }
 }
 
 /// The options a model is opened with, from the companion switches.

@@ -232,11 +232,8 @@ impl<'m> Resolver<'m> for HashMap<String, &'m [u8]> {
     }
 }
 
-/// The file at `path`, or where there is none, the first file of its folder (in
-/// [`list`](Resolver::list)'s order) whose name equals its name in any ASCII case, as the
-/// engines that look files up without case find it (Windows' file system; Xash3D's own):
-/// the path found and its bytes. Listing the folder costs a call only when the exact name is
-/// missing.
+/// The file at `path`, or where there is none, the file [`other_case`] finds: the path found
+/// and its bytes. Listing the folder costs a call only when the exact name is missing.
 ///
 /// # Errors
 ///
@@ -248,20 +245,45 @@ pub(crate) fn load_any_case<'data, R: Resolver<'data> + ?Sized>(
     if let Some(bytes) = resolver.load(path)? {
         return Ok(Some((path.to_string(), bytes)));
     }
-    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-    let Some(found) = resolver
-        .list(dir)?
-        .into_iter()
-        .find(|f| f.eq_ignore_ascii_case(name) && f != name)
-    else {
+    let Some(found) = other_case(resolver, path)? else {
         return Ok(None);
     };
-    let found = if dir.is_empty() {
-        found
-    } else {
-        format!("{dir}/{found}")
-    };
     Ok(resolver.load(&found)?.map(|bytes| (found, bytes)))
+}
+
+/// The first file of `path`'s folder (in [`list`](Resolver::list)'s order) whose name equals
+/// `path`'s name in any ASCII case but is not that name, as a path with the folder: the file
+/// the engines that look files up without case would open where `path` is missing
+/// (Windows' file system; Xash3D's own). `None` where there is none.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use skelmap_core::resolver::other_case;
+/// let files: HashMap<String, &[u8]> = HashMap::from([("models/HGRUNT.mdl".into(), &b"x"[..])]);
+/// assert_eq!(other_case(&files, "models/hgrunt.mdl")?.as_deref(), Some("models/HGRUNT.mdl"));
+/// assert_eq!(other_case(&files, "models/HGRUNT.mdl")?, None);
+/// # Ok::<(), skelmap_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`Resolver::list`].
+pub fn other_case<'data, R: Resolver<'data> + ?Sized>(
+    resolver: &R,
+    path: &str,
+) -> Result<Option<String>> {
+    let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let found = resolver
+        .list(dir)?
+        .into_iter()
+        .find(|f| f.eq_ignore_ascii_case(name) && f != name);
+    Ok(found.map(|found| {
+        if dir.is_empty() {
+            found
+        } else {
+            format!("{dir}/{found}")
+        }
+    }))
 }
 
 /// `path` without the extension of its last component.
