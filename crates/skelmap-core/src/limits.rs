@@ -29,7 +29,9 @@ pub struct Limits {
     /// 338–488 bones, past the 256 of dpmodel's `MAX_BONES`. Each bone is a record of the
     /// file, so its bytes pay for it.
     pub max_bones: u32,
-    /// Maximum meshes in a model. Default 256 (dpmodel `MAX_SHADERS`).
+    /// Maximum meshes in a model. Default 65 536: each mesh is a record the file must hold,
+    /// so its bytes pay for it. dpmodel's `MAX_SHADERS` (256) bounds one tool, not the
+    /// formats: a glTF scene of 501 meshes (`many-cubes.gltf`) converts to an IQM of 501.
     pub max_meshes: u32,
     /// Maximum animation frames. Default 65 536 (dpmodel `MAX_FRAMES`, Qfusion's cap).
     pub max_frames: u32,
@@ -55,7 +57,7 @@ impl Limits {
     /// The default limits (see each field).
     pub const DEFAULT: Limits = Limits {
         max_bones: 65_535,
-        max_meshes: 256,
+        max_meshes: 65_536,
         max_frames: 65_536,
         max_vertices_per_mesh: 1 << 22,
         max_triangles_per_mesh: 1 << 22,

@@ -45,3 +45,39 @@ pub fn drive(model: &Model<'_>) {
         }
     }
 }
+
+/// `asset` written as `format` ([`skelmap_core::model::write`]), opened again as saved (the
+/// main file as `out.<extension>`, the others in their places), and every frame compared
+/// with the asset as an engine draws both: the error and what the writer said it lost.
+///
+/// # Panics
+///
+/// When the format refuses the asset or what it wrote does not open.
+pub fn written_error(
+    asset: &asset::Asset,
+    format: Format,
+) -> (skelmap_core::model::convert::SkinningError, Vec<String>) {
+    use skelmap_core::model::convert::{self, Posed};
+    let written = skelmap_core::model::write(format, asset, &WriteOptions::default())
+        .unwrap_or_else(|e| panic!("{format}: {e}"));
+    let extension = format.extensions().first().copied().unwrap_or("bin");
+    let main = std::path::PathBuf::from(format!("out.{extension}"));
+    let files: std::collections::HashMap<String, Vec<u8>> = (written.files.iter())
+        .map(|f| {
+            let path = f.place.clone().path(&main);
+            (path.to_string_lossy().into_owned(), f.bytes.clone())
+        })
+        .collect();
+    let model = Model::resolve(
+        &&files,
+        &main.to_string_lossy(),
+        &skelmap_core::Limits::DEFAULT,
+    )
+    .unwrap_or_else(|e| panic!("{format}: {e}"));
+    let error = convert::skinning_error(
+        Posed::Asset(asset),
+        Posed::Model(&model),
+        written.first_frame,
+    );
+    (error, written.notes)
+}

@@ -161,8 +161,10 @@ fn a_joint_scaled_to_nothing_used_to_be_written_as_nan_by_mdl7_and_sl() {
 
 /// The `write` fuzz target's second find (`fuzz/seeds/write/crash-write-unbound-vertex.mdr`):
 /// a vertex bound to no joint (`asset::UNBOUND`, as a glTF's vertex of zero weights is)
-/// became a ZYM vertex and a PSK weight of bone 65535, which neither reader opens. Now both
-/// bind it to bone 0 and say so; every format writes the asset or refuses it in words.
+/// became a ZYM vertex and a PSK weight of bone 65535, which neither reader opens. Then both
+/// bound it to bone 0, which moves it; now every format whose vertices each follow a bone
+/// binds it to a joint added at the origin (`Asset::with_still_joint`), says so, and draws
+/// it where it was in every frame.
 #[test]
 fn a_vertex_bound_to_no_joint_used_to_name_bone_65535() {
     let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
@@ -179,21 +181,61 @@ fn a_vertex_bound_to_no_joint_used_to_name_bone_65535() {
     }
     mesh.influences = influences;
     assert!(every_format(&asset).is_empty());
-    for (format, note) in [
-        (
-            Format::Zym,
-            "1 vertices bound to no joint follow bone 0 ('root')",
-        ),
-        (
-            Format::Psk,
-            "1 vertices bound to no joint are weighted wholly to bone 0 ('root')",
-        ),
+    let note = "1 vertices bound to no joint are weighted to the joint \"origin\", added at the \
+                origin and never animated, so that they stay where they are";
+    for format in [
+        Format::Zym,
+        Format::Psk,
+        Format::Iqm,
+        Format::Dpm,
+        Format::Mdr,
     ] {
-        let written = skelmap::model::write(format, &asset, &WriteOptions::default()).unwrap();
+        let (error, notes) = skelmap_testkit::write::written_error(&asset, format);
+        assert!(notes.iter().any(|n| n == note), "{format}: {notes:?}");
+        // ZYM keeps one bone a vertex, and says so.
         assert!(
-            written.notes.iter().any(|n| n == note),
-            "{format}: {:?}",
-            written.notes
+            format == Format::Zym || error.max < 1e-3,
+            "{format}: {error}"
+        );
+    }
+}
+
+/// A glTF of points or lines alone (Khronos' `Mesh_PrimitiveMode_00.gltf`) imports as an
+/// asset of nothing, which IQM wrote as an empty file with no word. Nothing is refused.
+#[test]
+fn an_asset_of_nothing_is_refused() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut asset = asset_of(&bytes);
+    asset.meshes.clear();
+    asset.skeleton = None;
+    asset.clips.clear();
+    for format in writable() {
+        match skelmap::model::write(format, &asset, &WriteOptions::bake(true)) {
+            Err(WriteError::Fit(e)) => {
+                assert_eq!(
+                    e.what, "an empty model (no vertex, joint, tag or animation)",
+                    "{format}"
+                )
+            }
+            other => panic!("{format}: {:?}", other.map(|w| w.files.len())),
+        }
+    }
+}
+
+/// Khronos' `many-cubes.gltf`: 501 meshes. IQM, DPM and MD5 wrote them and then refused to
+/// read them back ("over the limit of 256"): a default limit a real file exceeds is a bug.
+#[test]
+fn a_model_of_five_hundred_meshes_is_written_and_read() {
+    let bytes = skelmap::synth::tube(&Default::default()).write().unwrap();
+    let mut asset = asset_of(&bytes);
+    let mesh = asset.meshes[0].clone();
+    asset.meshes = vec![mesh; 501];
+    for format in [Format::Iqm, Format::Dpm, Format::Md5] {
+        let (error, _) = skelmap_testkit::write::written_error(&asset, format);
+        assert_eq!(
+            error.vertices,
+            501 * asset.meshes[0].positions.len(),
+            "{format}"
         );
     }
 }

@@ -394,6 +394,28 @@ impl Asset {
         Ok(())
     }
 
+    /// Refuses an asset with nothing to write in `format`: no vertex, joint, tag or clip (a
+    /// glTF of points and lines alone, which the importer skips, or of no node).
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] naming the empty asset.
+    pub fn refuse_empty(&self, format: &'static str) -> Result<(), FitError> {
+        let empty = self.num_vertices() == 0
+            && self.skeleton.as_ref().is_none_or(|s| s.joints.is_empty())
+            && self.tags.is_empty()
+            && self.clips.is_empty();
+        if !empty {
+            return Ok(());
+        }
+        Err(FitError::new(
+            format,
+            "an empty model (no vertex, joint, tag or animation)",
+            "a model holds something to draw or to animate",
+            "check the input: of a glTF, only the triangles of its scene's nodes are read",
+        ))
+    }
+
     /// The asset without its meshes that draw nothing (no vertex or no triangle), for a
     /// format whose meshes each need both, and a note of how many were left out (`None` for
     /// none).
@@ -423,6 +445,100 @@ impl Asset {
         kept.meshes.retain(draws);
         let note = format!("{empty} meshes without vertices or triangles are left out");
         Ok((Cow::Owned(kept), Some(note)))
+    }
+
+    /// The asset with every vertex of a skinned asset bound to a joint, for a format whose
+    /// vertices each follow a bone: where the asset has joints and a vertex is bound to none
+    /// (a mesh without influences, as a glTF's static mesh beside a skinned one; a vertex
+    /// without any; a share on [`UNBOUND`]), that share goes to a joint added after the
+    /// others at the origin, which every frame keeps there, so that the vertex stays where
+    /// it is, as [`Mesh::skin`] keeps it. With the note that says so; the asset itself where
+    /// no vertex is loose, where it has no joints (a writer's root holds every vertex), or
+    /// where no joint index is left.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let mut asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
+    /// // A mesh that follows no joint (as a glTF's static mesh does).
+    /// asset.meshes[0].influences = Default::default();
+    /// let vertices = asset.meshes[0].positions.len();
+    /// let (still, note) = asset.with_still_joint();
+    /// assert_eq!(still.skeleton.as_ref().unwrap().joints[joints].name, "origin");
+    /// assert_eq!(still.meshes[0].influences.of(0), [(joints as u16, 1.0)]);
+    /// assert!(note.unwrap().starts_with(&format!("{vertices} vertices bound to no joint")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_still_joint(&self) -> (Cow<'_, Asset>, Option<String>) {
+        let Some(skeleton) = self.skeleton.as_ref().filter(|s| !s.joints.is_empty()) else {
+            return (Cow::Borrowed(self), None);
+        };
+        let loose = |m: &Mesh, v: usize| {
+            let shares = m.influences.of(v);
+            shares.is_empty() || shares.iter().any(|&(j, _)| j == UNBOUND)
+        };
+        let count: usize = (self.meshes.iter())
+            .map(|m| (0..m.positions.len()).filter(|&v| loose(m, v)).count())
+            .sum();
+        let index = skeleton.joints.len();
+        let Some(still) = u16::try_from(index)
+            .ok()
+            .filter(|&j| count > 0 && j != UNBOUND)
+        else {
+            return (Cow::Borrowed(self), None);
+        };
+        let taken: HashSet<&str> = skeleton.joints.iter().map(|j| j.name.as_str()).collect();
+        let name = core::iter::once("origin".to_string())
+            .chain((2..=index + 2).map(|k| format!("origin_{k}")))
+            .find(|n| !taken.contains(n.as_str()))
+            .unwrap_or_default();
+        let mut out = self.clone();
+        if let Some(s) = out.skeleton.as_mut() {
+            s.joints.push(Joint {
+                name: name.clone(),
+                parent: None,
+                rotation: Quat::IDENTITY,
+                translation: Vec3::ZERO,
+                scale: Vec3::ONE,
+                world: Affine3A::IDENTITY,
+            });
+        }
+        for clip in &mut out.clips {
+            if let ClipKeys::Joints(frames) = &mut clip.keys {
+                for keys in frames.iter_mut().filter(|k| k.len() == index) {
+                    keys.push(JointKey {
+                        rotation: Quat::IDENTITY,
+                        translation: Vec3::ZERO,
+                        scale: Vec3::ONE,
+                    });
+                }
+            }
+        }
+        for mesh in &mut out.meshes {
+            let vertices = mesh.positions.len();
+            if !(0..vertices).any(|v| loose(mesh, v)) {
+                continue;
+            }
+            let mut influences = super::Influences::default();
+            for v in 0..vertices {
+                let shares = mesh.influences.of(v);
+                let moved: Vec<(u16, f32)> = if shares.is_empty() {
+                    vec![(still, 1.0)]
+                } else {
+                    let to_still = |j| if j == UNBOUND { still } else { j };
+                    shares.iter().map(|&(j, w)| (to_still(j), w)).collect()
+                };
+                influences.push_exact(&moved);
+            }
+            mesh.influences = influences;
+        }
+        let note = format!(
+            "{count} vertices bound to no joint are weighted to the joint {name:?}, added at \
+             the origin and never animated, so that they stay where they are"
+        );
+        (Cow::Owned(out), Some(note))
     }
 
     /// The skeleton, or for an asset without joints one root at the origin (where DPM and
@@ -740,6 +856,48 @@ impl Skeleton {
         (self.joints.iter())
             .filter(|j| !j.scale.abs_diff_eq(Vec3::ONE, 1e-6))
             .count()
+    }
+
+    /// The inverse bind transforms a format whose bones do not scale (DPM, SKM: its name is
+    /// `format`) weighs its vertices with, and a note of how many joints scale in the bind
+    /// pose (`None` for none). Where none does, the inverses of the joints' bind transforms.
+    /// Else the inverses of the transforms the bind keys give without their scale: the
+    /// bones' bind pose as such a format stores it, so the bind pose comes back exactly (a
+    /// glTF's joints under a node that scales by 100, as assimp's `quad_skin.glb`), and so
+    /// does every frame that scales as the bind pose does, uniformly.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, asset, synth};
+    /// let bytes = synth::tube(&Default::default()).write()?;
+    /// let asset = Model::from_bytes(&bytes)?.to_asset(&asset::Options::default())?;
+    /// let skeleton = asset.skeleton.as_ref().unwrap();
+    /// let (inverse, note) = skeleton.unscaled_inverse_binds("DPM");
+    /// assert_eq!((inverse.len(), note), (skeleton.joints.len(), None));
+    /// assert_eq!(inverse[1], skeleton.joints[1].world.inverse());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn unscaled_inverse_binds(&self, format: &str) -> (Vec<Affine3A>, Option<String>) {
+        let scaled = self.scaled_joints();
+        let worlds = if scaled == 0 {
+            self.joints.iter().map(|j| j.world).collect()
+        } else {
+            let keys: Vec<JointKey> = (self.bind_keys().into_iter())
+                .map(|k| JointKey {
+                    scale: Vec3::ONE,
+                    ..k
+                })
+                .collect();
+            self.world(&keys)
+        };
+        let note = (scaled > 0).then(|| {
+            format!(
+                "{scaled} joints scale in the bind pose; {format} bones do not scale, so the \
+                 vertices are weighted in the unscaled bones' space: the bind pose is kept, a \
+                 frame that scales otherwise is not"
+            )
+        });
+        (worlds.iter().map(Affine3A::inverse).collect(), note)
     }
 
     /// Each joint's pose as its stored bind keys.

@@ -10,7 +10,7 @@ use zerocopy::IntoBytes;
 use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 
 use super::raw::{self, BonePose, DPM_MAGIC, DPM_TYPE_SKELETAL, Header};
-use glam::Affine3A;
+use glam::Vec3;
 
 use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
 use crate::error::{Error, Result};
@@ -387,8 +387,12 @@ impl Builder {
     /// text made from [`Asset::clips`] carries them.
     ///
     /// A DPM has at least one bone and one frame: an asset without a skeleton gets a root
-    /// that holds every vertex, one without clips the bind pose as its frame. A vertex
-    /// without influences is bound to bone 0.
+    /// that holds every vertex, one without clips the bind pose as its frame. A vertex bound
+    /// to no joint of a skinned asset is bound to a joint added for it
+    /// ([`Asset::with_still_joint`]). Bones do not scale: a bind pose that scales is kept by
+    /// weighting the vertices in the unscaled bones' space
+    /// ([`Skeleton::unscaled_inverse_binds`](crate::asset::Skeleton::unscaled_inverse_binds)),
+    /// and the frames are stored without scale.
     ///
     /// ```
     /// use skelmap_core::{Model, asset, dpm, synth};
@@ -406,6 +410,8 @@ impl Builder {
     /// animation (morph clips), which DPM cannot hold.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         let (asset, dropped) = asset.drawable("DPM")?;
         asset.refuse_vertex_animation("DPM")?;
         let skeleton = asset.skeleton_or_root();
@@ -417,8 +423,10 @@ impl Builder {
         )?;
         let shaders = asset.shader_names("DPM", MAX_NAME)?;
         let mut losses = Vec::new();
+        losses.extend(still);
         losses.extend(dropped);
-        let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
+        let (inverse, unscaled) = skeleton.unscaled_inverse_binds("DPM");
+        losses.extend(unscaled);
         let mut b = Builder {
             bones: skeleton.bone_defs(),
             ..Builder::default()
@@ -442,17 +450,22 @@ impl Builder {
                  those frames differ (IQM keeps scale)"
             ));
         }
+        // Stored without scale: a reader turns a scaled matrix into a rotation that is not
+        // the key's, where the unscaled bones the vertices are weighted in put them exactly.
+        let matrix = |k: &JointKey| {
+            JointKey {
+                scale: Vec3::ONE,
+                ..*k
+            }
+            .matrix3x4()
+        };
         b.frames = frames
             .iter()
             .zip(names)
-            .map(|(keys, name)| FrameDef::new(name, keys.iter().map(JointKey::matrix3x4).collect()))
+            .map(|(keys, name)| FrameDef::new(name, keys.iter().map(matrix).collect()))
             .collect();
         if b.frames.is_empty() {
-            let poses = skeleton
-                .bind_keys()
-                .iter()
-                .map(JointKey::matrix3x4)
-                .collect();
+            let poses = skeleton.bind_keys().iter().map(matrix).collect();
             b.frames.push(FrameDef::new("bind", poses));
         }
         Ok(Fitted { builder: b, losses })

@@ -766,6 +766,8 @@ impl Builder {
     /// vertices or meshes, or vertex animation.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         asset.refuse_vertex_animation(NAME)?;
         let (asset, points) = asset.split_bone_tags(false);
         let skeleton = asset.skeleton_or_root();
@@ -1012,6 +1014,7 @@ impl Builder {
         });
         let scaled_joints = skeleton.scaled_joints();
         let mut losses = lost.sentences(asset.num_vertices(), scaled_joints, asset.scaled_frames());
+        losses.extend(still);
         losses.extend(split);
         let max = super::ENGINE_MAX_ATTACHMENTS as usize;
         if b.attachments.len() > max {

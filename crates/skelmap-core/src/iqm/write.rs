@@ -598,8 +598,9 @@ impl Builder {
     /// clips as anims, bounds per frame. Each vertex keeps four influences, chosen by their
     /// error over the asset's frames ([`Influences::cut`](crate::asset::Influences::cut)),
     /// scaled to sum to 1 and rounded to 255ths by largest remainder so they total exactly
-    /// 255; the losses say how many vertices had more. A vertex without influences is bound
-    /// wholly to joint 0. An asset without a skeleton becomes a static IQM.
+    /// 255; the losses say how many vertices had more. A vertex bound to no joint is bound to
+    /// a joint added for it ([`Asset::with_still_joint`]). An asset without a skeleton
+    /// becomes a static IQM.
     ///
     /// ```
     /// use skelmap_core::{Model, asset, iqm, synth};
@@ -618,6 +619,8 @@ impl Builder {
     /// clips), which IQM cannot hold.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
         if joints > MAX_JOINTS {
             return Err(FitError::new(
@@ -630,6 +633,7 @@ impl Builder {
         asset.refuse_vertex_animation("IQM")?;
         let mut b = Builder::default();
         let mut losses = Vec::new();
+        losses.extend(still);
         let has_uvs = asset.meshes.iter().any(|m| m.uvs.is_some());
         let has_colors =
             asset.meshes.iter().all(|m| m.colors.is_some()) && !asset.meshes.is_empty();

@@ -594,6 +594,8 @@ impl Builder {
     /// vertex animation (morph clips), which an MDX cannot hold.
     pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         asset.refuse_vertex_animation("MDM")?;
         let (asset, bone_tags) = asset.split_bone_tags(true);
         let skeleton = asset.skeleton_or_root();
@@ -615,6 +617,7 @@ impl Builder {
         let clip_names = asset.clips.iter().map(|c| c.name.as_str());
         check_names("MDX", "clip", clip_names, MAX_NAME)?;
         let mut losses = Vec::new();
+        losses.extend(still);
 
         // Bones: one a joint, each parent as `Skeleton::world` takes it (one after its child
         // is a root); several roots hang from a bone added before them.

@@ -435,6 +435,8 @@ impl Builder {
     /// animation (morph clips), which MDR cannot hold.
     pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         asset.refuse_vertex_animation("MDR")?;
         let skeleton = asset.skeleton_or_root();
         let shaders: Vec<String> = asset
@@ -472,6 +474,7 @@ impl Builder {
             MAX_TAG_NAME,
         )?;
         let mut losses = Vec::new();
+        losses.extend(still);
         if joints > 1 {
             losses.push(format!(
                 "the hierarchy and names of {joints} joints are not kept: MDR stores each \

@@ -45,7 +45,8 @@ macro_rules! writers {
         /// # Errors
         ///
         /// [`WriteError::NotWritable`] for a format skelmap does not write
-        /// ([`Format::writable`]); [`WriteError::Fit`] for numbers out of range; the writer's
+        /// ([`Format::writable`]); [`WriteError::Fit`] for numbers out of range, or for an
+        /// asset of nothing (no vertex, joint, tag or clip); the writer's
         /// [`WriteError`]; [`WriteError::Unreadable`] when what it wrote does not open.
         pub fn write(
             format: Format,
@@ -56,6 +57,7 @@ macro_rules! writers {
                 return Err(WriteError::NotWritable(format));
             }
             asset.refuse_out_of_range(format.name())?;
+            asset.refuse_empty(format.name())?;
             let written = dispatch(format, asset, options)?;
             reopen(&written).map_err(|error| WriteError::Unreadable { format, error })?;
             Ok(written)

@@ -534,6 +534,8 @@ impl Builder {
     /// than 256 meshes (a face's material is a byte), or vertex animation.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         asset.refuse_vertex_animation("PSK")?;
         let skeleton = asset.skeleton_or_root();
         check_names(
@@ -558,6 +560,7 @@ impl Builder {
             ));
         }
         let mut losses = Vec::new();
+        losses.extend(still);
         // Bone 0 is a PSK's only root: several roots hang from a bone added before them, at
         // the origin in every frame, and every other bone moves up by one.
         let parent = |i: usize| skeleton.joints[i].parent.filter(|&p| p < i);

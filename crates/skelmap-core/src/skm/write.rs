@@ -12,7 +12,6 @@ use super::raw::{
     SKM_MAGIC, SKM_MAX_NAME, SKM_TYPE, SkmHeader, SkmMesh, SkpBone, SkpBonePose, SkpFrame,
     SkpHeader,
 };
-use glam::Affine3A;
 
 use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
 use crate::error::Result;
@@ -285,6 +284,8 @@ impl Builder {
     /// (morph clips), which SKM cannot hold.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         let (asset, dropped) = asset.drawable("SKM")?;
         asset.refuse_vertex_animation("SKM")?;
         let skeleton = asset.skeleton_or_root();
@@ -299,7 +300,7 @@ impl Builder {
             .map(|i| asset.mesh_name(i))
             .collect();
         check_names("SKM", "mesh", names.iter().map(String::as_str), MAX_NAME)?;
-        let inverse: Vec<Affine3A> = skeleton.joints.iter().map(|j| j.world.inverse()).collect();
+        let (inverse, unscaled) = skeleton.unscaled_inverse_binds("SKM");
         let meshes = asset
             .meshes
             .iter()
@@ -323,6 +324,8 @@ impl Builder {
         let pose = |k: &JointKey| (k.rotation.to_array(), k.translation.to_array());
         let frames = asset.joint_frames().unwrap_or_default();
         let mut losses = Vec::new();
+        losses.extend(still);
+        losses.extend(unscaled);
         losses.extend(dropped);
         let scaled = asset.scaled_frames();
         if scaled > 0 {

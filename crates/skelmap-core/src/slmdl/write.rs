@@ -190,6 +190,8 @@ impl Builder {
     /// [`FitError`] for more than [`MAX_BONES`] joints, or for vertex animation.
     pub fn from_asset(asset: &Asset) -> Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         asset.refuse_vertex_animation("SL")?;
         let joints = asset.skeleton.as_ref().map_or(0, |s| s.joints.len());
         if joints > MAX_BONES {
@@ -201,6 +203,7 @@ impl Builder {
             ));
         }
         let mut losses = Vec::new();
+        losses.extend(still);
         let frames = SkinFrames::of_asset(&asset);
         let mut cuts = Cut::default();
         let mut corners = Vec::with_capacity(3 * asset.num_triangles());

@@ -311,6 +311,8 @@ impl Builder {
     /// vertex animation.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex bound to no joint stays put on a joint added for it.
+        let (asset, still) = asset.with_still_joint();
         let (asset, dropped) = asset.drawable("ZYM")?;
         asset.refuse_vertex_animation("ZYM")?;
         let skeleton = asset.skeleton_or_root();
@@ -404,6 +406,7 @@ impl Builder {
             b.radius = (far(0).powi(2) + far(1).powi(2) + far(2).powi(2)).sqrt();
         }
         let mut losses = Vec::new();
+        losses.extend(still);
         losses.extend(dropped);
         if cut > 0 {
             losses.push(format!(
