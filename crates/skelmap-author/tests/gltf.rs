@@ -919,3 +919,263 @@ fn a_mask_materials_cutoff_survives_export_and_import() {
         "{err}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// What a sweep of real glTF files showed
+
+/// A skinned triangle on joint `arm` under joint `root` (scaled by `scale`), `arm` at `rest`
+/// units up in the nodes and bound `bind` units up by its inverse bind matrix, turned a
+/// quarter about Z over one second; with `static_mesh`, a second triangle on a node of no
+/// joint, 5 units along X, which no animation moves.
+fn skinned_gltf(scale: f32, rest: f32, bind: f32, static_mesh: bool) -> Vec<u8> {
+    let s = scale;
+    let mut bytes = floats(&[
+        0.0,
+        s * bind,
+        0.0,
+        s,
+        s * bind,
+        0.0,
+        0.0,
+        s * (bind + 1.0),
+        0.0,
+    ]);
+    for i in [0u16, 1, 2] {
+        bytes.extend(i.to_le_bytes());
+    }
+    bytes.extend([0, 0]); // 44: joints, each vertex on joint 1 (`arm`)
+    bytes.extend([1u8, 0, 0, 0].repeat(3)); // 56: weights
+    bytes.extend(floats(&[1.0, 0.0, 0.0, 0.0].repeat(3))); // 104: inverse bind matrices
+    let r = 1.0 / s;
+    #[rustfmt::skip]
+    bytes.extend(floats(&[
+        r, 0.0, 0.0, 0.0, 0.0, r, 0.0, 0.0, 0.0, 0.0, r, 0.0, 0.0, 0.0, 0.0, 1.0,
+        r, 0.0, 0.0, 0.0, 0.0, r, 0.0, 0.0, 0.0, 0.0, r, 0.0, 0.0, -bind, 0.0, 1.0,
+    ]));
+    bytes.extend(floats(&[0.0, 1.0])); // 232: key times
+    let h = std::f32::consts::FRAC_1_SQRT_2;
+    bytes.extend(floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, h, h])); // 240: rotations
+    let (extra_mesh, extra_node) = if static_mesh {
+        (
+            r#",{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}"#,
+            r#",{"mesh":1,"translation":[5,0,0]}"#,
+        )
+    } else {
+        ("", "")
+    };
+    let rest_json = format!(
+        r#""bufferViews":[{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":6}},
+      {{"buffer":0,"byteOffset":44,"byteLength":12}},{{"buffer":0,"byteOffset":56,"byteLength":48}},
+      {{"buffer":0,"byteOffset":104,"byteLength":128}},{{"buffer":0,"byteOffset":232,"byteLength":8}},
+      {{"buffer":0,"byteOffset":240,"byteLength":32}}],
+  "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}},
+               {{"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"}},
+               {{"bufferView":2,"componentType":5121,"count":3,"type":"VEC4"}},
+               {{"bufferView":3,"componentType":5126,"count":3,"type":"VEC4"}},
+               {{"bufferView":4,"componentType":5126,"count":2,"type":"MAT4"}},
+               {{"bufferView":5,"componentType":5126,"count":2,"type":"SCALAR"}},
+               {{"bufferView":6,"componentType":5126,"count":2,"type":"VEC4"}}],
+  "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"JOINTS_0":2,"WEIGHTS_0":3}},"indices":1}}]}}{extra_mesh}],
+  "nodes":[{{"mesh":0,"skin":0}},{{"name":"root","scale":[{s},{s},{s}],"children":[2]}},
+           {{"name":"arm","translation":[0,{rest},0]}}{extra_node}],
+  "skins":[{{"joints":[1,2],"inverseBindMatrices":4}}],
+  "animations":[{{"channels":[{{"sampler":0,"target":{{"node":2,"path":"rotation"}}}}],
+                  "samplers":[{{"input":5,"output":6}}]}}],
+  "scenes":[{{"nodes":[0,1{static_node}]}}]"#,
+        static_node = if static_mesh { ",3" } else { "" },
+    );
+    with_buffer(&bytes, &rest_json)
+}
+
+/// Blender-IO's `03_skinned_cylinder.gltf` and gdx-gltf's `pbrTest.gltf` bind joints where
+/// their nodes' rest pose does not put them. IQM, PSK and SL derive a joint's inverse bind
+/// matrix from its stored bind pose, which was the rest pose: their frames were off by up to
+/// 0.19 of the size. The joints' keys are now the bind pose's.
+#[test]
+fn a_skin_bound_apart_from_the_rest_pose_keeps_its_frames_in_every_format() {
+    let asset = import(&skinned_gltf(1.0, 1.0, 2.0, false)).unwrap();
+    let skeleton = asset.skeleton.as_ref().unwrap();
+    let arm = &skeleton.joints[1];
+    assert_eq!(arm.name, "arm");
+    assert_eq!(arm.translation, Vec3::new(0.0, 2.0, 0.0));
+    assert_eq!(arm.world.translation, Vec3::new(0.0, 2.0, 0.0).into());
+    // The clip keeps the nodes' rest pose: one unit up, one below the bind.
+    let ClipKeys::Joints(frames) = &asset.clips[0].keys else {
+        panic!("joint keys");
+    };
+    assert_eq!(frames[0][1].translation, Vec3::new(0.0, 1.0, 0.0));
+    for format in [
+        skelmap_core::Format::Iqm,
+        skelmap_core::Format::Psk,
+        skelmap_core::Format::SlMdl,
+        skelmap_core::Format::Ms3d,
+        skelmap_core::Format::Dpm,
+        skelmap_core::Format::Md5,
+    ] {
+        let (error, notes) = skelmap_testkit::write::written_error(&asset, format);
+        assert!(error.frames >= 2, "{format}: {error}");
+        assert!(error.max < 1e-5, "{format}: {error}; {notes:?}");
+    }
+    // Where the rest pose is the bind pose, the joint keeps the rest pose's numbers.
+    let same = import(&skinned_gltf(1.0, 2.0, 2.0, false)).unwrap();
+    assert_eq!(
+        same.skeleton.unwrap().joints[1].translation,
+        Vec3::new(0.0, 2.0, 0.0)
+    );
+}
+
+/// ozz-animation's copy of Khronos' `BoxAnimated`: a static mesh beside the animated ones.
+/// IQM, DPM and PSK bound its vertices to joint 0, which the animation moves (1.45 of the
+/// size off); the formats whose vertices each follow a bone now bind them to a joint added
+/// for them that stays at the origin, and say so.
+#[test]
+fn a_static_mesh_beside_a_skinned_one_stays_put_in_every_format() {
+    let asset = import(&skinned_gltf(1.0, 2.0, 2.0, true)).unwrap();
+    assert!(asset.meshes[1].influences.is_empty());
+    let note = "3 vertices bound to no joint are weighted to the joint \"origin\", added at \
+                the origin and never animated, so that they stay where they are";
+    use skelmap_core::Format::*;
+    // Every format with joints (the others store vertex frames).
+    for format in [
+        Dpm, Skm, Ms3d, Mdl7, SlMdl, Iqm, Mdr, Md5, Zym, Hl1, Mdm, Psk,
+    ] {
+        let (error, notes) = skelmap_testkit::write::written_error(&asset, format);
+        assert!(error.max < 1e-5, "{format}: {error}; {notes:?}");
+        // MS3D and MDL7 vertices may follow no bone.
+        let unbound_ok = matches!(format, Ms3d | Mdl7);
+        assert!(
+            unbound_ok || notes.iter().any(|n| n == note),
+            "{format}: {notes:?}"
+        );
+    }
+}
+
+/// assimp's `quad_skin.glb`: joints under a node that scales by 100. DPM and SKM bones do not
+/// scale, and their vertices were weighted in the scaled bones' space: the bind pose came
+/// back 0.495 of the size off, with no note. They are now weighted in the unscaled bones'
+/// space, and the note says the scale is not kept.
+#[test]
+fn a_skeleton_scaled_in_its_bind_pose_is_written_in_place_by_formats_without_scale() {
+    let mut asset = import(&skinned_gltf(100.0, 1.0, 1.0, false)).unwrap();
+    // The bind pose alone: its frames scale as it does.
+    asset.clips.clear();
+    for (format, name) in [
+        (skelmap_core::Format::Dpm, "DPM"),
+        (skelmap_core::Format::Skm, "SKM"),
+    ] {
+        let (error, notes) = skelmap_testkit::write::written_error(&asset, format);
+        assert!(error.max < 1e-5, "{format}: {error}");
+        let note = format!(
+            "1 joints scale in the bind pose; {name} bones do not scale, so the vertices are \
+             weighted in the unscaled bones' space: the bind pose is kept, a frame that \
+             scales otherwise is not"
+        );
+        assert!(notes.contains(&note), "{format}: {notes:?}");
+    }
+}
+
+/// What the specification allows and the `gltf` crate's types refuse, each from a real or
+/// a validator's test file: `integer_written_as_float.gltf`, `extras_non_object.gltf`,
+/// `00_empty_scene.gltf` (Blender-IO), `24_animation_pointer.gltf` (Blender-IO, channels
+/// naming their targets by `KHR_animation_pointer`). Each file was refused whole.
+#[test]
+fn what_the_specification_allows_and_the_gltf_types_refuse_is_read() {
+    let bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    let read = |rest: &str| import(&with_buffer(&bytes, rest));
+    let float_count = TRIANGLE.replacen(
+        r#""count":3,"type":"VEC3""#,
+        r#""count":3.0,"type":"VEC3""#,
+        1,
+    );
+    assert_eq!(read(&float_count).unwrap().num_vertices(), 3);
+    let extras = format!(r#"{TRIANGLE}, "extras": 42"#);
+    assert_eq!(read(&extras).unwrap().num_vertices(), 3);
+    let empty_scene = format!(r#"{TRIANGLE}, "scenes":[{{}}], "scene":0"#);
+    assert_eq!(read(&empty_scene).unwrap().meshes.len(), 0);
+    // A channel naming its target by `KHR_animation_pointer`: a node's translation is read
+    // as that node's channel, a material's colour left out.
+    let mut keyed = bytes.clone();
+    keyed.extend(floats(&[0.0, 1.0])); // 44: times
+    keyed.extend(floats(&[0.0, 0.0, 0.0, 0.0, 0.0, 2.0])); // 52: translations
+    let pointer = r#""bufferViews":[{"buffer":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6},
+      {"buffer":0,"byteOffset":44,"byteLength":8},{"buffer":0,"byteOffset":52,"byteLength":24}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"},
+               {"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"},
+               {"bufferView":2,"componentType":5126,"count":2,"type":"SCALAR"},
+               {"bufferView":3,"componentType":5126,"count":2,"type":"VEC3"}],
+  "meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}],
+  "nodes":[{"mesh":0}],
+  "animations":[{"channels":[
+      {"sampler":0,"target":{"path":"pointer",
+       "extensions":{"KHR_animation_pointer":{"pointer":"/nodes/0/translation"}}}},
+      {"sampler":0,"target":{"path":"pointer",
+       "extensions":{"KHR_animation_pointer":{"pointer":"/materials/0/emissiveFactor"}}}}],
+    "samplers":[{"input":2,"output":3}]}]"#;
+    let asset = import(&with_buffer(&keyed, pointer)).unwrap();
+    assert_eq!((asset.num_vertices(), asset.clips.len()), (3, 1));
+    assert_eq!(asset.skeleton.as_ref().map(|s| s.joints.len()), Some(1));
+    // A document that is not an object is named so.
+    let err = import(b"[1, 2]").unwrap_err();
+    assert!(
+        matches!(&err, Error::Json(text) if text.contains("not a JSON object")),
+        "{err}"
+    );
+    // What stays wrong is refused with the first reading's words.
+    let wrong = TRIANGLE.replacen(
+        r#""count":3,"type":"VEC3""#,
+        r#""count":3.5,"type":"VEC3""#,
+        1,
+    );
+    let err = read(&wrong).unwrap_err();
+    assert!(
+        matches!(&err, Error::Json(text) if text.contains("3.5")),
+        "{err}"
+    );
+}
+
+/// The validator's `texture_no_source.gltf`: `source` is optional (an extension may name the
+/// image). It was refused as "image 4294967295 does not exist".
+#[test]
+fn a_texture_without_source_leaves_its_material_the_colour() {
+    let bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    let rest = TRIANGLE.replacen(
+        r#"{"attributes":{"POSITION":0},"indices":1}"#,
+        r#"{"attributes":{"POSITION":0},"indices":1,"material":0}"#,
+        1,
+    ) + r#", "materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0},
+               "baseColorFactor":[1,0.5,0.25,1]}}], "textures":[{}]"#;
+    let asset = import(&with_buffer(&bytes, &rest)).unwrap();
+    let m = &asset.materials[0];
+    assert_eq!((m.image, m.external.as_deref()), (None, None));
+    assert_eq!(m.base_color, [1.0, 0.5, 0.25, 1.0]);
+}
+
+/// Khronos' `TextureTransformTest.gltf`: a base colour texture's `KHR_texture_transform` was
+/// accepted and dropped. It now moves the coordinates as the extension's matrices do
+/// (translation · rotation · scale).
+#[test]
+fn a_base_colour_textures_transform_moves_the_texture_coordinates() {
+    let mut bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    bytes.extend(floats(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0])); // 44: TEXCOORD_0
+    // The texture names no image: the transform is the material's all the same.
+    let rest = r#""bufferViews":[{"buffer":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6},
+      {"buffer":0,"byteOffset":44,"byteLength":24}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"},
+               {"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"},
+               {"bufferView":2,"componentType":5126,"count":3,"type":"VEC2"}],
+  "textures":[{}],
+  "materials":[{"pbrMetallicRoughness":{"baseColorTexture":{"index":0,"extensions":
+      {"KHR_texture_transform":{"offset":[0.5,0],"rotation":1.5707964,"scale":[2,1]}}}}}],
+  "meshes":[{"primitives":[{"attributes":{"POSITION":0,"TEXCOORD_0":2},"indices":1,"material":0}]}],
+  "nodes":[{"mesh":0}]"#;
+    let asset = import(&with_buffer(&bytes, rest)).unwrap();
+    let uvs = asset.meshes[0].uvs.as_ref().unwrap();
+    // (u, v) ↦ (2u·cos r − v·sin r + 0.5, 2u·sin r + v·cos r) at a quarter turn.
+    let expected = [[0.5, 0.0], [0.5, 2.0], [-0.5, 0.0]];
+    for (uv, e) in uvs.iter().zip(expected) {
+        assert!(
+            (uv[0] - e[0]).abs() < 1e-6 && (uv[1] - e[1]).abs() < 1e-6,
+            "{uvs:?}"
+        );
+    }
+}

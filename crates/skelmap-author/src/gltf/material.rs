@@ -65,40 +65,42 @@ pub(crate) fn materials(
                     )
                 })?;
                 let source = texture.source.value();
-                let slot = decoded.get(source).copied().ok_or_else(|| Error::Texture {
-                    index: t,
-                    field: "source",
-                    problem: format!(
-                        "image {source} does not exist ({} images)",
-                        doc.root.images.len()
-                    ),
-                })?;
-                match slot {
-                    Some(k) => Some(k),
-                    None => {
-                        let Some(image) = decode(doc, source, base)? else {
-                            external = doc.root.images.get(source).and_then(|i| i.uri.clone());
-                            materials.push(Material {
-                                name,
-                                base_color: factor.map(|c| c.clamp(0.0, 1.0)),
-                                image: None,
-                                external,
-                                texture: None,
-                                alpha_cutoff,
-                            });
-                            continue;
-                        };
-                        decoded_bytes += image.rgba.len() as u64;
-                        if decoded_bytes > MAX_IMAGE_BYTES {
-                            return Err(Error::Limit {
-                                what: "bytes of decoded images",
-                                found: decoded_bytes,
-                                limit: MAX_IMAGE_BYTES,
-                            });
-                        }
-                        images.push(image);
-                        decoded[source] = Some(images.len() - 1);
-                        Some(images.len() - 1)
+                // `source` is optional: a texture whose image only an extension names
+                // (`EXT_texture_webp`, `KHR_texture_basisu`) has none here (the `gltf`
+                // crate's mark), and the material keeps its colour alone.
+                if source == u32::MAX as usize {
+                    None
+                } else {
+                    let slot = decoded.get(source).copied().ok_or_else(|| Error::Texture {
+                        index: t,
+                        field: "source",
+                        problem: format!(
+                            "image {source} does not exist ({} images)",
+                            doc.root.images.len()
+                        ),
+                    })?;
+                    match slot {
+                        Some(k) => Some(k),
+                        None => match decode(doc, source, base)? {
+                            // Not there: the material keeps its URI.
+                            None => {
+                                external = doc.root.images.get(source).and_then(|i| i.uri.clone());
+                                None
+                            }
+                            Some(image) => {
+                                decoded_bytes += image.rgba.len() as u64;
+                                if decoded_bytes > MAX_IMAGE_BYTES {
+                                    return Err(Error::Limit {
+                                        what: "bytes of decoded images",
+                                        found: decoded_bytes,
+                                        limit: MAX_IMAGE_BYTES,
+                                    });
+                                }
+                                images.push(image);
+                                decoded[source] = Some(images.len() - 1);
+                                Some(images.len() - 1)
+                            }
+                        },
                     }
                 }
             }
@@ -167,4 +169,42 @@ fn decode(doc: &Doc<'_>, index: usize, base: Option<&Path>) -> Result<Option<Ima
             };
             error(field, problem)
         })
+}
+
+/// The base colour texture's `KHR_texture_transform` of material `m`, as the rows of the 2×3
+/// matrix that takes a `TEXCOORD_0` coordinate to the one its texture is sampled at
+/// (translation · rotation · scale, in the extension's order and with its matrices); `None`
+/// without one, or where the texture reads another
+/// coordinate set than `TEXCOORD_0`, which the importer does not read.
+///
+/// # Errors
+///
+/// [`Error::Material`] when the transform is not finite.
+pub(crate) fn uv_transform(doc: &Doc<'_>, m: usize) -> Result<Option<[[f32; 3]; 2]>> {
+    let Some(info) = (doc.root.materials.get(m))
+        .and_then(|m| m.pbr_metallic_roughness.base_color_texture.as_ref())
+    else {
+        return Ok(None);
+    };
+    let Some(t) = info
+        .extensions
+        .as_ref()
+        .and_then(|e| e.texture_transform.as_ref())
+    else {
+        return Ok(None);
+    };
+    if t.tex_coord.unwrap_or(info.tex_coord) != 0 {
+        return Ok(None);
+    }
+    let ([ox, oy], r, [sx, sy]) = (t.offset.0, t.rotation.0, t.scale.0);
+    if ![ox, oy, r, sx, sy].iter().all(|v| v.is_finite()) {
+        return Err(Error::Material {
+            index: m,
+            field: "pbrMetallicRoughness.baseColorTexture.extensions.KHR_texture_transform",
+            problem: "not finite".into(),
+        });
+    }
+    let (sin, cos) = r.sin_cos();
+    // The extension's rotation matrix, whose columns are `(cos, sin)` and `(−sin, cos)`.
+    Ok(Some([[cos * sx, -sin * sy, ox], [sin * sx, cos * sy, oy]]))
 }

@@ -175,7 +175,17 @@ pub(crate) fn read(
                 .floats(a, "TEXCOORD_0", &[Type::Vec2], Norm::Flag, Finite::Replace)?
                 .arrays::<2>();
             at.same_count("TEXCOORD_0", v.len())?;
-            Some(v)
+            let transform = parts
+                .material
+                .map(|m| super::material::uv_transform(doc, m));
+            match transform.transpose()?.flatten() {
+                Some([[a, b, c], [d, e, f]]) => Some(
+                    v.iter()
+                        .map(|&[s, t]| [a * s + b * t + c, d * s + e * t + f])
+                        .collect(),
+                ),
+                None => Some(v),
+            }
         }
         None => None,
     };

@@ -64,7 +64,12 @@
 //!   vertices are multiplied by `A` too, so posing the asset with its keys reproduces the
 //!   glTF skinning exactly. A joint in no skin is bound at its parent's bind times its rest
 //!   pose. When skins disagree on a joint's inverse bind matrix, the first skin's is kept.
-//!   The joints' parent-relative rotation, translation and scale are the nodes' rest pose.
+//!   The joints' parent-relative rotation, translation and scale are the nodes' rest pose
+//!   where it puts each joint at its bind transform (within 1e-4, relative), else the bind
+//!   transform relative to the parent's: a skin's inverse bind matrices need not match the
+//!   rest pose, and the joints' keys are the bind pose's
+//!   ([`Joint`](skelmap_core::asset::Joint)). Joints a clip does not animate keep the rest
+//!   pose in its frames either way.
 //! - **Animations.** Each animation becomes a clip of joint keys sampled every `1 / fps`
 //!   seconds from its earliest key to its latest (the last frame clamped to it), with
 //!   `LINEAR` (spherical for rotations), `STEP` and `CUBICSPLINE` interpolation; joints a
@@ -78,7 +83,16 @@
 //!   the animation a [`ClipKeys::Morph`] clip. An
 //!   animation of both joints and weights gives two clips of its name, joints first.
 //! - **Materials.** Each material's base colour factor and base colour texture (PNG, JPEG,
-//!   BMP or TGA, decoded to RGBA8 into [`Asset::images`]); other maps are ignored.
+//!   BMP or TGA, decoded to RGBA8 into [`Asset::images`]); other maps are ignored. A base
+//!   colour texture's `KHR_texture_transform` (offset, rotation, scale) is applied to the
+//!   `TEXCOORD_0` of the primitives that use the material, the only coordinates read. A
+//!   texture without `source` (its image named by an extension only) leaves the material
+//!   its colour.
+//! - **Leniency.** A document the `gltf` crate's types refuse is read again with what the
+//!   specification allows mended: integers written as `3.0`, `extras` that are not
+//!   objects, a scene without `nodes`, and animation channels without a target `node`
+//!   (`KHR_animation_pointer`): one whose pointer names a node's `translation`, `rotation`,
+//!   `scale` or `weights` animates that node, the others are left out.
 //!
 //! # Safety against bad files
 //!

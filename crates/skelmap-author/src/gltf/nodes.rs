@@ -52,6 +52,33 @@ pub(crate) fn decompose(m: &Affine3A) -> Trs {
     }
 }
 
+/// A joint's pose relative to its parent in the bind pose, as [`Joint`] holds it: its node's
+/// rest pose `rest` where that puts the joint at its bind transform `world` (its inverse bind
+/// matrix's inverse), else `world` relative to the parent's bind transform. A skin's inverse
+/// bind matrices need not match the nodes' rest pose (Blender-IO's
+/// `03_skinned_cylinder.gltf`); a format that stores the bind pose as parent-relative keys
+/// (IQM, PSK, SL) derives its inverse bind matrices from them, so the keys must be the bind
+/// pose's. A clip's joints that no channel drives keep their rest pose all the same.
+fn bind_local(rest: Trs, parent: Option<&Joint>, world: Affine3A) -> Trs {
+    let parent = parent.map_or(Affine3A::IDENTITY, |p| p.world);
+    let from_rest = parent * rest.affine();
+    // Rounding of the exporter's matrices, relative to the joint's distance from the origin.
+    let tolerance = BIND_TOLERANCE * (1.0 + Vec3::from(world.translation).length());
+    if from_rest.abs_diff_eq(world, tolerance) {
+        return rest;
+    }
+    let local = parent.inverse() * world;
+    if local.is_finite() {
+        decompose(&local)
+    } else {
+        rest
+    }
+}
+
+/// How far (relative) a joint's rest pose may put it from its bind transform and still be
+/// taken for it.
+const BIND_TOLERANCE: f32 = 1e-4;
+
 /// The nodes as a checked forest.
 pub(crate) struct Tree {
     pub parent: Vec<Option<usize>>,
@@ -379,6 +406,7 @@ pub(crate) fn rig(
                 problem: "the joint's bind transform overflows".into(),
             });
         }
+        let rest = bind_local(rest, parent.and_then(|p| joints.get(p)), w);
         joints.push(Joint {
             name: doc
                 .root

@@ -73,9 +73,129 @@ pub(crate) fn split_glb(data: &[u8]) -> Result<(&[u8], Option<&[u8]>)> {
 }
 
 /// The JSON document, parsed but not validated: this importer checks every index and range
-/// itself, so that each failure names its structure, index and field.
+/// itself, so that each failure names its structure, index and field. A document the `gltf`
+/// crate's types refuse is read again after [`lenient`] mends what the specification allows
+/// and they do not; the error is the first reading's where that does not help.
 pub(crate) fn parse_json(json: &[u8]) -> Result<Root> {
-    gltf::json::deserialize::from_slice::<Root>(json).map_err(|e| Error::Json(e.to_string()))
+    let first = match gltf::json::deserialize::from_slice::<Root>(json) {
+        Ok(root) => return Ok(root),
+        Err(e) => Error::Json(e.to_string()),
+    };
+    let Ok(mut value) = gltf::json::deserialize::from_slice::<gltf::json::Value>(json) else {
+        return Err(first);
+    };
+    if !value.is_object() {
+        return Err(Error::Json(
+            "the document is not a JSON object, as a glTF's is".into(),
+        ));
+    }
+    if !lenient(&mut value) {
+        return Err(first);
+    }
+    gltf::json::deserialize::from_value::<Root>(value).map_err(|_| first)
+}
+
+/// Gives a channel `target` without `node` the node and path its `KHR_animation_pointer`
+/// names (`/nodes/3/rotation`), where the pointer is to a node's transform or weights; says
+/// whether it did.
+fn node_of_pointer(target: &mut gltf::json::Value) -> bool {
+    use gltf::json::Value;
+    let Some(target) = target.as_object_mut().filter(|t| !t.contains_key("node")) else {
+        return false;
+    };
+    let pointer = (target.get("extensions"))
+        .and_then(|e| e.get("KHR_animation_pointer"))
+        .and_then(|p| p.get("pointer"))
+        .and_then(Value::as_str);
+    let Some(rest) = pointer.and_then(|p| p.strip_prefix("/nodes/")) else {
+        return false;
+    };
+    let Some((node, path)) = rest.split_once('/') else {
+        return false;
+    };
+    let (Ok(node), true) = (
+        node.parse::<u32>(),
+        matches!(path, "translation" | "rotation" | "scale" | "weights"),
+    ) else {
+        return false;
+    };
+    let path = path.to_string();
+    target.insert("node".into(), Value::from(node));
+    target.insert("path".into(), Value::from(path));
+    true
+}
+
+/// Mends, in a parsed glTF document, what the specification allows but the `gltf` crate's
+/// types refuse, and says whether anything changed:
+/// - a number written with a fraction of zero where an integer stands (`"count": 3.0`:
+///   JSON Schema's integers include it);
+/// - `extras` that is not an object (any JSON value is allowed; this importer reads none);
+/// - a scene without `nodes` (an empty scene);
+/// - an animation channel whose target has no `node` (`KHR_animation_pointer` names its
+///   target by a JSON pointer instead): a pointer to a node's `translation`, `rotation`,
+///   `scale` or `weights` becomes that node and path; any other channel is left out, as the
+///   importer animates nodes only.
+fn lenient(value: &mut gltf::json::Value) -> bool {
+    use gltf::json::Value;
+    let mut changed = false;
+    if let Some(root) = value.as_object_mut() {
+        for scene in root
+            .get_mut("scenes")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(scene) = scene.as_object_mut()
+                && !scene.contains_key("nodes")
+            {
+                scene.insert("nodes".into(), Value::Array(Vec::new()));
+                changed = true;
+            }
+        }
+        let animations = root.get_mut("animations").and_then(Value::as_array_mut);
+        for animation in animations.into_iter().flatten() {
+            let channels = animation.get_mut("channels").and_then(Value::as_array_mut);
+            if let Some(channels) = channels {
+                for target in channels.iter_mut().filter_map(|c| c.get_mut("target")) {
+                    changed |= node_of_pointer(target);
+                }
+                let before = channels.len();
+                channels.retain(|c| c.get("target").is_none_or(|t| t.get("node").is_some()));
+                changed |= channels.len() != before;
+            }
+        }
+    }
+    // Depth-first with a stack of the objects and arrays still to visit: serde_json bounds a
+    // document's nesting, and this walk does not recurse.
+    let whole = |v: &Value| match v {
+        Value::Number(n) if n.is_f64() => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0),
+        _ => None,
+    };
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        let children: Vec<&mut Value> = match v {
+            Value::Object(map) => {
+                if map.get("extras").is_some_and(|e| !e.is_object()) {
+                    map.remove("extras");
+                    changed = true;
+                }
+                map.values_mut().collect()
+            }
+            Value::Array(items) => items.iter_mut().collect(),
+            _ => Vec::new(),
+        };
+        for child in children {
+            if let Some(f) = whole(child) {
+                *child = Value::from(f as i64);
+                changed = true;
+            } else if child.is_object() || child.is_array() {
+                stack.push(child);
+            }
+        }
+    }
+    changed
 }
 
 /// Reads a whole file of at most [`MAX_FILE_BYTES`].
