@@ -217,6 +217,17 @@ pub fn convert(
             no_animations: switches.no_animations,
         };
         let mut asset = skelmap_author::gltf::import(input, &options).map_err(|e| fail(&e))?;
+        // An image file the glTF names but that is not there: the material keeps its name.
+        for m in asset.materials.iter().filter(|m| m.image.is_none()) {
+            if let Some(uri) = &m.external {
+                say!(
+                    "warning: {}: material '{}' names the image '{uri}', which is not there: \
+                     the output names it without its pixels",
+                    input.display(),
+                    m.name
+                );
+            }
+        }
         let resampled = Switches {
             fps: None,
             ..switches.clone()

@@ -2073,6 +2073,41 @@ fn convert_measures_its_gltf_and_glb_outputs() {
     }
 }
 
+/// ozz-animation's `interpolation_test.gltf` names an image, `l.jpg`, that its folder lacks:
+/// the conversion said nothing, and the output named the image still. It now warns.
+#[test]
+fn convert_warns_of_an_image_the_gltf_names_that_is_not_there() {
+    let dir = temp_dir("convert-gltf-missing-image");
+    let dir = dir.path();
+    let gltf = dir.join("tri.gltf");
+    std::fs::write(
+        &gltf,
+        r#"{"asset":{"version":"2.0"},
+  "buffers":[{"byteLength":36,
+    "uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}],
+  "bufferViews":[{"buffer":0,"byteLength":36}],
+  "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}],
+  "images":[{"uri":"l.jpg"}], "textures":[{"source":0}],
+  "materials":[{"name":"skin","pbrMetallicRoughness":{"baseColorTexture":{"index":0}}}],
+  "meshes":[{"primitives":[{"attributes":{"POSITION":0},"material":0}]}],
+  "nodes":[{"mesh":0}]}"#,
+    )
+    .unwrap();
+    let out = skelmap(&[
+        "convert",
+        gltf.to_str().unwrap(),
+        dir.join("tri.dpm").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    let warning = format!(
+        "warning: {}: material 'skin' names the image 'l.jpg', which is not there: the output \
+         names it without its pixels",
+        gltf.display()
+    );
+    assert!(text.contains(&warning), "{text}");
+}
+
 #[test]
 fn convert_reads_gltf_and_glb() {
     let dir = temp_dir("convert-gltf");
