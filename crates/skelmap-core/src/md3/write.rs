@@ -310,6 +310,7 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
     let mut losses = Vec::new();
     let frames = asset.baked();
     check_extent(&frames, format)?;
+    losses.extend(grid_note(&asset, &frames, format));
     let mut surfaces = Vec::new();
     let mut first = 0usize;
     for (index, mesh) in asset.meshes.iter().enumerate() {
@@ -362,6 +363,30 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
         tags,
         surfaces,
         losses,
+    })
+}
+
+/// A note for a model so small that 1/64 unit is a visible part of it: where rounding its
+/// `frames` to the grid moves a vertex by more than 1e-3 of the model's size (a model a few
+/// units across, as a glTF in metres is; Quake III's player stands 56 units tall). A model
+/// already on the grid (an MD3 written again) moves nothing and gets none.
+fn grid_note(asset: &Asset, frames: &[(String, PosedMesh)], format: &str) -> Option<String> {
+    let (lo, hi) = asset.bounds()?;
+    let size = (glam::Vec3::from(hi) - glam::Vec3::from(lo)).length();
+    let moved = |p: &[f32; 3]| {
+        let p = glam::Vec3::from(*p);
+        (p - (p * 64.0).round() / 64.0).length()
+    };
+    let farthest = (frames.iter())
+        .flat_map(|(_, posed)| posed.positions.iter().map(moved))
+        .fold(0.0f32, f32::max);
+    (size > 0.0 && farthest > 1e-3 * size).then(|| {
+        format!(
+            "{format} stores positions at 1/64 unit: a vertex moves up to {farthest:.4} \
+             units, {:.1e} of this model's size ({size:.4} units); scale the model up to keep \
+             its shape (Quake III's player stands 56 units tall)",
+            farthest / size
+        )
     })
 }
 
