@@ -331,6 +331,19 @@ pub enum Problem {
         /// Bytes left over.
         extra: u64,
     },
+    /// A chain of structures, each found `ofs_end` after the one before, takes more bytes laid
+    /// end to end than the file holds: it visits the same bytes again (an `ofs_end` of 0), so
+    /// its count is not paid for by the file.
+    #[error(
+        "the structures take {bytes} bytes laid end to end, more than the file's {file}: \
+         the chain visits the same bytes again"
+    )]
+    Revisited {
+        /// The bytes of the structures so far, laid end to end.
+        bytes: u64,
+        /// The file's length.
+        file: u64,
+    },
     /// A line of a text file does not have the fields it needs.
     #[error("line {line} has {fields} fields; {expected} expected")]
     Fields {

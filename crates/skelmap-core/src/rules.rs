@@ -466,6 +466,47 @@ impl MeshPass<'_, '_> {
     }
 }
 
+/// The bytes of a chain's structures laid end to end (each found `ofs_end` after the one
+/// before, as MDR's LODs and surfaces and MDM's surfaces and tags are), against the file's
+/// length. Real files lay their structures side by side, so the total fits; a chain that
+/// visits the same bytes again (an `ofs_end` of 0) would otherwise make thousands of meshes
+/// from one record. ioquake3 copies an MDR's LODs and surfaces end to end into a buffer of
+/// `ofs_end` bytes and refuses what does not fit.
+pub(crate) struct Packed {
+    format: Format,
+    bytes: u64,
+    file: u64,
+}
+
+impl Packed {
+    /// An empty chain in a file of `file` bytes.
+    pub(crate) fn new(format: Format, file: u64) -> Self {
+        Packed {
+            format,
+            bytes: 0,
+            file,
+        }
+    }
+
+    /// Adds a structure of `bytes`, the one the field `what` at `offset` leads to;
+    /// [`Problem::Revisited`] once the total passes the file's length.
+    pub(crate) fn add(&mut self, what: &'static str, offset: u64, bytes: u64) -> Result<()> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes > self.file {
+            return Err(Error::Invalid {
+                format: self.format,
+                what,
+                offset,
+                problem: Problem::Revisited {
+                    bytes: self.bytes,
+                    file: self.file,
+                },
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A header's `ofs_end` (`value`, read at file offset `field`) checked before anything else,
 /// as loaders that copy `ofsEnd` bytes check it (ioquake3's MDR, ET's MDM and MDX): not
 /// negative (`header.ofs_end`, [`Problem::Negative`]) and not past the data (`file

@@ -807,6 +807,32 @@ fn rule_3_counts_within_limits() {
     );
 }
 
+/// Body parts that all point at one model (or meshes at one command list) would make meshes
+/// the file does not pay for: 1,000 body parts of 76 bytes each show the example's model,
+/// which once laid end to end per part passes the file.
+#[test]
+fn rule_9_body_parts_that_show_one_model_again_are_refused() {
+    let mut b = example();
+    let parts = get_i32(&b, offset_of!(StudioHdr, bodypartindex)) as usize;
+    let model = get_i32(&b, parts + 72) as u64;
+    let record = b[parts..parts + 76].to_vec();
+    let at = b.len();
+    for _ in 0..1000 {
+        b.extend_from_slice(&record);
+    }
+    put_i32(&mut b, offset_of!(StudioHdr, numbodyparts), 1000);
+    put_i32(&mut b, offset_of!(StudioHdr, bodypartindex), at as i32);
+    let len = b.len() as i32;
+    put_i32(&mut b, offset_of!(StudioHdr, length), len);
+    match invalid(&err(&b)) {
+        (Format::Hl1, "model", offset, Problem::Revisited { bytes, file }) => {
+            assert_eq!((offset, file), (model, b.len() as u64));
+            assert!(bytes > file);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn rule_8_body_parts_have_a_model() {
     let mut b = example();

@@ -210,6 +210,36 @@ fn mdm_rule_4_surfaces_start_past_the_header_and_lie_inside() {
     ));
 }
 
+/// As in the `mdr` target's fuzz timeout: a surface (or tag) whose `ofs_end` is 0 makes
+/// every next one the same, so 65,536 of them cost one record. Laid end to end, the chain's
+/// structures must fit in the file.
+#[test]
+fn mdm_rule_4_fuzz_timeout_a_chain_that_visits_a_surface_or_tag_again_is_refused() {
+    let (bytes, s, tag) = mdm();
+    let len = bytes.len() as u64;
+    let revisited = |b: &[u8], what: &str, at: u64| match mdm_inv(b) {
+        (M, w, offset, Problem::Revisited { bytes, file }) => {
+            assert_eq!((w, offset, file), (what, at, len));
+            assert!(bytes > len);
+        }
+        other => panic!("{other:?}"),
+    };
+    let mut b = bytes.clone();
+    let count = off::<MdmHeader>(offset_of!(MdmHeader, num_surfaces));
+    put_i32(&mut b, count, 65_536);
+    put_i32(
+        &mut b,
+        s.start + off::<MdmSurface>(offset_of!(MdmSurface, ofs_end)),
+        0,
+    );
+    revisited(&b, "surface", s.start);
+    let mut b = bytes;
+    let count = off::<MdmHeader>(offset_of!(MdmHeader, num_tags));
+    put_i32(&mut b, count, 65_535);
+    put_i32(&mut b, tag + off::<MdmTag>(offset_of!(MdmTag, ofs_end)), 0);
+    revisited(&b, "tag", tag);
+}
+
 // ---- MDM rule 5: a surface's counts ----
 
 #[test]

@@ -460,6 +460,65 @@ fn rule_8_a_surface_chain_leaving_the_file_is_truncation() {
     );
 }
 
+/// A fuzz timeout of the `mdr` target: 664 bytes whose surface ends at 0 bytes (each next
+/// surface the same one) made 51,200 meshes, and the compact skinning of each took the
+/// fuzzer past its time. A LOD that ends at 0 bytes repeats the same way. Laid end to end, as ioquake3 copies them, the
+/// structures must fit in the file.
+#[test]
+fn rule_8_fuzz_timeout_a_chain_that_visits_a_surface_again_is_refused() {
+    let (mut bytes, layout) = Builder::triangle().write_with_layout();
+    let (lod, surface) = (layout.lods[0], layout.surfaces[0][0]);
+    let len = bytes.len() as u64;
+    // The surface's structures as written, its `ofs_end`.
+    let end_at = (surface + offset_of!(MdrSurface, ofs_end) as u64) as usize;
+    let one = u64::from(u32::from_le_bytes(
+        bytes[end_at..end_at + 4].try_into().unwrap(),
+    ));
+    put_i32(
+        &mut bytes,
+        lod + offset_of!(MdrLod, num_surfaces) as u64,
+        51_200,
+    );
+    put_i32(&mut bytes, end_at as u64, 0);
+    let visits = len / one + 1;
+    assert_eq!(
+        inv(&bytes),
+        (
+            Format::Mdr,
+            "surface",
+            surface,
+            Problem::Revisited {
+                bytes: size_of::<MdrLod>() as u64 + visits * one,
+                file: len
+            }
+        )
+    );
+    // A LOD chain that stays on one LOD of no surface is paid for by its 12 bytes each.
+    let mut b = Builder::triangle();
+    b.lods = vec![Vec::new()];
+    let (mut bytes, layout) = b.write_with_layout();
+    let len = bytes.len() as u64;
+    put_i32(&mut bytes, H_NUM_LODS, 65_536);
+    put_i32(
+        &mut bytes,
+        layout.lods[0] + offset_of!(MdrLod, ofs_end) as u64,
+        0,
+    );
+    let visits = len / 12 + 1;
+    assert_eq!(
+        inv(&bytes),
+        (
+            Format::Mdr,
+            "lod",
+            layout.lods[0],
+            Problem::Revisited {
+                bytes: visits * 12,
+                file: len
+            }
+        )
+    );
+}
+
 // ---- rule 9: surface counts and arrays ----
 
 #[test]

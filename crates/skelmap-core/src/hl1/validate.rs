@@ -323,6 +323,7 @@ impl<'data> Parse<'data> for Hl1<'data> {
             reader.slice_at::<raw::BodyPart>("bodyparts", part_at, numbodyparts.into())?;
         let mut meshes = Vec::new();
         let mut totals = (0u32, 0u32);
+        let mut packed = rules::Packed::new(FORMAT, reader.len());
         for (p, part) in bodyparts.iter().enumerate() {
             let at = record_offset::<raw::BodyPart>(part_at, p);
             let nummodels = rules::non_negative(
@@ -349,7 +350,8 @@ impl<'data> Parse<'data> for Hl1<'data> {
             for (m, model) in models.iter().enumerate() {
                 let model_at = record_offset::<raw::Model>(models_at.into(), m);
                 let shown = (m == 0).then_some((p, &mut meshes, &mut totals));
-                check_model(reader, (model, model_at), numbones, limits, shown)?;
+                let checked = (reader, &mut packed);
+                check_model(checked, (model, model_at), numbones, limits, shown)?;
             }
         }
 
@@ -693,7 +695,7 @@ fn anim_run(reader: Reader<'_>, at: u64) -> Result<(u64, u64)> {
 /// their triangle commands. `shown` (a body part's first model) records each mesh in the
 /// table the model's one mesh is made of.
 fn check_model(
-    reader: Reader<'_>,
+    (reader, packed): (Reader<'_>, &mut rules::Packed),
     (model, at): (&raw::Model, u64),
     numbones: u32,
     limits: &Limits,
@@ -775,6 +777,15 @@ fn check_model(
     finite(norms.as_flattened(), norm_at.into(), "norm")?;
 
     let meshes = reader.slice_at::<raw::Mesh>("meshes", mesh_at.into(), nummesh.into())?;
+    // Rule 9: the models, each with its arrays and triangle commands, laid end to end fit in
+    // the file, so a model two body parts (or a body part twice) point at is paid for.
+    let bytes = size_of::<raw::Model>()
+        + vertbones.len()
+        + normbones.len()
+        + size_of_val(verts)
+        + size_of_val(norms)
+        + size_of_val(meshes);
+    packed.add("model", at, bytes as u64)?;
     let mut shown = shown;
     for (k, mesh) in meshes.iter().enumerate() {
         let m_at = record_offset::<raw::Mesh>(mesh_at.into(), k);
@@ -786,6 +797,11 @@ fn check_model(
         )?;
         let (vertices, triangles) =
             walk_tricmds(reader, tri_at.into(), numverts, numnorms, limits)?;
+        // Each command: its count and its triverts (3 or more, two fewer triangles); then the
+        // 0 that ends them.
+        let commands = (u64::from(vertices) - u64::from(triangles)) / 2;
+        let tricmds = 2 * (commands + 1) + size_of::<raw::Trivert>() as u64 * u64::from(vertices);
+        packed.add("tricmds", tri_at.into(), tricmds)?;
         if let Some((part, table, totals)) = shown.as_mut() {
             let (first_vertex, first_triangle) = **totals;
             let v = u64::from(first_vertex) + u64::from(vertices);
@@ -1049,6 +1065,8 @@ impl<'data> Hl1<'data> {
         let numbones = self.bones.len() as u32;
         let mut meshes = Vec::new();
         let mut totals = (0u32, 0u32);
+        // A subset of the models open laid end to end: it fits.
+        let mut packed = rules::Packed::new(FORMAT, reader.len());
         for (p, part) in self.bodyparts.iter().enumerate() {
             let m = self.body_model(p, body).unwrap_or(0);
             // Validated at open: the part's models are in bounds, `m` one of them.
@@ -1057,7 +1075,8 @@ impl<'data> Hl1<'data> {
             };
             let model_at = record_offset::<raw::Model>(part.modelindex.get() as u64, m);
             let shown = Some((p, &mut meshes, &mut totals));
-            check_model(reader, (model, model_at), numbones, limits, shown)?;
+            let checked = (reader, &mut packed);
+            check_model(checked, (model, model_at), numbones, limits, shown)?;
         }
         Ok(Hl1 {
             body,

@@ -92,6 +92,8 @@ struct MdmWalk<'a, 'data> {
     furthest: u64,
     /// The largest bone the file names, where it first names it.
     max_bone: Option<BoneUse>,
+    /// The surfaces and tags so far, laid end to end.
+    packed: rules::Packed,
 }
 
 /// A bone index the MDM names at `offset` (as `what`): not negative, and kept in `max_bone`
@@ -215,6 +217,7 @@ impl<'data> Parse<'data> for Mdm<'data> {
             total_weights: 0,
             furthest: size_of::<MdmHeader>() as u64,
             max_bone: None,
+            packed: rules::Packed::new(MDM, reader.len()),
         };
         // Rule 4: the surfaces' chain.
         let first_at = field(offset_of!(MdmHeader, ofs_surfaces));
@@ -443,6 +446,9 @@ fn surface<'data>(
             bone,
         )?;
     }
+    let tables = size_of_val(triangles) + size_of_val(collapse_map) + size_of_val(bone_references);
+    let bytes = size_of::<MdmSurface>() as u64 + (verts_end - verts_start) + tables as u64;
+    walk.packed.add("surface", base, bytes)?;
     let vertices = reader
         .get_bytes(verts_start, verts_end - verts_start)
         .unwrap_or_default();
@@ -516,6 +522,8 @@ fn tag<'data>(walk: &mut MdmWalk<'_, 'data>, base: u64) -> Result<(Tag<'data>, u
             bone,
         )?;
     }
+    let bytes = size_of::<MdmTag>() + size_of_val(bone_references);
+    walk.packed.add("tag", base, bytes as u64)?;
     Ok((
         Tag {
             raw,

@@ -112,6 +112,7 @@ impl<'data> Parse<'data> for Mdr<'data> {
             limits,
             total_weights: 0,
             furthest,
+            packed: rules::Packed::new(FORMAT, reader.len()),
         };
         let lods = lods(&mut walk, header, counts, diag)?;
         if lods.first().is_none_or(|lod| lod.surfaces.is_empty()) {
@@ -337,6 +338,8 @@ struct SurfaceWalk<'a, 'data> {
     total_weights: u64,
     /// The end of the furthest structure so far.
     furthest: u64,
+    /// The LODs and surfaces so far, laid end to end as ioquake3 copies them.
+    packed: rules::Packed,
 }
 
 /// Rule 7: the levels of detail along their chain from `ofs_lods`, each with its surfaces.
@@ -377,6 +380,7 @@ fn lods<'data>(
             return Err(invalid("lod.ofs_surfaces", first_at, problem));
         }
         walk.furthest = walk.furthest.max(base + min);
+        walk.packed.add("lod", base, min)?;
         let mut surfaces = Vec::with_capacity(num_surfaces as usize);
         let mut at_surface = base + first;
         for _ in 0..num_surfaces {
@@ -488,6 +492,10 @@ fn surface<'data>(
         reader.slice_at::<MdrTriangle>("triangles", triangles_start, num_triangles.into())?;
     idp3::check_triangles(FORMAT, triangles, triangles_start, verts)?;
     let triangles_end = rules::end(triangles_start, triangles);
+    let bytes = size_of::<MdrSurface>() as u64
+        + (verts_end - verts_start)
+        + (triangles_end - triangles_start);
+    walk.packed.add("surface", base, bytes)?;
     walk.furthest = walk
         .furthest
         .max(base + size_of::<MdrSurface>() as u64)
