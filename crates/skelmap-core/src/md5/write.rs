@@ -345,12 +345,14 @@ impl Builder {
         asset.refuse_vertex_animation("MD5")?;
         // Doom 3's axes: +Z up.
         let asset = asset.with_up(UpAxis::Z);
+        // A vertex of a skinned asset bound to no joint: to a joint added at the origin.
+        let (asset, still) = asset.with_still_joint();
         let asset = asset.as_ref();
         let skeleton = asset.skeleton_or_root();
-        let mut losses = Vec::new();
+        let mut losses: Vec<String> = still.into_iter().collect();
         let mut scaled = false;
         let skin = skin_joints(&skeleton, &asset.clips);
-        let mut joints: Vec<JointDef> = skeleton
+        let joints: Vec<JointDef> = skeleton
             .joints
             .iter()
             .enumerate()
@@ -366,34 +368,6 @@ impl Builder {
                 }
             })
             .collect();
-        // The joint a vertex bound to no joint is weighted to: the root an asset without a
-        // skeleton is given, else one added at the origin.
-        let loose = asset
-            .meshes
-            .iter()
-            .map(|m| (0..m.positions.len()).filter(|&v| is_loose(m, v)).count())
-            .sum::<usize>();
-        let added = loose > 0
-            && asset
-                .skeleton
-                .as_ref()
-                .is_some_and(|s| !s.joints.is_empty());
-        let still = if added {
-            joints.push(JointDef {
-                name: unused_name(&joints, "origin"),
-                parent: None,
-                position: Vec3::ZERO,
-                orientation: Quat::IDENTITY,
-            });
-            losses.push(format!(
-                "{loose} vertices bound to no joint are weighted to the joint {:?}, added at \
-                 the origin and never animated, so that they stay where they are",
-                joints[joints.len() - 1].name
-            ));
-            joints.len() - 1
-        } else {
-            0
-        };
         // Each joint's bind transform as MD5 keeps it (no scale), and its inverse; a skin
         // joint's weights are in its scaled bind space, which its skin scales then scale.
         let inverse: Vec<Affine3A> = joints
@@ -422,7 +396,8 @@ impl Builder {
                 let mut weights = Vec::with_capacity(own.len());
                 for (joint, bias) in own {
                     let joint = match joint {
-                        UNBOUND => still,
+                        // Only an asset without a skeleton has such shares left: its root.
+                        UNBOUND => 0,
                         j if usize::from(j) < skeleton.joints.len() => usize::from(j),
                         j => {
                             return Err(FitError::new(
@@ -469,12 +444,12 @@ impl Builder {
             let mut bounds = Vec::with_capacity(frames.len());
             let mut skin_scales = Vec::new();
             for keys in frames {
-                let mut pose: Vec<(Quat, Vec3)> = keys
+                let pose: Vec<(Quat, Vec3)> = keys
                     .iter()
                     .map(|k| (k.rotation.normalize(), k.translation))
                     .collect();
                 // Each joint's skin scale: a skin joint's key scale, else 1.
-                let mut own: Vec<f32> = (keys.iter().zip(&skin))
+                let own: Vec<f32> = (keys.iter().zip(&skin))
                     .map(|(k, s)| if s.is_some() { k.scale.x } else { 1.0 })
                     .collect();
                 let ours = skinned(asset, &skeleton, &inverse, (&pose, &own));
@@ -493,10 +468,6 @@ impl Builder {
                     }
                 }
                 bounds.push(bounds_of(&ours));
-                if added {
-                    pose.push((Quat::IDENTITY, Vec3::ZERO));
-                    own.push(1.0);
-                }
                 posed.push(pose);
                 if skin.iter().any(Option::is_some) {
                     skin_scales.push(own);
@@ -551,23 +522,6 @@ fn shares(mesh: &crate::asset::Mesh, v: usize) -> Vec<(u16, f32)> {
     } else {
         own
     }
-}
-
-/// Whether vertex `v` of `mesh` has a share bound to no joint (see [`shares`]).
-fn is_loose(mesh: &crate::asset::Mesh, v: usize) -> bool {
-    shares(mesh, v).iter().any(|&(j, _)| j == UNBOUND)
-}
-
-/// `stem`, or `stem_2`, `stem_3` … : the first no joint of `joints` is called.
-fn unused_name(joints: &[JointDef], stem: &str) -> String {
-    let taken = |n: &str| joints.iter().any(|j| j.name == n);
-    let mut name = stem.to_string();
-    let mut k = 1;
-    while taken(&name) {
-        k += 1;
-        name = format!("{stem}_{k}");
-    }
-    name
 }
 
 /// Per joint of `skeleton`, its bind scale if it is a skin joint: a leaf that scales, whose
