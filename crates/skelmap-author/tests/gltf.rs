@@ -1150,6 +1150,46 @@ fn a_texture_without_source_leaves_its_material_the_colour() {
     assert_eq!(m.base_color, [1.0, 0.5, 0.25, 1.0]);
 }
 
+/// The asset keeps one set of texture coordinates: the one the base colour texture samples
+/// (`texCoord`, or its transform's), as the Asset Generator's `Mesh_PrimitivesUV_04.gltf`
+/// samples `TEXCOORD_1`; `TEXCOORD_0` where the primitive lacks that set, untransformed.
+#[test]
+fn the_coordinate_set_the_base_colour_texture_samples_is_read() {
+    let mut bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    bytes.extend(floats(&[0.0, 0.0, 1.0, 0.0, 0.0, 1.0])); // 44: TEXCOORD_0
+    bytes.extend(floats(&[0.5, 0.5, 0.75, 0.5, 0.5, 0.75])); // 68: TEXCOORD_1
+    let document = |texture: &str, attributes: &str| {
+        let rest = format!(
+            r#""bufferViews":[{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":6}},
+      {{"buffer":0,"byteOffset":44,"byteLength":24}},{{"buffer":0,"byteOffset":68,"byteLength":24}}],
+  "accessors":[{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}},
+               {{"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"}},
+               {{"bufferView":2,"componentType":5126,"count":3,"type":"VEC2"}},
+               {{"bufferView":3,"componentType":5126,"count":3,"type":"VEC2"}}],
+  "textures":[{{}}],
+  "materials":[{{"pbrMetallicRoughness":{{"baseColorTexture":{texture}}}}}],
+  "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,{attributes}}},"indices":1,"material":0}}]}}],
+  "nodes":[{{"mesh":0}}]"#
+        );
+        let asset = import(&with_buffer(&bytes, &rest)).unwrap();
+        asset.meshes[0].uvs.clone().unwrap()
+    };
+    let both = r#""TEXCOORD_0":2,"TEXCOORD_1":3"#;
+    let first = vec![[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]];
+    let second = vec![[0.5, 0.5], [0.75, 0.5], [0.5, 0.75]];
+    assert_eq!(document(r#"{"index":0}"#, both), first);
+    assert_eq!(document(r#"{"index":0,"texCoord":1}"#, both), second);
+    // The transform's own `texCoord` names the set, and the transform applies to it.
+    let moved =
+        r#"{"index":0,"extensions":{"KHR_texture_transform":{"offset":[1,2],"texCoord":1}}}"#;
+    assert_eq!(
+        document(moved, both),
+        vec![[1.5, 2.5], [1.75, 2.5], [1.5, 2.75]]
+    );
+    // A set the primitive lacks: the first, and the transform meant for the other left out.
+    assert_eq!(document(moved, r#""TEXCOORD_0":2"#), first);
+}
+
 /// Khronos' `TextureTransformTest.gltf`: a base colour texture's `KHR_texture_transform` was
 /// accepted and dropped. It now moves the coordinates as the extension's matrices do
 /// (translation · rotation · scale).

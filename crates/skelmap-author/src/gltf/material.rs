@@ -171,19 +171,32 @@ fn decode(doc: &Doc<'_>, index: usize, base: Option<&Path>) -> Result<Option<Ima
         })
 }
 
+/// The texture coordinate set material `m`'s base colour texture samples: its
+/// `KHR_texture_transform`'s `texCoord`, else its own; 0 without a texture.
+pub(crate) fn uv_set(doc: &Doc<'_>, m: usize) -> u32 {
+    base_colour(doc, m).map_or(0, |info| {
+        let transform = (info.extensions.as_ref()).and_then(|e| e.texture_transform.as_ref());
+        transform
+            .and_then(|t| t.tex_coord)
+            .unwrap_or(info.tex_coord)
+    })
+}
+
+/// Material `m`'s base colour texture, if it has one.
+fn base_colour<'a>(doc: &'a Doc<'_>, m: usize) -> Option<&'a gltf::json::texture::Info> {
+    (doc.root.materials.get(m)).and_then(|m| m.pbr_metallic_roughness.base_color_texture.as_ref())
+}
+
 /// The base colour texture's `KHR_texture_transform` of material `m`, as the rows of the 2×3
-/// matrix that takes a `TEXCOORD_0` coordinate to the one its texture is sampled at
-/// (translation · rotation · scale, in the extension's order and with its matrices); `None`
-/// without one, or where the texture reads another
-/// coordinate set than `TEXCOORD_0`, which the importer does not read.
+/// matrix that takes a coordinate of its set ([`uv_set`]) to the one its texture is sampled
+/// at (translation · rotation · scale, in the extension's order and with its matrices);
+/// `None` without one.
 ///
 /// # Errors
 ///
 /// [`Error::Material`] when the transform is not finite.
 pub(crate) fn uv_transform(doc: &Doc<'_>, m: usize) -> Result<Option<[[f32; 3]; 2]>> {
-    let Some(info) = (doc.root.materials.get(m))
-        .and_then(|m| m.pbr_metallic_roughness.base_color_texture.as_ref())
-    else {
+    let Some(info) = base_colour(doc, m) else {
         return Ok(None);
     };
     let Some(t) = info
@@ -193,9 +206,6 @@ pub(crate) fn uv_transform(doc: &Doc<'_>, m: usize) -> Result<Option<[[f32; 3]; 
     else {
         return Ok(None);
     };
-    if t.tex_coord.unwrap_or(info.tex_coord) != 0 {
-        return Ok(None);
-    }
     let ([ox, oy], r, [sx, sy]) = (t.offset.0, t.rotation.0, t.scale.0);
     if ![ox, oy, r, sx, sy].iter().all(|v| v.is_finite()) {
         return Err(Error::Material {

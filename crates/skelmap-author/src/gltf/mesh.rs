@@ -111,6 +111,12 @@ impl Parts {
     }
 }
 
+/// The attribute name of texture coordinate set `set`, for errors.
+fn texcoord_name(set: u32) -> &'static str {
+    const NAMES: [&str; 4] = ["TEXCOORD_0", "TEXCOORD_1", "TEXCOORD_2", "TEXCOORD_3"];
+    NAMES.get(set as usize).copied().unwrap_or("TEXCOORD_n")
+}
+
 /// Reads primitive `p` of mesh `m`; `skin` (with the node-to-joint map) when its node is
 /// skinned. `None` for a primitive of points or lines, which the asset cannot hold.
 pub(crate) fn read(
@@ -169,14 +175,21 @@ pub(crate) fn read(
         }
         None => None,
     };
-    let uvs = match parts.find(Semantic::TexCoords(0)) {
-        Some(a) => {
+    // The asset keeps one coordinate set: the one the base colour texture samples, else the
+    // first where the primitive lacks that one (its transform then not applied).
+    let wanted = parts
+        .material
+        .map_or(0, |m| super::material::uv_set(doc, m));
+    let set = (parts.find(Semantic::TexCoords(wanted)).map(|a| (a, wanted)))
+        .or_else(|| parts.find(Semantic::TexCoords(0)).map(|a| (a, 0)));
+    let uvs = match set {
+        Some((a, set)) => {
+            let field = texcoord_name(set);
             let v = doc
-                .floats(a, "TEXCOORD_0", &[Type::Vec2], Norm::Flag, Finite::Replace)?
+                .floats(a, field, &[Type::Vec2], Norm::Flag, Finite::Replace)?
                 .arrays::<2>();
-            at.same_count("TEXCOORD_0", v.len())?;
-            let transform = parts
-                .material
+            at.same_count(field, v.len())?;
+            let transform = (parts.material.filter(|_| set == wanted))
                 .map(|m| super::material::uv_transform(doc, m));
             match transform.transpose()?.flatten() {
                 Some([[a, b, c], [d, e, f]]) => Some(

@@ -30,7 +30,8 @@
 //!   every node. Cameras, lights and nodes of other scenes are ignored.
 //! - **Meshes.** One asset mesh per triangle primitive of every mesh node of the scene (a
 //!   mesh used by two nodes becomes two meshes), in node order. `POSITION` (required),
-//!   `NORMAL`, `TEXCOORD_0`, `COLOR_0` (float or normalised integers) are read; sparse
+//!   `NORMAL`, one `TEXCOORD_n` (the set the material's base colour texture samples, else
+//!   `TEXCOORD_0`), `COLOR_0` (float or normalised integers) are read; sparse
 //!   accessors and quantised (integer) attributes are supported. Indexed and non-indexed
 //!   `TRIANGLES`, `TRIANGLE_STRIP` and `TRIANGLE_FAN` (degenerate strip and fan triangles
 //!   dropped) are read; primitives of points or lines are **skipped**. A primitive without
@@ -85,7 +86,7 @@
 //! - **Materials.** Each material's base colour factor and base colour texture (PNG, JPEG,
 //!   BMP or TGA, decoded to RGBA8 into [`Asset::images`]); other maps are ignored. A base
 //!   colour texture's `KHR_texture_transform` (offset, rotation, scale) is applied to the
-//!   `TEXCOORD_0` of the primitives that use the material, the only coordinates read. A
+//!   coordinates read of the primitives that use the material (the set it names). A
 //!   texture without `source` (its image named by an extension only) leaves the material
 //!   its colour.
 //! - **Leniency.** A document the `gltf` crate's types refuse is read again with what the
