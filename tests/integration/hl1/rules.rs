@@ -833,6 +833,32 @@ fn rule_9_body_parts_that_show_one_model_again_are_refused() {
     }
 }
 
+/// Meshes that all point at one list of triangle commands: 1,000 mesh records of 20 bytes
+/// each name the example's first list, which laid end to end per mesh passes the file.
+#[test]
+fn rule_9_meshes_that_share_one_command_list_are_refused() {
+    let mut b = example();
+    let model = model_at(&b);
+    let meshes = get_i32(&b, model + offset_of!(Model, meshindex)) as usize;
+    let tricmds = get_i32(&b, meshes + 4) as u64;
+    let record = b[meshes..meshes + 20].to_vec();
+    let at = b.len();
+    for _ in 0..1000 {
+        b.extend_from_slice(&record);
+    }
+    put_i32(&mut b, model + offset_of!(Model, nummesh), 1000);
+    put_i32(&mut b, model + offset_of!(Model, meshindex), at as i32);
+    let len = b.len() as i32;
+    put_i32(&mut b, offset_of!(StudioHdr, length), len);
+    match invalid(&err(&b)) {
+        (Format::Hl1, "tricmds", offset, Problem::Revisited { bytes, file }) => {
+            assert_eq!((offset, file), (tricmds, b.len() as u64));
+            assert!(bytes > file);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn rule_8_body_parts_have_a_model() {
     let mut b = example();
