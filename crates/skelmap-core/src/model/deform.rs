@@ -476,15 +476,22 @@ impl Model<'_> {
             return;
         }
         self.bind_pose(&mut pose.local);
-        if !self.is_bind_posed() || pose.local.skin_scales.iter().any(|&s| s != 1.0) {
+        if !self.is_bind_posed() {
             self.finish_pose(pose);
             return;
         }
-        // The bind palette is kept, and its transforms relative to themselves are exactly
-        // the identity: neither is computed again, nor are the inverses (a model opened to be
-        // drawn once in its bind pose never needs them).
+        // The bind palette is kept (made from the local pose just read when it is not yet).
+        // With skin scales, the layouts are made as for any pose; without, the palette's
+        // transforms relative to themselves are exactly the identity: neither is computed
+        // again, nor are the inverses (a model opened to be drawn once in its bind pose never
+        // needs them).
         pose.frame_vertices.clear();
-        pose.palette.world.clone_from(&self.bind_palette().world);
+        let bind = self.bind_palette_of(&pose.local);
+        pose.palette.world.clone_from(&bind.world);
+        if pose.local.skin_scales.iter().any(|&s| s != 1.0) {
+            self.finish_layouts(pose);
+            return;
+        }
         copy_with_room(&pose.palette.world, &mut pose.extended.world);
         pose.relative.clear();
         pose.relative

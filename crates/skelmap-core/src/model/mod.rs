@@ -503,10 +503,22 @@ impl<'data> Model<'data> {
     /// computed once and kept.
     #[must_use]
     pub fn bind_palette(&self) -> &Palette {
+        match self.bind.get() {
+            Some(palette) => palette,
+            None => {
+                let mut local = LocalPose::default();
+                self.bind_pose(&mut local);
+                self.bind_palette_of(&local)
+            }
+        }
+    }
+
+    /// [`Model::bind_palette`], made from `bind` (what [`Model::bind_pose`] gives) when it is
+    /// not yet kept.
+    pub(crate) fn bind_palette_of(&self, bind: &LocalPose) -> &Palette {
         self.bind.get_or_init(|| {
-            let (mut local, mut palette) = (LocalPose::default(), Palette::default());
-            self.bind_pose(&mut local);
-            self.palette(&local, &mut palette);
+            let mut palette = Palette::default();
+            self.palette(bind, &mut palette);
             palette
         })
     }
