@@ -962,15 +962,18 @@ impl<'data> Pass<'data, '_> {
             }
             channels += u64::from((mask & raw::CHANNEL_MASK).count_ones());
             // Every channel's offset and scale finite, and the largest value it decodes to
-            // (`|offset| + 65535 |scale|` when animated). One sum of terms, each finite
-            // exactly when its channel passes, says so without a branch per channel; only a
-            // sum that is not finite (a failing channel, or finite terms whose total
-            // overflows) looks at the channels one by one.
-            let reach = |c: usize| if mask >> c & 1 == 1 { 65535.0 } else { 1.0 };
-            let sum: f32 = (0..raw::NUM_CHANNELS)
-                .map(|c| p.channeloffset[c].get().abs() + p.channelscale[c].get().abs() * reach(c))
-                .sum();
-            if !sum.is_finite() {
+            // (`|offset| + 65535 |scale|` when animated). One term a channel, finite exactly
+            // when its channel passes, their tests folded without a branch; only a pose that
+            // fails looks at its channels one by one.
+            let (offsets, scales_of) = (
+                p.channeloffset.map(|v| v.get()),
+                p.channelscale.map(|v| v.get()),
+            );
+            let passes = (0..raw::NUM_CHANNELS).fold(true, |ok, c| {
+                let reach = if mask >> c & 1 == 1 { 65535.0 } else { 1.0 };
+                ok & (offsets[c].abs() + scales_of[c].abs() * reach).is_finite()
+            });
+            if !passes {
                 for c in 0..raw::NUM_CHANNELS {
                     let (offset, scale) = (p.channeloffset[c].get(), p.channelscale[c].get());
                     let animated = mask >> c & 1 == 1;
@@ -990,10 +993,8 @@ impl<'data> Pass<'data, '_> {
                 }
             }
             for c in 7..raw::NUM_CHANNELS {
-                let (offset, scale) = (p.channeloffset[c].get(), p.channelscale[c].get());
-                if offset != 1.0 || (mask >> c & 1 == 1 && scale != 0.0) {
-                    scales = true;
-                }
+                let (offset, scale) = (offsets[c], scales_of[c]);
+                scales |= (offset != 1.0) | ((mask >> c & 1 == 1) & (scale != 0.0));
             }
         }
         let declared = h.num_framechannels.get();
