@@ -147,6 +147,8 @@ fn ms3d_crate(c: &mut Criterion) {
 /// point and translations as half floats, so its model-space matrices differ from skelmap's
 /// at that precision (the bench prints the largest differences and checks them against a
 /// tolerance of 1e-2: rotations absolute, translations relative to the skeleton's extent).
+/// Each file row and `skelmap-hl1-sampler` is also measured against ozz in paired rounds
+/// (`Peer::paired`, printed as `paired <row>/<input>`), the ratio to quote on a shared host.
 /// Every shared Half-Life model (../shared/corpus-engines/hl1), canonical: the companions
 /// (texture and sequence-group files) left out.
 #[cfg(any(feature = "ozz", feature = "assimp"))]
@@ -573,24 +575,28 @@ mod ozz {
         id: BenchmarkId,
         source: &S,
     ) {
+        let mut step = pose_step(source);
+        group.bench_function(id, |b| b.iter(&mut step));
+    }
+
+    /// A call of [`pose_row`]'s: the next frame sampled from `source` and its palette built.
+    fn pose_step<'s, 'd, S: pose::PoseFrames<'d>>(source: &'s S) -> impl FnMut() + 's {
         let frames = source.num_frames();
         let (mut local, mut palette) = (LocalPose::default(), Palette::default());
         let mut frame = 0;
-        group.bench_function(id, |b| {
-            b.iter(|| {
-                pose::sample(
-                    source,
-                    frame,
-                    frame + 1,
-                    0.5,
-                    Interpolation::Nlerp,
-                    &mut local,
-                );
-                palette.build(source, &local);
-                frame = if frame + 2 < frames { frame + 1 } else { 0 };
-                std::hint::black_box(&palette);
-            })
-        });
+        move || {
+            pose::sample(
+                source,
+                frame,
+                frame + 1,
+                0.5,
+                Interpolation::Nlerp,
+                &mut local,
+            );
+            palette.build(source, &local);
+            frame = if frame + 2 < frames { frame + 1 } else { 0 };
+            std::hint::black_box(&palette);
+        }
     }
 
     /// [`pose_row`] through a `pose::Sampler`, which keeps the frames it decoded: playing
@@ -601,18 +607,22 @@ mod ozz {
         id: BenchmarkId,
         source: &S,
     ) {
+        let mut step = sampler_step(source);
+        group.bench_function(id, |b| b.iter(&mut step));
+    }
+
+    /// A call of [`sampler_row`]'s.
+    fn sampler_step<'s, 'd, S: pose::PoseFrames<'d>>(source: &'s S) -> impl FnMut() + 's {
         let frames = source.num_frames();
         let (mut local, mut palette) = (LocalPose::default(), Palette::default());
         let mut sampler = pose::Sampler::new(source);
         let mut frame = 0;
-        group.bench_function(id, |b| {
-            b.iter(|| {
-                sampler.sample(frame, frame + 1, 0.5, Interpolation::Nlerp, &mut local);
-                palette.build(source, &local);
-                frame = if frame + 2 < frames { frame + 1 } else { 0 };
-                std::hint::black_box(&palette);
-            })
-        });
+        move || {
+            sampler.sample(frame, frame + 1, 0.5, Interpolation::Nlerp, &mut local);
+            palette.build(source, &local);
+            frame = if frame + 2 < frames { frame + 1 } else { 0 };
+            std::hint::black_box(&palette);
+        }
     }
 
     /// ozz's `SamplingJob` + `LocalToModelJob` beside skelmap's `pose::sample` +
@@ -670,6 +680,7 @@ mod ozz {
                 BenchmarkId::new("skelmap-hl1-sampler", &name),
                 pair,
             );
+            ozz.paired("skelmap-hl1-sampler", &name, "run", sampler_step(pair));
         }
         group.finish();
     }
@@ -741,6 +752,7 @@ mod ozz {
             b.iter_custom(|iters| ozz.run(name, 1, iters))
         });
         pose_row(group, BenchmarkId::new(file_row, name), m);
+        ozz.paired(file_row, name, "run", pose_step(m));
         let baked = pose::BakedFrames::new(m).unwrap();
         pose_row(group, BenchmarkId::new("skelmap-baked", name), &baked);
     }
@@ -1177,13 +1189,13 @@ mod ozz {
 ///
 /// The rows the open issues set a ratio for (every IQM and MD5 mesh, from the path and from
 /// memory, and every Half-Life model from the path) are also measured in paired rounds
-/// (`paired`, printed as `paired <row>/<file>`): a batch of skelmap's calls, then as many of
+/// (`Peer::paired`, printed as `paired <row>/<file>`): a batch of skelmap's calls, then as many of
 /// assimp's, back to back, fifteen times, and the median of the rounds' ratios. On a shared
 /// host whose speed drifts between criterion's rows, this is the ratio to quote.
 #[cfg(feature = "assimp")]
 mod assimp {
     use std::path::Path;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use criterion::{BenchmarkId, Criterion, Throughput};
     use skelmap::Model;
@@ -1202,45 +1214,6 @@ mod assimp {
     /// passes 1 by a rounding, Doom 3 (and skelmap) take `w = √|1 − …|`, assimp 0, which turns
     /// a joint by up to about 1e-3 radians (2.8e-4 of the flamer's extent).
     const MD5_POSITION_TOLERANCE: f32 = 1e-3;
-
-    /// Rounds of [`paired`], after one left out to warm both up.
-    const PAIRED_ROUNDS: usize = 15;
-
-    /// About how long a round of [`paired`] runs skelmap's side.
-    const PAIRED_BATCH: Duration = Duration::from_millis(5);
-
-    /// assimp's time over skelmap's for one pair of rows, measured in paired rounds: a batch
-    /// of `skelmap` calls timed here, then as many of assimp's (`command` on `name`) timed by
-    /// the harness, back to back, so that both run on the host in the same state. A shared
-    /// host's speed drifts, by more than these ratios' margins, between criterion's rows,
-    /// which are measured seconds apart; within a round it hardly moves. Prints the median of
-    /// the rounds' ratios and their range, as `paired <row>/<file>`.
-    fn paired(assimp: &mut Peer, row: &str, name: &str, command: &str, mut skelmap: impl FnMut()) {
-        let start = Instant::now();
-        skelmap();
-        let once = start.elapsed().max(Duration::from_nanos(1));
-        let batch = (PAIRED_BATCH.as_nanos() / once.as_nanos()).clamp(1, 1_000_000) as u64;
-        let mut ratios = Vec::with_capacity(PAIRED_ROUNDS);
-        for round in 0..=PAIRED_ROUNDS {
-            let start = Instant::now();
-            for _ in 0..batch {
-                skelmap();
-            }
-            let ours = start.elapsed().as_secs_f64();
-            let theirs = assimp.run_as(command, name, 1, batch).as_secs_f64();
-            if round > 0 {
-                ratios.push(theirs / ours);
-            }
-        }
-        ratios.sort_by(f64::total_cmp);
-        println!(
-            "paired {row}/{name}: assimp ÷ skelmap {:.2} (median of {PAIRED_ROUNDS} rounds of \
-             {batch} calls each; {:.2} to {:.2})",
-            ratios[PAIRED_ROUNDS / 2],
-            ratios[0],
-            ratios[PAIRED_ROUNDS - 1],
-        );
-    }
 
     /// skelmap's side of a row: open `path`, pose it at frame 0 (the bind pose), deform every
     /// mesh; returns the sum of the positions, and with `keep` also appends there, per
@@ -1519,7 +1492,7 @@ mod assimp {
                 b.iter_custom(|iters| assimp.run(&name, 1, iters))
             });
             if name.ends_with(".md5mesh") {
-                paired(assimp, "assimp", &name, "run", || {
+                assimp.paired("assimp", &name, "run", || {
                     std::hint::black_box(skelmap_frame0(path, None));
                 });
             }
@@ -1574,7 +1547,7 @@ mod assimp {
             b.iter_custom(|iters| assimp.run_as("run-memory", &name, 1, iters))
         });
         if name.ends_with(".md5mesh") {
-            paired(assimp, "assimp-memory", &name, "run-memory", || {
+            assimp.paired("assimp-memory", &name, "run-memory", || {
                 let model = Model::from_bytes(std::hint::black_box(&bytes)).unwrap();
                 std::hint::black_box(frame0_positions(&model, None));
             });
@@ -1662,7 +1635,7 @@ mod assimp {
         group.bench_function(BenchmarkId::new("assimp", &name), |b| {
             b.iter_custom(|iters| assimp.run(&name, 1, iters))
         });
-        paired(assimp, "assimp", &name, "run", || {
+        assimp.paired("assimp", &name, "run", || {
             std::hint::black_box(skelmap_frame0(path, None));
         });
     }
@@ -1735,10 +1708,10 @@ mod assimp {
         group.bench_function(BenchmarkId::new("assimp-memory", &name), |b| {
             b.iter_custom(|iters| assimp.run_as("run-memory", &name, 1, iters))
         });
-        paired(assimp, "assimp", &name, "run", || {
+        assimp.paired("assimp", &name, "run", || {
             std::hint::black_box(iqm_positions(&Model::open(path).unwrap(), false, None));
         });
-        paired(assimp, "assimp-memory", &name, "run-memory", || {
+        assimp.paired("assimp-memory", &name, "run-memory", || {
             let model = Model::from_bytes(std::hint::black_box(&bytes)).unwrap();
             std::hint::black_box(iqm_positions(&model, false, None));
         });

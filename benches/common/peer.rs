@@ -20,7 +20,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A running harness.
 #[derive(Debug)]
@@ -101,6 +101,44 @@ impl Peer {
                 )
             });
         Duration::from_nanos(nanos)
+    }
+
+    /// The harness's time over skelmap's for one pair of rows, measured in paired rounds: a
+    /// batch of `skelmap` calls (about 5 ms) timed here, then as many of the harness's
+    /// (`command` on input `name`, one thread) timed by the harness, back to back, so that
+    /// both run on the host in as nearly the same state as can be; 15 rounds after one left
+    /// out. A shared host's speed can drift, by more than the open issues' margins, between
+    /// criterion's rows, which are measured seconds apart; a round's halves are milliseconds
+    /// apart. Prints the median of the rounds' ratios and their range (how far the host moved
+    /// within the run), as `paired <row>/<name>`.
+    pub fn paired(&mut self, row: &str, name: &str, command: &str, mut skelmap: impl FnMut()) {
+        const ROUNDS: usize = 15;
+        const BATCH: Duration = Duration::from_millis(5);
+        let start = Instant::now();
+        skelmap();
+        let once = start.elapsed().max(Duration::from_nanos(1));
+        let batch = (BATCH.as_nanos() / once.as_nanos()).clamp(1, 1_000_000) as u64;
+        let mut ratios = Vec::with_capacity(ROUNDS);
+        for round in 0..=ROUNDS {
+            let start = Instant::now();
+            for _ in 0..batch {
+                skelmap();
+            }
+            let ours = start.elapsed().as_secs_f64();
+            let theirs = self.run_as(command, name, 1, batch).as_secs_f64();
+            if round > 0 {
+                ratios.push(theirs / ours);
+            }
+        }
+        ratios.sort_by(f64::total_cmp);
+        println!(
+            "paired {row}/{name}: {} ÷ skelmap {:.2} (median of {ROUNDS} rounds of {batch} \
+             calls each; {:.2} to {:.2})",
+            self.label,
+            ratios[ROUNDS / 2],
+            ratios[0],
+            ratios[ROUNDS - 1],
+        );
     }
 
     /// Runs input `name` once on `threads` threads and returns what the harness wrote, as
