@@ -815,15 +815,12 @@ fn rule_9_body_parts_that_show_one_model_again_are_refused() {
     let mut b = example();
     let parts = get_i32(&b, offset_of!(StudioHdr, bodypartindex)) as usize;
     let model = get_i32(&b, parts + 72) as u64;
-    let record = b[parts..parts + 76].to_vec();
-    let at = b.len();
-    for _ in 0..1000 {
-        b.extend_from_slice(&record);
-    }
-    put_i32(&mut b, offset_of!(StudioHdr, numbodyparts), 1000);
-    put_i32(&mut b, offset_of!(StudioHdr, bodypartindex), at as i32);
-    let len = b.len() as i32;
-    put_i32(&mut b, offset_of!(StudioHdr, length), len);
+    repeat_at_end(
+        &mut b,
+        parts..parts + 76,
+        offset_of!(StudioHdr, numbodyparts),
+        offset_of!(StudioHdr, bodypartindex),
+    );
     match invalid(&err(&b)) {
         (Format::Hl1, "model", offset, Problem::Revisited { bytes, file }) => {
             assert_eq!((offset, file), (model, b.len() as u64));
@@ -831,6 +828,24 @@ fn rule_9_body_parts_that_show_one_model_again_are_refused() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// Appends the bytes of `record` 1,000 times to `b`, sets the count at `count_at` to 1,000
+/// and the index at `index_at` to the first copy, and the header's length to the new size.
+fn repeat_at_end(
+    b: &mut Vec<u8>,
+    record: std::ops::Range<usize>,
+    count_at: usize,
+    index_at: usize,
+) {
+    let (bytes, at) = (b[record].to_vec(), b.len());
+    for _ in 0..1000 {
+        b.extend_from_slice(&bytes);
+    }
+    put_i32(b, count_at, 1000);
+    put_i32(b, index_at, at as i32);
+    let len = b.len() as i32;
+    put_i32(b, offset_of!(StudioHdr, length), len);
 }
 
 /// Meshes that all point at one list of triangle commands: 1,000 mesh records of 20 bytes
@@ -841,15 +856,12 @@ fn rule_9_meshes_that_share_one_command_list_are_refused() {
     let model = model_at(&b);
     let meshes = get_i32(&b, model + offset_of!(Model, meshindex)) as usize;
     let tricmds = get_i32(&b, meshes + 4) as u64;
-    let record = b[meshes..meshes + 20].to_vec();
-    let at = b.len();
-    for _ in 0..1000 {
-        b.extend_from_slice(&record);
-    }
-    put_i32(&mut b, model + offset_of!(Model, nummesh), 1000);
-    put_i32(&mut b, model + offset_of!(Model, meshindex), at as i32);
-    let len = b.len() as i32;
-    put_i32(&mut b, offset_of!(StudioHdr, length), len);
+    repeat_at_end(
+        &mut b,
+        meshes..meshes + 20,
+        model + offset_of!(Model, nummesh),
+        model + offset_of!(Model, meshindex),
+    );
     match invalid(&err(&b)) {
         (Format::Hl1, "tricmds", offset, Problem::Revisited { bytes, file }) => {
             assert_eq!((offset, file), (tricmds, b.len() as u64));
