@@ -1191,7 +1191,11 @@ mod ozz {
 /// memory, and every Half-Life model from the path) are also measured in paired rounds
 /// (`Peer::paired`, printed as `paired <row>/<file>`): a batch of skelmap's calls, then as many of
 /// assimp's, back to back, fifteen times, and the median of the rounds' ratios. On a shared
-/// host whose speed drifts between criterion's rows, this is the ratio to quote.
+/// host whose speed drifts between criterion's rows, this is the ratio to quote. Each
+/// from-the-path pair is followed by its bound (`Peer::read_bound`): assimp's time over the
+/// time it takes only to read the files skelmap reads, which no reader from the path can beat;
+/// each MD5 pair from memory by assimp's time over `fast_float2`'s on the file's numbers with
+/// a fraction, which skelmap must parse with that crate to open it.
 #[cfg(feature = "assimp")]
 mod assimp {
     use std::path::Path;
@@ -1220,6 +1224,14 @@ mod assimp {
     /// submesh, the position of every triangle corner.
     fn skelmap_frame0(path: &Path, keep: Option<&mut Vec<Vec<f32>>>) -> f64 {
         frame0_positions(&Model::open(path).unwrap(), keep)
+    }
+
+    /// The files `Model::open(path)` reads: the model's own and its companions, as paths
+    /// (for [`Peer::read_bound`]).
+    fn files_read(path: &Path) -> Vec<std::path::PathBuf> {
+        let model = Model::open(path).unwrap();
+        let base = model.base().expect("a model opened from a path has a base");
+        model.files().map(|(_, file, _)| base.join(file)).collect()
     }
 
     /// [`skelmap_frame0`] after opening: `model` posed at frame 0 and deformed.
@@ -1495,6 +1507,7 @@ mod assimp {
                 assimp.paired("assimp", &name, "run", || {
                     std::hint::black_box(skelmap_frame0(path, None));
                 });
+                assimp.read_bound("assimp", &name, "run", &files_read(path));
             }
         }
         assimp_row
@@ -1551,7 +1564,55 @@ mod assimp {
                 let model = Model::from_bytes(std::hint::black_box(&bytes)).unwrap();
                 std::hint::black_box(frame0_positions(&model, None));
             });
+            let floats = fractions(&bytes);
+            let what = format!(
+                "fast_float2 on its {} numbers with a fraction",
+                floats.len()
+            );
+            assimp.bound("assimp-memory", &name, "run-memory", &what, || {
+                for span in &floats {
+                    let number = bytes.get(span.clone()).unwrap_or_default();
+                    std::hint::black_box(fast_float2::parse_partial::<f32, _>(number).ok());
+                }
+            });
         }
+    }
+
+    /// The spans of `text`'s tokens that hold a decimal point or an exponent, outside
+    /// quoted strings and `//` comments: numbers skelmap must parse as floats (with
+    /// `fast_float2`) to open an MD5 file, which no faster reader of ours can skip (it parses
+    /// some others too: a bias written `1`).
+    fn fractions(text: &[u8]) -> Vec<std::ops::Range<usize>> {
+        let ends = |b: &u8| *b <= b' ' || b"(){}\"".contains(b);
+        let mut spans = Vec::new();
+        let mut at = 0;
+        while at < text.len() {
+            let skip_to = |from: usize, byte: u8| {
+                let rest = &text[from..];
+                from + rest
+                    .iter()
+                    .position(|&b| b == byte)
+                    .map_or(rest.len(), |i| i + 1)
+            };
+            if text[at] == b'"' {
+                at = skip_to(at + 1, b'"');
+                continue;
+            }
+            if text[at..].starts_with(b"//") {
+                at = skip_to(at, b'\n');
+                continue;
+            }
+            let len = text[at..].iter().position(ends).unwrap_or(text.len() - at);
+            let token = &text[at..at + len];
+            let numeric = token
+                .first()
+                .is_some_and(|b| b.is_ascii_digit() || b"-+.".contains(b));
+            if numeric && token.iter().any(|b| b"eE.".contains(b)) {
+                spans.push(at..at + len);
+            }
+            at += len.max(1);
+        }
+        spans
     }
 
     /// skelmap's side of an IQM row after opening: pose `model` at frame 0 (with `bind`, in
@@ -1638,6 +1699,7 @@ mod assimp {
         assimp.paired("assimp", &name, "run", || {
             std::hint::black_box(skelmap_frame0(path, None));
         });
+        assimp.read_bound("assimp", &name, "run", &files_read(path));
     }
 
     /// The rows of a corpus IQM with a mesh and frames (others are left out, with a message):
@@ -1711,6 +1773,7 @@ mod assimp {
         assimp.paired("assimp", &name, "run", || {
             std::hint::black_box(iqm_positions(&Model::open(path).unwrap(), false, None));
         });
+        assimp.read_bound("assimp", &name, "run", &files_read(path));
         assimp.paired("assimp-memory", &name, "run-memory", || {
             let model = Model::from_bytes(std::hint::black_box(&bytes)).unwrap();
             std::hint::black_box(iqm_positions(&model, false, None));

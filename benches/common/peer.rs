@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The paired rounds counted, after one left out ([`Peer::paired`]).
+const ROUNDS: usize = 15;
+
 /// A running harness.
 #[derive(Debug)]
 pub struct Peer {
@@ -111,34 +114,68 @@ impl Peer {
     /// criterion's rows, which are measured seconds apart; a round's halves are milliseconds
     /// apart. Prints the median of the rounds' ratios and their range (how far the host moved
     /// within the run), as `paired <row>/<name>`.
-    pub fn paired(&mut self, row: &str, name: &str, command: &str, mut skelmap: impl FnMut()) {
-        const ROUNDS: usize = 15;
+    pub fn paired(&mut self, row: &str, name: &str, command: &str, skelmap: impl FnMut()) {
+        let (median, lo, hi, batch) = self.rounds(name, command, skelmap);
+        println!(
+            "paired {row}/{name}: {} ÷ skelmap {median:.2} (median of {ROUNDS} rounds of \
+             {batch} calls each; {lo:.2} to {hi:.2})",
+            self.label,
+        );
+    }
+
+    /// A bound on a pair's ratio, measured as [`Peer::paired`] measures the pair: the
+    /// harness's time over `floor`'s, a part of skelmap's work that no faster skelmap can
+    /// avoid (described by `what`). Printed as `paired <row>/<name>: <harness> ÷ <what>`.
+    pub fn bound(&mut self, row: &str, name: &str, command: &str, what: &str, floor: impl FnMut()) {
+        let (median, lo, hi, batch) = self.rounds(name, command, floor);
+        println!(
+            "paired {row}/{name}: {} ÷ {what} {median:.2} (a bound on {row}'s ratio; median \
+             of {ROUNDS} rounds of {batch} calls each; {lo:.2} to {hi:.2})",
+            self.label,
+        );
+    }
+
+    /// The bound on a from-the-path row's ratio on this host ([`Peer::bound`]): the time it
+    /// takes only to read `files` (the model's file and the companions skelmap reads with it)
+    /// from their paths. No reader that reads those files from their paths can beat the
+    /// harness by more.
+    pub fn read_bound(&mut self, row: &str, name: &str, command: &str, files: &[PathBuf]) {
+        let what = format!("reading its {} file(s)", files.len());
+        self.bound(row, name, command, &what, || {
+            for file in files {
+                std::hint::black_box(std::fs::read(file).expect("a file the model was read from"));
+            }
+        });
+    }
+
+    /// The paired rounds behind [`Peer::paired`] and [`Peer::bound`]: the median of
+    /// the rounds' ratios (harness ÷ `ours`), their smallest and largest, and the calls per
+    /// round.
+    fn rounds(
+        &mut self,
+        name: &str,
+        command: &str,
+        mut ours: impl FnMut(),
+    ) -> (f64, f64, f64, u64) {
         const BATCH: Duration = Duration::from_millis(5);
         let start = Instant::now();
-        skelmap();
+        ours();
         let once = start.elapsed().max(Duration::from_nanos(1));
         let batch = (BATCH.as_nanos() / once.as_nanos()).clamp(1, 1_000_000) as u64;
         let mut ratios = Vec::with_capacity(ROUNDS);
         for round in 0..=ROUNDS {
             let start = Instant::now();
             for _ in 0..batch {
-                skelmap();
+                ours();
             }
-            let ours = start.elapsed().as_secs_f64();
+            let elapsed = start.elapsed().as_secs_f64();
             let theirs = self.run_as(command, name, 1, batch).as_secs_f64();
             if round > 0 {
-                ratios.push(theirs / ours);
+                ratios.push(theirs / elapsed);
             }
         }
         ratios.sort_by(f64::total_cmp);
-        println!(
-            "paired {row}/{name}: {} ÷ skelmap {:.2} (median of {ROUNDS} rounds of {batch} \
-             calls each; {:.2} to {:.2})",
-            self.label,
-            ratios[ROUNDS / 2],
-            ratios[0],
-            ratios[ROUNDS - 1],
-        );
+        (ratios[ROUNDS / 2], ratios[0], ratios[ROUNDS - 1], batch)
     }
 
     /// Runs input `name` once on `threads` threads and returns what the harness wrote, as
