@@ -842,7 +842,7 @@ fn decode_mesh(
     diag: &mut Diagnostics,
 ) -> Result<()> {
     let n = layout.num_verts as usize;
-    let weights: Vec<Weight> = file.weights(layout).to_vec();
+    let weights = file.weights(layout);
     let mut positions = Vec::with_capacity(n);
     let mut off_sum = None;
     for &(first, count, at) in ranges {
@@ -878,7 +878,9 @@ fn decode_mesh(
     }
     let normals = smooth_normals(&positions, file.triangles(layout));
     let block = &mut file.block;
-    block.reserve(n * 24 + n * 4 + layout.num_influences as usize * 32);
+    let influences = layout.num_influences as usize;
+    let records_len = n * size_of::<u32>() + influences * size_of::<BoneVert<LittleEndian>>();
+    block.reserve(n * 24 + records_len);
     layout.ofs_positions = block.len();
     for p in &positions {
         put(block, &[p.to_array().map(F32::<LittleEndian>::new)]);
@@ -887,9 +889,15 @@ fn decode_mesh(
     for v in &normals {
         put(block, &[v.to_array().map(F32::<LittleEndian>::new)]);
     }
+    // The records are written into room made for them after the weights they are made from,
+    // which stay where they are in the block: no copy of the weights is needed.
     layout.ofs_records = block.len();
+    block.resize(layout.ofs_records + records_len, 0);
+    let (decoded, mut out) = block.split_at_mut(layout.ofs_records);
+    let weights: &[Weight] =
+        super::view::records(decoded, layout.ofs_weights, layout.num_weights as usize);
     for (&(first, count, _), normal) in ranges.iter().zip(&normals) {
-        put(block, &[U32::<LittleEndian>::new(count)]);
+        emit(&mut out, &U32::<LittleEndian>::new(count));
         for w in weights.iter().skip(first as usize).take(count as usize) {
             let joint = w.joint_index.get();
             let q = file
@@ -899,19 +907,24 @@ fn decode_mesh(
             let bias = w.joint_weight.get();
             let origin = Vec3A::from(w.offset.map(|v| v.get())) * bias;
             let normal = (q.conjugate() * *normal) * bias;
-            put(
-                block,
-                &[BoneVert::<LittleEndian>::new(
-                    origin.to_array(),
-                    bias,
-                    normal.to_array(),
-                    joint,
-                )],
+            emit(
+                &mut out,
+                &BoneVert::<LittleEndian>::new(origin.to_array(), bias, normal.to_array(), joint),
             );
         }
     }
     layout.ofs_end = block.len();
     Ok(())
+}
+
+/// Writes `value` at the start of `out` and moves `out` past it; a value that does not fit is
+/// left out (the caller sized `out` for what it writes).
+fn emit<T: IntoBytes + zerocopy::Immutable>(out: &mut &mut [u8], value: &T) {
+    let bytes = value.as_bytes();
+    if let Some((head, tail)) = core::mem::take(out).split_at_mut_checked(bytes.len()) {
+        head.copy_from_slice(bytes);
+        *out = tail;
+    }
 }
 
 /// Vertex normals as Doom 3 derives them (`R_DeriveTangents`): each triangle's unit normal
@@ -946,21 +959,21 @@ fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec
         .collect();
     order.sort_unstable();
     let vertex = |key: u128| key as u32 as usize;
-    let mut out = sums.clone();
+    // The runs are disjoint, so each run's total replaces its sums in place.
     for run in order.chunk_by(|a, b| a >> 32 == b >> 32) {
         if run.len() > 1 {
             let total: Vec3A = run.iter().filter_map(|&k| sums.get(vertex(k))).sum();
             for &k in run {
-                if let Some(o) = out.get_mut(vertex(k)) {
+                if let Some(o) = sums.get_mut(vertex(k)) {
                     *o = total;
                 }
             }
         }
     }
-    for n in &mut out {
+    for n in &mut sums {
         *n = n.try_normalize().unwrap_or(Vec3A::Z);
     }
-    out
+    sums
 }
 
 impl<'data> Parse<'data> for Anim<'data> {

@@ -23,7 +23,11 @@ use crate::view::{BoneVertexModel, ClipOrigin, bone_vertex_view, skeletal_mesh_v
 
 /// `n` records of type `T` at `offset` of `block` (empty where they do not fit, which
 /// decoding rules out).
-fn records<T: FromBytes + Immutable + KnownLayout>(block: &[u8], offset: usize, n: usize) -> &[T] {
+pub(super) fn records<T: FromBytes + Immutable + KnownLayout>(
+    block: &[u8],
+    offset: usize,
+    n: usize,
+) -> &[T] {
     block
         .get(offset..)
         .and_then(|rest| <[T]>::ref_from_prefix_with_elems(rest, n).ok())
