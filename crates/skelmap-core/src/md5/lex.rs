@@ -338,8 +338,8 @@ impl<'t> Lexer<'t> {
         self.skip()?;
         let at = self.pos;
         let rest = self.text.get(at..).unwrap_or_default();
-        match fast_float2::parse_partial::<f32, _>(rest) {
-            Ok((value, len)) if rest.get(len).is_none_or(|&b| ends_token(b) || b == b'/') => {
+        match parse_f32(rest) {
+            Some((value, len)) if rest.get(len).is_none_or(|&b| ends_token(b) || b == b'/') => {
                 if !value.is_finite() {
                     return Err(self.error(what, at as u64, Problem::NotFinite));
                 }
@@ -375,6 +375,26 @@ impl<'t> Lexer<'t> {
         }
         Ok(out)
     }
+}
+
+/// The number at the start of `text`, correctly rounded to `f32`, and its length: what
+/// `fast_float2::parse_partial::<f32>` gives, faster on the ten decimals exporters print,
+/// which have more digits than `f32`'s exact fast path takes but not more than `f64`'s.
+/// The number is read to `f64`, then rounded to `f32`. Rounding twice lands on another `f32`
+/// than rounding once only where the `f64` is exactly halfway between two `f32`s: a halfway
+/// point is itself an `f64`, so it cannot lie strictly between the number and its nearest
+/// `f64`. A halfway `f64`, and one outside `f32`'s normal range other than zero (where the
+/// halfway bits lie elsewhere), is read again, straight to `f32`.
+#[inline]
+fn parse_f32(text: &[u8]) -> Option<(f32, usize)> {
+    let (wide, len) = fast_float2::parse_partial::<f64, _>(text).ok()?;
+    // The 29 bits below an `f32` significand's 24, set to exactly one half.
+    let halfway = wide.to_bits() & 0x1fff_ffff == 0x1000_0000;
+    let normal = (f64::from(f32::MIN_POSITIVE)..=f64::from(f32::MAX)).contains(&wide.abs());
+    if wide == 0.0 || (normal && !halfway) {
+        return Some((wide as f32, len));
+    }
+    fast_float2::parse_partial::<f32, _>(text).ok()
 }
 
 /// The head of the next entry of a numbered section (`vert 12`, `tri 12`, `weight 12`): its
@@ -529,6 +549,55 @@ mod tests {
         assert_eq!(lex.integer("i")?, (7, 33));
         assert_eq!(lex.peek()?, None);
         Ok(())
+    }
+
+    /// `parse_f32` gives what `fast_float2` gives reading to `f32` directly: on the numbers
+    /// where reading to `f64` and rounding lands elsewhere (an `f32`'s shortest text that
+    /// reads to a halfway `f64`), outside the normal range, and on exporters' ten decimals.
+    #[test]
+    fn floats_round_once_to_f32() {
+        let direct = |text: &str| fast_float2::parse_partial::<f32, _>(text.as_bytes()).ok();
+        // 0x15ae43fd's shortest text reads to the `f64` halfway between it and the next `f32`.
+        let halfway = "0.00000000000000000000000007038531";
+        let wide = fast_float2::parse::<f64, _>(halfway).map(|w| w as f32);
+        assert_eq!(wide.map(f32::to_bits), Ok(0x15ae_43fe));
+        assert_eq!(
+            parse_f32(halfway.as_bytes()).map(|(v, _)| v.to_bits()),
+            Some(0x15ae_43fd)
+        );
+        let mut texts: Vec<String> = [
+            halfway,
+            "7.038531e-26",
+            "0",
+            "-0.0000000000",
+            "1.0000000000",
+            "-1.0712560415",
+            "0.4146470129",
+            "1e-40",
+            "-1.4e-45",
+            "1e-46",
+            "3.4028235e38",
+            "3.4028236e38",
+            "1e39",
+            "-1e39",
+            "inf",
+            "nan",
+            "1.5e1x",
+            "-",
+            ".5",
+            "5.",
+            "1e",
+            "0x10",
+        ]
+        .map(String::from)
+        .to_vec();
+        // Exporters' ten decimals over a spread of values.
+        texts.extend((0..5000u32).map(|i| format!("{:.10}", f64::from(i) * 0.7919 - 1980.0)));
+        for text in &texts {
+            let read = parse_f32(text.as_bytes()).map(|(v, len)| (v.to_bits(), len));
+            let expected = direct(text).map(|(v, len)| (v.to_bits(), len));
+            assert_eq!(read, expected, "{text}");
+        }
     }
 
     #[test]
