@@ -52,8 +52,9 @@ pub enum WarningKind {
     /// A triangle names a group that does not exist (loaders use the groups' lists instead).
     TriangleGroup,
     /// A companion file that only adds information (a `.framegroups` sidecar, an MD5
-    /// animation beside its mesh, a Half-Life texture or sequence-group file) is malformed or
-    /// does not fit the model, and was left out; the detail names the file and why.
+    /// animation beside its mesh, a Half-Life texture or sequence-group file) is missing,
+    /// malformed or does not fit the model, and was left out; the detail names the file and
+    /// why.
     CompanionIgnored,
     /// A section does not start at the alignment the specification asks for (it is read
     /// unaligned).
@@ -116,7 +117,7 @@ impl WarningKind {
             }
             WarningKind::TriangleGroup => "a triangle names a group that does not exist",
             WarningKind::CompanionIgnored => {
-                "a companion file is malformed or does not fit the model, and was left out"
+                "a companion file is missing, malformed or does not fit the model, and was left out"
             }
             WarningKind::Unaligned => {
                 "a section is not aligned as the specification asks; read anyway"

@@ -509,6 +509,52 @@ fn a_default_pose_past_f32_gives_non_finite_bind_positions_only() {
     assert!(!crate::exercise::hl1_near_f32_limit(&example));
 }
 
+/// The companion warning of `man.mdl` opened from `files`: what, offset, count and detail.
+fn companion_warning(files: &HashMap<String, Vec<u8>>) -> Option<(&'static str, u64, u64, String)> {
+    let model = Model::resolve(&files, "man.mdl", &Limits::default()).unwrap();
+    let w = model
+        .diagnostics()
+        .get(skelmap::WarningKind::CompanionIgnored)?;
+    Some((w.what, w.offset, w.count, w.detail.clone()))
+}
+
+/// A model without textures of its own whose texture file is not at hand draws its meshes
+/// untextured, their coordinates in texels, and says so, naming both spellings looked for
+/// (real files: HaloGS's `agrunt.mdl` without `agruntT.mdl`, on which assimp gives up). A
+/// file of that name that is no studio model is not the texture file; one that is, but is
+/// refused, is named with its error instead; a model with its textures has nothing to say.
+#[test]
+fn a_missing_texture_file_is_a_warning_naming_both_spellings() {
+    let b = apart();
+    let mut files: HashMap<String, Vec<u8>> = [
+        ("man.mdl".to_string(), b.write().unwrap()),
+        ("man01.mdl".to_string(), b.write_group(1).unwrap()),
+    ]
+    .into_iter()
+    .collect();
+    let missing = "manT.mdl or mant.mdl not found: the model has no textures of its own, so \
+                   its meshes have none and their texture coordinates stay in texels";
+    let expected = Some(("companion", 0, 1, missing.to_string()));
+    assert_eq!(companion_warning(&files), expected);
+    let model = Model::resolve(&&files, "man.mdl", &Limits::default()).unwrap();
+    assert_eq!(model.skins().len(), 0);
+    assert_eq!(model.mesh(0).unwrap().vertex_texcoord(3), Some([4.0, 4.0]));
+    drop(model);
+    files.insert("manT.mdl".to_string(), b"IDSQ not textures".to_vec());
+    assert_eq!(companion_warning(&files), expected);
+    let mut refused = b.write_textures().unwrap();
+    refused.truncate(300);
+    files.insert("manT.mdl".to_string(), refused);
+    let (_, _, count, detail) = companion_warning(&files).unwrap();
+    assert!(count == 1 && detail.starts_with("manT.mdl: "), "{detail}");
+    files.insert("manT.mdl".to_string(), b.write_textures().unwrap());
+    assert_eq!(companion_warning(&files), None);
+    let whole = super::example();
+    let model = Model::from_bytes(&whole).unwrap();
+    assert!(!model.skins().is_empty());
+    assert!(model.diagnostics().is_empty(), "{:?}", model.diagnostics());
+}
+
 /// A sequence group whose file is not at hand leaves its sequences without frames, and says
 /// so: one warning naming the first missing file and how many sequences it costs (real files:
 /// a `scientist.mdl` whose folder lacks `scientist08.mdl`). Opened from bytes, no group file
@@ -539,14 +585,21 @@ fn a_missing_sequence_group_is_a_warning_naming_its_file() {
     );
     let clips: Vec<&str> = model.clips().iter().map(|c| c.name.as_str()).collect();
     assert!(!clips.contains(&"far"), "{clips:?}");
+    // Opened from bytes, neither the texture file nor the group's is at hand: one warning
+    // says both.
     let model = Model::from_bytes(&main).unwrap();
     let warning = model
         .diagnostics()
         .get(WarningKind::CompanionIgnored)
         .unwrap();
     assert_eq!(
-        warning.detail,
-        "the file of sequence group 1 not found: sequence group 1 left out, with its 1 sequences"
+        (warning.detail.as_str(), warning.count),
+        (
+            "the texture file not found: the model has no textures of its own, so its meshes \
+             have none and their texture coordinates stay in texels; the file of sequence \
+             group 1 not found: sequence group 1 left out, with its 1 sequences",
+            2
+        )
     );
     // With the group at hand, nothing is said.
     let mut files = files.clone();

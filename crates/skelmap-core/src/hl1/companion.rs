@@ -12,7 +12,8 @@
 //!
 //! A companion that does not validate costs only what it would give: the model opens without
 //! its textures or without that group's sequences, with a
-//! [`WarningKind::CompanionIgnored`] naming the file.
+//! [`WarningKind::CompanionIgnored`] naming the file. So does one not found: a texture file
+//! the model needs (it has no textures of its own, and meshes), or a declared group.
 
 use zerocopy::FromBytes;
 
@@ -127,11 +128,13 @@ impl<'a> Open<'a> for Pair<'a> {
             _ => main,
         };
         let mut textures = None;
+        let mut texture_file = false;
         let mut groups = Vec::new();
         let mut next_group = 1usize;
         for (kind, path, source) in &files.companions {
             match kind {
                 Companion::Textures if main.textures.is_empty() => {
+                    texture_file = true;
                     match Hl1::parse_with(source.bytes(), limits, diag) {
                         Ok(t) => textures = Some(t),
                         Err(e) => ignored(diag, path, e.offset().unwrap_or(0), &e.to_string()),
@@ -151,11 +154,26 @@ impl<'a> Open<'a> for Pair<'a> {
                 _ => {}
             }
         }
-        // Groups from the first one not at hand on have no file: their sequences get no
-        // frames. Opened from bytes alone, none is at hand.
+        // Companions not at hand cost what they would give, and are said in one warning (a
+        // kind keeps one detail): meshes whose textures are in a file not found (or not an
+        // `IDST` file) are drawn untextured, their coordinates in texels (one found and
+        // refused has said so already); groups from the first one not at hand on have no
+        // file, and their sequences no frames. Opened from bytes alone, none is at hand.
+        let mut missing = Vec::new();
+        if main.textures.is_empty() && !texture_file && !main.meshes.is_empty() {
+            let file = if files.path.is_empty() {
+                "the texture file".to_string()
+            } else {
+                texture_paths(&files.path).join(" or ")
+            };
+            missing.push(format!(
+                "{file} not found: the model has no textures of its own, so its meshes have \
+                 none and their texture coordinates stay in texels"
+            ));
+        }
         let wanted = main.seqgroups.len();
         if next_group < wanted {
-            let missing = main
+            let sequences = main
                 .sequences
                 .iter()
                 .filter(|s| usize::try_from(s.seqgroup.get()).is_ok_and(|g| g >= next_group))
@@ -176,14 +194,18 @@ impl<'a> Open<'a> for Pair<'a> {
             } else {
                 "not found"
             };
-            diag.warn(
-                Format::Hl1,
-                WarningKind::CompanionIgnored,
-                "companion",
-                0,
-                || format!("{file} {why}: sequence {range} left out, with its {missing} sequences"),
-            );
+            missing.push(format!(
+                "{file} {why}: sequence {range} left out, with its {sequences} sequences"
+            ));
         }
+        diag.warn_n(
+            Format::Hl1,
+            WarningKind::CompanionIgnored,
+            "companion",
+            0,
+            missing.len() as u64,
+            || missing.join("; "),
+        );
         Ok(Pair::new(main, textures, groups))
     }
 }
