@@ -193,20 +193,14 @@ fn rule_1_a_pre_release_bone_is_checked() {
     let e = mesh_error(&with(PRE_RELEASE, "numbones 3", "numbones 2"));
     let more = Problem::MoreThanDeclared { declared: 2 };
     assert_eq!(located(&e), ("header.numbones", 19, 1, more));
-    // A pre-release mesh's index is its place; the meshes are as many as declared.
+    // A pre-release mesh's index is its place (a text that ends before its declared meshes:
+    // `rule_4_a_text_may_end_before_its_declared_meshes`).
     let e = mesh_error(&with(PRE_RELEASE, "mesh 0 {", "mesh 1 {"));
     let mismatch = Problem::Mismatch {
         value: 1,
         expected: 0,
     };
     assert_eq!(located(&e), ("mesh.index", 28, 6, mismatch));
-    let e = mesh_error(&with(PRE_RELEASE, "nummeshes 1", "nummeshes 2"));
-    let fewer = Problem::FewerThanDeclared {
-        declared: 2,
-        found: 1,
-    };
-    // At the end of the text, the line after the last mesh.
-    assert_eq!(located(&e), ("header.nummeshes", 48, 1, fewer));
     let scaled = with(
         PRE_RELEASE,
         "bindmat 0 1 0 -1 0 0 0 0 1",
@@ -508,17 +502,6 @@ fn rule_4_counts_that_lie_in_both_directions() {
             Problem::MoreThanDeclared { declared: 2 },
         ),
         (
-            "numMeshes 1",
-            "numMeshes 2",
-            "header.numMeshes",
-            30,
-            1,
-            Problem::FewerThanDeclared {
-                declared: 2,
-                found: 1,
-            },
-        ),
-        (
             "numverts 4",
             "numverts 5",
             "mesh.numverts",
@@ -616,6 +599,83 @@ fn rule_4_counts_that_lie_in_both_directions() {
         let e = anim_error(&with(ANIM, from, to));
         assert_eq!(located(&e), (what, line, column, problem), "{to}");
     }
+}
+
+/// A text that ends after fewer meshes than it declares is read with the meshes it holds
+/// and a warning, as the Cube 2 engines' line readers read it (Red Eclipse's
+/// `props/ball/ball.md5mesh`: two declared, one there). Anything else where a mesh should
+/// start stays an error (`rule_4_deeply_repeated_sections`), in the pre-release layout too.
+#[test]
+fn rule_4_a_text_may_end_before_its_declared_meshes() {
+    for (declared, at_end) in [("numMeshes 2", ""), ("numMeshes 3", "\n// the end\n\r\n")] {
+        let text = format!("{}{at_end}", with(MESH, "numMeshes 1", declared));
+        let mut diag = skelmap::Diagnostics::new();
+        let mesh = MeshFile::parse_with(text.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+        assert_eq!(mesh.num_meshes(), 1);
+        assert_eq!(diag.warnings().len(), 1, "{diag:?}");
+        let w = diag.get(WarningKind::SpecLimit).unwrap();
+        assert_eq!(
+            (w.what, w.offset, w.count),
+            ("header.numMeshes", text.len() as u64, 1)
+        );
+        let n = &declared[10..];
+        assert_eq!(
+            w.detail,
+            format!(
+                "declares {n} meshes, and the text ends after 1: read as 1, as the Cube 2 \
+                 engines read it (Doom 3 and Daemon refuse the file)"
+            )
+        );
+    }
+    // A skeleton whose one declared mesh never comes.
+    let bare = &MESH[..MESH.find("mesh {").unwrap()];
+    let mut diag = skelmap::Diagnostics::new();
+    let mesh = MeshFile::parse_with(bare.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+    assert_eq!((mesh.num_meshes(), mesh.joints().len()), (0, 3));
+    assert!(
+        diag.get(WarningKind::SpecLimit)
+            .unwrap()
+            .detail
+            .contains("ends after 0")
+    );
+    // The pre-release layout names its own count.
+    let pre = with(PRE_RELEASE, "nummeshes 1", "nummeshes 2");
+    let mut diag = skelmap::Diagnostics::new();
+    let mesh = MeshFile::parse_with(pre.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+    assert_eq!(mesh.num_meshes(), 1);
+    // One kind, counted twice: the layout's warning first, then the meshes'.
+    assert_eq!(diag.count(WarningKind::SpecLimit), 2);
+    // Through `Model`, with the animation beside it, the pair opens as the fixtures do.
+    assert_pair_opens_as_the_fixtures(&with(MESH, "numMeshes 1", "numMeshes 2"), ANIM);
+}
+
+/// Bounds entries past the declared frames are checked and not read, with a warning counting
+/// them: Sauerbraten's `captaincannon` animations list one more than their frames, and the
+/// Cube 2 engines never read the bounds. Doom 3 refuses such a file.
+#[test]
+fn rule_4_bounds_past_the_declared_frames_are_left_unread() {
+    let extra = "\t( 0 -1 0 ) ( 2 1 2 )\n\t( 9 9 9 ) ( 9 9 9 )\n\t( 1 1 1 ) ( 2 2 2 )\n";
+    let text = with(ANIM, "\t( 0 -1 0 ) ( 2 1 2 )\n", extra);
+    let mut diag = skelmap::Diagnostics::new();
+    let anim = Anim::parse_with(text.as_bytes(), &Limits::DEFAULT, &mut diag).unwrap();
+    assert_eq!(anim.num_frames(), 2);
+    let w = diag.get(WarningKind::SpecLimit).unwrap();
+    let first = text.find("( 9 9 9 )").unwrap() as u64;
+    assert_eq!((w.what, w.offset, w.count), ("header.numFrames", first, 2));
+    assert_eq!(
+        w.detail,
+        "bounds entries past the 2 declared frames: not read, as the Cube 2 engines leave \
+         them (Doom 3 refuses the file)"
+    );
+    assert_pair_opens_as_the_fixtures(MESH, &text);
+    // An extra entry is read as an entry: a malformed one is an error where it breaks.
+    let broken = with(
+        ANIM,
+        "\t( 0 -1 0 ) ( 2 1 2 )\n",
+        "\t( 0 -1 0 ) ( 2 1 2 )\n\t( 9 9 ) ( 9 9 9 )\n",
+    );
+    let e = anim_error(&broken);
+    assert_eq!(located(&e), ("bounds.min", 18, 8, expected("a number")));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! and lines far longer than any real file's.
 
 use skelmap::md5::{Anim, MeshFile};
-use skelmap::{Error, Model, Parse};
+use skelmap::{Diagnostics, Error, Limits, Model, Parse, WarningKind};
 
 use super::{ANIM, MESH, located, mesh_error, with};
 
@@ -14,22 +14,41 @@ fn typed(e: &Error) -> bool {
     )
 }
 
+/// Every prefix is refused with a typed error, but one that ends a mesh text where a mesh
+/// would start (rule 4: the Cube 2 engines read such a file), which is read with the meshes
+/// before it and the warning that says how many it declares.
 #[test]
 fn every_prefix_is_refused_with_a_typed_error() {
+    let mesh_at = MESH.find("mesh {").unwrap();
     for text in [MESH, ANIM] {
         let bytes = text.as_bytes();
         let ok_from = text.trim_end().len();
         for end in 0..bytes.len() {
             let prefix = &bytes[..end];
-            let mesh = MeshFile::parse(prefix).map(drop);
+            let mut diag = Diagnostics::new();
+            let mesh = MeshFile::parse_with(prefix, &Limits::DEFAULT, &mut diag).map(drop);
             let anim = Anim::parse(prefix).map(drop);
             let model = Model::from_bytes(prefix).map(drop);
-            if end < ok_from {
-                for r in [&mesh, &anim] {
-                    assert!(r.as_ref().is_err_and(typed), "prefix of {end} bytes: {r:?}");
-                }
-                assert!(model.is_err(), "prefix of {end} bytes");
+            if end >= ok_from {
+                continue;
             }
+            let before_mesh = text == MESH
+                && MESH
+                    .get(end..mesh_at)
+                    .is_some_and(|gap| gap.trim().is_empty());
+            if before_mesh {
+                let w = diag.get(WarningKind::SpecLimit);
+                assert!(
+                    mesh.is_ok() && model.is_ok() && w.is_some_and(|w| w.offset == end as u64),
+                    "prefix of {end} bytes: {mesh:?} {diag:?}"
+                );
+                assert!(anim.is_err_and(|e| typed(&e)), "prefix of {end} bytes");
+                continue;
+            }
+            for r in [&mesh, &anim] {
+                assert!(r.as_ref().is_err_and(typed), "prefix of {end} bytes: {r:?}");
+            }
+            assert!(model.is_err(), "prefix of {end} bytes");
         }
     }
 }

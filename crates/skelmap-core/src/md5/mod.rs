@@ -48,8 +48,10 @@
 //! 4. Each section lists exactly the entries its count declares
 //!    ([`Problem::FewerThanDeclared`](crate::Problem::FewerThanDeclared),
 //!    [`Problem::MoreThanDeclared`](crate::Problem::MoreThanDeclared)), and each entry's own
-//!    index (`vert 3`, `tri 3`, `weight 3`, `frame 3`) is its place; the file's meshes and
-//!    frames at least as many as declared (rule 8 for more).
+//!    index (`vert 3`, `tri 3`, `weight 3`, `frame 3`) is its place; an animation's frames
+//!    at least as many as declared (rule 8 for more). As the Cube 2 engines read them, with a
+//!    warning: bounds past the declared frames are checked and left out, and a mesh text
+//!    that ends before its declared meshes is read with those it holds.
 //! 5. A joint's parent is -1 or an earlier joint (not itself, not a later one).
 //! 6. Triangle corners name vertices of their mesh; a weight names a joint; a vertex has at
 //!    least one weight and at most `Limits::max_influences_per_vertex`, all inside the

@@ -504,6 +504,10 @@ impl<'data> Parse<'data> for MeshFile<'data> {
         let _ = file.block.try_reserve_exact(data.len());
         let mut influences = 0u64;
         for i in 0..num_meshes {
+            if lex.peek()?.is_none() {
+                fewer_meshes(&lex, diag, meshes_what, (i, num_meshes));
+                break;
+            }
             entry(&mut lex, "mesh", meshes_what, i, num_meshes)?;
             if pre_release {
                 own_index(&mut lex, "mesh.index", i)?;
@@ -515,6 +519,25 @@ impl<'data> Parse<'data> for MeshFile<'data> {
         unread_rest(&mut lex, diag, "mesh");
         Ok(file)
     }
+}
+
+/// Warns that the text ends after `found` of the `declared` meshes, which are read: the line
+/// readers of the Cube 2 engines (Sauerbraten, Tesseract, Red Eclipse) load the meshes they
+/// find, and Red Eclipse ships such a file (`props/ball/ball.md5mesh`, two declared, one
+/// there). Doom 3 and Daemon refuse it; a section that ends early, or another token where a
+/// mesh should start, stays an error.
+fn fewer_meshes(
+    lex: &Lexer<'_>,
+    diag: &mut Diagnostics,
+    what: &'static str,
+    (found, declared): (usize, usize),
+) {
+    diag.warn(FORMAT, WarningKind::SpecLimit, what, lex.offset(), || {
+        format!(
+            "declares {declared} meshes, and the text ends after {found}: read as {found}, as \
+             the Cube 2 engines read it (Doom 3 and Daemon refuse the file)"
+        )
+    });
 }
 
 /// `joints { … }`: each name, parent, position and orientation in model space, and the same
@@ -1070,7 +1093,7 @@ impl<'data> Anim<'data> {
         }
         let hierarchy = hierarchy(&mut lex, num_joints, num_components)?;
         check(&hierarchy)?;
-        let bounds = bounds(&mut lex, num_frames)?;
+        let bounds = bounds(&mut lex, num_frames, diag)?;
         let base_frame = base_frame(&mut lex, num_joints, diag)?;
         let mut anim = Anim {
             text: data,
@@ -1182,7 +1205,7 @@ fn hierarchy(lex: &mut Lexer<'_>, n: usize, num_components: usize) -> Result<Vec
 }
 
 /// `bounds { … }`: a box per frame.
-fn bounds(lex: &mut Lexer<'_>, n: usize) -> Result<Vec<[Vec3; 2]>> {
+fn bounds(lex: &mut Lexer<'_>, n: usize, diag: &mut Diagnostics) -> Result<Vec<[Vec3; 2]>> {
     lex.keyword("bounds", "bounds", "bounds")?;
     lex.bracket(b'{', "bounds")?;
     let mut out = Vec::with_capacity(n);
@@ -1192,7 +1215,30 @@ fn bounds(lex: &mut Lexer<'_>, n: usize) -> Result<Vec<[Vec3; 2]>> {
         let max = lex.vector::<3>("bounds.max")?;
         out.push([Vec3::from(min), Vec3::from(max)]);
     }
-    close(lex, b'(', "header.numFrames", n, "bounds")?;
+    // Entries past the declared frames are checked and left unread, as the Cube 2 engines,
+    // which never read the bounds, leave them: Sauerbraten's `captaincannon` animations list
+    // one more than their frames. Doom 3 refuses such a file.
+    let first = lex.next_offset()?;
+    let mut extra = 0u64;
+    while lex.peek()? == Some(b'(') {
+        lex.vector::<3>("bounds.min")?;
+        lex.vector::<3>("bounds.max")?;
+        extra += 1;
+    }
+    diag.warn_n(
+        FORMAT,
+        WarningKind::SpecLimit,
+        "header.numFrames",
+        first,
+        extra,
+        || {
+            format!(
+                "bounds entries past the {n} declared frames: not read, as the Cube 2 engines \
+                 leave them (Doom 3 refuses the file)"
+            )
+        },
+    );
+    lex.bracket(b'}', "bounds")?;
     Ok(out)
 }
 
