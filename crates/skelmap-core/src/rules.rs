@@ -311,14 +311,24 @@ impl Layout {
         self.furthest = self.furthest.max(end);
     }
 
-    /// Warns about disorder and about bytes after the furthest region.
-    pub(crate) fn report(&self, len: u64, diag: &mut Diagnostics) {
+    /// Warns about disorder and about bytes of `data` after the furthest region, except up to
+    /// three zero bytes that pad the file to a multiple of four: writers align the file's end
+    /// (the IQM exporter after an odd count of 16-bit frame values), and such bytes hold
+    /// nothing.
+    pub(crate) fn report(&self, data: &[u8], diag: &mut Diagnostics) {
+        let len = data.len() as u64;
         if let Some((what, start, cursor)) = self.first_disorder {
             diag.warn_n(self.format, WarningKind::LayoutOrder, what, start, self.disorders, || {
                 format!("{what} starts at {start}, before the end of the previous structure at {cursor}")
             });
         }
-        if self.furthest < len {
+        let padding = len - self.furthest.min(len) < 4
+            && len.is_multiple_of(4)
+            && usize::try_from(self.furthest)
+                .ok()
+                .and_then(|at| data.get(at..))
+                .is_some_and(|tail| tail.iter().all(|&b| b == 0));
+        if self.furthest < len && !padding {
             let extra = len - self.furthest;
             diag.warn(
                 self.format,

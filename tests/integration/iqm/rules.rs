@@ -127,6 +127,39 @@ fn rule2_declared_filesize_bounds_the_data() {
     );
 }
 
+/// Up to three zero bytes that pad the file to a multiple of four are not trailing data
+/// (Red Eclipse's IQMs end so, after an odd count of 16-bit frame values, the header's size
+/// counting them); other bytes after the last section are.
+#[test]
+fn rule2_zero_padding_to_four_bytes_is_not_trailing() {
+    let mut b = demo();
+    b.comment = b"ab\0".to_vec();
+    let bytes = b.write().unwrap();
+    let pad = (4 - bytes.len() % 4) % 4;
+    assert_ne!(pad, 0, "the comment ends the file off a multiple of four");
+    let padded = |fill: u8, n: usize| {
+        let mut v = bytes.clone();
+        v.resize(v.len() + n, fill);
+        let len = v.len() as u32;
+        put_u32_le(&mut v, at::FILESIZE, len);
+        v
+    };
+    assert!(warnings_bytes(&bytes).is_empty());
+    let diag = warnings_bytes(&padded(0, pad));
+    assert!(diag.is_empty(), "{:?}", diag.warnings());
+    for (fill, n) in [(0xAA, pad), (0, pad + 4)] {
+        let diag = warnings_bytes(&padded(fill, n));
+        let w = diag.get(WarningKind::TrailingBytes).unwrap();
+        assert_eq!(
+            (w.offset, w.detail.clone()),
+            (
+                bytes.len() as u64,
+                format!("{n} bytes after the last structure")
+            )
+        );
+    }
+}
+
 #[test]
 fn rule3_counts_within_the_limits() {
     let bytes = demo().write().unwrap();

@@ -131,7 +131,7 @@ impl<'data> Parse<'data> for Dpm<'data> {
             );
             rules::check_name(FORMAT, pass.diag, "frame.name", at, &frame.name);
         }
-        pass.layout.report(reader.len(), pass.diag);
+        pass.layout.report(reader.bytes(), pass.diag);
         Ok(Dpm {
             data,
             header,

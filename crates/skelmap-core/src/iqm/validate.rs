@@ -266,7 +266,7 @@ impl<'data> Parse<'data> for Iqm<'data> {
         pass.anims(anims, h, &strings)?;
         pass.bounds(bounds, h)?;
         pass.extensions(h, &strings)?;
-        pass.layout.report(pass.reader.len(), pass.diag);
+        pass.layout.report(pass.reader.bytes(), pass.diag);
         Ok(Iqm {
             data,
             header,

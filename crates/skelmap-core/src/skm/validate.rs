@@ -134,7 +134,7 @@ impl<'data> Parse<'data> for Skm<'data> {
         for (i, mesh) in meshes.iter().enumerate() {
             check_mesh(&mut pass, mesh, record_offset::<SkmMesh>(ofs_meshes, i))?;
         }
-        pass.layout.report(reader.len(), pass.diag);
+        pass.layout.report(reader.bytes(), pass.diag);
         Ok(Skm {
             data,
             header,
@@ -254,7 +254,7 @@ impl<'data> Parse<'data> for Skp<'data> {
             check_poses(poses, ofs, diag)?;
             rules::check_name(SKP, diag, "frame.name", at, &frame.name);
         }
-        layout.report(reader.len(), diag);
+        layout.report(reader.bytes(), diag);
         Ok(Skp {
             data,
             header,

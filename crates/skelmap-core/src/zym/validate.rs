@@ -181,7 +181,7 @@ impl<'data> Parse<'data> for Zym<'data> {
             [&header.mins, &header.maxs],
             header.radius.get(),
         );
-        layout.report(reader.len(), diag);
+        layout.report(reader.bytes(), diag);
         let model_scale = poses.first().map_or(1.0, |p| {
             let [x, y, z, _] = p.matrix[0].map(|v| v.get());
             (x * x + y * y + z * z).sqrt()
