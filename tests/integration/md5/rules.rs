@@ -1022,13 +1022,20 @@ fn rule_9_an_animation_given_that_does_not_fit_is_an_error() {
         "0 0 0 2\n",
         "0 0 0\n",
     );
+    // Another joint count is said first, at the animation's `numJoints`, as Doom 3 checks
+    // it, also where an earlier joint differs as well (the last joint of a folder's other
+    // skeleton, `boblamp` beside `monster`, used to be named instead).
+    let count = Problem::Mismatch {
+        value: 2,
+        expected: 3,
+    };
     let e = open(&fewer).unwrap_err();
+    assert_eq!(located(&e), ("header.numJoints", 5, 1, count));
+    let e = open(&with(&fewer, "\"arm\"", "\"elbow\"")).unwrap_err();
+    assert_eq!(located(&e), ("header.numJoints", 5, 1, count));
     assert_eq!(
-        located(&e).3,
-        Problem::Mismatch {
-            value: 2,
-            expected: 3
-        }
+        e.to_string(),
+        "MD5: invalid header.numJoints at line 5, column 1: is 2 but must be 3"
     );
 }
 

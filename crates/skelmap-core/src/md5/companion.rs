@@ -110,16 +110,12 @@ impl<'a> Open<'a> for Pair<'a> {
             // animation is left out without its frames read, and its findings with it.
             let text = source.bytes();
             let mut own = Diagnostics::new();
-            let fitted =
-                Anim::parse_checked(
-                    text,
-                    limits,
-                    &mut own,
-                    |hierarchy| match Pair::hierarchy_fits(&mesh, hierarchy, text) {
-                        Some(joint) => Err(misfit(&mesh, hierarchy, text, joint)),
-                        None => Ok(()),
-                    },
-                );
+            let fitted = Anim::parse_checked(text, limits, &mut own, |hierarchy, joints_at| {
+                match Pair::hierarchy_fits(&mesh, hierarchy, text) {
+                    Some(joint) => Err(misfit(&mesh, (hierarchy, joints_at), text, joint)),
+                    None => Ok(()),
+                }
+            });
             let mut anim = match fitted {
                 Ok(anim) => anim,
                 Err(e) if given => return Err(e),
@@ -176,24 +172,30 @@ fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
     );
 }
 
-/// The error for an animation (its `hierarchy`, read from `text`) whose joint `joint` does not
-/// fit the mesh, located in the animation's text.
-fn misfit(mesh: &MeshFile<'_>, hierarchy: &[JointAnimInfo], text: &[u8], joint: usize) -> Error {
+/// The error for an animation (its `hierarchy`, read from `text`, whose `numJoints` is at
+/// `joints_at`) that stops fitting the mesh at joint `joint`, located in the animation's
+/// text: at its `numJoints` where the counts differ, else at the joint's name.
+fn misfit(
+    mesh: &MeshFile<'_>,
+    (hierarchy, joints_at): (&[JointAnimInfo], u64),
+    text: &[u8],
+    joint: usize,
+) -> Error {
     let (what, problem, offset) = match hierarchy.get(joint) {
-        Some(h) if joint < mesh.joints.len() => (
+        Some(h) if hierarchy.len() == mesh.joints.len() => (
             "hierarchy.name",
             Problem::JointMismatch {
                 joint: joint as u64,
             },
             u64::from(h.name.start),
         ),
-        other => (
+        _ => (
             "header.numJoints",
             Problem::Mismatch {
                 value: hierarchy.len() as u64,
                 expected: mesh.num_joints() as u64,
             },
-            other.map_or(0, |h| u64::from(h.name.start)),
+            joints_at,
         ),
     };
     let (line, column) = line_column(text, offset);

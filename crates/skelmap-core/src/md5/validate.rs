@@ -1003,7 +1003,7 @@ impl<'data> Parse<'data> for Anim<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
-        Anim::parse_checked(data, limits, diag, |_| Ok(()))
+        Anim::parse_checked(data, limits, diag, |_, _| Ok(()))
     }
 }
 
@@ -1015,7 +1015,7 @@ impl<'data> Anim<'data> {
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
-        check: impl FnOnce(&[JointAnimInfo]) -> Result<()>,
+        check: impl FnOnce(&[JointAnimInfo], u64) -> Result<()>,
     ) -> Result<Self> {
         let (mut lex, header) = begin(data, limits, (Kind::Anim, "numFrames (an .md5anim)"), diag)?;
         let commandline = header.commandline;
@@ -1028,6 +1028,7 @@ impl<'data> Anim<'data> {
             limits.max_frames.into(),
             MIN_FRAME,
         )?;
+        let joints_at = lex.next_offset()?;
         let num_joints = count(
             &mut lex,
             "numJoints",
@@ -1092,7 +1093,7 @@ impl<'data> Anim<'data> {
             ));
         }
         let hierarchy = hierarchy(&mut lex, num_joints, num_components)?;
-        check(&hierarchy)?;
+        check(&hierarchy, joints_at)?;
         let bounds = bounds(&mut lex, num_frames, diag)?;
         let base_frame = base_frame(&mut lex, num_joints, diag)?;
         let mut anim = Anim {

@@ -431,10 +431,11 @@ impl<'data> Pair<'data> {
         &self.animations
     }
 
-    /// The first joint of `anim` whose name or parent differs from the mesh file's, or whose
-    /// count differs (`Some(index)`, the first joint past the shorter list); `None` when the
-    /// animation fits. Doom 3 plays an animation only on a mesh of the same joints, in the
-    /// same order, with the same parents.
+    /// Where `anim` stops fitting the mesh file: where their joint counts differ, the first
+    /// joint past the shorter list (the count is compared first, as Doom 3 compares it);
+    /// otherwise the first joint whose name or parent differs; `None` when the animation
+    /// fits. Doom 3 plays an animation only on a mesh of the same joints, in the same order,
+    /// with the same parents.
     #[must_use]
     pub fn fits(mesh: &MeshFile<'_>, anim: &Anim<'_>) -> Option<usize> {
         Pair::hierarchy_fits(mesh, &anim.hierarchy, anim.text)
@@ -447,17 +448,13 @@ impl<'data> Pair<'data> {
         hierarchy: &[JointAnimInfo],
         text: &[u8],
     ) -> Option<usize> {
-        let joints = mesh.joints.iter().zip(hierarchy);
-        let differs = joints.enumerate().find(|(_, (j, h))| {
-            j.parent != h.parent_num || j.name.of(mesh.text) != h.name.of(text)
-        });
-        match differs {
-            Some((i, _)) => Some(i),
-            None if mesh.joints.len() != hierarchy.len() => {
-                Some(mesh.joints.len().min(hierarchy.len()))
-            }
-            None => None,
+        if mesh.joints.len() != hierarchy.len() {
+            return Some(mesh.joints.len().min(hierarchy.len()));
         }
+        let mut joints = mesh.joints.iter().zip(hierarchy).enumerate();
+        joints
+            .find(|(_, (j, h))| j.parent != h.parent_num || j.name.of(mesh.text) != h.name.of(text))
+            .map(|(i, _)| i)
     }
 
     /// `true` for a mesh without animations, whose one frame is its bind pose.
