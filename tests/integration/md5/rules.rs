@@ -932,15 +932,37 @@ fn rule_8_what_follows_the_declared_meshes_or_frames_is_not_read() {
 
 #[test]
 fn rule_9_an_animation_of_other_joints_beside_the_mesh_is_left_out() {
+    // The frames the mesh plays, and what its one warning of left-out animations says.
+    let opened = |files: &std::collections::HashMap<String, Vec<u8>>| {
+        let model = open_pair(files, "m/fixture.md5mesh").unwrap();
+        let w = model
+            .diagnostics()
+            .get(WarningKind::CompanionIgnored)
+            .unwrap();
+        (model.num_frames(), w.what, w.count, w.detail.clone())
+    };
     let other = with(ANIM, "\"hand\"", "\"claw\"");
-    let files = files(MESH, &other);
-    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
-    assert_eq!(model.num_frames(), 1);
-    let w = model
-        .diagnostics()
-        .get(WarningKind::CompanionIgnored)
-        .unwrap();
-    assert!(w.detail.contains("fixture-idle.md5anim"), "{}", w.detail);
+    let mut files = files(MESH, &other);
+    let (frames, _, _, detail) = opened(&files);
+    assert_eq!(frames, 1);
+    assert_eq!(
+        detail,
+        "m/fixture-idle.md5anim: MD5: invalid hierarchy.name at line 12, column 3: joint 2 \
+         differs from the model's joint 2 in name or parent; not played on this mesh"
+    );
+    // Every animation left out is named, each with its reason, in the one warning: a
+    // folder may hold a dozen of another skeleton's (nbever/j-md5loader holds three).
+    let fewer = with(ANIM, "numJoints 3", "numJoints 4");
+    files.insert("m/other.md5anim".to_string(), fewer.into_bytes());
+    files.insert("m/plays.md5anim".to_string(), ANIM.as_bytes().to_vec());
+    let (frames, what, count, detail) = opened(&files);
+    assert_eq!((frames, what, count), (2, "animation", 2));
+    assert!(
+        detail.contains("m/fixture-idle.md5anim: MD5: invalid hierarchy.name")
+            && detail.contains("m/other.md5anim: MD5: invalid header.numJoints")
+            && detail.ends_with("; not played on this mesh"),
+        "{detail}"
+    );
 }
 
 /// An animation beside the mesh is fitted as soon as its hierarchy is read: one of other

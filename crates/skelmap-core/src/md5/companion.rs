@@ -100,6 +100,7 @@ impl<'a> Open<'a> for Pair<'a> {
         }
         let mesh = MeshFile::parse_with(text, limits, diag)?;
         let mut anims = Vec::new();
+        let mut left_out = Vec::new();
         for (kind, path, source) in &files.companions {
             let given = match kind {
                 Companion::Animation => true,
@@ -120,7 +121,7 @@ impl<'a> Open<'a> for Pair<'a> {
                 Ok(anim) => anim,
                 Err(e) if given => return Err(e),
                 Err(e) => {
-                    ignored(diag, path, e.offset().unwrap_or(0), &e.to_string());
+                    left_out.push((path.as_str(), e));
                     continue;
                 }
             };
@@ -128,6 +129,7 @@ impl<'a> Open<'a> for Pair<'a> {
             read_scales(files, path, &mut anim, limits, diag);
             anims.push((clip_name(stem(&files.path), stem(path)), anim));
         }
+        ignored(diag, &left_out);
         Ok(Pair::new(Some(mesh), anims))
     }
 }
@@ -161,14 +163,24 @@ fn read_scales(
     }
 }
 
-/// Records an animation beside the mesh that was left out.
-fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
-    diag.warn(
+/// Records the animations beside the mesh that were left out, each file with its error, in
+/// one warning (a kind keeps one detail, and a folder may hold a dozen animations of another
+/// skeleton), located where the first one's error is.
+fn ignored(diag: &mut Diagnostics, left_out: &[(&str, Error)]) {
+    let offset = left_out.first().and_then(|(_, e)| e.offset()).unwrap_or(0);
+    diag.warn_n(
         Format::Md5,
         WarningKind::CompanionIgnored,
         "animation",
         offset,
-        || format!("{path}: {why}; not played on this mesh"),
+        left_out.len() as u64,
+        || {
+            let each: Vec<String> = left_out
+                .iter()
+                .map(|(path, e)| format!("{path}: {e}"))
+                .collect();
+            format!("{}; not played on this mesh", each.join("; "))
+        },
     );
 }
 
