@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use skelmap::WarningKind;
 use skelmap::{Format, Limits, Model};
 
-use super::{Builder, example_psa, example_psk, pair_files};
+use super::{Builder, PSA_CHUNKS, PSK_CHUNKS, example_psa, example_psk, pair_files};
 
 fn clips(m: &Model<'_>) -> Vec<(String, u32, u32, f32)> {
     m.clips()
@@ -106,7 +106,8 @@ fn psa_bones_are_matched_by_name_and_the_unmatched_are_warned_about() {
         .diagnostics()
         .get(WarningKind::CompanionIgnored)
         .unwrap();
-    assert_eq!(w.count, 1);
+    // Said at the PSA's `BONENAMES` chunk.
+    assert_eq!((w.count, w.what, w.offset), (1, "BONENAMES", PSA_CHUNKS[1]));
     // Nothing matches: the PSA is left out and the mesh opens alone.
     let mut none = Builder::example();
     none.bones[0].name = "x".into();
@@ -116,12 +117,11 @@ fn psa_bones_are_matched_by_name_and_the_unmatched_are_warned_about() {
     let model = Model::resolve(&&files2, "models/soldier.psk", &Limits::default()).unwrap();
     assert_eq!(model.num_frames(), 1);
     assert!(model.as_psk().unwrap().psa().is_none());
-    assert!(
-        model
-            .diagnostics()
-            .get(WarningKind::CompanionIgnored)
-            .is_some()
-    );
+    let w = model
+        .diagnostics()
+        .get(WarningKind::CompanionIgnored)
+        .unwrap();
+    assert_eq!((w.what, w.offset), ("animation", PSA_CHUNKS[1]));
     // A PSA found by name that does not validate is left out the same way.
     let mut broken = example_psa();
     broken.truncate(100);
@@ -170,7 +170,21 @@ fn a_psa_given_by_path_plays_instead_of_the_one_beside_and_a_misfit_is_an_error(
     none.bones[1].name = "y".into();
     let misfit = elsewhere.join("misfit.psa");
     std::fs::write(&misfit, none.write_psa().unwrap()).unwrap();
-    assert!(open(Some(&misfit)).is_err());
+    match open(Some(&misfit)) {
+        Err(e) => assert_eq!(
+            crate::support::invalid_parts(&e),
+            (
+                Format::Psa,
+                "BONENAMES",
+                PSA_CHUNKS[1],
+                skelmap::Problem::Skeleton {
+                    bones: 2,
+                    joints: 2
+                }
+            )
+        ),
+        Ok(m) => panic!("opened with {} frames", m.num_frames()),
+    }
     // One that cannot be read is an I/O error naming it.
     match open(Some(&elsewhere.join("missing.psa"))) {
         Err(skelmap::Error::Io { path, .. }) => assert!(path.ends_with("missing.psa")),
@@ -219,9 +233,18 @@ fn points_with_more_than_8_weights_keep_the_8_heaviest_normalised() {
     assert_eq!(kept[0], (9, 10.0 / total));
     assert_eq!(kept[7].0, 2);
     assert_eq!(psk.point_influences(1), &[(0, 1.0)]);
+    // Both said at the `RAWWEIGHTS` chunk's header.
+    let weights_at = bytes.windows(10).position(|w| w == b"RAWWEIGHTS").unwrap() as u64;
     let diag = model.diagnostics();
-    assert_eq!(diag.get(WarningKind::SpecLimit).unwrap().count, 1);
-    assert_eq!(diag.get(WarningKind::ZeroWeights).unwrap().count, 1);
+    for kind in [WarningKind::SpecLimit, WarningKind::ZeroWeights] {
+        let w = diag.get(kind).unwrap();
+        assert_eq!((w.count, w.what, w.offset), (1, "RAWWEIGHTS", weights_at));
+    }
+    // A file without `RAWWEIGHTS`: every point unweighted, said at the points' chunk.
+    let cut = &example_psk()[..PSK_CHUNKS[6] as usize];
+    let model = Model::from_bytes(cut).unwrap();
+    let w = model.diagnostics().get(WarningKind::ZeroWeights).unwrap();
+    assert_eq!((w.count, w.offset), (4, PSK_CHUNKS[1]));
 }
 
 /// Fuzz crash `psk/crash-6c306462`: weights near f32's largest overflowed their f32 sum to

@@ -50,13 +50,13 @@ impl<'a> Open<'a> for Pair<'a> {
                 return Ok(Pair::single(psk));
             }
         };
-        let psa_bones = psa.num_bones();
+        let (psa_bones, bones_at) = (psa.num_bones(), psa.bones_at);
         let (pair, unmatched) = Pair::new(psk, psa);
         if unmatched == psa_bones {
             let error = Error::Invalid {
                 format: Format::Psa,
                 what: "BONENAMES",
-                offset: 0,
+                offset: bones_at,
                 problem: Problem::Skeleton {
                     bones: psa_bones as u64,
                     joints: pair.psk().num_bones() as u64,
@@ -65,7 +65,7 @@ impl<'a> Open<'a> for Pair<'a> {
             if given {
                 return Err(error);
             }
-            ignored(diag, path, 0, &error.to_string());
+            ignored(diag, path, bones_at, &error.to_string());
             return Ok(Pair::single(pair.psk));
         }
         if unmatched > 0 {
@@ -73,7 +73,7 @@ impl<'a> Open<'a> for Pair<'a> {
                 Format::Psa,
                 WarningKind::CompanionIgnored,
                 "BONENAMES",
-                0,
+                bones_at,
                 unmatched as u64,
                 || format!("{path}: {unmatched} bones match no bone of the mesh; their keys are ignored"),
             );

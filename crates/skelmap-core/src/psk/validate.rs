@@ -407,6 +407,7 @@ impl<'data> Parse<'data> for Psk<'data> {
         let bones = check_bones(FORMAT, reader, diag, bones_chunk, true)?;
 
         // Weights (rule 12).
+        let weights_at = c.weights.map_or(points_chunk.header, |chunk| chunk.header);
         let weights = match c.weights {
             Some(chunk) => {
                 let weights = records::<VRawBoneInfluence>(reader, "RAWWEIGHTS", chunk)?;
@@ -460,6 +461,7 @@ impl<'data> Parse<'data> for Psk<'data> {
                 extra_uvs,
                 colors,
                 normals,
+                weights_at,
             }),
             influences: std::sync::OnceLock::new(),
         })
@@ -825,6 +827,7 @@ impl<'data> Parse<'data> for Psa<'data> {
             infos,
             keys,
             scales,
+            bones_at: bones_chunk.header,
             num_frames: num_frames as usize,
             back_to_back,
         })

@@ -172,6 +172,9 @@ pub(super) struct Extras<'data> {
     pub(super) extra_uvs: [&'data [VMeshUV]; MAX_EXTRA_UVS],
     pub(super) colors: &'data [VColor],
     pub(super) normals: &'data [VNormal],
+    /// Where the points' weights are: the `RAWWEIGHTS` chunk's header, else (a file without
+    /// one) the `PNTS0000` chunk's, which the warnings about weights name.
+    pub(super) weights_at: u64,
 }
 
 /// A stored vector mirrored into right-handed axes (`Y` negated).
@@ -436,6 +439,8 @@ pub struct Psa<'data> {
     pub(super) infos: &'data [AnimInfoBinary],
     pub(super) keys: &'data [VQuatAnimKey],
     pub(super) scales: &'data [VScaleAnimKey],
+    /// The `BONENAMES` chunk's header, which what is said of the bones names.
+    pub(super) bones_at: u64,
     pub(super) num_frames: usize,
     /// The sequences lie back to back from frame 0, whatever their `FirstRawFrame`
     /// ([`firsts_are_counts`](super::validate::firsts_are_counts)).
@@ -825,7 +830,7 @@ impl<'data> ModelView<'data> for Pair<'data> {
                 Format::Psk,
                 crate::diag::WarningKind::SpecLimit,
                 "RAWWEIGHTS",
-                0,
+                self.psk.extras.weights_at,
                 capped as u64,
                 || {
                     format!(
@@ -840,7 +845,7 @@ impl<'data> ModelView<'data> for Pair<'data> {
                 Format::Psk,
                 crate::diag::WarningKind::ZeroWeights,
                 "RAWWEIGHTS",
-                0,
+                self.psk.extras.weights_at,
                 unweighted as u64,
                 || format!("{unweighted} points have no weight; bound to bone 0"),
             );
