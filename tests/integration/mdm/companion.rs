@@ -1,8 +1,9 @@
 //! An MDM's skeleton found as Enemy Territory finds it: a character file under
 //! `characters/` names the mesh and its animation group, whose first `animfile` is the MDX
 //! and whose block (with the `.aninc` it includes) names the clips, whose other animation
-//! files play after it, and whose `skin` names the `.skin` file; on disk, the game's base
-//! directory is found above the mesh.
+//! files play after it, and whose `skin` names the `.skin` file (a corpse's: the character
+//! naming it as its `undressedCorpseModel`); on disk, the game's base directory is found above
+//! the mesh.
 
 use std::collections::HashMap;
 
@@ -116,6 +117,55 @@ fn a_character_names_the_mdx_and_its_group_the_clips() {
             ),
         ]
     );
+}
+
+/// ET's undressed corpse (`naked.mdm`): no character names it as its `mesh`, the soldier's
+/// names it as its `undressedCorpseModel`. It opens with the soldier's group and the skin
+/// its `undressedCorpseSkin` names, `<corpse stem>_<skin>.skin`.
+#[test]
+fn an_undressed_corpse_opens_with_the_group_of_the_character_naming_it() {
+    const CORPSE: &str = "models/players/temperate/common/naked.mdm";
+    let mut files = game();
+    let mesh = files.remove(MESH).unwrap();
+    files.insert(CORPSE.to_string(), mesh);
+    files.insert(
+        "characters/temperate/axis/soldier.char".to_string(),
+        b"characterDef\n{\n\tmesh \"models/players/temperate/axis/soldier/body.mdm\"\n\
+          \tanimationgroup \"animations/human_base.anim\"\n\tskin \"s\"\n\
+          \tundressedCorpseModel \"models/players/temperate/common/naked.mdm\"\n\
+          \tundressedCorpseSkin \"axis_soldier\"\n}\n"
+            .to_vec(),
+    );
+    files.insert(
+        "models/players/temperate/common/naked_axis_soldier.skin".to_string(),
+        b"body, models/players/temperate/common/bare_legs.tga\n".to_vec(),
+    );
+    let model = Model::resolve(&&files, CORPSE, &Limits::DEFAULT).unwrap();
+    assert_eq!((model.num_bones(), model.num_frames()), (2, 3));
+    let companions: Vec<_> = model.companions().collect();
+    assert_eq!(
+        companions[0],
+        (Companion::Skeleton, "animations/human/base/body.mdx")
+    );
+    assert_eq!(
+        companions[1],
+        (
+            Companion::Character,
+            "characters/temperate/axis/soldier.char"
+        )
+    );
+    assert_eq!(
+        companions.last(),
+        Some(&(
+            Companion::Skin,
+            "models/players/temperate/common/naked_axis_soldier.skin"
+        ))
+    );
+    assert_eq!(
+        model.material(0).unwrap().name,
+        b"models/players/temperate/common/bare_legs.tga"
+    );
+    assert_eq!(support::clips(&model).len(), 2);
 }
 
 /// A second animation file's MDX: the triangle's bones with the head 6 units from the root

@@ -178,7 +178,9 @@ pub(super) struct Character<'data> {
 }
 
 /// The first character file (in walk order) whose `mesh` is `mesh` and that names an
-/// animation group.
+/// animation group, with its `skin`; else the first whose `undressedCorpseModel` is `mesh`
+/// (ET draws a character's undressed corpse with the character's animation group:
+/// `CG_RegisterCharacter`), with its `undressedCorpseSkin`.
 ///
 /// # Errors
 ///
@@ -187,27 +189,46 @@ pub(super) fn find_character<'data, R: Resolver<'data> + ?Sized>(
     resolver: &R,
     mesh: &str,
 ) -> Result<Option<Character<'data>>> {
+    const KEYS: [&str; 5] = [
+        "mesh",
+        "animationGroup",
+        "skin",
+        "undressedCorpseModel",
+        "undressedCorpseSkin",
+    ];
     let wanted = folded(mesh.as_bytes());
+    let mut corpse = None;
     for path in character_files(resolver)? {
         let Some(text) = resolver.load(&path)? else {
             continue;
         };
         let bytes = text.bytes();
         check_size(bytes, Format::Mdm, "character file", MAX_BYTES, MAX_LINES)?;
-        if let [Some(m), Some(group), skin] =
-            character_values(bytes, ["mesh", "animationGroup", "skin"])
-            && folded(m) == wanted
-        {
-            let (group, skin) = (vfs_path(group), skin.map(vfs_path));
-            return Ok(Some(Character {
-                path,
-                text,
-                group,
-                skin,
-            }));
+        let [body, Some(group), skin, corpse_mesh, corpse_skin] = character_values(bytes, KEYS)
+        else {
+            continue;
+        };
+        let named = |m: Option<&[u8]>| m.is_some_and(|m| folded(m) == wanted);
+        let own = named(body);
+        let (group, skin) = if own {
+            (vfs_path(group), skin.map(vfs_path))
+        } else if corpse.is_none() && named(corpse_mesh) {
+            (vfs_path(group), corpse_skin.map(vfs_path))
+        } else {
+            continue;
+        };
+        let found = Character {
+            path,
+            text,
+            group,
+            skin,
+        };
+        if own {
+            return Ok(Some(found));
         }
+        corpse = Some(found);
     }
-    Ok(None)
+    Ok(corpse)
 }
 
 /// An animation group that names an MDX: the character file that led to it, the group's path
@@ -618,6 +639,50 @@ mod tests {
         );
         // Named, but with no animation group: not the skeleton's source.
         assert!(find_character(&&files, "models/players/soldier/body.mdm")?.is_none());
+        Ok(())
+    }
+
+    /// `naked.mdm` of ET's characters: no `.char` names it as its `mesh`, every one as its
+    /// `undressedCorpseModel`, drawn with the character's animation group and the skin its
+    /// `undressedCorpseSkin` names.
+    #[test]
+    fn an_undressed_corpse_is_found_by_the_character_that_names_it() -> Result<()> {
+        let mut files = HashMap::new();
+        for (class, skin) in [("engineer", "allied_engineer"), ("medic", "allied_medic")] {
+            files.insert(
+                format!("characters/temperate/allied/{class}.char"),
+                format!(
+                    "characterDef {{\n mesh \"models/players/{class}/body.mdm\"\n \
+                     animationgroup \"animations/human_base.anim\"\n skin \"{class}\"\n \
+                     undressedCorpseModel \"models/players/common/naked.mdm\"\n \
+                     undressedCorpseSkin \"{skin}\"\n}}"
+                )
+                .into_bytes(),
+            );
+        }
+        let found = |files: &HashMap<String, Vec<u8>>, mesh| {
+            find_character(&files, mesh).map(|c| c.map(|c| (c.path, c.group, c.skin)))
+        };
+        let group = "animations/human_base.anim".to_string();
+        assert_eq!(
+            found(&files, "models/players/common/naked.mdm")?,
+            Some((
+                "characters/temperate/allied/engineer.char".to_string(),
+                group.clone(),
+                Some("allied_engineer".to_string())
+            ))
+        );
+        // A character whose own mesh it is comes first, wherever it is in the walk.
+        files.insert(
+            "characters/zz/naked.char".to_string(),
+            b"characterDef { mesh \"models/players/common/naked.mdm\" \
+              animationGroup \"animations/human_base.anim\" }"
+                .to_vec(),
+        );
+        assert_eq!(
+            found(&files, "models/players/common/naked.mdm")?,
+            Some(("characters/zz/naked.char".to_string(), group, None))
+        );
         Ok(())
     }
 
