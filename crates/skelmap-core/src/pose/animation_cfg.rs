@@ -6,7 +6,10 @@
 //! 1. The text is split into tokens as the game's parser splits it ([`text::tokens`]); lines
 //!    do not matter, comments do not count.
 //! 2. Option words come first, each with its values; the first token that starts with a
-//!    digit begins the animations. Other words are ignored, as the game ignores them.
+//!    digit begins the animations. Another word is ignored with the rest of its line: the
+//!    options the Spearmint-derived games add (Turtle Arena's `boundingbox -15 -15 -24 15 15
+//!    44`, `speed 320`) carry numbers, which ioquake3, skipping the word alone, would take
+//!    for the first animation.
 //! 3. Each animation is four numbers: first frame, frame count (negative: played backwards),
 //!    looping frames (the last that many frames repeat; 0 does not loop), frames per second
 //!    (0 means 1). They come in the game's fixed order ([`NAMES`]): 25 are required; the six
@@ -193,12 +196,21 @@ pub struct AnimationCfg {
     pub legs_offset: i64,
 }
 
+/// Whether `word` (lower case) names an animation, as the named dialect's lines start.
+fn named(word: &[u8]) -> bool {
+    [&b"both_"[..], b"torso_", b"legs_"]
+        .iter()
+        .any(|p| word.starts_with(p))
+}
+
 impl AnimationCfg {
     /// Parses `text`, an `animation.cfg` beside a model of `format` (the format errors name).
     ///
     /// # Errors
     ///
     /// [`Error::Limit`] past [`MAX_BYTES`] or [`MAX_LINES`] (`what` `"animation.cfg"`);
+    /// [`Error::Unsupported`] (`what` `"animation.cfg line"`, the value the line) for an
+    /// animation named on its line (`BOTH_DEATH1 0 16 0 20`, Turtle Arena's dialect);
     /// [`Error::Invalid`] (`what` `"animation.cfg line"`, the offset of the token) with
     /// [`Problem::Field`] for a number that does not read (a first frame that is negative or
     /// not a whole number, a rate that is negative or not finite, a frame of the legs offset
@@ -249,7 +261,23 @@ impl AnimationCfg {
                 }
                 b"fixedlegs" => cfg.fixed_legs = true,
                 b"fixedtorso" => cfg.fixed_torso = true,
-                _ => {}
+                // The named dialect: `BOTH_DEATH1 0 16 0 20`, an animation a line.
+                _ if named(&word)
+                    && tokens.peek().is_some_and(|n| {
+                        n.line == t.line && n.text.first().is_some_and(u8::is_ascii_digit)
+                    }) =>
+                {
+                    return Err(Error::Unsupported {
+                        format,
+                        what: "animation.cfg line",
+                        offset: t.offset,
+                        value: t.line as i64,
+                        supported: "animations are read as four numbers each, in ioquake3's \
+                                    order; Turtle Arena's named animations are not",
+                    });
+                }
+                // Rule 2: another option, with its values.
+                _ => while tokens.next_if(|n| n.line == t.line).is_some() {},
             }
         }
         // Rule 3: four numbers an animation, in the game's order.
@@ -431,6 +459,45 @@ mod tests {
         let torso: Vec<_> = cfg.clips(Body::Torso, 65).iter().map(|g| g.first).collect();
         assert_eq!(torso.len(), 6 + 7 + 6);
         assert_eq!(torso[..8], [0, 5, 10, 15, 20, 25, 30, 35]);
+        Ok(())
+    }
+
+    /// Turtle Arena's players (`casey/animation.cfg`): Spearmint's options with numbers
+    /// before the frames, each on its own line, and a comment after a value.
+    #[test]
+    fn another_option_is_ignored_with_the_rest_of_its_line() -> crate::error::Result<()> {
+        let text = format!(
+            "sex m\nfootsteps normal\ndefault_weapon wp_bat\nboundingbox -15 -15 -24 15 15 44\n\
+             speed 320\nacceleration 10\nprefcolor1 2 // green\nability strength\n\n{}",
+            run(5)
+        );
+        let cfg = AnimationCfg::parse(text.as_bytes(), Format::Md3)?;
+        assert_eq!(cfg.animations.len(), 31);
+        assert_eq!((cfg.animations[0].first, cfg.animations[0].line), (0, 10));
+        assert_eq!(cfg.legs_offset, 35);
+        // Turtle Arena's named animations: refused at the first, by line.
+        let text = "sex m\nBOTH_DEATH1 \t0\t16\t0\t20\nBOTH_DEAD1 15 1 0 20\n";
+        assert!(matches!(
+            AnimationCfg::parse(text.as_bytes(), Format::Md3),
+            Err(Error::Unsupported {
+                what: "animation.cfg line",
+                offset: 6,
+                value: 2,
+                ..
+            })
+        ));
+        // An animation's name followed by an empty quoted word is another option.
+        let text = format!("legs_x \"\" 7\n{}", run(5));
+        assert_eq!(
+            AnimationCfg::parse(text.as_bytes(), Format::Md3)?.animations[1].first,
+            5
+        );
+        // A line of its own after an option word still holds the frames.
+        let text = format!("unknown words here\n{}", run(5));
+        assert_eq!(
+            AnimationCfg::parse(text.as_bytes(), Format::Md3)?.animations[1].first,
+            5
+        );
         Ok(())
     }
 
