@@ -35,7 +35,8 @@ pub struct Summary {
     pub levels_of_detail: u32,
     pub bones: u32,
     pub roots: u32,
-    /// Attachment points: flagged bones (DPM, SKM, SKP), every joint (IQM, MS3D), tags (MD3).
+    /// Attachment points: flagged bones (DPM, SKM, SKP), every joint (IQM, MS3D, MD5, PSK,
+    /// ZYM), tags (MD3, MDC, MDR, MDM, Half-Life).
     pub attachments: u32,
     pub meshes: u32,
     pub frames: u32,

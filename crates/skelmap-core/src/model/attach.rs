@@ -39,7 +39,7 @@ impl<'data> Model<'data> {
     /// The attachment points, bones first (in skeleton order) then tags (in file order):
     ///
     /// - DPM, SKM and SKP: the bones flagged as attachments ([`Bone::is_attachment`](crate::pose::Bone::is_attachment));
-    /// - IQM and MS3D, which have no such flag: every joint;
+    /// - IQM, MS3D, MD5, PSK (and PSA) and ZYM, which have no such flag: every joint;
     /// - MD3: its tags (`tag_weapon`, `tag_head`, …), named as in the first frame;
     /// - MDR, MDM and Half-Life: their tags (Half-Life's attachments), each placed by the
     ///   bone it names (with the offset from it an MDM tag or a Half-Life attachment holds);

@@ -319,8 +319,8 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
     // ---- attachments ----
 
     /// `true` for formats whose every joint is a point other models attach to, having no
-    /// flag to mark some (IQM, MS3D); `false` (the default) where only the bones flagged
-    /// [`Bone::is_attachment`] are (DPM, SKM, SKP) or there are no bones.
+    /// flag to mark some (IQM, MS3D, MD5, PSK, PSA, ZYM); `false` (the default) where only
+    /// the bones flagged [`Bone::is_attachment`] are (DPM, SKM, SKP) or there are no bones.
     fn every_bone_attaches(&self) -> bool {
         false
     }
