@@ -13,7 +13,8 @@
 //! Each name is looked for beside the model, then in each extra folder, in order; the first
 //! file that exists wins. Where the exact spelling is not there, a file in the same folder
 //! whose name differs only in ASCII case is taken (models made on Windows name `Skin.TGA` as
-//! `skin.tga`). PNG, JPEG, BMP and TGA decode; the `image` crate has no PCX decoder.
+//! `skin.tga`). PNG, JPEG, BMP, TGA and PCX (Quake II's skins, through `image-extras`)
+//! decode.
 //!
 //! A material whose texture was looked for loses its [`external`](Material::external) URI
 //! either way: a found texture is embedded instead, and one not found would dangle.
@@ -236,7 +237,8 @@ pub fn attach(asset: &mut Asset, model: &Path, folders: &[PathBuf]) -> Report {
 }
 
 /// Decodes the image file at `path` (PNG, JPEG, BMP or TGA, told by its bytes, else by its
-/// extension) into RGBA, within [`MAX_FILE_BYTES`], [`MAX_SIDE`] and [`MAX_BYTES`].
+/// extension; PCX, told by its header) into RGBA, within [`MAX_FILE_BYTES`], [`MAX_SIDE`]
+/// and [`MAX_BYTES`].
 ///
 /// # Errors
 ///
@@ -260,8 +262,9 @@ pub fn read(path: &Path) -> Result<Image, Error> {
     })
 }
 
-/// Decodes `bytes` (PNG, JPEG, BMP or TGA, told by the bytes, else by `name`'s extension)
-/// into RGBA within [`MAX_SIDE`] and [`MAX_BYTES`]; the error says why not.
+/// Decodes `bytes` (PNG, JPEG, BMP or TGA, told by the bytes, else by `name`'s extension;
+/// PCX, told by its header) into RGBA within [`MAX_SIDE`] and [`MAX_BYTES`]; the error says
+/// why not.
 pub(crate) fn decode(bytes: &[u8], name: Option<&str>) -> Result<Image, String> {
     decode_within(bytes, name, MAX_SIDE, MAX_BYTES)
 }
@@ -281,21 +284,42 @@ pub(crate) fn decode_within(
                 f,
                 ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Bmp | ImageFormat::Tga
             )
-        })
-        .ok_or_else(|| "not a PNG, JPEG, BMP or TGA image".to_string())?;
-    let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+        });
     let mut limits = Limits::default();
     limits.max_image_width = Some(side);
     limits.max_image_height = Some(side);
     limits.max_alloc = Some(alloc);
-    reader.limits(limits);
-    let rgba = reader.decode().map_err(|e| e.to_string())?.to_rgba8();
+    let decoded = match format {
+        Some(format) => {
+            let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
+            reader.limits(limits);
+            reader.decode()
+        }
+        None if is_pcx(bytes) => decode_pcx(bytes, limits),
+        None => return Err("not a PNG, JPEG, BMP, TGA or PCX image".to_string()),
+    };
+    let rgba = decoded.map_err(|e| e.to_string())?.to_rgba8();
     Ok(Image {
         width: rgba.width(),
         height: rgba.height(),
         rgba: rgba.into_raw(),
-        jpeg: (format == ImageFormat::Jpeg).then(|| bytes.to_vec()),
+        jpeg: (format == Some(ImageFormat::Jpeg)).then(|| bytes.to_vec()),
     })
+}
+
+/// Whether `bytes` start as a PCX file does: its identifier (`0x0A`), a version ZSoft
+/// defined (0, 2, 3, 4 or 5) and an encoding (0 stored, 1 run-length).
+fn is_pcx(bytes: &[u8]) -> bool {
+    matches!(bytes, [0x0A, 0 | 2..=5, 0 | 1, ..])
+}
+
+/// A PCX file's pixels (paletted or RGB), its size checked against `limits` before anything
+/// is decoded.
+fn decode_pcx(bytes: &[u8], limits: Limits) -> image::ImageResult<image::DynamicImage> {
+    use image::ImageDecoder;
+    let mut decoder = image_extras::pcx::PCXDecoder::new(Cursor::new(bytes))?;
+    decoder.set_limits(limits)?;
+    image::DynamicImage::from_decoder(decoder)
 }
 
 /// Decodes an embedded DDS file (a GameStudio skin of type `0x6` or `0x16`: DXT1, DXT3 or

@@ -194,15 +194,104 @@ fn read_refuses_what_is_not_an_image() {
         texture::read(&dir.join("none.png")),
         Err(Error::Io { .. })
     ));
-    write(&dir.join("x.pcx"), &[10, 5, 1, 8]);
-    let err = texture::read(&dir.join("x.pcx")).unwrap_err();
+    write(&dir.join("x.dat"), &[1, 2, 3, 4]);
+    let err = texture::read(&dir.join("x.dat")).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
-            "{}: not a PNG, JPEG, BMP or TGA image",
-            dir.join("x.pcx").display()
+            "{}: not a PNG, JPEG, BMP, TGA or PCX image",
+            dir.join("x.dat").display()
         )
     );
+    // A PCX header cut short is a decode error, not a panic.
+    write(&dir.join("x.pcx"), &[10, 5, 1, 8]);
+    assert!(matches!(
+        texture::read(&dir.join("x.pcx")),
+        Err(Error::Decode { .. })
+    ));
+}
+
+/// A PCX file as Quake II's skins are: version 5, run-length encoded, 8 bits a pixel in one
+/// plane, `width × height` pixels (`pixel(x, y)` each, a run of one), the 256-colour palette
+/// after a `0x0C` (colour `i` = `palette(i)`).
+fn pcx(width: u16, height: u16, pixel: impl Fn(u16, u16) -> u8) -> Vec<u8> {
+    let mut bytes = vec![0x0A, 5, 1, 8];
+    for v in [0, 0, width - 1, height - 1, 72, 72] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    bytes.extend([0; 48]);
+    bytes.extend([0, 1]); // reserved, one plane
+    bytes.extend_from_slice(&width.next_multiple_of(2).to_le_bytes()); // bytes a line
+    bytes.extend_from_slice(&1u16.to_le_bytes()); // a colour palette
+    bytes.resize(128, 0);
+    for y in 0..height {
+        for x in 0..width.next_multiple_of(2) {
+            bytes.extend([0xC1, if x < width { pixel(x, y) } else { 0 }]);
+        }
+    }
+    bytes.push(0x0C);
+    bytes.extend((0..=255u8).flat_map(palette));
+    bytes
+}
+
+/// The test palette's colour `i`.
+fn palette(i: u8) -> [u8; 3] {
+    [i, 255 - i, i / 2]
+}
+
+/// Quake II's skins are PCX files beside the MD2 (`models/monsters/soldier/skin.pcx`): each
+/// pixel its palette colour, opaque; one too large is refused before its pixels are read,
+/// and every cut of a file is a decode error rather than a panic.
+#[test]
+fn a_quake_ii_pcx_skin_decodes_through_its_palette() {
+    let dir = fresh("pcx");
+    let dir = dir.path();
+    let bytes = pcx(3, 2, |x, y| (x * 40 + y * 100) as u8);
+    write(&dir.join("skin.pcx"), &bytes);
+    let image = texture::read(&dir.join("skin.pcx")).unwrap();
+    assert_eq!((image.width, image.height, image.jpeg), (3, 2, None));
+    let texel = |x: u16, y: u16| {
+        let at = (usize::from(y) * 3 + usize::from(x)) * 4;
+        image.rgba[at..at + 4].to_vec()
+    };
+    for (x, y) in [(0, 0), (2, 0), (1, 1), (2, 1)] {
+        let [r, g, b] = palette((x * 40 + y * 100) as u8);
+        assert_eq!(texel(x, y), [r, g, b, 255], "({x}, {y})");
+    }
+    // Told by its header whatever its name.
+    write(&dir.join("skin.dat"), &bytes);
+    assert_eq!(
+        texture::read(&dir.join("skin.dat")).unwrap().rgba,
+        image.rgba
+    );
+    // Wider than `MAX_SIDE`: refused from the header.
+    let mut wide = bytes.clone();
+    wide[8..10].copy_from_slice(&(texture::MAX_SIDE as u16).to_le_bytes());
+    write(&dir.join("wide.pcx"), &wide);
+    assert!(matches!(
+        texture::read(&dir.join("wide.pcx")),
+        Err(Error::Decode { .. })
+    ));
+    for cut in 0..bytes.len() {
+        write(&dir.join("cut.pcx"), &bytes[..cut]);
+        assert!(
+            matches!(
+                texture::read(&dir.join("cut.pcx")),
+                Err(Error::Decode { .. })
+            ),
+            "cut at {cut}"
+        );
+    }
+    // Any header byte changed (planes and bits a pixel among them: every layout the
+    // decoder accepts) decodes or is refused, never panics.
+    for at in 0..128 {
+        for value in [0, 1, 2, 3, 4, 8, 0x7F, 0xFF] {
+            let mut changed = bytes.clone();
+            changed[at] = value;
+            write(&dir.join("changed.pcx"), &changed);
+            let _ = texture::read(&dir.join("changed.pcx"));
+        }
+    }
 }
 
 /// A JPEG keeps its bytes, and glTF embeds them as they are (`image/jpeg`) rather than a PNG
