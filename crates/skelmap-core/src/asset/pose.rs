@@ -786,10 +786,12 @@ impl Skeleton {
     }
 
     /// The joints' names made distinct for a format that finds joints by name: a name an
-    /// earlier joint has (compared ignoring ASCII case with `ignore_case`) gets `_<index>`
-    /// appended (a larger number where that name is taken too), the name cut to `max` bytes
-    /// at a character boundary; each such joint's index, new and old name are returned beside
-    /// the names, for the writer's note. Linear in the joints, by a set of names.
+    /// earlier joint has (compared ignoring ASCII case with `ignore_case`), and an empty name
+    /// (by which nothing can be found: an MS3D joint naming an empty parent has none), gets
+    /// `_<index>` appended (a larger number where that name is taken too), the name cut to
+    /// `max` bytes at a character boundary; each such joint's index, new and old name are
+    /// returned beside the names, for the writer's note. Linear in the joints, by a set of
+    /// names.
     ///
     /// ```
     /// use glam::{Affine3A, Quat, Vec3};
@@ -810,6 +812,12 @@ impl Skeleton {
     /// assert_eq!(names, ["Leg", "leg_1", "Leg_3", "Leg_2"]);
     /// assert_eq!(renamed.len(), 2);
     /// assert_eq!(skeleton.distinct_names(63, false).0, ["Leg", "leg", "Leg_3", "Leg_2"]);
+    /// // Joints without a name, the first too (Half-Life's are often unnamed).
+    /// let skeleton = Skeleton {
+    ///     joints: vec![joint(""), joint("_0"), joint("")],
+    ///     ..Skeleton::default()
+    /// };
+    /// assert_eq!(skeleton.distinct_names(63, false).0, ["_1", "_0", "_2"]);
     /// ```
     #[must_use]
     pub fn distinct_names(
@@ -825,7 +833,7 @@ impl Skeleton {
         let mut renamed = Vec::new();
         let names = (self.joints.iter().enumerate())
             .map(|(i, j)| {
-                if seen.insert(folded(&j.name, ignore_case)) {
+                if !j.name.is_empty() && seen.insert(folded(&j.name, ignore_case)) {
                     return j.name.clone();
                 }
                 // Of the joints' count + 1 numbers from `i` on, one gives a free name.

@@ -321,8 +321,8 @@ impl Builder {
     /// `(k + 1) / fps` seconds). Each vertex keeps four influences, chosen by their error over
     /// the asset's frames ([`Influences::cut`](crate::asset::Influences::cut)), written as
     /// sub-version 1 extras in 255ths (largest remainder, summing to 255; sub-versions 2 and
-    /// 3 store percent, half the precision). A joint whose name an earlier one took is
-    /// renamed (`name_7`), since MS3D finds parents by name.
+    /// 3 store percent, half the precision). A joint whose name an earlier one took, or that
+    /// has none, is renamed (`name_7`, `_7`), since MS3D finds parents by name.
     ///
     /// Losses, in words: more than four influences, clips joined on one timeline (MS3D names
     /// none) or at other rates, joint scale (MS3D has none).
@@ -507,7 +507,17 @@ fn joint_names(skeleton: Option<&Skeleton>, losses: &mut Vec<String>) -> Vec<Str
     };
     let (names, renamed) = skeleton.distinct_names(MAX_NAME, false);
     losses.extend(renamed.into_iter().map(|(i, name, taken)| {
-        format!("joint {i} is renamed '{name}': MS3D finds parents by name, and '{taken}' is taken")
+        if taken.is_empty() {
+            format!(
+                "joint {i} has no name and is named '{name}': MS3D finds parents by name, and \
+                 a joint naming no parent is a root"
+            )
+        } else {
+            format!(
+                "joint {i} is renamed '{name}': MS3D finds parents by name, and '{taken}' is \
+                 taken"
+            )
+        }
     }));
     names
 }

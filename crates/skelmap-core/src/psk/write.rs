@@ -572,10 +572,17 @@ impl Builder {
         // has would take that joint's keys.
         let (names, renamed) = skeleton.distinct_names(MAX_NAME, true);
         losses.extend(renamed.into_iter().map(|(i, name, taken)| {
-            format!(
-                "joint {i} is renamed '{name}': a PSA's keys find their bones by name, and \
-                 '{taken}' is taken"
-            )
+            if taken.is_empty() {
+                format!(
+                    "joint {i} has no name and is named '{name}': a PSA's keys find their \
+                     bones by name"
+                )
+            } else {
+                format!(
+                    "joint {i} is renamed '{name}': a PSA's keys find their bones by name, and \
+                     '{taken}' is taken"
+                )
+            }
         }));
         let mut bones = Vec::with_capacity(skeleton.joints.len() + shift);
         if shift == 1 {
