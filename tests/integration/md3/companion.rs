@@ -193,6 +193,86 @@ fn other_models_ignore_animation_cfg_and_take_frame_name_clips() {
     assert_eq!(model.clips()[0].name, "frame");
 }
 
+/// A non-segmented player (Tremulous' aliens): `nonseg.md3` with its `nonseg_default.skin`
+/// and an `animation.cfg` that says `nonsegmented`, whose animations are the whole model's
+/// clips, at the frames the file gives. A file of the other kind is ignored with a warning,
+/// on either side.
+#[test]
+fn a_non_segmented_player_plays_its_animation_cfg() {
+    let dir = temp_dir("nonseg");
+    let dir = dir.path();
+    let nonseg = write(dir, "nonseg.md3", &part("alien", 60, &[]).write());
+    write(
+        dir,
+        "nonseg_default.skin",
+        b"alien,models/players/alien/skin.tga\n",
+    );
+    // The 24 animations of the release without dead poses, two frames each from 0; the
+    // deaths three frames from 50.
+    let mut cfg = String::from("sex n\nnonsegmented\n\n");
+    for i in 0..21 {
+        cfg += &format!("{}\t2\t{}\t20\t\t// {i}\n", 2 * i, 2 * (i % 2));
+    }
+    cfg += "50\t3\t0\t10\n53\t-3\t0\t10\n56\t3\t0\t0\n";
+    write(dir, "animation.cfg", cfg.as_bytes());
+
+    let model = Model::open(&nonseg).unwrap();
+    let companions: Vec<_> = model
+        .companions()
+        .map(|(k, p)| (k, p.to_string()))
+        .collect();
+    assert_eq!(
+        companions,
+        [
+            (Companion::Skin, "nonseg_default.skin".to_string()),
+            (Companion::AnimationConfig, "animation.cfg".to_string()),
+        ]
+    );
+    assert_eq!(
+        model.material(0).unwrap().name,
+        b"models/players/alien/skin.tga"
+    );
+    let (cfg, body) = model.as_md3().unwrap().animation_cfg().unwrap();
+    assert!(cfg.nonsegmented && body == Body::Both && cfg.sex == Sex::Neuter);
+    assert_eq!(model.clip_origin(), ClipOrigin::AnimationConfig);
+    let clips: Vec<_> = model
+        .clips()
+        .iter()
+        .map(|c| (c.name.as_str(), c.first, c.count, c.looped, c.fps))
+        .collect();
+    assert_eq!(clips.len(), 24);
+    assert_eq!(clips[0], ("nspa_stand", 0, 2, false, 20.0));
+    assert_eq!(clips[5], ("nspa_charge", 10, 2, true, 20.0));
+    assert_eq!(clips[20], ("nspa_pain2", 40, 2, false, 20.0));
+    // A negative count plays backwards: the frames are the same; a rate of 0 reads as 1.
+    assert_eq!(clips[22], ("nspa_death2", 53, 3, false, 10.0));
+    assert_eq!(clips[23], ("nspa_death3", 56, 3, false, 1.0));
+    assert!(cfg.animations[22].reversed);
+    assert!(model.diagnostics().warnings().is_empty());
+
+    // A segmented player's file beside nonseg.md3, and a non-segmented one beside lower.md3.
+    let ignored = |model: &Model<'_>| {
+        let w = model
+            .diagnostics()
+            .get(WarningKind::CompanionIgnored)
+            .unwrap();
+        assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);
+        w.detail.clone()
+    };
+    let lower = write(dir, "lower.md3", &part("l_legs", 60, &[]).write());
+    assert_eq!(
+        ignored(&Model::open(&lower).unwrap()),
+        "animation.cfg: a non-segmented player's (it says `nonsegmented`), for nonseg.md3; \
+         ignored"
+    );
+    write(dir, "animation.cfg", animation_cfg().as_bytes());
+    assert_eq!(
+        ignored(&Model::open(&nonseg).unwrap()),
+        "animation.cfg: a segmented player's (it does not say `nonsegmented`), for lower.md3 \
+         and upper.md3; ignored"
+    );
+}
+
 /// A broken `.skin`, `animation.cfg` or level of detail costs what it gives, not the model:
 /// a warning names the file and the line.
 #[test]

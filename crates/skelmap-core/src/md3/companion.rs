@@ -9,7 +9,10 @@
 //!    by name must exist; the default one may be missing. It then names the shader of every
 //!    surface it lists;
 //! 3. a player's legs (`lower.md3`) and torso (`upper.md3`) read `dir/animation.cfg`, when
-//!    there is one, for their clips (the legs' or the torso's, with the deaths both play).
+//!    there is one, for their clips (the legs' or the torso's, with the deaths both play);
+//!    so does a non-segmented player's one model (`nonseg.md3`, Tremulous), whose file says
+//!    `nonsegmented`. A file of the other kind than the model is ignored with a
+//!    [`WarningKind::CompanionIgnored`], as the game would load the other models.
 //!
 //! A `.skin` or `animation.cfg` that does not parse costs only what it would give: the model
 //! opens with a [`WarningKind::CompanionIgnored`] naming the file, line and problem.
@@ -34,7 +37,8 @@ pub const MAX_LODS: usize = 2;
 pub const ANIMATION_CFG: &str = "animation.cfg";
 
 /// The player part a model at `path` is, by its file name: `lower` the legs, `upper` the
-/// torso (ASCII case ignored); `None` for any other model, `head` included.
+/// torso, `nonseg` the whole of a non-segmented player ([`Body::Both`]; ASCII case ignored);
+/// `None` for any other model, `head` included.
 #[must_use]
 pub fn part_of(path: &str) -> Option<Body> {
     let stem = strip_extension(path);
@@ -43,6 +47,8 @@ pub fn part_of(path: &str) -> Option<Body> {
         Some(Body::Legs)
     } else if name.eq_ignore_ascii_case("upper") {
         Some(Body::Torso)
+    } else if name.eq_ignore_ascii_case("nonseg") {
+        Some(Body::Both)
     } else {
         None
     }
@@ -122,7 +128,25 @@ impl<'a> Open<'a> for Pair<'a> {
                         continue;
                     };
                     match AnimationCfg::parse(source.bytes(), Format::Md3) {
-                        Ok(cfg) => pair.animation = Some((cfg, part)),
+                        Ok(cfg) if cfg.nonsegmented == (part == Body::Both) => {
+                            pair.animation = Some((cfg, part));
+                        }
+                        Ok(cfg) => diag.warn(
+                            Format::Md3,
+                            WarningKind::CompanionIgnored,
+                            "animation.cfg",
+                            0,
+                            || {
+                                let whose = if cfg.nonsegmented {
+                                    "a non-segmented player's (it says `nonsegmented`), for \
+                                     nonseg.md3"
+                                } else {
+                                    "a segmented player's (it does not say `nonsegmented`), \
+                                     for lower.md3 and upper.md3"
+                                };
+                                format!("{path}: {whose}; ignored")
+                            },
+                        ),
                         Err(e) => ignored(diag, "animation.cfg", &e),
                     }
                 }

@@ -342,8 +342,8 @@ pub const UNPACK: Unpack<'static> = Unpack {
 };
 
 /// An MD3 opened with its companions (`md3/companion.rs`): its levels of detail, the `.skin`
-/// that names its surfaces' shaders, and, for a player's legs or torso, the player's
-/// `animation.cfg`. What [`Model`](crate::Model) holds for an MD3.
+/// that names its surfaces' shaders, and, for a player's legs or torso (or a non-segmented
+/// player's `nonseg.md3`), the player's `animation.cfg`. What [`Model`](crate::Model) holds for an MD3.
 ///
 /// ```
 /// use skelmap_core::Model;
@@ -382,7 +382,7 @@ impl<'data> Pair<'data> {
     }
 
     /// The player's `animation.cfg`, and which part this model is, for a player's legs or
-    /// torso opened beside one.
+    /// torso, or a non-segmented player's one model ([`Body::Both`]), opened beside one.
     #[must_use]
     pub fn animation_cfg(&self) -> Option<(&AnimationCfg, Body)> {
         self.animation.as_ref().map(|(cfg, part)| (cfg, *part))

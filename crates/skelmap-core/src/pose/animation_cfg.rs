@@ -20,8 +20,16 @@
 //!    `skip = first(LEGS_WALKCR) − first(TORSO_GESTURE)`: the number of torso-only frames.
 //!    The Team Arena gestures, read after the legs, are torso animations and are not moved.
 //!
+//! 5. **A non-segmented player** (Tremulous' aliens, Unreal Arena): the option word
+//!    `nonsegmented` says the player is one model, `nonseg.md3`, and its animations follow in
+//!    that game's order instead, each moving the whole model, with no legs offset. The list
+//!    lost and gained entries between releases of the game, each reading exactly as many
+//!    animations as its list has and ignoring what follows. So the file's complete
+//!    animations are counted and named by the longest list ([`NONSEGMENTED`]) they fill:
+//!    a file made for a release reads as that release reads it.
+//!
 //! Parsing is bounded: at most [`MAX_BYTES`] bytes and [`MAX_LINES`] lines, and only the
-//! first [`NAMES`]`.len()` animations are read.
+//! animations of the longest list are read.
 
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -73,13 +81,106 @@ pub const NAMES: [&str; 31] = [
 /// Animations every file lists (through `LEGS_TURN`).
 pub const REQUIRED: usize = 25;
 
+/// The animations of a non-segmented player, in the order its file lists them: the lists
+/// of the game's releases (`nonSegPlayerAnimNumber_t` up to `MAX_NONSEG_PLAYER_ANIMATIONS`),
+/// longest first. A file's count of complete animations picks the longest list it fills.
+pub const NONSEGMENTED: [&[&str]; 3] = [
+    // With the charge and a dead pose after each death.
+    &[
+        "NSPA_STAND",
+        "NSPA_GESTURE",
+        "NSPA_WALK",
+        "NSPA_RUN",
+        "NSPA_RUNBACK",
+        "NSPA_CHARGE",
+        "NSPA_RUNLEFT",
+        "NSPA_WALKLEFT",
+        "NSPA_RUNRIGHT",
+        "NSPA_WALKRIGHT",
+        "NSPA_SWIM",
+        "NSPA_JUMP",
+        "NSPA_LAND",
+        "NSPA_JUMPBACK",
+        "NSPA_LANDBACK",
+        "NSPA_TURN",
+        "NSPA_ATTACK1",
+        "NSPA_ATTACK2",
+        "NSPA_ATTACK3",
+        "NSPA_PAIN1",
+        "NSPA_PAIN2",
+        "NSPA_DEATH1",
+        "NSPA_DEAD1",
+        "NSPA_DEATH2",
+        "NSPA_DEAD2",
+        "NSPA_DEATH3",
+        "NSPA_DEAD3",
+    ],
+    // Without the charge.
+    &[
+        "NSPA_STAND",
+        "NSPA_GESTURE",
+        "NSPA_WALK",
+        "NSPA_RUN",
+        "NSPA_RUNBACK",
+        "NSPA_RUNLEFT",
+        "NSPA_WALKLEFT",
+        "NSPA_RUNRIGHT",
+        "NSPA_WALKRIGHT",
+        "NSPA_SWIM",
+        "NSPA_JUMP",
+        "NSPA_LAND",
+        "NSPA_JUMPBACK",
+        "NSPA_LANDBACK",
+        "NSPA_TURN",
+        "NSPA_ATTACK1",
+        "NSPA_ATTACK2",
+        "NSPA_ATTACK3",
+        "NSPA_PAIN1",
+        "NSPA_PAIN2",
+        "NSPA_DEATH1",
+        "NSPA_DEAD1",
+        "NSPA_DEATH2",
+        "NSPA_DEAD2",
+        "NSPA_DEATH3",
+        "NSPA_DEAD3",
+    ],
+    // With the charge, without the dead poses.
+    &[
+        "NSPA_STAND",
+        "NSPA_GESTURE",
+        "NSPA_WALK",
+        "NSPA_RUN",
+        "NSPA_RUNBACK",
+        "NSPA_CHARGE",
+        "NSPA_RUNLEFT",
+        "NSPA_WALKLEFT",
+        "NSPA_RUNRIGHT",
+        "NSPA_WALKRIGHT",
+        "NSPA_SWIM",
+        "NSPA_JUMP",
+        "NSPA_LAND",
+        "NSPA_JUMPBACK",
+        "NSPA_LANDBACK",
+        "NSPA_TURN",
+        "NSPA_ATTACK1",
+        "NSPA_ATTACK2",
+        "NSPA_ATTACK3",
+        "NSPA_PAIN1",
+        "NSPA_PAIN2",
+        "NSPA_DEATH1",
+        "NSPA_DEATH2",
+        "NSPA_DEATH3",
+    ],
+];
+
 const TORSO_GESTURE: usize = 6;
 const LEGS_WALKCR: usize = 13;
 
 /// Which part of a player an animation moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Body {
-    /// Both legs and torso (`BOTH_`: the deaths), stored in `lower.md3` and `upper.md3`.
+    /// Both legs and torso (`BOTH_`: the deaths), stored in `lower.md3` and `upper.md3`;
+    /// also every animation of a non-segmented player, and the part `nonseg.md3` is.
     Both,
     /// The torso (`TORSO_`), stored in `upper.md3`.
     Torso,
@@ -90,7 +191,7 @@ pub enum Body {
 impl Body {
     /// The part an animation's name says.
     fn of(name: &str) -> Body {
-        if name.starts_with("BOTH_") {
+        if name.starts_with("BOTH_") || name.starts_with("NSPA_") {
             Body::Both
         } else if name.starts_with("LEGS_") {
             Body::Legs
@@ -194,6 +295,11 @@ pub struct AnimationCfg {
     pub animations: Vec<Animation>,
     /// The torso-only frames the legs animations were moved back by (rule 4).
     pub legs_offset: i64,
+    /// `nonsegmented`: the player is one model, `nonseg.md3`, and [`animations`] are its
+    /// list ([`NONSEGMENTED`], rule 5), each of [`Body::Both`].
+    ///
+    /// [`animations`]: AnimationCfg::animations
+    pub nonsegmented: bool,
 }
 
 /// Whether `word` (lower case) names an animation, as the named dialect's lines start.
@@ -215,7 +321,7 @@ impl AnimationCfg {
     /// [`Problem::Field`] for a number that does not read (a first frame that is negative or
     /// not a whole number, a rate that is negative or not finite, a frame of the legs offset
     /// past the torso's), or [`Problem::Entries`] when the text ends before the 25 required
-    /// animations.
+    /// animations (before the 24 of the shortest list, for a non-segmented player).
     pub fn parse(text: &[u8], format: Format) -> Result<AnimationCfg> {
         text::check_size(text, format, "animation.cfg", MAX_BYTES, MAX_LINES)?;
         let mut tokens = text::tokens(text, Commas::InToken).peekable();
@@ -227,6 +333,7 @@ impl AnimationCfg {
             fixed_torso: false,
             animations: Vec::with_capacity(NAMES.len()),
             legs_offset: 0,
+            nonsegmented: false,
         };
         // Rule 2: options until a token that starts with a digit.
         while let Some(t) = tokens.next_if(|t| !t.text.first().is_some_and(u8::is_ascii_digit)) {
@@ -261,6 +368,7 @@ impl AnimationCfg {
                 }
                 b"fixedlegs" => cfg.fixed_legs = true,
                 b"fixedtorso" => cfg.fixed_torso = true,
+                b"nonsegmented" => cfg.nonsegmented = true,
                 // The named dialect: `BOTH_DEATH1 0 16 0 20`, an animation a line.
                 _ if named(&word)
                     && tokens.peek().is_some_and(|n| {
@@ -279,6 +387,10 @@ impl AnimationCfg {
                 // Rule 2: another option, with its values.
                 _ => while tokens.next_if(|n| n.line == t.line).is_some() {},
             }
+        }
+        if cfg.nonsegmented {
+            cfg.animations = nonsegmented(&mut tokens, text, format)?;
+            return Ok(cfg);
         }
         // Rule 3: four numbers an animation, in the game's order.
         let mut last_line = 1;
@@ -317,43 +429,21 @@ impl AnimationCfg {
                 });
             };
             last_line = fps.line;
-            let stored_first = i64::from(field::<i32>(&first, 1, format, |_| true)?);
-            if i == LEGS_WALKCR {
-                cfg.legs_offset = stored_first - i64::from(cfg.animations[TORSO_GESTURE].first);
-            }
-            let body = Body::of(name);
-            let moved = if (LEGS_WALKCR..REQUIRED).contains(&i) {
-                stored_first - cfg.legs_offset
-            } else {
-                stored_first
-            };
-            let bad = |field| Error::Invalid {
-                format,
-                what: "animation.cfg line",
-                offset: first.offset,
-                problem: Problem::Field {
-                    line: first.line,
-                    field,
-                },
-            };
-            let first_frame = u32::try_from(moved).map_err(|_| bad(1))?;
-            let count = i64::from(field::<i32>(&count, 2, format, |_| true)?);
-            let looping = field::<i32>(&looping, 3, format, |_| true)?;
-            let fps: f32 = field(&fps, 4, format, |v: &f32| v.is_finite())?;
-            if fps < 0.0 {
-                return Err(bad(4));
-            }
-            cfg.animations.push(Animation {
-                name,
-                body,
-                first: first_frame,
-                stored_first,
-                count: u32::try_from(count.unsigned_abs()).map_err(|_| bad(2))?,
-                reversed: count < 0,
-                looping: u32::try_from(looping).map_err(|_| bad(3))?,
-                fps: if fps == 0.0 { 1.0 } else { fps },
-                line: first.line,
-            });
+            let gesture = cfg.animations.get(TORSO_GESTURE).map_or(0, |a| a.first);
+            let legs_offset = &mut cfg.legs_offset;
+            let animation =
+                Animation::read(name, [first, count, looping, fps], format, |stored| {
+                    // Rule 4: the legs animations are moved back by the torso-only frames.
+                    if i == LEGS_WALKCR {
+                        *legs_offset = stored - i64::from(gesture);
+                    }
+                    if (LEGS_WALKCR..REQUIRED).contains(&i) {
+                        stored - *legs_offset
+                    } else {
+                        stored
+                    }
+                })?;
+            cfg.animations.push(animation);
         }
         Ok(cfg)
     }
@@ -388,10 +478,90 @@ impl AnimationCfg {
 }
 
 impl Animation {
+    /// Animation `name` from its line's four numbers (rule 3), its first frame in the model
+    /// what `place` makes of the file's.
+    fn read(
+        name: &'static str,
+        [first, count, looping, fps]: [Token<'_>; 4],
+        format: Format,
+        place: impl FnOnce(i64) -> i64,
+    ) -> Result<Animation> {
+        let stored_first = i64::from(field::<i32>(&first, 1, format, |_| true)?);
+        let bad = |field| Error::Invalid {
+            format,
+            what: "animation.cfg line",
+            offset: first.offset,
+            problem: Problem::Field {
+                line: first.line,
+                field,
+            },
+        };
+        let first_frame = u32::try_from(place(stored_first)).map_err(|_| bad(1))?;
+        let count = i64::from(field::<i32>(&count, 2, format, |_| true)?);
+        let looping = field::<i32>(&looping, 3, format, |_| true)?;
+        let fps: f32 = field(&fps, 4, format, |v: &f32| v.is_finite())?;
+        if fps < 0.0 {
+            return Err(bad(4));
+        }
+        Ok(Animation {
+            name,
+            body: Body::of(name),
+            first: first_frame,
+            stored_first,
+            count: u32::try_from(count.unsigned_abs()).map_err(|_| bad(2))?,
+            reversed: count < 0,
+            looping: u32::try_from(looping).map_err(|_| bad(3))?,
+            fps: if fps == 0.0 { 1.0 } else { fps },
+            line: first.line,
+        })
+    }
+
     /// Whether its frames lie within a model of `num_frames` frames.
     fn fits(&self, num_frames: usize) -> bool {
         self.first as usize + self.count as usize <= num_frames
     }
+}
+
+/// A non-segmented player's animations (rule 5): the complete ones of four numbers that
+/// follow, up to the longest list's count, named by the longest list of
+/// [`NONSEGMENTED`] they fill.
+fn nonsegmented<'t>(
+    tokens: &mut impl Iterator<Item = Token<'t>>,
+    text: &[u8],
+    format: Format,
+) -> Result<Vec<Animation>> {
+    let longest = NONSEGMENTED.iter().map(|l| l.len()).max().unwrap_or(0);
+    let mut lines = Vec::with_capacity(longest);
+    while lines.len() < longest {
+        let (Some(a), Some(b), Some(c), Some(d)) =
+            (tokens.next(), tokens.next(), tokens.next(), tokens.next())
+        else {
+            break;
+        };
+        lines.push([a, b, c, d]);
+    }
+    let shortest = NONSEGMENTED.iter().map(|l| l.len()).min().unwrap_or(0);
+    let Some(names) = NONSEGMENTED
+        .iter()
+        .filter(|l| l.len() <= lines.len())
+        .max_by_key(|l| l.len())
+    else {
+        return Err(Error::Invalid {
+            format,
+            what: "animation.cfg line",
+            offset: lines.last().map_or(text.len() as u64, |l| l[3].offset),
+            problem: Problem::Entries {
+                line: lines.last().map_or(1, |l| l[3].line),
+                found: lines.len() as u64,
+                expected: shortest as u64,
+            },
+        });
+    };
+    names
+        .iter()
+        .zip(lines)
+        .map(|(name, fields)| Animation::read(name, fields, format, |stored| stored))
+        .collect()
 }
 
 /// Token `t` (field `field` of its line) as a `T` that `keep` accepts (a whole number, as
@@ -498,6 +668,91 @@ mod tests {
             AnimationCfg::parse(text.as_bytes(), Format::Md3)?.animations[1].first,
             5
         );
+        Ok(())
+    }
+
+    /// Tremulous' and Unreal Arena's non-segmented players: `nonsegmented`, then one list of
+    /// animations for the whole model, named by the longest list the file fills.
+    #[test]
+    fn a_non_segmented_player_reads_the_list_it_fills() -> crate::error::Result<()> {
+        let lines = |n: usize| -> String {
+            (0..n)
+                .map(|i| format!("{} {} {} 15 // line {i}\n", i * 2, 2, i % 2))
+                .collect()
+        };
+        let parse = |n: usize| {
+            let text = format!("sex f\nnonsegmented\nfootsteps flesh\n{}", lines(n));
+            AnimationCfg::parse(text.as_bytes(), Format::Md3)
+        };
+        for (n, list, charge) in [(27, 0, Some(5)), (26, 1, None), (24, 2, Some(5))] {
+            let cfg = parse(n)?;
+            assert!(cfg.nonsegmented);
+            assert_eq!((cfg.sex, cfg.footsteps), (Sex::Female, Footsteps::Flesh));
+            let names: Vec<_> = cfg.animations.iter().map(|a| a.name).collect();
+            assert_eq!(names, NONSEGMENTED[list]);
+            assert_eq!(
+                names.iter().position(|&n| n == "NSPA_CHARGE"),
+                charge,
+                "{n}"
+            );
+            // No legs offset: every animation where the file puts it, moving the whole model.
+            assert_eq!(cfg.legs_offset, 0);
+            assert!(cfg.animations.iter().all(|a| a.body == Body::Both));
+            let last = &cfg.animations[n - 1];
+            assert_eq!(
+                (last.first, last.stored_first, last.count, last.line),
+                (2 * (n as u32 - 1), 2 * (n as i64 - 1), 2, n as u64 + 3)
+            );
+            // The model's clips: all of them, named in lower case.
+            let clips = cfg.clips(Body::Both, 2 * n);
+            assert_eq!(clips.len(), n);
+            assert_eq!(
+                (clips[0].name.as_str(), clips[0].looped),
+                ("nspa_stand", false)
+            );
+            assert!(clips[1].looped);
+        }
+        // 25 complete animations and a broken one: the 24 of the release that reads 24.
+        let cfg = parse(25)?;
+        assert_eq!(cfg.animations.len(), 24);
+        let text = format!("nonsegmented\n{}1 2", lines(25));
+        assert_eq!(
+            AnimationCfg::parse(text.as_bytes(), Format::Md3)?
+                .animations
+                .len(),
+            24
+        );
+        // Past the longest list, the rest is not read.
+        assert_eq!(parse(40)?.animations.len(), 27);
+        // Fewer than the shortest list: no release reads it.
+        let e = parse(23).err();
+        assert!(
+            matches!(
+                e,
+                Some(Error::Invalid {
+                    what: "animation.cfg line",
+                    problem: Problem::Entries {
+                        line: 26,
+                        found: 23,
+                        expected: 24
+                    },
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+        // A bad number names its line and field, as in a segmented file.
+        let text = format!(
+            "nonsegmented\n{}",
+            lines(27).replace("4 2 0 15", "4 2 0 -15")
+        );
+        assert!(matches!(
+            AnimationCfg::parse(text.as_bytes(), Format::Md3),
+            Err(Error::Invalid {
+                problem: Problem::Field { line: 4, field: 4 },
+                ..
+            })
+        ));
         Ok(())
     }
 
