@@ -273,6 +273,63 @@ fn a_non_segmented_player_plays_its_animation_cfg() {
     );
 }
 
+/// A Turtle Arena player (`raph/animation.cfg`): Spearmint's options with values, then each
+/// animation named on its line in an order and number of the file's own; the legs offset is
+/// taken from the first legs and torso animations in the file's order.
+#[test]
+fn a_players_named_animations_are_its_clips() {
+    let dir = temp_dir("named");
+    let dir = dir.path();
+    let lower = write(
+        dir,
+        "lower.md3",
+        &part("l_legs", 12, &["tag_torso"]).write(),
+    );
+    let upper = write(dir, "upper.md3", &part("u_torso", 9, &["tag_head"]).write());
+    // Frames as one run: 3 both, 6 torso-only, 9 legs; the legs part stores 3 + 9.
+    let cfg = "// frame data\nsex m\ndefault_weapon wp_sais\nboundingbox -15 -15 -24 15 15 32\n\
+               fixedlegs false\n\
+               BOTH_DEATH1\t0\t2\t0\t20\n\
+               BOTH_LADDER_UP\t2\t1\t1\t30\n\
+               TORSO_GESTURE\t3\t4\t0\t20\n\
+               TORSO_STAND_GUN\t7\t2\t0\t30\n\
+               LEGS_WALKCR\t9\t4\t4\t10\n\
+               LEGS_IDLE\t13\t5\t5\t5\n";
+    write(dir, "animation.cfg", cfg.as_bytes());
+
+    let clips = |path: &Path| -> Vec<(String, u32, u32, bool)> {
+        let model = Model::open(path).unwrap();
+        assert_eq!(model.clip_origin(), ClipOrigin::AnimationConfig);
+        assert!(model.diagnostics().warnings().is_empty());
+        let (cfg, _) = model.as_md3().unwrap().animation_cfg().unwrap();
+        assert_eq!((cfg.legs_offset, cfg.fixed_legs), (6, false));
+        model
+            .clips()
+            .iter()
+            .map(|c| (c.name.clone(), c.first, c.count, c.looped))
+            .collect()
+    };
+    let clip = |name: &str, first, count, looped| (name.to_string(), first, count, looped);
+    assert_eq!(
+        clips(&lower),
+        [
+            clip("both_death1", 0, 2, false),
+            clip("both_ladder_up", 2, 1, true),
+            clip("legs_walkcr", 3, 4, true),
+            clip("legs_idle", 7, 5, true),
+        ]
+    );
+    assert_eq!(
+        clips(&upper),
+        [
+            clip("both_death1", 0, 2, false),
+            clip("both_ladder_up", 2, 1, true),
+            clip("torso_gesture", 3, 4, false),
+            clip("torso_stand_gun", 7, 2, false),
+        ]
+    );
+}
+
 /// A broken `.skin`, `animation.cfg` or level of detail costs what it gives, not the model:
 /// a warning names the file and the line.
 #[test]

@@ -9,7 +9,8 @@
 //!    digit begins the animations. Another word is ignored with the rest of its line: the
 //!    options the Spearmint-derived games add (Turtle Arena's `boundingbox -15 -15 -24 15 15
 //!    44`, `speed 320`) carry numbers, which ioquake3, skipping the word alone, would take
-//!    for the first animation.
+//!    for the first animation. Those games also give `fixedlegs` and `fixedtorso` a value on
+//!    their line (`true`, `false`, `1`, `0`), which is read.
 //! 3. Each animation is four numbers: first frame, frame count (negative: played backwards),
 //!    looping frames (the last that many frames repeat; 0 does not loop), frames per second
 //!    (0 means 1). They come in the game's fixed order ([`NAMES`]): 25 are required; the six
@@ -20,7 +21,18 @@
 //!    `skip = first(LEGS_WALKCR) − first(TORSO_GESTURE)`: the number of torso-only frames.
 //!    The Team Arena gestures, read after the legs, are torso animations and are not moved.
 //!
-//! 5. **A non-segmented player** (Tremulous' aliens, Unreal Arena): the option word
+//! 5. **Named animations** (Elite Force's single-player style, which Spearmint and Turtle
+//!    Arena read): a word starting `BOTH_`, `TORSO_` or `LEGS_` (any case) followed on its
+//!    line by a number names the animation its four numbers give, in any order and number,
+//!    among the options. A file with one reads no list after them. The legs offset is the
+//!    first `LEGS_` animation's first frame less the first `TORSO_` animation's, in the
+//!    file's order (less −1 when no torso animation precedes it, as Spearmint keeps it,
+//!    which moves the first legs animation before frame 0: an error). An animation named
+//!    again replaces the first; at most [`MAX_NAMED`] are read.
+//! 6. **Elite Force's looping frames.** Where no animation gives a positive count of looping
+//!    frames and one gives −1, the file counts them as Elite Force does: −1 does not loop and
+//!    0 loops every frame. Otherwise −1 reads as 0.
+//! 7. **A non-segmented player** (Tremulous' aliens, Unreal Arena): the option word
 //!    `nonsegmented` says the player is one model, `nonseg.md3`, and its animations follow in
 //!    that game's order instead, each moving the whole model, with no legs offset. The list
 //!    lost and gained entries between releases of the game, each reading exactly as many
@@ -80,6 +92,9 @@ pub const NAMES: [&str; 31] = [
 
 /// Animations every file lists (through `LEGS_TURN`).
 pub const REQUIRED: usize = 25;
+
+/// The most named animations a file may give (rule 5).
+pub const MAX_NAMED: usize = 512;
 
 /// The animations of a non-segmented player, in the order its file lists them: the lists
 /// of the game's releases (`nonSegPlayerAnimNumber_t` up to `MAX_NONSEG_PLAYER_ANIMATIONS`),
@@ -191,9 +206,13 @@ pub enum Body {
 impl Body {
     /// The part an animation's name says.
     fn of(name: &str) -> Body {
-        if name.starts_with("BOTH_") || name.starts_with("NSPA_") {
+        let starts = |prefix: &str| {
+            name.get(..prefix.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+        };
+        if starts("BOTH_") || starts("NSPA_") {
             Body::Both
-        } else if name.starts_with("LEGS_") {
+        } else if starts("LEGS_") {
             Body::Legs
         } else {
             Body::Torso
@@ -239,8 +258,9 @@ pub enum Footsteps {
 /// One animation of the file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Animation {
-    /// Its name in the game's list ([`NAMES`]).
-    pub name: &'static str,
+    /// Its name in the game's list ([`NAMES`], [`NONSEGMENTED`]), or as the file writes it
+    /// (rule 5).
+    pub name: String,
     /// The part of the body it moves.
     pub body: Body,
     /// Its first frame in the part's model: the file's number, less the torso-only frames for
@@ -252,8 +272,11 @@ pub struct Animation {
     pub count: u32,
     /// `true` when the file gives a negative count: the game plays the frames backwards.
     pub reversed: bool,
-    /// How many of the last frames repeat (0: the animation holds its last frame).
+    /// How many of the last frames repeat (0: the animation holds its last frame), as rule
+    /// 6 reads the file's.
     pub looping: u32,
+    /// The looping frames as the file writes them (−1 in Elite Force's count, rule 6).
+    pub stored_looping: i32,
     /// Frames per second (a stored 0 reads as 1).
     pub fps: f32,
     /// The line its first frame is on (0 for a Team Arena gesture copied from
@@ -274,7 +297,7 @@ pub struct Animation {
 /// assert_eq!((cfg.sex, cfg.head_offset), (Sex::Female, [0.0, 0.0, -2.0]));
 /// let walkcr = &cfg.animations[13];
 /// // The 70 torso-only frames are not in lower.md3: LEGS_WALKCR starts at 130 − 70.
-/// assert_eq!((walkcr.name, walkcr.stored_first, walkcr.first), ("LEGS_WALKCR", 130, 60));
+/// assert_eq!((walkcr.name.as_str(), walkcr.stored_first, walkcr.first), ("LEGS_WALKCR", 130, 60));
 /// let legs = cfg.clips(Body::Legs, 190);
 /// assert_eq!(legs.len(), 6 + 12);
 /// # Ok::<(), skelmap_core::Error>(())
@@ -293,13 +316,32 @@ pub struct AnimationCfg {
     pub fixed_torso: bool,
     /// The animations, in the order of [`NAMES`]: 25 to 31 of them.
     pub animations: Vec<Animation>,
-    /// The torso-only frames the legs animations were moved back by (rule 4).
+    /// The torso-only frames the legs animations were moved back by (rule 4; rule 5 for
+    /// named animations).
     pub legs_offset: i64,
     /// `nonsegmented`: the player is one model, `nonseg.md3`, and [`animations`] are its
-    /// list ([`NONSEGMENTED`], rule 5), each of [`Body::Both`].
+    /// list ([`NONSEGMENTED`], rule 7), each of [`Body::Both`].
     ///
     /// [`animations`]: AnimationCfg::animations
     pub nonsegmented: bool,
+}
+
+/// The value of `fixedlegs` or `fixedtorso` (token `option`): on, unless the next token on
+/// its line, which Spearmint's games add and is then taken, is `false` or `0` (`true` and `1`
+/// are also taken).
+fn switch<'t>(
+    tokens: &mut core::iter::Peekable<impl Iterator<Item = Token<'t>>>,
+    option: &Token<'_>,
+) -> bool {
+    let value = |t: &Token<'_>| match t.text.to_ascii_lowercase().as_slice() {
+        b"true" | b"1" => Some(true),
+        b"false" | b"0" => Some(false),
+        _ => None,
+    };
+    tokens
+        .next_if(|t| t.line == option.line && value(t).is_some())
+        .and_then(|t| value(&t))
+        .unwrap_or(true)
 }
 
 /// Whether `word` (lower case) names an animation, as the named dialect's lines start.
@@ -314,14 +356,14 @@ impl AnimationCfg {
     ///
     /// # Errors
     ///
-    /// [`Error::Limit`] past [`MAX_BYTES`] or [`MAX_LINES`] (`what` `"animation.cfg"`);
-    /// [`Error::Unsupported`] (`what` `"animation.cfg line"`, the value the line) for an
-    /// animation named on its line (`BOTH_DEATH1 0 16 0 20`, Turtle Arena's dialect);
-    /// [`Error::Invalid`] (`what` `"animation.cfg line"`, the offset of the token) with
-    /// [`Problem::Field`] for a number that does not read (a first frame that is negative or
-    /// not a whole number, a rate that is negative or not finite, a frame of the legs offset
-    /// past the torso's), or [`Problem::Entries`] when the text ends before the 25 required
-    /// animations (before the 24 of the shortest list, for a non-segmented player).
+    /// [`Error::Limit`] past [`MAX_BYTES`] or [`MAX_LINES`] (`what` `"animation.cfg"`) or
+    /// [`MAX_NAMED`] named animations (`"animation.cfg animations"`); [`Error::Invalid`]
+    /// (`what` `"animation.cfg line"`, the offset of the token) with [`Problem::Field`] for a
+    /// number that does not read (a first frame that is negative or not a whole number,
+    /// looping frames below −1, a rate that is negative or not finite, a frame of the legs
+    /// offset past the torso's) or a named animation's that the text ends before, or
+    /// [`Problem::Entries`] when the text ends before the 25 required animations (before the
+    /// 24 of the shortest list, for a non-segmented player).
     pub fn parse(text: &[u8], format: Format) -> Result<AnimationCfg> {
         text::check_size(text, format, "animation.cfg", MAX_BYTES, MAX_LINES)?;
         let mut tokens = text::tokens(text, Commas::InToken).peekable();
@@ -335,6 +377,7 @@ impl AnimationCfg {
             legs_offset: 0,
             nonsegmented: false,
         };
+        let mut named_dialect = Named::default();
         // Rule 2: options until a token that starts with a digit.
         while let Some(t) = tokens.next_if(|t| !t.text.first().is_some_and(u8::is_ascii_digit)) {
             let word = t.text.to_ascii_lowercase();
@@ -366,32 +409,59 @@ impl AnimationCfg {
                         };
                     }
                 }
-                b"fixedlegs" => cfg.fixed_legs = true,
-                b"fixedtorso" => cfg.fixed_torso = true,
+                b"fixedlegs" => cfg.fixed_legs = switch(&mut tokens, &t),
+                b"fixedtorso" => cfg.fixed_torso = switch(&mut tokens, &t),
                 b"nonsegmented" => cfg.nonsegmented = true,
-                // The named dialect: `BOTH_DEATH1 0 16 0 20`, an animation a line.
+                // Rule 5: a named animation, `BOTH_DEATH1 0 16 0 20`.
                 _ if named(&word)
                     && tokens.peek().is_some_and(|n| {
                         n.line == t.line && n.text.first().is_some_and(u8::is_ascii_digit)
                     }) =>
                 {
-                    return Err(Error::Unsupported {
-                        format,
-                        what: "animation.cfg line",
-                        offset: t.offset,
-                        value: t.line as i64,
-                        supported: "animations are read as four numbers each, in ioquake3's \
-                                    order; Turtle Arena's named animations are not",
-                    });
+                    let fields = [tokens.next(), tokens.next(), tokens.next(), tokens.next()];
+                    let animation = named_dialect.read(t, fields, text, format)?;
+                    let known = &mut cfg.animations;
+                    match known
+                        .iter()
+                        .position(|a| a.name.eq_ignore_ascii_case(&animation.name))
+                    {
+                        Some(same) => known[same] = animation,
+                        None if known.len() < MAX_NAMED => known.push(animation),
+                        None => {
+                            return Err(Error::Limit {
+                                format,
+                                what: "animation.cfg animations",
+                                offset: t.offset,
+                                value: MAX_NAMED as u64 + 1,
+                                max: MAX_NAMED as u64,
+                            });
+                        }
+                    }
                 }
                 // Rule 2: another option, with its values.
                 _ => while tokens.next_if(|n| n.line == t.line).is_some() {},
             }
         }
-        if cfg.nonsegmented {
+        if !cfg.animations.is_empty() {
+            // Rule 5: named animations, and no list after them.
+            cfg.legs_offset = named_dialect.legs_skip.unwrap_or(0);
+        } else if cfg.nonsegmented {
             cfg.animations = nonsegmented(&mut tokens, text, format)?;
-            return Ok(cfg);
+        } else {
+            cfg.read_list(&mut tokens, text, format)?;
         }
+        elite_force_loops(&mut cfg.animations);
+        Ok(cfg)
+    }
+
+    /// Rules 3 and 4: the animations of [`NAMES`], four numbers each, in the game's order.
+    fn read_list<'t>(
+        &mut self,
+        tokens: &mut impl Iterator<Item = Token<'t>>,
+        text: &[u8],
+        format: Format,
+    ) -> Result<()> {
+        let cfg = self;
         // Rule 3: four numbers an animation, in the game's order.
         let mut last_line = 1;
         for (i, name) in NAMES.iter().enumerate() {
@@ -406,7 +476,7 @@ impl AnimationCfg {
                 if i >= REQUIRED && fields[0].is_none() {
                     // Rule 3: a missing Team Arena gesture copies TORSO_GESTURE.
                     let mut copy = cfg.animations[TORSO_GESTURE].clone();
-                    copy.name = name;
+                    copy.name = (*name).to_string();
                     copy.reversed = false;
                     copy.line = 0;
                     cfg.animations.push(copy);
@@ -431,21 +501,21 @@ impl AnimationCfg {
             last_line = fps.line;
             let gesture = cfg.animations.get(TORSO_GESTURE).map_or(0, |a| a.first);
             let legs_offset = &mut cfg.legs_offset;
-            let animation =
-                Animation::read(name, [first, count, looping, fps], format, |stored| {
-                    // Rule 4: the legs animations are moved back by the torso-only frames.
-                    if i == LEGS_WALKCR {
-                        *legs_offset = stored - i64::from(gesture);
-                    }
-                    if (LEGS_WALKCR..REQUIRED).contains(&i) {
-                        stored - *legs_offset
-                    } else {
-                        stored
-                    }
-                })?;
+            let fields = [first, count, looping, fps];
+            let animation = Animation::read((*name).to_string(), fields, format, |stored| {
+                // Rule 4: the legs animations are moved back by the torso-only frames.
+                if i == LEGS_WALKCR {
+                    *legs_offset = stored - i64::from(gesture);
+                }
+                if (LEGS_WALKCR..REQUIRED).contains(&i) {
+                    stored - *legs_offset
+                } else {
+                    stored
+                }
+            })?;
             cfg.animations.push(animation);
         }
-        Ok(cfg)
+        Ok(())
     }
 
     /// The clips a model of `part` plays (`Body::Legs` for `lower.md3`, `Body::Torso` for
@@ -481,7 +551,7 @@ impl Animation {
     /// Animation `name` from its line's four numbers (rule 3), its first frame in the model
     /// what `place` makes of the file's.
     fn read(
-        name: &'static str,
+        name: String,
         [first, count, looping, fps]: [Token<'_>; 4],
         format: Format,
         place: impl FnOnce(i64) -> i64,
@@ -498,19 +568,20 @@ impl Animation {
         };
         let first_frame = u32::try_from(place(stored_first)).map_err(|_| bad(1))?;
         let count = i64::from(field::<i32>(&count, 2, format, |_| true)?);
-        let looping = field::<i32>(&looping, 3, format, |_| true)?;
+        let looping = field::<i32>(&looping, 3, format, |v| *v >= -1)?;
         let fps: f32 = field(&fps, 4, format, |v: &f32| v.is_finite())?;
         if fps < 0.0 {
             return Err(bad(4));
         }
         Ok(Animation {
+            body: Body::of(&name),
             name,
-            body: Body::of(name),
             first: first_frame,
             stored_first,
             count: u32::try_from(count.unsigned_abs()).map_err(|_| bad(2))?,
             reversed: count < 0,
-            looping: u32::try_from(looping).map_err(|_| bad(3))?,
+            looping: looping.max(0).unsigned_abs(),
+            stored_looping: looping,
             fps: if fps == 0.0 { 1.0 } else { fps },
             line: first.line,
         })
@@ -522,7 +593,71 @@ impl Animation {
     }
 }
 
-/// A non-segmented player's animations (rule 5): the complete ones of four numbers that
+/// Where the named animations of rule 5 have got to: the first torso animation's frame
+/// and the legs offset, each set by the first of its kind in the file.
+#[derive(Default)]
+struct Named {
+    first_torso: Option<i64>,
+    legs_skip: Option<i64>,
+}
+
+impl Named {
+    /// The animation `name` names with `fields`, the four tokens after it (`None` past the
+    /// text's end), its first frame moved by the legs offset for a legs animation.
+    fn read(
+        &mut self,
+        name: Token<'_>,
+        fields: [Option<Token<'_>>; 4],
+        text: &[u8],
+        format: Format,
+    ) -> Result<Animation> {
+        let [Some(first), Some(count), Some(looping), Some(fps)] = fields else {
+            let given = fields.iter().flatten().count();
+            let last = fields.iter().flatten().last().unwrap_or(&name);
+            return Err(Error::Invalid {
+                format,
+                what: "animation.cfg line",
+                offset: text.len() as u64,
+                problem: Problem::Field {
+                    line: last.line,
+                    field: given as u64 + 1,
+                },
+            });
+        };
+        let name = String::from_utf8_lossy(name.text).into_owned();
+        let body = Body::of(&name);
+        Animation::read(
+            name,
+            [first, count, looping, fps],
+            format,
+            |stored| match body {
+                Body::Torso => {
+                    self.first_torso.get_or_insert(stored);
+                    stored
+                }
+                Body::Legs => {
+                    let torso = self.first_torso.unwrap_or(-1);
+                    stored - *self.legs_skip.get_or_insert(stored - torso)
+                }
+                Body::Both => stored,
+            },
+        )
+    }
+}
+
+/// Rule 6: where no animation loops a positive count of frames and one gives −1, Elite
+/// Force's count: 0 loops every frame (−1, not looping, already reads as 0).
+fn elite_force_loops(animations: &mut [Animation]) {
+    let elite_force = animations.iter().any(|a| a.stored_looping == -1)
+        && animations.iter().all(|a| a.stored_looping <= 0);
+    if elite_force {
+        for a in animations.iter_mut().filter(|a| a.stored_looping == 0) {
+            a.looping = a.count;
+        }
+    }
+}
+
+/// A non-segmented player's animations (rule 7): the complete ones of four numbers that
 /// follow, up to the longest list's count, named by the longest list of
 /// [`NONSEGMENTED`] they fill.
 fn nonsegmented<'t>(
@@ -560,7 +695,7 @@ fn nonsegmented<'t>(
     names
         .iter()
         .zip(lines)
-        .map(|(name, fields)| Animation::read(name, fields, format, |stored| stored))
+        .map(|(name, fields)| Animation::read((*name).to_string(), fields, format, |s| s))
         .collect()
 }
 
@@ -620,7 +755,7 @@ mod tests {
         assert_eq!(cfg.animations.len(), 31);
         let turn = &cfg.animations[24];
         assert_eq!(
-            (turn.name, turn.first, turn.stored_first, turn.line),
+            (turn.name.as_str(), turn.first, turn.stored_first, turn.line),
             ("LEGS_TURN", 85, 120, 30)
         );
         // The gestures copy TORSO_GESTURE.
@@ -645,17 +780,6 @@ mod tests {
         assert_eq!(cfg.animations.len(), 31);
         assert_eq!((cfg.animations[0].first, cfg.animations[0].line), (0, 10));
         assert_eq!(cfg.legs_offset, 35);
-        // Turtle Arena's named animations: refused at the first, by line.
-        let text = "sex m\nBOTH_DEATH1 \t0\t16\t0\t20\nBOTH_DEAD1 15 1 0 20\n";
-        assert!(matches!(
-            AnimationCfg::parse(text.as_bytes(), Format::Md3),
-            Err(Error::Unsupported {
-                what: "animation.cfg line",
-                offset: 6,
-                value: 2,
-                ..
-            })
-        ));
         // An animation's name followed by an empty quoted word is another option.
         let text = format!("legs_x \"\" 7\n{}", run(5));
         assert_eq!(
@@ -688,7 +812,7 @@ mod tests {
             let cfg = parse(n)?;
             assert!(cfg.nonsegmented);
             assert_eq!((cfg.sex, cfg.footsteps), (Sex::Female, Footsteps::Flesh));
-            let names: Vec<_> = cfg.animations.iter().map(|a| a.name).collect();
+            let names: Vec<_> = cfg.animations.iter().map(|a| a.name.as_str()).collect();
             assert_eq!(names, NONSEGMENTED[list]);
             assert_eq!(
                 names.iter().position(|&n| n == "NSPA_CHARGE"),
@@ -750,6 +874,123 @@ mod tests {
             AnimationCfg::parse(text.as_bytes(), Format::Md3),
             Err(Error::Invalid {
                 problem: Problem::Field { line: 4, field: 4 },
+                ..
+            })
+        ));
+        Ok(())
+    }
+
+    /// Turtle Arena's players (`raph/animation.cfg`), Elite Force's single-player style:
+    /// each animation named on its line, in an order and number of the file's own, the
+    /// options around them.
+    #[test]
+    fn named_animations_take_their_names_and_the_legs_offset_in_file_order()
+    -> crate::error::Result<()> {
+        let text = "sex m\nsoundpath raph\nspeed 320\n\
+                    BOTH_DEATH1\t0\t16\t0\t20\n\
+                    BOTH_LADDER_UP 16 4 4 30\n\
+                    TORSO_GESTURE 20 10 0 20\n\
+                    TORSO_ATTACK_GUN 30 6 0 15\n\
+                    legs_walkcr 61 16 16 10 // lower case, the legs 25 torso frames on\n\
+                    LEGS_WALK 77 -12 12 0\n\
+                    fixedlegs false\nfixedtorso 1\n\
+                    TORSO_GETFLAG 36 10 0 15\n\
+                    TORSO_ATTACK_GUN 40 5 0 15 // again: replaces the first\n\
+                    12 1 0 20 // a list after named animations is not read\n";
+        let cfg = AnimationCfg::parse(text.as_bytes(), Format::Md3)?;
+        assert!(!cfg.fixed_legs && cfg.fixed_torso && !cfg.nonsegmented);
+        assert_eq!(cfg.legs_offset, 41);
+        let read: Vec<_> = cfg
+            .animations
+            .iter()
+            .map(|a| (a.name.as_str(), a.body, a.first, a.count, a.looping, a.line))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("BOTH_DEATH1", Body::Both, 0, 16, 0, 4),
+                ("BOTH_LADDER_UP", Body::Both, 16, 4, 4, 5),
+                ("TORSO_GESTURE", Body::Torso, 20, 10, 0, 6),
+                ("TORSO_ATTACK_GUN", Body::Torso, 40, 5, 0, 13),
+                ("legs_walkcr", Body::Legs, 20, 16, 16, 8),
+                ("LEGS_WALK", Body::Legs, 36, 12, 12, 9),
+                ("TORSO_GETFLAG", Body::Torso, 36, 10, 0, 12),
+            ]
+        );
+        assert!(cfg.animations[5].reversed && cfg.animations[5].fps == 1.0);
+        let legs: Vec<_> = cfg
+            .clips(Body::Legs, 52)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(
+            legs,
+            ["both_death1", "both_ladder_up", "legs_walkcr", "legs_walk"]
+        );
+        // A legs animation before any torso one: the offset from −1, as Spearmint keeps it,
+        // which moves the first legs animation to frame −1.
+        let e = AnimationCfg::parse(b"LEGS_IDLE 5 2 2 10\nLEGS_RUN 9 2 2 10\n", Format::Md3);
+        assert!(matches!(
+            e,
+            Err(Error::Invalid {
+                offset: 10,
+                problem: Problem::Field { line: 1, field: 1 },
+                ..
+            })
+        ));
+        // A named animation the text ends in: the field missing, on its line.
+        let e = AnimationCfg::parse(b"sex f\nBOTH_DEAD1 3 1", Format::Md3).err();
+        assert!(
+            matches!(
+                e,
+                Some(Error::Invalid {
+                    offset: 20,
+                    problem: Problem::Field { line: 2, field: 3 },
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+        // At most MAX_NAMED distinct names.
+        let many: String = (0..=MAX_NAMED)
+            .map(|i| format!("TORSO_{i} 0 1 0 10\n"))
+            .collect();
+        assert!(matches!(
+            AnimationCfg::parse(many.as_bytes(), Format::Md3),
+            Err(Error::Limit {
+                what: "animation.cfg animations",
+                value: 513,
+                max: 512,
+                ..
+            })
+        ));
+        Ok(())
+    }
+
+    /// Elite Force's looping frames (−1 does not loop, 0 loops them all) where no animation
+    /// gives a positive count; otherwise −1 reads as 0, and less is an error.
+    #[test]
+    fn elite_force_looping_frames_read_as_elite_force_counts_them() -> crate::error::Result<()> {
+        let ef = run(5).replace("5 5 20", "5 0 20");
+        let ef = ef.replacen("5 0 20", "5 -1 20", 1);
+        let cfg = AnimationCfg::parse(ef.as_bytes(), Format::Md3)?;
+        let loops: Vec<_> = cfg.animations.iter().map(|a| a.looping).take(3).collect();
+        assert_eq!(loops, [0, 5, 5]);
+        assert_eq!(cfg.animations[0].stored_looping, -1);
+        assert_eq!(
+            (cfg.animations[1].looping, cfg.animations[1].stored_looping),
+            (5, 0)
+        );
+        // A positive count elsewhere: Quake III's count, −1 as 0.
+        let q3 = ef.replacen("5 0 20", "5 3 20", 1);
+        let cfg = AnimationCfg::parse(q3.as_bytes(), Format::Md3)?;
+        let loops: Vec<_> = cfg.animations.iter().map(|a| a.looping).take(3).collect();
+        assert_eq!(loops, [0, 3, 0]);
+        let bad = run(5).replacen("5 5 20", "5 -2 20", 1);
+        assert!(matches!(
+            AnimationCfg::parse(bad.as_bytes(), Format::Md3),
+            Err(Error::Invalid {
+                problem: Problem::Field { line: 1, field: 3 },
                 ..
             })
         ));
