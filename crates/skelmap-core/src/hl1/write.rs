@@ -4,7 +4,7 @@
 //! normal tables, triangle commands, textures with their pixels and palettes, skin table,
 //! attachments. Animation channels are run-length encoded as studiomdl encodes them.
 
-use glam::{Affine3A, EulerRot, Quat, Vec3};
+use glam::{Affine3A, Vec3};
 use zerocopy::IntoBytes;
 
 use super::raw::{self, STUDIO_VERSION};
@@ -1140,13 +1140,7 @@ impl Lost {
 /// A joint key's six channels: position X, Y, Z, then the angles roll, pitch and yaw that
 /// `AngleQuaternion` makes its rotation from (`q = qz · qy · qx`).
 fn channels(key: &JointKey) -> [f32; 6] {
-    let q = key.rotation;
-    let q = if q.length_squared() > 0.0 {
-        q.normalize()
-    } else {
-        Quat::IDENTITY
-    };
-    let (yaw, pitch, roll) = q.to_euler(EulerRot::ZYX);
+    let [roll, pitch, yaw] = crate::pose::euler::zyx_of(key.rotation);
     let t = key.translation;
     [t.x, t.y, t.z, roll, pitch, yaw]
 }

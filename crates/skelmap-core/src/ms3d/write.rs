@@ -9,7 +9,7 @@ use super::raw::{
     GroupHead, Header, JointEx, JointHead, Keyframe, Keyframer, MS3D_MAGIC, Material, ModelEx,
     Triangle, Vertex, VertexEx1,
 };
-use glam::{EulerRot, Quat, Vec3};
+use glam::Vec3;
 
 use super::anim::DEFAULT_FPS;
 use crate::asset::cut::{Cut, SkinFrames};
@@ -575,7 +575,10 @@ fn joint_defs(
                 .enumerate()
                 .filter_map(|(f, keys)| {
                     let k = keys.get(i)?;
-                    Some(((f + 1) as f32 / fps, euler_of(rest.inverse() * k.rotation)))
+                    Some((
+                        (f + 1) as f32 / fps,
+                        crate::pose::euler::zyx_of(rest.inverse() * k.rotation),
+                    ))
                 })
                 .collect();
             let position_keys = frames
@@ -594,20 +597,13 @@ fn joint_defs(
                     .and_then(|p| names.get(p))
                     .map(|p| p.clone().into_bytes())
                     .unwrap_or_default(),
-                rotation: euler_of(rest),
+                rotation: crate::pose::euler::zyx_of(rest),
                 position: j.translation.to_array(),
                 rotation_keys,
                 position_keys,
             }
         })
         .collect()
-}
-
-/// MilkShape's Euler angles `[x, y, z]` of `q` (`q = Rz · Ry · Rx`), found in double
-/// precision: near a pitch of ±90° single precision loses digits the keys then lack.
-fn euler_of(q: Quat) -> [f32; 3] {
-    let (z, y, x) = q.as_dquat().normalize().to_euler(EulerRot::ZYX);
-    [x as f32, y as f32, z as f32]
 }
 
 impl crate::asset::Writer for Builder {

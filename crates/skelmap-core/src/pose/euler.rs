@@ -1,4 +1,5 @@
-//! Euler angles to a quaternion, with the three sines and cosines computed together.
+//! Euler angles to a quaternion, with the three sines and cosines computed together, and
+//! back ([`zyx_of`], for the writers of formats that key Euler angles).
 //!
 //! Formats that key rotations as Euler angles convert them as they sample: MS3D one key per
 //! joint whenever playback crosses a key, Half-Life every bone of both frames, sixteen bones
@@ -13,7 +14,7 @@
 //! for every |angle| up to [`REDUCED_MAX`]; beyond that (no modelling tool writes such angles,
 //! but a file may) the lanes fall back to `f32::sin_cos`.
 
-use glam::Quat;
+use glam::{EulerRot, Quat};
 
 /// The largest |angle| the polynomial path reduces: `4096 · π/2`, so that the quadrant has at
 /// most 12 bits and its products with [`PIO2_HI`] and [`PIO2_MID`] are exact in `f32`.
@@ -34,6 +35,19 @@ pub(crate) const SINE: [f32; 3] = [-1.951_529_6e-4, 8.332_161e-3, 1.666_665_5e-1
 /// The cosine's polynomial on [−π/4, π/4]: `cos r ≈ 1 − z/2 + z²·((C0·z − C1)·z + C2)`,
 /// `z = r²`.
 pub(crate) const COSINE: [f32; 3] = [2.443_315_7e-5, 1.388_731_6e-3, 4.166_664_6e-2];
+
+/// The Euler angles `[x, y, z]` in radians whose rotation `Rz(z) · Ry(y) · Rx(x)` is `q`
+/// (normalised; no rotation for a zero `q`), found in double precision: near a pitch of ±90°
+/// the single-precision decomposition loses digits (up to about 10⁻² radians of the
+/// rotation), which keys written from it would then lack.
+pub(crate) fn zyx_of(q: Quat) -> [f32; 3] {
+    let q = q.as_dquat();
+    if q.length_squared() == 0.0 || !q.is_finite() {
+        return [0.0; 3];
+    }
+    let (z, y, x) = q.normalize().to_euler(EulerRot::ZYX);
+    [x as f32, y as f32, z as f32]
+}
 
 /// The rotation `Rz(z) · Ry(y) · Rx(x)` of Euler angles `[x, y, z]` in radians.
 // Always inlined: called out of line, the angles went through memory and their reload
