@@ -314,6 +314,9 @@ fn read(
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
     let model = load::open(input, companions)?;
     outputs.read_model(input, companions, &model);
+    if let Some(note) = load::other_bodies(&model) {
+        say!("note: {note}");
+    }
     // Tags alone (an MD3 attachment rig) are a model an MD3 holds.
     if model.num_meshes() == 0 && model.num_tags() == 0 {
         return Err(format!(

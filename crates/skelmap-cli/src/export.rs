@@ -216,6 +216,9 @@ pub fn export(
             say!("note: {note}");
         }
     }
+    if let Some(note) = load::other_bodies(&model) {
+        say!("note: {note}");
+    }
     warn_replaced(&asset);
     Ok(ExitCode::SUCCESS)
 }
@@ -282,6 +285,9 @@ fn export_to_stdout(
         for note in gltf::influence_notes(&asset, &options) {
             anstream::eprintln!("note: {note}");
         }
+    }
+    if let Some(note) = load::other_bodies(model) {
+        anstream::eprintln!("note: {note}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -282,3 +282,30 @@ pub fn textures(
     }
     Ok(())
 }
+
+/// For a Half-Life model whose body parts hold more than one model: what its body value
+/// leaves out of a conversion or export, which holds one model of each part (`None` for
+/// every other model).
+pub fn other_bodies(model: &Model<'_>) -> Option<String> {
+    let hl1 = model.as_hl1()?.model();
+    let parts = hl1.bodyparts();
+    let others: Vec<String> = (parts.iter())
+        .filter(|part| part.nummodels.get() > 1)
+        .map(|part| {
+            let name = skelmap_core::name::lossy(skelmap_core::name::trim_nul(&part.name));
+            format!("'{name}' {}", part.nummodels.get() - 1)
+        })
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    let total: i64 = (parts.iter())
+        .map(|part| i64::from(part.nummodels.get().max(1) - 1))
+        .sum();
+    Some(format!(
+        "body {} shows one model of each body part; the {total} others are left out ({}): \
+         --body picks them (`info` lists them)",
+        hl1.body(),
+        others.join(", ")
+    ))
+}

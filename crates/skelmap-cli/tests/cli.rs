@@ -1965,6 +1965,17 @@ fn the_body_value_chooses_each_half_life_parts_model() {
     let out = skelmap(&["export", p, "--body", "1", "-o", glb.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     assert!(stdout(&out).contains("4 triangles"), "{}", stdout(&out));
+    // What one body value leaves out of an export or a conversion is said.
+    let left_out = "note: body 1 shows one model of each body part; the 2 others are left \
+                    out ('head' 1, 'gun' 1): --body picks them (`info` lists them)\n";
+    assert!(stdout(&out).ends_with(left_out), "{}", stdout(&out));
+    let iqm = dir.join("body1.iqm");
+    let out = skelmap(&["convert", p, iqm.to_str().unwrap(), "--body", "1"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout(&out).starts_with(left_out), "{}", stdout(&out));
+    let out = skelmap(&["export", p, "--body", "1", "-o", "-", "--format", "obj"]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stderr(&out).ends_with(left_out), "{}", stderr(&out));
 }
 
 /// A gib model's first template is empty (Half-Life picks a random body for each gib): an
