@@ -48,6 +48,7 @@ pub(crate) fn scene_of(
         at: clip,
         pose,
         dds: Some(skelmap_author::texture::decode_dds),
+        no_images: false,
     };
     model
         .to_asset(&options)

@@ -146,6 +146,9 @@ pub struct Options {
     pub groups: Option<Vec<FrameGroup>>,
     /// Build no clips, and so no MDL/HMP morph targets either (posing and bounds only).
     pub no_animations: bool,
+    /// Decode no skin into an image (materials keep their names and colours): for a caller
+    /// that wants the vertices only, such as a measurement posing every frame.
+    pub no_images: bool,
     /// Pose the meshes `seconds` into a clip as a game plays it
     /// ([`Model::pose_clip`](crate::model::Model::pose_clip), looping as the clip does)
     /// instead of at [`frame`](Options::frame).

@@ -83,7 +83,7 @@ impl Model<'_> {
         }
         let pose = model.asset_pose(options)?;
 
-        let (materials, images, made_from) = materials(model, true, options.dds);
+        let (materials, images, made_from) = materials(model, !options.no_images, options.dds);
         let mut meshes = Vec::new();
         // Per asset mesh, the model vertex of each vertex and the model mesh (a model mesh
         // gives one asset mesh per submesh).

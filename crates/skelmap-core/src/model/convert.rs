@@ -118,6 +118,7 @@ impl Posed<'_, '_> {
                 .to_asset(&asset::Options {
                     frame,
                     no_animations: true,
+                    no_images: true,
                     ..asset::Options::default()
                 })
                 .ok()
