@@ -1,6 +1,6 @@
 //! The Half-Life writer (`hl1::Builder::from_asset`, through the write dispatch): a model
 //! written again moves every triangle corner as the asset made of it at every frame, with
-//! its sequences, texture coordinates and textures; a DPM of blended vertices keeps its
+//! its sequences, texture coordinates and textures, and stores each vertex once; a DPM of blended vertices keeps its
 //! one-bone vertices and says what it cut; a clip too long for one sequence plays as
 //! consecutive ones; images beyond a palette, transparent texels and what does not fit.
 
@@ -46,6 +46,14 @@ fn a_half_life_model_written_again_moves_as_the_original_with_its_sequences() {
     assert_eq!(again.format(), Format::Hl1);
     assert!(again.diagnostics().is_empty(), "{:?}", again.diagnostics());
     assert_eq!(again.num_bones(), 2);
+    // Each stored vertex and normal once per bone and value, as the source stores them,
+    // though the asset repeats them at every corner of the triangle commands.
+    let stored = |m: &Model<'_>| {
+        let studio = m.as_hl1().unwrap().model().model(0, 0).unwrap();
+        (studio.numverts.get(), studio.numnorms.get())
+    };
+    assert!(asset.num_vertices() > stored(&source).0 as usize);
+    assert_eq!(stored(&again), stored(&source));
     // The attachment, a leaf joint of the asset, is an attachment of its bone again.
     assert_eq!((again.num_tags(), again.tag_bone(0)), (1, Some(1)));
     assert_eq!(again.tag_offset(0), source.tag_offset(0));

@@ -4,6 +4,8 @@
 //! normal tables, triangle commands, textures with their pixels and palettes, skin table,
 //! attachments. Animation channels are run-length encoded as studiomdl encodes them.
 
+use std::collections::HashMap;
+
 use glam::{Affine3A, Vec3};
 use zerocopy::IntoBytes;
 
@@ -940,6 +942,19 @@ impl Builder {
             normals: Vec::new(),
             meshes: Vec::new(),
         };
+        // Each stored vertex and normal once per bone and value, as studiomdl stores them:
+        // a mesh read from triangle commands repeats them at every corner.
+        let mut stored_vertices: HashMap<(u8, [u32; 3]), usize> = HashMap::new();
+        let mut stored_normals: HashMap<(u8, [u32; 3]), usize> = HashMap::new();
+        let store = |list: &mut Vec<VertexDef>,
+                     index: &mut HashMap<(u8, [u32; 3]), usize>,
+                     value: VertexDef| {
+            let key = (value.bone, value.position.map(f32::to_bits));
+            *index.entry(key).or_insert_with(|| {
+                list.push(value);
+                list.len() - 1
+            })
+        };
         // A texture per material, which every mesh of that material shows.
         let mut skins: Vec<Option<usize>> = Vec::new();
         for (mesh, shader) in asset.meshes.iter().zip(shaders) {
@@ -952,7 +967,7 @@ impl Builder {
                 }
             };
             let texture = &b.textures[skinref];
-            let base = model.vertices.len();
+            let mut slots = Vec::with_capacity(mesh.positions.len());
             let normals = if mesh.normals.len() == mesh.positions.len() {
                 mesh.normals.clone()
             } else {
@@ -968,14 +983,18 @@ impl Builder {
                     .min(joints.len() - 1);
                 let to_bone = world[bone].inverse();
                 let normal = to_bone.transform_vector3(Vec3::from_array(*n));
-                model.vertices.push(VertexDef {
+                let vertex = VertexDef {
                     bone: bone as u8,
                     position: to_bone.transform_point3(Vec3::from_array(*p)).to_array(),
-                });
-                model.normals.push(VertexDef {
+                };
+                let normal = VertexDef {
                     bone: bone as u8,
                     position: normal.normalize_or_zero().to_array(),
-                });
+                };
+                slots.push((
+                    store(&mut model.vertices, &mut stored_vertices, vertex),
+                    store(&mut model.normals, &mut stored_normals, normal),
+                ));
             }
             let uvs = mesh.uvs_or_zero();
             let size = [texture.width, texture.height].map(|s| s as f32);
@@ -986,10 +1005,11 @@ impl Builder {
                     lost.clamped += usize::from(!(-32_768.0..=32_767.0).contains(&texel));
                     texel.clamp(-32_768.0, 32_767.0) as i16
                 });
-                let vertex = (base + i as usize) as i16;
+                // At most the asset's vertices, which `fits` held to `i16`.
+                let (vertex, normal) = slots.get(i as usize).copied().unwrap_or_default();
                 TrivertDef {
-                    vertex,
-                    normal: vertex,
+                    vertex: vertex as i16,
+                    normal: normal as i16,
                     s,
                     t,
                 }
@@ -1008,12 +1028,13 @@ impl Builder {
             });
         }
         b.skin_families = vec![(0..b.textures.len() as i16).collect()];
+        let stored = model.vertices.len();
         b.bodyparts.push(BodyPartDef {
             name: "body".into(),
             models: vec![model],
         });
         let scaled_joints = skeleton.scaled_joints();
-        let mut losses = lost.sentences(asset.num_vertices(), scaled_joints, asset.scaled_frames());
+        let mut losses = lost.sentences(stored, scaled_joints, asset.scaled_frames());
         losses.extend(still);
         losses.extend(split);
         let max = super::ENGINE_MAX_ATTACHMENTS as usize;
