@@ -5,6 +5,7 @@
 //! consecutive ones; images beyond a palette, transparent texels and what does not fit.
 
 use skelmap::asset::{Asset, WriteOptions, Written};
+use skelmap::glam::{Quat, Vec3A};
 use skelmap::hl1::{self, BoneDef, Builder, SequenceDef};
 use skelmap::model::Pose;
 use skelmap::model::convert::{self, Posed};
@@ -216,13 +217,8 @@ fn a_clip_too_long_for_one_sequence_plays_as_consecutive_ones_that_fit() {
     // Every bone as the source poses it relative to its parent, at every frame: within a
     // step of each channel (a turn of at most half a circle over 32,767 steps; translations
     // that do not move are stored exactly). Down a chain of 120 bones the steps add up.
-    let (mut a, mut b) = (Pose::default(), Pose::default());
-    for k in 0..source.num_frames() {
-        source
-            .pose(k, k, 0.0, Interpolation::Nlerp, &mut a)
-            .unwrap();
-        again.pose(k, k, 0.0, Interpolation::Nlerp, &mut b).unwrap();
-        for (bone, (x, y)) in a.local().bones.iter().zip(&b.local().bones).enumerate() {
+    each_frame(&source, &again, |k, a, b| {
+        for (bone, (x, y)) in a.iter().zip(b).enumerate() {
             // A quaternion's difference is about half the angle between the rotations.
             let apart = (x.0 - y.0).length().min((x.0 + y.0).length());
             let turned = apart <= std::f32::consts::PI / 32_767.0;
@@ -232,6 +228,23 @@ fn a_clip_too_long_for_one_sequence_plays_as_consecutive_ones_that_fit() {
                 "frame {k}, bone {bone}: {x:?} against {y:?}"
             );
         }
+    });
+}
+
+/// `f(k, a, b)` for every frame `k` of `source`: the bones' parent-relative poses of
+/// `source` and of `again` at that frame.
+fn each_frame(
+    source: &Model<'_>,
+    again: &Model<'_>,
+    mut f: impl FnMut(usize, &[(Quat, Vec3A)], &[(Quat, Vec3A)]),
+) {
+    let (mut a, mut b) = (Pose::default(), Pose::default());
+    for k in 0..source.num_frames() {
+        source
+            .pose(k, k, 0.0, Interpolation::Nlerp, &mut a)
+            .unwrap();
+        again.pose(k, k, 0.0, Interpolation::Nlerp, &mut b).unwrap();
+        f(k, &a.local().bones, &b.local().bones);
     }
 }
 
@@ -269,19 +282,14 @@ fn a_bone_turned_a_quarter_circle_in_pitch_keeps_its_rotation() {
     let asset = source.to_asset(&Default::default()).unwrap();
     let out = written(&asset);
     let again = Model::from_bytes(&out.files[0].bytes).unwrap();
-    let (mut a, mut b) = (Pose::default(), Pose::default());
-    for k in 0..source.num_frames() {
-        source
-            .pose(k, k, 0.0, Interpolation::Nlerp, &mut a)
-            .unwrap();
-        again.pose(k, k, 0.0, Interpolation::Nlerp, &mut b).unwrap();
-        let (x, y) = (a.local().bones[0].0, b.local().bones[0].0);
+    each_frame(&source, &again, |k, a, b| {
+        let (x, y) = (a[0].0, b[0].0);
         let angle = x.angle_between(y);
         assert!(
             angle < 1e-5,
             "frame {k}: {x:?} against {y:?}, {angle} apart"
         );
-    }
+    });
     let error = convert::skinning_error(Posed::Model(&source), Posed::Model(&again), 0);
     assert!(error.max < 1e-5, "{error}");
 }

@@ -19,6 +19,14 @@ fn temp_dir(name: &str) -> tempfile::TempDir {
         .unwrap()
 }
 
+/// The companions `model` opened with, each with its path.
+fn companions(model: &Model<'_>) -> Vec<(Companion, String)> {
+    model
+        .companions()
+        .map(|(k, p)| (k, p.to_string()))
+        .collect()
+}
+
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
@@ -96,12 +104,8 @@ fn a_players_legs_open_with_lods_skin_and_animation_cfg() {
     write(dir, "animation.cfg", animation_cfg().as_bytes());
 
     let model = Model::open(&lower).unwrap();
-    let companions: Vec<_> = model
-        .companions()
-        .map(|(k, p)| (k, p.to_string()))
-        .collect();
     assert_eq!(
-        companions,
+        companions(&model),
         [
             (Companion::LevelOfDetail, "lower_1.md3".to_string()),
             (Companion::LevelOfDetail, "lower_2.md3".to_string()),
@@ -217,12 +221,8 @@ fn a_non_segmented_player_plays_its_animation_cfg() {
     write(dir, "animation.cfg", cfg.as_bytes());
 
     let model = Model::open(&nonseg).unwrap();
-    let companions: Vec<_> = model
-        .companions()
-        .map(|(k, p)| (k, p.to_string()))
-        .collect();
     assert_eq!(
-        companions,
+        companions(&model),
         [
             (Companion::Skin, "nonseg_default.skin".to_string()),
             (Companion::AnimationConfig, "animation.cfg".to_string()),

@@ -20,7 +20,6 @@
 //!    `lower.md3` the first and the last, so a legs animation's first frame is moved back by
 //!    `skip = first(LEGS_WALKCR) − first(TORSO_GESTURE)`: the number of torso-only frames.
 //!    The Team Arena gestures, read after the legs, are torso animations and are not moved.
-//!
 //! 5. **Named animations** (Elite Force's single-player style, which Spearmint and Turtle
 //!    Arena read): a word starting `BOTH_`, `TORSO_` or `LEGS_` (any case) followed on its
 //!    line by a number names the animation its four numbers give, in any order and number,
@@ -37,11 +36,11 @@
 //!    that game's order instead, each moving the whole model, with no legs offset. The list
 //!    lost and gained entries between releases of the game, each reading exactly as many
 //!    animations as its list has and ignoring what follows. So the file's complete
-//!    animations are counted and named by the longest list ([`NONSEGMENTED`]) they fill:
-//!    a file made for a release reads as that release reads it.
+//!    animations are counted and named by the longest list they fill
+//!    ([`NONSEGMENTED_RELEASES`]): a file made for a release reads as that release reads it.
 //!
 //! Parsing is bounded: at most [`MAX_BYTES`] bytes and [`MAX_LINES`] lines, and only the
-//! animations of the longest list are read.
+//! animations of the game's lists, or [`MAX_NAMED`] named ones, are read.
 
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -96,97 +95,54 @@ pub const REQUIRED: usize = 25;
 /// The most named animations a file may give (rule 5).
 pub const MAX_NAMED: usize = 512;
 
-/// The animations of a non-segmented player, in the order its file lists them: the lists
-/// of the game's releases (`nonSegPlayerAnimNumber_t` up to `MAX_NONSEG_PLAYER_ANIMATIONS`),
-/// longest first. A file's count of complete animations picks the longest list it fills.
-pub const NONSEGMENTED: [&[&str]; 3] = [
-    // With the charge and a dead pose after each death.
-    &[
-        "NSPA_STAND",
-        "NSPA_GESTURE",
-        "NSPA_WALK",
-        "NSPA_RUN",
-        "NSPA_RUNBACK",
-        "NSPA_CHARGE",
-        "NSPA_RUNLEFT",
-        "NSPA_WALKLEFT",
-        "NSPA_RUNRIGHT",
-        "NSPA_WALKRIGHT",
-        "NSPA_SWIM",
-        "NSPA_JUMP",
-        "NSPA_LAND",
-        "NSPA_JUMPBACK",
-        "NSPA_LANDBACK",
-        "NSPA_TURN",
-        "NSPA_ATTACK1",
-        "NSPA_ATTACK2",
-        "NSPA_ATTACK3",
-        "NSPA_PAIN1",
-        "NSPA_PAIN2",
-        "NSPA_DEATH1",
-        "NSPA_DEAD1",
-        "NSPA_DEATH2",
-        "NSPA_DEAD2",
-        "NSPA_DEATH3",
-        "NSPA_DEAD3",
-    ],
-    // Without the charge.
-    &[
-        "NSPA_STAND",
-        "NSPA_GESTURE",
-        "NSPA_WALK",
-        "NSPA_RUN",
-        "NSPA_RUNBACK",
-        "NSPA_RUNLEFT",
-        "NSPA_WALKLEFT",
-        "NSPA_RUNRIGHT",
-        "NSPA_WALKRIGHT",
-        "NSPA_SWIM",
-        "NSPA_JUMP",
-        "NSPA_LAND",
-        "NSPA_JUMPBACK",
-        "NSPA_LANDBACK",
-        "NSPA_TURN",
-        "NSPA_ATTACK1",
-        "NSPA_ATTACK2",
-        "NSPA_ATTACK3",
-        "NSPA_PAIN1",
-        "NSPA_PAIN2",
-        "NSPA_DEATH1",
-        "NSPA_DEAD1",
-        "NSPA_DEATH2",
-        "NSPA_DEAD2",
-        "NSPA_DEATH3",
-        "NSPA_DEAD3",
-    ],
-    // With the charge, without the dead poses.
-    &[
-        "NSPA_STAND",
-        "NSPA_GESTURE",
-        "NSPA_WALK",
-        "NSPA_RUN",
-        "NSPA_RUNBACK",
-        "NSPA_CHARGE",
-        "NSPA_RUNLEFT",
-        "NSPA_WALKLEFT",
-        "NSPA_RUNRIGHT",
-        "NSPA_WALKRIGHT",
-        "NSPA_SWIM",
-        "NSPA_JUMP",
-        "NSPA_LAND",
-        "NSPA_JUMPBACK",
-        "NSPA_LANDBACK",
-        "NSPA_TURN",
-        "NSPA_ATTACK1",
-        "NSPA_ATTACK2",
-        "NSPA_ATTACK3",
-        "NSPA_PAIN1",
-        "NSPA_PAIN2",
-        "NSPA_DEATH1",
-        "NSPA_DEATH2",
-        "NSPA_DEATH3",
-    ],
+/// The animations of a non-segmented player, in the order its file lists them: the longest
+/// of the game's lists (`nonSegPlayerAnimNumber_t` up to `MAX_NONSEG_PLAYER_ANIMATIONS`).
+/// Other releases leave some out ([`NONSEGMENTED_RELEASES`]).
+pub const NONSEGMENTED: [&str; 27] = [
+    "NSPA_STAND",
+    "NSPA_GESTURE",
+    "NSPA_WALK",
+    "NSPA_RUN",
+    "NSPA_RUNBACK",
+    "NSPA_CHARGE",
+    "NSPA_RUNLEFT",
+    "NSPA_WALKLEFT",
+    "NSPA_RUNRIGHT",
+    "NSPA_WALKRIGHT",
+    "NSPA_SWIM",
+    "NSPA_JUMP",
+    "NSPA_LAND",
+    "NSPA_JUMPBACK",
+    "NSPA_LANDBACK",
+    "NSPA_TURN",
+    "NSPA_ATTACK1",
+    "NSPA_ATTACK2",
+    "NSPA_ATTACK3",
+    "NSPA_PAIN1",
+    "NSPA_PAIN2",
+    "NSPA_DEATH1",
+    "NSPA_DEAD1",
+    "NSPA_DEATH2",
+    "NSPA_DEAD2",
+    "NSPA_DEATH3",
+    "NSPA_DEAD3",
 ];
+
+/// The game's releases' lists of non-segmented animations, longest first, each as what it
+/// leaves out of [`NONSEGMENTED`]: all 27; 26 without the charge; 24 without the dead
+/// poses. A file's count of complete animations picks the longest list it fills.
+pub const NONSEGMENTED_RELEASES: [&[&str]; 3] = [
+    &[],
+    &["NSPA_CHARGE"],
+    &["NSPA_DEAD1", "NSPA_DEAD2", "NSPA_DEAD3"],
+];
+
+/// The names of the release that leaves out `omitted` ([`NONSEGMENTED_RELEASES`]), in order.
+pub fn nonsegmented_names(omitted: &[&str]) -> impl Iterator<Item = &'static str> + Clone {
+    NONSEGMENTED
+        .into_iter()
+        .filter(move |name| !omitted.contains(name))
+}
 
 const TORSO_GESTURE: usize = 6;
 const LEGS_WALKCR: usize = 13;
@@ -320,7 +276,7 @@ pub struct AnimationCfg {
     /// named animations).
     pub legs_offset: i64,
     /// `nonsegmented`: the player is one model, `nonseg.md3`, and [`animations`] are its
-    /// list ([`NONSEGMENTED`], rule 7), each of [`Body::Both`].
+    /// list ([`NONSEGMENTED_RELEASES`], rule 7), each of [`Body::Both`].
     ///
     /// [`animations`]: AnimationCfg::animations
     pub nonsegmented: bool,
@@ -659,13 +615,14 @@ fn elite_force_loops(animations: &mut [Animation]) {
 
 /// A non-segmented player's animations (rule 7): the complete ones of four numbers that
 /// follow, up to the longest list's count, named by the longest list of
-/// [`NONSEGMENTED`] they fill.
+/// [`NONSEGMENTED_RELEASES`] they fill.
 fn nonsegmented<'t>(
     tokens: &mut impl Iterator<Item = Token<'t>>,
     text: &[u8],
     format: Format,
 ) -> Result<Vec<Animation>> {
-    let longest = NONSEGMENTED.iter().map(|l| l.len()).max().unwrap_or(0);
+    let count = |omitted: &[&str]| NONSEGMENTED.len() - omitted.len();
+    let longest = NONSEGMENTED.len();
     let mut lines = Vec::with_capacity(longest);
     while lines.len() < longest {
         let (Some(a), Some(b), Some(c), Some(d)) =
@@ -675,11 +632,15 @@ fn nonsegmented<'t>(
         };
         lines.push([a, b, c, d]);
     }
-    let shortest = NONSEGMENTED.iter().map(|l| l.len()).min().unwrap_or(0);
-    let Some(names) = NONSEGMENTED
+    let shortest = NONSEGMENTED_RELEASES
         .iter()
-        .filter(|l| l.len() <= lines.len())
-        .max_by_key(|l| l.len())
+        .map(|o| count(o))
+        .min()
+        .unwrap_or(0);
+    let Some(omitted) = NONSEGMENTED_RELEASES
+        .iter()
+        .filter(|o| count(o) <= lines.len())
+        .max_by_key(|o| count(o))
     else {
         return Err(Error::Invalid {
             format,
@@ -692,10 +653,9 @@ fn nonsegmented<'t>(
             },
         });
     };
-    names
-        .iter()
+    nonsegmented_names(omitted)
         .zip(lines)
-        .map(|(name, fields)| Animation::read((*name).to_string(), fields, format, |s| s))
+        .map(|(name, fields)| Animation::read(name.to_string(), fields, format, |s| s))
         .collect()
 }
 
@@ -808,12 +768,14 @@ mod tests {
             let text = format!("sex f\nnonsegmented\nfootsteps flesh\n{}", lines(n));
             AnimationCfg::parse(text.as_bytes(), Format::Md3)
         };
-        for (n, list, charge) in [(27, 0, Some(5)), (26, 1, None), (24, 2, Some(5))] {
+        for (n, release, charge) in [(27, 0, Some(5)), (26, 1, None), (24, 2, Some(5))] {
             let cfg = parse(n)?;
             assert!(cfg.nonsegmented);
             assert_eq!((cfg.sex, cfg.footsteps), (Sex::Female, Footsteps::Flesh));
             let names: Vec<_> = cfg.animations.iter().map(|a| a.name.as_str()).collect();
-            assert_eq!(names, NONSEGMENTED[list]);
+            let release: Vec<_> = nonsegmented_names(NONSEGMENTED_RELEASES[release]).collect();
+            assert_eq!((names.len(), &names), (n, &release));
+            assert_eq!(names.contains(&"NSPA_DEAD2"), n != 24);
             assert_eq!(
                 names.iter().position(|&n| n == "NSPA_CHARGE"),
                 charge,
