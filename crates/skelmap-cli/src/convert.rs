@@ -523,19 +523,19 @@ fn measure(
         })
         .collect();
     let model = Model::resolve(&&table, &main, &Limits::default()).map_err(|e| reopen(&e))?;
-    let attachments = match source {
-        Posed::Model(input) => conv::attachment_error(input, &model, offset),
-        Posed::Asset(_) => None,
-    };
     // Compared clip by clip where the clips are found again by name, so that a format that
     // reads them back in another order (MD5: the animations beside the mesh, in name order)
-    // is measured against the same frames.
-    let error = match conv::frames_by_clip(source, &model) {
-        Some(map) => conv::skinning_error_with(source, Posed::Model(&model), |f| {
-            map.get(f).copied().unwrap_or(f)
-        }),
-        _ => conv::skinning_error(source, Posed::Model(&model), offset),
+    // is measured against the same frames: the vertices and the attachment points.
+    let map = conv::frames_by_clip(source, &model);
+    let frame = |f: usize| match &map {
+        Some(map) => map.get(f).copied().unwrap_or(f),
+        None => f + offset,
     };
+    let attachments = match source {
+        Posed::Model(input) => conv::attachment_error_with(input, &model, frame),
+        Posed::Asset(_) => None,
+    };
+    let error = conv::skinning_error_with(source, Posed::Model(&model), frame);
     Ok((error, attachments))
 }
 

@@ -2497,6 +2497,55 @@ fn an_md5_s_skin_scales_survive_a_gltf_round_trip() {
     assert!(error <= 1e-5, "{error}");
 }
 
+/// An IQM whose two clips an MD5 reads back in another order (`walk` before `idle` in
+/// the IQM; `back-idle.md5anim` before `back-walk.md5anim` beside the mesh): `convert`
+/// measures the attachment points (IQM's joints) against the frames of the same clip, as
+/// it measures the vertices, so both come back near 0.
+#[test]
+fn convert_measures_attachments_of_reordered_clips_by_clip() {
+    use skelmap_core::model::convert;
+    let dir = temp_dir("md5-reordered-attachments");
+    let dir = dir.path();
+    let bytes = tube(&TubeParams::default()).write().unwrap();
+    let source = skelmap_core::Model::from_bytes(&bytes).unwrap();
+    let asset = convert::asset_of(&source).unwrap();
+    let mut iqm = skelmap_core::iqm::Builder::from_asset(&asset)
+        .unwrap()
+        .builder;
+    let frames = u32::try_from(iqm.frames.len()).unwrap();
+    assert_eq!(frames, 9);
+    iqm.anims = [("walk", 0, 5), ("idle", 5, frames - 5)]
+        .map(
+            |(name, first_frame, num_frames)| skelmap_core::iqm::AnimDef {
+                name: name.into(),
+                first_frame,
+                num_frames,
+                framerate: 10.0,
+                looped: true,
+            },
+        )
+        .into();
+    let input = dir.join("tube.iqm");
+    std::fs::write(&input, iqm.write().unwrap()).unwrap();
+    let out = skelmap(&[
+        "convert",
+        input.to_str().unwrap(),
+        dir.join("back.md5mesh").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    let back = skelmap_core::Model::open(dir.join("back.md5mesh")).unwrap();
+    let names: Vec<&str> = back.clips().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["idle", "walk"]);
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("attachment points: 4 of 4 kept; origins within "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let origin: f32 = line.split(' ').next().unwrap().parse().unwrap();
+    assert!(origin < 1e-3, "{text}");
+    assert!(line.ends_with("over 9 frames"), "{text}");
+}
+
 /// Through glTF and back with `export` and `convert`: a DPM into MDR and into PSK (with its
 /// PSA beside it), and a ZYM (which binds a vertex to one bone, so it is made from the DPM
 /// first) into ZYM again. Each comes back with every frame within 1e-5 of its size and its

@@ -431,6 +431,40 @@ pub fn attachment_error(
     converted: &Model<'_>,
     offset: usize,
 ) -> Option<AttachmentError> {
+    attachment_error_with(source, converted, |f| f + offset)
+}
+
+/// [`attachment_error`] with frame `f` of the source compared to frame `frame(f)` of the
+/// conversion, for a conversion that holds the clips in another order
+/// ([`frames_by_clip`]), as [`skinning_error_with`] measures its vertices.
+///
+/// ```
+/// use skelmap_core::{Model, md3, model::convert};
+/// let mut builder = md3::Builder::triangle();
+/// builder.frames.push(builder.frames[0].clone());
+/// let still = builder.surfaces[0].frames[0].clone();
+/// builder.surfaces[0].frames.push(still);
+/// let mut moved = builder.tags[0].clone();
+/// moved[0].origin[2] += 4.0;
+/// builder.tags.push(moved);
+/// let bytes = builder.write();
+/// let source = Model::from_bytes(&bytes)?;
+/// // The same two frames, stored the other way round.
+/// builder.tags.swap(0, 1);
+/// let swapped_bytes = builder.write();
+/// let swapped = Model::from_bytes(&swapped_bytes)?;
+/// let error = convert::attachment_error_with(&source, &swapped, |f| 1 - f);
+/// assert_eq!(error.map(|e| (e.kept, e.origin)), Some((1, 0.0)));
+/// let error = convert::attachment_error(&source, &swapped, 0);
+/// assert!(error.is_some_and(|e| (e.origin - 4.0).abs() < 1e-5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn attachment_error_with(
+    source: &Model<'_>,
+    converted: &Model<'_>,
+    frame: impl Fn(usize) -> usize,
+) -> Option<AttachmentError> {
     let names: Vec<&[u8]> = source.attachments().map(|a| a.name).collect();
     if names.is_empty() {
         return None;
@@ -475,7 +509,7 @@ pub fn attachment_error(
                 m.pose(frame, frame, 0.0, interpolation, pose).is_ok()
             }
         };
-        if !(posed(source, f, &mut a) && posed(converted, f + offset, &mut b)) {
+        if !(posed(source, f, &mut a) && posed(converted, frame(f), &mut b)) {
             continue;
         }
         for &(i, j) in &pairs {
