@@ -443,6 +443,120 @@ fn every_corpus_model_converts_or_is_refused_in_words() {
     }
 }
 
+/// The stored vertices and normals of each body part's first model, and its triangles.
+fn parts(bytes: &[u8]) -> Vec<(String, usize, usize, usize)> {
+    let model = Model::from_bytes(bytes).unwrap();
+    let hl1 = model.as_hl1().unwrap().model();
+    (0..hl1.bodyparts().len())
+        .map(|p| {
+            let part = &hl1.bodyparts()[p];
+            let studio = hl1.model(p, 0).unwrap();
+            let triangles = (hl1.model_meshes(studio).iter())
+                .map(|m| m.numtris.get() as usize)
+                .sum();
+            (
+                skelmap::name::lossy(skelmap::name::trim_nul(&part.name)).into_owned(),
+                studio.numverts.get() as usize,
+                studio.numnorms.get() as usize,
+                triangles,
+            )
+        })
+        .collect()
+}
+
+/// A model of more vertices than the GoldSrc renderer draws of one model (2,048,
+/// `MAXSTUDIOVERTS`) is written as several body parts of one model each, which body 0 shows
+/// together, every corner where one model would put it: two meshes that fit apart each
+/// whole in a part of its own; one mesh of more, split between triangles.
+#[test]
+fn more_vertices_than_the_engine_draws_of_a_model_become_more_body_parts() {
+    let tube = |rings_per_bone| {
+        let params = skelmap::synth::TubeParams {
+            rings_per_bone,
+            ..Default::default()
+        };
+        let bytes = skelmap::synth::tube(&params).write().unwrap();
+        convert::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap()
+    };
+    // 4 · 37 + 1 rings of 8 vertices: 1,192 vertices a mesh, 2,384 in two.
+    let mut two = tube(37);
+    assert_eq!((two.meshes.len(), two.num_vertices()), (1, 1192));
+    let mut second = two.meshes[0].clone();
+    for p in &mut second.positions {
+        p[0] += 100.0;
+    }
+    two.meshes.push(second);
+    // 4 · 80 + 1 rings: 2,568 vertices in one mesh. Its first 255 bands of 16 triangles
+    // use 256 rings (2,048 vertices); the other 65 bands the last of those rings again and
+    // 65 more (528).
+    let big = tube(80);
+    assert_eq!(big.num_vertices(), 2568);
+    for (asset, want) in [
+        (
+            &two,
+            vec![("body", 1192, 2 * 1184), ("body2", 1192, 2 * 1184)],
+        ),
+        (&big, vec![("body", 2048, 4080), ("body2", 528, 1040)]),
+    ] {
+        let out = written(asset);
+        let got = parts(&out.files[0].bytes);
+        let shape: Vec<(&str, usize, usize)> = (got.iter())
+            .map(|(n, v, _, t)| (n.as_str(), *v, *t))
+            .collect();
+        assert_eq!(shape, want);
+        assert!(got.iter().all(|&(_, _, normals, _)| normals <= 2048));
+        assert!(
+            out.notes.iter().any(|n| n.starts_with(
+                "the meshes are written as 2 body parts of one model each, each within the \
+                 2048 vertices"
+            )),
+            "{:?}",
+            out.notes
+        );
+        assert!(!out.notes.iter().any(|n| n.contains("in one model")));
+        // assimp 5.2.5 draws every part: every triangle.
+        if let Some(assimp) = crate::support::oracle::assimp() {
+            let dir = tempfile::Builder::new()
+                .prefix("skelmap-hl1-parts-")
+                .tempdir()
+                .unwrap();
+            let (mdl, obj) = (dir.path().join("parts.mdl"), dir.path().join("parts.obj"));
+            std::fs::write(&mdl, &out.files[0].bytes).unwrap();
+            let run = (std::process::Command::new(&assimp).arg("export"))
+                .args([&mdl, &obj])
+                .output()
+                .unwrap();
+            assert!(run.status.success(), "assimp: {run:?}");
+            let text = std::fs::read_to_string(&obj).unwrap();
+            let faces = text.lines().filter(|l| l.starts_with("f ")).count();
+            let triangles: usize = asset.meshes.iter().map(|m| m.triangles.len()).sum();
+            assert_eq!(faces, triangles);
+        }
+        // Every corner of a one-influence vertex, at every frame, where the asset has it.
+        let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+        let single: Vec<bool> = (asset.meshes.iter())
+            .flat_map(|m| {
+                (m.triangles.iter())
+                    .flat_map(|t| [2, 1, 0].map(|c| m.influences.of(t[c] as usize).len() == 1))
+            })
+            .collect();
+        for k in [0, again.num_frames() - 1] {
+            let (want, got) = (corners(asset, Some(k)), frame_vertices(&again, k));
+            assert_eq!(want.len(), got.len());
+            for v in (0..got.len()).filter(|&v| single[v]) {
+                assert!(close(got[v], want[v], 100.0), "frame {k}, corner {v}");
+            }
+        }
+    }
+    let mut copies = tube(37);
+    copies.meshes = vec![copies.meshes[0].clone(); 30];
+    assert_eq!(copies.num_vertices(), 35_760);
+    let out = written(&copies);
+    let got = parts(&out.files[0].bytes);
+    assert_eq!(got, [("body".to_string(), 1192, 80, 30 * 2368)]);
+    assert!(!out.notes.iter().any(|n| n.contains("body parts")));
+}
+
 /// Half-Life models written from the corpus open in assimp 5.2.5 with our bind-pose
 /// vertices: the same points (assimp welds equal corners), in its `+Y`-up axes.
 #[test]

@@ -48,6 +48,7 @@ pub use view::{
     Command, Controlled, Controls, Hl1, MeshInfo, Pair, angle_quaternion, channel_value,
 };
 pub use write::{
-    AttachmentDef, BodyPartDef, BoneDef, Builder, CommandDef, ControllerDef, ENGINE_MAX_VERTICES,
-    MAX_BONES, MeshDef, ModelDef, PLACEHOLDER_SIDE, SequenceDef, TextureDef, TrivertDef, VertexDef,
+    AttachmentDef, BodyPartDef, BoneDef, Builder, CommandDef, ControllerDef, ENGINE_MAX_BODYPARTS,
+    ENGINE_MAX_VERTICES, MAX_BONES, MeshDef, ModelDef, PLACEHOLDER_SIDE, SequenceDef, TextureDef,
+    TrivertDef, VertexDef,
 };

@@ -713,10 +713,17 @@ const NAME: &str = "Half-Life MDL";
 /// The most bones a model holds (`MAXSTUDIOBONES` of `studio.h`).
 pub const MAX_BONES: usize = 128;
 
-/// The most vertices the GoldSrc renderer transforms per model (`MAXSTUDIOVERTS` of
-/// `studio.h`). [`Builder::from_asset`] writes more (the format holds 32,767, a triangle
-/// command's index being a `short`) and says so in its losses.
+/// The most vertices (and normals) the GoldSrc renderer transforms per model
+/// (`MAXSTUDIOVERTS` of `studio.h`). [`Builder::from_asset`] fills models up to it, each
+/// the one model of a body part; only a last model past [`ENGINE_MAX_BODYPARTS`] parts holds
+/// more (the format holds 32,767, a triangle command's index being a `short`), said in its
+/// losses.
 pub const ENGINE_MAX_VERTICES: usize = 2048;
+
+/// The most body parts a model has (`MAXSTUDIOBODYPARTS` of `studio.h`):
+/// [`Builder::from_asset`] writes a body part for each model of at most
+/// [`ENGINE_MAX_VERTICES`], and what needs more parts into the last.
+pub const ENGINE_MAX_BODYPARTS: usize = 32;
 
 /// The side, in texels, of the texture [`Builder::from_asset`] writes for a material without an
 /// image: texture coordinates are texels, so this keeps them to 1/256.
@@ -730,7 +737,10 @@ impl Builder {
     /// translation as the bones' default values (the angles roll, pitch and yaw that
     /// [`angle_quaternion`](super::angle_quaternion) turns back into the rotation); each
     /// clip a sequence in the model file, every channel that moves scaled to use the whole
-    /// `short` range; every mesh a studio mesh of one body part's one model, each vertex on
+    /// `short` range; every mesh a studio mesh, the meshes filling models of at most
+    /// [`ENGINE_MAX_VERTICES`] vertices and normals in order (a mesh that does not fit starts
+    /// the next model, a mesh of more is split between triangles), each model the one model
+    /// of its own body part, so that body 0 shows them all; each vertex on
     /// its heaviest bone, in that bone's space as the defaults place it; each triangle one
     /// three-vertex strip; a texture per material, coordinates in texels of it; the
     /// skeleton's attachment points (flagged joints and joints named `tag_…`:
@@ -745,10 +755,11 @@ impl Builder {
     /// texels are transparent, which become index 255 of a `STUDIO_NF_MASKED` texture) keeps
     /// them exactly; a richer one is mapped to a fixed palette of 8 reds, 8 greens and 4
     /// blues, and a material without an image gets a [`PLACEHOLDER_SIDE`]-texel square of
-    /// its colour; meshes of one material share its texture. What Half-Life cannot keep is
-    /// said in the losses: influences past the heaviest, joint scale, colours, vertices past
-    /// what the engine draws, clips split, attachments past the first four (the SDK's client
-    /// exits on a model with more: [`ENGINE_MAX_ATTACHMENTS`](super::ENGINE_MAX_ATTACHMENTS)).
+    /// its colour; meshes of one material share its texture. What Half-Life cannot keep, or
+    /// keeps otherwise, is said in the losses: influences past the heaviest, joint scale,
+    /// colours, meshes split into body parts, vertices past what the engine draws, clips
+    /// split, attachments past the first four (the SDK's client exits on a model with more:
+    /// [`ENGINE_MAX_ATTACHMENTS`](super::ENGINE_MAX_ATTACHMENTS)).
     ///
     /// ```
     /// use skelmap_core::{Model, Parse, hl1, model::convert, synth};
@@ -765,7 +776,8 @@ impl Builder {
     ///
     /// [`FitError`] for a bone, attachment or clip name over 31 bytes, a material name over 63, more
     /// than [`MAX_BONES`] bones, a bone whose parent comes after it, more than 32,767
-    /// vertices or meshes, or vertex animation.
+    /// meshes, or vertices or normals in the last model (past [`ENGINE_MAX_BODYPARTS`] models
+    /// of [`ENGINE_MAX_VERTICES`]), or vertex animation.
     pub fn from_asset(asset: &Asset) -> core::result::Result<Fitted<Builder>, FitError> {
         let asset = asset.with_up(UpAxis::Z);
         // A vertex bound to no joint stays put on a joint added for it.
@@ -795,7 +807,6 @@ impl Builder {
         )?;
         let shorts = i16::MAX as usize;
         let advice = "split the model into several";
-        fits(asset.num_vertices(), shorts, "vertices", advice)?;
         fits(asset.meshes.len(), shorts, "meshes", advice)?;
         if let Some((j, joint)) = (joints.iter().enumerate()).find(|(j, b)| b.parent >= Some(*j)) {
             return Err(FitError::new(
@@ -936,25 +947,9 @@ impl Builder {
             });
         }
         let mut lost = Lost::default();
-        let mut model = ModelDef {
-            name: "body".into(),
-            vertices: Vec::new(),
-            normals: Vec::new(),
-            meshes: Vec::new(),
-        };
-        // Each stored vertex and normal once per bone and value, as studiomdl stores them:
-        // a mesh read from triangle commands repeats them at every corner.
-        let mut stored_vertices: HashMap<(u8, [u32; 3]), usize> = HashMap::new();
-        let mut stored_normals: HashMap<(u8, [u32; 3]), usize> = HashMap::new();
-        let store = |list: &mut Vec<VertexDef>,
-                     index: &mut HashMap<(u8, [u32; 3]), usize>,
-                     value: VertexDef| {
-            let key = (value.bone, value.position.map(f32::to_bits));
-            *index.entry(key).or_insert_with(|| {
-                list.push(value);
-                list.len() - 1
-            })
-        };
+        // Models of at most ENGINE_MAX_VERTICES stored vertices and normals, each the one
+        // model of its own body part, so that body 0 draws them all.
+        let mut packed = vec![Packed::new(1)];
         // A texture per material, which every mesh of that material shows.
         let mut skins: Vec<Option<usize>> = Vec::new();
         for (mesh, shader) in asset.meshes.iter().zip(shaders) {
@@ -967,72 +962,117 @@ impl Builder {
                 }
             };
             let texture = &b.textures[skinref];
-            let mut slots = Vec::with_capacity(mesh.positions.len());
             let normals = if mesh.normals.len() == mesh.positions.len() {
                 mesh.normals.clone()
             } else {
                 lost.normals += 1;
                 smooth_normals(&mesh.positions, &mesh.triangles)
             };
-            for (v, (p, n)) in mesh.positions.iter().zip(&normals).enumerate() {
-                let influences = mesh.influences.of(v);
-                lost.influences += usize::from(influences.len() > 1);
-                let bone = (influences.iter())
-                    .max_by(|a, b| a.1.total_cmp(&b.1))
-                    .map_or(0, |&(j, _)| usize::from(j))
-                    .min(joints.len() - 1);
-                let to_bone = world[bone].inverse();
-                let normal = to_bone.transform_vector3(Vec3::from_array(*n));
-                let vertex = VertexDef {
-                    bone: bone as u8,
-                    position: to_bone.transform_point3(Vec3::from_array(*p)).to_array(),
-                };
-                let normal = VertexDef {
-                    bone: bone as u8,
-                    position: normal.normalize_or_zero().to_array(),
-                };
-                slots.push((
-                    store(&mut model.vertices, &mut stored_vertices, vertex),
-                    store(&mut model.normals, &mut stored_normals, normal),
-                ));
+            // Each vertex and its normal, rigid on the heaviest bone, in its space.
+            let rigid: Vec<(VertexDef, VertexDef)> = (mesh.positions.iter().zip(&normals))
+                .enumerate()
+                .map(|(v, (p, n))| {
+                    let influences = mesh.influences.of(v);
+                    lost.influences += usize::from(influences.len() > 1);
+                    let bone = (influences.iter())
+                        .max_by(|a, b| a.1.total_cmp(&b.1))
+                        .map_or(0, |&(j, _)| usize::from(j))
+                        .min(joints.len() - 1);
+                    let to_bone = world[bone].inverse();
+                    let normal = to_bone.transform_vector3(Vec3::from_array(*n));
+                    let vertex = VertexDef {
+                        bone: bone as u8,
+                        position: to_bone.transform_point3(Vec3::from_array(*p)).to_array(),
+                    };
+                    let normal = VertexDef {
+                        bone: bone as u8,
+                        position: normal.normalize_or_zero().to_array(),
+                    };
+                    (vertex, normal)
+                })
+                .collect();
+            // The whole mesh in the current model when it fits, else in a new one, else
+            // triangle by triangle, a new model whenever the next triangle does not fit.
+            let whole = |part: &Packed| part.fits(rigid.iter().copied());
+            let mut current = packed.len() - 1;
+            let fits_whole = whole(&packed[current]);
+            let room = packed.len() < ENGINE_MAX_BODYPARTS;
+            if !fits_whole && !packed[current].is_empty() && room && whole(&Packed::new(0)) {
+                packed.push(Packed::new(packed.len() + 1));
+                current += 1;
+            }
+            let mut slots: Vec<Option<(usize, usize)>> = vec![None; rigid.len()];
+            if fits_whole || packed[current].is_empty() && whole(&packed[current]) {
+                for (slot, &corner) in slots.iter_mut().zip(&rigid) {
+                    *slot = Some(packed[current].store(corner));
+                }
             }
             let uvs = mesh.uvs_or_zero();
             let size = [texture.width, texture.height].map(|s| s as f32);
-            let mut corner = |i: u32| {
-                let uv = uvs.get(i as usize).copied().unwrap_or_default();
-                let [s, t] = [0, 1].map(|c| {
-                    let texel = (uv[c] * size[c]).round();
-                    lost.clamped += usize::from(!(-32_768.0..=32_767.0).contains(&texel));
-                    texel.clamp(-32_768.0, 32_767.0) as i16
-                });
-                // At most the asset's vertices, which `fits` held to `i16`.
-                let (vertex, normal) = slots.get(i as usize).copied().unwrap_or_default();
-                TrivertDef {
-                    vertex: vertex as i16,
-                    normal: normal as i16,
-                    s,
-                    t,
+            let mut commands = Vec::with_capacity(mesh.triangles.len());
+            for t in &mesh.triangles {
+                if t.iter().any(|&i| i as usize >= rigid.len()) {
+                    continue;
                 }
-            };
-            // A strip's first triangle is reported reversed: written reversed, each triangle
-            // reads back as the asset winds it.
-            let commands = (mesh.triangles.iter())
-                .map(|t| CommandDef {
+                let corners = t.map(|i| rigid[i as usize]);
+                let unstored = t.iter().any(|&i| slots[i as usize].is_none());
+                if unstored
+                    && !packed[current].fits(corners)
+                    && !packed[current].is_empty()
+                    && packed.len() < ENGINE_MAX_BODYPARTS
+                {
+                    if !commands.is_empty() {
+                        packed[current].finish_mesh(skinref, &mut commands);
+                    }
+                    packed.push(Packed::new(packed.len() + 1));
+                    current += 1;
+                    slots.fill(None);
+                }
+                // A strip's first triangle is reported reversed: written reversed, each
+                // triangle reads back as the asset winds it.
+                let vertices = [t[2], t[1], t[0]].map(|i| {
+                    let uv = uvs.get(i as usize).copied().unwrap_or_default();
+                    let [s, t] = [0, 1].map(|c| {
+                        let texel = (uv[c] * size[c]).round();
+                        lost.clamped += usize::from(!(-32_768.0..=32_767.0).contains(&texel));
+                        texel.clamp(-32_768.0, 32_767.0) as i16
+                    });
+                    let slot = &mut slots[i as usize];
+                    let (vertex, normal) =
+                        *slot.get_or_insert_with(|| packed[current].store(rigid[i as usize]));
+                    // Held to `i16` once the models are filled.
+                    TrivertDef {
+                        vertex: vertex as i16,
+                        normal: normal as i16,
+                        s,
+                        t,
+                    }
+                });
+                commands.push(CommandDef {
                     fan: false,
-                    vertices: vec![corner(t[2]), corner(t[1]), corner(t[0])],
-                })
-                .collect();
-            model.meshes.push(MeshDef {
-                skinref: skinref as i32,
-                commands,
-            });
+                    vertices: vertices.to_vec(),
+                });
+            }
+            packed[current].finish_mesh(skinref, &mut commands);
         }
         b.skin_families = vec![(0..b.textures.len() as i16).collect()];
-        let stored = model.vertices.len();
-        b.bodyparts.push(BodyPartDef {
-            name: "body".into(),
-            models: vec![model],
-        });
+        let stored = (packed.iter().map(|p| p.model.vertices.len()).max()).unwrap_or(0);
+        let most = packed.iter().map(|p| p.model.normals.len()).max();
+        fits(
+            stored.max(most.unwrap_or(0)),
+            shorts,
+            "vertices in a model",
+            advice,
+        )?;
+        let parts = packed.len();
+        b.bodyparts = packed.into_iter().map(Packed::into_part).collect();
+        if parts > 1 {
+            split.push(format!(
+                "the meshes are written as {parts} body parts of one model each, each within \
+                 the {ENGINE_MAX_VERTICES} vertices the GoldSrc renderer draws of a model \
+                 (MAXSTUDIOVERTS); body 0 shows them all"
+            ));
+        }
         let scaled_joints = skeleton.scaled_joints();
         let mut losses = lost.sentences(stored, scaled_joints, asset.scaled_frames());
         losses.extend(still);
@@ -1083,6 +1123,96 @@ fn fits(count: usize, max: usize, what: &str, advice: &str) -> core::result::Res
         format!("at most {max} {what}"),
         advice,
     ))
+}
+
+/// A model [`Builder::from_asset`] fills, and the body part it is the one model of: each
+/// vertex and normal stored once per bone and value, as studiomdl stores them (a mesh read
+/// from triangle commands repeats them at every corner).
+struct Packed {
+    /// Its body part's number: 1 is `body`, `n` is `body<n>`.
+    number: usize,
+    model: ModelDef,
+    vertices: HashMap<(u8, [u32; 3]), usize>,
+    normals: HashMap<(u8, [u32; 3]), usize>,
+}
+
+impl Packed {
+    fn new(number: usize) -> Self {
+        Packed {
+            number,
+            model: ModelDef {
+                name: "body".into(),
+                vertices: Vec::new(),
+                normals: Vec::new(),
+                meshes: Vec::new(),
+            },
+            vertices: HashMap::new(),
+            normals: HashMap::new(),
+        }
+    }
+
+    fn key(v: &VertexDef) -> (u8, [u32; 3]) {
+        (v.bone, v.position.map(f32::to_bits))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.model.vertices.is_empty() && self.model.normals.is_empty()
+    }
+
+    /// Whether the model holds `corners` (vertices and their normals) as well as what it
+    /// holds, within [`ENGINE_MAX_VERTICES`] vertices and as many normals.
+    fn fits(&self, corners: impl IntoIterator<Item = (VertexDef, VertexDef)>) -> bool {
+        let mut vertices = std::collections::HashSet::new();
+        let mut normals = std::collections::HashSet::new();
+        for (vertex, normal) in corners {
+            let (v, n) = (Self::key(&vertex), Self::key(&normal));
+            if !self.vertices.contains_key(&v) {
+                vertices.insert(v);
+            }
+            if !self.normals.contains_key(&n) {
+                normals.insert(n);
+            }
+        }
+        self.model.vertices.len() + vertices.len() <= ENGINE_MAX_VERTICES
+            && self.model.normals.len() + normals.len() <= ENGINE_MAX_VERTICES
+    }
+
+    /// The indices of `corner`'s vertex and normal, stored when they are not yet.
+    fn store(&mut self, (vertex, normal): (VertexDef, VertexDef)) -> (usize, usize) {
+        let once = |list: &mut Vec<VertexDef>, index: &mut HashMap<_, usize>, value| {
+            *index.entry(Self::key(&value)).or_insert_with(|| {
+                list.push(value);
+                list.len() - 1
+            })
+        };
+        (
+            once(&mut self.model.vertices, &mut self.vertices, vertex),
+            once(&mut self.model.normals, &mut self.normals, normal),
+        )
+    }
+
+    /// Ends a studio mesh of `commands` (taken) showing texture `skinref`.
+    fn finish_mesh(&mut self, skinref: usize, commands: &mut Vec<CommandDef>) {
+        self.model.meshes.push(MeshDef {
+            skinref: skinref as i32,
+            commands: std::mem::take(commands),
+        });
+    }
+
+    fn into_part(self) -> BodyPartDef {
+        let name = match self.number {
+            1 => "body".to_owned(),
+            n => format!("body{n}"),
+        };
+        let model = ModelDef {
+            name: name.clone(),
+            ..self.model
+        };
+        BodyPartDef {
+            name,
+            models: vec![model],
+        }
+    }
 }
 
 /// What [`Builder::from_asset`] could not keep, counted as it goes.
