@@ -3,6 +3,7 @@
 //! a fixture whose poses and positions are worked out by hand, truncation and mutation
 //! sweeps, and the corpus against its MANIFEST and assimp.
 
+mod channels;
 mod corpus;
 mod model;
 mod rules;

@@ -173,8 +173,7 @@ fn rule_1_the_pre_release_mesh_layout_is_read() {
 
 /// Each part of a pre-release bone is checked where it stands: its index, a parent that is
 /// no earlier bone, a missing bind matrix, a bone more than declared; a bind matrix that
-/// scales is read with a warning; version 6 holds only the pre-release mesh; the
-/// pre-release animation layout (`numchannels`) is refused by name.
+/// scales is read with a warning; version 6 holds only the pre-release layouts.
 #[test]
 fn rule_1_a_pre_release_bone_is_checked() {
     let e = mesh_error(&with(PRE_RELEASE, "bone 1 {", "bone 2 {"));
@@ -231,12 +230,14 @@ fn rule_1_a_pre_release_bone_is_checked() {
             ..
         }
     ));
-    let channels = expected(
-        "numFrames (numchannels begins the pre-release animation layout of MD5Version 6, \
-         which skelmap does not read)",
-    );
-    let e = anim_error(&with(ANIM, "numFrames", "numchannels"));
-    assert_eq!(located(&e), ("header", 4, 1, channels));
+    // The pre-release animation layout (`numchannels`) is read, and checked as such
+    // (`channels.rs`).
+    let e = anim_error(&with(ANIM, "numFrames 2", "numchannels 1"));
+    let fewer = Problem::FewerThanDeclared {
+        declared: 1,
+        found: 0,
+    };
+    assert_eq!(located(&e), ("header.numchannels", 5, 1, fewer));
     // A pre-release mesh is not an animation.
     assert_eq!(
         located(&anim_error(PRE_RELEASE)),

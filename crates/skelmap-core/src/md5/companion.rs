@@ -93,7 +93,7 @@ impl<'a> Open<'a> for Pair<'a> {
     fn open(files: &'a Files<'_>, limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
         let text = files.main.bytes();
         crate::rules::check_file_size(Format::Md5, text, limits)?;
-        if header(&mut Lexer::new(text))?.kind == Kind::Anim {
+        if header(&mut Lexer::new(text))?.kind != Kind::Mesh {
             let mut anim = Anim::parse_with(text, limits, diag)?;
             read_scales(files, &files.path, &mut anim, limits, diag);
             return Ok(Pair::new(None, vec![(stem(&files.path).to_string(), anim)]));
@@ -111,12 +111,16 @@ impl<'a> Open<'a> for Pair<'a> {
             // animation is left out without its frames read, and its findings with it.
             let text = source.bytes();
             let mut own = Diagnostics::new();
-            let fitted = Anim::parse_checked(text, limits, &mut own, |hierarchy, joints_at| {
-                match Pair::hierarchy_fits(&mesh, hierarchy, text) {
+            let fitted = Anim::parse_checked(
+                text,
+                limits,
+                &mut own,
+                Some(&mesh),
+                |hierarchy, joints_at| match Pair::hierarchy_fits(&mesh, hierarchy, text) {
                     Some(joint) => Err(misfit(&mesh, (hierarchy, joints_at), text, joint)),
                     None => Ok(()),
-                }
-            });
+                },
+            );
             let mut anim = match fitted {
                 Ok(anim) => anim,
                 Err(e) if given => return Err(e),

@@ -37,8 +37,11 @@
 //!    line, as Red Eclipse reads it; each with a warning); then `numJoints` (a mesh) or
 //!    `numFrames` (an animation), or `numbones`: a mesh in Doom 3's pre-release layout
 //!    (`MD5Version 6`, bones with a named parent and a bind matrix, vectors without
-//!    brackets), read with a warning. The pre-release animation layout (`numchannels`) is
-//!    refused as such.
+//!    brackets), read with a warning; or `numchannels`: an animation in that layout (a curve
+//!    of keys per joint and attribute, [`channels`](mod@channels)), read with a warning and
+//!    checked as such (each channel's fields in order, an attribute of the six, `keys` equal
+//!    to its `range`, no `strings`, one channel per joint and attribute, all six per joint;
+//!    on a mesh, the mesh's joints by name).
 //! 2. Every token is what the grammar needs there: keywords (ASCII case ignored), brackets,
 //!    quoted strings closed on their line, integers in range and floats finite. `/* */`
 //!    comments are closed.
@@ -76,6 +79,7 @@
 //! `x² + y² + z²` passes 1 ([`WarningKind::QuatNotUnit`](crate::WarningKind::QuatNotUnit),
 //! normalised).
 
+pub mod channels;
 pub mod companion;
 pub mod lex;
 pub mod raw;

@@ -15,7 +15,8 @@ pub use crate::format::MD5_MAGIC;
 pub const MD5_VERSION: i64 = 10;
 
 /// The pre-release version (`MD5Version 6`), whose mesh layout (`numbones`, bones with a
-/// bind matrix) skelmap also reads; its animation layout (`numchannels`) it does not.
+/// bind matrix) and animation layout (`numchannels`, [`channels`](super::channels)) skelmap
+/// also reads.
 pub const MD5_VERSION_PRE_RELEASE: i64 = 6;
 
 /// Hierarchy flag (`animBits`): the frame stores the translation's x.

@@ -50,6 +50,8 @@ pub(crate) enum Kind {
     Mesh,
     /// An `.md5anim` (`numFrames` follows).
     Anim,
+    /// An `.md5anim` in the pre-release layout (`numchannels` follows).
+    Channels,
 }
 
 /// What [`header`] read.
@@ -116,14 +118,8 @@ pub(crate) fn header(lex: &mut Lexer<'_>) -> Result<Header> {
             Kind::Mesh
         }
         (Some((w, at)), None) if w.eq_ignore_ascii_case(b"numchannels") => {
-            return Err(lex.error(
-                "header",
-                at,
-                Problem::Expected {
-                    expected: "numFrames (numchannels begins the pre-release animation layout \
-                               of MD5Version 6, which skelmap does not read)",
-                },
-            ));
+            pre_release = Some(at);
+            Kind::Channels
         }
         _ => return Err(lex.expected("header", "numJoints or numFrames")),
     };
@@ -183,7 +179,7 @@ fn command_line(lex: &mut Lexer<'_>) -> Result<Span> {
 
 /// Reads `keyword count` and checks the count: at least `min`, within `limit`, and not more
 /// entries of `entry_bytes` each than the rest of the text holds.
-fn count(
+pub(super) fn count(
     lex: &mut Lexer<'_>,
     keyword: &'static str,
     what: &'static str,
@@ -220,7 +216,7 @@ fn count(
 /// (`index_what`): as [`entry`] and [`own_index`] do, or at once where the text prints the
 /// head as writers do ([`Lexer::head`]); then moves `head` on.
 #[inline(always)]
-fn entry_head(
+pub(super) fn entry_head(
     lex: &mut Lexer<'_>,
     head: &mut Head,
     (what, index_what): (&'static str, &'static str),
@@ -368,7 +364,7 @@ pub fn rotation(xyz: [f32; 3]) -> (Quat, bool) {
 /// number and stops, so an extra block or an editor's leftovers after it are never read.
 /// They are not read here either (so neither is a comment left open there): a warning at
 /// their first byte.
-fn unread_rest(lex: &mut Lexer<'_>, diag: &mut Diagnostics, section: &'static str) {
+pub(super) fn unread_rest(lex: &mut Lexer<'_>, diag: &mut Diagnostics, section: &'static str) {
     // An unterminated comment stops the skip at its start: text all the same.
     if matches!(lex.peek(), Ok(None)) {
         return;
@@ -388,6 +384,28 @@ fn warn_rotation(diag: &mut Diagnostics, what: &'static str, at: u64) {
     diag.warn(FORMAT, WarningKind::QuatNotUnit, what, at, || {
         "x² + y² + z² of a rotation passes 1; it was normalised".to_string()
     });
+}
+
+/// The poses an animation of `frames` frames and `joints` joints decodes, refused as `what`
+/// at `offset` past [`MAX_BAKED_POSES`](crate::pose::MAX_BAKED_POSES).
+pub(super) fn poses_within(
+    frames: usize,
+    joints: usize,
+    what: &'static str,
+    offset: u64,
+) -> Result<u64> {
+    let poses = (frames as u64).saturating_mul(joints as u64);
+    let max = crate::pose::MAX_BAKED_POSES as u64;
+    if poses > max {
+        return Err(Error::Limit {
+            format: FORMAT,
+            what,
+            offset,
+            value: poses,
+            max,
+        });
+    }
+    Ok(poses)
 }
 
 /// Ends a section of `declared` entries with `}`: an entry starting with `extra` (a quote or
@@ -417,7 +435,9 @@ fn begin<'t>(
     rules::check_file_size(FORMAT, data, limits)?;
     let mut lex = Lexer::new(data);
     let header = header(&mut lex)?;
-    if header.kind != want {
+    // An animation is either layout.
+    let animation = want == Kind::Anim && header.kind == Kind::Channels;
+    if header.kind != want && !animation {
         return Err(lex.expected("header", expected));
     }
     if let Some(at) = header.unversioned {
@@ -438,18 +458,31 @@ fn begin<'t>(
             || "no commandline line: read with an empty one, as Red Eclipse reads it".into(),
         );
     }
-    if let Some(at) = header.pre_release {
-        diag.warn(
+    match (header.pre_release, header.kind) {
+        (Some(at), Kind::Channels) => diag.warn(
+            FORMAT,
+            WarningKind::SpecLimit,
+            "header.numchannels",
+            at,
+            || {
+                "the pre-release layout of MD5Version 6 (numchannels, a curve of keys per \
+                 joint and attribute), which the released Doom 3 refuses: read, each frame \
+                 decoded as version 10's"
+                    .into()
+            },
+        ),
+        (Some(at), _) => diag.warn(
             FORMAT,
             WarningKind::SpecLimit,
             "header.numbones",
             at,
             || {
                 "the pre-release layout of MD5Version 6 (numbones, bones with a bind matrix), \
-             which the released Doom 3 refuses: read, each bind matrix as its rotation"
+                 which the released Doom 3 refuses: read, each bind matrix as its rotation"
                     .into()
             },
-        );
+        ),
+        (None, _) => {}
     }
     Ok((lex, header))
 }
@@ -1003,21 +1036,27 @@ impl<'data> Parse<'data> for Anim<'data> {
     const FORMAT: Format = Format::Md5;
 
     fn parse_with(data: &'data [u8], limits: &Limits, diag: &mut Diagnostics) -> Result<Self> {
-        Anim::parse_checked(data, limits, diag, |_, _| Ok(()))
+        Anim::parse_checked(data, limits, diag, None, |_, _| Ok(()))
     }
 }
 
 impl<'data> Anim<'data> {
     /// [`parse_with`](Parse::parse_with), with `check` asked about the hierarchy as soon as it
     /// is read: its error ends the parse before the bounds, base frame and frames are (an
-    /// animation of another skeleton need not be read whole to be left out).
+    /// animation of another skeleton need not be read whole to be left out). An animation in
+    /// the pre-release layout, which names no parents, takes the joints of `mesh` instead
+    /// ([`channels`](super::channels)).
     pub(crate) fn parse_checked(
         data: &'data [u8],
         limits: &Limits,
         diag: &mut Diagnostics,
+        mesh: Option<&MeshFile<'_>>,
         check: impl FnOnce(&[JointAnimInfo], u64) -> Result<()>,
     ) -> Result<Self> {
         let (mut lex, header) = begin(data, limits, (Kind::Anim, "numFrames (an .md5anim)"), diag)?;
+        if header.kind == Kind::Channels {
+            return Anim::parse_channels(lex, header, limits, diag, mesh);
+        }
         let commandline = header.commandline;
         let frames_at = lex.next_offset()?;
         let num_frames = count(
@@ -1068,17 +1107,12 @@ impl<'data> Anim<'data> {
             most,
             0,
         )?;
-        let poses = (num_frames as u64).saturating_mul(num_joints as u64);
-        let max_poses = crate::pose::MAX_BAKED_POSES as u64;
-        if poses > max_poses {
-            return Err(Error::Limit {
-                format: FORMAT,
-                what: "header.numFrames × header.numJoints",
-                offset: frames_at,
-                value: poses,
-                max: max_poses,
-            });
-        }
+        let poses = poses_within(
+            num_frames,
+            num_joints,
+            "header.numFrames × header.numJoints",
+            frames_at,
+        )?;
         let text_needed =
             (num_frames as u64).saturating_mul(MIN_FRAME + MIN_COMPONENT * num_components as u64);
         if text_needed > lex.remaining() {
