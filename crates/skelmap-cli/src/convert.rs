@@ -319,8 +319,15 @@ fn read(
     }
     // Tags alone (an MD3 attachment rig) are a model an MD3 holds.
     if model.num_meshes() == 0 && model.num_tags() == 0 {
+        // A Half-Life body that shows an empty model: the `--body` that shows a mesh.
+        let hint = load::empty_body_hint(&model);
+        let what = if hint.is_empty() {
+            " (an animation or a skeleton on its own)"
+        } else {
+            ""
+        };
         return Err(format!(
-            "{}: the {} has no mesh to convert (an animation or a skeleton on its own)",
+            "{}: the {} has no mesh to convert{what}{hint}",
             input.display(),
             model.format()
         ));

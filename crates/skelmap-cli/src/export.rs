@@ -92,33 +92,6 @@ pub(crate) fn extension(path: &Path) -> String {
         .to_ascii_lowercase()
 }
 
-/// What to add to a "no triangles" error for a Half-Life model whose body shows no mesh
-/// while a model of one of its body parts has one (a gib model's empty first template): the
-/// `--body` value that shows that model. Empty otherwise.
-fn empty_body_hint(model: &Model<'_>) -> String {
-    let Some(pair) = model.as_hl1() else {
-        return String::new();
-    };
-    if model.num_meshes() > 0 {
-        return String::new();
-    }
-    let hl1 = pair.model();
-    let shown = hl1.bodyparts().iter().enumerate().find_map(|(p, part)| {
-        let models = usize::try_from(part.nummodels.get()).unwrap_or(0);
-        (0..models)
-            .find(|&m| hl1.model(p, m).is_some_and(|r| r.nummesh.get() > 0))
-            .map(|m| (p, m, i64::from(part.base.get())))
-    });
-    shown.map_or_else(String::new, |(p, m, base)| {
-        format!(
-            "; body {} shows no mesh: --body {} shows model {m} of body part {p} (`info` \
-             lists them)",
-            hl1.body(),
-            m as i64 * base
-        )
-    })
-}
-
 /// An export error as printed: the file it concerns, and `hint` after an error for a model
 /// without triangles.
 fn failure(place: &Path, e: &skelmap_export::Error, hint: &str) -> String {
@@ -175,7 +148,7 @@ pub fn export(
         all_influences: args.all_influences,
         no_animations: args.no_animations,
     };
-    let hint = empty_body_hint(&model);
+    let hint = load::empty_body_hint(&model);
     let fail = |e: skelmap_export::Error| failure(out, &e, &hint);
     let mut materials = None;
     match kind.as_str() {
@@ -251,7 +224,7 @@ fn export_to_stdout(
             &mut Outputs::new(),
         )?;
     }
-    let hint = empty_body_hint(model);
+    let hint = load::empty_body_hint(model);
     let fail = |e: skelmap_export::Error| failure(path, &e, &hint);
     let options = gltf::Options {
         all_influences: args.all_influences,
@@ -437,7 +410,7 @@ pub fn render(
         ));
     }
     let model = load::open(path, companions)?;
-    let hint = empty_body_hint(&model);
+    let hint = load::empty_body_hint(&model);
     let fail = |e: skelmap_export::Error| failure(out, &e, &hint);
     let mut outputs = Outputs::new();
     outputs.read_model(path, companions, &model);

@@ -309,3 +309,30 @@ pub fn other_bodies(model: &Model<'_>) -> Option<String> {
         others.join(", ")
     ))
 }
+
+/// What to add to a "no triangles" or "no mesh" error for a Half-Life model whose body shows no mesh
+/// while a model of one of its body parts has one (a gib model's empty first template): the
+/// `--body` value that shows that model. Empty otherwise.
+pub fn empty_body_hint(model: &Model<'_>) -> String {
+    let Some(pair) = model.as_hl1() else {
+        return String::new();
+    };
+    if model.num_meshes() > 0 {
+        return String::new();
+    }
+    let hl1 = pair.model();
+    let shown = hl1.bodyparts().iter().enumerate().find_map(|(p, part)| {
+        let models = usize::try_from(part.nummodels.get()).unwrap_or(0);
+        (0..models)
+            .find(|&m| hl1.model(p, m).is_some_and(|r| r.nummesh.get() > 0))
+            .map(|m| (p, m, i64::from(part.base.get())))
+    });
+    shown.map_or_else(String::new, |(p, m, base)| {
+        format!(
+            "; body {} shows no mesh: --body {} shows model {m} of body part {p} (`info` \
+             lists them)",
+            hl1.body(),
+            m as i64 * base
+        )
+    })
+}

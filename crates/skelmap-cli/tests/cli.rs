@@ -1980,7 +1980,7 @@ fn the_body_value_chooses_each_half_life_parts_model() {
 
 /// A gib model's first template is empty (Half-Life picks a random body for each gib): an
 /// OBJ or a render of body 0 has no triangles, and the error names the `--body` value that
-/// shows a model with a mesh.
+/// shows a model with a mesh; so does `convert`'s.
 #[test]
 fn an_empty_half_life_body_names_one_that_shows_a_mesh() {
     use skelmap_core::hl1::{BodyPartDef, Builder};
@@ -1995,6 +1995,8 @@ fn an_empty_half_life_body_names_one_that_shows_a_mesh() {
         name: "gibs".into(),
         models: vec![empty, full],
     }];
+    // No attachment either, as gibs have none (a rig of tags alone converts).
+    b.attachments.clear();
     let path = dir.join("gibs.mdl");
     std::fs::write(&path, b.write().unwrap()).unwrap();
     let p = path.to_str().unwrap();
@@ -2016,6 +2018,13 @@ fn an_empty_half_life_body_names_one_that_shows_a_mesh() {
     let out = skelmap(&["export", p, "--body", "1", "-o", o]);
     assert!(out.status.success(), "{out:?}");
     assert!(stdout(&out).contains("4 triangles"), "{}", stdout(&out));
+    // `convert` names it too, where it refuses a model without a mesh.
+    let out = skelmap(&["convert", p, dir.join("gibs.iqm").to_str().unwrap()]);
+    assert!(!out.status.success(), "{out:?}");
+    assert_eq!(
+        stderr(&out).trim_end(),
+        format!("error: {p}: the Half-Life MDL has no mesh to convert{hint}")
+    );
 }
 
 /// `export -o -` writes the glTF (its buffer inside, as a base64 data URI) or the OBJ to
