@@ -623,6 +623,28 @@ fn asset_material(
     materials.iter().position(|x| x.name == name)
 }
 
+impl Model<'_> {
+    /// Per mesh of the model, the model vertex behind each vertex of the asset meshes
+    /// [`Model::to_asset`] makes of it, one part after another. They are the same at every
+    /// pose, so a measurement can deform a mesh and pick its vertices instead of building an
+    /// asset a frame. `None` where they depend on the pose: a mesh whose normals are stored
+    /// per corner splits vertices by their posed corner normals.
+    pub(super) fn asset_vertices(&self) -> Option<Vec<Vec<u32>>> {
+        if self.meshes().any(|m| m.has_corner_normals()) {
+            return None;
+        }
+        let mut pose = Pose::default();
+        self.pose_bind(&mut pose);
+        let (materials, _, made_from) = materials(self, false, None);
+        self.meshes()
+            .map(|mesh| {
+                let parts = mesh_parts(self, &mesh, &pose, false, (&materials, &made_from));
+                Some(parts.ok()?.into_iter().flat_map(|(_, v)| v).collect())
+            })
+            .collect()
+    }
+}
+
 /// Bits of a corner's attributes that decide whether two corners of one vertex can share
 /// an unwelded vertex.
 type CornerKey = (u32, [u32; 5]);

@@ -147,6 +147,66 @@ impl Posed<'_, '_> {
     }
 }
 
+/// A [`Posed`] with what posing it at every frame needs once: for a model, the model vertex
+/// behind each vertex of its asset ([`Model::asset_vertices`]), so that a frame's points
+/// are its meshes deformed and picked, the points [`Model::to_asset`] would give, without
+/// building the rest of an asset.
+struct Frames<'p, 'data> {
+    posed: Posed<'p, 'data>,
+    picks: Option<Vec<Vec<u32>>>,
+}
+
+impl<'p, 'data> Frames<'p, 'data> {
+    fn new(posed: Posed<'p, 'data>) -> Self {
+        // Where the asset cannot be built, neither are its points: the general path says so.
+        let picks = match posed {
+            Posed::Model(m) => (m.to_asset(&asset::Options {
+                no_animations: true,
+                no_images: true,
+                ..asset::Options::default()
+            }))
+            .ok()
+            .and_then(|_| m.asset_vertices()),
+            Posed::Asset(_) => None,
+        };
+        Frames { posed, picks }
+    }
+
+    /// [`Posed::points`].
+    fn points(&self, frame: Option<usize>) -> Vec<Vec3A> {
+        let (Posed::Model(model), Some(picks)) = (self.posed, &self.picks) else {
+            return self.posed.points(frame);
+        };
+        let mut pose = super::Pose::default();
+        match frame.filter(|_| model.num_frames() > 0) {
+            Some(f) => {
+                let nlerp = crate::pose::Interpolation::Nlerp;
+                if model.pose(f, f, 0.0, nlerp, &mut pose).is_err() {
+                    return Vec::new();
+                }
+            }
+            None => model.pose_bind(&mut pose),
+        }
+        let turn = model.conventions().up.to_y_up();
+        let mut out = Vec::with_capacity(picks.iter().map(Vec::len).sum());
+        let (mut positions, mut normals) = (Vec::new(), Vec::new());
+        for (mesh, picked) in model.meshes().zip(picks) {
+            let n = mesh.num_vertices();
+            positions.resize(n, [0.0; 3]);
+            normals.resize(n, [0.0; 3]);
+            if (model.deform(mesh.index(), &pose, &mut positions, &mut normals)).is_err() {
+                return Vec::new();
+            }
+            out.extend(picked.iter().map(|&v| {
+                let p = positions.get(v as usize).copied().unwrap_or_default();
+                // Non-finite coordinates are 0 in an asset.
+                turn * Vec3A::from_array(p.map(|c| if c.is_finite() { c } else { 0.0 }))
+            }));
+        }
+        out
+    }
+}
+
 /// How far the vertices of `converted` lie from those of `source`, frame by frame, compared
 /// as sets of points: every point of each is matched to the nearest point of the other at
 /// the same frame, and the largest and RMS distance are taken over both directions, so that
@@ -185,7 +245,8 @@ pub fn skinning_error_with(
     converted: Posed<'_, '_>,
     frame: impl Fn(usize) -> usize + Sync,
 ) -> SkinningError {
-    let base = source.points(None);
+    let (source_frames, converted_frames) = (Frames::new(source), Frames::new(converted));
+    let base = source_frames.points(None);
     let (lo, hi) = base.iter().fold(
         (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),
@@ -201,9 +262,12 @@ pub fn skinning_error_with(
         .into_par_iter()
         .map(|f| {
             let (a, b) = if frames == 0 {
-                (base.clone(), converted.points(None))
+                (base.clone(), converted_frames.points(None))
             } else {
-                (source.points(Some(f)), converted.points(Some(frame(f))))
+                (
+                    source_frames.points(Some(f)),
+                    converted_frames.points(Some(frame(f))),
+                )
             };
             if a.is_empty() || b.is_empty() {
                 return (f32::from(u8::from(a.len() != b.len())) * size, 0.0, 0);
@@ -286,12 +350,199 @@ pub fn frames_by_clip(source: Posed<'_, '_>, converted: &Model<'_>) -> Option<Ve
     Some(map)
 }
 
-/// For each point of `from`, the distance to the nearest point of `to` (not empty), found
-/// in a k-d tree of `to`: as fast for a conversion that moved points far as for one that
-/// kept them in place.
+/// For each point of `from`, the distance to the nearest point of `to` (not empty): looked
+/// up in a grid of `to` where the nearest point lies within [`Grid::RINGS`] cells of the
+/// point's own (a conversion that kept its points near where they were), else in a k-d tree
+/// of `to`, built on the first point the grid leaves, as fast for a conversion that moved
+/// points far as for one that kept them in place. Either finds the distance bit for bit.
 fn nearest_distances(from: &[Vec3A], to: &[Vec3A]) -> Vec<f32> {
-    let tree = KdTree::new(to);
-    from.iter().map(|&p| tree.nearest(p)).collect()
+    let grid = Grid::new(to);
+    let mut tree: Option<KdTree> = None;
+    from.iter()
+        .map(|&p| match grid.as_ref().and_then(|g| g.nearest(p)) {
+            Some(d) => d,
+            None => tree.get_or_insert_with(|| KdTree::new(to)).nearest(p),
+        })
+        .collect()
+}
+
+/// Points sorted into a grid of cells over their bounds, about [`Grid::CELLS_PER_POINT`]
+/// cells a point (most of them empty: a model's vertices lie on its surfaces), cells in
+/// rows along `x`, rows in layers along `y`.
+struct Grid {
+    min: Vec3A,
+    /// Cells per unit along each axis (0 along an axis of one cell).
+    scale: Vec3A,
+    /// A cell's edge along each axis (0 along an axis of one cell).
+    edge: Vec3A,
+    dims: [usize; 3],
+    /// Per cell, where its points start in `points`; one more entry ends the last cell.
+    starts: Vec<u32>,
+    points: Vec<Vec3A>,
+    /// What a bound on the distance to a cell leaves for the rounding of the cell a point
+    /// falls in: the bound is trusted only that far short of it.
+    slack: f32,
+}
+
+impl Grid {
+    const CELLS_PER_POINT: usize = 8;
+    const MAX_CELLS: usize = 1 << 22;
+    /// Cells along an axis at most.
+    const MAX_DIM: usize = 1024;
+    /// The rings of cells around a point's own searched before the k-d tree is.
+    const RINGS: usize = 2;
+    /// Fewer points than this are searched in the k-d tree.
+    const MIN_POINTS: usize = 64;
+
+    /// The grid of `points`; `None` for too few points, or bounds that are not finite or
+    /// span no space.
+    fn new(points: &[Vec3A]) -> Option<Grid> {
+        if points.len() < Self::MIN_POINTS || u32::try_from(points.len()).is_err() {
+            return None;
+        }
+        let (min, max) = points.iter().fold(
+            (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
+            |(min, max), p| (min.min(*p), max.max(*p)),
+        );
+        let extent = max - min;
+        let largest = extent.max_element();
+        if !(extent.is_finite() && largest > 0.0) {
+            return None;
+        }
+        // Cells near cubes; an axis the points spread along less than a cell's worth is one
+        // cell thick.
+        let flat = largest / Self::MAX_DIM as f32;
+        let cells = (points.len() * Self::CELLS_PER_POINT).min(Self::MAX_CELLS);
+        let side = (extent.max(Vec3A::splat(flat)).element_product() / cells as f32).cbrt();
+        let dims = [0, 1, 2].map(|a| {
+            let d = (extent[a] / side).ceil();
+            if extent[a] <= flat || !d.is_finite() {
+                1
+            } else {
+                (d as usize).clamp(1, Self::MAX_DIM)
+            }
+        });
+        let along = |a: usize, one: f32, many: f32| if dims[a] == 1 { one } else { many };
+        let scale = Vec3A::from_array([0, 1, 2].map(|a| along(a, 0.0, dims[a] as f32 / extent[a])));
+        let edge = Vec3A::from_array([0, 1, 2].map(|a| along(a, 0.0, extent[a] / dims[a] as f32)));
+        let total = dims[0] * dims[1] * dims[2];
+        let mut grid = Grid {
+            min,
+            scale,
+            edge,
+            dims,
+            starts: vec![0; total + 1],
+            points: vec![Vec3A::ZERO; points.len()],
+            slack: largest * 4e-6,
+        };
+        // A counting sort: each cell's count, their running sums (where each cell ends),
+        // then each point put before its cell's end.
+        let ids: Vec<u32> = points.iter().map(|&p| grid.cell(p) as u32).collect();
+        for &id in &ids {
+            grid.starts[id as usize] += 1;
+        }
+        let mut sum = 0;
+        for start in &mut grid.starts {
+            sum += *start;
+            *start = sum;
+        }
+        for (&id, &p) in ids.iter().zip(points) {
+            let end = &mut grid.starts[id as usize];
+            *end -= 1;
+            grid.points[*end as usize] = p;
+        }
+        Some(grid)
+    }
+
+    /// The cell `p` falls in, as coordinates: a point outside the bounds (or not finite)
+    /// in the nearest cell along each axis.
+    fn coordinates(&self, p: Vec3A) -> [usize; 3] {
+        let at = (p - self.min) * self.scale;
+        // `as` takes a negative value or NaN to 0 and a large one to the largest. (Written
+        // out: an array's `map` is not inlined here, and this runs for every point.)
+        let [x, y, z] = self.dims;
+        [
+            (at.x as usize).min(x - 1),
+            (at.y as usize).min(y - 1),
+            (at.z as usize).min(z - 1),
+        ]
+    }
+
+    fn cell(&self, p: Vec3A) -> usize {
+        let [x, y, z] = self.coordinates(p);
+        (z * self.dims[1] + y) * self.dims[0] + x
+    }
+
+    /// Lowers `best`, a squared distance, to that of the nearest point in cells `x` of row
+    /// `y` of layer `z` (one run of points, the row's cells being in order).
+    fn scan(
+        &self,
+        p: Vec3A,
+        x: core::ops::RangeInclusive<usize>,
+        y: usize,
+        z: usize,
+        best: &mut f32,
+    ) {
+        let row = (z * self.dims[1] + y) * self.dims[0];
+        let (lo, hi) = (self.starts[row + x.start()], self.starts[row + x.end() + 1]);
+        for q in &self.points[lo as usize..hi as usize] {
+            *best = best.min(p.distance_squared(*q));
+        }
+    }
+
+    /// The distance from `p` to the nearest point, when it lies within [`Grid::RINGS`] cells
+    /// of `p`'s own (as the cells a point falls in are rounded): each ring of cells around
+    /// `p`'s searched until the nearest point found is nearer than any the next ring can hold.
+    fn nearest(&self, p: Vec3A) -> Option<f32> {
+        let c = self.coordinates(p);
+        // How far `p` lies inside its cell from its nearer wall along each axis with walls.
+        let wall = |a: usize| {
+            let lo = self.min[a] + c[a] as f32 * self.edge[a];
+            (p[a] - lo).min(lo + self.edge[a] - p[a]).max(0.0)
+        };
+        // Infinite along an axis of one cell, whose edge is 0.
+        let along = |a: usize| {
+            if self.dims[a] > 1 {
+                wall(a)
+            } else {
+                f32::INFINITY
+            }
+        };
+        let walls = Vec3A::new(along(0), along(1), along(2));
+        let mut best = f32::INFINITY;
+        self.scan(p, c[0]..=c[0], c[1], c[2], &mut best);
+        for r in 1..=Self::RINGS + 1 {
+            // Every point of ring `r` or further lies at least this far along some axis.
+            let reach = (self.edge * (r - 1) as f32 + walls).min_element() - self.slack;
+            if reach > 0.0 && best <= reach * reach {
+                return Some(best.sqrt());
+            }
+            if r > Self::RINGS {
+                return None;
+            }
+            let lo = [0, 1, 2].map(|a| c[a].saturating_sub(r));
+            let hi = [0, 1, 2].map(|a| (c[a] + r).min(self.dims[a] - 1));
+            for z in lo[2]..=hi[2] {
+                for y in lo[1]..=hi[1] {
+                    if z.abs_diff(c[2]) == r || y.abs_diff(c[1]) == r {
+                        self.scan(p, lo[0]..=hi[0], y, z, &mut best);
+                        continue;
+                    }
+                    // Inside the ring's faces along y and z: its two ends along x.
+                    for x in [c[0].checked_sub(r), Some(c[0] + r)] {
+                        if let Some(x) = x.filter(|&x| x < self.dims[0]) {
+                            self.scan(p, x..=x, y, z, &mut best);
+                        }
+                    }
+                }
+            }
+            // The ring reached every cell: nothing is further.
+            if (0..3).all(|a| c[a] <= r && c[a] + r + 1 >= self.dims[a]) {
+                return Some(best.sqrt());
+            }
+        }
+        None
+    }
 }
 
 /// Points in a k-d tree laid out in place: in each range of more than [`KdTree::LEAF`]
@@ -550,7 +801,69 @@ fn angle_between(p: Vec3A, q: Vec3A) -> f32 {
 mod tests {
     use glam::Vec3A;
 
-    use super::{angle_between, nearest_distances};
+    use super::{Frames, Grid, Posed, angle_between, nearest_distances};
+
+    /// A measurement's points, deformed and picked, are those of the asset `to_asset` builds
+    /// at the same frame, bit for bit and in order: for a tube written by every writer (its
+    /// frames baked for those without joints), at the bind pose, the first frame and the
+    /// last. Welded vertices (DPM, IQM, MD3 …), corners unwelded by their texture
+    /// coordinates (MD2, Quake and GameStudio MDL, MDL7) and Half-Life's studio meshes, each
+    /// keeping the vertices its triangles use, take the picks; MS3D's normals stored per
+    /// corner keep the general path.
+    #[test]
+    fn measured_points_are_the_assets() {
+        use crate::{Format, Model, asset::WriteOptions, synth};
+        let bytes = synth::tube(&synth::TubeParams::default()).write().unwrap();
+        let asset = super::asset_of(&Model::from_bytes(&bytes).unwrap()).unwrap();
+        // The tube twice, of two materials: Half-Life's one model of two studio meshes.
+        let mut two = asset.clone();
+        let mut material = two.materials[0].clone();
+        material.name.push('2');
+        two.materials.push(material);
+        let mut second = two.meshes[0].clone();
+        second.material = Some(1);
+        second.positions.iter_mut().for_each(|p| p[0] += 50.0);
+        two.meshes.push(second);
+        let (mut picked, mut general) = (Vec::new(), Vec::new());
+        let formats = Format::ALL.iter().filter(|f| f.writable());
+        for (format, asset) in formats.flat_map(|&f| [(f, &asset), (f, &two)]) {
+            let Ok(written) = crate::model::write(format, asset, &WriteOptions::bake(true)) else {
+                continue;
+            };
+            // Formats of one file: the others are opened through their companions.
+            let Ok(model) = Model::from_bytes(&written.files[0].bytes) else {
+                continue;
+            };
+            let frames = Frames::new(Posed::Model(&model));
+            let last = model.num_frames().saturating_sub(1);
+            for frame in [None, Some(0), Some(last)] {
+                let want = Posed::Model(&model).points(frame);
+                let got = frames.points(frame);
+                assert!(!want.is_empty(), "{format:?}");
+                let bits = |p: &[Vec3A]| -> Vec<[u32; 3]> {
+                    p.iter().map(|v| v.to_array().map(f32::to_bits)).collect()
+                };
+                assert_eq!(bits(&got), bits(&want), "{format:?} at {frame:?}");
+            }
+            match frames.picks {
+                Some(_) => picked.push(format),
+                None => general.push(format),
+            }
+        }
+        for format in [
+            Format::Dpm,
+            Format::Iqm,
+            Format::Md2,
+            Format::Md3,
+            Format::Hl1,
+        ] {
+            assert!(picked.contains(&format), "{format:?}: {picked:?}");
+        }
+        assert_eq!(general, [Format::Ms3d; 2]);
+        let hl1 = crate::model::write(Format::Hl1, &two, &WriteOptions::default()).unwrap();
+        let hl1 = Model::from_bytes(&hl1.files[0].bytes).unwrap();
+        assert_eq!(hl1.mesh(0).map(|m| m.submeshes().count()), Some(2));
+    }
 
     /// The angle is exact where `acos` reads 0 or its first step: a turn of 10⁻⁵ rad, equal
     /// directions, opposite ones and a zero vector.
@@ -584,7 +897,12 @@ mod tests {
             from.push(*q + Vec3A::new(next(), next(), next()) * spread);
         }
         from.extend([Vec3A::splat(500.0), Vec3A::new(1.0, 2.0, 3.5)]);
-        let got = nearest_distances(&from, &to);
+        assert_exact(&from, &to);
+    }
+
+    /// Each distance is what looking at every point of `to` finds, bit for bit.
+    fn assert_exact(from: &[Vec3A], to: &[Vec3A]) {
+        let got = nearest_distances(from, to);
         for (p, d) in from.iter().zip(got) {
             let want = to
                 .iter()
@@ -592,5 +910,48 @@ mod tests {
                 .fold(f32::INFINITY, f32::min);
             assert_eq!(d.to_bits(), want.to_bits(), "{p}");
         }
+    }
+
+    /// The grid answers what it can and leaves the rest to the tree, with the same distances
+    /// as looking at every point: a flat sheet of points (one cell thick along `z`) and the
+    /// same points moved a little, a lot and onto the cells' walls; points outside the
+    /// bounds; points repeated; a point not finite.
+    #[test]
+    fn the_grid_finds_the_nearest_point() {
+        let sheet: Vec<Vec3A> = (0..40)
+            .flat_map(|i| (0..30).map(move |j| Vec3A::new(i as f32 * 0.37, j as f32 * 0.61, 0.0)))
+            .collect();
+        let grid = Grid::new(&sheet).expect("a grid of 1,200 points");
+        assert_eq!(grid.dims[2], 1);
+        assert!(grid.dims[0] > 1 && grid.dims[1] > 1);
+        let mut from = Vec::new();
+        for (k, q) in sheet.iter().enumerate() {
+            let step = [0.0, 1e-6, 0.05, 0.3, 2.0, 40.0][k % 6];
+            from.push(*q + Vec3A::new(step, -step * 0.5, step * 0.25));
+        }
+        // On the walls between cells, and outside the bounds on every side.
+        for a in 0..3 {
+            for c in 0..grid.dims[a] {
+                let mut p = sheet[17];
+                p[a] = grid.min[a] + c as f32 * grid.edge[a];
+                from.push(p);
+            }
+        }
+        from.extend([Vec3A::splat(-7.0), Vec3A::new(20.0, 30.0, 5.0), Vec3A::NAN]);
+        let mut to = sheet.clone();
+        to.extend([sheet[5]; 9]);
+        assert_exact(&from, &to);
+        // Points in every direction around a cloud of them.
+        let cloud: Vec<Vec3A> = (0..512)
+            .map(|k| Vec3A::new((k % 8) as f32, (k / 8 % 8) as f32, (k / 64) as f32) * 1.5)
+            .collect();
+        let around: Vec<Vec3A> = (0..2000)
+            .map(|k| {
+                let t = k as f32 * 0.618;
+                Vec3A::new(t.sin(), (t * 1.3).cos(), (t * 0.7).sin()) * (k % 23) as f32
+                    + Vec3A::splat(5.0)
+            })
+            .collect();
+        assert_exact(&around, &cloud);
     }
 }
