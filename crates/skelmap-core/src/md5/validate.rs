@@ -143,8 +143,8 @@ fn unsupported_version((value, offset): (i64, u64)) -> Error {
         what: "header.MD5Version",
         offset,
         value,
-        supported: "skelmap reads version 10, and version 6's pre-release mesh layout \
-                    (numbones)",
+        supported: "skelmap reads version 10, and version 6's pre-release layouts \
+                    (numbones, numchannels)",
     }
 }
 
