@@ -247,10 +247,7 @@ pub fn skinning_error_with(
 ) -> SkinningError {
     let (source_frames, converted_frames) = (Frames::new(source), Frames::new(converted));
     let base = source_frames.points(None);
-    let (lo, hi) = base.iter().fold(
-        (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
+    let (lo, hi) = bounds(&base);
     // A model without vertices (tags alone) has no size: errors are then 0 of 0.
     let size = Some((hi - lo).length())
         .filter(|s| s.is_finite())
@@ -366,6 +363,15 @@ fn nearest_distances(from: &[Vec3A], to: &[Vec3A]) -> Vec<f32> {
         .collect()
 }
 
+/// The smallest and largest coordinates of `points` along each axis (infinite, the wrong
+/// way round, for none).
+fn bounds(points: &[Vec3A]) -> (Vec3A, Vec3A) {
+    points.iter().fold(
+        (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
+        |(min, max), p| (min.min(*p), max.max(*p)),
+    )
+}
+
 /// Points sorted into a grid of cells over their bounds, about [`Grid::CELLS_PER_POINT`]
 /// cells a point (most of them empty: a model's vertices lie on its surfaces), cells in
 /// rows along `x`, rows in layers along `y`.
@@ -400,10 +406,7 @@ impl Grid {
         if points.len() < Self::MIN_POINTS || u32::try_from(points.len()).is_err() {
             return None;
         }
-        let (min, max) = points.iter().fold(
-            (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
-            |(min, max), p| (min.min(*p), max.max(*p)),
-        );
+        let (min, max) = bounds(points);
         let extent = max - min;
         let largest = extent.max_element();
         if !(extent.is_finite() && largest > 0.0) {
@@ -570,10 +573,7 @@ impl KdTree {
                 continue;
             }
             let range = &mut tree.points[lo..hi];
-            let (min, max) = range.iter().fold(
-                (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
-                |(min, max), p| (min.min(*p), max.max(*p)),
-            );
+            let (min, max) = bounds(range);
             let spread = max - min;
             let axis = if spread.x >= spread.y && spread.x >= spread.z {
                 0
