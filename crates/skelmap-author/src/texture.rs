@@ -181,6 +181,7 @@ pub fn names(material: &Material) -> Vec<String> {
 ///     at: None,
 ///     given_pose: false,
 ///     replaced_non_finite: 0,
+///     code_page: Default::default(),
 /// };
 /// let report = texture::attach(&mut asset, &dir.join("golem.dpm"), &[]);
 /// assert_eq!(report.found.len(), 1); // `Golem.tga` matched `golem.tga`, ignoring case

@@ -106,6 +106,7 @@ fn skeletal(joints: Vec<Joint>, mesh: Mesh, frames: usize) -> Asset {
         at: None,
         given_pose: false,
         replaced_non_finite: 0,
+        code_page: Default::default(),
     }
 }
 

@@ -39,6 +39,7 @@ fn asset(materials: Vec<Material>) -> Asset {
         at: None,
         given_pose: false,
         replaced_non_finite: 0,
+        code_page: Default::default(),
     }
 }
 

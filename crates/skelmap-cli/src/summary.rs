@@ -12,6 +12,7 @@ use std::fmt::Write;
 use serde::Serialize;
 use skelmap_core::gamestudio::{PixelFormat, Skin};
 use skelmap_core::model::{AttachmentKind, ClipOrigin, Companion, Mesh, Pose, View};
+use skelmap_core::name::CodePage;
 use skelmap_core::pose::bounds::Aabb;
 use skelmap_core::pose::framegroups::FrameGroup;
 use skelmap_core::{Bone, Model, Warning, gpu, name};
@@ -51,6 +52,9 @@ pub struct Summary {
     /// Materials: a DPM or SKM mesh's shader, MS3D materials, GameStudio skins.
     pub materials: u32,
     pub material_list: Vec<MaterialSummary>,
+    /// The code page the names are in (`UTF-8` or `GBK`: [`CodePage::of`] the model's
+    /// names); every name here is decoded with it.
+    pub code_page: &'static str,
     /// MDL/HMP (and any model with skins): the skins, one object each (`null` for formats
     /// without skins).
     pub skins: Option<Vec<SkinSummary>>,
@@ -110,16 +114,20 @@ pub struct BodyPartSummary {
 
 impl BodySummary {
     /// The body parts of a Half-Life model, the model each shows as opened.
-    fn of(model: &skelmap_core::hl1::Hl1<'_>) -> BodySummary {
+    fn of(model: &skelmap_core::hl1::Hl1<'_>, page: CodePage) -> BodySummary {
         let parts = model
             .bodyparts()
             .iter()
             .enumerate()
             .map(|(p, part)| BodyPartSummary {
-                name: text(name::trim_nul(&part.name)),
+                name: text(page, name::trim_nul(&part.name)),
                 base: part.base.get(),
                 models: (0..part.nummodels.get().max(0) as usize)
-                    .filter_map(|m| model.model(p, m).map(|m| text(name::trim_nul(&m.name))))
+                    .filter_map(|m| {
+                        model
+                            .model(p, m)
+                            .map(|m| text(page, name::trim_nul(&m.name)))
+                    })
                     .collect(),
                 shown: model.body_model(p, model.body()).unwrap_or(0),
             })
@@ -361,7 +369,7 @@ pub struct SkinSummary {
 }
 
 impl SkinSummary {
-    fn of(skin: &Skin<'_>) -> SkinSummary {
+    fn of(skin: &Skin<'_>, page: CodePage) -> SkinSummary {
         SkinSummary {
             pixel: skin.format(),
             type_code: skin.type_code(),
@@ -369,7 +377,7 @@ impl SkinSummary {
             width: skin.width(),
             height: skin.height(),
             levels: u32::try_from(skin.num_levels()).unwrap_or(u32::MAX),
-            external: skin.external().map(text),
+            external: skin.external().map(|name| text(page, name)),
             reference: skin.reference(),
             material: skin.material().is_some(),
             definition_bytes: skin.definition().map(|d| d.len() as u64),
@@ -461,8 +469,9 @@ impl DiagnosticSummary {
     }
 }
 
-fn text(bytes: &[u8]) -> String {
-    name::lossy(bytes).into_owned()
+/// A name as text in the model's code page ([`Model::code_page`]).
+fn text(page: CodePage, bytes: &[u8]) -> String {
+    page.decode(bytes).into_owned()
 }
 
 impl Summary {
@@ -474,10 +483,11 @@ impl Summary {
                 .find(|(k, _)| *k == kind)
                 .map(|(_, path)| path.to_string())
         };
-        let bone_list: Vec<BoneSummary> = model.bones().map(BoneSummary::of).collect();
+        let page = model.code_page();
+        let bone_list: Vec<BoneSummary> = model.bones().map(|b| BoneSummary::of(b, page)).collect();
         let mesh_list: Vec<MeshSummary> = model
             .meshes()
-            .map(|mesh| MeshSummary::of(model, &mesh))
+            .map(|mesh| MeshSummary::of(model, &mesh, page))
             .collect();
         let ms3d = model.as_ms3d().is_some();
         let sl_anim =
@@ -485,7 +495,7 @@ impl Summary {
         let frame_names = match sl_anim {
             Some(anim) => anim.times().map(|t| format!("{t}s")).collect(),
             None if ms3d => Vec::new(),
-            None => model.frame_names().map(text).collect(),
+            None => model.frame_names().map(|name| text(page, name)).collect(),
         };
         let s = Summary {
             file: file.to_string(),
@@ -527,8 +537,9 @@ impl Summary {
             groups: ms3d.then(|| mesh_list.iter().map(|m| m.submeshes.len() as u32).sum()),
             joints: ms3d.then_some(bone_list.len() as u32),
             materials: model.num_materials() as u32,
-            material_list: material_list(model),
-            skins: skin_list(model),
+            material_list: material_list(model, page),
+            code_page: page.label(),
+            skins: skin_list(model, page),
             grid: model.terrain().map(|g| [g.columns, g.rows]),
             attributes: model.as_sl_mdl().map(|m| {
                 m.mdl()
@@ -536,7 +547,9 @@ impl Summary {
                     .map(|(_, kind, v)| format!("{kind:?} ({} bytes)", v.size()))
                     .collect()
             }),
-            body: model.as_hl1().map(|pair| BodySummary::of(pair.model())),
+            body: model
+                .as_hl1()
+                .map(|pair| BodySummary::of(pair.model(), page)),
             bounds: model.as_dpm().map(|m| BoundsSummary {
                 mins: m.mins(),
                 maxs: m.maxs(),
@@ -554,7 +567,7 @@ impl Summary {
             frame_groups: model.clips().iter().map(GroupSummary::of).collect(),
             groups_from: groups_from(model.clip_origin()),
             bone_list,
-            attachment_list: attachment_list(model),
+            attachment_list: attachment_list(model, page),
             mesh_list,
             frame_names,
             diagnostics: model
@@ -570,9 +583,9 @@ impl Summary {
 
 impl BoneSummary {
     /// Bone `b`'s name, parent, flags and whether it is an attachment.
-    fn of(b: Bone<'_>) -> BoneSummary {
+    fn of(b: Bone<'_>, page: CodePage) -> BoneSummary {
         BoneSummary {
-            name: b.name_lossy().into_owned(),
+            name: text(page, b.name()),
             parent: b.parent(),
             flags: b.flags(),
             attachment: b.is_attachment(),
@@ -582,22 +595,22 @@ impl BoneSummary {
 
 impl MeshSummary {
     /// `mesh` of `model`, its shader the material of its first submesh.
-    fn of(model: &Model<'_>, mesh: &Mesh<'_>) -> MeshSummary {
+    fn of(model: &Model<'_>, mesh: &Mesh<'_>, page: CodePage) -> MeshSummary {
         let (influences, max) = mesh.influence_counts();
         let submeshes: Vec<SubmeshSummary> = mesh
             .submeshes()
             .map(|sub| SubmeshSummary {
-                name: text(sub.name()),
+                name: text(page, sub.name()),
                 material: sub.material(),
                 triangles: sub.num_triangles() as u32,
             })
             .collect();
         let shader = mesh.submeshes().next().and_then(|s| s.material());
         MeshSummary {
-            name: (!mesh.name().is_empty()).then(|| text(mesh.name())),
+            name: (!mesh.name().is_empty()).then(|| text(page, mesh.name())),
             shader: shader
                 .and_then(|i| model.material(i))
-                .map_or_else(String::new, |m| text(m.name)),
+                .map_or_else(String::new, |m| text(page, m.name)),
             vertices: mesh.num_vertices() as u32,
             triangles: mesh.num_triangles() as u32,
             influences,
@@ -636,7 +649,7 @@ impl DiagnosticSummary {
 /// Every material's name and texture.
 /// Every attachment point, placed by the bind pose ([`Model::pose_bind`]: frame 0 but for
 /// MS3D's rest pose).
-fn attachment_list(model: &Model<'_>) -> Vec<AttachmentSummary> {
+fn attachment_list(model: &Model<'_>, page: CodePage) -> Vec<AttachmentSummary> {
     let mut pose = Pose::default();
     model.pose_bind(&mut pose);
     model
@@ -649,7 +662,7 @@ fn attachment_list(model: &Model<'_>) -> Vec<AttachmentSummary> {
             };
             let at = model.attachment_transform(i, &pose).ok();
             AttachmentSummary {
-                name: text(a.name),
+                name: text(page, a.name),
                 kind,
                 index,
                 origin: at.map(|m| m.translation.to_array()),
@@ -665,23 +678,29 @@ fn attachment_list(model: &Model<'_>) -> Vec<AttachmentSummary> {
         .collect()
 }
 
-fn material_list(model: &Model<'_>) -> Vec<MaterialSummary> {
+fn material_list(model: &Model<'_>, page: CodePage) -> Vec<MaterialSummary> {
     (0..model.num_materials())
         .filter_map(|i| model.material(i))
         .map(|m| MaterialSummary {
-            name: text(m.name),
-            texture: text(m.texture),
+            name: text(page, m.name),
+            texture: text(page, m.texture),
         })
         .collect()
 }
 
 /// A list (perhaps empty) for the formats that embed skins, and for any model that has some
 /// (so a new skinned format lists them without a change here); `None` for the others.
-fn skin_list(model: &Model<'_>) -> Option<Vec<SkinSummary>> {
+fn skin_list(model: &Model<'_>, page: CodePage) -> Option<Vec<SkinSummary>> {
     (matches!(model.view(), View::Mdl(_) | View::Quake(_))
         || model.terrain().is_some()
         || !model.skins().is_empty())
-    .then(|| model.skins().iter().map(SkinSummary::of).collect())
+    .then(|| {
+        model
+            .skins()
+            .iter()
+            .map(|s| SkinSummary::of(s, page))
+            .collect()
+    })
 }
 
 /// Where named animations come from, in words.
@@ -800,6 +819,10 @@ fn render_contents(s: &Summary, out: &mut String) {
             })
             .collect();
         let _ = writeln!(out, "  materials: {}", list.join("; "));
+    }
+    if s.code_page != CodePage::Utf8.label() {
+        // Said where it is not the default: a conversion keeps the names in it.
+        let _ = writeln!(out, "  names in {}", s.code_page);
     }
     if let Some(skeleton) = &s.skeleton {
         let _ = writeln!(

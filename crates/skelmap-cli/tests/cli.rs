@@ -73,6 +73,39 @@ fn info_json_reports_the_counts() {
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0);
 }
 
+/// A model whose names are GBK (saved on Chinese Windows): `info` says so and shows them as
+/// text, and `convert` stores them in GBK again.
+#[test]
+fn info_names_the_code_page_and_convert_keeps_it() {
+    let dir = temp_dir("gbk");
+    let dir = dir.path();
+    let arm: &[u8] = &[0xCA, 0xD6, 0xB1, 0xDB]; // 手臂
+    let mut b = tube(&TubeParams::default());
+    b.bones[1].name = arm.to_vec();
+    let path = dir.join("tube.dpm");
+    std::fs::write(&path, b.write().unwrap()).unwrap();
+    let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["code_page"], "GBK");
+    assert_eq!(v["bone_list"][1]["name"], "\u{624b}\u{81c2}");
+    let out = skelmap(&["info", path.to_str().unwrap()]);
+    assert!(
+        stdout(&out).contains("\n  names in GBK\n"),
+        "{}",
+        stdout(&out)
+    );
+    let ms3d = dir.join("tube.ms3d");
+    let out = skelmap(&["convert", path.to_str().unwrap(), ms3d.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let written = std::fs::read(&ms3d).unwrap();
+    assert!(written.windows(arm.len()).any(|w| w == arm));
+    // A model whose names are UTF-8 says nothing of it.
+    let utf8 = write_tube(dir);
+    let out = skelmap(&["info", utf8.to_str().unwrap()]);
+    assert!(!stdout(&out).contains("names in"), "{}", stdout(&out));
+}
+
 #[test]
 fn info_json_on_a_corpus_model() {
     let Some(path) = skelmap_testkit::corpus_path("dpm/xon_monsters_golem.dpm") else {

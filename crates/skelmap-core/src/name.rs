@@ -63,6 +63,112 @@ pub fn decoded(name: &[u8]) -> Option<Cow<'_, str>> {
     }
 }
 
+/// The character encoding a file's names are in, so that a writer can store them as the
+/// file stored them.
+///
+/// Names are bytes; [`Model::to_asset`](crate::model::Model::to_asset) decodes them to text
+/// with the model's code page ([`CodePage::of`] its names) and records it as
+/// [`Asset::code_page`](crate::asset::Asset::code_page); the writers encode the asset's names
+/// with it, so a model saved on Chinese Windows keeps the GBK bytes its texture files and
+/// names are found by, and a name that fits a fixed field in GBK is not refused for being
+/// longer in UTF-8.
+///
+/// ```
+/// use skelmap_core::name::CodePage;
+///
+/// let tortoise: &[u8] = &[0xCE, 0xDA, 0xB9, 0xEA]; // GBK
+/// let page = CodePage::of([&b"Bip01"[..], tortoise]);
+/// assert_eq!(page, CodePage::Gbk);
+/// assert_eq!(page.decode(tortoise), "\u{4e4c}\u{9f9f}");
+/// assert_eq!(&*page.encode("\u{4e4c}\u{9f9f}"), tortoise);
+/// assert_eq!(&*CodePage::Utf8.encode("\u{4e4c}\u{9f9f}"), "\u{4e4c}\u{9f9f}".as_bytes());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CodePage {
+    /// UTF-8 (and ASCII): the names are stored as their text's bytes.
+    #[default]
+    Utf8,
+    /// GBK, the code page of Chinese Windows (936), which MilkShape, GameStudio and Half-Life
+    /// models saved there use.
+    Gbk,
+}
+
+impl CodePage {
+    /// The code page of a file whose names are `names`: GBK when one of them is not UTF-8
+    /// and is GBK, else UTF-8 (names that are neither do not decide it).
+    #[must_use]
+    pub fn of<'a>(names: impl IntoIterator<Item = &'a [u8]>) -> CodePage {
+        let gbk = names.into_iter().any(|name| {
+            !name.is_ascii()
+                && std::str::from_utf8(name).is_err()
+                && encoding_rs::GBK
+                    .decode_without_bom_handling_and_without_replacement(name)
+                    .is_some()
+        });
+        if gbk { CodePage::Gbk } else { CodePage::Utf8 }
+    }
+
+    /// `name` as text: decoded in this code page when it is valid there, else as [`lossy`]
+    /// gives it. [`encode`](Self::encode) gives the bytes back for every name valid here but
+    /// one holding a four-byte GB18030 sequence, which the GBK decoder accepts and a GBK
+    /// field cannot store (it is written as UTF-8).
+    #[must_use]
+    pub fn decode(self, name: &[u8]) -> Cow<'_, str> {
+        match self {
+            CodePage::Utf8 => lossy(name),
+            CodePage::Gbk if name.is_ascii() => lossy(name),
+            CodePage::Gbk => {
+                match encoding_rs::GBK.decode_without_bom_handling_and_without_replacement(name) {
+                    Some(text) => Cow::Owned(text.into_owned()),
+                    None => lossy(name),
+                }
+            }
+        }
+    }
+
+    /// `text` as this code page's bytes, or as UTF-8 where it has a character the code page
+    /// lacks (never a substitute character).
+    #[must_use]
+    pub fn encode(self, text: &str) -> Cow<'_, [u8]> {
+        match self {
+            CodePage::Gbk if !text.is_ascii() => {
+                let (bytes, _, unmappable) = encoding_rs::GBK.encode(text);
+                if unmappable {
+                    Cow::Borrowed(text.as_bytes())
+                } else {
+                    bytes
+                }
+            }
+            _ => Cow::Borrowed(text.as_bytes()),
+        }
+    }
+
+    /// [`encode`](Self::encode) of the longest start of `text` (whole characters) that is
+    /// at most `max` bytes so encoded.
+    #[must_use]
+    pub fn encode_within(self, text: &str, max: usize) -> Vec<u8> {
+        let mut bytes = self.encode(text);
+        let mut end = text.len();
+        while bytes.len() > max && end > 0 {
+            end -= 1;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            bytes = self.encode(text.get(..end).unwrap_or_default());
+        }
+        bytes.into_owned()
+    }
+
+    /// The code page's name, as users know it (`"UTF-8"`, `"GBK"`).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            CodePage::Utf8 => "UTF-8",
+            CodePage::Gbk => "GBK",
+        }
+    }
+}
+
 /// Index of the first name equal to `wanted`, comparing bytes exactly or ignoring ASCII case.
 pub(crate) fn position<'a>(
     names: impl Iterator<Item = &'a [u8]>,
@@ -100,6 +206,42 @@ mod tests {
         assert_eq!(lossy(&[b'x', 0xC4]), "x\\xC4");
         assert_eq!(decoded(&[b'x', 0xC4]), None);
         assert_eq!(lossy(&[0xFF, b'y']), "\\xFFy");
+    }
+
+    #[test]
+    fn a_code_page_gives_back_the_bytes_it_decoded() {
+        let gbk: &[u8] = &[0xC4, 0xE3, b'_', 0xBA, 0xC3]; // 你_好
+        assert_eq!(CodePage::of([&b"root"[..], gbk]), CodePage::Gbk);
+        assert_eq!(
+            CodePage::of([&b"root"[..], "\u{4F60}".as_bytes()]),
+            CodePage::Utf8
+        );
+        // A name that is neither does not make a file GBK.
+        assert_eq!(CodePage::of([&[b'x', 0xC4][..]]), CodePage::Utf8);
+        let text = CodePage::Gbk.decode(gbk);
+        assert_eq!(text, "\u{4F60}_\u{597D}");
+        assert_eq!(&*CodePage::Gbk.encode(&text), gbk);
+        // Bytes that are UTF-8 by chance (C3 A9: "é") are GBK in a GBK file, and come back.
+        let by_chance: &[u8] = &[0xC3, 0xA9];
+        assert_eq!(CodePage::Utf8.decode(by_chance), "\u{E9}");
+        assert_eq!(
+            &*CodePage::Gbk.encode(&CodePage::Gbk.decode(by_chance)),
+            by_chance
+        );
+        // A character GBK lacks is written as UTF-8, not replaced.
+        assert_eq!(&*CodePage::Gbk.encode("\u{1F600}"), "\u{1F600}".as_bytes());
+        // Cut between characters, counting the bytes as stored.
+        assert_eq!(
+            CodePage::Gbk.encode_within("\u{4F60}\u{597D}", 3),
+            [0xC4, 0xE3]
+        );
+        assert_eq!(
+            CodePage::Utf8.encode_within("\u{4F60}\u{597D}", 5),
+            "\u{4F60}".as_bytes()
+        );
+        assert_eq!(CodePage::Utf8.encode_within("\u{4F60}", 2), b"");
+        // Invalid in both: escaped, as `lossy` does.
+        assert_eq!(CodePage::Gbk.decode(&[b'x', 0xC4]), "x\\xC4");
     }
 
     #[test]

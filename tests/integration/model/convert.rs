@@ -554,3 +554,88 @@ fn attachments_of_one_name_are_measured_each_against_its_own() {
         assert!(error.origin <= 1e-3, "{format:?}: {error:?}");
     }
 }
+
+/// `bytes` holds `part` somewhere.
+fn holds(bytes: &[u8], part: &[u8]) -> bool {
+    bytes.windows(part.len()).any(|w| w == part)
+}
+
+/// A model saved on Chinese Windows names its parts in GBK. Every writer stores the names as
+/// they were read, so a texture file is still found by its bytes, and a joint name that
+/// fits a 32-byte field in GBK (two bytes a character) is not refused for taking 36 in UTF-8
+/// (three): MS3D, DPM, ZYM and Half-Life refused the joint below before.
+#[test]
+fn names_read_in_gbk_are_written_in_gbk_by_every_format() {
+    use skelmap::name::CodePage;
+    // 左前臂上的第一块骨头关节, 皮肤, 手臂 in GBK.
+    let joint: &[u8] = &[
+        0xD7, 0xF3, 0xC7, 0xB0, 0xB1, 0xDB, 0xC9, 0xCF, 0xB5, 0xC4, 0xB5, 0xDA, 0xD2, 0xBB, 0xBF,
+        0xE9, 0xB9, 0xC7, 0xCD, 0xB7, 0xB9, 0xD8, 0xBD, 0xDA,
+    ];
+    let material: &[u8] = &[0xC6, 0xA4, 0xB7, 0xF4];
+    let group: &[u8] = &[0xCA, 0xD6, 0xB1, 0xDB];
+    let joint_text = "\u{5de6}\u{524d}\u{81c2}\u{4e0a}\u{7684}\u{7b2c}\u{4e00}\u{5757}\u{9aa8}\u{5934}\u{5173}\u{8282}";
+    let mut b = crate::support::ms3d::arm();
+    b.joints[1].name = joint.to_vec();
+    b.materials[0].0 = material.to_vec();
+    b.textures = vec![[material, b".tga"].concat()];
+    b.groups[0].name = group.to_vec();
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.code_page(), CodePage::Gbk);
+    let asset = model.to_asset(&skelmap::asset::Options::default()).unwrap();
+    assert_eq!(asset.code_page, CodePage::Gbk);
+    let skeleton = asset.skeleton.as_ref().unwrap();
+    assert_eq!(skeleton.joints[1].name, joint_text);
+    assert_eq!(asset.materials[0].name, "\u{76ae}\u{80a4}");
+
+    let utf8: Vec<Vec<u8>> = [joint_text, "\u{76ae}\u{80a4}", "\u{624b}\u{81c2}"]
+        .map(|s| s.as_bytes().to_vec())
+        .into();
+    let mut found = Vec::new();
+    for format in Format::ALL.iter().copied().filter(|f| f.writable()) {
+        let files = through(&asset, format).unwrap_or_else(|e| panic!("{format}: {e}"));
+        let all: Vec<u8> = files.table.values().flatten().copied().collect();
+        for name in &utf8 {
+            assert!(!holds(&all, name), "{format} stores a name in UTF-8");
+        }
+        let reopened = open(&files);
+        let kept = [joint, material].map(|name| holds(&all, name));
+        found.push((format, kept));
+        if kept.contains(&true) {
+            assert_eq!(reopened.code_page(), CodePage::Gbk, "{format}");
+        }
+        // Read back, the names are the text they were.
+        let back = reopened
+            .to_asset(&skelmap::asset::Options::default())
+            .unwrap();
+        if kept[0] {
+            let joints = &back.skeleton.as_ref().unwrap().joints;
+            assert!(joints.iter().any(|j| j.name == joint_text), "{format}");
+        }
+        if kept[1] {
+            let skin = |m: &skelmap::asset::Material| {
+                m.name.contains("\u{76ae}\u{80a4}")
+                    || m.texture
+                        .as_deref()
+                        .is_some_and(|t| t.contains("\u{76ae}\u{80a4}"))
+            };
+            assert!(back.materials.iter().any(skin), "{format}");
+        }
+    }
+    // Quake MDL, GameStudio MDL5 and SL store no names; MD2, MD3, MDC and MDR name a
+    // texture or shader but no joints.
+    let none = [Format::Mdl, Format::SlMdl, Format::Quake];
+    let shader_only = [Format::Md3, Format::Md2, Format::Mdc, Format::Mdr];
+    for &(format, kept) in &found {
+        let want = if none.contains(&format) {
+            [false, false]
+        } else if shader_only.contains(&format) {
+            [false, true]
+        } else {
+            [true, true]
+        };
+        assert_eq!(kept, want, "{format}");
+    }
+    assert_eq!(found.len(), 17);
+}

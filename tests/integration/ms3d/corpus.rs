@@ -103,4 +103,17 @@ fn non_utf8_group_names_are_kept_as_bytes() {
         .count();
     assert!(odd > 0, "tortoise has GBK-encoded group names");
     assert!(m.groups().iter().all(|g| !g.name_lossy().is_empty()));
+    // Its code page is GBK, and written back as MS3D every material keeps its bytes.
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.code_page(), skelmap::name::CodePage::Gbk);
+    let asset = model.to_asset(&skelmap::asset::Options::default()).unwrap();
+    let fitted = skelmap::ms3d::Builder::from_asset(&asset).unwrap();
+    let written = fitted.builder.write().unwrap();
+    let again = Ms3d::parse(&written).unwrap();
+    let names = |m: &Ms3d<'_>| -> Vec<Vec<u8>> {
+        (m.materials().iter())
+            .map(|x| skelmap::name::trim_nul(&x.name).to_vec())
+            .collect()
+    };
+    assert_eq!(names(&again), names(&m));
 }

@@ -70,5 +70,6 @@ pub fn single() -> Builder {
         mins: [0.0; 3],
         maxs: [2.0, 4.0, 0.0],
         radius: 5.0,
+        ..Builder::default()
     }
 }

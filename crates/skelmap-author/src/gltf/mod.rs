@@ -305,6 +305,7 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
         at: None,
         given_pose: false,
         replaced_non_finite: doc.replaced,
+        code_page: Default::default(),
     };
     asset.replaced_non_finite += sanitise(&mut asset);
     Ok(asset)

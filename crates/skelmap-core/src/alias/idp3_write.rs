@@ -11,6 +11,7 @@ use zerocopy::byteorder::{F32, I16, I32, LittleEndian, U16};
 use super::idp3::{
     MAX_QPATH, MD3_XYZ_SCALE, Md3Frame, Md3Shader, Md3St, Md3Triangle, Md3XyzNormal, orthonormal,
 };
+use crate::name::CodePage;
 use crate::skin::morph::lat_long_normal;
 
 type Le = LittleEndian;
@@ -245,28 +246,27 @@ pub(crate) fn axis_to_angles(axis: &[[f32; 3]; 3]) -> [f64; 3] {
     [pitch, yaw, roll].map(f64::to_degrees)
 }
 
-/// `name` cut at a character boundary to at most `max` bytes, with a note of what was cut
-/// (`kind` says what it names, `format` the file's format).
+/// `name` in `code_page`, cut at a character boundary to at most `max` bytes, with a note
+/// of what was cut (`kind` says what it names, `format` the file's format).
 pub(crate) fn cut_name(
-    name: &str,
+    (name, code_page): (&str, CodePage),
     max: usize,
     (format, kind): (&str, &str),
     losses: &mut Vec<String>,
 ) -> Vec<u8> {
-    if name.len() <= max {
-        return name.as_bytes().to_vec();
+    let whole = code_page.encode(name);
+    if whole.len() <= max {
+        return whole.into_owned();
     }
-    let mut end = max;
-    while !name.is_char_boundary(end) {
-        end -= 1;
-    }
+    let cut = code_page.encode_within(name, max);
     losses.push(format!(
-        "the {kind} name {name:?} is {} bytes: cut to {end}, as an {format}'s {}-byte field \
+        "the {kind} name {name:?} is {} bytes: cut to {}, as an {format}'s {}-byte field \
          holds it with its NUL",
-        name.len(),
+        whole.len(),
+        cut.len(),
         max + 1
     ));
-    name.as_bytes()[..end].to_vec()
+    cut
 }
 
 /// Frame `frame`'s summary from the positions `surfaces` store ([`frame_summary`]).

@@ -29,6 +29,7 @@ pub(crate) use pose::{free_name_among, rotation_translation};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 
 use crate::alias::idp3_write::cut_name;
+use crate::name::CodePage;
 use crate::pose::LocalPose;
 use crate::pose::framegroups::FrameGroup;
 use crate::view::DeformError;
@@ -100,29 +101,6 @@ impl FitError {
             limit: limit.into(),
             advice: advice.into(),
         }
-    }
-}
-
-/// Refuses the first of `names` longer than `max` bytes: `kind` says what they name
-/// (`"bone"`), `format` whose field is that short.
-///
-/// # Errors
-///
-/// [`FitError`] naming the name, its length and the limit.
-pub fn check_names<'a>(
-    format: &'static str,
-    kind: &str,
-    names: impl IntoIterator<Item = &'a str>,
-    max: usize,
-) -> Result<(), FitError> {
-    match names.into_iter().find(|n| n.len() > max) {
-        Some(name) => Err(FitError::new(
-            format,
-            format!("the {kind} name '{name}' ({} bytes)", name.len()),
-            format!("{kind} names are at most {max} bytes"),
-            format!("rename the {kind} in the source model"),
-        )),
-        None => Ok(()),
     }
 }
 
@@ -211,9 +189,66 @@ pub struct Asset {
     /// identity for rotations) so the writers get finite data. Where a joint's keys or bind
     /// transform were replaced, the bind transforms are made again from the keys as kept.
     pub replaced_non_finite: usize,
+    /// The code page the source's names were in: the writers store the names in it, so
+    /// they keep the source's bytes ([`CodePage`]; UTF-8 from glTF and from files whose
+    /// names are all UTF-8).
+    pub code_page: CodePage,
 }
 
 impl Asset {
+    /// `name` as the bytes a file stores for it: in the asset's [`code_page`](Asset::code_page),
+    /// so that a name read from a file is written back as that file stored it.
+    ///
+    /// ```
+    /// use skelmap_core::{Model, name::CodePage, synth};
+    /// let bytes = synth::tube(&synth::TubeParams::default()).write()?;
+    /// let mut asset = Model::from_bytes(&bytes)?.to_asset(&Default::default())?;
+    /// assert_eq!(asset.name_bytes("\u{4F60}"), [0xE4, 0xBD, 0xA0]);
+    /// asset.code_page = CodePage::Gbk;
+    /// assert_eq!(asset.name_bytes("\u{4F60}"), [0xC4, 0xE3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn name_bytes(&self, name: &str) -> Vec<u8> {
+        self.code_page.encode(name).into_owned()
+    }
+
+    /// [`name_bytes`](Asset::name_bytes) of the longest start of `name` (whole characters)
+    /// that is at most `max` bytes so stored.
+    #[must_use]
+    pub fn name_bytes_within(&self, name: &str, max: usize) -> Vec<u8> {
+        self.code_page.encode_within(name, max)
+    }
+
+    /// Refuses the first of `names` longer than `max` bytes as
+    /// [`name_bytes`](Asset::name_bytes) stores it: `kind` says what they name (`"bone"`),
+    /// `format` whose field is that short.
+    ///
+    /// # Errors
+    ///
+    /// [`FitError`] naming the name, its length and the limit.
+    pub fn check_names<'a>(
+        &self,
+        format: &'static str,
+        kind: &str,
+        names: impl IntoIterator<Item = &'a str>,
+        max: usize,
+    ) -> Result<(), FitError> {
+        let long = names
+            .into_iter()
+            .map(|name| (name, self.code_page.encode(name).len()))
+            .find(|&(_, len)| len > max);
+        match long {
+            Some((name, len)) => Err(FitError::new(
+                format,
+                format!("the {kind} name '{name}' ({len} bytes)"),
+                format!("{kind} names are at most {max} bytes"),
+                format!("rename the {kind} in the source model"),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Total vertices over all meshes.
     #[must_use]
     pub fn num_vertices(&self) -> usize {
@@ -424,7 +459,7 @@ impl Mesh {
     /// limits (`format` names the file's format).
     pub(crate) fn named_pieces(
         &self,
-        name: &str,
+        (name, code_page): (&str, CodePage),
         (max_verts, max_tris): (usize, usize),
         max_name: usize,
         (format, engine): (&str, &str),
@@ -448,7 +483,7 @@ impl Mesh {
                     String::new()
                 };
                 let max = max_name.saturating_sub(suffix.len());
-                let mut bytes = cut_name(name, max, (format, "surface"), losses);
+                let mut bytes = cut_name((name, code_page), max, (format, "surface"), losses);
                 bytes.extend_from_slice(suffix.as_bytes());
                 (bytes, piece)
             })

@@ -197,7 +197,7 @@ impl Asset {
     /// [`FitError`] naming the first name too long for `format`.
     pub fn shader_names(&self, format: &'static str, max: usize) -> Result<Vec<String>, FitError> {
         let names: Vec<String> = self.meshes.iter().map(|m| self.material_name(m)).collect();
-        super::check_names(format, "shader", names.iter().map(String::as_str), max)?;
+        self.check_names(format, "shader", names.iter().map(String::as_str), max)?;
         Ok(names)
     }
 
@@ -744,14 +744,15 @@ pub struct PosedMesh {
 }
 
 impl Skeleton {
-    /// The joints as bone records (attachments flagged), for DPM and SKP.
+    /// The joints as bone records (attachments flagged), for DPM and SKP, their names in
+    /// `code_page` ([`Asset::code_page`]).
     #[must_use]
-    pub fn bone_defs(&self) -> Vec<BoneDef> {
+    pub fn bone_defs(&self, code_page: crate::name::CodePage) -> Vec<BoneDef> {
         self.joints
             .iter()
             .enumerate()
             .map(|(i, j)| BoneDef {
-                name: j.name.clone().into_bytes(),
+                name: code_page.encode(&j.name).into_owned(),
                 parent: j.parent.map_or(-1, |p| p as i32),
                 flags: if self.attachments.contains(&i) {
                     BONE_FLAG_ATTACHMENT

@@ -12,7 +12,7 @@ use zerocopy::byteorder::{BigEndian, F32, I32, U32};
 use super::raw::{self, BonePose, DPM_MAGIC, DPM_TYPE_SKELETAL, Header};
 use glam::Vec3;
 
-use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis};
 use crate::error::{Error, Result};
 use crate::format::Format;
 use crate::write;
@@ -415,7 +415,7 @@ impl Builder {
         let (asset, dropped) = asset.drawable("DPM")?;
         asset.refuse_vertex_animation("DPM")?;
         let skeleton = asset.skeleton_or_root();
-        check_names(
+        asset.check_names(
             "DPM",
             "bone",
             skeleton.joints.iter().map(|j| j.name.as_str()),
@@ -428,13 +428,13 @@ impl Builder {
         let (inverse, unscaled) = skeleton.unscaled_inverse_binds("DPM");
         losses.extend(unscaled);
         let mut b = Builder {
-            bones: skeleton.bone_defs(),
+            bones: skeleton.bone_defs(asset.code_page),
             ..Builder::default()
         };
         for (mesh, shader) in asset.meshes.iter().zip(shaders) {
             let vertices = mesh.pre_weighted(&inverse);
             b.meshes.push(MeshDef {
-                shader: shader.into_bytes(),
+                shader: asset.name_bytes(&shader),
                 vertices,
                 texcoords: mesh.uvs_or_zero(),
                 triangles: mesh.triangles.clone(),
@@ -489,7 +489,7 @@ impl crate::asset::Writer for Builder {
         if !asset.clips.is_empty() {
             files.push(WrittenFile {
                 place: Place::Suffix(".framegroups"),
-                bytes: crate::asset::framegroups_text(asset).into_bytes(),
+                bytes: asset.name_bytes(&crate::asset::framegroups_text(asset)),
             });
         }
         Ok(Written::new(Self::FORMAT, files).with_notes(losses))

@@ -10,9 +10,10 @@ use glam::{Affine3A, Vec3};
 use zerocopy::IntoBytes;
 
 use super::raw::{self, STUDIO_VERSION};
-use crate::asset::{Asset, FitError, Fitted, JointKey, Mesh, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, JointKey, Mesh, UpAxis};
 use crate::error::{Error, Result};
 use crate::format::Format;
+use crate::name::CodePage;
 
 /// A bone: name, parent (−1 for a root), default channel values and their scales.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,6 +206,9 @@ pub struct Builder {
     /// The model's bounds (`min`, `max`): the header's and every sequence's boxes, which the
     /// engine culls by; `None` writes the header's ±16 and empty sequence boxes.
     pub bounds: Option<([f32; 3], [f32; 3])>,
+    /// The code page the names are stored in ([`Asset::code_page`] for a builder made
+    /// from an asset).
+    pub code_page: CodePage,
 }
 
 /// A 4×4 texture of indices `0..16` and a palette of `i → (i, 2i, 255 − i)`.
@@ -337,6 +341,7 @@ impl Builder {
             controllers: Vec::new(),
             textures_apart: false,
             bounds: None,
+            code_page: CodePage::Utf8,
         }
     }
 
@@ -374,7 +379,7 @@ impl Builder {
         let header = raw::StudioSeqHdr {
             id: *raw::HL1_SEQ_MAGIC,
             version: STUDIO_VERSION.into(),
-            name: fixed(&format!("{}{g:02}.mdl", self.name))?,
+            name: fixed(self.code_page, &format!("{}{g:02}.mdl", self.name))?,
             length: (out.len() as i32).into(),
         };
         out[..size_of::<raw::StudioSeqHdr>()].copy_from_slice(header.as_bytes());
@@ -430,7 +435,7 @@ impl Builder {
         let mut h = raw::StudioHdr {
             id: *raw::HL1_MAGIC,
             version: STUDIO_VERSION.into(),
-            name: fixed(&format!("{}.mdl", self.name))?,
+            name: fixed(self.code_page, &format!("{}.mdl", self.name))?,
             length: 0.into(),
             eyeposition: [0.0.into(); 3],
             min: [0.0.into(); 3],
@@ -485,7 +490,7 @@ impl Builder {
                     }
                 }
                 let bone = raw::Bone {
-                    name: fixed(&b.name)?,
+                    name: fixed(self.code_page, &b.name)?,
                     parent: b.parent.into(),
                     flags: 0.into(),
                     bonecontroller: bonecontroller.map(Into::into),
@@ -518,8 +523,8 @@ impl Builder {
                     format!("{}{g:02}.mdl", self.name)
                 };
                 let group = raw::SeqGroup {
-                    label: fixed(label)?,
-                    name: fixed(&file)?,
+                    label: fixed(self.code_page, label)?,
+                    name: fixed(self.code_page, &file)?,
                     unused1: 0.into(),
                     unused2: 0.into(),
                 };
@@ -532,7 +537,7 @@ impl Builder {
             let offsets = self.anim_offsets(anims_at)?;
             for (s, &anim) in self.sequences.iter().zip(&offsets) {
                 let seq = raw::SeqDesc {
-                    label: fixed(&s.label)?,
+                    label: fixed(self.code_page, &s.label)?,
                     fps: s.fps.into(),
                     flags: i32::from(s.looping).into(),
                     activity: 0.into(),
@@ -571,8 +576,8 @@ impl Builder {
             h.attachmentindex = here(&out);
             for a in &self.attachments {
                 let mut name = [0u8; 32];
-                let n = a.name.len().min(31);
-                name[..n].copy_from_slice(&a.name.as_bytes()[..n]);
+                let bytes = self.code_page.encode_within(&a.name, 31);
+                name[..bytes.len()].copy_from_slice(&bytes);
                 let record = raw::Attachment {
                     name,
                     type_: 0.into(),
@@ -600,7 +605,7 @@ impl Builder {
             h.texturedataindex = here(&out);
             for (i, t) in self.textures.iter().enumerate() {
                 let record = raw::Texture {
-                    name: fixed(&t.name)?,
+                    name: fixed(self.code_page, &t.name)?,
                     flags: t.flags.into(),
                     width: (t.width as i32).into(),
                     height: (t.height as i32).into(),
@@ -631,7 +636,7 @@ impl Builder {
         for (p, part) in self.bodyparts.iter().enumerate() {
             let models_at = out.len();
             let record = raw::BodyPart {
-                name: fixed(&part.name)?,
+                name: fixed(self.code_page, &part.name)?,
                 nummodels: (part.models.len() as i32).into(),
                 base: base.into(),
                 modelindex: (models_at as i32).into(),
@@ -642,7 +647,7 @@ impl Builder {
             out.resize(models_at + part.models.len() * size_of::<raw::Model>(), 0);
             for (m, model) in part.models.iter().enumerate() {
                 let mut record = raw::Model {
-                    name: fixed(&model.name)?,
+                    name: fixed(self.code_page, &model.name)?,
                     type_: 0.into(),
                     boundingradius: 0.0.into(),
                     nummesh: (model.meshes.len() as i32).into(),
@@ -786,13 +791,13 @@ impl Builder {
         let (asset, points) = asset.split_bone_tags(false);
         let skeleton = asset.skeleton_or_root();
         let joints = &skeleton.joints;
-        check_names(NAME, "bone", joints.iter().map(|j| j.name.as_str()), 31)?;
+        asset.check_names(NAME, "bone", joints.iter().map(|j| j.name.as_str()), 31)?;
         let attached = skeleton.attachment_points();
         let attached_joints = || (attached.iter()).filter_map(|&j| Some((j, joints.get(j)?)));
         let attachment_names = (attached_joints().map(|(_, j)| j.name.as_str()))
             .chain(points.iter().map(|t| t.name.as_str()));
-        check_names(NAME, "attachment", attachment_names, 31)?;
-        check_names(
+        asset.check_names(NAME, "attachment", attachment_names, 31)?;
+        asset.check_names(
             NAME,
             "clip",
             asset.clips.iter().map(|c| c.name.as_str()),
@@ -848,6 +853,7 @@ impl Builder {
             controllers: Vec::new(),
             textures_apart: false,
             bounds: asset.bounds(),
+            code_page: asset.code_page,
         };
         let frames = asset.joint_frames().unwrap_or_default();
         let scales = channel_scales(&frames, &defaults);
@@ -1476,12 +1482,13 @@ fn too_many(what: &'static str, value: usize, max: usize) -> Error {
     }
 }
 
-/// A NUL-padded name field.
-fn fixed<const N: usize>(name: &str) -> Result<[u8; N]> {
+/// A NUL-padded name field, the name in `code_page`.
+fn fixed<const N: usize>(code_page: CodePage, name: &str) -> Result<[u8; N]> {
     let mut out = [0u8; N];
+    let name = code_page.encode(name);
     if name.len() >= N {
         return Err(too_many("name", name.len(), N - 1));
     }
-    out[..name.len()].copy_from_slice(name.as_bytes());
+    out[..name.len()].copy_from_slice(&name);
     Ok(out)
 }

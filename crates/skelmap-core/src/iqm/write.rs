@@ -685,8 +685,8 @@ impl Builder {
                 .map(|m| m.texture_file().unwrap_or_else(|| m.name.clone()))
                 .unwrap_or_default();
             b.meshes.push(MeshDef {
-                name: asset.mesh_name(i).into_bytes(),
-                material: material.into_bytes(),
+                name: asset.name_bytes(&asset.mesh_name(i)),
+                material: asset.name_bytes(&material),
                 first_vertex,
                 num_vertexes: mesh.positions.len() as u32,
                 first_triangle,
@@ -705,7 +705,7 @@ impl Builder {
                 .iter()
                 .zip(skeleton.bind_keys())
                 .map(|(j, key)| JointDef {
-                    name: j.name.clone().into_bytes(),
+                    name: asset.name_bytes(&j.name),
                     parent: j.parent.map_or(-1, |p| p as i32),
                     transform: transform(&key),
                 })
@@ -720,7 +720,7 @@ impl Builder {
             for clip in &asset.clips {
                 let count = clip.len() as u32;
                 b.anims.push(AnimDef {
-                    name: clip.name.clone().into_bytes(),
+                    name: asset.name_bytes(&clip.name),
                     first_frame: first,
                     num_frames: count,
                     framerate: clip.fps,

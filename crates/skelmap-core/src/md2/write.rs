@@ -330,14 +330,14 @@ fn skin_of(asset: &Asset, losses: &mut Vec<String>) -> ([i32; 2], Option<Vec<u8>
         .or(material.external.as_deref())
         .filter(|n| !n.is_empty())
         .unwrap_or(material.name.as_str());
-    let mut bytes = name.as_bytes().to_vec();
+    let mut bytes = asset.name_bytes(name);
     if bytes.len() >= MAX_SKINNAME {
         losses.push(format!(
             "the skin name {name:?} is {} bytes: cut to the {} an MD2 holds",
             bytes.len(),
             MAX_SKINNAME - 1
         ));
-        bytes.truncate(MAX_SKINNAME - 1);
+        bytes = asset.name_bytes_within(name, MAX_SKINNAME - 1);
     }
     (size, (!bytes.is_empty()).then_some(bytes))
 }

@@ -316,10 +316,15 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
     for (index, mesh) in asset.meshes.iter().enumerate() {
         let name = asset.mesh_name(index);
         let shader = asset.material_name(mesh);
-        let shader = cut_name(&shader, MAX_NAME, (format, "shader"), &mut losses);
+        let shader = cut_name(
+            (&shader, asset.code_page),
+            MAX_NAME,
+            (format, "shader"),
+            &mut losses,
+        );
         let limits = (target.max_verts as usize, target.max_tris as usize);
         let parts = mesh.named_pieces(
-            &name,
+            (&name, asset.code_page),
             limits,
             MAX_NAME,
             (format, target.engine),
@@ -354,7 +359,12 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
         .iter()
         .enumerate()
         .map(|(f, (name, _))| {
-            let name = cut_name(name, MAX_FRAME_NAME, (format, "frame"), &mut losses);
+            let name = cut_name(
+                (name, asset.code_page),
+                MAX_FRAME_NAME,
+                (format, "frame"),
+                &mut losses,
+            );
             frame_def(name, &surfaces, f)
         })
         .collect();
@@ -473,12 +483,17 @@ fn tags_of(
     let joints = (asset.skeleton.as_ref()).map_or(Vec::new(), Skeleton::attachment_points);
     let mut names: Vec<Vec<u8>> = Vec::new();
     for tag in &asset.tags {
-        names.push(cut_name(&tag.name, MAX_NAME, (format, "tag"), losses));
+        names.push(cut_name(
+            (&tag.name, asset.code_page),
+            MAX_NAME,
+            (format, "tag"),
+            losses,
+        ));
     }
     if let Some(s) = &asset.skeleton {
         for &j in &joints {
             names.push(cut_name(
-                &s.joints[j].name,
+                (&s.joints[j].name, asset.code_page),
                 MAX_NAME,
                 (format, "tag"),
                 losses,

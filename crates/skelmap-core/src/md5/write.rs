@@ -637,7 +637,8 @@ impl crate::asset::Writer for Builder {
     const FORMAT: Format = Format::Md5;
 
     /// The `.md5mesh`, and beside it an `.md5anim` a clip, named `<stem>-<clip>.md5anim`
-    /// (and its `.md5scale`, where the clip has skin scales).
+    /// (and its `.md5scale`, where the clip has skin scales); the text in the asset's
+    /// [`code_page`](Asset::code_page), so quoted names keep the source's bytes.
     fn write_asset(
         asset: &Asset,
         _: &crate::asset::WriteOptions,
@@ -647,7 +648,7 @@ impl crate::asset::Writer for Builder {
         let mut losses = losses;
         let mut files = vec![WrittenFile {
             place: Place::Main,
-            bytes: builder.mesh_text().into_bytes(),
+            bytes: asset.name_bytes(&builder.mesh_text()),
         }];
         let mut used: Vec<String> = Vec::new();
         for (i, anim) in builder.anims.iter().enumerate() {
@@ -677,12 +678,12 @@ impl crate::asset::Writer for Builder {
             }
             files.push(WrittenFile {
                 place: Place::StemSuffix(format!("-{name}.md5anim")),
-                bytes: builder.anim_text(i).unwrap_or_default().into_bytes(),
+                bytes: asset.name_bytes(&builder.anim_text(i).unwrap_or_default()),
             });
             if let Some(scales) = builder.scale_text(i) {
                 files.push(WrittenFile {
                     place: Place::StemSuffix(format!("-{name}.md5scale")),
-                    bytes: scales.into_bytes(),
+                    bytes: asset.name_bytes(&scales),
                 });
             }
             used.push(name);
@@ -811,6 +812,7 @@ mod tests {
             at: None,
             given_pose: false,
             replaced_non_finite: 0,
+            code_page: Default::default(),
         }
     }
 

@@ -18,7 +18,7 @@ use crate::alias::anorms::NORMALS;
 use crate::asset::cut::{Cut, SkinFrames};
 use crate::asset::{
     Asset, FitError, Fitted, FrameKeys, Influences, Joint, JointKey, Material, Mesh, Skeleton,
-    UpAxis, check_names,
+    UpAxis,
 };
 use crate::format::Format;
 use crate::pose::MAX_BIND_INFLUENCES;
@@ -649,13 +649,13 @@ impl Builder {
         check_fit(&asset)?;
         let mut losses = Vec::new();
         let joints: &[Joint] = asset.skeleton.as_ref().map_or(&[], |s| &s.joints);
-        let long_names = joints.iter().any(|j| j.name.len() > 19);
+        let long_names = joints.iter().any(|j| asset.name_bytes(&j.name).len() > 19);
         let mut b = Builder {
             sizes: Sizes {
                 bone: if long_names { 48 } else { 36 },
                 ..Sizes::PLAYER
             },
-            bones: bone_defs(joints),
+            bones: bone_defs(&asset, joints),
             ..Builder::default()
         };
         let frames = SkinFrames::of_asset(&asset);
@@ -666,7 +666,7 @@ impl Builder {
                 .cut(&mesh.positions, MAX_INFLUENCES, &frames);
             cuts.add(&cut);
             let mut group = mesh_group(&asset, mesh, &cut.influences, joints.len());
-            group.name = asset.mesh_name(g).into_bytes();
+            group.name = asset.name_bytes(&asset.mesh_name(g));
             b.groups.push(group);
         }
         losses.extend(cuts.notes("vertices"));
@@ -700,7 +700,7 @@ fn check_fit(asset: &Asset) -> Result<(), FitError> {
             "drop unused bones with `skelmap optimize`, or convert to IQM",
         ));
     }
-    check_names(
+    asset.check_names(
         "MDL7",
         "bone",
         joints.iter().map(|j| j.name.as_str()),
@@ -713,11 +713,11 @@ fn check_fit(asset: &Asset) -> Result<(), FitError> {
         .map(|m| m.texture_file().unwrap_or_else(|| m.name.clone()))
         .collect();
     let most = crate::alias::raw::MAX_EXTERNAL_NAME as usize - 1;
-    check_names("MDL7", "texture", textures.iter().map(String::as_str), most)
+    asset.check_names("MDL7", "texture", textures.iter().map(String::as_str), most)
 }
 
 /// The joints as bone records: parent, and bind position relative to the parent's.
-fn bone_defs(joints: &[Joint]) -> Vec<BoneDef> {
+fn bone_defs(asset: &Asset, joints: &[Joint]) -> Vec<BoneDef> {
     let at = |j: &Joint| Vec3::from(j.world.translation);
     joints
         .iter()
@@ -725,7 +725,7 @@ fn bone_defs(joints: &[Joint]) -> Vec<BoneDef> {
             let parent = j.parent.and_then(|p| joints.get(p));
             let position = at(j) - parent.map_or(Vec3::ZERO, at);
             BoneDef {
-                name: j.name.clone().into_bytes(),
+                name: asset.name_bytes(&j.name),
                 parent: j.parent.map_or(NONE16, |p| p as u16),
                 position: position.to_array(),
             }
@@ -833,11 +833,11 @@ fn material_skin(asset: &Asset, index: usize, m: &Material) -> SkinDef {
             payload: Vec::new(),
         }
     } else {
-        let mut skin = SkinDef::external(name.as_bytes());
+        let mut skin = SkinDef::external(&asset.name_bytes(&name));
         skin.typ |= SKIN_MATERIAL;
         skin
     };
-    skin.name = name.bytes().take(MAX_FRAME_NAME).collect();
+    skin.name = asset.name_bytes_within(&name, MAX_FRAME_NAME);
     skin.payload.extend_from_slice(material.as_bytes());
     skin
 }
@@ -853,7 +853,7 @@ fn add_frames(asset: &Asset, b: &mut Builder, losses: &mut Vec<String>) {
         };
         for (g, group) in b.groups.iter_mut().enumerate() {
             let mut frame = FrameDef {
-                name: name.clone().into_bytes(),
+                name: asset.name_bytes(&name),
                 ..FrameDef::default()
             };
             match keys {

@@ -14,10 +14,9 @@ use super::raw::{
 };
 use crate::alias::idp3::Md3Triangle;
 use crate::alias::idp3_write::axis_to_angles;
-use crate::asset::{
-    Asset, FitError, Fitted, JointKey, UNBOUND, UpAxis, check_names, rotation_translation,
-};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UNBOUND, UpAxis, rotation_translation};
 use crate::format::{Format, MDM_MAGIC, MDX_MAGIC};
+use crate::name::CodePage;
 
 pub use crate::md4::write::{VertexDef as Vertex, WeightDef as Weight};
 
@@ -152,14 +151,16 @@ pub struct Builder {
     pub frames: Vec<Frame>,
     /// `torsoParent`.
     pub torso_parent: i32,
+    /// The code page the names are stored in ([`Asset::code_page`] for a builder made
+    /// from an asset).
+    pub code_page: CodePage,
 }
 
-/// `text` in a NUL-padded name field (cut to leave a NUL).
-fn name_field(text: &str) -> [u8; MAX_QPATH] {
+/// `text` in `code_page` in a NUL-padded name field (cut to leave a NUL).
+fn name_field(code_page: CodePage, text: &str) -> [u8; MAX_QPATH] {
     let mut field = [0u8; MAX_QPATH];
-    let bytes = text.as_bytes();
-    let n = bytes.len().min(MAX_QPATH - 1);
-    field[..n].copy_from_slice(&bytes[..n]);
+    let bytes = code_page.encode_within(text, MAX_QPATH - 1);
+    field[..bytes.len()].copy_from_slice(&bytes);
     field
 }
 
@@ -270,6 +271,7 @@ impl Builder {
                 ),
             ],
             torso_parent: 0,
+            code_page: CodePage::Utf8,
         }
     }
 
@@ -325,7 +327,7 @@ impl Builder {
         let header = MdmHeader {
             ident: *MDM_MAGIC,
             version: I32::new(MDM_VERSION),
-            name: name_field(&self.name),
+            name: name_field(self.code_page, &self.name),
             lod_scale: F32::new(self.lod_scale),
             lod_bias: F32::new(self.lod_bias),
             num_surfaces: I32::new(self.surfaces.len() as i32),
@@ -339,8 +341,8 @@ impl Builder {
             let rel = |at: u64| I32::new((at - layout.start) as i32);
             let header = MdmSurface {
                 ident: I32::new(0),
-                name: name_field(&s.name),
-                shader: name_field(&s.shader),
+                name: name_field(self.code_page, &s.name),
+                shader: name_field(self.code_page, &s.shader),
                 shader_index: I32::new(0),
                 min_lod: I32::new(s.min_lod),
                 ofs_header: I32::new(-(layout.start as i32)),
@@ -368,7 +370,7 @@ impl Builder {
         }
         for t in &self.tags {
             let raw = MdmTag {
-                name: name_field(&t.name),
+                name: name_field(self.code_page, &t.name),
                 axis: t.axis.map(f32x3),
                 bone_index: I32::new(t.bone),
                 offset: f32x3(t.offset),
@@ -407,7 +409,7 @@ impl Builder {
         let header = MdxHeader {
             ident: *MDX_MAGIC,
             version: I32::new(MDX_VERSION),
-            name: name_field(&self.skeleton_name),
+            name: name_field(self.code_page, &self.skeleton_name),
             num_frames: I32::new(self.frames.len() as i32),
             num_bones: I32::new(self.bones.len() as i32),
             ofs_frames: I32::new(ofs_frames as i32),
@@ -434,7 +436,7 @@ impl Builder {
         }
         for b in &self.bones {
             let raw = MdxBoneInfo {
-                name: name_field(&b.name),
+                name: name_field(self.code_page, &b.name),
                 parent: I32::new(b.parent),
                 torso_weight: F32::new(b.torso_weight),
                 parent_dist: F32::new(b.parent_dist),
@@ -603,9 +605,9 @@ impl Builder {
         let names: Vec<String> = (0..asset.meshes.len())
             .map(|i| asset.mesh_name(i))
             .collect();
-        check_names("MDM", "surface", names.iter().map(String::as_str), MAX_NAME)?;
+        asset.check_names("MDM", "surface", names.iter().map(String::as_str), MAX_NAME)?;
         let joint_names = skeleton.joints.iter().map(|j| j.name.as_str());
-        check_names("MDX", "bone", joint_names, MAX_NAME)?;
+        asset.check_names("MDX", "bone", joint_names, MAX_NAME)?;
         let joints = skeleton.joints.len();
         // Attachments: the flagged joints, and those Quake III's and ET's tools name `tag_…`
         // (an MD5 weapon's `tag_muzzle`), where a game looks for them.
@@ -613,9 +615,9 @@ impl Builder {
         let tag_names = (attached.iter().map(|&j| skeleton.joints[j].name.as_str()))
             .chain(bone_tags.iter().map(|t| t.name.as_str()))
             .chain(asset.tags.iter().map(|t| t.name.as_str()));
-        check_names("MDM", "tag", tag_names, MAX_NAME)?;
+        asset.check_names("MDM", "tag", tag_names, MAX_NAME)?;
         let clip_names = asset.clips.iter().map(|c| c.name.as_str());
-        check_names("MDX", "clip", clip_names, MAX_NAME)?;
+        asset.check_names("MDX", "clip", clip_names, MAX_NAME)?;
         let mut losses = Vec::new();
         losses.extend(still);
 
@@ -899,8 +901,9 @@ impl Builder {
                 .collect();
             let max_tris = (super::raw::SHADER_MAX_INDEXES / 3) as usize;
             let max_verts = super::raw::MDM_MAX_VERTS as usize;
+            // The builder's names are text: UTF-8.
             let pieces = mesh.named_pieces(
-                &name,
+                (&name, crate::name::CodePage::Utf8),
                 (max_verts, max_tris),
                 MAX_NAME,
                 ("MDM", "ET"),
@@ -1030,6 +1033,7 @@ impl Builder {
                 bones,
                 frames: mdx_frames,
                 torso_parent: -1,
+                code_page: asset.code_page,
             },
             losses,
         })

@@ -15,7 +15,7 @@ use super::raw::{
 use glam::Affine3A;
 
 use crate::alias::idp3_write::{field, floats, le_i32};
-use crate::asset::{Asset, FitError, Fitted, UNBOUND, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, UNBOUND, UpAxis};
 use crate::format::Format;
 
 /// A row-major 3×4 matrix: rotation in the first three columns, translation in the fourth.
@@ -444,7 +444,7 @@ impl Builder {
             .iter()
             .map(|m| asset.material_name(m))
             .collect();
-        check_names(
+        asset.check_names(
             "MDR",
             "shader",
             shaders.iter().map(String::as_str),
@@ -453,7 +453,7 @@ impl Builder {
         let names: Vec<String> = (0..asset.meshes.len())
             .map(|i| asset.mesh_name(i))
             .collect();
-        check_names(
+        asset.check_names(
             "MDR",
             "mesh",
             names.iter().map(String::as_str),
@@ -467,7 +467,7 @@ impl Builder {
             .map(|&j| skeleton.joints[j].name.clone())
             .chain(asset.tags.iter().map(|t| t.name.clone()))
             .collect();
-        check_names(
+        asset.check_names(
             "MDR",
             "tag",
             tag_names.iter().map(String::as_str),
@@ -524,7 +524,7 @@ impl Builder {
             .into_iter()
             .enumerate()
             .map(|(i, name)| TagDef {
-                name: name.into_bytes(),
+                name: asset.name_bytes(&name),
                 bone: (joints + i) as i32,
             })
             .collect();
@@ -563,7 +563,7 @@ impl Builder {
             let max_verts = super::raw::SHADER_MAX_VERTEXES as usize - 1;
             let max_tris = (super::raw::SHADER_MAX_INDEXES as usize - 1) / 3;
             let pieces = mesh.named_pieces(
-                &name,
+                (&name, asset.code_page),
                 (max_verts, max_tris),
                 MAX_PATH_NAME,
                 ("MDR", "ioquake3"),
@@ -572,7 +572,7 @@ impl Builder {
             for (name, piece) in pieces {
                 surfaces.push(SurfaceDef {
                     name,
-                    shader: shader.clone().into_bytes(),
+                    shader: asset.name_bytes(&shader),
                     vertices: piece
                         .vertices
                         .iter()
@@ -621,7 +621,7 @@ impl crate::asset::Writer for Builder {
         if !asset.clips.is_empty() {
             files.push(WrittenFile {
                 place: Place::Suffix(".framegroups"),
-                bytes: crate::asset::framegroups_text(asset).into_bytes(),
+                bytes: asset.name_bytes(&crate::asset::framegroups_text(asset)),
             });
         }
         Ok(Written::new(Self::FORMAT, files).with_notes(losses))

@@ -37,6 +37,7 @@ use crate::asset::{
     self, Asset, Clip, ClipKeys, Error, Image, Joint, JointKey, MAX_CLIP_KEYS, Material,
     MorphTarget, Options, Skeleton, Tag, UNBOUND, unit,
 };
+use crate::name::CodePage;
 use crate::pose::Interpolation;
 use crate::pose::framegroups::FrameGroup;
 
@@ -163,9 +164,45 @@ impl Model<'_> {
                 .map(|at| (at.clip.name.clone(), at.seconds)),
             given_pose: options.pose.is_some(),
             replaced_non_finite: 0,
+            code_page: model.code_page(),
         };
         built.replaced_non_finite = sanitise(&mut built);
         Ok(built)
+    }
+}
+
+impl Model<'_> {
+    /// The code page of the model's names ([`CodePage::of`] its bones, meshes and their
+    /// groups, materials and texture names, attachments and frames): the one
+    /// [`to_asset`](Model::to_asset) decodes them with and records as
+    /// [`Asset::code_page`].
+    ///
+    /// ```
+    /// use skelmap_core::{Model, name::CodePage, synth};
+    /// let mut b = synth::tube(&synth::TubeParams::default());
+    /// b.bones[0].name = vec![0xC4, 0xE3]; // GBK
+    /// let bytes = b.write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// assert_eq!(model.code_page(), CodePage::Gbk);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn code_page(&self) -> CodePage {
+        let materials = (0..self.num_materials())
+            .filter_map(|i| self.material(i))
+            .flat_map(|m| [m.name, m.texture]);
+        let meshes = self.meshes().flat_map(|mesh| {
+            let groups: Vec<&[u8]> = mesh.submeshes().map(|s| s.name()).collect();
+            std::iter::once(mesh.name()).chain(groups)
+        });
+        CodePage::of(
+            self.bones()
+                .map(|b| b.name())
+                .chain(meshes)
+                .chain(materials)
+                .chain(self.attachments().map(|a| a.name))
+                .chain(self.frame_names()),
+        )
     }
 }
 
@@ -233,6 +270,7 @@ impl Model<'_> {
     /// The bones as joints at `pose` (names, parents, parent-relative and model-space
     /// transforms), and which are flagged as attachments.
     fn asset_skeleton(&self, pose: &Pose) -> Skeleton {
+        let code_page = self.code_page();
         Skeleton {
             joints: self
                 .bones()
@@ -242,7 +280,7 @@ impl Model<'_> {
                         pose.local().bones.get(i).copied().unwrap_or_default();
                     let scale = pose.local().scales.get(i).map_or(Vec3::ONE, |&s| s.into());
                     Joint {
-                        name: b.name_lossy().into_owned(),
+                        name: code_page.decode(b.name()).into_owned(),
                         parent: b.parent(),
                         rotation,
                         translation: translation.into(),
@@ -269,12 +307,13 @@ impl Model<'_> {
     fn asset_tags(&self, pose: &Pose, per_frame: bool) -> Vec<Tag> {
         // Tags follow the bone attachments in `attachments`.
         let bones = self.num_bone_attachments();
+        let code_page = self.code_page();
         (0..self.num_tags())
             .filter(|&i| self.tag_bone(i).is_none())
             .map(|i| Tag {
                 name: self
                     .attachment(bones + i)
-                    .map(|a| a.name_lossy().into_owned())
+                    .map(|a| code_page.decode(a.name).into_owned())
                     .unwrap_or_default(),
                 pose: self
                     .attachment_transform(bones + i, pose)
@@ -439,13 +478,14 @@ fn tag_joints(model: &Model<'_>, skeleton: &mut Skeleton, clips: &mut [Clip]) ->
     }
     let mut names = Names::of(skeleton);
     let mut keys = Vec::new();
+    let code_page = model.code_page();
     for t in 0..model.num_tags() {
         let Some(bone) = model.tag_bone(t).filter(|&b| b < bones) else {
             continue;
         };
         let name = model
             .attachment(first_tag + t)
-            .map(|a| a.name_lossy().into_owned())
+            .map(|a| code_page.decode(a.name).into_owned())
             .unwrap_or_default();
         let offset = model.tag_offset(t);
         let parent = &skeleton.joints[bone];
@@ -535,8 +575,9 @@ pub(super) fn materials(
     let mut sources: Vec<usize> = Vec::new();
     let conventions = model.conventions();
     let names_files = conventions.textures == TextureNames::Files;
+    let code_page = model.code_page();
     for (i, m) in (0..model.num_materials()).filter_map(|i| Some((i, model.material(i)?))) {
-        let name = crate::name::lossy(m.name).into_owned();
+        let name = code_page.decode(m.name).into_owned();
         let clamp = |c: f32| {
             if c.is_finite() {
                 c.clamp(0.0, 1.0)
@@ -593,7 +634,7 @@ pub(super) fn materials(
                 None
             },
             texture: (image.is_none() && !m.texture.is_empty() && names_files)
-                .then(|| crate::name::lossy(m.texture).into_owned()),
+                .then(|| code_page.decode(m.texture).into_owned()),
             // A skin with a transparent index: its texels are drawn or not, never blended.
             alpha_cutoff: image
                 .and(m.skin)
@@ -619,7 +660,7 @@ fn asset_material(
     if m.skin.is_some() {
         return None;
     }
-    let name = crate::name::lossy(m.name);
+    let name = model.code_page().decode(m.name);
     materials.iter().position(|x| x.name == name)
 }
 
@@ -806,7 +847,8 @@ fn mesh_name(
     material: Option<usize>,
     materials: &[Material],
 ) -> String {
-    let lossy = |b: &[u8]| crate::name::lossy(b).into_owned();
+    let code_page = model.code_page();
+    let lossy = |b: &[u8]| code_page.decode(b).into_owned();
     if model.conventions().own_materials {
         return lossy(submesh);
     }
@@ -847,11 +889,12 @@ fn morph_targets(
             .collect()
     };
     let mut targets = Vec::with_capacity(model.num_frames());
+    let code_page = model.code_page();
     for (f, name) in model.frame_names().enumerate() {
         model.pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)?;
         model.deform(mesh.index(), &pose, &mut p, &mut q)?;
         targets.push(MorphTarget {
-            name: crate::name::lossy(name).into_owned(),
+            name: code_page.decode(name).into_owned(),
             positions: difference(&pick(&p), &base.positions),
             normals: difference(&pick(&q), &base.normals),
         });

@@ -13,9 +13,7 @@ use glam::Vec3;
 
 use super::anim::DEFAULT_FPS;
 use crate::asset::cut::{Cut, SkinFrames};
-use crate::asset::{
-    Asset, FitError, Fitted, Joint, JointKey, Skeleton, UpAxis, check_names, quantise_weights,
-};
+use crate::asset::{Asset, FitError, Fitted, Joint, JointKey, Skeleton, UpAxis, quantise_weights};
 use crate::error::Result;
 use crate::format::Format;
 use crate::write::{name_field, u32_field};
@@ -355,15 +353,16 @@ impl Builder {
             .materials
             .iter()
             .zip(materials)
-            .map(|(m, name)| (name.into_bytes(), m.base_color))
+            .map(|(m, name)| (asset.name_bytes(&name), m.base_color))
             .collect();
-        b.textures = textures.into_iter().map(String::into_bytes).collect();
+        b.textures = textures.iter().map(|t| asset.name_bytes(t)).collect();
         if !joints.is_empty() {
             b.tail.vertex_extra = Some((1, extras));
         }
         let fps = timeline_losses(&asset, joints, &mut losses);
         let frames = asset.joint_frames().unwrap_or_default();
         b.keyframer = (fps, 0.0, frames.len().max(1) as i32);
+        let names: Vec<Vec<u8>> = names.iter().map(|n| asset.name_bytes(n)).collect();
         b.joints = joint_defs(joints, &names, &frames, fps);
         Ok(Fitted { builder: b, losses })
     }
@@ -395,7 +394,7 @@ impl Builder {
                 extras.push(([id(1), id(2), id(3)], [weight(0), weight(1), weight(2)]));
             }
             let mut group = GroupDef {
-                name: asset.mesh_name(g).into_bytes(),
+                name: asset.name_bytes(&asset.mesh_name(g)),
                 triangles: Vec::with_capacity(mesh.triangles.len()),
                 material: mesh.material.map_or(-1, |m| m as i8),
             };
@@ -455,13 +454,13 @@ fn check_fit(asset: &Asset) -> core::result::Result<(Vec<String>, Vec<String>), 
             "merge materials in the source model",
         ));
     }
-    check_names(
+    asset.check_names(
         "MS3D",
         "joint",
         joints.iter().map(|j| j.name.as_str()),
         MAX_NAME,
     )?;
-    check_names(
+    asset.check_names(
         "MS3D",
         "group",
         (0..asset.meshes.len())
@@ -484,7 +483,7 @@ fn check_fit(asset: &Asset) -> core::result::Result<(Vec<String>, Vec<String>), 
             }
         })
         .collect();
-    check_names(
+    asset.check_names(
         "MS3D",
         "material",
         materials.iter().map(String::as_str),
@@ -495,7 +494,7 @@ fn check_fit(asset: &Asset) -> core::result::Result<(Vec<String>, Vec<String>), 
         .iter()
         .map(|m| m.texture_file().unwrap_or_default())
         .collect();
-    check_names("MS3D", "texture", textures.iter().map(String::as_str), 127)?;
+    asset.check_names("MS3D", "texture", textures.iter().map(String::as_str), 127)?;
     Ok((materials, textures))
 }
 
@@ -561,7 +560,7 @@ fn timeline_losses(asset: &Asset, joints: &[Joint], losses: &mut Vec<String>) ->
 /// frame `k` of `frames` at `(k + 1) / fps` seconds.
 fn joint_defs(
     joints: &[Joint],
-    names: &[String],
+    names: &[Vec<u8>],
     frames: &[&[JointKey]],
     fps: f32,
 ) -> Vec<JointDef> {
@@ -591,11 +590,11 @@ fn joint_defs(
                 })
                 .collect();
             JointDef {
-                name: names.get(i).cloned().unwrap_or_default().into_bytes(),
+                name: names.get(i).cloned().unwrap_or_default(),
                 parent: j
                     .parent
                     .and_then(|p| names.get(p))
-                    .map(|p| p.clone().into_bytes())
+                    .cloned()
                     .unwrap_or_default(),
                 rotation: crate::pose::euler::zyx_of(rest),
                 position: j.translation.to_array(),

@@ -11,9 +11,10 @@ use super::raw::{
     AnimInfoBinary, FNamedBoneBinary, VChunkHeader, VColor, VJointPos, VMaterial, VMeshUV, VNormal,
     VPoint, VQuatAnimKey, VRawBoneInfluence, VTriangle16, VTriangle32, VVertex,
 };
-use crate::asset::{Asset, FitError, Fitted, UpAxis, check_names, free_name_among};
+use crate::asset::{Asset, FitError, Fitted, UpAxis, free_name_among};
 use crate::error::{Error, Result};
 use crate::format::Format;
+use crate::name::CodePage;
 
 /// The longest name a 64-byte field holds with its NUL.
 pub const MAX_NAME: usize = 63;
@@ -113,6 +114,9 @@ pub struct Builder {
     pub frames: Vec<Vec<(Quat, [f32; 3])>>,
     /// The PSA's sequences.
     pub sequences: Vec<SequenceDef>,
+    /// The code page the names are stored in ([`Asset::code_page`] for a builder made
+    /// from an asset).
+    pub code_page: CodePage,
 }
 
 /// A rotation as the file stores it: mirrored into Unreal's axes, conjugated for every bone
@@ -133,9 +137,9 @@ fn mirrored(v: [f32; 3]) -> [F32<LittleEndian>; 3] {
     [f(v[0]), f(-v[1]), f(v[2])]
 }
 
-/// A name in a 64-byte NUL-padded field, or [`Error::Write`] past 63 bytes.
-fn name64(what: &'static str, name: &str) -> Result<[u8; 64]> {
-    let bytes = name.as_bytes();
+/// A name in `code_page` in a 64-byte NUL-padded field, or [`Error::Write`] past 63 bytes.
+fn name64(code_page: CodePage, what: &'static str, name: &str) -> Result<[u8; 64]> {
+    let bytes = &*code_page.encode(name);
     if bytes.len() > MAX_NAME {
         return Err(Error::Write {
             format: Format::Psk,
@@ -192,13 +196,18 @@ fn head(out: &mut Vec<u8>, id: &str) -> Result<()> {
     chunk::<VPoint>(out, id, &[])
 }
 
-fn bone_record(b: &BoneDef, index: usize, children: usize) -> Result<FNamedBoneBinary> {
+fn bone_record(
+    code_page: CodePage,
+    b: &BoneDef,
+    index: usize,
+    children: usize,
+) -> Result<FNamedBoneBinary> {
     let parent = match b.parent {
         None => 0,
         Some(p) => int("bone.parent_index", p as usize)?.get(),
     };
     Ok(FNamedBoneBinary {
-        name: name64("bone.name", &b.name)?,
+        name: name64(code_page, "bone.name", &b.name)?,
         flags: U32::new(0),
         num_children: int("bone.num_children", children)?,
         parent_index: I32::new(parent),
@@ -397,7 +406,7 @@ impl Builder {
             .enumerate()
             .map(|(i, m)| {
                 Ok(VMaterial {
-                    material_name: name64("material.material_name", m)?,
+                    material_name: name64(self.code_page, "material.material_name", m)?,
                     texture_index: int("material.texture_index", i)?,
                     poly_flags: U32::new(0),
                     aux_material: I32::new(0),
@@ -459,7 +468,7 @@ impl Builder {
                     .iter()
                     .filter(|c| c.parent == Some(i as u32))
                     .count();
-                bone_record(b, i, children)
+                bone_record(self.code_page, b, i, children)
             })
             .collect()
     }
@@ -486,8 +495,8 @@ impl Builder {
             .iter()
             .map(|s| {
                 Ok(AnimInfoBinary {
-                    name: name64("info.name", &s.name)?,
-                    group: name64("info.group", &s.group)?,
+                    name: name64(self.code_page, "info.name", &s.name)?,
+                    group: name64(self.code_page, "info.group", &s.group)?,
                     total_bones: int("info.total_bones", num_bones)?,
                     root_include: I32::new(0),
                     key_compression_style: I32::new(0),
@@ -538,13 +547,13 @@ impl Builder {
         let (asset, still) = asset.with_still_joint();
         asset.refuse_vertex_animation("PSK")?;
         let skeleton = asset.skeleton_or_root();
-        check_names(
+        asset.check_names(
             "PSK",
             "bone",
             skeleton.joints.iter().map(|j| j.name.as_str()),
             MAX_NAME,
         )?;
-        check_names(
+        asset.check_names(
             "PSK",
             "clip",
             asset.clips.iter().map(|c| c.name.as_str()),
@@ -618,6 +627,7 @@ impl Builder {
         let mut b = Builder {
             bones,
             materials,
+            code_page: asset.code_page,
             ..Builder::default()
         };
         // Mesh positions are in the pose the joints' world transforms give; the reference

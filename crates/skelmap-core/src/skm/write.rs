@@ -13,7 +13,7 @@ use super::raw::{
     SkpHeader,
 };
 
-use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis};
 use crate::error::Result;
 use crate::format::Format;
 use crate::write::{self, put_texcoords, put_u32s, put_vertices, vertices_size};
@@ -289,7 +289,7 @@ impl Builder {
         let (asset, dropped) = asset.drawable("SKM")?;
         asset.refuse_vertex_animation("SKM")?;
         let skeleton = asset.skeleton_or_root();
-        check_names(
+        asset.check_names(
             "SKP",
             "bone",
             skeleton.joints.iter().map(|j| j.name.as_str()),
@@ -299,7 +299,7 @@ impl Builder {
         let names: Vec<String> = (0..asset.meshes.len())
             .map(|i| asset.mesh_name(i))
             .collect();
-        check_names("SKM", "mesh", names.iter().map(String::as_str), MAX_NAME)?;
+        asset.check_names("SKM", "mesh", names.iter().map(String::as_str), MAX_NAME)?;
         let (inverse, unscaled) = skeleton.unscaled_inverse_binds("SKM");
         let meshes = asset
             .meshes
@@ -312,8 +312,8 @@ impl Builder {
                 references.sort_unstable();
                 references.dedup();
                 MeshDef {
-                    shader: shader.into_bytes(),
-                    name: names.get(i).cloned().unwrap_or_default().into_bytes(),
+                    shader: asset.name_bytes(&shader),
+                    name: asset.name_bytes(names.get(i).map_or("", String::as_str)),
                     texcoords: mesh.uvs_or_zero(),
                     vertices,
                     triangles: mesh.triangles.clone(),
@@ -348,7 +348,7 @@ impl Builder {
                 poses: skeleton.bind_keys().iter().map(pose).collect(),
             });
         }
-        let bones = skeleton.bone_defs();
+        let bones = skeleton.bone_defs(asset.code_page);
         Ok(Fitted {
             builder: Builder {
                 skm: SkmBuilder {

@@ -8,9 +8,10 @@ use zerocopy::byteorder::{BigEndian, F32, I32};
 use glam::{Affine3A, Vec3A};
 
 use super::raw::{self, Header, Lump};
-use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis, check_names};
+use crate::asset::{Asset, FitError, Fitted, JointKey, UpAxis};
 use crate::error::{Error, Result};
 use crate::format::Format;
+use crate::name::CodePage;
 
 /// The longest name a 32-byte field holds with its NUL.
 pub const MAX_NAME: usize = 31;
@@ -89,6 +90,9 @@ pub struct Builder {
     pub maxs: [f32; 3],
     /// The header's bounding radius.
     pub radius: f32,
+    /// The code page the names are stored in ([`Asset::code_page`] for a builder made
+    /// from an asset).
+    pub code_page: CodePage,
 }
 
 const FORMAT: Format = Format::Zym;
@@ -165,6 +169,7 @@ impl Builder {
             mins: [-4.0, -4.0, 0.0],
             maxs: [4.0, 4.0, 12.0],
             radius: 14.0,
+            code_page: CodePage::Utf8,
         }
     }
 
@@ -190,7 +195,7 @@ impl Builder {
         ] = &mut lumps;
         for s in &self.scenes {
             let scene = raw::Scene {
-                name: name32("scene.name", &s.name)?,
+                name: name32(self.code_page, "scene.name", &s.name)?,
                 mins: self.mins.map(F32::new),
                 maxs: self.maxs.map(F32::new),
                 radius: F32::new(self.radius),
@@ -218,7 +223,7 @@ impl Builder {
                 .parent
                 .map_or(Ok(-1), |p| int("bone.parent", p as usize).map(|p| p.get()))?;
             let bone = raw::Bone {
-                name: name32("bone.name", &b.name)?,
+                name: name32(self.code_page, "bone.name", &b.name)?,
                 flags: I32::new(b.flags as i32),
                 parent: I32::new(parent),
             };
@@ -241,7 +246,7 @@ impl Builder {
                     render.extend_from_slice(int("render.indices", i as usize)?.as_bytes());
                 }
             }
-            shaders.extend_from_slice(&name32("shader.name", &s.name)?);
+            shaders.extend_from_slice(&name32(self.code_page, "shader.name", &s.name)?);
         }
         trizone.resize(numtris, 0);
 
@@ -317,9 +322,9 @@ impl Builder {
         asset.refuse_vertex_animation("ZYM")?;
         let skeleton = asset.skeleton_or_root();
         let joint_names = skeleton.joints.iter().map(|j| j.name.as_str());
-        check_names("ZYM", "bone", joint_names, MAX_NAME)?;
+        asset.check_names("ZYM", "bone", joint_names, MAX_NAME)?;
         let shaders = asset.shader_names("ZYM", MAX_NAME)?;
-        check_names(
+        asset.check_names(
             "ZYM",
             "clip",
             asset.clips.iter().map(|c| c.name.as_str()),
@@ -336,6 +341,7 @@ impl Builder {
                     flags: 0,
                 })
                 .collect(),
+            code_page: asset.code_page,
             ..Builder::default()
         };
         let (mut cut, mut unbound, mut normals) = (0usize, 0usize, false);
@@ -465,9 +471,9 @@ fn int(what: &'static str, value: usize) -> Result<I32<BigEndian>> {
         })
 }
 
-/// A name in a 32-byte NUL-padded field, or [`Error::Write`] past 31 bytes.
-fn name32(what: &'static str, name: &str) -> Result<[u8; 32]> {
-    let bytes = name.as_bytes();
+/// A name in `code_page` in a 32-byte NUL-padded field, or [`Error::Write`] past 31 bytes.
+fn name32(code_page: CodePage, what: &'static str, name: &str) -> Result<[u8; 32]> {
+    let bytes = &*code_page.encode(name);
     if bytes.len() > 31 {
         return Err(Error::Write {
             format: FORMAT,
