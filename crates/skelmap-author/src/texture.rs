@@ -315,12 +315,56 @@ fn is_pcx(bytes: &[u8]) -> bool {
 }
 
 /// A PCX file's pixels (paletted or RGB), its size checked against `limits` before anything
-/// is decoded.
+/// is decoded. A paletted file whose 768-byte palette follows its pixels without the `0x0C`
+/// byte that marks it is read with that palette, as Quake II reads every PCX (its
+/// `LoadPCX` takes the last 768 bytes, marked or not): some of its skins are saved so.
 fn decode_pcx(bytes: &[u8], limits: Limits) -> image::ImageResult<image::DynamicImage> {
     use image::ImageDecoder;
-    let mut decoder = image_extras::pcx::PCXDecoder::new(Cursor::new(bytes))?;
+    let marked = unmarked_palette(bytes).map(|at| {
+        let mut marked = Vec::with_capacity(bytes.len() + 1);
+        marked.extend_from_slice(&bytes[..at]);
+        marked.push(PCX_PALETTE_MARK);
+        marked.extend_from_slice(&bytes[at..]);
+        marked
+    });
+    let mut decoder =
+        image_extras::pcx::PCXDecoder::new(Cursor::new(marked.as_deref().unwrap_or(bytes)))?;
     decoder.set_limits(limits)?;
     image::DynamicImage::from_decoder(decoder)
+}
+
+/// The byte that precedes a PCX file's 256-colour palette.
+const PCX_PALETTE_MARK: u8 = 0x0C;
+
+/// Where the palette of a paletted PCX (8 bits a pixel, one plane) starts when it follows
+/// the pixels unmarked: the run-length pixel data ends exactly 768 bytes before the end of
+/// the file, and neither the byte before those 768 nor their first is the mark (a file cut
+/// short of its last palette byte has the mark first). `None` for every other file.
+fn unmarked_palette(bytes: &[u8]) -> Option<usize> {
+    let at = bytes.len().checked_sub(768)?;
+    let header = bytes.get(..128)?;
+    let (bits, planes) = (header[3], header[65]);
+    let line = usize::from(u16::from_le_bytes([header[66], header[67]]));
+    let rows = usize::from(u16::from_le_bytes([header[10], header[11]]))
+        .checked_sub(usize::from(u16::from_le_bytes([header[6], header[7]])))?
+        + 1;
+    if bits != 8 || planes != 1 || bytes.get(at.checked_sub(1)?) == Some(&PCX_PALETTE_MARK) {
+        return None;
+    }
+    // The pixel data's end: each byte from 0xC0 up repeats the next one by its low six bits.
+    let mut left = line.checked_mul(rows)?;
+    let mut i = 128;
+    while left > 0 {
+        let byte = *bytes.get(i)?;
+        let (count, size) = if byte >= 0xC0 {
+            (usize::from(byte & 0x3F), 2)
+        } else {
+            (1, 1)
+        };
+        left = left.saturating_sub(count);
+        i += size;
+    }
+    (i == at && bytes.get(at) != Some(&PCX_PALETTE_MARK)).then_some(at)
 }
 
 /// Decodes an embedded DDS file (a GameStudio skin of type `0x6` or `0x16`: DXT1, DXT3 or

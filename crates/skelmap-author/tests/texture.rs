@@ -295,6 +295,39 @@ fn a_quake_ii_pcx_skin_decodes_through_its_palette() {
     }
 }
 
+/// Some Quake II skins (quake2vr's `models/items/jet/skin.pcx` and four more) end in their
+/// 768-byte palette without the `0x0C` byte that marks it; Quake II's `LoadPCX` takes the
+/// last 768 bytes whatever precedes them, and so do we. A file cut one byte short, whose
+/// last 768 bytes start with the mark, stays an error, as does one whose pixels run into
+/// the last 768 bytes.
+#[test]
+fn a_pcx_palette_without_its_mark_is_read_as_quake_ii_reads_it() {
+    let dir = fresh("pcx-unmarked");
+    let dir = dir.path();
+    let marked = pcx(3, 2, |x, y| (x * 40 + y * 100) as u8);
+    let mark = marked.len() - 769;
+    assert_eq!(marked[mark], 0x0C);
+    let unmarked = [&marked[..mark], &marked[mark + 1..]].concat();
+    write(&dir.join("marked.pcx"), &marked);
+    write(&dir.join("unmarked.pcx"), &unmarked);
+    let want = texture::read(&dir.join("marked.pcx")).unwrap();
+    let got = texture::read(&dir.join("unmarked.pcx")).unwrap();
+    assert_eq!((got.width, got.height), (3, 2));
+    assert_eq!(got.rgba, want.rgba);
+    // Cut one byte short: the mark is the first of the last 768 bytes.
+    write(&dir.join("short.pcx"), &marked[..marked.len() - 1]);
+    assert!(matches!(
+        texture::read(&dir.join("short.pcx")),
+        Err(Error::Decode { .. })
+    ));
+    // Pixels that reach into the last 768 bytes: no palette follows them.
+    write(&dir.join("less.pcx"), &unmarked[..unmarked.len() - 2]);
+    assert!(matches!(
+        texture::read(&dir.join("less.pcx")),
+        Err(Error::Decode { .. })
+    ));
+}
+
 /// A JPEG keeps its bytes, and glTF embeds them as they are (`image/jpeg`) rather than a PNG
 /// of the decoded texels.
 #[test]
