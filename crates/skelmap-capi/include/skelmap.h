@@ -54,6 +54,8 @@
  *   (skelmap_local_pose_two_bone_ik, _aim_ik, skelmap_two_bone_ik_default,
  *   skelmap_aim_ik_default), and skelmap_pose_from_local, which poses a SkelmapPose for
  *   skinning and attachments.
+ * - Names' code page: skelmap_model_code_page says whether the bytes the name functions
+ *   copy are UTF-8 or GBK (SKELMAP_CODE_PAGE_UTF8, SKELMAP_CODE_PAGE_GBK).
  */
 
 #ifndef SKELMAP_H
@@ -140,6 +142,16 @@
  * instead of mapping it, so that later changes to the file cannot affect the model.
  */
 #define SKELMAP_OPEN_READ 1
+
+/**
+ * `skelmap_model_code_page`: the names are UTF-8 (or ASCII).
+ */
+#define SKELMAP_CODE_PAGE_UTF8 0
+
+/**
+ * `skelmap_model_code_page`: the names are GBK, the code page of Chinese Windows (936).
+ */
+#define SKELMAP_CODE_PAGE_GBK 1
 
 /**
  * `interpolation` for `skelmap_pose_sample`: normalised linear blend of rotations along
@@ -2431,6 +2443,20 @@ void skelmap_model_free(struct SkelmapModel *model);
  * `model` is NULL or a live model.
  */
 uint32_t skelmap_model_format(const struct SkelmapModel *model);
+
+/**
+ * The code page the model's names are in (`SKELMAP_CODE_PAGE_UTF8` or
+ * `SKELMAP_CODE_PAGE_GBK`): the name functions copy the bytes as stored, and a caller that
+ * shows them decodes them with it. GBK when some name (a bone, mesh, material, texture,
+ * attachment or frame) is not UTF-8 and is GBK.
+ *
+ * Returns `SKELMAP_CODE_PAGE_UTF8` when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
+ *
+ * # Safety
+ *
+ * `model` is NULL or a live model.
+ */
+uint32_t skelmap_model_code_page(const struct SkelmapModel *model);
 
 /**
  * Fills `*out` with the model's counts.

@@ -5,6 +5,7 @@ use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
 
 use skelmap_core::model::OpenOptions;
+use skelmap_core::name::CodePage;
 use skelmap_core::pose::framegroups::FrameGroup;
 use skelmap_core::source::{Access, MapPromise};
 use skelmap_core::{Format, Limits, Model, Source};
@@ -564,6 +565,31 @@ pub unsafe extern "C" fn skelmap_model_free(model: *mut SkelmapModel) {
 pub unsafe extern "C" fn skelmap_model_format(model: Option<&SkelmapModel>) -> u32 {
     value(0, || {
         Ok(model.ok_or(Fail::null("model"))?.format().c_value())
+    })
+}
+
+/// `skelmap_model_code_page`: the names are UTF-8 (or ASCII).
+pub const SKELMAP_CODE_PAGE_UTF8: u32 = 0;
+/// `skelmap_model_code_page`: the names are GBK, the code page of Chinese Windows (936).
+pub const SKELMAP_CODE_PAGE_GBK: u32 = 1;
+
+/// The code page the model's names are in (`SKELMAP_CODE_PAGE_UTF8` or
+/// `SKELMAP_CODE_PAGE_GBK`): the name functions copy the bytes as stored, and a caller that
+/// shows them decodes them with it. GBK when some name (a bone, mesh, material, texture,
+/// attachment or frame) is not UTF-8 and is GBK.
+///
+/// Returns `SKELMAP_CODE_PAGE_UTF8` when `model` is NULL (`SKELMAP_STATUS_NULL_PARAMETER`).
+///
+/// # Safety
+///
+/// `model` is NULL or a live model.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skelmap_model_code_page(model: Option<&SkelmapModel>) -> u32 {
+    value(SKELMAP_CODE_PAGE_UTF8, || {
+        Ok(match model.ok_or(Fail::null("model"))?.model.code_page() {
+            CodePage::Utf8 => SKELMAP_CODE_PAGE_UTF8,
+            CodePage::Gbk => SKELMAP_CODE_PAGE_GBK,
+        })
     })
 }
 

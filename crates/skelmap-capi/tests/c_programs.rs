@@ -341,6 +341,12 @@ fn check_c_output(out: &str, path: &Path) {
     assert_eq!(count("frames"), u64::from(e.frames), "{}", path.display());
     assert_eq!(count("vertices"), e.vertices, "{}", path.display());
     assert_eq!(count("triangles"), e.triangles, "{}", path.display());
+    // The names' code page: what the Rust model finds.
+    let page = match skelmap_core::Model::open(path).unwrap().code_page() {
+        skelmap_core::name::CodePage::Utf8 => skelmap_capi::model::SKELMAP_CODE_PAGE_UTF8,
+        skelmap_core::name::CodePage::Gbk => skelmap_capi::model::SKELMAP_CODE_PAGE_GBK,
+    };
+    assert_eq!(count("code_page"), u64::from(page), "{}", path.display());
     let bytes = std::fs::read(path).unwrap();
     let uv = match e.format {
         1 => Dpm::parse(&bytes)
@@ -674,7 +680,12 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
         .unwrap();
     let dir = dir.path();
     let (dpm, skm, malformed) = synthetic_inputs(dir);
-    let mut models = vec![dpm.clone(), skm];
+    // A tube whose second bone is named in GBK (手臂): its code page is GBK.
+    let mut gbk = synth::tube(&synth::TubeParams::default());
+    gbk.bones[1].name = vec![0xCA, 0xD6, 0xB1, 0xDB];
+    let gbk_path = dir.join("gbk.dpm");
+    std::fs::write(&gbk_path, gbk.write().unwrap()).unwrap();
+    let mut models = vec![dpm.clone(), skm, gbk_path.clone()];
     if let Some(corpus) = corpus() {
         let raptor = corpus.join("dpm/xon_vehicles_raptor.dpm");
         let raptor_skm = dir.join("raptor.skm");
@@ -743,6 +754,7 @@ fn c_and_cpp_programs_agree_with_the_rust_api_under_sanitizers() {
     for model in &models {
         check_c_output(&out, model);
     }
+    assert_eq!(fields(&out, "model", &gbk_path)["code_page"], "1");
     // The synthetic tube flags its last bone (3) as an attachment: the C program found it.
     let attachment = fields(&out, "attachment", &dpm);
     assert_eq!(

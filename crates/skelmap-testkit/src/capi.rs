@@ -43,8 +43,9 @@ use skelmap_capi::mesh::{
 };
 use skelmap_capi::mesh::{skelmap_mesh_corner_texcoords, skelmap_model_skin_corners};
 use skelmap_capi::model::{
-    SkelmapCounts, SkelmapFormat, SkelmapModel, skelmap_model_counts, skelmap_model_format,
-    skelmap_model_free, skelmap_model_open_memory, skelmap_model_warning,
+    SKELMAP_CODE_PAGE_GBK, SkelmapCounts, SkelmapFormat, SkelmapModel, skelmap_model_code_page,
+    skelmap_model_counts, skelmap_model_format, skelmap_model_free, skelmap_model_open_memory,
+    skelmap_model_warning,
 };
 use skelmap_capi::pose::{
     SkelmapPose, skelmap_pose_bone_count, skelmap_pose_bone_world, skelmap_pose_free,
@@ -95,6 +96,9 @@ pub fn exercise(data: &[u8]) -> u64 {
             SkelmapStatus::Ok
         );
         sum += u64::from(skelmap_model_format(Some(m)));
+        let page = skelmap_model_code_page(Some(m));
+        assert!(page <= SKELMAP_CODE_PAGE_GBK, "code page {page}");
+        sum += u64::from(page);
         sum = sum.wrapping_add(names(m, &counts));
         sum = sum.wrapping_add(skins_and_materials(m, &counts));
         let mut pose: *mut SkelmapPose = std::ptr::null_mut();

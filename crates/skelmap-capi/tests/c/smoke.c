@@ -195,9 +195,10 @@ static void check_model(const char *path) {
     SkelmapCounts c;
     CHECK_STATUS(skelmap_model_counts(model, &c), SKELMAP_STATUS_OK);
     printf("model %s format=%u meshes=%u bones=%u frames=%u groups=%u vertices=%llu "
-           "triangles=%llu\n",
+           "triangles=%llu code_page=%u\n",
            path, skelmap_model_format(model), c.meshes, c.bones, c.frames, c.frame_groups,
-           (unsigned long long)c.vertices, (unsigned long long)c.triangles);
+           (unsigned long long)c.vertices, (unsigned long long)c.triangles,
+           skelmap_model_code_page(model));
 
     /* Names: sized with a NULL buffer first, then copied. */
     if (c.bones > 0) {
@@ -784,6 +785,7 @@ int main(int argc, char **argv) {
     CHECK_STATUS(skelmap_gpu_mesh_new(NULL, NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
     CHECK_STATUS(skelmap_model_counts(NULL, NULL), SKELMAP_STATUS_NULL_PARAMETER);
     CHECK(skelmap_model_format(NULL) == 0);
+    CHECK(skelmap_model_code_page(NULL) == SKELMAP_CODE_PAGE_UTF8);
     CHECK(skelmap_bone_index(NULL, "x") == -1);
     CHECK(strcmp(skelmap_status_str(9999), "unknown status") == 0);
     SkelmapModel *none = NULL;
