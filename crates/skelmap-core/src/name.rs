@@ -114,15 +114,19 @@ impl CodePage {
     /// field cannot store (it is written as UTF-8).
     #[must_use]
     pub fn decode(self, name: &[u8]) -> Cow<'_, str> {
+        self.decoded(name).unwrap_or_else(|| lossy(name))
+    }
+
+    /// `name` as text when it is valid in this code page, or else UTF-8 or GBK ([`decoded`]);
+    /// `None` when it is none of them.
+    #[must_use]
+    pub fn decoded(self, name: &[u8]) -> Option<Cow<'_, str>> {
         match self {
-            CodePage::Utf8 => lossy(name),
-            CodePage::Gbk if name.is_ascii() => lossy(name),
-            CodePage::Gbk => {
-                match encoding_rs::GBK.decode_without_bom_handling_and_without_replacement(name) {
-                    Some(text) => Cow::Owned(text.into_owned()),
-                    None => lossy(name),
-                }
-            }
+            CodePage::Gbk if !name.is_ascii() => encoding_rs::GBK
+                .decode_without_bom_handling_and_without_replacement(name)
+                .map(|text| Cow::Owned(text.into_owned()))
+                .or_else(|| decoded(name)),
+            _ => decoded(name),
         }
     }
 
@@ -242,6 +246,12 @@ mod tests {
         assert_eq!(CodePage::Utf8.encode_within("\u{4F60}", 2), b"");
         // Invalid in both: escaped, as `lossy` does.
         assert_eq!(CodePage::Gbk.decode(&[b'x', 0xC4]), "x\\xC4");
+        assert_eq!(CodePage::Gbk.decoded(&[b'x', 0xC4]), None);
+        assert_eq!(
+            CodePage::Gbk.decoded(by_chance),
+            Some(CodePage::Gbk.decode(by_chance))
+        );
+        assert_eq!(CodePage::Utf8.decoded(by_chance).as_deref(), Some("\u{E9}"));
     }
 
     #[test]

@@ -588,6 +588,11 @@ fn names_read_in_gbk_are_written_in_gbk_by_every_format() {
     let skeleton = asset.skeleton.as_ref().unwrap();
     assert_eq!(skeleton.joints[1].name, joint_text);
     assert_eq!(asset.materials[0].name, "\u{76ae}\u{80a4}");
+    // Its texture as a URI (glTF's): the text, percent-encoded as UTF-8.
+    assert_eq!(
+        asset.materials[0].external.as_deref(),
+        Some("%E7%9A%AE%E8%82%A4.tga")
+    );
 
     let utf8: Vec<Vec<u8>> = [joint_text, "\u{76ae}\u{80a4}", "\u{624b}\u{81c2}"]
         .map(|s| s.as_bytes().to_vec())

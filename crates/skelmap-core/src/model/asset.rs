@@ -629,7 +629,7 @@ pub(super) fn materials(
             // A shader name (`Default OBJ`) is mapped to textures by an engine's rules: not a
             // file name to point an image at.
             external: if image.is_none() && names_files {
-                relative_uri(m.texture)
+                relative_uri(m.texture, code_page)
             } else {
                 None
             },
@@ -1026,10 +1026,10 @@ fn joint_index(i: usize) -> Result<u16> {
 }
 
 /// `name` as a URI relative to the model (see [`Material::external`]), or `None` for an
-/// empty name, one that would leave the model's folder, or one that is neither UTF-8 nor
-/// GBK ([`name::decoded`](crate::name::decoded): an IRI is Unicode).
-fn relative_uri(name: &[u8]) -> Option<String> {
-    let name = crate::name::decoded(name)?;
+/// empty name, one that would leave the model's folder, or one that is text in none of the
+/// code pages ([`CodePage::decoded`] in the model's `code_page`: an IRI is Unicode).
+fn relative_uri(name: &[u8], code_page: CodePage) -> Option<String> {
+    let name = code_page.decoded(name)?;
     let slashed: Vec<u8> = name
         .bytes()
         .map(|b| if b == b'\\' { b'/' } else { b })
