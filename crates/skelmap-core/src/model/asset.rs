@@ -90,11 +90,9 @@ impl Model<'_> {
         // gives one asset mesh per submesh).
         let mut sources: Vec<(Vec<u32>, usize)> = Vec::new();
         for mesh in model.meshes() {
-            for (built, picked) in
-                mesh_parts(model, &mesh, &pose, skeletal, (&materials, &made_from))?
-            {
-                meshes.push(built);
-                sources.push((picked, mesh.index()));
+            for part in mesh_parts(model, &mesh, &pose, skeletal, (&materials, &made_from))? {
+                meshes.push(part.mesh);
+                sources.push((part.picked, mesh.index()));
             }
         }
 
@@ -664,31 +662,121 @@ fn asset_material(
     materials.iter().position(|x| x.name == name)
 }
 
+/// What picks, at a pose, the vertices [`Model::to_asset`] makes of one model mesh
+/// ([`Model::asset_vertices`]).
+#[derive(Debug, Clone, Default)]
+pub(super) struct MeshPicks {
+    /// Per asset vertex (the mesh's parts one after another), the model vertex behind it.
+    pub vertices: Vec<u32>,
+    /// Where normals are stored per corner, so that corners are told apart by their posed
+    /// normals (MS3D): each corner drawn and the asset vertex it became, in drawing order;
+    /// empty for other meshes, whose asset vertices are the same at every pose.
+    corners: Vec<[u32; 2]>,
+    /// Per asset vertex, its first corner in [`corners`](MeshPicks::corners).
+    first: Vec<u32>,
+    /// Pairs of asset vertices of one model vertex and the same texture coordinates: apart
+    /// at the pose the picks were made at only by their corner normals.
+    rivals: Vec<[u32; 2]>,
+}
+
+impl MeshPicks {
+    /// Whether these picks are what [`Model::to_asset`] makes at the pose that gave the
+    /// mesh's corner normals `normals` ([`Model::deform_corner_normals`]): every corner
+    /// still has the normal of its asset vertex's first corner, bit for bit, and no two
+    /// rivals have the same. Always for a mesh whose asset vertices do not depend on them.
+    pub(super) fn hold(&self, normals: &[[f32; 3]]) -> bool {
+        let bits = |c: u32| normals.get(c as usize).map(|n| n.map(f32::to_bits));
+        let of = |a: u32| self.first.get(a as usize).and_then(|&c| bits(c));
+        self.corners
+            .iter()
+            .all(|&[c, a]| bits(c).is_some() && bits(c) == of(a))
+            && self.rivals.iter().all(|&[a, b]| of(a) != of(b))
+    }
+
+    /// Whether the picks depend on the posed corner normals (see [`hold`](MeshPicks::hold)).
+    pub(super) fn by_corner_normals(&self) -> bool {
+        !self.corners.is_empty()
+    }
+}
+
 impl Model<'_> {
-    /// Per mesh of the model, the model vertex behind each vertex of the asset meshes
-    /// [`Model::to_asset`] makes of it, one part after another. They are the same at every
-    /// pose, so a measurement can deform a mesh and pick its vertices instead of building an
-    /// asset a frame. `None` where they depend on the pose: a mesh whose normals are stored
-    /// per corner splits vertices by their posed corner normals.
-    pub(super) fn asset_vertices(&self) -> Option<Vec<Vec<u32>>> {
-        if self.meshes().any(|m| m.has_corner_normals()) {
-            return None;
-        }
+    /// Per mesh of the model, what picks the vertices of the asset meshes
+    /// [`Model::to_asset`] makes of it: the model vertex behind each, one part after
+    /// another. They are the same at every pose but where normals are stored per corner,
+    /// whose corners [`MeshPicks::hold`] checks; so a measurement can deform a mesh and pick
+    /// its vertices instead of building an asset a frame. `None` where the asset's meshes
+    /// cannot be made.
+    pub(super) fn asset_vertices(&self) -> Option<Vec<MeshPicks>> {
         let mut pose = Pose::default();
         self.pose_bind(&mut pose);
         let (materials, _, made_from) = materials(self, false, None);
         self.meshes()
             .map(|mesh| {
                 let parts = mesh_parts(self, &mesh, &pose, false, (&materials, &made_from));
-                Some(parts.ok()?.into_iter().flat_map(|(_, v)| v).collect())
+                let mut picks = MeshPicks::default();
+                for part in parts.ok()? {
+                    let base = picks.vertices.len() as u32;
+                    if mesh.has_corner_normals() {
+                        picks.add_corners(&part, base);
+                    }
+                    picks.vertices.extend(part.picked);
+                }
+                Some(picks)
             })
             .collect()
+    }
+}
+
+impl MeshPicks {
+    /// Adds the corners of `part`, whose first vertex is asset vertex `base`, and its rivals.
+    fn add_corners(&mut self, part: &Part, base: u32) {
+        self.first
+            .resize(base as usize + part.picked.len(), u32::MAX);
+        for &[corner, v] in &part.corners {
+            let a = base + v;
+            self.corners.push([corner, a]);
+            if let Some(first) = self.first.get_mut(a as usize)
+                && *first == u32::MAX
+            {
+                *first = corner;
+            }
+        }
+        // Asset vertices of one model vertex and the same texture coordinates, by vertex.
+        let uv = |k: usize| {
+            (part.mesh.uvs.as_ref())
+                .and_then(|u| u.get(k))
+                .map(|t| t.map(f32::to_bits))
+        };
+        let mut by_vertex: HashMap<(u32, Option<[u32; 2]>), Vec<u32>> = HashMap::new();
+        for (k, &v) in part.picked.iter().enumerate() {
+            by_vertex
+                .entry((v, uv(k)))
+                .or_default()
+                .push(base + k as u32);
+        }
+        for same in by_vertex.values() {
+            for (i, &a) in same.iter().enumerate() {
+                self.rivals.extend(same[..i].iter().map(|&b| [a, b]));
+            }
+        }
     }
 }
 
 /// Bits of a corner's attributes that decide whether two corners of one vertex can share
 /// an unwelded vertex.
 type CornerKey = (u32, [u32; 5]);
+
+/// One asset mesh made of a model mesh's submesh ([`mesh_parts`]).
+pub(super) struct Part {
+    /// The asset mesh.
+    pub mesh: asset::Mesh,
+    /// Per vertex of [`mesh`](Part::mesh), the model vertex it came from.
+    pub picked: Vec<u32>,
+    /// Where corners were unwelded (texture coordinates or normals stored per corner), each
+    /// corner drawn (`3 · triangle + k` of the model mesh) and the vertex of
+    /// [`mesh`](Part::mesh) it became, in drawing order; empty for a welded mesh.
+    pub corners: Vec<[u32; 2]>,
+}
 
 /// The asset meshes of one model mesh, one per submesh, with, for each of their vertices,
 /// the model vertex it came from.
@@ -698,7 +786,7 @@ pub(super) fn mesh_parts(
     pose: &Pose,
     skeletal: bool,
     (materials, sources): (&[Material], &[usize]),
-) -> Result<Vec<(asset::Mesh, Vec<u32>)>> {
+) -> Result<Vec<Part>> {
     let n = mesh.num_vertices();
     let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
     model.deform(mesh.index(), pose, &mut positions, &mut normals)?;
@@ -748,6 +836,7 @@ pub(super) fn mesh_parts(
             ..asset::Mesh::default()
         };
         let mut picked: Vec<u32> = Vec::new();
+        let mut drawn: Vec<[u32; 2]> = Vec::new();
         if unweld {
             let mut corners: HashMap<CornerKey, u32> = HashMap::new();
             for &t in &sub_triangles {
@@ -780,6 +869,7 @@ pub(super) fn mesh_parts(
                         }
                         next
                     });
+                    drawn.push([(3 * t + k) as u32, face[k]]);
                 }
                 built.triangles.push(face);
             }
@@ -832,7 +922,11 @@ pub(super) fn mesh_parts(
             }
         }
         if !(unweld && built.triangles.is_empty()) {
-            out.push((built, picked));
+            out.push(Part {
+                mesh: built,
+                picked,
+                corners: drawn,
+            });
         }
     }
     Ok(out)
@@ -1044,4 +1138,31 @@ fn relative_uri(name: &[u8], code_page: CodePage) -> Option<String> {
         }
     }
     Some(uri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MeshPicks;
+
+    /// Picks made where corners 0 and 1 share asset vertex 0 and corner 2 is asset vertex
+    /// 1, a rival of 0 (the same model vertex and texture coordinates), hold while the
+    /// posed normals keep that partition, and not where two corners of vertex 0 part, the
+    /// rivals meet or a corner is missing.
+    #[test]
+    fn picks_hold_while_posed_corner_normals_keep_their_partition() {
+        let picks = MeshPicks {
+            vertices: vec![7, 7],
+            corners: vec![[0, 0], [1, 0], [2, 1]],
+            first: vec![0, 2],
+            rivals: vec![[1, 0]],
+        };
+        let (up, side) = ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
+        assert!(picks.by_corner_normals());
+        assert!(picks.hold(&[up, up, side]));
+        assert!(!picks.hold(&[up, side, side]), "corners of one vertex part");
+        assert!(!picks.hold(&[up, up, up]), "rivals meet");
+        assert!(!picks.hold(&[up, up]), "a corner missing");
+        let welded = MeshPicks::default();
+        assert!(!welded.by_corner_normals() && welded.hold(&[]));
+    }
 }

@@ -12,6 +12,7 @@ use glam::Vec3A;
 use rayon::prelude::*;
 
 use super::Model;
+use super::asset::MeshPicks;
 use crate::asset::{self, Asset};
 use crate::pose::framegroups::FrameGroup;
 
@@ -150,10 +151,12 @@ impl Posed<'_, '_> {
 /// A [`Posed`] with what posing it at every frame needs once: for a model, the model vertex
 /// behind each vertex of its asset ([`Model::asset_vertices`]), so that a frame's points
 /// are its meshes deformed and picked, the points [`Model::to_asset`] would give, without
-/// building the rest of an asset.
+/// building the rest of an asset. Where the asset's vertices depend on posed corner normals
+/// (MS3D), a frame whose normals break the picks ([`MeshPicks::hold`]) takes the general
+/// path.
 struct Frames<'p, 'data> {
     posed: Posed<'p, 'data>,
-    picks: Option<Vec<Vec<u32>>>,
+    picks: Option<Vec<MeshPicks>>,
 }
 
 impl<'p, 'data> Frames<'p, 'data> {
@@ -188,8 +191,8 @@ impl<'p, 'data> Frames<'p, 'data> {
             None => model.pose_bind(&mut pose),
         }
         let turn = model.conventions().up.to_y_up();
-        let mut out = Vec::with_capacity(picks.iter().map(Vec::len).sum());
-        let (mut positions, mut normals) = (Vec::new(), Vec::new());
+        let mut out = Vec::with_capacity(picks.iter().map(|p| p.vertices.len()).sum());
+        let (mut positions, mut normals, mut corners) = (Vec::new(), Vec::new(), Vec::new());
         for (mesh, picked) in model.meshes().zip(picks) {
             let n = mesh.num_vertices();
             positions.resize(n, [0.0; 3]);
@@ -197,7 +200,14 @@ impl<'p, 'data> Frames<'p, 'data> {
             if (model.deform(mesh.index(), &pose, &mut positions, &mut normals)).is_err() {
                 return Vec::new();
             }
-            out.extend(picked.iter().map(|&v| {
+            if picked.by_corner_normals() {
+                corners.resize(3 * mesh.num_triangles(), [0.0; 3]);
+                let posed = model.deform_corner_normals(mesh.index(), &pose, &mut corners);
+                if posed.is_err() || !picked.hold(&corners) {
+                    return self.posed.points(frame);
+                }
+            }
+            out.extend(picked.vertices.iter().map(|&v| {
                 let p = positions.get(v as usize).copied().unwrap_or_default();
                 // Non-finite coordinates are 0 in an asset.
                 turn * Vec3A::from_array(p.map(|c| if c.is_finite() { c } else { 0.0 }))
@@ -807,9 +817,9 @@ mod tests {
     /// at the same frame, bit for bit and in order: for a tube written by every writer (its
     /// frames baked for those without joints), at the bind pose, the first frame and the
     /// last. Welded vertices (DPM, IQM, MD3 …), corners unwelded by their texture
-    /// coordinates (MD2, Quake and GameStudio MDL, MDL7) and Half-Life's studio meshes, each
-    /// keeping the vertices its triangles use, take the picks; MS3D's normals stored per
-    /// corner keep the general path.
+    /// coordinates (MD2, Quake and GameStudio MDL, MDL7), Half-Life's studio meshes, each
+    /// keeping the vertices its triangles use, and MS3D's corners told apart by their posed
+    /// normals take the picks.
     #[test]
     fn measured_points_are_the_assets() {
         use crate::{Format, Model, asset::WriteOptions, synth};
@@ -856,13 +866,73 @@ mod tests {
             Format::Md2,
             Format::Md3,
             Format::Hl1,
+            Format::Ms3d,
         ] {
             assert!(picked.contains(&format), "{format:?}: {picked:?}");
         }
-        assert_eq!(general, [Format::Ms3d; 2]);
+        assert_eq!(general, []);
         let hl1 = crate::model::write(Format::Hl1, &two, &WriteOptions::default()).unwrap();
         let hl1 = Model::from_bytes(&hl1.files[0].bytes).unwrap();
         assert_eq!(hl1.mesh(0).map(|m| m.submeshes().count()), Some(2));
+    }
+
+    /// An MS3D folded along a hard edge: two triangles share vertices 0 and 2 with the same
+    /// texture coordinates and different corner normals, so each of those vertices is two
+    /// asset vertices (rivals) that only their posed normals tell apart. A joint turns it;
+    /// the picks hold at every frame and give the asset's points bit for bit.
+    #[test]
+    fn corners_told_apart_by_their_normals_are_picked_as_the_asset_has_them() {
+        use crate::ms3d::{Builder, GroupDef, JointDef, write::triangle};
+        let builder = Builder {
+            vertices: vec![
+                ([0.0, 0.0, 0.0], 0),
+                ([1.0, 0.0, 0.0], 0),
+                ([0.0, 1.0, 0.0], 0),
+                ([0.0, 0.0, 1.0], 0),
+            ],
+            triangles: vec![
+                triangle(
+                    [0, 1, 2],
+                    [0.0, 0.0, 1.0],
+                    [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]],
+                    0,
+                ),
+                triangle(
+                    [0, 2, 3],
+                    [1.0, 0.0, 0.0],
+                    [[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]],
+                    0,
+                ),
+            ],
+            groups: vec![GroupDef {
+                name: b"fold".to_vec(),
+                triangles: vec![0, 1],
+                material: -1,
+            }],
+            keyframer: (4.0, 0.0, 4),
+            joints: vec![JointDef {
+                name: b"root".to_vec(),
+                rotation_keys: (0..4)
+                    .map(|k| (k as f32 / 4.0, [0.3 * k as f32, 0.2, 0.0]))
+                    .collect(),
+                ..JointDef::default()
+            }],
+            ..Builder::default()
+        };
+        let bytes = builder.write().unwrap();
+        let model = crate::Model::from_bytes(&bytes).unwrap();
+        let frames = Frames::new(Posed::Model(&model));
+        let picks = frames.picks.as_ref().unwrap();
+        assert_eq!(picks[0].vertices, [0, 1, 2, 0, 2, 3]);
+        assert!(picks[0].by_corner_normals());
+        for frame in (0..model.num_frames()).map(Some).chain([None]) {
+            let bits = |p: &[Vec3A]| -> Vec<[u32; 3]> {
+                p.iter().map(|v| v.to_array().map(f32::to_bits)).collect()
+            };
+            let want = Posed::Model(&model).points(frame);
+            assert_eq!(want.len(), 6);
+            assert_eq!(bits(&frames.points(frame)), bits(&want), "{frame:?}");
+        }
     }
 
     /// The angle is exact where `acos` reads 0 or its first step: a turn of 10⁻⁵ rad, equal

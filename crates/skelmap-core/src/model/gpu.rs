@@ -261,8 +261,11 @@ impl Model<'_> {
         let mut first_record = 0u32;
         for mesh in self.meshes() {
             let index = u32::try_from(mesh.index()).map_err(|_| too_many())?;
-            for (part, picked) in
-                super::asset::mesh_parts(self, &mesh, &pose, false, (&materials, &made_from))?
+            let parts =
+                super::asset::mesh_parts(self, &mesh, &pose, false, (&materials, &made_from))?;
+            for super::asset::Part {
+                mesh: part, picked, ..
+            } in parts
             {
                 let base = u32::try_from(out.vertices.len()).map_err(|_| too_many())?;
                 let first_index = u32::try_from(out.indices.len()).map_err(|_| too_many())?;
@@ -384,8 +387,11 @@ impl Model<'_> {
             let index = u32::try_from(mesh.index()).map_err(|_| Error::TooManyVertices {
                 vertices: self.num_vertices(),
             })?;
-            for (part, picked) in
-                super::asset::mesh_parts(self, &mesh, &pose, true, (&materials, &made_from))?
+            let parts =
+                super::asset::mesh_parts(self, &mesh, &pose, true, (&materials, &made_from))?;
+            for super::asset::Part {
+                mesh: part, picked, ..
+            } in parts
             {
                 built.push((part, index, picked));
             }
