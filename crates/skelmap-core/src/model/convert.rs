@@ -726,25 +726,33 @@ pub fn attachment_error_with(
     converted: &Model<'_>,
     frame: impl Fn(usize) -> usize,
 ) -> Option<AttachmentError> {
-    let names: Vec<&[u8]> = source.attachments().map(|a| a.name).collect();
+    // Names as text, each model's in its own code page: a conversion may store them in
+    // another (`convert --names`).
+    let text = |m: &Model<'_>| -> Vec<String> {
+        let page = m.code_page();
+        m.attachments()
+            .map(|a| page.decode(a.name).into_owned())
+            .collect()
+    };
+    let names = text(source);
     if names.is_empty() {
         return None;
     }
     // The converted attachments by name, each taken once: the `k`-th of a name the source
     // holds several times (Half-Life's unnamed attachments, all `attachment`) is the `k`-th
     // of that name, or the joint `Model::to_asset` numbered `<name><k>` for it.
-    let mut by_name: std::collections::HashMap<&[u8], Vec<usize>> = Default::default();
-    for (j, a) in converted.attachments().enumerate() {
-        by_name.entry(a.name).or_default().push(j);
+    let mut by_name: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (j, name) in text(converted).into_iter().enumerate() {
+        by_name.entry(name).or_default().push(j);
     }
-    let mut seen: std::collections::HashMap<&[u8], usize> = Default::default();
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
     let mut taken = vec![false; converted.num_attachments()];
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    for (i, &name) in names.iter().enumerate() {
+    for (i, name) in names.iter().enumerate() {
         let k = seen.entry(name).or_insert(0);
         *k += 1;
-        let numbered = [name, format!("{k}").as_bytes()].concat();
-        let found = [name, numbered.as_slice()]
+        let numbered = format!("{name}{k}");
+        let found = [name, &numbered]
             .into_iter()
             .filter_map(|n| by_name.get(n))
             .flatten()
