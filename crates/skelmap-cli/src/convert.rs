@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::Args;
 use skelmap_core::asset::{Asset, ClipKeys, Place, WriteOptions};
 use skelmap_core::model::convert::{self as conv, AttachmentError, Posed, SkinningError};
+use skelmap_core::name::CodePage;
 use skelmap_core::{Format, Limits, Model, model, skm};
 use skelmap_export::gltf;
 
@@ -43,6 +44,10 @@ pub struct Switches {
     /// `tag_…` and bones flagged as attachments are always kept).
     #[arg(long, value_name = "BONE")]
     pub keep: Vec<String>,
+    /// Store the names in this code page: utf-8, or gbk (Chinese Windows). Default: the one
+    /// the input's names are in (`info` says it), so that they keep their bytes.
+    #[arg(long, value_name = "CODE_PAGE", value_parser = ["utf-8", "gbk"])]
+    pub names: Option<String>,
 }
 
 /// The output: a format skelmap-core writes (by the output's extension, and `--to` where
@@ -260,7 +265,8 @@ pub fn convert(
     let untouched = switches.clips.is_empty()
         && switches.fps.is_none()
         && !switches.no_animations
-        && !switches.optimize;
+        && !switches.optimize
+        && switches.names.is_none();
     if let (Target::Format(Format::Skm), Some(dpm), true) = (target, model.as_dpm(), untouched) {
         return dpm_to_skm(dpm, output, skp, &mut outputs);
     }
@@ -368,8 +374,13 @@ fn dpm_to_skm(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Applies `--clip`, `--no-animations` and `--fps` to `asset`.
+/// Applies `--clip`, `--no-animations`, `--fps` and `--names` to `asset`.
 fn select(asset: &mut Asset, switches: &Switches) -> Result<(), String> {
+    match switches.names.as_deref() {
+        Some("gbk") => asset.code_page = CodePage::Gbk,
+        Some(_) => asset.code_page = CodePage::Utf8,
+        None => {}
+    }
     if switches.no_animations {
         asset.clips.clear();
         for mesh in &mut asset.meshes {

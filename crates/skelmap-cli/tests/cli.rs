@@ -81,14 +81,15 @@ fn info_names_the_code_page_and_convert_keeps_it() {
     let dir = dir.path();
     let arm: &[u8] = &[0xCA, 0xD6, 0xB1, 0xDB]; // 手臂
     let mut b = tube(&TubeParams::default());
-    b.bones[1].name = arm.to_vec();
+    // The tube's attachment bone, so that `convert` matches it by name.
+    b.bones[3].name = arm.to_vec();
     let path = dir.join("tube.dpm");
     std::fs::write(&path, b.write().unwrap()).unwrap();
     let out = skelmap(&["info", path.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "{out:?}");
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(v["code_page"], "GBK");
-    assert_eq!(v["bone_list"][1]["name"], "\u{624b}\u{81c2}");
+    assert_eq!(v["bone_list"][3]["name"], "\u{624b}\u{81c2}");
     let out = skelmap(&["info", path.to_str().unwrap()]);
     assert!(
         stdout(&out).contains("\n  names in GBK\n"),
@@ -100,6 +101,34 @@ fn info_names_the_code_page_and_convert_keeps_it() {
     assert!(out.status.success(), "{out:?}");
     let written = std::fs::read(&ms3d).unwrap();
     assert!(written.windows(arm.len()).any(|w| w == arm));
+    // `--names utf-8` stores them in UTF-8 instead; the attachment is still matched, by
+    // its name as text.
+    let utf8_out = dir.join("utf8.ms3d");
+    let out = skelmap(&[
+        "convert",
+        path.to_str().unwrap(),
+        utf8_out.to_str().unwrap(),
+        "--names",
+        "utf-8",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("attachment points: 1 of 1 kept"),
+        "{}",
+        stdout(&out)
+    );
+    let written = std::fs::read(&utf8_out).unwrap();
+    let utf8 = "\u{624b}\u{81c2}".as_bytes();
+    assert!(written.windows(utf8.len()).any(|w| w == utf8));
+    assert!(!written.windows(arm.len()).any(|w| w == arm));
+    let out = skelmap(&[
+        "convert",
+        path.to_str().unwrap(),
+        utf8_out.to_str().unwrap(),
+        "--names",
+        "latin1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     // A model whose names are UTF-8 says nothing of it.
     let utf8 = write_tube(dir);
     let out = skelmap(&["info", utf8.to_str().unwrap()]);
