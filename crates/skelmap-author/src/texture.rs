@@ -257,7 +257,8 @@ pub fn read(path: &Path) -> Result<Image, Error> {
         });
     }
     let data = std::fs::read(path).map_err(io)?;
-    decode(&data, path.to_str()).map_err(|problem| Error::Decode {
+    // Lossy: a name that is not UTF-8 (a GBK file name on Unix) keeps its extension.
+    decode(&data, Some(&path.to_string_lossy())).map_err(|problem| Error::Decode {
         path: path.to_path_buf(),
         problem,
     })
@@ -465,12 +466,26 @@ fn in_folder(folder: &Path, name: &str) -> Option<PathBuf> {
         .take(MAX_FOLDER_ENTRIES)
         .filter_map(Result::ok)
         .find(|e| {
-            e.file_name()
-                .to_str()
-                .is_some_and(|n| n.eq_ignore_ascii_case(wanted))
+            entry_text(&e.file_name()).is_some_and(|n| n.eq_ignore_ascii_case(wanted))
                 && e.path().is_file()
         })
         .map(|e| e.path())
+}
+
+/// A folder entry's name as text: as it is when it is UTF-8; on Unix, where names are
+/// bytes, else as GBK when it is GBK (a model's files unpacked as a Chinese Windows archive
+/// stored them, the names the model holds in GBK too and reads as text).
+fn entry_text(name: &std::ffi::OsStr) -> Option<std::borrow::Cow<'_, str>> {
+    if let Some(text) = name.to_str() {
+        return Some(text.into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        skelmap_core::name::CodePage::Gbk.decoded(name.as_bytes())
+    }
+    #[cfg(not(unix))]
+    None
 }
 
 /// `name` with `\` made `/` and leading `./` dropped.

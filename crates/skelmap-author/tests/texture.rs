@@ -328,6 +328,30 @@ fn a_pcx_palette_without_its_mark_is_read_as_quake_ii_reads_it() {
     ));
 }
 
+/// A texture a GBK model names (`皮肤.tga`, text once read) is found where its file is named
+/// in GBK bytes, as a Chinese Windows archive unpacked on Linux leaves it.
+#[cfg(unix)]
+#[test]
+fn a_texture_file_named_in_gbk_is_found_by_its_text() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = fresh("gbk-name");
+    let dir = dir.path();
+    let tga = [
+        0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 24, 0, 0, 0, 255,
+    ];
+    let gbk = std::ffi::OsStr::from_bytes(&[0xC6, 0xA4, 0xB7, 0xF4, b'.', b't', b'g', b'a']);
+    write(&dir.join(gbk), &tga);
+    let material = Material {
+        texture: Some("\u{76ae}\u{80a4}.tga".into()),
+        ..Material::default()
+    };
+    let mut built = asset(vec![material]);
+    let report = texture::attach(&mut built, &dir.join("model.ms3d"), &[]);
+    assert_eq!(report.found.len(), 1, "{:?}", report.missing);
+    assert_eq!(report.found[0].path, dir.join(gbk));
+    assert_eq!(built.images[0].rgba, [255, 0, 0, 255]);
+}
+
 /// A JPEG keeps its bytes, and glTF embeds them as they are (`image/jpeg`) rather than a PNG
 /// of the decoded texels.
 #[test]
