@@ -646,7 +646,7 @@ pub(super) fn materials(
 /// The asset material of model material `index`: the one made from it, or (a shader name
 /// shared with an earlier material) the one of that name.
 fn asset_material(
-    model: &Model<'_>,
+    (model, code_page): (&Model<'_>, CodePage),
     index: usize,
     materials: &[Material],
     sources: &[usize],
@@ -658,7 +658,7 @@ fn asset_material(
     if m.skin.is_some() {
         return None;
     }
-    let name = model.code_page().decode(m.name);
+    let name = code_page.decode(m.name);
     materials.iter().position(|x| x.name == name)
 }
 
@@ -822,12 +822,14 @@ pub(super) fn mesh_parts(
     // mesh keeps only the vertices its triangles use, in the model's order: not every part
     // a copy of every vertex.
     let compact = parts.len() > 1;
+    // The names' code page, found once for every part.
+    let named = (model, model.code_page());
     for (sub_name, sub_material, sub_triangles) in parts {
-        let name = mesh_name(model, mesh, sub_name, sub_material, materials);
+        let name = mesh_name(named, mesh, sub_name, sub_material, materials);
         let material = if model.conventions().own_materials {
             sub_material
         } else {
-            sub_material.and_then(|i| asset_material(model, i, materials, sources))
+            sub_material.and_then(|i| asset_material(named, i, materials, sources))
         };
         let mut built = asset::Mesh {
             name,
@@ -935,13 +937,12 @@ pub(super) fn mesh_parts(
 /// An asset mesh's name: the group's, where materials are the file's own (MS3D); else the
 /// material's (a shader) or the mesh's own, else the kind of mesh.
 fn mesh_name(
-    model: &Model<'_>,
+    (model, code_page): (&Model<'_>, CodePage),
     mesh: &Mesh<'_>,
     submesh: &[u8],
     material: Option<usize>,
     materials: &[Material],
 ) -> String {
-    let code_page = model.code_page();
     let lossy = |b: &[u8]| code_page.decode(b).into_owned();
     if model.conventions().own_materials {
         return lossy(submesh);
