@@ -52,6 +52,26 @@ pub fn lossy(name: &[u8]) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The most characters of a name a message quotes whole.
+const SHOWN_CHARS: usize = 200;
+
+/// `name` as a message quotes it: whole up to 200 characters, else its first 200 and `…`, so
+/// that a name of a megabyte (a glTF's names are untrusted) makes a line, not a page.
+///
+/// ```
+/// use skelmap_core::name::shown;
+///
+/// assert_eq!(shown("head"), "head");
+/// assert_eq!(shown(&"a".repeat(1000)), format!("{}…", "a".repeat(200)));
+/// ```
+#[must_use]
+pub fn shown(name: &str) -> Cow<'_, str> {
+    match name.char_indices().nth(SHOWN_CHARS) {
+        Some((end, _)) => Cow::Owned(format!("{}…", name.get(..end).unwrap_or_default())),
+        None => Cow::Borrowed(name),
+    }
+}
+
 /// The name as text when it is UTF-8 or GBK (see [`lossy`]), else `None`.
 #[must_use]
 pub fn decoded(name: &[u8]) -> Option<Cow<'_, str>> {
@@ -109,9 +129,8 @@ impl CodePage {
     }
 
     /// `name` as text: decoded in this code page when it is valid there, else as [`lossy`]
-    /// gives it. [`encode`](Self::encode) gives the bytes back for every name valid here but
-    /// one holding a four-byte GB18030 sequence, which the GBK decoder accepts and a GBK
-    /// field cannot store (it is written as UTF-8).
+    /// gives it. [`encode`](Self::encode) gives the bytes back for every name valid here,
+    /// GB18030's four-byte sequences (which the GBK decoder accepts) among them.
     #[must_use]
     pub fn decode(self, name: &[u8]) -> Cow<'_, str> {
         self.decoded(name).unwrap_or_else(|| lossy(name))
@@ -130,37 +149,54 @@ impl CodePage {
         }
     }
 
-    /// `text` as this code page's bytes, or as UTF-8 where it has a character the code page
-    /// lacks (never a substitute character).
+    /// `text` as this code page's bytes (never a substitute character). In GBK, a character
+    /// GBK lacks is written as its four-byte GB18030 sequence, which [`decode`](Self::decode)
+    /// reads back as the same character (Windows' code page 936 shows such a character as
+    /// garbage, as it would its UTF-8 bytes); the one character GB18030 cannot encode either,
+    /// U+E5E5, makes the whole name UTF-8.
     #[must_use]
     pub fn encode(self, text: &str) -> Cow<'_, [u8]> {
         match self {
             CodePage::Gbk if !text.is_ascii() => {
                 let (bytes, _, unmappable) = encoding_rs::GBK.encode(text);
-                if unmappable {
-                    Cow::Borrowed(text.as_bytes())
-                } else {
-                    bytes
+                if !unmappable {
+                    return bytes;
                 }
+                let mut out = Vec::with_capacity(text.len() + 4);
+                for c in text.chars() {
+                    if !push_gbk(c, &mut out) {
+                        return Cow::Borrowed(text.as_bytes());
+                    }
+                }
+                Cow::Owned(out)
             }
             _ => Cow::Borrowed(text.as_bytes()),
         }
     }
 
     /// [`encode`](Self::encode) of the longest start of `text` (whole characters) that is
-    /// at most `max` bytes so encoded.
+    /// at most `max` bytes so encoded. One pass over `text`, however long (a glTF node's
+    /// name is untrusted).
     #[must_use]
     pub fn encode_within(self, text: &str, max: usize) -> Vec<u8> {
-        let mut bytes = self.encode(text);
-        let mut end = text.len();
-        while bytes.len() > max && end > 0 {
-            end -= 1;
-            while !text.is_char_boundary(end) {
-                end -= 1;
+        // The encoded length of each start: its UTF-8 length, or in GBK the sum of its
+        // characters' sizes until one neither GBK nor GB18030 has makes it UTF-8 (`encode`
+        // is per character either way).
+        let (mut end, mut gbk_len, mut utf8_only) = (0, 0, self == CodePage::Utf8);
+        let mut scratch = Vec::with_capacity(4);
+        for (at, c) in text.char_indices() {
+            let next = at + c.len_utf8();
+            if !utf8_only {
+                scratch.clear();
+                utf8_only = !push_gbk(c, &mut scratch);
+                gbk_len += scratch.len();
             }
-            bytes = self.encode(text.get(..end).unwrap_or_default());
+            if (if utf8_only { next } else { gbk_len }) <= max {
+                end = next;
+            }
         }
-        bytes.into_owned()
+        self.encode(text.get(..end).unwrap_or_default())
+            .into_owned()
     }
 
     /// The code page's name, as users know it (`"UTF-8"`, `"GBK"`).
@@ -171,6 +207,24 @@ impl CodePage {
             CodePage::Gbk => "GBK",
         }
     }
+}
+
+/// Appends `c` in GBK, as GBK's one or two bytes where it has the character (the euro sign
+/// is GBK's 0x80, GB18030's A2 E3), else as its four-byte GB18030 sequence; `false`, with
+/// nothing appended, for U+E5E5, which neither encodes.
+fn push_gbk(c: char, out: &mut Vec<u8>) -> bool {
+    let mut utf8 = [0u8; 4];
+    let one = c.encode_utf8(&mut utf8);
+    let (gbk, _, unmappable) = encoding_rs::GBK.encode(one);
+    if !unmappable {
+        out.extend_from_slice(&gbk);
+        return true;
+    }
+    let (wide, _, unmappable) = encoding_rs::GB18030.encode(one);
+    if !unmappable {
+        out.extend_from_slice(&wide);
+    }
+    !unmappable
 }
 
 /// Index of the first name equal to `wanted`, comparing bytes exactly or ignoring ASCII case.
@@ -232,8 +286,17 @@ mod tests {
             &*CodePage::Gbk.encode(&CodePage::Gbk.decode(by_chance)),
             by_chance
         );
-        // A character GBK lacks is written as UTF-8, not replaced.
-        assert_eq!(&*CodePage::Gbk.encode("\u{1F600}"), "\u{1F600}".as_bytes());
+        // A character GBK lacks is written as its four GB18030 bytes, not replaced, and
+        // reads back; the characters around it keep their GBK pairs (the euro sign its 0x80).
+        let mixed = "\u{4F60}\u{1F600}\u{20AC}";
+        let bytes = CodePage::Gbk.encode(mixed);
+        assert_eq!(&*bytes, [0xC4, 0xE3, 0x94, 0x39, 0xFC, 0x36, 0x80]);
+        assert_eq!(CodePage::Gbk.decode(&bytes), mixed);
+        assert_eq!(CodePage::Gbk.decode(&[0x81, 0x30, 0x81, 0x30]), "\u{80}");
+        assert_eq!(&*CodePage::Gbk.encode("\u{80}"), [0x81, 0x30, 0x81, 0x30]);
+        // U+E5E5, which GB18030 cannot encode either, leaves the name in UTF-8.
+        let lone = "\u{4F60}\u{E5E5}";
+        assert_eq!(&*CodePage::Gbk.encode(lone), lone.as_bytes());
         // Cut between characters, counting the bytes as stored.
         assert_eq!(
             CodePage::Gbk.encode_within("\u{4F60}\u{597D}", 3),
@@ -244,6 +307,19 @@ mod tests {
             "\u{4F60}".as_bytes()
         );
         assert_eq!(CodePage::Utf8.encode_within("\u{4F60}", 2), b"");
+        // A four-byte character counts four; a name made UTF-8 by U+E5E5 counts its UTF-8.
+        assert_eq!(
+            CodePage::Gbk.encode_within("\u{4F60}\u{1F600}\u{597D}", 7),
+            [0xC4, 0xE3, 0x94, 0x39, 0xFC, 0x36]
+        );
+        assert_eq!(
+            CodePage::Gbk.encode_within("\u{4F60}\u{E5E5}\u{597D}", 8),
+            "\u{4F60}\u{E5E5}".as_bytes()
+        );
+        // A long name is cut in one pass (a megabyte of text cut to 31 bytes).
+        let long = "\u{4F60}".repeat(1 << 18);
+        assert_eq!(CodePage::Gbk.encode_within(&long, 31).len(), 30);
+        assert_eq!(CodePage::Utf8.encode_within(&long, 31).len(), 30);
         // Invalid in both: escaped, as `lossy` does.
         assert_eq!(CodePage::Gbk.decode(&[b'x', 0xC4]), "x\\xC4");
         assert_eq!(CodePage::Gbk.decoded(&[b'x', 0xC4]), None);

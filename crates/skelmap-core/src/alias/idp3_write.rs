@@ -260,8 +260,9 @@ pub(crate) fn cut_name(
     }
     let cut = code_page.encode_within(name, max);
     losses.push(format!(
-        "the {kind} name {name:?} is {} bytes: cut to {}, as an {format}'s {}-byte field \
+        "the {kind} name {:?} is {} bytes: cut to {}, as an {format}'s {}-byte field \
          holds it with its NUL",
+        crate::name::shown(name),
         whole.len(),
         cut.len(),
         max + 1

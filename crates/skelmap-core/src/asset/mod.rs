@@ -241,7 +241,10 @@ impl Asset {
         match long {
             Some((name, len)) => Err(FitError::new(
                 format,
-                format!("the {kind} name '{name}' ({len} bytes)"),
+                format!(
+                    "the {kind} name '{}' ({len} bytes)",
+                    crate::name::shown(name)
+                ),
                 format!("{kind} names are at most {max} bytes"),
                 format!("rename the {kind} in the source model"),
             )),

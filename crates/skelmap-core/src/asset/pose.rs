@@ -535,8 +535,9 @@ impl Asset {
             mesh.influences = influences;
         }
         let note = format!(
-            "{count} vertices bound to no joint are weighted to the joint {name:?}, added at \
-             the origin and never animated, so that they stay where they are"
+            "{count} vertices bound to no joint are weighted to the joint {:?}, added at \
+             the origin and never animated, so that they stay where they are",
+            crate::name::shown(&name)
         );
         (Cow::Owned(out), Some(note))
     }

@@ -333,7 +333,8 @@ fn skin_of(asset: &Asset, losses: &mut Vec<String>) -> ([i32; 2], Option<Vec<u8>
     let mut bytes = asset.name_bytes(name);
     if bytes.len() >= MAX_SKINNAME {
         losses.push(format!(
-            "the skin name {name:?} is {} bytes: cut to the {} an MD2 holds",
+            "the skin name {:?} is {} bytes: cut to the {} an MD2 holds",
+            crate::name::shown(name),
             bytes.len(),
             MAX_SKINNAME - 1
         ));

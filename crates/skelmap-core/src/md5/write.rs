@@ -672,8 +672,9 @@ impl crate::asset::Writer for Builder {
             }
             if name != anim.name {
                 losses.push(format!(
-                    "MD5 names an animation by its file: clip {:?} is written as {name:?}",
-                    anim.name
+                    "MD5 names an animation by its file: clip {:?} is written as {:?}",
+                    crate::name::shown(&anim.name),
+                    crate::name::shown(&name)
                 ));
             }
             files.push(WrittenFile {
