@@ -227,6 +227,66 @@ fn push_gbk(c: char, out: &mut Vec<u8>) -> bool {
     !unmappable
 }
 
+/// Names handed out without repeats: a name is taken once, and a stem already taken gets
+/// the first number from 2 on that is free (`idle`, `idle_2`, …). Each stem's numbers are
+/// tried once over the whole run, so naming many things alike (a file's thousands of frames
+/// or clips of one name, which are untrusted) costs their count, not its square.
+#[derive(Debug, Default)]
+pub(crate) struct Unique {
+    /// The names taken, as compared (ASCII lower case when `fold`).
+    taken: std::collections::HashSet<String>,
+    /// Per stem (as compared), the last number tried.
+    tried: std::collections::HashMap<String, u64>,
+    /// Between a stem and its number.
+    separator: &'static str,
+    /// Whether names equal but for ASCII case are the same name.
+    fold: bool,
+}
+
+impl Unique {
+    /// Nothing taken yet; numbers after `separator`, names compared exactly or (`fold`)
+    /// ignoring ASCII case.
+    pub(crate) fn new(separator: &'static str, fold: bool) -> Unique {
+        Unique {
+            separator,
+            fold,
+            ..Unique::default()
+        }
+    }
+
+    fn key(&self, name: &str) -> String {
+        if self.fold {
+            name.to_ascii_lowercase()
+        } else {
+            name.to_string()
+        }
+    }
+
+    /// Takes `name` as it is; `false` when it was taken already.
+    pub(crate) fn take(&mut self, name: &str) -> bool {
+        let key = self.key(name);
+        self.taken.insert(key)
+    }
+
+    /// `stem` when it is free, else `stem`, the separator and the first number from 2 on
+    /// that makes a free name; taken from now on.
+    pub(crate) fn free(&mut self, stem: &str) -> String {
+        let key = self.key(stem);
+        if self.taken.insert(key.clone()) {
+            return stem.to_string();
+        }
+        let mut n = self.tried.get(&key).copied().unwrap_or(1);
+        loop {
+            n += 1;
+            let name = format!("{stem}{}{n}", self.separator);
+            if self.taken.insert(self.key(&name)) {
+                self.tried.insert(key, n);
+                return name;
+            }
+        }
+    }
+}
+
 /// Index of the first name equal to `wanted`, comparing bytes exactly or ignoring ASCII case.
 pub(crate) fn position<'a>(
     names: impl Iterator<Item = &'a [u8]>,
@@ -328,6 +388,26 @@ mod tests {
             Some(CodePage::Gbk.decode(by_chance))
         );
         assert_eq!(CodePage::Utf8.decoded(by_chance).as_deref(), Some("\u{E9}"));
+    }
+
+    #[test]
+    fn unique_names_take_the_first_number_free() {
+        let mut names = Unique::new("_", true);
+        assert!(names.take("idle_3"));
+        assert!(!names.take("IDLE_3"));
+        let got: Vec<String> = ["idle", "Idle", "idle", "idle", "walk"]
+            .iter()
+            .map(|n| names.free(n))
+            .collect();
+        assert_eq!(got, ["idle", "Idle_2", "idle_4", "idle_5", "walk"]);
+        let mut exact = Unique::new("", false);
+        assert_eq!(exact.free("a"), "a");
+        assert_eq!(exact.free("A"), "A");
+        assert_eq!(exact.free("a"), "a2");
+        // Thousands of one name cost a look-up each.
+        let mut many = Unique::new("_", false);
+        let last = (0..100_000).map(|_| many.free("frame")).last();
+        assert_eq!(last.as_deref(), Some("frame_100000"));
     }
 
     #[test]

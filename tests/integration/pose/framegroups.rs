@@ -56,3 +56,33 @@ proptest::proptest! {
         }
     }
 }
+
+/// Clips named after their frames: forty thousand frames of two names (an MD2 whose frames
+/// are all `stand` or `run`, each a clip of its own) get names of their own, `run_20000` the
+/// last, each found with a look-up rather than by trying every number before it (which took
+/// minutes on such a file).
+#[test]
+fn frames_of_one_name_make_clips_of_their_own_names() {
+    let mut b = skelmap::md2::Builder::triangle();
+    let frame = b.frames[0].clone();
+    b.frames = (0..40_000)
+        .map(|i| {
+            let mut f = frame.clone();
+            f.name = if i % 2 == 0 {
+                b"stand".to_vec()
+            } else {
+                b"run".to_vec()
+            };
+            f
+        })
+        .collect();
+    let bytes = b.write();
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    let clips = model.clips();
+    assert_eq!(clips.len(), 40_000);
+    assert_eq!(clips[0].name, "stand");
+    assert_eq!(clips[3].name, "run_2");
+    assert_eq!(clips[39_999].name, "run_20000");
+    let names: std::collections::HashSet<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names.len(), 40_000);
+}

@@ -650,7 +650,7 @@ impl crate::asset::Writer for Builder {
             place: Place::Main,
             bytes: asset.name_bytes(&builder.mesh_text()),
         }];
-        let mut used: Vec<String> = Vec::new();
+        let mut used = crate::name::Unique::new("_", true);
         for (i, anim) in builder.anims.iter().enumerate() {
             let clean: String = anim
                 .name
@@ -663,13 +663,8 @@ impl crate::asset::Writer for Builder {
                     }
                 })
                 .collect();
-            // One file a clip: a name repeated (or equal but for case) gets a number.
-            let mut name = clean.clone();
-            let mut n = 1;
-            while used.iter().any(|u| u.eq_ignore_ascii_case(&name)) {
-                n += 1;
-                name = format!("{clean}_{n}");
-            }
+            // One file a clip: a name repeated (or equal but for ASCII case) gets a number.
+            let name = used.free(&clean);
             if name != anim.name {
                 losses.push(format!(
                     "MD5 names an animation by its file: clip {:?} is written as {:?}",
@@ -687,7 +682,6 @@ impl crate::asset::Writer for Builder {
                     bytes: asset.name_bytes(&scales),
                 });
             }
-            used.push(name);
         }
         Ok(Written::new(Self::FORMAT, files).with_notes(losses))
     }
@@ -907,6 +901,50 @@ mod tests {
         };
         let e = Builder::from_asset(&rising(Vec3::ONE, wrong)).unwrap_err();
         assert_eq!(e.what, "a vertex of mesh \"m\" naming joint 2");
+    }
+
+    /// A clip file's name is the clip's, numbered where it repeats another's (ignoring ASCII
+    /// case) with the first number free; four thousand clips of one name write in a look-up
+    /// each.
+    #[test]
+    fn repeated_clip_names_get_the_first_number_free() {
+        use crate::asset::{Place, Writer};
+        let mut asset = rising(Vec3::ONE, loose());
+        let clip = asset.clips[0].clone();
+        asset.clips = ["idle", "Idle", "idle_3", "idle", "walk/run", "walk_run"]
+            .iter()
+            .map(|name| Clip {
+                name: (*name).into(),
+                ..clip.clone()
+            })
+            .collect();
+        let written = Builder::write_asset(&asset, &Default::default()).unwrap();
+        let suffixes: Vec<&str> = written
+            .files
+            .iter()
+            .filter_map(|f| match &f.place {
+                Place::StemSuffix(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            suffixes,
+            [
+                "-idle.md5anim",
+                "-Idle_2.md5anim",
+                "-idle_3.md5anim",
+                "-idle_4.md5anim",
+                "-walk_run.md5anim",
+                "-walk_run_2.md5anim",
+            ]
+        );
+        assert!(written.notes.iter().any(|n| n
+            == "MD5 names an animation by its file: clip \"walk/run\" is written as \"walk_run\""));
+        asset.clips = vec![clip; 4000];
+        let written = Builder::write_asset(&asset, &Default::default()).unwrap();
+        assert_eq!(written.files.len(), 4001);
+        assert!(matches!(&written.files[4000].place,
+            Place::StemSuffix(s) if s == "-rise_4000.md5anim"));
     }
 
     /// A key that scales, not uniformly: the frame is counted and the farthest a vertex

@@ -37,7 +37,7 @@ use crate::asset::{
     self, Asset, Clip, ClipKeys, Error, Image, Joint, JointKey, MAX_CLIP_KEYS, Material,
     MorphTarget, Options, Skeleton, Tag, UNBOUND, unit,
 };
-use crate::name::CodePage;
+use crate::name::{CodePage, Unique};
 use crate::pose::Interpolation;
 use crate::pose::framegroups::FrameGroup;
 
@@ -374,7 +374,7 @@ fn skin_joints(
         return Ok(());
     }
     let mut leaf = vec![None; joints];
-    let mut names = Names::of(skeleton);
+    let mut names = joint_names(skeleton);
     for &j in &scaled {
         let index = joint_index(skeleton.joints.len())?;
         let Some(joint) = skeleton.joints.get(j) else {
@@ -417,39 +417,14 @@ fn skin_joints(
     Ok(())
 }
 
-/// The names of a skeleton's joints, for naming joints added to it.
-struct Names {
-    taken: std::collections::HashSet<String>,
-    /// Per stem, the last number tried.
-    tried: HashMap<String, u32>,
-}
-
-impl Names {
-    fn of(skeleton: &Skeleton) -> Names {
-        Names {
-            taken: skeleton.joints.iter().map(|j| j.name.clone()).collect(),
-            tried: HashMap::new(),
-        }
+/// The names of a skeleton's joints, for naming joints added to it: `stem`, or `stem` with a
+/// number from 2 on when a joint is named that ([`Unique`]).
+fn joint_names(skeleton: &Skeleton) -> Unique {
+    let mut names = Unique::new("", false);
+    for joint in &skeleton.joints {
+        names.take(&joint.name);
     }
-
-    /// `stem`, or `stem` with a number from 2 on when a joint is named that; taken from now
-    /// on. Each stem's numbers are tried once, so that naming many joints alike (a file's
-    /// thousands of tags of one name) costs no more than their count.
-    fn free(&mut self, stem: &str) -> String {
-        let mut name = stem.to_string();
-        if self.taken.contains(&name) {
-            let n = self.tried.entry(name.clone()).or_insert(1);
-            loop {
-                *n += 1;
-                name = format!("{stem}{n}");
-                if !self.taken.contains(&name) {
-                    break;
-                }
-            }
-        }
-        self.taken.insert(name.clone());
-        name
-    }
+    names
 }
 
 /// Gives each of the model's tags that names a bone (an MDR's tag, an MDM's, a Half-Life
@@ -474,7 +449,7 @@ fn tag_joints(model: &Model<'_>, skeleton: &mut Skeleton, clips: &mut [Clip]) ->
             *f = true;
         }
     }
-    let mut names = Names::of(skeleton);
+    let mut names = joint_names(skeleton);
     let mut keys = Vec::new();
     let code_page = model.code_page();
     for t in 0..model.num_tags() {

@@ -69,7 +69,7 @@ pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) ->
 /// Gives every group its own name, so that each can be asked for by name: a group whose name
 /// an earlier group has gets the name with the smallest `_N` (from 2) no group has, as
 /// writers name a clip's repeats (`dead01`, `dead01_2`, `dead01_3`). Names already unique are
-/// kept.
+/// kept. A look-up a group, however many share a name (a file's frames are untrusted).
 ///
 /// ```
 /// use skelmap_core::pose::framegroups::{groups_from_names, unique_names};
@@ -82,23 +82,18 @@ pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) ->
 /// assert_eq!(names, ["knife", "knife_2"]);
 /// ```
 pub fn unique_names(groups: &mut [FrameGroup]) {
-    use std::collections::HashSet;
-    let mut taken: HashSet<String> = HashSet::with_capacity(groups.len());
+    let mut taken = crate::name::Unique::new("_", false);
     let mut repeated = Vec::new();
     for (i, g) in groups.iter().enumerate() {
-        if !taken.insert(g.name.clone()) {
+        if !taken.take(&g.name) {
             repeated.push(i);
         }
     }
     // `taken` holds every name kept, so a new name never meets a later group's own.
     for i in repeated {
-        let Some(g) = groups.get_mut(i) else { continue };
-        let name = (2u64..)
-            .map(|k| format!("{}_{k}", g.name))
-            .find(|n| !taken.contains(n))
-            .unwrap_or_default();
-        taken.insert(name.clone());
-        g.name = name;
+        if let Some(g) = groups.get_mut(i) {
+            g.name = taken.free(&g.name);
+        }
     }
 }
 
