@@ -259,3 +259,60 @@ fn write_character_for_bench() {
     std::fs::write(dir.join("character.iqm"), model).unwrap();
     std::fs::write(dir.join("character_anim.iqm"), animation).unwrap();
 }
+
+/// Forty thousand joints a side, the animation's in reverse order: each model joint finds
+/// its animation joint with a look-up (a walk of the animation's joints for each took tens of
+/// seconds at 65 000), and all are matched.
+#[test]
+fn many_joints_are_matched_by_name_in_a_look_up_each() {
+    use skelmap::iqm::{Builder, JointDef, MeshDef, Transform};
+    const JOINTS: usize = 40_000;
+    let joints = |reversed: bool| -> Vec<JointDef> {
+        (0..JOINTS)
+            .map(|i| JointDef {
+                name: format!("joint{}", if reversed { JOINTS - 1 - i } else { i }).into_bytes(),
+                parent: -1,
+                transform: Transform::IDENTITY,
+            })
+            .collect()
+    };
+    let mut mesh = Builder {
+        positions: vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        triangles: vec![[0, 1, 2]],
+        blend_indexes: vec![[0; 4]; 3],
+        blend_weights: vec![[255, 0, 0, 0]; 3],
+        meshes: vec![MeshDef {
+            name: b"m".to_vec(),
+            material: b"mat".to_vec(),
+            first_vertex: 0,
+            num_vertexes: 3,
+            first_triangle: 0,
+            num_triangles: 1,
+        }],
+        ..Builder::default()
+    };
+    mesh.joints = joints(false);
+    // Animation joint `a` moves `a` along x in both frames.
+    let frame: Vec<Transform> = (0..JOINTS)
+        .map(|a| Transform {
+            translate: [a as f32, 0.0, 0.0],
+            ..Transform::IDENTITY
+        })
+        .collect();
+    let animation = Builder {
+        joints: joints(true),
+        frames: vec![frame.clone(), frame],
+        ..Builder::default()
+    };
+    let (mesh, animation) = (mesh.write().unwrap(), animation.write().unwrap());
+    let pair = iqm::Pair::new(Iqm::parse(&mesh).unwrap(), Iqm::parse(&animation).unwrap());
+    let pair = pair.unwrap();
+    assert_eq!(pair.matched_joints(), JOINTS);
+    // Model joint `k` is animation joint `JOINTS - 1 - k`, so it moves that far.
+    let mut pose = LocalPose::default();
+    sample(&pair, 0, 1, 0.5, Interpolation::Nlerp, &mut pose);
+    assert_eq!(pose.bones.len(), JOINTS);
+    for (k, (_, t)) in pose.bones.iter().enumerate() {
+        assert_eq!(t.x, (JOINTS - 1 - k) as f32, "joint {k}");
+    }
+}

@@ -298,3 +298,41 @@ fn colours_normals_and_extra_texture_coordinates_are_read_per_wedge_and_point() 
         n[0]
     );
 }
+
+/// Thirty thousand bones a side, the PSA's in reverse order and upper case: each PSK bone
+/// finds its PSA bone with a look-up (a walk of the PSA's bones for each took seconds), and
+/// all are matched.
+#[test]
+fn many_bones_are_matched_by_name_in_a_look_up_each() {
+    use skelmap::Parse;
+    use skelmap::psk::{Pair, Psa, Psk};
+    const BONES: usize = 30_000;
+    let mut mesh = Builder::example();
+    let bone = mesh.bones[0].clone();
+    mesh.bones = (0..BONES)
+        .map(|i| skelmap::psk::BoneDef {
+            name: format!("bone{i}"),
+            parent: None,
+            ..bone.clone()
+        })
+        .collect();
+    let mut anim = mesh.clone();
+    anim.bones.reverse();
+    for b in &mut anim.bones {
+        b.name = b.name.to_ascii_uppercase();
+    }
+    anim.frames = vec![
+        anim.bones
+            .iter()
+            .map(|b| (b.rotation, b.translation))
+            .collect(),
+    ];
+    anim.sequences.truncate(1);
+    anim.sequences[0].first_frame = 0;
+    anim.sequences[0].num_frames = 1;
+    let (psk, psa) = (mesh.write_psk().unwrap(), anim.write_psa().unwrap());
+    let (pair, unmatched) = Pair::new(Psk::parse(&psk).unwrap(), Psa::parse(&psa).unwrap());
+    assert_eq!(unmatched, 0);
+    assert_eq!(pair.matched_bone(0), Some(BONES - 1));
+    assert_eq!(pair.matched_bone(BONES - 1), Some(0));
+}

@@ -113,10 +113,17 @@ impl<'data> Pair<'data> {
         let mut source = vec![NONE; joints];
         let mut target = vec![NONE; anim.num_poses()];
         if anim.num_joints() > 0 {
+            // Each name's first joint in the animation, found once: a look-up a model joint
+            // rather than a walk of the animation's (both files untrusted, 65 535 joints each).
+            let mut by_name = std::collections::HashMap::with_capacity(anim.num_joints());
+            for j in 0..anim.num_joints() {
+                by_name
+                    .entry(anim.joint_name(j).unwrap_or_default())
+                    .or_insert(j);
+            }
             for (i, slot) in source.iter_mut().enumerate() {
                 let name = mesh.joint_name(i).unwrap_or_default();
-                let found = (0..anim.num_joints()).find(|&j| anim.joint_name(j) == Some(name));
-                if let Some(j) = found
+                if let Some(&j) = by_name.get(name)
                     && let Some(t) = target.get_mut(j)
                 {
                     *slot = j as u16;

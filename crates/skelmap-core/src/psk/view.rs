@@ -716,21 +716,28 @@ impl<'data> Pair<'data> {
     /// that match no PSK bone (their keys are ignored).
     #[must_use]
     pub fn new(psk: Psk<'data>, psa: Psa<'data>) -> (Pair<'data>, usize) {
+        // Each name's first PSA bone, found once (a look-up a PSK bone, not a walk of the
+        // PSA's: both files are untrusted).
+        let mut by_name = std::collections::HashMap::with_capacity(psa.num_bones());
+        for j in 0..psa.num_bones() {
+            let name = psa.bone_name(j).unwrap_or_default().to_ascii_lowercase();
+            by_name.entry(name).or_insert(j);
+        }
+        let mut used = vec![false; psa.num_bones()];
         let matched: Vec<u16> = (0..psk.num_bones())
             .map(|i| {
                 let name = psk.bone_of(i).map(|b| b.name()).unwrap_or_default();
-                (0..psa.num_bones())
-                    .find(|&j| {
-                        psa.bone_name(j)
-                            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                by_name
+                    .get(&name.to_ascii_lowercase())
+                    .inspect(|&&j| {
+                        if let Some(u) = used.get_mut(j) {
+                            *u = true;
+                        }
                     })
-                    .map_or(UNMATCHED, |j| j as u16)
+                    .map_or(UNMATCHED, |&j| j as u16)
             })
             .collect();
-        let used = (0..psa.num_bones())
-            .filter(|&j| matched.contains(&(j as u16)))
-            .count();
-        let unmatched = psa.num_bones() - used;
+        let unmatched = used.iter().filter(|&&u| !u).count();
         (
             Pair {
                 psk,

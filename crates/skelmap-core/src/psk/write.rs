@@ -459,17 +459,18 @@ impl Builder {
     }
 
     fn bone_records(&self) -> Result<Vec<FNamedBoneBinary>> {
+        // Every bone's children counted in one pass over the parents.
+        let mut children = vec![0usize; self.bones.len()];
+        for b in &self.bones {
+            if let Some(count) = b.parent.and_then(|p| children.get_mut(p as usize)) {
+                *count += 1;
+            }
+        }
         self.bones
             .iter()
+            .zip(children)
             .enumerate()
-            .map(|(i, b)| {
-                let children = self
-                    .bones
-                    .iter()
-                    .filter(|c| c.parent == Some(i as u32))
-                    .count();
-                bone_record(self.code_page, b, i, children)
-            })
+            .map(|(i, (b, children))| bone_record(self.code_page, b, i, children))
             .collect()
     }
 
