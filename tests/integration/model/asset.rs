@@ -161,3 +161,48 @@ fn no_images_keeps_the_materials_and_vertices_without_decoding_skins() {
     };
     assert_eq!(positions(&without), positions(&with));
 }
+
+/// An IQM of twenty thousand meshes, each a triangle of its own material, is one welded
+/// model mesh of as many parts: each part costs the vertices it draws (each part once went
+/// through every vertex of the model, and each material through every other), and each
+/// asset mesh keeps its three vertices and its own material.
+#[test]
+fn an_iqm_of_many_meshes_makes_as_many_asset_meshes_and_materials() {
+    use skelmap::iqm::{Builder, MeshDef};
+    const MESHES: u32 = 20_000;
+    let corner = |m: u32, k: u32| [m as f32, k as f32, 0.0];
+    let bytes = Builder {
+        positions: (0..MESHES)
+            .flat_map(|m| (0..3).map(move |k| corner(m, k)))
+            .collect(),
+        triangles: (0..MESHES).map(|m| [3 * m, 3 * m + 1, 3 * m + 2]).collect(),
+        meshes: (0..MESHES)
+            .map(|m| MeshDef {
+                name: format!("m{m}").into_bytes(),
+                // Every other material's name repeated: one material for both.
+                material: format!("material{}", m / 2).into_bytes(),
+                first_vertex: 3 * m,
+                num_vertexes: 3,
+                first_triangle: m,
+                num_triangles: 1,
+            })
+            .collect(),
+        ..Builder::default()
+    }
+    .write()
+    .unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let asset = model.to_asset(&Options::default()).unwrap();
+    assert_eq!(asset.meshes.len(), MESHES as usize);
+    assert_eq!(asset.materials.len(), MESHES as usize / 2);
+    for (m, mesh) in asset.meshes.iter().enumerate() {
+        let m32 = m as u32;
+        assert_eq!(
+            mesh.positions,
+            (0..3).map(|k| corner(m32, k)).collect::<Vec<_>>()
+        );
+        assert_eq!(mesh.triangles, [[0, 1, 2]]);
+        assert_eq!(mesh.material, Some(m / 2));
+        assert_eq!(asset.materials[m / 2].name, format!("material{}", m / 2));
+    }
+}

@@ -749,17 +749,19 @@ impl Skeleton {
     /// `code_page` ([`Asset::code_page`]).
     #[must_use]
     pub fn bone_defs(&self, code_page: crate::name::CodePage) -> Vec<BoneDef> {
+        let mut flags = vec![0; self.joints.len()];
+        for &a in &self.attachments {
+            if let Some(f) = flags.get_mut(a) {
+                *f = BONE_FLAG_ATTACHMENT;
+            }
+        }
         self.joints
             .iter()
-            .enumerate()
-            .map(|(i, j)| BoneDef {
+            .zip(flags)
+            .map(|(j, flags)| BoneDef {
                 name: code_page.encode(&j.name).into_owned(),
                 parent: j.parent.map_or(-1, |p| p as i32),
-                flags: if self.attachments.contains(&i) {
-                    BONE_FLAG_ATTACHMENT
-                } else {
-                    0
-                },
+                flags,
             })
             .collect()
     }

@@ -173,7 +173,7 @@ impl Model<'_> {
     /// The code page of the model's names ([`CodePage::of`] its bones, meshes and their
     /// groups, materials and texture names, attachments and frames): the one
     /// [`to_asset`](Model::to_asset) decodes them with and records as
-    /// [`Asset::code_page`].
+    /// [`Asset::code_page`]. Found on the first call, over every name, and kept.
     ///
     /// ```
     /// use skelmap_core::{Model, name::CodePage, synth};
@@ -186,21 +186,23 @@ impl Model<'_> {
     /// ```
     #[must_use]
     pub fn code_page(&self) -> CodePage {
-        let materials = (0..self.num_materials())
-            .filter_map(|i| self.material(i))
-            .flat_map(|m| [m.name, m.texture]);
-        let meshes = self.meshes().flat_map(|mesh| {
-            let groups: Vec<&[u8]> = mesh.submeshes().map(|s| s.name()).collect();
-            std::iter::once(mesh.name()).chain(groups)
-        });
-        CodePage::of(
-            self.bones()
-                .map(|b| b.name())
-                .chain(meshes)
-                .chain(materials)
-                .chain(self.attachments().map(|a| a.name))
-                .chain(self.frame_names()),
-        )
+        *self.code_page.get_or_init(|| {
+            let materials = (0..self.num_materials())
+                .filter_map(|i| self.material(i))
+                .flat_map(|m| [m.name, m.texture]);
+            let meshes = self.meshes().flat_map(|mesh| {
+                let groups: Vec<&[u8]> = mesh.submeshes().map(|s| s.name()).collect();
+                std::iter::once(mesh.name()).chain(groups)
+            });
+            CodePage::of(
+                self.bones()
+                    .map(|b| b.name())
+                    .chain(meshes)
+                    .chain(materials)
+                    .chain(self.attachments().map(|a| a.name))
+                    .chain(self.frame_names()),
+            )
+        })
     }
 }
 
@@ -520,8 +522,10 @@ fn clip(g: &FrameGroup, keys: ClipKeys) -> Clip {
     }
 }
 
-/// The model's materials and the images of their skins, and for each material the model
-/// material it stands for (see [`asset_material`]).
+/// The model's materials and the images of their skins, and for each model material the
+/// asset material that stands for it: the one made from it, or (a shader name shared with an
+/// earlier material) the first of that name; none for a skin left out. Found with a look-up
+/// a material, however many there are (an IQM's 65 536 meshes may each name one).
 ///
 /// Shader-named materials (DPM, SKM, IQM) that share a name are one material. A skin's
 /// material (GameStudio, Quake) is kept when a submesh draws with it, or for the first skin
@@ -534,8 +538,8 @@ pub(super) fn materials(
     model: &Model<'_>,
     decode: bool,
     dds: Option<asset::DecodeDds>,
-) -> (Vec<Material>, Vec<Image>, Vec<usize>) {
-    let used: Vec<usize> = model
+) -> (Vec<Material>, Vec<Image>, Vec<Option<usize>>) {
+    let used: std::collections::HashSet<usize> = model
         .meshes()
         .flat_map(|mesh| {
             mesh.submeshes()
@@ -545,7 +549,11 @@ pub(super) fn materials(
         .collect();
     let mut materials: Vec<Material> = Vec::new();
     let mut images: Vec<Image> = Vec::new();
-    let mut sources: Vec<usize> = Vec::new();
+    let mut sources: Vec<Option<usize>> = vec![None; model.num_materials()];
+    // Each name's first material.
+    let mut named: HashMap<String, usize> = HashMap::new();
+    // The shader-named materials made from none of their own (their name's).
+    let mut shared: Vec<(usize, String)> = Vec::new();
     let conventions = model.conventions();
     let names_files = conventions.textures == TextureNames::Files;
     let code_page = model.code_page();
@@ -567,7 +575,8 @@ pub(super) fn materials(
         };
         let image = match m.skin {
             // Meshes naming one shader share one material, unless materials are the file's own.
-            None if !conventions.own_materials && materials.iter().any(|x| x.name == name) => {
+            None if !conventions.own_materials && named.contains_key(&name) => {
+                shared.push((i, name));
                 continue;
             }
             None => None,
@@ -594,7 +603,10 @@ pub(super) fn materials(
                 })
             }
         };
-        sources.push(i);
+        if let Some(source) = sources.get_mut(i) {
+            *source = Some(materials.len());
+        }
+        named.entry(name.clone()).or_insert(materials.len());
         materials.push(Material {
             name,
             base_color,
@@ -615,26 +627,12 @@ pub(super) fn materials(
                 .map(|_| 0.5),
         });
     }
+    for (i, name) in shared {
+        if let Some(source) = sources.get_mut(i) {
+            *source = named.get(&name).copied();
+        }
+    }
     (materials, images, sources)
-}
-
-/// The asset material of model material `index`: the one made from it, or (a shader name
-/// shared with an earlier material) the one of that name.
-fn asset_material(
-    (model, code_page): (&Model<'_>, CodePage),
-    index: usize,
-    materials: &[Material],
-    sources: &[usize],
-) -> Option<usize> {
-    if let Some(k) = sources.iter().position(|&s| s == index) {
-        return Some(k);
-    }
-    let m = model.material(index)?;
-    if m.skin.is_some() {
-        return None;
-    }
-    let name = code_page.decode(m.name);
-    materials.iter().position(|x| x.name == name)
 }
 
 /// What picks, at a pose, the vertices [`Model::to_asset`] makes of one model mesh
@@ -760,7 +758,7 @@ pub(super) fn mesh_parts(
     mesh: &Mesh<'_>,
     pose: &Pose,
     skeletal: bool,
-    (materials, sources): (&[Material], &[usize]),
+    (materials, sources): (&[Material], &[Option<usize>]),
 ) -> Result<Vec<Part>> {
     let n = mesh.num_vertices();
     let (mut positions, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
@@ -797,6 +795,12 @@ pub(super) fn mesh_parts(
     // mesh keeps only the vertices its triangles use, in the model's order: not every part
     // a copy of every vertex.
     let compact = parts.len() > 1;
+    // Per vertex of the mesh, its index in the part being built (`u32::MAX`: unused).
+    let mut index = if compact {
+        vec![u32::MAX; n]
+    } else {
+        Vec::new()
+    };
     // The names' code page, found once for every part.
     let named = (model, model.code_page());
     for (sub_name, sub_material, sub_triangles) in parts {
@@ -804,7 +808,7 @@ pub(super) fn mesh_parts(
         let material = if model.conventions().own_materials {
             sub_material
         } else {
-            sub_material.and_then(|i| asset_material(named, i, materials, sources))
+            sub_material.and_then(|i| sources.get(i).copied().flatten())
         };
         let mut built = asset::Mesh {
             name,
@@ -853,17 +857,21 @@ pub(super) fn mesh_parts(
         } else {
             let triangles = sub_triangles.iter().filter_map(|&t| mesh.triangle(t));
             if compact {
-                // Each used vertex's index in the part, in the model's order.
-                let mut index = vec![u32::MAX; n];
-                for v in triangles.clone().flatten() {
+                // The vertices the part uses, in the model's order, each given its index in
+                // the part; `index` is cleared again after, so that a part costs what it
+                // draws, not the mesh's vertex count (an IQM of 65 536 meshes is one welded
+                // mesh of as many parts).
+                let mut used: Vec<u32> = triangles
+                    .clone()
+                    .flatten()
+                    .filter(|&v| (v as usize) < n)
+                    .collect();
+                used.sort_unstable();
+                used.dedup();
+                for &v in &used {
                     if let Some(slot) = index.get_mut(v as usize) {
-                        *slot = 0;
-                    }
-                }
-                for (v, slot) in index.iter_mut().enumerate() {
-                    if *slot == 0 {
                         *slot = picked.len() as u32;
-                        picked.push(v as u32);
+                        picked.push(v);
                     }
                 }
                 built.triangles = triangles
@@ -872,6 +880,11 @@ pub(super) fn mesh_parts(
                         face.iter().all(|&i| i != u32::MAX).then_some(face)
                     })
                     .collect();
+                for &v in &used {
+                    if let Some(slot) = index.get_mut(v as usize) {
+                        *slot = u32::MAX;
+                    }
+                }
             } else {
                 picked = (0..n as u32).collect();
                 built.triangles = triangles.collect();

@@ -111,6 +111,8 @@ pub struct Model<'data> {
     diagnostics: OnceLock<Diagnostics>,
     clips: OnceLock<Vec<FrameGroup>>,
     clip_origin: ClipOrigin,
+    /// The code page of the model's names ([`Model::code_page`]), found on first use.
+    code_page: OnceLock<crate::name::CodePage>,
     /// The bind pose's world transforms, for formats stored in their bind pose (MS3D, SL),
     /// computed on first use.
     bind: OnceLock<Palette>,

@@ -357,6 +357,7 @@ impl<'data> Model<'data> {
             diagnostics: OnceLock::new(),
             clips: OnceLock::new(),
             clip_origin,
+            code_page: OnceLock::new(),
             bind: OnceLock::new(),
             bind_inverse: OnceLock::new(),
             still: OnceLock::new(),
