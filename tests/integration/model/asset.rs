@@ -206,3 +206,36 @@ fn an_iqm_of_many_meshes_makes_as_many_asset_meshes_and_materials() {
         assert_eq!(asset.materials[m / 2].name, format!("material{}", m / 2));
     }
 }
+
+/// An MD3 of twenty thousand surfaces, each the same triangle, makes twenty thousand asset
+/// meshes: the names' code page is found once for the model (each mesh once went through
+/// every name), and converting it measures each copy's distance at one look-up (a cell of
+/// thousands of coincident points once made each look-up walk them all).
+#[test]
+fn an_md3_of_many_copies_of_a_surface_converts_to_md2() {
+    use skelmap::asset::{WriteOptions, Writer};
+    const SURFACES: usize = 20_000;
+    let mut b = skelmap::md3::Builder::triangle();
+    let surface = b.surfaces[0].clone();
+    b.surfaces = (0..SURFACES)
+        .map(|k| {
+            let mut s = surface.clone();
+            s.name = format!("s{k}").into_bytes();
+            s
+        })
+        .collect();
+    let bytes = b.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let asset = model.to_asset(&Options::default()).unwrap();
+    assert_eq!(asset.meshes.len(), SURFACES);
+    assert_eq!(
+        asset.meshes[SURFACES - 1].name,
+        format!("s{}", SURFACES - 1)
+    );
+    let written = skelmap::md2::Builder::write_asset(&asset, &WriteOptions::default()).unwrap();
+    let back = Model::from_bytes(&written.files[0].bytes).unwrap();
+    use skelmap::model::convert::{Posed, skinning_error};
+    let error = skinning_error(Posed::Model(&model), Posed::Model(&back), 0);
+    assert_eq!(error.vertices, 3 * SURFACES);
+    assert!(error.max < 1e-2, "{error}");
+}
