@@ -1,5 +1,7 @@
 //! Animations sampled to frames: joint keys per frame, and morph weights per frame.
 
+use std::collections::HashMap;
+
 use glam::{Quat, Vec3};
 use gltf::json::accessor::Type;
 use gltf::json::animation::{Interpolation, Property};
@@ -299,8 +301,13 @@ pub(crate) fn animations(
     let mut morph_frames: Vec<Vec<Vec<f32>>> = Vec::new();
     let mut first = 0u64;
     let mut joint_keys = 0u64;
+    // Each morph node's index, found once for every channel of every animation.
+    let mut morph_of = HashMap::with_capacity(morphs.len());
+    for (k, m) in morphs.iter().enumerate() {
+        morph_of.entry(m.node).or_insert(k);
+    }
     for a in 0..doc.root.animations.len() {
-        let curves = curves(doc, a, rig, morphs)?;
+        let curves = curves(doc, a, rig, (morphs, &morph_of))?;
         if curves.is_empty() {
             continue;
         }
@@ -365,7 +372,7 @@ fn curves(
     doc: &mut Doc<'_>,
     a: usize,
     rig: &Rig,
-    morphs: &[MorphNode],
+    (morphs, morph_of): (&[MorphNode], &HashMap<usize, usize>),
 ) -> Result<Vec<(Target, Curve)>> {
     let mut curves: Vec<(Target, Curve)> = Vec::new();
     let channels: Vec<(usize, usize, Checked<Property>)> = doc.root.animations[a]
@@ -384,12 +391,10 @@ fn curves(
                     None => continue,
                 }
             }
-            Checked::Valid(Property::MorphTargetWeights) => {
-                match morphs.iter().position(|m| m.node == node) {
-                    Some(morph) => Target::Weights { morph },
-                    None => continue,
-                }
-            }
+            Checked::Valid(Property::MorphTargetWeights) => match morph_of.get(&node).copied() {
+                Some(morph) => Target::Weights { morph },
+                None => continue,
+            },
             Checked::Invalid => continue,
         };
         let (types, width): (&[Type], usize) = match &target {

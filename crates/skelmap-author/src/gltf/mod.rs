@@ -321,6 +321,8 @@ fn instances(
 ) -> Result<(Vec<Instance>, Vec<anim::MorphNode>)> {
     let mut instances: Vec<Instance> = Vec::new();
     let mut morphs: Vec<anim::MorphNode> = Vec::new();
+    // Each morph node's index in `morphs`.
+    let mut morph_of: std::collections::HashMap<usize, usize> = Default::default();
     let (mut vertices, mut triangles) = (0u64, 0u64);
     for node in (0..doc.root.nodes.len()).filter(|&i| shown[i]) {
         let (Some(m), skin) = (
@@ -359,9 +361,10 @@ fn instances(
             let morph = if prim.targets.is_empty() {
                 None
             } else {
-                let k = match morphs.iter().position(|x| x.node == node) {
-                    Some(k) => k,
+                let k = match morph_of.get(&node) {
+                    Some(&k) => k,
                     None => {
+                        morph_of.insert(node, morphs.len());
                         morphs.push(anim::MorphNode {
                             node,
                             targets: 0,
