@@ -701,6 +701,9 @@ fn needed_joints(
 /// a hand-built asset), which is moved just before it.
 fn kept_order(kept: &[bool], parent: impl Fn(usize) -> Option<usize>) -> Vec<usize> {
     let n = kept.len();
+    // `placed` also marks the chain being walked (a cycle ends it), so that each joint is
+    // walked once: a chain of thousands of parents listed after their children costs its
+    // length, not its square.
     let mut placed = vec![false; n];
     let mut order: Vec<usize> = Vec::with_capacity(n);
     for j in 0..n {
@@ -708,18 +711,17 @@ fn kept_order(kept: &[bool], parent: impl Fn(usize) -> Option<usize>) -> Vec<usi
             continue;
         }
         let mut chain = vec![j];
+        placed[j] = true;
         let mut p = parent(j);
         while let Some(up) = p {
-            if placed[up] || chain.contains(&up) {
+            if up >= n || placed[up] {
                 break;
             }
+            placed[up] = true;
             chain.push(up);
             p = parent(up);
         }
-        for &c in chain.iter().rev() {
-            placed[c] = true;
-            order.push(c);
-        }
+        order.extend(chain.iter().rev());
     }
     order
 }
@@ -742,15 +744,23 @@ fn prune_bones(
             .filter(|&p| p < n)
     };
     let mut kept = needed_joints(skeleton, meshes, options, report);
+    // Every ancestor of a kept joint is kept. A joint whose ancestors were kept already
+    // (`walked`) ends the walk up, so each joint is walked once however deep the tree (a
+    // chain of thousands of joints each kept cost the square of its length), and a cycle of
+    // a hand-built hierarchy ends it too.
+    let mut walked = vec![false; n];
     for j in 0..n {
-        if !kept[j] {
+        if !kept[j] || walked[j] {
             continue;
         }
-        // At most `n` steps up: a hand-built hierarchy could hold a cycle.
+        walked[j] = true;
         let mut p = parent(j);
-        for _ in 0..n {
-            let Some(up) = p else { break };
+        while let Some(up) = p {
             kept[up] = true;
+            if walked[up] {
+                break;
+            }
+            walked[up] = true;
             p = parent(up);
         }
     }

@@ -976,3 +976,26 @@ fn corpus_table() {
         }
     }
 }
+
+/// A chain of twenty thousand joints each listed before its parent (a hand-built asset):
+/// every parent is moved before its child, each joint walked once (a search of the chain
+/// walked so far for every step once made it quadratic), and the mesh keeps its joint.
+#[test]
+fn a_long_chain_of_parents_listed_after_their_children_is_put_in_order() {
+    const JOINTS: usize = 20_000;
+    let joints: Vec<Joint> = (0..JOINTS)
+        .map(|i| joint(&format!("j{i}"), (i + 1 < JOINTS).then_some(i + 1), 0.0))
+        .collect();
+    let mut asset = skeletal(joints, triangle_mesh(&[(0, 1.0)]), 1);
+    optimize(&mut asset, &Options::default());
+    let names = names(&asset);
+    assert_eq!(names.len(), JOINTS);
+    assert_eq!((names[0], names[JOINTS - 1]), ("j19999", "j0"));
+    let parents = parents(&asset);
+    assert_eq!(parents[0], None);
+    assert!((1..JOINTS).all(|k| parents[k] == Some(k - 1)));
+    assert_eq!(
+        asset.meshes[0].influences.of(0),
+        &[((JOINTS - 1) as u16, 1.0)]
+    );
+}
