@@ -956,15 +956,17 @@ impl Builder {
         // Models of at most ENGINE_MAX_VERTICES stored vertices and normals, each the one
         // model of its own body part, so that body 0 draws them all.
         let mut packed = vec![Packed::new(1)];
-        // A texture per material, which every mesh of that material shows.
-        let mut skins: Vec<Option<usize>> = Vec::new();
+        // A texture per material, which every mesh of that material shows (found with a
+        // look-up a mesh: an asset may hold thousands of materials).
+        let mut skins: HashMap<Option<usize>, usize> = HashMap::new();
         for (mesh, shader) in asset.meshes.iter().zip(shaders) {
-            let skinref = match skins.iter().position(|&m| m == mesh.material) {
-                Some(skinref) => skinref,
+            let skinref = match skins.get(&mesh.material) {
+                Some(&skinref) => skinref,
                 None => {
-                    skins.push(mesh.material);
+                    let skinref = skins.len();
+                    skins.insert(mesh.material, skinref);
                     b.textures.push(texture_of(&asset, mesh, shader, &mut lost));
-                    skins.len() - 1
+                    skinref
                 }
             };
             let texture = &b.textures[skinref];
