@@ -101,3 +101,34 @@ fn joints_after_a_point_are_renumbered() {
         assert_eq!(without.posed(Some(k)), asset.posed(Some(k)), "frame {k}");
     }
 }
+
+/// `Skeleton::distinct_names` on twenty thousand joints named `a` and twenty thousand named
+/// `a_0` … `a_19999`, the numbers each repeat of `a` tries first: the repeats get `a_20000`
+/// on, each in one try past the last number its name was given (every repeat once tried
+/// every taken number before a free one).
+#[test]
+fn repeats_of_a_name_whose_numbers_are_taken_are_named_past_them() {
+    use skelmap::asset::{Joint, Skeleton};
+    use skelmap::glam::Affine3A;
+    const HALF: usize = 20_000;
+    let joint = |name: String| Joint {
+        name,
+        parent: None,
+        rotation: Quat::IDENTITY,
+        translation: Vec3::ZERO,
+        scale: Vec3::ONE,
+        world: Affine3A::IDENTITY,
+    };
+    let skeleton = Skeleton {
+        joints: (0..HALF)
+            .map(|_| joint("a".into()))
+            .chain((0..HALF).map(|k| joint(format!("a_{k}"))))
+            .collect(),
+        ..Skeleton::default()
+    };
+    let (names, renamed) = skeleton.distinct_names(63, false);
+    assert_eq!(renamed.len(), HALF - 1);
+    assert_eq!(names[0], "a");
+    assert!((1..HALF).all(|i| names[i] == format!("a_{}", HALF + i - 1)));
+    assert!((0..HALF).all(|k| names[HALF + k] == format!("a_{k}")));
+}

@@ -7,7 +7,7 @@
 //! runtime's kernels in `skin/` never see an asset.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
 
@@ -834,24 +834,37 @@ impl Skeleton {
             .map(|j| folded(&j.name, ignore_case))
             .collect();
         let mut seen: HashSet<String> = HashSet::with_capacity(self.joints.len());
+        // Per name repeated (as compared), the last number tried for it: every number up to
+        // it gave a name taken then, and so still taken, so the next repeat starts past it.
+        // Each number is tried once per name, however many joints are named with numbers
+        // the repeats would try (which made a file of them quadratic).
+        let mut tried: HashMap<String, usize> = HashMap::new();
         let mut renamed = Vec::new();
         let names = (self.joints.iter().enumerate())
             .map(|(i, j)| {
                 if !j.name.is_empty() && seen.insert(folded(&j.name, ignore_case)) {
                     return j.name.clone();
                 }
-                // Of the joints' count + 1 numbers from `i` on, one gives a free name.
-                let name = (i..=i + self.joints.len())
+                let key = folded(&j.name, ignore_case);
+                let from = tried.get(&key).map_or(i, |&last| i.max(last + 1));
+                // Of the joints' count + 1 numbers from `from` on, one gives a free name.
+                let name = (from..=from + self.joints.len())
                     .map(|k| {
                         let suffix = format!("_{k}");
                         let mut cut = max.saturating_sub(suffix.len()).min(j.name.len());
                         while !j.name.is_char_boundary(cut) {
                             cut -= 1;
                         }
-                        format!("{}{suffix}", j.name.get(..cut).unwrap_or_default())
+                        (
+                            k,
+                            format!("{}{suffix}", j.name.get(..cut).unwrap_or_default()),
+                        )
                     })
-                    .find(|n| !used.contains(&folded(n, ignore_case)))
-                    .unwrap_or_default();
+                    .find(|(_, n)| !used.contains(&folded(n, ignore_case)))
+                    .map_or_else(String::new, |(k, n)| {
+                        tried.insert(key, k);
+                        n
+                    });
                 used.insert(folded(&name, ignore_case));
                 seen.insert(folded(&name, ignore_case));
                 renamed.push((i, name.clone(), j.name.clone()));
