@@ -104,8 +104,8 @@ fn joints_after_a_point_are_renumbered() {
 
 /// `Skeleton::distinct_names` on twenty thousand joints named `a` and twenty thousand named
 /// `a_0` … `a_19999`, the numbers each repeat of `a` tries first: the repeats get `a_20000`
-/// on, each in one try past the last number its name was given (every repeat once tried
-/// every taken number before a free one).
+/// on, each in one try past the last number its name was given (not a try of every taken
+/// number before a free one).
 #[test]
 fn repeats_of_a_name_whose_numbers_are_taken_are_named_past_them() {
     use skelmap::asset::{Joint, Skeleton};

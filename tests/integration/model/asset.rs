@@ -163,9 +163,9 @@ fn no_images_keeps_the_materials_and_vertices_without_decoding_skins() {
 }
 
 /// An IQM of twenty thousand meshes, each a triangle of its own material, is one welded
-/// model mesh of as many parts: each part costs the vertices it draws (each part once went
-/// through every vertex of the model, and each material through every other), and each
-/// asset mesh keeps its three vertices and its own material.
+/// model mesh of as many parts: each part costs the vertices it draws (not every vertex of
+/// the model), each material a look-up (not a walk of the others), and each asset mesh keeps
+/// its three vertices and its own material.
 #[test]
 fn an_iqm_of_many_meshes_makes_as_many_asset_meshes_and_materials() {
     use skelmap::iqm::{Builder, MeshDef};
@@ -208,9 +208,9 @@ fn an_iqm_of_many_meshes_makes_as_many_asset_meshes_and_materials() {
 }
 
 /// An MD3 of twenty thousand surfaces, each the same triangle, makes twenty thousand asset
-/// meshes: the names' code page is found once for the model (each mesh once went through
-/// every name), and converting it measures each copy's distance at one look-up (a cell of
-/// thousands of coincident points once made each look-up walk them all).
+/// meshes: the names' code page is found once for the model (not once a mesh), and
+/// converting it measures each copy's distance at one look-up (not a walk of a cell of
+/// thousands of coincident points).
 #[test]
 fn an_md3_of_many_copies_of_a_surface_converts_to_md2() {
     use skelmap::asset::{WriteOptions, Writer};

@@ -300,7 +300,7 @@ fn colours_normals_and_extra_texture_coordinates_are_read_per_wedge_and_point() 
 }
 
 /// Thirty thousand bones a side, the PSA's in reverse order and upper case: each PSK bone
-/// finds its PSA bone with a look-up (a walk of the PSA's bones for each took seconds), and
+/// finds its PSA bone with a look-up (not a walk of the PSA's bones for each), and
 /// all are matched.
 #[test]
 fn many_bones_are_matched_by_name_in_a_look_up_each() {
