@@ -362,20 +362,25 @@ pub fn frames_by_clip(source: Posed<'_, '_>, converted: &Model<'_>) -> Option<Ve
 /// point's own (a conversion that kept its points near where they were), else in a k-d tree
 /// of `to`, built on the first point the grid leaves, as fast for a conversion that moved
 /// points far as for one that kept them in place. Either finds the distance bit for bit.
-/// Points of `to` at one place are looked up as one: a cell of thousands of coincident
-/// points (a glTF's copies of one mesh, each its own node) would cost each look-up all of
-/// them.
+/// Where a cell is crowded, points of `to` at one place are looked up as one: a cell of
+/// thousands of coincident points (a glTF's copies of one mesh, each its own node) would cost
+/// each look-up all of them. Only then, as the sort that finds them costs more than the grid.
 fn nearest_distances(from: &[Vec3A], to: &[Vec3A]) -> Vec<f32> {
-    let mut to = to.to_vec();
-    let bits = |p: &Vec3A| p.to_array().map(f32::to_bits);
-    to.sort_unstable_by_key(bits);
-    to.dedup_by_key(|p| bits(p));
-    let grid = Grid::new(&to);
+    let mut grid = Grid::new(to);
+    let mut distinct = Vec::new();
+    if grid.as_ref().is_some_and(Grid::crowded) {
+        let bits = |p: &Vec3A| p.to_array().map(f32::to_bits);
+        distinct = to.to_vec();
+        distinct.sort_unstable_by_key(bits);
+        distinct.dedup_by_key(|p| bits(p));
+        grid = Grid::new(&distinct);
+    }
+    let to = if distinct.is_empty() { to } else { &distinct };
     let mut tree: Option<KdTree> = None;
     from.iter()
         .map(|&p| match grid.as_ref().and_then(|g| g.nearest(p)) {
             Some(d) => d,
-            None => tree.get_or_insert_with(|| KdTree::new(&to)).nearest(p),
+            None => tree.get_or_insert_with(|| KdTree::new(to)).nearest(p),
         })
         .collect()
 }
@@ -409,6 +414,9 @@ struct Grid {
 
 impl Grid {
     const CELLS_PER_POINT: usize = 8;
+    /// Points in one cell past which a look-up's walk of them outweighs finding the points
+    /// at one place ([`nearest_distances`]).
+    const CROWDED: u32 = 64;
     const MAX_CELLS: usize = 1 << 22;
     /// Cells along an axis at most.
     const MAX_DIM: usize = 1024;
@@ -419,6 +427,13 @@ impl Grid {
 
     /// The grid of `points`; `None` for too few points, or bounds that are not finite or
     /// span no space.
+    /// Whether a cell holds more than [`Grid::CROWDED`] points.
+    fn crowded(&self) -> bool {
+        self.starts
+            .windows(2)
+            .any(|w| w[1].saturating_sub(w[0]) > Self::CROWDED)
+    }
+
     fn new(points: &[Vec3A]) -> Option<Grid> {
         if points.len() < Self::MIN_POINTS || u32::try_from(points.len()).is_err() {
             return None;
