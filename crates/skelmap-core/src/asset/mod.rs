@@ -342,15 +342,9 @@ impl Influences {
             self.starts.push(0);
         }
         let first = self.weights.len();
-        for (joint, weight) in raw {
-            if !(weight.is_finite() && weight > 0.0) {
-                continue;
-            }
-            match self.weights[first..].iter_mut().find(|(j, _)| *j == joint) {
-                Some((_, w)) => *w += weight,
-                None => self.weights.push((joint, weight)),
-            }
-        }
+        self.weights
+            .extend(raw.filter(|&(_, w)| w.is_finite() && w > 0.0));
+        merge_joints(&mut self.weights, first);
         let total: f32 = self.weights[first..].iter().map(|(_, w)| w).sum();
         if total > 0.0 && total.is_finite() {
             self.weights[first..]
@@ -399,6 +393,50 @@ impl Influences {
             .unwrap_or(0)
     }
 }
+
+/// Merges the entries of `list[first..]` that name one joint into the first of them, its
+/// weight their sum in list order, keeping the entries' order. A vertex's list is short, so
+/// each entry is matched against those kept; past [`MERGE_BY_SCAN`] (a glTF vertex may list
+/// thousands of influences) they are sorted by joint, summed, and put back in order, which
+/// gives the same list.
+fn merge_joints(list: &mut Vec<(u16, f32)>, first: usize) {
+    let Some(raw) = list.get(first..) else {
+        return;
+    };
+    if raw.len() <= MERGE_BY_SCAN {
+        let mut kept = first;
+        for k in first..list.len() {
+            let (joint, weight) = list[k];
+            match list[first..kept].iter_mut().find(|(j, _)| *j == joint) {
+                Some((_, w)) => *w += weight,
+                None => {
+                    list[kept] = (joint, weight);
+                    kept += 1;
+                }
+            }
+        }
+        list.truncate(kept);
+        return;
+    }
+    // (joint, position in the list), stably by joint: a joint's entries stay in list order.
+    let mut order: Vec<(u16, usize)> = raw.iter().enumerate().map(|(i, &(j, _))| (j, i)).collect();
+    order.sort_by_key(|&(j, _)| j);
+    // (position of a joint's first entry, joint, summed weight), then by that position.
+    let mut merged: Vec<(usize, u16, f32)> = Vec::new();
+    for &(joint, i) in &order {
+        let weight = raw[i].1;
+        match merged.last_mut() {
+            Some((_, j, w)) if *j == joint => *w += weight,
+            _ => merged.push((i, joint, weight)),
+        }
+    }
+    merged.sort_unstable_by_key(|&(i, _, _)| i);
+    list.truncate(first);
+    list.extend(merged.into_iter().map(|(_, j, w)| (j, w)));
+}
+
+/// The most influences of one vertex [`merge_joints`] matches one by one.
+const MERGE_BY_SCAN: usize = 32;
 
 /// One surface a writer makes of an asset mesh ([`Mesh::pieces`]): the mesh's vertices it
 /// takes (each once, in order) and its triangles over them, in the asset's winding.
@@ -796,6 +834,48 @@ mod tests {
         assert_eq!(inf.of(2), &[] as &[(u16, f32)]);
         assert_eq!(inf.max_per_vertex(), 2);
         assert_eq!(inf.top(0, 1), (vec![(2, 1.0)], true));
+    }
+
+    /// The list `Influences::push` keeps, matched one entry at a time against those kept.
+    fn merged_one_by_one(raw: &[(u16, f32)]) -> Vec<(u16, f32)> {
+        let mut kept: Vec<(u16, f32)> = Vec::new();
+        for &(joint, weight) in raw.iter().filter(|(_, w)| *w > 0.0) {
+            match kept.iter_mut().find(|(j, _)| *j == joint) {
+                Some((_, w)) => *w += weight,
+                None => kept.push((joint, weight)),
+            }
+        }
+        let total: f32 = kept.iter().map(|(_, w)| w).sum();
+        kept.iter_mut().for_each(|(_, w)| *w /= total);
+        kept
+    }
+
+    #[test]
+    fn a_long_influence_list_merges_as_a_short_one_does() {
+        // Past the scan's length, joints repeated out of order, with weights whose sums
+        // depend on their order: the same joints, order and bits as matching one by one.
+        for len in [MERGE_BY_SCAN, MERGE_BY_SCAN + 1, 200, 20_000] {
+            let raw: Vec<(u16, f32)> = (0..len)
+                .map(|i| (((i * 7919) % 97) as u16, 0.1 + (i % 13) as f32 * 0.37))
+                .collect();
+            let mut inf = Influences::default();
+            inf.push(raw.iter().copied(), 0);
+            let want = merged_one_by_one(&raw);
+            assert_eq!(inf.of(0).len(), want.len(), "{len}");
+            assert!(
+                inf.of(0)
+                    .iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.0 == b.0 && a.1.to_bits() == b.1.to_bits())
+            );
+        }
+        // 65,536 distinct joints on one vertex: each kept once, in the order given.
+        let raw: Vec<(u16, f32)> = (0..=u16::MAX).rev().map(|j| (j, 1.0)).collect();
+        let mut inf = Influences::default();
+        inf.push(raw.iter().copied(), 0);
+        assert_eq!(inf.of(0).len(), 65_536);
+        assert_eq!(inf.of(0)[0].0, u16::MAX);
+        assert_eq!(inf.of(0)[65_535].0, 0);
     }
 
     #[test]
