@@ -152,7 +152,10 @@ fn lines(text: &[u8]) -> Vec<Line<'_>> {
         } else if c <= b' ' {
             i += 1;
         } else if c == b'/' && next == Some(b'/') {
-            let end = find(i, b"\n").min(find(i, b"\r"));
+            // The first line break of either kind: one scan up to it, not two to the end.
+            let rest = text.get(i..).unwrap_or_default();
+            let end =
+                i + (rest.iter().position(|&b| b == b'\n' || b == b'\r')).unwrap_or(rest.len());
             line.comment = text.get(i + 2..end);
             i = end;
         } else if c == b'/' && next == Some(b'*') {
@@ -379,6 +382,20 @@ mod tests {
         assert_eq!(line_breaks(b"a\r\nb\rc\n\rd\r\r"), 6);
         assert_eq!(line_breaks(b"\r"), 1);
         assert_eq!(line_breaks(b""), 0);
+    }
+
+    /// A file of many commented lines, all ending in `\n`: each comment ends at its own
+    /// line's end, found without looking at the rest of the file.
+    #[test]
+    fn many_commented_lines_are_read_a_line_at_a_time() {
+        let lines: u32 = 100_000;
+        let text: String = (0..lines)
+            .map(|i| format!("{i} 1 10 0 // clip{i}\n"))
+            .collect();
+        let groups = parse(text.as_bytes(), lines, Format::Dpm).ok();
+        let summary = groups.map(|g| (g.len(), g.last().map(|g| (g.name.clone(), g.first))));
+        let last = Some(("clip99999".to_string(), 99_999));
+        assert_eq!(summary, Some((lines as usize, last)));
     }
 
     #[test]
