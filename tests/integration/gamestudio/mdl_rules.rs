@@ -605,3 +605,36 @@ fn mdl_frame_normals_of_long_models_are_reported_in_file_order() {
         }
     }
 }
+
+/// Byte and word frames mixed over 20,000 frames: through the model, frame `i` is found in a
+/// table of where each starts, made once, not by a walk over the frames before it; the frames
+/// are those the walk finds.
+#[test]
+fn every_frame_of_many_mixed_frames_is_looked_up() {
+    let count = 20_000;
+    let frames: Vec<MdlFrameDef> = (0..count)
+        .map(|i| MdlFrameDef {
+            frame_type: if i % 3 == 0 { 2 } else { 0 },
+            name: format!("f{i}").into_bytes(),
+            vertices: vec![([0, 0, (i % 200) as u16], 0); 4],
+        })
+        .collect();
+    let bytes = gamestudio::MdlBuilder {
+        version: 5,
+        frames,
+        ..quad()
+    }
+    .write();
+    let model = skelmap::Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.num_frames(), count);
+    let walked: Vec<Vec<u8>> = model.frame_names().map(<[u8]>::to_vec).collect();
+    for (i, name) in walked.iter().enumerate() {
+        assert_eq!(model.frame_name(i), Some(&name[..]), "frame {i}");
+    }
+    let mdl = Mdl::parse(&bytes).unwrap();
+    let frames = mdl.indexed_frames();
+    for i in [0, 1, 2, 3, 4, 19_999] {
+        let found = frames.get(i).map(|f| f.name_lossy().into_owned());
+        assert_eq!(found, Some(format!("f{i}")));
+    }
+}

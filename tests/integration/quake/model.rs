@@ -236,3 +236,42 @@ fn frame_groups_keep_a_finite_rate_and_need_no_names() {
         .pose_clip(&clip, 1e30, true, Interpolation::Nlerp, &mut p)
         .unwrap();
 }
+
+/// A file of many entries, one of them a group: every pose is found through the model by a
+/// look-up in a table of where each starts, made once, not by a walk over the entries before
+/// it; the poses are those the walk finds.
+#[test]
+fn every_pose_of_many_entries_with_a_group_is_looked_up() {
+    let singles = 20_000;
+    let mut frames: Vec<FrameEntry> = (0..singles)
+        .map(|i| FrameEntry::Single(pose(&format!("s{i}"), (i % 200) as u8)))
+        .collect();
+    frames.push(FrameEntry::Group {
+        intervals: vec![0.1, 0.2],
+        frames: vec![pose("g1", 7), pose("g2", 8)],
+    });
+    let bytes = quake::Builder {
+        frames,
+        ..grouped()
+    }
+    .write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.num_frames(), singles + 2);
+    let walked: Vec<Vec<u8>> = model.frame_names().map(<[u8]>::to_vec).collect();
+    for (i, name) in walked.iter().enumerate() {
+        assert_eq!(model.frame_name(i), Some(&name[..]), "frame {i}");
+    }
+    assert_eq!(model.frame_name(singles + 1), Some(&b"g2"[..]));
+    // Deforming a pose reads its vertices from the table's offset.
+    let mut pose = Pose::default();
+    let (mut p, mut n) = (vec![[0.0; 3]; 3], vec![[0.0; 3]; 3]);
+    for (frame, lift) in [(0, 0u8), (199, 199), (singles + 1, 8)] {
+        model
+            .pose(frame, frame, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        model.deform(0, &pose, &mut p, &mut n).unwrap();
+        let mdl = quake::Mdl::parse(&bytes).unwrap();
+        let z = mdl.scale()[2] * f32::from(lift) + mdl.origin()[2];
+        assert_eq!(p[0][2], z, "frame {frame}");
+    }
+}

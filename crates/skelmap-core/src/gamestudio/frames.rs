@@ -3,6 +3,7 @@
 
 use core::fmt;
 use core::iter::FusedIterator;
+use std::sync::OnceLock;
 
 use zerocopy::byteorder::{I32, LittleEndian};
 
@@ -50,7 +51,9 @@ pub(super) fn frame_head<'data, T: Raw>(
 ///
 /// [`Frames::get`] finds a frame in O(1) when every frame has one size (every HMP, and every
 /// MDL whose frames share a type, as every known file does); an MDL that mixes byte and word
-/// frames is walked from its first frame. Iterating is O(1) a frame either way.
+/// frames is walked from its first frame, but through [`Mdl::indexed_frames`](super::Mdl::indexed_frames)
+/// (which [`Model`](crate::Model) reads), which keeps a table of where each starts.
+/// Iterating is O(1) a frame either way.
 ///
 /// ```
 /// use skelmap_core::Parse;
@@ -84,6 +87,10 @@ pub struct Frames<'data, K: FrameKind> {
     params: K::Params,
     /// The size of every frame, when all have one.
     stride: Option<usize>,
+    /// Where each frame starts, in bytes after the first, when a table of them is kept
+    /// ([`Mdl`](super::Mdl) keeps one for frames of mixed sizes, made on the first
+    /// [`Frames::get`]): a frame is then looked up.
+    starts: Option<&'data OnceLock<Vec<u32>>>,
 }
 
 pub(super) use sealed::{Cursor, FrameKind, HmpKind, MdlKind};
@@ -156,6 +163,43 @@ impl<'data, K: FrameKind> Frames<'data, K> {
             len,
             params,
             stride,
+            starts: None,
+        }
+    }
+
+    /// Where each frame starts, in bytes after the first: one walk reading what gives each
+    /// frame's size (empty where an offset would not fit 32 bits).
+    pub(super) fn frame_starts(&self) -> Vec<u32> {
+        let mut starts = Vec::with_capacity(self.len());
+        let mut at = 0usize;
+        let bytes = self.walk.rest();
+        for _ in 0..self.len {
+            let (Ok(start), Some(size)) = (
+                u32::try_from(at),
+                bytes.get(at..).and_then(|rest| K::size(rest, self.params)),
+            ) else {
+                return Vec::new();
+            };
+            starts.push(start);
+            at += size;
+        }
+        starts
+    }
+
+    /// `true` when every frame has one size, so that finding one needs no table.
+    pub(super) fn is_uniform(&self) -> bool {
+        self.stride.is_some()
+    }
+
+    /// These frames with `starts` as their table, made by [`Frames::frame_starts`] on the
+    /// first look-up.
+    pub(super) fn with_starts<'a>(self, starts: &'a OnceLock<Vec<u32>>) -> Frames<'a, K>
+    where
+        'data: 'a,
+    {
+        Frames {
+            starts: Some(starts),
+            ..self
         }
     }
 
@@ -177,13 +221,19 @@ impl<'data, K: FrameKind> Frames<'data, K> {
         if i >= self.len() {
             return None;
         }
-        match self.stride {
-            Some(stride) => {
-                let mut walk = self.walk;
-                walk.skip(i.checked_mul(stride)?);
-                K::read(Cursor(&mut walk), self.params).ok()
+        let mut walk = self.walk;
+        if let Some(stride) = self.stride {
+            walk.skip(i.checked_mul(stride)?);
+            K::read(Cursor(&mut walk), self.params).ok()
+        } else {
+            let starts = self.starts.map(|s| s.get_or_init(|| self.frame_starts()));
+            match starts.and_then(|s| s.get(i)) {
+                Some(&at) => {
+                    walk.skip(at as usize);
+                    K::read(Cursor(&mut walk), self.params).ok()
+                }
+                None => self.iter().nth(i),
             }
-            None => self.iter().nth(i),
         }
     }
 
@@ -215,6 +265,7 @@ impl<'data, K: FrameKind> fmt::Debug for Frames<'data, K> {
             .field("len", &self.len)
             .field("offset", &self.walk.offset())
             .field("stride", &self.stride)
+            .field("starts", &self.starts.and_then(OnceLock::get).map(Vec::len))
             .finish()
     }
 }

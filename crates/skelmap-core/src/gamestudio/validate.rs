@@ -94,6 +94,7 @@ impl<'data> Parse<'data> for Mdl<'data> {
             skin_vertices,
             triangles,
             frames,
+            frame_starts: std::sync::OnceLock::new(),
         })
     }
 }

@@ -178,6 +178,10 @@ pub struct Mdl<'data> {
     pub(super) skin_vertices: &'data [SkinVertex],
     pub(super) triangles: &'data [Triangle],
     pub(super) frames: MdlFrames<'data>,
+    /// Where each frame starts, for frames of mixed sizes: made on the first look-up of a
+    /// frame ([`Mdl::indexed_frames`]), so that finding every frame in turn is not a walk
+    /// each.
+    pub(super) frame_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl<'data> Mdl<'data> {
@@ -267,6 +271,38 @@ impl<'data> Mdl<'data> {
     pub fn frames(&self) -> MdlFrames<'data> {
         self.frames
     }
+
+    /// [`Mdl::frames`] with, where byte and word frames mix, the table of where each starts,
+    /// made on the first [`Frames::get`](super::Frames::get), which is then a look-up.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::gamestudio::Mdl;
+    /// use skelmap_core::gamestudio::write::{MdlBuilder, MdlFrameDef};
+    /// let frame = |frame_type, name: &str| MdlFrameDef {
+    ///     frame_type,
+    ///     name: name.into(),
+    ///     vertices: vec![([0, 0, 0], 0), ([4, 0, 0], 0), ([0, 4, 0], 0)],
+    /// };
+    /// let bytes = MdlBuilder {
+    ///     version: 5,
+    ///     triangles: vec![([0, 1, 2], [0, 0, 0])],
+    ///     skin_vertices: vec![[0, 0]],
+    ///     frames: vec![frame(2, "stand"), frame(0, "walk1"), frame(2, "walk2")],
+    ///     ..MdlBuilder::default()
+    /// }
+    /// .write();
+    /// let mdl = Mdl::parse(&bytes)?;
+    /// assert_eq!(mdl.indexed_frames().get(2).map(|f| f.name()), Some(&b"walk2"[..]));
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn indexed_frames(&self) -> MdlFrames<'_> {
+        if self.frames.is_uniform() {
+            return self.frames;
+        }
+        self.frames.with_starts(&self.frame_starts)
+    }
 }
 
 impl<'data> PackedVertices<'data> {
@@ -296,7 +332,7 @@ impl PackedModel for Mdl<'_> {
 
     /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
     fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
-        let frame = self.frames().get(i).ok_or(MorphError::NoFrame(i))?;
+        let frame = self.indexed_frames().get(i).ok_or(MorphError::NoFrame(i))?;
         Ok(frame.vertices().packed())
     }
 }
@@ -321,7 +357,7 @@ impl<'data> VertexAnimated<'data> for Mdl<'data> {
     }
 
     fn frame_list(&self) -> MdlFrames<'_> {
-        self.frames
+        self.indexed_frames()
     }
 
     fn skins(&self) -> &[Skin<'_>] {

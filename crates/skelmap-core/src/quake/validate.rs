@@ -77,6 +77,7 @@ impl<'data> Parse<'data> for Mdl<'data> {
             stverts,
             triangles,
             frames,
+            pose_starts: std::sync::OnceLock::new(),
         })
     }
 }

@@ -146,6 +146,10 @@ pub struct Frames<'data> {
     numverts: u32,
     /// The size of every entry, when none is a group.
     stride: Option<usize>,
+    /// Where each pose starts, in bytes after the first entry, when a table of them is kept
+    /// ([`Mdl`] keeps one for frames with groups, made on the first [`Frames::get`]): a pose
+    /// is then looked up.
+    starts: Option<&'data std::sync::OnceLock<Vec<u32>>>,
 }
 
 impl<'data> Frames<'data> {
@@ -165,7 +169,30 @@ impl<'data> Frames<'data> {
             len,
             numverts,
             stride: singles.then_some(size_of::<I32<LittleEndian>>() + pose),
+            starts: None,
         }
+    }
+
+    /// Where each pose starts, in bytes after the first entry: one walk of the entries'
+    /// headers (empty where an offset would not fit 32 bits).
+    fn pose_starts(&self) -> Vec<u32> {
+        let pose = pose_size(self.numverts);
+        let base = self.walk.offset();
+        let mut walk = self.walk;
+        let mut starts = Vec::with_capacity(self.len());
+        for _ in 0..self.entries {
+            let Some((count, _)) = read_entry(&mut walk) else {
+                break;
+            };
+            for _ in 0..count {
+                let Ok(at) = u32::try_from(walk.offset() - base) else {
+                    return Vec::new();
+                };
+                starts.push(at);
+                walk.skip(pose);
+            }
+        }
+        starts
     }
 
     /// Number of poses.
@@ -180,20 +207,28 @@ impl<'data> Frames<'data> {
         self.len == 0
     }
 
-    /// Pose `i`, or `None` out of range.
+    /// Pose `i`, or `None` out of range. Found directly where no entry is a group, or
+    /// where the frames came with a table of where each pose starts (the model's own, as
+    /// [`Model`](crate::Model) reads them); else a walk over the entries before it.
     #[must_use]
     pub fn get(&self, i: usize) -> Option<Frame<'data>> {
         if i >= self.len() {
             return None;
         }
-        match self.stride {
-            Some(stride) => {
-                let mut walk = self.walk;
-                walk.skip(i.checked_mul(stride)?);
-                walk.next::<I32<LittleEndian>>()?;
-                Frame::read(&mut walk, self.numverts).ok()
+        let mut walk = self.walk;
+        if let Some(stride) = self.stride {
+            walk.skip(i.checked_mul(stride)?);
+            walk.next::<I32<LittleEndian>>()?;
+            Frame::read(&mut walk, self.numverts).ok()
+        } else {
+            let starts = self.starts.map(|s| s.get_or_init(|| self.pose_starts()));
+            match starts.and_then(|s| s.get(i)) {
+                Some(&at) => {
+                    walk.skip(at as usize);
+                    Frame::read(&mut walk, self.numverts).ok()
+                }
+                None => self.iter().nth(i),
             }
-            None => self.iter().nth(i),
         }
     }
 
@@ -228,6 +263,7 @@ impl fmt::Debug for Frames<'_> {
             .field("len", &self.len)
             .field("offset", &self.walk.offset())
             .field("stride", &self.stride)
+            .field("starts", &self.starts.and_then(|s| s.get()).map(Vec::len))
             .finish()
     }
 }
@@ -392,6 +428,10 @@ pub struct Mdl<'data> {
     pub(super) stverts: &'data [Stvert],
     pub(super) triangles: &'data [Dtriangle],
     pub(super) frames: Frames<'data>,
+    /// Where each pose starts, for frames with groups: made on the first look-up of a pose
+    /// through [`Mdl::indexed_frames`], so that finding every pose in turn is not a walk
+    /// each.
+    pub(super) pose_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl<'data> Mdl<'data> {
@@ -503,6 +543,29 @@ impl<'data> Mdl<'data> {
         self.frames
     }
 
+    /// [`Mdl::frames`] with, where an entry is a group, the table of where each pose starts,
+    /// made on the first [`Frames::get`], which is then a look-up whatever the entries.
+    ///
+    /// ```
+    /// use skelmap_core::Parse;
+    /// use skelmap_core::quake::Mdl;
+    /// use skelmap_core::quake::write::{FrameDef, FrameEntry, Builder};
+    /// let pose = |name: &str| FrameDef { name: name.into(), vertices: vec![([0; 3], 0); 3] };
+    /// let group = FrameEntry::Group { intervals: vec![0.1, 0.2], frames: vec![pose("a"), pose("b")] };
+    /// let bytes = Builder { frames: vec![group, FrameEntry::Single(pose("c"))], ..Builder::triangle() }.write();
+    /// let mdl = Mdl::parse(&bytes)?;
+    /// assert_eq!(mdl.indexed_frames().get(2).map(|f| f.name()), Some(&b"c"[..]));
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn indexed_frames(&self) -> Frames<'_> {
+        let mut frames = self.frames;
+        if frames.stride.is_none() {
+            frames.starts = Some(&self.pose_starts);
+        }
+        frames
+    }
+
     /// The frame entries of the header (`numframes`), each a single frame or a group.
     #[must_use]
     pub fn frame_groups(&self) -> FrameGroups<'data> {
@@ -512,7 +575,7 @@ impl<'data> Mdl<'data> {
     /// The position of vertex `v` in frame `frame`: `scale · packed + origin`.
     #[must_use]
     pub fn position(&self, frame: usize, v: usize) -> Option<[f32; 3]> {
-        let p = self.frames.get(frame)?.vertices.get(v)?;
+        let p = self.indexed_frames().get(frame)?.vertices.get(v)?;
         let (scale, origin) = (self.scale(), self.origin());
         Some(core::array::from_fn(|k| {
             scale[k] * f32::from(p.v[k]) + origin[k]
@@ -617,7 +680,8 @@ impl PackedModel for Mdl<'_> {
 
     /// Frame `i`'s packed vertices, or [`MorphError::NoFrame`].
     fn packed_frame(&self, i: usize) -> Result<PackedFrame<'_>, MorphError> {
-        Ok(self.frames().get(i).ok_or(MorphError::NoFrame(i))?.packed())
+        let frame = self.indexed_frames().get(i);
+        Ok(frame.ok_or(MorphError::NoFrame(i))?.packed())
     }
 }
 
@@ -663,7 +727,7 @@ impl<'data> VertexAnimated<'data> for Mdl<'data> {
     }
 
     fn frame_list(&self) -> Frames<'_> {
-        self.frames
+        self.indexed_frames()
     }
 
     fn skins(&self) -> &[Skin<'_>] {
