@@ -146,11 +146,9 @@ pub unsafe extern "C" fn skelmap_submesh(
     status(|| {
         let out = out.ok_or(Fail::null("out"))?;
         let m = self::mesh(model.ok_or(Fail::null("model"))?, mesh)?;
-        let count = m.submeshes().len();
         let s = m
-            .submeshes()
-            .nth(index as usize)
-            .ok_or_else(|| Fail::out_of_range("submesh", index, count as u64))?;
+            .submesh(index as usize)
+            .ok_or_else(|| Fail::out_of_range("submesh", index, m.submeshes().len() as u64))?;
         *out = SkelmapSubmesh {
             material: s.material().map_or(-1, |i| i as i32),
             triangles: s.num_triangles() as u32,
@@ -180,11 +178,9 @@ pub unsafe extern "C" fn skelmap_submesh_triangles(
 ) -> SkelmapStatus {
     status(|| {
         let m = self::mesh(model.ok_or(Fail::null("model"))?, mesh)?;
-        let count = m.submeshes().len();
         let s = m
-            .submeshes()
-            .nth(index as usize)
-            .ok_or_else(|| Fail::out_of_range("submesh", index, count as u64))?;
+            .submesh(index as usize)
+            .ok_or_else(|| Fail::out_of_range("submesh", index, m.submeshes().len() as u64))?;
         // SAFETY: forwarded from this function's contract (tightly packed).
         let out =
             unsafe { Strided::<u32, 1>::new(out, 0, capacity, "out") }?.ok_or(Fail::null("out"))?;
@@ -219,6 +215,73 @@ mod tests {
         let s = unsafe { skelmap_model_open_memory(bytes.as_ptr(), bytes.len(), 0, &mut model) };
         assert_eq!(s, SkelmapStatus::Ok);
         model
+    }
+
+    /// An MS3D of 1,000 groups, a triangle each, read through the C ABI as a client loops
+    /// over them: each submesh gives its group's material and triangle, in order; one past
+    /// the last is out of range.
+    #[test]
+    fn every_group_of_a_many_group_ms3d_is_its_own_submesh() {
+        use skelmap_core::ms3d::{Builder, GroupDef, write::triangle};
+        let n = 1_000u16;
+        let mut b = Builder {
+            vertices: vec![([0.0; 3], -1), ([1.0, 0.0, 0.0], -1), ([0.0, 1.0, 0.0], -1)],
+            materials: (0..3)
+                .map(|k| (format!("mat{k}").into_bytes(), [1.0; 4]))
+                .collect(),
+            ..Builder::default()
+        };
+        let material = |i: u16| if i % 4 == 3 { -1 } else { (i % 4) as i8 };
+        for i in 0..n {
+            let st = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]];
+            b.triangles
+                .push(triangle([0, 1, 2], [0.0, 0.0, 1.0], st, (i % 256) as u8));
+            b.groups.push(GroupDef {
+                name: format!("g{i}").into_bytes(),
+                triangles: vec![i],
+                material: material(i),
+            });
+        }
+        let bytes = b.write().unwrap();
+        let mut model = std::ptr::null_mut();
+        // SAFETY: `bytes` outlives the model, which is freed before the end of the test; every
+        // buffer is as large as its capacity says.
+        unsafe {
+            let s = skelmap_model_open_memory(bytes.as_ptr(), bytes.len(), 0, &mut model);
+            assert_eq!(s, SkelmapStatus::Ok);
+            let m = Some(&*model);
+            let mut info = SkelmapMeshInfo::default();
+            assert_eq!(skelmap_mesh_info(m, 0, Some(&mut info)), SkelmapStatus::Ok);
+            assert_eq!(info.submeshes, u32::from(n));
+            for i in 0..n {
+                let mut sub = SkelmapSubmesh::default();
+                let status = skelmap_submesh(m, 0, u32::from(i), Some(&mut sub));
+                assert_eq!(status, SkelmapStatus::Ok);
+                assert_eq!(
+                    sub,
+                    SkelmapSubmesh {
+                        material: i32::from(material(i)),
+                        triangles: 1
+                    }
+                );
+                let mut list = [u32::MAX; 2];
+                let status = skelmap_submesh_triangles(m, 0, u32::from(i), list.as_mut_ptr(), 2);
+                assert_eq!(status, SkelmapStatus::Ok);
+                assert_eq!(list[0], u32::from(i));
+            }
+            let mut sub = SkelmapSubmesh::default();
+            let past = u32::from(n);
+            assert_eq!(
+                skelmap_submesh(m, 0, past, Some(&mut sub)),
+                SkelmapStatus::OutOfRange
+            );
+            let mut list = [0u32; 1];
+            assert_eq!(
+                skelmap_submesh_triangles(m, 0, past, list.as_mut_ptr(), 1),
+                SkelmapStatus::OutOfRange
+            );
+            skelmap_model_free(model);
+        }
     }
 
     /// Materials, submeshes, corner streams and smooth MS3D normals through the C ABI; names

@@ -224,6 +224,66 @@ mod tests {
         assert_eq!(parse("run:1:3..=3").map(|s| s.bones), Ok(Some((3, 3))));
     }
 
+    /// A model with 2,000 clips (a frame each) and as many layers: each layer plays the clip
+    /// it names, and a name that is no clip's is refused, naming every clip.
+    #[test]
+    fn layers_find_their_clips_among_thousands() {
+        use skelmap_core::synth::{TubeParams, tube};
+        let n = 2_000;
+        let mut builder = tube(&TubeParams {
+            frames: n,
+            ..TubeParams::default()
+        });
+        for (i, frame) in builder.frames.iter_mut().enumerate() {
+            frame.name = format!("c{i}x").into_bytes();
+        }
+        let bytes = builder.write().unwrap();
+        let model = Model::from_bytes(&bytes).unwrap();
+        assert_eq!(model.clips().len(), n as usize);
+        let path = Path::new("tube.dpm");
+        let layer = |i: u32| Spec {
+            clip: format!("c{i}x"),
+            weight: 1.0,
+            bones: None,
+        };
+        let last = Posing {
+            blend: vec![layer(n - 1)],
+            ..Posing::default()
+        };
+        let mut expected = LocalPose::default();
+        model
+            .sample_clip(
+                model.clip("c1999x").unwrap(),
+                0.0,
+                true,
+                Interpolation::Nlerp,
+                &mut expected,
+            )
+            .unwrap();
+        let posed = pose(path, &model, &last).unwrap();
+        for ((q, t), (eq, et)) in posed.bones.iter().zip(&expected.bones) {
+            assert!(q.abs_diff_eq(*eq, 1e-6) && t.abs_diff_eq(*et, 1e-6));
+        }
+        let all = Posing {
+            blend: (0..n).rev().map(layer).collect(),
+            additive: vec![layer(0)],
+            ..Posing::default()
+        };
+        assert!(pose(path, &model, &all).is_ok());
+        let missing = Posing {
+            blend: vec![layer(5), layer(n)],
+            ..Posing::default()
+        };
+        let names: Vec<String> = (0..n).map(|i| format!("c{i}x")).collect();
+        assert_eq!(
+            pose(path, &model, &missing).err(),
+            Some(format!(
+                "tube.dpm: no clip named \"c2000x\"; its clips are {}",
+                names.join(", ")
+            ))
+        );
+    }
+
     #[test]
     fn refuses_what_is_not_a_layer() {
         for text in [

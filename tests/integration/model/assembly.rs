@@ -256,3 +256,32 @@ fn a_player_without_animation_cfg_assembles_with_frame_name_clips() {
     assert!(placed[1].abs_diff_eq(placed[0] * torso, 1e-5));
     assert!(!player.clip_sets().is_empty());
 }
+
+/// A part of 20,000 clips: each clip's set found by a look-up of its name, and sets told
+/// apart by a set of those seen, so that listing them is not a scan of every clip for each.
+#[test]
+fn the_clip_sets_of_a_part_of_many_clips_are_each_found_once() {
+    let pose = |i: usize| skelmap::quake::write::FrameDef {
+        name: format!("c{i}x").into(),
+        vertices: vec![([0, 0, (i % 250) as u8], 0), ([9, 0, 0], 0), ([0, 9, 0], 0)],
+    };
+    let clips = 20_000;
+    let bytes = skelmap::quake::Builder {
+        frames: (0..clips)
+            .map(|i| skelmap::quake::write::FrameEntry::Single(pose(i)))
+            .collect(),
+        ..skelmap::quake::Builder::triangle()
+    }
+    .write();
+    let assembly = Assembly::new("body", Model::from_bytes(&bytes).unwrap());
+    let sets = assembly.clip_sets();
+    assert_eq!(sets.len(), clips);
+    for (i, set) in sets.iter().enumerate() {
+        assert_eq!(
+            (set.name.clone(), &set.clips[..]),
+            (format!("c{i}x"), &[Some(i)][..])
+        );
+    }
+    let last = assembly.clip_set(&["c19999x"]).unwrap();
+    assert_eq!(last.clips, [Some(clips - 1)]);
+}

@@ -289,3 +289,37 @@ fn a_corpus_rig_without_surfaces_places_its_tag() {
     let (_, origin) = parts(&model.attachment_transform(0, &pose).unwrap());
     assert_eq!(origin, [6.520_228_4, -5.263_509_3, -7.434_911]);
 }
+
+/// Attachment `i` is found directly, whether every bone attaches (IQM) or only the flagged
+/// ones (DPM): placing each of 20,000 attachments walks no list of bones.
+#[test]
+fn each_of_many_attachments_is_found_directly() {
+    let bones = 20_000;
+    let mut builder = skelmap::synth::tube(&skelmap::synth::TubeParams {
+        bones,
+        rings_per_bone: 1,
+        sides: 3,
+        frames: 1,
+        ..skelmap::synth::TubeParams::default()
+    });
+    // Every other bone flagged: the attachments are bones 0, 2, 4 ….
+    for (i, bone) in builder.bones.iter_mut().enumerate() {
+        bone.flags = if i % 2 == 0 {
+            skelmap::dpm::raw::DPMBONEFLAG_ATTACHMENT
+        } else {
+            0
+        };
+    }
+    let bytes = builder.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.num_attachments(), bones as usize / 2);
+    let mut pose = Pose::default();
+    model.pose_bind(&mut pose);
+    for i in 0..model.num_attachments() {
+        let attachment = model.attachment(i).unwrap();
+        assert_eq!(attachment.kind, AttachmentKind::Bone(2 * i));
+        let at = model.attachment_transform(i, &pose).unwrap();
+        assert_eq!(at, pose.palette().world[2 * i]);
+    }
+    assert!(model.attachment(bones as usize / 2).is_none());
+}

@@ -382,3 +382,36 @@ fn an_mdl7_in_its_bind_pose_is_its_stored_mesh() {
         .unzip();
     bind_pose_is_the_stored_mesh(&model, &[stored], 1e-4, model.num_frames() - 1);
 }
+
+/// A bind-posed model remembers, by the pose's stamp, that a pose is its stored one: the same
+/// `Pose` written again (another frame, the bind pose again) is checked again.
+#[test]
+fn a_pose_written_again_is_checked_again_for_the_stored_pose() {
+    let bytes = skelmap::iqm::Builder::demo().write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let n = model.mesh(0).unwrap().num_vertices();
+    let deformed = |pose: &Pose| {
+        let mut out = buffers(n);
+        model.deform(0, pose, &mut out.0, &mut out.1).unwrap();
+        bits(&out)
+    };
+    let mut pose = Pose::default();
+    model.pose_bind(&mut pose);
+    let bind = deformed(&pose);
+    assert_eq!(deformed(&pose), bind);
+    model
+        .pose(3, 3, 0.0, Interpolation::Nlerp, &mut pose)
+        .unwrap();
+    let three = deformed(&pose);
+    assert_ne!(three, bind);
+    let mut fresh = Pose::default();
+    model
+        .pose(3, 3, 0.0, Interpolation::Nlerp, &mut fresh)
+        .unwrap();
+    assert_eq!(deformed(&fresh), three);
+    model.pose_bind(&mut pose);
+    assert_eq!(deformed(&pose), bind);
+    // A clone holds what its original holds, and is known by the same stamp.
+    let copy = pose.clone();
+    assert_eq!(deformed(&copy), bind);
+}

@@ -7,6 +7,7 @@
 //! different clips; [`Assembly::place`] gives every part's transform into the root's
 //! space, each the product of its ancestors' attachment transforms in their poses.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use glam::Affine3A;
@@ -259,10 +260,11 @@ impl Assembly<'_> {
     #[must_use]
     pub fn clip_sets(&self) -> Vec<ClipSet> {
         let mut sets: Vec<ClipSet> = Vec::new();
+        let mut seen: HashSet<Vec<Option<usize>>> = HashSet::new();
         for part in self.parts.iter().filter(|p| p.model.num_frames() > 1) {
             for clip in part.model.clips() {
                 let set = self.clip_set_of(&[clip.name.as_str()]);
-                if !sets.iter().any(|s| s.clips == set.clips) {
+                if seen.insert(set.clips.clone()) {
                     sets.push(set);
                 }
             }
@@ -275,14 +277,12 @@ impl Assembly<'_> {
     /// some name is no part's clip.
     #[must_use]
     pub fn clip_set(&self, names: &[&str]) -> Option<ClipSet> {
-        let known = |name: &&str| {
-            self.parts
-                .iter()
-                .any(|p| p.model.clips().iter().any(|c| c.name == *name))
-        };
+        let known = |name: &&str| self.parts.iter().any(|p| p.model.clip(name).is_some());
         names.iter().all(known).then(|| self.clip_set_of(names))
     }
 
+    /// The set of `names` (see [`Assembly::clip_set`]), each part's clips found by name
+    /// ([`Model::clip_index`]).
     fn clip_set_of(&self, names: &[&str]) -> ClipSet {
         let mut clips = Vec::with_capacity(self.parts.len());
         let mut played: Vec<&str> = Vec::new();
@@ -294,9 +294,8 @@ impl Assembly<'_> {
                 &[]
             };
             let find = |wanted: &[&str]| {
-                wanted
-                    .iter()
-                    .find_map(|name| own.iter().position(|c| c.name == *name))
+                let found = |name: &&str| part.model.clip_index(name).filter(|_| !own.is_empty());
+                wanted.iter().find_map(found)
             };
             let index = find(names)
                 .or_else(|| find(&IDLE_CLIPS))

@@ -84,25 +84,33 @@ impl<'data> Model<'data> {
         self.num_bone_attachments() + self.num_tags()
     }
 
-    /// Attachment `index`, or `None` out of range. A tag is found directly; a bone among
-    /// those flagged as attachments by one pass over the flags (DPM, SKM, SKP), so placing
-    /// every attachment of a model of many tags costs no more than one walk of its bones each.
+    /// Attachment `index`, or `None` out of range, found directly: a tag by its index, a bone
+    /// by its own where every bone attaches, else in the table of flagged bones (DPM, SKM,
+    /// SKP) one pass over the flags makes on first use.
     #[must_use]
     pub fn attachment(&self, index: usize) -> Option<Attachment<'_>> {
         let bones = self.num_bone_attachments();
         let Some(tag) = index.checked_sub(bones) else {
-            let every = self.every_bone_attaches();
-            let (i, b) = self
-                .bones()
-                .enumerate()
-                .filter(|(_, b)| every || b.is_attachment())
-                .nth(index)?;
+            let i = if self.every_bone_attaches() {
+                index
+            } else {
+                *self.flagged_bones().get(index)? as usize
+            };
+            let b = self.bone(i)?;
             return Some(Attachment {
                 name: b.name(),
                 kind: AttachmentKind::Bone(i),
             });
         };
         (tag < self.num_tags()).then(|| self.tag_attachment(tag))
+    }
+
+    /// The bones flagged as attachments, in order (for formats where not every bone is one).
+    fn flagged_bones(&self) -> &[u32] {
+        self.attachment_bones.get_or_init(|| {
+            let flagged = self.bones().enumerate().filter(|(_, b)| b.is_attachment());
+            flagged.map(|(i, _)| i as u32).collect()
+        })
     }
 
     /// Whether every bone is an attachment (formats without the flag).
@@ -115,7 +123,7 @@ impl<'data> Model<'data> {
         if self.every_bone_attaches() {
             self.num_bones()
         } else {
-            self.bones().filter(|b| b.is_attachment()).count()
+            self.flagged_bones().len()
         }
     }
 

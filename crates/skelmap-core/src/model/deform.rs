@@ -38,6 +38,7 @@ impl Model<'_> {
         interpolation: Interpolation,
         pose: &mut Pose,
     ) -> Result<(), DeformError> {
+        pose.restamp();
         pose.sampled = Sampled::Nothing;
         self.check_frames((a, b, t))?;
         if self.is_vertex_animated() {
@@ -96,6 +97,7 @@ impl Model<'_> {
         interpolation: Interpolation,
         pose: &mut Pose,
     ) -> Result<(), DeformError> {
+        pose.restamp();
         pose.sampled = Sampled::Nothing;
         let at = self.clip_at(clip, seconds, looped)?;
         if with_view!(self.view(), v => v.sample_seconds(at.seconds, interpolation, &mut pose.local))
@@ -197,6 +199,7 @@ impl Model<'_> {
     /// `local` holds another number of bones than the model.
     /// On failure `pose` is left unsampled.
     pub fn pose_local(&self, local: &LocalPose, pose: &mut Pose) -> Result<(), DeformError> {
+        pose.restamp();
         pose.sampled = Sampled::Nothing;
         self.check_local(local)?;
         pose.local.bones.clone_from(&local.bones);
@@ -252,6 +255,7 @@ impl Model<'_> {
         if pose.sampled != Sampled::Bones || pose.palette.world.len() != bones {
             return Err(DeformError::NotSampled);
         }
+        pose.restamp();
         pose.local.bones.clone_from(&local.bones);
         pose.local.scales.clone_from(&local.scales);
         pose.local.skin_scales.clone_from(&local.skin_scales);
@@ -297,6 +301,7 @@ impl Model<'_> {
     /// [`DeformError::NotSampled`] when `pose` holds no bone pose of this model (pose it
     /// first); `pose` is then left as it was.
     pub fn turn_torso(&self, axis: glam::Mat3, pose: &mut Pose) -> Result<(), DeformError> {
+        pose.restamp();
         let Some(mdx) = self.torso_skeleton(0) else {
             return Ok(());
         };
@@ -348,6 +353,7 @@ impl Model<'_> {
         torso: (usize, usize, f32),
         pose: &mut Pose,
     ) -> Result<(), DeformError> {
+        pose.restamp();
         pose.sampled = Sampled::Nothing;
         self.check_frames(legs)?;
         self.check_frames(torso)?;
@@ -467,6 +473,7 @@ impl Model<'_> {
     /// On a bind-posed model the pose's palette is [`Model::bind_palette`], bit for bit, and
     /// each bone's transform relative to the bind pose is the identity, exactly.
     pub fn pose_bind(&self, pose: &mut Pose) {
+        pose.restamp();
         if self.is_vertex_animated() {
             pose.local.bones.clear();
             pose.local.scales.clear();
@@ -589,7 +596,9 @@ impl Model<'_> {
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
-        let same = |baked: &Pose| super::still::same_pose(pose, baked);
+        let same = (super::still::compared(pose), |baked: &Pose| {
+            super::still::same_pose(pose, baked)
+        });
         if (self.still()).is_some_and(|s| s.copied(level, same, mesh, positions, normals)) {
             return Ok(());
         }

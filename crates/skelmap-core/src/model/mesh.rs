@@ -191,6 +191,35 @@ impl<'a> Mesh<'a> {
         })
     }
 
+    /// Submesh `index` of [`Mesh::submeshes`], found directly; `None` out of range.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::synth::{TubeParams, tube};
+    /// let bytes = tube(&TubeParams::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let mesh = model.mesh(0).unwrap();
+    /// let whole = mesh.submesh(0).unwrap();
+    /// assert_eq!(whole.num_triangles(), mesh.num_triangles());
+    /// assert!(mesh.submesh(1).is_none());
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn submesh(&self, index: usize) -> Option<Submesh<'a>> {
+        let groups = with_mesh!(self.kind, m => MeshView::num_groups(&m));
+        if index >= groups.unwrap_or(1) {
+            return None;
+        }
+        let whole = || {
+            let material = with_mesh!(self.kind, m => MeshView::material(&m, self.index));
+            Submesh::whole(self.name(), material, self.num_triangles())
+        };
+        Some(match groups {
+            Some(_) => self.kind.group(index).unwrap_or_else(whole),
+            None => whole(),
+        })
+    }
+
     /// Calls `f(vertex, bone, weight)` for every bone influence of every vertex, in vertex
     /// order (nothing for vertex-animated meshes): DPM and SKM records as stored (weights as
     /// stored, zero ones included); MS3D and SL weights normalised, zero ones left out. An

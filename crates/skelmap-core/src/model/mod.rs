@@ -110,9 +110,17 @@ pub struct Model<'data> {
     /// `found` with the animation's checks, made when first asked for.
     diagnostics: OnceLock<Diagnostics>,
     clips: OnceLock<Vec<FrameGroup>>,
+    /// The clips' indices ordered by name ([`Model::clip_index`]), made on first use.
+    clips_by_name: OnceLock<Vec<u32>>,
     clip_origin: ClipOrigin,
     /// The code page of the model's names ([`Model::code_page`]), found on first use.
     code_page: OnceLock<crate::name::CodePage>,
+    /// The last pose [`Model::is_stored_pose`] checked, by its stamp, and what it found
+    /// (`stamp << 1 | found`): the check compares every bone, and a pose deforms every mesh.
+    stored_pose: core::sync::atomic::AtomicU64,
+    /// The bones flagged as attachments, in order, for formats where not every bone is one
+    /// (DPM, SKM, SKP); found on first use.
+    attachment_bones: OnceLock<Vec<u32>>,
     /// The bind pose's world transforms, for formats stored in their bind pose (MS3D, SL),
     /// computed on first use.
     bind: OnceLock<Palette>,
@@ -335,7 +343,35 @@ impl<'data> Model<'data> {
     /// The first clip named exactly `name`.
     #[must_use]
     pub fn clip(&self, name: &str) -> Option<&FrameGroup> {
-        self.clips().iter().find(|c| c.name == name)
+        self.clips().get(self.clip_index(name)?)
+    }
+
+    /// The index in [`Model::clips`] of the first clip named exactly `name`: a binary search
+    /// of the clips ordered by name (made with them), so that finding each of many clips by
+    /// name does not scan them all.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::synth::{TubeParams, tube};
+    /// let bytes = tube(&TubeParams::default()).write()?;
+    /// let model = Model::from_bytes(&bytes)?;
+    /// let first = model.clips().first().map(|c| c.name.clone()).unwrap_or_default();
+    /// assert_eq!(model.clip_index(&first), Some(0));
+    /// assert_eq!(model.clip_index("no such clip"), None);
+    /// # Ok::<(), skelmap_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn clip_index(&self, name: &str) -> Option<usize> {
+        let clips = self.clips();
+        let by_name = self.clips_by_name.get_or_init(|| {
+            let mut order: Vec<u32> = (0..clips.len() as u32).collect();
+            // Stable: the first of a name (if two had one) stays first.
+            order.sort_by(|&a, &b| clips[a as usize].name.cmp(&clips[b as usize].name));
+            order
+        });
+        let at = by_name.partition_point(|&i| clips[i as usize].name.as_str() < name);
+        let &i = by_name.get(at)?;
+        (clips[i as usize].name == name).then_some(i as usize)
     }
 
     fn default_clips(&self) -> Vec<FrameGroup> {

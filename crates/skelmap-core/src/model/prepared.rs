@@ -65,7 +65,9 @@ impl Prepared {
         if pose.sampled != Sampled::Bones {
             return Err(DeformError::NotSampled);
         }
-        let same = |m: &SkinMatrices| same_matrices(&pose.matrices, m);
+        let same = (pose.matrices.bones(), |m: &SkinMatrices| {
+            same_matrices(&pose.matrices, m)
+        });
         if order == VertexOrder::Original
             && (self.still.as_ref())
                 .is_some_and(|s| s.copied(level, same, mesh, positions, normals))
@@ -224,7 +226,9 @@ impl Compact {
         normals: &mut [[f32; 3]],
     ) -> Result<(), DeformError> {
         let compact = self.checked(mesh)?;
-        let same = |m: &SkinMatrices| same_matrices(matrices, m);
+        let same = (matrices.bones(), |m: &SkinMatrices| {
+            same_matrices(matrices, m)
+        });
         if (self.still.as_ref()).is_some_and(|s| s.copied(level, same, mesh, positions, normals)) {
             return Ok(());
         }

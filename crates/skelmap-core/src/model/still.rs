@@ -162,18 +162,37 @@ impl<K> Still<K> {
     /// Copies mesh `mesh` of the bake into `positions` and `normals` when `level` runs the
     /// code it was baked at and `same(key)` holds; `false` when it does not, or the copy
     /// fails (no such mesh, a short output), which leaves the kernel to skin and to say why.
+    ///
+    /// `bones` is what `same` compares (the pose's bones and replaced vertices): where that
+    /// is many times the mesh's vertices (a model of many small meshes and many bones), the
+    /// comparison would cost more than skinning, made once a mesh, so the kernel skins
+    /// instead, which gives the same result.
     pub(crate) fn copied(
         &self,
         level: SimdLevel,
-        same: impl FnOnce(&K) -> bool,
+        (bones, same): (usize, impl FnOnce(&K) -> bool),
         mesh: usize,
         positions: &mut [[f32; 3]],
         normals: &mut [[f32; 3]],
     ) -> bool {
+        let vertices = self.mesh.positions(mesh).map_or(0, <[_]>::len);
         level.or_supported() == self.level
+            && bones <= COMPARED_PER_VERTEX * vertices + COMPARED_ANYWAY
             && same(&self.key)
             && self.mesh.copy(mesh, positions, normals).is_ok()
     }
+}
+
+/// How many bones (and replaced vertices) a mesh's vertex pays the one-frame copy's check
+/// for, past [`COMPARED_ANYWAY`].
+const COMPARED_PER_VERTEX: usize = 4;
+
+/// How many bones the one-frame copy's check compares for any mesh.
+const COMPARED_ANYWAY: usize = 256;
+
+/// What [`same_pose`] compares of `pose`: its bones and its replaced vertices.
+pub(crate) fn compared(pose: &Pose) -> usize {
+    pose.matrices.bones() + pose.frame_vertices.positions.len()
 }
 
 /// `true` when `a` and `b` hold the same matrices bit for bit: the same skinning result.
@@ -210,7 +229,8 @@ impl Model<'_> {
     /// SL, IQM, MDL7): the same world transforms as [`Model::bind_palette`], bit for bit (a
     /// model without a skeleton: any bone pose), and no frame replaced vertices (an MDL7
     /// frame may move vertices while its bones stay bound). Deforming by it gives the mesh
-    /// as stored.
+    /// as stored. What it finds for a pose is kept by the pose's stamp, so that a pose
+    /// deforming every mesh is compared once.
     pub(crate) fn is_stored_pose(&self, pose: &Pose) -> bool {
         // Bit for bit, padding lanes aside: each matrix's differing bits folded together,
         // which compiles to vector operations (a flat iterator of floats, or an array
@@ -224,12 +244,22 @@ impl Model<'_> {
             };
             a.len() == b.len() && a.iter().zip(b).all(|m| differ(m) == 0)
         }
-        pose.sampled == Sampled::Bones
+        use core::sync::atomic::Ordering::Relaxed;
+        let known = self.stored_pose.load(Relaxed);
+        if pose.stamp != 0 && known >> 1 == pose.stamp {
+            return known & 1 == 1;
+        }
+        let stored = pose.sampled == Sampled::Bones
             && pose.frame_vertices.is_empty()
             && pose.local.skin_scales.iter().all(|&s| s == 1.0)
             && self.is_bind_posed()
             && (!with_view!(self.view(), v => v.has_skeleton())
-                || same_bits(&pose.palette.world, &self.bind_palette().world))
+                || same_bits(&pose.palette.world, &self.bind_palette().world));
+        if pose.stamp != 0 {
+            self.stored_pose
+                .store(pose.stamp << 1 | u64::from(stored), Relaxed);
+        }
+        stored
     }
 
     /// Mesh `mesh` of a bind-posed model as stored, copied into `positions` and `normals`:
@@ -343,5 +373,44 @@ impl Model<'_> {
                 Some(Box::new(Still::new(pose, SimdLevel::detect(), mesh)))
             })
             .as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bake of one mesh of `vertices` vertices.
+    fn still(vertices: usize) -> Still<()> {
+        let mesh = BakedMesh {
+            positions: vec![[1.0, 2.0, 3.0]; vertices],
+            normals: vec![[0.0, 0.0, 1.0]; vertices],
+        };
+        let level = SimdLevel::detect().or_supported();
+        Still::new((), level, StaticMesh { meshes: vec![mesh] })
+    }
+
+    #[test]
+    fn a_pose_of_many_more_bones_than_the_mesh_has_vertices_is_skinned_not_compared() {
+        let bake = still(10);
+        let level = SimdLevel::detect();
+        let (mut p, mut n) = (vec![[0.0; 3]; 10], vec![[0.0; 3]; 10]);
+        // Within 4 bones a vertex and 256 more: compared, and copied.
+        let mut compared = false;
+        let same = (4 * 10 + 256, |_: &()| {
+            compared = true;
+            true
+        });
+        assert!(bake.copied(level, same, 0, &mut p, &mut n));
+        assert!(compared);
+        assert_eq!(p, [[1.0, 2.0, 3.0]; 10]);
+        // One bone more: left to the kernel, without comparing.
+        let mut compared = false;
+        let same = (4 * 10 + 257, |_: &()| {
+            compared = true;
+            true
+        });
+        assert!(!bake.copied(level, same, 0, &mut p, &mut n));
+        assert!(!compared);
     }
 }

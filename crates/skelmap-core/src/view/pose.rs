@@ -143,6 +143,10 @@ pub struct Pose {
     /// Skeletal formats whose frames also replace vertices (MDL7): the pose's bind-space
     /// vertices, which the bones then move.
     pub(crate) frame_vertices: FrameVertices,
+    /// A number no other writing of a pose in the process has, given by every function that
+    /// writes one ([`Pose::restamp`]); 0 for a pose never written. A check of a pose's
+    /// matrices a model makes once a mesh (is it the stored pose?) is remembered by it.
+    pub(crate) stamp: u64,
 }
 
 /// The bind-space mesh of a skeletal pose whose frames also replace vertices (an MDL7 whose
@@ -190,6 +194,13 @@ impl FrameVertices {
 }
 
 impl Pose {
+    /// Gives the pose a new [`stamp`](Pose::stamp): called by every function that writes
+    /// one, before it writes, so that two poses of one stamp hold the same transforms.
+    pub(crate) fn restamp(&mut self) {
+        static NEXT: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(1);
+        self.stamp = NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The parent-relative poses (empty for vertex-animated models).
     #[must_use]
     pub fn local(&self) -> &LocalPose {
