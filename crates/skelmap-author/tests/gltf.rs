@@ -1219,3 +1219,330 @@ fn a_base_colour_textures_transform_moves_the_texture_coordinates() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Work and memory bounded by the file: small documents that name much (targets, nodes,
+// skins, sets, files, images, channels) are read in time and memory their own size sets,
+// or refused by a limit before the work is done.
+
+/// A glTF of `bytes` (one data-URI buffer) and `rest`, with `views` and `accessors`.
+fn document(bytes: &[u8], views: &str, accessors: &str, rest: &str) -> Vec<u8> {
+    with_buffer(
+        bytes,
+        &format!(r#""bufferViews":[{views}],"accessors":[{accessors}],{rest}"#),
+    )
+}
+
+/// `n` comma-separated copies of `item(i)`.
+fn list(n: usize, item: impl Fn(usize) -> String) -> String {
+    (0..n).map(item).collect::<Vec<_>>().join(",")
+}
+
+fn limit_of(err: &Error) -> Option<(&'static str, u64, u64)> {
+    match err {
+        Error::Limit { what, found, limit } => Some((what, *found, *limit)),
+        _ => None,
+    }
+}
+
+/// One primitive of `vertices` vertices (at 0.5, a displacement too) with `targets` targets
+/// (each the JSON `target`), its node's weights animated from 0 to `last` seconds, every
+/// weight `weight`.
+fn morph_document(
+    vertices: usize,
+    targets: usize,
+    target: &str,
+    last: f32,
+    weight: f32,
+) -> Vec<u8> {
+    let mut bytes = floats(&vec![0.5; 3 * vertices]);
+    let times = bytes.len();
+    bytes.extend(floats(&[0.0, last]));
+    let weights = bytes.len();
+    bytes.extend(floats(&vec![weight; 2 * targets]));
+    document(
+        &bytes,
+        &format!(
+            r#"{{"buffer":0,"byteLength":{times}}},{{"buffer":0,"byteOffset":{times},"byteLength":8}},
+               {{"buffer":0,"byteOffset":{weights},"byteLength":{}}}"#,
+            8 * targets
+        ),
+        &format!(
+            r#"{{"bufferView":0,"componentType":5126,"count":{vertices},"type":"VEC3"}},
+               {{"bufferView":1,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[{last}]}},
+               {{"bufferView":2,"componentType":5126,"count":{},"type":"SCALAR"}}"#,
+            2 * targets
+        ),
+        &format!(
+            r#""meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"targets":[{}]}}]}}],
+               "nodes":[{{"mesh":0}}],
+               "animations":[{{"channels":[{{"sampler":0,"target":{{"node":0,"path":"weights"}}}}],
+                               "samplers":[{{"input":1,"output":2}}]}}]"#,
+            list(targets, |_| target.into())
+        ),
+    )
+}
+
+#[test]
+fn morph_targets_that_move_no_position_store_nothing() {
+    // 30,000 vertices and 2,000 targets without POSITION: nothing a target and vertex, and
+    // each frame of the weights animation displaces nothing.
+    let (vertices, targets) = (30_000, 2_000);
+    let json = morph_document(vertices, targets, "{}", 1.0, 1.0);
+    let asset = gltf::from_slice(&json, None, &Options::default()).unwrap();
+    let mesh = &asset.meshes[0];
+    assert_eq!(mesh.positions.len(), vertices);
+    assert_eq!(mesh.triangles.len(), vertices / 3);
+    assert!(!mesh.targets.is_empty());
+    for target in &mesh.targets {
+        assert_eq!(target.positions.len(), vertices);
+        assert!(target.positions.iter().flatten().all(|&d| d == 0.0));
+    }
+}
+
+#[test]
+fn primitives_shown_by_many_nodes_are_refused_past_the_limit() {
+    // 300 nodes showing one mesh of 300 triangles' primitives: 90,000 primitives placed.
+    let bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    let views = r#"{"buffer":0,"byteLength":36}"#;
+    let accessors = r#"{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}"#;
+    let rest = format!(
+        r#""meshes":[{{"primitives":[{}]}}],"nodes":[{}]"#,
+        list(300, |_| r#"{"attributes":{"POSITION":0}}"#.into()),
+        list(300, |_| r#"{"mesh":0}"#.into())
+    );
+    let err = import(&document(&bytes, views, accessors, &rest)).unwrap_err();
+    let (what, found, limit) = limit_of(&err).unwrap();
+    assert!(what.starts_with("primitives shown"), "{err}");
+    assert_eq!(
+        (found, limit),
+        (gltf::MAX_PRIMITIVES + 1, gltf::MAX_PRIMITIVES)
+    );
+
+    // Two nodes showing a mesh named with 9 MiB: its name copied once a node.
+    let name = "n".repeat(9 << 20);
+    let rest = format!(
+        r#""meshes":[{{"name":"{name}","primitives":[{{"attributes":{{"POSITION":0}}}}]}}],
+           "nodes":[{{"mesh":0}},{{"mesh":0}}]"#
+    );
+    let err = import(&document(&bytes, views, accessors, &rest)).unwrap_err();
+    let (what, found, limit) = limit_of(&err).unwrap();
+    assert!(what.starts_with("bytes of mesh names"), "{err}");
+    assert_eq!((found, limit), (18 << 20, gltf::MAX_NAME_BYTES));
+}
+
+#[test]
+fn many_skins_over_many_nodes_are_checked_by_their_own_joints() {
+    // 60,000 nodes under one root and as many skins, each of one node: every skin is checked
+    // against its own joints, not against every node.
+    let n = 60_000;
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"nodes":[{{"children":[{}]}},{}],"skins":[{}]}}"#,
+        list(n, |i| (i + 1).to_string()),
+        list(n, |_| "{}".into()),
+        list(n, |i| format!(r#"{{"joints":[{}]}}"#, i + 1))
+    );
+    let asset = import(json.as_bytes()).unwrap();
+    let skeleton = asset.skeleton.as_ref().unwrap();
+    assert_eq!(skeleton.joints.len(), n);
+    // A skin listing a node twice is still named.
+    let twice = r#"{"asset":{"version":"2.0"},"nodes":[{},{}],"skins":[{"joints":[1,0,1]}]}"#;
+    let err = import(twice.as_bytes()).unwrap_err();
+    assert!(
+        matches!(&err, Error::Skin { index: 0, field: "joints", problem } if problem == "node 1 is listed twice"),
+        "{err}"
+    );
+}
+
+#[test]
+fn thousands_of_influence_sets_are_found_by_name() {
+    // One triangle with 20,000 JOINTS_n/WEIGHTS_n sets, all on the same two accessors, each
+    // weighing joint 0: one influence a vertex.
+    let sets = 20_000;
+    let mut bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    let joints = bytes.len();
+    bytes.extend([0u8; 24]);
+    let weights = bytes.len();
+    bytes.extend(floats(&[0.25; 12]));
+    let views = format!(
+        r#"{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":6}},
+           {{"buffer":0,"byteOffset":{joints},"byteLength":24}},
+           {{"buffer":0,"byteOffset":{weights},"byteLength":48}}"#
+    );
+    let accessors = r#"{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"},
+        {"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"},
+        {"bufferView":2,"componentType":5123,"count":3,"type":"VEC4"},
+        {"bufferView":3,"componentType":5126,"count":3,"type":"VEC4"}"#;
+    let attributes = list(sets, |k| format!(r#""JOINTS_{k}":2,"WEIGHTS_{k}":3"#));
+    let rest = format!(
+        r#""meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,{attributes}}},"indices":1}}]}}],
+           "nodes":[{{"mesh":0,"skin":0}},{{}}],"skins":[{{"joints":[1]}}],"scenes":[{{"nodes":[0,1]}}]"#
+    );
+    let asset = import(&document(&bytes, &views, accessors, &rest)).unwrap();
+    let influences = &asset.meshes[0].influences;
+    for v in 0..3 {
+        assert_eq!(influences.of(v).len(), 1, "vertex {v}");
+        assert_eq!(influences.of(v)[0].1, 1.0);
+    }
+}
+
+#[test]
+fn buffers_naming_one_large_file_count_each_read() {
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-author-test-")
+        .tempdir()
+        .unwrap();
+    let dir = dir.path();
+    std::fs::write(dir.join("big.bin"), vec![0u8; 16 << 20]).unwrap();
+    let buffers = |n: usize| {
+        format!(
+            r#"{{"asset":{{"version":"2.0"}},"buffers":[{}]}}"#,
+            list(n, |_| r#"{"byteLength":4,"uri":"big.bin"}"#.into())
+        )
+    };
+    // Three of them: read.
+    std::fs::write(dir.join("three.gltf"), buffers(3)).unwrap();
+    gltf::import(&dir.join("three.gltf"), &Options::default()).unwrap();
+    // 65 of them read 1,040 MiB, past the 1 GiB the buffers may hold, though each declares
+    // four bytes.
+    std::fs::write(dir.join("many.gltf"), buffers(65)).unwrap();
+    let err = gltf::import(&dir.join("many.gltf"), &Options::default()).unwrap_err();
+    let (what, found, limit) = limit_of(&err).unwrap();
+    assert_eq!(what, "bytes of buffers", "{err}");
+    assert_eq!((found, limit), (65 << 24, gltf::MAX_FILE_BYTES));
+}
+
+/// An 8 × 8 JPEG.
+fn jpeg() -> Vec<u8> {
+    let mut out = Vec::new();
+    let pixels: Vec<u8> = (0..8 * 8 * 3).map(|i| (i * 5) as u8).collect();
+    image::codecs::jpeg::JpegEncoder::new(&mut out)
+        .encode(&pixels, 8, 8, image::ExtendedColorType::Rgb8)
+        .unwrap();
+    out
+}
+
+#[test]
+fn images_naming_the_same_bytes_are_decoded_once() {
+    // A JPEG followed by 1 MiB (kept with it), shown by 200 images through 200 textures,
+    // the images on `views` buffer views over those same bytes.
+    let mut bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    let at = bytes.len();
+    bytes.extend(jpeg());
+    bytes.resize(bytes.len() + (1 << 20), 0);
+    let len = bytes.len() - at;
+    let accessors = r#"{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}"#;
+    let with = |views: usize| {
+        let jpegs = list(views, |_| {
+            format!(r#"{{"buffer":0,"byteOffset":{at},"byteLength":{len}}}"#)
+        });
+        let rest = format!(
+            r#""meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"material":0}}]}}],
+               "nodes":[{{"mesh":0}}],
+               "materials":[{}],"textures":[{}],"images":[{}]"#,
+            list(200, |i| format!(
+                r#"{{"pbrMetallicRoughness":{{"baseColorTexture":{{"index":{i}}}}}}}"#
+            )),
+            list(200, |i| format!(r#"{{"source":{i}}}"#)),
+            list(200, |i| format!(
+                r#"{{"bufferView":{},"mimeType":"image/jpeg"}}"#,
+                1 + i % views
+            ))
+        );
+        let views = format!(r#"{{"buffer":0,"byteLength":36}},{jpegs}"#);
+        import(&document(&bytes, &views, accessors, &rest))
+    };
+    let asset = with(1).unwrap();
+    assert_eq!(asset.images.len(), 1);
+    assert!(asset.materials.iter().all(|m| m.image == Some(0)));
+    assert_eq!(asset.images[0].jpeg.as_ref().map(Vec::len), Some(len));
+    let asset = with(2).unwrap();
+    assert_eq!(asset.images.len(), 2);
+    assert!((0..200).all(|i| asset.materials[i].image == Some(i % 2)));
+    // On 70 views, 70 decodes keep 70 MiB of JPEG files: past the images' 64 MiB.
+    let err = with(70).unwrap_err();
+    let (what, _, limit) = limit_of(&err).unwrap();
+    assert_eq!(what, "bytes of decoded images and kept JPEG files", "{err}");
+    assert_eq!(limit, gltf::MAX_IMAGE_BYTES);
+}
+
+#[test]
+fn morph_frames_are_refused_past_the_blends_they_cost() {
+    // 999 vertices, 3,000 targets sharing one displacement, over 100 frames: 300 million
+    // displacements added, past the limit, though the file is small.
+    let json = morph_document(999, 3_000, r#"{"POSITION":0}"#, 99.0, 0.5);
+    let options = Options {
+        fps: Some(1.0),
+        ..Options::default()
+    };
+    let err = gltf::from_slice(&json, None, &options).unwrap_err();
+    let (what, found, limit) = limit_of(&err).unwrap();
+    assert!(what.starts_with("morph blends"), "{err}");
+    assert_eq!((found, limit), (100 * 999 * 3_001, gltf::MAX_MORPH_BLENDS));
+}
+
+#[test]
+fn a_weights_channel_counts_a_sample_a_target() {
+    // 1,000 targets on one triangle, driven by 400 channels of 100 frames: 40 million
+    // weights sampled, past the limit, from 40,000 channel samples.
+    let targets = 1_000;
+    let mut bytes = triangle_bytes([0.0, 1.0, 0.0], [0, 1, 2]);
+    let times = bytes.len();
+    bytes.extend(floats(&[0.0, 99.0]));
+    let weights = bytes.len();
+    bytes.extend(floats(&vec![0.5; 2 * targets]));
+    let json = document(
+        &bytes,
+        &format!(
+            r#"{{"buffer":0,"byteLength":36}},{{"buffer":0,"byteOffset":36,"byteLength":6}},
+               {{"buffer":0,"byteOffset":{times},"byteLength":8}},
+               {{"buffer":0,"byteOffset":{weights},"byteLength":{}}}"#,
+            8 * targets
+        ),
+        &format!(
+            r#"{{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3"}},
+               {{"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"}},
+               {{"bufferView":2,"componentType":5126,"count":2,"type":"SCALAR","min":[0],"max":[99]}},
+               {{"bufferView":3,"componentType":5126,"count":{},"type":"SCALAR"}}"#,
+            2 * targets
+        ),
+        &format!(
+            r#""meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1,"targets":[{}]}}]}}],
+               "nodes":[{{"mesh":0}}],
+               "animations":[{{"channels":[{}],"samplers":[{{"input":2,"output":3}}]}}]"#,
+            list(targets, |_| r#"{"POSITION":0}"#.into()),
+            list(400, |_| {
+                r#"{"sampler":0,"target":{"node":0,"path":"weights"}}"#.into()
+            })
+        ),
+    );
+    let options = Options {
+        fps: Some(1.0),
+        ..Options::default()
+    };
+    let err = gltf::from_slice(&json, None, &options).unwrap_err();
+    let (what, found, limit) = limit_of(&err).unwrap();
+    assert!(what.starts_with("morph weights sampled"), "{err}");
+    assert_eq!((found, limit), (100 * 400 * 1_000, gltf::MAX_MORPH_VALUES));
+}
+
+#[test]
+fn a_long_vertex_animation_comes_back_from_its_one_hot_weights() {
+    // A Quake model of 2,000 frames exported (a target a frame, each frame weighing one) and
+    // read back: its frames weigh one target each, so shaping them costs a vertex each.
+    let pose = |i: usize| skelmap_core::quake::write::FrameDef {
+        name: format!("f{i}").into(),
+        vertices: vec![([0, 0, (i % 250) as u8], 0), ([9, 0, 0], 0), ([0, 9, 0], 0)],
+    };
+    let bytes = skelmap_core::quake::Builder {
+        frames: (0..2_000)
+            .map(|i| skelmap_core::quake::write::FrameEntry::Single(pose(i)))
+            .collect(),
+        ..skelmap_core::quake::Builder::triangle()
+    }
+    .write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let asset = model.to_asset(&asset::Options::default()).unwrap();
+    let back = import(&glb_of(&asset)).unwrap();
+    assert_eq!(back.meshes[0].targets.len(), 2_000);
+}

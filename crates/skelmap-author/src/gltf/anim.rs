@@ -301,6 +301,7 @@ pub(crate) fn animations(
     let mut morph_frames: Vec<Vec<Vec<f32>>> = Vec::new();
     let mut first = 0u64;
     let mut joint_keys = 0u64;
+    let mut weights_sampled = 0u64;
     // Each morph node's index, found once for every channel of every animation.
     let mut morph_of = HashMap::with_capacity(morphs.len());
     for (k, m) in morphs.iter().enumerate() {
@@ -350,6 +351,21 @@ pub(crate) fn animations(
                 return Err(Error::Limit {
                     what: "morph target values (frames × vertices)",
                     found: values,
+                    limit: MAX_MORPH_VALUES,
+                });
+            }
+            // A weights channel sets every target of its node at each frame, and several
+            // channels may drive one node.
+            let widths: u64 = curves
+                .iter()
+                .filter(|(t, _)| matches!(t, Target::Weights { .. }))
+                .map(|(_, c)| c.width as u64)
+                .sum();
+            weights_sampled += frames as u64 * widths;
+            if weights_sampled > MAX_MORPH_VALUES {
+                return Err(Error::Limit {
+                    what: "morph weights sampled (frames × weights channels × targets)",
+                    found: weights_sampled,
                     limit: MAX_MORPH_VALUES,
                 });
             }

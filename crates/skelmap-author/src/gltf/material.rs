@@ -1,6 +1,7 @@
 //! Materials: the base colour factor, the base colour texture decoded to RGBA8, and the
 //! alpha cutoff of a `MASK` material.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use gltf::json::material::AlphaMode;
@@ -10,7 +11,7 @@ use skelmap_core::asset::{Image, Material};
 use super::access::Doc;
 use super::error::{Error, Result};
 use super::source::{UriError, uri_bytes};
-use super::{MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
+use super::{MAX_FILE_BYTES, MAX_IMAGE_BYTES, MAX_IMAGE_SIDE};
 
 /// Every material, and the images their base colour textures show (each decoded once).
 pub(crate) fn materials(
@@ -19,7 +20,11 @@ pub(crate) fn materials(
 ) -> Result<(Vec<Material>, Vec<Image>)> {
     let mut images: Vec<Image> = Vec::new();
     let mut decoded: Vec<Option<usize>> = vec![None; doc.root.images.len()];
+    // Each decoded image by where its bytes come from, so that images naming the same bytes
+    // are decoded once, as the same image is.
+    let mut by_source: HashMap<Source, usize> = HashMap::new();
     let mut decoded_bytes = 0u64;
+    let mut files_read = 0u64;
     let mut materials = Vec::with_capacity(doc.root.materials.len());
     for i in 0..doc.root.materials.len() {
         let (name, factor, texture, alpha_cutoff) = {
@@ -79,25 +84,32 @@ pub(crate) fn materials(
                             doc.root.images.len()
                         ),
                     })?;
-                    match slot {
-                        Some(k) => Some(k),
-                        None => match decode(doc, source, base)? {
+                    let key = Source::of(doc, source);
+                    match slot.or_else(|| by_source.get(&key).copied()) {
+                        Some(k) => {
+                            decoded[source] = Some(k);
+                            Some(k)
+                        }
+                        None => match decode(doc, source, base, &mut files_read)? {
                             // Not there: the material keeps its URI.
                             None => {
                                 external = doc.root.images.get(source).and_then(|i| i.uri.clone());
                                 None
                             }
                             Some(image) => {
+                                // A JPEG is kept as well, to be written as it came.
                                 decoded_bytes += image.rgba.len() as u64;
+                                decoded_bytes += image.jpeg.as_ref().map_or(0, |j| j.len() as u64);
                                 if decoded_bytes > MAX_IMAGE_BYTES {
                                     return Err(Error::Limit {
-                                        what: "bytes of decoded images",
+                                        what: "bytes of decoded images and kept JPEG files",
                                         found: decoded_bytes,
                                         limit: MAX_IMAGE_BYTES,
                                     });
                                 }
                                 images.push(image);
                                 decoded[source] = Some(images.len() - 1);
+                                by_source.insert(key, images.len() - 1);
                                 Some(images.len() - 1)
                             }
                         },
@@ -117,10 +129,38 @@ pub(crate) fn materials(
     Ok((materials, images))
 }
 
+/// Where an image's bytes come from, and the MIME type its format is told by: two images
+/// alike in these decode alike.
+#[derive(PartialEq, Eq, Hash)]
+struct Source {
+    view: Option<usize>,
+    uri: Option<String>,
+    mime: Option<String>,
+}
+
+impl Source {
+    fn of(doc: &Doc<'_>, index: usize) -> Source {
+        let image = doc.root.images.get(index);
+        Source {
+            view: image.and_then(|i| i.buffer_view).map(|v| v.value()),
+            uri: image.and_then(|i| i.uri.clone()),
+            mime: image
+                .and_then(|i| i.mime_type.as_ref())
+                .map(|m| m.0.clone()),
+        }
+    }
+}
+
 /// Image `index` decoded to RGBA8, its format from its MIME type, its bytes, or its file
 /// name; at most [`MAX_IMAGE_SIDE`] pixels a side. `None` for a file that cannot be looked
-/// for (no `base`) or is not there: the material then keeps its URI.
-fn decode(doc: &Doc<'_>, index: usize, base: Option<&Path>) -> Result<Option<Image>> {
+/// for (no `base`) or is not there: the material then keeps its URI. The bytes of the files
+/// read for images are counted in `files_read`, at most [`MAX_FILE_BYTES`] in all.
+fn decode(
+    doc: &Doc<'_>,
+    index: usize,
+    base: Option<&Path>,
+    files_read: &mut u64,
+) -> Result<Option<Image>> {
     let error = |field, problem| Error::Image {
         index,
         field,
@@ -137,7 +177,17 @@ fn decode(doc: &Doc<'_>, index: usize, base: Option<&Path>) -> Result<Option<Ima
     let bytes: std::borrow::Cow<'_, [u8]> = match (view, &uri) {
         (Some(v), _) => doc.view_bytes(v)?.into(),
         (None, Some(uri)) => match uri_bytes(uri, base) {
-            Ok(bytes) => bytes.into(),
+            Ok(bytes) => {
+                *files_read += bytes.len() as u64;
+                if *files_read > MAX_FILE_BYTES {
+                    return Err(Error::Limit {
+                        what: "bytes of image files read",
+                        found: *files_read,
+                        limit: MAX_FILE_BYTES,
+                    });
+                }
+                bytes.into()
+            }
             Err(UriError::Refused(problem)) => return Err(error("uri", problem)),
             Err(UriError::NoBase) => return Ok(None),
             Err(UriError::File(Error::Io { source, .. }))

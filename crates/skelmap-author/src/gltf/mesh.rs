@@ -28,8 +28,8 @@ pub(crate) struct Primitive {
     pub targets: Vec<Displacements>,
 }
 
-/// One morph target's position displacements, and its normal displacements where the
-/// primitive has normals.
+/// One morph target's position displacements (one a vertex, or none for a target that
+/// moves no position), and its normal displacements where the primitive has normals.
 pub(crate) type Displacements = (Vec<Vec3>, Option<Vec<Vec3>>);
 
 fn vec3s(values: &[[f32; 3]]) -> Vec<Vec3> {
@@ -66,14 +66,14 @@ impl At {
 }
 
 /// A primitive's attribute accessors by semantic, its morph targets' position and normal
-/// accessors, and its indices, material, mode and mesh name.
+/// accessors, and its indices, material and mode.
 struct Parts {
-    attributes: Vec<(Semantic, usize)>,
+    /// By semantic, so that finding one is a look-up however many sets a primitive lists.
+    attributes: std::collections::BTreeMap<Semantic, usize>,
     targets: Vec<(Option<usize>, Option<usize>)>,
     indices: Option<usize>,
     material: Option<usize>,
     mode: Checked<Mode>,
-    name: String,
 }
 
 impl Parts {
@@ -98,16 +98,12 @@ impl Parts {
             indices: prim.indices.map(|i| i.value()),
             material: prim.material.map(|i| i.value()),
             mode: prim.mode,
-            name: mesh.name.clone().unwrap_or_else(|| format!("mesh {m}")),
         }
     }
 
     /// The accessor of attribute `semantic`, if the primitive has it.
     fn find(&self, semantic: Semantic) -> Option<usize> {
-        self.attributes
-            .iter()
-            .find(|(a, _)| *a == semantic)
-            .map(|&(_, i)| i)
+        self.attributes.get(&semantic).copied()
     }
 }
 
@@ -211,8 +207,9 @@ pub(crate) fn read(
         None => Influences::default(),
     };
     let targets = morph_targets(doc, &parts.targets, normals.is_some(), at)?;
+    let name = doc.root.meshes[m].name.clone();
     let mut prim = Primitive {
-        name: parts.name,
+        name: name.unwrap_or_else(|| format!("mesh {m}")),
         material: parts.material,
         positions: vec3s(&positions),
         normals,
@@ -321,15 +318,15 @@ fn influences(
     joint_of: &[Option<u16>],
     at: At,
 ) -> Result<Influences> {
-    let mut sets: Vec<u32> = parts
+    // In set order: the map is ordered by semantic.
+    let sets: Vec<u32> = parts
         .attributes
-        .iter()
-        .filter_map(|(s, _)| match s {
+        .keys()
+        .filter_map(|s| match s {
             Semantic::Joints(k) => Some(*k),
             _ => None,
         })
         .collect();
-    sets.sort_unstable();
     let mut lists: Vec<(Vec<u32>, Vec<f32>)> = Vec::with_capacity(sets.len());
     for &k in &sets {
         let weights = parts
@@ -387,8 +384,8 @@ fn influences(
     Ok(influences)
 }
 
-/// Each morph target's position displacements (zero where it has none) and, where the
-/// primitive has normals, its normal displacements.
+/// Each morph target's position displacements (empty where it has none: zero for every
+/// vertex) and, where the primitive has normals, its normal displacements.
 fn morph_targets(
     doc: &mut Doc<'_>,
     targets: &[(Option<usize>, Option<usize>)],
@@ -409,7 +406,9 @@ fn morph_targets(
                 at.same_count("targets", v.count())?;
                 vec3s(&v.arrays::<3>())
             }
-            None => vec![Vec3::ZERO; at.vertices],
+            // No displacement is stored as none at all, not as a zero a vertex: a file
+            // lists targets for nothing, and [`Primitive::shape`] adds nothing for it.
+            None => Vec::new(),
         };
         let dn = match normals_acc {
             Some(a) if has_normals => {
@@ -469,7 +468,7 @@ impl Primitive {
             }
             self.influences = out;
         }
-        for (dp, _) in &mut self.targets {
+        for (dp, _) in self.targets.iter_mut().filter(|(dp, _)| !dp.is_empty()) {
             *dp = pick3(dp);
         }
         self.triangles = (0..self.triangles.len() as u32)

@@ -132,18 +132,29 @@ pub const MAX_VALUES_READ: u64 = 1 << 26;
 pub const MAX_VERTICES: u64 = 1 << 22;
 /// Most triangles over all meshes, 4 Mi.
 pub const MAX_TRIANGLES: u64 = 1 << 22;
+/// Most primitives read: each of a mesh's primitives once for every node that shows the mesh
+/// (64 Ki, the asset's meshes).
+pub const MAX_PRIMITIVES: u64 = 1 << 16;
+/// Most bytes of the asset's mesh names, a mesh's name copied once for each primitive shown
+/// (16 MiB).
+pub const MAX_NAME_BYTES: u64 = 16 << 20;
 /// Most joints: every 16-bit index but [`UNBOUND`](skelmap_core::asset::UNBOUND).
 pub const MAX_JOINTS: usize = u16::MAX as usize;
 /// Most frames in one clip (64 Ki: nine minutes at 120 fps); joint keys over all clips are
 /// further bounded by [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS).
 pub const MAX_FRAMES_PER_CLIP: u64 = 1 << 16;
-/// Most curve samples in one clip: frames × channels (2 Mi: a 100-joint character's 300
-/// channels over four minutes at 30 fps). Sampling is the importer's costliest step: the
+/// Most curve samples in one clip: frames × channels, a weights channel counting one a
+/// morph target it sets (2 Mi: a 100-joint character's 300 channels over four minutes at
+/// 30 fps). Sampling is the importer's costliest step: the
 /// `gltf_import` fuzz target found a file of two keys 836,131 seconds apart that the
 /// earlier caps (1 Mi frames, 16 Mi samples) let take 2.4 s under AddressSanitizer.
 pub const MAX_SAMPLES: u64 = 1 << 21;
 /// Most morph target values: morph frames × (6 per morphing vertex + the weights), 32 Mi.
 pub const MAX_MORPH_VALUES: u64 = 1 << 25;
+/// Most displacements added to make the morph frames: over every frame and morphing
+/// primitive, its vertices × (1 + the targets the frame weighs), 256 Mi (a face of 5,000
+/// vertices and 50 targets over 1,000 frames).
+pub const MAX_MORPH_BLENDS: u64 = 1 << 28;
 /// Widest and tallest decoded image.
 pub const MAX_IMAGE_SIDE: u32 = 4096;
 /// Most bytes of decoded images, one or all together (64 MiB).
@@ -312,7 +323,8 @@ fn build(doc: &mut access::Doc<'_>, base: Option<&Path>, options: &Options) -> R
 }
 
 /// Every primitive of every shown node, placed, with the morph nodes their targets belong to
-/// (each with its default weights); at most [`MAX_VERTICES`] and [`MAX_TRIANGLES`] in all.
+/// (each with its default weights); at most [`MAX_PRIMITIVES`], [`MAX_VERTICES`],
+/// [`MAX_TRIANGLES`] and [`MAX_NAME_BYTES`] in all.
 fn instances(
     doc: &mut access::Doc<'_>,
     tree: &nodes::Tree,
@@ -324,6 +336,9 @@ fn instances(
     // Each morph node's index in `morphs`.
     let mut morph_of: std::collections::HashMap<usize, usize> = Default::default();
     let (mut vertices, mut triangles) = (0u64, 0u64);
+    // Primitives visited and the bytes of the names their meshes copy: a mesh of many empty
+    // primitives, or of a long name, shown by many nodes adds no vertex.
+    let (mut primitives, mut name_bytes) = (0u64, 0u64);
     for node in (0..doc.root.nodes.len()).filter(|&i| shown[i]) {
         let (Some(m), skin) = (
             doc.root.nodes[node].mesh.map(|m| m.value()),
@@ -332,6 +347,14 @@ fn instances(
             continue;
         };
         for p in 0..doc.root.meshes[m].primitives.len() {
+            primitives += 1;
+            if primitives > MAX_PRIMITIVES {
+                return Err(Error::Limit {
+                    what: "primitives shown (a mesh's once a node showing it)",
+                    found: primitives,
+                    limit: MAX_PRIMITIVES,
+                });
+            }
             let context = skin
                 .and_then(|s| rig.skins.get(s))
                 .map(|s| (s, &rig.joint_of[..]));
@@ -340,6 +363,14 @@ fn instances(
             };
             vertices += prim.vertices() as u64;
             triangles += prim.triangles.len() as u64;
+            name_bytes += prim.name.len() as u64;
+            if name_bytes > MAX_NAME_BYTES {
+                return Err(Error::Limit {
+                    what: "bytes of mesh names (a primitive's once a node showing it)",
+                    found: name_bytes,
+                    limit: MAX_NAME_BYTES,
+                });
+            }
             if vertices > MAX_VERTICES {
                 return Err(Error::Limit {
                     what: "vertices",
@@ -409,6 +440,7 @@ fn meshes(
     morphs: &[anim::MorphNode],
     animations: &anim::Animations,
 ) -> Result<Vec<asset::Mesh>> {
+    morph_blends(instances, morphs, animations)?;
     let mut meshes = Vec::with_capacity(instances.len());
     for instance in instances {
         let default = instance
@@ -445,6 +477,37 @@ fn meshes(
         meshes.push(built);
     }
     Ok(meshes)
+}
+
+/// Refuses morph frames past [`MAX_MORPH_BLENDS`]: each frame shapes each morphing
+/// primitive, adding a displacement a vertex for each target the frame weighs. Counted per
+/// morph node from the frames' weights (the sampled weights, bounded by
+/// [`MAX_MORPH_VALUES`]) before any shape is made.
+fn morph_blends(
+    instances: &[Instance],
+    morphs: &[anim::MorphNode],
+    animations: &anim::Animations,
+) -> Result<()> {
+    // Per morph node: the frames, and the targets they weigh, summed over the frames.
+    let mut per_node = vec![0u64; morphs.len()];
+    for (k, (node, sum)) in morphs.iter().zip(&mut per_node).enumerate() {
+        for frame in &animations.morph_frames {
+            let weights = frame.get(k).map_or(&node.default[..], |w| &w[..]);
+            *sum += 1 + weights.iter().filter(|&&w| w != 0.0).count() as u64;
+        }
+    }
+    let blends = instances
+        .iter()
+        .filter_map(|i| Some(i.prim.vertices() as u64 * per_node.get(i.morph?)?))
+        .fold(0u64, u64::saturating_add);
+    if blends > MAX_MORPH_BLENDS {
+        return Err(Error::Limit {
+            what: "morph blends (frames × vertices × targets weighed)",
+            found: blends,
+            limit: MAX_MORPH_BLENDS,
+        });
+    }
+    Ok(())
 }
 
 /// Replaces numbers that overflowed while combining finite ones (morph sums, folded keys)

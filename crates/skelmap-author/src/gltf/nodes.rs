@@ -467,7 +467,8 @@ fn read_skin(
     if joints.is_empty() {
         return Err(error("joints", "no joints".into()));
     }
-    let mut listed = vec![false; n];
+    // A set the size of the skin, not of the file's nodes: a file may hold many skins.
+    let mut listed = std::collections::HashSet::with_capacity(joints.len());
     for &j in &joints {
         if j >= n {
             return Err(error(
@@ -475,10 +476,9 @@ fn read_skin(
                 format!("node {j} does not exist ({n} nodes)"),
             ));
         }
-        if listed[j] {
+        if !listed.insert(j) {
             return Err(error("joints", format!("node {j} is listed twice")));
         }
-        listed[j] = true;
     }
     if let Some(k) = skeleton.filter(|&k| k >= n) {
         return Err(error(

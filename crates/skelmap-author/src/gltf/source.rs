@@ -329,7 +329,9 @@ pub(crate) fn base64(text: &[u8]) -> core::result::Result<Vec<u8>, String> {
 }
 
 /// Each buffer's bytes, exactly its `byteLength` long: the GLB's binary chunk for a first
-/// buffer without URI, else its URI's data.
+/// buffer without URI, else its URI's data. What the URIs hold is counted whole against
+/// [`MAX_FILE_BYTES`], not only the part a buffer declares: many buffers may name one large
+/// file.
 pub(crate) fn load_buffers<'a>(
     root: &Root,
     bin: Option<&'a [u8]>,
@@ -370,7 +372,10 @@ pub(crate) fn load_buffers<'a>(
                 format!("declares {declared} bytes; its data has {}", data.len()),
             ));
         }
-        total += declared;
+        total += match &data {
+            Cow::Borrowed(_) => declared,
+            Cow::Owned(v) => v.len() as u64,
+        };
         if total > MAX_FILE_BYTES {
             return Err(Error::Limit {
                 what: "bytes of buffers",
@@ -382,6 +387,7 @@ pub(crate) fn load_buffers<'a>(
             Cow::Borrowed(b) => Cow::Borrowed(&b[..declared as usize]),
             Cow::Owned(mut v) => {
                 v.truncate(declared as usize);
+                v.shrink_to_fit();
                 Cow::Owned(v)
             }
         });
