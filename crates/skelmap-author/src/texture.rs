@@ -19,6 +19,7 @@
 //! A material whose texture was looked for loses its [`external`](Material::external) URI
 //! either way: a found texture is embedded instead, and one not found would dangle.
 
+use std::collections::HashMap;
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
@@ -65,6 +66,27 @@ pub enum Error {
         /// What the decoder said.
         problem: String,
     },
+}
+
+impl Error {
+    /// The same failure, for another material naming the same file (the system's error
+    /// kept as its kind and message).
+    fn again(&self) -> Error {
+        match self {
+            Error::Io { path, source } => Error::Io {
+                path: path.clone(),
+                source: std::io::Error::new(source.kind(), source.to_string()),
+            },
+            Error::TooLarge { path, bytes } => Error::TooLarge {
+                path: path.clone(),
+                bytes: *bytes,
+            },
+            Error::Decode { path, problem } => Error::Decode {
+                path: path.clone(),
+                problem: problem.clone(),
+            },
+        }
+    }
 }
 
 /// What [`attach`] did, material by material.
@@ -203,14 +225,18 @@ pub fn attach(asset: &mut Asset, model: &Path, folders: &[PathBuf]) -> Report {
         .chain(folders.iter().cloned())
         .collect();
     let mut report = Report::default();
-    let mut decoded: Vec<(PathBuf, usize)> = Vec::new();
+    // Each file decoded once, whichever materials name it; one that fails, failed once
+    // (its position in `report.failed`).
+    let mut decoded: HashMap<PathBuf, usize> = HashMap::new();
+    let mut failed: HashMap<PathBuf, usize> = HashMap::new();
+    let mut listings = Listings::default();
     for i in 0..asset.materials.len() {
         let names = names(&asset.materials[i]);
         if names.is_empty() {
             continue;
         }
         asset.materials[i].external = None;
-        let Some(path) = find(&names, &folders) else {
+        let Some(path) = find(&names, &folders, &mut listings) else {
             report.missing.push(Missing {
                 material: i,
                 names,
@@ -218,9 +244,14 @@ pub fn attach(asset: &mut Asset, model: &Path, folders: &[PathBuf]) -> Report {
             });
             continue;
         };
-        if let Some(&(_, image)) = decoded.iter().find(|(p, _)| *p == path) {
+        if let Some(&image) = decoded.get(&path) {
             asset.materials[i].image = Some(image);
             report.found.push(Found { material: i, path });
+            continue;
+        }
+        if let Some(e) = failed.get(&path).and_then(|&k| report.failed.get(k)) {
+            let again = e.1.again();
+            report.failed.push((i, again));
             continue;
         }
         match read(&path) {
@@ -228,10 +259,13 @@ pub fn attach(asset: &mut Asset, model: &Path, folders: &[PathBuf]) -> Report {
                 asset.images.push(image);
                 let index = asset.images.len() - 1;
                 asset.materials[i].image = Some(index);
-                decoded.push((path.clone(), index));
+                decoded.insert(path.clone(), index);
                 report.found.push(Found { material: i, path });
             }
-            Err(e) => report.failed.push((i, e)),
+            Err(e) => {
+                failed.insert(path, report.failed.len());
+                report.failed.push((i, e));
+            }
         }
     }
     report
@@ -437,11 +471,12 @@ pub fn skin_image(model: &skelmap_core::Model<'_>, index: usize) -> Option<Image
     })
 }
 
-/// The first of `names` that exists in one of `folders`, folders first.
-fn find(names: &[String], folders: &[PathBuf]) -> Option<PathBuf> {
+/// The first of `names` that exists in one of `folders`, folders first; `listings` holds
+/// the folders already read.
+fn find(names: &[String], folders: &[PathBuf], listings: &mut Listings) -> Option<PathBuf> {
     for folder in folders {
         for name in names {
-            if let Some(found) = in_folder(folder, name) {
+            if let Some(found) = in_folder(folder, name, listings) {
                 return Some(found);
             }
         }
@@ -451,7 +486,7 @@ fn find(names: &[String], folders: &[PathBuf]) -> Option<PathBuf> {
 
 /// `name` (a relative path with `/`) under `folder`, exactly or with its last component in
 /// another ASCII case; `None` for a name that would leave the folder.
-fn in_folder(folder: &Path, name: &str) -> Option<PathBuf> {
+fn in_folder(folder: &Path, name: &str, listings: &mut Listings) -> Option<PathBuf> {
     if name.starts_with('/') || name.split('/').any(|c| c == ".." || c.contains(':')) {
         return None;
     }
@@ -461,15 +496,54 @@ fn in_folder(folder: &Path, name: &str) -> Option<PathBuf> {
     }
     let parent = exact.parent()?;
     let wanted = exact.file_name()?.to_str()?;
-    std::fs::read_dir(parent)
+    listings.find(parent, wanted)
+}
+
+/// Folders read for case-insensitive matches, each read once however many names are looked
+/// up in it: per folder, its entries (the first [`MAX_FOLDER_ENTRIES`] it lists) by their
+/// name in ASCII lower case, each name's entries in the order the folder lists them.
+#[derive(Default)]
+struct Listings {
+    folders: HashMap<PathBuf, Option<HashMap<String, Vec<PathBuf>>>>,
+}
+
+impl Listings {
+    /// The first entry of `folder` (in the order it lists them) whose name is `wanted` in
+    /// any ASCII case and that is a file; `None` when there is none or the folder cannot be
+    /// read.
+    fn find(&mut self, folder: &Path, wanted: &str) -> Option<PathBuf> {
+        let listing = self
+            .folders
+            .entry(folder.to_path_buf())
+            .or_insert_with(|| list(folder))
+            .as_mut()?;
+        let entries = listing.get_mut(&wanted.to_ascii_lowercase())?;
+        // The entries before the first file are not files: dropped, so that over every
+        // look-up each entry is examined once (the file found, once a look-up).
+        let first_file = entries.iter().position(|p| p.is_file());
+        entries.drain(..first_file.unwrap_or(entries.len()));
+        entries.first().cloned()
+    }
+}
+
+/// The first [`MAX_FOLDER_ENTRIES`] entries of `folder` whose names read as text
+/// ([`entry_text`]), by name in ASCII lower case, in the order the folder lists them;
+/// `None` when the folder cannot be read.
+fn list(folder: &Path) -> Option<HashMap<String, Vec<PathBuf>>> {
+    let mut entries: HashMap<String, Vec<PathBuf>> = HashMap::new();
+    for entry in std::fs::read_dir(folder)
         .ok()?
         .take(MAX_FOLDER_ENTRIES)
         .filter_map(Result::ok)
-        .find(|e| {
-            entry_text(&e.file_name()).is_some_and(|n| n.eq_ignore_ascii_case(wanted))
-                && e.path().is_file()
-        })
-        .map(|e| e.path())
+    {
+        if let Some(name) = entry_text(&entry.file_name()) {
+            entries
+                .entry(name.to_ascii_lowercase())
+                .or_default()
+                .push(entry.path());
+        }
+    }
+    Some(entries)
 }
 
 /// A folder entry's name as text: as it is when it is UTF-8; on Unix, where names are
@@ -490,11 +564,12 @@ fn entry_text(name: &std::ffi::OsStr) -> Option<std::borrow::Cow<'_, str>> {
 
 /// `name` with `\` made `/` and leading `./` dropped.
 fn clean(name: &str) -> String {
-    let mut path = name.trim().replace('\\', "/");
-    while let Some(rest) = path.strip_prefix("./") {
-        path = rest.to_string();
+    let mut rest = name.trim();
+    // `.\` becomes `./` once `\` is `/`: both are dropped.
+    while let Some(after) = rest.strip_prefix("./").or_else(|| rest.strip_prefix(".\\")) {
+        rest = after;
     }
-    path
+    rest.replace('\\', "/")
 }
 
 /// What follows the last `/` (or a drive's `:`).

@@ -381,3 +381,103 @@ fn a_jpeg_is_embedded_in_gltf_as_it_is() {
     let end = start + view["byteLength"].as_u64().unwrap() as usize;
     assert_eq!(&bin[start..end], &jpeg[..]);
 }
+
+/// A name led by 200,000 `./` (or `.\`, as `\` reads as `/`) is the name after them; each
+/// leading `./` is stepped over, not copied away.
+#[test]
+fn a_long_run_of_leading_dot_slashes_is_dropped() {
+    let mut stored = "./.\\".repeat(100_000);
+    stored.push_str("skins\\x.png");
+    let stored = Material {
+        texture: Some(stored),
+        ..Material::default()
+    };
+    assert_eq!(names(&stored), ["skins/x.png", "x.png"]);
+    let mut shader_name = "./".repeat(200_000);
+    shader_name.push_str("skin");
+    assert_eq!(
+        names(&shader(&shader_name)),
+        ["skin.tga", "skin.png", "skin.jpg"]
+    );
+    // A `.` alone, or `./` inside a name, is kept.
+    assert_eq!(
+        names(&shader("./.x/./y")),
+        [
+            ".x/./y.tga",
+            ".x/./y.png",
+            ".x/./y.jpg",
+            "y.tga",
+            "y.png",
+            "y.jpg"
+        ]
+    );
+}
+
+/// 6,000 materials over a folder of 3,000 textures named in upper case, each named by two
+/// materials in lower case, and 1,000 materials whose textures are nowhere: every one is
+/// matched in any case against the folder's listing, read once, and each file is decoded
+/// once. An entry that matches but is a folder is passed over.
+#[test]
+fn many_materials_match_a_large_folder_read_once() {
+    let dir = fresh("many");
+    let dir = dir.path();
+    let files = 3000usize;
+    for i in 0..files {
+        write(&dir.join(format!("SKIN_{i}.TGA")), &tga([i as u8, 0, 0]));
+    }
+    // Matches `skin_0.tga` in any case, exactly even, but is no file.
+    std::fs::create_dir(dir.join("skin_0.tga")).unwrap();
+    let mut materials: Vec<Material> = (0..2 * files)
+        .map(|k| shader(&format!("skin_{}", k % files)))
+        .collect();
+    materials.extend((0..1000).map(|k| shader(&format!("absent_{k}"))));
+    let mut a = asset(materials);
+    let report = texture::attach(&mut a, &dir.join("model.dpm"), &[]);
+    assert_eq!(report.found.len(), 2 * files);
+    assert!(report.failed.is_empty());
+    for (k, found) in report.found.iter().enumerate() {
+        assert_eq!(found.material, k);
+        assert_eq!(found.path, dir.join(format!("SKIN_{}.TGA", k % files)));
+    }
+    assert_eq!(a.images.len(), files);
+    for k in 0..2 * files {
+        let image = a.materials[k].image.unwrap();
+        assert_eq!(a.materials[(k + files) % (2 * files)].image, Some(image));
+        assert_eq!(a.images[image].rgba, [0, 0, (k % files) as u8, 255]);
+    }
+    assert_eq!(report.missing.len(), 1000);
+    let missing = &report.missing[999];
+    assert_eq!(missing.material, 2 * files + 999);
+    assert_eq!(
+        missing.names,
+        ["absent_999.tga", "absent_999.png", "absent_999.jpg"]
+    );
+    assert_eq!(missing.folders, [dir.to_path_buf()]);
+}
+
+/// A file that fails to decode is read once: every material naming it reports the same
+/// failure.
+#[test]
+fn materials_naming_one_broken_file_share_its_failure() {
+    let dir = fresh("broken");
+    let dir = dir.path();
+    write(&dir.join("bad.tga"), &[0xFF; 64]);
+    let mut a = asset((0..3).map(|_| shader("bad")).collect());
+    let report = texture::attach(&mut a, &dir.join("model.dpm"), &[]);
+    assert!(report.found.is_empty());
+    let failed: Vec<(usize, String)> = (report.failed.iter())
+        .map(|(m, e)| (*m, e.to_string()))
+        .collect();
+    assert_eq!(failed.len(), 3);
+    assert!(
+        failed
+            .iter()
+            .enumerate()
+            .all(|(k, (m, e))| *m == k && *e == failed[0].1)
+    );
+    assert!(
+        failed[0]
+            .1
+            .starts_with(&dir.join("bad.tga").display().to_string())
+    );
+}
