@@ -1,5 +1,6 @@
 //! Wavefront OBJ output: one posed frame, every mesh as an object.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use crate::{Error, Result};
@@ -81,12 +82,15 @@ pub fn write_with(asset: &Asset, materials: Option<&Materials<'_>>, out: impl Wr
     if let Some(materials) = materials {
         writeln!(out, "mtllib {}", materials.mtllib)?;
     }
+    let names = match materials {
+        Some(_) => material_names(asset),
+        None => Vec::new(),
+    };
     let mut base = 1usize;
     for mesh in &asset.meshes {
         writeln!(out, "o {}", obj_name(&mesh.name))?;
-        let material = mesh.material.filter(|&m| m < asset.materials.len());
-        if let (Some(_), Some(m)) = (materials, material) {
-            writeln!(out, "usemtl {}", material_name(asset, m))?;
+        if let Some(name) = mesh.material.and_then(|m| names.get(m)) {
+            writeln!(out, "usemtl {name}")?;
         }
         for p in &mesh.positions {
             writeln!(out, "v {} {} {}", p[0], p[1], p[2])?;
@@ -125,9 +129,10 @@ pub fn write_with(asset: &Asset, materials: Option<&Materials<'_>>, out: impl Wr
 pub fn write_mtl(asset: &Asset, textures: &[Option<String>], out: impl Write) -> Result<()> {
     let mut out = std::io::BufWriter::new(out);
     writeln!(out, "# skelmap {} materials", asset.format)?;
-    for (i, material) in asset.materials.iter().enumerate() {
+    let names = material_names(asset);
+    for ((i, material), name) in asset.materials.iter().enumerate().zip(&names) {
         let [r, g, b, a] = material.base_color;
-        writeln!(out, "\nnewmtl {}", material_name(asset, i))?;
+        writeln!(out, "\nnewmtl {name}")?;
         writeln!(out, "Kd {r} {g} {b}")?;
         if a < 1.0 {
             writeln!(out, "d {a}")?;
@@ -140,17 +145,23 @@ pub fn write_mtl(asset: &Asset, textures: &[Option<String>], out: impl Write) ->
     Ok(())
 }
 
-/// The name of material `i` in the `.mtl`: its own, without whitespace, with `_i` appended
-/// where another material has the same name.
-fn material_name(asset: &Asset, i: usize) -> String {
-    let name = |m: &skelmap_core::asset::Material| obj_name(&m.name);
-    let own = asset.materials.get(i).map(name).unwrap_or_default();
-    let shared = asset
-        .materials
+/// The name of each material in the `.mtl`, in order: material `i`'s own, without
+/// whitespace ([`obj_name`]), with `_i` appended where another material's comes out the same.
+fn material_names(asset: &Asset) -> Vec<String> {
+    let own: Vec<String> = asset.materials.iter().map(|m| obj_name(&m.name)).collect();
+    let mut uses: HashMap<&str, usize> = HashMap::with_capacity(own.len());
+    for name in &own {
+        *uses.entry(name.as_str()).or_default() += 1;
+    }
+    let shared: Vec<bool> = own
         .iter()
+        .map(|name| uses.get(name.as_str()).is_some_and(|&n| n > 1))
+        .collect();
+    own.into_iter()
+        .zip(shared)
         .enumerate()
-        .any(|(j, m)| j != i && name(m) == own);
-    if shared { format!("{own}_{i}") } else { own }
+        .map(|(i, (name, shared))| if shared { format!("{name}_{i}") } else { name })
+        .collect()
 }
 
 /// An object name without whitespace (OBJ names end at the line).
@@ -169,5 +180,91 @@ fn obj_name(name: &str) -> String {
         "mesh".into()
     } else {
         cleaned
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skelmap_core::asset::{Material, Mesh, UpAxis};
+
+    /// An asset of one triangle per material, each mesh using its material.
+    fn asset_of(names: &[String]) -> Asset {
+        Asset {
+            format: "test",
+            up: UpAxis::Y,
+            front: [0.0, 0.0, 1.0],
+            meshes: (0..names.len())
+                .map(|i| Mesh {
+                    name: format!("m{i}"),
+                    material: Some(i),
+                    positions: vec![[0.0; 3]; 3],
+                    normals: vec![[0.0, 0.0, 1.0]; 3],
+                    triangles: vec![[0, 1, 2]],
+                    ..Mesh::default()
+                })
+                .collect(),
+            materials: names
+                .iter()
+                .map(|name| Material {
+                    name: name.clone(),
+                    ..Material::default()
+                })
+                .collect(),
+            images: Vec::new(),
+            skeleton: None,
+            clips: Vec::new(),
+            tags: Vec::new(),
+            frame: None,
+            at: None,
+            given_pose: false,
+            replaced_non_finite: 0,
+            code_page: Default::default(),
+        }
+    }
+
+    /// The lines of `text` that start with `prefix`, without it.
+    fn lines_after<'t>(text: &'t str, prefix: &str) -> Vec<&'t str> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix(prefix))
+            .collect()
+    }
+
+    #[test]
+    fn material_names_are_cleaned_and_numbered_where_they_meet() {
+        // `a b` and `a_b` meet once cleaned; an empty name is `mesh`, as is `mesh` itself.
+        let names = ["a b", "a_b", "x", "", "mesh", "x", "y"].map(String::from);
+        let asset = asset_of(&names);
+        let expected = ["a_b_0", "a_b_1", "x_2", "mesh_3", "mesh_4", "x_5", "y"];
+        let (mut obj, mut mtl) = (Vec::new(), Vec::new());
+        let materials = Materials {
+            mtllib: "m.mtl",
+            textures: &[],
+        };
+        write_with(&asset, Some(&materials), &mut obj).unwrap();
+        write_mtl(&asset, &[], &mut mtl).unwrap();
+        let (obj, mtl) = (
+            String::from_utf8(obj).unwrap(),
+            String::from_utf8(mtl).unwrap(),
+        );
+        assert_eq!(lines_after(&obj, "usemtl "), expected);
+        assert_eq!(lines_after(&mtl, "newmtl "), expected);
+    }
+
+    /// 40,000 materials, every name shared by two of them: each name is cleaned once and
+    /// looked up in a table, where comparing every material with every other would be 1.6
+    /// billion comparisons.
+    #[test]
+    fn many_materials_are_named_with_one_pass() {
+        let names: Vec<String> = (0..40_000).map(|i| format!("skin {}", i / 2)).collect();
+        let asset = asset_of(&names);
+        let mut mtl = Vec::new();
+        write_mtl(&asset, &[], &mut mtl).unwrap();
+        let mtl = String::from_utf8(mtl).unwrap();
+        let written = lines_after(&mtl, "newmtl ");
+        assert_eq!(written.len(), names.len());
+        for (i, name) in written.iter().enumerate() {
+            assert_eq!(*name, format!("skin_{}_{i}", i / 2));
+        }
     }
 }

@@ -17,6 +17,11 @@ use skelmap_core::asset::{Asset, Image};
 /// Most pixels one image may have (64 MiB of RGBA).
 pub const MAX_PIXELS: u64 = 1 << 24;
 
+/// Most pixels the triangles of one image may test: their bounds, clipped to their cells,
+/// summed (2 Gi, seconds of rasterising). Counted before anything is drawn: a model of many
+/// triangles each spanning the image (drawn over itself) is refused, not drawn for hours.
+pub const MAX_PIXEL_TESTS: u64 = 1 << 31;
+
 /// The preview's default background, opaque: a mid grey, so that dark models (Quake's
 /// palette skins) and light ones both stand out.
 pub const BACKGROUND: [u8; 4] = [128, 134, 144, 255];
@@ -95,7 +100,8 @@ fn front(asset: &Asset) -> Vec3 {
 /// # Errors
 ///
 /// [`Error::NoGeometry`] without triangles; [`Error::ImageSize`] for an empty or oversized
-/// image.
+/// image; [`Error::TooLarge`] for triangles whose bounds cover more than
+/// [`MAX_PIXEL_TESTS`] pixels.
 pub fn render(asset: &Asset, width: u32, height: u32) -> Result<Image> {
     render_with(asset, width, height, &View::default())
 }
@@ -165,6 +171,17 @@ pub fn contact_sheet_with(
     }
     let front = assets.first().map_or(Vec3::X, front);
     let camera = Camera::fit(assets, cell_width, cell_height, view.toward(front));
+    let cell = [cell_width, cell_height];
+    let tests = (assets.iter())
+        .map(|asset| Canvas::tests(asset, &camera, cell))
+        .fold(0u64, u64::saturating_add);
+    if tests > MAX_PIXEL_TESTS {
+        return Err(Error::TooLarge {
+            what: "the pixels the preview's triangles cover (their bounds)",
+            size: tests,
+            unit: "pixels",
+        });
+    }
     let mut image = Canvas::new(width, height, view.background);
     for (i, asset) in assets.iter().enumerate() {
         let i = i as u32;
@@ -283,6 +300,15 @@ struct Camera {
 }
 
 impl Camera {
+    /// `p` on the screen of a cell whose centre is `half`: x and y in pixels, then depth.
+    fn project(&self, p: Vec3, half: [f32; 2]) -> [f32; 3] {
+        [
+            (p.dot(self.right) - self.centre[0]) * self.scale + half[0],
+            half[1] - (p.dot(self.up) - self.centre[1]) * self.scale,
+            p.dot(self.toward),
+        ]
+    }
+
     fn fit(assets: &[Asset], width: u32, height: u32, toward: Vec3) -> Camera {
         let toward = toward.normalize();
         let right = Vec3::Y.cross(toward).normalize();
@@ -372,35 +398,44 @@ impl Canvas {
                 }
                 let shade = 0.25 + 0.75 * normal.dot(light).abs();
                 let rgb = [0, 1, 2].map(|k| (colour[k] * shade * 255.0).clamp(0.0, 255.0) as u8);
-                let screen = corners.iter().map(|p| {
-                    [
-                        (p.dot(camera.right) - camera.centre[0]) * camera.scale + half[0],
-                        half[1] - (p.dot(camera.up) - camera.centre[1]) * camera.scale,
-                        p.dot(camera.toward),
-                    ]
-                });
-                let screen: Vec<[f32; 3]> = screen.collect();
+                let screen: Vec<[f32; 3]> =
+                    corners.iter().map(|&p| camera.project(p, half)).collect();
                 self.triangle(&screen, rgb, origin, size);
             }
         }
+    }
+
+    /// The pixels drawing `asset` into a cell of `size` tests: each triangle's bounds,
+    /// clipped to the cell, as [`Canvas::triangle`] scans them.
+    fn tests(asset: &Asset, camera: &Camera, size: [u32; 2]) -> u64 {
+        let q = asset.up.to_y_up();
+        let half = [size[0] as f32 / 2.0, size[1] as f32 / 2.0];
+        let mut tests = 0u64;
+        for mesh in &asset.meshes {
+            let screen: Vec<[f32; 3]> = (mesh.positions.iter())
+                .map(|&p| camera.project(q * Vec3::from(p), half))
+                .collect();
+            for tri in &mesh.triangles {
+                let corner = |k: usize| screen.get(tri[k] as usize).copied();
+                if let (Some(a), Some(b), Some(c)) = (corner(0), corner(1), corner(2))
+                    && let Some([x0, x1, y0, y1]) = bounds([a, b, c], size)
+                {
+                    let area = u64::from(x1 - x0) * u64::from(y1 - y0);
+                    tests = tests.saturating_add(area);
+                }
+            }
+        }
+        tests
     }
 
     /// Fills one screen-space triangle (either winding) with a depth test, clipped to the
     /// cell.
     fn triangle(&mut self, v: &[[f32; 3]], rgb: [u8; 3], origin: [u32; 2], size: [u32; 2]) {
         let [a, b, c] = [v[0], v[1], v[2]];
-        if !v.iter().flatten().all(|x| x.is_finite()) {
+        let Some([x0, x1, y0, y1]) = bounds([a, b, c], size) else {
             return;
-        }
+        };
         let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-        if area.abs() < 1e-12 {
-            return;
-        }
-        let clamp = |x: f32, hi: u32| x.max(0.0).min(hi as f32) as u32;
-        let x0 = clamp(a[0].min(b[0]).min(c[0]).floor(), size[0]);
-        let x1 = clamp(a[0].max(b[0]).max(c[0]).ceil(), size[0]);
-        let y0 = clamp(a[1].min(b[1]).min(c[1]).floor(), size[1]);
-        let y1 = clamp(a[1].max(b[1]).max(c[1]).ceil(), size[1]);
         let edge = |p: [f32; 3], q: [f32; 3], x: f32, y: f32| {
             (q[0] - p[0]) * (y - p[1]) - (q[1] - p[1]) * (x - p[0])
         };
@@ -425,6 +460,26 @@ impl Canvas {
             }
         }
     }
+}
+
+/// The pixels a screen-space triangle's bounds cover in a cell of `size`, as `[x0, x1, y0,
+/// y1]` (ends excluded); `None` for a triangle with a coordinate not finite or no area,
+/// which is not drawn.
+fn bounds([a, b, c]: [[f32; 3]; 3], size: [u32; 2]) -> Option<[u32; 4]> {
+    if ![a, b, c].iter().flatten().all(|x| x.is_finite()) {
+        return None;
+    }
+    let area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    if area.abs() < 1e-12 {
+        return None;
+    }
+    let clamp = |x: f32, hi: u32| x.max(0.0).min(hi as f32) as u32;
+    Some([
+        clamp(a[0].min(b[0]).min(c[0]).floor(), size[0]),
+        clamp(a[0].max(b[0]).max(c[0]).ceil(), size[0]),
+        clamp(a[1].min(b[1]).min(c[1]).floor(), size[1]),
+        clamp(a[1].max(b[1]).max(c[1]).ceil(), size[1]),
+    ])
 }
 
 /// The texel under `uv` (wrapping, nearest).

@@ -531,6 +531,24 @@ fn obj_has_one_line_per_vertex_and_face() {
     assert!(text.contains(&format!("v {} {} {}\n", p[0], p[1], p[2])));
 }
 
+/// A triangle drawn over itself 200 times across a 4096 × 4096 image: about three billion
+/// pixel tests, counted before any is made, and refused by name; the same triangle once is
+/// drawn.
+#[test]
+fn a_preview_of_triangles_drawn_over_themselves_is_refused_before_drawing() {
+    let mut asset = morph_asset(&[0], 0);
+    asset.clips.clear();
+    asset.meshes[0].triangles = vec![[0, 1, 2]; 200];
+    let err = render::render(&asset, 4096, 4096).unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { unit: "pixels", size, .. } if size > render::MAX_PIXEL_TESTS),
+        "{err}"
+    );
+    asset.meshes[0].triangles.truncate(1);
+    let image = render::render(&asset, 64, 64).unwrap();
+    assert!(image.rgba.chunks(4).any(|p| p != render::BACKGROUND));
+}
+
 #[test]
 fn render_draws_the_model_inside_the_frame_and_a_sheet_has_its_cells() {
     let bytes = tube_bytes();
@@ -939,4 +957,198 @@ fn a_player_is_one_scene_with_parts_on_tags_and_clip_sets_animated() {
             }
         }
     }
+}
+
+/// An asset of one triangle mesh per entry of `targets` (with that many morph targets) and
+/// one clip of `frames` morph frames, frame `k` showing target `k`: what the glTF importer
+/// makes of sampled morph weights, where every sampled frame becomes a target.
+fn morph_asset(targets: &[usize], frames: u32) -> Asset {
+    let triangle = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let meshes = targets
+        .iter()
+        .enumerate()
+        .map(|(m, &count)| asset::Mesh {
+            name: format!("mesh {m}"),
+            positions: triangle.to_vec(),
+            normals: vec![[0.0, 0.0, 1.0]; 3],
+            triangles: vec![[0, 1, 2]],
+            targets: (0..count)
+                .map(|t| asset::MorphTarget {
+                    name: format!("t{t}"),
+                    positions: vec![[0.0, 0.0, t as f32]; 3],
+                    normals: vec![[0.0; 3]; 3],
+                })
+                .collect(),
+            ..asset::Mesh::default()
+        })
+        .collect();
+    Asset {
+        format: "glTF",
+        up: asset::UpAxis::Y,
+        front: [0.0, 0.0, 1.0],
+        meshes,
+        materials: Vec::new(),
+        images: Vec::new(),
+        skeleton: None,
+        clips: vec![asset::Clip {
+            name: "morph".into(),
+            first: 0,
+            fps: 10.0,
+            looped: true,
+            keys: asset::ClipKeys::Morph((0..frames).collect()),
+        }],
+        tags: Vec::new(),
+        frame: None,
+        at: None,
+        given_pose: false,
+        replaced_non_finite: 0,
+        code_page: Default::default(),
+    }
+}
+
+/// Morph weights are one per frame and target: 20,000 frames of 20,000 targets would be
+/// 400 million weights (1.6 GB) for a file of a few kilobytes. They are counted against
+/// `MAX_CLIP_KEYS` before anything is built, and refused by name.
+#[test]
+fn morph_weights_past_the_key_budget_are_refused_before_anything_is_built() {
+    let asset = morph_asset(&[20_000], 20_000);
+    assert_eq!(gltf::morph_keys(&asset), 400_000_000);
+    let err = gltf::document(&asset, &gltf::Options::default(), None).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TooLarge {
+                what: "the morph animation (frames × morph targets)",
+                size: 400_000_000,
+                unit: "keys",
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the morph animation (frames × morph targets) is too large: 400000000 keys"
+    );
+    // Without the animations there is nothing to refuse.
+    let options = gltf::Options {
+        no_animations: true,
+        ..gltf::Options::default()
+    };
+    let (root, _) = gltf::document(&asset, &options, None).unwrap();
+    assert!(root.animations.is_empty());
+    // Meshes of different target counts each add theirs: 2,048 frames × (2,048 + 1) is one
+    // frame's worth of weights past the budget, which 2,048 × 2,048 fills exactly.
+    assert_eq!(asset::MAX_CLIP_KEYS, 2048 * 2048);
+    let err = gltf::document(
+        &morph_asset(&[2048, 1], 2048),
+        &gltf::Options::default(),
+        None,
+    );
+    assert!(
+        matches!(
+            err,
+            Err(Error::TooLarge {
+                size: 4_196_352,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+}
+
+/// Meshes with as many targets key the same one-hot weights, and share one output accessor:
+/// the budget counts each distinct count once, as the asset's own does (every frame a
+/// target, whatever the number of meshes).
+#[test]
+fn meshes_with_as_many_targets_share_their_morph_weights() {
+    let asset = morph_asset(&[3, 3, 2], 4);
+    assert_eq!(gltf::morph_keys(&asset), 4 * (3 + 2));
+    let bytes = glb(&asset, &gltf::Options::default());
+    let doc = ::gltf::Gltf::from_slice(&bytes).unwrap();
+    let blob = doc.blob.clone().unwrap();
+    let animation = doc.animations().next().unwrap();
+    let outputs: Vec<usize> = animation
+        .channels()
+        .map(|c| c.sampler().output().index())
+        .collect();
+    assert_eq!(outputs.len(), 3);
+    assert_eq!(outputs[0], outputs[1]);
+    assert_ne!(outputs[0], outputs[2]);
+    // Key `f` shows target `f` alone; a frame past the targets shows none.
+    for channel in animation.channels() {
+        let targets = channel
+            .target()
+            .node()
+            .mesh()
+            .unwrap()
+            .primitives()
+            .next()
+            .unwrap();
+        let count = targets.morph_targets().count();
+        let reader = channel.reader(|_| Some(blob.as_slice()));
+        let Some(::gltf::animation::util::ReadOutputs::MorphTargetWeights(weights)) =
+            reader.read_outputs()
+        else {
+            panic!("not morph weights");
+        };
+        let weights: Vec<f32> = weights.into_f32().collect();
+        let expected: Vec<f32> = (0..4)
+            .flat_map(|f| (0..count).map(move |k| f32::from(u8::from(k == f))))
+            .collect();
+        assert_eq!(weights, expected, "{count} targets");
+    }
+    // At the budget exactly, the shared weights are written once.
+    let asset = morph_asset(&[2048, 2048], 2048);
+    assert_eq!(gltf::morph_keys(&asset), asset::MAX_CLIP_KEYS);
+    let (root, bin) = gltf::document(&asset, &gltf::Options::default(), None).unwrap();
+    let animation = &root.animations[0];
+    assert_eq!(animation.samplers[0].output, animation.samplers[1].output);
+    assert!(bin.len() < 2 * 2048 * 2048 * 4);
+}
+
+/// A Quake III player's clip sets: each set keys, per part that plays a clip, its frames ×
+/// (its morph targets + its attachments). 4,000 sets of the legs and torso running 64
+/// frames each would be half a billion keys; they are refused before anything is built,
+/// while one such set is written.
+#[test]
+fn clip_sets_past_the_key_budget_are_refused_before_anything_is_built() {
+    use skelmap_core::model::{Assembly, OpenOptions};
+    let dir = tempfile::Builder::new()
+        .prefix("skelmap-export-sets-")
+        .tempdir()
+        .unwrap();
+    synth::player(64).write_to(dir.path()).unwrap();
+    let player = Assembly::open_player(dir.path(), None, &OpenOptions::default()).unwrap();
+    let assets: Vec<Asset> = player
+        .parts()
+        .iter()
+        .map(|p| p.model.to_asset(&asset::Options::default()).unwrap())
+        .collect();
+    let set = player.clip_set(&["legs_run", "torso_attack"]).unwrap();
+    let mut per_set = 0u64;
+    for ((part, asset), clip) in player.parts().iter().zip(&assets).zip(&set.clips) {
+        let Some(clip) = clip.map(|c| &part.model.clips()[c]) else {
+            continue;
+        };
+        let channels = asset.meshes[0].targets.len() + part.model.num_attachments();
+        per_set += u64::from(clip.count) * channels as u64;
+    }
+    // Legs: 64 frames × (1,152 targets + tag_torso); torso: 64 × (832 + 3 tags).
+    assert_eq!(per_set, 64 * (1152 + 1) + 64 * (832 + 3));
+    let mut one = Vec::new();
+    gltf::write_assembly_glb(&player, &assets, std::slice::from_ref(&set), &mut one).unwrap();
+    let sets = vec![set; 4000];
+    let err = gltf::assembly_document(&player, &assets, &sets, None).unwrap_err();
+    let expected = 4000 * per_set;
+    assert!(
+        matches!(
+            err,
+            Error::TooLarge {
+                what: "the assembly's animation (frames × morph targets and attachments)",
+                size,
+                unit: "keys",
+            } if size == expected
+        ),
+        "{err:?}"
+    );
 }

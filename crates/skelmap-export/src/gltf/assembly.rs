@@ -18,6 +18,7 @@
 //!   carries the turn.
 
 use std::io::Write;
+use std::ops::Range;
 
 use glam::{Affine3A, Mat3, Quat, Vec3};
 use json::accessor::Type;
@@ -28,7 +29,10 @@ use skelmap_core::model::{Assembly, ClipSet};
 use skelmap_core::pose::Interpolation;
 use skelmap_core::view::Pose;
 
-use super::{Builder, Channels, Joints, Options, encode, glb, hemisphere, json};
+use super::{
+    Builder, Channels, Joints, Options, check_keys, encode, glb, hemisphere, is_written, json,
+    weights_per_frame,
+};
 use crate::{Error, Result};
 
 /// The nodes of one part: its mesh nodes with their morph target counts, and its attachment
@@ -46,8 +50,11 @@ struct PartNodes {
 /// # Errors
 ///
 /// [`Error::Encode`] when `assets` does not give one asset per part, or a set one clip entry
-/// per part; [`Error::Deform`] when a part's frame cannot be posed; as
-/// [`document`](super::document) otherwise.
+/// per part; [`Error::TooLarge`], before anything is built, when the sets' keys (over every
+/// set and part that plays a clip, its frames × its meshes' morph targets and its
+/// attachments, see [`super::morph_keys`]) exceed [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS);
+/// [`Error::Deform`] when a part's frame cannot be posed; as [`document`](super::document)
+/// otherwise.
 pub fn assembly_document(
     assembly: &Assembly<'_>,
     assets: &[Asset],
@@ -70,6 +77,10 @@ pub fn assembly_document(
             parts.len()
         )));
     }
+    check_keys(
+        "the assembly's animation (frames × morph targets and attachments)",
+        set_keys(assembly, assets, sets),
+    )?;
     let mut b = Builder::default();
     b.root.asset.generator = Some(format!("skelmap-export {}", env!("CARGO_PKG_VERSION")));
     let mut nodes: Vec<PartNodes> = Vec::with_capacity(parts.len());
@@ -191,6 +202,46 @@ fn mismatch(message: String) -> Error {
     }
 }
 
+/// The keys the animations of `sets` hold: for each set and each part that plays a clip in
+/// it, the clip's frames × (the morph weights a frame of the part's meshes writes + its
+/// attachments), as [`Builder::clip_set`] writes them. `assets` and each set hold one entry
+/// per part.
+fn set_keys(assembly: &Assembly<'_>, assets: &[Asset], sets: &[ClipSet]) -> u64 {
+    let parts = assembly.parts();
+    let channels: Vec<u64> = parts
+        .iter()
+        .zip(assets)
+        .map(|(part, asset)| {
+            let targets = asset
+                .meshes
+                .iter()
+                .filter(|m| is_written(m))
+                .map(|m| m.targets.len());
+            weights_per_frame(targets).saturating_add(part.model.num_attachments() as u64)
+        })
+        .collect();
+    let mut keys = 0u64;
+    for set in sets {
+        for ((part, &channels), &clip) in parts.iter().zip(&channels).zip(&set.clips) {
+            let frames = clip_frames(part, clip);
+            keys = keys.saturating_add(u64::from(frames.end - frames.start) * channels);
+        }
+    }
+    keys
+}
+
+/// The frames of `part`'s model that its clip `clip` (an index into its model's
+/// [`clips`](skelmap_core::Model::clips)) plays, those the model has; empty for a part that
+/// plays none.
+fn clip_frames(part: &skelmap_core::model::Part<'_>, clip: Option<usize>) -> Range<u32> {
+    let Some(clip) = clip.and_then(|c| part.model.clips().get(c)) else {
+        return 0..0;
+    };
+    let frames = u32::try_from(part.model.num_frames()).unwrap_or(u32::MAX);
+    let end = clip.first.saturating_add(clip.count).min(frames);
+    clip.first..end.max(clip.first)
+}
+
 /// The turn from `up` to glTF's `+Y` up, its entries rounded to the exact 0 and ±1 of a
 /// quarter turn (as [`Asset::set_up`] turns the data).
 fn turn_of(up: UpAxis) -> Affine3A {
@@ -245,20 +296,19 @@ impl Builder {
             .zip(nodes)
             .zip(&set.clips)
         {
+            let range = clip_frames(part, *clip);
+            let animated = own.meshes.iter().any(|&(_, t)| t > 0) || !own.attachments.is_empty();
             let Some(clip) = clip.and_then(|c| part.model.clips().get(c)) else {
                 continue;
             };
-            let frames: Vec<u32> = (clip.first..clip.first.saturating_add(clip.count))
-                .filter(|&f| (f as usize) < part.model.num_frames())
-                .collect();
-            if frames.is_empty() {
+            // A part with nothing to animate gets no keys (not even their times), so that
+            // the work stays within the keys `set_keys` counted.
+            if range.is_empty() || !animated {
                 continue;
             }
+            let frames: Vec<u32> = range.collect();
             let input: Index<Accessor> = self.times(frames.len(), clip.fps);
-            for &(node, targets) in own.meshes.iter().filter(|(_, t)| *t > 0) {
-                let w = self.one_hot(&frames, targets);
-                channels.linear(input, w, node, Property::MorphTargetWeights);
-            }
+            self.morph_channels(&frames, &own.meshes, input, &mut channels);
             if own.attachments.is_empty() {
                 continue;
             }

@@ -32,7 +32,10 @@
 //!   sampled node animation because vertex animation is what the files store: target `k` is
 //!   frame `k` minus the exported frame, and a frame group animates the mesh weights one-hot
 //!   from one frame's target to the next, so linear interpolation reproduces the runtime's
-//!   tween exactly.
+//!   tween exactly. Meshes with as many targets share those weights; they grow with frames ×
+//!   targets, and an asset whose weights would pass
+//!   [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS) is refused before anything is
+//!   written ([`morph_keys`]).
 //! - **Axes**: glTF is `+Y` up. Quake-lineage assets (`+Z` up) are turned −90° about `X`
 //!   in the data (vertices, morph targets, the root joints' poses and keys, the bind
 //!   transforms), so no node carries the turn and `skelmap_root` binds at the identity; MS3D
@@ -76,12 +79,20 @@ pub const ROOT_NODE: &str = "skelmap_root";
 ///
 /// # Errors
 ///
-/// [`Error::TooLarge`] past 4 GiB of binary data; [`Error::Encode`] if a skin fails to encode.
+/// [`Error::TooLarge`] past 4 GiB of binary data, or, before anything is built, for
+/// animations that would hold more than [`MAX_CLIP_KEYS`](asset::MAX_CLIP_KEYS) morph weights
+/// (frames × morph targets, see [`morph_keys`]); [`Error::Encode`] if a skin fails to encode.
 pub fn document(
     asset: &Asset,
     options: &Options,
     bin_uri: Option<&str>,
 ) -> Result<(Root, Vec<u8>)> {
+    if !options.no_animations {
+        check_keys(
+            "the morph animation (frames × morph targets)",
+            morph_keys(asset),
+        )?;
+    }
     let mut b = Builder::default();
     b.root.asset.generator = Some(format!("skelmap-export {}", env!("CARGO_PKG_VERSION")));
     let textures = b.textures(asset)?;
@@ -108,6 +119,77 @@ pub fn document(
     }
     b.scene(asset.format, scene_nodes);
     b.finish(bin_uri)
+}
+
+/// The morph weights the animations of `asset` hold in glTF: per frame of every clip of
+/// morph frames, one weight per target of each mesh written, where meshes with as many
+/// targets share one output (their one-hot weights are the same numbers). An asset's morph
+/// targets are its frames, so this grows with frames × frames: [`document`] refuses it past
+/// [`MAX_CLIP_KEYS`](asset::MAX_CLIP_KEYS), the budget the asset's own keys have.
+///
+/// ```
+/// use skelmap_core::quake::write::{FrameDef, FrameEntry};
+/// use skelmap_core::{Model, asset, quake};
+/// use skelmap_export::gltf;
+/// // A Quake MDL triangle of three frames, `run1` to `run3`: one clip of three keys, each
+/// // showing one of three targets.
+/// let vertices = vec![([0, 0, 0], 0), ([1, 0, 0], 0), ([0, 1, 0], 0)];
+/// let mdl = quake::Builder {
+///     frames: (1..=3)
+///         .map(|k| FrameEntry::Single(FrameDef {
+///             name: format!("run{k}").into_bytes(),
+///             vertices: vertices.clone(),
+///         }))
+///         .collect(),
+///     ..quake::Builder::triangle()
+/// };
+/// let asset = Model::from_vec(mdl.write())?.to_asset(&asset::Options::default())?;
+/// assert_eq!((asset.clips.len(), asset.meshes[0].targets.len()), (1, 3));
+/// assert_eq!(gltf::morph_keys(&asset), 3 * 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use]
+pub fn morph_keys(asset: &Asset) -> u64 {
+    let frames: u64 = asset
+        .clips
+        .iter()
+        .map(|clip| match &clip.keys {
+            ClipKeys::Morph(frames) => frames.len() as u64,
+            ClipKeys::Joints(_) => 0,
+        })
+        .sum();
+    let targets = asset
+        .meshes
+        .iter()
+        .filter(|m| is_written(m))
+        .map(|m| m.targets.len());
+    frames.saturating_mul(weights_per_frame(targets))
+}
+
+/// The weights one key of a morph clip writes for meshes of `targets` targets each: one per
+/// target of each distinct count (see [`Builder::morph_channels`]).
+fn weights_per_frame(targets: impl IntoIterator<Item = usize>) -> u64 {
+    let distinct: std::collections::BTreeSet<usize> =
+        targets.into_iter().filter(|&t| t > 0).collect();
+    distinct.iter().map(|&t| t as u64).sum()
+}
+
+/// [`Error::TooLarge`] (naming `what`) when `keys` exceeds
+/// [`MAX_CLIP_KEYS`](asset::MAX_CLIP_KEYS): checked before anything is built.
+fn check_keys(what: &'static str, keys: u64) -> Result<()> {
+    if keys > asset::MAX_CLIP_KEYS {
+        return Err(Error::TooLarge {
+            what,
+            size: keys,
+            unit: "keys",
+        });
+    }
+    Ok(())
+}
+
+/// Whether `mesh` becomes a glTF mesh: one without triangles or vertices does not.
+fn is_written(mesh: &asset::Mesh) -> bool {
+    !mesh.triangles.is_empty() && !mesh.positions.is_empty()
 }
 
 /// What writing `asset` with `options` does to its influences, in words: where a vertex has
@@ -399,7 +481,7 @@ impl Builder {
         joints: &Joints,
         materials: &[Index<json::Material>],
     ) -> Result<Option<Index<Node>>> {
-        if mesh.triangles.is_empty() || mesh.positions.is_empty() {
+        if !is_written(mesh) {
             return Ok(None);
         }
         let skinned = joints.skin.is_some() && !mesh.influences.is_empty();
@@ -759,10 +841,7 @@ impl Builder {
                     }
                 }
                 ClipKeys::Morph(frames) => {
-                    for &(node, targets) in mesh_nodes.iter().filter(|(_, t)| *t > 0) {
-                        let w = self.one_hot(frames, targets);
-                        channels.linear(input, w, node, Property::MorphTargetWeights);
-                    }
+                    self.morph_channels(frames, mesh_nodes, input, &mut channels);
                 }
             }
             channels.push_to(&mut self.root, &clip.name);
@@ -782,13 +861,44 @@ impl Builder {
         self.floats(&times, Type::Scalar, None, true)
     }
 
+    /// A morph weights channel at `input`'s times for each of `meshes` (a node and its
+    /// number of targets) that has targets, showing target `f` alone for each `f` of
+    /// `frames`: meshes with as many targets share one output accessor.
+    fn morph_channels(
+        &mut self,
+        frames: &[u32],
+        meshes: &[(Index<Node>, usize)],
+        input: Index<Accessor>,
+        channels: &mut Channels,
+    ) {
+        let mut shared: BTreeMap<usize, Index<Accessor>> = BTreeMap::new();
+        for &(node, targets) in meshes.iter().filter(|(_, t)| *t > 0) {
+            let weights = match shared.get(&targets) {
+                Some(&weights) => weights,
+                None => {
+                    let weights = self.one_hot(frames, targets);
+                    shared.insert(targets, weights);
+                    weights
+                }
+            };
+            channels.linear(
+                input,
+                weights,
+                node,
+                json::animation::Property::MorphTargetWeights,
+            );
+        }
+    }
+
     /// Morph weights that show target `f` alone, for each `f` of `frames`, of a mesh with
     /// `targets` targets (a frame past them shows none).
     fn one_hot(&mut self, frames: &[u32], targets: usize) -> Index<Accessor> {
-        let weights: Vec<[f32; 1]> = frames
-            .iter()
-            .flat_map(|&f| (0..targets).map(move |k| [f32::from(k == f as usize)]))
-            .collect();
+        let mut weights = vec![[0.0f32]; frames.len() * targets];
+        for (key, &f) in weights.chunks_exact_mut(targets.max(1)).zip(frames) {
+            if let Some(weight) = key.get_mut(f as usize) {
+                *weight = [1.0];
+            }
+        }
         self.floats(&weights, Type::Scalar, None, false)
     }
 }
