@@ -2,7 +2,7 @@
 //! format the output's extension names; every conversion measured by reading back what was
 //! written.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -388,10 +388,11 @@ fn select(asset: &mut Asset, switches: &Switches) -> Result<(), String> {
         }
     }
     if !switches.clips.is_empty() {
+        let present: HashSet<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
         if let Some(missing) = switches
             .clips
             .iter()
-            .find(|name| !asset.clips.iter().any(|c| &c.name == *name))
+            .find(|name| !present.contains(name.as_str()))
         {
             let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
             return Err(format!(
@@ -399,7 +400,8 @@ fn select(asset: &mut Asset, switches: &Switches) -> Result<(), String> {
                 names.join(", ")
             ));
         }
-        asset.retain_clips(|c| switches.clips.contains(&c.name));
+        let chosen: HashSet<&str> = switches.clips.iter().map(String::as_str).collect();
+        asset.retain_clips(|c| chosen.contains(c.name.as_str()));
     }
     if let Some(fps) = switches.fps {
         if !(fps.is_finite() && fps > 0.0) {
@@ -627,6 +629,67 @@ fn skm_outputs(output: &Path, skp: Option<&Path>) -> Result<(PathBuf, PathBuf), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The synthetic tube as an asset, its first clip repeated as `clip0`, `clip1`, ….
+    fn asset_with_clips(n: usize) -> Asset {
+        use skelmap_core::synth::{TubeParams, tube};
+        let bytes = tube(&TubeParams::default()).write().unwrap();
+        let mut asset = Model::from_bytes(&bytes)
+            .unwrap()
+            .to_asset(&skelmap_core::asset::Options::default())
+            .unwrap();
+        let clip = asset.clips[0].clone();
+        asset.clips = (0..n)
+            .map(|i| skelmap_core::asset::Clip {
+                name: format!("clip{i}"),
+                ..clip.clone()
+            })
+            .collect();
+        asset
+    }
+
+    /// Thousands of clips and of `--clip`s: the clips named are kept, in the asset's order
+    /// and renumbered; a name that is no clip's is refused, naming every clip.
+    #[test]
+    fn clips_are_chosen_by_name_among_thousands() {
+        let n = 3_000;
+        let mut asset = asset_with_clips(n);
+        let frames = asset.clips[0].len();
+        let switches = Switches {
+            clips: (0..n)
+                .rev()
+                .step_by(2)
+                .map(|i| format!("clip{i}"))
+                .collect(),
+            ..Switches::default()
+        };
+        select(&mut asset, &switches).unwrap();
+        let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
+        let expected: Vec<String> = (1..n).step_by(2).map(|i| format!("clip{i}")).collect();
+        assert_eq!(names, expected);
+        assert!(
+            asset
+                .clips
+                .iter()
+                .enumerate()
+                .all(|(k, c)| c.first as usize == k * frames)
+        );
+
+        let mut asset = asset_with_clips(n);
+        let switches = Switches {
+            clips: vec!["clip7".into(), "clip3000".into(), "clip8".into()],
+            ..Switches::default()
+        };
+        let names: Vec<String> = (0..n).map(|i| format!("clip{i}")).collect();
+        assert_eq!(
+            select(&mut asset, &switches),
+            Err(format!(
+                "no clip is named 'clip3000'; the clips are: {}",
+                names.join(", ")
+            ))
+        );
+        assert_eq!(asset.clips.len(), n);
+    }
 
     #[test]
     fn the_output_s_extension_chooses_a_writable_format() {

@@ -1,5 +1,6 @@
 //! `skelmap export` (glTF 2.0 / OBJ) and `skelmap render` (PNG preview or contact sheet).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -290,7 +291,8 @@ fn base64(bytes: &[u8]) -> String {
 
 /// Writes `asset` as the OBJ `out`, its materials as the `.mtl` beside it, and each decoded
 /// image (a skin the model holds, or a texture file found for it) as
-/// `<out stem>_<material>.png` beside them. Every file is claimed before the first is
+/// `<out stem>_<material>.png` beside them, one file per material that has an image (the
+/// same bytes where materials share one). Every file is claimed before the first is
 /// written (the `.mtl` by the caller, before the textures are looked up). Returns the line
 /// that says where the materials went, if any.
 /// `hint` follows an error for an asset without triangles ([`empty_body_hint`]).
@@ -306,20 +308,18 @@ fn write_obj(
         .file_stem()
         .and_then(|s| s.to_str())
         .ok_or_else(|| format!("{}: the file name is not UTF-8", out.display()))?;
-    let mut textures = Vec::new();
-    let mut images = Vec::new();
-    for (i, material) in asset.materials.iter().enumerate() {
-        let image = material.image.and_then(|k| asset.images.get(k));
-        textures.push(match (image, &material.external) {
-            (Some(image), _) => {
-                let name = format!("{stem}_{i}.png");
-                images.push((out.with_file_name(&name), image));
-                Some(name)
-            }
-            // Not found beside the model or in a `--textures` folder (warned then).
-            (None, _) => None,
-        });
-    }
+    let skins = skin_files(asset, stem);
+    let textures: Vec<Option<String>> = skins
+        .iter()
+        .map(|skin| skin.as_ref().map(|(name, _)| name.clone()))
+        .collect();
+    // Per material with an image (not found beside the model or in a `--textures` folder:
+    // warned then), its file and the image's index.
+    let images: Vec<(PathBuf, usize)> = skins
+        .into_iter()
+        .flatten()
+        .map(|(name, image)| (out.with_file_name(name), image))
+        .collect();
     for (image_path, _) in &images {
         outputs.claim(image_path)?;
     }
@@ -340,9 +340,11 @@ fn write_obj(
         obj::write_mtl(asset, &textures, &mut text).map_err(fail)?;
         outputs.write(&mtl, &text)?;
     }
+    let pngs = encode_skins(asset, images.iter().map(|&(_, image)| image)).map_err(fail)?;
     for (image_path, image) in &images {
-        let png = render::encode_png(image.width, image.height, &image.rgba).map_err(fail)?;
-        outputs.write(image_path, &png)?;
+        if let Some(png) = pngs.get(image) {
+            outputs.write(image_path, png)?;
+        }
     }
     Ok(with.map(|_| {
         format!(
@@ -351,6 +353,40 @@ fn write_obj(
             count(images.len() as u64, "skin written", "skins written")
         )
     }))
+}
+
+/// Per material of `asset`, the PNG file its image is written to beside an OBJ whose stem is
+/// `stem` (`<stem>_<material>.png`) and the image's index in [`Asset::images`]; `None` for a
+/// material without an image.
+fn skin_files(asset: &Asset, stem: &str) -> Vec<Option<(String, usize)>> {
+    asset
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(i, material)| {
+            let image = material.image.filter(|&k| k < asset.images.len())?;
+            Some((format!("{stem}_{i}.png"), image))
+        })
+        .collect()
+}
+
+/// Each of `images` (indices into [`Asset::images`], repeated where materials share an
+/// image) encoded as PNG, once per distinct image, by index.
+fn encode_skins(
+    asset: &Asset,
+    images: impl IntoIterator<Item = usize>,
+) -> Result<HashMap<usize, Vec<u8>>, skelmap_export::Error> {
+    let mut pngs = HashMap::new();
+    for k in images {
+        if pngs.contains_key(&k) {
+            continue;
+        }
+        if let Some(image) = asset.images.get(k) {
+            let png = render::encode_png(image.width, image.height, &image.rgba)?;
+            pngs.insert(k, png);
+        }
+    }
+    Ok(pngs)
 }
 
 /// Says so when the file's NaN or infinite numbers had to be replaced.
@@ -638,5 +674,65 @@ mod tests {
         assert_eq!(base64(b"foo"), "Zm9v");
         assert_eq!(base64(b"foobar"), "Zm9vYmFy");
         assert_eq!(base64(&[0xff, 0xfe, 0xfd, 0x00]), "//79AA==");
+    }
+
+    /// An asset whose materials point at `images` (an index each, `None` for no image) of
+    /// `count` distinct 256 × 256 images, each filled with its index.
+    fn asset_with(images: &[Option<usize>], count: usize) -> Asset {
+        Asset {
+            format: "test",
+            up: asset::UpAxis::Y,
+            front: [0.0, 0.0, 1.0],
+            meshes: Vec::new(),
+            materials: images
+                .iter()
+                .map(|&image| asset::Material {
+                    image,
+                    ..asset::Material::default()
+                })
+                .collect(),
+            images: (0..count)
+                .map(|k| asset::Image {
+                    width: 256,
+                    height: 256,
+                    rgba: (0..256 * 256 * 4).map(|p| (p * 7 + k) as u8).collect(),
+                    jpeg: None,
+                })
+                .collect(),
+            skeleton: None,
+            clips: Vec::new(),
+            tags: Vec::new(),
+            frame: None,
+            at: None,
+            given_pose: false,
+            replaced_non_finite: 0,
+            code_page: Default::default(),
+        }
+    }
+
+    /// 2,000 materials sharing two images: still one file per material with an image, named
+    /// by the material, but each image is encoded once and its bytes written to each of its
+    /// files.
+    #[test]
+    fn skins_shared_by_materials_are_encoded_once() {
+        let images: Vec<Option<usize>> = (0..2000).map(|i| (i % 5 != 4).then_some(i % 2)).collect();
+        let asset = asset_with(&images, 2);
+        let files = skin_files(&asset, "out");
+        assert_eq!(files.len(), 2000);
+        assert_eq!(files[0], Some(("out_0.png".to_string(), 0)));
+        assert_eq!(files[3], Some(("out_3.png".to_string(), 1)));
+        assert_eq!(files[4], None);
+        let pngs = encode_skins(&asset, files.iter().flatten().map(|&(_, k)| k)).unwrap();
+        assert_eq!(pngs.len(), 2);
+        for (k, image) in asset.images.iter().enumerate() {
+            let png = render::encode_png(image.width, image.height, &image.rgba).unwrap();
+            assert_eq!(pngs[&k], png);
+        }
+        // An index past the images (not an asset the readers make) has no file.
+        let asset = asset_with(&[Some(0), Some(3)], 1);
+        assert_eq!(
+            skin_files(&asset, "x"),
+            [Some(("x_0.png".to_string(), 0)), None]
+        );
     }
 }

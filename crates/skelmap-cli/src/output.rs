@@ -4,6 +4,7 @@
 //! a temporary file beside it and renamed into place. So no command replaces one of its own
 //! inputs, and an interrupted run leaves the old file or the new one, never half of one.
 
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
@@ -11,19 +12,23 @@ use skelmap_core::Model;
 
 use crate::load::Companions;
 
-/// The files a command reads and the ones it has claimed to write.
+/// The files a command reads and the ones it has claimed to write, each list with an
+/// [`Identities`] index, so that checking a path costs the same however many files there are.
 #[derive(Debug, Default)]
 pub struct Outputs {
     inputs: Vec<File>,
-    outputs: Vec<(PathBuf, Identity)>,
+    input_index: Identities,
+    outputs: Vec<PathBuf>,
+    output_index: Identities,
+    /// The outputs as given, for [`Outputs::write`].
+    claimed: HashSet<PathBuf>,
 }
 
-/// A file the command reads: the path as the user gave it, where it leads, and what it is to
-/// the command.
+/// A file the command reads: the path as the user gave it, and what it is to the command
+/// (where it leads is in [`Outputs`]'s index of the inputs).
 #[derive(Debug)]
 struct File {
     given: PathBuf,
-    identity: Identity,
     role: &'static str,
 }
 
@@ -35,9 +40,13 @@ impl Outputs {
 
     /// Records `path` as a file the command reads, `role` saying what it is ("the model").
     pub fn read(&mut self, path: &Path, role: &'static str) {
+        self.read_as(path, Identity::of(path), role);
+    }
+
+    fn read_as(&mut self, path: &Path, identity: Identity, role: &'static str) {
+        self.input_index.insert(identity, self.inputs.len());
         self.inputs.push(File {
             given: path.to_path_buf(),
-            identity: Identity::of(path),
             role,
         });
     }
@@ -50,7 +59,7 @@ impl Outputs {
     /// One line, as [`claim`](Outputs::claim) gives; nothing has been written then.
     pub fn read_late(&mut self, path: &Path, role: &'static str) -> Result<(), String> {
         let identity = Identity::of(path);
-        if let Some((given, _)) = self.outputs.iter().find(|(_, o)| o.same(&identity)) {
+        if let Some(given) = self.output_index.find(&identity).map(|i| &self.outputs[i]) {
             return Err(format!(
                 "{} would overwrite {role} ({}), which this command reads; choose another \
                  output",
@@ -58,7 +67,7 @@ impl Outputs {
                 path.display()
             ));
         }
-        self.read(path, role);
+        self.read_as(path, identity, role);
         Ok(())
     }
 
@@ -119,7 +128,7 @@ impl Outputs {
                 format!(" ({})", given.display())
             }
         };
-        if let Some(input) = self.inputs.iter().find(|f| f.identity.same(&identity)) {
+        if let Some(input) = self.input_index.find(&identity).map(|i| &self.inputs[i]) {
             return Err(format!(
                 "{} would overwrite {}{}, which this command reads; choose another output",
                 path.display(),
@@ -127,14 +136,16 @@ impl Outputs {
                 also(&input.given)
             ));
         }
-        if let Some((given, _)) = self.outputs.iter().find(|(_, o)| o.same(&identity)) {
+        if let Some(given) = self.output_index.find(&identity).map(|i| &self.outputs[i]) {
             return Err(format!(
                 "{} would overwrite another output of this command{}; choose another output",
                 path.display(),
                 also(given)
             ));
         }
-        self.outputs.push((path.to_path_buf(), identity));
+        self.output_index.insert(identity, self.outputs.len());
+        self.outputs.push(path.to_path_buf());
+        self.claimed.insert(path.to_path_buf());
         Ok(())
     }
 
@@ -146,7 +157,7 @@ impl Outputs {
     /// One line: the I/O error, or that `path` was never claimed (a command's mistake, so
     /// nothing is written).
     pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), String> {
-        if !self.outputs.iter().any(|(given, _)| given == path) {
+        if !self.claimed.contains(path) {
             return Err(format!(
                 "cannot write {}: not one of this command's checked outputs",
                 path.display()
@@ -185,12 +196,61 @@ impl Identity {
         }
     }
 
+    /// Whether `self` and `other` are one file: the same device and inode where both exist,
+    /// else the same resolved path.
+    #[cfg(test)]
     fn same(&self, other: &Identity) -> bool {
         #[cfg(unix)]
         if let (Some(a), Some(b)) = (self.inode, other.inode) {
             return a == b;
         }
         self.path == other.path
+    }
+}
+
+/// The identities of a list of files, by position in the list: [`Identities::find`] gives
+/// the first position whose file is the one asked for (the same device and inode where both
+/// have one, else the same resolved path; `Identity::same` in the tests states it as a scan).
+#[derive(Debug, Default)]
+struct Identities {
+    /// The first position of each resolved path.
+    by_path: HashMap<PathBuf, usize>,
+    /// The first position of each device and inode.
+    #[cfg(unix)]
+    by_inode: HashMap<(u64, u64), usize>,
+    /// The first position of each resolved path among the files without an inode (that did
+    /// not exist when recorded).
+    #[cfg(unix)]
+    by_path_without_inode: HashMap<PathBuf, usize>,
+}
+
+impl Identities {
+    /// Records `identity` at `position`, the list's length before it was added.
+    fn insert(&mut self, identity: Identity, position: usize) {
+        #[cfg(unix)]
+        match identity.inode {
+            Some(inode) => {
+                self.by_inode.entry(inode).or_insert(position);
+            }
+            None => {
+                self.by_path_without_inode
+                    .entry(identity.path.clone())
+                    .or_insert(position);
+            }
+        }
+        self.by_path.entry(identity.path).or_insert(position);
+    }
+
+    /// The first position whose identity is the same as `identity`: where both have an
+    /// inode, one with `identity`'s; else one with its resolved path.
+    fn find(&self, identity: &Identity) -> Option<usize> {
+        #[cfg(unix)]
+        if let Some(inode) = identity.inode {
+            let by_inode = self.by_inode.get(&inode);
+            let by_path = self.by_path_without_inode.get(&identity.path);
+            return by_inode.into_iter().chain(by_path).min().copied();
+        }
+        self.by_path.get(&identity.path).copied()
     }
 }
 
@@ -304,6 +364,87 @@ mod tests {
         outputs.read(&dir.join("m.obj"), "the model");
         assert!(outputs.claim(&dir.join("soft.obj")).is_err());
         assert!(outputs.claim(&dir.join("hard.obj")).is_err());
+    }
+
+    /// Files that exist (one of them also by a hard link and a symbolic link) and files that
+    /// do not, recorded in turn: the index finds, for each, the first recorded one that
+    /// [`Identity::same`] says it is.
+    #[test]
+    fn the_index_finds_the_first_file_a_scan_would() {
+        let dir = temp_dir("index");
+        let dir = dir.path();
+        for name in ["a", "b"] {
+            std::fs::write(dir.join(name), b"x").unwrap();
+        }
+        let mut paths = vec![
+            dir.join("missing"),
+            dir.join("a"),
+            dir.join("b"),
+            dir.join("sub/../a"),
+            dir.join("missing/../b"),
+            dir.join("c"),
+        ];
+        #[cfg(unix)]
+        {
+            std::fs::hard_link(dir.join("a"), dir.join("hard")).unwrap();
+            std::os::unix::fs::symlink(dir.join("b"), dir.join("soft")).unwrap();
+            paths.extend([dir.join("hard"), dir.join("soft")]);
+        }
+        let mut index = Identities::default();
+        let mut recorded = Vec::new();
+        for (position, path) in paths.iter().enumerate() {
+            index.insert(Identity::of(path), position);
+            recorded.push(Identity::of(path));
+        }
+        // `c` comes to exist after it was recorded without an inode.
+        std::fs::write(dir.join("c"), b"x").unwrap();
+        for path in paths.iter().chain([&dir.join("c"), &dir.join("other")]) {
+            let asked = Identity::of(path);
+            let scanned = recorded.iter().position(|r| r.same(&asked));
+            assert_eq!(index.find(&asked), scanned, "{}", path.display());
+        }
+    }
+
+    /// Thousands of outputs: each is checked against every one claimed before it, and only
+    /// those claimed can be written.
+    #[test]
+    fn many_outputs_are_each_checked_against_all_the_others() {
+        let dir = temp_dir("many");
+        let dir = dir.path();
+        std::fs::write(dir.join("m.dpm"), b"x").unwrap();
+        let mut outputs = Outputs::new();
+        outputs.read(&dir.join("m.dpm"), "the model");
+        let clip = |i: usize| dir.join(format!("out/clip{i}.md5anim"));
+        for i in 0..5_000 {
+            outputs.claim(&clip(i)).unwrap();
+        }
+        assert_eq!(
+            outputs.claim(&dir.join("out/../out/clip4321.md5anim")),
+            Err(format!(
+                "{} would overwrite another output of this command ({}); choose another output",
+                dir.join("out/../out/clip4321.md5anim").display(),
+                clip(4321).display()
+            ))
+        );
+        assert!(outputs.claim(&dir.join("m.dpm")).is_err());
+        assert_eq!(
+            outputs.read_late(&clip(17), "a texture"),
+            Err(format!(
+                "{} would overwrite a texture ({}), which this command reads; choose another \
+                 output",
+                clip(17).display(),
+                clip(17).display()
+            ))
+        );
+        outputs.write(&clip(4999), b"last").unwrap();
+        assert_eq!(std::fs::read(clip(4999)).unwrap(), b"last");
+        assert_eq!(
+            outputs.write(&dir.join("out/clip5000.md5anim"), b"x"),
+            Err(format!(
+                "cannot write {}: not one of this command's checked outputs",
+                dir.join("out/clip5000.md5anim").display()
+            ))
+        );
     }
 
     #[test]

@@ -904,29 +904,76 @@ fn render_counts(s: &Summary, out: &mut String) {
     }
 }
 
+/// Bones deeper than this are indented as far as this depth, and their line ends with the
+/// depth as a number, so that a line's length does not grow with the depth of the tree.
+const TREE_INDENT_DEPTHS: usize = 32;
+
 /// Each bone under its parent, indented by its depth.
 fn render_bone_tree(s: &Summary, out: &mut String) {
     if !s.bone_list.is_empty() {
         let _ = writeln!(out, "  bone tree:");
     }
-    for (i, bone) in s.bone_list.iter().enumerate() {
-        // Depth by walking the parent chain (validated acyclic; bounded by the bone count,
-        // since MS3D parents may come after their children).
-        let mut d = 0usize;
-        let mut at = bone.parent;
-        while let Some(p) = at.filter(|_| d < s.bone_list.len()) {
-            d += 1;
-            at = s.bone_list.get(p).and_then(|b| b.parent);
-        }
+    write_bone_lines(&s.bone_list, out);
+}
+
+/// A line per bone, in file order: indented by two spaces per level of depth up to
+/// [`TREE_INDENT_DEPTHS`] levels, then ` [depth N]` after the name instead.
+fn write_bone_lines(bones: &[BoneSummary], out: &mut String) {
+    for ((i, bone), depth) in bones.iter().enumerate().zip(bone_depths(bones)) {
         let tag = if bone.attachment { " [attachment]" } else { "" };
+        let deep = if depth > TREE_INDENT_DEPTHS {
+            format!(" [depth {depth}]")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "    {:indent$}{i:>3} {}{tag}",
+            "    {:indent$}{i:>3} {}{deep}{tag}",
             "",
             bone.name,
-            indent = 2 * d
+            indent = 2 * depth.min(TREE_INDENT_DEPTHS)
         );
     }
+}
+
+/// Each bone's depth: the number of parents above it, a parent index out of range counting
+/// as one; found in one pass over the bones whatever their order (an MS3D's parents may
+/// come after their children). The models `info` reads have no parent cycle; a bone on one,
+/// or below one, is given the bone count, as walking its chain until that many steps would.
+fn bone_depths(bones: &[BoneSummary]) -> Vec<usize> {
+    const UNKNOWN: usize = usize::MAX;
+    const FOLLOWING: usize = usize::MAX - 1;
+    let n = bones.len();
+    let mut depth = vec![UNKNOWN; n];
+    // The bones followed up from the current one whose depths are not known yet.
+    let mut path = Vec::new();
+    for start in 0..n {
+        if depth[start] != UNKNOWN {
+            continue;
+        }
+        let mut at = start;
+        // The depth of the last bone on the path (the one nearest a root).
+        let top = loop {
+            depth[at] = FOLLOWING;
+            path.push(at);
+            let parent = bones[at].parent.map(|p| (p, depth.get(p).copied()));
+            match parent {
+                // A root.
+                None => break 0,
+                // A parent out of range: counted, with nothing above it.
+                Some((_, None)) => break 1,
+                Some((p, Some(UNKNOWN))) => at = p,
+                // Back on the path: a cycle.
+                Some((_, Some(FOLLOWING))) => break n,
+                Some((_, Some(d))) => break d.saturating_add(1).min(n),
+            }
+        };
+        for (below, &bone) in path.iter().rev().enumerate() {
+            depth[bone] = top.saturating_add(below).min(n);
+        }
+        path.clear();
+    }
+    depth
 }
 
 /// The attachment points that are not bones already marked in the tree (every one of a
@@ -1056,7 +1103,87 @@ fn render_diagnostics(s: &Summary, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
-    use super::{GPU_ERROR_BUDGET, measured_frames};
+    use super::{
+        BoneSummary, GPU_ERROR_BUDGET, TREE_INDENT_DEPTHS, bone_depths, measured_frames,
+        write_bone_lines,
+    };
+
+    fn bone(name: &str, parent: Option<usize>) -> BoneSummary {
+        BoneSummary {
+            name: name.to_string(),
+            parent,
+            flags: 0,
+            attachment: false,
+        }
+    }
+
+    #[test]
+    fn a_shallow_tree_is_indented_two_spaces_a_level() {
+        let mut bones = vec![
+            bone("root", None),
+            bone("spine", Some(0)),
+            bone("head", Some(1)),
+            bone("tag_weapon", Some(1)),
+            bone("other_root", None),
+        ];
+        bones[3].attachment = true;
+        let mut out = String::new();
+        write_bone_lines(&bones, &mut out);
+        assert_eq!(
+            out,
+            "      0 root\n        1 spine\n          2 head\n          3 tag_weapon \
+             [attachment]\n      4 other_root\n"
+        );
+    }
+
+    /// Parents after their children (as an MS3D may list joints), a parent out of range, and
+    /// a cycle (which no model `info` reads holds) get the depths walking each chain gives.
+    #[test]
+    fn depths_do_not_depend_on_the_order_of_the_bones() {
+        let bones = [
+            bone("c", Some(1)),
+            bone("b", Some(2)),
+            bone("a", None),
+            bone("d", Some(0)),
+            bone("stray", Some(99)),
+            bone("under_stray", Some(4)),
+            bone("loop_a", Some(7)),
+            bone("loop_b", Some(6)),
+            bone("under_loop", Some(7)),
+        ];
+        assert_eq!(bone_depths(&bones), [2, 1, 0, 3, 1, 2, 9, 9, 9]);
+        assert_eq!(bone_depths(&[]), Vec::<usize>::new());
+    }
+
+    /// A chain of 20,000 bones: lines past the indented depths are indented as the last of
+    /// them and say their depth, so the text grows with the bone count alone.
+    #[test]
+    fn a_deep_chain_is_indented_up_to_a_limit_and_then_numbered() {
+        let n = 20_000;
+        // Listed deepest first, so no parent comes before its child.
+        let bones: Vec<BoneSummary> = (0..n)
+            .map(|i| bone(&format!("j{}", n - 1 - i), (i + 1 < n).then_some(i + 1)))
+            .collect();
+        let depths = bone_depths(&bones);
+        assert!(depths.iter().enumerate().all(|(i, &d)| d == n - 1 - i));
+        let mut out = String::new();
+        write_bone_lines(&bones, &mut out);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), n);
+        let pad = |depth: usize| " ".repeat(4 + 2 * depth);
+        assert_eq!(lines[n - 1], format!("{}{:>3} j0", pad(0), n - 1));
+        let at = |depth: usize| lines[n - 1 - depth];
+        assert_eq!(
+            at(TREE_INDENT_DEPTHS),
+            format!("{}{} j32", pad(32), n - 1 - 32)
+        );
+        assert_eq!(
+            at(TREE_INDENT_DEPTHS + 1),
+            format!("{}{} j33 [depth 33]", pad(32), n - 1 - 33)
+        );
+        assert_eq!(lines[0], format!("{}  0 j19999 [depth 19999]", pad(32)));
+        assert!(lines.iter().all(|l| l.len() <= 4 + 64 + 5 + 1 + 6 + 14));
+    }
 
     #[test]
     fn every_frame_is_measured_within_the_budget_and_an_even_spread_beyond() {

@@ -1118,6 +1118,53 @@ fn info_counts_read_as_english_and_agree() {
     );
 }
 
+/// `info` on a chain of 1,500 bones: the tree is indented two spaces a level up to 32 levels;
+/// deeper bones are indented as the 32nd and say their depth, so each line stays short.
+#[test]
+fn info_numbers_the_depth_of_bones_too_deep_to_indent() {
+    let dir = temp_dir("chain");
+    let dir = dir.path();
+    let path = dir.join("chain.dpm");
+    let bytes = tube(&TubeParams {
+        bones: 1_500,
+        rings_per_bone: 1,
+        sides: 3,
+        frames: 1,
+        ..TubeParams::default()
+    })
+    .write()
+    .unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    let out = skelmap(&["info", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    let tree: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "  bone tree:")
+        .skip(1)
+        .take(1_500)
+        .collect();
+    let pad = |depth: usize| " ".repeat(4 + 2 * depth);
+    assert_eq!(tree[0], "      0 root");
+    assert_eq!(tree[1], format!("{}  1 seg1", pad(1)));
+    assert_eq!(tree[32], format!("{} 32 seg32", pad(32)));
+    assert_eq!(tree[33], format!("{} 33 seg33 [depth 33]", pad(32)));
+    assert_eq!(
+        tree[1_499],
+        format!("{}1499 seg1499 [depth 1499] [attachment]", pad(32))
+    );
+    for (depth, line) in tree.iter().enumerate().skip(33) {
+        assert_eq!(
+            *line,
+            format!(
+                "{}{depth:>3} seg{depth} [depth {depth}]{}",
+                pad(32),
+                if depth == 1_499 { " [attachment]" } else { "" }
+            )
+        );
+    }
+}
+
 /// `info` lists each clip in aligned columns: first and last frame, rate, seconds, looping;
 /// a long clip name widens the name column instead of breaking the others.
 #[test]
