@@ -132,3 +132,31 @@ fn repeats_of_a_name_whose_numbers_are_taken_are_named_past_them() {
     assert!((1..HALF).all(|i| names[i] == format!("a_{}", HALF + i - 1)));
     assert!((0..HALF).all(|k| names[HALF + k] == format!("a_{k}")));
 }
+
+/// `Asset::frame_names`: a clip's name kept in any script, in the asset's code page, cut to
+/// whole characters that fit with the frame's number; what is not a letter or digit is `_`.
+#[test]
+fn frame_names_keep_any_script_cut_to_whole_characters() {
+    use skelmap::name::CodePage;
+    let mut asset = example(1);
+    asset.clips.truncate(1);
+    let frames = asset.clips[0].len();
+    // 十个汉字的动画名字: ten characters, 30 bytes in UTF-8 and 20 in GBK.
+    let name = "\u{5341}\u{4e2a}\u{6c49}\u{5b57}\u{7684}\u{52a8}\u{753b}\u{540d}\u{5b57}!";
+    asset.clips[0].name = name.into();
+    let chars: Vec<String> = name.chars().map(String::from).collect();
+    for (page, kept) in [(CodePage::Utf8, 4), (CodePage::Gbk, 6)] {
+        asset.code_page = page;
+        let names = asset.frame_names(15);
+        assert_eq!((names.len(), frames > 0), (frames, true));
+        for (k, stored) in names.iter().enumerate() {
+            let want = format!("{}_{}", chars[..kept].concat(), k + 1);
+            assert_eq!(stored, &*page.encode(&want), "{page:?} frame {k}");
+            assert!(stored.len() <= 15);
+        }
+    }
+    // Room for every character: the `!` is `_`.
+    asset.code_page = CodePage::Gbk;
+    let whole = format!("{}__1", chars[..9].concat());
+    assert_eq!(asset.frame_names(31)[0], &*CodePage::Gbk.encode(&whole));
+}

@@ -560,6 +560,59 @@ fn holds(bytes: &[u8], part: &[u8]) -> bool {
     bytes.windows(part.len()).any(|w| w == part)
 }
 
+/// Frames named on Chinese Windows (GBK) make clips named by their stems as text, one clip a
+/// stem, and every writer that keeps clip names stores them in GBK (MD5 in its animations'
+/// file names, which are text), read back as the same clips. Frame names were cut to ASCII
+/// before, and the two clips came back as one named `_`.
+#[test]
+fn gbk_frame_names_make_clips_every_writer_keeps() {
+    use skelmap::name::CodePage;
+    use skelmap::synth::{TubeParams, tube};
+    let (walk, run) = (&[0xD7, 0xDF][..], &[0xC5, 0xDC][..]); // 走, 跑
+    let mut b = tube(&TubeParams {
+        frames: 5,
+        ..TubeParams::default()
+    });
+    for (frame, name) in b.frames.iter_mut().zip([
+        [walk, b"1"].concat(),
+        [walk, b"2"].concat(),
+        [walk, b"3"].concat(),
+        [run, b"_1"].concat(),
+        [run, b"_2"].concat(),
+    ]) {
+        frame.name = name;
+    }
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    assert_eq!(model.code_page(), CodePage::Gbk);
+    let clips = |model: &Model<'_>| -> Vec<(String, u32)> {
+        model
+            .clips()
+            .iter()
+            .map(|c| (c.name.clone(), c.count))
+            .collect()
+    };
+    let want = [("\u{8d70}".to_string(), 3), ("\u{8dd1}".to_string(), 2)];
+    assert_eq!(clips(&model), want);
+    let asset = convert::asset_of(&model).unwrap();
+    // MS3D keeps one timeline, SL no clips.
+    let nameless = [Format::Ms3d, Format::SlMdl];
+    for format in Format::ALL.iter().copied().filter(|f| f.writable()) {
+        let files = through(&asset, format).unwrap_or_else(|e| panic!("{format}: {e}"));
+        let all: Vec<u8> = files.table.values().flatten().copied().collect();
+        assert!(!holds(&all, "\u{8d70}".as_bytes()), "{format} stores UTF-8");
+        let reopened = open(&files);
+        if nameless.contains(&format) {
+            assert!(clips(&reopened).len() <= 1, "{format}");
+            continue;
+        }
+        assert_eq!(clips(&reopened), want, "{format}");
+        if format != Format::Md5 {
+            assert!(holds(&all, walk) && holds(&all, run), "{format}");
+        }
+    }
+}
+
 /// A model saved on Chinese Windows names its parts in GBK. Every writer stores the names as
 /// they were read, so a texture file is still found by its bytes, and a joint name that
 /// fits a 32-byte field in GBK (two bytes a character) is not refused for taking 36 in UTF-8

@@ -152,9 +152,6 @@ pub(crate) const MIN_COORD: f32 = i16::MIN as f32 * MD3_XYZ_SCALE;
 /// surface, shader and tag names (rules 4 and 8).
 pub(crate) const MAX_NAME: usize = MAX_QPATH - 1;
 
-/// The longest frame name a 16-byte field holds with its NUL.
-pub(crate) const MAX_FRAME_NAME: usize = 15;
-
 /// A coordinate in units of 1/64, rounded to the nearest; `None` outside `i16`.
 pub(crate) fn quantise(c: f32) -> Option<i16> {
     let q = (c / MD3_XYZ_SCALE).round();

@@ -90,7 +90,7 @@ impl Asset {
     /// one frame named `base` when it has no frames, names at most 15 bytes (see
     /// [`frame_names`](Asset::frame_names)). What vertex-animated formats store.
     #[must_use]
-    pub fn baked(&self) -> Vec<(String, PosedMesh)> {
+    pub fn baked(&self) -> Vec<(Vec<u8>, PosedMesh)> {
         let join = |meshes: Vec<PosedMesh>| {
             let mut all = PosedMesh::default();
             for m in meshes {
@@ -100,7 +100,7 @@ impl Asset {
             all
         };
         if self.num_frames() == 0 {
-            return vec![("base".into(), join(self.posed(None).unwrap_or_default()))];
+            return vec![(b"base".to_vec(), join(self.posed(None).unwrap_or_default()))];
         }
         self.frame_names(15)
             .into_iter()
@@ -233,23 +233,28 @@ impl Asset {
         }
     }
 
-    /// Frame names that give the clips back when read as DarkPlaces does, each at most
-    /// `max` bytes: frame `k` of clip `walk` is `walk_{k+1}`, the stem of letters, digits and
-    /// `_` cut to fit; in the numbering of [`num_frames`](Asset::num_frames).
+    /// Frame names that give the clips back when read as DarkPlaces does, as stored in the
+    /// asset's code page ([`name_bytes`](Asset::name_bytes)), each at most `max` bytes: frame
+    /// `k` of clip `walk` is `walk_{k+1}`, the stem the clip's name with every character
+    /// that is not a letter or digit (in any script: a clip named on Chinese Windows keeps
+    /// its name) made `_`, cut to whole characters that fit; in the numbering of
+    /// [`num_frames`](Asset::num_frames).
     #[must_use]
-    pub fn frame_names(&self, max: usize) -> Vec<String> {
+    pub fn frame_names(&self, max: usize) -> Vec<Vec<u8>> {
         self.clips
             .iter()
             .flat_map(|clip| {
                 let stem: String = clip
                     .name
                     .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .map(|c| if c.is_alphanumeric() { c } else { '_' })
                     .collect();
                 (0..clip.len()).map(move |k| {
                     let suffix = format!("_{}", k + 1);
                     let room = max.saturating_sub(suffix.len());
-                    format!("{}{suffix}", stem.get(..room.min(stem.len())).unwrap_or(""))
+                    let mut name = self.name_bytes_within(&stem, room);
+                    name.extend_from_slice(suffix.as_bytes());
+                    name
                 })
             })
             .collect()

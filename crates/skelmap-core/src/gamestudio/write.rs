@@ -302,7 +302,7 @@ impl MdlBuilder {
             .into_iter()
             .map(|(name, f)| MdlFrameDef {
                 frame_type: 2,
-                name: name.into_bytes(),
+                name,
                 vertices: f
                     .positions
                     .iter()

@@ -278,7 +278,7 @@ impl Builder {
             .map(|(name, f)| {
                 let (scale, translate) = grid(f.positions.iter(), 255);
                 FrameDef {
-                    name: name.clone().into_bytes(),
+                    name: name.clone(),
                     scale,
                     translate,
                     vertices: f

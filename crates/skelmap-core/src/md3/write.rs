@@ -16,8 +16,8 @@ use glam::Affine3A;
 
 pub use crate::alias::idp3_write::{FrameDef, SurfaceDef, TagDef, encode_normal};
 use crate::alias::idp3_write::{
-    MAX_COORD, MAX_FRAME_NAME, MAX_NAME, MIN_COORD, cut_name, field, floats, frame_def, le_i32,
-    put_frames, put_surface_records, put_vertices, quantise, tag_def,
+    MAX_COORD, MAX_NAME, MIN_COORD, cut_name, field, floats, frame_def, le_i32, put_frames,
+    put_surface_records, put_vertices, quantise, tag_def,
 };
 use crate::asset::{Asset, FitError, Fitted, FrameKeys, Mesh, Piece, PosedMesh, Skeleton, UpAxis};
 
@@ -358,15 +358,8 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
     let frame_defs = frames
         .iter()
         .enumerate()
-        .map(|(f, (name, _))| {
-            let name = cut_name(
-                (name, asset.code_page),
-                MAX_FRAME_NAME,
-                (format, "frame"),
-                &mut losses,
-            );
-            frame_def(name, &surfaces, f)
-        })
+        // Names of at most 15 bytes (`Asset::baked`): they fit the 16-byte field with its NUL.
+        .map(|(f, (name, _))| frame_def(name.clone(), &surfaces, f))
         .collect();
     Ok(Fit {
         frames: frame_defs,
@@ -380,7 +373,7 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
 /// `frames` to the grid moves a vertex by more than 1e-3 of the model's size (a model a few
 /// units across, as a glTF in metres is; Quake III's player stands 56 units tall). A model
 /// already on the grid (an MD3 written again) moves nothing and gets none.
-fn grid_note(asset: &Asset, frames: &[(String, PosedMesh)], format: &str) -> Option<String> {
+fn grid_note(asset: &Asset, frames: &[(Vec<u8>, PosedMesh)], format: &str) -> Option<String> {
     let (lo, hi) = asset.bounds()?;
     let size = (glam::Vec3::from(hi) - glam::Vec3::from(lo)).length();
     let moved = |p: &[f32; 3]| {
@@ -402,8 +395,8 @@ fn grid_note(asset: &Asset, frames: &[(String, PosedMesh)], format: &str) -> Opt
 
 /// Refuses a frame with a coordinate that 16 bits of 1/64 unit cannot hold, naming the
 /// largest and its frame.
-fn check_extent(frames: &[(String, PosedMesh)], format: &'static str) -> Result<(), FitError> {
-    let mut worst: Option<(f32, usize, &str)> = None;
+fn check_extent(frames: &[(Vec<u8>, PosedMesh)], format: &'static str) -> Result<(), FitError> {
+    let mut worst: Option<(f32, usize, &[u8])> = None;
     for (name, frame) in frames {
         for (k, &c) in frame.positions.iter().flatten().enumerate() {
             let past = !(MIN_COORD..=MAX_COORD).contains(&c) || quantise(c).is_none();
@@ -417,8 +410,9 @@ fn check_extent(frames: &[(String, PosedMesh)], format: &'static str) -> Result<
         Some((c, axis, frame)) => Err(FitError::new(
             format,
             format!(
-                "a vertex at {c} units on {} (frame '{frame}')",
-                ["X", "Y", "Z"][axis]
+                "a vertex at {c} units on {} (frame '{}')",
+                ["X", "Y", "Z"][axis],
+                crate::name::lossy(frame)
             ),
             format!(
                 "it stores positions in 1/64 unit in 16 bits, {MIN_COORD} to {MAX_COORD} \
@@ -436,7 +430,7 @@ fn surface_def(
     shader: Vec<u8>,
     mesh: &Mesh,
     piece: &Piece,
-    frames: &[(String, PosedMesh)],
+    frames: &[(Vec<u8>, PosedMesh)],
     first: usize,
 ) -> SurfaceDef {
     SurfaceDef {

@@ -853,7 +853,7 @@ fn add_frames(asset: &Asset, b: &mut Builder, losses: &mut Vec<String>) {
         };
         for (g, group) in b.groups.iter_mut().enumerate() {
             let mut frame = FrameDef {
-                name: asset.name_bytes(&name),
+                name: name.clone(),
                 ..FrameDef::default()
             };
             match keys {

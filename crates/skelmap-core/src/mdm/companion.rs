@@ -399,7 +399,7 @@ fn block_items(words: &[Word<'_>], mut at: usize, path: &str) -> (Vec<Item>, usi
             numbers.push(n);
             at += 1;
         }
-        let name = String::from_utf8_lossy(word.text).to_ascii_lowercase();
+        let name = crate::name::lossy(word.text).to_ascii_lowercase();
         match numbers[..] {
             // Whole numbers where ET reads integers; the rate is read to its hundredths, 0
             // as 1 frame a second.

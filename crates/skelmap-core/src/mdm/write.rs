@@ -525,7 +525,8 @@ fn clip_token(name: &str) -> String {
 
 /// The text of the `.aninc` beside an MDX written for `asset`: one line a clip, as the block
 /// of an ET animation group lists them (`name first length looping fps move_speed transition
-/// reversed priority`), the frames those the MDX numbers, the game's own numbers 0.
+/// reversed priority`), the frames those the MDX numbers, the game's own numbers 0. Stored in
+/// the asset's code page, as the MDM's and MDX's names are.
 fn aninc_text(asset: &Asset) -> String {
     let mut text = String::from(
         "// name, first frame, length, looping (frames; 0: plays once), fps, move speed, \
@@ -1064,7 +1065,7 @@ impl crate::asset::Writer for Builder {
         if asset.clips.iter().any(|c| !c.is_empty()) {
             files.push(WrittenFile {
                 place: Place::Extension("aninc"),
-                bytes: aninc_text(asset).into_bytes(),
+                bytes: asset.code_page.encode(&aninc_text(asset)).into_owned(),
             });
         }
         Ok(Written::new(Self::FORMAT, files).with_notes(losses))

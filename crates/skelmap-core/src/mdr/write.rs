@@ -503,10 +503,7 @@ impl Builder {
                     .map(|t| matrix(t.frames.get(k).unwrap_or(&t.pose))),
             );
             let name = frame_names.get(k).cloned().unwrap_or_else(|| "bind".into());
-            b.frames.push(FrameDef {
-                name: name.into_bytes(),
-                bones,
-            });
+            b.frames.push(FrameDef { name, bones });
         }
         let sheared = b
             .frames

@@ -29,16 +29,15 @@ pub struct FrameGroup {
 }
 
 /// `name` without trailing digits and the `_` or space before them (`walk_1`, MED's `walk 1`).
-fn stem(name: &[u8]) -> &[u8] {
-    let digits = name.iter().rev().take_while(|b| b.is_ascii_digit()).count();
-    let head = name.get(..name.len() - digits).unwrap_or(name);
-    match head {
-        [rest @ .., b'_' | b' '] => rest,
-        _ => head,
-    }
+/// Taken from the name as text: a GB18030 character's four bytes may end in a digit's.
+fn stem(name: &str) -> &str {
+    let head = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    head.strip_suffix(['_', ' ']).unwrap_or(head)
 }
 
-/// Groups consecutive frames whose names share a stem, each at `fps`, looping.
+/// Groups consecutive frames whose names share a stem, each at `fps`, looping. Names are
+/// read as text by [`name::lossy`](crate::name::lossy) (a name saved on Chinese Windows is
+/// GBK), so a group's name is its frames' stem as the model's other names read.
 ///
 /// ```
 /// use skelmap_core::pose::framegroups::groups_from_names;
@@ -51,11 +50,12 @@ fn stem(name: &[u8]) -> &[u8] {
 pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) -> Vec<FrameGroup> {
     let mut groups: Vec<FrameGroup> = Vec::new();
     for (i, name) in names.enumerate() {
-        let s = stem(name);
+        let text = crate::name::lossy(name);
+        let s = stem(&text);
         match groups.last_mut() {
-            Some(g) if g.name.as_bytes() == s => g.count += 1,
+            Some(g) if g.name == s => g.count += 1,
             _ => groups.push(FrameGroup {
-                name: String::from_utf8_lossy(s).into_owned(),
+                name: s.to_string(),
                 first: i as u32,
                 count: 1,
                 fps,
@@ -223,7 +223,7 @@ pub fn parse(text: &[u8], num_frames: u32, format: Format) -> Result<Vec<FrameGr
         let word = |k: usize| {
             line.words
                 .get(k)
-                .map(|w| String::from_utf8_lossy(w).into_owned())
+                .map(|w| crate::name::lossy(w).into_owned())
         };
         let (Some(first), Some(count)) = (word(0), word(1)) else {
             return Err(bad(Problem::Fields {
@@ -255,7 +255,7 @@ pub fn parse(text: &[u8], num_frames: u32, format: Format) -> Result<Vec<FrameGr
         }
         let comment = line
             .comment
-            .map(|c| String::from_utf8_lossy(c).trim().to_string());
+            .map(|c| crate::name::lossy(c).trim().to_string());
         let name = word(4)
             .or(comment)
             .filter(|n| !n.is_empty())
@@ -400,11 +400,59 @@ mod tests {
 
     #[test]
     fn stems_strip_digits_and_underscore() {
-        assert_eq!(stem(b"idle_12"), b"idle");
-        assert_eq!(stem(b"run3"), b"run");
-        assert_eq!(stem(b"walk 39"), b"walk");
-        assert_eq!(stem(b"end_"), b"end");
-        assert_eq!(stem(b"bind"), b"bind");
-        assert_eq!(stem(b"42"), b"");
+        assert_eq!(stem("idle_12"), "idle");
+        assert_eq!(stem("run3"), "run");
+        assert_eq!(stem("walk 39"), "walk");
+        assert_eq!(stem("end_"), "end");
+        assert_eq!(stem("bind"), "bind");
+        assert_eq!(stem("42"), "");
+    }
+
+    /// Frame names saved on Chinese Windows (GBK), one ending in a GB18030 four-byte
+    /// character whose last byte is a digit's, and one that is neither UTF-8 nor GBK: each
+    /// group named by its frames' stem as text, the frames of one stem in one group.
+    #[test]
+    fn gbk_frame_names_group_by_their_stem_as_text() {
+        let walk = [0xD7, 0xDF]; // 走
+        let turtle = [0xCE, 0xDA, 0xB9, 0xEA]; // 乌龟
+        let smile = [0x94, 0x39, 0xFC, 0x36]; // U+1F600 in GB18030
+        let with = |head: &[u8], tail: &[u8]| [head, tail].concat();
+        let names: Vec<Vec<u8>> = vec![
+            with(&walk, b"1"),
+            with(&walk, b"_2"),
+            with(&turtle, b"01"),
+            with(&turtle, b"02"),
+            with(&turtle, b"03"),
+            smile.to_vec(),
+            with(&smile, b"1"),
+            vec![b'a', 0xFF, b'7'],
+            vec![b'a', 0xFF, b'8'],
+        ];
+        let groups = groups_from_names(names.iter().map(Vec::as_slice), 10.0);
+        let summary: Vec<(&str, u32, u32)> = groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.first, g.count))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("\u{8d70}", 0, 2),
+                ("\u{4e4c}\u{9f9f}", 2, 3),
+                ("\u{1f600}", 5, 2),
+                ("a\\xFF", 7, 2),
+            ]
+        );
+    }
+
+    /// A `.framegroups` file's names (fifth word or comment) read as the frames' names are.
+    #[test]
+    fn sidecar_names_are_read_as_text() {
+        let text = b"0 2 10 1 \xD7\xDF\n2 1 // \xCE\xDA\xB9\xEA\n";
+        let names: Vec<String> = parse(text, 3, Format::Dpm)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.name)
+            .collect();
+        assert_eq!(names, ["\u{8d70}", "\u{4e4c}\u{9f9f}"]);
     }
 }

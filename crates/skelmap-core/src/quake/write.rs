@@ -284,7 +284,7 @@ impl Builder {
             .iter()
             .map(|(name, f)| {
                 FrameEntry::Single(FrameDef {
-                    name: name.clone().into_bytes(),
+                    name: name.clone(),
                     vertices: f
                         .positions
                         .iter()

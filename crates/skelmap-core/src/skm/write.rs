@@ -338,7 +338,7 @@ impl Builder {
             .iter()
             .zip(asset.frame_names(MAX_NAME))
             .map(|(keys, name)| FrameDef {
-                name: name.into_bytes(),
+                name,
                 poses: keys.iter().map(pose).collect(),
             })
             .collect();
