@@ -613,6 +613,76 @@ fn gbk_frame_names_make_clips_every_writer_keeps() {
     }
 }
 
+/// Clip names longer than a 16-byte frame name: every frame of a clip gets one stem however
+/// many digits its number takes, and a clip cut to the stem of the clip before it gets
+/// another, so each comes back as one clip of its frames, with a note naming what the names
+/// lost. Frames 10 on had a shorter stem before (a clip split in two), and clips cut to one
+/// stem were read as one.
+#[test]
+fn long_clip_names_come_back_as_their_clips_from_frame_names() {
+    use skelmap::synth::{TubeParams, tube};
+    let mut b = tube(&TubeParams {
+        frames: 15,
+        ..TubeParams::default()
+    });
+    for (i, frame) in b.frames.iter_mut().enumerate() {
+        frame.name = match i {
+            0..12 => format!("attack_sword_left{}", i + 1),
+            12..14 => format!("attack_sword_1_{}", i - 11),
+            _ => "attack_sword_2_1".to_string(),
+        }
+        .into_bytes();
+    }
+    let bytes = b.write().unwrap();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let clips = |model: &Model<'_>| -> Vec<(String, u32, u32)> {
+        (model.clips().iter())
+            .map(|c| (c.name.clone(), c.first, c.count))
+            .collect()
+    };
+    let source = [
+        ("attack_sword_left".to_string(), 0, 12),
+        ("attack_sword_1".to_string(), 12, 2),
+        ("attack_sword_2".to_string(), 14, 1),
+    ];
+    assert_eq!(clips(&model), source);
+    let asset = convert::asset_of(&model).unwrap();
+    // In 15 bytes: `attack_sword` and a number to 12; `attack_sword_` and one to 2; the
+    // same for the third would join the second: `attack_sword` and a letter.
+    let want = [
+        ("attack_sword".to_string(), 0, 12),
+        ("attack_sword_".to_string(), 12, 2),
+        ("attack_sworda".to_string(), 14, 1),
+    ];
+    for format in [
+        Format::Quake,
+        Format::Md2,
+        Format::Md3,
+        Format::Mdc,
+        Format::Mdl,
+    ] {
+        let files = through(&asset, format).unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert_eq!(clips(&open(&files)), want, "{format}");
+        let note = files.notes.iter().find(|n| n.contains("clip names"));
+        assert_eq!(
+            note.map(String::as_str),
+            Some(
+                format!(
+                    "3 clip names are read back otherwise: {format} names clips by their frames' \
+                     names, letters, digits and `_` in at most 15 bytes with the frame's number \
+                     (`attack_sword_left` as `attack_sword` and 2 more)"
+                )
+                .as_str()
+            ),
+            "{format}"
+        );
+    }
+    // DPM keeps them whole in its `.framegroups` file, and says nothing.
+    let files = through(&asset, Format::Dpm).unwrap();
+    assert_eq!(clips(&open(&files)), source);
+    assert!(!files.notes.iter().any(|n| n.contains("clip names")));
+}
+
 /// A model saved on Chinese Windows names its parts in GBK. Every writer stores the names as
 /// they were read, so a texture file is still found by its bytes, and a joint name that
 /// fits a 32-byte field in GBK (two bytes a character) is not refused for taking 36 in UTF-8

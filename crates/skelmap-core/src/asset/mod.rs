@@ -24,7 +24,9 @@ pub mod cut;
 mod pose;
 mod write;
 
-pub use pose::{BoneTag, FrameKeys, MAX_COORDINATE, MAX_RESAMPLED_FRAMES, PosedMesh};
+pub use pose::{
+    BoneTag, FrameKeys, MAX_BAKED_NAME, MAX_COORDINATE, MAX_RESAMPLED_FRAMES, PosedMesh,
+};
 pub(crate) use pose::{free_name_among, rotation_translation};
 pub use write::{Place, WriteError, WriteOptions, Writer, Written, WrittenFile, framegroups_text};
 

@@ -23,6 +23,10 @@ pub const MAX_RESAMPLED_FRAMES: usize = 1 << 16;
 /// that a skinned vertex's squared length stays within `f32`.
 pub const MAX_COORDINATE: f32 = 1e6;
 
+/// The most bytes of a frame name [`Asset::baked`] gives (a 16-byte field with its NUL, as
+/// the vertex-animated formats store them).
+pub const MAX_BAKED_NAME: usize = 15;
+
 /// What one frame of an asset shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FrameKeys<'a> {
@@ -87,7 +91,7 @@ impl Asset {
 
     /// Every frame as vertex positions and normals, the meshes' vertices one after another:
     /// each frame of each clip posed ([`posed`](Asset::posed)), or the asset's own pose as
-    /// one frame named `base` when it has no frames, names at most 15 bytes (see
+    /// one frame named `base` when it has no frames, names at most [`MAX_BAKED_NAME`] bytes (see
     /// [`frame_names`](Asset::frame_names)). What vertex-animated formats store.
     #[must_use]
     pub fn baked(&self) -> Vec<(Vec<u8>, PosedMesh)> {
@@ -102,7 +106,7 @@ impl Asset {
         if self.num_frames() == 0 {
             return vec![(b"base".to_vec(), join(self.posed(None).unwrap_or_default()))];
         }
-        self.frame_names(15)
+        self.frame_names(MAX_BAKED_NAME)
             .into_iter()
             .enumerate()
             .map(|(f, name)| (name, join(self.posed(Some(f)).unwrap_or_default())))
@@ -235,29 +239,102 @@ impl Asset {
 
     /// Frame names that give the clips back when read as DarkPlaces does, as stored in the
     /// asset's code page ([`name_bytes`](Asset::name_bytes)), each at most `max` bytes: frame
-    /// `k` of clip `walk` is `walk_{k+1}`, the stem the clip's name with every character
-    /// that is not a letter or digit (in any script: a clip named on Chinese Windows keeps
-    /// its name) made `_`, cut to whole characters that fit; in the numbering of
-    /// [`num_frames`](Asset::num_frames).
+    /// `k` of clip `walk` is `walk_{k+1}`, in the numbering of
+    /// [`num_frames`](Asset::num_frames). The stem is the clip's name with every character
+    /// that is not a letter or digit (in any script: a clip named on Chinese Windows keeps its
+    /// name) made `_`, cut to whole characters that leave room for the clip's largest number,
+    /// so that every frame of a clip has one stem. Where a cut gives a clip the stem of the
+    /// clip before it (`attack_sword_1`, `attack_sword_2` in 15 bytes), whose frames a reader
+    /// would join to it, it is cut one byte shorter and ends in a letter the other's does not.
+    /// [`frame_name_note`](Asset::frame_name_note) says which names are not read back whole.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::asset::Options;
+    /// use skelmap_core::synth::{TubeParams, tube};
+    /// let bytes = tube(&TubeParams::default()).write()?;
+    /// let mut asset = Model::from_bytes(&bytes)?.to_asset(&Options::default())?;
+    /// asset.clips.truncate(1);
+    /// asset.clips[0].name = "run fast".into();
+    /// assert_eq!(asset.frame_names(15)[0], b"run_fast_1");
+    /// assert_eq!(asset.frame_name_note(15, "MD2"), None);
+    /// asset.clips[0].name = "run fast forward".into();
+    /// assert_eq!(asset.frame_names(15)[0], b"run_fast_forw_1");
+    /// let note = asset.frame_name_note(15, "MD2").unwrap_or_default();
+    /// assert!(note.starts_with("1 clip name is read back otherwise: MD2 names clips by"));
+    /// assert!(note.ends_with("(`run fast forward` as `run_fast_forw`)"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn frame_names(&self, max: usize) -> Vec<Vec<u8>> {
+        let stems = self.frame_stems(max);
         self.clips
             .iter()
-            .flat_map(|clip| {
-                let stem: String = clip
-                    .name
-                    .chars()
-                    .map(|c| if c.is_alphanumeric() { c } else { '_' })
-                    .collect();
-                (0..clip.len()).map(move |k| {
-                    let suffix = format!("_{}", k + 1);
-                    let room = max.saturating_sub(suffix.len());
-                    let mut name = self.name_bytes_within(&stem, room);
-                    name.extend_from_slice(suffix.as_bytes());
-                    name
-                })
+            .zip(stems)
+            .flat_map(|(clip, stem)| {
+                (0..clip.len()).map(move |k| [&stem[..], format!("_{}", k + 1).as_bytes()].concat())
             })
             .collect()
+    }
+
+    /// Per clip, the stem of its [`frame_names`](Asset::frame_names).
+    fn frame_stems(&self, max: usize) -> Vec<Vec<u8>> {
+        let mut stems: Vec<Vec<u8>> = Vec::with_capacity(self.clips.len());
+        // The stem of the last clip with frames: the one a reader would join a clip's to.
+        let mut previous: Option<usize> = None;
+        for clip in &self.clips {
+            let text = frame_stem_text(&clip.name);
+            let room = max.saturating_sub(format!("_{}", clip.len()).len());
+            let mut stem = self.name_bytes_within(&text, room);
+            if let Some(taken) = previous.and_then(|p| stems.get(p))
+                && *taken == stem
+                && room > 0
+            {
+                let head = self.name_bytes_within(&text, room - 1);
+                let mut distinct = (b'a'..=b'z').map(|c| [&head[..], &[c]].concat());
+                stem = distinct.find(|s| s != taken).unwrap_or(stem);
+            }
+            if !clip.is_empty() {
+                previous = Some(stems.len());
+            }
+            stems.push(stem);
+        }
+        stems
+    }
+
+    /// The note of a writer whose frame names carry the clips ([`frame_names`] of `max`
+    /// bytes, `format` naming the file), for the clips whose names they cut (or end in
+    /// another letter, to keep two clips apart): `None` when every clip with frames is read
+    /// back by its own name, or by that name with `_` for what is not a letter or digit (a
+    /// change the documentation states, which a note on every such file would repeat).
+    ///
+    /// [`frame_names`]: Asset::frame_names
+    #[must_use]
+    pub fn frame_name_note(&self, max: usize, format: &str) -> Option<String> {
+        let stems = self.frame_stems(max);
+        let changed: Vec<String> = (self.clips.iter().zip(&stems))
+            .filter(|(clip, _)| !clip.is_empty())
+            .filter_map(|(clip, stem)| {
+                let read = self.code_page.decode(stem);
+                (read != frame_stem_text(&clip.name)).then(|| {
+                    let shown = crate::name::shown;
+                    format!("`{}` as `{}`", shown(&clip.name), shown(&read))
+                })
+            })
+            .collect();
+        let first = changed.first()?;
+        let (count, more) = match changed.len() {
+            1 => ("1 clip name is".to_string(), String::new()),
+            n => (
+                format!("{n} clip names are"),
+                format!(" and {} more", n - 1),
+            ),
+        };
+        Some(format!(
+            "{count} read back otherwise: {format} names clips by their frames' names, \
+             letters, digits and `_` in at most {max} bytes with the frame's number \
+             ({first}{more})"
+        ))
     }
 
     /// Frames in which a joint's scale differs from 1 by more than 1e-4: what formats
@@ -1197,4 +1274,12 @@ pub(crate) fn free_name_among<'a>(names: impl IntoIterator<Item = &'a str>, stem
         })
         .find(|n| !taken.contains(&folded(n, true)))
         .unwrap_or_default()
+}
+
+/// A clip's name as its frames' stem before any cut ([`Asset::frame_names`]): every character
+/// that is not a letter or digit made `_`.
+fn frame_stem_text(name: &str) -> String {
+    (name.chars())
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect()
 }

@@ -251,6 +251,7 @@ impl MdlBuilder {
         }
         let mut losses = Vec::new();
         losses.extend(dropped);
+        losses.extend(asset.frame_name_note(crate::asset::MAX_BAKED_NAME, "MDL"));
         let skins: Vec<SkinDef> = asset
             .materials
             .iter()

@@ -253,6 +253,7 @@ impl Builder {
         }
         let mut losses = Vec::new();
         losses.extend(dropped);
+        losses.extend(asset.frame_name_note(crate::asset::MAX_BAKED_NAME, "MD2"));
         let (skin_size, skin) = skin_of(&asset, &mut losses);
         let (w, h) = (skin_size[0] as f32, skin_size[1] as f32);
         let mut b = Builder {

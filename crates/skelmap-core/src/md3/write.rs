@@ -308,6 +308,7 @@ pub(crate) fn fit(asset: &Asset, bake: bool, target: Target) -> Result<Fit, FitE
     let asset = asset.with_up(UpAxis::Z);
     asset.refuse_unbaked(format, bake)?;
     let mut losses = Vec::new();
+    losses.extend(asset.frame_name_note(crate::asset::MAX_BAKED_NAME, format));
     let frames = asset.baked();
     check_extent(&frames, format)?;
     losses.extend(grid_note(&asset, &frames, format));

@@ -671,6 +671,7 @@ impl Builder {
         }
         losses.extend(cuts.notes("vertices"));
         add_frames(&asset, &mut b, &mut losses);
+        losses.extend(asset.frame_name_note(MAX_FRAME_NAME, "MDL7"));
         losses.extend(joint_losses(&asset, joints));
         Ok(Fitted { builder: b, losses })
     }

@@ -255,6 +255,7 @@ impl Builder {
         asset.refuse_unbaked("Quake MDL", bake)?;
         let mut losses = Vec::new();
         losses.extend(dropped);
+        losses.extend(asset.frame_name_note(crate::asset::MAX_BAKED_NAME, "Quake MDL"));
         let frames = asset.baked();
         let grid = grid(frames.iter().flat_map(|(_, f)| f.positions.iter()), 255);
         let (skin_size, skin) = skin_of(&asset, &mut losses);

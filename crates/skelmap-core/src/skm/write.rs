@@ -327,6 +327,7 @@ impl Builder {
         losses.extend(still);
         losses.extend(unscaled);
         losses.extend(dropped);
+        losses.extend(asset.frame_name_note(MAX_NAME, "SKP"));
         let scaled = asset.scaled_frames();
         if scaled > 0 {
             losses.push(format!(
