@@ -237,7 +237,8 @@ impl Asset {
         }
     }
 
-    /// Frame names that give the clips back when read as DarkPlaces does, as stored in the
+    /// Frame names that give the clips back when grouped by their stems
+    /// ([`groups_from_names`](crate::pose::framegroups::groups_from_names)), as stored in the
     /// asset's code page ([`name_bytes`](Asset::name_bytes)), each at most `max` bytes: frame
     /// `k` of clip `walk` is `walk_{k+1}`, in the numbering of
     /// [`num_frames`](Asset::num_frames). The stem is the clip's name with every character
