@@ -257,3 +257,44 @@ fn md2_files_from_several_exporters_open_alike() {
         crate::exercise::model(&model);
     }
 }
+
+/// A Quake II player's frame names (`pain101` … `pain104`, `pain201` …): each numbered
+/// variant is a clip of its own, as the game plays it, and an MD2 written from the model
+/// keeps them (its frames named `pain1_1` …).
+#[test]
+fn quake2_player_variants_are_clips_and_survive_a_rewrite() {
+    let mut b = animated();
+    let frame = b.frames[0].clone();
+    let names = [
+        "stand01", "stand02", "pain101", "pain102", "pain201", "pain301", "pain302",
+    ];
+    b.frames = names
+        .iter()
+        .map(|name| skelmap::md2::write::FrameDef {
+            name: name.as_bytes().to_vec(),
+            ..frame.clone()
+        })
+        .collect();
+    let bytes = b.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let clips = |model: &Model<'_>| -> Vec<(String, u32, u32)> {
+        (model.clips().iter())
+            .map(|c| (c.name.clone(), c.first, c.count))
+            .collect()
+    };
+    let want: Vec<(String, u32, u32)> = [
+        ("stand", 0, 2),
+        ("pain1", 2, 2),
+        ("pain2", 4, 1),
+        ("pain3", 5, 2),
+    ]
+    .iter()
+    .map(|&(n, f, c)| (n.to_string(), f, c))
+    .collect();
+    assert_eq!(clips(&model), want);
+    let asset = model.to_asset(&asset::Options::default()).unwrap();
+    let written = skelmap::model::write(Format::Md2, &asset, &Default::default()).unwrap();
+    let reread = Model::from_bytes(&written.files[0].bytes).unwrap();
+    assert_eq!(clips(&reread), want);
+    assert_eq!(reread.frame_name(2), Some(&b"pain1_1"[..]));
+}

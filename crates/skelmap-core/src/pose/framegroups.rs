@@ -1,7 +1,8 @@
 //! Named animations: frame ranges from frame names, or from DarkPlaces' `.framegroups` file.
 //!
 //! Frame names such as `walk_1`, `walk_2`, `walk_3` group into `walk` (a trailing `_N` or
-//! trailing digits are stripped; consecutive frames with the same stem form one group). The
+//! trailing digits are stripped; consecutive frames with the same stem form one group), and
+//! Quake II's `pain101` … `pain104`, `pain201` … into `pain1`, `pain2` …. The
 //! `.framegroups` sidecar lists one group per line, as DarkPlaces reads it: `first count
 //! [fps [loop [name]]]` (fps 20 and looping when left out; `loop` an integer, 0 for no),
 //! further words ignored; words are split by white space, a quoted word is one; `//` comments
@@ -28,41 +29,135 @@ pub struct FrameGroup {
     pub looped: bool,
 }
 
-/// `name` without trailing digits and the `_` or space before them (`walk_1`, MED's `walk 1`).
-/// Taken from the name as text: a GB18030 character's four bytes may end in a digit's.
-fn stem(name: &str) -> &str {
+/// `name`'s stem: the name without trailing digits and the `_` or space before them
+/// (`walk_1`, MED's `walk 1`), taken from the name as text (a GB18030 character's four bytes
+/// may end in a digit's); and, where its digits follow the stem directly (`pain101`, not
+/// `walk_1`), those digits.
+fn stem_and_number(name: &str) -> (&str, Option<&str>) {
     let head = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    head.strip_suffix(['_', ' ']).unwrap_or(head)
+    let digits = name.get(head.len()..).unwrap_or_default();
+    match head.strip_suffix(['_', ' ']) {
+        Some(stem) => (stem, None),
+        None => (head, (!digits.is_empty()).then_some(digits)),
+    }
+}
+
+/// The numbers of one stem's frames read as Quake II numbers its players' animations: a
+/// variant, then two digits counting from `01` (`pain101` … `pain104`, `pain201` …), every
+/// number of one length.
+struct Variants {
+    /// Digits of every number.
+    len: usize,
+    /// Each variant in turn, and its frames.
+    runs: Vec<(String, u32)>,
+    /// The last frame's count (its last two digits).
+    last: u32,
+}
+
+impl Variants {
+    /// `number` as a variant and a count: `None` for fewer than three digits.
+    fn split(number: &str) -> Option<(&str, u32)> {
+        let (variant, count) = number.split_at_checked(number.len().checked_sub(2)?)?;
+        (!variant.is_empty()).then_some((variant, count.parse().ok()?))
+    }
+
+    /// The pattern of a group whose first frame has `number`, if it fits.
+    fn start(number: Option<&str>) -> Option<Variants> {
+        let number = number?;
+        let (variant, count) = Self::split(number)?;
+        (count == 1).then(|| Variants {
+            len: number.len(),
+            runs: vec![(variant.to_string(), 1)],
+            last: 1,
+        })
+    }
+
+    /// Takes the group's next frame, numbered `number`; `false` when it does not fit.
+    fn push(&mut self, number: Option<&str>) -> bool {
+        let split = number.filter(|n| n.len() == self.len).and_then(Self::split);
+        let Some((variant, count)) = split else {
+            return false;
+        };
+        match self.runs.last_mut() {
+            Some((v, frames)) if v == variant && count == self.last + 1 => *frames += 1,
+            Some((v, _)) if v == variant => return false,
+            _ if count == 1 => self.runs.push((variant.to_string(), 1)),
+            _ => return false,
+        }
+        self.last = count;
+        true
+    }
+}
+
+/// Splits the last of `groups` into its variants (`pain` into `pain1`, `pain2` …) when
+/// `variants`, its frames' pattern, holds more than one.
+fn split_variants(groups: &mut Vec<FrameGroup>, variants: Option<Variants>) {
+    let Some(runs) = variants.map(|v| v.runs).filter(|runs| runs.len() > 1) else {
+        return;
+    };
+    let Some(group) = groups.pop() else {
+        return;
+    };
+    let mut first = group.first;
+    for (variant, count) in runs {
+        groups.push(FrameGroup {
+            name: format!("{}{variant}", group.name),
+            first,
+            count,
+            ..group.clone()
+        });
+        first += count;
+    }
 }
 
 /// Groups consecutive frames whose names share a stem, each at `fps`, looping. Names are
 /// read as text by [`name::lossy`](crate::name::lossy) (a name saved on Chinese Windows is
-/// GBK), so a group's name is its frames' stem as the model's other names read.
+/// GBK), so a group's name is its frames' stem as the model's other names read. Frames
+/// numbered as Quake II's players are (a variant, then two digits from `01`: `pain101` …
+/// `pain104`, `pain201` …, every number of one length) make a group a variant (`pain1`,
+/// `pain2`), where Quake II's game plays each as an animation of its own.
 ///
 /// ```
 /// use skelmap_core::pose::framegroups::groups_from_names;
-/// let names: [&[u8]; 5] = [b"bind", b"walk_1", b"walk_2", b"run1", b"run2"];
+/// let names: [&[u8]; 8] = [
+///     b"bind", b"walk_1", b"walk_2", b"run1", b"run2", b"pain101", b"pain102", b"pain201",
+/// ];
 /// let groups = groups_from_names(names.into_iter(), 10.0);
 /// let summary: Vec<(&str, u32, u32)> = groups.iter().map(|g| (g.name.as_str(), g.first, g.count)).collect();
-/// assert_eq!(summary, [("bind", 0, 1), ("walk", 1, 2), ("run", 3, 2)]);
+/// assert_eq!(
+///     summary,
+///     [("bind", 0, 1), ("walk", 1, 2), ("run", 3, 2), ("pain1", 5, 2), ("pain2", 7, 1)]
+/// );
 /// ```
 #[must_use]
 pub fn groups_from_names<'a>(names: impl Iterator<Item = &'a [u8]>, fps: f32) -> Vec<FrameGroup> {
     let mut groups: Vec<FrameGroup> = Vec::new();
+    // The pattern of the last group's numbers, while they fit it.
+    let mut variants: Option<Variants> = None;
     for (i, name) in names.enumerate() {
         let text = crate::name::lossy(name);
-        let s = stem(&text);
+        let (s, number) = stem_and_number(&text);
         match groups.last_mut() {
-            Some(g) if g.name == s => g.count += 1,
-            _ => groups.push(FrameGroup {
-                name: s.to_string(),
-                first: i as u32,
-                count: 1,
-                fps,
-                looped: true,
-            }),
+            Some(g) if g.name == s => {
+                g.count += 1;
+                if variants.as_mut().is_some_and(|v| !v.push(number)) {
+                    variants = None;
+                }
+            }
+            _ => {
+                split_variants(&mut groups, variants.take());
+                groups.push(FrameGroup {
+                    name: s.to_string(),
+                    first: i as u32,
+                    count: 1,
+                    fps,
+                    looped: true,
+                });
+                variants = Variants::start(number);
+            }
         }
     }
+    split_variants(&mut groups, variants);
     groups
 }
 
@@ -400,12 +495,72 @@ mod tests {
 
     #[test]
     fn stems_strip_digits_and_underscore() {
-        assert_eq!(stem("idle_12"), "idle");
-        assert_eq!(stem("run3"), "run");
-        assert_eq!(stem("walk 39"), "walk");
-        assert_eq!(stem("end_"), "end");
-        assert_eq!(stem("bind"), "bind");
-        assert_eq!(stem("42"), "");
+        assert_eq!(stem_and_number("idle_12"), ("idle", None));
+        assert_eq!(stem_and_number("run3"), ("run", Some("3")));
+        assert_eq!(stem_and_number("walk 39"), ("walk", None));
+        assert_eq!(stem_and_number("end_"), ("end", None));
+        assert_eq!(stem_and_number("bind"), ("bind", None));
+        assert_eq!(stem_and_number("42"), ("", Some("42")));
+        assert_eq!(stem_and_number("pain101"), ("pain", Some("101")));
+    }
+
+    /// Quake II's player frames: the numbered variants of `pain` and `death` are groups of
+    /// their own, as the game plays them; numbers that do not count from `01` in every
+    /// variant, or differ in length, keep one group.
+    #[test]
+    fn quake2_variants_are_groups_of_their_own() {
+        let summary = |names: &[String]| -> Vec<(String, u32, u32)> {
+            groups_from_names(names.iter().map(|n| n.as_bytes()), 10.0)
+                .into_iter()
+                .map(|g| (g.name, g.first, g.count))
+                .collect()
+        };
+        let frames = |stem: &str, numbers: std::ops::RangeInclusive<u32>, width: usize| {
+            numbers
+                .map(|n| format!("{stem}{n:0width$}"))
+                .collect::<Vec<_>>()
+        };
+        let mut names: Vec<String> = frames("stand", 1..=40, 2);
+        names.extend(frames("run", 1..=6, 1));
+        names.extend(frames("pain1", 1..=4, 2));
+        names.extend(frames("pain2", 1..=4, 2));
+        names.extend(frames("pain3", 1..=4, 2));
+        names.extend(frames("death1", 1..=6, 2));
+        names.extend(frames("death2", 1..=6, 2));
+        names.extend(frames("death3", 1..=8, 2));
+        let want = [
+            ("stand", 0, 40),
+            ("run", 40, 6),
+            ("pain1", 46, 4),
+            ("pain2", 50, 4),
+            ("pain3", 54, 4),
+            ("death1", 58, 6),
+            ("death2", 64, 6),
+            ("death3", 70, 8),
+        ];
+        let want: Vec<(String, u32, u32)> = want
+            .iter()
+            .map(|&(n, f, c)| (n.to_string(), f, c))
+            .collect();
+        assert_eq!(summary(&names), want);
+
+        // One clip of 120 frames numbered from 001: `idle100` counts on, it starts no variant.
+        let idle: Vec<String> = frames("idle", 1..=120, 3);
+        assert_eq!(summary(&idle), [("idle".to_string(), 0, 120)]);
+        // A variant that does not start at 01, a count that skips, numbers of two lengths,
+        // and a separator before the number: one group each.
+        for names in [
+            ["x101", "x102", "x202"],
+            ["x101", "x103", "x201"],
+            ["x101", "x102", "x1201"],
+            ["x_101", "x_102", "x_201"],
+        ] {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            assert_eq!(summary(&names), [("x".to_string(), 0, 3)], "{names:?}");
+        }
+        // A single variant is the stem's group.
+        let one: Vec<String> = frames("jump1", 1..=6, 2);
+        assert_eq!(summary(&one), [("jump".to_string(), 0, 6)]);
     }
 
     /// Frame names saved on Chinese Windows (GBK), one ending in a GB18030 four-byte
