@@ -172,6 +172,56 @@ fn restless(bones: usize, frames: usize) -> Builder {
     b
 }
 
+/// A clip split into sequences whose name fills the 31 bytes a label holds, in GBK with
+/// characters GBK lacks (four bytes each in GB18030, three in UTF-8): each sequence's label is
+/// the name cut to leave room for its number in the bytes the file stores. Cut by its UTF-8
+/// length before, the labels were 33 bytes and the writer failed.
+#[test]
+fn split_sequences_are_labelled_within_the_field_in_the_names_code_page() {
+    use skelmap::name::CodePage;
+    let params = skelmap::synth::TubeParams {
+        bones: 120,
+        frames: 300,
+        rings_per_bone: 1,
+        sides: 3,
+        ..Default::default()
+    };
+    let bytes = skelmap::synth::tube(&params).write().unwrap();
+    let source = Model::from_bytes(&bytes).unwrap();
+    let mut asset = convert::asset_of(&source).unwrap();
+    asset.code_page = CodePage::Gbk;
+    let head = "\u{3400}".repeat(7);
+    for (k, clip) in asset.clips.iter_mut().enumerate() {
+        clip.name = format!("{head}a{k:02}");
+    }
+    assert_eq!(asset.name_bytes(&asset.clips[0].name).len(), 31);
+    let out = written(&asset);
+    let again = Model::from_bytes(&out.files[0].bytes).unwrap();
+    // A clip that fits one sequence keeps its name; the parts of one that does not are the
+    // name cut to 29 bytes (seven characters of four and the `a`) and `_1`, `_2` … (28 bytes
+    // before `_10`).
+    let mut parts = 0;
+    let mut sequences = again.clips().iter().peekable();
+    for clip in &asset.clips {
+        if sequences.next_if(|s| s.name == clip.name).is_some() {
+            continue;
+        }
+        let mut i = 0;
+        let label = |i: usize| match i + 1 {
+            n @ ..10 => format!("{head}a_{n}"),
+            n => format!("{head}_{n}"),
+        };
+        while let Some(s) = sequences.next_if(|s| s.name == label(i)) {
+            assert!(asset.name_bytes(&s.name).len() <= 31, "{}", s.name);
+            i += 1;
+        }
+        assert!(i > 1, "{}", clip.name);
+        parts += i;
+    }
+    assert!(sequences.next().is_none());
+    assert!(parts > 0);
+}
+
 #[test]
 fn a_clip_too_long_for_one_sequence_plays_as_consecutive_ones_that_fit() {
     // 64 bones of 120 frames: about 93 KB of values, past the 65,535 bytes an offset reaches.

@@ -922,13 +922,12 @@ impl Builder {
             let parts = chunks(low);
             let count = parts.len();
             for (i, f) in parts.enumerate() {
+                // The name cut to whole characters that leave room for the number in the
+                // 31 bytes the label field stores, counted in the names' code page.
                 let suffix = format!("_{}", i + 1);
-                let mut end = clip.name.len().min(31 - suffix.len());
-                while !clip.name.is_char_boundary(end) {
-                    end -= 1;
-                }
+                let head = asset.name_bytes_within(&clip.name, 31 - suffix.len());
                 b.sequences.push(SequenceDef {
-                    label: format!("{}{suffix}", &clip.name[..end]),
+                    label: format!("{}{suffix}", asset.code_page.decode(&head)),
                     looping: false,
                     frames: f.to_vec(),
                     ..whole.clone()
