@@ -172,13 +172,9 @@ fn restless(bones: usize, frames: usize) -> Builder {
     b
 }
 
-/// A clip split into sequences whose name fills the 31 bytes a label holds, in GBK with
-/// characters GBK lacks (four bytes each in GB18030, three in UTF-8): each sequence's label is
-/// the name cut to leave room for its number in the bytes the file stores. Cut by its UTF-8
-/// length before, the labels were 33 bytes and the writer failed.
-#[test]
-fn split_sequences_are_labelled_within_the_field_in_the_names_code_page() {
-    use skelmap::name::CodePage;
+/// A DPM tube of 120 bones over 300 frames: clips whose animation values lie past the 65,535
+/// bytes a Half-Life sequence's offsets reach.
+fn long_clip_tube() -> Vec<u8> {
     let params = skelmap::synth::TubeParams {
         bones: 120,
         frames: 300,
@@ -186,7 +182,17 @@ fn split_sequences_are_labelled_within_the_field_in_the_names_code_page() {
         sides: 3,
         ..Default::default()
     };
-    let bytes = skelmap::synth::tube(&params).write().unwrap();
+    skelmap::synth::tube(&params).write().unwrap()
+}
+
+/// A clip split into sequences whose name fills the 31 bytes a label holds, in GBK with
+/// characters GBK lacks (four bytes each in GB18030, three in UTF-8): each sequence's label is
+/// the name cut to leave room for its number in the bytes the file stores. Cut by its UTF-8
+/// length before, the labels were 33 bytes and the writer failed.
+#[test]
+fn split_sequences_are_labelled_within_the_field_in_the_names_code_page() {
+    use skelmap::name::CodePage;
+    let bytes = long_clip_tube();
     let source = Model::from_bytes(&bytes).unwrap();
     let mut asset = convert::asset_of(&source).unwrap();
     asset.code_page = CodePage::Gbk;
@@ -233,14 +239,7 @@ fn a_clip_too_long_for_one_sequence_plays_as_consecutive_ones_that_fit() {
             ..
         })
     ));
-    let params = skelmap::synth::TubeParams {
-        bones: 120,
-        frames: 300,
-        rings_per_bone: 1,
-        sides: 3,
-        ..Default::default()
-    };
-    let bytes = skelmap::synth::tube(&params).write().unwrap();
+    let bytes = long_clip_tube();
     let source = Model::from_bytes(&bytes).unwrap();
     let asset = convert::asset_of(&source).unwrap();
     let out = written(&asset);
