@@ -169,6 +169,47 @@ fn the_writer_round_trips_an_md2() {
     assert_eq!((baked.num_frames(), baked.format()), (9, Format::Md2));
 }
 
+/// An MD2 written back as MD2 keeps each frame's vertices where they were, within float
+/// rounding: its points lie on the grid the file packed them on, and the writer packs on
+/// that grid again rather than on one spread over their extent (which moved Quake II
+/// models that pack all three axes by the longest one's step by up to half a step).
+#[test]
+fn the_writer_keeps_the_grid_the_frames_were_packed_on() {
+    let bytes = animated().write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let asset = model.to_asset(&asset::Options::default()).unwrap();
+    let written = skelmap::model::write(Format::Md2, &asset, &Default::default()).unwrap();
+    let again = Md2::parse(&written.files[0].bytes).unwrap();
+    let source = Md2::parse(&bytes).unwrap();
+    for f in 0..3 {
+        let (ours, theirs) = (
+            again.frames().get(f).unwrap(),
+            source.frames().get(f).unwrap(),
+        );
+        for k in 0..3 {
+            let (a, b) = (ours.scale()[k], theirs.scale()[k]);
+            // The coarsest grid holding the points: the file's step or a whole multiple.
+            let ratio = a / b;
+            assert!(
+                (ratio - ratio.round()).abs() < 1e-4,
+                "frame {f} axis {k}: {a} {b}"
+            );
+        }
+        let points: Vec<[f32; 3]> = (0..again.num_vertices())
+            .map(|v| ours.position(v).unwrap())
+            .collect();
+        for v in 0..RING {
+            let p = theirs.position(v).unwrap();
+            assert!(
+                points
+                    .iter()
+                    .any(|q| (0..3).all(|k| (q[k] - p[k]).abs() <= 1e-5 * p[k].abs().max(1.0))),
+                "frame {f} vertex {v} moved"
+            );
+        }
+    }
+}
+
 /// `bytes` laid out again with its five arrays in `order` (indices into skins, texture
 /// coordinates, triangles, frames, GL commands) after the header, offsets rewritten; with
 /// `gl` false the GL command list is left out (`num_glcmds` 0).

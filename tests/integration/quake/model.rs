@@ -275,3 +275,68 @@ fn every_pose_of_many_entries_with_a_group_is_looked_up() {
         assert_eq!(p[0][2], z, "frame {frame}");
     }
 }
+
+/// A Quake MDL written back as a Quake MDL keeps its vertices within float rounding: they lie
+/// on the model's grid (here one step on all three axes, z reaching step 254 and x 36, as
+/// modelgen-era tools pack), which the writer keeps rather than spreading each axis over
+/// 255 steps of its extent.
+#[test]
+fn the_writer_keeps_the_grid_the_frames_were_packed_on() {
+    let vertices = |lift: u8| {
+        vec![
+            ([0, 0, lift], 0),
+            ([36, 5, 254], 0),
+            ([7, 36, 120 + lift], 0),
+            ([13, 2, 6], 0),
+        ]
+    };
+    let b = quake::Builder {
+        scale: [0.662_745_1; 3],
+        origin: [-12.0, -12.0, 0.0],
+        stverts: vec![[0, 0, 0], [0, 7, 0], [0, 0, 7], [0, 7, 7]],
+        triangles: vec![(1, [0, 1, 2]), (1, [1, 3, 2])],
+        frames: (0..3)
+            .map(|f| {
+                FrameEntry::Single(FrameDef {
+                    name: format!("bob{}", f + 1).into_bytes(),
+                    vertices: vertices(f),
+                })
+            })
+            .collect(),
+        ..quake::Builder::triangle()
+    };
+    let bytes = b.write();
+    let model = Model::from_bytes(&bytes).unwrap();
+    let asset = model.to_asset(&Default::default()).unwrap();
+    let written = skelmap::model::write(Format::Quake, &asset, &Default::default()).unwrap();
+    let again = Model::from_bytes(&written.files[0].bytes).unwrap();
+    let source = quake::Mdl::parse(&bytes).unwrap();
+    let back = again.as_quake().unwrap();
+    for k in 0..3 {
+        assert!(
+            (back.scale()[k] - source.scale()[k]).abs() < 1e-6,
+            "axis {k}"
+        );
+    }
+    // The asset splits vertices by texture coordinates: compared as sets of points.
+    let frame = |model: &Model<'_>, f: usize| {
+        let n = model.mesh(0).unwrap().num_vertices();
+        let (mut p, mut normals) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+        let mut pose = Pose::default();
+        model
+            .pose(f, f, 0.0, Interpolation::Nlerp, &mut pose)
+            .unwrap();
+        model.deform(0, &pose, &mut p, &mut normals).unwrap();
+        p
+    };
+    for f in 0..3 {
+        let ours = frame(&again, f);
+        for p in frame(&model, f) {
+            assert!(
+                ours.iter()
+                    .any(|q| (0..3).all(|k| (q[k] - p[k]).abs() <= 1e-5)),
+                "frame {f}: {p:?} moved"
+            );
+        }
+    }
+}
