@@ -352,8 +352,10 @@ enum Command {
     /// Bones no vertex uses are dropped unless they are attachments (flagged in the file,
     /// named `tag_…`, or named with `--keep`) or parents of kept bones. Prints, before and
     /// after: bytes, bones, vertices, influences, ACMR (vertex shader runs per triangle) and
-    /// ATVR (per vertex) of a 16-entry cache; then the conversion error, which optimisation
-    /// keeps within float rounding.
+    /// ATVR (per vertex) of a 16-entry cache; then the conversion error: optimisation itself
+    /// moves no vertex beyond float rounding, and writing adds only what the format cannot
+    /// hold (a DPM's influences that disagree on a vertex's rest position, Half-Life's
+    /// channels stored again on steps of their own: docs/convert.md).
     #[command(
         after_help = "Examples:\n  skelmap optimize golem.dpm golem-opt.dpm\n  \
                             skelmap optimize raptor.dpm out/raptor.dpm --keep gunmount_left"
