@@ -105,11 +105,48 @@ pub struct Builder {
 }
 
 /// A quaternion's `x y z` as MD5 stores them: of the unit rotation with `w ≤ 0`, a zero
-/// printed `0`, not `-0` (adding `+0` makes `−0` positive and changes nothing else).
+/// printed `0`, not `-0` (adding `+0` makes `−0` positive and changes nothing else), each
+/// the nearest `f32` or the one next to it on either side: of those triples, the one whose
+/// rotation as readers recover it ([`rotation`](super::validate::rotation): `w` from the
+/// other three) lies nearest the rotation, the nearest `f32`s where none within unit length
+/// is nearer.
+///
+/// Near half a turn `w` is small, and the square root that recovers it from `1 − x² − y²
+/// − z²` magnifies the rounding of the other three: with the nearest `f32`s, a rotation
+/// whose `w` is −2.8·10⁻⁴ (a Half-Life weapon's bone, 5.6·10⁻⁴ short of half a turn) comes
+/// back as half a turn, its squares summing to 1. A neighbouring triple whose squares sum
+/// to one `f32` step below 1 gives back `w` = −2.4·10⁻⁴.
 fn stored(q: Quat) -> [f32; 3] {
     let q = q.normalize();
     let q = if q.w > 0.0 { -q } else { q };
-    [q.x + 0.0, q.y + 0.0, q.z + 0.0]
+    let nearest = [q.x + 0.0, q.y + 0.0, q.z + 0.0];
+    let target = q.as_dquat();
+    let off =
+        |xyz: [f32; 3]| (super::validate::rotation(xyz).0.as_dquat() - target).length_squared();
+    // A zero stays zero: its neighbours are the smallest subnormals, which move nothing.
+    let around = |v: f32| {
+        if v == 0.0 {
+            [v; 3]
+        } else {
+            [v, v.next_down(), v.next_up()]
+        }
+    };
+    let [xs, ys, zs] = nearest.map(around);
+    let mut best = (off(nearest), nearest);
+    for x in xs {
+        for y in ys {
+            for z in zs {
+                // Squares past 1 leave `w` to the reader's rule (Doom 3 takes the root of
+                // the magnitude, assimp 0): only triples within unit length are taken.
+                let within = 1.0 - (x * x + y * y + z * z) >= 0.0;
+                let d = off([x, y, z]);
+                if within && d < best.0 {
+                    best = (d, [x, y, z]);
+                }
+            }
+        }
+    }
+    best.1
 }
 
 /// `( a b c )`.
@@ -693,8 +730,9 @@ mod tests {
     use crate::asset::{Clip, Influences, Joint, Mesh, Skeleton};
 
     /// [`Builder::triangle`] with a second joint, `arm`, at `(0, 0, 1)` turned 90° about `+Z`
-    /// (a stored rotation with `w > 0`, so written negated), and a two-frame animation in
-    /// which the arm rises to `(0, 0, 2)` and the root stays.
+    /// (a stored rotation with `w > 0`, so written negated; its `z` the `f32` below the
+    /// nearest, −0.70710677, whose `w` as readers recover it is nearer), and a two-frame
+    /// animation in which the arm rises to `(0, 0, 2)` and the root stays.
     fn two_joints() -> Builder {
         let mut b = Builder::triangle();
         let turn = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
@@ -725,12 +763,36 @@ mod tests {
             text,
             "MD5Version 10\ncommandline \"\"\n\nnumJoints 2\nnumMeshes 1\n\njoints {\n\
              \t\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n\
-             \t\"arm\" 0 ( 0 0 1 ) ( 0 0 -0.7071068 )\n}\n\n\
+             \t\"arm\" 0 ( 0 0 1 ) ( 0 0 -0.70710677 )\n}\n\n\
              mesh {\n\tshader \"triangle\"\n\n\tnumverts 3\n\
              \tvert 0 ( 0 0 ) 0 1\n\tvert 1 ( 1 0 ) 1 1\n\tvert 2 ( 0 1 ) 2 1\n\n\
              \tnumtris 1\n\ttri 0 2 1 0\n\n\tnumweights 3\n\
              \tweight 0 0 1 ( 0 0 0 )\n\tweight 1 0 1 ( 1 0 0 )\n\tweight 2 0 1 ( 0 1 0 )\n}\n"
         );
+    }
+
+    /// Near half a turn the triple stored is the one whose rotation as readers recover it
+    /// lies nearest: for turns about an oblique axis 2·10⁻⁴ to 6·10⁻⁴ short of half a turn
+    /// (`w` 1·10⁻⁴ to 3·10⁻⁴), the nearest `f32`s come back up to 2.1·10⁻⁴ away (`w` 0), the
+    /// triple stored at most 1.2·10⁻⁴ (what `w`'s steps near 0, the square roots of multiples
+    /// of 2⁻²⁴, allow), and never further than the nearest `f32`s.
+    #[test]
+    fn a_rotation_near_half_a_turn_is_stored_as_readers_recover_it_best() {
+        use crate::md5::validate::rotation;
+        let axis = Vec3::new(0.3, -0.5, 0.8).normalize();
+        let (mut worst_nearest, mut worst_stored) = (0.0f64, 0.0f64);
+        for k in 0..=40 {
+            let short = 2e-4 + 1e-5 * k as f32;
+            let q = Quat::from_axis_angle(axis, std::f32::consts::PI - short).normalize();
+            let q = if q.w > 0.0 { -q } else { q };
+            let off = |xyz: [f32; 3]| (rotation(xyz).0.as_dquat() - q.as_dquat()).length();
+            let (nearest, kept) = (off([q.x, q.y, q.z]), off(stored(q)));
+            assert!(kept <= nearest, "{short}: {kept} {nearest}");
+            worst_nearest = worst_nearest.max(nearest);
+            worst_stored = worst_stored.max(kept);
+        }
+        assert!(worst_nearest > 2e-4, "{worst_nearest}");
+        assert!(worst_stored < 1.21e-4, "{worst_stored}");
     }
 
     /// Only the arm's `z` varies: one component, the base frame holding the first frame.
@@ -742,7 +804,7 @@ mod tests {
             "MD5Version 10\ncommandline \"\"\n\nnumFrames 2\nnumJoints 2\nframeRate 24\n\
              numAnimatedComponents 1\n\nhierarchy {\n\t\"root\" -1 0 0\n\t\"arm\" 0 4 0\n}\n\n\
              bounds {\n\t( 0 0 0 ) ( 1 1 1 )\n\t( 0 0 0 ) ( 1 1 1 )\n}\n\n\
-             baseframe {\n\t( 0 0 0 ) ( 0 0 0 )\n\t( 0 0 1 ) ( 0 0 -0.7071068 )\n}\n\n\
+             baseframe {\n\t( 0 0 0 ) ( 0 0 0 )\n\t( 0 0 1 ) ( 0 0 -0.70710677 )\n}\n\n\
              frame 0 {\n\t1\n}\n\nframe 1 {\n\t2\n}\n"
         );
         assert_eq!(two_joints().anim_text(1), None);
