@@ -310,8 +310,8 @@ impl CompactMesh {
     /// [`VertexOrder::Original`] writes vertex `i` of the file at index `i`: where the layout
     /// grouped vertices by their bones, each run of [`CHUNK_VERTICES`] is skinned into a
     /// scratch of this thread's (96 KiB, allocated by the thread's first such call) and copied
-    /// out front to back, which on a mesh in an exporter's vertex-cache order costs about
-    /// two thirds of the blend (the `compact avx512` and `compact avx512 prepared order` lines
+    /// out front to back, which on a mesh in an exporter's vertex-cache order costs a fifth
+    /// to a third of the blend (the `compact avx512` and `compact avx512 prepared order` lines
     /// of `skelmap bench`). [`VertexOrder::Prepared`] writes the blocks as they are, drawn
     /// with [`remap_triangles`](Self::remap_triangles)' indices: the same values, vertex for
     /// vertex.
@@ -627,7 +627,7 @@ impl CompactMesh {
                 self.skin_run(part, palette, level, &mut ahead);
                 let n = sink.len().saturating_sub(at).min(lanes);
                 let place = self.place.get(base + at..base + at + n).unwrap_or_default();
-                copy_placed(positions, normals, place, at, sink);
+                copy_placed(positions, normals, place, at, level, sink);
             }
             true
         });
@@ -698,26 +698,49 @@ pub(crate) type RunScratch = [[f32; 3]; CHUNK_VERTICES + 1];
 /// A pass reads one of the scratch's arrays at random, so half as many lines are in use as
 /// in one pass over both (a run of 3 040 vertices: 36 KB rather than 73 KB), and more of
 /// them stay in the first-level cache (`skelmap bench` on the character, compact in file
-/// order: benches/README.md).
+/// order: benches/README.md). At [`SimdLevel::Avx512`] a block is copied with AVX-512F,
+/// else with SSE.
 fn copy_placed(
     positions: &RunScratch,
     normals: &RunScratch,
     place: &[u16],
     at: usize,
+    level: SimdLevel,
     sink: &mut impl Sink,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if level == SimdLevel::Avx512 && x86::copy_placed_avx512(positions, normals, place, at, sink) {
+        return;
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = level;
+    copy_placed_with(positions, normals, place, at, sink, copy_block);
+}
+
+/// [`copy_placed`], each whole block lent by `sink` copied by `copy` (`out[i] =
+/// from[lanes[i]]`), inlined into each of its callers so that a caller compiled for wider
+/// vectors inlines a `copy` compiled for them.
+#[inline(always)]
+pub(crate) fn copy_placed_with(
+    positions: &RunScratch,
+    normals: &RunScratch,
+    place: &[u16],
+    at: usize,
+    sink: &mut impl Sink,
+    copy: impl Fn(&RunScratch, &[u16; LANES], &mut [[f32; 3]; LANES]),
 ) {
     for (b, lanes) in place.chunks_exact(LANES).enumerate() {
         if let (Some((p, _)), Ok(lanes)) = (
             sink.block_mut(at + b * LANES),
             <&[u16; LANES]>::try_from(lanes),
         ) {
-            copy_block(positions, lanes, p);
+            copy(positions, lanes, p);
         }
     }
     for (b, lanes) in place.chunks(LANES).enumerate() {
         let at = at + b * LANES;
         if let (Some((_, q)), Ok(lanes)) = (sink.block_mut(at), <&[u16; LANES]>::try_from(lanes)) {
-            copy_block(normals, lanes, q);
+            copy(normals, lanes, q);
             continue;
         }
         let mut out = BlockOut::ZERO;
@@ -744,7 +767,7 @@ fn lane_of(lane: u16) -> usize {
 #[inline]
 fn copy_block(from: &RunScratch, lanes: &[u16; LANES], out: &mut [[f32; 3]; LANES]) {
     #[cfg(target_arch = "x86_64")]
-    x86::copy_placed(from, lanes, out);
+    x86::copy_block(from, lanes, out);
     #[cfg(not(target_arch = "x86_64"))]
     for (to, &lane) in out.iter_mut().zip(lanes) {
         *to = from[lane_of(lane)];

@@ -15,14 +15,18 @@ use core::arch::x86_64::{
     _mm256_castsi256_ps, _mm256_cmpeq_epi32, _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps,
     _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32, _mm256_fmadd_ps, _mm256_loadu_si256,
     _mm256_mul_ps, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps,
-    _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps, _mm512_cmp_ps_mask,
-    _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32, _mm512_cvtepu16_epi32,
-    _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps, _mm512_mask_add_ps, _mm512_mask_mov_ps,
-    _mm512_mask_mul_ps, _mm512_mask_sub_ps, _mm512_mask3_fmadd_ps, _mm512_mul_ps,
-    _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps,
+    _mm256_setzero_si256, _mm256_storeu_ps, _mm512_add_ps, _mm512_castps128_ps512,
+    _mm512_cmp_ps_mask, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps, _mm512_cvtepu8_epi32,
+    _mm512_cvtepu16_epi32, _mm512_fmadd_ps, _mm512_fmsub_ps, _mm512_fnmadd_ps, _mm512_insertf32x4,
+    _mm512_loadu_si512, _mm512_mask_add_ps, _mm512_mask_mov_ps, _mm512_mask_mul_ps,
+    _mm512_mask_sub_ps, _mm512_mask3_fmadd_ps, _mm512_mul_ps, _mm512_permutex2var_ps,
+    _mm512_rsqrt14_ps, _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps,
 };
 
-use super::{BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, RunScratch, WEIGHT_ONE, lane_of};
+use super::{
+    BlockData, CompactRun, FEW, FewBones, NORMAL_ONE, RunScratch, WEIGHT_ONE, copy_placed_with,
+    lane_of,
+};
 use crate::skin::blocks::{BlockOut, LANES};
 use crate::skin::output::Sink;
 use crate::skin::x86::{
@@ -685,12 +689,47 @@ fn blocks_avx2<const PERMUTE: bool>(run: CompactRun<'_>, sink: &mut impl Sink) {
     }
 }
 
+/// `compact::copy_placed` with AVX-512F's block copy ([`copy_block_avx512`]); `false` (and
+/// nothing copied) when the CPU lacks it.
+pub(crate) fn copy_placed_avx512(
+    positions: &RunScratch,
+    normals: &RunScratch,
+    place: &[u16],
+    at: usize,
+    sink: &mut impl Sink,
+) -> bool {
+    if !is_x86_feature_detected!("avx512f") {
+        return false;
+    }
+    // SAFETY: the CPU was just found to support AVX-512F.
+    unsafe { copy_placed_wide(positions, normals, place, at, sink) };
+    true
+}
+
+/// [`copy_placed_avx512`] once the CPU is known to support AVX-512F.
+///
+/// # Safety
+///
+/// The CPU must support AVX-512F.
+#[target_feature(enable = "avx512f")]
+unsafe fn copy_placed_wide(
+    positions: &RunScratch,
+    normals: &RunScratch,
+    place: &[u16],
+    at: usize,
+    sink: &mut impl Sink,
+) {
+    copy_placed_with(positions, normals, place, at, sink, |from, lanes, out| {
+        copy_block_avx512(from, lanes, out)
+    });
+}
+
 /// Copies vertex `lanes[i]` of `from` (taken by [`lane_of`]) to `out[i]`, each as one
 /// 16-byte read and one 16-byte write (SSE, which every x86-64 CPU has) whose fourth float
 /// the next vertex's write then covers: two memory operations a vertex where copying the
 /// three floats takes four.
 #[inline]
-pub(crate) fn copy_placed(from: &RunScratch, lanes: &[u16; LANES], out: &mut [[f32; 3]; LANES]) {
+pub(crate) fn copy_block(from: &RunScratch, lanes: &[u16; LANES], out: &mut [[f32; 3]; LANES]) {
     let (src, dst) = (from.as_ptr().cast::<f32>(), out.as_mut_ptr().cast::<f32>());
     let [front @ .., last] = lanes;
     for (i, &lane) in front.iter().enumerate() {
@@ -702,4 +741,41 @@ pub(crate) fn copy_placed(from: &RunScratch, lanes: &[u16; LANES], out: &mut [[f
         unsafe { _mm_storeu_ps(dst.add(3 * i), _mm_loadu_ps(src.add(at))) };
     }
     out[LANES - 1] = from[lane_of(*last)];
+}
+
+/// [`copy_block`] on AVX-512F: vertices `4k .. 4k + 4` read into the four quarters of one
+/// register (their fourth floats unused), and the three registers' worth of floats picked
+/// out of the four by three two-register permutes, each written by one 64-byte store.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn copy_block_avx512(from: &RunScratch, lanes: &[u16; LANES], out: &mut [[f32; 3]; LANES]) {
+    // The floats of output register `r`, as lanes of its pair (`k`, `k + 1`) of quarters
+    // registers: lane `i` below 16 is float `i` of register `k`, else float `i - 16` of `k + 1`.
+    const PICK: [[i32; 16]; 3] = [
+        [0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20],
+        [5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25],
+        [
+            10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25, 26, 28, 29, 30,
+        ],
+    ];
+    let src = from.as_ptr().cast::<f32>();
+    let vertex = |lane: u16| {
+        // SAFETY: the read is floats `3l .. 3l + 4` with `l = lane_of(lane)` below
+        // `CHUNK_VERTICES`, within `from`'s `3 · (CHUNK_VERTICES + 1)` contiguous floats.
+        unsafe { _mm_loadu_ps(src.add(3 * lane_of(lane))) }
+    };
+    let quarters: [__m512; 4] = core::array::from_fn(|k| {
+        let v = _mm512_castps128_ps512(vertex(lanes[4 * k]));
+        let v = _mm512_insertf32x4::<1>(v, vertex(lanes[4 * k + 1]));
+        let v = _mm512_insertf32x4::<2>(v, vertex(lanes[4 * k + 2]));
+        _mm512_insertf32x4::<3>(v, vertex(lanes[4 * k + 3]))
+    });
+    let dst = out.as_mut_ptr().cast::<f32>();
+    for (r, pick) in PICK.iter().enumerate() {
+        // SAFETY: `pick` is 16 `i32`s, read unaligned.
+        let pick = unsafe { _mm512_loadu_si512(pick.as_ptr().cast()) };
+        let floats = _mm512_permutex2var_ps(quarters[r], pick, quarters[r + 1]);
+        // SAFETY: floats `16r .. 16r + 16`, `r < 3`, of `out`'s 48 (arrays have no padding).
+        unsafe { _mm512_storeu_ps(dst.add(16 * r), floats) };
+    }
 }
