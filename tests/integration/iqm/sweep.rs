@@ -180,3 +180,56 @@ fn subnormal_blend_weights_count_as_zero_on_every_path() {
     assert_eq!(bound.next(), None);
     walk(&seed);
 }
+
+/// Regression (found by the `iqm` fuzz target): a file with blend arrays but neither joints
+/// nor poses, whose indexes (1 and 2) name nothing. Validation leaves such indexes unread, as
+/// nothing skins, but `Iqm::blend` offered them, past the bones the harness holds every index
+/// to. They are no longer offered; with poses and no joints they are, checked against the
+/// poses.
+#[test]
+fn blend_indexes_that_name_no_bone_are_not_offered() {
+    let unbound = iqm::Builder {
+        joints: Vec::new(),
+        frames: Vec::new(),
+        pose_parents: Vec::new(),
+        anims: Vec::new(),
+        bounds: Vec::new(),
+        ..demo()
+    };
+    let vertices = unbound.positions.len();
+    let mut b = unbound.clone();
+    b.blend_indexes = vec![[1, 2, 0, 0]; vertices];
+    let bytes = b.write().unwrap();
+    let model = Iqm::parse(&bytes).unwrap();
+    assert_eq!((model.num_joints(), model.num_poses()), (0, 0));
+    assert!(!model.has_blend());
+    assert!((0..vertices).all(|v| model.blend(v).is_none()));
+    walk(&bytes);
+
+    // Poses without joints: the indexes name poses, and are checked and offered.
+    let posed = iqm::Builder {
+        frames: demo().frames,
+        pose_parents: vec![-1, 0, 1],
+        ..b
+    };
+    let bytes = posed.write().unwrap();
+    let model = Iqm::parse(&bytes).unwrap();
+    assert_eq!((model.num_joints(), model.num_poses()), (0, 3));
+    assert!(model.has_blend());
+    assert_eq!(model.blend(0).map(|(i, _)| i), Some([1, 2, 0, 0]));
+    walk(&bytes);
+    let past = iqm::Builder {
+        blend_indexes: vec![[3, 0, 0, 0]; vertices],
+        ..posed
+    };
+    let err = Iqm::parse(&past.write().unwrap()).unwrap_err();
+    assert!(err.to_string().contains("vertex.blendindexes"), "{err}");
+
+    let seed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds/iqm/regress-blend-without-bones.iqm");
+    let seed = std::fs::read(seed).unwrap();
+    let model = Iqm::parse(&seed).unwrap();
+    assert_eq!((model.num_joints(), model.num_poses()), (0, 0));
+    assert!((0..model.num_vertices()).all(|v| model.blend(v).is_none()));
+    walk(&seed);
+}

@@ -285,18 +285,26 @@ impl<'data> Iqm<'data> {
     }
 
     /// Vertex `i`'s four blend indexes and weights (bytes of 255; float weights scaled), where
-    /// the file stores both.
+    /// the file stores both and has bones for them to name: every index is below the number
+    /// of joints, or of poses in a file without joints. A file with neither skins nothing,
+    /// and its indexes, which validation does not read, are not offered.
     #[must_use]
     pub fn blend(&self, i: usize) -> Option<([u32; 4], [u8; 4])> {
+        if !self.has_blend() {
+            return None;
+        }
         let indexes = self.arrays.blend_indexes?.index(i)?;
         let weights = self.arrays.blend_weights?.bytes(i)?;
         Some((indexes, weights))
     }
 
-    /// `true` when the file stores blend indexes and weights.
+    /// `true` when the file stores blend indexes and weights and has joints or poses for
+    /// them to name (see [`blend`](Self::blend)).
     #[must_use]
     pub fn has_blend(&self) -> bool {
-        self.arrays.blend_indexes.is_some() && self.arrays.blend_weights.is_some()
+        self.arrays.blend_indexes.is_some()
+            && self.arrays.blend_weights.is_some()
+            && !(self.joints.is_empty() && self.poses.is_empty())
     }
 
     /// Number of joints (bind-pose bones).
