@@ -1,4 +1,5 @@
-//! The skeletal vertex record shared by DPM (big-endian) and SKM (little-endian).
+//! The skeletal vertex record shared by DPM (big-endian) and SKM (little-endian), and the one
+//! MD5's decoded block and MDR's and MDM's laid-out surfaces are written in.
 //!
 //! A vertex is a `u32` influence count followed by that many 32-byte [`BoneVert`] records:
 //! `origin[3]`, `influence`, `normal[3]`, `bonenum`. Origin and normal are stored already

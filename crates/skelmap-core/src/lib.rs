@@ -36,22 +36,48 @@
 //!   alternatives. Besides it, only the `std::arch` SIMD modules (each `x86` module beside
 //!   the portable code it speeds up: AVX2 and AVX-512 intrinsics behind run-time feature
 //!   checks, each block justified) opt out of the compiler's checks.
-//! - **Zero-copy**: opening allocates at most O(meshes): a small index of MS3D groups and
-//!   joints and of GameStudio and Quake skins (each count capped by [`Limits`], 256 by
-//!   default), the model's file list and one [`Diagnostics`] entry per kind of finding; never
-//!   anything per vertex, triangle or frame. Copies are explicit, named operations.
+//! - **Zero-copy**: opening allocates at most O(meshes): small indexes whose counts
+//!   [`Limits`] caps (MS3D groups and joints, GameStudio and Quake skins, a ZYM's run of
+//!   triangles per shader, a PSK's face count per material, Half-Life's mesh, sequence and
+//!   skin tables), the model's file list and one [`Diagnostics`] entry per kind of finding;
+//!   never anything per vertex, triangle or frame of a binary format. MD5, a text format,
+//!   decodes once, at open, into one block sized by its checked counts. Copies are explicit,
+//!   named operations (`prepare`, `compact`, `BakedFrames`, `to_asset`), and tables a format
+//!   needs only to animate or skin are made on first use (ARCHITECTURE.md, Invariants).
 //!
 //! ## Formats
 //!
-//! | format | module | open + validate | write |
+//! [`Model`] opens every format below from a path, a memory map or bytes, with the files the
+//! format finds beside it ([`Format`] recognises a file by its first bytes), and gives the
+//! same calls for all of them: bones, frames and clips, [`Model::pose`], [`Model::deform`],
+//! [`Model::prepare`] and [`Model::compact`] for the SIMD kernels, [`Model::to_asset`] for a
+//! format-neutral copy. [`model::write`] turns an [`asset::Asset`] into any format marked
+//! written. Each module also offers its view on its own and a builder.
+//!
+//! | format | module | view | builder |
 //! |---|---|---|---|
-//! | DarkPlaces DPM | [`dpm`] | yes | [`dpm::Builder`] |
-//! | Qfusion SKM + SKP | [`skm`] | yes (pairing, `.cfg` skeleton resolution, LODs) | [`skm::SkmBuilder`], [`skm::SkpBuilder`], [`skm::convert`] |
-//! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | yes (skins decoded to RGBA8; [`gamestudio::morph`]; terrain meshes) | [`gamestudio::MdlBuilder`], [`gamestudio::HmpBuilder`] |
-//! | Quake MDL (`IDPO`), GameStudio MDL2 | [`quake`] | yes (skin and frame groups; [`quake::PALETTE`]; frames through the morph kernel) | [`quake::Builder`] |
-//! | Quake III MD3 (`IDP3`) | [`md3`] | yes (surfaces, frames, tags; frames through the morph kernel) | [`md3::Builder`] (fixtures) |
-//! | MilkShape MS3D | [`ms3d`] | yes (1.8 tail; animation in [`ms3d::anim`]) | [`ms3d::Builder`] |
-//! | SL mdl / .anim | [`slmdl`] | yes (strided attributes; easing and sampling; skinned by [`skin::bind_dqs`]) | [`slmdl::MeshBuilder`], [`slmdl::AnimationBuilder`] |
+//! | DarkPlaces DPM | [`dpm`] | [`dpm::Dpm`] | [`dpm::Builder`] |
+//! | Qfusion SKM + SKP | [`skm`] | [`skm::Pair`], [`skm::Skm`], [`skm::Skp`] | [`skm::SkmBuilder`], [`skm::SkpBuilder`] |
+//! | DarkPlaces ZYM | [`zym`] | [`zym::Zym`] | [`zym::Builder`] |
+//! | Inter-Quake IQM | [`iqm`] | [`iqm::Pair`], [`iqm::Iqm`] | [`iqm::Builder`] |
+//! | Doom 3 MD5 (text) | [`md5`] | [`md5::Pair`] | [`md5::Builder`] |
+//! | Half-Life 1 MDL | [`hl1`] | [`hl1::Pair`], [`hl1::Hl1`] | [`hl1::Builder`] |
+//! | ioquake3 MDR | [`mdr`] | [`mdr::Mdr`] | [`mdr::Builder`] |
+//! | Enemy Territory MDM + MDX | [`mdm`] | [`mdm::Pair`], [`mdm::Mdm`], [`mdm::Mdx`] | [`mdm::Builder`] |
+//! | Unreal PSK + PSA | [`psk`] | [`psk::Pair`], [`psk::Psk`], [`psk::Psa`] | [`psk::Builder`] |
+//! | GameStudio MDL7 | [`mdl7`] | [`mdl7::Mdl7`] | [`mdl7::Builder`] |
+//! | MilkShape MS3D | [`ms3d`] | [`ms3d::Ms3d`] | [`ms3d::Builder`] |
+//! | SL mdl + .anim | [`slmdl`] | [`slmdl::Pair`] | [`slmdl::MeshBuilder`], [`slmdl::AnimationBuilder`] |
+//! | Quake III MD3 | [`md3`] | [`md3::Pair`], [`md3::Md3`] | [`md3::Builder`] |
+//! | Quake II MD2 | [`md2`] | [`md2::Md2`] | [`md2::Builder`] |
+//! | RtCW MDC | [`mdc`] | [`mdc::Mdc`] | [`mdc::Builder`] |
+//! | Quake MDL (`IDPO`), GameStudio MDL2 | [`quake`] | [`quake::Mdl`] | [`quake::Builder`] |
+//! | GameStudio MDL3/4/5, HMP5/7 | [`gamestudio`] | [`gamestudio::Mdl`], [`gamestudio::Hmp`] | [`gamestudio::MdlBuilder`], [`gamestudio::HmpBuilder`] |
+//!
+//! HMP terrains, SKP and MDX skeletons, PSA and SL animations and animation-only IQMs open but
+//! are not written. Beside the formats: [`pose`] (sampling, palettes, blending, IK),
+//! [`skin`] (the kernels), [`gpu`] (GPU skinning buffers with their measured error) and
+//! [`scan`] (the SIMD passes validation runs).
 
 #![deny(missing_docs)]
 // Unsafe code lives in `source` (the memory map) and the `x86` modules (`std::arch` code), each

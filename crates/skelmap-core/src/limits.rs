@@ -24,10 +24,10 @@
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Maximum bones in a skeleton. Default 65 535, the most 16-bit bone indices name (the
-    /// widest any supported format uses): GameStudio exports level geometry as one MDL7 of
-    /// 338–488 bones, past the 256 of dpmodel's `MAX_BONES`. Each bone is a record of the
-    /// file, so its bytes pay for it.
+    /// Maximum bones in a skeleton. Default 65 535, the most the 16-bit bone indices skelmap
+    /// keeps (palettes, parent tables, GPU joints) can name: GameStudio exports level geometry
+    /// as one MDL7 of 338–488 bones, past the 256 of dpmodel's `MAX_BONES`. Each bone is a
+    /// record of the file, so its bytes pay for it.
     pub max_bones: u32,
     /// Maximum meshes in a model. Default 65 536: each mesh is a record the file must hold,
     /// so its bytes pay for it. dpmodel's `MAX_SHADERS` (256) bounds one tool, not the
@@ -45,7 +45,8 @@ pub struct Limits {
     pub max_total_influences: u64,
     /// Maximum size of the data handed to a parser, in bytes. Default 2 GiB.
     pub max_file_size: u64,
-    /// Maximum skins (textures) in a GameStudio model or terrain. Default 256.
+    /// Maximum skins in a model: GameStudio MDL, HMP and MDL7 skins, Quake and MD2 skins,
+    /// Half-Life textures, skin references and skin families. Default 256.
     pub max_skins: u32,
     /// Maximum width or height of a skin, in texels. Default 65 536, the bound DarkPlaces
     /// puts on a Quake MDL's skin (real mods ship 8192-texel skins). Each skin's texels must

@@ -5,11 +5,11 @@ use crate::error::Result;
 use crate::format::Format;
 use crate::limits::Limits;
 
-/// A format's validated view, made from bytes by one linear pass. Implemented by every view
-/// ([`Dpm`](crate::dpm::Dpm), [`Skm`](crate::skm::Skm), [`Skp`](crate::skm::Skp),
-/// [`Ms3d`](crate::ms3d::Ms3d), [`Mdl`](crate::gamestudio::Mdl),
-/// [`Hmp`](crate::gamestudio::Hmp), [`slmdl::Mesh`](crate::slmdl::Mesh),
-/// [`slmdl::Animation`](crate::slmdl::Animation)); [`Model`](crate::Model) opens any of them.
+/// A format's validated view, made from bytes by one linear pass. Implemented by every
+/// format's view (each format folder's `validate.rs`: [`Dpm`](crate::dpm::Dpm),
+/// [`Iqm`](crate::iqm::Iqm), [`md5::MeshFile`](crate::md5::MeshFile),
+/// [`Hl1`](crate::hl1::Hl1), [`Md3`](crate::md3::Md3), [`Psk`](crate::psk::Psk) and the
+/// others); [`Model`](crate::Model) opens any of them with the files it finds beside it.
 ///
 /// ```
 /// use skelmap_core::{Diagnostics, Limits, Parse, dpm::Dpm, synth};

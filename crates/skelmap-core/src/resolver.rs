@@ -1,5 +1,7 @@
-//! Serving the files a model refers to (an SKM's skeleton, levels of detail and `.cfg`, an SL
-//! mesh's animation, a `.framegroups` sidecar), so that parsing never does I/O of its own.
+//! Serving the files a model refers to (skeletons, levels of detail, animations, texture and
+//! sequence-group files, skins, `.cfg`, `.char`, `.anim` and `.framegroups` files: the
+//! companions [`Model::open`](crate::Model::open) finds), so that parsing never
+//! does I/O of its own.
 //!
 //! Paths are game-VFS paths: `/`-separated and relative to the resolver's root. Absolute
 //! paths and `..` components are refused ([`check_path`]), including paths read from inside

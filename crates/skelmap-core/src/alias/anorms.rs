@@ -1,4 +1,5 @@
-//! The 162 vertex normals Quake and GameStudio MDL/HMP frames index (Quake's `anorms.h`,
+//! The 162 vertex normals that Quake MDL, MD2, GameStudio MDL/HMP and MDL7 frames index
+//! (Quake's `anorms.h`,
 //! printed in the GameStudio A4 manual too): unit vectors, stored as 6-digit decimals.
 
 use zerocopy::{Immutable, IntoBytes};

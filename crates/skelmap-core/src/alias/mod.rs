@@ -1,5 +1,5 @@
 //! The alias-model family: what Quake's MDL (`IDPO`) and its GameStudio descendants (MDL2 to
-//! MDL5, HMP terrains, MDL7 next) share, so that each of their format folders reads it from here
+//! MDL5, HMP terrains, MDL7) share, so that each of their format folders reads it from here
 //! and none reads another's.
 //!
 //! - [`raw`]: the 84-byte MDL header (Quake's `mdl_t`) and the MDL7-style skin flags and

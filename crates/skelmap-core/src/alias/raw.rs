@@ -1,6 +1,6 @@
 //! The on-disk structures the alias-model family shares, little-endian: the 84-byte MDL
 //! header of Quake and GameStudio MDL2 to MDL5, and the skin record flags and material of
-//! GameStudio's MDL7-style skins (HMP7 today, MDL7 next).
+//! GameStudio's MDL7-style skins (HMP7's and MDL7's).
 
 use zerocopy::byteorder::{F32, I32, LittleEndian};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};

@@ -1,5 +1,6 @@
-//! GameStudio skins (textures): the record layouts of MDL2/3/4, MDL5/HMP5 and HMP7, their
-//! validation, and decoding to RGBA8.
+//! GameStudio skins (textures): the record layouts of MDL2/3/4, MDL5/HMP5, HMP7 and MDL7,
+//! their validation, and decoding to RGBA8 (Quake's and Half-Life's 8-bit skins through the
+//! same decoder).
 //!
 //! | code | format | bytes/texel |
 //! |---:|---|---:|

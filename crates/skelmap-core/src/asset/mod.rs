@@ -12,7 +12,7 @@
 //!   [`Influences`] per vertex, a [`Material`] with its decoded [`Image`] or texture file, and
 //!   [`MorphTarget`]s (vertex-animation frames);
 //! - [`Clip`]s: name, rate, loop, and per-joint keys or morph targets per frame;
-//! - [`Tag`]s: attachment points stored per vertex frame (MD3's).
+//! - [`Tag`]s: attachment points stored per vertex frame (MD3's, MDC's).
 //!
 //! Building one costs O(vertices + frames × joints); the model's views stay zero-copy. The
 //! meshes are posed at one frame ([`Options::frame`], the bind pose unless asked), and the
@@ -119,12 +119,13 @@ pub struct Fitted<B> {
 /// What [`Model::to_asset`](crate::model::Model::to_asset) builds.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// The frame to pose the meshes at; `None` is the bind pose (frame 0 for DPM, SKM, MDL
-    /// and HMP; the joints' rest pose for MS3D).
+    /// The frame to pose the meshes at; `None` is the bind pose
+    /// ([`Model::bind_pose`](crate::Model::bind_pose): the stored rest pose of IQM, MD5, PSK,
+    /// Half-Life, MDL7 and MS3D; frame 0 elsewhere).
     pub frame: Option<usize>,
     /// Frame groups replacing the model's clips. Groups reaching past the last frame are cut.
     pub groups: Option<Vec<FrameGroup>>,
-    /// Build no clips, and so no MDL/HMP morph targets either (posing and bounds only).
+    /// Build no clips, and so no morph targets either (posing and bounds only).
     pub no_animations: bool,
     /// Decode no skin into an image (materials keep their names and colours): for a caller
     /// that wants the vertices only, such as a measurement posing every frame.
@@ -177,8 +178,8 @@ pub struct Asset {
     pub skeleton: Option<Skeleton>,
     /// Named animations.
     pub clips: Vec<Clip>,
-    /// Attachment points stored beside vertex frames (MD3 tags); a skeleton's attachment
-    /// points are its [`Skeleton::attachments`] instead.
+    /// Attachment points stored beside vertex frames (MD3 and MDC tags); a skeleton's
+    /// attachment points are its [`Skeleton::attachments`] instead.
     pub tags: Vec<Tag>,
     /// The frame the meshes are posed at (`None`: the bind or rest pose, or [`at`](Asset::at)).
     pub frame: Option<usize>,
@@ -299,14 +300,15 @@ pub struct Mesh {
     pub normals: Vec<[f32; 3]>,
     /// Texture coordinates, `v` pointing down the image (glTF's convention).
     pub uvs: Option<Vec<[f32; 2]>>,
-    /// Vertex colours, RGBA (an IQM's colour array), when every vertex has one.
+    /// Vertex colours, RGBA (an IQM's colour array, a PSK's `VERTEXCOLOR`), when every vertex
+    /// has one.
     pub colors: Option<Vec<[u8; 4]>>,
     /// Triangles, indices into the vertex arrays.
     pub triangles: Vec<[u32; 3]>,
     /// Per-vertex skeletal influences (empty when the mesh is not skinned).
     pub influences: Influences,
-    /// Morph targets (MDL/HMP frames, when the asset has clips): target `k` holds frame `k`
-    /// minus the posed frame.
+    /// Morph targets (the frames of a vertex-animated model, or an MDL7's frames that replace
+    /// vertices, when the asset has clips): target `k` holds frame `k` minus the posed frame.
     pub targets: Vec<MorphTarget>,
 }
 

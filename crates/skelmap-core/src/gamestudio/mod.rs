@@ -5,11 +5,13 @@
 //! - [`Hmp`]: validated terrains and their grid mesh;
 //! - [`skin`]: skin records and RGBA8 decoding; [`anorms`]: the 162-entry normal table
 //!   (both shared with Quake models, in [`alias`](crate::alias), and re-exported here);
-//! - [`morph`]: frame unpacking and tweening; [`write`](mod@write): builders for fixtures.
+//! - [`morph`]: frame unpacking and tweening; [`write`](mod@write): builders for conversions
+//!   and fixtures.
 //!
 //! MDL2 has Quake's layout and is read by [`quake`](crate::quake) ([`Model`](crate::Model)
-//! opens it); [`Mdl`] refuses it, pointing there. MDL7 (and HMP4) are recognised by their
-//! magic and refused as unsupported, naming the version.
+//! opens it); [`Mdl`] refuses it, pointing there. MDL7 is read by [`mdl7`](crate::mdl7)
+//! ([`Mdl`] refuses it, pointing there); HMP4 is recognised by its magic and refused as
+//! unsupported, naming the version.
 //!
 //! ## HMP7, derived from the bytes of the public files
 //!

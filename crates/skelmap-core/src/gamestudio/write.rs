@@ -1,5 +1,6 @@
-//! Writing GameStudio MDL3/4/5 and HMP5/7 files (fixtures and fuzz seeds). The builders write
-//! exactly what they are given; the parsers judge.
+//! Writing GameStudio MDL3/4/5 and HMP5/7 files (MDL5 conversions through
+//! `MdlBuilder::from_asset`, fixtures and fuzz seeds). The builders write exactly what they
+//! are given; the parsers judge.
 
 use zerocopy::FromZeros;
 use zerocopy::IntoBytes;

@@ -17,7 +17,9 @@
 //!   (a turning head, an opening mouth) add to their channels where the model is sampled
 //!   through [`Pair::controlled`] with their [`Controls`]; sampled directly, the model has
 //!   none applied. The bind pose is the defaults alone.
-//! - The model's one mesh is every body part's first model; each studio mesh is a submesh.
+//! - The model's one mesh is the model each body part shows for the body value (0, as
+//!   parsed: every part's first; [`Hl1::with_body`] picks others); each studio mesh is a
+//!   submesh.
 //!   Its vertices are the triangle commands' vertices in order (each a position, a normal and
 //!   texels), rigid on the position's bone; strips alternate their winding as GL draws them,
 //!   and triangles are reported counter-clockwise. Texture coordinates are the texels divided

@@ -1,5 +1,6 @@
 //! The validated HL1 views and their accessors, and what `Model` reads through them: one
-//! mesh made of every body part's first model (a submesh per studio mesh), the triangle
+//! mesh made of the model each body part shows for the body value (a submesh per studio
+//! mesh), the triangle
 //! commands' vertices as the mesh's vertices, each rigid on its bone and presented in the
 //! bind pose of the bones' default values; the sequences' first blends as frames and clips.
 
@@ -232,7 +233,7 @@ impl<'data> Hl1<'data> {
         self.attachments
     }
 
-    /// The studio meshes of every body part's first model, in order.
+    /// The studio meshes of the model each body part shows ([`body`](Hl1::body)), in order.
     #[must_use]
     pub fn meshes(&self) -> &[MeshInfo] {
         &self.meshes
@@ -1458,7 +1459,7 @@ impl<'data> PoseFrames<'data> for Controlled<'_, 'data> {
     }
 }
 
-/// One mesh of every body part's first model (a submesh per studio mesh), presented in the
+/// One mesh of the model each body part shows (a submesh per studio mesh), presented in the
 /// default pose; each playable sequence's first blend is a clip.
 impl<'data> ModelView<'data> for Pair<'data> {
     type Mesh<'a>

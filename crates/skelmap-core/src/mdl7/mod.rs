@@ -3,7 +3,8 @@
 //! - [`raw`]: the on-disk records, with the MDL7 SDK's field names;
 //! - [`Mdl7`]: the validated view: bones, groups (skins, texture coordinates, triangles,
 //!   vertices, frames) and the deformers' bone weights, borrowed from the file;
-//! - [`write`](mod@write): [`Builder`], for fixtures and fuzz seeds.
+//! - [`write`](mod@write): [`Builder`], for conversions (`Builder::from_asset`), fixtures and
+//!   fuzz seeds.
 //!
 //! Validation proves every record size one that real files use, every count within the bytes
 //! left before it is used, every index (parent, vertex, texture coordinate, bone, group) in

@@ -3,13 +3,15 @@
 //! One builder serves every format:
 //!
 //! - the meshes are deformed at the asset's frame ([`Model::deform`]);
-//! - a mesh that keeps texture coordinates or normals per triangle corner (MS3D, MDL) is
+//! - a mesh that keeps texture coordinates or normals per triangle corner (MS3D, MDL7,
+//!   GameStudio MDL, Quake, MD2) is
 //!   unwelded per submesh by (vertex, corner texture coordinate, corner normal); one that
 //!   keeps them per vertex keeps its vertex arrays (a mesh drawn in several submeshes,
 //!   Half-Life's studio meshes: each asset mesh the vertices its triangles use, in order);
 //! - skeletal models get their joints, posed at the frame, per-vertex influences and one clip
 //!   of joint keys per frame group;
-//! - vertex-animated models (MDL, HMP, Quake) get every frame as a morph target, when the
+//! - vertex-animated models (Quake, GameStudio MDL and HMP, MD2, MD3, MDC) get every frame
+//!   as a morph target, when the
 //!   asset has clips to play them;
 //! - a skeletal model whose frames also replace vertices (MDL7, `Model::frames_replace_vertices`)
 //!   gets its frames baked the same way: each frame deformed as [`Model::deform`] does it
@@ -301,7 +303,7 @@ impl Model<'_> {
 }
 
 impl Model<'_> {
-    /// The tags stored with the frames (MD3's): each where `pose` puts it and, with
+    /// The tags stored with the frames (MD3's, MDC's): each where `pose` puts it and, with
     /// `per_frame` (every frame is a morph target), as every frame stores it. Tags that name
     /// a bone (MDR's, MDM's, Half-Life's attachments) are joints instead ([`tag_joints`]).
     fn asset_tags(&self, pose: &Pose, per_frame: bool) -> Vec<Tag> {

@@ -1,6 +1,7 @@
 //! Attachment points of any format: where a weapon, a head or a light is held. Bones flagged as
-//! attachments (DPM, SKM, SKP), every joint of a format without such a flag (IQM, MS3D), and
-//! tags stored beside the frames (MD3), behind one list and one transform.
+//! attachments (DPM, SKM, SKP, MDX), every joint of a format without such a flag (IQM, MS3D,
+//! MD5, PSK, PSA, ZYM), tags stored with the frames (MD3, MDC) and tags placed by a bone (MDR,
+//! MDM, Half-Life's attachments), behind one list and one transform.
 
 use glam::Affine3A;
 
@@ -31,16 +32,18 @@ pub enum AttachmentKind {
     /// Bone `0` of the skeleton: its world transform in a pose places what is attached.
     Bone(usize),
     /// Tag `0`: a point with axes stored in every frame, blended between two (MD3, MDC), or
-    /// a named bone, placed by its world transform in a pose (MDR).
+    /// one on a named bone, placed by the bone's world transform in a pose (MDR), times the
+    /// offset from the bone the tag holds (MDM, Half-Life).
     Tag(usize),
 }
 
 impl<'data> Model<'data> {
     /// The attachment points, bones first (in skeleton order) then tags (in file order):
     ///
-    /// - DPM, SKM and SKP: the bones flagged as attachments ([`Bone::is_attachment`](crate::pose::Bone::is_attachment));
+    /// - DPM, SKM, SKP and MDX (and an MDM through its MDX): the bones flagged as attachments
+    ///   ([`Bone::is_attachment`](crate::pose::Bone::is_attachment));
     /// - IQM, MS3D, MD5, PSK (and PSA) and ZYM, which have no such flag: every joint;
-    /// - MD3: its tags (`tag_weapon`, `tag_head`, …), named as in the first frame;
+    /// - MD3 and MDC: their tags (`tag_weapon`, `tag_head`, …), named as in the first frame;
     /// - MDR, MDM and Half-Life: their tags (Half-Life's attachments), each placed by the
     ///   bone it names (with the offset from it an MDM tag or a Half-Life attachment holds);
     /// - every other format: none.
@@ -86,7 +89,7 @@ impl<'data> Model<'data> {
 
     /// Attachment `index`, or `None` out of range, found directly: a tag by its index, a bone
     /// by its own where every bone attaches, else in the table of flagged bones (DPM, SKM,
-    /// SKP) one pass over the flags makes on first use.
+    /// SKP, MDX) one pass over the flags makes on first use.
     #[must_use]
     pub fn attachment(&self, index: usize) -> Option<Attachment<'_>> {
         let bones = self.num_bone_attachments();

@@ -3,10 +3,13 @@
 //! writes a mesh's positions and normals into caller buffers with the kernel the format
 //! needs:
 //!
-//! - pre-weighted records (DPM, SKM): the stream kernel straight over the file's records,
-//!   zero-copy, at the best instruction set the CPU has;
-//! - bind-pose meshes (MS3D, SL): the bind-pose linear blend by `world(t) · world(bind)⁻¹`;
-//! - vertex-animated formats (MDL, HMP, Quake): the morph kernel tweening two frames.
+//! - pre-weighted records (DPM, SKM straight from the file, zero-copy; MD5's decoded at open;
+//!   MDR's and MDM's laid out on first use): the stream kernel at the best instruction set
+//!   the CPU has;
+//! - bind-pose meshes (IQM, PSK, ZYM, Half-Life, MDL7, MS3D, SL): the bind-pose linear blend
+//!   by `world(t) · world(bind)⁻¹`;
+//! - vertex-animated formats (Quake MDL, GameStudio MDL, MD2, MD3, MDC): the morph kernel
+//!   tweening two frames; HMP terrains: their own tween.
 //!
 //! [`Model::prepare`] and [`Model::compact`] (in `prepared.rs`) are the explicit copies after
 //! which one SIMD kernel skins every skeletal format.
@@ -23,7 +26,7 @@ use crate::view::{DeformError, ModelView, Pose, Sampled};
 impl Model<'_> {
     /// Samples frames `a` and `b` blended at `t` into `pose` (see [`Model::sample`]) and
     /// builds what deforming needs: world transforms and their kernel layouts for skeletal
-    /// formats, the frame pair for MDL and HMP.
+    /// formats, the frame pair for vertex-animated ones.
     ///
     /// # Errors
     ///
@@ -466,9 +469,10 @@ impl Model<'_> {
         })
     }
 
-    /// The bind pose into `pose` ([`Model::bind_pose`]): frame 0 for DPM, SKM and SKP and for
-    /// vertex-animated models, the MS3D rest pose, SL keyframe 0. Deforming with it gives the
-    /// mesh as stored (bind-pose formats) or as frame 0 poses it.
+    /// The bind pose into `pose` ([`Model::bind_pose`]): the stored rest pose of IQM, MD5,
+    /// PSK, Half-Life, MDL7 and MS3D; frame 0 for the other skeletal formats and for
+    /// vertex-animated models; SL keyframe 0. Deforming with it gives the mesh as stored
+    /// (bind-pose formats) or as frame 0 poses it.
     ///
     /// On a bind-posed model the pose's palette is [`Model::bind_palette`], bit for bit, and
     /// each bone's transform relative to the bind pose is the identity, exactly.
@@ -543,16 +547,19 @@ impl Model<'_> {
     /// Deforms mesh `mesh` by `pose` into `positions` and `normals` (at least
     /// [`Mesh::num_vertices`](super::Mesh::num_vertices) each; the rest is left as it is):
     ///
-    /// - DPM, SKM: linear blend skinning of the file's pre-weighted records by the stream
-    ///   kernel ([`skin::stream`](fn@crate::skin::stream)), zero-copy, at the best level this
-    ///   CPU has: AVX-512 (F, BW) for one-influence vertices and AVX2 + FMA for the others,
-    ///   else AVX2 + FMA, else plain Rust;
-    /// - IQM, MS3D, SL and the other bind-pose formats: linear blend of the bind-pose vertices
+    /// - DPM, SKM (and MD5, MDR and MDM through their decoded records): linear blend
+    ///   skinning of the pre-weighted records by the stream kernel
+    ///   ([`skin::stream`](fn@crate::skin::stream)), zero-copy for DPM and SKM, at the best
+    ///   level this CPU has: AVX-512 (F, BW) for one-influence vertices and AVX2 + FMA for the
+    ///   others, else AVX2 + FMA, else plain Rust;
+    /// - IQM, MS3D, SL and the other bind-pose formats (PSK, ZYM, Half-Life, MDL7): linear
+    ///   blend of the bind-pose vertices
     ///   by `world(t) · world(bind)⁻¹` ([`skin::bind_lbs`]: an IQM of byte weights sixteen
     ///   vertices a step at AVX-512, the rest plain Rust; MS3D stores normals per triangle
     ///   corner: its vertex normals come out zero). [`Model::prepare`] and
     ///   [`Model::compact`] give these formats the AVX-512 kernels;
-    /// - MDL, Quake: the pose's two frames tweened by the morph kernel
+    /// - the vertex-animated formats (Quake MDL, GameStudio MDL, MD2, MD3, MDC): the pose's
+    ///   two frames tweened by the morph kernel
     ///   ([`tween_with_level`](crate::skin::morph::tween_with_level): AVX-512 on 16 vertices a
     ///   step, AVX2 on 8, plain Rust for the rest; positions blended, normals blended and
     ///   renormalised); HMP: the terrain's tween ([`Hmp::tween`](crate::gamestudio::Hmp::tween),
@@ -710,10 +717,11 @@ impl Model<'_> {
         Ok(())
     }
 
-    /// The bind-pose meshes (MS3D, SL) as pre-weighted records ([`WeightedRecords`]), so
-    /// that every record kernel (scalar, stream, prepared, dual-quaternion) skins them;
-    /// `None` for other formats. The records use one bone more than the skeleton has, for
-    /// unbound vertices, which [`Pose::matrices`] provides as an identity.
+    /// A skeletal bind-pose mesh (IQM, PSK, ZYM, Half-Life, MDL7, MS3D, SL) as pre-weighted
+    /// records ([`WeightedRecords`]), so that every record kernel (scalar, stream, prepared,
+    /// dual-quaternion) skins it; `None` for other formats. The records use one bone more than
+    /// the skeleton has, for unbound vertices, which [`Pose::matrices`] provides as an
+    /// identity.
     ///
     /// # Errors
     ///
@@ -727,14 +735,15 @@ impl Model<'_> {
         })
     }
 
-    /// `true` for formats whose meshes are stored in their bind pose (MS3D, SL), which move by
-    /// `world(t) · world(bind)⁻¹`.
+    /// `true` for formats whose meshes are stored in their bind pose (IQM, PSK, ZYM,
+    /// Half-Life, MDL7, MS3D, SL), which move by `world(t) · world(bind)⁻¹`.
     pub(crate) fn is_bind_posed(&self) -> bool {
         with_view!(self.view(), v => ModelView::is_bind_posed(v))
     }
 
-    /// Mesh `mesh`'s records as the file stores them (DPM, SKM); `None` for other formats
-    /// (see [`Model::weighted_records`]) or out of range.
+    /// Mesh `mesh`'s pre-weighted records: as the file stores them (DPM, SKM), as MD5's open
+    /// decoded them, as MDR's and MDM's surfaces are laid out on first use; `None` for other
+    /// formats (see [`Model::weighted_records`]) or out of range.
     #[must_use]
     pub fn records(&self, mesh: usize) -> Option<Records<'_>> {
         with_view!(self.view(), v => ModelView::records(v, mesh))

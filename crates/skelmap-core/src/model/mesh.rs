@@ -1,9 +1,10 @@
 //! Meshes, submeshes, materials, skins and the terrain grid, the same for every format.
 //!
 //! A [`Mesh`] is one vertex array with triangles over it: what one skinning or morph call
-//! fills. A DPM or SKM has one per mesh of the file; an MS3D (all groups share its vertices),
-//! an MDL, an HMP, a Quake model and an SL mesh have one. A mesh is drawn in one or more
-//! [`Submesh`]es, each a set of its triangles with one material: an MS3D's groups, one covering
+//! fills. A DPM, SKM or MD5 has one per mesh of the file, an MD3, MDC, MDR or MDM one per
+//! surface; every other format has one. A mesh is drawn in one or more [`Submesh`]es, each a
+//! set of its triangles with one material: an MS3D's or MDL7's groups, an IQM's meshes, a
+//! PSK's materials, a ZYM's shaders, a Half-Life model's studio meshes; one covering
 //! everything elsewhere.
 
 use super::Model;
@@ -65,8 +66,9 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::material(v, index))
     }
 
-    /// The skins (textures) a GameStudio model or terrain or a Quake model embeds (a Quake
-    /// skin group's images one after another); empty for other formats.
+    /// The skins (textures) a model embeds: a GameStudio model's or terrain's, an MDL7's, a
+    /// Quake model's (a skin group's images one after another), a Half-Life model's textures
+    /// (with its texture file's); empty for other formats.
     #[must_use]
     pub fn skins(&self) -> &[Skin<'_>] {
         with_view!(self.view(), v => ModelView::skins(v))
@@ -87,9 +89,10 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::skin_palette(v))
     }
 
-    /// Skin `index` decoded to RGBA8 (`width · height · 4` bytes), 8-bit skins through
-    /// [`Model::skin_palette`]; `None` out of range or for a skin without texels (a DDS file,
-    /// an external name). A reference is followed, as [`Model::skin`] does.
+    /// Skin `index` decoded to RGBA8 (`width · height · 4` bytes), 8-bit skins through their
+    /// own palette (Half-Life's) or else [`Model::skin_palette`]; `None` out of range or for a
+    /// skin without texels (a DDS file, an external name). A reference is followed, as
+    /// [`Model::skin`] does.
     #[must_use]
     pub fn skin_rgba(&self, index: usize) -> Option<Vec<u8>> {
         self.skin(index)?.decode_rgba(0, &self.skin_palette())
@@ -109,8 +112,8 @@ impl<'a> Mesh<'a> {
         self.index
     }
 
-    /// The name: an SKM mesh's name, a DPM mesh's shader name (DPM meshes have no other), empty
-    /// elsewhere.
+    /// The name: an SKM mesh's name; a DPM or MD5 mesh's shader name (they have no other); an
+    /// MD3, MDC, MDR or MDM surface's name; empty elsewhere.
     #[must_use]
     pub fn name(&self) -> &'a [u8] {
         with_mesh!(self.kind, m => MeshView::name(&m))
@@ -157,7 +160,8 @@ impl<'a> Mesh<'a> {
     }
 
     /// The colour of vertex `v` as RGBA bytes, for meshes that store colours (an IQM's colour
-    /// array; float colours scaled by 255); `None` otherwise or out of range.
+    /// array, float colours scaled by 255; a PSK's `VERTEXCOLOR` chunk); `None` otherwise or
+    /// out of range.
     #[must_use]
     pub fn vertex_color(&self, v: usize) -> Option<[u8; 4]> {
         with_mesh!(self.kind, m => MeshView::vertex_color(&m, v))
@@ -179,7 +183,8 @@ impl<'a> Mesh<'a> {
         with_mesh!(self.kind, m => MeshView::corner_texcoords(&m, t))
     }
 
-    /// The submeshes (an MS3D's groups; one covering every triangle elsewhere).
+    /// The submeshes (see the module's summary: an MS3D's groups, an IQM's meshes, a PSK's
+    /// materials …; one covering every triangle elsewhere).
     pub fn submeshes(&self) -> impl ExactSizeIterator<Item = Submesh<'a>> + Clone + 'a {
         let (kind, index) = (self.kind, self.index);
         let material = with_mesh!(kind, m => MeshView::material(&m, index));

@@ -12,7 +12,7 @@
 //! - meshes ([`Model::mesh`]: counts, triangles, texture coordinates, submeshes),
 //!   materials, skins, the terrain grid, stored and computed bounds;
 //! - attachment points ([`Model::attachments`], [`Model::attachment_transform`]): bones
-//!   flagged as attachments, IQM and MS3D joints, MD3 tags;
+//!   flagged as attachments, every joint of the formats without such a flag, tags;
 //! - deforming into caller buffers ([`Model::pose`] then [`Model::deform`]: skinning for
 //!   skeletal formats, the morph for vertex-animated ones), and [`Model::prepare`], which
 //!   gives the prepared SIMD kernel for every skeletal format.
@@ -274,15 +274,19 @@ impl<'data> Model<'data> {
 
     // ---- frames and clips ----
 
-    /// Number of frames [`Model::sample`] and [`Model::pose`] address: DPM, SKM and SKP
-    /// frames; MDL and HMP frames (vertex animation); the MS3D timeline (its keyframer's
-    /// frame count, at least 1); SL keyframes; 0 for a static SL mesh.
+    /// Number of frames [`Model::sample`] and [`Model::pose`] address: the file's frames,
+    /// skeletal or vertex; the frames of every animation the model plays, one animation after
+    /// another, where it has several (an MD5 mesh's `.md5anim` files, a Half-Life model's
+    /// sequences, a PSA's sequences); the MS3D timeline (its keyframer's frame count, at least
+    /// 1); SL keyframes. A model without animation has 0, or 1 where its format gives the bind
+    /// pose as a frame (an MD5 mesh alone, a PSK without a PSA).
     #[must_use]
     pub fn num_frames(&self) -> usize {
         with_view!(self.view(), v => ModelView::num_frames(v))
     }
 
-    /// `true` for the vertex-animated formats (GameStudio MDL and HMP, Quake MDL and MDL2):
+    /// `true` for the vertex-animated formats (Quake MDL and MDL2, GameStudio MDL3–5 and HMP,
+    /// MD2, MD3, MDC, and an MDL7 without bones):
     /// every frame stores the mesh's positions, [`Model::pose`] records two frames and a
     /// blend, and [`Model::deform`] tweens them.
     #[must_use]
@@ -290,8 +294,8 @@ impl<'data> Model<'data> {
         with_view!(self.view(), v => ModelView::is_vertex_animated(v))
     }
 
-    /// The name of frame `index` (empty for formats whose frames have none: MS3D, SL), or
-    /// `None` out of range.
+    /// The name of frame `index` (empty for formats whose frames have none: MS3D, SL, IQM,
+    /// ZYM, PSK and PSA, Half-Life, MDM and MDX), or `None` out of range.
     #[must_use]
     pub fn frame_name(&self, index: usize) -> Option<&[u8]> {
         with_view!(self.view(), v => ModelView::frame_name(v, index))
@@ -313,8 +317,11 @@ impl<'data> Model<'data> {
         FrameNames(self.view().frame_names_kind())
     }
 
-    /// The named animations: from a `.framegroups` sidecar when one was opened, else from
-    /// frame names (or the MS3D timeline); see [`Model::clip_origin`]. Built on first use.
+    /// The named animations: from a `.framegroups` sidecar when one was opened, else the
+    /// clips the format defines (an IQM's animations, an MD5 mesh's `.md5anim` files,
+    /// Half-Life sequences, PSA sequences, ZYM scenes, Quake frame groups, a Quake III
+    /// player's `animation.cfg`, an Enemy Territory animation group, the MS3D timeline), else
+    /// frame names; see [`Model::clip_origin`]. Built on first use.
     /// Each has its own name ([`unique_names`]): a clip whose name an earlier one has (a Quake
     /// model's frame group and the single frames after it, of one stem; a DPM's second
     /// `dead01`) gets `_2`, `_3` ….
@@ -392,13 +399,14 @@ impl<'data> Model<'data> {
     /// Samples frames `a` and `b` blended at `t` (0 = `a`, 1 = `b`) into `out`, reusing its
     /// allocation; frames past the last are clamped to it. One parent-relative pose per bone:
     ///
-    /// - DPM, SKM, SKP, SL: each bone's rotation and translation blended (rotations along the
-    ///   shorter arc by `interpolation`). A DPM rotation that is not orthonormal (scale or
-    ///   shear in the file) loses its scale here, as in DarkPlaces; open reports such poses as
-    ///   [`WarningKind::NonOrthonormal`](crate::WarningKind::NonOrthonormal).
+    /// - The skeletal formats (DPM, SKM, SKP, IQM, MD5, Half-Life, ZYM, MDR, MDM/MDX,
+    ///   PSK/PSA, MDL7, SL): each bone's rotation and translation (and scale: IQM, MDR) blended
+    ///   (rotations along the shorter arc by `interpolation`). A DPM rotation that is not
+    ///   orthonormal (scale or shear in the file) loses its scale here, as in DarkPlaces; open
+    ///   reports such poses as [`WarningKind::NonOrthonormal`](crate::WarningKind::NonOrthonormal).
     /// - MS3D: the joints' keys evaluated at frame `a + t·(b − a)` of the timeline, frame `f`
     ///   being `(f + 1) / fps` seconds in, rotation keys blended by `interpolation` too.
-    /// - MDL, HMP and a static SL mesh have no bones: `out` is emptied.
+    /// - The vertex-animated formats and a static SL mesh have no bones: `out` is emptied.
     pub fn sample(
         &self,
         a: usize,
@@ -523,9 +531,10 @@ impl<'data> Model<'data> {
         }
     }
 
-    /// The bind pose into `out`: frame 0 for DPM, SKM and SKP (whose meshes are stored
-    /// relative to it) and SL (keyframe 0); the joints' rest pose for MS3D; empty for
-    /// formats without bones.
+    /// The bind pose into `out`: the rest pose the file stores for IQM, MD5, PSK, Half-Life,
+    /// MDL7 and MS3D (their joints' bind transforms); frame 0 for DPM, SKM and SKP (whose
+    /// meshes are stored relative to it), ZYM, MDR, MDM and MDX, and SL (keyframe 0); empty
+    /// for formats without bones.
     pub fn bind_pose(&self, out: &mut LocalPose) {
         out.skin_scales.clear();
         with_view!(self.view(), v => ModelView::bind_pose(v, out));
@@ -574,7 +583,7 @@ impl<'data> Model<'data> {
 
     // ---- bounds ----
 
-    /// The bounds the file stores (the DPM header's), if any.
+    /// The bounds the file stores, if any (DPM, IQM, ZYM, Half-Life, MD3, MDC, MDR, MDM).
     #[must_use]
     pub fn stored_bounds(&self) -> Option<Aabb> {
         with_view!(self.view(), v => ModelView::stored_bounds(v))

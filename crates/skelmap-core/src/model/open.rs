@@ -10,8 +10,17 @@
 //! - an MD3's levels of detail `name_1.md3`, `name_2.md3`, its skin `name_default.skin` (or
 //!   the one [`OpenOptions::skin`] names), and for a player's `lower.md3` or `upper.md3` the
 //!   `animation.cfg` beside it ([`md3::companion`](crate::md3::companion));
-//! - for every format, DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`), when it
-//!   exists, which then gives the model's clips. A malformed sidecar is ignored with a
+//! - an MD5 mesh's `.md5anim` files beside it (each with its `.md5scale`), played when they
+//!   fit its joints;
+//! - a Half-Life model's texture file (`nameT.mdl` or `namet.mdl`) and sequence groups
+//!   (`name01.mdl` …);
+//! - a PSK's PSA of the same name;
+//! - an MDM's MDX of the same name, else the one Enemy Territory finds through the
+//!   character file (`.char`) and animation group (`.anim`, `.aninc`) that name the mesh,
+//!   with their clips and skin;
+//! - for every format but Half-Life, MD5 and MDM/MDX (whose clips are their own),
+//!   DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`), when it exists, which
+//!   then gives the model's clips. A malformed sidecar is ignored with a
 //!   [`WarningKind::CompanionIgnored`] naming it, and the model keeps its own clips.
 
 use std::path::{Component, Path, PathBuf};
@@ -81,9 +90,9 @@ impl Model<'static> {
     ///
     /// # Errors
     ///
-    /// [`Error::Io`] when a file cannot be read, [`Error::Resolve`] for a missing companion
-    /// (an SKM's skeleton), [`Error::UnknownFormat`] ([`Error::NotAModel`] for a sprite, map
-    /// or archive), and any validation error.
+    /// [`Error::Io`] when a file cannot be read, [`Error::Resolve`] for a missing companion (an
+    /// SKM's skeleton, an MDM's MDX), [`Error::UnknownFormat`] ([`Error::NotAModel`] for a
+    /// sprite, map or archive), and any validation error.
     pub fn open(path: impl AsRef<Path>) -> Result<Model<'static>> {
         Model::open_with(path, &OpenOptions::default())
     }
@@ -183,8 +192,8 @@ impl<'data> Model<'data> {
     /// # Errors
     ///
     /// [`Error::UnknownFormat`] ([`Error::NotAModel`] for a sprite, map or archive);
-    /// [`Error::Resolve`] for an SKM, which needs its skeleton
-    /// ([`Model::from_skm`] or [`Model::resolve`]); any validation error.
+    /// [`Error::Resolve`] for an SKM or an MDM, which need their skeletons
+    /// ([`Model::from_skm`], [`Model::from_mdm`] or [`Model::resolve`]); any validation error.
     pub fn from_source(
         source: Source<'data>,
         extension: Option<&str>,

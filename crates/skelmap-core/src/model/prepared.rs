@@ -341,14 +341,15 @@ impl Compact {
 
 impl Model<'_> {
     /// Regroups every mesh for the prepared kernel (the explicit, allocating copy a runtime
-    /// makes once): DPM and SKM records as stored, MS3D, SL and IQM bind-pose vertices as
+    /// makes once): pre-weighted records as [`Model::records`] gives them (DPM, SKM, MD5,
+    /// MDR, MDM), the bind-pose vertices of IQM, PSK, ZYM, Half-Life, MDL7, MS3D and SL as
     /// [`Model::weighted_records`]. Skin with [`Prepared::skin`] and a [`Pose`] from
     /// [`Model::pose`].
     ///
     /// # Errors
     ///
-    /// [`DeformError::NotSkeletal`] for MDL, HMP, an SL mesh without its animation, and a
-    /// skeleton on its own.
+    /// [`DeformError::NotSkeletal`] for the vertex-animated formats, an SL mesh without its
+    /// animation, and a skeleton on its own.
     pub fn prepare(&self) -> Result<Prepared, DeformError> {
         let meshes = if let Some(records) = self.weighted_records()? {
             vec![PreparedMesh::new(&records.mesh())]
@@ -383,12 +384,13 @@ impl Model<'_> {
     }
 
     /// Folds every mesh for the compact kernel (the explicit, allocating copy a game runtime
-    /// makes once; see [`CompactMesh`] for how it differs from [`Model::prepare`]): DPM and
-    /// SKM records folded under frame 0, the pose they are stored against; the bind-pose
-    /// vertices of MS3D, SL and IQM laid out as they are stored, one point and up to four
-    /// weights each ([`CompactMesh::from_bind_pose`]: nothing to fold, every vertex in the
-    /// blocks). Build the matrices of each frame with [`Compact::matrices`], then skin with
-    /// [`Compact::skin`].
+    /// makes once; see [`CompactMesh`] for how it differs from [`Model::prepare`]):
+    /// pre-weighted records (DPM, SKM, MD5, MDR, MDM) folded under the model's bind pose
+    /// ([`Model::bind_pose`]: frame 0 for DPM and SKM); the bind-pose vertices of IQM, PSK,
+    /// ZYM, Half-Life, MDL7, MS3D and SL laid out as they are stored, one point and up to
+    /// [`MAX_BIND_INFLUENCES`](crate::pose::MAX_BIND_INFLUENCES) weights each
+    /// ([`CompactMesh::from_bind_pose`]: nothing to fold, every vertex in the blocks). Build
+    /// the matrices of each frame with [`Compact::matrices`], then skin with [`Compact::skin`].
     ///
     /// ```
     /// use skelmap_core::Model;

@@ -10,13 +10,13 @@ use crate::view::{DeformError, ModelView};
 
 /// A sampling context for one model, as a game keeps one per playing character:
 /// [`sample`](Sampler::sample) gives [`Model::sample`]'s poses bit for bit (or, once
-/// [`set_controls`](Sampler::set_controls) is called, [`Model::sample_controlled`]'s) and
-/// keeps the frames it decoded for the next calls, up to a budget, as
+/// [`set_controls`](Sampler::set_controls) is called, [`Model::sample_controlled`]'s) and keeps
+/// the frames it decoded for the next calls, up to a budget, as
 /// [`pose::Sampler`](crate::pose::Sampler) does for one source. Playing forward, a Half-Life
-/// model decodes each frame once (a skeleton of a few bones, one conversion for several), and
-/// a clip played again within the budget none; formats with a pass of their own (DPM, IQM,
-/// MD5) and formats keyed in time (MS3D) sample as `Model::sample` does and keep nothing. It
-/// borrows the model, so what it keeps cannot go stale.
+/// model decodes each frame once (a skeleton of a few bones, one conversion for several), and a
+/// clip played again within the budget none; formats with a pass of their own (DPM, IQM, MD5,
+/// MDX and MDM) and formats keyed in time (MS3D) sample as `Model::sample` does and keep
+/// nothing. It borrows the model, so what it keeps cannot go stale.
 ///
 /// ```
 /// use skelmap_core::Model;

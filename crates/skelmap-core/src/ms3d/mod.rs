@@ -4,7 +4,8 @@
 //! - [`raw`]: the on-disk records of the 1.7.3 specification and the 1.8 tail;
 //! - [`Ms3d`]: the validated view ([`Parse`](crate::Parse)) and its accessors;
 //! - [`anim`]: rest and animated joint matrices, and vertices skinned with them;
-//! - [`write`](mod@write): [`Builder`], which writes fixtures and fuzz seeds.
+//! - [`write`](mod@write): [`Builder`], which writes conversions (`Builder::from_asset`),
+//!   fixtures and fuzz seeds.
 //!
 //! ## Layout and the optional tail
 //!

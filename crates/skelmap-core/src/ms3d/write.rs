@@ -1,4 +1,5 @@
-//! Writing MS3D files: [`Builder`] (fixtures and fuzz seeds).
+//! Writing MS3D files: [`Builder`] (conversions through `Builder::from_asset`, fixtures and
+//! fuzz seeds).
 //!
 //! Writes exactly what it is given, valid or not; [`Ms3d::parse`](crate::Parse::parse) judges.
 

@@ -16,7 +16,7 @@ pub enum Interpolation {
 }
 
 /// One parent-relative rotation and translation per bone, and a scale per bone for formats
-/// whose poses scale (IQM).
+/// whose poses scale (IQM, MDR).
 ///
 /// A `LocalPose` reused from one sample to the next also remembers, per bone, where sampling
 /// stood in formats stored as sparse keys (MS3D): the next sample resumes from there instead of
@@ -28,8 +28,9 @@ pub enum Interpolation {
 pub struct LocalPose {
     /// Per bone `(rotation, translation)`.
     pub bones: Vec<(Quat, Vec3A)>,
-    /// Per bone, the scale applied before the rotation; empty when no bone scales (every
-    /// format but IQM), which [`Palette::build`] then skips. A bone past its end has scale 1.
+    /// Per bone, the scale applied before the rotation; empty when no bone scales (always but
+    /// in IQM and MDR files that scale), which [`Palette::build`] then skips. A bone past its
+    /// end has scale 1.
     pub scales: Vec<Vec3A>,
     /// Per bone, a uniform scale of the vertices the bone moves, about the bone, that its
     /// children do not inherit (MD5 with the Quake II remaster's `.md5scale`; 0 hides the

@@ -1,9 +1,10 @@
 //! The mesh traits a format implements to be skinned:
 //!
-//! - [`SkeletalMesh`]: pre-weighted variable-length vertices in bone space (DPM, SKM), with
-//!   texture coordinates and triangles, generic over the file's byte order;
+//! - [`SkeletalMesh`]: pre-weighted variable-length vertices in bone space (DPM, SKM; MD5's
+//!   decoded at open; MDR's and MDM's laid out on their first skinning), with texture
+//!   coordinates and triangles, generic over the file's byte order;
 //! - [`BindPoseMesh`]: vertices stored in the bind pose with up to eight weighted bones
-//!   (MS3D, SL mdl, IQM, MDL7, and Half-Life's one bone a vertex).
+//!   (IQM, PSK, MDL7, MS3D, SL mdl, and ZYM's and Half-Life's one bone a vertex).
 
 use glam::Vec3A;
 use zerocopy::byteorder::{ByteOrder, F32, LittleEndian, U32};
@@ -137,7 +138,8 @@ impl BindVertex {
     }
 }
 
-/// A mesh whose vertices are stored in the bind pose. Implemented by
+/// A mesh whose vertices are stored in the bind pose. Implemented by the bind-pose meshes of
+/// IQM, PSK, ZYM, Half-Life, MDL7 ([`mdl7::BindMesh`](crate::mdl7::BindMesh)),
 /// [`Ms3d`](crate::ms3d::Ms3d) and [`slmdl::Mesh`](crate::slmdl::Mesh).
 pub trait BindPoseMesh {
     /// The number of vertices.

@@ -29,10 +29,10 @@
 //!
 //! | trait | what it gives | implemented by |
 //! |---|---|---|
-//! | [`Skeleton`] | bones: names, parents, flags, hierarchy order | DPM, SKP, paired SKM, MS3D, SL `.anim` |
-//! | [`PoseFrames`] | frames of parent-relative poses | DPM, SKP, paired SKM, MS3D (timeline), SL `.anim` (keyframes) |
-//! | [`SkeletalMesh`] | pre-weighted bone-space vertex records | DPM and SKM meshes |
-//! | [`BindPoseMesh`] | bind-pose vertices with up to four weights | MS3D, SL mdl |
+//! | [`Skeleton`] | bones: names, parents, flags, hierarchy order | every skeletal view: DPM, SKP and paired SKM, ZYM, IQM, MD5, Half-Life, MDR, MDX and paired MDM, PSA and paired PSK, MDL7, MS3D, SL `.anim`; [`BakedFrames`]; the vertex-animated views, with no bones |
+//! | [`PoseFrames`] | frames of parent-relative poses | the same skeletal views (MS3D from its timeline, SL `.anim` from its keyframes); [`BakedFrames`] |
+//! | [`SkeletalMesh`] | pre-weighted bone-space vertex records | DPM and SKM meshes, MD5 meshes (decoded at open), MDR and MDM surfaces (laid out on their first skinning) |
+//! | [`BindPoseMesh`] | bind-pose vertices with up to [`MAX_BIND_INFLUENCES`] weights | IQM, PSK, ZYM, Half-Life, MDL7, MS3D, SL mdl |
 //!
 //! The kernels that consume them live in [`skin`](crate::skin). Nothing here names a format.
 

@@ -17,7 +17,7 @@ use super::local::{Interpolation, LocalPose, blend_in_place, nlerp_frames, sampl
 /// It pays where frames are decoded from the file on every sample and the format has no
 /// pass of its own that blends while it decodes: Half-Life's run-length channels (and a
 /// Half-Life model with its bone controllers set), MS3D's keys. Formats with such a pass
-/// (DPM, IQM, MD5, [`BakedFrames`](super::BakedFrames)) sample through it, as `sample`
+/// (DPM, IQM, MD5, MDX and MDM, [`BakedFrames`](super::BakedFrames)) sample through it, as `sample`
 /// does, and keep nothing. The context borrows its source, so what it keeps cannot go
 /// stale; a model with other controller settings is another source, with a context of its
 /// own. It keeps every frame it decodes until its budget

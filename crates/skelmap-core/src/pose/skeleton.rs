@@ -4,7 +4,8 @@ use std::borrow::Cow;
 
 use crate::name;
 
-/// `flags` bit 0 in DPM and SKP: the bone is an attachment point (a tag for weapons, hats...).
+/// `flags` bit 0 in DPM, SKP and MDX (`BONEFLAG_TAG`): the bone is an attachment point (a tag
+/// for weapons, hats...).
 pub const BONE_FLAG_ATTACHMENT: u32 = 1;
 
 /// One bone of a skeleton, validated: its parent exists and the hierarchy has no cycle. In
@@ -68,10 +69,10 @@ pub(crate) fn parent_table<'data>(bones: impl Iterator<Item = Bone<'data>>) -> V
     bones.map(|b| parent(b).unwrap_or(NO_PARENT)).collect()
 }
 
-/// What every skeleton offers: its bones and the look-ups built on them. Implemented by
-/// [`Dpm`](crate::dpm::Dpm), [`Skp`](crate::skm::Skp), [`skm::Pair`](crate::skm::Pair),
-/// [`Ms3d`](crate::ms3d::Ms3d) and [`slmdl::Animation`](crate::slmdl::Animation) (unnamed, unparented
-/// bones).
+/// What every skeleton offers: its bones and the look-ups built on them. Implemented by every
+/// skeletal view (the table of [`pose`](crate::pose) names them; an
+/// [`slmdl::Animation`](crate::slmdl::Animation) has unnamed, unparented bones), by
+/// [`BakedFrames`](crate::pose::BakedFrames), and with no bones by the vertex-animated views.
 ///
 /// ```
 /// use skelmap_core::Parse;

@@ -1,5 +1,6 @@
-//! Writing Quake MDL (`IDPO`) and GameStudio MDL2 files (fixtures and fuzz seeds). The
-//! builder writes exactly what it is given, counts included; the parser judges.
+//! Writing Quake MDL (`IDPO`) and GameStudio MDL2 files (conversions through
+//! `Builder::from_asset`, fixtures and fuzz seeds). The builder writes exactly what it is
+//! given, counts included; the parser judges.
 
 use std::collections::HashMap;
 

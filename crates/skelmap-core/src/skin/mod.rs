@@ -11,7 +11,7 @@
 //!   records of either byte order for it and the others;
 //! - [`PreparedMesh`]: records regrouped once into 16-lane structure-of-arrays blocks
 //!   bucketed by influence count, then skinned with AVX-512 or AVX2 (bones looked up with
-//!   in-register permutes up to 64 / 16 bones, gathers above), in original or prepared
+//!   in-register permutes up to 128 / 16 bones, gathers above), in original or prepared
 //!   vertex order, split over rayon threads when each thread gets at least
 //!   [`PARALLEL_MIN_VERTICES`] (in runs of [`CHUNK_VERTICES`]-vertex chunks);
 //!   [`batch`] skins many instances across threads;
@@ -23,7 +23,8 @@
 //!   reference; [`CompactMesh::skin_dqs`] blends the same way over the folded layout (AVX-512,
 //!   portable below it).
 //!
-//! Meshes stored in their bind pose with up to four weighted bones per vertex
+//! Meshes stored in their bind pose with up to
+//! [`MAX_BIND_INFLUENCES`](crate::pose::MAX_BIND_INFLUENCES) weighted bones per vertex
 //! ([`BindPoseMesh`](crate::pose::BindPoseMesh)) are skinned by [`bind_lbs`] or
 //! [`bind_dqs`] with the per-bone `world(t) · world(bind)⁻¹` of
 //! [`Palette::relative_to`](crate::pose::Palette::relative_to); [`bind_lbs`] blends a mesh that

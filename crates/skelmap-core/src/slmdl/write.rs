@@ -1,5 +1,5 @@
-//! Writing SL `mdl` and `.anim` files (fixtures and fuzz seeds). Writes exactly what it is
-//! given; the parsers judge.
+//! Writing SL `mdl` and `.anim` files (conversions through `Builder::from_asset`, fixtures
+//! and fuzz seeds). Writes exactly what it is given; the parsers judge.
 
 use zerocopy::IntoBytes;
 use zerocopy::byteorder::{F32, LittleEndian, U32};

@@ -10,9 +10,11 @@ use crate::pose::SkeletalMesh;
 /// Where a mesh keeps its texture coordinates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TexcoordLayout {
-    /// One per vertex (DPM, SKM, HMP, SL): [`Mesh::vertex_texcoord`](crate::model::Mesh::vertex_texcoord).
+    /// One per vertex (DPM, SKM, IQM, MD5, PSK, ZYM, Half-Life, MD3, MDC, MDR, MDM, HMP, SL):
+    /// [`Mesh::vertex_texcoord`](crate::model::Mesh::vertex_texcoord).
     PerVertex,
-    /// One per triangle corner (MS3D, MDL, Quake): [`Mesh::corner_texcoords`](crate::model::Mesh::corner_texcoords) only.
+    /// One per triangle corner (MS3D, MDL7, GameStudio MDL, Quake, MD2):
+    /// [`Mesh::corner_texcoords`](crate::model::Mesh::corner_texcoords) only.
     PerCorner,
     /// None (an SL layout without texture coordinates, an MDL without skin vertices, a Quake
     /// model without skins).
@@ -41,7 +43,8 @@ pub struct Material<'a> {
     pub texture: &'a [u8],
     /// The diffuse colour (MS3D), white otherwise.
     pub diffuse: [f32; 4],
-    /// The embedded skin it uses ([`Model::skins`](crate::Model::skins)), for GameStudio models and terrains.
+    /// The embedded skin it uses ([`Model::skins`](crate::Model::skins)), for formats that
+    /// embed skins.
     pub skin: Option<usize>,
 }
 
@@ -184,7 +187,8 @@ impl<'a> Submesh<'a> {
         }
     }
 
-    /// The name (an MS3D group's; the mesh's elsewhere).
+    /// The name (a group's, an IQM mesh's, a Half-Life studio mesh's texture …; the mesh's
+    /// where the mesh is one submesh).
     #[must_use]
     pub fn name(&self) -> &'a [u8] {
         self.name

@@ -15,7 +15,8 @@
 //!
 //! A one-mesh vertex-animated format implements [`VertexAnimated`] instead of the first two:
 //! its frames, mesh, skins and tween, and the shared body in `animated.rs` gives the rest. A
-//! pre-weighted bone-vertex format (DPM, SKM) implements [`BoneVertexModel`] and has
+//! pre-weighted bone-vertex format (DPM, SKM, MD5's decoded block) implements
+//! [`BoneVertexModel`] and has
 //! `bone_vertex_view!` (`weighted.rs`) write its [`ModelView`].
 //!
 //! The types here ([`Pose`], [`Material`], [`Submesh`], …) are re-exported by
@@ -57,7 +58,7 @@ use crate::skin::{Records, SimdLevel, SkinError};
 /// The up axis of a format's coordinates (and of an [`Asset`](crate::asset::Asset)'s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UpAxis {
-    /// Quake lineage (DPM, SKM, MDL, HMP, SL): `+Z` up, `+X` forward.
+    /// Every format but MilkShape (the Quake lineage): `+Z` up, `+X` forward.
     Z,
     /// MilkShape (and glTF): `+Y` up.
     Y,
@@ -88,8 +89,10 @@ pub enum ClipOrigin {
     FrameGroupsFile,
     /// The whole timeline of an MS3D (`total_frames`), at its keyframer's rate.
     Timeline,
-    /// A Quake model's (or MDL2's) frame groups, timed by their intervals, and its single
-    /// frames grouped by name at [`NAMED_CLIP_FPS`].
+    /// The clips the file defines: a Quake model's (or MDL2's) frame groups, timed by their
+    /// intervals, with its single frames grouped by name at [`NAMED_CLIP_FPS`]; an IQM's
+    /// animations, MD5 animations, Half-Life sequences, PSA sequences, ZYM scenes and MDX
+    /// clips, each at its own rate.
     FrameGroups,
     /// Quake III's `animation.cfg` beside a player's legs or torso
     /// ([`pose::animation_cfg`](crate::pose::animation_cfg)).
@@ -320,13 +323,14 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
 
     /// `true` for formats whose every joint is a point other models attach to, having no
     /// flag to mark some (IQM, MS3D, MD5, PSK, PSA, ZYM); `false` (the default) where only
-    /// the bones flagged [`Bone::is_attachment`] are (DPM, SKM, SKP) or there are no bones.
+    /// the bones flagged [`Bone::is_attachment`] are (DPM, SKM, SKP, MDX) or there are no
+    /// bones.
     fn every_bone_attaches(&self) -> bool {
         false
     }
 
-    /// Number of tags: attachment points a format stores apart from any skeleton, moving
-    /// with its frames (MD3's); 0 by default.
+    /// Number of tags: attachment points a format stores apart from its bones, moving with
+    /// its frames (MD3, MDC) or placed by a bone (MDR, MDM, Half-Life); 0 by default.
     fn num_tags(&self) -> usize {
         0
     }
@@ -337,9 +341,9 @@ pub trait ModelView<'data>: Skeleton<'data> + core::fmt::Debug {
         None
     }
 
-    /// The bone tag `index` follows, for a format whose tags name bones (MDR): a pose of bones
-    /// then places the tag by that bone's world transform. `None` (the default) for tags
-    /// stored with the frames (MD3, MDC) and out of range.
+    /// The bone tag `index` follows, for a format whose tags name bones (MDR, MDM,
+    /// Half-Life): a pose of bones then places the tag by that bone's world transform.
+    /// `None` (the default) for tags stored with the frames (MD3, MDC) and out of range.
     fn tag_bone(&self, index: usize) -> Option<usize> {
         let _ = index;
         None

@@ -15,11 +15,14 @@ use crate::source::Source;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Companion {
-    /// An SKM's skeleton (`.skp`, named by its `.cfg` or its own name).
+    /// A skeleton the mesh needs: an SKM's (`.skp`, named by its `.cfg` or its own name), an
+    /// MDM's MDX.
     Skeleton,
-    /// An SKM's level of detail (`name_1.skm` … `name_4.skm`).
+    /// A level of detail: an SKM's (`name_1.skm` … `name_4.skm`), an MD3's (`name_1.md3`,
+    /// `name_2.md3`).
     LevelOfDetail,
-    /// An SL mesh's animation (`name.anim`), or the animation-only IQM an IQM plays.
+    /// The animation a model plays: an SL mesh's (`name.anim`), or one given to play (an
+    /// animation-only IQM on an IQM, an `.md5anim` on an MD5 mesh, a PSA on a PSK).
     Animation,
     /// DarkPlaces' `.framegroups` sidecar (`model.dpm.framegroups`).
     FrameGroups,
@@ -28,9 +31,9 @@ pub enum Companion {
     Skin,
     /// A Quake III player's `animation.cfg`, beside its `lower.md3` and `upper.md3`.
     AnimationConfig,
-    /// An animation found beside the model by its kind rather than its name (each
-    /// `.md5anim` in an `.md5mesh`'s folder), played when it fits the model and otherwise
-    /// left out with a warning.
+    /// An animation found beside the model rather than given: each `.md5anim` in an
+    /// `.md5mesh`'s folder (found by its kind, not its name), a PSK's `.psa` of the same
+    /// name; played when it fits the model and otherwise left out with a warning.
     AnimationBeside,
     /// A Half-Life model's texture file (`<stem>T.mdl` or `<stem>t.mdl`), read when the
     /// model has no textures of its own.

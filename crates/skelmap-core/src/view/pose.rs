@@ -84,7 +84,7 @@ pub enum DeformError {
     /// [`Model::prepare`](crate::Model::prepare) on a model without a skeleton.
     #[error("{0} models are not skinned: they have no skeleton to prepare")]
     NotSkeletal(Format),
-    /// Dual quaternions asked for a pose in which a bone scales (IQM), which they cannot
+    /// Dual quaternions asked for a pose in which a bone scales (IQM, MDR), which they cannot
     /// express: skin that pose linearly ([`Compact::skin`](crate::model::Compact::skin)).
     #[error(
         "bone {bone} scales by {scale}: dual quaternions cannot express scale; skin this pose \

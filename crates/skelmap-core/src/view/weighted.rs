@@ -1,4 +1,4 @@
-//! The body the pre-weighted bone-vertex views share (DPM, and SKM with its SKP): meshes of
+//! The body the pre-weighted bone-vertex views share (DPM, SKM with its SKP, MD5): meshes of
 //! [`BoneVert`](crate::bonevert::BoneVert) records posed by frames of bone poses. A format
 //! implements [`BoneVertexModel`] with its own decoding (bones and frames, meshes and their
 //! shaders) and [`bone_vertex_view!`](crate::view::bone_vertex_view) writes its

@@ -2,7 +2,8 @@
 //!
 //! Pre-weighted formats store each vertex as offsets in its bones' spaces; bind-pose formats
 //! store one model-space position (and normal) as the mesh looks in its bind pose, with up to
-//! four `(bone, weight)` influences. Such a vertex moves by its bones' `world(t) · world(bind)⁻¹`
+//! [`MAX_BIND_INFLUENCES`](crate::pose::MAX_BIND_INFLUENCES) `(bone, weight)` influences. Such
+//! a vertex moves by its bones' `world(t) · world(bind)⁻¹`
 //! ([`Palette::relative_to`](crate::pose::Palette::relative_to)), blended linearly
 //! ([`bind_lbs`]) or as dual quaternions ([`bind_dqs`]).
 //!

@@ -108,9 +108,10 @@ impl CompactMesh {
         Ok(compact)
     }
 
-    /// Lays out `mesh`, stored in the bind pose whose world transforms are `bind` (MS3D, SL,
-    /// IQM), straight from its vertices: each vertex is already one bind-space point with up
-    /// to four weighted bones, so nothing is folded, no tolerance applies and every vertex
+    /// Lays out `mesh`, stored in the bind pose whose world transforms are `bind` (IQM, PSK,
+    /// ZYM, Half-Life, MDL7, MS3D, SL), straight from its vertices: each vertex is already one
+    /// bind-space point with up to [`MAX_BIND_INFLUENCES`](crate::pose::MAX_BIND_INFLUENCES)
+    /// weighted bones, so nothing is folded, no tolerance applies and every vertex
     /// takes the blocks. Weights are normalised to their sum, as the bind-pose blend does; a
     /// vertex without weight follows an identity bone appended after `bind`'s (its matrix
     /// comes from `world · reference⁻¹` with the identity in both).

@@ -1,6 +1,6 @@
 //! The morph kernel: unpack two frames of packed vertices and tween them.
 //!
-//! Vertex-animated formats (Quake's MDL and GameStudio's MDL and HMP) store every frame as
+//! Vertex-animated formats (Quake's MDL, GameStudio's MDL, MD2, MD3, MDC) store every frame as
 //! packed integer coordinates and an index into a table of unit normals. The kernel computes
 //! `position = scale · (a + t · (b − a)) + offset` per coordinate, with `a`, `b` the packed
 //! coordinates of the two frames, and blends the two frames' table normals by `t` and

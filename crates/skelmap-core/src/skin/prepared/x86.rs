@@ -2,10 +2,11 @@
 //!
 //! A block holds 16 vertices with the same influence count `k`; influence `j` of the block is
 //! one slot of seven rows of 16 floats (`ox oy oz w nx ny nz`) and a row of 16 bone indices.
-//! For each slot the twelve matrix entries of every lane's bone are looked up — with a permute
-//! across registers holding the whole palette when it has at most 16 (AVX2, AVX-512) or 32
-//! (AVX-512) bones, else with a gather whose indices are first clamped into the palette — and
-//! accumulated with fused multiply-adds into six rows of results (`px py pz nx ny nz`).
+//! For each slot the twelve matrix entries of every lane's bone are looked up — with permutes
+//! across registers holding the whole palette when it has at most 16 bones (AVX2), or 16, 32,
+//! 64 or 128 (AVX-512: a row in one, two, four or eight registers), else with a gather whose
+//! indices are first clamped into the palette — and accumulated with fused multiply-adds into
+//! six rows of results (`px py pz nx ny nz`).
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
