@@ -76,7 +76,8 @@
 #define SKELMAP_ATTACHMENT_BONE 0
 
 /**
- * `SkelmapAttachment.kind`: the attachment is tag `index` (MD3), stored in every frame.
+ * `SkelmapAttachment.kind`: the attachment is tag `index`: stored in every frame (MD3, MDC)
+ * or placed by a bone (MDR, MDM, Half-Life).
  */
 #define SKELMAP_ATTACHMENT_TAG 1
 
@@ -128,12 +129,14 @@
 #define SKELMAP_TEXCOORDS_NONE 0
 
 /**
- * `SkelmapMeshInfo.texcoords`: one per vertex (DPM, SKM, HMP, SL).
+ * `SkelmapMeshInfo.texcoords`: one per vertex (DPM, SKM, IQM, MD5, PSK, ZYM, Half-Life, MD3,
+ * MDC, MDR, MDM, HMP, SL).
  */
 #define SKELMAP_TEXCOORDS_PER_VERTEX 1
 
 /**
- * `SkelmapMeshInfo.texcoords`: one per triangle corner (MS3D, MDL, Quake).
+ * `SkelmapMeshInfo.texcoords`: one per triangle corner (MS3D, MDL7, GameStudio MDL, Quake,
+ * MD2).
  */
 #define SKELMAP_TEXCOORDS_PER_CORNER 2
 
@@ -263,7 +266,7 @@ typedef enum SkelmapFormat {
    */
   SKELMAP_FORMAT_HMP = 6,
   /**
-   * The SL engine's mesh (counts only through this API).
+   * The SL engine's mesh, with its `.anim` when one was found.
    */
   SKELMAP_FORMAT_SL_MDL = 7,
   /**
@@ -798,7 +801,8 @@ typedef struct SkelmapMaterial {
   float diffuse[4];
   /**
    * The embedded skin it draws with (`skelmap_skin_info`, `skelmap_skin_rgba`), or -1: a
-   * GameStudio MDL or HMP or a Quake model has one material per skin.
+   * model that embeds skins (GameStudio MDL, HMP and MDL7, Quake, Half-Life) has one
+   * material per skin.
    */
   int32_t skin;
 } SkelmapMaterial;
@@ -833,12 +837,14 @@ typedef struct SkelmapMeshInfo {
    */
   uint32_t triangles;
   /**
-   * Submeshes (`skelmap_submesh`): an MS3D's groups, 1 elsewhere.
+   * Submeshes (`skelmap_submesh`): an MS3D's or MDL7's groups, an IQM's meshes, a PSK's
+   * materials, a ZYM's shaders, a Half-Life model's studio meshes; 1 elsewhere.
    */
   uint32_t submeshes;
   /**
    * Where the texture coordinates are stored: `SKELMAP_TEXCOORDS_PER_VERTEX` (read with
-   * `skelmap_mesh_texcoords`), `SKELMAP_TEXCOORDS_PER_CORNER` (MS3D, MDL, Quake: read with
+   * `skelmap_mesh_texcoords`), `SKELMAP_TEXCOORDS_PER_CORNER` (MS3D, MDL7, GameStudio
+   * MDL, Quake, MD2: read with
    * `skelmap_mesh_corner_texcoords`, which works for every layout) or
    * `SKELMAP_TEXCOORDS_NONE`.
    */
@@ -947,7 +953,8 @@ typedef struct SkelmapCounts {
    */
   uint32_t warnings;
   /**
-   * Skins (see `skelmap_skin_info`): a GameStudio MDL's or HMP's, a Quake model's.
+   * Skins (see `skelmap_skin_info`) the model embeds: a GameStudio MDL's, HMP's or MDL7's,
+   * a Quake model's, a Half-Life model's textures.
    */
   uint32_t skins;
   /**
@@ -955,8 +962,8 @@ typedef struct SkelmapCounts {
    */
   uint32_t materials;
   /**
-   * Attachment points (see `skelmap_attachment`): attachment bones, IQM and MS3D joints,
-   * MD3 tags.
+   * Attachment points (see `skelmap_attachment`): attachment bones, every joint of the
+   * formats without such a flag (IQM, MS3D, MD5, PSK, PSA, ZYM), tags.
    */
   uint32_t attachments;
   /**
@@ -1287,7 +1294,8 @@ const char *skelmap_version(void);
 const char *skelmap_simd_level(void);
 
 /**
- * Folds every mesh of a skeletal model (DPM, SKM, MS3D, SL) into `*out` (NULL on failure):
+ * Folds every mesh of a skeletal model (any format with bones and a mesh) into `*out` (NULL
+ * on failure):
  * the explicit, allocating copy a runtime makes once per model.
  *
  * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`) or
@@ -1420,8 +1428,8 @@ enum SkelmapStatus skelmap_compact_remap_triangles(const struct SkelmapCompact *
                                                    size_t count);
 
 /**
- * Builds the GPU skinning buffers of a skeletal model (DPM, SKM, MS3D, SL, IQM, MDL7 with
- * bones) into `*out` (NULL on failure), as `options` asks (NULL: the defaults).
+ * Builds the GPU skinning buffers of a skeletal model (any format with bones and a mesh)
+ * into `*out` (NULL on failure), as `options` asks (NULL: the defaults).
  *
  * Returns `SKELMAP_STATUS_OK`, or:
  * - `SKELMAP_STATUS_NULL_PARAMETER`: `model` or `out`;
@@ -1985,8 +1993,10 @@ enum SkelmapStatus skelmap_pose_from_local_subtree(struct SkelmapPose *pose,
                                                    uint32_t bone);
 
 /**
- * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh
- * (its shader), the MS3D file's materials, one per GameStudio or Quake skin; none for SL.
+ * Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per mesh of a DPM,
+ * SKM or MD5 (its shader), per surface of an MD3, MDC, MDR or MDM, per IQM mesh, PSK
+ * material or ZYM shader; the MS3D file's materials; one per skin of a GameStudio, Quake,
+ * MD2 or MDL7 model and per Half-Life texture; none for SL.
  *
  * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
  * `SKELMAP_STATUS_OUT_OF_RANGE`.
@@ -2036,8 +2046,9 @@ size_t skelmap_material_texture(const struct SkelmapModel *model,
                                 size_t len);
 
 /**
- * Fills `*out` with submesh `index` of mesh `mesh` (`0..SkelmapMeshInfo.submeshes`): an
- * MS3D group, or one submesh covering every triangle for the other formats.
+ * Fills `*out` with submesh `index` of mesh `mesh` (`0..SkelmapMeshInfo.submeshes`): an MS3D
+ * or MDL7 group, an IQM mesh, a PSK material's faces, a ZYM shader's, a Half-Life studio
+ * mesh; one submesh covering every triangle for the other formats.
  *
  * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
  * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh or submesh).
@@ -2107,10 +2118,11 @@ enum SkelmapStatus skelmap_mesh_triangles(const struct SkelmapModel *model,
 
 /**
  * Writes mesh `mesh`'s texture coordinates (`s`, `t` per vertex) into `out`, `stride` bytes
- * apart (0 = 8, tightly packed), for `capacity` elements (vertices). DPM, SKM and SL store
- * one per vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D, MDL and
- * Quake store them per triangle corner (`SKELMAP_TEXCOORDS_PER_CORNER`), which a per-vertex
- * array cannot express: read those with `skelmap_mesh_corner_texcoords`.
+ * apart (0 = 8, tightly packed), for `capacity` elements (vertices). Most formats store one
+ * per vertex (`SKELMAP_TEXCOORDS_PER_VERTEX`); a terrain gets
+ * `(column / (columns − 1), row / (rows − 1))`. MS3D, MDL7, GameStudio MDL, Quake and MD2
+ * store them per triangle corner (`SKELMAP_TEXCOORDS_PER_CORNER`), which a per-vertex array
+ * cannot express: read those with `skelmap_mesh_corner_texcoords`.
  *
  * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
  * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
@@ -2131,7 +2143,8 @@ enum SkelmapStatus skelmap_mesh_texcoords(const struct SkelmapModel *model,
 /**
  * Writes mesh `mesh`'s vertex colours (RGBA bytes per vertex) into `out`, `stride` bytes
  * apart (0 = 4, tightly packed), for `capacity` elements (vertices). An IQM with a colour
- * array stores them (float colours come scaled by 255); other meshes have none.
+ * array (float colours come scaled by 255) and a PSK with a `VERTEXCOLOR` chunk store them;
+ * other meshes have none.
  *
  * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
  * `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
@@ -2175,14 +2188,16 @@ enum SkelmapStatus skelmap_mesh_tangents(const struct SkelmapModel *model,
  * for up to `capacity` vertices (`SKELMAP_STATUS_BUFFER_TOO_SMALL` below the mesh's vertex
  * count). Either buffer may be NULL when not wanted, not both.
  *
- * - DPM, SKM: linear blend skinning of the file's pre-weighted records with the fastest
- *   kernel this CPU runs (see `skelmap_simd_level`), by a pose sampled from a model with at
- *   least the bones the mesh uses.
- * - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms.
+ * - DPM, SKM (and MD5, MDR and MDM through their decoded records): linear blend skinning of
+ *   the pre-weighted records with the fastest kernel this CPU runs (see
+ *   `skelmap_simd_level`), by a pose sampled from a model with at least the bones the mesh
+ *   uses.
+ * - IQM, PSK, ZYM, Half-Life, MDL7, MS3D, SL: the stored bind-pose vertices moved by their
+ *   joints' weighted transforms.
  *   MS3D stores normals per triangle corner: a vertex's normal here is the normalised sum of
  *   its deformed corner normals (smooth); `skelmap_model_skin_corners` keeps hard edges.
- * - MDL, HMP, Quake: the morph: the pose's two frames tweened (positions blended, normals
- *   blended and renormalised).
+ * - Quake MDL, GameStudio MDL and HMP, MD2, MD3, MDC: the morph: the pose's two frames
+ *   tweened (positions blended, normals blended and renormalised).
  *
  * `capacity` counts elements (vertices). The pose is only read: one pose may skin several
  * meshes or models on several threads at once.
@@ -2628,12 +2643,15 @@ void skelmap_pose_free(struct SkelmapPose *pose);
 /**
  * Samples `model` between frames `a` and `b` at `t` (0 = `a`, 1 = `b`) into `pose`.
  *
- * - DPM, SKM, SKP: each bone's rotation and translation are blended (rotations along the
- *   shorter arc, by `interpolation`: `SKELMAP_INTERPOLATION_NLERP` or `_SLERP`) and
- *   concatenated down the hierarchy into world transforms.
+ * - Skeletal formats (DPM, SKM, SKP, IQM, MD5, Half-Life, ZYM, MDR, MDM/MDX, PSK/PSA,
+ *   MDL7, SL): each bone's rotation and translation (and scale, where the format scales)
+ *   are blended (rotations along the shorter arc, by `interpolation`:
+ *   `SKELMAP_INTERPOLATION_NLERP` or `_SLERP`) and concatenated down the hierarchy into
+ *   world transforms.
  * - MS3D: the joints' keys are evaluated at frame `a + t·(b − a)`, frame index `f` being
  *   `(f + 1) / fps` seconds into the animation (rotation keys always slerp).
- * - MDL, HMP: the pose records the frame pair, which `skelmap_model_skin` tweens.
+ * - Vertex-animated formats (Quake MDL, GameStudio MDL and HMP, MD2, MD3, MDC): the pose
+ *   records the frame pair, which `skelmap_model_skin` tweens.
  *
  * Both frames must be below `SkelmapCounts.frames` and `t` finite; `t` outside 0..1
  * extrapolates. For animation by time use `skelmap_pose_sample_clip`; for the rest pose
@@ -2687,9 +2705,10 @@ enum SkelmapStatus skelmap_pose_sample_legs_torso(struct SkelmapPose *pose,
                                                   float torso_t);
 
 /**
- * Sets `pose` to `model`'s rest (bind) pose: the pose its meshes are stored in (MS3D's rest
- * transforms, an SL animation's keyframe 0) or frame 0 (DPM, SKM, SKP, and the
- * vertex-animated MDL, HMP and Quake models). Skinning with it gives the mesh as stored.
+ * Sets `pose` to `model`'s rest (bind) pose: the pose its meshes are stored in (the rest
+ * transforms of IQM, MD5, PSK, Half-Life, MDL7 and MS3D, an SL animation's keyframe 0) or
+ * frame 0 (DPM, SKM, SKP, ZYM, MDR, MDM, and the vertex-animated models). Skinning with it
+ * gives the mesh as stored.
  *
  * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model` is
  * NULL), or `SKELMAP_STATUS_WRONG_KIND` for a model without frames (an SL mesh without its
@@ -2905,7 +2924,8 @@ int32_t skelmap_bone_index(const struct SkelmapModel *model, const char *name);
 
 /**
  * Copies frame `index`'s name into `buf` like `skelmap_bone_name` and returns its full
- * length. MS3D and SL frames have no names (length 0).
+ * length. The frames of MS3D, SL, IQM, ZYM, PSK/PSA, Half-Life and MDM/MDX have no names
+ * (length 0).
  *
  * Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
  * `SkelmapCounts.frames` (`SKELMAP_STATUS_OUT_OF_RANGE`).
@@ -2931,8 +2951,11 @@ int32_t skelmap_frame_index(const struct SkelmapModel *model, const char *name);
  *
  * Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
  * `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
- * `walk`, at 10 fps, looping); an MS3D has one group spanning its timeline (`total_frames`) at its rate;
- * a Quake model's frame groups are its own, timed by their intervals.
+ * `walk`, at 10 fps, looping); formats that define their clips give them instead: an IQM's
+ * animations, an MD5 mesh's `.md5anim` files, Half-Life sequences, PSA sequences, ZYM scenes,
+ * a Quake III player's `animation.cfg`, an Enemy Territory animation group, a Quake model's
+ * frame groups (timed by their intervals); an MS3D has one group spanning its timeline
+ * (`total_frames`) at its rate.
  *
  * Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
  * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.frame_groups`).
@@ -2984,8 +3007,9 @@ enum SkelmapStatus skelmap_model_set_framegroups(struct SkelmapModel *model,
                                                  size_t len);
 
 /**
- * Fills `*out` with skin `index` (`0..SkelmapCounts.skins`, the skins a GameStudio MDL or
- * HMP or a Quake model embeds; a Quake skin group's images one after another).
+ * Fills `*out` with skin `index` (`0..SkelmapCounts.skins`, the skins a GameStudio MDL, HMP
+ * or MDL7, a Quake model or a Half-Life model embeds; a Quake skin group's images one after
+ * another).
  *
  * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
  * `SKELMAP_STATUS_OUT_OF_RANGE`.
@@ -3021,9 +3045,9 @@ size_t skelmap_skin_external_name(const struct SkelmapModel *model,
  * Decodes skin `index` (a reference followed to the skin it names; the first, full-size
  * level) to RGBA8, row by row from the top, into `out`: `capacity` elements (texels, 4 bytes
  * each), at least `width · height` of `SkelmapSkinInfo` (for a reference, of the skin
- * `SkelmapSkinInfo.reference` names). 8-bit skins go through the Quake
- * palette for a Quake model and through a grey ramp for a GameStudio one (whose palette the
- * file does not carry).
+ * `SkelmapSkinInfo.reference` names). 8-bit skins go through their own palette (a Half-Life
+ * texture's), else the Quake palette for a Quake model and a grey ramp for a GameStudio one
+ * (whose palette the file does not carry).
  *
  * Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
  * `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.skins`),

@@ -1,5 +1,6 @@
-//! Attachment points: the bones flagged as attachments (DPM, SKM, SKP), every joint of an IQM
-//! or MS3D, an MD3's tags; and where a pose puts them.
+//! Attachment points: the bones flagged as attachments (DPM, SKM, SKP, MDX), every joint of
+//! the formats without such a flag (IQM, MS3D, MD5, PSK, PSA, ZYM), tags (MD3, MDC, MDR, MDM,
+//! Half-Life's attachments); and where a pose puts them.
 
 use std::ffi::c_char;
 
@@ -11,7 +12,8 @@ use crate::pose::{SkelmapPose, write_rows};
 
 /// `SkelmapAttachment.kind`: the attachment is bone `index` of the skeleton.
 pub const SKELMAP_ATTACHMENT_BONE: u32 = 0;
-/// `SkelmapAttachment.kind`: the attachment is tag `index` (MD3), stored in every frame.
+/// `SkelmapAttachment.kind`: the attachment is tag `index`: stored in every frame (MD3, MDC)
+/// or placed by a bone (MDR, MDM, Half-Life).
 pub const SKELMAP_ATTACHMENT_TAG: u32 = 1;
 
 /// One attachment point, filled by `skelmap_attachment`.

@@ -48,7 +48,8 @@ thread_local! {
     static MATRICES: RefCell<SkinMatrices> = RefCell::new(SkinMatrices::default());
 }
 
-/// Folds every mesh of a skeletal model (DPM, SKM, MS3D, SL) into `*out` (NULL on failure):
+/// Folds every mesh of a skeletal model (any format with bones and a mesh) into `*out` (NULL
+/// on failure):
 /// the explicit, allocating copy a runtime makes once per model.
 ///
 /// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`) or

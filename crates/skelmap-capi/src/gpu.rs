@@ -158,8 +158,8 @@ fn options_of(options: Option<&SkelmapGpuOptions>) -> Result<gpu::Options, Fail>
     })
 }
 
-/// Builds the GPU skinning buffers of a skeletal model (DPM, SKM, MS3D, SL, IQM, MDL7 with
-/// bones) into `*out` (NULL on failure), as `options` asks (NULL: the defaults).
+/// Builds the GPU skinning buffers of a skeletal model (any format with bones and a mesh)
+/// into `*out` (NULL on failure), as `options` asks (NULL: the defaults).
 ///
 /// Returns `SKELMAP_STATUS_OK`, or:
 /// - `SKELMAP_STATUS_NULL_PARAMETER`: `model` or `out`;

@@ -12,13 +12,19 @@
 //!   changed bone by bone and by two-bone and aim IK, and turned into a pose.
 //! - [`blend`]: local poses blended in layers with bone masks, additive layers, crossfade
 //!   weights.
-//! - [`attach`]: attachment points (attachment bones, joints, MD3 tags) and where a pose puts
+//! - [`sampler`]: a sampling context that keeps the frames it decoded for the next samples.
+//! - [`attach`]: attachment points (attachment bones, joints, tags) and where a pose puts
 //!   them.
+//! - [`player`]: a Quake III player, its parts (and a weapon) each on a tag of the one below.
 //! - [`mesh`]: triangles, texture coordinates, skinning and tweening into caller buffers
 //!   with a byte stride, and the terrain grid.
+//! - [`material`]: materials and submeshes, what a renderer binds before drawing.
+//! - [`skin`]: skins a model embeds or names: kind, size, pixels, external file names.
 //! - [`compact`]: a skeletal model folded once for the fastest skinning kernel.
 //! - [`gpu`]: GPU skinning buffers (bind-pose vertices, joint indices, quantised weights)
 //!   and each frame's palette, with their measured error.
+//! - [`gpu_morph`]: GPU vertex-animation buffers: frames as the file packs them, for a
+//!   vertex shader to unpack and tween.
 //! - [`still`]: a model of one frame deformed once, then copied every frame.
 //! - [`boundary`]: status codes, the thread-local last error, version and SIMD level.
 //!

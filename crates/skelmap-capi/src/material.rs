@@ -16,7 +16,8 @@ pub struct SkelmapMaterial {
     /// Diffuse colour, RGBA in 0..1 (an MS3D material's; white for other formats).
     pub diffuse: [f32; 4],
     /// The embedded skin it draws with (`skelmap_skin_info`, `skelmap_skin_rgba`), or -1: a
-    /// GameStudio MDL or HMP or a Quake model has one material per skin.
+    /// model that embeds skins (GameStudio MDL, HMP and MDL7, Quake, Half-Life) has one
+    /// material per skin.
     pub skin: i32,
 }
 
@@ -37,8 +38,10 @@ fn material(model: Option<&SkelmapModel>, index: u32) -> Result<Material<'_>, Fa
         .ok_or_else(|| Fail::out_of_range("material", index, m.num_materials() as u64))
 }
 
-/// Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per DPM or SKM mesh
-/// (its shader), the MS3D file's materials, one per GameStudio or Quake skin; none for SL.
+/// Fills `*out` with material `index` (`0..SkelmapCounts.materials`): one per mesh of a DPM,
+/// SKM or MD5 (its shader), per surface of an MD3, MDC, MDR or MDM, per IQM mesh, PSK
+/// material or ZYM shader; the MS3D file's materials; one per skin of a GameStudio, Quake,
+/// MD2 or MDL7 model and per Half-Life texture; none for SL.
 ///
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
 /// `SKELMAP_STATUS_OUT_OF_RANGE`.
@@ -127,8 +130,9 @@ unsafe fn copy_material_text(
     })
 }
 
-/// Fills `*out` with submesh `index` of mesh `mesh` (`0..SkelmapMeshInfo.submeshes`): an
-/// MS3D group, or one submesh covering every triangle for the other formats.
+/// Fills `*out` with submesh `index` of mesh `mesh` (`0..SkelmapMeshInfo.submeshes`): an MS3D
+/// or MDL7 group, an IQM mesh, a PSK material's faces, a ZYM shader's, a Half-Life studio
+/// mesh; one submesh covering every triangle for the other formats.
 ///
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
 /// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh or submesh).

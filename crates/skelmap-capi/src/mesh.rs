@@ -19,10 +19,12 @@ pub struct SkelmapMeshInfo {
     /// `3 · triangles` corners: the elements of the corner streams
     /// (`skelmap_mesh_corner_texcoords`, `skelmap_model_skin_corners`).
     pub triangles: u32,
-    /// Submeshes (`skelmap_submesh`): an MS3D's groups, 1 elsewhere.
+    /// Submeshes (`skelmap_submesh`): an MS3D's or MDL7's groups, an IQM's meshes, a PSK's
+    /// materials, a ZYM's shaders, a Half-Life model's studio meshes; 1 elsewhere.
     pub submeshes: u32,
     /// Where the texture coordinates are stored: `SKELMAP_TEXCOORDS_PER_VERTEX` (read with
-    /// `skelmap_mesh_texcoords`), `SKELMAP_TEXCOORDS_PER_CORNER` (MS3D, MDL, Quake: read with
+    /// `skelmap_mesh_texcoords`), `SKELMAP_TEXCOORDS_PER_CORNER` (MS3D, MDL7, GameStudio
+    /// MDL, Quake, MD2: read with
     /// `skelmap_mesh_corner_texcoords`, which works for every layout) or
     /// `SKELMAP_TEXCOORDS_NONE`.
     pub texcoords: u32,
@@ -33,9 +35,11 @@ pub struct SkelmapMeshInfo {
 
 /// `SkelmapMeshInfo.texcoords`: the mesh has no texture coordinates.
 pub const SKELMAP_TEXCOORDS_NONE: u32 = 0;
-/// `SkelmapMeshInfo.texcoords`: one per vertex (DPM, SKM, HMP, SL).
+/// `SkelmapMeshInfo.texcoords`: one per vertex (DPM, SKM, IQM, MD5, PSK, ZYM, Half-Life, MD3,
+/// MDC, MDR, MDM, HMP, SL).
 pub const SKELMAP_TEXCOORDS_PER_VERTEX: u32 = 1;
-/// `SkelmapMeshInfo.texcoords`: one per triangle corner (MS3D, MDL, Quake).
+/// `SkelmapMeshInfo.texcoords`: one per triangle corner (MS3D, MDL7, GameStudio MDL, Quake,
+/// MD2).
 pub const SKELMAP_TEXCOORDS_PER_CORNER: u32 = 2;
 
 /// A terrain's grid, filled by `skelmap_terrain_grid`.
@@ -206,10 +210,11 @@ pub unsafe extern "C" fn skelmap_mesh_triangles(
 }
 
 /// Writes mesh `mesh`'s texture coordinates (`s`, `t` per vertex) into `out`, `stride` bytes
-/// apart (0 = 8, tightly packed), for `capacity` elements (vertices). DPM, SKM and SL store
-/// one per vertex; a terrain gets `(column / (columns − 1), row / (rows − 1))`. MS3D, MDL and
-/// Quake store them per triangle corner (`SKELMAP_TEXCOORDS_PER_CORNER`), which a per-vertex
-/// array cannot express: read those with `skelmap_mesh_corner_texcoords`.
+/// apart (0 = 8, tightly packed), for `capacity` elements (vertices). Most formats store one
+/// per vertex (`SKELMAP_TEXCOORDS_PER_VERTEX`); a terrain gets
+/// `(column / (columns − 1), row / (rows − 1))`. MS3D, MDL7, GameStudio MDL, Quake and MD2
+/// store them per triangle corner (`SKELMAP_TEXCOORDS_PER_CORNER`), which a per-vertex array
+/// cannot express: read those with `skelmap_mesh_corner_texcoords`.
 ///
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
 /// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
@@ -246,7 +251,8 @@ pub unsafe extern "C" fn skelmap_mesh_texcoords(
 
 /// Writes mesh `mesh`'s vertex colours (RGBA bytes per vertex) into `out`, `stride` bytes
 /// apart (0 = 4, tightly packed), for `capacity` elements (vertices). An IQM with a colour
-/// array stores them (float colours come scaled by 255); other meshes have none.
+/// array (float colours come scaled by 255) and a PSK with a `VERTEXCOLOR` chunk store them;
+/// other meshes have none.
 ///
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
 /// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (stride or span),
@@ -310,14 +316,16 @@ pub unsafe extern "C" fn skelmap_mesh_tangents(
 /// for up to `capacity` vertices (`SKELMAP_STATUS_BUFFER_TOO_SMALL` below the mesh's vertex
 /// count). Either buffer may be NULL when not wanted, not both.
 ///
-/// - DPM, SKM: linear blend skinning of the file's pre-weighted records with the fastest
-///   kernel this CPU runs (see `skelmap_simd_level`), by a pose sampled from a model with at
-///   least the bones the mesh uses.
-/// - MS3D, SL: the stored bind-pose vertices moved by their joints' weighted transforms.
+/// - DPM, SKM (and MD5, MDR and MDM through their decoded records): linear blend skinning of
+///   the pre-weighted records with the fastest kernel this CPU runs (see
+///   `skelmap_simd_level`), by a pose sampled from a model with at least the bones the mesh
+///   uses.
+/// - IQM, PSK, ZYM, Half-Life, MDL7, MS3D, SL: the stored bind-pose vertices moved by their
+///   joints' weighted transforms.
 ///   MS3D stores normals per triangle corner: a vertex's normal here is the normalised sum of
 ///   its deformed corner normals (smooth); `skelmap_model_skin_corners` keeps hard edges.
-/// - MDL, HMP, Quake: the morph: the pose's two frames tweened (positions blended, normals
-///   blended and renormalised).
+/// - Quake MDL, GameStudio MDL and HMP, MD2, MD3, MDC: the morph: the pose's two frames
+///   tweened (positions blended, normals blended and renormalised).
 ///
 /// `capacity` counts elements (vertices). The pose is only read: one pose may skin several
 /// meshes or models on several threads at once.

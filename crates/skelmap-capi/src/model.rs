@@ -33,7 +33,7 @@ pub enum SkelmapFormat {
     Mdl = 5,
     /// 3D GameStudio terrain (HMP5, HMP7).
     Hmp = 6,
-    /// The SL engine's mesh (counts only through this API).
+    /// The SL engine's mesh, with its `.anim` when one was found.
     SlMdl = 7,
     /// Quake 1 model (`IDPO`): vertex animation, 8-bit skins. (A GameStudio MDL2, which has
     /// Quake's layout, reports `SKELMAP_FORMAT_MDL`.)
@@ -97,12 +97,13 @@ pub struct SkelmapCounts {
     pub triangles: u64,
     /// Non-fatal findings recorded while validating (see `skelmap_model_warning`).
     pub warnings: u32,
-    /// Skins (see `skelmap_skin_info`): a GameStudio MDL's or HMP's, a Quake model's.
+    /// Skins (see `skelmap_skin_info`) the model embeds: a GameStudio MDL's, HMP's or MDL7's,
+    /// a Quake model's, a Half-Life model's textures.
     pub skins: u32,
     /// Materials (see `skelmap_material`).
     pub materials: u32,
-    /// Attachment points (see `skelmap_attachment`): attachment bones, IQM and MS3D joints,
-    /// MD3 tags.
+    /// Attachment points (see `skelmap_attachment`): attachment bones, every joint of the
+    /// formats without such a flag (IQM, MS3D, MD5, PSK, PSA, ZYM), tags.
     pub attachments: u32,
     /// Bone controllers (see `skelmap_controller`): a Half-Life model's; 0 elsewhere.
     pub controllers: u32,

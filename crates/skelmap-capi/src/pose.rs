@@ -86,12 +86,15 @@ pub unsafe extern "C" fn skelmap_pose_free(pose: *mut SkelmapPose) {
 
 /// Samples `model` between frames `a` and `b` at `t` (0 = `a`, 1 = `b`) into `pose`.
 ///
-/// - DPM, SKM, SKP: each bone's rotation and translation are blended (rotations along the
-///   shorter arc, by `interpolation`: `SKELMAP_INTERPOLATION_NLERP` or `_SLERP`) and
-///   concatenated down the hierarchy into world transforms.
+/// - Skeletal formats (DPM, SKM, SKP, IQM, MD5, Half-Life, ZYM, MDR, MDM/MDX, PSK/PSA,
+///   MDL7, SL): each bone's rotation and translation (and scale, where the format scales)
+///   are blended (rotations along the shorter arc, by `interpolation`:
+///   `SKELMAP_INTERPOLATION_NLERP` or `_SLERP`) and concatenated down the hierarchy into
+///   world transforms.
 /// - MS3D: the joints' keys are evaluated at frame `a + t·(b − a)`, frame index `f` being
 ///   `(f + 1) / fps` seconds into the animation (rotation keys always slerp).
-/// - MDL, HMP: the pose records the frame pair, which `skelmap_model_skin` tweens.
+/// - Vertex-animated formats (Quake MDL, GameStudio MDL and HMP, MD2, MD3, MDC): the pose
+///   records the frame pair, which `skelmap_model_skin` tweens.
 ///
 /// Both frames must be below `SkelmapCounts.frames` and `t` finite; `t` outside 0..1
 /// extrapolates. For animation by time use `skelmap_pose_sample_clip`; for the rest pose
@@ -164,9 +167,10 @@ pub unsafe extern "C" fn skelmap_pose_sample_legs_torso(
     })
 }
 
-/// Sets `pose` to `model`'s rest (bind) pose: the pose its meshes are stored in (MS3D's rest
-/// transforms, an SL animation's keyframe 0) or frame 0 (DPM, SKM, SKP, and the
-/// vertex-animated MDL, HMP and Quake models). Skinning with it gives the mesh as stored.
+/// Sets `pose` to `model`'s rest (bind) pose: the pose its meshes are stored in (the rest
+/// transforms of IQM, MD5, PSK, Half-Life, MDL7 and MS3D, an SL animation's keyframe 0) or
+/// frame 0 (DPM, SKM, SKP, ZYM, MDR, MDM, and the vertex-animated models). Skinning with it
+/// gives the mesh as stored.
 ///
 /// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`pose` or `model` is
 /// NULL), or `SKELMAP_STATUS_WRONG_KIND` for a model without frames (an SL mesh without its

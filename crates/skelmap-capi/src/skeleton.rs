@@ -166,7 +166,8 @@ pub unsafe extern "C" fn skelmap_bone_index(
 }
 
 /// Copies frame `index`'s name into `buf` like `skelmap_bone_name` and returns its full
-/// length. MS3D and SL frames have no names (length 0).
+/// length. The frames of MS3D, SL, IQM, ZYM, PSK/PSA, Half-Life and MDM/MDX have no names
+/// (length 0).
 ///
 /// Returns `SIZE_MAX` for a NULL `model` (`SKELMAP_STATUS_NULL_PARAMETER`) or an index past
 /// `SkelmapCounts.frames` (`SKELMAP_STATUS_OUT_OF_RANGE`).
@@ -225,8 +226,11 @@ fn group(model: &SkelmapModel, index: u32) -> Result<&FrameGroup, Fail> {
 ///
 /// Groups come from a `.framegroups` file (see `skelmap_model_open_file` and
 /// `skelmap_model_set_framegroups`), else from frame names (`walk_1`, `walk_2`... form
-/// `walk`, at 10 fps, looping); an MS3D has one group spanning its timeline (`total_frames`) at its rate;
-/// a Quake model's frame groups are its own, timed by their intervals.
+/// `walk`, at 10 fps, looping); formats that define their clips give them instead: an IQM's
+/// animations, an MD5 mesh's `.md5anim` files, Half-Life sequences, PSA sequences, ZYM scenes,
+/// a Quake III player's `animation.cfg`, an Enemy Territory animation group, a Quake model's
+/// frame groups (timed by their intervals); an MS3D has one group spanning its timeline
+/// (`total_frames`) at its rate.
 ///
 /// Returns `SKELMAP_STATUS_OK`, or `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
 /// `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.frame_groups`).

@@ -75,8 +75,9 @@ fn skin<'a>(model: Option<&'a SkelmapModel>, index: u32) -> Result<&'a Skin<'a>,
         .ok_or_else(|| Fail::out_of_range("skin", index, skins.len() as u64))
 }
 
-/// Fills `*out` with skin `index` (`0..SkelmapCounts.skins`, the skins a GameStudio MDL or
-/// HMP or a Quake model embeds; a Quake skin group's images one after another).
+/// Fills `*out` with skin `index` (`0..SkelmapCounts.skins`, the skins a GameStudio MDL, HMP
+/// or MDL7, a Quake model or a Half-Life model embeds; a Quake skin group's images one after
+/// another).
 ///
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`), or
 /// `SKELMAP_STATUS_OUT_OF_RANGE`.
@@ -145,9 +146,9 @@ pub unsafe extern "C" fn skelmap_skin_external_name(
 /// Decodes skin `index` (a reference followed to the skin it names; the first, full-size
 /// level) to RGBA8, row by row from the top, into `out`: `capacity` elements (texels, 4 bytes
 /// each), at least `width · height` of `SkelmapSkinInfo` (for a reference, of the skin
-/// `SkelmapSkinInfo.reference` names). 8-bit skins go through the Quake
-/// palette for a Quake model and through a grey ramp for a GameStudio one (whose palette the
-/// file does not carry).
+/// `SkelmapSkinInfo.reference` names). 8-bit skins go through their own palette (a Half-Life
+/// texture's), else the Quake palette for a Quake model and a grey ramp for a GameStudio one
+/// (whose palette the file does not carry).
 ///
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
 /// `SKELMAP_STATUS_OUT_OF_RANGE` (`index` ≥ `SkelmapCounts.skins`),
