@@ -24,7 +24,7 @@
 //! and the plain read of the same bytes, `read_gbps`), `pose` (`file_ns_per_bone`,
 //! `baked_ns_per_bone`), `kernels` (each `name`, `layout`, `threads`, then either
 //! `vertices_per_s`, `input_gbps`, `roofline_fraction` and `above_roofline`, or `refused`)
-//! and, for MDL, HMP and Quake models, `morph` (`scalar` and `simd`
+//! and, for vertex-animated models, `morph` (`scalar` and `simd`
 //! vertices per second on one thread).
 
 use std::path::Path;

@@ -33,8 +33,8 @@ pub struct Switches {
     /// Leave the animation out: the model in its bind pose only.
     #[arg(long)]
     pub no_animations: bool,
-    /// Store a skeletal model's frames as vertex frames (for Quake MDL and MDL5, which have
-    /// no joints): every frame's skinned vertices.
+    /// Store a skeletal model's frames as vertex frames (for Quake MDL, MDL5, MD3, MD2 and MDC,
+    /// which have no joints): every frame's skinned vertices.
     #[arg(long)]
     pub bake: bool,
     /// Optimise before writing (as `skelmap optimize` does).

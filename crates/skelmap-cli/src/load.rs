@@ -1,6 +1,8 @@
-//! Opening a file on the command line: any format as a [`Model`], with the companions it
-//! needs (an SKM's skeleton and levels of detail, an SL mesh's animation, an IQM's animation
-//! given with `--animation`, a `.framegroups` sidecar). Every error is one printable line that starts with the file name.
+//! Opening a file on the command line: any format as a [`Model`], with the companions it finds
+//! or is given (skeletons, levels of detail, animations, texture and sequence-group files,
+//! skins, a `.framegroups` sidecar, as `Model::open_with` finds them; `--skeleton`,
+//! `--animation`, `--root` and `--body` steer it). Every error is one printable line that
+//! starts with the file name.
 
 use std::path::{Path, PathBuf};
 

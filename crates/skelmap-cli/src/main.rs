@@ -249,7 +249,7 @@ enum Command {
         /// err least over the frames (a note says how many vertices had more).
         #[arg(long)]
         all_influences: bool,
-        /// glTF: leave the animations (and the MDL/HMP morph targets they play) out.
+        /// glTF: leave the animations (and the morph targets they play) out.
         #[arg(long)]
         no_animations: bool,
         /// A player: a weapon model to hold on the torso's `tag_weapon`.

@@ -23,11 +23,11 @@ pub struct Summary {
     pub file: String,
     pub format: &'static str,
     pub size: u64,
-    /// The skeleton file an SKM was paired with.
+    /// The skeleton file an SKM or an MDM was paired with.
     pub skeleton: Option<String>,
-    /// The animation an SL mesh was paired with.
+    /// The animation an SL mesh was paired with, or the one given with `--animation`.
     pub animation: Option<String>,
-    /// The `.skin` file an MD3 was opened with.
+    /// The `.skin` file an MD3 or an MDM was opened with.
     pub skin_file: Option<String>,
     /// The `animation.cfg` a player's legs or torso (MD3) took its clips from.
     pub animation_config: Option<String>,
@@ -36,8 +36,8 @@ pub struct Summary {
     pub levels_of_detail: u32,
     pub bones: u32,
     pub roots: u32,
-    /// Attachment points: flagged bones (DPM, SKM, SKP), every joint (IQM, MS3D, MD5, PSK,
-    /// ZYM), tags (MD3, MDC, MDR, MDM, Half-Life).
+    /// Attachment points: flagged bones (DPM, SKM, SKP, MDX), every joint (IQM, MS3D, MD5,
+    /// PSK, ZYM), tags (MD3, MDC, MDR, MDM, Half-Life).
     pub attachments: u32,
     pub meshes: u32,
     pub frames: u32,
@@ -49,13 +49,15 @@ pub struct Summary {
     /// other formats).
     pub groups: Option<u32>,
     pub joints: Option<u32>,
-    /// Materials: a DPM or SKM mesh's shader, MS3D materials, GameStudio skins.
+    /// Materials ([`Model::num_materials`]: a mesh's or surface's shader, an IQM mesh's or a
+    /// PSK's material, MS3D materials, embedded skins …).
     pub materials: u32,
     pub material_list: Vec<MaterialSummary>,
     /// The code page the names are in (`UTF-8` or `GBK`: [`CodePage::of`] the model's
     /// names); every name here is decoded with it.
     pub code_page: &'static str,
-    /// MDL/HMP (and any model with skins): the skins, one object each (`null` for formats
+    /// The skins a model embeds (GameStudio MDL, HMP and MDL7, Quake, Half-Life), one object
+    /// each (an empty list for a GameStudio or Quake model without any; `null` for formats
     /// without skins).
     pub skins: Option<Vec<SkinSummary>>,
     /// HMP: vertices per row and rows (`null` for other formats).
@@ -65,9 +67,9 @@ pub struct Summary {
     /// Half-Life: the body value shown and each body part's models (`null` for other
     /// formats).
     pub body: Option<BodySummary>,
-    /// Stored bounds (DPM); `null` for formats that store none.
+    /// A DPM's stored bounds and radii (`null` for other formats).
     pub bounds: Option<BoundsSummary>,
-    /// The box around the vertices in the bind pose (frame 0; MS3D: the rest pose), computed.
+    /// The box around the vertices in the bind pose (`Model::bind_pose`), computed.
     pub posed_bounds: Option<PosedBounds>,
     /// What GPU skinning buffers cost against the model's own skinning, over every frame
     /// (`null` without bones or vertices): fractions of the bind-pose diagonal.

@@ -12,8 +12,9 @@
 //!   requires.
 //! - **Skeleton**: one node per joint under a root node named `skelmap_root`, which is also
 //!   the skin's `skeleton` and last joint. Joint nodes carry the asset frame's local pose;
-//!   inverse bind matrices are the inverse model-space joint transforms of that frame (frame
-//!   0 by default, the rest pose for MS3D). Vertices with no usable influence are bound to
+//!   inverse bind matrices are the inverse model-space joint transforms of that frame (by
+//!   default the bind pose: the stored rest pose of IQM, MD5, PSK, Half-Life, MDL7 and MS3D,
+//!   frame 0 elsewhere). Vertices with no usable influence are bound to
 //!   `skelmap_root` and stay put. Skinned mesh nodes sit at the scene root without a transform,
 //!   as glTF asks.
 //! - **Influences**: `JOINTS_0`/`WEIGHTS_0`, 4 influences a vertex renormalised to sum to 1
@@ -27,14 +28,16 @@
 //!   position per vertex. The two agree exactly when a vertex's influences agree on its
 //!   bind-pose position, as exporters write them.
 //! - **Animations**: one per frame group. Skeletal: a translation and a rotation channel per
-//!   joint (and a scale channel for a joint that scales, in IQM), one key per frame at `1 / fps`, linear (rotations kept in one hemisphere so the
-//!   interpolation takes the short way). MDL/HMP frames: **morph targets**, chosen over
-//!   sampled node animation because vertex animation is what the files store: target `k` is
-//!   frame `k` minus the exported frame, and a frame group animates the mesh weights one-hot
-//!   from one frame's target to the next, so linear interpolation reproduces the runtime's
-//!   tween exactly. Meshes with as many targets share those weights; they grow with frames ×
-//!   targets, and an asset whose weights would pass
-//!   [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS) is refused before anything is
+//!   joint (and a scale channel for a joint that scales: IQM, MDR), one key per frame at
+//!   `1 / fps`, linear (rotations kept in one hemisphere so the interpolation takes the short
+//!   way).
+//!   Vertex-animation frames (Quake, GameStudio MDL and HMP, MD2, MD3, MDC; MDL7 frames that
+//!   replace vertices): **morph targets**, chosen over sampled node animation because vertex
+//!   animation is what the files store: target `k` is frame `k` minus the exported frame, and a
+//!   frame group animates the mesh weights one-hot from one frame's target to the next, so
+//!   linear interpolation reproduces the runtime's tween exactly. Meshes with as many targets
+//!   share those weights; they grow with frames × targets, and an asset whose weights would
+//!   pass [`MAX_CLIP_KEYS`](skelmap_core::asset::MAX_CLIP_KEYS) is refused before anything is
 //!   written ([`morph_keys`]).
 //! - **Axes**: glTF is `+Y` up. Quake-lineage assets (`+Z` up) are turned −90° about `X`
 //!   in the data (vertices, morph targets, the root joints' poses and keys, the bind
