@@ -522,7 +522,8 @@ pub(crate) fn smooth_corner_normals(
 /// `3 · SkelmapMeshInfo.triangles`. It works for every layout: per-vertex coordinates are
 /// repeated at each corner. With `skelmap_model_skin_corners` this gives an unindexed
 /// vertex stream (three vertices per triangle) for formats that store coordinates per
-/// corner (MS3D, MDL, Quake). `v` points down the image, as the texels are stored.
+/// corner (MS3D, MDL7, GameStudio MDL, Quake, MD2). `v` points down the image, as the texels
+/// are stored.
 ///
 /// Returns `SKELMAP_STATUS_OK`, `SKELMAP_STATUS_NULL_PARAMETER` (`model` or `out`),
 /// `SKELMAP_STATUS_OUT_OF_RANGE` (mesh), `SKELMAP_STATUS_INVALID_ARGUMENT` (a stride below 8
