@@ -81,6 +81,23 @@ pub fn model(model: &Model<'_>) {
     if let Some(a) = model.as_sl_mdl().and_then(|m| m.anim()) {
         slanim(&a);
     }
+    // The companions left out are some of those opened, in their order, and each was warned
+    // of.
+    let mut opened = model.companions();
+    for left in model.left_out() {
+        assert!(
+            opened.any(|c| c == left),
+            "{left:?} left out but not opened"
+        );
+    }
+    if model.left_out().next().is_some() {
+        assert!(
+            model
+                .diagnostics()
+                .get(skelmap_core::WarningKind::CompanionIgnored)
+                .is_some()
+        );
+    }
     neutral(model);
 }
 

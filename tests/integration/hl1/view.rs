@@ -547,6 +547,14 @@ fn a_missing_texture_file_is_a_warning_naming_both_spellings() {
     files.insert("manT.mdl".to_string(), refused);
     let (_, _, count, detail) = companion_warning(&files).unwrap();
     assert!(count == 1 && detail.starts_with("manT.mdl: "), "{detail}");
+    // Opened and refused: the one companion left out (the group file is played).
+    let model = Model::resolve(&&files, "man.mdl", &Limits::default()).unwrap();
+    assert_eq!(
+        model.left_out().collect::<Vec<_>>(),
+        [(skelmap::model::Companion::Textures, "manT.mdl")]
+    );
+    assert_eq!(model.companions().count(), 2);
+    drop(model);
     files.insert("manT.mdl".to_string(), b.write_textures().unwrap());
     assert_eq!(companion_warning(&files), None);
     let whole = super::example();

@@ -364,6 +364,10 @@ fn broken_companions_are_ignored_with_a_warning() {
         .find(|w| w.kind == WarningKind::CompanionIgnored)
         .unwrap();
     assert_eq!(entry.count, 3);
+    // All three opened, all three left out.
+    let left: Vec<_> = model.left_out().map(|(_, path)| path).collect();
+    assert_eq!(left, ["lower_1.md3", "lower_default.skin", "animation.cfg"]);
+    assert_eq!(model.companions().count(), 3);
     // The surface's own shader, frame-name clips.
     assert_eq!(model.material(0).unwrap().name, b"models/test/l_legs");
     assert_eq!(model.clip_origin(), ClipOrigin::FrameNames);

@@ -2,6 +2,7 @@
 //! loaders broke on, each asserting the error's variant, section and field, line and column.
 
 use skelmap::md5::{Anim, MeshFile};
+use skelmap::model::Companion;
 use skelmap::{Error, Format, Limits, Model, Parse, Problem, WarningKind};
 
 use super::{
@@ -958,6 +959,22 @@ fn rule_9_an_animation_of_other_joints_beside_the_mesh_is_left_out() {
     files.insert("m/plays.md5anim".to_string(), ANIM.as_bytes().to_vec());
     let (frames, what, count, detail) = opened(&files);
     assert_eq!((frames, what, count), (2, "animation", 2));
+    // `Model::left_out` names the two of the three opened, in the order found, and the
+    // `.md5scale` that came with one of them.
+    files.insert(
+        "m/fixture-idle.md5scale".to_string(),
+        br#"{ "arm": { "1": 0.5 } }"#.to_vec(),
+    );
+    let model = open_pair(&files, "m/fixture.md5mesh").unwrap();
+    assert_eq!(model.companions().count(), 4);
+    assert_eq!(
+        model.left_out().collect::<Vec<_>>(),
+        [
+            (Companion::AnimationBeside, "m/fixture-idle.md5anim"),
+            (Companion::Scale, "m/fixture-idle.md5scale"),
+            (Companion::AnimationBeside, "m/other.md5anim"),
+        ]
+    );
     assert!(
         detail.contains("m/fixture-idle.md5anim: MD5: invalid hierarchy.name")
             && detail.contains("m/other.md5anim: MD5: invalid header.numJoints")

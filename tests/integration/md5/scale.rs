@@ -311,6 +311,8 @@ fn what_the_engine_skips_is_skipped_with_a_warning() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0].kind, WarningKind::CompanionIgnored);
     assert_eq!(warnings[0].count, 5, "{warnings:?}");
+    // Entries skipped, the sidecar read: not left out.
+    assert_eq!(model.left_out().count(), 0);
     let anim = &model.as_md5().unwrap().animations()[0].anim;
     assert_eq!(anim.skin_scales(1), Some(&[1.0, 0.5, 1.0][..]));
     assert_eq!(anim.skin_scales(0), Some(&[1.0, 1.0, 1.0][..]));
@@ -332,6 +334,8 @@ fn what_the_engine_skips_is_skipped_with_a_warning() {
         assert_eq!(warnings.len(), 1, "{text:?}: {warnings:?}");
         assert_eq!(warnings[0].kind, WarningKind::CompanionIgnored, "{text:?}");
         assert_eq!(warnings[0].offset, offset, "{text:?}: {warnings:?}");
+        let left = [(Companion::Scale, "m/fixture-idle.md5scale")];
+        assert_eq!(model.left_out().collect::<Vec<_>>(), left, "{text:?}");
         let anim = &model.as_md5().unwrap().animations()[0].anim;
         assert_eq!(anim.skin_scales(1), None, "{text:?}");
         let mut local = LocalPose::default();

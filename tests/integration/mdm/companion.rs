@@ -668,4 +668,9 @@ fn a_group_s_file_past_the_frame_limit_is_left_out_with_the_rest() {
              the files after it are not read"
         )]
     );
+    // The file opened and not joined is left out (`gone.mdx` was never found).
+    assert_eq!(
+        model.left_out().collect::<Vec<_>>(),
+        [(Companion::AnimationFile, "animations/human/base/mortar.mdx")]
+    );
 }

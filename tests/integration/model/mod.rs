@@ -339,6 +339,10 @@ fn a_framegroups_sidecar_gives_the_clips() {
         "tube.dpm.framegroups, line 3: index 20 is out of range: there are 9; the model's own \
          clips are used"
     );
+    assert_eq!(
+        model.left_out().collect::<Vec<_>>(),
+        [(Companion::FrameGroups, "tube.dpm.framegroups")]
+    );
     // A problem that names its line is not given the line twice.
     std::fs::write(dir.join("tube.dpm.framegroups"), "0\n").unwrap();
     let model = Model::open(&path).unwrap();

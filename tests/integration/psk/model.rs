@@ -106,8 +106,9 @@ fn psa_bones_are_matched_by_name_and_the_unmatched_are_warned_about() {
         .diagnostics()
         .get(WarningKind::CompanionIgnored)
         .unwrap();
-    // Said at the PSA's `BONENAMES` chunk.
+    // Said at the PSA's `BONENAMES` chunk; the PSA plays, so it is not left out.
     assert_eq!((w.count, w.what, w.offset), (1, "BONENAMES", PSA_CHUNKS[1]));
+    assert_eq!(model.left_out().count(), 0);
     // Nothing matches: the PSA is left out and the mesh opens alone.
     let mut none = Builder::example();
     none.bones[0].name = "x".into();
@@ -122,6 +123,11 @@ fn psa_bones_are_matched_by_name_and_the_unmatched_are_warned_about() {
         .get(WarningKind::CompanionIgnored)
         .unwrap();
     assert_eq!((w.what, w.offset), ("animation", PSA_CHUNKS[1]));
+    let left = [(
+        skelmap::model::Companion::AnimationBeside,
+        "models/soldier.psa",
+    )];
+    assert_eq!(model.left_out().collect::<Vec<_>>(), left);
     // A PSA found by name that does not validate is left out the same way.
     let mut broken = example_psa();
     broken.truncate(100);
@@ -129,6 +135,7 @@ fn psa_bones_are_matched_by_name_and_the_unmatched_are_warned_about() {
     files3.insert("models/soldier.psa".into(), broken);
     let model = Model::resolve(&&files3, "models/soldier.psk", &Limits::default()).unwrap();
     assert!(model.as_psk().unwrap().psa().is_none());
+    assert_eq!(model.left_out().collect::<Vec<_>>(), left);
 }
 
 #[test]

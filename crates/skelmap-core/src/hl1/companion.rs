@@ -137,7 +137,9 @@ impl<'a> Open<'a> for Pair<'a> {
                     texture_file = true;
                     match Hl1::parse_with(source.bytes(), limits, diag) {
                         Ok(t) => textures = Some(t),
-                        Err(e) => ignored(diag, path, e.offset().unwrap_or(0), &e.to_string()),
+                        Err(e) => {
+                            ignored((files, diag), path, e.offset().unwrap_or(0), &e.to_string())
+                        }
                     }
                 }
                 Companion::SequenceGroup if next_group < main.seqgroups.len() => {
@@ -146,7 +148,7 @@ impl<'a> Open<'a> for Pair<'a> {
                     match check_group(source.bytes(), &main, g as u32, limits, diag) {
                         Ok(bytes) => groups.push(Some(bytes)),
                         Err(e) => {
-                            ignored(diag, path, e.offset().unwrap_or(0), &e.to_string());
+                            ignored((files, diag), path, e.offset().unwrap_or(0), &e.to_string());
                             groups.push(None);
                         }
                     }
@@ -211,7 +213,8 @@ impl<'a> Open<'a> for Pair<'a> {
 }
 
 /// Records a companion that was left out.
-fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
+fn ignored((files, diag): (&Files<'_>, &mut Diagnostics), path: &str, offset: u64, why: &str) {
+    files.leave_out(path);
     diag.warn(
         Format::Hl1,
         WarningKind::CompanionIgnored,

@@ -106,6 +106,7 @@ impl<'a> Open<'a> for Pair<'a> {
         for (kind, path, source) in &files.companions {
             // The offset is in the companion: its path leads the detail.
             let ignored = |diag: &mut Diagnostics, what: &'static str, e: &Error| {
+                files.leave_out(path);
                 diag.warn(
                     Format::Md3,
                     WarningKind::CompanionIgnored,
@@ -131,22 +132,25 @@ impl<'a> Open<'a> for Pair<'a> {
                         Ok(cfg) if cfg.nonsegmented == (part == Body::Both) => {
                             pair.animation = Some((cfg, part));
                         }
-                        Ok(cfg) => diag.warn(
-                            Format::Md3,
-                            WarningKind::CompanionIgnored,
-                            "animation.cfg",
-                            0,
-                            || {
-                                let whose = if cfg.nonsegmented {
-                                    "a non-segmented player's (it says `nonsegmented`), for \
+                        Ok(cfg) => {
+                            files.leave_out(path);
+                            diag.warn(
+                                Format::Md3,
+                                WarningKind::CompanionIgnored,
+                                "animation.cfg",
+                                0,
+                                || {
+                                    let whose = if cfg.nonsegmented {
+                                        "a non-segmented player's (it says `nonsegmented`), for \
                                      nonseg.md3"
-                                } else {
-                                    "a segmented player's (it does not say `nonsegmented`), \
+                                    } else {
+                                        "a segmented player's (it does not say `nonsegmented`), \
                                      for lower.md3 and upper.md3"
-                                };
-                                format!("{path}: {whose}; ignored")
-                            },
-                        ),
+                                    };
+                                    format!("{path}: {whose}; ignored")
+                                },
+                            );
+                        }
                         Err(e) => ignored(diag, "animation.cfg", &e),
                     }
                 }

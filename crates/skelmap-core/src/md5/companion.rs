@@ -125,6 +125,9 @@ impl<'a> Open<'a> for Pair<'a> {
                 Ok(anim) => anim,
                 Err(e) if given => return Err(e),
                 Err(e) => {
+                    // Its `.md5scale`, opened with it, goes with it.
+                    files.leave_out(path);
+                    files.leave_out(&scale::path_of(path));
                     left_out.push((path.as_str(), e));
                     continue;
                 }
@@ -154,15 +157,21 @@ fn read_scales(
         .find(|(kind, p, _)| *kind == Companion::Scale && *p == sidecar);
     if let Some((_, _, source)) = found {
         let text = source.bytes();
-        match crate::rules::check_file_size(Format::Md5, text, limits) {
+        let applied = match crate::rules::check_file_size(Format::Md5, text, limits) {
             Ok(()) => scale::apply(anim, &sidecar, text, diag),
-            Err(e) => diag.warn(
-                Format::Md5,
-                WarningKind::CompanionIgnored,
-                "scale",
-                0,
-                || format!("{sidecar}: {e}; the animation plays without its scales"),
-            ),
+            Err(e) => {
+                diag.warn(
+                    Format::Md5,
+                    WarningKind::CompanionIgnored,
+                    "scale",
+                    0,
+                    || format!("{sidecar}: {e}; the animation plays without its scales"),
+                );
+                false
+            }
+        };
+        if !applied {
+            files.leave_out(&sidecar);
         }
     }
 }

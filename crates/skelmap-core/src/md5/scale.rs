@@ -31,8 +31,8 @@ pub(crate) fn path_of(anim_path: &str) -> String {
 /// Reads the sidecar `text` (at `path`, for messages) into `anim`: its skin scales, and the
 /// positions of joints marked `scale_positions` scaled in its frames. The JSON is walked as
 /// it is parsed, never held as a tree, so memory stays the animation's scales whatever the
-/// file holds.
-pub(crate) fn apply(anim: &mut Anim<'_>, path: &str, text: &[u8], diag: &mut Diagnostics) {
+/// file holds. `false` when the sidecar does not parse and is left out whole (warned of).
+pub(crate) fn apply(anim: &mut Anim<'_>, path: &str, text: &[u8], diag: &mut Diagnostics) -> bool {
     let joints = anim.num_joints();
     let mut names = HashMap::with_capacity(joints);
     for i in 0..joints {
@@ -56,7 +56,8 @@ pub(crate) fn apply(anim: &mut Anim<'_>, path: &str, text: &[u8], diag: &mut Dia
         .and_then(|()| parser.end());
     if let Err(e) = parsed {
         let offset = offset_of(text, e.line(), e.column());
-        return ignored(diag, path, offset, &e.to_string());
+        ignored(diag, path, offset, &e.to_string());
+        return false;
     }
     let (count, first) = read.skipped;
     diag.warn_n(
@@ -68,6 +69,7 @@ pub(crate) fn apply(anim: &mut Anim<'_>, path: &str, text: &[u8], diag: &mut Dia
         || format!("{path}: {first}; the entry is skipped"),
     );
     anim.set_skin_scales(read.scales, &read.positions);
+    true
 }
 
 /// The sidecar's contents as its entries are parsed.

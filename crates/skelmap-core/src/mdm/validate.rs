@@ -883,13 +883,16 @@ impl<'a> Open<'a> for Pair<'a> {
             // A skin that does not parse costs only its shaders, as an MD3's.
             match SkinFile::parse(text.bytes(), Format::Mdm) {
                 Ok(skin) => pair.skin = Some(skin),
-                Err(e) => diag.warn(
-                    Format::Mdm,
-                    WarningKind::CompanionIgnored,
-                    ".skin",
-                    e.offset().unwrap_or(0),
-                    || format!("{path}: {e}; ignored"),
-                ),
+                Err(e) => {
+                    files.leave_out(path);
+                    diag.warn(
+                        Format::Mdm,
+                        WarningKind::CompanionIgnored,
+                        ".skin",
+                        e.offset().unwrap_or(0),
+                        || format!("{path}: {e}; ignored"),
+                    );
+                }
             }
         }
         Ok(pair)
@@ -997,6 +1000,7 @@ fn listed_clips(
     let items = match companion::read_included(path, text.bytes()) {
         Ok(items) => items,
         Err(e) => {
+            files.leave_out(path);
             diag.warn(
                 Format::Mdx,
                 WarningKind::CompanionIgnored,
@@ -1079,6 +1083,13 @@ fn group_animations<'a>(
         }
         blocks.push(file);
         more.push(mdx);
+    }
+    // The animation files opened but not joined (malformed, of another skeleton, past the
+    // frame limit or after it) are left out with their clips.
+    for (kind, path, _) in &files.companions {
+        if *kind == Companion::AnimationFile && !blocks.iter().any(|b| b.mdx == *path) {
+            files.leave_out(path);
+        }
     }
     // One warning for the group: a diagnostic keeps the first detail of each kind.
     let mut detail = Vec::new();

@@ -233,6 +233,38 @@ impl<'data> Model<'data> {
             .map(|(kind, path, _)| (*kind, path.as_str()))
     }
 
+    /// The [`companions`](Model::companions) opened with the model but left out, in the same
+    /// order, each named in a
+    /// [`WarningKind::CompanionIgnored`](crate::WarningKind::CompanionIgnored) warning that
+    /// says why: an animation beside an MD5 mesh or a PSA that does not fit the skeleton, a
+    /// skin, level of detail, `animation.cfg`, `.md5scale` or `.framegroups` file that does
+    /// not read, a Half-Life texture or sequence-group file refused, an Enemy Territory skin
+    /// or clip list that does not read or an animation file not joined to the skeleton.
+    ///
+    /// ```
+    /// use skelmap_core::Model;
+    /// use skelmap_core::model::Companion;
+    /// let dir = std::env::temp_dir().join(format!("skelmap-left-out-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let bytes = skelmap_core::synth::tube(&Default::default()).write()?;
+    /// std::fs::write(dir.join("tube.dpm"), &bytes)?;
+    /// std::fs::write(dir.join("tube.dpm.framegroups"), "0 2 10 1 // walk\nnot a line\n")?;
+    /// let model = Model::open(dir.join("tube.dpm"))?;
+    /// let left: Vec<_> = model.left_out().collect();
+    /// assert_eq!(left, [(Companion::FrameGroups, "tube.dpm.framegroups")]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn left_out(&self) -> impl Iterator<Item = (Companion, &str)> + '_ {
+        let files = self.cell.borrow_owner();
+        files
+            .companions
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| files.is_left_out(i))
+            .map(|(_, (kind, path, _))| (*kind, path.as_str()))
+    }
+
     // ---- skeleton ----
 
     /// The bones in file order (none for vertex-animated formats). MS3D files list joints

@@ -345,12 +345,7 @@ impl<'data> Model<'data> {
         body: Option<u32>,
         limits: &Limits,
     ) -> Result<Model<'data>> {
-        let files = Files {
-            path,
-            main,
-            companions,
-            body,
-        };
+        let files = Files::new(path, main, companions, body);
         let mut diag = Diagnostics::new();
         // MDL2 has Quake's layout, not MDL3's: the Quake view reads it (and says MDL).
         let reader = match format {
@@ -405,6 +400,7 @@ impl<'data> Model<'data> {
             // The sidecar only names and times clips: a broken one costs its clips, not the
             // model, as in DarkPlaces.
             Some((path, line, Err(e))) => {
+                model.cell.borrow_owner().leave_out(&path);
                 let format = model.format();
                 let offset = e.offset().unwrap_or(0);
                 let problem = match &e {

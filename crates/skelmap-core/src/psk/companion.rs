@@ -46,7 +46,7 @@ impl<'a> Open<'a> for Pair<'a> {
             Ok(psa) => psa,
             Err(e) if given => return Err(e),
             Err(e) => {
-                ignored(diag, path, e.offset().unwrap_or(0), &e.to_string());
+                ignored((files, diag), path, e.offset().unwrap_or(0), &e.to_string());
                 return Ok(Pair::single(psk));
             }
         };
@@ -65,7 +65,7 @@ impl<'a> Open<'a> for Pair<'a> {
             if given {
                 return Err(error);
             }
-            ignored(diag, path, bones_at, &error.to_string());
+            ignored((files, diag), path, bones_at, &error.to_string());
             return Ok(Pair::single(pair.psk));
         }
         if unmatched > 0 {
@@ -83,7 +83,8 @@ impl<'a> Open<'a> for Pair<'a> {
 }
 
 /// Records a PSA beside the mesh that was left out.
-fn ignored(diag: &mut Diagnostics, path: &str, offset: u64, why: &str) {
+fn ignored((files, diag): (&Files<'_>, &mut Diagnostics), path: &str, offset: u64, why: &str) {
+    files.leave_out(path);
     diag.warn(
         Format::Psk,
         WarningKind::CompanionIgnored,

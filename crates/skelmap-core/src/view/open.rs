@@ -4,6 +4,8 @@
 //! with companions (a `Pair`) implements [`Open`] in its folder. The model's one dispatch over
 //! the format table calls these, so opening names no format.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::diag::Diagnostics;
 use crate::error::Result;
 use crate::limits::Limits;
@@ -98,9 +100,47 @@ pub(crate) struct Files<'data> {
     pub(crate) companions: Vec<CompanionFile<'data>>,
     /// The body value a Half-Life model shows ([`OpenOptions::body`](crate::model::OpenOptions::body)).
     pub(crate) body: Option<u32>,
+    /// Per companion, whether opening left it out ([`Files::leave_out`]). Set through a shared
+    /// reference: the view borrows the files while it is made.
+    left_out: Vec<AtomicBool>,
 }
 
 impl<'data> Files<'data> {
+    /// The files of a model, none of its companions left out yet.
+    pub(crate) fn new(
+        path: String,
+        main: Source<'data>,
+        companions: Vec<CompanionFile<'data>>,
+        body: Option<u32>,
+    ) -> Files<'data> {
+        let left_out = companions.iter().map(|_| AtomicBool::new(false)).collect();
+        Files {
+            path,
+            main,
+            companions,
+            body,
+            left_out,
+        }
+    }
+
+    /// Records that the companion at `path` was opened but left out (each caller also warns
+    /// with a [`WarningKind::CompanionIgnored`](crate::WarningKind::CompanionIgnored) saying
+    /// why): [`Model::left_out`](crate::Model::left_out) lists it.
+    pub(crate) fn leave_out(&self, path: &str) {
+        for ((_, p, _), flag) in self.companions.iter().zip(&self.left_out) {
+            if p == path {
+                flag.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Whether companion `index` was left out.
+    pub(crate) fn is_left_out(&self, index: usize) -> bool {
+        self.left_out
+            .get(index)
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+    }
+
     /// The companions of one kind, in the order they were found.
     pub(crate) fn companion(&self, kind: Companion) -> impl Iterator<Item = &Source<'data>> {
         self.companions
