@@ -89,12 +89,14 @@ pub struct Summary {
     pub diagnostics: Vec<DiagnosticSummary>,
 }
 
-/// A file a model was opened with: what it is to the model ([`Companion::name`]) and its
-/// path (relative to the model's base directory where it has one).
+/// A file a model was opened with: what it is to the model ([`Companion::name`]), its path
+/// (relative to the model's base directory where it has one), and whether the model left it
+/// out ([`Model::left_out`]; a warning says why).
 #[derive(Debug, Serialize)]
 pub struct CompanionSummary {
     pub kind: &'static str,
     pub path: String,
+    pub left_out: bool,
 }
 
 /// A Half-Life model's body value and its body parts.
@@ -512,6 +514,7 @@ impl Summary {
                 .map(|(kind, path)| CompanionSummary {
                     kind: kind.name(),
                     path: path.to_string(),
+                    left_out: model.left_out().any(|(_, p)| p == path),
                 })
                 .collect(),
             // Levels past the model itself: companion files (SKM, MD3), or inside the file (MDR).
@@ -849,7 +852,14 @@ fn render_contents(s: &Summary, out: &mut String) {
         let files = count(s.companions.len() as u32, "file", "files");
         let _ = writeln!(out, "  opened with {files}:");
         for c in &s.companions {
-            let _ = writeln!(out, "    {} ({})", c.path, c.kind.replace('_', " "));
+            // Why it was left out is in the diagnostics below.
+            let left_out = if c.left_out { ", left out" } else { "" };
+            let _ = writeln!(
+                out,
+                "    {} ({}{left_out})",
+                c.path,
+                c.kind.replace('_', " ")
+            );
         }
     }
 }

@@ -864,6 +864,42 @@ fn a_bare_file_name_finds_the_animations_beside_it() {
     assert_eq!((frames("m.md5mesh"), frames("./m.md5mesh")), (2, 2));
 }
 
+/// `info` marks each file the model was opened with but left out, in the list and in the
+/// JSON: beside an MD5 mesh, an animation of another skeleton; the one that fits plays.
+#[test]
+fn info_marks_the_files_a_model_left_out() {
+    let dir = temp_dir("left-out");
+    let dir = dir.path();
+    let mesh = write_md5_with_skin_scale(dir);
+    let idle = std::fs::read_to_string(dir.join("m-idle.md5anim")).unwrap();
+    std::fs::write(
+        dir.join("z-claw.md5anim"),
+        idle.replace("\"arm\"", "\"claw\""),
+    )
+    .unwrap();
+    let out = skelmap(&["info", mesh.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    let list = "  opened with 3 files:\n    m-idle.md5anim (animation beside)\n    \
+                m-idle.md5scale (scale)\n    z-claw.md5anim (animation beside, left out)\n";
+    assert!(text.contains(list), "{text}");
+    assert!(
+        text.contains("z-claw.md5anim: MD5: invalid hierarchy.name"),
+        "{text}"
+    );
+    let out = skelmap(&["info", mesh.to_str().unwrap(), "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let entry = |kind: &str, path: &str, left_out: bool| serde_json::json!({ "kind": kind, "path": path, "left_out": left_out });
+    assert_eq!(
+        json["companions"],
+        serde_json::json!([
+            entry("animation_beside", "m-idle.md5anim", false),
+            entry("scale", "m-idle.md5scale", false),
+            entry("animation_beside", "z-claw.md5anim", true),
+        ])
+    );
+}
+
 /// `render -o x.jpg` used to write PNG bytes under a JPEG name.
 #[test]
 fn render_refuses_extensions_it_does_not_write() {
