@@ -1,8 +1,8 @@
 //! The tokens of Doom 3's model text, read in place: keywords and integers (runs of bytes up
-//! to white space, a bracket, a quote or a comment), quoted strings, the brackets `{ } ( )`,
-//! and floating-point numbers, parsed by `fast-float2` straight from the text. White space is
-//! any byte up to `0x20` (so CRLF line ends and tabs are white space), and `//` and `/* */`
-//! comments stand wherever white space may.
+//! to white space, a bracket, a quote or a comment; integers parsed by `lexical-core`), quoted
+//! strings, the brackets `{ } ( )`, and floating-point numbers, parsed by `fast-float2`
+//! straight from the text. White space is any byte up to `0x20` (so CRLF line ends and tabs
+//! are white space), and `//` and `/* */` comments stand wherever white space may.
 //!
 //! Positions are byte offsets; an error turns its offset into a line and column only when it
 //! is made, so reading pays nothing for them.
@@ -18,8 +18,8 @@
 //! (the keyword, one space or tab, the digits without a sign or leading zeros, then a byte
 //! that ends a token), `Lexer::head` matches it with two word compares against a `Head`
 //! that counts in decimal; any other spelling goes to the token readers, which accept or name
-//! it as before. That spares a keyword's compare loop and an integer's digit loop on most
-//! lines of a mesh.
+//! it as before. That spares a keyword's compare loop and an integer's parse on most lines of
+//! a mesh.
 
 use crate::error::{Error, Problem, Result};
 use crate::format::Format;
@@ -290,34 +290,27 @@ impl<'t> Lexer<'t> {
     #[inline(always)]
     pub(crate) fn integer(&mut self, what: &'static str) -> Result<(i64, u64)> {
         self.skip()?;
-        // Most integers are a few digits, maybe after a minus, then white space or a bracket:
-        // read in the one pass that finds their end. Anything else takes the token's way.
+        // Most integers are a few digits, maybe after a sign, then white space or a bracket:
+        // read by `lexical-core` in the one pass that finds their end. Anything else (an
+        // integer against a comment, a word that is not one) takes the token's way.
         let at = self.pos;
         let rest = self.text.get(at..).unwrap_or_default();
-        let negative = rest.first() == Some(&b'-');
-        let mut end = usize::from(negative);
-        let mut magnitude: i64 = 0;
-        while let Some(&b) = rest.get(end) {
-            let digit = b.wrapping_sub(b'0');
-            // Eighteen digits at most, which `i64` holds whatever they are.
-            if digit > 9 || end - usize::from(negative) == 18 {
-                break;
-            }
-            magnitude = magnitude * 10 + i64::from(digit);
-            end += 1;
-        }
-        if end > usize::from(negative) && rest.get(end).is_none_or(|&b| ends_token(b)) {
-            self.pos = at + end;
-            let value = if negative { -magnitude } else { magnitude };
+        // `lexical-core` reads a sign alone as 0: a digit must end what it read.
+        if let Ok((value, len)) = lexical_core::parse_partial::<i64>(rest)
+            && len
+                .checked_sub(1)
+                .and_then(|l| rest.get(l))
+                .is_some_and(u8::is_ascii_digit)
+            && rest.get(len).is_none_or(|&b| ends_token(b))
+        {
+            self.pos = at + len;
             return Ok((value, at as u64));
         }
         let Some((word, at)) = self.peek_word()? else {
             return Err(self.expected(what, "an integer"));
         };
-        let value = core::str::from_utf8(word)
-            .ok()
-            .and_then(|s| s.parse::<i64>().ok());
-        match value {
+        let whole = word.last().is_some_and(u8::is_ascii_digit);
+        match lexical_core::parse::<i64>(word).ok().filter(|_| whole) {
             Some(v) => {
                 self.pos += word.len();
                 Ok((v, at))
@@ -615,6 +608,13 @@ mod tests {
             "12/3",
             "1.5",
             "--1",
+            "+-1",
+            "-+1",
+            "++1",
+            "0x10",
+            "1e5",
+            "1_0",
+            "١",
             "123456789012345678",
             "-123456789012345678",
             "1234567890123456789",
