@@ -100,6 +100,113 @@ fn normals_are_derived_from_the_triangles() {
     }
 }
 
+/// A grid of 7 × 7 points, one joint, each vertex one weight at its position, whose middle
+/// column is a texture seam (each point there is two vertices, the second written far from
+/// the first) and whose corner is three; two triangles have no area. Each vertex's normal is,
+/// bit for bit, what the rule gives, worked out here by a search of all pairs: the unit
+/// normals of the triangles at it added up, each vertex at a shared position taking the sum
+/// of all of them (from zero, in vertex order), then normalised (`+Z` for a zero sum).
+#[test]
+fn vertices_at_one_position_share_their_normal() {
+    const SIDE: usize = 7;
+    let point = |x: usize, y: usize| {
+        // Exact in binary, with a fold down the middle and negative heights.
+        let h = (x * y % 5) as f32 * 0.25 - 0.5 - (x == SIDE / 2) as u8 as f32 * 0.75;
+        [x as f32 * 0.5, y as f32 * 0.25, h]
+    };
+    // Grid vertices first (the seam's left copy among them), then the seam's right copies
+    // and two more copies of corner (0, 0).
+    let mut points: Vec<[f32; 3]> = (0..SIDE * SIDE)
+        .map(|i| point(i % SIDE, i / SIDE))
+        .collect();
+    let seam: Vec<usize> = (0..SIDE).map(|y| points.len() + y).collect();
+    points.extend((0..SIDE).map(|y| point(SIDE / 2, y)));
+    let corner = [0, points.len(), points.len() + 1];
+    points.extend([point(0, 0); 2]);
+    let vertex = |x: usize, y: usize, right_of_seam: bool| match () {
+        () if x == SIDE / 2 && right_of_seam => seam[y],
+        () if (x, y) == (0, 0) => corner[y % 3],
+        () => y * SIDE + x,
+    };
+    let mut tris = Vec::new();
+    for y in 0..SIDE - 1 {
+        for x in 0..SIDE - 1 {
+            let right = x >= SIDE / 2;
+            let [a, b, c, d] =
+                [(x, y), (x + 1, y), (x + 1, y + 1), (x, y + 1)].map(|(x, y)| vertex(x, y, right));
+            tris.extend([[a, b, c], [a, c, d]]);
+        }
+    }
+    // The corner's other copies in triangles of their own, one of them without area.
+    tris.extend([[corner[1], 1, SIDE], [corner[2], corner[2], 1]]);
+    tris.push([0, 0, 0]);
+    let mut text = String::from(
+        "MD5Version 10\ncommandline \"\"\nnumJoints 1\nnumMeshes 1\n\
+         joints {\n\"root\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\nmesh {\nshader \"s\"\n",
+    );
+    text += &format!("numverts {}\n", points.len());
+    for v in 0..points.len() {
+        text += &format!("vert {v} ( 0 0 ) {v} 1\n");
+    }
+    text += &format!("numtris {}\n", tris.len());
+    for (t, [a, b, c]) in tris.iter().enumerate() {
+        text += &format!("tri {t} {a} {b} {c}\n");
+    }
+    text += &format!("numweights {}\n", points.len());
+    for (w, [x, y, z]) in points.iter().enumerate() {
+        text += &format!("weight {w} 0 1 ( {x} {y} {z} )\n");
+    }
+    text += "}\n";
+
+    let file = MeshFile::parse(text.as_bytes()).unwrap();
+    let mesh = file.mesh(0).unwrap();
+    let stored: Vec<Vec3A> = mesh
+        .positions()
+        .iter()
+        .map(|p| Vec3A::from(p.map(|c| c.get())))
+        .collect();
+    assert_eq!(
+        stored,
+        points.iter().map(|&p| Vec3A::from(p)).collect::<Vec<_>>()
+    );
+    // Each triangle's unit normal, its corners in the order the block keeps them (the file's
+    // in reverse: counter-clockwise).
+    let mut sums = vec![Vec3A::ZERO; points.len()];
+    for &[c, b, a] in &tris {
+        let (pa, pb, pc) = (stored[a], stored[b], stored[c]);
+        if let Some(n) = (pb - pa).cross(pc - pa).try_normalize() {
+            for v in [a, b, c] {
+                sums[v] += n;
+            }
+        }
+    }
+    let bits = |p: Vec3A| p.to_array().map(f32::to_bits);
+    let want: Vec<[u32; 3]> = (0..points.len())
+        .map(|v| {
+            let shared: Vec<usize> = (0..points.len())
+                .filter(|&u| bits(stored[u]) == bits(stored[v]))
+                .collect();
+            let sum = if shared.len() > 1 {
+                shared.iter().fold(Vec3A::ZERO, |t, &u| t + sums[u])
+            } else {
+                sums[v]
+            };
+            bits(sum.try_normalize().unwrap_or(Vec3A::Z))
+        })
+        .collect();
+    let got: Vec<[u32; 3]> = mesh
+        .normals()
+        .iter()
+        .map(|n| n.map(|c| c.get().to_bits()))
+        .collect();
+    assert_eq!(got, want);
+    // The seam is smooth: both copies of each point there have one normal.
+    for (y, &right) in seam.iter().enumerate() {
+        assert_eq!(got[y * SIDE + SIDE / 2], got[right], "seam row {y}");
+    }
+    assert!(corner.iter().all(|&v| got[v] == got[0]));
+}
+
 #[test]
 fn frames_pose_the_mesh_as_worked_out_by_hand() {
     let files = files(MESH, ANIM);

@@ -983,6 +983,43 @@ fn emit<T: IntoBytes + zerocopy::Immutable>(out: &mut &mut [u8], value: &T) {
     }
 }
 
+/// For each of `positions`, the index of the first position with the same bits (its own
+/// when none comes before it), through a table of open addressing twice the positions' size.
+fn first_at_same_position(positions: &[Vec3A]) -> Vec<u32> {
+    let bits = |p: &Vec3A| p.to_array().map(f32::to_bits);
+    let size = (positions.len() * 2).next_power_of_two().max(16);
+    let mask = size - 1;
+    let shift = 64 - size.trailing_zeros();
+    // Each slot holds a vertex index, or `u32::MAX` when empty.
+    let mut slots = vec![u32::MAX; size];
+    let mut group = Vec::with_capacity(positions.len());
+    for (i, p) in positions.iter().enumerate() {
+        let key = bits(p);
+        let [x, y, z] = key.map(u64::from);
+        let hash = (((x << 32) | y).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ z)
+            .wrapping_mul(0xff51_afd7_ed55_8ccd);
+        let mut slot = (hash >> shift) as usize & mask;
+        // The table is never full (twice the entries), so the probe ends.
+        loop {
+            match slots.get(slot).copied() {
+                Some(u32::MAX) | None => {
+                    if let Some(s) = slots.get_mut(slot) {
+                        *s = i as u32;
+                    }
+                    group.push(i as u32);
+                    break;
+                }
+                Some(other) if positions.get(other as usize).map(bits) == Some(key) => {
+                    group.push(other);
+                    break;
+                }
+                Some(_) => slot = (slot + 1) & mask,
+            }
+        }
+    }
+    group
+}
+
 /// Vertex normals as Doom 3 derives them (`R_DeriveTangents`): each triangle's unit normal
 /// added to its corners, the sums of vertices at the same position added together (so
 /// texture seams stay smooth), then normalised. `tris` are counter-clockwise (the file's
@@ -1004,26 +1041,26 @@ fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec
             }
         }
     }
-    // Vertices at one position, found by sorting on the position's bits: each vertex one
-    // 128-bit key, the bits of x, y and z above its index, so that a comparison is two
-    // integer comparisons and reads no other array.
-    let mut order: Vec<u128> = (positions.iter().enumerate())
-        .map(|(i, p)| {
-            let [x, y, z] = p.to_array().map(|v| u128::from(v.to_bits()));
-            (x << 96) | (y << 64) | (z << 32) | i as u128
-        })
-        .collect();
-    order.sort_unstable();
-    let vertex = |key: u128| key as u32 as usize;
-    // The runs are disjoint, so each run's total replaces its sums in place.
-    for run in order.chunk_by(|a, b| a >> 32 == b >> 32) {
-        if run.len() > 1 {
-            let total: Vec3A = run.iter().filter_map(|&k| sums.get(vertex(k))).sum();
-            for &k in run {
-                if let Some(o) = sums.get_mut(vertex(k)) {
-                    *o = total;
-                }
-            }
+    // Vertices at one position, found by hashing the position's bits: each vertex takes the
+    // first vertex at its position as its group (itself when it is the first).
+    let group = first_at_same_position(positions);
+    // Each group's total, the sums of its members added in vertex order, gathers in its first
+    // member's sum, then replaces the others'. Adding zero at each step turns a total of −0
+    // into +0, as a total that starts from zero has it.
+    for (i, &first) in group.iter().enumerate() {
+        if first as usize != i
+            && let Some(&sum) = sums.get(i)
+            && let Some(total) = sums.get_mut(first as usize)
+        {
+            *total = (*total + Vec3A::ZERO) + sum;
+        }
+    }
+    for i in 0..sums.len() {
+        if let Some(&first) = group.get(i).filter(|&&f| f as usize != i)
+            && let Some(&total) = sums.get(first as usize)
+            && let Some(sum) = sums.get_mut(i)
+        {
+            *sum = total;
         }
     }
     for n in &mut sums {
