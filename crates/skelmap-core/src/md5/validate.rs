@@ -984,8 +984,24 @@ fn emit<T: IntoBytes + zerocopy::Immutable>(out: &mut &mut [u8], value: &T) {
 }
 
 /// For each of `positions`, the index of the first position with the same bits (its own
-/// when none comes before it), through a table of open addressing twice the positions' size.
+/// when none comes before it).
+///
+/// Found through a table of open addressing twice the positions' size. The hash is fixed,
+/// so a file can choose positions that collide: past `PROBES_PER_POSITION` steps a position
+/// on average, the table gives way to a sort of the positions' bits, which no choice of
+/// them slows beyond `n log n`.
 fn first_at_same_position(positions: &[Vec3A]) -> Vec<u32> {
+    first_at_same_position_within(positions, PROBES_PER_POSITION * positions.len())
+        .unwrap_or_else(|| first_at_same_position_sorted(positions))
+}
+
+/// The steps of [`first_at_same_position`]'s table a position may take on average before the
+/// sort replaces it (real meshes take one or two).
+const PROBES_PER_POSITION: usize = 16;
+
+/// [`first_at_same_position`] through the table, or `None` once the probes have taken more
+/// than `budget` steps.
+fn first_at_same_position_within(positions: &[Vec3A], mut budget: usize) -> Option<Vec<u32>> {
     let bits = |p: &Vec3A| p.to_array().map(f32::to_bits);
     let size = (positions.len() * 2).next_power_of_two().max(16);
     let mask = size - 1;
@@ -1013,7 +1029,32 @@ fn first_at_same_position(positions: &[Vec3A]) -> Vec<u32> {
                     group.push(other);
                     break;
                 }
-                Some(_) => slot = (slot + 1) & mask,
+                Some(_) => {
+                    budget = budget.checked_sub(1)?;
+                    slot = (slot + 1) & mask;
+                }
+            }
+        }
+    }
+    Some(group)
+}
+
+/// [`first_at_same_position`] by sorting: each position one 128-bit key, the bits of x, y
+/// and z above its index, so that the positions alike form runs, each in vertex order.
+fn first_at_same_position_sorted(positions: &[Vec3A]) -> Vec<u32> {
+    let mut order: Vec<u128> = (positions.iter().enumerate())
+        .map(|(i, p)| {
+            let [x, y, z] = p.to_array().map(|v| u128::from(v.to_bits()));
+            (x << 96) | (y << 64) | (z << 32) | i as u128
+        })
+        .collect();
+    order.sort_unstable();
+    let mut group = vec![0; positions.len()];
+    for run in order.chunk_by(|a, b| a >> 32 == b >> 32) {
+        let first = run.first().map_or(0, |&k| k as u32);
+        for &k in run {
+            if let Some(g) = group.get_mut(k as u32 as usize) {
+                *g = first;
             }
         }
     }
@@ -1041,8 +1082,8 @@ fn smooth_normals(positions: &[Vec3A], tris: &[super::raw::Triangle]) -> Vec<Vec
             }
         }
     }
-    // Vertices at one position, found by hashing the position's bits: each vertex takes the
-    // first vertex at its position as its group (itself when it is the first).
+    // Each vertex takes the first vertex at its position as its group (itself when it is
+    // the first).
     let group = first_at_same_position(positions);
     // Each group's total, the sums of its members added in vertex order, gathers in its first
     // member's sum, then replaces the others'. Adding zero at each step turns a total of −0
@@ -1368,4 +1409,45 @@ fn frame_poses(
         out.push((rotation, Vec3A::from(t)));
     }
     stretched
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3A;
+
+    use super::{first_at_same_position_sorted, first_at_same_position_within};
+
+    /// The table and the sort group alike, and the table gives way once its budget is spent.
+    #[test]
+    fn the_table_and_the_sort_find_the_same_groups() {
+        // 300 positions on 40 points, −0 and +0 apart, each point's first copy anywhere.
+        let positions: Vec<Vec3A> = (0..300u32)
+            .map(|i| {
+                let p = (i * 7919 + 13) % 40;
+                let z = if p % 5 == 0 { -0.0 } else { 0.0 };
+                Vec3A::new(p as f32 * 0.5, (p % 3) as f32, z)
+            })
+            .collect();
+        let sorted = first_at_same_position_sorted(&positions);
+        assert_eq!(
+            first_at_same_position_within(&positions, usize::MAX),
+            Some(sorted.clone())
+        );
+        for (i, &g) in sorted.iter().enumerate() {
+            let first = positions.iter().position(|p| {
+                p.to_array().map(f32::to_bits) == positions[i].to_array().map(f32::to_bits)
+            });
+            assert_eq!(Some(g as usize), first, "position {i}");
+        }
+        // 300 copies of one point probe nothing; 300 points in a table of 1 024 collide
+        // somewhere, so a budget of 0 steps is spent.
+        let same = vec![Vec3A::ONE; 300];
+        assert_eq!(first_at_same_position_within(&same, 0), Some(vec![0; 300]));
+        let spread: Vec<Vec3A> = (0..300).map(|i| Vec3A::splat(i as f32)).collect();
+        assert_eq!(first_at_same_position_within(&spread, 0), None);
+        assert_eq!(
+            first_at_same_position_within(&spread, usize::MAX),
+            Some((0..300).collect())
+        );
+    }
 }
